@@ -1,0 +1,39 @@
+# Every target creates .venv and installs what it needs: a fresh machine only has Python 3.11 + pip.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SAMPLE ?= sample_transcripts/coding-session-long.jsonl
+
+.PHONY: run test check lint typecheck format bench test-real-llm clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)  ## compact a sample with the embedded model (no key, no network) and print the result
+	$(BIN)/compact run $(SAMPLE) --model local --force -o -
+
+test: $(STAMP)  ## the whole test suite
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff format --check compactor tests bench
+	$(BIN)/ruff check compactor tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+check: lint typecheck test  ## format check + ruff + mypy --strict + tests
+
+format: $(STAMP)
+	$(BIN)/ruff format compactor tests bench
+	$(BIN)/ruff check --fix compactor tests bench
+
+bench: $(STAMP)
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,5 @@
+"""``python -m compactor`` runs the command line."""
+
+from compactor.cli.app import main
+
+main()

@@ -1,0 +1,49 @@
+"""Small internal helpers shared by the core (no public API)."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar, Union
+
+T = TypeVar("T")
+
+MaybeAwaitable = Union[T, Awaitable[T]]  # noqa: UP007 - a runtime alias, 3.11-compatible
+"""A value or an awaitable of it: user callables may be plain or coroutine functions."""
+
+
+async def maybe_await(value: MaybeAwaitable[T]) -> T:
+    """Await ``value`` when it is awaitable, else return it."""
+    if inspect.isawaitable(value):
+        return await value  # type: ignore[no-any-return]
+    return value
+
+
+async def call_maybe_async(fn: Callable[..., Any], *args: Any) -> Any:
+    """Call a sync or async user callable and return its (awaited) result."""
+    return await maybe_await(fn(*args))
+
+
+_SECRET_PATTERNS = [
+    re.compile(r"sk-[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
+]
+
+
+def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
+    """Remove known secret values and key-shaped strings from ``text``."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    for pattern in _SECRET_PATTERNS:
+        text = pattern.sub(lambda m: (m.group(1) if m.lastindex else "") + "***", text)
+    return text
+
+
+def model_name(model: object) -> str:
+    """A human-readable name for a model object (``name`` attribute, else its class)."""
+    name = getattr(model, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    return type(model).__name__

@@ -1,0 +1,170 @@
+"""Configuration of the middleware (SPEC §2) and its validation.
+
+``Config`` is a frozen, keyword-only dataclass; :func:`validate_config` checks it in the SPEC
+order and raises :class:`ConfigError` with the SPEC wording (first failure wins).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic
+
+from .errors import ConfigError
+from .events import EventSink
+from .schema import M
+
+__all__ = [
+    "DEFAULT_CONTEXT_TOKENS",
+    "DEFAULT_MAX_RETRIES",
+    "Config",
+    "FailoverConfig",
+    "FailoverContext",
+    "PreserveUserMessages",
+    "RetryConfig",
+    "TriggerCondition",
+    "validate_config",
+]
+
+DEFAULT_CONTEXT_TOKENS = 160_000
+"""Token threshold used when no trigger is configured."""
+
+DEFAULT_MAX_RETRIES = 3
+"""``max_retries`` used when a retry or failover config leaves it as None."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TriggerCondition:
+    """When to summarize. Both comparisons are strict (``>``); a zero value is unset."""
+
+    context_tokens: int = 0
+    """Summarize when the token count exceeds this (0 = no token condition)."""
+    context_messages: int = 0
+    """Summarize when the number of messages exceeds this (0 = no message condition)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RetryConfig:
+    """Retry of the primary model (SPEC §6)."""
+
+    max_retries: int | None = None
+    """Extra calls after the first; None = 3. Total calls = max_retries + 1."""
+    should_retry: Callable[..., Any] | None = None
+    """``(response, error) -> bool``; default: retry transient errors (see ``default_should_retry``)."""
+    backoff: Callable[..., Any] | None = None
+    """``(attempt, response, error) -> seconds``; default: :func:`compactor.default_backoff`."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FailoverConfig:
+    """Failover to other models after the primary phase failed (SPEC §6)."""
+
+    max_retries: int | None = None
+    """Number of failover attempts (single calls each); None = 3, 0 = no failover attempt."""
+    should_failover: Callable[..., Any] | None = None
+    """``(response, error) -> bool``; default: an error happened."""
+    backoff: Callable[..., Any] | None = None
+    """``(attempt, response, error) -> seconds`` between failover attempts."""
+    get_failover_model: Callable[..., Any] | None = None
+    """``(FailoverContext) -> (model, input_messages)``; None = primary model and input."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FailoverContext(Generic[M]):
+    """What ``get_failover_model`` is told about the attempt it is choosing a model for."""
+
+    attempt: int
+    system_instruction: M
+    user_instruction: M
+    original_messages: list[M]
+    last_model_response: M | None
+    last_error: BaseException | None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PreserveUserMessages:
+    """Re-insert the user's own recent messages into the summary (SPEC §5.2)."""
+
+    enabled: bool = True
+    """Off → the model's ``<all_user_messages>`` block is left as written."""
+    max_tokens: int | None = None
+    """Token budget; None = ``context_tokens // 3`` (160,000 // 3 without a token threshold)."""
+    filter: Callable[..., Any] | None = None
+    """``(message) -> bool``: only messages it accepts are candidates."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Config(Generic[M]):
+    """Everything the middleware needs. Only ``model`` is required."""
+
+    model: Any = None
+    """The summarization model: any object with ``async def generate(messages, **options)``."""
+    model_options: dict[str, Any] = field(default_factory=dict)
+    """Passed to every summarizer call, primary and failover."""
+    token_counter: Callable[..., Any] | None = None
+    """``(TokenCounterInput) -> int`` used by the trigger; None = ``default_token_counter``."""
+    trigger: TriggerCondition | None = None
+    """When to summarize; None = more than 160,000 tokens."""
+    system_instruction: str | None = None
+    """Replaces the built-in one-sentence system instruction (ours, not in SPEC)."""
+    user_instruction: str | None = None
+    """Replaces the built-in nine-section user instruction entirely."""
+    transcript_file_path: str | None = None
+    """Adds the "full transcript is at PATH" note; only when ``finalize`` is unset."""
+    gen_model_input: Callable[..., Any] | None = None
+    """``(system_instruction, user_instruction, original_messages) -> list``; replaces §4 layout."""
+    finalize: Callable[..., Any] | None = None
+    """``(original_messages, summary) -> list``; when set, NO default post-processing runs."""
+    callback: Callable[..., Any] | None = None
+    """``(before: AgentState, after: AgentState) -> None``, after finalize, on copies."""
+    emit_internal_events: bool = False
+    """Deliver the events of SPEC §8 to ``on_event``."""
+    on_event: EventSink | None = None
+    """Where events go; required when ``emit_internal_events`` is set."""
+    preserve_user_messages: PreserveUserMessages | None = None
+    """None = enabled with the default budget; only when ``finalize`` is unset."""
+    retry: RetryConfig | None = None
+    """None = a single attempt."""
+    failover: FailoverConfig | None = None
+    """None = no failover."""
+    sleep: Callable[[float], Awaitable[None]] | None = None
+    """The clock used for retry waits; None = ``asyncio.sleep``. Tests pass a recorder."""
+
+
+def validate_config(config: Config[Any] | None) -> None:
+    """Check ``config`` in SPEC §2 order; the first problem raises :class:`ConfigError`."""
+    if config is None:
+        raise ConfigError("config is required")
+    if config.model is None:
+        raise ConfigError("model is required")
+    trigger = config.trigger
+    if trigger is not None:
+        _check_int("trigger.context_tokens", trigger.context_tokens)
+        _check_int("trigger.context_messages", trigger.context_messages)
+        if trigger.context_tokens < 0:
+            raise ConfigError("trigger.context_tokens must be non-negative")
+        if trigger.context_messages < 0:
+            raise ConfigError("trigger.context_messages must be non-negative")
+        if trigger.context_tokens == 0 and trigger.context_messages == 0:
+            raise ConfigError("at least one of context_tokens or context_messages must be positive")
+    if config.retry is not None and config.retry.max_retries is not None:
+        _check_int("retry.max_retries", config.retry.max_retries)
+        if config.retry.max_retries < 0:
+            raise ConfigError("retry.max_retries must be non-negative")
+    if config.failover is not None and config.failover.max_retries is not None:
+        _check_int("failover.max_retries", config.failover.max_retries)
+        if config.failover.max_retries < 0:
+            raise ConfigError("failover.max_retries must be non-negative")
+    pum = config.preserve_user_messages
+    if pum is not None and pum.max_tokens is not None:
+        _check_int("preserve_user_messages.max_tokens", pum.max_tokens)
+        if pum.max_tokens < 0:
+            raise ConfigError("preserve_user_messages.max_tokens must be non-negative")
+    if config.emit_internal_events and config.on_event is None:
+        raise ConfigError("on_event is required when emit_internal_events is set")
+
+
+def _check_int(name: str, value: object) -> None:
+    # bool is an int subclass; True as a threshold is a mistake, never silently coerced.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be an integer, got {value!r}")

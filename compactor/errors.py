@@ -1,0 +1,106 @@
+"""Errors raised by the compactor.
+
+Exception tree::
+
+    CompactorError                 every documented failure
+    ├── ConfigError                bad configuration: new(), new_finalizer().build(), config files
+    ├── SummarizationError         counting (§3), model input, model calls, finalize (§4–§6)
+    │   └── ModelError             one failed model call, classified (rate limit, timeout, ...)
+    └── TranscriptError            unreadable or malformed transcript (path, line, field)
+
+Errors raised by a user's own callback propagate unchanged. Messages follow SPEC wording:
+lowercase, ``failed to …: <cause>``. Secrets never enter a message.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CompactorError",
+    "ConfigError",
+    "ModelError",
+    "SummarizationError",
+    "TranscriptError",
+]
+
+
+class CompactorError(Exception):
+    """Base class of every error the compactor raises on purpose."""
+
+
+class ConfigError(CompactorError):
+    """A configuration problem; ``path``/``line``/``key`` locate it when it came from a file."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        key: str | None = None,
+    ) -> None:
+        self.message = message
+        self.path = path
+        self.line = line
+        self.key = key
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = f"{self.path}:{self.line}: " if self.line is not None else f"{self.path}: "
+        if self.key is not None:
+            where += f"key {self.key!r}: "
+        return where + self.message
+
+
+class SummarizationError(CompactorError):
+    """Counting, building the summarizer input, calling the model or finalizing failed."""
+
+
+class ModelError(SummarizationError):
+    """One failed model call, classified so retry policy can decide.
+
+    ``kind`` is one of: ``rate_limit``, ``server``, ``timeout``, ``connection``, ``malformed``,
+    ``empty``, ``content_filter``, ``length``, ``context_length``, ``bad_request``, ``auth``,
+    ``not_found``, ``other``. ``transient`` says whether retrying the same call may help;
+    ``retry_after`` is the server's requested wait in seconds, when it gave one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str = "other",
+        transient: bool = False,
+        status: int | None = None,
+        retry_after: float | None = None,
+        model: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.transient = transient
+        self.status = status
+        self.retry_after = retry_after
+        self.model = model
+        super().__init__(message)
+
+
+class TranscriptError(CompactorError):
+    """A transcript that cannot be read; renders as ``path:line: field 'f': message``."""
+
+    def __init__(
+        self,
+        path: str,
+        line: int | None,
+        field: str | None,
+        message: str,
+    ) -> None:
+        self.path = path
+        self.line = line
+        self.field = field
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        what = f"field {self.field!r}: " if self.field else ""
+        return f"{where}: {what}{self.message}"

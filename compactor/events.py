@@ -1,0 +1,135 @@
+"""Events the core emits (SPEC §8), as plain dataclasses.
+
+The core never renders anything: it calls ``on_event`` with these objects and the CLI (or any
+other consumer) decides how to show them. ``to_dict()`` gives JSON-safe data; errors become
+``{"type": ..., "message": ...}`` with secrets removed.
+
+Order within one summarization::
+
+    before_summarize → (attempt_start → generate_summary → retry_wait?)* → after_summarize
+
+``attempt_start`` is ours (not in Eino): it lets a live view show which model is being called
+while the call is in flight.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+from ._util import MaybeAwaitable, redact
+from .schema import AgenticMessage, Message
+
+__all__ = [
+    "AfterSummarize",
+    "AttemptStart",
+    "BeforeSummarize",
+    "Event",
+    "EventSink",
+    "GenerateSummary",
+    "Phase",
+    "RetryWait",
+    "error_to_dict",
+    "message_to_dict",
+]
+
+Phase = Literal["primary", "failover"]
+
+
+def error_to_dict(error: BaseException | None) -> dict[str, Any] | None:
+    """An error as JSON-safe data: its type name and (redacted) message."""
+    if error is None:
+        return None
+    return {"type": type(error).__name__, "message": redact(str(error))}
+
+
+def message_to_dict(msg: Message | AgenticMessage | None) -> dict[str, Any] | None:
+    """A message as JSON-safe data (dataclasses → dicts)."""
+    if msg is None:
+        return None
+    data = dataclasses.asdict(msg)
+    data["kind"] = type(msg).__name__
+    return data
+
+
+@dataclass(frozen=True, slots=True)
+class BeforeSummarize:
+    """The trigger fired (or a manual summarize started); ``messages`` is the history."""
+
+    messages: list[Any]
+    type: Literal["before_summarize"] = "before_summarize"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "messages": len(self.messages)}
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptStart:
+    """A model call is about to start (attempt counts from 1 within its phase)."""
+
+    phase: Phase
+    attempt: int
+    model: str
+    type: Literal["attempt_start"] = "attempt_start"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "phase": self.phase, "attempt": self.attempt, "model": self.model}
+
+
+@dataclass(frozen=True, slots=True)
+class GenerateSummary:
+    """After every model call (success or failure) and every failed failover-model lookup."""
+
+    attempt: int
+    phase: Phase
+    model_response: Any = None
+    error: BaseException | None = None
+    model: str | None = None
+    type: Literal["generate_summary"] = "generate_summary"
+
+    def to_dict(self) -> dict[str, Any]:
+        usage = getattr(self.model_response, "usage", None)
+        return {
+            "type": self.type,
+            "phase": self.phase,
+            "attempt": self.attempt,
+            "model": self.model,
+            "ok": self.error is None,
+            "error": error_to_dict(self.error),
+            "usage": dataclasses.asdict(usage) if usage is not None else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RetryWait:
+    """A wait of ``delay`` seconds is about to start after failed ``attempt`` of ``phase``."""
+
+    phase: Phase
+    attempt: int
+    delay: float
+    type: Literal["retry_wait"] = "retry_wait"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "phase": self.phase,
+            "attempt": self.attempt,
+            "delay": round(self.delay, 3),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AfterSummarize:
+    """Last event: the new history, after finalize and after the callback."""
+
+    messages: list[Any]
+    type: Literal["after_summarize"] = "after_summarize"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "messages": len(self.messages)}
+
+
+Event: TypeAlias = BeforeSummarize | AttemptStart | GenerateSummary | RetryWait | AfterSummarize
+EventSink: TypeAlias = Callable[[Event], MaybeAwaitable[None]]

@@ -1,0 +1,19 @@
+"""The summarization model protocol (SPEC §7)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = ["ChatModel"]
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """Anything with ``async def generate(messages, **options) -> assistant message``.
+
+    Implementations may raise :class:`compactor.ModelError` to classify a failure (rate limit,
+    timeout, ...) so the default retry policy can tell transient errors from permanent ones.
+    A ``name`` attribute, when present, is shown in events and reports.
+    """
+
+    async def generate(self, messages: list[Any], **options: Any) -> Any: ...

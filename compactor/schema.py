@@ -1,0 +1,256 @@
+"""Message types and the helpers every part of the core uses (SPEC §1).
+
+Two message shapes exist and the core is generic over them (``M``):
+
+* :class:`Message` — chat-completions style (role, content, parts, tool calls, ...).
+* :class:`AgenticMessage` — content-block style (Anthropic / Responses API shape).
+
+The helpers at the bottom (role tests, user/assistant text, building messages of the same type,
+the content-type marker) live here once; other modules must not re-implement them.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+__all__ = [
+    "CONTENT_TYPE_KEY",
+    "MEDIA_BLOCK_TYPES",
+    "MEDIA_PART_TYPES",
+    "AgentState",
+    "AgenticMessage",
+    "Block",
+    "ContentType",
+    "M",
+    "Message",
+    "Part",
+    "ToolCall",
+    "ToolInfo",
+    "Usage",
+    "assistant_text",
+    "content_type",
+    "is_assistant",
+    "is_internal",
+    "is_system",
+    "is_tool_result",
+    "is_user",
+    "make_assistant",
+    "make_system",
+    "make_user",
+    "message_kind",
+    "user_text",
+    "with_content_type",
+]
+
+CONTENT_TYPE_KEY = "_compactor_content_type"
+"""Key in ``extra`` that marks messages the compactor wrote itself (SPEC §1)."""
+
+ContentType = Literal["summary", "skills"]
+
+MEDIA_PART_TYPES = frozenset({"image_url", "audio_url", "video_url", "file_url"})
+MEDIA_BLOCK_TYPES = frozenset(
+    {
+        "user_input_image",
+        "user_input_audio",
+        "user_input_video",
+        "user_input_file",
+        "assistant_gen_image",
+        "assistant_gen_audio",
+        "assistant_gen_video",
+    }
+)
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token usage reported by a provider for one model call."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
+@dataclass(slots=True)
+class Part:
+    """One part of a multi-part chat message: ``text``, ``image_url``, ``reasoning``, ..."""
+
+    type: str
+    text: str | None = None
+    url: str | None = None
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """A function call made by the assistant; ``arguments`` is a JSON string."""
+
+    id: str
+    name: str
+    arguments: str = ""
+
+
+@dataclass(slots=True)
+class Message:
+    """A chat-completions style message (``role`` is system, user, assistant or tool)."""
+
+    role: str
+    content: str = ""
+    parts: list[Part] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    name: str | None = None
+    reasoning_content: str | None = None
+    usage: Usage | None = None
+    finish_reason: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Block:
+    """One content block of an :class:`AgenticMessage`.
+
+    ``type`` is one of ``user_input_text``, ``user_input_image|audio|video|file``,
+    ``assistant_gen_text``, ``assistant_gen_image|audio|video``, ``reasoning``,
+    ``function_tool_call`` (``call_id``, ``name``, ``arguments``) or ``function_tool_result``
+    (``call_id``, ``name``, ``content``: a list of blocks).
+    """
+
+    type: str
+    text: str | None = None
+    url: str | None = None
+    call_id: str | None = None
+    name: str | None = None
+    arguments: str | None = None
+    content: list[Block] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class AgenticMessage:
+    """A content-block message; tool results travel in user-role messages."""
+
+    role: str
+    blocks: list[Block] = field(default_factory=list)
+    usage: Usage | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+M = TypeVar("M", Message, AgenticMessage)
+
+
+@dataclass(slots=True)
+class ToolInfo:
+    """A tool definition visible to the agent (counted by the token counter)."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class AgentState(Generic[M]):
+    """What the middleware sees before a model call: the history and the tools."""
+
+    messages: list[M]
+    tools: list[ToolInfo] = field(default_factory=list)
+
+    def copy(self) -> AgentState[M]:
+        """A deep copy, so callbacks and events can never change the caller's state."""
+        return AgentState(messages=copy.deepcopy(self.messages), tools=copy.deepcopy(self.tools))
+
+
+# --------------------------------------------------------------------------------------------------
+# Helpers (SPEC §1): one place, used by every module.
+
+
+def is_system(msg: Message | AgenticMessage) -> bool:
+    return msg.role == "system"
+
+
+def is_user(msg: Message | AgenticMessage) -> bool:
+    return msg.role == "user"
+
+
+def is_assistant(msg: Message | AgenticMessage) -> bool:
+    return msg.role == "assistant"
+
+
+def is_tool_result(msg: Message | AgenticMessage) -> bool:
+    """A chat ``tool`` message, or an agentic user message made only of tool results."""
+    if isinstance(msg, Message):
+        return msg.role == "tool"
+    return (
+        msg.role == "user"
+        and bool(msg.blocks)
+        and all(b.type == "function_tool_result" for b in msg.blocks)
+    )
+
+
+def user_text(msg: Message | AgenticMessage) -> str:
+    """Text of a user message: text parts joined with ``\\n``, else ``content``.
+
+    Agentic: ``user_input_text`` blocks joined with ``\\n``.
+    """
+    if isinstance(msg, Message):
+        texts = [p.text or "" for p in msg.parts if p.type == "text"]
+        return "\n".join(texts) if texts else msg.content
+    return "\n".join(b.text or "" for b in msg.blocks if b.type == "user_input_text")
+
+
+def assistant_text(msg: Message | AgenticMessage) -> str:
+    """Text of an assistant reply: non-empty text parts joined with ``\\n``, else ``content``.
+
+    Agentic: ``assistant_gen_text`` blocks joined. Reasoning is never included.
+    """
+    if isinstance(msg, Message):
+        texts = [p.text for p in msg.parts if p.type == "text" and p.text]
+        return "\n".join(texts) if texts else msg.content
+    return "\n".join(b.text or "" for b in msg.blocks if b.type == "assistant_gen_text")
+
+
+def message_kind(messages: list[M] | list[Message] | list[AgenticMessage]) -> type[Any]:
+    """The message type of a history (``Message`` for an empty one)."""
+    for m in messages:
+        return type(m)
+    return Message
+
+
+def make_system(kind: type[M], text: str) -> M:
+    """A new system message of type ``kind``."""
+    if kind is AgenticMessage:
+        return AgenticMessage(role="system", blocks=[Block(type="user_input_text", text=text)])  # type: ignore[return-value]
+    return Message(role="system", content=text)  # type: ignore[return-value]
+
+
+def make_user(kind: type[M], text: str) -> M:
+    """A new user message of type ``kind``."""
+    if kind is AgenticMessage:
+        return AgenticMessage(role="user", blocks=[Block(type="user_input_text", text=text)])  # type: ignore[return-value]
+    return Message(role="user", content=text)  # type: ignore[return-value]
+
+
+def make_assistant(kind: type[M], text: str, usage: Usage | None = None) -> M:
+    """A new assistant message of type ``kind``."""
+    if kind is AgenticMessage:
+        return AgenticMessage(  # type: ignore[return-value]
+            role="assistant", blocks=[Block(type="assistant_gen_text", text=text)], usage=usage
+        )
+    return Message(role="assistant", content=text, usage=usage)  # type: ignore[return-value]
+
+
+def content_type(msg: Message | AgenticMessage) -> str | None:
+    """The compactor content-type marker (``"summary"`` / ``"skills"``) or None."""
+    value = msg.extra.get(CONTENT_TYPE_KEY)
+    return value if isinstance(value, str) else None
+
+
+def with_content_type(msg: M, kind: ContentType) -> M:
+    """Set the content-type marker on ``msg`` (in place) and return it."""
+    msg.extra[CONTENT_TYPE_KEY] = kind
+    return msg
+
+
+def is_internal(msg: Message | AgenticMessage) -> bool:
+    """Messages written by the compactor itself; never quoted back as user messages."""
+    return content_type(msg) is not None
