@@ -1,0 +1,105 @@
+"""compactor — keep long LLM-agent conversations inside the context window.
+
+A Python port of Eino's summarization middleware (trigger → summarize with retry and failover →
+finalize), plus the ``compact`` command line. See SPEC §0 for the public API::
+
+    import compactor as c
+    mw = c.new(c.Config(model=c.ScriptedModel.replying("<summary>…</summary>")))
+    state = await mw.before_model(state)
+
+Importing this package pulls in neither rich, typer nor openai.
+"""
+
+from __future__ import annotations
+
+from .config import (
+    Config,
+    FailoverConfig,
+    FailoverContext,
+    PreserveUserMessages,
+    RetryConfig,
+    TriggerCondition,
+    validate_config,
+)
+from .errors import CompactorError, ConfigError, ModelError, SummarizationError, TranscriptError
+from .events import (
+    AfterSummarize,
+    AttemptStart,
+    BeforeSummarize,
+    Event,
+    EventSink,
+    GenerateSummary,
+    RetryWait,
+)
+from .finalize import (
+    DefaultFinalizerConfig,
+    FinalizerBuilder,
+    PreserveSkillsConfig,
+    default_finalizer,
+    new_finalizer,
+)
+from .middleware import Middleware, SummarizeOutcome, new
+from .models.base import ChatModel
+from .models.scripted import ScriptedModel, Step, UnexpectedModelCall
+from .schema import (
+    AgenticMessage,
+    AgentState,
+    Block,
+    Message,
+    Part,
+    ToolCall,
+    ToolInfo,
+    Usage,
+)
+from .summarize import default_backoff
+from .tokens import TokenCounterInput, default_token_counter
+from .trigger import TriggerDecision
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AfterSummarize",
+    "AgentState",
+    "AgenticMessage",
+    "AttemptStart",
+    "BeforeSummarize",
+    "Block",
+    "ChatModel",
+    "CompactorError",
+    "Config",
+    "ConfigError",
+    "DefaultFinalizerConfig",
+    "Event",
+    "EventSink",
+    "FailoverConfig",
+    "FailoverContext",
+    "FinalizerBuilder",
+    "GenerateSummary",
+    "Message",
+    "Middleware",
+    "ModelError",
+    "Part",
+    "PreserveSkillsConfig",
+    "PreserveUserMessages",
+    "RetryConfig",
+    "RetryWait",
+    "ScriptedModel",
+    "Step",
+    "SummarizationError",
+    "SummarizeOutcome",
+    "TokenCounterInput",
+    "ToolCall",
+    "ToolInfo",
+    "TranscriptError",
+    "TriggerCondition",
+    "TriggerDecision",
+    "UnexpectedModelCall",
+    "Usage",
+    "__version__",
+    "default_backoff",
+    "default_finalizer",
+    "default_token_counter",
+    "new",
+    "new_finalizer",
+    "validate_config",
+]

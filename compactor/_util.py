@@ -16,7 +16,7 @@ MaybeAwaitable = Union[T, Awaitable[T]]  # noqa: UP007 - a runtime alias, 3.11-c
 async def maybe_await(value: MaybeAwaitable[T]) -> T:
     """Await ``value`` when it is awaitable, else return it."""
     if inspect.isawaitable(value):
-        return await value  # type: ignore[no-any-return]
+        return await value
     return value
 
 

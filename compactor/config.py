@@ -50,7 +50,7 @@ class RetryConfig:
     max_retries: int | None = None
     """Extra calls after the first; None = 3. Total calls = max_retries + 1."""
     should_retry: Callable[..., Any] | None = None
-    """``(response, error) -> bool``; default: retry transient errors (see ``default_should_retry``)."""
+    """``(response, error) -> bool``; default: retry transient errors only."""
     backoff: Callable[..., Any] | None = None
     """``(attempt, response, error) -> seconds``; default: :func:`compactor.default_backoff`."""
 

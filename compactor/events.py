@@ -75,7 +75,12 @@ class AttemptStart:
     type: Literal["attempt_start"] = "attempt_start"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "phase": self.phase, "attempt": self.attempt, "model": self.model}
+        return {
+            "type": self.type,
+            "phase": self.phase,
+            "attempt": self.attempt,
+            "model": self.model,
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,7 +110,11 @@ def estimate_tools(tools: Sequence[ToolInfo]) -> int:
     """floor(len(json.dumps({name, description, parameters})) / 4) per tool (characters)."""
     total = 0
     for tool in tools:
-        payload = {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+        payload = {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        }
         total += len(json.dumps(payload)) // 4
     return total
 

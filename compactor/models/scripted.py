@@ -1,0 +1,73 @@
+"""A scripted model for tests and demos: replies, errors and delays taken from a list.
+
+Like openai-agents' ``ScriptedModel``: a call with no step left raises
+:class:`UnexpectedModelCall`, and :meth:`ScriptedModel.assert_complete` fails when steps are left
+over, so a test sees both too many and too few calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from compactor.errors import CompactorError
+from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
+
+__all__ = ["ScriptedModel", "Step", "UnexpectedModelCall"]
+
+
+class UnexpectedModelCall(CompactorError):
+    """The scripted model was called more often than it has steps."""
+
+
+@dataclass(slots=True)
+class Step:
+    """One call: reply with ``text`` (or ``message``) or raise ``error``, after ``delay``."""
+
+    text: str | None = None
+    error: BaseException | None = None
+    delay: float = 0.0
+    message: Message | AgenticMessage | None = None
+    usage: Usage | None = None
+
+
+@dataclass
+class ScriptedModel:
+    """Returns its steps in order; records every input it was given in ``calls``."""
+
+    steps: list[Step | str | BaseException] = field(default_factory=list)
+    name: str = "scripted"
+    calls: list[list[Any]] = field(default_factory=list)
+    options: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def replying(cls, *texts: str, name: str = "scripted") -> ScriptedModel:
+        return cls(list(texts), name=name)
+
+    def extend(self, steps: Iterable[Step | str | BaseException]) -> None:
+        self.steps.extend(steps)
+
+    async def generate(self, messages: list[Any], **options: Any) -> Any:
+        self.calls.append(copy.deepcopy(messages))
+        self.options.append(dict(options))
+        if not self.steps:
+            raise UnexpectedModelCall(f"scripted model {self.name!r} has no step left")
+        raw = self.steps.pop(0)
+        step = Step(text=raw) if isinstance(raw, str) else raw
+        if isinstance(step, BaseException):
+            raise step
+        if step.delay:
+            await asyncio.sleep(step.delay)
+        if step.error is not None:
+            raise step.error
+        if step.message is not None:
+            return copy.deepcopy(step.message)
+        return make_assistant(message_kind(messages), step.text or "", usage=step.usage)
+
+    def assert_complete(self) -> None:
+        """Fail when steps are left over."""
+        if self.steps:
+            raise AssertionError(f"scripted model {self.name!r} has {len(self.steps)} unused steps")

@@ -1,0 +1,69 @@
+"""Built-in texts: the summarizer instructions and the notes around a summary (constants only)."""
+
+from __future__ import annotations
+
+__all__ = [
+    "CLEARED_NOTE",
+    "CONTINUE_INSTRUCTION",
+    "PREAMBLE",
+    "SKILLS_PREAMBLE",
+    "SKILL_TRUNCATED_MARKER",
+    "SYSTEM_INSTRUCTION",
+    "TRANSCRIPT_NOTE",
+    "USER_INSTRUCTION",
+]
+
+SYSTEM_INSTRUCTION = (
+    "You are a summarization assistant: your only job is to write a faithful, detailed summary "
+    "of the conversation you are given."
+)
+
+USER_INSTRUCTION = """\
+The conversation above is about to be replaced by your summary, so that the work can go on in a \
+fresh context. Write that summary now. Reply with text only: do not call any tool.
+
+First, inside <analysis> and </analysis>, walk through the conversation in order. For each part, \
+note what the user asked for and how, what the assistant did about it, the decisions taken, the \
+file names, code, function signatures and edits involved, the errors met and how they were fixed, \
+and any correction or feedback the user gave. Check that nothing technical is missing.
+
+Then write the summary inside <summary> and </summary>, with exactly these nine numbered sections:
+
+1. Primary Request and Intent: everything the user explicitly asked for and wants, in detail.
+2. Key Technical Concepts: the technologies, frameworks, libraries and ideas that matter here.
+3. Files and Code Sections: every file looked at, changed or created, why it matters, and the \
+code snippets that matter, in full where they are short.
+4. Errors and fixes: each error met, how it was fixed, and any user feedback about it.
+5. Problem Solving: problems solved and troubleshooting still going on.
+6. All user messages: every message the user wrote that is not a tool result, in order, wrapped \
+in <all_user_messages> and </all_user_messages>, one per line, each line written as "    - text".
+7. Pending Tasks: the tasks the user asked for that are not done yet.
+8. Current Work: exactly what was being worked on just before this summary, with file names and \
+code where relevant.
+9. Optional Next Step: the next step, only if it follows directly from the user's latest explicit \
+request; quote, verbatim, the most recent messages that show where the work stopped.
+
+If the conversation contains further instructions about how to summarize it, follow them too."""
+
+PREAMBLE = (
+    "This session continues an earlier conversation that ran out of context; "
+    "the summary below covers that earlier part."
+)
+
+CONTINUE_INSTRUCTION = (
+    "Continue with the last task you were working on, right where it stopped, without asking the "
+    "user any further questions; do not recap the summary or acknowledge it."
+)
+
+TRANSCRIPT_NOTE = (
+    "If you need exact details from before the compaction (code, error messages, or your own "
+    "earlier output), read the full transcript at: {path}"
+)
+
+CLEARED_NOTE = "(Earlier user messages were cleared to save context; the most recent ones follow.)"
+
+SKILLS_PREAMBLE = "These skills were loaded earlier in this session; keep following them."
+
+SKILL_TRUNCATED_MARKER = (
+    "\n\n[… skill {name!r} was cut to fit the context; load the skill again to read all of it]"
+)
