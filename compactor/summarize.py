@@ -230,6 +230,9 @@ async def generate_summary(config: Config[Any], messages: list[M], emit: Emit) -
         return bool(await call_maybe_async(should_failover, outcome.response, outcome.error))
 
     async def wait(retry_state: RetryCallState) -> float:
+        # tenacity asks for the wait before checking stop: no backoff after the last attempt.
+        if retry_state.attempt_number >= max_failover:
+            return 0.0
         outcome: _Outcome = retry_state.outcome.result()  # type: ignore[union-attr]
         return float(
             await call_maybe_async(
@@ -292,6 +295,9 @@ async def _primary_with_retry(
         return still_wanted
 
     async def wait(retry_state: RetryCallState) -> float:
+        # tenacity asks for the wait before checking stop: no backoff after the last attempt.
+        if retry_state.attempt_number >= max_retries + 1:
+            return 0.0
         outcome: _Outcome = retry_state.outcome.result()  # type: ignore[union-attr]
         return float(
             await call_maybe_async(
