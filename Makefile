@@ -14,7 +14,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)  ## compact a sample with the embedded model (no key, no network) and print the result
-	$(BIN)/compact run $(SAMPLE) --model local --force -o -
+	mkdir -p build
+	$(BIN)/compact run $(SAMPLE) --model local -o build/sample.compact.jsonl
+	@echo "--- build/sample.compact.jsonl ---"
+	@cat build/sample.compact.jsonl
 
 test: $(STAMP)  ## the whole test suite
 	$(BIN)/python -m pytest -q
