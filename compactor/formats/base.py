@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from ..schema import AgenticMessage, Message, ToolInfo
+from compactor.schema import AgenticMessage, Message, ToolInfo
 
 __all__ = ["CompactionInfo", "Format", "Transcript", "WriteMode"]
 

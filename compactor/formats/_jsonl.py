@@ -1,0 +1,191 @@
+"""Shared JSONL plumbing for the format modules.
+
+* :func:`parse_lines` turns bytes into :class:`Line` objects (1-based line number, the original
+  bytes, the parsed object). CRLF, a UTF-8 BOM, blank lines and a missing final newline are
+  tolerated; invalid UTF-8, invalid JSON and lines that are not objects raise TranscriptError.
+* :func:`match_messages` finds which messages of a compacted history are unchanged originals, so
+  writers can copy their records byte for byte.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from compactor.errors import TranscriptError
+from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Message, assistant_text, user_text
+
+from .base import CompactionInfo, Transcript, WriteMode
+
+__all__ = [
+    "BOM",
+    "INTERNAL_EXTRA_KEYS",
+    "Line",
+    "dump",
+    "is_unchanged",
+    "match_messages",
+    "message_text",
+    "newline_of",
+    "now_iso",
+    "parse_lines",
+    "public_extra",
+    "snapshot",
+    "stable_uuid",
+    "with_final_newline",
+    "write_per_line",
+]
+
+BOM = b"\xef\xbb\xbf"
+
+INTERNAL_EXTRA_KEYS = frozenset({CONTENT_TYPE_KEY, "injected", "compact_summary"})
+"""``extra`` keys the readers set for the core; never written into a record."""
+
+
+@dataclass(slots=True)
+class Line:
+    """One non-blank line of a JSONL file."""
+
+    number: int
+    """1-based line number."""
+    text: bytes
+    """The original bytes, without BOM and without the line terminator."""
+    obj: dict[str, Any]
+    """The parsed JSON object."""
+
+
+def parse_lines(path: str, raw: bytes) -> list[Line]:
+    """Parse every non-blank line of ``raw`` as a JSON object."""
+    body = raw[len(BOM) :] if raw.startswith(BOM) else raw
+    lines: list[Line] = []
+    for number, chunk in enumerate(body.split(b"\n"), start=1):
+        text = chunk[:-1] if chunk.endswith(b"\r") else chunk
+        if not text.strip():
+            continue
+        try:
+            text.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise TranscriptError(path, number, None, f"invalid UTF-8: {err.reason}") from err
+        try:
+            obj = orjson.loads(text)
+        except orjson.JSONDecodeError as err:
+            raise TranscriptError(path, number, None, f"invalid JSON: {err}") from err
+        if not isinstance(obj, dict):
+            kind = type(obj).__name__
+            raise TranscriptError(path, number, None, f"expected a JSON object, got {kind}")
+        lines.append(Line(number, text, obj))
+    return lines
+
+
+def newline_of(raw: bytes) -> bytes:
+    """The line terminator the file uses (``\\r\\n`` or ``\\n``)."""
+    first = raw.find(b"\n")
+    return b"\r\n" if first > 0 and raw[first - 1 : first] == b"\r" else b"\n"
+
+
+def with_final_newline(raw: bytes) -> bytes:
+    """``raw`` ending with its own line terminator (for appending records)."""
+    if not raw or raw.endswith(b"\n"):
+        return raw
+    return raw + newline_of(raw)
+
+
+def dump(obj: Any) -> bytes:
+    """Compact JSON, UTF-8, key order kept (what Claude Code and Codex write)."""
+    return orjson.dumps(obj)
+
+
+def now_iso(info: CompactionInfo | None) -> str:
+    """The compaction timestamp: ``info.timestamp`` or now, ISO-8601 UTC with milliseconds."""
+    if info is not None and info.timestamp:
+        return info.timestamp
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def stable_uuid(*parts: str) -> str:
+    """A uuid5 derived from ``parts``, so the same compaction writes the same ids."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, "compactor:" + "\x1f".join(parts)))
+
+
+def message_text(msg: Message | AgenticMessage) -> str:
+    """Visible text of a message of either type (user text, else assistant text)."""
+    if isinstance(msg, Message):
+        texts = [p.text for p in msg.parts if p.type == "text" and p.text]
+        return "\n".join(texts) if texts else msg.content
+    return user_text(msg) or assistant_text(msg)
+
+
+def public_extra(extra: dict[str, Any]) -> dict[str, Any]:
+    """``extra`` without the keys the readers added for the core."""
+    return {
+        k: v for k, v in extra.items() if k not in INTERNAL_EXTRA_KEYS and not k.startswith("_")
+    }
+
+
+def snapshot(messages: Sequence[Message | AgenticMessage]) -> list[Message | AgenticMessage]:
+    """A deep copy of the history as read, so in-place edits by callers are still noticed."""
+    return copy.deepcopy(list(messages))
+
+
+def match_messages(
+    transcript: Transcript,
+    new_messages: Sequence[Message | AgenticMessage],
+) -> list[int | None]:
+    """For each new message, the index of the equal original message (in order), or None.
+
+    Originals are compared as they were read (``meta["snapshot"]``), so a message a caller
+    edited in place counts as changed and is rendered afresh.
+    """
+    originals: Sequence[Message | AgenticMessage] = transcript.meta.get(
+        "snapshot", transcript.messages
+    )
+    result: list[int | None] = []
+    cursor = 0
+    for msg in new_messages:
+        found: int | None = None
+        for j in range(cursor, len(originals)):
+            if originals[j] == msg:
+                found = j
+                break
+        if found is not None:
+            cursor = found + 1
+        result.append(found)
+    return result
+
+
+def is_unchanged(transcript: Transcript, matches: Sequence[int | None]) -> bool:
+    """True when the new history is exactly the transcript's history."""
+    return len(matches) == len(transcript.messages) and all(m == i for i, m in enumerate(matches))
+
+
+def write_per_line(
+    transcript: Transcript,
+    new_messages: Sequence[Message | AgenticMessage],
+    mode: WriteMode,
+    render: Callable[[Message | AgenticMessage], dict[str, Any]],
+) -> bytes:
+    """Write a one-message-per-line file (openai, eino, anthropic).
+
+    ``shrink``: unchanged messages keep their original line bytes, the others are rendered.
+    ``append``: the original file byte for byte, then the whole new history rendered.
+    """
+    matches = match_messages(transcript, new_messages)
+    if is_unchanged(transcript, matches):
+        return transcript.raw
+    nl = newline_of(transcript.raw)
+    if mode == "append":
+        appended = [dump(render(m)) for m in new_messages]
+        return with_final_newline(transcript.raw) + nl.join(appended) + nl
+    lines: list[Line] = transcript.meta["lines"]
+    origin: list[int] = transcript.meta["origin"]
+    out = [
+        lines[origin[j]].text if j is not None else dump(render(msg))
+        for msg, j in zip(new_messages, matches, strict=True)
+    ]
+    prefix = BOM if transcript.raw.startswith(BOM) else b""
+    return prefix + nl.join(out) + nl

@@ -1,0 +1,239 @@
+"""Anthropic Messages API turns, one ``{role, content}`` object per line (FORMATS.md §5).
+
+Natural message type: :class:`~compactor.schema.AgenticMessage`. Block mapping: ``text`` →
+``user_input_text`` / ``assistant_gen_text``, ``image`` → ``user_input_image``, ``thinking`` /
+``redacted_thinking`` → ``reasoning``, ``tool_use`` → ``function_tool_call`` (``arguments`` =
+JSON of ``input``), ``tool_result`` → ``function_tool_result``. Other block types stay in the
+record only. An optional leading ``{"role": "system", ...}`` line is allowed. ``usage`` on an
+assistant turn becomes ``Usage(prompt = input + cache_creation + cache_read, completion = output)``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from compactor.errors import TranscriptError
+from compactor.schema import AgenticMessage, Block, Message, Usage, content_type
+
+from . import _jsonl
+from .base import CompactionInfo, Transcript, WriteMode
+
+__all__ = [
+    "AnthropicFormat",
+    "blocks_from_content",
+    "content_from_blocks",
+    "usage_from",
+]
+
+ANTHROPIC_BLOCK_TYPES = frozenset(
+    {
+        "tool_use",
+        "tool_result",
+        "thinking",
+        "redacted_thinking",
+        "image",
+        "document",
+        "server_tool_use",
+        "web_search_tool_result",
+        "search_result",
+    }
+)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def usage_from(usage: Any) -> Usage | None:
+    """Anthropic ``usage`` → Usage (context = input + cache creation + cache read)."""
+    if not isinstance(usage, dict):
+        return None
+    prompt = (
+        _int(usage.get("input_tokens"))
+        + _int(usage.get("cache_creation_input_tokens"))
+        + _int(usage.get("cache_read_input_tokens"))
+    )
+    completion = _int(usage.get("output_tokens"))
+    if prompt == 0 and completion == 0:
+        return None  # backends that report nothing (zeros) give no baseline
+    return Usage(
+        prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+    )
+
+
+def _image_url(block: dict[str, Any]) -> str | None:
+    source = block.get("source")
+    if not isinstance(source, dict):
+        return None
+    if isinstance(source.get("url"), str):
+        return str(source["url"])
+    if isinstance(source.get("data"), str):
+        return (
+            f"data:{source.get('media_type', 'application/octet-stream')};base64,{source['data']}"
+        )
+    return None
+
+
+def _result_content(content: Any) -> list[Block]:
+    if isinstance(content, str):
+        return [Block("user_input_text", content)]
+    blocks: list[Block] = []
+    if isinstance(content, list):
+        for item in content:
+            if not isinstance(item, dict):
+                continue
+            if item.get("type") == "text":
+                blocks.append(Block("user_input_text", str(item.get("text") or "")))
+            elif item.get("type") == "image":
+                blocks.append(Block("user_input_image", url=_image_url(item)))
+    return blocks
+
+
+def blocks_from_content(
+    path: str,
+    line: int,
+    role: str,
+    content: Any,
+    tool_names: dict[str, str],
+    field: str = "content",
+) -> list[Block]:
+    """Anthropic ``content`` (string or block list) → blocks; records tool names by id."""
+    text_type = "assistant_gen_text" if role == "assistant" else "user_input_text"
+    if isinstance(content, str):
+        return [Block(text_type, content)]
+    if not isinstance(content, list):
+        raise TranscriptError(
+            path, line, field, f"must be a string or a list of blocks, got {type(content).__name__}"
+        )
+    blocks: list[Block] = []
+    for item in content:
+        if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+            raise TranscriptError(path, line, field, "each block must be an object with a type")
+        kind = item["type"]
+        if kind == "text":
+            blocks.append(Block(text_type, str(item.get("text") or "")))
+        elif kind == "image":
+            blocks.append(Block("user_input_image", url=_image_url(item)))
+        elif kind == "thinking":
+            blocks.append(Block("reasoning", str(item.get("thinking") or "")))
+        elif kind == "redacted_thinking":
+            blocks.append(Block("reasoning"))
+        elif kind == "tool_use":
+            call_id = str(item.get("id") or "")
+            name = str(item.get("name") or "")
+            tool_names[call_id] = name
+            args = json.dumps(item.get("input", {}), ensure_ascii=False)
+            blocks.append(Block("function_tool_call", call_id=call_id, name=name, arguments=args))
+        elif kind == "tool_result":
+            call_id = str(item.get("tool_use_id") or "")
+            blocks.append(
+                Block(
+                    "function_tool_result",
+                    call_id=call_id,
+                    name=tool_names.get(call_id),
+                    content=_result_content(item.get("content")),
+                )
+            )
+    return blocks
+
+
+def content_from_blocks(msg: Message | AgenticMessage) -> str | list[dict[str, Any]]:
+    """Render a message's content the Anthropic way (plain text → a string)."""
+    if isinstance(msg, Message):
+        return _jsonl.message_text(msg)
+    out: list[dict[str, Any]] = []
+    for b in msg.blocks:
+        if b.type in ("user_input_text", "assistant_gen_text"):
+            out.append({"type": "text", "text": b.text or ""})
+        elif b.type == "reasoning" and b.text:
+            out.append({"type": "thinking", "thinking": b.text})
+        elif b.type == "function_tool_call":
+            try:
+                args = json.loads(b.arguments or "{}")
+            except ValueError:
+                args = {"input": b.arguments}
+            out.append({"type": "tool_use", "id": b.call_id, "name": b.name, "input": args})
+        elif b.type == "function_tool_result":
+            texts = [
+                {"type": "text", "text": c.text or ""} for c in b.content if c.text is not None
+            ]
+            out.append({"type": "tool_result", "tool_use_id": b.call_id, "content": texts})
+        elif b.type in ("user_input_image", "assistant_gen_image") and b.url:
+            out.append({"type": "image", "source": {"type": "url", "url": b.url}})
+    if len(out) == 1 and out[0]["type"] == "text":
+        return str(out[0]["text"])
+    return out
+
+
+def _record(msg: Message | AgenticMessage) -> dict[str, Any]:
+    if content_type(msg) == "summary":
+        return {"role": "user", "content": _jsonl.message_text(msg)}
+    return {"role": msg.role, "content": content_from_blocks(msg)}
+
+
+class AnthropicFormat:
+    """``anthropic``: Messages API turns, one per line."""
+
+    name = "anthropic"
+
+    def sniff(self, records: Sequence[Any]) -> bool:
+        found = False
+        for r in records:
+            if not isinstance(r, dict) or r.get("role") not in ("system", "user", "assistant"):
+                return False
+            if "tool_calls" in r or "tool_call_id" in r:
+                return False
+            content = r.get("content")
+            if isinstance(content, list) and any(
+                isinstance(b, dict) and b.get("type") in ANTHROPIC_BLOCK_TYPES for b in content
+            ):
+                found = True
+            if r.get("type") == "message" and isinstance(r.get("usage"), dict):
+                found = True
+        return found
+
+    def read(self, path: str, raw: bytes) -> Transcript:
+        lines = _jsonl.parse_lines(path, raw)
+        tool_names: dict[str, str] = {}
+        messages: list[AgenticMessage] = []
+        for ln in lines:
+            role = ln.obj.get("role")
+            if not isinstance(role, str):
+                raise TranscriptError(path, ln.number, "role", f"must be a string, got {role!r}")
+            if role not in ("system", "user", "assistant"):
+                raise TranscriptError(path, ln.number, "role", f"unknown role {role!r}")
+            content = ln.obj.get("content")
+            if role == "system" and isinstance(content, list):
+                # A system prompt given as text blocks.
+                text = "\n".join(str(b.get("text") or "") for b in content if isinstance(b, dict))
+                blocks = [Block("user_input_text", text)]
+            else:
+                blocks = blocks_from_content(path, ln.number, role, content, tool_names)
+            msg = AgenticMessage(role=role, blocks=blocks)
+            if role == "assistant":
+                msg.usage = usage_from(ln.obj.get("usage"))
+            messages.append(msg)
+        return Transcript(
+            format=self.name,
+            path=path,
+            raw=raw,
+            messages=messages,
+            records=[ln.obj for ln in lines],
+            meta={
+                "snapshot": _jsonl.snapshot(messages),
+                "lines": lines,
+                "origin": list(range(len(lines))),
+            },
+        )
+
+    def write(
+        self,
+        transcript: Transcript,
+        new_messages: Sequence[Message | AgenticMessage],
+        *,
+        mode: WriteMode = "shrink",
+        info: CompactionInfo | None = None,
+    ) -> bytes:
+        return _jsonl.write_per_line(transcript, new_messages, mode, _record)

@@ -1,0 +1,313 @@
+"""OpenAI Codex CLI / Desktop rollout files (FORMATS.md §2).
+
+Natural message type: :class:`~compactor.schema.Message`. Model-visible: ``response_item`` records
+after the last ``compacted`` record (whose ``replacement_history`` starts the history):
+``message`` (``developer`` → ``system``), ``function_call`` / ``custom_tool_call`` (an assistant
+message with one tool call) and their outputs (``tool`` messages). ``reasoning`` and
+``web_search_call`` items are not messages; their records travel with the next message so a kept
+tail keeps them. Injected user context (``<environment_context>``, ``# AGENTS.md instructions``,
+other ``<…>``-wrapped text) is marked ``extra["injected"] = True``.
+
+Usage: each ``event_msg/token_count`` with ``info.last_token_usage`` becomes ``Usage(prompt =
+input_tokens, completion = output_tokens, total = total_tokens)`` on the last assistant message
+before it.
+
+Writing: ``shrink`` keeps ``session_meta`` and the latest ``turn_context``, then a ``compacted``
+record whose ``replacement_history`` holds the messages up to the summary, an
+``event_msg/context_compacted``, and the kept tail's own records. ``append`` keeps the file byte
+for byte and appends the same records.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from compactor.errors import TranscriptError
+from compactor.schema import (
+    CONTENT_TYPE_KEY,
+    AgenticMessage,
+    Message,
+    Part,
+    ToolCall,
+    Usage,
+    content_type,
+)
+
+from . import _jsonl
+from .base import CompactionInfo, Transcript, WriteMode
+
+__all__ = ["CodexFormat"]
+
+_RECORD_TYPES = frozenset(
+    {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
+)
+_INJECTED_PREFIXES = ("<", "# AGENTS.md instructions")
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _output_text(output: Any) -> str:
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list):
+        return "\n".join(
+            str(i.get("text") or "") for i in output if isinstance(i, dict) and "text" in i
+        )
+    return json.dumps(output, ensure_ascii=False)
+
+
+class _Reader:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.tool_names: dict[str, str] = {}
+
+    def message(self, line: int, item: dict[str, Any]) -> Message | None:
+        """A response item → Message, or None for items that are not messages."""
+        kind = item.get("type")
+        if kind == "message":
+            role = item.get("role")
+            if not isinstance(role, str):
+                raise TranscriptError(
+                    self.path, line, "payload.role", f"must be a string, got {role!r}"
+                )
+            content = item.get("content")
+            parts: list[Part] = []
+            if isinstance(content, str):
+                parts = [Part("text", content)]
+            elif isinstance(content, list):
+                for c in content:
+                    if not isinstance(c, dict):
+                        raise TranscriptError(
+                            self.path, line, "payload.content", "items must be objects"
+                        )
+                    if "text" in c:
+                        parts.append(Part("text", str(c.get("text") or "")))
+                    elif c.get("type") == "input_image":
+                        url = c.get("image_url")
+                        parts.append(Part("image_url", url=url if isinstance(url, str) else None))
+            elif content is not None:
+                raise TranscriptError(
+                    self.path,
+                    line,
+                    "payload.content",
+                    f"must be a list, got {type(content).__name__}",
+                )
+            text = "\n".join(p.text or "" for p in parts if p.type == "text")
+            msg = Message(role="system" if role == "developer" else role, content=text)
+            if any(p.type != "text" for p in parts):
+                msg.parts = parts
+            if role == "developer":
+                msg.extra["codex_role"] = "developer"
+            if msg.role == "user" and text.lstrip().startswith(_INJECTED_PREFIXES):
+                msg.extra["injected"] = True
+            return msg
+        if kind in ("function_call", "custom_tool_call"):
+            call_id = str(item.get("call_id") or "")
+            name = str(item.get("name") or "")
+            self.tool_names[call_id] = name
+            args = item.get("arguments") if kind == "function_call" else item.get("input")
+            if not isinstance(args, str):
+                args = json.dumps(args, ensure_ascii=False)
+            msg = Message(role="assistant", tool_calls=[ToolCall(call_id, name, args)])
+            if kind == "custom_tool_call":
+                msg.extra["custom_tool"] = True
+            return msg
+        if kind in ("function_call_output", "custom_tool_call_output"):
+            call_id = str(item.get("call_id") or "")
+            msg = Message(
+                role="tool",
+                content=_output_text(item.get("output")),
+                tool_call_id=call_id,
+                tool_name=self.tool_names.get(call_id),
+            )
+            if kind == "custom_tool_call_output":
+                msg.extra["custom_tool"] = True
+            return msg
+        return None
+
+
+def _render(msg: Message | AgenticMessage) -> list[dict[str, Any]]:
+    """A message → Responses API items."""
+    text = _jsonl.message_text(msg)
+    if content_type(msg) == "summary":
+        return [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+        ]
+    if not isinstance(msg, Message):
+        msg = Message(role=msg.role, content=text)
+    custom = bool(msg.extra.get("custom_tool"))
+    if msg.role == "tool":
+        kind = "custom_tool_call_output" if custom else "function_call_output"
+        return [{"type": kind, "call_id": msg.tool_call_id or "", "output": msg.content}]
+    items: list[dict[str, Any]] = []
+    if text or not msg.tool_calls:
+        role = "developer" if msg.role == "system" else msg.role
+        part = "output_text" if role == "assistant" else "input_text"
+        items.append({"type": "message", "role": role, "content": [{"type": part, "text": text}]})
+    for call in msg.tool_calls:
+        if custom:
+            items.append(
+                {
+                    "type": "custom_tool_call",
+                    "call_id": call.id,
+                    "name": call.name,
+                    "input": call.arguments,
+                }
+            )
+        else:
+            items.append(
+                {
+                    "type": "function_call",
+                    "name": call.name,
+                    "arguments": call.arguments,
+                    "call_id": call.id,
+                }
+            )
+    return items
+
+
+class CodexFormat:
+    """``codex``: Codex rollout JSONL."""
+
+    name = "codex"
+
+    def sniff(self, records: Sequence[Any]) -> bool:
+        return any(
+            isinstance(r, dict)
+            and r.get("type") in _RECORD_TYPES
+            and isinstance(r.get("payload"), dict)
+            for r in records
+        )
+
+    def read(self, path: str, raw: bytes) -> Transcript:
+        lines = _jsonl.parse_lines(path, raw)
+        reader = _Reader(path)
+        messages: list[Message] = []
+        origin: list[list[int]] = []
+        start = 0
+        for i, ln in enumerate(lines):
+            if ln.obj.get("type") == "compacted":
+                start = i + 1
+        if start:
+            payload = lines[start - 1].obj.get("payload")
+            payload = payload if isinstance(payload, dict) else {}
+            summary = payload.get("message")
+            history = payload.get("replacement_history")
+            for item in history if isinstance(history, list) else []:
+                msg = (
+                    reader.message(lines[start - 1].number, item)
+                    if isinstance(item, dict)
+                    else None
+                )
+                if msg is None:
+                    continue
+                if msg.role == "user" and isinstance(summary, str) and msg.content == summary:
+                    msg.extra[CONTENT_TYPE_KEY] = "summary"
+                    msg.extra["injected"] = True
+                messages.append(msg)
+                origin.append([])
+        pending: list[int] = []
+        last_assistant: int | None = None
+        for i in range(start, len(lines)):
+            ln = lines[i]
+            rec = ln.obj
+            payload = rec.get("payload")
+            if rec.get("type") == "response_item":
+                if not isinstance(payload, dict):
+                    raise TranscriptError(path, ln.number, "payload", "must be an object")
+                msg = reader.message(ln.number, payload)
+                if msg is None:
+                    pending.append(i)
+                    continue
+                if msg.role == "assistant":
+                    last_assistant = len(messages)
+                messages.append(msg)
+                origin.append([*pending, i])
+                pending = []
+            elif rec.get("type") == "event_msg" and isinstance(payload, dict):
+                info = payload.get("info")
+                last = info.get("last_token_usage") if isinstance(info, dict) else None
+                if payload.get("type") == "token_count" and isinstance(last, dict):
+                    if last_assistant is not None:
+                        messages[last_assistant].usage = Usage(
+                            prompt_tokens=_int(last.get("input_tokens")),
+                            completion_tokens=_int(last.get("output_tokens")),
+                            total_tokens=_int(last.get("total_tokens")),
+                        )
+        if pending and origin:
+            origin[-1].extend(pending)
+        return Transcript(
+            format=self.name,
+            path=path,
+            raw=raw,
+            messages=messages,
+            records=[ln.obj for ln in lines],
+            meta={
+                "snapshot": _jsonl.snapshot(messages),
+                "lines": lines,
+                "origin": origin,
+                "start": start,
+            },
+        )
+
+    def write(
+        self,
+        transcript: Transcript,
+        new_messages: Sequence[Message | AgenticMessage],
+        *,
+        mode: WriteMode = "shrink",
+        info: CompactionInfo | None = None,
+    ) -> bytes:
+        matches = _jsonl.match_messages(transcript, new_messages)
+        if _jsonl.is_unchanged(transcript, matches):
+            return transcript.raw
+        lines: list[_jsonl.Line] = transcript.meta["lines"]
+        origin: list[list[int]] = transcript.meta["origin"]
+        nl = _jsonl.newline_of(transcript.raw)
+        stamp = _jsonl.now_iso(info)
+
+        def items_of(index: int) -> list[dict[str, Any]]:
+            j = matches[index]
+            if j is not None and origin[j]:
+                recs = [lines[i].obj for i in origin[j]]
+                return [r["payload"] for r in recs if r.get("type") == "response_item"]
+            return _render(new_messages[index])
+
+        cut = len(new_messages)
+        for index, (msg, j) in enumerate(zip(new_messages, matches, strict=True)):
+            if j is None and content_type(msg) == "summary":
+                cut = index + 1
+        summary_text = next(
+            (_jsonl.message_text(m) for m in new_messages[:cut] if content_type(m) == "summary"), ""
+        )
+        history = [item for index in range(cut) for item in items_of(index)]
+
+        out: list[bytes] = []
+        if mode == "shrink":
+            meta = next((ln for ln in lines if ln.obj.get("type") == "session_meta"), None)
+            turn = next(
+                (ln for ln in reversed(lines) if ln.obj.get("type") == "turn_context"), None
+            )
+            out.extend(ln.text for ln in (meta, turn) if ln is not None)
+        compacted = {"message": summary_text, "replacement_history": history}
+        out.append(_jsonl.dump({"timestamp": stamp, "type": "compacted", "payload": compacted}))
+        event = {"type": "context_compacted"}
+        out.append(_jsonl.dump({"timestamp": stamp, "type": "event_msg", "payload": event}))
+        for index in range(cut, len(new_messages)):
+            j = matches[index]
+            if j is not None and origin[j]:
+                out.extend(lines[i].text for i in origin[j])
+            else:
+                for item in _render(new_messages[index]):
+                    out.append(
+                        _jsonl.dump({"timestamp": stamp, "type": "response_item", "payload": item})
+                    )
+        body = nl.join(out) + nl
+        if mode == "append":
+            return _jsonl.with_final_newline(transcript.raw) + body
+        prefix = _jsonl.BOM if transcript.raw.startswith(_jsonl.BOM) else b""
+        return prefix + body

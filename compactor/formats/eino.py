@@ -1,0 +1,159 @@
+"""Eino ``schema.Message`` JSON, one message per line (FORMATS.md §6).
+
+Natural message type: :class:`~compactor.schema.Message`. ``response_meta.usage`` becomes
+``Message.usage``; Eino's ``extra`` map becomes ``Message.extra`` and its summary marker
+``_eino_summarization_content_type`` is mirrored as the compactor's content-type marker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from compactor.errors import TranscriptError
+from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Message, Usage, content_type
+
+from . import _jsonl
+from .base import CompactionInfo, Transcript, WriteMode
+from .openai_chat import message_from_record, parse_parts, record_from_message, render_parts
+
+__all__ = ["EINO_MARKER_KEY", "EinoFormat"]
+
+EINO_MARKER_KEY = "_eino_summarization_content_type"
+
+_EINO_KEYS = frozenset(
+    {
+        "response_meta",
+        "user_input_multi_content",
+        "assistant_output_multi_content",
+        "multi_content",
+        "tool_name",
+        "extra",
+    }
+)
+_KNOWN = frozenset(
+    {"role", "content", "tool_calls", "tool_call_id", "name", "reasoning_content"} | _EINO_KEYS
+)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _message(path: str, line: int, rec: dict[str, Any]) -> Message:
+    msg = message_from_record(path, line, rec, _KNOWN)
+    msg.extra = {}  # unknown top-level keys are not part of Eino's schema
+    for key in ("user_input_multi_content", "assistant_output_multi_content", "multi_content"):
+        items = rec.get(key)
+        if items is None:
+            continue
+        if not isinstance(items, list):
+            raise TranscriptError(path, line, key, "must be a list")
+        msg.parts = parse_parts(path, line, items, key)
+        break
+    tool_name = rec.get("tool_name")
+    if isinstance(tool_name, str):
+        msg.tool_name = tool_name
+    meta = rec.get("response_meta")
+    if isinstance(meta, dict):
+        finish = meta.get("finish_reason")
+        msg.finish_reason = finish if isinstance(finish, str) else None
+        usage = meta.get("usage")
+        if isinstance(usage, dict):
+            msg.usage = Usage(
+                prompt_tokens=_int(usage.get("prompt_tokens")),
+                completion_tokens=_int(usage.get("completion_tokens")),
+                total_tokens=_int(usage.get("total_tokens")),
+            )
+    extra = rec.get("extra")
+    if extra is not None:
+        if not isinstance(extra, dict):
+            raise TranscriptError(path, line, "extra", "must be an object")
+        msg.extra = dict(extra)
+        marker = extra.get(EINO_MARKER_KEY)
+        if isinstance(marker, str):
+            msg.extra[CONTENT_TYPE_KEY] = marker
+    return msg
+
+
+def _record(msg: Message | AgenticMessage) -> dict[str, Any]:
+    kind = content_type(msg)
+    if kind == "summary" or not isinstance(msg, Message):
+        rec = record_from_message(msg)
+        if kind == "summary":
+            rec["extra"] = {EINO_MARKER_KEY: "summary"}
+        return rec
+    rec = {"role": msg.role, "content": msg.content}
+    if msg.parts:
+        key = (
+            "assistant_output_multi_content"
+            if msg.role == "assistant"
+            else "user_input_multi_content"
+        )
+        rec[key] = render_parts(msg.parts, eino=True)
+    base = record_from_message(Message(role=msg.role, tool_calls=msg.tool_calls))
+    if "tool_calls" in base:
+        rec["tool_calls"] = base["tool_calls"]
+    if msg.name is not None:
+        rec["name"] = msg.name
+    if msg.tool_call_id is not None:
+        rec["tool_call_id"] = msg.tool_call_id
+    if msg.tool_name is not None:
+        rec["tool_name"] = msg.tool_name
+    if msg.usage is not None or msg.finish_reason is not None:
+        meta: dict[str, Any] = {}
+        if msg.finish_reason is not None:
+            meta["finish_reason"] = msg.finish_reason
+        if msg.usage is not None:
+            meta["usage"] = {
+                "prompt_tokens": msg.usage.prompt_tokens,
+                "completion_tokens": msg.usage.completion_tokens,
+                "total_tokens": msg.usage.total_tokens,
+            }
+        rec["response_meta"] = meta
+    if msg.reasoning_content is not None:
+        rec["reasoning_content"] = msg.reasoning_content
+    extra = {k: v for k, v in msg.extra.items() if k not in _jsonl.INTERNAL_EXTRA_KEYS}
+    if kind is not None:
+        extra[EINO_MARKER_KEY] = kind
+    if extra:
+        rec["extra"] = extra
+    return rec
+
+
+class EinoFormat:
+    """``eino``: Eino ``schema.Message`` objects, one per line."""
+
+    name = "eino"
+
+    def sniff(self, records: Sequence[Any]) -> bool:
+        return any(
+            isinstance(r, dict) and isinstance(r.get("role"), str) and bool(_EINO_KEYS & r.keys())
+            for r in records
+        )
+
+    def read(self, path: str, raw: bytes) -> Transcript:
+        lines = _jsonl.parse_lines(path, raw)
+        messages = [_message(path, ln.number, ln.obj) for ln in lines]
+        return Transcript(
+            format=self.name,
+            path=path,
+            raw=raw,
+            messages=messages,
+            records=[ln.obj for ln in lines],
+            meta={
+                "snapshot": _jsonl.snapshot(messages),
+                "lines": lines,
+                "origin": list(range(len(lines))),
+            },
+        )
+
+    def write(
+        self,
+        transcript: Transcript,
+        new_messages: Sequence[Message | AgenticMessage],
+        *,
+        mode: WriteMode = "shrink",
+        info: CompactionInfo | None = None,
+    ) -> bytes:
+        return _jsonl.write_per_line(transcript, new_messages, mode, _record)

@@ -1,0 +1,199 @@
+"""OpenAI chat-completions messages, one JSON object per line (FORMATS.md §3).
+
+Natural message type: :class:`~compactor.schema.Message`. Unknown keys (SWE-agent's
+``message_type``, ``thought``, ``tool_call_ids``, ...) are kept in ``Message.extra`` and written
+back; unchanged messages are written back as their original line bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from compactor.errors import TranscriptError
+from compactor.schema import AgenticMessage, Message, Part, ToolCall, content_type
+
+from . import _jsonl
+from .base import CompactionInfo, Transcript, WriteMode
+
+__all__ = [
+    "OpenAIChatFormat",
+    "message_from_record",
+    "parse_parts",
+    "record_from_message",
+    "render_parts",
+]
+
+_KNOWN_KEYS = frozenset(
+    {"role", "content", "tool_calls", "tool_call_id", "name", "reasoning_content"}
+)
+
+
+def parse_parts(path: str, line: int, items: list[Any], field: str) -> list[Part]:
+    parts: list[Part] = []
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+            raise TranscriptError(
+                path, line, field, "each content part must be an object with a type"
+            )
+        kind = item["type"]
+        if kind == "text":
+            text = item.get("text")
+            parts.append(Part("text", text if isinstance(text, str) else ""))
+        else:
+            value = item.get(kind, item.get(kind.removesuffix("_url")))  # Eino: "image"
+            url = value.get("url") if isinstance(value, dict) else value
+            parts.append(Part(kind, url=url if isinstance(url, str) else None))
+    return parts
+
+
+def _tool_calls(path: str, line: int, value: Any) -> list[ToolCall]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise TranscriptError(path, line, "tool_calls", "must be a list")
+    calls: list[ToolCall] = []
+    for item in value:
+        if not isinstance(item, dict):
+            raise TranscriptError(path, line, "tool_calls", "each tool call must be an object")
+        fn = item.get("function")
+        fn = fn if isinstance(fn, dict) else {}
+        args = fn.get("arguments", "")
+        if not isinstance(args, str):
+            args = json.dumps(args, ensure_ascii=False)
+        calls.append(
+            ToolCall(id=str(item.get("id") or ""), name=str(fn.get("name") or ""), arguments=args)
+        )
+    return calls
+
+
+def message_from_record(
+    path: str, line: int, rec: dict[str, Any], known: frozenset[str] = _KNOWN_KEYS
+) -> Message:
+    """Parse one chat-completions message object (shared with the Eino format)."""
+    role = rec.get("role")
+    if not isinstance(role, str):
+        raise TranscriptError(path, line, "role", f"must be a string, got {role!r}")
+    content = rec.get("content")
+    parts: list[Part] = []
+    if content is None:
+        text = ""
+    elif isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        parts = parse_parts(path, line, content, "content")
+        text = "\n".join(p.text or "" for p in parts if p.type == "text")
+    else:
+        raise TranscriptError(
+            path, line, "content", f"must be a string, null or a list, got {type(content).__name__}"
+        )
+    tool_call_id = rec.get("tool_call_id")
+    ids = rec.get("tool_call_ids")
+    if tool_call_id is None and isinstance(ids, list) and ids and isinstance(ids[0], str):
+        tool_call_id = ids[0]
+    name = rec.get("name")
+    reasoning = rec.get("reasoning_content")
+    msg = Message(
+        role=role,
+        content=text,
+        parts=parts,
+        tool_calls=_tool_calls(path, line, rec.get("tool_calls")),
+        tool_call_id=tool_call_id if isinstance(tool_call_id, str) else None,
+        name=name if isinstance(name, str) else None,
+        reasoning_content=reasoning if isinstance(reasoning, str) else None,
+    )
+    if role == "tool" and msg.name:
+        msg.tool_name = msg.name
+    msg.extra = {k: v for k, v in rec.items() if k not in known}
+    return msg
+
+
+def _as_message(msg: Message | AgenticMessage) -> Message:
+    if isinstance(msg, Message):
+        return msg
+    out = Message(role=msg.role, content=_jsonl.message_text(msg), extra=dict(msg.extra))
+    for block in msg.blocks:
+        if block.type == "function_tool_call":
+            out.tool_calls.append(
+                ToolCall(block.call_id or "", block.name or "", block.arguments or "")
+            )
+        elif block.type == "function_tool_result":
+            out.role = "tool"
+            out.tool_call_id = block.call_id
+            out.content = "\n".join(b.text or "" for b in block.content)
+    return out
+
+
+def render_parts(parts: list[Part], *, eino: bool = False) -> list[dict[str, Any]]:
+    rendered: list[dict[str, Any]] = []
+    for p in parts:
+        if p.type == "text":
+            rendered.append({"type": "text", "text": p.text or ""})
+        else:
+            key = p.type.removesuffix("_url") if eino else p.type
+            rendered.append({"type": p.type, key: {"url": p.url or ""}})
+    return rendered
+
+
+def record_from_message(msg: Message | AgenticMessage) -> dict[str, Any]:
+    """Render a message as a chat-completions object (the summary becomes a user message)."""
+    m = _as_message(msg)
+    if content_type(m) == "summary":
+        return {"role": "user", "content": _jsonl.message_text(m)}
+    rec: dict[str, Any] = {"role": m.role}
+    if m.parts:
+        rec["content"] = render_parts(m.parts)
+    elif m.role == "assistant" and m.tool_calls and not m.content:
+        rec["content"] = None
+    else:
+        rec["content"] = m.content
+    if m.tool_calls:
+        rec["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in m.tool_calls
+        ]
+    if m.tool_call_id is not None and "tool_call_ids" not in m.extra:
+        rec["tool_call_id"] = m.tool_call_id
+    if m.name is not None:
+        rec["name"] = m.name
+    if m.reasoning_content is not None:
+        rec["reasoning_content"] = m.reasoning_content
+    for key, value in _jsonl.public_extra(m.extra).items():
+        rec.setdefault(key, value)
+    return rec
+
+
+class OpenAIChatFormat:
+    """``openai``: chat-completions messages, one per line."""
+
+    name = "openai"
+
+    def sniff(self, records: Sequence[Any]) -> bool:
+        return any(isinstance(r, dict) and isinstance(r.get("role"), str) for r in records)
+
+    def read(self, path: str, raw: bytes) -> Transcript:
+        lines = _jsonl.parse_lines(path, raw)
+        messages = [message_from_record(path, ln.number, ln.obj) for ln in lines]
+        return Transcript(
+            format=self.name,
+            path=path,
+            raw=raw,
+            messages=messages,
+            records=[ln.obj for ln in lines],
+            meta={
+                "snapshot": _jsonl.snapshot(messages),
+                "lines": lines,
+                "origin": list(range(len(lines))),
+            },
+        )
+
+    def write(
+        self,
+        transcript: Transcript,
+        new_messages: Sequence[Message | AgenticMessage],
+        *,
+        mode: WriteMode = "shrink",
+        info: CompactionInfo | None = None,
+    ) -> bytes:
+        return _jsonl.write_per_line(transcript, new_messages, mode, record_from_message)

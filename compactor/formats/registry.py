@@ -1,0 +1,91 @@
+"""Format registry: detection, reading and writing (SPEC §9.6).
+
+``FORMATS`` is in detection order: the specific formats first, plain chat messages (``openai``)
+last. ``--format`` overrides detection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from compactor.errors import ConfigError, TranscriptError
+from compactor.schema import AgenticMessage, Message
+
+from . import _jsonl
+from .anthropic import AnthropicFormat
+from .base import CompactionInfo, Format, Transcript, WriteMode
+from .claude_code import ClaudeCodeFormat
+from .codex import CodexFormat
+from .eino import EinoFormat
+from .openai_chat import OpenAIChatFormat
+
+__all__ = ["FORMATS", "detect_format", "read_transcript", "write_transcript"]
+
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        ClaudeCodeFormat(),
+        CodexFormat(),
+        AnthropicFormat(),
+        EinoFormat(),
+        OpenAIChatFormat(),
+    )
+}
+
+SNIFF_RECORDS = 50
+"""How many leading records detection looks at."""
+
+
+def _head(path: str, raw: bytes) -> list[_jsonl.Line]:
+    # Parse only the first lines: detection must not pay for a whole large file.
+    head = raw
+    cut = 0
+    for _ in range(SNIFF_RECORDS):
+        nxt = raw.find(b"\n", cut)
+        if nxt < 0:
+            cut = len(raw)
+            break
+        cut = nxt + 1
+    else:
+        head = raw[:cut]
+    lines = _jsonl.parse_lines(path, head)
+    if not lines:
+        raise TranscriptError(path, None, None, "empty transcript")
+    return lines
+
+
+def detect_format(path: str, raw: bytes) -> str:
+    """The name of the format ``raw`` is in, judged from its first records."""
+    records = [ln.obj for ln in _head(path, raw)]
+    for name, fmt in FORMATS.items():
+        if fmt.sniff(records):
+            return name
+    raise TranscriptError(path, None, None, "cannot detect the transcript format; use --format")
+
+
+def get_format(name: str) -> Format:
+    """The format called ``name``; an unknown name is a ConfigError listing the known ones."""
+    try:
+        return FORMATS[name]
+    except KeyError:
+        known = ", ".join(FORMATS)
+        raise ConfigError(f"unknown transcript format {name!r}; known formats: {known}") from None
+
+
+def read_transcript(path: str, raw: bytes, format: str | None = None) -> Transcript:
+    """Read ``raw`` in ``format`` (detected when None)."""
+    fmt = get_format(format) if format is not None else FORMATS[detect_format(path, raw)]
+    if format is not None and not raw.strip(_jsonl.BOM + b" \t\r\n"):
+        raise TranscriptError(path, None, None, "empty transcript")
+    return fmt.read(path, raw)
+
+
+def write_transcript(
+    t: Transcript,
+    new_messages: Sequence[Message | AgenticMessage],
+    *,
+    mode: WriteMode = "shrink",
+    info: CompactionInfo | None = None,
+) -> bytes:
+    """Render the compacted history ``new_messages`` in the transcript's own format."""
+    return get_format(t.format).write(t, new_messages, mode=mode, info=info)

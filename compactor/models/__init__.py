@@ -1,0 +1,1 @@
+"""Summarization models: the protocol, the registry and the built-in backends."""

@@ -1,0 +1,78 @@
+"""Model registry: ``openai:NAME`` / ``local`` → a :class:`~compactor.models.base.ChatModel`.
+
+Each factory imports its backend only when called, so importing this module never imports
+``openai`` (``compact check`` must not pay for it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from compactor.errors import ConfigError
+from compactor.models.base import ChatModel
+
+__all__ = ["FACTORIES", "create_model", "model_from_config"]
+
+
+def _openai(name: str, **kwargs: Any) -> ChatModel:
+    from compactor.models.openai import OpenAIModel
+
+    if not name:
+        raise ConfigError("openai model name is required, e.g. 'openai:gpt-4o-mini'")
+    return OpenAIModel(name, **kwargs)
+
+
+def _local(name: str, **kwargs: Any) -> ChatModel:
+    from compactor.models.local import LocalSummarizer
+
+    if name:
+        raise ConfigError(f"the local summarizer takes no model name, got {name!r}")
+    return LocalSummarizer()
+
+
+Factory = Callable[..., ChatModel]
+
+FACTORIES: dict[str, Factory] = {"openai": _openai, "local": _local}
+"""Prefix → factory ``(name, **kwargs) -> ChatModel``."""
+
+
+def create_model(spec: str, **kwargs: Any) -> ChatModel:
+    """Build a model from ``openai:gpt-4o-mini`` or ``local``; kwargs go to the backend."""
+    prefix, _, name = spec.partition(":")
+    factory = FACTORIES.get(prefix.strip())
+    if factory is None:
+        known = ", ".join(f"{p!r}" for p in sorted(FACTORIES))
+        raise ConfigError(f"unknown model {spec!r}: known prefixes are {known}")
+    return factory(name.strip(), **kwargs)
+
+
+def model_from_config(d: dict[str, Any]) -> ChatModel:
+    """Build a model from a config mapping: ``provider``, ``name``, ``base_url``, ``api_key``,
+    ``timeout``."""
+    provider = d.get("provider")
+    if provider == "scripted":
+        raise ConfigError("scripted models are created in Python")
+    if provider == "local":
+        return create_model("local")
+    if provider == "openai":
+        name = d.get("name")
+        if not isinstance(name, str) or not name:
+            raise ConfigError("model.name is required for provider 'openai'", key="name")
+        kwargs: dict[str, Any] = {}
+        for key in ("base_url", "api_key"):
+            value = d.get(key)
+            if value is not None:
+                if not isinstance(value, str):
+                    raise ConfigError(f"must be a string, got {type(value).__name__}", key=key)
+                kwargs[key] = value
+        timeout = d.get("timeout")
+        if timeout is not None:
+            if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+                raise ConfigError(f"must be a positive number, got {timeout!r}", key="timeout")
+            kwargs["timeout"] = float(timeout)
+        return create_model(f"openai:{name}", **kwargs)
+    raise ConfigError(
+        f"unknown model provider {provider!r}: known providers are 'local', 'openai', 'scripted'",
+        key="provider",
+    )

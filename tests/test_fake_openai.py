@@ -1,0 +1,198 @@
+"""The fake OpenAI-compatible server itself: steps, recording, reset and standalone mode."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from compactor.testing.fake_openai import (
+    DEFAULT_SUMMARY,
+    FakeOpenAI,
+    delay,
+    drop,
+    hang,
+    raw,
+    reply,
+    status,
+    step_from_dict,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def post(
+    fake_url: str, path: str = "/v1/chat/completions", body: Any = None, timeout: float = 5
+) -> tuple[int, dict[str, str], bytes]:
+    host, port = fake_url.removeprefix("http://").split("/", 1)[0].split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=timeout)
+    try:
+        payload = json.dumps(body or {"model": "m", "messages": []})
+        headers = {
+            "Authorization": "Bearer sk-secret-abcdefghijkl",
+            "Content-Type": "application/json",
+        }
+        conn.request("POST", path, payload, headers)
+        resp = conn.getresponse()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+    finally:
+        conn.close()
+
+
+def test_default_reply_and_recording() -> None:
+    with FakeOpenAI() as fake:
+        assert fake.base_url.startswith("http://127.0.0.1:")
+        assert fake.base_url.endswith("/v1")
+        code, _, data = post(fake.base_url, body={"model": "m1", "messages": [{"role": "user"}]})
+        assert code == 200
+        body = json.loads(data)
+        text = body["choices"][0]["message"]["content"]
+        assert text == DEFAULT_SUMMARY
+        for n in range(1, 10):
+            assert f"\n{n}. " in text
+        assert "<all_user_messages>" in text
+        assert body["usage"]["total_tokens"] > 0
+        assert body["model"] == "m1"
+        [req] = fake.requests
+        assert req.method == "POST"
+        assert req.path == "/v1/chat/completions"
+        assert req.json == {"model": "m1", "messages": [{"role": "user"}]}
+        assert "authorization" not in req.headers
+        assert "sk-secret" not in json.dumps(req.headers)
+
+
+def test_steps_in_order_then_default() -> None:
+    with FakeOpenAI(default=reply("DEFAULT")) as fake:
+        fake.enqueue(
+            status(503, headers={"retry-after": "2"}),
+            reply("one", usage={"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}),
+            raw(b"{not json"),
+        )
+        code, headers, _ = post(fake.base_url)
+        assert (code, headers["retry-after"]) == (503, "2")
+        code, _, data = post(fake.base_url, path="/chat/completions")
+        assert json.loads(data)["usage"]["total_tokens"] == 3
+        assert post(fake.base_url)[2] == b"{not json"
+        fake.assert_complete()
+        assert json.loads(post(fake.base_url)[2])["choices"][0]["message"]["content"] == "DEFAULT"
+        assert post(fake.base_url, path="/v1/other")[0] == 404
+
+
+def test_assert_complete_fails_on_leftovers() -> None:
+    with FakeOpenAI() as fake:
+        fake.enqueue(reply("unused"))
+        with pytest.raises(AssertionError, match="1 fake step"):
+            fake.assert_complete()
+        fake.reset()
+        fake.assert_complete()
+        assert fake.requests == []
+
+
+def test_drop_closes_without_response() -> None:
+    with FakeOpenAI() as fake:
+        fake.enqueue(drop())
+        with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
+            post(fake.base_url)
+
+
+def test_hang_is_released_by_reset() -> None:
+    with FakeOpenAI() as fake:
+        fake.enqueue(hang())
+        errors: list[BaseException] = []
+
+        def call() -> None:
+            try:
+                post(fake.base_url, timeout=10)
+            except (http.client.HTTPException, OSError) as err:
+                errors.append(err)
+
+        worker = threading.Thread(target=call)
+        start = time.monotonic()
+        worker.start()
+        time.sleep(0.2)
+        fake.reset()
+        worker.join(5)
+        assert not worker.is_alive()
+        assert time.monotonic() - start < 5
+        assert errors  # the connection was closed without an answer
+
+
+def test_delay_then_step() -> None:
+    with FakeOpenAI() as fake:
+        fake.enqueue(delay(0.2, status(500)))
+        start = time.monotonic()
+        assert post(fake.base_url)[0] == 500
+        assert time.monotonic() - start >= 0.2
+
+
+def test_step_from_dict() -> None:
+    assert step_from_dict({"status": 500}).code == 500
+    assert step_from_dict({"reply": "x"}).text == "x"
+    assert step_from_dict({"hang": True}).kind == "hang"
+    assert step_from_dict({"delay": 0.5}).seconds == 0.5
+    assert step_from_dict({"delay": 0.5, "then": {"drop": True}}).then == drop()
+    assert step_from_dict({"raw": "{x"}).body == b"{x"
+    assert step_from_dict({"empty_choices": True}).kind == "empty_choices"
+    with pytest.raises(ValueError, match="unknown fake step"):
+        step_from_dict({"what": 1})
+
+
+async def exercise(base_url: str) -> None:
+    from compactor.errors import ModelError
+    from compactor.models.openai import OpenAIModel
+    from compactor.schema import Message
+
+    model = OpenAIModel("m", base_url=base_url, api_key="sk-test-key-123456", timeout=5)
+    messages = [Message(role="user", content="hi")]
+    with pytest.raises(ModelError) as info:
+        await model.generate(messages)
+    assert info.value.kind == "server"
+    out = await model.generate(messages)
+    assert out.content == "scripted"
+    out = await model.generate(messages)
+    assert "<summary>" in out.content
+
+
+def test_standalone_with_script(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"status": 500}, {"reply": "scripted"}]))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "compactor.testing.fake_openai",
+            "--port",
+            "0",
+            "--latency",
+            "0.05",
+            "--script",
+            str(script),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        base_url = proc.stdout.readline().strip()
+        assert base_url.startswith("http://127.0.0.1:")
+        assert base_url.endswith("/v1")
+
+        anyio.run(exercise, base_url)
+    finally:
+        proc.terminate()
+        proc.wait(5)
+        if proc.stdout is not None:
+            proc.stdout.close()

@@ -1,0 +1,449 @@
+"""Transcript formats: detection, reading, round trips and compacted output (SPEC §9.6)."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import orjson
+import pytest
+
+from compactor.errors import ConfigError, TranscriptError
+from compactor.formats.base import CompactionInfo
+from compactor.formats.registry import FORMATS, detect_format, read_transcript, write_transcript
+from compactor.schema import (
+    CONTENT_TYPE_KEY,
+    AgenticMessage,
+    Message,
+    is_system,
+    make_user,
+    message_kind,
+)
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "transcripts"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "formats"
+
+# file → (format, records, tool calls, tool results, usage baseline expected)
+REAL = {
+    "claude-code/raze-grant-session.jsonl": ("claude-code", 25, 3, 2, True),
+    "claude-code/fasthooks-sample-main-compacted.jsonl": ("claude-code", 63, 10, 10, False),
+    "claude-code/bastion-glm47-skill-lock.jsonl": ("claude-code", 47, 5, 5, False),
+    "claude-code/tokenforge-grant-session.jsonl": ("claude-code", 90, 21, 21, True),
+    "codex/soul-grant-rollout.jsonl": ("codex", 48, 11, 7, True),
+    "codex/empire-of-bits-desktop-rollout.jsonl": ("codex", 108, 22, 18, True),
+    "openai-chat/tau-bench-gpt4o-airline-task48-trial1-small.jsonl": ("openai", 10, 2, 2, False),
+    "openai-chat/swe-agent-marshmallow-1867-function-calling.jsonl": ("openai", 28, 13, 13, False),
+}
+FIXTURE_FORMATS = {"eino.jsonl": "eino", "anthropic.jsonl": "anthropic"}
+
+SUMMARY = "Summary of the conversation so far: the user asked for X; Y was done."
+INFO = CompactionInfo(tokens_before=12345, tokens_after=678, timestamp="2026-01-01T00:00:00.000Z")
+
+
+def _all_files() -> list[tuple[Path, str]]:
+    files = [(SHARED / name, spec[0]) for name, spec in REAL.items()]
+    files += [(FIXTURES / name, fmt) for name, fmt in FIXTURE_FORMATS.items()]
+    return files
+
+
+ALL = _all_files()
+IDS = [p.name for p, _ in ALL]
+
+
+def _text(msg: Message | AgenticMessage) -> str:
+    if isinstance(msg, Message):
+        return msg.content
+    return "\n".join(b.text or "" for b in msg.blocks if b.text)
+
+
+def _summary_history(
+    messages: list[Message] | list[AgenticMessage], tail: int = 0
+) -> list[Message | AgenticMessage]:
+    kind = message_kind(messages)
+    lead: list[Message | AgenticMessage] = []
+    for m in messages:
+        if not is_system(m):
+            break
+        lead.append(m)
+    summary = make_user(kind, SUMMARY)
+    summary.extra[CONTENT_TYPE_KEY] = "summary"
+    kept = list(messages[len(messages) - tail :]) if tail else []
+    return [*lead, summary, *kept]
+
+
+def _tool_counts(path: Path, fmt: str) -> tuple[int, int]:
+    """Tool calls and results counted from the raw records (whole file)."""
+    calls = results = 0
+    for line in path.read_bytes().splitlines():
+        if not line.strip():
+            continue
+        rec = orjson.loads(line)
+        if fmt == "claude-code":
+            content = (rec.get("message") or {}).get("content")
+            for block in content if isinstance(content, list) else []:
+                calls += block.get("type") == "tool_use"
+                results += block.get("type") == "tool_result"
+        elif fmt == "codex":
+            payload = rec.get("payload") or {}
+            if rec.get("type") == "response_item":
+                calls += payload.get("type") in ("function_call", "custom_tool_call")
+                results += payload.get("type") in (
+                    "function_call_output",
+                    "custom_tool_call_output",
+                )
+    return calls, results
+
+
+def _message_tool_counts(messages: list[Message] | list[AgenticMessage]) -> tuple[int, int]:
+    calls = results = 0
+    for m in messages:
+        if isinstance(m, Message):
+            calls += len(m.tool_calls)
+            results += m.role == "tool"
+        else:
+            calls += sum(b.type == "function_tool_call" for b in m.blocks)
+            results += sum(b.type == "function_tool_result" for b in m.blocks)
+    return calls, results
+
+
+def test_registry_order_and_names() -> None:
+    assert list(FORMATS) == ["claude-code", "codex", "anthropic", "eino", "openai"]
+    for name, fmt in FORMATS.items():
+        assert fmt.name == name
+
+
+@pytest.mark.parametrize(("path", "fmt"), ALL, ids=IDS)
+def test_detect_and_pass_through(path: Path, fmt: str) -> None:
+    raw = path.read_bytes()
+    assert detect_format(str(path), raw) == fmt
+    t = read_transcript(str(path), raw)
+    assert t.format == fmt
+    assert t.messages
+    assert write_transcript(t, t.messages) == raw
+    assert write_transcript(t, list(t.messages)) == raw
+
+
+@pytest.mark.parametrize("name", list(REAL))
+def test_counts_match_readme(name: str) -> None:
+    fmt, records, calls, results, _ = REAL[name]
+    path = SHARED / name
+    t = read_transcript(str(path), path.read_bytes())
+    assert len(t.records) == records
+    if fmt == "claude-code" and "compacted" in name:
+        # The visible history starts after the compact boundary; count the whole file.
+        assert _tool_counts(path, fmt) == (calls, results)
+        assert t.messages[0].extra.get(CONTENT_TYPE_KEY) == "summary"
+    else:
+        assert _message_tool_counts(t.messages) == (calls, results)
+
+
+def test_codex_web_search_calls_are_kept_records() -> None:
+    path = SHARED / "codex/empire-of-bits-desktop-rollout.jsonl"
+    t = read_transcript(str(path), path.read_bytes())
+    searches = [r for r in t.records if (r.get("payload") or {}).get("type") == "web_search_call"]
+    assert len(searches) == 6
+
+
+@pytest.mark.parametrize("name", list(REAL))
+def test_usage_baseline(name: str) -> None:
+    path = SHARED / name
+    t = read_transcript(str(path), path.read_bytes())
+    usages = [m.usage for m in t.messages if m.usage is not None]
+    if REAL[name][4]:
+        assert usages
+        last = usages[-1]
+        assert last.prompt_tokens > 1000
+        assert last.total_tokens == last.prompt_tokens + last.completion_tokens
+        assert all(m.role == "assistant" for m in t.messages if m.usage is not None)
+    else:
+        assert not usages
+
+
+def test_claude_code_usage_includes_cache() -> None:
+    path = SHARED / "claude-code/raze-grant-session.jsonl"
+    t = read_transcript(str(path), path.read_bytes())
+    last = [m.usage for m in t.messages if m.usage][-1]
+    assert last is not None
+    assert last.prompt_tokens == 39895
+    assert last.completion_tokens == 150
+
+
+def test_codex_usage_is_last_token_usage() -> None:
+    path = SHARED / "codex/soul-grant-rollout.jsonl"
+    t = read_transcript(str(path), path.read_bytes())
+    last = [m.usage for m in t.messages if m.usage][-1]
+    assert last is not None
+    assert (last.prompt_tokens, last.completion_tokens, last.total_tokens) == (22128, 495, 22623)
+
+
+def test_claude_code_merges_split_assistant_lines_and_marks_injected() -> None:
+    path = SHARED / "claude-code/tokenforge-grant-session.jsonl"
+    raw = path.read_bytes()
+    t = read_transcript(str(path), raw)
+    ids = [
+        r["message"]["id"]
+        for r in t.records
+        if r.get("type") == "assistant" and isinstance(r["message"].get("id"), str)
+    ]
+    assert sum(m.role == "assistant" for m in t.messages) == len(set(ids))
+    injected = [m for m in t.messages if m.extra.get("injected")]
+    assert any(_text(m).startswith("Base directory for this skill") for m in injected)
+    real = [
+        m
+        for m in t.messages
+        if m.role == "user"
+        and not m.extra.get("injected")
+        and isinstance(m, AgenticMessage)
+        and any(b.type == "user_input_text" for b in m.blocks)
+    ]
+    assert real
+
+
+def test_codex_marks_injected_context() -> None:
+    path = SHARED / "codex/soul-grant-rollout.jsonl"
+    t = read_transcript(str(path), path.read_bytes())
+    users = [m for m in t.messages if m.role == "user"]
+    assert any(m.extra.get("injected") for m in users)
+    real = [m for m in users if not m.extra.get("injected")]
+    assert _text(real[0]) == "help me apply for the agentic engineering grant by Superteam"
+    assert any(m.role == "system" for m in t.messages)
+
+
+@pytest.mark.parametrize(("path", "fmt"), ALL, ids=IDS)
+@pytest.mark.parametrize("tail", [0, 2])
+def test_compacted_output_round_trips(path: Path, fmt: str, tail: int) -> None:
+    raw = path.read_bytes()
+    t = read_transcript(str(path), raw)
+    new = _summary_history(t.messages, tail)
+    out = write_transcript(t, new, info=INFO)
+    assert out != raw
+    if fmt == "anthropic" and not tail:
+        # System + one plain-text user turn is valid chat-completions too; openai wins there.
+        assert detect_format("out", out) in (fmt, "openai")
+    else:
+        assert detect_format("out", out) == fmt
+    again = read_transcript("out", out, fmt)
+    assert again.format == fmt
+    if tail:
+        assert again.messages[-tail:] == t.messages[-tail:] or [
+            _text(m) for m in again.messages[-tail:]
+        ] == [_text(m) for m in t.messages[-tail:]]
+        summary = again.messages[-tail - 1]
+    else:
+        summary = again.messages[-1]
+    assert summary.role == "user"
+    assert _text(summary) == SUMMARY
+    # Writing the re-read file unchanged is byte-identical again.
+    assert write_transcript(again, again.messages) == out
+
+
+@pytest.mark.parametrize(("path", "fmt"), ALL, ids=IDS)
+def test_append_mode_keeps_original_lines(path: Path, fmt: str) -> None:
+    raw = path.read_bytes()
+    t = read_transcript(str(path), raw)
+    out = write_transcript(t, _summary_history(t.messages), mode="append", info=INFO)
+    prefix = raw if raw.endswith(b"\n") else raw + b"\n"
+    assert out.startswith(prefix)
+    assert len(out) > len(prefix)
+    if fmt in ("claude-code", "codex"):
+        again = read_transcript("out", out)
+        assert _text(again.messages[-1]) == SUMMARY
+
+
+def test_claude_code_shrink_layout() -> None:
+    path = SHARED / "claude-code/tokenforge-grant-session.jsonl"
+    t = read_transcript(str(path), path.read_bytes())
+    new = _summary_history(t.messages, 2)
+    out = write_transcript(t, new, info=INFO)
+    records = [orjson.loads(line) for line in out.splitlines()]
+    boundary = next(r for r in records if r.get("subtype") == "compact_boundary")
+    assert boundary["parentUuid"] is None
+    assert boundary["logicalParentUuid"] == [r for r in t.records if "uuid" in r][-1]["uuid"]
+    assert boundary["compactMetadata"] == {"trigger": "auto", "preTokens": 12345, "postTokens": 678}
+    summary = records[records.index(boundary) + 1]
+    assert summary["isCompactSummary"] is True
+    assert summary["isVisibleInTranscriptOnly"] is True
+    assert summary["parentUuid"] == boundary["uuid"]
+    assert (
+        summary["sessionId"]
+        == boundary["sessionId"]
+        == t.records[-1].get("sessionId", summary["sessionId"])
+    )
+    chain = records[records.index(boundary) :]
+    for prev, rec in itertools.pairwise(chain):
+        assert rec["parentUuid"] == prev["uuid"]
+    # Deterministic ids: the same compaction writes the same bytes.
+    assert write_transcript(t, new, info=INFO) == out
+
+
+def test_codex_shrink_layout() -> None:
+    path = SHARED / "codex/soul-grant-rollout.jsonl"
+    t = read_transcript(str(path), path.read_bytes())
+    out = write_transcript(t, _summary_history(t.messages), info=INFO)
+    records = [orjson.loads(line) for line in out.splitlines()]
+    assert [r["type"] for r in records] == [
+        "session_meta",
+        "turn_context",
+        "compacted",
+        "event_msg",
+    ]
+    payload = records[2]["payload"]
+    assert payload["message"] == SUMMARY
+    assert payload["replacement_history"][-1] == {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": SUMMARY}],
+    }
+    assert records[3]["payload"] == {"type": "context_compacted"}
+
+
+def test_openai_summary_and_unchanged_lines() -> None:
+    path = SHARED / "openai-chat/swe-agent-marshmallow-1867-function-calling.jsonl"
+    raw = path.read_bytes()
+    t = read_transcript(str(path), raw)
+    out = write_transcript(t, _summary_history(t.messages, 3))
+    lines = out.splitlines()
+    original = raw.splitlines()
+    assert lines[0] == original[0]
+    assert orjson.loads(lines[1]) == {"role": "user", "content": SUMMARY}
+    assert lines[2:] == original[-3:]
+
+
+def test_openai_swe_agent_extra_keys_survive_rendering() -> None:
+    path = SHARED / "openai-chat/swe-agent-marshmallow-1867-function-calling.jsonl"
+    t = read_transcript(str(path), path.read_bytes())
+    tool = next(m for m in t.messages if isinstance(m, Message) and m.role == "tool")
+    assert tool.tool_call_id
+    assert "tool_call_ids" in tool.extra
+    tool.content = "changed"
+    out = write_transcript(t, [tool])
+    rec = orjson.loads(out)
+    assert rec["content"] == "changed"
+    assert rec["tool_call_ids"] == tool.extra["tool_call_ids"]
+
+
+def test_eino_fixture_fields() -> None:
+    path = FIXTURES / "eino.jsonl"
+    t = read_transcript(str(path), path.read_bytes())
+    msgs = [m for m in t.messages if isinstance(m, Message)]
+    assert len(msgs) == len(t.messages)
+    assert msgs[2].usage is not None and msgs[2].usage.total_tokens == 144
+    assert msgs[3].tool_name == "search_flights"
+    assert msgs[4].parts[1].url == "https://example.com/seats.png"
+    out = write_transcript(t, _summary_history(msgs))
+    last = orjson.loads(out.splitlines()[-1])
+    assert last["extra"] == {"_eino_summarization_content_type": "summary"}
+    assert read_transcript("x", out).messages[-1].extra[CONTENT_TYPE_KEY] == "summary"
+
+
+def test_anthropic_fixture_blocks() -> None:
+    path = FIXTURES / "anthropic.jsonl"
+    t = read_transcript(str(path), path.read_bytes())
+    msgs = t.messages
+    assert all(isinstance(m, AgenticMessage) for m in msgs)
+    first = msgs[2]
+    assert isinstance(first, AgenticMessage)
+    assert [b.type for b in first.blocks] == [
+        "reasoning",
+        "assistant_gen_text",
+        "function_tool_call",
+    ]
+    assert first.blocks[2].arguments == '{"path": "README.md"}'
+    assert first.usage is not None and first.usage.prompt_tokens == 1312
+    result = msgs[3]
+    assert isinstance(result, AgenticMessage)
+    assert result.blocks[0].type == "function_tool_result"
+    assert result.blocks[0].name == "read_file"
+
+
+def test_plain_chat_lines_are_openai_not_eino() -> None:
+    raw = b'{"role":"user","content":"hi"}\n{"role":"assistant","content":"hello"}'
+    assert detect_format("x", raw) == "openai"
+    assert detect_format("x", raw + b'\n{"role":"assistant","content":"","response_meta":{}}') == (
+        "eino"
+    )
+
+
+def test_tolerates_crlf_bom_blank_lines_and_missing_newline() -> None:
+    raw = b'\xef\xbb\xbf{"role":"user","content":"hi"}\r\n\r\n{"role":"assistant","content":"yo"}'
+    t = read_transcript("x", raw)
+    assert [m.role for m in t.messages] == ["user", "assistant"]
+    assert write_transcript(t, t.messages) == raw
+    out = write_transcript(t, [t.messages[1]])
+    assert out == b'\xef\xbb\xbf{"role":"assistant","content":"yo"}\r\n'
+
+
+@pytest.mark.parametrize(("path", "fmt"), ALL, ids=IDS)
+def test_malformed_line_reports_line_number(path: Path, fmt: str) -> None:
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[2] = b"{not json\n"
+    with pytest.raises(TranscriptError) as info:
+        read_transcript(str(path), b"".join(lines), fmt)
+    assert info.value.line == 3
+    assert f"{path}:3:" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("raw", "fmt", "line", "field"),
+    [
+        (b'{"role":"user","content":"a"}\n{"role":5,"content":"b"}\n', "openai", 2, "role"),
+        (b'{"role":"user","content":{"x":1}}\n', "openai", 1, "content"),
+        (b'{"role":"user","content":"a"}\n{"role":"user","extra":3}\n', "eino", 2, "extra"),
+        (b'{"role":"user","content":7}\n', "anthropic", 1, "content"),
+        (
+            b'{"type":"user","uuid":"u","message":{"role":"user","content":5}}\n',
+            "claude-code",
+            1,
+            "message.content",
+        ),
+        (
+            b'{"type":"response_item","payload":{"type":"message","role":null}}\n',
+            "codex",
+            1,
+            "payload.role",
+        ),
+    ],
+)
+def test_malformed_records(raw: bytes, fmt: str, line: int, field: str) -> None:
+    with pytest.raises(TranscriptError) as info:
+        read_transcript("t.jsonl", raw, fmt)
+    assert (info.value.line, info.value.field) == (line, field)
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"", "empty transcript"),
+        (b"\n\n", "empty transcript"),
+        (b'{"hello":"world"}\n', "cannot detect the transcript format; use --format"),
+    ],
+)
+def test_detection_errors(raw: bytes, message: str) -> None:
+    with pytest.raises(TranscriptError) as info:
+        detect_format("t.jsonl", raw)
+    assert info.value.message == message
+    assert info.value.line is None
+
+
+def test_non_object_and_bad_utf8_lines() -> None:
+    with pytest.raises(TranscriptError, match=r"t:2: expected a JSON object"):
+        read_transcript("t", b'{"role":"user","content":"a"}\n[1,2]\n', "openai")
+    with pytest.raises(TranscriptError, match=r"t:1: invalid UTF-8"):
+        read_transcript("t", b'{"role":"user","content":"\xff"}\n', "openai")
+
+
+def test_unknown_format_is_config_error() -> None:
+    with pytest.raises(ConfigError, match="known formats: claude-code, codex"):
+        read_transcript("t", b'{"role":"user","content":"a"}\n', "yaml")
+
+
+def test_unknown_record_types_are_kept() -> None:
+    raw = (
+        b'{"type":"future-thing","sessionId":"s","x":1}\n'
+        b'{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s",'
+        b'"message":{"role":"user","content":"hi"}}\n'
+    )
+    t = read_transcript("t", raw)
+    assert t.format == "claude-code"
+    assert t.records[0]["type"] == "future-thing"
+    assert len(t.messages) == 1

@@ -1,0 +1,318 @@
+"""OpenAIModel against the real-socket fake server: wire format, usage and error classes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from compactor.errors import ModelError
+from compactor.models.openai import OpenAIModel, to_wire
+from compactor.schema import AgenticMessage, Block, Message, Part, ToolCall
+from compactor.testing.fake_openai import (
+    FakeOpenAI,
+    delay,
+    drop,
+    empty_choices,
+    hang,
+    raw,
+    reply,
+    status,
+)
+
+pytestmark = pytest.mark.anyio
+
+KEY = "sk-test-SECRETKEY1234567890abcdef"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+@pytest.fixture
+def fake(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
+    server.reset()
+    for var in (
+        "OPENAI_API_KEY",
+        "OPENAI_ORG_ID",
+        "OPENAI_PROJECT_ID",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+    ):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    yield server
+    server.reset()
+
+
+def model(fake: FakeOpenAI, timeout: float = 10.0) -> OpenAIModel:
+    return OpenAIModel("gpt-4o-mini", base_url=fake.base_url, api_key=KEY, timeout=timeout)
+
+
+def chat() -> list[Message]:
+    return [
+        Message(role="system", content="You summarize."),
+        Message(role="user", content="fix the bug", parts=[]),
+        Message(
+            role="assistant",
+            content="",
+            tool_calls=[ToolCall("call_1", "bash", '{"command": "pytest"}')],
+        ),
+        Message(role="tool", content="1 failed", tool_call_id="call_1", tool_name="bash"),
+        Message(
+            role="user",
+            parts=[Part("text", "look at this"), Part("image_url", url="http://x/img.png")],
+        ),
+        Message(role="user", content="Summarize now."),
+    ]
+
+
+async def expect_error(m: OpenAIModel, messages: list[Message] | None = None) -> ModelError:
+    with pytest.raises(ModelError) as info:
+        await m.generate(messages or chat())
+    err = info.value
+    assert KEY not in str(err)
+    assert KEY not in repr(err)
+    assert str(err).startswith("failed to call openai model 'gpt-4o-mini': ")
+    return err
+
+
+async def test_success_with_usage_and_wire_format(fake: FakeOpenAI) -> None:
+    usage = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+    fake.enqueue(reply("<summary>ok</summary>", usage=usage))
+    out = await model(fake).generate(chat(), temperature=0.0, unknown_option=1)
+    assert isinstance(out, Message)
+    assert out.role == "assistant"
+    assert out.content == "<summary>ok</summary>"
+    assert out.finish_reason == "stop"
+    assert out.usage is not None
+    assert (out.usage.prompt_tokens, out.usage.completion_tokens, out.usage.total_tokens) == (
+        11,
+        7,
+        18,
+    )
+    [req] = fake.requests
+    assert req.path == "/v1/chat/completions"
+    assert req.json["model"] == "gpt-4o-mini"
+    assert req.json["temperature"] == 0.0
+    assert "unknown_option" not in req.json
+    wire = req.json["messages"]
+    assert [w["role"] for w in wire] == ["system", "user", "assistant", "tool", "user", "user"]
+    assert wire[2]["tool_calls"][0]["function"] == {
+        "name": "bash",
+        "arguments": '{"command": "pytest"}',
+    }
+    assert wire[3] == {"role": "tool", "tool_call_id": "call_1", "content": "1 failed"}
+    assert wire[4]["content"] == "look at this\n[image]"
+    fake.assert_complete()
+
+
+async def test_request_recorded_without_authorization(fake: FakeOpenAI) -> None:
+    await model(fake).generate(chat())
+    [req] = fake.requests
+    assert "authorization" not in req.headers
+    assert KEY not in json.dumps(req.headers)
+    assert req.method == "POST"
+
+
+async def test_agentic_round_trip(fake: FakeOpenAI) -> None:
+    fake.enqueue(reply("agentic summary"))
+    messages = [
+        AgenticMessage("system", [Block("user_input_text", "sys")]),
+        AgenticMessage("user", [Block("user_input_text", "do it"), Block("user_input_image")]),
+        AgenticMessage(
+            "assistant",
+            [
+                Block("reasoning", "hmm"),
+                Block("assistant_gen_text", "running"),
+                Block("function_tool_call", call_id="c1", name="bash", arguments='{"cmd":"ls"}'),
+            ],
+        ),
+        AgenticMessage(
+            "user",
+            [
+                Block(
+                    "function_tool_result",
+                    call_id="c1",
+                    name="bash",
+                    content=[Block("user_input_text", "a.py")],
+                )
+            ],
+        ),
+        AgenticMessage("user", [Block("user_input_text", "Summarize.")]),
+    ]
+    out = await model(fake).generate(messages)
+    assert isinstance(out, AgenticMessage)
+    assert out.role == "assistant"
+    assert [b.type for b in out.blocks] == ["assistant_gen_text"]
+    assert out.blocks[0].text == "agentic summary"
+    assert out.usage is not None and out.usage.total_tokens > 0
+    wire = fake.requests[0].json["messages"]
+    assert wire == to_wire(messages)
+    assert wire[1] == {"role": "user", "content": "do it\n[image]"}
+    assert wire[2]["content"] == "running"
+    assert wire[2]["tool_calls"][0]["id"] == "c1"
+    assert wire[3] == {"role": "tool", "tool_call_id": "c1", "content": "a.py"}
+
+
+async def test_server_error_is_transient(fake: FakeOpenAI) -> None:
+    fake.enqueue(status(500))
+    err = await expect_error(model(fake))
+    assert (err.kind, err.transient, err.status) == ("server", True, 500)
+    assert "HTTP 500" in str(err)
+    assert err.model == "openai:gpt-4o-mini"
+
+
+async def test_rate_limit_retry_after(fake: FakeOpenAI) -> None:
+    fake.enqueue(status(429, headers={"retry-after": "1"}))
+    err = await expect_error(model(fake))
+    assert (err.kind, err.transient, err.status) == ("rate_limit", True, 429)
+    assert err.retry_after == 1.0
+
+
+async def test_hang_times_out(fake: FakeOpenAI) -> None:
+    fake.enqueue(hang())
+    err = await expect_error(model(fake, timeout=0.5))
+    assert (err.kind, err.transient) == ("timeout", True)
+
+
+async def test_slow_reply_within_timeout(fake: FakeOpenAI) -> None:
+    fake.enqueue(delay(0.1, reply("late but fine")))
+    out = await model(fake, timeout=5).generate(chat())
+    assert out.content == "late but fine"
+
+
+async def test_drop_is_connection_error(fake: FakeOpenAI) -> None:
+    fake.enqueue(drop())
+    err = await expect_error(model(fake))
+    assert (err.kind, err.transient) == ("connection", True)
+
+
+async def test_connection_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeOpenAI() as dead:
+        url = dead.base_url
+    m = OpenAIModel("gpt-4o-mini", base_url=url, api_key=KEY, timeout=2)
+    err = await expect_error(m)
+    assert (err.kind, err.transient) == ("connection", True)
+
+
+@pytest.mark.parametrize("body", [b"{not json", b'{"choices": [{"mess'])
+async def test_malformed_body(fake: FakeOpenAI, body: bytes) -> None:
+    fake.enqueue(raw(body))
+    err = await expect_error(model(fake))
+    assert (err.kind, err.transient) == ("malformed", True)
+
+
+async def test_empty_choices(fake: FakeOpenAI) -> None:
+    fake.enqueue(empty_choices())
+    err = await expect_error(model(fake))
+    assert (err.kind, err.transient) == ("empty", True)
+
+
+async def test_empty_content(fake: FakeOpenAI) -> None:
+    fake.enqueue(reply("   "))
+    err = await expect_error(model(fake))
+    assert (err.kind, err.transient) == ("empty", True)
+
+
+async def test_content_filter(fake: FakeOpenAI) -> None:
+    fake.enqueue(reply("partial", finish_reason="content_filter"))
+    err = await expect_error(model(fake))
+    assert (err.kind, err.transient) == ("content_filter", False)
+
+
+async def test_length(fake: FakeOpenAI) -> None:
+    fake.enqueue(reply("partial", finish_reason="length"))
+    err = await expect_error(model(fake))
+    assert (err.kind, err.transient) == ("length", False)
+
+
+@pytest.mark.parametrize(
+    ("code", "body", "kind"),
+    [
+        (401, {"error": {"message": f"Incorrect API key provided: {KEY}"}}, "auth"),
+        (403, None, "auth"),
+        (404, None, "not_found"),
+        (
+            400,
+            {"error": {"message": "This model's maximum context length is 8192 tokens"}},
+            "context_length",
+        ),
+        (400, {"error": {"message": "invalid 'messages'"}}, "bad_request"),
+    ],
+)
+async def test_permanent_status(fake: FakeOpenAI, code: int, body: object, kind: str) -> None:
+    fake.enqueue(status(code, body=body))
+    err = await expect_error(model(fake))
+    assert (err.kind, err.transient, err.status) == (kind, False, code)
+
+
+async def test_key_from_env_never_leaks(fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    fake.enqueue(status(401, body={"error": {"message": f"bad key {KEY}"}}))
+    m = OpenAIModel("gpt-4o-mini")
+    assert KEY not in repr(m)
+    err = await expect_error(m)
+    assert err.kind == "auth"
+
+
+async def test_placeholder_key_for_local_server(fake: FakeOpenAI) -> None:
+    out = await OpenAIModel("local-llm", base_url=fake.base_url).generate(chat())
+    assert "<summary>" in out.content
+    assert fake.requests[0].json["model"] == "local-llm"
+
+
+async def test_no_key_without_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(ModelError) as info:
+        await OpenAIModel("gpt-4o-mini").generate(chat())
+    assert info.value.kind == "auth"
+    assert not info.value.transient
+    assert str(info.value) == "no API key: set OPENAI_API_KEY or model.api_key"
+
+
+def test_registry_does_not_import_openai() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, compactor.models.registry as r; "
+        "assert 'openai' not in sys.modules, 'openai imported'; "
+        "m = r.create_model('local'); assert m.name == 'local'; "
+        "assert 'openai' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_registry() -> None:
+    from compactor.errors import ConfigError
+    from compactor.models.local import LocalSummarizer
+    from compactor.models.registry import create_model, model_from_config
+
+    m = create_model("openai:gpt-4o-mini", api_key=KEY, timeout=3)
+    assert isinstance(m, OpenAIModel)
+    assert m.name == "openai:gpt-4o-mini"
+    assert m.timeout == 3
+    assert isinstance(create_model("local"), LocalSummarizer)
+    with pytest.raises(ConfigError, match="known prefixes are 'local', 'openai'"):
+        create_model("anthropic:claude")
+    m2 = model_from_config({"provider": "openai", "name": "x", "base_url": "http://h/v1"})
+    assert isinstance(m2, OpenAIModel)
+    assert m2.base_url == "http://h/v1"
+    assert isinstance(model_from_config({"provider": "local"}), LocalSummarizer)
+    with pytest.raises(ConfigError, match="scripted models are created in Python"):
+        model_from_config({"provider": "scripted"})
+    with pytest.raises(ConfigError, match="unknown model provider"):
+        model_from_config({"provider": "nope"})
+    with pytest.raises(ConfigError, match="positive number"):
+        model_from_config({"provider": "openai", "name": "x", "timeout": True})
