@@ -1,0 +1,1 @@
+"""The ``compact`` command line (typer + rich). The core never imports this package."""

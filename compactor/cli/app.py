@@ -1,0 +1,524 @@
+"""``compact``: compact LLM-agent transcripts from the command line (SPEC §9).
+
+Thin by design: reading, deciding and summarizing live in the core; this module wires flags to it,
+renders progress (``live.py``), writes reports (``report.py``) and maps errors to exit codes
+(``exitcodes.py``). The OpenAI client is imported only by ``run``, and only when it is used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+import yaml
+from rich.console import Console
+
+from compactor import __version__
+from compactor.configfile import (
+    FileConfig,
+    Overrides,
+    build_config,
+    load_config_file,
+    load_default_config,
+)
+from compactor.errors import ConfigError
+from compactor.io import archive_original, atomic_write, read_input
+from compactor.trigger import TriggerDecision, decide, thresholds
+
+from .exitcodes import EXIT_CODES_HELP, ExitCode, classify
+from .live import LiveView
+from .report import AttemptLog, JsonLinesSink, Tee, check_record, run_report
+
+__all__ = ["app", "main"]
+
+EPILOG = EXIT_CODES_HELP
+
+app = typer.Typer(
+    name="compact",
+    help=(
+        "Compact long LLM-agent transcripts with a summary (Eino's summarization middleware).\n\n"
+        "Examples:\n\n"
+        "  compact check session.jsonl\n\n"
+        "  compact run session.jsonl                 # writes session.compact.jsonl\n\n"
+        "  cat session.jsonl | compact run - > out.jsonl\n\n"
+        "  compact run session.jsonl --in-place -c configs/openai.yaml"
+    ),
+    epilog=EPILOG,
+    pretty_exceptions_show_locals=False,
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+config_app = typer.Typer(
+    help=(
+        "Show or validate config files.\n\nExamples:\n\n"
+        "  compact config show -c configs/openai.yaml\n\n"
+        "  compact config validate configs/failover.yaml"
+    ),
+    epilog=EPILOG,
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
+app.add_typer(config_app, name="config")
+
+
+def _err_console() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def _fail(err: BaseException, debug: bool = False) -> NoReturn:
+    """Print ``Type: message`` (a traceback only with --debug) and exit with err's code."""
+    message, code = classify(err)
+    console = _err_console()
+    if debug:
+        console.print(
+            "".join(traceback.format_exception(err)), markup=False, highlight=False, end=""
+        )
+    console.print(f"compact: {message}", markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(int(code))
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"compact {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """Compact long LLM-agent transcripts."""
+
+
+# --------------------------------------------------------------------------------------------------
+# run
+
+ConfigOpt = Annotated[
+    str | None,
+    typer.Option(
+        "-c", "--config", help="YAML config file (default: $COMPACT_CONFIG, else built-ins)."
+    ),
+]
+FormatOpt = Annotated[
+    str | None,
+    typer.Option("--format", help="Force a format: openai, eino, claude-code, codex, anthropic."),
+]
+
+
+APPEND_FORMATS = ("claude-code", "codex")
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def _default_output(path: str) -> str:
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}.compact.jsonl"))
+
+
+@app.command(epilog=EPILOG)
+def run(
+    transcript: Annotated[str, typer.Argument(help="Transcript file, or - for stdin.")],
+    config: ConfigOpt = None,
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Output file, - for stdout (default: NAME.compact.jsonl beside the input; "
+            "stdout when reading stdin).",
+        ),
+    ] = None,
+    in_place: Annotated[
+        bool, typer.Option("--in-place", help="Replace the input (the original is archived).")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Summarize even if not triggered.")
+    ] = False,
+    fmt: FormatOpt = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Summarizer: openai:NAME or local.")
+    ] = None,
+    transcript_path: Annotated[
+        str | None,
+        typer.Option(
+            "--transcript-path",
+            help="Path named in the summary's 'full transcript' note: auto, none, or a path.",
+        ),
+    ] = None,
+    report: Annotated[
+        str | None, typer.Option("--report", help="Write a JSON report to FILE.")
+    ] = None,
+    events: Annotated[
+        str | None, typer.Option("--events", help="Write every event as JSON lines to FILE.")
+    ] = None,
+    append: Annotated[
+        bool,
+        typer.Option(
+            "--append",
+            help="claude-code/codex: append the compaction to the session instead of "
+            "shrinking the file.",
+        ),
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
+) -> None:
+    """Compact TRANSCRIPT when its trigger fires (--force: always).
+
+    The output keeps the input's format. Not triggered → the output is the input, byte for byte.
+
+    Examples:
+
+      compact run session.jsonl
+
+      compact run session.jsonl --model openai:gpt-4o-mini -o short.jsonl
+
+      cat session.jsonl | compact run - --force > short.jsonl
+
+      compact run ~/.claude/projects/x/abc.jsonl --in-place --report report.json
+    """
+    try:
+        code = _run(
+            transcript=transcript,
+            config=config,
+            output=output,
+            in_place=in_place,
+            force=force,
+            fmt=fmt,
+            model=model,
+            transcript_path=transcript_path,
+            report=report,
+            events=events,
+            append=append,
+            quiet=quiet,
+        )
+    except typer.Exit:
+        raise
+    except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001 - mapped in exitcodes.py
+        _fail(err, debug)
+    raise typer.Exit(int(code))
+
+
+def _run(
+    *,
+    transcript: str,
+    config: str | None,
+    output: str | None,
+    in_place: bool,
+    force: bool,
+    fmt: str | None,
+    model: str | None,
+    transcript_path: str | None,
+    report: str | None,
+    events: str | None,
+    append: bool,
+    quiet: bool,
+) -> ExitCode:
+    from compactor.formats.base import CompactionInfo
+    from compactor.formats.registry import read_transcript, write_transcript
+
+    started = time.monotonic()
+    if in_place and transcript == "-":
+        raise ConfigError("--in-place needs a file, not stdin")
+    if in_place and output is not None:
+        raise ConfigError("use either --in-place or -o/--output, not both")
+    file_cfg = load_default_config(config)
+    overrides = Overrides(model=model, transcript_file_path=transcript_path, format=fmt)
+
+    display, raw = read_input(transcript)
+    parsed = read_transcript(display, raw, format=fmt or file_cfg.format)
+    if append and parsed.format not in APPEND_FORMATS:
+        raise ConfigError(
+            f"--append works only for {' and '.join(APPEND_FORMATS)} transcripts, "
+            f"not {parsed.format!r}"
+        )
+    counter = file_cfg.counter()
+    trigger = file_cfg.trigger_condition()
+    decision = asyncio.run(
+        decide(parsed.messages, parsed.tools, trigger, counter, always_count=True)
+    )
+
+    if in_place:
+        target: str | None = transcript
+    elif output == "-" or (output is None and transcript == "-"):
+        target = None  # stdout
+    else:
+        target = output or _default_output(transcript)
+        if transcript != "-" and _same_file(target, transcript):
+            raise ConfigError(
+                f"output {target!r} is the input; use --in-place to replace it (archives it first)"
+            )
+
+    retry_n = (file_cfg.retry or {}).get("max_retries", 3) if file_cfg.retry is not None else 0
+    failover_n = (
+        (file_cfg.failover or {}).get("max_retries", 3) if file_cfg.failover is not None else 0
+    )
+    view = LiveView(
+        _err_console(), quiet=quiet, primary_attempts=retry_n + 1, failover_attempts=failover_n
+    )
+    view.read(display, parsed.format, len(parsed.messages))
+    view.decision(decision.triggered, decision.reason, force)
+
+    attempts = AttemptLog()
+    messages_after = len(parsed.messages)
+    tokens_after = decision.tokens
+    note_path: str | None = None
+    summarized = decision.triggered or force
+
+    if not summarized:
+        data = raw
+    else:
+        auto_path: str | None
+        setting = transcript_path or file_cfg.transcript_file_path or "auto"
+        if in_place or transcript == "-":
+            # The note must point at something that survives: archive the original first.
+            auto_path = (
+                archive_original(raw, file_cfg.archive_dir)
+                if (in_place or setting == "auto")
+                else None
+            )
+        else:
+            auto_path = os.path.abspath(transcript)
+        cfg = build_config(file_cfg, overrides, transcript_path_auto=auto_path)
+        note_path = cfg.transcript_file_path
+        events_fh = open(events, "w", encoding="utf-8") if events else None
+        try:
+            sink = Tee(view, attempts, JsonLinesSink(events_fh) if events_fh else None)
+            cfg = dataclasses.replace(cfg, emit_internal_events=True, on_event=sink)
+            new_messages = _summarize(cfg, parsed.messages, parsed.tools, view)
+        finally:
+            if events_fh is not None:
+                events_fh.close()
+        messages_after = len(new_messages)
+        tokens_after = asyncio.run(
+            decide(new_messages, parsed.tools, trigger, counter, always_count=True)
+        ).tokens
+        data = write_transcript(
+            parsed,
+            new_messages,
+            mode="append" if append else "shrink",
+            info=CompactionInfo(
+                tokens_before=decision.tokens,
+                tokens_after=tokens_after,
+                trigger="auto" if decision.triggered else "manual",
+            ),
+        )
+
+    if target is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    elif not (in_place and not summarized):
+        atomic_write(target, data)
+
+    if summarized:
+        view.summary(
+            f"compacted {len(parsed.messages):,} → {messages_after:,} messages, "
+            f"{_n(decision.tokens)} → {_n(tokens_after)} tokens → {target or 'stdout'}"
+        )
+    else:
+        view.summary(
+            f"not compacted ({decision.reason}); "
+            + ("input left as is" if in_place else f"copied to {target or 'stdout'}")
+        )
+    if report:
+        rep = run_report(
+            input=display,
+            output=target if target is not None else "-",
+            fmt=parsed.format,
+            triggered=summarized,
+            messages_before=len(parsed.messages),
+            messages_after=messages_after,
+            tokens_before=decision.tokens,
+            tokens_after=tokens_after,
+            attempts=attempts.attempts,
+            transcript_path=note_path,
+            duration_s=time.monotonic() - started,
+        )
+        atomic_write(report, (json.dumps(rep, indent=2, ensure_ascii=False) + "\n").encode())
+    return ExitCode.OK
+
+
+def _summarize(cfg: Any, messages: list[Any], tools: list[Any], view: LiveView) -> list[Any]:
+    from compactor import new
+    from compactor.schema import AgentState
+
+    mw = new(cfg)
+    with view:
+        return asyncio.run(mw.summarize(AgentState(messages=list(messages), tools=list(tools))))
+
+
+def _n(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"
+
+
+# --------------------------------------------------------------------------------------------------
+# check
+
+
+@app.command(epilog=EPILOG)
+def check(
+    transcripts: Annotated[list[str], typer.Argument(help="Transcript files, or - for stdin.")],
+    config: ConfigOpt = None,
+    fmt: FormatOpt = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON object per transcript, one per line.")
+    ] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
+) -> None:
+    """Dry run: would each transcript be compacted, and why? Never calls a model.
+
+    Exit code 1 when at least one transcript would be compacted, else 0.
+
+    Examples:
+
+      compact check session.jsonl
+
+      compact check --json sample_transcripts/*.jsonl
+    """
+    from compactor.formats.registry import read_transcript
+
+    try:
+        file_cfg = load_default_config(config)
+        counter = file_cfg.counter()
+        trigger = file_cfg.trigger_condition()
+    except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001
+        _fail(err, debug)
+    any_triggered = False
+    failed: BaseException | None = None
+    for path in transcripts:
+        try:
+            display, raw = read_input(path)
+            parsed = read_transcript(display, raw, format=fmt or file_cfg.format)
+            decision = asyncio.run(
+                decide(parsed.messages, parsed.tools, trigger, counter, always_count=True)
+            )
+        except KeyboardInterrupt as err:
+            _fail(err, debug)
+        except Exception as err:  # noqa: BLE001
+            message, _ = classify(err)
+            if debug:
+                _err_console().print("".join(traceback.format_exception(err)), markup=False)
+            _err_console().print(f"compact: {message}", markup=False, soft_wrap=True)
+            failed = err
+            continue
+        any_triggered |= decision.triggered
+        if as_json:
+            record = check_record(display, parsed.format, file_cfg.counter_name(), decision)
+            typer.echo(json.dumps(record, ensure_ascii=False))
+        else:
+            typer.echo(_check_line(display, parsed.format, file_cfg.counter_name(), decision))
+    if failed is not None:
+        raise typer.Exit(int(classify(failed)[1]))
+    raise typer.Exit(int(ExitCode.WOULD_COMPACT if any_triggered else ExitCode.OK))
+
+
+def _check_line(path: str, fmt: str, counter: str, d: TriggerDecision) -> str:
+    limits = []
+    if d.threshold_tokens is not None:
+        limits.append(f"{d.threshold_tokens:,} tokens")
+    if d.threshold_messages is not None:
+        limits.append(f"{d.threshold_messages:,} messages")
+    verdict = "WOULD COMPACT" if d.triggered else "ok"
+    return (
+        f"{path}: {verdict} — {fmt}, {d.messages:,} messages, {_n(d.tokens)} tokens ({counter}); "
+        f"threshold {' or '.join(limits) or 'none'}; {d.reason}"
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# config
+
+
+def _effective(file_cfg: FileConfig, model: str | None) -> dict[str, Any]:
+    data = file_cfg.to_dict(mask=True)
+    data.pop("path", None)
+    if model is not None:
+        if model == "local":
+            data["model"] = {"provider": "local"}
+        else:
+            base = dict(data.get("model") or {})
+            base.update(provider="openai", name=model.partition(":")[2])
+            data["model"] = base
+    elif data.get("model") is None:
+        data["model"] = (
+            {"provider": "openai", "name": "gpt-4o-mini", "api_key": "***"}
+            if os.environ.get("OPENAI_API_KEY")
+            else {"provider": "local"}
+        )
+    tokens, messages = thresholds(file_cfg.trigger_condition())
+    data["trigger"] = {"context_tokens": tokens or 0, "context_messages": messages or 0}
+    data["token_counter"] = file_cfg.counter_name()
+    return data
+
+
+@config_app.command("show", epilog=EPILOG)
+def config_show(
+    config: ConfigOpt = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Override the summarizer: openai:NAME or local.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of YAML.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
+) -> None:
+    """Print the effective config (defaults, file, environment, flags); API keys are masked.
+
+    Examples:
+
+      compact config show
+
+      compact config show -c configs/openai.yaml --json
+    """
+    try:
+        file_cfg = load_default_config(config)
+        data = _effective(file_cfg, model)
+    except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001
+        _fail(err, debug)
+    if as_json:
+        typer.echo(json.dumps(data, indent=2))
+        return
+    if file_cfg.path:
+        typer.echo(f"# effective config: built-in defaults + {file_cfg.path} + environment + flags")
+    typer.echo(yaml.safe_dump(data, sort_keys=False, allow_unicode=True).rstrip())
+
+
+@config_app.command("validate", epilog=EPILOG)
+def config_validate(
+    config: Annotated[str, typer.Argument(help="The YAML config file to check.")],
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
+) -> None:
+    """Check a config file: keys, types, ${VAR} values, pkg.mod:func references and models.
+
+    Examples:
+
+      compact config validate configs/failover.yaml
+    """
+    from compactor import new
+
+    try:
+        file_cfg = load_config_file(config)
+        cfg = build_config(file_cfg, transcript_path_auto="/dev/null")
+        new(cfg)
+    except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001
+        _fail(err, debug)
+    typer.echo(f"{config}: ok")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

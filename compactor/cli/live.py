@@ -1,0 +1,161 @@
+"""The live view of ``compact run`` on stderr: an event sink driving ``rich.live.Live``.
+
+On a terminal it shows a status line (the attempt in flight, or a retry countdown) with a log of
+finished steps above it. When stderr is not a terminal it prints plain lines without animation:
+one per failed attempt, wait or failover switch, and one summary line at the end. ``quiet``
+silences everything.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.console import Console, RenderableType
+from rich.live import Live
+from rich.markup import escape
+from rich.spinner import Spinner
+from rich.text import Text
+
+from compactor.events import (
+    AfterSummarize,
+    AttemptStart,
+    BeforeSummarize,
+    Event,
+    GenerateSummary,
+    RetryWait,
+)
+
+__all__ = ["LiveView"]
+
+
+def _fmt(n: int | None) -> str:
+    return "?" if n is None else f"{n:,}"
+
+
+def _one_line(err: BaseException | None) -> str:
+    if err is None:
+        return ""
+    text = " ".join(str(err).split())
+    if len(text) > 160:
+        text = text[:157] + "..."
+    return f"{type(err).__name__}: {text}"
+
+
+class _Countdown:
+    """A renderable that shows the seconds left until ``deadline`` each time it is drawn."""
+
+    def __init__(self, label: str, deadline: float) -> None:
+        self.label = label
+        self.deadline = deadline
+
+    def __rich__(self) -> RenderableType:
+        left = max(0.0, self.deadline - time.monotonic())
+        return Text.from_markup(f"[yellow]⏳ {escape(self.label)} in {left:4.1f}s[/]")
+
+
+class LiveView:
+    """Renders the run's progress; call it with events, and with the CLI's own steps."""
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        quiet: bool = False,
+        primary_attempts: int = 1,
+        failover_attempts: int = 0,
+    ) -> None:
+        self.console = console
+        self.quiet = quiet
+        self.animate = console.is_terminal and not quiet
+        self.primary_attempts = primary_attempts
+        self.failover_attempts = failover_attempts
+        self.live: Live | None = None
+        self._last_model: str | None = None
+        self._model_by_attempt: dict[tuple[str, int], str] = {}
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def __enter__(self) -> LiveView:
+        if self.animate:
+            self.live = Live(Text(""), console=self.console, refresh_per_second=10, transient=True)
+            self.live.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _log(self, markup: str, plain: str | None = None, *, always: bool = False) -> None:
+        """A finished step: a log line on a terminal; in plain mode only when ``always``."""
+        if self.quiet:
+            return
+        if self.animate:
+            self.console.print(markup, highlight=False)
+        elif always:
+            self.console.print(
+                plain if plain is not None else Text.from_markup(markup).plain,
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+
+    def _status(self, renderable: RenderableType) -> None:
+        if self.live is not None:
+            self.live.update(renderable, refresh=True)
+
+    def _total(self, phase: str) -> int:
+        return self.primary_attempts if phase == "primary" else self.failover_attempts
+
+    # -- CLI steps -------------------------------------------------------------------------------
+    def read(self, path: str, fmt: str, messages: int) -> None:
+        self._log(f"[dim]read[/] {escape(path)} · {escape(fmt)} · {messages:,} messages")
+
+    def decision(self, triggered: bool, reason: str, forced: bool) -> None:
+        if triggered:
+            self._log(f"[bold]trigger fired[/]: {escape(reason)}")
+        elif forced:
+            self._log(f"[bold]forced[/] (trigger did not fire: {escape(reason)})")
+        else:
+            self._log(f"[green]no compaction needed[/]: {escape(reason)}")
+
+    def summary(self, line: str) -> None:
+        """The final line (shown in plain mode too)."""
+        self._log(f"[bold green]✔[/] {escape(line)}", line, always=True)
+
+    def failure(self, line: str) -> None:
+        self._log(f"[bold red]✘[/] {escape(line)}", line, always=True)
+
+    # -- events ----------------------------------------------------------------------------------
+    def __call__(self, event: Event) -> None:
+        match event:
+            case BeforeSummarize(messages=messages):
+                self._status(Spinner("dots", f"summarizing {len(messages):,} messages…"))
+            case AttemptStart(phase=phase, attempt=attempt, model=model):
+                self._model_by_attempt[(phase, attempt)] = model
+                if phase == "failover" and attempt >= 1 and model != self._last_model:
+                    self._log(
+                        f"[magenta]failover[/] → {escape(model)}",
+                        f"failover -> {model} (attempt {attempt}/{self._total(phase)})",
+                        always=True,
+                    )
+                self._last_model = model
+                label = f"{phase} attempt {attempt}/{self._total(phase)} · {model}"
+                self._status(Spinner("dots", escape(label) + " …"))
+            case GenerateSummary(attempt=attempt, phase=phase, error=error, model=model):
+                name = model or self._model_by_attempt.get((phase, attempt), "?")
+                where = f"{phase} attempt {attempt}/{self._total(phase)} · {name}"
+                if error is None:
+                    self._log(f"[green]✔[/] {escape(where)}: summary received")
+                else:
+                    line = f"{where} failed: {_one_line(error)}"
+                    self._log(f"[red]✘[/] {escape(line)}", line, always=True)
+            case RetryWait(phase=phase, attempt=attempt, delay=delay):
+                nxt = f"{phase} attempt {attempt + 1}"
+                if self.live is not None:
+                    self._status(_Countdown(nxt, time.monotonic() + delay))
+                else:
+                    self._log("", f"waiting {delay:.1f}s before {nxt}", always=True)
+            case AfterSummarize(messages=messages):
+                self._status(Text(f"finalized: {len(messages):,} messages"))

@@ -1,0 +1,593 @@
+"""YAML config files for ``compact`` (SPEC §9.4), loadable without the CLI.
+
+:func:`load_config_file` parses a file with :func:`yaml.compose`, so every key keeps its line:
+unknown keys and wrong types raise :class:`ConfigError` naming file, line and key (with a
+"did you mean" suggestion). ``${VAR}`` and ``${VAR:-default}`` are expanded in string values; an
+unset variable without a default is an error, except for the optional ``base_url`` and
+``api_key``, which then stay unset. :func:`build_config` turns a :class:`FileConfig` plus CLI
+overrides into a :class:`compactor.Config`.
+
+No rich or typer here: library users can load the same files.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import difflib
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .config import (
+    Config,
+    FailoverConfig,
+    FailoverContext,
+    PreserveUserMessages,
+    RetryConfig,
+    TriggerCondition,
+    validate_config,
+)
+from .errors import ConfigError, ModelError
+from .tokens import TokenCounter, load_callable, resolve_token_counter
+
+__all__ = [
+    "CONFIG_ENV",
+    "FileConfig",
+    "Overrides",
+    "build_config",
+    "exponential_backoff",
+    "load_config_file",
+    "load_default_config",
+    "mask_secrets",
+    "parse_config_text",
+]
+
+CONFIG_ENV = "COMPACT_CONFIG"
+"""Environment variable naming the config file used when ``-c`` is not given."""
+
+DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+
+_NONE = type(None)
+_NUM = (int, float)
+
+# A key's schema: a tuple of accepted types, a nested mapping schema, or one of the markers.
+_ANY_MAP = "any-mapping"
+_MODEL_LIST = "model-list"
+_FINALIZE = "finalize"
+
+_MODEL: dict[str, Any] = {
+    "provider": (str,),
+    "name": (str, _NONE),
+    "base_url": (str, _NONE),
+    "api_key": (str, _NONE),
+    "timeout": (int, float, _NONE),
+    "options": _ANY_MAP,
+}
+_PRESERVE_SKILLS: dict[str, Any] = {
+    "skill_tool_name": (str,),
+    "max_skills": (int,),
+    "max_tokens_per_skill": (int,),
+    "skills_token_budget": (int,),
+}
+_SCHEMA: dict[str, Any] = {
+    "model": _MODEL,
+    "trigger": {"context_tokens": (int,), "context_messages": (int,)},
+    "token_counter": (str, _NONE),
+    "user_instruction": (str, _NONE),
+    "user_instruction_file": (str, _NONE),
+    "transcript_file_path": (str, _NONE),
+    "preserve_user_messages": {"enabled": (bool,), "max_tokens": (int, _NONE)},
+    "retry": {"max_retries": (int,), "initial_delay": _NUM, "max_delay": _NUM},
+    "failover": {"max_retries": (int,), "models": _MODEL_LIST},
+    "finalize": _FINALIZE,
+    "callback": (str, _NONE),
+    "gen_model_input": (str, _NONE),
+    "format": (str, _NONE),
+    "archive_dir": (str, _NONE),
+}
+_OPTIONAL_ENV_KEYS = frozenset({"base_url", "api_key"})
+_SECRET_KEYS = frozenset({"api_key"})
+_ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+@dataclass(kw_only=True)
+class FileConfig:
+    """A parsed config file (or the defaults when there is none). Values are plain data."""
+
+    path: str | None = None
+    """The file it came from (None = built-in defaults)."""
+    model: dict[str, Any] | None = None
+    """``provider``, ``name``, ``base_url``, ``api_key``, ``timeout``, ``options``."""
+    trigger: dict[str, int] | None = None
+    token_counter: str | None = None
+    user_instruction: str | None = None
+    user_instruction_file: str | None = None
+    transcript_file_path: str | None = "auto"
+    """``auto`` (input path or its archive), ``none``, or a path."""
+    preserve_user_messages: dict[str, Any] | None = None
+    retry: dict[str, Any] | None = None
+    failover: dict[str, Any] | None = None
+    finalize: Any = None
+    """None, ``pkg.mod:func`` or ``{preserve_skills: {...}, system_prompt: "..."}``."""
+    callback: str | None = None
+    gen_model_input: str | None = None
+    format: str | None = None
+    archive_dir: str | None = None
+    lines: dict[str, int] = field(default_factory=dict, repr=False)
+    """Dotted key → line number (1-based), for error messages."""
+
+    def __repr__(self) -> str:
+        return f"FileConfig({self.to_dict(mask=True)!r})"
+
+    def error(self, key: str, message: str) -> ConfigError:
+        """A ConfigError located at ``key`` of this file."""
+        return ConfigError(message, path=self.path, line=self.lines.get(key), key=key)
+
+    def trigger_condition(self) -> TriggerCondition | None:
+        """The trigger, or None (= the 160,000-token default)."""
+        if self.trigger is None:
+            return None
+        return TriggerCondition(
+            context_tokens=self.trigger.get("context_tokens", 0),
+            context_messages=self.trigger.get("context_messages", 0),
+        )
+
+    def counter(self) -> TokenCounter:
+        """The token counter named by ``token_counter``."""
+        try:
+            return resolve_token_counter(self.token_counter)
+        except ConfigError as err:
+            raise self.error("token_counter", err.message) from err
+
+    def counter_name(self) -> str:
+        return self.token_counter or "estimate"
+
+    def to_dict(self, *, mask: bool = True) -> dict[str, Any]:
+        """The effective settings as plain data; API keys are ``***`` unless ``mask`` is False."""
+        data = {
+            f.name: copy.deepcopy(getattr(self, f.name))
+            for f in dataclasses.fields(self)
+            if f.name not in ("lines",)
+        }
+        return mask_secrets(data) if mask else data
+
+
+@dataclass(kw_only=True)
+class Overrides:
+    """CLI flags; None = keep the file's value."""
+
+    model: str | None = None
+    """``openai:NAME`` or ``local``."""
+    transcript_file_path: str | None = None
+    format: str | None = None
+
+
+def mask_secrets(data: Any) -> Any:
+    """A copy of ``data`` with every ``api_key`` value replaced by ``***``."""
+    if isinstance(data, dict):
+        return {k: ("***" if k in _SECRET_KEYS and v else mask_secrets(v)) for k, v in data.items()}
+    if isinstance(data, list):
+        return [mask_secrets(v) for v in data]
+    return data
+
+
+# --------------------------------------------------------------------------------------------------
+# Loading
+
+
+def load_default_config(path: str | None = None) -> FileConfig:
+    """``path``, else the file named by ``$COMPACT_CONFIG``, else the built-in defaults."""
+    chosen = path or os.environ.get(CONFIG_ENV) or None
+    if chosen is None:
+        return FileConfig()
+    return load_config_file(chosen)
+
+
+def load_config_file(path: str | os.PathLike[str]) -> FileConfig:
+    """Read and validate one YAML config file."""
+    p = str(path)
+    try:
+        text = Path(p).read_text(encoding="utf-8")
+    except FileNotFoundError as err:
+        raise ConfigError("config file not found", path=p) from err
+    except IsADirectoryError as err:
+        raise ConfigError("config path is a directory", path=p) from err
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"failed to read config file: {err}", path=p) from err
+    return parse_config_text(text, path=p)
+
+
+def parse_config_text(text: str, *, path: str = "<config>") -> FileConfig:
+    """Validate YAML ``text`` (``path`` is only used in messages)."""
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(err, "problem", None) or str(err)
+        raise ConfigError(f"invalid YAML: {problem}", path=path, line=line) from err
+    cfg = FileConfig(path=path)
+    if root is None:
+        return cfg
+    if not isinstance(root, yaml.MappingNode):
+        raise ConfigError(
+            "the config file must be a mapping of keys", path=path, line=root.start_mark.line + 1
+        )
+    loader = _Loader(path, cfg.lines)
+    values = loader.mapping(root, _SCHEMA, "")
+    for key, value in values.items():
+        setattr(cfg, key, value)
+    if cfg.transcript_file_path is None:
+        cfg.transcript_file_path = "none"
+    if cfg.user_instruction is not None and cfg.user_instruction_file is not None:
+        raise cfg.error(
+            "user_instruction_file", "set either user_instruction or user_instruction_file"
+        )
+    return cfg
+
+
+class _Loader:
+    def __init__(self, path: str, lines: dict[str, int]) -> None:
+        self.path = path
+        self.lines = lines
+
+    def err(self, node: yaml.Node, key: str, message: str) -> ConfigError:
+        return ConfigError(message, path=self.path, line=node.start_mark.line + 1, key=key)
+
+    def mapping(self, node: yaml.Node, schema: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+        if not isinstance(node, yaml.MappingNode):
+            raise self.err(
+                node, prefix.rstrip(".") or "<root>", f"expected a mapping, got {_kind(node)}"
+            )
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            dotted = f"{prefix}{key}"
+            if not isinstance(key, str) or key not in schema:
+                message = f"unknown key {key!r}"
+                close = difflib.get_close_matches(str(key), list(schema), n=1)
+                if close:
+                    message += f"; did you mean {close[0]!r}?"
+                else:
+                    message += "; known keys: " + ", ".join(sorted(schema))
+                raise ConfigError(message, path=self.path, line=key_node.start_mark.line + 1)
+            if key in out:
+                raise self.err(key_node, dotted, "duplicate key")
+            self.lines[dotted] = key_node.start_mark.line + 1
+            out[key] = self.value(value_node, schema[key], dotted)
+        return out
+
+    def value(self, node: yaml.Node, spec: Any, key: str) -> Any:
+        if isinstance(spec, dict):
+            if _is_null(node):
+                return None
+            return self.mapping(node, spec, key + ".")
+        if spec == _ANY_MAP:
+            if _is_null(node):
+                return {}
+            if not isinstance(node, yaml.MappingNode):
+                raise self.err(node, key, f"expected a mapping, got {_kind(node)}")
+            return self.plain(node, key)
+        if spec == _MODEL_LIST:
+            if not isinstance(node, yaml.SequenceNode):
+                raise self.err(node, key, f"expected a list of models, got {_kind(node)}")
+            return [self.mapping(item, _MODEL, f"{key}[{i}].") for i, item in enumerate(node.value)]
+        if spec == _FINALIZE:
+            if _is_null(node) or isinstance(node, yaml.ScalarNode):
+                value = self.scalar(node, key)
+                if value is not None and not isinstance(value, str):
+                    raise self.err(
+                        node, key, f"expected 'pkg.mod:func' or a mapping, got {value!r}"
+                    )
+                return value
+            return self.mapping(
+                node,
+                {"preserve_skills": _PRESERVE_SKILLS, "system_prompt": (str, _NONE)},
+                key + ".",
+            )
+        if not isinstance(node, yaml.ScalarNode):
+            raise self.err(node, key, f"expected {_names(spec)}, got {_kind(node)}")
+        value = self.scalar(node, key)
+        if not _type_ok(value, spec):
+            shown = "a value of another type" if _leaf(key) in _SECRET_KEYS else repr(value)
+            raise self.err(node, key, f"expected {_names(spec)}, got {shown}")
+        return value
+
+    def plain(self, node: yaml.Node, key: str) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            return {str(k.value): self.plain(v, f"{key}.{k.value}") for k, v in node.value}
+        if isinstance(node, yaml.SequenceNode):
+            return [self.plain(v, key) for v in node.value]
+        return self.scalar(node, key)
+
+    def scalar(self, node: yaml.Node, key: str) -> Any:
+        assert isinstance(node, yaml.ScalarNode)
+        raw: str = node.value
+        if node.tag != "tag:yaml.org,2002:str" or "${" not in raw:
+            return _resolve_scalar(node)
+        leaf = _leaf(key)
+        missing: list[str] = []
+
+        def repl(m: re.Match[str]) -> str:
+            name, default = m.group(1), m.group(2)
+            value = os.environ.get(name)
+            if value is None or (value == "" and default is not None):
+                if default is None:
+                    missing.append(name)
+                    return ""
+                return default
+            return value
+
+        expanded = _ENV_RE.sub(repl, raw)
+        if missing:
+            if leaf in _OPTIONAL_ENV_KEYS and _ENV_RE.fullmatch(raw):
+                return None
+            raise self.err(
+                node,
+                key,
+                f"environment variable {missing[0]!r} is not set (use ${{{missing[0]}:-default}} "
+                "for a default)",
+            )
+        if leaf in _SECRET_KEYS or node.style is not None:
+            return expanded
+        # An unquoted ${VAR} takes the type its value spells (``${TOKENS:-1000}`` → 1000).
+        try:
+            loaded = yaml.safe_load(expanded)
+        except yaml.YAMLError:
+            return expanded
+        if isinstance(loaded, (int, float, bool)) and loaded is not None:
+            return loaded
+        return expanded
+
+
+def _resolve_scalar(node: yaml.ScalarNode) -> Any:
+    loader = yaml.SafeLoader("")
+    try:
+        return loader.construct_object(node, deep=True)
+    finally:
+        loader.dispose()
+
+
+def _leaf(key: str) -> str:
+    return key.rsplit(".", 1)[-1]
+
+
+def _is_null(node: yaml.Node) -> bool:
+    return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
+
+
+def _kind(node: yaml.Node) -> str:
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    return repr(_resolve_scalar(node)) if isinstance(node, yaml.ScalarNode) else "?"
+
+
+def _type_ok(value: Any, types: tuple[type, ...]) -> bool:
+    if isinstance(value, bool):
+        return bool in types
+    return isinstance(value, types)
+
+
+def _names(types: tuple[type, ...]) -> str:
+    names = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
+    parts = [names.get(t, "null") for t in types if not (t is float and int in types)]
+    if float in types and int in types:
+        parts = [("a number" if p == "an integer" else p) for p in parts]
+    return " or ".join(parts)
+
+
+# --------------------------------------------------------------------------------------------------
+# Building the library config
+
+
+def exponential_backoff(initial: float, maximum: float) -> Callable[..., float]:
+    """``min(initial·2^(attempt−1), maximum)``; a server's ``retry-after`` wins when given."""
+
+    def backoff(attempt: int, response: Any = None, error: BaseException | None = None) -> float:
+        if isinstance(error, ModelError) and error.retry_after is not None:
+            return max(0.0, error.retry_after)
+        return float(min(initial * 2.0 ** max(attempt - 1, 0), maximum))
+
+    return backoff
+
+
+def _model_dict(file_cfg: FileConfig, overrides: Overrides) -> dict[str, Any]:
+    if overrides.model:
+        spec = overrides.model
+        if spec == "local":
+            return {"provider": "local"}
+        provider, sep, name = spec.partition(":")
+        if not sep or not name or provider != "openai":
+            raise ConfigError(f"unknown model {spec!r}; expected 'openai:NAME' or 'local'")
+        base = dict(file_cfg.model or {})
+        if base.get("provider", "openai") != "openai":
+            base = {}
+        base.update(provider="openai", name=name)
+        return base
+    if file_cfg.model is None:
+        if os.environ.get("OPENAI_API_KEY"):
+            return {"provider": "openai", "name": DEFAULT_OPENAI_MODEL}
+        return {"provider": "local"}
+    return dict(file_cfg.model)
+
+
+def _make_model(d: dict[str, Any], key: str, file_cfg: FileConfig) -> Any:
+    from .models.registry import model_from_config  # lazy: may import the openai client
+
+    spec = {k: v for k, v in d.items() if k != "options"}
+    if spec.get("provider") == "local":
+        spec = {"provider": "local"}
+    if "provider" not in spec:
+        has_key = spec.get("api_key") or os.environ.get("OPENAI_API_KEY")
+        spec["provider"] = "openai" if has_key else "local"
+    if spec["provider"] == "openai" and not spec.get("name"):
+        spec["name"] = DEFAULT_OPENAI_MODEL
+    try:
+        return model_from_config(spec)
+    except ConfigError as err:
+        raise file_cfg.error(key, err.message) from err
+
+
+def _load_ref(file_cfg: FileConfig, key: str, ref: str) -> Callable[..., Any]:
+    try:
+        return load_callable(ref, what=key)
+    except ConfigError as err:
+        raise file_cfg.error(key, err.message) from err
+
+
+def _user_instruction(file_cfg: FileConfig) -> str | None:
+    if file_cfg.user_instruction_file is None:
+        return file_cfg.user_instruction
+    p = Path(file_cfg.user_instruction_file)
+    if not p.is_absolute() and file_cfg.path:
+        p = Path(file_cfg.path).parent / p
+    try:
+        return p.read_text(encoding="utf-8")
+    except OSError as err:
+        raise file_cfg.error(
+            "user_instruction_file", f"failed to read {str(p)!r}: {err.strerror or err}"
+        ) from err
+
+
+def transcript_path_setting(
+    file_cfg: FileConfig, overrides: Overrides, auto: str | None
+) -> str | None:
+    """The transcript note's path: a flag wins; ``auto`` → ``auto``; ``none`` → None."""
+    if overrides.transcript_file_path is not None:
+        value = overrides.transcript_file_path
+    else:
+        value = file_cfg.transcript_file_path or "auto"
+    if value == "none":
+        return None
+    if value == "auto":
+        return auto
+    return value
+
+
+def _finalize(
+    file_cfg: FileConfig, transcript_path: str | None, pum: PreserveUserMessages, budget: int
+) -> Callable[..., Any] | None:
+    spec = file_cfg.finalize
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        return _load_ref(file_cfg, "finalize", spec)
+    from .finalize import PreserveSkillsConfig, _default_finalize, new_finalizer
+    from .schema import make_system, message_kind
+
+    system_prompt = spec.get("system_prompt")
+
+    async def default_then_prompt(original: list[Any], summary: Any) -> list[Any]:
+        out = await _default_finalize(original, summary, pum, budget, transcript_path)
+        if system_prompt is not None:
+            kind = message_kind(original) if original else type(out[-1])
+            out = [make_system(kind, system_prompt), *[m for m in out if m.role != "system"]]
+        return out
+
+    builder = new_finalizer()
+    if "preserve_skills" in spec:
+        builder.preserve_skills(PreserveSkillsConfig(**(spec["preserve_skills"] or {})))
+    builder.custom(default_then_prompt)
+    try:
+        return builder.build()
+    except ConfigError as err:
+        raise file_cfg.error("finalize", err.message) from err
+
+
+def build_config(
+    file_cfg: FileConfig,
+    overrides: Overrides | None = None,
+    *,
+    transcript_path_auto: str | None = None,
+    model: Any = None,
+) -> Config[Any]:
+    """A :class:`compactor.Config` from the file plus CLI overrides.
+
+    ``transcript_path_auto`` is what ``transcript_file_path: auto`` means for this run (the
+    input's absolute path or its archive). ``model`` skips building the model from the file
+    (tests pass a ScriptedModel).
+    """
+    ov = overrides or Overrides()
+    if model is None:
+        model = _make_model(_model_dict(file_cfg, ov), "model", file_cfg)
+    options = dict((file_cfg.model or {}).get("options") or {})
+
+    retry = None
+    if file_cfg.retry is not None:
+        r = file_cfg.retry
+        retry = RetryConfig(
+            max_retries=r.get("max_retries", 3),
+            backoff=exponential_backoff(r.get("initial_delay", 1.0), r.get("max_delay", 10.0)),
+        )
+
+    failover = None
+    if file_cfg.failover is not None:
+        f = file_cfg.failover
+        models = [
+            _make_model(d, f"failover.models[{i}]", file_cfg)
+            for i, d in enumerate(f.get("models") or [])
+        ]
+        get_model: Callable[..., Any] | None = None
+        if models:
+
+            def get_model(ctx: FailoverContext[Any]) -> tuple[Any, None]:
+                return models[(ctx.attempt - 1) % len(models)], None
+
+        backoff = None
+        if file_cfg.retry is not None:
+            backoff = exponential_backoff(
+                file_cfg.retry.get("initial_delay", 1.0), file_cfg.retry.get("max_delay", 10.0)
+            )
+        failover = FailoverConfig(
+            max_retries=f.get("max_retries", 3), get_failover_model=get_model, backoff=backoff
+        )
+
+    pum_d = file_cfg.preserve_user_messages or {}
+    pum = PreserveUserMessages(
+        enabled=pum_d.get("enabled", True), max_tokens=pum_d.get("max_tokens")
+    )
+    trigger = file_cfg.trigger_condition()
+    budget = pum.max_tokens
+    if budget is None:
+        budget = (
+            trigger.context_tokens if trigger and trigger.context_tokens > 0 else 160_000
+        ) // 3
+    transcript_path = transcript_path_setting(file_cfg, ov, transcript_path_auto)
+
+    config: Config[Any] = Config(
+        model=model,
+        model_options=options,
+        token_counter=file_cfg.counter(),
+        trigger=trigger,
+        user_instruction=_user_instruction(file_cfg),
+        transcript_file_path=transcript_path,
+        gen_model_input=(
+            _load_ref(file_cfg, "gen_model_input", file_cfg.gen_model_input)
+            if file_cfg.gen_model_input
+            else None
+        ),
+        finalize=_finalize(file_cfg, transcript_path, pum, budget),
+        callback=(
+            _load_ref(file_cfg, "callback", file_cfg.callback) if file_cfg.callback else None
+        ),
+        preserve_user_messages=pum,
+        retry=retry,
+        failover=failover,
+    )
+    try:
+        validate_config(config)
+    except ConfigError as err:
+        # "retry.max_retries must be non-negative" → locate the key in the file.
+        key = err.message.split(" ", 1)[0]
+        if key in file_cfg.lines:
+            raise file_cfg.error(key, err.message) from err
+        raise ConfigError(err.message, path=file_cfg.path) from err
+    return config

@@ -1,0 +1,510 @@
+"""The ``compact`` command line: CliRunner tests plus one real subprocess per command."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from compactor.cli.app import app
+from compactor.cli.exitcodes import ExitCode
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = REPO / "sample_transcripts"
+SMALL = SAMPLES / "small-chat.jsonl"
+CODING = SAMPLES / "coding-session.jsonl"
+LONG = SAMPLES / "coding-session-long.jsonl"
+
+
+def _compact_exe() -> str:
+    exe = Path(sys.executable).parent / "compact"
+    if exe.exists():
+        return str(exe)
+    found = shutil.which("compact")
+    if found is None:
+        pytest.skip("the compact console script is not installed")
+    return found
+
+
+def _sub(
+    args: list[str],
+    *,
+    env_extra: dict[str, str] | None = None,
+    input_bytes: bytes | None = None,
+    cwd: str | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    env = dict(os.environ)
+    env.update(env_extra or {})
+    return subprocess.run(
+        [_compact_exe(), *args],
+        input=input_bytes,
+        capture_output=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    for p in (SMALL, CODING):
+        shutil.copy(p, tmp_path / p.name)
+    return tmp_path
+
+
+@pytest.fixture
+def fake_500(monkeypatch):
+    from compactor.testing.fake_openai import FakeOpenAI, status
+
+    server = FakeOpenAI(default=status(500)).start()
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+# -- help, version, exit codes -------------------------------------------------------------------
+
+
+def test_exit_code_values():
+    assert [int(c) for c in ExitCode] == [0, 1, 2, 3, 130]
+
+
+def test_help_has_exit_codes_and_examples(runner):
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    assert "Exit codes" in result.stdout
+    for command in (["run", "--help"], ["check", "--help"], ["config", "show", "--help"]):
+        out = runner.invoke(app, command)
+        assert out.exit_code == 0, out.output
+        assert "Examples" in out.stdout
+        assert "130" in out.stdout
+
+
+def test_version(runner):
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("compact ")
+
+
+def test_unknown_option_is_usage_error(runner):
+    assert runner.invoke(app, ["run", "x.jsonl", "--nope"]).exit_code == 2
+
+
+# -- check ---------------------------------------------------------------------------------------
+
+
+def test_check_not_triggered_and_triggered(runner):
+    assert runner.invoke(app, ["check", str(SMALL)]).exit_code == 0
+    result = runner.invoke(app, ["check", str(SMALL), str(LONG)])
+    assert result.exit_code == 1
+    assert "WOULD COMPACT" in result.stdout
+
+
+def test_check_json_fields(runner):
+    result = runner.invoke(app, ["check", "--json", str(SMALL), str(LONG)])
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["triggered"] for r in lines] == [False, True]
+    assert set(lines[0]) == {
+        "path",
+        "format",
+        "messages",
+        "tokens",
+        "counter",
+        "threshold_tokens",
+        "threshold_messages",
+        "triggered",
+        "reason",
+    }
+    assert lines[0]["format"] == "openai"
+    assert lines[0]["counter"] == "estimate"
+    assert lines[0]["threshold_tokens"] == 160_000
+    assert lines[0]["threshold_messages"] is None
+
+
+def test_check_message_trigger_from_config(runner, tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("trigger: {context_messages: 3}\n")
+    result = runner.invoke(app, ["check", "-c", str(cfg), str(SMALL)])
+    assert result.exit_code == 1
+
+
+def test_check_missing_file_is_2(runner, tmp_path):
+    result = runner.invoke(app, ["check", str(tmp_path / "nope.jsonl")])
+    assert result.exit_code == 2
+    assert "nope.jsonl" in result.stderr
+
+
+def test_check_subprocess_does_not_import_openai():
+    code = (
+        "import sys\n"
+        "from compactor.cli.app import app\n"
+        "try:\n"
+        f"    app(['check', {str(SMALL)!r}])\n"
+        "except SystemExit as e:\n"
+        "    assert e.code == 0, e.code\n"
+        "assert 'openai' not in sys.modules, 'openai imported'\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr.decode()
+    proc = _sub(["check", str(SMALL), str(LONG)])
+    assert proc.returncode == 1
+    assert b"WOULD COMPACT" in proc.stdout
+
+
+# -- run -----------------------------------------------------------------------------------------
+
+
+def test_run_not_triggered_is_byte_identical(runner, workdir):
+    src = workdir / "small-chat.jsonl"
+    result = runner.invoke(app, ["run", str(src)])
+    assert result.exit_code == 0, result.output
+    out = workdir / "small-chat.compact.jsonl"
+    assert out.read_bytes() == src.read_bytes()
+
+
+def test_run_force_local_writes_summary_and_report(runner, workdir):
+    src = workdir / "coding-session.jsonl"
+    before = src.read_bytes()
+    report = workdir / "report.json"
+    events = workdir / "events.jsonl"
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(src),
+            "--force",
+            "--model",
+            "local",
+            "--report",
+            str(report),
+            "--events",
+            str(events),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert src.read_bytes() == before
+    lines = (workdir / "coding-session.compact.jsonl").read_text().splitlines()
+    assert lines[0] == before.decode().splitlines()[0]  # the system prompt is kept
+    summary = json.loads(lines[-1])
+    assert summary["role"] == "user"
+    assert str(src.resolve()) in summary["content"]
+    rep = json.loads(report.read_text())
+    assert rep["triggered"] is True
+    assert rep["messages_before"] > rep["messages_after"] == 2
+    assert rep["attempts"] == [
+        {"phase": "primary", "attempt": 1, "model": "local", "ok": True, "error": None}
+    ]
+    assert rep["transcript_path"] == str(src.resolve())
+    types = [json.loads(line)["type"] for line in events.read_text().splitlines()]
+    assert types[0] == "before_summarize" and types[-1] == "after_summarize"
+
+
+def test_run_stdin_to_stdout(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    data = SMALL.read_bytes()
+    result = runner.invoke(app, ["run", "-"], input=data)
+    assert result.exit_code == 0, result.output
+    assert result.stdout_bytes == data
+    assert os.listdir(tmp_path) == []
+
+
+def test_run_stdin_force_note_points_at_archive(runner, tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"model: {{provider: local}}\narchive_dir: {tmp_path / 'arch'}\n")
+    result = runner.invoke(app, ["run", "-", "--force", "-c", str(cfg)], input=CODING.read_bytes())
+    assert result.exit_code == 0, result.output
+    archived = list((tmp_path / "arch").iterdir())
+    assert len(archived) == 1
+    assert str(archived[0]) in result.stdout
+
+
+def test_run_in_place_archives_first(runner, workdir):
+    src = workdir / "coding-session.jsonl"
+    original = src.read_bytes()
+    cfg = workdir / "c.yaml"
+    cfg.write_text(f"model: {{provider: local}}\narchive_dir: {workdir / 'arch'}\n")
+    result = runner.invoke(app, ["run", str(src), "--in-place", "--force", "-c", str(cfg)])
+    assert result.exit_code == 0, result.output
+    archived = list((workdir / "arch").iterdir())
+    assert len(archived) == 1
+    assert archived[0].read_bytes() == original
+    new = src.read_text()
+    assert new != original.decode()
+    assert str(archived[0]) in new
+    assert not (workdir / "coding-session.compact.jsonl").exists()
+
+
+def test_run_in_place_with_stdin_is_usage_error(runner):
+    result = runner.invoke(app, ["run", "-", "--in-place"], input=b"")
+    assert result.exit_code == 2
+
+
+def test_malformed_config_is_2_with_one_line(runner, workdir):
+    cfg = workdir / "bad.yaml"
+    cfg.write_text("model:\n  provider: local\ntrigger:\n  context_tokns: 5\n")
+    result = runner.invoke(app, ["run", str(workdir / "coding-session.jsonl"), "-c", str(cfg)])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert f"{cfg}:4:" in lines[0]
+    assert "context_tokns" in lines[0] and "did you mean 'context_tokens'?" in lines[0]
+    assert not (workdir / "coding-session.compact.jsonl").exists()
+
+
+def test_malformed_transcript_is_2(runner, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"role": "user", "content": "hi"}\n{not json\n')
+    result = runner.invoke(app, ["run", str(bad), "--force", "--model", "local"])
+    assert result.exit_code == 2
+    assert f"{bad}:2" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert sorted(os.listdir(tmp_path)) == ["bad.jsonl"]
+
+
+def test_summarization_failure_is_3_and_writes_nothing(runner, workdir, fake_500):
+    src = workdir / "coding-session.jsonl"
+    before = src.read_bytes()
+    result = runner.invoke(app, ["run", str(src), "--force", "--model", "openai:gpt-test"])
+    assert result.exit_code == 3, result.output
+    assert "SummarizationError" in result.stderr
+    assert "sk-test" not in result.output
+    assert src.read_bytes() == before
+    assert not (workdir / "coding-session.compact.jsonl").exists()
+    assert len(fake_500.requests) == 1
+
+
+def test_run_subprocess_failover_exit_3(workdir, fake_500):
+    cfg = workdir / "c.yaml"
+    cfg.write_text(
+        "model: {provider: openai, name: primary}\n"
+        "retry: {max_retries: 1, initial_delay: 0.01, max_delay: 0.01}\n"
+        "failover:\n  max_retries: 2\n  models:\n    - {provider: openai, name: backup}\n"
+    )
+    src = workdir / "coding-session.jsonl"
+    report = workdir / "r.json"
+    proc = _sub(["run", str(src), "--force", "-c", str(cfg), "--report", str(report)])
+    assert proc.returncode == 3, proc.stderr.decode()
+    assert not (workdir / "coding-session.compact.jsonl").exists()
+    assert not report.exists()
+    err = proc.stderr.decode()
+    assert "failover" in err
+    assert len(fake_500.requests) == 4
+
+
+def test_run_subprocess_stdin_pipeline():
+    data = SMALL.read_bytes()
+    proc = _sub(["run", "-", "--quiet"], input_bytes=data)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.stdout == data
+    assert proc.stderr == b""
+
+
+def test_run_subprocess_interrupt_is_130(workdir):
+    # A KeyboardInterrupt anywhere in run maps to 130 and leaves nothing behind.
+    code = (
+        "import sys\n"
+        "import compactor.cli.app as a\n"
+        "def boom(*args, **kw):\n"
+        "    raise KeyboardInterrupt\n"
+        "a._summarize = boom\n"
+        "try:\n"
+        f"    a.app(['run', {str(workdir / 'coding-session.jsonl')!r}, '--force'])\n"
+        "except SystemExit as e:\n"
+        "    sys.exit(e.code)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert proc.returncode == 130, proc.stderr.decode()
+    assert not (workdir / "coding-session.compact.jsonl").exists()
+
+
+# -- config --------------------------------------------------------------------------------------
+
+
+def test_config_show_masks_keys(runner, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-supersecretvalue123")
+    result = runner.invoke(app, ["config", "show", "-c", str(REPO / "configs" / "openai.yaml")])
+    assert result.exit_code == 0, result.output
+    assert "sk-supersecretvalue123" not in result.output
+    assert "'***'" in result.stdout
+
+
+def test_config_show_default_is_local(runner):
+    result = runner.invoke(app, ["config", "show", "--json"])
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["model"] == {"provider": "local"}
+    assert data["trigger"] == {"context_tokens": 160000, "context_messages": 0}
+
+
+def test_config_validate(runner, tmp_path):
+    for name in ("default", "openai", "failover", "ci-shrink"):
+        path = REPO / "configs" / f"{name}.yaml"
+        assert runner.invoke(app, ["config", "validate", str(path)]).exit_code == 0
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("retry:\n  max_retries: -1\n")
+    result = runner.invoke(app, ["config", "validate", str(bad)])
+    assert result.exit_code == 2
+    assert "retry.max_retries must be non-negative" in result.stderr
+
+
+def test_config_subprocesses(tmp_path):
+    proc = _sub(["config", "show", "-c", str(REPO / "configs" / "failover.yaml")])
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert b"gpt-4.1-mini" in proc.stdout
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("modle: {}\n")
+    proc = _sub(["config", "validate", str(bad)])
+    assert proc.returncode == 2
+    assert f"{bad}:1:".encode() in proc.stderr
+    assert b"did you mean 'model'?" in proc.stderr
+
+
+def test_config_validate_locates_semantic_errors(runner, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("model: {provider: local}\ntrigger:\n  context_tokens: -5\n")
+    result = runner.invoke(app, ["config", "validate", str(bad)])
+    assert result.exit_code == 2
+    assert f"{bad}:3: key 'trigger.context_tokens'" in result.stderr
+
+
+def test_live_view_on_a_terminal_renders_every_step():
+    import io
+
+    from rich.console import Console
+
+    from compactor.cli.live import LiveView
+    from compactor.errors import ModelError
+    from compactor.events import (
+        AfterSummarize,
+        AttemptStart,
+        BeforeSummarize,
+        GenerateSummary,
+        RetryWait,
+    )
+
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=120, color_system=None)
+    view = LiveView(console, primary_attempts=2, failover_attempts=1)
+    with view:
+        view.read("t.jsonl", "openai", 10)
+        view.decision(True, "200 tokens > 100 token threshold", False)
+        view(BeforeSummarize(messages=[1, 2]))
+        view(AttemptStart(phase="primary", attempt=1, model="openai:a"))
+        view(GenerateSummary(attempt=1, phase="primary", error=ModelError("HTTP 500")))
+        view(RetryWait(phase="primary", attempt=1, delay=0.01))
+        view(AttemptStart(phase="failover", attempt=1, model="local"))
+        view(GenerateSummary(attempt=1, phase="failover", model="local"))
+        view(AfterSummarize(messages=[1]))
+        view.summary("compacted 10 → 2 messages")
+    out = buf.getvalue()
+    assert "primary attempt 1/2 · openai:a failed: ModelError: HTTP 500" in out
+    assert "failover → local" in out
+    assert "compacted 10 → 2 messages" in out
+
+
+def test_live_view_quiet_prints_nothing():
+    import io
+
+    from rich.console import Console
+
+    from compactor.cli.live import LiveView
+
+    buf = io.StringIO()
+    view = LiveView(Console(file=buf), quiet=True)
+    with view:
+        view.summary("done")
+        view.failure("bad")
+    assert buf.getvalue() == ""
+
+
+def test_output_same_as_input_is_refused(runner, workdir):
+    src = workdir / "coding-session.jsonl"
+    before = src.read_bytes()
+    result = runner.invoke(app, ["run", str(src), "-o", str(src), "--force", "--model", "local"])
+    assert result.exit_code == 2
+    assert "--in-place" in result.stderr
+    assert src.read_bytes() == before
+
+
+def test_append_needs_a_session_format(runner, workdir):
+    src = workdir / "coding-session.jsonl"
+    result = runner.invoke(app, ["run", str(src), "--append", "--force", "--model", "local"])
+    assert result.exit_code == 2
+    assert "--append" in result.stderr
+    assert not (workdir / "coding-session.compact.jsonl").exists()
+
+
+def test_help_epilog_is_the_exit_code_table(runner):
+    from compactor.cli.exitcodes import EXIT_CODES_HELP
+
+    out = runner.invoke(app, ["run", "--help"]).stdout
+    for line in EXIT_CODES_HELP.splitlines()[1:]:
+        assert line.strip() in out
+
+
+def test_configfile_and_io_stay_free_of_ui_imports():
+    code = (
+        "import sys, compactor.configfile, compactor.io\n"
+        "bad = [m for m in ('rich', 'typer', 'openai') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr.decode()
+
+
+def test_sigint_during_a_model_call_is_130_and_writes_nothing(workdir):
+    import signal
+    import time
+
+    from compactor.testing.fake_openai import FakeOpenAI, hang
+
+    server = FakeOpenAI(default=hang()).start()
+    try:
+        env = dict(os.environ, OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-test")
+        src = workdir / "coding-session.jsonl"
+        before = src.read_bytes()
+        proc = subprocess.Popen(
+            [_compact_exe(), "run", str(src), "--force", "--model", "openai:m"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 30
+        while not server.requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130, err.decode()
+        assert b"interrupted" in err
+        assert src.read_bytes() == before
+        assert sorted(p.name for p in workdir.iterdir()) == [
+            "coding-session.jsonl",
+            "small-chat.jsonl",
+        ]
+    finally:
+        server.stop()
+
+
+def test_debug_shows_traceback(runner, tmp_path):
+    missing = str(tmp_path / "missing.jsonl")
+    plain = runner.invoke(app, ["run", missing])
+    assert plain.exit_code == 2
+    assert "Traceback" not in plain.stderr
+    debug = runner.invoke(app, ["run", missing, "--debug"])
+    assert debug.exit_code == 2
+    assert "Traceback" in debug.stderr

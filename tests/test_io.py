@@ -1,0 +1,57 @@
+"""atomic_write, archive_original, read_input."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import pytest
+
+from compactor.errors import TranscriptError
+from compactor.io import archive_original, atomic_write, read_input
+
+
+def test_atomic_write_replaces_and_leaves_no_temp(tmp_path):
+    target = tmp_path / "out.jsonl"
+    target.write_bytes(b"old")
+    atomic_write(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert os.listdir(tmp_path) == ["out.jsonl"]
+
+
+def test_atomic_write_failure_keeps_target(tmp_path, monkeypatch):
+    target = tmp_path / "out.jsonl"
+    target.write_bytes(b"old")
+
+    def boom(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(OSError, match="disk full"):
+        atomic_write(target, b"new")
+    assert target.read_bytes() == b"old"
+    assert os.listdir(tmp_path) == ["out.jsonl"]
+
+
+def test_archive_is_content_addressed_and_idempotent(tmp_path):
+    raw = b'{"role": "user", "content": "hi"}\n'
+    p1 = archive_original(raw, tmp_path / "arch")
+    p2 = archive_original(raw, tmp_path / "arch")
+    assert p1 == p2
+    assert os.path.basename(p1) == hashlib.sha256(raw).hexdigest() + ".jsonl"
+    assert os.path.isabs(p1)
+    with open(p1, "rb") as fh:
+        assert fh.read() == raw
+
+
+def test_read_input_errors(tmp_path):
+    with pytest.raises(TranscriptError, match="file not found"):
+        read_input(str(tmp_path / "missing.jsonl"))
+    with pytest.raises(TranscriptError, match="directory"):
+        read_input(str(tmp_path))
+
+
+def test_read_input_file(tmp_path):
+    p = tmp_path / "t.jsonl"
+    p.write_bytes(b"x")
+    assert read_input(str(p)) == (str(p), b"x")
