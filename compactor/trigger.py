@@ -74,7 +74,7 @@ async def decide(
         tokens = await count() if always_count else None
         return TriggerDecision(
             True,
-            f"{n} messages > {max_messages} message threshold",
+            f"{n:,} messages > {max_messages:,} message threshold",
             n,
             tokens,
             max_tokens,
@@ -84,7 +84,7 @@ async def decide(
         tokens = await count() if always_count else None
         return TriggerDecision(
             False,
-            f"{n} messages <= {max_messages} message threshold",
+            f"{n:,} messages <= {max_messages:,} message threshold",
             n,
             tokens,
             max_tokens,
@@ -92,9 +92,9 @@ async def decide(
         )
     tokens = await count()
     if tokens > max_tokens:
-        reason = f"{tokens} tokens > {max_tokens} token threshold"
+        reason = f"{tokens:,} tokens > {max_tokens:,} token threshold"
         return TriggerDecision(True, reason, n, tokens, max_tokens, max_messages)
-    reason = f"{tokens} tokens <= {max_tokens} token threshold"
+    reason = f"{tokens:,} tokens <= {max_tokens:,} token threshold"
     if max_messages is not None:
-        reason += f" and {n} messages <= {max_messages}"
+        reason += f" and {n:,} messages <= {max_messages:,}"
     return TriggerDecision(False, reason, n, tokens, max_tokens, max_messages)
