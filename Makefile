@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SAMPLE ?= sample_transcripts/coding-session-long.jsonl
+LINT_PATHS := compactor tests $(wildcard bench)
 
 .PHONY: run test check lint typecheck format bench test-real-llm clean
 
@@ -23,8 +24,8 @@ test: $(STAMP)  ## the whole test suite
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff format --check compactor tests bench
-	$(BIN)/ruff check compactor tests bench
+	$(BIN)/ruff format --check $(LINT_PATHS)
+	$(BIN)/ruff check $(LINT_PATHS)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -32,8 +33,8 @@ typecheck: $(STAMP)
 check: lint typecheck test  ## format check + ruff + mypy --strict + tests
 
 format: $(STAMP)
-	$(BIN)/ruff format compactor tests bench
-	$(BIN)/ruff check --fix compactor tests bench
+	$(BIN)/ruff format $(LINT_PATHS)
+	$(BIN)/ruff check --fix $(LINT_PATHS)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
