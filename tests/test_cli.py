@@ -129,6 +129,8 @@ def test_check_json_fields(runner):
         "threshold_messages",
         "triggered",
         "reason",
+        "tool_calls",
+        "tool_results",
     }
     assert lines[0]["format"] == "openai"
     assert lines[0]["counter"] == "estimate"

@@ -108,12 +108,19 @@ def _root(
 ConfigOpt = Annotated[
     str | None,
     typer.Option(
-        "-c", "--config", help="YAML config file (default: $COMPACT_CONFIG, else built-ins)."
+        "-c",
+        "--config",
+        metavar="CONFIG",
+        help="YAML config file (default: $COMPACT_CONFIG, else built-ins).",
     ),
 ]
 FormatOpt = Annotated[
     str | None,
-    typer.Option("--format", help="Force a format: openai, eino, claude-code, codex, anthropic."),
+    typer.Option(
+        "--format",
+        metavar="FORMAT",
+        help="Force a format: openai, eino, claude-code, codex, anthropic.",
+    ),
 ]
 
 
@@ -134,13 +141,16 @@ def _default_output(path: str) -> str:
 
 @app.command(epilog=EPILOG)
 def run(
-    transcript: Annotated[str, typer.Argument(help="Transcript file, or - for stdin.")],
+    transcript: Annotated[
+        str, typer.Argument(metavar="TRANSCRIPT", help="Transcript file, or - for stdin.")
+    ],
     config: ConfigOpt = None,
     output: Annotated[
         str | None,
         typer.Option(
             "-o",
             "--output",
+            metavar="OUT",
             help="Output file, - for stdout (default: NAME.compact.jsonl beside the input; "
             "stdout when reading stdin).",
         ),
@@ -153,20 +163,23 @@ def run(
     ] = False,
     fmt: FormatOpt = None,
     model: Annotated[
-        str | None, typer.Option("--model", help="Summarizer: openai:NAME or local.")
+        str | None,
+        typer.Option("--model", metavar="SPEC", help="Summarizer: openai:NAME or local."),
     ] = None,
     transcript_path: Annotated[
         str | None,
         typer.Option(
             "--transcript-path",
+            metavar="PATH",
             help="Path named in the summary's 'full transcript' note: auto, none, or a path.",
         ),
     ] = None,
     report: Annotated[
-        str | None, typer.Option("--report", help="Write a JSON report to FILE.")
+        str | None, typer.Option("--report", metavar="FILE", help="Write a JSON report to FILE.")
     ] = None,
     events: Annotated[
-        str | None, typer.Option("--events", help="Write every event as JSON lines to FILE.")
+        str | None,
+        typer.Option("--events", metavar="FILE", help="Write every event as JSON lines to FILE."),
     ] = None,
     append: Annotated[
         bool,
@@ -373,7 +386,9 @@ def _n(value: int | None) -> str:
 
 @app.command(epilog=EPILOG)
 def check(
-    transcripts: Annotated[list[str], typer.Argument(help="Transcript files, or - for stdin.")],
+    transcripts: Annotated[
+        list[str], typer.Argument(metavar="TRANSCRIPT...", help="Transcript files, or - for stdin.")
+    ],
     config: ConfigOpt = None,
     fmt: FormatOpt = None,
     as_json: Annotated[
@@ -419,7 +434,9 @@ def check(
             continue
         any_triggered |= decision.triggered
         if as_json:
-            record = check_record(display, parsed.format, file_cfg.counter_name(), decision)
+            record = check_record(
+                display, parsed.format, file_cfg.counter_name(), decision, parsed.messages
+            )
             typer.echo(json.dumps(record, ensure_ascii=False))
         else:
             typer.echo(_check_line(display, parsed.format, file_cfg.counter_name(), decision))
@@ -471,7 +488,10 @@ def _effective(file_cfg: FileConfig, model: str | None) -> dict[str, Any]:
 def config_show(
     config: ConfigOpt = None,
     model: Annotated[
-        str | None, typer.Option("--model", help="Override the summarizer: openai:NAME or local.")
+        str | None,
+        typer.Option(
+            "--model", metavar="SPEC", help="Override the summarizer: openai:NAME or local."
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of YAML.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
@@ -499,7 +519,7 @@ def config_show(
 
 @config_app.command("validate", epilog=EPILOG)
 def config_validate(
-    config: Annotated[str, typer.Argument(help="The YAML config file to check.")],
+    config: Annotated[str, typer.Argument(metavar="CONFIG", help="The YAML config file to check.")],
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
 ) -> None:
     """Check a config file: keys, types, ${VAR} values, pkg.mod:func references and models.

@@ -4,14 +4,22 @@ and the ``check --json`` line."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 from compactor._util import maybe_await
 from compactor.events import AttemptStart, Event, GenerateSummary
+from compactor.schema import AgenticMessage, Message
 from compactor.trigger import TriggerDecision
 
-__all__ = ["AttemptLog", "JsonLinesSink", "Tee", "check_record", "run_report"]
+__all__ = [
+    "AttemptLog",
+    "JsonLinesSink",
+    "Tee",
+    "check_record",
+    "run_report",
+    "tool_pair_counts",
+]
 
 
 class JsonLinesSink:
@@ -59,9 +67,39 @@ class Tee:
             await maybe_await(sink(event))
 
 
-def check_record(path: str, fmt: str, counter: str, decision: TriggerDecision) -> dict[str, Any]:
-    """One ``check --json`` line."""
-    return {
+def tool_pair_counts(messages: Sequence[Message | AgenticMessage]) -> tuple[int, int]:
+    """``(tool calls, tool results paired to one of those calls' ids)`` in ``messages``.
+
+    A dangling call (no result yet) counts as a call only; a result whose id matches no call in
+    ``messages`` is not counted.
+    """
+    calls: list[str] = []
+    results: list[str | None] = []
+    for msg in messages:
+        if isinstance(msg, AgenticMessage):
+            for block in msg.blocks:
+                if block.type == "function_tool_call":
+                    calls.append(block.call_id or "")
+                elif block.type == "function_tool_result":
+                    results.append(block.call_id)
+        else:
+            calls.extend(call.id for call in msg.tool_calls)
+            if msg.role == "tool":
+                results.append(msg.tool_call_id)
+    ids = set(calls)
+    return len(calls), sum(1 for call_id in results if call_id is not None and call_id in ids)
+
+
+def check_record(
+    path: str,
+    fmt: str,
+    counter: str,
+    decision: TriggerDecision,
+    messages: Sequence[Message | AgenticMessage] | None = None,
+) -> dict[str, Any]:
+    """One ``check --json`` line (SPEC §9.3 fields, plus ``tool_calls``/``tool_results`` when
+    ``messages`` is given)."""
+    record: dict[str, Any] = {
         "path": path,
         "format": fmt,
         "messages": decision.messages,
@@ -72,6 +110,9 @@ def check_record(path: str, fmt: str, counter: str, decision: TriggerDecision) -
         "triggered": decision.triggered,
         "reason": decision.reason,
     }
+    if messages is not None:
+        record["tool_calls"], record["tool_results"] = tool_pair_counts(messages)
+    return record
 
 
 def run_report(
