@@ -24,6 +24,12 @@ DEFAULT_ARCHIVE_DIR = "~/.local/share/compact/archive"
 """Where originals are archived when no ``archive_dir`` is configured."""
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` atomically; on any failure the target is left as it was."""
     target = Path(path)
@@ -34,9 +40,10 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        if target.exists():
-            with contextlib.suppress(OSError):
-                os.chmod(tmp, target.stat().st_mode & 0o7777)
+        # mkstemp creates 0600: keep the replaced file's mode, else what a plain open() gives.
+        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):

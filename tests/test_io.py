@@ -55,3 +55,16 @@ def test_read_input_file(tmp_path):
     p = tmp_path / "t.jsonl"
     p.write_bytes(b"x")
     assert read_input(str(p)) == (str(p), b"x")
+
+
+def test_atomic_write_new_file_gets_umask_mode_not_0600(tmp_path):
+    import os
+
+    from compactor.io import atomic_write
+
+    old = os.umask(0o022)
+    try:
+        atomic_write(tmp_path / "new.jsonl", b"x\n")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "new.jsonl").stat().st_mode & 0o777 == 0o644
