@@ -184,12 +184,8 @@ async def generate_summary(config: Config[Any], messages: list[M], emit: Emit) -
     last_input = model_input
     backoff = failover.backoff or default_backoff
 
-    counter = 0
-
-    async def failover_attempt() -> _Outcome:
-        nonlocal last, last_input, counter
-        counter += 1
-        attempt = counter
+    async def failover_attempt(attempt: int) -> _Outcome:
+        nonlocal last, last_input
         ctx = FailoverContext(
             attempt=attempt,
             system_instruction=system_instruction,
@@ -225,39 +221,10 @@ async def generate_summary(config: Config[Any], messages: list[M], emit: Emit) -
         last = outcome
         return outcome
 
-    async def should_go_on(retry_state: RetryCallState) -> bool:
-        outcome: _Outcome = retry_state.outcome.result()  # type: ignore[union-attr]
-        return bool(await call_maybe_async(should_failover, outcome.response, outcome.error))
-
-    async def wait(retry_state: RetryCallState) -> float:
-        # tenacity asks for the wait before checking stop: no backoff after the last attempt.
-        if retry_state.attempt_number >= max_failover:
-            return 0.0
-        outcome: _Outcome = retry_state.outcome.result()  # type: ignore[union-attr]
-        return float(
-            await call_maybe_async(
-                backoff, retry_state.attempt_number, outcome.response, outcome.error
-            )
-        )
-
-    async def announce(retry_state: RetryCallState) -> None:
-        await emit(
-            RetryWait(
-                phase="failover",
-                attempt=retry_state.attempt_number,
-                delay=float(retry_state.upcoming_sleep),
-            )
-        )
-
-    final: _Outcome = await AsyncRetrying(
-        stop=stop_after_attempt(max_failover),
-        retry=should_go_on,
-        wait=cast(Any, wait),
-        sleep=sleep,
-        before_sleep=announce,
-        retry_error_callback=lambda state: state.outcome.result(),  # type: ignore[union-attr]
-    )(failover_attempt)
-    if await call_maybe_async(should_failover, final.response, final.error):
+    final, rejected = await _run_phase(
+        "failover", max_failover, failover_attempt, should_failover, backoff, sleep, emit
+    )
+    if rejected:
         cause = final.error if final.error is not None else "model reply rejected"
         err = SummarizationError(f"exceeds max failover attempts: {cause}")
         if final.error is not None:
@@ -277,26 +244,53 @@ async def _primary_with_retry(
     retry = config.retry
     assert retry is not None
     max_retries = retry.max_retries if retry.max_retries is not None else DEFAULT_MAX_RETRIES
-    should_retry = retry.should_retry or default_should_retry
-    backoff = retry.backoff or default_backoff
+
+    async def attempt_fn(attempt: int) -> _Outcome:
+        return await call(config.model, model_input, "primary", attempt)
+
+    outcome, still_wanted = await _run_phase(
+        "primary",
+        max_retries + 1,
+        attempt_fn,
+        retry.should_retry or default_should_retry,
+        retry.backoff or default_backoff,
+        sleep,
+        emit,
+    )
+    return outcome, still_wanted and max_retries > 0 and outcome.error is not None
+
+
+async def _run_phase(
+    phase: Phase,
+    max_calls: int,
+    attempt_fn: Callable[[int], Awaitable[_Outcome]],
+    go_on: Callable[..., Any],
+    backoff: Callable[..., Any],
+    sleep: Callable[[float], Awaitable[None]],
+    emit: Emit,
+) -> tuple[_Outcome, bool]:
+    """Up to ``max_calls`` attempts on tenacity while ``go_on(response, error)`` says so.
+
+    Waits come from ``backoff(attempt, response, error)`` and are announced as ``RetryWait``.
+    Returns the last outcome and whether ``go_on`` still wanted another attempt.
+    """
+    counter = 0
     still_wanted = False
 
-    counter = 0
-
-    async def attempt_fn() -> _Outcome:
+    async def attempt() -> _Outcome:
         nonlocal counter
         counter += 1
-        return await call(config.model, model_input, "primary", counter)
+        return await attempt_fn(counter)
 
     async def should_go_on(retry_state: RetryCallState) -> bool:
         nonlocal still_wanted
         outcome: _Outcome = retry_state.outcome.result()  # type: ignore[union-attr]
-        still_wanted = bool(await call_maybe_async(should_retry, outcome.response, outcome.error))
+        still_wanted = bool(await call_maybe_async(go_on, outcome.response, outcome.error))
         return still_wanted
 
     async def wait(retry_state: RetryCallState) -> float:
         # tenacity asks for the wait before checking stop: no backoff after the last attempt.
-        if retry_state.attempt_number >= max_retries + 1:
+        if retry_state.attempt_number >= max_calls:
             return 0.0
         outcome: _Outcome = retry_state.outcome.result()  # type: ignore[union-attr]
         return float(
@@ -306,24 +300,18 @@ async def _primary_with_retry(
         )
 
     async def announce(retry_state: RetryCallState) -> None:
-        await emit(
-            RetryWait(
-                phase="primary",
-                attempt=retry_state.attempt_number,
-                delay=float(retry_state.upcoming_sleep),
-            )
-        )
+        delay = float(retry_state.upcoming_sleep)
+        await emit(RetryWait(phase=phase, attempt=retry_state.attempt_number, delay=delay))
 
     outcome: _Outcome = await AsyncRetrying(
-        stop=stop_after_attempt(max_retries + 1),
+        stop=stop_after_attempt(max_calls),
         retry=should_go_on,
         wait=cast(Any, wait),
         sleep=sleep,
         before_sleep=announce,
         retry_error_callback=lambda state: state.outcome.result(),  # type: ignore[union-attr]
-    )(attempt_fn)
-    exhausted = still_wanted and max_retries > 0 and outcome.error is not None
-    return outcome, exhausted
+    )(attempt)
+    return outcome, still_wanted
 
 
 def _primary_error(error: BaseException, exhausted: bool) -> SummarizationError:
