@@ -7,6 +7,7 @@ last. ``--format`` overrides detection.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from compactor.errors import ConfigError, TranscriptError
 from compactor.schema import AgenticMessage, Message
@@ -89,3 +90,53 @@ def write_transcript(
 ) -> bytes:
     """Render the compacted history ``new_messages`` in the transcript's own format."""
     return get_format(t.format).write(t, new_messages, mode=mode, info=info)
+
+
+_CALL_KEYS = {"tool_use": "id", "function_call": "call_id", "custom_tool_call": "call_id"}
+_RESULT_KEYS = {
+    "tool_result": "tool_use_id",
+    "function_call_output": "call_id",
+    "custom_tool_call_output": "call_id",
+}
+
+
+def file_tool_pairs(t: Transcript) -> tuple[int, int]:
+    """``(tool calls, results paired to them)`` over EVERY record of the file.
+
+    Unlike the model-visible history (which starts after an existing compaction boundary), this
+    counts the whole file, whatever the format: Anthropic ``tool_use``/``tool_result`` blocks,
+    Responses-API ``function_call``/``*_output`` items, chat ``tool_calls``/``tool_call_id(s)``.
+    """
+    calls: set[str] = set()
+    n_calls = 0
+    results: list[str] = []
+
+    def walk(node: Any) -> None:
+        nonlocal n_calls
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+            return
+        if not isinstance(node, dict):
+            return
+        kind = node.get("type")
+        kind = kind if isinstance(kind, str) else ""
+        if kind in _CALL_KEYS and isinstance(node.get(_CALL_KEYS[kind]), str):
+            calls.add(node[_CALL_KEYS[kind]])
+            n_calls += 1
+        elif kind in _RESULT_KEYS and isinstance(node.get(_RESULT_KEYS[kind]), str):
+            results.append(node[_RESULT_KEYS[kind]])
+        if isinstance(node.get("tool_calls"), list):
+            for call in node["tool_calls"]:
+                if isinstance(call, dict) and isinstance(call.get("id"), str):
+                    calls.add(call["id"])
+                    n_calls += 1
+        if node.get("role") == "tool":
+            ids = node.get("tool_call_ids") or [node.get("tool_call_id")]
+            results.extend(i for i in ids if isinstance(i, str))
+        for key, value in node.items():
+            if key != "tool_calls" and isinstance(value, dict | list):
+                walk(value)
+
+    walk(t.records)
+    return n_calls, sum(1 for r in results if r in calls)
