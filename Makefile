@@ -39,5 +39,8 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
+test-real-llm: $(STAMP)  ## opt-in: build llama.cpp (cached venv), serve SmolLM2-135M, run compact against it
+	bash scripts/real_llm.sh
+
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,435 @@
+"""``compact run`` as a real subprocess against the in-process fake OpenAI server.
+
+Each test scripts the fake, writes a config YAML that points the primary (and, where needed, a
+failover) model at it, runs ``compact run -c CFG INPUT -o OUT --events EV --report REP --force``
+and checks the exit code, the exact requests the server saw, the events file, the report, the
+plain live-view lines on stderr (stderr is a pipe, not a tty), the output and the input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compactor.testing.fake_openai import (
+    FakeOpenAI,
+    RecordedRequest,
+    empty_choices,
+    hang,
+    raw,
+    reply,
+    status,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+CODING = REPO / "sample_transcripts" / "coding-session.jsonl"
+PLANTED_KEY = "sk-test-PLANTED-123456"
+SUMMARY = "<summary>\nThe fake summary of the coding session.\n</summary>"
+
+
+def _compact_exe() -> str:
+    exe = Path(sys.executable).parent / "compact"
+    if exe.exists():
+        return str(exe)
+    found = shutil.which("compact")
+    if found is None:
+        pytest.skip("the compact console script is not installed")
+    return found
+
+
+@pytest.fixture(scope="module")
+def _server() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def fake(_server: FakeOpenAI) -> Iterator[FakeOpenAI]:
+    default = _server.default
+    _server.reset()
+    yield _server
+    _server.reset()
+    _server.default = default
+
+
+@dataclass
+class Run:
+    proc: subprocess.CompletedProcess[bytes]
+    elapsed: float
+    src: Path
+    src_bytes: bytes
+    out: Path
+    events_path: Path
+    report_path: Path
+
+    @property
+    def code(self) -> int:
+        return self.proc.returncode
+
+    @property
+    def stdout(self) -> str:
+        return self.proc.stdout.decode("utf-8", "replace")
+
+    @property
+    def stderr(self) -> str:
+        return self.proc.stderr.decode("utf-8", "replace")
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        text = self.events_path.read_text(encoding="utf-8")
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+    @property
+    def report(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.report_path.read_text(encoding="utf-8"))
+        return data
+
+    def of_type(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["type"] == kind]
+
+    def summaries(self) -> list[tuple[str, int, str, bool]]:
+        """(phase, attempt, model, ok) of every generate_summary event, in order."""
+        return [
+            (e["phase"], e["attempt"], e["model"], e["ok"])
+            for e in self.of_type("generate_summary")
+        ]
+
+
+def _write_config(
+    tmp_path: Path,
+    base_url: str,
+    *,
+    max_retries: int,
+    failover_retries: int | None = None,
+) -> Path:
+    lines = [
+        "model:",
+        "  provider: openai",
+        "  name: primary-model",
+        f"  base_url: {base_url}",
+        "  timeout: 2",
+        "retry:",
+        f"  max_retries: {max_retries}",
+        "  initial_delay: 0.01",
+        "  max_delay: 0.05",
+    ]
+    if failover_retries is not None:
+        lines += [
+            "failover:",
+            f"  max_retries: {failover_retries}",
+            "  models:",
+            "    - provider: openai",
+            "      name: backup-model",
+            f"      base_url: {base_url}",
+            "      timeout: 2",
+        ]
+    cfg = tmp_path / "compact.yaml"
+    cfg.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return cfg
+
+
+def _run(
+    tmp_path: Path,
+    fake: FakeOpenAI,
+    *,
+    max_retries: int = 0,
+    failover_retries: int | None = None,
+) -> Run:
+    cfg = _write_config(
+        tmp_path, fake.base_url, max_retries=max_retries, failover_retries=failover_retries
+    )
+    src = tmp_path / "session.jsonl"
+    shutil.copy(CODING, src)
+    src_bytes = src.read_bytes()
+    out, events, report = tmp_path / "out.jsonl", tmp_path / "events.jsonl", tmp_path / "rep.json"
+    env = dict(os.environ)
+    env["OPENAI_API_KEY"] = PLANTED_KEY
+    env.pop("OPENAI_BASE_URL", None)
+    env.pop("COLUMNS", None)
+    args = [
+        _compact_exe(),
+        "run",
+        "-c",
+        str(cfg),
+        str(src),
+        "-o",
+        str(out),
+        "--events",
+        str(events),
+        "--report",
+        str(report),
+        "--force",
+    ]
+    started = time.monotonic()
+    proc = subprocess.run(
+        args,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    elapsed = time.monotonic() - started
+    result = Run(proc, elapsed, src, src_bytes, out, events, report)
+    _assert_no_secret(result, fake.requests)
+    return result
+
+
+def _assert_no_secret(result: Run, requests: list[RecordedRequest]) -> None:
+    assert PLANTED_KEY not in result.stdout
+    assert PLANTED_KEY not in result.stderr
+    for path in (result.events_path, result.report_path, result.out):
+        if path.exists():
+            assert PLANTED_KEY not in path.read_text(encoding="utf-8", errors="replace")
+    for req in requests:
+        assert "authorization" not in {k.lower() for k in req.headers}
+        assert PLANTED_KEY not in json.dumps(req.headers)
+        assert PLANTED_KEY not in json.dumps(req.json)
+
+
+def _models(fake: FakeOpenAI) -> Counter[str]:
+    return Counter(str((r.json or {}).get("model")) for r in fake.requests)
+
+
+def _assert_success(result: Run) -> None:
+    assert result.code == 0, result.stderr
+    assert result.src.read_bytes() == result.src_bytes
+    assert result.out.exists()
+    lines = result.out.read_text(encoding="utf-8").splitlines()
+    assert lines
+    last = json.loads(lines[-1])
+    assert last["role"] == "user"
+    assert "The fake summary of the coding session." in json.dumps(last)
+    assert f"compacted 23 → {len(lines)} messages" in result.stderr
+    assert result.report["messages_after"] == len(lines)
+    types = [e["type"] for e in result.events]
+    assert types[0] == "before_summarize"
+    assert types[-1] == "after_summarize"
+
+
+def _assert_failure(result: Run) -> None:
+    assert result.code == 3, result.stderr
+    assert result.src.read_bytes() == result.src_bytes
+    assert not result.out.exists()
+    assert not result.report_path.exists()
+    assert "after_summarize" not in [e["type"] for e in result.events]
+
+
+def _report_attempts(result: Run) -> list[tuple[str, int, str, bool]]:
+    return [(a["phase"], a["attempt"], a["model"], a["ok"]) for a in result.report["attempts"]]
+
+
+PRIMARY = "openai:primary-model"
+BACKUP = "openai:backup-model"
+
+
+# -- cases ---------------------------------------------------------------------------------------
+
+
+def test_success_first_try(tmp_path, fake):
+    fake.enqueue(reply(SUMMARY))
+    result = _run(tmp_path, fake, max_retries=2)
+    _assert_success(result)
+    assert len(fake.requests) == 1
+    assert _models(fake) == {"primary-model": 1}
+    assert fake.requests[0].path == "/v1/chat/completions"
+    assert [e["type"] for e in result.events] == [
+        "before_summarize",
+        "attempt_start",
+        "generate_summary",
+        "after_summarize",
+    ]
+    assert result.summaries() == [("primary", 1, PRIMARY, True)]
+    assert _report_attempts(result) == [("primary", 1, PRIMARY, True)]
+    assert result.report["attempts"][0]["error"] is None
+    assert "failed" not in result.stderr
+    assert "waiting" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_500_then_success(tmp_path, fake):
+    fake.enqueue(status(500), reply(SUMMARY))
+    result = _run(tmp_path, fake, max_retries=2)
+    _assert_success(result)
+    assert len(fake.requests) == 2
+    assert _models(fake) == {"primary-model": 2}
+    assert result.summaries() == [
+        ("primary", 1, PRIMARY, False),
+        ("primary", 2, PRIMARY, True),
+    ]
+    first = result.of_type("generate_summary")[0]
+    assert "HTTP 500" in first["error"]["message"]
+    waits = result.of_type("retry_wait")
+    assert [(w["phase"], w["attempt"]) for w in waits] == [("primary", 1)]
+    assert 0 < waits[0]["delay"] <= 0.05
+    assert _report_attempts(result) == [
+        ("primary", 1, PRIMARY, False),
+        ("primary", 2, PRIMARY, True),
+    ]
+    assert "HTTP 500" in result.report["attempts"][0]["error"]
+    assert "primary attempt 1/3" in result.stderr
+    assert "HTTP 500" in result.stderr
+    assert "before primary attempt 2" in result.stderr
+
+
+def test_429_retry_after_is_honoured(tmp_path, fake):
+    fake.enqueue(status(429, headers={"retry-after": "1"}), reply(SUMMARY))
+    result = _run(tmp_path, fake, max_retries=2)
+    _assert_success(result)
+    assert len(fake.requests) == 2
+    waits = result.of_type("retry_wait")
+    assert len(waits) == 1
+    assert waits[0]["delay"] == 1
+    assert result.elapsed >= 1.0
+    assert result.report["duration_s"] >= 1.0
+    assert result.summaries() == [
+        ("primary", 1, PRIMARY, False),
+        ("primary", 2, PRIMARY, True),
+    ]
+    assert "HTTP 429" in result.stderr
+    assert "waiting 1.0s before primary attempt 2" in result.stderr
+
+
+def test_retries_exhausted_then_failover_succeeds(tmp_path, fake):
+    n = 2
+    fake.enqueue(*(status(503) for _ in range(n + 1)), reply(SUMMARY))
+    result = _run(tmp_path, fake, max_retries=n, failover_retries=2)
+    _assert_success(result)
+    assert len(fake.requests) == n + 2
+    assert _models(fake) == {"primary-model": n + 1, "backup-model": 1}
+    assert [(r.json or {}).get("model") for r in fake.requests][-1] == "backup-model"
+    expected = [("primary", i, PRIMARY, False) for i in range(1, n + 2)]
+    expected.append(("failover", 1, BACKUP, True))
+    assert result.summaries() == expected
+    assert _report_attempts(result) == expected
+    starts = result.of_type("attempt_start")
+    assert [(s["phase"], s["attempt"], s["model"]) for s in starts] == [e[:3] for e in expected]
+    # no retry wait after the last primary attempt: the switch is immediate
+    assert [w["attempt"] for w in result.of_type("retry_wait")] == list(range(1, n + 1))
+    assert f"primary attempt {n + 1}/{n + 1}" in result.stderr
+    assert "failover -> openai:backup-model (attempt 1/2)" in result.stderr
+
+
+def test_everything_fails_exit_3_nothing_written(tmp_path, fake):
+    fake.default = status(500)
+    result = _run(tmp_path, fake, max_retries=1, failover_retries=2)
+    _assert_failure(result)
+    assert len(fake.requests) == 4
+    assert _models(fake) == {"primary-model": 2, "backup-model": 2}
+    assert result.summaries() == [
+        ("primary", 1, PRIMARY, False),
+        ("primary", 2, PRIMARY, False),
+        ("failover", 1, BACKUP, False),
+        ("failover", 2, BACKUP, False),
+    ]
+    waits = result.of_type("retry_wait")
+    assert [(w["phase"], w["attempt"]) for w in waits] == [("primary", 1), ("failover", 1)]
+    # the live view shows every attempt and the switch, then one error line, no traceback
+    assert "Traceback" not in result.stderr
+    assert "primary attempt 2/2 · openai:primary-model failed" in result.stderr
+    assert "failover -> openai:backup-model (attempt 1/2)" in result.stderr
+    assert "failover attempt 2/2 · openai:backup-model failed" in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("compact: SummarizationError: exceeds max failover attempts:")
+    assert "HTTP 500" in last
+
+
+def test_hang_times_out_then_retry_succeeds(tmp_path, fake):
+    fake.enqueue(hang(), reply(SUMMARY))
+    result = _run(tmp_path, fake, max_retries=2)
+    _assert_success(result)
+    assert len(fake.requests) == 2
+    assert result.elapsed >= 2.0
+    assert result.summaries() == [
+        ("primary", 1, PRIMARY, False),
+        ("primary", 2, PRIMARY, True),
+    ]
+    error = result.of_type("generate_summary")[0]["error"]
+    assert "timed out after 2.0s" in error["message"]
+    assert "timed out after 2.0s" in result.report["attempts"][0]["error"]
+    assert "primary attempt 1/3 · openai:primary-model failed" in result.stderr
+    assert "timed out" in result.stderr
+
+
+def test_malformed_body_then_success(tmp_path, fake):
+    fake.enqueue(raw('{"choices": [ not json'), reply(SUMMARY))
+    result = _run(tmp_path, fake, max_retries=2)
+    _assert_success(result)
+    assert len(fake.requests) == 2
+    assert result.summaries() == [
+        ("primary", 1, PRIMARY, False),
+        ("primary", 2, PRIMARY, True),
+    ]
+    assert _report_attempts(result)[0] == ("primary", 1, PRIMARY, False)
+    assert "malformed response" in result.of_type("generate_summary")[0]["error"]["message"]
+    assert "primary attempt 1/3" in result.stderr
+    assert "malformed response" in result.stderr
+
+
+def test_empty_content_then_success(tmp_path, fake):
+    fake.enqueue(reply(""), reply(SUMMARY))
+    result = _run(tmp_path, fake, max_retries=2)
+    _assert_success(result)
+    assert len(fake.requests) == 2
+    assert result.summaries() == [
+        ("primary", 1, PRIMARY, False),
+        ("primary", 2, PRIMARY, True),
+    ]
+    assert "empty response" in result.of_type("generate_summary")[0]["error"]["message"]
+    assert "primary attempt 1/3" in result.stderr
+    assert "empty response" in result.stderr
+
+
+def test_empty_choices_then_success(tmp_path, fake):
+    fake.enqueue(empty_choices(), reply(SUMMARY))
+    result = _run(tmp_path, fake, max_retries=2)
+    _assert_success(result)
+    assert len(fake.requests) == 2
+    assert result.summaries()[0] == ("primary", 1, PRIMARY, False)
+
+
+def test_401_is_not_retried_exit_3(tmp_path, fake):
+    fake.enqueue(status(401), reply(SUMMARY), reply(SUMMARY))
+    result = _run(tmp_path, fake, max_retries=3)
+    _assert_failure(result)
+    assert len(fake.requests) == 1
+    assert _models(fake) == {"primary-model": 1}
+    assert result.summaries() == [("primary", 1, PRIMARY, False)]
+    assert result.of_type("retry_wait") == []
+    assert "Traceback" not in result.stderr
+    assert "HTTP 401" in result.stderr
+    assert "waiting" not in result.stderr
+    assert len(fake.pending) == 2
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("compact: ")
+    assert "HTTP 401" in last
+
+
+def test_401_skips_primary_retries_but_fails_over(tmp_path, fake):
+    # An auth error is not retried on the same model, but a failover model (which may use other
+    # credentials or another server) is still tried.
+    fake.enqueue(status(401), reply(SUMMARY))
+    result = _run(tmp_path, fake, max_retries=3, failover_retries=2)
+    _assert_success(result)
+    assert _models(fake) == {"primary-model": 1, "backup-model": 1}
+    assert result.summaries() == [
+        ("primary", 1, PRIMARY, False),
+        ("failover", 1, BACKUP, True),
+    ]
+    assert result.of_type("retry_wait") == []
+    assert "failover -> openai:backup-model (attempt 1/2)" in result.stderr
