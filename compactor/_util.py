@@ -31,9 +31,18 @@ _SECRET_PATTERNS = [
 ]
 
 
+_REGISTERED_SECRETS: set[str] = set()
+
+
+def register_secret(value: str | None) -> None:
+    """Remember a secret (an API key in use) so every later :func:`redact` masks it."""
+    if value and len(value) >= 4:
+        _REGISTERED_SECRETS.add(value)
+
+
 def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
-    """Remove known secret values and key-shaped strings from ``text``."""
-    for secret in secrets:
+    """Remove known secret values (given or registered) and key-shaped strings from ``text``."""
+    for secret in sorted({*secrets, *_REGISTERED_SECRETS}, key=len, reverse=True):
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
     for pattern in _SECRET_PATTERNS:

@@ -133,10 +133,19 @@ class FileConfig:
         """The trigger, or None (= the 160,000-token default)."""
         if self.trigger is None:
             return None
-        return TriggerCondition(
+        condition = TriggerCondition(
             context_tokens=self.trigger.get("context_tokens", 0),
             context_messages=self.trigger.get("context_messages", 0),
         )
+        # The same checks as compactor.new() (SPEC §2), located at the key in the file.
+        for key in ("context_tokens", "context_messages"):
+            if getattr(condition, key) < 0:
+                raise self.error(f"trigger.{key}", f"trigger.{key} must be non-negative")
+        if condition.context_tokens == 0 and condition.context_messages == 0:
+            raise self.error(
+                "trigger", "at least one of context_tokens or context_messages must be positive"
+            )
+        return condition
 
     def counter(self) -> TokenCounter:
         """The token counter named by ``token_counter``."""

@@ -80,6 +80,7 @@ class ClaudeCodeFormat:
     def sniff(self, records: Sequence[Any]) -> bool:
         return any(
             isinstance(r, dict)
+            and isinstance(r.get("type"), str)
             and r.get("type") in _RECORD_TYPES
             and any(k in r for k in _SESSION_FIELDS)
             for r in records

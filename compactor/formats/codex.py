@@ -178,6 +178,7 @@ class CodexFormat:
     def sniff(self, records: Sequence[Any]) -> bool:
         return any(
             isinstance(r, dict)
+            and isinstance(r.get("type"), str)
             and r.get("type") in _RECORD_TYPES
             and isinstance(r.get("payload"), dict)
             for r in records

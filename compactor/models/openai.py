@@ -17,7 +17,7 @@ from typing import Any
 import openai
 import pydantic
 
-from compactor._util import redact
+from compactor._util import redact, register_secret
 from compactor.errors import ModelError
 from compactor.schema import (
     MEDIA_BLOCK_TYPES,
@@ -237,6 +237,7 @@ class OpenAIModel:
     def _resolve(self) -> tuple[str | None, str]:
         base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None
         key = self._api_key or os.environ.get("OPENAI_API_KEY") or None
+        register_secret(key)
         if key is None:
             if base_url is None:
                 raise ModelError(

@@ -1,0 +1,208 @@
+"""Crash safety (SPEC §9.5): kill -9 mid-write leaves the old file or the complete new one;
+Ctrl-C during a model call exits 130 and writes nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from compactor.formats.registry import read_transcript
+from compactor.testing.fake_openai import FakeOpenAI, hang
+
+COMPACT = str(Path(sys.executable).parent / "compact")
+BIG_MB = 24
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A ~24 MB openai-chat transcript (mostly user turns, so a compacted file stays large)."""
+    p: Path = tmp_path_factory.mktemp("big") / "big.jsonl"
+    filler = "lorem ipsum dolor sit amet " * 400  # ~10 KB
+    n = BIG_MB * 1024 * 1024 // len(filler)
+    with p.open("w", encoding="utf-8") as fh:
+        fh.write(json.dumps({"role": "system", "content": "You are a helpful assistant."}) + "\n")
+        for i in range(n):
+            role = "user" if i % 2 == 0 else "assistant"
+            fh.write(json.dumps({"role": role, "content": f"{i} {filler}"}) + "\n")
+    return p
+
+
+def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(extra or {})
+    return env
+
+
+def _sha(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def _kill_when(proc: subprocess.Popen[bytes], folder: Path, delay: float | None) -> int:
+    """SIGKILL ``proc`` once a temp file shows up in ``folder`` (delay None) or after ``delay``."""
+    deadline = time.monotonic() + 30
+    if delay is None:
+        while time.monotonic() < deadline and proc.poll() is None:
+            if any(p.name.endswith(".tmp") for p in folder.iterdir()):
+                break
+            time.sleep(0.002)
+    else:
+        time.sleep(delay)
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGKILL)
+    code = proc.wait(timeout=30)
+    if delay is None:  # the kill must land while the temp file exists, i.e. mid-write
+        assert code == -signal.SIGKILL, f"the process ended on its own (exit {code})"
+    return code
+
+
+def _parses_fully(p: Path) -> bool:
+    raw = p.read_bytes()
+    t = read_transcript(str(p), raw)
+    return raw.endswith(b"\n") and len(t.messages) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [None, 0.05, 0.6])
+def test_sigkill_during_output_write(big, tmp_path, delay):
+    # Not triggered (huge threshold): the output is a 24 MB byte-for-byte copy, written atomically.
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("trigger: {context_tokens: 1000000000}\n")
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / "big.out.jsonl"
+    out.write_bytes(b'{"role": "user", "content": "old"}\n')
+    old = out.read_bytes()
+    before = _sha(big)
+    proc = subprocess.Popen(
+        [COMPACT, "run", str(big), "-o", str(out), "-c", str(cfg), "-q"],
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _kill_when(proc, out_dir, delay)
+    data = out.read_bytes()
+    assert data == old or data == big.read_bytes(), "target is neither old nor complete new"
+    assert _sha(big) == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [None, 0.3, 1.5])
+def test_sigkill_during_in_place(big, tmp_path, delay):
+    copy = tmp_path / "work" / "session.jsonl"
+    copy.parent.mkdir()
+    copy.write_bytes(big.read_bytes())
+    original = _sha(copy)
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"archive_dir: {archive}\n")
+    with FakeOpenAI() as fake:
+        proc = subprocess.Popen(
+            [
+                COMPACT,
+                "run",
+                str(copy),
+                "--in-place",
+                "--force",
+                "-c",
+                str(cfg),
+                "-q",
+                "--model",
+                "openai:gpt-4o-mini",
+            ],
+            env=_env({"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-test"}),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        # delay None: kill while the 24 MB archive copy is being written (the compacted file
+        # itself is small, its temp file lives too briefly to catch)
+        _kill_when(proc, archive if delay is None else copy.parent, delay)
+    if _sha(copy) == original:
+        return  # killed before the replace: the original is intact in place
+    # replaced: the new file is complete, and the original survives in the archive
+    assert _parses_fully(copy)
+    archived = [p for p in archive.glob("*.jsonl") if _sha(p) == original]
+    assert archived, "the file was replaced but the original is not in the archive"
+
+
+def test_in_place_completes_and_archives(tmp_path):
+    src = tmp_path / "s.jsonl"
+    lines = [{"role": "user", "content": f"question {i} " * 20} for i in range(20)]
+    src.write_bytes(b"".join(json.dumps(x).encode() + b"\n" for x in lines))
+    original = src.read_bytes()
+    archive = tmp_path / "archive"
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"archive_dir: {archive}\n")
+    with FakeOpenAI() as fake:
+        proc = subprocess.run(
+            [
+                COMPACT,
+                "run",
+                str(src),
+                "--in-place",
+                "--force",
+                "-c",
+                str(cfg),
+                "-q",
+                "--model",
+                "openai:gpt-4o-mini",
+            ],
+            env=_env({"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-test"}),
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+    assert proc.returncode == 0, proc.stderr
+    assert src.read_bytes() != original
+    assert _parses_fully(src)
+    assert [p.read_bytes() for p in archive.glob("*.jsonl")] == [original]
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_sigint_during_model_call_exits_130_and_writes_nothing(tmp_path, in_place):
+    src = tmp_path / "s.jsonl"
+    src.write_bytes(
+        b'{"role": "user", "content": "hi"}\n{"role": "assistant", "content": "hello"}\n'
+    )
+    original = src.read_bytes()
+    out = tmp_path / "out.jsonl"
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"archive_dir: {tmp_path / 'archive'}\n")
+    target = ["--in-place"] if in_place else ["-o", str(out)]
+    with FakeOpenAI(default=hang()) as fake:
+        proc = subprocess.Popen(
+            [
+                COMPACT,
+                "run",
+                str(src),
+                *target,
+                "--force",
+                "-c",
+                str(cfg),
+                "--model",
+                "openai:gpt-4o-mini",
+            ],
+            env=_env({"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-test"}),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 30
+        while not fake.requests and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        assert fake.requests, "the model was never called"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err.decode(errors="replace")
+    assert b"Traceback" not in err
+    assert len(err.decode(errors="replace").splitlines()) <= 25
+    assert not out.exists()
+    assert src.read_bytes() == original
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

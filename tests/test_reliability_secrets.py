@@ -1,0 +1,170 @@
+"""Secrets never leave the process: a planted API key is absent from stdout, stderr, events,
+reports and outputs, whatever the command, outcome or --debug."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compactor.testing.fake_openai import FakeOpenAI, status
+
+COMPACT = str(Path(sys.executable).parent / "compact")
+ENV_KEY = "sk-PLANTED-abcdef1234567890"
+FILE_KEY = "sk-PLANTED-filekey0987654321"
+DEAD = "http://127.0.0.1:9/v1"
+TRANSCRIPT = (
+    b'{"role": "system", "content": "You are a helpful assistant."}\n'
+    b'{"role": "user", "content": "Please list the files."}\n'
+    b'{"role": "assistant", "content": "Sure."}\n'
+)
+
+
+def _fragments(key: str) -> list[str]:
+    # the whole key, and its distinctive tail (catches partial masking like "sk-PL***7890"
+    # only when the secret part itself leaks)
+    return [key, key[-12:]]
+
+
+def _run(args: list[str], env_extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env.update(env_extra)
+    return subprocess.run(
+        [COMPACT, *args],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+def _assert_no_secret(proc: subprocess.CompletedProcess[str], files: list[Path]) -> None:
+    blobs = {"stdout": proc.stdout, "stderr": proc.stderr}
+    for f in files:
+        if f.is_file():
+            blobs[f.name] = f.read_text(encoding="utf-8", errors="replace")
+    for where, text in blobs.items():
+        for key in (ENV_KEY, FILE_KEY):
+            for frag in _fragments(key):
+                assert frag not in text, f"secret fragment {frag!r} leaked in {where}"
+
+
+@pytest.fixture
+def setup(tmp_path):
+    src = tmp_path / "t.jsonl"
+    src.write_bytes(TRANSCRIPT)
+    return tmp_path, src
+
+
+def _config(tmp_path: Path, base_url: str, key_in_file: bool) -> Path:
+    cfg = tmp_path / "c.yaml"
+    key = FILE_KEY if key_in_file else "${OPENAI_API_KEY}"
+    cfg.write_text(
+        "model:\n"
+        "  provider: openai\n"
+        "  name: gpt-4o-mini\n"
+        f"  base_url: {base_url}\n"
+        f"  api_key: {key}\n"
+        "  timeout: 5\n"
+        "retry: {max_retries: 1, initial_delay: 0.01, max_delay: 0.02}\n",
+        encoding="utf-8",
+    )
+    return cfg
+
+
+OUTCOMES: dict[str, tuple[Any, int]] = {
+    "success": (None, 0),
+    "http_500": (status(500), 3),
+    "http_401": ("401", 3),
+    "dead_port": ("dead", 3),
+}
+
+
+RUN_MATRIX = [  # (outcome, key in the config file rather than env, --debug)
+    ("success", False, False),
+    ("success", True, True),
+    ("http_500", False, True),
+    ("http_401", False, False),
+    ("http_401", True, False),
+    ("http_401", False, True),
+    ("http_401", True, True),
+    ("dead_port", False, True),
+    ("dead_port", True, False),
+]
+
+
+def _run_params() -> list[Any]:
+    out: list[Any] = []
+    for outcome, key_in_file, debug in RUN_MATRIX:
+        marks: list = []
+        ident = f"{outcome}-{'file_key' if key_in_file else 'env_key'}-" + (
+            "debug" if debug else "plain"
+        )
+        out.append(pytest.param(outcome, key_in_file, debug, id=ident, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize(("outcome", "key_in_file", "debug"), _run_params())
+def test_run_never_prints_the_key(setup, outcome, key_in_file, debug):
+    tmp_path, src = setup
+    step, code = OUTCOMES[outcome]
+    out = tmp_path / "out.jsonl"
+    events = tmp_path / "events.jsonl"
+    report = tmp_path / "report.json"
+    if step == "401":  # like the real API, the error body echoes the key that was sent
+        sent = FILE_KEY if key_in_file else ENV_KEY
+        step = status(401, body={"error": {"message": f"Incorrect API key provided: {sent}"}})
+    fake = FakeOpenAI(default=step) if step not in (None, "dead") else FakeOpenAI()
+    with fake:
+        base = DEAD if step == "dead" else fake.base_url
+        cfg = _config(tmp_path, base, key_in_file)
+        args = ["run", str(src), "-o", str(out), "--force", "-c", str(cfg)]
+        args += ["--events", str(events), "--report", str(report)]
+        proc = _run(args + (["--debug"] if debug else []), {"OPENAI_API_KEY": ENV_KEY})
+        if step not in (None, "dead"):
+            # the key really was sent (so a leak would have had something to leak)
+            assert fake.requests
+    assert proc.returncode == code, proc.stderr[-2000:]
+    assert (out.exists()) == (code == 0)
+    assert src.read_bytes() == TRANSCRIPT
+    if debug and code == 3:
+        assert "Traceback" in proc.stderr
+    _assert_no_secret(proc, [out, events, report])
+
+
+@pytest.mark.parametrize("key_in_file", [False, True], ids=["env_key", "file_key"])
+def test_config_and_check_never_print_the_key(setup, key_in_file):
+    tmp_path, src = setup
+    cfg = _config(tmp_path, DEAD, key_in_file)
+    extra = ["--debug"]
+    env = {"OPENAI_API_KEY": ENV_KEY}
+    commands = [
+        ["config", "show", "-c", str(cfg), *extra],
+        ["config", "show", "-c", str(cfg), "--json", *extra],
+        ["config", "show", *extra],  # no file: the env key picks the openai default
+        ["config", "validate", str(cfg), *extra],
+        ["check", str(src), "-c", str(cfg), "--json", *extra],
+    ]
+    with ThreadPoolExecutor(max_workers=len(commands)) as pool:
+        procs = list(pool.map(lambda a: _run(a, env), commands))
+    for args, proc in zip(commands, procs, strict=True):
+        assert proc.returncode == 0, (args, proc.stderr)
+        _assert_no_secret(proc, [])
+
+
+def test_bad_config_error_does_not_echo_the_key(setup):
+    tmp_path, src = setup
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text(f"model:\n  provider: openai\n  api_key: {FILE_KEY}\n  api_kye: {FILE_KEY}\n")
+    for args in (["config", "validate", str(cfg)], ["run", str(src), "-c", str(cfg), "--debug"]):
+        proc = _run(args, {"OPENAI_API_KEY": ENV_KEY})
+        assert proc.returncode == 2, proc.stderr
+        assert "api_kye" in proc.stderr
+        _assert_no_secret(proc, [])
