@@ -15,11 +15,9 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-import yaml
-from rich.console import Console
 
 from compactor import __version__
 from compactor.configfile import (
@@ -34,8 +32,11 @@ from compactor.io import archive_original, atomic_write, read_input
 from compactor.trigger import TriggerDecision, decide, thresholds
 
 from .exitcodes import EXIT_CODES_HELP, ExitCode, classify
-from .live import LiveView
-from .report import AttemptLog, JsonLinesSink, Tee, check_record, run_report
+
+if TYPE_CHECKING:  # the UI modules are imported when used: keeps start-up fast
+    from rich.console import Console
+
+    from .live import LiveView
 
 __all__ = ["app", "main"]
 
@@ -71,7 +72,16 @@ app.add_typer(config_app, name="config")
 
 
 def _err_console() -> Console:
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False)
+
+
+def _traceback_text(err: BaseException) -> str:
+    """The traceback for --debug, with every API key in use masked (server errors echo keys)."""
+    from compactor._util import redact
+
+    return redact("".join(traceback.format_exception(err)))
 
 
 def _fail(err: BaseException, debug: bool = False) -> NoReturn:
@@ -79,9 +89,7 @@ def _fail(err: BaseException, debug: bool = False) -> NoReturn:
     message, code = classify(err)
     console = _err_console()
     if debug:
-        console.print(
-            "".join(traceback.format_exception(err)), markup=False, highlight=False, end=""
-        )
+        console.print(_traceback_text(err), markup=False, highlight=False, end="")
     console.print(f"compact: {message}", markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(int(code))
 
@@ -141,8 +149,13 @@ def _default_output(path: str) -> str:
 
 @app.command(epilog=EPILOG)
 def run(
-    transcript: Annotated[
-        str, typer.Argument(metavar="TRANSCRIPT", help="Transcript file, or - for stdin.")
+    transcripts: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="TRANSCRIPT...",
+            help="Transcript file, or - for stdin; several files or a directory (its *.jsonl) "
+            "run as a batch.",
+        ),
     ],
     config: ConfigOpt = None,
     output: Annotated[
@@ -190,6 +203,17 @@ def run(
         ),
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            metavar="N",
+            help="Batch: compact N files at a time (default 4); with --jobs a lone DIRECTORY "
+            "means its *.jsonl.",
+        ),
+    ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
 ) -> None:
     """Compact TRANSCRIPT when its trigger fires (--force: always).
@@ -205,7 +229,33 @@ def run(
       cat session.jsonl | compact run - --force > short.jsonl
 
       compact run ~/.claude/projects/x/abc.jsonl --in-place --report report.json
+
+      compact run sessions/ --jobs 8 --report batch.json
     """
+    # Batch: several inputs, or --jobs with a directory. One input runs exactly as always.
+    if len(transcripts) > 1 or (
+        jobs is not None and any(t != "-" and os.path.isdir(t) for t in transcripts)
+    ):
+        try:
+            files = _batch_inputs(transcripts, output=output, events=events)
+        except typer.Exit:
+            raise
+        except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001 - mapped in exitcodes.py
+            _fail(err, debug)
+        options: dict[str, Any] = {
+            "config": config,
+            "output": None,
+            "in_place": in_place,
+            "force": force,
+            "fmt": fmt,
+            "model": model,
+            "transcript_path": transcript_path,
+            "events": None,
+            "append": append,
+            "quiet": True,
+        }
+        raise typer.Exit(_run_batch(files, options, jobs=jobs or 4, report=report, quiet=quiet))
+    transcript = transcripts[0]
     try:
         code = _run(
             transcript=transcript,
@@ -242,9 +292,13 @@ def _run(
     events: str | None,
     append: bool,
     quiet: bool,
+    report_sink: Any = None,
 ) -> ExitCode:
     from compactor.formats.base import CompactionInfo
     from compactor.formats.registry import read_transcript, write_transcript
+
+    from .live import LiveView
+    from .report import AttemptLog, JsonLinesSink, Tee, run_report
 
     started = time.monotonic()
     if in_place and transcript == "-":
@@ -349,7 +403,7 @@ def _run(
             f"not compacted ({decision.reason}); "
             + ("input left as is" if in_place else f"copied to {target or 'stdout'}")
         )
-    if report:
+    if report or report_sink is not None:
         rep = run_report(
             input=display,
             output=target if target is not None else "-",
@@ -363,8 +417,84 @@ def _run(
             transcript_path=note_path,
             duration_s=time.monotonic() - started,
         )
-        atomic_write(report, (json.dumps(rep, indent=2, ensure_ascii=False) + "\n").encode())
+        if report_sink is not None:
+            report_sink(rep)
+        if report:
+            atomic_write(report, (json.dumps(rep, indent=2, ensure_ascii=False) + "\n").encode())
     return ExitCode.OK
+
+
+def _batch_inputs(transcripts: list[str], *, output: str | None, events: str | None) -> list[str]:
+    """The files of a batch: files as given, directories as their ``*.jsonl`` (sorted, without
+    ``*.compact.jsonl`` outputs)."""
+    if output is not None:
+        raise ConfigError(
+            "-o/--output works with one input only; a batch writes NAME.compact.jsonl beside "
+            "each input (or use --in-place)"
+        )
+    if events is not None:
+        raise ConfigError("--events works with one input only")
+    files: list[str] = []
+    for item in transcripts:
+        if item == "-":
+            raise ConfigError("stdin (-) cannot be part of a batch of several inputs")
+        if os.path.isdir(item):
+            files.extend(
+                str(p)
+                for p in sorted(Path(item).glob("*.jsonl"))
+                if not p.name.endswith(".compact.jsonl") and p.is_file()
+            )
+        else:
+            files.append(item)
+    if not files:
+        raise ConfigError(f"no *.jsonl transcripts in {', '.join(transcripts)}")
+    return files
+
+
+def _run_batch(
+    files: list[str], options: dict[str, Any], *, jobs: int, report: str | None, quiet: bool
+) -> int:
+    """Compact ``files`` at most ``jobs`` at a time; one status line each; max of the exits."""
+    console = _err_console()
+    live = console.is_terminal and not quiet
+    results: list[tuple[int, str, dict[str, Any]]] = [(0, "", {}) for _ in files]
+
+    def one(index: int, path: str) -> None:
+        reps: list[dict[str, Any]] = []
+        try:
+            code = int(_run(transcript=path, report=None, report_sink=reps.append, **options))
+            rep = reps[-1] if reps else {"input": path}
+            line = (
+                f"{path}: {'compacted' if rep.get('triggered') else 'not compacted'}"
+                f" → {rep.get('output')}"
+            )
+        except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001 - mapped in exitcodes.py
+            message, exit_code = classify(err)
+            code = int(exit_code)
+            rep = {"input": path, "error": message}
+            line = f"{path}: failed (exit {code}): {message}"
+        rep = {**rep, "exit_code": code}
+        results[index] = (code, line, rep)
+        if live:
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    async def main() -> None:
+        sem = asyncio.Semaphore(jobs)
+
+        async def guarded(index: int, path: str) -> None:
+            async with sem:
+                await asyncio.to_thread(one, index, path)
+
+        await asyncio.gather(*(guarded(i, p) for i, p in enumerate(files)))
+
+    asyncio.run(main())
+    if not live and not quiet:
+        for _, line, _ in results:
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+    if report:
+        data = {"files": [rep for _, _, rep in results]}
+        atomic_write(report, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
+    return max(code for code, _, _ in results)
 
 
 def _summarize(cfg: Any, messages: list[Any], tools: list[Any], view: LiveView) -> list[Any]:
@@ -407,6 +537,10 @@ def check(
       compact check --json sample_transcripts/*.jsonl
     """
     from compactor.formats.registry import read_transcript
+    from compactor.streaming import stream_check
+    from compactor.tokens import default_token_counter
+
+    from .report import check_record
 
     try:
         file_cfg = load_default_config(config)
@@ -414,32 +548,41 @@ def check(
         trigger = file_cfg.trigger_condition()
     except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001
         _fail(err, debug)
+    # The default counter on line-per-message files streams in bounded memory (same results).
+    streamable = counter is default_token_counter
     any_triggered = False
     failed: BaseException | None = None
     for path in transcripts:
         try:
-            display, raw = read_input(path)
-            parsed = read_transcript(display, raw, format=fmt or file_cfg.format)
-            decision = asyncio.run(
-                decide(parsed.messages, parsed.tools, trigger, counter, always_count=True)
-            )
+            streamed = stream_check(path, trigger, fmt or file_cfg.format) if streamable else None
+            if streamed is not None:
+                display, fmt_name, decision = path, streamed.format, streamed.decision
+                messages = None
+            else:
+                display, raw = read_input(path)
+                parsed = read_transcript(display, raw, format=fmt or file_cfg.format)
+                fmt_name, messages = parsed.format, parsed.messages
+                decision = asyncio.run(
+                    decide(parsed.messages, parsed.tools, trigger, counter, always_count=True)
+                )
         except KeyboardInterrupt as err:
             _fail(err, debug)
         except Exception as err:  # noqa: BLE001
             message, _ = classify(err)
             if debug:
-                _err_console().print("".join(traceback.format_exception(err)), markup=False)
+                _err_console().print(_traceback_text(err), markup=False)
             _err_console().print(f"compact: {message}", markup=False, soft_wrap=True)
             failed = err
             continue
         any_triggered |= decision.triggered
         if as_json:
-            record = check_record(
-                display, parsed.format, file_cfg.counter_name(), decision, parsed.messages
-            )
+            record = check_record(display, fmt_name, file_cfg.counter_name(), decision, messages)
+            if streamed is not None:
+                record["tool_calls"] = streamed.tool_calls
+                record["tool_results"] = streamed.tool_results
             typer.echo(json.dumps(record, ensure_ascii=False))
         else:
-            typer.echo(_check_line(display, parsed.format, file_cfg.counter_name(), decision))
+            typer.echo(_check_line(display, fmt_name, file_cfg.counter_name(), decision))
     if failed is not None:
         raise typer.Exit(int(classify(failed)[1]))
     raise typer.Exit(int(ExitCode.WOULD_COMPACT if any_triggered else ExitCode.OK))
@@ -514,6 +657,8 @@ def config_show(
         return
     if file_cfg.path:
         typer.echo(f"# effective config: built-in defaults + {file_cfg.path} + environment + flags")
+    import yaml
+
     typer.echo(yaml.safe_dump(data, sort_keys=False, allow_unicode=True).rstrip())
 
 

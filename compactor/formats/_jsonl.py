@@ -33,6 +33,7 @@ __all__ = [
     "message_text",
     "newline_of",
     "now_iso",
+    "parse_line",
     "parse_lines",
     "public_extra",
     "snapshot",
@@ -59,26 +60,33 @@ class Line:
     """The parsed JSON object."""
 
 
+def parse_line(path: str, number: int, chunk: bytes) -> Line | None:
+    """Parse one line (``chunk`` without its ``\\n``); None when it is blank."""
+    text = chunk[:-1] if chunk.endswith(b"\r") else chunk
+    if not text.strip():
+        return None
+    try:
+        obj = orjson.loads(text)  # orjson rejects invalid UTF-8 too: check it only on failure
+    except orjson.JSONDecodeError as err:
+        try:
+            text.decode("utf-8")
+        except UnicodeDecodeError as uerr:
+            raise TranscriptError(path, number, None, f"invalid UTF-8: {uerr.reason}") from uerr
+        raise TranscriptError(path, number, None, f"invalid JSON: {err}") from err
+    if not isinstance(obj, dict):
+        kind = type(obj).__name__
+        raise TranscriptError(path, number, None, f"expected a JSON object, got {kind}")
+    return Line(number, text, obj)
+
+
 def parse_lines(path: str, raw: bytes) -> list[Line]:
     """Parse every non-blank line of ``raw`` as a JSON object."""
     body = raw[len(BOM) :] if raw.startswith(BOM) else raw
     lines: list[Line] = []
     for number, chunk in enumerate(body.split(b"\n"), start=1):
-        text = chunk[:-1] if chunk.endswith(b"\r") else chunk
-        if not text.strip():
-            continue
-        try:
-            text.decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise TranscriptError(path, number, None, f"invalid UTF-8: {err.reason}") from err
-        try:
-            obj = orjson.loads(text)
-        except orjson.JSONDecodeError as err:
-            raise TranscriptError(path, number, None, f"invalid JSON: {err}") from err
-        if not isinstance(obj, dict):
-            kind = type(obj).__name__
-            raise TranscriptError(path, number, None, f"expected a JSON object, got {kind}")
-        lines.append(Line(number, text, obj))
+        line = parse_line(path, number, chunk)
+        if line is not None:
+            lines.append(line)
     return lines
 
 

@@ -1,0 +1,78 @@
+"""Batch: 200 small transcripts, ``compact run DIR --force --jobs 16`` against the fake server.
+
+    python bench/bench_batch.py [IGNORED_TRANSCRIPT] [--files 200] [--jobs 16] [--latency 0.3]
+
+Starts ``python -m compactor.testing.fake_openai --latency 0.3`` (every answer waits 0.3 s),
+copies ``sample_transcripts/small-chat.jsonl`` 200 times into a temporary directory and times
+one ``compact run DIR --force --jobs 16 --model openai:fake``. Ideal: files / jobs * latency
+(3.75 s). Prints one result line; ratio = measured / ideal, target <= 1.3x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import REPO  # bench/ is on sys.path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("transcript", nargs="?", help="ignored (run_all.py passes one)")
+    parser.add_argument("--files", type=int, default=200)
+    parser.add_argument("--jobs", type=int, default=16)
+    parser.add_argument("--latency", type=float, default=0.3)
+    args = parser.parse_args()
+    compact = str(Path(sys.executable).with_name("compact"))
+    if not Path(compact).exists():
+        compact = str(REPO / ".venv" / "bin" / "compact")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "compactor.testing.fake_openai", "--latency", str(args.latency)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        base_url = server.stdout.readline().strip()
+        with tempfile.TemporaryDirectory() as tmp:
+            src = REPO / "sample_transcripts" / "small-chat.jsonl"
+            for i in range(args.files):
+                shutil.copy(src, Path(tmp) / f"t{i:03d}.jsonl")
+            env = dict(os.environ, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-bench")
+            report = Path(tmp) / "report.json"
+            start = time.perf_counter()
+            cmd = [compact, "run", tmp, "--force", "--jobs", str(args.jobs), "-q"]
+            cmd += ["--model", "openai:fake", "--report", str(report)]
+            proc = subprocess.run(
+                cmd,
+                env=env,
+                capture_output=True,
+                text=True,
+            )
+            elapsed = time.perf_counter() - start
+            if proc.returncode != 0:
+                raise SystemExit(f"compact run failed ({proc.returncode}): {proc.stderr[-500:]}")
+            files = json.loads(report.read_text())["files"]
+            ok = sum(1 for f in files if f["exit_code"] == 0 and f["triggered"])
+    finally:
+        server.terminate()
+        server.wait()
+    ideal = args.files / args.jobs * args.latency
+    ratio = elapsed / ideal
+    print(
+        f"batch: {ok}/{args.files} compacted at --jobs {args.jobs}, latency {args.latency} s: "
+        f"ideal {ideal:.2f} s, measured {elapsed:.2f} s, ratio {ratio:.2f}x; "
+        f"target <= 1.3x {'OK' if ratio <= 1.3 else 'MISSED'}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
