@@ -48,6 +48,7 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 SAMPLES = REPO / "sample_transcripts"
 LONG_REL = "sample_transcripts/coding-session-long.jsonl"
 CODING_REL = "sample_transcripts/coding-session.jsonl"
+FIXED_NOTE_PATH = "/transcripts/session.jsonl"
 
 STABLE_ENV = {"COLUMNS": "100", "LINES": "30", "TERM": "dumb", "NO_COLOR": "1"}
 
@@ -172,6 +173,9 @@ def test_run_events_and_report(runner: CliRunner, at_repo: Path, tmp_path: Path)
             str(events),
             "--report",
             str(report),
+            # a fixed note path: the token counts must not depend on where the repo lives
+            "--transcript-path",
+            FIXED_NOTE_PATH,
         ],
         prog_name="compact",
     )
@@ -192,7 +196,17 @@ def test_live_view_plain(stable_env: None, tmp_path: Path) -> None:
     """stderr is a pipe, not a terminal: the plain output of the run captured in tmux below."""
     out = tmp_path / "x.jsonl"
     proc = subprocess.run(
-        [_compact_exe(), "run", LONG_REL, "--model", "local", "-o", str(out)],
+        [
+            _compact_exe(),
+            "run",
+            LONG_REL,
+            "--model",
+            "local",
+            "-o",
+            str(out),
+            "--transcript-path",
+            FIXED_NOTE_PATH,
+        ],
         cwd=REPO,
         capture_output=True,
         timeout=120,
@@ -252,7 +266,8 @@ def test_live_view_tmux() -> None:
         out = tmp / "x.jsonl"
         inner = (
             f"cd {REPO} && env -u COLUMNS -u LINES -u NO_COLOR TERM=screen "
-            f"{_compact_exe()} run {LONG_REL} --model local -o {out}; echo EXIT=$?; sleep 60"
+            f"{_compact_exe()} run {LONG_REL} --model local -o {out} "
+            f"--transcript-path {FIXED_NOTE_PATH}; echo EXIT=$?; sleep 60"
         )
         screen = _tmux_capture(tmux, f"sh -c '{inner}'")
         assert "EXIT=0" in screen, screen
