@@ -131,6 +131,8 @@ def test_check_json_fields(runner):
         "reason",
         "tool_calls",
         "tool_results",
+        "file_tool_calls",
+        "file_tool_results",
     }
     assert lines[0]["format"] == "openai"
     assert lines[0]["counter"] == "estimate"

@@ -31,3 +31,16 @@ def test_file_tool_pairs_match_readme(shared_transcripts, name, expected):
 def test_every_shared_file_is_in_the_table(shared_transcripts):
     names = {str(p.relative_to(TRANSCRIPTS)) for p in shared_transcripts.glob("*/*.jsonl")}
     assert names == set(EXPECTED)
+
+
+@pytest.mark.parametrize(("name", "expected"), sorted(EXPECTED.items()))
+def test_check_json_reports_file_tool_pairs(shared_transcripts, name, expected):
+    import json
+
+    from typer.testing import CliRunner
+
+    from compactor.cli.app import app
+
+    result = CliRunner().invoke(app, ["check", "--json", str(shared_transcripts / name)])
+    record = json.loads(result.stdout)
+    assert (record["file_tool_calls"], record["file_tool_results"]) == expected

@@ -536,7 +536,7 @@ def check(
 
       compact check --json sample_transcripts/*.jsonl
     """
-    from compactor.formats.registry import read_transcript
+    from compactor.formats.registry import file_tool_pairs, read_transcript
     from compactor.streaming import stream_check
     from compactor.tokens import default_token_counter
 
@@ -558,10 +558,13 @@ def check(
             if streamed is not None:
                 display, fmt_name, decision = path, streamed.format, streamed.decision
                 messages = None
+                # line-per-message formats: the whole file is the visible history
+                file_pairs = (streamed.tool_calls, streamed.tool_results)
             else:
                 display, raw = read_input(path)
                 parsed = read_transcript(display, raw, format=fmt or file_cfg.format)
                 fmt_name, messages = parsed.format, parsed.messages
+                file_pairs = file_tool_pairs(parsed)
                 decision = asyncio.run(
                     decide(parsed.messages, parsed.tools, trigger, counter, always_count=True)
                 )
@@ -580,6 +583,8 @@ def check(
             if streamed is not None:
                 record["tool_calls"] = streamed.tool_calls
                 record["tool_results"] = streamed.tool_results
+            # Over every record of the file, also before an earlier compaction boundary.
+            record["file_tool_calls"], record["file_tool_results"] = file_pairs
             typer.echo(json.dumps(record, ensure_ascii=False))
         else:
             typer.echo(_check_line(display, fmt_name, file_cfg.counter_name(), decision))
