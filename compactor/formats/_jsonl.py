@@ -197,3 +197,30 @@ def write_per_line(
     ]
     prefix = BOM if transcript.raw.startswith(BOM) else b""
     return prefix + nl.join(out) + nl
+
+
+def make_transcript(
+    name: str,
+    path: str,
+    raw: bytes,
+    lines: list[Line],
+    messages: Any,
+    origin: list[Any] | None = None,
+    **meta: Any,
+) -> Transcript:
+    """The Transcript every line-based reader returns: records, a snapshot of the messages (to
+    tell unchanged ones on write), the parsed lines and each message's origin lines (default:
+    message i came from line i), plus format-specific ``meta``."""
+    return Transcript(
+        format=name,
+        path=path,
+        raw=raw,
+        messages=messages,
+        records=[ln.obj for ln in lines],
+        meta={
+            "snapshot": snapshot(messages),
+            "lines": lines,
+            "origin": list(range(len(lines))) if origin is None else origin,
+            **meta,
+        },
+    )

@@ -215,18 +215,7 @@ class AnthropicFormat:
             if role == "assistant":
                 msg.usage = usage_from(ln.obj.get("usage"))
             messages.append(msg)
-        return Transcript(
-            format=self.name,
-            path=path,
-            raw=raw,
-            messages=messages,
-            records=[ln.obj for ln in lines],
-            meta={
-                "snapshot": _jsonl.snapshot(messages),
-                "lines": lines,
-                "origin": list(range(len(lines))),
-            },
-        )
+        return _jsonl.make_transcript(self.name, path, raw, lines, messages)
 
     def write(
         self,

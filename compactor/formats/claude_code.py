@@ -137,19 +137,7 @@ class ClaudeCodeFormat:
         for idx, body in last_line_of.items():
             if body.get("model") != "<synthetic>":
                 messages[idx].usage = usage_from(body.get("usage"))
-        return Transcript(
-            format=self.name,
-            path=path,
-            raw=raw,
-            messages=messages,
-            records=[ln.obj for ln in lines],
-            meta={
-                "snapshot": _jsonl.snapshot(messages),
-                "lines": lines,
-                "origin": origin,
-                "start": start,
-            },
-        )
+        return _jsonl.make_transcript(self.name, path, raw, lines, messages, origin, start=start)
 
     def write(
         self,

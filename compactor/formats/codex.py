@@ -241,19 +241,7 @@ class CodexFormat:
                         )
         if pending and origin:
             origin[-1].extend(pending)
-        return Transcript(
-            format=self.name,
-            path=path,
-            raw=raw,
-            messages=messages,
-            records=[ln.obj for ln in lines],
-            meta={
-                "snapshot": _jsonl.snapshot(messages),
-                "lines": lines,
-                "origin": origin,
-                "start": start,
-            },
-        )
+        return _jsonl.make_transcript(self.name, path, raw, lines, messages, origin, start=start)
 
     def write(
         self,

@@ -135,18 +135,7 @@ class EinoFormat:
     def read(self, path: str, raw: bytes) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
         messages = [_message(path, ln.number, ln.obj) for ln in lines]
-        return Transcript(
-            format=self.name,
-            path=path,
-            raw=raw,
-            messages=messages,
-            records=[ln.obj for ln in lines],
-            meta={
-                "snapshot": _jsonl.snapshot(messages),
-                "lines": lines,
-                "origin": list(range(len(lines))),
-            },
-        )
+        return _jsonl.make_transcript(self.name, path, raw, lines, messages)
 
     def write(
         self,
