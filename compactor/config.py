@@ -20,7 +20,9 @@ __all__ = [
     "Config",
     "FailoverConfig",
     "FailoverContext",
+    "KeepTail",
     "PreserveUserMessages",
+    "RetentionConfig",
     "RetryConfig",
     "TriggerCondition",
     "validate_config",
@@ -41,6 +43,11 @@ class TriggerCondition:
     """Summarize when the token count exceeds this (0 = no token condition)."""
     context_messages: int = 0
     """Summarize when the number of messages exceeds this (0 = no message condition)."""
+    context_fraction: float = 0.0
+    """Summarize when the tokens exceed this share of ``window_tokens`` (0 = off; ours, as
+    LangChain's ``("fraction", 0.8)``). Combines with the other conditions: any one fires."""
+    window_tokens: int = 0
+    """The agent model's context window, for ``context_fraction``."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -93,6 +100,31 @@ class PreserveUserMessages:
     """``(message) -> bool``: only messages it accepts are candidates."""
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class KeepTail:
+    """Keep the newest part of the conversation verbatim after the summary (ours).
+
+    The tail never starts on a tool result or between a tool call and its result; it shrinks
+    to the nearest safe start rather than exceed its budget. Both set → the smaller tail.
+    """
+
+    messages: int | None = None
+    """Keep at most this many of the newest messages."""
+    tokens: int | None = None
+    """Keep the newest messages that fit in this many tokens (default estimate)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RetentionConfig:
+    """Check that facts from the summarized part survive in the summary; re-insert the rest."""
+
+    enabled: bool = True
+    max_anchors: int = 200
+    """Facts extracted from the summarized messages at most."""
+    max_facts: int = 50
+    """Missing facts appended verbatim at most."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Config(Generic[M]):
     """Everything the middleware needs. Only ``model`` is required."""
@@ -130,6 +162,31 @@ class Config(Generic[M]):
     sleep: Callable[[float], Awaitable[None]] | None = None
     """The clock used for retry waits; None = ``asyncio.sleep``. Tests pass a recorder."""
 
+    # ---- beyond Eino (all off by default, so the defaults behave exactly as SPEC says) ----
+    summarizer_context_tokens: int | None = None
+    """The summarizer's context size; a larger input is summarized in sequential chunks that
+    never split a tool call from its result (each chunk also gets the running summary)."""
+    reply_reserve_tokens: int = 4_096
+    """Tokens of ``summarizer_context_tokens`` kept free for the summary itself."""
+    fallback_model: Any = None
+    """Last rung of the ladder: called once when retry and failover all failed (e.g. the
+    embedded ``LocalSummarizer``); its summary is marked as degraded."""
+    loop_guard: float | None = None
+    """Fail (``LoopGuardError``) unless tokens after < this fraction of tokens before."""
+    keep: KeepTail | None = None
+    """Keep the newest part of the conversation verbatim after the summary."""
+    mask_secrets: bool | None = None
+    """Replace secrets with typed placeholders in the summarizer input; None = on when the
+    model says it is remote (``model.remote``), off otherwise."""
+    secret_patterns: tuple[tuple[str, str], ...] = ()
+    """Extra ``(kind, regex)`` patterns to mask."""
+    cache: Any = None
+    """A :class:`compactor.cache.SummaryCache`: identical summarizer calls reuse the reply."""
+    retention: RetentionConfig | None = None
+    """Check that anchors (paths, errors, URLs, instructions, ...) survive; repair the rest."""
+    strip_analysis: bool = False
+    """Drop the model's ``<analysis>`` block from the summary (Claude Code does; Eino keeps it)."""
+
 
 def validate_config(config: Config[Any] | None) -> None:
     """Check ``config`` in SPEC §2 order; the first problem raises :class:`ConfigError`."""
@@ -145,7 +202,12 @@ def validate_config(config: Config[Any] | None) -> None:
             raise ConfigError("trigger.context_tokens must be non-negative")
         if trigger.context_messages < 0:
             raise ConfigError("trigger.context_messages must be non-negative")
-        if trigger.context_tokens == 0 and trigger.context_messages == 0:
+        _check_fraction(trigger)
+        if (
+            trigger.context_tokens == 0
+            and trigger.context_messages == 0
+            and trigger.context_fraction == 0
+        ):
             raise ConfigError("at least one of context_tokens or context_messages must be positive")
     if config.retry is not None and config.retry.max_retries is not None:
         _check_int("retry.max_retries", config.retry.max_retries)
@@ -162,6 +224,52 @@ def validate_config(config: Config[Any] | None) -> None:
             raise ConfigError("preserve_user_messages.max_tokens must be non-negative")
     if config.emit_internal_events and config.on_event is None:
         raise ConfigError("on_event is required when emit_internal_events is set")
+    _validate_extras(config)
+
+
+def _check_fraction(trigger: TriggerCondition) -> None:
+    fraction = trigger.context_fraction
+    if isinstance(fraction, bool) or not isinstance(fraction, int | float):
+        raise ConfigError(f"trigger.context_fraction must be a number, got {fraction!r}")
+    _check_int("trigger.window_tokens", trigger.window_tokens)
+    if not 0 <= fraction <= 1:
+        raise ConfigError("trigger.context_fraction must be between 0 and 1")
+    if trigger.window_tokens < 0:
+        raise ConfigError("trigger.window_tokens must be non-negative")
+    if fraction > 0 and trigger.window_tokens == 0:
+        raise ConfigError("trigger.context_fraction needs trigger.window_tokens")
+
+
+def _validate_extras(config: Config[Any]) -> None:
+    """The fields that are ours (not in SPEC §2), checked after the SPEC ones."""
+    if config.summarizer_context_tokens is not None:
+        _check_int("summarizer_context_tokens", config.summarizer_context_tokens)
+        if config.summarizer_context_tokens <= 0:
+            raise ConfigError("summarizer_context_tokens must be positive")
+        _check_int("reply_reserve_tokens", config.reply_reserve_tokens)
+        if not 0 <= config.reply_reserve_tokens < config.summarizer_context_tokens // 2:
+            raise ConfigError(
+                "reply_reserve_tokens must be non-negative and below half of "
+                "summarizer_context_tokens"
+            )
+    guard = config.loop_guard
+    if guard is not None:
+        if isinstance(guard, bool) or not isinstance(guard, int | float) or not 0 < guard <= 1:
+            raise ConfigError(f"loop_guard must be a fraction in (0, 1], got {guard!r}")
+    keep = config.keep
+    if keep is not None:
+        for name in ("messages", "tokens"):
+            value = getattr(keep, name)
+            if value is not None:
+                _check_int(f"keep.{name}", value)
+                if value < 0:
+                    raise ConfigError(f"keep.{name} must be non-negative")
+    ret = config.retention
+    if ret is not None:
+        for name in ("max_anchors", "max_facts"):
+            _check_int(f"retention.{name}", getattr(ret, name))
+            if getattr(ret, name) < 0:
+                raise ConfigError(f"retention.{name} must be non-negative")
 
 
 def _check_int(name: str, value: object) -> None:

@@ -5,7 +5,8 @@ Exception tree::
     CompactorError                 every documented failure
     ├── ConfigError                bad configuration: new(), new_finalizer().build(), config files
     ├── SummarizationError         counting (§3), model input, model calls, finalize (§4–§6)
-    │   └── ModelError             one failed model call, classified (rate limit, timeout, ...)
+    │   ├── ModelError             one failed model call, classified (rate limit, timeout, ...)
+    │   └── LoopGuardError         the result would not be small enough (``Config.loop_guard``)
     └── TranscriptError            unreadable or malformed transcript (path, line, field)
 
 Errors raised by a user's own callback propagate unchanged. Messages follow SPEC wording:
@@ -17,6 +18,7 @@ from __future__ import annotations
 __all__ = [
     "CompactorError",
     "ConfigError",
+    "LoopGuardError",
     "ModelError",
     "SummarizationError",
     "TranscriptError",
@@ -82,6 +84,22 @@ class ModelError(SummarizationError):
         self.retry_after = retry_after
         self.model = model
         super().__init__(message)
+
+
+class LoopGuardError(SummarizationError):
+    """The compacted history is not smaller than ``loop_guard`` × the original: it would
+    trigger again at once, so the result is refused (nothing is written)."""
+
+    def __init__(self, tokens_before: int, tokens_after: int, max_ratio: float) -> None:
+        self.tokens_before = tokens_before
+        self.tokens_after = tokens_after
+        self.max_ratio = max_ratio
+        ratio = tokens_after / tokens_before if tokens_before else float("inf")
+        super().__init__(
+            f"loop guard: the compacted history has {tokens_after:,} tokens, {ratio:.0%} of the "
+            f"{tokens_before:,} before; it must be below {max_ratio:.0%} or it would trigger "
+            "again at once"
+        )
 
 
 class TranscriptError(CompactorError):

@@ -26,6 +26,7 @@ __all__ = [
     "AfterSummarize",
     "AttemptStart",
     "BeforeSummarize",
+    "ChunkStart",
     "Event",
     "EventSink",
     "GenerateSummary",
@@ -35,7 +36,8 @@ __all__ = [
     "message_to_dict",
 ]
 
-Phase = Literal["primary", "failover"]
+Phase = Literal["primary", "failover", "fallback"]
+"""``fallback`` is ours: the last rung of the ladder (``Config.fallback_model``)."""
 
 
 def error_to_dict(error: BaseException | None) -> dict[str, Any] | None:
@@ -72,15 +74,20 @@ class AttemptStart:
     phase: Phase
     attempt: int
     model: str
+    chunk: int | None = None
+    """1-based chunk number when the input is summarized in chunks, else None."""
     type: Literal["attempt_start"] = "attempt_start"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "type": self.type,
             "phase": self.phase,
             "attempt": self.attempt,
             "model": self.model,
         }
+        if self.chunk is not None:
+            data["chunk"] = self.chunk
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +99,14 @@ class GenerateSummary:
     model_response: Any = None
     error: BaseException | None = None
     model: str | None = None
+    cached: bool = False
+    """The reply came from the summary cache: no model call was made."""
+    chunk: int | None = None
     type: Literal["generate_summary"] = "generate_summary"
 
     def to_dict(self) -> dict[str, Any]:
         usage = getattr(self.model_response, "usage", None)
-        return {
+        data: dict[str, Any] = {
             "type": self.type,
             "phase": self.phase,
             "attempt": self.attempt,
@@ -105,6 +115,11 @@ class GenerateSummary:
             "error": error_to_dict(self.error),
             "usage": dataclasses.asdict(usage) if usage is not None else None,
         }
+        if self.cached:
+            data["cached"] = True
+        if self.chunk is not None:
+            data["chunk"] = self.chunk
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +141,31 @@ class RetryWait:
 
 
 @dataclass(frozen=True, slots=True)
+class ChunkStart:
+    """Chunked summarization: chunk ``index`` of ``total`` covers messages [start, end)."""
+
+    index: int
+    total: int
+    start: int
+    end: int
+    tokens: int
+    oversized: bool = False
+    """The chunk alone exceeds the budget: its longest texts were cut to fit."""
+    type: Literal["chunk_start"] = "chunk_start"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "index": self.index,
+            "total": self.total,
+            "start": self.start,
+            "end": self.end,
+            "tokens": self.tokens,
+            "oversized": self.oversized,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class AfterSummarize:
     """Last event: the new history, after finalize and after the callback."""
 
@@ -136,5 +176,7 @@ class AfterSummarize:
         return {"type": self.type, "messages": len(self.messages)}
 
 
-Event: TypeAlias = BeforeSummarize | AttemptStart | GenerateSummary | RetryWait | AfterSummarize
+Event: TypeAlias = (
+    BeforeSummarize | AttemptStart | GenerateSummary | RetryWait | ChunkStart | AfterSummarize
+)
 EventSink: TypeAlias = Callable[[Event], MaybeAwaitable[None]]

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import copy
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic
 
 from ._util import call_maybe_async, maybe_await
 from .config import DEFAULT_CONTEXT_TOKENS, Config, PreserveUserMessages, validate_config
+from .errors import LoopGuardError, SummarizationError
 from .events import AfterSummarize, BeforeSummarize, Event
 from .finalize import _default_finalize, _model_input
-from .schema import AgentState, M
-from .summarize import AttemptRecord, generate_summary
-from .tokens import default_token_counter
+from .prompts import DEGRADED_NOTE
+from .schema import AgenticMessage, AgentState, M, Message, content_type
+from .summarize import AttemptRecord, generate_summary, split_system
+from .tokens import TokenCounterInput, default_token_counter
 from .trigger import TriggerDecision, decide
 
-__all__ = ["Middleware", "SummarizeOutcome", "new"]
+__all__ = ["Middleware", "SummarizeOutcome", "new", "strip_analysis"]
 
 
 @dataclass(slots=True)
@@ -27,6 +31,22 @@ class SummarizeOutcome(Generic[M]):
     phase: str = "primary"
     model_input: list[M] = field(default_factory=list)
     summary: Any = None
+    chunks: list[dict[str, Any]] = field(default_factory=list)
+    """Chunked summarization: which messages each chunk covered (empty: one pass)."""
+    tail_messages: int = 0
+    """Messages kept verbatim after the summary (``Config.keep``)."""
+    masked: dict[str, int] | None = None
+    """Secret kind → occurrences masked in the summarizer input; None = masking off."""
+    retention: dict[str, Any] | None = None
+    """The retention check's report; None = off."""
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+    """Counted for the loop guard (None when it is off)."""
+
+    @property
+    def degraded(self) -> bool:
+        """The summary was written by the fallback model (the last rung of the ladder)."""
+        return self.phase == "fallback"
 
 
 class Middleware(Generic[M]):
@@ -57,30 +77,70 @@ class Middleware(Generic[M]):
         """Always summarize; returns the new history and never changes ``state``."""
         return (await self.summarize_detailed(state)).messages
 
+    def masking_enabled(self) -> bool:
+        """``mask_secrets``, or (None) whether the model says it is remote."""
+        if self.config.mask_secrets is not None:
+            return bool(self.config.mask_secrets)
+        return bool(getattr(self.config.model, "remote", False))
+
+    def make_masker(self) -> Any:
+        """A fresh :class:`compactor.masking.SecretMasker`, or None when masking is off."""
+        if not self.masking_enabled():
+            return None
+        from .masking import SecretMasker
+
+        return SecretMasker(self.config.secret_patterns)
+
+    def split_tail(self, messages: list[M]) -> tuple[list[M], list[M]]:
+        """(what is summarized: system run + head, the verbatim tail) per ``Config.keep``."""
+        keep = self.config.keep
+        if keep is None or (keep.messages is None and keep.tokens is None):
+            return list(messages), []
+        from .planning import tail_start
+
+        system_messages, context = split_system(list(messages))
+        index = tail_start(context, keep_messages=keep.messages, keep_tokens=keep.tokens)
+        return system_messages + context[:index], context[index:]
+
     async def summarize_detailed(self, state: AgentState[M]) -> SummarizeOutcome[M]:
         """:meth:`summarize`, also returning the attempts, the phase and the model input."""
         cfg = self.config
         before = state.copy()
         await self._emit(BeforeSummarize(messages=copy.deepcopy(before.messages)))
-        result = await generate_summary(cfg, copy.deepcopy(before.messages), self._emit)
-        original = copy.deepcopy(before.messages)
+        to_summarize, tail = self.split_tail(before.messages)
+        masker = self.make_masker()
+        result = await generate_summary(cfg, copy.deepcopy(to_summarize), self._emit, masker=masker)
+        system_messages, head = split_system(copy.deepcopy(to_summarize))
+        # With masking on, finalize sees a masked history (system messages as they are), so
+        # the user messages it re-inserts carry placeholders too, never the secrets.
+        original = system_messages + (masker.mask_messages(head) if masker is not None else head)
+        reply = copy.deepcopy(result.response)
+        if cfg.strip_analysis:
+            reply = strip_analysis(reply)
+        if result.phase == "fallback":
+            reply = _edit_text(reply, lambda text: f"{DEGRADED_NOTE}\n\n{text}")
         token = _model_input.set(copy.deepcopy(result.model_input))
         try:
             if cfg.finalize is not None:
-                new_messages = list(
-                    await call_maybe_async(cfg.finalize, original, copy.deepcopy(result.response))
-                )
+                new_messages = list(await call_maybe_async(cfg.finalize, original, reply))
             else:
                 pum = cfg.preserve_user_messages or PreserveUserMessages()
                 new_messages = await _default_finalize(
-                    original,
-                    copy.deepcopy(result.response),
-                    pum,
-                    self._user_budget(pum),
-                    cfg.transcript_file_path,
+                    original, reply, pum, self._user_budget(pum), cfg.transcript_file_path
                 )
         finally:
             _model_input.reset(token)
+        retention = None
+        if cfg.retention is not None and cfg.retention.enabled:
+            retention = self._retain(new_messages, head, masker)
+        new_messages.extend(copy.deepcopy(tail))
+        tokens_before = tokens_after = None
+        if cfg.loop_guard is not None:
+            counter = cfg.token_counter or default_token_counter
+            tokens_before = await _count(counter, before.messages, before.tools)
+            tokens_after = await _count(counter, new_messages, before.tools)
+            if tokens_after >= cfg.loop_guard * tokens_before:
+                raise LoopGuardError(tokens_before, tokens_after, cfg.loop_guard)
         if cfg.callback is not None:
             after = AgentState(
                 messages=copy.deepcopy(new_messages), tools=copy.deepcopy(state.tools)
@@ -93,7 +153,40 @@ class Middleware(Generic[M]):
             phase=result.phase,
             model_input=result.model_input,
             summary=result.response,
+            chunks=result.chunks,
+            tail_messages=len(tail),
+            masked=dict(masker.counts) if masker is not None else None,
+            retention=retention,
+            tokens_before=tokens_before,
+            tokens_after=tokens_after,
         )
+
+    def _retain(self, new_messages: list[M], dropped: list[M], masker: Any) -> dict[str, Any]:
+        """Repair the summary message in ``new_messages`` in place; the retention report."""
+        from .retention import apply_retention
+
+        cfg = self.config.retention
+        assert cfg is not None
+        where = [i for i, m in enumerate(new_messages) if content_type(m) == "summary"]
+        if not where:
+            return {"applied": False, "reason": "no summary message in the finalized history"}
+        i = where[0]
+        report: Any = None
+
+        def repair(text: str) -> str:
+            nonlocal report
+            fixed, report = apply_retention(
+                dropped,
+                text,
+                max_anchors=cfg.max_anchors,
+                max_facts=cfg.max_facts,
+                transform=masker.mask_text if masker is not None else None,
+            )
+            return str(fixed)
+
+        new_messages[i] = _edit_text(new_messages[i], repair)
+        data: dict[str, Any] = {"applied": True, **report.to_dict()}
+        return data
 
     def _user_budget(self, pum: PreserveUserMessages) -> int:
         if pum.max_tokens is not None:
@@ -102,6 +195,49 @@ class Middleware(Generic[M]):
         if trigger is not None and trigger.context_tokens > 0:
             return trigger.context_tokens // 3
         return DEFAULT_CONTEXT_TOKENS // 3
+
+
+async def _count(counter: Any, messages: list[Any], tools: list[Any]) -> int:
+    try:
+        value = await maybe_await(counter(TokenCounterInput(messages, tools)))
+    except Exception as err:
+        raise SummarizationError(f"failed to count tokens: {err}") from err
+    return int(value)
+
+
+_ANALYSIS_RE = re.compile(r"<analysis>.*?</analysis>\s*", re.DOTALL)
+
+
+def strip_analysis(reply: M) -> M:
+    """A copy of ``reply`` without its ``<analysis>…</analysis>`` block(s).
+
+    Kept as is when stripping would leave no text (a reply made only of analysis).
+    """
+
+    def strip(text: str) -> str:
+        stripped = _ANALYSIS_RE.sub("", text).strip()
+        return stripped or text
+
+    return _edit_text(reply, strip)
+
+
+def _edit_text(msg: M, fn: Callable[[str], str]) -> M:
+    """A copy of ``msg`` with its (first) text replaced by ``fn(text)``."""
+    out = copy.deepcopy(msg)
+    if not isinstance(out, Message | AgenticMessage):
+        return out
+    if isinstance(out, Message):
+        for part in out.parts:
+            if part.type == "text" and part.text:
+                part.text = fn(part.text)
+                return out
+        out.content = fn(out.content)
+        return out
+    for block in out.blocks:
+        if block.type in ("assistant_gen_text", "user_input_text") and block.text:
+            block.text = fn(block.text)
+            return out
+    return out
 
 
 def new(config: Config[M] | None) -> Middleware[M]:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 __all__ = [
+    "CHUNK_NOTE",
     "CLEARED_NOTE",
     "CONTINUE_INSTRUCTION",
+    "DEGRADED_NOTE",
     "PREAMBLE",
+    "PREVIOUS_SUMMARY",
     "SKILLS_PREAMBLE",
     "SKILL_TRUNCATED_MARKER",
     "SYSTEM_INSTRUCTION",
@@ -67,3 +70,23 @@ SKILLS_PREAMBLE = "These skills were loaded earlier in this session; keep follow
 SKILL_TRUNCATED_MARKER = (
     "\n\n[… skill {name!r} was cut to fit the context; load the skill again to read all of it]"
 )
+
+
+CHUNK_NOTE = (
+    "This conversation is too long for one pass, so it is summarized in {total} sequential parts; "
+    "the messages above are part {index} of {total}.{previous} Write one summary, as asked below, "
+    "that covers everything so far."
+)
+"""Put before the user instruction of every chunk (``{previous}`` names the running summary)."""
+
+PREVIOUS_SUMMARY = (
+    "<previous_summary>\nSummary of parts 1-{upto} of this conversation, written earlier:\n\n"
+    "{text}\n</previous_summary>"
+)
+"""The running summary handed to chunk 2 onwards, as the first message after the system one."""
+
+DEGRADED_NOTE = (
+    "(Degraded summary: the configured summarization models failed, so compact's embedded "
+    "extractive summarizer wrote this from the conversation itself.)"
+)
+"""Put at the start of a summary written by the last-resort ``fallback_model``."""

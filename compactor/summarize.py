@@ -19,17 +19,21 @@ from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 from ._util import call_maybe_async, model_name
 from .config import DEFAULT_MAX_RETRIES, Config, FailoverContext
 from .errors import ModelError, SummarizationError
-from .events import AttemptStart, Event, GenerateSummary, Phase, RetryWait
-from .prompts import SYSTEM_INSTRUCTION, USER_INSTRUCTION
-from .schema import M, make_system, make_user, message_kind
+from .events import AttemptStart, ChunkStart, Event, GenerateSummary, Phase, RetryWait
+from .prompts import CHUNK_NOTE, PREVIOUS_SUMMARY, SYSTEM_INSTRUCTION, USER_INSTRUCTION
+from .schema import M, assistant_text, make_system, make_user, message_kind, user_text
+from .tokens import estimate_message, estimate_text
 
 __all__ = [
     "AttemptRecord",
+    "ChunkPlan",
     "SummaryResult",
     "default_backoff",
     "default_should_failover",
     "default_should_retry",
     "generate_summary",
+    "input_tokens",
+    "plan_summarizer_chunks",
     "split_system",
 ]
 
@@ -82,6 +86,10 @@ class AttemptRecord:
     model: str
     ok: bool
     error: str | None
+    cached: bool = False
+    """Served from the summary cache (no model call)."""
+    chunk: int | None = None
+    """1-based chunk number in a chunked summarization."""
 
 
 @dataclass(slots=True)
@@ -92,6 +100,8 @@ class SummaryResult(Generic[M]):
     model_input: list[M]
     attempts: list[AttemptRecord] = field(default_factory=list)
     phase: Phase = "primary"
+    chunks: list[dict[str, Any]] = field(default_factory=list)
+    """One record per chunk when the input was summarized in chunks (empty otherwise)."""
 
 
 @dataclass(slots=True)
@@ -128,22 +138,238 @@ async def build_model_input(config: Config[Any], messages: list[M]) -> tuple[M, 
     )
 
 
-async def generate_summary(config: Config[Any], messages: list[M], emit: Emit) -> SummaryResult[M]:
-    """Call the model (retry, then failover) and return the first acceptable reply."""
+async def generate_summary(
+    config: Config[Any], messages: list[M], emit: Emit, *, masker: Any = None
+) -> SummaryResult[M]:
+    """Call the model (retry, then failover, then the fallback model) and return the first
+    acceptable reply.
+
+    ``masker`` (a :class:`compactor.masking.SecretMasker`) masks the summarizer input. When
+    ``config.summarizer_context_tokens`` is set and the input would not fit, the context is
+    summarized in sequential chunks (SummaryResult.chunks says which messages each covered).
+    """
     system_instruction, user_instruction, model_input = await build_model_input(config, messages)
-    sleep = config.sleep or _default_sleep
+    if masker is not None:
+        model_input = masker.mask_messages(model_input)
     attempts: list[AttemptRecord] = []
+    limit = config.summarizer_context_tokens
+    if limit and config.gen_model_input is None and input_tokens(model_input) > limit:
+        return await _generate_chunked(
+            config, messages, emit, masker, system_instruction, user_instruction, attempts
+        )
+    return await _generate_one(
+        config, messages, emit, masker, system_instruction, user_instruction, model_input, attempts
+    )
+
+
+def input_tokens(model_input: list[Any]) -> int:
+    """The summarizer input's size as the chunk planner counts it (the default estimate)."""
+    return sum(estimate_message(m) for m in model_input)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkPlan:
+    """How a too-long summarizer input would be split (for the run and for ``--explain``)."""
+
+    budget: int
+    """Tokens of context messages per chunk."""
+    chunks: list[Any]
+    """``compactor.planning.Chunk`` objects, indices into the context (system run excluded)."""
+    offset: int
+    """Number of leading system messages: add it to a chunk's indices for history indices."""
+
+
+def plan_summarizer_chunks(
+    config: Config[Any], messages: list[M], system_instruction: M, user_instruction: M
+) -> ChunkPlan:
+    """Split the context of ``messages`` into chunks that fit ``summarizer_context_tokens``.
+
+    Each chunk's input is the system instruction, the running summary (at most a quarter of the
+    context), the chunk's messages and the user instruction with a short note; the reply
+    reserve stays free.
+    """
+    from .planning import plan_chunks
+
+    limit = config.summarizer_context_tokens
+    assert limit is not None
+    system_messages, context = split_system(messages)
+    fixed = (
+        estimate_message(system_instruction)
+        + estimate_message(user_instruction)
+        + estimate_text(CHUNK_NOTE) * 2
+    )
+    budget = limit - config.reply_reserve_tokens - fixed - _running_allowance(limit)
+    if budget <= 0:
+        raise SummarizationError(
+            f"summarizer_context_tokens={limit:,} leaves no room for messages: the instructions "
+            f"take {fixed:,} tokens, the reply reserve {config.reply_reserve_tokens:,} and the "
+            f"running summary {_running_allowance(limit):,}"
+        )
+    return ChunkPlan(
+        budget=budget,
+        chunks=plan_chunks(context, budget, estimate_message),
+        offset=len(system_messages),
+    )
+
+
+def _running_allowance(limit: int) -> int:
+    return limit // 4
+
+
+def _running_text(reply: Any, limit: int) -> str:
+    """The part of a chunk's reply handed to the next chunk: its <summary> block, capped."""
+    text = assistant_text(reply) if reply is not None else ""
+    start, end = text.find("<summary>"), text.rfind("</summary>")
+    if 0 <= start < end:
+        text = text[start + len("<summary>") : end].strip()
+    cap = _running_allowance(limit) * 4
+    if len(text.encode("utf-8")) > cap:
+        keep = max(cap // 2 - 64, 0)
+        text = f"{text[:keep]}\n…[running summary cut to fit]…\n{text[-keep:] if keep else ''}"
+    return text
+
+
+async def _generate_chunked(
+    config: Config[Any],
+    messages: list[M],
+    emit: Emit,
+    masker: Any,
+    system_instruction: M,
+    user_instruction: M,
+    attempts: list[AttemptRecord],
+) -> SummaryResult[M]:
+    from .planning import truncate_to_budget
+
+    plan = plan_summarizer_chunks(config, messages, system_instruction, user_instruction)
+    limit = config.summarizer_context_tokens
+    assert limit is not None
+    kind = message_kind(messages)
+    context: list[M] = split_system(messages)[1]
+    if masker is not None:
+        context = masker.mask_messages(context)
+    else:
+        context = copy.deepcopy(context)
+    instruction_text = user_text(user_instruction)
+    total = len(plan.chunks)
+    running: str | None = None
+    result: SummaryResult[M] | None = None
+    chunk_records: list[dict[str, Any]] = []
+    degraded = False
+    for index, chunk in enumerate(plan.chunks, start=1):
+        part = context[chunk.start : chunk.end]
+        if chunk.oversized:
+            part = truncate_to_budget(part, plan.budget, estimate_message)
+        previous = (
+            f" The summary of parts 1-{index - 1} is in <previous_summary> above."
+            if running
+            else ""
+        )
+        note = CHUNK_NOTE.format(index=index, total=total, previous=previous)
+        chunk_input: list[M] = [system_instruction]
+        if running:
+            chunk_input.append(
+                make_user(kind, PREVIOUS_SUMMARY.format(upto=index - 1, text=running))
+            )
+        chunk_input.extend(part)
+        chunk_input.append(make_user(kind, f"{note}\n\n{instruction_text}"))
+        tokens = input_tokens(chunk_input)
+        start, end = chunk.start + plan.offset, chunk.end + plan.offset
+        await emit(
+            ChunkStart(
+                index=index,
+                total=total,
+                start=start,
+                end=end,
+                tokens=tokens,
+                oversized=chunk.oversized,
+            )
+        )
+        result = await _generate_one(
+            config,
+            messages,
+            emit,
+            masker,
+            system_instruction,
+            user_instruction,
+            chunk_input,
+            attempts,
+            chunk=index,
+        )
+        degraded = degraded or result.phase == "fallback"
+        chunk_records.append(
+            {
+                "index": index,
+                "start": start,
+                "end": end,
+                "messages": end - start,
+                "input_tokens": tokens,
+                "oversized": chunk.oversized,
+                "phase": result.phase,
+            }
+        )
+        running = _running_text(result.response, limit)
+    assert result is not None
+    # PreserveSkills scans what the model saw: all chunks together.
+    full: list[M] = [system_instruction]
+    full.extend(context)
+    full.append(user_instruction)
+    result.model_input = full
+    result.chunks = chunk_records
+    if degraded:
+        result.phase = "fallback"
+    return result
+
+
+async def _generate_one(
+    config: Config[Any],
+    messages: list[M],
+    emit: Emit,
+    masker: Any,
+    system_instruction: M,
+    user_instruction: M,
+    model_input: list[M],
+    attempts: list[AttemptRecord],
+    *,
+    chunk: int | None = None,
+) -> SummaryResult[M]:
+    """One summarizer input through retry, failover and the fallback model."""
+    sleep = config.sleep or _default_sleep
+    cache = config.cache
+    kind = message_kind(model_input) if model_input else message_kind(messages)
 
     async def call(model: Any, inp: list[M], phase: Phase, attempt: int) -> _Outcome:
         name = model_name(model)
-        await emit(AttemptStart(phase=phase, attempt=attempt, model=name))
+        await emit(AttemptStart(phase=phase, attempt=attempt, model=name, chunk=chunk))
         outcome = _Outcome()
+        key: str | None = None
+        if cache is not None:
+            from .cache import cache_key
+
+            key = cache_key(name, config.model_options, inp)
+            hit = cache.get(key, kind)
+            if hit is not None:
+                attempts.append(AttemptRecord(phase, attempt, name, True, None, True, chunk))
+                await emit(
+                    GenerateSummary(
+                        attempt=attempt,
+                        phase=phase,
+                        model_response=hit,
+                        model=name,
+                        cached=True,
+                        chunk=chunk,
+                    )
+                )
+                return _Outcome(response=hit)
         try:
             outcome.response = await model.generate(copy.deepcopy(inp), **config.model_options)
         except Exception as err:  # noqa: BLE001 - a failed call is data for retry/failover
             outcome.error = err
+        if key is not None and outcome.error is None:
+            cache.put(key, name, outcome.response)
         attempts.append(
-            AttemptRecord(phase, attempt, name, outcome.error is None, _err_text(outcome.error))
+            AttemptRecord(
+                phase, attempt, name, outcome.error is None, _err_text(outcome.error), False, chunk
+            )
         )
         await emit(
             GenerateSummary(
@@ -152,10 +378,48 @@ async def generate_summary(config: Config[Any], messages: list[M], emit: Emit) -
                 model_response=outcome.response,
                 error=outcome.error,
                 model=name,
+                chunk=chunk,
             )
         )
         return outcome
 
+    try:
+        return await _retry_and_failover(
+            config,
+            messages,
+            system_instruction,
+            user_instruction,
+            model_input,
+            call,
+            sleep,
+            emit,
+            attempts,
+            masker,
+        )
+    except SummarizationError as err:
+        if config.fallback_model is None:
+            raise
+        # The last rung of the ladder: one call of the fallback model on the same input.
+        outcome = await call(config.fallback_model, model_input, "fallback", 1)
+        if outcome.error is not None:
+            raise SummarizationError(
+                f"{err}; the fallback summarizer failed too: {outcome.error}"
+            ) from outcome.error
+        return _result(outcome.response, model_input, attempts, "fallback")
+
+
+async def _retry_and_failover(
+    config: Config[Any],
+    messages: list[M],
+    system_instruction: M,
+    user_instruction: M,
+    model_input: list[M],
+    call: Callable[[Any, list[M], Phase, int], Awaitable[_Outcome]],
+    sleep: Callable[[float], Awaitable[None]],
+    emit: Emit,
+    attempts: list[AttemptRecord],
+    masker: Any,
+) -> SummaryResult[M]:
     # ---- primary phase -------------------------------------------------------------------------
     retry = config.retry
     if retry is None:
@@ -207,6 +471,8 @@ async def generate_summary(config: Config[Any], messages: list[M], emit: Emit) -
             else:
                 if chosen_input:
                     inp = list(chosen_input)
+                    if masker is not None:  # the callback's own input is masked too
+                        inp = masker.mask_messages(inp)
                 if model is None:
                     outcome = _Outcome(error=SummarizationError("failover model is required"))
         if outcome is not None:

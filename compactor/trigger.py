@@ -12,7 +12,7 @@ from .errors import SummarizationError
 from .schema import AgenticMessage, Message, ToolInfo
 from .tokens import TokenCounter, TokenCounterInput, default_token_counter
 
-__all__ = ["TriggerDecision", "decide", "thresholds"]
+__all__ = ["TriggerDecision", "decide", "fraction_threshold", "thresholds"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,17 +29,36 @@ class TriggerDecision:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def fraction_threshold(trigger: TriggerCondition | None) -> int | None:
+    """floor(context_fraction × window_tokens), or None when no fraction condition is set."""
+    if trigger is None or trigger.context_fraction <= 0 or trigger.window_tokens <= 0:
+        return None
+    return int(trigger.context_fraction * trigger.window_tokens)
+
+
 def thresholds(trigger: TriggerCondition | None) -> tuple[int | None, int | None]:
     """(token threshold, message threshold), None when that condition is unset.
 
     No trigger → 160,000 tokens. A trigger with only ``context_messages`` has no token condition
-    (this fixes Eino's quirk, where the token threshold then becomes 0).
+    (this fixes Eino's quirk, where the token threshold then becomes 0). A fraction condition
+    and ``context_tokens`` combine (either fires), so the token threshold is the smaller one.
     """
     if trigger is None:
         return DEFAULT_CONTEXT_TOKENS, None
-    tokens = trigger.context_tokens if trigger.context_tokens > 0 else None
+    candidates = [t for t in (trigger.context_tokens, fraction_threshold(trigger)) if t]
+    tokens = min(candidates) if candidates else None
     messages = trigger.context_messages if trigger.context_messages > 0 else None
     return tokens, messages
+
+
+def _token_limit_text(trigger: TriggerCondition | None, max_tokens: int) -> str:
+    frac = fraction_threshold(trigger)
+    if trigger is not None and frac is not None and frac == max_tokens:
+        return (
+            f"{max_tokens:,} token threshold ({trigger.context_fraction:.0%} of the "
+            f"{trigger.window_tokens:,}-token window)"
+        )
+    return f"{max_tokens:,} token threshold"
 
 
 async def decide(
@@ -91,10 +110,11 @@ async def decide(
             max_messages,
         )
     tokens = await count()
+    limit = _token_limit_text(trigger, max_tokens)
     if tokens > max_tokens:
-        reason = f"{tokens:,} tokens > {max_tokens:,} token threshold"
+        reason = f"{tokens:,} tokens > {limit}"
         return TriggerDecision(True, reason, n, tokens, max_tokens, max_messages)
-    reason = f"{tokens:,} tokens <= {max_tokens:,} token threshold"
+    reason = f"{tokens:,} tokens <= {limit}"
     if max_messages is not None:
         reason += f" and {n:,} messages <= {max_messages:,}"
     return TriggerDecision(False, reason, n, tokens, max_tokens, max_messages)
