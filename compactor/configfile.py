@@ -28,7 +28,9 @@ from .config import (
     Config,
     FailoverConfig,
     FailoverContext,
+    KeepTail,
     PreserveUserMessages,
+    RetentionConfig,
     RetryConfig,
     TriggerCondition,
     validate_config,
@@ -53,6 +55,9 @@ CONFIG_ENV = "COMPACT_CONFIG"
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 
+DEFAULT_LOOP_GUARD = 0.5
+"""``compact run`` refuses a compaction that keeps this share of the tokens or more."""
+
 _NONE = type(None)
 _NUM = (int, float)
 
@@ -61,6 +66,17 @@ _ANY_MAP = "any-mapping"
 _MODEL_LIST = "model-list"
 _FINALIZE = "finalize"
 
+
+@dataclass(frozen=True)
+class _Switch:
+    """A section that is either a scalar shorthand (``cache: true``) or a mapping."""
+
+    scalar: tuple[type, ...]
+    mapping: dict[str, Any]
+    shorthand_key: str = "enabled"
+    """The mapping key a scalar stands for."""
+
+
 _MODEL: dict[str, Any] = {
     "provider": (str,),
     "name": (str, _NONE),
@@ -68,6 +84,7 @@ _MODEL: dict[str, Any] = {
     "api_key": (str, _NONE),
     "timeout": (int, float, _NONE),
     "options": _ANY_MAP,
+    "context_tokens": (int, _NONE),
 }
 _PRESERVE_SKILLS: dict[str, Any] = {
     "skill_tool_name": (str,),
@@ -77,7 +94,13 @@ _PRESERVE_SKILLS: dict[str, Any] = {
 }
 _SCHEMA: dict[str, Any] = {
     "model": _MODEL,
-    "trigger": {"context_tokens": (int,), "context_messages": (int,)},
+    "trigger": {
+        "context_tokens": (int,),
+        "context_messages": (int,),
+        "context_fraction": _NUM,
+        "window_tokens": (int,),
+        "agent_model": (str, _NONE),
+    },
     "token_counter": (str, _NONE),
     "user_instruction": (str, _NONE),
     "user_instruction_file": (str, _NONE),
@@ -90,6 +113,16 @@ _SCHEMA: dict[str, Any] = {
     "gen_model_input": (str, _NONE),
     "format": (str, _NONE),
     "archive_dir": (str, _NONE),
+    "keep": {"messages": (int, _NONE), "tokens": (int, _NONE)},
+    "fallback": (str, _NONE),
+    "loop_guard": _Switch((bool, int, float), {"max_ratio": _NUM}, "max_ratio"),
+    "mask_secrets": _Switch(
+        (bool, str), {"enabled": (bool, str), "patterns": "pattern-list"}, "enabled"
+    ),
+    "cache": _Switch((bool,), {"enabled": (bool,), "dir": (str, _NONE)}),
+    "retention": _Switch((bool,), {"enabled": (bool,), "max_anchors": (int,), "max_facts": (int,)}),
+    "reply_reserve_tokens": (int,),
+    "prices": "price-table",
 }
 _OPTIONAL_ENV_KEYS = frozenset({"base_url", "api_key"})
 _SECRET_KEYS = frozenset({"api_key"})
@@ -104,7 +137,7 @@ class FileConfig:
     """The file it came from (None = built-in defaults)."""
     model: dict[str, Any] | None = None
     """``provider``, ``name``, ``base_url``, ``api_key``, ``timeout``, ``options``."""
-    trigger: dict[str, int] | None = None
+    trigger: dict[str, Any] | None = None
     token_counter: str | None = None
     user_instruction: str | None = None
     user_instruction_file: str | None = None
@@ -119,6 +152,21 @@ class FileConfig:
     gen_model_input: str | None = None
     format: str | None = None
     archive_dir: str | None = None
+    keep: dict[str, Any] | None = None
+    """``{messages: N}`` or ``{tokens: N}``: the verbatim tail after the summary."""
+    fallback: str | None = None
+    """``local``: the embedded summarizer as the last rung after retry and failover."""
+    loop_guard: dict[str, Any] | None = None
+    """``{max_ratio: 0.5}`` (the default), or ``{max_ratio: false}`` to turn it off."""
+    mask_secrets: dict[str, Any] | None = None
+    """``{enabled: auto|true|false, patterns: [{name, regex}]}``; auto = on for remote models."""
+    cache: dict[str, Any] | None = None
+    """``{enabled: true, dir: PATH}``: reuse summaries of identical summarizer inputs."""
+    retention: dict[str, Any] | None = None
+    """``{enabled: true, max_anchors: 200, max_facts: 50}``."""
+    reply_reserve_tokens: int | None = None
+    prices: dict[str, dict[str, float]] | None = None
+    """Model name → ``{input, output}`` USD per million tokens (``check --explain``)."""
     lines: dict[str, int] = field(default_factory=dict, repr=False)
     """Dotted key → line number (1-based), for error messages."""
 
@@ -133,19 +181,114 @@ class FileConfig:
         """The trigger, or None (= the 160,000-token default)."""
         if self.trigger is None:
             return None
+        window = self.trigger.get("window_tokens", 0)
+        agent_model = self.trigger.get("agent_model")
+        if agent_model and not window:
+            from .windows import KNOWN_WINDOWS, window_for
+
+            found = window_for(agent_model)
+            if found is None:
+                raise self.error(
+                    "trigger.agent_model",
+                    f"unknown agent model {agent_model!r}: set trigger.window_tokens, or use "
+                    f"one of {', '.join(sorted(KNOWN_WINDOWS))}",
+                )
+            window = found
         condition = TriggerCondition(
             context_tokens=self.trigger.get("context_tokens", 0),
             context_messages=self.trigger.get("context_messages", 0),
+            context_fraction=float(self.trigger.get("context_fraction", 0.0)),
+            window_tokens=window,
         )
         # The same checks as compactor.new() (SPEC §2), located at the key in the file.
-        for key in ("context_tokens", "context_messages"):
+        for key in ("context_tokens", "context_messages", "window_tokens"):
             if getattr(condition, key) < 0:
                 raise self.error(f"trigger.{key}", f"trigger.{key} must be non-negative")
-        if condition.context_tokens == 0 and condition.context_messages == 0:
+        if not 0 <= condition.context_fraction <= 1:
+            raise self.error(
+                "trigger.context_fraction", "trigger.context_fraction must be between 0 and 1"
+            )
+        if condition.context_fraction > 0 and not condition.window_tokens:
+            raise self.error(
+                "trigger.context_fraction",
+                "trigger.context_fraction needs trigger.window_tokens or trigger.agent_model",
+            )
+        if (
+            condition.context_tokens == 0
+            and condition.context_messages == 0
+            and condition.context_fraction == 0
+        ):
             raise self.error(
                 "trigger", "at least one of context_tokens or context_messages must be positive"
             )
         return condition
+
+    def loop_guard_ratio(self) -> float | None:
+        """The loop guard's max ratio: 0.5 unless the file turns it off or sets another."""
+        if self.loop_guard is None:
+            return DEFAULT_LOOP_GUARD
+        value = self.loop_guard.get("max_ratio", DEFAULT_LOOP_GUARD)
+        if value is False or value is None:
+            return None
+        if value is True:
+            return DEFAULT_LOOP_GUARD
+        if not 0 < float(value) <= 1:
+            raise self.error("loop_guard.max_ratio", "loop_guard.max_ratio must be in (0, 1]")
+        return float(value)
+
+    def masking(self, models: list[dict[str, Any]]) -> bool:
+        """Whether secrets are masked: ``auto`` = when any configured model is remote."""
+        setting = (self.mask_secrets or {}).get("enabled", "auto")
+        if isinstance(setting, bool):
+            return setting
+        if setting != "auto":
+            raise self.error(
+                "mask_secrets.enabled",
+                f"mask_secrets.enabled must be true, false or auto, got {setting!r}",
+            )
+        return any(m.get("provider") not in ("local", "scripted") for m in models)
+
+    def secret_patterns(self) -> tuple[tuple[str, str], ...]:
+        return tuple(
+            (p["name"], p["regex"]) for p in (self.mask_secrets or {}).get("patterns") or []
+        )
+
+    def summary_cache(self, enabled: bool | None = None) -> Any:
+        """A :class:`compactor.cache.SummaryCache`, or None; ``enabled`` (a flag) wins."""
+        on = (self.cache or {}).get("enabled", self.cache is not None)
+        if enabled is not None:
+            on = enabled
+        if not on:
+            return None
+        from .cache import SummaryCache
+
+        folder = (self.cache or {}).get("dir")
+        if folder:
+            folder = os.path.expanduser(folder)
+            if not os.path.isabs(folder) and self.path:
+                folder = os.path.join(os.path.dirname(self.path), folder)
+        return SummaryCache(folder)
+
+    def keep_tail(self) -> KeepTail | None:
+        if not self.keep:
+            return None
+        for key in ("messages", "tokens"):
+            value = self.keep.get(key)
+            if value is not None and value < 0:
+                raise self.error(f"keep.{key}", f"keep.{key} must be non-negative")
+        return KeepTail(messages=self.keep.get("messages"), tokens=self.keep.get("tokens"))
+
+    def retention_config(self) -> RetentionConfig | None:
+        if self.retention is None or not self.retention.get("enabled", True):
+            return None
+        values = {k: v for k, v in self.retention.items() if k != "enabled"}
+        for key, value in values.items():
+            if value < 0:
+                raise self.error(f"retention.{key}", f"retention.{key} must be non-negative")
+        return RetentionConfig(**values)
+
+    def strip_analysis(self) -> bool:
+        return isinstance(self.finalize, dict) and bool(self.finalize.get("strip_analysis"))
 
     def counter(self) -> TokenCounter:
         """The token counter named by ``token_counter``."""
@@ -175,6 +318,10 @@ class Overrides:
     """``openai:NAME`` or ``local``."""
     transcript_file_path: str | None = None
     format: str | None = None
+    cache: bool | None = None
+    """``--cache`` / ``--no-cache``."""
+    fallback: str | None = None
+    """``--fallback local|none``."""
 
 
 def mask_secrets(data: Any) -> Any:
@@ -283,6 +430,48 @@ class _Loader:
             if not isinstance(node, yaml.MappingNode):
                 raise self.err(node, key, f"expected a mapping, got {_kind(node)}")
             return self.plain(node, key)
+        if isinstance(spec, _Switch):
+            if isinstance(node, yaml.MappingNode):
+                return self.mapping(node, spec.mapping, key + ".")
+            if not isinstance(node, yaml.ScalarNode):
+                raise self.err(node, key, f"expected {_names(spec.scalar)} or a mapping")
+            value = self.scalar(node, key)
+            if value is None:
+                return None
+            if not _type_ok(value, spec.scalar):
+                raise self.err(
+                    node, key, f"expected {_names(spec.scalar)} or a mapping, got {value!r}"
+                )
+            return {spec.shorthand_key: value}
+        if spec == "pattern-list":
+            if not isinstance(node, yaml.SequenceNode):
+                raise self.err(node, key, f"expected a list of {{name, regex}}, got {_kind(node)}")
+            items = [
+                self.mapping(item, {"name": (str,), "regex": (str,)}, f"{key}[{i}].")
+                for i, item in enumerate(node.value)
+            ]
+            for i, (item, item_node) in enumerate(zip(items, node.value, strict=True)):
+                if "name" not in item or "regex" not in item:
+                    raise self.err(item_node, f"{key}[{i}]", "a pattern needs 'name' and 'regex'")
+                try:
+                    re.compile(item["regex"])
+                except re.error as err:
+                    raise self.err(
+                        item_node, f"{key}[{i}].regex", f"invalid regular expression: {err}"
+                    ) from err
+            return items
+        if spec == "price-table":
+            if not isinstance(node, yaml.MappingNode):
+                raise self.err(
+                    node, key, f"expected a mapping of model → prices, got {_kind(node)}"
+                )
+            table: dict[str, Any] = {}
+            for name_node, prices_node in node.value:
+                name = str(name_node.value)
+                table[name] = self.mapping(
+                    prices_node, {"input": _NUM, "output": _NUM}, f"{key}.{name}."
+                )
+            return table
         if spec == _MODEL_LIST:
             if not isinstance(node, yaml.SequenceNode):
                 raise self.err(node, key, f"expected a list of models, got {_kind(node)}")
@@ -297,7 +486,11 @@ class _Loader:
                 return value
             return self.mapping(
                 node,
-                {"preserve_skills": _PRESERVE_SKILLS, "system_prompt": (str, _NONE)},
+                {
+                    "preserve_skills": _PRESERVE_SKILLS,
+                    "system_prompt": (str, _NONE),
+                    "strip_analysis": (bool,),
+                },
                 key + ".",
             )
         if not isinstance(node, yaml.ScalarNode):
@@ -431,7 +624,7 @@ def _model_dict(file_cfg: FileConfig, overrides: Overrides) -> dict[str, Any]:
 def _make_model(d: dict[str, Any], key: str, file_cfg: FileConfig) -> Any:
     from .models.registry import model_from_config  # lazy: may import the openai client
 
-    spec = {k: v for k, v in d.items() if k != "options"}
+    spec = {k: v for k, v in d.items() if k not in ("options", "context_tokens")}
     if spec.get("provider") == "local":
         spec = {"provider": "local"}
     if "provider" not in spec:
@@ -489,6 +682,8 @@ def _finalize(
         return None
     if isinstance(spec, str):
         return _load_ref(file_cfg, "finalize", spec)
+    if "preserve_skills" not in spec and spec.get("system_prompt") is None:
+        return None  # e.g. only strip_analysis: the built-in finalizer does the rest
     from .finalize import PreserveSkillsConfig, _default_finalize, new_finalizer
     from .schema import make_system, message_kind
 
@@ -509,6 +704,13 @@ def _finalize(
         return builder.build()
     except ConfigError as err:
         raise file_cfg.error("finalize", err.message) from err
+
+
+def _reply_reserve(context: int | None) -> int:
+    """4,096 tokens for the reply, or a quarter of a small summarizer context."""
+    if context is None:
+        return 4_096
+    return min(4_096, context // 4)
 
 
 def build_config(
@@ -566,10 +768,21 @@ def build_config(
     trigger = file_cfg.trigger_condition()
     budget = pum.max_tokens
     if budget is None:
-        budget = (
-            trigger.context_tokens if trigger and trigger.context_tokens > 0 else 160_000
-        ) // 3
+        from .trigger import thresholds
+
+        budget = (thresholds(trigger)[0] or 160_000) // 3
     transcript_path = transcript_path_setting(file_cfg, ov, transcript_path_auto)
+    model_dicts = [_model_dict(file_cfg, ov), *((file_cfg.failover or {}).get("models") or [])]
+    contexts = [d["context_tokens"] for d in model_dicts if d.get("context_tokens")]
+    fallback_name = ov.fallback or file_cfg.fallback or "none"
+    if fallback_name not in ("local", "none"):
+        where = "fallback" if ov.fallback is None else "--fallback"
+        raise file_cfg.error(where, f"fallback must be 'local' or 'none', got {fallback_name!r}")
+    fallback_model = None
+    if fallback_name == "local":
+        from .models.local import LocalSummarizer
+
+        fallback_model = LocalSummarizer()
 
     config: Config[Any] = Config(
         model=model,
@@ -590,6 +803,20 @@ def build_config(
         preserve_user_messages=pum,
         retry=retry,
         failover=failover,
+        summarizer_context_tokens=min(contexts) if contexts else None,
+        reply_reserve_tokens=(
+            file_cfg.reply_reserve_tokens
+            if file_cfg.reply_reserve_tokens is not None
+            else _reply_reserve(min(contexts) if contexts else None)
+        ),
+        fallback_model=fallback_model,
+        loop_guard=file_cfg.loop_guard_ratio(),
+        keep=file_cfg.keep_tail(),
+        mask_secrets=file_cfg.masking(model_dicts),
+        secret_patterns=file_cfg.secret_patterns(),
+        cache=file_cfg.summary_cache(ov.cache),
+        retention=file_cfg.retention_config(),
+        strip_analysis=file_cfg.strip_analysis(),
     )
     try:
         validate_config(config)

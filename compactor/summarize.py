@@ -21,7 +21,15 @@ from .config import DEFAULT_MAX_RETRIES, Config, FailoverContext
 from .errors import ModelError, SummarizationError
 from .events import AttemptStart, ChunkStart, Event, GenerateSummary, Phase, RetryWait
 from .prompts import CHUNK_NOTE, PREVIOUS_SUMMARY, SYSTEM_INSTRUCTION, USER_INSTRUCTION
-from .schema import M, assistant_text, make_system, make_user, message_kind, user_text
+from .schema import (
+    M,
+    assistant_text,
+    make_system,
+    make_user,
+    message_kind,
+    user_text,
+    with_content_type,
+)
 from .tokens import estimate_message, estimate_text
 
 __all__ = [
@@ -267,9 +275,9 @@ async def _generate_chunked(
         note = CHUNK_NOTE.format(index=index, total=total, previous=previous)
         chunk_input: list[M] = [system_instruction]
         if running:
-            chunk_input.append(
-                make_user(kind, PREVIOUS_SUMMARY.format(upto=index - 1, text=running))
-            )
+            previous_msg = make_user(kind, PREVIOUS_SUMMARY.format(upto=index - 1, text=running))
+            # internal: never quoted back as one of the user's own messages
+            chunk_input.append(with_content_type(previous_msg, "summary"))
         chunk_input.extend(part)
         chunk_input.append(make_user(kind, f"{note}\n\n{instruction_text}"))
         tokens = input_tokens(chunk_input)

@@ -202,6 +202,23 @@ def run(
             "shrinking the file.",
         ),
     ] = False,
+    cache: Annotated[
+        bool | None,
+        typer.Option(
+            "--cache/--no-cache",
+            help="Reuse summaries of identical summarizer inputs (default: the config's "
+            "cache section; off without one).",
+        ),
+    ] = None,
+    fallback: Annotated[
+        str | None,
+        typer.Option(
+            "--fallback",
+            metavar="local|none",
+            help="Last resort after retry and failover: the embedded summarizer (the summary "
+            "and the report say it is degraded).",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
     jobs: Annotated[
         int | None,
@@ -250,6 +267,8 @@ def run(
             "fmt": fmt,
             "model": model,
             "transcript_path": transcript_path,
+            "cache": cache,
+            "fallback": fallback,
             "events": None,
             "append": append,
             "quiet": True,
@@ -266,6 +285,8 @@ def run(
             fmt=fmt,
             model=model,
             transcript_path=transcript_path,
+            cache=cache,
+            fallback=fallback,
             report=report,
             events=events,
             append=append,
@@ -292,6 +313,8 @@ def _run(
     events: str | None,
     append: bool,
     quiet: bool,
+    cache: bool | None = None,
+    fallback: str | None = None,
     report_sink: Any = None,
 ) -> ExitCode:
     from compactor.formats.base import CompactionInfo
@@ -306,7 +329,13 @@ def _run(
     if in_place and output is not None:
         raise ConfigError("use either --in-place or -o/--output, not both")
     file_cfg = load_default_config(config)
-    overrides = Overrides(model=model, transcript_file_path=transcript_path, format=fmt)
+    overrides = Overrides(
+        model=model,
+        transcript_file_path=transcript_path,
+        format=fmt,
+        cache=cache,
+        fallback=fallback,
+    )
 
     display, raw = read_input(transcript)
     parsed = read_transcript(display, raw, format=fmt or file_cfg.format)
@@ -343,6 +372,7 @@ def _run(
     view.decision(decision.triggered, decision.reason, force)
 
     attempts = AttemptLog()
+    extras: dict[str, Any] = {}
     messages_after = len(parsed.messages)
     tokens_after = decision.tokens
     note_path: str | None = None
@@ -363,15 +393,20 @@ def _run(
         else:
             auto_path = os.path.abspath(transcript)
         cfg = build_config(file_cfg, overrides, transcript_path_auto=auto_path)
+        if not decision.triggered:
+            # --force on a transcript below its trigger: it cannot loop, so no guard.
+            cfg = dataclasses.replace(cfg, loop_guard=None)
         note_path = cfg.transcript_file_path
         events_fh = open(events, "w", encoding="utf-8") if events else None
         try:
             sink = Tee(view, attempts, JsonLinesSink(events_fh) if events_fh else None)
             cfg = dataclasses.replace(cfg, emit_internal_events=True, on_event=sink)
-            new_messages = _summarize(cfg, parsed.messages, parsed.tools, view)
+            outcome = _summarize(cfg, parsed.messages, parsed.tools, view)
         finally:
             if events_fh is not None:
                 events_fh.close()
+        new_messages = outcome.messages
+        extras = _outcome_report(outcome, cfg)
         messages_after = len(new_messages)
         tokens_after = asyncio.run(
             decide(new_messages, parsed.tools, trigger, counter, always_count=True)
@@ -387,6 +422,7 @@ def _run(
             ),
         )
 
+    degraded = bool(extras.get("degraded"))
     if target is None:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
@@ -397,6 +433,7 @@ def _run(
         view.summary(
             f"compacted {len(parsed.messages):,} → {messages_after:,} messages, "
             f"{_n(decision.tokens)} → {_n(tokens_after)} tokens → {target or 'stdout'}"
+            + (" (DEGRADED: written by the embedded fallback summarizer)" if degraded else "")
         )
     else:
         view.summary(
@@ -417,6 +454,7 @@ def _run(
             transcript_path=note_path,
             duration_s=time.monotonic() - started,
         )
+        rep.update(extras)
         if report_sink is not None:
             report_sink(rep)
         if report:
@@ -497,13 +535,41 @@ def _run_batch(
     return max(code for code, _, _ in results)
 
 
-def _summarize(cfg: Any, messages: list[Any], tools: list[Any], view: LiveView) -> list[Any]:
+def _summarize(cfg: Any, messages: list[Any], tools: list[Any], view: LiveView) -> Any:
     from compactor import new
     from compactor.schema import AgentState
 
     mw = new(cfg)
     with view:
-        return asyncio.run(mw.summarize(AgentState(messages=list(messages), tools=list(tools))))
+        return asyncio.run(
+            mw.summarize_detailed(AgentState(messages=list(messages), tools=list(tools)))
+        )
+
+
+def _outcome_report(outcome: Any, cfg: Any) -> dict[str, Any]:
+    """The report fields of the features beyond SPEC §9.3 (each present when it applies)."""
+    extras: dict[str, Any] = {"summarizer_phase": outcome.phase, "degraded": outcome.degraded}
+    if outcome.chunks:
+        extras["chunks"] = outcome.chunks
+    if cfg.keep is not None:
+        extras["tail_messages"] = outcome.tail_messages
+    if outcome.masked is not None:
+        extras["masked_secrets"] = outcome.masked
+    if outcome.retention is not None:
+        extras["retention"] = outcome.retention
+    if cfg.cache is not None:
+        extras["cache"] = {
+            "dir": str(cfg.cache.directory),
+            "hits": cfg.cache.hits,
+            "misses": cfg.cache.misses,
+        }
+    if cfg.loop_guard is not None:
+        extras["loop_guard"] = {
+            "max_ratio": cfg.loop_guard,
+            "tokens_before": outcome.tokens_before,
+            "tokens_after": outcome.tokens_after,
+        }
+    return extras
 
 
 def _n(value: int | None) -> str:
@@ -524,6 +590,23 @@ def check(
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON object per transcript, one per line.")
     ] = False,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            help="Also explain: tokens by role and tool, each trigger condition and its margin, "
+            "what would be kept, summarized or cut, the summarizer input, the chunk plan, "
+            "masked secrets and the estimated cost (prices: in the config).",
+        ),
+    ] = False,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            metavar="SPEC",
+            help="With --explain: the summarizer to plan for (openai:NAME or local).",
+        ),
+    ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
 ) -> None:
     """Dry run: would each transcript be compacted, and why? Never calls a model.
@@ -535,7 +618,11 @@ def check(
       compact check session.jsonl
 
       compact check --json sample_transcripts/*.jsonl
+
+      compact check --explain -c configs/openai.yaml session.jsonl
     """
+    if explain:
+        raise typer.Exit(_explain_all(transcripts, config, fmt, model, as_json, debug))
     from compactor.formats.registry import file_tool_pairs, read_transcript
     from compactor.streaming import stream_check
     from compactor.tokens import default_token_counter
@@ -591,6 +678,92 @@ def check(
     if failed is not None:
         raise typer.Exit(int(classify(failed)[1]))
     raise typer.Exit(int(ExitCode.WOULD_COMPACT if any_triggered else ExitCode.OK))
+
+
+class _PlannedModel:
+    """Stands in for the summarizer in ``--explain``: named, never called, never imported."""
+
+    def __init__(self, name: str, remote: bool) -> None:
+        self.name = name
+        self.remote = remote
+
+    async def generate(self, messages: list[Any], **options: Any) -> Any:
+        raise AssertionError("--explain never calls a model")
+
+
+def _explain_all(
+    transcripts: list[str],
+    config: str | None,
+    fmt: str | None,
+    model: str | None,
+    as_json: bool,
+    debug: bool,
+) -> int:
+    from compactor.configfile import _model_dict
+    from compactor.explain import explain
+    from compactor.formats.registry import read_transcript
+
+    from .report import check_record, render_explain
+
+    any_triggered = False
+    failed: BaseException | None = None
+    try:
+        file_cfg = load_default_config(config)
+        overrides = Overrides(model=model)
+        primary = _model_dict(file_cfg, overrides)
+        name = "local" if primary.get("provider") == "local" else f"openai:{primary.get('name')}"
+        chain = [primary, *((file_cfg.failover or {}).get("models") or [])]
+        planned = _PlannedModel(name, remote=primary.get("provider") != "local")
+        cfg = build_config(
+            dataclasses.replace(file_cfg, failover=None),
+            overrides,
+            transcript_path_auto="/dev/null",
+            model=planned,
+        )
+        cfg = dataclasses.replace(cfg, mask_secrets=file_cfg.masking(chain))
+        counter = file_cfg.counter()
+        trigger = file_cfg.trigger_condition()
+    except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001
+        _fail(err, debug)
+    for path in transcripts:
+        try:
+            display, raw = read_input(path)
+            parsed = read_transcript(display, raw, format=fmt or file_cfg.format)
+            decision = asyncio.run(
+                decide(parsed.messages, parsed.tools, trigger, counter, always_count=True)
+            )
+            data = asyncio.run(
+                explain(
+                    cfg,
+                    parsed.messages,
+                    parsed.tools,
+                    decision,
+                    model=name,
+                    prices=file_cfg.prices,
+                )
+            )
+        except KeyboardInterrupt as err:
+            _fail(err, debug)
+        except Exception as err:  # noqa: BLE001
+            message, _ = classify(err)
+            if debug:
+                _err_console().print(_traceback_text(err), markup=False)
+            _err_console().print(f"compact: {message}", markup=False, soft_wrap=True)
+            failed = err
+            continue
+        any_triggered |= decision.triggered
+        if as_json:
+            record = check_record(
+                display, parsed.format, file_cfg.counter_name(), decision, parsed.messages
+            )
+            record["explain"] = data
+            typer.echo(json.dumps(record, ensure_ascii=False))
+        else:
+            typer.echo(_check_line(display, parsed.format, file_cfg.counter_name(), decision))
+            typer.echo(render_explain(data, parsed.messages))
+    if failed is not None:
+        return int(classify(failed)[1])
+    return int(ExitCode.WOULD_COMPACT if any_triggered else ExitCode.OK)
 
 
 def _check_line(path: str, fmt: str, counter: str, d: TriggerDecision) -> str:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from compactor.errors import CompactorError, ConfigError, SummarizationError, TranscriptError
+from compactor.errors import (
+    CompactorError,
+    ConfigError,
+    LoopGuardError,
+    SummarizationError,
+    TranscriptError,
+)
 
 __all__ = ["EXIT_CODES_HELP", "ExitCode", "classify"]
 
@@ -20,6 +26,8 @@ class ExitCode(IntEnum):
     """Usage error, bad config, unreadable or malformed transcript."""
     SUMMARIZATION_FAILED = 3
     """Summarization failed after retries and failover; nothing written."""
+    NOT_SMALLER = 4
+    """The loop guard refused the result (it would trigger again at once); nothing written."""
     INTERRUPTED = 130
     """Interrupted (Ctrl-C); nothing half-written."""
 
@@ -32,6 +40,7 @@ EXIT_CODES_HELP = (
     "  1    check: at least one transcript would be compacted\n"
     "  2    usage error, bad config, unreadable or malformed transcript\n"
     "  3    summarization failed after retries and failover; nothing written\n"
+    "  4    loop guard: the result would not be small enough; nothing written\n"
     "  130  interrupted; nothing half-written"
 )
 
@@ -42,6 +51,8 @@ def classify(err: BaseException) -> tuple[str, ExitCode]:
         return "interrupted: nothing was written", ExitCode.INTERRUPTED
     if isinstance(err, (ConfigError, TranscriptError)):
         return f"{type(err).__name__}: {err}", ExitCode.USAGE
+    if isinstance(err, LoopGuardError):
+        return f"{type(err).__name__}: {err}; nothing written", ExitCode.NOT_SMALLER
     if isinstance(err, SummarizationError):
         return f"{type(err).__name__}: {err}", ExitCode.SUMMARIZATION_FAILED
     if isinstance(err, CompactorError):

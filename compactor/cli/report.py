@@ -143,3 +143,109 @@ def run_report(
         "transcript_path": transcript_path,
         "duration_s": round(duration_s, 3),
     }
+
+
+def _range(span: dict[str, Any]) -> str:
+    """Half-open 0-based [start, end) as the 1-based line-of-history range a person reads."""
+    if span["messages"] == 0:
+        return "none"
+    first, last = span["start"] + 1, span["end"]
+    where = f"message {first}" if first == last else f"messages {first}-{last}"
+    return f"{where} ({span['messages']:,} messages, {span['tokens']:,} tokens)"
+
+
+def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMessage]) -> str:
+    """The human-readable ``check --explain`` block (after the one-line verdict)."""
+    out: list[str] = []
+    add = out.append
+    add("  trigger:")
+    for row in data["conditions"]:
+        value = "?" if row["value"] is None else f"{row['value']:,}"
+        if row["margin"] is None:
+            verdict = "not counted"
+        elif row["fired"]:
+            verdict = f"FIRES ({-row['margin']:,} over)"
+        else:
+            verdict = f"{row['margin']:,} below"
+        name = row["condition"]
+        if name == "context_fraction":
+            name = f"{row['fraction']:.0%} of {row['window_tokens']:,}"
+        add(f"    {name:<22} {value:>12} / {row['threshold']:<12,} {verdict}")
+    add("  tokens by role (estimate):")
+    for role, row in data["by_role"].items():
+        add(f"    {role:<12} {row['messages']:>7,} messages {row['tokens']:>12,} tokens")
+    if data["by_tool"]:
+        add("  tokens by tool (estimate: call arguments + results):")
+        for name, row in list(data["by_tool"].items())[:12]:
+            add(
+                f"    {name[:24]:<24} {row['calls']:>5,} calls {row['call_tokens']:>10,} "
+                f"+ {row['results']:>5,} results {row['result_tokens']:>10,}"
+            )
+        if len(data["by_tool"]) > 12:
+            add(f"    … {len(data['by_tool']) - 12} more tools (--json lists them all)")
+    plan = data["plan"]
+    add("  plan:")
+    add(f"    kept verbatim:     {plan['system_messages']:,} leading system message(s)")
+    add(f"    summarized:        {_range(plan['summarized'])}")
+    if plan["tail"] is not None:
+        add(f"    verbatim tail:     {_range(plan['tail'])}")
+    elif plan["keep"] is not None:
+        add("    verbatim tail:     none (no safe start within the keep budget)")
+    um = plan["user_messages"]
+    if um["applies"]:
+        add(
+            f"    user messages:     {um['kept_whole']:,} of {um['candidates']:,} re-inserted "
+            f"whole, {um['cut']:,} cut, {um['dropped']:,} dropped "
+            f"(budget {um['budget_tokens']:,} tokens)"
+        )
+    else:
+        add(f"    user messages:     not re-inserted ({um['reason']})")
+    limit = plan["summarizer_context_tokens"]
+    size = f"{plan['summarizer_input_tokens']:,} tokens"
+    if plan["chunks"]:
+        add(
+            f"    summarizer input:  {size}, over its {limit:,}-token context: "
+            f"{len(plan['chunks'])} chunks"
+        )
+        for chunk in plan["chunks"]:
+            span = {**chunk}
+            flag = " (oversized: texts cut to fit)" if chunk["oversized"] else ""
+            add(f"      chunk {chunk['index']}: {_range(span)}{flag}")
+    elif limit:
+        add(f"    summarizer input:  {size}, fits its {limit:,}-token context in one pass")
+    else:
+        add(f"    summarizer input:  {size} in one pass (no model.context_tokens set)")
+    masked = plan["masked_secrets"]
+    if masked is None:
+        add("    secret masking:    off")
+    elif masked:
+        kinds = ", ".join(f"{k} {v:,}" for k, v in sorted(masked.items()))
+        add(f"    secret masking:    would replace {kinds}")
+    else:
+        add("    secret masking:    on, nothing to replace")
+    chain = plan["summarizer"] + (f", then fallback {plan['fallback']}" if plan["fallback"] else "")
+    add(f"    summarizer:        {chain}")
+    cost = plan["estimated_cost"]
+    if cost is None:
+        add("    estimated cost:    no price table (set prices: in the config)")
+    elif cost.get("usd_max") is None:
+        add(f"    estimated cost:    unknown ({cost['reason']})")
+    else:
+        add(
+            f"    estimated cost:    ≤ ${cost['usd_max']:.4f} ({cost['calls']} call(s): "
+            f"{cost['input_tokens']:,} input + ≤ {cost['output_tokens_max']:,} output tokens "
+            f"at ${cost['input_per_mtok']:g}/${cost['output_per_mtok']:g} per 1M)"
+        )
+    options = []
+    if plan["loop_guard"] is not None:
+        options.append(f"loop guard < {plan['loop_guard']:.0%}")
+    if plan["retention"]:
+        options.append("retention check")
+    if plan["strip_analysis"]:
+        options.append("strip <analysis>")
+    if plan["cache"]:
+        options.append(f"cache {plan['cache']}")
+    if options:
+        add(f"    also:              {', '.join(options)}")
+    add("  (dry run: no model was called)")
+    return "\n".join(out)

@@ -215,6 +215,9 @@ def _one_line(text: str, limit: int = 300) -> str:
 class OpenAIModel:
     """A chat model behind an OpenAI-compatible ``/chat/completions`` endpoint."""
 
+    remote = True
+    """Secret masking is on by default for it: even a loopback proxy may forward to a cloud."""
+
     def __init__(
         self,
         name: str,
