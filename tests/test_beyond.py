@@ -9,6 +9,7 @@ the events and what the server saw.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -183,7 +184,7 @@ def test_chunked_summarization_fits_the_window_and_never_splits_a_tool_pair(
     # contiguous, in order, covering everything after the system prompt
     assert chunks[0]["start"] == 1
     assert chunks[-1]["end"] == len(messages)
-    for a, b in zip(chunks, chunks[1:], strict=False):
+    for a, b in itertools.pairwise(chunks):
         assert a["end"] == b["start"]
     cuts = {c["start"] for c in chunks[1:]}
     for call, result in _tool_links(messages):
@@ -321,7 +322,8 @@ SECRETS = {
     "aws": "AKIAIOSFODNN7EXAMPLE",
     "github": "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
     "bearer": "eyJfakebearertokenvalue0123456789abcdefXYZ",
-    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+    "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     "url_password": "hunter2-db-Pa55",
     "password": "CorrectHorseBattery9",
     "custom": "ACME-7f3a9c1e5b2d4f60",
