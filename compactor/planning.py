@@ -16,12 +16,13 @@ Pairing rules (lenient: real transcripts hold dangling calls, orphan results and
   ``role == "tool"`` message whose ``tool_call_id`` is that id. ``AgenticMessage``: each
   ``function_tool_call`` block pairs with a ``function_tool_result`` block of the same
   ``call_id``, whichever message (normally assistant, then user) holds them.
-* A result pairs with the **oldest still-unpaired call of its id before it**, so an id reused
-  later in the session (``call_0`` on every turn) pairs turn by turn, and parallel calls with one
-  id pair in order.
-* A result with no unpaired call before it pairs with the oldest unpaired call of its id
-  **after** it (results written before their call): the two are still kept on one side of
-  every cut.
+* A result pairs with the **newest still-unpaired call of its id before it**. An id reused on
+  every turn (``call_0``) thus pairs turn by turn, even when an earlier turn's call never got
+  its result.
+* A result whose calls before it are all paired already (a repeated result) pairs with the
+  newest call of its id before it.
+* A result with no call of its id before it pairs with the **nearest call of its id after it**
+  (a result written before its call), or in the same message.
 * Anything left over is unpaired: a **dangling call** (no result yet) or an **orphan result**
   (no call). They do not constrain cuts, except that no part may start on a tool result.
 * A missing or empty id (``None`` / ``""``) never pairs: it cannot say which call it answers.
@@ -29,10 +30,11 @@ Pairing rules (lenient: real transcripts hold dangling calls, orphan results and
 
 from __future__ import annotations
 
+import bisect
 import copy
 import itertools
 import json
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -95,38 +97,38 @@ def is_tool_result(msg: Message | AgenticMessage) -> bool:
 
 
 def tool_links(messages: Sequence[M]) -> list[tuple[int, int]]:
-    """``(index of the call's message, index of the result's message)`` for every paired call.
+    """``(index of the call's message, index of the result's message)`` for every paired result.
 
-    Sorted by result position, then call position. Pairing rules: see the module docstring. The
-    call index is larger than the result index when a result was written before its call; it
-    equals it when one agentic message holds both blocks.
+    One entry per distinct pair of messages, sorted by result index, then call index. Pairing
+    rules: see the module docstring. The call index is larger than the result index when a
+    result was written before its call, and equal to it when one agentic message holds both.
     """
-    pending: defaultdict[str, deque[int]] = defaultdict(deque)  # id -> unpaired call indices
-    calls_by_id: defaultdict[str, list[int]] = defaultdict(list)
-    early: list[tuple[int, str]] = []  # results with no earlier unpaired call: (index, id)
-    links: list[tuple[int, int]] = []
+    unpaired: defaultdict[str, list[int]] = defaultdict(list)  # id -> calls without a result
+    calls: defaultdict[str, list[int]] = defaultdict(list)  # id -> every call so far, ascending
+    early: list[tuple[int, str]] = []  # results with no call of their id before them
+    links: set[tuple[int, int]] = set()
     for i, msg in enumerate(messages):
-        # Results before calls: a message that answers and calls with one id (agentic) answers
-        # an earlier call first.
+        # Results first: a message that both answers and calls with one id (agentic) answers an
+        # earlier call, not its own.
         for call_id in _result_ids(msg):
             if not call_id:
                 continue
-            if pending[call_id]:
-                links.append((pending[call_id].popleft(), i))
+            if unpaired[call_id]:
+                links.add((unpaired[call_id].pop(), i))
+            elif calls[call_id]:
+                links.add((calls[call_id][-1], i))  # a repeated result stays with its call
             else:
                 early.append((i, call_id))
         for call_id in _call_ids(msg):
             if call_id:
-                pending[call_id].append(i)
-                calls_by_id[call_id].append(i)
-    # Second pass: an early result takes the oldest call of its id after it that nobody paired.
+                unpaired[call_id].append(i)
+                calls[call_id].append(i)
     for i, call_id in early:
-        later = [j for j in pending[call_id] if j >= i]
-        if later:
-            pending[call_id].remove(later[0])
-            links.append((later[0], i))
-    links.sort(key=lambda link: (link[1], link[0]))
-    return links
+        later = calls[call_id]
+        j = bisect.bisect_left(later, i)
+        if j < len(later):
+            links.add((later[j], i))
+    return sorted(links, key=lambda link: (link[1], link[0]))
 
 
 def safe_cuts(messages: Sequence[M]) -> list[int]:
@@ -274,6 +276,8 @@ def _cut(text: str, cap: int) -> str:
     if n <= cap:
         return text
     keep = max(0, cap - len(CUT_MARKER.format(n=n)))
+    # Fewer characters cut may need one digit less: take the room (still at most ``cap``).
+    keep = max(keep, min(n, cap - len(CUT_MARKER.format(n=n - keep))))
     head = (keep + 1) // 2
     tail = keep // 2
     cut = text[:head] + CUT_MARKER.format(n=n - keep) + text[n - tail :]
