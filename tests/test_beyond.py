@@ -24,8 +24,8 @@ import pytest
 import yaml
 
 from compactor.formats.registry import read_transcript
-from compactor.prompts import DEGRADED_NOTE
-from compactor.schema import content_type, user_text
+from compactor.prompts import DEGRADED_NOTE, PREAMBLE
+from compactor.schema import user_text
 from compactor.testing.fake_openai import FakeOpenAI, reply, status
 
 REPO = Path(__file__).resolve().parents[1]
@@ -203,7 +203,7 @@ def test_chunked_summarization_fits_the_window_and_never_splits_a_tool_pair(
     )
     out = _messages(res.out)
     assert [m.role for m in out] == ["system", "user"]
-    assert content_type(out[-1]) == "summary"
+    assert user_text(out[-1]).startswith(PREAMBLE)
     _assert_no_key(res, fake)
 
 
@@ -297,7 +297,7 @@ def test_tail_is_kept_verbatim_and_never_starts_on_a_tool_result(tmp_path, keep)
     out = _messages(res.out)
     n_tail = res.report["tail_messages"]
     assert out[0].role == "system"
-    assert content_type(out[1]) == "summary"
+    assert user_text(out[1]).startswith(PREAMBLE)
     assert len(out) == 2 + n_tail
     if n_tail:
         assert out[2:] == original[-n_tail:]

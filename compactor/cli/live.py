@@ -21,6 +21,7 @@ from compactor.events import (
     AfterSummarize,
     AttemptStart,
     BeforeSummarize,
+    ChunkStart,
     Event,
     GenerateSummary,
     RetryWait,
@@ -106,6 +107,8 @@ class LiveView:
             self.live.update(renderable, refresh=True)
 
     def _total(self, phase: str) -> int:
+        if phase == "fallback":
+            return 1
         return self.primary_attempts if phase == "primary" else self.failover_attempts
 
     # -- CLI steps -------------------------------------------------------------------------------
@@ -132,6 +135,20 @@ class LiveView:
         match event:
             case BeforeSummarize(messages=messages):
                 self._status(Spinner("dots", f"summarizing {len(messages):,} messages…"))
+            case ChunkStart(index=index, total=total, start=start, end=end, tokens=tokens):
+                line = (
+                    f"chunk {index}/{total}: messages {start + 1}-{end} "
+                    f"({tokens:,} tokens{', texts cut to fit' if event.oversized else ''})"
+                )
+                self._log(f"[cyan]{escape(line)}[/]", line, always=True)
+            case AttemptStart(phase="fallback", model=model):
+                self._log(
+                    f"[bold yellow]fallback[/] → {escape(model)} (the configured models failed)",
+                    f"fallback -> {model} (the configured models failed)",
+                    always=True,
+                )
+                self._last_model = model
+                self._status(Spinner("dots", escape(f"fallback · {model}") + " …"))
             case AttemptStart(phase=phase, attempt=attempt, model=model):
                 self._model_by_attempt[(phase, attempt)] = model
                 if phase == "failover" and attempt >= 1 and model != self._last_model:
@@ -146,7 +163,13 @@ class LiveView:
             case GenerateSummary(attempt=attempt, phase=phase, error=error, model=model):
                 name = model or self._model_by_attempt.get((phase, attempt), "?")
                 where = f"{phase} attempt {attempt}/{self._total(phase)} · {name}"
-                if error is None:
+                if error is None and event.cached:
+                    self._log(
+                        f"[green]✔[/] {escape(where)}: summary from the cache (no model call)",
+                        f"{where}: summary from the cache (no model call)",
+                        always=True,
+                    )
+                elif error is None:
                     self._log(f"[green]✔[/] {escape(where)}: summary received")
                 else:
                     line = f"{where} failed: {_one_line(error)}"

@@ -145,6 +145,10 @@ def run_report(
     }
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def _range(span: dict[str, Any]) -> str:
     """Half-open 0-based [start, end) as the 1-based line-of-history range a person reads."""
     if span["messages"] == 0:
@@ -173,19 +177,19 @@ def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMes
         add(f"    {name:<22} {value:>12} / {row['threshold']:<12,} {verdict}")
     add("  tokens by role (estimate):")
     for role, row in data["by_role"].items():
-        add(f"    {role:<12} {row['messages']:>7,} messages {row['tokens']:>12,} tokens")
+        add(f"    {role:<12} {_count(row['messages'], 'message'):>16} {row['tokens']:>12,} tokens")
     if data["by_tool"]:
         add("  tokens by tool (estimate: call arguments + results):")
         for name, row in list(data["by_tool"].items())[:12]:
             add(
-                f"    {name[:24]:<24} {row['calls']:>5,} calls {row['call_tokens']:>10,} "
-                f"+ {row['results']:>5,} results {row['result_tokens']:>10,}"
+                f"    {name[:24]:<24} {_count(row['calls'], 'call'):>11} {row['call_tokens']:>10,}"
+                f" + {_count(row['results'], 'result'):>13} {row['result_tokens']:>10,}"
             )
         if len(data["by_tool"]) > 12:
             add(f"    … {len(data['by_tool']) - 12} more tools (--json lists them all)")
     plan = data["plan"]
-    add("  plan:")
-    add(f"    kept verbatim:     {plan['system_messages']:,} leading system message(s)")
+    add("  plan:" if data["triggered"] else "  plan (if compacted, e.g. with run --force):")
+    add(f"    kept verbatim:     {_count(plan['system_messages'], 'leading system message')}")
     add(f"    summarized:        {_range(plan['summarized'])}")
     if plan["tail"] is not None:
         add(f"    verbatim tail:     {_range(plan['tail'])}")
@@ -232,7 +236,7 @@ def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMes
         add(f"    estimated cost:    unknown ({cost['reason']})")
     else:
         add(
-            f"    estimated cost:    ≤ ${cost['usd_max']:.4f} ({cost['calls']} call(s): "
+            f"    estimated cost:    ≤ ${cost['usd_max']:.4f} ({_count(cost['calls'], 'call')}: "
             f"{cost['input_tokens']:,} input + ≤ {cost['output_tokens_max']:,} output tokens "
             f"at ${cost['input_per_mtok']:g}/${cost['output_per_mtok']:g} per 1M)"
         )
