@@ -275,3 +275,43 @@ def test_live_view_tmux() -> None:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     _golden("live_view_tmux.txt", _normalize(screen, tmp))
+
+
+# -- check --explain -------------------------------------------------------------------------------
+
+EXPLAIN_CONFIG = """\
+model: {provider: openai, name: gpt-4o-mini, context_tokens: 64000}
+trigger: {context_fraction: 0.8, agent_model: claude-sonnet-4}
+keep: {messages: 6}
+mask_secrets: true
+prices:
+  gpt-4o-mini: {input: 0.15, output: 0.60}
+"""
+
+
+def test_check_explain(runner: CliRunner, at_repo: Path, tmp_path: Path) -> None:
+    cfg = tmp_path / "explain.yaml"
+    cfg.write_text(EXPLAIN_CONFIG, encoding="utf-8")
+    args = ["check", "--explain", "-c", str(cfg), LONG_REL, CODING_REL]
+    result = runner.invoke(app, args, prog_name="compact", terminal_width=100)
+    assert result.exit_code == 1, result.output
+    _golden("check_explain.txt", _normalize(result.stdout, tmp_path))
+
+
+def test_check_explain_json_matches_the_text(runner: CliRunner, at_repo: Path, tmp_path) -> None:
+    cfg = tmp_path / "explain.yaml"
+    cfg.write_text(EXPLAIN_CONFIG, encoding="utf-8")
+    args = ["check", "--explain", "--json", "-c", str(cfg), LONG_REL]
+    result = runner.invoke(app, args, prog_name="compact", terminal_width=100)
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)["explain"]
+    plan = data["plan"]
+    assert data["conditions"][0]["condition"] == "context_fraction"
+    assert data["conditions"][0]["threshold"] == 160_000
+    chunks = plan["chunks"]
+    assert chunks[0]["start"] == plan["summarized"]["start"] == 1
+    assert chunks[-1]["end"] == plan["summarized"]["end"] == plan["tail"]["start"]
+    assert plan["tail"]["end"] == data["messages"]
+    assert sum(c["messages"] for c in chunks) == plan["summarized"]["messages"]
+    assert plan["estimated_cost"]["calls"] == len(chunks)
+    assert sum(r["messages"] for r in data["by_role"].values()) == data["messages"]
