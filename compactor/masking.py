@@ -169,7 +169,8 @@ _BUILTIN_RULES: tuple[_Rule, ...] = (
     _Rule(
         "private_key",
         re.compile(
-            rf"{_PEM_BEGIN}(?:[^\"]*?{_PEM_END}"
+            # the body stops at a quote (JSON syntax) or at the next BEGIN line
+            rf"{_PEM_BEGIN}(?:(?:[^\"-]|-(?!----BEGIN))*?{_PEM_END}"
             # truncated block (no END line): the header lines and base64 lines that follow
             r"|(?:(?:\\[nr]|[\r\n])+(?:[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info):[^\r\n\\\"]*))*)"
         ),
