@@ -18,6 +18,7 @@ from compactor.errors import TranscriptError
 from compactor.schema import AgenticMessage, Block, Message, Usage, content_type
 
 from . import _jsonl
+from ._family import check_records
 from .base import CompactionInfo, Transcript, WriteMode
 
 __all__ = [
@@ -196,6 +197,7 @@ class AnthropicFormat:
 
     def read(self, path: str, raw: bytes) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
+        check_records(path, self.name, lines)
         tool_names: dict[str, str] = {}
         messages: list[AgenticMessage] = []
         for ln in lines:

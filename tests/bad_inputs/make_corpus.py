@@ -180,9 +180,8 @@ transcript(
             "message": {"role": "user", "content": "hi"},
         },
     ),
-    stderr_has=[":3"],
-    xfail="detected as claude-code from one record; the openai messages on lines 1-2 are silently "
-    "kept as non-message records (0 messages, 0 tokens), exit 0",
+    # lines 1-2 are openai messages: detection picks openai and line 3 is the odd one out
+    stderr_has=[":3", "a claude-code record, not openai"],
 )
 transcript(
     "type_is_list",
@@ -321,13 +320,7 @@ def _bad_format(folder: Path) -> tuple[Path, list[str]]:
 
 
 @case(
-    "flag_wrong_format_forced",
-    "cli",
-    BAD,
-    None,
-    ["t.jsonl"],
-    xfail="--format claude-code on an openai file reads 0 messages and exits 0; every line "
-    "is silently treated as a non-message record",
+    "flag_wrong_format_forced", "cli", BAD, None, ["t.jsonl:1:", "a chat message, not claude-code"]
 )
 def _wrong_format(folder: Path) -> tuple[Path, list[str]]:
     p = folder / "t.jsonl"
