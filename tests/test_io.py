@@ -72,10 +72,12 @@ def test_atomic_write_new_file_gets_umask_mode_not_0600(tmp_path):
 
 def test_pause_hook_only_when_set(tmp_path, monkeypatch):
     # COMPACT_TEST_PAUSE_AT_REPLACE holds atomic_write on both sides of its rename (crash tests).
+    import time
+
     import compactor.io as cio
 
     slept: list[float] = []
-    monkeypatch.setattr(cio.time, "sleep", slept.append)
+    monkeypatch.setattr(time, "sleep", slept.append)
     target = tmp_path / "t.txt"
     atomic_write(target, b"one")
     assert slept == []

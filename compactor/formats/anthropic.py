@@ -188,7 +188,10 @@ class AnthropicFormat:
                 return False
             content = r.get("content")
             if isinstance(content, list) and any(
-                isinstance(b, dict) and b.get("type") in ANTHROPIC_BLOCK_TYPES for b in content
+                isinstance(b, dict)
+                and isinstance(b.get("type"), str)  # a list or dict type is not hashable
+                and b["type"] in ANTHROPIC_BLOCK_TYPES
+                for b in content
             ):
                 found = True
             if r.get("type") == "message" and isinstance(r.get("usage"), dict):
