@@ -42,7 +42,9 @@ __all__ = [
     "CONFIG_ENV",
     "FileConfig",
     "Overrides",
+    "UnbuiltModel",
     "build_config",
+    "check_config",
     "exponential_backoff",
     "load_config_file",
     "load_default_config",
@@ -621,8 +623,17 @@ def _model_dict(file_cfg: FileConfig, overrides: Overrides) -> dict[str, Any]:
     return dict(file_cfg.model)
 
 
-def _make_model(d: dict[str, Any], key: str, file_cfg: FileConfig) -> Any:
-    from .models.registry import model_from_config  # lazy: may import the openai client
+class UnbuiltModel:
+    """Stands for a model :func:`check_config` validated but did not build."""
+
+    name = "unbuilt"
+
+    async def generate(self, messages: list[Any], **options: Any) -> Any:
+        raise RuntimeError("check_config() validates models; it does not build them")
+
+
+def _make_model(d: dict[str, Any], key: str, file_cfg: FileConfig, build: bool = True) -> Any:
+    from .models.registry import check_model_config, model_from_config  # lazy: may import openai
 
     spec = {k: v for k, v in d.items() if k not in ("options", "context_tokens")}
     if spec.get("provider") == "local":
@@ -633,9 +644,14 @@ def _make_model(d: dict[str, Any], key: str, file_cfg: FileConfig) -> Any:
     if spec["provider"] == "openai" and not spec.get("name"):
         spec["name"] = DEFAULT_OPENAI_MODEL
     try:
+        if not build:
+            check_model_config(spec)
+            return UnbuiltModel()
         return model_from_config(spec)
     except ConfigError as err:
-        raise file_cfg.error(key, err.message) from err
+        # "model" + the registry's "provider" → the line of model.provider when the file has it
+        sub = f"{key}.{err.key}" if err.key else key
+        raise file_cfg.error(sub if sub in file_cfg.lines else key, err.message) from err
 
 
 def _load_ref(file_cfg: FileConfig, key: str, ref: str) -> Callable[..., Any]:
@@ -719,16 +735,18 @@ def build_config(
     *,
     transcript_path_auto: str | None = None,
     model: Any = None,
+    build_models: bool = True,
 ) -> Config[Any]:
     """A :class:`compactor.Config` from the file plus CLI overrides.
 
     ``transcript_path_auto`` is what ``transcript_file_path: auto`` means for this run (the
     input's absolute path or its archive). ``model`` skips building the model from the file
-    (tests pass a ScriptedModel).
+    (tests pass a ScriptedModel). ``build_models=False`` validates the model settings but puts
+    :class:`UnbuiltModel` placeholders in the config (see :func:`check_config`).
     """
     ov = overrides or Overrides()
     if model is None:
-        model = _make_model(_model_dict(file_cfg, ov), "model", file_cfg)
+        model = _make_model(_model_dict(file_cfg, ov), "model", file_cfg, build_models)
     options = dict((file_cfg.model or {}).get("options") or {})
 
     retry = None
@@ -743,7 +761,7 @@ def build_config(
     if file_cfg.failover is not None:
         f = file_cfg.failover
         models = [
-            _make_model(d, f"failover.models[{i}]", file_cfg)
+            _make_model(d, f"failover.models[{i}]", file_cfg, build_models)
             for i, d in enumerate(f.get("models") or [])
         ]
         get_model: Callable[..., Any] | None = None
@@ -827,3 +845,14 @@ def build_config(
             raise file_cfg.error(key, err.message) from err
         raise ConfigError(err.message, path=file_cfg.path) from err
     return config
+
+
+def check_config(file_cfg: FileConfig, overrides: Overrides | None = None) -> None:
+    """Raise the ConfigError :func:`build_config` would raise, without building any model.
+
+    Everything else is done for real: ``pkg.mod:func`` references (``callback``,
+    ``gen_model_input``, ``finalize``, ``token_counter``) are imported, the instruction file is
+    read, models and ``--model`` are validated. No model backend (the openai client) is imported,
+    so ``compact run`` can check its whole config before reading a transcript at no cost.
+    """
+    build_config(file_cfg, overrides, transcript_path_auto=None, build_models=False)

@@ -63,8 +63,9 @@ class ModelError(SummarizationError):
     """One failed model call, classified so retry policy can decide.
 
     ``kind`` is one of: ``rate_limit``, ``server``, ``timeout``, ``connection``, ``malformed``,
-    ``empty``, ``content_filter``, ``length``, ``context_length``, ``bad_request``, ``auth``,
-    ``not_found``, ``other``. ``transient`` says whether retrying the same call may help;
+    ``empty``, ``content_filter``, ``wrong_role``, ``length``, ``context_length``,
+    ``bad_request``, ``auth``, ``not_found``, ``other``. ``transient`` says whether retrying the
+    same call may help (another model may help even when it is False: failover still runs);
     ``retry_after`` is the server's requested wait in seconds, when it gave one.
     """
 

@@ -2,7 +2,8 @@
 
 The core never renders anything: it calls ``on_event`` with these objects and the CLI (or any
 other consumer) decides how to show them. ``to_dict()`` gives JSON-safe data; errors become
-``{"type": ..., "message": ...}`` with secrets removed.
+``{"type": ..., "message": ...}`` with secrets removed (plus ``kind`` and ``transient`` for a
+:class:`~compactor.errors.ModelError`).
 
 Order within one summarization::
 
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from ._util import MaybeAwaitable, redact
+from .errors import ModelError
 from .schema import AgenticMessage, Message
 
 __all__ = [
@@ -41,10 +43,15 @@ Phase = Literal["primary", "failover", "fallback"]
 
 
 def error_to_dict(error: BaseException | None) -> dict[str, Any] | None:
-    """An error as JSON-safe data: its type name and (redacted) message."""
+    """An error as JSON-safe data: its type name and (redacted) message; a ModelError also gives
+    its ``kind`` and ``transient``, so a consumer need not parse the message."""
     if error is None:
         return None
-    return {"type": type(error).__name__, "message": redact(str(error))}
+    data: dict[str, Any] = {"type": type(error).__name__, "message": redact(str(error))}
+    if isinstance(error, ModelError):
+        data["kind"] = error.kind
+        data["transient"] = error.transient
+    return data
 
 
 def message_to_dict(msg: Message | AgenticMessage | None) -> dict[str, Any] | None:

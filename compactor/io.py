@@ -14,6 +14,7 @@ import hashlib
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from .errors import TranscriptError
@@ -22,6 +23,17 @@ __all__ = ["DEFAULT_ARCHIVE_DIR", "archive_original", "atomic_write", "read_inpu
 
 DEFAULT_ARCHIVE_DIR = "~/.local/share/compact/archive"
 """Where originals are archived when no ``archive_dir`` is configured."""
+
+PAUSE_AT_REPLACE_ENV = "COMPACT_TEST_PAUSE_AT_REPLACE"
+"""Test hook, unset in normal use: seconds :func:`atomic_write` sleeps just before and just after
+its rename, so a crash test can SIGKILL the process on either side of it
+(``tests/test_reliability_crash.py``)."""
+
+
+def _pause_for_tests() -> None:
+    value = os.environ.get(PAUSE_AT_REPLACE_ENV)
+    if value:
+        time.sleep(float(value))
 
 
 def _umask() -> int:
@@ -44,11 +56,13 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
         mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
         with contextlib.suppress(OSError):
             os.chmod(tmp, mode)
+        _pause_for_tests()
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    _pause_for_tests()
     with contextlib.suppress(OSError):  # make the rename itself durable where supported
         dir_fd = os.open(folder, os.O_RDONLY)
         try:

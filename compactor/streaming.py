@@ -19,6 +19,7 @@ from typing import Any, overload
 from .config import TriggerCondition
 from .errors import TranscriptError
 from .formats import _jsonl
+from .formats._family import fits, mismatch
 from .formats.eino import _message as eino_message
 from .formats.openai_chat import message_from_record
 from .formats.registry import SNIFF_RECORDS, detect_format
@@ -124,6 +125,7 @@ def stream_check(
         n_calls = 0
         results: list[str] = []
         record_error: TranscriptError | None = None
+        fit_error: TranscriptError | None = None
 
         def lines() -> Iterator[bytes]:
             yield from head_lines
@@ -135,8 +137,12 @@ def stream_check(
             if not nonempty and chunk.strip(_EMPTY_BYTES):
                 nonempty = True
             line = _jsonl.parse_line(path, number, chunk)
-            if line is None or record_error is not None:
-                continue  # after a bad record only JSON errors can still come first
+            if line is None:
+                continue
+            if fit_error is None and not fits(name, line.obj):
+                fit_error = mismatch(path, number, name, line.obj)
+            if record_error is not None or fit_error is not None:
+                continue  # after a bad record only JSON or fit errors can still come first
             try:
                 msg = reader(path, number, line.obj)
             except TranscriptError as err:
@@ -156,6 +162,8 @@ def stream_check(
 
     if format is not None and not nonempty:
         raise TranscriptError(path, None, None, "empty transcript")
+    if fit_error is not None:
+        raise fit_error  # the full read checks every record's format before its fields
     if record_error is not None:
         raise record_error
 

@@ -9,22 +9,12 @@ plain live-view lines on stderr (stderr is a pipe, not a tty), the output and th
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
-import time
-from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from compactor.testing.fake_openai import (
     FakeOpenAI,
-    RecordedRequest,
     empty_choices,
     hang,
     raw,
@@ -32,20 +22,7 @@ from compactor.testing.fake_openai import (
     status,
 )
 
-REPO = Path(__file__).resolve().parents[1]
-CODING = REPO / "sample_transcripts" / "coding-session.jsonl"
-PLANTED_KEY = "sk-test-PLANTED-123456"
-SUMMARY = "<summary>\nThe fake summary of the coding session.\n</summary>"
-
-
-def _compact_exe() -> str:
-    exe = Path(sys.executable).parent / "compact"
-    if exe.exists():
-        return str(exe)
-    found = shutil.which("compact")
-    if found is None:
-        pytest.skip("the compact console script is not installed")
-    return found
+from .fake_server_cli import BACKUP, PRIMARY, SUMMARY, Run, models_of, run_compact
 
 
 @pytest.fixture(scope="module")
@@ -64,146 +41,6 @@ def fake(_server: FakeOpenAI) -> Iterator[FakeOpenAI]:
     yield _server
     _server.reset()
     _server.default = default
-
-
-@dataclass
-class Run:
-    proc: subprocess.CompletedProcess[bytes]
-    elapsed: float
-    src: Path
-    src_bytes: bytes
-    out: Path
-    events_path: Path
-    report_path: Path
-
-    @property
-    def code(self) -> int:
-        return self.proc.returncode
-
-    @property
-    def stdout(self) -> str:
-        return self.proc.stdout.decode("utf-8", "replace")
-
-    @property
-    def stderr(self) -> str:
-        return self.proc.stderr.decode("utf-8", "replace")
-
-    @property
-    def events(self) -> list[dict[str, Any]]:
-        text = self.events_path.read_text(encoding="utf-8")
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-    @property
-    def report(self) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads(self.report_path.read_text(encoding="utf-8"))
-        return data
-
-    def of_type(self, kind: str) -> list[dict[str, Any]]:
-        return [e for e in self.events if e["type"] == kind]
-
-    def summaries(self) -> list[tuple[str, int, str, bool]]:
-        """(phase, attempt, model, ok) of every generate_summary event, in order."""
-        return [
-            (e["phase"], e["attempt"], e["model"], e["ok"])
-            for e in self.of_type("generate_summary")
-        ]
-
-
-def _write_config(
-    tmp_path: Path,
-    base_url: str,
-    *,
-    max_retries: int,
-    failover_retries: int | None = None,
-) -> Path:
-    lines = [
-        "model:",
-        "  provider: openai",
-        "  name: primary-model",
-        f"  base_url: {base_url}",
-        "  timeout: 2",
-        "retry:",
-        f"  max_retries: {max_retries}",
-        "  initial_delay: 0.01",
-        "  max_delay: 0.05",
-    ]
-    if failover_retries is not None:
-        lines += [
-            "failover:",
-            f"  max_retries: {failover_retries}",
-            "  models:",
-            "    - provider: openai",
-            "      name: backup-model",
-            f"      base_url: {base_url}",
-            "      timeout: 2",
-        ]
-    cfg = tmp_path / "compact.yaml"
-    cfg.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return cfg
-
-
-def _run(
-    tmp_path: Path,
-    fake: FakeOpenAI,
-    *,
-    max_retries: int = 0,
-    failover_retries: int | None = None,
-) -> Run:
-    cfg = _write_config(
-        tmp_path, fake.base_url, max_retries=max_retries, failover_retries=failover_retries
-    )
-    src = tmp_path / "session.jsonl"
-    shutil.copy(CODING, src)
-    src_bytes = src.read_bytes()
-    out, events, report = tmp_path / "out.jsonl", tmp_path / "events.jsonl", tmp_path / "rep.json"
-    env = dict(os.environ)
-    env["OPENAI_API_KEY"] = PLANTED_KEY
-    env.pop("OPENAI_BASE_URL", None)
-    env.pop("COLUMNS", None)
-    args = [
-        _compact_exe(),
-        "run",
-        "-c",
-        str(cfg),
-        str(src),
-        "-o",
-        str(out),
-        "--events",
-        str(events),
-        "--report",
-        str(report),
-        "--force",
-    ]
-    started = time.monotonic()
-    proc = subprocess.run(
-        args,
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-        env=env,
-        cwd=tmp_path,
-        timeout=60,
-        check=False,
-    )
-    elapsed = time.monotonic() - started
-    result = Run(proc, elapsed, src, src_bytes, out, events, report)
-    _assert_no_secret(result, fake.requests)
-    return result
-
-
-def _assert_no_secret(result: Run, requests: list[RecordedRequest]) -> None:
-    assert PLANTED_KEY not in result.stdout
-    assert PLANTED_KEY not in result.stderr
-    for path in (result.events_path, result.report_path, result.out):
-        if path.exists():
-            assert PLANTED_KEY not in path.read_text(encoding="utf-8", errors="replace")
-    for req in requests:
-        assert "authorization" not in {k.lower() for k in req.headers}
-        assert PLANTED_KEY not in json.dumps(req.headers)
-        assert PLANTED_KEY not in json.dumps(req.json)
-
-
-def _models(fake: FakeOpenAI) -> Counter[str]:
-    return Counter(str((r.json or {}).get("model")) for r in fake.requests)
 
 
 def _assert_success(result: Run) -> None:
@@ -234,19 +71,15 @@ def _report_attempts(result: Run) -> list[tuple[str, int, str, bool]]:
     return [(a["phase"], a["attempt"], a["model"], a["ok"]) for a in result.report["attempts"]]
 
 
-PRIMARY = "openai:primary-model"
-BACKUP = "openai:backup-model"
-
-
 # -- cases ---------------------------------------------------------------------------------------
 
 
 def test_success_first_try(tmp_path, fake):
     fake.enqueue(reply(SUMMARY))
-    result = _run(tmp_path, fake, max_retries=2)
+    result = run_compact(tmp_path, fake, max_retries=2)
     _assert_success(result)
     assert len(fake.requests) == 1
-    assert _models(fake) == {"primary-model": 1}
+    assert models_of(fake.requests) == {"primary-model": 1}
     assert fake.requests[0].path == "/v1/chat/completions"
     assert [e["type"] for e in result.events] == [
         "before_summarize",
@@ -264,10 +97,10 @@ def test_success_first_try(tmp_path, fake):
 
 def test_500_then_success(tmp_path, fake):
     fake.enqueue(status(500), reply(SUMMARY))
-    result = _run(tmp_path, fake, max_retries=2)
+    result = run_compact(tmp_path, fake, max_retries=2)
     _assert_success(result)
     assert len(fake.requests) == 2
-    assert _models(fake) == {"primary-model": 2}
+    assert models_of(fake.requests) == {"primary-model": 2}
     assert result.summaries() == [
         ("primary", 1, PRIMARY, False),
         ("primary", 2, PRIMARY, True),
@@ -289,7 +122,7 @@ def test_500_then_success(tmp_path, fake):
 
 def test_429_retry_after_is_honoured(tmp_path, fake):
     fake.enqueue(status(429, headers={"retry-after": "1"}), reply(SUMMARY))
-    result = _run(tmp_path, fake, max_retries=2)
+    result = run_compact(tmp_path, fake, max_retries=2)
     _assert_success(result)
     assert len(fake.requests) == 2
     waits = result.of_type("retry_wait")
@@ -308,10 +141,10 @@ def test_429_retry_after_is_honoured(tmp_path, fake):
 def test_retries_exhausted_then_failover_succeeds(tmp_path, fake):
     n = 2
     fake.enqueue(*(status(503) for _ in range(n + 1)), reply(SUMMARY))
-    result = _run(tmp_path, fake, max_retries=n, failover_retries=2)
+    result = run_compact(tmp_path, fake, max_retries=n, failover_retries=2)
     _assert_success(result)
     assert len(fake.requests) == n + 2
-    assert _models(fake) == {"primary-model": n + 1, "backup-model": 1}
+    assert models_of(fake.requests) == {"primary-model": n + 1, "backup-model": 1}
     assert [(r.json or {}).get("model") for r in fake.requests][-1] == "backup-model"
     expected = [("primary", i, PRIMARY, False) for i in range(1, n + 2)]
     expected.append(("failover", 1, BACKUP, True))
@@ -327,10 +160,10 @@ def test_retries_exhausted_then_failover_succeeds(tmp_path, fake):
 
 def test_everything_fails_exit_3_nothing_written(tmp_path, fake):
     fake.default = status(500)
-    result = _run(tmp_path, fake, max_retries=1, failover_retries=2)
+    result = run_compact(tmp_path, fake, max_retries=1, failover_retries=2)
     _assert_failure(result)
     assert len(fake.requests) == 4
-    assert _models(fake) == {"primary-model": 2, "backup-model": 2}
+    assert models_of(fake.requests) == {"primary-model": 2, "backup-model": 2}
     assert result.summaries() == [
         ("primary", 1, PRIMARY, False),
         ("primary", 2, PRIMARY, False),
@@ -351,7 +184,7 @@ def test_everything_fails_exit_3_nothing_written(tmp_path, fake):
 
 def test_hang_times_out_then_retry_succeeds(tmp_path, fake):
     fake.enqueue(hang(), reply(SUMMARY))
-    result = _run(tmp_path, fake, max_retries=2)
+    result = run_compact(tmp_path, fake, max_retries=2)
     _assert_success(result)
     assert len(fake.requests) == 2
     assert result.elapsed >= 2.0
@@ -368,7 +201,7 @@ def test_hang_times_out_then_retry_succeeds(tmp_path, fake):
 
 def test_malformed_body_then_success(tmp_path, fake):
     fake.enqueue(raw('{"choices": [ not json'), reply(SUMMARY))
-    result = _run(tmp_path, fake, max_retries=2)
+    result = run_compact(tmp_path, fake, max_retries=2)
     _assert_success(result)
     assert len(fake.requests) == 2
     assert result.summaries() == [
@@ -383,7 +216,7 @@ def test_malformed_body_then_success(tmp_path, fake):
 
 def test_empty_content_then_success(tmp_path, fake):
     fake.enqueue(reply(""), reply(SUMMARY))
-    result = _run(tmp_path, fake, max_retries=2)
+    result = run_compact(tmp_path, fake, max_retries=2)
     _assert_success(result)
     assert len(fake.requests) == 2
     assert result.summaries() == [
@@ -397,7 +230,7 @@ def test_empty_content_then_success(tmp_path, fake):
 
 def test_empty_choices_then_success(tmp_path, fake):
     fake.enqueue(empty_choices(), reply(SUMMARY))
-    result = _run(tmp_path, fake, max_retries=2)
+    result = run_compact(tmp_path, fake, max_retries=2)
     _assert_success(result)
     assert len(fake.requests) == 2
     assert result.summaries()[0] == ("primary", 1, PRIMARY, False)
@@ -405,10 +238,10 @@ def test_empty_choices_then_success(tmp_path, fake):
 
 def test_401_is_not_retried_exit_3(tmp_path, fake):
     fake.enqueue(status(401), reply(SUMMARY), reply(SUMMARY))
-    result = _run(tmp_path, fake, max_retries=3)
+    result = run_compact(tmp_path, fake, max_retries=3)
     _assert_failure(result)
     assert len(fake.requests) == 1
-    assert _models(fake) == {"primary-model": 1}
+    assert models_of(fake.requests) == {"primary-model": 1}
     assert result.summaries() == [("primary", 1, PRIMARY, False)]
     assert result.of_type("retry_wait") == []
     assert "Traceback" not in result.stderr
@@ -424,9 +257,9 @@ def test_401_skips_primary_retries_but_fails_over(tmp_path, fake):
     # An auth error is not retried on the same model, but a failover model (which may use other
     # credentials or another server) is still tried.
     fake.enqueue(status(401), reply(SUMMARY))
-    result = _run(tmp_path, fake, max_retries=3, failover_retries=2)
+    result = run_compact(tmp_path, fake, max_retries=3, failover_retries=2)
     _assert_success(result)
-    assert _models(fake) == {"primary-model": 1, "backup-model": 1}
+    assert models_of(fake.requests) == {"primary-model": 1, "backup-model": 1}
     assert result.summaries() == [
         ("primary", 1, PRIMARY, False),
         ("failover", 1, BACKUP, True),

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,9 @@ import compactor
 from compactor.configfile import (
     FileConfig,
     Overrides,
+    UnbuiltModel,
     build_config,
+    check_config,
     exponential_backoff,
     load_config_file,
     load_default_config,
@@ -191,3 +195,67 @@ def test_secrets_never_in_repr_or_errors():
     with pytest.raises(ConfigError) as info:
         parse_config_text("model: {provider: openai, api_key: 123456789}\n")
     assert "123456789" not in str(info.value)
+
+
+# -- check_config: everything build_config checks, without building models --------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "overrides", "where"),
+    [
+        ("callback: no_such_pkg_zz.mod:func\n", None, "c.yaml:1: key 'callback'"),
+        ("gen_model_input: json:nope\n", None, "c.yaml:1: key 'gen_model_input'"),
+        ("finalize: json:nope\n", None, "c.yaml:1: key 'finalize'"),
+        ("model:\n  provider: martian\n", None, "c.yaml:2: key 'model.provider'"),
+        ("model:\n  provider: openai\n  timeout: 0\n", None, "c.yaml:3: key 'model.timeout'"),
+        (
+            "failover:\n  models:\n    - provider: openai\n      timeout: -1\n",
+            None,
+            "c.yaml:4: key 'failover.models[0].timeout'",
+        ),
+        ("user_instruction_file: /no/such/file.md\n", None, "c.yaml:1: key 'user_instruction_f"),
+        ("retry:\n  max_retries: -1\n", None, "c.yaml:2: key 'retry.max_retries'"),
+        ("", Overrides(model="martian:x"), "unknown model 'martian:x'"),
+    ],
+)
+def test_check_config_rejects_what_build_config_rejects(
+    text: str, overrides: Overrides | None, where: str
+) -> None:
+    file_cfg = parse_config_text(text, path="c.yaml")
+    with pytest.raises(ConfigError) as built:
+        build_config(file_cfg, overrides, transcript_path_auto="/t.jsonl")
+    with pytest.raises(ConfigError) as checked:
+        check_config(file_cfg, overrides)
+    assert str(checked.value) == str(built.value)
+    assert where in str(checked.value)
+
+
+def test_check_config_accepts_a_good_config_and_builds_no_model() -> None:
+    text = (REPO / "configs" / "failover.yaml").read_text(encoding="utf-8")
+    file_cfg = parse_config_text(text, path="failover.yaml")
+    check_config(file_cfg)
+    cfg = build_config(file_cfg, transcript_path_auto=None, build_models=False)
+    assert isinstance(cfg.model, UnbuiltModel)
+    with pytest.raises(RuntimeError, match="validates models"):
+        asyncio.run(cfg.model.generate([]))
+
+
+def test_check_config_and_an_untriggered_run_do_not_import_openai(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        "model: {provider: openai, name: m, base_url: 'http://127.0.0.1:9/v1'}\n"
+        "trigger: {context_tokens: 1000000}\n"
+        "failover:\n  models:\n    - {provider: openai, name: b}\n",
+        encoding="utf-8",
+    )
+    src = REPO / "sample_transcripts" / "small-chat.jsonl"
+    code = (
+        "import sys\n"
+        "from compactor.cli.app import main\n"
+        f"sys.argv = ['compact', 'run', '-c', {str(cfg)!r}, {str(src)!r}, '-o', "
+        f"{str(tmp_path / 'out.jsonl')!r}]\n"
+        "try:\n    main()\nexcept SystemExit as exit:\n    assert exit.code == 0, exit.code\n"
+        "assert 'openai' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=60)
+    assert (tmp_path / "out.jsonl").read_bytes() == src.read_bytes()

@@ -634,7 +634,12 @@ def test_spec_8_event_sequence_and_to_dict() -> None:
     assert (wait.phase, wait.attempt, wait.delay) == ("primary", 1, 0.25)
     data = [e.to_dict() for e in events]
     json.dumps(data)
-    assert data[2]["error"] == {"type": "ModelError", "message": "x"}
+    assert data[2]["error"] == {
+        "type": "ModelError",
+        "message": "x",
+        "kind": "server",
+        "transient": True,
+    }
     assert data[2]["model"] == "m"
 
 

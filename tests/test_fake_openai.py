@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import subprocess
 import sys
 import threading
@@ -17,13 +18,16 @@ import pytest
 from compactor.testing.fake_openai import (
     DEFAULT_SUMMARY,
     FakeOpenAI,
+    content_filter,
     delay,
     drop,
     hang,
     raw,
     reply,
+    reset_connection,
     status,
     step_from_dict,
+    truncated,
 )
 
 pytestmark = pytest.mark.anyio
@@ -108,6 +112,73 @@ def test_drop_closes_without_response() -> None:
             post(fake.base_url)
 
 
+def _raw_exchange(base_url: str) -> bytes:
+    """POST over a bare socket and read until the server closes (raises on a reset)."""
+    host, port = base_url.removeprefix("http://").split("/", 1)[0].split(":")
+    body = b'{"model": "m", "messages": []}'
+    request = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )
+    with socket.create_connection((host, int(port)), timeout=5) as sock:
+        sock.sendall(request)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+        return data
+
+
+def test_reset_sends_rst_not_fin() -> None:
+    with FakeOpenAI() as fake:
+        fake.enqueue(reset_connection())
+        with pytest.raises(ConnectionResetError):
+            _raw_exchange(fake.base_url)
+        # a clean close (drop) ends the stream normally instead: nothing sent, no error
+        fake.enqueue(drop())
+        assert _raw_exchange(fake.base_url) == b""
+        fake.assert_complete()
+
+
+def test_truncated_announces_more_than_it_sends() -> None:
+    with FakeOpenAI() as fake:
+        fake.enqueue(truncated(b'{"choices": ['))
+        data = _raw_exchange(fake.base_url)
+        head, _, body = data.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.0 200") or head.startswith(b"HTTP/1.1 200")
+        assert b"content-length: 113" in head.lower()
+        assert body == b'{"choices": ['
+
+
+def test_content_filter_and_wrong_role_replies() -> None:
+    with FakeOpenAI() as fake:
+        fake.enqueue(content_filter(), content_filter("half"), reply("x", role="user"))
+        choices = [json.loads(post(fake.base_url)[2])["choices"][0] for _ in range(3)]
+        assert [c["finish_reason"] for c in choices] == ["content_filter", "content_filter", "stop"]
+        assert [c["message"]["content"] for c in choices] == [None, "half", "x"]
+        assert [c["message"]["role"] for c in choices] == ["assistant", "assistant", "user"]
+
+
+def test_max_context_tokens_answers_like_openai() -> None:
+    with FakeOpenAI(max_context_tokens=10) as fake:
+        fake.enqueue(status(500))
+        long = {"model": "m", "messages": [{"role": "user", "content": "x" * 44}]}
+        code, _, data = post(fake.base_url, body=long)
+        assert code == 400
+        assert json.loads(data) == {
+            "error": {
+                "message": "This model's maximum context length is 10 tokens. However, your "
+                "messages resulted in 11 tokens. Please reduce the length of the messages.",
+                "type": "invalid_request_error",
+                "param": "messages",
+                "code": "context_length_exceeded",
+            }
+        }
+        assert fake.pending == [status(500)]  # a refusal uses no scripted step
+        short = {"model": "m", "messages": [{"role": "user", "content": "x" * 40}]}
+        assert post(fake.base_url, body=short)[0] == 500
+        assert len(fake.requests) == 2
+
+
 def test_hang_is_released_by_reset() -> None:
     with FakeOpenAI() as fake:
         fake.enqueue(hang())
@@ -146,8 +217,48 @@ def test_step_from_dict() -> None:
     assert step_from_dict({"delay": 0.5, "then": {"drop": True}}).then == drop()
     assert step_from_dict({"raw": "{x"}).body == b"{x"
     assert step_from_dict({"empty_choices": True}).kind == "empty_choices"
+    assert step_from_dict({"reset": True}) == reset_connection()
+    assert step_from_dict({"truncated": "{x"}) == truncated("{x")
+    assert step_from_dict({"truncated": True}) == truncated()
+    assert step_from_dict({"content_filter": ""}) == content_filter()
+    assert step_from_dict({"content_filter": "half"}).text == "half"
+    assert step_from_dict({"reply": "x", "role": "tool"}).role == "tool"
+    ctx = step_from_dict({"context_length": True})
+    assert ctx.code == 400
+    assert b"context_length_exceeded" in (ctx.body or b"")
     with pytest.raises(ValueError, match="unknown fake step"):
         step_from_dict({"what": 1})
+
+
+async def exercise_context_limit(base_url: str) -> None:
+    from compactor.errors import ModelError
+    from compactor.models.openai import OpenAIModel
+    from compactor.schema import Message
+
+    model = OpenAIModel("m", base_url=base_url, api_key="sk-test-key-123456", timeout=5)
+    with pytest.raises(ModelError) as info:
+        await model.generate([Message(role="user", content="word " * 20)])  # 100 bytes: 25
+    assert info.value.kind == "context_length"
+    assert "maximum context length is 20 tokens" in str(info.value)
+    out = await model.generate([Message(role="user", content="hi")])
+    assert "<summary>" in out.content
+
+
+def test_standalone_max_context_tokens() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "compactor.testing.fake_openai", "--max-context-tokens", "20"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        base_url = proc.stdout.readline().strip()
+        anyio.run(exercise_context_limit, base_url)
+    finally:
+        proc.terminate()
+        proc.wait(5)
+        if proc.stdout is not None:
+            proc.stdout.close()
 
 
 async def exercise(base_url: str) -> None:

@@ -447,3 +447,72 @@ def test_unknown_record_types_are_kept() -> None:
     assert t.format == "claude-code"
     assert t.records[0]["type"] == "future-thing"
     assert len(t.messages) == 1
+
+
+# -- one file, one format (a record of another format is an error at its line) ----------------
+
+CC_RECORD = {
+    "type": "user",
+    "uuid": "u1",
+    "sessionId": "s",
+    "message": {"role": "user", "content": "hi"},
+}
+CODEX_RECORD = {"timestamp": "t", "type": "event_msg", "payload": {"type": "task_started"}}
+CHAT = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+
+
+def _jl(*records: object) -> bytes:
+    return b"".join(orjson.dumps(r) + b"\n" for r in records)
+
+
+@pytest.mark.parametrize(
+    ("raw", "fmt", "line", "says"),
+    [
+        (_jl(*CHAT, CC_RECORD), "openai", 3, "a claude-code record, not openai"),
+        (_jl(*CHAT, CODEX_RECORD), "openai", 3, "a codex record, not openai"),
+        (_jl(CC_RECORD, *CHAT), "openai", 1, "a claude-code record, not openai"),
+        (_jl(CC_RECORD, CC_RECORD, CHAT[0]), "claude-code", 3, "a chat message, not claude-code"),
+        (_jl(CODEX_RECORD, CC_RECORD, CODEX_RECORD), "codex", 2, "a claude-code record, not codex"),
+        (_jl(CC_RECORD, {"hello": 1}), "claude-code", 2, "'type': must be a string"),
+        # the file's majority wins detection; a late odd record is found beyond the sniffed head
+        (_jl(*(CHAT * 40), CC_RECORD), "openai", 81, "a claude-code record, not openai"),
+    ],
+)
+def test_mixed_formats_are_an_error_at_the_first_odd_line(
+    raw: bytes, fmt: str, line: int, says: str
+) -> None:
+    assert detect_format("m.jsonl", raw) == fmt
+    with pytest.raises(TranscriptError) as info:
+        read_transcript("m.jsonl", raw)
+    assert info.value.line == line
+    assert f"m.jsonl:{line}: " in str(info.value)
+    assert says in str(info.value)
+    with pytest.raises(TranscriptError):  # forcing the detected format does not help
+        read_transcript("m.jsonl", raw, fmt)
+
+
+_FAMILY = {"claude-code": "claude-code", "codex": "codex"}
+
+
+@pytest.mark.parametrize(("path", "fmt"), ALL, ids=IDS)
+@pytest.mark.parametrize("forced", list(FORMATS))
+def test_forcing_a_format_of_another_family_fails_at_line_1(
+    path: Path, fmt: str, forced: str
+) -> None:
+    raw = path.read_bytes()
+    if _FAMILY.get(forced, "chat") == _FAMILY.get(fmt, "chat"):
+        # same family: chat formats read each other's lines (what fits the fields is kept)
+        if forced == fmt:
+            assert read_transcript(str(path), raw, forced).format == fmt
+        return
+    with pytest.raises(TranscriptError) as info:
+        read_transcript(str(path), raw, forced)
+    assert info.value.line == 1
+    assert f", not {forced}; " in str(info.value)
+
+
+def test_unknown_record_types_of_claude_code_and_codex_still_fit() -> None:
+    raw = _jl(CC_RECORD, {"type": "some-future-record", "x": 1})
+    assert len(read_transcript("t", raw).records) == 2
+    raw = _jl(CODEX_RECORD, {"timestamp": "t", "type": "future_item", "payload": {}})
+    assert read_transcript("t", raw).format == "codex"

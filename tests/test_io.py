@@ -68,3 +68,20 @@ def test_atomic_write_new_file_gets_umask_mode_not_0600(tmp_path):
     finally:
         os.umask(old)
     assert (tmp_path / "new.jsonl").stat().st_mode & 0o777 == 0o644
+
+
+def test_pause_hook_only_when_set(tmp_path, monkeypatch):
+    # COMPACT_TEST_PAUSE_AT_REPLACE holds atomic_write on both sides of its rename (crash tests).
+    import time
+
+    import compactor.io as cio
+
+    slept: list[float] = []
+    monkeypatch.setattr(time, "sleep", slept.append)
+    target = tmp_path / "t.txt"
+    atomic_write(target, b"one")
+    assert slept == []
+    monkeypatch.setenv(cio.PAUSE_AT_REPLACE_ENV, "0.25")
+    atomic_write(target, b"two")
+    assert slept == [0.25, 0.25]
+    assert target.read_bytes() == b"two"

@@ -12,13 +12,18 @@ from compactor.models.openai import OpenAIModel, to_wire
 from compactor.schema import AgenticMessage, Block, Message, Part, ToolCall
 from compactor.testing.fake_openai import (
     FakeOpenAI,
+    content_filter,
+    context_length_error,
     delay,
     drop,
     empty_choices,
+    estimate_tokens,
     hang,
     raw,
     reply,
+    reset_connection,
     status,
+    truncated,
 )
 
 pytestmark = pytest.mark.anyio
@@ -197,6 +202,20 @@ async def test_drop_is_connection_error(fake: FakeOpenAI) -> None:
     assert (err.kind, err.transient) == ("connection", True)
 
 
+async def test_reset_is_connection_error(fake: FakeOpenAI) -> None:
+    fake.enqueue(reset_connection())
+    err = await expect_error(model(fake))
+    assert (err.kind, err.transient) == ("connection", True)
+    assert "connection reset by peer" in str(err)
+
+
+async def test_truncated_body_is_connection_error(fake: FakeOpenAI) -> None:
+    fake.enqueue(truncated())
+    err = await expect_error(model(fake))
+    assert (err.kind, err.transient) == ("connection", True)
+    assert "without sending complete message body" in str(err)
+
+
 async def test_connection_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeOpenAI() as dead:
         url = dead.base_url
@@ -224,10 +243,56 @@ async def test_empty_content(fake: FakeOpenAI) -> None:
     assert (err.kind, err.transient) == ("empty", True)
 
 
-async def test_content_filter(fake: FakeOpenAI) -> None:
-    fake.enqueue(reply("partial", finish_reason="content_filter"))
+@pytest.mark.parametrize("text", ["", "partial"])
+async def test_content_filter(fake: FakeOpenAI, text: str) -> None:
+    fake.enqueue(content_filter(text))
     err = await expect_error(model(fake))
     assert (err.kind, err.transient) == ("content_filter", False)
+    assert "content filter" in str(err)
+
+
+@pytest.mark.parametrize("role", ["user", "tool", "system"])
+async def test_wrong_role_is_not_transient(fake: FakeOpenAI, role: str) -> None:
+    fake.enqueue(reply("<summary>looks fine</summary>", role=role))
+    err = await expect_error(model(fake))
+    assert (err.kind, err.transient) == ("wrong_role", False)
+    assert f"role {role!r}" in str(err)
+
+
+async def test_context_length_error_body(fake: FakeOpenAI) -> None:
+    fake.enqueue(context_length_error(limit=8192, tokens=9000))
+    err = await expect_error(model(fake))
+    assert (err.kind, err.transient, err.status) == ("context_length", False, 400)
+    assert "maximum context length is 8192 tokens" in str(err)
+    assert "resulted in 9000 tokens" in str(err)
+
+
+async def test_max_context_tokens_refuses_long_requests() -> None:
+    with FakeOpenAI(max_context_tokens=50) as fake:
+        m = model(fake)
+        short = [Message(role="user", content="x" * 200)]  # 200 bytes // 4 = 50: fits
+        assert (await m.generate(short)).role == "assistant"
+        long = [Message(role="system", content="é" * 60), Message(role="user", content="y" * 84)]
+        err = await expect_error(m, long)  # (120 + 84) // 4 = 51 > 50
+        assert (err.kind, err.transient, err.status) == ("context_length", False, 400)
+        assert "maximum context length is 50 tokens" in str(err)
+        assert "resulted in 51 tokens" in str(err)
+        assert [estimate_tokens(r.json) for r in fake.requests] == [50, 51]
+        fake.assert_complete()  # the refusal used up no scripted step
+
+
+def test_estimate_tokens_counts_contents_only() -> None:
+    body = {
+        "model": "m" * 400,
+        "messages": [
+            {"role": "user", "content": "abcd" * 3},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "x" * 40}]},
+            {"role": "user", "content": [{"type": "text", "text": "abcd"}, {"type": "image_url"}]},
+        ],
+    }
+    assert estimate_tokens(body) == 4
+    assert estimate_tokens(None) == 0
+    assert estimate_tokens({"messages": "nope"}) == 0
 
 
 async def test_length(fake: FakeOpenAI) -> None:

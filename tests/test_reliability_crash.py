@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from compactor.errors import CompactorError
 from compactor.formats.registry import read_transcript
 from compactor.testing.fake_openai import FakeOpenAI, hang
 
@@ -61,6 +62,14 @@ def _kill_when(proc: subprocess.Popen[bytes], folder: Path, delay: float | None)
     if delay is None:  # the kill must land while the temp file exists, i.e. mid-write
         assert code == -signal.SIGKILL, f"the process ended on its own (exit {code})"
     return code
+
+
+def _complete(p: Path) -> bool:
+    """The file holds a whole transcript (False while it is still being written)."""
+    try:
+        return _parses_fully(p)
+    except (OSError, CompactorError):
+        return False
 
 
 def _parses_fully(p: Path) -> bool:
@@ -131,6 +140,66 @@ def test_sigkill_during_in_place(big, tmp_path, delay):
     assert _parses_fully(copy)
     archived = [p for p in archive.glob("*.jsonl") if _sha(p) == original]
     assert archived, "the file was replaced but the original is not in the archive"
+
+
+PAUSE = 1.0
+"""Seconds atomic_write sleeps on each side of its rename (COMPACT_TEST_PAUSE_AT_REPLACE)."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("side", ["before", "after"])
+def test_sigkill_at_the_rename_in_place(tmp_path, side):
+    # The test hook holds the process just before (or just after) os.replace of the compacted
+    # file over the input; SIGKILL lands there. Before: the input is untouched (and the complete
+    # new file sits in the temp file). After: the input is the complete new file. Both times the
+    # original is already in the archive.
+    work = tmp_path / "work"
+    work.mkdir()
+    src = work / "session.jsonl"
+    lines = [{"role": "user", "content": f"question {i} " * 20} for i in range(20)]
+    src.write_bytes(b"".join(json.dumps(x).encode() + b"\n" for x in lines))
+    original = src.read_bytes()
+    archive = tmp_path / "archive"
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"archive_dir: {archive}\n")
+    env = {
+        "OPENAI_API_KEY": "sk-test",
+        "COMPACT_TEST_PAUSE_AT_REPLACE": str(PAUSE),
+    }
+    with FakeOpenAI() as fake:
+        env["OPENAI_BASE_URL"] = fake.base_url
+        proc = subprocess.Popen(
+            [
+                *(COMPACT, "run", str(src), "--in-place", "--force", "-c", str(cfg), "-q"),
+                *("--model", "openai:gpt-4o-mini"),
+            ],
+            env=_env(env),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        temps: list[Path] = []
+        while time.monotonic() < deadline and proc.poll() is None:
+            temps = [p for p in work.iterdir() if p.name.endswith(".tmp")]
+            if side == "before" and temps and _complete(temps[0]):
+                break
+            if side == "after" and src.read_bytes() != original:
+                break
+            time.sleep(0.002)
+        time.sleep(PAUSE / 5)  # well inside the pause
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(timeout=30) == -signal.SIGKILL, "the process ended on its own"
+    archived = [p.read_bytes() for p in archive.glob("*.jsonl")]
+    assert archived == [original], "the original is not in the archive"
+    left = [p for p in work.iterdir() if p.name.endswith(".tmp")]
+    if side == "before":
+        assert src.read_bytes() == original
+        assert len(left) == 1, "killed before the rename: the temp file holds the new file"
+        assert _parses_fully(left[0])
+    else:
+        assert src.read_bytes() != original
+        assert _parses_fully(src)
+        assert left == []
 
 
 def test_in_place_completes_and_archives(tmp_path):

@@ -25,6 +25,8 @@ from hypothesis import strategies as st
 from compactor.errors import CompactorError
 from compactor.formats.registry import read_transcript, write_transcript
 
+from .transcript_strategies import openai_message
+
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location(
     "make_corpus", HERE / "bad_inputs" / "make_corpus.py"
@@ -234,7 +236,7 @@ record = st.fixed_dictionaries(
         "content": st.text(max_size=30) | json_values,
         "tool_calls": json_values,
         "tool_call_id": st.text(max_size=5) | json_values,
-        # a list or dict "type" crashes sniffing: see test_sniffing_unhashable_type (xfail)
+        # a list or dict "type" once crashed sniffing: see test_sniffing_unhashable_type
         "type": st.sampled_from(["user", "assistant", "message", "response_item"]) | json_scalars,
         "message": json_values,
         "payload": json_values,
@@ -273,37 +275,9 @@ def test_random_records_never_crash_any_forced_format(records, fmt):
     _read_ok_or_compactor_error(raw, fmt)
 
 
-text = st.text(st.characters(exclude_categories=["Cs"]), max_size=40)
-tool_call = st.builds(
-    lambda i, name, args: {
-        "id": f"call_{i}",
-        "type": "function",
-        "function": {"name": name, "arguments": args},
-    },
-    st.integers(0, 99),
-    st.from_regex(r"[a-z_]{1,8}", fullmatch=True),
-    st.just("{}") | st.builds(lambda v: json.dumps({"v": v}), text),
-)
-valid_message = st.one_of(
-    st.builds(lambda c: {"role": "user", "content": c}, text),
-    st.builds(lambda c: {"role": "system", "content": c}, text),
-    st.builds(lambda c: {"role": "assistant", "content": c}, text),
-    st.builds(
-        lambda c, calls: {"role": "assistant", "content": c, "tool_calls": calls},
-        text,
-        st.lists(tool_call, min_size=1, max_size=2),
-    ),
-    st.builds(
-        lambda i, c: {"role": "tool", "tool_call_id": f"call_{i}", "content": c},
-        st.integers(0, 99),
-        text,
-    ),
-)
-
-
 @FAST
 @given(
-    st.lists(valid_message, min_size=1, max_size=8),
+    st.lists(openai_message, min_size=1, max_size=8),
     st.sampled_from([b"\n", b"\r\n"]),
     st.booleans(),
 )
@@ -321,3 +295,6 @@ def test_openai_round_trip_is_identity(messages, newline, final_newline):
 @pytest.mark.parametrize("value", [[], {}])
 def test_sniffing_unhashable_type(value):
     _read_ok_or_compactor_error(json.dumps({"type": value, "payload": {}}).encode() + b"\n")
+    # a content block's type too (found by test_damaged_records_never_crash_the_reader)
+    block = {"role": "assistant", "content": [{"type": value}]}
+    _read_ok_or_compactor_error(json.dumps(block).encode() + b"\n")

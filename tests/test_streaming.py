@@ -114,6 +114,13 @@ def test_stream_equals_full_read_generated(tmp_path: Path, eino: bool, crlf: boo
         b'{"role": "user", "content": "a"}\n' * 60 + b'{"role": "user", "content": 3}\n',
         b'{"role": "user", "content": "a"}\n\xff\xfe\n',
         b"not json\n",
+        # a record of another format: reported before field errors, after JSON errors
+        b'{"role": "user", "content": "a"}\n' * 60 + b'{"type": "user", "uuid": "u"}\n',
+        b'{"role": "user", "content": "a"}\n{"role": 5}\n{"type": "user", "uuid": "u"}\n',
+        b'{"role": "user", "content": "a"}\n{"type": "user", "uuid": "u"}\n{"role": 5}\n',
+        b'{"role": "user", "content": "a"}\n{"type": "user", "uuid": "u"}\nnot json\n',
+        b'{"role": "user", "content": "a"}\n' * 60
+        + b'{"type": "event_msg", "payload": {}}\n{"type": "user", "uuid": "u"}\n',
     ],
 )
 def test_stream_reports_the_same_error(tmp_path: Path, content: bytes) -> None:

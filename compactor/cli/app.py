@@ -24,6 +24,7 @@ from compactor.configfile import (
     FileConfig,
     Overrides,
     build_config,
+    check_config,
     load_config_file,
     load_default_config,
 )
@@ -336,6 +337,9 @@ def _run(
         cache=cache,
         fallback=fallback,
     )
+    # The whole config, before reading: a bad callback or provider is exit 2 even when the
+    # trigger does not fire (models are validated, not built: no openai import).
+    check_config(file_cfg, overrides)
 
     display, raw = read_input(transcript)
     parsed = read_transcript(display, raw, format=fmt or file_cfg.format)

@@ -18,6 +18,7 @@ from compactor.errors import TranscriptError
 from compactor.schema import AgenticMessage, Block, Message, Usage, content_type
 
 from . import _jsonl
+from ._family import check_records
 from .base import CompactionInfo, Transcript, WriteMode
 
 __all__ = [
@@ -187,7 +188,10 @@ class AnthropicFormat:
                 return False
             content = r.get("content")
             if isinstance(content, list) and any(
-                isinstance(b, dict) and b.get("type") in ANTHROPIC_BLOCK_TYPES for b in content
+                isinstance(b, dict)
+                and isinstance(b.get("type"), str)  # a list or dict type is not hashable
+                and b["type"] in ANTHROPIC_BLOCK_TYPES
+                for b in content
             ):
                 found = True
             if r.get("type") == "message" and isinstance(r.get("usage"), dict):
@@ -196,6 +200,7 @@ class AnthropicFormat:
 
     def read(self, path: str, raw: bytes) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
+        check_records(path, self.name, lines)
         tool_names: dict[str, str] = {}
         messages: list[AgenticMessage] = []
         for ln in lines:

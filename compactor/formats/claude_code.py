@@ -24,29 +24,12 @@ from compactor.errors import TranscriptError
 from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Message, content_type
 
 from . import _jsonl
+from ._family import check_records, family
 from .anthropic import blocks_from_content, content_from_blocks, usage_from
 from .base import CompactionInfo, Transcript, WriteMode
 
 __all__ = ["ClaudeCodeFormat"]
 
-_RECORD_TYPES = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "attachment",
-        "progress",
-        "file-history-snapshot",
-        "permission-mode",
-        "mode",
-        "last-prompt",
-        "ai-title",
-        "custom-title",
-        "queue-operation",
-        "summary",
-    }
-)
-_SESSION_FIELDS = ("uuid", "sessionId", "parentUuid", "message", "snapshot", "permissionMode")
 _KEEP_METADATA = frozenset({"permission-mode", "mode", "ai-title", "custom-title", "tag"})
 _ENVELOPE = ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch")
 _INJECTED_PREFIXES = (
@@ -78,16 +61,11 @@ class ClaudeCodeFormat:
     name = "claude-code"
 
     def sniff(self, records: Sequence[Any]) -> bool:
-        return any(
-            isinstance(r, dict)
-            and isinstance(r.get("type"), str)
-            and r.get("type") in _RECORD_TYPES
-            and any(k in r for k in _SESSION_FIELDS)
-            for r in records
-        )
+        return any(isinstance(r, dict) and family(r) == self.name for r in records)
 
     def read(self, path: str, raw: bytes) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
+        check_records(path, self.name, lines)
         start = 0
         for i, ln in enumerate(lines):
             if _is_boundary(ln.obj):

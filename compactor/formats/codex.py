@@ -36,13 +36,11 @@ from compactor.schema import (
 )
 
 from . import _jsonl
+from ._family import check_records, family
 from .base import CompactionInfo, Transcript, WriteMode
 
 __all__ = ["CodexFormat"]
 
-_RECORD_TYPES = frozenset(
-    {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
-)
 _INJECTED_PREFIXES = ("<", "# AGENTS.md instructions")
 
 
@@ -176,16 +174,11 @@ class CodexFormat:
     name = "codex"
 
     def sniff(self, records: Sequence[Any]) -> bool:
-        return any(
-            isinstance(r, dict)
-            and isinstance(r.get("type"), str)
-            and r.get("type") in _RECORD_TYPES
-            and isinstance(r.get("payload"), dict)
-            for r in records
-        )
+        return any(isinstance(r, dict) and family(r) == self.name for r in records)
 
     def read(self, path: str, raw: bytes) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
+        check_records(path, self.name, lines)
         reader = _Reader(path)
         messages: list[Message] = []
         origin: list[list[int]] = []

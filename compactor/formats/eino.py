@@ -14,6 +14,7 @@ from compactor.errors import TranscriptError
 from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Message, Usage, content_type
 
 from . import _jsonl
+from ._family import check_records
 from .base import CompactionInfo, Transcript, WriteMode
 from .openai_chat import message_from_record, parse_parts, record_from_message, render_parts
 
@@ -134,6 +135,7 @@ class EinoFormat:
 
     def read(self, path: str, raw: bytes) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
+        check_records(path, self.name, lines)
         messages = [_message(path, ln.number, ln.obj) for ln in lines]
         return _jsonl.make_transcript(self.name, path, raw, lines, messages)
 

@@ -15,6 +15,7 @@ from compactor.errors import TranscriptError
 from compactor.schema import AgenticMessage, Message, Part, ToolCall, content_type
 
 from . import _jsonl
+from ._family import check_records
 from .base import CompactionInfo, Transcript, WriteMode
 
 __all__ = [
@@ -174,6 +175,7 @@ class OpenAIChatFormat:
 
     def read(self, path: str, raw: bytes) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
+        check_records(path, self.name, lines)
         messages = [message_from_record(path, ln.number, ln.obj) for ln in lines]
         return _jsonl.make_transcript(self.name, path, raw, lines, messages)
 

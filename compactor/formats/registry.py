@@ -1,7 +1,8 @@
 """Format registry: detection, reading and writing (SPEC §9.6).
 
 ``FORMATS`` is in detection order: the specific formats first, plain chat messages (``openai``)
-last. ``--format`` overrides detection.
+last. ``--format`` overrides detection. Whichever way the format was chosen, every record of the
+file must fit it (``_family.check_records``): a mixed file is an error at its first odd line.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from compactor.errors import ConfigError, TranscriptError
 from compactor.schema import AgenticMessage, Message
 
 from . import _jsonl
+from ._family import fits
 from .anthropic import AnthropicFormat
 from .base import CompactionInfo, Format, Transcript, WriteMode
 from .claude_code import ClaudeCodeFormat
@@ -56,12 +58,18 @@ def _head(path: str, raw: bytes) -> list[_jsonl.Line]:
 
 
 def detect_format(path: str, raw: bytes) -> str:
-    """The name of the format ``raw`` is in, judged from its first records."""
+    """The name of the format ``raw`` is in, judged from its first records.
+
+    Of the formats whose sniffer accepts the records, the first that every record fits wins. When
+    the records disagree (an openai file with one Claude Code record), the format most of them
+    fit is returned, and reading it reports the first record that does not fit.
+    """
     records = [ln.obj for ln in _head(path, raw)]
-    for name, fmt in FORMATS.items():
-        if fmt.sniff(records):
-            return name
-    raise TranscriptError(path, None, None, "cannot detect the transcript format; use --format")
+    candidates = [name for name, fmt in FORMATS.items() if fmt.sniff(records)]
+    if not candidates:
+        raise TranscriptError(path, None, None, "cannot detect the transcript format; use --format")
+    # max() keeps the first of equals: detection order breaks ties.
+    return max(candidates, key=lambda name: sum(fits(name, r) for r in records))
 
 
 def get_format(name: str) -> Format:

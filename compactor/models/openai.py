@@ -207,6 +207,25 @@ def _body_code(err: Any) -> str | None:
     return None
 
 
+def _connection_detail(err: BaseException) -> str:
+    """What went wrong under an ``APIConnectionError``: the first cause with a message.
+
+    The client's own exceptions often say nothing (``ReadError('')``); the OS error at the bottom
+    of the chain does (``[Errno 104] Connection reset by peer``).
+    """
+    seen: list[BaseException] = []
+    inner = err.__cause__ or err.__context__
+    while inner is not None and inner not in seen and len(seen) < 8:
+        seen.append(inner)
+        inner = inner.__cause__ or inner.__context__
+    if any(isinstance(e, ConnectionResetError) for e in seen):
+        return " (connection reset by peer)"
+    for e in seen:
+        if str(e):
+            return f" ({type(e).__name__}: {_one_line(str(e))})"
+    return f" ({type(seen[0]).__name__})" if seen else ""
+
+
 def _one_line(text: str, limit: int = 300) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -277,8 +296,7 @@ class OpenAIModel:
                 f"timed out after {self.timeout}s", key, kind="timeout", transient=True
             )
         if isinstance(err, openai.APIConnectionError):
-            inner = err.__cause__ or err.__context__
-            detail = f" ({type(inner).__name__}: {inner})" if inner is not None else ""
+            detail = _connection_detail(err)
             return self._fail(f"connection error{detail}", key, kind="connection", transient=True)
         if isinstance(err, openai.APIResponseValidationError):
             return self._fail(
@@ -368,6 +386,7 @@ class OpenAIModel:
         choice = choices[0]
         finish = getattr(choice, "finish_reason", None)
         if finish == "content_filter":
+            # Asking the same model again gives the same verdict; another model may answer.
             raise self._fail(
                 "the reply was blocked by the content filter",
                 key,
@@ -382,6 +401,16 @@ class OpenAIModel:
                 transient=False,
             )
         wire_msg = choice.message
+        role = getattr(wire_msg, "role", None)
+        if isinstance(role, str) and role != "assistant":
+            # A server that answers as "user" or "tool" is broken or misconfigured (a chat
+            # template problem): retrying the same model repeats it; another model may answer.
+            raise self._fail(
+                f"the reply has role {role!r}, expected 'assistant'",
+                key,
+                kind="wrong_role",
+                transient=False,
+            )
         text = wire_msg.content or ""
         calls = [
             ToolCall(c.id, c.function.name, c.function.arguments or "")

@@ -12,7 +12,7 @@ from typing import Any
 from compactor.errors import ConfigError
 from compactor.models.base import ChatModel
 
-__all__ = ["FACTORIES", "create_model", "model_from_config"]
+__all__ = ["FACTORIES", "check_model_config", "create_model", "model_from_config"]
 
 
 def _openai(name: str, **kwargs: Any) -> ChatModel:
@@ -50,14 +50,26 @@ def create_model(spec: str, **kwargs: Any) -> ChatModel:
 def model_from_config(d: dict[str, Any]) -> ChatModel:
     """Build a model from a config mapping: ``provider``, ``name``, ``base_url``, ``api_key``,
     ``timeout``."""
+    spec, kwargs = _spec_from_config(d)
+    return create_model(spec, **kwargs)
+
+
+def check_model_config(d: dict[str, Any]) -> None:
+    """Raise the ConfigError :func:`model_from_config` would raise, without building the model
+    (so no backend, e.g. the openai client, is imported)."""
+    _spec_from_config(d)
+
+
+def _spec_from_config(d: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """``(create_model spec, backend kwargs)`` of a config mapping, validated."""
     provider = d.get("provider")
     if provider == "scripted":
         raise ConfigError("scripted models are created in Python")
     if provider == "local":
-        return create_model("local")
+        return "local", {}
     if provider == "openai":
         name = d.get("name")
-        if not isinstance(name, str) or not name:
+        if not isinstance(name, str) or not name.strip():
             raise ConfigError("model.name is required for provider 'openai'", key="name")
         kwargs: dict[str, Any] = {}
         for key in ("base_url", "api_key"):
@@ -71,7 +83,7 @@ def model_from_config(d: dict[str, Any]) -> ChatModel:
             if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
                 raise ConfigError(f"must be a positive number, got {timeout!r}", key="timeout")
             kwargs["timeout"] = float(timeout)
-        return create_model(f"openai:{name}", **kwargs)
+        return f"openai:{name}", kwargs
     raise ConfigError(
         f"unknown model provider {provider!r}: known providers are 'local', 'openai', 'scripted'",
         key="provider",

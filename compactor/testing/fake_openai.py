@@ -14,16 +14,25 @@ Standalone (prints ``base_url`` on the first stdout line, then serves until kill
 
     python -m compactor.testing.fake_openai --port 0 --latency 0.3 --script script.json
 
-A script is a JSON list of steps: ``{"reply": "text"}``, ``{"status": 500}``,
-``{"status": 429, "headers": {"retry-after": "1"}}``, ``{"hang": true}``, ``{"delay": 0.5}``
-(optionally with ``"then": {...}``), ``{"raw": "{not json"}``, ``{"drop": true}``,
-``{"empty_choices": true}``.
+A script is a JSON list of steps: ``{"reply": "text"}`` (optionally with ``"finish_reason"``
+and ``"role"``), ``{"status": 500}``, ``{"status": 429, "headers": {"retry-after": "1"}}``,
+``{"hang": true}``, ``{"delay": 0.5}`` (optionally with ``"then": {...}``), ``{"raw": "{not
+json"}``, ``{"drop": true}``, ``{"reset": true}``, ``{"truncated": "partial body"}``,
+``{"empty_choices": true}``, ``{"content_filter": "partial text"}``, ``{"context_length":
+true}``.
+
+``max_context_tokens`` (``--max-context-tokens``) makes the fake behave like a model with a
+context window: a request whose messages hold more than that many estimated tokens (UTF-8 bytes
+of all message contents // 4, see :func:`estimate_tokens`) is refused with HTTP 400 and the
+error body OpenAI sends (``code: context_length_exceeded``), before any scripted step is used.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import socket
+import struct
 import sys
 import threading
 from collections import deque
@@ -37,15 +46,20 @@ __all__ = [
     "FakeOpenAI",
     "RecordedRequest",
     "Step",
+    "content_filter",
+    "context_length_error",
     "delay",
     "drop",
     "empty_choices",
+    "estimate_tokens",
     "hang",
     "main",
     "raw",
     "reply",
+    "reset_connection",
     "status",
     "step_from_dict",
+    "truncated",
 ]
 
 DEFAULT_SUMMARY = """<analysis>
@@ -84,7 +98,7 @@ class Step:
     """One scripted response. Build steps with :func:`reply`, :func:`status`, ... ."""
 
     kind: str
-    text: str = ""
+    text: str | None = ""
     usage: dict[str, int] | None = None
     finish_reason: str = "stop"
     role: str = "assistant"
@@ -96,12 +110,14 @@ class Step:
 
 
 def reply(
-    text: str,
+    text: str | None,
     usage: dict[str, int] | None = None,
     finish_reason: str = "stop",
     role: str = "assistant",
 ) -> Step:
-    """A 200 chat completion with one choice whose message content is ``text``."""
+    """A 200 chat completion with one choice whose message content is ``text`` (None: null).
+
+    ``role`` other than ``"assistant"`` makes a reply no real server sends (a wrong role)."""
     return Step("reply", text=text, usage=usage, finish_reason=finish_reason, role=role)
 
 
@@ -139,6 +155,62 @@ def drop() -> Step:
     return Step("drop")
 
 
+def reset_connection() -> Step:
+    """Abort the connection with a TCP reset (RST, not a clean close), sending nothing."""
+    return Step("reset")
+
+
+def truncated(data: bytes | str = b'{"id": "chatcmpl-fake", "choices": [') -> Step:
+    """Send 200 headers announcing more bytes than ``data`` (Content-Length + 100), send
+    ``data``, then close: the body ends early."""
+    return Step("truncated", body=data.encode() if isinstance(data, str) else data)
+
+
+def content_filter(text: str = "") -> Step:
+    """A 200 completion whose choice stopped with ``finish_reason: "content_filter"``; ``text`` is
+    the (partial) content, empty means ``content: null``."""
+    return Step("reply", text=text or None, finish_reason="content_filter")
+
+
+def context_length_error(limit: int = 8192, tokens: int = 10000) -> Step:
+    """The HTTP 400 OpenAI answers when the messages do not fit the model's context window."""
+    return status(400, body=_context_length_body(limit, tokens))
+
+
+def _context_length_body(limit: int, tokens: int) -> dict[str, Any]:
+    return {
+        "error": {
+            "message": (
+                f"This model's maximum context length is {limit} tokens. However, your messages "
+                f"resulted in {tokens} tokens. Please reduce the length of the messages."
+            ),
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": "context_length_exceeded",
+        }
+    }
+
+
+def estimate_tokens(body: Any) -> int:
+    """The fake's token estimate of a request: UTF-8 bytes of all message contents // 4.
+
+    A string content counts as is; a list of parts counts the ``text`` of its parts; other
+    fields (roles, tool calls) are not counted.
+    """
+    messages = body.get("messages") if isinstance(body, dict) else None
+    size = 0
+    for msg in messages if isinstance(messages, list) else []:
+        content = msg.get("content") if isinstance(msg, dict) else None
+        if isinstance(content, str):
+            size += len(content.encode("utf-8"))
+        elif isinstance(content, list):
+            for part in content:
+                text = part.get("text") if isinstance(part, dict) else None
+                if isinstance(text, str):
+                    size += len(text.encode("utf-8"))
+    return size // 4
+
+
 def empty_choices() -> Step:
     """A 200 chat completion with ``choices: []``."""
     return Step("empty_choices")
@@ -164,8 +236,18 @@ def step_from_dict(d: dict[str, Any]) -> Step:
         return raw(str(d["raw"]))
     if d.get("drop"):
         return drop()
+    if d.get("reset"):
+        return reset_connection()
+    if "truncated" in d:
+        value = d["truncated"]
+        return truncated(value) if isinstance(value, str) else truncated()
     if d.get("empty_choices"):
         return empty_choices()
+    if "content_filter" in d:
+        value = d["content_filter"]
+        return content_filter(value if isinstance(value, str) else "")
+    if d.get("context_length"):
+        return context_length_error()
     raise ValueError(f"unknown fake step: {d!r}")
 
 
@@ -182,6 +264,18 @@ class RecordedRequest:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     fake: FakeOpenAI
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self.resets: set[socket.socket] = set()
+        """Connections a ``reset`` step aborts: closed without the FIN of a normal shutdown."""
+
+    def shutdown_request(self, request: Any) -> None:
+        if request in self.resets:
+            self.resets.discard(request)
+            self.close_request(request)  # SO_LINGER 0: the close sends RST
+            return
+        super().shutdown_request(request)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -206,6 +300,11 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.split("?", 1)[0] not in _PATHS:
             self._send_json(404, {"error": {"message": f"no route {self.path!r}", "type": "fake"}})
             return
+        limit = fake.max_context_tokens
+        if limit is not None and (tokens := estimate_tokens(body)) > limit:
+            # A real server refuses before generating: no scripted step is used up.
+            self._send_json(400, _context_length_body(limit, tokens))
+            return
         step, release = fake._next_step()
         if fake.latency > 0 and release.wait(fake.latency):
             self.close_connection = True
@@ -224,6 +323,20 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         elif step.kind == "drop":
             self.close_connection = True
+        elif step.kind == "reset":
+            # SO_LINGER on with timeout 0, and no shutdown(): close() sends RST instead of FIN.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.server.resets.add(self.connection)
+            self.close_connection = True
+        elif step.kind == "truncated":
+            data = step.body or b""
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data) + 100))
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+            self.close_connection = True
         elif step.kind == "raw":
             self._send_bytes(200, step.body or b"", {})
         elif step.kind == "status":
@@ -234,8 +347,8 @@ class _Handler(BaseHTTPRequestHandler):
             prompt = len(json.dumps(body)) // 4 if body is not None else 0
             usage = step.usage or {
                 "prompt_tokens": prompt,
-                "completion_tokens": len(step.text) // 4,
-                "total_tokens": prompt + len(step.text) // 4,
+                "completion_tokens": len(step.text or "") // 4,
+                "total_tokens": prompt + len(step.text or "") // 4,
             }
             choice = {
                 "index": 0,
@@ -284,9 +397,12 @@ class FakeOpenAI:
         latency: float = 0.0,
         host: str = "127.0.0.1",
         port: int = 0,
+        max_context_tokens: int | None = None,
     ) -> None:
         self.default = default or reply(DEFAULT_SUMMARY)
         self.latency = latency
+        self.max_context_tokens = max_context_tokens
+        """Refuse requests estimated above this many tokens (HTTP 400); None = no limit."""
         self._host = host
         self._port = port
         self._lock = threading.Lock()
@@ -395,9 +511,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     parser.add_argument("--script", help="JSON file: a list of steps used in order")
     parser.add_argument("--default", help="reply text used when the script is exhausted")
+    parser.add_argument(
+        "--max-context-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="refuse requests above N estimated tokens with OpenAI's context_length_exceeded 400",
+    )
     args = parser.parse_args(argv)
     default = reply(args.default) if args.default is not None else None
-    fake = FakeOpenAI(default=default, latency=args.latency, host=args.host, port=args.port)
+    fake = FakeOpenAI(
+        default=default,
+        latency=args.latency,
+        host=args.host,
+        port=args.port,
+        max_context_tokens=args.max_context_tokens,
+    )
     if args.script:
         with open(args.script, encoding="utf-8") as fh:
             script = json.load(fh)

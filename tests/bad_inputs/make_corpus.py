@@ -180,9 +180,8 @@ transcript(
             "message": {"role": "user", "content": "hi"},
         },
     ),
-    stderr_has=[":3"],
-    xfail="detected as claude-code from one record; the openai messages on lines 1-2 are silently "
-    "kept as non-message records (0 messages, 0 tokens), exit 0",
+    # lines 1-2 are openai messages: detection picks openai and line 3 is the odd one out
+    stderr_has=[":3", "a claude-code record, not openai"],
 )
 transcript(
     "type_is_list",
@@ -277,20 +276,17 @@ config(
     ["COMPACT_NO_SUCH_VAR_X"],
 )
 config("cfg_bad_counter_import", "token_counter: no_such_pkg_zz.mod:func\n", ["no_such_pkg_zz"])
+# Checked up front although the trigger does not fire (the whole config is validated first).
+config("cfg_bad_callback_import", "callback: no_such_pkg_zz.mod:func\n", ["no_such_pkg_zz", ":1"])
+config("cfg_bad_gen_model_input", "gen_model_input: json:no_such_fn\n", ["no_such_fn", ":1"])
+config("cfg_bad_finalize_ref", "finalize: no_such_pkg_zz.mod:f\n", ["no_such_pkg_zz", ":1"])
 config(
-    "cfg_bad_callback_import",
-    "callback: no_such_pkg_zz.mod:func\n",
-    ["no_such_pkg_zz"],
-    xfail="run does not resolve `callback: pkg.mod:func` unless it summarizes: a bad config "
-    "exits 0 when not triggered (token_counter IS checked up front)",
+    "cfg_bad_failover_model",
+    "failover:\n  models:\n    - provider: openai\n      timeout: -1\n",
+    ["failover.models[0]", "timeout"],
 )
 config("cfg_counter_attr_missing", "token_counter: json:no_such_func\n", ["no_such_func"])
-config(
-    "cfg_unknown_provider",
-    "model:\n  provider: martian\n",
-    ["martian"],
-    xfail="run does not validate model.provider unless it summarizes: exits 0 when not triggered",
-)
+config("cfg_unknown_provider", "model:\n  provider: martian\n", ["martian", ":2"])
 config("cfg_invalid_yaml", "model: [unclosed\n", [])
 config("cfg_top_level_list", "- a\n- b\n", [])
 config("cfg_binary", "\x00\x01\x02", [])
@@ -321,13 +317,7 @@ def _bad_format(folder: Path) -> tuple[Path, list[str]]:
 
 
 @case(
-    "flag_wrong_format_forced",
-    "cli",
-    BAD,
-    None,
-    ["t.jsonl"],
-    xfail="--format claude-code on an openai file reads 0 messages and exits 0; every line "
-    "is silently treated as a non-message record",
+    "flag_wrong_format_forced", "cli", BAD, None, ["t.jsonl:1:", "a chat message, not claude-code"]
 )
 def _wrong_format(folder: Path) -> tuple[Path, list[str]]:
     p = folder / "t.jsonl"

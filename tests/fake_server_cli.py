@@ -1,0 +1,219 @@
+"""Helpers for running ``compact run`` as a subprocess against a fake OpenAI server.
+
+Shared by ``test_cli_fake_server.py`` (one scenario per test) and ``test_reliability_faults.py``
+(the fault matrix): write a config YAML that points the primary (and optionally a failover) model
+at the fake, run ``compact run -c CFG INPUT -o OUT --events EV --report REP --force`` and collect
+what a test checks: exit code, the events file, the report, stderr, the output and the input.
+Every run also asserts that the planted API key appears nowhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compactor.testing.fake_openai import FakeOpenAI, RecordedRequest
+
+__all__ = [
+    "BACKUP",
+    "CODING",
+    "PLANTED_KEY",
+    "PRIMARY",
+    "SUMMARY",
+    "Run",
+    "assert_no_secret",
+    "compact_exe",
+    "models_of",
+    "run_compact",
+    "write_config",
+]
+
+REPO = Path(__file__).resolve().parents[1]
+CODING = REPO / "sample_transcripts" / "coding-session.jsonl"
+PLANTED_KEY = "sk-test-PLANTED-123456"
+SUMMARY = "<summary>\nThe fake summary of the coding session.\n</summary>"
+PRIMARY = "openai:primary-model"
+BACKUP = "openai:backup-model"
+
+
+def compact_exe() -> str:
+    """The installed ``compact`` console script (skips the test when there is none)."""
+    exe = Path(sys.executable).parent / "compact"
+    if exe.exists():
+        return str(exe)
+    found = shutil.which("compact")
+    if found is None:
+        pytest.skip("the compact console script is not installed")
+    return found
+
+
+@dataclass
+class Run:
+    """One finished ``compact run`` and the files it was pointed at."""
+
+    proc: subprocess.CompletedProcess[bytes]
+    elapsed: float
+    src: Path
+    src_bytes: bytes
+    out: Path
+    events_path: Path
+    report_path: Path
+
+    @property
+    def code(self) -> int:
+        return self.proc.returncode
+
+    @property
+    def stdout(self) -> str:
+        return self.proc.stdout.decode("utf-8", "replace")
+
+    @property
+    def stderr(self) -> str:
+        return self.proc.stderr.decode("utf-8", "replace")
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        text = self.events_path.read_text(encoding="utf-8")
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+    @property
+    def report(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.report_path.read_text(encoding="utf-8"))
+        return data
+
+    def of_type(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["type"] == kind]
+
+    def summaries(self) -> list[tuple[str, int, str, bool]]:
+        """(phase, attempt, model, ok) of every generate_summary event, in order."""
+        return [
+            (e["phase"], e["attempt"], e["model"], e["ok"])
+            for e in self.of_type("generate_summary")
+        ]
+
+
+def write_config(
+    folder: Path,
+    base_url: str,
+    *,
+    max_retries: int | None,
+    failover_retries: int | None = None,
+    timeout: float = 2,
+    initial_delay: float = 0.01,
+    max_delay: float = 0.05,
+) -> Path:
+    """``folder/compact.yaml``: primary-model (and backup-model when ``failover_retries`` is set)
+    on ``base_url``; ``max_retries`` None leaves out the retry section (a single attempt)."""
+    lines = [
+        "model:",
+        "  provider: openai",
+        "  name: primary-model",
+        f"  base_url: {base_url}",
+        f"  timeout: {timeout}",
+    ]
+    if max_retries is not None:
+        lines += [
+            "retry:",
+            f"  max_retries: {max_retries}",
+            f"  initial_delay: {initial_delay}",
+            f"  max_delay: {max_delay}",
+        ]
+    if failover_retries is not None:
+        lines += [
+            "failover:",
+            f"  max_retries: {failover_retries}",
+            "  models:",
+            "    - provider: openai",
+            "      name: backup-model",
+            f"      base_url: {base_url}",
+            f"      timeout: {timeout}",
+        ]
+    cfg = folder / "compact.yaml"
+    cfg.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return cfg
+
+
+def run_compact(
+    folder: Path,
+    fake: FakeOpenAI,
+    *,
+    max_retries: int | None = 0,
+    failover_retries: int | None = None,
+    timeout: float = 2,
+    initial_delay: float = 0.01,
+    max_delay: float = 0.05,
+) -> Run:
+    """Copy the coding sample into ``folder`` and compact it (``--force``) through ``fake``."""
+    cfg = write_config(
+        folder,
+        fake.base_url,
+        max_retries=max_retries,
+        failover_retries=failover_retries,
+        timeout=timeout,
+        initial_delay=initial_delay,
+        max_delay=max_delay,
+    )
+    src = folder / "session.jsonl"
+    shutil.copy(CODING, src)
+    src_bytes = src.read_bytes()
+    out, events, report = folder / "out.jsonl", folder / "events.jsonl", folder / "rep.json"
+    env = dict(os.environ)
+    env["OPENAI_API_KEY"] = PLANTED_KEY
+    env.pop("OPENAI_BASE_URL", None)
+    env.pop("COLUMNS", None)
+    args = [
+        compact_exe(),
+        "run",
+        "-c",
+        str(cfg),
+        str(src),
+        "-o",
+        str(out),
+        "--events",
+        str(events),
+        "--report",
+        str(report),
+        "--force",
+    ]
+    started = time.monotonic()
+    proc = subprocess.run(
+        args,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        cwd=folder,
+        timeout=60,
+        check=False,
+    )
+    elapsed = time.monotonic() - started
+    result = Run(proc, elapsed, src, src_bytes, out, events, report)
+    assert_no_secret(result, fake.requests)
+    return result
+
+
+def assert_no_secret(result: Run, requests: list[RecordedRequest]) -> None:
+    """The planted key is in no output, file or recorded request."""
+    assert PLANTED_KEY not in result.stdout
+    assert PLANTED_KEY not in result.stderr
+    for path in (result.events_path, result.report_path, result.out):
+        if path.exists():
+            assert PLANTED_KEY not in path.read_text(encoding="utf-8", errors="replace")
+    for req in requests:
+        assert "authorization" not in {k.lower() for k in req.headers}
+        assert PLANTED_KEY not in json.dumps(req.headers)
+        assert PLANTED_KEY not in json.dumps(req.json)
+
+
+def models_of(requests: list[RecordedRequest]) -> Counter[str]:
+    """How many requests named each model."""
+    return Counter(str((r.json or {}).get("model")) for r in requests)

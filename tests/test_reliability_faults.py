@@ -1,0 +1,262 @@
+"""The fault matrix: every way a model server fails × no retry / retry / retry + failover.
+
+Each case runs the real console script (``compact run -c CFG session.jsonl -o OUT --events EV
+--report REP --force``) against its own fake OpenAI server (``compactor.testing.fake_openai``) and
+checks the exit code, the exact number of requests each model got, the ``generate_summary`` and
+``retry_wait`` events (phase, attempt, model, error kind), whether an output exists (and parses),
+that nothing else was left behind and that the input is byte-identical.
+
+The modes script the fake the same way for every fault:
+
+* ``no_retry`` (no ``retry:`` section): ``[fault]`` → one call, exit 3, nothing written.
+* ``retry`` (``max_retries: 2``): ``[fault, good reply]`` → a transient fault is retried and the
+  run succeeds; a permanent one (content filter, wrong role, context length) is not retried:
+  exit 3, the good reply is left unused.
+* ``failover`` (``max_retries: 1``, one backup model, ``failover.max_retries: 2``): the primary
+  fails every call it makes (twice when transient, once when not), then the backup succeeds.
+
+Fast by design: backoff delays are 0 (so a ``retry-after`` header is the only non-zero wait and
+shows in the ``retry_wait`` event), the model timeout is 0.5 s, and the cases run in parallel,
+each with its own fake server (a thread in this process).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compactor.formats.registry import read_transcript
+from compactor.schema import Message
+from compactor.testing.fake_openai import (
+    FakeOpenAI,
+    RecordedRequest,
+    Step,
+    content_filter,
+    context_length_error,
+    empty_choices,
+    hang,
+    raw,
+    reply,
+    reset_connection,
+    status,
+    truncated,
+)
+
+from .fake_server_cli import BACKUP, PRIMARY, SUMMARY, Run, models_of, run_compact
+
+TIMEOUT = 0.5
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One way a call fails, and how ``compact`` must classify it."""
+
+    name: str
+    step: Callable[[], Step]
+    kind: str
+    """``ModelError.kind`` expected in the event."""
+    transient: bool
+    """Worth retrying on the same model (else: straight to failover)."""
+    says: str
+    """A substring of the error message (event, report and the final stderr line)."""
+    wait: float = 0.0
+    """The retry wait after this fault (the server's retry-after; our backoff is 0)."""
+
+
+FAULTS = [
+    Fault(
+        "429_retry_after",
+        lambda: status(429, headers={"retry-after": "0.05"}),
+        "rate_limit",
+        True,
+        "HTTP 429",
+        wait=0.05,
+    ),
+    Fault("429_no_retry_after", lambda: status(429), "rate_limit", True, "HTTP 429"),
+    Fault("500", lambda: status(500), "server", True, "HTTP 500"),
+    Fault("502", lambda: status(502), "server", True, "HTTP 502"),
+    Fault("503", lambda: status(503), "server", True, "HTTP 503"),
+    Fault("hang_timeout", hang, "timeout", True, f"timed out after {TIMEOUT}s"),
+    Fault("connection_reset", reset_connection, "connection", True, "connection reset by peer"),
+    Fault("truncated_body", truncated, "connection", True, "without sending complete message"),
+    Fault("malformed_json", lambda: raw('{"choices": [ not json'), "malformed", True, "malformed"),
+    Fault("empty_choices", empty_choices, "empty", True, "no choices"),
+    Fault("empty_content", lambda: reply(""), "empty", True, "no text content"),
+    Fault("content_filter", content_filter, "content_filter", False, "content filter"),
+    Fault(
+        "content_filter_with_text",
+        lambda: content_filter("<summary>partial"),
+        "content_filter",
+        False,
+        "content filter",
+    ),
+    Fault(
+        "wrong_role_user",
+        lambda: reply(SUMMARY, role="user"),
+        "wrong_role",
+        False,
+        "role 'user'",
+    ),
+    Fault(
+        "wrong_role_tool",
+        lambda: reply(SUMMARY, role="tool"),
+        "wrong_role",
+        False,
+        "role 'tool'",
+    ),
+    Fault(
+        "context_length",
+        context_length_error,
+        "context_length",
+        False,
+        "maximum context length",
+    ),
+]
+MODES = ["no_retry", "retry", "failover"]
+
+
+@dataclass
+class Outcome:
+    """What one (fault, mode) run left behind."""
+
+    run: Run | None
+    requests: list[RecordedRequest]
+    pending: list[Step]
+    folder: Path
+    error: BaseException | None = None
+
+
+def _script(fault: Fault, mode: str) -> list[Step]:
+    good = reply(SUMMARY)
+    if mode == "no_retry":
+        return [fault.step()]
+    if mode == "retry":
+        return [fault.step(), good]
+    primary_calls = 2 if fault.transient else 1  # max_retries: 1 → at most two primary calls
+    return [*(fault.step() for _ in range(primary_calls)), good]
+
+
+def _go(fault: Fault, mode: str, folder: Path) -> Outcome:
+    folder.mkdir(parents=True)
+    fake = FakeOpenAI().start()
+    try:
+        fake.enqueue(*_script(fault, mode))
+        run = run_compact(
+            folder,
+            fake,
+            max_retries={"no_retry": None, "retry": 2, "failover": 1}[mode],
+            failover_retries=2 if mode == "failover" else None,
+            timeout=TIMEOUT,
+            initial_delay=0,
+            max_delay=0,
+        )
+        return Outcome(run, fake.requests, fake.pending, folder)
+    except BaseException as err:  # noqa: BLE001 - re-raised by the test of this case
+        return Outcome(None, fake.requests, fake.pending, folder, err)
+    finally:
+        fake.stop()
+
+
+@pytest.fixture(scope="module")
+def matrix(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[tuple[str, str], Outcome]:
+    """Run the selected cases, a few at a time (each run is a fresh interpreter, mostly
+    start-up); ``-k`` picks cases without paying for the whole matrix."""
+    root = tmp_path_factory.mktemp("faults")
+    cases = [
+        (item.callspec.params["fault"], item.callspec.params["mode"])
+        for item in request.session.items
+        if getattr(item, "originalname", None) == "test_fault" and hasattr(item, "callspec")
+    ]
+    workers = max(4, (os.cpu_count() or 2) * 2)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        outcomes = pool.map(lambda c: _go(c[0], c[1], root / f"{c[0].name}-{c[1]}"), cases)
+        return {(f.name, m): o for (f, m), o in zip(cases, outcomes, strict=True)}
+
+
+def test_matrix_is_large_enough() -> None:
+    assert len({f.name for f in FAULTS}) == len(FAULTS) >= 12
+    assert {f.transient for f in FAULTS} == {True, False}
+
+
+def _expected(fault: Fault, mode: str) -> tuple[int, dict[str, int], list[tuple[Any, ...]]]:
+    """(exit code, requests per model, (phase, attempt, model, ok) of each call)."""
+    if mode == "no_retry":
+        return 3, {"primary-model": 1}, [("primary", 1, PRIMARY, False)]
+    if mode == "retry":
+        if fault.transient:
+            calls = [("primary", 1, PRIMARY, False), ("primary", 2, PRIMARY, True)]
+            return 0, {"primary-model": 2}, calls
+        return 3, {"primary-model": 1}, [("primary", 1, PRIMARY, False)]
+    primary = 2 if fault.transient else 1
+    calls = [("primary", i, PRIMARY, False) for i in range(1, primary + 1)]
+    calls.append(("failover", 1, BACKUP, True))
+    return 0, {"primary-model": primary, "backup-model": 1}, calls
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("fault", FAULTS, ids=[f.name for f in FAULTS])
+def test_fault(fault: Fault, mode: str, matrix: dict[tuple[str, str], Outcome]) -> None:
+    outcome = matrix[(fault.name, mode)]
+    if outcome.error is not None:
+        raise outcome.error
+    run = outcome.run
+    assert run is not None
+    code, per_model, calls = _expected(fault, mode)
+
+    assert run.code == code, run.stderr
+    assert "Traceback" not in run.stderr
+    assert run.src.read_bytes() == run.src_bytes, "the input changed"
+    assert dict(models_of(outcome.requests)) == per_model
+    assert all(r.path == "/v1/chat/completions" for r in outcome.requests)
+    # a permanent fault in retry mode leaves the good reply unused; every other script is used up
+    assert len(outcome.pending) == (1 if mode == "retry" and not fault.transient else 0)
+
+    # events: one generate_summary per call, failed ones classified
+    assert run.summaries() == calls
+    failed = [e for e in run.of_type("generate_summary") if not e["ok"]]
+    assert failed, "no failed call recorded"
+    for event in failed:
+        error = event["error"]
+        assert (error["type"], error["kind"], error["transient"]) == (
+            "ModelError",
+            fault.kind,
+            fault.transient,
+        )
+        assert fault.says in error["message"]
+    starts = [(e["phase"], e["attempt"], e["model"]) for e in run.of_type("attempt_start")]
+    assert starts == [c[:3] for c in calls]
+    # a wait only between two primary calls (the switch to failover is immediate)
+    retried = sum(1 for c in calls if c[0] == "primary") - 1
+    waits = [(w["phase"], w["attempt"], w["delay"]) for w in run.of_type("retry_wait")]
+    assert waits == [("primary", i, fault.wait) for i in range(1, retried + 1)]
+    types = [e["type"] for e in run.events]
+    assert types[0] == "before_summarize"
+    assert (types[-1] == "after_summarize") == (code == 0)
+
+    leftovers = sorted(p.name for p in outcome.folder.iterdir())
+    if code == 0:
+        assert leftovers == sorted(
+            ["compact.yaml", "session.jsonl", "out.jsonl", "events.jsonl", "rep.json"]
+        )
+        t = read_transcript(str(run.out), run.out.read_bytes())
+        assert t.format == "openai"
+        summary = t.messages[-1]
+        assert isinstance(summary, Message)
+        assert "The fake summary of the coding session." in summary.content
+        attempts = [(a["phase"], a["attempt"], a["model"], a["ok"]) for a in run.report["attempts"]]
+        assert attempts == calls
+    else:
+        # nothing written: no output, no report, no temp file
+        assert leftovers == sorted(["compact.yaml", "session.jsonl", "events.jsonl"])
+        last = run.stderr.strip().splitlines()[-1]
+        assert last.startswith("compact: SummarizationError: failed to generate summary: ")
+        assert fault.says in last
