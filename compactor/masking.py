@@ -239,7 +239,7 @@ _BUILTIN_RULES: tuple[_Rule, ...] = (
 _NOT_SECRET_RE = re.compile(
     r"""[$<{%*\[#]|\.{3}|…
     |x{4,}|X{4,}
-    |(?:your|my|the|an?|some|example|sample|dummy|fake|placeholder|insert|enter|redacted)(?:[_\-.\s]|$)
+    |(?:your|my|the|an?|some|example|sample|dummy|fake|placeholder|insert|enter|redacted)(?:[_\-.]|$)
     |(?:none|null|nil|true|false|undefined|required|optional|empty|changeme|string|str|bytes|int
        |number|boolean|bool|any|secret|password|text|env|getenv|os|process|settings|config
        |self|this|args|kwargs|options|opts|params|request|req|input|value|values)$

@@ -160,6 +160,7 @@ EXAMPLES: list[tuple[str, str, str]] = [
     ("password", "passwd = 'Sup3r!Secret'", "Sup3r!Secret"),
     ("password", "Password: Summer2024!", "Summer2024!"),
     ("password", "login --password Qx7-pLm2", "Qx7-pLm2"),
+    ("password", '{"passphrase": "my dog is named rex"}', "my dog is named rex"),
 ]
 
 

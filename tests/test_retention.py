@@ -4,6 +4,7 @@ embedded summarizer on the shared transcripts, properties."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 from pathlib import Path
@@ -13,9 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import compactor as c
 from compactor.formats.registry import read_transcript
 from compactor.masking import SecretMasker
-from compactor.models.local import summarize_transcript
+from compactor.models.local import LocalSummarizer, summarize_transcript
 from compactor.retention import (
     KIND_PRIORITY,
     PRESERVED_FACTS_HEADER,
@@ -669,10 +671,20 @@ def _context(path: Path) -> list[Any]:
     return [m for m in messages if m.role != "system"]
 
 
+def _local_summary(messages: list[Any]) -> tuple[list[Any], str]:
+    """(the context the pipeline summarizes away, the LocalSummarizer's reply text)."""
+    events: list[Any] = []
+    config = c.Config(model=LocalSummarizer(), emit_internal_events=True, on_event=events.append)
+    asyncio.run(c.new(config).summarize(c.AgentState(messages)))
+    reply = next(e for e in events if e.type == "generate_summary").model_response
+    first = next((i for i, m in enumerate(messages) if m.role != "system"), len(messages))
+    return messages[first:], c.schema.assistant_text(reply)
+
+
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
 def test_local_summarizer_retention_on_real_transcripts(path: Path) -> None:
-    context = _context(path)
-    summary = summarize_transcript(context)
+    context, summary = _local_summary(read_transcript(str(path), path.read_bytes()).messages)
+    assert summary == summarize_transcript(context)
     text, report = apply_retention(context, summary)
     assert report.anchors_by_kind == REAL_ANCHORS[path.name]
     assert report.repaired == min(report.missing_before, 50)
