@@ -266,3 +266,27 @@ def test_401_skips_primary_retries_but_fails_over(tmp_path, fake):
     ]
     assert result.of_type("retry_wait") == []
     assert "failover -> openai:backup-model (attempt 1/2)" in result.stderr
+
+
+def test_context_window_exceeded_is_not_retried_but_fails_over(tmp_path, fake):
+    # The fake's context window (max_context_tokens) refuses the coding session like OpenAI
+    # does: HTTP 400 context_length_exceeded. Retrying the same input cannot help; the backup
+    # model (same window here) is tried once, then exit 3 with nothing written.
+    fake.max_context_tokens = 100
+    try:
+        result = run_compact(tmp_path, fake, max_retries=2, failover_retries=1)
+    finally:
+        fake.max_context_tokens = None
+    _assert_failure(result)
+    assert models_of(fake.requests) == {"primary-model": 1, "backup-model": 1}
+    assert result.summaries() == [
+        ("primary", 1, PRIMARY, False),
+        ("failover", 1, BACKUP, False),
+    ]
+    for event in result.of_type("generate_summary"):
+        assert (event["error"]["kind"], event["error"]["transient"]) == ("context_length", False)
+        assert "maximum context length is 100 tokens" in event["error"]["message"]
+    assert result.of_type("retry_wait") == []
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("compact: SummarizationError: exceeds max failover attempts: ")
+    assert "context length" in last
