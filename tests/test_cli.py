@@ -81,7 +81,7 @@ def fake_500(monkeypatch):
 
 
 def test_exit_code_values():
-    assert [int(c) for c in ExitCode] == [0, 1, 2, 3, 130]
+    assert [int(c) for c in ExitCode] == [0, 1, 2, 3, 4, 130]
 
 
 def test_help_has_exit_codes_and_examples(runner):
