@@ -109,11 +109,16 @@ class Middleware(Generic[M]):
         await self._emit(BeforeSummarize(messages=copy.deepcopy(before.messages)))
         to_summarize, tail = self.split_tail(before.messages)
         masker = self.make_masker()
-        result = await generate_summary(cfg, copy.deepcopy(to_summarize), self._emit, masker=masker)
         system_messages, head = split_system(copy.deepcopy(to_summarize))
-        # With masking on, finalize sees a masked history (system messages as they are), so
-        # the user messages it re-inserts carry placeholders too, never the secrets.
-        original = system_messages + (masker.mask_messages(head) if masker is not None else head)
+        # Masked once: the summarizer, the failover callback and finalize all see this copy
+        # (system messages as they are; they are not sent by default), so the user messages
+        # finalize re-inserts carry placeholders too. Masking it again is a no-op, so the
+        # counts say how many secrets the history held.
+        if masker is not None:
+            head = masker.mask_messages(head)
+        history = system_messages + head
+        result = await generate_summary(cfg, copy.deepcopy(history), self._emit, masker=masker)
+        original = copy.deepcopy(history)
         reply = copy.deepcopy(result.response)
         if cfg.strip_analysis:
             reply = strip_analysis(reply)

@@ -317,3 +317,38 @@ async def test_a_context_too_small_for_the_instructions_is_a_clear_error():
     )
     with pytest.raises(c.SummarizationError, match="leaves no room for messages"):
         await mw.summarize(c.AgentState(_history(30)))
+
+
+async def test_masked_counts_are_per_secret_occurrence_even_with_chunks_and_failover():
+    key = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
+    history = _history(30)
+    history[1] = c.Message("user", f"use {key} for the deploy")
+    seen: list[str] = []
+
+    class Recording:
+        name = "recording"
+        remote = True
+
+        async def generate(self, messages, **options):
+            seen.append(json.dumps([m.content for m in messages]))
+            if len(seen) == 2:
+                raise RuntimeError("flaky")
+            return c.Message(
+                "assistant", "<summary>\n<all_user_messages>\n</all_user_messages>\n</summary>"
+            )
+
+    mw = c.new(
+        c.Config(
+            model=Recording(),
+            summarizer_context_tokens=2_500,
+            reply_reserve_tokens=200,
+            failover=c.FailoverConfig(max_retries=1),
+        )
+    )
+    outcome = await mw.summarize_detailed(c.AgentState(history))
+    assert len(outcome.chunks) > 1
+    assert outcome.masked == {"api_key": 1}
+    assert all(key not in text for text in seen)
+    assert any("[REDACTED:api_key#1]" in text for text in seen)
+    assert key not in user_text(outcome.messages[-1])
+    assert "[REDACTED:api_key#1]" in user_text(outcome.messages[-1])  # the re-inserted message
