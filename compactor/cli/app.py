@@ -803,8 +803,20 @@ def _effective(file_cfg: FileConfig, model: str | None) -> dict[str, Any]:
             if os.environ.get("OPENAI_API_KEY")
             else {"provider": "local"}
         )
-    tokens, messages = thresholds(file_cfg.trigger_condition())
-    data["trigger"] = {"context_tokens": tokens or 0, "context_messages": messages or 0}
+    condition = file_cfg.trigger_condition()
+    tokens, messages = thresholds(condition)
+    trigger: dict[str, Any] = {
+        "context_tokens": (condition.context_tokens if condition else tokens) or 0,
+        "context_messages": messages or 0,
+    }
+    if condition is not None and condition.context_fraction:
+        trigger.update(
+            context_fraction=condition.context_fraction,
+            window_tokens=condition.window_tokens,
+            agent_model=(file_cfg.trigger or {}).get("agent_model"),
+            effective_token_threshold=tokens,
+        )
+    data["trigger"] = trigger
     data["token_counter"] = file_cfg.counter_name()
     return data
 
