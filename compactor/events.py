@@ -29,6 +29,7 @@ __all__ = [
     "AttemptStart",
     "BeforeSummarize",
     "ChunkStart",
+    "ContextLimit",
     "Event",
     "EventSink",
     "GenerateSummary",
@@ -173,6 +174,19 @@ class ChunkStart:
 
 
 @dataclass(frozen=True, slots=True)
+class ContextLimit:
+    """The provider refused the input as too long: it is re-planned in chunks of
+    ``planned_with`` tokens (``reported`` is the window the error named, when it named one)."""
+
+    reported: int | None
+    planned_with: int
+    type: Literal["context_limit"] = "context_limit"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "reported": self.reported, "planned_with": self.planned_with}
+
+
+@dataclass(frozen=True, slots=True)
 class AfterSummarize:
     """Last event: the new history, after finalize and after the callback."""
 
@@ -184,6 +198,12 @@ class AfterSummarize:
 
 
 Event: TypeAlias = (
-    BeforeSummarize | AttemptStart | GenerateSummary | RetryWait | ChunkStart | AfterSummarize
+    BeforeSummarize
+    | AttemptStart
+    | GenerateSummary
+    | RetryWait
+    | ChunkStart
+    | ContextLimit
+    | AfterSummarize
 )
 EventSink: TypeAlias = Callable[[Event], MaybeAwaitable[None]]

@@ -33,6 +33,8 @@ class SummarizeOutcome(Generic[M]):
     summary: Any = None
     chunks: list[dict[str, Any]] = field(default_factory=list)
     """Chunked summarization: which messages each chunk covered (empty: one pass)."""
+    adaptations: list[dict[str, Any]] = field(default_factory=list)
+    """Re-plans after the provider refused the input as too long for its window."""
     tail_messages: int = 0
     """Messages kept verbatim after the summary (``Config.keep``)."""
     masked: dict[str, int] | None = None
@@ -159,6 +161,7 @@ class Middleware(Generic[M]):
             model_input=result.model_input,
             summary=result.response,
             chunks=result.chunks,
+            adaptations=result.adaptations,
             tail_messages=len(tail),
             masked=dict(masker.counts) if masker is not None else None,
             retention=retention,

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import random
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, cast
@@ -19,7 +21,15 @@ from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 from ._util import call_maybe_async, model_name
 from .config import DEFAULT_MAX_RETRIES, Config, FailoverContext
 from .errors import ModelError, SummarizationError
-from .events import AttemptStart, ChunkStart, Event, GenerateSummary, Phase, RetryWait
+from .events import (
+    AttemptStart,
+    ChunkStart,
+    ContextLimit,
+    Event,
+    GenerateSummary,
+    Phase,
+    RetryWait,
+)
 from .prompts import CHUNK_NOTE, PREVIOUS_SUMMARY, SYSTEM_INSTRUCTION, USER_INSTRUCTION
 from .schema import (
     M,
@@ -33,15 +43,18 @@ from .schema import (
 from .tokens import estimate_message, estimate_text
 
 __all__ = [
+    "MAX_CONTEXT_ADAPTATIONS",
     "AttemptRecord",
     "ChunkPlan",
     "SummaryResult",
+    "context_limit_error",
     "default_backoff",
     "default_should_failover",
     "default_should_retry",
     "generate_summary",
     "input_tokens",
     "plan_summarizer_chunks",
+    "reported_limit",
     "split_system",
 ]
 
@@ -110,6 +123,8 @@ class SummaryResult(Generic[M]):
     phase: Phase = "primary"
     chunks: list[dict[str, Any]] = field(default_factory=list)
     """One record per chunk when the input was summarized in chunks (empty otherwise)."""
+    adaptations: list[dict[str, Any]] = field(default_factory=list)
+    """Each re-plan after a context-length error: the window reported and the one planned with."""
 
 
 @dataclass(slots=True)
@@ -146,6 +161,36 @@ async def build_model_input(config: Config[Any], messages: list[M]) -> tuple[M, 
     )
 
 
+MAX_CONTEXT_ADAPTATIONS = 2
+"""How often a provider's context-length error re-plans the input in smaller chunks."""
+
+_LIMIT_RES = (
+    re.compile(r"maximum context length is ([\d,]+) tokens", re.IGNORECASE),
+    re.compile(r"context (?:length|window|size)(?: limit)? (?:of|is) ([\d,]+)", re.IGNORECASE),
+    re.compile(r"available context size \(([\d,]+) tokens\)", re.IGNORECASE),
+)
+
+
+def context_limit_error(error: BaseException | None) -> ModelError | None:
+    """The provider's context-length error in ``error``'s cause chain, if there is one."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, ModelError) and error.kind == "context_length":
+            return error
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def reported_limit(error: ModelError) -> int | None:
+    """The window size a context-length error names (``maximum context length is N``)."""
+    for pattern in _LIMIT_RES:
+        found = pattern.search(str(error))
+        if found:
+            return int(found.group(1).replace(",", ""))
+    return None
+
+
 async def generate_summary(
     config: Config[Any], messages: list[M], emit: Emit, *, masker: Any = None
 ) -> SummaryResult[M]:
@@ -155,18 +200,95 @@ async def generate_summary(
     ``masker`` (a :class:`compactor.masking.SecretMasker`) masks the summarizer input. When
     ``config.summarizer_context_tokens`` is set and the input would not fit, the context is
     summarized in sequential chunks (SummaryResult.chunks says which messages each covered).
+    When the provider refuses the input as too long for its window, the input is re-planned in
+    chunks that fit the window it names (at most :data:`MAX_CONTEXT_ADAPTATIONS` times) before
+    the fallback model is tried.
     """
     system_instruction, user_instruction, model_input = await build_model_input(config, messages)
     if masker is not None:
         model_input = masker.mask_messages(model_input)
     attempts: list[AttemptRecord] = []
+    adaptations: list[dict[str, Any]] = []
+    current = config
+    while True:
+        can_adapt = len(adaptations) < MAX_CONTEXT_ADAPTATIONS and config.gen_model_input is None
+        try:
+            result = await _generate_planned(
+                current,
+                messages,
+                emit,
+                masker,
+                system_instruction,
+                user_instruction,
+                model_input,
+                attempts,
+                can_adapt,
+            )
+        except SummarizationError as err:
+            limit_error = context_limit_error(err)
+            if limit_error is None or not can_adapt:
+                raise
+            current = _adapted(current, limit_error, input_tokens(model_input))
+            limit = current.summarizer_context_tokens
+            assert limit is not None
+            adaptations.append({"reported": reported_limit(limit_error), "planned_with": limit})
+            await emit(ContextLimit(reported=reported_limit(limit_error), planned_with=limit))
+            continue
+        result.adaptations = adaptations
+        return result
+
+
+def _adapted(config: Config[Any], error: ModelError, tokens: int) -> Config[Any]:
+    """``config`` with a summarizer window below what the provider refused.
+
+    Our count is an estimate (bytes / 4), the provider's is exact, so plan with 80 % of the
+    window it names (half the input when it names none), and below any window set before.
+    """
+    reported = reported_limit(error)
+    limit = int(reported * 0.8) if reported else tokens // 2
+    if config.summarizer_context_tokens is not None:
+        limit = min(limit, config.summarizer_context_tokens // 2)
+    limit = max(limit, 1)
+    return dataclasses.replace(
+        config,
+        summarizer_context_tokens=limit,
+        reply_reserve_tokens=min(config.reply_reserve_tokens, limit // 4),
+    )
+
+
+async def _generate_planned(
+    config: Config[Any],
+    messages: list[M],
+    emit: Emit,
+    masker: Any,
+    system_instruction: M,
+    user_instruction: M,
+    model_input: list[M],
+    attempts: list[AttemptRecord],
+    can_adapt: bool,
+) -> SummaryResult[M]:
     limit = config.summarizer_context_tokens
     if limit and config.gen_model_input is None and input_tokens(model_input) > limit:
         return await _generate_chunked(
-            config, messages, emit, masker, system_instruction, user_instruction, attempts
+            config,
+            messages,
+            emit,
+            masker,
+            system_instruction,
+            user_instruction,
+            attempts,
+            can_adapt,
         )
     return await _generate_one(
-        config, messages, emit, masker, system_instruction, user_instruction, model_input, attempts
+        config,
+        messages,
+        emit,
+        masker,
+        system_instruction,
+        user_instruction,
+        model_input,
+        attempts,
+        can_adapt=can_adapt,
     )
 
 
@@ -245,6 +367,7 @@ async def _generate_chunked(
     system_instruction: M,
     user_instruction: M,
     attempts: list[AttemptRecord],
+    can_adapt: bool = False,
 ) -> SummaryResult[M]:
     from .planning import truncate_to_budget
 
@@ -302,6 +425,7 @@ async def _generate_chunked(
             chunk_input,
             attempts,
             chunk=index,
+            can_adapt=can_adapt,
         )
         degraded = degraded or result.phase == "fallback"
         chunk_records.append(
@@ -339,8 +463,13 @@ async def _generate_one(
     attempts: list[AttemptRecord],
     *,
     chunk: int | None = None,
+    can_adapt: bool = False,
 ) -> SummaryResult[M]:
-    """One summarizer input through retry, failover and the fallback model."""
+    """One summarizer input through retry, failover and the fallback model.
+
+    With ``can_adapt``, a context-length failure is raised instead of falling back, so that
+    :func:`generate_summary` can re-plan the input in smaller chunks first.
+    """
     sleep = config.sleep or _default_sleep
     cache = config.cache
     kind = message_kind(model_input) if model_input else message_kind(messages)
@@ -405,7 +534,7 @@ async def _generate_one(
             masker,
         )
     except SummarizationError as err:
-        if config.fallback_model is None:
+        if config.fallback_model is None or (can_adapt and context_limit_error(err)):
             raise
         # The last rung of the ladder: one call of the fallback model on the same input.
         outcome = await call(config.fallback_model, model_input, "fallback", 1)

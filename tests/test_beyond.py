@@ -157,15 +157,38 @@ def _tool_links(messages: list[Any]) -> list[tuple[int, int]]:
     ]
 
 
-def test_too_long_input_fails_without_chunking(tmp_path, fake, key_env):
+def test_a_context_length_error_re_plans_the_input_in_chunks(tmp_path, fake, key_env):
     fake.max_context_tokens = 40_000
     src = tmp_path / "long.jsonl"
     shutil.copy(LONG, src)
+    res = compact(
+        tmp_path,
+        *run_args(src, "--events", "events.jsonl"),
+        config={"model": openai_model(fake)},  # no context_tokens: the server's error tells
+        env=key_env,
+    )
+    assert res.code == 0, res.stderr
+    assert res.report["context_adaptations"] == [{"reported": 40_000, "planned_with": 32_000}]
+    assert "re-planning in chunks of at most 32,000 tokens" in res.stderr
+    chunks = res.report["chunks"]
+    assert len(fake.requests) == 1 + len(chunks)  # the refused request, then one per chunk
+    assert all(c["input_tokens"] <= 32_000 for c in chunks)
+    attempts = res.report["attempts"]
+    assert attempts[0]["ok"] is False and "context" in attempts[0]["error"]
+    assert all(a["ok"] for a in attempts[1:])
+    assert [e["type"] for e in res.events].count("context_limit") == 1
+
+
+def test_a_window_too_small_for_the_instructions_fails_cleanly(tmp_path, fake, key_env):
+    fake.max_context_tokens = 600  # smaller than the built-in instructions
+    src = tmp_path / "long.jsonl"
+    shutil.copy(LONG, src)
+    before = src.read_bytes()
     res = compact(tmp_path, *run_args(src), config={"model": openai_model(fake)}, env=key_env)
     assert res.code == 3, res.stderr
-    assert "context" in res.stderr.lower()
+    assert "leaves no room for messages" in res.stderr
     assert not res.out.exists()
-    assert len(fake.requests) == 1
+    assert src.read_bytes() == before
 
 
 def test_chunked_summarization_fits_the_window_and_never_splits_a_tool_pair(

@@ -555,6 +555,8 @@ def _outcome_report(outcome: Any, cfg: Any) -> dict[str, Any]:
     extras: dict[str, Any] = {"summarizer_phase": outcome.phase, "degraded": outcome.degraded}
     if outcome.chunks:
         extras["chunks"] = outcome.chunks
+    if outcome.adaptations:
+        extras["context_adaptations"] = outcome.adaptations
     if cfg.keep is not None:
         extras["tail_messages"] = outcome.tail_messages
     if outcome.masked is not None:

@@ -22,6 +22,7 @@ from compactor.events import (
     AttemptStart,
     BeforeSummarize,
     ChunkStart,
+    ContextLimit,
     Event,
     GenerateSummary,
     RetryWait,
@@ -141,6 +142,13 @@ class LiveView:
                     f"({tokens:,} tokens{', texts cut to fit' if event.oversized else ''})"
                 )
                 self._log(f"[cyan]{escape(line)}[/]", line, always=True)
+            case ContextLimit(reported=reported, planned_with=planned):
+                said = f"its window is {reported:,} tokens" if reported else "it names no window"
+                line = (
+                    f"the summarizer refused the input as too long ({said}): "
+                    f"re-planning in chunks of at most {planned:,} tokens"
+                )
+                self._log(f"[yellow]{escape(line)}[/]", line, always=True)
             case AttemptStart(phase="fallback", model=model):
                 self._log(
                     f"[bold yellow]fallback[/] → {escape(model)} (the configured models failed)",
