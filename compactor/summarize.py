@@ -210,6 +210,7 @@ async def generate_summary(
     attempts: list[AttemptRecord] = []
     adaptations: list[dict[str, Any]] = []
     current = config
+    previous: SummarizationError | None = None
     while True:
         can_adapt = len(adaptations) < MAX_CONTEXT_ADAPTATIONS and config.gen_model_input is None
         try:
@@ -227,7 +228,14 @@ async def generate_summary(
         except SummarizationError as err:
             limit_error = context_limit_error(err)
             if limit_error is None or not can_adapt:
+                if adaptations and previous is not None:
+                    # Say first what the provider said, then why re-planning did not help.
+                    planned = adaptations[-1]["planned_with"]
+                    raise SummarizationError(
+                        f"{previous}; re-planned for a {planned:,}-token window: {err}"
+                    ) from err
                 raise
+            previous = err
             current = _adapted(current, limit_error, input_tokens(model_input))
             limit = current.summarizer_context_tokens
             assert limit is not None
@@ -479,33 +487,23 @@ async def _generate_one(
         await emit(AttemptStart(phase=phase, attempt=attempt, model=name, chunk=chunk))
         outcome = _Outcome()
         key: str | None = None
+        cached = False
         if cache is not None:
             from .cache import cache_key
 
             key = cache_key(name, config.model_options, inp)
-            hit = cache.get(key, kind)
-            if hit is not None:
-                attempts.append(AttemptRecord(phase, attempt, name, True, None, True, chunk))
-                await emit(
-                    GenerateSummary(
-                        attempt=attempt,
-                        phase=phase,
-                        model_response=hit,
-                        model=name,
-                        cached=True,
-                        chunk=chunk,
-                    )
-                )
-                return _Outcome(response=hit)
-        try:
-            outcome.response = await model.generate(copy.deepcopy(inp), **config.model_options)
-        except Exception as err:  # noqa: BLE001 - a failed call is data for retry/failover
-            outcome.error = err
-        if key is not None and outcome.error is None:
-            cache.put(key, name, outcome.response)
+            outcome.response = cache.get(key, kind)
+            cached = outcome.response is not None
+        if not cached:
+            try:
+                outcome.response = await model.generate(copy.deepcopy(inp), **config.model_options)
+            except Exception as err:  # noqa: BLE001 - a failed call is data for retry/failover
+                outcome.error = err
+            if key is not None and outcome.error is None:
+                cache.put(key, name, outcome.response)
         attempts.append(
             AttemptRecord(
-                phase, attempt, name, outcome.error is None, _err_text(outcome.error), False, chunk
+                phase, attempt, name, outcome.error is None, _err_text(outcome.error), cached, chunk
             )
         )
         await emit(
@@ -515,6 +513,7 @@ async def _generate_one(
                 model_response=outcome.response,
                 error=outcome.error,
                 model=name,
+                cached=cached,
                 chunk=chunk,
             )
         )

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from compactor.testing.fake_openai import FakeOpenAI
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -34,3 +37,23 @@ def shared_transcripts() -> Path:
     if not TRANSCRIPTS.is_dir():
         pytest.skip("../shared/transcripts is not beside the checkout")
     return TRANSCRIPTS
+
+
+@pytest.fixture(scope="module")
+def fake_server() -> Iterator[FakeOpenAI]:
+    """One fake OpenAI server per test module (use ``fake`` in tests)."""
+    server = FakeOpenAI().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def fake(fake_server: FakeOpenAI) -> Iterator[FakeOpenAI]:
+    """The module's fake server with an empty step queue; its settings are restored after."""
+    default, limit = fake_server.default, fake_server.max_context_tokens
+    fake_server.reset()
+    yield fake_server
+    fake_server.reset()
+    fake_server.default, fake_server.max_context_tokens = default, limit

@@ -14,8 +14,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,21 +26,13 @@ from compactor.prompts import DEGRADED_NOTE, PREAMBLE
 from compactor.schema import user_text
 from compactor.testing.fake_openai import FakeOpenAI, reply, status
 
+from .fake_server_cli import compact_exe
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_transcripts"
 CODING = SAMPLES / "coding-session.jsonl"  # 23 messages, 998 tokens
 LONG = SAMPLES / "coding-session-long.jsonl"  # 116 messages, 241,361 tokens
 KEY = "sk-test-PLANTED-beyond-0001"
-
-
-def _exe() -> str:
-    exe = Path(sys.executable).parent / "compact"
-    if exe.exists():
-        return str(exe)
-    found = shutil.which("compact")
-    if found is None:
-        pytest.skip("the compact console script is not installed")
-    return found
 
 
 @dataclass
@@ -81,7 +71,7 @@ def compact(
     tmp: Path, *args: str, config: dict[str, Any] | None = None, env: dict[str, str] | None = None
 ) -> Result:
     """Run ``compact ARGS`` in ``tmp`` (with ``-c tmp/compact.yaml`` when ``config`` is given)."""
-    argv = [_exe(), *args]
+    argv = [compact_exe(), *args]
     if config is not None:
         cfg = tmp / "compact.yaml"
         cfg.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
@@ -101,24 +91,6 @@ def run_args(src: Path, *extra: str) -> tuple[str, ...]:
 
 def openai_model(fake: FakeOpenAI, name: str = "primary-model", **more: Any) -> dict[str, Any]:
     return {"provider": "openai", "name": name, "base_url": fake.base_url, "timeout": 5, **more}
-
-
-@pytest.fixture(scope="module")
-def _server() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def fake(_server: FakeOpenAI) -> Iterator[FakeOpenAI]:
-    default, limit = _server.default, _server.max_context_tokens
-    _server.reset()
-    yield _server
-    _server.reset()
-    _server.default, _server.max_context_tokens = default, limit
 
 
 @pytest.fixture

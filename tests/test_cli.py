@@ -15,21 +15,13 @@ from typer.testing import CliRunner
 from compactor.cli.app import app
 from compactor.cli.exitcodes import ExitCode
 
+from .fake_server_cli import compact_exe
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_transcripts"
 SMALL = SAMPLES / "small-chat.jsonl"
 CODING = SAMPLES / "coding-session.jsonl"
 LONG = SAMPLES / "coding-session-long.jsonl"
-
-
-def _compact_exe() -> str:
-    exe = Path(sys.executable).parent / "compact"
-    if exe.exists():
-        return str(exe)
-    found = shutil.which("compact")
-    if found is None:
-        pytest.skip("the compact console script is not installed")
-    return found
 
 
 def _sub(
@@ -42,7 +34,7 @@ def _sub(
     env = dict(os.environ)
     env.update(env_extra or {})
     return subprocess.run(
-        [_compact_exe(), *args],
+        [compact_exe(), *args],
         input=input_bytes,
         capture_output=True,
         env=env,
@@ -483,7 +475,7 @@ def test_sigint_during_a_model_call_is_130_and_writes_nothing(workdir):
         src = workdir / "coding-session.jsonl"
         before = src.read_bytes()
         proc = subprocess.Popen(
-            [_compact_exe(), "run", str(src), "--force", "--model", "openai:m"],
+            [compact_exe(), "run", str(src), "--force", "--model", "openai:m"],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -9,12 +9,8 @@ plain live-view lines on stderr (stderr is a pipe, not a tty), the output and th
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-
-import pytest
 
 from compactor.testing.fake_openai import (
-    FakeOpenAI,
     empty_choices,
     hang,
     raw,
@@ -23,24 +19,6 @@ from compactor.testing.fake_openai import (
 )
 
 from .fake_server_cli import BACKUP, PRIMARY, SUMMARY, Run, models_of, run_compact
-
-
-@pytest.fixture(scope="module")
-def _server() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def fake(_server: FakeOpenAI) -> Iterator[FakeOpenAI]:
-    default = _server.default
-    _server.reset()
-    yield _server
-    _server.reset()
-    _server.default = default
 
 
 def _assert_success(result: Run) -> None:

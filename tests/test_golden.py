@@ -31,7 +31,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -42,6 +41,8 @@ from typer.testing import CliRunner
 
 from compactor import __version__
 from compactor.cli.app import app
+
+from .fake_server_cli import compact_exe
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -79,16 +80,6 @@ def _golden(name: str, actual: str) -> None:
     assert path.exists(), f"{path} is missing; run with UPDATE_GOLDEN=1 to create it"
     expected = path.read_text(encoding="utf-8")
     assert actual == expected, f"{name} differs from the golden file; UPDATE_GOLDEN=1 refreshes it"
-
-
-def _compact_exe() -> str:
-    exe = Path(sys.executable).parent / "compact"
-    if exe.exists():
-        return str(exe)
-    found = shutil.which("compact")
-    if found is None:
-        pytest.skip("the compact console script is not installed")
-    return found
 
 
 @pytest.fixture
@@ -197,7 +188,7 @@ def test_live_view_plain(stable_env: None, tmp_path: Path) -> None:
     out = tmp_path / "x.jsonl"
     proc = subprocess.run(
         [
-            _compact_exe(),
+            compact_exe(),
             "run",
             LONG_REL,
             "--model",
@@ -266,7 +257,7 @@ def test_live_view_tmux() -> None:
         out = tmp / "x.jsonl"
         inner = (
             f"cd {REPO} && env -u COLUMNS -u LINES -u NO_COLOR TERM=screen "
-            f"{_compact_exe()} run {LONG_REL} --model local -o {out} "
+            f"{compact_exe()} run {LONG_REL} --model local -o {out} "
             f"--transcript-path {FIXED_NOTE_PATH}; echo EXIT=$?; sleep 60"
         )
         screen = _tmux_capture(tmux, f"sh -c '{inner}'")

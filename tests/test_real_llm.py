@@ -11,12 +11,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from compactor.prompts import PREAMBLE
+
+from .fake_server_cli import compact_exe
 
 pytestmark = [
     pytest.mark.real_llm,
@@ -34,16 +35,6 @@ KEY = "sk-real-llm-local"
 @pytest.fixture
 def base_url() -> str:
     return os.environ["REAL_LLM_BASE_URL"].rstrip("/")
-
-
-def _compact_exe() -> str:
-    exe = Path(sys.executable).parent / "compact"
-    if exe.exists():
-        return str(exe)
-    found = shutil.which("compact")
-    if found is None:
-        pytest.skip("the compact console script is not installed")
-    return found
 
 
 def _config(tmp_path: Path, base_url: str) -> Path:
@@ -72,7 +63,7 @@ def _run(tmp_path: Path, base_url: str, src: Path) -> tuple[subprocess.Completed
     env.pop("OPENAI_BASE_URL", None)
     proc = subprocess.run(
         [
-            _compact_exe(),
+            compact_exe(),
             "run",
             "-c",
             str(_config(tmp_path, base_url)),
@@ -110,7 +101,7 @@ def test_real_server_summarizes_a_small_transcript(tmp_path, base_url):
     assert [a["ok"] for a in rep["attempts"]] == [True]
     # the same file re-reads as a transcript
     check = subprocess.run(
-        [_compact_exe(), "check", "--json", str(out)],
+        [compact_exe(), "check", "--json", str(out)],
         capture_output=True,
         text=True,
         timeout=60,

@@ -95,6 +95,15 @@ def _fail(err: BaseException, debug: bool = False) -> NoReturn:
     raise typer.Exit(int(code))
 
 
+def _report_and_go_on(err: BaseException, debug: bool) -> BaseException:
+    """``check``: print one file's error (a traceback only with --debug) and go on."""
+    message, _ = classify(err)
+    if debug:
+        _err_console().print(_traceback_text(err), markup=False)
+    _err_console().print(f"compact: {message}", markup=False, soft_wrap=True)
+    return err
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"compact {__version__}")
@@ -664,11 +673,7 @@ def check(
         except KeyboardInterrupt as err:
             _fail(err, debug)
         except Exception as err:  # noqa: BLE001
-            message, _ = classify(err)
-            if debug:
-                _err_console().print(_traceback_text(err), markup=False)
-            _err_console().print(f"compact: {message}", markup=False, soft_wrap=True)
-            failed = err
+            failed = _report_and_go_on(err, debug)
             continue
         any_triggered |= decision.triggered
         if as_json:
@@ -751,11 +756,7 @@ def _explain_all(
         except KeyboardInterrupt as err:
             _fail(err, debug)
         except Exception as err:  # noqa: BLE001
-            message, _ = classify(err)
-            if debug:
-                _err_console().print(_traceback_text(err), markup=False)
-            _err_console().print(f"compact: {message}", markup=False, soft_wrap=True)
-            failed = err
+            failed = _report_and_go_on(err, debug)
             continue
         any_triggered |= decision.triggered
         if as_json:
