@@ -133,6 +133,20 @@ class _Outcome:
     error: BaseException | None = None
 
 
+@dataclass(slots=True)
+class _Job(Generic[M]):
+    """What every model call of one summarization shares."""
+
+    config: Config[Any]
+    messages: list[M]
+    """The history being summarized (masked when masking is on)."""
+    emit: Emit
+    masker: Any
+    system_instruction: M
+    user_instruction: M
+    attempts: list[AttemptRecord] = field(default_factory=list)
+
+
 async def _default_sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
@@ -207,24 +221,13 @@ async def generate_summary(
     system_instruction, user_instruction, model_input = await build_model_input(config, messages)
     if masker is not None:
         model_input = masker.mask_messages(model_input)
-    attempts: list[AttemptRecord] = []
+    job: _Job[M] = _Job(config, messages, emit, masker, system_instruction, user_instruction)
     adaptations: list[dict[str, Any]] = []
-    current = config
     previous: SummarizationError | None = None
     while True:
         can_adapt = len(adaptations) < MAX_CONTEXT_ADAPTATIONS and config.gen_model_input is None
         try:
-            result = await _generate_planned(
-                current,
-                messages,
-                emit,
-                masker,
-                system_instruction,
-                user_instruction,
-                model_input,
-                attempts,
-                can_adapt,
-            )
+            result = await _generate_planned(job, model_input, can_adapt)
         except SummarizationError as err:
             limit_error = context_limit_error(err)
             if limit_error is None or not can_adapt:
@@ -236,8 +239,8 @@ async def generate_summary(
                     ) from err
                 raise
             previous = err
-            current = _adapted(current, limit_error, input_tokens(model_input))
-            limit = current.summarizer_context_tokens
+            job.config = _adapted(job.config, limit_error, input_tokens(model_input))
+            limit = job.config.summarizer_context_tokens
             assert limit is not None
             adaptations.append({"reported": reported_limit(limit_error), "planned_with": limit})
             await emit(ContextLimit(reported=reported_limit(limit_error), planned_with=limit))
@@ -265,39 +268,12 @@ def _adapted(config: Config[Any], error: ModelError, tokens: int) -> Config[Any]
 
 
 async def _generate_planned(
-    config: Config[Any],
-    messages: list[M],
-    emit: Emit,
-    masker: Any,
-    system_instruction: M,
-    user_instruction: M,
-    model_input: list[M],
-    attempts: list[AttemptRecord],
-    can_adapt: bool,
+    job: _Job[M], model_input: list[M], can_adapt: bool
 ) -> SummaryResult[M]:
-    limit = config.summarizer_context_tokens
-    if limit and config.gen_model_input is None and input_tokens(model_input) > limit:
-        return await _generate_chunked(
-            config,
-            messages,
-            emit,
-            masker,
-            system_instruction,
-            user_instruction,
-            attempts,
-            can_adapt,
-        )
-    return await _generate_one(
-        config,
-        messages,
-        emit,
-        masker,
-        system_instruction,
-        user_instruction,
-        model_input,
-        attempts,
-        can_adapt=can_adapt,
-    )
+    limit = job.config.summarizer_context_tokens
+    if limit and job.config.gen_model_input is None and input_tokens(model_input) > limit:
+        return await _generate_chunked(job, can_adapt)
+    return await _generate_one(job, model_input, can_adapt=can_adapt)
 
 
 def input_tokens(model_input: list[Any]) -> int:
@@ -367,18 +343,11 @@ def _running_text(reply: Any, limit: int) -> str:
     return text
 
 
-async def _generate_chunked(
-    config: Config[Any],
-    messages: list[M],
-    emit: Emit,
-    masker: Any,
-    system_instruction: M,
-    user_instruction: M,
-    attempts: list[AttemptRecord],
-    can_adapt: bool = False,
-) -> SummaryResult[M]:
+async def _generate_chunked(job: _Job[M], can_adapt: bool = False) -> SummaryResult[M]:
     from .planning import truncate_to_budget
 
+    config, messages, masker = job.config, job.messages, job.masker
+    system_instruction, user_instruction = job.system_instruction, job.user_instruction
     plan = plan_summarizer_chunks(config, messages, system_instruction, user_instruction)
     limit = config.summarizer_context_tokens
     assert limit is not None
@@ -413,7 +382,7 @@ async def _generate_chunked(
         chunk_input.append(make_user(kind, f"{note}\n\n{instruction_text}"))
         tokens = input_tokens(chunk_input)
         start, end = chunk.start + plan.offset, chunk.end + plan.offset
-        await emit(
+        await job.emit(
             ChunkStart(
                 index=index,
                 total=total,
@@ -423,18 +392,7 @@ async def _generate_chunked(
                 oversized=chunk.oversized,
             )
         )
-        result = await _generate_one(
-            config,
-            messages,
-            emit,
-            masker,
-            system_instruction,
-            user_instruction,
-            chunk_input,
-            attempts,
-            chunk=index,
-            can_adapt=can_adapt,
-        )
+        result = await _generate_one(job, chunk_input, chunk=index, can_adapt=can_adapt)
         degraded = degraded or result.phase == "fallback"
         chunk_records.append(
             {
@@ -461,14 +419,8 @@ async def _generate_chunked(
 
 
 async def _generate_one(
-    config: Config[Any],
-    messages: list[M],
-    emit: Emit,
-    masker: Any,
-    system_instruction: M,
-    user_instruction: M,
+    job: _Job[M],
     model_input: list[M],
-    attempts: list[AttemptRecord],
     *,
     chunk: int | None = None,
     can_adapt: bool = False,
@@ -478,9 +430,10 @@ async def _generate_one(
     With ``can_adapt``, a context-length failure is raised instead of falling back, so that
     :func:`generate_summary` can re-plan the input in smaller chunks first.
     """
+    config, emit, attempts = job.config, job.emit, job.attempts
     sleep = config.sleep or _default_sleep
     cache = config.cache
-    kind = message_kind(model_input) if model_input else message_kind(messages)
+    kind = message_kind(model_input) if model_input else message_kind(job.messages)
 
     async def call(model: Any, inp: list[M], phase: Phase, attempt: int) -> _Outcome:
         name = model_name(model)
@@ -520,18 +473,7 @@ async def _generate_one(
         return outcome
 
     try:
-        return await _retry_and_failover(
-            config,
-            messages,
-            system_instruction,
-            user_instruction,
-            model_input,
-            call,
-            sleep,
-            emit,
-            attempts,
-            masker,
-        )
+        return await _retry_and_failover(job, model_input, call, sleep)
     except SummarizationError as err:
         if config.fallback_model is None or (can_adapt and context_limit_error(err)):
             raise
@@ -545,17 +487,12 @@ async def _generate_one(
 
 
 async def _retry_and_failover(
-    config: Config[Any],
-    messages: list[M],
-    system_instruction: M,
-    user_instruction: M,
+    job: _Job[M],
     model_input: list[M],
     call: Callable[[Any, list[M], Phase, int], Awaitable[_Outcome]],
     sleep: Callable[[float], Awaitable[None]],
-    emit: Emit,
-    attempts: list[AttemptRecord],
-    masker: Any,
 ) -> SummaryResult[M]:
+    config, emit, attempts, masker = job.config, job.emit, job.attempts, job.masker
     # ---- primary phase -------------------------------------------------------------------------
     retry = config.retry
     if retry is None:
@@ -588,9 +525,9 @@ async def _retry_and_failover(
         nonlocal last, last_input
         ctx = FailoverContext(
             attempt=attempt,
-            system_instruction=system_instruction,
-            user_instruction=user_instruction,
-            original_messages=copy.deepcopy(messages),
+            system_instruction=job.system_instruction,
+            user_instruction=job.user_instruction,
+            original_messages=copy.deepcopy(job.messages),
             last_model_response=last.response,
             last_error=last.error,
         )
