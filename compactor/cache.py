@@ -60,7 +60,8 @@ class SummaryCache:
     """Reply cache in a folder; ``hits`` and ``misses`` count this process's lookups."""
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
-        self.directory = Path(directory) if directory is not None else Path(default_cache_dir())
+        chosen = directory if directory is not None else default_cache_dir()
+        self.directory = Path(os.path.expanduser(os.fspath(chosen)))
         self.hits = 0
         self.misses = 0
         self.stores = 0
