@@ -313,6 +313,61 @@ def test_spec_3_async_counter_is_awaited_and_tools_kept() -> None:
     assert new_state.tools == tools and new_state.messages != st.messages
 
 
+def _sync_counter(inp: c.TokenCounterInput) -> int:
+    return 7 * len(inp.messages)
+
+
+async def _async_counter(inp: c.TokenCounterInput) -> int:
+    return 300_000
+
+
+def _bool_counter(inp: c.TokenCounterInput) -> Any:
+    return True
+
+
+def _failing_counter(inp: c.TokenCounterInput) -> int:
+    raise ValueError("bad")
+
+
+async def _failing_async_counter(inp: c.TokenCounterInput) -> int:
+    raise ValueError("worse")
+
+
+@pytest.mark.parametrize(
+    "counter",
+    [None, _sync_counter, _async_counter, _bool_counter, _failing_counter, _failing_async_counter],
+)
+@pytest.mark.parametrize("always_count", [False, True])
+@pytest.mark.parametrize(
+    "trigger",
+    [
+        None,
+        c.TriggerCondition(context_tokens=20),
+        c.TriggerCondition(context_messages=2),
+        c.TriggerCondition(context_tokens=10**6, context_messages=10**6),
+    ],
+)
+def test_spec_3_decide_sync_equals_decide(
+    counter: Any, always_count: bool, trigger: c.TriggerCondition | None
+) -> None:
+    """`compact check` decides without an event loop: same decision, same errors."""
+    from compactor.trigger import decide, decide_sync
+
+    messages = chat(("user", "a" * 40), ("assistant", "b"), ("user", "c"))
+
+    def outcome(fn: Any) -> Any:
+        try:
+            return fn()
+        except c.SummarizationError as err:
+            return ("error", str(err))
+
+    want = outcome(lambda: run(decide(messages, [], trigger, counter, always_count=always_count)))
+    got = outcome(lambda: decide_sync(messages, [], trigger, counter, always_count=always_count))
+    assert got == want
+    if counter is _bool_counter and always_count:
+        assert got == ("error", "failed to count tokens: counter returned bool, not int")
+
+
 def test_spec_3_exact_counter_works_offline() -> None:
     import tiktoken  # noqa: F401 - tiktoken itself must be importable
 
