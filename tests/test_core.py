@@ -807,6 +807,42 @@ def test_public_api_names_are_sorted_and_exported() -> None:
         assert name in c.__all__, name
 
 
+def test_public_names_load_lazily_from_their_modules() -> None:
+    """PEP 562: every public name comes from the module the lazy table names, and is cached."""
+    import importlib
+
+    assert sorted([*c._WHERE, "__version__"]) == c.__all__
+    for name in c.__all__:
+        assert name in dir(c), name
+        if name == "__version__":
+            continue
+        module = importlib.import_module(c._WHERE[name], "compactor")
+        assert getattr(c, name) is getattr(module, name), name
+        assert c.__dict__[name] is getattr(module, name), name
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        c.nope  # noqa: B018
+    code = (
+        "from compactor import Middleware, Step, new, Event;"
+        "import compactor.models.scripted as s; assert Step is s.Step"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_import_compactor_is_lazy() -> None:
+    """`import compactor` loads none of the heavy modules until a name is used."""
+    code = (
+        "import sys, compactor;"
+        "heavy = ['asyncio', 'tenacity', 'yaml', 'compactor.middleware', 'compactor.summarize'];"
+        "print(','.join(m for m in heavy if m in sys.modules));"
+        "compactor.new;"
+        "print(','.join(m for m in heavy if m not in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.splitlines() == ["", "yaml"]
+
+
 def test_import_compactor_pulls_in_no_ui_or_openai() -> None:
     code = (
         "import sys, compactor, compactor.trigger, compactor.tokens;"
