@@ -20,9 +20,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from .config import (
     Config,
@@ -35,6 +33,9 @@ from .config import (
 )
 from .errors import ConfigError, ModelError
 from .tokens import TokenCounter, load_callable, resolve_token_counter
+
+if TYPE_CHECKING:  # yaml is imported where a file is parsed: `compact check` without -c skips it
+    import yaml
 
 __all__ = [
     "CONFIG_ENV",
@@ -214,6 +215,8 @@ def load_config_file(path: str | os.PathLike[str]) -> FileConfig:
 
 def parse_config_text(text: str, *, path: str = "<config>") -> FileConfig:
     """Validate YAML ``text`` (``path`` is only used in messages)."""
+    import yaml
+
     try:
         root = yaml.compose(text)
     except yaml.YAMLError as err:
@@ -250,6 +253,8 @@ class _Loader:
         return ConfigError(message, path=self.path, line=node.start_mark.line + 1, key=key)
 
     def mapping(self, node: yaml.Node, schema: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+        import yaml
+
         if not isinstance(node, yaml.MappingNode):
             raise self.err(
                 node, prefix.rstrip(".") or "<root>", f"expected a mapping, got {_kind(node)}"
@@ -273,6 +278,8 @@ class _Loader:
         return out
 
     def value(self, node: yaml.Node, spec: Any, key: str) -> Any:
+        import yaml
+
         if isinstance(spec, dict):
             if _is_null(node):
                 return None
@@ -309,6 +316,8 @@ class _Loader:
         return value
 
     def plain(self, node: yaml.Node, key: str) -> Any:
+        import yaml
+
         if isinstance(node, yaml.MappingNode):
             return {str(k.value): self.plain(v, f"{key}.{k.value}") for k, v in node.value}
         if isinstance(node, yaml.SequenceNode):
@@ -316,6 +325,8 @@ class _Loader:
         return self.scalar(node, key)
 
     def scalar(self, node: yaml.Node, key: str) -> Any:
+        import yaml
+
         assert isinstance(node, yaml.ScalarNode)
         raw: str = node.value
         if node.tag != "tag:yaml.org,2002:str" or "${" not in raw:
@@ -356,6 +367,8 @@ class _Loader:
 
 
 def _resolve_scalar(node: yaml.ScalarNode) -> Any:
+    import yaml
+
     loader = yaml.SafeLoader("")
     try:
         return loader.construct_object(node, deep=True)
@@ -368,10 +381,14 @@ def _leaf(key: str) -> str:
 
 
 def _is_null(node: yaml.Node) -> bool:
+    import yaml
+
     return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
 
 
 def _kind(node: yaml.Node) -> str:
+    import yaml
+
     if isinstance(node, yaml.MappingNode):
         return "a mapping"
     if isinstance(node, yaml.SequenceNode):

@@ -7,7 +7,6 @@ renders progress (``live.py``), writes reports (``report.py``) and maps errors t
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import os
@@ -28,9 +27,9 @@ from compactor.configfile import (
     load_default_config,
 )
 from compactor.errors import ConfigError
-from compactor.io import archive_original, atomic_write, read_input
-from compactor.trigger import TriggerDecision, decide, thresholds
+from compactor.trigger import TriggerDecision, decide, decide_sync, thresholds
 
+from . import _typer_fast
 from .exitcodes import EXIT_CODES_HELP, ExitCode, classify
 
 if TYPE_CHECKING:  # the UI modules are imported when used: keeps start-up fast
@@ -41,6 +40,8 @@ if TYPE_CHECKING:  # the UI modules are imported when used: keeps start-up fast
 __all__ = ["app", "main"]
 
 EPILOG = EXIT_CODES_HELP
+
+_typer_fast.install()  # plain option values skip pydantic: `compact check` starts fast
 
 app = typer.Typer(
     name="compact",
@@ -294,8 +295,11 @@ def _run(
     quiet: bool,
     report_sink: Any = None,
 ) -> ExitCode:
+    import asyncio
+
     from compactor.formats.base import CompactionInfo
     from compactor.formats.registry import read_transcript, write_transcript
+    from compactor.io import archive_original, atomic_write, read_input
 
     from .live import LiveView
     from .report import AttemptLog, JsonLinesSink, Tee, run_report
@@ -455,6 +459,10 @@ def _run_batch(
     files: list[str], options: dict[str, Any], *, jobs: int, report: str | None, quiet: bool
 ) -> int:
     """Compact ``files`` at most ``jobs`` at a time; one status line each; max of the exits."""
+    import asyncio
+
+    from compactor.io import atomic_write
+
     console = _err_console()
     live = console.is_terminal and not quiet
     results: list[tuple[int, str, dict[str, Any]]] = [(0, "", {}) for _ in files]
@@ -498,6 +506,8 @@ def _run_batch(
 
 
 def _summarize(cfg: Any, messages: list[Any], tools: list[Any], view: LiveView) -> list[Any]:
+    import asyncio
+
     from compactor import new
     from compactor.schema import AgentState
 
@@ -540,8 +550,6 @@ def check(
     from compactor.streaming import stream_check
     from compactor.tokens import default_token_counter
 
-    from .report import check_record
-
     try:
         file_cfg = load_default_config(config)
         counter = file_cfg.counter()
@@ -561,12 +569,14 @@ def check(
                 # line-per-message formats: the whole file is the visible history
                 file_pairs = (streamed.tool_calls, streamed.tool_results)
             else:
+                from compactor.io import read_input
+
                 display, raw = read_input(path)
                 parsed = read_transcript(display, raw, format=fmt or file_cfg.format)
                 fmt_name, messages = parsed.format, parsed.messages
                 file_pairs = file_tool_pairs(parsed)
-                decision = asyncio.run(
-                    decide(parsed.messages, parsed.tools, trigger, counter, always_count=True)
+                decision = decide_sync(
+                    parsed.messages, parsed.tools, trigger, counter, always_count=True
                 )
         except KeyboardInterrupt as err:
             _fail(err, debug)
@@ -579,6 +589,8 @@ def check(
             continue
         any_triggered |= decision.triggered
         if as_json:
+            from .report import check_record
+
             record = check_record(display, fmt_name, file_cfg.counter_name(), decision, messages)
             if streamed is not None:
                 record["tool_calls"] = streamed.tool_calls

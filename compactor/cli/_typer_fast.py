@@ -1,0 +1,75 @@
+"""Plain CLI values skip typer's pydantic coercion (start-up: ``compact check`` without pydantic).
+
+typer 0.29 coerces every parameter value through a pydantic ``TypeAdapter``, built when the
+parameter is first processed, even when the value is None or already a ``str``. Importing pydantic
+and building the adapters costs 50–90 ms per command: more than everything ``compact check`` does
+on a small transcript. :func:`install` hands values through unchanged when typer's adapter would
+return them as they are (a ``str`` for a ``str`` parameter, a ``bool`` for a flag, a list of
+``str`` for ``list[str]``) and gives everything else (``--jobs 8``, paths, custom parsers, file
+types) to typer's own coercion, so errors and results stay typer's.
+
+This relies on typer internals (``typer.core._TyperParameter.get_runtime_param`` and
+``typer._coercion``). When they are missing, :func:`install` changes nothing and returns False:
+the CLI stays correct, only slower (tests/test_startup.py notices).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["install"]
+
+_INSTALLED = "_compact_plain_values"
+
+
+def install() -> bool:
+    """Patch typer once; True when plain values now bypass pydantic."""
+    try:
+        from typer import core
+        from typer._coercion import RuntimeParam, build_runtime_param
+    except ImportError:  # pragma: no cover - another typer layout: keep typer's behaviour
+        return False
+    param_cls: Any = getattr(core, "_TyperParameter", None)
+    original = getattr(param_cls, "get_runtime_param", None)
+    if original is None:  # pragma: no cover - see above
+        return False
+    if getattr(original, _INSTALLED, False):
+        return True
+
+    @dataclass(frozen=True)
+    class PlainValues(RuntimeParam):
+        """Passes plain values through; anything else goes to typer's coercion."""
+
+        descriptor: Any = None
+        typer_param: list[Any] = field(default_factory=list)  # typer's, built on first need
+
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            ann = self.annotation
+            if ann is str and type(value) is str:
+                return value
+            if ann is bool and type(value) is bool:
+                return value
+            if (
+                ann == list[str]
+                and isinstance(value, list | tuple)
+                and all(type(v) is str for v in value)
+            ):
+                return list(value)
+            if not self.typer_param:
+                self.typer_param.append(build_runtime_param(self.descriptor))
+            return self.typer_param[0]._coerce_value(value, param=param, ctx=ctx)
+
+    def get_runtime_param(self: Any) -> Any:
+        if self._runtime_param is None:
+            desc = self.type_descriptor
+            if desc.file_annotation is not None or desc.parameter_info.parser is not None:
+                return original(self)
+            self._runtime_param = PlainValues(
+                parameter_info=desc.parameter_info, annotation=desc.annotation, descriptor=desc
+            )
+        return self._runtime_param
+
+    setattr(get_runtime_param, _INSTALLED, True)
+    param_cls.get_runtime_param = get_runtime_param
+    return True
