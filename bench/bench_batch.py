@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import REPO  # bench/ is on sys.path
+from _common import REPO, precompile  # bench/ is on sys.path
 
 
 def main() -> int:
@@ -30,6 +30,7 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=16)
     parser.add_argument("--latency", type=float, default=0.3)
     args = parser.parse_args()
+    precompile()
     compact = str(Path(sys.executable).with_name("compact"))
     if not Path(compact).exists():
         compact = str(REPO / ".venv" / "bin" / "compact")
