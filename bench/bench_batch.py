@@ -58,9 +58,12 @@ def main() -> int:
                 text=True,
             )
             elapsed = time.perf_counter() - start
+            files = json.loads(report.read_text())["files"] if report.exists() else []
             if proc.returncode != 0:
-                raise SystemExit(f"compact run failed ({proc.returncode}): {proc.stderr[-500:]}")
-            files = json.loads(report.read_text())["files"]
+                errors = sorted({f["error"] for f in files if f.get("error")})
+                raise SystemExit(
+                    f"compact run failed ({proc.returncode}): {proc.stderr[-500:]} {errors[:3]}"
+                )
             ok = sum(1 for f in files if f["exit_code"] == 0 and f["triggered"])
     finally:
         server.terminate()
