@@ -316,3 +316,39 @@ def test_registry() -> None:
         model_from_config({"provider": "nope"})
     with pytest.raises(ConfigError, match="positive number"):
         model_from_config({"provider": "openai", "name": "x", "timeout": True})
+
+
+async def test_shared_clients_one_client_per_setting(fake: FakeOpenAI) -> None:
+    """Inside shared_clients(): equal settings share one client (and its connections), other
+    settings get their own; every client is closed when the block ends. Errors stay per call."""
+    import asyncio
+
+    from compactor.models.pool import shared_clients
+
+    a, b = model(fake), model(fake)
+    other = model(fake, timeout=5.0)
+    fake.enqueue(reply("<summary>1</summary>"), status(401))
+    async with shared_clients() as pool:
+        first = await a.generate(chat())
+        assert first.content == "<summary>1</summary>"
+        err = await expect_error(b)
+        assert err.kind == "auth"
+        await asyncio.gather(*(m.generate(chat()) for m in (a, b, other, a)))
+        clients = list(pool.values())
+        assert len(clients) == 2
+        assert not any(c.is_closed() for c in clients)
+    assert all(c.is_closed() for c in clients)
+    assert len(pool) == 0
+    assert len(fake.requests) == 6
+    assert len({r.peer for r in fake.requests}) <= 5  # kept-alive: at most one per call in flight
+
+
+async def test_without_shared_clients_each_call_has_its_own(fake: FakeOpenAI) -> None:
+    from compactor.models.pool import pooled_client
+
+    assert pooled_client("k", lambda: pytest.fail("no pool, no client")) is None
+    m = model(fake)
+    await m.generate(chat())
+    await m.generate(chat())
+    peers = [r.peer for r in fake.requests]
+    assert len(peers) == 2 and peers[0] != peers[1]  # a new client, a new connection

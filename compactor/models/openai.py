@@ -19,6 +19,7 @@ import pydantic
 
 from compactor._util import redact, register_secret
 from compactor.errors import ModelError
+from compactor.models.pool import pooled_client
 from compactor.schema import (
     MEDIA_BLOCK_TYPES,
     MEDIA_PART_TYPES,
@@ -338,13 +339,23 @@ class OpenAIModel:
         kind = message_kind(messages)
         params = {k: v for k, v in options.items() if k in _OPTIONS and v is not None}
         wire: Any = to_wire(messages)
-        try:
-            async with openai.AsyncOpenAI(
+
+        def make_client() -> openai.AsyncOpenAI:
+            return openai.AsyncOpenAI(
                 api_key=key, base_url=base_url, timeout=self.timeout, max_retries=0
-            ) as client:
-                completion = await client.chat.completions.create(
+            )
+
+        try:
+            shared = pooled_client(("openai", base_url, key, self.timeout), make_client)
+            if shared is not None:  # inside shared_clients(): reuse its client and connections
+                completion = await shared.chat.completions.create(
                     model=self.model, messages=wire, **params
                 )
+            else:
+                async with make_client() as client:
+                    completion = await client.chat.completions.create(
+                        model=self.model, messages=wire, **params
+                    )
         except ModelError:
             raise
         except (openai.OpenAIError, json.JSONDecodeError, pydantic.ValidationError) as err:
