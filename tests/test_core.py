@@ -861,3 +861,42 @@ def test_errors_tree() -> None:
     assert issubclass(c.ModelError, c.SummarizationError)
     err = c.TranscriptError("t.jsonl", 3, "role", "must be a string")
     assert str(err) == "t.jsonl:3: field 'role': must be a string"
+
+
+def test_message_deepcopy_is_deep_and_keeps_sharing() -> None:
+    """The schema's own __deepcopy__ (fast path for the middleware's copies) is a real deep copy."""
+    import copy
+
+    part = c.Part("text", "shared")
+    msgs = [
+        c.Message(
+            "assistant",
+            "a",
+            parts=[part, part],
+            tool_calls=[c.ToolCall("c1", "read", "{}")],
+            usage=c.Usage(1, 2, 3),
+            extra={"k": [1, {"x": 2}]},
+        ),
+        c.AgenticMessage(
+            "user",
+            [c.Block("function_tool_result", call_id="c1", content=[c.Block("user_input_text")])],
+            extra={"meta": {"n": 1}},
+        ),
+    ]
+    out = copy.deepcopy(msgs)
+    assert out == msgs
+    assert out[0].parts[0] is out[0].parts[1] and out[0].parts[0] is not part
+    out[0].extra["k"][1]["x"] = 9
+    out[0].tool_calls[0].name = "write"
+    out[1].blocks[0].content[0].text = "changed"
+    assert msgs[0].extra == {"k": [1, {"x": 2}]} and msgs[0].tool_calls[0].name == "read"
+    assert msgs[1].blocks[0].content[0].text is None
+
+    class Tagged(c.Message):
+        pass
+
+    tagged = Tagged("user", "x")
+    tagged.note = {"a": [1]}  # a subclass without slots has a __dict__
+    dup = copy.deepcopy(tagged)
+    assert type(dup) is Tagged and dup == tagged
+    assert dup.note == {"a": [1]} and dup.note is not tagged.note
