@@ -3,10 +3,11 @@
 typer 0.29 coerces every parameter value through a pydantic ``TypeAdapter``, built when the
 parameter is first processed, even when the value is None or already a ``str``. Importing pydantic
 and building the adapters costs 50–90 ms per command: more than everything ``compact check`` does
-on a small transcript. :func:`install` hands values through unchanged when typer's adapter would
-return them as they are (a ``str`` for a ``str`` parameter, a ``bool`` for a flag, a list of
-``str`` for ``list[str]``) and gives everything else (``--jobs 8``, paths, custom parsers, file
-types) to typer's own coercion, so errors and results stay typer's.
+on a small transcript. :func:`install` hands values through when typer's adapter would return
+them unchanged (a ``str`` for a ``str`` parameter, a ``bool`` for a flag, a list of ``str`` for
+``list[str]``) or as a plain ``int`` (``--jobs 8`` within its bounds), and gives everything else
+(``--jobs 0``, paths, custom parsers, file types) to typer's own coercion, so errors and results
+stay typer's.
 
 This relies on typer internals (``typer.core._TyperParameter.get_runtime_param`` and
 ``typer._coercion``). When they are missing, :func:`install` changes nothing and returns False:
@@ -15,12 +16,15 @@ the CLI stays correct, only slower (tests/test_startup.py notices).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["install"]
 
 _INSTALLED = "_compact_plain_values"
+_DIGITS = re.compile(r"[1-9][0-9]{0,17}|0")
+"""A plain decimal integer, as pydantic reads it too (bounds are checked, errors go to typer)."""
 
 
 def install() -> bool:
@@ -50,6 +54,16 @@ def install() -> bool:
                 return value
             if ann is bool and type(value) is bool:
                 return value
+            if ann is int and type(value) is str and _DIGITS.fullmatch(value):
+                number = int(value)
+                info = self.parameter_info
+                low, high = info.min, info.max
+                if (
+                    not info.clamp
+                    and (low is None or number >= low)
+                    and (high is None or number <= high)
+                ):
+                    return number
             if (
                 ann == list[str]
                 and isinstance(value, list | tuple)
