@@ -194,3 +194,35 @@ def test_batch_config_error_is_reported_per_file(tmp_path: Path) -> None:
     assert [f["exit_code"] for f in files] == [2, 2, 2]
     assert len({f["error"] for f in files}) == 1
     assert "unknown key 'retri'" in files[0]["error"]
+
+
+def test_batch_sigint_is_130_and_writes_nothing(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from compactor.testing.fake_openai import FakeOpenAI, hang
+
+    paths = _copies(tmp_path / "in", 4)
+    server = FakeOpenAI(default=hang()).start()
+    try:
+        env = dict(os.environ, OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-test")
+        exe = str(Path(sys.executable).with_name("compact"))
+        proc = subprocess.Popen(
+            [exe, "run", str(tmp_path / "in"), "--jobs", "2", "--force", "--model", "openai:m"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 30
+        while len(server.requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        server.stop()
+    assert proc.returncode == 130, err.decode()
+    assert b"interrupted" in err
+    assert sorted(p.name for p in (tmp_path / "in").iterdir()) == [p.name for p in paths]
