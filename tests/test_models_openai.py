@@ -122,6 +122,40 @@ async def test_request_recorded_without_authorization(fake: FakeOpenAI) -> None:
     assert "authorization" not in req.headers
     assert KEY not in json.dumps(req.headers)
     assert req.method == "POST"
+    assert req.auth_scheme == "Bearer"  # the key was sent, as a bearer token
+
+
+async def test_request_is_what_create_sends(fake: FakeOpenAI) -> None:
+    """The raw-request route sends the body, headers and auth chat.completions.create() sends."""
+    from openai import AsyncOpenAI
+
+    options = {
+        "temperature": 0.5,
+        "max_tokens": 99,
+        "stop": ["</summary>"],
+        "extra_body": {"top_k": 3},
+        "extra_headers": {"x-trace": "t1"},
+    }
+    await model(fake).generate(chat(), **options)
+    async with AsyncOpenAI(api_key=KEY, base_url=fake.base_url, max_retries=0) as client:
+        await client.chat.completions.create(
+            model="gpt-4o-mini",
+            messages=to_wire(chat()),  # type: ignore[arg-type]
+            temperature=0.5,
+            max_tokens=99,
+            stop=["</summary>"],
+            extra_body={"top_k": 3},
+            extra_headers={"x-trace": "t1"},
+        )
+    ours, sdk = fake.requests
+    assert ours.json == sdk.json
+    assert ours.json["top_k"] == 3
+    assert ours.auth_scheme == sdk.auth_scheme == "Bearer"
+    volatile = {"x-stainless-retry-count", "x-stainless-read-timeout", "content-length"}
+    assert {k: v for k, v in ours.headers.items() if k not in volatile} == {
+        k: v for k, v in sdk.headers.items() if k not in volatile
+    }
+    assert ours.headers["x-trace"] == "t1"
 
 
 async def test_agentic_round_trip(fake: FakeOpenAI) -> None:

@@ -178,7 +178,9 @@ class RecordedRequest:
     headers: dict[str, str]
     json: Any
     peer: str = ""
-    """The client's ``host:port``: requests with the same peer shared one (kept-alive) connection."""
+    """The client's ``host:port``: equal peers = one kept-alive connection."""
+    auth_scheme: str | None = None
+    """The Authorization header's scheme (``Bearer``), never its credentials; None if absent."""
 
 
 class _Server(ThreadingHTTPServer):
@@ -214,7 +216,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         headers = {k.lower(): v for k, v in self.headers.items() if k.lower() != "authorization"}
         peer = "{}:{}".format(*self.client_address[:2])
-        fake._record(RecordedRequest("POST", self.path, headers, body, peer))
+        auth = self.headers.get("authorization")
+        scheme = auth.split(" ", 1)[0] if auth else None
+        fake._record(RecordedRequest("POST", self.path, headers, body, peer, scheme))
         if self.path.split("?", 1)[0] not in _PATHS:
             self._send_json(404, {"error": {"message": f"no route {self.path!r}", "type": "fake"}})
             return
