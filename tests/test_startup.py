@@ -37,15 +37,13 @@ HEAVY = (
     "compactor.io",
 )
 
+# main() ends the process itself (os._exit after atexit handlers): report from an atexit handler.
 RUNNER = """\
-import json, sys
+import atexit, json, sys
+atexit.register(lambda: print(json.dumps(sorted(sys.modules))))
 from compactor.cli.app import main
 sys.argv = ["compact", *json.loads(sys.argv[1])]
-try:
-    main()
-except SystemExit as exit:
-    code = exit.code
-print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+main()
 """
 
 
@@ -56,10 +54,9 @@ def _modules_after(args: list[str]) -> tuple[int, set[str]]:
         capture_output=True,
         text=True,
         timeout=60,
-        check=True,
     )
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    return result["code"], set(result["modules"])
+    assert proc.stdout.strip(), proc.stderr
+    return proc.returncode, set(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
 def _heavy(modules: set[str]) -> list[str]:
@@ -120,3 +117,44 @@ def test_plain_values_reach_the_command_unchanged(tmp_path: Path) -> None:
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r["path"] for r in records] == [str(copy), str(copy)]
     assert {r["format"] for r in records} == {"openai"}
+
+
+def test_main_exits_without_teardown_but_like_sys_exit(tmp_path: Path) -> None:
+    """main() ends with os._exit (no interpreter teardown): exit codes, flushed output, atexit
+    handlers and non-daemon threads behave as with a normal exit."""
+    long = REPO / "sample_transcripts" / "coding-session-long.jsonl"
+    marker, late = tmp_path / "atexit.txt", tmp_path / "thread.txt"
+    code = (
+        "import atexit, pathlib, sys, threading, time\n"
+        "from compactor.cli.app import main\n"
+        f"atexit.register(lambda: pathlib.Path({str(marker)!r}).write_text('ran'))\n"
+        "def late():\n"
+        "    time.sleep(0.2)\n"
+        f"    pathlib.Path({str(late)!r}).write_text('joined')\n"
+        "threading.Thread(target=late).start()\n"
+        "sys.stdout.write('x' * 100000)\n"  # buffered output must still come out
+        "sys.argv = ['compact', *sys.argv[1:]]\n"
+        "main()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "check", "--json", str(SMALL), str(long)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1, proc.stderr  # one transcript would be compacted
+    assert proc.stdout.startswith("x" * 100000)
+    assert [json.loads(line)["triggered"] for line in proc.stdout[100000:].splitlines()] == [
+        False,
+        True,
+    ]
+    assert marker.read_text() == "ran"
+    assert late.read_text() == "joined"
+    missing = subprocess.run(
+        [sys.executable, "-m", "compactor", "check", str(tmp_path / "nope.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert missing.returncode == 2
+    assert "file not found" in missing.stderr

@@ -147,14 +147,17 @@ def test_stream_falls_back(tmp_path: Path) -> None:
 
 def test_check_cli_stays_light() -> None:
     code = (
-        "import sys\n"
+        "import atexit, sys\n"
         "from compactor.cli.app import main\n"
+        "def report():\n"
+        "    print([m for m in ('openai', 'tiktoken', 'httpx') if m in sys.modules])\n"
+        "atexit.register(report)\n"  # main() exits the process itself, after atexit handlers
         f"sys.argv = ['compact', 'check', {str(SMALL)!r}]\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "bad = [m for m in ('openai', 'tiktoken', 'httpx') if m in sys.modules]\n"
-        "assert not bad, bad\n"
+        "main()\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "[]"
 
 
 # -- property: the direct estimate equals the reader + estimate_message -------------------------
