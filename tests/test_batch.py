@@ -226,3 +226,27 @@ def test_batch_sigint_is_130_and_writes_nothing(tmp_path: Path) -> None:
     assert proc.returncode == 130, err.decode()
     assert b"interrupted" in err
     assert sorted(p.name for p in (tmp_path / "in").iterdir()) == [p.name for p in paths]
+
+
+def test_batch_on_a_terminal_prints_each_line_as_its_file_finishes(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from compactor.cli import app as app_module
+
+    out = io.StringIO()
+    monkeypatch.setattr(
+        app_module,
+        "_err_console",
+        lambda: Console(file=out, force_terminal=True, width=300, color_system=None),
+    )
+    paths = _copies(tmp_path / "in", 5)
+    result = CliRunner().invoke(app, ["run", *map(str, paths), "--force", "--model", "local"])
+    assert result.exit_code == 0, result.output
+    lines = out.getvalue().splitlines()
+    assert sorted(lines) == sorted(
+        f"{p}: compacted → {p.with_name(p.stem + '.compact.jsonl')}" for p in paths
+    )
