@@ -22,20 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config import (
-    Config,
-    FailoverConfig,
-    FailoverContext,
-    PreserveUserMessages,
-    RetryConfig,
-    TriggerCondition,
-    validate_config,
-)
 from .errors import ConfigError, ModelError
 from .tokens import TokenCounter, load_callable, resolve_token_counter
+from .trigger import TriggerCondition
 
 if TYPE_CHECKING:  # yaml is imported where a file is parsed: `compact check` without -c skips it
     import yaml
+
+    from .config import Config, FailoverContext, PreserveUserMessages
 
 __all__ = [
     "CONFIG_ENV",
@@ -541,6 +535,14 @@ def build_config(
     input's absolute path or its archive). ``model`` skips building the model from the file
     (tests pass a ScriptedModel).
     """
+    from .config import (  # here, not at the top: `compact check` never builds a Config
+        Config,
+        FailoverConfig,
+        PreserveUserMessages,
+        RetryConfig,
+        validate_config,
+    )
+
     ov = overrides or Overrides()
     if model is None:
         model = _make_model(_model_dict(file_cfg, ov), "model", file_cfg)

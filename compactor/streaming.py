@@ -17,7 +17,6 @@ from typing import Any
 
 import orjson
 
-from .config import TriggerCondition
 from .errors import TranscriptError
 from .formats import _jsonl
 from .formats.eino import _message as eino_message
@@ -25,7 +24,7 @@ from .formats.openai_chat import message_from_record
 from .formats.registry import SNIFF_RECORDS, detect_format
 from .schema import Message
 from .tokens import estimate_message
-from .trigger import TriggerDecision, verdict
+from .trigger import TriggerCondition, TriggerDecision, verdict
 
 __all__ = ["STREAM_FORMATS", "StreamResult", "stream_check"]
 

@@ -8,12 +8,34 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._util import maybe_await
-from .config import DEFAULT_CONTEXT_TOKENS, TriggerCondition
 from .errors import SummarizationError
 from .schema import AgenticMessage, Message, ToolInfo
 from .tokens import TokenCounter, TokenCounterInput, default_token_counter
 
-__all__ = ["TriggerDecision", "decide", "decide_sync", "thresholds", "verdict"]
+__all__ = [
+    "DEFAULT_CONTEXT_TOKENS",
+    "TriggerCondition",
+    "TriggerDecision",
+    "decide",
+    "decide_sync",
+    "thresholds",
+    "verdict",
+]
+
+DEFAULT_CONTEXT_TOKENS = 160_000
+"""Token threshold used when no trigger is configured."""
+
+
+# Defined here, next to the decision, and re-exported by compactor.config (its documented home):
+# `compact check` needs the condition but not the rest of the middleware's config.
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TriggerCondition:
+    """When to summarize. Both comparisons are strict (``>``); a zero value is unset."""
+
+    context_tokens: int = 0
+    """Summarize when the token count exceeds this (0 = no token condition)."""
+    context_messages: int = 0
+    """Summarize when the number of messages exceeds this (0 = no message condition)."""
 
 
 @dataclass(frozen=True, slots=True)
