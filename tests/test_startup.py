@@ -68,6 +68,9 @@ def test_check_imports_nothing_heavy() -> None:
     assert code == 0
     assert "compactor.streaming" in modules  # the runner really ran check
     assert _heavy(modules) == []
+    # Not heavy, but not needed either: check builds no middleware Config and emits no events.
+    assert "compactor.config" not in modules
+    assert "compactor.events" not in modules
 
 
 def test_check_json_and_full_read_paths_stay_light() -> None:
