@@ -32,7 +32,6 @@ _Reader = Callable[[str, int, dict[str, Any]], Message]
 STREAM_FORMATS: dict[str, _Reader] = {"openai": message_from_record, "eino": eino_message}
 """Formats :func:`stream_check` handles, with their per-record reader."""
 
-_EMPTY_BYTES = _jsonl.BOM + b" \t\r\n"
 _EINO_PARTS_KEYS = ("user_input_multi_content", "assistant_output_multi_content", "multi_content")
 
 
@@ -182,33 +181,29 @@ def stream_check(
 
         n = 0
         tokens = 0
-        nonempty = False
         calls: set[str] = set()
         n_calls = 0
         results: list[str] = []
         record_error: TranscriptError | None = None
+        if head_lines[0].startswith(_jsonl.BOM):
+            head_lines[0] = head_lines[0][len(_jsonl.BOM) :]
 
         def lines() -> Iterator[bytes]:
             yield from head_lines
             yield from chunks
 
         for number, chunk in enumerate(lines(), start=1):
-            if number == 1 and chunk.startswith(_jsonl.BOM):
-                chunk = chunk[len(_jsonl.BOM) :]
-            if not nonempty and chunk.strip(_EMPTY_BYTES):
-                nonempty = True
-            # _jsonl.parse_line, inlined for speed; it produces the errors
-            text = chunk[:-1] if chunk.endswith(b"\r") else chunk
-            if not text.strip():
-                continue
+            # A line orjson parses to an object is what _jsonl.parse_line would return (JSON
+            # whitespace, a trailing \r included, changes no value); blank lines and every
+            # error go through parse_line itself, so they stay exactly the full read's.
             try:
-                obj = loads(text)
+                obj = loads(chunk)
             except decode_error:
                 obj = None
-            if not isinstance(obj, dict):
+            if type(obj) is not dict:
                 line = _jsonl.parse_line(path, number, chunk)  # raises this line's error
                 if line is None:
-                    continue
+                    continue  # blank
                 obj = line.obj
             if record_error is not None:
                 continue  # after a bad record only JSON errors can still come first
@@ -231,6 +226,8 @@ def stream_check(
             if result_id is not None:
                 results.append(result_id)
 
+    # Every non-blank line became a record, a record error or a raised JSON error.
+    nonempty = n > 0 or record_error is not None
     if format is not None and not nonempty:
         raise TranscriptError(path, None, None, "empty transcript")
     if record_error is not None:
