@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import REPO  # bench/ is on sys.path
+from _common import REPO, precompile  # bench/ is on sys.path
 
 
 def main() -> int:
@@ -30,6 +30,7 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=16)
     parser.add_argument("--latency", type=float, default=0.3)
     args = parser.parse_args()
+    precompile()
     compact = str(Path(sys.executable).with_name("compact"))
     if not Path(compact).exists():
         compact = str(REPO / ".venv" / "bin" / "compact")
@@ -57,9 +58,12 @@ def main() -> int:
                 text=True,
             )
             elapsed = time.perf_counter() - start
+            files = json.loads(report.read_text())["files"] if report.exists() else []
             if proc.returncode != 0:
-                raise SystemExit(f"compact run failed ({proc.returncode}): {proc.stderr[-500:]}")
-            files = json.loads(report.read_text())["files"]
+                errors = sorted({f["error"] for f in files if f.get("error")})
+                raise SystemExit(
+                    f"compact run failed ({proc.returncode}): {proc.stderr[-500:]} {errors[:3]}"
+                )
             ok = sum(1 for f in files if f["exit_code"] == 0 and f["triggered"])
     finally:
         server.terminate()

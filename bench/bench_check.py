@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import DEFAULT_TRANSCRIPT, REPO, ensure_transcript  # bench/ is on sys.path
+from _common import DEFAULT_TRANSCRIPT, REPO, ensure_transcript, precompile  # bench/ is on sys.path
 
 LOOP = (
     "import sys, orjson\n"
@@ -47,6 +47,7 @@ def main() -> int:
     parser.add_argument("transcript", type=Path, nargs="?", default=DEFAULT_TRANSCRIPT)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    precompile()
     path = ensure_transcript(args.transcript)
     compact = str(Path(sys.executable).with_name("compact"))
     if not Path(compact).exists():

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import REPO  # bench/ is on sys.path
+from _common import REPO, precompile  # bench/ is on sys.path
 
 
 def median_time(cmd: list[str], repeat: int) -> float:
@@ -37,6 +37,7 @@ def main() -> int:
         "--small", type=Path, default=REPO / "sample_transcripts" / "small-chat.jsonl"
     )
     args = parser.parse_args()
+    precompile()
     compact = str(Path(sys.executable).with_name("compact"))
     if not Path(compact).exists():
         compact = str(REPO / ".venv" / "bin" / "compact")

@@ -7,55 +7,144 @@ finalize), plus the ``compact`` command line. See SPEC §0 for the public API::
     mw = c.new(c.Config(model=c.ScriptedModel.replying("<summary>…</summary>")))
     state = await mw.before_model(state)
 
-Importing this package pulls in neither rich, typer nor openai.
+Importing this package pulls in neither rich, typer nor openai. The public names are loaded on
+first use (PEP 562): ``compact check`` never pays for the middleware, tenacity or asyncio.
 """
 
 from __future__ import annotations
 
-from .config import (
-    Config,
-    FailoverConfig,
-    FailoverContext,
-    PreserveUserMessages,
-    RetryConfig,
-    TriggerCondition,
-    validate_config,
-)
-from .errors import CompactorError, ConfigError, ModelError, SummarizationError, TranscriptError
-from .events import (
-    AfterSummarize,
-    AttemptStart,
-    BeforeSummarize,
-    Event,
-    EventSink,
-    GenerateSummary,
-    RetryWait,
-)
-from .finalize import (
-    DefaultFinalizerConfig,
-    FinalizerBuilder,
-    PreserveSkillsConfig,
-    default_finalizer,
-    new_finalizer,
-)
-from .middleware import Middleware, SummarizeOutcome, new
-from .models.base import ChatModel
-from .models.scripted import ScriptedModel, Step, UnexpectedModelCall
-from .schema import (
-    AgenticMessage,
-    AgentState,
-    Block,
-    Message,
-    Part,
-    ToolCall,
-    ToolInfo,
-    Usage,
-)
-from .summarize import default_backoff
-from .tokens import TokenCounterInput, default_token_counter
-from .trigger import TriggerDecision
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .config import (
+        Config,
+        FailoverConfig,
+        FailoverContext,
+        KeepTail,
+        PreserveUserMessages,
+        RetentionConfig,
+        RetryConfig,
+        TriggerCondition,
+        validate_config,
+    )
+    from .errors import (
+        CompactorError,
+        ConfigError,
+        LoopGuardError,
+        ModelError,
+        SummarizationError,
+        TranscriptError,
+    )
+    from .events import (
+        AfterSummarize,
+        AttemptStart,
+        BeforeSummarize,
+        ChunkStart,
+        ContextLimit,
+        Event,
+        EventSink,
+        GenerateSummary,
+        RetryWait,
+    )
+    from .finalize import (
+        DefaultFinalizerConfig,
+        FinalizerBuilder,
+        PreserveSkillsConfig,
+        default_finalizer,
+        new_finalizer,
+    )
+    from .middleware import Middleware, SummarizeOutcome, new
+    from .models.base import ChatModel
+    from .models.scripted import ScriptedModel, Step, UnexpectedModelCall
+    from .schema import (
+        AgenticMessage,
+        AgentState,
+        Block,
+        Message,
+        Part,
+        ToolCall,
+        ToolInfo,
+        Usage,
+    )
+    from .summarize import default_backoff
+    from .tokens import TokenCounterInput, default_token_counter
+    from .trigger import TriggerDecision
 
 __version__ = "0.1.0"
+
+_MODULES: dict[str, tuple[str, ...]] = {
+    ".config": (
+        "Config",
+        "FailoverConfig",
+        "FailoverContext",
+        "KeepTail",
+        "PreserveUserMessages",
+        "RetentionConfig",
+        "RetryConfig",
+        "TriggerCondition",
+        "validate_config",
+    ),
+    ".errors": (
+        "CompactorError",
+        "ConfigError",
+        "LoopGuardError",
+        "ModelError",
+        "SummarizationError",
+        "TranscriptError",
+    ),
+    ".events": (
+        "AfterSummarize",
+        "AttemptStart",
+        "BeforeSummarize",
+        "ChunkStart",
+        "ContextLimit",
+        "Event",
+        "EventSink",
+        "GenerateSummary",
+        "RetryWait",
+    ),
+    ".finalize": (
+        "DefaultFinalizerConfig",
+        "FinalizerBuilder",
+        "PreserveSkillsConfig",
+        "default_finalizer",
+        "new_finalizer",
+    ),
+    ".middleware": ("Middleware", "SummarizeOutcome", "new"),
+    ".models.base": ("ChatModel",),
+    ".models.scripted": ("ScriptedModel", "Step", "UnexpectedModelCall"),
+    ".schema": (
+        "AgenticMessage",
+        "AgentState",
+        "Block",
+        "Message",
+        "Part",
+        "ToolCall",
+        "ToolInfo",
+        "Usage",
+    ),
+    ".summarize": ("default_backoff",),
+    ".tokens": ("TokenCounterInput", "default_token_counter"),
+    ".trigger": ("TriggerDecision",),
+}
+_WHERE = {name: module for module, names in _MODULES.items() for name in names}
+"""Public name → the module that defines it."""
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module defining ``name`` on first access and cache the value (PEP 562)."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "AfterSummarize",
@@ -65,9 +154,11 @@ __all__ = [
     "BeforeSummarize",
     "Block",
     "ChatModel",
+    "ChunkStart",
     "CompactorError",
     "Config",
     "ConfigError",
+    "ContextLimit",
     "DefaultFinalizerConfig",
     "Event",
     "EventSink",
@@ -75,12 +166,15 @@ __all__ = [
     "FailoverContext",
     "FinalizerBuilder",
     "GenerateSummary",
+    "KeepTail",
+    "LoopGuardError",
     "Message",
     "Middleware",
     "ModelError",
     "Part",
     "PreserveSkillsConfig",
     "PreserveUserMessages",
+    "RetentionConfig",
     "RetryConfig",
     "RetryWait",
     "ScriptedModel",

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
 from .errors import ConfigError
-from .events import EventSink
 from .schema import M
+from .trigger import DEFAULT_CONTEXT_TOKENS, TriggerCondition
+
+if TYPE_CHECKING:  # an annotation only: `compact check` loads configs without the events module
+    from .events import EventSink
 
 __all__ = [
     "DEFAULT_CONTEXT_TOKENS",
@@ -28,26 +31,8 @@ __all__ = [
     "validate_config",
 ]
 
-DEFAULT_CONTEXT_TOKENS = 160_000
-"""Token threshold used when no trigger is configured."""
-
 DEFAULT_MAX_RETRIES = 3
 """``max_retries`` used when a retry or failover config leaves it as None."""
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class TriggerCondition:
-    """When to summarize. Both comparisons are strict (``>``); a zero value is unset."""
-
-    context_tokens: int = 0
-    """Summarize when the token count exceeds this (0 = no token condition)."""
-    context_messages: int = 0
-    """Summarize when the number of messages exceeds this (0 = no message condition)."""
-    context_fraction: float = 0.0
-    """Summarize when the tokens exceed this share of ``window_tokens`` (0 = off; ours, as
-    LangChain's ``("fraction", 0.8)``). Combines with the other conditions: any one fires."""
-    window_tokens: int = 0
-    """The agent model's context window, for ``context_fraction``."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -20,23 +20,16 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from .config import (
-    Config,
-    FailoverConfig,
-    FailoverContext,
-    KeepTail,
-    PreserveUserMessages,
-    RetentionConfig,
-    RetryConfig,
-    TriggerCondition,
-    validate_config,
-)
 from .errors import ConfigError, ModelError
 from .tokens import TokenCounter, load_callable, resolve_token_counter
+from .trigger import TriggerCondition
+
+if TYPE_CHECKING:  # yaml is imported where a file is parsed: `compact check` without -c skips it
+    import yaml
+
+    from .config import Config, FailoverContext, KeepTail, PreserveUserMessages, RetentionConfig
 
 __all__ = [
     "CONFIG_ENV",
@@ -272,6 +265,8 @@ class FileConfig:
         return SummaryCache(folder)
 
     def keep_tail(self) -> KeepTail | None:
+        from .config import KeepTail
+
         if not self.keep:
             return None
         for key in ("messages", "tokens"):
@@ -281,6 +276,8 @@ class FileConfig:
         return KeepTail(messages=self.keep.get("messages"), tokens=self.keep.get("tokens"))
 
     def retention_config(self) -> RetentionConfig | None:
+        from .config import RetentionConfig
+
         if self.retention is None or not self.retention.get("enabled", True):
             return None
         values = {k: v for k, v in self.retention.items() if k != "enabled"}
@@ -363,6 +360,8 @@ def load_config_file(path: str | os.PathLike[str]) -> FileConfig:
 
 def parse_config_text(text: str, *, path: str = "<config>") -> FileConfig:
     """Validate YAML ``text`` (``path`` is only used in messages)."""
+    import yaml
+
     try:
         root = yaml.compose(text)
     except yaml.YAMLError as err:
@@ -399,6 +398,8 @@ class _Loader:
         return ConfigError(message, path=self.path, line=node.start_mark.line + 1, key=key)
 
     def mapping(self, node: yaml.Node, schema: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+        import yaml
+
         if not isinstance(node, yaml.MappingNode):
             raise self.err(
                 node, prefix.rstrip(".") or "<root>", f"expected a mapping, got {_kind(node)}"
@@ -422,6 +423,8 @@ class _Loader:
         return out
 
     def value(self, node: yaml.Node, spec: Any, key: str) -> Any:
+        import yaml
+
         if isinstance(spec, dict):
             if _is_null(node):
                 return None
@@ -504,6 +507,8 @@ class _Loader:
         return value
 
     def plain(self, node: yaml.Node, key: str) -> Any:
+        import yaml
+
         if isinstance(node, yaml.MappingNode):
             return {str(k.value): self.plain(v, f"{key}.{k.value}") for k, v in node.value}
         if isinstance(node, yaml.SequenceNode):
@@ -511,6 +516,8 @@ class _Loader:
         return self.scalar(node, key)
 
     def scalar(self, node: yaml.Node, key: str) -> Any:
+        import yaml
+
         assert isinstance(node, yaml.ScalarNode)
         raw: str = node.value
         if node.tag != "tag:yaml.org,2002:str" or "${" not in raw:
@@ -551,6 +558,8 @@ class _Loader:
 
 
 def _resolve_scalar(node: yaml.ScalarNode) -> Any:
+    import yaml
+
     loader = yaml.SafeLoader("")
     try:
         return loader.construct_object(node, deep=True)
@@ -563,10 +572,14 @@ def _leaf(key: str) -> str:
 
 
 def _is_null(node: yaml.Node) -> bool:
+    import yaml
+
     return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
 
 
 def _kind(node: yaml.Node) -> str:
+    import yaml
+
     if isinstance(node, yaml.MappingNode):
         return "a mapping"
     if isinstance(node, yaml.SequenceNode):
@@ -744,6 +757,14 @@ def build_config(
     (tests pass a ScriptedModel). ``build_models=False`` validates the model settings but puts
     :class:`UnbuiltModel` placeholders in the config (see :func:`check_config`).
     """
+    from .config import (  # here, not at the top: `compact check` never builds a Config
+        Config,
+        FailoverConfig,
+        PreserveUserMessages,
+        RetryConfig,
+        validate_config,
+    )
+
     ov = overrides or Overrides()
     if model is None:
         model = _make_model(_model_dict(file_cfg, ov), "model", file_cfg, build_models)

@@ -63,9 +63,52 @@ MEDIA_BLOCK_TYPES = frozenset(
 )
 
 
+_ATOMIC: frozenset[type] = frozenset({str, int, float, bool, type(None), bytes})
+_STATE_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _state_names(cls: type) -> tuple[str, ...]:
+    names = _STATE_NAMES.get(cls)
+    if names is None:
+        found: list[str] = []
+        for klass in cls.__mro__:
+            slots = klass.__dict__.get("__slots__", ())
+            for name in (slots,) if isinstance(slots, str) else slots:
+                if name not in ("__dict__", "__weakref__") and name not in found:
+                    found.append(name)
+        names = _STATE_NAMES[cls] = tuple(found)
+    return names
+
+
+def _deepcopy_slots(self: Any, memo: dict[int, Any]) -> Any:
+    """``copy.deepcopy`` for the message dataclasses, attribute by attribute.
+
+    The middleware copies histories at every step (SPEC §8: nothing the caller holds is ever
+    changed); the generic ``__reduce_ex__`` route costs about 10 calls per message, this one
+    copies only what is not immutable. Subclasses (extra slots or a ``__dict__``) are covered.
+    """
+    cls = type(self)
+    new = object.__new__(cls)
+    memo[id(self)] = new
+    for name in _state_names(cls):
+        try:
+            value = getattr(self, name)
+        except AttributeError:
+            continue
+        if type(value) not in _ATOMIC:
+            value = copy.deepcopy(value, memo)
+        object.__setattr__(new, name, value)
+    state = getattr(self, "__dict__", None)
+    if state:
+        new.__dict__.update(copy.deepcopy(state, memo))
+    return new
+
+
 @dataclass(slots=True)
 class Usage:
     """Token usage reported by a provider for one model call."""
+
+    __deepcopy__ = _deepcopy_slots
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -76,6 +119,8 @@ class Usage:
 class Part:
     """One part of a multi-part chat message: ``text``, ``image_url``, ``reasoning``, ..."""
 
+    __deepcopy__ = _deepcopy_slots
+
     type: str
     text: str | None = None
     url: str | None = None
@@ -85,6 +130,8 @@ class Part:
 class ToolCall:
     """A function call made by the assistant; ``arguments`` is a JSON string."""
 
+    __deepcopy__ = _deepcopy_slots
+
     id: str
     name: str
     arguments: str = ""
@@ -93,6 +140,8 @@ class ToolCall:
 @dataclass(slots=True)
 class Message:
     """A chat-completions style message (``role`` is system, user, assistant or tool)."""
+
+    __deepcopy__ = _deepcopy_slots
 
     role: str
     content: str = ""
@@ -117,6 +166,8 @@ class Block:
     (``call_id``, ``name``, ``content``: a list of blocks).
     """
 
+    __deepcopy__ = _deepcopy_slots
+
     type: str
     text: str | None = None
     url: str | None = None
@@ -130,6 +181,8 @@ class Block:
 class AgenticMessage:
     """A content-block message; tool results travel in user-role messages."""
 
+    __deepcopy__ = _deepcopy_slots
+
     role: str
     blocks: list[Block] = field(default_factory=list)
     usage: Usage | None = None
@@ -142,6 +195,8 @@ M = TypeVar("M", Message, AgenticMessage)
 @dataclass(slots=True)
 class ToolInfo:
     """A tool definition visible to the agent (counted by the token counter)."""
+
+    __deepcopy__ = _deepcopy_slots
 
     name: str
     description: str = ""

@@ -11,21 +11,21 @@ Other formats, other counters and stdin return None: the caller does the full re
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
-from .config import TriggerCondition
+import orjson
+
 from .errors import TranscriptError
 from .formats import _jsonl
 from .formats._family import fits, mismatch
 from .formats.eino import _message as eino_message
 from .formats.openai_chat import message_from_record
 from .formats.registry import SNIFF_RECORDS, detect_format
-from .schema import AgenticMessage, Message
+from .schema import Message
 from .tokens import estimate_message
-from .trigger import TriggerDecision, decide
+from .trigger import TriggerCondition, TriggerDecision, verdict
 
 __all__ = ["STREAM_FORMATS", "StreamResult", "stream_check"]
 
@@ -33,7 +33,7 @@ _Reader = Callable[[str, int, dict[str, Any]], Message]
 STREAM_FORMATS: dict[str, _Reader] = {"openai": message_from_record, "eino": eino_message}
 """Formats :func:`stream_check` handles, with their per-record reader."""
 
-_EMPTY_BYTES = _jsonl.BOM + b" \t\r\n"
+_EINO_PARTS_KEYS = ("user_input_multi_content", "assistant_output_multi_content", "multi_content")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,24 +46,83 @@ class StreamResult:
     tool_results: int
 
 
-class _Length(Sequence[Message | AgenticMessage]):
-    """A history of known length only: lets :func:`decide` run on the counts."""
+def _nbytes(text: str) -> int:
+    """UTF-8 length of ``text``; ASCII strings (most of a transcript) need no encoding."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
-    def __init__(self, n: int) -> None:
-        self._n = n
 
-    def __len__(self) -> int:
-        return self._n
+_Fast = tuple[str, int, int, list[str], str | None]
+"""(role, estimated tokens, usage total or 0, tool-call ids, tool-result id)."""
 
-    @overload
-    def __getitem__(self, index: int) -> Message | AgenticMessage: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Message | AgenticMessage]: ...
-    def __getitem__(self, index: int | slice) -> Any:
-        raise TypeError("a streamed history has no messages")
 
-    def __iter__(self) -> Iterator[Message | AgenticMessage]:
-        raise TypeError("a streamed history has no messages")
+def _fast_record(rec: dict[str, Any], eino: bool) -> _Fast | None:
+    """What the counter needs from one record, read straight from the parsed dict.
+
+    Equals reading the record into a Message (``message_from_record`` / Eino's reader) and
+    measuring it with :func:`estimate_message`. Records this does not cover (content parts, odd
+    tool calls, anything the reader would reject) return None: the caller uses the reader.
+    """
+    role = rec.get("role")
+    if not isinstance(role, str):
+        return None
+    content = rec.get("content")
+    if content is None:
+        nbytes = 0
+    elif isinstance(content, str):
+        nbytes = _nbytes(content)
+    else:
+        return None  # content parts (or an error): the reader handles them
+    usage_total = 0
+    if eino:
+        for key in _EINO_PARTS_KEYS:
+            if rec.get(key) is not None:
+                return None
+        extra = rec.get("extra")
+        if extra is not None and not isinstance(extra, dict):
+            return None
+        meta = rec.get("response_meta")
+        if isinstance(meta, dict):
+            usage = meta.get("usage")
+            if isinstance(usage, dict):
+                total = usage.get("total_tokens")
+                if isinstance(total, int) and not isinstance(total, bool):
+                    usage_total = total
+    ids: list[str] = []
+    value = rec.get("tool_calls")
+    if value is not None:
+        if not isinstance(value, list):
+            return None
+        for item in value:
+            if not isinstance(item, dict):
+                return None
+            fn = item.get("function")
+            fn = fn if isinstance(fn, dict) else {}
+            args = fn.get("arguments", "")
+            if not isinstance(args, str):
+                return None  # the reader re-serializes it
+            ids.append(str(item.get("id") or ""))
+            if role == "assistant":
+                nbytes += _nbytes(str(fn.get("name") or "")) + _nbytes(args)
+    if role == "assistant":
+        reasoning = rec.get("reasoning_content")
+        if isinstance(reasoning, str) and reasoning:
+            nbytes += _nbytes(reasoning)
+    result_id: str | None = None
+    if role == "tool":
+        call_id = rec.get("tool_call_id")
+        call_ids = rec.get("tool_call_ids")
+        if call_id is None and isinstance(call_ids, list) and call_ids:
+            call_id = call_ids[0]
+        result_id = call_id if isinstance(call_id, str) else None
+    return role, nbytes // 4, usage_total, ids, result_id
+
+
+def _from_message(msg: Message) -> _Fast:
+    """The same facts from a Message the format's reader built."""
+    usage = msg.usage
+    total = usage.total_tokens if usage is not None else 0
+    result_id = msg.tool_call_id if msg.role == "tool" else None
+    return msg.role, estimate_message(msg), total, [c.id for c in msg.tool_calls], result_id
 
 
 def _split_lines(fh: Any, block_size: int = 1 << 20) -> Iterator[bytes]:
@@ -117,49 +176,62 @@ def stream_check(
         else:
             name = format
         reader = STREAM_FORMATS[name]
+        eino = name == "eino"
+        loads = orjson.loads
+        decode_error = orjson.JSONDecodeError
 
         n = 0
         tokens = 0
-        nonempty = False
         calls: set[str] = set()
         n_calls = 0
         results: list[str] = []
         record_error: TranscriptError | None = None
         fit_error: TranscriptError | None = None
+        if head_lines[0].startswith(_jsonl.BOM):
+            head_lines[0] = head_lines[0][len(_jsonl.BOM) :]
 
         def lines() -> Iterator[bytes]:
             yield from head_lines
             yield from chunks
 
         for number, chunk in enumerate(lines(), start=1):
-            if number == 1 and chunk.startswith(_jsonl.BOM):
-                chunk = chunk[len(_jsonl.BOM) :]
-            if not nonempty and chunk.strip(_EMPTY_BYTES):
-                nonempty = True
-            line = _jsonl.parse_line(path, number, chunk)
-            if line is None:
-                continue
-            if fit_error is None and not fits(name, line.obj):
-                fit_error = mismatch(path, number, name, line.obj)
+            # A line orjson parses to an object is what _jsonl.parse_line would return (JSON
+            # whitespace, a trailing \r included, changes no value); blank lines and every
+            # error go through parse_line itself, so they stay exactly the full read's.
+            try:
+                obj = loads(chunk)
+            except decode_error:
+                obj = None
+            if type(obj) is not dict:
+                line = _jsonl.parse_line(path, number, chunk)  # raises this line's error
+                if line is None:
+                    continue  # blank
+                obj = line.obj
+            if fit_error is None and not fits(name, obj):
+                fit_error = mismatch(path, number, name, obj)
             if record_error is not None or fit_error is not None:
                 continue  # after a bad record only JSON or fit errors can still come first
-            try:
-                msg = reader(path, number, line.obj)
-            except TranscriptError as err:
-                record_error = err
-                continue
+            fact = _fast_record(obj, eino)
+            if fact is None:
+                try:
+                    fact = _from_message(reader(path, number, obj))
+                except TranscriptError as err:
+                    record_error = err
+                    continue
+            role, estimate, usage_total, ids, result_id = fact
             n += 1
-            usage = msg.usage
-            if msg.role == "assistant" and usage is not None and usage.total_tokens > 0:
-                tokens = usage.total_tokens
+            if usage_total > 0 and role == "assistant":
+                tokens = usage_total
             else:
-                tokens += estimate_message(msg)
-            for call in msg.tool_calls:
-                calls.add(call.id)
-                n_calls += 1
-            if msg.role == "tool" and msg.tool_call_id is not None:
-                results.append(msg.tool_call_id)
+                tokens += estimate
+            if ids:
+                calls.update(ids)
+                n_calls += len(ids)
+            if result_id is not None:
+                results.append(result_id)
 
+    # Every non-blank line became a record, a record error or a raised JSON error.
+    nonempty = n > 0 or record_error is not None or fit_error is not None
     if format is not None and not nonempty:
         raise TranscriptError(path, None, None, "empty transcript")
     if fit_error is not None:
@@ -167,11 +239,5 @@ def stream_check(
     if record_error is not None:
         raise record_error
 
-    total = tokens
-
-    def counter(_inp: Any) -> int:
-        return total
-
-    decision = asyncio.run(decide(_Length(n), [], trigger, counter, always_count=True))
     paired = sum(1 for call_id in results if call_id in calls)
-    return StreamResult(name, decision, n_calls, paired)
+    return StreamResult(name, verdict(n, tokens, trigger), n_calls, paired)

@@ -2,17 +2,46 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._util import maybe_await
-from .config import DEFAULT_CONTEXT_TOKENS, TriggerCondition
 from .errors import SummarizationError
 from .schema import AgenticMessage, Message, ToolInfo
 from .tokens import TokenCounter, TokenCounterInput, default_token_counter
 
-__all__ = ["TriggerDecision", "decide", "fraction_threshold", "thresholds"]
+__all__ = [
+    "DEFAULT_CONTEXT_TOKENS",
+    "TriggerCondition",
+    "TriggerDecision",
+    "decide",
+    "decide_sync",
+    "fraction_threshold",
+    "thresholds",
+    "verdict",
+]
+
+DEFAULT_CONTEXT_TOKENS = 160_000
+"""Token threshold used when no trigger is configured."""
+
+
+# Defined here, next to the decision, and re-exported by compactor.config (its documented home):
+# `compact check` needs the condition but not the rest of the middleware's config.
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TriggerCondition:
+    """When to summarize. Both comparisons are strict (``>``); a zero value is unset."""
+
+    context_tokens: int = 0
+    """Summarize when the token count exceeds this (0 = no token condition)."""
+    context_messages: int = 0
+    """Summarize when the number of messages exceeds this (0 = no message condition)."""
+    context_fraction: float = 0.0
+    """Summarize when the tokens exceed this share of ``window_tokens`` (0 = off; ours, as
+    LangChain's ``("fraction", 0.8)``). Combines with the other conditions: any one fires."""
+    window_tokens: int = 0
+    """The agent model's context window, for ``context_fraction``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +90,56 @@ def _token_limit_text(trigger: TriggerCondition | None, max_tokens: int) -> str:
     return f"{max_tokens:,} token threshold"
 
 
+def _needs_count(n: int, trigger: TriggerCondition | None, always_count: bool) -> bool:
+    """Whether the decision needs the token count (SPEC order: messages first, no counting)."""
+    if always_count:
+        return True
+    max_tokens, max_messages = thresholds(trigger)
+    if max_messages is not None and n > max_messages:
+        return False
+    return max_tokens is not None
+
+
+def _checked(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SummarizationError(
+            f"failed to count tokens: counter returned {type(value).__name__}, not int"
+        )
+    return value
+
+
+def _verdict(n: int, tokens: int | None, trigger: TriggerCondition | None) -> TriggerDecision:
+    """The decision for ``n`` messages and ``tokens`` (None when not counted)."""
+    max_tokens, max_messages = thresholds(trigger)
+    if max_messages is not None and n > max_messages:
+        return TriggerDecision(
+            True,
+            f"{n:,} messages > {max_messages:,} message threshold",
+            n,
+            tokens,
+            max_tokens,
+            max_messages,
+        )
+    if max_tokens is None:
+        return TriggerDecision(
+            False,
+            f"{n:,} messages <= {max_messages:,} message threshold",
+            n,
+            tokens,
+            max_tokens,
+            max_messages,
+        )
+    assert tokens is not None
+    limit = _token_limit_text(trigger, max_tokens)
+    if tokens > max_tokens:
+        reason = f"{tokens:,} tokens > {limit}"
+        return TriggerDecision(True, reason, n, tokens, max_tokens, max_messages)
+    reason = f"{tokens:,} tokens <= {limit}"
+    if max_messages is not None:
+        reason += f" and {n:,} messages <= {max_messages:,}"
+    return TriggerDecision(False, reason, n, tokens, max_tokens, max_messages)
+
+
 async def decide(
     messages: Sequence[Message | AgenticMessage],
     tools: Sequence[ToolInfo],
@@ -75,46 +154,44 @@ async def decide(
     exists (``compact check`` reports the count either way); the decision is the same.
     """
     counter = counter or default_token_counter
-    max_tokens, max_messages = thresholds(trigger)
-    n = len(messages)
-
-    async def count() -> int:
+    tokens: int | None = None
+    if _needs_count(len(messages), trigger, always_count):
         try:
             value = await maybe_await(counter(TokenCounterInput(messages, tools)))
         except Exception as err:
             raise SummarizationError(f"failed to count tokens: {err}") from err
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise SummarizationError(
-                f"failed to count tokens: counter returned {type(value).__name__}, not int"
-            )
-        return value
+        tokens = _checked(value)
+    return _verdict(len(messages), tokens, trigger)
 
-    if max_messages is not None and n > max_messages:
-        tokens = await count() if always_count else None
-        return TriggerDecision(
-            True,
-            f"{n:,} messages > {max_messages:,} message threshold",
-            n,
-            tokens,
-            max_tokens,
-            max_messages,
-        )
-    if max_tokens is None:
-        tokens = await count() if always_count else None
-        return TriggerDecision(
-            False,
-            f"{n:,} messages <= {max_messages:,} message threshold",
-            n,
-            tokens,
-            max_tokens,
-            max_messages,
-        )
-    tokens = await count()
-    limit = _token_limit_text(trigger, max_tokens)
-    if tokens > max_tokens:
-        reason = f"{tokens:,} tokens > {limit}"
-        return TriggerDecision(True, reason, n, tokens, max_tokens, max_messages)
-    reason = f"{tokens:,} tokens <= {limit}"
-    if max_messages is not None:
-        reason += f" and {n:,} messages <= {max_messages:,}"
-    return TriggerDecision(False, reason, n, tokens, max_tokens, max_messages)
+
+def decide_sync(
+    messages: Sequence[Message | AgenticMessage],
+    tools: Sequence[ToolInfo],
+    trigger: TriggerCondition | None,
+    counter: TokenCounter | None = None,
+    *,
+    always_count: bool = False,
+) -> TriggerDecision:
+    """:func:`decide` without an event loop, for ``compact check`` (same result and errors).
+
+    A counter that returns an awaitable (a coroutine function) is run with ``asyncio.run``, so
+    only async counters pay for asyncio.
+    """
+    counter = counter or default_token_counter
+    tokens: int | None = None
+    if _needs_count(len(messages), trigger, always_count):
+        try:
+            value = counter(TokenCounterInput(messages, tools))
+            if inspect.isawaitable(value):
+                import asyncio  # only async counters need a loop
+
+                value = asyncio.run(maybe_await(value))
+        except Exception as err:
+            raise SummarizationError(f"failed to count tokens: {err}") from err
+        tokens = _checked(value)
+    return _verdict(len(messages), tokens, trigger)
+
+
+def verdict(n: int, tokens: int, trigger: TriggerCondition | None) -> TriggerDecision:
+    """The decision for ``n`` messages whose count is already known (``always_count``)."""
+    return _verdict(n, _checked(tokens), trigger)

@@ -89,3 +89,164 @@ def test_batch_rejects_output(batch_dir: Path) -> None:
     assert result.exit_code == 2
     assert "-o/--output works with one input only" in result.stderr
     assert not (batch_dir / "a.compact.jsonl").exists()
+
+
+# -- one event loop, shared clients ---------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_env(monkeypatch):
+    from compactor.testing.fake_openai import FakeOpenAI
+
+    server = FakeOpenAI().start()
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    yield server
+    server.stop()
+
+
+def _copies(folder: Path, n: int) -> list[Path]:
+    folder.mkdir()
+    paths = [folder / f"t{i:02d}.jsonl" for i in range(n)]
+    for i, p in enumerate(paths):
+        shutil.copy(CODING if i % 3 == 0 else SMALL, p)
+    return paths
+
+
+def test_batch_isolates_one_failed_model_call(tmp_path: Path, fake_env) -> None:
+    """12 files, 4 at a time; the fake answers one request with HTTP 400 (not retried): that
+    file fails alone and writes nothing; exactly one request per file reaches the server."""
+    from compactor.testing.fake_openai import status
+
+    fake_env.enqueue(status(400))
+    paths = _copies(tmp_path / "in", 12)
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        "model: {provider: openai, name: m}\nretry: {max_retries: 2, initial_delay: 0}\n"
+    )
+    report = tmp_path / "r.json"
+    args = ["run", str(tmp_path / "in"), "--force", "--jobs", "4", "-c", str(cfg)]
+    result = CliRunner().invoke(app, [*args, "--report", str(report)])
+    assert result.exit_code == 3, result.output
+    files = json.loads(report.read_text())["files"]
+    assert [f["input"] for f in files] == [str(p) for p in paths]
+    failed = [f for f in files if f["exit_code"] != 0]
+    assert len(failed) == 1 and failed[0]["exit_code"] == 3
+    assert "HTTP 400" in failed[0]["error"]
+    bad = Path(failed[0]["input"])
+    for p in paths:
+        assert p.with_name(f"{p.stem}.compact.jsonl").exists() == (p != bad), p
+    assert result.stderr.count(": compacted → ") == 11
+    assert result.stderr.count(f"{bad}: failed (exit 3)") == 1
+    assert len(fake_env.requests) == 12  # 400 is not retried; nobody else was affected
+    assert len({r.peer for r in fake_env.requests}) <= 4  # one shared client, kept-alive
+
+
+def test_batch_retries_stay_per_file(tmp_path: Path, fake_env) -> None:
+    """A 500 is retried by the file that got it only: one request per file, plus one."""
+    from compactor.testing.fake_openai import status
+
+    fake_env.enqueue(status(500))
+    paths = _copies(tmp_path / "in", 9)
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        "model: {provider: openai, name: m}\nretry: {max_retries: 2, initial_delay: 0}\n"
+    )
+    report = tmp_path / "r.json"
+    args = ["run", *map(str, paths), "--force", "-j", "3", "-c", str(cfg), "--report", str(report)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    files = json.loads(report.read_text())["files"]
+    assert all(f["exit_code"] == 0 and f["triggered"] for f in files)
+    assert sorted(len(f["attempts"]) for f in files) == [1] * 8 + [2]
+    assert len(fake_env.requests) == 10
+    fake_env.assert_complete()
+
+
+def test_batch_outputs_equal_single_runs(tmp_path: Path, fake_env) -> None:
+    """Same bytes as `compact run FILE` for each file (the note names each input's path)."""
+    paths = _copies(tmp_path / "in", 6)
+    result = CliRunner().invoke(
+        app, ["run", *map(str, paths), "--force", "-j", "6", "--model", "openai:m"]
+    )
+    assert result.exit_code == 0, result.output
+    for p in paths:
+        single = tmp_path / f"{p.stem}.single.jsonl"
+        one = CliRunner().invoke(
+            app, ["run", str(p), "--force", "--model", "openai:m", "-o", str(single)]
+        )
+        assert one.exit_code == 0, one.output
+        assert p.with_name(f"{p.stem}.compact.jsonl").read_bytes() == single.read_bytes()
+    assert len(fake_env.requests) == 12
+
+
+def test_batch_config_error_is_reported_per_file(tmp_path: Path) -> None:
+    """The config file is read once; its error still fails every file with exit 2."""
+    paths = _copies(tmp_path / "in", 3)
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text("model: {provider: openai, name: m}\nretri: {max_retries: 1}\n")
+    report = tmp_path / "r.json"
+    result = CliRunner().invoke(
+        app, ["run", *map(str, paths), "-c", str(cfg), "--report", str(report)]
+    )
+    assert result.exit_code == 2, result.output
+    files = json.loads(report.read_text())["files"]
+    assert [f["exit_code"] for f in files] == [2, 2, 2]
+    assert len({f["error"] for f in files}) == 1
+    assert "unknown key 'retri'" in files[0]["error"]
+
+
+def test_batch_sigint_is_130_and_writes_nothing(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from compactor.testing.fake_openai import FakeOpenAI, hang
+
+    paths = _copies(tmp_path / "in", 4)
+    server = FakeOpenAI(default=hang()).start()
+    try:
+        env = dict(os.environ, OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-test")
+        exe = str(Path(sys.executable).with_name("compact"))
+        proc = subprocess.Popen(
+            [exe, "run", str(tmp_path / "in"), "--jobs", "2", "--force", "--model", "openai:m"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 30
+        while len(server.requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        server.stop()
+    assert proc.returncode == 130, err.decode()
+    assert b"interrupted" in err
+    assert sorted(p.name for p in (tmp_path / "in").iterdir()) == [p.name for p in paths]
+
+
+def test_batch_on_a_terminal_prints_each_line_as_its_file_finishes(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from compactor.cli import app as app_module
+
+    out = io.StringIO()
+    monkeypatch.setattr(
+        app_module,
+        "_err_console",
+        lambda: Console(file=out, force_terminal=True, width=300, color_system=None),
+    )
+    paths = _copies(tmp_path / "in", 5)
+    result = CliRunner().invoke(app, ["run", *map(str, paths), "--force", "--model", "local"])
+    assert result.exit_code == 0, result.output
+    lines = out.getvalue().splitlines()
+    assert sorted(lines) == sorted(
+        f"{p}: compacted → {p.with_name(p.stem + '.compact.jsonl')}" for p in paths
+    )

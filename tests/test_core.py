@@ -313,6 +313,61 @@ def test_spec_3_async_counter_is_awaited_and_tools_kept() -> None:
     assert new_state.tools == tools and new_state.messages != st.messages
 
 
+def _sync_counter(inp: c.TokenCounterInput) -> int:
+    return 7 * len(inp.messages)
+
+
+async def _async_counter(inp: c.TokenCounterInput) -> int:
+    return 300_000
+
+
+def _bool_counter(inp: c.TokenCounterInput) -> Any:
+    return True
+
+
+def _failing_counter(inp: c.TokenCounterInput) -> int:
+    raise ValueError("bad")
+
+
+async def _failing_async_counter(inp: c.TokenCounterInput) -> int:
+    raise ValueError("worse")
+
+
+@pytest.mark.parametrize(
+    "counter",
+    [None, _sync_counter, _async_counter, _bool_counter, _failing_counter, _failing_async_counter],
+)
+@pytest.mark.parametrize("always_count", [False, True])
+@pytest.mark.parametrize(
+    "trigger",
+    [
+        None,
+        c.TriggerCondition(context_tokens=20),
+        c.TriggerCondition(context_messages=2),
+        c.TriggerCondition(context_tokens=10**6, context_messages=10**6),
+    ],
+)
+def test_spec_3_decide_sync_equals_decide(
+    counter: Any, always_count: bool, trigger: c.TriggerCondition | None
+) -> None:
+    """`compact check` decides without an event loop: same decision, same errors."""
+    from compactor.trigger import decide, decide_sync
+
+    messages = chat(("user", "a" * 40), ("assistant", "b"), ("user", "c"))
+
+    def outcome(fn: Any) -> Any:
+        try:
+            return fn()
+        except c.SummarizationError as err:
+            return ("error", str(err))
+
+    want = outcome(lambda: run(decide(messages, [], trigger, counter, always_count=always_count)))
+    got = outcome(lambda: decide_sync(messages, [], trigger, counter, always_count=always_count))
+    assert got == want
+    if counter is _bool_counter and always_count:
+        assert got == ("error", "failed to count tokens: counter returned bool, not int")
+
+
 def test_spec_3_exact_counter_works_offline() -> None:
     import tiktoken  # noqa: F401 - tiktoken itself must be importable
 
@@ -753,8 +808,50 @@ def test_public_api_names_are_sorted_and_exported() -> None:
         "ConfigError",
         "SummarizationError",
         "TranscriptError",
+        # beyond SPEC (issue 7)
+        "KeepTail",
+        "RetentionConfig",
+        "LoopGuardError",
+        "ChunkStart",
+        "ContextLimit",
     ):
         assert name in c.__all__, name
+
+
+def test_public_names_load_lazily_from_their_modules() -> None:
+    """PEP 562: every public name comes from the module the lazy table names, and is cached."""
+    import importlib
+
+    assert sorted([*c._WHERE, "__version__"]) == c.__all__
+    for name in c.__all__:
+        assert name in dir(c), name
+        if name == "__version__":
+            continue
+        module = importlib.import_module(c._WHERE[name], "compactor")
+        assert getattr(c, name) is getattr(module, name), name
+        assert c.__dict__[name] is getattr(module, name), name
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        c.nope  # noqa: B018
+    code = (
+        "from compactor import Middleware, Step, new, Event;"
+        "import compactor.models.scripted as s; assert Step is s.Step"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_import_compactor_is_lazy() -> None:
+    """`import compactor` loads none of the heavy modules until a name is used."""
+    code = (
+        "import sys, compactor;"
+        "heavy = ['asyncio', 'tenacity', 'yaml', 'compactor.middleware', 'compactor.summarize'];"
+        "print(','.join(m for m in heavy if m in sys.modules));"
+        "compactor.new;"
+        "print(','.join(m for m in heavy if m not in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.splitlines() == ["", "yaml"]
 
 
 def test_import_compactor_pulls_in_no_ui_or_openai() -> None:
@@ -775,3 +872,42 @@ def test_errors_tree() -> None:
     assert issubclass(c.ModelError, c.SummarizationError)
     err = c.TranscriptError("t.jsonl", 3, "role", "must be a string")
     assert str(err) == "t.jsonl:3: field 'role': must be a string"
+
+
+def test_message_deepcopy_is_deep_and_keeps_sharing() -> None:
+    """The schema's own __deepcopy__ (fast path for the middleware's copies) is a real deep copy."""
+    import copy
+
+    part = c.Part("text", "shared")
+    msgs = [
+        c.Message(
+            "assistant",
+            "a",
+            parts=[part, part],
+            tool_calls=[c.ToolCall("c1", "read", "{}")],
+            usage=c.Usage(1, 2, 3),
+            extra={"k": [1, {"x": 2}]},
+        ),
+        c.AgenticMessage(
+            "user",
+            [c.Block("function_tool_result", call_id="c1", content=[c.Block("user_input_text")])],
+            extra={"meta": {"n": 1}},
+        ),
+    ]
+    out = copy.deepcopy(msgs)
+    assert out == msgs
+    assert out[0].parts[0] is out[0].parts[1] and out[0].parts[0] is not part
+    out[0].extra["k"][1]["x"] = 9
+    out[0].tool_calls[0].name = "write"
+    out[1].blocks[0].content[0].text = "changed"
+    assert msgs[0].extra == {"k": [1, {"x": 2}]} and msgs[0].tool_calls[0].name == "read"
+    assert msgs[1].blocks[0].content[0].text is None
+
+    class Tagged(c.Message):
+        pass
+
+    tagged = Tagged("user", "x")
+    tagged.note = {"a": [1]}  # a subclass without slots has a __dict__
+    dup = copy.deepcopy(tagged)
+    assert type(dup) is Tagged and dup == tagged
+    assert dup.note == {"a": [1]} and dup.note is not tagged.note

@@ -307,3 +307,21 @@ def test_standalone_with_script(tmp_path: Path) -> None:
         proc.wait(5)
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+def test_connections_are_kept_alive() -> None:
+    """HTTP/1.1: one connection serves several requests (a batch reuses its connections)."""
+    with FakeOpenAI() as fake:
+        host, port = fake.base_url.removeprefix("http://").split("/", 1)[0].split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=5)
+        try:
+            for _ in range(3):
+                conn.request("POST", "/v1/chat/completions", json.dumps({"model": "m"}))
+                resp = conn.getresponse()
+                assert resp.status == 200
+                assert resp.version == 11
+                json.loads(resp.read())
+        finally:
+            conn.close()
+        peers = {r.peer for r in fake.requests}
+        assert len(fake.requests) == 3 and len(peers) == 1, peers

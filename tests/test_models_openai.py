@@ -127,6 +127,40 @@ async def test_request_recorded_without_authorization(fake: FakeOpenAI) -> None:
     assert "authorization" not in req.headers
     assert KEY not in json.dumps(req.headers)
     assert req.method == "POST"
+    assert req.auth_scheme == "Bearer"  # the key was sent, as a bearer token
+
+
+async def test_request_is_what_create_sends(fake: FakeOpenAI) -> None:
+    """The raw-request route sends the body, headers and auth chat.completions.create() sends."""
+    from openai import AsyncOpenAI
+
+    options = {
+        "temperature": 0.5,
+        "max_tokens": 99,
+        "stop": ["</summary>"],
+        "extra_body": {"top_k": 3},
+        "extra_headers": {"x-trace": "t1"},
+    }
+    await model(fake).generate(chat(), **options)
+    async with AsyncOpenAI(api_key=KEY, base_url=fake.base_url, max_retries=0) as client:
+        await client.chat.completions.create(
+            model="gpt-4o-mini",
+            messages=to_wire(chat()),  # type: ignore[arg-type]
+            temperature=0.5,
+            max_tokens=99,
+            stop=["</summary>"],
+            extra_body={"top_k": 3},
+            extra_headers={"x-trace": "t1"},
+        )
+    ours, sdk = fake.requests
+    assert ours.json == sdk.json
+    assert ours.json["top_k"] == 3
+    assert ours.auth_scheme == sdk.auth_scheme == "Bearer"
+    volatile = {"x-stainless-retry-count", "x-stainless-read-timeout", "content-length"}
+    assert {k: v for k, v in ours.headers.items() if k not in volatile} == {
+        k: v for k, v in sdk.headers.items() if k not in volatile
+    }
+    assert ours.headers["x-trace"] == "t1"
 
 
 async def test_agentic_round_trip(fake: FakeOpenAI) -> None:
@@ -381,3 +415,39 @@ def test_registry() -> None:
         model_from_config({"provider": "nope"})
     with pytest.raises(ConfigError, match="positive number"):
         model_from_config({"provider": "openai", "name": "x", "timeout": True})
+
+
+async def test_shared_clients_one_client_per_setting(fake: FakeOpenAI) -> None:
+    """Inside shared_clients(): equal settings share one client (and its connections), other
+    settings get their own; every client is closed when the block ends. Errors stay per call."""
+    import asyncio
+
+    from compactor.models.pool import shared_clients
+
+    a, b = model(fake), model(fake)
+    other = model(fake, timeout=5.0)
+    fake.enqueue(reply("<summary>1</summary>"), status(401))
+    async with shared_clients() as pool:
+        first = await a.generate(chat())
+        assert first.content == "<summary>1</summary>"
+        err = await expect_error(b)
+        assert err.kind == "auth"
+        await asyncio.gather(*(m.generate(chat()) for m in (a, b, other, a)))
+        clients = list(pool.values())
+        assert len(clients) == 2
+        assert not any(c.is_closed() for c in clients)
+    assert all(c.is_closed() for c in clients)
+    assert len(pool) == 0
+    assert len(fake.requests) == 6
+    assert len({r.peer for r in fake.requests}) <= 5  # kept-alive: at most one per call in flight
+
+
+async def test_without_shared_clients_each_call_has_its_own(fake: FakeOpenAI) -> None:
+    from compactor.models.pool import pooled_client
+
+    assert pooled_client("k", lambda: pytest.fail("no pool, no client")) is None
+    m = model(fake)
+    await m.generate(chat())
+    await m.generate(chat())
+    peers = [r.peer for r in fake.requests]
+    assert len(peers) == 2 and peers[0] != peers[1]  # a new client, a new connection

@@ -16,9 +16,11 @@ from typing import Any
 
 import openai
 import pydantic
+from openai.types.chat import ChatCompletion
 
 from compactor._util import redact, register_secret
 from compactor.errors import ModelError
+from compactor.models.pool import pooled_client
 from compactor.schema import (
     MEDIA_BLOCK_TYPES,
     MEDIA_PART_TYPES,
@@ -358,14 +360,37 @@ class OpenAIModel:
         base_url, key = self._resolve()
         kind = message_kind(messages)
         params = {k: v for k, v in options.items() if k in _OPTIONS and v is not None}
-        wire: Any = to_wire(messages)
-        try:
-            async with openai.AsyncOpenAI(
+        # What chat.completions.create() sends, through the client's documented raw-request
+        # route: create() first runs its TypedDict transform over every wire message (already
+        # plain JSON here), 1-1.5 ms per call and ~50 ms on the first one. Auth, headers, errors
+        # and the parsed ChatCompletion are the same.
+        body: dict[str, Any] = {"model": self.model, "messages": to_wire(messages)}
+        request: openai.RequestOptions = {"security": {"bearer_auth": True}}
+        for name, value in params.items():
+            if name == "extra_body":
+                request["extra_json"] = value
+            elif name == "extra_headers":
+                request["headers"] = value
+            else:
+                body[name] = value
+
+        def make_client() -> openai.AsyncOpenAI:
+            return openai.AsyncOpenAI(
                 api_key=key, base_url=base_url, timeout=self.timeout, max_retries=0
-            ) as client:
-                completion = await client.chat.completions.create(
-                    model=self.model, messages=wire, **params
-                )
+            )
+
+        async def post(client: openai.AsyncOpenAI) -> ChatCompletion:
+            return await client.post(
+                "/chat/completions", body=body, cast_to=ChatCompletion, options=request
+            )
+
+        try:
+            shared = pooled_client(("openai", base_url, key, self.timeout), make_client)
+            if shared is not None:  # inside shared_clients(): reuse its client and connections
+                completion = await post(shared)
+            else:
+                async with make_client() as client:
+                    completion = await post(client)
         except ModelError:
             raise
         except (openai.OpenAIError, json.JSONDecodeError, pydantic.ValidationError) as err:

@@ -259,10 +259,17 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     json: Any
+    peer: str = ""
+    """The client's ``host:port``: equal peers = one kept-alive connection."""
+    auth_scheme: str | None = None
+    """The Authorization header's scheme (``Bearer``), never its credentials; None if absent."""
 
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's default backlog of 5 overflows when a batch opens 16+ connections at once:
+    # the kernel drops the handshakes and clients see resets or wait a second to retry.
+    request_queue_size = 128
     fake: FakeOpenAI
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
@@ -280,6 +287,12 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
+    # Keep-alive: a client reuses its connections (and this server its threads) across requests,
+    # so the fake is not what limits a benchmark. Every response has a content-length.
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes; with Nagle's algorithm on, the body would wait for
+    # the client's delayed ACK (40 ms) on a kept-alive connection.
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         return
@@ -296,7 +309,10 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         headers = {k.lower(): v for k, v in self.headers.items() if k.lower() != "authorization"}
-        fake._record(RecordedRequest("POST", self.path, headers, body))
+        peer = "{}:{}".format(*self.client_address[:2])
+        auth = self.headers.get("authorization")
+        scheme = auth.split(" ", 1)[0] if auth else None
+        fake._record(RecordedRequest("POST", self.path, headers, body, peer, scheme))
         if self.path.split("?", 1)[0] not in _PATHS:
             self._send_json(404, {"error": {"message": f"no route {self.path!r}", "type": "fake"}})
             return
