@@ -33,6 +33,7 @@ import pytest
 
 from compactor.formats.registry import read_transcript
 from compactor.schema import Message
+from compactor.summarize import MAX_CONTEXT_ADAPTATIONS
 from compactor.testing.fake_openai import (
     FakeOpenAI,
     RecordedRequest,
@@ -67,6 +68,9 @@ class Fault:
     """A substring of the error message (event, report and the final stderr line)."""
     wait: float = 0.0
     """The retry wait after this fault (the server's retry-after; our backoff is 0)."""
+    adapts: bool = False
+    """A context-length refusal: after retry and failover, the input is re-planned for the
+    window the error names and tried again, up to MAX_CONTEXT_ADAPTATIONS times."""
 
 
 FAULTS = [
@@ -116,6 +120,7 @@ FAULTS = [
         "context_length",
         False,
         "maximum context length",
+        adapts=True,
     ),
 ]
 MODES = ["no_retry", "retry", "failover"]
@@ -132,10 +137,15 @@ class Outcome:
     error: BaseException | None = None
 
 
+ROUNDS = 1 + MAX_CONTEXT_ADAPTATIONS
+"""Primary phases a context-length refusal gets: the first one and each re-plan."""
+
+
 def _script(fault: Fault, mode: str) -> list[Step]:
     good = reply(SUMMARY)
     if mode == "no_retry":
-        return [fault.step()]
+        # a refusal that repeats after every re-plan fails the run; others fail at once
+        return [fault.step() for _ in range(ROUNDS if fault.adapts else 1)]
     if mode == "retry":
         return [fault.step(), good]
     primary_calls = 2 if fault.transient else 1  # max_retries: 1 → at most two primary calls
@@ -189,8 +199,12 @@ def test_matrix_is_large_enough() -> None:
 def _expected(fault: Fault, mode: str) -> tuple[int, dict[str, int], list[tuple[Any, ...]]]:
     """(exit code, requests per model, (phase, attempt, model, ok) of each call)."""
     if mode == "no_retry":
-        return 3, {"primary-model": 1}, [("primary", 1, PRIMARY, False)]
+        rounds = ROUNDS if fault.adapts else 1
+        return 3, {"primary-model": rounds}, [("primary", 1, PRIMARY, False)] * rounds
     if mode == "retry":
+        if fault.adapts:  # not retried; the re-plan's first call gets the good reply
+            calls = [("primary", 1, PRIMARY, False), ("primary", 1, PRIMARY, True)]
+            return 0, {"primary-model": 2}, calls
         if fault.transient:
             calls = [("primary", 1, PRIMARY, False), ("primary", 2, PRIMARY, True)]
             return 0, {"primary-model": 2}, calls
@@ -218,7 +232,8 @@ def test_fault(fault: Fault, mode: str, matrix: dict[tuple[str, str], Outcome]) 
     assert dict(models_of(outcome.requests)) == per_model
     assert all(r.path == "/v1/chat/completions" for r in outcome.requests)
     # a permanent fault in retry mode leaves the good reply unused; every other script is used up
-    assert len(outcome.pending) == (1 if mode == "retry" and not fault.transient else 0)
+    unused = mode == "retry" and not fault.transient and not fault.adapts
+    assert len(outcome.pending) == (1 if unused else 0)
 
     # events: one generate_summary per call, failed ones classified
     assert run.summaries() == calls
@@ -235,7 +250,7 @@ def test_fault(fault: Fault, mode: str, matrix: dict[tuple[str, str], Outcome]) 
     starts = [(e["phase"], e["attempt"], e["model"]) for e in run.of_type("attempt_start")]
     assert starts == [c[:3] for c in calls]
     # a wait only between two primary calls (the switch to failover is immediate)
-    retried = sum(1 for c in calls if c[0] == "primary") - 1
+    retried = 0 if fault.adapts else sum(1 for c in calls if c[0] == "primary") - 1
     waits = [(w["phase"], w["attempt"], w["delay"]) for w in run.of_type("retry_wait")]
     assert waits == [("primary", i, fault.wait) for i in range(1, retried + 1)]
     types = [e["type"] for e in run.events]
