@@ -376,8 +376,12 @@ async def _run_file(
     console: Console | None = None,
     cache: bool | None = None,
     fallback: str | None = None,
+    check: bool = True,
 ) -> ExitCode:
-    """Read, decide, summarize and write one transcript (a batch runs many in one loop)."""
+    """Read, decide, summarize and write one transcript (a batch runs many in one loop).
+
+    ``check=False``: the caller already ran :func:`check_config` on this config (a batch).
+    """
     from compactor.formats.base import CompactionInfo
     from compactor.formats.registry import read_transcript, write_transcript
     from compactor.io import archive_original, atomic_write, read_input
@@ -400,7 +404,8 @@ async def _run_file(
     )
     # The whole config, before reading: a bad callback or provider is exit 2 even when the
     # trigger does not fire (models are validated, not built: no openai import).
-    check_config(file_cfg, overrides)
+    if check:
+        check_config(file_cfg, overrides)
 
     display, raw = read_input(transcript)
     parsed = read_transcript(display, raw, format=fmt or file_cfg.format)
@@ -603,7 +608,7 @@ def _run_batch(
     live = console.is_terminal and not quiet
     results: list[tuple[int, str, dict[str, Any]]] = [(0, "", {}) for _ in files]
     load_config = _once(lambda: load_default_config(config))
-    _warm_up(load_config, options)
+    checked = _warm_up(load_config, options)
 
     async def one(index: int, path: str, sem: asyncio.Semaphore) -> None:
         async with sem:
@@ -616,6 +621,7 @@ def _run_batch(
                         report=None,
                         report_sink=reps.append,
                         console=console,
+                        check=not checked,
                         **options,
                     )
                 )
@@ -648,8 +654,11 @@ def _run_batch(
     return max(code for code, _, _ in results)
 
 
-def _warm_up(load_config: Callable[[], FileConfig], options: dict[str, Any]) -> None:
-    """Before a batch: build the config once, then freeze what is alive out of the GC.
+def _warm_up(load_config: Callable[[], FileConfig], options: dict[str, Any]) -> bool:
+    """Before a batch: check and build the config once, then freeze what is alive out of the GC.
+
+    Returns whether the config passed :func:`check_config` (then no file checks it again; else
+    every file reports the problem itself).
 
     Building it imports the model backend (openai: ~100k long-lived objects) and the config's
     hooks before the loop starts. ``gc.freeze()`` then keeps every later collection from
@@ -665,11 +674,15 @@ def _warm_up(load_config: Callable[[], FileConfig], options: dict[str, Any]) -> 
         cache=options.get("cache"),
         fallback=options.get("fallback"),
     )
+    checked = False
     try:
+        check_config(load_config(), overrides)
+        checked = True
         build_config(load_config(), overrides, transcript_path_auto=None)
     except Exception:  # noqa: BLE001 - reported per file, by that file's own build
         pass
     gc.freeze()
+    return checked
 
 
 async def _summarize(cfg: Any, messages: list[Any], tools: list[Any], view: LiveView) -> Any:
