@@ -695,3 +695,34 @@ def test_property_text_without_secrets_is_unchanged(text: str) -> None:
 def test_property_masking_is_idempotent_on_any_text(text: str) -> None:
     once = SecretMasker().mask_text(text)
     assert SecretMasker().mask_text(once) == once
+
+
+# -- rule hints (a substring prefilter) change no result -------------------------------------------
+
+
+def _unhinted() -> SecretMasker:
+    from compactor import masking
+
+    masker = SecretMasker()
+    masker._rules = tuple(masking._UNHINTED_RULES)  # the same rules without their prefilter
+    return masker
+
+
+def test_every_rule_has_a_hint_and_every_example_needs_its_rule() -> None:
+    from compactor import masking
+
+    assert len(masking._HINTS) == len(masking._UNHINTED_RULES)
+    assert all(rule.hints for rule in masking._BUILTIN_RULES)
+    for kind, text, _ in EXAMPLES:
+        assert SecretMasker().mask_text(text) == _unhinted().mask_text(text), (kind, text)
+
+
+@settings(max_examples=150, deadline=None, database=None, derandomize=True)
+@given(st.lists(st.tuples(prose, planted_secret()), min_size=1, max_size=6), prose)
+def test_property_hints_change_no_result(
+    pieces: list[tuple[str, tuple[str, str]]], tail: str
+) -> None:
+    text = "".join(f"{filler} {snippet} " for filler, (snippet, _) in pieces) + tail
+    hinted, plain = SecretMasker(), _unhinted()
+    assert hinted.mask_text(text) == plain.mask_text(text)
+    assert hinted.counts == plain.counts
