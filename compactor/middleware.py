@@ -111,7 +111,7 @@ class Middleware(Generic[M]):
         await self._emit(BeforeSummarize(messages=copy.deepcopy(before.messages)))
         to_summarize, tail = self.split_tail(before.messages)
         masker = self.make_masker()
-        system_messages, head = split_system(copy.deepcopy(to_summarize))
+        system_messages, head = split_system(to_summarize)  # ``before`` is a copy already
         # Masked once: the summarizer, the failover callback and finalize all see this copy
         # (system messages as they are; they are not sent by default), so the user messages
         # finalize re-inserts carry placeholders too. Masking it again is a no-op, so the
@@ -119,7 +119,8 @@ class Middleware(Generic[M]):
         if masker is not None:
             head = masker.mask_messages(head)
         history = system_messages + head
-        result = await generate_summary(cfg, copy.deepcopy(history), self._emit, masker=masker)
+        # generate_summary never mutates its input (it copies what it hands to a model)
+        result = await generate_summary(cfg, history, self._emit, masker=masker)
         original = copy.deepcopy(history)
         reply = copy.deepcopy(result.response)
         if cfg.strip_analysis:
