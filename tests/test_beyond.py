@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -536,3 +537,22 @@ def test_strip_analysis_drops_the_analysis_block(tmp_path, fake, key_env):
     assert "<analysis>" not in stripped and "</analysis>" not in stripped
     assert "<summary>" in stripped
     assert res.report["tokens_after"] < kept_tokens
+
+
+def test_explain_never_imports_the_openai_client(tmp_path):
+    code = (
+        "import sys\n"
+        "from compactor.cli.app import app\n"
+        "try:\n"
+        f"    app(['check', '--explain', '-c', {str(REPO / 'configs' / 'robust.yaml')!r}, "
+        f"{str(LONG)!r}], standalone_mode=False)\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('OPENAI' if 'openai' in sys.modules else 'CLEAN')\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert "6 chunks" not in proc.stdout  # robust.yaml's 128k window: one pass
+    assert "WOULD COMPACT" in proc.stdout, proc.stderr
+    assert proc.stdout.strip().endswith("CLEAN"), proc.stdout[-300:]
