@@ -21,7 +21,7 @@ from .finalize import _is_candidate, select_user_messages
 from .middleware import Middleware
 from .schema import AgenticMessage, Message, ToolInfo, user_text
 from .summarize import build_model_input, input_tokens, plan_summarizer_chunks, split_system
-from .tokens import estimate_message
+from .tokens import estimate_message, estimate_text
 from .trigger import TriggerDecision, fraction_threshold, thresholds
 
 __all__ = ["explain"]
@@ -56,7 +56,7 @@ def _by_tool(messages: Sequence[Message | AgenticMessage]) -> dict[str, dict[str
                 names[call.id] = call.name
                 r = row(call.name)
                 r["calls"] += 1
-                r["call_tokens"] += len((call.name + call.arguments).encode("utf-8")) // 4
+                r["call_tokens"] += estimate_text(call.name + call.arguments)
             if msg.role == "tool":
                 name = names.get(msg.tool_call_id or "") or msg.tool_name or msg.name or "?"
                 r = row(name)
@@ -69,7 +69,7 @@ def _by_tool(messages: Sequence[Message | AgenticMessage]) -> dict[str, dict[str
                 names[block.call_id or ""] = name
                 r = row(name)
                 r["calls"] += 1
-                r["call_tokens"] += len((name + (block.arguments or "")).encode("utf-8")) // 4
+                r["call_tokens"] += estimate_text(name + (block.arguments or ""))
             elif block.type == "function_tool_result":
                 name = names.get(block.call_id or "") or block.name or "?"
                 r = row(name)
@@ -201,7 +201,9 @@ async def explain(
     head = to_summarize[len(system_messages) :]
     n_sys = len(system_messages)
     masker = mw.make_masker()
-    _, _, model_input = await build_model_input(config, to_summarize)
+    system_instruction, user_instruction, model_input = await build_model_input(
+        config, to_summarize
+    )
     if masker is not None:
         model_input = masker.mask_messages(model_input)
     summarizer_tokens = input_tokens(model_input)
@@ -209,7 +211,6 @@ async def explain(
     chunks: list[dict[str, Any]] = []
     calls = [summarizer_tokens]
     if limit and config.gen_model_input is None and summarizer_tokens > limit:
-        system_instruction, user_instruction, _ = await build_model_input(config, to_summarize)
         plan = plan_summarizer_chunks(config, to_summarize, system_instruction, user_instruction)
         for i, c in enumerate(plan.chunks, start=1):
             chunks.append(

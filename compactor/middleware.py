@@ -10,13 +10,13 @@ from typing import Any, Generic
 
 from ._util import call_maybe_async, maybe_await
 from .config import DEFAULT_CONTEXT_TOKENS, Config, PreserveUserMessages, validate_config
-from .errors import LoopGuardError, SummarizationError
+from .errors import LoopGuardError
 from .events import AfterSummarize, BeforeSummarize, Event
 from .finalize import _default_finalize, _model_input
 from .prompts import DEGRADED_NOTE
 from .schema import AgenticMessage, AgentState, M, Message, content_type
 from .summarize import AttemptRecord, generate_summary, split_system
-from .tokens import TokenCounterInput, default_token_counter
+from .tokens import default_token_counter
 from .trigger import TriggerDecision, decide
 
 __all__ = ["Middleware", "SummarizeOutcome", "new", "strip_analysis"]
@@ -145,8 +145,8 @@ class Middleware(Generic[M]):
         tokens_before = tokens_after = None
         if cfg.loop_guard is not None:
             counter = cfg.token_counter or default_token_counter
-            tokens_before = await _count(counter, before.messages, before.tools)
-            tokens_after = await _count(counter, new_messages, before.tools)
+            tokens_before = await _count(counter, before.messages, before.tools, cfg.trigger)
+            tokens_after = await _count(counter, new_messages, before.tools, cfg.trigger)
             if tokens_after >= cfg.loop_guard * tokens_before:
                 raise LoopGuardError(tokens_before, tokens_after, cfg.loop_guard)
         if cfg.callback is not None:
@@ -206,12 +206,11 @@ class Middleware(Generic[M]):
         return DEFAULT_CONTEXT_TOKENS // 3
 
 
-async def _count(counter: Any, messages: list[Any], tools: list[Any]) -> int:
-    try:
-        value = await maybe_await(counter(TokenCounterInput(messages, tools)))
-    except Exception as err:
-        raise SummarizationError(f"failed to count tokens: {err}") from err
-    return int(value)
+async def _count(counter: Any, messages: list[Any], tools: list[Any], trigger: Any) -> int:
+    """The trigger's own count (same errors, same int check) of ``messages``."""
+    tokens = (await decide(messages, tools, trigger, counter, always_count=True)).tokens
+    assert tokens is not None  # always_count
+    return tokens
 
 
 _ANALYSIS_RE = re.compile(r"<analysis>.*?</analysis>\s*", re.DOTALL)

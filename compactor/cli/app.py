@@ -480,9 +480,11 @@ async def _run_file(
         new_messages = outcome.messages
         extras = _outcome_report(outcome, cfg)
         messages_after = len(new_messages)
-        tokens_after = (
-            await decide(new_messages, parsed.tools, trigger, counter, always_count=True)
-        ).tokens
+        tokens_after = outcome.tokens_after  # counted by the loop guard, when it ran
+        if tokens_after is None:
+            tokens_after = (
+                await decide(new_messages, parsed.tools, trigger, counter, always_count=True)
+            ).tokens
         data = write_transcript(
             parsed,
             new_messages,
