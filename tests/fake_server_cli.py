@@ -30,6 +30,7 @@ __all__ = [
     "PLANTED_KEY",
     "PRIMARY",
     "SUMMARY",
+    "Finished",
     "Run",
     "assert_no_secret",
     "compact_exe",
@@ -58,14 +59,10 @@ def compact_exe() -> str:
 
 
 @dataclass
-class Run:
-    """One finished ``compact run`` and the files it was pointed at."""
+class Finished:
+    """A finished ``compact`` subprocess and where it wrote its events and report."""
 
     proc: subprocess.CompletedProcess[bytes]
-    elapsed: float
-    src: Path
-    src_bytes: bytes
-    out: Path
     events_path: Path
     report_path: Path
 
@@ -100,6 +97,16 @@ class Run:
             (e["phase"], e["attempt"], e["model"], e["ok"])
             for e in self.of_type("generate_summary")
         ]
+
+
+@dataclass(kw_only=True)
+class Run(Finished):
+    """One finished ``compact run`` and the files it was pointed at."""
+
+    elapsed: float
+    src: Path
+    src_bytes: bytes
+    out: Path
 
 
 def write_config(
@@ -196,7 +203,7 @@ def run_compact(
         check=False,
     )
     elapsed = time.monotonic() - started
-    result = Run(proc, elapsed, src, src_bytes, out, events, report)
+    result = Run(proc, events, report, elapsed=elapsed, src=src, src_bytes=src_bytes, out=out)
     assert_no_secret(result, fake.requests)
     return result
 

@@ -27,7 +27,7 @@ from compactor.prompts import DEGRADED_NOTE, PREAMBLE
 from compactor.schema import user_text
 from compactor.testing.fake_openai import FakeOpenAI, reply, status
 
-from .fake_server_cli import compact_exe
+from .fake_server_cli import Finished, compact_exe
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_transcripts"
@@ -37,31 +37,10 @@ KEY = "sk-test-PLANTED-beyond-0001"
 
 
 @dataclass
-class Result:
-    proc: subprocess.CompletedProcess[bytes]
-    tmp: Path
+class Result(Finished):
+    """A finished ``compact`` run in ``tmp`` (report.json, events.jsonl and out.jsonl there)."""
 
-    @property
-    def code(self) -> int:
-        return self.proc.returncode
-
-    @property
-    def stdout(self) -> str:
-        return self.proc.stdout.decode("utf-8", "replace")
-
-    @property
-    def stderr(self) -> str:
-        return self.proc.stderr.decode("utf-8", "replace")
-
-    @property
-    def report(self) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads((self.tmp / "report.json").read_text("utf-8"))
-        return data
-
-    @property
-    def events(self) -> list[dict[str, Any]]:
-        text = (self.tmp / "events.jsonl").read_text("utf-8")
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    tmp: Path = Path()
 
     @property
     def out(self) -> Path:
@@ -83,7 +62,7 @@ def compact(
     proc = subprocess.run(
         argv, capture_output=True, env=full_env, cwd=tmp, timeout=120, check=False
     )
-    return Result(proc, tmp)
+    return Result(proc, tmp / "events.jsonl", tmp / "report.json", tmp=tmp)
 
 
 def run_args(src: Path, *extra: str) -> tuple[str, ...]:
