@@ -325,3 +325,28 @@ def test_connections_are_kept_alive() -> None:
             conn.close()
         peers = {r.peer for r in fake.requests}
         assert len(fake.requests) == 3 and len(peers) == 1, peers
+
+
+def test_latency_and_peak_in_flight() -> None:
+    """Each answer comes ``latency`` after its request arrived (not later under load), and
+    ``peak_in_flight`` counts the requests answered at once."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    with FakeOpenAI(latency=0.2) as fake:
+        assert fake.peak_in_flight == 0
+
+        def timed(_: int) -> float:
+            start = time.monotonic()
+            code, _, _ = post(fake.base_url)
+            assert code == 200
+            return time.monotonic() - start
+
+        with ThreadPoolExecutor(4) as pool:
+            times = list(pool.map(timed, range(4)))
+        assert all(0.2 <= t < 0.6 for t in times), times
+        assert fake.peak_in_flight == 4
+        fake.reset()
+        assert fake.peak_in_flight == 0
+        timed(0)
+        assert fake.peak_in_flight == 1

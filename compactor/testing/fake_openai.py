@@ -35,6 +35,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -302,6 +303,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         fake = self.server.fake
+        arrived = time.monotonic()
+        fake._enter()
+        try:
+            self._post(fake, arrived)
+        finally:
+            fake._leave()
+
+    def _post(self, fake: FakeOpenAI, arrived: float) -> None:
         length = int(self.headers.get("content-length") or 0)
         data = self.rfile.read(length) if length else b""
         try:
@@ -322,7 +331,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(400, _context_length_body(limit, tokens))
             return
         step, release = fake._next_step()
-        if fake.latency > 0 and release.wait(fake.latency):
+        # The latency counts from the request's arrival, so the fake's own parsing (and its
+        # threads' turns at the GIL under load) is not added on top of it.
+        wait = fake.latency - (time.monotonic() - arrived)
+        if fake.latency > 0 and wait > 0 and release.wait(wait):
             self.close_connection = True
             return
         self._run(step, body, release)
@@ -427,6 +439,8 @@ class FakeOpenAI:
         self._release = threading.Event()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        self._in_flight = 0
+        self._peak = 0
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -461,6 +475,7 @@ class FakeOpenAI:
             self._release = threading.Event()
             self._steps.clear()
             self._requests.clear()
+            self._peak = self._in_flight
 
     def __enter__(self) -> Self:
         return self.start()
@@ -509,6 +524,21 @@ class FakeOpenAI:
         with self._lock:
             return list(self._requests)
 
+    @property
+    def peak_in_flight(self) -> int:
+        """The most POST requests this fake has been answering at once (since start/reset)."""
+        with self._lock:
+            return self._peak
+
+    def _enter(self) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self._peak = max(self._peak, self._in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
     def _record(self, request: RecordedRequest) -> None:
         with self._lock:
             self._requests.append(request)
@@ -524,7 +554,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m compactor.testing.fake_openai")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    parser.add_argument(
+        "--latency",
+        type=float,
+        default=0.0,
+        help="seconds from each request's arrival to its answer",
+    )
     parser.add_argument("--script", help="JSON file: a list of steps used in order")
     parser.add_argument("--default", help="reply text used when the script is exhausted")
     parser.add_argument(
