@@ -30,6 +30,7 @@ from .events import (
     Phase,
     RetryWait,
 )
+from .models.pool import request_slot
 from .prompts import CHUNK_NOTE, PREVIOUS_SUMMARY, SYSTEM_INSTRUCTION, USER_INSTRUCTION
 from .schema import (
     M,
@@ -449,7 +450,10 @@ async def _generate_one(
             cached = outcome.response is not None
         if not cached:
             try:
-                outcome.response = await model.generate(copy.deepcopy(inp), **config.model_options)
+                async with request_slot():
+                    outcome.response = await model.generate(
+                        copy.deepcopy(inp), **config.model_options
+                    )
             except Exception as err:  # noqa: BLE001 - a failed call is data for retry/failover
                 outcome.error = err
             if key is not None and outcome.error is None:

@@ -163,6 +163,42 @@ def test_batch_retries_stay_per_file(tmp_path: Path, fake_env) -> None:
     fake_env.assert_complete()
 
 
+def test_batch_jobs_bounds_the_requests_in_flight(tmp_path: Path, fake_env) -> None:
+    """--jobs 3 over 10 files: the server never answers more than 3 requests at once, and does
+    answer 3 (files beyond the 3 in flight are prepared meanwhile, not sent)."""
+    fake_env.latency = 0.15
+    paths = _copies(tmp_path / "in", 10)
+    args = ["run", str(tmp_path / "in"), "--force", "--jobs", "3", "--model", "openai:m"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert len(fake_env.requests) == len(paths)
+    assert fake_env.peak_in_flight == 3
+
+
+@pytest.mark.anyio
+async def test_request_slot_bounds_only_inside_shared_clients() -> None:
+    import asyncio
+
+    from compactor.models.pool import request_slot, shared_clients
+
+    in_flight = peak = 0
+
+    async def call() -> None:
+        nonlocal in_flight, peak
+        async with request_slot():
+            in_flight += 1
+            peak = max(peak, in_flight)
+            await asyncio.sleep(0.01)
+            in_flight -= 1
+
+    async with shared_clients(requests=2):
+        await asyncio.gather(*(call() for _ in range(7)))
+    assert peak == 2
+    peak = 0
+    await asyncio.gather(*(call() for _ in range(7)))  # outside: no bound
+    assert peak == 7
+
+
 def test_batch_outputs_equal_single_runs(tmp_path: Path, fake_env) -> None:
     """Same bytes as `compact run FILE` for each file (the note names each input's path)."""
     paths = _copies(tmp_path / "in", 6)

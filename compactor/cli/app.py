@@ -241,8 +241,8 @@ def run(
             "-j",
             min=1,
             metavar="N",
-            help="Batch: compact N files at a time (default 4); with --jobs a lone DIRECTORY "
-            "means its *.jsonl.",
+            help="Batch: at most N summarizer requests at a time (default 4), while up to 2N "
+            "files are read and written; with --jobs a lone DIRECTORY means its *.jsonl.",
         ),
     ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
@@ -591,10 +591,14 @@ def _run_batch(
     report: str | None,
     quiet: bool,
 ) -> int:
-    """Compact ``files`` at most ``jobs`` at a time; one status line each; max of the exits.
+    """Compact ``files`` with at most ``jobs`` model requests in flight; one status line each;
+    max of the exits.
 
-    Every file runs :func:`_run_file` as a task of ONE event loop (a semaphore admits ``jobs``
-    at a time). The config file is read once, and model calls with equal settings share one
+    Every file runs :func:`_run_file` as a task of ONE event loop. ``jobs`` bounds the model
+    requests (:func:`compactor.models.pool.request_slot`), and ``2 * jobs`` the files open at
+    once: while ``jobs`` requests wait on the network, the next files are read, counted and
+    masked, so a freed slot sends at once, and finished files are written off that path. The
+    config file is read once, and model calls with equal settings share one
     client and its connections (:func:`compactor.models.pool.shared_clients`). File I/O stays in
     the loop: a small file's read or atomic write takes well under a millisecond, while a hop to
     a worker thread waits for the GIL (5-10 ms per hop measured with 16 files in flight). Each
@@ -642,8 +646,8 @@ def _run_batch(
                 console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     async def main() -> None:
-        sem = asyncio.Semaphore(jobs)
-        async with shared_clients():
+        sem = asyncio.Semaphore(2 * jobs)
+        async with shared_clients(requests=jobs):
             await asyncio.gather(*(one(i, p, sem) for i, p in enumerate(files)))
 
     asyncio.run(main())

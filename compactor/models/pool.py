@@ -9,33 +9,42 @@ key, timeout) share one client, and the clients are closed when the block ends::
     async with shared_clients():
         await asyncio.gather(*(mw.summarize(s) for s in states))
 
+``shared_clients(requests=N)`` also bounds the model requests in flight: the summarizer holds a
+:func:`request_slot` for each model call only, so a batch can read, mask and write other files
+(and back off between retries) while N requests wait on the network.
+
 This module imports no SDK: ``compact check`` and the local model never load ``openai``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Hashable
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["pooled_client", "shared_clients"]
+__all__ = ["pooled_client", "request_slot", "shared_clients"]
 
 _POOL: ContextVar[dict[Hashable, Any] | None] = ContextVar("compactor_shared_clients", default=None)
+_SLOTS: ContextVar[asyncio.Semaphore | None] = ContextVar("compactor_request_slots", default=None)
 
 
 @contextlib.asynccontextmanager
-async def shared_clients() -> AsyncIterator[dict[Hashable, Any]]:
+async def shared_clients(requests: int | None = None) -> AsyncIterator[dict[Hashable, Any]]:
     """Within this block (and the tasks it starts), equal client settings share one client.
 
+    With ``requests``, at most that many :func:`request_slot` blocks run at once inside it.
     Yields the pool (settings → client), mainly for tests. On exit every client is closed
     (``await client.close()``), also when the block fails.
     """
     pool: dict[Hashable, Any] = {}
     token = _POOL.set(pool)
+    slots = _SLOTS.set(asyncio.Semaphore(requests) if requests else None)
     try:
         yield pool
     finally:
+        _SLOTS.reset(slots)
         _POOL.reset(token)
         clients = list(pool.values())
         pool.clear()
@@ -54,3 +63,19 @@ def pooled_client(key: Hashable, make: Callable[[], Any]) -> Any | None:
     if client is None:
         client = pool[key] = make()
     return client
+
+
+@contextlib.asynccontextmanager
+async def request_slot() -> AsyncIterator[None]:
+    """Hold one of :func:`shared_clients`' ``requests`` slots (no bound outside one).
+
+    After the release it yields to the loop once, so the task that the release woke sends its
+    request before this one goes on finishing its file.
+    """
+    slots = _SLOTS.get()
+    if slots is None:
+        yield
+        return
+    async with slots:
+        yield
+    await asyncio.sleep(0)  # let the task woken by the release send its request first
