@@ -1,8 +1,8 @@
 """Start-up: ``compact check small.jsonl`` wall time vs ``python -c "import typer, rich"``.
 
-    python bench/bench_startup.py [IGNORED_TRANSCRIPT] [--repeat 10] [--small PATH]
+    python bench/bench_startup.py [IGNORED_TRANSCRIPT] [--repeat 20] [--small PATH]
 
-Median of ``repeat`` fresh processes each. Prints one result line; ratio = check / import,
+Median of ``repeat`` fresh processes each, the two commands taking turns. Prints one result line; ratio = check / import,
 target <= 1.3x.
 """
 
@@ -18,21 +18,29 @@ from pathlib import Path
 from _common import REPO, precompile  # bench/ is on sys.path
 
 
-def median_time(cmd: list[str], repeat: int) -> float:
-    times = []
+def run_once(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{cmd} failed ({proc.returncode}): {proc.stderr.decode().strip()}")
+    return elapsed
+
+
+def median_times(cmds: list[list[str]], repeat: int) -> list[float]:
+    """The median wall time of each command, runs interleaved (a, b, a, b, …) so that a busy
+    moment of the machine slows both sides alike."""
+    times: list[list[float]] = [[] for _ in cmds]
     for _ in range(repeat):
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True)
-        times.append(time.perf_counter() - start)
-        if proc.returncode not in (0, 1):
-            raise SystemExit(f"{cmd} failed ({proc.returncode}): {proc.stderr.decode().strip()}")
-    return statistics.median(times)
+        for cmd, bucket in zip(cmds, times, strict=True):
+            bucket.append(run_once(cmd))
+    return [statistics.median(bucket) for bucket in times]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("transcript", nargs="?", help="ignored (run_all.py passes one)")
-    parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument(
         "--small", type=Path, default=REPO / "sample_transcripts" / "small-chat.jsonl"
     )
@@ -41,8 +49,10 @@ def main() -> int:
     compact = str(Path(sys.executable).with_name("compact"))
     if not Path(compact).exists():
         compact = str(REPO / ".venv" / "bin" / "compact")
-    base = median_time([sys.executable, "-c", "import typer, rich"], args.repeat)
-    ours = median_time([compact, "check", str(args.small)], args.repeat)
+    base, ours = median_times(
+        [[sys.executable, "-c", "import typer, rich"], [compact, "check", str(args.small)]],
+        args.repeat,
+    )
     ratio = ours / base
     print(
         f"startup: import typer, rich {base * 1000:.0f} ms, compact check {args.small.name} "
