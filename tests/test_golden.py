@@ -306,3 +306,14 @@ def test_check_explain_json_matches_the_text(runner: CliRunner, at_repo: Path, t
     assert sum(c["messages"] for c in chunks) == plan["summarized"]["messages"]
     assert plan["estimated_cost"]["calls"] == len(chunks)
     assert sum(r["messages"] for r in data["by_role"].values()) == data["messages"]
+
+
+@pytest.mark.parametrize("name", ["coding-session", "agentic-session", "skills-session"])
+def test_local_summary_golden(name: str) -> None:
+    """The embedded summarizer's text for a sample: what `make run` shows a user."""
+    from compactor.formats.registry import read_transcript
+    from compactor.models.local import summarize_transcript
+
+    path = SAMPLES / f"{name}.jsonl"
+    parsed = read_transcript(str(path), path.read_bytes())
+    _golden(f"local_summary_{name}.txt", _normalize(summarize_transcript(parsed.messages)))

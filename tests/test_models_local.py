@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from compactor.models.local import LocalSummarizer
+from compactor.models.local import LocalSummarizer, summarize_transcript
 from compactor.schema import (
     AgenticMessage,
     Block,
@@ -260,3 +262,48 @@ async def test_empty_context() -> None:
     out = await LocalSummarizer().generate(model_input(Message, []))
     check_structure(out.content, [])
     assert LocalSummarizer().name == "local"
+
+
+# -- the substring prefilters change no result ----------------------------------------------------
+
+_PIECES = st.sampled_from(
+    ["Error", "Err", "or", "Value", "Traceback", "Exception", "failed", "FAILED", "fatal",
+     "exit code 1", "exit status 0", "exit code 7", "error:", "error", "://", "http", "x",
+     " ", "\n", "_", ".", ":", "é", "1"]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None, database=None, derandomize=True)
+@given(st.lists(_PIECES, max_size=12).map("".join))
+def test_property_error_and_url_prefilters_match_the_regexes(text: str) -> None:
+    from compactor.models import local
+
+    assert local._has_error(text) == (local._ERROR_RE.search(text) is not None)
+    assert local._without_urls(text) == local._URL_RE.sub(" ", text)
+    old_error_word = re.search(r"\b\w*Error\b", text) is not None  # the pattern before
+    assert (re.search(r"Error\b", text) is not None) == old_error_word
+
+
+def test_summary_scans_run_once_whatever_the_number_of_limits_tried(monkeypatch) -> None:
+    """The fitting loop retries smaller limits; the facts are scanned on the first try only."""
+    from compactor.models import local
+
+    calls: list[str] = []
+    real = local._Facts.__dict__["paths"].func
+
+    def counted(self: Any) -> Any:
+        calls.append("paths")
+        return real(self)
+
+    monkeypatch.setattr(local._Facts.__dict__["paths"], "func", counted)
+    tried: list[float] = []
+    scaled = local._Limits.scaled
+
+    def spy(self: Any, factor: float) -> Any:
+        tried.append(factor)
+        return scaled(self, factor)
+
+    monkeypatch.setattr(local._Limits, "scaled", spy)
+    monkeypatch.setattr(local, "MAX_SUMMARY_TOKENS", 300)  # no limit fits: every one is tried
+    text = summarize_transcript(synthetic(turns=20))
+    assert text and len(tried) > 1 and calls == ["paths"]

@@ -14,6 +14,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from compactor.schema import (
@@ -50,10 +51,36 @@ _DECISION_RE = re.compile(
     re.IGNORECASE,
 )
 _ERROR_RE = re.compile(
-    r"(Traceback|\b\w*Error\b|\bException\b|\bfailed\b|\bFAILED\b|\bfatal\b|"
+    # Used only to test whether a text matches. "Error\b" finds the words "\b\w*Error\b" finds
+    # (ValueError, Error), without retrying "\w*" from every letter of every word.
+    r"(Traceback|Error\b|\bException\b|\bfailed\b|\bFAILED\b|\bfatal\b|"
     r"exit (?:code|status) [1-9]\d*|\berror:)",
 )
+_ERROR_HINTS = (
+    "Traceback",
+    "Error",
+    "Exception",
+    "failed",
+    "FAILED",
+    "fatal",
+    "exit code",
+    "exit status",
+    "error:",
+)
+"""Every match of ``_ERROR_RE`` contains one of these: a text with none cannot match."""
+
+
+def _has_error(text: str) -> bool:
+    return any(hint in text for hint in _ERROR_HINTS) and _ERROR_RE.search(text) is not None
+
+
 _URL_RE = re.compile(r"\b\w+://\S+")
+
+
+def _without_urls(text: str) -> str:
+    return _URL_RE.sub(" ", text) if "://" in text else text
+
+
 _EXTS = (
     "py|pyi|js|mjs|ts|tsx|jsx|go|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|md|rst|txt|"
     "json|jsonl|yaml|yml|toml|cfg|ini|sh|bash|html|css|scss|sql|lock|xml|csv|ipynb|env|conf|"
@@ -265,7 +292,11 @@ def _prior_user_messages(text: str) -> list[str]:
 
 
 class _Facts:
-    """Everything extracted from the context, before formatting."""
+    """Everything extracted from the context, before formatting.
+
+    The scans (paths, identifiers, errors, sentences) do not depend on the section limits, so
+    each runs once however many limits :func:`summarize_transcript` tries.
+    """
 
     def __init__(self, entries: list[_Entry]) -> None:
         self.entries = entries
@@ -281,6 +312,7 @@ class _Facts:
                 self.prior.append(e.text)
                 self.prior_users.extend(_prior_user_messages(e.text))
 
+    @cached_property
     def paths(self) -> list[tuple[str, int, str, bool]]:
         """(path, mentions, last tool that touched it, named by a message or a tool call)."""
         counts: Counter[str] = Counter()
@@ -289,11 +321,11 @@ class _Facts:
         spoken: set[str] = set()
         for e in self.entries:
             if e.role in ("user", "assistant") and not e.internal:
-                cleaned = _URL_RE.sub(" ", e.text)
+                cleaned = _without_urls(e.text)
                 spoken.update(m.group(1).rstrip(".") for m in _PATH_RE.finditer(cleaned))
 
         def scan(text: str) -> None:
-            for match in _PATH_RE.finditer(_URL_RE.sub(" ", text)):
+            for match in _PATH_RE.finditer(_without_urls(text)):
                 path = match.group(1).rstrip(".")
                 if path.count(".") and path.replace(".", "").isdigit():
                     continue
@@ -318,6 +350,7 @@ class _Facts:
                     scan(text)
         return [(p, counts[p], touched.get(p, ""), p in touched or p in spoken) for p in order]
 
+    @cached_property
     def snippets(self) -> dict[str, str]:
         """The last code snippet written to each path by a tool call."""
         out: dict[str, str] = {}
@@ -335,6 +368,7 @@ class _Facts:
                     break
         return out
 
+    @cached_property
     def identifiers(self) -> list[tuple[str, int]]:
         counts: Counter[str] = Counter()
         order: dict[str, None] = {}
@@ -357,14 +391,18 @@ class _Facts:
         ranked = sorted(order, key=lambda w: (-counts[w], position[w]))
         return [(w, counts[w]) for w in ranked]
 
+    @cached_property
     def errors(self) -> list[tuple[str, str]]:
         """(error line, what the assistant said next) pairs, in order."""
         out: list[tuple[str, str]] = []
         seen: set[str] = set()
         for pos, e in enumerate(self.entries):
             for _, name, body in e.results:
-                lines = [ln.strip() for ln in _clean(body).splitlines() if ln.strip()]
-                hits = [ln for ln in lines if _ERROR_RE.search(ln) and not _LISTING_RE.match(ln)]
+                cleaned = _clean(body)
+                if not _has_error(cleaned):
+                    continue  # no line of it can match either (the pattern has no anchors)
+                lines = [ln.strip() for ln in cleaned.splitlines() if ln.strip()]
+                hits = [ln for ln in lines if _has_error(ln) and not _LISTING_RE.match(ln)]
                 if not hits:
                     continue
                 # The last matching line usually carries the actual exception message.
@@ -373,16 +411,47 @@ class _Facts:
                 if key in seen:
                     continue
                 seen.add(key)
-                follow = next(
-                    (
-                        x.text
-                        for x in self.entries[pos + 1 :]
-                        if x.role == "assistant" and x.text.strip()
-                    ),
-                    "",
-                )
-                out.append((line, follow))
+                out.append((line, self._next_assistant_text[pos]))
         return out
+
+    @cached_property
+    def _next_assistant_text(self) -> list[str]:
+        """Per entry: the text of the first later assistant message that has one ("" if none)."""
+        out = [""] * len(self.entries)
+        following = ""
+        for pos in range(len(self.entries) - 1, -1, -1):
+            out[pos] = following
+            e = self.entries[pos]
+            if e.role == "assistant" and e.text.strip():
+                following = e.text
+        return out
+
+    @cached_property
+    def failed(self) -> set[int]:
+        """Positions of the entries with a tool result that reports an error."""
+        return {
+            pos
+            for pos, e in enumerate(self.entries)
+            if any(_has_error(body) for _, _, body in e.results)
+        }
+
+    @cached_property
+    def constraints(self) -> list[str]:
+        return [s for u in self.users for s in _sentences(u.text) if _CONSTRAINT_RE.search(s)]
+
+    @cached_property
+    def decisions(self) -> list[str]:
+        return [s for a in self.assistants for s in _sentences(a.text) if _DECISION_RE.search(s)]
+
+    @cached_property
+    def pending(self) -> list[str]:
+        return [
+            s
+            for e in self.entries
+            if (_is_real_user(e) or e.role == "assistant") and not e.internal
+            for s in _sentences(e.text)
+            if _PENDING_RE.search(s)
+        ]
 
 
 def _sections(facts: _Facts, lim: _Limits) -> tuple[str, str]:
@@ -393,7 +462,7 @@ def _sections(facts: _Facts, lim: _Limits) -> tuple[str, str]:
     # -- analysis: a short chronological walk -----------------------------------------------
     steps: list[str] = []
     current: list[str] = []
-    for e in facts.entries:
+    for pos, e in enumerate(facts.entries):
         if e.internal:
             steps.append("An earlier summary of the conversation was given.")
         elif _is_real_user(e):
@@ -405,7 +474,7 @@ def _sections(facts: _Facts, lim: _Limits) -> tuple[str, str]:
             line = "; ".join(x for x in (said, tools) if x)
             if line:
                 steps.append(line if said else f"Assistant {line}")
-        elif e.results and any(_ERROR_RE.search(body) for _, _, body in e.results):
+        elif pos in facts.failed:
             steps.append("A tool result reported an error.")
     merged: list[str] = []
     for step in steps:
@@ -435,14 +504,7 @@ def _sections(facts: _Facts, lim: _Limits) -> tuple[str, str]:
             intent.append("Later requests: " + "; ".join(_head_tail(later, 2, n // 3, "more")))
     elif facts.prior:
         intent.append("Continues the work described in the earlier summary.")
-    constraints = _dedup(
-        [
-            _one_line(s, ic)
-            for u in users
-            for s in _sentences(u.text)
-            if _CONSTRAINT_RE.search(s) and len(s) > 8
-        ]
-    )
+    constraints = _dedup([_one_line(s, ic) for s in facts.constraints if len(s) > 8])
     sec1 = "\n".join(f"   {x}" for x in intent) or "   No explicit request in this part."
     if constraints:
         sec1 += "\n   Constraints and preferences stated by the user:\n" + "\n".join(
@@ -458,15 +520,15 @@ def _sections(facts: _Facts, lim: _Limits) -> tuple[str, str]:
         concepts.append(
             "Tools used: " + ", ".join(f"{t} ({tool_counts[t]}×)" for t in ranked[: n + 4])
         )
-    idents = [w for w, _ in facts.identifiers()[: n * 2]]
+    idents = [w for w, _ in facts.identifiers[: n * 2]]
     if idents:
         concepts.append("Identifiers: " + ", ".join(f"`{w}`" for w in idents))
     sec2 = _bullets(concepts)
 
     # -- 3. files and code sections ---------------------------------------------------------
-    snippets = facts.snippets()
+    snippets = facts.snippets
     files: list[str] = []
-    found = facts.paths()
+    found = facts.paths
     primary = [p for p in found if p[3]]
     others = [p for p in found if not p[3]]
     cap = n + 3
@@ -491,7 +553,7 @@ def _sections(facts: _Facts, lim: _Limits) -> tuple[str, str]:
 
     # -- 4. errors and fixes ----------------------------------------------------------------
     errs = []
-    for line, follow in facts.errors():
+    for line, follow in facts.errors:
         item = _one_line(line, ic)
         if follow:
             item += f"\n     Next: {_quote(follow, ic)}"
@@ -500,14 +562,7 @@ def _sections(facts: _Facts, lim: _Limits) -> tuple[str, str]:
 
     # -- 5. problem solving -----------------------------------------------------------------
     commands = [_call_line(c, ic) for c in facts.calls]
-    decisions = _dedup(
-        [
-            _one_line(s, ic)
-            for a in facts.assistants
-            for s in _sentences(a.text)
-            if _DECISION_RE.search(s) and len(s) > 15
-        ]
-    )
+    decisions = _dedup([_one_line(s, ic) for s in facts.decisions if len(s) > 15])
     solving: list[str] = []
     if facts.prior:
         solving.append(
@@ -536,17 +591,7 @@ def _sections(facts: _Facts, lim: _Limits) -> tuple[str, str]:
         pending.append(f"Answer the latest user message: {_quote(users[-1].text, ic)}")
     for call in facts.unanswered:
         pending.append(f"Tool call without a result yet: {_call_line(call, ic)}")
-    pending.extend(
-        _dedup(
-            [
-                _one_line(s, ic)
-                for e in facts.entries
-                if (_is_real_user(e) or e.role == "assistant") and not e.internal
-                for s in _sentences(e.text)
-                if _PENDING_RE.search(s)
-            ]
-        )[-(n // 2) :]
-    )
+    pending.extend(_dedup([_one_line(s, ic) for s in facts.pending])[-(n // 2) :])
     sec7 = _bullets(_dedup(pending)[:n], "No pending tasks were stated.")
 
     # -- 8. current work --------------------------------------------------------------------
