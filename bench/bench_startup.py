@@ -2,8 +2,8 @@
 
     python bench/bench_startup.py [IGNORED_TRANSCRIPT] [--repeat 20] [--small PATH]
 
-Median of ``repeat`` fresh processes each, the two commands taking turns. Prints one result line; ratio = check / import,
-target <= 1.3x.
+Median of ``repeat`` fresh processes each, the two commands taking turns. Prints one result
+line; ratio = check / import, target <= 1.3x.
 """
 
 from __future__ import annotations
