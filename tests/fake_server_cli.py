@@ -47,6 +47,18 @@ PRIMARY = "openai:primary-model"
 BACKUP = "openai:backup-model"
 
 
+def default_sigint() -> None:
+    """``preexec_fn`` for a child the test interrupts: SIGINT back to its default action.
+
+    A shell that starts the test run in the background (``make test &``, ``nohup … &``) makes it
+    ignore SIGINT, and an ignored signal stays ignored across fork and exec: ``compact`` would
+    then never see the test's Ctrl-C and the test would wait for it in vain.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def compact_exe() -> str:
     """The installed ``compact`` console script (skips the test when there is none)."""
     exe = Path(sys.executable).parent / "compact"

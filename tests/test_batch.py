@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 
 from compactor.cli.app import app
 
+from .fake_server_cli import default_sigint
+
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
 SMALL = SAMPLES / "small-chat.jsonl"
 CODING = SAMPLES / "coding-session.jsonl"
@@ -251,6 +253,7 @@ def test_batch_sigint_is_130_and_writes_nothing(tmp_path: Path) -> None:
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            preexec_fn=default_sigint,
         )
         deadline = time.monotonic() + 30
         while len(server.requests) < 2 and time.monotonic() < deadline:

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from compactor.cli.app import app
 from compactor.cli.exitcodes import ExitCode
 
-from .fake_server_cli import compact_exe
+from .fake_server_cli import compact_exe, default_sigint
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_transcripts"
@@ -479,6 +479,7 @@ def test_sigint_during_a_model_call_is_130_and_writes_nothing(workdir):
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            preexec_fn=default_sigint,
         )
         deadline = time.monotonic() + 30
         while not server.requests and time.monotonic() < deadline:

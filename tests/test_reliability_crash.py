@@ -18,6 +18,8 @@ from compactor.errors import CompactorError
 from compactor.formats.registry import read_transcript
 from compactor.testing.fake_openai import FakeOpenAI, hang
 
+from .fake_server_cli import default_sigint
+
 COMPACT = str(Path(sys.executable).parent / "compact")
 BIG_MB = 24
 
@@ -262,6 +264,7 @@ def test_sigint_during_model_call_exits_130_and_writes_nothing(tmp_path, in_plac
             env=_env({"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-test"}),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            preexec_fn=default_sigint,
         )
         deadline = time.monotonic() + 30
         while not fake.requests and time.monotonic() < deadline and proc.poll() is None:
