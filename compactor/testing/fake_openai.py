@@ -334,7 +334,7 @@ class _Handler(BaseHTTPRequestHandler):
         # The latency counts from the request's arrival, so the fake's own parsing (and its
         # threads' turns at the GIL under load) is not added on top of it.
         wait = fake.latency - (time.monotonic() - arrived)
-        if fake.latency > 0 and wait > 0 and release.wait(wait):
+        if wait > 0 and release.wait(wait):
             self.close_connection = True
             return
         self._run(step, body, release)
