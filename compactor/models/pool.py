@@ -39,13 +39,13 @@ async def shared_clients(requests: int | None = None) -> AsyncIterator[dict[Hash
     (``await client.close()``), also when the block fails.
     """
     pool: dict[Hashable, Any] = {}
-    token = _POOL.set(pool)
-    slots = _SLOTS.set(asyncio.Semaphore(requests) if requests else None)
+    pool_token = _POOL.set(pool)
+    slots_token = _SLOTS.set(asyncio.Semaphore(requests) if requests else None)
     try:
         yield pool
     finally:
-        _SLOTS.reset(slots)
-        _POOL.reset(token)
+        _SLOTS.reset(slots_token)
+        _POOL.reset(pool_token)
         clients = list(pool.values())
         pool.clear()
         for client in clients:
