@@ -14,6 +14,28 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 TRANSCRIPTS = SHARED / "transcripts"
 DEAD_BASE_URL = "http://127.0.0.1:9/v1"
+HAVE_SHARED = TRANSCRIPTS.is_dir()
+needs_shared = pytest.mark.skipif(
+    not HAVE_SHARED, reason="../shared/transcripts is not beside the checkout"
+)
+"""Mark for tests (or parameters) that read the real transcripts: they skip on a user's clone."""
+
+
+def shared_transcript_files() -> list[Path]:
+    """The real agent transcripts (``<agent>/<name>.jsonl``), not the reference compactions."""
+    if not HAVE_SHARED:
+        return []
+    return sorted(
+        p for p in TRANSCRIPTS.glob("*/*.jsonl") if p.parent.name != "reference-compactions"
+    )
+
+
+def shared_file(relative: str) -> Path:
+    """``../shared/transcripts/<relative>``; skips the calling test when it is not there."""
+    path = TRANSCRIPTS / relative
+    if not path.is_file():
+        pytest.skip(f"{path} is not beside the checkout")
+    return path
 
 
 @pytest.fixture(autouse=True)

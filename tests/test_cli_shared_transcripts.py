@@ -19,10 +19,10 @@ from compactor.formats.registry import detect_format, read_transcript
 from compactor.prompts import PREAMBLE
 from compactor.schema import AgenticMessage, Message
 
-from .conftest import TRANSCRIPTS
+from .conftest import shared_transcript_files
 
 FOLDER_FORMAT = {"claude-code": "claude-code", "codex": "codex", "openai-chat": "openai"}
-FILES = sorted(TRANSCRIPTS.glob("*/*.jsonl")) if TRANSCRIPTS.is_dir() else []
+FILES = shared_transcript_files()
 IDS = [f"{p.parent.name}/{p.name}" for p in FILES]
 
 # (tool calls, tool results paired to a call) in the model-visible history, per the README table

@@ -6,7 +6,7 @@ import pytest
 
 from compactor.formats.registry import file_tool_pairs, read_transcript
 
-from .conftest import TRANSCRIPTS
+from .conftest import TRANSCRIPTS, shared_transcript_files
 
 # From ../shared/transcripts/README.md: (tool calls, results paired to them).
 EXPECTED = {
@@ -29,7 +29,7 @@ def test_file_tool_pairs_match_readme(shared_transcripts, name, expected):
 
 
 def test_every_shared_file_is_in_the_table(shared_transcripts):
-    names = {str(p.relative_to(TRANSCRIPTS)) for p in shared_transcripts.glob("*/*.jsonl")}
+    names = {str(p.relative_to(TRANSCRIPTS)) for p in shared_transcript_files()}
     assert names == set(EXPECTED)
 
 

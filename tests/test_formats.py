@@ -20,7 +20,9 @@ from compactor.schema import (
     message_kind,
 )
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "transcripts"
+from .conftest import TRANSCRIPTS as SHARED
+from .conftest import needs_shared, shared_file
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "formats"
 
 # file → (format, records, tool calls, tool results, usage baseline expected)
@@ -41,13 +43,15 @@ INFO = CompactionInfo(tokens_before=12345, tokens_after=678, timestamp="2026-01-
 
 
 def _all_files() -> list[tuple[Path, str]]:
-    files = [(SHARED / name, spec[0]) for name, spec in REAL.items()]
-    files += [(FIXTURES / name, fmt) for name, fmt in FIXTURE_FORMATS.items()]
+    files = [
+        pytest.param(SHARED / name, spec[0], marks=needs_shared) for name, spec in REAL.items()
+    ]
+    files += [pytest.param(FIXTURES / name, fmt) for name, fmt in FIXTURE_FORMATS.items()]
     return files
 
 
 ALL = _all_files()
-IDS = [p.name for p, _ in ALL]
+IDS = [p.values[0].name for p in ALL]
 
 
 def _text(msg: Message | AgenticMessage) -> str:
@@ -126,7 +130,7 @@ def test_detect_and_pass_through(path: Path, fmt: str) -> None:
 @pytest.mark.parametrize("name", list(REAL))
 def test_counts_match_readme(name: str) -> None:
     fmt, records, calls, results, _ = REAL[name]
-    path = SHARED / name
+    path = shared_file(name)
     t = read_transcript(str(path), path.read_bytes())
     assert len(t.records) == records
     if fmt == "claude-code" and "compacted" in name:
@@ -138,7 +142,7 @@ def test_counts_match_readme(name: str) -> None:
 
 
 def test_codex_web_search_calls_are_kept_records() -> None:
-    path = SHARED / "codex/empire-of-bits-desktop-rollout.jsonl"
+    path = shared_file("codex/empire-of-bits-desktop-rollout.jsonl")
     t = read_transcript(str(path), path.read_bytes())
     searches = [r for r in t.records if (r.get("payload") or {}).get("type") == "web_search_call"]
     assert len(searches) == 6
@@ -146,7 +150,7 @@ def test_codex_web_search_calls_are_kept_records() -> None:
 
 @pytest.mark.parametrize("name", list(REAL))
 def test_usage_baseline(name: str) -> None:
-    path = SHARED / name
+    path = shared_file(name)
     t = read_transcript(str(path), path.read_bytes())
     usages = [m.usage for m in t.messages if m.usage is not None]
     if REAL[name][4]:
@@ -160,7 +164,7 @@ def test_usage_baseline(name: str) -> None:
 
 
 def test_claude_code_usage_includes_cache() -> None:
-    path = SHARED / "claude-code/raze-grant-session.jsonl"
+    path = shared_file("claude-code/raze-grant-session.jsonl")
     t = read_transcript(str(path), path.read_bytes())
     last = [m.usage for m in t.messages if m.usage][-1]
     assert last is not None
@@ -169,7 +173,7 @@ def test_claude_code_usage_includes_cache() -> None:
 
 
 def test_codex_usage_is_last_token_usage() -> None:
-    path = SHARED / "codex/soul-grant-rollout.jsonl"
+    path = shared_file("codex/soul-grant-rollout.jsonl")
     t = read_transcript(str(path), path.read_bytes())
     last = [m.usage for m in t.messages if m.usage][-1]
     assert last is not None
@@ -177,7 +181,7 @@ def test_codex_usage_is_last_token_usage() -> None:
 
 
 def test_claude_code_merges_split_assistant_lines_and_marks_injected() -> None:
-    path = SHARED / "claude-code/tokenforge-grant-session.jsonl"
+    path = shared_file("claude-code/tokenforge-grant-session.jsonl")
     raw = path.read_bytes()
     t = read_transcript(str(path), raw)
     ids = [
@@ -200,7 +204,7 @@ def test_claude_code_merges_split_assistant_lines_and_marks_injected() -> None:
 
 
 def test_codex_marks_injected_context() -> None:
-    path = SHARED / "codex/soul-grant-rollout.jsonl"
+    path = shared_file("codex/soul-grant-rollout.jsonl")
     t = read_transcript(str(path), path.read_bytes())
     users = [m for m in t.messages if m.role == "user"]
     assert any(m.extra.get("injected") for m in users)
@@ -251,7 +255,7 @@ def test_append_mode_keeps_original_lines(path: Path, fmt: str) -> None:
 
 
 def test_claude_code_shrink_layout() -> None:
-    path = SHARED / "claude-code/tokenforge-grant-session.jsonl"
+    path = shared_file("claude-code/tokenforge-grant-session.jsonl")
     t = read_transcript(str(path), path.read_bytes())
     new = _summary_history(t.messages, 2)
     out = write_transcript(t, new, info=INFO)
@@ -277,7 +281,7 @@ def test_claude_code_shrink_layout() -> None:
 
 
 def test_codex_shrink_layout() -> None:
-    path = SHARED / "codex/soul-grant-rollout.jsonl"
+    path = shared_file("codex/soul-grant-rollout.jsonl")
     t = read_transcript(str(path), path.read_bytes())
     out = write_transcript(t, _summary_history(t.messages), info=INFO)
     records = [orjson.loads(line) for line in out.splitlines()]
@@ -298,7 +302,7 @@ def test_codex_shrink_layout() -> None:
 
 
 def test_openai_summary_and_unchanged_lines() -> None:
-    path = SHARED / "openai-chat/swe-agent-marshmallow-1867-function-calling.jsonl"
+    path = shared_file("openai-chat/swe-agent-marshmallow-1867-function-calling.jsonl")
     raw = path.read_bytes()
     t = read_transcript(str(path), raw)
     out = write_transcript(t, _summary_history(t.messages, 3))
@@ -310,7 +314,7 @@ def test_openai_summary_and_unchanged_lines() -> None:
 
 
 def test_openai_swe_agent_extra_keys_survive_rendering() -> None:
-    path = SHARED / "openai-chat/swe-agent-marshmallow-1867-function-calling.jsonl"
+    path = shared_file("openai-chat/swe-agent-marshmallow-1867-function-calling.jsonl")
     t = read_transcript(str(path), path.read_bytes())
     tool = next(m for m in t.messages if isinstance(m, Message) and m.role == "tool")
     assert tool.tool_call_id

@@ -14,9 +14,9 @@ from compactor.models.local import LocalSummarizer
 from compactor.schema import user_text
 from compactor.tokens import estimate_message
 
-from .conftest import TRANSCRIPTS
+from .conftest import shared_transcript_files
 
-FILES = sorted(TRANSCRIPTS.glob("*/*.jsonl")) if TRANSCRIPTS.is_dir() else []
+FILES = shared_transcript_files()
 SECTIONS = [
     "1. Primary Request and Intent",
     "2. Key Technical Concepts",

@@ -18,7 +18,7 @@ from compactor.formats.registry import read_transcript
 from compactor.masking import SECRET_KINDS, SecretMasker, mask_messages
 from compactor.schema import AgenticMessage, Block, Message, Part, ToolCall
 
-from .conftest import TRANSCRIPTS
+from .conftest import shared_transcript_files
 
 PLACEHOLDER = re.compile(r"\[REDACTED:([a-z_]+)#(\d+)\]")
 
@@ -490,7 +490,7 @@ def test_no_secret_value_is_kept_in_the_masker() -> None:
 
 # -- the real transcripts: false positives -------------------------------------------------------
 
-FILES = sorted(TRANSCRIPTS.glob("*/*.jsonl")) if TRANSCRIPTS.is_dir() else []
+FILES = shared_transcript_files()
 # None of the shared transcripts contains a real credential, but they do contain near misses:
 # "Bearer $COLOSSEUM_COPILOT_PAT", "HELIUS_API_KEY=your_key", "risk-labeled", "sk-screening", ...
 REAL_COUNTS: dict[str, dict[str, int]] = {

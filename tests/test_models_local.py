@@ -23,9 +23,11 @@ from compactor.schema import (
 )
 from compactor.tokens import estimate_message, estimate_text
 
+from .conftest import shared_transcript_files
+
 pytestmark = pytest.mark.anyio
 
-TRANSCRIPTS = sorted(Path("/work/shared/transcripts/openai-chat").glob("*.jsonl"))
+TRANSCRIPTS = [p for p in shared_transcript_files() if p.parent.name == "openai-chat"]
 SECTIONS = [
     "1. Primary Request and Intent:",
     "2. Key Technical Concepts:",

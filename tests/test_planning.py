@@ -37,7 +37,7 @@ from compactor.schema import AgenticMessage, Block, Message, Part, ToolCall
 from compactor.summarize import split_system
 from compactor.tokens import estimate_message
 
-from .conftest import TRANSCRIPTS
+from .conftest import shared_transcript_files
 
 AnyMessage = Message | AgenticMessage
 PROPS = settings(max_examples=100, deadline=None, database=None, derandomize=True)
@@ -878,7 +878,7 @@ def test_truncate_properties(msgs: list[Any], share: float) -> None:
 # --------------------------------------------------------------------------------------------------
 # Real transcripts
 
-FILES = sorted(TRANSCRIPTS.glob("*/*.jsonl")) if TRANSCRIPTS.is_dir() else []
+FILES = shared_transcript_files()
 
 
 def _context(path: Path) -> list[Any]:

@@ -30,7 +30,7 @@ from compactor.retention import (
 )
 from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Block, Message, Part, ToolCall
 
-from .conftest import TRANSCRIPTS
+from .conftest import shared_transcript_files
 
 
 def A(kind: str, text: str) -> Anchor:
@@ -641,7 +641,7 @@ def test_transform_is_applied_to_every_anchor() -> None:
 
 # -- the embedded summarizer on the real transcripts ---------------------------------------------
 
-FILES = sorted(TRANSCRIPTS.glob("*/*.jsonl")) if TRANSCRIPTS.is_dir() else []
+FILES = shared_transcript_files()
 # anchors by kind of each shared transcript's context (pinned: extraction is deterministic)
 REAL_ANCHORS: dict[str, dict[str, int]] = {
     "bastion-glm47-skill-lock.jsonl": {
