@@ -31,8 +31,10 @@ if TYPE_CHECKING:
     from .errors import (
         CompactorError,
         ConfigError,
+        InputChangedError,
         LoopGuardError,
         ModelError,
+        StreamError,
         SummarizationError,
         TranscriptError,
     )
@@ -57,6 +59,7 @@ if TYPE_CHECKING:
     from .middleware import Middleware, SummarizeOutcome, new
     from .models.base import ChatModel
     from .models.scripted import ScriptedModel, Step, UnexpectedModelCall
+    from .runner import RunOptions, RunResult, arun_file, run_file
     from .schema import (
         AgenticMessage,
         AgentState,
@@ -88,8 +91,10 @@ _MODULES: dict[str, tuple[str, ...]] = {
     ".errors": (
         "CompactorError",
         "ConfigError",
+        "InputChangedError",
         "LoopGuardError",
         "ModelError",
+        "StreamError",
         "SummarizationError",
         "TranscriptError",
     ),
@@ -114,6 +119,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
     ".middleware": ("Middleware", "SummarizeOutcome", "new"),
     ".models.base": ("ChatModel",),
     ".models.scripted": ("ScriptedModel", "Step", "UnexpectedModelCall"),
+    ".runner": ("RunOptions", "RunResult", "arun_file", "run_file"),
     ".schema": (
         "AgenticMessage",
         "AgentState",
@@ -166,6 +172,7 @@ __all__ = [
     "FailoverContext",
     "FinalizerBuilder",
     "GenerateSummary",
+    "InputChangedError",
     "KeepTail",
     "LoopGuardError",
     "Message",
@@ -177,8 +184,11 @@ __all__ = [
     "RetentionConfig",
     "RetryConfig",
     "RetryWait",
+    "RunOptions",
+    "RunResult",
     "ScriptedModel",
     "Step",
+    "StreamError",
     "SummarizationError",
     "SummarizeOutcome",
     "TokenCounterInput",
@@ -190,10 +200,12 @@ __all__ = [
     "UnexpectedModelCall",
     "Usage",
     "__version__",
+    "arun_file",
     "default_backoff",
     "default_finalizer",
     "default_token_counter",
     "new",
     "new_finalizer",
+    "run_file",
     "validate_config",
 ]

@@ -7,7 +7,10 @@ Exception tree::
     ├── SummarizationError         counting (§3), model input, model calls, finalize (§4–§6)
     │   ├── ModelError             one failed model call, classified (rate limit, timeout, ...)
     │   └── LoopGuardError         the result would not be small enough (``Config.loop_guard``)
-    └── TranscriptError            unreadable or malformed transcript (path, line, field)
+    ├── TranscriptError            unreadable or malformed transcript (path, line, field)
+    ├── InputChangedError          ``--in-place``: the input changed while the run worked
+    └── StreamError                an output could not be written completely, or a standard
+                                   stream is closed or broken (short write, EPIPE, ENOSPC, EFBIG)
 
 Errors raised by a user's own callback propagate unchanged. Messages follow SPEC wording:
 lowercase, ``failed to …: <cause>``. Secrets never enter a message.
@@ -18,8 +21,10 @@ from __future__ import annotations
 __all__ = [
     "CompactorError",
     "ConfigError",
+    "InputChangedError",
     "LoopGuardError",
     "ModelError",
+    "StreamError",
     "SummarizationError",
     "TranscriptError",
 ]
@@ -123,3 +128,28 @@ class TranscriptError(CompactorError):
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         what = f"field {self.field!r}: " if self.field else ""
         return f"{where}: {what}{self.message}"
+
+
+class InputChangedError(CompactorError):
+    """``--in-place``: the input changed (size, mtime or inode) between the read and the rename,
+    or another process holds its lock. The input is left as it is; nothing is lost."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        self.message = message
+        super().__init__(f"{path}: {message}")
+
+
+class StreamError(CompactorError):
+    """An output could not be written completely, or a standard stream is closed or broken.
+
+    ``target`` names the destination (a path, ``<stdout>``, ``<stderr>``, ``<stdin>``);
+    ``cause`` is the system's reason (``No space left on device``, ``Broken pipe``, ...).
+    """
+
+    def __init__(self, target: str, cause: str, *, reading: bool = False) -> None:
+        self.target = target
+        self.cause = cause
+        self.reading = reading
+        verb = "failed to read" if reading else "failed to write"
+        super().__init__(f"{verb} {target}{'' if reading else ' completely'}: {cause}")

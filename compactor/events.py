@@ -11,6 +11,10 @@ Order within one summarization::
 
 ``attempt_start`` is ours (not in Eino): it lets a live view show which model is being called
 while the call is in flight.
+
+A run of a file (:mod:`compactor.runner`) adds three events of its own around those:
+``transcript_read`` → ``trigger_checked`` → (the summarization's events) → ``run_finished``,
+the last one for every outcome, failures and interrupts included (:data:`RunEvent`).
 """
 
 from __future__ import annotations
@@ -35,6 +39,11 @@ __all__ = [
     "GenerateSummary",
     "Phase",
     "RetryWait",
+    "RunEvent",
+    "RunEventSink",
+    "RunFinished",
+    "TranscriptRead",
+    "TriggerChecked",
     "error_to_dict",
     "message_to_dict",
 ]
@@ -207,3 +216,73 @@ Event: TypeAlias = (
     | AfterSummarize
 )
 EventSink: TypeAlias = Callable[[Event], MaybeAwaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptRead:
+    """A run read its input: ``messages`` model-visible messages in ``format``."""
+
+    path: str
+    format: str
+    messages: int
+    records: int
+    type: Literal["transcript_read"] = "transcript_read"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "path": self.path,
+            "format": self.format,
+            "messages": self.messages,
+            "records": self.records,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerChecked:
+    """A run decided whether to summarize (``forced``: ``--force`` summarizes anyway)."""
+
+    triggered: bool
+    forced: bool
+    reason: str
+    tokens: int | None
+    messages: int
+    type: Literal["trigger_checked"] = "trigger_checked"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "triggered": self.triggered,
+            "forced": self.forced,
+            "reason": self.reason,
+            "tokens": self.tokens,
+            "messages": self.messages,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    """The last event of a run, whatever its outcome: the exit code, the error (None on
+    success), and which destinations were written completely and which were not."""
+
+    exit_code: int
+    error: str | None
+    written: dict[str, str]
+    """Role (``archive``, ``output``) → the path (or ``<stdout>``) written completely."""
+    not_written: dict[str, str]
+    """Role → destination the run meant to write but did not (or not completely)."""
+    type: Literal["run_finished"] = "run_finished"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "exit_code": self.exit_code,
+            "error": None if self.error is None else redact(self.error),
+            "written": dict(self.written),
+            "not_written": dict(self.not_written),
+        }
+
+
+RunEvent: TypeAlias = Event | TranscriptRead | TriggerChecked | RunFinished
+"""What a run's sink receives: the summarization's events plus the run's own."""
+RunEventSink: TypeAlias = Callable[[RunEvent], MaybeAwaitable[None]]

@@ -24,7 +24,7 @@ from .summarize import build_model_input, input_tokens, plan_summarizer_chunks, 
 from .tokens import estimate_message, estimate_text
 from .trigger import TriggerDecision, fraction_threshold, thresholds
 
-__all__ = ["explain"]
+__all__ = ["PlannedModel", "explain", "explain_config"]
 
 
 def _by_role(messages: Sequence[Message | AgenticMessage]) -> dict[str, dict[str, int]]:
@@ -258,3 +258,35 @@ async def explain(
         "by_tool": _by_tool(context),
         "plan": plan_data,
     }
+
+
+class PlannedModel:
+    """Stands in for the summarizer in ``check --explain``: named, never called, never built."""
+
+    def __init__(self, name: str, remote: bool) -> None:
+        self.name = name
+        self.remote = remote
+
+    async def generate(self, messages: list[Any], **options: Any) -> Any:
+        raise AssertionError("--explain never calls a model")
+
+
+def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
+    """(summarizer name, the Config a run would use) for ``check --explain``, built without
+    importing or building any model backend."""
+    import dataclasses
+
+    from .configfile import Overrides, _model_dict, build_config
+
+    overrides = Overrides(model=model)
+    primary = _model_dict(file_cfg, overrides)
+    name = "local" if primary.get("provider") == "local" else f"openai:{primary.get('name')}"
+    chain = [primary, *((file_cfg.failover or {}).get("models") or [])]
+    planned = PlannedModel(name, remote=primary.get("provider") != "local")
+    cfg = build_config(
+        dataclasses.replace(file_cfg, failover=None),
+        overrides,
+        transcript_path_auto="/dev/null",
+        model=planned,
+    )
+    return name, dataclasses.replace(cfg, mask_secrets=file_cfg.masking(chain))

@@ -38,9 +38,16 @@ def shared_file(relative: str) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def _data_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("xdg-data")
+
+
 @pytest.fixture(autouse=True)
-def _clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Clear OPENAI_* and proxy variables; point the client at a dead loopback port."""
+def _clean_environ(monkeypatch: pytest.MonkeyPatch, _data_home: Path) -> None:
+    """Clear OPENAI_* and proxy variables; point the client at a dead loopback port; archive
+    originals under a temporary $XDG_DATA_HOME, never in the user's own."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(_data_home))
     for key in list(os.environ):
         upper = key.upper()
         if upper.startswith("OPENAI_") or upper.endswith("_PROXY") or upper == "COMPACT_CONFIG":

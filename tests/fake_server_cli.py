@@ -44,6 +44,7 @@ CODING = REPO / "sample_transcripts" / "coding-session.jsonl"
 PLANTED_KEY = "sk-test-PLANTED-123456"
 SUMMARY = "<summary>\nThe fake summary of the coding session.\n</summary>"
 PRIMARY = "openai:primary-model"
+RUN_EVENTS = ("transcript_read", "trigger_checked", "run_finished")
 BACKUP = "openai:backup-model"
 
 
@@ -91,9 +92,16 @@ class Finished:
         return self.proc.stderr.decode("utf-8", "replace")
 
     @property
-    def events(self) -> list[dict[str, Any]]:
+    def all_events(self) -> list[dict[str, Any]]:
+        """Every line of the events file, the run's own events included."""
         text = self.events_path.read_text(encoding="utf-8")
         return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """The summarization's events (without ``transcript_read``, ``trigger_checked`` and
+        ``run_finished``, which every run writes around them)."""
+        return [e for e in self.all_events if e["type"] not in RUN_EVENTS]
 
     @property
     def report(self) -> dict[str, Any]:

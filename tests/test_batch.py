@@ -274,12 +274,12 @@ def test_batch_on_a_terminal_prints_each_line_as_its_file_finishes(
 
     from rich.console import Console
 
-    from compactor.cli import app as app_module
+    from compactor.cli import common
 
     out = io.StringIO()
     monkeypatch.setattr(
-        app_module,
-        "_err_console",
+        common,
+        "err_console",
         lambda: Console(file=out, force_terminal=True, width=300, color_system=None),
     )
     paths = _copies(tmp_path / "in", 5)

@@ -234,9 +234,9 @@ def test_loop_guard_refuses_a_result_that_would_trigger_again(tmp_path):
     res = compact(tmp_path, *run_args(src), config=config)
     assert res.code == 4, res.stderr
     assert "loop guard" in res.stderr
-    assert "nothing written" in res.stderr
+    assert "nothing was written" in res.stderr
     assert not res.out.exists()
-    assert not (tmp_path / "report.json").exists()
+    assert res.report["exit_code"] == 4 and res.report["written"] == {}
     assert src.read_bytes() == before
     # turned off, the same run writes its (bigger) result
     config["loop_guard"] = False

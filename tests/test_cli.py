@@ -73,7 +73,7 @@ def fake_500(monkeypatch):
 
 
 def test_exit_code_values():
-    assert [int(c) for c in ExitCode] == [0, 1, 2, 3, 4, 130]
+    assert [int(c) for c in ExitCode] == [0, 1, 2, 3, 4, 5, 6, 129, 130, 143]
 
 
 def test_help_has_exit_codes_and_examples(runner):
@@ -206,8 +206,14 @@ def test_run_force_local_writes_summary_and_report(runner, workdir):
         {"phase": "primary", "attempt": 1, "model": "local", "ok": True, "error": None}
     ]
     assert rep["transcript_path"] == str(src.resolve())
+    assert rep["exit_code"] == 0 and rep["error"] is None
+    assert rep["written"] == {
+        "output": str(workdir / "coding-session.compact.jsonl"),
+        "events": str(events),
+    }
     types = [json.loads(line)["type"] for line in events.read_text().splitlines()]
-    assert types[0] == "before_summarize" and types[-1] == "after_summarize"
+    assert types[:3] == ["transcript_read", "trigger_checked", "before_summarize"]
+    assert types[-2:] == ["after_summarize", "run_finished"]
 
 
 def test_run_stdin_to_stdout(runner, tmp_path, monkeypatch):
@@ -296,8 +302,13 @@ def test_run_subprocess_failover_exit_3(workdir, fake_500):
     proc = _sub(["run", str(src), "--force", "-c", str(cfg), "--report", str(report)])
     assert proc.returncode == 3, proc.stderr.decode()
     assert not (workdir / "coding-session.compact.jsonl").exists()
-    assert not report.exists()
+    # A failed run still writes its report (CI reads why), saying what was not written.
+    rep = json.loads(report.read_text())
+    assert rep["exit_code"] == 3 and rep["error"].startswith("SummarizationError: ")
+    assert rep["written"] == {}
+    assert [a["ok"] for a in rep["attempts"]] == [False] * 4
     err = proc.stderr.decode()
+    assert "nothing was written" in err
     assert "failover" in err
     assert len(fake_500.requests) == 4
 
@@ -315,9 +326,10 @@ def test_run_subprocess_interrupt_is_130(workdir):
     code = (
         "import sys\n"
         "import compactor.cli.app as a\n"
-        "def boom(*args, **kw):\n"
+        "import compactor.runner as r\n"
+        "async def boom(*args, **kw):\n"
         "    raise KeyboardInterrupt\n"
-        "a._summarize = boom\n"
+        "r.Run._summarize = boom\n"
         "try:\n"
         f"    a.app(['run', {str(workdir / 'coding-session.jsonl')!r}, '--force'])\n"
         "except SystemExit as e:\n"
@@ -325,6 +337,7 @@ def test_run_subprocess_interrupt_is_130(workdir):
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
     assert proc.returncode == 130, proc.stderr.decode()
+    assert proc.stderr.decode().strip() == "compact: interrupted by SIGINT; nothing was written"
     assert not (workdir / "coding-session.compact.jsonl").exists()
 
 

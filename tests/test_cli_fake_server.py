@@ -35,14 +35,19 @@ def _assert_success(result: Run) -> None:
     types = [e["type"] for e in result.events]
     assert types[0] == "before_summarize"
     assert types[-1] == "after_summarize"
+    assert result.report["exit_code"] == 0
+    assert result.all_events[-1]["type"] == "run_finished"
 
 
 def _assert_failure(result: Run) -> None:
     assert result.code == 3, result.stderr
     assert result.src.read_bytes() == result.src_bytes
     assert not result.out.exists()
-    assert not result.report_path.exists()
+    # the report and the events say why, and that the output was not written
+    assert result.report["exit_code"] == 3
+    assert "output" not in result.report["written"]
     assert "after_summarize" not in [e["type"] for e in result.events]
+    assert result.all_events[-1]["exit_code"] == 3
 
 
 def _report_attempts(result: Run) -> list[tuple[str, int, str, bool]]:

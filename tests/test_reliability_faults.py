@@ -256,6 +256,12 @@ def test_fault(fault: Fault, mode: str, matrix: dict[tuple[str, str], Outcome]) 
     types = [e["type"] for e in run.events]
     assert types[0] == "before_summarize"
     assert (types[-1] == "after_summarize") == (code == 0)
+    finished = run.all_events[-1]
+    assert finished["type"] == "run_finished" and finished["exit_code"] == code
+    # the report is written for every outcome, and says what was (not) written
+    assert run.report["exit_code"] == code
+    attempts = [(a["phase"], a["attempt"], a["model"], a["ok"]) for a in run.report["attempts"]]
+    assert attempts == calls
 
     leftovers = sorted(p.name for p in outcome.folder.iterdir())
     if code == 0:
@@ -267,11 +273,14 @@ def test_fault(fault: Fault, mode: str, matrix: dict[tuple[str, str], Outcome]) 
         summary = t.messages[-1]
         assert isinstance(summary, Message)
         assert "The fake summary of the coding session." in summary.content
-        attempts = [(a["phase"], a["attempt"], a["model"], a["ok"]) for a in run.report["attempts"]]
-        assert attempts == calls
+        assert run.report["written"] == {"output": str(run.out), "events": str(run.events_path)}
     else:
-        # nothing written: no output, no report, no temp file
-        assert leftovers == sorted(["compact.yaml", "session.jsonl", "events.jsonl"])
+        # no output and no temp file; the events and the report say why
+        assert leftovers == sorted(["compact.yaml", "session.jsonl", "events.jsonl", "rep.json"])
+        assert run.report["written"] == {"events": str(run.events_path)}
+        assert run.report["not_written"] == {}
+        assert run.report["error"].startswith("SummarizationError: failed to generate summary: ")
         last = run.stderr.strip().splitlines()[-1]
         assert last.startswith("compact: SummarizationError: failed to generate summary: ")
+        assert last.endswith("; written: events " + str(run.events_path))
         assert fault.says in last

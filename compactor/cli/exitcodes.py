@@ -1,35 +1,14 @@
-"""Exit codes (SPEC §9.2) and the one place that maps an exception to (message, code)."""
+"""Exit codes (SPEC §9.2) for the command line: the core's table plus its ``--help`` text.
+
+The codes and the exception → (message, code) mapping live in :mod:`compactor.exitcodes`, so a
+library run reports the same outcome; this module adds the epilog every command shows.
+"""
 
 from __future__ import annotations
 
-from enum import IntEnum
-
-from compactor.errors import (
-    CompactorError,
-    ConfigError,
-    LoopGuardError,
-    SummarizationError,
-    TranscriptError,
-)
+from compactor.exitcodes import ExitCode, classify
 
 __all__ = ["EXIT_CODES_HELP", "ExitCode", "classify"]
-
-
-class ExitCode(IntEnum):
-    """What ``compact`` returns."""
-
-    OK = 0
-    """run: output written (compacted or passed through); check: nothing would compact."""
-    WOULD_COMPACT = 1
-    """check only: at least one transcript would be compacted."""
-    USAGE = 2
-    """Usage error, bad config, unreadable or malformed transcript."""
-    SUMMARIZATION_FAILED = 3
-    """Summarization failed after retries and failover; nothing written."""
-    NOT_SMALLER = 4
-    """The loop guard refused the result (it would trigger again at once); nothing written."""
-    INTERRUPTED = 130
-    """Interrupted (Ctrl-C); nothing half-written."""
 
 
 EXIT_CODES_HELP = (
@@ -38,31 +17,13 @@ EXIT_CODES_HELP = (
     "  0    success (run: output written, compacted or passed through;\n"
     "       check: no transcript would compact)\n"
     "  1    check: at least one transcript would be compacted\n"
-    "  2    usage error, bad config, unreadable or malformed transcript\n"
+    "  2    usage error, bad config, unreadable or malformed transcript, or a\n"
+    "       destination refused by the plan (nothing written)\n"
     "  3    summarization failed after retries and failover; nothing written\n"
     "  4    loop guard: the result would not be small enough; nothing written\n"
-    "  130  interrupted; nothing half-written"
+    "  5    --in-place: the input changed during the run; nothing replaced\n"
+    "  6    an output could not be written completely (short write, closed or\n"
+    "       full stream); no success line\n"
+    "  130  interrupted by SIGINT (143: SIGTERM, 129: SIGHUP); temp files\n"
+    "       removed, nothing half-written"
 )
-
-
-def classify(err: BaseException) -> tuple[str, ExitCode]:
-    """The one-line message (``Type: message``) and exit code for ``err``."""
-    if isinstance(err, KeyboardInterrupt):
-        return "interrupted: nothing was written", ExitCode.INTERRUPTED
-    if isinstance(err, (ConfigError, TranscriptError)):
-        return f"{type(err).__name__}: {err}", ExitCode.USAGE
-    if isinstance(err, LoopGuardError):
-        return f"{type(err).__name__}: {err}; nothing written", ExitCode.NOT_SMALLER
-    if isinstance(err, SummarizationError):
-        return f"{type(err).__name__}: {err}", ExitCode.SUMMARIZATION_FAILED
-    if isinstance(err, CompactorError):
-        return f"{type(err).__name__}: {err}", ExitCode.USAGE
-    if isinstance(err, OSError):
-        where = f" {err.filename!r}" if err.filename else ""
-        return (
-            f"{type(err).__name__}: failed to write{where}: {err.strerror or err}",
-            ExitCode.USAGE,
-        )
-    # An error raised by a user's own callback (finalize, callback, ...) or an unexpected bug:
-    # the summarization did not complete, so nothing was written.
-    return f"{type(err).__name__}: {err}", ExitCode.SUMMARIZATION_FAILED

@@ -26,6 +26,9 @@ from compactor.events import (
     Event,
     GenerateSummary,
     RetryWait,
+    RunEvent,
+    TranscriptRead,
+    TriggerChecked,
 )
 
 __all__ = ["LiveView"]
@@ -132,8 +135,12 @@ class LiveView:
         self._log(f"[bold red]✘[/] {escape(line)}", line, always=True)
 
     # -- events ----------------------------------------------------------------------------------
-    def __call__(self, event: Event) -> None:
+    def __call__(self, event: Event | RunEvent) -> None:
         match event:
+            case TranscriptRead(path=path, format=fmt, messages=messages):
+                self.read(path, fmt, messages)
+            case TriggerChecked(triggered=triggered, reason=reason, forced=forced):
+                self.decision(triggered, reason, forced)
             case BeforeSummarize(messages=messages):
                 self._status(Spinner("dots", f"summarizing {len(messages):,} messages…"))
             case ChunkStart(index=index, total=total, start=start, end=end, tokens=tokens):

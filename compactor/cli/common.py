@@ -1,0 +1,136 @@
+"""What every ``compact`` command shares: option types, the error line, checked stdout writes,
+and the guard for closed standard streams."""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+import traceback
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+
+from compactor.errors import StreamError
+
+from .exitcodes import EXIT_CODES_HELP, classify
+
+if TYPE_CHECKING:  # rich is imported when used: keeps start-up fast
+    from rich.console import Console
+
+__all__ = [
+    "EPILOG",
+    "ConfigOpt",
+    "DebugOpt",
+    "FormatOpt",
+    "err_console",
+    "fail",
+    "guard_std_streams",
+    "print_error",
+    "say",
+    "traceback_text",
+]
+
+EPILOG = EXIT_CODES_HELP
+
+ConfigOpt = Annotated[
+    str | None,
+    typer.Option(
+        "-c",
+        "--config",
+        metavar="CONFIG",
+        help="YAML config file (default: $COMPACT_CONFIG, else built-ins).",
+    ),
+]
+FormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        metavar="FORMAT",
+        help="Force a format: openai, eino, claude-code, codex, anthropic.",
+    ),
+]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
+
+
+def err_console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def traceback_text(err: BaseException) -> str:
+    """The traceback for --debug, with every API key in use masked (server errors echo keys)."""
+    from compactor._util import redact
+
+    return redact("".join(traceback.format_exception(err)))
+
+
+def print_error(line: str, err: BaseException | None = None, debug: bool = False) -> None:
+    """``compact: LINE`` on stderr (the traceback first with --debug); a closed stderr is
+    ignored here: the exit code still tells."""
+    try:
+        console = err_console()
+        if debug and err is not None:
+            console.print(traceback_text(err), markup=False, highlight=False, end="")
+        console.print(f"compact: {line}", markup=False, highlight=False, soft_wrap=True)
+    except (OSError, ValueError):
+        pass
+
+
+def fail(err: BaseException, debug: bool = False) -> NoReturn:
+    """Print ``Type: message`` (a traceback only with --debug) and exit with err's code."""
+    message, code = classify(err)
+    print_error(message, err, debug)
+    raise typer.Exit(int(code))
+
+
+def say(text: str) -> None:
+    """One line on stdout, flushed; a closed, full or broken stdout is a StreamError (exit 6)."""
+    try:
+        stream = sys.stdout
+        stream.write(text + "\n")
+        stream.flush()
+    except (OSError, ValueError, AttributeError) as err:
+        cause = err.strerror if isinstance(err, OSError) and err.strerror else "stdout is closed"
+        raise StreamError("<stdout>", cause) from err
+
+
+class _ClosedStream:
+    """Stands for a standard stream that was closed when ``compact`` started: every use fails
+    as a write to a closed descriptor does (EBADF), so it is reported, never silently lost."""
+
+    closed = True
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def _fail(self, *args: Any, **kwargs: Any) -> Any:
+        raise OSError(errno.EBADF, f"{self.name} is closed")
+
+    write = read = readline = fileno = _fail
+
+    def flush(self) -> None:
+        """Nothing is buffered: only a write (or read) fails."""
+
+    @property
+    def buffer(self) -> Any:
+        self._fail()
+
+    def isatty(self) -> bool:
+        return False
+
+
+def guard_std_streams() -> None:
+    """For each of stdin, stdout and stderr that is closed (``>&-``): occupy its descriptor
+    with /dev/null, so no file ``compact`` opens lands on it, and make its Python stream fail
+    on use. Then a write to a closed stdout is exit 6, never a write into another file."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            setattr(sys, name, _ClosedStream(name))

@@ -1,0 +1,65 @@
+"""``compact check``: would a transcript be compacted, and why? Never calls a model.
+
+:func:`check_file` reads one transcript and decides its trigger. With the default counter, a
+line-per-message file is streamed in bounded memory (:func:`compactor.streaming.stream_check`,
+same results); everything else is read whole. Kept light: ``compact check`` imports neither the
+middleware nor the event types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .tokens import TokenCounter, default_token_counter
+from .trigger import TriggerCondition, TriggerDecision, decide_sync
+
+__all__ = ["CheckResult", "check_file"]
+
+
+@dataclass
+class CheckResult:
+    """What ``check`` prints for one transcript."""
+
+    path: str
+    format: str
+    decision: TriggerDecision
+    file_tool_calls: int
+    """Tool calls over every record of the file (also before an earlier compaction)."""
+    file_tool_results: int
+    messages: list[Any] | None = None
+    """The model-visible history (a full read only; None when the file was streamed)."""
+    tool_calls: int | None = None
+    """Streamed: tool calls of the history (a full read counts them from ``messages``)."""
+    tool_results: int | None = None
+
+
+def check_file(
+    path: str,
+    trigger: TriggerCondition | None,
+    counter: TokenCounter,
+    format: str | None = None,
+) -> CheckResult:
+    """Read ``path`` (``-``: stdin) and decide; malformed input raises TranscriptError."""
+    from .streaming import stream_check
+
+    streamed = stream_check(path, trigger, format) if counter is default_token_counter else None
+    if streamed is not None:
+        # line-per-message formats: the whole file is the visible history
+        return CheckResult(
+            path,
+            streamed.format,
+            streamed.decision,
+            streamed.tool_calls,
+            streamed.tool_results,
+            tool_calls=streamed.tool_calls,
+            tool_results=streamed.tool_results,
+        )
+    from .formats.registry import file_tool_pairs, read_transcript
+    from .io import read_input
+
+    display, raw = read_input(path)
+    parsed = read_transcript(display, raw, format=format)
+    decision = decide_sync(parsed.messages, parsed.tools, trigger, counter, always_count=True)
+    calls, results = file_tool_pairs(parsed)
+    return CheckResult(display, parsed.format, decision, calls, results, messages=parsed.messages)

@@ -1,0 +1,117 @@
+"""What shrink mode keeps of a file, by record kind (the report's ``dropped_records``).
+
+Shrink mode writes the compacted history and, per format, some records that are not messages:
+
+* openai, eino, anthropic: every record is a message; nothing else exists to drop.
+* claude-code: the latest ``permission-mode``, ``mode``, ``ai-title``, ``custom-title`` and
+  ``tag`` records are kept; ``attachment``, ``progress``, ``file-history-snapshot``,
+  ``system`` records (turn durations, hook summaries, the old boundary), ``last-prompt``,
+  ``queue-operation`` and the records before an earlier compaction are dropped.
+* codex: ``session_meta`` and the latest ``turn_context`` are kept, plus the kept tail's own
+  records (with the ``reasoning`` items that travel with its messages); ``event_msg`` records
+  and the other items are dropped.
+
+:func:`dropped_records` counts, by kind, every input record that is neither in the output nor
+a message record that went into the summary.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from compactor.schema import AgenticMessage, Message
+
+from ._jsonl import match_messages
+from .base import Transcript
+
+__all__ = ["dropped_records", "record_kind"]
+
+_CODEX_MESSAGE_ITEMS = frozenset(
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+    }
+)
+
+
+def record_kind(format_name: str, rec: dict[str, Any]) -> str:
+    """A short name for the kind of ``rec``: ``progress``, ``system/turn_duration``,
+    ``event_msg/token_count``, ``response_item/reasoning``, or ``message`` for chat formats."""
+    kind = rec.get("type")
+    if format_name == "claude-code":
+        if kind == "system":
+            return f"system/{rec.get('subtype')}"
+        return str(kind)
+    if format_name == "codex":
+        payload = rec.get("payload")
+        if kind in ("response_item", "event_msg") and isinstance(payload, dict):
+            return f"{kind}/{payload.get('type')}"
+        return str(kind)
+    return "message"
+
+
+def _is_message_record(format_name: str, rec: dict[str, Any]) -> bool:
+    if format_name == "claude-code":
+        return rec.get("type") in ("user", "assistant")
+    if format_name == "codex":
+        payload = rec.get("payload")
+        return (
+            rec.get("type") == "response_item"
+            and isinstance(payload, dict)
+            and payload.get("type") in _CODEX_MESSAGE_ITEMS
+        )
+    return True
+
+
+def dropped_records(
+    t: Transcript,
+    new_messages: Sequence[Message | AgenticMessage],
+    out: bytes,
+    mode: str,
+) -> dict[str, int]:
+    """Kind → count of ``t``'s records that ``out`` does not contain and that are not message
+    records summarized away (``append`` keeps the whole file: nothing is dropped)."""
+    lines = t.meta.get("lines")
+    if mode == "append" or not lines:
+        return {}
+    kept_messages = {j for j in match_messages(t, new_messages) if j is not None}
+    summarized: set[int] = set()
+    for index, origin in enumerate(t.meta.get("origin", [])):
+        if index in kept_messages:
+            continue
+        for i in origin if isinstance(origin, list) else [origin]:
+            if _is_message_record(t.format, lines[i].obj):
+                summarized.add(i)
+    texts: set[bytes] = set()
+    uuids: set[str] = set()
+    for chunk in out.split(b"\n"):
+        text = chunk.rstrip(b"\r").removeprefix(b"\xef\xbb\xbf")
+        if not text.strip():
+            continue
+        texts.add(text)
+        try:
+            obj = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("uuid"), str):
+            uuids.add(obj["uuid"])
+    start = t.meta.get("start", 0)
+    dropped: Counter[str] = Counter()
+    for i, ln in enumerate(lines):
+        if i in summarized or ln.text in texts:
+            continue
+        uid = ln.obj.get("uuid")
+        if isinstance(uid, str) and uid in uuids:
+            continue
+        kind = record_kind(t.format, ln.obj)
+        if i < start and _is_message_record(t.format, ln.obj):
+            kind += " (before the earlier compaction)"
+        dropped[kind] += 1
+    return dict(sorted(dropped.items()))
