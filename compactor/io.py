@@ -46,6 +46,7 @@ __all__ = [
     "plan_archive_dir",
     "read_input",
     "resolve_destination",
+    "write_all",
     "write_destination",
 ]
 
@@ -314,6 +315,21 @@ def plan_archive_dir(archive_dir: str | None) -> Path:
     return folder
 
 
+def write_all(fd: int, data: bytes, label: str) -> None:
+    """Write all of ``data`` to ``fd``; any error or a write that takes nothing is a
+    StreamError. (A buffered writer may report a short write as success: under ``ulimit -f``
+    Python's ``BufferedWriter.write`` returned the bytes that fit, and no error.)"""
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view[: 1 << 20])
+        except OSError as err:
+            raise StreamError(label, _cause(err)) from err
+        if n <= 0:
+            raise StreamError(label, "the write took nothing (short write)")
+        view = view[n:]
+
+
 class AtomicFile:
     """A temp file beside ``path``; :meth:`commit` fsyncs it and renames it over ``path``.
 
@@ -326,18 +342,14 @@ class AtomicFile:
         self.folder = self.path.parent if str(self.path.parent) else Path(".")
         self.mode = mode
         self.committed = False
-        fd, self.tmp = tempfile.mkstemp(
+        self.fd: int | None
+        self.fd, self.tmp = tempfile.mkstemp(
             prefix=f".{self.path.name}.", suffix=".tmp", dir=self.folder
         )
-        self.fh: IO[bytes] = os.fdopen(fd, "wb")
 
-    def write(self, data: bytes, *, flush: bool = False) -> None:
-        try:
-            self.fh.write(data)
-            if flush:
-                self.fh.flush()
-        except OSError as err:
-            raise StreamError(str(self.path), _cause(err)) from err
+    def write(self, data: bytes) -> None:
+        assert self.fd is not None
+        write_all(self.fd, data, str(self.path))
 
     def commit(
         self,
@@ -347,12 +359,13 @@ class AtomicFile:
     ) -> None:
         """fsync, then rename over the target. ``before_replace`` may raise to refuse the
         rename; ``on_commit`` runs right after it, with signals held in between."""
+        assert self.fd is not None
         try:
-            self.fh.flush()
-            os.fsync(self.fh.fileno())
+            os.fsync(self.fd)
         except OSError as err:
             raise StreamError(str(self.path), _cause(err)) from err
-        self.fh.close()
+        os.close(self.fd)
+        self.fd = None
         self._take_mode()
         _pause_for_tests()
         with critical():
@@ -385,8 +398,10 @@ class AtomicFile:
 
     def abort(self) -> None:
         """Close and remove the temp file (the target stays as it was)."""
-        with contextlib.suppress(OSError):
-            self.fh.close()
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = None
         if not self.committed:
             with contextlib.suppress(OSError):
                 os.unlink(self.tmp)
@@ -410,63 +425,82 @@ def atomic_write(
         raise
 
 
-def _std_buffer(kind: Kind) -> IO[bytes]:
+def _std_stream(kind: Kind) -> IO[str]:
+    """sys.stdout or sys.stderr, its pending text flushed; a closed one is a StreamError."""
     stream = sys.stdout if kind == "stdout" else sys.stderr
     if stream is None or getattr(stream, "closed", False):
         raise StreamError(f"<{kind}>", f"{kind} is closed")
     try:
         stream.flush()  # text written before (by print or rich) goes first
-        buffer: IO[bytes] = stream.buffer
-    except (OSError, ValueError, AttributeError) as err:
+    except (OSError, ValueError) as err:
         cause = _cause(err) if isinstance(err, OSError) else f"{kind} is closed"
         raise StreamError(f"<{kind}>", cause) from err
-    return buffer
+    return stream
 
 
-def _open_stream(path: str) -> IO[bytes]:
-    """A FIFO or device opened for writing (never created, never truncated); a socket path
-    is connected to."""
+def _std_fd(stream: IO[str]) -> int | None:
+    """The descriptor behind a standard stream (None when it has none, as under a test
+    runner that captures output in memory)."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_NOCTTY)
+        return stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _open_stream(path: str) -> int:
+    """A FIFO or device opened for writing (never created, never truncated); a socket path
+    is connected to. Returns the descriptor."""
+    try:
+        return os.open(path, os.O_WRONLY | os.O_NOCTTY)
     except OSError as err:
         if err.errno != errno.ENXIO:
             raise StreamError(path, _cause(err)) from err
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            sock.connect(path)
-        except OSError as serr:
-            sock.close()
-            raise StreamError(path, _cause(serr)) from serr
-        return sock.makefile("wb")
-    return os.fdopen(fd, "wb")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+    except OSError as serr:
+        sock.close()
+        raise StreamError(path, _cause(serr)) from serr
+    return sock.detach()
 
 
 class LineWriter:
     """A destination written piece by piece (``--events``): a temp file committed at the end,
-    or a stream written as it goes (each write flushed and checked)."""
+    or a stream written as it goes (every write checked)."""
 
     def __init__(self, dest: Destination, *, mode: int | None = None) -> None:
         self.dest = dest
         self.file: AtomicFile | None = None
-        self.fh: IO[bytes] | None = None
+        self.fd: int | None = None
+        self.text: IO[str] | None = None
         if dest.kind == "file":
             assert dest.path is not None
             self.file = AtomicFile(dest.path, mode=mode)
         elif dest.kind == "stream":
             assert dest.path is not None
-            self.fh = _open_stream(dest.path)
+            self.fd = _open_stream(dest.path)
         else:
-            self.fh = _std_buffer(dest.kind)
+            self.text = _std_stream(dest.kind)
 
     def write(self, data: bytes) -> None:
         if self.file is not None:
-            self.file.write(data, flush=True)
+            self.file.write(data)
+        elif self.fd is not None:
+            write_all(self.fd, data, self.dest.label)
+        else:
+            assert self.text is not None
+            self._write_std(self.text, data)
+
+    def _write_std(self, stream: IO[str], data: bytes) -> None:
+        fd = _std_fd(stream)
+        if fd is not None:
+            write_all(fd, data, self.dest.label)
             return
-        assert self.fh is not None
-        try:
-            self.fh.write(data)
-            self.fh.flush()
-        except (OSError, ValueError) as err:
+        try:  # an in-memory stream (a test runner): a short write is impossible there
+            buffer: IO[bytes] = stream.buffer  # type: ignore[attr-defined]
+            buffer.write(data)
+            buffer.flush()
+        except (OSError, ValueError, AttributeError) as err:
             cause = _cause(err) if isinstance(err, OSError) else "closed"
             raise StreamError(self.dest.label, cause) from err
 
@@ -474,9 +508,10 @@ class LineWriter:
         if self.file is not None:
             self.file.commit(on_commit=on_commit)
             return
-        if self.dest.kind == "stream" and self.fh is not None:
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
             try:
-                self.fh.close()
+                os.close(fd)
             except OSError as err:
                 raise StreamError(self.dest.label, _cause(err)) from err
         if on_commit is not None:
@@ -485,9 +520,10 @@ class LineWriter:
     def abort(self) -> None:
         if self.file is not None:
             self.file.abort()
-        elif self.dest.kind == "stream" and self.fh is not None:
+        elif self.fd is not None:
             with contextlib.suppress(OSError):
-                self.fh.close()
+                os.close(self.fd)
+            self.fd = None
 
 
 def write_destination(

@@ -265,6 +265,10 @@ def _check_distinct(
     dests: list[Destination], input_id: tuple[int, int] | str, options: RunOptions
 ) -> None:
     """Rule 1: no two destinations are one file; report/events are neither input nor output."""
+    if any(d.kind == "stdout" and d.role in ("output", "in-place") for d in dests) and any(
+        d.kind == "stdout" and d.role == "report" for d in dests
+    ):
+        raise ConfigError("--report - writes to stdout, where the transcript goes; name a file")
     for i, dest in enumerate(dests):
         if dest.role != "in-place" and dest.identity == input_id and not dest.char_device:
             if dest.role == "output":
@@ -278,10 +282,6 @@ def _check_distinct(
                 raise ConfigError(
                     f"{dest.flag} {dest.name!r} is the same file as {other.flag} {other.name!r}"
                 )
-    if any(d.kind == "stdout" and d.role in ("output", "in-place") for d in dests) and any(
-        d.kind == "stdout" and d.role == "report" for d in dests
-    ):
-        raise ConfigError("--report - writes to stdout, where the transcript goes; name a file")
 
 
 def plan(
@@ -553,7 +553,7 @@ class Run:
     async def _finish(self, started: float) -> None:
         r = self.result
         r.attempts = self.attempts.attempts
-        r.not_written = dict(self._intended)
+        r.not_written = {k: v for k, v in self._intended.items() if k not in r.written}
         r.duration_s = time.monotonic() - started
         await self.emit(RunFinished(int(r.exit_code), r.error, dict(r.written), r.not_written))
         if self._events is not None:

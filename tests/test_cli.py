@@ -69,7 +69,7 @@ def fake_500(monkeypatch):
         server.stop()
 
 
-# -- help, version, exit codes -------------------------------------------------------------------
+# -- help, version, exit codes ---------------------------------------------------------------------
 
 
 def test_exit_code_values():
@@ -97,7 +97,7 @@ def test_unknown_option_is_usage_error(runner):
     assert runner.invoke(app, ["run", "x.jsonl", "--nope"]).exit_code == 2
 
 
-# -- check ---------------------------------------------------------------------------------------
+# -- check -----------------------------------------------------------------------------------------
 
 
 def test_check_not_triggered_and_triggered(runner):
@@ -162,7 +162,7 @@ def test_check_subprocess_does_not_import_openai():
     assert b"WOULD COMPACT" in proc.stdout
 
 
-# -- run -----------------------------------------------------------------------------------------
+# -- run -------------------------------------------------------------------------------------------
 
 
 def test_run_not_triggered_is_byte_identical(runner, workdir):
@@ -341,7 +341,7 @@ def test_run_subprocess_interrupt_is_130(workdir):
     assert not (workdir / "coding-session.compact.jsonl").exists()
 
 
-# -- config --------------------------------------------------------------------------------------
+# -- config ----------------------------------------------------------------------------------------
 
 
 def test_config_show_masks_keys(runner, tmp_path, monkeypatch):
@@ -518,3 +518,149 @@ def test_debug_shows_traceback(runner, tmp_path):
     debug = runner.invoke(app, ["run", missing, "--debug"])
     assert debug.exit_code == 2
     assert "Traceback" in debug.stderr
+
+
+# -- closed, full and broken standard streams (issue 16 point 10, issue 15 rule 3) -----------------
+
+STREAM_CASES = [
+    # (shell redirections, command, exit code, the one stderr line or None when stderr is closed)
+    (">&-", "check {small}", 6, "failed to write <stdout> completely: stdout is closed"),
+    (">&-", "check {long}", 6, "failed to write <stdout> completely: stdout is closed"),
+    ("> /dev/full", "check --json {small}", 6, "No space left on device"),
+    ("<&-", "run -", 6, "failed to read <stdin>: stdin is closed; nothing was written"),
+    ("-q >&-", "run {small} -o -", 6, "stdout is closed; nothing was written"),
+    ("| true", "run {long} --force --model local -o - -q", 6, "Broken pipe; nothing was written"),
+    ("2>&- > /dev/null", "check {small}", 0, None),
+    ("-q 2>&-", "run {small} --force --model local -o {tmp}/q.jsonl", 0, None),
+    ("2>&-", "run {small} --force --model local -o {tmp}/o.jsonl", 6, None),
+    (">&-", "--help", 6, "OSError: stdout is closed"),
+    ("> /dev/full", "--version", 6, "OSError: No space left on device"),
+    (">&-", "config show", 6, "stdout is closed"),
+]
+
+
+@pytest.mark.parametrize(("redirect", "command", "code", "line"), STREAM_CASES)
+def test_closed_full_or_broken_streams_are_exit_6_in_one_line(
+    tmp_path, redirect, command, code, line
+):
+    # `compact check x >&-` exited 1 ("would compact") with a traceback; stdin closed gave
+    # exit 3 and an AttributeError; /dev/full gave exit 1 and a traceback.
+    if "/dev/full" in redirect and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    args = command.format(small=SMALL, long=LONG, tmp=tmp_path)
+    # the redirections apply to compact itself (a pipe: compact is its writer)
+    script = f'"$0" {args} {redirect}; echo "exit=${{PIPESTATUS[0]}}" >&2'
+    if "2>&-" in redirect:  # stderr is closed: the exit code goes to a file
+        script = f'"$0" {args} {redirect}; echo "exit=$?" > {tmp_path}/code'
+    proc = subprocess.run(
+        ["bash", "-c", script, compact_exe()],
+        capture_output=True,
+        timeout=120,
+        check=False,
+        env=dict(os.environ),
+    )
+    err = proc.stderr.decode(errors="replace")
+    if "2>&-" in redirect:
+        assert (tmp_path / "code").read_text().strip() == f"exit={code}"
+        assert err == ""
+        return
+    lines = err.strip().splitlines()
+    assert lines[-1] == f"exit={code}", err
+    assert "Traceback" not in err
+    assert len(lines) == 2, err  # one line from compact, then the shell's exit line
+    assert lines[0].startswith("compact: ") and lines[0].endswith(line)
+
+
+# -- the issue's examples, with its own commands (issue 15) ----------------------------------------
+
+
+def _issue_case(workdir: Path, case: str) -> tuple[list[str], int, str]:
+    """(arguments, expected exit code, text in the last stderr line) for one example."""
+    s = str(workdir / "coding-session.jsonl")
+    local = ["--force", "--model", "local"]
+    if case == "dev_null":
+        return ["run", s, "-o", "/dev/null", *local], 0, "→ /dev/null"
+    if case == "dev_full":
+        return ["run", s, "-o", "/dev/full", *local], 6, "No space left on device"
+    if case == "symlink_output":
+        (workdir / "target.jsonl").write_text("old\n")
+        (workdir / "link.jsonl").symlink_to("target.jsonl")
+        return ["run", s, "-o", str(workdir / "link.jsonl"), *local], 0, "link.jsonl"
+    if case == "report_is_input":
+        return ["run", s, "--report", s, *local], 2, "is the input file"
+    if case == "events_is_input_of_a_failing_run":
+        return ["run", s, "--events", s, "--force", "--model", "openai:x"], 2, "is the input"
+    if case == "report_is_output":
+        out = str(workdir / "out")
+        return ["run", s, "-o", out, "--report", out, *local], 2, "is the same file as"
+    if case in ("report_in_missing_folder", "report_in_missing_folder_in_place"):
+        extra = ["--in-place"] if case.endswith("in_place") else []
+        report = str(workdir / "nodir" / "r.json")
+        return ["run", s, "--report", report, *extra, *local], 2, "does not exist"
+    if case == "managed_agents_log":
+        log = REPO / "tests" / "fixtures" / "unsupported" / "managed-agents-events.jsonl"
+        shutil.copy(log, workdir / "ma.jsonl")
+        return ["run", str(workdir / "ma.jsonl"), *local], 2, "Managed-Agents event log"
+    raise AssertionError(case)
+
+
+ISSUE_CASES = [
+    "dev_null",
+    "dev_full",
+    "symlink_output",
+    "report_is_input",
+    "events_is_input_of_a_failing_run",
+    "report_is_output",
+    "report_in_missing_folder",
+    "report_in_missing_folder_in_place",
+    "managed_agents_log",
+]
+
+
+@pytest.mark.parametrize("case", ISSUE_CASES)
+def test_the_issues_examples_behave_as_the_rules_say(runner, workdir, case):
+    if case == "dev_full" and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    src = workdir / "coding-session.jsonl"
+    before = src.read_bytes()
+    args, code, says = _issue_case(workdir, case)
+    listing = sorted(p.name for p in workdir.iterdir())
+    result = runner.invoke(app, args)
+    assert result.exit_code == code, result.output
+    assert says in result.stderr.strip().splitlines()[-1]
+    assert src.read_bytes() == before  # the input is never touched
+    if code != 0:
+        assert sorted(p.name for p in workdir.iterdir()) == listing  # nothing written
+        assert "compacted" not in result.stderr  # no success line
+    for dev in ("/dev/null", "/dev/full"):
+        if os.path.exists(dev):
+            assert os.path.exists(dev) and not os.path.isfile(dev)
+    if case == "symlink_output":
+        assert (workdir / "link.jsonl").is_symlink()
+        assert (workdir / "target.jsonl").read_text() != "old\n"
+
+
+@pytest.mark.parametrize("triggered", [False, True])
+def test_a_short_write_under_ulimit_is_exit_6_not_success(tmp_path, triggered):
+    # The README's CI recipe on a small disk: `(ulimit -f 100; cat big.jsonl | compact run - >
+    # out.jsonl)` exited 0 with a truncated out.jsonl.
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        "trigger: {context_tokens: 160000}\n"
+        if triggered
+        else "trigger: {context_tokens: 1000000000}\n"
+    )
+    script = f'(ulimit -f 100; cat "{LONG}" | "$0" run - -c "{cfg}" > "{tmp_path}/out.jsonl")'
+    proc = subprocess.run(
+        ["bash", "-c", script, compact_exe()], capture_output=True, timeout=120, check=False
+    )
+    err = proc.stderr.decode()
+    assert proc.returncode == 6, err
+    [line] = err.strip().splitlines()
+    assert line.endswith("completely: File too large; nothing was written")
+    if triggered:  # the original is archived first (stdin): that copy hits the limit
+        assert line.startswith("compact: StreamError: failed to write ")
+        assert "/compact/archive/" in line
+    else:  # passed through: stdout took what the limit let through, and no more
+        assert line.startswith("compact: StreamError: failed to write <stdout> completely")
+        assert (tmp_path / "out.jsonl").stat().st_size == 100 * 1024

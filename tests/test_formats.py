@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from compactor.errors import ConfigError, TranscriptError
-from compactor.formats.base import CompactionInfo
+from compactor.formats.base import CompactionInfo, WriteMode
 from compactor.formats.registry import FORMATS, detect_format, read_transcript, write_transcript
 from compactor.schema import (
     CONTENT_TYPE_KEY,
@@ -419,7 +419,11 @@ def test_malformed_records(raw: bytes, fmt: str, line: int, field: str) -> None:
     [
         (b"", "empty transcript"),
         (b"\n\n", "empty transcript"),
-        (b'{"hello":"world"}\n', "cannot detect the transcript format; use --format"),
+        (
+            b'{"hello":"world"}\n',
+            "not a transcript format compact knows; it reads openai, eino, claude-code, codex "
+            "and anthropic (use --format to force one)",
+        ),
     ],
 )
 def test_detection_errors(raw: bytes, message: str) -> None:
@@ -441,19 +445,20 @@ def test_unknown_format_is_config_error() -> None:
         read_transcript("t", b'{"role":"user","content":"a"}\n', "yaml")
 
 
-def test_unknown_record_types_are_kept() -> None:
-    raw = (
-        b'{"type":"future-thing","sessionId":"s","x":1}\n'
+def test_known_metadata_records_are_kept_unknown_ones_refused() -> None:
+    user = (
         b'{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s",'
         b'"message":{"role":"user","content":"hi"}}\n'
     )
-    t = read_transcript("t", raw)
+    t = read_transcript("t", b'{"type":"last-prompt","sessionId":"s","x":1}\n' + user)
     assert t.format == "claude-code"
-    assert t.records[0]["type"] == "future-thing"
+    assert t.records[0]["type"] == "last-prompt"
     assert len(t.messages) == 1
+    with pytest.raises(TranscriptError, match="t:1: field 'type': unknown claude-code record"):
+        read_transcript("t", b'{"type":"future-thing","sessionId":"s","x":1}\n' + user)
 
 
-# -- one file, one format (a record of another format is an error at its line) ----------------
+# -- one file, one format (a record of another format is an error at its line) ---------------------
 
 CC_RECORD = {
     "type": "user",
@@ -515,8 +520,193 @@ def test_forcing_a_format_of_another_family_fails_at_line_1(
     assert f", not {forced}; " in str(info.value)
 
 
-def test_unknown_record_types_of_claude_code_and_codex_still_fit() -> None:
-    raw = _jl(CC_RECORD, {"type": "some-future-record", "x": 1})
+def test_known_metadata_records_of_claude_code_and_codex_fit() -> None:
+    raw = _jl(CC_RECORD, {"type": "queue-operation", "operation": "enqueue"})
     assert len(read_transcript("t", raw).records) == 2
-    raw = _jl(CODEX_RECORD, {"timestamp": "t", "type": "future_item", "payload": {}})
-    assert read_transcript("t", raw).format == "codex"
+    for kind in ("token_usage_record", "world_state", "event_msg"):
+        raw = _jl(CODEX_RECORD, {"timestamp": "t", "type": kind, "payload": {"type": "x"}})
+        assert read_transcript("t", raw).format == "codex"
+    item = {"type": "ghost_snapshot", "ghost_commit": {}}
+    raw = _jl(CODEX_RECORD, {"timestamp": "t", "type": "response_item", "payload": item})
+    assert len(read_transcript("t", raw).records) == 2
+
+
+@pytest.mark.parametrize(
+    ("first", "odd", "field", "says"),
+    [
+        (CC_RECORD, {"type": "some-future-record", "x": 1}, "type", "claude-code record type"),
+        (
+            CODEX_RECORD,
+            {"timestamp": "t", "type": "future_item", "payload": {}},
+            "type",
+            "codex record type",
+        ),
+        (
+            CODEX_RECORD,
+            {"timestamp": "t", "type": "response_item", "payload": {"type": "local_shell_call"}},
+            "payload.type",
+            "codex response item 'local_shell_call'",
+        ),
+    ],
+)
+def test_unknown_records_of_claude_code_and_codex_are_refused(
+    first: dict, odd: dict, field: str, says: str
+) -> None:
+    # Rule 7: an unknown record may be something the model saw; it is never dropped silently.
+    with pytest.raises(TranscriptError) as info:
+        read_transcript("t", _jl(first, odd))
+    assert (info.value.line, info.value.field) == (2, field)
+    assert f"unknown {says}" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "record", "role"),
+    [
+        ("openai", {"role": "wizard", "content": "x"}, "wizard"),
+        ("openai", {"role": "agent", "content": "x"}, "agent"),
+        ("eino", {"role": "developer", "content": "x"}, "developer"),
+        ("anthropic", {"role": "tool", "content": "x"}, "tool"),
+    ],
+)
+def test_a_role_outside_the_formats_set_is_exit_2_naming_the_line(
+    fmt: str, record: dict, role: str
+) -> None:
+    raw = _jl({"role": "user", "content": "hi"}, record)
+    with pytest.raises(TranscriptError) as info:
+        read_transcript("t.jsonl", raw, fmt)
+    assert (info.value.path, info.value.line, info.value.field) == ("t.jsonl", 2, "role")
+    assert f"unknown {fmt} role {role!r}" in str(info.value)
+
+
+def test_every_openai_role_reads() -> None:
+    roles = ["system", "developer", "user", "assistant", "tool", "function"]
+    raw = _jl(*({"role": r, "content": "x"} for r in roles))
+    assert [m.role for m in read_transcript("t", raw).messages] == roles
+
+
+# -- format trust (issue 15, rule 7) ---------------------------------------------------------------
+
+MANAGED_AGENTS = Path(__file__).resolve().parent / "fixtures" / "unsupported"
+MANAGED_AGENTS_LOG = MANAGED_AGENTS / "managed-agents-events.jsonl"
+
+
+def test_a_managed_agents_event_log_is_refused_listing_the_formats_compact_reads() -> None:
+    raw = MANAGED_AGENTS_LOG.read_bytes()
+    for call in (lambda: detect_format("ma.jsonl", raw), lambda: read_transcript("ma.jsonl", raw)):
+        with pytest.raises(TranscriptError) as info:
+            call()
+        assert info.value.path == "ma.jsonl"
+        assert "Managed-Agents event log" in info.value.message
+        assert "openai, eino, claude-code, codex and anthropic" in info.value.message
+
+
+def test_a_managed_agents_log_forced_as_openai_fails_at_its_first_agent_line() -> None:
+    raw = MANAGED_AGENTS_LOG.read_bytes()
+    first_agent = next(
+        n for n, line in enumerate(raw.splitlines(), 1) if orjson.loads(line)["role"] == "agent"
+    )
+    with pytest.raises(TranscriptError) as info:
+        read_transcript("ma.jsonl", raw, "openai")
+    assert (info.value.line, info.value.field) == (first_agent, "role")
+    assert "unknown openai role 'agent'" in info.value.message
+
+
+def test_an_odd_role_beyond_the_sniffed_head_is_still_an_error_at_its_line() -> None:
+    chat = [{"role": "user" if i % 2 else "system", "content": f"m{i}"} for i in range(60)]
+    odd = orjson.loads(MANAGED_AGENTS_LOG.read_bytes().splitlines()[4])
+    raw = _jl(*chat, odd)
+    with pytest.raises(TranscriptError) as info:
+        read_transcript("t.jsonl", raw)
+    assert (info.value.line, info.value.field) == (61, "role")
+
+
+def _every_shared_file() -> list[Path]:
+    if not SHARED.is_dir():
+        return []
+    return sorted(SHARED.glob("*/*.jsonl"))
+
+
+@needs_shared
+@pytest.mark.parametrize("path", _every_shared_file(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_shared_file_reads_with_every_record_accepted(path: Path) -> None:
+    # Rule 7 refuses unknown records: every real file (the reference compactions that Claude
+    # Code 2.1.197 and Codex 0.171 wrote included) still reads, in the format of its folder.
+    expected = {"openai-chat": "openai"}.get(path.parent.name, path.parent.name)
+    raw = path.read_bytes()
+    t = read_transcript(str(path), raw)
+    if path.parent.name == "reference-compactions":
+        expected = "codex" if path.name.startswith("codex") else "claude-code"
+    assert t.format == expected
+    assert len(t.records) == len([line for line in raw.splitlines() if line.strip()])
+
+
+# -- what shrink mode drops (issue 15, rule 8) -----------------------------------------------------
+
+
+def _shrink_dropped(path: Path, mode: WriteMode = "shrink") -> dict[str, int]:
+    from compactor.formats.records import dropped_records
+
+    t = read_transcript(str(path), path.read_bytes())
+    summary = make_user(message_kind(t.messages), SUMMARY)
+    summary.extra[CONTENT_TYPE_KEY] = "summary"
+    new = [*(m for m in t.messages if is_system(m)), summary]
+    out = write_transcript(t, new, mode=mode, info=INFO)
+    return dropped_records(t, new, out, mode)
+
+
+@needs_shared
+@pytest.mark.parametrize(
+    ("name", "dropped"),
+    [
+        ("claude-code/raze-grant-session.jsonl", {"file-history-snapshot": 1, "progress": 12}),
+        (
+            "claude-code/tokenforge-grant-session.jsonl",
+            {
+                "attachment": 2,
+                "file-history-snapshot": 12,
+                "last-prompt": 1,
+                "system/turn_duration": 2,
+            },
+        ),
+        (
+            "claude-code/fasthooks-sample-main-compacted.jsonl",
+            {
+                "assistant (before the earlier compaction)": 28,
+                "file-history-snapshot": 10,
+                "system/compact_boundary": 1,
+                "system/stop_hook_summary": 5,
+                "user (before the earlier compaction)": 15,
+            },
+        ),
+        (
+            "codex/soul-grant-rollout.jsonl",
+            {
+                "event_msg/agent_message": 3,
+                "event_msg/exec_command_end": 5,
+                "event_msg/task_started": 1,
+                "event_msg/token_count": 6,
+                "event_msg/user_message": 1,
+                "response_item/reasoning": 5,
+            },
+        ),
+        ("openai-chat/tau-bench-gpt4o-airline-task48-trial1-small.jsonl", {}),
+    ],
+)
+def test_shrink_reports_every_record_kind_it_drops(name: str, dropped: dict[str, int]) -> None:
+    path = shared_file(name)
+    assert _shrink_dropped(path) == dropped
+    assert _shrink_dropped(path, "append") == {}  # append keeps the file byte for byte
+
+
+def test_shrink_keeps_claude_code_session_metadata_and_drops_the_rest(tmp_path: Path) -> None:
+    envelope = {"sessionId": "s", "parentUuid": None}
+    records = [
+        {"type": "permission-mode", "permissionMode": "plan", "sessionId": "s"},
+        {"type": "progress", "uuid": "p1", "data": {"type": "hook_progress"}, **envelope},
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}, **envelope},
+        {"type": "queue-operation", "operation": "enqueue", "sessionId": "s"},
+        {"type": "ai-title", "aiTitle": "t", "sessionId": "s"},
+    ]
+    path = tmp_path / "cc.jsonl"
+    path.write_bytes(_jl(*records))
+    assert _shrink_dropped(path) == {"progress": 1, "queue-operation": 1}

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import shutil
+import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 import compactor as c
 from compactor.cli.app import app
-from compactor.runner import RunOptions, arun_file, plan, run_file
+from compactor.models.scripted import ScriptedModel
+from compactor.runner import Run, RunOptions, arun_file, plan, run_file
 
 REPO = Path(__file__).resolve().parents[1]
 CODING = REPO / "sample_transcripts" / "coding-session.jsonl"
@@ -86,3 +91,301 @@ def test_plan_attempts_follow_the_config(tmp_path: Path) -> None:
     shutil.copy(CODING, src)
     assert plan(RunOptions(input=str(src), config=str(cfg))).attempts == (3, 5)
     assert plan(RunOptions(input=str(src))).attempts == (1, 0)
+
+
+# -- rule 1: one file, one role --------------------------------------------------------------------
+
+
+@pytest.fixture
+def src(tmp_path: Path) -> Path:
+    p = tmp_path / "s.jsonl"
+    shutil.copy(CODING, p)
+    return p
+
+
+def _only(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.mark.parametrize("how", ["symlink", "hardlink"])
+def test_an_output_that_is_the_input_through_a_link_is_refused(src: Path, how: str) -> None:
+    link = src.with_name("link.jsonl")
+    if how == "symlink":
+        link.symlink_to(src.name)
+    else:
+        os.link(src, link)
+    before = src.read_bytes()
+    result = run_file(RunOptions(input=str(src), output=str(link), force=True, model="local"))
+    assert result.exit_code == 2
+    assert "is the input; use --in-place" in (result.error or "")
+    assert src.read_bytes() == before
+    assert link.is_symlink() == (how == "symlink")
+
+
+@pytest.mark.parametrize("flag", ["report", "events"])
+def test_a_report_or_events_path_equal_to_the_input_is_refused_before_any_work(
+    src: Path, flag: str, tmp_path: Path
+) -> None:
+    # The model would fail (dead loopback port: exit 3); the plan refuses before it is asked.
+    before = src.read_bytes()
+    options = RunOptions(input=str(src), force=True, model="openai:gpt-x", **{flag: str(src)})
+    result = run_file(options)
+    assert result.exit_code == 2
+    assert f"--{flag} '{src}' is the input file" in (result.error or "")
+    assert src.read_bytes() == before
+    assert _only(tmp_path) == ["s.jsonl"]
+
+
+@pytest.mark.parametrize(
+    ("output", "report", "events", "says"),
+    [
+        ("out.jsonl", "out.jsonl", None, "--report 'out.jsonl' is the same file as -o/--output"),
+        ("out.jsonl", "r.json", "r-link.json", "--events 'r-link.json' is the same file as"),
+        ("out.jsonl", "r.json", "r-hard.json", "--events 'r-hard.json' is the same file as"),
+        ("-", "-", None, "--report - writes to stdout, where the transcript goes"),
+    ],
+)
+def test_two_destinations_that_are_one_file_are_refused(
+    src: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    output: str,
+    report: str,
+    events: str | None,
+    says: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "r.json").write_text("old report")
+    (tmp_path / "r-link.json").symlink_to("r.json")
+    os.link(tmp_path / "r.json", tmp_path / "r-hard.json")
+    options = RunOptions(
+        input=str(src), output=output, report=report, events=events, force=True, model="local"
+    )
+    result = run_file(options)
+    assert result.exit_code == 2
+    assert says in (result.error or "")
+    assert (tmp_path / "r.json").read_text() == "old report"
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_character_devices_may_take_several_destinations(src: Path) -> None:
+    options = RunOptions(
+        input=str(src), output="/dev/null", report="/dev/null", events="/dev/null", model="local"
+    )
+    result = run_file(options)
+    assert result.exit_code == 0, result.error
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+# -- rule 2: every folder exists and is writable before any work -----------------------------------
+
+
+@pytest.mark.parametrize("in_place", [True, False])
+def test_a_missing_report_folder_is_exit_2_and_nothing_is_written(
+    src: Path, tmp_path: Path, in_place: bool
+) -> None:
+    # The issue's case: the transcript was written (or the input replaced), then exit 2.
+    before = src.read_bytes()
+    data_home = Path(os.environ["XDG_DATA_HOME"])
+    archived = sorted(data_home.rglob("*.jsonl"))
+    options = RunOptions(
+        input=str(src),
+        in_place=in_place,
+        report=str(tmp_path / "nodir" / "r.json"),
+        force=True,
+        model="local",
+    )
+    result = run_file(options)
+    assert result.exit_code == 2
+    assert "folder" in (result.error or "") and "does not exist" in (result.error or "")
+    assert src.read_bytes() == before
+    assert _only(tmp_path) == ["s.jsonl"]
+    assert sorted(data_home.rglob("*.jsonl")) == archived  # nothing archived either
+
+
+# -- rule 3: files are replaced atomically, streams are streamed, every write checked --------------
+
+
+def test_in_place_keeps_a_0600_input_0600_and_its_owner(src: Path) -> None:
+    os.chmod(src, 0o600)
+    if os.geteuid() == 0:
+        os.chown(src, 65534, 65534)
+    result = run_file(RunOptions(input=str(src), in_place=True, force=True, model="local"))
+    assert result.exit_code == 0, result.error
+    st = src.stat()
+    assert stat.S_IMODE(st.st_mode) == 0o600
+    if os.geteuid() == 0:
+        assert (st.st_uid, st.st_gid) == (65534, 65534)
+
+
+def test_a_new_output_is_never_more_readable_than_its_input(src: Path, tmp_path: Path) -> None:
+    os.chmod(src, 0o600)
+    result = run_file(RunOptions(input=str(src), force=True, model="local"))
+    assert result.exit_code == 0, result.error
+    assert stat.S_IMODE((tmp_path / "s.compact.jsonl").stat().st_mode) == 0o600
+
+
+def test_in_place_on_a_symlink_compacts_its_target_and_keeps_the_link(
+    src: Path, tmp_path: Path
+) -> None:
+    link = tmp_path / "session.jsonl"
+    link.symlink_to(src.name)
+    before = src.read_bytes()
+    result = run_file(RunOptions(input=str(link), in_place=True, force=True, model="local"))
+    assert result.exit_code == 0, result.error
+    assert link.is_symlink()
+    assert src.read_bytes() != before
+    assert result.archive is not None and Path(result.archive).read_bytes() == before
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_dev_full_is_exit_6_and_the_report_says_the_output_was_not_written(
+    src: Path, tmp_path: Path
+) -> None:
+    report = tmp_path / "r.json"
+    options = RunOptions(
+        input=str(src), output="/dev/full", report=str(report), force=True, model="local"
+    )
+    result = run_file(options)
+    assert result.exit_code == 6
+    assert "failed to write /dev/full completely: No space left on device" in (result.error or "")
+    rep = json.loads(report.read_text())
+    assert rep["exit_code"] == 6 and rep["not_written"] == {"output": "/dev/full"}
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_a_report_to_dev_full_after_a_good_output_is_exit_6(src: Path, tmp_path: Path) -> None:
+    out = tmp_path / "o.jsonl"
+    result = run_file(RunOptions(input=str(src), output=str(out), report="/dev/full"))
+    assert result.exit_code == 6
+    assert result.written == {"output": str(out)}
+    assert result.not_written == {"report": "/dev/full"}
+
+
+# -- rule 4: --in-place archives first, holds a lock, and never replaces a changed input -----------
+
+
+def test_in_place_archives_under_xdg_data_home_first(src: Path) -> None:
+    before = src.read_bytes()
+    result = run_file(RunOptions(input=str(src), in_place=True, force=True, model="local"))
+    assert result.exit_code == 0, result.error
+    archive = Path(os.environ["XDG_DATA_HOME"]) / "compact" / "archive"
+    assert result.archive is not None and Path(result.archive).parent == archive
+    assert Path(result.archive).read_bytes() == before
+    assert stat.S_IMODE(archive.stat().st_mode) == 0o700
+    assert stat.S_IMODE(Path(result.archive).stat().st_mode) == 0o600
+    assert result.report()["archive"] == result.archive
+    assert list(result.written) == ["archive", "output"]  # the archive first
+
+
+def test_in_place_on_a_locked_input_is_exit_5(src: Path) -> None:
+    import fcntl
+
+    before = src.read_bytes()
+    fd = os.open(src, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        result = run_file(RunOptions(input=str(src), in_place=True, force=True, model="local"))
+    finally:
+        os.close(fd)
+    assert result.exit_code == 5
+    assert "holds its lock" in (result.error or "")
+    assert src.read_bytes() == before
+
+
+class _AppendingModel(ScriptedModel):
+    """A summarizer during whose call the agent appends to its session file."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(["<summary>the summary</summary>"], name="appending")
+        self.path = path
+
+    async def generate(self, messages: list[Any], **options: Any) -> Any:
+        with self.path.open("ab") as fh:
+            fh.write(b'{"role": "user", "content": "written while compact waited"}\n')
+        return await super().generate(messages, **options)
+
+
+def test_in_place_never_replaces_an_input_that_changed_during_the_run(
+    src: Path, tmp_path: Path
+) -> None:
+    # The issue's case: lines an agent appended while --in-place waited for the model were in
+    # neither the result nor the archive. Now the input is left as it is (exit 5).
+    before = src.read_bytes()
+    report = tmp_path / "r.json"
+    planned = plan(RunOptions(input=str(src), in_place=True, force=True, report=str(report)))
+    result = asyncio.run(Run(planned, model=_AppendingModel(src)).execute())
+    assert result.exit_code == 5
+    assert "the input changed during the run (its size went from" in (result.error or "")
+    after = src.read_bytes()
+    assert after.startswith(before) and after.endswith(b'written while compact waited"}\n')
+    assert result.archive is not None and Path(result.archive).read_bytes() == before
+    assert result.not_written == {"output": str(src)}
+    assert _only(tmp_path) == ["r.json", "s.jsonl"]  # no temp file left
+    assert json.loads(report.read_text())["exit_code"] == 5
+
+
+def test_in_place_on_a_file_inside_the_archive_is_refused(src: Path) -> None:
+    first = run_file(RunOptions(input=str(src), in_place=True, force=True, model="local"))
+    assert first.archive is not None
+    archived = Path(first.archive)
+    before = archived.read_bytes()
+    again = run_file(RunOptions(input=str(archived), in_place=True, force=True, model="local"))
+    assert again.exit_code == 2
+    assert "inside the archive folder" in (again.error or "")
+    assert archived.read_bytes() == before
+
+
+# -- rule 6: a report and events for every outcome after the plan ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("case", "code"),
+    [("malformed", 2), ("summarizer_fails", 3), ("loop_guard", 4)],
+)
+def test_report_and_events_are_written_for_failures_too(
+    tmp_path: Path, case: str, code: int
+) -> None:
+    src = tmp_path / "s.jsonl"
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("model: {provider: local}\n")
+    if case == "malformed":
+        src.write_text('{"role": "user", "content": "hi"}\n{not json\n')
+    else:
+        shutil.copy(CODING, src)
+    if case == "loop_guard":
+        cfg.write_text("model: {provider: local}\ntrigger: {context_tokens: 500}\n")
+    model = "openai:gpt-x" if case == "summarizer_fails" else None  # a dead loopback port
+    report, events = tmp_path / "r.json", tmp_path / "e.jsonl"
+    options = RunOptions(
+        input=str(src),
+        config=str(cfg),
+        model=model,
+        force=case != "loop_guard",
+        report=str(report),
+        events=str(events),
+    )
+    result = run_file(options)
+    assert result.exit_code == code, result.error
+    rep = json.loads(report.read_text())
+    assert rep["exit_code"] == code and rep["error"] == result.error
+    assert rep["written"] == {"events": str(events)} and rep["not_written"] == {}
+    lines = [json.loads(line) for line in events.read_text().splitlines()]
+    assert lines[-1]["type"] == "run_finished" and lines[-1]["exit_code"] == code
+    assert lines[-1]["written"] == {}
+    assert not (tmp_path / "s.compact.jsonl").exists()
+
+
+def test_report_to_stdout_and_events_to_stderr(
+    src: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "o.jsonl"
+    options = RunOptions(
+        input=str(src), output=str(out), report="-", events="-", force=True, model="local"
+    )
+    result = run_file(options)
+    assert result.exit_code == 0, result.error
+    captured = capfd.readouterr()
+    assert json.loads(captured.out)["written"] == {"output": str(out), "events": "<stderr>"}
+    types = [json.loads(line)["type"] for line in captured.err.splitlines()]
+    assert types[0] == "transcript_read" and types[-1] == "run_finished"

@@ -229,7 +229,7 @@ def claude_code_records(draw: st.DrawFn) -> list[dict[str, Any]]:
                         [
                             {"type": "file-history-snapshot", "messageId": "m", "snapshot": {}},
                             {"type": "ai-title", "aiTitle": "t", "sessionId": session},
-                            {"type": "some-future-record", "sessionId": session, "x": 1},
+                            {"type": "queue-operation", "sessionId": session, "operation": "x"},
                         ]
                     )
                 )

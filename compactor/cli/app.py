@@ -19,9 +19,9 @@ from compactor import __version__
 
 from . import _typer_fast
 from .check import check
-from .common import EPILOG, guard_std_streams
+from .common import EPILOG, guard_std_streams, print_error
 from .config_cmd import config_show, config_validate
-from .exitcodes import ExitCode
+from .exitcodes import ExitCode, classify
 from .run import run
 
 __all__ = ["app", "main"]
@@ -84,6 +84,10 @@ def main() -> None:
         app()
     except SystemExit as exit:
         _hard_exit(exit.code)
+    except OSError as err:  # typer's own output (--help, --version) to a closed or full stdout
+        message, code = classify(err)
+        print_error(message)
+        _hard_exit(int(code))
     _hard_exit(0)
 
 

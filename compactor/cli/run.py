@@ -256,7 +256,7 @@ def render(
             f"compacted {_n(result.messages_before)} → {_n(result.messages_after)} messages, "
             f"{_n(result.tokens_before)} → {_n(result.tokens_after)} tokens → {where}"
         )
-        if options.in_place and result.archive:
+        if result.archive:
             line += f" (original archived at {result.archive})"
         if result.degraded:
             line += " (DEGRADED: written by the embedded fallback summarizer)"

@@ -8,9 +8,18 @@ the format (detected or forced) is a :class:`TranscriptError` at its line.
 
 Families: a ``claude-code`` record has a Claude Code ``type`` and one of its session fields; a
 ``codex`` record has a rollout ``type`` and a ``payload`` object; a ``chat`` record (openai,
-eino, anthropic) has a string ``role``. Claude Code and Codex records of a ``type`` we do not
-know yet are allowed in their own files (unknown data survives); a chat file accepts records of
-no family (``{}``, a missing role), so that its reader reports the field that is wrong.
+eino, anthropic) has a string ``role``.
+
+Trust (issue 15, rule 7): a file is read as a format only when every record belongs to it, so
+nothing is ever silently summarized away or dropped:
+
+* chat formats: a ``role`` outside the format's own set (:data:`CHAT_ROLES`) is an error naming
+  file:line:field; a record of no family (``{}``, a missing role) is left to the reader, which
+  reports the field that is wrong.
+* claude-code and codex: record types the reader knows (messages, and metadata that passes
+  through untouched) are accepted; any other ``type`` (and, in codex, any other
+  ``response_item`` payload type) is an error. FORMATS.md asked readers to keep unknown types;
+  the issue overrides it: an unknown record may be something the model saw.
 """
 
 from __future__ import annotations
@@ -23,13 +32,16 @@ from compactor.errors import TranscriptError
 from ._jsonl import Line
 
 __all__ = [
+    "CHAT_ROLES",
     "CLAUDE_RECORD_TYPES",
     "CLAUDE_SESSION_FIELDS",
     "CODEX_RECORD_TYPES",
+    "CODEX_RESPONSE_ITEMS",
     "check_records",
     "family",
     "fits",
     "mismatch",
+    "problem",
 ]
 
 CLAUDE_RECORD_TYPES = frozenset(
@@ -47,9 +59,11 @@ CLAUDE_RECORD_TYPES = frozenset(
         "custom-title",
         "queue-operation",
         "summary",
+        "tag",
     }
 )
-"""Claude Code record ``type`` values (FORMATS.md §1.1)."""
+"""Claude Code record ``type`` values the reader knows (FORMATS.md §1.1): ``user`` and
+``assistant`` are messages, the others metadata."""
 
 CLAUDE_SESSION_FIELDS = (
     "uuid",
@@ -62,9 +76,42 @@ CLAUDE_SESSION_FIELDS = (
 """Fields of which a Claude Code record of a known ``type`` carries at least one."""
 
 CODEX_RECORD_TYPES = frozenset(
-    {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
+    {
+        "session_meta",
+        "turn_context",
+        "response_item",
+        "event_msg",
+        "compacted",
+        "token_usage_record",
+        "world_state",
+    }
 )
-"""Codex rollout record ``type`` values (FORMATS.md §2)."""
+"""Codex rollout record ``type`` values (FORMATS.md §2; ``token_usage_record`` and
+``world_state`` are written by Codex 0.171)."""
+
+CODEX_RESPONSE_ITEMS = frozenset(
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "reasoning",
+        "web_search_call",
+        "ghost_snapshot",
+    }
+)
+"""``response_item`` payload types the reader knows: the first five are messages, ``reasoning``
+(opaque) and ``web_search_call`` travel with the next message, ``ghost_snapshot`` is metadata."""
+
+CHAT_ROLES: dict[str, tuple[str, ...]] = {
+    "openai": ("system", "developer", "user", "assistant", "tool", "function"),
+    "eino": ("system", "user", "assistant", "tool"),
+    "anthropic": ("system", "user", "assistant"),
+}
+"""The roles each chat format has (Eino's ``schema.RoleType``, the Messages API's turns)."""
+
+KNOWN_FORMATS = "openai, eino, claude-code, codex and anthropic"
 
 _CHAT_FORMATS = frozenset({"openai", "eino", "anthropic"})
 _TYPED_FORMATS = frozenset({"claude-code", "codex"})
@@ -88,14 +135,53 @@ def family(rec: dict[str, Any]) -> str | None:
     return None
 
 
+def _unknown(what: str, value: Any) -> str:
+    return f"unknown {what} {value!r}: compact reads no record it does not know"
+
+
+def problem(format_name: str, rec: dict[str, Any]) -> tuple[str | None, str] | None:
+    """Why ``rec`` cannot be a record of a ``format_name`` file: ``(field, message)``, or None
+    when it may be one (always None for formats not listed here)."""
+    fam = family(rec)
+    kind = rec.get("type")
+    kind = kind if isinstance(kind, str) else None  # a list or dict type is not hashable
+    if format_name == "claude-code":
+        if fam == "claude-code" or (fam is None and kind in CLAUDE_RECORD_TYPES):
+            return None
+        if fam is None and kind is not None:
+            return "type", _unknown("claude-code record type", kind)
+    elif format_name == "codex":
+        if fam == "codex":
+            item = rec["payload"].get("type")
+            known = isinstance(item, str) and item in CODEX_RESPONSE_ITEMS
+            if kind == "response_item" and not known:
+                return "payload.type", _unknown("codex response item", item)
+            return None
+        if fam is None and kind in CODEX_RECORD_TYPES:
+            return None  # the reader reports the payload that is not an object
+        if fam is None and kind is not None:
+            return "type", _unknown("codex record type", kind)
+    elif format_name in CHAT_ROLES:
+        if fam is None:
+            return None  # the reader reports the field that is wrong
+        if fam == "chat":
+            roles = CHAT_ROLES[format_name]
+            if rec["role"] in roles:
+                return None
+            return (
+                "role",
+                f"unknown {format_name} role {rec['role']!r} (its roles: {', '.join(roles)})",
+            )
+    else:
+        return None
+    if fam is None:
+        return "type", f"must be a string in a {format_name} transcript"
+    return None, f"{_DESCRIPTIONS[fam]}, not {format_name}"
+
+
 def fits(format_name: str, rec: dict[str, Any]) -> bool:
     """Whether ``rec`` may be a record of a ``format_name`` file (True for formats not ours)."""
-    fam = family(rec)
-    if format_name in _TYPED_FORMATS:
-        return fam == format_name or (fam is None and isinstance(rec.get("type"), str))
-    if format_name in _CHAT_FORMATS:
-        return fam in ("chat", None)
-    return True
+    return problem(format_name, rec) is None
 
 
 def check_records(path: str, format_name: str, lines: Iterable[Line]) -> None:
@@ -106,11 +192,12 @@ def check_records(path: str, format_name: str, lines: Iterable[Line]) -> None:
 
 
 def mismatch(path: str, line: int, format_name: str, rec: dict[str, Any]) -> TranscriptError:
-    """The error for a record of another format (or of none) in a ``format_name`` file."""
-    fam = family(rec)
+    """The error for a record that does not fit a ``format_name`` file."""
+    found = problem(format_name, rec)
+    field, message = found if found is not None else (None, f"not a {format_name} record")
     hint = "a file holds one format: split it, or pick the right one with --format"
-    if fam is None:
-        return TranscriptError(
-            path, line, "type", f"must be a string in a {format_name} transcript; {hint}"
-        )
-    return TranscriptError(path, line, None, f"{_DESCRIPTIONS[fam]}, not {format_name}; {hint}")
+    if field == "type" and message.startswith("must be"):
+        return TranscriptError(path, line, field, f"{message}; {hint}")
+    if field is None:
+        return TranscriptError(path, line, None, f"{message}; {hint}")
+    return TranscriptError(path, line, field, message)

@@ -11,8 +11,9 @@ Shrink mode writes the compacted history and, per format, some records that are 
   records (with the ``reasoning`` items that travel with its messages); ``event_msg`` records
   and the other items are dropped.
 
-:func:`dropped_records` counts, by kind, every input record that is neither in the output nor
-a message record that went into the summary.
+:func:`dropped_records` counts, by kind, every input record that is not in the output (verbatim,
+by its ``uuid``, or as the record of a message that was kept) and is not a message record that
+went into the summary.
 """
 
 from __future__ import annotations
@@ -83,11 +84,12 @@ def dropped_records(
         return {}
     kept_messages = {j for j in match_messages(t, new_messages) if j is not None}
     summarized: set[int] = set()
+    carried: set[int] = set()
     for index, origin in enumerate(t.meta.get("origin", [])):
-        if index in kept_messages:
-            continue
         for i in origin if isinstance(origin, list) else [origin]:
-            if _is_message_record(t.format, lines[i].obj):
+            if index in kept_messages:
+                carried.add(i)  # kept, maybe re-rendered (a codex replacement_history item)
+            elif _is_message_record(t.format, lines[i].obj):
                 summarized.add(i)
     texts: set[bytes] = set()
     uuids: set[str] = set()
@@ -105,7 +107,7 @@ def dropped_records(
     start = t.meta.get("start", 0)
     dropped: Counter[str] = Counter()
     for i, ln in enumerate(lines):
-        if i in summarized or ln.text in texts:
+        if i in summarized or i in carried or ln.text in texts:
             continue
         uid = ln.obj.get("uuid")
         if isinstance(uid, str) and uid in uuids:

@@ -14,7 +14,7 @@ from compactor.errors import ConfigError, TranscriptError
 from compactor.schema import AgenticMessage, Message
 
 from . import _jsonl
-from ._family import fits
+from ._family import KNOWN_FORMATS, fits
 from .anthropic import AnthropicFormat
 from .base import CompactionInfo, Format, Transcript, WriteMode
 from .claude_code import ClaudeCodeFormat
@@ -57,17 +57,48 @@ def _head(path: str, raw: bytes) -> list[_jsonl.Line]:
     return lines
 
 
+_MANAGED_AGENT_ROLES = frozenset({"agent", "user", "system"})
+
+
+def _managed_agents_log(records: list[dict[str, Any]]) -> bool:
+    """An Anthropic Managed-Agents event log (FORMATS.md §4): ``{role, kind, raw}`` records
+    whose ``raw`` is the API event. Its ``role`` keys make it look like chat messages."""
+    return bool(records) and all(
+        isinstance(r.get("role"), str)
+        and r["role"] in _MANAGED_AGENT_ROLES
+        and isinstance(r.get("kind"), str)
+        and isinstance(r.get("raw"), dict)
+        for r in records
+    )
+
+
 def detect_format(path: str, raw: bytes) -> str:
     """The name of the format ``raw`` is in, judged from its first records.
 
     Of the formats whose sniffer accepts the records, the first that every record fits wins. When
     the records disagree (an openai file with one Claude Code record), the format most of them
-    fit is returned, and reading it reports the first record that does not fit.
+    fit is returned, and reading it reports the first record that does not fit. A file no
+    format claims (or a known format compact does not read) is refused, naming the formats
+    compact reads.
     """
     records = [ln.obj for ln in _head(path, raw)]
+    if _managed_agents_log(records):
+        raise TranscriptError(
+            path,
+            None,
+            None,
+            "an Anthropic Managed-Agents event log ({role, kind, raw} records), a format "
+            f"compact does not read; it reads {KNOWN_FORMATS} transcripts",
+        )
     candidates = [name for name, fmt in FORMATS.items() if fmt.sniff(records)]
     if not candidates:
-        raise TranscriptError(path, None, None, "cannot detect the transcript format; use --format")
+        raise TranscriptError(
+            path,
+            None,
+            None,
+            f"not a transcript format compact knows; it reads {KNOWN_FORMATS} "
+            "(use --format to force one)",
+        )
     # max() keeps the first of equals: detection order breaks ties.
     return max(candidates, key=lambda name: sum(fits(name, r) for r in records))
 

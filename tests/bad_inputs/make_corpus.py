@@ -138,7 +138,7 @@ transcript(
 )
 transcript("content_is_int", jl(SYS, {"role": "user", "content": 7}), stderr_has=[":2", "content"])
 # Lenient by design: records the reader does not understand are kept, not rejected.
-transcript("unknown_role", jl(SYS, {"role": "wizard", "content": "x"}), OK)
+transcript("unknown_role", jl(SYS, {"role": "wizard", "content": "x"}), stderr_has=[":2", "role"])
 transcript("missing_role", jl(SYS, {"content": "x"}), stderr_has=[":2"])
 transcript("empty_object", jl(SYS, {}), stderr_has=[":2"])
 transcript(
