@@ -163,7 +163,8 @@ class Block:
     ``type`` is one of ``user_input_text``, ``user_input_image|audio|video|file``,
     ``assistant_gen_text``, ``assistant_gen_image|audio|video``, ``reasoning``,
     ``function_tool_call`` (``call_id``, ``name``, ``arguments``) or ``function_tool_result``
-    (``call_id``, ``name``, ``content``: a list of blocks).
+    (``call_id``, ``name``, ``content``: a list of blocks, ``is_error``: the tool reported a
+    failure, as Anthropic's ``tool_result.is_error``).
     """
 
     __deepcopy__ = _deepcopy_slots
@@ -175,6 +176,7 @@ class Block:
     name: str | None = None
     arguments: str | None = None
     content: list[Block] = field(default_factory=list)
+    is_error: bool = False
 
 
 @dataclass(slots=True)

@@ -135,6 +135,7 @@ def blocks_from_content(
                     call_id=call_id,
                     name=tool_names.get(call_id),
                     content=_result_content(item.get("content")),
+                    is_error=item.get("is_error") is True,
                 )
             )
     return blocks
@@ -160,7 +161,11 @@ def content_from_blocks(msg: Message | AgenticMessage) -> str | list[dict[str, A
             texts = [
                 {"type": "text", "text": c.text or ""} for c in b.content if c.text is not None
             ]
-            out.append({"type": "tool_result", "tool_use_id": b.call_id, "content": texts})
+            result: dict[str, Any] = {"type": "tool_result", "tool_use_id": b.call_id}
+            result["content"] = texts
+            if b.is_error:
+                result["is_error"] = True
+            out.append(result)
         elif b.type in ("user_input_image", "assistant_gen_image") and b.url:
             out.append({"type": "image", "source": {"type": "url", "url": b.url}})
     if len(out) == 1 and out[0]["type"] == "text":
