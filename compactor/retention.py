@@ -14,11 +14,14 @@ Anchor kinds, in selection priority (see :data:`KIND_PRIORITY`):
     not text the agent CLI injected: ``is_internal`` / ``extra["injected"]``) containing *must*,
     *never*, *don't*, *do not*, *always* or *make sure*; at most 200 characters.
 ``error``
-    One informative line per error: ``XxxError: message`` / ``XxxException…`` (the last line of a
-    traceback), ``error: …`` / ``error[E0308]: …`` / ``error TS2322: …`` (also after a
-    ``file:line:col:`` prefix), ``fatal: …``, ``FAILED …``, ``panic: …`` / ``panicked at …``,
-    ``npm ERR! …``, ``…: command not found``, ``…: No such file or directory``; at most 200
-    characters. From tool results, user and assistant text.
+    One informative line per error (at most 200 characters). From a tool result: the error lines
+    of a call that failed (its ``is_error`` flag, a non-zero exit code, or an error line in the
+    output of a command that does not just read or search files: see
+    :func:`compactor.facts.outcome`), so source lines a search printed are not errors. From user
+    and assistant text: ``XxxError: message`` / ``XxxException…``, ``error: …`` /
+    ``error[E0308]: …`` / ``error TS2322: …`` (also after ``file:line:col:`` or ``program:``
+    prefixes), ``fatal: …``, ``FAILED …``, ``panic: …`` / ``panicked at …``, ``npm ERR! …``,
+    ``…: command not found``, ``…: No such file or directory``, ``N failed``.
 ``path``
     File paths: ``src/app.py``, ``/etc/hosts``, ``./x/y.ts``, ``~/.ssh/config``, ``C:\\x\\y``,
     ``README.md``: a relative path needs a known extension on its last part, an absolute one two
@@ -63,14 +66,31 @@ too, since the default finalizer keeps the whole reply.
 
 from __future__ import annotations
 
-import bisect
-import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .schema import AgenticMessage, Block, M, Message, assistant_text, is_internal, user_text
+from .facts import (
+    ASSISTANT,
+    CALL,
+    RESULT,
+    USER,
+    Call,
+    Result,
+    error_lines,
+    identifiers,
+    instructions,
+    internal_text,
+    numbers,
+    one_line,
+    outcome,
+    paths,
+    result_paths,
+    text_sources,
+    urls,
+)
+from .schema import AgenticMessage, M, Message, is_internal
 
 __all__ = [
     "KIND_PRIORITY",
@@ -93,11 +113,6 @@ PRESERVED_FACTS_HEADER = (
     "10. Preserved facts (verbatim from the compacted part; the summary above missed them):"
 )
 """The title of the section :func:`repair_summary` adds."""
-
-MAX_LINE = 200
-"""Longest error or instruction anchor, in characters (longer lines are cut at a word)."""
-MAX_URL = 300
-"""URLs longer than this are not anchors (signed links, tracking URLs)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,361 +168,14 @@ class RetentionReport:
 
 
 # --------------------------------------------------------------------------------------------------
-# Text sources
-
-_USER, _ASSISTANT, _CALL, _RESULT = "user", "assistant", "call", "result"
-
-
-def _is_injected(msg: Message | AgenticMessage) -> bool:
-    return msg.extra.get("injected") is True
-
-
-def _json_strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for v in value:
-            yield from _json_strings(v)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _json_strings(v)
-
-
-def _argument_texts(arguments: str | None) -> Iterator[str]:
-    if not arguments:
-        return
-    try:
-        value = json.loads(arguments)
-    except ValueError:
-        yield arguments
-        return
-    yield from _json_strings(value)
-
-
-def _block_texts(blocks: Sequence[Block]) -> Iterator[str]:
-    for b in blocks:
-        if b.type == "function_tool_result":
-            yield from _block_texts(b.content)
-        elif b.text and b.type != "reasoning":
-            yield b.text
-
-
-def _sources(msg: Message | AgenticMessage) -> Iterator[tuple[str, str]]:
-    """(source, text) pairs of one message that anchors may come from."""
-    if msg.role == "system" or is_internal(msg) or _is_injected(msg):
-        return
-    if isinstance(msg, Message):
-        if msg.role == "tool":
-            texts = [p.text or "" for p in msg.parts if p.type == "text"]
-            yield _RESULT, "\n".join(texts) if texts else msg.content
-        elif msg.role == "assistant":
-            yield _ASSISTANT, assistant_text(msg)
-            for call in msg.tool_calls:
-                for text in _argument_texts(call.arguments):
-                    yield _CALL, text
-        elif msg.role == "user":
-            yield _USER, user_text(msg)
-        return
-    if msg.role == "assistant":
-        yield _ASSISTANT, assistant_text(msg)
-        for b in msg.blocks:
-            if b.type == "function_tool_call":
-                for text in _argument_texts(b.arguments):
-                    yield _CALL, text
-        return
-    for b in msg.blocks:  # in block order: a user text may follow the tool results
-        if b.type == "function_tool_result":
-            yield _RESULT, "\n".join(_block_texts(b.content))
-        elif b.type == "user_input_text" and b.text:
-            yield _USER, b.text
-
-
-def _internal_text(msg: Message | AgenticMessage) -> str:
-    if isinstance(msg, Message):
-        return user_text(msg) if msg.role == "user" else assistant_text(msg) or msg.content
-    return "\n".join(_block_texts(msg.blocks))
-
-
-# --------------------------------------------------------------------------------------------------
-# Patterns
-
-_WS_RE = re.compile(r"\s+")
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|\n+")
-_LINE_RE = re.compile(r"[^\n\r]+")
-
-_INSTRUCTION_RE = re.compile(r"\b(?:must|never|don['’]?t|do not|always|make sure)\b", re.IGNORECASE)
-
-_ERROR_LINE_RES = (
-    # Python / JS / Java exceptions: the line that names the exception (last line of a traceback)
-    re.compile(
-        r"^(?:Uncaught |Caused by: |Unhandled exception: )?"
-        r"(?:[A-Za-z_][\w$]*\.)*(?:[A-Z][\w$]*)?(?:Error|Exception)(?::\s*\S.*)?$"
-    ),
-    # compilers, linters, tools: error: ..., file:1:2: error[E0308]: ..., error TS2322: ...
-    re.compile(
-        r"^(?:\S+?:\d+(?::\d+)?:?\s+|\S+\(\d+,\d+\):\s+)?(?:fatal )?error"
-        r"(?:\[[A-Za-z]*\d+\])?(?: [A-Z]+\d+)?:\s*\S.*$",
-        re.IGNORECASE,
-    ),
-    re.compile(r"^(?:fatal|FATAL|panic|FAILED|ERROR)[: ]\s*\S.*$"),
-    re.compile(r"^thread '.*' panicked at .+$"),
-    re.compile(r"^npm ERR! .+$"),
-    re.compile(r"^\S.*: (?:command not found|No such file or directory|Permission denied)$"),
-)
-# Lines that are code or listings, never error reports.
-_NOT_ERROR_RE = re.compile(
-    r"^(?:\d+\s*[:→|\t]|[→│|>#]|//|raise\b|throw\b|except\b|catch\b|class\b|def\b|import\b|"
-    r"from\b|assert\b|return\b|export\b|const\b|let\b|var\b|if\b|elif\b|else\b|"
-    r"[-*+] |\w+\s*=[^=])"
-)
-
-_EXTS = (
-    "py|pyi|pyx|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|kts|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|"
-    "md|mdx|rst|txt|json|jsonl|yaml|yml|toml|cfg|ini|sh|bash|zsh|ps1|html|htm|css|scss|sass|sql|"
-    "lock|xml|csv|tsv|ipynb|env|conf|gradle|proto|tf|vue|svelte|mk|dockerfile|pem|log|sol|lua|"
-    "dart|ex|exs|erl|hs|ml|r|jl|zig|nim|pl|pm|graphql|gql|prisma|wasm|bin|so|dll|exe|pdf|png|"
-    "jpg|jpeg|gif|svg|webp|ico|zip|gz|tar|tgz|whl|plist|xcconfig|pbxproj|bat|cmd|service"
-)
-_SEG = r"[\w.@+\-]+"
-_PATH_RE = re.compile(
-    r"(?<![\w/.\-\\:@$])("
-    # absolute, home-relative or dot-relative POSIX paths
-    rf"(?:~|\.{{1,2}})?/(?:{_SEG}/)*{_SEG}"
-    # relative paths with at least one directory
-    rf"|(?:{_SEG}/)+{_SEG}"
-    # Windows paths
-    r"|[A-Za-z]:\\(?:[\w .\-]+\\)*[\w.\-]+"
-    # bare file names with a known extension, and the usual extension-less names
-    rf"|[\w\-]+(?:\.[\w\-]+)*\.(?:{_EXTS})"
-    r"|(?:Makefile|Dockerfile|Justfile|Gemfile|Rakefile|Procfile|Jenkinsfile)"
-    r")(?![\w/\\])",
-    re.IGNORECASE,
-)
-_EXT_END_RE = re.compile(rf"\.(?:{_EXTS})$", re.IGNORECASE)
-_NOISE_PATHS = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty"})
-_PRODUCT_RE = re.compile(r"[A-Z][A-Za-z0-9]*\.js")
-_BARE_NAME_RE = re.compile(
-    r"(?:Makefile|Dockerfile|Justfile|Gemfile|Rakefile|Procfile|Jenkinsfile)"
-)
-# tool-result lines whose paths matter: traceback frames and file:line diagnostics
-_RESULT_PATH_LINE_RE = re.compile(r'^\s*File "|^\s*at .*:\d+|^\S+:\d+(?::\d+)?[: ]')
-
-_URL_RE = re.compile(r"\b(?:https?|wss?|ftp|file|git|ssh)://[^\s<>\"'`\]}|\\]+", re.IGNORECASE)
-_URL_TRAIL = ".,;:!?*_"
-
-_CALL_IDENT_RE = re.compile(
-    r"(?<![\w.$])([a-z_][a-z0-9_]*_[a-z0-9_]+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\("
-)
-_CAMEL = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+"
-_CAMEL_CONTEXT_RE = re.compile(
-    rf"(?:\b(?:class|new|extends|implements|interface|type|struct|enum|trait|impl)\s+)({_CAMEL})\b"
-    rf"|\b({_CAMEL})(?=\(|\.[A-Za-z_]|::)"
-    r"|\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+){2,})\b"
-)
-_MODULE_RE = re.compile(r"(?<![\w./\-])([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){2,})(?![\w/\-(])")
-_BACKTICK_RE = re.compile(r"`([^`\n]{2,80})`")
-_BACKTICK_IDENT_RE = re.compile(r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*(?:\(\))?")
-_TLDS = frozenset(
-    "com org net io dev ai app co uk de fr jp cn ru edu gov info biz me us ca eu sh xyz "
-    "cloud".split()
-)
-
-_NUMBER_RES: tuple[tuple[re.Pattern[str], bool], ...] = (
-    # (pattern, also read from tool results)
-    (
-        re.compile(
-            r"(?<![\w.\-])v?\d+\.\d+\.\d+(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?![\w\-]|\.\d)"
-        ),
-        False,
-    ),
-    (
-        re.compile(
-            r"\b(?:Python|Node(?:\.js)?|Go|Java|Ruby|PHP|Rust|TypeScript|Postgres(?:QL)?|MySQL|"
-            r"Ubuntu|Debian|Alpine|Redis|Django|React|Next\.js|version)\s+v?\d+(?:\.\d+)+\b"
-        ),
-        False,
-    ),
-    (re.compile(r"(?<![\w.\-])[A-Za-z][\w.\-]*(?:==|>=|~=)\d+(?:\.\d+)+\b"), False),
-    (re.compile(r"\bport\s*[:=]?\s*\d{2,5}\b", re.IGNORECASE), False),
-    (re.compile(r"(?<![\w.])(?:localhost|127\.0\.0\.1|0\.0\.0\.0):\d{2,5}\b"), False),
-    (re.compile(r"(?<![\w#&/])#\d{1,6}(?![\w\-])"), False),
-    (re.compile(r"\b(?:issue|PR|pull request|bug|ticket)\s+#?\d{1,6}\b", re.IGNORECASE), False),
-    (
-        re.compile(
-            r"\b(?:exit (?:code|status)|exited with(?: code| status)?|"
-            r"returned non-zero exit status)[:\s]\s*[1-9]\d{0,2}\b",
-            re.IGNORECASE,
-        ),
-        True,
-    ),
-    (re.compile(r"\b(?:HTTP(?:/\d(?:\.\d)?)?|status code)[:\s]\s*[1-5]\d\d\b"), True),
-)
-_NUMBER_CORE_RE = re.compile(r"#?\d+(?:\.\d+)*(?:-[0-9A-Za-z.]+)?$")
+# Extraction (the patterns live in compactor.facts, shared with the embedded summarizer)
 
 _PRESERVED_BLOCK_RE = re.compile(
     r"\n?" + re.escape(PRESERVED_FACTS_HEADER) + r"\n<preserved_facts>\n(.*?)</preserved_facts>\n?",
     re.DOTALL,
 )
 _FACT_LINE_RE = re.compile(r"^\s*- \[([a-z_]+)\] (.+)$")
-
-
-def _one_line(text: str) -> str:
-    return _WS_RE.sub(" ", _CONTROL_RE.sub("", text)).strip()
-
-
-def _cut(text: str, limit: int = MAX_LINE) -> str:
-    text = _one_line(text)
-    if len(text) <= limit:
-        return text
-    cut = text[:limit]
-    space = cut.rfind(" ")
-    return (cut[:space] if space >= limit // 2 else cut).rstrip(" ,;:")
-
-
-# --------------------------------------------------------------------------------------------------
-# Extraction per kind
-
-
-def _sentence_spans(text: str) -> Iterator[tuple[int, str]]:
-    pos = 0
-    for sep in _SENTENCE_RE.finditer(text):
-        yield pos, text[pos : sep.start()]
-        pos = sep.end()
-    yield pos, text[pos:]
-
-
-def _lines(text: str) -> Iterator[tuple[int, str]]:
-    for match in _LINE_RE.finditer(text):
-        yield match.start(), match.group()
-
-
-def _instructions(text: str) -> Iterator[tuple[int, str]]:
-    for pos, sentence in _sentence_spans(text):
-        if _INSTRUCTION_RE.search(sentence) and len(_words(sentence)) >= 3:
-            yield pos, _cut(sentence)
-
-
-def _errors(text: str) -> Iterator[tuple[int, str]]:
-    for pos, raw in _lines(text):
-        line = raw.strip()
-        if len(line) < 6 or _NOT_ERROR_RE.match(line):
-            continue
-        if any(p.match(line) for p in _ERROR_LINE_RES):
-            yield pos, _cut(line)
-
-
-def _clean_path(path: str) -> str | None:
-    path = path.rstrip(".,:;")
-    if path in _NOISE_PATHS or path.startswith("@"):
-        return None  # /dev/null; @scope/package is an npm name
-    if path.startswith(("a/", "b/")) and len(path) > 2:
-        path = path[2:]  # git diff headers: --- a/src/x.py, +++ b/src/x.py
-    if "\\" in path and not re.match(r"[A-Za-z]:\\", path):
-        return None
-    last = re.split(r"[/\\]", path)[-1]
-    if not re.search(r"[A-Za-z]", last):
-        return None  # 1/2, 10/20/30
-    if _PRODUCT_RE.fullmatch(path):
-        return None  # Node.js, Next.js: names, not files
-    has_ext = bool(_EXT_END_RE.search(path)) or bool(_BARE_NAME_RE.fullmatch(last))
-    if path.startswith(("/", "~/", "./", "../")) or re.match(r"[A-Za-z]:\\", path):
-        parts = [p for p in re.split(r"[/\\]", path) if p and p not in (".", "..", "~")]
-        if len(parts) < 2 and not has_ext:
-            return None  # /tmp, /s, ./x
-        return path
-    return path if has_ext else None
-
-
-def _blank_urls(text: str) -> str:
-    """``text`` with URLs blanked out (same length, so positions stay valid)."""
-    if "://" not in text:
-        return text
-    return _URL_RE.sub(lambda m: " " * len(m.group()), text)
-
-
-def _paths(text: str, offset: int = 0) -> Iterator[tuple[int, str]]:
-    for match in _PATH_RE.finditer(_blank_urls(text)):
-        path = _clean_path(match.group(1))
-        if path is not None:
-            yield offset + match.start(1), path
-
-
-def _result_paths(text: str) -> Iterator[tuple[int, str]]:
-    for pos, line in _lines(text):
-        if _RESULT_PATH_LINE_RE.match(line):
-            yield from _paths(line, pos)
-
-
-def _urls(text: str) -> Iterator[tuple[int, str]]:
-    for match in _URL_RE.finditer(text):
-        url = match.group().rstrip(_URL_TRAIL)
-        while url.endswith(")") and url.count(")") > url.count("("):
-            url = url[:-1].rstrip(_URL_TRAIL)  # "(see https://x.dev/a)." keeps a_(b)
-        if len(url) <= MAX_URL and "://" in url and len(url.split("://", 1)[1]) > 2:
-            yield match.start(), url
-
-
-def _is_module_path(name: str) -> bool:
-    last = name.rsplit(".", 1)[-1]
-    return last not in _TLDS and not _EXT_END_RE.search(name)
-
-
-def _longest_first(items: Iterator[tuple[int, int, str]]) -> Iterator[tuple[int, str]]:
-    """(position, text) of the spans that overlap no longer one (``3.11.7`` in ``Python 3.11.7``
-    and ``a.b`` in ``a.b.c(`` are the same fact)."""
-    starts: list[int] = []  # kept spans, sorted by start (they never overlap each other)
-    ends: list[int] = []
-    texts: list[str] = []
-    for start, end, text in sorted(set(items), key=lambda i: (i[0] - i[1], i[0], i[2])):
-        at = bisect.bisect_left(starts, start)
-        if at > 0 and ends[at - 1] > start:
-            continue  # overlaps the kept span before it
-        if at < len(starts) and starts[at] < end:
-            continue  # overlaps the kept span after it
-        starts.insert(at, start)
-        ends.insert(at, end)
-        texts.insert(at, text)
-    yield from zip(starts, texts, strict=True)
-
-
-def _identifier_spans(text: str) -> Iterator[tuple[int, int, str]]:
-    for match in _CALL_IDENT_RE.finditer(text):
-        if not _EXT_END_RE.search(match.group(1)):
-            yield match.start(1), match.end(1), match.group(1)
-    for match in _CAMEL_CONTEXT_RE.finditer(text):
-        group = next(g for g in (1, 2, 3) if match.group(g))
-        yield match.start(group), match.end(group), match.group(group)
-    for match in _MODULE_RE.finditer(text):
-        if _is_module_path(match.group(1)):
-            yield match.start(1), match.end(1), match.group(1)
-    for match in _BACKTICK_RE.finditer(text):
-        word = match.group(1).strip()
-        if not _BACKTICK_IDENT_RE.fullmatch(word) or len(word) < 3:
-            continue
-        word = word.removesuffix("()")
-        inner_cap = re.search(r"[a-z][A-Z]", word) is not None
-        if ("_" in word.strip("_") or "." in word or "::" in word or inner_cap) and (
-            not _EXT_END_RE.search(word)
-        ):
-            yield match.start(1), match.start(1) + len(word), word
-
-
-def _identifiers(text: str) -> Iterator[tuple[int, str]]:
-    return _longest_first(_identifier_spans(text))
-
-
-def _number_spans(text: str, source: str) -> Iterator[tuple[int, int, str]]:
-    text = _blank_urls(text)
-    for pattern, in_results in _NUMBER_RES:
-        if source == _RESULT and not in_results:
-            continue
-        for match in pattern.finditer(text):
-            yield match.start(), match.end(), _one_line(match.group())
-
-
-def _numbers(text: str, source: str) -> Iterator[tuple[int, str]]:
-    return _longest_first(_number_spans(text, source))
+_SPLIT_RE = re.compile(r"[/\\]")
 
 
 def _preserved_facts(text: str) -> Iterator[Anchor]:
@@ -518,7 +186,21 @@ def _preserved_facts(text: str) -> Iterator[Anchor]:
                 yield Anchor(fact.group(1), fact.group(2).strip())
 
 
-def _anchors_of(source: str, text: str) -> list[tuple[str, str]]:
+def _result_errors(result: Result, call: Call | None) -> Iterator[tuple[int, str]]:
+    """The error lines of a tool result whose call failed (:func:`compactor.facts.outcome`)."""
+    failure = outcome(result, call)
+    if not failure.failed:
+        return
+    found = list(error_lines(result.text))
+    if found:
+        yield from found
+    elif failure.lines:
+        yield 0, failure.lines[0]
+
+
+def _anchors_of(
+    source: str, text: str, result: Result | None, calls: dict[str, Call]
+) -> list[tuple[str, str]]:
     """(kind, text) anchors of one text, in order of position (ties: kind priority)."""
     found: list[tuple[int, int, str, str]] = []  # (position, kind order, kind, text)
 
@@ -526,49 +208,67 @@ def _anchors_of(source: str, text: str) -> list[tuple[str, str]]:
         order = KIND_PRIORITY.index(kind)
         found.extend((pos, order, kind, item) for pos, item in items)
 
-    if source == _USER:
-        collect("instruction", _instructions(text))
-    if source != _CALL:
-        collect("error", _errors(text))
-    if source == _RESULT:
-        collect("path", _result_paths(text))
+    if source == USER:
+        collect("instruction", instructions(text))
+    if source == RESULT and result is not None:
+        collect("error", _result_errors(result, calls.get(result.call_id)))
+    elif source != CALL:
+        collect("error", error_lines(text))
+    if source == RESULT:
+        collect("path", result_paths(text))
     else:
-        collect("path", _paths(text))
-        collect("url", _urls(text))
-    if source in (_USER, _ASSISTANT):
-        collect("identifier", _identifiers(text))
-    collect("number", _numbers(text, source))
+        collect("path", paths(text))
+        collect("url", urls(text))
+    if source in (USER, ASSISTANT):
+        collect("identifier", identifiers(text))
+    collect("number", numbers(text, from_result=source == RESULT))
     found.sort(key=lambda f: (f[0], f[1]))
     return [(kind, item) for _, _, kind, item in found]
+
+
+def _calls_by_id(messages: Sequence[Message | AgenticMessage]) -> dict[str, Call]:
+    calls: dict[str, Call] = {}
+    for msg in messages:
+        if msg.role != "assistant":
+            continue
+        if isinstance(msg, Message):
+            for c in msg.tool_calls:
+                calls[c.id] = Call(c.id, c.name, c.arguments, 0)
+        else:
+            for b in msg.blocks:
+                if b.type == "function_tool_call" and b.call_id:
+                    calls[b.call_id] = Call(b.call_id, b.name or "", b.arguments or "", 0)
+    return calls
 
 
 def _all_anchors(messages: Sequence[Message | AgenticMessage]) -> list[Anchor]:
     """Every anchor, deduplicated (case, quotes and whitespace ignored), in order of appearance."""
     seen: dict[tuple[str, str], Anchor] = {}
+    calls = _calls_by_id(messages)
     for msg in messages:
         if is_internal(msg):
-            pairs = [(a.kind, a.text) for a in _preserved_facts(_internal_text(msg))]
+            pairs = [(a.kind, a.text) for a in _preserved_facts(internal_text(msg))]
         else:
             pairs = [
                 pair
-                for source, text in _sources(msg)
+                for source, text, result in text_sources(msg)
                 if text.strip()
-                for pair in _anchors_of(source, text)
+                for pair in _anchors_of(source, text, result, calls)
             ]
         for kind, text in pairs:
-            text = _one_line(text)
+            text = one_line(text)
             if text:
                 seen.setdefault((kind, _norm(text)), Anchor(kind, text))
     # a bare file name adds nothing when a path ending in it is an anchor too
     dirs = {
-        _norm(re.split(r"[/\\]", a.text)[-1])
+        _norm(_SPLIT_RE.split(a.text)[-1])
         for a in seen.values()
-        if a.kind == "path" and re.search(r"[/\\]", a.text)
+        if a.kind == "path" and _SPLIT_RE.search(a.text)
     }
     return [
         a
         for a in seen.values()
-        if not (a.kind == "path" and not re.search(r"[/\\]", a.text) and _norm(a.text) in dirs)
+        if not (a.kind == "path" and not _SPLIT_RE.search(a.text) and _norm(a.text) in dirs)
     ]
 
 
@@ -614,7 +314,7 @@ _WORD_RE = re.compile(r"[a-z0-9][a-z0-9_'\-]*")
 
 def _norm(text: str) -> str:
     """Case-folded, quotes made one, control characters dropped, whitespace collapsed."""
-    return _one_line(text.casefold().translate(_QUOTES))
+    return one_line(text.casefold().translate(_QUOTES))
 
 
 def _words(text: str) -> list[str]:
@@ -745,7 +445,7 @@ def repair_summary(summary_text: str, missing: Sequence[Anchor]) -> str:
             if fact:
                 existing.append(Anchor(fact.group(1), fact.group(2)))
     merged: dict[tuple[str, str], Anchor] = {}
-    for anchor in [*existing, *(Anchor(a.kind, _one_line(a.text)) for a in missing)]:
+    for anchor in [*existing, *(Anchor(a.kind, one_line(a.text)) for a in missing)]:
         if anchor.text:
             merged.setdefault((anchor.kind, _norm(anchor.text)), anchor)
     if not merged:
@@ -790,7 +490,7 @@ def apply_retention(
     if transform is not None:
         unique: dict[tuple[str, str], Anchor] = {}
         for anchor in anchors:
-            text = _one_line(transform(anchor.text))
+            text = one_line(transform(anchor.text))
             if text:
                 unique.setdefault((anchor.kind, _norm(text)), Anchor(anchor.kind, text))
         anchors = list(unique.values())

@@ -654,8 +654,10 @@ REAL_ANCHORS: dict[str, dict[str, int]] = {
     "fasthooks-sample-main-compacted.jsonl": {},  # only an earlier summary and /compact
     "raze-grant-session.jsonl": {"path": 3, "url": 1},
     "tokenforge-grant-session.jsonl": {"identifier": 10, "url": 14},
-    "empire-of-bits-desktop-rollout.jsonl": {"path": 10, "number": 2},
-    "soul-grant-rollout.jsonl": {"path": 13, "url": 1, "number": 2},
+    # the failed commands' error lines (timeouts, "not recognized", "Access is denied") count
+    "empire-of-bits-desktop-rollout.jsonl": {"error": 4, "path": 10, "number": 2},
+    # "bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted" (exit code 1)
+    "soul-grant-rollout.jsonl": {"error": 1, "path": 13, "url": 1, "number": 2},
     "swe-agent-marshmallow-1867-function-calling.jsonl": {
         "instruction": 8,
         "path": 4,

@@ -1,0 +1,120 @@
+"""Fact extraction shared by the embedded summarizer and the retention check.
+
+Both :mod:`compactor.models.local` (which writes a summary from the transcript) and
+:mod:`compactor.retention` (which checks that a summary kept the hard facts) need the same
+answers to the same questions: which text of a message is the user's own, which is injected
+context; what is a file path, a URL, an identifier, a number worth keeping; which line of a tool
+output reports an error, and did the command fail at all. Those answers live here, once.
+
+* **Message views.** :func:`entry_of` turns either message shape into an :class:`Entry` (text,
+  tool calls, tool results with their ``is_error`` flag, internal / injected marks);
+  :func:`text_sources` yields the ``(source, text)`` pairs facts may come from.
+* **Injected context is not the user.** :func:`is_injected` is true for text the agent CLI put in
+  a user-role message (``extra["injected"]``, Codex ``<environment_context>`` / AGENTS.md, Claude
+  Code ``<system-reminder>``, skill bodies, local-command output).
+* **Patterns.** :func:`paths`, :func:`urls`, :func:`identifiers`, :func:`numbers`,
+  :func:`instructions` and :func:`error_lines` yield ``(position, text)`` pairs.
+* **Tool outcomes.** :func:`outcome` decides whether one tool result reports a failure: its
+  ``is_error`` flag, a non-zero exit code, or (for commands that do not just print files) an
+  error line. Output of commands that read or search files (``cat``, ``rg``, ``Read``…) is file
+  content: a line in it that says ``raise ValueError`` is source code, not an error.
+
+Everything is deterministic and linear in the input: long tool outputs are scanned on a bounded
+head and tail only (:data:`SCAN_HEAD`, :data:`SCAN_TAIL`).
+"""
+
+from __future__ import annotations
+
+from .outcomes import (
+    SCAN_HEAD,
+    SCAN_TAIL,
+    Outcome,
+    command_of,
+    error_lines,
+    exit_code,
+    is_reading_call,
+    main_program,
+    outcome,
+    programs,
+    shell_words,
+    strip_output_header,
+)
+from .patterns import (
+    MAX_URL,
+    blank_urls,
+    clean_path,
+    has_known_extension,
+    identifiers,
+    instructions,
+    numbers,
+    paths,
+    result_paths,
+    urls,
+)
+from .text import (
+    ASSISTANT,
+    CALL,
+    MAX_LINE,
+    RESULT,
+    USER,
+    Call,
+    Entry,
+    Result,
+    argument_texts,
+    clean,
+    cut,
+    entry_of,
+    internal_text,
+    is_injected,
+    lines_of,
+    one_line,
+    parse_arguments,
+    sentence_spans,
+    sentences,
+    text_sources,
+)
+
+__all__ = [
+    "ASSISTANT",
+    "CALL",
+    "MAX_LINE",
+    "MAX_URL",
+    "RESULT",
+    "SCAN_HEAD",
+    "SCAN_TAIL",
+    "USER",
+    "Call",
+    "Entry",
+    "Outcome",
+    "Result",
+    "argument_texts",
+    "blank_urls",
+    "clean",
+    "clean_path",
+    "command_of",
+    "cut",
+    "entry_of",
+    "error_lines",
+    "exit_code",
+    "has_known_extension",
+    "identifiers",
+    "instructions",
+    "internal_text",
+    "is_injected",
+    "is_reading_call",
+    "lines_of",
+    "main_program",
+    "numbers",
+    "one_line",
+    "outcome",
+    "parse_arguments",
+    "paths",
+    "programs",
+    "result_paths",
+    "sentence_spans",
+    "sentences",
+    "shell_words",
+    "strip_output_header",
+    "text_sources",
+    "urls",
+]

@@ -1,0 +1,288 @@
+"""Tool outcomes: error lines, exit codes, commands, failed or not (see :mod:`compactor.facts`)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .text import Call, Result, clean, cut, lines_of
+
+SCAN_HEAD = 12_000
+SCAN_TAIL = 40_000
+"""A tool output longer than ``SCAN_HEAD + SCAN_TAIL`` characters is scanned for error lines on
+its first ``SCAN_HEAD`` and last ``SCAN_TAIL`` characters (test summaries and exception messages
+sit at the end, exit-code headers at the start)."""
+
+_EXCEPTION_RE = re.compile(
+    # Python / JS / Java exceptions: the line that names the exception (last line of a
+    # traceback), also after pytest's "E   " prefix
+    r"^(?:E\s+)?(?:Uncaught |Caused by: |Unhandled exception: )?"
+    r"(?:[A-Za-z_][\w$]*\.)*(?:[A-Z][\w$]*)?(?:Error|Exception)(?::\s*\S.*)?$"
+)
+_PREFIX = r"(?:[^\s:]+(?: \d+)?:\s?){0,3}"
+"""Up to three ``program:`` / ``file:12:`` / ``line 1:`` prefixes before the message."""
+_DIAGNOSTIC_RE = re.compile(
+    rf"^(?:E\s+)?{_PREFIX}(?:"
+    # error: x / error[E0308]: x / error TS2322: x / fatal: x / panic: x / npm ERR! x
+    r"(?i:fatal error|error|fatal|panic|err!)(?:\[[\w\-]*\])?(?: [A-Z]+\d+)?\s*[:!]\s*\S.*"
+    # log levels in capitals: ERROR x, FATAL x, CRITICAL x
+    r"|(?:ERROR|FATAL|PANIC|CRITICAL)\b.*"
+    # Failed to x / FAILED tests/x.py::t / Failed with result 'exit-code'
+    r"|(?i:failed|failure)(?:\b.*)?"
+    r")$"
+)
+_NOT_FOUND_RE = re.compile(
+    r"(?i:command not found|no such file or directory|permission denied|operation not permitted"
+    r"|access is denied|is not recognized as (?:the name of a cmdlet|an internal or external)"
+    r"|cannot find (?:the )?(?:path|file|module)|module not found|timed out|segmentation fault"
+    r"|out of memory|killed)"
+)
+_PANIC_RE = re.compile(r"^thread '.*' panicked at .+$|^npm ERR! .+$")
+_FAILED_COUNT_RE = re.compile(r"(?i:\b[1-9]\d* (?:failed|failing|errors?)\b)")
+# Lines that are code or listings, never error reports.
+_NOT_ERROR_RE = re.compile(
+    r"^(?:\d+\s*[:→|\t]|[→│|>#]|//|/\*|\*|raise\b|throw\b|except\b|catch\b|class\b|def\b|"
+    r"import\b|from\b|assert\b|return\b|export\b|const\b|let\b|var\b|if\b|elif\b|else\b|"
+    r"case\b|func\b|fn\b|pub\b|type\b|interface\b|[\"'`]|[-*+] |\w+\s*=[^=])"
+)
+_LOCATION_RE = re.compile(r"^[\w./\\\-]+[:\-]\d+(?:[:\-]\d+)?[:\-]\s*")
+"""A ``file:line:`` prefix (grep, rg, compilers): the rest of the line decides."""
+_ERROR_HINTS = (
+    "rror",
+    "RROR",
+    "xception",
+    "ail",
+    "AIL",
+    "atal",
+    "ATAL",
+    "anic",
+    "ANIC",
+    "RITICAL",
+    "ERR!",
+    "not found",
+    "o such file",
+    "denied",
+    "not permitted",
+    "not recognized",
+    "annot find",
+    "timed out",
+    "egmentation",
+    "emory",
+    "illed",
+)
+"""Every line an error pattern accepts contains one of these (a cheap test before the regexes)."""
+
+
+def _error_rank(line: str) -> int:
+    """How informative ``line`` is as an error report: 0 = not one, 3 = the most."""
+    if len(line) < 4 or not any(h in line for h in _ERROR_HINTS):
+        return 0
+    body = _LOCATION_RE.sub("", line, count=1) if line[:1] not in " \t" else line
+    if not body or _NOT_ERROR_RE.match(body):
+        return 0
+    if _EXCEPTION_RE.match(body) or _PANIC_RE.match(body):
+        return 3
+    if len(line) <= 400 and _NOT_FOUND_RE.search(body):
+        return 3
+    if _DIAGNOSTIC_RE.match(body):
+        return 2
+    if _FAILED_COUNT_RE.search(body):
+        return 1
+    return 0
+
+
+def error_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(position, line) of the lines of ``text`` that report an error (code lines excluded)."""
+    if not any(h in text for h in _ERROR_HINTS):
+        return
+    for pos, raw in lines_of(text):
+        line = raw.strip()
+        if len(line) >= 6 and _error_rank(line):
+            yield pos, cut(line)
+
+
+_EXIT_RE = re.compile(
+    r"^\s*(?:Process exited with code|Command exited with code|exited with code|Exit code:?|"
+    r"exit status:?|<exit_code>)\s*(-?\d+)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_HEADER_RE = re.compile(
+    # Codex exec_command / shell_command output headers
+    r"\A(?:(?:Chunk ID|Wall time|Process exited with code|Process running with session ID|"
+    r"Original token count|Total output lines|Exit code)\b[^\n]*\n)+Output:\n?"
+    # Claude Code Bash errors
+    r"|\AExit code -?\d+\n",
+    re.IGNORECASE,
+)
+
+
+def exit_code(text: str) -> int | None:
+    """The exit code a tool output reports (``Exit code 1``, ``Process exited with code 0``,
+    ``<exit_code>2</exit_code>``…), looked for at its start and its end; None when it has none."""
+    head = text[:600]
+    match = _EXIT_RE.search(head)
+    if match is None and len(text) > 600:
+        match = _EXIT_RE.search(text, len(text) - 300)
+    return int(match.group(1)) if match else None
+
+
+def strip_output_header(text: str) -> str:
+    """A tool output without the agent's exit-code / timing header (the command's own output)."""
+    match = _HEADER_RE.match(text)
+    return text[match.end() :] if match else text
+
+
+# --------------------------------------------------------------------------------------------------
+# Commands and tool outcomes
+
+_COMMAND_KEYS = ("command", "cmd", "script", "commands")
+_READING_TOOLS = frozenset(
+    "read read_file readfile view view_file open open_file cat grep glob ls list list_dir "
+    "list_files search search_file search_files search_dir find_file find_files file_search "
+    "codebase_search webfetch web_fetch websearch web_search notebookread todoread tasklist "
+    "taskget skill".split()
+)
+_READING_PROGRAMS = frozenset(
+    "cat head tail less more nl sed awk grep egrep fgrep rg ag ack find fd ls tree wc file stat "
+    "jq yq diff cut sort uniq column xxd od strings which whereis type echo printf pwd cd true "
+    "get-content select-string get-childitem get-item gc gci ls dir".split()
+)
+_READING_GIT = frozenset("show diff log blame grep status ls-files remote branch rev-parse".split())
+_NO_MATCH_PROGRAMS = frozenset("grep egrep fgrep rg ag ack diff test [ cmp".split())
+"""Programs whose exit code 1 means "no match" / "different" / "false", not a failure."""
+_SEGMENT_RE = re.compile(r"\|\||&&|[|;\n]")
+_TOOL_ERROR_RE = re.compile(r"\A\s*(?:<tool_use_error>|<error>|Error: )")
+
+
+def command_of(call: Call) -> str | None:
+    """The shell command a call runs (``command`` / ``cmd`` / ``script`` argument), if any."""
+    args = call.args
+    for key in _COMMAND_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            return " ".join(value)
+    return None
+
+
+def programs(command: str) -> list[str]:
+    """The program names of each segment of a shell command (lower-case, no path)."""
+    out: list[str] = []
+    for segment in _SEGMENT_RE.split(command):
+        words = segment.strip().split()
+        if len(words) > 1 and words[0].startswith("$") and words[1].startswith("="):
+            continue  # a PowerShell assignment: $x = ...
+        while words and ("=" in words[0] and not words[0].startswith("=")):
+            words = words[1:]  # VAR=value prefixes
+        while words and words[0] in ("sudo", "env", "time", "nohup", "exec", "command"):
+            words = words[1:]
+        if not words:
+            continue
+        name = words[0].strip("'\"()").rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower()
+        if name == "git" and len(words) > 1:
+            name = "git " + words[1].lower()
+        out.append(name)
+    return out
+
+
+_NEUTRAL_PROGRAMS = frozenset("cd pushd popd set export source . unset true".split())
+
+
+def main_program(command: str) -> str:
+    """The first program of a command that does the work (``cd x && pytest`` → ``pytest``)."""
+    return next((p for p in programs(command) if p not in _NEUTRAL_PROGRAMS), "")
+
+
+def _is_reading_program(name: str) -> bool:
+    if name.startswith("git "):
+        return name[4:] in _READING_GIT
+    return name in _READING_PROGRAMS
+
+
+def is_reading_call(call: Call | None) -> bool:
+    """Whether a call only reads or searches (its output is file content, not a report)."""
+    if call is None:
+        return False
+    if call.name.lower() in _READING_TOOLS:
+        return True
+    command = command_of(call)
+    if command is None:
+        return False
+    names = programs(command)
+    return bool(names) and all(_is_reading_program(n) for n in names)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one tool result says about its call: failed or not, exit code, error lines."""
+
+    failed: bool
+    exit_code: int | None = None
+    lines: tuple[str, ...] = ()
+    """The error lines, most informative first (at most :data:`_MAX_OUTCOME_LINES`)."""
+
+
+_MAX_OUTCOME_LINES = 4
+
+
+def _scan_window(text: str) -> str:
+    if len(text) <= SCAN_HEAD + SCAN_TAIL:
+        return text
+    return text[:SCAN_HEAD] + "\n" + text[len(text) - SCAN_TAIL :]
+
+
+def _ranked_lines(text: str) -> list[str]:
+    """Error lines of ``text``: highest rank first; within a rank the last one first (the last
+    line of a traceback names the exception)."""
+    window = _scan_window(text)
+    if not any(h in window for h in _ERROR_HINTS):
+        return []
+    found: list[tuple[int, int, str]] = []
+    for pos, raw in lines_of(window):
+        line = raw.strip()
+        rank = _error_rank(line) if len(line) >= 6 else 0
+        if rank:
+            found.append((-rank, -pos, cut(line)))
+    found.sort()
+    return list(dict.fromkeys(line for _, _, line in found))[:_MAX_OUTCOME_LINES]
+
+
+def outcome(result: Result, call: Call | None = None) -> Outcome:
+    """Did the call of ``result`` fail, and which lines say why?
+
+    Failed: the ``is_error`` flag, a non-zero exit code (exit code 1 of ``grep``/``rg``/``diff``
+    means "no match" and is not a failure unless an error line says otherwise), or a tool error
+    marker (``<tool_use_error>``). Otherwise, unless the output reports exit code 0 or the call
+    only reads or searches files, an error line in the output (``XxxError: …``, ``error: …``,
+    ``FAILED …``, ``…: command not found``, ``3 failed``) also counts.
+    """
+    text = result.text
+    code = exit_code(text)
+    body = strip_output_header(clean(text)) if text else ""
+    lines = _ranked_lines(body)
+    flagged = result.is_error or (code is not None and code != 0)
+    if flagged and code == 1 and not result.is_error and call is not None and not lines:
+        command = command_of(call)
+        if command is not None and (programs(command) or [""])[-1] in _NO_MATCH_PROGRAMS:
+            flagged = False
+    if not flagged and _TOOL_ERROR_RE.match(text):
+        flagged = True
+    if flagged:
+        if not lines:
+            first = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
+            lines = [cut(first)] if first else []
+        return Outcome(True, code, tuple(lines))
+    if code == 0 or is_reading_call(call) or not lines:
+        return Outcome(False, code)
+    return Outcome(True, code, tuple(lines))
+
+
+def shell_words(command: str) -> list[str]:
+    """``shlex`` words of a command (a whitespace split when the quoting is broken)."""
+    try:
+        return shlex.split(command, posix=True)
+    except ValueError:
+        return command.split()

@@ -1,0 +1,245 @@
+"""Paths, URLs, identifiers, numbers and instructions in text (see :mod:`compactor.facts`)."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+
+from .text import cut, lines_of, one_line, sentence_spans
+
+MAX_URL = 300
+"""URLs longer than this are not facts (signed links, tracking URLs)."""
+
+_EXTS = (
+    "py|pyi|pyx|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|kts|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|"
+    "md|mdx|rst|txt|json|jsonl|yaml|yml|toml|cfg|ini|sh|bash|zsh|ps1|html|htm|css|scss|sass|sql|"
+    "lock|xml|csv|tsv|ipynb|env|conf|gradle|proto|tf|vue|svelte|mk|dockerfile|pem|log|sol|lua|"
+    "dart|ex|exs|erl|hs|ml|r|jl|zig|nim|pl|pm|graphql|gql|prisma|wasm|bin|so|dll|exe|pdf|png|"
+    "jpg|jpeg|gif|svg|webp|ico|zip|gz|tar|tgz|whl|plist|xcconfig|pbxproj|bat|cmd|service"
+)
+_SEG = r"[\w.@+\-]+"
+_PATH_RE = re.compile(
+    r"(?<![\w/.\-\\:@$])("
+    # absolute, home-relative or dot-relative POSIX paths
+    rf"(?:~|\.{{1,2}})?/(?:{_SEG}/)*{_SEG}"
+    # relative paths with at least one directory
+    rf"|(?:{_SEG}/)+{_SEG}"
+    # Windows paths
+    r"|[A-Za-z]:\\(?:[\w .\-]+\\)*[\w.\-]+"
+    # bare file names with a known extension, and the usual extension-less names
+    rf"|[\w\-]+(?:\.[\w\-]+)*\.(?:{_EXTS})"
+    r"|(?:Makefile|Dockerfile|Justfile|Gemfile|Rakefile|Procfile|Jenkinsfile)"
+    r")(?![\w/\\])",
+    re.IGNORECASE,
+)
+_EXT_END_RE = re.compile(rf"\.(?:{_EXTS})$", re.IGNORECASE)
+_NOISE_PATHS = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+_PRODUCT_RE = re.compile(r"[A-Z][A-Za-z0-9]*\.js")
+_BARE_NAME_RE = re.compile(
+    r"(?:Makefile|Dockerfile|Justfile|Gemfile|Rakefile|Procfile|Jenkinsfile)"
+)
+_WINDOWS_RE = re.compile(r"[A-Za-z]:\\")
+_SPLIT_RE = re.compile(r"[/\\]")
+_LETTER_RE = re.compile(r"[A-Za-z]")
+# tool-result lines whose paths matter: traceback frames and file:line diagnostics
+_RESULT_PATH_LINE_RE = re.compile(r'^\s*File "|^\s*at .*:\d+|^\S+:\d+(?::\d+)?[: ]')
+
+_URL_RE = re.compile(r"\b(?:https?|wss?|ftp|file|git|ssh)://[^\s<>\"'`\]}|\\]+", re.IGNORECASE)
+_URL_TRAIL = ".,;:!?*_"
+
+
+def clean_path(path: str) -> str | None:
+    """The path as a fact, or None when it is not one (``/dev/null``, ``1/2``, ``Node.js``)."""
+    path = path.rstrip(".,:;")
+    if path in _NOISE_PATHS or path.startswith("@"):
+        return None  # /dev/null; @scope/package is an npm name
+    if path.startswith(("a/", "b/")) and len(path) > 2:
+        path = path[2:]  # git diff headers: --- a/src/x.py, +++ b/src/x.py
+    windows = _WINDOWS_RE.match(path) is not None
+    if "\\" in path and not windows:
+        return None
+    last = _SPLIT_RE.split(path)[-1]
+    if not _LETTER_RE.search(last):
+        return None  # 1/2, 10/20/30
+    if _PRODUCT_RE.fullmatch(path):
+        return None  # Node.js, Next.js: names, not files
+    has_ext = bool(_EXT_END_RE.search(path)) or bool(_BARE_NAME_RE.fullmatch(last))
+    if path.startswith(("/", "~/", "./", "../")) or windows:
+        parts = [p for p in _SPLIT_RE.split(path) if p and p not in (".", "..", "~")]
+        if len(parts) < 2 and not has_ext:
+            return None  # /tmp, /s, ./x
+        return path
+    return path if has_ext else None
+
+
+def has_known_extension(path: str) -> bool:
+    """Whether the last part of ``path`` has an extension of a known file type."""
+    return _EXT_END_RE.search(path) is not None
+
+
+def blank_urls(text: str) -> str:
+    """``text`` with URLs blanked out (same length, so positions stay valid)."""
+    if "://" not in text:
+        return text
+    return _URL_RE.sub(lambda m: " " * len(m.group()), text)
+
+
+def paths(text: str, offset: int = 0) -> Iterator[tuple[int, str]]:
+    """(position, path) of the file paths in ``text`` (URLs excluded)."""
+    for match in _PATH_RE.finditer(blank_urls(text)):
+        path = clean_path(match.group(1))
+        if path is not None:
+            yield offset + match.start(1), path
+
+
+def result_paths(text: str) -> Iterator[tuple[int, str]]:
+    """The paths of a tool output that matter: on traceback frames and ``path:line:`` lines."""
+    for pos, line in lines_of(text):
+        if _RESULT_PATH_LINE_RE.match(line):
+            yield from paths(line, pos)
+
+
+def urls(text: str) -> Iterator[tuple[int, str]]:
+    """(position, URL) of the URLs in ``text`` (trailing punctuation and lone ``)`` dropped)."""
+    if "://" not in text:
+        return
+    for match in _URL_RE.finditer(text):
+        url = match.group().rstrip(_URL_TRAIL)
+        while url.endswith(")") and url.count(")") > url.count("("):
+            url = url[:-1].rstrip(_URL_TRAIL)  # "(see https://x.dev/a)." keeps a_(b)
+        if len(url) <= MAX_URL and "://" in url and len(url.split("://", 1)[1]) > 2:
+            yield match.start(), url
+
+
+# --------------------------------------------------------------------------------------------------
+# Identifiers, numbers, instructions
+
+_CALL_IDENT_RE = re.compile(
+    r"(?<![\w.$])([a-z_][a-z0-9_]*_[a-z0-9_]+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\("
+)
+_CAMEL = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+"
+_CAMEL_CONTEXT_RE = re.compile(
+    rf"(?:\b(?:class|new|extends|implements|interface|type|struct|enum|trait|impl)\s+)({_CAMEL})\b"
+    rf"|\b({_CAMEL})(?=\(|\.[A-Za-z_]|::)"
+    r"|\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+){2,})\b"
+)
+_MODULE_RE = re.compile(r"(?<![\w./\-])([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){2,})(?![\w/\-(])")
+_BACKTICK_RE = re.compile(r"`([^`\n]{2,80})`")
+_BACKTICK_IDENT_RE = re.compile(r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*(?:\(\))?")
+_INNER_CAP_RE = re.compile(r"[a-z][A-Z]")
+_TLDS = frozenset(
+    "com org net io dev ai app co uk de fr jp cn ru edu gov info biz me us ca eu sh xyz "
+    "cloud".split()
+)
+
+_NUMBER_RES: tuple[tuple[re.Pattern[str], bool], ...] = (
+    # (pattern, also read from tool results)
+    (
+        re.compile(
+            r"(?<![\w.\-])v?\d+\.\d+\.\d+(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?![\w\-]|\.\d)"
+        ),
+        False,
+    ),
+    (
+        re.compile(
+            r"\b(?:Python|Node(?:\.js)?|Go|Java|Ruby|PHP|Rust|TypeScript|Postgres(?:QL)?|MySQL|"
+            r"Ubuntu|Debian|Alpine|Redis|Django|React|Next\.js|version)\s+v?\d+(?:\.\d+)+\b"
+        ),
+        False,
+    ),
+    (re.compile(r"(?<![\w.\-])[A-Za-z][\w.\-]*(?:==|>=|~=)\d+(?:\.\d+)+\b"), False),
+    (re.compile(r"\bport\s*[:=]?\s*\d{2,5}\b", re.IGNORECASE), False),
+    (re.compile(r"(?<![\w.])(?:localhost|127\.0\.0\.1|0\.0\.0\.0):\d{2,5}\b"), False),
+    (re.compile(r"(?<![\w#&/])#\d{1,6}(?![\w\-])"), False),
+    (re.compile(r"\b(?:issue|PR|pull request|bug|ticket)\s+#?\d{1,6}\b", re.IGNORECASE), False),
+    (
+        re.compile(
+            r"\b(?:exit (?:code|status)|exited with(?: code| status)?|"
+            r"returned non-zero exit status)[:\s]\s*[1-9]\d{0,2}\b",
+            re.IGNORECASE,
+        ),
+        True,
+    ),
+    (re.compile(r"\b(?:HTTP(?:/\d(?:\.\d)?)?|status code)[:\s]\s*[1-5]\d\d\b"), True),
+)
+
+_INSTRUCTION_RE = re.compile(r"\b(?:must|never|don['’]?t|do not|always|make sure)\b", re.IGNORECASE)
+_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'\-]*")
+
+
+def _longest_first(items: Iterator[tuple[int, int, str]]) -> Iterator[tuple[int, str]]:
+    """(position, text) of the spans that overlap no longer one (``3.11.7`` in ``Python 3.11.7``
+    and ``a.b`` in ``a.b.c(`` are the same fact)."""
+    starts: list[int] = []  # kept spans, sorted by start (they never overlap each other)
+    ends: list[int] = []
+    texts: list[str] = []
+    for start, end, text in sorted(set(items), key=lambda i: (i[0] - i[1], i[0], i[2])):
+        at = bisect.bisect_left(starts, start)
+        if at > 0 and ends[at - 1] > start:
+            continue  # overlaps the kept span before it
+        if at < len(starts) and starts[at] < end:
+            continue  # overlaps the kept span after it
+        starts.insert(at, start)
+        ends.insert(at, end)
+        texts.insert(at, text)
+    yield from zip(starts, texts, strict=True)
+
+
+def _is_module_path(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1]
+    return last not in _TLDS and not _EXT_END_RE.search(name)
+
+
+def _identifier_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    for match in _CALL_IDENT_RE.finditer(text):
+        if not _EXT_END_RE.search(match.group(1)):
+            yield match.start(1), match.end(1), match.group(1)
+    for match in _CAMEL_CONTEXT_RE.finditer(text):
+        group = next(g for g in (1, 2, 3) if match.group(g))
+        yield match.start(group), match.end(group), match.group(group)
+    for match in _MODULE_RE.finditer(text):
+        if _is_module_path(match.group(1)):
+            yield match.start(1), match.end(1), match.group(1)
+    if "`" not in text:
+        return
+    for match in _BACKTICK_RE.finditer(text):
+        word = match.group(1).strip()
+        if not _BACKTICK_IDENT_RE.fullmatch(word) or len(word) < 3:
+            continue
+        word = word.removesuffix("()")
+        inner_cap = _INNER_CAP_RE.search(word) is not None
+        if ("_" in word.strip("_") or "." in word or "::" in word or inner_cap) and (
+            not _EXT_END_RE.search(word)
+        ):
+            yield match.start(1), match.start(1) + len(word), word
+
+
+def identifiers(text: str) -> Iterator[tuple[int, str]]:
+    """(position, identifier): ``snake_case(`` / ``dotted.name(`` calls, CamelCase names in
+    code context or with three humps, dotted module paths, identifier-like backtick spans."""
+    return _longest_first(_identifier_spans(text))
+
+
+def _number_spans(text: str, from_result: bool) -> Iterator[tuple[int, int, str]]:
+    text = blank_urls(text)
+    for pattern, in_results in _NUMBER_RES:
+        if from_result and not in_results:
+            continue
+        for match in pattern.finditer(text):
+            yield match.start(), match.end(), one_line(match.group())
+
+
+def numbers(text: str, *, from_result: bool = False) -> Iterator[tuple[int, str]]:
+    """(position, number with its context): versions, ports, issues, exit codes, HTTP statuses.
+
+    From a tool output (``from_result``) only exit codes and HTTP statuses.
+    """
+    return _longest_first(_number_spans(text, from_result))
+
+
+def instructions(text: str) -> Iterator[tuple[int, str]]:
+    """(position, sentence) of the sentences that state a rule (*must*, *never*, *don't*, …)."""
+    for pos, sentence in sentence_spans(text):
+        if _INSTRUCTION_RE.search(sentence) and len(_WORD_RE.findall(sentence)) >= 3:
+            yield pos, cut(sentence)

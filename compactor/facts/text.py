@@ -1,0 +1,290 @@
+"""Plain text and the message views every fact extractor reads (see :mod:`compactor.facts`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from compactor.schema import AgenticMessage, Block, Message, assistant_text, is_internal, user_text
+
+MAX_LINE = 200
+"""Longest error or instruction fact, in characters (longer lines are cut at a word)."""
+
+USER, ASSISTANT, CALL, RESULT = "user", "assistant", "call", "result"
+"""Where a text comes from (see :func:`text_sources`)."""
+
+_WS_RE = re.compile(r"\s+")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+"""Control characters that are not whitespace (tabs, line breaks, \\v, \\f stay)."""
+_CLEAN_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|\n+")
+_LINE_RE = re.compile(r"[^\n\r]+")
+
+
+def clean(text: str) -> str:
+    """``\\r\\n`` / ``\\r`` made ``\\n``, other control characters (not tabs) dropped."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CLEAN_RE.sub("", text)
+
+
+def one_line(text: str) -> str:
+    """Control characters dropped, whitespace runs made one space, stripped."""
+    return _WS_RE.sub(" ", _CONTROL_RE.sub("", text)).strip()
+
+
+def cut(text: str, limit: int = MAX_LINE) -> str:
+    """:func:`one_line`, then at most ``limit`` characters, cut at a word when one is near."""
+    text = one_line(text)
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    space = head.rfind(" ")
+    return (head[:space] if space >= limit // 2 else head).rstrip(" ,;:")
+
+
+def sentence_spans(text: str) -> Iterator[tuple[int, str]]:
+    """(position, sentence) pairs: sentences end at ``.``/``!``/``?`` + space, or a line break."""
+    pos = 0
+    for sep in _SENTENCE_RE.finditer(text):
+        yield pos, text[pos : sep.start()]
+        pos = sep.end()
+    yield pos, text[pos:]
+
+
+def sentences(text: str) -> list[str]:
+    """The non-empty, stripped sentences of ``text``."""
+    return [s.strip() for _, s in sentence_spans(clean(text)) if s.strip()]
+
+
+def lines_of(text: str) -> Iterator[tuple[int, str]]:
+    for match in _LINE_RE.finditer(text):
+        yield match.start(), match.group()
+
+
+# --------------------------------------------------------------------------------------------------
+# Message views
+
+_INJECTED_PREFIXES = (
+    "<environment_context>",
+    "# AGENTS.md instructions",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "<system-reminder>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "Caveat: The messages below were generated",
+    "<task-notification>",
+    "Base directory for this skill:",
+    "[Request interrupted by user",
+    "This session is being continued from a previous conversation",
+)
+
+
+def is_injected(msg: Message | AgenticMessage, text: str | None = None) -> bool:
+    """Text the agent CLI put into a user-role message (context, not the user's words)."""
+    if msg.extra.get("injected") is True:
+        return True
+    if msg.role != "user":
+        return False
+    if text is None:
+        text = user_text(msg)
+    return text.lstrip().startswith(_INJECTED_PREFIXES)
+
+
+def parse_arguments(arguments: str | None) -> dict[str, Any]:
+    """A tool call's JSON arguments as a dict ({} when not a JSON object)."""
+    if not arguments:
+        return {}
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+@dataclass(slots=True)
+class Call:
+    """One tool call: id, name, raw arguments and where it was made (entry index)."""
+
+    id: str
+    name: str
+    arguments: str
+    index: int
+    _args: dict[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def args(self) -> dict[str, Any]:
+        """The parsed JSON arguments ({} when not a JSON object); parsed once."""
+        if self._args is None:
+            self._args = parse_arguments(self.arguments)
+        return self._args
+
+
+@dataclass(slots=True)
+class Result:
+    """One tool result: the call it answers, the tool's name, its text and its error flag."""
+
+    call_id: str
+    name: str
+    text: str
+    is_error: bool = False
+
+
+@dataclass(slots=True)
+class Entry:
+    """One message, the same for both message shapes."""
+
+    index: int
+    role: str
+    text: str = ""
+    calls: list[Call] = field(default_factory=list)
+    results: list[Result] = field(default_factory=list)
+    internal: bool = False
+    """Written by the compactor (an earlier summary)."""
+    injected: bool = False
+    """A user-role message the agent CLI wrote (context, not a request)."""
+
+
+_MEDIA_NAMES = {"image_url": "[image]", "audio_url": "[audio]", "video_url": "[video]"}
+_NULL_TEXTS = frozenset({"null", "None", "none"})
+
+
+def _placeholder(kind: str) -> str:
+    return _MEDIA_NAMES.get(kind) or "[" + kind.removesuffix("_url").rsplit("_", 1)[-1] + "]"
+
+
+def _block_texts(blocks: Sequence[Block]) -> Iterator[str]:
+    for b in blocks:
+        if b.type == "function_tool_result":
+            yield from _block_texts(b.content)
+        elif b.text and b.type != "reasoning":
+            yield b.text
+
+
+def _media_texts(blocks: Sequence[Block]) -> Iterator[str]:
+    for b in blocks:
+        if b.type.startswith(("user_input_", "assistant_gen_")) and not b.type.endswith("_text"):
+            yield _placeholder(b.type)
+
+
+def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
+    """The :class:`Entry` view of one message (``index`` = its position in the context)."""
+    entry = Entry(index=index, role=msg.role, internal=is_internal(msg))
+    if isinstance(msg, Message):
+        media = [_placeholder(p.type) for p in msg.parts if p.type.endswith("_url")]
+        if msg.role == "tool":
+            texts = [p.text or "" for p in msg.parts if p.type == "text"]
+            body = "\n".join(texts) if texts else msg.content
+            name = msg.tool_name or msg.name or "tool"
+            flag = msg.extra.get("is_error") is True
+            entry.results.append(Result(msg.tool_call_id or "", name, body, flag))
+        elif msg.role == "assistant":
+            entry.text = assistant_text(msg)
+            entry.calls = [Call(c.id, c.name, c.arguments, index) for c in msg.tool_calls]
+        elif msg.role == "user":
+            entry.text = user_text(msg)
+        else:
+            entry.text = msg.content
+        if media:
+            entry.text = (entry.text + " " + " ".join(media)).strip()
+    elif msg.role == "assistant":
+        entry.text = assistant_text(msg)
+        entry.calls = [
+            Call(b.call_id or "", b.name or "", b.arguments or "", index)
+            for b in msg.blocks
+            if b.type == "function_tool_call"
+        ]
+    else:
+        texts = [b.text or "" for b in msg.blocks if b.type in ("user_input_text", "text")]
+        entry.text = "\n".join([*texts, *_media_texts(msg.blocks)]).strip("\n")
+        entry.results = [
+            Result(
+                b.call_id or "",
+                b.name or "tool",
+                "\n".join(_block_texts(b.content)),
+                b.is_error,
+            )
+            for b in msg.blocks
+            if b.type == "function_tool_result"
+        ]
+    if entry.text.strip() in _NULL_TEXTS:
+        entry.text = ""
+    entry.injected = msg.role == "user" and not entry.internal and is_injected(msg, entry.text)
+    return entry
+
+
+def argument_texts(arguments: str | None) -> Iterator[str]:
+    """Every string in a call's JSON arguments (the raw arguments when they are not JSON)."""
+    if not arguments:
+        return
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        yield arguments
+        return
+    yield from _json_strings(value)
+
+
+def _json_strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for v in value:
+            yield from _json_strings(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _json_strings(v)
+
+
+def text_sources(msg: Message | AgenticMessage) -> Iterator[tuple[str, str, Result | None]]:
+    """(source, text, tool result or None) of one message that facts may come from, in block
+    order.
+
+    Nothing from system messages, internal messages (earlier summaries) or messages marked
+    ``extra["injected"]``; a user text that starts like injected context is skipped too.
+    """
+    if msg.role == "system" or is_internal(msg) or msg.extra.get("injected") is True:
+        return
+    if isinstance(msg, Message):
+        if msg.role == "tool":
+            texts = [p.text or "" for p in msg.parts if p.type == "text"]
+            body = "\n".join(texts) if texts else msg.content
+            name = msg.tool_name or msg.name or "tool"
+            flag = msg.extra.get("is_error") is True
+            yield RESULT, body, Result(msg.tool_call_id or "", name, body, flag)
+        elif msg.role == "assistant":
+            yield ASSISTANT, assistant_text(msg), None
+            for call in msg.tool_calls:
+                for text in argument_texts(call.arguments):
+                    yield CALL, text, None
+        elif msg.role == "user":
+            text = user_text(msg)
+            if not text.lstrip().startswith(_INJECTED_PREFIXES):
+                yield USER, text, None
+        return
+    if msg.role == "assistant":
+        yield ASSISTANT, assistant_text(msg), None
+        for b in msg.blocks:
+            if b.type == "function_tool_call":
+                for text in argument_texts(b.arguments):
+                    yield CALL, text, None
+        return
+    for b in msg.blocks:  # in block order: a user text may follow the tool results
+        if b.type == "function_tool_result":
+            body = "\n".join(_block_texts(b.content))
+            yield RESULT, body, Result(b.call_id or "", b.name or "tool", body, b.is_error)
+        elif b.type == "user_input_text" and b.text:
+            if not b.text.lstrip().startswith(_INJECTED_PREFIXES):
+                yield USER, b.text, None
+
+
+def internal_text(msg: Message | AgenticMessage) -> str:
+    """The text of an internal message (an earlier summary)."""
+    if isinstance(msg, Message):
+        return user_text(msg) if msg.role == "user" else assistant_text(msg) or msg.content
+    return "\n".join(_block_texts(msg.blocks))
