@@ -1,266 +1,118 @@
 """The embedded default summarizer: no network, no download, deterministic (SPEC §7).
 
 It reads the summarizer input of SPEC §4 (``[system(instruction), *context, user(instruction)]``),
-ignores the two instruction messages and writes the nine-section summary from the context itself:
-requests and constraints, files and code, commands, errors, all user messages, pending work and the
-current work. Every section is capped, so the summary stays a few thousand tokens at most (and
-under 30 % of the input for inputs over 20k tokens). Same input → same bytes: no clock, no
-randomness, and only insertion-ordered or sorted collections.
+ignores the two instruction messages and writes the nine-section summary from a model of the
+session (:mod:`compactor.models.local_session`): the user's requests (injected context kept
+apart), the agent's own task list, background work and calls still in flight, failed commands
+and whether a later step fixed them, the files created or edited with their latest key lines,
+the assistant's decisions and results, what commands printed, and the final deliverable kept
+verbatim. Pending Tasks, Current Work and the Next Step come from that state, so they never name
+work the transcript shows as done.
+
+Each section is one function of the session and the limits (:class:`Limits`); the limits shrink
+until the summary fits :data:`MAX_SUMMARY_TOKENS` (and 30 % of inputs over 20k tokens). Same
+input → same bytes: no clock, no randomness, only insertion-ordered or sorted collections.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
-from functools import cached_property
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from compactor.facts import (
+    Entry,
+    clean,
+    cut,
+    entry_of,
+    identifiers,
+    instructions,
+    one_line,
+    paths,
+    sentences,
+)
 from compactor.schema import (
-    MEDIA_BLOCK_TYPES,
-    MEDIA_PART_TYPES,
     AgenticMessage,
-    Block,
     Message,
     Usage,
-    assistant_text,
     is_internal,
     make_assistant,
     message_kind,
-    user_text,
 )
 from compactor.tokens import estimate_message, estimate_text
 
-__all__ = ["LocalSummarizer", "summarize_transcript"]
+from .local_files import FileState, key_lines
+from .local_session import ErrorFact, Session, build_session, call_line
+
+__all__ = ["MAX_SUMMARY_TOKENS", "Limits", "LocalSummarizer", "summarize_transcript"]
 
 MAX_SUMMARY_TOKENS = 6_000
 """Upper bound of the summary (also ≤ 30 % of any input over 20k tokens)."""
 
-_CONSTRAINT_RE = re.compile(
-    r"\b(must|never|don'?t|do not|should|shouldn'?t|please|always|avoid|make sure|required?)\b",
-    re.IGNORECASE,
+SECTION_TITLES = (
+    "Primary Request and Intent",
+    "Key Technical Concepts",
+    "Files and Code Sections",
+    "Errors and fixes",
+    "Problem Solving",
+    "All user messages",
+    "Pending Tasks",
+    "Current Work",
+    "Optional Next Step",
 )
-_PENDING_RE = re.compile(
-    r"\b(TODO|FIXME|next step|next,|remaining|still need|not yet|later|pending|follow[- ]up)\b",
-    re.IGNORECASE,
-)
-_DECISION_RE = re.compile(
-    r"\b(I'll|I will|let's|let me|decided|instead|because|the fix|the issue|root cause|"
-    r"the problem|solution|so we|we need)\b",
-    re.IGNORECASE,
-)
-_ERROR_RE = re.compile(
-    # Used only to test whether a text matches. "Error\b" finds the words "\b\w*Error\b" finds
-    # (ValueError, Error), without retrying "\w*" from every letter of every word.
-    r"(Traceback|Error\b|\bException\b|\bfailed\b|\bFAILED\b|\bfatal\b|"
-    r"exit (?:code|status) [1-9]\d*|\berror:)",
-)
-_ERROR_HINTS = (
-    "Traceback",
-    "Error",
-    "Exception",
-    "failed",
-    "FAILED",
-    "fatal",
-    "exit code",
-    "exit status",
-    "error:",
-)
-"""Every match of ``_ERROR_RE`` contains one of these: a text with none cannot match."""
-
-
-def _has_error(text: str) -> bool:
-    return any(hint in text for hint in _ERROR_HINTS) and _ERROR_RE.search(text) is not None
-
-
-_URL_RE = re.compile(r"\b\w+://\S+")
-
-
-def _without_urls(text: str) -> str:
-    return _URL_RE.sub(" ", text) if "://" in text else text
-
-
-_EXTS = (
-    "py|pyi|js|mjs|ts|tsx|jsx|go|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|md|rst|txt|"
-    "json|jsonl|yaml|yml|toml|cfg|ini|sh|bash|html|css|scss|sql|lock|xml|csv|ipynb|env|conf|"
-    "gradle|proto|tf|vue|svelte|dockerfile|mk"
-)
-_PATH_RE = re.compile(
-    r"(?<![\w/.\-])("
-    r"(?:~|\.{1,2})?/?(?:[\w.\-]+/)+[\w\-][\w.\-]*\.[A-Za-z][A-Za-z0-9]{0,7}"
-    rf"|[\w\-]+(?:\.[\w\-]+)*\.(?:{_EXTS})"
-    r"|(?:Makefile|Dockerfile|README|LICENSE)"
-    r")(?![\w/])"
-)
-_BACKTICK_RE = re.compile(r"`([^`\n]{2,60})`")
-_IDENT_RE = re.compile(
-    r"\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\(|"
-    r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b|"
-    r"\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b"
-)
-_COMMAND_KEYS = ("command", "cmd", "script", "code", "query", "input")
-_PATH_KEYS = ("path", "file", "file_path", "filename", "filepath", "file_name")
-_SNIPPET_KEYS = ("new_str", "content", "replace", "new_content", "code", "patch", "diff", "text")
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|\n+")
-_LISTING_RE = re.compile(r"^\s*(\d+[:|]|(raise|except|class|def|import|from|assert)\b|#)")
-_NULL_TEXTS = frozenset({"null", "None", "none"})
-
-
-@dataclass(slots=True)
-class _Call:
-    id: str
-    name: str
-    arguments: str
-    index: int
-
-
-@dataclass(slots=True)
-class _Entry:
-    """One context message, normalized across both message shapes."""
-
-    index: int
-    role: str
-    text: str = ""
-    calls: list[_Call] = field(default_factory=list)
-    results: list[tuple[str, str, str]] = field(default_factory=list)  # (call_id, name, text)
-    internal: bool = False
 
 
 @dataclass(frozen=True, slots=True)
-class _Limits:
-    item_chars: int
-    user_chars: int
-    items: int
-    users_head: int
-    users_tail: int
-    walk: int
+class Limits:
+    """How much of each kind of item a summary keeps (scaled down until it fits)."""
 
-    def scaled(self, factor: float) -> _Limits:
-        return _Limits(
-            item_chars=max(60, int(self.item_chars * factor)),
-            user_chars=max(80, int(self.user_chars * factor)),
+    item: int = 240
+    """Characters of one quoted item."""
+    items: int = 12
+    """Items of one list."""
+    users_head: int = 10
+    users_tail: int = 40
+    user_chars: int = 300
+    walk: int = 14
+    """Steps of the chronological walk in ``<analysis>``."""
+    code_lines: int = 8
+    """Key lines shown per changed file."""
+    deliverable: int = 6_000
+    """Characters of the final deliverable kept verbatim."""
+
+    def scaled(self, factor: float) -> Limits:
+        return Limits(
+            item=max(60, int(self.item * factor)),
             items=max(2, int(self.items * factor)),
             users_head=max(2, int(self.users_head * factor)),
             users_tail=max(3, int(self.users_tail * factor)),
+            user_chars=max(80, int(self.user_chars * factor)),
             walk=max(4, int(self.walk * factor)),
+            code_lines=max(2, int(self.code_lines * factor)),
+            deliverable=max(300, int(self.deliverable * factor * factor)),
         )
 
 
-_BASE_LIMITS = _Limits(
-    item_chars=240, user_chars=300, items=12, users_head=10, users_tail=40, walk=14
-)
+_FACTORS = (1.0, 0.7, 0.5, 0.35, 0.25, 0.15, 0.1)
 
-
-def _clean(text: str) -> str:
-    return _CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
-
-
-def _one_line(text: str, limit: int) -> str:
-    text = " ".join(_clean(text).split())
-    if len(text) <= limit:
-        return text
-    return text[: max(1, limit - 1)].rstrip() + "…"
+# --------------------------------------------------------------------------------------------------
+# Formatting helpers
 
 
 def _quote(text: str, limit: int) -> str:
-    return '"' + _one_line(text, limit).replace('"', "'") + '"'
+    """``"text"`` on one line; a long text keeps its start and its end (where asks often are)."""
+    flat = one_line(text)
+    if len(flat) > limit:
+        head = max(1, int(limit * 0.65))
+        tail = max(1, limit - head - 3)
+        flat = flat[:head].rstrip() + " … " + flat[len(flat) - tail :].lstrip()
+    return '"' + flat.replace('"', "'") + '"'
 
 
-def _placeholder(kind: str) -> str:
-    return "[" + kind.removesuffix("_url").rsplit("_", 1)[-1] + "]"
-
-
-def _blocks_text(blocks: list[Block]) -> str:
-    out: list[str] = []
-    for b in blocks:
-        if b.type in MEDIA_BLOCK_TYPES:
-            out.append(_placeholder(b.type))
-        elif b.type == "function_tool_result":
-            out.append(_blocks_text(b.content))
-        elif b.text and b.type != "reasoning":
-            out.append(b.text)
-    return "\n".join(out)
-
-
-def _normalize(index: int, msg: Message | AgenticMessage) -> _Entry:
-    entry = _Entry(index=index, role=msg.role, internal=is_internal(msg))
-    if isinstance(msg, Message):
-        media = " ".join(_placeholder(p.type) for p in msg.parts if p.type in MEDIA_PART_TYPES)
-        if msg.role == "tool":
-            texts = [p.text or "" for p in msg.parts if p.type == "text"]
-            body = "\n".join(texts) if texts else msg.content
-            name = msg.tool_name or msg.name or "tool"
-            entry.results.append((msg.tool_call_id or "", name, body))
-        elif msg.role == "assistant":
-            entry.text = assistant_text(msg)
-            entry.calls = [_Call(c.id, c.name, c.arguments, index) for c in msg.tool_calls]
-        elif msg.role == "user":
-            entry.text = user_text(msg)
-        else:
-            entry.text = msg.content
-        if entry.text.strip() in _NULL_TEXTS:
-            entry.text = ""
-        if media:
-            entry.text = (entry.text + " " + media).strip()
-        return entry
-    if msg.role == "assistant":
-        entry.text = assistant_text(msg)
-        entry.calls = [
-            _Call(b.call_id or "", b.name or "", b.arguments or "", index)
-            for b in msg.blocks
-            if b.type == "function_tool_call"
-        ]
-    else:
-        entry.text = _blocks_text([b for b in msg.blocks if b.type != "function_tool_result"])
-        entry.results = [
-            (b.call_id or "", b.name or "tool", _blocks_text(b.content))
-            for b in msg.blocks
-            if b.type == "function_tool_result"
-        ]
-    if entry.text.strip() in _NULL_TEXTS:
-        entry.text = ""
-    return entry
-
-
-def _is_real_user(e: _Entry) -> bool:
-    return e.role == "user" and not e.internal and not e.results and bool(e.text.strip())
-
-
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_RE.split(_clean(text)) if s.strip()]
-
-
-def _args(call: _Call) -> dict[str, Any]:
-    try:
-        value = json.loads(call.arguments) if call.arguments else {}
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _call_texts(call: _Call) -> list[str]:
-    """The string values of a call's JSON arguments (the raw arguments when not JSON)."""
-    args = _args(call)
-    if not args:
-        return [call.arguments]
-    return [v for _, v in sorted(args.items()) if isinstance(v, str)]
-
-
-def _call_line(call: _Call, limit: int) -> str:
-    args = _args(call)
-    for key in _COMMAND_KEYS:
-        if isinstance(args.get(key), str):
-            return f"{call.name}: {_one_line(args[key], limit)}"
-    return f"{call.name}({_one_line(call.arguments, limit)})"
-
-
-def _dedup(items: list[str]) -> list[str]:
-    seen: dict[str, None] = {}
-    for item in items:
-        seen.setdefault(item, None)
-    return list(seen)
+def _code(text: str) -> str:
+    return "`" + text.replace("`", "'") + "`"
 
 
 def _head_tail(items: list[str], head: int, tail: int, what: str) -> list[str]:
@@ -270,405 +122,485 @@ def _head_tail(items: list[str], head: int, tail: int, what: str) -> list[str]:
     return [*items[:head], f"… ({omitted} {what} omitted)", *items[len(items) - tail :]]
 
 
-def _bullets(items: list[str], empty: str = "None.") -> str:
-    """``   - item`` lines; items starting with two spaces become nested ``     - item``."""
-    if not items:
-        return f"   - {empty}"
-    return "\n".join(
-        f"     - {item[2:]}" if item.startswith("  ") else f"   - {item}" for item in items
-    )
+def _top(items: list[tuple[int, int, str]], cap: int) -> list[str]:
+    """At most ``cap`` texts of (position, score, text) items, distinct: the highest scores
+    first, the latest first among equals; shown in their original order, with a note saying
+    how many were left out."""
+    unique: dict[str, tuple[int, int]] = {}
+    for pos, score, text in items:
+        if text not in unique or unique[text][1] < score:
+            unique[text] = (pos, score)
+    ranked = sorted(unique.items(), key=lambda kv: (-kv[1][1], -kv[1][0], kv[0]))
+    chosen = sorted(ranked[:cap], key=lambda kv: (kv[1][0], kv[0]))
+    out = [text for text, _ in chosen]
+    if len(ranked) > cap:
+        out.append(f"… ({len(ranked) - cap} more of lower weight omitted)")
+    return out
 
 
-def _prior_user_messages(text: str) -> list[str]:
-    """User message lines carried in an earlier summary's ``<all_user_messages>`` block."""
-    match = re.search(r"<all_user_messages>(.*?)</all_user_messages>", text, re.DOTALL)
-    if not match:
-        return []
-    return [
-        line.strip()[2:].strip()
-        for line in match.group(1).splitlines()
-        if line.strip().startswith("- ") and not line.strip().startswith("- …")
-    ]
+def _bullets(items: list[str]) -> str:
+    """``   - item`` lines; items starting with two spaces become nested ``     - item``, items
+    starting with four spaces are verbatim lines indented under the item before."""
+    out: list[str] = []
+    for item in items:
+        if item.startswith("    "):
+            out.append("     " + item[4:])
+        elif item.startswith("  "):
+            out.append(f"     - {item[2:]}")
+        else:
+            out.append(f"   - {item}")
+    return "\n".join(out)
 
 
-class _Facts:
-    """Everything extracted from the context, before formatting.
-
-    The scans (paths, identifiers, errors, sentences) do not depend on the section limits, so
-    each runs once however many limits :func:`summarize_transcript` tries.
-    """
-
-    def __init__(self, entries: list[_Entry]) -> None:
-        self.entries = entries
-        self.users = [e for e in entries if _is_real_user(e)]
-        self.assistants = [e for e in entries if e.role == "assistant"]
-        self.calls = [c for e in entries for c in e.calls]
-        answered = {cid for e in entries for cid, _, _ in e.results if cid}
-        self.unanswered = [c for c in self.calls if c.id and c.id not in answered]
-        self.prior: list[str] = []
-        self.prior_users: list[str] = []
-        for e in entries:
-            if e.internal:
-                self.prior.append(e.text)
-                self.prior_users.extend(_prior_user_messages(e.text))
-
-    @cached_property
-    def paths(self) -> list[tuple[str, int, str, bool]]:
-        """(path, mentions, last tool that touched it, named by a message or a tool call)."""
-        counts: Counter[str] = Counter()
-        order: dict[str, None] = {}
-        touched: dict[str, str] = {}
-        spoken: set[str] = set()
-        for e in self.entries:
-            if e.role in ("user", "assistant") and not e.internal:
-                cleaned = _without_urls(e.text)
-                spoken.update(m.group(1).rstrip(".") for m in _PATH_RE.finditer(cleaned))
-
-        def scan(text: str) -> None:
-            for match in _PATH_RE.finditer(_without_urls(text)):
-                path = match.group(1).rstrip(".")
-                if path.count(".") and path.replace(".", "").isdigit():
-                    continue
-                order.setdefault(path, None)
-                counts[path] += 1
-
-        for e in self.entries:
-            if e.internal:
-                continue
-            scan(e.text)
-            for _, _, body in e.results:
-                scan(body[:20_000])
-            for call in e.calls:
-                args = _args(call)
-                for key in _PATH_KEYS:
-                    value = args.get(key)
-                    if isinstance(value, str) and value:
-                        order.setdefault(value, None)
-                        counts[value] += 1
-                        touched[value] = call.name
-                for text in _call_texts(call):
-                    scan(text)
-        return [(p, counts[p], touched.get(p, ""), p in touched or p in spoken) for p in order]
-
-    @cached_property
-    def snippets(self) -> dict[str, str]:
-        """The last code snippet written to each path by a tool call."""
-        out: dict[str, str] = {}
-        for call in self.calls:
-            args = _args(call)
-            path = next(
-                (args[k] for k in _PATH_KEYS if isinstance(args.get(k), str) and args[k]), None
-            )
-            if path is None:
-                continue
-            for key in _SNIPPET_KEYS:
-                value = args.get(key)
-                if isinstance(value, str) and value.strip():
-                    out[path] = value
-                    break
-        return out
-
-    @cached_property
-    def identifiers(self) -> list[tuple[str, int]]:
-        counts: Counter[str] = Counter()
-        order: dict[str, None] = {}
-        for e in self.entries:
-            if e.internal:
-                continue
-            texts = [e.text, *(t for c in e.calls for t in _call_texts(c))]
-            for text in texts:
-                for match in _BACKTICK_RE.finditer(text):
-                    word = match.group(1).strip()
-                    if not re.search(r"[A-Za-z]", word):
-                        continue
-                    order.setdefault(word, None)
-                    counts[word] += 2
-                for match in _IDENT_RE.finditer(text):
-                    word = next(g for g in match.groups() if g)
-                    order.setdefault(word, None)
-                    counts[word] += 1
-        position = {w: i for i, w in enumerate(order)}
-        ranked = sorted(order, key=lambda w: (-counts[w], position[w]))
-        return [(w, counts[w]) for w in ranked]
-
-    @cached_property
-    def errors(self) -> list[tuple[str, str]]:
-        """(error line, what the assistant said next) pairs, in order."""
-        out: list[tuple[str, str]] = []
-        seen: set[str] = set()
-        for pos, e in enumerate(self.entries):
-            for _, name, body in e.results:
-                cleaned = _clean(body)
-                if not _has_error(cleaned):
-                    continue  # no line of it can match either (the pattern has no anchors)
-                lines = [ln.strip() for ln in cleaned.splitlines() if ln.strip()]
-                hits = [ln for ln in lines if _has_error(ln) and not _LISTING_RE.match(ln)]
-                if not hits:
-                    continue
-                # The last matching line usually carries the actual exception message.
-                line = f"{name}: {hits[-1]}"
-                key = " ".join(line.split())[:120]
-                if key in seen:
-                    continue
-                seen.add(key)
-                out.append((line, self._next_assistant_text[pos]))
-        return out
-
-    @cached_property
-    def _next_assistant_text(self) -> list[str]:
-        """Per entry: the text of the first later assistant message that has one ("" if none)."""
-        out = [""] * len(self.entries)
-        following = ""
-        for pos in range(len(self.entries) - 1, -1, -1):
-            out[pos] = following
-            e = self.entries[pos]
-            if e.role == "assistant" and e.text.strip():
-                following = e.text
-        return out
-
-    @cached_property
-    def failed(self) -> set[int]:
-        """Positions of the entries with a tool result that reports an error."""
-        return {
-            pos
-            for pos, e in enumerate(self.entries)
-            if any(_has_error(body) for _, _, body in e.results)
-        }
-
-    @cached_property
-    def constraints(self) -> list[str]:
-        return [s for u in self.users for s in _sentences(u.text) if _CONSTRAINT_RE.search(s)]
-
-    @cached_property
-    def decisions(self) -> list[str]:
-        return [s for a in self.assistants for s in _sentences(a.text) if _DECISION_RE.search(s)]
-
-    @cached_property
-    def pending(self) -> list[str]:
-        return [
-            s
-            for e in self.entries
-            if (_is_real_user(e) or e.role == "assistant") and not e.internal
-            for s in _sentences(e.text)
-            if _PENDING_RE.search(s)
-        ]
+_HEADING_RE = re.compile(r"^\s*(\d{1,2})\.\s+([A-Z][^\n:]{2,60}):[ \t]*$", re.MULTILINE)
+_ALL_USERS_RE = re.compile(r"<all_user_messages>(.*?)</all_user_messages>", re.DOTALL)
 
 
-def _sections(facts: _Facts, lim: _Limits) -> tuple[str, str]:
-    """(analysis, summary body) for the given limits."""
-    ic, n = lim.item_chars, lim.items
-    users = facts.users
+def _prior_sections(text: str) -> dict[int, str]:
+    """The numbered sections (``7. Pending Tasks:`` …) of an earlier summary, by number."""
+    body = text
+    if "<summary>" in text:
+        body = text.split("<summary>", 1)[1]
+    elif "Summary:" in text:
+        body = text.split("Summary:", 1)[1]
+    heads = list(_HEADING_RE.finditer(body))
+    out: dict[int, str] = {}
+    for i, head in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
+        content = body[head.end() : end].split("</summary>", 1)[0].strip()
+        out.setdefault(int(head.group(1)), content)
+    return out
 
-    # -- analysis: a short chronological walk -----------------------------------------------
+
+def _prior_users(text: str) -> list[str]:
+    """User messages listed by an earlier summary (``<all_user_messages>`` or its section 6)."""
+    match = _ALL_USERS_RE.search(text)
+    block = match.group(1) if match else _prior_sections(text).get(6, "")
+    out = []
+    for line in block.splitlines():
+        line = line.strip()
+        if line.startswith("- ") and not line.startswith("- …"):
+            item = line[2:].strip()
+            if len(item) > 1 and item[0] == item[-1] == '"':
+                item = item[1:-1]
+            out.append(item)
+    return out
+
+
+def _prior_excerpt(session: Session, number: int, limit: int) -> str:
+    """Section ``number`` of the latest earlier summary, on one line and capped."""
+    for text in reversed(session.prior):
+        content = _prior_sections(text).get(number)
+        if content:
+            return _quote(content, limit)
+    return ""
+
+
+# --------------------------------------------------------------------------------------------------
+# Sections: one function each, (session, limits) → text
+
+
+def _analysis(s: Session, lim: Limits) -> str:
     steps: list[str] = []
-    current: list[str] = []
-    for pos, e in enumerate(facts.entries):
+    requests = {e.index for e in s.requests}
+    local = dict(s.local_commands)
+    failed_at = {err.index: err for err in s.errors}
+    for e in s.entries:
         if e.internal:
             steps.append("An earlier summary of the conversation was given.")
-        elif _is_real_user(e):
-            steps.append(f"User: {_quote(e.text, min(ic, 160))}")
+        elif e.index in requests:
+            steps.append(f"User: {_quote(e.text, min(lim.item, 160))}")
+        elif e.index in local:
+            steps.append(f"User ran {local[e.index]} (handled by the CLI).")
         elif e.role == "assistant":
-            current = [c.name for c in e.calls]
-            said = f"Assistant: {_quote(e.text, min(ic, 120))}" if e.text.strip() else ""
-            tools = f"called {', '.join(current)}" if current else ""
-            line = "; ".join(x for x in (said, tools) if x)
+            said = f"Assistant: {_quote(e.text, min(lim.item, 120))}" if e.text.strip() else ""
+            called = f"called {', '.join(c.name for c in e.calls)}" if e.calls else ""
+            line = "; ".join(x for x in (said, called) if x)
             if line:
                 steps.append(line if said else f"Assistant {line}")
-        elif pos in facts.failed:
-            steps.append("A tool result reported an error.")
+        elif e.index in failed_at:
+            err = failed_at[e.index]
+            steps.append(f"{_code(cut(err.call, 80))} failed.")
     merged: list[str] = []
     for step in steps:
         if merged and step.startswith("Assistant called") and merged[-1].startswith("Assistant"):
-            merged[-1] = merged[-1] + "; then " + step.removeprefix("Assistant ")
-            merged[-1] = _one_line(merged[-1], ic)
+            merged[-1] = cut(merged[-1] + "; then " + step.removeprefix("Assistant "), lim.item)
         else:
             merged.append(step)
     walk = _head_tail(merged, lim.walk // 3, lim.walk - lim.walk // 3, "steps")
-    n_tools = len(facts.calls)
-    analysis = "\n".join(
-        [
-            f"The conversation has {len(facts.entries)} messages: {len(users)} from the user, "
-            f"{len(facts.assistants)} from the assistant and {n_tools} tool calls.",
-            *(f"{i}. {s}" for i, s in enumerate(walk, 1)),
-        ]
+    assistants = sum(1 for e in s.entries if e.role == "assistant")
+    head = (
+        f"The conversation has {len(s.entries)} messages: {len(s.requests)} requests from the "
+        f"user, {assistants} from the assistant, {len(s.calls)} tool calls "
+        f"({len(s.failed_calls)} failed)."
     )
+    return "\n".join([head, *(f"{i}. {x}" for i, x in enumerate(walk, 1))])
 
-    # -- 1. primary request and intent ------------------------------------------------------
-    intent: list[str] = []
-    if users:
-        intent.append(f"Initial request: {_quote(users[0].text, ic * 2)}")
-        later = [
-            _quote(_sentences(u.text)[0] if _sentences(u.text) else u.text, ic) for u in users[1:]
-        ]
+
+def _own(text: str) -> str:
+    """The part of a user message that is the user's own words: all of a short one; the start
+    and the end of a long paste (its middle is usually a log or another agent's output)."""
+    if len(text) <= 3_000:
+        return text
+    return text[:600] + "\n" + text[len(text) - 1_000 :]
+
+
+def _intent(s: Session, lim: Limits) -> str:
+    lines: list[str] = []
+    if s.requests:
+        lines.append(f"   Initial request: {_quote(s.requests[0].text, lim.item * 2)}")
+        later = [_quote(e.text, lim.item) for e in s.requests[1:]]
         if later:
-            intent.append("Later requests: " + "; ".join(_head_tail(later, 2, n // 3, "more")))
-    elif facts.prior:
-        intent.append("Continues the work described in the earlier summary.")
-    constraints = _dedup([_one_line(s, ic) for s in facts.constraints if len(s) > 8])
-    sec1 = "\n".join(f"   {x}" for x in intent) or "   No explicit request in this part."
-    if constraints:
-        sec1 += "\n   Constraints and preferences stated by the user:\n" + "\n".join(
-            f"   - {c}" for c in _head_tail(constraints, n // 2, n // 2, "more")
+            lines.append("   Later requests, in order:")
+            later = _head_tail(later, lim.items // 3, lim.items - lim.items // 3, "requests")
+            lines.append(_bullets(later))
+        rules = list(
+            dict.fromkeys(one_line(x) for e in s.requests for _, x in instructions(_own(e.text)))
         )
+        if rules:
+            lines.append("   Constraints and preferences stated by the user:")
+            lines.append(_bullets([cut(r, lim.item) for r in rules[: lim.items]]))
+    elif s.prior:
+        lines.append("   Continues the work described in the earlier summary.")
+    else:
+        lines.append("   No request from the user in this part of the conversation.")
+    prior = _prior_excerpt(s, 1, lim.item * 2)
+    if prior:
+        lines.append(f"   From the earlier summary: {prior}")
+    if s.context:
+        lines.append("   Context injected by the agent CLI (not the user's words):")
+        lines.append(_bullets(list(dict.fromkeys(s.context))[: lim.items]))
+    return "\n".join(lines)
 
-    # -- 2. key technical concepts ----------------------------------------------------------
-    tool_counts: Counter[str] = Counter(c.name for c in facts.calls)
-    tool_order = list(dict.fromkeys(c.name for c in facts.calls))
-    concepts: list[str] = []
-    if tool_order:
-        ranked = sorted(tool_order, key=lambda t: (-tool_counts[t], tool_order.index(t)))
-        concepts.append(
-            "Tools used: " + ", ".join(f"{t} ({tool_counts[t]}×)" for t in ranked[: n + 4])
+
+def _concepts(s: Session, lim: Limits) -> str:
+    items: list[str] = []
+    counts: Counter[str] = Counter(c.name for c in s.calls)
+    if counts:
+        order = {name: i for i, name in enumerate(dict.fromkeys(c.name for c in s.calls))}
+        ranked = sorted(counts, key=lambda t: (-counts[t], order[t]))
+        items.append(
+            "Tools used: " + ", ".join(f"{t} ({counts[t]}×)" for t in ranked[: lim.items + 4])
         )
-    idents = [w for w, _ in facts.identifiers[: n * 2]]
-    if idents:
-        concepts.append("Identifiers: " + ", ".join(f"`{w}`" for w in idents))
-    sec2 = _bullets(concepts)
+    skills = list(
+        dict.fromkeys(str(c.args["skill"]) for c in s.calls if isinstance(c.args.get("skill"), str))
+    )
+    if skills:
+        items.append("Skills used: " + ", ".join(_code(x) for x in skills))
+    words: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    requests = {e.index for e in s.requests}
+    for e in s.entries:
+        if e.role == "assistant" or e.index in requests:
+            for _, word in identifiers(e.text):
+                words[word] += 1
+                first.setdefault(word, len(first))
+    ranked_words = sorted(words, key=lambda w: (-words[w], first[w]))[: lim.items * 2]
+    if ranked_words:
+        items.append("Identifiers: " + ", ".join(_code(w) for w in ranked_words))
+    return _bullets(items) if items else "   - None recorded."
 
-    # -- 3. files and code sections ---------------------------------------------------------
-    snippets = facts.snippets
-    files: list[str] = []
-    found = facts.paths
-    primary = [p for p in found if p[3]]
-    others = [p for p in found if not p[3]]
-    cap = n + 3
-    omitted = 0
-    if len(primary) > cap:
+
+def _file_item(f: FileState, lim: Limits) -> list[str]:
+    actions = ", then ".join(f.actions)
+    times = f", {f.changes} changes" if f.changes > 1 else ""
+    items = [f"{f.path} ({actions} by {f.tool}{times})"]
+    shown: list[str] = []
+    if f.content is not None:
+        shown = key_lines(f.content, lim.code_lines)
+        label = "latest content (key lines):" if len(shown) < f.content.count("\n") else "content:"
+    elif f.added or f.removed:
+        shown = [f"+ {ln.strip()}" for ln in f.added[: lim.code_lines]]
+        room = lim.code_lines - len(shown)
+        shown += [f"- {ln.strip()}" for ln in f.removed[: max(0, min(room, 3))]]
+        label = "latest change:"
+    if shown:
+        items.append(f"  {label}")
+        items.extend("      " + cut(ln.rstrip(), lim.item) for ln in shown)
+    return items
+
+
+def _files(s: Session, lim: Limits) -> str:
+    items: list[str] = []
+    changed = list(s.files.values())
+    cap = lim.items + 3
+    if len(changed) > cap:
         head = cap // 3
-        omitted = len(primary) - cap
-        chosen = primary[:head] + primary[len(primary) - (cap - head) :]
-    else:
-        chosen = primary + others[: cap - len(primary)]
-    for pos, (path, count, tool, _) in enumerate(chosen):
-        if omitted and pos == cap // 3:
-            files.append(f"… ({omitted} more files omitted)")
-        line = f"{path} (mentioned {count}×" + (f", last touched by {tool})" if tool else ")")
-        snippet = snippets.get(path)
-        if snippet:
-            code = "\n".join(_clean(snippet).splitlines()[:6])[: ic * 2]
-            line += "\n     ```\n" + "\n".join(f"     {ln}" for ln in code.splitlines())
-            line += "\n     ```"
-        files.append(line)
-    sec3 = _bullets(files, "No files were mentioned.")
-
-    # -- 4. errors and fixes ----------------------------------------------------------------
-    errs = []
-    for line, follow in facts.errors:
-        item = _one_line(line, ic)
-        if follow:
-            item += f"\n     Next: {_quote(follow, ic)}"
-        errs.append(item)
-    sec4 = _bullets(_head_tail(errs, n // 3, n - n // 3, "errors"), "No errors were reported.")
-
-    # -- 5. problem solving -----------------------------------------------------------------
-    commands = [_call_line(c, ic) for c in facts.calls]
-    decisions = _dedup([_one_line(s, ic) for s in facts.decisions if len(s) > 15])
-    solving: list[str] = []
-    if facts.prior:
-        solving.append(
-            "Earlier work is recorded in a previous summary (kept below where relevant)."
+        changed = [*changed[:head], *changed[len(changed) - (cap - head) :]]
+    for i, f in enumerate(changed):
+        if len(s.files) > cap and i == cap // 3:
+            items.append(f"… ({len(s.files) - cap} more changed files omitted)")
+        items.extend(_file_item(f, lim))
+    reads = [p for p in s.reads if p not in s.files]
+    if reads:
+        shown = _head_tail(reads, lim.items // 2, lim.items // 2, "more")
+        items.append("Read, not changed: " + ", ".join(shown))
+    changed_names = {f.path.replace("\\", "/").rsplit("/", 1)[-1] for f in s.files.values()}
+    named = list(
+        dict.fromkeys(
+            p
+            for e in s.requests
+            for _, p in paths(e.text)
+            if p not in s.files and p.rsplit("/", 1)[-1] not in changed_names
         )
-    if commands:
-        solving.append(f"Commands and tool calls ({len(commands)} in total):")
-        solving.extend(f"  {c}" for c in _head_tail(commands, n // 3, n - n // 3, "calls"))
+    )
+    if named:
+        items.append("Named by the user: " + ", ".join(named[: lim.items]))
+    prior = _prior_excerpt(s, 3, lim.item * 2)
+    if prior:
+        items.append(f"From the earlier summary: {prior}")
+    if not items:
+        return "   - No file was created, edited or deleted."
+    if not s.files:
+        items.insert(0, "No file was created, edited or deleted.")
+    return _bullets(items)
+
+
+def _error_item(err: ErrorFact, lim: Limits) -> list[str]:
+    code = f" (exit code {err.outcome.exit_code})" if err.outcome.exit_code else ""
+    lines = err.outcome.lines[:2]
+    what = ": " + " | ".join(cut(x, lim.item) for x in lines) if lines else ""
+    items = [f"{_code(cut(err.call, lim.item))} failed{code}{what}"]
+    if err.after == "fixed":
+        items.append(f"  Fixed: a later {_code(err.by)} succeeded.")
+    elif err.after == "failed again":
+        items.append(f"  Not fixed: a later {_code(err.by)} failed too.")
+    elif err.after == "retry pending":
+        items.append(f"  Retried with {_code(err.by)}; its result is not in the transcript yet.")
+    else:
+        items.append("  Not retried afterwards.")
+    if err.next_text:
+        items.append(f"  Next the assistant said: {_quote(err.next_text, lim.item)}")
+    return items
+
+
+def _errors(s: Session, lim: Limits) -> str:
+    errs = s.errors
+    items: list[str] = []
+    cap = max(2, lim.items)
+    if len(errs) > cap:
+        unfixed = [e for e in errs if e.after != "fixed"]
+        chosen = (unfixed[-cap:] if len(unfixed) >= cap else errs[-cap:]) if unfixed else errs
+        chosen = sorted(chosen[-cap:], key=lambda e: e.index)
+        items.append(f"{len(errs)} failed tool calls; the last {len(chosen)} shown:")
+        errs = chosen
+    for err in errs:
+        items.extend(_error_item(err, lim))
+    prior = _prior_excerpt(s, 4, lim.item * 2)
+    if prior:
+        items.append(f"From the earlier summary: {prior}")
+    if not s.errors:
+        items.insert(
+            0,
+            "None in this part: no tool result was flagged as an error, exited non-zero or "
+            "printed an error line.",
+        )
+    return _bullets(items)
+
+
+def _problem_solving(s: Session, lim: Limits) -> str:
+    items: list[str] = []
+    verbatim = s.deliverable
+    skip = verbatim.index if verbatim and len(verbatim.text.strip()) <= lim.deliverable else -1
+    decisions = _top(
+        [(i, score, cut(x, lim.item)) for i, score, x in s.decisions if i != skip], lim.items
+    )
     if decisions:
-        solving.append("Reasoning and decisions:")
-        solving.extend(f"  {d}" for d in _head_tail(decisions, n // 4, n // 2, "more"))
-    sec5 = _bullets(solving, "No problem solving recorded.")
-
-    # -- 6. all user messages ---------------------------------------------------------------
-    all_users = [*facts.prior_users, *(_one_line(u.text, lim.user_chars) for u in users)]
-    all_users = _head_tail(all_users, lim.users_head, lim.users_tail, "messages")
-    sec6 = "<all_user_messages>\n"
-    sec6 += "".join(f"    - {_one_line(u, lim.user_chars)}\n" for u in all_users)
-    sec6 += "</all_user_messages>"
-
-    # -- 7. pending tasks -------------------------------------------------------------------
-    pending: list[str] = []
-    last_user_pos = max((e.index for e in users), default=-1)
-    last_asst_pos = max((e.index for e in facts.assistants), default=-1)
-    if users and last_user_pos > last_asst_pos:
-        pending.append(f"Answer the latest user message: {_quote(users[-1].text, ic)}")
-    for call in facts.unanswered:
-        pending.append(f"Tool call without a result yet: {_call_line(call, ic)}")
-    pending.extend(_dedup([_one_line(s, ic) for s in facts.pending])[-(n // 2) :])
-    sec7 = _bullets(_dedup(pending)[:n], "No pending tasks were stated.")
-
-    # -- 8. current work --------------------------------------------------------------------
-    work: list[str] = []
-    last_text = next((a for a in reversed(facts.assistants) if a.text.strip()), None)
-    last_calls = next((a.calls for a in reversed(facts.assistants) if a.calls), [])
-    if last_text is not None:
-        work.append(f"Last assistant message: {_quote(last_text.text, ic * 2)}")
-    if last_calls:
-        work.append("Last tool calls: " + "; ".join(_call_line(c, ic) for c in last_calls[:3]))
-    last_result = next(
-        (r for e in reversed(facts.entries) for r in reversed(e.results) if r[2].strip()), None
-    )
-    if last_result is not None:
-        work.append(f"Last tool result ({last_result[1]}): {_quote(last_result[2], ic)}")
-    if users:
-        exchange = f"Last exchange: user said {_quote(users[-1].text, ic)}"
-        reply = next(
-            (a for a in facts.assistants if a.index > users[-1].index and a.text.strip()), None
-        )
-        if reply is not None:
-            exchange += f"; assistant replied {_quote(reply.text, ic)}"
-        work.append(exchange)
-    sec8 = _bullets(work, "No work in progress.")
-
-    # -- 9. optional next step --------------------------------------------------------------
-    if users and last_user_pos > last_asst_pos:
-        nxt = f"Respond to the user's latest request: {_quote(users[-1].text, ic)}"
-    elif facts.unanswered:
-        nxt = f"Get the result of the pending tool call {_call_line(facts.unanswered[-1], ic)}."
-    elif last_text is not None:
-        nxt = (
-            "Continue in line with the latest request; work stopped at: "
-            f"{_quote(last_text.text, ic)}"
-        )
-    else:
-        nxt = "None."
-    sec9 = f"   {nxt}"
-
-    summary = "\n".join(
-        [
-            "1. Primary Request and Intent:",
-            sec1,
-            "2. Key Technical Concepts:",
-            sec2,
-            "3. Files and Code Sections:",
-            sec3,
-            "4. Errors and fixes:",
-            sec4,
-            "5. Problem Solving:",
-            sec5,
-            "6. All user messages:",
-            sec6,
-            "7. Pending Tasks:",
-            sec7,
-            "8. Current Work:",
-            sec8,
-            "9. Optional Next Step:",
-            sec9,
+        items.append("Decisions, causes and results stated by the assistant:")
+        items.extend(f"  {x}" for x in decisions)
+    outputs = [
+        (i, score, f"{_code(cut(c, lim.item // 2))} → {cut(o, lim.item)}")
+        for i, score, c, o in s.outputs
+    ]
+    if outputs:
+        items.append("What commands printed:")
+        items.extend(f"  {x}" for x in _top(outputs, max(2, lim.items * 2 // 3)))
+    if s.calls:
+        items.append(f"Tool calls ({len(s.calls)} in total, in order):")
+        lines = [
+            call_line(c, lim.item) + (" (failed)" if c.id in s.failed_calls else "")
+            for c in s.calls
         ]
+        items.extend(f"  {x}" for x in _head_tail(lines, lim.items // 3, lim.items // 2, "calls"))
+    prior = _prior_excerpt(s, 5, lim.item * 2)
+    if prior:
+        items.append(f"From the earlier summary: {prior}")
+    return _bullets(items) if items else "   - No problem solving recorded."
+
+
+def _user_messages(s: Session, lim: Limits) -> str:
+    own = sorted(
+        [(e.index, one_line(e.text)) for e in s.requests]
+        + [(i, cmd) for i, cmd in s.local_commands]
     )
-    return analysis, summary
+    users = [u for text in s.prior for u in _prior_users(text)] + [t for _, t in own]
+    users = _head_tail(users, lim.users_head, lim.users_tail, "messages")
+    lines = "".join(f"    - {cut(u, lim.user_chars)}\n" for u in users)
+    return f"<all_user_messages>\n{lines}</all_user_messages>"
+
+
+def _task_items(s: Session, lim: Limits) -> list[str]:
+    open_tasks = s.open_tasks
+    if not open_tasks:
+        return []
+    tool = open_tasks[0].tool
+    done = len(s.tasks) - len(open_tasks)
+    items = [f"Open items of the agent's task list ({tool}; {done} of {len(s.tasks)} done):"]
+    items.extend(f"  [{t.status}] {cut(t.subject, lim.item)}" for t in open_tasks[: lim.items])
+    return items
+
+
+def _pending(s: Session, lim: Limits) -> str:
+    items = _task_items(s, lim)
+    for bg in s.running:
+        items.append(
+            f"Background process started and not seen finishing: {_code(bg.command)}"
+            + (f" (id {bg.key})" if bg.key else "")
+        )
+    flying = s.in_flight
+    if flying:
+        items.append(f"Tool calls still waiting for their result ({len(flying)}):")
+        items.extend(f"  {call_line(c, lim.item)}" for c in flying[: lim.items])
+    last = s.last_request
+    if last is not None and not s.turn_ended:
+        items.append(f"The latest request is still in progress: {_quote(last.text, lim.item)}")
+        unresolved = [
+            e for e in s.errors if e.index > last.index and e.after in ("", "failed again")
+        ]
+        for err in unresolved[-3:]:
+            items.append(f"Unresolved failure: {_code(cut(err.call, lim.item))}")
+    if s.turn_ended and s.question:
+        items.append(
+            f"The assistant asked the user and awaits an answer: {_quote(s.question, lim.item)}"
+        )
+    if not items:
+        prior = _prior_excerpt(s, 7, lim.item * 2) if not s.requests else ""
+        if prior:
+            return f"   - From the earlier summary: {prior}"
+        done = f" ({_quote(last.text, lim.item // 2)})" if last is not None else ""
+        return (
+            f"   - None: the latest request{done} was completed and no task, background process "
+            "or tool call is open."
+        )
+    return _bullets(items)
+
+
+def _current_work(s: Session, lim: Limits) -> str:
+    items: list[str] = []
+    last = s.last_request
+    last_text = s.last_text
+    if last is None and s.prior:
+        prior = _prior_excerpt(s, 8, lim.item * 2)
+        if prior:
+            items.append(f"From the earlier summary: {prior}")
+    if last is not None:
+        state = "was completed" if s.turn_ended else "is in progress"
+        items.append(f"The latest request {state}: {_quote(last.text, lim.item)}")
+    if s.ended_by_tool:
+        items.append(f"The work ended with {_code(s.ended_by_tool)}.")
+    active = [t for t in s.open_tasks if "progress" in t.status]
+    for task in active[:3]:
+        items.append(f"In progress on the task list: {cut(task.subject, lim.item)}")
+    since = last.index if last is not None else -1
+    changed = [f.path for f in s.files.values() if f.last_index > since]
+    if changed:
+        items.append("Files changed for it: " + ", ".join(changed[: lim.items]))
+    if not s.turn_ended:
+        last_calls = next((e.calls for e in reversed(s.entries) if e.calls), [])
+        if last_calls:
+            items.append(
+                "Last tool calls: "
+                + "; ".join(_code(call_line(c, lim.item)) for c in last_calls[:4])
+            )
+    deliverable, reply = s.deliverable, s.reply if s.turn_ended else None
+    if last_text is not None and last_text is not deliverable and last_text is not reply:
+        items.append(f"Last assistant message: {_quote(last_text.text, lim.item * 2)}")
+    if reply is not None and reply is not deliverable:
+        items.extend(_verbatim("The answer to it, verbatim", reply, lim.deliverable // 4))
+    if deliverable is not None:
+        title = "Final deliverable, the last substantial assistant answer, verbatim"
+        items.extend(_verbatim(title, deliverable, lim.deliverable))
+    return _bullets(items) if items else "   - No work in progress."
+
+
+def _verbatim(title: str, e: Entry, limit: int) -> list[str]:
+    """``title:`` and the text of ``e`` as indented lines, at most ``limit`` characters."""
+    text = e.text.strip()
+    if len(text) > limit:
+        title += f" (first {limit} of {len(text)} characters)"
+        text = text[:limit].rstrip()
+    lines = [ln.rstrip() for ln in clean(text).splitlines()]
+    items = [f"{title}:"]
+    items.extend("    " + ("  " + ln if ln.strip() else "") for ln in lines)
+    return items
+
+
+def _next_step(s: Session, lim: Limits) -> str:
+    last = s.last_request
+    where = sentences(s.last_text.text)[-1:] if s.last_text is not None else []
+    stopped = f" Work stopped at: {_quote(where[0], lim.item)}" if where else ""
+    flying = s.in_flight
+    if flying:
+        names = "; ".join(_code(call_line(c, lim.item // 2)) for c in flying[:4])
+        goal = f" and continue the latest request: {_quote(last.text, lim.item)}" if last else ""
+        return f"   Read the results of the calls still in flight ({names}){goal}.{stopped}"
+    if not s.turn_ended and last is not None:
+        task = next((t for t in s.open_tasks if "progress" in t.status), None)
+        doing = f" (task in progress: {cut(task.subject, lim.item)})" if task else ""
+        return f"   Continue the latest request: {_quote(last.text, lim.item)}{doing}.{stopped}"
+    if s.turn_ended and s.question:
+        return f"   Wait for the user's answer to: {_quote(s.question, lim.item)}"
+    if s.ended_by_tool:
+        return f"   None: the work was handed in with {_code(s.ended_by_tool)}."
+    if last is not None:
+        extra = ""
+        if s.open_tasks:
+            extra = (
+                f" {len(s.open_tasks)} task-list items are still open; resume them only if asked."
+            )
+        return (
+            f"   None: the latest request ({_quote(last.text, lim.item // 2)}) was completed; "
+            f"wait for the user's next message.{extra}{stopped}"
+        )
+    prior = _prior_excerpt(s, 9, lim.item * 2)
+    if prior:
+        return f"   From the earlier summary: {prior}"
+    return "   None."
+
+
+_SECTIONS: tuple[Callable[[Session, Limits], str], ...] = (
+    _intent,
+    _concepts,
+    _files,
+    _errors,
+    _problem_solving,
+    _user_messages,
+    _pending,
+    _current_work,
+    _next_step,
+)
+
+
+def render(s: Session, lim: Limits) -> str:
+    """The whole ``<analysis>`` + ``<summary>`` text for one set of limits."""
+    body = "\n".join(
+        f"{n}. {title}:\n{section(s, lim)}"
+        for n, (title, section) in enumerate(zip(SECTION_TITLES, _SECTIONS, strict=True), 1)
+    )
+    return f"<analysis>\n{_analysis(s, lim)}\n</analysis>\n\n<summary>\n{body}\n</summary>"
 
 
 def summarize_transcript(context: list[Message] | list[AgenticMessage] | list[Any]) -> str:
     """The ``<analysis>`` + ``<summary>`` text for a context (no instruction messages)."""
     items: list[Message | AgenticMessage] = list(context)
-    entries = [_normalize(i, m) for i, m in enumerate(items)]
-    facts = _Facts(entries)
+    session = build_session([entry_of(i, m) for i, m in enumerate(items)])
     input_tokens = sum(estimate_message(m) for m in items)
     budget = MAX_SUMMARY_TOKENS
     if input_tokens > 20_000:
         budget = min(budget, int(input_tokens * 0.3))
     text = ""
-    for factor in (1.0, 0.7, 0.5, 0.35, 0.25, 0.15, 0.1):
-        analysis, summary = _sections(facts, _BASE_LIMITS.scaled(factor))
-        text = f"<analysis>\n{analysis}\n</analysis>\n\n<summary>\n{summary}\n</summary>"
+    for factor in _FACTORS:
+        text = render(session, Limits().scaled(factor))
         if estimate_text(text) <= budget:
             break
     return text

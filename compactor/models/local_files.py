@@ -1,0 +1,306 @@
+"""Which files a tool call created, edited or deleted, and with what (for the local summarizer).
+
+:func:`file_changes` reads one tool call and returns its :class:`Change` records:
+
+* editor tools by their arguments: a path (``file_path``, ``path``, ``filename``…) with full
+  content (``content``, ``file_text``…) is a write; with ``old_string``/``new_string`` (and the
+  ``old_str``/``new_str``, ``old``/``new``, ``search``/``replace`` spellings, ``edits`` lists) an
+  edit; ``str_replace_editor``-style ``command`` arguments say which;
+* ``apply_patch`` patches (Codex), also inside a shell command's here-document;
+* shell commands: ``> file`` / ``>> file`` redirections (with the here-document body as
+  content), ``tee``, ``sed -i``, ``touch``, ``rm``, ``mv``/``cp`` targets, and PowerShell's
+  ``Set-Content``/``Add-Content``/``Out-File``/``New-Item``/``Remove-Item``.
+
+Files that only appear in a listing or a read are not changes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from compactor.facts import Call, clean_path, command_of, shell_words
+
+__all__ = ["Change", "FileState", "file_changes", "key_lines"]
+
+_PATH_KEYS = ("file_path", "path", "filename", "file", "notebook_path", "target_file", "filepath")
+_CONTENT_KEYS = ("content", "file_text", "contents", "new_source", "new_content", "code")
+_EDIT_PAIRS = (
+    ("old_string", "new_string"),
+    ("old_str", "new_str"),
+    ("old", "new"),
+    ("search", "replace"),
+    ("find", "replace"),
+)
+_WRITE_NAMES = ("write", "create")
+_EDIT_NAMES = ("edit", "replace", "insert", "patch", "update", "modify", "append")
+_DELETE_NAMES = ("delete", "remove")
+_PATCH_FILE_RE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$", re.MULTILINE)
+_PATCH_MOVE_RE = re.compile(r"^\*\*\* Move to: (.+?)\s*$", re.MULTILINE)
+_HEREDOC_RE = re.compile(
+    r"<<-?[ \t]*(['\"]?)(\w+)\1([^\n]*)\n(.*?)(?:\n[ \t]*\2[ \t]*(?=\n|$)|\Z)", re.DOTALL
+)
+"""A here-document: ``<<'EOF'``, the rest of its line, its body up to the ``EOF`` line."""
+_HEREDOC_WRITER_RE = re.compile(r"(?:^|[\s;&|(])(cat|tee)\b([^\n]*)$")
+_REDIRECT_RE = re.compile(r"(?<![0-9&<>])(>>?)\s*([^\s<>|;&()]+)")
+_PS_WRITE_RE = re.compile(
+    r"\b(Set-Content|Add-Content|Out-File|New-Item|Remove-Item)\b[^|;\n]*?"
+    r"(?:-(?:Path|FilePath|LiteralPath)\s+)?['\"]?([^\s'\";|]+\.[A-Za-z0-9]{1,8})['\"]?",
+    re.IGNORECASE,
+)
+_SEGMENT_RE = re.compile(r"&&|\|\||[;|\n]")
+_NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "&1", "&2", "-"})
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One change to one file by one call."""
+
+    path: str
+    action: str
+    """``created``, ``written`` (full content of an existing or unknown file), ``edited`` or
+    ``deleted``."""
+    content: str | None = None
+    """The full new content, when the call wrote all of it."""
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class FileState:
+    """Everything the transcript did to one file, up to its latest version."""
+
+    path: str
+    actions: list[str] = field(default_factory=list)
+    content: str | None = None
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changes: int = 0
+    tool: str = ""
+    last_index: int = 0
+
+    def apply(self, change: Change, tool: str, index: int) -> None:
+        """Record ``change`` as the latest one."""
+        action = change.action
+        if action == "written" and not self.actions:
+            action = "created"
+        if not self.actions or self.actions[-1] != action:
+            self.actions.append(action)
+        self.changes += 1
+        self.tool = tool
+        self.last_index = index
+        if change.content is not None:
+            self.content, self.added, self.removed = change.content, (), ()
+        elif change.added or change.removed:
+            self.added, self.removed = change.added, change.removed
+        if action == "deleted":
+            self.content, self.added, self.removed = None, (), ()
+
+
+def _path_arg(call: Call) -> str | None:
+    args = call.args
+    for key in _PATH_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _diff_lines(old: str, new: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    old_lines = [ln for ln in old.splitlines() if ln.strip()]
+    new_lines = [ln for ln in new.splitlines() if ln.strip()]
+    old_set = {ln.strip() for ln in old_lines}
+    new_set = {ln.strip() for ln in new_lines}
+    added = tuple(ln for ln in new_lines if ln.strip() not in old_set)
+    removed = tuple(ln for ln in old_lines if ln.strip() not in new_set)
+    return added, removed
+
+
+def _editor_change(call: Call, path: str) -> Change | None:
+    args = call.args
+    name = call.name.lower()
+    command = args.get("command")
+    command = command.lower() if isinstance(command, str) else ""
+    for key in _CONTENT_KEYS:
+        value = args.get(key)
+        if isinstance(value, str):
+            action = "created" if "create" in (name + command) else "written"
+            return Change(path, action, content=value)
+    for old_key, new_key in _EDIT_PAIRS:
+        old, new = args.get(old_key), args.get(new_key)
+        if isinstance(new, str) and isinstance(old, str | None):
+            added, removed = _diff_lines(old or "", new)
+            return Change(path, "edited", added=added, removed=removed)
+    edits = args.get("edits")
+    if isinstance(edits, list):
+        added_all: list[str] = []
+        removed_all: list[str] = []
+        for edit in edits:
+            if isinstance(edit, dict):
+                old = edit.get("old_string", edit.get("old_str", ""))
+                new = edit.get("new_string", edit.get("new_str", ""))
+                if isinstance(old, str) and isinstance(new, str):
+                    added, removed = _diff_lines(old, new)
+                    added_all.extend(added)
+                    removed_all.extend(removed)
+        return Change(path, "edited", added=tuple(added_all), removed=tuple(removed_all))
+    text = args.get("text") or args.get("insert_text") or args.get("new_str")
+    if any(n in name or n in command for n in _EDIT_NAMES):
+        lines = tuple(ln for ln in text.splitlines() if ln.strip()) if isinstance(text, str) else ()
+        return Change(path, "edited", added=lines)
+    if any(n in name or n in command for n in _DELETE_NAMES):
+        return Change(path, "deleted")
+    if any(n in name or n in command for n in _WRITE_NAMES):
+        content = text if isinstance(text, str) else None
+        return Change(path, "created", content=content)
+    return None
+
+
+def _patch_changes(patch: str) -> list[Change]:
+    """The changes of an ``*** Begin Patch`` text (Codex ``apply_patch``)."""
+    out: list[Change] = []
+    heads = list(_PATCH_FILE_RE.finditer(patch))
+    for i, head in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(patch)
+        body = patch[head.end() : end]
+        kind, path = head.group(1), head.group(2).strip()
+        plus = [ln[1:] for ln in body.splitlines() if ln.startswith("+")]
+        minus = [ln[1:] for ln in body.splitlines() if ln.startswith("-")]
+        if kind == "Add":
+            out.append(Change(path, "created", content="\n".join(plus)))
+        elif kind == "Delete":
+            out.append(Change(path, "deleted"))
+        else:
+            move = _PATCH_MOVE_RE.search(body)
+            added, removed = _diff_lines("\n".join(minus), "\n".join(plus))
+            target = move.group(1).strip() if move else path
+            if move:
+                out.append(Change(path, "deleted"))
+            out.append(Change(target, "edited", added=added, removed=removed))
+    return out
+
+
+def _target(word: str) -> str | None:
+    word = word.strip("'\"")
+    if not word or word in _NOT_FILES or word.startswith(("$", "&", "-")):
+        return None
+    return clean_path(word) or (word if "/" in word or "." in word.strip(".") else None)
+
+
+def _heredoc_changes(command: str) -> tuple[list[Change], str]:
+    """Files written by ``cat > f <<EOF`` / ``tee f <<EOF``, and the command without the
+    here-document bodies (so code inside them is not read as shell)."""
+    out: list[Change] = []
+    kept: list[str] = []
+    pos = 0
+    for match in _HEREDOC_RE.finditer(command):
+        line_start = command.rfind("\n", 0, match.start()) + 1
+        before = command[line_start : match.start()]
+        rest, body = match.group(3), match.group(4)
+        kept.append(command[pos : match.start()] + "<<" + match.group(2) + rest + "\n")
+        pos = match.end()
+        writer = _HEREDOC_WRITER_RE.search(before)
+        if writer is None:
+            continue
+        redirect = _REDIRECT_RE.search(writer.group(2) + " " + rest)
+        words = [w for w in shell_words(writer.group(2)) if not w.startswith("-")]
+        if redirect is not None:
+            op, path = redirect.group(1), _target(redirect.group(2))
+        elif writer.group(1) == "tee" and words:
+            op, path = (">>" if "-a" in writer.group(2) else ">"), _target(words[0])
+        else:
+            continue
+        if path is None:
+            continue
+        if op == ">>":
+            out.append(Change(path, "edited", added=tuple(ln for ln in body.splitlines() if ln)))
+        else:
+            out.append(Change(path, "written", content=body))
+    kept.append(command[pos:])
+    return out, "".join(kept)
+
+
+def _shell_changes(command: str) -> list[Change]:
+    out: list[Change] = []
+    if "*** Begin Patch" in command:
+        out.extend(_patch_changes(command))
+    if "<<" in command:
+        found, command = _heredoc_changes(command)
+        out.extend(found)
+    done = {c.path for c in out}
+    if ">" in command:
+        for match in _REDIRECT_RE.finditer(command):
+            path = _target(match.group(2))
+            if path is not None and path not in done:
+                out.append(Change(path, "edited" if match.group(1) == ">>" else "written"))
+                done.add(path)
+    for segment in _SEGMENT_RE.split(command):
+        words = shell_words(segment.strip())
+        if not words:
+            continue
+        prog, rest = words[0].rsplit("/", 1)[-1], [w for w in words[1:] if not w.startswith("-")]
+        if prog in ("rm", "unlink"):
+            out.extend(Change(p, "deleted") for w in rest if (p := _target(w)))
+        elif prog in ("touch", "tee"):
+            out.extend(Change(p, "written") for w in rest if (p := _target(w)) and p not in done)
+        elif prog == "sed" and any(w.startswith("-i") for w in words[1:]) and len(rest) >= 2:
+            out.extend(Change(p, "edited") for w in rest[1:] if (p := _target(w)))
+        elif prog in ("mv", "cp") and len(rest) >= 2 and (p := _target(rest[-1])):
+            out.append(Change(p, "written"))
+            if prog == "mv":
+                out.extend(Change(q, "deleted") for w in rest[:-1] if (q := _target(w)))
+    if "-" in command:
+        for match in _PS_WRITE_RE.finditer(command):
+            verb, path = match.group(1).lower(), match.group(2)
+            if clean_path(path) is None:
+                continue
+            action = {"add-content": "edited", "remove-item": "deleted"}.get(verb, "written")
+            out.append(Change(path, action))
+    return out
+
+
+def file_changes(call: Call, open_file: str | None = None) -> list[Change]:
+    """The file changes ``call`` makes (``open_file``: the file an editor without a path
+    argument works on, as SWE-agent's ``edit`` and ``insert`` do)."""
+    name = call.name.lower()
+    if "apply_patch" in name or call.arguments.lstrip().startswith("*** Begin Patch"):
+        patch = call.arguments
+        for key in ("input", "patch", "diff"):
+            value = call.args.get(key)
+            if isinstance(value, str):
+                patch = value
+        return _patch_changes(patch)
+    command = command_of(call)
+    if command is not None:
+        return _shell_changes(command)
+    path = _path_arg(call)
+    if path is None:
+        if open_file is None or not any(n in name for n in (*_EDIT_NAMES, *_WRITE_NAMES)):
+            return []
+        path = open_file
+    change = _editor_change(call, path)
+    return [change] if change is not None else []
+
+
+_KEY_LINE_RE = re.compile(
+    r"^\s*(?:(?:async\s+)?def |class |(?:export\s+)?(?:async\s+)?function\b|fn |pub |func |"
+    r"(?:export\s+)?(?:const|let|var|type|interface|enum|struct)\b|return\b|raise\b|throw\b|if\b|"
+    r"for\b|while\b|#{1,3} |[\w.\[\]\"']+\s*[:=]\s*\S|[\w.]+\(|@\w)"
+)
+_SKIP_LINE_RE = re.compile(r'^\s*(?:import\b|from\s+\S+\s+import\b|#(?!#)|//|"""|\'\'\'|\*|/\*)')
+
+
+def key_lines(text: str, limit: int) -> list[str]:
+    """At most ``limit`` lines of ``text`` that show what it is: all of a short text; else its
+    definitions, assignments and statements before imports, comments and docstrings."""
+    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
+    if len(lines) <= limit:
+        return lines
+    chosen = [i for i, ln in enumerate(lines) if _KEY_LINE_RE.match(ln)]
+    if len(chosen) < limit:
+        taken = set(chosen)
+        rest = [i for i in range(len(lines)) if i not in taken]
+        rest.sort(key=lambda i: (_SKIP_LINE_RE.match(lines[i]) is not None, i))
+        chosen.extend(rest[: limit - len(chosen)])
+    keep = sorted(chosen[:limit])
+    return [lines[i] for i in keep]

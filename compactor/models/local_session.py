@@ -1,0 +1,620 @@
+"""The session as the local summarizer models it: requests, tasks, errors, files, results.
+
+:func:`build_session` reads the context once, in order, and keeps the state an agent needs to
+resume (each piece is what a section of the summary is written from):
+
+* **requests** — the user's own messages (injected context and CLI-local slash commands such
+  as ``/compact`` are not requests); **context** — what the CLI injected (environment, AGENTS.md,
+  skill bodies), noted as context;
+* **tasks** — the agent's own plan: ``TodoWrite`` lists, ``TaskCreate``/``TaskUpdate``, Codex
+  ``update_plan``, and task lists in injected reminders; **background** processes started and
+  not yet seen finishing; **in-flight** calls without a result;
+* **errors** — failed tool results (:func:`compactor.facts.outcome`) with the command that
+  produced them and whether a later step fixed them;
+* **files** — created, edited and deleted files with their latest content
+  (:mod:`compactor.models.local_files`); files only read are listed apart;
+* **decisions** — assistant sentences that state a change, a decision, a cause or a result;
+  **outputs** — what successful commands printed (short outputs whole, else their result lines);
+* **turn** — whether the last turn ended (a final assistant answer) or stopped mid-work, the
+  final deliverable (last substantial answer) and the question the agent asked, if any.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from compactor.facts import (
+    Call,
+    Entry,
+    Outcome,
+    Result,
+    clean,
+    command_of,
+    cut,
+    is_reading_call,
+    main_program,
+    one_line,
+    outcome,
+    paths,
+    programs,
+    sentences,
+    strip_output_header,
+)
+
+from .local_files import FileState, file_changes
+
+__all__ = ["Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
+
+DONE_STATUSES = frozenset({"completed", "complete", "done", "cancelled", "canceled", "deleted"})
+_TERMINAL_TOOLS = re.compile(
+    r"^(?:submit|finish|done|complete|attempt_completion|task_complete|end_conversation|"
+    r"transfer_to_human\w*)$",
+    re.IGNORECASE,
+)
+"""Tools whose result ends the agent's work (SWE-agent ``submit``, tau-bench's hand-over)."""
+_LOCAL_COMMANDS = frozenset(
+    "/compact /clear /exit /quit /model /cost /help /config /status /resume /login /logout "
+    "/permissions /memory /doctor /context /usage /statusline /theme /vim /export".split()
+)
+_COMMAND_NAME_RE = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
+_COMMAND_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+_TASK_ID_RE = re.compile(r"Task #?(\w+) created", re.IGNORECASE)
+_BG_START_RE = re.compile(
+    r"(?:running in (?:the )?background with ID|background (?:task|shell) (?:started|id)|"
+    r"agentId|Process running with session ID)[:\s]+`?([\w\-]+)",
+    re.IGNORECASE,
+)
+_BG_STATUS_RE = re.compile(r"<status>\s*(\w+)\s*</status>")
+_BG_EXIT_RE = re.compile(r"<exit_code>\s*(-?\d+)\s*</exit_code>|exit code[:\s]+(-?\d+)", re.I)
+_NOTIFY_ID_RE = re.compile(r"<(?:task|shell|bash)[-_]id>\s*([\w\-]+)\s*</", re.IGNORECASE)
+_LISTED_TASK_RE = re.compile(
+    r"^\s*(?:[-*]\s*)?(?:#?(\w{1,12})[.):]?\s+)?"
+    r"\[(pending|in[_ ]progress|completed|done)\]\s+(.+)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_ENV_FIELD_RE = re.compile(r"<(cwd|shell|current_date|timezone)>([^<]{1,200})</\1>")
+_AGENTS_RE = re.compile(r"# AGENTS\.md instructions for ([^\n]+)")
+_SKILL_DIR_RE = re.compile(r"Base directory for this skill:\s*(\S+)")
+_QUESTION_RE = re.compile(
+    r"\?\s*$|\b(?:would you like|do you want|shall I|should I|let me know|want me to|"
+    r"when you are ready|ready to \w+ when you)\b",
+    re.IGNORECASE,
+)
+_STRONG_RE = re.compile(
+    r"\b(?:decision|decided|decide to|going with|went with|chose|opted|instead of|rather than|"
+    r"root cause|the cause|caused by|turns out|found that|the (?:bug|issue|problem|fix) "
+    r"(?:is|was)|fixed by)\b"
+    # "changed the limit from 3 to 5", "switched from `python` to `python3`"
+    r"|\b(?:changed|switched|moved|bumped|increased|decreased|raised|lowered|updated|renamed|"
+    r"set|reduced|replaced)\b[^.]{0,80}?\bfrom (?:`[^`]{1,40}`|\S*\d\S*) to (?:`[^`]{1,40}`|\S*\d)",
+    re.IGNORECASE,
+)
+"""Sentences that state a decision or a cause (kept first)."""
+_CHANGE_RE = re.compile(
+    r"\b(?:(?:I|we)(?:'ve| have)?\s+(?:just\s+)?(?:changed|updated|fixed|added|removed|replaced|"
+    r"renamed|moved|created|implemented|refactored|switched|rewrote|deleted|reverted|bumped|"
+    r"pinned|disabled|enabled|re-enabled|installed|configured|increased|decreased|raised|"
+    r"lowered|set|made|found|confirmed|verified|traced|wrote)|(?:all )?\d+ (?:tests? )?"
+    r"(?:pass(?:ed|es)?|fail(?:ed|s)?)|coverage|deployed|pushed|committed|merged|tagged|"
+    r"released|published)\b",
+    re.IGNORECASE,
+)
+"""Sentences that state a change made or a result obtained."""
+_WEAK_RE = re.compile(
+    r"\b(?:because|due to|the fix|works now|succeeded|now (?:returns|passes|works|fails|prints|"
+    r"raises|rejects|uses|handles))\b",
+    re.IGNORECASE,
+)
+_DONE_PREFIX_RE = re.compile(r"^(?:done|fixed|found it|result|cause|fix|decision)\s*[:—-]", re.I)
+_INTENT_RE = re.compile(r"^(?:now\s+)?(?:let me|let's|i'll|i will|i'm going to|next,? i)\b", re.I)
+_RESULT_LINE_RE = re.compile(
+    r"^(?:.*\b\d+ (?:passed|failed|tests?|errors?|skipped|warnings?)\b.*"
+    r"|.*\bcoverage\b.*\d+(?:\.\d+)?\s*%.*|TOTAL\s+.*\d+%"
+    r"|.*\b(?:deployed|deploying|released|published|live at|listening on|serving on|"
+    r"successfully|succeeded|build (?:succeeded|complete)|finished)\b.*"
+    r"|\[[\w./\-]+ [0-9a-f]{7,}\] .+|\s*[0-9a-f]{7,}\.\.[0-9a-f]{7,}\s+\S+ -> \S+.*"
+    r"|[\w .%/()\-]{2,40}:\s*-?\$?\d[\d,.]*\s*(?:%|ms|s|sec|MB|GB|KB|x|req/s|rps)?)$",
+    re.IGNORECASE,
+)
+_PLAN_TOOLS = frozenset(
+    "TodoWrite todo_write update_plan TaskCreate TaskUpdate TaskList TaskGet".split()
+)
+_PROMPT_RE = re.compile(r"^(?:\((?:Open file|Current directory): [^)]*\)|bash-\$|\$)$")
+"""Shell prompt lines some harnesses add to every output (SWE-agent)."""
+_LIST_MARK_RE = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
+_FILE_MARKER_RE = re.compile(r"\[File: (\S+) \(\d+ lines total\)\]|\(Open file: ([^)\n]+)\)")
+_SHORT_OUTPUT_LINES = 6
+_SHORT_OUTPUT_CHARS = 400
+DELIVERABLE_CHARS = 1_000
+_SHORT_REPLY = 40
+_RETRY_WINDOW = 64
+"""A success or failure is matched against the last this-many unfixed errors only."""
+
+
+@dataclass(slots=True)
+class Task:
+    """One item of the agent's plan."""
+
+    key: str
+    subject: str
+    status: str
+    tool: str
+
+    @property
+    def done(self) -> bool:
+        return self.status.lower().replace(" ", "_") in DONE_STATUSES
+
+
+@dataclass(slots=True)
+class Background:
+    """A process started in the background (``run_in_background``, a Codex session)."""
+
+    key: str
+    command: str
+    index: int
+    finished: str = ""
+    """How it ended (``completed (exit 0)``, ``killed``); empty while not seen finishing."""
+
+
+@dataclass(slots=True)
+class ErrorFact:
+    """A failed tool call: what ran, how it failed, and what happened after."""
+
+    call: str
+    outcome: Outcome
+    index: int
+    signature: tuple[str, str, frozenset[str]]
+    reading: bool = False
+    """The failed call only read or searched (only a reading call can fix it then)."""
+    after: str = ""
+    """``fixed``, ``failed again`` or ``retry pending`` (empty: no later attempt)."""
+    by: str = ""
+    """The later call that fixed it, failed again or is pending."""
+    next_text: str = ""
+    """What the assistant said next (often the diagnosis)."""
+
+
+@dataclass(slots=True)
+class Session:
+    """What :func:`build_session` extracted (see the module docstring)."""
+
+    entries: list[Entry]
+    requests: list[Entry] = field(default_factory=list)
+    local_commands: list[tuple[int, str]] = field(default_factory=list)
+    """(entry index, ``/command args``) of slash commands the CLI handled itself."""
+    context: list[str] = field(default_factory=list)
+    prior: list[str] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    tasks: dict[str, Task] = field(default_factory=dict)
+    background: dict[str, Background] = field(default_factory=dict)
+    errors: list[ErrorFact] = field(default_factory=list)
+    files: dict[str, FileState] = field(default_factory=dict)
+    reads: dict[str, None] = field(default_factory=dict)
+    decisions: list[tuple[int, int, str]] = field(default_factory=list)
+    """(entry index, score, sentence): 3 = decision or cause, 2 = change or result, 1 = reason."""
+    outputs: list[tuple[int, int, str, str]] = field(default_factory=list)
+    """(entry index, score, call line, what it printed) of successful commands; score 2 when
+    the output has a result line (tests, coverage, deployment, commit, metric), else 1."""
+    answered: set[str] = field(default_factory=set)
+    failed_calls: set[str] = field(default_factory=set)
+    last_text: Entry | None = None
+    """The last assistant message with text."""
+    reply: Entry | None = None
+    """The assistant's answer to the latest request: its last text after that request longer
+    than a one-liner (else its last text)."""
+    deliverable: Entry | None = None
+    """The last substantial answer (at least :data:`DELIVERABLE_CHARS` characters)."""
+    turn_ended: bool = False
+    ended_by_tool: str = ""
+    question: str = ""
+
+    @property
+    def in_flight(self) -> list[Call]:
+        """Calls without a result, in order."""
+        return [c for c in self.calls if c.id and c.id not in self.answered]
+
+    @property
+    def open_tasks(self) -> list[Task]:
+        return [t for t in self.tasks.values() if not t.done]
+
+    @property
+    def running(self) -> list[Background]:
+        return [b for b in self.background.values() if not b.finished]
+
+    @property
+    def last_request(self) -> Entry | None:
+        return self.requests[-1] if self.requests else None
+
+
+def call_line(call: Call, limit: int) -> str:
+    """``Bash: ls -la`` for commands, ``Write(path)`` / ``name({args})`` otherwise."""
+    command = command_of(call)
+    if command is not None:
+        return f"{call.name}: {cut(command, limit)}"
+    args = call.args
+    for key in ("file_path", "path", "filename", "notebook_path", "skill", "query", "url"):
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            return f"{call.name}({cut(value, limit)})"
+    return f"{call.name}({cut(call.arguments, limit)})" if call.arguments.strip() else call.name
+
+
+def _signature(call: Call) -> tuple[str, str, frozenset[str]]:
+    """(tool, program, path-like targets): what a later call must share to be a retry."""
+    command = command_of(call)
+    if command is not None:
+        targets = {p for _, p in paths(command)}
+        return ("shell", main_program(command), frozenset(targets))
+    targets = {v for v in call.args.values() if isinstance(v, str) and 0 < len(v) < 300}
+    return (call.name, "", frozenset(targets))
+
+
+_TEST_PROGRAMS = frozenset(
+    "pytest tox nox jest vitest mocha cargo go npm pnpm yarn npx make mvn gradle bun deno "
+    "dotnet ctest phpunit rspec".split()
+)
+
+
+def _retries(
+    failed: tuple[str, str, frozenset[str]], later: tuple[str, str, frozenset[str]]
+) -> bool:
+    if failed[0] != later[0]:
+        return False
+    if failed[2] & later[2]:
+        return True
+    if failed[0] != "shell":
+        return not failed[2] and not later[2]
+    same_program = bool(failed[1]) and failed[1] == later[1]
+    return same_program and (failed[1] in _TEST_PROGRAMS or not (failed[2] or later[2]))
+
+
+def _slash_command(text: str) -> str | None:
+    match = _COMMAND_NAME_RE.search(text)
+    if match is None:
+        return None
+    name = match.group(1) if match.group(1).startswith("/") else "/" + match.group(1)
+    args = _COMMAND_ARGS_RE.search(text)
+    extra = one_line(args.group(1)) if args else ""
+    return f"{name} {extra}".strip()
+
+
+class _Builder:
+    def __init__(self, entries: list[Entry]) -> None:
+        self.s = Session(entries=entries)
+        self.by_id: dict[str, Call] = {}
+        self.open_file: str | None = None
+        self.next_task = 1
+        self.pending_creates: dict[str, Task] = {}
+        self.by_name: dict[str, list[str]] = {}
+        self.unfixed: list[ErrorFact] = []
+
+    # -- messages ------------------------------------------------------------------------------
+
+    def user(self, e: Entry) -> None:
+        for r in e.results:
+            self.result(r, e.index)
+        if not e.text.strip():
+            return
+        if e.injected:
+            self.injected(e)
+            return
+        command = _slash_command(e.text)
+        if command is not None and command.split()[0] in _LOCAL_COMMANDS:
+            self.s.local_commands.append((e.index, command))
+            return
+        self.s.requests.append(replace(e, text=command) if command else e)
+
+    def injected(self, e: Entry) -> None:
+        text = e.text
+        s = self.s
+        if "<environment_context>" in text:
+            fields = dict(_ENV_FIELD_RE.findall(text))
+            if fields:
+                s.context.append(
+                    "Environment (injected by the CLI): "
+                    + ", ".join(f"{k.replace('_', ' ')} {v.strip()}" for k, v in fields.items())
+                )
+        if (agents := _AGENTS_RE.search(text)) is not None:
+            s.context.append(
+                f"AGENTS.md instructions for {agents.group(1).strip()} were injected "
+                "(rules for the agent, not requests)"
+            )
+        if (skill := _SKILL_DIR_RE.search(text)) is not None:
+            name = skill.group(1).rstrip("/").rsplit("/", 1)[-1]
+            s.context.append(f"Skill `{name}` instructions were loaded (context, not requests)")
+        if "<task-notification>" in text or "background" in text.lower():
+            self.notification(text)
+        lowered = text.lower()
+        if ("task" in lowered or "todo" in lowered) and "[" in text:
+            listed = _LISTED_TASK_RE.findall(text)
+            for key, status, subject in listed:
+                k = key or subject.strip()
+                s.tasks[k] = Task(k, cut(subject, 200), status.lower(), "reminder")
+
+    def notification(self, text: str) -> None:
+        status = _BG_STATUS_RE.search(text)
+        for match in _NOTIFY_ID_RE.finditer(text):
+            bg = self.s.background.get(match.group(1))
+            if bg is not None and status is not None:
+                self.finish(bg, status.group(1), text)
+
+    def finish(self, bg: Background, status: str, text: str) -> None:
+        status = status.lower()
+        if status in ("running", "pending", "started"):
+            return
+        code = _BG_EXIT_RE.search(text)
+        value = next((g for g in code.groups() if g), None) if code else None
+        bg.finished = status + (f" (exit {value})" if value is not None else "")
+
+    def assistant(self, e: Entry) -> None:
+        s = self.s
+        if e.text.strip():
+            s.last_text = e
+            if len(e.text.strip()) >= DELIVERABLE_CHARS:
+                s.deliverable = e
+            if s.requests and e.index > s.requests[-1].index:
+                if s.reply is None or s.reply.index < s.requests[-1].index:
+                    s.reply = e
+                elif (
+                    len(e.text.strip()) > _SHORT_REPLY or len(s.reply.text.strip()) <= _SHORT_REPLY
+                ):
+                    s.reply = e
+            for sentence in sentences(e.text):
+                sentence = _LIST_MARK_RE.sub("", sentence)
+                score = self.decision_score(sentence)
+                if score:
+                    s.decisions.append((e.index, score, sentence))
+        for call in e.calls:
+            s.calls.append(call)
+            if call.id:
+                self.by_id[call.id] = call
+            self.plan(call)
+
+    @staticmethod
+    def decision_score(sentence: str) -> int:
+        """3 = a decision or cause, 2 = a change or result, 1 = a reason, 0 = none of these."""
+        if not 15 <= len(sentence) <= 600 or sentence.rstrip().endswith("?"):
+            return 0
+        if sentence.startswith(("|", "[", "#", ">")) or "](" in sentence:
+            return 0  # table rows, links, headings, quotes
+        strong = _DONE_PREFIX_RE.match(sentence) or _STRONG_RE.search(sentence)
+        if _INTENT_RE.match(sentence):
+            return 2 if strong else 0  # "Let me …" is a plan, unless it says why
+        if strong:
+            return 3
+        if _CHANGE_RE.search(sentence):
+            return 2
+        return 1 if _WEAK_RE.search(sentence) else 0
+
+    # -- the agent's plan ----------------------------------------------------------------------
+
+    def plan(self, call: Call) -> None:
+        name = call.name
+        args = call.args
+        tasks = self.s.tasks
+        if name in ("TodoWrite", "todo_write", "todowrite") and isinstance(args.get("todos"), list):
+            tasks.clear()
+            for i, item in enumerate(args["todos"], 1):
+                if isinstance(item, dict) and isinstance(item.get("content"), str):
+                    key = str(item.get("id") or i)
+                    status = str(item.get("status") or "pending")
+                    tasks[key] = Task(key, cut(item["content"], 200), status, name)
+        elif name == "update_plan" and isinstance(args.get("plan"), list):
+            tasks.clear()
+            for i, item in enumerate(args["plan"], 1):
+                if isinstance(item, dict) and isinstance(item.get("step"), str):
+                    status = str(item.get("status") or "pending")
+                    tasks[str(i)] = Task(str(i), cut(item["step"], 200), status, name)
+        elif name == "TaskCreate" and isinstance(args.get("subject"), str):
+            task = Task(str(self.next_task), cut(args["subject"], 200), "pending", name)
+            self.next_task += 1
+            tasks[task.key] = task
+            if call.id:
+                self.pending_creates[call.id] = task
+        elif name == "TaskUpdate":
+            key = str(args.get("taskId") or args.get("task_id") or args.get("id") or "")
+            found = tasks.get(key)
+            if found is None and key:
+                subject = args.get("subject")
+                found = tasks[key] = Task(key, cut(str(subject or f"task #{key}"), 200), "", name)
+            if found is not None:
+                task = found
+                if isinstance(args.get("status"), str):
+                    task.status = args["status"]
+                if isinstance(args.get("subject"), str):
+                    task.subject = cut(args["subject"], 200)
+                if task.status == "deleted":
+                    tasks.pop(key, None)
+        elif args.get("run_in_background") is True:
+            label = command_of(call) or str(args.get("description") or args.get("prompt") or "")
+            self.s.background[call.id] = Background(call.id, cut(label, 200), call.index)
+        elif name in ("KillShell", "KillBash", "TaskStop", "KillTask"):
+            key = str(args.get("shell_id") or args.get("bash_id") or args.get("task_id") or "")
+            if key in self.s.background:
+                self.s.background[key].finished = "killed"
+
+    # -- results -------------------------------------------------------------------------------
+
+    def result(self, r: Result, index: int) -> None:
+        s = self.s
+        s.answered.add(r.call_id)
+        call = self.by_id.get(r.call_id)
+        if (marker := _FILE_MARKER_RE.search(r.text[:2000])) is not None:
+            self.open_file = marker.group(1) or marker.group(2)
+        if call is None:
+            return
+        if call.id in self.pending_creates:
+            found = _TASK_ID_RE.search(r.text)
+            task = self.pending_creates.pop(call.id)
+            if found is not None and found.group(1) != task.key and task.key in s.tasks:
+                s.tasks.pop(task.key)
+                task.key = found.group(1)
+                s.tasks[task.key] = task
+        self.background_result(call, r)
+        oc = outcome(r, call)
+        if oc.failed:
+            self.failure(call, oc, index, is_reading_call(call))
+            return
+        reading = is_reading_call(call)
+        self.success(call, index, reading)
+        changes = file_changes(call, self.open_file)
+        for change in changes:
+            self.file_state(change.path).apply(change, call.name, index)
+        if reading:
+            self.read(call)
+        elif call.name not in _PLAN_TOOLS and (not changes or command_of(call) is not None):
+            self.output(call, r, index)
+
+    def background_result(self, call: Call, r: Result) -> None:
+        s = self.s
+        if call.id in s.background:
+            started = _BG_START_RE.search(r.text[:2000])
+            if started is not None:
+                bg = s.background.pop(call.id)
+                bg.key = started.group(1)
+                s.background[bg.key] = bg
+        elif (started := _BG_START_RE.search(r.text[:600])) is not None and (
+            "session ID" in started.group(0)
+        ):
+            label = command_of(call) or call.name
+            s.background[started.group(1)] = Background(
+                started.group(1), cut(label, 200), call.index
+            )
+        args = call.args
+        key = str(
+            args.get("bash_id") or args.get("shell_id") or args.get("task_id")
+            or args.get("session_id") or ""
+        )  # fmt: skip
+        watched = s.background.get(key)
+        if watched is not None and watched.index != call.index:
+            status = _BG_STATUS_RE.search(r.text)
+            if status is not None:
+                self.finish(watched, status.group(1), r.text)
+            elif re.search(r"Process exited with code (-?\d+)", r.text[:600]):
+                self.finish(watched, "exited", r.text[:600])
+
+    def failure(self, call: Call, oc: Outcome, index: int, reading: bool) -> None:
+        sig = _signature(call)
+        for err in self.unfixed[-_RETRY_WINDOW:]:
+            if err.index < index and _retries(err.signature, sig):
+                err.after, err.by = "failed again", call_line(call, 160)
+        self.s.failed_calls.add(call.id)
+        err = ErrorFact(call_line(call, 300), oc, index, sig, reading)
+        self.s.errors.append(err)
+        self.unfixed.append(err)
+
+    def success(self, call: Call, index: int, reading: bool) -> None:
+        sig = _signature(call)
+        fixed = False
+        for err in self.unfixed[-_RETRY_WINDOW:]:
+            if err.index < index and (err.reading or not reading) and _retries(err.signature, sig):
+                err.after, err.by = "fixed", call_line(call, 160)
+                fixed = True
+        if fixed:
+            self.unfixed = [e for e in self.unfixed if e.after != "fixed"]
+
+    def file_state(self, path: str) -> FileState:
+        files = self.s.files
+        if path in files:
+            return files[path]
+        base = path.replace("\\", "/").rsplit("/", 1)[-1]
+        for key in self.by_name.get(base, []):
+            if key.endswith("/" + path) or path.endswith("/" + key):
+                return files[key]
+        self.by_name.setdefault(base, []).append(path)
+        files[path] = FileState(path)
+        return files[path]
+
+    def read(self, call: Call) -> None:
+        for key in ("file_path", "path", "filename", "notebook_path"):
+            value = call.args.get(key)
+            if isinstance(value, str) and value:
+                self.s.reads.setdefault(value, None)
+                return
+        command = command_of(call)
+        if command is not None and programs(command)[:1] in (["cat"], ["sed"], ["head"], ["nl"]):
+            for _, path in paths(command):
+                self.s.reads.setdefault(path, None)
+
+    def output(self, call: Call, r: Result, index: int) -> None:
+        body = strip_output_header(clean(r.text)).strip()
+        if not body:
+            return
+        lines = [
+            ln.strip()
+            for ln in body.splitlines()
+            if ln.strip() and not _PROMPT_RE.match(ln.strip())
+        ]
+        body = "\n".join(lines)
+        if not lines:
+            return
+        if len(lines) <= _SHORT_OUTPUT_LINES and len(body) <= _SHORT_OUTPUT_CHARS:
+            first = [ln for ln in lines if _RESULT_LINE_RE.match(ln)]
+            ordered = list(dict.fromkeys([*first, *lines])) if len(lines) > 2 else lines
+            score = 2 if first else 1
+            self.s.outputs.append((index, score, call_line(call, 160), " | ".join(ordered)))
+            return
+        tail = lines[-400:] if len(lines) > 400 else lines
+        found = [ln for ln in tail if len(ln) <= 240 and _RESULT_LINE_RE.match(ln)]
+        if found:
+            picked = list(dict.fromkeys(cut(ln, 200) for ln in found))[-3:]
+            self.s.outputs.append((index, 2, call_line(call, 160), " | ".join(picked)))
+
+    # -- the end -------------------------------------------------------------------------------
+
+    def finish_session(self) -> Session:
+        s = self.s
+        for err in s.errors:
+            if err.after:
+                continue
+            for call in s.in_flight:
+                if call.index > err.index and _retries(err.signature, _signature(call)):
+                    err.after, err.by = "retry pending", call_line(call, 160)
+                    break
+        following = ""
+        texts: dict[int, str] = {}
+        for e in reversed(s.entries):
+            texts[e.index] = following
+            if e.role == "assistant" and e.text.strip():
+                following = e.text
+        for err in s.errors:
+            err.next_text = texts.get(err.index, "")
+        last = next(
+            (
+                e
+                for e in reversed(s.entries)
+                if not e.internal and not e.injected and e.role != "system"
+                and (e.text.strip() or e.calls or e.results)
+            ),
+            None,
+        )  # fmt: skip
+        if last is not None and last.role == "assistant" and not last.calls:
+            s.turn_ended = True
+        elif last is not None and last.results and not s.in_flight:
+            final = self.by_id.get(last.results[-1].call_id)
+            if final is not None and _TERMINAL_TOOLS.match(final.name):
+                s.turn_ended, s.ended_by_tool = True, call_line(final, 80)
+        last_request = s.last_request
+        if s.reply is not None and (last_request is None or s.reply.index < last_request.index):
+            s.reply = None
+        if s.turn_ended and not s.ended_by_tool and s.last_text is not None:
+            asked = [x for x in sentences(s.last_text.text) if _QUESTION_RE.search(x)]
+            s.question = asked[-1] if asked else ""
+        return s
+
+
+def build_session(entries: list[Entry]) -> Session:
+    """Walk ``entries`` once, in order, and return the :class:`Session` state."""
+    b = _Builder(entries)
+    for e in entries:
+        if e.internal:
+            b.s.prior.append(e.text)
+        elif e.role == "assistant":
+            b.assistant(e)
+        elif e.role == "user":
+            b.user(e)
+        elif e.role == "tool":
+            for r in e.results:
+                b.result(r, e.index)
+    return b.finish_session()
