@@ -51,14 +51,17 @@ FACTS: tuple[Fact, ...] = (
 )
 
 
-class _Session:
+class SessionBuilder:
+    """Builds an AgenticMessage history: user and assistant text, tool calls with results."""
+
     def __init__(self) -> None:
         self.messages: list[AgenticMessage] = []
         self.n = 0
         self.rng = random.Random(4821)
 
-    def user(self, text: str) -> None:
-        self.messages.append(AgenticMessage("user", [Block("user_input_text", text)]))
+    def user(self, text: str, **extra: object) -> None:
+        msg = AgenticMessage("user", [Block("user_input_text", text)], extra=dict(extra))
+        self.messages.append(msg)
 
     def say(self, text: str) -> None:
         self.messages.append(AgenticMessage("assistant", [Block("assistant_gen_text", text)]))
@@ -103,7 +106,7 @@ class _Session:
 
     def grep_noise(self, word: str) -> None:
         hits = "\n".join(
-            f"billing/{m}.py:{self.rng.randrange(10, 900)}:        raise {word}(\"failed: {m}\")"
+            f'billing/{m}.py:{self.rng.randrange(10, 900)}:        raise {word}("failed: {m}")'
             for m in ("invoice", "client", "ledger", "tax", "refund") * 8
         )
         self.call("Bash", {"command": f"rg -n 'raise {word}' billing/"}, hits)
@@ -124,7 +127,7 @@ class _Session:
 
 def planted_session() -> list[AgenticMessage]:
     """The session: about 80k tokens (estimate), 20 facts of :data:`FACTS` planted in it."""
-    s = _Session()
+    s = SessionBuilder()
     s.user(
         "Add a `/healthz` endpoint to the billing service and pin stripe==7.9.0 in "
         "requirements.txt. Never run migrations against the production database."
@@ -220,7 +223,9 @@ def planted_session() -> list[AgenticMessage]:
         s.read_noise(module)
         s.chatter(module)
     s.call("Bash", {"command": "rm scripts/old_migrate.py"}, "")
-    s.call("Bash", {"command": "python bench/healthz_bench.py"}, "requests: 5000\np95 latency: 182ms")
+    s.call(
+        "Bash", {"command": "python bench/healthz_bench.py"}, "requests: 5000\np95 latency: 182ms"
+    )
     s.call(
         "Bash",
         {"command": "./deploy.sh staging"},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from compactor.models.local import LocalSummarizer
 from compactor.schema import user_text
 from compactor.tokens import estimate_message
 
-from .conftest import shared_transcript_files
+from .conftest import shared_file, shared_transcript_files
 
 FILES = shared_transcript_files()
 SECTIONS = [
@@ -80,3 +81,81 @@ def test_finalized_output_keeps_user_messages_within_budget(path: Path) -> None:
             break
         used += cost
         assert f"    - {text}" in final
+
+
+# -- golden summaries of the shared transcripts (issue 20) -----------------------------------------
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def _context(messages: list) -> list:
+    """The summarizer's context (SPEC §4): everything after the leading system messages."""
+    first = next((i for i, m in enumerate(messages) if m.role != "system"), len(messages))
+    return messages[first:]
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_local_summary_golden(path: Path) -> None:
+    """What the embedded summarizer writes for each shared transcript, reviewed by hand (the
+    pending tasks and next step as the agent that resumes would need them). Refresh with
+    UPDATE_GOLDEN=1 and review the diff."""
+    from compactor.models.local import summarize_transcript
+
+    t = read_transcript(str(path), path.read_bytes())
+    actual = summarize_transcript(_context(t.messages)) + "\n"
+    golden = GOLDEN / f"local_summary_shared_{path.stem}.txt"
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        golden.write_text(actual, encoding="utf-8")
+    assert golden.exists(), f"{golden} is missing; run with UPDATE_GOLDEN=1 to create it"
+    assert actual == golden.read_text(encoding="utf-8")
+
+
+# -- Claude Code's own summary of fasthooks as the yardstick ---------------------------------------
+
+# The facts of the summary Claude Code wrote at fasthooks' compact boundary: the commands, the
+# files created, the error texts and exit codes, the numbers printed, the user's requests. Each
+# is (name, strings of which the embedded summary must contain every one).
+FASTHOOKS_ANCHORS: list[tuple[str, tuple[str, ...]]] = [
+    ("command ls -la", ("Bash: ls -la",)),
+    ("hello_world.py created", ("hello_world.py (created",)),
+    ("its content", ('print("Hello, World!")',)),
+    ("number_generator.py created", ("number_generator.py (created",)),
+    ("data.txt created", ("data.txt (created",)),
+    ("cat error text", ("cat: nonexistent.txt: No such file or directory",)),
+    ("cat exit code 1", ("`Bash: cat nonexistent.txt` failed (exit code 1)",)),
+    ("python error text", ("python: command not found",)),
+    ("python exit code 127", ("exit code 127",)),
+    ("fixed by python3", ("python3 /workspace/number_generator.py` succeeded",)),
+    ("numbers printed", ("[94, 17, 68, 80, 48]",)),
+    ("sum and average", ("Sum: 307", "Average: 61.4")),
+    (
+        "every user request",
+        (
+            "    - can you run a command ls -la\n",
+            "    - ok can you create a hello_world.py file and add a minimal code in it?\n",
+            "    - can you read it back with Read tool?\n",
+            "    - can you run `cat nonexistent.txt`\n",
+            "    - do something requiring multiple tools in one turn,\n",
+        ),
+    ),
+]
+
+
+def test_fasthooks_keeps_the_facts_of_claude_codes_own_summary() -> None:
+    """The part of fasthooks before its compact boundary, summarized by the embedded model,
+    keeps at least 12 of the 13 anchor facts of the summary Claude Code wrote for it."""
+    from compactor.models.local import summarize_transcript
+
+    path = shared_file("claude-code/fasthooks-sample-main-compacted.jsonl")
+    lines = path.read_bytes().splitlines(keepends=True)
+    boundary = next(i for i, line in enumerate(lines) if b'"compact_boundary"' in line)
+    claude = b"".join(lines[boundary:]).decode()
+    assert "python: command not found" in claude and "[94, 17, 68, 80, 48]" in claude
+    t = read_transcript(str(path), b"".join(lines[:boundary]))
+    text = summarize_transcript(_context(t.messages))
+    kept = [name for name, needles in FASTHOOKS_ANCHORS if all(n in text for n in needles)]
+    missing = [name for name, _ in FASTHOOKS_ANCHORS if name not in kept]
+    assert len(FASTHOOKS_ANCHORS) == 13
+    assert len(kept) >= 12, missing
+    assert "No errors" not in text
+    assert "None: the latest request" in text  # nothing pending: the demo was finished

@@ -51,16 +51,12 @@ _LOCATION_RE = re.compile(r"^[\w./\\\-]+[:\-]\d+(?:[:\-]\d+)?[:\-]\s*")
 """A ``file:line:`` prefix (grep, rg, compilers): the rest of the line decides."""
 _ERROR_HINTS = (
     "rror",
-    "RROR",
     "xception",
     "ail",
-    "AIL",
     "atal",
-    "ATAL",
     "anic",
-    "ANIC",
-    "RITICAL",
-    "ERR!",
+    "ritical",
+    "err!",
     "not found",
     "o such file",
     "denied",
@@ -72,13 +68,17 @@ _ERROR_HINTS = (
     "emory",
     "illed",
 )
-"""Every line an error pattern accepts contains one of these (a cheap test before the regexes)."""
+"""Every line an error pattern accepts contains one of these once lower-cased (a cheap test
+before the regexes; ``test_facts`` checks with hypothesis that it changes no result)."""
 
 
-def _error_rank(line: str) -> int:
-    """How informative ``line`` is as an error report: 0 = not one, 3 = the most."""
-    if len(line) < 4 or not any(h in line for h in _ERROR_HINTS):
-        return 0
+def _has_hint(text: str) -> bool:
+    low = text.lower()
+    return any(h in low for h in _ERROR_HINTS)
+
+
+def _rank_patterns(line: str) -> int:
+    """:func:`_error_rank` without the hint prefilter."""
     body = _LOCATION_RE.sub("", line, count=1) if line[:1] not in " \t" else line
     if not body or _NOT_ERROR_RE.match(body):
         return 0
@@ -93,9 +93,16 @@ def _error_rank(line: str) -> int:
     return 0
 
 
+def _error_rank(line: str) -> int:
+    """How informative ``line`` is as an error report: 0 = not one, 3 = the most."""
+    if len(line) < 4 or not _has_hint(line):
+        return 0
+    return _rank_patterns(line)
+
+
 def error_lines(text: str) -> Iterator[tuple[int, str]]:
     """(position, line) of the lines of ``text`` that report an error (code lines excluded)."""
-    if not any(h in text for h in _ERROR_HINTS):
+    if not _has_hint(text):
         return
     for pos, raw in lines_of(text):
         line = raw.strip()
@@ -196,7 +203,8 @@ def main_program(command: str) -> str:
     return next((p for p in programs(command) if p not in _NEUTRAL_PROGRAMS), "")
 
 
-def _is_reading_program(name: str) -> bool:
+def is_reading_program(name: str) -> bool:
+    """Whether a program (as :func:`programs` names it) only reads, lists or searches."""
     if name.startswith("git "):
         return name[4:] in _READING_GIT
     return name in _READING_PROGRAMS
@@ -212,7 +220,7 @@ def is_reading_call(call: Call | None) -> bool:
     if command is None:
         return False
     names = programs(command)
-    return bool(names) and all(_is_reading_program(n) for n in names)
+    return bool(names) and all(is_reading_program(n) for n in names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +246,7 @@ def _ranked_lines(text: str) -> list[str]:
     """Error lines of ``text``: highest rank first; within a rank the last one first (the last
     line of a traceback names the exception)."""
     window = _scan_window(text)
-    if not any(h in window for h in _ERROR_HINTS):
+    if not _has_hint(window):
         return []
     found: list[tuple[int, int, str]] = []
     for pos, raw in lines_of(window):

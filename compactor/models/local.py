@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from compactor.facts import (
@@ -46,10 +46,20 @@ from compactor.tokens import estimate_message, estimate_text
 from .local_files import FileState, key_lines
 from .local_session import ErrorFact, Session, build_session, call_line
 
-__all__ = ["MAX_SUMMARY_TOKENS", "Limits", "LocalSummarizer", "summarize_transcript"]
+__all__ = [
+    "MAX_DELIVERABLE",
+    "MAX_SUMMARY_TOKENS",
+    "Limits",
+    "LocalSummarizer",
+    "summarize_transcript",
+]
 
 MAX_SUMMARY_TOKENS = 6_000
 """Upper bound of the summary (also ≤ 30 % of any input over 20k tokens)."""
+
+MIN_VERBATIM = 300
+MAX_DELIVERABLE = 16_000
+"""Most characters of the final deliverable a summary keeps verbatim."""
 
 SECTION_TITLES = (
     "Primary Request and Intent",
@@ -79,8 +89,11 @@ class Limits:
     """Steps of the chronological walk in ``<analysis>``."""
     code_lines: int = 8
     """Key lines shown per changed file."""
-    deliverable: int = 6_000
-    """Characters of the final deliverable kept verbatim."""
+    deliverable: int = MIN_VERBATIM
+    """Characters of the final deliverable kept verbatim (grown into the room the rest of the
+    summary leaves, up to :data:`MAX_DELIVERABLE`)."""
+    reply: int = 2_000
+    """Characters of the answer to the latest request kept verbatim."""
 
     def scaled(self, factor: float) -> Limits:
         return Limits(
@@ -91,7 +104,8 @@ class Limits:
             user_chars=max(80, int(self.user_chars * factor)),
             walk=max(4, int(self.walk * factor)),
             code_lines=max(2, int(self.code_lines * factor)),
-            deliverable=max(300, int(self.deliverable * factor * factor)),
+            deliverable=self.deliverable,
+            reply=max(MIN_VERBATIM, int(self.reply * factor)),
         )
 
 
@@ -200,39 +214,59 @@ def _prior_excerpt(session: Session, number: int, limit: int) -> str:
 # Sections: one function each, (session, limits) → text
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _names(calls: list[str]) -> str:
+    """``Bash ×3, Read`` for a list of tool names, in order of first use."""
+    counts = Counter(calls)
+    return ", ".join(n + (f" ×{counts[n]}" if counts[n] > 1 else "") for n in dict.fromkeys(calls))
+
+
 def _analysis(s: Session, lim: Limits) -> str:
-    steps: list[str] = []
+    """A chronological walk: requests, what the assistant said and called, what failed."""
+    steps: list[list[Any]] = []  # [kind, text, tool names]
     requests = {e.index for e in s.requests}
     local = dict(s.local_commands)
     failed_at = {err.index: err for err in s.errors}
     for e in s.entries:
         if e.internal:
-            steps.append("An earlier summary of the conversation was given.")
+            steps.append(["note", "An earlier summary of the conversation was given.", []])
         elif e.index in requests:
-            steps.append(f"User: {_quote(e.text, min(lim.item, 160))}")
+            steps.append(["user", f"User: {_quote(e.text, min(lim.item, 160))}", []])
         elif e.index in local:
-            steps.append(f"User ran {local[e.index]} (handled by the CLI).")
+            steps.append(["note", f"User ran {local[e.index]} (handled by the CLI).", []])
         elif e.role == "assistant":
-            said = f"Assistant: {_quote(e.text, min(lim.item, 120))}" if e.text.strip() else ""
-            called = f"called {', '.join(c.name for c in e.calls)}" if e.calls else ""
-            line = "; ".join(x for x in (said, called) if x)
-            if line:
-                steps.append(line if said else f"Assistant {line}")
+            names = [c.name for c in e.calls]
+            if not e.text.strip() and steps and steps[-1][0] == "assistant":
+                steps[-1][2].extend(names)
+            elif e.text.strip() or names:
+                said = f"Assistant: {_quote(e.text, min(lim.item, 120))}" if e.text.strip() else ""
+                steps.append(["assistant", said, names])
         elif e.index in failed_at:
-            err = failed_at[e.index]
-            steps.append(f"{_code(cut(err.call, 80))} failed.")
-    merged: list[str] = []
-    for step in steps:
-        if merged and step.startswith("Assistant called") and merged[-1].startswith("Assistant"):
-            merged[-1] = cut(merged[-1] + "; then " + step.removeprefix("Assistant "), lim.item)
+            failed = _code(cut(failed_at[e.index].call, 60))
+            if steps and steps[-1][0] == "failed":
+                steps[-1][2].append(failed)
+            else:
+                steps.append(["failed", "", [failed]])
+    lines: list[str] = []
+    for kind, text, names in steps:
+        if kind == "assistant":
+            called = f"called {_names(names)}" if names else ""
+            lines.append(
+                "; ".join(x for x in (text, called) if x) if text else f"Assistant {called}"
+            )
+        elif kind == "failed":
+            lines.append("Failed: " + "; ".join(names[:4]) + (" …" if len(names) > 4 else ""))
         else:
-            merged.append(step)
-    walk = _head_tail(merged, lim.walk // 3, lim.walk - lim.walk // 3, "steps")
+            lines.append(text)
+    walk = _head_tail(lines, lim.walk // 3, lim.walk - lim.walk // 3, "steps")
     assistants = sum(1 for e in s.entries if e.role == "assistant")
     head = (
-        f"The conversation has {len(s.entries)} messages: {len(s.requests)} requests from the "
-        f"user, {assistants} from the assistant, {len(s.calls)} tool calls "
-        f"({len(s.failed_calls)} failed)."
+        f"The conversation has {_plural(len(s.entries), 'message')}: "
+        f"{_plural(len(s.requests), 'request')} from the user, {assistants} from the assistant, "
+        f"{_plural(len(s.calls), 'tool call')} ({len(s.failed_calls)} failed)."
     )
     return "\n".join([head, *(f"{i}. {x}" for i, x in enumerate(walk, 1))])
 
@@ -273,6 +307,21 @@ def _intent(s: Session, lim: Limits) -> str:
     return "\n".join(lines)
 
 
+def _identifiers(s: Session) -> list[str]:
+    """Identifiers the user and the assistant wrote, most used first (computed once)."""
+    if s.identifiers is None:
+        words: Counter[str] = Counter()
+        first: dict[str, int] = {}
+        requests = {e.index for e in s.requests}
+        for e in s.entries:
+            if e.role == "assistant" or e.index in requests:
+                for _, word in identifiers(e.text):
+                    words[word] += 1
+                    first.setdefault(word, len(first))
+        s.identifiers = sorted(words, key=lambda w: (-words[w], first[w]))
+    return s.identifiers
+
+
 def _concepts(s: Session, lim: Limits) -> str:
     items: list[str] = []
     counts: Counter[str] = Counter(c.name for c in s.calls)
@@ -287,36 +336,33 @@ def _concepts(s: Session, lim: Limits) -> str:
     )
     if skills:
         items.append("Skills used: " + ", ".join(_code(x) for x in skills))
-    words: Counter[str] = Counter()
-    first: dict[str, int] = {}
-    requests = {e.index for e in s.requests}
-    for e in s.entries:
-        if e.role == "assistant" or e.index in requests:
-            for _, word in identifiers(e.text):
-                words[word] += 1
-                first.setdefault(word, len(first))
-    ranked_words = sorted(words, key=lambda w: (-words[w], first[w]))[: lim.items * 2]
+    ranked_words = _identifiers(s)[: lim.items * 2]
     if ranked_words:
         items.append("Identifiers: " + ", ".join(_code(w) for w in ranked_words))
     return _bullets(items) if items else "   - None recorded."
+
+
+def _code_line(line: str, limit: int) -> str:
+    """A line of code with its indentation, control characters dropped, at most ``limit``."""
+    line = clean(line).replace("\t", "    ").rstrip()
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _file_item(f: FileState, lim: Limits) -> list[str]:
     actions = ", then ".join(f.actions)
     times = f", {f.changes} changes" if f.changes > 1 else ""
     items = [f"{f.path} ({actions} by {f.tool}{times})"]
-    shown: list[str] = []
     if f.content is not None:
         shown = key_lines(f.content, lim.code_lines)
-        label = "latest content (key lines):" if len(shown) < f.content.count("\n") else "content:"
-    elif f.added or f.removed:
-        shown = [f"+ {ln.strip()}" for ln in f.added[: lim.code_lines]]
-        room = lim.code_lines - len(shown)
-        shown += [f"- {ln.strip()}" for ln in f.removed[: max(0, min(room, 3))]]
-        label = "latest change:"
-    if shown:
-        items.append(f"  {label}")
-        items.extend("      " + cut(ln.rstrip(), lim.item) for ln in shown)
+        whole = len(shown) >= len([ln for ln in f.content.splitlines() if ln.strip()])
+        items.append("  content:" if whole else "  latest content (key lines):")
+        items.extend("      " + _code_line(ln, lim.item) for ln in shown)
+    if f.added or f.removed:
+        room = lim.code_lines if f.content is None else max(2, lim.code_lines // 2)
+        change = [f"+ {ln.strip()}" for ln in f.added[:room]]
+        change += [f"- {ln.strip()}" for ln in f.removed[: max(1, min(room - len(change), 3))]]
+        items.append("  latest change:")
+        items.extend("      " + cut(ln, lim.item) for ln in change)
     return items
 
 
@@ -356,7 +402,7 @@ def _files(s: Session, lim: Limits) -> str:
     return _bullets(items)
 
 
-def _error_item(err: ErrorFact, lim: Limits) -> list[str]:
+def _error_item(err: ErrorFact, lim: Limits, said: str = "") -> list[str]:
     code = f" (exit code {err.outcome.exit_code})" if err.outcome.exit_code else ""
     lines = err.outcome.lines[:2]
     what = ": " + " | ".join(cut(x, lim.item) for x in lines) if lines else ""
@@ -369,7 +415,7 @@ def _error_item(err: ErrorFact, lim: Limits) -> list[str]:
         items.append(f"  Retried with {_code(err.by)}; its result is not in the transcript yet.")
     else:
         items.append("  Not retried afterwards.")
-    if err.next_text:
+    if err.next_text and err.next_text != said:
         items.append(f"  Next the assistant said: {_quote(err.next_text, lim.item)}")
     return items
 
@@ -384,8 +430,10 @@ def _errors(s: Session, lim: Limits) -> str:
         chosen = sorted(chosen[-cap:], key=lambda e: e.index)
         items.append(f"{len(errs)} failed tool calls; the last {len(chosen)} shown:")
         errs = chosen
+    said = ""
     for err in errs:
-        items.extend(_error_item(err, lim))
+        items.extend(_error_item(err, lim, said))
+        said = err.next_text
     prior = _prior_excerpt(s, 4, lim.item * 2)
     if prior:
         items.append(f"From the earlier summary: {prior}")
@@ -400,10 +448,17 @@ def _errors(s: Session, lim: Limits) -> str:
 
 def _problem_solving(s: Session, lim: Limits) -> str:
     items: list[str] = []
-    verbatim = s.deliverable
-    skip = verbatim.index if verbatim and len(verbatim.text.strip()) <= lim.deliverable else -1
+    # sentences of an answer quoted whole in section 8 are not repeated here
+    skip = {
+        e.index
+        for e, room in (
+            (s.deliverable, lim.deliverable),
+            (s.reply if s.turn_ended else None, lim.reply),
+        )
+        if e is not None and len(e.text.strip()) <= room
+    }
     decisions = _top(
-        [(i, score, cut(x, lim.item)) for i, score, x in s.decisions if i != skip], lim.items
+        [(i, score, cut(x, lim.item)) for i, score, x in s.decisions if i not in skip], lim.items
     )
     if decisions:
         items.append("Decisions, causes and results stated by the assistant:")
@@ -498,6 +553,8 @@ def _current_work(s: Session, lim: Limits) -> str:
         items.append(f"The latest request {state}: {_quote(last.text, lim.item)}")
     if s.ended_by_tool:
         items.append(f"The work ended with {_code(s.ended_by_tool)}.")
+        if s.ended_output:
+            items.extend(_verbatim_text("What it returned, verbatim", s.ended_output, lim.reply))
     active = [t for t in s.open_tasks if "progress" in t.status]
     for task in active[:3]:
         items.append(f"In progress on the task list: {cut(task.subject, lim.item)}")
@@ -505,7 +562,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     changed = [f.path for f in s.files.values() if f.last_index > since]
     if changed:
         items.append("Files changed for it: " + ", ".join(changed[: lim.items]))
-    if not s.turn_ended:
+    if not s.turn_ended and not s.in_flight:
         last_calls = next((e.calls for e in reversed(s.entries) if e.calls), [])
         if last_calls:
             items.append(
@@ -516,7 +573,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     if last_text is not None and last_text is not deliverable and last_text is not reply:
         items.append(f"Last assistant message: {_quote(last_text.text, lim.item * 2)}")
     if reply is not None and reply is not deliverable:
-        items.extend(_verbatim("The answer to it, verbatim", reply, lim.deliverable // 4))
+        items.extend(_verbatim("The answer to it, verbatim", reply, lim.reply))
     if deliverable is not None:
         title = "Final deliverable, the last substantial assistant answer, verbatim"
         items.extend(_verbatim(title, deliverable, lim.deliverable))
@@ -525,13 +582,16 @@ def _current_work(s: Session, lim: Limits) -> str:
 
 def _verbatim(title: str, e: Entry, limit: int) -> list[str]:
     """``title:`` and the text of ``e`` as indented lines, at most ``limit`` characters."""
-    text = e.text.strip()
+    return _verbatim_text(title, e.text, limit)
+
+
+def _verbatim_text(title: str, text: str, limit: int) -> list[str]:
+    text = clean(text).strip()
     if len(text) > limit:
         title += f" (first {limit} of {len(text)} characters)"
         text = text[:limit].rstrip()
-    lines = [ln.rstrip() for ln in clean(text).splitlines()]
     items = [f"{title}:"]
-    items.extend("    " + ("  " + ln if ln.strip() else "") for ln in lines)
+    items.extend("    " + ("  " + ln.rstrip() if ln.strip() else "") for ln in text.splitlines())
     return items
 
 
@@ -542,7 +602,9 @@ def _next_step(s: Session, lim: Limits) -> str:
     flying = s.in_flight
     if flying:
         names = "; ".join(_code(call_line(c, lim.item // 2)) for c in flying[:4])
-        goal = f" and continue the latest request: {_quote(last.text, lim.item)}" if last else ""
+        goal = (
+            f" and continue the latest request: {_quote(last.text, lim.item // 2)}" if last else ""
+        )
         return f"   Read the results of the calls still in flight ({names}){goal}.{stopped}"
     if not s.turn_ended and last is not None:
         task = next((t for t in s.open_tasks if "progress" in t.status), None)
@@ -599,10 +661,22 @@ def summarize_transcript(context: list[Message] | list[AgenticMessage] | list[An
     if input_tokens > 20_000:
         budget = min(budget, int(input_tokens * 0.3))
     text = ""
+    fitted: Limits | None = None
     for factor in _FACTORS:
-        text = render(session, Limits().scaled(factor))
+        lim = Limits().scaled(factor)
+        text = render(session, lim)
         if estimate_text(text) <= budget:
+            fitted = lim
             break
+    if fitted is None or session.deliverable is None:
+        return text
+    # The final deliverable takes the room the other sections leave (SPEC §7: kept verbatim).
+    size = min(len(session.deliverable.text.strip()), MAX_DELIVERABLE)
+    while size > fitted.deliverable:
+        grown = render(session, replace(fitted, deliverable=size))
+        if estimate_text(grown) <= budget:
+            return grown
+        size = int(size * 0.8)
     return text
 
 

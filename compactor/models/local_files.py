@@ -64,6 +64,8 @@ class Change:
     """The full new content, when the call wrote all of it."""
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
+    replace: tuple[str, str] | None = None
+    """(old, new) text of an exact replacement, to apply to known content."""
 
 
 @dataclass(slots=True)
@@ -91,8 +93,17 @@ class FileState:
         self.last_index = index
         if change.content is not None:
             self.content, self.added, self.removed = change.content, (), ()
-        elif change.added or change.removed:
+            return
+        if change.added or change.removed:
             self.added, self.removed = change.added, change.removed
+        if self.content is not None:
+            old, new = change.replace or ("", "")
+            if old and old in self.content:
+                self.content = self.content.replace(old, new, 1)
+            elif change.added and not change.removed and action == "edited" and not old:
+                self.content = self.content + "\n" + "\n".join(change.added)
+            else:
+                self.content = None  # changed in a way this reader cannot replay
         if action == "deleted":
             self.content, self.added, self.removed = None, (), ()
 
@@ -130,7 +141,7 @@ def _editor_change(call: Call, path: str) -> Change | None:
         old, new = args.get(old_key), args.get(new_key)
         if isinstance(new, str) and isinstance(old, str | None):
             added, removed = _diff_lines(old or "", new)
-            return Change(path, "edited", added=added, removed=removed)
+            return Change(path, "edited", added=added, removed=removed, replace=(old or "", new))
     edits = args.get("edits")
     if isinstance(edits, list):
         added_all: list[str] = []
@@ -282,25 +293,35 @@ def file_changes(call: Call, open_file: str | None = None) -> list[Change]:
     return [change] if change is not None else []
 
 
-_KEY_LINE_RE = re.compile(
-    r"^\s*(?:(?:async\s+)?def |class |(?:export\s+)?(?:async\s+)?function\b|fn |pub |func |"
-    r"(?:export\s+)?(?:const|let|var|type|interface|enum|struct)\b|return\b|raise\b|throw\b|if\b|"
-    r"for\b|while\b|#{1,3} |[\w.\[\]\"']+\s*[:=]\s*\S|[\w.]+\(|@\w)"
+_DEFINITION_RE = re.compile(
+    r"^\s*(?:(?:async\s+)?def |class |(?:export\s+)?(?:default\s+)?(?:async\s+)?function\b|fn |"
+    r"pub |func |(?:export\s+)?(?:type|interface|enum|struct|trait|impl)\b|#{1,3} |@\w|\[[\w.]+\]$)"
+)
+_STATEMENT_RE = re.compile(
+    r"^\s*(?:(?:export\s+)?(?:const|let|var)\b|return\b|raise\b|throw\b|if\b|for\b|while\b|"
+    r"[\w.\[\]\"']+\s*[:=]\s*\S|[\w.]+\()"
 )
 _SKIP_LINE_RE = re.compile(r'^\s*(?:import\b|from\s+\S+\s+import\b|#(?!#)|//|"""|\'\'\'|\*|/\*)')
 
 
+def _weight(line: str) -> int:
+    if _DEFINITION_RE.match(line):
+        return 0
+    if _STATEMENT_RE.match(line):
+        return 1
+    return 3 if _SKIP_LINE_RE.match(line) else 2
+
+
 def key_lines(text: str, limit: int) -> list[str]:
     """At most ``limit`` lines of ``text`` that show what it is: all of a short text; else its
-    definitions, assignments and statements before imports, comments and docstrings."""
+    definitions first, then statements, then other lines, before imports, comments and
+    docstrings, each line once; in their order in the text."""
     lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
     if len(lines) <= limit:
         return lines
-    chosen = [i for i, ln in enumerate(lines) if _KEY_LINE_RE.match(ln)]
-    if len(chosen) < limit:
-        taken = set(chosen)
-        rest = [i for i in range(len(lines)) if i not in taken]
-        rest.sort(key=lambda i: (_SKIP_LINE_RE.match(lines[i]) is not None, i))
-        chosen.extend(rest[: limit - len(chosen)])
-    keep = sorted(chosen[:limit])
+    first: dict[str, int] = {}
+    for i, line in enumerate(lines):
+        first.setdefault(line, i)
+    ranked = sorted(first.items(), key=lambda kv: (_weight(kv[0]), kv[1]))
+    keep = sorted(i for _, i in ranked[:limit])
     return [lines[i] for i in keep]

@@ -33,6 +33,7 @@ from compactor.facts import (
     command_of,
     cut,
     is_reading_call,
+    is_reading_program,
     main_program,
     one_line,
     outcome,
@@ -207,7 +208,12 @@ class Session:
     """The last substantial answer (at least :data:`DELIVERABLE_CHARS` characters)."""
     turn_ended: bool = False
     ended_by_tool: str = ""
+    """The call of a tool that ends the work (``submit``), when one did."""
+    ended_output: str = ""
+    """What that tool returned (SWE-agent's ``submit`` returns the final diff)."""
     question: str = ""
+    identifiers: list[str] | None = None
+    """Identifiers ranked by use (filled by the summarizer on first use)."""
 
     @property
     def in_flight(self) -> list[Call]:
@@ -259,14 +265,25 @@ _TEST_PROGRAMS = frozenset(
 def _retries(
     failed: tuple[str, str, frozenset[str]], later: tuple[str, str, frozenset[str]]
 ) -> bool:
+    """Whether a later call with signature ``later`` is another attempt at ``failed``: the same
+    tool on a shared target (for commands: the same program, or two that do more than read); or
+    the same test/build runner; or, for programs that do more than read, the same program where
+    neither names a file."""
     if failed[0] != later[0]:
         return False
-    if failed[2] & later[2]:
-        return True
     if failed[0] != "shell":
-        return not failed[2] and not later[2]
-    same_program = bool(failed[1]) and failed[1] == later[1]
-    return same_program and (failed[1] in _TEST_PROGRAMS or not (failed[2] or later[2]))
+        return bool(failed[2] & later[2]) or not (failed[2] or later[2])
+    program = failed[1]
+    if failed[2] & later[2]:
+        # python x.py → python3 x.py; but rg → find over the same files is another search
+        return program == later[1] or not (
+            is_reading_program(program) or is_reading_program(later[1])
+        )
+    if not program or program != later[1]:
+        return False
+    if program in _TEST_PROGRAMS:
+        return True
+    return not failed[2] and not later[2] and not is_reading_program(program)
 
 
 def _slash_command(text: str) -> str | None:
@@ -580,12 +597,13 @@ class _Builder:
                 following = e.text
         for err in s.errors:
             err.next_text = texts.get(err.index, "")
+        local = {i for i, _ in s.local_commands}
         last = next(
             (
                 e
                 for e in reversed(s.entries)
                 if not e.internal and not e.injected and e.role != "system"
-                and (e.text.strip() or e.calls or e.results)
+                and e.index not in local and (e.text.strip() or e.calls or e.results)
             ),
             None,
         )  # fmt: skip
@@ -595,6 +613,9 @@ class _Builder:
             final = self.by_id.get(last.results[-1].call_id)
             if final is not None and _TERMINAL_TOOLS.match(final.name):
                 s.turn_ended, s.ended_by_tool = True, call_line(final, 80)
+                output = strip_output_header(clean(last.results[-1].text)).splitlines()
+                kept = [ln for ln in output if not _PROMPT_RE.match(ln.strip())]
+                s.ended_output = "\n".join(kept).strip()
         last_request = s.last_request
         if s.reply is not None and (last_request is None or s.reply.index < last_request.index):
             s.reply = None

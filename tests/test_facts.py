@@ -1,0 +1,323 @@
+"""The shared fact extraction (compactor.facts) and the local summarizer's file-change reader."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compactor.facts import (
+    Call,
+    Result,
+    entry_of,
+    error_lines,
+    exit_code,
+    is_injected,
+    is_reading_call,
+    main_program,
+    outcome,
+    programs,
+    strip_output_header,
+    text_sources,
+)
+from compactor.facts import outcomes as outcomes_module
+from compactor.models.local_files import file_changes, key_lines
+from compactor.schema import AgenticMessage, Block, Message, ToolCall
+
+
+def bash(command: str) -> Call:
+    return Call("c1", "Bash", json.dumps({"command": command}), 0)
+
+
+def result(text: str, *, is_error: bool = False) -> Result:
+    return Result("c1", "Bash", text, is_error)
+
+
+# -- tool outcomes ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("Exit code 127\n/bin/bash: line 1: python: command not found", 127),
+        ("Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 1\nOutput:\nx", 1),
+        ("Exit code: 0\nWall time: 4.6 seconds\nOutput:\nok", 0),
+        ("<status>completed</status>\n<exit_code>2</exit_code>", 2),
+        ("EXIT CODE 3", 3),  # case-insensitive
+        ("all good", None),
+        ("the script says exit code 9 in the middle of a line", None),
+    ],
+)
+def test_exit_code(text: str, code: int | None) -> None:
+    assert exit_code(text) == code
+
+
+def test_exit_code_at_the_end_of_a_long_output() -> None:
+    assert exit_code("x\n" * 1000 + "exit status 4\n") == 4
+
+
+def test_output_header_is_stripped() -> None:
+    codex = "Chunk ID: a\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nhello\n"
+    assert strip_output_header(codex) == "hello\n"
+    assert strip_output_header("Exit code 1\ncat: x: No such file") == "cat: x: No such file"
+    assert strip_output_header("plain") == "plain"
+
+
+def test_is_error_flag_fails_the_call_and_keeps_its_line() -> None:
+    failed = outcome(
+        result("Exit code 127\n/bin/bash: line 1: python: command not found", is_error=True),
+        bash("python x.py"),
+    )
+    assert failed.failed and failed.exit_code == 127
+    assert failed.lines[0] == "/bin/bash: line 1: python: command not found"
+
+
+def test_flag_without_an_error_line_keeps_the_first_line() -> None:
+    failed = outcome(result("the hook refused this call", is_error=True), bash("make deploy"))
+    assert failed.failed and failed.lines == ("the hook refused this call",)
+
+
+def test_non_zero_exit_code_without_the_flag() -> None:
+    failed = outcome(result("Process exited with code 2\nOutput:\nboom"), bash("./run.sh"))
+    assert failed.failed and failed.exit_code == 2
+
+
+def test_search_without_match_is_not_a_failure() -> None:
+    assert not outcome(result("Exit code 1\n"), bash("rg -n 'needle' src")).failed
+    assert not outcome(result("Process exited with code 1\nOutput:\n"), bash("grep x f")).failed
+    # exit 1 of a program that is not a search stays a failure
+    assert outcome(result("Exit code 1\n"), bash("make")).failed
+
+
+def test_source_lines_from_a_search_are_not_errors() -> None:
+    listing = (
+        "src/app.py:12:        raise ValueError('bad input')\n"
+        "src/errors.py:3:class ParseError(Exception):\n"
+        "docs/guide.md:40:Error: shown when the config is missing\n"
+        "src/cli.py:88:    except KeyError:\n"
+    )
+    assert not outcome(result(listing), bash("rg -n 'Error' src docs")).failed
+    assert not outcome(result(listing), Call("c1", "Grep", '{"pattern": "Error"}', 0)).failed
+    read = "     1→def f():\n     2→    raise RuntimeError('error: x')\n"
+    assert not outcome(result(read), Call("c1", "Read", '{"file_path": "a.py"}', 0)).failed
+
+
+def test_error_lines_in_output_of_a_command_that_does_more_than_read() -> None:
+    log = (
+        "collected 14 items\nFAILED tests/t.py::test_x - AssertionError\n== 1 failed, 13 passed =="
+    )
+    failed = outcome(result(log), bash("pytest -q"))
+    assert failed.failed
+    assert failed.lines[0] == "FAILED tests/t.py::test_x - AssertionError"
+    assert "== 1 failed, 13 passed ==" in failed.lines
+
+
+def test_exit_code_zero_wins_over_error_words() -> None:
+    text = "Exit code: 0\nOutput:\nERROR: this is a log line the program printed\n"
+    assert not outcome(result(text), bash("./server --check")).failed
+
+
+def test_the_last_exception_line_of_a_traceback_comes_first() -> None:
+    tb = (
+        "Traceback (most recent call last):\n"
+        '  File "a.py", line 3, in <module>\n'
+        "    main()\n"
+        "KeyError: 'user'\n"
+    )
+    assert outcome(result(tb), bash("python a.py")).lines[0] == "KeyError: 'user'"
+
+
+@pytest.mark.parametrize(
+    ("line", "is_error"),
+    [
+        ("backup.sh[2211]: pg_dump: error: connection to server failed", True),
+        ("systemd[1]: backup.service: Failed with result 'exit-code'.", True),
+        ("tests/test_duration.py:41: Failed", True),
+        ("src/main.rs:3:5: error[E0308]: mismatched types", True),
+        ("E       AssertionError: assert b'' == b'vvvv'", True),
+        ("bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted", True),
+        ("command timed out after 12475 milliseconds", True),
+        ("bash : The term 'bash' is not recognized as the name of a cmdlet, function", True),
+        ("ERROR tests/test_x.py - ImportError", True),
+        ("error: lowercase diagnostics count", True),
+        ("ErRoR: odd case too", True),
+        ("src/app.py:12:        raise ValueError('bad')", False),
+        ("    12→ValueError: in a numbered listing", False),
+        ("+    raise ValueError(x)", False),
+        ("# error: a comment", False),
+        ('"error": "a JSON field"', False),
+        ("Error handling is described below.", False),
+        ("0 failed, 12 passed", False),
+    ],
+)
+def test_error_line_rules(line: str, is_error: bool) -> None:
+    assert bool(list(error_lines(line))) is is_error
+
+
+_PIECES = st.sampled_from(
+    ["Error", "error", "ERROR", "ErRoR", "Exception", "failed", "FAILED", "Failed", "fatal",
+     "panic", "panicked", "npm ERR!", "command not found", "COMMAND NOT FOUND", "No such file",
+     "denied", "not permitted", "Killed", "timed out", "1 failed", "3 errors", "E   ", ": ",
+     "src/a.py:3:", "raise ", "thread 'main' ", " at ", "x", " ", "_", ".", "1", "é", "→"]
+)  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None, database=None, derandomize=True)
+@given(st.lists(_PIECES, max_size=10).map("".join))
+def test_property_hint_prefilter_changes_no_result(line: str) -> None:
+    """The substring test before the regexes only skips lines no pattern would accept."""
+    expected = outcomes_module._rank_patterns(line) if len(line) >= 4 else 0
+    assert outcomes_module._error_rank(line) == expected
+
+
+# -- commands --------------------------------------------------------------------------------------
+
+
+def test_programs_and_the_main_one() -> None:
+    assert programs("cd repo && FOO=1 sudo pytest -q | tail -5") == ["cd", "pytest", "tail"]
+    assert main_program("cd repo && pytest -q") == "pytest"
+    assert programs("git log --oneline -5") == ["git log"]
+    assert programs("$x = Get-Item a; Get-Content b") == ["get-content"]
+
+
+@pytest.mark.parametrize(
+    ("command", "reading"),
+    [
+        ("rg -n 'raise ValueError' src", True),
+        ("cd repo && nl -ba src/app.py | sed -n '1,80p'", True),
+        ("git diff HEAD~1", True),
+        ("Get-Content README.md", True),
+        ("pytest -q", False),
+        ("cat x | python -m json.tool", False),
+        ("git commit -m x", False),
+    ],
+)
+def test_reading_commands(command: str, reading: bool) -> None:
+    assert is_reading_call(bash(command)) is reading
+
+
+# -- message views ---------------------------------------------------------------------------------
+
+
+def test_injected_context_is_not_the_user() -> None:
+    env = Message("user", "<environment_context>\n  <cwd>/x</cwd>\n</environment_context>")
+    agents = Message("user", "# AGENTS.md instructions for /x\n\nNever use tabs.")
+    marked = AgenticMessage("user", [Block("user_input_text", "hi")], extra={"injected": True})
+    own = Message("user", "please fix the build")
+    assert is_injected(env) and is_injected(agents) and is_injected(marked)
+    assert not is_injected(own)
+    assert entry_of(0, agents).injected and not entry_of(0, own).injected
+    assert list(text_sources(agents)) == []
+    assert [s for s, _, _ in text_sources(own)] == ["user"]
+
+
+def test_entry_carries_the_is_error_flag() -> None:
+    msg = AgenticMessage(
+        "user",
+        [
+            Block(
+                "function_tool_result",
+                call_id="a",
+                name="Bash",
+                content=[Block("user_input_text", "boom")],
+                is_error=True,
+            )
+        ],
+    )
+    [res] = entry_of(3, msg).results
+    assert (res.call_id, res.name, res.text, res.is_error) == ("a", "Bash", "boom", True)
+    chat = Message("tool", "boom", tool_call_id="b", extra={"is_error": True})
+    assert entry_of(0, chat).results[0].is_error
+    call = Message("assistant", "", tool_calls=[ToolCall("b", "Bash", '{"command": "ls"}')])
+    assert entry_of(0, call).calls[0].args == {"command": "ls"}
+
+
+# -- file changes ----------------------------------------------------------------------------------
+
+
+def changes(name: str, args: dict[str, object] | str) -> list[tuple[str, str]]:
+    raw = args if isinstance(args, str) else json.dumps(args)
+    return [(c.path, c.action) for c in file_changes(Call("c", name, raw, 0))]
+
+
+def test_editor_tools() -> None:
+    assert changes("Write", {"file_path": "a.py", "content": "x = 1\n"}) == [("a.py", "written")]
+    assert changes("create", {"filename": "b.py"}) == [("b.py", "created")]
+    edit = file_changes(
+        Call("c", "Edit", json.dumps({"file_path": "c.py", "old_string": "a = 1\nb = 2",
+                                      "new_string": "a = 1\nb = 3"}), 0)
+    )  # fmt: skip
+    assert [(e.path, e.action, e.added, e.removed) for e in edit] == [
+        ("c.py", "edited", ("b = 3",), ("b = 2",))
+    ]
+    multi = {"file_path": "d.py", "edits": [{"old_string": "x", "new_string": "y"}]}
+    assert changes("MultiEdit", multi) == [("d.py", "edited")]
+    assert changes("Read", {"file_path": "e.py"}) == []
+
+
+def test_editor_without_a_path_edits_the_open_file() -> None:
+    call = Call("c", "edit", json.dumps({"search": "a", "replace": "b"}), 0)
+    [change] = file_changes(call, open_file="/testbed/src/f.py")
+    assert (change.path, change.action, change.added) == ("/testbed/src/f.py", "edited", ("b",))
+
+
+def test_apply_patch() -> None:
+    patch = (
+        "*** Begin Patch\n*** Add File: docs/new.md\n+# New\n+text\n"
+        "*** Update File: src/app.py\n@@\n-old = 1\n+new = 2\n"
+        "*** Delete File: src/dead.py\n*** End Patch\n"
+    )
+    found = file_changes(Call("c", "apply_patch", patch, 0))
+    assert [(c.path, c.action) for c in found] == [
+        ("docs/new.md", "created"),
+        ("src/app.py", "edited"),
+        ("src/dead.py", "deleted"),
+    ]
+    assert found[0].content == "# New\ntext"
+    assert found[1].added == ("new = 2",) and found[1].removed == ("old = 1",)
+    shell = {"cmd": "apply_patch <<'EOF'\n" + patch + "EOF\n"}
+    assert ("src/app.py", "edited") in changes("exec_command", shell)
+
+
+def test_shell_writes() -> None:
+    heredoc = "cat > conf/app.toml <<'EOF'\n[server]\nport = 8080\nEOF"
+    [change] = file_changes(bash(heredoc))
+    assert (change.path, change.action, change.content) == (
+        "conf/app.toml",
+        "written",
+        "[server]\nport = 8080",
+    )
+    assert changes("Bash", {"command": "echo hi >> notes.txt"}) == [("notes.txt", "edited")]
+    assert changes("Bash", {"command": "python gen.py > out/report.csv 2>/dev/null"}) == [
+        ("out/report.csv", "written")
+    ]
+    assert changes("Bash", {"command": "sed -i 's/a/b/' src/x.py"}) == [("src/x.py", "edited")]
+    assert changes("Bash", {"command": "rm -f build/old.log tmp.txt"}) == [
+        ("build/old.log", "deleted"),
+        ("tmp.txt", "deleted"),
+    ]
+    assert changes("Bash", {"command": "mv a.py b.py"}) == [
+        ("b.py", "written"),
+        ("a.py", "deleted"),
+    ]
+    ps = {"command": "Set-Content -Path 'notes.md' -Value 'x'"}
+    assert changes("shell_command", ps) == [("notes.md", "written")]
+
+
+def test_listings_and_code_in_here_documents_change_nothing() -> None:
+    assert changes("Bash", {"command": "ls -la src/ && cat README.md"}) == []
+    code = "python - <<'PY'\nif a > b.c:\n    print(1)\nPY"
+    assert changes("Bash", {"command": code}) == []
+    assert changes("Bash", {"command": "git log --format='%h -> %s' 2>&1"}) == []
+
+
+def test_key_lines_prefer_definitions_over_imports_and_docstrings() -> None:
+    text = '"""Docs."""\n\nimport os\nimport sys\n\n\ndef main() -> int:\n    """Run."""\n' + (
+        "    x = 1\n" * 3
+    ) + "    return 0\n\n\nclass App:\n    pass\n"  # fmt: skip
+    lines = key_lines(text, 4)
+    assert "def main() -> int:" in lines and "class App:" in lines
+    assert "import os" not in lines
+    assert key_lines("a\nb", 4) == ["a", "b"]
