@@ -261,6 +261,49 @@ def _test_log(rng: random.Random, run: int, failing: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+STRESS_TRACEBACK = """Traceback (most recent call last):
+  File "/repo/scripts/stress_storage.py", line 4, in <module>
+    from hypothesis import given, settings
+ModuleNotFoundError: No module named 'hypothesis'
+"""
+
+PUT_OLD = """    def put(self, key: str, data: bytes) -> None:
+        fh = open(self._path(key), "wb")
+        fh.write(data)
+"""
+
+PUT_NEW = """    def put(self, key: str, data: bytes) -> None:
+        tmp = self._path(key).with_suffix(".tmp")
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, self._path(key))
+"""
+
+REGRESSION_TEST = """import threading
+
+from storage import Storage
+
+
+def test_get_sees_a_finished_put(tmp_path):
+    store = Storage(tmp_path)
+    done = threading.Event()
+    threading.Thread(target=lambda: (store.put("k", b"v" * 4096), done.set())).start()
+    done.wait()
+    assert store.get("k") == b"v" * 4096
+"""
+
+
+def _plan(c: Chat, statuses: list[str]) -> None:
+    steps = [
+        "Reproduce the intermittent failure",
+        "Find the cause",
+        "Fix it with a minimal change",
+        "Run the full suite green three times in a row",
+    ]
+    plan = [{"step": s, "status": st} for s, st in zip(steps, statuses, strict=True)]
+    c.tool("update_plan", {"plan": plan}, "Plan updated")
+
+
 def coding_session_long() -> list[dict[str, Any]]:
     rng = random.Random(20260101)
     c = Chat()
@@ -268,6 +311,7 @@ def coding_session_long() -> list[dict[str, Any]]:
         "The storage round-trip tests fail intermittently on CI. Find the cause and fix it; "
         "run the full suite until it is green three times in a row."
     )
+    _plan(c, ["in_progress", "pending", "pending", "pending"])
     failing = ["tests/storage/test_storage_07.py", "tests/storage/test_storage_21.py"]
     run = 0
     for step in range(45):
@@ -291,20 +335,48 @@ def coding_session_long() -> list[dict[str, Any]]:
                 {"path": f"src/storage/backend_{step // 5}.py"},
                 "class Backend:\n" + body,
             )
+        if step == 3:
+            c.tool(
+                "run",
+                {"cmd": "python scripts/stress_storage.py --rounds 2000"},
+                STRESS_TRACEBACK,
+                "The suite alone is too slow to reproduce it; trying the stress script.",
+            )
+            c.tool(
+                "run",
+                {"cmd": "pip install hypothesis==6.100.1"},
+                "Successfully installed hypothesis-6.100.1",
+            )
+            c.tool(
+                "run",
+                {"cmd": "python scripts/stress_storage.py --rounds 2000"},
+                "round-trips: 2000\nempty reads: 14 (0.7%)\nslowest put: 48 ms",
+            )
+            _plan(c, ["completed", "in_progress", "pending", "pending"])
         if step == 20:
             c.user("Any progress? Keep the fix minimal, please.")
         if step == 37:
             c.say(
                 "Cause: `put` writes through a buffered handle that is never flushed before "
-                "`get` reads the file on CI's slower disks. Fix: write via a temp file and "
-                "os.replace, closing the handle first."
+                "`get` reads the file on CI's slower disks. Decision: fix it in `Storage.put` "
+                "rather than retrying in the tests, because a retry would only hide the race."
             )
             c.tool(
                 "edit_file",
-                {"path": "src/storage/backend_0.py", "old": "fh.write(data)", "new": "..."},
-                "ok: 1 replacement",
+                {"path": "src/storage/backend_0.py", "old": PUT_OLD, "new": PUT_NEW},
+                "ok: 1 replacement in src/storage/backend_0.py",
             )
-    c.say("Green three times in a row after the fix in src/storage/backend_0.py.")
+            c.tool(
+                "write_file",
+                {"path": "tests/storage/test_put_flush.py", "content": REGRESSION_TEST},
+                "ok: wrote 11 lines",
+            )
+            _plan(c, ["completed", "completed", "completed", "in_progress"])
+    c.say(
+        "Green three times in a row after the fix in src/storage/backend_0.py: `put` now "
+        "writes to a temp file and renames it with os.replace, and test_put_flush.py guards it."
+    )
+    _plan(c, ["completed", "completed", "completed", "completed"])
     c.user("Great, now open a PR with a short description.")
     return c.records
 
@@ -402,6 +474,246 @@ def agentic_session() -> list[dict[str, Any]]:
     return recs
 
 
+class ClaudeCode:
+    """Builds a Claude Code session log: user / assistant records chained by ``parentUuid``,
+    tool results as user records (``is_error`` on failures), one API response per line."""
+
+    SESSION = "5f0c7d2e-9a41-4c55-8f0e-3b1d6a2c7e90"
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+        self.n = 0
+        self.parent: str | None = None
+
+    def _uuid(self) -> str:
+        self.n += 1
+        return f"00000000-0000-4000-8000-{self.n:012d}"
+
+    def _record(self, kind: str, message: dict[str, Any], **extra: Any) -> None:
+        uid = self._uuid()
+        self.records.append(
+            {
+                "parentUuid": self.parent,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": "/repo",
+                "sessionId": self.SESSION,
+                "version": "2.1.100",
+                "gitBranch": "main",
+                "type": kind,
+                "message": message,
+                "uuid": uid,
+                "timestamp": f"2026-01-12T10:{self.n // 60:02d}:{self.n % 60:02d}.000Z",
+                **extra,
+            }
+        )
+        self.parent = uid
+
+    def user(self, text: str) -> None:
+        self._record("user", {"role": "user", "content": text})
+
+    def _assistant(self, block: dict[str, Any]) -> None:
+        message = {
+            "id": f"msg_{self.n + 1:024d}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [block],
+            "stop_reason": "tool_use" if block["type"] == "tool_use" else "end_turn",
+            "usage": {"input_tokens": 4, "cache_read_input_tokens": 1800 + 40 * self.n,
+                      "cache_creation_input_tokens": 120, "output_tokens": 90},
+        }  # fmt: skip
+        self._record("assistant", message, requestId=f"req_{self.n + 1:024d}")
+
+    def say(self, text: str) -> None:
+        self._assistant({"type": "text", "text": text})
+
+    def tool(
+        self, name: str, args: dict[str, Any], result: str | None, *, error: bool = False,
+        text: str = "",
+    ) -> None:  # fmt: skip
+        if text:
+            self.say(text)
+        call_id = f"toolu_{self.n + 1:020d}"
+        self._assistant({"type": "tool_use", "id": call_id, "name": name, "input": args})
+        if result is None:
+            return
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": result}
+        if error:
+            block["is_error"] = True
+        self._record("user", {"role": "user", "content": [block]})
+
+
+SEARCH_PY = """from fastapi import APIRouter, Depends
+
+from .auth import current_user
+from .index import search_index
+
+router = APIRouter()
+
+
+@router.get("/api/search")
+def search(q: str, user=Depends(current_user)):
+    return {"results": search_index(q, limit=20)}
+"""
+
+RATELIMIT_PY = """import time
+from collections import defaultdict, deque
+
+from fastapi import Depends, HTTPException
+
+from .auth import current_user
+
+WINDOW_SECONDS = 60
+LIMIT = 60
+_hits: dict[str, deque[float]] = defaultdict(deque)
+
+
+def rate_limited(user=Depends(current_user)):
+    now = time.monotonic()
+    hits = _hits[user.id]
+    while hits and now - hits[0] > 1:
+        hits.popleft()
+    if len(hits) >= LIMIT:
+        raise HTTPException(status_code=429, detail="rate limit exceeded")
+    hits.append(now)
+    return user
+"""
+
+
+def claude_code_session() -> list[dict[str, Any]]:
+    """A Claude Code session: a task list, a failed test run fixed later, new and edited files,
+    a background server still running, and a follow-up request the agent has just started."""
+    c = ClaudeCode()
+    c.user(
+        "Add per-user rate limiting to the /api/search endpoint: 60 requests per minute. "
+        "Don't add new dependencies."
+    )
+    todos = [
+        ("Read the search handler", "in_progress"),
+        ("Add the rate limiter", "pending"),
+        ("Write tests for the limit", "pending"),
+        ("Document the limit in docs/api.md", "pending"),
+    ]
+    c.tool(
+        "TodoWrite",
+        {"todos": [{"content": t, "status": s, "activeForm": t} for t, s in todos]},
+        "Todos have been modified successfully.",
+    )
+    numbered = "".join(f"{i:6}→{line}\n" for i, line in enumerate(SEARCH_PY.splitlines(), 1))
+    c.tool("Read", {"file_path": "/repo/src/api/search.py"}, numbered)
+    c.tool(
+        "Grep",
+        {"pattern": "RateLimit|429", "path": "src", "output_mode": "content", "-n": True},
+        "src/api/errors.py:12:class RateLimitError(APIError):\n"
+        "src/api/errors.py:31:        raise RateLimitError('upstream returned 429')\n"
+        "src/api/index.py:88:    except RateLimitError:  # error from the search backend",
+    )
+    c.say(
+        "Decision: keep the hit counters in process memory instead of Redis, because you asked "
+        "for no new dependencies; the limit therefore applies per worker."
+    )
+    c.tool(
+        "Write",
+        {"file_path": "/repo/src/api/ratelimit.py", "content": RATELIMIT_PY},
+        "File created successfully at: /repo/src/api/ratelimit.py",
+    )
+    c.tool(
+        "Edit",
+        {
+            "file_path": "/repo/src/api/search.py",
+            "old_string": "def search(q: str, user=Depends(current_user)):",
+            "new_string": "def search(q: str, user=Depends(rate_limited)):",
+        },
+        "The file /repo/src/api/search.py has been updated.",
+    )
+    todos[0], todos[1], todos[2] = (todos[0][0], "completed"), (todos[1][0], "completed"), (
+        todos[2][0], "in_progress")  # fmt: skip
+    c.tool(
+        "TodoWrite",
+        {"todos": [{"content": t, "status": s, "activeForm": t} for t, s in todos]},
+        "Todos have been modified successfully.",
+    )
+    c.tool(
+        "Bash",
+        {"command": "pytest tests/api -q", "description": "Run the API tests"},
+        "Exit code 1\n.........................................F\n"
+        "=================================== FAILURES ===================================\n"
+        "_______________________________ test_burst_limit _______________________________\n"
+        "    def test_burst_limit(client):\n"
+        "        codes = [client.get('/api/search?q=x').status_code for _ in range(61)]\n"
+        ">       assert codes[-1] == 429\n"
+        "E       assert 200 == 429\n"
+        "FAILED tests/api/test_search.py::test_burst_limit - assert 200 == 429\n"
+        "1 failed, 41 passed in 3.08s",
+        error=True,
+    )
+    c.say(
+        "The root cause is the window check: old hits expire after 1 second instead of 60, so "
+        "a burst spread over two seconds never reaches the limit. I changed the expiry from "
+        "`1` to `WINDOW_SECONDS`."
+    )
+    c.tool(
+        "Edit",
+        {
+            "file_path": "/repo/src/api/ratelimit.py",
+            "old_string": "    while hits and now - hits[0] > 1:",
+            "new_string": "    while hits and now - hits[0] > WINDOW_SECONDS:",
+        },
+        "The file /repo/src/api/ratelimit.py has been updated.",
+    )
+    c.tool(
+        "Bash",
+        {"command": "pytest tests/api -q --cov=src/api", "description": "Run the API tests"},
+        ".......................................... [100%]\n"
+        "---------- coverage: platform linux, python 3.12.3 -----------\n"
+        "Name                  Stmts   Miss  Cover\n"
+        "TOTAL                   412     25    94%\n"
+        "42 passed in 3.11s",
+    )
+    todos[2] = (todos[2][0], "completed")
+    c.tool(
+        "TodoWrite",
+        {"todos": [{"content": t, "status": s, "activeForm": t} for t, s in todos]},
+        "Todos have been modified successfully.",
+    )
+    c.tool(
+        "Bash",
+        {"command": "uvicorn app.main:app --port 8000", "run_in_background": True,
+         "description": "Start the API server"},
+        "Command running in background with ID: bash_1",
+    )  # fmt: skip
+    c.tool(
+        "Bash",
+        {
+            "command": "for i in $(seq 61); do curl -s -o /dev/null -w '%{http_code}\\n' "
+            "localhost:8000/api/search?q=x -H 'Authorization: Bearer dev'; done | sort | "
+            "uniq -c",
+            "description": "Check the limit against the running server",
+        },
+        "     60 200\n      1 429",
+    )
+    c.say(
+        "Done. `/api/search` is now limited to 60 requests per user per minute:\n\n"
+        "- `src/api/ratelimit.py` (new): a `rate_limited` dependency that keeps the last "
+        "minute of hits per user in memory and answers 429 past 60.\n"
+        "- `src/api/search.py`: the endpoint depends on `rate_limited` instead of "
+        "`current_user`.\n"
+        "- Tests: 42 passed, coverage 94%; against the running server 60 requests got 200 "
+        "and the 61st got 429.\n\n"
+        "The limit is per worker process (no Redis, as asked). The dev server is still "
+        "running in the background (bash_1)."
+    )
+    c.user("Nice. Also document the limit in docs/api.md.")
+    c.tool(
+        "Read",
+        {"file_path": "/repo/docs/api.md"},
+        None,
+        text="Adding a Rate limits section to docs/api.md.",
+    )
+    return c.records
+
+
 def small_chat() -> list[dict[str, Any]]:
     return [
         {"role": "system", "content": "You are a helpful assistant."},
@@ -425,6 +737,7 @@ def main() -> None:
     _dump(HERE / "coding-session-long.jsonl", coding_session_long())
     _dump(HERE / "agentic-session.jsonl", agentic_session())
     _dump(HERE / "small-chat.jsonl", small_chat())
+    _dump(HERE / "claude-code-session.jsonl", claude_code_session())
 
 
 if __name__ == "__main__":

@@ -308,7 +308,17 @@ def test_check_explain_json_matches_the_text(runner: CliRunner, at_repo: Path, t
     assert sum(r["messages"] for r in data["by_role"].values()) == data["messages"]
 
 
-@pytest.mark.parametrize("name", ["coding-session", "agentic-session", "skills-session"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "coding-session",
+        "agentic-session",
+        "skills-session",
+        "claude-code-session",
+        "coding-session-long",
+        "small-chat",
+    ],
+)
 def test_local_summary_golden(name: str) -> None:
     """The embedded summarizer's text for a sample: what `make run` shows a user."""
     from compactor.formats.registry import read_transcript

@@ -156,7 +156,13 @@ _READING_PROGRAMS = frozenset(
     "jq yq diff cut sort uniq column xxd od strings which whereis type echo printf pwd cd true "
     "get-content select-string get-childitem get-item gc gci ls dir".split()
 )
-_READING_GIT = frozenset("show diff log blame grep status ls-files remote branch rev-parse".split())
+_READING_SUBCOMMANDS = frozenset(
+    "git show|git diff|git log|git blame|git grep|git status|git ls-files|git remote|git branch|"
+    "git rev-parse|docker logs|docker ps|docker inspect|kubectl logs|kubectl get|kubectl describe|"
+    "systemctl status|journalctl".split("|")
+)
+"""Sub-commands that only read; their output is data (logs, listings), not a report."""
+_TWO_WORD_PROGRAMS = frozenset({"git", "docker", "kubectl", "systemctl"})
 _NO_MATCH_PROGRAMS = frozenset("grep egrep fgrep rg ag ack diff test [ cmp".split())
 """Programs whose exit code 1 means "no match" / "different" / "false", not a failure."""
 _SEGMENT_RE = re.compile(r"\|\||&&|[|;\n]")
@@ -189,8 +195,8 @@ def programs(command: str) -> list[str]:
         if not words:
             continue
         name = words[0].strip("'\"()").rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower()
-        if name == "git" and len(words) > 1:
-            name = "git " + words[1].lower()
+        if name in _TWO_WORD_PROGRAMS and len(words) > 1:
+            name = name + " " + words[1].lower()
         out.append(name)
     return out
 
@@ -205,8 +211,8 @@ def main_program(command: str) -> str:
 
 def is_reading_program(name: str) -> bool:
     """Whether a program (as :func:`programs` names it) only reads, lists or searches."""
-    if name.startswith("git "):
-        return name[4:] in _READING_GIT
+    if " " in name or name == "journalctl":
+        return name in _READING_SUBCOMMANDS
     return name in _READING_PROGRAMS
 
 

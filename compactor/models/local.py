@@ -27,6 +27,7 @@ from compactor.facts import (
     clean,
     cut,
     entry_of,
+    has_known_extension,
     identifiers,
     instructions,
     one_line,
@@ -140,12 +141,14 @@ def _top(items: list[tuple[int, int, str]], cap: int) -> list[str]:
     """At most ``cap`` texts of (position, score, text) items, distinct: the highest scores
     first, the latest first among equals; shown in their original order, with a note saying
     how many were left out."""
-    unique: dict[str, tuple[int, int]] = {}
-    for pos, score, text in items:
-        if text not in unique or unique[text][1] < score:
-            unique[text] = (pos, score)
-    ranked = sorted(unique.items(), key=lambda kv: (-kv[1][1], -kv[1][0], kv[0]))
-    chosen = sorted(ranked[:cap], key=lambda kv: (kv[1][0], kv[0]))
+    unique: dict[str, tuple[int, int, int]] = {}  # text -> (order, position, score)
+    for order, (pos, score, text) in enumerate(items):
+        if text not in unique:
+            unique[text] = (order, pos, score)
+        elif unique[text][2] < score:
+            unique[text] = (unique[text][0], pos, score)
+    ranked = sorted(unique.items(), key=lambda kv: (-kv[1][2], -kv[1][1], -kv[1][0]))
+    chosen = sorted(ranked[:cap], key=lambda kv: kv[1][0])
     out = [text for text, _ in chosen]
     if len(ranked) > cap:
         out.append(f"… ({len(ranked) - cap} more of lower weight omitted)")
@@ -387,7 +390,9 @@ def _files(s: Session, lim: Limits) -> str:
             p
             for e in s.requests
             for _, p in paths(e.text)
-            if p not in s.files and p.rsplit("/", 1)[-1] not in changed_names
+            if p not in s.files
+            and p.rsplit("/", 1)[-1] not in changed_names
+            and has_known_extension(p)
         )
     )
     if named:
@@ -402,11 +407,14 @@ def _files(s: Session, lim: Limits) -> str:
     return _bullets(items)
 
 
-def _error_item(err: ErrorFact, lim: Limits, said: str = "") -> list[str]:
+def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str]:
+    """One failed call, or a run of failures of the same call (its last failure speaks)."""
+    err = group[-1]
     code = f" (exit code {err.outcome.exit_code})" if err.outcome.exit_code else ""
+    times = f" {len(group)} times" if len(group) > 1 else ""
     lines = err.outcome.lines[:2]
     what = ": " + " | ".join(cut(x, lim.item) for x in lines) if lines else ""
-    items = [f"{_code(cut(err.call, lim.item))} failed{code}{what}"]
+    items = [f"{_code(cut(err.call, lim.item))} failed{times}{code}{what}"]
     if err.after == "fixed":
         items.append(f"  Fixed: a later {_code(err.by)} succeeded.")
     elif err.after == "failed again":
@@ -421,19 +429,27 @@ def _error_item(err: ErrorFact, lim: Limits, said: str = "") -> list[str]:
 
 
 def _errors(s: Session, lim: Limits) -> str:
-    errs = s.errors
+    groups: list[list[ErrorFact]] = []
+    for err in s.errors:
+        if groups and groups[-1][-1].call == err.call:
+            groups[-1].append(err)
+        else:
+            groups.append([err])
     items: list[str] = []
     cap = max(2, lim.items)
-    if len(errs) > cap:
-        unfixed = [e for e in errs if e.after != "fixed"]
-        chosen = (unfixed[-cap:] if len(unfixed) >= cap else errs[-cap:]) if unfixed else errs
-        chosen = sorted(chosen[-cap:], key=lambda e: e.index)
-        items.append(f"{len(errs)} failed tool calls; the last {len(chosen)} shown:")
-        errs = chosen
+    if len(groups) > cap:
+        # the failures still open first, then the latest ones
+        ranked = sorted(range(len(groups)), key=lambda i: (groups[i][-1].after == "fixed", -i))
+        keep = sorted(ranked[:cap])
+        items.append(
+            f"{len(s.errors)} failed tool calls; {cap} of {len(groups)} kinds shown "
+            "(the unfixed ones first, then the latest):"
+        )
+        groups = [groups[i] for i in keep]
     said = ""
-    for err in errs:
-        items.extend(_error_item(err, lim, said))
-        said = err.next_text
+    for group in groups:
+        items.extend(_error_item(group, lim, said))
+        said = group[-1].next_text
     prior = _prior_excerpt(s, 4, lim.item * 2)
     if prior:
         items.append(f"From the earlier summary: {prior}")
@@ -518,7 +534,8 @@ def _pending(s: Session, lim: Limits) -> str:
         items.extend(f"  {call_line(c, lim.item)}" for c in flying[: lim.items])
     last = s.last_request
     if last is not None and not s.turn_ended:
-        items.append(f"The latest request is still in progress: {_quote(last.text, lim.item)}")
+        state = "still in progress" if s.request_started else "not answered yet"
+        items.append(f"The latest request is {state}: {_quote(last.text, lim.item)}")
         unresolved = [
             e for e in s.errors if e.index > last.index and e.after in ("", "failed again")
         ]
@@ -527,6 +544,11 @@ def _pending(s: Session, lim: Limits) -> str:
     if s.turn_ended and s.question:
         items.append(
             f"The assistant asked the user and awaits an answer: {_quote(s.question, lim.item)}"
+        )
+    if s.announced:
+        items.append(
+            "The assistant's last message announced a step not done yet: "
+            + _quote(s.announced, lim.item)
         )
     if not items:
         prior = _prior_excerpt(s, 7, lim.item * 2) if not s.requests else ""
@@ -549,7 +571,12 @@ def _current_work(s: Session, lim: Limits) -> str:
         if prior:
             items.append(f"From the earlier summary: {prior}")
     if last is not None:
-        state = "was completed" if s.turn_ended else "is in progress"
+        if s.announced:
+            state = "is in progress (the assistant announced its next step)"
+        elif s.turn_ended:
+            state = "was completed"
+        else:
+            state = "is in progress" if s.request_started else "is not answered yet"
         items.append(f"The latest request {state}: {_quote(last.text, lim.item)}")
     if s.ended_by_tool:
         items.append(f"The work ended with {_code(s.ended_by_tool)}.")
@@ -562,7 +589,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     changed = [f.path for f in s.files.values() if f.last_index > since]
     if changed:
         items.append("Files changed for it: " + ", ".join(changed[: lim.items]))
-    if not s.turn_ended and not s.in_flight:
+    if not s.turn_ended and not s.in_flight and s.request_started:
         last_calls = next((e.calls for e in reversed(s.entries) if e.calls), [])
         if last_calls:
             items.append(
@@ -606,12 +633,17 @@ def _next_step(s: Session, lim: Limits) -> str:
             f" and continue the latest request: {_quote(last.text, lim.item // 2)}" if last else ""
         )
         return f"   Read the results of the calls still in flight ({names}){goal}.{stopped}"
+    if not s.turn_ended and last is not None and not s.request_started:
+        return f"   Answer the latest request: {_quote(last.text, lim.item)}"
     if not s.turn_ended and last is not None:
         task = next((t for t in s.open_tasks if "progress" in t.status), None)
         doing = f" (task in progress: {cut(task.subject, lim.item)})" if task else ""
         return f"   Continue the latest request: {_quote(last.text, lim.item)}{doing}.{stopped}"
     if s.turn_ended and s.question:
         return f"   Wait for the user's answer to: {_quote(s.question, lim.item)}"
+    if s.announced:
+        goal = f" (for the latest request: {_quote(last.text, lim.item // 2)})" if last else ""
+        return f"   Do the step the assistant announced last{goal}: {_quote(s.announced, lim.item)}"
     if s.ended_by_tool:
         return f"   None: the work was handed in with {_code(s.ended_by_tool)}."
     if last is not None:

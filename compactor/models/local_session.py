@@ -32,6 +32,7 @@ from compactor.facts import (
     clean,
     command_of,
     cut,
+    error_lines,
     is_reading_call,
     is_reading_program,
     main_program,
@@ -103,12 +104,17 @@ _CHANGE_RE = re.compile(
 )
 """Sentences that state a change made or a result obtained."""
 _WEAK_RE = re.compile(
-    r"\b(?:because|due to|the fix|works now|succeeded|now (?:returns|passes|works|fails|prints|"
-    r"raises|rejects|uses|handles))\b",
+    r"\b(?:because|due to|the fix|works now|succeeded|fail(?:s|ed|ing)?|(?:was|were|is|are|did) "
+    r"not|(?:wasn|weren|isn|aren|didn)'t|now (?:returns|passes|works|fails|prints|raises|rejects|"
+    r"uses|handles))\b",
     re.IGNORECASE,
 )
 _DONE_PREFIX_RE = re.compile(r"^(?:done|fixed|found it|result|cause|fix|decision)\s*[:—-]", re.I)
-_INTENT_RE = re.compile(r"^(?:now\s+)?(?:let me|let's|i'll|i will|i'm going to|next,? i)\b", re.I)
+_INTENT_RE = re.compile(
+    r"^(?:now,?\s+|next,?\s+|then,?\s+)?(?:let me(?! know)|let's|i'll|i will|i'm going to|"
+    r"i am going to|next,? i)\b",
+    re.IGNORECASE,
+)
 _RESULT_LINE_RE = re.compile(
     r"^(?:.*\b\d+ (?:passed|failed|tests?|errors?|skipped|warnings?)\b.*"
     r"|.*\bcoverage\b.*\d+(?:\.\d+)?\s*%.*|TOTAL\s+.*\d+%"
@@ -123,11 +129,16 @@ _PLAN_TOOLS = frozenset(
 )
 _PROMPT_RE = re.compile(r"^(?:\((?:Open file|Current directory): [^)]*\)|bash-\$|\$)$")
 """Shell prompt lines some harnesses add to every output (SWE-agent)."""
+_LOG_PROGRAMS = frozenset({"journalctl", "docker logs", "kubectl logs", "systemctl status"})
+_RULE_RE = re.compile(r"^[=\-_*#~]{3,}\s*|\s*[=\-_*#~]{3,}$")
+"""The rules around a line (``==== 14 passed ====``)."""
+_PROGRESS_RE = re.compile(r"[.FEsx]*\s*\[\s*\d+%\]")
+_SEARCH_TOOL_RE = re.compile(r"grep|glob|search|find|list|^ls$", re.IGNORECASE)
 _LIST_MARK_RE = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
 _FILE_MARKER_RE = re.compile(r"\[File: (\S+) \(\d+ lines total\)\]|\(Open file: ([^)\n]+)\)")
 _SHORT_OUTPUT_LINES = 6
 _SHORT_OUTPUT_CHARS = 400
-DELIVERABLE_CHARS = 1_000
+DELIVERABLE_CHARS = 500
 _SHORT_REPLY = 40
 _RETRY_WINDOW = 64
 """A success or failure is matched against the last this-many unfixed errors only."""
@@ -212,6 +223,11 @@ class Session:
     ended_output: str = ""
     """What that tool returned (SWE-agent's ``submit`` returns the final diff)."""
     question: str = ""
+    """The question the assistant's final message asked the user."""
+    request_started: bool = False
+    """The assistant did something (said or called) after the latest request."""
+    announced: str = ""
+    """The next action the assistant's final message announced (``I'll change it …``)."""
     identifiers: list[str] | None = None
     """Identifiers ranked by use (filled by the summarizer on first use)."""
 
@@ -231,6 +247,12 @@ class Session:
     @property
     def last_request(self) -> Entry | None:
         return self.requests[-1] if self.requests else None
+
+
+def _wordy(line: str) -> bool:
+    """Not a rule or a progress line (``-----``, ``....... [100%]``)."""
+    core = line.strip().strip("=-_.*#~+ ")
+    return bool(core) and _PROGRESS_RE.fullmatch(core) is None
 
 
 def call_line(call: Call, limit: int) -> str:
@@ -480,6 +502,7 @@ class _Builder:
             self.file_state(change.path).apply(change, call.name, index)
         if reading:
             self.read(call)
+            self.log_lines(call, r, index)
         elif call.name not in _PLAN_TOOLS and (not changes or command_of(call) is not None):
             self.output(call, r, index)
 
@@ -544,6 +567,8 @@ class _Builder:
         return files[path]
 
     def read(self, call: Call) -> None:
+        if _SEARCH_TOOL_RE.search(call.name):
+            return  # a search names a directory or a pattern, not a file it read
         for key in ("file_path", "path", "filename", "notebook_path"):
             value = call.args.get(key)
             if isinstance(value, str) and value:
@@ -554,21 +579,35 @@ class _Builder:
             for _, path in paths(command):
                 self.s.reads.setdefault(path, None)
 
+    def log_lines(self, call: Call, r: Result, index: int) -> None:
+        """The error lines of a log a command read (``journalctl``, ``docker logs``, ``*.log``):
+        the log is data, but what went wrong in it is a finding."""
+        command = command_of(call)
+        if command is None or not (
+            ".log" in command or any(p in _LOG_PROGRAMS for p in programs(command))
+        ):
+            return
+        found = [line for _, line in error_lines(r.text)]
+        if found:
+            shown = " | ".join(list(dict.fromkeys(found))[-3:])
+            self.s.outputs.append((index, 2, call_line(call, 160), shown))
+
     def output(self, call: Call, r: Result, index: int) -> None:
         body = strip_output_header(clean(r.text)).strip()
         if not body:
             return
         lines = [
-            ln.strip()
+            _RULE_RE.sub("", ln.strip())
             for ln in body.splitlines()
-            if ln.strip() and not _PROMPT_RE.match(ln.strip())
+            if ln.strip() and not _PROMPT_RE.match(ln.strip()) and _wordy(ln)
         ]
         body = "\n".join(lines)
         if not lines:
             return
         if len(lines) <= _SHORT_OUTPUT_LINES and len(body) <= _SHORT_OUTPUT_CHARS:
             first = [ln for ln in lines if _RESULT_LINE_RE.match(ln)]
-            ordered = list(dict.fromkeys([*first, *lines])) if len(lines) > 2 else lines
+            long = len(" | ".join(lines)) > 200  # to be cut: the result lines go first
+            ordered = list(dict.fromkeys([*first, *lines])) if long else lines
             score = 2 if first else 1
             self.s.outputs.append((index, score, call_line(call, 160), " | ".join(ordered)))
             return
@@ -617,11 +656,18 @@ class _Builder:
                 kept = [ln for ln in output if not _PROMPT_RE.match(ln.strip())]
                 s.ended_output = "\n".join(kept).strip()
         last_request = s.last_request
+        if last_request is not None:
+            s.request_started = any(
+                e.role == "assistant" for e in s.entries[last_request.index + 1 :]
+            )
         if s.reply is not None and (last_request is None or s.reply.index < last_request.index):
             s.reply = None
         if s.turn_ended and not s.ended_by_tool and s.last_text is not None:
-            asked = [x for x in sentences(s.last_text.text) if _QUESTION_RE.search(x)]
+            said = sentences(s.last_text.text)
+            asked = [x for x in said if _QUESTION_RE.search(x)]
             s.question = asked[-1] if asked else ""
+            if not s.question and said and _INTENT_RE.match(said[-1]):
+                s.announced = said[-1]
         return s
 
 
