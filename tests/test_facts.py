@@ -160,7 +160,7 @@ _PIECES = st.sampled_from(
     ["Error", "error", "ERROR", "ErRoR", "Exception", "failed", "FAILED", "Failed", "fatal",
      "panic", "panicked", "npm ERR!", "command not found", "COMMAND NOT FOUND", "No such file",
      "denied", "not permitted", "Killed", "timed out", "1 failed", "3 errors", "E   ", ": ",
-     "src/a.py:3:", "raise ", "thread 'main' ", " at ", "x", " ", "_", ".", "1", "é", "→"]
+     "src/a.py:3:", "raise ", "thread 'main' ", " at ", "x", " ", "_", ".", "1", "é", "→", "İ"]
 )  # fmt: skip
 
 
@@ -321,3 +321,22 @@ def test_key_lines_prefer_definitions_over_imports_and_docstrings() -> None:
     assert "def main() -> int:" in lines and "class App:" in lines
     assert "import os" not in lines
     assert key_lines("a\nb", 4) == ["a", "b"]
+
+
+_LINES = st.lists(
+    st.one_of(st.lists(_PIECES, max_size=6).map("".join), st.sampled_from(["\n", "\r\n", "\r"])),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(_LINES)
+def test_property_one_pass_error_lines_equal_a_scan_of_every_line(text: str) -> None:
+    """error_lines finds hinted lines with one regex pass; the result is what testing every
+    line (case-insensitively) gives."""
+    from compactor.facts import cut, lines_of
+    from compactor.facts.outcomes import _error_rank
+
+    every = [(pos, raw.strip()) for pos, raw in lines_of(text)]
+    expected = [(pos, line) for pos, line in every if len(line) >= 6 and _error_rank(line)]
+    assert list(error_lines(text)) == [(pos, cut(line)) for pos, line in expected]

@@ -37,6 +37,7 @@ from .outcomes import (
     main_program,
     outcome,
     programs,
+    scan_window,
     shell_words,
     strip_output_header,
 )
@@ -113,6 +114,7 @@ __all__ = [
     "paths",
     "programs",
     "result_paths",
+    "scan_window",
     "sentence_spans",
     "sentences",
     "shell_words",

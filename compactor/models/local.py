@@ -16,7 +16,6 @@ input → same bytes: no clock, no randomness, only insertion-ordered or sorted 
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -24,7 +23,6 @@ from typing import Any
 
 from compactor.facts import (
     Entry,
-    clean,
     cut,
     entry_of,
     has_known_extension,
@@ -45,7 +43,21 @@ from compactor.schema import (
 from compactor.tokens import estimate_message, estimate_text
 
 from .local_files import FileState, key_lines
-from .local_session import ErrorFact, Session, build_session, call_line
+from .local_session import ErrorFact, Session, build_session
+from .local_text import (
+    bullets,
+    call_line,
+    code,
+    code_line,
+    head_tail,
+    plural,
+    prior_sections,
+    prior_users,
+    quote,
+    tool_names,
+    top,
+    verbatim_text,
+)
 
 __all__ = [
     "MAX_DELIVERABLE",
@@ -116,100 +128,12 @@ _FACTORS = (1.0, 0.7, 0.5, 0.35, 0.25, 0.15, 0.1)
 # Formatting helpers
 
 
-def _quote(text: str, limit: int) -> str:
-    """``"text"`` on one line; a long text keeps its start and its end (where asks often are)."""
-    flat = one_line(text)
-    if len(flat) > limit:
-        head = max(1, int(limit * 0.65))
-        tail = max(1, limit - head - 3)
-        flat = flat[:head].rstrip() + " … " + flat[len(flat) - tail :].lstrip()
-    return '"' + flat.replace('"', "'") + '"'
-
-
-def _code(text: str) -> str:
-    return "`" + text.replace("`", "'") + "`"
-
-
-def _head_tail(items: list[str], head: int, tail: int, what: str) -> list[str]:
-    if len(items) <= head + tail:
-        return items
-    omitted = len(items) - head - tail
-    return [*items[:head], f"… ({omitted} {what} omitted)", *items[len(items) - tail :]]
-
-
-def _top(items: list[tuple[int, int, str]], cap: int) -> list[str]:
-    """At most ``cap`` texts of (position, score, text) items, distinct: the highest scores
-    first, the latest first among equals; shown in their original order, with a note saying
-    how many were left out."""
-    unique: dict[str, tuple[int, int, int]] = {}  # text -> (order, position, score)
-    for order, (pos, score, text) in enumerate(items):
-        if text not in unique:
-            unique[text] = (order, pos, score)
-        elif unique[text][2] < score:
-            unique[text] = (unique[text][0], pos, score)
-    ranked = sorted(unique.items(), key=lambda kv: (-kv[1][2], -kv[1][1], -kv[1][0]))
-    chosen = sorted(ranked[:cap], key=lambda kv: kv[1][0])
-    out = [text for text, _ in chosen]
-    if len(ranked) > cap:
-        out.append(f"… ({len(ranked) - cap} more of lower weight omitted)")
-    return out
-
-
-def _bullets(items: list[str]) -> str:
-    """``   - item`` lines; items starting with two spaces become nested ``     - item``, items
-    starting with four spaces are verbatim lines indented under the item before."""
-    out: list[str] = []
-    for item in items:
-        if item.startswith("    "):
-            out.append("     " + item[4:])
-        elif item.startswith("  "):
-            out.append(f"     - {item[2:]}")
-        else:
-            out.append(f"   - {item}")
-    return "\n".join(out)
-
-
-_HEADING_RE = re.compile(r"^\s*(\d{1,2})\.\s+([A-Z][^\n:]{2,60}):[ \t]*$", re.MULTILINE)
-_ALL_USERS_RE = re.compile(r"<all_user_messages>(.*?)</all_user_messages>", re.DOTALL)
-
-
-def _prior_sections(text: str) -> dict[int, str]:
-    """The numbered sections (``7. Pending Tasks:`` …) of an earlier summary, by number."""
-    body = text
-    if "<summary>" in text:
-        body = text.split("<summary>", 1)[1]
-    elif "Summary:" in text:
-        body = text.split("Summary:", 1)[1]
-    heads = list(_HEADING_RE.finditer(body))
-    out: dict[int, str] = {}
-    for i, head in enumerate(heads):
-        end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
-        content = body[head.end() : end].split("</summary>", 1)[0].strip()
-        out.setdefault(int(head.group(1)), content)
-    return out
-
-
-def _prior_users(text: str) -> list[str]:
-    """User messages listed by an earlier summary (``<all_user_messages>`` or its section 6)."""
-    match = _ALL_USERS_RE.search(text)
-    block = match.group(1) if match else _prior_sections(text).get(6, "")
-    out = []
-    for line in block.splitlines():
-        line = line.strip()
-        if line.startswith("- ") and not line.startswith("- …"):
-            item = line[2:].strip()
-            if len(item) > 1 and item[0] == item[-1] == '"':
-                item = item[1:-1]
-            out.append(item)
-    return out
-
-
 def _prior_excerpt(session: Session, number: int, limit: int) -> str:
     """Section ``number`` of the latest earlier summary, on one line and capped."""
     for text in reversed(session.prior):
-        content = _prior_sections(text).get(number)
+        content = prior_sections(text).get(number)
         if content:
-            return _quote(content, limit)
+            return quote(content, limit)
     return ""
 
 
@@ -217,61 +141,72 @@ def _prior_excerpt(session: Session, number: int, limit: int) -> str:
 # Sections: one function each, (session, limits) → text
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
-def _names(calls: list[str]) -> str:
-    """``Bash ×3, Read`` for a list of tool names, in order of first use."""
-    counts = Counter(calls)
-    return ", ".join(n + (f" ×{counts[n]}" if counts[n] > 1 else "") for n in dict.fromkeys(calls))
-
-
-def _analysis(s: Session, lim: Limits) -> str:
-    """A chronological walk: requests, what the assistant said and called, what failed."""
-    steps: list[list[Any]] = []  # [kind, text, tool names]
+def _walk_steps(s: Session) -> list[tuple[str, Entry | str | None, list[str]]]:
+    """The chronological steps (kind, entry or text, tool names or failed calls), read once;
+    only the steps shown are quoted (see :func:`_analysis`)."""
+    if s.walk is not None:
+        return s.walk
+    steps: list[tuple[str, Entry | str | None, list[str]]] = []
     requests = {e.index for e in s.requests}
     local = dict(s.local_commands)
     failed_at = {err.index: err for err in s.errors}
     for e in s.entries:
         if e.internal:
-            steps.append(["note", "An earlier summary of the conversation was given.", []])
+            steps.append(("note", "An earlier summary of the conversation was given.", []))
         elif e.index in requests:
-            steps.append(["user", f"User: {_quote(e.text, min(lim.item, 160))}", []])
+            steps.append(("user", e, []))
         elif e.index in local:
-            steps.append(["note", f"User ran {local[e.index]} (handled by the CLI).", []])
+            steps.append(("note", f"User ran {local[e.index]} (handled by the CLI).", []))
         elif e.role == "assistant":
             names = [c.name for c in e.calls]
             if not e.text.strip() and steps and steps[-1][0] == "assistant":
                 steps[-1][2].extend(names)
             elif e.text.strip() or names:
-                said = f"Assistant: {_quote(e.text, min(lim.item, 120))}" if e.text.strip() else ""
-                steps.append(["assistant", said, names])
+                steps.append(("assistant", e if e.text.strip() else None, names))
         elif e.index in failed_at:
-            failed = _code(cut(failed_at[e.index].call, 60))
+            failed = failed_at[e.index].call
             if steps and steps[-1][0] == "failed":
                 steps[-1][2].append(failed)
             else:
-                steps.append(["failed", "", [failed]])
-    lines: list[str] = []
-    for kind, text, names in steps:
-        if kind == "assistant":
-            called = f"called {_names(names)}" if names else ""
-            lines.append(
-                "; ".join(x for x in (text, called) if x) if text else f"Assistant {called}"
-            )
-        elif kind == "failed":
-            lines.append("Failed: " + "; ".join(names[:4]) + (" …" if len(names) > 4 else ""))
-        else:
-            lines.append(text)
-    walk = _head_tail(lines, lim.walk // 3, lim.walk - lim.walk // 3, "steps")
+                steps.append(("failed", None, [failed]))
+    s.walk = steps
+    return steps
+
+
+def _step_line(step: tuple[str, Entry | str | None, list[str]], lim: Limits) -> str:
+    kind, what, names = step
+    if isinstance(what, str):
+        return what
+    if kind == "user" and what is not None:
+        return f"User: {quote(what.text, min(lim.item, 160))}"
+    if kind == "failed":
+        failed = [code(cut(n, 60)) for n in names[:4]]
+        return "Failed: " + "; ".join(failed) + (" …" if len(names) > 4 else "")
+    said = f"Assistant: {quote(what.text, min(lim.item, 120))}" if what is not None else ""
+    called = f"called {tool_names(names)}" if names else ""
+    return "; ".join(x for x in (said, called) if x) if said else f"Assistant {called}"
+
+
+def _analysis(s: Session, lim: Limits) -> str:
+    """A chronological walk: requests, what the assistant said and called, what failed."""
+    steps = _walk_steps(s)
+    head, tail = lim.walk // 3, lim.walk - lim.walk // 3
+    if len(steps) > head + tail:
+        omitted = f"… ({len(steps) - head - tail} steps omitted)"
+        lines = [
+            *(_step_line(x, lim) for x in steps[:head]),
+            omitted,
+            *(_step_line(x, lim) for x in steps[len(steps) - tail :]),
+        ]
+    else:
+        lines = [_step_line(x, lim) for x in steps]
     assistants = sum(1 for e in s.entries if e.role == "assistant")
-    head = (
-        f"The conversation has {_plural(len(s.entries), 'message')}: "
-        f"{_plural(len(s.requests), 'request')} from the user, {assistants} from the assistant, "
-        f"{_plural(len(s.calls), 'tool call')} ({len(s.failed_calls)} failed)."
+    title = (
+        f"The conversation has {plural(len(s.entries), 'message')}: "
+        f"{plural(len(s.requests), 'request')} from the user, {assistants} from the assistant, "
+        f"{plural(len(s.calls), 'tool call')} ({len(s.failed_calls)} failed)."
     )
-    return "\n".join([head, *(f"{i}. {x}" for i, x in enumerate(walk, 1))])
+    return "\n".join([title, *(f"{i}. {x}" for i, x in enumerate(lines, 1))])
 
 
 def _own(text: str) -> str:
@@ -285,18 +220,18 @@ def _own(text: str) -> str:
 def _intent(s: Session, lim: Limits) -> str:
     lines: list[str] = []
     if s.requests:
-        lines.append(f"   Initial request: {_quote(s.requests[0].text, lim.item * 2)}")
-        later = [_quote(e.text, lim.item) for e in s.requests[1:]]
+        lines.append(f"   Initial request: {quote(s.requests[0].text, lim.item * 2)}")
+        later = [quote(e.text, lim.item) for e in s.requests[1:]]
         if later:
             lines.append("   Later requests, in order:")
-            later = _head_tail(later, lim.items // 3, lim.items - lim.items // 3, "requests")
-            lines.append(_bullets(later))
+            later = head_tail(later, lim.items // 3, lim.items - lim.items // 3, "requests")
+            lines.append(bullets(later))
         rules = list(
             dict.fromkeys(one_line(x) for e in s.requests for _, x in instructions(_own(e.text)))
         )
         if rules:
             lines.append("   Constraints and preferences stated by the user:")
-            lines.append(_bullets([cut(r, lim.item) for r in rules[: lim.items]]))
+            lines.append(bullets([cut(r, lim.item) for r in rules[: lim.items]]))
     elif s.prior:
         lines.append("   Continues the work described in the earlier summary.")
     else:
@@ -306,7 +241,7 @@ def _intent(s: Session, lim: Limits) -> str:
         lines.append(f"   From the earlier summary: {prior}")
     if s.context:
         lines.append("   Context injected by the agent CLI (not the user's words):")
-        lines.append(_bullets(list(dict.fromkeys(s.context))[: lim.items]))
+        lines.append(bullets(list(dict.fromkeys(s.context))[: lim.items]))
     return "\n".join(lines)
 
 
@@ -338,17 +273,11 @@ def _concepts(s: Session, lim: Limits) -> str:
         dict.fromkeys(str(c.args["skill"]) for c in s.calls if isinstance(c.args.get("skill"), str))
     )
     if skills:
-        items.append("Skills used: " + ", ".join(_code(x) for x in skills))
+        items.append("Skills used: " + ", ".join(code(x) for x in skills))
     ranked_words = _identifiers(s)[: lim.items * 2]
     if ranked_words:
-        items.append("Identifiers: " + ", ".join(_code(w) for w in ranked_words))
-    return _bullets(items) if items else "   - None recorded."
-
-
-def _code_line(line: str, limit: int) -> str:
-    """A line of code with its indentation, control characters dropped, at most ``limit``."""
-    line = clean(line).replace("\t", "    ").rstrip()
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+        items.append("Identifiers: " + ", ".join(code(w) for w in ranked_words))
+    return bullets(items) if items else "   - None recorded."
 
 
 def _file_item(f: FileState, lim: Limits) -> list[str]:
@@ -359,7 +288,7 @@ def _file_item(f: FileState, lim: Limits) -> list[str]:
         shown = key_lines(f.content, lim.code_lines)
         whole = len(shown) >= len([ln for ln in f.content.splitlines() if ln.strip()])
         items.append("  content:" if whole else "  latest content (key lines):")
-        items.extend("      " + _code_line(ln, lim.item) for ln in shown)
+        items.extend("      " + code_line(ln, lim.item) for ln in shown)
     if f.added or f.removed:
         room = lim.code_lines if f.content is None else max(2, lim.code_lines // 2)
         change = [f"+ {ln.strip()}" for ln in f.added[:room]]
@@ -382,7 +311,7 @@ def _files(s: Session, lim: Limits) -> str:
         items.extend(_file_item(f, lim))
     reads = [p for p in s.reads if p not in s.files]
     if reads:
-        shown = _head_tail(reads, lim.items // 2, lim.items // 2, "more")
+        shown = head_tail(reads, lim.items // 2, lim.items // 2, "more")
         items.append("Read, not changed: " + ", ".join(shown))
     changed_names = {f.path.replace("\\", "/").rsplit("/", 1)[-1] for f in s.files.values()}
     named = list(
@@ -404,27 +333,27 @@ def _files(s: Session, lim: Limits) -> str:
         return "   - No file was created, edited or deleted."
     if not s.files:
         items.insert(0, "No file was created, edited or deleted.")
-    return _bullets(items)
+    return bullets(items)
 
 
 def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str]:
     """One failed call, or a run of failures of the same call (its last failure speaks)."""
     err = group[-1]
-    code = f" (exit code {err.outcome.exit_code})" if err.outcome.exit_code else ""
+    status = f" (exit code {err.outcome.exit_code})" if err.outcome.exit_code else ""
     times = f" {len(group)} times" if len(group) > 1 else ""
     lines = err.outcome.lines[:2]
     what = ": " + " | ".join(cut(x, lim.item) for x in lines) if lines else ""
-    items = [f"{_code(cut(err.call, lim.item))} failed{times}{code}{what}"]
+    items = [f"{code(cut(err.call, lim.item))} failed{times}{status}{what}"]
     if err.after == "fixed":
-        items.append(f"  Fixed: a later {_code(err.by)} succeeded.")
+        items.append(f"  Fixed: a later {code(err.by)} succeeded.")
     elif err.after == "failed again":
-        items.append(f"  Not fixed: a later {_code(err.by)} failed too.")
+        items.append(f"  Not fixed: a later {code(err.by)} failed too.")
     elif err.after == "retry pending":
-        items.append(f"  Retried with {_code(err.by)}; its result is not in the transcript yet.")
+        items.append(f"  Retried with {code(err.by)}; its result is not in the transcript yet.")
     else:
         items.append("  Not retried afterwards.")
     if err.next_text and err.next_text != said:
-        items.append(f"  Next the assistant said: {_quote(err.next_text, lim.item)}")
+        items.append(f"  Next the assistant said: {quote(err.next_text, lim.item)}")
     return items
 
 
@@ -459,7 +388,7 @@ def _errors(s: Session, lim: Limits) -> str:
             "None in this part: no tool result was flagged as an error, exited non-zero or "
             "printed an error line.",
         )
-    return _bullets(items)
+    return bullets(items)
 
 
 def _problem_solving(s: Session, lim: Limits) -> str:
@@ -473,30 +402,35 @@ def _problem_solving(s: Session, lim: Limits) -> str:
         )
         if e is not None and len(e.text.strip()) <= room
     }
-    decisions = _top(
+    decisions = top(
         [(i, score, cut(x, lim.item)) for i, score, x in s.decisions if i not in skip], lim.items
     )
     if decisions:
         items.append("Decisions, causes and results stated by the assistant:")
         items.extend(f"  {x}" for x in decisions)
     outputs = [
-        (i, score, f"{_code(cut(c, lim.item // 2))} → {cut(o, lim.item)}")
+        (i, score, f"{code(cut(c, lim.item // 2))} → {cut(o, lim.item)}")
         for i, score, c, o in s.outputs
     ]
     if outputs:
         items.append("What commands printed:")
-        items.extend(f"  {x}" for x in _top(outputs, max(2, lim.items * 2 // 3)))
+        items.extend(f"  {x}" for x in top(outputs, max(2, lim.items * 2 // 3)))
     if s.calls:
         items.append(f"Tool calls ({len(s.calls)} in total, in order):")
-        lines = [
-            call_line(c, lim.item) + (" (failed)" if c.id in s.failed_calls else "")
-            for c in s.calls
-        ]
-        items.extend(f"  {x}" for x in _head_tail(lines, lim.items // 3, lim.items // 2, "calls"))
+        head, tail = lim.items // 3, lim.items // 2
+        shown = (
+            s.calls if len(s.calls) <= head + tail else [*s.calls[:head], None, *s.calls[-tail:]]
+        )
+        for c in shown:
+            if c is None:
+                items.append(f"  … ({len(s.calls) - head - tail} calls omitted)")
+            else:
+                failed = " (failed)" if c.id in s.failed_calls else ""
+                items.append(f"  {call_line(c, lim.item)}{failed}")
     prior = _prior_excerpt(s, 5, lim.item * 2)
     if prior:
         items.append(f"From the earlier summary: {prior}")
-    return _bullets(items) if items else "   - No problem solving recorded."
+    return bullets(items) if items else "   - No problem solving recorded."
 
 
 def _user_messages(s: Session, lim: Limits) -> str:
@@ -504,8 +438,8 @@ def _user_messages(s: Session, lim: Limits) -> str:
         [(e.index, one_line(e.text)) for e in s.requests]
         + [(i, cmd) for i, cmd in s.local_commands]
     )
-    users = [u for text in s.prior for u in _prior_users(text)] + [t for _, t in own]
-    users = _head_tail(users, lim.users_head, lim.users_tail, "messages")
+    users = [u for text in s.prior for u in prior_users(text)] + [t for _, t in own]
+    users = head_tail(users, lim.users_head, lim.users_tail, "messages")
     lines = "".join(f"    - {cut(u, lim.user_chars)}\n" for u in users)
     return f"<all_user_messages>\n{lines}</all_user_messages>"
 
@@ -525,7 +459,7 @@ def _pending(s: Session, lim: Limits) -> str:
     items = _task_items(s, lim)
     for bg in s.running:
         items.append(
-            f"Background process started and not seen finishing: {_code(bg.command)}"
+            f"Background process started and not seen finishing: {code(bg.command)}"
             + (f" (id {bg.key})" if bg.key else "")
         )
     flying = s.in_flight
@@ -535,31 +469,31 @@ def _pending(s: Session, lim: Limits) -> str:
     last = s.last_request
     if last is not None and not s.turn_ended:
         state = "still in progress" if s.request_started else "not answered yet"
-        items.append(f"The latest request is {state}: {_quote(last.text, lim.item)}")
+        items.append(f"The latest request is {state}: {quote(last.text, lim.item)}")
         unresolved = [
             e for e in s.errors if e.index > last.index and e.after in ("", "failed again")
         ]
         for err in unresolved[-3:]:
-            items.append(f"Unresolved failure: {_code(cut(err.call, lim.item))}")
+            items.append(f"Unresolved failure: {code(cut(err.call, lim.item))}")
     if s.turn_ended and s.question:
         items.append(
-            f"The assistant asked the user and awaits an answer: {_quote(s.question, lim.item)}"
+            f"The assistant asked the user and awaits an answer: {quote(s.question, lim.item)}"
         )
     if s.announced:
         items.append(
             "The assistant's last message announced a step not done yet: "
-            + _quote(s.announced, lim.item)
+            + quote(s.announced, lim.item)
         )
     if not items:
         prior = _prior_excerpt(s, 7, lim.item * 2) if not s.requests else ""
         if prior:
             return f"   - From the earlier summary: {prior}"
-        done = f" ({_quote(last.text, lim.item // 2)})" if last is not None else ""
+        done = f" ({quote(last.text, lim.item // 2)})" if last is not None else ""
         return (
             f"   - None: the latest request{done} was completed and no task, background process "
             "or tool call is open."
         )
-    return _bullets(items)
+    return bullets(items)
 
 
 def _current_work(s: Session, lim: Limits) -> str:
@@ -577,11 +511,11 @@ def _current_work(s: Session, lim: Limits) -> str:
             state = "was completed"
         else:
             state = "is in progress" if s.request_started else "is not answered yet"
-        items.append(f"The latest request {state}: {_quote(last.text, lim.item)}")
+        items.append(f"The latest request {state}: {quote(last.text, lim.item)}")
     if s.ended_by_tool:
-        items.append(f"The work ended with {_code(s.ended_by_tool)}.")
+        items.append(f"The work ended with {code(s.ended_by_tool)}.")
         if s.ended_output:
-            items.extend(_verbatim_text("What it returned, verbatim", s.ended_output, lim.reply))
+            items.extend(verbatim_text("What it returned, verbatim", s.ended_output, lim.reply))
     active = [t for t in s.open_tasks if "progress" in t.status]
     for task in active[:3]:
         items.append(f"In progress on the task list: {cut(task.subject, lim.item)}")
@@ -594,58 +528,48 @@ def _current_work(s: Session, lim: Limits) -> str:
         if last_calls:
             items.append(
                 "Last tool calls: "
-                + "; ".join(_code(call_line(c, lim.item)) for c in last_calls[:4])
+                + "; ".join(code(call_line(c, lim.item)) for c in last_calls[:4])
             )
     deliverable, reply = s.deliverable, s.reply if s.turn_ended else None
     if last_text is not None and last_text is not deliverable and last_text is not reply:
-        items.append(f"Last assistant message: {_quote(last_text.text, lim.item * 2)}")
+        items.append(f"Last assistant message: {quote(last_text.text, lim.item * 2)}")
     if reply is not None and reply is not deliverable:
         items.extend(_verbatim("The answer to it, verbatim", reply, lim.reply))
     if deliverable is not None:
         title = "Final deliverable, the last substantial assistant answer, verbatim"
         items.extend(_verbatim(title, deliverable, lim.deliverable))
-    return _bullets(items) if items else "   - No work in progress."
+    return bullets(items) if items else "   - No work in progress."
 
 
 def _verbatim(title: str, e: Entry, limit: int) -> list[str]:
     """``title:`` and the text of ``e`` as indented lines, at most ``limit`` characters."""
-    return _verbatim_text(title, e.text, limit)
-
-
-def _verbatim_text(title: str, text: str, limit: int) -> list[str]:
-    text = clean(text).strip()
-    if len(text) > limit:
-        title += f" (first {limit} of {len(text)} characters)"
-        text = text[:limit].rstrip()
-    items = [f"{title}:"]
-    items.extend("    " + ("  " + ln.rstrip() if ln.strip() else "") for ln in text.splitlines())
-    return items
+    return verbatim_text(title, e.text, limit)
 
 
 def _next_step(s: Session, lim: Limits) -> str:
     last = s.last_request
     where = sentences(s.last_text.text)[-1:] if s.last_text is not None else []
-    stopped = f" Work stopped at: {_quote(where[0], lim.item)}" if where else ""
+    stopped = f" Work stopped at: {quote(where[0], lim.item)}" if where else ""
     flying = s.in_flight
     if flying:
-        names = "; ".join(_code(call_line(c, lim.item // 2)) for c in flying[:4])
+        names = "; ".join(code(call_line(c, lim.item // 2)) for c in flying[:4])
         goal = (
-            f" and continue the latest request: {_quote(last.text, lim.item // 2)}" if last else ""
+            f" and continue the latest request: {quote(last.text, lim.item // 2)}" if last else ""
         )
         return f"   Read the results of the calls still in flight ({names}){goal}.{stopped}"
     if not s.turn_ended and last is not None and not s.request_started:
-        return f"   Answer the latest request: {_quote(last.text, lim.item)}"
+        return f"   Answer the latest request: {quote(last.text, lim.item)}"
     if not s.turn_ended and last is not None:
         task = next((t for t in s.open_tasks if "progress" in t.status), None)
         doing = f" (task in progress: {cut(task.subject, lim.item)})" if task else ""
-        return f"   Continue the latest request: {_quote(last.text, lim.item)}{doing}.{stopped}"
+        return f"   Continue the latest request: {quote(last.text, lim.item)}{doing}.{stopped}"
     if s.turn_ended and s.question:
-        return f"   Wait for the user's answer to: {_quote(s.question, lim.item)}"
+        return f"   Wait for the user's answer to: {quote(s.question, lim.item)}"
     if s.announced:
-        goal = f" (for the latest request: {_quote(last.text, lim.item // 2)})" if last else ""
-        return f"   Do the step the assistant announced last{goal}: {_quote(s.announced, lim.item)}"
+        goal = f" (for the latest request: {quote(last.text, lim.item // 2)})" if last else ""
+        return f"   Do the step the assistant announced last{goal}: {quote(s.announced, lim.item)}"
     if s.ended_by_tool:
-        return f"   None: the work was handed in with {_code(s.ended_by_tool)}."
+        return f"   None: the work was handed in with {code(s.ended_by_tool)}."
     if last is not None:
         extra = ""
         if s.open_tasks:
@@ -653,7 +577,7 @@ def _next_step(s: Session, lim: Limits) -> str:
                 f" {len(s.open_tasks)} task-list items are still open; resume them only if asked."
             )
         return (
-            f"   None: the latest request ({_quote(last.text, lim.item // 2)}) was completed; "
+            f"   None: the latest request ({quote(last.text, lim.item // 2)}) was completed; "
             f"wait for the user's next message.{extra}{stopped}"
         )
     prior = _prior_excerpt(s, 9, lim.item * 2)

@@ -36,15 +36,26 @@ from compactor.facts import (
     is_reading_call,
     is_reading_program,
     main_program,
-    one_line,
     outcome,
     paths,
     programs,
+    scan_window,
     sentences,
     strip_output_header,
 )
 
 from .local_files import FileState, file_changes
+from .local_text import (
+    announces_step,
+    asks_user,
+    call_line,
+    decision_score,
+    is_prompt_line,
+    is_result_line,
+    printed_lines,
+    slash_command,
+    strip_list_mark,
+)
 
 __all__ = ["Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
 
@@ -59,8 +70,6 @@ _LOCAL_COMMANDS = frozenset(
     "/compact /clear /exit /quit /model /cost /help /config /status /resume /login /logout "
     "/permissions /memory /doctor /context /usage /statusline /theme /vim /export".split()
 )
-_COMMAND_NAME_RE = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
-_COMMAND_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _TASK_ID_RE = re.compile(r"Task #?(\w+) created", re.IGNORECASE)
 _BG_START_RE = re.compile(
     r"(?:running in (?:the )?background with ID|background (?:task|shell) (?:started|id)|"
@@ -78,66 +87,15 @@ _LISTED_TASK_RE = re.compile(
 _ENV_FIELD_RE = re.compile(r"<(cwd|shell|current_date|timezone)>([^<]{1,200})</\1>")
 _AGENTS_RE = re.compile(r"# AGENTS\.md instructions for ([^\n]+)")
 _SKILL_DIR_RE = re.compile(r"Base directory for this skill:\s*(\S+)")
-_QUESTION_RE = re.compile(
-    r"\?\s*$|\b(?:would you like|do you want|shall I|should I|let me know|want me to|"
-    r"when you are ready|ready to \w+ when you)\b",
-    re.IGNORECASE,
-)
-_STRONG_RE = re.compile(
-    r"\b(?:decision|decided|decide to|going with|went with|chose|opted|instead of|rather than|"
-    r"root cause|the cause|caused by|turns out|found that|the (?:bug|issue|problem|fix) "
-    r"(?:is|was)|fixed by)\b"
-    # "changed the limit from 3 to 5", "switched from `python` to `python3`"
-    r"|\b(?:changed|switched|moved|bumped|increased|decreased|raised|lowered|updated|renamed|"
-    r"set|reduced|replaced)\b[^.]{0,80}?\bfrom (?:`[^`]{1,40}`|\S*\d\S*) to (?:`[^`]{1,40}`|\S*\d)",
-    re.IGNORECASE,
-)
-"""Sentences that state a decision or a cause (kept first)."""
-_CHANGE_RE = re.compile(
-    r"\b(?:(?:I|we)(?:'ve| have)?\s+(?:just\s+)?(?:changed|updated|fixed|added|removed|replaced|"
-    r"renamed|moved|created|implemented|refactored|switched|rewrote|deleted|reverted|bumped|"
-    r"pinned|disabled|enabled|re-enabled|installed|configured|increased|decreased|raised|"
-    r"lowered|set|made|found|confirmed|verified|traced|wrote)|(?:all )?\d+ (?:tests? )?"
-    r"(?:pass(?:ed|es)?|fail(?:ed|s)?)|coverage|deployed|pushed|committed|merged|tagged|"
-    r"released|published)\b",
-    re.IGNORECASE,
-)
-"""Sentences that state a change made or a result obtained."""
-_WEAK_RE = re.compile(
-    r"\b(?:because|due to|the fix|works now|succeeded|fail(?:s|ed|ing)?|(?:was|were|is|are|did) "
-    r"not|(?:wasn|weren|isn|aren|didn)'t|now (?:returns|passes|works|fails|prints|raises|rejects|"
-    r"uses|handles))\b",
-    re.IGNORECASE,
-)
-_DONE_PREFIX_RE = re.compile(r"^(?:done|fixed|found it|result|cause|fix|decision)\s*[:—-]", re.I)
-_INTENT_RE = re.compile(
-    r"^(?:now,?\s+|next,?\s+|then,?\s+)?(?:let me(?! know)|let's|i'll|i will|i'm going to|"
-    r"i am going to|next,? i)\b",
-    re.IGNORECASE,
-)
-_RESULT_LINE_RE = re.compile(
-    r"^(?:.*\b\d+ (?:passed|failed|tests?|errors?|skipped|warnings?)\b.*"
-    r"|.*\bcoverage\b.*\d+(?:\.\d+)?\s*%.*|TOTAL\s+.*\d+%"
-    r"|.*\b(?:deployed|deploying|released|published|live at|listening on|serving on|"
-    r"successfully|succeeded|build (?:succeeded|complete)|finished)\b.*"
-    r"|\[[\w./\-]+ [0-9a-f]{7,}\] .+|\s*[0-9a-f]{7,}\.\.[0-9a-f]{7,}\s+\S+ -> \S+.*"
-    r"|[\w .%/()\-]{2,40}:\s*-?\$?\d[\d,.]*\s*(?:%|ms|s|sec|MB|GB|KB|x|req/s|rps)?)$",
-    re.IGNORECASE,
-)
 _PLAN_TOOLS = frozenset(
     "TodoWrite todo_write update_plan TaskCreate TaskUpdate TaskList TaskGet".split()
 )
-_PROMPT_RE = re.compile(r"^(?:\((?:Open file|Current directory): [^)]*\)|bash-\$|\$)$")
-"""Shell prompt lines some harnesses add to every output (SWE-agent)."""
 _LOG_PROGRAMS = frozenset({"journalctl", "docker logs", "kubectl logs", "systemctl status"})
-_RULE_RE = re.compile(r"^[=\-_*#~]{3,}\s*|\s*[=\-_*#~]{3,}$")
-"""The rules around a line (``==== 14 passed ====``)."""
-_PROGRESS_RE = re.compile(r"[.FEsx]*\s*\[\s*\d+%\]")
 _SEARCH_TOOL_RE = re.compile(r"grep|glob|search|find|list|^ls$", re.IGNORECASE)
-_LIST_MARK_RE = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
 _FILE_MARKER_RE = re.compile(r"\[File: (\S+) \(\d+ lines total\)\]|\(Open file: ([^)\n]+)\)")
 _SHORT_OUTPUT_LINES = 6
 _SHORT_OUTPUT_CHARS = 400
+_OUTPUT_TAIL = 20_000
 DELIVERABLE_CHARS = 500
 _SHORT_REPLY = 40
 _RETRY_WINDOW = 64
@@ -230,6 +188,8 @@ class Session:
     """The next action the assistant's final message announced (``I'll change it …``)."""
     identifiers: list[str] | None = None
     """Identifiers ranked by use (filled by the summarizer on first use)."""
+    walk: list[tuple[str, Entry | str | None, list[str]]] | None = None
+    """The chronological steps of ``<analysis>`` (filled by the summarizer on first use)."""
 
     @property
     def in_flight(self) -> list[Call]:
@@ -247,25 +207,6 @@ class Session:
     @property
     def last_request(self) -> Entry | None:
         return self.requests[-1] if self.requests else None
-
-
-def _wordy(line: str) -> bool:
-    """Not a rule or a progress line (``-----``, ``....... [100%]``)."""
-    core = line.strip().strip("=-_.*#~+ ")
-    return bool(core) and _PROGRESS_RE.fullmatch(core) is None
-
-
-def call_line(call: Call, limit: int) -> str:
-    """``Bash: ls -la`` for commands, ``Write(path)`` / ``name({args})`` otherwise."""
-    command = command_of(call)
-    if command is not None:
-        return f"{call.name}: {cut(command, limit)}"
-    args = call.args
-    for key in ("file_path", "path", "filename", "notebook_path", "skill", "query", "url"):
-        value = args.get(key)
-        if isinstance(value, str) and value:
-            return f"{call.name}({cut(value, limit)})"
-    return f"{call.name}({cut(call.arguments, limit)})" if call.arguments.strip() else call.name
 
 
 def _signature(call: Call) -> tuple[str, str, frozenset[str]]:
@@ -308,16 +249,6 @@ def _retries(
     return not failed[2] and not later[2] and not is_reading_program(program)
 
 
-def _slash_command(text: str) -> str | None:
-    match = _COMMAND_NAME_RE.search(text)
-    if match is None:
-        return None
-    name = match.group(1) if match.group(1).startswith("/") else "/" + match.group(1)
-    args = _COMMAND_ARGS_RE.search(text)
-    extra = one_line(args.group(1)) if args else ""
-    return f"{name} {extra}".strip()
-
-
 class _Builder:
     def __init__(self, entries: list[Entry]) -> None:
         self.s = Session(entries=entries)
@@ -338,7 +269,7 @@ class _Builder:
         if e.injected:
             self.injected(e)
             return
-        command = _slash_command(e.text)
+        command = slash_command(e.text)
         if command is not None and command.split()[0] in _LOCAL_COMMANDS:
             self.s.local_commands.append((e.index, command))
             return
@@ -400,8 +331,8 @@ class _Builder:
                 ):
                     s.reply = e
             for sentence in sentences(e.text):
-                sentence = _LIST_MARK_RE.sub("", sentence)
-                score = self.decision_score(sentence)
+                sentence = strip_list_mark(sentence)
+                score = decision_score(sentence)
                 if score:
                     s.decisions.append((e.index, score, sentence))
         for call in e.calls:
@@ -409,22 +340,6 @@ class _Builder:
             if call.id:
                 self.by_id[call.id] = call
             self.plan(call)
-
-    @staticmethod
-    def decision_score(sentence: str) -> int:
-        """3 = a decision or cause, 2 = a change or result, 1 = a reason, 0 = none of these."""
-        if not 15 <= len(sentence) <= 600 or sentence.rstrip().endswith("?"):
-            return 0
-        if sentence.startswith(("|", "[", "#", ">")) or "](" in sentence:
-            return 0  # table rows, links, headings, quotes
-        strong = _DONE_PREFIX_RE.match(sentence) or _STRONG_RE.search(sentence)
-        if _INTENT_RE.match(sentence):
-            return 2 if strong else 0  # "Let me …" is a plan, unless it says why
-        if strong:
-            return 3
-        if _CHANGE_RE.search(sentence):
-            return 2
-        return 1 if _WEAK_RE.search(sentence) else 0
 
     # -- the agent's plan ----------------------------------------------------------------------
 
@@ -479,7 +394,10 @@ class _Builder:
         s = self.s
         s.answered.add(r.call_id)
         call = self.by_id.get(r.call_id)
-        if (marker := _FILE_MARKER_RE.search(r.text[:2000])) is not None:
+        head = r.text[:2000]
+        if ("[File:" in head or "(Open file:" in head) and (
+            marker := _FILE_MARKER_RE.search(head)
+        ) is not None:
             self.open_file = marker.group(1) or marker.group(2)
         if call is None:
             return
@@ -514,8 +432,8 @@ class _Builder:
                 bg = s.background.pop(call.id)
                 bg.key = started.group(1)
                 s.background[bg.key] = bg
-        elif (started := _BG_START_RE.search(r.text[:600])) is not None and (
-            "session ID" in started.group(0)
+        elif "session ID" in r.text[:600] and (
+            (started := _BG_START_RE.search(r.text[:600])) is not None
         ):
             label = command_of(call) or call.name
             s.background[started.group(1)] = Background(
@@ -587,32 +505,27 @@ class _Builder:
             ".log" in command or any(p in _LOG_PROGRAMS for p in programs(command))
         ):
             return
-        found = [line for _, line in error_lines(r.text)]
+        found = [line for _, line in error_lines(scan_window(r.text))]
         if found:
             shown = " | ".join(list(dict.fromkeys(found))[-3:])
             self.s.outputs.append((index, 2, call_line(call, 160), shown))
 
     def output(self, call: Call, r: Result, index: int) -> None:
-        body = strip_output_header(clean(r.text)).strip()
-        if not body:
-            return
-        lines = [
-            _RULE_RE.sub("", ln.strip())
-            for ln in body.splitlines()
-            if ln.strip() and not _PROMPT_RE.match(ln.strip()) and _wordy(ln)
-        ]
-        body = "\n".join(lines)
+        """What a successful command printed: a short output whole, else its result lines
+        (read on the output's last :data:`_OUTPUT_TAIL` characters only)."""
+        text = r.text if len(r.text) <= _OUTPUT_TAIL else r.text[len(r.text) - _OUTPUT_TAIL :]
+        lines = printed_lines(strip_output_header(clean(text)))
         if not lines:
             return
-        if len(lines) <= _SHORT_OUTPUT_LINES and len(body) <= _SHORT_OUTPUT_CHARS:
-            first = [ln for ln in lines if _RESULT_LINE_RE.match(ln)]
-            long = len(" | ".join(lines)) > 200  # to be cut: the result lines go first
+        joined = " | ".join(lines)
+        if len(lines) <= _SHORT_OUTPUT_LINES and len(joined) <= _SHORT_OUTPUT_CHARS:
+            first = [ln for ln in lines if is_result_line(ln)]
+            long = len(joined) > 200  # to be cut: the result lines go first
             ordered = list(dict.fromkeys([*first, *lines])) if long else lines
             score = 2 if first else 1
             self.s.outputs.append((index, score, call_line(call, 160), " | ".join(ordered)))
             return
-        tail = lines[-400:] if len(lines) > 400 else lines
-        found = [ln for ln in tail if len(ln) <= 240 and _RESULT_LINE_RE.match(ln)]
+        found = [ln for ln in lines[-400:] if len(ln) <= 240 and is_result_line(ln)]
         if found:
             picked = list(dict.fromkeys(cut(ln, 200) for ln in found))[-3:]
             self.s.outputs.append((index, 2, call_line(call, 160), " | ".join(picked)))
@@ -653,7 +566,7 @@ class _Builder:
             if final is not None and _TERMINAL_TOOLS.match(final.name):
                 s.turn_ended, s.ended_by_tool = True, call_line(final, 80)
                 output = strip_output_header(clean(last.results[-1].text)).splitlines()
-                kept = [ln for ln in output if not _PROMPT_RE.match(ln.strip())]
+                kept = [ln for ln in output if not is_prompt_line(ln)]
                 s.ended_output = "\n".join(kept).strip()
         last_request = s.last_request
         if last_request is not None:
@@ -664,9 +577,9 @@ class _Builder:
             s.reply = None
         if s.turn_ended and not s.ended_by_tool and s.last_text is not None:
             said = sentences(s.last_text.text)
-            asked = [x for x in said if _QUESTION_RE.search(x)]
+            asked = [x for x in said if asks_user(x)]
             s.question = asked[-1] if asked else ""
-            if not s.question and said and _INTENT_RE.match(said[-1]):
+            if not s.question and said and announces_step(said[-1]):
                 s.announced = said[-1]
         return s
 

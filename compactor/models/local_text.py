@@ -1,0 +1,307 @@
+"""How the local summarizer reads assistant text and tool output, and writes its own lines.
+
+Reading: :func:`decision_score` (does a sentence state a decision, a cause, a change or a
+result?), :func:`asks_user` / :func:`announces_step` (does a final message wait for the user or
+promise a next step?), :func:`printed_lines` (the lines of a command's output worth keeping),
+:func:`slash_command` (``/compact`` from Claude Code's command markup) and :func:`call_line`.
+Writing: quoting, bullets, verbatim blocks, and reading the sections of an earlier summary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from compactor.facts import Call, clean, command_of, cut, one_line
+
+__all__ = [
+    "announces_step",
+    "asks_user",
+    "bullets",
+    "call_line",
+    "code",
+    "code_line",
+    "decision_score",
+    "head_tail",
+    "is_prompt_line",
+    "is_result_line",
+    "plural",
+    "printed_lines",
+    "prior_sections",
+    "prior_users",
+    "quote",
+    "slash_command",
+    "strip_list_mark",
+    "tool_names",
+    "top",
+    "verbatim_text",
+]
+
+# --------------------------------------------------------------------------------------------------
+# Reading
+
+_QUESTION_RE = re.compile(
+    r"\?\s*$|\b(?:would you like|do you want|shall I|should I|let me know|want me to|"
+    r"when you are ready|ready to \w+ when you)\b",
+    re.IGNORECASE,
+)
+_STRONG_RE = re.compile(
+    r"\b(?:decision|decided|decide to|going with|went with|chose|opted|instead of|rather than|"
+    r"root cause|the cause|caused by|turns out|found that|the (?:bug|issue|problem|fix) "
+    r"(?:is|was)|fixed by)\b"
+    # "changed the limit from 3 to 5", "switched from `python` to `python3`"
+    r"|\b(?:changed|switched|moved|bumped|increased|decreased|raised|lowered|updated|renamed|"
+    r"set|reduced|replaced)\b[^.]{0,80}?\bfrom (?:`[^`]{1,40}`|\S*\d\S*) to (?:`[^`]{1,40}`|\S*\d)",
+    re.IGNORECASE,
+)
+"""Sentences that state a decision or a cause (kept first)."""
+_CHANGE_RE = re.compile(
+    r"\b(?:(?:I|we)(?:'ve| have)?\s+(?:just\s+)?(?:changed|updated|fixed|added|removed|replaced|"
+    r"renamed|moved|created|implemented|refactored|switched|rewrote|deleted|reverted|bumped|"
+    r"pinned|disabled|enabled|re-enabled|installed|configured|increased|decreased|raised|"
+    r"lowered|set|made|found|confirmed|verified|traced|wrote)|(?:all )?\d+ (?:tests? )?"
+    r"(?:pass(?:ed|es)?|fail(?:ed|s)?)|coverage|deployed|pushed|committed|merged|tagged|"
+    r"released|published)\b",
+    re.IGNORECASE,
+)
+"""Sentences that state a change made or a result obtained."""
+_WEAK_RE = re.compile(
+    r"\b(?:because|due to|the fix|works now|succeeded|fail(?:s|ed|ing)?|(?:was|were|is|are|did) "
+    r"not|(?:wasn|weren|isn|aren|didn)'t|now (?:returns|passes|works|fails|prints|raises|rejects|"
+    r"uses|handles))\b",
+    re.IGNORECASE,
+)
+_DONE_PREFIX_RE = re.compile(r"^(?:done|fixed|found it|result|cause|fix|decision)\s*[:—-]", re.I)
+_ANY_DECISION_RE = re.compile(
+    "|".join(f"(?:{p.pattern})" for p in (_DONE_PREFIX_RE, _STRONG_RE, _CHANGE_RE, _WEAK_RE)),
+    re.IGNORECASE,
+)
+"""Any of the four: one search rules out a sentence without a keyword of any weight."""
+_INTENT_RE = re.compile(
+    r"^(?:now,?\s+|next,?\s+|then,?\s+)?(?:let me(?! know)|let's|i'll|i will|i'm going to|"
+    r"i am going to|next,? i)\b",
+    re.IGNORECASE,
+)
+_RESULT_LINE_RE = re.compile(
+    r"^(?:.*\b\d+ (?:passed|failed|tests?|errors?|skipped|warnings?)\b.*"
+    r"|.*\bcoverage\b.*\d+(?:\.\d+)?\s*%.*|TOTAL\s+.*\d+%"
+    r"|.*\b(?:deployed|deploying|released|published|live at|listening on|serving on|"
+    r"successfully|succeeded|build (?:succeeded|complete)|finished)\b.*"
+    r"|\[[\w./\-]+ [0-9a-f]{7,}\] .+|\s*[0-9a-f]{7,}\.\.[0-9a-f]{7,}\s+\S+ -> \S+.*"
+    r"|[\w .%/()\-]{2,40}:\s*-?\$?\d[\d,.]*\s*(?:%|ms|s|sec|MB|GB|KB|x|req/s|rps)?)$",
+    re.IGNORECASE,
+)
+_PROMPT_RE = re.compile(r"^(?:\((?:Open file|Current directory): [^)]*\)|bash-\$|\$)$")
+"""Shell prompt lines some harnesses add to every output (SWE-agent)."""
+_RULE_RE = re.compile(r"^[=\-_*#~]{3,}\s*|\s*[=\-_*#~]{3,}$")
+"""The rules around a line (``==== 14 passed ====``)."""
+_PROGRESS_RE = re.compile(r"[.FEsx]*\s*\[\s*\d+%\]")
+_LIST_MARK_RE = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
+_COMMAND_NAME_RE = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
+_COMMAND_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+
+
+def decision_score(sentence: str) -> int:
+    """3 = a decision or cause, 2 = a change or result, 1 = a reason, 0 = none of these."""
+    if not 15 <= len(sentence) <= 600 or sentence.rstrip().endswith("?"):
+        return 0
+    if sentence.startswith(("|", "[", "#", ">")) or "](" in sentence:
+        return 0  # table rows, links, headings, quotes
+    if _ANY_DECISION_RE.search(sentence) is None:
+        return 0  # one pass: no keyword of any weight
+    strong = _DONE_PREFIX_RE.match(sentence) or _STRONG_RE.search(sentence)
+    if _INTENT_RE.match(sentence):
+        return 2 if strong else 0  # "Let me …" is a plan, unless it says why
+    if strong:
+        return 3
+    if _CHANGE_RE.search(sentence):
+        return 2
+    return 1 if _WEAK_RE.search(sentence) else 0
+
+
+def asks_user(sentence: str) -> bool:
+    """Whether a sentence asks the user something (a question, "let me know", "should I")."""
+    return _QUESTION_RE.search(sentence) is not None
+
+
+def announces_step(sentence: str) -> bool:
+    """Whether a sentence announces what the assistant does next ("I'll …", "Let me …")."""
+    return _INTENT_RE.match(sentence) is not None
+
+
+def strip_list_mark(sentence: str) -> str:
+    """A sentence without its list bullet or number (``- ``, ``2. ``)."""
+    return _LIST_MARK_RE.sub("", sentence)
+
+
+def is_result_line(line: str) -> bool:
+    """A line that reports a result: tests passed/failed, coverage, a deployment, a commit, a
+    push, a ``name: number`` metric."""
+    return _RESULT_LINE_RE.match(line) is not None
+
+
+def _wordy(line: str) -> bool:
+    """Not a rule or a progress line (``-----``, ``....... [100%]``)."""
+    core = line.strip().strip("=-_.*#~+ ")
+    return bool(core) and _PROGRESS_RE.fullmatch(core) is None
+
+
+def call_line(call: Call, limit: int) -> str:
+    """``Bash: ls -la`` for commands, ``Write(path)`` / ``name({args})`` otherwise."""
+    command = command_of(call)
+    if command is not None:
+        return f"{call.name}: {cut(command, limit)}"
+    args = call.args
+    for key in ("file_path", "path", "filename", "notebook_path", "skill", "query", "url"):
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            return f"{call.name}({cut(value, limit)})"
+    return f"{call.name}({cut(call.arguments, limit)})" if call.arguments.strip() else call.name
+
+
+def is_prompt_line(line: str) -> bool:
+    """A shell prompt line a harness adds to every output (``bash-$``, ``(Open file: x)``)."""
+    return _PROMPT_RE.match(line.strip()) is not None
+
+
+def printed_lines(body: str) -> list[str]:
+    """The lines of a command's output worth keeping: no prompts, rules or progress bars, and
+    the rules around a line (``==== 14 passed ====``) dropped."""
+    return [
+        _RULE_RE.sub("", ln.strip())
+        for ln in body.splitlines()
+        if ln.strip() and not _PROMPT_RE.match(ln.strip()) and _wordy(ln)
+    ]
+
+
+def slash_command(text: str) -> str | None:
+    """``/name args`` of Claude Code's ``<command-name>`` markup, or None."""
+    match = _COMMAND_NAME_RE.search(text)
+    if match is None:
+        return None
+    name = match.group(1) if match.group(1).startswith("/") else "/" + match.group(1)
+    args = _COMMAND_ARGS_RE.search(text)
+    extra = one_line(args.group(1)) if args else ""
+    return f"{name} {extra}".strip()
+
+
+# --------------------------------------------------------------------------------------------------
+# Writing
+
+
+def quote(text: str, limit: int) -> str:
+    """``"text"`` on one line; a long text keeps its start and its end (where asks often are)."""
+    flat = one_line(text)
+    if len(flat) > limit:
+        head = max(1, int(limit * 0.65))
+        tail = max(1, limit - head - 3)
+        flat = flat[:head].rstrip() + " … " + flat[len(flat) - tail :].lstrip()
+    return '"' + flat.replace('"', "'") + '"'
+
+
+def code(text: str) -> str:
+    """``text`` as inline code (backticks inside made quotes)."""
+    return "`" + text.replace("`", "'") + "`"
+
+
+def head_tail(items: list[str], head: int, tail: int, what: str) -> list[str]:
+    """The first ``head`` and last ``tail`` items, with a note of how many are left out."""
+    if len(items) <= head + tail:
+        return items
+    omitted = len(items) - head - tail
+    return [*items[:head], f"… ({omitted} {what} omitted)", *items[len(items) - tail :]]
+
+
+def top(items: list[tuple[int, int, str]], cap: int) -> list[str]:
+    """At most ``cap`` texts of (position, score, text) items, distinct: the highest scores
+    first, the latest first among equals; shown in their original order, with a note saying
+    how many were left out."""
+    unique: dict[str, tuple[int, int, int]] = {}  # text -> (order, position, score)
+    for order, (pos, score, text) in enumerate(items):
+        if text not in unique:
+            unique[text] = (order, pos, score)
+        elif unique[text][2] < score:
+            unique[text] = (unique[text][0], pos, score)
+    ranked = sorted(unique.items(), key=lambda kv: (-kv[1][2], -kv[1][1], -kv[1][0]))
+    chosen = sorted(ranked[:cap], key=lambda kv: kv[1][0])
+    out = [text for text, _ in chosen]
+    if len(ranked) > cap:
+        out.append(f"… ({len(ranked) - cap} more of lower weight omitted)")
+    return out
+
+
+def bullets(items: list[str]) -> str:
+    """``   - item`` lines; items starting with two spaces become nested ``     - item``, items
+    starting with four spaces are verbatim lines indented under the item before."""
+    out: list[str] = []
+    for item in items:
+        if item.startswith("    "):
+            out.append("     " + item[4:])
+        elif item.startswith("  "):
+            out.append(f"     - {item[2:]}")
+        else:
+            out.append(f"   - {item}")
+    return "\n".join(out)
+
+
+_HEADING_RE = re.compile(r"^\s*(\d{1,2})\.\s+([A-Z][^\n:]{2,60}):[ \t]*$", re.MULTILINE)
+_ALL_USERS_RE = re.compile(r"<all_user_messages>(.*?)</all_user_messages>", re.DOTALL)
+
+
+def prior_sections(text: str) -> dict[int, str]:
+    """The numbered sections (``7. Pending Tasks:`` …) of an earlier summary, by number."""
+    body = text
+    if "<summary>" in text:
+        body = text.split("<summary>", 1)[1]
+    elif "Summary:" in text:
+        body = text.split("Summary:", 1)[1]
+    heads = list(_HEADING_RE.finditer(body))
+    out: dict[int, str] = {}
+    for i, head in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
+        content = body[head.end() : end].split("</summary>", 1)[0].strip()
+        out.setdefault(int(head.group(1)), content)
+    return out
+
+
+def prior_users(text: str) -> list[str]:
+    """User messages listed by an earlier summary (``<all_user_messages>`` or its section 6)."""
+    match = _ALL_USERS_RE.search(text)
+    block = match.group(1) if match else prior_sections(text).get(6, "")
+    out = []
+    for line in block.splitlines():
+        line = line.strip()
+        if line.startswith("- ") and not line.startswith("- …"):
+            item = line[2:].strip()
+            if len(item) > 1 and item[0] == item[-1] == '"':
+                item = item[1:-1]
+            out.append(item)
+    return out
+
+
+def plural(n: int, word: str) -> str:
+    """``1 request``, ``2 requests``."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def tool_names(calls: list[str]) -> str:
+    """``Bash ×3, Read`` for a list of tool names, in order of first use."""
+    counts = Counter(calls)
+    return ", ".join(n + (f" ×{counts[n]}" if counts[n] > 1 else "") for n in dict.fromkeys(calls))
+
+
+def code_line(line: str, limit: int) -> str:
+    """A line of code with its indentation, control characters dropped, at most ``limit``."""
+    line = clean(line).replace("\t", "    ").rstrip()
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def verbatim_text(title: str, text: str, limit: int) -> list[str]:
+    """``title:`` and ``text`` as indented verbatim lines, at most ``limit`` characters."""
+    text = clean(text).strip()
+    if len(text) > limit:
+        title += f" (first {limit} of {len(text)} characters)"
+        text = text[:limit].rstrip()
+    items = [f"{title}:"]
+    items.extend("    " + ("  " + ln.rstrip() if ln.strip() else "") for ln in text.splitlines())
+    return items
