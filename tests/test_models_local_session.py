@@ -375,3 +375,17 @@ def test_planted_facts_are_kept() -> None:
     assert "npm run dev -- --port 5173" in section(text, 7)
     assert "rate-limit headers" in section(text, 9)
     assert "psycopg2.OperationalError" in section(text, 4)
+
+
+def test_the_same_command_again_is_a_retry_even_for_a_search() -> None:
+    s = SessionBuilder()
+    s.user("Show the history.")
+    for command in ("git log --oneline -5", "rg --files"):
+        s.call(
+            "Bash", {"command": command}, "Exit code 1\nbwrap: Operation not permitted", error=True
+        )
+    s.call("Bash", {"command": "git log --oneline -5"}, "abc123 first")
+    s.call("Bash", {"command": "rg --files"}, None)  # still running
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Fixed: a later `Bash: git log --oneline -5` succeeded." in errors
+    assert "Retried with `Bash: rg --files`; its result is not in the transcript yet." in errors

@@ -210,10 +210,12 @@ class Session:
 
 
 def _signature(call: Call) -> tuple[str, str, frozenset[str]]:
-    """(tool, program, path-like targets): what a later call must share to be a retry."""
+    """(tool, program, targets): what a later call must share to be a retry. A command's
+    targets are the paths it names and the command itself (the same command again is a retry)."""
     command = command_of(call)
     if command is not None:
         targets = {p for _, p in paths(command)}
+        targets.add("$ " + " ".join(command.split()))
         return ("shell", main_program(command), frozenset(targets))
     targets = {v for v in call.args.values() if isinstance(v, str) and 0 < len(v) < 300}
     return (call.name, "", frozenset(targets))
