@@ -28,6 +28,8 @@ async def call_maybe_async(fn: Callable[..., Any], *args: Any) -> Any:
 _SECRET_PATTERNS = [
     re.compile(r"sk-[A-Za-z0-9_\-]{8,}"),
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
+    # URL credentials (``http://bob:pw@host``, ``https://TOKEN@host``): the whole userinfo
+    re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]{0,20}://)[^\s/?#@\"'<>]+(?=@[^\s/?#@]*[A-Za-z0-9\]])"),
 ]
 
 
@@ -48,6 +50,20 @@ def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
     for pattern in _SECRET_PATTERNS:
         text = pattern.sub(lambda m: (m.group(1) if m.lastindex else "") + "***", text)
     return text
+
+
+def url_credentials(url: str | None) -> tuple[str | None, str | None]:
+    """The (user, password) in ``url``'s userinfo, as written (percent-encoded); Nones when
+    it has none or is not a URL."""
+    if not url or "@" not in url:
+        return None, None
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        return parts.username, parts.password
+    except ValueError:
+        return None, None
 
 
 def model_name(model: object) -> str:

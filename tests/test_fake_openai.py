@@ -17,14 +17,22 @@ import pytest
 
 from compactor.testing.fake_openai import (
     DEFAULT_SUMMARY,
+    ESCAPES,
     FakeOpenAI,
     content_filter,
     delay,
+    drip,
     drop,
+    echo_headers,
+    escape_error,
+    gzip_bomb,
+    gzip_bomb_body,
     hang,
     raw,
     reply,
+    reply_content,
     reset_connection,
+    retry_after,
     status,
     step_from_dict,
     truncated,
@@ -226,8 +234,92 @@ def test_step_from_dict() -> None:
     ctx = step_from_dict({"context_length": True})
     assert ctx.code == 400
     assert b"context_length_exceeded" in (ctx.body or b"")
+    assert step_from_dict({"retry_after": "inf"}) == retry_after("inf")
+    assert step_from_dict({"drip": 0.5, "where": "body"}) == drip(0.5, "body")
+    assert step_from_dict({"drip": 0.5, "then": {"status": 500}}) == drip(
+        0.5, "headers", status(500)
+    )
+    assert step_from_dict({"gzip_bomb": 1000, "code": 500}) == gzip_bomb(1000, 500)
+    parts = [{"type": "text", "text": "a"}]
+    assert step_from_dict({"content": parts}) == reply_content(parts)
+    assert step_from_dict({"escapes": 502}) == escape_error(502)
+    assert step_from_dict({"echo_headers": True}) == echo_headers()
     with pytest.raises(ValueError, match="unknown fake step"):
         step_from_dict({"what": 1})
+    with pytest.raises(ValueError, match="drip where"):
+        drip(0.1, "trailers")
+
+
+def test_gzip_bomb_body_is_valid_gzip_of_zeros() -> None:
+    import zlib
+
+    size = 3 * (1 << 20) + 5
+    body = gzip_bomb_body(size)
+    assert zlib.decompress(body, 16 + zlib.MAX_WBITS) == bytes(size)  # CRC and length checked
+    big = gzip_bomb_body(1 << 30)
+    assert len(big) < 1_100_000  # about 1 MB that inflates to 1 GiB
+
+
+def test_gzip_bomb_step_sends_the_gzip_body() -> None:
+    with FakeOpenAI() as fake:
+        fake.enqueue(gzip_bomb(4096, code=503))
+        code, headers, body = post(fake.base_url)  # http.client does not decode: raw bytes
+        assert (code, headers["content-encoding"]) == (503, "gzip")
+        assert body == gzip_bomb_body(4096)
+
+
+@pytest.mark.parametrize("where", ["headers", "body"])
+def test_drip_sends_the_whole_answer_slowly(where: str) -> None:
+    with FakeOpenAI() as fake:
+        fake.enqueue(drip(0.001, where, reply("drip")))
+        start = time.monotonic()
+        code, headers, body = post(fake.base_url)
+        elapsed = time.monotonic() - start
+        assert code == 200
+        assert json.loads(body)["choices"][0]["message"]["content"] == "drip"
+        assert (headers.get("transfer-encoding") == "chunked") == (where == "body")
+        # one byte per wait: a few hundred bytes of body (and headers) take that many waits
+        assert elapsed > 0.001 * 200
+
+
+def test_drip_stops_when_the_server_is_reset() -> None:
+    with FakeOpenAI() as fake:
+        fake.enqueue(drip(10, "body"))
+        done = threading.Event()
+
+        def client() -> None:
+            try:
+                post(fake.base_url, timeout=10)
+            except (OSError, http.client.HTTPException):
+                pass
+            done.set()
+
+        threading.Thread(target=client, daemon=True).start()
+        time.sleep(0.2)
+        fake.reset()
+        assert done.wait(5)
+
+
+def test_echo_repeats_every_request_header_and_content_may_be_any_json() -> None:
+    with FakeOpenAI() as fake:
+        fake.enqueue(echo_headers(), reply_content([{"type": "text", "text": "a"}]))
+        _, _, body = post(fake.base_url)
+        text = json.loads(body)["choices"][0]["message"]["content"]
+        assert "Bearer sk-secret-abcdefghijkl" in text  # echoed, Authorization included
+        assert "authorization" not in fake.requests[0].headers  # but never recorded
+        _, _, body = post(fake.base_url)
+        assert json.loads(body)["choices"][0]["message"]["content"] == [
+            {"type": "text", "text": "a"}
+        ]
+
+
+def test_escape_error_and_retry_after() -> None:
+    with FakeOpenAI() as fake:
+        fake.enqueue(escape_error(500), retry_after("Fri, 31 Dec 9999 23:59:59 GMT"))
+        code, _, body = post(fake.base_url)
+        assert code == 500 and json.loads(body)["error"]["message"].count(ESCAPES) == 1
+        code, headers, _ = post(fake.base_url)
+        assert (code, headers["retry-after"]) == (429, "Fri, 31 Dec 9999 23:59:59 GMT")
 
 
 async def exercise_context_limit(base_url: str) -> None:

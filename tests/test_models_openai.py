@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
+import time
+import zlib
 from collections.abc import Iterator
 
 import pytest
@@ -15,13 +19,19 @@ from compactor.testing.fake_openai import (
     content_filter,
     context_length_error,
     delay,
+    drip,
     drop,
+    echo_headers,
     empty_choices,
     estimate_tokens,
+    gzip_bomb,
+    gzip_bomb_body,
     hang,
     raw,
     reply,
+    reply_content,
     reset_connection,
+    retry_after,
     status,
     truncated,
 )
@@ -81,13 +91,15 @@ def chat() -> list[Message]:
     ]
 
 
-async def expect_error(m: OpenAIModel, messages: list[Message] | None = None) -> ModelError:
+async def expect_error(
+    m: OpenAIModel, messages: list[Message] | None = None, **options: object
+) -> ModelError:
     with pytest.raises(ModelError) as info:
-        await m.generate(messages or chat())
+        await m.generate(messages or chat(), **options)
     err = info.value
     assert KEY not in str(err)
     assert KEY not in repr(err)
-    assert str(err).startswith("failed to call openai model 'gpt-4o-mini': ")
+    assert str(err).startswith(f"failed to call openai model {m.model!r}: ")
     return err
 
 
@@ -451,3 +463,158 @@ async def test_without_shared_clients_each_call_has_its_own(fake: FakeOpenAI) ->
     await m.generate(chat())
     peers = [r.peer for r in fake.requests]
     assert len(peers) == 2 and peers[0] != peers[1]  # a new client, a new connection
+
+
+# -- hostile servers (issue 16) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["headers", "body"])
+async def test_timeout_is_a_deadline_for_the_whole_request(fake: FakeOpenAI, where: str) -> None:
+    """A byte every 0.1 s never trips a per-read timeout; the 0.6 s deadline stops it."""
+    fake.enqueue(drip(0.1, where))
+    start = time.monotonic()
+    err = await expect_error(model(fake, timeout=0.6))
+    elapsed = time.monotonic() - start
+    assert (err.kind, err.transient) == ("timeout", True)
+    assert "timed out after 0.6s" in str(err) and "whole request" in str(err)
+    assert 0.5 < elapsed < 2.0, elapsed
+
+
+@pytest.mark.parametrize("code", [200, 500])
+async def test_gzip_bomb_is_refused_at_the_cap(fake: FakeOpenAI, code: int) -> None:
+    """A ~1 MB body that inflates to 1 GiB (as a reply and as an error body, which the SDK
+    reads whole before raising) stops at 16 MiB of decoded bytes: fast, in little memory."""
+    import resource
+
+    gzip_bomb_body(1 << 30)  # built before the clock starts (0.25 s, once)
+    fake.enqueue(gzip_bomb(1 << 30, code=code))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.monotonic()
+    err = await expect_error(model(fake))
+    elapsed = time.monotonic() - start
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert (err.kind, err.transient) == ("too_large", True)
+    assert "response larger than 16 MiB" in str(err)
+    assert elapsed < 3, elapsed
+    assert grown_mb < 100, grown_mb  # inflating all of it would take more than 1 GiB
+
+
+async def test_response_cap_is_configurable_and_counts_decoded_bytes(fake: FakeOpenAI) -> None:
+    completion = json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "z" * 5000},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
+    ).encode()
+    packed = gzip.compress(completion)
+    assert len(packed) < 1000 < len(completion)
+    small = OpenAIModel("m", base_url=fake.base_url, api_key=KEY, max_response_bytes=4000)
+    fake.enqueue(status(200, headers={"content-encoding": "gzip"}, body=packed))
+    err = await expect_error(small)
+    assert err.kind == "too_large" and "larger than 4,000 bytes" in str(err)
+    # the same body under a larger cap decodes: gzip, zlib-wrapped and raw deflate alike
+    raw_deflate = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    bodies = [
+        ("gzip", packed),
+        ("deflate", zlib.compress(completion)),
+        ("deflate", raw_deflate.compress(completion) + raw_deflate.flush()),
+    ]
+    for encoding, body in bodies:
+        fake.enqueue(status(200, headers={"content-encoding": encoding}, body=body))
+        out = await model(fake).generate(chat())
+        assert out.content == "z" * 5000, encoding
+
+
+async def test_announced_length_over_the_cap_is_refused_before_reading(fake: FakeOpenAI) -> None:
+    small = OpenAIModel("m", base_url=fake.base_url, api_key=KEY, max_response_bytes=100)
+    fake.enqueue(reply("x" * 500))
+    err = await expect_error(small)
+    assert err.kind == "too_large" and "announced" in str(err)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "body"), [("br", b"\x00\x01"), ("gzip", b"not gzip at all"), ("gzip, gzip", b"")]
+)
+async def test_bad_or_unknown_content_encoding_is_malformed(
+    fake: FakeOpenAI, encoding: str, body: bytes
+) -> None:
+    fake.enqueue(status(200, headers={"content-encoding": encoding}, body=body))
+    err = await expect_error(model(fake))
+    assert err.kind == "malformed"
+
+
+async def test_content_as_a_list_of_text_parts(fake: FakeOpenAI) -> None:
+    parts = [{"type": "text", "text": "<summary>one "}, {"type": "text", "text": "two</summary>"}]
+    fake.enqueue(reply_content(parts))
+    out = await model(fake).generate(chat())
+    assert out.content == "<summary>one two</summary>"
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ([{"type": "text", "text": "a"}, {"type": "image_url", "image_url": {}}], "part 1 is type"),
+        (["plain string part"], "part 0 is a str"),
+        ({"text": "a dict"}, "content is a dict"),
+        (42, "content is a int"),
+    ],
+)
+async def test_other_content_shapes_are_refused_clearly(
+    fake: FakeOpenAI, content: object, says: str
+) -> None:
+    fake.enqueue(reply_content(content))
+    err = await expect_error(model(fake))
+    assert (err.kind, err.transient) == ("malformed", False)
+    assert says in str(err) and "unsupported reply" in str(err)
+
+
+async def test_a_server_echoing_headers_gets_no_secret_into_the_reply(fake: FakeOpenAI) -> None:
+    header_value = "azure-key-0123456789abcdef"
+    url = fake.base_url.replace("http://", "http://bob:hunter2-pw@")
+    m = OpenAIModel("m", base_url=url, api_key=KEY, timeout=5)
+    fake.enqueue(echo_headers(), echo_headers())
+    out = await model(fake).generate(chat(), extra_headers={"api-key": header_value})
+    assert '"api-key": "***"' in out.content and '"authorization": "Bearer ***"' in out.content
+    # credentials in the URL: the client sends them as Basic auth, which is removed too
+    out = await m.generate(chat(), extra_headers={"api-key": header_value})
+    assert '"api-key": "***"' in out.content and '"authorization": "Basic ***"' in out.content
+    for secret in (KEY, header_value, "hunter2-pw", base64.b64encode(b"bob:hunter2-pw").decode()):
+        assert secret not in out.content
+    fake.enqueue(status(500, body={"error": {"message": f"no: {header_value} {KEY} {url}"}}))
+    err = await expect_error(m, extra_headers={"api-key": header_value})
+    for secret in (KEY, header_value, "hunter2-pw"):
+        assert secret not in str(err)
+    assert "hunter2-pw" not in repr(m)
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("1000000000", 1e9),
+        ("inf", None),
+        ("nan", None),
+        ("-5", 0.0),
+        ("soon", None),
+        ("Fri, 31 Dec 9999 23:59:59 GMT", "huge"),
+    ],
+)
+async def test_absurd_retry_after_is_reported_as_said(
+    fake: FakeOpenAI, value: str, seconds: object
+) -> None:
+    """The model reports what the server said (or nothing); the retry engine caps the wait."""
+    fake.enqueue(retry_after(value))
+    err = await expect_error(model(fake))
+    assert err.kind == "rate_limit"
+    if seconds == "huge":
+        assert err.retry_after is not None and err.retry_after > 1e11
+    else:
+        assert err.retry_after == seconds

@@ -3,22 +3,44 @@
 Works with any server speaking the API (OpenAI, Azure, vLLM, llama.cpp, Ollama, LiteLLM). The
 client's hidden retries are off (``max_retries=0``): retry policy belongs to SPEC §6, so every
 attempt is seen. Failures are raised as :class:`~compactor.errors.ModelError` with a ``kind`` the
-retry policy can use; the API key never enters a message.
+retry policy can use.
+
+Every byte from the server is treated as hostile:
+
+* **One deadline per attempt.** ``timeout`` bounds the whole request (connect, send, headers and
+  the complete body) with :func:`asyncio.timeout` around the SDK call, so a server that sends a
+  byte every half second cannot keep a call alive past it (the SDK's own timeout is per read).
+* **A capped body.** A response hook on the HTTP client decodes gzip/deflate itself and counts
+  the *decoded* bytes as they stream in: past ``max_response_bytes`` (default 16 MiB) the
+  connection is closed and the attempt fails (``too_large``). Error bodies, which the SDK reads
+  whole before raising, go through the same cap, so a gzip bomb never inflates.
+* **Reply shapes.** ``message.content`` may be a string or a list of text parts; any other shape
+  is refused with a message that says what came.
+* **Secrets.** The API key, the credentials in ``base_url`` and the values of the request's
+  ``extra_headers`` never enter an error message, and are removed from the reply (a server that
+  echoes its request headers does not get them into the summary).
 """
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import email.utils
 import json
+import math
 import os
 import time
+import urllib.parse
+import zlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
+import httpx2
 import openai
 import pydantic
 from openai.types.chat import ChatCompletion
 
-from compactor._util import redact, register_secret
+from compactor._util import redact, register_secret, url_credentials
 from compactor.errors import ModelError
 from compactor.models.pool import pooled_client
 from compactor.schema import (
@@ -32,9 +54,14 @@ from compactor.schema import (
     message_kind,
 )
 
-__all__ = ["OpenAIModel", "to_wire"]
+__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "OpenAIModel", "to_wire"]
+
+DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+"""The largest response body (after gzip/deflate decoding) a call accepts: 16 MiB."""
 
 _NO_KEY = "sk-no-key"
+_DECODE_PIECE = 64 * 1024
+"""Inflate at most this many bytes per step, so a bomb is caught before it fills memory."""
 _OPTIONS = frozenset(
     {
         "temperature",
@@ -157,28 +184,38 @@ def to_wire(messages: list[Message] | list[AgenticMessage]) -> list[dict[str, An
     return wire
 
 
+def _seconds(value: str, scale: float = 1.0) -> float | None:
+    """A non-negative finite number of seconds, or None (``inf``, ``nan``, not a number)."""
+    try:
+        seconds = float(value) * scale
+    except ValueError:
+        return None
+    return max(0.0, seconds) if math.isfinite(seconds) else None
+
+
 def _retry_after(headers: Any) -> float | None:
-    """Seconds from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date)."""
+    """Seconds from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date), as the server
+    said them: the retry engine caps every wait at its ``max_delay``, so an absurd value (a
+    billion seconds, a date in the year 9999) costs that cap and no more. ``inf``, ``nan`` and
+    unparsable values count as not given."""
     if headers is None:
         return None
     value = headers.get("retry-after-ms")
     if value is not None:
-        try:
-            return max(0.0, float(value) / 1000.0)
-        except ValueError:
-            pass
+        seconds = _seconds(value, 0.001)
+        if seconds is not None:
+            return seconds
     value = headers.get("retry-after")
     if value is None:
         return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
+    seconds = _seconds(value)
+    if seconds is not None:
+        return seconds
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+        return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def _body_message(err: Any) -> str:
@@ -233,6 +270,123 @@ def _one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+class _BodyRefused(Exception):
+    """The response body was refused while it streamed in (too large, or undecodable)."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 20):g} MiB" if n >= 1 << 20 else f"{n:,} bytes"
+
+
+class _CappedBody(httpx2.AsyncByteStream):
+    """The response stream, decoded here (gzip/deflate) and cut off past ``limit`` bytes.
+
+    Inflating works in pieces of at most 64 KiB and the count is checked after each, so a
+    1 MB body that would inflate to 1 GB costs ``limit`` bytes of work and 64 KiB of memory.
+    """
+
+    def __init__(self, inner: httpx2.AsyncByteStream, limit: int, encoding: str | None) -> None:
+        self._inner = inner
+        self._limit = limit
+        self._encoding = encoding
+        # 32 + 15: a zlib or a gzip header, detected; "deflate" may also be raw (tried next).
+        self._inflate = zlib.decompressobj(47) if encoding is not None else None
+        self._fed = False
+        self._total = 0
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for raw in self._inner:
+            for piece in self._decode(raw) if raw else ():
+                self._total += len(piece)
+                if self._total > self._limit:
+                    raise _BodyRefused(
+                        f"response larger than {_size(self._limit)} (model.max_response_bytes)",
+                        "too_large",
+                    )
+                yield piece
+
+    def _decode(self, data: bytes) -> Iterator[bytes]:
+        inflate = self._inflate
+        if inflate is None:
+            yield data
+            return
+        while True:
+            try:
+                out = inflate.decompress(data, _DECODE_PIECE)
+            except zlib.error as err:
+                if self._encoding == "deflate" and not self._fed:
+                    self._fed = True  # no zlib header: raw deflate, as some servers send
+                    inflate = self._inflate = zlib.decompressobj(-zlib.MAX_WBITS)
+                    continue
+                raise _BodyRefused(
+                    f"malformed response: bad {self._encoding} body ({err})", "malformed"
+                ) from err
+            self._fed = True
+            if not out:
+                return
+            yield out
+            data = inflate.unconsumed_tail
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def _cap_responses(limit: int) -> Callable[[httpx2.Response], Awaitable[None]]:
+    """An httpx response hook: every body (replies and error bodies alike) is decoded by
+    :class:`_CappedBody`, never by the client, so its decoded size is counted as it arrives."""
+
+    async def hook(response: httpx2.Response) -> None:
+        values = response.headers.get_list("content-encoding", split_commas=True)
+        encodings = [v.strip().lower() for v in values if v.strip().lower() not in ("", "identity")]
+        if len(encodings) > 1 or (encodings and encodings[0] not in ("gzip", "x-gzip", "deflate")):
+            raise _BodyRefused(
+                f"malformed response: unsupported content-encoding {', '.join(encodings)!r}",
+                "malformed",
+            )
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) > limit:
+            raise _BodyRefused(
+                f"response larger than {_size(limit)} (model.max_response_bytes): the server "
+                f"announced {_size(int(length))}",
+                "too_large",
+            )
+        if encodings:
+            del response.headers["content-encoding"]  # decoded by _CappedBody, not again
+        stream = response.stream
+        assert isinstance(stream, httpx2.AsyncByteStream)
+        response.stream = _CappedBody(stream, limit, encodings[0] if encodings else None)
+
+    return hook
+
+
+def _secrets_of(key: str | None, base_url: str | None, headers: Any) -> list[str]:
+    """Every secret a call carries: the key, ``base_url``'s credentials (also as the Basic
+    auth value the client derives from them) and the values of the extra headers."""
+    found: list[str] = [key] if key and key != _NO_KEY else []
+    user, password = url_credentials(base_url)
+    for part in (user, password):
+        if part:
+            found.extend({part, urllib.parse.unquote(part)})
+    if user is not None or password is not None:
+        pair = f"{urllib.parse.unquote(user or '')}:{urllib.parse.unquote(password or '')}"
+        found.append(base64.b64encode(pair.encode()).decode())
+    if isinstance(headers, dict):
+        found.extend(str(v) for v in headers.values() if v is not None)
+    return [s for s in found if len(s) >= 4]
+
+
+def _scrub(text: str, secrets: list[str]) -> str:
+    """``text`` without any of ``secrets`` (longest first), each replaced by ``***``."""
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        if secret in text:
+            text = text.replace(secret, "***")
+    return text
+
+
 class OpenAIModel:
     """A chat model behind an OpenAI-compatible ``/chat/completions`` endpoint."""
 
@@ -246,17 +400,23 @@ class OpenAIModel:
         base_url: str | None = None,
         api_key: str | None = None,
         timeout: float = 60.0,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         self.model = name
         self.name = f"openai:{name}"
         self.base_url = base_url
         self.timeout = timeout
+        """Seconds for one whole attempt: connect, send, and the complete response."""
+        self.max_response_bytes = max_response_bytes
+        """The largest response body accepted, counted after gzip/deflate decoding."""
         self._api_key = api_key
+        register_secret(api_key)
+        for part in url_credentials(base_url):
+            register_secret(part)
 
     def __repr__(self) -> str:
-        return (
-            f"OpenAIModel(name={self.model!r}, base_url={self.base_url!r}, timeout={self.timeout})"
-        )
+        base_url = redact(self.base_url) if self.base_url else self.base_url
+        return f"OpenAIModel(name={self.model!r}, base_url={base_url!r}, timeout={self.timeout})"
 
     def _resolve(self) -> tuple[str | None, str]:
         base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None
@@ -275,14 +435,15 @@ class OpenAIModel:
     def _fail(
         self,
         cause: str,
-        key: str,
+        key: str | list[str],
         *,
         kind: str,
         transient: bool,
         status: int | None = None,
         retry_after: float | None = None,
     ) -> ModelError:
-        message = redact(f"failed to call openai model {self.model!r}: {cause}", [key])
+        secrets = [key] if isinstance(key, str) else key
+        message = redact(f"failed to call openai model {self.model!r}: {cause}", secrets)
         return ModelError(
             message,
             kind=kind,
@@ -292,7 +453,18 @@ class OpenAIModel:
             model=self.name,
         )
 
-    def _classify(self, err: Exception, key: str) -> ModelError:
+    def _classify(self, err: Exception, key: list[str]) -> ModelError:
+        if isinstance(err, _BodyRefused):
+            # Retrying may get a sane reply (a proxy's hiccup); another model may too.
+            return self._fail(str(err), key, kind=err.kind, transient=True)
+        if isinstance(err, TimeoutError):
+            return self._fail(
+                f"timed out after {self.timeout}s (the deadline for the whole request: connect, "
+                "send and the complete response)",
+                key,
+                kind="timeout",
+                transient=True,
+            )
         if isinstance(err, openai.APITimeoutError):
             return self._fail(
                 f"timed out after {self.timeout}s", key, kind="timeout", transient=True
@@ -373,19 +545,36 @@ class OpenAIModel:
                 request["headers"] = value
             else:
                 body[name] = value
+        secrets = _secrets_of(key, base_url, params.get("extra_headers"))
+        for secret in secrets:
+            register_secret(secret)
+        limit = self.max_response_bytes
 
         def make_client() -> openai.AsyncOpenAI:
+            http_client = openai.DefaultAsyncHttpxClient(
+                timeout=self.timeout,
+                # Only what _CappedBody decodes (the client would also offer br and zstd).
+                headers={"accept-encoding": "gzip, deflate"},
+                event_hooks={"response": [_cap_responses(limit)]},
+            )
             return openai.AsyncOpenAI(
-                api_key=key, base_url=base_url, timeout=self.timeout, max_retries=0
+                api_key=key,
+                base_url=base_url,
+                timeout=self.timeout,
+                max_retries=0,
+                http_client=http_client,
             )
 
         async def post(client: openai.AsyncOpenAI) -> ChatCompletion:
-            return await client.post(
-                "/chat/completions", body=body, cast_to=ChatCompletion, options=request
-            )
+            # The SDK's timeout is per read: a server that drips bytes never trips it. This is
+            # the deadline for the whole attempt, body included.
+            async with asyncio.timeout(self.timeout):
+                return await client.post(
+                    "/chat/completions", body=body, cast_to=ChatCompletion, options=request
+                )
 
         try:
-            shared = pooled_client(("openai", base_url, key, self.timeout), make_client)
+            shared = pooled_client(("openai", base_url, key, self.timeout, limit), make_client)
             if shared is not None:  # inside shared_clients(): reuse its client and connections
                 completion = await post(shared)
             else:
@@ -393,11 +582,17 @@ class OpenAIModel:
                     completion = await post(client)
         except ModelError:
             raise
-        except (openai.OpenAIError, json.JSONDecodeError, pydantic.ValidationError) as err:
-            raise self._classify(err, key) from err
-        return self._to_message(completion, kind, key)
+        except (
+            openai.OpenAIError,
+            json.JSONDecodeError,
+            pydantic.ValidationError,
+            _BodyRefused,
+            TimeoutError,
+        ) as err:
+            raise self._classify(err, secrets) from err
+        return self._to_message(completion, kind, secrets)
 
-    def _to_message(self, completion: Any, kind: type[Any], key: str) -> Any:
+    def _to_message(self, completion: Any, kind: type[Any], key: list[str]) -> Any:
         choices = getattr(completion, "choices", None)
         if not isinstance(choices, list):
             raise self._fail(
@@ -436,23 +631,31 @@ class OpenAIModel:
                 kind="wrong_role",
                 transient=False,
             )
-        text = wire_msg.content or ""
+        text = self._content_text(getattr(wire_msg, "content", None), key)
         calls = [
-            ToolCall(c.id, c.function.name, c.function.arguments or "")
-            for c in (wire_msg.tool_calls or [])
+            ToolCall(
+                _scrub(str(c.id), key),
+                _scrub(str(c.function.name), key),
+                _scrub(str(c.function.arguments or ""), key),
+            )
+            for c in (getattr(wire_msg, "tool_calls", None) or [])
             if getattr(c, "function", None) is not None
         ]
         if not text.strip():
             raise self._fail("empty response: no text content", key, kind="empty", transient=True)
+        # A server that echoes its request (headers, URL) must not get a secret into the summary.
+        text = _scrub(text, key)
         usage = None
-        if completion.usage is not None:
-            u = completion.usage
+        u = getattr(completion, "usage", None)
+        if u is not None:
             usage = Usage(
-                prompt_tokens=u.prompt_tokens or 0,
-                completion_tokens=u.completion_tokens or 0,
-                total_tokens=u.total_tokens or 0,
+                prompt_tokens=_count(getattr(u, "prompt_tokens", 0)),
+                completion_tokens=_count(getattr(u, "completion_tokens", 0)),
+                total_tokens=_count(getattr(u, "total_tokens", 0)),
             )
         reasoning = getattr(wire_msg, "reasoning_content", None)
+        if isinstance(reasoning, str):
+            reasoning = _scrub(reasoning, key)
         if kind is AgenticMessage:
             blocks: list[Block] = []
             if isinstance(reasoning, str) and reasoning:
@@ -473,3 +676,43 @@ class OpenAIModel:
             reasoning_content=reasoning if isinstance(reasoning, str) and reasoning else None,
         )
         return msg
+
+    def _content_text(self, content: Any, key: list[str]) -> str:
+        """``message.content`` as text: a string, or a list of text parts (joined); any other
+        shape is refused (the same server sends the same shape again: not transient)."""
+        if content is None:
+            return ""
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            texts: list[str] = []
+            for i, part in enumerate(content):
+                ptype = part.get("type") if isinstance(part, dict) else None
+                if ptype == "text" and isinstance(part.get("text"), str):
+                    texts.append(part["text"])
+                    continue
+                what = f"type {ptype!r}" if ptype is not None else f"a {type(part).__name__}"
+                raise self._fail(
+                    f"unsupported reply: content part {i} is {_one_line(what, 80)}; only text "
+                    "parts ({'type': 'text', 'text': ...}) are accepted",
+                    key,
+                    kind="malformed",
+                    transient=False,
+                )
+            return "".join(texts)
+        raise self._fail(
+            f"unsupported reply: content is a {type(content).__name__}, expected a string or a "
+            "list of text parts",
+            key,
+            kind="malformed",
+            transient=False,
+        )
+
+
+def _count(value: Any) -> int:
+    """A usage count as a non-negative int (a server may send null, a float or a string)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    if not math.isfinite(value):
+        return 0
+    return max(0, int(value))

@@ -68,7 +68,7 @@ def create_model(spec: str, **kwargs: Any) -> ChatModel:
 
 def model_from_config(d: dict[str, Any]) -> ChatModel:
     """Build a model from a config mapping: ``provider``, ``name``, ``base_url``, ``api_key``,
-    ``timeout``."""
+    ``timeout``, ``max_response_bytes``."""
     spec, kwargs = _spec_from_config(d)
     return create_model(spec, **kwargs)
 
@@ -102,6 +102,13 @@ def _spec_from_config(d: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
                 raise ConfigError(f"must be a positive number, got {timeout!r}", key="timeout")
             kwargs["timeout"] = float(timeout)
+        limit = d.get("max_response_bytes")
+        if limit is not None:
+            if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+                raise ConfigError(
+                    f"must be a positive number of bytes, got {limit!r}", key="max_response_bytes"
+                )
+            kwargs["max_response_bytes"] = limit
         return f"openai:{name}", kwargs
     raise ConfigError(
         f"unknown model provider {provider!r}: known providers are 'local', 'openai', 'scripted'",
