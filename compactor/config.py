@@ -6,6 +6,7 @@ order and raises :class:`ConfigError` with the SPEC wording (first failure wins)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic
@@ -19,6 +20,7 @@ if TYPE_CHECKING:  # an annotation only: `compact check` loads configs without t
 
 __all__ = [
     "DEFAULT_CONTEXT_TOKENS",
+    "DEFAULT_MAX_DELAY",
     "DEFAULT_MAX_RETRIES",
     "Config",
     "FailoverConfig",
@@ -34,6 +36,10 @@ __all__ = [
 DEFAULT_MAX_RETRIES = 3
 """``max_retries`` used when a retry or failover config leaves it as None."""
 
+DEFAULT_MAX_DELAY = 60.0
+"""The longest wait between two attempts when a retry or failover config sets no
+``max_delay``: a server's ``retry-after`` (or a backoff) asking for more gets this."""
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class RetryConfig:
@@ -45,6 +51,10 @@ class RetryConfig:
     """``(response, error) -> bool``; default: retry transient errors only."""
     backoff: Callable[..., Any] | None = None
     """``(attempt, response, error) -> seconds``; default: :func:`compactor.default_backoff`."""
+    max_delay: float | None = None
+    """The longest wait between attempts, whatever the backoff or the server's ``retry-after``
+    says (a billion seconds, ``inf``, a date in 9999): every wait is ``min(wait, max_delay)``.
+    None = :data:`DEFAULT_MAX_DELAY` (60 s)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -57,6 +67,9 @@ class FailoverConfig:
     """``(response, error) -> bool``; default: an error happened."""
     backoff: Callable[..., Any] | None = None
     """``(attempt, response, error) -> seconds`` between failover attempts."""
+    max_delay: float | None = None
+    """The longest wait between failover attempts (see ``RetryConfig.max_delay``); None =
+    :data:`DEFAULT_MAX_DELAY`."""
     get_failover_model: Callable[..., Any] | None = None
     """``(FailoverContext) -> (model, input_messages)``; None = primary model and input."""
 
@@ -171,6 +184,10 @@ class Config(Generic[M]):
     """Check that anchors (paths, errors, URLs, instructions, ...) survive; repair the rest."""
     strip_analysis: bool = False
     """Drop the model's ``<analysis>`` block from the summary (Claude Code does; Eino keeps it)."""
+    max_summary_tokens: int | None = None
+    """A reply estimated above this many tokens is a failed attempt (retried and failed over
+    like any other). Whatever this says, a reply larger than its whole summarizer input (or
+    than ``reply_reserve_tokens``, when that is larger) is one too: a summary never grows."""
 
 
 def validate_config(config: Config[Any] | None) -> None:
@@ -202,6 +219,8 @@ def validate_config(config: Config[Any] | None) -> None:
         _check_int("failover.max_retries", config.failover.max_retries)
         if config.failover.max_retries < 0:
             raise ConfigError("failover.max_retries must be non-negative")
+    _check_delay("retry.max_delay", config.retry)
+    _check_delay("failover.max_delay", config.failover)
     pum = config.preserve_user_messages
     if pum is not None and pum.max_tokens is not None:
         _check_int("preserve_user_messages.max_tokens", pum.max_tokens)
@@ -237,6 +256,10 @@ def _validate_extras(config: Config[Any]) -> None:
                 "reply_reserve_tokens must be non-negative and below half of "
                 "summarizer_context_tokens"
             )
+    if config.max_summary_tokens is not None:
+        _check_int("max_summary_tokens", config.max_summary_tokens)
+        if config.max_summary_tokens <= 0:
+            raise ConfigError("max_summary_tokens must be positive")
     guard = config.loop_guard
     if guard is not None:
         if isinstance(guard, bool) or not isinstance(guard, int | float) or not 0 < guard <= 1:
@@ -255,6 +278,19 @@ def _validate_extras(config: Config[Any]) -> None:
             _check_int(f"retention.{name}", getattr(ret, name))
             if getattr(ret, name) < 0:
                 raise ConfigError(f"retention.{name} must be non-negative")
+
+
+def _check_delay(name: str, section: RetryConfig | FailoverConfig | None) -> None:
+    value = section.max_delay if section is not None else None
+    if value is None:
+        return
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise ConfigError(f"{name} must be a non-negative number of seconds, got {value!r}")
 
 
 def _check_int(name: str, value: object) -> None:

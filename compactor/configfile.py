@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import math
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -50,6 +51,9 @@ CONFIG_ENV = "COMPACT_CONFIG"
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 
+DEFAULT_FILE_MAX_DELAY = 10.0
+"""``retry.max_delay`` (and ``failover.max_delay``) when the file does not set it: SPEC §9.4."""
+
 DEFAULT_LOOP_GUARD = 0.5
 """``compact run`` refuses a compaction that keeps this share of the tokens or more."""
 
@@ -80,6 +84,7 @@ _MODEL: dict[str, Any] = {
     "timeout": (int, float, _NONE),
     "options": _ANY_MAP,
     "context_tokens": (int, _NONE),
+    "max_response_bytes": (int,),
 }
 _PRESERVE_SKILLS: dict[str, Any] = {
     "skill_tool_name": (str,),
@@ -102,7 +107,7 @@ _SCHEMA: dict[str, Any] = {
     "transcript_file_path": (str, _NONE),
     "preserve_user_messages": {"enabled": (bool,), "max_tokens": (int, _NONE)},
     "retry": {"max_retries": (int,), "initial_delay": _NUM, "max_delay": _NUM},
-    "failover": {"max_retries": (int,), "models": _MODEL_LIST},
+    "failover": {"max_retries": (int,), "max_delay": _NUM, "models": _MODEL_LIST},
     "finalize": _FINALIZE,
     "callback": (str, _NONE),
     "gen_model_input": (str, _NONE),
@@ -117,6 +122,7 @@ _SCHEMA: dict[str, Any] = {
     "cache": _Switch((bool,), {"enabled": (bool,), "dir": (str, _NONE)}),
     "retention": _Switch((bool,), {"enabled": (bool,), "max_anchors": (int,), "max_facts": (int,)}),
     "reply_reserve_tokens": (int,),
+    "max_summary_tokens": (int, _NONE),
     "prices": "price-table",
 }
 _OPTIONAL_ENV_KEYS = frozenset({"base_url", "api_key"})
@@ -160,6 +166,8 @@ class FileConfig:
     retention: dict[str, Any] | None = None
     """``{enabled: true, max_anchors: 200, max_facts: 50}``."""
     reply_reserve_tokens: int | None = None
+    max_summary_tokens: int | None = None
+    """A reply estimated above this many tokens is a failed attempt (see ``Config``)."""
     prices: dict[str, dict[str, float]] | None = None
     """Model name → ``{input, output}`` USD per million tokens (``check --explain``)."""
     lines: dict[str, int] = field(default_factory=dict, repr=False)
@@ -606,12 +614,13 @@ def _names(types: tuple[type, ...]) -> str:
 
 
 def exponential_backoff(initial: float, maximum: float) -> Callable[..., float]:
-    """``min(initial·2^(attempt−1), maximum)``; a server's ``retry-after`` wins when given."""
+    """``min(initial·2^(attempt−1), maximum)``; a server's ``retry-after`` wins when given, up to
+    ``maximum`` too (the retry engine caps every wait again at the phase's ``max_delay``)."""
 
     def backoff(attempt: int, response: Any = None, error: BaseException | None = None) -> float:
         if isinstance(error, ModelError) and error.retry_after is not None:
-            return max(0.0, error.retry_after)
-        return float(min(initial * 2.0 ** max(attempt - 1, 0), maximum))
+            return float(min(max(0.0, error.retry_after), maximum))
+        return float(min(initial * 2.0 ** min(max(attempt - 1, 0), 64), maximum))
 
     return backoff
 
@@ -771,11 +780,21 @@ def build_config(
     options = dict((file_cfg.model or {}).get("options") or {})
 
     retry = None
-    if file_cfg.retry is not None:
-        r = file_cfg.retry
+    r = file_cfg.retry
+    initial = r.get("initial_delay", 1.0) if r is not None else 1.0
+    if not (isinstance(initial, int | float) and math.isfinite(initial) and initial >= 0):
+        raise file_cfg.error(
+            "retry.initial_delay",
+            f"retry.initial_delay must be a non-negative number, got {initial!r}",
+        )
+    # Every wait, the server's retry-after included, is capped at max_delay (10 s by default).
+    max_delay: float | None = None
+    if r is not None:
+        max_delay = r.get("max_delay", DEFAULT_FILE_MAX_DELAY)
         retry = RetryConfig(
             max_retries=r.get("max_retries", 3),
-            backoff=exponential_backoff(r.get("initial_delay", 1.0), r.get("max_delay", 10.0)),
+            backoff=exponential_backoff(initial, max_delay),
+            max_delay=max_delay,
         )
 
     failover = None
@@ -792,12 +811,16 @@ def build_config(
                 return models[(ctx.attempt - 1) % len(models)], None
 
         backoff = None
-        if file_cfg.retry is not None:
-            backoff = exponential_backoff(
-                file_cfg.retry.get("initial_delay", 1.0), file_cfg.retry.get("max_delay", 10.0)
-            )
+        if max_delay is not None:
+            backoff = exponential_backoff(initial, max_delay)
         failover = FailoverConfig(
-            max_retries=f.get("max_retries", 3), get_failover_model=get_model, backoff=backoff
+            max_retries=f.get("max_retries", 3),
+            get_failover_model=get_model,
+            backoff=backoff,
+            # failover.max_delay, else retry.max_delay, else 10 s: no wait is ever longer
+            max_delay=f.get(
+                "max_delay", max_delay if max_delay is not None else DEFAULT_FILE_MAX_DELAY
+            ),
         )
 
     pum_d = file_cfg.preserve_user_messages or {}
@@ -856,6 +879,7 @@ def build_config(
         cache=file_cfg.summary_cache(ov.cache),
         retention=file_cfg.retention_config(),
         strip_analysis=file_cfg.strip_analysis(),
+        max_summary_tokens=file_cfg.max_summary_tokens,
     )
     try:
         validate_config(config)

@@ -69,9 +69,11 @@ class ModelError(SummarizationError):
 
     ``kind`` is one of: ``rate_limit``, ``server``, ``timeout``, ``connection``, ``malformed``,
     ``empty``, ``content_filter``, ``wrong_role``, ``length``, ``context_length``,
-    ``bad_request``, ``auth``, ``not_found``, ``other``. ``transient`` says whether retrying the
-    same call may help (another model may help even when it is False: failover still runs);
-    ``retry_after`` is the server's requested wait in seconds, when it gave one.
+    ``bad_request``, ``auth``, ``not_found``, ``too_large`` (the response body passed its cap),
+    ``too_long`` (a reply longer than a summary may be), ``other``. ``transient`` says whether
+    retrying the same call may help (another model may help even when it is False: failover
+    still runs); ``retry_after`` is the server's requested wait in seconds, when it gave one
+    (the retry engine never waits longer than its ``max_delay``, whatever it says).
     """
 
     def __init__(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+import math
 import random
 import re
 from collections.abc import Awaitable, Callable
@@ -19,7 +20,7 @@ from typing import Any, Generic, cast
 from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
 from ._util import call_maybe_async, model_name
-from .config import DEFAULT_MAX_RETRIES, Config, FailoverContext
+from .config import DEFAULT_MAX_DELAY, DEFAULT_MAX_RETRIES, Config, FailoverContext
 from .errors import ModelError, SummarizationError
 from .events import (
     AttemptStart,
@@ -33,7 +34,9 @@ from .events import (
 from .models.pool import request_slot
 from .prompts import CHUNK_NOTE, PREVIOUS_SUMMARY, SYSTEM_INSTRUCTION, USER_INSTRUCTION
 from .schema import (
+    AgenticMessage,
     M,
+    Message,
     assistant_text,
     make_system,
     make_user,
@@ -48,12 +51,14 @@ __all__ = [
     "AttemptRecord",
     "ChunkPlan",
     "SummaryResult",
+    "capped_delay",
     "context_limit_error",
     "default_backoff",
     "default_should_failover",
     "default_should_retry",
     "generate_summary",
     "input_tokens",
+    "oversized_reply",
     "plan_summarizer_chunks",
     "reported_limit",
     "split_system",
@@ -75,7 +80,8 @@ def default_backoff(
 ) -> float:
     """``min(1s·2^(attempt−1), 10s)`` + uniform jitter in ``[0, delay/2)``; ``attempt ≤ 0`` → 1 s.
 
-    A server's ``retry-after`` (carried by :class:`ModelError`) wins when it is given.
+    A server's ``retry-after`` (carried by :class:`ModelError`) wins when it is given; the retry
+    engine caps whatever this returns at the phase's ``max_delay``.
     """
     if isinstance(error, ModelError) and error.retry_after is not None:
         return max(0.0, error.retry_after)
@@ -456,6 +462,10 @@ async def _generate_one(
                     )
             except Exception as err:  # noqa: BLE001 - a failed call is data for retry/failover
                 outcome.error = err
+            if outcome.error is None:
+                outcome.error = oversized_reply(config, outcome.response, inp, name)
+                if outcome.error is not None:
+                    outcome.response = None  # a 300 MB reply is not kept for failover
             if key is not None and outcome.error is None:
                 cache.put(key, name, outcome.response)
         attempts.append(
@@ -565,7 +575,14 @@ async def _retry_and_failover(
         return outcome
 
     final, rejected = await _run_phase(
-        "failover", max_failover, failover_attempt, should_failover, backoff, sleep, emit
+        "failover",
+        max_failover,
+        failover_attempt,
+        should_failover,
+        backoff,
+        sleep,
+        emit,
+        failover.max_delay,
     )
     if rejected:
         cause = final.error if final.error is not None else "model reply rejected"
@@ -599,6 +616,7 @@ async def _primary_with_retry(
         retry.backoff or default_backoff,
         sleep,
         emit,
+        retry.max_delay,
     )
     return outcome, still_wanted and max_retries > 0 and outcome.error is not None
 
@@ -611,12 +629,15 @@ async def _run_phase(
     backoff: Callable[..., Any],
     sleep: Callable[[float], Awaitable[None]],
     emit: Emit,
+    max_delay: float | None = None,
 ) -> tuple[_Outcome, bool]:
     """Up to ``max_calls`` attempts on tenacity while ``go_on(response, error)`` says so.
 
-    Waits come from ``backoff(attempt, response, error)`` and are announced as ``RetryWait``.
-    Returns the last outcome and whether ``go_on`` still wanted another attempt.
+    Waits come from ``backoff(attempt, response, error)``, capped at ``max_delay`` (None:
+    :data:`DEFAULT_MAX_DELAY`), and are announced as ``RetryWait``. Returns the last outcome and
+    whether ``go_on`` still wanted another attempt.
     """
+    cap = DEFAULT_MAX_DELAY if max_delay is None else float(max_delay)
     counter = 0
     still_wanted = False
 
@@ -636,11 +657,10 @@ async def _run_phase(
         if retry_state.attempt_number >= max_calls:
             return 0.0
         outcome: _Outcome = retry_state.outcome.result()  # type: ignore[union-attr]
-        return float(
-            await call_maybe_async(
-                backoff, retry_state.attempt_number, outcome.response, outcome.error
-            )
+        asked = await call_maybe_async(
+            backoff, retry_state.attempt_number, outcome.response, outcome.error
         )
+        return capped_delay(asked, cap)
 
     async def announce(retry_state: RetryCallState) -> None:
         delay = float(retry_state.upcoming_sleep)
@@ -655,6 +675,45 @@ async def _run_phase(
         retry_error_callback=lambda state: state.outcome.result(),  # type: ignore[union-attr]
     )(attempt)
     return outcome, still_wanted
+
+
+def oversized_reply(
+    config: Config[Any], reply: Any, model_input: list[Any], model: str
+) -> ModelError | None:
+    """The error for a reply too long to be a summary of ``model_input``, else None.
+
+    Too long: estimated above ``config.max_summary_tokens``, or above the whole input (the
+    instructions included) and ``config.reply_reserve_tokens`` both. A model that rambles
+    may not on the next try: the error is transient, so it is retried and failed over.
+    """
+    if not isinstance(reply, Message | AgenticMessage):
+        return None
+    tokens = estimate_message(reply)
+    limit = max(input_tokens(model_input), config.reply_reserve_tokens)
+    what = "its whole input"
+    if config.max_summary_tokens is not None and config.max_summary_tokens < limit:
+        limit, what = config.max_summary_tokens, "max_summary_tokens"
+    if tokens <= limit:
+        return None
+    return ModelError(
+        f"reply too long to be a summary: about {tokens:,} tokens, more than {what} "
+        f"({limit:,} tokens)",
+        kind="too_long",
+        transient=True,
+        model=model,
+    )
+
+
+def capped_delay(asked: Any, cap: float) -> float:
+    """``asked`` seconds as a wait in ``[0, cap]``: whatever a backoff or a server's
+    ``retry-after`` says (``inf``, ``nan``, a billion seconds, not a number), never longer."""
+    try:
+        seconds = float(asked)
+    except (TypeError, ValueError, OverflowError):
+        return cap
+    if math.isnan(seconds):
+        return cap
+    return min(max(0.0, seconds), cap)
 
 
 def _primary_error(error: BaseException, exhausted: bool) -> SummarizationError:

@@ -166,7 +166,8 @@ async def test_fallback_failure_names_both_errors():
 
 
 async def test_loop_guard_raises_and_reports():
-    big_reply = "<summary>\n" + "z" * 40_000 + "\n</summary>"
+    # larger than the history, yet within the reply reserve (a longer reply is no summary at all)
+    big_reply = "<summary>\n" + "z" * 12_000 + "\n</summary>"
     mw = c.new(c.Config(model=c.ScriptedModel.replying(big_reply), loop_guard=0.5))
     with pytest.raises(LoopGuardError) as info:
         await mw.summarize(c.AgentState(_history(3)))
