@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import heapq
 import json
 import os
 import re
@@ -333,6 +334,17 @@ def _escape_safe(text: str, start: int, end: int) -> tuple[int, int]:
     return start, max(start, end)
 
 
+def _disjoint(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted ``spans`` with overlapping ones joined (a placeholder inside a data URL)."""
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
 def _identity(value: str) -> str:
     """The value a secret is recognised by: JSON escapes decoded (``\\n`` = newline)."""
     if "\\" in value:
@@ -454,26 +466,41 @@ class SecretMasker:
         return "".join(out)
 
     def _find(self, text: str) -> list[tuple[int, int, str]]:
-        """Non-overlapping (start, end, kind) secret spans, in text order."""
+        """Non-overlapping (start, end, kind) secret spans, in text order.
+
+        Linear in the number of matches: ``taken`` stays sorted and disjoint, each rule's
+        matches come in text order, so one pointer walks ``taken`` per rule and the rule's new
+        spans are merged in afterwards (40,000 bearer tokens in one 2.4 MB tool output took
+        52 s when every match was compared with every span taken before).
+        """
         taken: list[tuple[int, int]] = [m.span() for m in _PLACEHOLDER_RE.finditer(text)]
         if "base64," in text:
-            taken.extend(m.span() for m in _DATA_URI_RE.finditer(text))
+            taken = sorted([*taken, *(m.span() for m in _DATA_URI_RE.finditer(text))])
+            taken = _disjoint(taken)
         found: list[tuple[int, int, str]] = []
         lowered = text.lower()
         for rule in self._rules:
             if rule.hints and not any(hint in lowered for hint in rule.hints):
                 continue
+            added: list[tuple[int, int]] = []
+            i = 0
+            last_end = 0
             for match in rule.regex.finditer(text):
                 span = self._secret_span(rule, match, text)
                 if span is None:
                     continue
                 start, end = _escape_safe(text, *span)
-                if start >= end:
-                    continue
-                if any(start < t_end and t_start < end for t_start, t_end in taken):
-                    continue
-                taken.append((start, end))
+                if start >= end or start < last_end:
+                    continue  # empty, or overlapping this rule's previous span
+                while i < len(taken) and taken[i][1] <= start:
+                    i += 1
+                if i < len(taken) and taken[i][0] < end:
+                    continue  # overlaps a span an earlier rule (or a placeholder) holds
+                added.append((start, end))
+                last_end = end
                 found.append((start, end, rule.kind))
+            if added:
+                taken = list(heapq.merge(taken, added))
         found.sort()
         return found
 
