@@ -25,12 +25,20 @@ async def call_maybe_async(fn: Callable[..., Any], *args: Any) -> Any:
     return await maybe_await(fn(*args))
 
 
+_URL_CREDENTIALS = re.compile(
+    r"(?i)(\b[a-z][a-z0-9+.\-]{0,20}://)[^\s/?#@\"'<>]+(?=@[^\s/?#@]*[A-Za-z0-9\]])"
+)
 _SECRET_PATTERNS = [
     re.compile(r"sk-[A-Za-z0-9_\-]{8,}"),
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
     # URL credentials (``http://bob:pw@host``, ``https://TOKEN@host``): the whole userinfo
-    re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]{0,20}://)[^\s/?#@\"'<>]+(?=@[^\s/?#@]*[A-Za-z0-9\]])"),
+    _URL_CREDENTIALS,
 ]
+
+MIN_FREE_TEXT_SECRET = 8
+"""Header values and URL credentials shorter than this are masked where they are known as
+secrets (``config show``, the URL itself) but not hunted for in free text: a value such as
+``X-Title: compact`` would otherwise erase a common word from every message and summary."""
 
 
 _REGISTERED_SECRETS: set[str] = set()
@@ -50,6 +58,11 @@ def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
     for pattern in _SECRET_PATTERNS:
         text = pattern.sub(lambda m: (m.group(1) if m.lastindex else "") + "***", text)
     return text
+
+
+def mask_url_credentials(text: str) -> str:
+    """``text`` with the userinfo of every URL in it replaced: ``http://***@host/v1``."""
+    return _URL_CREDENTIALS.sub(lambda m: m.group(1) + "***", text)
 
 
 def url_credentials(url: str | None) -> tuple[str | None, str | None]:

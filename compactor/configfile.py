@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._util import MIN_FREE_TEXT_SECRET, register_secret, url_credentials
 from .errors import ConfigError, ModelError
 from .tokens import TokenCounter, load_callable, resolve_token_counter
 from .trigger import TriggerCondition
@@ -34,12 +35,16 @@ if TYPE_CHECKING:  # yaml is imported where a file is parsed: `compact check` wi
 
 __all__ = [
     "CONFIG_ENV",
+    "MAX_CONFIG_BYTES",
+    "MAX_CONFIG_DEPTH",
+    "MAX_CONFIG_VALUES",
     "FileConfig",
     "Overrides",
     "UnbuiltModel",
     "build_config",
     "check_config",
     "exponential_backoff",
+    "is_headers_key",
     "load_config_file",
     "load_default_config",
     "mask_secrets",
@@ -308,7 +313,8 @@ class FileConfig:
         return self.token_counter or "estimate"
 
     def to_dict(self, *, mask: bool = True) -> dict[str, Any]:
-        """The effective settings as plain data; API keys are ``***`` unless ``mask`` is False."""
+        """The effective settings as plain data; unless ``mask`` is False every secret is
+        masked (see :func:`mask_secrets`): API keys, header values, URL credentials."""
         data = {
             f.name: copy.deepcopy(getattr(self, f.name))
             for f in dataclasses.fields(self)
@@ -331,12 +337,32 @@ class Overrides:
     """``--fallback local|none``."""
 
 
+def is_headers_key(key: object) -> bool:
+    """Whether ``key`` holds HTTP headers (``extra_headers``, ``default_headers``, ...): every
+    value under it is a secret (``api-key``, ``Authorization``, ...)."""
+    return isinstance(key, str) and key.lower().replace("-", "_").endswith("headers")
+
+
 def mask_secrets(data: Any) -> Any:
-    """A copy of ``data`` with every ``api_key`` value replaced by ``***``."""
+    """A copy of ``data`` with every secret masked: ``api_key`` values and the values of every
+    ``*headers`` mapping become ``***``, the credentials of a URL (``base_url``) become
+    ``http://***@host``."""
+    from ._util import mask_url_credentials
+
     if isinstance(data, dict):
-        return {k: ("***" if k in _SECRET_KEYS and v else mask_secrets(v)) for k, v in data.items()}
+        out: dict[Any, Any] = {}
+        for k, v in data.items():
+            if k in _SECRET_KEYS and v:
+                out[k] = "***"
+            elif is_headers_key(k) and isinstance(v, dict):
+                out[k] = dict.fromkeys(v, "***")
+            elif isinstance(v, str):
+                out[k] = mask_url_credentials(v) if "@" in v else v
+            else:
+                out[k] = mask_secrets(v)
+        return out
     if isinstance(data, list):
-        return [mask_secrets(v) for v in data]
+        return [mask_url_credentials(v) if isinstance(v, str) else mask_secrets(v) for v in data]
     return data
 
 
@@ -356,7 +382,11 @@ def load_config_file(path: str | os.PathLike[str]) -> FileConfig:
     """Read and validate one YAML config file."""
     p = str(path)
     try:
-        text = Path(p).read_text(encoding="utf-8")
+        with open(p, "rb") as fh:
+            data = fh.read(MAX_CONFIG_BYTES + 1)  # /dev/zero or a 2 GB file: never read whole
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"config file larger than {MAX_CONFIG_BYTES:,} bytes", path=p)
+        text = data.decode("utf-8")
     except FileNotFoundError as err:
         raise ConfigError("config file not found", path=p) from err
     except IsADirectoryError as err:
@@ -371,7 +401,7 @@ def parse_config_text(text: str, *, path: str = "<config>") -> FileConfig:
     import yaml
 
     try:
-        root = yaml.compose(text)
+        root = _compose(text, path)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -395,6 +425,144 @@ def parse_config_text(text: str, *, path: str = "<config>") -> FileConfig:
             "user_instruction_file", "set either user_instruction or user_instruction_file"
         )
     return cfg
+
+
+MAX_CONFIG_BYTES = 1 << 20
+"""A config file larger than this (1 MiB) is refused unread."""
+MAX_CONFIG_DEPTH = 32
+"""Mappings and lists nest at most this deep in a config file."""
+MAX_CONFIG_VALUES = 10_000
+"""A config file holds at most this many values, counted with every alias expanded."""
+
+_CORE_TAGS = frozenset(
+    f"tag:yaml.org,2002:{name}"
+    for name in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp")
+)
+"""The tags a config may spell out (``!!str 123``); ``!!python/...`` and the like are refused."""
+
+
+@dataclass(slots=True)
+class _Open:
+    """A mapping or list being composed: its node, its anchor and its size so far."""
+
+    node: Any
+    anchor: str | None
+    size: int = 0
+    """Values inside it so far, aliases expanded."""
+    key: Any = None
+    """Mappings: the key node whose value comes next (None: a key comes next)."""
+
+
+def _compose(text: str, path: str) -> yaml.Node | None:
+    """``yaml.compose(text)`` without its recursion and with limits, so that no file can hang,
+    exhaust memory or run code.
+
+    The events come from PyYAML's parser (a state machine); the nodes are built here on an
+    explicit stack, so a 5,000-deep list is refused at level 33, not a RecursionError. Each
+    anchor's size (aliases inside it expanded) is known when it closes, so an alias bomb is
+    refused as soon as the expanded total passes :data:`MAX_CONFIG_VALUES`, without expanding
+    anything; an alias to an anchor still open (``a: &x [*x]``) is refused as recursive; an
+    explicit tag outside the core schema (``!!python/name:os.system``) is refused. Every
+    refusal names the line and the key.
+    """
+    import yaml
+
+    resolver: Any = yaml.resolver.Resolver()  # untyped in the stubs
+    stack: list[_Open] = []
+    anchors: dict[str, tuple[yaml.Node, int]] = {}
+    root: yaml.Node | None = None
+    documents = 0
+
+    def fail(event: Any, message: str) -> ConfigError:
+        return ConfigError(
+            message, path=path, line=event.start_mark.line + 1, key=_open_key(stack) or None
+        )
+
+    def check_tag(event: Any) -> None:
+        if event.tag not in (None, "!") and event.tag not in _CORE_TAGS:
+            tag = str(event.tag).replace("tag:yaml.org,2002:", "!!")
+            raise fail(event, f"unsupported YAML tag {tag!r}: a config holds plain data only")
+
+    def attach(node: yaml.Node, size: int, event: Any) -> None:
+        nonlocal root
+        if not stack:
+            root = node
+            return
+        top = stack[-1]
+        if isinstance(top.node, yaml.MappingNode):
+            if top.key is None:
+                top.key = node
+            else:
+                top.node.value.append((top.key, node))
+                top.key = None
+        else:
+            top.node.value.append(node)
+        top.size += size
+        if sum(o.size for o in stack) > MAX_CONFIG_VALUES:
+            raise fail(
+                event,
+                f"the config expands to more than {MAX_CONFIG_VALUES:,} values (through "
+                "aliases?): refused",
+            )
+
+    for event in yaml.parse(text):
+        if isinstance(event, yaml.DocumentStartEvent):
+            documents += 1
+            if documents > 1:
+                raise fail(event, "a config file holds one YAML document, found a second")
+        elif isinstance(event, yaml.ScalarEvent):
+            check_tag(event)
+            tag = event.tag
+            if tag in (None, "!"):
+                tag = resolver.resolve(yaml.ScalarNode, event.value, event.implicit)
+            start: Any = event.start_mark  # the stubs give marks two Mark types
+            end: Any = event.end_mark
+            node: yaml.Node = yaml.ScalarNode(tag, event.value, start, end, style=event.style)
+            if event.anchor is not None:
+                anchors[event.anchor] = (node, 1)
+            attach(node, 1, event)
+        elif isinstance(event, yaml.AliasEvent):
+            if any(o.anchor == event.anchor for o in stack):
+                raise fail(event, f"recursive alias *{event.anchor}: refused")
+            if event.anchor not in anchors:
+                raise fail(event, f"undefined alias *{event.anchor}")
+            node, size = anchors[event.anchor]
+            attach(node, size, event)
+        elif isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
+            check_tag(event)
+            if len(stack) >= MAX_CONFIG_DEPTH:
+                raise fail(event, f"nested more than {MAX_CONFIG_DEPTH} levels deep: refused")
+            mapping = isinstance(event, yaml.MappingStartEvent)
+            kind = yaml.MappingNode if mapping else yaml.SequenceNode
+            tag = event.tag
+            if tag in (None, "!"):
+                tag = resolver.resolve(kind, None, event.implicit)
+            start = event.start_mark
+            node = kind(tag, [], start, None, flow_style=event.flow_style)
+            stack.append(_Open(node, event.anchor))
+        elif isinstance(event, yaml.SequenceEndEvent | yaml.MappingEndEvent):
+            done = stack.pop()
+            done.node.end_mark = event.end_mark
+            if done.anchor is not None:
+                anchors[done.anchor] = (done.node, done.size + 1)
+            attach(done.node, done.size + 1, event)
+    return root
+
+
+def _open_key(stack: list[_Open]) -> str:
+    """The dotted key of the value being composed (``model.options.x[3]``), for messages."""
+    import yaml
+
+    key = ""
+    for item in stack:
+        if isinstance(item.node, yaml.MappingNode):
+            if item.key is None:
+                break
+            name = item.key.value if isinstance(item.key, yaml.ScalarNode) else "?"
+            key = f"{key}.{name}" if key else str(name)
+        else:
+            key += f"[{len(item.node.value)}]"
+    return key if len(key) <= 80 else key[:79] + "…"
 
 
 class _Loader:
@@ -512,6 +680,12 @@ class _Loader:
         if not _type_ok(value, spec):
             shown = "a value of another type" if _leaf(key) in _SECRET_KEYS else repr(value)
             raise self.err(node, key, f"expected {_names(spec)}, got {shown}")
+        if isinstance(value, str) and _leaf(key) in _SECRET_KEYS:
+            register_secret(value)
+        elif isinstance(value, str) and _leaf(key) == "base_url":
+            for part in url_credentials(value):
+                if part is not None and len(part) >= MIN_FREE_TEXT_SECRET:
+                    register_secret(part)
         return value
 
     def plain(self, node: yaml.Node, key: str) -> Any:
@@ -521,7 +695,12 @@ class _Loader:
             return {str(k.value): self.plain(v, f"{key}.{k.value}") for k, v in node.value}
         if isinstance(node, yaml.SequenceNode):
             return [self.plain(v, key) for v in node.value]
-        return self.scalar(node, key)
+        value = self.scalar(node, key)
+        if isinstance(value, str) and any(is_headers_key(part) for part in key.split(".")[:-1]):
+            # a header value: masked in every later error, event, report and traceback
+            if len(value) >= MIN_FREE_TEXT_SECRET:
+                register_secret(value)
+        return value
 
     def scalar(self, node: yaml.Node, key: str) -> Any:
         import yaml
@@ -558,7 +737,7 @@ class _Loader:
         # An unquoted ${VAR} takes the type its value spells (``${TOKENS:-1000}`` → 1000).
         try:
             loaded = yaml.safe_load(expanded)
-        except yaml.YAMLError:
+        except (yaml.YAMLError, RecursionError, ValueError):  # the environment is hostile too
             return expanded
         if isinstance(loaded, (int, float, bool)) and loaded is not None:
             return loaded
@@ -566,11 +745,15 @@ class _Loader:
 
 
 def _resolve_scalar(node: yaml.ScalarNode) -> Any:
+    """The value of a scalar; one that does not make its implicit type (``2024-13-45`` looks
+    like a date, ``=`` like a YAML value key) stays the text it is."""
     import yaml
 
     loader = yaml.SafeLoader("")
     try:
         return loader.construct_object(node, deep=True)
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError):
+        return node.value
     finally:
         loader.dispose()
 

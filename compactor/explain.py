@@ -284,7 +284,8 @@ def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
     chain = [primary, *((file_cfg.failover or {}).get("models") or [])]
     planned = PlannedModel(name, remote=primary.get("provider") != "local")
     cfg = build_config(
-        dataclasses.replace(file_cfg, failover=None),
+        # a dry run never calls the callback: its module is not imported (it runs code)
+        dataclasses.replace(file_cfg, failover=None, callback=None),
         overrides,
         transcript_path_auto="/dev/null",
         model=planned,

@@ -170,7 +170,12 @@ def resolve_token_counter(spec: str | None) -> TokenCounter:
 
 
 def load_callable(ref: str, *, what: str) -> Callable[..., Any]:
-    """Import ``pkg.mod:func`` (dots allowed after the colon for attributes)."""
+    """Import ``pkg.mod:func`` (dots allowed after the colon for attributes).
+
+    This imports and so RUNS the module's code, with the rights of the process. A module that
+    fails at import (any exception, or ``sys.exit()``) is a :class:`ConfigError`, never a crash
+    or a silent exit.
+    """
     module_name, _, attr_path = ref.partition(":")
     if not module_name or not attr_path:
         raise ConfigError(f"{what}: {ref!r} is not of the form 'pkg.mod:func'")
@@ -178,11 +183,24 @@ def load_callable(ref: str, *, what: str) -> Callable[..., Any]:
         obj: Any = importlib.import_module(module_name)
     except ImportError as err:
         raise ConfigError(f"{what}: cannot import module {module_name!r}: {err}") from err
+    except SystemExit as err:
+        raise ConfigError(
+            f"{what}: module {module_name!r} called sys.exit({err.code!r}) while being imported"
+        ) from err
+    except Exception as err:  # the module's own code failed at import: a config error
+        raise ConfigError(
+            f"{what}: importing module {module_name!r} failed: {type(err).__name__}: {err}"
+        ) from err
     for part in attr_path.split("."):
         try:
             obj = getattr(obj, part)
         except AttributeError as err:
             raise ConfigError(f"{what}: module {module_name!r} has no attribute {part!r}") from err
+        except Exception as err:  # a module __getattr__ that fails
+            raise ConfigError(
+                f"{what}: reading {part!r} of module {module_name!r} failed: "
+                f"{type(err).__name__}: {err}"
+            ) from err
     if not callable(obj):
         raise ConfigError(f"{what}: {ref!r} is not callable")
     return obj  # type: ignore[no-any-return]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -259,3 +261,213 @@ def test_check_config_and_an_untriggered_run_do_not_import_openai(tmp_path: Path
     )
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=60)
     assert (tmp_path / "out.jsonl").read_bytes() == src.read_bytes()
+
+
+# -- hostile config files (issue 16) --------------------------------------------------------------
+
+
+def _alias_bomb(levels: int) -> str:
+    """The classic "billion laughs" in model.options: 9**levels strings from ~500 bytes."""
+    lines = ["model:", "  provider: local", "  options:", '    a0: &a0 ["lol","lol","lol"]']
+    for i in range(1, levels):
+        lines.append(f"    a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def _refused(tmp_path: Path, text: str) -> ConfigError:
+    path = tmp_path / "c.yaml"
+    path.write_text(text, encoding="utf-8")
+    start = time.monotonic()
+    with pytest.raises(ConfigError) as info:
+        build_config(load_config_file(path), transcript_path_auto=None)
+    assert time.monotonic() - start < 1.5, "a hostile config must be refused fast"
+    assert str(info.value).startswith(f"{path}:")  # file and line
+    return info.value
+
+
+@pytest.mark.parametrize("levels", [7, 10])
+def test_alias_bomb_is_refused_fast_naming_line_and_key(tmp_path: Path, levels: int) -> None:
+    assert len(_alias_bomb(levels)) < 600
+    err = _refused(tmp_path, _alias_bomb(levels))
+    assert "expands to more than 10,000 values" in str(err)
+    assert err.key is not None and err.key.startswith("model.options.a")
+    assert err.line is not None and 4 <= err.line <= 3 + levels
+
+
+def test_a_few_aliases_are_fine() -> None:
+    cfg = parse_config_text(
+        "model: &m {provider: openai, name: a, base_url: 'http://127.0.0.1:9/v1'}\n"
+        "failover:\n  models: [*m, *m]\n"
+    )
+    assert cfg.failover is not None and cfg.failover["models"] == [cfg.model, cfg.model]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key", "says"),
+    [
+        (
+            "model:\n  provider: local\n  options:\n    x: &x [1, *x]\n",
+            4,
+            "model.options.x[1]",
+            "recursive alias *x",
+        ),
+        (
+            "model:\n  provider: local\n  options:\n    x: &x {y: *x}\n",
+            4,
+            "model.options.x.y",
+            "recursive alias *x",
+        ),
+        (
+            "model:\n  options:\n    x: " + "[" * 5000 + "]" * 5000 + "\n",
+            3,
+            "model.options.x[0]",
+            "nested more than 32 levels deep",
+        ),
+        (
+            "model:\n  options:\n    x:\n" + "".join("    " + "  " * i + "-\n" for i in range(200)),
+            33,
+            "model.options.x[0]",
+            "nested more than 32 levels deep",
+        ),
+        (
+            "model:\n  options:\n    x: !!python/name:os.system\n",
+            3,
+            "model.options.x",
+            "unsupported YAML tag '!!python/name:os.system'",
+        ),
+        (
+            "model:\n  options:\n    x: !!python/object/apply:os.system ['echo pwned']\n",
+            3,
+            "model.options.x",
+            "unsupported YAML tag '!!python/object/apply:os.system'",
+        ),
+        (
+            "model:\n  provider: local\n  timeout: !custom 3\n",
+            3,
+            "model.timeout",
+            "unsupported YAML tag '!custom'",
+        ),
+        ("retry: !!set {a, b}\n", 1, "retry", "unsupported YAML tag '!!set'"),
+    ],
+)
+def test_recursive_deep_and_tagged_yaml_is_a_config_error(
+    tmp_path: Path, text: str, line: int, key: str, says: str
+) -> None:
+    err = _refused(tmp_path, text)
+    assert says in str(err)
+    assert err.line == line
+    assert err.key is not None and err.key.startswith(key)
+
+
+def test_standard_tags_and_odd_scalars_still_load() -> None:
+    cfg = parse_config_text(
+        "model:\n  provider: !!str openai\n  name: 2024-13-45\n  timeout: !!float 3\n"
+        "  base_url: 'http://127.0.0.1:9/v1'\n  options: {stop: =}\n"
+    )
+    assert cfg.model == {
+        "provider": "openai",
+        "name": "2024-13-45",  # looks like a date, is not one: kept as the text it is
+        "timeout": 3.0,
+        "base_url": "http://127.0.0.1:9/v1",
+        "options": {"stop": "="},
+    }
+
+
+def test_a_config_that_never_ends_is_not_read_whole(tmp_path: Path) -> None:
+    big = tmp_path / "big.yaml"
+    big.write_text("# " + "x" * (2 << 20) + "\n")
+    with pytest.raises(ConfigError, match="larger than 1,048,576 bytes"):
+        load_config_file(big)
+    with pytest.raises(ConfigError, match="larger than"):
+        load_config_file("/dev/zero")
+
+
+def test_second_document_is_refused() -> None:
+    with pytest.raises(ConfigError, match="one YAML document") as info:
+        parse_config_text("model: {provider: local}\n---\nretry: {}\n", path="c.yaml")
+    assert info.value.line == 2
+
+
+@pytest.fixture
+def modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Importable modules that misbehave at import (removed from sys.modules after)."""
+    folder = tmp_path / "mods"
+    folder.mkdir()
+    (folder / "zz_boom_mod.py").write_text("raise RuntimeError('boom at import')\n")
+    (folder / "zz_exit_mod.py").write_text("import sys\nsys.exit(0)\n")
+    (folder / "zz_syntax_mod.py").write_text("def f(:\n")
+    monkeypatch.syspath_prepend(str(folder))
+    yield folder
+    for name in ("zz_boom_mod", "zz_exit_mod", "zz_syntax_mod"):
+        sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize("key", ["token_counter", "callback", "gen_model_input", "finalize"])
+@pytest.mark.parametrize(
+    ("module", "says"),
+    [
+        ("zz_boom_mod", "importing module 'zz_boom_mod' failed: RuntimeError: boom at import"),
+        ("zz_exit_mod", "module 'zz_exit_mod' called sys.exit(0) while being imported"),
+        ("zz_syntax_mod", "importing module 'zz_syntax_mod' failed: SyntaxError"),
+    ],
+)
+def test_a_module_failing_at_import_is_a_config_error_at_its_key(
+    modules: Path, tmp_path: Path, key: str, module: str, says: str
+) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(f"model: {{provider: local}}\n{key}: {module}:func\n")
+    with pytest.raises(ConfigError) as info:
+        check_config(load_config_file(path))
+    assert str(info.value).startswith(f"{path}:2: key {key!r}: ")
+    assert says in str(info.value)
+
+
+def test_config_show_masks_url_credentials_and_every_header_value() -> None:
+    cfg = parse_config_text(
+        "model:\n  provider: openai\n  name: x\n"
+        "  base_url: http://bob:hunter2pass@127.0.0.1:9/v1\n  api_key: sk-abc-1234567890\n"
+        "  options:\n"
+        "    extra_headers: {api-key: azure-secret-123456, Authorization: Bearer tok-abcdef1234}\n"
+        "    default_headers: {X-Title: compact}\n"
+        "failover:\n  models:\n    - {provider: openai, name: b, base_url: 'https://TOKEN123456@h/v1'}\n"
+    )
+    shown = cfg.to_dict(mask=True)
+    assert shown["model"]["base_url"] == "http://***@127.0.0.1:9/v1"
+    assert shown["model"]["api_key"] == "***"
+    assert shown["model"]["options"]["extra_headers"] == {"api-key": "***", "Authorization": "***"}
+    assert shown["model"]["options"]["default_headers"] == {"X-Title": "***"}
+    assert shown["failover"]["models"][0]["base_url"] == "https://***@h/v1"
+    text = repr(cfg) + str(shown)
+    for secret in (
+        "hunter2pass",
+        "sk-abc-1234567890",
+        "azure-secret-123456",
+        "tok-abcdef1234",
+        "TOKEN123456",
+        "compact",
+    ):
+        assert secret not in text
+    assert cfg.to_dict(mask=False)["model"]["options"]["default_headers"] == {"X-Title": "compact"}
+
+
+def test_secrets_from_the_config_are_redacted_from_later_errors() -> None:
+    from compactor._util import redact
+
+    parse_config_text(
+        "model:\n  provider: openai\n  name: x\n  base_url: http://u:pw-0123456789@h/v1\n"
+        "  options: {extra_headers: {api-key: azure-secret-987654321}}\n"
+    )
+    said = redact("server said: azure-secret-987654321 / pw-0123456789 / http://u:pw@other/")
+    assert said == "server said: *** / *** / http://***@other/"
+
+
+def test_openai_without_a_key_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    file_cfg = parse_config_text("model: {provider: openai, name: y}\n", path="c.yaml")
+    for cfg, overrides in ((file_cfg, None), (FileConfig(), Overrides(model="openai:x"))):
+        with pytest.raises(ConfigError, match="no API key for openai model") as info:
+            check_config(cfg, overrides)
+        assert info.value.key == "model"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # a local server: no key
+    check_config(file_cfg)

@@ -40,7 +40,7 @@ import openai
 import pydantic
 from openai.types.chat import ChatCompletion
 
-from compactor._util import redact, register_secret, url_credentials
+from compactor._util import MIN_FREE_TEXT_SECRET, redact, register_secret, url_credentials
 from compactor.errors import ModelError
 from compactor.models.pool import pooled_client
 from compactor.schema import (
@@ -365,8 +365,9 @@ def _cap_responses(limit: int) -> Callable[[httpx2.Response], Awaitable[None]]:
 
 def _secrets_of(key: str | None, base_url: str | None, headers: Any) -> list[str]:
     """Every secret a call carries: the key, ``base_url``'s credentials (also as the Basic
-    auth value the client derives from them) and the values of the extra headers."""
-    found: list[str] = [key] if key and key != _NO_KEY else []
+    auth value the client derives from them) and the values of the extra headers (those of
+    :data:`~compactor._util.MIN_FREE_TEXT_SECRET` characters or more: shorter ones are words)."""
+    found: list[str] = []
     user, password = url_credentials(base_url)
     for part in (user, password):
         if part:
@@ -376,7 +377,10 @@ def _secrets_of(key: str | None, base_url: str | None, headers: Any) -> list[str
         found.append(base64.b64encode(pair.encode()).decode())
     if isinstance(headers, dict):
         found.extend(str(v) for v in headers.values() if v is not None)
-    return [s for s in found if len(s) >= 4]
+    found = [s for s in found if len(s) >= MIN_FREE_TEXT_SECRET]
+    if key and key != _NO_KEY and len(key) >= 4:
+        found.append(key)
+    return found
 
 
 def _scrub(text: str, secrets: list[str]) -> str:
@@ -412,7 +416,8 @@ class OpenAIModel:
         self._api_key = api_key
         register_secret(api_key)
         for part in url_credentials(base_url):
-            register_secret(part)
+            if part is not None and len(part) >= MIN_FREE_TEXT_SECRET:
+                register_secret(part)
 
     def __repr__(self) -> str:
         base_url = redact(self.base_url) if self.base_url else self.base_url

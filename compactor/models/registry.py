@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -99,7 +101,13 @@ def _spec_from_config(d: dict[str, Any]) -> tuple[str, dict[str, Any]]:
                 kwargs[key] = value
         timeout = d.get("timeout")
         if timeout is not None:
-            if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            if (
+                isinstance(timeout, bool)
+                or not isinstance(timeout, int | float)
+                or not math.isfinite(timeout)
+                or timeout <= 0
+            ):
+                # a deadline on every attempt: .inf would let a dripping server hang a run
                 raise ConfigError(f"must be a positive number, got {timeout!r}", key="timeout")
             kwargs["timeout"] = float(timeout)
         limit = d.get("max_response_bytes")
@@ -109,6 +117,18 @@ def _spec_from_config(d: dict[str, Any]) -> tuple[str, dict[str, Any]]:
                     f"must be a positive number of bytes, got {limit!r}", key="max_response_bytes"
                 )
             kwargs["max_response_bytes"] = limit
+        if not (
+            kwargs.get("api_key")
+            or os.environ.get("OPENAI_API_KEY")
+            or kwargs.get("base_url")
+            or os.environ.get("OPENAI_BASE_URL")
+        ):
+            # Known before any call: a configuration problem (exit 2), not a failed summary.
+            raise ConfigError(
+                f"no API key for openai model {name!r}: set OPENAI_API_KEY or model.api_key "
+                "(a local server that needs none: set model.base_url or OPENAI_BASE_URL)",
+                key="api_key",
+            )
         return f"openai:{name}", kwargs
     raise ConfigError(
         f"unknown model provider {provider!r}: known providers are 'local', 'openai', 'scripted'",
