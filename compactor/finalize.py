@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextvars
 import copy
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic
@@ -34,6 +33,7 @@ from .schema import (
     assistant_text,
     is_internal,
     is_user,
+    loads_json,
     make_user,
     user_text,
     with_content_type,
@@ -256,7 +256,7 @@ def find_skills(messages: Sequence[Message | AgenticMessage], tool_name: str) ->
     for index, msg in enumerate(messages):
         for call_id, arguments in _skill_calls(msg, tool_name):
             try:
-                args = json.loads(arguments)
+                args = loads_json(arguments)
                 name = args["skill"]
                 if not isinstance(name, str):
                     raise TypeError("'skill' is not a string")

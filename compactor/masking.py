@@ -72,7 +72,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ConfigError
-from .schema import AgenticMessage, Block, M, Message
+from .schema import AgenticMessage, Block, M, Message, loads_json
 
 __all__ = ["SECRET_KINDS", "SecretMasker", "mask_messages"]
 
@@ -546,7 +546,7 @@ class SecretMasker:
         if not arguments:
             return arguments
         try:
-            json.loads(arguments)
+            loads_json(arguments)
         except ValueError:
             return self.mask_text(arguments)
         state = (dict(self._ids), dict(self._next), dict(self._counts))
@@ -554,11 +554,11 @@ class SecretMasker:
         if masked == arguments:
             return masked
         try:
-            json.loads(masked)
+            loads_json(masked)
         except ValueError:
             # A pattern matched across JSON syntax: undo, and mask value by value instead.
             self._ids, self._next, self._counts = state
-            return json.dumps(self._mask_json(json.loads(arguments)), ensure_ascii=False)
+            return json.dumps(self._mask_json(loads_json(arguments)), ensure_ascii=False)
         return masked
 
     def _mask_json(self, value: Any) -> Any:

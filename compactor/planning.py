@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .schema import AgenticMessage, Block, M, Message
+from .schema import AgenticMessage, Block, M, Message, loads_json
 from .tokens import estimate_message
 
 __all__ = [
@@ -327,7 +327,7 @@ class _Arguments:
     @classmethod
     def of(cls, raw: str) -> _Arguments:
         try:
-            parsed = json.loads(raw, parse_constant=_reject_constant)
+            parsed = loads_json(raw, parse_constant=_reject_constant)
         except ValueError:  # json.JSONDecodeError and _Unparsable
             return cls(raw, None, False, len(raw))
         longest = max((len(leaf) for leaf in _json_leaves(parsed)), default=0)

@@ -12,11 +12,13 @@ the content-type marker) live here once; other modules must not re-implement the
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
 __all__ = [
     "CONTENT_TYPE_KEY",
+    "MAX_JSON_DEPTH",
     "MEDIA_BLOCK_TYPES",
     "MEDIA_PART_TYPES",
     "AgentState",
@@ -36,6 +38,8 @@ __all__ = [
     "is_system",
     "is_tool_result",
     "is_user",
+    "json_deeper_than",
+    "loads_json",
     "make_assistant",
     "make_system",
     "make_user",
@@ -319,3 +323,44 @@ def with_content_type(msg: M, kind: ContentType) -> M:
 def is_internal(msg: Message | AgenticMessage) -> bool:
     """Messages written by the compactor itself; never quoted back as user messages."""
     return content_type(msg) is not None
+
+
+MAX_JSON_DEPTH = 128
+"""The deepest JSON the compactor handles (real agent records nest about 10 deep). A transcript
+record nested deeper is refused when it is read (exit 2, naming file and line); tool-call
+arguments nested deeper count as plain text. Deeper data would reach Python's recursion limit
+in ``copy.deepcopy`` and friends, and orjson writes at most 254 levels."""
+
+
+def json_deeper_than(value: Any, limit: int = MAX_JSON_DEPTH) -> str | None:
+    """None when ``value`` (parsed JSON) nests at most ``limit`` containers deep; else the
+    top-level key (or ``[index]``) under which it goes deeper. Iterative: any depth is safe."""
+    stack: list[tuple[Any, int, str]] = [(value, 1, "")]
+    while stack:
+        item, depth, top = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.items()
+        elif isinstance(item, list):
+            children = ((f"[{i}]", v) for i, v in enumerate(item))
+        else:
+            continue
+        if depth > limit:
+            return top or "<record>"
+        for key, child in children:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1, top or str(key)))
+    return None
+
+
+def loads_json(text: str, **options: Any) -> Any:
+    """``json.loads(text)`` for JSON held in a string (tool-call arguments): nesting deeper
+    than :data:`MAX_JSON_DEPTH` raises ``ValueError`` like invalid JSON does, never a
+    ``RecursionError`` (callers already treat a ``ValueError`` as "not JSON: plain text")."""
+    try:
+        value = json.loads(text, **options)
+    except RecursionError as err:
+        raise ValueError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep") from err
+    # Each level needs a bracket: text with few of them cannot be too deep (no walk needed).
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH and json_deeper_than(value):
+        raise ValueError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep")
+    return value

@@ -23,7 +23,7 @@ from .formats._family import fits, mismatch
 from .formats.eino import _message as eino_message
 from .formats.openai_chat import message_from_record
 from .formats.registry import SNIFF_RECORDS, detect_format
-from .schema import Message
+from .schema import MAX_JSON_DEPTH, Message
 from .tokens import estimate_message
 from .trigger import TriggerCondition, TriggerDecision, verdict
 
@@ -147,6 +147,10 @@ def _split_lines(fh: Any, block_size: int = 1 << 20) -> Iterator[bytes]:
     yield b"".join(pending)
 
 
+_SHALLOW_BYTES = 2 * MAX_JSON_DEPTH
+"""A line this short cannot nest deeper than MAX_JSON_DEPTH (each level takes two bytes)."""
+
+
 def stream_check(
     path: str, trigger: TriggerCondition | None, format: str | None = None
 ) -> StreamResult | None:
@@ -207,6 +211,8 @@ def stream_check(
                 if line is None:
                     continue  # blank
                 obj = line.obj
+            elif len(chunk) > _SHALLOW_BYTES:
+                _jsonl.check_depth(path, number, chunk, obj)  # as parse_line does
             if fit_error is None and not fits(name, obj):
                 fit_error = mismatch(path, number, name, obj)
             if record_error is not None or fit_error is not None:

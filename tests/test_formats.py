@@ -12,6 +12,7 @@ from compactor.errors import ConfigError, TranscriptError
 from compactor.formats.base import CompactionInfo, WriteMode
 from compactor.formats.registry import FORMATS, detect_format, read_transcript, write_transcript
 from compactor.schema import (
+    MAX_JSON_DEPTH,
     CONTENT_TYPE_KEY,
     AgenticMessage,
     Message,
@@ -710,3 +711,40 @@ def test_shrink_keeps_claude_code_session_metadata_and_drops_the_rest(tmp_path: 
     path = tmp_path / "cc.jsonl"
     path.write_bytes(_jl(*records))
     assert _shrink_dropped(path) == {"progress": 1, "queue-operation": 1}
+
+
+# -- deep JSON (issue 16) -------------------------------------------------------------------------
+
+
+def _deep_record(depth: int, field: str = "unknown") -> bytes:
+    """A chat record whose ``field`` holds objects nested so the record is ``depth`` deep."""
+    inner = b"{}"
+    for _ in range(depth - 2):  # the record is level 1, the value of ``field`` level 2
+        inner = b'{"x": ' + inner + b"}"
+    return b'{"role": "assistant", "content": "hi", "' + field.encode() + b'": ' + inner + b"}"
+
+
+@pytest.mark.parametrize("fmt", [None, "openai", "eino"])
+def test_a_record_nested_too_deep_is_refused_at_read_naming_line_and_field(fmt: str | None) -> None:
+    """~700 levels parse (orjson takes 1,024) but crashed deepcopy with a RecursionError."""
+    raw = b'{"role": "user", "content": "hello"}\n' + _deep_record(700) + b"\n"
+    with pytest.raises(TranscriptError) as info:
+        read_transcript("deep.jsonl", raw, format=fmt)
+    assert (info.value.line, info.value.field) == (2, "unknown")
+    assert str(info.value) == (
+        "deep.jsonl:2: field 'unknown': JSON nested more than 128 levels deep; compact handles "
+        "at most 128"
+    )
+
+
+def test_records_up_to_the_depth_limit_read_copy_and_write_back() -> None:
+    import copy
+
+    raw = b'{"role": "user", "content": "hello"}\n' + _deep_record(MAX_JSON_DEPTH) + b"\n"
+    t = read_transcript("edge.jsonl", raw)
+    copy.deepcopy(t.messages)
+    assert write_transcript(t, t.messages, mode="shrink") == raw
+    rendered = write_transcript(t, [t.messages[1], t.messages[0]], mode="shrink")
+    assert orjson.loads(rendered.splitlines()[0]) == orjson.loads(_deep_record(MAX_JSON_DEPTH))
+    with pytest.raises(TranscriptError, match="more than 128 levels"):
+        read_transcript("edge.jsonl", _deep_record(MAX_JSON_DEPTH + 1) + b"\n")

@@ -121,6 +121,11 @@ def test_stream_equals_full_read_generated(tmp_path: Path, eino: bool, crlf: boo
         b'{"role": "user", "content": "a"}\n{"type": "user", "uuid": "u"}\nnot json\n',
         b'{"role": "user", "content": "a"}\n' * 60
         + b'{"type": "event_msg", "payload": {}}\n{"type": "user", "uuid": "u"}\n',
+        # nested deeper than compact handles (issue 16): the same exit-2 error, line and field
+        b'{"role": "user", "content": "a"}\n{"role": "user", "content": "b", "x": '
+        + b"[" * 700
+        + b"]" * 700
+        + b"}\n",
     ],
 )
 def test_stream_reports_the_same_error(tmp_path: Path, content: bytes) -> None:

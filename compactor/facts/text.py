@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compactor.schema import AgenticMessage, Block, Message, assistant_text, is_internal, user_text
+from compactor.schema import (
+    AgenticMessage,
+    Block,
+    Message,
+    assistant_text,
+    is_internal,
+    loads_json,
+    user_text,
+)
 
 MAX_LINE = 200
 """Longest error or instruction fact, in characters (longer lines are cut at a word)."""
@@ -101,7 +108,7 @@ def parse_arguments(arguments: str | None) -> dict[str, Any]:
     if not arguments:
         return {}
     try:
-        value = json.loads(arguments)
+        value = loads_json(arguments)  # ValueError also when nested too deep
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
@@ -223,7 +230,7 @@ def argument_texts(arguments: str | None) -> Iterator[str]:
     if not arguments:
         return
     try:
-        value = json.loads(arguments)
+        value = loads_json(arguments)  # ValueError also when nested too deep
     except ValueError:
         yield arguments
         return

@@ -19,7 +19,15 @@ from typing import Any
 import orjson
 
 from compactor.errors import TranscriptError
-from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Message, assistant_text, user_text
+from compactor.schema import (
+    CONTENT_TYPE_KEY,
+    MAX_JSON_DEPTH,
+    AgenticMessage,
+    Message,
+    assistant_text,
+    json_deeper_than,
+    user_text,
+)
 
 from .base import CompactionInfo, Transcript, WriteMode
 
@@ -27,6 +35,7 @@ __all__ = [
     "BOM",
     "INTERNAL_EXTRA_KEYS",
     "Line",
+    "check_depth",
     "dump",
     "is_unchanged",
     "match_messages",
@@ -76,7 +85,29 @@ def parse_line(path: str, number: int, chunk: bytes) -> Line | None:
     if not isinstance(obj, dict):
         kind = type(obj).__name__
         raise TranscriptError(path, number, None, f"expected a JSON object, got {kind}")
+    check_depth(path, number, text, obj)
     return Line(number, text, obj)
+
+
+def check_depth(path: str, number: int, text: bytes, obj: dict[str, Any]) -> None:
+    """Refuse a record nested deeper than :data:`~compactor.schema.MAX_JSON_DEPTH` (orjson
+    parses 1,024 levels; copying or writing such a record back would not work).
+
+    Every level costs two bytes and a bracket, so short lines and lines with few brackets are
+    passed without walking the record: the common case costs a length test, or two
+    ``bytes.count`` calls on a long line.
+    """
+    if len(text) <= 2 * MAX_JSON_DEPTH or text.count(b"[") + text.count(b"{") <= MAX_JSON_DEPTH:
+        return
+    where = json_deeper_than(obj)
+    if where is not None:
+        raise TranscriptError(
+            path,
+            number,
+            where if not where.startswith("[") else None,
+            f"JSON nested more than {MAX_JSON_DEPTH} levels deep; compact handles at most "
+            f"{MAX_JSON_DEPTH}",
+        )
 
 
 def parse_lines(path: str, raw: bytes) -> list[Line]:

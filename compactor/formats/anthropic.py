@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from compactor.errors import TranscriptError
-from compactor.schema import AgenticMessage, Block, Message, Usage, content_type
+from compactor.schema import AgenticMessage, Block, Message, Usage, content_type, loads_json
 
 from . import _jsonl
 from ._family import check_records
@@ -153,7 +153,7 @@ def content_from_blocks(msg: Message | AgenticMessage) -> str | list[dict[str, A
             out.append({"type": "thinking", "thinking": b.text})
         elif b.type == "function_tool_call":
             try:
-                args = json.loads(b.arguments or "{}")
+                args = loads_json(b.arguments or "{}")
             except ValueError:
                 args = {"input": b.arguments}
             out.append({"type": "tool_use", "id": b.call_id, "name": b.name, "input": args})

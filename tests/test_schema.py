@@ -1,0 +1,73 @@
+"""The JSON helpers of ``compactor.schema``: bounded depth for JSON held in strings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from compactor.schema import MAX_JSON_DEPTH, json_deeper_than, loads_json
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize("depth", [1, 10, MAX_JSON_DEPTH])
+def test_loads_json_up_to_the_limit(depth: int) -> None:
+    assert loads_json(nested(depth)) == json.loads(nested(depth))
+
+
+@pytest.mark.parametrize("depth", [MAX_JSON_DEPTH + 1, 700, 100_000])
+def test_deeper_json_is_a_value_error_never_a_recursion_error(depth: int) -> None:
+    """100,000 levels make json.loads raise RecursionError; callers expect ValueError."""
+    with pytest.raises(ValueError, match="nested more than 128 levels deep"):
+        loads_json(nested(depth))
+
+
+def test_loads_json_passes_options_and_keeps_json_errors() -> None:
+    with pytest.raises(ValueError, match="Expecting"):
+        loads_json("{nope")
+
+    def reject(name: str) -> None:
+        raise ValueError("no constants")
+
+    with pytest.raises(ValueError, match="no constants"):
+        loads_json("[NaN]", parse_constant=reject)
+    many_brackets = json.dumps({"k": "[[[[{{{{" * 100, "list": [[1]] * 100})
+    assert loads_json(many_brackets)["list"][0] == [1]  # brackets in strings are not depth
+
+
+def test_json_deeper_than_names_the_top_level_key() -> None:
+    value = {"fine": [[1]], "deep": {"a": {"b": [[[]]]}}}
+    assert json_deeper_than(value, 6) is None  # {deep: {a: {b: [[[]]]}}} is 6 deep
+    assert json_deeper_than(value, 5) == "deep"
+    assert json_deeper_than([[], [[[]]]], 3) == "[1]"
+    very: list[object] = []
+    for _ in range(50_000):
+        very = [very]
+    assert json_deeper_than(very, 128) == "[0]"  # iterative: any depth, no RecursionError
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=2), children, max_size=3)
+    ),
+    max_leaves=30,
+)
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+@given(_JSON, st.integers(min_value=1, max_value=8))
+def test_json_deeper_than_agrees_with_the_recursive_depth(value: object, limit: int) -> None:
+    assert (json_deeper_than(value, limit) is not None) == (_depth(value) > limit)
