@@ -664,3 +664,64 @@ def test_a_short_write_under_ulimit_is_exit_6_not_success(tmp_path, triggered):
     else:  # passed through: stdout took what the limit let through, and no more
         assert line.startswith("compact: StreamError: failed to write <stdout> completely")
         assert (tmp_path / "out.jsonl").stat().st_size == 100 * 1024
+
+
+# -- outside text never drives the terminal (issue 16) --------------------------------------------
+
+_HOSTILE = ("\x1b]52;", "\x1b]0;", "\x1b]8;", "\x1b[2J", "\x07", "\x9b", "\u202e")
+
+
+def test_live_view_shows_escapes_from_servers_paths_and_names_visibly():
+    import io
+
+    from rich.console import Console
+
+    from compactor.cli.live import LiveView
+    from compactor.errors import ModelError
+    from compactor.events import AttemptStart, BeforeSummarize, GenerateSummary
+    from compactor.testing.fake_openai import ESCAPES
+
+    for terminal in (True, False):
+        buf = io.StringIO()
+        console = Console(file=buf, force_terminal=terminal, width=200, color_system=None)
+        view = LiveView(console, primary_attempts=1)
+        with view:
+            view.read(f"t{ESCAPES}.jsonl", "openai", 10)
+            view(BeforeSummarize(messages=[1, 2]))
+            view(AttemptStart(phase="primary", attempt=1, model=f"openai:m{ESCAPES}"))
+            error = ModelError(f"failed to call openai model 'm': HTTP 500: {ESCAPES}")
+            view(GenerateSummary(attempt=1, phase="primary", error=error))
+            view.summary(f"compacted 10 → 2 messages → out{ESCAPES}.jsonl")
+        out = buf.getvalue()
+        for seq in _HOSTILE:
+            assert seq not in out, (terminal, seq)
+        assert "HTTP 500: \\x1b]52;c;" in out
+        assert "out\\x1b]52;c;" in out  # the final line
+
+
+def test_check_and_explain_show_escapes_in_tool_names_and_paths_visibly(runner, tmp_path):
+    from compactor.testing.fake_openai import ESCAPES
+
+    name = f"evil{ESCAPES}"
+    records = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": name, "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+    ]
+    path = tmp_path / "t\x1b]0;title\x07.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    for args in (["check", "--explain", str(path)], ["check", str(path)]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        for seq in _HOSTILE:
+            assert seq not in result.output, (args, seq)
+    assert "evil\\x1b]52;" in runner.invoke(app, ["check", "--explain", str(path)]).output
+    result = runner.invoke(app, ["check", "--json", "--explain", str(path)])
+    assert "\x9b" not in result.output and "\u202e" not in result.output
+    assert json.loads(result.output)["explain"]["by_tool"][name]["calls"] == 1  # same data

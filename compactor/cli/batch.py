@@ -12,6 +12,7 @@ from compactor.runner import Run, RunOptions, RunResult
 
 from . import common
 from .run import written_clause
+from .safe_text import visible
 
 __all__ = ["run_batch_command"]
 
@@ -45,7 +46,7 @@ def run_batch_command(
     def done(index: int, result: RunResult) -> None:
         results[index] = result
         if live:
-            console.print(_line(result), markup=False, highlight=False, soft_wrap=True)
+            console.print(visible(_line(result)), markup=False, highlight=False, soft_wrap=True)
 
     interrupted: KeyboardInterrupt | None = None
     try:
@@ -63,7 +64,7 @@ def run_batch_command(
         final.append(result)
     if not live and not quiet:
         for result in final:
-            console.print(_line(result), markup=False, highlight=False, soft_wrap=True)
+            console.print(visible(_line(result)), markup=False, highlight=False, soft_wrap=True)
     code = max(int(r.exit_code) for r in final)
     if report is not None:
         try:

@@ -135,7 +135,7 @@ class _Check:
         # Over every record of the file, also before an earlier compaction boundary.
         record["file_tool_calls"] = result.file_tool_calls
         record["file_tool_results"] = result.file_tool_results
-        common.say(json.dumps(record, ensure_ascii=False))
+        common.say(json.dumps(record, ensure_ascii=False), json_text=True)
         return result.decision.triggered
 
     def _explained(self, path: str) -> bool:
@@ -155,7 +155,7 @@ class _Check:
 
             record = check_record(display, parsed.format, counter_name, decision, parsed.messages)
             record["explain"] = data
-            common.say(json.dumps(record, ensure_ascii=False))
+            common.say(json.dumps(record, ensure_ascii=False), json_text=True)
         else:
             from .report import render_explain
 

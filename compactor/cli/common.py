@@ -14,6 +14,7 @@ import typer
 from compactor.errors import StreamError
 
 from .exitcodes import EXIT_CODES_HELP, classify
+from .safe_text import visible, visible_json
 
 if TYPE_CHECKING:  # rich is imported when used: keeps start-up fast
     from rich.console import Console
@@ -63,7 +64,7 @@ def traceback_text(err: BaseException) -> str:
     """The traceback for --debug, with every API key in use masked (server errors echo keys)."""
     from compactor._util import redact
 
-    return redact("".join(traceback.format_exception(err)))
+    return visible(redact("".join(traceback.format_exception(err))))
 
 
 def print_error(line: str, err: BaseException | None = None, debug: bool = False) -> None:
@@ -73,7 +74,7 @@ def print_error(line: str, err: BaseException | None = None, debug: bool = False
         console = err_console()
         if debug and err is not None:
             console.print(traceback_text(err), markup=False, highlight=False, end="")
-        console.print(f"compact: {line}", markup=False, highlight=False, soft_wrap=True)
+        console.print(f"compact: {visible(line)}", markup=False, highlight=False, soft_wrap=True)
     except (OSError, ValueError):
         pass
 
@@ -85,8 +86,13 @@ def fail(err: BaseException, debug: bool = False) -> NoReturn:
     raise typer.Exit(int(code))
 
 
-def say(text: str) -> None:
-    """One line on stdout, flushed; a closed, full or broken stdout is a StreamError (exit 6)."""
+def say(text: str, *, json_text: bool = False) -> None:
+    """One line on stdout, flushed; a closed, full or broken stdout is a StreamError (exit 6).
+
+    Paths, tool names and config values in it did not come from ``compact``: control
+    characters are made visible (:func:`visible`; in JSON text, ``\\uXXXX`` escapes).
+    """
+    text = visible_json(text) if json_text else visible(text)
     try:
         stream = sys.stdout
         stream.write(text + "\n")

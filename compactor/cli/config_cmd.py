@@ -79,7 +79,7 @@ def config_show(
         file_cfg = load_default_config(config)
         data = _effective(file_cfg, model)
         if as_json:
-            common.say(json.dumps(data, indent=2))
+            common.say(json.dumps(data, indent=2), json_text=True)
             return
         import yaml
 

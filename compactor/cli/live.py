@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.spinner import Spinner
 from rich.text import Text
 
+from compactor.cli.safe_text import visible
 from compactor.events import (
     AfterSummarize,
     AttemptStart,
@@ -93,20 +94,29 @@ class LiveView:
 
     # -- helpers ---------------------------------------------------------------------------------
     def _log(self, markup: str, plain: str | None = None, *, always: bool = False) -> None:
-        """A finished step: a log line on a terminal; in plain mode only when ``always``."""
+        """A finished step: a log line on a terminal; in plain mode only when ``always``.
+
+        Paths, model names and server errors inside it are shown with their control
+        characters made visible (:func:`visible`): a server cannot drive this terminal.
+        """
         if self.quiet:
             return
         if self.animate:
-            self.console.print(markup, highlight=False)
+            self.console.print(visible(markup), highlight=False)
         elif always:
             self.console.print(
-                plain if plain is not None else Text.from_markup(markup).plain,
+                visible(plain if plain is not None else Text.from_markup(markup).plain),
                 markup=False,
                 highlight=False,
                 soft_wrap=True,
             )
 
-    def _status(self, renderable: RenderableType) -> None:
+    def _status(self, label: str) -> None:
+        """The status line: ``label`` (plain text, made visible) after a spinner."""
+        if self.live is not None:
+            self.live.update(Spinner("dots", Text(visible(label))), refresh=True)
+
+    def _show(self, renderable: RenderableType) -> None:
         if self.live is not None:
             self.live.update(renderable, refresh=True)
 
@@ -142,7 +152,7 @@ class LiveView:
             case TriggerChecked(triggered=triggered, reason=reason, forced=forced):
                 self.decision(triggered, reason, forced)
             case BeforeSummarize(messages=messages):
-                self._status(Spinner("dots", f"summarizing {len(messages):,} messages…"))
+                self._status(f"summarizing {len(messages):,} messages…")
             case ChunkStart(index=index, total=total, start=start, end=end, tokens=tokens):
                 line = (
                     f"chunk {index}/{total}: messages {start + 1}-{end} "
@@ -163,7 +173,7 @@ class LiveView:
                     always=True,
                 )
                 self._last_model = model
-                self._status(Spinner("dots", escape(f"fallback · {model}") + " …"))
+                self._status(f"fallback · {model} …")
             case AttemptStart(phase=phase, attempt=attempt, model=model):
                 self._model_by_attempt[(phase, attempt)] = model
                 if phase == "failover" and attempt >= 1 and model != self._last_model:
@@ -174,7 +184,7 @@ class LiveView:
                     )
                 self._last_model = model
                 label = f"{phase} attempt {attempt}/{self._total(phase)} · {model}"
-                self._status(Spinner("dots", escape(label) + " …"))
+                self._status(f"{label} …")
             case GenerateSummary(attempt=attempt, phase=phase, error=error, model=model):
                 name = model or self._model_by_attempt.get((phase, attempt), "?")
                 where = f"{phase} attempt {attempt}/{self._total(phase)} · {name}"
@@ -192,8 +202,8 @@ class LiveView:
             case RetryWait(phase=phase, attempt=attempt, delay=delay):
                 nxt = f"{phase} attempt {attempt + 1}"
                 if self.live is not None:
-                    self._status(_Countdown(nxt, time.monotonic() + delay))
+                    self._show(_Countdown(nxt, time.monotonic() + delay))
                 else:
                     self._log("", f"waiting {delay:.1f}s before {nxt}", always=True)
             case AfterSummarize(messages=messages):
-                self._status(Text(f"finalized: {len(messages):,} messages"))
+                self._show(Text(f"finalized: {len(messages):,} messages"))

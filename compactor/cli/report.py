@@ -11,6 +11,8 @@ from typing import Any
 from compactor.schema import AgenticMessage, Message
 from compactor.trigger import TriggerDecision
 
+from .safe_text import visible
+
 __all__ = ["check_record", "render_explain", "tool_pair_counts"]
 
 
@@ -169,4 +171,4 @@ def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMes
     if options:
         add(f"    also:              {', '.join(options)}")
     add("  (dry run: no model was called)")
-    return "\n".join(out)
+    return visible("\n".join(out))  # tool names and the like come from the transcript
