@@ -56,7 +56,15 @@ STREAM_ERRNOS = frozenset(
 
 
 def classify(err: BaseException) -> tuple[str, ExitCode]:
-    """The one-line message (``Type: message``) and exit code for ``err``."""
+    """The one-line message (``Type: message``) and exit code for ``err``; every secret known
+    to the process (API keys, header values, URL credentials) is masked in it."""
+    from ._util import redact
+
+    message, code = _classify(err)
+    return redact(message), code
+
+
+def _classify(err: BaseException) -> tuple[str, ExitCode]:
     if isinstance(err, Interrupted):
         return f"interrupted by {signal_name(err.signum)}", ExitCode(err.exit_code)
     if isinstance(err, KeyboardInterrupt):

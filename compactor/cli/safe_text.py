@@ -12,15 +12,21 @@ text goes through it: the live view, the final line, error lines, ``check`` line
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["visible", "visible_json"]
 
 # C0 controls except tab and newline, DEL, C1 controls, and the Unicode format characters that
 # reorder or hide text (bidi embeddings, overrides and isolates, zero-width marks).
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+_UNSAFE = "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
 # In JSON text, C0 controls are already escaped by json.dumps; the rest may appear raw.
-_UNSAFE_JSON = re.compile("[\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]")
+_UNSAFE_JSON = "[\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]"
+
+
+@functools.cache
+def _pattern(chars: str) -> re.Pattern[str]:
+    return re.compile(chars)  # compiled on first use: `compact check` start-up does not pay
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -34,10 +40,12 @@ def visible(text: str) -> str:
     Tabs and newlines are kept (a multi-line block stays one); a carriage return, which can
     hide what came before it on the line, is shown.
     """
-    return _UNSAFE.sub(_escape, text)
+    if text.isprintable():  # no control or format character at all: the common case, in C
+        return text
+    return _pattern(_UNSAFE).sub(_escape, text)
 
 
 def visible_json(text: str) -> str:
     """JSON text (from ``json.dumps(..., ensure_ascii=False)``) with the characters a terminal
     would act on written as ``\\uXXXX`` escapes: still valid JSON, the same data."""
-    return _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _pattern(_UNSAFE_JSON).sub(lambda m: f"\\u{ord(m.group()):04x}", text)
