@@ -105,7 +105,8 @@ def test_500_then_success(tmp_path, fake):
 
 def test_429_retry_after_is_honoured(tmp_path, fake):
     fake.enqueue(status(429, headers={"retry-after": "1"}), reply(SUMMARY))
-    result = run_compact(tmp_path, fake, max_retries=2)
+    # honoured up to retry.max_delay (issue 16: a longer retry-after waits max_delay)
+    result = run_compact(tmp_path, fake, max_retries=2, max_delay=2)
     _assert_success(result)
     assert len(fake.requests) == 2
     waits = result.of_type("retry_wait")
