@@ -335,21 +335,30 @@ in ``copy.deepcopy`` and friends, and orjson writes at most 254 levels."""
 def json_deeper_than(value: Any, limit: int = MAX_JSON_DEPTH) -> str | None:
     """None when ``value`` (parsed JSON) nests at most ``limit`` containers deep; else the
     top-level key (or ``[index]``) under which it goes deeper. Iterative: any depth is safe."""
-    stack: list[tuple[Any, int, str]] = [(value, 1, "")]
-    while stack:
-        item, depth, top = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.items()
-        elif isinstance(item, list):
-            children = ((f"[{i}]", v) for i, v in enumerate(item))
-        else:
-            continue
-        if depth > limit:
-            return top or "<record>"
-        for key, child in children:
-            if isinstance(child, dict | list):
-                stack.append((child, depth + 1, top or str(key)))
+    if isinstance(value, dict):
+        top: Any = value.items()
+    elif isinstance(value, list):
+        top = ((f"[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    if limit < 1:
+        return "<record>"
+    for key, child in top:
+        if isinstance(child, dict | list) and _deeper_than(child, limit - 1):
+            return str(key)
     return None
+
+
+def _deeper_than(value: dict[Any, Any] | list[Any], limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        for child in item.values() if isinstance(item, dict) else item:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1))
+    return False
 
 
 def loads_json(text: str, **options: Any) -> Any:

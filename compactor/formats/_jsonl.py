@@ -89,15 +89,27 @@ def parse_line(path: str, number: int, chunk: bytes) -> Line | None:
     return Line(number, text, obj)
 
 
+_COUNT_BYTES = 64 * 1024
+"""Lines longer than this are cleared by counting brackets before any walk."""
+
+
 def check_depth(path: str, number: int, text: bytes, obj: dict[str, Any]) -> None:
     """Refuse a record nested deeper than :data:`~compactor.schema.MAX_JSON_DEPTH` (orjson
     parses 1,024 levels; copying or writing such a record back would not work).
 
-    Every level costs two bytes and a bracket, so short lines and lines with few brackets are
-    passed without walking the record: the common case costs a length test, or two
-    ``bytes.count`` calls on a long line.
+    Every level costs two bytes (its brackets) outside every string, so a line whose bytes
+    outside its ``content`` string are few cannot be that deep: most lines cost a length test
+    (a string's characters take at least as many bytes in the line). The others are walked,
+    which costs less than scanning their bytes, except on a long line that has few brackets
+    (a wide array of numbers, say): that one is cleared by counting them.
     """
-    if len(text) <= 2 * MAX_JSON_DEPTH or text.count(b"[") + text.count(b"{") <= MAX_JSON_DEPTH:
+    structure = len(text)
+    content = obj.get("content")
+    if type(content) is str:
+        structure -= len(content)
+    if structure <= 2 * MAX_JSON_DEPTH:
+        return
+    if len(text) > _COUNT_BYTES and text.count(b"[") + text.count(b"{") <= MAX_JSON_DEPTH:
         return
     where = json_deeper_than(obj)
     if where is not None:
