@@ -12,8 +12,8 @@ from compactor.errors import ConfigError, TranscriptError
 from compactor.formats.base import CompactionInfo, WriteMode
 from compactor.formats.registry import FORMATS, detect_format, read_transcript, write_transcript
 from compactor.schema import (
-    MAX_JSON_DEPTH,
     CONTENT_TYPE_KEY,
+    MAX_JSON_DEPTH,
     AgenticMessage,
     Message,
     is_system,
