@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import io
 import os
 import socket
 import stat
@@ -139,12 +140,10 @@ class InputFile:
 
 
 def _read_fd(fd: int) -> bytes:
-    chunks: list[bytes] = []
-    while True:
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
+    """Everything left in ``fd`` (``FileIO.readall`` sizes its buffer from fstat: a regular
+    file is read into one allocation, not chunks joined at the end)."""
+    with io.FileIO(fd, "rb", closefd=False) as fh:
+        return fh.readall()
 
 
 def _identity(st: os.stat_result) -> tuple[int, int, int, int]:

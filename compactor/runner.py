@@ -566,7 +566,7 @@ class Run:
             else:
                 try:
                     events.commit(self._wrote("events", label))
-                except StreamError as err:
+                except Exception as err:  # noqa: BLE001 - StreamError, or OSError from rename
                     events.abort()
                     r.not_written["events"] = label
                     self._fail(*classify(err))
@@ -575,11 +575,10 @@ class Run:
 
     def _write_report(self, dest: Destination) -> None:
         r = self.result
-        r.duration_s = r.duration_s or 0.0
         body = (json.dumps(r.report(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
         try:
-            write_destination(dest, body)
-        except StreamError as err:
+            write_destination(dest, body, on_commit=self._wrote("report", dest.label))
+        except Exception as err:  # noqa: BLE001 - StreamError, or OSError from mkstemp/rename
             r.not_written["report"] = dest.label
             self._fail(*classify(err))
 

@@ -289,3 +289,19 @@ def test_batch_on_a_terminal_prints_each_line_as_its_file_finishes(
     assert sorted(lines) == sorted(
         f"{p}: compacted → {p.with_name(p.stem + '.compact.jsonl')}" for p in paths
     )
+
+
+def test_batch_report_that_is_one_of_the_batchs_files_is_refused_before_any_work(
+    batch_dir: Path,
+) -> None:
+    files = sorted(batch_dir.glob("*.jsonl"))
+    before = {p: p.read_bytes() for p in files}
+    out_of_first = files[0].with_name(files[0].stem + ".compact.jsonl")
+    for report in (files[1], out_of_first):
+        result = CliRunner().invoke(
+            app, ["run", *map(str, files), "--force", "--model", "local", "--report", str(report)]
+        )
+        assert result.exit_code == 2, result.output
+        assert "a file of the batch" in result.stderr
+        assert {p: p.read_bytes() for p in files} == before
+        assert not out_of_first.exists()

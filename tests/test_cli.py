@@ -308,7 +308,7 @@ def test_run_subprocess_failover_exit_3(workdir, fake_500):
     assert rep["written"] == {}
     assert [a["ok"] for a in rep["attempts"]] == [False] * 4
     err = proc.stderr.decode()
-    assert "nothing was written" in err
+    assert err.strip().splitlines()[-1].endswith("; nothing was written")
     assert "failover" in err
     assert len(fake_500.requests) == 4
 

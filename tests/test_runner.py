@@ -53,7 +53,7 @@ def test_the_library_compacts_a_file_exactly_as_the_cli(tmp_path: Path, force: b
     cli_report, lib_report = json.loads(cli_rep.read_text()), json.loads(lib_rep.read_text())
     assert _comparable(lib_report) == _comparable(cli_report)
     assert outcome.report()["messages_after"] == lib_report["messages_after"]
-    assert outcome.written == {"output": str(lib_out)}
+    assert outcome.written == {"output": str(lib_out), "report": str(lib_rep)}
 
 
 def test_public_names() -> None:

@@ -78,8 +78,15 @@ def _root(
 
 
 def main() -> None:
-    """Console-script entry point (``compact``, ``python -m compactor``)."""
+    """Console-script entry point (``compact``, ``python -m compactor``).
+
+    Owns the process: closed standard streams are guarded, and SIGINT, SIGTERM and SIGHUP
+    raise :class:`~compactor.interrupts.Interrupted` (exit 130, 143, 129).
+    """
+    from compactor.interrupts import install_handlers
+
     guard_std_streams()
+    install_handlers()
     try:
         app()
     except SystemExit as exit:

@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from compactor.interrupts import install_handlers
-
 from . import common
 from .common import ConfigOpt, DebugOpt, FormatOpt
 
@@ -140,7 +138,6 @@ def run(
     """
     from compactor.runner import RunOptions
 
-    install_handlers()
     options = RunOptions(
         input=transcripts[0],
         output=output,
@@ -221,17 +218,21 @@ def run_one(options: RunOptions, *, quiet: bool, debug: bool) -> int:
     return int(result.exit_code)
 
 
+_DATA = ("archive", "output")
+
+
 def written_clause(result: RunResult) -> str:
-    """What a failed or interrupted run left behind, for its error line."""
-    if not result.written:
-        return "nothing was written"
-    done = ", ".join(f"{role} {label}" for role, label in result.written.items())
-    text = f"written: {done}"
-    if result.not_written:
-        text += "; not written: " + ", ".join(
-            f"{role} {label}" for role, label in result.not_written.items()
-        )
-    return text
+    """What a failed or interrupted run left behind, for its error line: the archive and the
+    output it wrote (or ``nothing was written``), then what it meant to write and did not. A
+    report or events file written is not listed (the report's ``written`` has everything)."""
+    done = {k: v for k, v in result.written.items() if k in _DATA}
+    missing = {k: v for k, v in result.not_written.items() if done or k not in _DATA}
+    text = "written: " + _listing(done) if done else "nothing was written"
+    return text + ("; not written: " + _listing(missing) if missing else "")
+
+
+def _listing(files: dict[str, str]) -> str:
+    return ", ".join(f"{role} {label}" for role, label in files.items())
 
 
 def _n(value: int | None) -> str:
