@@ -104,6 +104,8 @@ class KeepTail:
 
     The tail never starts on a tool result or between a tool call and its result; it shrinks
     to the nearest safe start rather than exceed its budget. Both set → the smaller tail.
+    Kept messages lose their ``usage``: it measured a request whose history the summary has
+    replaced, so it must not become the token counter's baseline (Claude Code drops it too).
     """
 
     messages: int | None = None

@@ -19,7 +19,7 @@ from .summarize import AttemptRecord, generate_summary, split_system
 from .tokens import default_token_counter
 from .trigger import TriggerDecision, decide
 
-__all__ = ["Middleware", "SummarizeOutcome", "new", "strip_analysis"]
+__all__ = ["Middleware", "SummarizeOutcome", "new", "strip_analysis", "without_usage"]
 
 
 @dataclass(slots=True)
@@ -36,7 +36,7 @@ class SummarizeOutcome(Generic[M]):
     adaptations: list[dict[str, Any]] = field(default_factory=list)
     """Re-plans after the provider refused the input as too long for its window."""
     tail_messages: int = 0
-    """Messages kept verbatim after the summary (``Config.keep``)."""
+    """Messages kept verbatim after the summary (``Config.keep``), without their ``usage``."""
     masked: dict[str, int] | None = None
     """Secret kind → occurrences masked in the summarizer input; None = masking off."""
     retention: dict[str, Any] | None = None
@@ -141,7 +141,7 @@ class Middleware(Generic[M]):
         retention = None
         if cfg.retention is not None and cfg.retention.enabled:
             retention = self._retain(new_messages, head, masker)
-        new_messages.extend(copy.deepcopy(tail))
+        new_messages.extend(without_usage(copy.deepcopy(tail)))
         tokens_before = tokens_after = None
         if cfg.loop_guard is not None:
             counter = cfg.token_counter or default_token_counter
@@ -211,6 +211,20 @@ async def _count(counter: Any, messages: list[Any], tools: list[Any], trigger: A
     tokens = (await decide(messages, tools, trigger, counter, always_count=True)).tokens
     assert tokens is not None  # always_count
     return tokens
+
+
+def without_usage(messages: list[M]) -> list[M]:
+    """``messages`` (changed in place) without provider usage.
+
+    Usage describes the request that produced a message, a request that carried the whole
+    history before it. Once a summary replaces that history, the usage of a kept message is
+    stale: as the default counter's baseline it would report the pre-compaction size (a history
+    "compacted" from 66,698 to 66,698 tokens, which the loop guard rejects and the next trigger
+    check compacts again). The next real model call brings fresh usage.
+    """
+    for msg in messages:
+        msg.usage = None
+    return messages
 
 
 _ANALYSIS_RE = re.compile(r"<analysis>.*?</analysis>\s*", re.DOTALL)

@@ -270,6 +270,32 @@ async def test_tail_never_orphans_a_tool_result(history, keep_messages, keep_tok
             assert m.tool_call_id in called_in_tail
 
 
+async def test_kept_messages_lose_their_stale_usage_and_the_count_follows():
+    """Issue 17: a kept assistant message's usage measured the whole history before it; as the
+    counter's baseline after compaction it reported "66,698 → 66,698 tokens", tripped the loop
+    guard and made the next trigger check compact again."""
+    history = _history(6)
+    history[-2].usage = c.Usage(prompt_tokens=66_000, completion_tokens=698, total_tokens=66_698)
+    mw = c.new(
+        c.Config(
+            model=c.ScriptedModel.replying(REPLY),
+            keep=KeepTail(messages=3),
+            loop_guard=0.5,
+            trigger=c.TriggerCondition(context_tokens=50_000),
+        )
+    )
+    state = c.AgentState(history)
+    assert (await mw.should_summarize(state)).triggered
+    outcome = await mw.summarize_detailed(state)
+    tail = outcome.messages[2:]
+    assert [(m.role, m.content) for m in tail] == [(m.role, m.content) for m in history[-3:]]
+    assert all(m.usage is None for m in tail)
+    assert history[-2].usage is not None  # the caller's history is not changed
+    assert outcome.tokens_before is not None and outcome.tokens_before > 66_000
+    assert outcome.tokens_after == sum(estimate_message(m) for m in outcome.messages)
+    assert not (await mw.should_summarize(c.AgentState(outcome.messages))).triggered
+
+
 async def test_tail_with_a_custom_finalize_is_appended_after_its_output():
     history = _history(3)
     mw = c.new(
