@@ -26,6 +26,7 @@ from .prompts import (
     TRANSCRIPT_NOTE,
 )
 from .schema import (
+    SKILL_BODY_KEY,
     AgenticMessage,
     Block,
     M,
@@ -211,7 +212,8 @@ class PreserveSkillsConfig:
     """Keep the texts of skills loaded in the session at the start of the summary."""
 
     skill_tool_name: str = "skill"
-    """Name of the tool whose calls load a skill (Claude Code: ``Skill``)."""
+    """Name of the tool whose calls load a skill (the claude-code reader reads Claude Code's
+    ``Skill`` tool as ``skill``)."""
     max_skills: int = 5
     """Newest skills kept; 0 turns the handler off."""
     max_tokens_per_skill: int = 5_000
@@ -250,10 +252,23 @@ def _skill_calls(msg: Message | AgenticMessage, tool_name: str) -> list[tuple[st
 
 
 def find_skills(messages: Sequence[Message | AgenticMessage], tool_name: str) -> list[_Skill]:
-    """Skill loads paired with their results, newest result per skill name, chronological."""
+    """Skill loads paired with their results, newest result per skill name, chronological.
+
+    A skill's content is its call's result, or the message that names the call as its source
+    (:data:`SKILL_BODY_KEY`) when there is one: that is the body the agent followed.
+    """
     pending: dict[str, str] = {}
+    loaded: dict[str, str] = {}  # call id → skill name, once the result is in
+    bodies: dict[str, tuple[str, int]] = {}
     by_name: dict[str, _Skill] = {}
     for index, msg in enumerate(messages):
+        source = msg.extra.get(SKILL_BODY_KEY)
+        if isinstance(source, str) and user_text(msg):
+            bodies[source] = (user_text(msg), index)
+            name = loaded.get(source)
+            if name is not None:
+                by_name.pop(name, None)
+                by_name[name] = _Skill(name, user_text(msg), index)
         for call_id, arguments in _skill_calls(msg, tool_name):
             try:
                 args = loads_json(arguments)
@@ -269,8 +284,10 @@ def find_skills(messages: Sequence[Message | AgenticMessage], tool_name: str) ->
             result = _tool_result_text(msg, call_id)
             if result is not None:
                 name = pending.pop(call_id)
+                loaded[call_id] = name
+                content, order = bodies.get(call_id, (result, index))
                 by_name.pop(name, None)
-                by_name[name] = _Skill(name, result, index)
+                by_name[name] = _Skill(name, content, max(order, index))
     return sorted(by_name.values(), key=lambda s: s.order)
 
 

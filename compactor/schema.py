@@ -21,6 +21,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MEDIA_BLOCK_TYPES",
     "MEDIA_PART_TYPES",
+    "SKILL_BODY_KEY",
     "AgentState",
     "AgenticMessage",
     "Block",
@@ -50,6 +51,13 @@ __all__ = [
 
 CONTENT_TYPE_KEY = "_compactor_content_type"
 """Key in ``extra`` that marks messages the compactor wrote itself (SPEC §1)."""
+
+SKILL_BODY_KEY = "source_tool_use_id"
+"""Key in ``extra`` of a message carrying the text a skill-tool call loaded (the call's id).
+
+Claude Code answers its skill tool with "Launching skill: NAME" and sends the skill itself as
+a separate user message that names the call; PreserveSkills keeps that body (SPEC §5.3).
+"""
 
 ContentType = Literal["summary", "skills"]
 

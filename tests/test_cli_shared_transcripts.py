@@ -19,6 +19,7 @@ from compactor.formats.base import Transcript
 from compactor.formats.registry import detect_format, read_transcript
 from compactor.prompts import PREAMBLE
 from compactor.schema import AgenticMessage, Message
+from compactor.tokens import estimate_message
 
 from .conftest import shared_transcript_files
 
@@ -138,12 +139,16 @@ def test_run_force_local(runner: CliRunner, path: Path, tmp_path: Path) -> None:
         assert len(parsed_out.messages) == len(_leading_system(parsed_in.messages)) + 1
     else:
         assert last.extra.get("_compactor_content_type") == "summary"
-    # Leading system messages of the input are kept, in order, at the start.
+    # Leading system messages of the input are kept, in order, at the start; Codex writes its
+    # developer instructions anew after a compaction, so a rollout's are left to it.
     lead_in = [_strip(m) for m in _leading_system(parsed_in.messages)]
     if fmt != "claude-code":  # Claude Code sessions have no system messages in the file
         assert lead_in, "expected the input to start with a system message"
     lead_out = [_strip(m) for m in _leading_system(parsed_out.messages)]
-    assert lead_out[: len(lead_in)] == lead_in
+    if fmt == "codex":
+        assert lead_out == []
+    else:
+        assert lead_out[: len(lead_in)] == lead_in
 
     records = _records(data)
     if fmt == "claude-code":
@@ -191,3 +196,38 @@ def test_run_append_keeps_original_as_prefix(runner: CliRunner, path: Path, tmp_
     assert detect_format(str(out), data) == _expected_format(path)
     parsed = read_transcript(str(out), data)
     assert parsed.messages[-1].extra.get("_compactor_content_type") == "summary"
+
+
+@pytest.mark.parametrize(
+    "path", APPEND_FILES, ids=[f"{p.parent.name}/{p.name}" for p in APPEND_FILES]
+)
+def test_run_append_with_a_kept_tail_counts_what_the_next_request_carries(
+    runner: CliRunner, path: Path, tmp_path: Path
+) -> None:
+    """Issue 17: the kept messages' pre-compaction usage is no baseline after compaction
+    (tokenforge reported "66,698 → 66,698 tokens" and wrote postTokens 66698)."""
+    config = tmp_path / "keep.yaml"
+    config.write_text("model: {provider: local}\nkeep: {messages: 6}\n", encoding="utf-8")
+    out, report = tmp_path / "out.jsonl", tmp_path / "report.json"
+    args = [str(path), "--force", "--append", "-c", str(config), "-o", str(out)]
+    _run(runner, [*args, "--report", str(report)])
+    rep = json.loads(report.read_text("utf-8"))
+    before, after = rep["tokens_before"], rep["tokens_after"]
+    assert after < before
+    again = read_transcript(str(out), out.read_bytes())
+    carried = sum(estimate_message(m) for m in again.messages)  # no usage baseline
+    if _expected_format(path) == "codex":
+        # Counted with the developer instructions, which Codex sends anew after a compaction
+        # (the writer leaves its stale copies out of the replacement history).
+        lead = _leading_system(_read(path).messages)
+        assert lead
+        carried += sum(estimate_message(m) for m in lead)
+    assert after == carried
+    added = _records(out.read_bytes()[len(path.read_bytes()) :])
+    if _expected_format(path) == "claude-code":
+        boundary = next(r for r in added if r.get("subtype") == "compact_boundary")
+        assert boundary["compactMetadata"]["postTokens"] == after
+        assert boundary["compactMetadata"]["preTokens"] == before
+    else:
+        count = next(r for r in added if r["payload"].get("type") == "token_count")
+        assert count["payload"]["info"]["last_token_usage"]["total_tokens"] == after

@@ -22,7 +22,7 @@ from compactor.prompts import (
     SKILLS_PREAMBLE,
     TRANSCRIPT_NOTE,
 )
-from compactor.schema import CONTENT_TYPE_KEY, assistant_text, user_text
+from compactor.schema import CONTENT_TYPE_KEY, SKILL_BODY_KEY, assistant_text, user_text
 from compactor.tokens import estimate_text
 
 OPEN, CLOSE = "<all_user_messages>", "</all_user_messages>"
@@ -597,6 +597,27 @@ def test_spec_5_3_skills_paired_by_id_newest_result_per_name_chronological() -> 
     ]
     text = finalize_with(c.PreserveSkillsConfig(), history)
     assert text == f"{reminder(('xlsx', 'XLSX body'), ('pdf', 'PDF v2'))}\n\nSUM"
+
+
+def test_skill_body_named_by_its_call_replaces_the_launch_notice() -> None:
+    """Issue 17: Claude Code answers its skill tool with "Launching skill: NAME" and sends the
+    skill itself as a separate message naming the call; that body is what must survive."""
+    history = [
+        U("go"),
+        skill_call("c1", "pdf"),
+        skill_result("c1", "Launching skill: pdf"),
+        U("Base directory for this skill: /s/pdf\n\nPDF body", **{SKILL_BODY_KEY: "c1"}),
+        skill_call("c2", "xlsx"),
+        U("XLSX body, sent before the result", **{SKILL_BODY_KEY: "c2"}),
+        skill_result("c2", "Launching skill: xlsx"),
+        U("a body for a call that is not a skill", **{SKILL_BODY_KEY: "other"}),
+    ]
+    text = finalize_with(c.PreserveSkillsConfig(), history)
+    expected = reminder(
+        ("pdf", "Base directory for this skill: /s/pdf\n\nPDF body"),
+        ("xlsx", "XLSX body, sent before the result"),
+    )
+    assert text == f"{expected}\n\nSUM"
 
 
 def test_spec_5_3_newest_max_skills_only() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
 from pathlib import Path
 
@@ -264,8 +265,19 @@ def test_claude_code_shrink_layout() -> None:
     boundary = next(r for r in records if r.get("subtype") == "compact_boundary")
     assert boundary["parentUuid"] is None
     assert boundary["logicalParentUuid"] == [r for r in t.records if "uuid" in r][-1]["uuid"]
-    assert boundary["compactMetadata"] == {"trigger": "auto", "preTokens": 12345, "postTokens": 678}
     summary = records[records.index(boundary) + 1]
+    kept = [r["uuid"] for r in records[records.index(summary) + 1 :]]
+    assert boundary["compactMetadata"] == {
+        "trigger": "auto",
+        "preTokens": 12345,
+        "preservedSegment": {
+            "headUuid": kept[0],
+            "anchorUuid": summary["uuid"],
+            "tailUuid": kept[-1],
+        },
+        "preservedMessages": {"anchorUuid": summary["uuid"], "uuids": kept, "allUuids": kept},
+        "postTokens": 678,
+    }
     assert summary["isCompactSummary"] is True
     assert summary["isVisibleInTranscriptOnly"] is True
     assert summary["parentUuid"] == boundary["uuid"]
@@ -291,15 +303,16 @@ def test_codex_shrink_layout() -> None:
         "turn_context",
         "compacted",
         "event_msg",
+        "event_msg",
     ]
     payload = records[2]["payload"]
     assert payload["message"] == SUMMARY
-    assert payload["replacement_history"][-1] == {
-        "type": "message",
-        "role": "user",
-        "content": [{"type": "input_text", "text": SUMMARY}],
-    }
-    assert records[3]["payload"] == {"type": "context_compacted"}
+    assert payload["replacement_history"] == [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": SUMMARY}]}
+    ]
+    assert records[3]["payload"]["type"] == "token_count"
+    assert records[3]["payload"]["info"]["last_token_usage"]["total_tokens"] == 678
+    assert records[4]["payload"] == {"type": "context_compacted"}
 
 
 def test_openai_summary_and_unchanged_lines() -> None:
@@ -748,3 +761,25 @@ def test_records_up_to_the_depth_limit_read_copy_and_write_back() -> None:
     assert orjson.loads(rendered.splitlines()[0]) == orjson.loads(_deep_record(MAX_JSON_DEPTH))
     with pytest.raises(TranscriptError, match="more than 128 levels"):
         read_transcript("edge.jsonl", _deep_record(MAX_JSON_DEPTH + 1) + b"\n")
+
+
+@pytest.mark.parametrize("name", list(FIXTURE_FORMATS))
+def test_kept_line_without_its_stale_usage_is_rendered_without_it(name: str) -> None:
+    """A compaction drops a kept message's usage (it measured the old history); a line format
+    writes that message afresh, so a re-read does not find the stale usage again."""
+    path = FIXTURES / name
+    t = read_transcript(str(path), path.read_bytes())
+    originals: list[Message | AgenticMessage] = list(t.messages)
+    last = max(i for i, m in enumerate(originals) if m.usage is not None)
+    kept = copy.deepcopy(originals[last:])
+    for m in kept:
+        m.usage = None
+    out = write_transcript(t, [*_summary_history(t.messages), *kept], info=INFO)
+    again = read_transcript("out", out, FIXTURE_FORMATS[name])
+    assert [_text(m) for m in again.messages[-len(kept) :]] == [_text(m) for m in kept]
+    assert all(m.usage is None for m in again.messages)
+    # Kept messages that never had usage keep their original bytes.
+    lines = set(out.splitlines())
+    for j in range(last + 1, len(originals)):
+        if originals[j].usage is None:
+            assert t.meta["lines"][t.meta["origin"][j]].text in lines

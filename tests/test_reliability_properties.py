@@ -135,3 +135,36 @@ def test_compaction_output_always_parses(case: tuple[str, bytes], mode: str) -> 
     # compacting again works on the compacted file as well
     again = write_transcript(back, _compact(back), info=info)
     assert read_transcript("again.jsonl", again).format == back.format
+
+
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+)
+@given(transcripts(formats=("claude-code", "codex")), st.integers(1, 6))
+def test_append_with_a_kept_tail_resumes_as_summary_then_tail_once(
+    case: tuple[str, bytes], keep: int
+) -> None:
+    """Issue 17: what a client resumes from ``--append`` output is the summary, then each kept
+    message once (Claude Code: left in place and listed; Codex: after the compaction markers),
+    and none of them brings its stale usage back."""
+    name, raw = case
+    t = read_transcript("gen.jsonl", raw)
+    mw = c.new(c.Config(model=LocalSummarizer(), keep=c.KeepTail(messages=keep)))
+    outcome = asyncio.run(
+        mw.summarize_detailed(c.AgentState(messages=list(t.messages), tools=list(t.tools)))
+    )
+    new = outcome.messages
+    info = CompactionInfo(tokens_before=1000, tokens_after=100)
+    out = write_transcript(t, new, mode="append", info=info)
+    assert out.startswith(_jsonl.with_final_newline(raw))
+    back = read_transcript("gen.compact.jsonl", out)
+    where = max(i for i, m in enumerate(back.messages) if content_type(m) == "summary")
+    tail = back.messages[where + 1 :]
+    expected = new[len(new) - outcome.tail_messages :] if outcome.tail_messages else []
+    assert [_jsonl.message_text(m) for m in tail] == [_jsonl.message_text(m) for m in expected]
+    assert [m.role for m in tail] == [m.role for m in expected]
+    assert all(m.usage is None for m in tail)
+    if name == "claude-code":
+        added = [json.loads(line) for line in out[len(raw) :].splitlines() if line.strip()]
+        assert [r["type"] for r in added][:2] == ["system", "user"]
+        assert all(r["type"] != "assistant" for r in added)  # no copy of a kept response

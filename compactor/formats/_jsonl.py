@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from compactor.errors import TranscriptError
 from compactor.schema import (
     CONTENT_TYPE_KEY,
     MAX_JSON_DEPTH,
+    SKILL_BODY_KEY,
     AgenticMessage,
     Message,
     assistant_text,
@@ -36,24 +38,28 @@ __all__ = [
     "INTERNAL_EXTRA_KEYS",
     "Line",
     "check_depth",
+    "compaction_time",
     "dump",
     "is_unchanged",
     "match_messages",
     "message_text",
     "newline_of",
-    "now_iso",
     "parse_line",
     "parse_lines",
     "public_extra",
+    "same_message",
     "snapshot",
     "stable_uuid",
+    "usage_dropped",
     "with_final_newline",
     "write_per_line",
 ]
 
 BOM = b"\xef\xbb\xbf"
 
-INTERNAL_EXTRA_KEYS = frozenset({CONTENT_TYPE_KEY, "injected", "compact_summary"})
+INTERNAL_EXTRA_KEYS = frozenset(
+    {CONTENT_TYPE_KEY, SKILL_BODY_KEY, "injected", "compact_summary", "attachment"}
+)
 """``extra`` keys the readers set for the core; never written into a record."""
 
 
@@ -151,11 +157,38 @@ def dump(obj: Any) -> bytes:
     return orjson.dumps(obj)
 
 
-def now_iso(info: CompactionInfo | None) -> str:
-    """The compaction timestamp: ``info.timestamp`` or now, ISO-8601 UTC with milliseconds."""
+EPOCH = "1970-01-01T00:00:00.000Z"
+"""The compaction time of an input that records no time at all."""
+
+
+def _parse_time(value: Any) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+def compaction_time(info: CompactionInfo | None, lines: Sequence[Line]) -> str:
+    """When the records a compaction adds happened: ``info.timestamp``, else the newest
+    ``timestamp`` of the input's records (ISO-8601 UTC, milliseconds).
+
+    Never the wall clock: the same input and config must give the same bytes. The newest time
+    (not the last line's) keeps the added records the newest of the session, which is what a
+    client that picks a session's leaf by time needs; a file without any time gets the epoch.
+    """
     if info is not None and info.timestamp:
         return info.timestamp
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    newest: datetime | None = None
+    for ln in lines:
+        when = _parse_time(ln.obj.get("timestamp"))
+        if when is not None and (newest is None or when > newest):
+            newest = when
+    if newest is None:
+        return EPOCH
+    return newest.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def stable_uuid(*parts: str) -> str:
@@ -183,24 +216,36 @@ def snapshot(messages: Sequence[Message | AgenticMessage]) -> list[Message | Age
     return copy.deepcopy(list(messages))
 
 
+def same_message(original: Message | AgenticMessage, new: Message | AgenticMessage) -> bool:
+    """``new`` is ``original``, possibly without its usage.
+
+    A compaction drops the usage of the messages it keeps (it measured a history that no longer
+    exists): such a message is still the original one, whose records a writer keeps.
+    """
+    if original == new:
+        return True
+    if new.usage is not None or original.usage is None or type(new) is not type(original):
+        return False
+    return dataclasses.replace(original, usage=None) == new
+
+
 def match_messages(
     transcript: Transcript,
     new_messages: Sequence[Message | AgenticMessage],
 ) -> list[int | None]:
-    """For each new message, the index of the equal original message (in order), or None.
+    """For each new message, the index of the original message it is (in order), or None.
 
     Originals are compared as they were read (``meta["snapshot"]``), so a message a caller
-    edited in place counts as changed and is rendered afresh.
+    edited in place counts as changed and is rendered afresh; one that only lost its usage
+    (:func:`same_message`) is still matched.
     """
-    originals: Sequence[Message | AgenticMessage] = transcript.meta.get(
-        "snapshot", transcript.messages
-    )
+    originals = _originals(transcript)
     result: list[int | None] = []
     cursor = 0
     for msg in new_messages:
         found: int | None = None
         for j in range(cursor, len(originals)):
-            if originals[j] == msg:
+            if same_message(originals[j], msg):
                 found = j
                 break
         if found is not None:
@@ -209,9 +254,23 @@ def match_messages(
     return result
 
 
+def _originals(transcript: Transcript) -> Sequence[Message | AgenticMessage]:
+    originals: Sequence[Message | AgenticMessage] = transcript.meta.get(
+        "snapshot", transcript.messages
+    )
+    return originals
+
+
 def is_unchanged(transcript: Transcript, matches: Sequence[int | None]) -> bool:
     """True when the new history is exactly the transcript's history."""
     return len(matches) == len(transcript.messages) and all(m == i for i, m in enumerate(matches))
+
+
+def usage_dropped(transcript: Transcript, new: Message | AgenticMessage, match: int | None) -> bool:
+    """``new`` is original ``match`` without the usage the original's record carries."""
+    return (
+        match is not None and new.usage is None and _originals(transcript)[match].usage is not None
+    )
 
 
 def write_per_line(
@@ -222,7 +281,8 @@ def write_per_line(
 ) -> bytes:
     """Write a one-message-per-line file (openai, eino, anthropic).
 
-    ``shrink``: unchanged messages keep their original line bytes, the others are rendered.
+    ``shrink``: unchanged messages keep their original line bytes, the others are rendered
+    (a kept message whose stale usage was dropped too, so a re-read does not find it again).
     ``append``: the original file byte for byte, then the whole new history rendered.
     """
     matches = match_messages(transcript, new_messages)
@@ -235,7 +295,9 @@ def write_per_line(
     lines: list[Line] = transcript.meta["lines"]
     origin: list[int] = transcript.meta["origin"]
     out = [
-        lines[origin[j]].text if j is not None else dump(render(msg))
+        lines[origin[j]].text
+        if j is not None and not usage_dropped(transcript, msg, j)
+        else dump(render(msg))
         for msg, j in zip(new_messages, matches, strict=True)
     ]
     prefix = BOM if transcript.raw.startswith(BOM) else b""

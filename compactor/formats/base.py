@@ -46,7 +46,8 @@ class CompactionInfo:
     tokens_after: int | None = None
     trigger: Literal["auto", "manual"] = "auto"
     timestamp: str | None = None
-    """ISO-8601 UTC; None = now."""
+    """ISO-8601 UTC; None = the newest time recorded in the input (never the wall clock, so
+    the same input gives the same bytes)."""
 
 
 class Format(Protocol):

@@ -1,37 +1,77 @@
 """Claude Code session logs (FORMATS.md §1).
 
 Natural message type: :class:`~compactor.schema.AgenticMessage` (the ``message`` objects are
-Anthropic Messages API shapes). Model-visible: ``user`` and ``assistant`` records after the last
-``system/compact_boundary``; split assistant lines sharing ``message.id`` are merged into one
-message. Everything else (attachments, progress, snapshots, metadata) stays a record only.
+Anthropic Messages API shapes).
 
-Text the CLI injected (``isMeta`` skill bodies, command output, caveats, a previous compaction
-summary) is marked ``extra["injected"] = True`` so it is never quoted as the user's own words.
-Usage: each assistant message carries the usage of its last line (``<synthetic>`` ones excluded),
-prompt = input + cache creation + cache read.
+Reading. The history starts at the last ``system/compact_boundary``, as Claude Code loads it:
+its ``user``, ``assistant`` and ``attachment`` records in file order, with the messages a
+boundary preserves (``compactMetadata.preservedMessages`` / ``preservedSegment``: records left
+in place before the boundary) inserted after the summary they are anchored to. Split assistant
+lines sharing ``message.id`` are merged into one message.
 
-Writing: ``shrink`` keeps session-level metadata records, writes a ``compact_boundary`` and the
-summary as an ``isCompactSummary`` user record, then the kept messages' own records re-linked
-into one ``parentUuid`` chain. ``append`` keeps the file byte for byte and appends the same.
+* Text the CLI injected (``isMeta`` records, command output, caveats, a previous compaction
+  summary) is marked ``extra["injected"] = True`` so it is never quoted as the user's own words.
+* ``attachment`` records (task reminders, file references, background events, ...) are context
+  Claude Code sends as ``<system-reminder>`` text: each becomes an injected user message with
+  ``extra["attachment"]`` = its type, after the tool results it may sit between.
+* The ``Skill`` tool reads as ``skill`` (SPEC's default skill tool name); a skill's body, the
+  ``isMeta`` record that names the loading call in ``sourceToolUseID``, carries that call id in
+  ``extra["source_tool_use_id"]``.
+* Usage: each assistant message carries the usage of its last line (``<synthetic>`` ones
+  excluded), prompt = input + cache creation + cache read; preserved messages have none (it
+  measured the history before their compaction, and Claude Code zeroes it too).
+
+Writing. A ``compact_boundary`` (``logicalParentUuid`` = the last message of the history) and
+the summary as an ``isCompactSummary`` user record, with the envelope (session, cwd, version,
+``entrypoint``, ``slug``, ...) of the session's records and the newest time of the input.
+Messages kept after the summary are listed in ``preservedSegment`` / ``preservedMessages``, so
+Claude Code chains them after the summary and drops their stale usage. ``append`` keeps the file
+byte for byte and leaves the kept messages where they are, as Claude Code's own compaction does
+(a copy would reach the model twice). ``shrink`` keeps session-level metadata records, then the
+boundary, the summary and the kept messages' own records, re-linked into one chain.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
 from compactor.errors import TranscriptError
-from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Message, content_type
+from compactor.schema import (
+    CONTENT_TYPE_KEY,
+    SKILL_BODY_KEY,
+    AgenticMessage,
+    Block,
+    Message,
+    content_type,
+)
 
 from . import _jsonl
 from ._family import check_records, family
 from .anthropic import blocks_from_content, content_from_blocks, usage_from
 from .base import CompactionInfo, Transcript, WriteMode
 
-__all__ = ["ClaudeCodeFormat"]
+__all__ = ["SKILL_TOOL", "ClaudeCodeFormat", "attachment_text"]
 
+SKILL_TOOL = "Skill"
+"""Claude Code's skill-loading tool; read as ``skill``, SPEC §5.3's default name."""
+
+_READ_SKILL_TOOL = "skill"
 _KEEP_METADATA = frozenset({"permission-mode", "mode", "ai-title", "custom-title", "tag"})
-_ENVELOPE = ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch")
+_ENVELOPE = (
+    "isSidechain",
+    "userType",
+    "entrypoint",
+    "cwd",
+    "sessionId",
+    "version",
+    "gitBranch",
+    "slug",
+)
+_CHAIN_TYPES = frozenset({"user", "assistant", "attachment", "system"})
+"""Records Claude Code links by ``parentUuid`` (``progress`` records are bridged over)."""
+_MESSAGE_TYPES = ("user", "assistant", "attachment")
 _INJECTED_PREFIXES = (
     "<local-command-stdout>",
     "<local-command-stderr>",
@@ -55,6 +95,192 @@ def _injected(rec: dict[str, Any], msg: AgenticMessage) -> bool:
     return bool(text) and text.startswith(_INJECTED_PREFIXES)
 
 
+def attachment_text(attachment: Any) -> str:
+    """An ``attachment`` record's payload as the context text a summarizer can read."""
+    if not isinstance(attachment, dict):
+        return f"<system-reminder>\nattachment: {json.dumps(attachment, ensure_ascii=False)}\n"
+    kind = attachment.get("type")
+    lines = [f"attachment {kind if isinstance(kind, str) else '?'}"]
+    for key, value in attachment.items():
+        if key == "type":
+            continue
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{key}: {text}")
+    return "<system-reminder>\n" + "\n".join(lines) + "\n</system-reminder>"
+
+
+def _preserved_uuids(meta: Any, records: dict[str, dict[str, Any]]) -> tuple[str | None, list[str]]:
+    """(anchor uuid, preserved uuids in chain order) of a boundary's ``compactMetadata``.
+
+    ``preservedMessages`` lists them; a bare ``preservedSegment`` is walked from its tail to its
+    head by ``parentUuid``. Like Claude Code, a list naming a record the file lacks (or a walk
+    that breaks) preserves nothing.
+    """
+    if not isinstance(meta, dict):
+        return None, []
+    listed = meta.get("preservedMessages")
+    if isinstance(listed, dict) and isinstance(listed.get("uuids"), list):
+        uuids = [u for u in listed["uuids"] if isinstance(u, str)]
+        anchor = listed.get("anchorUuid")
+        if any(u not in records for u in uuids):
+            return None, []
+        return (anchor if isinstance(anchor, str) else None), uuids
+    segment = meta.get("preservedSegment")
+    if not isinstance(segment, dict):
+        return None, []
+    head, tail, anchor = (segment.get(k) for k in ("headUuid", "tailUuid", "anchorUuid"))
+    walked: list[str] = []
+    current = records.get(tail) if isinstance(tail, str) else None
+    while current is not None and current["uuid"] not in walked:
+        walked.append(current["uuid"])
+        if current["uuid"] == head:
+            walked.reverse()
+            return (anchor if isinstance(anchor, str) else None), walked
+        parent = current.get("parentUuid")
+        current = records.get(parent) if isinstance(parent, str) else None
+    return None, []
+
+
+def _chain_records(lines: Sequence[_jsonl.Line]) -> dict[str, dict[str, Any]]:
+    """uuid → chain record, with ``parentUuid`` bridged over ``progress`` records."""
+    progress_parent: dict[str, Any] = {}
+    records: dict[str, dict[str, Any]] = {}
+    for ln in lines:
+        rec = ln.obj
+        uid = rec.get("uuid")
+        if not isinstance(uid, str):
+            continue
+        parent = rec.get("parentUuid")
+        while isinstance(parent, str) and parent in progress_parent:
+            parent = progress_parent[parent]
+        if rec.get("type") == "progress":
+            progress_parent[uid] = parent
+        elif rec.get("type") in _CHAIN_TYPES:
+            records[uid] = {**rec, "parentUuid": parent}
+    return records
+
+
+def _history_order(lines: list[_jsonl.Line]) -> tuple[int, list[int], set[int]]:
+    """(first line after the last boundary, line indices in history order, preserved lines)."""
+    boundary = -1
+    for i, ln in enumerate(lines):
+        if _is_boundary(ln.obj):
+            boundary = i
+    after = list(range(boundary + 1, len(lines)))
+    if boundary < 0:
+        return 0, after, set()
+    meta = lines[boundary].obj.get("compactMetadata")
+    if not isinstance(meta, dict) or not (
+        meta.get("preservedMessages") or meta.get("preservedSegment")
+    ):
+        return boundary + 1, after, set()
+    anchor, uuids = _preserved_uuids(meta, _chain_records(lines))
+    index = {ln.obj["uuid"]: i for i, ln in enumerate(lines) if isinstance(ln.obj.get("uuid"), str)}
+    preserved = [index[u] for u in uuids if u in index]
+    before = [i for i in preserved if i < boundary]
+    order: list[int] = []
+    placed = False
+    for i in after:
+        order.append(i)
+        if not placed and lines[i].obj.get("uuid") == anchor:
+            order.extend(before)
+            placed = True
+    if not placed:
+        order = before + order
+    return boundary + 1, order, set(preserved)
+
+
+class _Reader:
+    """Builds the history from records in history order."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.messages: list[AgenticMessage] = []
+        self.origin: list[list[int]] = []
+        self.by_id: dict[str, int] = {}
+        self.last_line_of: dict[int, dict[str, Any]] = {}
+        self.tool_names: dict[str, str] = {}
+        self.open_calls: set[str] = set()
+        self.deferred: list[tuple[AgenticMessage, int]] = []
+
+    def add(self, msg: AgenticMessage, index: int) -> None:
+        self.messages.append(msg)
+        self.origin.append([index])
+
+    def flush(self) -> None:
+        for msg, index in self.deferred:
+            self.add(msg, index)
+        self.deferred.clear()
+
+    def record(self, index: int, ln: _jsonl.Line) -> None:
+        rec = ln.obj
+        kind = rec.get("type")
+        if kind == "attachment":
+            msg = AgenticMessage(
+                role="user",
+                blocks=[Block("user_input_text", attachment_text(rec.get("attachment")))],
+            )
+            msg.extra["injected"] = True
+            kind_name = (
+                rec["attachment"].get("type") if isinstance(rec.get("attachment"), dict) else None
+            )
+            msg.extra["attachment"] = kind_name if isinstance(kind_name, str) else "?"
+            # Never between a tool call and its result (an API request could not carry that).
+            if self.open_calls:
+                self.deferred.append((msg, index))
+            else:
+                self.add(msg, index)
+            return
+        body = rec.get("message")
+        if not isinstance(body, dict):
+            raise TranscriptError(self.path, ln.number, "message", "must be an object")
+        role = body.get("role", kind)
+        if not isinstance(role, str):
+            raise TranscriptError(
+                self.path, ln.number, "message.role", f"must be a string, got {role!r}"
+            )
+        blocks = blocks_from_content(
+            self.path, ln.number, role, body.get("content"), self.tool_names, "message.content"
+        )
+        for block in blocks:
+            if block.type == "function_tool_call" and block.name == SKILL_TOOL:
+                block.name = _READ_SKILL_TOOL
+                self.tool_names[block.call_id or ""] = _READ_SKILL_TOOL
+        msg_id = body.get("id")
+        if kind == "assistant" and isinstance(msg_id, str) and msg_id in self.by_id:
+            idx = self.by_id[msg_id]
+            self.messages[idx].blocks.extend(blocks)
+            self.origin[idx].append(index)
+            self.last_line_of[idx] = body
+            self.open_calls.update(
+                b.call_id or "" for b in blocks if b.type == "function_tool_call"
+            )
+            return
+        msg = AgenticMessage(role=role, blocks=blocks)
+        if kind == "user":
+            if _injected(rec, msg):
+                msg.extra["injected"] = True
+            if rec.get("isCompactSummary"):
+                msg.extra[CONTENT_TYPE_KEY] = "summary"
+                msg.extra["compact_summary"] = True
+            source = rec.get("sourceToolUseID")
+            if rec.get("isMeta") and isinstance(source, str):
+                msg.extra[SKILL_BODY_KEY] = source
+            self.add(msg, index)
+            self.open_calls.difference_update(
+                b.call_id or "" for b in blocks if b.type == "function_tool_result"
+            )
+            if not self.open_calls:
+                self.flush()
+            return
+        self.flush()  # the calls before it were never answered: the reminders go first
+        self.open_calls = {b.call_id or "" for b in blocks if b.type == "function_tool_call"}
+        if isinstance(msg_id, str):
+            self.by_id[msg_id] = len(self.messages)
+        self.last_line_of[len(self.messages)] = body
+        self.add(msg, index)
+
+
 class ClaudeCodeFormat:
     """``claude-code``: Claude Code session JSONL."""
 
@@ -66,56 +292,21 @@ class ClaudeCodeFormat:
     def read(self, path: str, raw: bytes) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
         check_records(path, self.name, lines)
-        start = 0
-        for i, ln in enumerate(lines):
-            if _is_boundary(ln.obj):
-                start = i + 1
-        messages: list[AgenticMessage] = []
-        origin: list[list[int]] = []
-        by_id: dict[str, int] = {}
-        last_line_of: dict[int, dict[str, Any]] = {}
-        tool_names: dict[str, str] = {}
-        for i in range(start, len(lines)):
-            ln = lines[i]
-            rec = ln.obj
-            kind = rec.get("type")
-            if kind not in ("user", "assistant"):
-                continue
-            body = rec.get("message")
-            if not isinstance(body, dict):
-                raise TranscriptError(path, ln.number, "message", "must be an object")
-            role = body.get("role", kind)
-            if not isinstance(role, str):
-                raise TranscriptError(
-                    path, ln.number, "message.role", f"must be a string, got {role!r}"
-                )
-            blocks = blocks_from_content(
-                path, ln.number, role, body.get("content"), tool_names, "message.content"
-            )
-            msg_id = body.get("id")
-            if kind == "assistant" and isinstance(msg_id, str) and msg_id in by_id:
-                idx = by_id[msg_id]
-                messages[idx].blocks.extend(blocks)
-                origin[idx].append(i)
-                last_line_of[idx] = body
-                continue
-            msg = AgenticMessage(role=role, blocks=blocks)
-            if kind == "user":
-                if _injected(rec, msg):
-                    msg.extra["injected"] = True
-                if rec.get("isCompactSummary"):
-                    msg.extra[CONTENT_TYPE_KEY] = "summary"
-                    msg.extra["compact_summary"] = True
-            else:
-                if isinstance(msg_id, str):
-                    by_id[msg_id] = len(messages)
-                last_line_of[len(messages)] = body
-            messages.append(msg)
-            origin.append([i])
-        for idx, body in last_line_of.items():
-            if body.get("model") != "<synthetic>":
+        start, order, preserved = _history_order(lines)
+        reader = _Reader(path)
+        for i in order:
+            if lines[i].obj.get("type") in _MESSAGE_TYPES:
+                reader.record(i, lines[i])
+        reader.flush()
+        messages = reader.messages
+        for idx, body in reader.last_line_of.items():
+            if body.get("model") != "<synthetic>" and not preserved.intersection(
+                reader.origin[idx]
+            ):
                 messages[idx].usage = usage_from(body.get("usage"))
-        return _jsonl.make_transcript(self.name, path, raw, lines, messages, origin, start=start)
+        return _jsonl.make_transcript(
+            self.name, path, raw, lines, messages, reader.origin, start=start
+        )
 
     def write(
         self,
@@ -128,101 +319,201 @@ class ClaudeCodeFormat:
         matches = _jsonl.match_messages(transcript, new_messages)
         if _jsonl.is_unchanged(transcript, matches):
             return transcript.raw
-        lines: list[_jsonl.Line] = transcript.meta["lines"]
-        origin: list[list[int]] = transcript.meta["origin"]
-        nl = _jsonl.newline_of(transcript.raw)
-        conversation = [ln.obj for ln in lines if isinstance(ln.obj.get("uuid"), str)]
-        last = next(
-            (r for r in reversed(conversation) if r.get("type") in ("user", "assistant")),
-            conversation[-1] if conversation else {},
+        return _Writer(transcript, new_messages, matches, mode, info).render()
+
+
+class _Writer:
+    """One compaction written as Claude Code records."""
+
+    def __init__(
+        self,
+        transcript: Transcript,
+        new_messages: Sequence[Message | AgenticMessage],
+        matches: list[int | None],
+        mode: WriteMode,
+        info: CompactionInfo | None,
+    ) -> None:
+        self.t = transcript
+        self.new = new_messages
+        self.matches = matches
+        self.mode = mode
+        self.info = info
+        self.lines: list[_jsonl.Line] = transcript.meta["lines"]
+        self.origin: list[list[int]] = transcript.meta["origin"]
+        conversation = [
+            ln.obj
+            for ln in self.lines
+            if ln.obj.get("type") in _MESSAGE_TYPES
+            and isinstance(ln.obj.get("uuid"), str)
+            and not ln.obj.get("isSidechain")
+        ]
+        self.envelope: dict[str, Any] = {}
+        for key in _ENVELOPE:
+            for rec in reversed(conversation):
+                if key in rec:
+                    self.envelope[key] = rec[key]
+                    break
+        self.session = str(self.envelope.get("sessionId") or "")
+        self.stamp = _jsonl.compaction_time(info, self.lines)
+        last = self.origin[-1][-1] if self.origin and self.origin[-1] else None
+        self.logical_parent: Any = (
+            self.lines[last].obj.get("uuid")
+            if last is not None
+            else (conversation[-1]["uuid"] if conversation else None)
         )
-        envelope = {k: last[k] for k in _ENVELOPE if k in last}
-        session = str(last.get("sessionId") or "")
-        stamp = _jsonl.now_iso(info)
-        last_uuid = conversation[-1]["uuid"] if conversation else None
+
+    def _uuids(self, j: int) -> list[str]:
+        return [
+            str(self.lines[i].obj["uuid"])
+            for i in self.origin[j]
+            if isinstance(self.lines[i].obj.get("uuid"), str)
+        ]
+
+    def _summary_index(self) -> int | None:
+        for index, (msg, j) in enumerate(zip(self.new, self.matches, strict=True)):
+            if j is None and content_type(msg) == "summary":
+                return index
+        return None
+
+    def render(self) -> bytes:
+        raw = self.t.raw
+        nl = _jsonl.newline_of(raw)
+        s = self._summary_index()
+        summary_text = _jsonl.message_text(self.new[s]) if s is not None else ""
+        # The kept run: originals right after the summary, in their own order.
+        run: list[int] = []
+        if s is not None:
+            for index in range(s + 1, len(self.new)):
+                if self.matches[index] is None:
+                    break
+                run.append(index)  # match_messages keeps originals in order
+        preserved = [u for index in run for u in self._uuids(self.matches[index] or 0)]
 
         out: list[bytes] = []
-        if mode == "shrink":
+        if self.mode == "shrink":
             kept: dict[str, bytes] = {}
-            for ln in lines:
+            for ln in self.lines:
                 kind = ln.obj.get("type")
                 if kind in _KEEP_METADATA:
                     kept[str(kind)] = ln.text
             out.extend(kept.values())
 
-        summary_text = next(
-            (
-                _jsonl.message_text(m)
-                for m, j in zip(new_messages, matches, strict=True)
-                if j is None and content_type(m) == "summary"
-            ),
-            "",
+        boundary_uuid = _jsonl.stable_uuid(
+            self.session, "boundary", str(self.logical_parent), summary_text
         )
-        boundary_uuid = _jsonl.stable_uuid(session, "boundary", str(last_uuid), summary_text)
-        metadata: dict[str, Any] = {"trigger": info.trigger if info else "auto"}
-        metadata["preTokens"] = info.tokens_before if info and info.tokens_before else 0
-        if info is not None and info.tokens_after is not None:
-            metadata["postTokens"] = info.tokens_after
+        summary_uuid = _jsonl.stable_uuid(self.session, "summary", boundary_uuid, summary_text)
+        metadata: dict[str, Any] = {"trigger": self.info.trigger if self.info else "auto"}
+        metadata["preTokens"] = (
+            self.info.tokens_before if self.info and self.info.tokens_before else 0
+        )
+        if preserved and s is not None:
+            metadata["preservedSegment"] = {
+                "headUuid": preserved[0],
+                "anchorUuid": summary_uuid,
+                "tailUuid": preserved[-1],
+            }
+            metadata["preservedMessages"] = {
+                "anchorUuid": summary_uuid,
+                "uuids": preserved,
+                "allUuids": preserved,
+            }
+        if self.info is not None and self.info.tokens_after is not None:
+            metadata["postTokens"] = self.info.tokens_after
         boundary: dict[str, Any] = {
             "parentUuid": None,
-            "logicalParentUuid": last_uuid,
-            **envelope,
+            "logicalParentUuid": self.logical_parent,
+            "isSidechain": self.envelope.get("isSidechain", False),
             "type": "system",
             "subtype": "compact_boundary",
             "content": "Conversation compacted",
             "isMeta": False,
-            "timestamp": stamp,
+            "timestamp": self.stamp,
             "uuid": boundary_uuid,
             "level": "info",
             "compactMetadata": metadata,
+            **self._rest_of_envelope(),
         }
         out.append(_jsonl.dump(boundary))
         parent = boundary_uuid
-        for msg, j in zip(new_messages, matches, strict=True):
-            if j is None and content_type(msg) == "summary":
-                uid = _jsonl.stable_uuid(session, "summary", parent, summary_text)
+        in_run = set(run)
+        for index, (msg, j) in enumerate(zip(self.new, self.matches, strict=True)):
+            if index == s:
                 rec: dict[str, Any] = {
                     "parentUuid": parent,
-                    **envelope,
+                    "isSidechain": self.envelope.get("isSidechain", False),
                     "type": "user",
-                    "message": {"role": "user", "content": _jsonl.message_text(msg)},
+                    "message": {"role": "user", "content": summary_text},
                     "isVisibleInTranscriptOnly": True,
                     "isCompactSummary": True,
-                    "uuid": uid,
-                    "timestamp": stamp,
+                    "uuid": summary_uuid,
+                    "timestamp": self.stamp,
+                    **self._rest_of_envelope(),
                 }
                 out.append(_jsonl.dump(rec))
-                parent = uid
-            elif j is not None:
-                for i in origin[j]:
-                    rec = dict(lines[i].obj)
-                    if mode == "append" or rec.get("parentUuid") != parent:
-                        if mode == "append":
-                            rec["uuid"] = _jsonl.stable_uuid(session, "copy", str(rec.get("uuid")))
+                parent = summary_uuid
+            elif j is not None and index in in_run and self.mode == "append":
+                continue  # left in place before the boundary; Claude Code chains it here
+            elif j is not None and self.mode == "shrink":
+                for i in self.origin[j]:  # the only copy: same uuids, re-linked
+                    rec = dict(self.lines[i].obj)
+                    if rec.get("parentUuid") != parent:
                         rec["parentUuid"] = parent
                         out.append(_jsonl.dump(rec))
                     else:
-                        out.append(lines[i].text)
+                        out.append(self.lines[i].text)
+                    parent = str(rec.get("uuid"))
+            elif j is not None:  # append, outside the kept run: a copy the model must see
+                for i in self.origin[j]:
+                    rec = self._copy(self.lines[i].obj, parent)
+                    out.append(_jsonl.dump(rec))
                     parent = str(rec.get("uuid"))
             elif msg.role in ("user", "assistant"):
-                uid = _jsonl.stable_uuid(session, "message", parent, _jsonl.message_text(msg))
-                body: dict[str, Any] = {"role": msg.role, "content": content_from_blocks(msg)}
-                if msg.role == "assistant":
-                    body = {"id": "msg_" + uid.replace("-", ""), "type": "message", **body}
-                    body["model"] = "<synthetic>"
-                rec = {
-                    "parentUuid": parent,
-                    **envelope,
-                    "type": msg.role,
-                    "message": body,
-                    "uuid": uid,
-                    "timestamp": stamp,
-                }
+                rec = self._rendered(msg, parent)
                 out.append(_jsonl.dump(rec))
-                parent = uid
+                parent = str(rec["uuid"])
             # System messages have no place in a session log (the CLI sends its own prompt).
+            if self.mode == "append" and run and index == run[-1]:
+                # Records after the kept run hang off the summary: Claude Code moves the
+                # summary's other children after the run's tail.
+                parent = summary_uuid
         body_bytes = nl.join(out) + nl
-        if mode == "append":
-            return _jsonl.with_final_newline(transcript.raw) + body_bytes
-        prefix = _jsonl.BOM if transcript.raw.startswith(_jsonl.BOM) else b""
+        if self.mode == "append":
+            return _jsonl.with_final_newline(raw) + body_bytes
+        prefix = _jsonl.BOM if raw.startswith(_jsonl.BOM) else b""
         return prefix + body_bytes
+
+    def _rest_of_envelope(self) -> dict[str, Any]:
+        return {k: v for k, v in self.envelope.items() if k != "isSidechain"}
+
+    def _copy(self, original: dict[str, Any], parent: str) -> dict[str, Any]:
+        """A record written again (not kept in place): fresh uuid and, for an assistant line, a
+        fresh ``message.id`` so Claude Code does not merge it with the original's lines."""
+        rec = dict(original)
+        rec["uuid"] = _jsonl.stable_uuid(self.session, "copy", str(original.get("uuid")))
+        rec["parentUuid"] = parent
+        body = rec.get("message")
+        if rec.get("type") == "assistant" and isinstance(body, dict) and "id" in body:
+            fresh = _jsonl.stable_uuid(self.session, "copy-message", str(body.get("id")))
+            rec["message"] = {**body, "id": "msg_" + fresh.replace("-", "")}
+        return rec
+
+    def _rendered(self, msg: Message | AgenticMessage, parent: str) -> dict[str, Any]:
+        uid = _jsonl.stable_uuid(self.session, "message", parent, _jsonl.message_text(msg))
+        content = content_from_blocks(msg)
+        if isinstance(content, list):
+            for block in content:
+                if block.get("type") == "tool_use" and block.get("name") == _READ_SKILL_TOOL:
+                    block["name"] = SKILL_TOOL
+        body: dict[str, Any] = {"role": msg.role, "content": content}
+        if msg.role == "assistant":
+            body = {"id": "msg_" + uid.replace("-", ""), "type": "message", **body}
+            body["model"] = "<synthetic>"
+        return {
+            "parentUuid": parent,
+            "isSidechain": self.envelope.get("isSidechain", False),
+            "type": msg.role,
+            "message": body,
+            "uuid": uid,
+            "timestamp": self.stamp,
+            **self._rest_of_envelope(),
+        }

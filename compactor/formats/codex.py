@@ -13,9 +13,12 @@ input_tokens, completion = output_tokens, total = total_tokens)`` on the last as
 before it.
 
 Writing: ``shrink`` keeps ``session_meta`` and the latest ``turn_context``, then a ``compacted``
-record whose ``replacement_history`` holds the messages up to the summary, an
+record whose ``replacement_history`` holds the messages up to the summary (without developer
+messages and injected context, which Codex writes anew after a compaction), an
+``event_msg/token_count`` whose ``last_token_usage.total_tokens`` is the size after compaction
+(as Codex writes it; a resumed session would otherwise compact again on the stale count), an
 ``event_msg/context_compacted``, and the kept tail's own records. ``append`` keeps the file byte
-for byte and appends the same records.
+for byte and appends the same records. Added records carry the input's newest time.
 """
 
 from __future__ import annotations
@@ -168,6 +171,49 @@ def _render(msg: Message | AgenticMessage) -> list[dict[str, Any]]:
     return items
 
 
+def _reinjected(msg: Message | AgenticMessage) -> bool:
+    """Developer instructions and injected user context: Codex writes them anew each session."""
+    if content_type(msg) is not None:
+        return False
+    return msg.role == "system" or bool(msg.extra.get("injected"))
+
+
+_USAGE_KEYS = (
+    "input_tokens",
+    "cached_input_tokens",
+    "output_tokens",
+    "reasoning_output_tokens",
+    "total_tokens",
+)
+
+
+def _token_count_after(lines: Sequence[_jsonl.Line], tokens: int) -> dict[str, Any]:
+    """The ``token_count`` event Codex writes after compacting: ``last_token_usage`` is the size
+    of the compacted history (without it a resumed session sees the last pre-compaction count
+    and compacts again at once); the session totals and the window stay as they were."""
+    last: dict[str, Any] = {}
+    for ln in reversed(lines):
+        payload = ln.obj.get("payload")
+        if (
+            ln.obj.get("type") == "event_msg"
+            and isinstance(payload, dict)
+            and payload.get("type") == "token_count"
+            and isinstance(payload.get("info"), dict)
+        ):
+            last = payload["info"]
+            break
+    previous = last.get("last_token_usage")
+    keys = list(previous) if isinstance(previous, dict) and previous else list(_USAGE_KEYS)
+    usage = {k: 0 for k in keys if k != "total_tokens"} | {"total_tokens": tokens}
+    info: dict[str, Any] = {
+        "total_token_usage": last.get("total_token_usage") or dict.fromkeys(_USAGE_KEYS, 0),
+        "last_token_usage": usage,
+    }
+    if "model_context_window" in last:
+        info["model_context_window"] = last["model_context_window"]
+    return {"type": "token_count", "info": info, "rate_limits": None}
+
+
 class CodexFormat:
     """``codex``: Codex rollout JSONL."""
 
@@ -250,7 +296,7 @@ class CodexFormat:
         lines: list[_jsonl.Line] = transcript.meta["lines"]
         origin: list[list[int]] = transcript.meta["origin"]
         nl = _jsonl.newline_of(transcript.raw)
-        stamp = _jsonl.now_iso(info)
+        stamp = _jsonl.compaction_time(info, lines)
 
         def items_of(index: int) -> list[dict[str, Any]]:
             j = matches[index]
@@ -266,7 +312,14 @@ class CodexFormat:
         summary_text = next(
             (_jsonl.message_text(m) for m in new_messages[:cut] if content_type(m) == "summary"), ""
         )
-        history = [item for index in range(cut) for item in items_of(index)]
+        # Codex puts its own instructions and environment context back after a compaction
+        # (it forgets its baseline there): an old copy of them would only cost tokens.
+        history = [
+            item
+            for index in range(cut)
+            if not _reinjected(new_messages[index])
+            for item in items_of(index)
+        ]
 
         out: list[bytes] = []
         if mode == "shrink":
@@ -277,6 +330,9 @@ class CodexFormat:
             out.extend(ln.text for ln in (meta, turn) if ln is not None)
         compacted = {"message": summary_text, "replacement_history": history}
         out.append(_jsonl.dump({"timestamp": stamp, "type": "compacted", "payload": compacted}))
+        if info is not None and info.tokens_after is not None:
+            count = _token_count_after(lines, info.tokens_after)
+            out.append(_jsonl.dump({"timestamp": stamp, "type": "event_msg", "payload": count}))
         event = {"type": "context_compacted"}
         out.append(_jsonl.dump({"timestamp": stamp, "type": "event_msg", "payload": event}))
         for index in range(cut, len(new_messages)):
