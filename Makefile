@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 SAMPLE ?= sample_transcripts/coding-session-long.jsonl
 LINT_PATHS := compactor tests $(wildcard bench)
 
-.PHONY: run test check lint typecheck format bench test-real-llm clean
+.PHONY: run test check lint typecheck format bench test-real-llm test-resume clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -41,6 +41,9 @@ bench: $(STAMP)
 
 test-real-llm: $(STAMP)  ## opt-in: build llama.cpp (cached venv), serve SmolLM2-135M, run compact against it
 	bash scripts/real_llm.sh
+
+test-resume: $(STAMP)  ## opt-in: install Claude Code + Codex (npm, cached), resume our --append output
+	bash scripts/resume_clients.sh
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,479 @@
+"""The real Claude Code and Codex CLIs resume our ``--append`` output (``make test-resume``).
+
+``scripts/resume_clients.sh`` installs the pinned clients from the npm registry into a cache
+folder and runs this file with ``RESUME_CLAUDE`` / ``RESUME_CODEX`` naming their executables
+(inside a network namespace with only a loopback device when it can make one); without them
+every test here is skipped. ``RESUME_COMPACT`` runs another ``compact`` (an older build, to see
+what these tests catch).
+
+Each case compacts a shared transcript with ``compact run --append`` (the embedded summarizer,
+with and without a kept tail), puts the result where the client looks for sessions, resumes it
+with ``"continue"`` against a loopback fake of the client's API and checks the one request the
+client then makes:
+
+* our summary is in it;
+* no tool-call id from before the boundary is, except those of the kept messages;
+* each kept message is in it exactly once;
+* it is the only model request: no compaction first, although the client's auto-compact limit
+  sits between the size after our compaction and the stale size before it.
+
+Nothing leaves 127.0.0.1: proxies point at a dead local port, telemetry and update checks are
+off, HOME and CODEX_HOME are fresh temporary folders.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compactor.formats.registry import read_transcript
+from compactor.schema import AgenticMessage, Message, content_type
+
+from .client_fakes import REPLY, FakeAnthropic, FakeResponses, Recorded
+from .conftest import TRANSCRIPTS
+from .fake_server_cli import compact_exe
+
+CLAUDE = os.environ.get("RESUME_CLAUDE")
+CODEX = os.environ.get("RESUME_CODEX")
+
+pytestmark = [
+    pytest.mark.resume_clients,
+    pytest.mark.skipif(
+        not (CLAUDE and CODEX), reason="RESUME_CLAUDE / RESUME_CODEX not set (make test-resume)"
+    ),
+]
+
+CLAUDE_FILES = [
+    "claude-code/raze-grant-session.jsonl",
+    "claude-code/tokenforge-grant-session.jsonl",
+    "claude-code/bastion-glm47-skill-lock.jsonl",
+    "claude-code/fasthooks-sample-main-compacted.jsonl",
+]
+CODEX_FILES = ["codex/soul-grant-rollout.jsonl", "codex/empire-of-bits-desktop-rollout.jsonl"]
+KEEP = {"none": None, "tail": 6}
+"""Config ``keep.messages``: no tail, or the issue's six kept messages."""
+
+DEAD_PROXY = "http://127.0.0.1:9"
+TIMEOUT = 240
+
+
+# -- what a file and a request hold -------------------------------------------------------------
+
+
+@dataclass
+class Ids:
+    """Tool-call ids seen as calls and as results, and texts."""
+
+    calls: Counter[str] = field(default_factory=Counter)
+    results: Counter[str] = field(default_factory=Counter)
+    texts: list[str] = field(default_factory=list)
+
+    def all(self) -> set[str]:
+        return set(self.calls) | set(self.results)
+
+
+def _claude_file_ids(path: Path) -> set[str]:
+    ids: set[str] = set()
+    for line in path.read_text("utf-8").splitlines():
+        rec = json.loads(line) if line.strip() else {}
+        content = (rec.get("message") or {}).get("content")
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_use":
+                ids.add(block["id"])
+            elif block.get("type") == "tool_result":
+                ids.add(block["tool_use_id"])
+    return ids
+
+
+def _codex_file_ids(path: Path) -> set[str]:
+    ids: set[str] = set()
+    for line in path.read_text("utf-8").splitlines():
+        rec = json.loads(line) if line.strip() else {}
+        payload = rec.get("payload") or {}
+        if rec.get("type") == "response_item" and "call_id" in payload:
+            ids.add(payload["call_id"])
+    return ids
+
+
+def _claude_request(body: dict[str, Any]) -> Ids:
+    seen = Ids()
+    for msg in body.get("messages", []):
+        content = msg.get("content")
+        if isinstance(content, str):
+            seen.texts.append(content)
+            continue
+        for block in content or []:
+            kind = block.get("type")
+            if kind == "tool_use":
+                seen.calls[block["id"]] += 1
+            elif kind == "tool_result":
+                seen.results[block["tool_use_id"]] += 1
+                inner = block.get("content")
+                if isinstance(inner, str):
+                    seen.texts.append(inner)
+                else:
+                    seen.texts.extend(str(b.get("text") or "") for b in inner or [])
+            elif kind == "text":
+                seen.texts.append(block.get("text") or "")
+    return seen
+
+
+def _codex_request(body: dict[str, Any]) -> Ids:
+    seen = Ids()
+    for item in body.get("input", []):
+        kind = item.get("type")
+        if kind in ("function_call", "custom_tool_call"):
+            seen.calls[item["call_id"]] += 1
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            seen.results[item["call_id"]] += 1
+        elif kind == "message":
+            seen.texts.extend(str(c.get("text") or "") for c in item.get("content") or [])
+    return seen
+
+
+def _kept(out: Path, fmt: str) -> tuple[str, list[Message | AgenticMessage]]:
+    """(our summary text, the messages kept after it) as a re-read of our output sees them."""
+    parsed = read_transcript(str(out), out.read_bytes(), fmt)
+    messages: list[Any] = list(parsed.messages)
+    where = max(i for i, m in enumerate(messages) if content_type(m) == "summary")
+    summary = messages[where]
+    if isinstance(summary, Message):
+        text = summary.content
+    else:
+        text = "\n".join(b.text or "" for b in summary.blocks if b.text)
+    return text, messages[where + 1 :]
+
+
+def _kept_ids(kept: list[Message | AgenticMessage]) -> tuple[set[str], set[str]]:
+    calls: set[str] = set()
+    results: set[str] = set()
+    for m in kept:
+        if isinstance(m, Message):
+            calls.update(c.id for c in m.tool_calls)
+            if m.role == "tool" and m.tool_call_id:
+                results.add(m.tool_call_id)
+        else:
+            for b in m.blocks:
+                if b.type == "function_tool_call" and b.call_id:
+                    calls.add(b.call_id)
+                elif b.type == "function_tool_result" and b.call_id:
+                    results.add(b.call_id)
+    return calls, results
+
+
+def _kept_texts(kept: list[Message | AgenticMessage]) -> list[str]:
+    """Assistant texts of kept messages: the client sends them as they are."""
+    texts: list[str] = []
+    for m in kept:
+        if m.role != "assistant":
+            continue
+        if isinstance(m, Message):
+            texts.append(m.content)
+        else:
+            texts.extend(b.text or "" for b in m.blocks if b.type == "assistant_gen_text")
+    return [t for t in texts if len(t.strip()) >= 20]
+
+
+# -- running compact and the clients ------------------------------------------------------------
+
+
+def _compact(src: Path, out: Path, keep: int | None, tmp: Path) -> dict[str, Any]:
+    config = tmp / "compact.yaml"
+    config.write_text(
+        "model: {provider: local}\n" + (f"keep: {{messages: {keep}}}\n" if keep else ""),
+        encoding="utf-8",
+    )
+    report = tmp / "report.json"
+    proc = subprocess.run(
+        [
+            os.environ.get("RESUME_COMPACT") or compact_exe(),
+            "run",
+            str(src),
+            "--force",
+            "--append",
+            "-c",
+            str(config),
+            "-o",
+            str(out),
+            "--report",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes().startswith(src.read_bytes()), "--append must keep the input as is"
+    data: dict[str, Any] = json.loads(report.read_text("utf-8"))
+    return data
+
+
+def _base_env(home: Path) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TERM": "dumb",
+        "LANG": "C.UTF-8",
+        "HTTP_PROXY": DEAD_PROXY,
+        "HTTPS_PROXY": DEAD_PROXY,
+        "ALL_PROXY": DEAD_PROXY,
+        "http_proxy": DEAD_PROXY,
+        "https_proxy": DEAD_PROXY,
+        "all_proxy": DEAD_PROXY,
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+    }
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
+@dataclass
+class Case:
+    fmt: str
+    src: Path
+    keep: int | None
+    tmp: Path
+    report: dict[str, Any] = field(default_factory=dict)
+    summary: str = ""
+    kept: list[Message | AgenticMessage] = field(default_factory=list)
+
+
+def _case(fmt: str, relative: str, keep: str, tmp_path: Path) -> Case:
+    src = TRANSCRIPTS / relative
+    if not src.is_file():
+        pytest.skip(f"{src} is not beside the checkout")
+    return Case(fmt, src, KEEP[keep], tmp_path)
+
+
+def _stale_claude_tokens(src: Path) -> int:
+    """Context size by the last assistant usage of the input (what a stale baseline reports)."""
+    parsed = read_transcript(str(src), src.read_bytes(), "claude-code")
+    usages = [m.usage.prompt_tokens for m in parsed.messages if m.usage is not None]
+    return usages[-1] if usages else 0
+
+
+def _stale_codex_tokens(src: Path) -> int:
+    last = 0
+    for line in src.read_text("utf-8").splitlines():
+        rec = json.loads(line) if line.strip() else {}
+        payload = rec.get("payload") or {}
+        info = payload.get("info") if payload.get("type") == "token_count" else None
+        if isinstance(info, dict) and isinstance(info.get("last_token_usage"), dict):
+            last = int(info["last_token_usage"].get("total_tokens") or 0)
+    return last
+
+
+def _check_request(case: Case, seen: Ids, file_ids: set[str], unanswered: set[str]) -> None:
+    assert any(case.summary in t for t in seen.texts), "our summary is not in the request"
+    kept_calls, kept_results = _kept_ids(case.kept)
+    leaked = seen.all() - kept_calls - kept_results
+    assert not (leaked & file_ids), f"pre-boundary tool ids reached the model: {sorted(leaked)}"
+    for call in kept_calls:
+        if call in unanswered:
+            assert seen.calls[call] <= 1, call  # a client may drop a call nobody answered
+        else:
+            assert seen.calls[call] == 1, (call, seen.calls[call])
+    for result in kept_results:
+        assert seen.results[result] == 1, (result, seen.results[result])
+    for text in _kept_texts(case.kept):
+        hits = sum(text in t for t in seen.texts if case.summary not in t)
+        assert hits == 1, (text[:80], hits)
+
+
+# -- Claude Code --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def anthropic() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as fake:
+        yield fake
+
+
+@pytest.mark.parametrize("keep", list(KEEP))
+@pytest.mark.parametrize("relative", CLAUDE_FILES, ids=[Path(f).stem for f in CLAUDE_FILES])
+def test_claude_code_resumes_append_output(
+    relative: str, keep: str, tmp_path: Path, anthropic: FakeAnthropic
+) -> None:
+    case = _case("claude-code", relative, keep, tmp_path)
+    home, work = tmp_path / "home", tmp_path / "work" / "project"
+    work.mkdir(parents=True)
+    records = [json.loads(line) for line in case.src.read_text("utf-8").splitlines() if line]
+    session = next(r["sessionId"] for r in records if r.get("sessionId"))
+    # Claude Code's project folder: the real cwd with every non-alphanumeric character as "-".
+    folder = home / ".claude" / "projects" / re.sub(r"[^a-zA-Z0-9]", "-", str(work.resolve()))
+    folder.mkdir(parents=True)
+    out = folder / f"{session}.jsonl"
+    case.report = _compact(case.src, out, case.keep, tmp_path)
+    case.summary, case.kept = _kept(out, "claude-code")
+    if case.keep:
+        assert case.kept, "the kept tail is empty"
+    before = out.read_bytes()
+
+    # Auto-compaction between the size after our compaction and the stale size before it: a
+    # stale usage baseline on a kept message would make Claude Code compact first.
+    stale = _stale_claude_tokens(case.src)
+    after = int(case.report["tokens_after"])
+    percent = max(1, (after + stale) // 2 // 2_000)  # of a 200k window
+    env = _base_env(home) | {
+        "ANTHROPIC_BASE_URL": anthropic.base_url,
+        "ANTHROPIC_API_KEY": "sk-ant-fake-for-loopback",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": str(percent),
+    }
+    assert CLAUDE is not None
+    proc = _run([CLAUDE, "-p", "--resume", session, "continue"], work, env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert REPLY in proc.stdout
+
+    requests = anthropic.model_requests()
+    assert len(requests) == 1, [_user_texts(r)[-1:] for r in requests]  # no compaction first
+    body = requests[0].body
+    assert isinstance(body, dict)
+    assert _user_texts(requests[0])[-1] == "continue"
+    file_ids = _claude_file_ids(case.src)
+    answered = {i for m in case.kept for i in _kept_ids([m])[1]}
+    unanswered = _kept_ids(case.kept)[0] - answered
+    _check_request(case, _claude_request(body), file_ids, unanswered)
+    # Claude Code appended its own turn after ours; our records are untouched.
+    assert out.read_bytes().startswith(before)
+
+
+def _user_texts(rec: Recorded) -> list[str]:
+    """The texts of the user messages of a Messages API request, in order."""
+    body = rec.body if isinstance(rec.body, dict) else {}
+    texts: list[str] = []
+    for msg in body.get("messages") or []:
+        if msg.get("role") != "user":
+            continue
+        content = msg.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        else:
+            texts.extend(str(b.get("text")) for b in content or [] if b.get("type") == "text")
+    return texts
+
+
+# -- Codex --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def responses() -> Iterator[FakeResponses]:
+    with FakeResponses() as fake:
+        yield fake
+
+
+def _is_compaction(rec: Recorded) -> bool:
+    if "/responses/compact" in rec.path:
+        return True
+    meta = rec.headers.get("x-codex-turn-metadata") or "{}"
+    try:
+        kind = json.loads(meta).get("request_kind")
+    except ValueError:
+        kind = None
+    body = rec.body if isinstance(rec.body, dict) else {}
+    items = body.get("input") or []
+    return kind == "compaction" or any(
+        isinstance(i, dict) and str(i.get("type", "")).startswith("compaction") for i in items
+    )
+
+
+@pytest.mark.parametrize("keep", list(KEEP))
+@pytest.mark.parametrize("relative", CODEX_FILES, ids=[Path(f).stem for f in CODEX_FILES])
+def test_codex_resumes_append_output(
+    relative: str, keep: str, tmp_path: Path, responses: FakeResponses
+) -> None:
+    case = _case("codex", relative, keep, tmp_path)
+    home = tmp_path / "home"
+    codex_home = home / ".codex"
+    work = tmp_path / "work" / "project"
+    work.mkdir(parents=True)
+    first = json.loads(case.src.read_text("utf-8").splitlines()[0])
+    meta = first["payload"]
+    session, stamp = meta["id"], meta["timestamp"]
+    day = codex_home / "sessions" / stamp[:4] / stamp[5:7] / stamp[8:10]
+    day.mkdir(parents=True)
+    out = day / f"rollout-{stamp[:19].replace(':', '-')}-{session}.jsonl"
+    case.report = _compact(case.src, out, case.keep, tmp_path)
+    case.summary, case.kept = _kept(out, "codex")
+    if case.keep:
+        assert case.kept, "the kept tail is empty"
+    before = out.read_bytes()
+
+    stale = _stale_codex_tokens(case.src)
+    after = int(case.report["tokens_after"])
+    limit = (after + stale) // 2
+    # Codex adds its instructions and environment context to the next request (a few
+    # thousand tokens); the limit must leave room for them, or Codex rightly compacts.
+    assert after + 4_000 < limit < stale, (after, limit, stale)
+    (codex_home / "config.toml").write_text(
+        f'model = "gpt-5.5"\n'
+        f'model_provider = "openai"\n'
+        f'openai_base_url = "{responses.base_url}"\n'
+        f"model_auto_compact_token_limit = {limit}\n"
+        f'approval_policy = "never"\n'
+        f'sandbox_mode = "read-only"\n'
+        f"check_for_update_on_startup = false\n"
+        f"[analytics]\nenabled = false\n"
+        f"[feedback]\nenabled = false\n"
+        f'[otel]\nexporter = "none"\n',
+        encoding="utf-8",
+    )
+    env = _base_env(home) | {
+        "CODEX_HOME": str(codex_home),
+        "OPENAI_API_KEY": "sk-fake-for-loopback",
+        "CODEX_API_KEY": "sk-fake-for-loopback",
+        "RUST_LOG": "error",
+    }
+    assert CODEX is not None
+    argv = [CODEX, "exec", "--skip-git-repo-check", "resume", session, "continue"]
+    proc = _run(argv, work, env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert REPLY in proc.stdout
+
+    assert not [r.path for r in responses.requests if _is_compaction(r)], "Codex compacted again"
+    requests = responses.model_requests()
+    assert len(requests) == 1, len(requests)
+    body = requests[0].body
+    assert isinstance(body, dict)
+    texts = _codex_request(body).texts
+    assert texts and texts[-1] == "continue"
+    _check_request(case, _codex_request(body), _codex_file_ids(case.src), set())
+    assert out.read_bytes().startswith(before)
+
+
+def test_cached_clients_are_the_pinned_versions(tmp_path: Path) -> None:
+    """The executables under test report the versions the README names."""
+    env = _base_env(tmp_path)
+    assert CLAUDE is not None and CODEX is not None
+    claude = _run([CLAUDE, "--version"], tmp_path, env)
+    codex = _run([CODEX, "--version"], tmp_path, env | {"CODEX_HOME": str(tmp_path / "c")})
+    want_claude = os.environ.get("RESUME_CLAUDE_VERSION", "2.1.197")
+    want_codex = os.environ.get("RESUME_CODEX_VERSION", "0.171.0")
+    assert claude.stdout.split()[0] == want_claude, claude.stdout
+    assert codex.stdout.split()[-1] == want_codex, codex.stdout
+    assert shutil.which(CLAUDE) and shutil.which(CODEX)
