@@ -18,6 +18,8 @@ lowercase, ``failed to …: <cause>``. Secrets never enter a message.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "CompactorError",
     "ConfigError",
@@ -74,6 +76,12 @@ class ModelError(SummarizationError):
     retrying the same call may help (another model may help even when it is False: failover
     still runs); ``retry_after`` is the server's requested wait in seconds, when it gave one
     (the retry engine never waits longer than its ``max_delay``, whatever it says).
+
+    ``partial_response`` is what the model did send with the error, when it sent something (the
+    text of a reply stopped by a content filter or cut at the token limit): the retry engine
+    hands it to ``should_retry``, ``should_failover``, the events and
+    ``FailoverContext.last_model_response``, as Eino passes a response returned with an error.
+    It is never used as the summary.
     """
 
     def __init__(
@@ -85,12 +93,14 @@ class ModelError(SummarizationError):
         status: int | None = None,
         retry_after: float | None = None,
         model: str | None = None,
+        partial_response: Any = None,
     ) -> None:
         self.kind = kind
         self.transient = transient
         self.status = status
         self.retry_after = retry_after
         self.model = model
+        self.partial_response = partial_response
         super().__init__(message)
 
 

@@ -58,6 +58,7 @@ __all__ = [
     "default_should_retry",
     "generate_summary",
     "input_tokens",
+    "is_embedded",
     "oversized_reply",
     "plan_summarizer_chunks",
     "reported_limit",
@@ -132,6 +133,9 @@ class SummaryResult(Generic[M]):
     """One record per chunk when the input was summarized in chunks (empty otherwise)."""
     adaptations: list[dict[str, Any]] = field(default_factory=list)
     """Each re-plan after a context-length error: the window reported and the one planned with."""
+    degraded: bool = False
+    """The summary (or a chunk's) was written by a stand-in after the configured models
+    failed: the ``fallback_model``, or an embedded summarizer in the failover chain."""
 
 
 @dataclass(slots=True)
@@ -400,7 +404,7 @@ async def _generate_chunked(job: _Job[M], can_adapt: bool = False) -> SummaryRes
             )
         )
         result = await _generate_one(job, chunk_input, chunk=index, can_adapt=can_adapt)
-        degraded = degraded or result.phase == "fallback"
+        degraded = degraded or result.degraded
         chunk_records.append(
             {
                 "index": index,
@@ -420,7 +424,8 @@ async def _generate_chunked(job: _Job[M], can_adapt: bool = False) -> SummaryRes
     full.append(user_instruction)
     result.model_input = full
     result.chunks = chunk_records
-    if degraded:
+    result.degraded = degraded
+    if any(r["phase"] == "fallback" for r in chunk_records):
         result.phase = "fallback"
     return result
 
@@ -462,6 +467,9 @@ async def _generate_one(
                     )
             except Exception as err:  # noqa: BLE001 - a failed call is data for retry/failover
                 outcome.error = err
+                if isinstance(err, ModelError):
+                    # What the model did send with its error (Eino hands (resp, err) on).
+                    outcome.response = err.partial_response
             if outcome.error is None:
                 outcome.error = oversized_reply(config, outcome.response, inp, name)
                 if outcome.error is not None:
@@ -497,7 +505,9 @@ async def _generate_one(
             raise SummarizationError(
                 f"{err}; the fallback summarizer failed too: {outcome.error}"
             ) from outcome.error
-        return _result(outcome.response, model_input, attempts, "fallback")
+        result = _result(outcome.response, model_input, attempts, "fallback")
+        result.degraded = True
+        return result
 
 
 async def _retry_and_failover(
@@ -515,28 +525,34 @@ async def _retry_and_failover(
     else:
         primary, exhausted = await _primary_with_retry(config, model_input, call, sleep, emit)
 
+    # The primary phase's result, as Eino's generateWithRetry returns it: retries that ran out
+    # wrap the last error as ``exceeds max retries: <error>``.
+    if primary.error is not None and exhausted:
+        primary = _Outcome(primary.response, _exhausted(primary.error))
+
     failover = config.failover
     should_failover = (failover.should_failover if failover else None) or default_should_failover
     if failover is None or not await call_maybe_async(
         should_failover, primary.response, primary.error
     ):
         if primary.error is not None:
-            raise _primary_error(primary.error, exhausted)
+            raise _generate_failed(primary.error)
         return _result(primary.response, model_input, attempts, "primary")
 
     max_failover = failover.max_retries if failover.max_retries is not None else DEFAULT_MAX_RETRIES
     if max_failover == 0:
         if primary.error is not None:
-            raise _primary_error(primary.error, exhausted)
+            raise _generate_failed(primary.error)
         return _result(primary.response, model_input, attempts, "primary")
 
     # ---- failover phase ------------------------------------------------------------------------
-    last = primary
+    last = primary  # attempt 1 is told the primary phase's response and error
     last_input = model_input
+    last_model: Any = config.model
     backoff = failover.backoff or default_backoff
 
     async def failover_attempt(attempt: int) -> _Outcome:
-        nonlocal last, last_input
+        nonlocal last, last_input, last_model
         ctx = FailoverContext(
             attempt=attempt,
             system_instruction=job.system_instruction,
@@ -570,7 +586,7 @@ async def _retry_and_failover(
             await emit(GenerateSummary(attempt=attempt, phase="failover", error=outcome.error))
         else:
             outcome = await call(model, inp, "failover", attempt)
-            last_input = inp
+            last_input, last_model = inp, model
         last = outcome
         return outcome
 
@@ -590,7 +606,17 @@ async def _retry_and_failover(
         if final.error is not None:
             raise err from final.error
         raise err
-    return _result(final.response, last_input, attempts, "failover")
+    if final.error is not None:
+        # should_failover accepted a failed attempt: Eino returns its error as is (a partial
+        # response that came with it is never a summary).
+        if isinstance(final.error, SummarizationError):
+            raise final.error
+        raise SummarizationError(str(final.error)) from final.error
+    result = _result(final.response, last_input, attempts, "failover")
+    # A chain that ends on the embedded summarizer is degraded exactly like ``fallback: local``
+    # (unless the primary is that summarizer too: then it is simply the model asked for).
+    result.degraded = is_embedded(last_model) and not is_embedded(config.model)
+    return result
 
 
 async def _primary_with_retry(
@@ -716,11 +742,23 @@ def capped_delay(asked: Any, cap: float) -> float:
     return min(max(0.0, seconds), cap)
 
 
-def _primary_error(error: BaseException, exhausted: bool) -> SummarizationError:
-    if exhausted:
-        err = SummarizationError(f"exceeds max retries: {error}")
-    else:
-        err = SummarizationError(f"failed to generate summary: {error}")
+def is_embedded(model: Any) -> bool:
+    """Whether ``model`` is an embedded stand-in (``embedded = True``, the local summarizer):
+    a summary it writes after the configured models failed is degraded."""
+    return getattr(model, "embedded", False) is True
+
+
+def _exhausted(error: BaseException) -> SummarizationError:
+    """The primary phase's error when retries ran out: ``exceeds max retries: <error>``."""
+    err = SummarizationError(f"exceeds max retries: {error}")
+    err.__cause__ = error
+    return err
+
+
+def _generate_failed(error: BaseException) -> SummarizationError:
+    """The primary phase's error raised without failover: ``failed to generate summary: …``
+    (``failed to generate summary: exceeds max retries: <last error>`` when retries ran out)."""
+    err = SummarizationError(f"failed to generate summary: {error}")
     err.__cause__ = error
     return err
 

@@ -214,6 +214,39 @@ def test_ladder_ends_on_the_embedded_summarizer(tmp_path, fake, key_env):
     _assert_no_key(res, fake)
 
 
+def test_a_failover_chain_ending_on_local_is_degraded_like_fallback_local(tmp_path, fake):
+    """configs/failover.yaml falls to ``provider: local`` as its last failover model: the run
+    is degraded exactly as with ``fallback: local`` (report, DEGRADED line, note in the summary)."""
+    fake.default = status(400)  # permanent: no retry, straight to the failover chain
+    src = tmp_path / "s.jsonl"
+    shutil.copy(CODING, src)
+    env = {"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": fake.base_url}
+    res = compact(
+        tmp_path, "run", "-c", str(REPO / "configs" / "failover.yaml"), str(src), "-o",
+        "out.jsonl", "--report", "report.json", "--force", env=env,
+    )  # fmt: skip
+    assert res.code == 0, res.stderr
+    rep = res.report
+    assert [(a["phase"], a["model"], a["ok"]) for a in rep["attempts"]] == [
+        ("primary", "openai:gpt-4o-mini", False),
+        ("failover", "openai:gpt-4.1-mini", False),
+        ("failover", "local", True),
+    ]
+    assert (rep["summarizer_phase"], rep["degraded"]) == ("failover", True)
+    assert "DEGRADED" in res.stderr
+    assert DEGRADED_NOTE in user_text(_messages(res.out)[-1])
+    # the same chain that ends on a remote model is not degraded
+    fake.enqueue(status(400), reply("<summary>\nfrom the backup\n</summary>"))
+    fake.default = status(400)
+    again = compact(
+        tmp_path, "run", "-c", str(REPO / "configs" / "failover.yaml"), str(src), "-o",
+        "out.jsonl", "--report", "report.json", "--force", "--no-cache", env=env,
+    )  # fmt: skip
+    assert again.code == 0, again.stderr
+    assert (again.report["summarizer_phase"], again.report["degraded"]) == ("failover", False)
+    assert "DEGRADED" not in again.stderr
+
+
 def test_without_the_ladder_the_same_failure_exits_3(tmp_path, fake, key_env):
     fake.default = status(500)
     src = tmp_path / "s.jsonl"

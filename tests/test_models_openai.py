@@ -295,6 +295,21 @@ async def test_content_filter(fake: FakeOpenAI, text: str) -> None:
     err = await expect_error(model(fake))
     assert (err.kind, err.transient) == ("content_filter", False)
     assert "content filter" in str(err)
+    # issue 22: the text that did come travels with the error (none: no partial response)
+    partial = err.partial_response
+    if not text:
+        assert partial is None
+    else:
+        assert isinstance(partial, Message) and partial.role == "assistant"
+        assert (partial.content, partial.finish_reason) == (text, "content_filter")
+
+
+async def test_a_reply_cut_at_the_token_limit_carries_its_text(fake: FakeOpenAI) -> None:
+    fake.enqueue(reply("<summary>half of it", finish_reason="length"))
+    err = await expect_error(model(fake))
+    assert err.kind == "length"
+    assert isinstance(err.partial_response, Message)
+    assert err.partial_response.content == "<summary>half of it"
 
 
 @pytest.mark.parametrize("role", ["user", "tool", "system"])

@@ -319,7 +319,7 @@ def test_spec_6_call_count_when_every_call_fails(
     if expected_failover:
         assert message.startswith("exceeds max failover attempts: ")
     elif use_retry and n_retries > 0:
-        assert message.startswith("exceeds max retries: ")
+        assert message.startswith("failed to generate summary: exceeds max retries: ")
     else:
         assert message.startswith("failed to generate summary: ")
     waits = [e for e in events if e.type == "retry_wait"]

@@ -140,3 +140,134 @@ def test_oversized_reply_limit_is_the_input_or_the_reply_reserve() -> None:
     small_input = [c.Message("user", "x")]
     assert oversized_reply(config, c.Message("assistant", "y" * 400), small_input, "m") is None
     assert oversized_reply(config, c.Message("assistant", "y" * 404), small_input, "m")
+
+
+# -- issue 22: Eino's error wrapping and partial responses --------------------------------------
+
+
+def boom(text: str, **kwargs: object) -> ModelError:
+    return ModelError(text, kind="server", transient=True, **kwargs)  # type: ignore[arg-type]
+
+
+async def test_retries_exhausted_without_failover_wrap_as_eino_does() -> None:
+    model = c.ScriptedModel([boom("e1"), boom("e2")])
+    config = c.Config(model=model, retry=c.RetryConfig(max_retries=1), sleep=Clock())
+    with pytest.raises(SummarizationError) as caught:
+        await c.new(config).summarize(history())
+    assert str(caught.value) == "failed to generate summary: exceeds max retries: e2"
+    # the chain keeps the model's own error (Go's %w): exceeds max retries → e2
+    middle = caught.value.__cause__
+    assert isinstance(middle, SummarizationError) and str(middle) == "exceeds max retries: e2"
+    assert isinstance(middle.__cause__, ModelError) and str(middle.__cause__) == "e2"
+
+
+async def test_a_permanent_error_stops_retrying_and_is_not_wrapped_as_exhausted() -> None:
+    model = c.ScriptedModel([ModelError("HTTP 401", kind="auth", transient=False)])
+    config = c.Config(model=model, retry=c.RetryConfig(max_retries=3), sleep=Clock())
+    with pytest.raises(SummarizationError) as caught:
+        await c.new(config).summarize(history())
+    assert str(caught.value) == "failed to generate summary: HTTP 401"
+
+
+async def test_failover_is_told_the_primary_phases_error() -> None:
+    primary = c.ScriptedModel([boom("p1"), boom("p2")], name="primary")
+    backup = c.ScriptedModel([SUMMARY], name="backup")
+    seen: list[tuple[object, BaseException | None]] = []
+    contexts: list[c.FailoverContext[c.Message]] = []
+
+    def should_failover(response: object, error: BaseException | None) -> bool:
+        seen.append((response, error))
+        return error is not None
+
+    def pick(ctx: c.FailoverContext[c.Message]) -> tuple[object, None]:
+        contexts.append(ctx)
+        return backup, None
+
+    config = c.Config(
+        model=primary,
+        retry=c.RetryConfig(max_retries=1),
+        failover=c.FailoverConfig(
+            max_retries=1, should_failover=should_failover, get_failover_model=pick
+        ),
+        sleep=Clock(),
+    )
+    await c.new(config).summarize(history())
+    [ctx] = contexts
+    assert isinstance(ctx.last_error, SummarizationError)
+    assert str(ctx.last_error) == "exceeds max retries: p2"
+    assert str(ctx.last_error.__cause__) == "p2"
+    assert seen[0][1] is ctx.last_error  # should_failover judged the same error
+    # without retry, the primary phase's error is the model's own
+    contexts.clear()
+    lone = c.ScriptedModel([boom("only")], name="primary")
+    backup.extend([SUMMARY])
+    config = c.Config(model=lone, failover=c.FailoverConfig(max_retries=1, get_failover_model=pick))
+    await c.new(config).summarize(history())
+    assert isinstance(contexts[0].last_error, ModelError)
+    assert str(contexts[0].last_error) == "only"
+
+
+async def test_a_partial_reply_reaches_policies_events_and_the_failover_context() -> None:
+    partial = c.Message("assistant", "<summary>blocked halfway", finish_reason="content_filter")
+    filtered = ModelError(
+        "the reply was blocked by the content filter",
+        kind="content_filter",
+        partial_response=partial,
+    )
+    primary = c.ScriptedModel([filtered, filtered], name="primary")
+    backup = c.ScriptedModel([SUMMARY], name="backup")
+    retried: list[tuple[object, BaseException | None]] = []
+    failed_over: list[tuple[object, BaseException | None]] = []
+    contexts: list[c.FailoverContext[c.Message]] = []
+    events: list[c.Event] = []
+
+    def should_retry(response: object, error: BaseException | None) -> bool:
+        retried.append((response, error))
+        return error is not None
+
+    def should_failover(response: object, error: BaseException | None) -> bool:
+        failed_over.append((response, error))
+        return error is not None
+
+    def pick(ctx: c.FailoverContext[c.Message]) -> tuple[object, None]:
+        contexts.append(ctx)
+        return backup, None
+
+    config = c.Config(
+        model=primary,
+        retry=c.RetryConfig(max_retries=1, should_retry=should_retry),
+        failover=c.FailoverConfig(
+            max_retries=1, should_failover=should_failover, get_failover_model=pick
+        ),
+        sleep=Clock(),
+        emit_internal_events=True,
+        on_event=events.append,
+    )
+    out = await c.new(config).summarize(history())
+    assert "short" in out[-1].content and "blocked halfway" not in out[-1].content
+    assert [r for r, _ in retried] == [partial, partial]
+    assert failed_over[0][0] == partial
+    assert contexts[0].last_model_response == partial
+    generated = [e for e in events if isinstance(e, c.GenerateSummary)]
+    assert [(e.phase, e.model_response == partial, e.error is not None) for e in generated] == [
+        ("primary", True, True),
+        ("primary", True, True),
+        ("failover", False, False),
+    ]
+
+
+async def test_a_partial_reply_is_never_the_summary() -> None:
+    partial = c.Message("assistant", "<summary>cut", finish_reason="length")
+    cut = ModelError("cut off", kind="length", partial_response=partial)
+    # a policy that accepts a failed failover reply does not make it a summary: its error is
+    # raised as is (Eino returns it unwrapped)
+    verdicts = [True, False]
+    config = c.Config(
+        model=c.ScriptedModel([cut, cut]),
+        failover=c.FailoverConfig(max_retries=2, should_failover=lambda r, e: verdicts.pop(0)),
+    )
+    with pytest.raises(ModelError, match="^cut off$"):
+        await c.new(config).summarize(history())
+    lone = c.Config(model=c.ScriptedModel([cut]))
+    with pytest.raises(SummarizationError, match="^failed to generate summary: cut off$"):
+        await c.new(lone).summarize(history())

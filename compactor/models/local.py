@@ -654,6 +654,9 @@ class LocalSummarizer:
     """The embedded summarizer (``name = "local"``); see the module docstring."""
 
     name = "local"
+    embedded = True
+    """A stand-in: reached after the configured models failed (``fallback: local`` or a
+    failover chain ending on it), its summary marks the run degraded."""
 
     def __repr__(self) -> str:
         return "LocalSummarizer()"

@@ -51,6 +51,7 @@ from compactor.schema import (
     Message,
     ToolCall,
     Usage,
+    make_assistant,
     message_kind,
 )
 
@@ -446,6 +447,7 @@ class OpenAIModel:
         transient: bool,
         status: int | None = None,
         retry_after: float | None = None,
+        partial_response: Any = None,
     ) -> ModelError:
         secrets = [key] if isinstance(key, str) else key
         message = redact(f"failed to call openai model {self.model!r}: {cause}", secrets)
@@ -456,6 +458,7 @@ class OpenAIModel:
             status=status,
             retry_after=retry_after,
             model=self.name,
+            partial_response=partial_response,
         )
 
     def _classify(self, err: Exception, key: list[str]) -> ModelError:
@@ -617,6 +620,7 @@ class OpenAIModel:
                 key,
                 kind="content_filter",
                 transient=False,
+                partial_response=self._partial(completion, choice, kind, key),
             )
         if finish == "length":
             raise self._fail(
@@ -624,6 +628,7 @@ class OpenAIModel:
                 key,
                 kind="length",
                 transient=False,
+                partial_response=self._partial(completion, choice, kind, key),
             )
         wire_msg = choice.message
         role = getattr(wire_msg, "role", None)
@@ -680,6 +685,30 @@ class OpenAIModel:
             finish_reason=finish,
             reasoning_content=reasoning if isinstance(reasoning, str) and reasoning else None,
         )
+        return msg
+
+    def _partial(self, completion: Any, choice: Any, kind: type[Any], key: list[str]) -> Any:
+        """The text a stopped reply did carry, as an assistant message (None: no text), so
+        that retry and failover policies see it with the error."""
+        try:
+            text = self._content_text(getattr(choice.message, "content", None), key)
+        except ModelError:
+            return None
+        if not text.strip():
+            return None
+        usage = None
+        u = getattr(completion, "usage", None)
+        if u is not None:
+            usage = Usage(
+                prompt_tokens=_count(getattr(u, "prompt_tokens", 0)),
+                completion_tokens=_count(getattr(u, "completion_tokens", 0)),
+                total_tokens=_count(getattr(u, "total_tokens", 0)),
+            )
+        msg = make_assistant(kind, _scrub(text, key), usage)
+        if isinstance(msg, Message):
+            msg.finish_reason = getattr(choice, "finish_reason", None)
+        else:
+            msg.extra["finish_reason"] = getattr(choice, "finish_reason", None)
         return msg
 
     def _content_text(self, content: Any, key: list[str]) -> str:
