@@ -30,6 +30,7 @@ __all__ = [
     "RetentionConfig",
     "RetryConfig",
     "TriggerCondition",
+    "check_preserve_user_messages",
     "validate_config",
 ]
 
@@ -223,14 +224,18 @@ def validate_config(config: Config[Any] | None) -> None:
             raise ConfigError("failover.max_retries must be non-negative")
     _check_delay("retry.max_delay", config.retry)
     _check_delay("failover.max_delay", config.failover)
-    pum = config.preserve_user_messages
+    check_preserve_user_messages(config.preserve_user_messages)
+    if config.emit_internal_events and config.on_event is None:
+        raise ConfigError("on_event is required when emit_internal_events is set")
+    _validate_extras(config)
+
+
+def check_preserve_user_messages(pum: PreserveUserMessages | None) -> None:
+    """``max_tokens`` is None or a non-negative integer (``Config`` and ``default_finalizer``)."""
     if pum is not None and pum.max_tokens is not None:
         _check_int("preserve_user_messages.max_tokens", pum.max_tokens)
         if pum.max_tokens < 0:
             raise ConfigError("preserve_user_messages.max_tokens must be non-negative")
-    if config.emit_internal_events and config.on_event is None:
-        raise ConfigError("on_event is required when emit_internal_events is set")
-    _validate_extras(config)
 
 
 def _check_fraction(trigger: TriggerCondition) -> None:

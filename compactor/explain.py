@@ -137,7 +137,7 @@ async def _user_messages(config: Config[Any], mw: Middleware[Any], head: list[An
     pum = config.preserve_user_messages or PreserveUserMessages()
     if not pum.enabled:
         return {"applies": False, "reason": "preserve_user_messages is off"}
-    budget = mw._user_budget(pum)
+    budget = mw.user_budget(pum)
     candidates = [m for m in head if _is_candidate(m)]
     kept, _ = await select_user_messages(head, budget, pum.filter)
     # At most one message is cut: the oldest one kept, when it is not a candidate's whole text.

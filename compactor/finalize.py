@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Generic
 
 from ._util import call_maybe_async
-from .config import PreserveUserMessages
+from .config import PreserveUserMessages, check_preserve_user_messages
 from .errors import ConfigError, SummarizationError
 from .prompts import (
     CLEARED_NOTE,
@@ -190,9 +190,15 @@ async def _default_finalize(
 
 
 def default_finalizer(config: DefaultFinalizerConfig | None = None) -> Finalize:
-    """The built-in post-processing of SPEC §5.2 as a ``finalize`` function."""
+    """The built-in post-processing of SPEC §5.2 as a ``finalize`` function.
+
+    A budget that is not a non-negative integer raises :class:`ConfigError` here, with the
+    words ``Config`` validation uses (``preserve_user_messages.max_tokens must be
+    non-negative``), not later in the middle of a summarization.
+    """
     cfg = config or DefaultFinalizerConfig()
     pum = cfg.preserve_user_messages or PreserveUserMessages()
+    check_preserve_user_messages(pum)
     max_tokens = pum.max_tokens if pum.max_tokens is not None else DEFAULT_FINALIZER_MAX_TOKENS
 
     async def finalize(original_messages: list[Any], summary: Any) -> list[Any]:

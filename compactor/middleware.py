@@ -17,7 +17,7 @@ from .prompts import DEGRADED_NOTE
 from .schema import AgenticMessage, AgentState, M, Message, content_type
 from .summarize import AttemptRecord, generate_summary, split_system
 from .tokens import default_token_counter
-from .trigger import TriggerDecision, decide
+from .trigger import TriggerDecision, decide, thresholds
 
 __all__ = ["Middleware", "SummarizeOutcome", "new", "strip_analysis", "without_usage"]
 
@@ -44,11 +44,9 @@ class SummarizeOutcome(Generic[M]):
     tokens_before: int | None = None
     tokens_after: int | None = None
     """Counted for the loop guard (None when it is off)."""
-
-    @property
-    def degraded(self) -> bool:
-        """The summary was written by the fallback model (the last rung of the ladder)."""
-        return self.phase == "fallback"
+    degraded: bool = False
+    """The summary was written by a stand-in after the configured models failed: the fallback
+    model (the last rung of the ladder) or an embedded summarizer in the failover chain."""
 
 
 class Middleware(Generic[M]):
@@ -125,7 +123,7 @@ class Middleware(Generic[M]):
         reply = copy.deepcopy(result.response)
         if cfg.strip_analysis:
             reply = strip_analysis(reply)
-        if result.phase == "fallback":
+        if result.degraded:
             reply = _edit_text(reply, lambda text: f"{DEGRADED_NOTE}\n\n{text}")
         token = _model_input.set(copy.deepcopy(result.model_input))
         try:
@@ -134,7 +132,7 @@ class Middleware(Generic[M]):
             else:
                 pum = cfg.preserve_user_messages or PreserveUserMessages()
                 new_messages = await _default_finalize(
-                    original, reply, pum, self._user_budget(pum), cfg.transcript_file_path
+                    original, reply, pum, self.user_budget(pum), cfg.transcript_file_path
                 )
         finally:
             _model_input.reset(token)
@@ -168,6 +166,7 @@ class Middleware(Generic[M]):
             retention=retention,
             tokens_before=tokens_before,
             tokens_after=tokens_after,
+            degraded=result.degraded,
         )
 
     def _retain(self, new_messages: list[M], dropped: list[M], masker: Any) -> dict[str, Any]:
@@ -197,13 +196,14 @@ class Middleware(Generic[M]):
         data: dict[str, Any] = {"applied": True, **report.to_dict()}
         return data
 
-    def _user_budget(self, pum: PreserveUserMessages) -> int:
+    def user_budget(self, pum: PreserveUserMessages) -> int:
+        """The user-message budget: ``max_tokens``, else a third of the token threshold the
+        trigger resolves to (``context_tokens``, or ``context_fraction`` × ``window_tokens``;
+        the smaller when both are set), else 160,000 // 3 (SPEC §5.2)."""
         if pum.max_tokens is not None:
             return int(pum.max_tokens)
-        trigger = self.config.trigger
-        if trigger is not None and trigger.context_tokens > 0:
-            return trigger.context_tokens // 3
-        return DEFAULT_CONTEXT_TOKENS // 3
+        threshold = thresholds(self.config.trigger)[0]
+        return (threshold or DEFAULT_CONTEXT_TOKENS) // 3
 
 
 async def _count(counter: Any, messages: list[Any], tools: list[Any], trigger: Any) -> int:

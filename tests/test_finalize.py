@@ -296,6 +296,9 @@ def _budget_probe(budget: int) -> tuple[list[Any], list[str]]:
         (c.TriggerCondition(context_tokens=6000, context_messages=3), 2000),
         (c.TriggerCondition(context_messages=3), 160_000 // 3),
         (None, 160_000 // 3),
+        # issue 22: a third of the threshold a fraction resolves to (80 % of 7,500 = 6,000)
+        (c.TriggerCondition(context_fraction=0.8, window_tokens=7500), 2000),
+        (c.TriggerCondition(context_tokens=9000, context_fraction=0.8, window_tokens=7500), 2000),
     ],
 )
 def test_spec_5_2_2_config_default_budget_is_context_tokens_div_3(
@@ -315,6 +318,28 @@ def test_spec_5_2_2_default_finalizer_budget_is_30000(pum: Any) -> None:
     assert block_lines(out) == expected
     out = run(c.default_finalizer()(history, A(REPLY)))
     assert block_lines(out) == expected
+
+
+@pytest.mark.parametrize(
+    ("max_tokens", "message"),
+    [
+        (-1, "preserve_user_messages.max_tokens must be non-negative"),
+        (True, "preserve_user_messages.max_tokens must be an integer, got True"),
+        (2.5, "preserve_user_messages.max_tokens must be an integer, got 2.5"),
+    ],
+)
+def test_issue_22_default_finalizer_rejects_a_bad_budget_as_config_does(
+    max_tokens: Any, message: str
+) -> None:
+    pum = c.PreserveUserMessages(max_tokens=max_tokens)
+    with pytest.raises(c.ConfigError) as direct_error:
+        c.default_finalizer(c.DefaultFinalizerConfig(preserve_user_messages=pum))
+    with pytest.raises(c.ConfigError) as config_error:
+        c.new(c.Config(model=c.ScriptedModel([]), preserve_user_messages=pum))
+    assert str(direct_error.value) == str(config_error.value) == message
+    c.default_finalizer(  # zero is a budget: keep no user message
+        c.DefaultFinalizerConfig(preserve_user_messages=c.PreserveUserMessages(max_tokens=0))
+    )
 
 
 # ---------------------------------------------------------------------------------------------

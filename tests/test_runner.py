@@ -389,3 +389,38 @@ def test_report_to_stdout_and_events_to_stderr(
     assert json.loads(captured.out)["written"] == {"output": str(out), "events": "<stderr>"}
     types = [json.loads(line)["type"] for line in captured.err.splitlines()]
     assert types[0] == "transcript_read" and types[-1] == "run_finished"
+
+
+# -- issue 22 ---------------------------------------------------------------------------------
+
+
+def _write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def test_a_fraction_trigger_sets_the_user_message_budget(tmp_path: Path) -> None:
+    """A 30k window at 80 % (a 24,000-token threshold): the user-message budget is 8,000
+    tokens, not 160,000 // 3, so four 40k-character user messages do not survive whole and the
+    result passes the loop guard."""
+    records: list[dict[str, Any]] = []
+    for i in range(4):
+        records.append({"role": "user", "content": f"request {i} " + "x" * 40_000})
+        records.append({"role": "assistant", "content": f"done with request {i}"})
+    src = _write_jsonl(tmp_path / "s.jsonl", records)
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        "model: {provider: local}\ntrigger: {context_fraction: 0.8, window_tokens: 30000}\n",
+        encoding="utf-8",
+    )
+    result = run_file(RunOptions(input=str(src), config=str(cfg), report=str(tmp_path / "r.json")))
+    assert result.exit_code == 0, result.error
+    assert result.triggered and result.tokens_before is not None
+    assert result.tokens_after is not None and result.tokens_after < result.tokens_before / 2
+    out = (tmp_path / "s.compact.jsonl").read_text("utf-8")
+    assert "characters truncated" in out  # the newest one did not fit 8,000 tokens: cut
+    from compactor.configfile import build_config, load_config_file
+    from compactor.middleware import new
+
+    built = build_config(load_config_file(cfg), model=ScriptedModel([]))
+    assert new(built).user_budget(c.PreserveUserMessages()) == 24_000 // 3
