@@ -1,4 +1,8 @@
-"""Several transcripts in one process (``compact run a.jsonl b.jsonl``, ``run DIR --jobs N``).
+"""Several transcripts in one process (``compact run a.jsonl b.jsonl``, ``compact run DIR``).
+
+:func:`plan_batch` checks the batch as a whole before any file is read: folders expand to their
+transcripts without earlier outputs, no two files write the same output (``a.jsonl`` and
+``a.json`` both mean ``a.compact.jsonl``), ``--output-dir`` and ``--report`` are usable.
 
 Every file is its own :class:`~compactor.runner.Run` (its own plan, exit code and result; a
 failing file stops no other), all as tasks of ONE event loop. ``jobs`` bounds the model requests
@@ -16,65 +20,130 @@ import gc
 import json
 import os
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import dataclass, field
+from typing import Any
 
 from .configfile import FileConfig, Overrides, build_config, check_config, load_default_config
 from .errors import CompactorError, ConfigError
+from .inputs import expand_inputs
 from .io import Destination, resolve_destination, write_destination
-from .runner import Run, RunOptions, RunResult, default_output, plan
+from .runner import Run, RunOptions, RunResult, check_output_dir, output_path, plan
 
-__all__ = ["batch_inputs", "plan_batch_report", "run_batch", "write_batch_report"]
+__all__ = [
+    "BatchPlan",
+    "batch_report",
+    "batch_totals",
+    "plan_batch",
+    "run_batch",
+    "write_batch_report",
+]
 
 
-def batch_inputs(transcripts: list[str], *, output: str | None, events: str | None) -> list[str]:
-    """The files of a batch: files as given, directories as their ``*.jsonl`` (sorted, without
-    ``*.compact.jsonl`` outputs)."""
-    if output is not None:
+@dataclass
+class BatchPlan:
+    """The files of a batch and where each one goes, checked before any file is read."""
+
+    files: list[str]
+    skipped: list[str] = field(default_factory=list)
+    """Earlier outputs (``*.compact.jsonl``) left out of the batch."""
+    report: Destination | None = None
+
+
+def _identity(path: str) -> tuple[int, int] | str:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return os.path.realpath(path)
+    return (st.st_dev, st.st_ino)
+
+
+def plan_batch(items: list[str], base: RunOptions) -> BatchPlan:
+    """Expand ``items`` (folders → their transcripts) and check the batch as a whole:
+    ``-o``/``--events`` name one file, ``--output-dir`` exists, no two files write the same
+    output, no output is another file of the batch, and ``--report`` is none of them.
+    Everything refused is a ConfigError (exit 2) before any file is read or written; what a
+    single file's plan refuses is that file's own result."""
+    if base.output is not None:
         raise ConfigError(
             "-o/--output works with one input only; a batch writes NAME.compact.jsonl beside "
-            "each input (or use --in-place)"
+            "each input, or into --output-dir DIR (or use --in-place)"
         )
-    if events is not None:
+    if base.events is not None:
         raise ConfigError("--events works with one input only")
-    files: list[str] = []
-    for item in transcripts:
-        if item == "-":
-            raise ConfigError("stdin (-) cannot be part of a batch of several inputs")
-        if os.path.isdir(item):
-            files.extend(
-                str(p)
-                for p in sorted(Path(item).glob("*.jsonl"))
-                if not p.name.endswith(".compact.jsonl") and p.is_file()
-            )
-        else:
-            files.append(item)
-    if not files:
-        raise ConfigError(f"no *.jsonl transcripts in {', '.join(transcripts)}")
-    return files
-
-
-def plan_batch_report(report: str, files: list[str], *, in_place: bool) -> Destination:
-    """The batch report's destination, refused (ConfigError) when it is one of the inputs or
-    one of the outputs the batch will write."""
-    dest = resolve_destination(report, "report")
-    if dest.kind == "stdout" or dest.char_device:
-        return dest
+    if "-" in items:
+        raise ConfigError("stdin (-) cannot be part of a batch of several inputs")
+    if base.output_dir is not None:
+        if base.in_place:
+            raise ConfigError("use either --output-dir or --in-place, not both")
+        check_output_dir(base.output_dir)
+    inputs = expand_inputs(items, skip_outputs=True)
+    files = list(dict.fromkeys(inputs.files))  # a file named twice runs once
+    inputs_by_id = {_identity(path): path for path in files}
+    writes: dict[tuple[int, int] | str, tuple[str, str]] = {}
     for path in files:
-        for name in (path,) if in_place else (path, default_output(path)):
-            try:
-                st = os.stat(name)
-                ident: tuple[int, int] | str = (st.st_dev, st.st_ino)
-            except OSError:
-                ident = os.path.realpath(name)
-            if ident == dest.identity:
-                raise ConfigError(f"--report {report!r} is {name!r}, a file of the batch")
-    return dest
+        target = output_path(dataclasses.replace(base, input=path))
+        if target is None:  # --in-place
+            continue
+        ident = _identity(target)
+        other = inputs_by_id.get(ident)
+        if other == path:
+            raise ConfigError(
+                f"--output-dir {base.output_dir!r} holds {path!r}: its output would replace "
+                "it; choose another folder (or --in-place, which archives the original first)"
+            )
+        if other is not None:
+            raise ConfigError(
+                f"{path!r} would write {target!r}, which is {other!r}, another input of the batch"
+            )
+        if ident in writes:
+            first, _ = writes[ident]
+            hint = "" if base.output_dir else "; run them separately or use --output-dir"
+            raise ConfigError(f"{first!r} and {path!r} would both write {target!r}{hint}")
+        writes[ident] = (path, target)
+    report = None
+    if base.report:
+        report = resolve_destination(base.report, "report")
+        if report.kind != "stdout" and not report.char_device:
+            for ident, (path, _) in writes.items():
+                if ident == report.identity:
+                    raise ConfigError(
+                        f"--report {base.report!r} is the output of {path!r}, a file of the batch"
+                    )
+            if report.identity in inputs_by_id:
+                name = inputs_by_id[report.identity]
+                raise ConfigError(f"--report {base.report!r} is {name!r}, a file of the batch")
+    return BatchPlan(files, inputs.skipped, report)
 
 
-def write_batch_report(dest: Destination, results: list[RunResult]) -> None:
-    """``{"files": [each file's report]}``; StreamError when it could not be written."""
-    data = {"files": [r.report() for r in results]}
-    write_destination(dest, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
+def batch_totals(results: list[RunResult], duration_s: float) -> dict[str, Any]:
+    """The batch's totals: files compacted / unchanged / failed, and the tokens before and
+    after over the files written (a failed file wrote nothing)."""
+    ok = [r for r in results if r.exit_code == 0]
+    compacted = [r for r in ok if r.triggered]
+    return {
+        "files": len(results),
+        "compacted": len(compacted),
+        "unchanged": len(ok) - len(compacted),
+        "failed": len(results) - len(ok),
+        "tokens_before": sum(r.tokens_before or 0 for r in ok),
+        "tokens_after": sum(r.tokens_after or 0 for r in ok),
+        "duration_s": round(duration_s, 3),
+    }
+
+
+def batch_report(plan: BatchPlan, results: list[RunResult], duration_s: float) -> dict[str, Any]:
+    """The ``--report`` object of a batch: ``files`` (each file's report), ``skipped`` and
+    ``totals``."""
+    return {
+        "files": [r.report() for r in results],
+        "skipped": plan.skipped,
+        "totals": batch_totals(results, duration_s),
+    }
+
+
+def write_batch_report(dest: Destination, report: dict[str, Any]) -> None:
+    """Write the batch report; StreamError when it could not be written."""
+    write_destination(dest, (json.dumps(report, indent=2, ensure_ascii=False) + "\n").encode())
 
 
 def _warm_up(file_cfg: FileConfig | None, overrides: Overrides) -> bool:
@@ -127,7 +196,9 @@ async def run_batch(
     slots: list[Run | None] = runs if runs is not None else []
     slots[:] = [None for _ in files]
     try:
-        file_cfg: FileConfig | None = load_default_config(base.config)
+        file_cfg: FileConfig | None = load_default_config(base.config).with_flags(
+            threshold=base.threshold, token_counter=base.token_counter
+        )
         load_error: CompactorError | None = None
     except CompactorError as err:
         file_cfg, load_error = None, err
@@ -142,7 +213,7 @@ async def run_batch(
 
     async def one(index: int, path: str, sem: asyncio.Semaphore) -> None:
         async with sem:
-            options = dataclasses.replace(base, input=path, output=None, report=None, events=None)
+            options = dataclasses.replace(base, input=path, report=None, events=None)
             if load_error is not None:
                 result = RunResult.refused(options, load_error)
             else:

@@ -177,9 +177,42 @@ class FileConfig:
     """Model name → ``{input, output}`` USD per million tokens (``check --explain``)."""
     lines: dict[str, int] = field(default_factory=dict, repr=False)
     """Dotted key → line number (1-based), for error messages."""
+    unset_env: dict[str, str] = field(default_factory=dict, repr=False)
+    """Dotted key → the ``${VAR}`` it names that is not set, for the optional keys that
+    became None for it (``model.api_key`` → ``MY_KEY``): the error can name the variable."""
 
     def __repr__(self) -> str:
         return f"FileConfig({self.to_dict(mask=True)!r})"
+
+    def with_flags(
+        self, *, threshold: int | None = None, token_counter: str | None = None
+    ) -> FileConfig:
+        """This config with the command line's ``--threshold`` and ``--token-counter``.
+
+        ``--threshold N`` replaces the token conditions (``context_tokens``,
+        ``context_fraction``) by ``context_tokens: N``; a ``context_messages`` condition stays.
+        """
+        if threshold is None and token_counter is None:
+            return self
+        lines = dict(self.lines)
+        changes: dict[str, Any] = {}
+        if threshold is not None:
+            if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 1:
+                raise ConfigError(
+                    f"--threshold must be a positive number of tokens, got {threshold!r}"
+                )
+            messages = (self.trigger or {}).get("context_messages", 0)
+            changes["trigger"] = {"context_tokens": threshold, "context_messages": messages}
+            for key in [k for k in lines if k.startswith("trigger")]:
+                del lines[key]
+        if token_counter is not None:
+            try:  # a bad name is an error of the flag, not of the file
+                resolve_token_counter(token_counter)
+            except ConfigError as err:
+                raise ConfigError(f"--token-counter: {err.message}") from err
+            changes["token_counter"] = token_counter
+            lines.pop("token_counter", None)
+        return dataclasses.replace(self, lines=lines, **changes)
 
     def error(self, key: str, message: str) -> ConfigError:
         """A ConfigError located at ``key`` of this file."""
@@ -309,6 +342,13 @@ class FileConfig:
         except ConfigError as err:
             raise self.error("token_counter", err.message) from err
 
+    def attempts(self) -> tuple[int, int]:
+        """(primary attempts, failover attempts) this config allows: ``retry.max_retries`` + 1
+        (1 without a retry section) and ``failover.max_retries`` (0 without failover)."""
+        retry = (self.retry or {}).get("max_retries", 3) if self.retry is not None else 0
+        failover = (self.failover or {}).get("max_retries", 3) if self.failover is not None else 0
+        return retry + 1, failover
+
     def counter_name(self) -> str:
         return self.token_counter or "estimate"
 
@@ -318,7 +358,7 @@ class FileConfig:
         data = {
             f.name: copy.deepcopy(getattr(self, f.name))
             for f in dataclasses.fields(self)
-            if f.name not in ("lines",)
+            if f.name not in ("lines", "unset_env")
         }
         return mask_secrets(data) if mask else data
 
@@ -414,7 +454,7 @@ def parse_config_text(text: str, *, path: str = "<config>") -> FileConfig:
         raise ConfigError(
             "the config file must be a mapping of keys", path=path, line=root.start_mark.line + 1
         )
-    loader = _Loader(path, cfg.lines)
+    loader = _Loader(path, cfg.lines, cfg.unset_env)
     values = loader.mapping(root, _SCHEMA, "")
     for key, value in values.items():
         setattr(cfg, key, value)
@@ -566,9 +606,10 @@ def _open_key(stack: list[_Open]) -> str:
 
 
 class _Loader:
-    def __init__(self, path: str, lines: dict[str, int]) -> None:
+    def __init__(self, path: str, lines: dict[str, int], unset_env: dict[str, str]) -> None:
         self.path = path
         self.lines = lines
+        self.unset_env = unset_env
 
     def err(self, node: yaml.Node, key: str, message: str) -> ConfigError:
         return ConfigError(message, path=self.path, line=node.start_mark.line + 1, key=key)
@@ -725,6 +766,7 @@ class _Loader:
         expanded = _ENV_RE.sub(repl, raw)
         if missing:
             if leaf in _OPTIONAL_ENV_KEYS and _ENV_RE.fullmatch(raw):
+                self.unset_env[key] = missing[0]
                 return None
             raise self.err(
                 node,
@@ -848,6 +890,8 @@ def _make_model(d: dict[str, Any], key: str, file_cfg: FileConfig, build: bool =
         spec["provider"] = "openai" if has_key else "local"
     if spec["provider"] == "openai" and not spec.get("name"):
         spec["name"] = DEFAULT_OPENAI_MODEL
+    if spec["provider"] == "openai" and not spec.get("api_key"):
+        _check_key_variable(spec, key, file_cfg)
     try:
         if not build:
             check_model_config(spec)
@@ -857,6 +901,23 @@ def _make_model(d: dict[str, Any], key: str, file_cfg: FileConfig, build: bool =
         # "model" + the registry's "provider" → the line of model.provider when the file has it
         sub = f"{key}.{err.key}" if err.key else key
         raise file_cfg.error(sub if sub in file_cfg.lines else key, err.message) from err
+
+
+def _check_key_variable(spec: dict[str, Any], key: str, file_cfg: FileConfig) -> None:
+    """``api_key: ${VAR}`` with VAR unset: name VAR in the error, instead of a generic "no API
+    key", when the model is left without one (no ``base_url`` for a server that needs none),
+    and never let ``$OPENAI_API_KEY`` stand in for another variable the file names."""
+    var = file_cfg.unset_env.get(f"{key}.api_key")
+    if var is None:
+        return
+    has_url = spec.get("base_url") or os.environ.get("OPENAI_BASE_URL")
+    stand_in = var != "OPENAI_API_KEY" and os.environ.get("OPENAI_API_KEY")
+    if has_url and not stand_in:
+        return  # a local server that needs no key
+    message = f"no API key: ${{{var}}} is not set"
+    if stand_in:
+        message += " (compact does not send $OPENAI_API_KEY in its place)"
+    raise file_cfg.error(f"{key}.api_key", message)
 
 
 def _load_ref(file_cfg: FileConfig, key: str, ref: str) -> Callable[..., Any]:

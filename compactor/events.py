@@ -166,8 +166,11 @@ class ChunkStart:
     start: int
     end: int
     tokens: int
+    """The whole request of this chunk (instructions, running summary, messages)."""
     oversized: bool = False
     """The chunk alone exceeds the budget: its longest texts were cut to fit."""
+    chunk_tokens: int = 0
+    """The chunk's own messages, as planned: the figure ``check --explain`` shows."""
     type: Literal["chunk_start"] = "chunk_start"
 
     def to_dict(self) -> dict[str, Any]:
@@ -178,6 +181,7 @@ class ChunkStart:
             "start": self.start,
             "end": self.end,
             "tokens": self.tokens,
+            "chunk_tokens": self.chunk_tokens,
             "oversized": self.oversized,
         }
 

@@ -7,37 +7,98 @@ the summarizer input is, the chunk plan when it would not fit the summarizer's c
 secret masking would replace, and an estimated cost from a price table. Everything is plain
 data (JSON-safe); the CLI renders it.
 
-Token figures in the breakdowns use the default estimate (UTF-8 bytes / 4, SPEC §3) per
-message; the total and the trigger use the configured counter.
+The rows of tokens by role add up to the count the trigger used: with the default counter, a
+provider-reported usage baseline is a row of its own (it stands for every message up to the
+one that reported it), the messages after it are estimated (UTF-8 bytes / 4, SPEC §3) and the
+tool definitions are a row; with another counter each message is what it adds to a request
+(the count of it twice minus once), and the rest of the total (tool definitions, request
+framing) is a row. The chunk plan is the run's own
+(:func:`~compactor.summarize.plan_summarizer_chunks`): its ranges and token figures are the
+ones a run reports. The tokens by tool use the estimate.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ._util import maybe_await
 from .config import Config, PreserveUserMessages
+from .configfile import DEFAULT_OPENAI_MODEL
 from .finalize import _is_candidate, select_user_messages
 from .middleware import Middleware
 from .schema import AgenticMessage, Message, ToolInfo, user_text
 from .summarize import build_model_input, input_tokens, plan_summarizer_chunks, split_system
-from .tokens import estimate_message, estimate_text
+from .tokens import (
+    TokenCounterInput,
+    baseline_index,
+    default_token_counter,
+    estimate_message,
+    estimate_text,
+    estimate_tools,
+)
 from .trigger import TriggerDecision, fraction_threshold, thresholds
 
-__all__ = ["PlannedModel", "explain", "explain_config"]
+__all__ = ["PlannedModel", "explain", "explain_config", "model_label", "summarizer_chain"]
 
 
-def _by_role(messages: Sequence[Message | AgenticMessage]) -> dict[str, dict[str, int]]:
-    out: dict[str, dict[str, int]] = {}
-    for msg in messages:
-        role = msg.role
-        if isinstance(msg, AgenticMessage) and role == "user":
-            if msg.blocks and all(b.type == "function_tool_result" for b in msg.blocks):
-                role = "tool"
-        row = out.setdefault(role, {"messages": 0, "tokens": 0})
+def _role(msg: Message | AgenticMessage) -> str:
+    if isinstance(msg, AgenticMessage) and msg.role == "user":
+        if msg.blocks and all(b.type == "function_tool_result" for b in msg.blocks):
+            return "tool"
+    return msg.role
+
+
+async def _token_rows(
+    config: Config[Any], messages: Sequence[Message | AgenticMessage], tools: Sequence[ToolInfo]
+) -> dict[str, Any]:
+    """Where the counted tokens are, in rows that add up to what the trigger counted.
+
+    * ``baseline``: with the default counter, the provider-reported usage of the newest
+      assistant message that has it: it stands for every message up to there.
+    * ``by_role``: the messages the counter counted itself, by role.
+    * ``overhead``: what the counter adds beyond the messages: the tool definitions (default
+      counter), or another counter's tools and per-request framing (the total minus what the
+      messages add), so the rows always add up.
+    """
+    counter = config.token_counter or default_token_counter
+    by_role: dict[str, dict[str, int]] = {}
+
+    def add(msg: Message | AgenticMessage, tokens: int) -> None:
+        row = by_role.setdefault(_role(msg), {"messages": 0, "tokens": 0})
         row["messages"] += 1
-        row["tokens"] += estimate_message(msg)
-    return dict(sorted(out.items(), key=lambda kv: -kv[1]["tokens"]))
+        row["tokens"] += tokens
+
+    baseline: dict[str, int] | None = None
+    if counter is default_token_counter:
+        start = baseline_index(messages)
+        if start >= 0:
+            usage = messages[start].usage
+            assert usage is not None
+            baseline = {"messages": start + 1, "tokens": usage.total_tokens}
+        for msg in messages[start + 1 :]:
+            add(msg, estimate_message(msg))
+        overhead = estimate_tools(tools)
+        label = "tool definitions"
+        total = default_token_counter(TokenCounterInput(messages, tools))
+    else:
+
+        async def count(history: list[Any], with_tools: Sequence[ToolInfo] = ()) -> int:
+            return int(await maybe_await(counter(TokenCounterInput(history, list(with_tools)))))
+
+        for msg in messages:
+            # What the message adds to a request: twice it minus once (exact for counters
+            # that frame every message alike, as the tiktoken counters do).
+            add(msg, await count([msg, msg]) - await count([msg]))
+        total = await count(list(messages), tools)
+        overhead = total - sum(r["tokens"] for r in by_role.values())
+        label = "tools and framing"
+    return {
+        "baseline": baseline,
+        "by_role": dict(sorted(by_role.items(), key=lambda kv: -kv[1]["tokens"])),
+        "overhead": {"label": label, "tokens": overhead},
+    }
 
 
 def _by_tool(messages: Sequence[Message | AgenticMessage]) -> dict[str, dict[str, int]]:
@@ -189,11 +250,13 @@ async def explain(
     *,
     model: str,
     prices: Mapping[str, Mapping[str, float]] | None = None,
+    chain: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The dry-run explanation of compacting ``messages`` with ``config``; never calls a model.
 
     ``decision`` is the trigger decision already made with the configured counter; ``model``
-    names the summarizer (for the report and the price lookup).
+    names the summarizer (for the report and the price lookup); ``chain`` is
+    :func:`summarizer_chain`'s account of the attempts and failover models.
     """
     mw: Middleware[Any] = Middleware(config)
     system_messages, context = split_system(list(messages))
@@ -237,6 +300,9 @@ async def explain(
         ),
         "user_messages": await _user_messages(config, mw, head),
         "summarizer": model,
+        "attempts": (chain or {}).get("attempts", 1),
+        "failover": list((chain or {}).get("failover", [])),
+        "failover_attempts": (chain or {}).get("failover_attempts", 0),
         "summarizer_input_tokens": summarizer_tokens,
         "summarizer_context_tokens": limit,
         "chunks": chunks,
@@ -254,9 +320,31 @@ async def explain(
         "triggered": decision.triggered,
         "reason": decision.reason,
         "conditions": _conditions(config, decision),
-        "by_role": _by_role(messages),
+        **await _token_rows(config, messages, tools),
         "by_tool": _by_tool(context),
         "plan": plan_data,
+    }
+
+
+def model_label(d: Mapping[str, Any]) -> str:
+    """``openai:NAME`` or ``local`` for a model mapping of the config."""
+    provider = d.get("provider")
+    if provider is None:
+        provider = "openai" if d.get("api_key") or os.environ.get("OPENAI_API_KEY") else "local"
+    if provider == "openai":
+        return f"openai:{d.get('name') or DEFAULT_OPENAI_MODEL}"
+    return str(provider)
+
+
+def summarizer_chain(file_cfg: Any) -> dict[str, Any]:
+    """The summarizers a run would try, in order: the primary's attempts, the failover models
+    (attempt N uses ``models[(N-1) % len]``) and their attempts."""
+    primary, failover = file_cfg.attempts()
+    models = (file_cfg.failover or {}).get("models") or []
+    return {
+        "attempts": primary,
+        "failover": [model_label(m) for m in models] if failover else [],
+        "failover_attempts": failover if models else 0,
     }
 
 
@@ -280,7 +368,7 @@ def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
 
     overrides = Overrides(model=model)
     primary = _model_dict(file_cfg, overrides)
-    name = "local" if primary.get("provider") == "local" else f"openai:{primary.get('name')}"
+    name = model_label(primary)
     chain = [primary, *((file_cfg.failover or {}).get("models") or [])]
     planned = PlannedModel(name, remote=primary.get("provider") != "local")
     cfg = build_config(

@@ -48,6 +48,7 @@ from .events import (
     TriggerChecked,
 )
 from .exitcodes import ExitCode, classify
+from .inputs import OUTPUT_SUFFIX
 from .interrupts import Interrupted, last_signal, signal_name
 from .io import (
     Destination,
@@ -70,6 +71,7 @@ __all__ = [
     "RunResult",
     "arun_file",
     "default_output",
+    "output_path",
     "plan",
     "run_file",
 ]
@@ -109,6 +111,13 @@ class RunOptions:
     """``local`` or ``none`` (None: the config decides)."""
     config: str | None = None
     """YAML config file (None: ``$COMPACT_CONFIG``, else the built-in defaults)."""
+    output_dir: str | None = None
+    """Write the output into this existing folder, under the input's own file name."""
+    threshold: int | None = None
+    """Compact above this many tokens (replaces the config's token trigger)."""
+    token_counter: str | None = None
+    """Count tokens with this counter instead of the config's (``estimate``, ``tiktoken:...``,
+    ``pkg.mod:func``)."""
 
 
 @dataclass
@@ -130,10 +139,7 @@ class RunPlan:
     @property
     def attempts(self) -> tuple[int, int]:
         """(primary attempts, failover attempts) the config allows."""
-        cfg = self.file_config
-        retry = (cfg.retry or {}).get("max_retries", 3) if cfg.retry is not None else 0
-        failover = (cfg.failover or {}).get("max_retries", 3) if cfg.failover is not None else 0
-        return retry + 1, failover
+        return self.file_config.attempts()
 
 
 @dataclass(kw_only=True)
@@ -232,7 +238,44 @@ class AttemptLog:
 def default_output(path: str) -> str:
     """``NAME.compact.jsonl`` beside ``path``."""
     p = Path(path)
-    return str(p.with_name(f"{p.stem}.compact.jsonl"))
+    return str(p.with_name(f"{p.stem}{OUTPUT_SUFFIX}"))
+
+
+def output_path(options: RunOptions) -> str | None:
+    """The file the transcript of ``options`` goes to: ``-o``, ``--output-dir``/NAME or
+    ``NAME.compact.jsonl``; None when it goes to stdout or replaces the input."""
+    if options.in_place or options.output == "-":
+        return None
+    if options.output is not None:
+        return options.output
+    if options.input == "-":
+        return None
+    if options.output_dir is not None:
+        return os.path.join(options.output_dir, os.path.basename(options.input))
+    return default_output(options.input)
+
+
+def check_output_dir(folder: str) -> None:
+    """``--output-dir`` must name an existing, writable folder (ConfigError, exit 2)."""
+    if not os.path.isdir(folder):
+        what = "does not exist" if not os.path.lexists(folder) else "is not a folder"
+        raise ConfigError(f"--output-dir {folder!r} {what}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"--output-dir {folder!r} is not writable")
+
+
+def _check_combinations(options: RunOptions) -> None:
+    if options.in_place and options.input == "-":
+        raise ConfigError("--in-place needs a file, not stdin")
+    if options.in_place and options.output is not None:
+        raise ConfigError("use either --in-place or -o/--output, not both")
+    if options.output_dir is not None:
+        if options.in_place or options.output is not None:
+            other = "--in-place" if options.in_place else "-o/--output"
+            raise ConfigError(f"use either --output-dir or {other}, not both")
+        if options.input == "-":
+            raise ConfigError("--output-dir needs a file input; stdin has no name to keep")
+        check_output_dir(options.output_dir)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -296,11 +339,9 @@ def plan(
     ``file_config``: an already loaded config (a batch loads it once); ``config_checked``: it
     already passed :func:`~compactor.configfile.check_config`.
     """
-    if options.in_place and options.input == "-":
-        raise ConfigError("--in-place needs a file, not stdin")
-    if options.in_place and options.output is not None:
-        raise ConfigError("use either --in-place or -o/--output, not both")
+    _check_combinations(options)
     file_cfg = file_config if file_config is not None else load_default_config(options.config)
+    file_cfg = file_cfg.with_flags(threshold=options.threshold, token_counter=options.token_counter)
     overrides = Overrides(
         model=options.model,
         transcript_file_path=options.transcript_path,
@@ -313,12 +354,11 @@ def plan(
     if not config_checked:
         check_config(file_cfg, overrides)
     input_id, input_mode = _input_identity(options.input, options.in_place)
+    target = output_path(options)
     if options.in_place:
         output = resolve_destination(options.input, "in-place")
-    elif options.output == "-" or (options.output is None and options.input == "-"):
-        output = resolve_destination("-", "output")
     else:
-        output = resolve_destination(options.output or default_output(options.input), "output")
+        output = resolve_destination("-" if target is None else target, "output")
     report = resolve_destination(options.report, "report") if options.report else None
     events = resolve_destination(options.events, "events") if options.events else None
     _check_distinct([d for d in (output, report, events) if d is not None], input_id, options)

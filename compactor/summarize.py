@@ -401,6 +401,7 @@ async def _generate_chunked(job: _Job[M], can_adapt: bool = False) -> SummaryRes
                 end=end,
                 tokens=tokens,
                 oversized=chunk.oversized,
+                chunk_tokens=chunk.tokens,
             )
         )
         result = await _generate_one(job, chunk_input, chunk=index, can_adapt=can_adapt)
@@ -411,6 +412,7 @@ async def _generate_chunked(job: _Job[M], can_adapt: bool = False) -> SummaryRes
                 "start": start,
                 "end": end,
                 "messages": end - start,
+                "tokens": chunk.tokens,
                 "input_tokens": tokens,
                 "oversized": chunk.oversized,
                 "phase": result.phase,

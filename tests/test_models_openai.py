@@ -436,7 +436,7 @@ def test_registry() -> None:
     assert isinstance(m2, OpenAIModel)
     assert m2.base_url == "http://h/v1"
     assert isinstance(model_from_config({"provider": "local"}), LocalSummarizer)
-    with pytest.raises(ConfigError, match="scripted models are created in Python"):
+    with pytest.raises(ConfigError, match="a scripted model is created in Python"):
         model_from_config({"provider": "scripted"})
     with pytest.raises(ConfigError, match="unknown model provider"):
         model_from_config({"provider": "nope"})

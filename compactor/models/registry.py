@@ -85,7 +85,11 @@ def _spec_from_config(d: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """``(create_model spec, backend kwargs)`` of a config mapping, validated."""
     provider = d.get("provider")
     if provider == "scripted":
-        raise ConfigError("scripted models are created in Python")
+        raise ConfigError(
+            "a scripted model is created in Python (compactor.ScriptedModel), not in a config "
+            "file; use provider 'local' or 'openai'",
+            key="provider",
+        )
     if provider == "local":
         return "local", {}
     if provider == "openai":
@@ -131,6 +135,7 @@ def _spec_from_config(d: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             )
         return f"openai:{name}", kwargs
     raise ConfigError(
-        f"unknown model provider {provider!r}: known providers are 'local', 'openai', 'scripted'",
+        f"unknown model provider {provider!r}: known providers are 'local' and 'openai' "
+        "(a scripted model is created in Python: compactor.ScriptedModel)",
         key="provider",
     )

@@ -1,0 +1,171 @@
+"""The effective settings of a run, as plain data (``compact config show``).
+
+Every key shows the value a run would use: the file's value, else the built-in default
+(``retry: {max_retries: 0}`` when the file has no retry section, the 160,000-token trigger, the
+archive folder under ``$XDG_DATA_HOME``). Nothing is ``null``: a feature that is off is
+``false`` or ``none``, a built-in text or hook is ``built-in``, an unset hook is ``none``.
+Secrets are masked (``api_key: ***``, or ``not set``). The values come from the same builder
+a run uses (:func:`~compactor.configfile.build_config`), with the config's own Python hooks
+left out: showing a config never imports ``pkg.mod:func`` modules (that runs their code).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any
+
+from .configfile import DEFAULT_FILE_MAX_DELAY, FileConfig, Overrides, build_config, mask_secrets
+from .trigger import thresholds
+
+__all__ = ["DEFAULT_BASE_URL", "DEFAULT_MAX_RESPONSE_BYTES", "DEFAULT_TIMEOUT", "effective_config"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+"""The endpoint of an openai model without ``base_url`` or ``$OPENAI_BASE_URL``."""
+DEFAULT_TIMEOUT = 60.0
+"""``model.timeout`` when unset (``OpenAIModel``'s default; a test keeps them equal)."""
+DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+"""``model.max_response_bytes`` when unset (``OpenAIModel``'s default; a test keeps them equal)."""
+
+
+def _model(d: dict[str, Any]) -> dict[str, Any]:
+    """A model mapping (secrets already masked) with every default filled in."""
+    if d.get("provider") == "local":
+        return {"provider": "local"}
+    has_key = d.get("api_key") or os.environ.get("OPENAI_API_KEY")
+    out: dict[str, Any] = {"provider": d.get("provider") or ("openai" if has_key else "local")}
+    if out["provider"] == "local":
+        return out
+    out["name"] = d.get("name") or "gpt-4o-mini"
+    out["base_url"] = d.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    out["api_key"] = "***" if has_key else "not set"
+    out["timeout"] = d.get("timeout") or DEFAULT_TIMEOUT
+    out["max_response_bytes"] = d.get("max_response_bytes") or DEFAULT_MAX_RESPONSE_BYTES
+    out["options"] = d.get("options") or {}
+    for key, value in d.items():  # the rest as written (context_tokens, newer keys)
+        if key not in out and key != "api_key":
+            out[key] = "none" if value is None else value
+    return out
+
+
+def _trigger(file_cfg: FileConfig) -> dict[str, Any]:
+    condition = file_cfg.trigger_condition()
+    tokens, messages = thresholds(condition)
+    trigger: dict[str, Any] = {
+        "context_tokens": (condition.context_tokens if condition else tokens) or 0,
+        "context_messages": messages or 0,
+    }
+    if condition is not None and condition.context_fraction:
+        trigger.update(
+            context_fraction=condition.context_fraction,
+            window_tokens=condition.window_tokens,
+            agent_model=(file_cfg.trigger or {}).get("agent_model") or "none",
+            effective_token_threshold=tokens,
+        )
+    return trigger
+
+
+def _finalize(file_cfg: FileConfig) -> Any:
+    spec = file_cfg.finalize
+    if spec is None:
+        return "built-in"
+    if isinstance(spec, str):
+        return spec
+    out: dict[str, Any] = {"strip_analysis": bool(spec.get("strip_analysis"))}
+    if "preserve_skills" in spec:
+        from .finalize import PreserveSkillsConfig
+
+        defaults = dataclasses.asdict(PreserveSkillsConfig())
+        out["preserve_skills"] = {**defaults, **(spec.get("preserve_skills") or {})}
+    out["system_prompt"] = spec.get("system_prompt") or "none"
+    for key, value in spec.items():
+        out.setdefault(key, value)
+    return out
+
+
+def effective_config(
+    file_cfg: FileConfig,
+    overrides: Overrides | None = None,
+) -> dict[str, Any]:
+    """What a run with ``file_cfg`` and ``overrides`` (``--model``, ...) would use, as plain
+    data with secrets masked. Raises the ConfigError a run would raise for a bad value."""
+    from .configfile import _model_dict
+    from .io import default_archive_dir
+
+    ov = overrides or Overrides()
+    # The builder a run uses, without the config's Python hooks (never imported here).
+    plain = dataclasses.replace(
+        file_cfg, callback=None, gen_model_input=None, token_counter=None, finalize=None
+    )
+    cfg = build_config(plain, ov, transcript_path_auto="auto", build_models=False)
+    primary = mask_secrets(_model_dict(file_cfg, ov))
+    failover_models = [
+        _model(mask_secrets(m)) for m in (file_cfg.failover or {}).get("models") or []
+    ]
+
+    data: dict[str, Any] = {"model": _model(primary), "trigger": _trigger(file_cfg)}
+    data["token_counter"] = file_cfg.counter_name()
+    if file_cfg.user_instruction_file:
+        data["user_instruction_file"] = file_cfg.user_instruction_file
+    else:
+        data["user_instruction"] = file_cfg.user_instruction or "built-in"
+    data["transcript_file_path"] = cfg.transcript_file_path or "none"
+    from .config import PreserveUserMessages
+    from .middleware import Middleware
+
+    pum = cfg.preserve_user_messages or PreserveUserMessages()
+    data["preserve_user_messages"] = {
+        "enabled": pum.enabled,
+        "max_tokens": Middleware(cfg)._user_budget(pum),  # the rule the run applies
+    }
+    retry = file_cfg.retry
+    data["retry"] = (
+        {
+            "max_retries": retry.get("max_retries", 3),
+            "initial_delay": retry.get("initial_delay", 1.0),
+            "max_delay": retry.get("max_delay", DEFAULT_FILE_MAX_DELAY),
+        }
+        if retry is not None
+        else {"max_retries": 0}
+    )
+    if cfg.failover is not None:
+        data["failover"] = {
+            "max_retries": cfg.failover.max_retries,
+            "max_delay": cfg.failover.max_delay,
+            "models": failover_models,
+        }
+    else:
+        data["failover"] = {"max_retries": 0}
+    data["fallback"] = ov.fallback or file_cfg.fallback or "none"
+    data["finalize"] = _finalize(file_cfg)
+    data["callback"] = file_cfg.callback or "none"
+    data["gen_model_input"] = file_cfg.gen_model_input or "built-in"
+    data["format"] = ov.format or file_cfg.format or "auto"
+    archive = file_cfg.archive_dir
+    data["archive_dir"] = os.path.abspath(
+        os.path.expanduser(archive) if archive else default_archive_dir()
+    )
+    data["keep"] = (
+        {"messages": cfg.keep.messages or "none", "tokens": cfg.keep.tokens or "none"}
+        if cfg.keep is not None
+        else "none"
+    )
+    data["loop_guard"] = {"max_ratio": cfg.loop_guard} if cfg.loop_guard is not None else False
+    data["mask_secrets"] = {
+        "enabled": bool(cfg.mask_secrets),
+        "patterns": [{"name": n, "regex": r} for n, r in cfg.secret_patterns],
+    }
+    data["cache"] = {"dir": str(cfg.cache.directory)} if cfg.cache is not None else False
+    data["retention"] = (
+        {"max_anchors": cfg.retention.max_anchors, "max_facts": cfg.retention.max_facts}
+        if cfg.retention is not None
+        else False
+    )
+    data["reply_reserve_tokens"] = cfg.reply_reserve_tokens
+    data["max_summary_tokens"] = cfg.max_summary_tokens or "none"
+    data["prices"] = file_cfg.prices or {}
+    # Keys this module does not know yet (newer config sections): as written, never null.
+    for key, value in file_cfg.to_dict(mask=True).items():
+        if key not in data and key not in ("path", "user_instruction", "user_instruction_file"):
+            data[key] = "none" if value is None else value
+    return data
