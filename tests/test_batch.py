@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from compactor.cli.app import app
@@ -138,8 +142,9 @@ def test_batch_isolates_one_failed_model_call(tmp_path: Path, fake_env) -> None:
     bad = Path(failed[0]["input"])
     for p in paths:
         assert p.with_name(f"{p.stem}.compact.jsonl").exists() == (p != bad), p
-    assert result.stderr.count(": compacted → ") == 11
+    assert len(re.findall(r": compacted, [\d,]+ → [\d,]+ tokens → ", result.stderr)) == 11
     assert result.stderr.count(f"{bad}: failed (exit 3)") == 1
+    assert "12 files: 11 compacted, 0 unchanged, 1 failed; " in result.stderr
     assert len(fake_env.requests) == 12  # 400 is not retried; nobody else was affected
     assert len({r.peer for r in fake_env.requests}) <= 4  # one shared client, kept-alive
 
@@ -286,9 +291,11 @@ def test_batch_on_a_terminal_prints_each_line_as_its_file_finishes(
     result = CliRunner().invoke(app, ["run", *map(str, paths), "--force", "--model", "local"])
     assert result.exit_code == 0, result.output
     lines = out.getvalue().splitlines()
-    assert sorted(lines) == sorted(
-        f"{p}: compacted → {p.with_name(p.stem + '.compact.jsonl')}" for p in paths
+    *files, summary = lines
+    assert sorted(re.sub(r"[\d,]+ → [\d,]+ tokens", "N → M tokens", x) for x in files) == sorted(
+        f"{p}: compacted, N → M tokens → {p.with_name(p.stem + '.compact.jsonl')}" for p in paths
     )
+    assert summary.startswith("5 files: 5 compacted, 0 unchanged, 0 failed; ")
 
 
 def test_batch_report_that_is_one_of_the_batchs_files_is_refused_before_any_work(
@@ -305,3 +312,246 @@ def test_batch_report_that_is_one_of_the_batchs_files_is_refused_before_any_work
         assert "a file of the batch" in result.stderr
         assert {p: p.read_bytes() for p in files} == before
         assert not out_of_first.exists()
+
+
+# -- issue 23: folders, earlier outputs, clashing outputs, --output-dir, totals -----------------
+
+
+def _run(*args: str) -> Any:
+    return CliRunner(env={"NO_COLOR": "1"}).invoke(app, ["run", *args])
+
+
+def test_a_folder_alone_is_a_batch_without_jobs(batch_dir: Path) -> None:
+    result = _run(str(batch_dir / "dir"), "--force", "--model", "local")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (batch_dir / "dir").glob("*.compact.jsonl")) == [
+        "d.compact.jsonl",
+        "e.compact.jsonl",
+    ]
+    assert "2 files: 2 compacted, 0 unchanged, 0 failed; " in result.stderr
+
+
+def test_running_again_never_compacts_earlier_outputs(batch_dir: Path) -> None:
+    folder = batch_dir / "dir"
+    first = _run(str(folder), "--force", "--model", "local")
+    assert first.exit_code == 0, first.output
+    outputs = {p: p.read_bytes() for p in folder.glob("*.compact.jsonl")}
+    report = batch_dir / "r.json"
+    again_folder = _run(str(folder), "--force", "--model", "local")
+    # The shell's glob hands over the outputs too: they are left out all the same.
+    again_glob = _run(
+        *map(str, sorted(folder.glob("*.jsonl"))),
+        "--force",
+        "--model",
+        "local",
+        "--report",
+        str(report),
+    )
+    for result in (again_folder, again_glob):
+        assert result.exit_code == 0, result.output
+        assert "2 files: 2 compacted, 0 unchanged, 0 failed, 2 earlier outputs skipped" in (
+            result.stderr
+        )
+    assert not list(batch_dir.rglob("*.compact.compact.jsonl"))
+    assert sorted(json.loads(report.read_text())["skipped"]) == sorted(map(str, outputs))
+    assert {p.name for p in folder.iterdir()} == {"d.jsonl", "e.jsonl", "notes.txt"} | {
+        p.name for p in outputs
+    }
+
+
+def test_an_earlier_output_named_alone_is_compacted(batch_dir: Path) -> None:
+    out = batch_dir / "a.compact.jsonl"
+    out.write_bytes((batch_dir / "a.jsonl").read_bytes())
+    result = _run(str(out), "--force", "--model", "local")
+    assert result.exit_code == 0, result.output
+    assert (batch_dir / "a.compact.compact.jsonl").exists()
+
+
+def test_a_folder_of_only_earlier_outputs_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "x.compact.jsonl").write_bytes(SMALL.read_bytes())
+    result = _run(str(tmp_path), "--model", "local")
+    assert result.exit_code == 2
+    assert "only earlier outputs" in result.stderr
+
+
+def test_two_inputs_with_one_output_are_refused_before_any_work(batch_dir: Path) -> None:
+    (batch_dir / "a.json").write_bytes((batch_dir / "a.jsonl").read_bytes())
+    before = sorted(p.name for p in batch_dir.iterdir())
+    result = _run(
+        str(batch_dir / "a.jsonl"),
+        str(batch_dir / "b.jsonl"),
+        str(batch_dir / "a.json"),
+        "--force",
+        "--model",
+        "local",
+    )
+    assert result.exit_code == 2
+    assert (
+        f"'{batch_dir / 'a.jsonl'}' and '{batch_dir / 'a.json'}' would both write "
+        f"'{batch_dir / 'a.compact.jsonl'}'; run them separately or use --output-dir"
+    ) in result.stderr
+    assert sorted(p.name for p in batch_dir.iterdir()) == before  # b was not compacted either
+    # With --output-dir they keep their own names: no clash.
+    out = batch_dir / "out"
+    out.mkdir()
+    result = _run(
+        str(batch_dir / "a.jsonl"),
+        str(batch_dir / "a.json"),
+        "--output-dir",
+        str(out),
+        "--force",
+        "--model",
+        "local",
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["a.json", "a.jsonl"]
+
+
+def test_output_dir_writes_each_result_under_its_input_name(batch_dir: Path) -> None:
+    out = batch_dir / "small"
+    out.mkdir()
+    result = _run(
+        str(batch_dir / "dir"),
+        str(batch_dir / "a.jsonl"),
+        "--output-dir",
+        str(out),
+        "--force",
+        "--model",
+        "local",
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["a.jsonl", "d.jsonl", "e.jsonl"]
+    assert not list(batch_dir.rglob("*.compact.jsonl"))
+    assert f"{batch_dir / 'a.jsonl'}: compacted, " in result.stderr
+    assert f" → {out / 'a.jsonl'}\n" in result.stderr
+    # one file: the same folder, the same name
+    single = _run(str(batch_dir / "b.jsonl"), "--output-dir", str(out), "--model", "local")
+    assert single.exit_code == 0, single.output
+    assert (out / "b.jsonl").read_bytes() == (batch_dir / "b.jsonl").read_bytes()  # untriggered
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--output-dir", "missing"], "--output-dir '{tmp}/missing' does not exist"),
+        (["--output-dir", "a.jsonl"], "--output-dir '{tmp}/a.jsonl' is not a folder"),
+        (["--output-dir", "."], "--output-dir '{tmp}' holds '{tmp}/a.jsonl'"),
+        (["--output-dir", "dir", "--in-place"], "use either --output-dir or --in-place"),
+        (["--output-dir", "dir", "-o", "x"], "-o/--output works with one input only"),
+    ],
+)
+def test_output_dir_is_planned_before_any_work(
+    batch_dir: Path, extra: list[str], message: str
+) -> None:
+    before = {p: p.read_bytes() for p in batch_dir.rglob("*") if p.is_file()}
+    extra = [str(batch_dir / e) if e in ("missing", "a.jsonl", ".", "dir") else e for e in extra]
+    result = _run(
+        str(batch_dir / "a.jsonl"),
+        str(batch_dir / "b.jsonl"),
+        *extra,
+        "--force",
+        "--model",
+        "local",
+    )
+    assert result.exit_code == 2, result.output
+    assert message.format(tmp=batch_dir) in result.stderr
+    assert {p: p.read_bytes() for p in batch_dir.rglob("*") if p.is_file()} == before
+
+
+def test_output_dir_with_one_input_refuses_stdin_and_a_missing_folder(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["run", "-", "--output-dir", str(tmp_path)], input="")
+    assert result.exit_code == 2
+    assert "--output-dir needs a file input" in result.stderr
+    result = _run(str(SMALL), "--output-dir", str(tmp_path / "nope"))
+    assert result.exit_code == 2
+    assert "does not exist" in result.stderr
+
+
+def test_two_inputs_of_one_name_into_one_output_dir_are_refused(tmp_path: Path) -> None:
+    for sub in ("x", "y", "out"):
+        (tmp_path / sub).mkdir()
+    shutil.copy(SMALL, tmp_path / "x" / "s.jsonl")
+    shutil.copy(CODING, tmp_path / "y" / "s.jsonl")
+    result = _run(str(tmp_path / "x"), str(tmp_path / "y"), "--output-dir", str(tmp_path / "out"))
+    assert result.exit_code == 2
+    assert f"would both write '{tmp_path / 'out' / 's.jsonl'}'" in result.stderr
+    assert "use --output-dir" not in result.stderr
+    assert not list((tmp_path / "out").iterdir())
+
+
+def test_each_line_shows_its_tokens_and_the_summary_line_the_totals(batch_dir: Path) -> None:
+    shutil.copy(LONG, batch_dir / "long.jsonl")
+    (batch_dir / "bad.jsonl").write_text('{"role": "user", "content": "hi"}\n{not json\n')
+    report = batch_dir / "r.json"
+    names = ["a.jsonl", "long.jsonl", "bad.jsonl", "b.jsonl"]
+    result = _run(*(str(batch_dir / n) for n in names), "--model", "local", "--report", str(report))
+    assert result.exit_code == 2, result.output
+    data = json.loads(report.read_text())
+    by_name = {Path(f["input"]).name: f for f in data["files"]}
+    lines = result.stderr.splitlines()
+    for name in ("a.jsonl", "b.jsonl"):
+        f = by_name[name]
+        assert any(
+            line.startswith(
+                f"{batch_dir / name}: unchanged (not triggered), {f['tokens_before']:,} tokens"
+            )
+            for line in lines
+        )
+    long = by_name["long.jsonl"]
+    assert (
+        f"{batch_dir / 'long.jsonl'}: compacted, {long['tokens_before']:,} → "
+        f"{long['tokens_after']:,} tokens → {batch_dir / 'long.compact.jsonl'}"
+    ) in lines
+    assert any(line.startswith(f"{batch_dir / 'bad.jsonl'}: failed (exit 2)") for line in lines)
+    totals = data["totals"]
+    ok = [f for f in data["files"] if f["exit_code"] == 0]
+    assert totals["files"] == 4
+    assert (totals["compacted"], totals["unchanged"], totals["failed"]) == (1, 2, 1)
+    assert totals["tokens_before"] == sum(f["tokens_before"] for f in ok)
+    assert totals["tokens_after"] == sum(f["tokens_after"] for f in ok)
+    assert totals["duration_s"] >= max(f["duration_s"] for f in data["files"])
+    summary = lines[-1]
+    assert re.fullmatch(
+        rf"4 files: 1 compacted, 2 unchanged, 1 failed; {totals['tokens_before']:,} → "
+        rf"{totals['tokens_after']:,} tokens; \d+\.\ds",
+        summary,
+    ), summary
+
+
+def test_quiet_batch_prints_nothing(batch_dir: Path) -> None:
+    result = _run(str(batch_dir / "dir"), "--quiet", "--model", "local")
+    assert result.exit_code == 0
+    assert result.stderr == ""
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([0, 0, 2, 3]),
+            st.booleans(),
+            st.integers(0, 10**6),
+            st.integers(0, 10**6),
+        ),
+        max_size=20,
+    )
+)
+def test_batch_totals_add_up(rows: list[tuple[int, bool, int, int]]) -> None:
+    from compactor.batch import batch_totals
+    from compactor.runner import RunResult
+
+    results = [
+        RunResult(
+            input=f"{i}.jsonl",
+            output="",
+            exit_code=code,
+            triggered=trig,
+            tokens_before=before,
+            tokens_after=after if trig else before,
+        )
+        for i, (code, trig, before, after) in enumerate(rows)
+    ]
+    totals = batch_totals(results, 1.0)
+    assert totals["compacted"] + totals["unchanged"] + totals["failed"] == totals["files"]
+    assert totals["failed"] == sum(1 for code, *_ in rows if code)
+    assert totals["tokens_before"] == sum(b for code, _, b, _ in rows if code == 0)
+    assert totals["tokens_after"] == sum((a if t else b) for code, t, b, a in rows if code == 0)

@@ -121,6 +121,7 @@ def test_check_json_fields(runner):
         "threshold_messages",
         "triggered",
         "reason",
+        "error",
         "tool_calls",
         "tool_results",
         "file_tool_calls",

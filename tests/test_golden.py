@@ -113,11 +113,18 @@ def _samples_rel() -> list[str]:
         (["--help"], "help_root.txt"),
         (["run", "--help"], "help_run.txt"),
         (["check", "--help"], "help_check.txt"),
+        (["show", "--help"], "help_show.txt"),
         (["config", "--help"], "help_config.txt"),
+        (["config", "show", "--help"], "help_config_show.txt"),
+        (["config", "validate", "--help"], "help_config_validate.txt"),
+        (["archive", "--help"], "help_archive.txt"),
+        (["archive", "list", "--help"], "help_archive_list.txt"),
+        (["archive", "prune", "--help"], "help_archive_prune.txt"),
     ],
 )
 def test_help(runner: CliRunner, args: list[str], name: str) -> None:
-    result = runner.invoke(app, args, prog_name="compact", terminal_width=100)
+    """Every help page as an 80-column terminal shows it (read them when they change)."""
+    result = runner.invoke(app, args, prog_name="compact", terminal_width=80)
     assert result.exit_code == 0, result.output
     _golden(name, _normalize(result.stdout))
 
@@ -278,6 +285,17 @@ mask_secrets: true
 prices:
   gpt-4o-mini: {input: 0.15, output: 0.60}
 """
+
+
+def test_show_sample(runner: CliRunner, at_repo: Path, tmp_path: Path) -> None:
+    """What `make run` shows: the summary of the long sample, as `compact show` renders it."""
+    out = tmp_path / "sample.compact.jsonl"
+    args = ["run", LONG_REL, "--model", "local", "-o", str(out)]
+    args += ["--transcript-path", FIXED_NOTE_PATH]
+    assert runner.invoke(app, args).exit_code == 0
+    result = runner.invoke(app, ["show", str(out)], prog_name="compact", terminal_width=100)
+    assert result.exit_code == 0, result.output
+    _golden("show_sample.txt", _normalize(result.stdout, tmp_path))
 
 
 def test_check_explain(runner: CliRunner, at_repo: Path, tmp_path: Path) -> None:

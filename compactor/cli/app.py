@@ -1,28 +1,26 @@
 """``compact``: compact LLM-agent transcripts from the command line (SPEC §9).
 
 Thin by design: the library plans and runs (:mod:`compactor.runner`, :mod:`compactor.batch`,
-:mod:`compactor.dryrun`); the command modules (``run.py``, ``batch.py``, ``check.py``,
-``config_cmd.py``) turn flags into options and render results, ``live.py`` shows progress and
-``exitcodes.py`` documents the exit codes. The OpenAI client is imported only by ``run``, and
-only when it is used.
+:mod:`compactor.dryrun`, :mod:`compactor.show`, :mod:`compactor.archive`); the command modules
+(``run.py``, ``batch.py``, ``check.py``, ``show.py``, ``config_cmd.py``, ``archive_cmd.py``)
+turn flags into options and render results, ``live.py`` shows progress, ``helptext.py`` shapes
+every ``--help`` page and ``exitcodes.py`` documents the exit codes. The OpenAI client is
+imported only by ``run``, and only when it is used. Command groups (``config``, ``archive``)
+share one shape; a ``cache`` group belongs beside them.
 """
-
-from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
 from compactor import __version__
 
-from . import _typer_fast
-from .check import check
-from .common import EPILOG, guard_std_streams, print_error
-from .config_cmd import config_show, config_validate
-from .exitcodes import ExitCode, classify
-from .run import run
+from . import _typer_fast, archive_cmd, check, config_cmd, run, show
+from .common import guard_std_streams, print_error
+from .exitcodes import EXIT_CODES_HELP, ExitCode, classify
+from .helptext import CONTEXT, Command, Group, epilog
 
 __all__ = ["app", "main"]
 
@@ -30,35 +28,78 @@ _typer_fast.install()  # plain option values skip pydantic: `compact check` star
 
 app = typer.Typer(
     name="compact",
+    cls=Group,
     help=(
-        "Compact long LLM-agent transcripts with a summary (Eino's summarization middleware).\n\n"
-        "Examples:\n\n"
-        "  compact check session.jsonl\n\n"
-        "  compact run session.jsonl                 # writes session.compact.jsonl\n\n"
-        "  cat session.jsonl | compact run - > out.jsonl\n\n"
-        "  compact run session.jsonl --in-place -c configs/openai.yaml"
+        "Keep long LLM-agent transcripts inside the context window: summarize the old part, "
+        "keep the recent part, and write the result in the transcript's own format."
     ),
-    epilog=EPILOG,
+    epilog=epilog(
+        [
+            ("would it be compacted, and why? (never calls a model)", "compact check s.jsonl"),
+            ("compact it: writes s.compact.jsonl beside it", "compact run s.jsonl"),
+            ("read the summary it wrote", "compact show s.compact.jsonl"),
+            ("shrink a log in a pipeline", "cat run.jsonl | compact run - > small.jsonl"),
+            (
+                "every *.jsonl of a folder, outputs into small/",
+                "compact run logs/ --output-dir small/",
+            ),
+        ],
+        EXIT_CODES_HELP,
+    ),
+    context_settings=CONTEXT,
     pretty_exceptions_show_locals=False,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     rich_markup_mode=None,
 )
+
+
+def _command(group: typer.Typer, name: str, function: Any, text: str) -> None:
+    group.command(name, cls=Command, context_settings=CONTEXT, epilog=text)(function)
+
+
+_command(app, "run", run.run, run.EPILOG)
+_command(app, "check", check.check, check.EPILOG)
+_command(app, "show", show.show, show.EPILOG)
+
 config_app = typer.Typer(
-    help=(
-        "Show or validate config files.\n\nExamples:\n\n"
-        "  compact config show -c configs/openai.yaml\n\n"
-        "  compact config validate configs/failover.yaml"
+    cls=Group,
+    help="Show the effective config, or check a config file.",
+    epilog=epilog(
+        [
+            ("what a run would use: defaults, file, environment, flags", "compact config show"),
+            ("check a file before CI uses it", "compact config validate configs/failover.yaml"),
+        ]
     ),
-    epilog=EPILOG,
+    context_settings=CONTEXT,
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
+    rich_markup_mode=None,
 )
+_command(config_app, "show", config_cmd.config_show, config_cmd.SHOW_EPILOG)
+_command(config_app, "validate", config_cmd.config_validate, config_cmd.VALIDATE_EPILOG)
 app.add_typer(config_app, name="config")
-app.command(epilog=EPILOG)(run)
-app.command(epilog=EPILOG)(check)
-config_app.command("show", epilog=EPILOG)(config_show)
-config_app.command("validate", epilog=EPILOG)(config_validate)
+
+archive_app = typer.Typer(
+    cls=Group,
+    help="List or prune the originals that --in-place runs archived.",
+    epilog=epilog(
+        [
+            ("what the archive holds, oldest first", "compact archive list"),
+            (
+                "delete originals archived more than 30 days ago",
+                "compact archive prune --older-than 30d",
+            ),
+        ]
+    ),
+    context_settings=CONTEXT,
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+    rich_markup_mode=None,
+)
+_command(archive_app, "list", archive_cmd.archive_list, archive_cmd.LIST_EPILOG)
+_command(archive_app, "prune", archive_cmd.archive_prune, archive_cmd.PRUNE_EPILOG)
+app.add_typer(archive_app, name="archive")
 
 
 def _version(value: bool) -> None:
@@ -71,10 +112,12 @@ def _version(value: bool) -> None:
 def _root(
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+        typer.Option(
+            "-V", "--version", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
     ] = False,
 ) -> None:
-    """Compact long LLM-agent transcripts."""
+    """Keep long LLM-agent transcripts inside the context window."""
 
 
 def main() -> None:

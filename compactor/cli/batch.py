@@ -1,52 +1,92 @@
-"""``compact run`` over several transcripts: one status line per file, the highest exit code.
+"""``compact run`` over several transcripts or a folder: a line per file, a summary line, the
+highest exit code.
 
-The library (:mod:`compactor.batch`) runs the files; this module prints a line per file (as
-each finishes on a terminal, in input order otherwise) and writes the batch report.
+The library plans the batch (:func:`compactor.batch.plan_batch`) and runs its files
+(:func:`compactor.batch.run_batch`); this module prints a line per file (as each finishes on a
+terminal, in input order otherwise), the summary line and writes the batch report.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 
 from compactor.runner import Run, RunOptions, RunResult
 
 from . import common
+from .common import count
 from .run import written_clause
 from .safe_text import visible
 
-__all__ = ["run_batch_command"]
+__all__ = ["file_line", "run_batch_command", "summary_line"]
 
 
-def _line(result: RunResult) -> str:
+def _n(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"
+
+
+def file_line(result: RunResult) -> str:
+    """One file's line: what happened to it, its tokens and where it went."""
     if result.exit_code == 0:
-        done = "compacted" if result.triggered else "not compacted"
-        return f"{result.input}: {done} → {result.output}"
+        if result.triggered:
+            line = (
+                f"{result.input}: compacted, {_n(result.tokens_before)} → "
+                f"{count(result.tokens_after, 'token')}"
+            )
+            if result.archive:
+                return f"{line}, in place (original archived at {result.archive})"
+            return f"{line} → {result.output}"
+        line = f"{result.input}: unchanged (not triggered), {count(result.tokens_before, 'token')}"
+        return line + (", left as is" if result.output == result.input else f" → {result.output}")
     where = "" if result.exit_code == 2 and not result.written else f"; {written_clause(result)}"
     return f"{result.input}: failed (exit {result.exit_code}): {result.error}{where}"
+
+
+def summary_line(totals: dict[str, int | float], skipped: int) -> str:
+    """``3 files: 1 compacted, 1 unchanged, 1 failed; 245,000 → 12,000 tokens; 4.2s``."""
+    parts = f"{totals['compacted']:,} compacted, {totals['unchanged']:,} unchanged, " + (
+        f"{totals['failed']:,} failed"
+    )
+    if skipped:
+        parts += f", {count(skipped, 'earlier output')} skipped"
+    return (
+        f"{count(int(totals['files']), 'file')}: {parts}; "
+        f"{int(totals['tokens_before']):,} → {count(int(totals['tokens_after']), 'token')}; "
+        f"{float(totals['duration_s']):.1f}s"
+    )
 
 
 def run_batch_command(
     transcripts: list[str], base: RunOptions, jobs: int, quiet: bool, debug: bool
 ) -> int:
-    """Run the batch and render it; the highest exit code of its files."""
-    from compactor.batch import batch_inputs, plan_batch_report, run_batch, write_batch_report
+    """Plan, run and render the batch; the highest exit code of its files."""
+    from compactor.batch import (
+        batch_report,
+        batch_totals,
+        plan_batch,
+        run_batch,
+        write_batch_report,
+    )
 
+    started = time.monotonic()
     try:
-        files = batch_inputs(transcripts, output=base.output, events=base.events)
-        report = (
-            plan_batch_report(base.report, files, in_place=base.in_place) if base.report else None
-        )
+        planned = plan_batch(transcripts, base)
     except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001 - mapped in exitcodes.py
         common.fail(err, debug)
+    files = planned.files
     console = common.err_console()
     live = console.is_terminal and not quiet
+
+    def show(line: str) -> None:
+        console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
+
     results: list[RunResult | None] = [None for _ in files]
     runs: list[Run | None] = []
 
     def done(index: int, result: RunResult) -> None:
         results[index] = result
         if live:
-            console.print(visible(_line(result)), markup=False, highlight=False, soft_wrap=True)
+            show(file_line(result))
 
     interrupted: KeyboardInterrupt | None = None
     try:
@@ -62,13 +102,16 @@ def run_batch_command(
             if run is None:
                 result.exit_code, result.error = 130, "interrupted before it started"
         final.append(result)
-    if not live and not quiet:
-        for result in final:
-            console.print(visible(_line(result)), markup=False, highlight=False, soft_wrap=True)
+    duration = time.monotonic() - started
+    if not quiet:
+        if not live:
+            for result in final:
+                show(file_line(result))
+        show(summary_line(batch_totals(final, duration), len(planned.skipped)))
     code = max(int(r.exit_code) for r in final)
-    if report is not None:
+    if planned.report is not None:
         try:
-            write_batch_report(report, final)
+            write_batch_report(planned.report, batch_report(planned, final, duration))
         except Exception as err:  # noqa: BLE001 - mapped in exitcodes.py
             common.print_error(f"failed to write the batch report: {err}", err, debug)
             code = max(code, 6)
@@ -77,6 +120,6 @@ def run_batch_command(
 
         message, exit_code = classify(interrupted)
         written = sum(1 for r in final if "output" in r.written)
-        common.print_error(f"{message}; {written} of {len(final)} outputs were written")
+        common.print_error(f"{message}; {written} of {count(len(final), 'output')} written")
         return int(exit_code)
     return code

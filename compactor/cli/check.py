@@ -5,9 +5,9 @@ this module renders one line (or one JSON object) per transcript. A bad file is 
 others still run; a closed, full or broken stdout stops at once with exit 6.
 """
 
-from __future__ import annotations
-
 import json
+import os
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -17,20 +17,53 @@ from compactor.errors import StreamError
 from compactor.trigger import TriggerDecision
 
 from . import common
-from .common import ConfigOpt, DebugOpt, FormatOpt
-from .exitcodes import ExitCode, classify
+from .common import ConfigOpt, DebugOpt, FormatOpt, ThresholdOpt, TokenCounterOpt, count
+from .exitcodes import EXIT_CODES_HELP, ExitCode, classify
+from .helptext import epilog
 
-__all__ = ["check", "check_line"]
+__all__ = ["EPILOG", "check", "check_line"]
+
+EPILOG = epilog(
+    [
+        (
+            "one line per transcript: format, messages, tokens, threshold, decision",
+            "compact check session.jsonl",
+        ),
+        (
+            "every transcript of a folder, as JSON lines (exit 1 if any would compact)",
+            "compact check --json logs/",
+        ),
+        (
+            "where the tokens are, and what a run would keep, summarize and send",
+            "compact check --explain -c configs/robust.yaml session.jsonl",
+        ),
+        (
+            "would it compact above 50,000 exact tokens?",
+            "compact check --threshold 50000 --token-counter tiktoken:o200k_base session.jsonl",
+        ),
+    ],
+    EXIT_CODES_HELP,
+)
 
 
 def check(
     transcripts: Annotated[
-        list[str], typer.Argument(metavar="TRANSCRIPT...", help="Transcript files, or - for stdin.")
+        list[str],
+        typer.Argument(
+            metavar="TRANSCRIPT...",
+            help="Transcript files, - for stdin, or folders (their *.jsonl).",
+        ),
     ],
     config: ConfigOpt = None,
     fmt: FormatOpt = None,
+    threshold: ThresholdOpt = None,
+    token_counter: TokenCounterOpt = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="One JSON object per transcript, one per line.")
+        bool,
+        typer.Option(
+            "--json",
+            help="One JSON object per transcript, one per line (an unreadable one has its error).",
+        ),
     ] = False,
     explain: Annotated[
         bool,
@@ -45,40 +78,44 @@ def check(
         str | None,
         typer.Option(
             "--model",
-            metavar="SPEC",
-            help="With --explain: the summarizer to plan for (openai:NAME or local).",
+            metavar="MODEL",
+            help="With --explain: the summarizer to plan for (local or openai:NAME).",
         ),
     ] = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Dry run: would each transcript be compacted, and why? Never calls a model.
+    """Dry run: would each transcript compact, and why? No model call.
 
-    Exit code 1 when at least one transcript would be compacted, else 0.
-
-    Examples:
-
-      compact check session.jsonl
-
-      compact check --json sample_transcripts/*.jsonl
-
-      compact check --explain -c configs/openai.yaml session.jsonl
+    Reads each transcript and decides as a run would, without importing the OpenAI client.
+    Exit code 1 when at least one transcript would be compacted, else 0; 2 when one could not
+    be read (the others are still checked).
     """
     try:
-        file_cfg = load_default_config(config)
+        file_cfg = load_default_config(config).with_flags(
+            threshold=threshold, token_counter=token_counter
+        )
         job = _Check(file_cfg, fmt or file_cfg.format, as_json)
         if explain:
             job.explain = _explainer(file_cfg, model)
+        from compactor.inputs import expand_inputs
+
+        paths = expand_inputs(transcripts, skip_outputs=False).files
     except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001
         common.fail(err, debug)
     any_triggered = False
     failed: BaseException | None = None
-    for path in transcripts:
+    for path in paths:
         try:
             triggered = job(path)
         except (KeyboardInterrupt, StreamError) as err:
             common.fail(err, debug)
         except Exception as err:  # noqa: BLE001
             common.print_error(classify(err)[0], err, debug)
+            if as_json:
+                try:
+                    job.error_record(path, err)
+                except StreamError as stream_err:
+                    common.fail(stream_err, debug)
             failed = err
             continue
         any_triggered |= triggered
@@ -91,13 +128,14 @@ def _explainer(file_cfg: FileConfig, model: str | None) -> Any:
     """The explain step for ``--explain`` (its config built once, no model imported)."""
     import asyncio
 
-    from compactor.explain import explain, explain_config
+    from compactor.explain import explain, explain_config, summarizer_chain
 
     name, cfg = explain_config(file_cfg, model)
+    chain = summarizer_chain(file_cfg)
 
     def one(messages: list[Any], tools: list[Any], decision: TriggerDecision) -> Any:
         return asyncio.run(
-            explain(cfg, messages, tools, decision, model=name, prices=file_cfg.prices)
+            explain(cfg, messages, tools, decision, model=name, prices=file_cfg.prices, chain=chain)
         )
 
     return one
@@ -113,6 +151,7 @@ class _Check:
         self.trigger = file_cfg.trigger_condition()
         self.counter_name = file_cfg.counter_name()
         self.explain: Any = None
+        self.colour = not as_json and use_colour()
 
     def __call__(self, path: str) -> bool:
         """Whether ``path`` would be compacted (after printing its line)."""
@@ -122,7 +161,7 @@ class _Check:
 
         result = check_file(path, self.trigger, self.counter, self.fmt)
         if not self.as_json:
-            common.say(check_line(result.path, result.format, self.counter_name, result.decision))
+            self._line(result.path, result.format, result.decision)
             return result.decision.triggered
         from .report import check_record
 
@@ -137,6 +176,27 @@ class _Check:
         record["file_tool_results"] = result.file_tool_results
         common.say(json.dumps(record, ensure_ascii=False), json_text=True)
         return result.decision.triggered
+
+    def error_record(self, path: str, err: BaseException) -> None:
+        """``--json``: the object of a transcript that could not be checked (its error)."""
+        from compactor.trigger import thresholds
+
+        from .report import error_record
+
+        message, code = classify(err)
+        tokens, messages = thresholds(self.trigger)
+        record = error_record(path, self.counter_name, tokens, messages, message, int(code))
+        common.say(json.dumps(record, ensure_ascii=False), json_text=True)
+
+    def _line(self, path: str, fmt: str, decision: TriggerDecision) -> None:
+        line = check_line(path, fmt, self.counter_name, decision)
+        if not self.colour:
+            common.say(line)
+            return
+        verdict = _verdict(decision)
+        head, _, tail = line.partition(f": {verdict} — ")
+        style = _WOULD_COMPACT if decision.triggered else _OK
+        common.say_styled([(f"{head}: ", None), (verdict, style), (f" — {tail}", None)])
 
     def _explained(self, path: str) -> bool:
         from compactor.formats.registry import read_transcript
@@ -159,24 +219,47 @@ class _Check:
         else:
             from .report import render_explain
 
-            common.say(check_line(display, parsed.format, counter_name, decision))
+            self._line(display, parsed.format, decision)
             common.say(render_explain(data, parsed.messages))
         return decision.triggered
+
+
+_WOULD_COMPACT = "1;33"  # bold yellow
+_OK = "32"  # green
+
+
+def use_colour() -> bool:
+    """Colour on stdout: on a terminal, unless ``NO_COLOR`` is set (or ``TERM=dumb``);
+    ``FORCE_COLOR`` forces it. (Plain SGR codes: ``check`` must not pay for importing rich.)"""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _n(value: int | None) -> str:
     return "?" if value is None else f"{value:,}"
 
 
+def _verdict(d: TriggerDecision) -> str:
+    return "WOULD COMPACT" if d.triggered else "ok"
+
+
 def check_line(path: str, fmt: str, counter: str, d: TriggerDecision) -> str:
     """The one-line verdict of ``compact check``."""
     limits = []
     if d.threshold_tokens is not None:
-        limits.append(f"{d.threshold_tokens:,} tokens")
+        limits.append(count(d.threshold_tokens, "token"))
     if d.threshold_messages is not None:
-        limits.append(f"{d.threshold_messages:,} messages")
-    verdict = "WOULD COMPACT" if d.triggered else "ok"
+        limits.append(count(d.threshold_messages, "message"))
     return (
-        f"{path}: {verdict} — {fmt}, {d.messages:,} messages, {_n(d.tokens)} tokens ({counter}); "
+        f"{path}: {_verdict(d)} — {fmt}, {count(d.messages, 'message')}, "
+        f"{count(d.tokens, 'token')} ({counter}); "
         f"threshold {' or '.join(limits) or 'none'}; {d.reason}"
     )

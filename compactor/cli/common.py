@@ -13,34 +13,35 @@ import typer
 
 from compactor.errors import StreamError
 
-from .exitcodes import EXIT_CODES_HELP, classify
+from .exitcodes import classify
 from .safe_text import visible, visible_json
 
 if TYPE_CHECKING:  # rich is imported when used: keeps start-up fast
     from rich.console import Console
 
 __all__ = [
-    "EPILOG",
     "ConfigOpt",
     "DebugOpt",
     "FormatOpt",
+    "ThresholdOpt",
+    "TokenCounterOpt",
+    "count",
     "err_console",
     "fail",
     "guard_std_streams",
     "print_error",
     "say",
+    "say_styled",
     "traceback_text",
 ]
-
-EPILOG = EXIT_CODES_HELP
 
 ConfigOpt = Annotated[
     str | None,
     typer.Option(
         "-c",
         "--config",
-        metavar="CONFIG",
-        help="YAML config file (default: $COMPACT_CONFIG, else built-ins).",
+        metavar="FILE",
+        help="YAML config file (default: the one $COMPACT_CONFIG names, else none).",
     ),
 ]
 FormatOpt = Annotated[
@@ -48,10 +49,37 @@ FormatOpt = Annotated[
     typer.Option(
         "--format",
         metavar="FORMAT",
-        help="Force a format: openai, eino, claude-code, codex, anthropic.",
+        help="Read as this format instead of detecting it: openai, eino, claude-code, codex, "
+        "anthropic.",
+    ),
+]
+ThresholdOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--threshold",
+        metavar="N",
+        min=1,
+        help="Compact above N tokens (replaces the config's token trigger; a message trigger "
+        "still applies).",
+    ),
+]
+TokenCounterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--token-counter",
+        metavar="NAME",
+        help="Count tokens with estimate (the default: provider usage + bytes/4), "
+        "tiktoken:cl100k_base, tiktoken:o200k_base or pkg.mod:func.",
     ),
 ]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
+
+
+def count(n: int | None, noun: str) -> str:
+    """``1 message``, ``2 messages``, ``1,234 tokens``; ``? messages`` when unknown."""
+    if n is None:
+        return f"? {noun}s"
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def err_console() -> Console:
@@ -92,7 +120,21 @@ def say(text: str, *, json_text: bool = False) -> None:
     Paths, tool names and config values in it did not come from ``compact``: control
     characters are made visible (:func:`visible`; in JSON text, ``\\uXXXX`` escapes).
     """
-    text = visible_json(text) if json_text else visible(text)
+    _write_line(visible_json(text) if json_text else visible(text))
+
+
+def say_styled(parts: list[tuple[str, str | None]]) -> None:
+    """One line on stdout from ``(text, SGR style or None)`` parts, e.g. ``("ok", "32")``:
+    each text made visible, each styled part wrapped in its escape and a reset. Only for a
+    terminal that wants colour (see ``check.use_colour``)."""
+    line = "".join(
+        visible(text) if style is None else f"\x1b[{style}m{visible(text)}\x1b[0m"
+        for text, style in parts
+    )
+    _write_line(line)
+
+
+def _write_line(text: str) -> None:
     try:
         stream = sys.stdout
         stream.write(text + "\n")

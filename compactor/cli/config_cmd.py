@@ -1,59 +1,35 @@
 """``compact config show`` and ``compact config validate``."""
 
-from __future__ import annotations
-
 import json
-import os
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from compactor.configfile import (
-    FileConfig,
-    build_config,
-    load_config_file,
-    load_default_config,
-)
-from compactor.trigger import thresholds
+from compactor.configfile import Overrides, build_config, load_config_file, load_default_config
 
 from . import common
-from .common import ConfigOpt, DebugOpt
+from .common import ConfigOpt, DebugOpt, ThresholdOpt, TokenCounterOpt
+from .exitcodes import short_exit_codes
+from .helptext import epilog
 
-__all__ = ["config_show", "config_validate"]
+__all__ = ["SHOW_EPILOG", "VALIDATE_EPILOG", "config_show", "config_validate"]
 
-
-def _effective(file_cfg: FileConfig, model: str | None) -> dict[str, Any]:
-    data = file_cfg.to_dict(mask=True)
-    data.pop("path", None)
-    if model is not None:
-        if model == "local":
-            data["model"] = {"provider": "local"}
-        else:
-            base = dict(data.get("model") or {})
-            base.update(provider="openai", name=model.partition(":")[2])
-            data["model"] = base
-    elif data.get("model") is None:
-        data["model"] = (
-            {"provider": "openai", "name": "gpt-4o-mini", "api_key": "***"}
-            if os.environ.get("OPENAI_API_KEY")
-            else {"provider": "local"}
-        )
-    condition = file_cfg.trigger_condition()
-    tokens, messages = thresholds(condition)
-    trigger: dict[str, Any] = {
-        "context_tokens": (condition.context_tokens if condition else tokens) or 0,
-        "context_messages": messages or 0,
-    }
-    if condition is not None and condition.context_fraction:
-        trigger.update(
-            context_fraction=condition.context_fraction,
-            window_tokens=condition.window_tokens,
-            agent_model=(file_cfg.trigger or {}).get("agent_model"),
-            effective_token_threshold=tokens,
-        )
-    data["trigger"] = trigger
-    data["token_counter"] = file_cfg.counter_name()
-    return data
+SHOW_EPILOG = epilog(
+    [
+        ("the built-in defaults (or $COMPACT_CONFIG's file)", "compact config show"),
+        (
+            "a file as a run would use it, as JSON",
+            "compact config show -c configs/openai.yaml --json",
+        ),
+    ],
+    short_exit_codes("the config was printed", "the config file is invalid"),
+)
+VALIDATE_EPILOG = epilog(
+    [("check a file before CI uses it", "compact config validate configs/failover.yaml")],
+    short_exit_codes(
+        "the file is valid", "it is not: the message names the file, line, key (or ${VAR})"
+    ),
+)
 
 
 def config_show(
@@ -61,46 +37,46 @@ def config_show(
     model: Annotated[
         str | None,
         typer.Option(
-            "--model", metavar="SPEC", help="Override the summarizer: openai:NAME or local."
+            "--model", metavar="MODEL", help="Override the summarizer: local or openai:NAME."
         ),
     ] = None,
+    threshold: ThresholdOpt = None,
+    token_counter: TokenCounterOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of YAML.")] = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Print the effective config (defaults, file, environment, flags); API keys are masked.
+    """Print the effective config: defaults, file, environment, flags.
 
-    Examples:
-
-      compact config show
-
-      compact config show -c configs/openai.yaml --json
+    Every setting shows the value a run would use, defaults included, the archive folder too;
+    API keys and other secrets are masked.
     """
+    from compactor.effective import effective_config
+
     try:
-        file_cfg = load_default_config(config)
-        data = _effective(file_cfg, model)
+        file_cfg = load_default_config(config).with_flags(
+            threshold=threshold, token_counter=token_counter
+        )
+        data = effective_config(file_cfg, Overrides(model=model))
         if as_json:
             common.say(json.dumps(data, indent=2), json_text=True)
             return
         import yaml
 
-        if file_cfg.path:
-            common.say(
-                f"# effective config: built-in defaults + {file_cfg.path} + environment + flags"
-            )
+        source = f"{file_cfg.path} + " if file_cfg.path else ""
+        common.say(f"# effective config: built-in defaults + {source}environment + flags")
         common.say(yaml.safe_dump(data, sort_keys=False, allow_unicode=True).rstrip())
     except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001
         common.fail(err, debug)
 
 
 def config_validate(
-    config: Annotated[str, typer.Argument(metavar="CONFIG", help="The YAML config file to check.")],
+    config: Annotated[str, typer.Argument(metavar="FILE", help="The YAML config file to check.")],
     debug: DebugOpt = False,
 ) -> None:
-    """Check a config file: keys, types, ${VAR} values, pkg.mod:func references and models.
+    """Check a config file: keys, types, ${VAR}s, hooks and models.
 
-    Examples:
-
-      compact config validate configs/failover.yaml
+    Every ${VAR} the config needs must be set (an API key's variable included); the error names
+    the one that is not. Imports the pkg.mod:func modules it names (that runs their code).
     """
     from compactor import new
 

@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.spinner import Spinner
 from rich.text import Text
 
+from compactor.cli.common import count
 from compactor.cli.safe_text import visible
 from compactor.events import (
     AfterSummarize,
@@ -33,10 +34,6 @@ from compactor.events import (
 )
 
 __all__ = ["LiveView"]
-
-
-def _fmt(n: int | None) -> str:
-    return "?" if n is None else f"{n:,}"
 
 
 def _one_line(err: BaseException | None) -> str:
@@ -127,7 +124,7 @@ class LiveView:
 
     # -- CLI steps -------------------------------------------------------------------------------
     def read(self, path: str, fmt: str, messages: int) -> None:
-        self._log(f"[dim]read[/] {escape(path)} · {escape(fmt)} · {messages:,} messages")
+        self._log(f"[dim]read[/] {escape(path)} · {escape(fmt)} · {count(messages, 'message')}")
 
     def decision(self, triggered: bool, reason: str, forced: bool) -> None:
         if triggered:
@@ -152,11 +149,13 @@ class LiveView:
             case TriggerChecked(triggered=triggered, reason=reason, forced=forced):
                 self.decision(triggered, reason, forced)
             case BeforeSummarize(messages=messages):
-                self._status(f"summarizing {len(messages):,} messages…")
+                self._status(f"summarizing {count(len(messages), 'message')}…")
             case ChunkStart(index=index, total=total, start=start, end=end, tokens=tokens):
+                cut = ", texts cut to fit" if event.oversized else ""
                 line = (
                     f"chunk {index}/{total}: messages {start + 1}-{end} "
-                    f"({tokens:,} tokens{', texts cut to fit' if event.oversized else ''})"
+                    f"({count(end - start, 'message')}, {count(event.chunk_tokens, 'token')}; "
+                    f"request {count(tokens, 'token')}{cut})"
                 )
                 self._log(f"[cyan]{escape(line)}[/]", line, always=True)
             case ContextLimit(reported=reported, planned_with=planned):
@@ -206,4 +205,4 @@ class LiveView:
                 else:
                     self._log("", f"waiting {delay:.1f}s before {nxt}", always=True)
             case AfterSummarize(messages=messages):
-                self._show(Text(f"finalized: {len(messages):,} messages"))
+                self._show(Text(f"finalized: {count(len(messages), 'message')}"))

@@ -13,7 +13,7 @@ from compactor.trigger import TriggerDecision
 
 from .safe_text import visible
 
-__all__ = ["check_record", "render_explain", "tool_pair_counts"]
+__all__ = ["check_record", "error_record", "render_explain", "tool_pair_counts"]
 
 
 def tool_pair_counts(messages: Sequence[Message | AgenticMessage]) -> tuple[int, int]:
@@ -58,14 +58,45 @@ def check_record(
         "threshold_messages": decision.threshold_messages,
         "triggered": decision.triggered,
         "reason": decision.reason,
+        "error": None,
     }
     if messages is not None:
         record["tool_calls"], record["tool_results"] = tool_pair_counts(messages)
     return record
 
 
+def error_record(
+    path: str,
+    counter: str,
+    threshold_tokens: int | None,
+    threshold_messages: int | None,
+    error: str,
+    exit_code: int,
+) -> dict[str, Any]:
+    """The ``check --json`` line of a transcript that could not be checked: the same keys,
+    null where nothing is known, the error (``Type: message``) and its exit code."""
+    return {
+        "path": path,
+        "format": None,
+        "messages": None,
+        "tokens": None,
+        "counter": counter,
+        "threshold_tokens": threshold_tokens,
+        "threshold_messages": threshold_messages,
+        "triggered": None,
+        "reason": None,
+        "error": error,
+        "exit_code": exit_code,
+    }
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def _tokens(n: int) -> str:
+    """``       1,234 tokens``: the number right-aligned in its column, the noun after it."""
+    return f"{n:>12,} token" + ("" if n == 1 else "s")
 
 
 def _range(span: dict[str, Any]) -> str:
@@ -74,7 +105,7 @@ def _range(span: dict[str, Any]) -> str:
         return "none"
     first, last = span["start"] + 1, span["end"]
     where = f"message {first}" if first == last else f"messages {first}-{last}"
-    return f"{where} ({span['messages']:,} messages, {span['tokens']:,} tokens)"
+    return f"{where} ({_count(span['messages'], 'message')}, {_count(span['tokens'], 'token')})"
 
 
 def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMessage]) -> str:
@@ -94,9 +125,20 @@ def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMes
         if name == "context_fraction":
             name = f"{row['fraction']:.0%} of {row['window_tokens']:,}"
         add(f"    {name:<22} {value:>12} / {row['threshold']:<12,} {verdict}")
-    add("  tokens by role (estimate):")
+    total = "?" if data["tokens"] is None else f"{data['tokens']:,}"
+    add(f"  tokens by role (they add up to the {total} counted):")
+    baseline = data["baseline"]
+    if baseline is not None:
+        add(
+            f"    {'usage baseline':<16} {_count(baseline['messages'], 'message'):>12} "
+            f"{_tokens(baseline['tokens'])}  (reported by the provider at message "
+            f"{baseline['messages']:,})"
+        )
     for role, row in data["by_role"].items():
-        add(f"    {role:<12} {_count(row['messages'], 'message'):>16} {row['tokens']:>12,} tokens")
+        add(f"    {role:<16} {_count(row['messages'], 'message'):>12} {_tokens(row['tokens'])}")
+    overhead = data["overhead"]
+    if overhead["tokens"]:
+        add(f"    {overhead['label']:<29} {_tokens(overhead['tokens'])}")
     if data["by_tool"]:
         add("  tokens by tool (estimate: call arguments + results):")
         for name, row in list(data["by_tool"].items())[:12]:
@@ -146,7 +188,14 @@ def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMes
         add(f"    secret masking:    would replace {kinds}")
     else:
         add("    secret masking:    on, nothing to replace")
-    chain = plan["summarizer"] + (f", then fallback {plan['fallback']}" if plan["fallback"] else "")
+    chain = f"{plan['summarizer']} ({_count(plan['attempts'], 'attempt')})"
+    if plan["failover"]:
+        chain += (
+            f", then failover {', '.join(plan['failover'])} "
+            f"({_count(plan['failover_attempts'], 'attempt')})"
+        )
+    if plan["fallback"]:
+        chain += f", then fallback {plan['fallback']}"
     add(f"    summarizer:        {chain}")
     cost = plan["estimated_cost"]
     if cost is None:

@@ -6,15 +6,15 @@ Everything that touches a file lives in :mod:`compactor.runner` (one file) and
 (an event sink) and prints the final line.
 """
 
-from __future__ import annotations
-
 import os
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from . import common
-from .common import ConfigOpt, DebugOpt, FormatOpt
+from .common import ConfigOpt, DebugOpt, FormatOpt, ThresholdOpt, TokenCounterOpt, count
+from .exitcodes import EXIT_CODES_HELP
+from .helptext import epilog
 
 if TYPE_CHECKING:  # the runner (asyncio, io, events) is imported when `run` runs
     from compactor.events import RunEvent
@@ -22,7 +22,34 @@ if TYPE_CHECKING:  # the runner (asyncio, io, events) is imported when `run` run
 
     from .live import LiveView
 
-__all__ = ["run"]
+__all__ = ["EPILOG", "run"]
+
+EPILOG = epilog(
+    [
+        (
+            "writes session.compact.jsonl beside it (a copy when not triggered)",
+            "compact run session.jsonl",
+        ),
+        (
+            "always summarize, with the embedded summarizer (no key, no network)",
+            "compact run session.jsonl --force --model local",
+        ),
+        (
+            "an OpenAI-compatible server; the output to a file of your choice",
+            "compact run session.jsonl --model openai:gpt-4o-mini -o short.jsonl",
+        ),
+        ("a pipeline: stdin to stdout", "cat session.jsonl | compact run - > short.jsonl"),
+        (
+            "replace the session file itself (the original is archived first)",
+            "compact run ~/.claude/projects/x/abc.jsonl --in-place --report report.json",
+        ),
+        (
+            "every *.jsonl of a folder, outputs into small/ under their own names",
+            "compact run logs/ --output-dir small/ --report batch.json",
+        ),
+    ],
+    EXIT_CODES_HELP,
+)
 
 
 def run(
@@ -30,8 +57,8 @@ def run(
         list[str],
         typer.Argument(
             metavar="TRANSCRIPT...",
-            help="Transcript file, or - for stdin; several files or a directory (its *.jsonl) "
-            "run as a batch.",
+            help="A transcript file, - for stdin, or a folder (its *.jsonl). Several run as "
+            "a batch.",
         ),
     ],
     config: ConfigOpt = None,
@@ -40,28 +67,44 @@ def run(
         typer.Option(
             "-o",
             "--output",
-            metavar="OUT",
-            help="Output file, - for stdout (default: NAME.compact.jsonl beside the input; "
-            "stdout when reading stdin).",
+            metavar="FILE",
+            help="Write the result to FILE, - for stdout (default: NAME.compact.jsonl beside "
+            "the input; stdout when reading stdin).",
+        ),
+    ] = None,
+    output_dir: Annotated[
+        str | None,
+        typer.Option(
+            "--output-dir",
+            metavar="DIR",
+            help="Write each result into the existing folder DIR, under its input's name.",
         ),
     ] = None,
     in_place: Annotated[
-        bool, typer.Option("--in-place", help="Replace the input (the original is archived).")
+        bool,
+        typer.Option("--in-place", help="Replace the input (the original is archived first)."),
     ] = False,
     force: Annotated[
-        bool, typer.Option("--force", help="Summarize even if not triggered.")
+        bool, typer.Option("--force", help="Summarize even when the trigger does not fire.")
     ] = False,
+    threshold: ThresholdOpt = None,
+    token_counter: TokenCounterOpt = None,
     fmt: FormatOpt = None,
     model: Annotated[
         str | None,
-        typer.Option("--model", metavar="SPEC", help="Summarizer: openai:NAME or local."),
+        typer.Option(
+            "--model",
+            metavar="MODEL",
+            help="The summarizer: local (embedded, no network) or openai:NAME (any "
+            "OpenAI-compatible server).",
+        ),
     ] = None,
     transcript_path: Annotated[
         str | None,
         typer.Option(
             "--transcript-path",
             metavar="PATH",
-            help="Path named in the summary's 'full transcript' note: auto, none, or a path.",
+            help="The full transcript the summary's note points at: auto, none, or a path.",
         ),
     ] = None,
     report: Annotated[
@@ -77,22 +120,22 @@ def run(
         typer.Option(
             "--events",
             metavar="FILE",
-            help="Write every event as JSON lines to FILE (- = stderr), also on failure.",
+            help="Write every event as a JSON line to FILE (- = stderr), also when the run fails.",
         ),
     ] = None,
     append: Annotated[
         bool,
         typer.Option(
             "--append",
-            help="claude-code/codex: append the compaction to the session instead of "
-            "shrinking the file.",
+            help="claude-code, codex: keep the session byte for byte and append the "
+            "compaction, so the client resumes from it.",
         ),
     ] = False,
     cache: Annotated[
         bool | None,
         typer.Option(
             "--cache/--no-cache",
-            help="Reuse summaries of identical summarizer inputs (default: the config's "
+            help="Reuse the summary of an identical summarizer input (default: the config's "
             "cache section; off without one).",
         ),
     ] = None,
@@ -101,7 +144,7 @@ def run(
         typer.Option(
             "--fallback",
             metavar="local|none",
-            help="Last resort after retry and failover: the embedded summarizer (the summary "
+            help="After retry and failover, fall back to the embedded summarizer (the summary "
             "and the report say it is degraded).",
         ),
     ] = None,
@@ -114,27 +157,17 @@ def run(
             min=1,
             metavar="N",
             help="Batch: at most N summarizer requests at a time (default 4), while up to 2N "
-            "files are read and written; with --jobs a lone DIRECTORY means its *.jsonl.",
+            "files are read and written.",
         ),
     ] = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Compact TRANSCRIPT when its trigger fires (--force: always).
+    """Compact transcripts whose trigger fires, in their own format.
 
-    The output keeps the input's format. Not triggered → the output is the input, byte for byte.
-    Every destination is checked before any work; an in-place run archives the original first.
-
-    Examples:
-
-      compact run session.jsonl
-
-      compact run session.jsonl --model openai:gpt-4o-mini -o short.jsonl
-
-      cat session.jsonl | compact run - --force > short.jsonl
-
-      compact run ~/.claude/projects/x/abc.jsonl --in-place --report report.json
-
-      compact run sessions/ --jobs 8 --report batch.json
+    A transcript whose trigger does not fire is copied byte for byte (--force summarizes it
+    anyway). Every destination is checked before any work, and a failed run writes nothing.
+    A folder or several files run as a batch: a line per file, then a summary line; earlier
+    outputs (*.compact.jsonl) are left out.
     """
     from compactor.runner import RunOptions
 
@@ -152,11 +185,12 @@ def run(
         cache=cache,
         fallback=fallback,
         config=config,
+        output_dir=output_dir,
+        threshold=threshold,
+        token_counter=token_counter,
     )
-    # Batch: several inputs, or --jobs with a directory. One input runs exactly as always.
-    if len(transcripts) > 1 or (
-        jobs is not None and any(t != "-" and os.path.isdir(t) for t in transcripts)
-    ):
+    # A batch: several inputs, or a folder. One file runs exactly as always.
+    if len(transcripts) > 1 or (transcripts[0] != "-" and os.path.isdir(transcripts[0])):
         from .batch import run_batch_command
 
         raise typer.Exit(run_batch_command(transcripts, options, jobs or 4, quiet, debug))
@@ -167,11 +201,11 @@ class _ViewSink:
     """Feeds the live view; a view that cannot write (stderr closed or full) is switched off
     instead of stopping the run, and the run's outcome then says so (exit 6)."""
 
-    def __init__(self, view: LiveView) -> None:
+    def __init__(self, view: "LiveView") -> None:
         self.view = view
         self.error: BaseException | None = None
 
-    def __call__(self, event: RunEvent) -> None:
+    def __call__(self, event: "RunEvent") -> None:
         if self.error is None:
             try:
                 self.view(event)
@@ -186,7 +220,7 @@ class _ViewSink:
                 self.error = err
 
 
-def run_one(options: RunOptions, *, quiet: bool, debug: bool) -> int:
+def run_one(options: "RunOptions", *, quiet: bool, debug: bool) -> int:
     """Plan, execute and render one run; the exit code."""
     import asyncio
 
@@ -221,7 +255,7 @@ def run_one(options: RunOptions, *, quiet: bool, debug: bool) -> int:
 _DATA = ("archive", "output")
 
 
-def written_clause(result: RunResult) -> str:
+def written_clause(result: "RunResult") -> str:
     """What a failed or interrupted run left behind, for its error line: the archive and the
     output it wrote (or ``nothing was written``), then what it meant to write and did not. A
     report or events file written is not listed (the report's ``written`` has everything)."""
@@ -240,9 +274,9 @@ def _n(value: int | None) -> str:
 
 
 def render(
-    result: RunResult,
+    result: "RunResult",
     sink: _ViewSink,
-    options: RunOptions,
+    options: "RunOptions",
     *,
     debug: bool,
     exception: BaseException | None,
@@ -254,8 +288,8 @@ def render(
     where = "stdout" if result.output == "-" else result.output
     if result.triggered:
         line = (
-            f"compacted {_n(result.messages_before)} → {_n(result.messages_after)} messages, "
-            f"{_n(result.tokens_before)} → {_n(result.tokens_after)} tokens → {where}"
+            f"compacted {_n(result.messages_before)} → {count(result.messages_after, 'message')}, "
+            f"{_n(result.tokens_before)} → {count(result.tokens_after, 'token')} → {where}"
         )
         if result.archive:
             line += f" (original archived at {result.archive})"

@@ -1,0 +1,170 @@
+"""How every ``compact --help`` page reads: plain metavars, whole one-line command summaries,
+examples and exit codes as sections of their own, and one suggestion for a mistyped option.
+
+typer builds its commands with the classes given as ``cls=`` (its documented extension point);
+:class:`Command` and :class:`Group` only change how help is written and how an unknown option
+is answered, never how arguments are parsed. Kept free of rich: ``compact check`` must start
+fast, and help is plain text (click's formatter, no markup).
+
+* Usage shows ``TRANSCRIPT...`` rather than typer's ``{TRANSCRIPT...}...`` (and a required
+  option, ``--older-than AGE``); arguments and options show their metavar
+  (``-c, --config FILE``), never a Python type (``<list[str]>``).
+* The command list shows each command's whole one-line summary (wrapped when the terminal is
+  narrow, never cut to "...").
+* ``epilog`` is preformatted text (see :func:`epilog`): ``Examples:`` and ``Exit codes:``
+  sections, written as they are.
+* ``--forse`` answers "Did you mean --force?" (the one closest option), not a list of three.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from collections.abc import Sequence
+from typing import Any
+
+from typer.core import TyperCommand, TyperGroup
+
+__all__ = ["CONTEXT", "Command", "Group", "epilog"]
+
+CONTEXT: dict[str, Any] = {"help_option_names": ["--help", "-h"], "max_content_width": 100}
+"""Context settings of every command: ``-h`` too, and help up to 100 columns wide."""
+
+
+def epilog(examples: Sequence[tuple[str, str]], exit_codes: str | None = None) -> str:
+    """The text after the options: ``Examples:`` (a comment line, then the command) and, when
+    given, ``Exit codes:``. Written verbatim by :class:`Command` and :class:`Group`."""
+    lines = ["Examples:"]
+    for i, (comment, command) in enumerate(examples):
+        if i:
+            lines.append("")
+        lines.extend((f"  # {comment}", f"  {command}"))
+    if exit_codes:
+        lines.extend(("", exit_codes))
+    return "\n".join(lines)
+
+
+def _metavar(param: Any) -> str:
+    """``TRANSCRIPT...`` / ``FILE``: the metavar as written, else the name in capitals."""
+    name = param.metavar or (param.name or "").upper()
+    if param.nargs != 1 and not name.endswith("..."):
+        name += "..."
+    return str(name)
+
+
+def _usage_piece(param: Any) -> list[str]:
+    """An argument, or a required option (``--older-than AGE``), as the usage line shows it."""
+    if param.param_type_name != "argument":
+        if not param.required:
+            return []
+        return [f"{max(param.opts, key=len)} {_metavar(param)}"]
+    name = _metavar(param)
+    return [name if param.required else f"[{name}]"]
+
+
+def _option_row(param: Any) -> tuple[str, str] | None:
+    if getattr(param, "hidden", False):
+        return None
+    names = ", ".join(sorted(param.opts, key=lambda o: o.startswith("--")))  # -c, --config
+    if param.secondary_opts:
+        names += " / " + ", ".join(param.secondary_opts)
+    if not (param.is_flag or getattr(param, "count", False)):
+        names += f" {_metavar(param)}"
+    return names, param.help or ""
+
+
+def _format_params(self: Any, ctx: Any, formatter: Any) -> None:
+    arguments: list[tuple[str, str]] = []
+    options: list[tuple[str, str]] = []
+    for param in self.get_params(ctx):
+        if param.param_type_name == "argument":
+            if not getattr(param, "hidden", False):
+                arguments.append((_metavar(param), param.help or ""))
+        else:
+            row = _option_row(param)
+            if row is not None:
+                options.append(row)
+    if arguments:
+        with formatter.section("Arguments"):
+            formatter.write_dl(arguments)
+    if options:
+        with formatter.section("Options"):
+            formatter.write_dl(options)
+
+
+def _format_epilog(self: Any, formatter: Any) -> None:
+    if self.epilog:
+        formatter.write_paragraph()
+        formatter.write(self.epilog.strip("\n") + "\n")
+
+
+def _one_suggestion(err: Exception, names: list[str]) -> None:
+    """Keep only the closest known option as the suggestion (click lists up to three)."""
+    typed = getattr(err, "option_name", None)
+    if typed is None or not hasattr(err, "possibilities"):
+        return
+    best = difflib.get_close_matches(typed, names, n=1, cutoff=0.6)
+    err.possibilities = None
+    if best:
+        err.message = f"No such option: {typed}. Did you mean {best[0]}?"  # type: ignore[attr-defined]
+
+
+def _option_names(command: Any, ctx: Any) -> list[str]:
+    names: list[str] = []
+    for param in command.get_params(ctx):
+        if param.param_type_name == "option":
+            names.extend([*param.opts, *param.secondary_opts])
+    return names
+
+
+class Command(TyperCommand):
+    """A ``compact`` command (see the module docstring)."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            pieces.extend(_usage_piece(param))
+        return pieces
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        _format_params(self, ctx, formatter)
+
+    def format_epilog(self, ctx: Any, formatter: Any) -> None:
+        _format_epilog(self, formatter)
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except Exception as err:
+            _one_suggestion(err, _option_names(self, ctx))
+            raise
+
+
+class Group(TyperGroup):
+    """A ``compact`` command group: the root and ``config``, ``archive``."""
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        _format_params(self, ctx, formatter)
+        self.format_commands(ctx, formatter)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is None or command.hidden:
+                continue
+            text = command.short_help or inspect.cleandoc(command.help or "")
+            rows.append((name, text.partition("\n\n")[0].replace("\n", " ")))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def format_epilog(self, ctx: Any, formatter: Any) -> None:
+        _format_epilog(self, formatter)
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except Exception as err:
+            _one_suggestion(err, _option_names(self, ctx))
+            raise

@@ -1,0 +1,106 @@
+"""``compact show``: the summary of a compacted transcript, rendered for reading.
+
+The library finds the summary and turns it into Markdown (:mod:`compactor.show`); this module
+renders it with rich. The text came from a transcript (and, through it, from a model): its
+control characters are made visible first (:func:`~compactor.cli.safe_text.visible`), it is
+never read as rich markup, and links are shown as text with their address, never as terminal
+hyperlinks that could say one thing and open another.
+"""
+
+import sys
+from typing import Annotated
+
+import typer
+
+from . import common
+from .common import DebugOpt, FormatOpt
+from .exitcodes import short_exit_codes
+from .helptext import epilog
+from .safe_text import visible
+
+__all__ = ["EPILOG", "render", "show"]
+
+EPILOG = epilog(
+    [
+        ("what the summarizer kept of a session", "compact show session.compact.jsonl"),
+        (
+            "the raw text, as the next model call will read it",
+            "compact show --raw session.compact.jsonl",
+        ),
+        ("a page at a time", "compact show session.compact.jsonl | less"),
+    ],
+    short_exit_codes(
+        "the summary was shown", "the file cannot be read or holds no summary (not compacted)"
+    ),
+)
+
+
+def render(path: str, fmt: str, position: int, messages: int, text: str) -> str:
+    """The page ``compact show`` prints: a header line, then the summary as Markdown, for
+    stdout as it is (colour and width on a terminal, plain text elsewhere)."""
+    import io
+
+    from rich.console import Console
+    from rich.markdown import Markdown
+    from rich.text import Text
+
+    from compactor.show import KEEP_INDENT, summary_markdown
+
+    target = Console(highlight=False, emoji=False)  # what stdout is: width, colour, NO_COLOR
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        width=target.width,
+        color_system=target.color_system,  # type: ignore[arg-type]
+        force_terminal=target.is_terminal,
+        no_color=target.no_color,
+        highlight=False,
+        emoji=False,
+    )
+    header = f"{path} · {fmt} · summary in message {position:,} of {messages:,}"
+    console.print(Text(visible(header), style="dim"), soft_wrap=True)
+    console.print()
+    console.print(Markdown(summary_markdown(visible(text)), hyperlinks=False))
+    page = buffer.getvalue().replace(KEEP_INDENT, "")
+    if target.is_terminal:
+        return page
+    return "\n".join(line.rstrip() for line in page.split("\n"))  # no padding in a file
+
+
+def show(
+    transcript: Annotated[
+        str,
+        typer.Argument(
+            metavar="TRANSCRIPT",
+            help="A compacted transcript (any format), or - for stdin.",
+        ),
+    ],
+    fmt: FormatOpt = None,
+    raw: Annotated[
+        bool, typer.Option("--raw", help="Print the summary's text as it is, without formatting.")
+    ] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Show the summary of a compacted transcript, formatted for reading.
+
+    Its <analysis> and <summary> blocks and numbered sections become headings, and every
+    line reads as written; colour on a terminal only. Any format, stdin too.
+    """
+    from compactor.show import find_summary
+
+    try:
+        found = find_summary(transcript, fmt)
+        if raw:
+            common.say(found.text)
+            return
+        text = render(found.path, found.format, found.position, found.messages, found.text)
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except (OSError, ValueError) as err:
+            from compactor.errors import StreamError
+
+            cause = err.strerror if isinstance(err, OSError) and err.strerror else "closed"
+            raise StreamError("<stdout>", cause) from err
+    except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001
+        common.fail(err, debug)
