@@ -14,11 +14,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-run: $(STAMP)  ## compact a sample with the embedded model (no key, no network) and print the result
+run: $(STAMP)  ## compact a sample with the embedded model (no key, no network) and show its summary
 	mkdir -p build
 	$(BIN)/compact run $(SAMPLE) --model local -o build/sample.compact.jsonl
-	@echo "--- build/sample.compact.jsonl ---"
-	@cat build/sample.compact.jsonl
+	$(BIN)/compact show build/sample.compact.jsonl
 
 test: $(STAMP)  ## the whole test suite
 	$(BIN)/python -m pytest -q
