@@ -116,7 +116,7 @@ def effective_config(
     pum = cfg.preserve_user_messages or PreserveUserMessages()
     data["preserve_user_messages"] = {
         "enabled": pum.enabled,
-        "max_tokens": Middleware(cfg)._user_budget(pum),  # the rule the run applies
+        "max_tokens": Middleware(cfg).user_budget(pum),  # the rule the run applies
     }
     retry = file_cfg.retry
     data["retry"] = (
