@@ -72,10 +72,7 @@ def test_show_renders_the_summary_of_every_format(fmt: str, tmp_path: Path) -> N
     assert result.exit_code == 0, result.output
     text = result.stdout
     header = text.splitlines()[0]
-    assert header == (
-        f"{out} · {fmt} · summary at message {found.position} of {found.messages} message"
-        + ("s" if found.messages != 1 else "")
-    )
+    assert header == f"{out} · {fmt} · summary in message {found.position} of {found.messages}"
     assert "1. Primary Request and Intent" in text and "\nSummary\n" in text
     for raw in ("<summary>", "</summary>", "<analysis>", '{"role"', KEEP_INDENT):
         assert raw not in text, raw
