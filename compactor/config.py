@@ -174,6 +174,10 @@ class Config(Generic[M]):
     embedded ``LocalSummarizer``); its summary is marked as degraded."""
     loop_guard: float | None = None
     """Fail (``LoopGuardError``) unless tokens after < this fraction of tokens before."""
+    max_growth: float | None = None
+    """Fail (``LoopGuardError``) when tokens after > this many times tokens before: a forced
+    compaction of a small transcript may grow it a little (the preamble and the user block are
+    fixed costs), never without bound. None = no limit."""
     keep: KeepTail | None = None
     """Keep the newest part of the conversation verbatim after the summary."""
     mask_secrets: bool | None = None
@@ -271,6 +275,14 @@ def _validate_extras(config: Config[Any]) -> None:
     if guard is not None:
         if isinstance(guard, bool) or not isinstance(guard, int | float) or not 0 < guard <= 1:
             raise ConfigError(f"loop_guard must be a fraction in (0, 1], got {guard!r}")
+    growth = config.max_growth
+    if growth is not None and (
+        isinstance(growth, bool)
+        or not isinstance(growth, int | float)
+        or not math.isfinite(growth)
+        or growth <= 0
+    ):
+        raise ConfigError(f"max_growth must be a positive number, got {growth!r}")
     keep = config.keep
     if keep is not None:
         for name in ("messages", "tokens"):

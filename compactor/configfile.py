@@ -62,6 +62,10 @@ DEFAULT_FILE_MAX_DELAY = 10.0
 DEFAULT_LOOP_GUARD = 0.5
 """``compact run`` refuses a compaction that keeps this share of the tokens or more."""
 
+DEFAULT_MAX_GROWTH = 2.0
+"""``compact run --force`` refuses a compaction that grows the transcript past this many
+times its tokens (a summary's fixed preamble and user block may grow a tiny one a little)."""
+
 _NONE = type(None)
 _NUM = (int, float)
 
@@ -120,7 +124,11 @@ _SCHEMA: dict[str, Any] = {
     "archive_dir": (str, _NONE),
     "keep": {"messages": (int, _NONE), "tokens": (int, _NONE)},
     "fallback": (str, _NONE),
-    "loop_guard": _Switch((bool, int, float), {"max_ratio": _NUM}, "max_ratio"),
+    "loop_guard": _Switch(
+        (bool, int, float),
+        {"max_ratio": (bool, int, float), "max_growth": (bool, int, float)},
+        "max_ratio",
+    ),
     "mask_secrets": _Switch(
         (bool, str), {"enabled": (bool, str), "patterns": "pattern-list"}, "enabled"
     ),
@@ -163,7 +171,7 @@ class FileConfig:
     fallback: str | None = None
     """``local``: the embedded summarizer as the last rung after retry and failover."""
     loop_guard: dict[str, Any] | None = None
-    """``{max_ratio: 0.5}`` (the default), or ``{max_ratio: false}`` to turn it off."""
+    """``{max_ratio: 0.5, max_growth: 2}`` (the defaults), or ``false`` to turn both off."""
     mask_secrets: dict[str, Any] | None = None
     """``{enabled: auto|true|false, patterns: [{name, regex}]}``; auto = on for remote models."""
     cache: dict[str, Any] | None = None
@@ -275,6 +283,25 @@ class FileConfig:
             return DEFAULT_LOOP_GUARD
         if not 0 < float(value) <= 1:
             raise self.error("loop_guard.max_ratio", "loop_guard.max_ratio must be in (0, 1]")
+        return float(value)
+
+    def loop_guard_growth(self) -> float | None:
+        """The most a compaction may grow a transcript (``--force`` on a small one): 2× unless
+        the file sets ``max_growth`` or turns the loop guard off (``loop_guard: false``)."""
+        if self.loop_guard is None:
+            return DEFAULT_MAX_GROWTH
+        if "max_growth" not in self.loop_guard:
+            off = self.loop_guard.get("max_ratio") is False
+            return None if off else DEFAULT_MAX_GROWTH
+        value = self.loop_guard["max_growth"]
+        if value is False or value is None:
+            return None
+        if value is True:
+            return DEFAULT_MAX_GROWTH
+        if not (math.isfinite(float(value)) and float(value) > 0):
+            raise self.error(
+                "loop_guard.max_growth", "loop_guard.max_growth must be a positive number"
+            )
         return float(value)
 
     def masking(self, models: list[dict[str, Any]]) -> bool:
@@ -1117,6 +1144,7 @@ def build_config(
         ),
         fallback_model=fallback_model,
         loop_guard=file_cfg.loop_guard_ratio(),
+        max_growth=file_cfg.loop_guard_growth(),
         keep=file_cfg.keep_tail(),
         mask_secrets=file_cfg.masking(model_dicts),
         secret_patterns=file_cfg.secret_patterns(),

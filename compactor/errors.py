@@ -7,6 +7,7 @@ Exception tree::
     ├── SummarizationError         counting (§3), model input, model calls, finalize (§4–§6)
     │   ├── ModelError             one failed model call, classified (rate limit, timeout, ...)
     │   └── LoopGuardError         the result would not be small enough (``Config.loop_guard``)
+    │                              or grows past ``Config.max_growth`` × the input
     ├── TranscriptError            unreadable or malformed transcript (path, line, field)
     ├── InputChangedError          ``--in-place``: the input changed while the run worked
     └── StreamError                an output could not be written completely, or a standard
@@ -105,19 +106,37 @@ class ModelError(SummarizationError):
 
 
 class LoopGuardError(SummarizationError):
-    """The compacted history is not smaller than ``loop_guard`` × the original: it would
-    trigger again at once, so the result is refused (nothing is written)."""
+    """The compacted history is not smaller than ``loop_guard`` × the original (it would
+    trigger again at once), or, with ``max_growth``, it is more than ``max_growth`` × the
+    original (a forced compaction that would blow a small transcript up): the result is
+    refused and nothing is written."""
 
-    def __init__(self, tokens_before: int, tokens_after: int, max_ratio: float) -> None:
+    def __init__(
+        self,
+        tokens_before: int,
+        tokens_after: int,
+        max_ratio: float | None = None,
+        *,
+        max_growth: float | None = None,
+    ) -> None:
         self.tokens_before = tokens_before
         self.tokens_after = tokens_after
         self.max_ratio = max_ratio
+        self.max_growth = max_growth
         ratio = tokens_after / tokens_before if tokens_before else float("inf")
-        super().__init__(
-            f"loop guard: the compacted history has {tokens_after:,} tokens, {ratio:.0%} of the "
-            f"{tokens_before:,} before; it must be below {max_ratio:.0%} or it would trigger "
-            "again at once"
-        )
+        if max_growth is not None:
+            message = (
+                f"loop guard: the compacted history has {tokens_after:,} tokens, {ratio:.1f}× "
+                f"the {tokens_before:,} before; a compaction may grow a transcript at most "
+                f"{max_growth:g}× (loop_guard.max_growth)"
+            )
+        else:
+            message = (
+                f"loop guard: the compacted history has {tokens_after:,} tokens, {ratio:.0%} of "
+                f"the {tokens_before:,} before; it must be below {max_ratio or 0:.0%} or it would "
+                "trigger again at once"
+            )
+        super().__init__(message)
 
 
 class TranscriptError(CompactorError):

@@ -310,6 +310,7 @@ async def explain(
         "fallback": getattr(config.fallback_model, "name", None),
         "cache": None if config.cache is None else str(config.cache.directory),
         "loop_guard": config.loop_guard,
+        "max_growth": config.max_growth,
         "retention": config.retention is not None and config.retention.enabled,
         "strip_analysis": config.strip_analysis,
         "estimated_cost": _cost(prices, model, calls, config.reply_reserve_tokens),

@@ -43,7 +43,7 @@ class SummarizeOutcome(Generic[M]):
     """The retention check's report; None = off."""
     tokens_before: int | None = None
     tokens_after: int | None = None
-    """Counted for the loop guard (None when it is off)."""
+    """Counted for the loop guard (None when it and ``max_growth`` are off)."""
     degraded: bool = False
     """The summary was written by a stand-in after the configured models failed: the fallback
     model (the last rung of the ladder) or an embedded summarizer in the failover chain."""
@@ -141,12 +141,14 @@ class Middleware(Generic[M]):
             retention = self._retain(new_messages, head, masker)
         new_messages.extend(without_usage(copy.deepcopy(tail)))
         tokens_before = tokens_after = None
-        if cfg.loop_guard is not None:
+        if cfg.loop_guard is not None or cfg.max_growth is not None:
             counter = cfg.token_counter or default_token_counter
             tokens_before = await _count(counter, before.messages, before.tools, cfg.trigger)
             tokens_after = await _count(counter, new_messages, before.tools, cfg.trigger)
-            if tokens_after >= cfg.loop_guard * tokens_before:
+            if cfg.loop_guard is not None and tokens_after >= cfg.loop_guard * tokens_before:
                 raise LoopGuardError(tokens_before, tokens_after, cfg.loop_guard)
+            if cfg.max_growth is not None and tokens_after > cfg.max_growth * tokens_before:
+                raise LoopGuardError(tokens_before, tokens_after, max_growth=cfg.max_growth)
         if cfg.callback is not None:
             after = AgentState(
                 messages=copy.deepcopy(new_messages), tools=copy.deepcopy(state.tools)

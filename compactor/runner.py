@@ -532,7 +532,8 @@ class Run:
             file_cfg, self.plan.overrides, transcript_path_auto=auto_path, model=self.model
         )
         if not decision.triggered:
-            # --force on a transcript below its trigger: it cannot loop, so no guard.
+            # --force on a transcript below its trigger: it cannot loop, so no ratio guard;
+            # the growth guard (loop_guard.max_growth) still refuses a result that blows it up.
             cfg = dataclasses.replace(cfg, loop_guard=None)
         r.transcript_path = cfg.transcript_file_path
         cfg = dataclasses.replace(cfg, emit_internal_events=True, on_event=self.emit)
@@ -642,9 +643,10 @@ def _outcome_report(outcome: Any, cfg: Any) -> dict[str, Any]:
             "hits": cfg.cache.hits,
             "misses": cfg.cache.misses,
         }
-    if cfg.loop_guard is not None:
+    if cfg.loop_guard is not None or cfg.max_growth is not None:
         extras["loop_guard"] = {
             "max_ratio": cfg.loop_guard,
+            "max_growth": cfg.max_growth,
             "tokens_before": outcome.tokens_before,
             "tokens_after": outcome.tokens_after,
         }

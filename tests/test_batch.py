@@ -18,20 +18,21 @@ from compactor.cli.app import app
 from .fake_server_cli import default_sigint
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
-SMALL = SAMPLES / "small-chat.jsonl"
+# 511 tokens: big enough that a forced compaction does not double it (loop_guard.max_growth)
+SHORT = SAMPLES / "skills-session.jsonl"
 CODING = SAMPLES / "coding-session.jsonl"
 LONG = SAMPLES / "coding-session-long.jsonl"
 
 
 @pytest.fixture
 def batch_dir(tmp_path: Path) -> Path:
-    shutil.copy(SMALL, tmp_path / "a.jsonl")
+    shutil.copy(SHORT, tmp_path / "a.jsonl")
     shutil.copy(CODING, tmp_path / "b.jsonl")
-    shutil.copy(SMALL, tmp_path / "c.jsonl")
+    shutil.copy(SHORT, tmp_path / "c.jsonl")
     sub = tmp_path / "dir"
     sub.mkdir()
     shutil.copy(CODING, sub / "d.jsonl")
-    shutil.copy(SMALL, sub / "e.jsonl")
+    shutil.copy(SHORT, sub / "e.jsonl")
     (sub / "notes.txt").write_text("not a transcript")
     return tmp_path
 
@@ -115,7 +116,7 @@ def _copies(folder: Path, n: int) -> list[Path]:
     folder.mkdir()
     paths = [folder / f"t{i:02d}.jsonl" for i in range(n)]
     for i, p in enumerate(paths):
-        shutil.copy(CODING if i % 3 == 0 else SMALL, p)
+        shutil.copy(CODING if i % 3 == 0 else SHORT, p)
     return paths
 
 

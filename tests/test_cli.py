@@ -532,8 +532,8 @@ STREAM_CASES = [
     ("-q >&-", "run {small} -o -", 6, "stdout is closed; nothing was written"),
     ("| true", "run {long} --force --model local -o - -q", 6, "Broken pipe; nothing was written"),
     ("2>&- > /dev/null", "check {small}", 0, None),
-    ("-q 2>&-", "run {small} --force --model local -o {tmp}/q.jsonl", 0, None),
-    ("2>&-", "run {small} --force --model local -o {tmp}/o.jsonl", 6, None),
+    ("-q 2>&-", "run {coding} --force --model local -o {tmp}/q.jsonl", 0, None),
+    ("2>&-", "run {coding} --force --model local -o {tmp}/o.jsonl", 6, None),
     (">&-", "--help", 6, "OSError: stdout is closed"),
     ("> /dev/full", "--version", 6, "OSError: No space left on device"),
     (">&-", "config show", 6, "stdout is closed"),
@@ -548,7 +548,7 @@ def test_closed_full_or_broken_streams_are_exit_6_in_one_line(
     # exit 3 and an AttributeError; /dev/full gave exit 1 and a traceback.
     if "/dev/full" in redirect and not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full")
-    args = command.format(small=SMALL, long=LONG, tmp=tmp_path)
+    args = command.format(small=SMALL, long=LONG, coding=CODING, tmp=tmp_path)
     # the redirections apply to compact itself (a pipe: compact is its writer)
     script = f'"$0" {args} {redirect}; echo "exit=${{PIPESTATUS[0]}}" >&2'
     if "2>&-" in redirect:  # stderr is closed: the exit code goes to a file

@@ -342,7 +342,12 @@ def _signal_at_the_rename(
     work = tmp_path / "work"
     work.mkdir()
     src = work / "session.jsonl"
-    lines = [{"role": "user", "content": f"question {i} " * 20} for i in range(20)]
+    # long answers: a forced compaction must not grow the file (loop_guard.max_growth)
+    lines = [
+        {"role": role, "content": f"{role} {i} " * (20 if role == "user" else 200)}
+        for i in range(20)
+        for role in ("user", "assistant")
+    ]
     src.write_bytes(b"".join(json.dumps(x).encode() + b"\n" for x in lines))
     original = src.read_bytes()
     out = src if in_place else work / "out.jsonl"

@@ -22,6 +22,8 @@ TRANSCRIPT = (
     b'{"role": "system", "content": "You are a helpful assistant."}\n'
     b'{"role": "user", "content": "Please list the files."}\n'
     b'{"role": "assistant", "content": "Sure."}\n'
+    # long enough that a forced compaction does not double it (loop_guard.max_growth)
+    b'{"role": "assistant", "content": "' + b"a.py b.py c.py d.py e.py " * 50 + b'"}\n'
 )
 
 

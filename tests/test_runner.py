@@ -424,3 +424,56 @@ def test_a_fraction_trigger_sets_the_user_message_budget(tmp_path: Path) -> None
 
     built = build_config(load_config_file(cfg), model=ScriptedModel([]))
     assert new(built).user_budget(c.PreserveUserMessages()) == 24_000 // 3
+
+
+SMALL = REPO / "sample_transcripts" / "small-chat.jsonl"  # 62 tokens
+
+
+@pytest.mark.parametrize(
+    ("loop_guard", "code"),
+    [
+        (None, 4),  # the default: at most 2× the input
+        ("loop_guard: {max_growth: 3}", 4),
+        ("loop_guard: {max_growth: 10}", 0),
+        ("loop_guard: {max_growth: false}", 0),
+        ("loop_guard: false", 0),  # turns the whole guard off
+        ("loop_guard: {max_ratio: 0.4}", 4),  # another ratio keeps the growth default
+    ],
+)
+def test_a_forced_run_may_not_blow_a_transcript_up(
+    tmp_path: Path, loop_guard: str | None, code: int
+) -> None:
+    src = tmp_path / "s.jsonl"
+    shutil.copy(SMALL, src)
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"model: {{provider: local}}\n{loop_guard or ''}\n", encoding="utf-8")
+    report = tmp_path / "r.json"
+    result = run_file(RunOptions(input=str(src), config=str(cfg), force=True, report=str(report)))
+    assert result.exit_code == code, result.error
+    out = tmp_path / "s.compact.jsonl"
+    if code == 4:
+        assert result.error is not None
+        assert result.error.startswith("LoopGuardError: loop guard: the compacted history has ")
+        assert "a compaction may grow a transcript at most" in result.error
+        assert not out.exists() and "output" not in result.written
+        guard = json.loads(report.read_text())
+        assert guard["tokens_before"] == 62
+    else:
+        assert out.exists()
+        assert result.tokens_after is not None and result.tokens_after > 2 * 62
+
+
+def test_the_growth_guard_in_the_library() -> None:
+    history = c.AgentState([c.Message("user", "hi"), c.Message("assistant", "hello")])
+    long_reply = "<summary>\n" + "detail " * 40 + "\n</summary>"
+    grown = c.Config(model=ScriptedModel([long_reply]), max_growth=2.0)
+    with pytest.raises(c.LoopGuardError) as caught:
+        asyncio.run(c.new(grown).summarize(history))
+    err = caught.value
+    assert (err.max_growth, err.max_ratio) == (2.0, None)
+    assert err.tokens_after > 2 * err.tokens_before
+    fine = c.Config(model=ScriptedModel([long_reply]), max_growth=1000.0)
+    assert asyncio.run(c.new(fine).summarize(history))
+    for bad in (0, -1, True, float("inf"), "2"):
+        with pytest.raises(c.ConfigError, match="max_growth must be a positive number"):
+            c.new(c.Config(model=ScriptedModel([]), max_growth=bad))  # type: ignore[arg-type]

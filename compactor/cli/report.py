@@ -211,6 +211,8 @@ def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMes
     options = []
     if plan["loop_guard"] is not None:
         options.append(f"loop guard < {plan['loop_guard']:.0%}")
+    if plan.get("max_growth") is not None:
+        options.append(f"growth ≤ {plan['max_growth']:g}×")
     if plan["retention"]:
         options.append("retention check")
     if plan["strip_analysis"]:
