@@ -41,6 +41,7 @@ __all__ = [
     "FileConfig",
     "Overrides",
     "UnbuiltModel",
+    "any_remote",
     "build_config",
     "check_config",
     "exponential_backoff",
@@ -175,7 +176,8 @@ class FileConfig:
     mask_secrets: dict[str, Any] | None = None
     """``{enabled: auto|true|false, patterns: [{name, regex}]}``; auto = on for remote models."""
     cache: dict[str, Any] | None = None
-    """``{enabled: true, dir: PATH}``: reuse summaries of identical summarizer inputs."""
+    """``{enabled: true, dir: PATH}``: reuse summaries of identical summarizer requests. No
+    section: on for remote models, in ``$XDG_CACHE_HOME/compact/summaries``; ``false``: off."""
     retention: dict[str, Any] | None = None
     """``{enabled: true, max_anchors: 200, max_facts: 50}``."""
     reply_reserve_tokens: int | None = None
@@ -314,28 +316,44 @@ class FileConfig:
                 "mask_secrets.enabled",
                 f"mask_secrets.enabled must be true, false or auto, got {setting!r}",
             )
-        return any(m.get("provider") not in ("local", "scripted") for m in models)
+        return any_remote(models)
 
     def secret_patterns(self) -> tuple[tuple[str, str], ...]:
         return tuple(
             (p["name"], p["regex"]) for p in (self.mask_secrets or {}).get("patterns") or []
         )
 
-    def summary_cache(self, enabled: bool | None = None) -> Any:
-        """A :class:`compactor.cache.SummaryCache`, or None; ``enabled`` (a flag) wins."""
-        on = (self.cache or {}).get("enabled", self.cache is not None)
+    def summary_cache(
+        self, enabled: bool | None = None, models: list[dict[str, Any]] | None = None
+    ) -> Any:
+        """A :class:`compactor.cache.SummaryCache`, or None. ``enabled`` (``--cache`` /
+        ``--no-cache``) wins; else ``cache: false`` turns it off, a ``cache`` section turns it
+        on, and without one it is on when a model of the chain is remote (``models``), so a
+        second CI run on the same transcript makes no request."""
         if enabled is not None:
             on = enabled
+        elif self.cache is not None:
+            on = self.cache.get("enabled", True)
+        else:
+            on = any_remote(models or [])
         if not on:
             return None
         from .cache import SummaryCache
 
+        return SummaryCache(self.cache_dir())
+
+    def cache_dir(self) -> Path:
+        """The summary cache's folder: ``cache.dir`` (relative to the config file), else
+        ``$XDG_CACHE_HOME/compact/summaries`` (``compact cache info`` / ``clear`` use it too)."""
+        from .cache import default_cache_dir
+
         folder = (self.cache or {}).get("dir")
-        if folder:
-            folder = os.path.expanduser(folder)
-            if not os.path.isabs(folder) and self.path:
-                folder = os.path.join(os.path.dirname(self.path), folder)
-        return SummaryCache(folder)
+        if not folder:
+            return default_cache_dir()
+        folder = os.path.expanduser(folder)
+        if not os.path.isabs(folder) and self.path:
+            folder = os.path.join(os.path.dirname(self.path), folder)
+        return Path(os.path.abspath(folder))
 
     def keep_tail(self) -> KeepTail | None:
         from .config import KeepTail
@@ -402,6 +420,11 @@ class Overrides:
     """``--cache`` / ``--no-cache``."""
     fallback: str | None = None
     """``--fallback local|none``."""
+
+
+def any_remote(models: list[dict[str, Any]]) -> bool:
+    """Whether a model of ``models`` (config mappings) calls a server (not ``local``)."""
+    return any(m.get("provider") not in ("local", "scripted") for m in models)
 
 
 def is_headers_key(key: object) -> bool:
@@ -1148,7 +1171,7 @@ def build_config(
         keep=file_cfg.keep_tail(),
         mask_secrets=file_cfg.masking(model_dicts),
         secret_patterns=file_cfg.secret_patterns(),
-        cache=file_cfg.summary_cache(ov.cache),
+        cache=file_cfg.summary_cache(ov.cache, model_dicts),
         retention=file_cfg.retention_config(),
         strip_analysis=file_cfg.strip_analysis(),
         max_summary_tokens=file_cfg.max_summary_tokens,

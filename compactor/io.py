@@ -40,9 +40,11 @@ __all__ = [
     "InputFile",
     "LineWriter",
     "archive_original",
+    "archive_path",
     "atomic_write",
     "default_archive_dir",
     "is_inside",
+    "make_private_dirs",
     "open_input",
     "plan_archive_dir",
     "read_input",
@@ -552,8 +554,9 @@ def write_destination(
 # Archive
 
 
-def _private_dirs(folder: Path) -> None:
-    """Create ``folder`` and its missing parents with mode 0700."""
+def make_private_dirs(folder: Path) -> None:
+    """Create ``folder`` and its missing parents with mode 0700 (the archive, the summary
+    cache); folders that exist already are left as they are."""
     missing: list[Path] = []
     probe = folder
     while not probe.exists() and probe.parent != probe:
@@ -566,13 +569,17 @@ def _private_dirs(folder: Path) -> None:
             os.chmod(path, 0o700)  # mkdir's mode is masked by the umask
 
 
+def archive_path(raw: bytes, archive_dir: str | os.PathLike[str] | None = None) -> str:
+    """Where :func:`archive_original` stores ``raw`` (content-addressed), without writing."""
+    folder = Path(os.path.expanduser(archive_dir)) if archive_dir else default_archive_dir()
+    return str(Path(os.path.abspath(folder)) / f"{hashlib.sha256(raw).hexdigest()}.jsonl")
+
+
 def archive_original(raw: bytes, archive_dir: str | os.PathLike[str] | None = None) -> str:
     """Store ``raw`` as ``<archive_dir>/<sha256>.jsonl`` (idempotent, fsynced, mode 0600);
     return its absolute path. The default folder is :func:`default_archive_dir`."""
-    folder = Path(os.path.expanduser(archive_dir)) if archive_dir else default_archive_dir()
-    folder = Path(os.path.abspath(folder))
-    _private_dirs(folder)
-    target = folder / f"{hashlib.sha256(raw).hexdigest()}.jsonl"
+    target = Path(archive_path(raw, archive_dir))
+    make_private_dirs(target.parent)
     if not (target.exists() and target.read_bytes() == raw):
         atomic_write(target, raw, mode=0o600)
     return str(target)

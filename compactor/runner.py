@@ -135,6 +135,9 @@ class RunPlan:
     """Where the original is archived (``--in-place``, stdin with an ``auto`` note)."""
     input_mode: int | None = None
     """Mode bits of a regular input: a new output is never more readable than its input."""
+    timestamp: str | None = None
+    """The time of the records a compaction adds: ``$SOURCE_DATE_EPOCH`` when set, else (None)
+    the newest time recorded in the input; never the clock."""
 
     @property
     def attempts(self) -> tuple[int, int]:
@@ -339,7 +342,10 @@ def plan(
     ``file_config``: an already loaded config (a batch loads it once); ``config_checked``: it
     already passed :func:`~compactor.configfile.check_config`.
     """
+    from .formats.base import source_date_epoch
+
     _check_combinations(options)
+    timestamp = source_date_epoch()
     file_cfg = file_config if file_config is not None else load_default_config(options.config)
     file_cfg = file_cfg.with_flags(threshold=options.threshold, token_counter=options.token_counter)
     overrides = Overrides(
@@ -381,6 +387,7 @@ def plan(
         events=events,
         archive_dir=archive_dir,
         input_mode=input_mode,
+        timestamp=timestamp,
     )
 
 
@@ -560,6 +567,7 @@ class Run:
                 tokens_before=decision.tokens,
                 tokens_after=tokens_after,
                 trigger="auto" if decision.triggered else "manual",
+                timestamp=self.plan.timestamp,
             ),
         )
         r.dropped_records = dropped_records(parsed, outcome.messages, data, mode)
@@ -642,6 +650,8 @@ def _outcome_report(outcome: Any, cfg: Any) -> dict[str, Any]:
             "dir": str(cfg.cache.directory),
             "hits": cfg.cache.hits,
             "misses": cfg.cache.misses,
+            "stores": cfg.cache.stores,
+            "errors": cfg.cache.errors,
         }
     if cfg.loop_guard is not None or cfg.max_growth is not None:
         extras["loop_guard"] = {

@@ -456,9 +456,9 @@ async def _generate_one(
         key: str | None = None
         cached = False
         if cache is not None:
-            from .cache import cache_key
+            from .cache import cache_key, model_endpoint
 
-            key = cache_key(name, config.model_options, inp)
+            key = cache_key(name, config.model_options, inp, model_endpoint(model))
             outcome.response = cache.get(key, kind)
             cached = outcome.response is not None
         if not cached:

@@ -44,10 +44,15 @@ def _data_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def _clean_environ(monkeypatch: pytest.MonkeyPatch, _data_home: Path) -> None:
+def _clean_environ(
+    monkeypatch: pytest.MonkeyPatch, _data_home: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """Clear OPENAI_* and proxy variables; point the client at a dead loopback port; archive
-    originals under a temporary $XDG_DATA_HOME, never in the user's own."""
+    originals under a temporary $XDG_DATA_HOME, never in the user's own; give every test its
+    own empty summary cache ($XDG_CACHE_HOME), so no test sees another's cached replies (a
+    subprocess inherits both)."""
     monkeypatch.setenv("XDG_DATA_HOME", str(_data_home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
     for key in list(os.environ):
         upper = key.upper()
         if upper.startswith("OPENAI_") or upper.endswith("_PROXY") or upper == "COMPACT_CONFIG":

@@ -113,10 +113,13 @@ def fake_env(monkeypatch):
 
 
 def _copies(folder: Path, n: int) -> list[Path]:
+    """``n`` different transcripts (a sample plus a line of its own: identical files would
+    share one cached summary, and these tests count one request per file)."""
     folder.mkdir()
     paths = [folder / f"t{i:02d}.jsonl" for i in range(n)]
     for i, p in enumerate(paths):
-        shutil.copy(CODING if i % 3 == 0 else SHORT, p)
+        own = json.dumps({"role": "user", "content": f"and this is file {i}"}) + "\n"
+        p.write_bytes((CODING if i % 3 == 0 else SHORT).read_bytes() + own.encode())
     return paths
 
 
@@ -221,7 +224,8 @@ def test_batch_outputs_equal_single_runs(tmp_path: Path, fake_env) -> None:
         )
         assert one.exit_code == 0, one.output
         assert p.with_name(f"{p.stem}.compact.jsonl").read_bytes() == single.read_bytes()
-    assert len(fake_env.requests) == 12
+    # one request per file: the single runs got their summaries from the cache the batch filled
+    assert len(fake_env.requests) == 6
 
 
 def test_batch_config_error_is_reported_per_file(tmp_path: Path) -> None:

@@ -58,6 +58,9 @@ def _normalize(text: str, *tmp_dirs: Path | str) -> str:
     """Replace everything machine- or run-specific with a placeholder."""
     for tmp in tmp_dirs:
         text = text.replace(str(tmp), "<TMP>")
+    cache_home = os.environ.get("XDG_CACHE_HOME")
+    if cache_home:  # each test has its own (tests/conftest.py)
+        text = text.replace(cache_home, "<XDG_CACHE_HOME>")
     text = text.replace(str(REPO), "<REPO>")
     text = re.sub(r'"duration_s": [0-9.eE+-]+', '"duration_s": "<DURATION>"', text)
     text = re.sub(r"\b\d+\.\d+s\b", "<N>s", text)

@@ -212,7 +212,8 @@ def test_content_as_text_parts_is_accepted_other_shapes_fail_clearly(
         assert ran.code == 0, ran.output
         assert "Parts ok." in ran.out.read_text()
         fake.enqueue(reply_content([{"type": "image_url", "image_url": {"url": "x"}}]))
-        ran = Ran(runner, tmp_path, _config(tmp_path, fake))
+        # the same request again: --no-cache, or the first reply would come from the cache
+        ran = Ran(runner, tmp_path, _config(tmp_path, fake), "--no-cache")
         assert ran.code == 3
         assert "unsupported reply: content part 0 is type 'image_url'" in ran.output
         assert "AttributeError" not in ran.output

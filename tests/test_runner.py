@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import shutil
@@ -477,3 +478,44 @@ def test_the_growth_guard_in_the_library() -> None:
     for bad in (0, -1, True, float("inf"), "2"):
         with pytest.raises(c.ConfigError, match="max_growth must be a positive number"):
             c.new(c.Config(model=ScriptedModel([]), max_growth=bad))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        REPO / "sample_transcripts" / "claude-code-session.jsonl",
+        REPO / "tests" / "fixtures" / "formats" / "codex.jsonl",
+    ],
+    ids=["claude-code", "codex"],
+)
+def test_added_records_take_source_date_epoch_else_the_inputs_newest_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, src: Path
+) -> None:
+    def added_times(out: Path) -> set[str]:
+        new = out.read_bytes()[len(src.read_bytes()) :]  # --append: the input, then ours
+        return {json.loads(line)["timestamp"] for line in new.splitlines() if line.strip()}
+
+    newest = max(
+        json.loads(line)["timestamp"]
+        for line in src.read_text("utf-8").splitlines()
+        if '"timestamp"' in line
+    )
+    base = RunOptions(input=str(src), force=True, append=True, model="local")
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    plain = tmp_path / "plain.jsonl"
+    assert run_file(dataclasses.replace(base, output=str(plain))).exit_code == 0
+    assert added_times(plain) == {newest}
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    pinned = tmp_path / "pinned.jsonl"
+    assert run_file(dataclasses.replace(base, output=str(pinned))).exit_code == 0
+    assert added_times(pinned) == {"2023-11-14T22:13:20.000Z"}
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    bad = tmp_path / "bad.jsonl"
+    result = run_file(dataclasses.replace(base, output=str(bad)))
+    assert result.exit_code == 2 and not bad.exists()
+    assert result.error == (
+        "ConfigError: SOURCE_DATE_EPOCH must be a non-negative integer (seconds since 1970), "
+        "got 'yesterday'"
+    )

@@ -2,11 +2,12 @@
 
 Thin by design: the library plans and runs (:mod:`compactor.runner`, :mod:`compactor.batch`,
 :mod:`compactor.dryrun`, :mod:`compactor.show`, :mod:`compactor.archive`); the command modules
-(``run.py``, ``batch.py``, ``check.py``, ``show.py``, ``config_cmd.py``, ``archive_cmd.py``)
+(``run.py``, ``batch.py``, ``check.py``, ``show.py``, ``config_cmd.py``, ``archive_cmd.py``,
+``cache_cmd.py``)
 turn flags into options and render results, ``live.py`` shows progress, ``helptext.py`` shapes
 every ``--help`` page and ``exitcodes.py`` documents the exit codes. The OpenAI client is
 imported only by ``run``, and only when it is used. Command groups (``config``, ``archive``)
-share one shape; a ``cache`` group belongs beside them.
+share one shape; ``cache`` (the summary cache) is the third.
 """
 
 import os
@@ -17,7 +18,7 @@ import typer
 
 from compactor import __version__
 
-from . import _typer_fast, archive_cmd, check, config_cmd, run, show
+from . import _typer_fast, archive_cmd, cache_cmd, check, config_cmd, run, show
 from .common import guard_std_streams, print_error
 from .exitcodes import EXIT_CODES_HELP, ExitCode, classify
 from .helptext import CONTEXT, Command, Group, epilog
@@ -100,6 +101,24 @@ archive_app = typer.Typer(
 _command(archive_app, "list", archive_cmd.archive_list, archive_cmd.LIST_EPILOG)
 _command(archive_app, "prune", archive_cmd.archive_prune, archive_cmd.PRUNE_EPILOG)
 app.add_typer(archive_app, name="archive")
+
+cache_app = typer.Typer(
+    cls=Group,
+    help="Show or clear the summary cache (on by default for remote models).",
+    epilog=epilog(
+        [
+            ("where it is, how many summaries, how big", "compact cache info"),
+            ("make the next run ask the model again", "compact cache clear"),
+        ]
+    ),
+    context_settings=CONTEXT,
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+    rich_markup_mode=None,
+)
+_command(cache_app, "info", cache_cmd.cache_info, cache_cmd.INFO_EPILOG)
+_command(cache_app, "clear", cache_cmd.cache_clear, cache_cmd.CLEAR_EPILOG)
+app.add_typer(cache_app, name="cache")
 
 
 def _version(value: bool) -> None:

@@ -135,8 +135,8 @@ def run(
         bool | None,
         typer.Option(
             "--cache/--no-cache",
-            help="Reuse the summary of an identical summarizer input (default: the config's "
-            "cache section; off without one).",
+            help="Reuse the summary of an identical summarizer request (default: the "
+            "config's cache section; without one, on for remote models).",
         ),
     ] = None,
     fallback: Annotated[

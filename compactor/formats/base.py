@@ -7,13 +7,26 @@ Records that are not messages are kept; unknown fields survive a round trip.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
+from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Message, ToolInfo
 
-__all__ = ["CompactionInfo", "Format", "Transcript", "WriteMode"]
+__all__ = [
+    "SOURCE_DATE_EPOCH",
+    "CompactionInfo",
+    "Format",
+    "Transcript",
+    "WriteMode",
+    "source_date_epoch",
+]
+
+SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"
+"""The reproducible-builds variable: when set, the time of every record a compaction adds."""
 
 WriteMode = Literal["shrink", "append"]
 
@@ -47,7 +60,29 @@ class CompactionInfo:
     trigger: Literal["auto", "manual"] = "auto"
     timestamp: str | None = None
     """ISO-8601 UTC; None = the newest time recorded in the input (never the wall clock, so
-    the same input gives the same bytes)."""
+    the same input gives the same bytes). ``compact run`` sets it from ``$SOURCE_DATE_EPOCH``
+    when that is set (:func:`source_date_epoch`)."""
+
+
+def source_date_epoch(environ: dict[str, str] | None = None) -> str | None:
+    """``$SOURCE_DATE_EPOCH`` (seconds since 1970, UTC) as an ISO-8601 time with milliseconds,
+    the form the writers use; None when it is unset or empty. Anything but a non-negative
+    integer is a :class:`ConfigError`: the reproducible-builds convention is to refuse a
+    malformed value rather than guess."""
+    env = os.environ if environ is None else environ
+    value = env.get(SOURCE_DATE_EPOCH, "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or not value.isascii():
+        raise ConfigError(
+            f"{SOURCE_DATE_EPOCH} must be a non-negative integer (seconds since 1970), got "
+            f"{value[:40]!r}"
+        )
+    try:
+        when = datetime.fromtimestamp(int(value), UTC)
+    except (OverflowError, ValueError, OSError) as err:
+        raise ConfigError(f"{SOURCE_DATE_EPOCH} is out of range: {value[:40]!r}") from err
+    return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Format(Protocol):
