@@ -9,7 +9,9 @@ failing file stops no other), all as tasks of ONE event loop. ``jobs`` bounds th
 in flight (:func:`compactor.models.pool.request_slot`) and ``2 * jobs`` the files open at once:
 while ``jobs`` requests wait on the network, the next files are read, counted and masked, so a
 freed slot sends at once. The config file is read once, and model calls with equal settings
-share one client and its connections (:func:`compactor.models.pool.shared_clients`).
+share one client and its connections (:func:`compactor.models.pool.shared_clients`). The
+config's spend ``limits`` bound the batch as a whole: one :class:`~compactor.limits.SpendMeter`
+for every file, each reserving its plan before its first request.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .configfile import FileConfig, Overrides, build_config, check_config, load_
 from .errors import CompactorError, ConfigError
 from .inputs import expand_inputs
 from .io import Destination, resolve_destination, write_destination
+from .limits import SpendMeter
 from .runner import Run, RunOptions, RunResult, check_output_dir, output_path, plan
 
 __all__ = [
@@ -210,6 +213,11 @@ async def run_batch(
         fallback=base.fallback,
     )
     checked = _warm_up(file_cfg, overrides)
+    # One spend budget for the whole batch: files reserve their plans as they start.
+    meter = None
+    if checked and file_cfg is not None:
+        limits = file_cfg.spend_limits()
+        meter = SpendMeter(limits) if limits is not None else None
 
     async def one(index: int, path: str, sem: asyncio.Semaphore) -> None:
         async with sem:
@@ -222,7 +230,7 @@ async def run_batch(
                 except CompactorError as err:
                     result = RunResult.refused(options, err)
                 else:
-                    run = slots[index] = Run(planned)
+                    run = slots[index] = Run(planned, meter=meter)
                     result = await run.execute()
             results[index] = result
             if on_done is not None:

@@ -191,6 +191,11 @@ class Config(Generic[M]):
     """Check that anchors (paths, errors, URLs, instructions, ...) survive; repair the rest."""
     strip_analysis: bool = False
     """Drop the model's ``<analysis>`` block from the summary (Claude Code does; Eino keeps it)."""
+    spend: Any = None
+    """A spend guard (:class:`compactor.limits.SpendHold`, or any object with
+    ``charge(input_tokens, model)``), called before every request the summarizer sends to a
+    model that is not embedded and not answered from the cache; it raises
+    :class:`~compactor.errors.SpendLimitError` to refuse the request (the run stops)."""
     max_summary_tokens: int | None = None
     """A reply estimated above this many tokens is a failed attempt (retried and failed over
     like any other). Whatever this says, a reply larger than its whole summarizer input (or

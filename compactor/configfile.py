@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # yaml is imported where a file is parsed: `compact check` wi
     import yaml
 
     from .config import Config, FailoverContext, KeepTail, PreserveUserMessages, RetentionConfig
+    from .limits import SpendLimits
 
 __all__ = [
     "CONFIG_ENV",
@@ -137,6 +138,7 @@ _SCHEMA: dict[str, Any] = {
     "retention": _Switch((bool,), {"enabled": (bool,), "max_anchors": (int,), "max_facts": (int,)}),
     "reply_reserve_tokens": (int,),
     "max_summary_tokens": (int, _NONE),
+    "limits": {"max_requests": (int, _NONE), "max_input_tokens": (int, _NONE)},
     "prices": "price-table",
 }
 _OPTIONAL_ENV_KEYS = frozenset({"base_url", "api_key"})
@@ -183,6 +185,9 @@ class FileConfig:
     reply_reserve_tokens: int | None = None
     max_summary_tokens: int | None = None
     """A reply estimated above this many tokens is a failed attempt (see ``Config``)."""
+    limits: dict[str, Any] | None = None
+    """``{max_requests: N, max_input_tokens: N}``: what one ``compact run`` (a file or a whole
+    batch) may send to remote summarizers (:mod:`compactor.limits`)."""
     prices: dict[str, dict[str, float]] | None = None
     """Model name → ``{input, output}`` USD per million tokens (``check --explain``)."""
     lines: dict[str, int] = field(default_factory=dict, repr=False)
@@ -354,6 +359,16 @@ class FileConfig:
         if not os.path.isabs(folder) and self.path:
             folder = os.path.join(os.path.dirname(self.path), folder)
         return Path(os.path.abspath(folder))
+
+    def spend_limits(self) -> SpendLimits | None:
+        """The spend limits (None: no ``limits`` section, or one with no limit set)."""
+        from .limits import SpendLimits
+
+        values = {k: v for k, v in (self.limits or {}).items() if v is not None}
+        for key, value in values.items():
+            if value < 0:
+                raise self.error(f"limits.{key}", f"limits.{key} must be non-negative")
+        return SpendLimits(**values) if values else None
 
     def keep_tail(self) -> KeepTail | None:
         from .config import KeepTail
@@ -1176,6 +1191,7 @@ def build_config(
         strip_analysis=file_cfg.strip_analysis(),
         max_summary_tokens=file_cfg.max_summary_tokens,
     )
+    file_cfg.spend_limits()  # a bad limit is exit 2 before any work, like every other key
     try:
         validate_config(config)
     except ConfigError as err:

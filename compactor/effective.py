@@ -150,7 +150,14 @@ def effective_config(
         if cfg.keep is not None
         else "none"
     )
-    data["loop_guard"] = {"max_ratio": cfg.loop_guard} if cfg.loop_guard is not None else False
+    data["loop_guard"] = (
+        {
+            "max_ratio": cfg.loop_guard if cfg.loop_guard is not None else False,
+            "max_growth": cfg.max_growth if cfg.max_growth is not None else False,
+        }
+        if cfg.loop_guard is not None or cfg.max_growth is not None
+        else False
+    )
     data["mask_secrets"] = {
         "enabled": bool(cfg.mask_secrets),
         "patterns": [{"name": n, "regex": r} for n, r in cfg.secret_patterns],

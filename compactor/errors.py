@@ -6,8 +6,9 @@ Exception tree::
     ├── ConfigError                bad configuration: new(), new_finalizer().build(), config files
     ├── SummarizationError         counting (§3), model input, model calls, finalize (§4–§6)
     │   ├── ModelError             one failed model call, classified (rate limit, timeout, ...)
-    │   └── LoopGuardError         the result would not be small enough (``Config.loop_guard``)
-    │                              or grows past ``Config.max_growth`` × the input
+    │   ├── LoopGuardError         the result would not be small enough (``Config.loop_guard``)
+    │   │                          or grows past ``Config.max_growth`` × the input
+    │   └── SpendLimitError        a request would pass ``limits`` (max requests / input tokens)
     ├── TranscriptError            unreadable or malformed transcript (path, line, field)
     ├── InputChangedError          ``--in-place``: the input changed while the run worked
     └── StreamError                an output could not be written completely, or a standard
@@ -27,6 +28,7 @@ __all__ = [
     "InputChangedError",
     "LoopGuardError",
     "ModelError",
+    "SpendLimitError",
     "StreamError",
     "SummarizationError",
     "TranscriptError",
@@ -136,6 +138,18 @@ class LoopGuardError(SummarizationError):
                 f"the {tokens_before:,} before; it must be below {max_ratio or 0:.0%} or it would "
                 "trigger again at once"
             )
+        super().__init__(message)
+
+
+class SpendLimitError(SummarizationError):
+    """A request would pass the run's spend limits (``limits: {max_requests, max_input_tokens}``):
+    it was not sent. Raised before a file's first request when its plan does not fit (nothing
+    of that file is written), or before a retry or failover request that would pass a limit.
+    ``requests`` / ``input_tokens``: what was asked for."""
+
+    def __init__(self, message: str, *, requests: int, input_tokens: int) -> None:
+        self.requests = requests
+        self.input_tokens = input_tokens
         super().__init__(message)
 
 

@@ -21,15 +21,25 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from ._util import maybe_await
+from ._util import maybe_await, model_name
+from .cache import cache_key, model_endpoint
 from .config import Config, PreserveUserMessages
 from .configfile import DEFAULT_OPENAI_MODEL
+from .errors import SpendLimitError
 from .finalize import _is_candidate, select_user_messages
 from .middleware import Middleware
-from .schema import AgenticMessage, Message, ToolInfo, user_text
-from .summarize import build_model_input, input_tokens, plan_summarizer_chunks, split_system
+from .models.base import openai_endpoint
+from .schema import AgenticMessage, Message, ToolInfo, message_kind, user_text
+from .summarize import (
+    build_model_input,
+    input_tokens,
+    is_embedded,
+    plan_summarizer_chunks,
+    split_system,
+)
 from .tokens import (
     TokenCounterInput,
     baseline_index,
@@ -40,7 +50,18 @@ from .tokens import (
 )
 from .trigger import TriggerDecision, fraction_threshold, thresholds
 
-__all__ = ["PlannedModel", "explain", "explain_config", "model_label", "summarizer_chain"]
+if TYPE_CHECKING:
+    from .limits import SpendLimits
+
+__all__ = [
+    "PlannedModel",
+    "RequestPlan",
+    "explain",
+    "explain_config",
+    "model_label",
+    "plan_requests",
+    "summarizer_chain",
+]
 
 
 def _role(msg: Message | AgenticMessage) -> str:
@@ -251,18 +272,101 @@ async def explain(
     model: str,
     prices: Mapping[str, Mapping[str, float]] | None = None,
     chain: Mapping[str, Any] | None = None,
+    limits: SpendLimits | None = None,
 ) -> dict[str, Any]:
     """The dry-run explanation of compacting ``messages`` with ``config``; never calls a model.
 
     ``decision`` is the trigger decision already made with the configured counter; ``model``
     names the summarizer (for the report and the price lookup); ``chain`` is
-    :func:`summarizer_chain`'s account of the attempts and failover models.
+    :func:`summarizer_chain`'s account of the attempts and failover models; ``limits`` the
+    config's spend limits, checked against the requests the run would send.
     """
     mw: Middleware[Any] = Middleware(config)
     system_messages, context = split_system(list(messages))
     to_summarize, tail = mw.split_tail(list(messages))
     head = to_summarize[len(system_messages) :]
     n_sys = len(system_messages)
+    requests = await plan_requests(config, messages)
+    summarizer_tokens = requests.summarizer_tokens
+    limit = config.summarizer_context_tokens
+    chunks = requests.chunks
+    plan_data: dict[str, Any] = {
+        "system_messages": n_sys,
+        "summarized": _span(messages, n_sys, n_sys + len(head)),
+        "tail": _span(messages, n_sys + len(head), len(messages)) if tail else None,
+        "keep": (
+            None
+            if config.keep is None
+            else {"messages": config.keep.messages, "tokens": config.keep.tokens}
+        ),
+        "user_messages": await _user_messages(config, mw, head),
+        "summarizer": model,
+        "attempts": (chain or {}).get("attempts", 1),
+        "failover": list((chain or {}).get("failover", [])),
+        "failover_attempts": (chain or {}).get("failover_attempts", 0),
+        "summarizer_input_tokens": summarizer_tokens,
+        "summarizer_context_tokens": limit,
+        "chunks": chunks,
+        "masked_secrets": requests.masked,
+        "requests": _requests(requests, limits),
+        "fallback": getattr(config.fallback_model, "name", None),
+        "cache": None if config.cache is None else str(config.cache.directory),
+        "loop_guard": config.loop_guard,
+        "max_growth": config.max_growth,
+        "retention": config.retention is not None and config.retention.enabled,
+        "strip_analysis": config.strip_analysis,
+        # what the calls would cost, had the cache nothing: the cost of the plan, not of a rerun
+        "estimated_cost": _cost(prices, model, requests.uncached, config.reply_reserve_tokens),
+    }
+    return {
+        "messages": decision.messages,
+        "tokens": decision.tokens,
+        "triggered": decision.triggered,
+        "reason": decision.reason,
+        "conditions": _conditions(config, decision),
+        **await _token_rows(config, messages, tools),
+        "by_tool": _by_tool(context),
+        "plan": plan_data,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class RequestPlan:
+    """What a summarization would send, if every call succeeds (no retry, no failover)."""
+
+    calls: list[int]
+    """Input tokens of each request it would send: none when the summary is cached or the
+    summarizer is embedded, one per chunk when the input is chunked."""
+    uncached: list[int]
+    """The same without the cache (what the first run costs)."""
+    summarizer_tokens: int
+    """The summarizer input of one pass (the default estimate)."""
+    chunks: list[dict[str, Any]]
+    """The chunk plan (empty: one pass)."""
+    cached: bool
+    """The one-pass summary is in the cache already."""
+    embedded: bool
+    """The summarizer is the embedded one: no request at all."""
+    masked: dict[str, int] | None
+    """Secrets masking would replace (None: masking off)."""
+
+    @property
+    def requests(self) -> int:
+        return len(self.calls)
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(self.calls)
+
+
+async def plan_requests(config: Config[Any], messages: list[Any]) -> RequestPlan:
+    """The requests summarizing ``messages`` with ``config`` would send, worked out as the run
+    does it (verbatim tail, masking, instructions, chunk plan) without calling a model: what
+    ``check --explain`` shows and what the spend guard (:mod:`compactor.limits`) reserves
+    before a run's first request. A chunked input counts every chunk (a chunk's input depends
+    on the summaries before it, so the cache cannot be asked ahead)."""
+    mw: Middleware[Any] = Middleware(config)
+    to_summarize, _ = mw.split_tail(list(messages))
     masker = mw.make_masker()
     system_instruction, user_instruction, model_input = await build_model_input(
         config, to_summarize
@@ -289,42 +393,46 @@ async def explain(
         fixed = summarizer_tokens - sum(c.tokens for c in plan.chunks)
         running = limit // 4
         calls = [c.tokens + fixed + (running if i else 0) for i, c in enumerate(plan.chunks)]
-    plan_data: dict[str, Any] = {
-        "system_messages": n_sys,
-        "summarized": _span(messages, n_sys, n_sys + len(head)),
-        "tail": _span(messages, n_sys + len(head), len(messages)) if tail else None,
-        "keep": (
-            None
-            if config.keep is None
-            else {"messages": config.keep.messages, "tokens": config.keep.tokens}
-        ),
-        "user_messages": await _user_messages(config, mw, head),
-        "summarizer": model,
-        "attempts": (chain or {}).get("attempts", 1),
-        "failover": list((chain or {}).get("failover", [])),
-        "failover_attempts": (chain or {}).get("failover_attempts", 0),
-        "summarizer_input_tokens": summarizer_tokens,
-        "summarizer_context_tokens": limit,
-        "chunks": chunks,
-        "masked_secrets": dict(masker.counts) if masker is not None else None,
-        "fallback": getattr(config.fallback_model, "name", None),
-        "cache": None if config.cache is None else str(config.cache.directory),
-        "loop_guard": config.loop_guard,
-        "max_growth": config.max_growth,
-        "retention": config.retention is not None and config.retention.enabled,
-        "strip_analysis": config.strip_analysis,
-        "estimated_cost": _cost(prices, model, calls, config.reply_reserve_tokens),
+    cached = False
+    if not chunks and config.cache is not None and model_input:
+        key = cache_key(
+            model_name(config.model),
+            config.model_options,
+            model_input,
+            model_endpoint(config.model),
+        )
+        cached = config.cache.peek(key, message_kind(model_input)) is not None
+    embedded = is_embedded(config.model)
+    return RequestPlan(
+        calls=[] if cached or embedded else calls,
+        uncached=[] if embedded else calls,
+        summarizer_tokens=summarizer_tokens,
+        chunks=chunks,
+        cached=cached,
+        embedded=embedded,
+        masked=dict(masker.counts) if masker is not None else None,
+    )
+
+
+def _requests(plan: RequestPlan, limits: SpendLimits | None) -> dict[str, Any]:
+    """The ``requests`` object of ``--explain``: what a run would send, and whether the spend
+    limits let it."""
+    data: dict[str, Any] = {
+        "count": plan.requests,
+        "input_tokens": plan.input_tokens,
+        "cached": plan.cached,
+        "embedded": plan.embedded,
+        "limits": None if limits is None else limits.to_dict(),
+        "within_limits": True,
     }
-    return {
-        "messages": decision.messages,
-        "tokens": decision.tokens,
-        "triggered": decision.triggered,
-        "reason": decision.reason,
-        "conditions": _conditions(config, decision),
-        **await _token_rows(config, messages, tools),
-        "by_tool": _by_tool(context),
-        "plan": plan_data,
-    }
+    if limits is not None:
+        from .limits import SpendMeter
+
+        try:
+            SpendMeter(limits).reserve(plan.requests, plan.input_tokens)
+        except SpendLimitError:
+            data["within_limits"] = False
+    return data
 
 
 def model_label(d: Mapping[str, Any]) -> str:
@@ -350,11 +458,16 @@ def summarizer_chain(file_cfg: Any) -> dict[str, Any]:
 
 
 class PlannedModel:
-    """Stands in for the summarizer in ``check --explain``: named, never called, never built."""
+    """Stands in for the summarizer in ``check --explain``: named, never called, never built;
+    with the endpoint (cache key) and ``embedded`` flag of the model it stands for."""
 
-    def __init__(self, name: str, remote: bool) -> None:
+    def __init__(
+        self, name: str, remote: bool, endpoint: str | None = None, embedded: bool = False
+    ) -> None:
         self.name = name
         self.remote = remote
+        self.endpoint = endpoint
+        self.embedded = embedded
 
     async def generate(self, messages: list[Any], **options: Any) -> Any:
         raise AssertionError("--explain never calls a model")
@@ -371,7 +484,13 @@ def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
     primary = _model_dict(file_cfg, overrides)
     name = model_label(primary)
     chain = [primary, *((file_cfg.failover or {}).get("models") or [])]
-    planned = PlannedModel(name, remote=primary.get("provider") != "local")
+    local = primary.get("provider") == "local"
+    planned = PlannedModel(
+        name,
+        remote=not local,
+        endpoint=None if local else openai_endpoint(primary.get("base_url")),
+        embedded=local,
+    )
     cfg = build_config(
         # a dry run never calls the callback: its module is not imported (it runs code)
         dataclasses.replace(file_cfg, failover=None, callback=None),

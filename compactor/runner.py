@@ -55,12 +55,14 @@ from .io import (
     InputFile,
     LineWriter,
     archive_original,
+    archive_path,
     is_inside,
     open_input,
     plan_archive_dir,
     resolve_destination,
     write_destination,
 )
+from .limits import SpendHold, SpendMeter
 
 __all__ = [
     "APPEND_FORMATS",
@@ -406,12 +408,20 @@ class Run:
     also tells what an interrupted run wrote."""
 
     def __init__(
-        self, plan: RunPlan, *, sink: RunEventSink | None = None, model: Any = None
+        self,
+        plan: RunPlan,
+        *,
+        sink: RunEventSink | None = None,
+        model: Any = None,
+        meter: SpendMeter | None = None,
     ) -> None:
         self.plan = plan
         self.sink = sink
         self.model = model
         """A model object to use instead of the config's (tests, programs)."""
+        self.meter = meter
+        """The spend budget this run draws from (a batch shares one); None: the config's
+        ``limits`` for this run alone, or no limit."""
         out = plan.output
         self.result = RunResult(
             input=plan.options.input, output="-" if out.kind == "stdout" else out.name
@@ -524,15 +534,9 @@ class Run:
         from .trigger import decide
 
         opts, file_cfg, r = self.plan.options, self.plan.file_config, self.result
+        raw = self._input.raw if self._input is not None else b""
         if self.plan.archive_dir is not None:
-            # The original first (fsynced): the summary's note points at it, and an --in-place
-            # run never replaces a file whose bytes are not safe elsewhere.
-            self._intended["archive"] = str(self.plan.archive_dir)
-            raw = self._input.raw if self._input is not None else b""
-            r.archive = archive_original(raw, self.plan.archive_dir)
-            r.written["archive"] = r.archive
-            del self._intended["archive"]
-            auto_path: str | None = r.archive
+            auto_path: str | None = archive_path(raw, self.plan.archive_dir)
         else:
             auto_path = os.path.abspath(opts.input)  # noqa: ASYNC240 - string work, no I/O
         cfg = build_config(
@@ -544,11 +548,27 @@ class Run:
             cfg = dataclasses.replace(cfg, loop_guard=None)
         r.transcript_path = cfg.transcript_file_path
         cfg = dataclasses.replace(cfg, emit_internal_events=True, on_event=self.emit)
-        outcome = await new(cfg).summarize_detailed(
-            AgentState(messages=list(parsed.messages), tools=list(parsed.tools))
-        )
+        # Spend limits: the plan must fit before anything is sent or written (the archive too).
+        hold = await self._reserve(cfg, parsed.messages)
+        try:
+            if self.plan.archive_dir is not None:
+                # The original first (fsynced): the summary's note points at it, and an
+                # --in-place run never replaces a file whose bytes are not safe elsewhere.
+                self._intended["archive"] = str(self.plan.archive_dir)
+                r.archive = archive_original(raw, self.plan.archive_dir)
+                r.written["archive"] = r.archive
+                del self._intended["archive"]
+            if hold is not None:
+                cfg = dataclasses.replace(cfg, spend=hold)
+            outcome = await new(cfg).summarize_detailed(
+                AgentState(messages=list(parsed.messages), tools=list(parsed.tools))
+            )
+        finally:
+            if hold is not None:
+                hold.release()
+                r.extras["limits"] = hold.report()
         r.attempts = self.attempts.attempts
-        r.extras = _outcome_report(outcome, cfg)
+        r.extras = {**_outcome_report(outcome, cfg), **r.extras}
         r.messages_after = len(outcome.messages)
         tokens_after = outcome.tokens_after  # counted by the loop guard, when it ran
         if tokens_after is None:
@@ -572,6 +592,26 @@ class Run:
         )
         r.dropped_records = dropped_records(parsed, outcome.messages, data, mode)
         return data
+
+    async def _reserve(self, cfg: Any, messages: list[Any]) -> SpendHold | None:
+        """Set aside the requests this run plans to send (:mod:`compactor.limits`);
+        :class:`~compactor.errors.SpendLimitError` when they do not fit what is left."""
+        if self.meter is None:
+            limits = self.plan.file_config.spend_limits()
+            if limits is None:
+                return None
+            self.meter = SpendMeter(limits)
+        from .explain import plan_requests
+
+        planned = await plan_requests(cfg, messages)
+        self.result.extras["limits"] = {
+            **self.meter.limits.to_dict(),
+            "planned_requests": planned.requests,
+            "planned_input_tokens": planned.input_tokens,
+            "requests": 0,
+            "input_tokens": 0,
+        }
+        return self.meter.reserve(planned.requests, planned.input_tokens)
 
     def _write_output(self, data: bytes) -> None:
         out, r = self.plan.output, self.result

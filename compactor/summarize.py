@@ -21,7 +21,7 @@ from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
 from ._util import call_maybe_async, model_name
 from .config import DEFAULT_MAX_DELAY, DEFAULT_MAX_RETRIES, Config, FailoverContext
-from .errors import ModelError, SummarizationError
+from .errors import ModelError, SpendLimitError, SummarizationError
 from .events import (
     AttemptStart,
     ChunkStart,
@@ -239,6 +239,8 @@ async def generate_summary(
         can_adapt = len(adaptations) < MAX_CONTEXT_ADAPTATIONS and config.gen_model_input is None
         try:
             result = await _generate_planned(job, model_input, can_adapt)
+        except SpendLimitError:
+            raise
         except SummarizationError as err:
             limit_error = context_limit_error(err)
             if limit_error is None or not can_adapt:
@@ -461,6 +463,20 @@ async def _generate_one(
             key = cache_key(name, config.model_options, inp, model_endpoint(model))
             outcome.response = cache.get(key, kind)
             cached = outcome.response is not None
+        if not cached and config.spend is not None and not is_embedded(model):
+            try:
+                config.spend.charge(input_tokens(inp), name)
+            except SpendLimitError as err:
+                # Not sent: the attempt is recorded and the run stops (no retry, no failover).
+                attempts.append(
+                    AttemptRecord(phase, attempt, name, False, _err_text(err), False, chunk)
+                )
+                await emit(
+                    GenerateSummary(
+                        attempt=attempt, phase=phase, error=err, model=name, chunk=chunk
+                    )
+                )
+                raise
         if not cached:
             try:
                 async with request_slot():
@@ -498,6 +514,8 @@ async def _generate_one(
 
     try:
         return await _retry_and_failover(job, model_input, call, sleep)
+    except SpendLimitError:
+        raise  # a limit is a hard stop: the fallback does not write a summary around it
     except SummarizationError as err:
         if config.fallback_model is None or (can_adapt and context_limit_error(err)):
             raise

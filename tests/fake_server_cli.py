@@ -198,6 +198,9 @@ def run_compact(
     env["OPENAI_API_KEY"] = PLANTED_KEY
     env.pop("OPENAI_BASE_URL", None)
     env.pop("COLUMNS", None)
+    # Each run its own summary cache: the fault matrix runs many cases in one test, and a fake
+    # server's port may be reused by a later case (the same endpoint, the same request).
+    env["XDG_CACHE_HOME"] = str(folder.with_name(folder.name + ".xdg-cache"))
     args = [
         compact_exe(),
         "run",

@@ -373,7 +373,7 @@ def test_an_earlier_output_named_alone_is_compacted(batch_dir: Path) -> None:
 
 
 def test_a_folder_of_only_earlier_outputs_is_refused(tmp_path: Path) -> None:
-    (tmp_path / "x.compact.jsonl").write_bytes(SMALL.read_bytes())
+    (tmp_path / "x.compact.jsonl").write_bytes(SHORT.read_bytes())
     result = _run(str(tmp_path), "--model", "local")
     assert result.exit_code == 2
     assert "only earlier outputs" in result.stderr
@@ -467,7 +467,7 @@ def test_output_dir_with_one_input_refuses_stdin_and_a_missing_folder(tmp_path: 
     result = CliRunner().invoke(app, ["run", "-", "--output-dir", str(tmp_path)], input="")
     assert result.exit_code == 2
     assert "--output-dir needs a file input" in result.stderr
-    result = _run(str(SMALL), "--output-dir", str(tmp_path / "nope"))
+    result = _run(str(SHORT), "--output-dir", str(tmp_path / "nope"))
     assert result.exit_code == 2
     assert "does not exist" in result.stderr
 
@@ -475,7 +475,7 @@ def test_output_dir_with_one_input_refuses_stdin_and_a_missing_folder(tmp_path: 
 def test_two_inputs_of_one_name_into_one_output_dir_are_refused(tmp_path: Path) -> None:
     for sub in ("x", "y", "out"):
         (tmp_path / sub).mkdir()
-    shutil.copy(SMALL, tmp_path / "x" / "s.jsonl")
+    shutil.copy(SHORT, tmp_path / "x" / "s.jsonl")
     shutil.copy(CODING, tmp_path / "y" / "s.jsonl")
     result = _run(str(tmp_path / "x"), str(tmp_path / "y"), "--output-dir", str(tmp_path / "out"))
     assert result.exit_code == 2

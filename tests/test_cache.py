@@ -226,8 +226,12 @@ def test_clear_removes_the_caches_own_files_only(tmp_path: Path) -> None:
     info = cache.stats()
     assert (info.exists, info.entries, info.temp_files) == (True, 3, 1)
     assert info.bytes == sum(cache.path(k).stat().st_size for k in keys)
+    old = cache.path(keys[2])
+    os.utime(old, (1_000_000, 1_000_000))  # cached in 1970
+    assert cache.clear(older_than=86_400).entries == 1 and not old.exists()
+    info = cache.stats()
     removed = cache.clear()
-    assert (removed.entries, removed.temp_files, removed.bytes) == (3, 1, info.bytes)
+    assert (removed.entries, removed.temp_files, removed.bytes) == (2, 1, info.bytes)
     assert (tmp_path / "c" / "notes.txt").exists() and stray.exists()
     assert not leftover.exists() and cache.stats().entries == 0
     assert SummaryCache(tmp_path / "missing").stats().exists is False
@@ -333,11 +337,16 @@ def test_cache_info_and_clear(tmp_path: Path, remote_env: FakeOpenAI) -> None:
     folder = default_cache_dir()
     info = CliRunner().invoke(app, ["cache", "info"])
     assert info.exit_code == 0, info.output
-    assert f"summary cache: {folder}" in info.stdout and "1 entry, " in info.stdout
+    assert info.stdout.startswith("1 cached summary file, ") and str(folder) in info.stdout
     data = json.loads(CliRunner().invoke(app, ["cache", "info", "--json"]).stdout)
     assert (data["directory"], data["entries"], data["exists"]) == (str(folder), 1, True)
+    young = CliRunner().invoke(app, ["cache", "clear", "--older-than", "1h"])
+    assert young.exit_code == 0 and young.stdout.startswith("removed 0 cached summary files")
+    bad = CliRunner().invoke(app, ["cache", "clear", "--older-than", "soon"])
+    assert bad.exit_code == 2 and "--older-than 'soon'" in bad.output
     cleared = CliRunner().invoke(app, ["cache", "clear"])
-    assert cleared.exit_code == 0 and cleared.stdout.startswith("removed 1 entry (")
+    assert cleared.exit_code == 0
+    assert cleared.stdout.startswith("removed 1 cached summary file (")
     assert not list(folder.rglob("*.json"))
     cfg = tmp_path / "c.yaml"
     cfg.write_text("cache: {dir: mine}\n")

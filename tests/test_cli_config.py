@@ -151,7 +151,7 @@ def test_show_defaults_have_no_null(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert data["retry"] == {"max_retries": 0}
     assert data["failover"] == {"max_retries": 0}
     assert data["preserve_user_messages"] == {"enabled": True, "max_tokens": 53_333}
-    assert data["loop_guard"] == {"max_ratio": 0.5}
+    assert data["loop_guard"] == {"max_ratio": 0.5, "max_growth": 2.0}
     assert data["cache"] is False and data["retention"] is False
     assert data["keep"] == "none" and data["fallback"] == "none"
     assert data["user_instruction"] == "built-in" and data["finalize"] == "built-in"

@@ -19,7 +19,7 @@ import typer.main
 from typer.testing import CliRunner
 
 from compactor import __version__
-from compactor.cli import archive_cmd, check, config_cmd, run, show
+from compactor.cli import archive_cmd, cache_cmd, check, config_cmd, run, show
 from compactor.cli.app import app
 from compactor.cli.exitcodes import EXIT_CODES_HELP
 
@@ -53,6 +53,8 @@ def test_the_command_tree_is_what_the_readme_documents() -> None:
     assert sorted(" ".join(p) for p, _ in LEAVES) == [
         "archive list",
         "archive prune",
+        "cache clear",
+        "cache info",
         "check",
         "config show",
         "config validate",
@@ -171,7 +173,7 @@ def test_a_hopeless_option_gets_no_suggestion() -> None:
 def test_a_mistyped_command_gets_the_closest_one() -> None:
     result = CliRunner(env=ENV).invoke(app, ["chek", "x.jsonl"])
     assert result.exit_code == 2
-    assert "Did you mean 'check'?" in result.stderr
+    assert "Did you mean 'check'" in result.stderr  # the closest first (then 'cache')
 
 
 @pytest.mark.parametrize("flag", ["-V", "--version"])
@@ -230,7 +232,7 @@ def test_command_signatures_are_evaluated_once() -> None:
     for _, command in LEAVES:
         hints = inspect.signature(command.callback).parameters.values()
         assert not [p.name for p in hints if isinstance(p.annotation, str)], command.name
-    for module in (run, check, show, config_cmd, archive_cmd):
+    for module in (run, check, show, config_cmd, archive_cmd, cache_cmd):
         assert not re.search(
             r"^from __future__ import annotations", inspect.getsource(module), re.M
         )

@@ -8,6 +8,7 @@ import json
 import time
 import zlib
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -302,6 +303,30 @@ async def test_content_filter(fake: FakeOpenAI, text: str) -> None:
     else:
         assert isinstance(partial, Message) and partial.role == "assistant"
         assert (partial.content, partial.finish_reason) == (text, "content_filter")
+
+
+async def test_a_filtered_reply_reaches_the_failover_context(fake: FakeOpenAI) -> None:
+    """Issue 22 through the real client: what the server sent with finish_reason
+    content_filter is the failover callback's last_model_response."""
+    import compactor as c
+
+    fake.enqueue(content_filter("<summary>half a summary"))
+    contexts: list[Any] = []
+    backup = c.ScriptedModel(["<summary>\nfrom the backup\n</summary>"])
+
+    def pick(ctx: Any) -> Any:
+        contexts.append(ctx)
+        return backup, None
+
+    config = c.Config(
+        model=model(fake), failover=c.FailoverConfig(max_retries=1, get_failover_model=pick)
+    )
+    state = c.AgentState([Message("user", "fix the bug " * 30), Message("assistant", "done")])
+    out = await c.new(config).summarize(state)
+    assert "from the backup" in out[-1].content
+    [ctx] = contexts
+    assert ctx.last_model_response.content == "<summary>half a summary"
+    assert isinstance(ctx.last_error, ModelError) and ctx.last_error.kind == "content_filter"
 
 
 async def test_a_reply_cut_at_the_token_limit_carries_its_text(fake: FakeOpenAI) -> None:

@@ -48,7 +48,7 @@ def _when(seconds: float | None) -> str:
 
 
 def cache_info(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = False) -> None:
-    """Show the summary cache: its folder, the summaries it holds, their size and age.
+    """Show the summary cache: its folder, its summaries, their size and age.
 
     On by default for remote models: a run that sends the same request again (endpoint, model,
     options, instructions, transcript) takes the stored summary and makes no request. The

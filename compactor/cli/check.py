@@ -132,10 +132,20 @@ def _explainer(file_cfg: FileConfig, model: str | None) -> Any:
 
     name, cfg = explain_config(file_cfg, model)
     chain = summarizer_chain(file_cfg)
+    limits = file_cfg.spend_limits()
 
     def one(messages: list[Any], tools: list[Any], decision: TriggerDecision) -> Any:
         return asyncio.run(
-            explain(cfg, messages, tools, decision, model=name, prices=file_cfg.prices, chain=chain)
+            explain(
+                cfg,
+                messages,
+                tools,
+                decision,
+                model=name,
+                prices=file_cfg.prices,
+                chain=chain,
+                limits=limits,
+            )
         )
 
     return one

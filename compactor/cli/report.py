@@ -108,6 +108,23 @@ def _range(span: dict[str, Any]) -> str:
     return f"{where} ({_count(span['messages'], 'message')}, {_count(span['tokens'], 'token')})"
 
 
+def _requests_line(req: dict[str, Any]) -> str:
+    """What a run would send, and whether the config's spend limits let it."""
+    if req["embedded"]:
+        text = "none (the embedded summarizer runs here)"
+    elif req["cached"]:
+        text = "none (the summary is in the cache)"
+    else:
+        text = f"{_count(req['count'], 'request')} with about {req['input_tokens']:,} input tokens"
+        text += " if every call succeeds"
+    limits = req["limits"]
+    if limits is not None:
+        shown = ", ".join(f"{k} {v:,}" for k, v in limits.items() if v is not None)
+        verdict = "within" if req["within_limits"] else "OVER: the run would stop before sending"
+        text += f"; limits {shown}: {verdict}"
+    return text
+
+
 def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMessage]) -> str:
     """The human-readable ``check --explain`` block (after the one-line verdict)."""
     out: list[str] = []
@@ -197,6 +214,7 @@ def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMes
     if plan["fallback"]:
         chain += f", then fallback {plan['fallback']}"
     add(f"    summarizer:        {chain}")
+    add(f"    requests:          {_requests_line(plan['requests'])}")
     cost = plan["estimated_cost"]
     if cost is None:
         add("    estimated cost:    no price table (set prices: in the config)")

@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["ChatModel"]
+from compactor._util import mask_url_credentials
+
+__all__ = ["OPENAI_BASE_URL", "ChatModel", "openai_endpoint"]
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+"""Where an OpenAI-compatible model sends requests when neither ``base_url`` nor
+``$OPENAI_BASE_URL`` is set."""
+
+
+def openai_endpoint(base_url: str | None) -> str:
+    """The endpoint an OpenAI-compatible model with ``base_url`` calls (else
+    ``$OPENAI_BASE_URL``, else OpenAI's), credentials masked: the summary cache's key uses it,
+    and ``check --explain`` finds the same cache entries as the run without building a client."""
+    chosen = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
+    return mask_url_credentials(chosen.rstrip("/"))
 
 
 @runtime_checkable

@@ -40,14 +40,9 @@ import openai
 import pydantic
 from openai.types.chat import ChatCompletion
 
-from compactor._util import (
-    MIN_FREE_TEXT_SECRET,
-    mask_url_credentials,
-    redact,
-    register_secret,
-    url_credentials,
-)
+from compactor._util import MIN_FREE_TEXT_SECRET, redact, register_secret, url_credentials
 from compactor.errors import ModelError
+from compactor.models.base import openai_endpoint
 from compactor.models.pool import pooled_client
 from compactor.schema import (
     MEDIA_BLOCK_TYPES,
@@ -62,9 +57,6 @@ from compactor.schema import (
 )
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "OpenAIModel", "to_wire"]
-
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-"""Where the client sends requests when neither ``base_url`` nor ``$OPENAI_BASE_URL`` is set."""
 
 DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 """The largest response body (after gzip/deflate decoding) a call accepts: 16 MiB."""
@@ -438,8 +430,7 @@ class OpenAIModel:
         """The base URL requests go to (``base_url``, else ``$OPENAI_BASE_URL``, else OpenAI's),
         its credentials masked: part of the summary cache's key, so two servers never share a
         cached reply."""
-        base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        return mask_url_credentials(base_url.rstrip("/"))
+        return openai_endpoint(self.base_url)
 
     def _resolve(self) -> tuple[str | None, str]:
         base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None
