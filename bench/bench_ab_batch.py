@@ -4,8 +4,9 @@
     python bench/bench_ab_batch.py /tmp/base [--rounds 5] [--files 200] [--jobs 16]
 
 Both sides run the same ``compact`` script against one fake server (latency 0.3 s); the
-baseline's ``compactor`` package is imported through ``PYTHONPATH``. Prints each side's median
-wall time and the ratio after / before.
+baseline's ``compactor`` package is imported through ``PYTHONPATH``. Both get a config without
+the summary cache and the loop guard, so every file sends its request (see bench_batch.py).
+Prints each side's median wall time and the ratio after / before.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def main() -> int:
             for i in range(args.files):
                 src = REPO / "sample_transcripts" / "small-chat.jsonl"
                 shutil.copy(src, Path(tmp) / f"t{i:03d}.jsonl")
+            cfg = Path(tmp) / "bench.yaml"
+            cfg.write_text("cache: false\nloop_guard: false\n", encoding="utf-8")
             for _ in range(args.rounds):
                 for side in times:
                     for old in Path(tmp).glob("*.compact.jsonl"):
@@ -54,6 +57,7 @@ def main() -> int:
                     if side == "before":
                         env["PYTHONPATH"] = str(args.baseline)
                     cmd = [compact, "run", tmp, "--force", "--jobs", str(args.jobs), "-q"]
+                    cmd += ["-c", str(cfg)]
                     start = time.perf_counter()
                     proc = subprocess.run(
                         [*cmd, "--model", "openai:fake"], env=env, capture_output=True, text=True

@@ -7,7 +7,9 @@ Starts ``python -m compactor.testing.fake_openai --latency 0.3`` (every answer c
 its request arrived), copies ``sample_transcripts/small-chat.jsonl`` 200 times into a temporary
 directory and times ``compact run DIR --force --jobs 16 --model openai:fake`` ``repeat`` times
 (fresh outputs each time). Ideal: files / jobs * latency (3.75 s). Prints one result line with
-the median and the range; ratio = median / ideal, target <= 1.3x.
+the median and the range; ratio = median / ideal, target <= 1.3x. The config turns off the
+summary cache (200 identical files would make one request) and the loop guard (a forced
+compaction grows a 62-token chat past loop_guard.max_growth), so every file sends a request.
 """
 
 from __future__ import annotations
@@ -74,7 +76,9 @@ def _time_batch(compact: str, folder: Path, jobs: int, env: dict[str, str]) -> f
     for old in folder.glob("*.compact.jsonl"):
         old.unlink()
     report = folder / "report.json"
-    cmd = [compact, "run", str(folder), "--force", "--jobs", str(jobs), "-q"]
+    cfg = folder / "bench.yaml"
+    cfg.write_text("cache: false\nloop_guard: false\n", encoding="utf-8")
+    cmd = [compact, "run", str(folder), "--force", "--jobs", str(jobs), "-q", "-c", str(cfg)]
     cmd += ["--model", "openai:fake", "--report", str(report)]
     start = time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)

@@ -24,6 +24,7 @@ BENCHMARKS: list[tuple[str, str, list[str]]] = [
     ("startup", "bench_startup.py", ["--repeat", "20"]),
     ("peak-rss", "bench_rss.py", []),
     ("batch", "bench_batch.py", ["--files", "200", "--jobs", "16"]),
+    ("cache", "bench_cache.py", ["--repeat", "3"]),
 ]
 
 
