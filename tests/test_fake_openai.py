@@ -442,3 +442,111 @@ def test_latency_and_peak_in_flight() -> None:
         assert fake.peak_in_flight == 0
         timed(0)
         assert fake.peak_in_flight == 1
+
+
+# -- llama-cpp-python's server (issue 18) ------------------------------------------------------
+
+NULL_CONTENT = {
+    "model": "m",
+    "messages": [
+        {"role": "system", "content": "s"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function"}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "r"},
+    ],
+}
+
+
+def test_llama_cpp_flavor_refuses_null_content_with_its_500_validation_body() -> None:
+    with FakeOpenAI(flavor="llama-cpp") as fake:
+        fake.enqueue(reply("unused"))
+        code, _, data = post(fake.base_url, body=NULL_CONTENT)
+        assert code == 500
+        error = json.loads(data)["error"]
+        assert (error["type"], error["param"], error["code"]) == (
+            "internal_server_error",
+            None,
+            None,
+        )
+        lines = error["message"].split("\n")
+        # what llama-cpp-python 0.3.36 answered to the same body (tests/test_real_llm.py
+        # compares the two byte for byte, the file path of the trace aside)
+        assert lines[0] == "7 validation errors:"
+        assert lines[1] == (
+            "  {'type': 'literal_error', 'loc': ('body', 'messages', 1, "
+            "'ChatCompletionRequestSystemMessage', 'role'), 'msg': \"Input should be 'system'\", "
+            "'input': 'assistant', 'ctx': {'expected': \"'system'\"}}"
+        )
+        assert lines[3] == (
+            "  {'type': 'string_type', 'loc': ('body', 'messages', 1, "
+            "'ChatCompletionRequestAssistantMessage', 'content'), 'msg': 'Input should be a valid "
+            "string', 'input': None}"
+        )
+        assert lines[-2:] == [
+            '  File "/usr/lib/python3/site-packages/llama_cpp/server/app.py", line 376, in '
+            "create_chat_completion",
+            "    POST /v1/chat/completions",
+        ]
+        assert fake.pending == [reply("unused")]  # refused before any step is used
+        # a string content (even empty) with tool_calls, and tool messages, are accepted
+        fine = json.loads(json.dumps(NULL_CONTENT))
+        fine["messages"][1]["content"] = ""
+        assert post(fake.base_url, body=fine)[0] == 200
+
+
+def test_llama_cpp_flavor_without_tools_refuses_tool_roles_and_calls() -> None:
+    with FakeOpenAI(flavor="llama-cpp", tools=False) as fake:
+        body = json.loads(json.dumps(NULL_CONTENT))
+        body["messages"][1]["content"] = ""
+        code, _, data = post(fake.base_url, body=body)
+        assert code == 500
+        message = json.loads(data)["error"]["message"]
+        # the three members left (system, user, assistant) refuse each message
+        assert message.startswith("6 validation errors:")
+        assert "'extra_forbidden', 'loc': ('body', 'messages', 1, " in message
+        assert "Input should be 'assistant'\", 'input': 'tool'" in message
+        plain = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        assert post(fake.base_url, body=plain)[0] == 200
+
+
+def test_llama_cpp_flavor_context_error_and_cut_reply() -> None:
+    with FakeOpenAI(flavor="llama-cpp", max_context_tokens=100, token_scale=2.0) as fake:
+        # 160 bytes = 40 estimated tokens, x2 = 80 tokens: 20 left for the reply
+        fake.enqueue(reply("y" * 400), reply("z" * 20))
+        body: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "x" * 160}]}
+        code, _, data = post(fake.base_url, body=body)
+        answer = json.loads(data)
+        assert code == 200
+        assert answer["choices"][0]["finish_reason"] == "length"
+        assert answer["choices"][0]["message"]["content"] == "y" * 40  # 20 tokens x 4 / 2
+        assert answer["usage"]["prompt_tokens"] == 80
+        body["max_tokens"] = 5  # smaller than the room: the reply's own cap
+        answer = json.loads(post(fake.base_url, body=body)[2])
+        assert answer["choices"][0]["message"]["content"] == "z" * 10
+        body["messages"][0]["content"] = "x" * 200  # 100 tokens: the whole window
+        code, _, data = post(fake.base_url, body=body)
+        assert code == 400
+        assert json.loads(data)["error"] == {
+            "message": "This model's maximum context length is 100 tokens. However, you "
+            "requested 105 tokens (100 in the messages, 5 in the completion). Please reduce the "
+            "length of the messages or completion.",
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": "context_length_exceeded",
+        }
+
+
+def test_standalone_llama_cpp_flavor() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "compactor.testing.fake_openai", "--flavor", "llama-cpp"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        base_url = proc.stdout.readline().strip()
+        assert post(base_url, body=NULL_CONTENT)[0] == 500
+    finally:
+        proc.terminate()
+        proc.wait(5)
+        if proc.stdout is not None:
+            proc.stdout.close()

@@ -30,6 +30,26 @@ body), ``{"gzip_bomb": 1073741824}`` (a gzip body that inflates to that many byt
 context window: a request whose messages hold more than that many estimated tokens (UTF-8 bytes
 of all message contents // 4, see :func:`estimate_tokens`) is refused with HTTP 400 and the
 error body OpenAI sends (``code: context_length_exceeded``), before any scripted step is used.
+``token_scale`` (``--token-scale``) multiplies that count, like a tokenizer that needs more
+tokens than compact's estimate (SmolLM2's counts ~2.5x bytes/4 on some text); replies report it
+as ``usage.prompt_tokens``.
+
+``flavor="llama-cpp"`` (``--flavor llama-cpp``) answers the way llama-cpp-python 0.3.36's server
+(``python -m llama_cpp.server``) does, read from its sources:
+
+* Its request schema (a pydantic union of system / user / assistant / tool / function messages)
+  refuses ``content: null`` on an assistant message, ``content`` that is not a string, a role
+  outside the union (``developer``), a ``tool`` message without ``tool_call_id``: HTTP **500**,
+  ``{"error": {"message": "7 validation errors:\n  {'type': 'literal_error', 'loc': ('body',
+  'messages', 2, 'ChatCompletionRequestSystemMessage', 'role'), ...}\n ...", "type":
+  "internal_server_error", "param": null, "code": null}}``, one entry per union member that
+  failed, for every bad message. ``tools=False`` (``--no-tools``) models a chat server without
+  tools: ``tool``/``function`` roles and ``tool_calls`` are refused the same way.
+* A prompt of ``max_context_tokens`` tokens or more: HTTP 400 "This model's maximum context
+  length is N tokens. However, you requested M tokens (P in the messages, C in the
+  completion)…", ``code: context_length_exceeded``.
+* A reply longer than the room left (``max_context_tokens`` minus the prompt, or the request's
+  ``max_tokens`` when smaller) is cut there with ``finish_reason: "length"``.
 """
 
 from __future__ import annotations
@@ -37,6 +57,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import math
 import socket
 import struct
 import sys
@@ -67,6 +88,7 @@ __all__ = [
     "gzip_bomb",
     "gzip_bomb_body",
     "hang",
+    "llama_cpp_validation_errors",
     "main",
     "raw",
     "reply",
@@ -213,8 +235,9 @@ def _context_length_body(limit: int, tokens: int) -> dict[str, Any]:
     }
 
 
-def estimate_tokens(body: Any) -> int:
-    """The fake's token estimate of a request: UTF-8 bytes of all message contents // 4.
+def estimate_tokens(body: Any, scale: float = 1.0) -> int:
+    """The fake's token estimate of a request: UTF-8 bytes of all message contents // 4, times
+    ``scale`` (rounded up).
 
     A string content counts as is; a list of parts counts the ``text`` of its parts; other
     fields (roles, tool calls) are not counted.
@@ -230,7 +253,150 @@ def estimate_tokens(body: Any) -> int:
                 text = part.get("text") if isinstance(part, dict) else None
                 if isinstance(text, str):
                     size += len(text.encode("utf-8"))
-    return size // 4
+    return size // 4 if scale == 1.0 else math.ceil(size // 4 * scale)
+
+
+# -- llama-cpp-python's server -----------------------------------------------------------------
+
+_LLAMA_MEMBERS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
+    # (pydantic model, role literal, ((field, rule), ...)) in llama_types' declaration order;
+    # rules: "opt" = required key, str or null; "parts" = required, str, list or null;
+    # "str?" = optional key, str when present; "list?" = optional key, a list; "str" = required.
+    ("ChatCompletionRequestSystemMessage", "system", (("content", "opt"),)),
+    ("ChatCompletionRequestUserMessage", "user", (("content", "parts"),)),
+    (
+        "ChatCompletionRequestAssistantMessage",
+        "assistant",
+        (("content", "str?"), ("tool_calls", "list?")),
+    ),
+    ("ChatCompletionRequestToolMessage", "tool", (("content", "opt"), ("tool_call_id", "str"))),
+    ("ChatCompletionRequestFunctionMessage", "function", (("content", "opt"), ("name", "str"))),
+)
+_PARTS = (
+    "list[union[ChatCompletionRequestMessageContentPartText,"
+    "ChatCompletionRequestMessageContentPartImage]]"
+)
+_LLAMA_TRACE = (
+    '\n  File "/usr/lib/python3/site-packages/llama_cpp/server/app.py", line 376, in '
+    "create_chat_completion\n    POST /v1/chat/completions"
+)
+
+
+def _member_errors(
+    i: int, msg: dict[str, Any], member: tuple[str, str, tuple[tuple[str, str], ...]], tools: bool
+) -> list[dict[str, Any]]:
+    model, role, fields = member
+    loc = ("body", "messages", i, model)
+    errors: list[dict[str, Any]] = []
+    if "role" not in msg:
+        errors.append({"type": "missing", "loc": (*loc, "role"), "msg": "Field required"})
+        errors[-1]["input"] = msg
+    elif msg["role"] != role:
+        errors.append(
+            {
+                "type": "literal_error",
+                "loc": (*loc, "role"),
+                "msg": f"Input should be '{role}'",
+                "input": msg["role"],
+                "ctx": {"expected": f"'{role}'"},
+            }
+        )
+    for name, rule in fields:
+        if name == "tool_calls" and not tools:
+            if name in msg:
+                errors.append(
+                    {
+                        "type": "extra_forbidden",
+                        "loc": (*loc, name),
+                        "msg": "Extra inputs are not permitted",
+                        "input": msg[name],
+                    }
+                )
+            continue
+        if name not in msg:
+            if rule in ("opt", "parts", "str"):
+                errors.append(
+                    {"type": "missing", "loc": (*loc, name), "msg": "Field required", "input": msg}
+                )
+            continue
+        value = msg[name]
+        ok = {
+            "opt": value is None or isinstance(value, str),
+            "parts": value is None or isinstance(value, str | list),
+            "str?": isinstance(value, str),
+            "str": isinstance(value, str),
+            "list?": isinstance(value, list),
+        }[rule]
+        if ok:
+            continue
+        if rule == "parts":  # Optional[Union[str, List[part]]]: one error per union branch
+            for branch, kind, what in (
+                ("str", "string_type", "a valid string"),
+                (_PARTS, "list_type", "a valid list"),
+            ):
+                errors.append(
+                    {
+                        "type": kind,
+                        "loc": (*loc, name, branch),
+                        "msg": f"Input should be {what}",
+                        "input": value,
+                    }
+                )
+            continue
+        kind = "list_type" if rule == "list?" else "string_type"
+        what = "a valid list" if rule == "list?" else "a valid string"
+        errors.append(
+            {"type": kind, "loc": (*loc, name), "msg": f"Input should be {what}", "input": value}
+        )
+    return errors
+
+
+def llama_cpp_validation_errors(body: Any, tools: bool = True) -> list[dict[str, Any]]:
+    """The errors llama-cpp-python 0.3.36's request schema finds in ``body["messages"]``: for
+    each message no union member accepts, one list of errors per member (pydantic's format)."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    members = _LLAMA_MEMBERS if tools else _LLAMA_MEMBERS[:3]
+    found: list[dict[str, Any]] = []
+    for i, msg in enumerate(messages if isinstance(messages, list) else []):
+        if not isinstance(msg, dict):
+            found.append(
+                {
+                    "type": "model_type",
+                    "loc": ("body", "messages", i),
+                    "msg": "Input should be a valid dictionary",
+                    "input": msg,
+                }
+            )
+            continue
+        per_member = [_member_errors(i, msg, m, tools) for m in members]
+        if all(per_member):
+            for errors in per_member:
+                found.extend(errors)
+    return found
+
+
+def _llama_validation_body(errors: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(errors)
+    lines = "".join(f"  {e!r}\n" for e in errors)
+    message = f"{n} validation error{'s' if n != 1 else ''}:\n{lines}{_LLAMA_TRACE}"
+    return {
+        "error": {"message": message, "type": "internal_server_error", "param": None, "code": None}
+    }
+
+
+def _llama_context_body(limit: int, prompt: int, completion: int | None) -> dict[str, Any]:
+    return {
+        "error": {
+            "message": (
+                f"This model's maximum context length is {limit} tokens. However, you requested "
+                f"{(completion or 0) + prompt} tokens ({prompt} in the messages, {completion} in "
+                "the completion). Please reduce the length of the messages or completion."
+            ),
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": "context_length_exceeded",
+        }
+    }
 
 
 def empty_choices() -> Step:
@@ -447,8 +613,23 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.split("?", 1)[0] not in _PATHS:
             self._send_json(404, {"error": {"message": f"no route {self.path!r}", "type": "fake"}})
             return
+        if fake.flavor == "llama-cpp":
+            errors = llama_cpp_validation_errors(body, fake.tools)
+            if errors:  # FastAPI validates the body before the handler runs
+                self._send_json(500, _llama_validation_body(errors))
+                return
+        elif not fake.tools and _has_tools(body):
+            self._send_json(400, _no_tools_body())
+            return
         limit = fake.max_context_tokens
-        if limit is not None and (tokens := estimate_tokens(body)) > limit:
+        tokens = estimate_tokens(body, fake.token_scale)
+        if limit is not None and fake.flavor == "llama-cpp" and tokens >= limit:
+            # llama.cpp: "Requested tokens (P) exceed context window of N", reworded.
+            completion = body.get("max_tokens") if isinstance(body, dict) else None
+            wanted = completion if isinstance(completion, int) else None
+            self._send_json(400, _llama_context_body(limit, tokens, wanted))
+            return
+        if limit is not None and tokens > limit:
             # A real server refuses before generating: no scripted step is used up.
             self._send_json(400, _context_length_body(limit, tokens))
             return
@@ -499,20 +680,24 @@ class _Handler(BaseHTTPRequestHandler):
             data = gzip_bomb_body(step.size)
             self._send_bytes(step.code, data, {"content-encoding": "gzip"})
         elif step.kind == "echo_headers":
-            text = "<summary>\nrequest headers: " + json.dumps(self._all_headers) + "\n</summary>"
-            self._run(reply(text), body, release)
+            echo = "<summary>\nrequest headers: " + json.dumps(self._all_headers) + "\n</summary>"
+            self._run(reply(echo), body, release)
         else:
-            prompt = len(json.dumps(body)) // 4 if body is not None else 0
+            prompt = estimate_tokens(body, fake.token_scale)
+            text, finish = step.text, step.finish_reason
+            if fake.flavor == "llama-cpp" and text:
+                text, finish = _llama_cut(fake, body, prompt, text, finish)
+            completion = math.ceil(len((text or "").encode("utf-8")) // 4 * fake.token_scale)
             usage = step.usage or {
                 "prompt_tokens": prompt,
-                "completion_tokens": len(step.text or "") // 4,
-                "total_tokens": prompt + len(step.text or "") // 4,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
             }
-            content = step.content if step.content is not None else step.text
+            content = step.content if step.content is not None else text
             choice = {
                 "index": 0,
                 "message": {"role": step.role, "content": content},
-                "finish_reason": step.finish_reason,
+                "finish_reason": finish,
             }
             self._send_json(200, _completion(body, [choice], usage))
 
@@ -572,6 +757,45 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
+def _llama_cut(fake: FakeOpenAI, body: Any, prompt: int, text: str, finish: str) -> tuple[str, str]:
+    """``text`` cut to the room llama.cpp leaves (the window minus the prompt, or the request's
+    ``max_tokens`` when smaller), with ``finish_reason: "length"`` when it was cut."""
+    room: int | None = None
+    if fake.max_context_tokens is not None:
+        room = fake.max_context_tokens - prompt
+    wanted = body.get("max_tokens") if isinstance(body, dict) else None
+    if isinstance(wanted, int) and wanted > 0:
+        room = wanted if room is None else min(room, wanted)
+    if room is None:
+        return text, finish
+    data = text.encode("utf-8")
+    keep = max(int(room * 4 / fake.token_scale), 0)
+    if len(data) <= keep:
+        return text, finish
+    return data[:keep].decode("utf-8", "ignore"), "length"
+
+
+def _has_tools(body: Any) -> bool:
+    messages = body.get("messages") if isinstance(body, dict) else None
+    return any(
+        isinstance(m, dict) and (m.get("role") in ("tool", "function") or "tool_calls" in m)
+        for m in (messages if isinstance(messages, list) else [])
+    )
+
+
+def _no_tools_body() -> dict[str, Any]:
+    """What an OpenAI-style server without tool support answers (vLLM-like 400)."""
+    return {
+        "error": {
+            "message": "Invalid value for 'messages': unsupported role 'tool' or 'tool_calls' "
+            "(this model does not support tools)",
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": None,
+        }
+    }
+
+
 def _completion(body: Any, choices: list[Any], usage: dict[str, int] | None) -> dict[str, Any]:
     model = body.get("model", "fake") if isinstance(body, dict) else "fake"
     out: dict[str, Any] = {
@@ -597,11 +821,22 @@ class FakeOpenAI:
         host: str = "127.0.0.1",
         port: int = 0,
         max_context_tokens: int | None = None,
+        flavor: str = "openai",
+        tools: bool = True,
+        token_scale: float = 1.0,
     ) -> None:
+        if flavor not in ("openai", "llama-cpp"):
+            raise ValueError(f"flavor must be 'openai' or 'llama-cpp', got {flavor!r}")
         self.default = default or reply(DEFAULT_SUMMARY)
         self.latency = latency
         self.max_context_tokens = max_context_tokens
         """Refuse requests estimated above this many tokens (HTTP 400); None = no limit."""
+        self.flavor = flavor
+        """``llama-cpp``: validate, refuse and cut replies as llama-cpp-python's server does."""
+        self.tools = tools
+        """False (llama-cpp flavor): tool roles and ``tool_calls`` are refused by the schema."""
+        self.token_scale = token_scale
+        """Tokens per estimated token (bytes // 4) when counting a request."""
         self._host = host
         self._port = port
         self._lock = threading.Lock()
@@ -740,6 +975,23 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="refuse requests above N estimated tokens with OpenAI's context_length_exceeded 400",
     )
+    parser.add_argument(
+        "--flavor",
+        choices=["openai", "llama-cpp"],
+        default="openai",
+        help="llama-cpp: validate messages, refuse and cut replies as llama-cpp-python's server",
+    )
+    parser.add_argument(
+        "--no-tools",
+        action="store_true",
+        help="refuse tool roles and tool_calls (a chat server without tools)",
+    )
+    parser.add_argument(
+        "--token-scale",
+        type=float,
+        default=1.0,
+        help="tokens per estimated token (bytes // 4) when counting a request",
+    )
     args = parser.parse_args(argv)
     default = reply(args.default) if args.default is not None else None
     fake = FakeOpenAI(
@@ -748,6 +1000,9 @@ def main(argv: list[str] | None = None) -> int:
         host=args.host,
         port=args.port,
         max_context_tokens=args.max_context_tokens,
+        flavor=args.flavor,
+        tools=not args.no_tools,
+        token_scale=args.token_scale,
     )
     if args.script:
         with open(args.script, encoding="utf-8") as fh:
