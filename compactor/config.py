@@ -29,6 +29,7 @@ __all__ = [
     "PreserveUserMessages",
     "RetentionConfig",
     "RetryConfig",
+    "SummaryCheck",
     "TriggerCondition",
     "check_preserve_user_messages",
     "validate_config",
@@ -97,6 +98,24 @@ class PreserveUserMessages:
     """Token budget; None = ``context_tokens // 3`` (160,000 // 3 without a token threshold)."""
     filter: Callable[..., Any] | None = None
     """``(message) -> bool``: only messages it accepts are candidates."""
+    ensure_block: bool = False
+    """When the reply has no ``<all_user_messages>`` block (a weak model left it out), add one
+    at the end of its ``<summary>`` (else of the text) holding the selected user messages.
+    Off by default, as SPEC §5.2 says (no tag → text unchanged); ``compact``'s config files
+    turn it on (``finalize.ensure_user_messages``)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SummaryCheck:
+    """A floor under the summarizer's reply (ours; off unless set): a reply below it is a
+    failed attempt (``ModelError(kind="weak_summary", transient=True)``), retried and failed
+    over like any other."""
+
+    min_tokens: int = 0
+    """A reply estimated below this many tokens (UTF-8 bytes / 4) fails."""
+    require_sections: bool = False
+    """The reply must open a ``<summary>`` block, as the built-in instruction asks (the closing
+    tag may be missing: a ``stop`` sequence on ``</summary>`` removes it)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -199,7 +218,16 @@ class Config(Generic[M]):
     max_summary_tokens: int | None = None
     """A reply estimated above this many tokens is a failed attempt (retried and failed over
     like any other). Whatever this says, a reply larger than its whole summarizer input (or
-    than ``reply_reserve_tokens``, when that is larger) is one too: a summary never grows."""
+    than ``reply_reserve_tokens``, when that is larger) is one too: a summary never grows.
+    The ``fallback_model`` (the last rung, compact's own deterministic summarizer) is held to
+    this ceiling only: its section headings alone can outweigh a small chunk."""
+    summary_check: SummaryCheck | None = None
+    """A floor under the reply (minimum size, a ``<summary>`` block); None = any reply."""
+    circuit_breaker: bool = True
+    """Per run, stop calling a model that failed in a way that will recur: a connection that
+    cannot be made, a refused key, an unknown model, a validation error the transcript form
+    did not cure (at once), or three failed calls in a row (from the next summarizer input on).
+    Its remaining calls fail at once (``kind="circuit_open"``) and the ladder moves on."""
 
 
 def validate_config(config: Config[Any] | None) -> None:
@@ -296,6 +324,16 @@ def _validate_extras(config: Config[Any]) -> None:
                 _check_int(f"keep.{name}", value)
                 if value < 0:
                     raise ConfigError(f"keep.{name} must be non-negative")
+    check = config.summary_check
+    if check is not None:
+        _check_int("summary_check.min_tokens", check.min_tokens)
+        if check.min_tokens < 0:
+            raise ConfigError("summary_check.min_tokens must be non-negative")
+        if not isinstance(check.require_sections, bool):
+            raise ConfigError(
+                f"summary_check.require_sections must be true or false, got "
+                f"{check.require_sections!r}"
+            )
     ret = config.retention
     if ret is not None:
         for name in ("max_anchors", "max_facts"):

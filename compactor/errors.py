@@ -74,11 +74,19 @@ class ModelError(SummarizationError):
 
     ``kind`` is one of: ``rate_limit``, ``server``, ``timeout``, ``connection``, ``malformed``,
     ``empty``, ``content_filter``, ``wrong_role``, ``length``, ``context_length``,
-    ``bad_request``, ``auth``, ``not_found``, ``too_large`` (the response body passed its cap),
-    ``too_long`` (a reply longer than a summary may be), ``other``. ``transient`` says whether
-    retrying the same call may help (another model may help even when it is False: failover
-    still runs); ``retry_after`` is the server's requested wait in seconds, when it gave one
-    (the retry engine never waits longer than its ``max_delay``, whatever it says).
+    ``validation`` (the server's request schema refused a message: ``content: null``, a tool
+    role, ...), ``bad_request``, ``auth``, ``not_found``, ``too_large`` (the response body passed
+    its cap), ``too_long`` (a reply longer than a summary may be), ``weak_summary`` (a reply
+    below ``Config.summary_check``), ``circuit_open`` (no call made: the model's circuit breaker
+    is open for this run), ``other``. ``transient`` says whether retrying the same call may help
+    (another model may help even when it is False: failover still runs); ``retry_after`` is the
+    server's requested wait in seconds, when it gave one (the retry engine never waits longer
+    than its ``max_delay``, whatever it says).
+
+    ``persistent`` says the same model will fail the same way for the rest of the run whatever
+    it is sent (the server cannot be reached, the key is refused, the model does not exist): the
+    circuit breaker opens on it. ``window`` and ``prompt_tokens`` are what a ``context_length``
+    error reported (the model's window, the count of the refused input), when it did.
 
     ``partial_response`` is what the model did send with the error, when it sent something (the
     text of a reply stopped by a content filter or cut at the token limit): the retry engine
@@ -97,6 +105,9 @@ class ModelError(SummarizationError):
         retry_after: float | None = None,
         model: str | None = None,
         partial_response: Any = None,
+        persistent: bool = False,
+        window: int | None = None,
+        prompt_tokens: int | None = None,
     ) -> None:
         self.kind = kind
         self.transient = transient
@@ -104,6 +115,9 @@ class ModelError(SummarizationError):
         self.retry_after = retry_after
         self.model = model
         self.partial_response = partial_response
+        self.persistent = persistent
+        self.window = window
+        self.prompt_tokens = prompt_tokens
         super().__init__(message)
 
 

@@ -10,7 +10,11 @@ Order within one summarization::
     before_summarize → (attempt_start → generate_summary → retry_wait?)* → after_summarize
 
 ``attempt_start`` is ours (not in Eino): it lets a live view show which model is being called
-while the call is in flight.
+while the call is in flight. So are the events of the robustness features beyond Eino:
+``chunk_start`` (chunked summarization), ``context_limit`` (a re-plan), ``input_rendered`` (a
+server refused structured messages: the transcript from now on), ``shorter_summary`` (a reply
+cut at the token limit is asked again), ``circuit_open`` and ``model_skipped`` (the per-run
+circuit breaker).
 
 A run of a file (:mod:`compactor.runner`) adds three events of its own around those:
 ``transcript_read`` → ``trigger_checked`` → (the summarization's events) → ``run_finished``,
@@ -33,15 +37,19 @@ __all__ = [
     "AttemptStart",
     "BeforeSummarize",
     "ChunkStart",
+    "CircuitOpen",
     "ContextLimit",
     "Event",
     "EventSink",
     "GenerateSummary",
+    "InputRendered",
+    "ModelSkipped",
     "Phase",
     "RetryWait",
     "RunEvent",
     "RunEventSink",
     "RunFinished",
+    "ShorterSummary",
     "TranscriptRead",
     "TriggerChecked",
     "error_to_dict",
@@ -119,6 +127,9 @@ class GenerateSummary:
     cached: bool = False
     """The reply came from the summary cache: no model call was made."""
     chunk: int | None = None
+    input_form: str = "messages"
+    """``transcript``: the conversation was sent as text in one user message
+    (:mod:`compactor.rendering`); ``messages``: as structured chat messages."""
     type: Literal["generate_summary"] = "generate_summary"
 
     def to_dict(self) -> dict[str, Any]:
@@ -136,6 +147,8 @@ class GenerateSummary:
             data["cached"] = True
         if self.chunk is not None:
             data["chunk"] = self.chunk
+        if self.input_form != "messages":
+            data["input_form"] = self.input_form
         return data
 
 
@@ -189,14 +202,98 @@ class ChunkStart:
 @dataclass(frozen=True, slots=True)
 class ContextLimit:
     """The provider refused the input as too long: it is re-planned in chunks of
-    ``planned_with`` tokens (``reported`` is the window the error named, when it named one)."""
+    ``planned_with`` tokens (``reported`` is the window the error named, when it named one;
+    ``scale`` is the ratio of the provider's own count to compact's estimate, when the error
+    gave the count, by which every estimate is multiplied from then on)."""
 
     reported: int | None
     planned_with: int
+    scale: float | None = None
+    cause: Literal["context_length", "length"] = "context_length"
+    """``length``: not a refusal but replies cut at the token limit even with the strictest
+    instruction, so the input is split in smaller chunks."""
     type: Literal["context_limit"] = "context_limit"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "reported": self.reported, "planned_with": self.planned_with}
+        data: dict[str, Any] = {
+            "type": self.type,
+            "reported": self.reported,
+            "planned_with": self.planned_with,
+        }
+        if self.scale is not None:
+            data["scale"] = round(self.scale, 3)
+        if self.cause != "context_length":
+            data["cause"] = self.cause
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class InputRendered:
+    """``model`` refused the structured chat messages (``error``, a schema-validation error):
+    it gets the conversation as a transcript in one user message for the rest of the run, and
+    the same call is made again at once in that form."""
+
+    model: str
+    error: BaseException
+    type: Literal["input_rendered"] = "input_rendered"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "model": self.model, "error": error_to_dict(self.error)}
+
+
+@dataclass(frozen=True, slots=True)
+class ShorterSummary:
+    """``model``'s reply was cut at the token limit: the same input is asked again at once
+    with a stricter instruction (a concise summary of at most ``words`` words), and the rest of
+    the run keeps that instruction."""
+
+    model: str
+    words: int
+    chunk: int | None = None
+    type: Literal["shorter_summary"] = "shorter_summary"
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type, "model": self.model, "words": self.words}
+        if self.chunk is not None:
+            data["chunk"] = self.chunk
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class CircuitOpen:
+    """``model``'s circuit breaker opened: it failed in a way that will recur (``error``: a
+    connection that cannot be made, a refused key, an unknown model, a validation error the
+    transcript did not cure, or several failed calls in a row), so it is not asked again for
+    the rest of the run."""
+
+    model: str
+    error: BaseException
+    type: Literal["circuit_open"] = "circuit_open"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "model": self.model, "error": error_to_dict(self.error)}
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSkipped:
+    """A call to ``model`` was not made because its circuit breaker is open (no request)."""
+
+    phase: Phase
+    attempt: int
+    model: str
+    chunk: int | None = None
+    type: Literal["model_skipped"] = "model_skipped"
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "type": self.type,
+            "phase": self.phase,
+            "attempt": self.attempt,
+            "model": self.model,
+        }
+        if self.chunk is not None:
+            data["chunk"] = self.chunk
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +314,10 @@ Event: TypeAlias = (
     | RetryWait
     | ChunkStart
     | ContextLimit
+    | InputRendered
+    | ShorterSummary
+    | CircuitOpen
+    | ModelSkipped
     | AfterSummarize
 )
 EventSink: TypeAlias = Callable[[Event], MaybeAwaitable[None]]

@@ -13,7 +13,7 @@ one that reported it), the messages after it are estimated (UTF-8 bytes / 4, SPE
 tool definitions are a row; with another counter each message is what it adds to a request
 (the count of it twice minus once), and the rest of the total (tool definitions, request
 framing) is a row. The chunk plan is the run's own
-(:func:`~compactor.summarize.plan_summarizer_chunks`): its ranges and token figures are the
+(:func:`~compactor.chunking.plan_summarizer_chunks`): its ranges and token figures are the
 ones a run reports. The tokens by tool use the estimate.
 """
 
@@ -26,20 +26,23 @@ from typing import TYPE_CHECKING, Any
 
 from ._util import maybe_await, model_name
 from .cache import cache_key, model_endpoint
+from .chunking import (
+    initial_brevity,
+    input_tokens,
+    needs_chunks,
+    plan_summarizer_chunks,
+    running_allowance,
+    split_system,
+)
 from .config import Config, PreserveUserMessages
 from .configfile import DEFAULT_OPENAI_MODEL
 from .errors import SpendLimitError
 from .finalize import _is_candidate, select_user_messages
 from .middleware import Middleware
 from .models.base import openai_endpoint
+from .rendering import transcript_input
 from .schema import AgenticMessage, Message, ToolInfo, message_kind, user_text
-from .summarize import (
-    build_model_input,
-    input_tokens,
-    is_embedded,
-    plan_summarizer_chunks,
-    split_system,
-)
+from .summarize import build_model_input, is_embedded
 from .tokens import (
     TokenCounterInput,
     baseline_index,
@@ -368,8 +371,9 @@ async def plan_requests(config: Config[Any], messages: list[Any]) -> RequestPlan
     mw: Middleware[Any] = Middleware(config)
     to_summarize, _ = mw.split_tail(list(messages))
     masker = mw.make_masker()
+    brevity = initial_brevity(config) if config.gen_model_input is None else 0
     system_instruction, user_instruction, model_input = await build_model_input(
-        config, to_summarize
+        config, to_summarize, brevity=brevity
     )
     if masker is not None:
         model_input = masker.mask_messages(model_input)
@@ -377,7 +381,7 @@ async def plan_requests(config: Config[Any], messages: list[Any]) -> RequestPlan
     limit = config.summarizer_context_tokens
     chunks: list[dict[str, Any]] = []
     calls = [summarizer_tokens]
-    if limit and config.gen_model_input is None and summarizer_tokens > limit:
+    if limit and needs_chunks(config, model_input):
         plan = plan_summarizer_chunks(config, to_summarize, system_instruction, user_instruction)
         for i, c in enumerate(plan.chunks, start=1):
             chunks.append(
@@ -391,14 +395,16 @@ async def plan_requests(config: Config[Any], messages: list[Any]) -> RequestPlan
                 }
             )
         fixed = summarizer_tokens - sum(c.tokens for c in plan.chunks)
-        running = limit // 4
+        running = running_allowance(config)
         calls = [c.tokens + fixed + (running if i else 0) for i, c in enumerate(plan.chunks)]
     cached = False
     if not chunks and config.cache is not None and model_input:
+        # as the run keys it: on the form the model is sent (a transcript model: the rendering)
+        transcript = getattr(config.model, "input_mode", "messages") == "transcript"
         key = cache_key(
             model_name(config.model),
             config.model_options,
-            model_input,
+            transcript_input(model_input) if transcript else model_input,
             model_endpoint(config.model),
         )
         cached = config.cache.peek(key, message_kind(model_input)) is not None

@@ -35,6 +35,9 @@ class SummarizeOutcome(Generic[M]):
     """Chunked summarization: which messages each chunk covered (empty: one pass)."""
     adaptations: list[dict[str, Any]] = field(default_factory=list)
     """Re-plans after the provider refused the input as too long for its window."""
+    learned: dict[str, Any] = field(default_factory=dict)
+    """What the run learned about its models (:attr:`compactor.summarize.SummaryResult.learned`):
+    circuit breakers, transcript forms, shorter-summary requests, the token scale."""
     tail_messages: int = 0
     """Messages kept verbatim after the summary (``Config.keep``), without their ``usage``."""
     masked: dict[str, int] | None = None
@@ -163,6 +166,7 @@ class Middleware(Generic[M]):
             summary=result.response,
             chunks=result.chunks,
             adaptations=result.adaptations,
+            learned=result.learned,
             tail_messages=len(tail),
             masked=dict(masker.counts) if masker is not None else None,
             retention=retention,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 __all__ = [
+    "BREVITY_NOTE",
     "CHUNK_NOTE",
     "CLEARED_NOTE",
+    "CONCISE_INSTRUCTION",
     "CONTINUE_INSTRUCTION",
     "DEGRADED_NOTE",
     "PREAMBLE",
@@ -47,6 +49,29 @@ code where relevant.
 request; quote, verbatim, the most recent messages that show where the work stopped.
 
 If the conversation contains further instructions about how to summarize it, follow them too."""
+
+CONCISE_INSTRUCTION = """\
+The conversation above is about to be replaced by your summary, so that the work can go on in a \
+fresh context. Reply with text only, in at most {words} words: no tool calls, no analysis. \
+Inside <summary> and </summary>, write these numbered sections, each brief:
+1. Primary Request and Intent
+2. Key Technical Concepts
+3. Files and Code Sections
+4. Errors and fixes
+5. Problem Solving
+6. All user messages, one per line as "    - text", inside <all_user_messages> and \
+</all_user_messages>
+7. Pending Tasks
+8. Current Work
+9. Optional Next Step"""
+"""The stricter instruction: used instead of the built-in one when a reply was cut at the token
+limit (asked again at once), and from the start when the built-in one would take more than a
+quarter of a small summarizer window (``{words}``: the reply's word budget)."""
+
+BREVITY_NOTE = (
+    "Keep your whole reply under {words} words: an earlier reply was cut off at the length limit."
+)
+"""Appended to a user's own instruction where the built-in one would become concise."""
 
 PREAMBLE = (
     "This session continues an earlier conversation that ran out of context; "

@@ -40,10 +40,13 @@ from .configfile import FileConfig, Overrides, check_config, load_default_config
 from .errors import CompactorError, ConfigError, InputChangedError, StreamError, TranscriptError
 from .events import (
     AttemptStart,
+    CircuitOpen,
     GenerateSummary,
+    ModelSkipped,
     RunEvent,
     RunEventSink,
     RunFinished,
+    ShorterSummary,
     TranscriptRead,
     TriggerChecked,
 )
@@ -218,10 +221,17 @@ class RunResult:
 
 
 class AttemptLog:
-    """Collects ``{"phase", "attempt", "model", "ok", "error"}`` for the run report."""
+    """Collects ``{"phase", "attempt", "model", "ok", "error"}`` for the run report (plus
+    ``input_form: transcript`` when the conversation went as text), and what the run learned
+    about its models: circuit breakers (with the calls they skipped), the models sent the
+    transcript form, requests for a shorter summary. Kept from the events, so a failed run's
+    report has them too."""
 
     def __init__(self) -> None:
         self.attempts: list[dict[str, Any]] = []
+        self.breakers: dict[str, dict[str, Any]] = {}
+        self.forms: dict[str, str] = {}
+        self.shorter = 0
         self._models: dict[tuple[str, int], str] = {}
 
     def __call__(self, event: RunEvent) -> None:
@@ -229,15 +239,41 @@ class AttemptLog:
             self._models[(event.phase, event.attempt)] = event.model
         elif isinstance(event, GenerateSummary):
             error = event.to_dict()["error"]
-            self.attempts.append(
-                {
-                    "phase": event.phase,
-                    "attempt": event.attempt,
-                    "model": event.model or self._models.get((event.phase, event.attempt)),
-                    "ok": event.error is None,
-                    "error": None if error is None else f"{error['type']}: {error['message']}",
-                }
-            )
+            entry: dict[str, Any] = {
+                "phase": event.phase,
+                "attempt": event.attempt,
+                "model": event.model or self._models.get((event.phase, event.attempt)),
+                "ok": event.error is None,
+                "error": None if error is None else f"{error['type']}: {error['message']}",
+            }
+            if event.input_form != "messages":
+                entry["input_form"] = event.input_form
+                if event.model is not None:
+                    self.forms[event.model] = event.input_form
+            self.attempts.append(entry)
+        elif isinstance(event, CircuitOpen):
+            error = event.to_dict()["error"]
+            self.breakers[event.model] = {
+                "model": event.model,
+                "kind": error.get("kind", error["type"]),
+                "error": f"{error['type']}: {error['message']}",
+                "skipped_calls": 0,
+            }
+        elif isinstance(event, ModelSkipped) and event.model in self.breakers:
+            self.breakers[event.model]["skipped_calls"] += 1
+        elif isinstance(event, ShorterSummary):
+            self.shorter += 1
+
+    def report(self) -> dict[str, Any]:
+        """The report fields these events give (each present when it applies)."""
+        data: dict[str, Any] = {}
+        if self.breakers:
+            data["circuit_breakers"] = list(self.breakers.values())
+        if self.forms:
+            data["input_forms"] = dict(self.forms)
+        if self.shorter:
+            data["shorter_summary_requests"] = self.shorter
+        return data
 
 
 def default_output(path: str) -> str:
@@ -568,7 +604,7 @@ class Run:
                 hold.release()
                 r.extras["limits"] = hold.report()
         r.attempts = self.attempts.attempts
-        r.extras = {**_outcome_report(outcome, cfg), **r.extras}
+        r.extras = {**_outcome_report(outcome, cfg), **r.extras, **self.attempts.report()}
         r.messages_after = len(outcome.messages)
         tokens_after = outcome.tokens_after  # counted by the loop guard, when it ran
         if tokens_after is None:
@@ -642,6 +678,7 @@ class Run:
     async def _finish(self, started: float) -> None:
         r = self.result
         r.attempts = self.attempts.attempts
+        r.extras.update(self.attempts.report())
         r.not_written = {k: v for k, v in self._intended.items() if k not in r.written}
         r.duration_s = time.monotonic() - started
         await self.emit(RunFinished(int(r.exit_code), r.error, dict(r.written), r.not_written))
@@ -679,6 +716,9 @@ def _outcome_report(outcome: Any, cfg: Any) -> dict[str, Any]:
         extras["chunks"] = outcome.chunks
     if outcome.adaptations:
         extras["context_adaptations"] = outcome.adaptations
+    scale = outcome.learned.get("token_scale")
+    if scale is not None:
+        extras["token_scale"] = scale
     if cfg.keep is not None:
         extras["tail_messages"] = outcome.tail_messages
     if outcome.masked is not None:

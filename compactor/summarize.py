@@ -3,6 +3,36 @@
 Retry and failover run on tenacity with an injected ``sleep``; each wait is announced with a
 :class:`~compactor.events.RetryWait` event from tenacity's ``before_sleep`` hook. This module
 emits events and never formats anything for a screen. It never mutates its input.
+
+Beyond SPEC, so that any OpenAI-compatible server works, one summarization (one call of
+:func:`generate_summary`, a "run") learns about its models as it goes:
+
+* **Input form.** A model whose ``input_mode`` is ``auto`` (the OpenAI model's default) gets
+  structured chat messages until its server refuses them with a schema-validation error
+  (``ModelError.kind == "validation"``: llama.cpp's server refuses ``content: null``); the same
+  call is then made again at once with the conversation rendered as a transcript in one user
+  message (:mod:`compactor.rendering`), and so is every later call to that model in the run
+  (:class:`~compactor.events.InputRendered`). ``transcript`` always renders; ``messages``, and
+  models without the attribute, never do. A validation error is never retried as transient.
+* **Learned tokenization.** Chunks are planned (:mod:`compactor.chunking`) with the default
+  estimate times a scale: 1 at first, then the provider's own count divided by the estimate of
+  the same input, taken from a context-length error that reports the count, or from the
+  ``usage.prompt_tokens`` of a reply; a chunk fills at most 80 % of the window left after the
+  reply reserve, and what is left to summarize is re-planned after every chunk with the newest
+  scale.
+* **Replies cut at the token limit** (``kind == "length"``): the same input is asked again at
+  once with a stricter instruction (:data:`~compactor.prompts.CONCISE_INSTRUCTION`, a word
+  budget; a second time with half the budget) that the rest of the run keeps
+  (:class:`~compactor.events.ShorterSummary`). Still cut: the input is re-planned in chunks of
+  half the size (:data:`MAX_SHORTER_REPLANS` times) before the error goes up the ladder.
+* **Circuit breaker** (``Config.circuit_breaker``, per model and run): a model that failed in
+  a way that will recur is not called again in the run (:class:`~compactor.events.CircuitOpen`,
+  then :class:`~compactor.events.ModelSkipped` for each call not made): at once for a
+  ``persistent`` error (a connection that cannot be made, a refused key, an unknown model) and
+  for a validation error the transcript did not cure; from the next summarizer input (chunk or
+  re-plan) on after :data:`BREAKER_FAILURES` failed calls in a row. Never for a context-length
+  error, a cut reply, or a single 5xx/429.
+* **Summary check** (``Config.summary_check``): a reply below the floor is a failed attempt.
 """
 
 from __future__ import annotations
@@ -19,20 +49,39 @@ from typing import Any, Generic, cast
 
 from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
-from ._util import call_maybe_async, model_name
+from ._util import call_maybe_async, model_name, redact
+from .chunking import (
+    PLANNING_MARGIN,
+    SCALE_SAMPLE_MIN,
+    brevity_words,
+    clamp_scale,
+    initial_brevity,
+    input_tokens,
+    instruction_text,
+    needs_chunks,
+    plan_summarizer_chunks,
+    running_allowance,
+    split_system,
+    usable_tokens,
+)
 from .config import DEFAULT_MAX_DELAY, DEFAULT_MAX_RETRIES, Config, FailoverContext
 from .errors import ModelError, SpendLimitError, SummarizationError
 from .events import (
     AttemptStart,
     ChunkStart,
+    CircuitOpen,
     ContextLimit,
     Event,
     GenerateSummary,
+    InputRendered,
+    ModelSkipped,
     Phase,
     RetryWait,
+    ShorterSummary,
 )
 from .models.pool import request_slot
-from .prompts import CHUNK_NOTE, PREVIOUS_SUMMARY, SYSTEM_INSTRUCTION, USER_INSTRUCTION
+from .prompts import CHUNK_NOTE, PREVIOUS_SUMMARY, SYSTEM_INSTRUCTION
+from .rendering import transcript_input
 from .schema import (
     AgenticMessage,
     M,
@@ -47,9 +96,11 @@ from .schema import (
 from .tokens import estimate_message, estimate_text
 
 __all__ = [
+    "BREAKER_FAILURES",
+    "MAX_BREVITY",
     "MAX_CONTEXT_ADAPTATIONS",
+    "MAX_SHORTER_REPLANS",
     "AttemptRecord",
-    "ChunkPlan",
     "SummaryResult",
     "capped_delay",
     "context_limit_error",
@@ -57,23 +108,28 @@ __all__ = [
     "default_should_failover",
     "default_should_retry",
     "generate_summary",
-    "input_tokens",
     "is_embedded",
     "oversized_reply",
-    "plan_summarizer_chunks",
     "reported_limit",
+    "reported_prompt_tokens",
     "split_system",
+    "weak_reply",
 ]
 
 Emit = Callable[[Event], Awaitable[None]]
 
+MAX_CONTEXT_ADAPTATIONS = 2
+"""How often a provider's context-length error re-plans the input in smaller chunks."""
+MAX_SHORTER_REPLANS = 2
+"""How often replies cut at the token limit (after the stricter instruction) halve the chunks."""
+MAX_BREVITY = 2
+"""How often a cut reply is asked again at once with a stricter instruction (per run)."""
+BREAKER_FAILURES = 3
+"""Failed calls in a row (any failure but a context-length error or a cut or refused reply)
+after which a model's breaker opens from the next summarizer input on."""
 
-def split_system(messages: list[M]) -> tuple[list[M], list[M]]:
-    """(leading contiguous system messages, the rest) — SPEC §4."""
-    i = 0
-    while i < len(messages) and messages[i].role == "system":
-        i += 1
-    return messages[:i], messages[i:]
+_UNTRIPPING = frozenset({"context_length", "length", "too_long", "weak_summary", "circuit_open"})
+"""Failures that say nothing about the model's health: they never count toward the breaker."""
 
 
 def default_backoff(
@@ -119,6 +175,8 @@ class AttemptRecord:
     """Served from the summary cache (no model call)."""
     chunk: int | None = None
     """1-based chunk number in a chunked summarization."""
+    input_form: str = "messages"
+    """``transcript`` when the conversation was sent as text (:mod:`compactor.rendering`)."""
 
 
 @dataclass(slots=True)
@@ -136,17 +194,38 @@ class SummaryResult(Generic[M]):
     degraded: bool = False
     """The summary (or a chunk's) was written by a stand-in after the configured models
     failed: the ``fallback_model``, or an embedded summarizer in the failover chain."""
+    learned: dict[str, Any] = field(default_factory=dict)
+    """What the run learned about its models, for the report (empty keys left out):
+    ``circuit_breakers`` (model, kind, error, calls skipped), ``input_forms`` (model →
+    ``transcript``), ``shorter_summary_requests``, ``token_scale``."""
 
 
 @dataclass(slots=True)
 class _Outcome:
     response: Any = None
     error: BaseException | None = None
+    skipped: bool = False
+    """No call was made: the model's circuit breaker is open."""
+
+
+ModelKey = tuple[str, str]
+
+
+def _model_key(model: Any) -> ModelKey:
+    """One breaker and one input form per model name and server."""
+    return model_name(model), str(getattr(model, "base_url", None) or "")
+
+
+@dataclass(slots=True)
+class _Breaker:
+    model: str
+    error: BaseException
+    skipped: int = 0
 
 
 @dataclass(slots=True)
 class _Job(Generic[M]):
-    """What every model call of one summarization shares."""
+    """What every model call of one summarization shares, and what the run learned."""
 
     config: Config[Any]
     messages: list[M]
@@ -156,17 +235,76 @@ class _Job(Generic[M]):
     system_instruction: M
     user_instruction: M
     attempts: list[AttemptRecord] = field(default_factory=list)
+    scale: float = 1.0
+    """The provider's token count per estimated token (see the module docstring)."""
+    brevity: int = 0
+    """0: the configured instruction; 1-2: the stricter one (:func:`instruction_text`)."""
+    shrink: float = 1.0
+    """The share of the message budget chunks may use (halved after cut replies)."""
+    breakers: dict[ModelKey, _Breaker] = field(default_factory=dict)
+    failures: dict[ModelKey, tuple[int, str, BaseException]] = field(default_factory=dict)
+    """Failed calls in a row per model (count, name, last error)."""
+    rendered: dict[ModelKey, str] = field(default_factory=dict)
+    """Models sent the transcript form in this run (key → name)."""
+    switched: set[ModelKey] = field(default_factory=set)
+    """``auto`` models that switched to the transcript after a validation error."""
+    adaptations: list[dict[str, Any]] = field(default_factory=list)
+    shorter: int = 0
+    refused_tokens: int | None = None
+    """The estimate of the last input refused as too long (for the learned scale)."""
+
+    def count(self, msg: Any) -> int:
+        """A message's estimated tokens times the learned scale."""
+        return math.ceil(estimate_message(msg) * self.scale)
+
+    def set_brevity(self, level: int) -> None:
+        self.brevity = level
+        kind = message_kind(self.messages)
+        self.user_instruction = make_user(kind, instruction_text(self.config, level))
+
+    def is_open(self, model: Any) -> bool:
+        return self.config.circuit_breaker and _model_key(model) in self.breakers
+
+    def form(self, model: Any) -> str:
+        """``transcript`` or ``messages``: how ``model`` gets its input now."""
+        if getattr(model, "input_mode", "messages") == "transcript":
+            return "transcript"
+        return "transcript" if _model_key(model) in self.switched else "messages"
+
+    def learned(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        if self.breakers:
+            data["circuit_breakers"] = [
+                {
+                    "model": b.model,
+                    "kind": getattr(b.error, "kind", type(b.error).__name__),
+                    "error": _err_text(b.error),
+                    "skipped_calls": b.skipped,
+                }
+                for b in self.breakers.values()
+            ]
+        if self.rendered:
+            data["input_forms"] = dict.fromkeys(sorted(self.rendered.values()), "transcript")
+        if self.shorter:
+            data["shorter_summary_requests"] = self.shorter
+        if self.scale != 1.0:
+            data["token_scale"] = round(self.scale, 3)
+        return data
 
 
 async def _default_sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
 
-async def build_model_input(config: Config[Any], messages: list[M]) -> tuple[M, M, list[M]]:
-    """(system instruction, user instruction, summarizer input) for ``messages`` (SPEC §4)."""
+async def build_model_input(
+    config: Config[Any], messages: list[M], *, brevity: int = 0
+) -> tuple[M, M, list[M]]:
+    """(system instruction, user instruction, summarizer input) for ``messages`` (SPEC §4).
+
+    ``brevity`` picks the instruction (:func:`instruction_text`)."""
     kind = message_kind(messages)
     system_instruction = make_system(kind, config.system_instruction or SYSTEM_INSTRUCTION)
-    user_instruction = make_user(kind, config.user_instruction or USER_INSTRUCTION)
+    user_instruction = make_user(kind, instruction_text(config, brevity))
     if config.gen_model_input is not None:
         try:
             result = await call_maybe_async(
@@ -186,34 +324,71 @@ async def build_model_input(config: Config[Any], messages: list[M]) -> tuple[M, 
     )
 
 
-MAX_CONTEXT_ADAPTATIONS = 2
-"""How often a provider's context-length error re-plans the input in smaller chunks."""
-
 _LIMIT_RES = (
     re.compile(r"maximum context length is ([\d,]+) tokens", re.IGNORECASE),
     re.compile(r"context (?:length|window|size)(?: limit)? (?:of|is) ([\d,]+)", re.IGNORECASE),
     re.compile(r"available context size \(([\d,]+) tokens\)", re.IGNORECASE),
+    re.compile(r"exceeds? (?:the )?context window of ([\d,]+)", re.IGNORECASE),
+    re.compile(r"tokens > ([\d,]+) maximum", re.IGNORECASE),
+)
+_PROMPT_RES = (
+    re.compile(r"your messages resulted in ([\d,]+) tokens", re.IGNORECASE),  # OpenAI
+    re.compile(r"\(([\d,]+) in the messages", re.IGNORECASE),  # llama-cpp-python
+    re.compile(r"requested tokens \(([\d,]+)\)", re.IGNORECASE),  # llama.cpp (python)
+    re.compile(r"request \(([\d,]+) tokens\)", re.IGNORECASE),  # llama.cpp server
+    re.compile(r"prompt is too long: ([\d,]+) tokens", re.IGNORECASE),  # Anthropic
 )
 
 
 def context_limit_error(error: BaseException | None) -> ModelError | None:
     """The provider's context-length error in ``error``'s cause chain, if there is one."""
+    return _error_of_kind(error, "context_length")
+
+
+def _error_of_kind(error: BaseException | None, kind: str) -> ModelError | None:
     seen: set[int] = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))
-        if isinstance(error, ModelError) and error.kind == "context_length":
+        if isinstance(error, ModelError) and error.kind == kind:
             return error
         error = error.__cause__ or error.__context__
     return None
 
 
-def reported_limit(error: ModelError) -> int | None:
-    """The window size a context-length error names (``maximum context length is N``)."""
-    for pattern in _LIMIT_RES:
-        found = pattern.search(str(error))
+def _first_number(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
+    for pattern in patterns:
+        found = pattern.search(text)
         if found:
             return int(found.group(1).replace(",", ""))
     return None
+
+
+def reported_limit(error: ModelError) -> int | None:
+    """The window size a context-length error names (``maximum context length is N``)."""
+    if error.window:
+        return error.window
+    return _first_number(_LIMIT_RES, str(error))
+
+
+def reported_prompt_tokens(error: ModelError) -> int | None:
+    """The provider's own count of the refused input, when the error gives it (OpenAI: "your
+    messages resulted in N tokens"; llama.cpp: "(N in the messages, …)")."""
+    if error.prompt_tokens:
+        return error.prompt_tokens
+    return _first_number(_PROMPT_RES, str(error))
+
+
+def _running_text(reply: Any, job: _Job[Any]) -> str:
+    """The part of a chunk's reply handed to the next chunk: its <summary> block, capped."""
+    text = assistant_text(reply) if reply is not None else ""
+    start, end = text.find("<summary>"), text.rfind("</summary>")
+    if 0 <= start < end:
+        text = text[start + len("<summary>") : end].strip()
+    cap = int(running_allowance(job.config) * 4 / job.scale)
+    if len(text.encode("utf-8")) > cap:
+        keep = max(cap // 2 - 64, 0)
+        text = f"{text[:keep]}\n…[running summary cut to fit]…\n{text[-keep:] if keep else ''}"
+    return text
 
 
 async def generate_summary(
@@ -227,174 +402,165 @@ async def generate_summary(
     summarized in sequential chunks (SummaryResult.chunks says which messages each covered).
     When the provider refuses the input as too long for its window, the input is re-planned in
     chunks that fit the window it names (at most :data:`MAX_CONTEXT_ADAPTATIONS` times) before
-    the fallback model is tried.
+    the fallback model is tried; replies cut at the token limit are asked again shorter and
+    then re-planned in smaller chunks (see the module docstring).
     """
-    system_instruction, user_instruction, model_input = await build_model_input(config, messages)
+    brevity = initial_brevity(config) if config.gen_model_input is None else 0
+    system_instruction, user_instruction, model_input = await build_model_input(
+        config, messages, brevity=brevity
+    )
     if masker is not None:
         model_input = masker.mask_messages(model_input)
     job: _Job[M] = _Job(config, messages, emit, masker, system_instruction, user_instruction)
-    adaptations: list[dict[str, Any]] = []
-    previous: SummarizationError | None = None
+    job.brevity = brevity
+    first: SummarizationError | None = None
     while True:
-        can_adapt = len(adaptations) < MAX_CONTEXT_ADAPTATIONS and config.gen_model_input is None
         try:
-            result = await _generate_planned(job, model_input, can_adapt)
+            if needs_chunks(job.config, model_input, job.scale, job.shrink):
+                result = await _generate_chunked(job)
+            else:
+                result = await _generate_one(job, model_input)
         except SpendLimitError:
-            raise
+            raise  # a hard stop: nothing is re-planned around it
         except SummarizationError as err:
-            limit_error = context_limit_error(err)
-            if limit_error is None or not can_adapt:
-                if adaptations and previous is not None:
+            if not await _adapt(job, err, model_input):
+                if job.adaptations and first is not None and first is not err:
                     # Say first what the provider said, then why re-planning did not help.
-                    planned = adaptations[-1]["planned_with"]
+                    planned = job.adaptations[-1]["planned_with"]
                     raise SummarizationError(
-                        f"{previous}; re-planned for a {planned:,}-token window: {err}"
+                        f"{first}; re-planned for {planned:,}-token inputs: {err}"
                     ) from err
                 raise
-            previous = err
-            job.config = _adapted(job.config, limit_error, input_tokens(model_input))
-            limit = job.config.summarizer_context_tokens
-            assert limit is not None
-            adaptations.append({"reported": reported_limit(limit_error), "planned_with": limit})
-            await emit(ContextLimit(reported=reported_limit(limit_error), planned_with=limit))
+            first = first or err
+            if job.config.gen_model_input is None:
+                model_input = _single_input(job)
             continue
-        result.adaptations = adaptations
+        result.adaptations = job.adaptations
+        result.learned = job.learned()
         return result
 
 
-def _adapted(config: Config[Any], error: ModelError, tokens: int) -> Config[Any]:
-    """``config`` with a summarizer window below what the provider refused.
-
-    Our count is an estimate (bytes / 4), the provider's is exact, so plan with 80 % of the
-    window it names (half the input when it names none), and below any window set before.
-    """
-    reported = reported_limit(error)
-    limit = int(reported * 0.8) if reported else tokens // 2
-    if config.summarizer_context_tokens is not None:
-        limit = min(limit, config.summarizer_context_tokens // 2)
-    limit = max(limit, 1)
-    return dataclasses.replace(
-        config,
-        summarizer_context_tokens=limit,
-        reply_reserve_tokens=min(config.reply_reserve_tokens, limit // 4),
-    )
+def _single_input(job: _Job[M]) -> list[M]:
+    """The one-pass input with the run's current instruction (masked)."""
+    context: list[M] = copy.deepcopy(split_system(job.messages)[1])
+    if job.masker is not None:
+        context = job.masker.mask_messages(context)
+    out: list[M] = [job.system_instruction]
+    out.extend(context)
+    out.append(job.user_instruction)
+    return out
 
 
-async def _generate_planned(
-    job: _Job[M], model_input: list[M], can_adapt: bool
-) -> SummaryResult[M]:
-    limit = job.config.summarizer_context_tokens
-    if limit and job.config.gen_model_input is None and input_tokens(model_input) > limit:
-        return await _generate_chunked(job, can_adapt)
-    return await _generate_one(job, model_input, can_adapt=can_adapt)
+def _adaptable(job: _Job[Any], error: BaseException | None) -> bool:
+    """Whether :func:`_adapt` would re-plan after ``error`` (so the fallback waits)."""
+    if job.config.gen_model_input is not None:
+        return False
+    causes = [a.get("cause", "context_length") for a in job.adaptations]
+    if context_limit_error(error) is not None:
+        return causes.count("context_length") < MAX_CONTEXT_ADAPTATIONS
+    if _error_of_kind(error, "length") is not None:
+        return causes.count("length") < MAX_SHORTER_REPLANS
+    return False
 
 
-def input_tokens(model_input: list[Any]) -> int:
-    """The summarizer input's size as the chunk planner counts it (the default estimate)."""
-    return sum(estimate_message(m) for m in model_input)
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkPlan:
-    """How a too-long summarizer input would be split (for the run and for ``--explain``)."""
-
-    budget: int
-    """Tokens of context messages per chunk."""
-    chunks: list[Any]
-    """``compactor.planning.Chunk`` objects, indices into the context (system run excluded)."""
-    offset: int
-    """Number of leading system messages: add it to a chunk's indices for history indices."""
-
-
-def plan_summarizer_chunks(
-    config: Config[Any], messages: list[M], system_instruction: M, user_instruction: M
-) -> ChunkPlan:
-    """Split the context of ``messages`` into chunks that fit ``summarizer_context_tokens``.
-
-    Each chunk's input is the system instruction, the running summary (at most a quarter of the
-    context), the chunk's messages and the user instruction with a short note; the reply
-    reserve stays free.
-    """
-    from .planning import plan_chunks
-
-    limit = config.summarizer_context_tokens
-    assert limit is not None
-    system_messages, context = split_system(messages)
-    fixed = (
-        estimate_message(system_instruction)
-        + estimate_message(user_instruction)
-        + estimate_text(CHUNK_NOTE) * 2
-    )
-    budget = limit - config.reply_reserve_tokens - fixed - _running_allowance(limit)
-    if budget <= 0:
-        raise SummarizationError(
-            f"summarizer_context_tokens={limit:,} leaves no room for messages: the instructions "
-            f"take {fixed:,} tokens, the reply reserve {config.reply_reserve_tokens:,} and the "
-            f"running summary {_running_allowance(limit):,}"
+async def _adapt(job: _Job[Any], err: BaseException, sent: list[Any]) -> bool:
+    """Re-plan after a context-length error or replies cut at the token limit: learn the scale
+    and the window, or halve the chunks. False when there is nothing (left) to try."""
+    if not _adaptable(job, err):
+        return False
+    config = job.config
+    limit_error = context_limit_error(err)
+    if limit_error is not None:
+        reported = reported_limit(limit_error)
+        counted = reported_prompt_tokens(limit_error)
+        estimate = job.refused_tokens or input_tokens(sent)
+        learned: float | None = None
+        if counted and estimate:
+            learned = job.scale = clamp_scale(counted / estimate)
+        if reported:
+            window = reported
+            before = config.summarizer_context_tokens
+            if learned is None and before is not None and before <= reported:
+                window = before // 2  # planned for this window already, and it overflowed
+        else:
+            window = max(math.ceil(estimate * job.scale) // 2, 1)
+            if config.summarizer_context_tokens is not None:
+                window = min(window, config.summarizer_context_tokens // 2)
+        job.config = dataclasses.replace(
+            config,
+            summarizer_context_tokens=max(window, 1),
+            reply_reserve_tokens=min(config.reply_reserve_tokens, max(window, 1) // 4),
         )
-    return ChunkPlan(
-        budget=budget,
-        chunks=plan_chunks(context, budget, estimate_message),
-        offset=len(system_messages),
-    )
+        record: dict[str, Any] = {"reported": reported, "planned_with": usable_tokens(job.config)}
+        if learned is not None:
+            record["scale"] = round(learned, 3)
+        planned = usable_tokens(job.config)
+        event = ContextLimit(reported=reported, planned_with=planned, scale=learned)
+    else:
+        if config.summarizer_context_tokens is None:
+            # No window known: the one the cut input just used (so the chunks halve it).
+            used = input_tokens(sent, job.scale)
+            window = math.ceil(used / PLANNING_MARGIN) + config.reply_reserve_tokens
+            job.config = dataclasses.replace(config, summarizer_context_tokens=window)
+        job.shrink /= 2
+        planned = math.floor(usable_tokens(job.config) * job.shrink)
+        record = {"reported": None, "planned_with": planned, "cause": "length"}
+        event = ContextLimit(reported=None, planned_with=planned, cause="length")
+    job.adaptations.append(record)
+    level = max(job.brevity, initial_brevity(job.config, job.scale))
+    if level != job.brevity:
+        job.set_brevity(level)
+    await job.emit(event)
+    return True
 
 
-def _running_allowance(limit: int) -> int:
-    return limit // 4
-
-
-def _running_text(reply: Any, limit: int) -> str:
-    """The part of a chunk's reply handed to the next chunk: its <summary> block, capped."""
-    text = assistant_text(reply) if reply is not None else ""
-    start, end = text.find("<summary>"), text.rfind("</summary>")
-    if 0 <= start < end:
-        text = text[start + len("<summary>") : end].strip()
-    cap = _running_allowance(limit) * 4
-    if len(text.encode("utf-8")) > cap:
-        keep = max(cap // 2 - 64, 0)
-        text = f"{text[:keep]}\n…[running summary cut to fit]…\n{text[-keep:] if keep else ''}"
-    return text
-
-
-async def _generate_chunked(job: _Job[M], can_adapt: bool = False) -> SummaryResult[M]:
+async def _generate_chunked(job: _Job[M]) -> SummaryResult[M]:
+    """Summarize the context in sequential chunks, re-planning what is left after each one
+    (the scale may have changed) and after a re-plannable failure (the same chunk again)."""
     from .planning import truncate_to_budget
 
-    config, messages, masker = job.config, job.messages, job.masker
-    system_instruction, user_instruction = job.system_instruction, job.user_instruction
-    plan = plan_summarizer_chunks(config, messages, system_instruction, user_instruction)
-    limit = config.summarizer_context_tokens
-    assert limit is not None
+    messages, masker = job.messages, job.masker
     kind = message_kind(messages)
-    context: list[M] = split_system(messages)[1]
-    if masker is not None:
-        context = masker.mask_messages(context)
-    else:
-        context = copy.deepcopy(context)
-    instruction_text = user_text(user_instruction)
-    total = len(plan.chunks)
+    system_messages, context = split_system(messages)
+    offset = len(system_messages)
+    context = masker.mask_messages(context) if masker is not None else copy.deepcopy(context)
+    pos = 0
+    index = 0
     running: str | None = None
     result: SummaryResult[M] | None = None
     chunk_records: list[dict[str, Any]] = []
     degraded = False
-    for index, chunk in enumerate(plan.chunks, start=1):
-        part = context[chunk.start : chunk.end]
+    while pos < len(context):
+        instruction = user_text(job.user_instruction)
+        plan = plan_summarizer_chunks(
+            job.config,
+            context[pos:],
+            job.system_instruction,
+            job.user_instruction,
+            scale=job.scale,
+            shrink=job.shrink,
+        )
+        chunk = plan.chunks[0]
+        index += 1
+        total = index - 1 + len(plan.chunks)
+        part = context[pos + chunk.start : pos + chunk.end]
         if chunk.oversized:
-            part = truncate_to_budget(part, plan.budget, estimate_message)
+            part = truncate_to_budget(part, plan.budget, job.count)
         previous = (
             f" The summary of parts 1-{index - 1} is in <previous_summary> above."
             if running
             else ""
         )
         note = CHUNK_NOTE.format(index=index, total=total, previous=previous)
-        chunk_input: list[M] = [system_instruction]
+        chunk_input: list[M] = [job.system_instruction]
         if running:
             previous_msg = make_user(kind, PREVIOUS_SUMMARY.format(upto=index - 1, text=running))
             # internal: never quoted back as one of the user's own messages
             chunk_input.append(with_content_type(previous_msg, "summary"))
         chunk_input.extend(part)
-        chunk_input.append(make_user(kind, f"{note}\n\n{instruction_text}"))
-        tokens = input_tokens(chunk_input)
-        start, end = chunk.start + plan.offset, chunk.end + plan.offset
+        chunk_input.append(make_user(kind, f"{note}\n\n{instruction}"))
+        tokens = input_tokens(chunk_input, job.scale)
+        start, end = pos + chunk.start + offset, pos + chunk.end + offset
         await job.emit(
             ChunkStart(
                 index=index,
@@ -406,7 +572,13 @@ async def _generate_chunked(job: _Job[M], can_adapt: bool = False) -> SummaryRes
                 chunk_tokens=chunk.tokens,
             )
         )
-        result = await _generate_one(job, chunk_input, chunk=index, can_adapt=can_adapt)
+        try:
+            result = await _generate_one(job, chunk_input, chunk=index)
+        except SummarizationError as err:
+            if await _adapt(job, err, chunk_input):
+                index -= 1  # the same chunk again, re-planned
+                continue
+            raise
         degraded = degraded or result.degraded
         chunk_records.append(
             {
@@ -420,12 +592,13 @@ async def _generate_chunked(job: _Job[M], can_adapt: bool = False) -> SummaryRes
                 "phase": result.phase,
             }
         )
-        running = _running_text(result.response, limit)
+        running = _running_text(result.response, job)
+        pos += chunk.end
     assert result is not None
     # PreserveSkills scans what the model saw: all chunks together.
-    full: list[M] = [system_instruction]
+    full: list[M] = [job.system_instruction]
     full.extend(context)
-    full.append(user_instruction)
+    full.append(job.user_instruction)
     result.model_input = full
     result.chunks = chunk_records
     result.degraded = degraded
@@ -434,25 +607,67 @@ async def _generate_chunked(job: _Job[M], can_adapt: bool = False) -> SummaryRes
     return result
 
 
+def _stricter(inp: list[M], old: str, new: str) -> list[M] | None:
+    """``inp`` with the instruction ``old`` at the end of its last (user) message replaced by
+    ``new``; None when the input does not end with it (a custom ``gen_model_input``)."""
+    if not inp or inp[-1].role != "user":
+        return None
+    last = inp[-1]
+    text = user_text(last)
+    if not text.endswith(old):
+        return None
+    replaced: M = make_user(type(last), text[: len(text) - len(old)] + new)
+    out = list(inp[:-1])
+    out.append(replaced)
+    return out
+
+
+def _breaks(job: _Job[Any], model: Any, error: BaseException | None) -> bool:
+    """Whether ``error`` from ``model`` opens its breaker at once."""
+    if not isinstance(error, ModelError) or error.kind in _UNTRIPPING:
+        return False
+    if error.persistent or error.kind in ("auth", "not_found"):
+        return True
+    # A validation error the transcript did not cure (or that no transcript will try to).
+    return error.kind == "validation" and (
+        getattr(model, "input_mode", "messages") != "auto" or _model_key(model) in job.switched
+    )
+
+
+async def _open(job: _Job[Any], key: ModelKey, name: str, error: BaseException) -> None:
+    if not job.config.circuit_breaker or key in job.breakers:
+        return
+    job.breakers[key] = _Breaker(name, error)
+    await job.emit(CircuitOpen(model=name, error=error))
+
+
 async def _generate_one(
     job: _Job[M],
     model_input: list[M],
     *,
     chunk: int | None = None,
-    can_adapt: bool = False,
 ) -> SummaryResult[M]:
     """One summarizer input through retry, failover and the fallback model.
 
-    With ``can_adapt``, a context-length failure is raised instead of falling back, so that
-    :func:`generate_summary` can re-plan the input in smaller chunks first.
+    A failure :func:`generate_summary` can re-plan (context length, cut replies) is raised
+    instead of falling back, so that the input is re-planned in smaller chunks first.
     """
     config, emit, attempts = job.config, job.emit, job.attempts
     sleep = config.sleep or _default_sleep
     cache = config.cache
     kind = message_kind(model_input) if model_input else message_kind(job.messages)
+    # Models that failed BREAKER_FAILURES calls in a row are not asked again from here on.
+    for key, (failed, name, last_error) in job.failures.items():
+        if failed >= BREAKER_FAILURES:
+            await _open(job, key, name, last_error)
 
-    async def call(model: Any, inp: list[M], phase: Phase, attempt: int) -> _Outcome:
+    async def send(model: Any, inp: list[M], phase: Phase, attempt: int) -> _Outcome:
+        """One model call (or cache hit) of ``inp`` in the model's current form."""
         name = model_name(model)
+        form = job.form(model)
+        sent = transcript_input(inp) if form == "transcript" else inp
+        if form == "transcript":
+            job.rendered[_model_key(model)] = name
         await emit(AttemptStart(phase=phase, attempt=attempt, model=name, chunk=chunk))
         outcome = _Outcome()
         key: str | None = None
@@ -460,12 +675,12 @@ async def _generate_one(
         if cache is not None:
             from .cache import cache_key, model_endpoint
 
-            key = cache_key(name, config.model_options, inp, model_endpoint(model))
+            key = cache_key(name, config.model_options, sent, model_endpoint(model))
             outcome.response = cache.get(key, kind)
             cached = outcome.response is not None
         if not cached and config.spend is not None and not is_embedded(model):
             try:
-                config.spend.charge(input_tokens(inp), name)
+                config.spend.charge(input_tokens(sent), name)
             except SpendLimitError as err:
                 # Not sent: the attempt is recorded and the run stops (no retry, no failover).
                 attempts.append(
@@ -481,7 +696,7 @@ async def _generate_one(
             try:
                 async with request_slot():
                     outcome.response = await model.generate(
-                        copy.deepcopy(inp), **config.model_options
+                        copy.deepcopy(sent), **config.model_options
                     )
             except Exception as err:  # noqa: BLE001 - a failed call is data for retry/failover
                 outcome.error = err
@@ -489,14 +704,27 @@ async def _generate_one(
                     # What the model did send with its error (Eino hands (resp, err) on).
                     outcome.response = err.partial_response
             if outcome.error is None:
-                outcome.error = oversized_reply(config, outcome.response, inp, name)
+                outcome.error = oversized_reply(
+                    config, outcome.response, inp, name, last_rung=phase == "fallback"
+                ) or weak_reply(config, outcome.response, name)
                 if outcome.error is not None:
                     outcome.response = None  # a 300 MB reply is not kept for failover
             if key is not None and outcome.error is None:
                 cache.put(key, name, outcome.response)
+            if outcome.error is None and phase != "fallback":
+                _learn_scale(job, outcome.response, sent)
+            elif context_limit_error(outcome.error) is not None:
+                job.refused_tokens = input_tokens(sent)
         attempts.append(
             AttemptRecord(
-                phase, attempt, name, outcome.error is None, _err_text(outcome.error), cached, chunk
+                phase,
+                attempt,
+                name,
+                outcome.error is None,
+                _err_text(outcome.error),
+                cached,
+                chunk,
+                form,
             )
         )
         await emit(
@@ -508,8 +736,57 @@ async def _generate_one(
                 model=name,
                 cached=cached,
                 chunk=chunk,
+                input_form=form,
             )
         )
+        return outcome
+
+    async def call(model: Any, inp: list[M], phase: Phase, attempt: int) -> _Outcome:
+        """``send``, unless the model's breaker is open; asked again at once in the transcript
+        form after a validation error (``auto``), and shorter after a cut reply."""
+        key = _model_key(model)
+        name = model_name(model)
+        if job.is_open(model):
+            breaker = job.breakers[key]
+            breaker.skipped += 1
+            await emit(ModelSkipped(phase=phase, attempt=attempt, model=name, chunk=chunk))
+            skipped = ModelError(
+                f"circuit open: {name} is not called again in this run after "
+                f"{_err_text(breaker.error)}",
+                kind="circuit_open",
+                model=name,
+            )
+            return _Outcome(error=skipped, skipped=True)
+        outcome = await send(model, inp, phase, attempt)
+        error: BaseException | None = outcome.error
+        if (
+            isinstance(error, ModelError)
+            and error.kind == "validation"
+            and getattr(model, "input_mode", "messages") == "auto"
+            and key not in job.switched
+        ):
+            job.switched.add(key)
+            await emit(InputRendered(model=name, error=error))
+            outcome = await send(model, inp, phase, attempt)
+        error = outcome.error
+        if isinstance(error, ModelError) and error.kind == "length" and job.brevity < MAX_BREVITY:
+            old = user_text(job.user_instruction)
+            job.set_brevity(job.brevity + 1)
+            shorter = _stricter(inp, old, user_text(job.user_instruction))
+            if shorter is not None:
+                job.shorter += 1
+                words = brevity_words(job.config, job.brevity)
+                await emit(ShorterSummary(model=name, words=words, chunk=chunk))
+                outcome = await send(model, shorter, phase, attempt)
+        error = outcome.error
+        if error is None:
+            job.failures.pop(key, None)
+        elif not (isinstance(error, ModelError) and error.kind in _UNTRIPPING):
+            failed = job.failures.get(key, (0, name, error))[0] + 1
+            job.failures[key] = (failed, name, error)
+        if _breaks(job, model, error):
+            assert error is not None
+            await _open(job, key, name, error)
         return outcome
 
     try:
@@ -517,7 +794,7 @@ async def _generate_one(
     except SpendLimitError:
         raise  # a limit is a hard stop: the fallback does not write a summary around it
     except SummarizationError as err:
-        if config.fallback_model is None or (can_adapt and context_limit_error(err)):
+        if config.fallback_model is None or _adaptable(job, err):
             raise
         # The last rung of the ladder: one call of the fallback model on the same input.
         outcome = await call(config.fallback_model, model_input, "fallback", 1)
@@ -528,6 +805,18 @@ async def _generate_one(
         result = _result(outcome.response, model_input, attempts, "fallback")
         result.degraded = True
         return result
+
+
+def _learn_scale(job: _Job[Any], reply: Any, sent: list[Any]) -> None:
+    """The provider's ``usage.prompt_tokens`` per estimated token of ``sent``, when the input
+    was large enough for the count to mean something."""
+    usage = getattr(reply, "usage", None)
+    counted = getattr(usage, "prompt_tokens", 0) if usage is not None else 0
+    if not isinstance(counted, int) or counted <= 0:
+        return
+    estimate = input_tokens(sent)
+    if estimate >= SCALE_SAMPLE_MIN:
+        job.scale = clamp_scale(counted / estimate)
 
 
 async def _retry_and_failover(
@@ -543,7 +832,7 @@ async def _retry_and_failover(
         primary = await call(config.model, model_input, "primary", 1)
         exhausted = False
     else:
-        primary, exhausted = await _primary_with_retry(config, model_input, call, sleep, emit)
+        primary, exhausted = await _primary_with_retry(job, model_input, call, sleep)
 
     # The primary phase's result, as Eino's generateWithRetry returns it: retries that ran out
     # wrap the last error as ``exceeds max retries: <error>``.
@@ -640,28 +929,36 @@ async def _retry_and_failover(
 
 
 async def _primary_with_retry(
-    config: Config[Any],
+    job: _Job[M],
     model_input: list[M],
     call: Callable[[Any, list[M], Phase, int], Awaitable[_Outcome]],
     sleep: Callable[[float], Awaitable[None]],
-    emit: Emit,
 ) -> tuple[_Outcome, bool]:
-    """Up to ``max_retries + 1`` calls; returns (last outcome, retries exhausted with error)."""
+    """Up to ``max_retries + 1`` calls; returns (last outcome, retries exhausted with error).
+
+    No retry once the model's circuit breaker is open, whatever ``should_retry`` says."""
+    config = job.config
     retry = config.retry
     assert retry is not None
     max_retries = retry.max_retries if retry.max_retries is not None else DEFAULT_MAX_RETRIES
+    should_retry = retry.should_retry or default_should_retry
 
     async def attempt_fn(attempt: int) -> _Outcome:
         return await call(config.model, model_input, "primary", attempt)
+
+    async def go_on(response: Any, error: BaseException | None) -> bool:
+        if job.is_open(config.model):
+            return False
+        return bool(await call_maybe_async(should_retry, response, error))
 
     outcome, still_wanted = await _run_phase(
         "primary",
         max_retries + 1,
         attempt_fn,
-        retry.should_retry or default_should_retry,
+        go_on,
         retry.backoff or default_backoff,
         sleep,
-        emit,
+        job.emit,
         retry.max_delay,
     )
     return outcome, still_wanted and max_retries > 0 and outcome.error is not None
@@ -703,12 +1000,16 @@ async def _run_phase(
         if retry_state.attempt_number >= max_calls:
             return 0.0
         outcome: _Outcome = retry_state.outcome.result()  # type: ignore[union-attr]
+        if outcome.skipped:
+            return 0.0  # no call was made: nothing to wait for
         asked = await call_maybe_async(
             backoff, retry_state.attempt_number, outcome.response, outcome.error
         )
         return capped_delay(asked, cap)
 
     async def announce(retry_state: RetryCallState) -> None:
+        if retry_state.outcome.result().skipped:  # type: ignore[union-attr]
+            return
         delay = float(retry_state.upcoming_sleep)
         await emit(RetryWait(phase=phase, attempt=retry_state.attempt_number, delay=delay))
 
@@ -724,18 +1025,22 @@ async def _run_phase(
 
 
 def oversized_reply(
-    config: Config[Any], reply: Any, model_input: list[Any], model: str
+    config: Config[Any], reply: Any, model_input: list[Any], model: str, *, last_rung: bool = False
 ) -> ModelError | None:
     """The error for a reply too long to be a summary of ``model_input``, else None.
 
     Too long: estimated above ``config.max_summary_tokens``, or above the whole input (the
     instructions included) and ``config.reply_reserve_tokens`` both. A model that rambles
     may not on the next try: the error is transient, so it is retried and failed over.
+    ``last_rung`` (the fallback model: compact's own deterministic summarizer, whose nine
+    section headings can outweigh a small chunk) is held to ``max_summary_tokens`` only.
     """
     if not isinstance(reply, Message | AgenticMessage):
         return None
     tokens = estimate_message(reply)
-    limit = max(input_tokens(model_input), config.reply_reserve_tokens)
+    limit: float = max(input_tokens(model_input), config.reply_reserve_tokens)
+    if last_rung:
+        limit = math.inf
     what = "its whole input"
     if config.max_summary_tokens is not None and config.max_summary_tokens < limit:
         limit, what = config.max_summary_tokens, "max_summary_tokens"
@@ -748,6 +1053,32 @@ def oversized_reply(
         transient=True,
         model=model,
     )
+
+
+def weak_reply(config: Config[Any], reply: Any, model: str) -> ModelError | None:
+    """The error for a reply below ``config.summary_check`` (too short, or no ``<summary>``
+    block when sections are required), else None. Another try may do better: transient."""
+    check = config.summary_check
+    if check is None or not isinstance(reply, Message | AgenticMessage):
+        return None
+    text = assistant_text(reply)
+    tokens = estimate_text(text)
+    if tokens < check.min_tokens:
+        return ModelError(
+            f"reply too short to be a summary: about {tokens:,} tokens, fewer than "
+            f"summary_check.min_tokens ({check.min_tokens:,})",
+            kind="weak_summary",
+            transient=True,
+            model=model,
+        )
+    if check.require_sections and "<summary>" not in text.lower():
+        return ModelError(
+            "reply is not a summary: no <summary> block (summary_check.require_sections)",
+            kind="weak_summary",
+            transient=True,
+            model=model,
+        )
+    return None
 
 
 def capped_delay(asked: Any, cap: float) -> float:
@@ -792,6 +1123,4 @@ def _result(
 def _err_text(error: BaseException | None) -> str | None:
     if error is None:
         return None
-    from ._util import redact
-
     return redact(f"{type(error).__name__}: {error}")

@@ -338,8 +338,8 @@ async def test_a_context_too_small_for_the_instructions_is_a_clear_error():
     mw = c.new(
         c.Config(
             model=c.ScriptedModel.replying(REPLY),
-            summarizer_context_tokens=900,
-            reply_reserve_tokens=100,
+            summarizer_context_tokens=300,  # even the concise instruction fills it
+            reply_reserve_tokens=50,
         )
     )
     with pytest.raises(c.SummarizationError, match="leaves no room for messages"):

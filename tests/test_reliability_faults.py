@@ -155,7 +155,7 @@ def _script(fault: Fault, mode: str) -> list[Step]:
 
 def _go(fault: Fault, mode: str, folder: Path) -> Outcome:
     folder.mkdir(parents=True)
-    fake = FakeOpenAI().start()
+    fake = FakeOpenAI(default=reply(SUMMARY)).start()  # the chunks of a re-plan get it too
     try:
         fake.enqueue(*_script(fault, mode))
         run = run_compact(
@@ -198,15 +198,19 @@ def test_matrix_is_large_enough() -> None:
     assert {f.transient for f in FAULTS} == {True, False}
 
 
-def _expected(fault: Fault, mode: str) -> tuple[int, dict[str, int], list[tuple[Any, ...]]]:
-    """(exit code, requests per model, (phase, attempt, model, ok) of each call)."""
+def _expected(
+    fault: Fault, mode: str, chunks: int = 1
+) -> tuple[int, dict[str, int], list[tuple[Any, ...]]]:
+    """(exit code, requests per model, (phase, attempt, model, ok) of each call); ``chunks``:
+    how many chunks a re-plan made (the server's count of the refused input sets the scale,
+    so a refusal is never followed by one call of the same size)."""
     if mode == "no_retry":
         rounds = ROUNDS if fault.adapts else 1
         return 3, {"primary-model": rounds}, [("primary", 1, PRIMARY, False)] * rounds
     if mode == "retry":
-        if fault.adapts:  # not retried; the re-plan's first call gets the good reply
-            calls = [("primary", 1, PRIMARY, False), ("primary", 1, PRIMARY, True)]
-            return 0, {"primary-model": 2}, calls
+        if fault.adapts:  # not retried; the re-plan's chunks (one call each) get good replies
+            calls = [("primary", 1, PRIMARY, False)] + [("primary", 1, PRIMARY, True)] * chunks
+            return 0, {"primary-model": 1 + chunks}, calls
         if fault.transient:
             calls = [("primary", 1, PRIMARY, False), ("primary", 2, PRIMARY, True)]
             return 0, {"primary-model": 2}, calls
@@ -226,7 +230,10 @@ def test_fault(fault: Fault, mode: str, matrix: dict[tuple[str, str], Outcome]) 
         raise outcome.error
     run = outcome.run
     assert run is not None
-    code, per_model, calls = _expected(fault, mode)
+    chunks = len(run.report.get("chunks") or [None])
+    code, per_model, calls = _expected(fault, mode, chunks)
+    if fault.adapts and mode == "retry":
+        assert chunks >= 2, "a refused input is re-planned in chunks"
 
     assert run.code == code, run.stderr
     assert "Traceback" not in run.stderr

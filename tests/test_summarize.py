@@ -1,19 +1,34 @@
-"""The retry engine of ``compactor.summarize``: every wait capped, oversized replies refused.
+"""The retry engine of ``compactor.summarize``: every wait capped, oversized replies refused;
+and what a run learns about its models (issue 18): the transcript form after a validation
+error, the circuit breaker, shorter summaries after cut replies, the token scale, the summary
+check.
 
 The waits go through an injected sleep that records them (no wall time); the hostile-server
-end-to-end runs (real sockets, the real CLI) are in ``test_reliability_hostile.py``.
+end-to-end runs (real sockets, the real CLI) are in ``test_reliability_hostile.py``, issue 18's
+in ``test_any_server.py``.
 """
 
 from __future__ import annotations
 
+import json
 import math
+from typing import Any, TypeVar
 
 import pytest
 
 import compactor as c
+from compactor.chunking import PLANNING_MARGIN, brevity_words
 from compactor.config import DEFAULT_MAX_DELAY
 from compactor.errors import ModelError, SummarizationError
-from compactor.summarize import capped_delay, oversized_reply
+from compactor.prompts import CONCISE_INSTRUCTION
+from compactor.summarize import (
+    BREAKER_FAILURES,
+    MAX_SHORTER_REPLANS,
+    capped_delay,
+    oversized_reply,
+    weak_reply,
+)
+from compactor.tokens import estimate_message
 
 pytestmark = pytest.mark.anyio
 
@@ -95,9 +110,9 @@ async def test_without_max_delay_the_default_cap_holds() -> None:
 def test_max_delay_must_be_a_finite_non_negative_number(bad: object) -> None:
     model = c.ScriptedModel([])
     with pytest.raises(c.ConfigError, match=r"retry\.max_delay must be a non-negative"):
-        c.new(c.Config(model=model, retry=c.RetryConfig(max_delay=bad)))  # type: ignore[arg-type]
+        c.new(c.Config(model=model, retry=c.RetryConfig(max_delay=bad)))
     with pytest.raises(c.ConfigError, match=r"failover\.max_delay must be a non-negative"):
-        c.new(c.Config(model=model, failover=c.FailoverConfig(max_delay=bad)))  # type: ignore[arg-type]
+        c.new(c.Config(model=model, failover=c.FailoverConfig(max_delay=bad)))
 
 
 async def test_a_reply_longer_than_its_input_is_a_failed_attempt_then_retried() -> None:
@@ -257,8 +272,10 @@ async def test_a_partial_reply_reaches_policies_events_and_the_failover_context(
 
 
 async def test_a_partial_reply_is_never_the_summary() -> None:
-    partial = c.Message("assistant", "<summary>cut", finish_reason="length")
-    cut = ModelError("cut off", kind="length", partial_response=partial)
+    # a reply stopped by the content filter (one cut at the token limit is asked again shorter
+    # at once since issue 18, which would use more steps than this script has)
+    partial = c.Message("assistant", "<summary>cut", finish_reason="content_filter")
+    cut = ModelError("cut off", kind="content_filter", partial_response=partial)
     # a policy that accepts a failed failover reply does not make it a summary: its error is
     # raised as is (Eino returns it unwrapped)
     verdicts = [True, False]
@@ -271,3 +288,307 @@ async def test_a_partial_reply_is_never_the_summary() -> None:
     lone = c.Config(model=c.ScriptedModel([cut]))
     with pytest.raises(SummarizationError, match="^failed to generate summary: cut off$"):
         await c.new(lone).summarize(history())
+
+
+# -- issue 18: any server ----------------------------------------------------------------------
+
+
+def tool_history(n: int = 6) -> list[c.Message]:
+    """System, then n rounds of (user, assistant calling a tool, tool result): ~260 tokens each."""
+    msgs = [c.Message("system", "sys")]
+    for i in range(n):
+        msgs.append(c.Message("user", f"question {i} " + "x" * 200))
+        msgs.append(
+            c.Message(
+                "assistant",
+                "",
+                tool_calls=[c.ToolCall(f"id{i}", "run", json.dumps({"cmd": f"ls {i}"}))],
+            )
+        )
+        msgs.append(c.Message("tool", "y" * 600, tool_call_id=f"id{i}"))
+    return msgs
+
+
+def validation() -> ModelError:
+    return ModelError(
+        "HTTP 500: 7 validation errors: ... Input should be a valid string",
+        kind="validation",
+        status=500,
+    )
+
+
+def refused() -> ModelError:
+    return ModelError(
+        "connection error (ConnectError)", kind="connection", transient=True, persistent=True
+    )
+
+
+def cut() -> ModelError:
+    return ModelError("the reply was cut off at the token limit", kind="length")
+
+
+def is_transcript(call: list[c.Message]) -> bool:
+    return [m.role for m in call] == ["system", "user"] and "<transcript>" in call[1].content
+
+
+async def summarize(
+    n: int = 12, **config: Any
+) -> tuple[c.SummarizeOutcome[c.Message], list[c.Event]]:
+    events: list[c.Event] = []
+    cfg = c.Config(emit_internal_events=True, on_event=events.append, sleep=Clock(), **config)
+    outcome = await c.new(cfg).summarize_detailed(c.AgentState(tool_history(n)))
+    return outcome, events
+
+
+E = TypeVar("E")
+
+
+def of(events: list[c.Event], kind: type[E]) -> list[E]:
+    return [e for e in events if isinstance(e, kind)]
+
+
+async def test_an_auto_model_refusing_messages_gets_the_transcript_for_the_rest_of_the_run() -> (
+    None
+):
+    model = c.ScriptedModel([validation(), SUMMARY, SUMMARY, SUMMARY, SUMMARY], input_mode="auto")
+    outcome, events = await summarize(
+        model=model,
+        retry=c.RetryConfig(max_retries=3),
+        summarizer_context_tokens=3_000,
+        reply_reserve_tokens=200,
+    )
+    chunks = len(outcome.chunks)
+    assert chunks >= 2
+    assert len(model.calls) == 1 + chunks  # not retried: asked again at once, as a transcript
+    assert not is_transcript(model.calls[0])
+    assert any(m.tool_calls for m in model.calls[0])  # the structured form it refused
+    assert all(is_transcript(call) for call in model.calls[1:])
+    assert "[tool call run (id0)]" in model.calls[1][1].content
+    [switch] = of(events, c.InputRendered)
+    assert switch.model == "scripted"
+    forms = [(e.attempt, e.input_form) for e in of(events, c.GenerateSummary)]
+    assert forms == [(1, "messages")] + [(1, "transcript")] * chunks
+    assert outcome.learned["input_forms"] == {"scripted": "transcript"}
+    assert not of(events, c.CircuitOpen) and not of(events, c.RetryWait)
+
+
+async def test_a_validation_error_in_messages_mode_opens_the_breaker_and_is_not_retried() -> None:
+    model = c.ScriptedModel([validation()])  # input_mode "messages": no transcript to try
+    with pytest.raises(SummarizationError, match="validation errors"):
+        await summarize(model=model, retry=c.RetryConfig(max_retries=3))
+    assert len(model.calls) == 1
+
+
+async def test_a_validation_error_the_transcript_did_not_cure_opens_the_breaker() -> None:
+    primary = c.ScriptedModel([validation(), validation()], input_mode="auto", name="primary")
+    backup = c.ScriptedModel([SUMMARY] * 4, name="backup")
+    outcome, events = await summarize(
+        model=primary,
+        retry=c.RetryConfig(max_retries=3),
+        failover=c.FailoverConfig(max_retries=1, get_failover_model=lambda ctx: (backup, None)),
+        summarizer_context_tokens=3_000,
+        reply_reserve_tokens=200,
+    )
+    chunks = len(outcome.chunks)
+    assert len(primary.calls) == 2 and is_transcript(primary.calls[1])  # tried both forms, once
+    assert len(backup.calls) == chunks
+    [opened] = of(events, c.CircuitOpen)
+    assert opened.model == "primary"
+    skipped = of(events, c.ModelSkipped)
+    assert [(s.phase, s.chunk) for s in skipped] == [("primary", i) for i in range(2, chunks + 1)]
+    [breaker] = outcome.learned["circuit_breakers"]
+    assert breaker["model"] == "primary" and breaker["kind"] == "validation"
+    assert breaker["skipped_calls"] == chunks - 1
+
+
+async def test_a_dead_primary_is_asked_once_then_the_fallback_serves_every_chunk() -> None:
+    """Issue 18 point 4: 7 chunks, a refused connection, retry 3 and the embedded fallback."""
+    dead = c.ScriptedModel([refused()], name="openai:dead")
+    fallback = c.ScriptedModel([SUMMARY] * 10, name="local")
+    sleep = Clock()
+    events: list[c.Event] = []
+    cfg = c.Config(
+        model=dead,
+        retry=c.RetryConfig(max_retries=3),
+        fallback_model=fallback,
+        summarizer_context_tokens=1_600,
+        reply_reserve_tokens=200,
+        sleep=sleep,
+        emit_internal_events=True,
+        on_event=events.append,
+    )
+    outcome = await c.new(cfg).summarize_detailed(c.AgentState(tool_history(21)))
+    assert len(outcome.chunks) == 7
+    assert len(dead.calls) == 1  # not retried, not asked again for the other chunks
+    assert len(fallback.calls) == 7
+    assert sleep.waits == []
+    assert outcome.degraded
+    assert len(of(events, c.ModelSkipped)) == 6
+    assert [a.model for a in outcome.attempts].count("openai:dead") == 1
+    assert outcome.learned["circuit_breakers"][0]["skipped_calls"] == 6
+
+
+async def test_the_breaker_can_be_switched_off() -> None:
+    dead = c.ScriptedModel([refused()] * 4, name="dead")
+    with pytest.raises(SummarizationError, match="exceeds max retries"):
+        await summarize(model=dead, retry=c.RetryConfig(max_retries=3), circuit_breaker=False)
+    assert len(dead.calls) == 4
+
+
+async def test_never_on_a_context_length_error_nor_a_single_server_error() -> None:
+    server = ModelError("HTTP 500", kind="server", transient=True, status=500)
+    limit = ModelError(
+        "This model's maximum context length is 3000 tokens. However, your messages resulted "
+        "in 3500 tokens.",
+        kind="context_length",
+    )
+    model = c.ScriptedModel([server, limit, *([SUMMARY] * 6)])
+    outcome, events = await summarize(model=model, retry=c.RetryConfig(max_retries=1))
+    assert not of(events, c.CircuitOpen)
+    assert outcome.adaptations and len(outcome.chunks) >= 2
+
+
+async def test_three_failed_calls_in_a_row_open_the_breaker_from_the_next_chunk_on() -> None:
+    server = ModelError("HTTP 503", kind="server", transient=True, status=503)
+    primary = c.ScriptedModel([server] * BREAKER_FAILURES, name="primary")
+    backup = c.ScriptedModel([SUMMARY] * 8, name="backup")
+    outcome, events = await summarize(
+        model=primary,
+        retry=c.RetryConfig(max_retries=BREAKER_FAILURES - 1),  # every retry of chunk 1 is made
+        failover=c.FailoverConfig(max_retries=1, get_failover_model=lambda ctx: (backup, None)),
+        summarizer_context_tokens=3_000,
+        reply_reserve_tokens=200,
+    )
+    assert len(primary.calls) == BREAKER_FAILURES
+    assert len(backup.calls) == len(outcome.chunks)
+    [opened] = of(events, c.CircuitOpen)
+    assert isinstance(opened.error, ModelError) and opened.error.kind == "server"
+    first_skip = events.index(of(events, c.ModelSkipped)[0])
+    assert events.index(opened) < first_skip
+
+
+async def test_a_cut_reply_is_asked_again_shorter_and_the_run_keeps_the_shorter_instruction() -> (
+    None
+):
+    model = c.ScriptedModel([cut(), *([SUMMARY] * 8)])
+    outcome, events = await summarize(
+        model=model, summarizer_context_tokens=4_000, reply_reserve_tokens=500
+    )
+    [shorter] = of(events, c.ShorterSummary)
+    words = brevity_words(c.Config(model=model, reply_reserve_tokens=500), 1)
+    assert shorter.words == words == 300
+    concise = CONCISE_INSTRUCTION.format(words=words)
+    assert not model.calls[0][-1].content.endswith(concise)
+    assert all(call[-1].content.endswith(concise) for call in model.calls[1:])
+    assert len(model.calls) == len(outcome.chunks) + 1
+    assert outcome.learned["shorter_summary_requests"] == 1
+
+
+async def test_replies_that_stay_cut_shrink_the_chunks_then_fail_after_bounded_calls() -> None:
+    model = c.ScriptedModel([cut()] * 20)
+    events: list[c.Event] = []
+    cfg = c.Config(model=model, emit_internal_events=True, on_event=events.append)
+    with pytest.raises(SummarizationError, match="cut off at the token limit"):
+        await c.new(cfg).summarize(c.AgentState(tool_history(6)))
+    # 2 (ask, ask shorter) + 2 (smaller chunk, strictest) + 1 (half as small again)
+    assert len(model.calls) == 5
+    replans = [e for e in of(events, c.ContextLimit) if e.cause == "length"]
+    assert len(replans) == MAX_SHORTER_REPLANS
+    assert len(of(events, c.ShorterSummary)) == 2
+    planned = [e.planned_with for e in replans]
+    assert planned[1] * 2 == pytest.approx(planned[0], abs=1)
+
+
+async def test_a_context_error_with_the_count_teaches_the_scale_and_every_chunk_then_fits() -> None:
+    class Llama:
+        """A window of 3,000 tokens counted at 2.5x compact's estimate."""
+
+        name = "llama"
+
+        def __init__(self) -> None:
+            self.prompts: list[int] = []
+
+        async def generate(self, messages: list[c.Message], **options: object) -> c.Message:
+            tokens = int(sum(estimate_message(m) for m in messages) * 2.5)
+            self.prompts.append(tokens)
+            if tokens >= 3_000:
+                raise ModelError(
+                    f"This model's maximum context length is 3000 tokens. However, you "
+                    f"requested {tokens} tokens ({tokens} in the messages, None in the "
+                    "completion).",
+                    kind="context_length",
+                )
+            return c.Message("assistant", SUMMARY, usage=c.Usage(prompt_tokens=tokens))
+
+    model = Llama()
+    outcome, events = await summarize(model=model)
+    [limit] = of(events, c.ContextLimit)
+    assert limit.reported == 3_000
+    assert limit.scale == pytest.approx(2.5, rel=0.01)
+    assert model.prompts[0] >= 3_000
+    assert all(p < 3_000 * PLANNING_MARGIN for p in model.prompts[1:])  # none refused again
+    assert outcome.learned["token_scale"] == pytest.approx(2.5, rel=0.02)
+
+
+async def test_usage_teaches_the_scale_between_chunks() -> None:
+    class Counting:
+        name = "counting"
+
+        async def generate(self, messages: list[c.Message], **options: object) -> c.Message:
+            tokens = 2 * sum(estimate_message(m) for m in messages)
+            return c.Message("assistant", SUMMARY, usage=c.Usage(prompt_tokens=tokens))
+
+    outcome, events = await summarize(
+        model=Counting(), summarizer_context_tokens=3_000, reply_reserve_tokens=200
+    )
+    starts = of(events, c.ChunkStart)
+    assert outcome.learned["token_scale"] == 2.0
+    # chunk 1 was planned at 1x; the rest at 2x, so they hold about half as many messages
+    first, *rest = [s.end - s.start for s in starts]
+    assert rest and max(rest) < first
+
+
+async def test_a_small_window_starts_with_the_concise_instruction() -> None:
+    """``context_tokens: 1000`` was refused: the built-in instructions alone took ~600 tokens."""
+    model = c.ScriptedModel([SUMMARY] * 40)
+    outcome, _ = await summarize(
+        n=6, model=model, summarizer_context_tokens=1_000, reply_reserve_tokens=250
+    )
+    assert len(outcome.chunks) == len(model.calls) >= 2
+    concise = CONCISE_INSTRUCTION.format(words=150)
+    assert all(call[-1].content.endswith(concise) for call in model.calls)
+    assert all(
+        sum(estimate_message(m) for m in call) <= 750 * PLANNING_MARGIN for call in model.calls
+    )
+
+
+async def test_summary_check_turns_a_weak_reply_into_a_failed_attempt() -> None:
+    weak = "Here is the summary of your conversation:"  # the 11-token reply of issue 18
+    good = "<summary>\n1. Primary Request and Intent: fix the failing test in a.py\n</summary>"
+    model = c.ScriptedModel([weak, good])
+    outcome, events = await summarize(
+        model=model,
+        retry=c.RetryConfig(max_retries=1),
+        summary_check=c.SummaryCheck(min_tokens=12, require_sections=True),
+    )
+    [failed] = [e.error for e in of(events, c.GenerateSummary) if e.error]
+    assert isinstance(failed, ModelError)
+    assert failed.kind == "weak_summary" and failed.transient
+    assert "fewer than summary_check.min_tokens (12)" in str(failed)
+    assert "fix the failing test" in outcome.messages[-1].content
+    # off by default: any reply is a summary
+    out, _ = await summarize(model=c.ScriptedModel([weak]))
+    assert weak in out.messages[-1].content
+
+
+def test_weak_reply_rules() -> None:
+    check = c.SummaryCheck(min_tokens=0, require_sections=True)
+    config = c.Config(model=object(), summary_check=check)
+    assert (
+        weak_reply(config, c.Message("assistant", "<summary>\n1. x"), "m") is None
+    )  # stop ate </summary>
+    err = weak_reply(config, c.Message("assistant", "1. Primary Request: x"), "m")
+    assert err is not None and "no <summary> block" in str(err)
+    assert weak_reply(c.Config(model=object()), c.Message("assistant", ""), "m") is None
+    with pytest.raises(c.ConfigError, match="summary_check.min_tokens must be non-negative"):
+        c.new(c.Config(model=object(), summary_check=c.SummaryCheck(min_tokens=-1)))

@@ -24,11 +24,15 @@ from compactor.events import (
     AttemptStart,
     BeforeSummarize,
     ChunkStart,
+    CircuitOpen,
     ContextLimit,
     Event,
     GenerateSummary,
+    InputRendered,
+    ModelSkipped,
     RetryWait,
     RunEvent,
+    ShorterSummary,
     TranscriptRead,
     TriggerChecked,
 )
@@ -158,13 +162,42 @@ class LiveView:
                     f"request {count(tokens, 'token')}{cut})"
                 )
                 self._log(f"[cyan]{escape(line)}[/]", line, always=True)
-            case ContextLimit(reported=reported, planned_with=planned):
+            case ContextLimit(cause="length", planned_with=planned):
+                line = (
+                    "replies were cut at the token limit even when asked to be shorter: "
+                    f"re-planning in smaller chunks ({planned:,} tokens at most)"
+                )
+                self._log(f"[yellow]{escape(line)}[/]", line, always=True)
+            case ContextLimit(reported=reported, planned_with=planned, scale=scale):
                 said = f"its window is {reported:,} tokens" if reported else "it names no window"
+                if scale is not None:
+                    said += f"; it counts {scale:.2f} tokens per estimated token"
                 line = (
                     f"the summarizer refused the input as too long ({said}): "
                     f"re-planning in chunks of at most {planned:,} tokens"
                 )
                 self._log(f"[yellow]{escape(line)}[/]", line, always=True)
+            case InputRendered(model=model, error=error):
+                line = (
+                    f"{model} refused structured messages ({_one_line(error)}): sending the "
+                    "conversation as a transcript from now on"
+                )
+                self._log(f"[yellow]{escape(line)}[/]", line, always=True)
+            case ShorterSummary(model=model, words=words):
+                line = (
+                    f"{model}'s reply was cut at the token limit: asking again for a summary "
+                    f"of at most {words:,} words"
+                )
+                self._log(f"[yellow]{escape(line)}[/]", line, always=True)
+            case CircuitOpen(model=model, error=error):
+                line = (
+                    f"circuit breaker open for {model}: not called again in this run "
+                    f"({_one_line(error)})"
+                )
+                self._log(f"[red]{escape(line)}[/]", line, always=True)
+            case ModelSkipped(phase=phase, attempt=attempt, model=model):
+                line = f"{phase} attempt {attempt} · {model} skipped (circuit breaker open)"
+                self._log(f"[dim]{escape(line)}[/]", line)
             case AttemptStart(phase="fallback", model=model):
                 self._log(
                     f"[bold yellow]fallback[/] → {escape(model)} (the configured models failed)",

@@ -42,6 +42,10 @@ class ScriptedModel:
     name: str = "scripted"
     calls: list[list[Any]] = field(default_factory=list)
     options: list[dict[str, Any]] = field(default_factory=list)
+    input_mode: str = "messages"
+    """How the summarizer sends it the input: ``messages``, ``transcript`` or ``auto`` (see
+    :mod:`compactor.rendering`); a step raising ``ModelError(kind="validation")`` plays a
+    server that refuses structured messages."""
 
     @classmethod
     def replying(cls, *texts: str, name: str = "scripted") -> ScriptedModel:
