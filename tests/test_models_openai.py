@@ -658,3 +658,138 @@ async def test_absurd_retry_after_is_reported_as_said(
         assert err.retry_after is not None and err.retry_after > 1e11
     else:
         assert err.retry_after == seconds
+
+
+# -- issue 18: what a server says about the request, and what will recur ------------------------
+
+LLAMA_500 = {
+    "error": {
+        "message": "7 validation errors:\n  {'type': 'string_type', 'loc': ('body', 'messages', 2, "
+        "'ChatCompletionRequestAssistantMessage', 'content'), 'msg': 'Input should be a valid "
+        "string', 'input': None}\n",
+        "type": "internal_server_error",
+        "param": None,
+        "code": None,
+    }
+}
+
+
+@pytest.mark.parametrize(
+    ("code", "body"),
+    [
+        (500, LLAMA_500),  # llama-cpp-python: a 500, not transient for that
+        (
+            422,  # FastAPI's own validation answer
+            {"detail": [{"type": "literal_error", "loc": ["body", "messages", 3, "role"]}]},
+        ),
+        (
+            400,  # OpenAI
+            {
+                "error": {
+                    "message": "Invalid type for 'messages[2].content': expected one of a string "
+                    "or array of objects, but got null instead.",
+                    "type": "invalid_request_error",
+                }
+            },
+        ),
+        (400, {"error": {"message": "Conversation roles must alternate user/assistant"}}),
+        (400, {"error": {"message": "unexpected role 'tool'"}}),
+    ],
+)
+async def test_a_schema_refusal_is_a_validation_error_never_transient(
+    fake: FakeOpenAI, code: int, body: object
+) -> None:
+    fake.enqueue(status(code, body=body))
+    err = await expect_error(model(fake))
+    assert (err.kind, err.transient, err.status, err.persistent) == (
+        "validation",
+        False,
+        code,
+        False,
+    )
+
+
+async def test_the_llama_cpp_fake_refusal_is_classified_as_validation() -> None:
+    with FakeOpenAI(flavor="llama-cpp") as llama:
+        err = await expect_error(model(llama))  # chat() has an assistant turn of tool calls only
+    assert err.kind == "validation"
+    assert "Input should be" in str(err)
+
+
+async def test_a_plain_500_is_still_a_transient_server_error(fake: FakeOpenAI) -> None:
+    fake.enqueue(status(500), status(500, body={"error": {"message": "context switch failed"}}))
+    for _ in range(2):
+        err = await expect_error(model(fake))
+        assert (err.kind, err.transient) == ("server", True)
+
+
+async def test_context_errors_carry_the_window_and_the_count(fake: FakeOpenAI) -> None:
+    llama = {
+        "error": {
+            "message": "This model's maximum context length is 2048 tokens. However, you "
+            "requested 4009 tokens (3753 in the messages, 256 in the completion). Please reduce "
+            "the length of the messages or completion.",
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": "context_length_exceeded",
+        }
+    }
+    server = {  # llama.cpp's own llama-server: the numbers are fields, not words
+        "error": {
+            "code": 400,
+            "message": "the request exceeds the available context size, try increasing it",
+            "type": "exceed_context_size_error",
+            "n_prompt_tokens": 5000,
+            "n_ctx": 4096,
+        }
+    }
+    fake.enqueue(status(400, body=llama), status(400, body=server))
+    from compactor.summarize import reported_limit, reported_prompt_tokens
+
+    first = await expect_error(model(fake))
+    assert first.kind == "context_length"
+    assert (reported_limit(first), reported_prompt_tokens(first)) == (2048, 3753)
+    second = await expect_error(model(fake))
+    assert (second.kind, second.window, second.prompt_tokens) == ("context_length", 4096, 5000)
+    assert (reported_limit(second), reported_prompt_tokens(second)) == (4096, 5000)
+
+
+@pytest.mark.parametrize(
+    ("code", "body", "kind"),
+    [
+        (401, None, "auth"),
+        (403, None, "auth"),
+        (404, None, "not_found"),
+        (
+            400,  # llama-cpp-python names an unknown model this way
+            {"error": {"message": "The model `x` does not exist", "code": "model_not_found"}},
+            "not_found",
+        ),
+        (429, {"error": {"message": "quota", "code": "insufficient_quota"}}, "rate_limit"),
+    ],
+)
+async def test_errors_that_recur_whatever_is_sent_are_persistent(
+    fake: FakeOpenAI, code: int, body: object, kind: str
+) -> None:
+    fake.enqueue(status(code, body=body))
+    err = await expect_error(model(fake))
+    assert (err.kind, err.persistent) == (kind, True)
+
+
+async def test_a_refused_connection_is_persistent_a_dropped_one_is_not(fake: FakeOpenAI) -> None:
+    with FakeOpenAI() as dead:
+        url = dead.base_url
+    refused = await expect_error(OpenAIModel("m", base_url=url, api_key=KEY, timeout=2))
+    assert (refused.kind, refused.persistent) == ("connection", True)
+    for step in (drop(), reset_connection(), truncated()):
+        fake.enqueue(step)
+        err = await expect_error(model(fake))
+        assert (err.kind, err.persistent) == ("connection", False)
+
+
+def test_input_mode_is_checked_and_shown() -> None:
+    assert OpenAIModel("m", api_key=KEY).input_mode == "auto"
+    m = OpenAIModel("m", api_key=KEY, input_mode="transcript")
+    assert "input_mode='transcript'" in repr(m)
+    with pytest.raises(ValueError, match="input_mode"):
+        OpenAIModel("m", api_key=KEY, input_mode="text")

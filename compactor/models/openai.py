@@ -19,6 +19,14 @@ Every byte from the server is treated as hostile:
 * **Secrets.** The API key, the credentials in ``base_url`` and the values of the request's
   ``extra_headers`` never enter an error message, and are removed from the reply (a server that
   echoes its request headers does not get them into the summary).
+
+Errors a server repeats whatever it is sent are marked ``persistent`` (the circuit breaker of
+:mod:`compactor.summarize` opens on them): a connection that cannot be made (refused, no such
+host), a refused key (401/403), an unknown model (404, ``model_not_found``), an exhausted quota.
+A request whose *messages* the server's schema refuses (llama.cpp's server answers HTTP 500 "N
+validation errors … Input should be a valid string" to ``content: null``; FastAPI servers 422
+with ``literal_error``) is ``kind="validation"``, not transient: the summarizer then sends the
+conversation as a transcript (``input_mode``, see :mod:`compactor.rendering`).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import email.utils
 import json
 import math
 import os
+import re
 import time
 import urllib.parse
 import zlib
@@ -44,6 +53,7 @@ from compactor._util import MIN_FREE_TEXT_SECRET, redact, register_secret, url_c
 from compactor.errors import ModelError
 from compactor.models.base import openai_endpoint
 from compactor.models.pool import pooled_client
+from compactor.models.registry import INPUT_MODES
 from compactor.schema import (
     MEDIA_BLOCK_TYPES,
     MEDIA_PART_TYPES,
@@ -79,11 +89,23 @@ _OPTIONS = frozenset(
         "extra_headers",
     }
 )
+_VALIDATION_RE = re.compile(
+    r"validation errors?\b|input should be|literal_error|string_type|extra_forbidden"
+    r"|union_tag_invalid|extra inputs are not permitted|invalid (?:type|value) for '?messages"
+    r"|roles? must alternate|(?:unexpected|invalid|unknown|unsupported) (?:message )?role"
+    r"|(?:content|tool_calls?|tool_call_id)\W.{0,40}(?:must be a string|expected a string"
+    r"|not (?:supported|allowed|permitted))",
+    re.IGNORECASE | re.DOTALL,
+)
+"""What a server says when its request schema refuses a message field (pydantic, FastAPI,
+OpenAI's ``Invalid type for 'messages[2].content'``, chat templates that refuse a role)."""
+
 _CONTEXT_WORDS = (
     "context length",
     "context_length",
     "maximum context",
     "context window",
+    "context size",
     "too many tokens",
     "prompt is too long",
     "exceeds the context",
@@ -236,6 +258,34 @@ def _body_message(err: Any) -> str:
         except Exception:  # noqa: BLE001 - the body may be unreadable; the status still tells
             text = ""
     return text or str(getattr(err, "message", "")) or type(err).__name__
+
+
+def _body_int(err: Any, *names: str) -> int | None:
+    """The first non-negative integer field of the error body among ``names`` (llama.cpp's
+    ``llama-server`` puts ``n_ctx`` and ``n_prompt_tokens`` beside its context-size message)."""
+    body = getattr(err, "body", None)
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    for scope in (inner, body):
+        if not isinstance(scope, dict):
+            continue
+        for name in names:
+            value = scope.get(name)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                return value
+    return None
+
+
+def _unreachable(err: BaseException) -> bool:
+    """Whether no connection could be made at all (refused, no such host, no route): a dead
+    server, not a dropped reply."""
+    seen: list[BaseException] = []
+    inner: BaseException | None = err
+    while inner is not None and inner not in seen and len(seen) < 8:
+        seen.append(inner)
+        if isinstance(inner, httpx2.ConnectError | ConnectionRefusedError):
+            return True
+        inner = inner.__cause__ or inner.__context__
+    return False
 
 
 def _body_code(err: Any) -> str | None:
@@ -407,10 +457,17 @@ class OpenAIModel:
         api_key: str | None = None,
         timeout: float = 60.0,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        input_mode: str = "auto",
     ) -> None:
+        if input_mode not in INPUT_MODES:
+            raise ValueError(f"input_mode must be one of {INPUT_MODES}, got {input_mode!r}")
         self.model = name
         self.name = f"openai:{name}"
         self.base_url = base_url
+        self.input_mode = input_mode
+        """``messages`` (structured chat messages), ``transcript`` (the conversation rendered as
+        text in one user message, which every chat server accepts) or ``auto`` (messages, and
+        the transcript for the rest of the run once the server's schema refuses them)."""
         self.timeout = timeout
         """Seconds for one whole attempt: connect, send, and the complete response."""
         self.max_response_bytes = max_response_bytes
@@ -423,7 +480,10 @@ class OpenAIModel:
 
     def __repr__(self) -> str:
         base_url = redact(self.base_url) if self.base_url else self.base_url
-        return f"OpenAIModel(name={self.model!r}, base_url={base_url!r}, timeout={self.timeout})"
+        return (
+            f"OpenAIModel(name={self.model!r}, base_url={base_url!r}, timeout={self.timeout}, "
+            f"input_mode={self.input_mode!r})"
+        )
 
     @property
     def endpoint(self) -> str:
@@ -456,6 +516,9 @@ class OpenAIModel:
         status: int | None = None,
         retry_after: float | None = None,
         partial_response: Any = None,
+        persistent: bool = False,
+        window: int | None = None,
+        prompt_tokens: int | None = None,
     ) -> ModelError:
         secrets = [key] if isinstance(key, str) else key
         message = redact(f"failed to call openai model {self.model!r}: {cause}", secrets)
@@ -467,6 +530,9 @@ class OpenAIModel:
             retry_after=retry_after,
             model=self.name,
             partial_response=partial_response,
+            persistent=persistent,
+            window=window,
+            prompt_tokens=prompt_tokens,
         )
 
     def _classify(self, err: Exception, key: list[str]) -> ModelError:
@@ -487,7 +553,15 @@ class OpenAIModel:
             )
         if isinstance(err, openai.APIConnectionError):
             detail = _connection_detail(err)
-            return self._fail(f"connection error{detail}", key, kind="connection", transient=True)
+            # Refused or no such host: the same next time (the circuit breaker opens). A
+            # dropped or cut reply is a hiccup worth a retry.
+            return self._fail(
+                f"connection error{detail}",
+                key,
+                kind="connection",
+                transient=True,
+                persistent=_unreachable(err),
+            )
         if isinstance(err, openai.APIResponseValidationError):
             return self._fail(
                 f"malformed response: {_one_line(str(err.message))}",
@@ -497,8 +571,25 @@ class OpenAIModel:
             )
         if isinstance(err, openai.APIStatusError):
             code = err.status_code
-            detail = _one_line(_body_message(err))
+            full = _body_message(err)
+            detail = _one_line(full)
             cause = f"HTTP {code}: {detail}"
+            lowered = full.lower() + " " + (_body_code(err) or "").lower()
+            if code in (400, 413, 422) or (code >= 500 and "context" in lowered):
+                if any(word in lowered for word in _CONTEXT_WORDS):
+                    return self._fail(
+                        cause,
+                        key,
+                        kind="context_length",
+                        transient=False,
+                        status=code,
+                        window=_body_int(err, "n_ctx"),
+                        prompt_tokens=_body_int(err, "n_prompt_tokens"),
+                    )
+            if code >= 400 and _VALIDATION_RE.search(full):
+                # The server's schema refused a message field: sending the same again gets the
+                # same answer, even as a 500 (llama.cpp's server).
+                return self._fail(cause, key, kind="validation", transient=False, status=code)
             if code == 429:
                 quota = _body_code(err) == "insufficient_quota"
                 return self._fail(
@@ -508,6 +599,7 @@ class OpenAIModel:
                     transient=not quota,
                     status=code,
                     retry_after=_retry_after(err.response.headers),
+                    persistent=quota,
                 )
             if code >= 500:
                 return self._fail(
@@ -520,17 +612,16 @@ class OpenAIModel:
                 )
             if code == 408:
                 return self._fail(cause, key, kind="timeout", transient=True, status=code)
+            if code == 404 or _body_code(err) == "model_not_found":
+                return self._fail(
+                    cause, key, kind="not_found", transient=False, status=code, persistent=True
+                )
             if code in (400, 413, 422):
-                lowered = detail.lower() + " " + (_body_code(err) or "").lower()
-                if any(word in lowered for word in _CONTEXT_WORDS):
-                    kind = "context_length"
-                else:
-                    kind = "bad_request"
-                return self._fail(cause, key, kind=kind, transient=False, status=code)
+                return self._fail(cause, key, kind="bad_request", transient=False, status=code)
             if code in (401, 403):
-                return self._fail(cause, key, kind="auth", transient=False, status=code)
-            if code == 404:
-                return self._fail(cause, key, kind="not_found", transient=False, status=code)
+                return self._fail(
+                    cause, key, kind="auth", transient=False, status=code, persistent=True
+                )
             return self._fail(cause, key, kind="other", transient=False, status=code)
         if isinstance(err, json.JSONDecodeError | pydantic.ValidationError):
             return self._fail(

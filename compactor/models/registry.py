@@ -16,7 +16,11 @@ from typing import Any
 from compactor.errors import ConfigError
 from compactor.models.base import ChatModel
 
-__all__ = ["FACTORIES", "check_model_config", "create_model", "model_from_config"]
+__all__ = ["FACTORIES", "INPUT_MODES", "check_model_config", "create_model", "model_from_config"]
+
+INPUT_MODES = ("auto", "messages", "transcript")
+"""``model.input``: how the summarizer input is sent (:mod:`compactor.rendering`); the OpenAI
+model's ``input_mode``. Here so that checking a config never imports the openai client."""
 
 
 @contextlib.contextmanager
@@ -70,7 +74,7 @@ def create_model(spec: str, **kwargs: Any) -> ChatModel:
 
 def model_from_config(d: dict[str, Any]) -> ChatModel:
     """Build a model from a config mapping: ``provider``, ``name``, ``base_url``, ``api_key``,
-    ``timeout``, ``max_response_bytes``."""
+    ``timeout``, ``max_response_bytes``, ``input`` (``auto`` | ``messages`` | ``transcript``)."""
     spec, kwargs = _spec_from_config(d)
     return create_model(spec, **kwargs)
 
@@ -121,6 +125,12 @@ def _spec_from_config(d: dict[str, Any]) -> tuple[str, dict[str, Any]]:
                     f"must be a positive number of bytes, got {limit!r}", key="max_response_bytes"
                 )
             kwargs["max_response_bytes"] = limit
+        form = d.get("input")
+        if form is not None:
+            if form not in INPUT_MODES:
+                choices = ", ".join(repr(m) for m in INPUT_MODES)
+                raise ConfigError(f"must be one of {choices}, got {form!r}", key="input")
+            kwargs["input_mode"] = form
         if not (
             kwargs.get("api_key")
             or os.environ.get("OPENAI_API_KEY")
