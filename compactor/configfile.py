@@ -31,7 +31,14 @@ from .trigger import TriggerCondition
 if TYPE_CHECKING:  # yaml is imported where a file is parsed: `compact check` without -c skips it
     import yaml
 
-    from .config import Config, FailoverContext, KeepTail, PreserveUserMessages, RetentionConfig
+    from .config import (
+        Config,
+        FailoverContext,
+        KeepTail,
+        PreserveUserMessages,
+        RetentionConfig,
+        SummaryCheck,
+    )
     from .limits import SpendLimits
 
 __all__ = [
@@ -96,6 +103,7 @@ _MODEL: dict[str, Any] = {
     "options": _ANY_MAP,
     "context_tokens": (int, _NONE),
     "max_response_bytes": (int,),
+    "input": (str, _NONE),
 }
 _PRESERVE_SKILLS: dict[str, Any] = {
     "skill_tool_name": (str,),
@@ -139,6 +147,7 @@ _SCHEMA: dict[str, Any] = {
     "reply_reserve_tokens": (int,),
     "max_summary_tokens": (int, _NONE),
     "limits": {"max_requests": (int, _NONE), "max_input_tokens": (int, _NONE)},
+    "summary_check": {"min_tokens": (int,), "require_sections": (bool,)},
     "prices": "price-table",
 }
 _OPTIONAL_ENV_KEYS = frozenset({"base_url", "api_key"})
@@ -188,6 +197,8 @@ class FileConfig:
     limits: dict[str, Any] | None = None
     """``{max_requests: N, max_input_tokens: N}``: what one ``compact run`` (a file or a whole
     batch) may send to remote summarizers (:mod:`compactor.limits`)."""
+    summary_check: dict[str, Any] | None = None
+    """``{min_tokens: N, require_sections: true}``: a reply below it is a failed attempt."""
     prices: dict[str, dict[str, float]] | None = None
     """Model name → ``{input, output}`` USD per million tokens (``check --explain``)."""
     lines: dict[str, int] = field(default_factory=dict, repr=False)
@@ -394,6 +405,27 @@ class FileConfig:
 
     def strip_analysis(self) -> bool:
         return isinstance(self.finalize, dict) and bool(self.finalize.get("strip_analysis"))
+
+    def ensure_user_messages(self) -> bool:
+        """``finalize.ensure_user_messages``: on unless the file turns it off. A reply without
+        an ``<all_user_messages>`` block still gets the user's messages (overrides SPEC §5.2,
+        where no tag leaves the text as it is; the library keeps SPEC's default)."""
+        if isinstance(self.finalize, dict):
+            return bool(self.finalize.get("ensure_user_messages", True))
+        return True
+
+    def summary_check_config(self) -> SummaryCheck | None:
+        """``summary_check``, validated at its keys; None when the file has none."""
+        from .config import SummaryCheck
+
+        if not self.summary_check:
+            return None
+        floor = self.summary_check.get("min_tokens", 0)
+        if floor < 0:
+            raise self.error("summary_check.min_tokens", "summary_check.min_tokens must be >= 0")
+        return SummaryCheck(
+            min_tokens=floor, require_sections=self.summary_check.get("require_sections", False)
+        )
 
     def counter(self) -> TokenCounter:
         """The token counter named by ``token_counter``."""
@@ -777,6 +809,7 @@ class _Loader:
                     "preserve_skills": _PRESERVE_SKILLS,
                     "system_prompt": (str, _NONE),
                     "strip_analysis": (bool,),
+                    "ensure_user_messages": (bool,),
                 },
                 key + ".",
             )
@@ -1053,11 +1086,13 @@ def _finalize(
         raise file_cfg.error("finalize", err.message) from err
 
 
-def _reply_reserve(context: int | None) -> int:
-    """4,096 tokens for the reply, or a quarter of a small summarizer context."""
-    if context is None:
-        return 4_096
-    return min(4_096, context // 4)
+def _reply_reserve(context: int | None, max_tokens: Any = None) -> int:
+    """4,096 tokens for the reply, or a quarter of a small summarizer context, or the reply's
+    own cap (``model.options.max_tokens``) when that is smaller."""
+    reserve = 4_096 if context is None else min(4_096, context // 4)
+    if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) and max_tokens > 0:
+        reserve = min(reserve, max_tokens)
+    return reserve
 
 
 def build_config(
@@ -1134,7 +1169,9 @@ def build_config(
 
     pum_d = file_cfg.preserve_user_messages or {}
     pum = PreserveUserMessages(
-        enabled=pum_d.get("enabled", True), max_tokens=pum_d.get("max_tokens")
+        enabled=pum_d.get("enabled", True),
+        max_tokens=pum_d.get("max_tokens"),
+        ensure_block=file_cfg.ensure_user_messages(),
     )
     trigger = file_cfg.trigger_condition()
     budget = pum.max_tokens
@@ -1178,7 +1215,10 @@ def build_config(
         reply_reserve_tokens=(
             file_cfg.reply_reserve_tokens
             if file_cfg.reply_reserve_tokens is not None
-            else _reply_reserve(min(contexts) if contexts else None)
+            else _reply_reserve(
+                min(contexts) if contexts else None,
+                options.get("max_tokens") or options.get("max_completion_tokens"),
+            )
         ),
         fallback_model=fallback_model,
         loop_guard=file_cfg.loop_guard_ratio(),
@@ -1190,6 +1230,7 @@ def build_config(
         retention=file_cfg.retention_config(),
         strip_analysis=file_cfg.strip_analysis(),
         max_summary_tokens=file_cfg.max_summary_tokens,
+        summary_check=file_cfg.summary_check_config(),
     )
     file_cfg.spend_limits()  # a bad limit is exit 2 before any work, like every other key
     try:

@@ -44,11 +44,13 @@ from .tokens import estimate_message, estimate_text
 __all__ = [
     "CUT_KEEP_CHARS",
     "DEFAULT_FINALIZER_MAX_TOKENS",
+    "USER_MESSAGES_HEADING",
     "DefaultFinalizerConfig",
     "FinalizerBuilder",
     "PreserveSkillsConfig",
     "cut_text",
     "default_finalizer",
+    "ensure_user_block",
     "new_finalizer",
     "select_user_messages",
 ]
@@ -58,6 +60,9 @@ DEFAULT_FINALIZER_MAX_TOKENS = 30_000
 
 CUT_KEEP_CHARS = 1_000
 """A cut user message keeps this many characters at each end."""
+
+USER_MESSAGES_HEADING = "All user messages (added by compact: the summary did not list them):"
+"""The line before an ``<all_user_messages>`` block :func:`ensure_user_block` adds."""
 
 Finalize = Callable[[list[Any], Any], Any]
 
@@ -156,6 +161,22 @@ def replace_user_block(text: str, user_texts: list[str], cleared: bool) -> str:
     return text[:start] + "\n".join(lines) + text[end + len(close_tag) :]
 
 
+def ensure_user_block(text: str) -> str:
+    """``text`` with an empty ``<all_user_messages>`` block added when it has none (a weak
+    model's reply): inside its ``<summary>`` block, before the closing tag, else at the end.
+    :func:`replace_user_block` then fills it. Overrides SPEC §5.2 ("no tag → text unchanged")
+    when ``PreserveUserMessages.ensure_block`` is set."""
+    if "<all_user_messages>" in text and "</all_user_messages>" in text:
+        if text.find("<all_user_messages>") < text.rfind("</all_user_messages>"):
+            return text
+    block = f"{USER_MESSAGES_HEADING}\n<all_user_messages>\n</all_user_messages>"
+    end = text.rfind("</summary>")
+    if end >= 0 and text.find("<summary>") < end:
+        head = text[:end].rstrip("\n")
+        return f"{head}\n\n{block}\n{text[end:]}"
+    return f"{text.rstrip()}\n\n{block}"
+
+
 def _reply_text(summary: Any) -> str:
     if not isinstance(summary, Message | AgenticMessage) or summary.role != "assistant":
         raise SummarizationError("summary content is empty")
@@ -178,6 +199,8 @@ async def _default_finalize(
     context: list[M] = split[1]
     if pum.enabled and context:
         user_texts, cleared = await select_user_messages(context, max_tokens, pum.filter)
+        if pum.ensure_block and (user_texts or cleared):
+            text = ensure_user_block(text)
         text = replace_user_block(text, user_texts, cleared)
     if transcript_file_path:
         text += "\n\n" + TRANSCRIPT_NOTE.format(path=transcript_file_path)

@@ -471,3 +471,48 @@ def test_openai_without_a_key_is_a_config_error(monkeypatch: pytest.MonkeyPatch)
         assert info.value.key == "model"
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # a local server: no key
     check_config(file_cfg)
+
+
+# -- issue 18 ---------------------------------------------------------------------------------
+
+OPENAI = "model:\n  provider: openai\n  name: m\n  base_url: http://127.0.0.1:9/v1\n"
+
+
+def test_model_input_picks_the_form_and_a_bad_value_names_its_line() -> None:
+    cfg = build_config(parse_config_text(OPENAI + "  input: transcript\n"))
+    assert cfg.model.input_mode == "transcript"
+    assert build_config(parse_config_text(OPENAI)).model.input_mode == "auto"
+    text = OPENAI + "failover:\n  models:\n    - {provider: openai, name: b, input: text}\n"
+    with pytest.raises(ConfigError) as info:
+        check_config(parse_config_text(text, path="c.yaml"))
+    assert str(info.value).startswith("c.yaml:7: key 'failover.models[0].input': must be one of")
+
+
+def test_ensure_user_messages_is_on_in_config_files_and_can_be_turned_off() -> None:
+    on = build_config(FileConfig()).preserve_user_messages
+    assert on is not None and on.ensure_block
+    text = "finalize: {ensure_user_messages: false, strip_analysis: true}\n"
+    off = build_config(parse_config_text(text)).preserve_user_messages
+    assert off is not None and not off.ensure_block
+    # the library's own default stays SPEC's
+    assert not compactor.PreserveUserMessages().ensure_block
+
+
+def test_summary_check_is_off_by_default_and_checked_at_its_line() -> None:
+    assert build_config(FileConfig()).summary_check is None
+    text = "summary_check: {min_tokens: 40, require_sections: true}\n"
+    check = build_config(parse_config_text(text)).summary_check
+    assert check == compactor.SummaryCheck(min_tokens=40, require_sections=True)
+    with pytest.raises(ConfigError) as info:
+        build_config(parse_config_text("summary_check:\n  min_tokens: -1\n", path="c.yaml"))
+    assert str(info.value).startswith("c.yaml:2: key 'summary_check.min_tokens'")
+    with pytest.raises(ConfigError, match="unknown key 'min_token'"):
+        parse_config_text("summary_check: {min_token: 3}\n")
+
+
+def test_the_reply_reserve_is_the_replys_own_cap_when_smaller() -> None:
+    options = OPENAI + "  context_tokens: 2048\n  options: {max_tokens: 256}\n"
+    assert build_config(parse_config_text(options)).reply_reserve_tokens == 256
+    window = OPENAI + "  context_tokens: 2048\n"
+    assert build_config(parse_config_text(window)).reply_reserve_tokens == 512
+    assert build_config(parse_config_text(OPENAI)).reply_reserve_tokens == 4_096

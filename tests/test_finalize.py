@@ -140,6 +140,42 @@ def test_spec_5_2_2_no_tag_leaves_text_unchanged() -> None:
     assert body(out) == only_open
 
 
+ENSURE = c.PreserveUserMessages(ensure_block=True)
+
+
+def test_override_5_2_2_ensure_block_adds_the_users_messages_inside_the_summary() -> None:
+    # issue 18: a weak model's reply without the block still gets the user's own words
+    from compactor.finalize import USER_MESSAGES_HEADING
+
+    reply = "<summary>\n1. Primary Request: fix it\n</summary>"
+    out, _ = summarize([U("first"), A(), U("second"), A()], reply, preserve_user_messages=ENSURE)
+    assert body(out) == (
+        f"<summary>\n1. Primary Request: fix it\n\n{USER_MESSAGES_HEADING}\n"
+        f"{OPEN}\n    - first\n    - second\n{CLOSE}\n</summary>"
+    )
+    assert block_lines(out) == quoted("first", "second")
+
+
+def test_override_5_2_2_ensure_block_appends_when_there_is_no_summary_block() -> None:
+    reply = "Here is the summary of your conversation:"  # the 11-token reply of issue 18
+    second = "second " * 10  # 17 tokens: the whole budget
+    pum = c.PreserveUserMessages(ensure_block=True, max_tokens=17)
+    out, _ = summarize([U("first " * 10), A(), U(second), A()], reply, preserve_user_messages=pum)
+    text = body(out)
+    assert text.startswith(reply + "\n\n")
+    assert block_lines(out) == [CLEARED_NOTE, *quoted(second)]
+
+
+def test_override_5_2_2_ensure_block_leaves_an_existing_block_and_an_empty_context() -> None:
+    out, _ = summarize([U("first"), A()], preserve_user_messages=ENSURE)
+    assert body(out) == REPLY.replace("written by the model", "first")
+    bare = "<summary>nothing</summary>"
+    out, _ = summarize([A("only an assistant")], bare, preserve_user_messages=ENSURE)
+    assert body(out) == bare  # no user message: nothing to add
+    out, _ = summarize([U("first"), A()], bare)  # the library default stays SPEC's
+    assert body(out) == bare
+
+
 def test_spec_5_2_2_cleared_note_absent_when_nothing_dropped() -> None:
     out, _ = summarize([U("one"), A(), U("two"), A()])
     assert block_lines(out) == quoted("one", "two")
