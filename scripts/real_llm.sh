@@ -7,6 +7,8 @@
 # The venv is cached in ${REAL_LLM_VENV:-$HOME/.cache/compact-real-llm/venv}; the first run
 # compiles llama.cpp (several minutes on 2 cores), later runs reuse it.
 # REAL_LLM_PORT picks the port (default: a free one). Extra arguments go to pytest.
+# The issue-18 cases read ../shared/transcripts (tau-bench, a Claude Code session) and skip
+# without it; the whole run takes about 4 minutes on two busy cores.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -84,6 +86,11 @@ for i in $(seq 1 120); do
 done
 log "server ready"
 
-# (e) the tests
+# (e) the tests (each one's time is printed: the run is part of CI when the venv is cached)
 cd "$ROOT"
-REAL_LLM_BASE_URL="$BASE_URL" .venv/bin/pytest -q -m real_llm tests/test_real_llm.py "$@"
+start=$(date +%s)
+status=0
+REAL_LLM_BASE_URL="$BASE_URL" .venv/bin/pytest -q -m real_llm --durations=0 tests/test_real_llm.py "$@" \
+    || status=$?
+log "tests took $(($(date +%s) - start))s (exit $status)"
+exit "$status"

@@ -320,6 +320,9 @@ def _member_errors(
                 )
             continue
         value = msg[name]
+        if rule == "list?" and isinstance(value, list):
+            errors.extend(_tool_call_errors((*loc, name), value))
+            continue
         ok = {
             "opt": value is None or isinstance(value, str),
             "parts": value is None or isinstance(value, str | list),
@@ -348,6 +351,64 @@ def _member_errors(
         errors.append(
             {"type": kind, "loc": (*loc, name), "msg": f"Input should be {what}", "input": value}
         )
+    return errors
+
+
+def _field_errors(
+    loc: tuple[Any, ...], obj: dict[str, Any], name: str, literal: str | None = None
+) -> list[dict[str, Any]]:
+    """A required string field (or one ``literal`` value) of ``obj``, as pydantic reports it."""
+    if name not in obj:
+        return [{"type": "missing", "loc": (*loc, name), "msg": "Field required", "input": obj}]
+    value = obj[name]
+    if literal is not None and value != literal:
+        return [
+            {
+                "type": "literal_error",
+                "loc": (*loc, name),
+                "msg": f"Input should be '{literal}'",
+                "input": value,
+                "ctx": {"expected": f"'{literal}'"},
+            }
+        ]
+    if literal is None and not isinstance(value, str):
+        return [
+            {
+                "type": "string_type",
+                "loc": (*loc, name),
+                "msg": "Input should be a valid string",
+                "input": value,
+            }
+        ]
+    return []
+
+
+def _dict_error(loc: tuple[Any, ...], value: Any) -> dict[str, Any]:
+    return {
+        "type": "dict_type",
+        "loc": loc,
+        "msg": "Input should be a valid dictionary",
+        "input": value,
+    }
+
+
+def _tool_call_errors(loc: tuple[Any, ...], calls: list[Any]) -> list[dict[str, Any]]:
+    """``tool_calls`` items: ``{id: str, type: "function", function: {name, arguments}}``."""
+    errors: list[dict[str, Any]] = []
+    for j, call in enumerate(calls):
+        at = (*loc, j)
+        if not isinstance(call, dict):
+            errors.append(_dict_error(at, call))
+            continue
+        errors.extend(_field_errors(at, call, "id"))
+        errors.extend(_field_errors(at, call, "type", literal="function"))
+        if "function" not in call:
+            errors.extend(_field_errors(at, call, "function"))
+        elif not isinstance(call["function"], dict):
+            errors.append(_dict_error((*at, "function"), call["function"]))
+        else:
+            for name in ("name", "arguments"):
+                errors.extend(_field_errors((*at, "function"), call["function"], name))
     return errors
 
 
