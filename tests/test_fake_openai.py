@@ -450,7 +450,13 @@ NULL_CONTENT = {
     "model": "m",
     "messages": [
         {"role": "system", "content": "s"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function"}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": "r"},
     ],
 }
