@@ -42,6 +42,7 @@ def _model(d: dict[str, Any]) -> dict[str, Any]:
     out["timeout"] = d.get("timeout") or DEFAULT_TIMEOUT
     out["max_response_bytes"] = d.get("max_response_bytes") or DEFAULT_MAX_RESPONSE_BYTES
     out["options"] = d.get("options") or {}
+    out["input"] = d.get("input") or "auto"
     for key, value in d.items():  # the rest as written (context_tokens, newer keys)
         if key not in out and key != "api_key":
             out[key] = "none" if value is None else value
@@ -71,7 +72,10 @@ def _finalize(file_cfg: FileConfig) -> Any:
         return "built-in"
     if isinstance(spec, str):
         return spec
-    out: dict[str, Any] = {"strip_analysis": bool(spec.get("strip_analysis"))}
+    out: dict[str, Any] = {
+        "strip_analysis": bool(spec.get("strip_analysis")),
+        "ensure_user_messages": file_cfg.ensure_user_messages(),
+    }
     if "preserve_skills" in spec:
         from .finalize import PreserveSkillsConfig
 
@@ -170,6 +174,12 @@ def effective_config(
     )
     data["reply_reserve_tokens"] = cfg.reply_reserve_tokens
     data["max_summary_tokens"] = cfg.max_summary_tokens or "none"
+    check = cfg.summary_check
+    data["summary_check"] = (
+        {"min_tokens": check.min_tokens, "require_sections": check.require_sections}
+        if check is not None
+        else False
+    )
     data["prices"] = file_cfg.prices or {}
     # Keys this module does not know yet (newer config sections): as written, never null.
     for key, value in file_cfg.to_dict(mask=True).items():

@@ -189,6 +189,7 @@ def test_show_fills_the_openai_defaults(monkeypatch: pytest.MonkeyPatch) -> None
         "timeout": default.timeout,
         "max_response_bytes": default.max_response_bytes,
         "options": {},
+        "input": default.input_mode,
     }
 
 
