@@ -18,8 +18,8 @@ Beyond SPEC, so that any OpenAI-compatible server works, one summarization (one 
   estimate times a scale: 1 at first, then the provider's own count divided by the estimate of
   the same input, taken from a context-length error that reports the count, or from the
   ``usage.prompt_tokens`` of a reply; a chunk fills at most 80 % of the window left after the
-  reply reserve, and what is left to summarize is re-planned after every chunk with the newest
-  scale.
+  reply reserve, and what is left to summarize is re-planned once the scale has moved by more
+  than :data:`REPLAN_DRIFT`.
 * **Replies cut at the token limit** (``kind == "length"``): the same input is asked again at
   once with a stricter instruction (:data:`~compactor.prompts.CONCISE_INSTRUCTION`, a word
   budget; a second time with half the budget) that the rest of the run keeps
