@@ -221,8 +221,9 @@ class RunResult:
 
 
 class AttemptLog:
-    """Collects ``{"phase", "attempt", "model", "ok", "error"}`` for the run report (plus
-    ``input_form: transcript`` when the conversation went as text), and what the run learned
+    """Collects ``{"phase", "attempt", "model", "ok", "error"}`` for the run report (plus the
+    ``chunk`` it was for, and ``input_form: transcript`` when the conversation went as text),
+    and what the run learned
     about its models: circuit breakers (with the calls they skipped), the models sent the
     transcript form, requests for a shorter summary. Kept from the events, so a failed run's
     report has them too."""
@@ -246,6 +247,8 @@ class AttemptLog:
                 "ok": event.error is None,
                 "error": None if error is None else f"{error['type']}: {error['message']}",
             }
+            if event.chunk is not None:
+                entry["chunk"] = event.chunk
             if event.input_form != "messages":
                 entry["input_form"] = event.input_form
                 if event.model is not None:
@@ -716,9 +719,9 @@ def _outcome_report(outcome: Any, cfg: Any) -> dict[str, Any]:
         extras["chunks"] = outcome.chunks
     if outcome.adaptations:
         extras["context_adaptations"] = outcome.adaptations
-    scale = outcome.learned.get("token_scale")
-    if scale is not None:
-        extras["token_scale"] = scale
+    for key in ("token_scale", "cut_running_summaries"):
+        if key in outcome.learned:
+            extras[key] = outcome.learned[key]
     if cfg.keep is not None:
         extras["tail_messages"] = outcome.tail_messages
     if outcome.masked is not None:

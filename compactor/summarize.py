@@ -23,8 +23,13 @@ Beyond SPEC, so that any OpenAI-compatible server works, one summarization (one 
 * **Replies cut at the token limit** (``kind == "length"``): the same input is asked again at
   once with a stricter instruction (:data:`~compactor.prompts.CONCISE_INSTRUCTION`, a word
   budget; a second time with half the budget) that the rest of the run keeps
-  (:class:`~compactor.events.ShorterSummary`). Still cut: the input is re-planned in chunks of
-  half the size (:data:`MAX_SHORTER_REPLANS` times) before the error goes up the ladder.
+  (:class:`~compactor.events.ShorterSummary`). Still cut: an intermediate chunk's reply is
+  handed on as the running summary (it is cut to fit the next chunk anyway); otherwise, when
+  the window cut it (llama.cpp lowers ``max_tokens`` to the room left), the input is re-planned
+  in chunks of half the size (:data:`MAX_SHORTER_REPLANS` times), and a reply that ran into
+  the request's own ``max_tokens`` goes up the ladder (failover, fallback, failure) at once: a
+  model that talks past its cap does not stop for a smaller chunk. A cut reply is never the
+  summary.
 * **Circuit breaker** (``Config.circuit_breaker``, per model and run): a model that failed in
   a way that will recur is not called again in the run (:class:`~compactor.events.CircuitOpen`,
   then :class:`~compactor.events.ModelSkipped` for each call not made): at once for a
@@ -202,7 +207,7 @@ class SummaryResult(Generic[M]):
     learned: dict[str, Any] = field(default_factory=dict)
     """What the run learned about its models, for the report (empty keys left out):
     ``circuit_breakers`` (model, kind, error, calls skipped), ``input_forms`` (model →
-    ``transcript``), ``shorter_summary_requests``, ``token_scale``."""
+    ``transcript``), ``shorter_summary_requests``, ``cut_running_summaries``, ``token_scale``."""
 
 
 @dataclass(slots=True)
@@ -255,6 +260,8 @@ class _Job(Generic[M]):
     """``auto`` models that switched to the transcript after a validation error."""
     adaptations: list[dict[str, Any]] = field(default_factory=list)
     shorter: int = 0
+    cut_kept: int = 0
+    """Running summaries kept although cut at the token limit (intermediate chunks only)."""
     refused_tokens: int | None = None
     """The estimate of the last input refused as too long (for the learned scale)."""
 
@@ -292,6 +299,8 @@ class _Job(Generic[M]):
             data["input_forms"] = dict.fromkeys(sorted(self.rendered.values()), "transcript")
         if self.shorter:
             data["shorter_summary_requests"] = self.shorter
+        if self.cut_kept:
+            data["cut_running_summaries"] = self.cut_kept
         if self.scale != 1.0:
             data["token_scale"] = round(self.scale, 3)
         return data
@@ -463,9 +472,22 @@ def _adaptable(job: _Job[Any], error: BaseException | None) -> bool:
     causes = [a.get("cause", "context_length") for a in job.adaptations]
     if context_limit_error(error) is not None:
         return causes.count("context_length") < MAX_CONTEXT_ADAPTATIONS
-    if _error_of_kind(error, "length") is not None:
-        return causes.count("length") < MAX_SHORTER_REPLANS
+    cut = _error_of_kind(error, "length")
+    if cut is not None:
+        return causes.count("length") < MAX_SHORTER_REPLANS and not _at_own_cap(job, cut)
     return False
+
+
+def _at_own_cap(job: _Job[Any], cut: ModelError) -> bool:
+    """Whether a cut reply stopped at the reply cap the request asked for (``max_tokens``):
+    the model talked past what it was allowed, and a smaller chunk will not make it stop. A
+    reply cut earlier was cut by the window (llama.cpp lowers ``max_tokens`` to the room
+    left), and a smaller chunk leaves it more room."""
+    options = job.config.model_options
+    cap = options.get("max_tokens") or options.get("max_completion_tokens")
+    usage = getattr(cut.partial_response, "usage", None)
+    written = getattr(usage, "completion_tokens", 0) if usage is not None else 0
+    return isinstance(cap, int) and cap > 0 and written >= cap
 
 
 async def _adapt(job: _Job[Any], err: BaseException, sent: list[Any]) -> bool:
@@ -591,7 +613,8 @@ async def _generate_chunked(job: _Job[M]) -> SummaryResult[M]:
             )
         )
         try:
-            result = await _generate_one(job, chunk_input, chunk=index)
+            last = taken == len(plan.chunks) - 1
+            result = await _generate_one(job, chunk_input, chunk=index, running=not last)
         except SummarizationError as err:
             if await _adapt(job, err, chunk_input):
                 index -= 1  # the same chunk again, re-planned
@@ -666,11 +689,15 @@ async def _generate_one(
     model_input: list[M],
     *,
     chunk: int | None = None,
+    running: bool = False,
 ) -> SummaryResult[M]:
     """One summarizer input through retry, failover and the fallback model.
 
     A failure :func:`generate_summary` can re-plan (context length, cut replies) is raised
     instead of falling back, so that the input is re-planned in smaller chunks first.
+    ``running``: the reply is only a running summary for the next chunk (not the last chunk),
+    so a reply still cut after the stricter instruction is kept as that (it is cut to fit the
+    next chunk anyway); the summary itself is never a cut reply.
     """
     config, emit, attempts = job.config, job.emit, job.attempts
     sleep = config.sleep or _default_sleep
@@ -799,6 +826,15 @@ async def _generate_one(
                 await emit(ShorterSummary(model=name, words=words, chunk=chunk))
                 outcome = await send(model, shorter, phase, attempt)
         error = outcome.error
+        if (
+            running
+            and isinstance(error, ModelError)
+            and error.kind == "length"
+            and error.partial_response is not None
+        ):
+            job.cut_kept += 1
+            outcome = _Outcome(response=error.partial_response)
+            error = None
         if error is None:
             job.failures.pop(key, None)
         elif not (isinstance(error, ModelError) and error.kind in _UNTRIPPING):

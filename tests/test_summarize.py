@@ -592,3 +592,47 @@ def test_weak_reply_rules() -> None:
     assert weak_reply(c.Config(model=object()), c.Message("assistant", ""), "m") is None
     with pytest.raises(c.ConfigError, match="summary_check.min_tokens must be non-negative"):
         c.new(c.Config(model=object(), summary_check=c.SummaryCheck(min_tokens=-1)))
+
+
+async def test_a_cut_running_summary_is_kept_but_the_summary_never_is() -> None:
+    """A model that talks past its max_tokens on every call (SmolLM2 does): each intermediate
+    chunk's cut reply is handed on as the running summary; the last one is not a summary, so
+    the fallback writes it. Replies cut at the model's own cap do not shrink the chunks."""
+
+    class Rambler:
+        name = "rambler"
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        async def generate(self, messages: list[c.Message], **options: Any) -> c.Message:
+            self.calls += 1
+            cap = options["max_tokens"]
+            partial = c.Message(
+                "assistant",
+                "1. Primary Request and Intent\n" + "and so on " * 40,
+                usage=c.Usage(prompt_tokens=500, completion_tokens=cap),
+                finish_reason="length",
+            )
+            raise ModelError("cut off at the token limit", kind="length", partial_response=partial)
+
+    model = Rambler()
+    fallback = c.ScriptedModel([SUMMARY], name="local")
+    outcome, events = await summarize(
+        n=20,
+        model=model,
+        model_options={"max_tokens": 50},
+        fallback_model=fallback,
+        summarizer_context_tokens=3_000,
+        reply_reserve_tokens=200,
+    )
+    chunks = len(outcome.chunks)
+    assert chunks >= 3
+    assert model.calls == chunks + 2  # chunks 1 and 2 are asked again, shorter; no shrinking
+    assert len(fallback.calls) == 1  # the last chunk only
+    assert outcome.learned["cut_running_summaries"] == chunks - 1
+    assert not [e for e in of(events, c.ContextLimit) if e.cause == "length"]
+    assert [r["phase"] for r in outcome.chunks] == ["primary"] * (chunks - 1) + ["fallback"]
+    assert outcome.degraded
+    assert "short" in outcome.messages[-1].content  # the fallback's, never the cut text
+    assert "and so on" not in outcome.messages[-1].content
