@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import inspect
 import re
 from collections.abc import Awaitable, Callable
@@ -85,3 +86,12 @@ def model_name(model: object) -> str:
     if isinstance(name, str) and name:
         return name
     return type(model).__name__
+
+
+def input_for(callee: object, messages: list[T]) -> list[T]:
+    """What ``callee`` (a model, a finalize function) is handed: ``messages`` themselves when it
+    promises to only read its input (a true ``readonly_input`` attribute), else a deep copy, so
+    code that edits its input can never change the caller's history."""
+    if getattr(callee, "readonly_input", False) is True:
+        return messages
+    return copy.deepcopy(messages)

@@ -24,7 +24,7 @@ the last one for every outcome, failures and interrupts included (:data:`RunEven
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
@@ -83,9 +83,14 @@ def message_to_dict(msg: Message | AgenticMessage | None) -> dict[str, Any] | No
 
 @dataclass(frozen=True, slots=True)
 class BeforeSummarize:
-    """The trigger fired (or a manual summarize started); ``messages`` is the history."""
+    """The trigger fired (or a manual summarize started); ``messages`` is the history.
 
-    messages: list[Any]
+    The middleware passes a :class:`~compactor.schema.HistoryView`: a read-only sequence that
+    hands out copies of the messages as they are read, so the history is not copied for a sink
+    that only counts it, and no sink can change it.
+    """
+
+    messages: Sequence[Any]
     type: Literal["before_summarize"] = "before_summarize"
 
     def to_dict(self) -> dict[str, Any]:

@@ -120,8 +120,8 @@ async def select_user_messages(
         if not _is_candidate(msg):
             continue
         if filter_fn is not None:
-            try:
-                keep = await call_maybe_async(filter_fn, msg)
+            try:  # user code gets a copy: the history it comes from is the caller's
+                keep = await call_maybe_async(filter_fn, copy.deepcopy(msg))
             except Exception as err:
                 raise SummarizationError(f"failed to filter user message: {err}") from err
             if not keep:
@@ -413,16 +413,25 @@ class FinalizerBuilder(Generic[M]):
             raise ConfigError("failed to build finalizer:\n" + "\n".join(problems))
         if not handlers and self._custom is None:
             raise ConfigError("at least one handler is required")
-        custom = self._custom
+        return _Finalizer(handlers, self._custom)
 
-        async def finalize(original_messages: list[Any], summary: Any) -> list[Any]:
-            for handler in handlers:
-                summary = await handler(original_messages, summary)
-            if custom is None:
-                return [summary]
-            return list(await call_maybe_async(custom, original_messages, summary))
 
-        return finalize
+class _Finalizer:
+    """A built finalize function: the handlers in order, then ``custom`` (if any)."""
+
+    def __init__(self, handlers: list[Callable[..., Any]], custom: Callable[..., Any] | None):
+        self.handlers = handlers
+        self.custom = custom
+        self.readonly_input = custom is None
+        """The handlers only read the history (PreserveSkills), so the middleware need not copy
+        it for them; a ``custom`` function is user code and gets a copy."""
+
+    async def __call__(self, original_messages: list[Any], summary: Any) -> list[Any]:
+        for handler in self.handlers:
+            summary = await handler(original_messages, summary)
+        if self.custom is None:
+            return [summary]
+        return list(await call_maybe_async(self.custom, original_messages, summary))
 
 
 def new_finalizer() -> FinalizerBuilder[Any]:

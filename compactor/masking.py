@@ -61,6 +61,7 @@ built-in ones.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import heapq
 import json
@@ -573,20 +574,23 @@ class SecretMasker:
     # -- messages -----------------------------------------------------------------------------
 
     def mask_messages(self, messages: list[M]) -> list[M]:
-        """Deep copies of ``messages`` with every secret masked; the input is never changed.
+        """``messages`` with every secret masked; the input is never changed.
 
+        A message with nothing to mask is returned as it is (no copy: a long history is not
+        duplicated to find it clean); one with a secret is a deep copy with the masked texts.
         Masked: ``Message.content``, every ``Part.text`` (and non-``data:`` ``Part.url``),
         ``ToolCall.arguments``, ``reasoning_content``; for :class:`AgenticMessage`, every block's
         ``text``, ``arguments`` and non-``data:`` ``url``, recursively into
         ``function_tool_result`` content. Ids, names, roles and ``extra`` are left as they are.
         """
-        out = copy.deepcopy(messages)
-        for msg in out:
+        out: list[M] = []
+        for msg in messages:
             if isinstance(msg, Message):
-                self._mask_message(msg)
+                out.append(self._masked_message(msg))  # type: ignore[arg-type]
             elif isinstance(msg, AgenticMessage):
-                for block in msg.blocks:
-                    self._mask_block(block)
+                out.append(self._masked_agentic(msg))  # type: ignore[arg-type]
+            else:
+                out.append(msg)
         return out
 
     def _mask_url(self, url: str | None) -> str | None:
@@ -594,31 +598,62 @@ class SecretMasker:
             return url
         return self.mask_text(url)
 
-    def _mask_message(self, msg: Message) -> None:
-        msg.content = self.mask_text(msg.content)
-        for part in msg.parts:
-            if part.text is not None:
-                part.text = self.mask_text(part.text)
-            part.url = self._mask_url(part.url)
-        for call in msg.tool_calls:
-            call.arguments = self.mask_arguments(call.arguments)
-        if msg.reasoning_content is not None:
-            msg.reasoning_content = self.mask_text(msg.reasoning_content)
+    def _masked_message(self, msg: Message) -> Message:
+        # The fields in a fixed order: placeholders are numbered by first appearance.
+        content = self.mask_text(msg.content)
+        parts = [
+            (self.mask_text(p.text) if p.text is not None else None, self._mask_url(p.url))
+            for p in msg.parts
+        ]
+        arguments = [self.mask_arguments(c.arguments) for c in msg.tool_calls]
+        reasoning = msg.reasoning_content
+        if reasoning is not None:
+            reasoning = self.mask_text(reasoning)
+        if (
+            content == msg.content
+            and reasoning == msg.reasoning_content
+            and all(a == c.arguments for a, c in zip(arguments, msg.tool_calls, strict=True))
+            and all(pair == (p.text, p.url) for pair, p in zip(parts, msg.parts, strict=True))
+        ):
+            return msg
+        out = copy.deepcopy(msg)
+        out.content = content
+        for part, (text, url) in zip(out.parts, parts, strict=True):
+            part.text, part.url = text, url
+        for call, args in zip(out.tool_calls, arguments, strict=True):
+            call.arguments = args
+        out.reasoning_content = reasoning
+        return out
 
-    def _mask_block(self, block: Block) -> None:
-        if block.text is not None:
-            block.text = self.mask_text(block.text)
-        if block.arguments is not None:
-            block.arguments = self.mask_arguments(block.arguments)
-        block.url = self._mask_url(block.url)
-        for sub in block.content:
-            self._mask_block(sub)
+    def _masked_agentic(self, msg: AgenticMessage) -> AgenticMessage:
+        blocks = [self._masked_block(b) for b in msg.blocks]
+        if all(new is old for new, old in zip(blocks, msg.blocks, strict=True)):
+            return msg
+        return dataclasses.replace(
+            msg, blocks=blocks, usage=copy.deepcopy(msg.usage), extra=copy.deepcopy(msg.extra)
+        )
+
+    def _masked_block(self, block: Block) -> Block:
+        """``block`` itself when it holds no secret, else a new block with the masked texts."""
+        text = self.mask_text(block.text) if block.text is not None else None
+        arguments = self.mask_arguments(block.arguments) if block.arguments is not None else None
+        url = self._mask_url(block.url)
+        content = [self._masked_block(sub) for sub in block.content]
+        if (
+            text == block.text
+            and arguments == block.arguments
+            and url == block.url
+            and all(new is old for new, old in zip(content, block.content, strict=True))
+        ):
+            return block
+        return dataclasses.replace(block, text=text, arguments=arguments, url=url, content=content)
 
 
 def mask_messages(
     messages: list[M], patterns: Sequence[tuple[str, str]] = ()
 ) -> tuple[list[M], dict[str, int]]:
-    """Mask ``messages`` with a fresh :class:`SecretMasker`: (masked copies, counts by kind)."""
+    """Mask ``messages`` with a fresh :class:`SecretMasker`: (masked messages, counts by kind);
+    see :meth:`SecretMasker.mask_messages`."""
     masker = SecretMasker(patterns)
     masked = masker.mask_messages(messages)
     return masked, masker.counts

@@ -8,13 +8,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic
 
-from ._util import call_maybe_async, maybe_await
+from ._util import call_maybe_async, input_for, maybe_await
 from .config import DEFAULT_CONTEXT_TOKENS, Config, PreserveUserMessages, validate_config
 from .errors import LoopGuardError
 from .events import AfterSummarize, BeforeSummarize, Event
 from .finalize import _default_finalize, _model_input
 from .prompts import DEGRADED_NOTE
-from .schema import AgenticMessage, AgentState, M, Message, content_type
+from .schema import AgenticMessage, AgentState, HistoryView, M, Message, content_type
 from .summarize import AttemptRecord, generate_summary, split_system
 from .tokens import default_token_counter
 from .trigger import TriggerDecision, decide, thresholds
@@ -106,13 +106,21 @@ class Middleware(Generic[M]):
         return system_messages + context[:index], context[index:]
 
     async def summarize_detailed(self, state: AgentState[M]) -> SummarizeOutcome[M]:
-        """:meth:`summarize`, also returning the attempts, the phase and the model input."""
+        """:meth:`summarize`, also returning the attempts, the phase and the model input.
+
+        No step changes ``state`` or a message in it, so nothing is copied on the way: the
+        steps read the caller's messages and build new ones (masking copies only the messages
+        it changes). Code outside the pipeline gets copies: an event sink a
+        :class:`~compactor.schema.HistoryView`, a model or ``finalize`` a deep copy unless it
+        promises to only read its input (``readonly_input``), a ``callback`` deep copies.
+        ``model_input`` in the outcome shares the caller's message objects: read it only.
+        """
         cfg = self.config
-        before = state.copy()
-        await self._emit(BeforeSummarize(messages=copy.deepcopy(before.messages)))
-        to_summarize, tail = self.split_tail(before.messages)
+        messages = list(state.messages)  # the caller may append to its list meanwhile
+        await self._emit(BeforeSummarize(messages=HistoryView(messages)))
+        to_summarize, tail = self.split_tail(messages)
         masker = self.make_masker()
-        system_messages, head = split_system(to_summarize)  # ``before`` is a copy already
+        system_messages, head = split_system(to_summarize)
         # Masked once: the summarizer, the failover callback and finalize all see this copy
         # (system messages as they are; they are not sent by default), so the user messages
         # finalize re-inserts carry placeholders too. Masking it again is a no-op, so the
@@ -122,20 +130,21 @@ class Middleware(Generic[M]):
         history = system_messages + head
         # generate_summary never mutates its input (it copies what it hands to a model)
         result = await generate_summary(cfg, history, self._emit, masker=masker)
-        original = copy.deepcopy(history)
         reply = copy.deepcopy(result.response)
         if cfg.strip_analysis:
             reply = strip_analysis(reply)
         if result.degraded:
             reply = _edit_text(reply, lambda text: f"{DEGRADED_NOTE}\n\n{text}")
-        token = _model_input.set(copy.deepcopy(result.model_input))
+        # PreserveSkills reads the model input from here (it only reads it)
+        token = _model_input.set(result.model_input)
         try:
             if cfg.finalize is not None:
+                original = input_for(cfg.finalize, history)
                 new_messages = list(await call_maybe_async(cfg.finalize, original, reply))
             else:
                 pum = cfg.preserve_user_messages or PreserveUserMessages()
                 new_messages = await _default_finalize(
-                    original, reply, pum, self.user_budget(pum), cfg.transcript_file_path
+                    history, reply, pum, self.user_budget(pum), cfg.transcript_file_path
                 )
         finally:
             _model_input.reset(token)
@@ -146,8 +155,8 @@ class Middleware(Generic[M]):
         tokens_before = tokens_after = None
         if cfg.loop_guard is not None or cfg.max_growth is not None:
             counter = cfg.token_counter or default_token_counter
-            tokens_before = await _count(counter, before.messages, before.tools, cfg.trigger)
-            tokens_after = await _count(counter, new_messages, before.tools, cfg.trigger)
+            tokens_before = await _count(counter, messages, state.tools, cfg.trigger)
+            tokens_after = await _count(counter, new_messages, state.tools, cfg.trigger)
             if cfg.loop_guard is not None and tokens_after >= cfg.loop_guard * tokens_before:
                 raise LoopGuardError(tokens_before, tokens_after, cfg.loop_guard)
             if cfg.max_growth is not None and tokens_after > cfg.max_growth * tokens_before:

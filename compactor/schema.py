@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar, overload
 
 __all__ = [
     "CONTENT_TYPE_KEY",
@@ -26,6 +27,7 @@ __all__ = [
     "AgenticMessage",
     "Block",
     "ContentType",
+    "HistoryView",
     "M",
     "Message",
     "Part",
@@ -227,6 +229,53 @@ class AgentState(Generic[M]):
     def copy(self) -> AgentState[M]:
         """A deep copy, so callbacks and events can never change the caller's state."""
         return AgentState(messages=copy.deepcopy(self.messages), tools=copy.deepcopy(self.tools))
+
+
+class HistoryView(Sequence[M]):
+    """A read-only view of a history, for code outside the pipeline (event sinks).
+
+    Its length costs nothing; a message is deep-copied when it is read (by index, slice or
+    iteration), so a consumer can never change the history it was shown, and the pipeline does
+    not copy a 60 MB history for a sink that only counts it. Equal to any sequence of equal
+    messages (a list included).
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Sequence[M]) -> None:
+        self._items: tuple[M, ...] = tuple(items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> M: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[M]: ...
+
+    def __getitem__(self, index: int | slice) -> M | list[M]:
+        if isinstance(index, slice):
+            return copy.deepcopy(list(self._items[index]))
+        return copy.deepcopy(self._items[index])
+
+    def __iter__(self) -> Iterator[M]:
+        for item in self._items:
+            yield copy.deepcopy(item)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, HistoryView):
+            return self._items == other._items
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(other) == len(self._items) and all(
+                a == b for a, b in zip(self._items, other, strict=True)
+            )
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"HistoryView({len(self._items)} messages)"
 
 
 # --------------------------------------------------------------------------------------------------

@@ -54,7 +54,7 @@ from typing import Any, Generic, cast
 
 from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
-from ._util import call_maybe_async, model_name, redact
+from ._util import call_maybe_async, input_for, model_name, redact
 from .chunking import (
     PLANNING_MARGIN,
     SCALE_SAMPLE_MIN,
@@ -331,11 +331,9 @@ async def build_model_input(
             raise SummarizationError(f"failed to generate model input: {err}") from err
         return system_instruction, user_instruction, list(result or [])
     context: list[M] = split_system(messages)[1]
-    return (
-        system_instruction,
-        user_instruction,
-        [system_instruction, *copy.deepcopy(context), user_instruction],
-    )
+    # The caller's messages themselves: nothing here changes them, and a model that does not
+    # promise to only read its input gets a copy when it is called (``input_for``).
+    return system_instruction, user_instruction, [system_instruction, *context, user_instruction]
 
 
 _LIMIT_RES = (
@@ -551,7 +549,8 @@ async def _generate_chunked(job: _Job[M]) -> SummaryResult[M]:
     kind = message_kind(messages)
     system_messages, context = split_system(messages)
     offset = len(system_messages)
-    context = masker.mask_messages(context) if masker is not None else copy.deepcopy(context)
+    if masker is not None:
+        context = masker.mask_messages(context)
     pos = 0
     index = 0
     running: str | None = None
@@ -743,7 +742,7 @@ async def _generate_one(
             try:
                 async with request_slot():
                     outcome.response = await model.generate(
-                        copy.deepcopy(sent), **config.model_options
+                        input_for(model, sent), **config.model_options
                     )
             except Exception as err:  # noqa: BLE001 - a failed call is data for retry/failover
                 outcome.error = err
@@ -918,18 +917,18 @@ async def _retry_and_failover(
 
     async def failover_attempt(attempt: int) -> _Outcome:
         nonlocal last, last_input, last_model
-        ctx = FailoverContext(
-            attempt=attempt,
-            system_instruction=job.system_instruction,
-            user_instruction=job.user_instruction,
-            original_messages=copy.deepcopy(job.messages),
-            last_model_response=last.response,
-            last_error=last.error,
-        )
         model: Any = config.model
         inp = model_input
         outcome: _Outcome | None = None
         if failover.get_failover_model is not None:
+            ctx = FailoverContext(  # user code: its own copy of the history
+                attempt=attempt,
+                system_instruction=job.system_instruction,
+                user_instruction=job.user_instruction,
+                original_messages=copy.deepcopy(job.messages),
+                last_model_response=last.response,
+                last_error=last.error,
+            )
             try:
                 chosen = await call_maybe_async(failover.get_failover_model, ctx)
                 model, chosen_input = chosen if chosen is not None else (None, None)

@@ -28,7 +28,10 @@ class ChatModel(Protocol):
 
     Implementations may raise :class:`compactor.ModelError` to classify a failure (rate limit,
     timeout, ...) so the default retry policy can tell transient errors from permanent ones.
-    A ``name`` attribute, when present, is shown in events and reports.
+    A ``name`` attribute, when present, is shown in events and reports. A true
+    ``readonly_input`` attribute promises that ``generate`` never changes the messages it is
+    given: the pipeline then hands it the history itself instead of a deep copy (the embedded
+    summarizer does, so a 60 MB history is not copied for it). Without it, a model gets a copy.
     """
 
     async def generate(self, messages: list[Any], **options: Any) -> Any: ...

@@ -657,6 +657,8 @@ class LocalSummarizer:
     embedded = True
     """A stand-in: reached after the configured models failed (``fallback: local`` or a
     failover chain ending on it), its summary marks the run degraded."""
+    readonly_input = True
+    """``generate`` only reads the messages (the pipeline need not copy them for it)."""
 
     def __repr__(self) -> str:
         return "LocalSummarizer()"

@@ -11,7 +11,7 @@ import asyncio
 import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from compactor.errors import CompactorError
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
@@ -46,6 +46,8 @@ class ScriptedModel:
     """How the summarizer sends it the input: ``messages``, ``transcript`` or ``auto`` (see
     :mod:`compactor.rendering`); a step raising ``ModelError(kind="validation")`` plays a
     server that refuses structured messages."""
+    readonly_input: ClassVar[bool] = True
+    """It copies what it records and never changes its input (see ``ChatModel``)."""
 
     @classmethod
     def replying(cls, *texts: str, name: str = "scripted") -> ScriptedModel:
