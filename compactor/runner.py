@@ -535,7 +535,11 @@ class Run:
         opts, file_cfg, r = self.plan.options, self.plan.file_config, self.result
         self._input = open_input(opts.input, lock=opts.in_place)
         raw = self._input.raw
-        parsed = read_transcript(self._input.display, raw, format=opts.format or file_cfg.format)
+        # No snapshot: nothing in the run edits a message in place (the pipeline only reads the
+        # history), so the transcript is held once.
+        parsed = read_transcript(
+            self._input.display, raw, format=opts.format or file_cfg.format, snapshot=False
+        )
         r.format = parsed.format
         if opts.append and parsed.format not in APPEND_FORMATS:
             raise ConfigError(

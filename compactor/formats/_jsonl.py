@@ -13,7 +13,6 @@ import copy
 import dataclasses
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -63,45 +62,78 @@ INTERNAL_EXTRA_KEYS = frozenset(
 """``extra`` keys the readers set for the core; never written into a record."""
 
 
-@dataclass(slots=True)
 class Line:
-    """One non-blank line of a JSONL file."""
+    """One non-blank line of a JSONL file: its 1-based number, its parsed object, and where its
+    bytes are.
 
-    number: int
-    """1-based line number."""
-    text: bytes
-    """The original bytes, without BOM and without the line terminator."""
-    obj: dict[str, Any]
-    """The parsed JSON object."""
+    The bytes are not copied per line: a line keeps a reference to the bytes it was read from
+    and its span in them (a 50 MB file read as 50 MB of lines would hold it twice).
+    """
+
+    __slots__ = ("_end", "_source", "_start", "number", "obj")
+
+    def __init__(
+        self, number: int, source: bytes, obj: dict[str, Any], start: int = 0, end: int = -1
+    ) -> None:
+        self.number = number
+        """1-based line number."""
+        self.obj = obj
+        """The parsed JSON object."""
+        self._source = source
+        self._start = start
+        self._end = len(source) if end < 0 else end
+
+    @property
+    def text(self) -> bytes:
+        """The original bytes, without BOM and without the line terminator."""
+        if self._start == 0 and self._end == len(self._source):
+            return self._source
+        return self._source[self._start : self._end]
+
+    def __repr__(self) -> str:
+        return f"Line({self.number}, {self.text!r}, {self.obj!r})"
 
 
-def parse_line(path: str, number: int, chunk: bytes) -> Line | None:
-    """Parse one line (``chunk`` without its ``\\n``); None when it is blank."""
-    text = chunk[:-1] if chunk.endswith(b"\r") else chunk
-    if not text.strip():
-        return None
+def _load(path: str, number: int, source: bytes, start: int, end: int) -> Line | None:
+    """Parse ``source[start:end]`` (one line, no ``\\n``) as a JSON object; None when blank."""
+    if end > start and source[end - 1] == 0x0D:  # \r
+        end -= 1
+    view = memoryview(source)[start:end]
     try:
-        obj = orjson.loads(text)  # orjson rejects invalid UTF-8 too: check it only on failure
+        obj = orjson.loads(view)  # orjson rejects invalid UTF-8 too: check it only on failure
     except orjson.JSONDecodeError as err:
+        text = bytes(view)
+        if not text.strip():
+            return None
         try:
             text.decode("utf-8")
         except UnicodeDecodeError as uerr:
             raise TranscriptError(path, number, None, f"invalid UTF-8: {uerr.reason}") from uerr
         raise TranscriptError(path, number, None, f"invalid JSON: {err}") from err
+    finally:
+        view.release()
     if not isinstance(obj, dict):
         kind = type(obj).__name__
         raise TranscriptError(path, number, None, f"expected a JSON object, got {kind}")
-    check_depth(path, number, text, obj)
-    return Line(number, text, obj)
+    check_depth(path, number, source, obj, start, end)
+    return Line(number, source, obj, start, end)
+
+
+def parse_line(path: str, number: int, chunk: bytes) -> Line | None:
+    """Parse one line (``chunk`` without its ``\\n``); None when it is blank."""
+    return _load(path, number, chunk, 0, len(chunk))
 
 
 _COUNT_BYTES = 64 * 1024
 """Lines longer than this are cleared by counting brackets before any walk."""
 
 
-def check_depth(path: str, number: int, text: bytes, obj: dict[str, Any]) -> None:
+def check_depth(
+    path: str, number: int, text: bytes, obj: dict[str, Any], start: int = 0, end: int = -1
+) -> None:
     """Refuse a record nested deeper than :data:`~compactor.schema.MAX_JSON_DEPTH` (orjson
-    parses 1,024 levels; copying or writing such a record back would not work).
+    parses 1,024 levels; copying or writing such a record back would not work). ``obj`` was
+    parsed from ``text[start:end]`` (default: all of ``text``).
 
     Every level costs two bytes (its brackets) outside every string, so a line whose bytes
     outside its ``content`` string are few cannot be that deep: most lines cost a length test
@@ -109,13 +141,16 @@ def check_depth(path: str, number: int, text: bytes, obj: dict[str, Any]) -> Non
     which costs less than scanning their bytes, except on a long line that has few brackets
     (a wide array of numbers, say): that one is cleared by counting them.
     """
-    structure = len(text)
+    end = len(text) if end < 0 else end
+    size = structure = end - start
     content = obj.get("content")
     if type(content) is str:
         structure -= len(content)
     if structure <= 2 * MAX_JSON_DEPTH:
         return
-    if len(text) > _COUNT_BYTES and text.count(b"[") + text.count(b"{") <= MAX_JSON_DEPTH:
+    if size > _COUNT_BYTES and (
+        text.count(b"[", start, end) + text.count(b"{", start, end) <= MAX_JSON_DEPTH
+    ):
         return
     where = json_deeper_than(obj)
     if where is not None:
@@ -129,13 +164,21 @@ def check_depth(path: str, number: int, text: bytes, obj: dict[str, Any]) -> Non
 
 
 def parse_lines(path: str, raw: bytes) -> list[Line]:
-    """Parse every non-blank line of ``raw`` as a JSON object."""
-    body = raw[len(BOM) :] if raw.startswith(BOM) else raw
+    """Parse every non-blank line of ``raw`` as a JSON object (the lines share ``raw``)."""
+    pos = len(BOM) if raw.startswith(BOM) else 0
+    size = len(raw)
+    find = raw.find
     lines: list[Line] = []
-    for number, chunk in enumerate(body.split(b"\n"), start=1):
-        line = parse_line(path, number, chunk)
+    number = 0
+    while pos <= size:
+        number += 1
+        end = find(b"\n", pos)
+        if end < 0:
+            end = size
+        line = _load(path, number, raw, pos, end)
         if line is not None:
             lines.append(line)
+        pos = end + 1
     return lines
 
 
@@ -313,9 +356,9 @@ def make_transcript(
     origin: list[Any] | None = None,
     **meta: Any,
 ) -> Transcript:
-    """The Transcript every line-based reader returns: records, a snapshot of the messages (to
-    tell unchanged ones on write), the parsed lines and each message's origin lines (default:
-    message i came from line i), plus format-specific ``meta``."""
+    """The Transcript every line-based reader returns: records, the parsed lines and each
+    message's origin lines (default: message i came from line i), plus format-specific ``meta``.
+    :func:`compactor.formats.registry.read_transcript` adds the snapshot of the messages."""
     return Transcript(
         format=name,
         path=path,
@@ -323,7 +366,6 @@ def make_transcript(
         messages=messages,
         records=[ln.obj for ln in lines],
         meta={
-            "snapshot": snapshot(messages),
             "lines": lines,
             "origin": list(range(len(lines))) if origin is None else origin,
             **meta,

@@ -112,12 +112,33 @@ def get_format(name: str) -> Format:
         raise ConfigError(f"unknown transcript format {name!r}; known formats: {known}") from None
 
 
-def read_transcript(path: str, raw: bytes, format: str | None = None) -> Transcript:
-    """Read ``raw`` in ``format`` (detected when None)."""
+def read_transcript(
+    path: str, raw: bytes, format: str | None = None, *, snapshot: bool = True
+) -> Transcript:
+    """Read ``raw`` in ``format`` (detected when None).
+
+    ``snapshot``: keep a deep copy of the messages as read (``meta["snapshot"]``), so that
+    :func:`write_transcript` still tells which messages are unchanged after a caller edited some
+    in place. A caller that never edits them (the run: the pipeline only reads the history) passes
+    False and the transcript is held once.
+    """
     fmt = get_format(format) if format is not None else FORMATS[detect_format(path, raw)]
-    if format is not None and not raw.strip(_jsonl.BOM + b" \t\r\n"):
+    if format is not None and not _has_content(raw):
         raise TranscriptError(path, None, None, "empty transcript")
-    return fmt.read(path, raw)
+    transcript = fmt.read(path, raw)
+    if snapshot:
+        transcript.meta["snapshot"] = _jsonl.snapshot(transcript.messages)
+    return transcript
+
+
+_BLANK = frozenset(_jsonl.BOM + b" \t\r\n")
+
+
+def _has_content(raw: bytes) -> bool:
+    """Whether ``raw`` holds more than a BOM and whitespace (without copying a large file)."""
+    return any(byte not in _BLANK for byte in raw[:4096]) or bool(
+        raw.strip(_jsonl.BOM + b" \t\r\n")
+    )
 
 
 def write_transcript(
