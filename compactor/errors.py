@@ -10,7 +10,7 @@ Exception tree::
     │   │                          or grows past ``Config.max_growth`` × the input
     │   └── SpendLimitError        a request would pass ``limits`` (max requests / input tokens)
     ├── TranscriptError            unreadable or malformed transcript (path, line, field)
-    ├── InputChangedError          ``--in-place``: the input changed while the run worked
+    ├── InputChangedError          the input changed while the run worked
     └── StreamError                an output could not be written completely, or a standard
                                    stream is closed or broken (short write, EPIPE, ENOSPC, EFBIG)
 
@@ -190,8 +190,10 @@ class TranscriptError(CompactorError):
 
 
 class InputChangedError(CompactorError):
-    """``--in-place``: the input changed (size, mtime or inode) between the read and the rename,
-    or another process holds its lock. The input is left as it is; nothing is lost."""
+    """The input changed while the run worked. ``--in-place``: its size, mtime or inode changed
+    between the read and the rename, or another process holds its lock; the input is left as it
+    is and nothing is lost. Otherwise: bytes the output copies from the input (read again, not
+    held) were changed in place meanwhile; nothing is written."""
 
     def __init__(self, path: str, message: str) -> None:
         self.path = path

@@ -38,7 +38,8 @@ class ExitCode(IntEnum):
     NOT_SMALLER = 4
     """The loop guard refused the result (it would trigger again at once); nothing written."""
     INPUT_CHANGED = 5
-    """--in-place: the input changed while the run worked; nothing replaced."""
+    """The input changed while the run worked (``--in-place``: not replaced; else a line the
+    output copies changed in place); nothing written."""
     OUTPUT_FAILED = 6
     """An output could not be written completely (short write, closed or full stream)."""
     HANGUP = 129

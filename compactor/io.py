@@ -25,7 +25,8 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
@@ -37,6 +38,7 @@ __all__ = [
     "PAUSE_AT_REPLACE_ENV",
     "AtomicFile",
     "Destination",
+    "FileSource",
     "InputFile",
     "LineWriter",
     "archive_original",
@@ -102,13 +104,97 @@ def is_inside(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> b
 # Reading
 
 
+class FileSource:
+    """A regular file's bytes, read once in blocks and re-read on demand instead of being held.
+
+    A run parses the lines as the blocks arrive and keeps only where each line is, so a 50 MB
+    transcript is not held twice (its bytes and its parsed records). The few bytes needed later
+    (the unchanged lines a compacted transcript keeps, or the whole input when nothing is
+    compacted) are read again through the same open descriptor, so a rename or a replacement of
+    the path changes nothing, and checked against what was read: a line against the hash taken
+    when it was parsed, the whole file against its length and CRC-32. A file changed in place
+    meanwhile is an :class:`~compactor.errors.InputChangedError`, never mixed output.
+    """
+
+    BLOCK = 1 << 20
+
+    def __init__(self, name: str, fd: int) -> None:
+        self.name = name
+        self.fd: int | None = fd
+        self.size = 0
+        """Bytes read by :meth:`blocks`."""
+        self.crc = 0
+        self.newline = b"\n"
+        """The line terminator of the file's first line (set by the parser)."""
+        self.bom = False
+        """The file starts with a UTF-8 BOM (set by the parser)."""
+
+    def _fd(self) -> int:
+        if self.fd is None:
+            raise InputChangedError(self.name, "it was closed before the run ended")
+        return self.fd
+
+    def _pread(self, size: int, offset: int) -> bytes:
+        chunks: list[bytes] = []
+        while size > 0:
+            try:
+                chunk = os.pread(self._fd(), size, offset)
+            except OSError as err:
+                message = f"failed to read: {_cause(err)}"
+                raise TranscriptError(self.name, None, None, message) from err
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size -= len(chunk)
+            offset += len(chunk)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    def read_at(self, offset: int, size: int) -> bytes:
+        """At most ``size`` bytes from ``offset``, unchecked (format detection looks at the
+        first lines before the parser reads the file)."""
+        return self._pread(size, offset)
+
+    def blocks(self) -> Iterator[bytes]:
+        """The file's bytes from its start to its end, in blocks of :data:`BLOCK` bytes."""
+        offset = crc = 0
+        while block := self._pread(self.BLOCK, offset):
+            crc = zlib.crc32(block, crc)
+            offset += len(block)
+            yield block
+        self.size, self.crc = offset, crc
+
+    def span(self, start: int, end: int, check: int) -> bytes:
+        """Bytes ``start:end`` again; ``check`` is the ``hash()`` they had when parsed."""
+        data = self._pread(end - start, start)
+        if len(data) != end - start or hash(data) != check:
+            raise InputChangedError(
+                self.name, "it changed during the run (a line read again differs)"
+            )
+        return data
+
+    def data(self) -> bytes:
+        """The whole file as :meth:`blocks` read it."""
+        data = self._pread(self.size, 0)
+        if len(data) != self.size or zlib.crc32(data) != self.crc:
+            raise InputChangedError(self.name, "it changed during the run (read again, it differs)")
+        return data
+
+    def close(self) -> None:
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = None
+
+
 @dataclass
 class InputFile:
     """A transcript read from a file or stdin, with what identifies the file it came from."""
 
     display: str
     """The name as given (``-`` for stdin)."""
-    raw: bytes
+    source: bytes | FileSource
+    """The bytes read; for ``open_input(stream=True)`` on a regular file, a :class:`FileSource`
+    (the file is read when it is parsed, and again for what must be written back)."""
     path: str | None = None
     """The regular file read (symlinks resolved); None for stdin, pipes and devices."""
     identity: tuple[int, int, int, int] | None = None
@@ -133,8 +219,15 @@ class InputFile:
             return "it was modified"
         return None
 
+    @property
+    def raw(self) -> bytes:
+        """The bytes read (for a :class:`FileSource`: read again, and checked)."""
+        return self.source if isinstance(self.source, bytes) else self.source.data()
+
     def close(self) -> None:
         """Release the lock and the file descriptor."""
+        if isinstance(self.source, FileSource):
+            self.source.close()
         if self.fd is not None:
             with contextlib.suppress(OSError):
                 os.close(self.fd)
@@ -163,9 +256,11 @@ def _read_stdin() -> InputFile:
         raise StreamError("<stdin>", cause, reading=True) from err
 
 
-def open_input(name: str, *, lock: bool = False) -> InputFile:
+def open_input(name: str, *, lock: bool = False, stream: bool = False) -> InputFile:
     """Read ``name`` (``-``: stdin). ``lock``: hold an exclusive ``flock`` until ``close()``
-    (another holder → InputChangedError) and insist on a stable read of a regular file."""
+    (another holder → InputChangedError) and insist on a stable read of a regular file.
+    ``stream`` (without ``lock``): a regular file is not read now but kept open as a
+    :class:`FileSource`, read in blocks by the parser (close it with ``close()``)."""
     if name == "-":
         return _read_stdin()
     try:
@@ -177,17 +272,19 @@ def open_input(name: str, *, lock: bool = False) -> InputFile:
     except OSError as err:
         raise TranscriptError(name, None, None, f"failed to read: {_cause(err)}") from err
     try:
-        return _read_open(name, fd, lock)
+        return _read_open(name, fd, lock, stream)
     except BaseException:
         os.close(fd)
         raise
 
 
-def _read_open(name: str, fd: int, lock: bool) -> InputFile:
+def _read_open(name: str, fd: int, lock: bool, stream: bool = False) -> InputFile:
     st = os.fstat(fd)
     if stat.S_ISDIR(st.st_mode):
         raise TranscriptError(name, None, None, "is a directory, not a file")
     regular = stat.S_ISREG(st.st_mode)
+    if stream and regular and not lock:
+        return InputFile(name, FileSource(name, fd), os.path.realpath(name), _identity(st))
     if lock:
         import fcntl
 

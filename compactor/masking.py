@@ -586,9 +586,9 @@ class SecretMasker:
         out: list[M] = []
         for msg in messages:
             if isinstance(msg, Message):
-                out.append(self._masked_message(msg))  # type: ignore[arg-type]
+                out.append(self._masked_message(msg))
             elif isinstance(msg, AgenticMessage):
-                out.append(self._masked_agentic(msg))  # type: ignore[arg-type]
+                out.append(self._masked_agentic(msg))
             else:
                 out.append(msg)
         return out

@@ -533,12 +533,16 @@ class Run:
         from .trigger import decide
 
         opts, file_cfg, r = self.plan.options, self.plan.file_config, self.result
-        self._input = open_input(opts.input, lock=opts.in_place)
-        raw = self._input.raw
-        # No snapshot: nothing in the run edits a message in place (the pipeline only reads the
-        # history), so the transcript is held once.
+        # A regular input (not --in-place, which archives it first) is parsed as it is read
+        # and not kept: what is written back unchanged is read again, and checked. No snapshot
+        # either: nothing in the run edits a message in place (the pipeline only reads the
+        # history). So the transcript is held once, as parsed.
+        self._input = open_input(opts.input, lock=opts.in_place, stream=not opts.in_place)
         parsed = read_transcript(
-            self._input.display, raw, format=opts.format or file_cfg.format, snapshot=False
+            self._input.display,
+            self._input.source,
+            format=opts.format or file_cfg.format,
+            snapshot=False,
         )
         r.format = parsed.format
         if opts.append and parsed.format not in APPEND_FORMATS:
@@ -562,7 +566,7 @@ class Run:
         )
         if not r.triggered:
             if not opts.in_place:  # --in-place: the input is left as it is
-                self._write_output(raw)
+                self._write_output(self._input.raw)
             return
         data = await self._summarize(parsed, decision)
         self._write_output(data)

@@ -783,3 +783,109 @@ def test_kept_line_without_its_stale_usage_is_rendered_without_it(name: str) -> 
     for j in range(last + 1, len(originals)):
         if originals[j].usage is None:
             assert t.meta["lines"][t.meta["origin"][j]].text in lines
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a file as it is streamed (compactor.io.FileSource) is reading its bytes
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from .transcript_strategies import transcripts  # noqa: E402
+
+_LINE_KINDS = st.sampled_from(
+    [
+        b'{"role":"user","content":"hi \\u00e9"}',
+        b'{"role": "assistant", "content": "ok", "x": [1, {"y": null}]}',
+        b"",
+        b"   ",
+        b"\t",
+        b"[1, 2]",
+        b'{"role": "user", "content": ',
+        b'{"role":"user","content":"\xff"}',
+        b"null",
+    ]
+)
+
+
+def _stream_read(raw: bytes, block: int, fn):
+    """``fn(source)`` over ``raw`` written to a file and opened as a streamed FileSource."""
+    import os
+    import tempfile
+
+    from compactor.io import open_input
+
+    fd, name = tempfile.mkstemp(suffix=".jsonl")
+    try:
+        os.write(fd, raw)
+        os.close(fd)
+        info = open_input(name, stream=True)
+        info.source.BLOCK = block  # type: ignore[union-attr]
+        try:
+            return fn(info.source)
+        finally:
+            info.close()
+    finally:
+        os.unlink(name)
+
+
+def _outcome(fn):
+    try:
+        return fn()
+    except TranscriptError as err:
+        return ("error", str(err).replace("<src>", ""), err.line)
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    lines=st.lists(_LINE_KINDS, max_size=8),
+    newline=st.sampled_from([b"\n", b"\r\n"]),
+    bom=st.booleans(),
+    final=st.booleans(),
+    block=st.integers(1, 40),
+)
+def test_parse_lines_of_a_streamed_file_equal_those_of_its_bytes(
+    lines: list[bytes], newline: bytes, bom: bool, final: bool, block: int
+) -> None:
+    from compactor.formats import _jsonl
+
+    raw = (_jsonl.BOM if bom else b"") + newline.join(lines) + (newline if final else b"")
+
+    def view(parsed: list[_jsonl.Line]) -> list[tuple[int, bytes, dict]]:
+        return [(ln.number, ln.text, ln.obj) for ln in parsed]
+
+    expected = _outcome(lambda: view(_jsonl.parse_lines("<src>", raw)))
+    got = _stream_read(
+        raw, block, lambda src: _outcome(lambda: view(_jsonl.parse_lines("<src>", src)))
+    )
+    assert got == expected
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(case=transcripts(), bom=st.booleans(), block=st.integers(1, 300))
+def test_a_streamed_transcript_reads_and_writes_as_its_bytes(
+    case: tuple[str, bytes], bom: bool, block: int
+) -> None:
+    from compactor.formats import _jsonl
+    from compactor.schema import make_user, message_kind, with_content_type
+
+    name, raw = case
+    raw = (_jsonl.BOM if bom else b"") + raw
+    whole = read_transcript("gen.jsonl", raw, snapshot=False)
+
+    def check(src) -> None:
+        t = read_transcript("gen.jsonl", src, snapshot=False)
+        assert t.format == whole.format == name
+        assert t.messages == whole.messages and t.records == whole.records
+        assert (t.newline, t.has_bom, t.raw) == (whole.newline, whole.has_bom, raw)
+        summary = with_content_type(make_user(message_kind(t.messages), "S"), "summary")
+        new = [summary, *t.messages[-2:]]
+        for mode in ("shrink", "append") if name in ("claude-code", "codex") else ("shrink",):
+            assert write_transcript(t, new, mode=mode) == write_transcript(whole, new, mode=mode)
+
+    _stream_read(raw, block, check)

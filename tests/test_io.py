@@ -337,3 +337,81 @@ def test_write_all_loops_over_short_writes_and_refuses_a_write_that_takes_nothin
     monkeypatch.setattr(os, "write", lambda fd, data: 0)
     with pytest.raises(StreamError, match="failed to write x completely: the write took nothing"):
         write_all(99, b"abc", "x")
+
+
+# ---------------------------------------------------------------------------------------------
+# A streamed input (FileSource): parsed as it is read, read again on demand, and checked
+
+
+def _streamed(path, block: int = 7):
+    from compactor.io import FileSource
+
+    info = open_input(str(path), stream=True)
+    assert isinstance(info.source, FileSource)
+    info.source.BLOCK = block  # many blocks, lines across their ends
+    return info
+
+
+def test_a_streamed_input_is_read_again_and_checked(tmp_path):
+    from compactor.errors import InputChangedError
+    from compactor.formats.registry import read_transcript, write_transcript
+    from compactor.schema import Message
+
+    p = tmp_path / "s.jsonl"
+    raw = b'{"role":"system","content":"rules"}\n{"role":"user","content":"hello there"}\n'
+    p.write_bytes(raw)
+    info = _streamed(p)
+    try:
+        t = read_transcript(info.display, info.source, snapshot=False)
+        assert [ln.text for ln in t.meta["lines"]] == raw.splitlines()
+        assert info.raw == raw  # the whole input, read again
+        summary = Message(role="user", content="summary")
+        assert write_transcript(t, [t.messages[0], summary]).startswith(raw.splitlines()[0])
+        # Appending keeps every line already read valid: what was read is still there.
+        with p.open("ab") as fh:
+            fh.write(b'{"role":"user","content":"later"}\n')
+        assert t.meta["lines"][0].text == raw.splitlines()[0]
+        assert info.raw == raw
+        # Rewritten in place: a line read again differs, and so does the whole.
+        p.write_bytes(raw.replace(b"rules", b"RULES"))
+        with pytest.raises(InputChangedError, match="changed during the run"):
+            t.meta["lines"][0].text  # noqa: B018 - the property reads the file again
+        with pytest.raises(InputChangedError, match="changed during the run"):
+            info.raw  # noqa: B018
+    finally:
+        info.close()
+
+
+def test_a_streamed_input_replaced_by_a_rename_is_still_the_file_read(tmp_path):
+    from compactor.formats.registry import read_transcript
+
+    p = tmp_path / "s.jsonl"
+    raw = b'{"role":"user","content":"one"}\n{"role":"assistant","content":"two"}\n'
+    p.write_bytes(raw)
+    info = _streamed(p)
+    try:
+        t = read_transcript(info.display, info.source, snapshot=False)
+        (tmp_path / "new.jsonl").write_bytes(b'{"role":"user","content":"other"}\n')
+        os.replace(tmp_path / "new.jsonl", p)  # an editor's or an agent's atomic save
+        assert t.meta["lines"][1].text == raw.splitlines()[1]
+        assert info.raw == raw
+    finally:
+        info.close()
+    assert info.source.fd is None  # type: ignore[union-attr]
+
+
+def test_only_a_regular_unlocked_input_is_streamed(tmp_path):
+    p = tmp_path / "s.jsonl"
+    p.write_bytes(b"{}\n")
+    locked = open_input(str(p), lock=True, stream=True)
+    try:
+        assert locked.source == b"{}\n"  # --in-place archives what it read: it keeps the bytes
+    finally:
+        locked.close()
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(b"{}\n"))
+    writer.start()
+    piped = open_input(str(fifo), stream=True)
+    writer.join()
+    assert piped.source == b"{}\n"

@@ -326,6 +326,47 @@ def test_in_place_never_replaces_an_input_that_changed_during_the_run(
     assert json.loads(report.read_text())["exit_code"] == 5
 
 
+class _RewritingModel(ScriptedModel):
+    """A summarizer during whose call another program edits the session file: ``rewrite``
+    (the same inode, changed bytes) or appends to it."""
+
+    def __init__(self, path: Path, rewrite: bool) -> None:
+        super().__init__(["<summary>the summary</summary>"], name="rewriting")
+        self.path, self.rewrite = path, rewrite
+
+    async def generate(self, messages: list[Any], **options: Any) -> Any:
+        if self.rewrite:
+            data = self.path.read_bytes()
+            self.path.write_bytes(data.replace(b"coding agent", b"CODING AGENT", 1))
+        else:
+            with self.path.open("ab") as fh:
+                fh.write(b'{"role": "user", "content": "written while compact waited"}\n')
+        return await super().generate(messages, **options)
+
+
+@pytest.mark.parametrize("rewrite", [True, False])
+def test_a_run_never_mixes_the_input_it_read_with_a_changed_one(
+    src: Path, tmp_path: Path, rewrite: bool
+) -> None:
+    # The run parses the input as it reads it and reads the kept lines (here the system
+    # message) again when it writes: a file rewritten meanwhile is exit 5 with nothing written;
+    # lines appended meanwhile are simply not part of this compaction.
+    before = src.read_bytes()
+    out = tmp_path / "out.jsonl"
+    planned = plan(RunOptions(input=str(src), output=str(out), force=True))
+    result = asyncio.run(Run(planned, model=_RewritingModel(src, rewrite)).execute())
+    if rewrite:
+        assert result.exit_code == 5
+        assert "changed during the run (a line read again differs)" in (result.error or "")
+        assert not out.exists() and result.written == {}
+    else:
+        assert result.exit_code == 0, result.error
+        first = before.split(b"\n", 1)[0]
+        assert out.read_bytes().startswith(first + b"\n")
+        assert b"written while compact waited" not in out.read_bytes()
+    assert _only(tmp_path) == sorted(["s.jsonl", *(["out.jsonl"] if not rewrite else [])])
+
+
 def test_in_place_on_a_file_inside_the_archive_is_refused(src: Path) -> None:
     first = run_file(RunOptions(input=str(src), in_place=True, force=True, model="local"))
     assert first.archive is not None

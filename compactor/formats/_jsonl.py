@@ -14,7 +14,7 @@ import dataclasses
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -30,7 +30,10 @@ from compactor.schema import (
     user_text,
 )
 
-from .base import CompactionInfo, Transcript, WriteMode
+from .base import CompactionInfo, Transcript, WriteMode, newline_of
+
+if TYPE_CHECKING:
+    from compactor.io import FileSource
 
 __all__ = [
     "BOM",
@@ -66,14 +69,21 @@ class Line:
     """One non-blank line of a JSONL file: its 1-based number, its parsed object, and where its
     bytes are.
 
-    The bytes are not copied per line: a line keeps a reference to the bytes it was read from
-    and its span in them (a 50 MB file read as 50 MB of lines would hold it twice).
+    The bytes are not copied per line: a line keeps its span in the bytes it was read from (a
+    50 MB file read as 50 MB of lines would be held twice), or in a
+    :class:`~compactor.io.FileSource`, which reads them again when :attr:`text` is asked for.
     """
 
-    __slots__ = ("_end", "_source", "_start", "number", "obj")
+    __slots__ = ("_check", "_end", "_source", "_start", "number", "obj")
 
     def __init__(
-        self, number: int, source: bytes, obj: dict[str, Any], start: int = 0, end: int = -1
+        self,
+        number: int,
+        source: bytes | FileSource,
+        obj: dict[str, Any],
+        start: int = 0,
+        end: int = -1,
+        check: int = 0,
     ) -> None:
         self.number = number
         """1-based line number."""
@@ -81,24 +91,28 @@ class Line:
         """The parsed JSON object."""
         self._source = source
         self._start = start
-        self._end = len(source) if end < 0 else end
+        self._end = end if end >= 0 else len(source) if isinstance(source, bytes) else 0
+        self._check = check
+        """``hash()`` of the bytes, for a line of a FileSource (checked when read again)."""
 
     @property
     def text(self) -> bytes:
         """The original bytes, without BOM and without the line terminator."""
-        if self._start == 0 and self._end == len(self._source):
-            return self._source
-        return self._source[self._start : self._end]
+        source = self._source
+        if not isinstance(source, bytes):
+            return source.span(self._start, self._end, self._check)
+        if self._start == 0 and self._end == len(source):
+            return source
+        return source[self._start : self._end]
 
     def __repr__(self) -> str:
         return f"Line({self.number}, {self.text!r}, {self.obj!r})"
 
 
-def _load(path: str, number: int, source: bytes, start: int, end: int) -> Line | None:
-    """Parse ``source[start:end]`` (one line, no ``\\n``) as a JSON object; None when blank."""
-    if end > start and source[end - 1] == 0x0D:  # \r
-        end -= 1
-    view = memoryview(source)[start:end]
+def _parse(path: str, number: int, buf: bytes, start: int, end: int) -> dict[str, Any] | None:
+    """The JSON object ``buf[start:end]`` holds (one line without ``\\r\\n``); None when it is
+    blank."""
+    view = memoryview(buf)[start:end]
     try:
         obj = orjson.loads(view)  # orjson rejects invalid UTF-8 too: check it only on failure
     except orjson.JSONDecodeError as err:
@@ -115,13 +129,20 @@ def _load(path: str, number: int, source: bytes, start: int, end: int) -> Line |
     if not isinstance(obj, dict):
         kind = type(obj).__name__
         raise TranscriptError(path, number, None, f"expected a JSON object, got {kind}")
-    check_depth(path, number, source, obj, start, end)
-    return Line(number, source, obj, start, end)
+    check_depth(path, number, buf, obj, start, end)
+    return obj
+
+
+def _line_end(buf: bytes, start: int, end: int) -> int:
+    """``end`` without a ``\\r`` before it."""
+    return end - 1 if end > start and buf[end - 1] == 0x0D else end
 
 
 def parse_line(path: str, number: int, chunk: bytes) -> Line | None:
     """Parse one line (``chunk`` without its ``\\n``); None when it is blank."""
-    return _load(path, number, chunk, 0, len(chunk))
+    end = _line_end(chunk, 0, len(chunk))
+    obj = _parse(path, number, chunk, 0, end)
+    return None if obj is None else Line(number, chunk, obj, 0, end)
 
 
 _COUNT_BYTES = 64 * 1024
@@ -163,8 +184,11 @@ def check_depth(
         )
 
 
-def parse_lines(path: str, raw: bytes) -> list[Line]:
-    """Parse every non-blank line of ``raw`` as a JSON object (the lines share ``raw``)."""
+def parse_lines(path: str, raw: bytes | FileSource) -> list[Line]:
+    """Parse every non-blank line of ``raw`` as a JSON object (the lines share ``raw``; a
+    :class:`~compactor.io.FileSource` is read block by block as it is parsed)."""
+    if not isinstance(raw, bytes):
+        return _parse_source(path, raw)
     pos = len(BOM) if raw.startswith(BOM) else 0
     size = len(raw)
     find = raw.find
@@ -172,20 +196,76 @@ def parse_lines(path: str, raw: bytes) -> list[Line]:
     number = 0
     while pos <= size:
         number += 1
-        end = find(b"\n", pos)
-        if end < 0:
-            end = size
-        line = _load(path, number, raw, pos, end)
-        if line is not None:
-            lines.append(line)
-        pos = end + 1
+        nl = find(b"\n", pos)
+        if nl < 0:
+            nl = size
+        end = _line_end(raw, pos, nl)
+        obj = _parse(path, number, raw, pos, end)
+        if obj is not None:
+            lines.append(Line(number, raw, obj, pos, end))
+        pos = nl + 1
     return lines
 
 
-def newline_of(raw: bytes) -> bytes:
-    """The line terminator the file uses (``\\r\\n`` or ``\\n``)."""
-    first = raw.find(b"\n")
-    return b"\r\n" if first > 0 and raw[first - 1 : first] == b"\r" else b"\n"
+def _parse_source(path: str, source: FileSource) -> list[Line]:
+    """:func:`parse_lines` over a file read in blocks: each line keeps its span in the file and
+    the hash of its bytes, not the bytes. Also notes the file's BOM and line terminator."""
+    lines: list[Line] = []
+    number = 0
+    offset = 0  # file offset of block[0]
+    pending: list[bytes] = []  # the start of a line that goes on in the next block
+    pending_at = 0
+    newline_seen = False
+    source.bom = source.read_at(0, len(BOM)) == BOM
+    skip = len(BOM) if source.bom else 0  # bytes at the start that are no line's
+    for block in source.blocks():
+        pos = min(skip, len(block))
+        skip -= pos
+        while (nl := block.find(b"\n", pos)) >= 0:
+            if not newline_seen:
+                newline_seen = True
+                before = block[nl - 1] if nl > 0 else pending[-1][-1] if pending else None
+                if before == 0x0D and offset + nl > 0:
+                    source.newline = b"\r\n"
+            number += 1
+            if pending:
+                pending.append(block[pos:nl])
+                buf = b"".join(pending)
+                pending.clear()
+                _add_line(path, number, buf, 0, len(buf), pending_at, source, lines)
+            else:
+                _add_line(path, number, block, pos, nl, offset + pos, source, lines)
+            pos = nl + 1
+        if pos < len(block):
+            if not pending:
+                pending_at = offset + pos
+            pending.append(block[pos:])
+        offset += len(block)
+    if pending:
+        buf = b"".join(pending)
+        _add_line(path, number + 1, buf, 0, len(buf), pending_at, source, lines)
+    return lines
+
+
+def _add_line(
+    path: str,
+    number: int,
+    buf: bytes,
+    start: int,
+    end: int,
+    at: int,
+    source: FileSource,
+    lines: list[Line],
+) -> None:
+    """Parse ``buf[start:end]``, found at file offset ``at``, onto ``lines`` when not blank."""
+    end = _line_end(buf, start, end)
+    obj = _parse(path, number, buf, start, end)
+    if obj is None:
+        return
+    view = memoryview(buf)[start:end]
+    check = hash(view)
+    view.release()
+    lines.append(Line(number, source, obj, at, at + end - start, check))
 
 
 def with_final_newline(raw: bytes) -> bytes:
@@ -331,7 +411,7 @@ def write_per_line(
     matches = match_messages(transcript, new_messages)
     if is_unchanged(transcript, matches):
         return transcript.raw
-    nl = newline_of(transcript.raw)
+    nl = transcript.newline
     if mode == "append":
         appended = [dump(render(m)) for m in new_messages]
         return with_final_newline(transcript.raw) + nl.join(appended) + nl
@@ -343,14 +423,14 @@ def write_per_line(
         else dump(render(msg))
         for msg, j in zip(new_messages, matches, strict=True)
     ]
-    prefix = BOM if transcript.raw.startswith(BOM) else b""
+    prefix = BOM if transcript.has_bom else b""
     return prefix + nl.join(out) + nl
 
 
 def make_transcript(
     name: str,
     path: str,
-    raw: bytes,
+    raw: bytes | FileSource,
     lines: list[Line],
     messages: Any,
     origin: list[Any] | None = None,
@@ -362,7 +442,7 @@ def make_transcript(
     return Transcript(
         format=name,
         path=path,
-        raw=raw,
+        source=raw,
         messages=messages,
         records=[ln.obj for ln in lines],
         meta={

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compactor.errors import TranscriptError
 from compactor.schema import AgenticMessage, Block, Message, Usage, content_type, loads_json
@@ -20,6 +20,9 @@ from compactor.schema import AgenticMessage, Block, Message, Usage, content_type
 from . import _jsonl
 from ._family import check_records
 from .base import CompactionInfo, Transcript, WriteMode
+
+if TYPE_CHECKING:
+    from compactor.io import FileSource
 
 __all__ = [
     "AnthropicFormat",
@@ -203,7 +206,7 @@ class AnthropicFormat:
                 found = True
         return found
 
-    def read(self, path: str, raw: bytes) -> Transcript:
+    def read(self, path: str, raw: bytes | FileSource) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
         check_records(path, self.name, lines)
         tool_names: dict[str, str] = {}

@@ -11,10 +11,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Message, ToolInfo
+
+if TYPE_CHECKING:
+    from compactor.io import FileSource
 
 __all__ = [
     "SOURCE_DATE_EPOCH",
@@ -22,6 +25,7 @@ __all__ = [
     "Format",
     "Transcript",
     "WriteMode",
+    "newline_of",
     "source_date_epoch",
 ]
 
@@ -29,6 +33,12 @@ SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"
 """The reproducible-builds variable: when set, the time of every record a compaction adds."""
 
 WriteMode = Literal["shrink", "append"]
+
+
+def newline_of(raw: bytes) -> bytes:
+    """The line terminator ``raw`` uses (``\\r\\n`` or ``\\n``, from its first line)."""
+    first = raw.find(b"\n")
+    return b"\r\n" if first > 0 and raw[first - 1 : first] == b"\r" else b"\n"
 
 
 @dataclass(slots=True)
@@ -39,8 +49,9 @@ class Transcript:
     """Format name (``openai``, ``eino``, ``claude-code``, ``codex``, ``anthropic``)."""
     path: str
     """Where it was read from (``-`` for stdin)."""
-    raw: bytes
-    """The original bytes, so a pass-through is byte-identical."""
+    source: bytes | FileSource
+    """The original bytes, so a pass-through is byte-identical; or the
+    :class:`~compactor.io.FileSource` they are read from again when needed (see :attr:`raw`)."""
     messages: list[Message] | list[AgenticMessage]
     """The model-visible history, oldest first."""
     tools: list[ToolInfo] = field(default_factory=list)
@@ -49,6 +60,25 @@ class Transcript:
     """Parsed records (format-specific), in file order."""
     meta: dict[str, Any] = field(default_factory=dict)
     """Format-specific facts the writer needs (record ↔ message mapping, ids, ...)."""
+
+    @property
+    def raw(self) -> bytes:
+        """The original bytes (from a FileSource: read again, and checked; writers ask for them
+        only to copy the whole input)."""
+        source = self.source
+        return source if isinstance(source, bytes) else source.data()
+
+    @property
+    def newline(self) -> bytes:
+        """The line terminator the file uses (``\\r\\n`` or ``\\n``, from its first line)."""
+        source = self.source
+        return newline_of(source) if isinstance(source, bytes) else source.newline
+
+    @property
+    def has_bom(self) -> bool:
+        """The file starts with a UTF-8 byte order mark."""
+        source = self.source
+        return source.startswith(b"\xef\xbb\xbf") if isinstance(source, bytes) else source.bom
 
 
 @dataclass(slots=True)
@@ -94,7 +124,7 @@ class Format(Protocol):
         """True when the first parsed records look like this format."""
         ...
 
-    def read(self, path: str, raw: bytes) -> Transcript:
+    def read(self, path: str, raw: bytes | FileSource) -> Transcript:
         """Parse ``raw``; malformed input raises TranscriptError(path, line, field, message)."""
         ...
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compactor.errors import TranscriptError
 from compactor.schema import (
@@ -51,6 +51,9 @@ from . import _jsonl
 from ._family import check_records, family
 from .anthropic import blocks_from_content, content_from_blocks, usage_from
 from .base import CompactionInfo, Transcript, WriteMode
+
+if TYPE_CHECKING:
+    from compactor.io import FileSource
 
 __all__ = ["SKILL_TOOL", "ClaudeCodeFormat", "attachment_text"]
 
@@ -289,7 +292,7 @@ class ClaudeCodeFormat:
     def sniff(self, records: Sequence[Any]) -> bool:
         return any(isinstance(r, dict) and family(r) == self.name for r in records)
 
-    def read(self, path: str, raw: bytes) -> Transcript:
+    def read(self, path: str, raw: bytes | FileSource) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
         check_records(path, self.name, lines)
         start, order, preserved = _history_order(lines)
@@ -376,8 +379,7 @@ class _Writer:
         return None
 
     def render(self) -> bytes:
-        raw = self.t.raw
-        nl = _jsonl.newline_of(raw)
+        nl = self.t.newline
         s = self._summary_index()
         summary_text = _jsonl.message_text(self.new[s]) if s is not None else ""
         # The kept run: originals right after the summary, in their own order.
@@ -478,8 +480,8 @@ class _Writer:
                 parent = summary_uuid
         body_bytes = nl.join(out) + nl
         if self.mode == "append":
-            return _jsonl.with_final_newline(raw) + body_bytes
-        prefix = _jsonl.BOM if raw.startswith(_jsonl.BOM) else b""
+            return _jsonl.with_final_newline(self.t.raw) + body_bytes
+        prefix = _jsonl.BOM if self.t.has_bom else b""
         return prefix + body_bytes
 
     def _rest_of_envelope(self) -> dict[str, Any]:

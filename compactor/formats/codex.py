@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compactor.errors import TranscriptError
 from compactor.schema import (
@@ -41,6 +41,9 @@ from compactor.schema import (
 from . import _jsonl
 from ._family import check_records, family
 from .base import CompactionInfo, Transcript, WriteMode
+
+if TYPE_CHECKING:
+    from compactor.io import FileSource
 
 __all__ = ["CodexFormat"]
 
@@ -222,7 +225,7 @@ class CodexFormat:
     def sniff(self, records: Sequence[Any]) -> bool:
         return any(isinstance(r, dict) and family(r) == self.name for r in records)
 
-    def read(self, path: str, raw: bytes) -> Transcript:
+    def read(self, path: str, raw: bytes | FileSource) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
         check_records(path, self.name, lines)
         reader = _Reader(path)
@@ -295,7 +298,7 @@ class CodexFormat:
             return transcript.raw
         lines: list[_jsonl.Line] = transcript.meta["lines"]
         origin: list[list[int]] = transcript.meta["origin"]
-        nl = _jsonl.newline_of(transcript.raw)
+        nl = transcript.newline
         stamp = _jsonl.compaction_time(info, lines)
 
         def items_of(index: int) -> list[dict[str, Any]]:
@@ -347,5 +350,5 @@ class CodexFormat:
         body = nl.join(out) + nl
         if mode == "append":
             return _jsonl.with_final_newline(transcript.raw) + body
-        prefix = _jsonl.BOM if transcript.raw.startswith(_jsonl.BOM) else b""
+        prefix = _jsonl.BOM if transcript.has_bom else b""
         return prefix + body

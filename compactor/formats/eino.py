@@ -8,7 +8,7 @@ Natural message type: :class:`~compactor.schema.Message`. ``response_meta.usage`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compactor.errors import TranscriptError
 from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Message, Usage, content_type
@@ -16,6 +16,9 @@ from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Message, Usage, c
 from . import _jsonl
 from ._family import check_records
 from .base import CompactionInfo, Transcript, WriteMode
+
+if TYPE_CHECKING:
+    from compactor.io import FileSource
 from .openai_chat import message_from_record, parse_parts, record_from_message, render_parts
 
 __all__ = ["EINO_MARKER_KEY", "EinoFormat"]
@@ -133,7 +136,7 @@ class EinoFormat:
             for r in records
         )
 
-    def read(self, path: str, raw: bytes) -> Transcript:
+    def read(self, path: str, raw: bytes | FileSource) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
         check_records(path, self.name, lines)
         messages = [_message(path, ln.number, ln.obj) for ln in lines]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compactor.errors import TranscriptError
 from compactor.schema import AgenticMessage, Message, Part, ToolCall, content_type
@@ -17,6 +17,9 @@ from compactor.schema import AgenticMessage, Message, Part, ToolCall, content_ty
 from . import _jsonl
 from ._family import check_records
 from .base import CompactionInfo, Transcript, WriteMode
+
+if TYPE_CHECKING:
+    from compactor.io import FileSource
 
 __all__ = [
     "OpenAIChatFormat",
@@ -173,7 +176,7 @@ class OpenAIChatFormat:
     def sniff(self, records: Sequence[Any]) -> bool:
         return any(isinstance(r, dict) and isinstance(r.get("role"), str) for r in records)
 
-    def read(self, path: str, raw: bytes) -> Transcript:
+    def read(self, path: str, raw: bytes | FileSource) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
         check_records(path, self.name, lines)
         messages = [message_from_record(path, ln.number, ln.obj) for ln in lines]

@@ -8,7 +8,7 @@ file must fit it (``_family.check_records``): a mixed file is an error at its fi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compactor.errors import ConfigError, TranscriptError
 from compactor.schema import AgenticMessage, Message
@@ -21,6 +21,9 @@ from .claude_code import ClaudeCodeFormat
 from .codex import CodexFormat
 from .eino import EinoFormat
 from .openai_chat import OpenAIChatFormat
+
+if TYPE_CHECKING:
+    from compactor.io import FileSource
 
 __all__ = ["FORMATS", "detect_format", "read_transcript", "write_transcript"]
 
@@ -39,8 +42,10 @@ SNIFF_RECORDS = 50
 """How many leading records detection looks at."""
 
 
-def _head(path: str, raw: bytes) -> list[_jsonl.Line]:
+def _head(path: str, raw: bytes | FileSource) -> list[_jsonl.Line]:
     # Parse only the first lines: detection must not pay for a whole large file.
+    if not isinstance(raw, bytes):
+        raw = _source_head(raw)
     head = raw
     cut = 0
     for _ in range(SNIFF_RECORDS):
@@ -55,6 +60,16 @@ def _head(path: str, raw: bytes) -> list[_jsonl.Line]:
     if not lines:
         raise TranscriptError(path, None, None, "empty transcript")
     return lines
+
+
+def _source_head(source: FileSource) -> bytes:
+    """The start of the file: its first :data:`SNIFF_RECORDS` lines at least, or all of it."""
+    size = 1 << 16
+    while True:
+        head = source.read_at(0, size)
+        if len(head) < size or head.count(b"\n") > SNIFF_RECORDS:
+            return head
+        size *= 4
 
 
 _MANAGED_AGENT_ROLES = frozenset({"agent", "user", "system"})
@@ -72,7 +87,7 @@ def _managed_agents_log(records: list[dict[str, Any]]) -> bool:
     )
 
 
-def detect_format(path: str, raw: bytes) -> str:
+def detect_format(path: str, raw: bytes | FileSource) -> str:
     """The name of the format ``raw`` is in, judged from its first records.
 
     Of the formats whose sniffer accepts the records, the first that every record fits wins. When
@@ -113,9 +128,10 @@ def get_format(name: str) -> Format:
 
 
 def read_transcript(
-    path: str, raw: bytes, format: str | None = None, *, snapshot: bool = True
+    path: str, raw: bytes | FileSource, format: str | None = None, *, snapshot: bool = True
 ) -> Transcript:
-    """Read ``raw`` in ``format`` (detected when None).
+    """Read ``raw`` in ``format`` (detected when None). ``raw`` may be a
+    :class:`~compactor.io.FileSource`: the file is then parsed as it is read, block by block.
 
     ``snapshot``: keep a deep copy of the messages as read (``meta["snapshot"]``), so that
     :func:`write_transcript` still tells which messages are unchanged after a caller edited some
@@ -131,14 +147,20 @@ def read_transcript(
     return transcript
 
 
-_BLANK = frozenset(_jsonl.BOM + b" \t\r\n")
+_BLANK_BYTES = _jsonl.BOM + b" \t\r\n"
+_BLANK = frozenset(_BLANK_BYTES)
 
 
-def _has_content(raw: bytes) -> bool:
+def _has_content(raw: bytes | FileSource) -> bool:
     """Whether ``raw`` holds more than a BOM and whitespace (without copying a large file)."""
-    return any(byte not in _BLANK for byte in raw[:4096]) or bool(
-        raw.strip(_jsonl.BOM + b" \t\r\n")
-    )
+    if isinstance(raw, bytes):
+        return any(byte not in _BLANK for byte in raw[:4096]) or bool(raw.strip(_BLANK_BYTES))
+    offset = 0
+    while block := raw.read_at(offset, raw.BLOCK):
+        if block.strip(_BLANK_BYTES):
+            return True
+        offset += len(block)
+    return False
 
 
 def write_transcript(
