@@ -357,3 +357,73 @@ def test_property_one_pass_error_lines_equal_a_scan_of_every_line(text: str) -> 
     every = [(pos, raw.strip()) for pos, raw in lines_of(text)]
     expected = [(pos, line) for pos, line in every if len(line) >= 6 and _error_rank(line)]
     assert list(error_lines(text)) == [(pos, cut(line)) for pos, line in expected]
+
+
+# -- quick scans before the fact patterns ------------------------------------------------------
+
+_FACT_PIECES = st.sampled_from(
+    ["src/app.py", "/etc/hosts", "./x/y.ts", "C:\\x\\y.txt", "a\\b", "Makefile", "MAKEFILE",
+     "makefıle", "Dockerfile", "notes.MD", "x.ſh", "https://x.dev/a/b.py", "file", " ", ".", ". ",
+     "(", ")", "`", "parse_config(", "obj.method(", "HttpClient", "new FooBar", "FooBarBaz",
+     "Foo.bar", "a.b.c", "os.path.join", "_x.y_z", "`run_it()`", "`a.b`", "Http2Client", "must",
+     "Never", "don't", "do not", "always", "make sure", "\n", "! ", "? ", "we", "the tests",
+     "ı", "ſ", "\u212a", "x", "1", "_"]
+)  # fmt: skip
+_FACT_TEXTS = st.lists(_FACT_PIECES, max_size=14).map("".join)
+
+
+def _paths_of_every_match(text: str) -> list[tuple[int, str]]:
+    from compactor.facts.patterns import _PATH_RE, blank_urls, clean_path
+
+    found = ((m.start(1), clean_path(m.group(1))) for m in _PATH_RE.finditer(blank_urls(text)))
+    return [(pos, path) for pos, path in found if path is not None]
+
+
+def _identifiers_of_every_pattern(text: str) -> list[tuple[int, str]]:
+    from compactor.facts import patterns as p
+
+    def spans():  # every pattern on the whole text, no quick scan
+        for m in p._CALL_IDENT_RE.finditer(text):
+            if not p._EXT_END_RE.search(m.group(1)):
+                yield m.start(1), m.end(1), m.group(1)
+        for m in p._CAMEL_CONTEXT_RE.finditer(text):
+            g = next(g for g in (1, 2, 3) if m.group(g))
+            yield m.start(g), m.end(g), m.group(g)
+        for m in p._MODULE_RE.finditer(text):
+            if p._is_module_path(m.group(1)):
+                yield m.start(1), m.end(1), m.group(1)
+        for m in p._BACKTICK_RE.finditer(text):
+            word = m.group(1).strip()
+            if not p._BACKTICK_IDENT_RE.fullmatch(word) or len(word) < 3:
+                continue
+            word = word.removesuffix("()")
+            camel = p._INNER_CAP_RE.search(word) is not None
+            if ("_" in word.strip("_") or "." in word or "::" in word or camel) and (
+                not p._EXT_END_RE.search(word)
+            ):
+                yield m.start(1), m.start(1) + len(word), word
+
+    return list(p._longest_first(spans()))
+
+
+def _instructions_of_every_sentence(text: str) -> list[tuple[int, str]]:
+    from compactor.facts import cut, sentence_spans
+    from compactor.facts.patterns import _INSTRUCTION_RE, _WORD_RE
+
+    return [
+        (pos, cut(s))
+        for pos, s in sentence_spans(text)
+        if _INSTRUCTION_RE.search(s) and len(_WORD_RE.findall(s)) >= 3
+    ]
+
+
+@settings(max_examples=1000, deadline=None, database=None, derandomize=True)
+@given(_FACT_TEXTS)
+def test_property_quick_scans_before_fact_patterns_change_nothing(text: str) -> None:
+    """paths, identifiers and instructions skip a pattern when a quick scan shows the text
+    lacks what every match needs; the facts are those of running the patterns."""
+    from compactor.facts import identifiers, instructions, paths
+
+    assert list(paths(text)) == _paths_of_every_match(text)
+    assert list(instructions(text)) == _instructions_of_every_sentence(text)
+    assert list(identifiers(text)) == _identifiers_of_every_pattern(text)

@@ -221,14 +221,14 @@ def _intent(s: Session, lim: Limits) -> str:
     lines: list[str] = []
     if s.requests:
         lines.append(f"   Initial request: {quote(s.requests[0].text, lim.item * 2)}")
-        later = [quote(e.text, lim.item) for e in s.requests[1:]]
-        if later:
+        if len(s.requests) > 1:
             lines.append("   Later requests, in order:")
-            later = head_tail(later, lim.items // 3, lim.items - lim.items // 3, "requests")
+            head, tail = lim.items // 3, lim.items - lim.items // 3
+            later = head_tail(
+                s.requests[1:], head, tail, "requests", lambda e: quote(e.text, lim.item)
+            )
             lines.append(bullets(later))
-        rules = list(
-            dict.fromkeys(one_line(x) for e in s.requests for _, x in instructions(_own(e.text)))
-        )
+        rules = _rules(s)
         if rules:
             lines.append("   Constraints and preferences stated by the user:")
             lines.append(bullets([cut(r, lim.item) for r in rules[: lim.items]]))
@@ -243,6 +243,14 @@ def _intent(s: Session, lim: Limits) -> str:
         lines.append("   Context injected by the agent CLI (not the user's words):")
         lines.append(bullets(list(dict.fromkeys(s.context))[: lim.items]))
     return "\n".join(lines)
+
+
+def _rules(s: Session) -> list[str]:
+    """The user's constraints and preferences, each once (computed once)."""
+    if s.rules is None:
+        found = (one_line(x) for e in s.requests for _, x in instructions(_own(e.text)))
+        s.rules = list(dict.fromkeys(found))
+    return s.rules
 
 
 def _identifiers(s: Session) -> list[str]:
@@ -313,17 +321,7 @@ def _files(s: Session, lim: Limits) -> str:
     if reads:
         shown = head_tail(reads, lim.items // 2, lim.items // 2, "more")
         items.append("Read, not changed: " + ", ".join(shown))
-    changed_names = {f.path.replace("\\", "/").rsplit("/", 1)[-1] for f in s.files.values()}
-    named = list(
-        dict.fromkeys(
-            p
-            for e in s.requests
-            for _, p in paths(e.text)
-            if p not in s.files
-            and p.rsplit("/", 1)[-1] not in changed_names
-            and has_known_extension(p)
-        )
-    )
+    named = _named_files(s)
     if named:
         items.append("Named by the user: " + ", ".join(named[: lim.items]))
     prior = _prior_excerpt(s, 3, lim.item * 2)
@@ -334,6 +332,23 @@ def _files(s: Session, lim: Limits) -> str:
     if not s.files:
         items.insert(0, "No file was created, edited or deleted.")
     return bullets(items)
+
+
+def _named_files(s: Session) -> list[str]:
+    """Files the user's requests name that the transcript did not change (computed once)."""
+    if s.named is None:
+        changed = {f.path.replace("\\", "/").rsplit("/", 1)[-1] for f in s.files.values()}
+        s.named = list(
+            dict.fromkeys(
+                p
+                for e in s.requests
+                for _, p in paths(e.text)
+                if p not in s.files
+                and p.rsplit("/", 1)[-1] not in changed
+                and has_known_extension(p)
+            )
+        )
+    return s.named
 
 
 def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str]:
@@ -434,12 +449,13 @@ def _problem_solving(s: Session, lim: Limits) -> str:
 
 
 def _user_messages(s: Session, lim: Limits) -> str:
-    own = sorted(
-        [(e.index, one_line(e.text)) for e in s.requests]
-        + [(i, cmd) for i, cmd in s.local_commands]
-    )
-    users = [u for text in s.prior for u in prior_users(text)] + [t for _, t in own]
-    users = head_tail(users, lim.users_head, lim.users_tail, "messages")
+    if s.users is None:
+        own = sorted(
+            [(e.index, one_line(e.text)) for e in s.requests]
+            + [(i, cmd) for i, cmd in s.local_commands]
+        )
+        s.users = [u for text in s.prior for u in prior_users(text)] + [t for _, t in own]
+    users = head_tail(s.users, lim.users_head, lim.users_tail, "messages")
     lines = "".join(f"    - {cut(u, lim.user_chars)}\n" for u in users)
     return f"<all_user_messages>\n{lines}</all_user_messages>"
 

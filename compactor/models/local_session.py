@@ -190,6 +190,13 @@ class Session:
     """Identifiers ranked by use (filled by the summarizer on first use)."""
     walk: list[tuple[str, Entry | str | None, list[str]]] | None = None
     """The chronological steps of ``<analysis>`` (filled by the summarizer on first use)."""
+    rules: list[str] | None = None
+    """The user's constraints, one line each (filled by the summarizer on first use; like the
+    next two, the same for every set of limits a summary is tried with)."""
+    named: list[str] | None = None
+    """Files the user named that were not changed (filled by the summarizer on first use)."""
+    users: list[str] | None = None
+    """Every user message on one line, earlier summaries' first (filled on first use)."""
 
     @property
     def in_flight(self) -> list[Call]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from compactor.facts import Call, clean, command_of, cut, one_line
 
@@ -36,6 +38,8 @@ __all__ = [
     "top",
     "verbatim_text",
 ]
+
+T = TypeVar("T")
 
 # --------------------------------------------------------------------------------------------------
 # Reading
@@ -204,12 +208,19 @@ def code(text: str) -> str:
     return "`" + text.replace("`", "'") + "`"
 
 
-def head_tail(items: list[str], head: int, tail: int, what: str) -> list[str]:
-    """The first ``head`` and last ``tail`` items, with a note of how many are left out."""
+def head_tail(
+    items: Sequence[T], head: int, tail: int, what: str, show: Callable[[T], str] = str
+) -> list[str]:
+    """The first ``head`` and last ``tail`` items (``show`` makes each a text, only those
+    shown), with a note of how many are left out."""
     if len(items) <= head + tail:
-        return items
+        return [show(x) for x in items]
     omitted = len(items) - head - tail
-    return [*items[:head], f"… ({omitted} {what} omitted)", *items[len(items) - tail :]]
+    return [
+        *(show(x) for x in items[:head]),
+        f"… ({omitted} {what} omitted)",
+        *(show(x) for x in items[len(items) - tail :]),
+    ]
 
 
 def top(items: list[tuple[int, int, str]], cap: int) -> list[str]:
