@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .text import Call, Result, clean, cut
@@ -72,35 +72,53 @@ _ERROR_HINTS = (
 before the regexes; ``test_facts`` checks with hypothesis that it changes no result)."""
 
 
-_HINT_RE = re.compile("|".join(re.escape(h) for h in _ERROR_HINTS))
+def _one_of(words: tuple[str, ...]) -> str:
+    """A pattern for any of ``words``, grouped by first character (``r(?:ror|itical)|…``): the
+    regex engine then tries one branch per character instead of one per word."""
+    groups: dict[str, list[str]] = {}
+    for word in words:
+        groups.setdefault(word[0], []).append(re.escape(word[1:]))
+    return "|".join(f"{re.escape(first)}(?:{'|'.join(rests)})" for first, rests in groups.items())
+
+
+_HINT_RE = re.compile(_one_of(_ERROR_HINTS))
 _HINT_ANY_CASE_RE = re.compile(_HINT_RE.pattern, re.IGNORECASE)
 
 
-def _hints(text: str) -> Iterator[re.Match[str]]:
-    """The hints in ``text``, any case. Lower-casing first and matching case-sensitively is
-    about five times faster; it is exact for ASCII text only (``re.IGNORECASE`` also matches
-    ``ſ`` to ``s``, ``ı`` to ``i``, and ``İ`` grows when lower-cased)."""
+def _hint_search(text: str) -> tuple[str, Callable[[str, int], re.Match[str] | None]]:
+    """(the text to search, the search) for the hints, any case. Lower-casing first and
+    matching case-sensitively is about five times faster; it is exact for ASCII text only
+    (``re.IGNORECASE`` also matches ``ſ`` to ``s``, ``ı`` to ``i``, and ``İ`` grows when
+    lower-cased)."""
     if text.isascii():
-        return _HINT_RE.finditer(text.lower())
-    return _HINT_ANY_CASE_RE.finditer(text)
+        return text.lower(), _HINT_RE.search
+    return text, _HINT_ANY_CASE_RE.search
 
 
 def _has_hint(text: str) -> bool:
-    return next(_hints(text), None) is not None
+    hay, search = _hint_search(text)
+    return search(hay, 0) is not None
 
 
 def _hinted_lines(text: str) -> Iterator[tuple[int, str]]:
-    """(position, line) of each line of ``text`` that holds a hint, in order, each once: one
-    pass of one regex over the text instead of a test per line."""
-    end = -1
-    for match in _hints(text):
+    """(position, line) of each line of ``text`` (``\\n`` and ``\\r`` end lines) that holds a
+    hint, in order, each once. One regex pass: after a hint, the search goes on from the end of
+    its line, and every look for a line's ends stays within that line (linear in the text)."""
+    hay, search = _hint_search(text)
+    breaks = "\r" in text
+    pos = 0
+    while (match := search(hay, pos)) is not None:
         at = match.start()
-        if at < end:
-            continue  # another hint on a line already given
-        start = max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1
-        stops = [i for i in (text.find("\n", at), text.find("\r", at)) if i >= 0]
-        end = min(stops) if stops else len(text)
+        end = text.find("\n", at)
+        if end < 0:
+            end = len(text)
+        start = text.rfind("\n", pos, at) + 1
+        if breaks:
+            start = max(start, text.rfind("\r", pos, at) + 1)
+            cr = text.find("\r", at, end)
+            end = end if cr < 0 else cr
         yield start, text[start:end]
+        pos = end
 
 
 # What each pattern needs in a line, lower-cased (an ASCII line: lower-casing is then exactly

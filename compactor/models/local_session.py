@@ -52,6 +52,7 @@ from .local_text import (
     decision_score,
     is_prompt_line,
     is_result_line,
+    may_state_decision,
     printed_lines,
     slash_command,
     strip_list_mark,
@@ -339,7 +340,7 @@ class _Builder:
                     len(e.text.strip()) > _SHORT_REPLY or len(s.reply.text.strip()) <= _SHORT_REPLY
                 ):
                     s.reply = e
-            for sentence in sentences(e.text):
+            for sentence in sentences(e.text) if may_state_decision(clean(e.text)) else ():
                 sentence = strip_list_mark(sentence)
                 score = decision_score(sentence)
                 if score:

@@ -27,6 +27,7 @@ __all__ = [
     "head_tail",
     "is_prompt_line",
     "is_result_line",
+    "may_state_decision",
     "plural",
     "printed_lines",
     "prior_sections",
@@ -81,6 +82,48 @@ _ANY_DECISION_RE = re.compile(
     re.IGNORECASE,
 )
 """Any of the four: one search rules out a sentence without a keyword of any weight."""
+_DECISION_WORDS = frozenset(
+    # _DONE_PREFIX_RE (besides "done" and "result", below) and _STRONG_RE
+    "fix fixed found cause caused decision decided decide chose opted going went "
+    "instead rather turns bug issue problem "
+    # the verbs of _STRONG_RE (before "from") and of _CHANGE_RE (after "I" / "we")
+    "changed switched moved bumped increased decreased raised lowered updated renamed set reduced "
+    "replaced added removed created implemented refactored rewrote deleted reverted pinned "
+    "disabled enabled installed configured made confirmed verified traced wrote "
+    # test counts and results of _CHANGE_RE
+    "pass passed passes fail failed fails coverage deployed pushed committed merged tagged "
+    "released published "
+    # _WEAK_RE (besides "… not" and "now …", below)
+    "because due succeeded failing wasn weren isn aren didn".split()
+)
+"""A sentence that scores (a pattern of :data:`_ANY_DECISION_RE` matches) holds one of these
+as a word, or one of :data:`_NEGATED`, or ``now`` with one of :data:`_NOW_WORDS`, or ``done`` or
+``result`` with a ``:`` or ``-`` (``Done: …``):
+every pattern's keyword stands between word boundaries (or starts the sentence), so it is a
+whole word of ``[a-z0-9]+`` in the lower-cased ASCII text. ``test_models_local_text``
+checks it with hypothesis and keyword by keyword. Splitting a text into words costs a few
+microseconds, the patterns about fifteen per sentence."""
+_NEGATED = ("was not", "were not", "is not", "are not", "did not")
+_NOW_WORDS = frozenset("works returns passes fails prints raises rejects uses handles".split())
+_WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+def may_state_decision(text: str) -> bool:
+    """False when no sentence of ``text`` can state a decision, a cause, a change or a result
+    (ASCII text without a keyword of any weight); True otherwise."""
+    if not text.isascii():
+        return True  # re.IGNORECASE is not lower-casing beyond ASCII: no shortcut
+    low = text.lower()
+    words = set(_WORD_RE.findall(low))
+    if not _DECISION_WORDS.isdisjoint(words):
+        return True
+    if ("done" in words or "result" in words) and (":" in low or "-" in low):
+        return True  # "Done: …", "Result - …"
+    if "not" in words and any(negated in low for negated in _NEGATED):
+        return True
+    return "now" in words and not _NOW_WORDS.isdisjoint(words)  # "works now", "now returns"
+
+
 _INTENT_RE = re.compile(
     r"^(?:now,?\s+|next,?\s+|then,?\s+)?(?:let me(?! know)|let's|i'll|i will|i'm going to|"
     r"i am going to|next,? i)\b",
@@ -111,7 +154,7 @@ def decision_score(sentence: str) -> int:
         return 0
     if sentence.startswith(("|", "[", "#", ">")) or "](" in sentence:
         return 0  # table rows, links, headings, quotes
-    if _ANY_DECISION_RE.search(sentence) is None:
+    if not may_state_decision(sentence) or _ANY_DECISION_RE.search(sentence) is None:
         return 0  # one pass: no keyword of any weight
     strong = _DONE_PREFIX_RE.match(sentence) or _STRONG_RE.search(sentence)
     if _INTENT_RE.match(sentence):
