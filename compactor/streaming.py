@@ -24,7 +24,7 @@ from .formats.eino import _message as eino_message
 from .formats.openai_chat import message_from_record
 from .formats.registry import SNIFF_RECORDS, detect_format
 from .schema import MAX_JSON_DEPTH, Message
-from .tokens import estimate_message
+from .tokens import estimate_message, utf8_len
 from .trigger import TriggerCondition, TriggerDecision, verdict
 
 __all__ = ["STREAM_FORMATS", "StreamResult", "stream_check"]
@@ -46,11 +46,6 @@ class StreamResult:
     tool_results: int
 
 
-def _nbytes(text: str) -> int:
-    """UTF-8 length of ``text``; ASCII strings (most of a transcript) need no encoding."""
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
-
-
 _Fast = tuple[str, int, int, list[str], str | None]
 """(role, estimated tokens, usage total or 0, tool-call ids, tool-result id)."""
 
@@ -69,7 +64,7 @@ def _fast_record(rec: dict[str, Any], eino: bool) -> _Fast | None:
     if content is None:
         nbytes = 0
     elif isinstance(content, str):
-        nbytes = _nbytes(content)
+        nbytes = utf8_len(content)
     else:
         return None  # content parts (or an error): the reader handles them
     usage_total = 0
@@ -102,11 +97,11 @@ def _fast_record(rec: dict[str, Any], eino: bool) -> _Fast | None:
                 return None  # the reader re-serializes it
             ids.append(str(item.get("id") or ""))
             if role == "assistant":
-                nbytes += _nbytes(str(fn.get("name") or "")) + _nbytes(args)
+                nbytes += utf8_len(str(fn.get("name") or "")) + utf8_len(args)
     if role == "assistant":
         reasoning = rec.get("reasoning_content")
         if isinstance(reasoning, str) and reasoning:
-            nbytes += _nbytes(reasoning)
+            nbytes += utf8_len(reasoning)
     result_id: str | None = None
     if role == "tool":
         call_id = rec.get("tool_call_id")

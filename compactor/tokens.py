@@ -27,6 +27,7 @@ __all__ = [
     "estimate_text",
     "estimate_tools",
     "resolve_token_counter",
+    "utf8_len",
 ]
 
 MEDIA_TOKENS = 2_000
@@ -45,9 +46,14 @@ TokenCounter = Callable[[TokenCounterInput], Any]
 """``(TokenCounterInput) -> int`` (or an awaitable of it)."""
 
 
+def utf8_len(text: str) -> int:
+    """UTF-8 length of ``text``; an ASCII string (most of a transcript) needs no encoding."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
 def estimate_text(text: str) -> int:
     """floor(UTF-8 bytes / 4) of one string."""
-    return len(text.encode("utf-8")) // 4
+    return utf8_len(text) // 4
 
 
 def _message_bytes_and_media(msg: Message | AgenticMessage) -> tuple[int, int]:
@@ -57,18 +63,18 @@ def _message_bytes_and_media(msg: Message | AgenticMessage) -> tuple[int, int]:
     if isinstance(msg, Message):
         texts = [p.text or "" for p in msg.parts if p.type == "text"]
         if texts:
-            nbytes += sum(len(t.encode("utf-8")) for t in texts)
+            nbytes += sum(utf8_len(t) for t in texts)
         else:
-            nbytes += len(msg.content.encode("utf-8"))
+            nbytes += utf8_len(msg.content)
         media += sum(1 for p in msg.parts if p.type in MEDIA_PART_TYPES)
         if msg.role == "assistant":
             reasoning_parts = [p.text or "" for p in msg.parts if p.type == "reasoning"]
             if reasoning_parts:
-                nbytes += sum(len(t.encode("utf-8")) for t in reasoning_parts)
+                nbytes += sum(utf8_len(t) for t in reasoning_parts)
             elif msg.reasoning_content:
-                nbytes += len(msg.reasoning_content.encode("utf-8"))
+                nbytes += utf8_len(msg.reasoning_content)
             for call in msg.tool_calls:
-                nbytes += len(call.name.encode("utf-8")) + len(call.arguments.encode("utf-8"))
+                nbytes += utf8_len(call.name) + utf8_len(call.arguments)
         return nbytes, media
     for block in msg.blocks:
         b, m = _block_bytes_and_media(block)
@@ -82,11 +88,9 @@ def _block_bytes_and_media(block: Any) -> tuple[int, int]:
     if btype in MEDIA_BLOCK_TYPES:
         return 0, 1
     if btype in ("user_input_text", "assistant_gen_text", "reasoning"):
-        return len((block.text or "").encode("utf-8")), 0
+        return utf8_len(block.text or ""), 0
     if btype == "function_tool_call":
-        return len((block.name or "").encode("utf-8")) + len(
-            (block.arguments or "").encode("utf-8")
-        ), 0
+        return utf8_len(block.name or "") + utf8_len(block.arguments or ""), 0
     if btype == "function_tool_result":
         nbytes = 0
         media = 0
@@ -94,10 +98,10 @@ def _block_bytes_and_media(block: Any) -> tuple[int, int]:
             if sub.type in MEDIA_BLOCK_TYPES:
                 media += 1
             elif sub.text:
-                nbytes += len(sub.text.encode("utf-8"))
+                nbytes += utf8_len(sub.text)
         return nbytes, media
     # Unknown block types: count their text if any, never fail.
-    return len((block.text or "").encode("utf-8")), 0
+    return utf8_len(block.text or ""), 0
 
 
 def estimate_message(msg: Message | AgenticMessage) -> int:

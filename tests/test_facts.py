@@ -427,3 +427,20 @@ def test_property_quick_scans_before_fact_patterns_change_nothing(text: str) -> 
     assert list(paths(text)) == _paths_of_every_match(text)
     assert list(instructions(text)) == _instructions_of_every_sentence(text)
     assert list(identifiers(text)) == _identifiers_of_every_pattern(text)
+
+
+_EXIT_PIECES = st.sampled_from(
+    ["Exit code 1", "EXIT STATUS: 2", "<exit_code>3", "exıt code 4", "Process exited with code 0",
+     "Command exited with code 127", "exited with code -1", "\n", "  ", "x" * 250, "é", "ok"]
+)  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None, database=None, derandomize=True)
+@given(st.lists(_EXIT_PIECES, max_size=12).map("".join))
+def test_property_exit_code_quick_scan_changes_nothing(text: str) -> None:
+    from compactor.facts.outcomes import _EXIT_RE
+
+    match = _EXIT_RE.search(text[:600])
+    if match is None and len(text) > 600:
+        match = _EXIT_RE.search(text, len(text) - 300)
+    assert exit_code(text) == (int(match.group(1)) if match else None)

@@ -225,10 +225,15 @@ def exit_code(text: str) -> int | None:
     """The exit code a tool output reports (``Exit code 1``, ``Process exited with code 0``,
     ``<exit_code>2</exit_code>``…), looked for at its start and its end; None when it has none."""
     head = text[:600]
-    match = _EXIT_RE.search(head)
-    if match is None and len(text) > 600:
+    match = _EXIT_RE.search(head) if _may_say_exit(head) else None
+    if match is None and len(text) > 600 and _may_say_exit(text[len(text) - 300 :]):
         match = _EXIT_RE.search(text, len(text) - 300)
     return int(match.group(1)) if match else None
+
+
+def _may_say_exit(text: str) -> bool:
+    """Every form :data:`_EXIT_RE` knows says "exit" (any case): most outputs do not."""
+    return not text.isascii() or "exit" in text.lower()
 
 
 def strip_output_header(text: str) -> str:
