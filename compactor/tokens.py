@@ -61,14 +61,18 @@ def _message_bytes_and_media(msg: Message | AgenticMessage) -> tuple[int, int]:
     nbytes = 0
     media = 0
     if isinstance(msg, Message):
-        texts = [p.text or "" for p in msg.parts if p.type == "text"]
-        if texts:
-            nbytes += sum(utf8_len(t) for t in texts)
+        parts = msg.parts
+        if not parts:  # most messages: no part lists to walk
+            nbytes = utf8_len(msg.content)
         else:
-            nbytes += utf8_len(msg.content)
-        media += sum(1 for p in msg.parts if p.type in MEDIA_PART_TYPES)
+            texts = [p.text or "" for p in parts if p.type == "text"]
+            if texts:
+                nbytes += sum(utf8_len(t) for t in texts)
+            else:
+                nbytes += utf8_len(msg.content)
+            media += sum(1 for p in parts if p.type in MEDIA_PART_TYPES)
         if msg.role == "assistant":
-            reasoning_parts = [p.text or "" for p in msg.parts if p.type == "reasoning"]
+            reasoning_parts = [p.text or "" for p in parts if p.type == "reasoning"]
             if reasoning_parts:
                 nbytes += sum(utf8_len(t) for t in reasoning_parts)
             elif msg.reasoning_content:

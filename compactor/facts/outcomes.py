@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from collections.abc import Callable, Iterator
@@ -245,7 +246,6 @@ def strip_output_header(text: str) -> str:
 # --------------------------------------------------------------------------------------------------
 # Commands and tool outcomes
 
-_COMMAND_KEYS = ("command", "cmd", "script", "commands")
 _READING_TOOLS = frozenset(
     "read read_file readfile view view_file open open_file cat grep glob ls list list_dir "
     "list_files search search_file search_files search_dir find_file find_files file_search "
@@ -272,18 +272,27 @@ _TOOL_ERROR_RE = re.compile(r"\A\s*(?:<tool_use_error>|<error>|Error: )")
 
 def command_of(call: Call) -> str | None:
     """The shell command a call runs (``command`` / ``cmd`` / ``script`` argument), if any."""
-    args = call.args
-    for key in _COMMAND_KEYS:
-        value = args.get(key)
-        if isinstance(value, str) and value.strip():
-            return value
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            return " ".join(value)
-    return None
+    return call.command
+
+
+_CACHED_COMMAND = 2_000
+"""Commands up to this length are read once per process (agents repeat the same test and
+build commands; a cache entry is bounded by this)."""
 
 
 def programs(command: str) -> list[str]:
     """The program names of each segment of a shell command (lower-case, no path)."""
+    if len(command) <= _CACHED_COMMAND:
+        return list(_programs_cached(command))
+    return _programs(command)
+
+
+@functools.lru_cache(maxsize=4096)
+def _programs_cached(command: str) -> tuple[str, ...]:
+    return tuple(_programs(command))
+
+
+def _programs(command: str) -> list[str]:
     out: list[str] = []
     for segment in _SEGMENT_RE.split(command):
         words = segment.strip().split()

@@ -114,6 +114,9 @@ def parse_arguments(arguments: str | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+_COMMAND_KEYS = ("command", "cmd", "script", "commands")
+
+
 @dataclass(slots=True)
 class Call:
     """One tool call: id, name, raw arguments and where it was made (entry index)."""
@@ -123,6 +126,7 @@ class Call:
     arguments: str
     index: int
     _args: dict[str, Any] | None = field(default=None, repr=False)
+    _command: tuple[str | None] | None = field(default=None, repr=False)
 
     @property
     def args(self) -> dict[str, Any]:
@@ -130,6 +134,24 @@ class Call:
         if self._args is None:
             self._args = parse_arguments(self.arguments)
         return self._args
+
+    @property
+    def command(self) -> str | None:
+        """The shell command the call runs (``command`` / ``cmd`` / ``script`` argument), if
+        any; found once (the summarizer asks a dozen times per call)."""
+        if self._command is None:
+            self._command = (_command(self.args),)
+        return self._command[0]
+
+
+def _command(args: dict[str, Any]) -> str | None:
+    for key in _COMMAND_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            return " ".join(value)
+    return None
 
 
 @dataclass(slots=True)

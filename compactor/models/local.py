@@ -626,9 +626,13 @@ def render(s: Session, lim: Limits) -> str:
 
 def summarize_transcript(context: list[Message] | list[AgenticMessage] | list[Any]) -> str:
     """The ``<analysis>`` + ``<summary>`` text for a context (no instruction messages)."""
+    return _summary(context, sum(estimate_message(m) for m in context))
+
+
+def _summary(context: list[Any], input_tokens: int) -> str:
+    """:func:`summarize_transcript`, the context's estimated size given."""
     items: list[Message | AgenticMessage] = list(context)
     session = build_session([entry_of(i, m) for i, m in enumerate(items)])
-    input_tokens = sum(estimate_message(m) for m in items)
     budget = MAX_SUMMARY_TOKENS
     if input_tokens > 20_000:
         budget = min(budget, int(input_tokens * 0.3))
@@ -652,18 +656,19 @@ def summarize_transcript(context: list[Message] | list[AgenticMessage] | list[An
     return text
 
 
-def _strip_instructions(messages: list[Any]) -> list[Any]:
-    context = list(messages)
-    if context and context[0].role == "system":
-        context = context[1:]
-    if context and context[-1].role == "user":
-        last = context[-1]
+def _context_span(messages: list[Any]) -> tuple[int, int]:
+    """(start, end) of the context between the two instruction messages, when they are there."""
+    start, end = 0, len(messages)
+    if end and messages[0].role == "system":
+        start = 1
+    if end > start and messages[end - 1].role == "user":
+        last = messages[end - 1]
         is_result = isinstance(last, AgenticMessage) and any(
             b.type == "function_tool_result" for b in last.blocks
         )
         if not is_result and not is_internal(last):
-            context = context[:-1]
-    return context
+            end -= 1
+    return start, end
 
 
 class LocalSummarizer:
@@ -682,9 +687,10 @@ class LocalSummarizer:
     async def generate(self, messages: list[Any], **options: Any) -> Any:
         """Summarize the context between the instruction messages; deterministic."""
         kind = message_kind(messages)
-        context = _strip_instructions(messages)
-        text = summarize_transcript(context)
-        prompt = sum(estimate_message(m) for m in messages)
+        start, end = _context_span(messages)
+        sizes = [estimate_message(m) for m in messages]  # counted once, for both uses
+        text = _summary(messages[start:end], sum(sizes[start:end]))
+        prompt = sum(sizes)
         completion = estimate_text(text)
         usage = Usage(
             prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion

@@ -16,6 +16,7 @@ Files that only appear in a listing or a read are not changes.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -231,7 +232,22 @@ def _heredoc_changes(command: str) -> tuple[list[Change], str]:
     return out, "".join(kept)
 
 
+_CACHED_COMMAND = 2_000
+"""Commands up to this length are read once per process (agents repeat their commands)."""
+
+
 def _shell_changes(command: str) -> list[Change]:
+    if len(command) <= _CACHED_COMMAND:
+        return list(_shell_changes_cached(command))  # Change is frozen: sharing is safe
+    return _read_shell_changes(command)
+
+
+@functools.lru_cache(maxsize=4096)
+def _shell_changes_cached(command: str) -> tuple[Change, ...]:
+    return tuple(_read_shell_changes(command))
+
+
+def _read_shell_changes(command: str) -> list[Change]:
     out: list[Change] = []
     if "*** Begin Patch" in command:
         out.extend(_patch_changes(command))
