@@ -726,3 +726,25 @@ def test_check_and_explain_show_escapes_in_tool_names_and_paths_visibly(runner, 
     result = runner.invoke(app, ["check", "--json", "--explain", str(path)])
     assert "\x9b" not in result.output and "\u202e" not in result.output
     assert json.loads(result.output)["explain"]["by_tool"][name]["calls"] == 1  # same data
+
+
+def test_run_pauses_the_cyclic_collector_for_the_run_only(workdir, monkeypatch):
+    """One file's run holds its transcript to the end: the CLI (not the library) pauses the
+    cyclic GC while it runs, and leaves it as it found it."""
+    import gc
+
+    from compactor.models import local
+
+    seen: list[bool] = []
+    real = local.LocalSummarizer.generate
+
+    async def generate(self, messages, **options):
+        seen.append(gc.isenabled())
+        return await real(self, messages, **options)
+
+    monkeypatch.setattr(local.LocalSummarizer, "generate", generate)
+    assert gc.isenabled()
+    src, out = str(workdir / "coding-session.jsonl"), str(workdir / "o.jsonl")
+    result = CliRunner().invoke(app, ["run", src, "--force", "--model", "local", "-q", "-o", out])
+    assert result.exit_code == 0, result.output
+    assert seen == [False] and gc.isenabled()
