@@ -444,3 +444,20 @@ def test_property_exit_code_quick_scan_changes_nothing(text: str) -> None:
     if match is None and len(text) > 600:
         match = _EXIT_RE.search(text, len(text) - 300)
     assert exit_code(text) == (int(match.group(1)) if match else None)
+
+
+@settings(max_examples=400, deadline=None, database=None, derandomize=True)
+@given(_LINES, st.integers(1, 4), st.integers(1, 800))
+def test_property_last_error_lines_read_from_the_end_are_the_last_distinct_ones(
+    text: str, count: int, copies: int
+) -> None:
+    """The latest ``count`` distinct error lines, found reading back a chunk at a time, are
+    those of reading the whole text: a line that comes back counts where it was seen last."""
+    from compactor.facts import last_error_lines
+
+    text = "\n".join([text] * copies)  # up to hundreds of chunks
+    latest: list[str] = []
+    for _, line in reversed(list(error_lines(text))):
+        if line not in latest and len(latest) < count:
+            latest.append(line)
+    assert last_error_lines(text, count) == latest[::-1]

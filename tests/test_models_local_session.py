@@ -389,3 +389,30 @@ def test_the_same_command_again_is_a_retry_even_for_a_search() -> None:
     errors = section(summarize_transcript(s.messages), 4)
     assert "Fixed: a later `Bash: git log --oneline -5` succeeded." in errors
     assert "Retried with `Bash: rg --files`; its result is not in the transcript yet." in errors
+
+
+def test_a_log_shows_its_latest_distinct_error_lines_the_repeated_one_included() -> None:
+    # The log's last error repeats its first: it is what went wrong last, so it is shown
+    # (it used to be dropped for the three errors between, deduplicated at first sight).
+    s = SessionBuilder()
+    s.user("Why does the worker crash?")
+    log = "\n".join(
+        [
+            "RuntimeError: connection reset by peer",
+            "INFO started",
+            "KeyError: 'user_id'",
+            "ValueError: bad port",
+            "TimeoutError: upstream timed out",
+            "INFO retrying",
+            "RuntimeError: connection reset by peer",
+            "INFO done",
+        ]
+    )
+    s.call("Bash", {"command": "tail -n 50 /var/log/worker.log"}, log)
+    s.say("The worker loses its database connection.")
+    solving = section(summarize_transcript(s.messages), 5)
+    assert (
+        "ValueError: bad port | TimeoutError: upstream timed out | "
+        "RuntimeError: connection reset by peer"
+    ) in solving
+    assert "KeyError" not in solving

@@ -207,6 +207,33 @@ def error_lines(text: str) -> Iterator[tuple[int, str]]:
             yield pos, cut(line)
 
 
+def last_error_lines(text: str, count: int) -> list[str]:
+    """The last ``count`` distinct error lines of ``text`` (cut as :func:`error_lines` cuts
+    them), oldest first; a line that comes back counts where it was seen last. ``text`` is read
+    from its end a chunk at a time (each twice the one after it), so a long log whose latest
+    lines hold its errors is not read whole."""
+    found: list[str] = []
+    end = len(text)
+    size = 8_192
+    breaks = "\r" in text
+    while end > 0 and len(found) < count:
+        start = max(0, end - size)
+        if start > 0:  # from a line's start
+            before = text.rfind("\n", 0, start)
+            if breaks:
+                before = max(before, text.rfind("\r", 0, start))
+            start = before + 1
+        lines = [line for _, line in error_lines(text[start:end])]
+        for line in reversed(lines):
+            if line not in found:
+                found.append(line)
+                if len(found) == count:
+                    break
+        end = start
+        size *= 2
+    return found[::-1]
+
+
 _EXIT_RE = re.compile(
     r"^\s*(?:Process exited with code|Command exited with code|exited with code|Exit code:?|"
     r"exit status:?|<exit_code>)\s*(-?\d+)",

@@ -32,9 +32,9 @@ from compactor.facts import (
     clean,
     command_of,
     cut,
-    error_lines,
     is_reading_call,
     is_reading_program,
+    last_error_lines,
     main_program,
     outcome,
     paths,
@@ -515,10 +515,9 @@ class _Builder:
             ".log" in command or any(p in _LOG_PROGRAMS for p in programs(command))
         ):
             return
-        found = [line for _, line in error_lines(scan_window(r.text))]
+        found = last_error_lines(scan_window(r.text), 3)  # the latest: what went wrong last
         if found:
-            shown = " | ".join(list(dict.fromkeys(found))[-3:])
-            self.s.outputs.append((index, 2, call_line(call, 160), shown))
+            self.s.outputs.append((index, 2, call_line(call, 160), " | ".join(found)))
 
     def output(self, call: Call, r: Result, index: int) -> None:
         """What a successful command printed: a short output whole, else its result lines
