@@ -461,3 +461,45 @@ def test_property_last_error_lines_read_from_the_end_are_the_last_distinct_ones(
         if line not in latest and len(latest) < count:
             latest.append(line)
     assert last_error_lines(text, count) == latest[::-1]
+
+
+def test_only_four_characters_case_fold_to_ascii_letters() -> None:
+    """lowers_exactly() names every character that re.IGNORECASE matches to an ASCII letter or
+    digit, or that lower() makes longer: the shortcuts that look for a pattern's ASCII words in
+    a lower-cased text rely on it."""
+    import re
+    import sys
+
+    from compactor.facts import lowers_exactly
+
+    ascii_letter = re.compile("[a-z]", re.IGNORECASE).fullmatch
+    special = {
+        ch
+        for ch in map(chr, range(128, sys.maxunicode + 1))
+        if len(ch.lower()) != 1 or ascii_letter(ch)
+    }
+    assert special == {"\u0130", "\u0131", "\u017f", "\u212a"}
+    assert all(not lowers_exactly("x" + ch) for ch in special)
+    assert lowers_exactly("é→ü 😀 Straße")
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(_LINES, st.integers(1, 800))
+def test_property_ranked_lines_read_from_the_end_are_those_of_the_whole_text(
+    text: str, copies: int
+) -> None:
+    """A failed call's error lines (highest rank first, the latest first within a rank) are
+    read back from the end and stop once the latest lines of the top rank fill the list."""
+    from compactor.facts import cut, scan_window
+    from compactor.facts.outcomes import _MAX_OUTCOME_LINES, _hinted_lines, _ranked_lines
+
+    text = "\\n".join([text] * copies)
+    found = []
+    for pos, raw in _hinted_lines(scan_window(text)):
+        line = raw.strip()
+        rank = outcomes_module._rank_patterns(line) if len(line) >= 6 else 0
+        if rank:
+            found.append((-rank, -pos, cut(line)))
+    found.sort()
+    expected = list(dict.fromkeys(line for _, _, line in found))[:_MAX_OUTCOME_LINES]
+    assert _ranked_lines(text) == expected

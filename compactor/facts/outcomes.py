@@ -8,7 +8,7 @@ import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from .text import Call, Result, clean, cut
+from .text import Call, Result, clean, cut, lowers_exactly
 
 SCAN_HEAD = 12_000
 SCAN_TAIL = 40_000
@@ -88,10 +88,9 @@ _HINT_ANY_CASE_RE = re.compile(_HINT_RE.pattern, re.IGNORECASE)
 
 def _hint_search(text: str) -> tuple[str, Callable[[str, int], re.Match[str] | None]]:
     """(the text to search, the search) for the hints, any case. Lower-casing first and
-    matching case-sensitively is about five times faster; it is exact for ASCII text only
-    (``re.IGNORECASE`` also matches ``ſ`` to ``s``, ``ı`` to ``i``, and ``İ`` grows when
-    lower-cased)."""
-    if text.isascii():
+    matching case-sensitively is about five times faster; it is exact unless the text holds a
+    character that case-folds to an ASCII letter (:func:`~compactor.facts.lowers_exactly`)."""
+    if lowers_exactly(text):
         return text.lower(), _HINT_RE.search
     return text, _HINT_ANY_CASE_RE.search
 
@@ -122,8 +121,8 @@ def _hinted_lines(text: str) -> Iterator[tuple[int, str]]:
         pos = end
 
 
-# What each pattern needs in a line, lower-cased (an ASCII line: lower-casing is then exactly
-# what the patterns' case-insensitive parts compare). A line without it cannot match the
+# What each pattern needs in a line, lower-cased (when lower-casing is exactly what the
+# patterns' case-insensitive parts compare: lowers_exactly). A line without it cannot match the
 # pattern, so the pattern is not run: most hinted lines (a log's ``ERROR`` level, a test's
 # name) are dismissed by a few substring tests instead of six regexes. ``test_facts`` checks
 # with hypothesis that the ranks are those of running every pattern.
@@ -163,7 +162,7 @@ def _rank_patterns(line: str) -> int:
     body = _LOCATION_RE.sub("", line, count=1) if line[:1] not in " \t" else line
     if not body or _NOT_ERROR_RE.match(body):
         return 0
-    if not body.isascii():  # no shortcut: case-insensitive matching is not lower-casing
+    if not lowers_exactly(body):  # no shortcut: lower-casing is not what the patterns compare
         return _rank_all_patterns(line, body)
     low = body.lower()
     if ("Error" in body or "Exception" in body) and _EXCEPTION_RE.match(body):
@@ -213,25 +212,32 @@ def last_error_lines(text: str, count: int) -> list[str]:
     from its end a chunk at a time (each twice the one after it), so a long log whose latest
     lines hold its errors is not read whole."""
     found: list[str] = []
+    for _, chunk in _chunks_from_end(text):
+        for _, line in reversed(list(error_lines(chunk))):
+            if line not in found:
+                found.append(line)
+                if len(found) == count:
+                    return found[::-1]
+    return found[::-1]
+
+
+def _chunks_from_end(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, piece) of ``text`` from its end: pieces that start at a line's start, 8 KiB
+    and then each twice the size of the one before (a text read whole is read once more at
+    most)."""
     end = len(text)
     size = 8_192
     breaks = "\r" in text
-    while end > 0 and len(found) < count:
+    while end > 0:
         start = max(0, end - size)
-        if start > 0:  # from a line's start
+        if start > 0:
             before = text.rfind("\n", 0, start)
             if breaks:
                 before = max(before, text.rfind("\r", 0, start))
             start = before + 1
-        lines = [line for _, line in error_lines(text[start:end])]
-        for line in reversed(lines):
-            if line not in found:
-                found.append(line)
-                if len(found) == count:
-                    break
+        yield start, text[start:end]
         end = start
         size *= 2
-    return found[::-1]
 
 
 _EXIT_RE = re.compile(
@@ -261,7 +267,7 @@ def exit_code(text: str) -> int | None:
 
 def _may_say_exit(text: str) -> bool:
     """Every form :data:`_EXIT_RE` knows says "exit" (any case): most outputs do not."""
-    return not text.isascii() or "exit" in text.lower()
+    return not lowers_exactly(text) or "exit" in text.lower()
 
 
 def strip_output_header(text: str) -> str:
@@ -390,11 +396,17 @@ def _ranked_lines(text: str) -> list[str]:
     """Error lines of ``text``: highest rank first; within a rank the last one first (the last
     line of a traceback names the exception)."""
     found: list[tuple[int, int, str]] = []
-    for pos, raw in _hinted_lines(scan_window(text)):
-        line = raw.strip()
-        rank = _rank_patterns(line) if len(line) >= 6 else 0
-        if rank:
-            found.append((-rank, -pos, cut(line)))
+    top: set[str] = set()
+    for offset, chunk in _chunks_from_end(scan_window(text)):
+        for pos, raw in _hinted_lines(chunk):
+            line = raw.strip()
+            rank = _rank_patterns(line) if len(line) >= 6 else 0
+            if rank:
+                found.append((-rank, -(offset + pos), cut(line)))
+                if rank == 3:
+                    top.add(found[-1][2])
+        if len(top) >= _MAX_OUTCOME_LINES:
+            break  # the latest lines of the highest rank come first: earlier ones cannot
     found.sort()
     return list(dict.fromkeys(line for _, _, line in found))[:_MAX_OUTCOME_LINES]
 

@@ -31,6 +31,17 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 _LINE_RE = re.compile(r"[^\n\r]+")
 
 
+_FOLDS_TO_ASCII_RE = re.compile("[\u0130\u0131\u017f\u212a]")
+
+
+def lowers_exactly(text: str) -> bool:
+    """Whether ``text.lower()`` meets ASCII patterns as ``re.IGNORECASE`` does (so a pattern's
+    ASCII words can be looked for in it with ``in``): true unless ``text`` holds one of the
+    four characters that case-fold to an ASCII letter (``İ``, ``ı``, ``ſ``, the Kelvin sign;
+    ``İ`` also grows when lower-cased). ``test_facts`` checks there are no others."""
+    return text.isascii() or _FOLDS_TO_ASCII_RE.search(text) is None
+
+
 def clean(text: str) -> str:
     """``\\r\\n`` / ``\\r`` made ``\\n``, other control characters (not tabs) dropped."""
     if "\r" in text:

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from compactor.facts import Call, clean, command_of, cut, one_line
+from compactor.facts import Call, clean, command_of, cut, lowers_exactly, one_line
 
 __all__ = [
     "announces_step",
@@ -100,7 +100,8 @@ _DECISION_WORDS = frozenset(
 as a word, or one of :data:`_NEGATED`, or ``now`` with one of :data:`_NOW_WORDS`, or ``done`` or
 ``result`` with a ``:`` or ``-`` (``Done: …``):
 every pattern's keyword stands between word boundaries (or starts the sentence), so it is a
-whole word of ``[a-z0-9]+`` in the lower-cased ASCII text. ``test_models_local_text``
+whole word of ``[a-z0-9]+`` in the lower-cased text (when lower-casing is what the patterns
+compare: :func:`~compactor.facts.lowers_exactly`). ``test_models_local_text``
 checks it with hypothesis and keyword by keyword. Splitting a text into words costs a few
 microseconds, the patterns about fifteen per sentence."""
 _NEGATED = ("was not", "were not", "is not", "are not", "did not")
@@ -110,15 +111,15 @@ _WORD_RE = re.compile(r"[a-z0-9]+")
 
 def may_state_decision(text: str) -> bool:
     """False when no sentence of ``text`` can state a decision, a cause, a change or a result
-    (ASCII text without a keyword of any weight); True otherwise."""
-    if not text.isascii():
-        return True  # re.IGNORECASE is not lower-casing beyond ASCII: no shortcut
+    (a text without a keyword of any weight); True otherwise."""
+    if not lowers_exactly(text):
+        return True  # lower-casing is not what the patterns compare: no shortcut
     low = text.lower()
     words = set(_WORD_RE.findall(low))
     if not _DECISION_WORDS.isdisjoint(words):
         return True
-    if ("done" in words or "result" in words) and (":" in low or "-" in low):
-        return True  # "Done: …", "Result - …"
+    if ("done" in words or "result" in words) and (":" in low or "-" in low or "—" in low):
+        return True  # "Done: …", "Result — …"
     if "not" in words and any(negated in low for negated in _NEGATED):
         return True
     return "now" in words and not _NOW_WORDS.isdisjoint(words)  # "works now", "now returns"
