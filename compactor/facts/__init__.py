@@ -75,6 +75,7 @@ from .text import (
     parse_arguments,
     sentence_spans,
     sentences,
+    shorten,
     text_sources,
 )
 
@@ -122,6 +123,7 @@ __all__ = [
     "sentence_spans",
     "sentences",
     "shell_words",
+    "shorten",
     "strip_output_header",
     "text_sources",
     "urls",

@@ -56,7 +56,11 @@ def one_line(text: str) -> str:
 
 def cut(text: str, limit: int = MAX_LINE) -> str:
     """:func:`one_line`, then at most ``limit`` characters, cut at a word when one is near."""
-    text = one_line(text)
+    return shorten(one_line(text), limit)
+
+
+def shorten(text: str, limit: int) -> str:
+    """:func:`cut` of a text already on one line (``one_line(text) == text``)."""
     if len(text) <= limit:
         return text
     head = text[:limit]

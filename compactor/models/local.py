@@ -31,6 +31,7 @@ from compactor.facts import (
     one_line,
     paths,
     sentences,
+    shorten,
 )
 from compactor.schema import (
     AgenticMessage,
@@ -270,13 +271,13 @@ def _identifiers(s: Session) -> list[str]:
 
 def _concepts(s: Session, lim: Limits) -> str:
     items: list[str] = []
-    counts: Counter[str] = Counter(c.name for c in s.calls)
-    if counts:
+    if s.tools is None:
+        counts: Counter[str] = Counter(c.name for c in s.calls)
         order = {name: i for i, name in enumerate(dict.fromkeys(c.name for c in s.calls))}
-        ranked = sorted(counts, key=lambda t: (-counts[t], order[t]))
-        items.append(
-            "Tools used: " + ", ".join(f"{t} ({counts[t]}×)" for t in ranked[: lim.items + 4])
-        )
+        s.tools = [(t, counts[t]) for t in sorted(counts, key=lambda t: (-counts[t], order[t]))]
+    if s.tools:
+        shown = s.tools[: lim.items + 4]
+        items.append("Tools used: " + ", ".join(f"{t} ({n}×)" for t, n in shown))
     skills = list(
         dict.fromkeys(str(c.args["skill"]) for c in s.calls if isinstance(c.args.get("skill"), str))
     )
@@ -418,13 +419,14 @@ def _problem_solving(s: Session, lim: Limits) -> str:
         if e is not None and len(e.text.strip()) <= room
     }
     decisions = top(
-        [(i, score, cut(x, lim.item)) for i, score, x in s.decisions if i not in skip], lim.items
+        [(i, score, shorten(x, lim.item)) for i, score, x in s.decisions if i not in skip],
+        lim.items,
     )
     if decisions:
         items.append("Decisions, causes and results stated by the assistant:")
         items.extend(f"  {x}" for x in decisions)
     outputs = [
-        (i, score, f"{code(cut(c, lim.item // 2))} → {cut(o, lim.item)}")
+        (i, score, f"{code(shorten(c, lim.item // 2))} → {shorten(o, lim.item)}")
         for i, score, c, o in s.outputs
     ]
     if outputs:
@@ -449,10 +451,10 @@ def _problem_solving(s: Session, lim: Limits) -> str:
 
 
 def _user_messages(s: Session, lim: Limits) -> str:
-    if s.users is None:
+    if s.users is None:  # one line each when shown (cut): an entry is a request or a command
         own = sorted(
-            [(e.index, one_line(e.text)) for e in s.requests]
-            + [(i, cmd) for i, cmd in s.local_commands]
+            [(e.index, e.text) for e in s.requests] + [(i, cmd) for i, cmd in s.local_commands],
+            key=lambda item: item[0],
         )
         s.users = [u for text in s.prior for u in prior_users(text)] + [t for _, t in own]
     users = head_tail(s.users, lim.users_head, lim.users_tail, "messages")

@@ -36,6 +36,7 @@ from compactor.facts import (
     is_reading_program,
     last_error_lines,
     main_program,
+    one_line,
     outcome,
     paths,
     programs,
@@ -163,10 +164,12 @@ class Session:
     files: dict[str, FileState] = field(default_factory=dict)
     reads: dict[str, None] = field(default_factory=dict)
     decisions: list[tuple[int, int, str]] = field(default_factory=list)
-    """(entry index, score, sentence): 3 = decision or cause, 2 = change or result, 1 = reason."""
+    """(entry index, score, sentence on one line): 3 = decision or cause, 2 = change or result,
+    1 = reason."""
     outputs: list[tuple[int, int, str, str]] = field(default_factory=list)
-    """(entry index, score, call line, what it printed) of successful commands; score 2 when
-    the output has a result line (tests, coverage, deployment, commit, metric), else 1."""
+    """(entry index, score, call line, what it printed), both texts on one line, of successful
+    commands; score 2 when the output has a result line (tests, coverage, deployment, commit,
+    metric), else 1."""
     answered: set[str] = field(default_factory=set)
     failed_calls: set[str] = field(default_factory=set)
     last_text: Entry | None = None
@@ -197,11 +200,17 @@ class Session:
     named: list[str] | None = None
     """Files the user named that were not changed (filled by the summarizer on first use)."""
     users: list[str] | None = None
-    """Every user message on one line, earlier summaries' first (filled on first use)."""
+    """Every user message, earlier summaries' first (filled by the summarizer on first use)."""
+    tools: list[tuple[str, int]] | None = None
+    """(tool, calls) most used first (filled by the summarizer on first use)."""
+    flying: list[Call] | None = None
+    """:attr:`in_flight` of the built session (set when the session is complete)."""
 
     @property
     def in_flight(self) -> list[Call]:
-        """Calls without a result, in order."""
+        """Calls without a result, in order (kept once the session is built)."""
+        if self.flying is not None:
+            return self.flying
         return [c for c in self.calls if c.id and c.id not in self.answered]
 
     @property
@@ -344,7 +353,7 @@ class _Builder:
                 sentence = strip_list_mark(sentence)
                 score = decision_score(sentence)
                 if score:
-                    s.decisions.append((e.index, score, sentence))
+                    s.decisions.append((e.index, score, one_line(sentence)))
         for call in e.calls:
             s.calls.append(call)
             if call.id:
@@ -517,7 +526,7 @@ class _Builder:
             return
         found = last_error_lines(scan_window(r.text), 3)  # the latest: what went wrong last
         if found:
-            self.s.outputs.append((index, 2, call_line(call, 160), " | ".join(found)))
+            self._output(index, 2, call, " | ".join(found))
 
     def output(self, call: Call, r: Result, index: int) -> None:
         """What a successful command printed: a short output whole, else its result lines
@@ -532,17 +541,21 @@ class _Builder:
             long = len(joined) > 200  # to be cut: the result lines go first
             ordered = list(dict.fromkeys([*first, *lines])) if long else lines
             score = 2 if first else 1
-            self.s.outputs.append((index, score, call_line(call, 160), " | ".join(ordered)))
+            self._output(index, score, call, " | ".join(ordered))
             return
         found = [ln for ln in lines[-400:] if len(ln) <= 240 and is_result_line(ln)]
         if found:
             picked = list(dict.fromkeys(cut(ln, 200) for ln in found))[-3:]
-            self.s.outputs.append((index, 2, call_line(call, 160), " | ".join(picked)))
+            self._output(index, 2, call, " | ".join(picked))
+
+    def _output(self, index: int, score: int, call: Call, printed: str) -> None:
+        self.s.outputs.append((index, score, one_line(call_line(call, 160)), one_line(printed)))
 
     # -- the end -------------------------------------------------------------------------------
 
     def finish_session(self) -> Session:
         s = self.s
+        s.flying = s.in_flight  # every call and result is in: from here on it stays as it is
         for err in s.errors:
             if err.after:
                 continue
