@@ -73,7 +73,7 @@ class Middleware(Generic[M]):
         decision = await self.should_summarize(state)
         if not decision.triggered:
             return state
-        outcome = await self.summarize_detailed(state)
+        outcome = await self.summarize_detailed(state, tokens_before=decision.tokens)
         return AgentState(messages=outcome.messages, tools=state.tools)
 
     async def summarize(self, state: AgentState[M]) -> list[M]:
@@ -105,8 +105,14 @@ class Middleware(Generic[M]):
         index = tail_start(context, keep_messages=keep.messages, keep_tokens=keep.tokens)
         return system_messages + context[:index], context[index:]
 
-    async def summarize_detailed(self, state: AgentState[M]) -> SummarizeOutcome[M]:
+    async def summarize_detailed(
+        self, state: AgentState[M], *, tokens_before: int | None = None
+    ) -> SummarizeOutcome[M]:
         """:meth:`summarize`, also returning the attempts, the phase and the model input.
+
+        ``tokens_before``: the history's size as the trigger counted it (this config's
+        counter and trigger), when the caller has it; the loop guard then does not count the
+        whole history again.
 
         No step changes ``state`` or a message in it, so nothing is copied on the way: the
         steps read the caller's messages and build new ones (masking copies only the messages
@@ -152,10 +158,13 @@ class Middleware(Generic[M]):
         if cfg.retention is not None and cfg.retention.enabled:
             retention = self._retain(new_messages, head, masker)
         new_messages.extend(without_usage(copy.deepcopy(tail)))
-        tokens_before = tokens_after = None
-        if cfg.loop_guard is not None or cfg.max_growth is not None:
+        tokens_after = None
+        if cfg.loop_guard is None and cfg.max_growth is None:
+            tokens_before = None
+        else:
             counter = cfg.token_counter or default_token_counter
-            tokens_before = await _count(counter, messages, state.tools, cfg.trigger)
+            if tokens_before is None:
+                tokens_before = await _count(counter, messages, state.tools, cfg.trigger)
             tokens_after = await _count(counter, new_messages, state.tools, cfg.trigger)
             if cfg.loop_guard is not None and tokens_after >= cfg.loop_guard * tokens_before:
                 raise LoopGuardError(tokens_before, tokens_after, cfg.loop_guard)

@@ -608,7 +608,8 @@ class Run:
             if hold is not None:
                 cfg = dataclasses.replace(cfg, spend=hold)
             outcome = await new(cfg).summarize_detailed(
-                AgentState(messages=list(parsed.messages), tools=list(parsed.tools))
+                AgentState(messages=list(parsed.messages), tools=list(parsed.tools)),
+                tokens_before=decision.tokens,  # the same counter and trigger as the config's
             )
         finally:
             if hold is not None:

@@ -3,6 +3,7 @@ model (no CLI, no server)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -176,6 +177,27 @@ async def test_loop_guard_raises_and_reports():
     outcome = await ok.summarize_detailed(c.AgentState(_history(6)))
     assert outcome.tokens_after is not None and outcome.tokens_before is not None
     assert outcome.tokens_after < 0.5 * outcome.tokens_before
+
+
+async def test_the_loop_guard_counts_the_history_once_when_the_trigger_has_counted_it():
+    counted: list[int] = []
+
+    def counter(inp):  # the default estimate, recording the size of each history counted
+        counted.append(len(inp.messages))
+        return c.default_token_counter(inp)
+
+    trigger = c.TriggerCondition(context_tokens=10)
+    history = _history(6)
+    cfg = c.Config(model=c.ScriptedModel.replying(REPLY), trigger=trigger, loop_guard=0.5)
+    cfg = dataclasses.replace(cfg, token_counter=counter)
+    after = await c.new(cfg).before_model(c.AgentState(history))
+    assert counted.count(len(history)) == 1  # the trigger's count, not the guard's again
+    assert len(counted) == 2 and counted[1] == len(after.messages)  # and the result's
+    counted.clear()
+    await c.new(dataclasses.replace(cfg, model=c.ScriptedModel.replying(REPLY))).summarize(
+        c.AgentState(history)
+    )
+    assert counted == [len(history), 2]  # no trigger count given: the guard counts both
 
 
 # -- cache ----------------------------------------------------------------------------------------

@@ -275,12 +275,15 @@ def _concepts(s: Session, lim: Limits) -> str:
         counts: Counter[str] = Counter(c.name for c in s.calls)
         order = {name: i for i, name in enumerate(dict.fromkeys(c.name for c in s.calls))}
         s.tools = [(t, counts[t]) for t in sorted(counts, key=lambda t: (-counts[t], order[t]))]
+        s.skills = list(
+            dict.fromkeys(
+                str(c.args["skill"]) for c in s.calls if isinstance(c.args.get("skill"), str)
+            )
+        )
     if s.tools:
         shown = s.tools[: lim.items + 4]
         items.append("Tools used: " + ", ".join(f"{t} ({n}×)" for t, n in shown))
-    skills = list(
-        dict.fromkeys(str(c.args["skill"]) for c in s.calls if isinstance(c.args.get("skill"), str))
-    )
+    skills = s.skills
     if skills:
         items.append("Skills used: " + ", ".join(code(x) for x in skills))
     ranked_words = _identifiers(s)[: lim.items * 2]

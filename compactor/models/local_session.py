@@ -21,6 +21,7 @@ resume (each piece is what a section of the summary is written from):
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 
@@ -203,6 +204,8 @@ class Session:
     """Every user message, earlier summaries' first (filled by the summarizer on first use)."""
     tools: list[tuple[str, int]] | None = None
     """(tool, calls) most used first (filled by the summarizer on first use)."""
+    skills: list[str] = field(default_factory=list)
+    """The skills the calls loaded, each once (filled with :attr:`tools`)."""
     flying: list[Call] | None = None
     """:attr:`in_flight` of the built session (set when the session is complete)."""
 
@@ -231,11 +234,26 @@ def _signature(call: Call) -> tuple[str, str, frozenset[str]]:
     targets are the paths it names and the command itself (the same command again is a retry)."""
     command = command_of(call)
     if command is not None:
-        targets = {p for _, p in paths(command)}
-        targets.add("$ " + " ".join(command.split()))
-        return ("shell", main_program(command), frozenset(targets))
+        if len(command) <= _CACHED_COMMAND:
+            return _command_signature(command)
+        return _read_command_signature(command)
     targets = {v for v in call.args.values() if isinstance(v, str) and 0 < len(v) < 300}
     return (call.name, "", frozenset(targets))
+
+
+_CACHED_COMMAND = 2_000
+"""Commands up to this length are read once per process (agents repeat their commands)."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _command_signature(command: str) -> tuple[str, str, frozenset[str]]:
+    return _read_command_signature(command)
+
+
+def _read_command_signature(command: str) -> tuple[str, str, frozenset[str]]:
+    targets = {p for _, p in paths(command)}
+    targets.add("$ " + " ".join(command.split()))
+    return ("shell", main_program(command), frozenset(targets))
 
 
 _TEST_PROGRAMS = frozenset(
