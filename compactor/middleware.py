@@ -135,7 +135,9 @@ class Middleware(Generic[M]):
             head = masker.mask_messages(head)
         history = system_messages + head
         # generate_summary never mutates its input (it copies what it hands to a model)
-        result = await generate_summary(cfg, history, self._emit, masker=masker)
+        result = await generate_summary(
+            cfg, history, self._emit, masker=masker, masked=masker is not None
+        )
         reply = copy.deepcopy(result.response)
         if cfg.strip_analysis:
             reply = strip_analysis(reply)

@@ -245,6 +245,8 @@ class _Job(Generic[M]):
     system_instruction: M
     user_instruction: M
     attempts: list[AttemptRecord] = field(default_factory=list)
+    masked: bool = False
+    """``messages`` are masked already."""
     scale: float = 1.0
     """The provider's token count per estimated token (see the module docstring)."""
     brevity: int = 0
@@ -404,12 +406,19 @@ def _running_text(reply: Any, job: _Job[Any]) -> str:
 
 
 async def generate_summary(
-    config: Config[Any], messages: list[M], emit: Emit, *, masker: Any = None
+    config: Config[Any],
+    messages: list[M],
+    emit: Emit,
+    *,
+    masker: Any = None,
+    masked: bool = False,
 ) -> SummaryResult[M]:
     """Call the model (retry, then failover, then the fallback model) and return the first
     acceptable reply.
 
-    ``masker`` (a :class:`compactor.masking.SecretMasker`) masks the summarizer input. When
+    ``masker`` (a :class:`compactor.masking.SecretMasker`) masks the summarizer input;
+    ``masked``: ``messages`` went through that masker already (the middleware masks the history
+    once), so only what is added to them is masked, not a 50 MB history a second time. When
     ``config.summarizer_context_tokens`` is set and the input would not fit, the context is
     summarized in sequential chunks (SummaryResult.chunks says which messages each covered).
     When the provider refuses the input as too long for its window, the input is re-planned in
@@ -422,8 +431,11 @@ async def generate_summary(
         config, messages, brevity=brevity
     )
     if masker is not None:
-        model_input = masker.mask_messages(model_input)
-    job: _Job[M] = _Job(config, messages, emit, masker, system_instruction, user_instruction)
+        done = {id(m) for m in messages} if masked else set()
+        model_input = [m if id(m) in done else masker.mask_messages([m])[0] for m in model_input]
+    job: _Job[M] = _Job(
+        config, messages, emit, masker, system_instruction, user_instruction, masked=masked
+    )
     job.brevity = brevity
     first: SummarizationError | None = None
     while True:
@@ -454,8 +466,8 @@ async def generate_summary(
 
 def _single_input(job: _Job[M]) -> list[M]:
     """The one-pass input with the run's current instruction (masked)."""
-    context: list[M] = copy.deepcopy(split_system(job.messages)[1])
-    if job.masker is not None:
+    context: list[M] = split_system(job.messages)[1]  # read only: no copy (see generate)
+    if job.masker is not None and not job.masked:
         context = job.masker.mask_messages(context)
     out: list[M] = [job.system_instruction]
     out.extend(context)
@@ -549,7 +561,7 @@ async def _generate_chunked(job: _Job[M]) -> SummaryResult[M]:
     kind = message_kind(messages)
     system_messages, context = split_system(messages)
     offset = len(system_messages)
-    if masker is not None:
+    if masker is not None and not job.masked:
         context = masker.mask_messages(context)
     pos = 0
     index = 0

@@ -368,6 +368,29 @@ async def test_a_context_too_small_for_the_instructions_is_a_clear_error():
         await mw.summarize(c.AgentState(_history(30)))
 
 
+async def test_the_history_is_masked_once_and_the_instructions_too(monkeypatch):
+    from compactor.masking import SecretMasker
+
+    key = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
+    history = _history(6)
+    history[2] = c.Message("user", f"the key is {key}")
+    scanned: list[str] = []
+    real = SecretMasker.mask_text
+
+    def mask_text(self, text):
+        scanned.append(text)
+        return real(self, text)
+
+    monkeypatch.setattr(SecretMasker, "mask_text", mask_text)
+    model = c.ScriptedModel.replying(REPLY)
+    cfg = c.Config(model=model, mask_secrets=True, user_instruction=f"Summarize. Key: {key}")
+    outcome = await c.new(cfg).summarize_detailed(c.AgentState(history))
+    sent = json.dumps([m.content for m in model.calls[0]])
+    assert key not in sent and sent.count("[REDACTED:api_key#1]") == 2  # history + instruction
+    assert outcome.masked == {"api_key": 2}
+    assert sum("the key is" in t for t in scanned) == 1  # the history is scanned once, not again
+
+
 async def test_masked_counts_are_per_secret_occurrence_even_with_chunks_and_failover():
     key = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
     history = _history(30)

@@ -503,3 +503,50 @@ def test_property_ranked_lines_read_from_the_end_are_those_of_the_whole_text(
     found.sort()
     expected = list(dict.fromkeys(line for _, _, line in found))[:_MAX_OUTCOME_LINES]
     assert _ranked_lines(text) == expected
+
+
+_NUMBER_PIECES = st.sampled_from(
+    ["v1.2.3", "1.2", "Python 3.11.7", "version 2.0", "django==4.2.1", "x>=1.0", "port 8080",
+     "PORT: 5432", "pörT 80", "localhost:3000", "127.0.0.1:8000", "#123", "issue 42", "PR #7",
+     "pull request 9", "bug 3", "ticket #55", "Exit code 2", "exited with status 3",
+     "EXİT CODE 4", "returned non-zero exit status 1", "HTTP 404", "HTTP/1.1 500",
+     "status code: 201", "https://x.dev/v1.2.3", " ", "\n", "x", "1", ".", ":", "#", "ſ", "ı"]
+)  # fmt: skip
+_RESULT_PIECES = st.sampled_from(
+    ['File "/a/b.py", line 3', '  File "x.py"', "  at foo (src/a.js:3:4)", "at bar:1",
+     "src/a.py:12: error", "lib/x.rs:1:2 warning", "a:1", ": ", ":2", "at ", "File", '"',
+     "\n", "\r", "\r\n", "\x0b", "\x85", "\u2028", " ", "\t", "x", "/", "app.py", "3"]
+)  # fmt: skip
+
+
+@settings(max_examples=1000, deadline=None, database=None, derandomize=True)
+@given(st.lists(_NUMBER_PIECES, max_size=10).map("".join), st.booleans())
+def test_property_number_quick_scans_change_nothing(text: str, from_result: bool) -> None:
+    from compactor.facts import numbers, one_line
+    from compactor.facts.patterns import _NUMBER_RES, _longest_first, blank_urls
+
+    blanked = blank_urls(text)
+    spans = (
+        (m.start(), m.end(), one_line(m.group()))
+        for pattern, in_results, _ in _NUMBER_RES
+        if in_results or not from_result
+        for m in pattern.finditer(blanked)
+    )
+    assert list(numbers(text, from_result=from_result)) == list(_longest_first(spans))
+
+
+@settings(max_examples=1000, deadline=None, database=None, derandomize=True)
+@given(st.lists(_RESULT_PIECES, max_size=14).map("".join))
+def test_property_result_paths_in_one_pass_are_those_of_each_line(text: str) -> None:
+    """A tool output's paths (traceback frames, ``path:line:`` lines) found with one pass over
+    the text are those of testing every line."""
+    from compactor.facts import lines_of, paths
+    from compactor.facts.patterns import _RESULT_PATH_LINE_RE, result_paths
+
+    expected = [
+        found
+        for pos, line in lines_of(text)
+        if _RESULT_PATH_LINE_RE.match(line)
+        for found in paths(line, pos)
+    ]
+    assert list(result_paths(text)) == expected

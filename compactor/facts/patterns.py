@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from .text import cut, lines_of, one_line, sentence_spans
+from .text import cut, lowers_exactly, one_line, sentence_spans
 
 MAX_URL = 300
 """URLs longer than this are not facts (signed links, tracking URLs)."""
@@ -100,11 +100,29 @@ def paths(text: str, offset: int = 0) -> Iterator[tuple[int, str]]:
             yield offset + match.start(1), path
 
 
+_RESULT_PATH_LINE = (
+    r'(?=[^\S\n\r]*File "|[^\S\n\r]*at [^\n\r]*:\d+|\S+:\d+(?::\d+)?[: ])'
+    rf"(?=[^\n\r]*(?i:{_PATH_NEEDS_RE.pattern}))"
+    r"[^\n\r]*"
+)
+_FIRST_RESULT_PATH_LINE_RE = re.compile(_RESULT_PATH_LINE)
+_RESULT_PATH_LINES_RE = re.compile(rf"[\n\r]({_RESULT_PATH_LINE})")
+"""A whole line (``\\n`` and ``\\r`` end lines) that :data:`_RESULT_PATH_LINE_RE` accepts and
+that holds what a path needs: the first line, and the lines after a line break, found in one
+pass over the text from break to break (a pattern that starts with the break is scanned for
+quickly). A text without ``File "`` or a colon before a digit has none."""
+_COLON_DIGIT_RE = re.compile(r":\d")
+
+
 def result_paths(text: str) -> Iterator[tuple[int, str]]:
     """The paths of a tool output that matter: on traceback frames and ``path:line:`` lines."""
-    for pos, line in lines_of(text):
-        if _RESULT_PATH_LINE_RE.match(line):
-            yield from paths(line, pos)
+    if 'File "' not in text and _COLON_DIGIT_RE.search(text) is None:
+        return
+    first = _FIRST_RESULT_PATH_LINE_RE.match(text)
+    if first is not None:
+        yield from paths(first.group(), 0)
+    for match in _RESULT_PATH_LINES_RE.finditer(text):
+        yield from paths(match.group(1), match.start(1))
 
 
 def urls(text: str) -> Iterator[tuple[int, str]]:
@@ -140,13 +158,25 @@ _TLDS = frozenset(
     "cloud".split()
 )
 
-_NUMBER_RES: tuple[tuple[re.Pattern[str], bool], ...] = (
-    # (pattern, also read from tool results)
+_DIGIT_DOT_RE = re.compile(r"\d\.\d")
+_DIGIT_RE = re.compile(r"\d")
+_ISSUE_WORDS = ("issue", "pr", "pull request", "bug", "ticket")
+
+
+def _any(text: str | None, words: tuple[str, ...]) -> bool:
+    """Whether ``text`` holds one of ``words``; True when it is None (no shortcut)."""
+    return text is None or any(word in text for word in words)
+
+
+_NUMBER_RES: tuple[tuple[re.Pattern[str], bool, Callable[[str, str | None], bool]], ...] = (
+    # (pattern, also read from tool results, what a match needs in (the text, the text
+    # lower-cased or None when lower-casing is not what a case-insensitive pattern compares))
     (
         re.compile(
             r"(?<![\w.\-])v?\d+\.\d+\.\d+(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?![\w\-]|\.\d)"
         ),
         False,
+        lambda text, low: _DIGIT_DOT_RE.search(text) is not None,
     ),
     (
         re.compile(
@@ -154,12 +184,33 @@ _NUMBER_RES: tuple[tuple[re.Pattern[str], bool], ...] = (
             r"Ubuntu|Debian|Alpine|Redis|Django|React|Next\.js|version)\s+v?\d+(?:\.\d+)+\b"
         ),
         False,
+        lambda text, low: _DIGIT_DOT_RE.search(text) is not None,
     ),
-    (re.compile(r"(?<![\w.\-])[A-Za-z][\w.\-]*(?:==|>=|~=)\d+(?:\.\d+)+\b"), False),
-    (re.compile(r"\bport\s*[:=]?\s*\d{2,5}\b", re.IGNORECASE), False),
-    (re.compile(r"(?<![\w.])(?:localhost|127\.0\.0\.1|0\.0\.0\.0):\d{2,5}\b"), False),
-    (re.compile(r"(?<![\w#&/])#\d{1,6}(?![\w\-])"), False),
-    (re.compile(r"\b(?:issue|PR|pull request|bug|ticket)\s+#?\d{1,6}\b", re.IGNORECASE), False),
+    (
+        re.compile(r"(?<![\w.\-])[A-Za-z][\w.\-]*(?:==|>=|~=)\d+(?:\.\d+)+\b"),
+        False,
+        lambda text, low: "==" in text or ">=" in text or "~=" in text,
+    ),
+    (
+        re.compile(r"\bport\s*[:=]?\s*\d{2,5}\b", re.IGNORECASE),
+        False,
+        lambda text, low: _any(low, ("port",)),
+    ),
+    (
+        re.compile(r"(?<![\w.])(?:localhost|127\.0\.0\.1|0\.0\.0\.0):\d{2,5}\b"),
+        False,
+        lambda text, low: _any(text, ("localhost", "127.0.0.1", "0.0.0.0")),
+    ),
+    (
+        re.compile(r"(?<![\w#&/])#\d{1,6}(?![\w\-])"),
+        False,
+        lambda text, low: "#" in text,
+    ),
+    (
+        re.compile(r"\b(?:issue|PR|pull request|bug|ticket)\s+#?\d{1,6}\b", re.IGNORECASE),
+        False,
+        lambda text, low: _any(low, _ISSUE_WORDS) and _DIGIT_RE.search(text) is not None,
+    ),
     (
         re.compile(
             r"\b(?:exit (?:code|status)|exited with(?: code| status)?|"
@@ -167,9 +218,16 @@ _NUMBER_RES: tuple[tuple[re.Pattern[str], bool], ...] = (
             re.IGNORECASE,
         ),
         True,
+        lambda text, low: _any(low, ("exit",)),
     ),
-    (re.compile(r"\b(?:HTTP(?:/\d(?:\.\d)?)?|status code)[:\s]\s*[1-5]\d\d\b"), True),
+    (
+        re.compile(r"\b(?:HTTP(?:/\d(?:\.\d)?)?|status code)[:\s]\s*[1-5]\d\d\b"),
+        True,
+        lambda text, low: "HTTP" in text or "status code" in text,
+    ),
 )
+"""Number patterns, each run only on a text that holds what it needs (a quick scan): tool
+outputs are long and most hold no exit code or HTTP status."""
 
 _INSTRUCTION_RE = re.compile(r"\b(?:must|never|don['’]?t|do not|always|make sure)\b", re.IGNORECASE)
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'\-]*")
@@ -239,8 +297,9 @@ def identifiers(text: str) -> Iterator[tuple[int, str]]:
 
 def _number_spans(text: str, from_result: bool) -> Iterator[tuple[int, int, str]]:
     text = blank_urls(text)
-    for pattern, in_results in _NUMBER_RES:
-        if from_result and not in_results:
+    low = text.lower() if lowers_exactly(text) else None
+    for pattern, in_results, needs in _NUMBER_RES:
+        if (from_result and not in_results) or not needs(text, low):
             continue
         for match in pattern.finditer(text):
             yield match.start(), match.end(), one_line(match.group())
