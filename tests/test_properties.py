@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import json
 from typing import Any
 
@@ -161,6 +162,122 @@ def test_spec_8_summarize_never_mutates_its_input(
     assert [id(m) for m in history] == ids_before
     assert state.messages == before.messages
     assert state.tools == before.tools
+    assert all(o is not m for o in out for m in history)
+
+
+def _fingerprint(value: Any) -> Any:
+    """Every value, and the identity of every object, reachable from a history."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = tuple(
+            (f.name, _fingerprint(getattr(value, f.name))) for f in dataclasses.fields(value)
+        )
+        return (type(value).__name__, id(value), fields)
+    if isinstance(value, list):
+        return ("list", id(value), tuple(_fingerprint(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", id(value), tuple((k, _fingerprint(v)) for k, v in value.items()))
+    return value
+
+
+def _scribble(messages: Any) -> None:
+    """What careless user code does to the messages it is handed: edit every one."""
+    for m in messages:
+        if isinstance(m, c.Message):
+            m.content = "scribbled"
+            m.parts.clear()
+            m.tool_calls.clear()
+        else:
+            for b in m.blocks:
+                b.text = "scribbled"
+                b.content.clear()
+        m.extra["scribbled"] = True
+
+
+class _ScribblingModel:
+    """A model that edits its input (it does not promise ``readonly_input``)."""
+
+    name = "scribbling"
+
+    async def generate(self, messages: list[Any], **options: Any) -> Any:
+        kind = c.AgenticMessage if isinstance(messages[0], c.AgenticMessage) else c.Message
+        _scribble(messages)
+        messages.append(messages[0])
+        return c.make_assistant(kind, REPLY)
+
+
+def _scribbling_sink(event: Any) -> None:
+    if event.type in ("before_summarize", "after_summarize"):
+        _scribble(event.messages)  # a view: copies; or the new history's own copy
+        _scribble(list(event.messages))
+        if isinstance(event.messages, list):
+            event.messages.clear()
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(
+    history=histories,
+    model=st.sampled_from(["scripted", "local", "scribbling"]),
+    mask=st.booleans(),
+    retention=st.booleans(),
+    keep=st.sampled_from([None, 2]),
+    chunked=st.booleans(),
+    hooks=st.booleans(),
+)
+def test_spec_8_no_step_and_no_hook_changes_the_callers_history(
+    history: list[Any],
+    model: str,
+    mask: bool,
+    retention: bool,
+    keep: int | None,
+    chunked: bool,
+    hooks: bool,
+) -> None:
+    """The pipeline reads the caller's messages without copying them (issue 21): no step may
+    change one, and every hook that could (event sinks, a model that does not promise to only
+    read, finalize, callback, filters) gets copies. Checked on every value and every object's
+    identity, with masking, retention, a kept tail, chunks, and hooks that edit all they see."""
+    from compactor.models.local import LocalSummarizer
+
+    chosen: Any = {
+        "scripted": c.ScriptedModel([REPLY] * 20),
+        "local": LocalSummarizer(),
+        "scribbling": _ScribblingModel(),
+    }[model]
+    config: dict[str, Any] = {
+        "model": chosen,
+        "mask_secrets": mask,
+        "retention": c.RetentionConfig() if retention else None,
+        "keep": c.KeepTail(messages=keep) if keep else None,
+        "emit_internal_events": True,
+        "on_event": _scribbling_sink,
+    }
+    if chunked:
+        config.update(summarizer_context_tokens=1_200, reply_reserve_tokens=100)
+    if hooks:
+
+        def finalize(original: list[Any], summary: Any) -> list[Any]:
+            _scribble(original)
+            return [summary]
+
+        def callback(before: Any, after: Any) -> None:
+            _scribble(before.messages)
+            _scribble(after.messages)
+
+        config.update(finalize=finalize, callback=callback)
+    else:
+
+        def keep_all(msg: Any) -> bool:
+            _scribble([msg])
+            return True
+
+        config.update(preserve_user_messages=c.PreserveUserMessages(filter=keep_all))
+    state = c.AgentState(history, tools=[c.ToolInfo("read", "reads", {"type": "object"})])
+    before = _fingerprint(state)
+    try:
+        out = asyncio.run(c.new(c.Config(**config)).summarize(state))
+    except c.CompactorError:
+        out = []  # a failure must leave the history as it was too
+    assert _fingerprint(state) == before
     assert all(o is not m for o in out for m in history)
 
 

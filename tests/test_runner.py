@@ -560,3 +560,57 @@ def test_added_records_take_source_date_epoch_else_the_inputs_newest_time(
         "ConfigError: SOURCE_DATE_EPOCH must be a non-negative integer (seconds since 1970), "
         "got 'yesterday'"
     )
+
+
+def test_a_run_copies_no_message_of_the_history_and_holds_no_line_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21: the run reads the transcript once (its lines keep spans, not bytes) and hands
+    the embedded summarizer, masking and finalize the parsed messages themselves: the only
+    messages deep-copied are the few the new history is made of."""
+    from compactor.formats import _jsonl
+    from compactor.schema import Message
+
+    records = [{"role": "system", "content": "You are a coding agent."}]
+    for i in range(400):
+        records.append({"role": "user", "content": f"step {i}: run the tests in src/m{i}.py"})
+        records.append(
+            {
+                "role": "assistant",
+                "content": f"I fixed src/m{i}.py.",
+                "tool_calls": [
+                    {
+                        "id": f"c{i}",
+                        "type": "function",
+                        "function": {"name": "bash", "arguments": '{"command": "pytest -q"}'},
+                    }
+                ],
+            }
+        )
+        records.append({"role": "tool", "tool_call_id": f"c{i}", "content": "3 passed"})
+    src = tmp_path / "big.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+    copied: list[Message] = []
+    real = Message.__deepcopy__
+
+    def counting(self: Message, memo: dict[int, Any]) -> Message:
+        copied.append(self)
+        return real(self, memo)
+
+    monkeypatch.setattr(Message, "__deepcopy__", counting)
+    sources: list[Any] = []
+    parse = _jsonl.parse_lines
+    monkeypatch.setattr(
+        _jsonl, "parse_lines", lambda path, raw: sources.append(raw) or parse(path, raw)
+    )
+    result = run_file(
+        RunOptions(input=str(src), output=str(tmp_path / "out.jsonl"), force=True, model="local")
+    )
+    assert result.exit_code == 0, result.error
+    assert len(copied) <= 6, f"{len(copied)} messages deep-copied"
+    # parsed as it was read (a FileSource); in bytes only the head format detection looks at
+    from compactor.io import FileSource
+
+    assert [type(raw) for raw in sources] == [bytes, FileSource]
+    assert len(sources[0]) < src.stat().st_size // 10
