@@ -10,13 +10,13 @@ verbatim. Pending Tasks, Current Work and the Next Step come from that state, so
 work the transcript shows as done.
 
 Each section is one function of the session and the limits (:class:`Limits`); the limits shrink
-until the summary fits :data:`MAX_SUMMARY_TOKENS` (and 30 % of inputs over 20k tokens). Same
-input → same bytes: no clock, no randomness, only insertion-ordered or sorted collections.
+until the summary fits :data:`MAX_SUMMARY_TOKENS` (and 30 % of inputs over 20k tokens), and what
+no limit changes is worked out once (:mod:`compactor.models.local_views`). Same input → same
+bytes: no clock, no randomness, only insertion-ordered or sorted collections.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -25,11 +25,6 @@ from compactor.facts import (
     Entry,
     cut,
     entry_of,
-    has_known_extension,
-    identifiers,
-    instructions,
-    one_line,
-    paths,
     sentences,
     shorten,
 )
@@ -53,11 +48,18 @@ from .local_text import (
     head_tail,
     plural,
     prior_sections,
-    prior_users,
     quote,
     tool_names,
     top,
     verbatim_text,
+)
+from .local_views import (
+    identifiers_used,
+    named_files,
+    tools_used,
+    user_messages,
+    user_rules,
+    walk_steps,
 )
 
 __all__ = [
@@ -142,38 +144,6 @@ def _prior_excerpt(session: Session, number: int, limit: int) -> str:
 # Sections: one function each, (session, limits) → text
 
 
-def _walk_steps(s: Session) -> list[tuple[str, Entry | str | None, list[str]]]:
-    """The chronological steps (kind, entry or text, tool names or failed calls), read once;
-    only the steps shown are quoted (see :func:`_analysis`)."""
-    if s.walk is not None:
-        return s.walk
-    steps: list[tuple[str, Entry | str | None, list[str]]] = []
-    requests = {e.index for e in s.requests}
-    local = dict(s.local_commands)
-    failed_at = {err.index: err for err in s.errors}
-    for e in s.entries:
-        if e.internal:
-            steps.append(("note", "An earlier summary of the conversation was given.", []))
-        elif e.index in requests:
-            steps.append(("user", e, []))
-        elif e.index in local:
-            steps.append(("note", f"User ran {local[e.index]} (handled by the CLI).", []))
-        elif e.role == "assistant":
-            names = [c.name for c in e.calls]
-            if not e.text.strip() and steps and steps[-1][0] == "assistant":
-                steps[-1][2].extend(names)
-            elif e.text.strip() or names:
-                steps.append(("assistant", e if e.text.strip() else None, names))
-        elif e.index in failed_at:
-            failed = failed_at[e.index].call
-            if steps and steps[-1][0] == "failed":
-                steps[-1][2].append(failed)
-            else:
-                steps.append(("failed", None, [failed]))
-    s.walk = steps
-    return steps
-
-
 def _step_line(step: tuple[str, Entry | str | None, list[str]], lim: Limits) -> str:
     kind, what, names = step
     if isinstance(what, str):
@@ -189,8 +159,9 @@ def _step_line(step: tuple[str, Entry | str | None, list[str]], lim: Limits) -> 
 
 
 def _analysis(s: Session, lim: Limits) -> str:
-    """A chronological walk: requests, what the assistant said and called, what failed."""
-    steps = _walk_steps(s)
+    """A chronological walk: requests, what the assistant said and called, what failed (only the
+    steps shown are quoted)."""
+    steps = walk_steps(s)
     head, tail = lim.walk // 3, lim.walk - lim.walk // 3
     if len(steps) > head + tail:
         omitted = f"… ({len(steps) - head - tail} steps omitted)"
@@ -210,14 +181,6 @@ def _analysis(s: Session, lim: Limits) -> str:
     return "\n".join([title, *(f"{i}. {x}" for i, x in enumerate(lines, 1))])
 
 
-def _own(text: str) -> str:
-    """The part of a user message that is the user's own words: all of a short one; the start
-    and the end of a long paste (its middle is usually a log or another agent's output)."""
-    if len(text) <= 3_000:
-        return text
-    return text[:600] + "\n" + text[len(text) - 1_000 :]
-
-
 def _intent(s: Session, lim: Limits) -> str:
     lines: list[str] = []
     if s.requests:
@@ -229,7 +192,7 @@ def _intent(s: Session, lim: Limits) -> str:
                 s.requests[1:], head, tail, "requests", lambda e: quote(e.text, lim.item)
             )
             lines.append(bullets(later))
-        rules = _rules(s)
+        rules = user_rules(s)
         if rules:
             lines.append("   Constraints and preferences stated by the user:")
             lines.append(bullets([cut(r, lim.item) for r in rules[: lim.items]]))
@@ -246,47 +209,16 @@ def _intent(s: Session, lim: Limits) -> str:
     return "\n".join(lines)
 
 
-def _rules(s: Session) -> list[str]:
-    """The user's constraints and preferences, each once (computed once)."""
-    if s.rules is None:
-        found = (one_line(x) for e in s.requests for _, x in instructions(_own(e.text)))
-        s.rules = list(dict.fromkeys(found))
-    return s.rules
-
-
-def _identifiers(s: Session) -> list[str]:
-    """Identifiers the user and the assistant wrote, most used first (computed once)."""
-    if s.identifiers is None:
-        words: Counter[str] = Counter()
-        first: dict[str, int] = {}
-        requests = {e.index for e in s.requests}
-        for e in s.entries:
-            if e.role == "assistant" or e.index in requests:
-                for _, word in identifiers(e.text):
-                    words[word] += 1
-                    first.setdefault(word, len(first))
-        s.identifiers = sorted(words, key=lambda w: (-words[w], first[w]))
-    return s.identifiers
-
-
 def _concepts(s: Session, lim: Limits) -> str:
     items: list[str] = []
-    if s.tools is None:
-        counts: Counter[str] = Counter(c.name for c in s.calls)
-        order = {name: i for i, name in enumerate(dict.fromkeys(c.name for c in s.calls))}
-        s.tools = [(t, counts[t]) for t in sorted(counts, key=lambda t: (-counts[t], order[t]))]
-        s.skills = list(
-            dict.fromkeys(
-                str(c.args["skill"]) for c in s.calls if isinstance(c.args.get("skill"), str)
-            )
-        )
-    if s.tools:
-        shown = s.tools[: lim.items + 4]
+    tools = tools_used(s)
+    if tools:
+        shown = tools[: lim.items + 4]
         items.append("Tools used: " + ", ".join(f"{t} ({n}×)" for t, n in shown))
     skills = s.skills
     if skills:
         items.append("Skills used: " + ", ".join(code(x) for x in skills))
-    ranked_words = _identifiers(s)[: lim.items * 2]
+    ranked_words = identifiers_used(s)[: lim.items * 2]
     if ranked_words:
         items.append("Identifiers: " + ", ".join(code(w) for w in ranked_words))
     return bullets(items) if items else "   - None recorded."
@@ -325,7 +257,7 @@ def _files(s: Session, lim: Limits) -> str:
     if reads:
         shown = head_tail(reads, lim.items // 2, lim.items // 2, "more")
         items.append("Read, not changed: " + ", ".join(shown))
-    named = _named_files(s)
+    named = named_files(s)
     if named:
         items.append("Named by the user: " + ", ".join(named[: lim.items]))
     prior = _prior_excerpt(s, 3, lim.item * 2)
@@ -336,23 +268,6 @@ def _files(s: Session, lim: Limits) -> str:
     if not s.files:
         items.insert(0, "No file was created, edited or deleted.")
     return bullets(items)
-
-
-def _named_files(s: Session) -> list[str]:
-    """Files the user's requests name that the transcript did not change (computed once)."""
-    if s.named is None:
-        changed = {f.path.replace("\\", "/").rsplit("/", 1)[-1] for f in s.files.values()}
-        s.named = list(
-            dict.fromkeys(
-                p
-                for e in s.requests
-                for _, p in paths(e.text)
-                if p not in s.files
-                and p.rsplit("/", 1)[-1] not in changed
-                and has_known_extension(p)
-            )
-        )
-    return s.named
 
 
 def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str]:
@@ -454,13 +369,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
 
 
 def _user_messages(s: Session, lim: Limits) -> str:
-    if s.users is None:  # one line each when shown (cut): an entry is a request or a command
-        own = sorted(
-            [(e.index, e.text) for e in s.requests] + [(i, cmd) for i, cmd in s.local_commands],
-            key=lambda item: item[0],
-        )
-        s.users = [u for text in s.prior for u in prior_users(text)] + [t for _, t in own]
-    users = head_tail(s.users, lim.users_head, lim.users_tail, "messages")
+    users = head_tail(user_messages(s), lim.users_head, lim.users_tail, "messages")
     lines = "".join(f"    - {cut(u, lim.user_chars)}\n" for u in users)
     return f"<all_user_messages>\n{lines}</all_user_messages>"
 

@@ -1,0 +1,135 @@
+"""What the local summary shows of a session whatever its limits, worked out once.
+
+A summary is rendered with up to seven sets of limits until it fits (:mod:`compactor.models.local`).
+What does not depend on the limits is derived here on the first render and kept in the
+:class:`~compactor.models.local_session.Session`: the chronological walk of ``<analysis>``, the
+user's rules, the identifiers used, the files the user named, every user message, the tools and
+skills used. A later render only picks and shortens.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from compactor.facts import Entry, has_known_extension, identifiers, instructions, one_line, paths
+
+from .local_session import Session
+from .local_text import prior_users
+
+__all__ = [
+    "Step",
+    "identifiers_used",
+    "named_files",
+    "tools_used",
+    "user_messages",
+    "user_rules",
+    "walk_steps",
+]
+
+Step = tuple[str, Entry | str | None, list[str]]
+"""(kind, entry or text, tool names or failed calls) of the chronological walk."""
+
+
+def walk_steps(s: Session) -> list[Step]:
+    """The chronological steps, read once; only the steps shown are quoted."""
+    if s.walk is not None:
+        return s.walk
+    steps: list[Step] = []
+    requests = {e.index for e in s.requests}
+    local = dict(s.local_commands)
+    failed_at = {err.index: err for err in s.errors}
+    for e in s.entries:
+        if e.internal:
+            steps.append(("note", "An earlier summary of the conversation was given.", []))
+        elif e.index in requests:
+            steps.append(("user", e, []))
+        elif e.index in local:
+            steps.append(("note", f"User ran {local[e.index]} (handled by the CLI).", []))
+        elif e.role == "assistant":
+            names = [c.name for c in e.calls]
+            if not e.text.strip() and steps and steps[-1][0] == "assistant":
+                steps[-1][2].extend(names)
+            elif e.text.strip() or names:
+                steps.append(("assistant", e if e.text.strip() else None, names))
+        elif e.index in failed_at:
+            failed = failed_at[e.index].call
+            if steps and steps[-1][0] == "failed":
+                steps[-1][2].append(failed)
+            else:
+                steps.append(("failed", None, [failed]))
+    s.walk = steps
+    return steps
+
+
+def _own(text: str) -> str:
+    """The part of a user message that is the user's own words: all of a short one; the start
+    and the end of a long paste (its middle is usually a log or another agent's output)."""
+    if len(text) <= 3_000:
+        return text
+    return text[:600] + "\n" + text[len(text) - 1_000 :]
+
+
+def user_rules(s: Session) -> list[str]:
+    """The user's constraints and preferences, each once."""
+    if s.rules is None:
+        found = (one_line(x) for e in s.requests for _, x in instructions(_own(e.text)))
+        s.rules = list(dict.fromkeys(found))
+    return s.rules
+
+
+def identifiers_used(s: Session) -> list[str]:
+    """Identifiers the user and the assistant wrote, most used first."""
+    if s.identifiers is None:
+        words: Counter[str] = Counter()
+        first: dict[str, int] = {}
+        requests = {e.index for e in s.requests}
+        for e in s.entries:
+            if e.role == "assistant" or e.index in requests:
+                for _, word in identifiers(e.text):
+                    words[word] += 1
+                    first.setdefault(word, len(first))
+        s.identifiers = sorted(words, key=lambda w: (-words[w], first[w]))
+    return s.identifiers
+
+
+def named_files(s: Session) -> list[str]:
+    """Files the user's requests name that the transcript did not change."""
+    if s.named is None:
+        changed = {f.path.replace("\\", "/").rsplit("/", 1)[-1] for f in s.files.values()}
+        s.named = list(
+            dict.fromkeys(
+                p
+                for e in s.requests
+                for _, p in paths(e.text)
+                if p not in s.files
+                and p.rsplit("/", 1)[-1] not in changed
+                and has_known_extension(p)
+            )
+        )
+    return s.named
+
+
+def user_messages(s: Session) -> list[str]:
+    """Every user message, the earlier summaries' first, then the requests and the CLI's own
+    commands in order (put on one line where they are shown)."""
+    if s.users is None:
+        own = sorted(  # an entry is a request or a command: the index alone orders them
+            [(e.index, e.text) for e in s.requests] + [(i, cmd) for i, cmd in s.local_commands],
+            key=lambda item: item[0],
+        )
+        s.users = [u for text in s.prior for u in prior_users(text)] + [t for _, t in own]
+    return s.users
+
+
+def tools_used(s: Session) -> list[tuple[str, int]]:
+    """(tool, calls), most used first (then in order of first use); also fills the skills."""
+    if s.tools is None:
+        counts: Counter[str] = Counter(c.name for c in s.calls)
+        order = {name: i for i, name in enumerate(dict.fromkeys(c.name for c in s.calls))}
+        s.tools = [(t, counts[t]) for t in sorted(counts, key=lambda t: (-counts[t], order[t]))]
+        s.skills = list(
+            dict.fromkeys(
+                str(c.args["skill"]) for c in s.calls if isinstance(c.args.get("skill"), str)
+            )
+        )
+    return s.tools
