@@ -581,8 +581,9 @@ class Run:
         from .trigger import decide
 
         opts, file_cfg, r = self.plan.options, self.plan.file_config, self.result
-        raw = self._input.raw if self._input is not None else b""
+        raw = b""  # the input's bytes, for its archive only (a streamed input is read again)
         if self.plan.archive_dir is not None:
+            raw = self._input.raw if self._input is not None else b""
             auto_path: str | None = archive_path(raw, self.plan.archive_dir)
         else:
             auto_path = os.path.abspath(opts.input)  # noqa: ASYNC240 - string work, no I/O
