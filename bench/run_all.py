@@ -21,6 +21,7 @@ BENCHMARKS: list[tuple[str, str, list[str]]] = [
     ("exact-count-o200k", "bench_count.py", ["--repeat", "3", "--encoding", "o200k_base"]),
     ("langchain-anchor", "bench_langchain.py", ["--repeat", "5"]),
     ("check-vs-orjson", "bench_check.py", ["--repeat", "3"]),
+    ("local-run", "bench_local.py", ["--repeat", "5"]),
     ("startup", "bench_startup.py", ["--repeat", "20"]),
     ("peak-rss", "bench_rss.py", []),
     ("batch", "bench_batch.py", ["--files", "200", "--jobs", "16"]),
