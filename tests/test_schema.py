@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compactor.schema import MAX_JSON_DEPTH, json_deeper_than, loads_json
@@ -71,3 +71,38 @@ def _depth(value: object) -> int:
 @given(_JSON, st.integers(min_value=1, max_value=8))
 def test_json_deeper_than_agrees_with_the_recursive_depth(value: object, limit: int) -> None:
     assert (json_deeper_than(value, limit) is not None) == (_depth(value) > limit)
+
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+def _outcome(parse, text: str):
+    try:
+        return ("value", json.dumps(parse(text)))  # NaN, 1 vs 1.0 and key order all compared
+    except ValueError:
+        return ("error",)
+
+
+@settings(max_examples=2000, deadline=None, database=None)
+@given(
+    st.one_of(
+        _JSON_VALUES.map(json.dumps),
+        _JSON_VALUES.map(lambda v: json.dumps(v, ensure_ascii=False, indent=1)),
+        st.text(max_size=30),
+        st.sampled_from(['"\\ud800"', '"\ud800"', "[1e400]", "[-0.0]", '{"a":1,"a":2}', "[01]"]),
+    )
+)
+def test_property_loads_json_is_json_loads(text: str) -> None:
+    """orjson answers first, json when orjson refuses: the value (or the refusal) is always
+    json's."""
+    assert _outcome(loads_json, text) == _outcome(json.loads, text)

@@ -345,6 +345,8 @@ def same_message(original: Message | AgenticMessage, new: Message | AgenticMessa
     A compaction drops the usage of the messages it keeps (it measured a history that no longer
     exists): such a message is still the original one, whose records a writer keeps.
     """
+    if original.role != new.role:
+        return False  # a quick no: a summary is compared with every message of the history
     if original == new:
         return True
     if new.usage is not None or original.usage is None or type(new) is not type(original):
