@@ -130,7 +130,9 @@ def _hinted_lines(text: str) -> Iterator[tuple[int, str]]:
 
 def _may_be_not_found(low: str) -> bool:
     return (
-        "not " in low
+        "not found" in low
+        or "not permitted" in low
+        or "not recognized" in low
         or "no such file" in low
         or "denied" in low
         or "cannot find" in low
