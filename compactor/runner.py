@@ -566,6 +566,7 @@ class Run:
         )
         if not r.triggered:
             if not opts.in_place:  # --in-place: the input is left as it is
+                del parsed  # a streamed input is read again whole: not next to its records
                 self._write_output(self._input.raw)
             return
         data = await self._summarize(parsed, decision)
