@@ -26,7 +26,7 @@ BENCHMARKS: list[tuple[str, str, list[str]]] = [
     ("peak-rss", "bench_rss.py", []),
     ("batch", "bench_batch.py", ["--files", "200", "--jobs", "16"]),
     ("cache", "bench_cache.py", ["--repeat", "3"]),
-    ("chunked", "bench_chunked.py", ["--repeat", "3"]),
+    ("chunked", "bench_chunked.py", ["--repeat", "3", "--window", "128000"]),
 ]
 
 
