@@ -1,14 +1,19 @@
-"""Helpers for running ``compact run`` as a subprocess against a fake OpenAI server.
+"""Helpers for running ``compact`` against a fake OpenAI server, in-process or as a subprocess.
 
 Shared by ``test_cli_fake_server.py`` (one scenario per test) and ``test_reliability_faults.py``
 (the fault matrix): write a config YAML that points the primary (and optionally a failover) model
 at the fake, run ``compact run -c CFG INPUT -o OUT --events EV --report REP --force`` and collect
 what a test checks: exit code, the events file, the report, stderr, the output and the input.
 Every run also asserts that the planted API key appears nowhere.
+
+Runs are in-process by default (:func:`invoke`: typer's CliRunner, with the environment and
+working directory a subprocess would get); ``console_script=True`` starts the installed
+console script instead, which each CLI mode does once (a fresh interpreter costs ~1 s of start-up).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -16,12 +21,15 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from compactor.cli.app import app
 from compactor.testing.fake_openai import FakeOpenAI, RecordedRequest
 
 __all__ = [
@@ -34,6 +42,7 @@ __all__ = [
     "Run",
     "assert_no_secret",
     "compact_exe",
+    "invoke",
     "models_of",
     "run_compact",
     "write_config",
@@ -69,6 +78,28 @@ def compact_exe() -> str:
     if found is None:
         pytest.skip("the compact console script is not installed")
     return found
+
+
+def invoke(
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str | None] | None = None,
+    cwd: Path | None = None,
+    stdin: bytes = b"",
+) -> subprocess.CompletedProcess[bytes]:
+    """``compact ARGS`` in this process (typer's CliRunner), as a subprocess would see it.
+
+    ``env`` entries are set (None: removed) for the call only; ``cwd``: the working directory
+    during the call. stdout and stderr are separate pipes that are not terminals. An exception
+    that escapes the command is raised here (a subprocess would print a traceback), so a test
+    never mistakes a crash for an exit code.
+    """
+    runner = CliRunner()
+    with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext():
+        result = runner.invoke(app, list(args), env=env, input=stdin, catch_exceptions=False)
+    return subprocess.CompletedProcess(
+        ["compact", *args], result.exit_code, result.stdout_bytes, result.stderr_bytes
+    )
 
 
 @dataclass
@@ -179,8 +210,10 @@ def run_compact(
     timeout: float = 2,
     initial_delay: float = 0.01,
     max_delay: float = 0.05,
+    console_script: bool = False,
 ) -> Run:
-    """Copy the coding sample into ``folder`` and compact it (``--force``) through ``fake``."""
+    """Copy the coding sample into ``folder`` and compact it (``--force``) through ``fake``:
+    in-process, or with the installed console script when ``console_script`` is true."""
     cfg = write_config(
         folder,
         fake.base_url,
@@ -194,15 +227,15 @@ def run_compact(
     shutil.copy(CODING, src)
     src_bytes = src.read_bytes()
     out, events, report = folder / "out.jsonl", folder / "events.jsonl", folder / "rep.json"
-    env = dict(os.environ)
-    env["OPENAI_API_KEY"] = PLANTED_KEY
-    env.pop("OPENAI_BASE_URL", None)
-    env.pop("COLUMNS", None)
+    env: dict[str, str | None] = {
+        "OPENAI_API_KEY": PLANTED_KEY,
+        "OPENAI_BASE_URL": None,
+        "COLUMNS": None,
+    }
     # Each run its own summary cache: the fault matrix runs many cases in one test, and a fake
     # server's port may be reused by a later case (the same endpoint, the same request).
     env["XDG_CACHE_HOME"] = str(folder.with_name(folder.name + ".xdg-cache"))
     args = [
-        compact_exe(),
         "run",
         "-c",
         str(cfg),
@@ -216,19 +249,34 @@ def run_compact(
         "--force",
     ]
     started = time.monotonic()
-    proc = subprocess.run(
-        args,
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-        env=env,
-        cwd=folder,
-        timeout=60,
-        check=False,
-    )
+    if console_script:
+        proc = _run_script(args, env, folder)
+    else:
+        proc = invoke(args, env=env, cwd=folder)
     elapsed = time.monotonic() - started
     result = Run(proc, events, report, elapsed=elapsed, src=src, src_bytes=src_bytes, out=out)
     assert_no_secret(result, fake.requests)
     return result
+
+
+def _run_script(
+    args: list[str], env_changes: Mapping[str, str | None], cwd: Path
+) -> subprocess.CompletedProcess[bytes]:
+    env = dict(os.environ)
+    for key, value in env_changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return subprocess.run(
+        [compact_exe(), *args],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+        check=False,
+    )
 
 
 def assert_no_secret(result: Run, requests: list[RecordedRequest]) -> None:

@@ -1,14 +1,18 @@
-"""``compact run`` as a real subprocess against the in-process fake OpenAI server.
+"""``compact run`` against the in-process fake OpenAI server.
 
 Each test scripts the fake, writes a config YAML that points the primary (and, where needed, a
 failover) model at it, runs ``compact run -c CFG INPUT -o OUT --events EV --report REP --force``
 and checks the exit code, the exact requests the server saw, the events file, the report, the
-plain live-view lines on stderr (stderr is a pipe, not a tty), the output and the input.
+plain live-view lines on stderr (a pipe, not a tty), the output and the input. The command runs
+in-process (typer's CliRunner); the failure scenario also runs the installed console script,
+once, as a real subprocess.
 """
 
 from __future__ import annotations
 
 import json
+
+import pytest
 
 from compactor.testing.fake_openai import (
     empty_choices,
@@ -142,9 +146,12 @@ def test_retries_exhausted_then_failover_succeeds(tmp_path, fake):
     assert "failover -> openai:backup-model (attempt 1/2)" in result.stderr
 
 
-def test_everything_fails_exit_3_nothing_written(tmp_path, fake):
+@pytest.mark.parametrize("console_script", [False, True], ids=["in_process", "console_script"])
+def test_everything_fails_exit_3_nothing_written(tmp_path, fake, console_script):
     fake.default = status(500)
-    result = run_compact(tmp_path, fake, max_retries=1, failover_retries=2)
+    result = run_compact(
+        tmp_path, fake, max_retries=1, failover_retries=2, console_script=console_script
+    )
     _assert_failure(result)
     assert len(fake.requests) == 4
     assert models_of(fake.requests) == {"primary-model": 2, "backup-model": 2}

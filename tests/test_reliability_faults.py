@@ -1,10 +1,11 @@
 """The fault matrix: every way a model server fails × no retry / retry / retry + failover.
 
-Each case runs the real console script (``compact run -c CFG session.jsonl -o OUT --events EV
---report REP --force``) against its own fake OpenAI server (``compactor.testing.fake_openai``) and
-checks the exit code, the exact number of requests each model got, the ``generate_summary`` and
-``retry_wait`` events (phase, attempt, model, error kind), whether an output exists (and parses),
-that nothing else was left behind and that the input is byte-identical.
+Each case runs ``compact run -c CFG session.jsonl -o OUT --events EV --report REP --force``
+in-process (typer's CliRunner) against the module's fake OpenAI server
+(``compactor.testing.fake_openai``, reset for each case) and checks the exit code, the exact
+number of requests each model got, the ``generate_summary`` and ``retry_wait`` events (phase,
+attempt, model, error kind), whether an output exists (and parses), that nothing else was left
+behind and that the input is byte-identical.
 
 The modes script the fake the same way for every fault:
 
@@ -15,17 +16,17 @@ The modes script the fake the same way for every fault:
 * ``failover`` (``max_retries: 1``, one backup model, ``failover.max_retries: 2``): the primary
   fails every call it makes (twice when transient, once when not), then the backup succeeds.
 
+The real console script runs one fault (HTTP 500) in each mode as a subprocess, with the same
+checks (``test_fault_through_the_console_script``).
+
 Fast by design: backoff delays are 0 (``initial_delay: 0``; ``max_delay: 1`` caps every wait), so
 a ``retry-after`` header is the only non-zero wait and shows in the ``retry_wait`` event, the model
-timeout is 0.5 s, and the cases run in parallel, each with its own fake server (a thread in this
-process).
+timeout is 0.5 s, and each run is in-process (a fresh interpreter per case cost ~1 s of start-up).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,6 @@ from compactor.schema import Message
 from compactor.summarize import MAX_CONTEXT_ADAPTATIONS
 from compactor.testing.fake_openai import (
     FakeOpenAI,
-    RecordedRequest,
     Step,
     content_filter,
     context_length_error,
@@ -127,17 +127,6 @@ FAULTS = [
 MODES = ["no_retry", "retry", "failover"]
 
 
-@dataclass
-class Outcome:
-    """What one (fault, mode) run left behind."""
-
-    run: Run | None
-    requests: list[RecordedRequest]
-    pending: list[Step]
-    folder: Path
-    error: BaseException | None = None
-
-
 ROUNDS = 1 + MAX_CONTEXT_ADAPTATIONS
 """Primary phases a context-length refusal gets: the first one and each re-plan."""
 
@@ -153,44 +142,21 @@ def _script(fault: Fault, mode: str) -> list[Step]:
     return [*(fault.step() for _ in range(primary_calls)), good]
 
 
-def _go(fault: Fault, mode: str, folder: Path) -> Outcome:
-    folder.mkdir(parents=True)
-    fake = FakeOpenAI(default=reply(SUMMARY)).start()  # the chunks of a re-plan get it too
-    try:
-        fake.enqueue(*_script(fault, mode))
-        run = run_compact(
-            folder,
-            fake,
-            max_retries={"no_retry": None, "retry": 2, "failover": 1}[mode],
-            failover_retries=2 if mode == "failover" else None,
-            timeout=TIMEOUT,
-            initial_delay=0,
-            # caps every wait, the server's retry-after too (issue 16): above the 0.05 s it says
-            max_delay=1,
-        )
-        return Outcome(run, fake.requests, fake.pending, folder)
-    except BaseException as err:  # noqa: BLE001 - re-raised by the test of this case
-        return Outcome(None, fake.requests, fake.pending, folder, err)
-    finally:
-        fake.stop()
-
-
-@pytest.fixture(scope="module")
-def matrix(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> dict[tuple[str, str], Outcome]:
-    """Run the selected cases, a few at a time (each run is a fresh interpreter, mostly
-    start-up); ``-k`` picks cases without paying for the whole matrix."""
-    root = tmp_path_factory.mktemp("faults")
-    cases = [
-        (item.callspec.params["fault"], item.callspec.params["mode"])
-        for item in request.session.items
-        if getattr(item, "originalname", None) == "test_fault" and hasattr(item, "callspec")
-    ]
-    workers = max(4, (os.cpu_count() or 2) * 2)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        outcomes = pool.map(lambda c: _go(c[0], c[1], root / f"{c[0].name}-{c[1]}"), cases)
-        return {(f.name, m): o for (f, m), o in zip(cases, outcomes, strict=True)}
+def _go(fault: Fault, mode: str, folder: Path, fake: FakeOpenAI, *, console_script: bool) -> Run:
+    """Run one case through ``fake`` (fresh: no steps, no requests) from ``folder``."""
+    fake.default = reply(SUMMARY)  # the chunks of a re-plan get it too
+    fake.enqueue(*_script(fault, mode))
+    return run_compact(
+        folder,
+        fake,
+        max_retries={"no_retry": None, "retry": 2, "failover": 1}[mode],
+        failover_retries=2 if mode == "failover" else None,
+        timeout=TIMEOUT,
+        initial_delay=0,
+        # caps every wait, the server's retry-after too (issue 16): above the 0.05 s it says
+        max_delay=1,
+        console_script=console_script,
+    )
 
 
 def test_matrix_is_large_enough() -> None:
@@ -221,15 +187,19 @@ def _expected(
     return 0, {"primary-model": primary, "backup-model": 1}, calls
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("fault", FAULTS, ids=[f.name for f in FAULTS])
-def test_fault(fault: Fault, mode: str, matrix: dict[tuple[str, str], Outcome]) -> None:
-    outcome = matrix[(fault.name, mode)]
-    if outcome.error is not None:
-        raise outcome.error
-    run = outcome.run
-    assert run is not None
+def test_fault(fault: Fault, mode: str, tmp_path: Path, fake: FakeOpenAI) -> None:
+    _check(fault, mode, _go(fault, mode, tmp_path, fake, console_script=False), fake)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_fault_through_the_console_script(mode: str, tmp_path: Path, fake: FakeOpenAI) -> None:
+    fault = next(f for f in FAULTS if f.name == "500")
+    _check(fault, mode, _go(fault, mode, tmp_path, fake, console_script=True), fake)
+
+
+def _check(fault: Fault, mode: str, run: Run, fake: FakeOpenAI) -> None:
     chunks = len(run.report.get("chunks") or [None])
     code, per_model, calls = _expected(fault, mode, chunks)
     if fault.adapts and mode == "retry":
@@ -238,11 +208,11 @@ def test_fault(fault: Fault, mode: str, matrix: dict[tuple[str, str], Outcome]) 
     assert run.code == code, run.stderr
     assert "Traceback" not in run.stderr
     assert run.src.read_bytes() == run.src_bytes, "the input changed"
-    assert dict(models_of(outcome.requests)) == per_model
-    assert all(r.path == "/v1/chat/completions" for r in outcome.requests)
+    assert dict(models_of(fake.requests)) == per_model
+    assert all(r.path == "/v1/chat/completions" for r in fake.requests)
     # a permanent fault in retry mode leaves the good reply unused; every other script is used up
     unused = mode == "retry" and not fault.transient and not fault.adapts
-    assert len(outcome.pending) == (1 if unused else 0)
+    assert len(fake.pending) == (1 if unused else 0)
 
     # events: one generate_summary per call, failed ones classified
     assert run.summaries() == calls
@@ -272,7 +242,7 @@ def test_fault(fault: Fault, mode: str, matrix: dict[tuple[str, str], Outcome]) 
     attempts = [(a["phase"], a["attempt"], a["model"], a["ok"]) for a in run.report["attempts"]]
     assert attempts == calls
 
-    leftovers = sorted(p.name for p in outcome.folder.iterdir())
+    leftovers = sorted(p.name for p in run.src.parent.iterdir())
     if code == 0:
         assert leftovers == sorted(
             ["compact.yaml", "session.jsonl", "out.jsonl", "events.jsonl", "rep.json"]
