@@ -1,8 +1,9 @@
 """Bad inputs never crash ``compact``: one clear error, exit 2, nothing written, input untouched.
 
-The corpus is generated at test time by ``tests/bad_inputs/make_corpus.py``; every case is run
-through the real console script as a subprocess (``compact run FILE -o OUT`` and, for transcript
-cases, ``compact check FILE``). A property test feeds random bytes and random JSON lines to the
+The corpus is generated at test time by ``tests/bad_inputs/make_corpus.py``; every case runs
+``compact run FILE -o OUT`` in-process (typer's CliRunner), and one ``compact check`` takes every
+transcript case at once. The real console script runs once per command (``run --debug`` and
+``check`` on a bad file). A property test feeds random bytes and random JSON lines to the
 reader, and round-trips generated valid openai-chat transcripts.
 """
 
@@ -14,7 +15,6 @@ import json
 import os
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from compactor.errors import CompactorError
 from compactor.formats.registry import read_transcript, write_transcript
 
+from .fake_server_cli import invoke
 from .transcript_strategies import openai_message
 
 HERE = Path(__file__).resolve().parent
@@ -32,9 +33,9 @@ _spec = importlib.util.spec_from_file_location(
     "make_corpus", HERE / "bad_inputs" / "make_corpus.py"
 )
 assert _spec is not None and _spec.loader is not None
-corpus = importlib.util.module_from_spec(_spec)
-sys.modules["make_corpus"] = corpus
-_spec.loader.exec_module(corpus)
+make_corpus = importlib.util.module_from_spec(_spec)
+sys.modules["make_corpus"] = make_corpus
+_spec.loader.exec_module(make_corpus)
 
 COMPACT = str(Path(sys.executable).parent / "compact")
 MAX_STDERR_LINES = 25
@@ -54,14 +55,23 @@ def _snapshot(folder: Path) -> dict[str, str | None]:
 
 
 def _invoke(args: list[str], env_extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env.update(env_extra)
+    """``compact ARGS`` in-process, with text output."""
+    proc = invoke(args, env=env_extra)
+    return subprocess.CompletedProcess(
+        proc.args,
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
+    )
+
+
+def _script(args: list[str]) -> subprocess.CompletedProcess[str]:
+    """``compact ARGS`` with the installed console script, a fresh interpreter."""
     return subprocess.run(
         [COMPACT, *args],
         capture_output=True,
         text=True,
         errors="replace",
-        env=env,
         timeout=60,
         check=False,
     )
@@ -82,7 +92,7 @@ def _assert_clean_error(
 
 def _params() -> list[Any]:
     out: list[Any] = []
-    for c in corpus.CASES:
+    for c in make_corpus.CASES:
         marks = []
         if c.xfail:
             marks.append(pytest.mark.xfail(strict=True, reason=c.xfail))
@@ -93,8 +103,8 @@ def _params() -> list[Any]:
 
 
 def test_corpus_is_large_enough():
-    assert len(corpus.CASES) >= 40
-    assert len({c.name for c in corpus.CASES}) == len(corpus.CASES)
+    assert len(make_corpus.CASES) >= 40
+    assert len({c.name for c in make_corpus.CASES}) == len(make_corpus.CASES)
 
 
 def _prepare(case: Any, root: Path) -> dict[str, Any]:
@@ -129,59 +139,42 @@ def _prepare(case: Any, root: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def corpus_results(tmp_path_factory):
-    """Build every case and run its commands, in parallel (each run is a fresh interpreter)."""
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Build every case; one ``compact check`` over every transcript case (check takes many
+    files and reports each bad one on its own line, then goes on)."""
     root = tmp_path_factory.mktemp("corpus")
-    prepared = {c.name: _prepare(c, root) for c in corpus.CASES}
-
-    def go(case: Any) -> tuple[str, dict[str, Any]]:
-        p = prepared[case.name]
-        src = str(p["source"])
-        run = _invoke(["run", src, "-o", str(p["out"]), *p["args"]], p["env"])
-        after_run = _snapshot(p["folder"])
-        out_files = sorted(x.name for x in p["out_dir"].iterdir())
-        out_bytes = p["out"].read_bytes() if p["out"].is_file() else None
-        return case.name, {
-            **p,
-            "run": run,
-            "after_run": after_run,
-            "out_files": out_files,
-            "out_bytes": out_bytes,
-        }
-
-    with ThreadPoolExecutor(max_workers=max(4, (os.cpu_count() or 2) * 2)) as pool:
-        results: dict[str, Any] = dict(pool.map(go, corpus.CASES))
-    # `check` takes many files and reports each bad one on its own line, then goes on: one
-    # invocation covers every transcript case (a subprocess costs ~1 s of interpreter start-up).
-    files = [str(results[c.name]["source"]) for c in corpus.CASES if c.check_code is not None]
-    batch = _invoke(["check", *files], {})
-    for c in corpus.CASES:
-        results[c.name]["after_check"] = _snapshot(results[c.name]["folder"])
-    results["__check__"] = batch
-    return results
+    prepared: dict[str, Any] = {c.name: _prepare(c, root) for c in make_corpus.CASES}
+    files = [str(prepared[c.name]["source"]) for c in make_corpus.CASES if c.check_code is not None]
+    prepared["__check__"] = _invoke(["check", *files], {})
+    for c in make_corpus.CASES:
+        prepared[c.name]["after_check"] = _snapshot(prepared[c.name]["folder"])
+    return prepared
 
 
-def test_check_batch_is_clean(corpus_results):
-    proc = corpus_results["__check__"]
+def test_check_batch_is_clean(corpus: dict[str, Any]) -> None:
+    proc = corpus["__check__"]
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
-    bad = sum(1 for c in corpus.CASES if c.check_code == 2 or c.xfail)
+    bad = sum(1 for c in make_corpus.CASES if c.check_code == 2 or c.xfail)
     assert len(proc.stderr.splitlines()) <= bad, "more than one stderr line per bad file"
 
 
 @pytest.mark.parametrize("case", _params())
-def test_bad_input(case, corpus_results):
-    r = corpus_results[case.name]
+def test_bad_input(case: Any, corpus: dict[str, Any]) -> None:
+    r = corpus[case.name]
+    run = _invoke(["run", str(r["source"]), "-o", str(r["out"]), *r["args"]], r["env"])
     names = list(case.stderr_has) if case.kind == "cli" else [r["named"].name, *case.stderr_has]
-    _assert_clean_error(r["run"], case.run_code, names, "run")
+    _assert_clean_error(run, case.run_code, names, "run")
+    out_bytes = r["out"].read_bytes() if r["out"].is_file() else None
     if case.run_code != 0:
-        assert r["out_bytes"] is None, "an output file was created for bad input"
-        assert r["out_files"] == [], f"stray files in the output folder: {r['out_files']}"
+        out_files = sorted(x.name for x in r["out_dir"].iterdir())
+        assert out_bytes is None, "an output file was created for bad input"
+        assert out_files == [], f"stray files in the output folder: {out_files}"
     else:
-        assert r["out_bytes"] == r["source"].read_bytes()  # not triggered: byte-for-byte copy
-    assert r["after_run"] == r["before"], "the input folder changed"
+        assert out_bytes == r["source"].read_bytes()  # not triggered: byte-for-byte copy
+    assert _snapshot(r["folder"]) == r["before"], "the input folder changed"
     if case.check_code is not None:
-        batch = corpus_results["__check__"]
+        batch = corpus["__check__"]
         src = str(r["source"])
         if case.check_code == 0:
             assert any(line.startswith(f"{src}: ok") for line in batch.stdout.splitlines())
@@ -197,7 +190,7 @@ def test_bad_input(case, corpus_results):
 def test_debug_shows_traceback_for_bad_input(tmp_path):
     p = tmp_path / "bad.jsonl"
     p.write_bytes(b"{not json}\n")
-    proc = _invoke(["run", str(p), "-o", str(tmp_path / "o.jsonl"), "--debug"], {})
+    proc = _script(["run", str(p), "-o", str(tmp_path / "o.jsonl"), "--debug"])
     assert proc.returncode == 2
     assert "Traceback" in proc.stderr
     assert not (tmp_path / "o.jsonl").exists()
@@ -205,10 +198,10 @@ def test_debug_shows_traceback_for_bad_input(tmp_path):
 
 def test_check_continues_past_a_bad_file(tmp_path):
     good = tmp_path / "good.jsonl"
-    good.write_bytes(corpus.VALID)
+    good.write_bytes(make_corpus.VALID)
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b"{oops\n")
-    proc = _invoke(["check", str(bad), str(good)], {})
+    proc = _script(["check", str(bad), str(good)])
     assert proc.returncode == 2
     assert "bad.jsonl:1" in proc.stderr
     assert "good.jsonl" in proc.stdout
