@@ -1,5 +1,9 @@
 """Secrets never leave the process: a planted API key is absent from stdout, stderr, events,
-reports and outputs, whatever the command, outcome or --debug."""
+reports and outputs, whatever the command, outcome or --debug.
+
+Commands run in-process (typer's CliRunner); the installed console script runs the worst run
+case (the server echoes the key, --debug) and the config and check commands once each.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ from typing import Any
 import pytest
 
 from compactor.testing.fake_openai import FakeOpenAI, status
+
+from .fake_server_cli import invoke
 
 COMPACT = str(Path(sys.executable).parent / "compact")
 ENV_KEY = "sk-PLANTED-abcdef1234567890"
@@ -33,7 +39,14 @@ def _fragments(key: str) -> list[str]:
     return [key, key[-12:]]
 
 
-def _run(args: list[str], env_extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def _run(
+    args: list[str], env_extra: dict[str, str], *, console_script: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """``compact ARGS`` in-process, or with the installed console script."""
+    if not console_script:
+        proc = invoke(args, env=env_extra)
+        out, err = (b.decode("utf-8", "replace") for b in (proc.stdout, proc.stderr))
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
     env = dict(os.environ)
     env.update(env_extra)
     return subprocess.run(
@@ -89,32 +102,37 @@ OUTCOMES: dict[str, tuple[Any, int]] = {
 }
 
 
-RUN_MATRIX = [  # (outcome, key in the config file rather than env, --debug)
-    ("success", False, False),
-    ("success", True, True),
-    ("http_500", False, True),
-    ("http_401", False, False),
-    ("http_401", True, False),
-    ("http_401", False, True),
-    ("http_401", True, True),
-    ("dead_port", False, True),
-    ("dead_port", True, False),
+RUN_MATRIX = [  # (outcome, key in the config file rather than env, --debug, console script)
+    ("success", False, False, False),
+    ("success", True, True, False),
+    ("http_500", False, True, False),
+    ("http_401", False, False, False),
+    ("http_401", True, False, False),
+    ("http_401", False, True, False),
+    ("http_401", True, True, False),
+    ("http_401", True, True, True),
+    ("dead_port", False, True, False),
+    ("dead_port", True, False, False),
 ]
 
 
 def _run_params() -> list[Any]:
     out: list[Any] = []
-    for outcome, key_in_file, debug in RUN_MATRIX:
-        marks: list = []
-        ident = f"{outcome}-{'file_key' if key_in_file else 'env_key'}-" + (
-            "debug" if debug else "plain"
+    for outcome, key_in_file, debug, console_script in RUN_MATRIX:
+        ident = "-".join(
+            [
+                outcome,
+                "file_key" if key_in_file else "env_key",
+                "debug" if debug else "plain",
+                *(["console_script"] if console_script else []),
+            ]
         )
-        out.append(pytest.param(outcome, key_in_file, debug, id=ident, marks=marks))
+        out.append(pytest.param(outcome, key_in_file, debug, console_script, id=ident))
     return out
 
 
-@pytest.mark.parametrize(("outcome", "key_in_file", "debug"), _run_params())
-def test_run_never_prints_the_key(setup, outcome, key_in_file, debug):
+@pytest.mark.parametrize(("outcome", "key_in_file", "debug", "console_script"), _run_params())
+def test_run_never_prints_the_key(setup, outcome, key_in_file, debug, console_script):
     tmp_path, src = setup
     step, code = OUTCOMES[outcome]
     out = tmp_path / "out.jsonl"
@@ -129,7 +147,11 @@ def test_run_never_prints_the_key(setup, outcome, key_in_file, debug):
         cfg = _config(tmp_path, base, key_in_file)
         args = ["run", str(src), "-o", str(out), "--force", "-c", str(cfg)]
         args += ["--events", str(events), "--report", str(report)]
-        proc = _run(args + (["--debug"] if debug else []), {"OPENAI_API_KEY": ENV_KEY})
+        proc = _run(
+            args + (["--debug"] if debug else []),
+            {"OPENAI_API_KEY": ENV_KEY},
+            console_script=console_script,
+        )
         if step not in (None, "dead"):
             # the key really was sent (so a leak would have had something to leak)
             assert fake.requests
@@ -154,8 +176,23 @@ def test_config_and_check_never_print_the_key(setup, key_in_file):
         ["config", "validate", str(cfg), *extra],
         ["check", str(src), "-c", str(cfg), "--json", *extra],
     ]
+    for args in commands:
+        proc = _run(args, env)
+        assert proc.returncode == 0, (args, proc.stderr)
+        _assert_no_secret(proc, [])
+
+
+def test_config_and_check_through_the_console_script_never_print_the_key(setup):
+    tmp_path, src = setup
+    cfg = _config(tmp_path, DEAD, key_in_file=True)
+    commands = [
+        ["config", "show", "-c", str(cfg), "--debug"],
+        ["check", str(src), "-c", str(cfg), "--json", "--debug"],
+    ]
     with ThreadPoolExecutor(max_workers=len(commands)) as pool:
-        procs = list(pool.map(lambda a: _run(a, env), commands))
+        procs = list(
+            pool.map(lambda a: _run(a, {"OPENAI_API_KEY": ENV_KEY}, console_script=True), commands)
+        )
     for args, proc in zip(commands, procs, strict=True):
         assert proc.returncode == 0, (args, proc.stderr)
         _assert_no_secret(proc, [])
