@@ -2,16 +2,16 @@
 tail, secret masking, ``check --explain``, the summary cache, the retention check, the fraction
 trigger and ``strip_analysis``.
 
-Every test runs ``compact`` as a subprocess (the installed console script), with the fake OpenAI
-server on 127.0.0.1 where a model is involved, and checks exit codes, the output, the report,
-the events and what the server saw.
+Every test runs ``compact`` in-process (typer's CliRunner, in the test's folder), with the fake
+OpenAI server on 127.0.0.1 where a model is involved, and checks exit codes, the output, the
+report, the events and what the server saw. The console script itself is exercised by the other
+CLI modules' subprocess tests.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -27,7 +27,7 @@ from compactor.prompts import DEGRADED_NOTE, PREAMBLE
 from compactor.schema import user_text
 from compactor.testing.fake_openai import FakeOpenAI, reply, status
 
-from .fake_server_cli import Finished, compact_exe
+from .fake_server_cli import Finished, invoke
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_transcripts"
@@ -51,17 +51,14 @@ def compact(
     tmp: Path, *args: str, config: dict[str, Any] | None = None, env: dict[str, str] | None = None
 ) -> Result:
     """Run ``compact ARGS`` in ``tmp`` (with ``-c tmp/compact.yaml`` when ``config`` is given)."""
-    argv = [compact_exe(), *args]
+    argv = list(args)
     if config is not None:
         cfg = tmp / "compact.yaml"
         cfg.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-        argv[2:2] = ["-c", str(cfg)]
-    full_env = dict(os.environ)
-    full_env.update({"COLUMNS": "100", "NO_COLOR": "1", "XDG_CACHE_HOME": str(tmp / "xdg")})
+        argv[1:1] = ["-c", str(cfg)]
+    full_env = {"COLUMNS": "100", "NO_COLOR": "1", "XDG_CACHE_HOME": str(tmp / "xdg")}
     full_env.update(env or {})
-    proc = subprocess.run(
-        argv, capture_output=True, env=full_env, cwd=tmp, timeout=120, check=False
-    )
+    proc = invoke(argv, env=full_env, cwd=tmp)
     return Result(proc, tmp / "events.jsonl", tmp / "report.json", tmp=tmp)
 
 
@@ -74,10 +71,9 @@ def openai_model(fake: FakeOpenAI, name: str = "primary-model", **more: Any) -> 
 
 
 @pytest.fixture
-def key_env() -> dict[str, str]:
-    env = {"OPENAI_API_KEY": KEY}
-    os.environ.pop("OPENAI_BASE_URL", None)
-    return env
+def key_env(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    return {"OPENAI_API_KEY": KEY}
 
 
 def _messages(path: Path) -> list[Any]:
