@@ -280,7 +280,8 @@ def _refused(tmp_path: Path, text: str) -> ConfigError:
     start = time.monotonic()
     with pytest.raises(ConfigError) as info:
         build_config(load_config_file(path), transcript_path_auto=None)
-    assert time.monotonic() - start < 1.5, "a hostile config must be refused fast"
+    # milliseconds here; expanding the aliases would not finish at all (loaded machine: slack)
+    assert time.monotonic() - start < 10, "a hostile config must be refused fast"
     assert str(info.value).startswith(f"{path}:")  # file and line
     return info.value
 

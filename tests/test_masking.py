@@ -836,7 +836,7 @@ def test_forty_thousand_bearer_tokens_in_one_text_mask_in_linear_time() -> None:
     elapsed = time.perf_counter() - start
     assert masker.counts == {"bearer_token": 40_000}
     assert masked.count("[REDACTED:bearer_token#") == 40_000
-    assert elapsed < 4, elapsed  # 0.5 s here; quadratic, it was 52 s
+    assert elapsed < 20, elapsed  # 0.5 s here; quadratic, it was 52 s
 
 
 def _reference_spans(masker: SecretMasker, text: str) -> list[tuple[int, int, str]]:

@@ -517,7 +517,8 @@ async def test_timeout_is_a_deadline_for_the_whole_request(fake: FakeOpenAI, whe
     elapsed = time.monotonic() - start
     assert (err.kind, err.transient) == ("timeout", True)
     assert "timed out after 0.6s" in str(err) and "whole request" in str(err)
-    assert 0.5 < elapsed < 2.0, elapsed
+    # the whole drip would take tens of seconds; the bound leaves room for a busy machine
+    assert 0.5 < elapsed < 10, elapsed
 
 
 @pytest.mark.parametrize("code", [200, 500])
@@ -535,7 +536,7 @@ async def test_gzip_bomb_is_refused_at_the_cap(fake: FakeOpenAI, code: int) -> N
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert (err.kind, err.transient) == ("too_large", True)
     assert "response larger than 16 MiB" in str(err)
-    assert elapsed < 3, elapsed
+    assert elapsed < 10, elapsed  # under a second here; the memory bound is the sharp check
     assert grown_mb < 100, grown_mb  # inflating all of it would take more than 1 GiB
 
 

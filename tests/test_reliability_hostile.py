@@ -126,7 +126,7 @@ def test_absurd_retry_after_waits_at_most_max_delay(
         waits = [(e["phase"], e["delay"]) for e in ran.of("retry_wait")]
         assert waits == [("primary", 0.2), ("primary", 0.2), ("failover", 0.1)]
         assert len(fake.requests) == 5
-        assert ran.elapsed < 4, ran.elapsed
+        assert ran.elapsed < 30, ran.elapsed  # 0.5 s of waits (a Retry-After would be years)
         assert "waiting 0.2s before primary attempt 2" in ran.output
 
 
@@ -146,7 +146,7 @@ def test_dripping_server_is_cut_off_at_the_timeout(
         first = ran.of("generate_summary")[0]
         assert first["error"]["kind"] == "timeout"
         assert "timed out after 0.8s" in first["error"]["message"]
-        assert ran.elapsed < 4, ran.elapsed
+        assert ran.elapsed < 30, ran.elapsed  # ~1 s here; the whole drip takes minutes
         assert "The fake summary" in ran.out.read_text()
 
 
@@ -177,7 +177,7 @@ def test_gzip_bomb_is_refused_in_bounded_memory(tmp_path: Path) -> None:
     assert stderr.count("response larger than 16 MiB (model.max_response_bytes)") >= 2
     peak_mb = usage.ru_maxrss / 1024
     assert peak_mb < 400, f"peak RSS {peak_mb:.0f} MB"
-    assert elapsed < 8, elapsed
+    assert elapsed < 30, elapsed  # ~1 s here; the peak RSS above is the sharp check
     assert not (tmp_path / "o").exists()
 
 
@@ -384,7 +384,7 @@ def test_hostile_config_is_exit_2_naming_file_line_and_key_fast(
     assert result.exit_code == 2, result.output
     assert f"compact: ConfigError: {cfg}:" in result.output  # file and line
     assert "key '" in result.output and says in result.output
-    assert elapsed < 2, elapsed
+    assert elapsed < 10, elapsed  # milliseconds here; expanding the YAML would never end
     assert not (tmp_path / "session.compact.jsonl").exists()
 
 
@@ -477,7 +477,7 @@ def test_forty_thousand_bearer_tokens_are_masked_in_a_second_or_two(
     elapsed = time.monotonic() - start
     assert result.exit_code == 1, result.output  # it would compact (630,003 tokens)
     assert "secret masking:    would replace bearer_token 40,000" in result.output
-    assert elapsed < 5, elapsed  # 52 s when masking was quadratic
+    assert elapsed < 20, elapsed  # ~1 s here; 52 s when masking was quadratic
 
 
 # -- 11. No API key ----------------------------------------------------------------------------
