@@ -1,5 +1,12 @@
 """Crash safety (SPEC §9.5): kill -9 mid-write leaves the old file or the complete new one;
-Ctrl-C during a model call exits 130 and writes nothing."""
+Ctrl-C during a model call exits 130 and writes nothing.
+
+Every test runs a real process. Where the kill or the signal must land at a given point of a
+write (half the bytes written, just before or just after the rename), the process is
+``tests/crash_child.py``: the real ``main()``, held at that point until the test signals it, so
+the signal lands there however busy the machine is. Kills at an arbitrary moment use the
+installed console script.
+"""
 
 from __future__ import annotations
 
@@ -14,13 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from compactor.errors import CompactorError
 from compactor.formats.registry import read_transcript
 from compactor.testing.fake_openai import FakeOpenAI, hang
 
 from .fake_server_cli import default_sigint
 
 COMPACT = str(Path(sys.executable).parent / "compact")
+CRASH_CHILD = str(Path(__file__).with_name("crash_child.py"))
 BIG_MB = 24
 
 
@@ -48,30 +55,32 @@ def _sha(p: Path) -> str:
     return hashlib.sha256(p.read_bytes()).hexdigest()
 
 
-def _kill_when(proc: subprocess.Popen[bytes], folder: Path, delay: float | None) -> int:
-    """SIGKILL ``proc`` once a temp file shows up in ``folder`` (delay None) or after ``delay``."""
-    deadline = time.monotonic() + 30
-    if delay is None:
-        while time.monotonic() < deadline and proc.poll() is None:
-            if any(p.name.endswith(".tmp") for p in folder.iterdir()):
-                break
-            time.sleep(0.002)
-    else:
-        time.sleep(delay)
+def _held(
+    args: list[str], point: str, target: Path, marker: Path
+) -> tuple[list[str], dict[str, str]]:
+    """argv and environment entries of ``compact ARGS`` held at ``point`` of writing ``target``
+    (see ``tests/crash_child.py``)."""
+    return [sys.executable, CRASH_CHILD, *args], {
+        "CRASH_HOLD": f"{point}:{target}",
+        "CRASH_MARKER": str(marker),
+    }
+
+
+def _wait_for(marker: Path, proc: subprocess.Popen[bytes]) -> None:
+    """Until the held process reached its point (fails if it ended or took 60 s)."""
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        assert proc.poll() is None, f"the process ended on its own (exit {proc.returncode})"
+        assert time.monotonic() < deadline, "the process never reached its hold point"
+        time.sleep(0.01)
+
+
+def _kill_after(proc: subprocess.Popen[bytes], delay: float) -> int:
+    """SIGKILL ``proc`` after ``delay`` seconds, wherever it is then (unless it ended)."""
+    time.sleep(delay)
     if proc.poll() is None:
         proc.send_signal(signal.SIGKILL)
-    code = proc.wait(timeout=30)
-    if delay is None:  # the kill must land while the temp file exists, i.e. mid-write
-        assert code == -signal.SIGKILL, f"the process ended on its own (exit {code})"
-    return code
-
-
-def _complete(p: Path) -> bool:
-    """The file holds a whole transcript (False while it is still being written)."""
-    try:
-        return _parses_fully(p)
-    except (OSError, CompactorError):
-        return False
+    return proc.wait(timeout=30)
 
 
 def _parses_fully(p: Path) -> bool:
@@ -80,10 +89,10 @@ def _parses_fully(p: Path) -> bool:
     return raw.endswith(b"\n") and len(t.messages) > 0
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("delay", [None, 0.05, 0.6])
 def test_sigkill_during_output_write(big, tmp_path, delay):
     # Not triggered (huge threshold): the output is a 24 MB byte-for-byte copy, written atomically.
+    # delay None: killed with half of it in the temp file; else: after `delay`, wherever it is.
     cfg = tmp_path / "c.yaml"
     cfg.write_text("trigger: {context_tokens: 1000000000}\n")
     out_dir = tmp_path / "out"
@@ -92,21 +101,34 @@ def test_sigkill_during_output_write(big, tmp_path, delay):
     out.write_bytes(b'{"role": "user", "content": "old"}\n')
     old = out.read_bytes()
     before = _sha(big)
-    proc = subprocess.Popen(
-        [COMPACT, "run", str(big), "-o", str(out), "-c", str(cfg), "-q"],
-        env=_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    _kill_when(proc, out_dir, delay)
+    args = ["run", str(big), "-o", str(out), "-c", str(cfg), "-q"]
+    if delay is None:
+        marker = tmp_path / "held"
+        argv, env = _held(args, "write", out, marker)
+        proc = subprocess.Popen(
+            argv, env=_env(env), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        _wait_for(marker, proc)
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+        [temp] = _temps(out_dir)  # killed mid-write: the partial temp file is left behind
+        assert 0 < temp.stat().st_size < big.stat().st_size
+    else:
+        proc = subprocess.Popen(
+            [COMPACT, *args], env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        _kill_after(proc, delay)
     data = out.read_bytes()
     assert data == old or data == big.read_bytes(), "target is neither old nor complete new"
+    if delay is None:
+        assert data == old
     assert _sha(big) == before
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("delay", [None, 0.3, 1.5])
 def test_sigkill_during_in_place(big, tmp_path, delay):
+    # delay None: killed with half of the 24 MB archive copy written (the compacted file itself
+    # is small); else: after `delay`, wherever it is.
     copy = tmp_path / "work" / "session.jsonl"
     copy.parent.mkdir()
     copy.write_bytes(big.read_bytes())
@@ -115,27 +137,38 @@ def test_sigkill_during_in_place(big, tmp_path, delay):
     archive.mkdir()
     cfg = tmp_path / "c.yaml"
     cfg.write_text(f"archive_dir: {archive}\n")
+    args = [
+        *("run", str(copy), "--in-place", "--force", "-c", str(cfg), "-q"),
+        *("--model", "openai:gpt-4o-mini"),
+    ]
     with FakeOpenAI() as fake:
-        proc = subprocess.Popen(
-            [
-                COMPACT,
-                "run",
-                str(copy),
-                "--in-place",
-                "--force",
-                "-c",
-                str(cfg),
-                "-q",
-                "--model",
-                "openai:gpt-4o-mini",
-            ],
-            env=_env({"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-test"}),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        # delay None: kill while the 24 MB archive copy is being written (the compacted file
-        # itself is small, its temp file lives too briefly to catch)
-        _kill_when(proc, archive if delay is None else copy.parent, delay)
+        env = {"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-test"}
+        if delay is None:
+            marker = tmp_path / "held"
+            argv, hold = _held(args, "write", archive, marker)
+            proc = subprocess.Popen(
+                argv,
+                env=_env({**env, **hold}),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            _wait_for(marker, proc)
+            proc.send_signal(signal.SIGKILL)
+            assert proc.wait(timeout=30) == -signal.SIGKILL
+        else:
+            proc = subprocess.Popen(
+                [COMPACT, *args],
+                env=_env(env),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            _kill_after(proc, delay)
+    if delay is None:  # killed while archiving: the input is untouched, nothing was archived
+        assert _sha(copy) == original
+        assert [
+            p.name for p in archive.rglob("*") if p.is_file() and not p.name.endswith(".tmp")
+        ] == []
+        return
     if _sha(copy) == original:
         return  # killed before the replace: the original is intact in place
     # replaced: the new file is complete, and the original survives in the archive
@@ -144,17 +177,12 @@ def test_sigkill_during_in_place(big, tmp_path, delay):
     assert archived, "the file was replaced but the original is not in the archive"
 
 
-PAUSE = 1.0
-"""Seconds atomic_write sleeps on each side of its rename (COMPACT_TEST_PAUSE_AT_REPLACE)."""
-
-
-@pytest.mark.slow
 @pytest.mark.parametrize("side", ["before", "after"])
 def test_sigkill_at_the_rename_in_place(tmp_path, side):
-    # The test hook holds the process just before (or just after) os.replace of the compacted
-    # file over the input; SIGKILL lands there. Before: the input is untouched (and the complete
-    # new file sits in the temp file). After: the input is the complete new file. Both times the
-    # original is already in the archive.
+    # The process is held just before (or just after) os.replace of the compacted file over the
+    # input; SIGKILL lands there. Before: the input is untouched (and the complete new file sits
+    # in the temp file). After: the input is the complete new file. Both times the original is
+    # already in the archive.
     work = tmp_path / "work"
     work.mkdir()
     src = work / "session.jsonl"
@@ -164,31 +192,22 @@ def test_sigkill_at_the_rename_in_place(tmp_path, side):
     archive = tmp_path / "archive"
     cfg = tmp_path / "c.yaml"
     cfg.write_text(f"archive_dir: {archive}\n")
-    env = {
-        "OPENAI_API_KEY": "sk-test",
-        "COMPACT_TEST_PAUSE_AT_REPLACE": str(PAUSE),
-    }
+    marker = tmp_path / "held"
+    argv, env = _held(
+        [
+            *("run", str(src), "--in-place", "--force", "-c", str(cfg), "-q"),
+            *("--model", "openai:gpt-4o-mini"),
+        ],
+        side,
+        src,
+        marker,
+    )
     with FakeOpenAI() as fake:
-        env["OPENAI_BASE_URL"] = fake.base_url
+        env.update({"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": fake.base_url})
         proc = subprocess.Popen(
-            [
-                *(COMPACT, "run", str(src), "--in-place", "--force", "-c", str(cfg), "-q"),
-                *("--model", "openai:gpt-4o-mini"),
-            ],
-            env=_env(env),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            argv, env=_env(env), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        deadline = time.monotonic() + 60
-        temps: list[Path] = []
-        while time.monotonic() < deadline and proc.poll() is None:
-            temps = [p for p in work.iterdir() if p.name.endswith(".tmp")]
-            if side == "before" and temps and _complete(temps[0]):
-                break
-            if side == "after" and src.read_bytes() != original:
-                break
-            time.sleep(0.002)
-        time.sleep(PAUSE / 5)  # well inside the pause
+        _wait_for(marker, proc)
         proc.send_signal(signal.SIGKILL)
         assert proc.wait(timeout=30) == -signal.SIGKILL, "the process ended on its own"
     archived = [p.read_bytes() for p in archive.glob("*.jsonl")]
@@ -352,28 +371,23 @@ def _signal_at_the_rename(
     original = src.read_bytes()
     out = src if in_place else work / "out.jsonl"
     target = ["--in-place"] if in_place else ["-o", str(out)]
+    marker = tmp_path / "held"
+    argv, env = _held(
+        ["run", str(src), *target, "--force", "--model", "local", "-q"], side, out, marker
+    )
     proc = subprocess.Popen(
-        [COMPACT, "run", str(src), *target, "--force", "--model", "local", "-q"],
-        env=_env({"COMPACT_TEST_PAUSE_AT_REPLACE": str(PAUSE)}),
+        argv,
+        env=_env(env),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         preexec_fn=_default_signals,
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        temps = _temps(work)
-        if side == "before" and temps and _complete(temps[0]):
-            break
-        if side == "after" and out.exists() and out.read_bytes() != original:
-            break
-        time.sleep(0.01)
-    time.sleep(PAUSE / 5)  # well inside the pause
+    _wait_for(marker, proc)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=30)
     return proc, err.decode(errors="replace"), out, original
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("side", ["before", "after"])
 @pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: signal.Signals(s).name)
 def test_a_signal_at_the_rename_is_reported_truthfully(tmp_path, sig, side):
@@ -393,7 +407,6 @@ def test_a_signal_at_the_rename_is_reported_truthfully(tmp_path, sig, side):
         assert last == f"compact: interrupted by {name}; written: output {out}"
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("side", ["before", "after"])
 def test_sigterm_at_the_in_place_rename_is_reported_truthfully(tmp_path, side):
     proc, err, src, original = _signal_at_the_rename(tmp_path, signal.SIGTERM, side, True)

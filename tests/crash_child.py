@@ -1,0 +1,84 @@
+"""``compact`` for crash tests: the real ``main()``, held at one point of one atomic write.
+
+Run as ``python tests/crash_child.py ARGS…`` (``ARGS`` as for ``compact``) with
+
+* ``CRASH_HOLD=<point>:<path>``: ``write`` (half of the file's bytes are in its temp file),
+  ``before`` (the temp file is complete and fsynced, just before the rename) or ``after`` (just
+  after it); ``path`` is the file written, or a folder (any file written into it);
+* ``CRASH_MARKER=<file>``: created when the process reaches the point.
+
+There the process sleeps (60 s at most) until the test signals or kills it. A test waits for the
+marker, then signals: no tight polling, and the signal lands at that point however busy the
+machine is. The points are the ones ``compactor.io`` marks for tests (``_pause_for_tests``,
+called on both sides of :meth:`AtomicFile.commit`'s rename) and its single writer, ``write_all``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from compactor import io
+
+HOLD_SECONDS = 60
+
+
+def _matches(path: str | os.PathLike[str], target: Path) -> bool:
+    p = Path(path)
+    return p == target or (target.is_dir() and p.parent == target)
+
+
+def _hold(marker: Path) -> None:
+    marker.touch()
+    time.sleep(HOLD_SECONDS)
+
+
+def install(point: str, target: Path, marker: Path) -> None:
+    """Patch ``compactor.io`` so that the first matching write holds at ``point``."""
+    if point not in ("write", "before", "after"):
+        raise SystemExit(f"crash_child: unknown point {point!r}")
+    write_all, commit = io.write_all, io.AtomicFile.commit
+    committing: list[Path] = []
+    pauses = 0
+
+    def held_write_all(fd: int, data: bytes, label: str) -> None:
+        if point == "write" and _matches(label, target) and len(data) > 1 and not marker.exists():
+            half = len(data) // 2
+            write_all(fd, data[:half], label)
+            _hold(marker)
+            data = data[half:]
+        write_all(fd, data, label)
+
+    def held_commit(self: io.AtomicFile, **kwargs: Any) -> None:
+        committing.append(self.path)
+        try:
+            commit(self, **kwargs)
+        finally:
+            committing.pop()
+
+    def held_pause() -> None:
+        nonlocal pauses
+        if committing and _matches(committing[-1], target):
+            pauses += 1  # 1: before the rename, 2: after it
+            if (point, pauses) in (("before", 1), ("after", 2)):
+                _hold(marker)
+
+    io.write_all = held_write_all
+    io.AtomicFile.commit = held_commit  # type: ignore[method-assign]  # the patch is the point
+    io._pause_for_tests = held_pause
+
+
+def main() -> None:
+    point, _, target = os.environ["CRASH_HOLD"].partition(":")
+    install(point, Path(target), Path(os.environ["CRASH_MARKER"]))
+    from compactor.cli.app import main as compact_main
+
+    sys.argv[0] = "compact"
+    compact_main()
+
+
+if __name__ == "__main__":
+    main()
