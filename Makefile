@@ -6,7 +6,9 @@ STAMP := $(VENV)/.installed
 SAMPLE ?= sample_transcripts/coding-session-long.jsonl
 LINT_PATHS := compactor tests $(wildcard bench)
 
-.PHONY: run test check lint typecheck format bench test-real-llm test-resume clean
+.PHONY: run test coverage check lint typecheck format bench test-real-llm test-resume clean
+# Test workers: one per core (at most 4); PYTEST_WORKERS=0 runs the suite in this process.
+PYTEST_WORKERS ?= auto --maxprocesses=4
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -19,8 +21,11 @@ run: $(STAMP)  ## compact a sample with the embedded model (no key, no network) 
 	$(BIN)/compact run $(SAMPLE) --model local -o build/sample.compact.jsonl
 	$(BIN)/compact show build/sample.compact.jsonl
 
-test: $(STAMP)  ## the whole test suite
-	$(BIN)/python -m pytest -q
+test: $(STAMP)  ## the whole test suite, one worker per core
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS)
+
+coverage: $(STAMP)  ## the whole test suite under coverage; fails below the floor in pyproject.toml
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --cov --cov-report=term
 
 lint: $(STAMP)
 	$(BIN)/ruff format --check $(LINT_PATHS)
@@ -29,7 +34,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-check: lint typecheck test  ## format check + ruff + mypy --strict + tests
+check: lint typecheck coverage  ## format check + ruff + mypy --strict + the suite with its coverage floor
 
 format: $(STAMP)
 	$(BIN)/ruff format $(LINT_PATHS)
@@ -45,4 +50,4 @@ test-resume: $(STAMP)  ## opt-in: install Claude Code + Codex (npm, cached), res
 	bash scripts/resume_clients.sh
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .coverage .coverage.*

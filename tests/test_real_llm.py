@@ -42,6 +42,8 @@ from .fake_server_cli import compact_exe
 
 pytestmark = [
     pytest.mark.real_llm,
+    # a 135M model on two CPU cores: one run may take minutes (the run's own limit is 900 s)
+    pytest.mark.timeout(1200),
     pytest.mark.skipif(
         not os.environ.get("REAL_LLM_BASE_URL"),
         reason="REAL_LLM_BASE_URL is not set (run: bash scripts/real_llm.sh)",

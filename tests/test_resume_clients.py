@@ -48,6 +48,8 @@ CODEX = os.environ.get("RESUME_CODEX")
 
 pytestmark = [
     pytest.mark.resume_clients,
+    # each test starts Claude Code and Codex, several times (each call may take TIMEOUT = 240 s)
+    pytest.mark.timeout(1200),
     pytest.mark.skipif(
         not (CLAUDE and CODEX), reason="RESUME_CLAUDE / RESUME_CODEX not set (make test-resume)"
     ),
