@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from compactor.cli.app import app
+from compactor.testing.fake_openai import FakeOpenAI
 
 from .fake_server_cli import default_sigint
 
@@ -52,7 +53,9 @@ def test_batch_three_files_and_a_directory(batch_dir: Path) -> None:
     assert all(f["exit_code"] == 0 and f["triggered"] for f in data["files"])
 
 
-def test_batch_failing_file_gets_its_exit_code(batch_dir: Path, monkeypatch) -> None:
+def test_batch_failing_file_gets_its_exit_code(
+    batch_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from compactor.testing.fake_openai import FakeOpenAI, status
 
     server = FakeOpenAI(default=status(500)).start()
@@ -123,7 +126,7 @@ def _copies(folder: Path, n: int) -> list[Path]:
     return paths
 
 
-def test_batch_isolates_one_failed_model_call(tmp_path: Path, fake_env) -> None:
+def test_batch_isolates_one_failed_model_call(tmp_path: Path, fake_env: FakeOpenAI) -> None:
     """12 files, 4 at a time; the fake answers one request with HTTP 400 (not retried): that
     file fails alone and writes nothing; exactly one request per file reaches the server."""
     from compactor.testing.fake_openai import status
@@ -153,7 +156,7 @@ def test_batch_isolates_one_failed_model_call(tmp_path: Path, fake_env) -> None:
     assert len({r.peer for r in fake_env.requests}) <= 4  # one shared client, kept-alive
 
 
-def test_batch_retries_stay_per_file(tmp_path: Path, fake_env) -> None:
+def test_batch_retries_stay_per_file(tmp_path: Path, fake_env: FakeOpenAI) -> None:
     """A 500 is retried by the file that got it only: one request per file, plus one."""
     from compactor.testing.fake_openai import status
 
@@ -174,7 +177,7 @@ def test_batch_retries_stay_per_file(tmp_path: Path, fake_env) -> None:
     fake_env.assert_complete()
 
 
-def test_batch_jobs_bounds_the_requests_in_flight(tmp_path: Path, fake_env) -> None:
+def test_batch_jobs_bounds_the_requests_in_flight(tmp_path: Path, fake_env: FakeOpenAI) -> None:
     """--jobs 3 over 10 files: the server never answers more than 3 requests at once, and does
     answer 3 (files beyond the 3 in flight are prepared meanwhile, not sent)."""
     fake_env.latency = 0.15
@@ -210,7 +213,7 @@ async def test_request_slot_bounds_only_inside_shared_clients() -> None:
     assert peak == 7
 
 
-def test_batch_outputs_equal_single_runs(tmp_path: Path, fake_env) -> None:
+def test_batch_outputs_equal_single_runs(tmp_path: Path, fake_env: FakeOpenAI) -> None:
     """Same bytes as `compact run FILE` for each file (the note names each input's path)."""
     paths = _copies(tmp_path / "in", 6)
     result = CliRunner().invoke(
@@ -278,7 +281,7 @@ def test_batch_sigint_is_130_and_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_batch_on_a_terminal_prints_each_line_as_its_file_finishes(
-    tmp_path: Path, monkeypatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import io
 

@@ -54,7 +54,9 @@ def test_the_key_covers_endpoint_model_options_and_input() -> None:
     assert base != cache_key("m", {}, other_instruction, "http://a/v1")
 
 
-def test_the_openai_models_endpoint_is_its_base_url_without_credentials(monkeypatch) -> None:
+def test_the_openai_models_endpoint_is_its_base_url_without_credentials(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     assert OpenAIModel("m").endpoint == "https://api.openai.com/v1"
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1/")
@@ -63,7 +65,7 @@ def test_the_openai_models_endpoint_is_its_base_url_without_credentials(monkeypa
     assert model_endpoint(ScriptedModel([])) is None  # in-process: no endpoint
 
 
-def test_the_default_folder_follows_xdg(monkeypatch, tmp_path: Path) -> None:
+def test_the_default_folder_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert default_cache_dir() == tmp_path / "compact" / "summaries"
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/is/ignored")
@@ -91,7 +93,11 @@ def test_entries_are_private_atomic_and_secrets_free(tmp_path: Path) -> None:
     assert set(doc) == {"version", "key", "model", "text", "sha256", "usage"}
     assert "http://h" not in path.read_text("utf-8")  # the endpoint is only in the hash
     hit = cache.get(key, c.Message)
-    assert hit is not None and hit.content == _reply().content and hit.usage == _reply().usage
+    assert (
+        isinstance(hit, c.Message)
+        and hit.content == _reply().content
+        and hit.usage == _reply().usage
+    )
     assert (cache.hits, cache.misses, cache.stores, cache.errors) == (1, 0, 1, 0)
 
 
@@ -145,7 +151,7 @@ def _damage(cache: SummaryCache, key: str, how: str) -> None:
         "huge",
     ],
 )
-def test_a_damaged_entry_is_a_miss_and_the_next_store_repairs_it(tmp_path: Path, how) -> None:
+def test_a_damaged_entry_is_a_miss_and_the_next_store_repairs_it(tmp_path: Path, how: str) -> None:
     cache = SummaryCache(tmp_path)
     key = cache_key("m", {}, INPUT)
     cache.put(key, "m", _reply())
@@ -196,6 +202,7 @@ def test_concurrent_writers_of_one_entry_never_show_half_an_entry(tmp_path: Path
         cache = SummaryCache(tmp_path)
         while not stop.is_set():
             got = cache.get(key, c.Message)
+            assert got is None or isinstance(got, c.Message)
             seen.append(None if got is None else got.content)
 
     reader = threading.Thread(target=read)
@@ -281,7 +288,7 @@ FORMATS = [
 
 
 @pytest.fixture
-def remote_env(fake: FakeOpenAI, monkeypatch) -> FakeOpenAI:
+def remote_env(fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> FakeOpenAI:
     monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import typer.main
+from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from compactor import __version__
@@ -140,11 +141,14 @@ def test_exit_codes_where_they_belong() -> None:
 
 def test_modules_define_the_epilogs_the_app_uses() -> None:
     root = typer.main.get_command(app)
+    assert isinstance(root, TyperGroup)
+    config, archive = root.commands["config"], root.commands["archive"]
+    assert isinstance(config, TyperGroup) and isinstance(archive, TyperGroup)
     assert root.commands["run"].epilog == run.EPILOG
     assert root.commands["check"].epilog == check.EPILOG
     assert root.commands["show"].epilog == show.EPILOG
-    assert root.commands["config"].commands["show"].epilog == config_cmd.SHOW_EPILOG
-    assert root.commands["archive"].commands["prune"].epilog == archive_cmd.PRUNE_EPILOG
+    assert config.commands["show"].epilog == config_cmd.SHOW_EPILOG
+    assert archive.commands["prune"].epilog == archive_cmd.PRUNE_EPILOG
 
 
 @pytest.mark.parametrize(

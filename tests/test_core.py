@@ -447,7 +447,8 @@ def test_spec_4_agentic_input_uses_agentic_messages() -> None:
         c.AgenticMessage("system", [c.Block("user_input_text", text="s")]),
         c.AgenticMessage("user", [c.Block("user_input_text", text="hello")]),
     ]
-    out = run(c.new(c.Config(model=model)).summarize(c.AgentState(history)))
+    mw = c.new(c.Config[c.AgenticMessage](model=model))
+    out = run(mw.summarize(c.AgentState(history)))
     assert all(isinstance(m, c.AgenticMessage) for m in model.calls[0])
     assert all(isinstance(m, c.AgenticMessage) for m in out)
     assert "    - hello" in out[-1].blocks[0].text
@@ -902,15 +903,19 @@ def test_message_deepcopy_is_deep_and_keeps_sharing() -> None:
     ]
     out = copy.deepcopy(msgs)
     assert out == msgs
-    assert out[0].parts[0] is out[0].parts[1] and out[0].parts[0] is not part
-    out[0].extra["k"][1]["x"] = 9
-    out[0].tool_calls[0].name = "write"
-    out[1].blocks[0].content[0].text = "changed"
-    assert msgs[0].extra == {"k": [1, {"x": 2}]} and msgs[0].tool_calls[0].name == "read"
-    assert msgs[1].blocks[0].content[0].text is None
+    chat, agentic = out
+    assert isinstance(chat, c.Message) and isinstance(agentic, c.AgenticMessage)
+    assert chat.parts[0] is chat.parts[1] and chat.parts[0] is not part
+    chat.extra["k"][1]["x"] = 9
+    chat.tool_calls[0].name = "write"
+    agentic.blocks[0].content[0].text = "changed"
+    old_chat, old_agentic = msgs
+    assert isinstance(old_chat, c.Message) and isinstance(old_agentic, c.AgenticMessage)
+    assert old_chat.extra == {"k": [1, {"x": 2}]} and old_chat.tool_calls[0].name == "read"
+    assert old_agentic.blocks[0].content[0].text is None
 
     class Tagged(c.Message):
-        pass
+        note: dict[str, list[int]]  # no slots: kept in the instance's __dict__
 
     tagged = Tagged("user", "x")
     tagged.note = {"a": [1]}  # a subclass without slots has a __dict__

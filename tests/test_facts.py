@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 
 import pytest
 from hypothesis import given, settings
@@ -254,7 +255,7 @@ def test_entry_carries_the_is_error_flag() -> None:
 # -- file changes ----------------------------------------------------------------------------------
 
 
-def changes(name: str, args: dict[str, object] | str) -> list[tuple[str, str]]:
+def changes(name: str, args: Mapping[str, object] | str) -> list[tuple[str, str]]:
     raw = args if isinstance(args, str) else json.dumps(args)
     return [(c.path, c.action) for c in file_changes(Call("c", name, raw, 0))]
 
@@ -382,7 +383,7 @@ def _paths_of_every_match(text: str) -> list[tuple[int, str]]:
 def _identifiers_of_every_pattern(text: str) -> list[tuple[int, str]]:
     from compactor.facts import patterns as p
 
-    def spans():  # every pattern on the whole text, no quick scan
+    def spans() -> Iterator[tuple[int, int, str]]:  # every pattern on the whole text
         for m in p._CALL_IDENT_RE.finditer(text):
             if not p._EXT_END_RE.search(m.group(1)):
                 yield m.start(1), m.end(1), m.group(1)

@@ -428,7 +428,7 @@ def test_latency_and_peak_in_flight() -> None:
     with FakeOpenAI(latency=0.2) as fake:
         assert fake.peak_in_flight == 0
 
-        def timed(_: int) -> float:
+        def timed(_index: int) -> float:
             start = time.monotonic()
             code, _, _ = post(fake.base_url)
             assert code == 200

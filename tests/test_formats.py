@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import copy
 import itertools
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import orjson
 import pytest
+from _pytest.mark import ParameterSet
 
 from compactor.errors import ConfigError, TranscriptError
 from compactor.formats.base import CompactionInfo, WriteMode
 from compactor.formats.registry import FORMATS, detect_format, read_transcript, write_transcript
+from compactor.io import FileSource, open_input
 from compactor.schema import (
     CONTENT_TYPE_KEY,
     MAX_JSON_DEPTH,
@@ -24,6 +28,8 @@ from compactor.schema import (
 
 from .conftest import TRANSCRIPTS as SHARED
 from .conftest import needs_shared, shared_file
+
+T = TypeVar("T")
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "formats"
 
@@ -44,7 +50,7 @@ SUMMARY = "Summary of the conversation so far: the user asked for X; Y was done.
 INFO = CompactionInfo(tokens_before=12345, tokens_after=678, timestamp="2026-01-01T00:00:00.000Z")
 
 
-def _all_files() -> list[tuple[Path, str]]:
+def _all_files() -> list[ParameterSet]:
     files = [
         pytest.param(SHARED / name, spec[0], marks=needs_shared) for name, spec in REAL.items()
     ]
@@ -53,7 +59,7 @@ def _all_files() -> list[tuple[Path, str]]:
 
 
 ALL = _all_files()
-IDS = [p.values[0].name for p in ALL]
+IDS = [Path(name).name for name in (*REAL, *FIXTURE_FORMATS)]  # the order of ALL
 
 
 def _text(msg: Message | AgenticMessage) -> str:
@@ -564,7 +570,7 @@ def test_known_metadata_records_of_claude_code_and_codex_fit() -> None:
     ],
 )
 def test_unknown_records_of_claude_code_and_codex_are_refused(
-    first: dict, odd: dict, field: str, says: str
+    first: dict[str, Any], odd: dict[str, Any], field: str, says: str
 ) -> None:
     # Rule 7: an unknown record may be something the model saw; it is never dropped silently.
     with pytest.raises(TranscriptError) as info:
@@ -583,7 +589,7 @@ def test_unknown_records_of_claude_code_and_codex_are_refused(
     ],
 )
 def test_a_role_outside_the_formats_set_is_exit_2_naming_the_line(
-    fmt: str, record: dict, role: str
+    fmt: str, record: dict[str, Any], role: str
 ) -> None:
     raw = _jl({"role": "user", "content": "hi"}, record)
     with pytest.raises(TranscriptError) as info:
@@ -808,19 +814,18 @@ _LINE_KINDS = st.sampled_from(
 )
 
 
-def _stream_read(raw: bytes, block: int, fn):
+def _stream_read(raw: bytes, block: int, fn: Callable[[FileSource], T]) -> T:
     """``fn(source)`` over ``raw`` written to a file and opened as a streamed FileSource."""
     import os
     import tempfile
-
-    from compactor.io import open_input
 
     fd, name = tempfile.mkstemp(suffix=".jsonl")
     try:
         os.write(fd, raw)
         os.close(fd)
         info = open_input(name, stream=True)
-        info.source.BLOCK = block  # type: ignore[union-attr]
+        assert isinstance(info.source, FileSource)
+        info.source.BLOCK = block
         try:
             return fn(info.source)
         finally:
@@ -829,7 +834,7 @@ def _stream_read(raw: bytes, block: int, fn):
         os.unlink(name)
 
 
-def _outcome(fn):
+def _outcome(fn: Callable[[], T]) -> T | tuple[str, str, int | None]:
     try:
         return fn()
     except TranscriptError as err:
@@ -851,7 +856,7 @@ def test_parse_lines_of_a_streamed_file_equal_those_of_its_bytes(
 
     raw = (_jsonl.BOM if bom else b"") + newline.join(lines) + (newline if final else b"")
 
-    def view(parsed: list[_jsonl.Line]) -> list[tuple[int, bytes, dict]]:
+    def view(parsed: list[_jsonl.Line]) -> list[tuple[int, bytes, dict[str, Any]]]:
         return [(ln.number, ln.text, ln.obj) for ln in parsed]
 
     expected = _outcome(lambda: view(_jsonl.parse_lines("<src>", raw)))
@@ -878,7 +883,7 @@ def test_a_streamed_transcript_reads_and_writes_as_its_bytes(
     raw = (_jsonl.BOM if bom else b"") + raw
     whole = read_transcript("gen.jsonl", raw, snapshot=False)
 
-    def check(src) -> None:
+    def check(src: FileSource) -> None:
         t = read_transcript("gen.jsonl", src, snapshot=False)
         assert t.format == whole.format == name
         assert t.messages == whole.messages and t.records == whole.records

@@ -310,7 +310,9 @@ def test_check_explain(runner: CliRunner, at_repo: Path, tmp_path: Path) -> None
     _golden("check_explain.txt", _normalize(result.stdout, tmp_path))
 
 
-def test_check_explain_json_matches_the_text(runner: CliRunner, at_repo: Path, tmp_path) -> None:
+def test_check_explain_json_matches_the_text(
+    runner: CliRunner, at_repo: Path, tmp_path: Path
+) -> None:
     cfg = tmp_path / "explain.yaml"
     cfg.write_text(EXPLAIN_CONFIG, encoding="utf-8")
     args = ["check", "--explain", "--json", "-c", str(cfg), LONG_REL]

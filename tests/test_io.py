@@ -7,11 +7,13 @@ import os
 import socket
 import stat
 import threading
+from pathlib import Path
 
 import pytest
 
 from compactor.errors import ConfigError, StreamError, TranscriptError
 from compactor.io import (
+    InputFile,
     archive_original,
     atomic_write,
     default_archive_dir,
@@ -343,7 +345,7 @@ def test_write_all_loops_over_short_writes_and_refuses_a_write_that_takes_nothin
 # A streamed input (FileSource): parsed as it is read, read again on demand, and checked
 
 
-def _streamed(path, block: int = 7):
+def _streamed(path: Path, block: int = 7) -> InputFile:
     from compactor.io import FileSource
 
     info = open_input(str(path), stream=True)

@@ -6,6 +6,7 @@ import asyncio
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,11 +32,12 @@ SECTIONS = [
 ]
 
 
-def _summarize(path: Path) -> tuple[c.Middleware, list, str, int, int]:
+def _summarize(path: Path) -> tuple[c.Middleware[Any], list[Any], str, int, int]:
     t = read_transcript(str(path), path.read_bytes())
-    events: list = []
+    events: list[Any] = []
     mw = c.new(c.Config(model=LocalSummarizer(), emit_internal_events=True, on_event=events.append))
-    state = c.AgentState(t.messages)
+    messages: list[Any] = list(t.messages)  # chat or agentic, as the format reads them
+    state = c.AgentState(messages)
     out = asyncio.run(mw.summarize(state))
     reply = next(e for e in events if e.type == "generate_summary").model_response
     summary_text = c.schema.assistant_text(reply)
@@ -88,7 +90,7 @@ def test_finalized_output_keeps_user_messages_within_budget(path: Path) -> None:
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 
-def _context(messages: list) -> list:
+def _context(messages: list[Any]) -> list[Any]:
     """The summarizer's context (SPEC §4): everything after the leading system messages."""
     first = next((i for i, m in enumerate(messages) if m.role != "system"), len(messages))
     return messages[first:]

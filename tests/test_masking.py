@@ -705,7 +705,7 @@ def _unhinted() -> SecretMasker:
 
     masker = SecretMasker()
     masker._rules = tuple(masking._UNHINTED_RULES)  # the same rules without their prefilter
-    masker._signature = ("unhinted",)  # shares no clean-text verdicts with the hinted rules
+    masker._signature = (False, ("unhinted",))  # shares no clean-text verdicts with the hinted
     return masker
 
 

@@ -277,12 +277,14 @@ async def test_empty_context() -> None:
     assert LocalSummarizer().name == "local"
 
 
-def test_the_session_is_read_once_whatever_the_number_of_limits_tried(monkeypatch) -> None:
+def test_the_session_is_read_once_whatever_the_number_of_limits_tried(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The fitting loop retries smaller limits; the transcript is read on the first try only."""
-    from compactor.models import local
+    from compactor.models import local, local_session
 
     built: list[int] = []
-    real = local.build_session
+    real = local_session.build_session  # what local.py calls
 
     def counted(entries: Any) -> Any:
         built.append(len(entries))

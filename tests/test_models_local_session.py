@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compactor.facts import entry_of
 from compactor.models.local import MAX_DELIVERABLE, summarize_transcript
 from compactor.models.local_session import Session, build_session
-from compactor.schema import Message, ToolCall
+from compactor.schema import AgenticMessage, Message, ToolCall
 
 from .planted_session import FACTS, SessionBuilder, planted_session
 
 
-def session_of(messages: list) -> Session:
+def session_of(messages: Sequence[Message | AgenticMessage]) -> Session:
     return build_session([entry_of(i, m) for i, m in enumerate(messages)])
 
 
@@ -256,7 +258,9 @@ _RESULTS = st.sampled_from(
 
 @settings(max_examples=60, deadline=None, database=None, derandomize=True)
 @given(st.lists(st.tuples(st.sampled_from(["make", "pytest", "./run.sh"]), _RESULTS), max_size=6))
-def test_property_no_errors_claim_only_without_failures(runs: list) -> None:
+def test_property_no_errors_claim_only_without_failures(
+    runs: list[tuple[str, tuple[str, bool]]],
+) -> None:
     """Section 4 says there were none only when no call failed; every failed call is listed."""
     s = SessionBuilder()
     s.user("Build and test.")
@@ -343,7 +347,9 @@ def test_the_final_deliverable_is_kept_verbatim_up_to_its_budget() -> None:
     assert f"(first {MAX_DELIVERABLE} of 39999 characters)" in current
 
 
-def test_the_deliverable_takes_the_room_the_other_sections_leave(monkeypatch) -> None:
+def test_the_deliverable_takes_the_room_the_other_sections_leave(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from compactor.models import local
     from compactor.tokens import estimate_text
 
@@ -351,7 +357,9 @@ def test_the_deliverable_takes_the_room_the_other_sections_leave(monkeypatch) ->
     huge = [Message("user", "Review."), Message("assistant", "x " * 20_000)]
     text = summarize_transcript(huge)
     assert estimate_text(text) <= 2_000
-    kept = int(re.search(r"verbatim \(first (\d+) of 39999 characters\)", text).group(1))
+    found = re.search(r"verbatim \(first (\d+) of 39999 characters\)", text)
+    assert found is not None, text
+    kept = int(found.group(1))
     assert local.MIN_VERBATIM < kept < MAX_DELIVERABLE
 
 

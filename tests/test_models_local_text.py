@@ -33,10 +33,10 @@ treats specially."""
 def _score_of_every_pattern(sentence: str) -> int:
     """decision_score without its keyword test (the patterns decide alone)."""
     try:
-        local_text.may_state_decision = lambda text: True  # type: ignore[assignment]
+        local_text.may_state_decision = lambda text: True
         return decision_score(sentence)
     finally:
-        local_text.may_state_decision = may_state_decision  # type: ignore[assignment]
+        local_text.may_state_decision = may_state_decision
 
 
 @settings(max_examples=1500, deadline=None, database=None, derandomize=True)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import typer.main
+from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from compactor.cli.app import app
@@ -59,7 +60,8 @@ def test_every_command_line_of_the_usage_section_parses(line: str) -> None:
 
 def _leaves() -> list[tuple[str, Any]]:
     root = typer.main.get_command(app)
-    out = []
+    assert isinstance(root, TyperGroup)
+    out: list[tuple[str, Any]] = []
     for name, command in root.commands.items():
         subs = getattr(command, "commands", None)
         if subs:

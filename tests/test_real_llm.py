@@ -138,6 +138,7 @@ class Ran:
         )
         assert check.returncode in (0, 1), check.stderr
         source, output = (json.loads(line) for line in check.stdout.splitlines())
+        assert isinstance(output, dict)
         assert output["format"] == source["format"]
         assert 0 < output["messages"] <= source["messages"]
         assert PREAMBLE in self.out.read_text(encoding="utf-8")

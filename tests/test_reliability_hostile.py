@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -355,7 +356,7 @@ CONFIGS = {
 
 
 @pytest.fixture
-def hostile_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def hostile_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     folder = tmp_path / "mods"
     folder.mkdir()
     (folder / "zz_hostile_boom.py").write_text("raise RuntimeError('boom at import')\n")

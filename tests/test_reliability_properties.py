@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -24,7 +25,7 @@ from compactor.formats import _jsonl
 from compactor.formats.base import CompactionInfo
 from compactor.formats.registry import read_transcript, write_transcript
 from compactor.models.local import LocalSummarizer
-from compactor.schema import content_type
+from compactor.schema import AgenticMessage, Message, content_type
 
 from .transcript_strategies import FORMAT_NAMES, RECORDS, encode, transcripts
 
@@ -137,6 +138,12 @@ def test_compaction_output_always_parses(case: tuple[str, bytes], mode: str) -> 
     assert read_transcript("again.jsonl", again).format == back.format
 
 
+def _any_kind(messages: Sequence[Message | AgenticMessage]) -> list[Any]:
+    """A transcript's messages for an AgentState: chat or agentic, as the format reads them
+    (the generated transcripts are of both kinds)."""
+    return list(messages)
+
+
 @settings(
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
 )
@@ -151,14 +158,15 @@ def test_append_with_a_kept_tail_resumes_as_summary_then_tail_once(
     t = read_transcript("gen.jsonl", raw)
     mw = c.new(c.Config(model=LocalSummarizer(), keep=c.KeepTail(messages=keep)))
     outcome = asyncio.run(
-        mw.summarize_detailed(c.AgentState(messages=list(t.messages), tools=list(t.tools)))
+        mw.summarize_detailed(c.AgentState(messages=_any_kind(t.messages), tools=list(t.tools)))
     )
     new = outcome.messages
     info = CompactionInfo(tokens_before=1000, tokens_after=100)
     out = write_transcript(t, new, mode="append", info=info)
     assert out.startswith(_jsonl.with_final_newline(raw))
     back = read_transcript("gen.compact.jsonl", out)
-    where = max(i for i, m in enumerate(back.messages) if content_type(m) == "summary")
+    resumed: Sequence[Message | AgenticMessage] = back.messages
+    where = max(i for i, m in enumerate(resumed) if content_type(m) == "summary")
     tail = back.messages[where + 1 :]
     expected = new[len(new) - outcome.tail_messages :] if outcome.tail_messages else []
     assert [_jsonl.message_text(m) for m in tail] == [_jsonl.message_text(m) for m in expected]

@@ -24,7 +24,7 @@ CODING = REPO / "sample_transcripts" / "coding-session.jsonl"
 NOTE = "/transcripts/session.jsonl"
 
 
-def _comparable(report: dict) -> dict:
+def _comparable(report: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in report.items() if k not in ("duration_s", "written", "output")}
 
 
@@ -129,7 +129,9 @@ def test_a_report_or_events_path_equal_to_the_input_is_refused_before_any_work(
 ) -> None:
     # The model would fail (dead loopback port: exit 3); the plan refuses before it is asked.
     before = src.read_bytes()
-    options = RunOptions(input=str(src), force=True, model="openai:gpt-x", **{flag: str(src)})
+    options = RunOptions(input=str(src), force=True, model="openai:gpt-x")
+    options = dataclasses.replace(options, report=str(src)) if flag == "report" else options
+    options = dataclasses.replace(options, events=str(src)) if flag == "events" else options
     result = run_file(options)
     assert result.exit_code == 2
     assert f"--{flag} '{src}' is the input file" in (result.error or "")
@@ -571,7 +573,7 @@ def test_a_run_copies_no_message_of_the_history_and_holds_no_line_bytes(
     from compactor.formats import _jsonl
     from compactor.schema import Message
 
-    records = [{"role": "system", "content": "You are a coding agent."}]
+    records: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."}]
     for i in range(400):
         records.append({"role": "user", "content": f"step {i}: run the tests in src/m{i}.py"})
         records.append(
@@ -596,14 +598,19 @@ def test_a_run_copies_no_message_of_the_history_and_holds_no_line_bytes(
 
     def counting(self: Message, memo: dict[int, Any]) -> Message:
         copied.append(self)
-        return real(self, memo)
+        copy = real(self, memo)
+        assert isinstance(copy, Message)
+        return copy
 
     monkeypatch.setattr(Message, "__deepcopy__", counting)
     sources: list[Any] = []
     parse = _jsonl.parse_lines
-    monkeypatch.setattr(
-        _jsonl, "parse_lines", lambda path, raw: sources.append(raw) or parse(path, raw)
-    )
+
+    def recorded(path: str, raw: Any) -> Any:
+        sources.append(raw)
+        return parse(path, raw)
+
+    monkeypatch.setattr(_jsonl, "parse_lines", recorded)
     result = run_file(
         RunOptions(input=str(src), output=str(tmp_path / "out.jsonl"), force=True, model="local")
     )

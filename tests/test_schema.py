@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -86,7 +87,7 @@ _JSON_VALUES = st.recursive(
 )
 
 
-def _outcome(parse, text: str):
+def _outcome(parse: Callable[[str], object], text: str) -> tuple[str, ...]:
     try:
         return ("value", json.dumps(parse(text)))  # NaN, 1 vs 1.0 and key order all compared
     except ValueError:

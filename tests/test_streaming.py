@@ -6,7 +6,9 @@ import asyncio
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +18,10 @@ from compactor.errors import TranscriptError
 from compactor.formats.registry import read_transcript
 from compactor.streaming import stream_check
 from compactor.tokens import default_token_counter
-from compactor.trigger import decide
+from compactor.trigger import TriggerDecision, decide
+
+Checked = tuple[str, TriggerDecision, tuple[int, int]]
+"""(format, trigger decision, (tool calls, paired tool results)) of a transcript."""
 
 REPO = Path(__file__).resolve().parent.parent
 SMALL = REPO / "sample_transcripts" / "small-chat.jsonl"
@@ -30,7 +35,7 @@ TRIGGERS = [
 ]
 
 
-def _full(path: Path, trigger: TriggerCondition | None, fmt: str | None = None) -> tuple:
+def _full(path: Path, trigger: TriggerCondition | None, fmt: str | None = None) -> Checked:
     parsed = read_transcript(str(path), path.read_bytes(), format=fmt)
     d = asyncio.run(
         decide(parsed.messages, parsed.tools, trigger, default_token_counter, always_count=True)
@@ -38,7 +43,7 @@ def _full(path: Path, trigger: TriggerCondition | None, fmt: str | None = None) 
     return (parsed.format, d, tool_pair_counts(parsed.messages))
 
 
-def _streamed(path: Path, trigger: TriggerCondition | None, fmt: str | None = None) -> tuple:
+def _streamed(path: Path, trigger: TriggerCondition | None, fmt: str | None = None) -> Checked:
     r = stream_check(str(path), trigger, fmt)
     assert r is not None
     return (r.format, r.decision, (r.tool_calls, r.tool_results))
@@ -62,10 +67,10 @@ def test_stream_equals_full_read(path: Path) -> None:
 
 
 def _write_generated(path: Path, *, eino: bool, crlf: bool = False, bom: bool = False) -> None:
-    recs: list[dict] = [{"role": "system", "content": "be brief ✓"}]
+    recs: list[dict[str, Any]] = [{"role": "system", "content": "be brief ✓"}]
     for i in range(60):
         recs.append({"role": "user", "content": f"question {i} " * (i % 7 + 1)})
-        a: dict = {
+        a: dict[str, Any] = {
             "role": "assistant",
             "content": None if i % 3 == 0 else f"answer {i} — ok",
             "tool_calls": [
@@ -102,7 +107,8 @@ def test_stream_equals_full_read_generated(tmp_path: Path, eino: bool, crlf: boo
     for trigger in TRIGGERS:
         assert _streamed(path, trigger, fmt) == _full(path, trigger, fmt)
     if eino:  # the usage baseline is really used
-        assert _streamed(path, None, fmt)[1].tokens < 10_000
+        tokens = _streamed(path, None, fmt)[1].tokens
+        assert tokens is not None and tokens < 10_000
 
 
 @pytest.mark.parametrize(
@@ -199,7 +205,7 @@ def _part(draw: st.DrawFn, bad: bool) -> object:
     if _rarely(draw, bad):
         return draw(st.sampled_from([{"text": "no type"}, "str", {"type": 3}]))
     kind = draw(st.sampled_from(["text", "text", "image_url", "reasoning", "audio_url", "x"]))
-    part: dict = {"type": kind}
+    part: dict[str, Any] = {"type": kind}
     if kind in ("text", "reasoning"):
         part["text"] = _mostly(draw, _any_text, st.one_of(st.none(), st.integers(0, 2)))
     else:
@@ -211,12 +217,12 @@ def _part(draw: st.DrawFn, bad: bool) -> object:
 def _call(draw: st.DrawFn, bad: bool) -> object:
     if _rarely(draw, bad):
         return draw(st.sampled_from(["not a dict", 7]))
-    call: dict = {"type": "function"}
+    call: dict[str, Any] = {"type": "function"}
     if draw(st.integers(0, 4)):
         call["id"] = draw(st.one_of(st.sampled_from(["c1", "c2", "c3", ""]), st.integers(0, 3)))
     name = _mostly(draw, _any_text, st.one_of(st.none(), st.integers(0, 5)))
     odd_args = st.one_of(st.none(), st.dictionaries(_ascii, _odd, max_size=2))
-    fn: dict = {}
+    fn: dict[str, Any] = {}
     if draw(st.integers(0, 4)):
         fn["name"] = name
     if draw(st.integers(0, 4)):
@@ -226,8 +232,8 @@ def _call(draw: st.DrawFn, bad: bool) -> object:
 
 
 @st.composite
-def _record(draw: st.DrawFn, eino: bool, bad: bool) -> dict:
-    rec: dict = {
+def _record(draw: st.DrawFn, eino: bool, bad: bool) -> dict[str, Any]:
+    rec: dict[str, Any] = {
         "role": draw(st.sampled_from(["user", "assistant", "assistant", "tool", "system"]))
     }
     if _rarely(draw, bad):
@@ -290,7 +296,7 @@ def _transcript(draw: st.DrawFn) -> tuple[bool, bytes]:
     return eino, nl.join(lines) + draw(st.sampled_from([b"", nl]))
 
 
-def _outcome(fn, *args) -> tuple:
+def _outcome(fn: Callable[..., object], *args: object) -> tuple[str, object]:
     try:
         return ("ok", fn(*args))
     except TranscriptError as err:

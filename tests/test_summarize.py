@@ -107,7 +107,7 @@ async def test_without_max_delay_the_default_cap_holds() -> None:
 
 
 @pytest.mark.parametrize("bad", [-1, math.inf, math.nan, "1", True])
-def test_max_delay_must_be_a_finite_non_negative_number(bad: object) -> None:
+def test_max_delay_must_be_a_finite_non_negative_number(bad: Any) -> None:  # wrong on purpose
     model = c.ScriptedModel([])
     with pytest.raises(c.ConfigError, match=r"retry\.max_delay must be a non-negative"):
         c.new(c.Config(model=model, retry=c.RetryConfig(max_delay=bad)))
