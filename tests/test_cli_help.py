@@ -202,6 +202,10 @@ def test_shell_completion_end_to_end(tmp_path: Path) -> None:
     subprocess per mode: the script, a command name, an option)."""
     exe = str(Path(sys.executable).with_name("compact"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("_COMPACT")}
+    # The shell is named, not detected: typer detects it among the parent processes, and a
+    # suite started without a shell above it (a CI runner, a daemon, setsid) has none there.
+    # With detection off (typer's switch), --show-completion takes the shell as its value.
+    env["_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION"] = "1"
     script = subprocess.run(
         [exe, "--show-completion", "bash"], capture_output=True, text=True, env=env, timeout=60
     )
