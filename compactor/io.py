@@ -58,7 +58,7 @@ __all__ = [
 PAUSE_AT_REPLACE_ENV = "COMPACT_TEST_PAUSE_AT_REPLACE"
 """Test hook, unset in normal use: seconds :class:`AtomicFile` sleeps just before and just
 after its rename, so a crash test can signal or SIGKILL the process on either side of it
-(``tests/test_reliability_crash.py``)."""
+(``tests/test_io_crash.py``, ``tests/test_interrupts.py``)."""
 
 Kind = Literal["file", "stream", "stdout", "stderr"]
 

@@ -11,11 +11,15 @@ There the process sleeps (60 s at most) until the test signals or kills it. A te
 marker, then signals: no tight polling, and the signal lands at that point however busy the
 machine is. The points are the ones ``compactor.io`` marks for tests (``_pause_for_tests``,
 called on both sides of :meth:`AtomicFile.commit`'s rename) and its single writer, ``write_all``.
+
+The tests (``test_io_crash.py``, ``test_interrupts.py``) start it with :func:`held` and wait
+with :func:`wait_for`.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -69,6 +73,54 @@ def install(point: str, target: Path, marker: Path) -> None:
     io.write_all = held_write_all
     io.AtomicFile.commit = held_commit  # type: ignore[method-assign]  # the patch is the point
     io._pause_for_tests = held_pause
+
+
+# -- for the tests: start a held process, wait for its point ---------------------------------------
+
+CRASH_CHILD = str(Path(__file__).resolve())
+COMPACT = str(Path(sys.executable).parent / "compact")
+"""The installed console script (for kills at an arbitrary moment)."""
+
+
+def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """This process's environment, plus ``extra``."""
+    out = dict(os.environ)
+    out.update(extra or {})
+    return out
+
+
+def held(
+    args: list[str], point: str, target: Path, marker: Path
+) -> tuple[list[str], dict[str, str]]:
+    """argv and environment entries of ``compact ARGS`` held at ``point`` of writing
+    ``target``."""
+    return [sys.executable, CRASH_CHILD, *args], {
+        "CRASH_HOLD": f"{point}:{target}",
+        "CRASH_MARKER": str(marker),
+    }
+
+
+def wait_for(marker: Path, proc: subprocess.Popen[bytes]) -> None:
+    """Until the held process reached its point (fails if it ended or took 60 s)."""
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        assert proc.poll() is None, f"the process ended on its own (exit {proc.returncode})"
+        assert time.monotonic() < deadline, "the process never reached its hold point"
+        time.sleep(0.01)
+
+
+def temps(folder: Path) -> list[Path]:
+    """The temp files an atomic write left in ``folder``."""
+    return [p for p in folder.iterdir() if p.name.endswith(".tmp")]
+
+
+def parses_fully(p: Path) -> bool:
+    """``p`` holds a whole transcript: it reads, ends with a newline and has messages."""
+    from compactor.formats.registry import read_transcript
+
+    raw = p.read_bytes()
+    t = read_transcript(str(p), raw)
+    return raw.endswith(b"\n") and len(t.messages) > 0
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """Helpers for running ``compact`` against a fake OpenAI server, in-process or as a subprocess.
 
-Shared by ``test_cli_fake_server.py`` (one scenario per test) and ``test_reliability_faults.py``
+Shared by ``test_cli_fake_server.py`` (one scenario per test) and ``test_cli_run_faults.py``
 (the fault matrix): write a config YAML that points the primary (and optionally a failover) model
 at the fake, run ``compact run -c CFG INPUT -o OUT --events EV --report REP --force`` and collect
 what a test checks: exit code, the events file, the report, stderr, the output and the input.

@@ -122,3 +122,39 @@ def test_the_batch_output_shown_is_what_run_prints(
 
     assert normal(result.stderr) == normal(shown)
     assert re.search(r"→ 1,[67]\d\d tokens → small/coding-session-long.jsonl", shown)
+
+
+# -- the tests the documents name --------------------------------------------------------------
+
+DOCS = ["README.md", "RELIABILITY.md", "BENCHMARKS.md", "ARCHITECTURE.md"]
+_REF = re.compile(r"(tests/[\w/]+\.py)|(?<![\w/])::(\w+)|`(test_\w+)")
+
+
+def _test_names(path: Path) -> set[str]:
+    return set(re.findall(r"^\s*(?:async )?def (test_\w+)", path.read_text("utf-8"), re.M))
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_every_test_a_document_names_exists(doc: str) -> None:
+    """Each ``tests/x.py`` path, each ``::test_name`` after a test module (on the same line), each
+    backticked ``test_name`` in the document is a real file or test, so renaming or removing
+    a test breaks this rather than leaving the document pointing at nothing."""
+    path = REPO / doc
+    if not path.exists():
+        pytest.skip(f"{doc} does not exist")
+    every = set().union(*(_test_names(p) for p in (REPO / "tests").glob("test_*.py")))
+    missing: list[str] = []
+    for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+        current: Path | None = None
+        for file, member, bare in _REF.findall(line):
+            if file:
+                if not (REPO / file).is_file():
+                    missing.append(f"{doc}:{number}: {file}")
+                if Path(file).name.startswith("test_"):  # a ::name after it is one of its tests
+                    current = REPO / file
+            elif member and current is not None and current.is_file():
+                if member.startswith("test_") and member not in _test_names(current):
+                    missing.append(f"{doc}:{number}: {current.name}::{member}")
+            elif bare and bare not in every and not (REPO / "tests" / f"{bare}.py").exists():
+                missing.append(f"{doc}:{number}: {bare}")
+    assert not missing, "\n".join(missing)

@@ -4,8 +4,8 @@ error, the circuit breaker, shorter summaries after cut replies, the token scale
 check.
 
 The waits go through an injected sleep that records them (no wall time); the hostile-server
-end-to-end runs (real sockets, the real CLI) are in ``test_reliability_hostile.py``, issue 18's
-in ``test_any_server.py``.
+end-to-end runs (real sockets, the real CLI) are in ``test_cli_hostile.py``, issue 18's
+in ``test_runner_llama_cpp.py``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Generate the bad-input corpus for ``tests/test_reliability_inputs.py`` into a folder.
+"""Generate the bad-input corpus for ``tests/test_cli_bad_inputs.py`` into a folder.
 
 Nothing here is committed as data: every case (including the 50 MB single line) is written at test
 time by :func:`build_all`. Run standalone to inspect the corpus::
