@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, cast
 
 from .errors import ConfigError
 from .schema import M
@@ -31,7 +31,11 @@ __all__ = [
     "RetryConfig",
     "SummaryCheck",
     "TriggerCondition",
+    "check_keep",
     "check_preserve_user_messages",
+    "check_retention",
+    "check_summary_check",
+    "check_trigger",
     "validate_config",
 ]
 
@@ -231,61 +235,84 @@ class Config(Generic[M]):
 
 
 def validate_config(config: Config[Any] | None) -> None:
-    """Check ``config`` in SPEC §2 order; the first problem raises :class:`ConfigError`."""
+    """Check ``config`` in SPEC §2 order; the first problem raises :class:`ConfigError` with the
+    SPEC wording and, in ``ConfigError.key``, the field it is about (``retry.max_retries``)."""
     if config is None:
         raise ConfigError("config is required")
     if config.model is None:
-        raise ConfigError("model is required")
-    trigger = config.trigger
-    if trigger is not None:
-        _check_int("trigger.context_tokens", trigger.context_tokens)
-        _check_int("trigger.context_messages", trigger.context_messages)
-        if trigger.context_tokens < 0:
-            raise ConfigError("trigger.context_tokens must be non-negative")
-        if trigger.context_messages < 0:
-            raise ConfigError("trigger.context_messages must be non-negative")
-        _check_fraction(trigger)
-        if (
-            trigger.context_tokens == 0
-            and trigger.context_messages == 0
-            and trigger.context_fraction == 0
-        ):
-            raise ConfigError("at least one of context_tokens or context_messages must be positive")
-    if config.retry is not None and config.retry.max_retries is not None:
-        _check_int("retry.max_retries", config.retry.max_retries)
-        if config.retry.max_retries < 0:
-            raise ConfigError("retry.max_retries must be non-negative")
-    if config.failover is not None and config.failover.max_retries is not None:
-        _check_int("failover.max_retries", config.failover.max_retries)
-        if config.failover.max_retries < 0:
-            raise ConfigError("failover.max_retries must be non-negative")
+        raise ConfigError("model is required", key="model")
+    if config.trigger is not None:
+        check_trigger(config.trigger)
+    for name, section in (("retry", config.retry), ("failover", config.failover)):
+        if section is not None and section.max_retries is not None:
+            _check_non_negative(f"{name}.max_retries", section.max_retries)
     _check_delay("retry.max_delay", config.retry)
     _check_delay("failover.max_delay", config.failover)
     check_preserve_user_messages(config.preserve_user_messages)
     if config.emit_internal_events and config.on_event is None:
-        raise ConfigError("on_event is required when emit_internal_events is set")
+        raise ConfigError("on_event is required when emit_internal_events is set", key="on_event")
     _validate_extras(config)
+
+
+def check_trigger(trigger: TriggerCondition, *, window_keys: str = "trigger.window_tokens") -> None:
+    """The SPEC §2 checks of a trigger, plus ours for ``context_fraction``; ``window_keys``
+    names what gives the window in the message (a config file also has ``agent_model``).
+
+    The error's ``key`` is the field (``trigger.context_tokens``); None when no one field is at
+    fault (no condition is positive)."""
+    _check_int("trigger.context_tokens", trigger.context_tokens)
+    _check_int("trigger.context_messages", trigger.context_messages)
+    _check_non_negative("trigger.context_tokens", trigger.context_tokens)
+    _check_non_negative("trigger.context_messages", trigger.context_messages)
+    fraction = trigger.context_fraction
+    if isinstance(fraction, bool) or not isinstance(fraction, int | float):
+        raise ConfigError(
+            f"trigger.context_fraction must be a number, got {fraction!r}",
+            key="trigger.context_fraction",
+        )
+    _check_int("trigger.window_tokens", trigger.window_tokens)
+    if not 0 <= fraction <= 1:
+        raise ConfigError(
+            "trigger.context_fraction must be between 0 and 1", key="trigger.context_fraction"
+        )
+    if trigger.window_tokens < 0:
+        raise ConfigError("trigger.window_tokens must be non-negative", key="trigger.window_tokens")
+    if fraction > 0 and trigger.window_tokens == 0:
+        raise ConfigError(
+            f"trigger.context_fraction needs {window_keys}", key="trigger.context_fraction"
+        )
+    if trigger.context_tokens == 0 and trigger.context_messages == 0 and fraction == 0:
+        raise ConfigError("at least one of context_tokens or context_messages must be positive")
 
 
 def check_preserve_user_messages(pum: PreserveUserMessages | None) -> None:
     """``max_tokens`` is None or a non-negative integer (``Config`` and ``default_finalizer``)."""
     if pum is not None and pum.max_tokens is not None:
-        _check_int("preserve_user_messages.max_tokens", pum.max_tokens)
-        if pum.max_tokens < 0:
-            raise ConfigError("preserve_user_messages.max_tokens must be non-negative")
+        _check_non_negative("preserve_user_messages.max_tokens", pum.max_tokens)
 
 
-def _check_fraction(trigger: TriggerCondition) -> None:
-    fraction = trigger.context_fraction
-    if isinstance(fraction, bool) or not isinstance(fraction, int | float):
-        raise ConfigError(f"trigger.context_fraction must be a number, got {fraction!r}")
-    _check_int("trigger.window_tokens", trigger.window_tokens)
-    if not 0 <= fraction <= 1:
-        raise ConfigError("trigger.context_fraction must be between 0 and 1")
-    if trigger.window_tokens < 0:
-        raise ConfigError("trigger.window_tokens must be non-negative")
-    if fraction > 0 and trigger.window_tokens == 0:
-        raise ConfigError("trigger.context_fraction needs trigger.window_tokens")
+def check_keep(keep: KeepTail) -> None:
+    """``keep.messages`` and ``keep.tokens`` are None or non-negative integers."""
+    for name in ("messages", "tokens"):
+        value = getattr(keep, name)
+        if value is not None:
+            _check_non_negative(f"keep.{name}", value)
+
+
+def check_retention(retention: RetentionConfig) -> None:
+    """``retention.max_anchors`` and ``retention.max_facts`` are non-negative integers."""
+    for name in ("max_anchors", "max_facts"):
+        _check_non_negative(f"retention.{name}", getattr(retention, name))
+
+
+def check_summary_check(check: SummaryCheck) -> None:
+    """``summary_check.min_tokens`` is a non-negative integer, ``require_sections`` a bool."""
+    _check_non_negative("summary_check.min_tokens", check.min_tokens)
+    if not isinstance(check.require_sections, bool):
+        raise ConfigError(
+            f"summary_check.require_sections must be true or false, got {check.require_sections!r}",
+            key="summary_check.require_sections",
+        )
 
 
 def _validate_extras(config: Config[Any]) -> None:
@@ -293,21 +320,26 @@ def _validate_extras(config: Config[Any]) -> None:
     if config.summarizer_context_tokens is not None:
         _check_int("summarizer_context_tokens", config.summarizer_context_tokens)
         if config.summarizer_context_tokens <= 0:
-            raise ConfigError("summarizer_context_tokens must be positive")
+            raise ConfigError(
+                "summarizer_context_tokens must be positive", key="summarizer_context_tokens"
+            )
         _check_int("reply_reserve_tokens", config.reply_reserve_tokens)
         if not 0 <= config.reply_reserve_tokens < config.summarizer_context_tokens // 2:
             raise ConfigError(
                 "reply_reserve_tokens must be non-negative and below half of "
-                "summarizer_context_tokens"
+                "summarizer_context_tokens",
+                key="reply_reserve_tokens",
             )
     if config.max_summary_tokens is not None:
         _check_int("max_summary_tokens", config.max_summary_tokens)
         if config.max_summary_tokens <= 0:
-            raise ConfigError("max_summary_tokens must be positive")
+            raise ConfigError("max_summary_tokens must be positive", key="max_summary_tokens")
     guard = config.loop_guard
     if guard is not None:
         if isinstance(guard, bool) or not isinstance(guard, int | float) or not 0 < guard <= 1:
-            raise ConfigError(f"loop_guard must be a fraction in (0, 1], got {guard!r}")
+            raise ConfigError(
+                f"loop_guard must be a fraction in (0, 1], got {guard!r}", key="loop_guard"
+            )
     growth = config.max_growth
     if growth is not None and (
         isinstance(growth, bool)
@@ -315,31 +347,13 @@ def _validate_extras(config: Config[Any]) -> None:
         or not math.isfinite(growth)
         or growth <= 0
     ):
-        raise ConfigError(f"max_growth must be a positive number, got {growth!r}")
-    keep = config.keep
-    if keep is not None:
-        for name in ("messages", "tokens"):
-            value = getattr(keep, name)
-            if value is not None:
-                _check_int(f"keep.{name}", value)
-                if value < 0:
-                    raise ConfigError(f"keep.{name} must be non-negative")
-    check = config.summary_check
-    if check is not None:
-        _check_int("summary_check.min_tokens", check.min_tokens)
-        if check.min_tokens < 0:
-            raise ConfigError("summary_check.min_tokens must be non-negative")
-        if not isinstance(check.require_sections, bool):
-            raise ConfigError(
-                f"summary_check.require_sections must be true or false, got "
-                f"{check.require_sections!r}"
-            )
-    ret = config.retention
-    if ret is not None:
-        for name in ("max_anchors", "max_facts"):
-            _check_int(f"retention.{name}", getattr(ret, name))
-            if getattr(ret, name) < 0:
-                raise ConfigError(f"retention.{name} must be non-negative")
+        raise ConfigError(f"max_growth must be a positive number, got {growth!r}", key="max_growth")
+    if config.keep is not None:
+        check_keep(config.keep)
+    if config.summary_check is not None:
+        check_summary_check(config.summary_check)
+    if config.retention is not None:
+        check_retention(config.retention)
 
 
 def _check_delay(name: str, section: RetryConfig | FailoverConfig | None) -> None:
@@ -352,10 +366,18 @@ def _check_delay(name: str, section: RetryConfig | FailoverConfig | None) -> Non
         or not math.isfinite(value)
         or value < 0
     ):
-        raise ConfigError(f"{name} must be a non-negative number of seconds, got {value!r}")
+        raise ConfigError(
+            f"{name} must be a non-negative number of seconds, got {value!r}", key=name
+        )
+
+
+def _check_non_negative(name: str, value: object) -> None:
+    _check_int(name, value)
+    if cast(int, value) < 0:
+        raise ConfigError(f"{name} must be non-negative", key=name)
 
 
 def _check_int(name: str, value: object) -> None:
     # bool is an int subclass; True as a threshold is a mistake, never silently coerced.
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{name} must be an integer, got {value!r}")
+        raise ConfigError(f"{name} must be an integer, got {value!r}", key=name)

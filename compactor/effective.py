@@ -30,14 +30,14 @@ DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 def _model(d: dict[str, Any]) -> dict[str, Any]:
     """A model mapping (secrets already masked) with every default filled in."""
-    if d.get("provider") == "local":
+    from .models.registry import DEFAULT_OPENAI_MODEL, default_provider
+
+    provider = d.get("provider") or default_provider(d)
+    if provider == "local":
         return {"provider": "local"}
-    has_key = d.get("api_key") or os.environ.get("OPENAI_API_KEY")
-    out: dict[str, Any] = {"provider": d.get("provider") or ("openai" if has_key else "local")}
-    if out["provider"] == "local":
-        return out
-    out["name"] = d.get("name") or "gpt-4o-mini"
+    out: dict[str, Any] = {"provider": provider, "name": d.get("name") or DEFAULT_OPENAI_MODEL}
     out["base_url"] = d.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    has_key = d.get("api_key") or os.environ.get("OPENAI_API_KEY")
     out["api_key"] = "***" if has_key else "not set"
     out["timeout"] = d.get("timeout") or DEFAULT_TIMEOUT
     out["max_response_bytes"] = d.get("max_response_bytes") or DEFAULT_MAX_RESPONSE_BYTES
@@ -93,7 +93,7 @@ def effective_config(
 ) -> dict[str, Any]:
     """What a run with ``file_cfg`` and ``overrides`` (``--model``, ...) would use, as plain
     data with secrets masked. Raises the ConfigError a run would raise for a bad value."""
-    from .configfile import _model_dict
+    from .configfile import model_settings
     from .io import default_archive_dir
 
     ov = overrides or Overrides()
@@ -102,7 +102,7 @@ def effective_config(
         file_cfg, callback=None, gen_model_input=None, token_counter=None, finalize=None
     )
     cfg = build_config(plain, ov, transcript_path_auto="auto", build_models=False)
-    primary = mask_secrets(_model_dict(file_cfg, ov))
+    primary = mask_secrets(model_settings(file_cfg, ov))
     failover_models = [
         _model(mask_secrets(m)) for m in (file_cfg.failover or {}).get("models") or []
     ]

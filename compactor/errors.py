@@ -40,7 +40,13 @@ class CompactorError(Exception):
 
 
 class ConfigError(CompactorError):
-    """A configuration problem; ``path``/``line``/``key`` locate it when it came from a file."""
+    """A configuration problem. ``key`` names the setting at fault (``retry.max_retries``,
+    ``model.timeout``), for code to locate it: never parse the message. ``path`` and ``line``
+    locate it in a config file.
+
+    Rendered ``path:line: key 'k': message``; without a file, a message that starts with its
+    own key (:func:`compactor.validate_config`'s SPEC wording) is not prefixed with it again.
+    """
 
     def __init__(
         self,
@@ -60,7 +66,9 @@ class ConfigError(CompactorError):
         where = ""
         if self.path is not None:
             where = f"{self.path}:{self.line}: " if self.line is not None else f"{self.path}: "
-        if self.key is not None:
+        if self.key is not None and (
+            self.path is not None or not self.message.startswith(f"{self.key} ")
+        ):
             where += f"key {self.key!r}: "
         return where + self.message
 

@@ -19,7 +19,6 @@ ones a run reports. The tokens by tool use the estimate.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -35,7 +34,6 @@ from .chunking import (
     split_system,
 )
 from .config import Config, PreserveUserMessages
-from .configfile import DEFAULT_OPENAI_MODEL
 from .errors import SpendLimitError
 from .finalize import _is_candidate, select_user_messages
 from .middleware import Middleware
@@ -443,12 +441,12 @@ def _requests(plan: RequestPlan, limits: SpendLimits | None) -> dict[str, Any]:
 
 def model_label(d: Mapping[str, Any]) -> str:
     """``openai:NAME`` or ``local`` for a model mapping of the config."""
-    provider = d.get("provider")
-    if provider is None:
-        provider = "openai" if d.get("api_key") or os.environ.get("OPENAI_API_KEY") else "local"
-    if provider == "openai":
-        return f"openai:{d.get('name') or DEFAULT_OPENAI_MODEL}"
-    return str(provider)
+    from .models.registry import with_model_defaults
+
+    full = with_model_defaults(d)
+    if full["provider"] == "openai":
+        return f"openai:{full['name']}"
+    return str(full["provider"])
 
 
 def summarizer_chain(file_cfg: Any) -> dict[str, Any]:
@@ -484,10 +482,10 @@ def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
     importing or building any model backend."""
     import dataclasses
 
-    from .configfile import Overrides, _model_dict, build_config
+    from .configfile import Overrides, build_config, model_settings
 
     overrides = Overrides(model=model)
-    primary = _model_dict(file_cfg, overrides)
+    primary = model_settings(file_cfg, overrides)
     name = model_label(primary)
     chain = [primary, *((file_cfg.failover or {}).get("models") or [])]
     local = primary.get("provider") == "local"

@@ -517,3 +517,59 @@ def test_the_reply_reserve_is_the_replys_own_cap_when_smaller() -> None:
     window = OPENAI + "  context_tokens: 2048\n"
     assert build_config(parse_config_text(window)).reply_reserve_tokens == 512
     assert build_config(parse_config_text(OPENAI)).reply_reserve_tokens == 4_096
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "message"),
+    [
+        ("trigger:\n  context_tokens: -1\n", "trigger.context_tokens", "must be non-negative"),
+        ("trigger:\n  context_fraction: 2\n", "trigger.context_fraction", "between 0 and 1"),
+        (
+            "trigger:\n  context_fraction: 0.5\n",
+            "trigger.context_fraction",
+            "needs trigger.window_tokens or trigger.agent_model",
+        ),
+        ("trigger:\n  context_messages: 0\n", "trigger", "at least one of context_tokens"),
+        ("keep:\n  messages: -1\n", "keep.messages", "keep.messages must be non-negative"),
+        ("retention:\n  max_facts: -1\n", "retention.max_facts", "must be non-negative"),
+        ("failover:\n  max_delay: -1\n", "failover.max_delay", "non-negative number of seconds"),
+    ],
+)
+def test_a_check_shared_with_config_is_located_at_its_key(
+    text: str, key: str, message: str
+) -> None:
+    """The file's sections are checked by compactor.config's own checks (one rule, one
+    place); the error's ``key`` locates it in the file, nobody parses the message."""
+    with pytest.raises(ConfigError) as info:
+        build_config(parse_config_text("model:\n  provider: local\n" + text, path="c.yaml"))
+    assert info.value.key == key
+    assert info.value.line == (3 if key == "trigger" else 4)  # the section, else the key
+    assert message in info.value.message
+    assert str(info.value).startswith(f"c.yaml:{info.value.line}: key {key!r}: ")
+
+
+@pytest.mark.parametrize("with_key", [True, False])
+def test_the_default_model_rule_is_the_same_everywhere(
+    with_key: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No model in the file: openai:gpt-4o-mini when $OPENAI_API_KEY is set, else the embedded
+    summarizer, in what a run builds, what ``config show`` and ``check --explain`` say."""
+    from compactor.effective import effective_config
+    from compactor.explain import model_label
+    from compactor.models.local import LocalSummarizer
+    from compactor.models.registry import default_provider, with_model_defaults
+
+    if with_key:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+    else:
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    expected = "openai:gpt-4o-mini" if with_key else "local"
+    assert default_provider({}) == expected.split(":")[0]
+    assert default_provider({"api_key": "sk-own"}) == "openai"
+    assert with_model_defaults({"provider": "openai"})["name"] == "gpt-4o-mini"
+    assert model_label({}) == expected
+    shown = effective_config(FileConfig())["model"]
+    assert ":".join(filter(None, [shown["provider"], shown.get("name")])) == expected
+    model = build_config(FileConfig()).model
+    assert (model.name if with_key else "local") == expected
+    assert isinstance(model, LocalSummarizer) is (not with_key)

@@ -10,13 +10,25 @@ import contextlib
 import gc
 import math
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from compactor.errors import ConfigError
 from compactor.models.base import ChatModel
 
-__all__ = ["FACTORIES", "INPUT_MODES", "check_model_config", "create_model", "model_from_config"]
+__all__ = [
+    "DEFAULT_OPENAI_MODEL",
+    "FACTORIES",
+    "INPUT_MODES",
+    "check_model_config",
+    "create_model",
+    "default_provider",
+    "model_from_config",
+    "with_model_defaults",
+]
+
+DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+"""The model of an ``openai`` provider whose mapping names none."""
 
 INPUT_MODES = ("auto", "messages", "transcript")
 """``model.input``: how the summarizer input is sent (:mod:`compactor.rendering`); the OpenAI
@@ -60,6 +72,24 @@ Factory = Callable[..., ChatModel]
 
 FACTORIES: dict[str, Factory] = {"openai": _openai, "local": _local}
 """Prefix → factory ``(name, **kwargs) -> ChatModel``."""
+
+
+def default_provider(settings: Mapping[str, Any]) -> str:
+    """The provider of a model mapping that names none: ``openai`` when an API key is at hand
+    (the mapping's ``api_key`` or ``$OPENAI_API_KEY``), else ``local`` (the embedded
+    summarizer, no network). The one place this rule is decided."""
+    return "openai" if settings.get("api_key") or os.environ.get("OPENAI_API_KEY") else "local"
+
+
+def with_model_defaults(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a model mapping with ``provider`` (:func:`default_provider`) and, for
+    ``openai``, ``name`` (:data:`DEFAULT_OPENAI_MODEL`) filled in when missing."""
+    out = dict(settings)
+    if out.get("provider") is None:
+        out["provider"] = default_provider(out)
+    if out["provider"] == "openai" and not out.get("name"):
+        out["name"] = DEFAULT_OPENAI_MODEL
+    return out
 
 
 def create_model(spec: str, **kwargs: Any) -> ChatModel:

@@ -1,0 +1,60 @@
+"""YAML config files for ``compact`` (SPEC §9.4), loadable without the CLI.
+
+- :mod:`.schema`: the keys a file may hold, the types each accepts, the size limits.
+- :mod:`.loading`: :func:`load_config_file` finds and reads a file (``-c``,
+  ``$COMPACT_CONFIG``, a size cap); :mod:`.composer` parses its YAML (the only module that
+  imports ``yaml``, loaded when a file is parsed) so that every key keeps its line: unknown
+  keys, wrong types and unset ``${VAR}`` raise :class:`~compactor.errors.ConfigError` naming
+  file, line and key.
+- :mod:`.fileconfig`: :class:`FileConfig`, the parsed file, whose accessors validate their
+  section, and :class:`Overrides`, the command line's flags.
+- :mod:`.build`: :func:`build_config` turns a :class:`FileConfig` plus overrides into a
+  :class:`compactor.Config`; :func:`check_config` checks that it would, building no model.
+
+No rich or typer here: library users can load the same files.
+"""
+
+from __future__ import annotations
+
+from .build import UnbuiltModel, build_config, check_config, exponential_backoff, model_settings
+from .fileconfig import (
+    DEFAULT_FILE_MAX_DELAY,
+    DEFAULT_LOOP_GUARD,
+    DEFAULT_MAX_GROWTH,
+    FileConfig,
+    Overrides,
+    any_remote,
+    is_headers_key,
+    mask_secrets,
+)
+from .loading import (
+    CONFIG_ENV,
+    MAX_CONFIG_BYTES,
+    load_config_file,
+    load_default_config,
+    parse_config_text,
+)
+from .schema import MAX_CONFIG_DEPTH, MAX_CONFIG_VALUES
+
+__all__ = [
+    "CONFIG_ENV",
+    "DEFAULT_FILE_MAX_DELAY",
+    "DEFAULT_LOOP_GUARD",
+    "DEFAULT_MAX_GROWTH",
+    "MAX_CONFIG_BYTES",
+    "MAX_CONFIG_DEPTH",
+    "MAX_CONFIG_VALUES",
+    "FileConfig",
+    "Overrides",
+    "UnbuiltModel",
+    "any_remote",
+    "build_config",
+    "check_config",
+    "exponential_backoff",
+    "is_headers_key",
+    "load_config_file",
+    "load_default_config",
+    "mask_secrets",
+    "model_settings",
+    "parse_config_text",
+]

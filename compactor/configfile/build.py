@@ -1,0 +1,341 @@
+"""Building a :class:`compactor.Config` from a :class:`~.fileconfig.FileConfig` plus the
+command line's :class:`~.fileconfig.Overrides` (:func:`build_config`), or only checking that it
+would build (:func:`check_config`, which imports no model backend)."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from compactor.errors import ConfigError, ModelError
+from compactor.tokens import load_callable
+
+from .fileconfig import DEFAULT_FILE_MAX_DELAY, FileConfig, Overrides
+
+if TYPE_CHECKING:
+    from compactor.config import Config, FailoverContext, PreserveUserMessages
+
+__all__ = [
+    "UnbuiltModel",
+    "build_config",
+    "check_config",
+    "exponential_backoff",
+    "model_settings",
+]
+
+
+def exponential_backoff(initial: float, maximum: float) -> Callable[..., float]:
+    """``min(initial·2^(attempt−1), maximum)``; a server's ``retry-after`` wins when given, up to
+    ``maximum`` too (the retry engine caps every wait again at the phase's ``max_delay``)."""
+
+    def backoff(attempt: int, response: Any = None, error: BaseException | None = None) -> float:
+        if isinstance(error, ModelError) and error.retry_after is not None:
+            return float(min(max(0.0, error.retry_after), maximum))
+        return float(min(initial * 2.0 ** min(max(attempt - 1, 0), 64), maximum))
+
+    return backoff
+
+
+def model_settings(file_cfg: FileConfig, overrides: Overrides) -> dict[str, Any]:
+    """The primary model's mapping a run uses: ``--model`` (``openai:NAME`` keeps the file's
+    other openai settings), else the file's ``model`` section as written, else the default
+    (:func:`compactor.models.registry.with_model_defaults`: openai when a key is at hand)."""
+    if overrides.model:
+        spec = overrides.model
+        if spec == "local":
+            return {"provider": "local"}
+        provider, sep, name = spec.partition(":")
+        if not sep or not name or provider != "openai":
+            raise ConfigError(f"unknown model {spec!r}; expected 'openai:NAME' or 'local'")
+        base = dict(file_cfg.model or {})
+        if base.get("provider", "openai") != "openai":
+            base = {}
+        base.update(provider="openai", name=name)
+        return base
+    if file_cfg.model is None:
+        from compactor.models.registry import with_model_defaults
+
+        return with_model_defaults({})
+    return dict(file_cfg.model)
+
+
+class UnbuiltModel:
+    """Stands for a model :func:`check_config` validated but did not build."""
+
+    name = "unbuilt"
+
+    async def generate(self, messages: list[Any], **options: Any) -> Any:
+        raise RuntimeError("check_config() validates models; it does not build them")
+
+
+def _make_model(d: dict[str, Any], key: str, file_cfg: FileConfig, build: bool = True) -> Any:
+    from compactor.models.registry import check_model_config, model_from_config, with_model_defaults
+
+    spec = {k: v for k, v in d.items() if k not in ("options", "context_tokens")}
+    if spec.get("provider") == "local":
+        spec = {"provider": "local"}
+    spec = with_model_defaults(spec)
+    if spec["provider"] == "openai" and not spec.get("api_key"):
+        _check_key_variable(spec, key, file_cfg)
+    try:
+        if not build:
+            check_model_config(spec)
+            return UnbuiltModel()
+        return model_from_config(spec)
+    except ConfigError as err:
+        # "model" + the registry's "provider" → the line of model.provider when the file has it
+        sub = f"{key}.{err.key}" if err.key else key
+        raise file_cfg.error(sub if sub in file_cfg.lines else key, err.message) from err
+
+
+def _check_key_variable(spec: dict[str, Any], key: str, file_cfg: FileConfig) -> None:
+    """``api_key: ${VAR}`` with VAR unset: name VAR in the error, instead of a generic "no API
+    key", when the model is left without one (no ``base_url`` for a server that needs none),
+    and never let ``$OPENAI_API_KEY`` stand in for another variable the file names."""
+    var = file_cfg.unset_env.get(f"{key}.api_key")
+    if var is None:
+        return
+    has_url = spec.get("base_url") or os.environ.get("OPENAI_BASE_URL")
+    stand_in = var != "OPENAI_API_KEY" and os.environ.get("OPENAI_API_KEY")
+    if has_url and not stand_in:
+        return  # a local server that needs no key
+    message = f"no API key: ${{{var}}} is not set"
+    if stand_in:
+        message += " (compact does not send $OPENAI_API_KEY in its place)"
+    raise file_cfg.error(f"{key}.api_key", message)
+
+
+def _load_ref(file_cfg: FileConfig, key: str, ref: str) -> Callable[..., Any]:
+    try:
+        return load_callable(ref, what=key)
+    except ConfigError as err:
+        raise file_cfg.error(key, err.message) from err
+
+
+def _user_instruction(file_cfg: FileConfig) -> str | None:
+    if file_cfg.user_instruction_file is None:
+        return file_cfg.user_instruction
+    p = Path(file_cfg.user_instruction_file)
+    if not p.is_absolute() and file_cfg.path:
+        p = Path(file_cfg.path).parent / p
+    try:
+        return p.read_text(encoding="utf-8")
+    except OSError as err:
+        raise file_cfg.error(
+            "user_instruction_file", f"failed to read {str(p)!r}: {err.strerror or err}"
+        ) from err
+
+
+def _transcript_path(file_cfg: FileConfig, overrides: Overrides, auto: str | None) -> str | None:
+    """The transcript note's path: a flag wins; ``auto`` → ``auto``; ``none`` → None."""
+    if overrides.transcript_file_path is not None:
+        value = overrides.transcript_file_path
+    else:
+        value = file_cfg.transcript_file_path or "auto"
+    if value == "none":
+        return None
+    if value == "auto":
+        return auto
+    return value
+
+
+def _finalize(
+    file_cfg: FileConfig, transcript_path: str | None, pum: PreserveUserMessages, budget: int
+) -> Callable[..., Any] | None:
+    spec = file_cfg.finalize
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        return _load_ref(file_cfg, "finalize", spec)
+    if "preserve_skills" not in spec and spec.get("system_prompt") is None:
+        return None  # e.g. only strip_analysis: the built-in finalizer does the rest
+    from compactor.finalize import PreserveSkillsConfig, _default_finalize, new_finalizer
+    from compactor.schema import make_system, message_kind
+
+    system_prompt = spec.get("system_prompt")
+
+    async def default_then_prompt(original: list[Any], summary: Any) -> list[Any]:
+        out = await _default_finalize(original, summary, pum, budget, transcript_path)
+        if system_prompt is not None:
+            kind = message_kind(original) if original else type(out[-1])
+            out = [make_system(kind, system_prompt), *[m for m in out if m.role != "system"]]
+        return out
+
+    builder = new_finalizer()
+    if "preserve_skills" in spec:
+        builder.preserve_skills(PreserveSkillsConfig(**(spec["preserve_skills"] or {})))
+    builder.custom(default_then_prompt)
+    try:
+        return builder.build()
+    except ConfigError as err:
+        raise file_cfg.error("finalize", err.message) from err
+
+
+def _reply_reserve(context: int | None, max_tokens: Any = None) -> int:
+    """4,096 tokens for the reply, or a quarter of a small summarizer context, or the reply's
+    own cap (``model.options.max_tokens``) when that is smaller."""
+    reserve = 4_096 if context is None else min(4_096, context // 4)
+    if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) and max_tokens > 0:
+        reserve = min(reserve, max_tokens)
+    return reserve
+
+
+def build_config(
+    file_cfg: FileConfig,
+    overrides: Overrides | None = None,
+    *,
+    transcript_path_auto: str | None = None,
+    model: Any = None,
+    build_models: bool = True,
+) -> Config[Any]:
+    """A :class:`compactor.Config` from the file plus CLI overrides.
+
+    ``transcript_path_auto`` is what ``transcript_file_path: auto`` means for this run (the
+    input's absolute path or its archive). ``model`` skips building the model from the file
+    (tests pass a ScriptedModel). ``build_models=False`` validates the model settings but puts
+    :class:`UnbuiltModel` placeholders in the config (see :func:`check_config`).
+    """
+    from compactor.config import (  # here, not at the top: `compact check` never builds a Config
+        Config,
+        FailoverConfig,
+        PreserveUserMessages,
+        RetryConfig,
+        validate_config,
+    )
+
+    ov = overrides or Overrides()
+    if model is None:
+        model = _make_model(model_settings(file_cfg, ov), "model", file_cfg, build_models)
+    options = dict((file_cfg.model or {}).get("options") or {})
+
+    retry = None
+    r = file_cfg.retry
+    initial = r.get("initial_delay", 1.0) if r is not None else 1.0
+    if not (isinstance(initial, int | float) and math.isfinite(initial) and initial >= 0):
+        raise file_cfg.error(
+            "retry.initial_delay",
+            f"retry.initial_delay must be a non-negative number, got {initial!r}",
+        )
+    # Every wait, the server's retry-after included, is capped at max_delay (10 s by default).
+    max_delay: float | None = None
+    if r is not None:
+        max_delay = r.get("max_delay", DEFAULT_FILE_MAX_DELAY)
+        retry = RetryConfig(
+            max_retries=r.get("max_retries", 3),
+            backoff=exponential_backoff(initial, max_delay),
+            max_delay=max_delay,
+        )
+
+    failover = None
+    if file_cfg.failover is not None:
+        f = file_cfg.failover
+        models = [
+            _make_model(d, f"failover.models[{i}]", file_cfg, build_models)
+            for i, d in enumerate(f.get("models") or [])
+        ]
+        get_model: Callable[..., Any] | None = None
+        if models:
+
+            def get_model(ctx: FailoverContext[Any]) -> tuple[Any, None]:
+                return models[(ctx.attempt - 1) % len(models)], None
+
+        backoff = None
+        if max_delay is not None:
+            backoff = exponential_backoff(initial, max_delay)
+        failover = FailoverConfig(
+            max_retries=f.get("max_retries", 3),
+            get_failover_model=get_model,
+            backoff=backoff,
+            # failover.max_delay, else retry.max_delay, else 10 s: no wait is ever longer
+            max_delay=f.get(
+                "max_delay", max_delay if max_delay is not None else DEFAULT_FILE_MAX_DELAY
+            ),
+        )
+
+    pum_d = file_cfg.preserve_user_messages or {}
+    pum = PreserveUserMessages(
+        enabled=pum_d.get("enabled", True),
+        max_tokens=pum_d.get("max_tokens"),
+        ensure_block=file_cfg.ensure_user_messages(),
+    )
+    trigger = file_cfg.trigger_condition()
+    budget = pum.max_tokens
+    if budget is None:
+        from compactor.trigger import thresholds
+
+        budget = (thresholds(trigger)[0] or 160_000) // 3
+    transcript_path = _transcript_path(file_cfg, ov, transcript_path_auto)
+    model_dicts = [model_settings(file_cfg, ov), *((file_cfg.failover or {}).get("models") or [])]
+    contexts = [d["context_tokens"] for d in model_dicts if d.get("context_tokens")]
+    fallback_name = ov.fallback or file_cfg.fallback or "none"
+    if fallback_name not in ("local", "none"):
+        where = "fallback" if ov.fallback is None else "--fallback"
+        raise file_cfg.error(where, f"fallback must be 'local' or 'none', got {fallback_name!r}")
+    fallback_model = None
+    if fallback_name == "local":
+        from compactor.models.local import LocalSummarizer
+
+        fallback_model = LocalSummarizer()
+
+    config: Config[Any] = Config(
+        model=model,
+        model_options=options,
+        token_counter=file_cfg.counter(),
+        trigger=trigger,
+        user_instruction=_user_instruction(file_cfg),
+        transcript_file_path=transcript_path,
+        gen_model_input=(
+            _load_ref(file_cfg, "gen_model_input", file_cfg.gen_model_input)
+            if file_cfg.gen_model_input
+            else None
+        ),
+        finalize=_finalize(file_cfg, transcript_path, pum, budget),
+        callback=(
+            _load_ref(file_cfg, "callback", file_cfg.callback) if file_cfg.callback else None
+        ),
+        preserve_user_messages=pum,
+        retry=retry,
+        failover=failover,
+        summarizer_context_tokens=min(contexts) if contexts else None,
+        reply_reserve_tokens=(
+            file_cfg.reply_reserve_tokens
+            if file_cfg.reply_reserve_tokens is not None
+            else _reply_reserve(
+                min(contexts) if contexts else None,
+                options.get("max_tokens") or options.get("max_completion_tokens"),
+            )
+        ),
+        fallback_model=fallback_model,
+        loop_guard=file_cfg.loop_guard_ratio(),
+        max_growth=file_cfg.loop_guard_growth(),
+        keep=file_cfg.keep_tail(),
+        mask_secrets=file_cfg.masking(model_dicts),
+        secret_patterns=file_cfg.secret_patterns(),
+        cache=file_cfg.summary_cache(ov.cache, model_dicts),
+        retention=file_cfg.retention_config(),
+        strip_analysis=file_cfg.strip_analysis(),
+        max_summary_tokens=file_cfg.max_summary_tokens,
+        summary_check=file_cfg.summary_check_config(),
+    )
+    file_cfg.spend_limits()  # a bad limit is exit 2 before any work, like every other key
+    try:
+        validate_config(config)
+    except ConfigError as err:
+        if err.key is not None and err.key in file_cfg.lines:
+            raise file_cfg.error(err.key, err.message) from err
+        raise ConfigError(err.message, path=file_cfg.path) from err
+    return config
+
+
+def check_config(file_cfg: FileConfig, overrides: Overrides | None = None) -> None:
+    """Raise the ConfigError :func:`build_config` would raise, without building any model.
+
+    Everything else is done for real: ``pkg.mod:func`` references (``callback``,
+    ``gen_model_input``, ``finalize``, ``token_counter``) are imported, the instruction file is
+    read, models and ``--model`` are validated. No model backend (the openai client) is imported,
+    so ``compact run`` can check its whole config before reading a transcript at no cost.
+    """
+    build_config(file_cfg, overrides, transcript_path_auto=None, build_models=False)

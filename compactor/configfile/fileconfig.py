@@ -1,0 +1,385 @@
+"""A parsed config file (:class:`FileConfig`) and its accessors, each validating its section.
+
+Values are plain data; an accessor that finds a bad value raises :class:`ConfigError` located
+at the key (file, line). The checks a :class:`compactor.Config` also needs are the ones of
+:mod:`compactor.config`, called here and located at the file's key.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from compactor.errors import ConfigError
+from compactor.tokens import TokenCounter, resolve_token_counter
+from compactor.trigger import TriggerCondition
+
+from .schema import SECRET_KEYS
+
+if TYPE_CHECKING:
+    from compactor.config import KeepTail, RetentionConfig, SummaryCheck
+    from compactor.limits import SpendLimits
+
+__all__ = [
+    "DEFAULT_FILE_MAX_DELAY",
+    "DEFAULT_LOOP_GUARD",
+    "DEFAULT_MAX_GROWTH",
+    "FileConfig",
+    "Overrides",
+    "any_remote",
+    "is_headers_key",
+    "mask_secrets",
+]
+
+T = TypeVar("T")
+
+DEFAULT_FILE_MAX_DELAY = 10.0
+"""``retry.max_delay`` (and ``failover.max_delay``) when the file does not set it: SPEC §9.4."""
+
+DEFAULT_LOOP_GUARD = 0.5
+"""``compact run`` refuses a compaction that keeps this share of the tokens or more."""
+
+DEFAULT_MAX_GROWTH = 2.0
+"""``compact run --force`` refuses a compaction that grows the transcript past this many
+times its tokens (a summary's fixed preamble and user block may grow a tiny one a little)."""
+
+
+@dataclass(kw_only=True)
+class FileConfig:
+    """A parsed config file (or the defaults when there is none). Values are plain data."""
+
+    path: str | None = None
+    """The file it came from (None = built-in defaults)."""
+    model: dict[str, Any] | None = None
+    """``provider``, ``name``, ``base_url``, ``api_key``, ``timeout``, ``options``."""
+    trigger: dict[str, Any] | None = None
+    token_counter: str | None = None
+    user_instruction: str | None = None
+    user_instruction_file: str | None = None
+    transcript_file_path: str | None = "auto"
+    """``auto`` (input path or its archive), ``none``, or a path."""
+    preserve_user_messages: dict[str, Any] | None = None
+    retry: dict[str, Any] | None = None
+    failover: dict[str, Any] | None = None
+    finalize: Any = None
+    """None, ``pkg.mod:func`` or ``{preserve_skills: {...}, system_prompt: "..."}``."""
+    callback: str | None = None
+    gen_model_input: str | None = None
+    format: str | None = None
+    archive_dir: str | None = None
+    keep: dict[str, Any] | None = None
+    """``{messages: N}`` or ``{tokens: N}``: the verbatim tail after the summary."""
+    fallback: str | None = None
+    """``local``: the embedded summarizer as the last rung after retry and failover."""
+    loop_guard: dict[str, Any] | None = None
+    """``{max_ratio: 0.5, max_growth: 2}`` (the defaults), or ``false`` to turn both off."""
+    mask_secrets: dict[str, Any] | None = None
+    """``{enabled: auto|true|false, patterns: [{name, regex}]}``; auto = on for remote models."""
+    cache: dict[str, Any] | None = None
+    """``{enabled: true, dir: PATH}``: reuse summaries of identical summarizer requests. No
+    section: on for remote models, in ``$XDG_CACHE_HOME/compact/summaries``; ``false``: off."""
+    retention: dict[str, Any] | None = None
+    """``{enabled: true, max_anchors: 200, max_facts: 50}``."""
+    reply_reserve_tokens: int | None = None
+    max_summary_tokens: int | None = None
+    """A reply estimated above this many tokens is a failed attempt (see ``Config``)."""
+    limits: dict[str, Any] | None = None
+    """``{max_requests: N, max_input_tokens: N}``: what one ``compact run`` (a file or a whole
+    batch) may send to remote summarizers (:mod:`compactor.limits`)."""
+    summary_check: dict[str, Any] | None = None
+    """``{min_tokens: N, require_sections: true}``: a reply below it is a failed attempt."""
+    prices: dict[str, dict[str, float]] | None = None
+    """Model name → ``{input, output}`` USD per million tokens (``check --explain``)."""
+    lines: dict[str, int] = field(default_factory=dict, repr=False)
+    """Dotted key → line number (1-based), for error messages."""
+    unset_env: dict[str, str] = field(default_factory=dict, repr=False)
+    """Dotted key → the ``${VAR}`` it names that is not set, for the optional keys that
+    became None for it (``model.api_key`` → ``MY_KEY``): the error can name the variable."""
+
+    def __repr__(self) -> str:
+        return f"FileConfig({self.to_dict(mask=True)!r})"
+
+    def with_flags(
+        self, *, threshold: int | None = None, token_counter: str | None = None
+    ) -> FileConfig:
+        """This config with the command line's ``--threshold`` and ``--token-counter``.
+
+        ``--threshold N`` replaces the token conditions (``context_tokens``,
+        ``context_fraction``) by ``context_tokens: N``; a ``context_messages`` condition stays.
+        """
+        if threshold is None and token_counter is None:
+            return self
+        lines = dict(self.lines)
+        changes: dict[str, Any] = {}
+        if threshold is not None:
+            if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 1:
+                raise ConfigError(
+                    f"--threshold must be a positive number of tokens, got {threshold!r}"
+                )
+            messages = (self.trigger or {}).get("context_messages", 0)
+            changes["trigger"] = {"context_tokens": threshold, "context_messages": messages}
+            for key in [k for k in lines if k.startswith("trigger")]:
+                del lines[key]
+        if token_counter is not None:
+            try:  # a bad name is an error of the flag, not of the file
+                resolve_token_counter(token_counter)
+            except ConfigError as err:
+                raise ConfigError(f"--token-counter: {err.message}") from err
+            changes["token_counter"] = token_counter
+            lines.pop("token_counter", None)
+        return dataclasses.replace(self, lines=lines, **changes)
+
+    def error(self, key: str, message: str) -> ConfigError:
+        """A ConfigError located at ``key`` of this file."""
+        return ConfigError(message, path=self.path, line=self.lines.get(key), key=key)
+
+    def located(self, check: Callable[[T], None], value: T, section: str) -> T:
+        """``value`` after ``check(value)`` (one of :mod:`compactor.config`'s checks); its
+        ConfigError is located at its key in this file (at ``section`` when it names none)."""
+        try:
+            check(value)
+        except ConfigError as err:
+            raise self.error(err.key or section, err.message) from err
+        return value
+
+    def trigger_condition(self) -> TriggerCondition | None:
+        """The trigger, or None (= the 160,000-token default)."""
+        if self.trigger is None:
+            return None
+        from compactor.config import check_trigger
+
+        window = self.trigger.get("window_tokens", 0)
+        agent_model = self.trigger.get("agent_model")
+        if agent_model and not window:
+            from compactor.windows import KNOWN_WINDOWS, window_for
+
+            found = window_for(agent_model)
+            if found is None:
+                raise self.error(
+                    "trigger.agent_model",
+                    f"unknown agent model {agent_model!r}: set trigger.window_tokens, or use "
+                    f"one of {', '.join(sorted(KNOWN_WINDOWS))}",
+                )
+            window = found
+        condition = TriggerCondition(
+            context_tokens=self.trigger.get("context_tokens", 0),
+            context_messages=self.trigger.get("context_messages", 0),
+            context_fraction=float(self.trigger.get("context_fraction", 0.0)),
+            window_tokens=window,
+        )
+
+        def check(trigger: TriggerCondition) -> None:
+            check_trigger(trigger, window_keys="trigger.window_tokens or trigger.agent_model")
+
+        return self.located(check, condition, "trigger")
+
+    def loop_guard_ratio(self) -> float | None:
+        """The loop guard's max ratio: 0.5 unless the file turns it off or sets another."""
+        if self.loop_guard is None:
+            return DEFAULT_LOOP_GUARD
+        value = self.loop_guard.get("max_ratio", DEFAULT_LOOP_GUARD)
+        if value is False or value is None:
+            return None
+        if value is True:
+            return DEFAULT_LOOP_GUARD
+        if not 0 < float(value) <= 1:
+            raise self.error("loop_guard.max_ratio", "loop_guard.max_ratio must be in (0, 1]")
+        return float(value)
+
+    def loop_guard_growth(self) -> float | None:
+        """The most a compaction may grow a transcript (``--force`` on a small one): 2× unless
+        the file sets ``max_growth`` or turns the loop guard off (``loop_guard: false``)."""
+        if self.loop_guard is None:
+            return DEFAULT_MAX_GROWTH
+        if "max_growth" not in self.loop_guard:
+            off = self.loop_guard.get("max_ratio") is False
+            return None if off else DEFAULT_MAX_GROWTH
+        value = self.loop_guard["max_growth"]
+        if value is False or value is None:
+            return None
+        if value is True:
+            return DEFAULT_MAX_GROWTH
+        if not (math.isfinite(float(value)) and float(value) > 0):
+            raise self.error(
+                "loop_guard.max_growth", "loop_guard.max_growth must be a positive number"
+            )
+        return float(value)
+
+    def masking(self, models: list[dict[str, Any]]) -> bool:
+        """Whether secrets are masked: ``auto`` = when any configured model is remote."""
+        setting = (self.mask_secrets or {}).get("enabled", "auto")
+        if isinstance(setting, bool):
+            return setting
+        if setting != "auto":
+            raise self.error(
+                "mask_secrets.enabled",
+                f"mask_secrets.enabled must be true, false or auto, got {setting!r}",
+            )
+        return any_remote(models)
+
+    def secret_patterns(self) -> tuple[tuple[str, str], ...]:
+        return tuple(
+            (p["name"], p["regex"]) for p in (self.mask_secrets or {}).get("patterns") or []
+        )
+
+    def summary_cache(
+        self, enabled: bool | None = None, models: list[dict[str, Any]] | None = None
+    ) -> Any:
+        """A :class:`compactor.cache.SummaryCache`, or None. ``enabled`` (``--cache`` /
+        ``--no-cache``) wins; else ``cache: false`` turns it off, a ``cache`` section turns it
+        on, and without one it is on when a model of the chain is remote (``models``), so a
+        second CI run on the same transcript makes no request."""
+        if enabled is not None:
+            on = enabled
+        elif self.cache is not None:
+            on = self.cache.get("enabled", True)
+        else:
+            on = any_remote(models or [])
+        if not on:
+            return None
+        from compactor.cache import SummaryCache
+
+        return SummaryCache(self.cache_dir())
+
+    def cache_dir(self) -> Path:
+        """The summary cache's folder: ``cache.dir`` (relative to the config file), else
+        ``$XDG_CACHE_HOME/compact/summaries`` (``compact cache info`` / ``clear`` use it too)."""
+        from compactor.cache import default_cache_dir
+
+        folder = (self.cache or {}).get("dir")
+        if not folder:
+            return default_cache_dir()
+        folder = os.path.expanduser(folder)
+        if not os.path.isabs(folder) and self.path:
+            folder = os.path.join(os.path.dirname(self.path), folder)
+        return Path(os.path.abspath(folder))
+
+    def spend_limits(self) -> SpendLimits | None:
+        """The spend limits (None: no ``limits`` section, or one with no limit set)."""
+        from compactor.limits import SpendLimits
+
+        values = {k: v for k, v in (self.limits or {}).items() if v is not None}
+        for key, value in values.items():
+            if value < 0:
+                raise self.error(f"limits.{key}", f"limits.{key} must be non-negative")
+        return SpendLimits(**values) if values else None
+
+    def keep_tail(self) -> KeepTail | None:
+        from compactor.config import KeepTail, check_keep
+
+        if not self.keep:
+            return None
+        keep = KeepTail(messages=self.keep.get("messages"), tokens=self.keep.get("tokens"))
+        return self.located(check_keep, keep, "keep")
+
+    def retention_config(self) -> RetentionConfig | None:
+        from compactor.config import RetentionConfig, check_retention
+
+        if self.retention is None or not self.retention.get("enabled", True):
+            return None
+        values = {k: v for k, v in self.retention.items() if k != "enabled"}
+        return self.located(check_retention, RetentionConfig(**values), "retention")
+
+    def strip_analysis(self) -> bool:
+        return isinstance(self.finalize, dict) and bool(self.finalize.get("strip_analysis"))
+
+    def ensure_user_messages(self) -> bool:
+        """``finalize.ensure_user_messages``: on unless the file turns it off. A reply without
+        an ``<all_user_messages>`` block still gets the user's messages (overrides SPEC §5.2,
+        where no tag leaves the text as it is; the library keeps SPEC's default)."""
+        if isinstance(self.finalize, dict):
+            return bool(self.finalize.get("ensure_user_messages", True))
+        return True
+
+    def summary_check_config(self) -> SummaryCheck | None:
+        """``summary_check``, validated at its keys; None when the file has none."""
+        from compactor.config import SummaryCheck, check_summary_check
+
+        if not self.summary_check:
+            return None
+        check = SummaryCheck(
+            min_tokens=self.summary_check.get("min_tokens", 0),
+            require_sections=self.summary_check.get("require_sections", False),
+        )
+        return self.located(check_summary_check, check, "summary_check")
+
+    def counter(self) -> TokenCounter:
+        """The token counter named by ``token_counter``."""
+        try:
+            return resolve_token_counter(self.token_counter)
+        except ConfigError as err:
+            raise self.error("token_counter", err.message) from err
+
+    def attempts(self) -> tuple[int, int]:
+        """(primary attempts, failover attempts) this config allows: ``retry.max_retries`` + 1
+        (1 without a retry section) and ``failover.max_retries`` (0 without failover)."""
+        retry = (self.retry or {}).get("max_retries", 3) if self.retry is not None else 0
+        failover = (self.failover or {}).get("max_retries", 3) if self.failover is not None else 0
+        return retry + 1, failover
+
+    def counter_name(self) -> str:
+        return self.token_counter or "estimate"
+
+    def to_dict(self, *, mask: bool = True) -> dict[str, Any]:
+        """The effective settings as plain data; unless ``mask`` is False every secret is
+        masked (see :func:`mask_secrets`): API keys, header values, URL credentials."""
+        data = {
+            f.name: copy.deepcopy(getattr(self, f.name))
+            for f in dataclasses.fields(self)
+            if f.name not in ("lines", "unset_env")
+        }
+        return mask_secrets(data) if mask else data
+
+
+@dataclass(kw_only=True)
+class Overrides:
+    """CLI flags; None = keep the file's value."""
+
+    model: str | None = None
+    """``openai:NAME`` or ``local``."""
+    transcript_file_path: str | None = None
+    format: str | None = None
+    cache: bool | None = None
+    """``--cache`` / ``--no-cache``."""
+    fallback: str | None = None
+    """``--fallback local|none``."""
+
+
+def any_remote(models: list[dict[str, Any]]) -> bool:
+    """Whether a model of ``models`` (config mappings) calls a server (not ``local``)."""
+    return any(m.get("provider") not in ("local", "scripted") for m in models)
+
+
+def is_headers_key(key: object) -> bool:
+    """Whether ``key`` holds HTTP headers (``extra_headers``, ``default_headers``, ...): every
+    value under it is a secret (``api-key``, ``Authorization``, ...)."""
+    return isinstance(key, str) and key.lower().replace("-", "_").endswith("headers")
+
+
+def mask_secrets(data: Any) -> Any:
+    """A copy of ``data`` with every secret masked: ``api_key`` values and the values of every
+    ``*headers`` mapping become ``***``, the credentials of a URL (``base_url``) become
+    ``http://***@host``."""
+    from compactor._util import mask_url_credentials
+
+    if isinstance(data, dict):
+        out: dict[Any, Any] = {}
+        for k, v in data.items():
+            if k in SECRET_KEYS and v:
+                out[k] = "***"
+            elif is_headers_key(k) and isinstance(v, dict):
+                out[k] = dict.fromkeys(v, "***")
+            elif isinstance(v, str):
+                out[k] = mask_url_credentials(v) if "@" in v else v
+            else:
+                out[k] = mask_secrets(v)
+        return out
+    if isinstance(data, list):
+        return [mask_url_credentials(v) if isinstance(v, str) else mask_secrets(v) for v in data]
+    return data
