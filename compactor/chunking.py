@@ -26,7 +26,7 @@ from typing import Any
 from .config import Config
 from .errors import SummarizationError
 from .prompts import BREVITY_NOTE, CHUNK_NOTE, CONCISE_INSTRUCTION, USER_INSTRUCTION
-from .schema import M, make_user, user_text
+from .schema import M, make_user, split_system, user_text
 from .tokens import estimate_message, estimate_text
 
 __all__ = [
@@ -45,17 +45,8 @@ __all__ = [
     "needs_chunks",
     "plan_summarizer_chunks",
     "running_allowance",
-    "split_system",
     "usable_tokens",
 ]
-
-
-def split_system(messages: list[M]) -> tuple[list[M], list[M]]:
-    """(leading contiguous system messages, the rest) — SPEC §4."""
-    i = 0
-    while i < len(messages) and messages[i].role == "system":
-        i += 1
-    return messages[:i], messages[i:]
 
 
 PLANNING_MARGIN = 0.8

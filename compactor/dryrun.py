@@ -1,9 +1,9 @@
 """``compact check``: would a transcript be compacted, and why? Never calls a model.
 
 :func:`check_file` reads one transcript and decides its trigger. With the default counter, a
-line-per-message file is streamed in bounded memory (:func:`compactor.streaming.stream_check`,
-same results); everything else is read whole. Kept light: ``compact check`` imports neither the
-middleware nor the event types.
+line-per-message file is streamed in bounded memory
+(:func:`compactor.formats.streaming.stream_check`, same results); everything else is read whole.
+Kept light: ``compact check`` imports neither the middleware nor the event types.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def check_file(
     format: str | None = None,
 ) -> CheckResult:
     """Read ``path`` (``-``: stdin) and decide; malformed input raises TranscriptError."""
-    from .streaming import stream_check
+    from .formats.streaming import stream_check
 
     streamed = stream_check(path, trigger, format) if counter is default_token_counter else None
     if streamed is not None:

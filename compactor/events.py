@@ -30,7 +30,6 @@ from typing import Any, Literal, TypeAlias
 
 from ._util import MaybeAwaitable, redact
 from .errors import ModelError
-from .schema import AgenticMessage, Message
 
 __all__ = [
     "AfterSummarize",
@@ -53,7 +52,6 @@ __all__ = [
     "TranscriptRead",
     "TriggerChecked",
     "error_to_dict",
-    "message_to_dict",
 ]
 
 Phase = Literal["primary", "failover", "fallback"]
@@ -69,15 +67,6 @@ def error_to_dict(error: BaseException | None) -> dict[str, Any] | None:
     if isinstance(error, ModelError):
         data["kind"] = error.kind
         data["transient"] = error.transient
-    return data
-
-
-def message_to_dict(msg: Message | AgenticMessage | None) -> dict[str, Any] | None:
-    """A message as JSON-safe data (dataclasses → dicts)."""
-    if msg is None:
-        return None
-    data = dataclasses.asdict(msg)
-    data["kind"] = type(msg).__name__
     return data
 
 

@@ -31,15 +31,14 @@ from .chunking import (
     needs_chunks,
     plan_summarizer_chunks,
     running_allowance,
-    split_system,
 )
 from .config import Config, PreserveUserMessages
 from .errors import SpendLimitError
-from .finalize import _is_candidate, select_user_messages
+from .finalize import is_user_candidate, select_user_messages
 from .middleware import Middleware
 from .models.base import openai_endpoint
 from .rendering import transcript_input
-from .schema import AgenticMessage, Message, ToolInfo, message_kind, user_text
+from .schema import AgenticMessage, Message, ToolInfo, message_kind, split_system, user_text
 from .summarize import build_model_input, is_embedded
 from .tokens import (
     TokenCounterInput,
@@ -221,7 +220,7 @@ async def _user_messages(config: Config[Any], mw: Middleware[Any], head: list[An
     if not pum.enabled:
         return {"applies": False, "reason": "preserve_user_messages is off"}
     budget = mw.user_budget(pum)
-    candidates = [m for m in head if _is_candidate(m)]
+    candidates = [m for m in head if is_user_candidate(m)]
     kept, _ = await select_user_messages(head, budget, pum.filter)
     # At most one message is cut: the oldest one kept, when it is not a candidate's whole text.
     cut = 1 if kept and kept[0] not in {user_text(m) for m in candidates} else 0

@@ -8,9 +8,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic
 
@@ -36,10 +37,12 @@ from .schema import (
     is_user,
     loads_json,
     make_user,
+    split_system,
     user_text,
     with_content_type,
 )
 from .tokens import estimate_message, estimate_text
+from .trigger import DEFAULT_CONTEXT_TOKENS, TriggerCondition, thresholds
 
 __all__ = [
     "CUT_KEEP_CHARS",
@@ -51,8 +54,11 @@ __all__ = [
     "cut_text",
     "default_finalizer",
     "ensure_user_block",
+    "is_user_candidate",
     "new_finalizer",
     "select_user_messages",
+    "summarizer_input",
+    "user_message_budget",
 ]
 
 DEFAULT_FINALIZER_MAX_TOKENS = 30_000
@@ -66,11 +72,23 @@ USER_MESSAGES_HEADING = "All user messages (added by compact: the summary did no
 
 Finalize = Callable[[list[Any], Any], Any]
 
-# The summarizer input that succeeded, set by the middleware while finalize runs, so that
-# PreserveSkills can scan what the model actually saw (failover input included).
 _model_input: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
     "compactor_model_input", default=None
 )
+
+
+@contextlib.contextmanager
+def summarizer_input(messages: list[Any]) -> Iterator[None]:
+    """While the block runs, PreserveSkills scans ``messages`` (the summarizer input that
+    succeeded, failover input included: what the model actually saw) instead of finalize's
+    ``original_messages``. The middleware wraps its finalize call in it; ``messages`` are only
+    read. A context variable, because ``finalize(original_messages, summary)`` is SPEC's
+    signature and a user's finalize may call a built one."""
+    token = _model_input.set(messages)
+    try:
+        yield
+    finally:
+        _model_input.reset(token)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -81,12 +99,6 @@ class DefaultFinalizerConfig:
     """None = enabled, budget 30,000 tokens."""
     transcript_file_path: str | None = None
     """Adds the note pointing at the full transcript."""
-
-
-def _split_system(messages: Sequence[M]) -> tuple[list[M], list[M]]:
-    from .summarize import split_system
-
-    return split_system(list(messages))
 
 
 def cut_text(text: str, keep: int = CUT_KEEP_CHARS) -> str:
@@ -100,9 +112,10 @@ def cut_text(text: str, keep: int = CUT_KEEP_CHARS) -> str:
     return f"{text[:keep]}…{removed} characters truncated…{text[-keep:]}"
 
 
-def _is_candidate(msg: Message | AgenticMessage) -> bool:
-    # Injected text (skill bodies, environment context) marked by a format reader is not the
-    # user's own words.
+def is_user_candidate(msg: Message | AgenticMessage) -> bool:
+    """Whether ``msg`` holds the user's own words, which :func:`select_user_messages` may
+    re-insert: a user message with text, not internal, not injected by a format reader (skill
+    bodies, environment context)."""
     return (
         is_user(msg)
         and not is_internal(msg)
@@ -117,7 +130,7 @@ async def select_user_messages(
     """The user texts to re-insert (chronological) and whether candidates were dropped."""
     candidates: list[M] = []
     for msg in context:
-        if not _is_candidate(msg):
+        if not is_user_candidate(msg):
             continue
         if filter_fn is not None:
             try:  # user code gets a copy: the history it comes from is the caller's
@@ -194,7 +207,7 @@ async def _default_finalize(
     transcript_file_path: str | None,
 ) -> list[M]:
     text = _reply_text(summary)
-    split: tuple[list[M], list[M]] = _split_system(original)
+    split: tuple[list[M], list[M]] = split_system(list(original))
     system_messages: list[M] = split[0]
     context: list[M] = split[1]
     if pum.enabled and context:
@@ -210,6 +223,15 @@ async def _default_finalize(
     out: list[M] = copy.deepcopy(system_messages)
     out.append(summary_message)
     return out
+
+
+def user_message_budget(pum: PreserveUserMessages, trigger: TriggerCondition | None) -> int:
+    """The user-message budget of a summarization: ``pum.max_tokens``, else a third of the
+    token threshold ``trigger`` resolves to (``context_tokens``, or ``context_fraction`` ×
+    ``window_tokens``; the smaller when both are set), else 160,000 // 3 (SPEC §5.2)."""
+    if pum.max_tokens is not None:
+        return int(pum.max_tokens)
+    return (thresholds(trigger)[0] or DEFAULT_CONTEXT_TOKENS) // 3
 
 
 def default_finalizer(config: DefaultFinalizerConfig | None = None) -> Finalize:

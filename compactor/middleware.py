@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic
 
 from ._util import call_maybe_async, input_for, maybe_await
-from .config import DEFAULT_CONTEXT_TOKENS, Config, PreserveUserMessages, validate_config
+from .config import Config, PreserveUserMessages, validate_config
 from .errors import LoopGuardError
 from .events import AfterSummarize, BeforeSummarize, Event
-from .finalize import _default_finalize, _model_input
+from .finalize import (
+    DefaultFinalizerConfig,
+    default_finalizer,
+    summarizer_input,
+    user_message_budget,
+)
 from .prompts import DEGRADED_NOTE
-from .schema import AgenticMessage, AgentState, HistoryView, M, Message, content_type
-from .summarize import AttemptRecord, generate_summary, split_system
+from .schema import AgenticMessage, AgentState, HistoryView, M, Message, content_type, split_system
+from .summarize import AttemptRecord, generate_summary
 from .tokens import default_token_counter
-from .trigger import TriggerDecision, decide, thresholds
+from .trigger import TriggerDecision, decide
 
 __all__ = ["Middleware", "SummarizeOutcome", "new", "strip_analysis", "without_usage"]
 
@@ -143,19 +149,22 @@ class Middleware(Generic[M]):
             reply = strip_analysis(reply)
         if result.degraded:
             reply = _edit_text(reply, lambda text: f"{DEGRADED_NOTE}\n\n{text}")
-        # PreserveSkills reads the model input from here (it only reads it)
-        token = _model_input.set(result.model_input)
-        try:
+        # PreserveSkills scans the model input (it only reads it)
+        with summarizer_input(result.model_input):
             if cfg.finalize is not None:
                 original = input_for(cfg.finalize, history)
                 new_messages = list(await call_maybe_async(cfg.finalize, original, reply))
             else:
                 pum = cfg.preserve_user_messages or PreserveUserMessages()
-                new_messages = await _default_finalize(
-                    history, reply, pum, self.user_budget(pum), cfg.transcript_file_path
+                finalize = default_finalizer(
+                    DefaultFinalizerConfig(
+                        preserve_user_messages=dataclasses.replace(
+                            pum, max_tokens=self.user_budget(pum)
+                        ),
+                        transcript_file_path=cfg.transcript_file_path,
+                    )
                 )
-        finally:
-            _model_input.reset(token)
+                new_messages = await finalize(history, reply)
         retention = None
         if cfg.retention is not None and cfg.retention.enabled:
             retention = self._retain(new_messages, head, masker)
@@ -226,10 +235,7 @@ class Middleware(Generic[M]):
         """The user-message budget: ``max_tokens``, else a third of the token threshold the
         trigger resolves to (``context_tokens``, or ``context_fraction`` × ``window_tokens``;
         the smaller when both are set), else 160,000 // 3 (SPEC §5.2)."""
-        if pum.max_tokens is not None:
-            return int(pum.max_tokens)
-        threshold = thresholds(self.config.trigger)[0]
-        return (threshold or DEFAULT_CONTEXT_TOKENS) // 3
+        return user_message_budget(pum, self.config.trigger)
 
 
 async def _count(counter: Any, messages: list[Any], tools: list[Any], trigger: Any) -> int:

@@ -45,8 +45,8 @@ from .tokens import estimate_message
 __all__ = [
     "CUT_MARKER",
     "Chunk",
+    "carries_tool_result",
     "fits",
-    "is_tool_result",
     "plan_chunks",
     "safe_cuts",
     "tail_start",
@@ -82,7 +82,7 @@ def _result_ids(msg: Message | AgenticMessage) -> Iterator[str | None]:
                 yield block.call_id
 
 
-def is_tool_result(msg: Message | AgenticMessage) -> bool:
+def carries_tool_result(msg: Message | AgenticMessage) -> bool:
     """Whether ``msg`` carries a tool result: a chat ``tool`` message, or an agentic message with
     at least one ``function_tool_result`` block.
 
@@ -135,7 +135,7 @@ def safe_cuts(messages: Sequence[M]) -> list[int]:
     """Every ``i`` in ``0..len(messages)`` where ``messages[:i] | messages[i:]`` is a safe split.
 
     Safe: no paired call and result (:func:`tool_links`) end up on different sides, and
-    ``messages[i]`` is not a tool result (:func:`is_tool_result`), orphan or not. ``0`` and
+    ``messages[i]`` is not a tool result (:func:`carries_tool_result`), orphan or not. ``0`` and
     ``len(messages)`` are always safe. Ascending.
     """
     n = len(messages)
@@ -150,7 +150,7 @@ def safe_cuts(messages: Sequence[M]) -> list[int]:
     crossing = delta[0]
     for i in range(1, n):
         crossing += delta[i]
-        if crossing == 0 and not is_tool_result(messages[i]):
+        if crossing == 0 and not carries_tool_result(messages[i]):
             cuts.append(i)
     if n > 0:
         cuts.append(n)

@@ -39,7 +39,6 @@ __all__ = [
     "Usage",
     "assistant_text",
     "content_type",
-    "is_assistant",
     "is_internal",
     "is_system",
     "is_tool_result",
@@ -50,6 +49,7 @@ __all__ = [
     "make_system",
     "make_user",
     "message_kind",
+    "split_system",
     "user_text",
     "with_content_type",
 ]
@@ -285,16 +285,20 @@ class HistoryView(Sequence[M]):
 # Helpers (SPEC §1): one place, used by every module.
 
 
+def split_system(messages: list[M]) -> tuple[list[M], list[M]]:
+    """(leading contiguous system messages, the rest) — SPEC §4."""
+    i = 0
+    while i < len(messages) and messages[i].role == "system":
+        i += 1
+    return messages[:i], messages[i:]
+
+
 def is_system(msg: Message | AgenticMessage) -> bool:
     return msg.role == "system"
 
 
 def is_user(msg: Message | AgenticMessage) -> bool:
     return msg.role == "user"
-
-
-def is_assistant(msg: Message | AgenticMessage) -> bool:
-    return msg.role == "assistant"
 
 
 def is_tool_result(msg: Message | AgenticMessage) -> bool:

@@ -67,7 +67,6 @@ from .chunking import (
     needs_chunks,
     plan_summarizer_chunks,
     running_allowance,
-    split_system,
     usable_tokens,
 )
 from .config import DEFAULT_MAX_DELAY, DEFAULT_MAX_RETRIES, Config, FailoverContext
@@ -96,6 +95,7 @@ from .schema import (
     make_system,
     make_user,
     message_kind,
+    split_system,
     user_text,
     with_content_type,
 )
@@ -119,7 +119,6 @@ __all__ = [
     "oversized_reply",
     "reported_limit",
     "reported_prompt_tokens",
-    "split_system",
     "weak_reply",
 ]
 

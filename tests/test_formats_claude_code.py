@@ -308,7 +308,7 @@ def test_attachments_are_injected_context_messages() -> None:
     assert all(m.extra["injected"] and m.role == "user" for m in attachments)
     assert "AskUserQuestion" in attachments[0].blocks[0].text  # type: ignore[operator]
     # They are not the user's words, so never quoted back as such.
-    assert c.finalize._is_candidate(attachments[0]) is False
+    assert c.finalize.is_user_candidate(attachments[0]) is False
 
 
 def test_the_summarizer_sees_the_attachments() -> None:

@@ -25,16 +25,15 @@ from compactor.formats.registry import read_transcript
 from compactor.planning import (
     CUT_MARKER,
     Chunk,
+    carries_tool_result,
     fits,
-    is_tool_result,
     plan_chunks,
     safe_cuts,
     tail_start,
     tool_links,
     truncate_to_budget,
 )
-from compactor.schema import AgenticMessage, Block, Message, Part, ToolCall
-from compactor.summarize import split_system
+from compactor.schema import AgenticMessage, Block, Message, Part, ToolCall, split_system
 from compactor.tokens import estimate_message
 
 from .conftest import shared_transcript_files
@@ -92,22 +91,22 @@ KINDS = pytest.mark.parametrize("kind", [Message, AgenticMessage], ids=["chat", 
 
 
 # --------------------------------------------------------------------------------------------------
-# is_tool_result
+# carries_tool_result
 
 
 def test_is_tool_result_chat() -> None:
-    assert is_tool_result(Message("tool", "x", tool_call_id="a"))
-    assert is_tool_result(Message("tool", "x"))  # orphan, no id: still a result
-    assert not is_tool_result(Message("user", "x"))
-    assert not is_tool_result(Message("assistant", tool_calls=[ToolCall("a", "f")]))
+    assert carries_tool_result(Message("tool", "x", tool_call_id="a"))
+    assert carries_tool_result(Message("tool", "x"))  # orphan, no id: still a result
+    assert not carries_tool_result(Message("user", "x"))
+    assert not carries_tool_result(Message("assistant", tool_calls=[ToolCall("a", "f")]))
 
 
 def test_is_tool_result_agentic_counts_mixed_messages() -> None:
     mixed = results(AgenticMessage, "a", extra="and a question")[0]
-    assert is_tool_result(mixed)  # a part may not start on it: the result needs its call
-    assert is_tool_result(results(AgenticMessage, "a")[0])
-    assert not is_tool_result(user(AgenticMessage, "hi"))
-    assert not is_tool_result(AgenticMessage("user", []))
+    assert carries_tool_result(mixed)  # a part may not start on it: the result needs its call
+    assert carries_tool_result(results(AgenticMessage, "a")[0])
+    assert not carries_tool_result(user(AgenticMessage, "hi"))
+    assert not carries_tool_result(AgenticMessage("user", []))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Streaming ``compact check`` (compactor.streaming) equals the full read + decide."""
+"""Streaming ``compact check`` (compactor.formats.streaming) equals the full read + decide."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from compactor.cli.report import tool_pair_counts
 from compactor.config import TriggerCondition
 from compactor.errors import TranscriptError
 from compactor.formats.registry import read_transcript
-from compactor.streaming import stream_check
+from compactor.formats.streaming import stream_check
 from compactor.tokens import default_token_counter
 from compactor.trigger import TriggerDecision, decide
 

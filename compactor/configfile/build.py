@@ -4,6 +4,7 @@ would build (:func:`check_config`, which imports no model backend)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Callable
@@ -152,13 +153,23 @@ def _finalize(
         return _load_ref(file_cfg, "finalize", spec)
     if "preserve_skills" not in spec and spec.get("system_prompt") is None:
         return None  # e.g. only strip_analysis: the built-in finalizer does the rest
-    from compactor.finalize import PreserveSkillsConfig, _default_finalize, new_finalizer
+    from compactor.finalize import (
+        DefaultFinalizerConfig,
+        PreserveSkillsConfig,
+        default_finalizer,
+        new_finalizer,
+    )
     from compactor.schema import make_system, message_kind
 
     system_prompt = spec.get("system_prompt")
+    settings = DefaultFinalizerConfig(
+        preserve_user_messages=dataclasses.replace(pum, max_tokens=budget),
+        transcript_file_path=transcript_path,
+    )
 
     async def default_then_prompt(original: list[Any], summary: Any) -> list[Any]:
-        out = await _default_finalize(original, summary, pum, budget, transcript_path)
+        # built here: a bad budget is validate_config's error, located at its key
+        out: list[Any] = await default_finalizer(settings)(original, summary)
         if system_prompt is not None:
             kind = message_kind(original) if original else type(out[-1])
             out = [make_system(kind, system_prompt), *[m for m in out if m.role != "system"]]
@@ -205,6 +216,7 @@ def build_config(
         RetryConfig,
         validate_config,
     )
+    from compactor.finalize import user_message_budget
 
     ov = overrides or Overrides()
     if model is None:
@@ -262,11 +274,7 @@ def build_config(
         ensure_block=file_cfg.ensure_user_messages(),
     )
     trigger = file_cfg.trigger_condition()
-    budget = pum.max_tokens
-    if budget is None:
-        from compactor.trigger import thresholds
-
-        budget = (thresholds(trigger)[0] or 160_000) // 3
+    budget = user_message_budget(pum, trigger)
     transcript_path = _transcript_path(file_cfg, ov, transcript_path_auto)
     model_dicts = [model_settings(file_cfg, ov), *((file_cfg.failover or {}).get("models") or [])]
     contexts = [d["context_tokens"] for d in model_dicts if d.get("context_tokens")]

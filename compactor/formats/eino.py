@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from compactor.io import FileSource
 from .openai_chat import message_from_record, parse_parts, record_from_message, render_parts
 
-__all__ = ["EINO_MARKER_KEY", "EinoFormat"]
+__all__ = ["EINO_MARKER_KEY", "EinoFormat", "eino_message"]
 
 EINO_MARKER_KEY = "_eino_summarization_content_type"
 
@@ -44,7 +44,8 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _message(path: str, line: int, rec: dict[str, Any]) -> Message:
+def eino_message(path: str, line: int, rec: dict[str, Any]) -> Message:
+    """The :class:`Message` of one Eino record (line ``line`` of ``path``, for errors)."""
     msg = message_from_record(path, line, rec, _KNOWN)
     msg.extra = {}  # unknown top-level keys are not part of Eino's schema
     for key in ("user_input_multi_content", "assistant_output_multi_content", "multi_content"):
@@ -139,7 +140,7 @@ class EinoFormat:
     def read(self, path: str, raw: bytes | FileSource) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
         check_records(path, self.name, lines)
-        messages = [_message(path, ln.number, ln.obj) for ln in lines]
+        messages = [eino_message(path, ln.number, ln.obj) for ln in lines]
         return _jsonl.make_transcript(self.name, path, raw, lines, messages)
 
     def write(

@@ -17,15 +17,16 @@ from typing import Any
 
 import orjson
 
-from .errors import TranscriptError
-from .formats import _jsonl
-from .formats._family import fits, mismatch
-from .formats.eino import _message as eino_message
-from .formats.openai_chat import message_from_record
-from .formats.registry import SNIFF_RECORDS, detect_format
-from .schema import MAX_JSON_DEPTH, Message
-from .tokens import estimate_message, utf8_len
-from .trigger import TriggerCondition, TriggerDecision, verdict
+from compactor.errors import TranscriptError
+from compactor.schema import MAX_JSON_DEPTH, Message
+from compactor.tokens import estimate_message, utf8_len
+from compactor.trigger import TriggerCondition, TriggerDecision, verdict
+
+from . import _jsonl
+from ._family import fits, mismatch
+from .eino import eino_message
+from .openai_chat import message_from_record
+from .registry import SNIFF_RECORDS, detect_format
 
 __all__ = ["STREAM_FORMATS", "StreamResult", "stream_check"]
 
