@@ -144,7 +144,7 @@ async def test_request_recorded_without_authorization(fake: FakeOpenAI) -> None:
 
 
 async def test_request_is_what_create_sends(fake: FakeOpenAI) -> None:
-    """The raw-request route sends the body, headers and auth chat.completions.create() sends."""
+    """generate() sends the body, headers and auth chat.completions.create() sends."""
     from openai import AsyncOpenAI
 
     options = {
