@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import gc
 import json
 import os
 from collections.abc import Callable
@@ -150,30 +149,21 @@ def write_batch_report(dest: Destination, report: dict[str, Any]) -> None:
 
 
 def _warm_up(file_cfg: FileConfig | None, overrides: Overrides) -> bool:
-    """Before a batch: check and build the config once, then freeze what is alive out of the GC.
+    """Before a batch: check and build the config once.
 
     Returns whether the config passed :func:`check_config` (then no file checks it again; else
-    every file reports the problem itself).
-
-    Building it imports the model backend (openai: ~100k long-lived objects) and the config's
-    hooks before the loop starts. ``gc.freeze()`` then keeps every later collection from
-    scanning those objects again: a full collection took ~40 ms, a pause of the loop that every
-    file shares. The collector is off while they are made: the import alone runs dozens of
-    collections that find nothing to free (~10 % of its time).
+    every file reports the problem itself). Building it imports the model backend and the
+    config's hooks before the loop starts, not in the first file's turn.
     """
     if file_cfg is None:
         return False
     checked = False
-    gc.disable()
     try:
         check_config(file_cfg, overrides)
         checked = True
         build_config(file_cfg, overrides, transcript_path_auto=None)
     except Exception:  # noqa: BLE001 - reported per file, by that file's own plan
         pass
-    finally:
-        gc.freeze()
-        gc.enable()
     return checked
 
 

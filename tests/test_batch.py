@@ -563,3 +563,28 @@ def test_batch_totals_add_up(rows: list[tuple[int, bool, int, int]]) -> None:
     assert totals["failed"] == sum(1 for code, *_ in rows if code)
     assert totals["tokens_before"] == sum(b for code, _, b, _ in rows if code == 0)
     assert totals["tokens_after"] == sum((a if t else b) for code, t, b, a in rows if code == 0)
+
+
+def test_the_library_leaves_the_cyclic_collector_alone(
+    tmp_path: Path, fake_env, monkeypatch
+) -> None:
+    """A batch with an openai model (its backend imported, its config built once before the
+    loop) never disables, freezes or re-enables the process's collector: that is the caller's."""
+    import asyncio
+    import gc
+
+    from compactor.batch import run_batch
+    from compactor.runner import RunOptions
+
+    def touched(*args: Any) -> None:
+        raise AssertionError("the library touched the cyclic GC")
+
+    for name in ("disable", "enable", "freeze", "unfreeze"):
+        monkeypatch.setattr(gc, name, touched)
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("model: {provider: openai, name: m}\ncache: false\n")
+    paths = _copies(tmp_path / "in", 3)
+    base = RunOptions(input="", force=True, config=str(cfg))
+    results = asyncio.run(run_batch([str(p) for p in paths], base, jobs=2))
+    assert [r.exit_code for r in results] == [0, 0, 0]
+    assert len(fake_env.requests) == 3

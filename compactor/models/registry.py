@@ -6,11 +6,9 @@ Each factory imports its backend only when called, so importing this module neve
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from compactor.errors import ConfigError
@@ -35,25 +33,8 @@ INPUT_MODES = ("auto", "messages", "transcript")
 model's ``input_mode``. Here so that checking a config never imports the openai client."""
 
 
-@contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
-    """Pause the cyclic GC while a heavy backend is imported, then restore its state.
-
-    Importing ``openai`` creates ~100k long-lived objects (pydantic models) and frees almost none;
-    the collections that allocation triggers are wasted work: about a quarter of the import time.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _openai(name: str, **kwargs: Any) -> ChatModel:
-    with _no_gc():
-        from compactor.models.openai import OpenAIModel
+    from compactor.models.openai import OpenAIModel
 
     if not name:
         raise ConfigError("openai model name is required, e.g. 'openai:gpt-4o-mini'")
