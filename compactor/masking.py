@@ -67,7 +67,6 @@ import heapq
 import json
 import os
 import re
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -358,32 +357,6 @@ def _identity(value: str) -> str:
     return value
 
 
-_CLEAN_MIN_CHARS = 512
-_CLEAN_MAX_CHARS = 2_000_000
-_CLEAN: dict[tuple[Any, str], int] = {}
-"""(rule set, text) → len(text) of long texts found to hold no secret, oldest first, at most
-``_CLEAN_MAX_CHARS`` in all: the summarizer's instructions and an agent's system prompt recur in
-every file of a batch, and scanning them again with every rule would find nothing again. A text
-with a secret is never kept here, so each masker's counts and numbering are exactly as without
-it."""
-_CLEAN_LOCK = threading.Lock()
-_clean_chars = 0
-
-
-def _remember_clean(signature: Any, text: str) -> None:
-    global _clean_chars
-    if len(text) > _CLEAN_MAX_CHARS // 4:
-        return
-    with _CLEAN_LOCK:
-        key = (signature, text)
-        if key in _CLEAN:
-            return
-        _CLEAN[key] = len(text)
-        _clean_chars += len(text)
-        while _clean_chars > _CLEAN_MAX_CHARS:
-            _clean_chars -= _CLEAN.pop(next(iter(_CLEAN)))
-
-
 class SecretMasker:
     """Masks secrets in text and messages; see the module docstring for the rules.
 
@@ -399,7 +372,6 @@ class SecretMasker:
         "_ids",
         "_next",
         "_rules",
-        "_signature",
     )
 
     def __init__(self, patterns: Sequence[tuple[str, str]] = (), *, builtin: bool = True) -> None:
@@ -423,7 +395,6 @@ class SecretMasker:
             rules.append(_Rule(name, compiled, builtin=False))
             names.append(name)
         self._rules = tuple(rules)
-        self._signature = (builtin, tuple(r.regex.pattern for r in rules if not r.builtin))
         self._builtin = builtin
         self._custom_names = tuple(names)
         self._digest_key = os.urandom(16)
@@ -449,13 +420,8 @@ class SecretMasker:
         """``text`` with every secret replaced by its placeholder."""
         if not text:
             return text
-        known = len(text) >= _CLEAN_MIN_CHARS
-        if known and (self._signature, text) in _CLEAN:
-            return text
         spans = self._find(text)
         if not spans:
-            if known:
-                _remember_clean(self._signature, text)
             return text
         out: list[str] = []
         pos = 0

@@ -705,7 +705,6 @@ def _unhinted() -> SecretMasker:
 
     masker = SecretMasker()
     masker._rules = tuple(masking._UNHINTED_RULES)  # the same rules without their prefilter
-    masker._signature = (False, ("unhinted",))  # shares no clean-text verdicts with the hinted
     return masker
 
 
@@ -729,18 +728,14 @@ def test_property_hints_change_no_result(
     assert hinted.counts == plain.counts
 
 
-# -- long clean texts are scanned once per rule set -----------------------------------------------
+# -- no process-wide state: every masker scans what it is given -----------------------------------
 
 LONG_CLEAN = "The summarizer keeps every file path and every decision the user made. " * 20
 
 
 @pytest.fixture
 def scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The texts SecretMasker._find scans, with an empty clean-text memo."""
-    from compactor import masking
-
-    monkeypatch.setattr(masking, "_CLEAN", {})
-    monkeypatch.setattr(masking, "_clean_chars", 0)
+    """The texts SecretMasker._find scans."""
     seen: list[str] = []
     find = SecretMasker._find
 
@@ -752,16 +747,13 @@ def scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-def test_a_long_clean_text_is_scanned_once(scans: list[str]) -> None:
+def test_a_long_clean_text_is_scanned_by_every_masker(scans: list[str]) -> None:
+    """No module-global memo of clean texts (it saved 0.3 ms per file of a batch)."""
     for _ in range(3):
         masker = SecretMasker()
         assert masker.mask_text(LONG_CLEAN) == LONG_CLEAN
         assert masker.counts == {}
-    assert scans == [LONG_CLEAN]
-    short = "nothing to see here"
-    SecretMasker().mask_text(short)
-    SecretMasker().mask_text(short)
-    assert scans.count(short) == 2  # short texts are not worth remembering
+    assert scans == [LONG_CLEAN] * 3
 
 
 def test_a_long_text_with_a_secret_is_masked_and_counted_every_time(scans: list[str]) -> None:
@@ -780,43 +772,6 @@ def test_clean_under_builtin_rules_is_not_clean_under_custom_ones(scans: list[st
     custom = SecretMasker([("decision", r"decision")])
     out = custom.mask_text(LONG_CLEAN)
     assert "every decision" not in out and custom.counts == {"decision": 20}
-
-
-def test_the_clean_text_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    from compactor import masking
-
-    monkeypatch.setattr(masking, "_CLEAN", {})
-    monkeypatch.setattr(masking, "_clean_chars", 0)
-    monkeypatch.setattr(masking, "_CLEAN_MAX_CHARS", 10_000)
-    texts = [f"{i:04d} " + "plain words only " * 60 for i in range(40)]
-    for text in texts:
-        SecretMasker().mask_text(text)
-    assert 0 < masking._clean_chars <= 10_000
-    assert masking._clean_chars == sum(masking._CLEAN.values())
-    assert (SecretMasker()._signature, texts[-1]) in masking._CLEAN  # newest kept, oldest gone
-    assert (SecretMasker()._signature, texts[0]) not in masking._CLEAN
-
-
-@settings(max_examples=100, deadline=None, database=None, derandomize=True)
-@given(st.lists(st.tuples(prose, planted_secret()), max_size=4), prose)
-def test_property_the_memo_changes_no_result(
-    pieces: list[tuple[str, tuple[str, str]]], tail: str
-) -> None:
-    from compactor import masking
-
-    text = LONG_CLEAN + "".join(f"{filler} {snippet} " for filler, (snippet, _) in pieces) + tail
-    first, second = SecretMasker(), SecretMasker()  # the second may find the text remembered
-    out = first.mask_text(text)
-    assert second.mask_text(text) == out
-    assert second.counts == first.counts
-    with_memo = masking._CLEAN.copy()
-    masking._CLEAN.clear()
-    try:
-        fresh = SecretMasker()  # nothing remembered
-        assert fresh.mask_text(text) == out
-        assert fresh.counts == first.counts
-    finally:
-        masking._CLEAN.update(with_memo)
 
 
 # -- linear in the number of secrets (issue 16) --------------------------------------------------
