@@ -93,6 +93,19 @@ def test_typer_hook_is_installed() -> None:
     assert _typer_fast.install() is True  # idempotent
 
 
+def test_typer_is_the_minor_version_the_hook_was_written_for() -> None:
+    """_typer_fast patches typer 0.29's internals (it halves ``compact check``'s start-up,
+    BENCHMARKS.md); pyproject.toml pins typer to 0.29.x, and this fails on any other."""
+    from importlib.metadata import version
+
+    assert version("typer").split(".")[:2] == ["0", "29"]
+    assert _typer_fast.TYPER_MINOR == "0.29"
+    requirement = next(
+        line for line in (REPO / "pyproject.toml").read_text().splitlines() if '"typer' in line
+    )
+    assert requirement.strip() == '"typer>=0.29.2,<0.30",'
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
