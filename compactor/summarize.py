@@ -84,7 +84,6 @@ from .events import (
     RetryWait,
     ShorterSummary,
 )
-from .models.pool import request_slot
 from .prompts import CHUNK_NOTE, PREVIOUS_SUMMARY, SYSTEM_INSTRUCTION
 from .rendering import transcript_input
 from .schema import (
@@ -751,10 +750,9 @@ async def _generate_one(
                 raise
         if not cached:
             try:
-                async with request_slot():
-                    outcome.response = await model.generate(
-                        input_for(model, sent), **config.model_options
-                    )
+                outcome.response = await model.generate(
+                    input_for(model, sent), **config.model_options
+                )
             except Exception as err:  # noqa: BLE001 - a failed call is data for retry/failover
                 outcome.error = err
                 if isinstance(err, ModelError):

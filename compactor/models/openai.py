@@ -52,7 +52,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from compactor._util import MIN_FREE_TEXT_SECRET, redact, register_secret, url_credentials
 from compactor.errors import ModelError
 from compactor.models.base import openai_endpoint
-from compactor.models.pool import pooled_client
+from compactor.models.pool import pooled_client, request_slot
 from compactor.models.registry import INPUT_MODES
 from compactor.schema import (
     MEDIA_BLOCK_TYPES,
@@ -671,12 +671,15 @@ class OpenAIModel:
                 return completion
 
         try:
-            shared = pooled_client(("openai", base_url, key, self.timeout, limit), make_client)
-            if shared is not None:  # inside shared_clients(): reuse its client and connections
-                completion = await create(shared)
-            else:
-                async with make_client() as client:
-                    completion = await create(client)
+            # Inside shared_clients(): reuse its client and connections, and hold one of its
+            # request slots (a batch's --jobs bounds the requests in flight, not the files).
+            async with request_slot():
+                shared = pooled_client(("openai", base_url, key, self.timeout, limit), make_client)
+                if shared is not None:
+                    completion = await create(shared)
+                else:
+                    async with make_client() as client:
+                        completion = await create(client)
         except ModelError:
             raise
         except (

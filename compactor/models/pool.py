@@ -9,9 +9,10 @@ key, timeout) share one client, and the clients are closed when the block ends::
     async with shared_clients():
         await asyncio.gather(*(mw.summarize(s) for s in states))
 
-``shared_clients(requests=N)`` also bounds the model requests in flight: the summarizer holds a
-:func:`request_slot` for each model call only, so a batch can read, mask and write other files
-(and back off between retries) while N requests wait on the network.
+``shared_clients(requests=N)`` also bounds the model requests in flight: a remote model holds a
+:func:`request_slot` for each HTTP request only, so a batch can read, mask and write other
+files (and back off between retries) while N requests wait on the network. The summarizer
+knows nothing of it.
 
 This module imports no SDK: ``compact check`` and the local model never load ``openai``.
 """
