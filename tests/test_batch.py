@@ -566,7 +566,7 @@ def test_batch_totals_add_up(rows: list[tuple[int, bool, int, int]]) -> None:
 
 
 def test_the_library_leaves_the_cyclic_collector_alone(
-    tmp_path: Path, fake_env, monkeypatch
+    tmp_path: Path, fake_env: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A batch with an openai model (its backend imported, its config built once before the
     loop) never disables, freezes or re-enables the process's collector: that is the caller's."""
