@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -52,7 +53,10 @@ def _clean_environ(
     own empty summary cache ($XDG_CACHE_HOME), so no test sees another's cached replies (a
     subprocess inherits both)."""
     monkeypatch.setenv("XDG_DATA_HOME", str(_data_home))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+    # mkdtemp, not tmp_path_factory.mktemp: a numbered dir lists the whole base folder to find
+    # its number, which for one per test grows with the suite (quadratic in all)
+    cache = tempfile.mkdtemp(prefix="xdg-cache-", dir=tmp_path_factory.getbasetemp())
+    monkeypatch.setenv("XDG_CACHE_HOME", cache)
     for key in list(os.environ):
         upper = key.upper()
         if upper.startswith("OPENAI_") or upper.endswith("_PROXY") or upper == "COMPACT_CONFIG":

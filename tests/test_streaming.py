@@ -328,7 +328,8 @@ def test_stream_equals_full_read_property(
     """Generated openai/eino files (valid ones mostly, sometimes a rejected value): the streamed
     result, or its error, equals the full read + decide."""
     eino, data = case
-    path = tmp_path_factory.mktemp("prop") / "t.jsonl"
+    # one file per example, rewritten (a numbered folder per example cost more than the test)
+    path = tmp_path_factory.getbasetemp() / "stream-property.jsonl"
     path.write_bytes(data)
     fmt = ("eino" if eino else "openai") if forced else None
     full = _outcome(_full, path, trigger, fmt)
