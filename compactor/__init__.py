@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from .middleware import Middleware, SummarizeOutcome, new
     from .models.base import ChatModel
     from .models.scripted import ScriptedModel, Step, UnexpectedModelCall
+    from .retry import default_backoff
     from .runner import RunOptions, RunResult, arun_file, run_file
     from .schema import (
         AgenticMessage,
@@ -76,7 +77,6 @@ if TYPE_CHECKING:
         ToolInfo,
         Usage,
     )
-    from .summarize import default_backoff
     from .tokens import TokenCounterInput, default_token_counter
     from .trigger import TriggerDecision
 
@@ -142,7 +142,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "ToolInfo",
         "Usage",
     ),
-    ".summarize": ("default_backoff",),
+    ".retry": ("default_backoff",),
     ".tokens": ("TokenCounterInput", "default_token_counter"),
     ".trigger": ("TriggerDecision",),
 }

@@ -38,8 +38,9 @@ from .finalize import is_user_candidate, select_user_messages
 from .middleware import Middleware
 from .models.base import openai_endpoint
 from .rendering import transcript_input
+from .replies import is_embedded
 from .schema import AgenticMessage, Message, ToolInfo, message_kind, split_system, user_text
-from .summarize import build_model_input, is_embedded
+from .summarize import build_model_input
 from .tokens import (
     TokenCounterInput,
     baseline_index,

@@ -20,8 +20,9 @@ from .finalize import (
     user_message_budget,
 )
 from .prompts import DEGRADED_NOTE
+from .retry import AttemptRecord
 from .schema import AgenticMessage, AgentState, HistoryView, M, Message, content_type, split_system
-from .summarize import AttemptRecord, generate_summary
+from .summarize import generate_summary
 from .tokens import default_token_counter
 from .trigger import TriggerDecision, decide
 
@@ -42,7 +43,7 @@ class SummarizeOutcome(Generic[M]):
     adaptations: list[dict[str, Any]] = field(default_factory=list)
     """Re-plans after the provider refused the input as too long for its window."""
     learned: dict[str, Any] = field(default_factory=dict)
-    """What the run learned about its models (:attr:`compactor.summarize.SummaryResult.learned`):
+    """What the run learned about its models (:attr:`compactor.retry.SummaryResult.learned`):
     circuit breakers, transcript forms, shorter-summary requests, the token scale."""
     tail_messages: int = 0
     """Messages kept verbatim after the summary (``Config.keep``), without their ``usage``."""

@@ -16,7 +16,7 @@ import pytest
 import compactor as c
 from compactor.errors import ModelError
 from compactor.prompts import SYSTEM_INSTRUCTION, USER_INSTRUCTION
-from compactor.summarize import default_should_retry
+from compactor.retry import default_should_retry
 
 SUMMARY = "<analysis>a</analysis>\n<summary>\n<all_user_messages>\n</all_user_messages>\n</summary>"
 

@@ -20,14 +20,10 @@ import compactor as c
 from compactor.chunking import PLANNING_MARGIN, brevity_words
 from compactor.config import DEFAULT_MAX_DELAY
 from compactor.errors import ModelError, SummarizationError
+from compactor.ladder import BREAKER_FAILURES, MAX_SHORTER_REPLANS
 from compactor.prompts import CONCISE_INSTRUCTION
-from compactor.summarize import (
-    BREAKER_FAILURES,
-    MAX_SHORTER_REPLANS,
-    capped_delay,
-    oversized_reply,
-    weak_reply,
-)
+from compactor.replies import oversized_reply, weak_reply
+from compactor.retry import capped_delay
 from compactor.tokens import estimate_message
 
 pytestmark = pytest.mark.anyio

@@ -1,0 +1,147 @@
+"""What a model's reply or error says: a context-length refusal and the window and count it
+names, a reply too long or too weak to be a summary, an embedded stand-in model.
+
+Used by the summarizer (:mod:`compactor.summarize`, :mod:`compactor.ladder`) and by ``check
+--explain``; no model is called here.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from .chunking import input_tokens
+from .config import Config
+from .errors import ModelError
+from .schema import AgenticMessage, Message, assistant_text
+from .tokens import estimate_message, estimate_text
+
+__all__ = [
+    "context_limit_error",
+    "error_of_kind",
+    "is_embedded",
+    "oversized_reply",
+    "reported_limit",
+    "reported_prompt_tokens",
+    "weak_reply",
+]
+
+_LIMIT_RES = (
+    re.compile(r"maximum context length is ([\d,]+) tokens", re.IGNORECASE),
+    re.compile(r"context (?:length|window|size)(?: limit)? (?:of|is) ([\d,]+)", re.IGNORECASE),
+    re.compile(r"available context size \(([\d,]+) tokens\)", re.IGNORECASE),
+    re.compile(r"exceeds? (?:the )?context window of ([\d,]+)", re.IGNORECASE),
+    re.compile(r"tokens > ([\d,]+) maximum", re.IGNORECASE),
+)
+
+
+_PROMPT_RES = (
+    re.compile(r"your messages resulted in ([\d,]+) tokens", re.IGNORECASE),  # OpenAI
+    re.compile(r"\(([\d,]+) in the messages", re.IGNORECASE),  # llama-cpp-python
+    re.compile(r"requested tokens \(([\d,]+)\)", re.IGNORECASE),  # llama.cpp (python)
+    re.compile(r"request \(([\d,]+) tokens\)", re.IGNORECASE),  # llama.cpp server
+    re.compile(r"prompt is too long: ([\d,]+) tokens", re.IGNORECASE),  # Anthropic
+)
+
+
+def context_limit_error(error: BaseException | None) -> ModelError | None:
+    """The provider's context-length error in ``error``'s cause chain, if there is one."""
+    return error_of_kind(error, "context_length")
+
+
+def error_of_kind(error: BaseException | None, kind: str) -> ModelError | None:
+    """The first :class:`ModelError` of ``kind`` in ``error``'s cause chain, if there is one."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, ModelError) and error.kind == kind:
+            return error
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def _first_number(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
+    for pattern in patterns:
+        found = pattern.search(text)
+        if found:
+            return int(found.group(1).replace(",", ""))
+    return None
+
+
+def reported_limit(error: ModelError) -> int | None:
+    """The window size a context-length error names (``maximum context length is N``)."""
+    if error.window:
+        return error.window
+    return _first_number(_LIMIT_RES, str(error))
+
+
+def reported_prompt_tokens(error: ModelError) -> int | None:
+    """The provider's own count of the refused input, when the error gives it (OpenAI: "your
+    messages resulted in N tokens"; llama.cpp: "(N in the messages, …)")."""
+    if error.prompt_tokens:
+        return error.prompt_tokens
+    return _first_number(_PROMPT_RES, str(error))
+
+
+def oversized_reply(
+    config: Config[Any], reply: Any, model_input: list[Any], model: str, *, last_rung: bool = False
+) -> ModelError | None:
+    """The error for a reply too long to be a summary of ``model_input``, else None.
+
+    Too long: estimated above ``config.max_summary_tokens``, or above the whole input (the
+    instructions included) and ``config.reply_reserve_tokens`` both. A model that rambles
+    may not on the next try: the error is transient, so it is retried and failed over.
+    ``last_rung`` (the fallback model: compact's own deterministic summarizer, whose nine
+    section headings can outweigh a small chunk) is held to ``max_summary_tokens`` only.
+    """
+    if not isinstance(reply, Message | AgenticMessage):
+        return None
+    tokens = estimate_message(reply)
+    limit: float = max(input_tokens(model_input), config.reply_reserve_tokens)
+    if last_rung:
+        limit = math.inf
+    what = "its whole input"
+    if config.max_summary_tokens is not None and config.max_summary_tokens < limit:
+        limit, what = config.max_summary_tokens, "max_summary_tokens"
+    if tokens <= limit:
+        return None
+    return ModelError(
+        f"reply too long to be a summary: about {tokens:,} tokens, more than {what} "
+        f"({limit:,} tokens)",
+        kind="too_long",
+        transient=True,
+        model=model,
+    )
+
+
+def weak_reply(config: Config[Any], reply: Any, model: str) -> ModelError | None:
+    """The error for a reply below ``config.summary_check`` (too short, or no ``<summary>``
+    block when sections are required), else None. Another try may do better: transient."""
+    check = config.summary_check
+    if check is None or not isinstance(reply, Message | AgenticMessage):
+        return None
+    text = assistant_text(reply)
+    tokens = estimate_text(text)
+    if tokens < check.min_tokens:
+        return ModelError(
+            f"reply too short to be a summary: about {tokens:,} tokens, fewer than "
+            f"summary_check.min_tokens ({check.min_tokens:,})",
+            kind="weak_summary",
+            transient=True,
+            model=model,
+        )
+    if check.require_sections and "<summary>" not in text.lower():
+        return ModelError(
+            "reply is not a summary: no <summary> block (summary_check.require_sections)",
+            kind="weak_summary",
+            transient=True,
+            model=model,
+        )
+    return None
+
+
+def is_embedded(model: Any) -> bool:
+    """Whether ``model`` is an embedded stand-in (``embedded = True``, the local summarizer):
+    a summary it writes after the configured models failed is degraded."""
+    return getattr(model, "embedded", False) is True
