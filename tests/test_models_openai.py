@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from compactor.errors import ModelError
-from compactor.models.openai import OpenAIModel, to_wire
+from compactor.models.openai import OpenAIModel
+from compactor.models.openai_wire import to_wire
 from compactor.schema import AgenticMessage, Block, Message, Part, ToolCall
 from compactor.testing.fake_openai import (
     FakeOpenAI,

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compactor.models.openai import to_wire
+from compactor.models.openai_wire import to_wire
 from compactor.rendering import TRANSCRIPT_INTRO, render_transcript, transcript_input
 from compactor.schema import (
     AgenticMessage,
