@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -440,9 +441,48 @@ def test_latency_and_peak_in_flight() -> None:
         # together), none before its 0.2 s; the wall time itself is left to the machine's noise
         assert all(t >= 0.2 for t in times), times
         assert fake.peak_in_flight == 4
+        # Each handler leaves just after its client got the answer: wait for that (a deadline,
+        # not a sleep), or reset() would count a handler still finishing as in flight.
+        assert _eventually(lambda: fake.in_flight == 0)
         fake.reset()
         assert fake.peak_in_flight == 0
         timed(0)
+        assert fake.peak_in_flight == 1
+
+
+def _eventually(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
+    """Whether ``condition`` holds within ``seconds`` (polled; a deadline, not a wait)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_in_flight_counts_a_request_until_its_handler_is_done() -> None:
+    """A hanging request is in flight until reset releases it; the peak after a reset starts
+    from the requests still in flight at that moment."""
+    with FakeOpenAI() as fake:
+        assert fake.in_flight == 0
+        fake.enqueue(hang())
+
+        errors: list[BaseException] = []
+
+        def call() -> None:
+            try:
+                post(fake.base_url, timeout=10)
+            except (http.client.HTTPException, OSError) as err:
+                errors.append(err)
+
+        worker = threading.Thread(target=call)
+        worker.start()
+        assert _eventually(lambda: fake.in_flight == 1)
+        fake.reset()
+        worker.join(10)
+        assert not worker.is_alive()
+        assert errors  # closed without an answer
+        assert _eventually(lambda: fake.in_flight == 0)
         assert fake.peak_in_flight == 1
 
 

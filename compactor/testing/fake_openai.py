@@ -174,7 +174,8 @@ class FakeOpenAI:
             thread.join(timeout=5)
 
     def reset(self) -> None:
-        """Release hanging requests and forget queued steps and recorded requests."""
+        """Release hanging requests and forget queued steps and recorded requests;
+        :attr:`peak_in_flight` starts again from the requests still in flight."""
         with self._lock:
             self._release.set()
             self._release = threading.Event()
@@ -234,6 +235,14 @@ class FakeOpenAI:
         """The most POST requests this fake has been answering at once (since start/reset)."""
         with self._lock:
             return self._peak
+
+    @property
+    def in_flight(self) -> int:
+        """The POST requests being answered right now. A handler finishes its bookkeeping just
+        after its client got the answer, so wait for this to reach 0 before :meth:`reset` when
+        :attr:`peak_in_flight` must start from 0."""
+        with self._lock:
+            return self._in_flight
 
     # -- the handler's side (see compactor.testing.fake_server.Script) -------------------------
 
