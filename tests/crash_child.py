@@ -9,8 +9,9 @@ Run as ``python tests/crash_child.py ARGS…`` (``ARGS`` as for ``compact``) wit
 
 There the process sleeps (60 s at most) until the test signals or kills it. A test waits for the
 marker, then signals: no tight polling, and the signal lands at that point however busy the
-machine is. The points are the ones ``compactor.io`` marks for tests (``_pause_for_tests``,
-called on both sides of :meth:`AtomicFile.commit`'s rename) and its single writer, ``write_all``.
+machine is. The points are the ones ``compactor.io.writing`` marks for tests
+(``pause_at_replace``, called on both sides of :meth:`AtomicFile.commit`'s rename) and its single
+writer, ``write_all``.
 
 The tests (``test_io_crash.py``, ``test_interrupts.py``) start it with :func:`held` and wait
 with :func:`wait_for`.
@@ -25,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from compactor import io
+from compactor.io import writing
 
 HOLD_SECONDS = 60
 
@@ -41,10 +42,10 @@ def _hold(marker: Path) -> None:
 
 
 def install(point: str, target: Path, marker: Path) -> None:
-    """Patch ``compactor.io`` so that the first matching write holds at ``point``."""
+    """Patch ``compactor.io.writing`` so that the first matching write holds at ``point``."""
     if point not in ("write", "before", "after"):
         raise SystemExit(f"crash_child: unknown point {point!r}")
-    write_all, commit = io.write_all, io.AtomicFile.commit
+    write_all, commit = writing.write_all, writing.AtomicFile.commit
     committing: list[Path] = []
     pauses = 0
 
@@ -56,7 +57,7 @@ def install(point: str, target: Path, marker: Path) -> None:
             data = data[half:]
         write_all(fd, data, label)
 
-    def held_commit(self: io.AtomicFile, **kwargs: Any) -> None:
+    def held_commit(self: writing.AtomicFile, **kwargs: Any) -> None:
         committing.append(self.path)
         try:
             commit(self, **kwargs)
@@ -70,9 +71,9 @@ def install(point: str, target: Path, marker: Path) -> None:
             if (point, pauses) in (("before", 1), ("after", 2)):
                 _hold(marker)
 
-    io.write_all = held_write_all
-    io.AtomicFile.commit = held_commit  # type: ignore[method-assign]  # the patch is the point
-    io._pause_for_tests = held_pause
+    writing.write_all = held_write_all
+    writing.AtomicFile.commit = held_commit  # type: ignore[method-assign]  # the patch is the point
+    writing.pause_at_replace = held_pause
 
 
 # -- for the tests: start a held process, wait for its point ---------------------------------------

@@ -1,0 +1,143 @@
+"""What a path is, decided once at plan time, before anything is read or written.
+
+* :func:`resolve_destination` classifies a destination of a run: a regular file (or a path to
+  create, or a symlink to one) is a ``file`` that will be replaced atomically; a character
+  device, FIFO or socket is a ``stream`` written to directly; ``-`` is stdout (stderr for
+  ``--events``). A destination that cannot be written (a missing or read-only folder, a
+  directory, a block device) is a :class:`~compactor.errors.ConfigError` (exit 2).
+* :func:`plan_archive_dir` and :func:`default_archive_dir`: where an original is archived.
+* :func:`os_cause`: how every module of :mod:`compactor.io` names an ``OSError`` in a message.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from compactor.errors import ConfigError
+
+__all__ = [
+    "Destination",
+    "Kind",
+    "default_archive_dir",
+    "is_inside",
+    "os_cause",
+    "plan_archive_dir",
+    "resolve_destination",
+]
+
+Kind = Literal["file", "stream", "stdout", "stderr"]
+
+_FLAGS = {
+    "output": "-o/--output",
+    "in-place": "--in-place",
+    "report": "--report",
+    "events": "--events",
+    "archive": "archive_dir",
+}
+"""The flag (or config key) that names each destination role in messages."""
+
+
+def os_cause(err: OSError) -> str:
+    """The words of ``err`` for a message: its ``strerror``, else its text."""
+    return err.strerror or str(err)
+
+
+def default_archive_dir() -> Path:
+    """``$XDG_DATA_HOME/compact/archive``, else ``~/.local/share/compact/archive``."""
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".local" / "share"
+    return base / "compact" / "archive"
+
+
+def is_inside(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` (symlinks resolved) lies inside ``folder``."""
+    real, base = os.path.realpath(path), os.path.realpath(folder)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+@dataclass(frozen=True)
+class Destination:
+    """Where one output of a run goes, resolved once at plan time."""
+
+    name: str
+    """As given: a path, or ``-``."""
+    role: str
+    """``output``, ``in-place``, ``report``, ``events`` (names the flag in messages)."""
+    kind: Kind
+    path: str | None = None
+    """file: the real path that is replaced (symlinks resolved); stream: the path opened."""
+    identity: tuple[int, int] | str = ""
+    """(device, inode) of an existing file or stream; else the absolute path (or ``<stdout>``)."""
+    char_device: bool = False
+    """A character device (/dev/null, a terminal): shared by many writers without harm."""
+
+    @property
+    def label(self) -> str:
+        """How messages name it: the path as given, ``<stdout>`` or ``<stderr>``."""
+        return f"<{self.kind}>" if self.kind in ("stdout", "stderr") else self.name
+
+    @property
+    def flag(self) -> str:
+        return _FLAGS.get(self.role, self.role)
+
+
+def _check_folder(folder: str, flag: str, name: str) -> None:
+    if not os.path.isdir(folder):
+        raise ConfigError(f"{flag} {name!r}: folder {folder!r} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"{flag} {name!r}: folder {folder!r} is not writable")
+
+
+def resolve_destination(name: str, role: str) -> Destination:
+    """Classify ``name`` for ``role``; a destination that cannot be written is a ConfigError."""
+    flag = _FLAGS.get(role, role)
+    if name == "-":
+        kind: Kind = "stderr" if role == "events" else "stdout"
+        return Destination(name, role, kind, None, f"<{kind}>")
+    if not name:
+        raise ConfigError(f"{flag}: empty path")
+    try:
+        st: os.stat_result | None = os.stat(name)  # follows symlinks: the target decides
+    except FileNotFoundError:
+        st = None
+    except OSError as err:
+        raise ConfigError(f"{flag} {name!r}: {os_cause(err)}") from err
+    if st is None or stat.S_ISREG(st.st_mode):
+        real = os.path.realpath(name)  # a dangling symlink: the file it names is created
+        _check_folder(os.path.dirname(real) or ".", flag, name)
+        ident: tuple[int, int] | str = (st.st_dev, st.st_ino) if st is not None else real
+        return Destination(name, role, "file", real, ident)
+    if stat.S_ISDIR(st.st_mode):
+        raise ConfigError(f"{flag} {name!r} is a directory")
+    if stat.S_ISBLK(st.st_mode):
+        raise ConfigError(f"{flag} {name!r} is a block device; compact writes no disks")
+    if not os.access(name, os.W_OK):
+        raise ConfigError(f"{flag} {name!r} is not writable")
+    return Destination(
+        name,
+        role,
+        "stream",
+        name,
+        (st.st_dev, st.st_ino),
+        char_device=stat.S_ISCHR(st.st_mode),
+    )
+
+
+def plan_archive_dir(archive_dir: str | None) -> Path:
+    """The archive folder for this run; its nearest existing parent must be a writable folder."""
+    folder = Path(os.path.expanduser(archive_dir)) if archive_dir else default_archive_dir()
+    folder = Path(os.path.abspath(folder))
+    probe = folder
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ConfigError(f"archive folder {str(folder)!r}: {str(probe)!r} is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ConfigError(f"archive folder {str(folder)!r}: {str(probe)!r} is not writable")
+    return folder

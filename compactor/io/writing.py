@@ -1,0 +1,336 @@
+"""Writing: every write checked, files replaced atomically, streams streamed, the archive.
+
+* :func:`write_all` is the single writer: an ``os.write`` loop where a short write, EPIPE,
+  ENOSPC or EFBIG raises :class:`~compactor.errors.StreamError`.
+* :class:`AtomicFile` / :func:`atomic_write`: a temp file in the target's folder, fsync, rename,
+  the replaced file's mode and owner kept; until the rename the target is untouched.
+* :class:`LineWriter` / :func:`write_destination` write a planned
+  :class:`~compactor.io.paths.Destination`: a file atomically, a device, FIFO or socket
+  directly (never replaced), ``-`` to stdout or stderr.
+* :func:`archive_original` keeps the original under ``$XDG_DATA_HOME/compact/archive``
+  (``~/.local/share/...``), content-addressed, folder 0700, file 0600.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import socket
+import stat
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+from compactor.errors import StreamError
+from compactor.interrupts import critical
+
+from .paths import Destination, Kind, default_archive_dir, os_cause
+
+__all__ = [
+    "PAUSE_AT_REPLACE_ENV",
+    "AtomicFile",
+    "LineWriter",
+    "archive_original",
+    "archive_path",
+    "atomic_write",
+    "current_umask",
+    "make_private_dirs",
+    "pause_at_replace",
+    "write_all",
+    "write_destination",
+]
+
+PAUSE_AT_REPLACE_ENV = "COMPACT_TEST_PAUSE_AT_REPLACE"
+"""Test hook, unset in normal use: seconds :class:`AtomicFile` sleeps just before and just
+after its rename, so a crash test can signal or SIGKILL the process on either side of it
+(``tests/test_io_crash.py``, ``tests/test_interrupts.py``)."""
+
+
+def pause_at_replace() -> None:
+    """The test hook around :meth:`AtomicFile.commit`'s rename: sleep for
+    ``$COMPACT_TEST_PAUSE_AT_REPLACE`` seconds when it is set (``tests/crash_child.py``
+    replaces this function to hold a process at exactly that point)."""
+    value = os.environ.get(PAUSE_AT_REPLACE_ENV)
+    if value:
+        time.sleep(float(value))
+
+
+def current_umask() -> int:
+    """The process's umask (read by setting it and putting it back)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_all(fd: int, data: bytes, label: str) -> None:
+    """Write all of ``data`` to ``fd``; any error or a write that takes nothing is a
+    StreamError. (A buffered writer may report a short write as success: under ``ulimit -f``
+    Python's ``BufferedWriter.write`` returned the bytes that fit, and no error.)"""
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view[: 1 << 20])
+        except OSError as err:
+            raise StreamError(label, os_cause(err)) from err
+        if n <= 0:
+            raise StreamError(label, "the write took nothing (short write)")
+        view = view[n:]
+
+
+class AtomicFile:
+    """A temp file beside ``path``; :meth:`commit` fsyncs it and renames it over ``path``.
+
+    The result keeps the replaced file's mode and owner; a new file gets ``mode`` (default:
+    what a plain ``open()`` gives under the umask). Until the commit, ``path`` is untouched.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, mode: int | None = None) -> None:
+        self.path = Path(path)
+        self.folder = self.path.parent if str(self.path.parent) else Path(".")
+        self.mode = mode
+        self.committed = False
+        self.fd: int | None
+        self.fd, self.tmp = tempfile.mkstemp(
+            prefix=f".{self.path.name}.", suffix=".tmp", dir=self.folder
+        )
+
+    def write(self, data: bytes) -> None:
+        assert self.fd is not None
+        write_all(self.fd, data, str(self.path))
+
+    def commit(
+        self,
+        *,
+        before_replace: Callable[[], None] | None = None,
+        on_commit: Callable[[], None] | None = None,
+    ) -> None:
+        """fsync, then rename over the target. ``before_replace`` may raise to refuse the
+        rename; ``on_commit`` runs right after it, with signals held in between."""
+        assert self.fd is not None
+        try:
+            os.fsync(self.fd)
+        except OSError as err:
+            raise StreamError(str(self.path), os_cause(err)) from err
+        os.close(self.fd)
+        self.fd = None
+        self._take_mode()
+        pause_at_replace()
+        with critical():
+            if before_replace is not None:
+                before_replace()
+            os.replace(self.tmp, self.path)
+            self.committed = True
+            if on_commit is not None:
+                on_commit()
+        pause_at_replace()
+        with contextlib.suppress(OSError):  # make the rename itself durable where supported
+            dir_fd = os.open(self.folder, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+
+    def _take_mode(self) -> None:
+        try:
+            old: os.stat_result | None = os.stat(self.path)
+        except OSError:
+            old = None
+        # mkstemp creates 0600: keep the replaced file's mode and owner, else the given mode.
+        mode = stat.S_IMODE(old.st_mode) if old is not None else self.mode
+        with contextlib.suppress(OSError):
+            os.chmod(self.tmp, 0o666 & ~current_umask() if mode is None else mode)
+        if old is not None and (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+            with contextlib.suppress(OSError):
+                os.chown(self.tmp, old.st_uid, old.st_gid)
+
+    def abort(self) -> None:
+        """Close and remove the temp file (the target stays as it was)."""
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = None
+        if not self.committed:
+            with contextlib.suppress(OSError):
+                os.unlink(self.tmp)
+
+
+def atomic_write(
+    path: str | os.PathLike[str],
+    data: bytes,
+    *,
+    mode: int | None = None,
+    before_replace: Callable[[], None] | None = None,
+    on_commit: Callable[[], None] | None = None,
+) -> None:
+    """Write ``data`` to ``path`` atomically; on any failure the target is left as it was."""
+    f = AtomicFile(path, mode=mode)
+    try:
+        f.write(data)
+        f.commit(before_replace=before_replace, on_commit=on_commit)
+    except BaseException:
+        f.abort()
+        raise
+
+
+def _std_stream(kind: Kind) -> IO[str]:
+    """sys.stdout or sys.stderr, its pending text flushed; a closed one is a StreamError."""
+    stream = sys.stdout if kind == "stdout" else sys.stderr
+    if stream is None or getattr(stream, "closed", False):
+        raise StreamError(f"<{kind}>", f"{kind} is closed")
+    try:
+        stream.flush()  # text written before (by print or rich) goes first
+    except (OSError, ValueError) as err:
+        cause = os_cause(err) if isinstance(err, OSError) else f"{kind} is closed"
+        raise StreamError(f"<{kind}>", cause) from err
+    return stream
+
+
+def _std_fd(stream: IO[str]) -> int | None:
+    """The descriptor behind a standard stream (None when it has none, as under a test
+    runner that captures output in memory)."""
+    try:
+        return stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _open_stream(path: str) -> int:
+    """A FIFO or device opened for writing (never created, never truncated); a socket path
+    is connected to. Returns the descriptor."""
+    try:
+        return os.open(path, os.O_WRONLY | os.O_NOCTTY)
+    except OSError as err:
+        if err.errno != errno.ENXIO:
+            raise StreamError(path, os_cause(err)) from err
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+    except OSError as serr:
+        sock.close()
+        raise StreamError(path, os_cause(serr)) from serr
+    return sock.detach()
+
+
+class LineWriter:
+    """A destination written piece by piece (``--events``): a temp file committed at the end,
+    or a stream written as it goes (every write checked)."""
+
+    def __init__(self, dest: Destination, *, mode: int | None = None) -> None:
+        self.dest = dest
+        self.file: AtomicFile | None = None
+        self.fd: int | None = None
+        self.text: IO[str] | None = None
+        if dest.kind == "file":
+            assert dest.path is not None
+            self.file = AtomicFile(dest.path, mode=mode)
+        elif dest.kind == "stream":
+            assert dest.path is not None
+            self.fd = _open_stream(dest.path)
+        else:
+            self.text = _std_stream(dest.kind)
+
+    def write(self, data: bytes) -> None:
+        if self.file is not None:
+            self.file.write(data)
+        elif self.fd is not None:
+            write_all(self.fd, data, self.dest.label)
+        else:
+            assert self.text is not None
+            self._write_std(self.text, data)
+
+    def _write_std(self, stream: IO[str], data: bytes) -> None:
+        fd = _std_fd(stream)
+        if fd is not None:
+            write_all(fd, data, self.dest.label)
+            return
+        try:  # an in-memory stream (a test runner): a short write is impossible there
+            buffer: IO[bytes] = stream.buffer  # type: ignore[attr-defined]
+            buffer.write(data)
+            buffer.flush()
+        except (OSError, ValueError, AttributeError) as err:
+            cause = os_cause(err) if isinstance(err, OSError) else "closed"
+            raise StreamError(self.dest.label, cause) from err
+
+    def commit(self, on_commit: Callable[[], None] | None = None) -> None:
+        if self.file is not None:
+            self.file.commit(on_commit=on_commit)
+            return
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            try:
+                os.close(fd)
+            except OSError as err:
+                raise StreamError(self.dest.label, os_cause(err)) from err
+        if on_commit is not None:
+            on_commit()
+
+    def abort(self) -> None:
+        if self.file is not None:
+            self.file.abort()
+        elif self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = None
+
+
+def write_destination(
+    dest: Destination,
+    data: bytes,
+    *,
+    mode: int | None = None,
+    before_replace: Callable[[], None] | None = None,
+    on_commit: Callable[[], None] | None = None,
+) -> None:
+    """Write all of ``data`` to ``dest`` (atomically for a file); StreamError when it could
+    not be written completely."""
+    if dest.kind == "file":
+        assert dest.path is not None
+        atomic_write(dest.path, data, mode=mode, before_replace=before_replace, on_commit=on_commit)
+        return
+    writer = LineWriter(dest)
+    try:
+        writer.write(data)
+        writer.commit(on_commit)
+    except BaseException:
+        writer.abort()
+        raise
+
+
+# --------------------------------------------------------------------------------------------------
+# Archive
+
+
+def make_private_dirs(folder: Path) -> None:
+    """Create ``folder`` and its missing parents with mode 0700 (the archive, the summary
+    cache); folders that exist already are left as they are."""
+    missing: list[Path] = []
+    probe = folder
+    while not probe.exists() and probe.parent != probe:
+        missing.append(probe)
+        probe = probe.parent
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            path.mkdir(mode=0o700)
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o700)  # mkdir's mode is masked by the umask
+
+
+def archive_path(raw: bytes, archive_dir: str | os.PathLike[str] | None = None) -> str:
+    """Where :func:`archive_original` stores ``raw`` (content-addressed), without writing."""
+    folder = Path(os.path.expanduser(archive_dir)) if archive_dir else default_archive_dir()
+    return str(Path(os.path.abspath(folder)) / f"{hashlib.sha256(raw).hexdigest()}.jsonl")
+
+
+def archive_original(raw: bytes, archive_dir: str | os.PathLike[str] | None = None) -> str:
+    """Store ``raw`` as ``<archive_dir>/<sha256>.jsonl`` (idempotent, fsynced, mode 0600);
+    return its absolute path. The default folder is :func:`default_archive_dir`."""
+    target = Path(archive_path(raw, archive_dir))
+    make_private_dirs(target.parent)
+    if not (target.exists() and target.read_bytes() == raw):
+        atomic_write(target, raw, mode=0o600)
+    return str(target)
