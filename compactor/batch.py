@@ -29,7 +29,9 @@ from .errors import CompactorError, ConfigError
 from .inputs import expand_inputs
 from .io import Destination, resolve_destination, write_destination
 from .limits import SpendMeter
-from .runner import Run, RunOptions, RunResult, check_output_dir, output_path, plan
+from .run_plan import RunOptions, check_output_dir, output_path, plan
+from .run_result import RunResult
+from .runner import Run
 
 __all__ = [
     "BatchPlan",

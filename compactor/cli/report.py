@@ -1,7 +1,7 @@
 """What ``compact check`` prints: the ``--json`` line (SPEC §9.3) and the ``--explain`` block.
 
 (The ``run --report`` object and the ``--events`` lines are the library's:
-:meth:`compactor.runner.RunResult.report`, :meth:`compactor.runner.Run.emit`.)"""
+:meth:`compactor.run_result.RunResult.report`, :meth:`compactor.runner.Run.emit`.)"""
 
 from __future__ import annotations
 

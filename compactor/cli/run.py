@@ -1,8 +1,8 @@
 """``compact run``: build :class:`~compactor.runner.RunOptions`, let the library plan and
 execute the run, render its :class:`~compactor.runner.RunResult`.
 
-Everything that touches a file lives in :mod:`compactor.runner` (one file) and
-:mod:`compactor.batch` (several); this module turns flags into options, drives the live view
+Everything that touches a file lives in :mod:`compactor.runner` (one file; its plan in
+:mod:`compactor.run_plan`) and :mod:`compactor.batch` (several); this module turns flags into options, drives the live view
 (an event sink) and prints the final line.
 """
 

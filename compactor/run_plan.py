@@ -1,0 +1,253 @@
+"""The first step of a run: what it is asked to do (:class:`RunOptions`) and every path it will
+touch, resolved and checked before anything is read or written (:func:`plan` → :class:`RunPlan`).
+
+:func:`plan` reads the config and resolves the input, the transcript's destination,
+``--report``, ``--events`` and the archive before the transcript or the model is read. A
+destination that cannot be written (missing or read-only folder, a directory, a block device),
+two destinations that are one file (also through a symlink or a hard link), or a report/events
+path equal to the input or the output is a :class:`~compactor.errors.ConfigError` (exit 2), and
+nothing was written. The second step, :class:`~compactor.runner.Run`, executes the plan.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from .configfile import FileConfig, Overrides, check_config, load_default_config
+from .errors import ConfigError, TranscriptError
+from .inputs import OUTPUT_SUFFIX
+from .io import Destination, is_inside, plan_archive_dir, resolve_destination
+
+__all__ = [
+    "APPEND_FORMATS",
+    "RunOptions",
+    "RunPlan",
+    "check_output_dir",
+    "default_output",
+    "output_path",
+    "plan",
+]
+
+APPEND_FORMATS = ("claude-code", "codex")
+"""Formats whose files ``--append`` can extend (the others are message lists)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOptions:
+    """What one ``compact run`` is asked to do (the command line's flags, as data)."""
+
+    input: str
+    """A transcript file, or ``-`` for stdin."""
+    output: str | None = None
+    """A file, a device or FIFO, or ``-`` (stdout). None: ``NAME.compact.jsonl`` beside the
+    input, or stdout when the input is stdin."""
+    in_place: bool = False
+    """Replace the input (its original is archived first)."""
+    force: bool = False
+    """Summarize even when the trigger does not fire."""
+    format: str | None = None
+    """Force a transcript format instead of detecting it."""
+    model: str | None = None
+    """``openai:NAME`` or ``local`` (overrides the config's model)."""
+    transcript_path: str | None = None
+    """The summary's "full transcript" note: ``auto``, ``none`` or a path."""
+    report: str | None = None
+    """Write the JSON report here (``-``: stdout, refused when the transcript goes there)."""
+    events: str | None = None
+    """Write every event as a JSON line here (``-``: stderr)."""
+    append: bool = False
+    """claude-code/codex: append the compaction instead of shrinking the file."""
+    cache: bool | None = None
+    """``--cache`` / ``--no-cache`` (None: the config decides)."""
+    fallback: str | None = None
+    """``local`` or ``none`` (None: the config decides)."""
+    config: str | None = None
+    """YAML config file (None: ``$COMPACT_CONFIG``, else the built-in defaults)."""
+    output_dir: str | None = None
+    """Write the output into this existing folder, under the input's own file name."""
+    threshold: int | None = None
+    """Compact above this many tokens (replaces the config's token trigger)."""
+    token_counter: str | None = None
+    """Count tokens with this counter instead of the config's (``estimate``, ``tiktoken:...``,
+    ``pkg.mod:func``)."""
+
+
+@dataclass
+class RunPlan:
+    """Every path of a run, resolved and checked; nothing has been read or written yet."""
+
+    options: RunOptions
+    file_config: FileConfig
+    overrides: Overrides
+    output: Destination
+    """Where the transcript goes (the input itself with ``--in-place``)."""
+    report: Destination | None = None
+    events: Destination | None = None
+    archive_dir: Path | None = None
+    """Where the original is archived (``--in-place``, stdin with an ``auto`` note)."""
+    input_mode: int | None = None
+    """Mode bits of a regular input: a new output is never more readable than its input."""
+    timestamp: str | None = None
+    """The time of the records a compaction adds: ``$SOURCE_DATE_EPOCH`` when set, else (None)
+    the newest time recorded in the input; never the clock."""
+
+    @property
+    def attempts(self) -> tuple[int, int]:
+        """(primary attempts, failover attempts) the config allows."""
+        return self.file_config.attempts()
+
+
+def default_output(path: str) -> str:
+    """``NAME.compact.jsonl`` beside ``path``."""
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}{OUTPUT_SUFFIX}"))
+
+
+def output_path(options: RunOptions) -> str | None:
+    """The file the transcript of ``options`` goes to: ``-o``, ``--output-dir``/NAME or
+    ``NAME.compact.jsonl``; None when it goes to stdout or replaces the input."""
+    if options.in_place or options.output == "-":
+        return None
+    if options.output is not None:
+        return options.output
+    if options.input == "-":
+        return None
+    if options.output_dir is not None:
+        return os.path.join(options.output_dir, os.path.basename(options.input))
+    return default_output(options.input)
+
+
+def check_output_dir(folder: str) -> None:
+    """``--output-dir`` must name an existing, writable folder (ConfigError, exit 2)."""
+    if not os.path.isdir(folder):
+        what = "does not exist" if not os.path.lexists(folder) else "is not a folder"
+        raise ConfigError(f"--output-dir {folder!r} {what}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"--output-dir {folder!r} is not writable")
+
+
+def _check_combinations(options: RunOptions) -> None:
+    if options.in_place and options.input == "-":
+        raise ConfigError("--in-place needs a file, not stdin")
+    if options.in_place and options.output is not None:
+        raise ConfigError("use either --in-place or -o/--output, not both")
+    if options.output_dir is not None:
+        if options.in_place or options.output is not None:
+            other = "--in-place" if options.in_place else "-o/--output"
+            raise ConfigError(f"use either --output-dir or {other}, not both")
+        if options.input == "-":
+            raise ConfigError("--output-dir needs a file input; stdin has no name to keep")
+        check_output_dir(options.output_dir)
+
+
+# --------------------------------------------------------------------------------------------------
+# Plan
+
+
+def _input_identity(name: str, in_place: bool) -> tuple[tuple[int, int] | str, int | None]:
+    """The input's identity and mode bits (stdin: ``<stdin>``); a missing input is exit 2."""
+    if name == "-":
+        return "<stdin>", None
+    try:
+        st = os.stat(name)
+    except FileNotFoundError as err:
+        raise TranscriptError(name, None, None, "file not found") from err
+    except OSError as err:
+        raise TranscriptError(name, None, None, f"failed to read: {err.strerror}") from err
+    if stat.S_ISDIR(st.st_mode):
+        raise TranscriptError(name, None, None, "is a directory, not a file")
+    if in_place and not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"--in-place needs a regular file; {name!r} is not one")
+    mode = stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
+    return (st.st_dev, st.st_ino), mode
+
+
+def _same(a: Destination, b: Destination) -> bool:
+    return a.identity == b.identity and not (a.char_device and b.char_device)
+
+
+def _check_distinct(
+    dests: list[Destination], input_id: tuple[int, int] | str, options: RunOptions
+) -> None:
+    """Rule 1: no two destinations are one file; report/events are neither input nor output."""
+    if any(d.kind == "stdout" and d.role in ("output", "in-place") for d in dests) and any(
+        d.kind == "stdout" and d.role == "report" for d in dests
+    ):
+        raise ConfigError("--report - writes to stdout, where the transcript goes; name a file")
+    for i, dest in enumerate(dests):
+        if dest.role != "in-place" and dest.identity == input_id and not dest.char_device:
+            if dest.role == "output":
+                raise ConfigError(
+                    f"output {dest.name!r} is the input; use --in-place to replace it "
+                    "(archives it first)"
+                )
+            raise ConfigError(f"{dest.flag} {dest.name!r} is the input file {options.input!r}")
+        for other in dests[:i]:
+            if _same(dest, other):
+                raise ConfigError(
+                    f"{dest.flag} {dest.name!r} is the same file as {other.flag} {other.name!r}"
+                )
+
+
+def plan(
+    options: RunOptions,
+    *,
+    file_config: FileConfig | None = None,
+    config_checked: bool = False,
+) -> RunPlan:
+    """Resolve and check everything the run will touch; raise ConfigError/TranscriptError
+    (exit 2) before anything is read or written.
+
+    ``file_config``: an already loaded config (a batch loads it once); ``config_checked``: it
+    already passed :func:`~compactor.configfile.check_config`.
+    """
+    from .formats.base import source_date_epoch
+
+    _check_combinations(options)
+    timestamp = source_date_epoch()
+    file_cfg = file_config if file_config is not None else load_default_config(options.config)
+    file_cfg = file_cfg.with_flags(threshold=options.threshold, token_counter=options.token_counter)
+    overrides = Overrides(
+        model=options.model,
+        transcript_file_path=options.transcript_path,
+        format=options.format,
+        cache=options.cache,
+        fallback=options.fallback,
+    )
+    # The whole config before the transcript: a bad callback or provider is exit 2 even when
+    # the trigger does not fire (models are validated, not built: no openai import).
+    if not config_checked:
+        check_config(file_cfg, overrides)
+    input_id, input_mode = _input_identity(options.input, options.in_place)
+    target = output_path(options)
+    if options.in_place:
+        output = resolve_destination(options.input, "in-place")
+    else:
+        output = resolve_destination("-" if target is None else target, "output")
+    report = resolve_destination(options.report, "report") if options.report else None
+    events = resolve_destination(options.events, "events") if options.events else None
+    _check_distinct([d for d in (output, report, events) if d is not None], input_id, options)
+
+    archive_dir = None
+    setting = options.transcript_path or file_cfg.transcript_file_path or "auto"
+    if options.in_place or (options.input == "-" and setting == "auto"):
+        archive_dir = plan_archive_dir(file_cfg.archive_dir)
+        if options.in_place and is_inside(options.input, archive_dir):
+            raise ConfigError(
+                f"--in-place on {options.input!r}, a file inside the archive folder "
+                f"{str(archive_dir)!r}: it may be the only copy of a transcript; copy it out first"
+            )
+    return RunPlan(
+        options=options,
+        file_config=file_cfg,
+        overrides=overrides,
+        output=output,
+        report=report,
+        events=events,
+        archive_dir=archive_dir,
+        input_mode=input_mode,
+        timestamp=timestamp,
+    )
