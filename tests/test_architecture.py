@@ -1,0 +1,198 @@
+"""The import rules and size limits ARCHITECTURE.md states, checked on the source itself.
+
+Static (``ast`` only, nothing imported), so a rule broken anywhere in ``compactor/`` fails here
+with the file and line, whichever test happens to exercise that code.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "compactor"
+MAX_LINES = 650
+MAX_PARAMS = 10
+
+# third-party module → the only places in compactor/ that may import it
+CONFINED: dict[str, tuple[str, ...]] = {
+    "rich": ("cli/",),
+    "typer": ("cli/",),
+    "click": ("cli/",),
+    "openai": ("models/openai",),
+    "httpx": ("models/openai",),
+    "tiktoken": ("tiktoken_counter.py",),
+    "yaml": ("configfile/", "cli/"),  # reading config files; `config show` prints YAML
+}
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(PACKAGE).as_posix()
+
+
+def _imports(tree: ast.AST) -> Iterator[tuple[int, str, list[str], int]]:
+    """(line, module, imported names, relative level) for every import statement."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name, [], 0
+        elif isinstance(node, ast.ImportFrom):
+            yield node.lineno, node.module or "", [a.name for a in node.names], node.level
+
+
+def _resolve(path: Path, module: str, level: int) -> str:
+    """The dotted name of an import as seen from ``path`` (``compactor.x.y``)."""
+    if level == 0:
+        return module
+    parts = ["compactor", *path.relative_to(PACKAGE).with_suffix("").parts]
+    base = parts[: len(parts) - level]
+    return ".".join([*base, module] if module else base)
+
+
+@pytest.mark.parametrize("path", _modules(), ids=_rel)
+def test_no_module_is_over_the_size_limit(path: Path) -> None:
+    lines = len(path.read_text("utf-8").splitlines())
+    assert lines <= MAX_LINES, (
+        f"{_rel(path)} has {lines} lines (limit {MAX_LINES}): split it by job"
+    )
+
+
+def test_no_function_takes_more_than_ten_parameters() -> None:
+    """Typer command functions aside (their parameters are the command's options)."""
+    over: list[str] = []
+    for path in _modules():
+        source = path.read_text("utf-8")
+        for node in ast.walk(ast.parse(source)):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            args = node.args
+            names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+            count = len(names) - (1 if names[:1] in (["self"], ["cls"]) else 0)
+            command = "typer." in ast.unparse(node.args)
+            if count > MAX_PARAMS and not command:
+                over.append(f"{_rel(path)}:{node.lineno} {node.name}() takes {count}")
+    assert not over, "\n".join(over)
+
+
+def _is_module(dotted: str) -> bool:
+    rel = Path(*dotted.split(".")[1:])
+    return (PACKAGE / rel).with_suffix(".py").is_file() or (PACKAGE / rel / "__init__.py").is_file()
+
+
+def _private(part: str) -> bool:
+    return part.startswith("_") and not part.startswith("__")
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    """``from x import _name`` is a seam nobody documented: make the name public where it lives.
+    Modules whose own name starts with ``_`` (``_util``, ``formats/_jsonl``) are internal to
+    their package: imported inside it only."""
+    bad: list[str] = []
+    for path in _modules():
+        rel = _rel(path)
+        here = ".".join(["compactor", *path.relative_to(PACKAGE).parent.parts])
+        for line, module, names, level in _imports(ast.parse(path.read_text("utf-8"))):
+            target = _resolve(path, module, level)
+            if target.split(".")[0] != "compactor":
+                continue
+            modules = [target] + [f"{target}.{n}" for n in names if _is_module(f"{target}.{n}")]
+            for dotted in modules:
+                parent, _, last = dotted.rpartition(".")
+                if _private(last) and not (here + ".").startswith(parent + "."):
+                    bad.append(f"{rel}:{line} imports {dotted}, internal to {parent}")
+            for name in names:
+                if _private(name) and not _is_module(f"{target}.{name}"):
+                    bad.append(f"{rel}:{line} imports {name} from {target}")
+    assert not bad, "\n".join(bad)
+
+
+def test_third_party_imports_stay_where_they_belong() -> None:
+    """The core is free of the UI (rich, typer); the SDK, tokenizer and YAML each live in one
+    place, so `import compactor` stays light and a dependency can be swapped in one module."""
+    bad: list[str] = []
+    for path in _modules():
+        rel = _rel(path)
+        for line, module, _names, level in _imports(ast.parse(path.read_text("utf-8"))):
+            if level:
+                continue
+            top = module.split(".")[0]
+            allowed = CONFINED.get(top)
+            if allowed is not None and not rel.startswith(allowed):
+                bad.append(f"{rel}:{line} imports {module} (only {', '.join(allowed)} may)")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_core_never_imports_the_command_line() -> None:
+    bad: list[str] = []
+    for path in _modules():
+        rel = _rel(path)
+        if rel.startswith("cli/") or rel == "__main__.py":
+            continue
+        for line, module, names, level in _imports(ast.parse(path.read_text("utf-8"))):
+            target = _resolve(path, module, level)
+            if target == "compactor.cli" or target.startswith("compactor.cli."):
+                bad.append(f"{rel}:{line} imports {target}")
+            if target == "compactor" and "cli" in names:
+                bad.append(f"{rel}:{line} imports compactor.cli")
+    assert not bad, "\n".join(bad)
+
+
+# -- the layers, as ARCHITECTURE.md's table lists them --------------------------------------------
+
+ARCHITECTURE = PACKAGE.parent / "ARCHITECTURE.md"
+BESIDE = {"__init__", "__main__", "testing/"}
+
+
+def _layers() -> list[list[str]]:
+    """Each row of the table under ``## Layers``: its modules (``schema``, ``formats/``)."""
+    if not ARCHITECTURE.exists():
+        pytest.skip("ARCHITECTURE.md does not exist")
+    text = ARCHITECTURE.read_text("utf-8").split("## Layers", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|") for line in text.splitlines() if line.startswith("| ")]
+    return [re.findall(r"`([\w/]+)`", row[2]) for row in rows[1:]]
+
+
+def _unit(path: Path) -> str:
+    """What the table names a module by: a package folder (``models/``) or a module's stem."""
+    parts = path.relative_to(PACKAGE).parts
+    return f"{parts[0]}/" if len(parts) > 1 else path.stem
+
+
+def _unit_of(dotted: str) -> str | None:
+    parts = dotted.split(".")[1:]
+    if not parts:
+        return None
+    return f"{parts[0]}/" if (PACKAGE / parts[0]).is_dir() else parts[0]
+
+
+def test_the_layer_table_names_every_module_once() -> None:
+    listed = [unit for layer in _layers() for unit in layer]
+    doubled = sorted({unit for unit in listed if listed.count(unit) > 1})
+    assert not doubled, f"ARCHITECTURE.md lists these in two layers: {doubled}"
+    units = {_unit(path) for path in _modules()}
+    assert sorted(units - set(listed) - BESIDE) == [], "modules missing from ARCHITECTURE.md"
+    assert sorted(set(listed) - units) == [], "ARCHITECTURE.md names modules that do not exist"
+
+
+def test_no_module_imports_a_layer_below_its_own() -> None:
+    """Lazy imports inside functions count too: they are dependencies all the same."""
+    rank = {unit: number for number, layer in enumerate(_layers()) for unit in layer}
+    bad: list[str] = []
+    for path in _modules():
+        mine = rank.get(_unit(path))
+        if mine is None:
+            continue
+        for line, module, _names, level in _imports(ast.parse(path.read_text("utf-8"))):
+            target = _unit_of(_resolve(path, module, level))
+            if target is None or not _resolve(path, module, level).startswith("compactor."):
+                continue
+            if target == "testing/" or rank.get(target, -1) > mine:
+                bad.append(f"{_rel(path)}:{line} ({_unit(path)}) imports {target}")
+    assert not bad, "\n".join(bad)
