@@ -30,16 +30,15 @@ from __future__ import annotations
 from typing import Any
 
 from .schema import (
-    MEDIA_BLOCK_TYPES,
-    MEDIA_PART_TYPES,
     AgenticMessage,
-    Block,
     M,
     Message,
+    blocks_text,
     content_type,
     is_tool_result,
     make_user,
     message_kind,
+    parts_text,
     user_text,
 )
 
@@ -59,11 +58,6 @@ _CLOSE_ESCAPED = "<\\/transcript>"
 
 def _clean(text: str) -> str:
     return text.replace(_CLOSE, _CLOSE_ESCAPED)
-
-
-def _placeholder(kind: str) -> str:
-    """``image_url`` / ``user_input_image`` / ``assistant_gen_image`` → ``[image]``."""
-    return f"[{kind.removesuffix('_url').rsplit('_', 1)[-1]}]"
 
 
 def _call_line(name: str | None, call_id: str | None, arguments: str | None) -> str:
@@ -86,18 +80,8 @@ def _label(msg: Message | AgenticMessage) -> str:
     return f"{msg.role.upper()}:"
 
 
-def _message_text(msg: Message) -> str:
-    texts: list[str] = []
-    for part in msg.parts:
-        if part.type == "text" and part.text:
-            texts.append(part.text)
-        elif part.type in MEDIA_PART_TYPES:
-            texts.append(_placeholder(part.type))
-    return "\n".join(texts) if texts else msg.content
-
-
 def _render_message(msg: Message) -> str:
-    text = _message_text(msg)
+    text = parts_text(msg)
     if msg.role == "tool":
         head = _result_head(msg.tool_name or msg.name, msg.tool_call_id)
         return f"{head}\n{text}" if text else head
@@ -106,18 +90,6 @@ def _render_message(msg: Message) -> str:
         lines.append(text)
     lines.extend(_call_line(c.name, c.id, c.arguments) for c in msg.tool_calls)
     return "\n".join(lines)
-
-
-def _blocks_text(blocks: list[Block]) -> str:
-    texts: list[str] = []
-    for block in blocks:
-        if block.type in ("user_input_text", "assistant_gen_text") and block.text:
-            texts.append(block.text)
-        elif block.type in MEDIA_BLOCK_TYPES:
-            texts.append(_placeholder(block.type))
-        elif block.type == "function_tool_result":
-            texts.append(_blocks_text(block.content))
-    return "\n".join(texts)
 
 
 def _render_agentic(msg: AgenticMessage) -> str:
@@ -132,7 +104,7 @@ def _render_agentic(msg: AgenticMessage) -> str:
     for block in msg.blocks:
         if block.type == "function_tool_result":
             flush()
-            text = _blocks_text(block.content)
+            text = blocks_text(block.content)
             head = _result_head(block.name, block.call_id, bool(block.is_error))
             sections.append(f"{head}\n{text}" if text else head)
         elif block.type == "function_tool_call":
@@ -140,7 +112,7 @@ def _render_agentic(msg: AgenticMessage) -> str:
         elif block.type == "reasoning":
             continue
         else:
-            text = _blocks_text([block])
+            text = blocks_text([block])
             if text:
                 pending.append(text)
     flush()

@@ -38,6 +38,7 @@ __all__ = [
     "ToolInfo",
     "Usage",
     "assistant_text",
+    "blocks_text",
     "content_type",
     "is_internal",
     "is_system",
@@ -48,7 +49,9 @@ __all__ = [
     "make_assistant",
     "make_system",
     "make_user",
+    "media_placeholder",
     "message_kind",
+    "parts_text",
     "split_system",
     "user_text",
     "with_content_type",
@@ -332,6 +335,38 @@ def assistant_text(msg: Message | AgenticMessage) -> str:
         texts = [p.text for p in msg.parts if p.type == "text" and p.text]
         return "\n".join(texts) if texts else msg.content
     return "\n".join(b.text or "" for b in msg.blocks if b.type == "assistant_gen_text")
+
+
+def media_placeholder(kind: str) -> str:
+    """The text that stands for a media part or block: ``image_url`` / ``user_input_image`` /
+    ``assistant_gen_image`` → ``[image]``."""
+    return f"[{kind.removesuffix('_url').rsplit('_', 1)[-1]}]"
+
+
+def parts_text(msg: Message) -> str:
+    """A message as plain text: its non-empty text parts, each media part as its placeholder,
+    joined with ``\\n``; ``content`` when it has neither (what a text-only server is sent)."""
+    texts: list[str] = []
+    for part in msg.parts:
+        if part.type == "text" and part.text:
+            texts.append(part.text)
+        elif part.type in MEDIA_PART_TYPES:
+            texts.append(media_placeholder(part.type))
+    return "\n".join(texts) if texts else msg.content
+
+
+def blocks_text(blocks: list[Block]) -> str:
+    """Agentic blocks as plain text: user and assistant text, media as placeholders, a tool
+    result's own blocks (recursively), joined with ``\\n``; tool calls and reasoning left out."""
+    texts: list[str] = []
+    for block in blocks:
+        if block.type in ("user_input_text", "assistant_gen_text") and block.text:
+            texts.append(block.text)
+        elif block.type in MEDIA_BLOCK_TYPES:
+            texts.append(media_placeholder(block.type))
+        elif block.type == "function_tool_result":
+            texts.append(blocks_text(block.content))
+    return "\n".join(texts)
 
 
 def message_kind(messages: list[M] | list[Message] | list[AgenticMessage]) -> type[Any]:

@@ -107,3 +107,29 @@ def test_property_loads_json_is_json_loads(text: str) -> None:
     """orjson answers first, json when orjson refuses: the value (or the refusal) is always
     json's."""
     assert _outcome(loads_json, text) == _outcome(json.loads, text)
+
+
+def test_plain_text_of_parts_and_blocks_keeps_text_and_names_media() -> None:
+    """One rendering of a message as text, for every text-only consumer (the transcript form,
+    the OpenAI wire format): text kept, media as ``[image]``, tool results' own blocks inside."""
+    from compactor.schema import Block, Message, Part, blocks_text, media_placeholder, parts_text
+
+    assert [media_placeholder(k) for k in ("image_url", "user_input_image", "file_url")] == [
+        "[image]",
+        "[image]",
+        "[file]",
+    ]
+    msg = Message(
+        "user", "fallback", parts=[Part("text", "look"), Part("image_url"), Part("text", "")]
+    )
+    assert parts_text(msg) == "look\n[image]"
+    assert parts_text(Message("user", "only content")) == "only content"
+    blocks = [
+        Block("user_input_text", text="hi"),
+        Block("reasoning", text="hidden"),
+        Block(
+            "function_tool_result",
+            content=[Block("user_input_text", text="out"), Block("user_input_audio")],
+        ),
+    ]
+    assert blocks_text(blocks) == "hi\nout\n[audio]"

@@ -26,45 +26,17 @@ from typing import Any
 from compactor.errors import ModelError
 from compactor.models.openai_errors import CallErrors, one_line
 from compactor.schema import (
-    MEDIA_BLOCK_TYPES,
-    MEDIA_PART_TYPES,
     AgenticMessage,
     Block,
     Message,
     ToolCall,
     Usage,
+    blocks_text,
     make_assistant,
+    parts_text,
 )
 
 __all__ = ["to_message", "to_wire"]
-
-
-def _placeholder(kind: str) -> str:
-    """``image_url`` / ``user_input_image`` / ``assistant_gen_image`` → ``[image]``."""
-    base = kind.removesuffix("_url").rsplit("_", 1)[-1]
-    return f"[{base}]"
-
-
-def _part_text(msg: Message, *, reasoning: bool = False) -> str:
-    texts: list[str] = []
-    for part in msg.parts:
-        if part.type == "text" and part.text:
-            texts.append(part.text)
-        elif part.type in MEDIA_PART_TYPES:
-            texts.append(_placeholder(part.type))
-    return "\n".join(texts) if texts else msg.content
-
-
-def _blocks_text(blocks: list[Block]) -> str:
-    texts: list[str] = []
-    for block in blocks:
-        if block.type in ("user_input_text", "assistant_gen_text") and block.text:
-            texts.append(block.text)
-        elif block.type in MEDIA_BLOCK_TYPES:
-            texts.append(_placeholder(block.type))
-        elif block.type == "function_tool_result":
-            texts.append(_blocks_text(block.content))
-    return "\n".join(texts)
 
 
 def _wire_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
@@ -77,20 +49,20 @@ def _wire_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
 
 def _message_to_wire(msg: Message) -> list[dict[str, Any]]:
     if msg.role == "tool":
-        text = _part_text(msg)
+        text = parts_text(msg)
         if msg.tool_call_id:
             return [{"role": "tool", "tool_call_id": msg.tool_call_id, "content": text}]
         label = msg.tool_name or msg.name or "tool"
         return [{"role": "user", "content": f"[{label} result]\n{text}"}]
     if msg.role == "assistant":
         out: dict[str, Any] = {"role": "assistant"}
-        text = _part_text(msg)
+        text = parts_text(msg)
         out["content"] = text if text or not msg.tool_calls else None
         if msg.tool_calls:
             out["tool_calls"] = [_wire_call(c.id, c.name, c.arguments) for c in msg.tool_calls]
         return [out]
     role = msg.role if msg.role in ("system", "user", "developer") else "user"
-    out = {"role": role, "content": _part_text(msg)}
+    out = {"role": role, "content": parts_text(msg)}
     if msg.name and role == "user":
         out["name"] = msg.name
     return [out]
@@ -98,7 +70,7 @@ def _message_to_wire(msg: Message) -> list[dict[str, Any]]:
 
 def _agentic_to_wire(msg: AgenticMessage) -> list[dict[str, Any]]:
     if msg.role == "assistant":
-        text = _blocks_text([b for b in msg.blocks if b.type != "function_tool_call"])
+        text = blocks_text([b for b in msg.blocks if b.type != "function_tool_call"])
         calls = [
             _wire_call(b.call_id or "", b.name or "", b.arguments or "")
             for b in msg.blocks
@@ -109,18 +81,18 @@ def _agentic_to_wire(msg: AgenticMessage) -> list[dict[str, Any]]:
             out["tool_calls"] = calls
         return [out]
     if msg.role == "system":
-        return [{"role": "system", "content": _blocks_text(msg.blocks)}]
+        return [{"role": "system", "content": blocks_text(msg.blocks)}]
     wire: list[dict[str, Any]] = []
     for block in msg.blocks:
         if block.type == "function_tool_result":
-            text = _blocks_text(block.content)
+            text = blocks_text(block.content)
             if block.call_id:
                 wire.append({"role": "tool", "tool_call_id": block.call_id, "content": text})
             else:
                 wire.append({"role": "user", "content": f"[{block.name or 'tool'} result]\n{text}"})
     rest = [b for b in msg.blocks if b.type != "function_tool_result"]
     if rest or not wire:
-        wire.append({"role": "user", "content": _blocks_text(rest)})
+        wire.append({"role": "user", "content": blocks_text(rest)})
     return wire
 
 
