@@ -18,19 +18,20 @@ from typing import Any
 from .configfile import DEFAULT_FILE_MAX_DELAY, FileConfig, Overrides, build_config, mask_secrets
 from .trigger import thresholds
 
-__all__ = ["DEFAULT_BASE_URL", "DEFAULT_MAX_RESPONSE_BYTES", "DEFAULT_TIMEOUT", "effective_config"]
+__all__ = ["DEFAULT_BASE_URL", "effective_config"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """The endpoint of an openai model without ``base_url`` or ``$OPENAI_BASE_URL``."""
-DEFAULT_TIMEOUT = 60.0
-"""``model.timeout`` when unset (``OpenAIModel``'s default; a test keeps them equal)."""
-DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
-"""``model.max_response_bytes`` when unset (``OpenAIModel``'s default; a test keeps them equal)."""
 
 
 def _model(d: dict[str, Any]) -> dict[str, Any]:
     """A model mapping (secrets already masked) with every default filled in."""
-    from .models.registry import DEFAULT_OPENAI_MODEL, default_provider
+    from .models.registry import (
+        DEFAULT_MAX_RESPONSE_BYTES,
+        DEFAULT_OPENAI_MODEL,
+        DEFAULT_TIMEOUT,
+        default_provider,
+    )
 
     provider = d.get("provider") or default_provider(d)
     if provider == "local":

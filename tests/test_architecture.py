@@ -24,6 +24,7 @@ CONFINED: dict[str, tuple[str, ...]] = {
     "click": ("cli/",),
     "openai": ("models/openai",),
     "httpx": ("models/openai",),
+    "httpx2": ("models/openai",),
     "tiktoken": ("tiktoken_counter.py",),
     "yaml": ("configfile/", "cli/"),  # reading config files; `config show` prints YAML
 }

@@ -40,15 +40,10 @@ from compactor._util import MIN_FREE_TEXT_SECRET, redact, register_secret, url_c
 from compactor.errors import ModelError
 from compactor.models.base import openai_endpoint
 from compactor.models.openai_errors import CallErrors
-from compactor.models.openai_transport import (
-    DEFAULT_MAX_RESPONSE_BYTES,
-    BodyRefused,
-    create_completion,
-    make_client,
-)
+from compactor.models.openai_transport import BodyRefused, create_completion, make_client
 from compactor.models.openai_wire import to_message, to_wire
 from compactor.models.pool import pooled_client, request_slot
-from compactor.models.registry import INPUT_MODES
+from compactor.models.registry import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, INPUT_MODES
 from compactor.schema import message_kind
 
 __all__ = ["OpenAIModel"]
@@ -103,7 +98,7 @@ class OpenAIModel:
         *,
         base_url: str | None = None,
         api_key: str | None = None,
-        timeout: float = 60.0,
+        timeout: float = DEFAULT_TIMEOUT,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         input_mode: str = "auto",
     ) -> None:

@@ -4,12 +4,13 @@ Every response body (replies and error bodies alike, which the SDK reads whole b
 decoded here, not by the HTTP client: a response hook (:func:`cap_responses`) replaces the body
 stream with a :class:`CappedBody` that decodes gzip/deflate itself and counts the *decoded*
 bytes as they stream in. Past the limit (``model.max_response_bytes``, default
-:data:`DEFAULT_MAX_RESPONSE_BYTES`) the connection is closed and the attempt fails with
+:data:`~compactor.models.registry.DEFAULT_MAX_RESPONSE_BYTES`) the connection is closed and the
+attempt fails with
 :class:`BodyRefused` (``too_large``), so a gzip bomb never inflates; an encoding other than
 gzip/deflate, or a body that does not decode, is refused as ``malformed``.
 
 :func:`make_client` builds the SDK client around that HTTP client (the SDK's own retries off:
-retry policy belongs to :mod:`compactor.summarize`), and :func:`create_completion` makes one
+retry policy belongs to :mod:`compactor.retry`), and :func:`create_completion` makes one
 request under a deadline for the whole attempt, body included.
 """
 
@@ -25,16 +26,12 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 
 __all__ = [
-    "DEFAULT_MAX_RESPONSE_BYTES",
     "BodyRefused",
     "CappedBody",
     "cap_responses",
     "create_completion",
     "make_client",
 ]
-
-DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
-"""The largest response body (after gzip/deflate decoding) a call accepts: 16 MiB."""
 
 _DECODE_PIECE = 64 * 1024
 """Inflate at most this many bytes per step, so a bomb is caught before it fills memory."""

@@ -15,7 +15,9 @@ from compactor.errors import ConfigError
 from compactor.models.base import ChatModel
 
 __all__ = [
+    "DEFAULT_MAX_RESPONSE_BYTES",
     "DEFAULT_OPENAI_MODEL",
+    "DEFAULT_TIMEOUT",
     "FACTORIES",
     "INPUT_MODES",
     "check_model_config",
@@ -27,6 +29,13 @@ __all__ = [
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 """The model of an ``openai`` provider whose mapping names none."""
+
+DEFAULT_TIMEOUT = 60.0
+"""``model.timeout`` when unset: seconds for one whole attempt of an openai model."""
+
+DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+"""``model.max_response_bytes`` when unset: the largest response body an openai model accepts,
+counted after gzip/deflate decoding."""
 
 INPUT_MODES = ("auto", "messages", "transcript")
 """``model.input``: how the summarizer input is sent (:mod:`compactor.rendering`); the OpenAI
