@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .configfile import FileConfig, Overrides, build_config, check_config, load_default_config
+from .configfile import FileConfig, Overrides, build_config, check_config
 from .errors import CompactorError, ConfigError
 from .inputs import expand_inputs
 from .io import Destination, resolve_destination, write_destination
@@ -191,19 +191,11 @@ async def run_batch(
     slots: list[Run | None] = runs if runs is not None else []
     slots[:] = [None for _ in files]
     try:
-        file_cfg: FileConfig | None = load_default_config(base.config).with_flags(
-            threshold=base.threshold, token_counter=base.token_counter
-        )
+        file_cfg: FileConfig | None = base.file_config()
         load_error: CompactorError | None = None
     except CompactorError as err:
         file_cfg, load_error = None, err
-    overrides = Overrides(
-        model=base.model,
-        transcript_file_path=base.transcript_path,
-        format=base.format,
-        cache=base.cache,
-        fallback=base.fallback,
-    )
+    overrides = base.overrides()
     checked = _warm_up(file_cfg, overrides)
     # One spend budget for the whole batch: files reserve their plans as they start.
     meter = None

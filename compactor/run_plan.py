@@ -74,6 +74,25 @@ class RunOptions:
     """Count tokens with this counter instead of the config's (``estimate``, ``tiktoken:...``,
     ``pkg.mod:func``)."""
 
+    def file_config(self) -> FileConfig:
+        """The config file these options name (or the defaults), with the flags that replace
+        its keys applied (``--threshold``, ``--token-counter``)."""
+        return self.with_flags(load_default_config(self.config))
+
+    def with_flags(self, file_cfg: FileConfig) -> FileConfig:
+        """``file_cfg`` with ``--threshold`` and ``--token-counter`` applied."""
+        return file_cfg.with_flags(threshold=self.threshold, token_counter=self.token_counter)
+
+    def overrides(self) -> Overrides:
+        """The flags that override the built config (model, formats, cache, fallback)."""
+        return Overrides(
+            model=self.model,
+            transcript_file_path=self.transcript_path,
+            format=self.format,
+            cache=self.cache,
+            fallback=self.fallback,
+        )
+
 
 @dataclass
 class RunPlan:
@@ -208,15 +227,10 @@ def plan(
 
     _check_combinations(options)
     timestamp = source_date_epoch()
-    file_cfg = file_config if file_config is not None else load_default_config(options.config)
-    file_cfg = file_cfg.with_flags(threshold=options.threshold, token_counter=options.token_counter)
-    overrides = Overrides(
-        model=options.model,
-        transcript_file_path=options.transcript_path,
-        format=options.format,
-        cache=options.cache,
-        fallback=options.fallback,
+    file_cfg = options.with_flags(
+        file_config if file_config is not None else load_default_config(options.config)
     )
+    overrides = options.overrides()
     # The whole config before the transcript: a bad callback or provider is exit 2 even when
     # the trigger does not fire (models are validated, not built: no openai import).
     if not config_checked:
