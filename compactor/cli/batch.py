@@ -74,10 +74,13 @@ def run_batch_command(
     except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001 - mapped in exitcodes.py
         common.fail(err, debug)
     files = planned.files
-    console = common.err_console()
-    live = console.is_terminal and not quiet
+    # -q prints no line of its own (errors go through common.print_error): no console, so a
+    # quiet batch (CI) does not import rich before its first request (~16 ms).
+    console = None if quiet else common.err_console()
+    live = console is not None and console.is_terminal
 
     def show(line: str) -> None:
+        assert console is not None  # only called when not quiet
         console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
 
     results: list[RunResult | None] = [None for _ in files]
