@@ -86,6 +86,19 @@ class BeforeSummarize:
         return {"type": self.type, "messages": len(self.messages)}
 
 
+def _call_dict(event: AttemptStart | ModelSkipped) -> dict[str, Any]:
+    """A model call (made or skipped) as JSON: type, phase, attempt, model, and its chunk."""
+    data: dict[str, Any] = {
+        "type": event.type,
+        "phase": event.phase,
+        "attempt": event.attempt,
+        "model": event.model,
+    }
+    if event.chunk is not None:
+        data["chunk"] = event.chunk
+    return data
+
+
 @dataclass(frozen=True, slots=True)
 class AttemptStart:
     """A model call is about to start (attempt counts from 1 within its phase)."""
@@ -98,15 +111,7 @@ class AttemptStart:
     type: Literal["attempt_start"] = "attempt_start"
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "type": self.type,
-            "phase": self.phase,
-            "attempt": self.attempt,
-            "model": self.model,
-        }
-        if self.chunk is not None:
-            data["chunk"] = self.chunk
-        return data
+        return _call_dict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,15 +284,7 @@ class ModelSkipped:
     type: Literal["model_skipped"] = "model_skipped"
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "type": self.type,
-            "phase": self.phase,
-            "attempt": self.attempt,
-            "model": self.model,
-        }
-        if self.chunk is not None:
-            data["chunk"] = self.chunk
-        return data
+        return _call_dict(self)
 
 
 @dataclass(frozen=True, slots=True)

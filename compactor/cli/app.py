@@ -63,62 +63,57 @@ _command(app, "run", run.run, run.EPILOG)
 _command(app, "check", check.check, check.EPILOG)
 _command(app, "show", show.show, show.EPILOG)
 
-config_app = typer.Typer(
-    cls=Group,
-    help="Show the effective config, or check a config file.",
-    epilog=epilog(
-        [
-            ("what a run would use: defaults, file, environment, flags", "compact config show"),
-            ("check a file before CI uses it", "compact config validate configs/failover.yaml"),
-        ]
-    ),
-    context_settings=CONTEXT,
-    no_args_is_help=True,
-    pretty_exceptions_show_locals=False,
-    rich_markup_mode=None,
-)
-_command(config_app, "show", config_cmd.config_show, config_cmd.SHOW_EPILOG)
-_command(config_app, "validate", config_cmd.config_validate, config_cmd.VALIDATE_EPILOG)
-app.add_typer(config_app, name="config")
 
-archive_app = typer.Typer(
-    cls=Group,
-    help="List or prune the originals that --in-place runs archived.",
-    epilog=epilog(
-        [
-            ("what the archive holds, oldest first", "compact archive list"),
-            (
-                "delete originals archived more than 30 days ago",
-                "compact archive prune --older-than 30d",
-            ),
-        ]
-    ),
-    context_settings=CONTEXT,
-    no_args_is_help=True,
-    pretty_exceptions_show_locals=False,
-    rich_markup_mode=None,
-)
-_command(archive_app, "list", archive_cmd.archive_list, archive_cmd.LIST_EPILOG)
-_command(archive_app, "prune", archive_cmd.archive_prune, archive_cmd.PRUNE_EPILOG)
-app.add_typer(archive_app, name="archive")
+def _group(name: str, text: str, examples: list[tuple[str, str]], *commands: Any) -> None:
+    """A command group (``compact NAME SUB``) with its examples and ``(sub, function, epilog)``
+    commands; every group has the same help shape and shows its help when called bare."""
+    group = typer.Typer(
+        cls=Group,
+        help=text,
+        epilog=epilog(examples),
+        context_settings=CONTEXT,
+        no_args_is_help=True,
+        pretty_exceptions_show_locals=False,
+        rich_markup_mode=None,
+    )
+    for sub, function, sub_epilog in commands:
+        _command(group, sub, function, sub_epilog)
+    app.add_typer(group, name=name)
 
-cache_app = typer.Typer(
-    cls=Group,
-    help="Show or clear the summary cache (on by default for remote models).",
-    epilog=epilog(
-        [
-            ("where it is, how many summaries, how big", "compact cache info"),
-            ("make the next run ask the model again", "compact cache clear"),
-        ]
-    ),
-    context_settings=CONTEXT,
-    no_args_is_help=True,
-    pretty_exceptions_show_locals=False,
-    rich_markup_mode=None,
+
+_group(
+    "config",
+    "Show the effective config, or check a config file.",
+    [
+        ("what a run would use: defaults, file, environment, flags", "compact config show"),
+        ("check a file before CI uses it", "compact config validate configs/failover.yaml"),
+    ],
+    ("show", config_cmd.config_show, config_cmd.SHOW_EPILOG),
+    ("validate", config_cmd.config_validate, config_cmd.VALIDATE_EPILOG),
 )
-_command(cache_app, "info", cache_cmd.cache_info, cache_cmd.INFO_EPILOG)
-_command(cache_app, "clear", cache_cmd.cache_clear, cache_cmd.CLEAR_EPILOG)
-app.add_typer(cache_app, name="cache")
+_group(
+    "archive",
+    "List or prune the originals that --in-place runs archived.",
+    [
+        ("what the archive holds, oldest first", "compact archive list"),
+        (
+            "delete originals archived more than 30 days ago",
+            "compact archive prune --older-than 30d",
+        ),
+    ],
+    ("list", archive_cmd.archive_list, archive_cmd.LIST_EPILOG),
+    ("prune", archive_cmd.archive_prune, archive_cmd.PRUNE_EPILOG),
+)
+_group(
+    "cache",
+    "Show or clear the summary cache (on by default for remote models).",
+    [
+        ("where it is, how many summaries, how big", "compact cache info"),
+        ("make the next run ask the model again", "compact cache clear"),
+    ],
+    ("info", cache_cmd.cache_info, cache_cmd.INFO_EPILOG),
+    ("clear", cache_cmd.cache_clear, cache_cmd.CLEAR_EPILOG),
+)
 
 
 def _version(value: bool) -> None:
