@@ -43,10 +43,11 @@ from .events import RunEvent, RunEventSink, RunFinished, TranscriptRead, Trigger
 from .exitcodes import ExitCode, classify
 from .interrupts import Interrupted, last_signal, signal_name
 from .io import (
+    ArchiveHold,
     Destination,
     InputFile,
     LineWriter,
-    archive_original,
+    archive_held,
     archive_path,
     open_input,
     write_destination,
@@ -110,6 +111,7 @@ class Run:
         self._events_error: StreamError | None = None
         self._intended: dict[str, str] = {}
         self._input: InputFile | None = None
+        self._archive: ArchiveHold | None = None
         self.exception: BaseException | None = None
         """The error the run failed with (for ``--debug`` tracebacks); None on success."""
 
@@ -125,6 +127,10 @@ class Run:
                 self._events_error = err  # the run goes on; the outcome says so
         if self.sink is not None:
             await maybe_await(self.sink(event))
+
+    def _archived(self, path: str) -> None:
+        """The original is in the archive (recorded with signals held, right at its rename)."""
+        self.result.archive = self.result.written["archive"] = path
 
     def _wrote(self, role: str, label: str) -> Callable[[], None]:
         def mark() -> None:
@@ -160,6 +166,8 @@ class Run:
         finally:
             if self._input is not None:
                 self._input.close()
+            if self._archive is not None:
+                self._archive.release()
         return self.result
 
     def _fail(self, message: str, code: int, *, force: bool = False) -> None:
@@ -244,8 +252,9 @@ class Run:
                 # The original first (fsynced): the summary's note points at it, and an
                 # --in-place run never replaces a file whose bytes are not safe elsewhere.
                 self._intended["archive"] = str(self.plan.archive_dir)
-                r.archive = archive_original(raw, self.plan.archive_dir)
-                r.written["archive"] = r.archive
+                # Held (a shared lock) until the run ends: a prune never takes it meanwhile.
+                self._archive = archive_held(raw, self.plan.archive_dir, on_commit=self._archived)
+                self._archived(self._archive.path)
                 del self._intended["archive"]
             if hold is not None:
                 cfg = dataclasses.replace(cfg, spend=hold)
@@ -346,10 +355,15 @@ class Run:
             else:
                 try:
                     events.commit(self._wrote("events", label))
-                except Exception as err:  # noqa: BLE001 - StreamError, or OSError from rename
-                    events.abort()
-                    r.not_written["events"] = label
+                except BaseException as err:  # StreamError, OSError from rename, a signal
+                    events.abort()  # no temp file left behind, whatever stopped the commit
+                    if "events" not in r.written:  # a signal just after the rename: it was
+                        r.not_written["events"] = label
+                    if not isinstance(err, Exception):
+                        raise
                     self._fail(*classify(err))
+        elif self.plan.events is not None and "events" not in r.written:
+            r.not_written["events"] = self.plan.events.label  # a signal stopped its commit
         if self.plan.report is not None:
             self._write_report(self.plan.report)
 
