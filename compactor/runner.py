@@ -39,7 +39,14 @@ from typing import Any
 
 from ._util import maybe_await
 from .errors import CompactorError, ConfigError, InputChangedError, StreamError
-from .events import RunEvent, RunEventSink, RunFinished, TranscriptRead, TriggerChecked
+from .events import (
+    CacheRefused,
+    RunEvent,
+    RunEventSink,
+    RunFinished,
+    TranscriptRead,
+    TriggerChecked,
+)
 from .exitcodes import ExitCode, classify
 from .interrupts import Interrupted, last_signal, signal_name
 from .io import (
@@ -146,8 +153,8 @@ class Run:
         started = time.monotonic()
         try:
             try:
-                if self.plan.events is not None:
-                    self._events = LineWriter(self.plan.events)
+                if self.plan.events is not None:  # never more readable than the input
+                    self._events = LineWriter(self.plan.events, cap=self.plan.input_mode)
                 await self._work()
             except Exception as err:  # noqa: BLE001 - every failure becomes the result
                 self.exception = err
@@ -244,6 +251,12 @@ class Run:
             # the growth guard (loop_guard.max_growth) still refuses a result that blows it up.
             cfg = dataclasses.replace(cfg, loop_guard=None)
         r.transcript_path = cfg.transcript_file_path
+        if cfg.cache is not None and cfg.cache.refused is not None:
+            # A folder another user can write: its entries could be planted. Run without it.
+            folder, reason = str(cfg.cache.directory), cfg.cache.refused
+            r.extras["cache"] = {"dir": folder, "refused": reason}
+            cfg = dataclasses.replace(cfg, cache=None)
+            await self.emit(CacheRefused(folder, reason))
         cfg = dataclasses.replace(cfg, emit_internal_events=True, on_event=self.emit)
         # Spend limits: the plan must fit before anything is sent or written (the archive too).
         hold = await self._reserve(cfg, parsed.messages)
@@ -371,7 +384,9 @@ class Run:
         r = self.result
         body = (json.dumps(r.report(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
         try:
-            write_destination(dest, body, on_commit=self._wrote("report", dest.label))
+            write_destination(  # it holds transcript lines: never more readable than the input
+                dest, body, cap=self.plan.input_mode, on_commit=self._wrote("report", dest.label)
+            )
         except Exception as err:  # noqa: BLE001 - StreamError, or OSError from mkstemp/rename
             r.not_written["report"] = dest.label
             self._fail(*classify(err))

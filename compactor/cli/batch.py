@@ -114,7 +114,9 @@ def run_batch_command(
     code = max(int(r.exit_code) for r in final)
     if planned.report is not None:
         try:
-            write_batch_report(planned.report, batch_report(planned, final, duration))
+            write_batch_report(
+                planned.report, batch_report(planned, final, duration), cap=planned.report_cap
+            )
         except Exception as err:  # noqa: BLE001 - mapped in exitcodes.py
             common.print_error(f"failed to write the batch report: {err}", err, debug)
             code = max(code, 6)
