@@ -152,6 +152,37 @@ def test_prune_racing_a_run_keeps_the_archive_the_run_named(
     assert _prune(cfg, "0s").stdout.splitlines()[-1].startswith("removed 1 file")
 
 
+def test_prune_racing_an_archive_write_keeps_its_temp_file(tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    archive.mkdir(mode=0o700)
+    src = tmp_path / "s.jsonl"
+    original = _session(src)
+    cfg = _config(tmp_path, archive)
+    marker, release = tmp_path / "held", tmp_path / "release"
+    argv, env = held(
+        ["run", str(src), "--in-place", "--force", "--model", "local", "-c", str(cfg)],
+        "write",  # half of the original is in the archive's temp file
+        archive,
+        marker,
+    )
+    env["CRASH_RELEASE"] = str(release)
+    proc = subprocess.Popen(
+        argv, env=child_env(env), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        wait_for(marker, proc)
+        (temp,) = temps(archive)
+        pruned = _prune(cfg, "0s")
+    finally:
+        release.touch()
+        _, err = proc.communicate(timeout=60)
+    assert pruned.returncode == 0, pruned.stderr
+    assert pruned.stdout == f"removed 0 files (0 B), kept 1 file in {archive}\n"
+    assert proc.returncode == 0, err.decode(errors="replace")
+    assert not temp.exists() and temps(archive) == []
+    assert _entry(archive, original).read_bytes() == original
+
+
 # -- point 6: unsafe archive and cache folders, planted symlinks ------------------------------
 
 
@@ -349,6 +380,27 @@ def test_an_unsafe_cache_folder_is_not_used_and_the_run_says_so(
     assert result.exit_code == 0, result.output
     kinds = [json.loads(line) for line in events.read_text().splitlines()]
     assert {"type": "cache_refused", "directory": str(folder), "reason": why} in kinds
+    # a batch says it once, for all its files
+    (tmp_path / "outs").mkdir()
+    remote.enqueue(reply(summary), reply(summary))
+    batch = CliRunner().invoke(
+        app,
+        [
+            "run",
+            str(src),
+            str(REPO / "sample_transcripts" / "coding-session-long.jsonl"),
+            "--output-dir",
+            str(tmp_path / "outs"),
+            "--model",
+            "openai:gpt-4o-mini",
+            "--force",
+            "-c",
+            str(cfg),
+        ],
+    )
+    assert batch.exit_code == 0, batch.output
+    assert batch.stderr.count(f"compact: summary cache not used: {why}") == 1
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before
 
 
 def test_a_symlink_planted_at_a_cache_fanout_folder_is_never_followed(tmp_path: Path) -> None:

@@ -106,6 +106,9 @@ def run_batch_command(
                 result.exit_code, result.error = 130, "interrupted before it started"
         final.append(result)
     duration = time.monotonic() - started
+    refused = {r.extras["cache"].get("refused") for r in final if "cache" in r.extras} - {None}
+    if not quiet and refused:  # the summary cache's folder is unsafe: said once for the batch
+        show(f"compact: summary cache not used: {sorted(refused)[0]}")
     if not quiet:
         if not live:
             for result in final:

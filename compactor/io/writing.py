@@ -377,12 +377,22 @@ class ArchiveHold:
 _ENTRY_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
+def _share_lock(fd: int) -> None:
+    """A shared ``flock`` on ``fd``, waiting while a prune holds an exclusive one. Where the
+    file system has no locks, nothing (a prune there keeps every entry it cannot lock)."""
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+    except OSError as err:
+        if err.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+            raise
+
+
 def _held_entry(target: Path, raw: bytes) -> int | None:
     """A descriptor of the archive entry at ``target`` holding exactly ``raw``, share-locked,
     still at its path and refreshed (mode 0600, mtime now); None when there is no such entry
     (missing, a symlink or other non-file planted there, another user's, other bytes)."""
-    import fcntl
-
     try:
         fd = os.open(target, _ENTRY_FLAGS)  # a symlink at the entry's path is never followed
     except OSError:
@@ -391,7 +401,7 @@ def _held_entry(target: Path, raw: bytes) -> int | None:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_size != len(raw):
             raise FileNotFoundError
-        fcntl.flock(fd, fcntl.LOCK_SH)  # waits while a prune holds this entry
+        _share_lock(fd)  # waits while a prune holds this entry
         view, chunks = memoryview(raw), []
         while True:
             chunk = os.read(fd, 1 << 20)
@@ -405,22 +415,22 @@ def _held_entry(target: Path, raw: bytes) -> int | None:
             raise FileNotFoundError  # a prune removed it meanwhile: archive it again
         os.fchmod(fd, 0o600)
         os.utime(fd)  # archived again now: prune and ``archive list`` read the date from it
-    except OSError:
+    except BaseException as err:
         os.close(fd)
-        return None
+        if isinstance(err, OSError):
+            return None
+        raise
     return fd
 
 
 def _write_held(target: Path, raw: bytes, on_commit: Callable[[], None] | None) -> int:
     """Write ``raw`` at ``target`` (atomically, 0600, replacing whatever was there) and return
     a descriptor share-locked before the rename (a prune cannot take the new entry)."""
-    import fcntl
-
     f = AtomicFile(target, mode=0o600, keep_mode=False)
     lock: int | None = None
     try:
         lock = os.open(f.tmp, _ENTRY_FLAGS)
-        fcntl.flock(lock, fcntl.LOCK_SH)
+        _share_lock(lock)
         f.write(raw)
         f.commit(on_commit=on_commit)
     except BaseException:
