@@ -420,6 +420,16 @@ def test_a_symlink_planted_at_a_cache_fanout_folder_is_never_followed(tmp_path: 
     shutil.copy(real.path(key), elsewhere / f"{key}.json")
     assert cache.get(key, Message) is None
     assert cache.path(key).parent.is_symlink()
+    # a symlink at the entry's own path: replaced by the entry, its target never written
+    target = tmp_path / "target.json"
+    target.write_text("precious\n")
+    target.chmod(0o644)
+    real.path(key).unlink()
+    real.path(key).symlink_to(target)
+    assert real.get(key, Message) is None
+    real.put(key, "m", Message("assistant", "<summary>new</summary>"))
+    assert not real.path(key).is_symlink() and stat.S_IMODE(real.path(key).stat().st_mode) == 0o600
+    assert target.read_text() == "precious\n" and stat.S_IMODE(target.stat().st_mode) == 0o644
 
 
 # -- points 7 and 8: a signal at the events or archive rename ---------------------------------
