@@ -11,6 +11,15 @@ the temp files it leaves when a run is killed mid-write (``.<sha256>.jsonl.*.tmp
 removed through a descriptor of the folder, so a folder swapped for a symlink meanwhile cannot
 redirect the removal. The summary of a compacted transcript names its archived original: once
 pruned, that note points at a file that is gone.
+
+Prune never removes what a run has just named. Every archiving refreshes the entry's mtime (an
+entry that already holds the same bytes is touched), and a run holds a shared ``flock`` on its
+entry from before the rename to its end (:func:`compactor.io.archive_held`). Prune takes an
+exclusive ``flock`` on each entry it would remove, without waiting: an entry a run holds is
+kept, and one it could lock is checked again under the lock (still old, still the same file)
+before it goes. So ``prune --older-than 0s`` racing a run keeps the run's archive. Leftover temp
+files are locked the same way by the run writing them. An archive folder that another user can
+write (or that belongs to another user) is refused: :func:`compactor.io.unsafe_folder`.
 """
 
 from __future__ import annotations
@@ -67,12 +76,16 @@ class PruneResult:
 
 
 def archive_folder(archive_dir: str | None = None) -> Path:
-    """The archive folder: ``archive_dir`` (the config's), else the default under
-    ``$XDG_DATA_HOME`` (``~/.local/share/compact/archive``); absolute."""
-    from .io import default_archive_dir
+    """The archive folder: ``archive_dir`` (the config's, see
+    :meth:`~compactor.configfile.FileConfig.archive_folder`), else the default under
+    ``$XDG_DATA_HOME`` (``~/.local/share/compact/archive``); absolute. ConfigError when another
+    user can write it (:func:`compactor.io.unsafe_folder`)."""
+    from .io import check_archive_folder, default_archive_dir
 
     folder = Path(os.path.expanduser(archive_dir)) if archive_dir else default_archive_dir()
-    return Path(os.path.abspath(folder))
+    folder = Path(os.path.abspath(folder))
+    check_archive_folder(folder)
+    return folder
 
 
 def parse_age(text: str) -> float:
@@ -150,11 +163,48 @@ def prune_archive(
                 result.kept += 1
                 continue
             if not dry_run:
-                try:
-                    os.unlink(os.path.basename(item.path), dir_fd=fd)
-                except FileNotFoundError:
+                outcome = _remove_idle(os.path.basename(item.path), fd, cutoff)
+                if outcome == "gone":
+                    continue
+                if outcome == "kept":
+                    result.kept += 1
                     continue
             result.removed.append(item)
     finally:
         os.close(fd)
     return result
+
+
+def _remove_idle(name: str, dir_fd: int, cutoff: float) -> str:
+    """Remove ``name`` if no run holds it and it is still older than ``cutoff``: ``removed``,
+    ``kept`` (a run holds it, or archived it again meanwhile) or ``gone`` (already removed)."""
+    import fcntl
+
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        entry = os.open(name, flags, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return "gone"
+    except OSError:
+        return "kept"  # a symlink planted meanwhile, or unreadable: not ours to remove
+    try:
+        try:
+            fcntl.flock(entry, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return "kept"  # a run holds it: it has just named this archive
+        st = os.fstat(entry)
+        if not stat.S_ISREG(st.st_mode) or st.st_mtime >= cutoff:
+            return "kept"  # archived again since the scan
+        try:
+            now = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return "gone"
+        if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+            return "kept"  # archived again (a new file) since the scan
+        try:
+            os.unlink(name, dir_fd=dir_fd)
+        except FileNotFoundError:
+            return "gone"
+        return "removed"
+    finally:
+        os.close(entry)

@@ -20,6 +20,7 @@ import asyncio
 import dataclasses
 import json
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,6 +52,9 @@ class BatchPlan:
     skipped: list[str] = field(default_factory=list)
     """Earlier outputs (``*.compact.jsonl``) left out of the batch."""
     report: Destination | None = None
+    report_cap: int | None = None
+    """The mode bits the batch report may have at most: those every input has (it holds
+    transcript lines, so it is never more readable than the least readable input)."""
 
 
 def _identity(path: str) -> tuple[int, int] | str:
@@ -59,6 +63,33 @@ def _identity(path: str) -> tuple[int, int] | str:
     except OSError:
         return os.path.realpath(path)
     return (st.st_dev, st.st_ino)
+
+
+def _distinct(files: list[str], base: RunOptions) -> list[str]:
+    """``files`` with each file once, by identity (device, inode): ``a.jsonl ./a.jsonl`` or a
+    symlink to it is one file, compacted once and counted once (the first name given is kept).
+    Without ``--in-place``, two names of one file stay two runs when their outputs differ."""
+    seen: set[tuple[object, object]] = set()
+    kept: list[str] = []
+    for path in files:
+        target = output_path(dataclasses.replace(base, input=path))
+        key = (_identity(path), None if target is None else _identity(target))
+        if key not in seen:
+            seen.add(key)
+            kept.append(path)
+    return kept
+
+
+def _mode_cap(files: list[str]) -> int | None:
+    cap: int | None = None
+    for path in files:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            cap = stat.S_IMODE(st.st_mode) & (0o7777 if cap is None else cap)
+    return cap
 
 
 def plan_batch(items: list[str], base: RunOptions) -> BatchPlan:
@@ -81,7 +112,7 @@ def plan_batch(items: list[str], base: RunOptions) -> BatchPlan:
             raise ConfigError("use either --output-dir or --in-place, not both")
         check_output_dir(base.output_dir)
     inputs = expand_inputs(items, skip_outputs=True)
-    files = list(dict.fromkeys(inputs.files))  # a file named twice runs once
+    files = _distinct(list(dict.fromkeys(inputs.files)), base)  # a file named twice runs once
     inputs_by_id = {_identity(path): path for path in files}
     writes: dict[tuple[int, int] | str, tuple[str, str]] = {}
     for path in files:
@@ -116,7 +147,7 @@ def plan_batch(items: list[str], base: RunOptions) -> BatchPlan:
             if report.identity in inputs_by_id:
                 name = inputs_by_id[report.identity]
                 raise ConfigError(f"--report {base.report!r} is {name!r}, a file of the batch")
-    return BatchPlan(files, inputs.skipped, report)
+    return BatchPlan(files, inputs.skipped, report, _mode_cap(files))
 
 
 def batch_totals(results: list[RunResult], duration_s: float) -> dict[str, Any]:
@@ -145,9 +176,13 @@ def batch_report(plan: BatchPlan, results: list[RunResult], duration_s: float) -
     }
 
 
-def write_batch_report(dest: Destination, report: dict[str, Any]) -> None:
-    """Write the batch report; StreamError when it could not be written."""
-    write_destination(dest, (json.dumps(report, indent=2, ensure_ascii=False) + "\n").encode())
+def write_batch_report(
+    dest: Destination, report: dict[str, Any], *, cap: int | None = None
+) -> None:
+    """Write the batch report (``cap``: :attr:`BatchPlan.report_cap`); StreamError when it
+    could not be written."""
+    body = (json.dumps(report, indent=2, ensure_ascii=False) + "\n").encode()
+    write_destination(dest, body, cap=cap)
 
 
 def _warm_up(file_cfg: FileConfig | None, overrides: Overrides) -> bool:

@@ -19,7 +19,11 @@ Safety:
   the input that was hashed and sent was already masked, and the OpenAI model scrubs its own key
   from replies.
 * **Private.** Folders the cache creates are 0700, entries 0600 (a folder that already exists is
-  left as it is: a team may share one on purpose).
+  left as it is). A folder another user can write, or that belongs to another user
+  (:func:`compactor.io.unsafe_folder`, the archive's check too), is not used at all:
+  :attr:`SummaryCache.refused` says why, nothing is read or written there, and a run says so in
+  one line and goes on without the cache. A symlink at an entry's path, or at its fan-out
+  folder's, is never followed.
 * **Atomic, and safe for concurrent runs.** An entry is written to a temp file in its folder and
   renamed over the target: a reader sees the old entry, the new one or none, never half of one.
   Two runs storing the same key both rename complete files; the last one stays. No fsync: a
@@ -47,7 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .io import make_private_dirs
+from .io import make_private_dirs, unsafe_folder
 from .schema import AgenticMessage, Message, Usage, assistant_text, make_assistant
 
 __all__ = [
@@ -155,6 +159,8 @@ class SummaryCache:
         self.misses = 0
         self.stores = 0
         self.errors = 0
+        self.refused: str | None = unsafe_folder(self.directory)
+        """Why the folder is not used (None: it is safe, or does not exist yet)."""
 
     def __repr__(self) -> str:
         return f"SummaryCache({str(self.directory)!r})"
@@ -165,6 +171,8 @@ class SummaryCache:
 
     def _read(self, key: str) -> bytes | None:
         """The entry's bytes: a regular file (no symlink, FIFO or device) of a sane size."""
+        if self.refused is not None or not self._real_folder(self.path(key).parent):
+            return None
         flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
         try:
             fd = os.open(self.path(key), flags | getattr(os, "O_CLOEXEC", 0))
@@ -238,8 +246,12 @@ class SummaryCache:
         data = (json.dumps(doc, ensure_ascii=False) + "\n").encode("utf-8")
         target = self.path(key)
         tmp: str | None = None
+        if self.refused is not None:
+            return
         try:
             make_private_dirs(target.parent)
+            if not self._real_folder(target.parent):
+                raise OSError(f"{str(target.parent)!r} is not a private folder of the cache")
             fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=target.parent)  # 0600
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
@@ -253,6 +265,16 @@ class SummaryCache:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
         self.stores += 1
+
+    @staticmethod
+    def _real_folder(folder: Path) -> bool:
+        """``folder`` (a fan-out folder) is a folder, not a symlink planted in its place, and
+        no other user can write it."""
+        try:
+            st = os.lstat(folder)
+        except OSError:
+            return False
+        return stat.S_ISDIR(st.st_mode) and unsafe_folder(folder) is None
 
     # -- maintenance (``compact cache info`` / ``compact cache clear``) -----------------------
 

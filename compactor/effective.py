@@ -146,10 +146,7 @@ def effective_config(
     data["callback"] = file_cfg.callback or "none"
     data["gen_model_input"] = file_cfg.gen_model_input or "built-in"
     data["format"] = ov.format or file_cfg.format or "auto"
-    archive = file_cfg.archive_dir
-    data["archive_dir"] = os.path.abspath(
-        os.path.expanduser(archive) if archive else default_archive_dir()
-    )
+    data["archive_dir"] = file_cfg.archive_folder() or os.path.abspath(default_archive_dir())
     data["keep"] = (
         {"messages": cfg.keep.messages or "none", "tokens": cfg.keep.tokens or "none"}
         if cfg.keep is not None

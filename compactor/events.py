@@ -18,7 +18,8 @@ circuit breaker).
 
 A run of a file (:mod:`compactor.runner`) adds three events of its own around those:
 ``transcript_read`` → ``trigger_checked`` → (the summarization's events) → ``run_finished``,
-the last one for every outcome, failures and interrupts included (:data:`RunEvent`).
+the last one for every outcome, failures and interrupts included (:data:`RunEvent`); and
+``cache_refused`` before the summarization when the summary cache's folder is unsafe.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ __all__ = [
     "AfterSummarize",
     "AttemptStart",
     "BeforeSummarize",
+    "CacheRefused",
     "ChunkStart",
     "CircuitOpen",
     "ContextLimit",
@@ -379,6 +381,19 @@ class RunFinished:
         }
 
 
-RunEvent: TypeAlias = Event | TranscriptRead | TriggerChecked | RunFinished
+@dataclass(frozen=True, slots=True)
+class CacheRefused:
+    """The summary cache's folder is unsafe (another user can write it, or owns it): the run
+    goes on without the cache (:func:`compactor.io.unsafe_folder` says why)."""
+
+    directory: str
+    reason: str
+    type: Literal["cache_refused"] = "cache_refused"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "directory": self.directory, "reason": self.reason}
+
+
+RunEvent: TypeAlias = Event | TranscriptRead | TriggerChecked | CacheRefused | RunFinished
 """What a run's sink receives: the summarization's events plus the run's own."""
 RunEventSink: TypeAlias = Callable[[RunEvent], MaybeAwaitable[None]]

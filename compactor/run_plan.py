@@ -248,7 +248,7 @@ def plan(
     archive_dir = None
     setting = options.transcript_path or file_cfg.transcript_file_path or "auto"
     if options.in_place or (options.input == "-" and setting == "auto"):
-        archive_dir = plan_archive_dir(file_cfg.archive_dir)
+        archive_dir = plan_archive_dir(file_cfg.archive_folder())
         if options.in_place and is_inside(options.input, archive_dir):
             raise ConfigError(
                 f"--in-place on {options.input!r}, a file inside the archive folder "

@@ -39,14 +39,22 @@ from typing import Any
 
 from ._util import maybe_await
 from .errors import CompactorError, ConfigError, InputChangedError, StreamError
-from .events import RunEvent, RunEventSink, RunFinished, TranscriptRead, TriggerChecked
+from .events import (
+    CacheRefused,
+    RunEvent,
+    RunEventSink,
+    RunFinished,
+    TranscriptRead,
+    TriggerChecked,
+)
 from .exitcodes import ExitCode, classify
 from .interrupts import Interrupted, last_signal, signal_name
 from .io import (
+    ArchiveHold,
     Destination,
     InputFile,
     LineWriter,
-    archive_original,
+    archive_held,
     archive_path,
     open_input,
     write_destination,
@@ -110,6 +118,7 @@ class Run:
         self._events_error: StreamError | None = None
         self._intended: dict[str, str] = {}
         self._input: InputFile | None = None
+        self._archive: ArchiveHold | None = None
         self.exception: BaseException | None = None
         """The error the run failed with (for ``--debug`` tracebacks); None on success."""
 
@@ -126,6 +135,10 @@ class Run:
         if self.sink is not None:
             await maybe_await(self.sink(event))
 
+    def _archived(self, path: str) -> None:
+        """The original is in the archive (recorded with signals held, right at its rename)."""
+        self.result.archive = self.result.written["archive"] = path
+
     def _wrote(self, role: str, label: str) -> Callable[[], None]:
         def mark() -> None:
             self.result.written[role] = label
@@ -140,8 +153,8 @@ class Run:
         started = time.monotonic()
         try:
             try:
-                if self.plan.events is not None:
-                    self._events = LineWriter(self.plan.events)
+                if self.plan.events is not None:  # never more readable than the input
+                    self._events = LineWriter(self.plan.events, cap=self.plan.input_mode)
                 await self._work()
             except Exception as err:  # noqa: BLE001 - every failure becomes the result
                 self.exception = err
@@ -160,6 +173,8 @@ class Run:
         finally:
             if self._input is not None:
                 self._input.close()
+            if self._archive is not None:
+                self._archive.release()
         return self.result
 
     def _fail(self, message: str, code: int, *, force: bool = False) -> None:
@@ -236,6 +251,12 @@ class Run:
             # the growth guard (loop_guard.max_growth) still refuses a result that blows it up.
             cfg = dataclasses.replace(cfg, loop_guard=None)
         r.transcript_path = cfg.transcript_file_path
+        if cfg.cache is not None and cfg.cache.refused is not None:
+            # A folder another user can write: its entries could be planted. Run without it.
+            folder, reason = str(cfg.cache.directory), cfg.cache.refused
+            r.extras["cache"] = {"dir": folder, "refused": reason}
+            cfg = dataclasses.replace(cfg, cache=None)
+            await self.emit(CacheRefused(folder, reason))
         cfg = dataclasses.replace(cfg, emit_internal_events=True, on_event=self.emit)
         # Spend limits: the plan must fit before anything is sent or written (the archive too).
         hold = await self._reserve(cfg, parsed.messages)
@@ -244,8 +265,9 @@ class Run:
                 # The original first (fsynced): the summary's note points at it, and an
                 # --in-place run never replaces a file whose bytes are not safe elsewhere.
                 self._intended["archive"] = str(self.plan.archive_dir)
-                r.archive = archive_original(raw, self.plan.archive_dir)
-                r.written["archive"] = r.archive
+                # Held (a shared lock) until the run ends: a prune never takes it meanwhile.
+                self._archive = archive_held(raw, self.plan.archive_dir, on_commit=self._archived)
+                self._archived(self._archive.path)
                 del self._intended["archive"]
             if hold is not None:
                 cfg = dataclasses.replace(cfg, spend=hold)
@@ -346,10 +368,15 @@ class Run:
             else:
                 try:
                     events.commit(self._wrote("events", label))
-                except Exception as err:  # noqa: BLE001 - StreamError, or OSError from rename
-                    events.abort()
-                    r.not_written["events"] = label
+                except BaseException as err:  # StreamError, OSError from rename, a signal
+                    events.abort()  # no temp file left behind, whatever stopped the commit
+                    if "events" not in r.written:  # a signal just after the rename: it was
+                        r.not_written["events"] = label
+                    if not isinstance(err, Exception):
+                        raise
                     self._fail(*classify(err))
+        elif self.plan.events is not None and "events" not in r.written:
+            r.not_written["events"] = self.plan.events.label  # a signal stopped its commit
         if self.plan.report is not None:
             self._write_report(self.plan.report)
 
@@ -357,7 +384,9 @@ class Run:
         r = self.result
         body = (json.dumps(r.report(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
         try:
-            write_destination(dest, body, on_commit=self._wrote("report", dest.label))
+            write_destination(  # it holds transcript lines: never more readable than the input
+                dest, body, cap=self.plan.input_mode, on_commit=self._wrote("report", dest.label)
+            )
         except Exception as err:  # noqa: BLE001 - StreamError, or OSError from mkstemp/rename
             r.not_written["report"] = dest.label
             self._fail(*classify(err))

@@ -5,11 +5,12 @@ Run as ``python tests/crash_child.py ARGS…`` (``ARGS`` as for ``compact``) wit
 * ``CRASH_HOLD=<point>:<path>``: ``write`` (half of the file's bytes are in its temp file),
   ``before`` (the temp file is complete and fsynced, just before the rename) or ``after`` (just
   after it); ``path`` is the file written, or a folder (any file written into it);
-* ``CRASH_MARKER=<file>``: created when the process reaches the point.
+* ``CRASH_MARKER=<file>``: created when the process reaches the point;
+* ``CRASH_RELEASE=<file>`` (optional): the process goes on as soon as this file exists.
 
-There the process sleeps (60 s at most) until the test signals or kills it. A test waits for the
-marker, then signals: no tight polling, and the signal lands at that point however busy the
-machine is. The points are the ones ``compactor.io.writing`` marks for tests
+There the process sleeps (60 s at most) until the test signals or kills it (or releases it). A
+test waits for the marker, then signals: no tight polling, and the signal lands at that point
+however busy the machine is. The points are the ones ``compactor.io.writing`` marks for tests
 (``pause_at_replace``, called on both sides of :meth:`AtomicFile.commit`'s rename) and its single
 writer, ``write_all``.
 
@@ -38,7 +39,12 @@ def _matches(path: str | os.PathLike[str], target: Path) -> bool:
 
 def _hold(marker: Path) -> None:
     marker.touch()
-    time.sleep(HOLD_SECONDS)
+    release = os.environ.get("CRASH_RELEASE")
+    deadline = time.monotonic() + HOLD_SECONDS
+    while time.monotonic() < deadline:
+        if release and os.path.exists(release):
+            return
+        time.sleep(0.01)
 
 
 def install(point: str, target: Path, marker: Path) -> None:

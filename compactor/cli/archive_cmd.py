@@ -57,7 +57,7 @@ def _when(seconds: float) -> str:
 def _folder(config: str | None) -> str:
     from compactor.archive import archive_folder
 
-    return str(archive_folder(load_default_config(config).archive_dir))
+    return str(archive_folder(load_default_config(config).archive_folder()))
 
 
 def archive_list(

@@ -106,6 +106,9 @@ def run_batch_command(
                 result.exit_code, result.error = 130, "interrupted before it started"
         final.append(result)
     duration = time.monotonic() - started
+    refused = {r.extras["cache"].get("refused") for r in final if "cache" in r.extras} - {None}
+    if not quiet and refused:  # the summary cache's folder is unsafe: said once for the batch
+        show(f"compact: summary cache not used: {sorted(refused)[0]}")
     if not quiet:
         if not live:
             for result in final:
@@ -114,7 +117,9 @@ def run_batch_command(
     code = max(int(r.exit_code) for r in final)
     if planned.report is not None:
         try:
-            write_batch_report(planned.report, batch_report(planned, final, duration))
+            write_batch_report(
+                planned.report, batch_report(planned, final, duration), cap=planned.report_cap
+            )
         except Exception as err:  # noqa: BLE001 - mapped in exitcodes.py
             common.print_error(f"failed to write the batch report: {err}", err, debug)
             code = max(code, 6)

@@ -23,6 +23,7 @@ from compactor.events import (
     AfterSummarize,
     AttemptStart,
     BeforeSummarize,
+    CacheRefused,
     ChunkStart,
     CircuitOpen,
     ContextLimit,
@@ -150,6 +151,9 @@ class LiveView:
         match event:
             case TranscriptRead(path=path, format=fmt, messages=messages):
                 self.read(path, fmt, messages)
+            case CacheRefused(reason=reason):
+                line = f"compact: summary cache not used: {reason}"
+                self._log(f"[yellow]{escape(line)}[/]", line, always=True)
             case TriggerChecked(triggered=triggered, reason=reason, forced=forced):
                 self.decision(triggered, reason, forced)
             case BeforeSummarize(messages=messages):

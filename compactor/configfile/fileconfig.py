@@ -260,6 +260,16 @@ class FileConfig:
             folder = os.path.join(os.path.dirname(self.path), folder)
         return Path(os.path.abspath(folder))
 
+    def archive_folder(self) -> str | None:
+        """``archive_dir`` as an absolute path (``~`` expanded; a relative one is relative to
+        the config file, as ``cache.dir`` is); None: the default folder."""
+        if not self.archive_dir:
+            return None
+        folder = os.path.expanduser(self.archive_dir)
+        if not os.path.isabs(folder) and self.path:
+            folder = os.path.join(os.path.dirname(self.path), folder)
+        return os.path.abspath(folder)
+
     def spend_limits(self) -> SpendLimits | None:
         """The spend limits (None: no ``limits`` section, or one with no limit set)."""
         from compactor.limits import SpendLimits

@@ -23,16 +23,20 @@ from __future__ import annotations
 
 from .paths import (
     Destination,
+    check_archive_folder,
     default_archive_dir,
     is_inside,
     plan_archive_dir,
     resolve_destination,
+    unsafe_folder,
 )
 from .reading import FileSource, InputFile, open_input, read_input
 from .writing import (
     PAUSE_AT_REPLACE_ENV,
+    ArchiveHold,
     AtomicFile,
     LineWriter,
+    archive_held,
     archive_original,
     archive_path,
     atomic_write,
@@ -43,14 +47,17 @@ from .writing import (
 
 __all__ = [
     "PAUSE_AT_REPLACE_ENV",
+    "ArchiveHold",
     "AtomicFile",
     "Destination",
     "FileSource",
     "InputFile",
     "LineWriter",
+    "archive_held",
     "archive_original",
     "archive_path",
     "atomic_write",
+    "check_archive_folder",
     "default_archive_dir",
     "is_inside",
     "make_private_dirs",
@@ -58,6 +65,7 @@ __all__ = [
     "plan_archive_dir",
     "read_input",
     "resolve_destination",
+    "unsafe_folder",
     "write_all",
     "write_destination",
 ]

@@ -6,6 +6,8 @@
   ``--events``). A destination that cannot be written (a missing or read-only folder, a
   directory, a block device) is a :class:`~compactor.errors.ConfigError` (exit 2).
 * :func:`plan_archive_dir` and :func:`default_archive_dir`: where an original is archived.
+* :func:`unsafe_folder`: the one check, used by the archive and the summary cache alike, that a
+  folder holding private files cannot be written by another user.
 * :func:`os_cause`: how every module of :mod:`compactor.io` names an ``OSError`` in a message.
 """
 
@@ -22,11 +24,13 @@ from compactor.errors import ConfigError
 __all__ = [
     "Destination",
     "Kind",
+    "check_archive_folder",
     "default_archive_dir",
     "is_inside",
     "os_cause",
     "plan_archive_dir",
     "resolve_destination",
+    "unsafe_folder",
 ]
 
 Kind = Literal["file", "stream", "stdout", "stderr"]
@@ -44,6 +48,28 @@ _FLAGS = {
 def os_cause(err: OSError) -> str:
     """The words of ``err`` for a message: its ``strerror``, else its text."""
     return err.strerror or str(err)
+
+
+def unsafe_folder(folder: str | os.PathLike[str]) -> str | None:
+    """Why ``folder`` must not hold private files (the archive, the summary cache), or None.
+
+    Unsafe: a folder that another user can write (group- or world-writable without the sticky
+    bit: they could remove, replace or plant entries), or that belongs to a user other than
+    the current one or root. A folder that does not exist yet is safe (it is created 0700);
+    one that cannot be examined, or is not a folder, is left to the caller's own checks."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return None
+    name = os.fspath(folder)
+    if st.st_uid not in (os.geteuid(), 0):
+        return f"folder {name!r} belongs to another user (uid {st.st_uid})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not st.st_mode & stat.S_ISVTX:
+        mode = f"{stat.S_IMODE(st.st_mode):04o}"
+        return f"folder {name!r} can be written by other users (mode {mode}, no sticky bit)"
+    return None
 
 
 def default_archive_dir() -> Path:
@@ -140,4 +166,15 @@ def plan_archive_dir(archive_dir: str | None) -> Path:
         raise ConfigError(f"archive folder {str(folder)!r}: {str(probe)!r} is not a folder")
     if not os.access(probe, os.W_OK | os.X_OK):
         raise ConfigError(f"archive folder {str(folder)!r}: {str(probe)!r} is not writable")
+    check_archive_folder(folder)
     return folder
+
+
+def check_archive_folder(folder: str | os.PathLike[str]) -> None:
+    """ConfigError (exit 2) when the archive folder is unsafe (:func:`unsafe_folder`)."""
+    reason = unsafe_folder(folder)
+    if reason is not None:
+        raise ConfigError(
+            f"archive {reason}; originals are kept only in a folder no other user can write "
+            "(chmod go-w it, or set archive_dir)"
+        )

@@ -8,13 +8,16 @@
   :class:`~compactor.io.paths.Destination`: a file atomically, a device, FIFO or socket
   directly (never replaced), ``-`` to stdout or stderr.
 * :func:`archive_original` keeps the original under ``$XDG_DATA_HOME/compact/archive``
-  (``~/.local/share/...``), content-addressed, folder 0700, file 0600.
+  (``~/.local/share/...``), content-addressed, folder 0700, file 0600, in a folder no other
+  user can write; :func:`archive_held` also keeps a shared ``flock`` on the entry for the
+  rest of the run, so ``compact archive prune`` never removes what a run has just named.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import os
 import socket
@@ -29,12 +32,14 @@ from typing import IO
 from compactor.errors import StreamError
 from compactor.interrupts import critical
 
-from .paths import Destination, Kind, default_archive_dir, os_cause
+from .paths import Destination, Kind, check_archive_folder, default_archive_dir, os_cause
 
 __all__ = [
     "PAUSE_AT_REPLACE_ENV",
+    "ArchiveHold",
     "AtomicFile",
     "LineWriter",
+    "archive_held",
     "archive_original",
     "archive_path",
     "atomic_write",
@@ -89,10 +94,23 @@ class AtomicFile:
     what a plain ``open()`` gives under the umask). Until the commit, ``path`` is untouched.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, mode: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        mode: int | None = None,
+        keep_mode: bool = True,
+        cap: int | None = None,
+    ) -> None:
         self.path = Path(path)
         self.folder = self.path.parent if str(self.path.parent) else Path(".")
         self.mode = mode
+        self.keep_mode = keep_mode
+        """False: always ``mode``, never the replaced file's (the archive: 0600 whatever
+        was planted at the entry's path)."""
+        self.cap = cap
+        """Mode bits the result may have at most (a report never more readable than its
+        input), the replaced file's mode included."""
         self.committed = False
         self.fd: int | None
         self.fd, self.tmp = tempfile.mkstemp(
@@ -136,14 +154,17 @@ class AtomicFile:
                 os.close(dir_fd)
 
     def _take_mode(self) -> None:
-        try:
-            old: os.stat_result | None = os.stat(self.path)
-        except OSError:
-            old = None
+        old: os.stat_result | None = None
+        if self.keep_mode:
+            with contextlib.suppress(OSError):  # never a symlink's target (planted meanwhile)
+                old = os.stat(self.path, follow_symlinks=False)
+            if old is not None and not stat.S_ISREG(old.st_mode):
+                old = None
         # mkstemp creates 0600: keep the replaced file's mode and owner, else the given mode.
         mode = stat.S_IMODE(old.st_mode) if old is not None else self.mode
+        mode = 0o666 & ~current_umask() if mode is None else mode
         with contextlib.suppress(OSError):
-            os.chmod(self.tmp, 0o666 & ~current_umask() if mode is None else mode)
+            os.chmod(self.tmp, mode if self.cap is None else mode & self.cap)
         if old is not None and (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
             with contextlib.suppress(OSError):
                 os.chown(self.tmp, old.st_uid, old.st_gid)
@@ -164,11 +185,13 @@ def atomic_write(
     data: bytes,
     *,
     mode: int | None = None,
+    cap: int | None = None,
     before_replace: Callable[[], None] | None = None,
     on_commit: Callable[[], None] | None = None,
 ) -> None:
-    """Write ``data`` to ``path`` atomically; on any failure the target is left as it was."""
-    f = AtomicFile(path, mode=mode)
+    """Write ``data`` to ``path`` atomically; on any failure the target is left as it was.
+    ``mode``: a new file's mode; ``cap``: the mode bits the result may have at most."""
+    f = AtomicFile(path, mode=mode, cap=cap)
     try:
         f.write(data)
         f.commit(before_replace=before_replace, on_commit=on_commit)
@@ -220,14 +243,16 @@ class LineWriter:
     """A destination written piece by piece (``--events``): a temp file committed at the end,
     or a stream written as it goes (every write checked)."""
 
-    def __init__(self, dest: Destination, *, mode: int | None = None) -> None:
+    def __init__(
+        self, dest: Destination, *, mode: int | None = None, cap: int | None = None
+    ) -> None:
         self.dest = dest
         self.file: AtomicFile | None = None
         self.fd: int | None = None
         self.text: IO[str] | None = None
         if dest.kind == "file":
             assert dest.path is not None
-            self.file = AtomicFile(dest.path, mode=mode)
+            self.file = AtomicFile(dest.path, mode=mode, cap=cap)
         elif dest.kind == "stream":
             assert dest.path is not None
             self.fd = _open_stream(dest.path)
@@ -283,14 +308,22 @@ def write_destination(
     data: bytes,
     *,
     mode: int | None = None,
+    cap: int | None = None,
     before_replace: Callable[[], None] | None = None,
     on_commit: Callable[[], None] | None = None,
 ) -> None:
     """Write all of ``data`` to ``dest`` (atomically for a file); StreamError when it could
-    not be written completely."""
+    not be written completely. ``mode``/``cap``: as :func:`atomic_write`."""
     if dest.kind == "file":
         assert dest.path is not None
-        atomic_write(dest.path, data, mode=mode, before_replace=before_replace, on_commit=on_commit)
+        atomic_write(
+            dest.path,
+            data,
+            mode=mode,
+            cap=cap,
+            before_replace=before_replace,
+            on_commit=on_commit,
+        )
         return
     writer = LineWriter(dest)
     try:
@@ -326,11 +359,128 @@ def archive_path(raw: bytes, archive_dir: str | os.PathLike[str] | None = None) 
     return str(Path(os.path.abspath(folder)) / f"{hashlib.sha256(raw).hexdigest()}.jsonl")
 
 
-def archive_original(raw: bytes, archive_dir: str | os.PathLike[str] | None = None) -> str:
-    """Store ``raw`` as ``<archive_dir>/<sha256>.jsonl`` (idempotent, fsynced, mode 0600);
-    return its absolute path. The default folder is :func:`default_archive_dir`."""
+class ArchiveHold:
+    """An archived original and a shared ``flock`` on it, held until :meth:`release`:
+    ``compact archive prune`` never removes an entry a run holds (:mod:`compactor.archive`)."""
+
+    def __init__(self, path: str, fd: int | None) -> None:
+        self.path = path
+        self.fd = fd
+
+    def release(self) -> None:
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = None
+
+
+_ENTRY_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _share_lock(fd: int) -> None:
+    """A shared ``flock`` on ``fd``, waiting while a prune holds an exclusive one. Where the
+    file system has no locks, nothing (a prune there keeps every entry it cannot lock)."""
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+    except OSError as err:
+        if err.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+            raise
+
+
+def _held_entry(target: Path, raw: bytes) -> int | None:
+    """A descriptor of the archive entry at ``target`` holding exactly ``raw``, share-locked,
+    still at its path and refreshed (mode 0600, mtime now); None when there is no such entry
+    (missing, a symlink or other non-file planted there, another user's, other bytes)."""
+    try:
+        fd = os.open(target, _ENTRY_FLAGS)  # a symlink at the entry's path is never followed
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_size != len(raw):
+            raise FileNotFoundError
+        _share_lock(fd)  # waits while a prune holds this entry
+        view, chunks = memoryview(raw), []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        if b"".join(chunks) != view:
+            raise FileNotFoundError
+        now = os.lstat(target)
+        if os.fstat(fd).st_nlink == 0 or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+            raise FileNotFoundError  # a prune removed it meanwhile: archive it again
+        os.fchmod(fd, 0o600)
+        os.utime(fd)  # archived again now: prune and ``archive list`` read the date from it
+    except BaseException as err:
+        os.close(fd)
+        if isinstance(err, OSError):
+            return None
+        raise
+    return fd
+
+
+def _write_held(target: Path, raw: bytes, on_commit: Callable[[], None] | None) -> int:
+    """Write ``raw`` at ``target`` (atomically, 0600, replacing whatever was there) and return
+    a descriptor share-locked before the rename (a prune cannot take the new entry)."""
+    f = AtomicFile(target, mode=0o600, keep_mode=False)
+    lock: int | None = None
+    try:
+        lock = os.open(f.tmp, _ENTRY_FLAGS)
+        _share_lock(lock)
+        f.write(raw)
+        f.commit(on_commit=on_commit)
+    except BaseException:
+        f.abort()
+        if lock is not None:
+            os.close(lock)
+        raise
+    return lock
+
+
+def archive_held(
+    raw: bytes,
+    archive_dir: str | os.PathLike[str] | None = None,
+    *,
+    on_commit: Callable[[str], None] | None = None,
+) -> ArchiveHold:
+    """Store ``raw`` as ``<archive_dir>/<sha256>.jsonl`` (idempotent, fsynced, mode 0600) and
+    hold a shared lock on it until the hold is released. An entry that already holds these
+    bytes is touched (its mtime is the archiving date). ``on_commit(path)`` runs with signals
+    held, right when the entry is known to be there (just after a rename)."""
     target = Path(archive_path(raw, archive_dir))
+    renamed = None if on_commit is None else functools.partial(on_commit, str(target))
+    check_archive_folder(target.parent)
     make_private_dirs(target.parent)
-    if not (target.exists() and target.read_bytes() == raw):
-        atomic_write(target, raw, mode=0o600)
-    return str(target)
+    check_archive_folder(target.parent)  # created meanwhile by someone else
+    for _ in range(8):  # each turn: a concurrent prune removed the entry in between
+        fd = _held_entry(target, raw)
+        if fd is None:
+            fd = _write_held(target, raw, renamed)
+        elif renamed is not None:
+            with critical():
+                renamed()
+        st = os.fstat(fd)
+        with contextlib.suppress(OSError):
+            now = os.lstat(target)
+            if st.st_nlink and (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
+                return ArchiveHold(str(target), fd)
+        os.close(fd)
+    raise StreamError(str(target), "the archive entry kept disappearing (a concurrent prune?)")
+
+
+def archive_original(
+    raw: bytes,
+    archive_dir: str | os.PathLike[str] | None = None,
+    *,
+    on_commit: Callable[[str], None] | None = None,
+) -> str:
+    """Store ``raw`` as ``<archive_dir>/<sha256>.jsonl`` (idempotent, fsynced, mode 0600);
+    return its absolute path. The default folder is :func:`default_archive_dir`. An entry
+    already there is touched; :func:`archive_held` also keeps it locked against a prune."""
+    hold = archive_held(raw, archive_dir, on_commit=on_commit)
+    hold.release()
+    return hold.path
