@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from typing import Any
 from .configfile import FileConfig, Overrides, build_config, check_config
 from .errors import CompactorError, ConfigError
 from .inputs import expand_inputs
-from .io import Destination, resolve_destination, write_destination
+from .io import Destination, json_bytes, resolve_destination, write_destination
 from .limits import SpendMeter
 from .run_plan import RunOptions, check_output_dir, output_path, plan
 from .run_result import RunResult
@@ -147,7 +146,7 @@ def batch_report(plan: BatchPlan, results: list[RunResult], duration_s: float) -
 
 def write_batch_report(dest: Destination, report: dict[str, Any]) -> None:
     """Write the batch report; StreamError when it could not be written."""
-    write_destination(dest, (json.dumps(report, indent=2, ensure_ascii=False) + "\n").encode())
+    write_destination(dest, json_bytes(report, indent=2) + b"\n")
 
 
 def _warm_up(file_cfg: FileConfig | None, overrides: Overrides) -> bool:

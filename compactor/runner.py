@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import os
 import time
 from collections.abc import Callable
@@ -48,6 +47,7 @@ from .io import (
     LineWriter,
     archive_original,
     archive_path,
+    json_bytes,
     open_input,
     write_destination,
 )
@@ -118,9 +118,9 @@ class Run:
         """Hand ``event`` to the attempt log, the events file and the caller's sink."""
         self.attempts(event)
         if self._events is not None and self._events_error is None:
-            line = json.dumps(event.to_dict(), ensure_ascii=False, default=str) + "\n"
+            line = json_bytes(event.to_dict()) + b"\n"  # a name's undecodable bytes escaped
             try:
-                self._events.write(line.encode("utf-8"))
+                self._events.write(line)
             except StreamError as err:
                 self._events_error = err  # the run goes on; the outcome says so
         if self.sink is not None:
@@ -355,7 +355,7 @@ class Run:
 
     def _write_report(self, dest: Destination) -> None:
         r = self.result
-        body = (json.dumps(r.report(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        body = json_bytes(r.report(), indent=2) + b"\n"
         try:
             write_destination(dest, body, on_commit=self._wrote("report", dest.label))
         except Exception as err:  # noqa: BLE001 - StreamError, or OSError from mkstemp/rename

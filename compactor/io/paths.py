@@ -7,6 +7,7 @@
   directory, a block device) is a :class:`~compactor.errors.ConfigError` (exit 2).
 * :func:`plan_archive_dir` and :func:`default_archive_dir`: where an original is archived.
 * :func:`os_cause`: how every module of :mod:`compactor.io` names an ``OSError`` in a message.
+* :func:`name_text`: a file name as text that UTF-8 can carry (the transcript note).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ __all__ = [
     "Kind",
     "default_archive_dir",
     "is_inside",
+    "name_text",
     "os_cause",
     "plan_archive_dir",
     "resolve_destination",
@@ -44,6 +46,24 @@ _FLAGS = {
 def os_cause(err: OSError) -> str:
     """The words of ``err`` for a message: its ``strerror``, else its text."""
     return err.strerror or str(err)
+
+
+def name_text(name: str) -> str:
+    """``name`` with each byte that is not UTF-8 written as ``\\xNN``.
+
+    A file name is bytes; Python decodes one that is not UTF-8 with ``os.fsdecode``, each
+    undecodable byte a lone surrogate (``b"bad\\xff"`` → ``"bad\\udcff"``), which no UTF-8
+    text (a transcript, a summary, a token count) can hold. Where a name goes into such text
+    (the transcript note) it is written as ``bad\\xff``, as a shell's ``$'...'`` would.
+    """
+    if name.isprintable() or not any("\ud800" <= ch <= "\udfff" for ch in name):
+        return name
+    return "".join(
+        f"\\x{ord(ch) - 0xDC00:02x}"
+        if "\udc80" <= ch <= "\udcff"
+        else (f"\\u{ord(ch):04x}" if "\ud800" <= ch <= "\udfff" else ch)
+        for ch in name
+    )
 
 
 def default_archive_dir() -> Path:

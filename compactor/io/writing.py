@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import json
 import os
 import socket
 import stat
@@ -24,7 +25,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from compactor.errors import StreamError
 from compactor.interrupts import critical
@@ -39,6 +40,7 @@ __all__ = [
     "archive_path",
     "atomic_write",
     "current_umask",
+    "json_bytes",
     "make_private_dirs",
     "pause_at_replace",
     "write_all",
@@ -65,6 +67,20 @@ def current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def json_bytes(obj: Any, *, indent: int | None = None) -> bytes:
+    """``obj`` as one JSON text in UTF-8 (a report, an event line, a batch report).
+
+    File names are bytes: one that is not UTF-8 reaches Python as ``os.fsdecode`` gives it,
+    each undecodable byte a lone surrogate (``b"bad\\xff"`` → ``"bad\\udcff"``), which UTF-8
+    cannot encode. Such a character is written as its JSON escape (``\\udcff``): the file stays
+    UTF-8 and valid JSON, and ``os.fsencode(json.loads(...)[...])`` gives back the very bytes of
+    the name. Values that are not JSON types are written as their ``str()``.
+    """
+    text = json.dumps(obj, indent=indent, ensure_ascii=False, default=str)
+    # A surrogate can only stand inside a JSON string, where "\\udcff" is its escape.
+    return text.encode("utf-8", "backslashreplace")
 
 
 def write_all(fd: int, data: bytes, label: str) -> None:
