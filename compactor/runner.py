@@ -178,6 +178,8 @@ class Run:
         # either: nothing in the run edits a message in place (the pipeline only reads the
         # history). So the transcript is held once, as parsed.
         self._input = open_input(opts.input, lock=opts.in_place, stream=not opts.in_place)
+        if opts.in_place:
+            self._check_planned_file()
         parsed = read_transcript(
             self._input.display,
             self._input.source,
@@ -316,10 +318,30 @@ class Run:
         )
         del self._intended["output"]
 
+    def _check_planned_file(self) -> None:
+        """``--in-place``: the file just opened (and locked) is the file the plan will replace.
+
+        The plan resolved the destination (symlinks followed) before the run; the input is
+        opened by name afterwards. A link retargeted in between (an agent rotating
+        ``current.jsonl``) would have the run replace the planned file with a compaction of
+        another file's content: exit 5 instead, before the archive or the model, nothing
+        written. From here on the run reads only this descriptor."""
+        assert self._input is not None
+        read = self._input.identity[:2] if self._input.identity is not None else None
+        if read != self.plan.output.identity:
+            raise InputChangedError(
+                self._input.display,
+                f"it is no longer the file the run planned to replace "
+                f"({self.plan.output.path!r}): a link was retargeted before it was read; "
+                "nothing was replaced",
+            )
+
     def _check_input_unchanged(self) -> None:
         if self._input is None:
             return
         reason = self._input.changed()
+        if reason is None and self._input.identity is not None:
+            reason = self._replaced_elsewhere(self._input.identity[:2])
         if reason is not None:
             kept = f"; the original read is archived at {self.result.archive}" * bool(
                 self.result.archive
@@ -328,6 +350,17 @@ class Run:
                 self._input.display,
                 f"the input changed during the run ({reason}); it was not replaced{kept}",
             )
+
+    def _replaced_elsewhere(self, read: tuple[int, int]) -> str | None:
+        """Why the file about to be replaced is not the file read (None: it is)."""
+        target = self.plan.output.path
+        try:
+            st = os.stat(target) if target is not None else None
+        except OSError as err:
+            return f"{target!r} can no longer be read ({err.strerror or err})"
+        if st is None or (st.st_dev, st.st_ino) != read:
+            return f"{target!r}, the file to replace, is no longer the file read"
+        return None
 
     async def _finish(self, started: float) -> None:
         r = self.result

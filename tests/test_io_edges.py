@@ -8,15 +8,19 @@ reader leaves early.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from compactor.cli.safe_text import visible_line
+from compactor.models.scripted import ScriptedModel
+from compactor.runner import Run, RunOptions, plan
 
 from .fake_server_cli import CODING, compact_exe
 
@@ -36,6 +40,93 @@ def _compact(
         timeout=120,
         check=False,
     )
+
+
+# -- point 2: --in-place replaces only the file it read ------------------------------------------
+
+
+def _retarget(link: Path, target: str) -> None:
+    """Point ``link`` at ``target`` atomically, as an agent rotating its session file does."""
+    tmp = link.with_name(link.name + ".new")
+    tmp.symlink_to(target)
+    os.replace(tmp, link)
+
+
+@pytest.fixture
+def rotating(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """``current.jsonl`` → ``a.jsonl``; ``b.jsonl`` another session."""
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    shutil.copy(CODING, a)
+    b.write_bytes(CODING.read_bytes().replace(b"coding agent", b"other agent"))
+    assert a.read_bytes() != b.read_bytes()
+    link = tmp_path / "current.jsonl"
+    link.symlink_to("a.jsonl")
+    return link, a, b
+
+
+def _archived(folder: Path) -> list[Path]:
+    archive = Path(os.environ["XDG_DATA_HOME"]) / "compact" / "archive"
+    return sorted(archive.glob("*.jsonl")) if archive.is_dir() else []
+
+
+def test_in_place_through_a_link_retargeted_after_the_plan_replaces_nothing(
+    rotating: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    # The issue's race: the plan resolved current.jsonl -> a.jsonl, then the agent pointed the
+    # link at b.jsonl before the run opened it. Before: a.jsonl was replaced with a compaction
+    # of b.jsonl's content, never archived, exit 0. Now: exit 5, both files as they were.
+    link, a, b = rotating
+    a_before, b_before = a.read_bytes(), b.read_bytes()
+    archived = _archived(tmp_path)
+    report = tmp_path / "r.json"
+    planned = plan(
+        RunOptions(input=str(link), in_place=True, force=True, model="local", report=str(report))
+    )
+    assert planned.output.path == str(a)
+    _retarget(link, "b.jsonl")
+    result = asyncio.run(Run(planned).execute())
+    assert result.exit_code == 5
+    assert result.error == (
+        f"InputChangedError: {link}: it is no longer the file the run planned to replace "
+        f"({str(a)!r}): a link was retargeted before it was read; nothing was replaced"
+    )
+    assert a.read_bytes() == a_before and b.read_bytes() == b_before
+    assert os.readlink(link) == "b.jsonl"
+    assert result.written == {"report": str(report)} and result.archive is None
+    assert _archived(tmp_path) == archived  # nothing archived either
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "a.jsonl",
+        "b.jsonl",
+        "current.jsonl",
+        "r.json",
+    ]
+
+
+class _RotatingModel(ScriptedModel):
+    """A summarizer during whose call the agent points the session link at another file."""
+
+    def __init__(self, link: Path) -> None:
+        super().__init__(["<summary>the summary of session a</summary>"], name="rotating")
+        self.link = link
+
+    async def generate(self, messages: list[Any], **options: Any) -> Any:
+        _retarget(self.link, "b.jsonl")
+        return await super().generate(messages, **options)
+
+
+def test_in_place_through_a_link_retargeted_after_the_read_replaces_the_file_read(
+    rotating: tuple[Path, Path, Path],
+) -> None:
+    # Once the file is open, the run reads only that descriptor and replaces only that file:
+    # a.jsonl gets the compaction of a.jsonl (its original archived), b.jsonl is untouched.
+    link, a, b = rotating
+    a_before, b_before = a.read_bytes(), b.read_bytes()
+    planned = plan(RunOptions(input=str(link), in_place=True, force=True))
+    result = asyncio.run(Run(planned, model=_RotatingModel(link)).execute())
+    assert result.exit_code == 0, result.error
+    assert os.readlink(link) == "b.jsonl" and b.read_bytes() == b_before
+    assert b"the summary of session a" in a.read_bytes()
+    assert result.archive is not None and Path(result.archive).read_bytes() == a_before
 
 
 # -- point 5: names are bytes --------------------------------------------------------------------
