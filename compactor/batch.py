@@ -28,7 +28,7 @@ from .errors import CompactorError, ConfigError
 from .inputs import expand_inputs
 from .io import Destination, json_bytes, resolve_destination, write_destination
 from .limits import SpendMeter
-from .run_plan import RunOptions, check_output_dir, output_path, plan
+from .run_plan import RunOptions, check_not_config, check_output_dir, output_path, plan
 from .run_result import RunResult
 from .runner import Run
 
@@ -115,6 +115,7 @@ def plan_batch(items: list[str], base: RunOptions) -> BatchPlan:
             if report.identity in inputs_by_id:
                 name = inputs_by_id[report.identity]
                 raise ConfigError(f"--report {base.report!r} is {name!r}, a file of the batch")
+        check_not_config([report], base)
     return BatchPlan(files, inputs.skipped, report)
 
 

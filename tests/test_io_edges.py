@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from compactor.cli.app import app
 from compactor.cli.safe_text import visible_line
 from compactor.models.scripted import ScriptedModel
 from compactor.runner import Run, RunOptions, plan
@@ -172,6 +174,72 @@ def test_a_batch_of_names_that_are_not_utf8_writes_its_report(tmp_path: Path) ->
         b"logs/" + BAD,
         b"logs/good.jsonl",
     ]
+
+
+# -- point 9: no destination is the config file or the file stdin reads ----------------------------
+
+FAILING_CONFIG = "loop_guard: {max_ratio: 0.01}\n"
+"""A config whose run fails with exit 4 (the loop guard refuses any result)."""
+
+
+@pytest.mark.parametrize("flag", ["--report", "--events"])
+@pytest.mark.parametrize("named_by", ["-c", "$COMPACT_CONFIG"])
+def test_a_report_or_events_naming_the_config_file_is_refused_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: str, named_by: str
+) -> None:
+    # Before: the report (or events) replaced the config file, even on this failed run (exit 4).
+    src = tmp_path / "s.jsonl"
+    shutil.copy(CODING, src)
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(FAILING_CONFIG)
+    monkeypatch.chdir(tmp_path)
+    args = ["run", "s.jsonl", "--threshold", "10", "--model", "local", "-o", "out.jsonl"]
+    if named_by == "-c":
+        args += ["-c", "c.yaml"]
+    else:
+        monkeypatch.setenv("COMPACT_CONFIG", str(cfg))
+    assert CliRunner().invoke(app, args).exit_code == 4  # the run itself fails with exit 4
+    result = CliRunner().invoke(app, [*args, flag, "./c.yaml"])
+    assert result.exit_code == 2
+    where = "-c/--config" if named_by == "-c" else "$COMPACT_CONFIG"
+    shown = "c.yaml" if named_by == "-c" else str(cfg)
+    assert (
+        f"compact: ConfigError: {flag} './c.yaml' is the config file {shown!r} ({where}); "
+        "name another file"
+    ) in result.output
+    assert cfg.read_text() == FAILING_CONFIG
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yaml", "s.jsonl"]
+
+
+def test_a_batch_report_naming_the_config_file_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(CODING, folder / "a.jsonl")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(FAILING_CONFIG)
+    result = CliRunner().invoke(app, ["run", str(folder), "-c", str(cfg), "--report", str(cfg)])
+    assert result.exit_code == 2
+    assert "--report" in result.output and "is the config file" in result.output
+    assert cfg.read_text() == FAILING_CONFIG
+    assert sorted(p.name for p in folder.iterdir()) == ["a.jsonl"]
+
+
+@pytest.mark.parametrize("flag", ["--report", "-o", "--events"])
+def test_a_destination_that_is_the_file_stdin_reads_is_refused(tmp_path: Path, flag: str) -> None:
+    # `compact run - --report in.jsonl < in.jsonl` replaced the stdin source with a report.
+    src = tmp_path / "in.jsonl"
+    shutil.copy(CODING, src)
+    with src.open("rb") as stdin:
+        done = _compact(
+            ["-", flag, "in.jsonl", "--force", "--model", "local"], tmp_path, stdin=stdin.fileno()
+        )
+    assert done.returncode == 2
+    flag_name = {"-o": "-o/--output"}.get(flag, flag)
+    assert done.stderr.decode() == (
+        f"compact: ConfigError: {flag_name} 'in.jsonl' is the file stdin reads; name another file\n"
+    )
+    assert src.read_bytes() == CODING.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
 
 
 # -- point 18: a newline in a name cannot forge a line ---------------------------------------------
