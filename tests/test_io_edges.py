@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from compactor.cli.app import app
+from compactor.cli.run import written_clause
 from compactor.cli.safe_text import visible_line
 from compactor.models.scripted import ScriptedModel
 from compactor.runner import Run, RunOptions, plan
@@ -240,6 +242,109 @@ def test_a_destination_that_is_the_file_stdin_reads_is_refused(tmp_path: Path, f
     )
     assert src.read_bytes() == CODING.read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
+
+
+# -- point 10: what the plan could not foresee is exit 6 naming the destination -------------------
+
+
+class _SabotagingModel(ScriptedModel):
+    """A summarizer during whose call something happens to the destination."""
+
+    def __init__(self, act: Callable[[], None]) -> None:
+        super().__init__(["<summary>the summary</summary>"], name="sabotaging")
+        self.act = act
+
+    async def generate(self, messages: list[Any], **options: Any) -> Any:
+        self.act()
+        return await super().generate(messages, **options)
+
+
+def _late_failure(src: Path, out: Path, act: Callable[[], None]) -> Any:
+    planned = plan(RunOptions(input=str(src), output=str(out), force=True))
+    return asyncio.run(Run(planned, model=_SabotagingModel(act)).execute())
+
+
+def test_an_output_folder_removed_during_the_run_is_exit_6_naming_the_output(
+    tmp_path: Path,
+) -> None:
+    # Before: exit 2, "usage error", naming the temp file (FileNotFoundError from mkstemp).
+    src = tmp_path / "s.jsonl"
+    shutil.copy(CODING, src)
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    out = folder / "out.jsonl"
+    result = _late_failure(src, out, folder.rmdir)
+    assert result.exit_code == 6
+    assert result.error == (
+        f"StreamError: failed to write {out} completely: cannot create its temp file: "
+        "No such file or directory"
+    )
+    assert written_clause(result) == "nothing was written"
+    assert result.not_written == {"output": str(out)}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl"]
+
+
+def test_an_output_turned_into_a_directory_is_exit_6_and_no_temp_is_left(tmp_path: Path) -> None:
+    src = tmp_path / "s.jsonl"
+    shutil.copy(CODING, src)
+    out = tmp_path / "out.jsonl"
+    result = _late_failure(src, out, out.mkdir)
+    assert result.exit_code == 6
+    assert result.error == (
+        f"StreamError: failed to write {out} completely: cannot rename its finished temp file "
+        "over it: Is a directory"
+    )
+    assert out.is_dir() and list(out.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl", "s.jsonl"]  # no temp
+
+
+def test_a_bind_mounted_output_is_exit_6_and_stays_as_it_was(tmp_path: Path) -> None:
+    src = tmp_path / "s.jsonl"
+    shutil.copy(CODING, src)
+    out, over = tmp_path / "out.jsonl", tmp_path / "mounted.txt"
+    out.write_text("the old output\n")
+    over.write_text("a file mounted over it\n")
+    mounted = subprocess.run(
+        ["mount", "--bind", str(over), str(out)], capture_output=True, check=False
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot bind-mount here: {mounted.stderr.decode().strip()}")
+    try:
+        result = _late_failure(src, out, lambda: None)
+        assert out.read_text() == "a file mounted over it\n"
+    finally:
+        subprocess.run(["umount", str(out)], check=True)
+    assert result.exit_code == 6
+    assert result.error == (
+        f"StreamError: failed to write {out} completely: cannot rename its finished temp file "
+        "over it: Device or resource busy"
+    )
+    assert out.read_text() == "the old output\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mounted.txt", "out.jsonl", "s.jsonl"]
+
+
+def test_a_name_too_long_for_its_temp_file_is_refused_before_any_work(tmp_path: Path) -> None:
+    # Before: ENAMETOOLONG from the temp file after the model call (exit 2, naming the temp).
+    # The temp file is ".NAME.XXXXXXXX.tmp": 14 bytes more than NAME, within NAME_MAX (255).
+    src = tmp_path / "s.jsonl"
+    shutil.copy(CODING, src)
+    longest = "o" * (255 - 14 - len(".jsonl")) + ".jsonl"
+    result = CliRunner().invoke(
+        app, ["run", str(src), "--force", "--model", "local", "-o", str(tmp_path / longest)]
+    )
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / longest).exists()
+    too_long = "o" + longest
+    # a remote model on a dead port: a plan that let the run start would end in exit 3
+    result = CliRunner().invoke(
+        app, ["run", str(src), "--force", "--model", "openai:x", "-o", str(tmp_path / too_long)]
+    )
+    assert result.exit_code == 2
+    assert (
+        "a file name of 242 bytes is too long to be written safely (through a temp file "
+        "beside it); at most 241 bytes here"
+    ) in result.output
+    assert not (tmp_path / too_long).exists()
 
 
 # -- point 18: a newline in a name cannot forge a line ---------------------------------------------

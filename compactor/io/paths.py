@@ -21,6 +21,7 @@ from typing import Literal
 from compactor.errors import ConfigError
 
 __all__ = [
+    "TEMP_NAME_EXTRA",
     "Destination",
     "Kind",
     "default_archive_dir",
@@ -41,6 +42,11 @@ _FLAGS = {
     "archive": "archive_dir",
 }
 """The flag (or config key) that names each destination role in messages."""
+
+
+TEMP_NAME_EXTRA = len(".") + len(".") + 8 + len(".tmp")
+"""What the temp file of an atomic write adds to its target's name (``.NAME.XXXXXXXX.tmp``,
+:class:`compactor.io.writing.AtomicFile`): :func:`resolve_destination` checks that it fits."""
 
 
 def os_cause(err: OSError) -> str:
@@ -112,6 +118,22 @@ def _check_folder(folder: str, flag: str, name: str) -> None:
         raise ConfigError(f"{flag} {name!r}: folder {folder!r} is not writable")
 
 
+def _check_temp_name(real: str, flag: str, name: str) -> None:
+    """The temp file written beside ``real`` must have a name its folder can hold: else the
+    run would fail with ENAMETOOLONG at its very end, after the model call."""
+    folder, base = os.path.split(real)
+    try:
+        limit = os.pathconf(folder or ".", "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    size = len(os.fsencode(base))
+    if size + TEMP_NAME_EXTRA > limit:
+        raise ConfigError(
+            f"{flag} {name!r}: a file name of {size} bytes is too long to be written safely "
+            f"(through a temp file beside it); at most {limit - TEMP_NAME_EXTRA} bytes here"
+        )
+
+
 def resolve_destination(name: str, role: str) -> Destination:
     """Classify ``name`` for ``role``; a destination that cannot be written is a ConfigError."""
     flag = _FLAGS.get(role, role)
@@ -129,6 +151,7 @@ def resolve_destination(name: str, role: str) -> Destination:
     if st is None or stat.S_ISREG(st.st_mode):
         real = os.path.realpath(name)  # a dangling symlink: the file it names is created
         _check_folder(os.path.dirname(real) or ".", flag, name)
+        _check_temp_name(real, flag, name)
         ident: tuple[int, int] | str = (st.st_dev, st.st_ino) if st is not None else real
         return Destination(name, role, "file", real, ident)
     if stat.S_ISDIR(st.st_mode):

@@ -98,6 +98,13 @@ def write_all(fd: int, data: bytes, label: str) -> None:
         view = view[n:]
 
 
+def _late(path: Path, what: str, err: OSError) -> StreamError:
+    """A failure the plan could not foresee (the folder removed, the target turned into a
+    directory or a mount point): the destination was not written (exit 6), named as the user
+    named it, never by the temp file's name."""
+    return StreamError(str(path), f"{what}: {os_cause(err)}")
+
+
 class AtomicFile:
     """A temp file beside ``path``; :meth:`commit` fsyncs it and renames it over ``path``.
 
@@ -111,9 +118,12 @@ class AtomicFile:
         self.mode = mode
         self.committed = False
         self.fd: int | None
-        self.fd, self.tmp = tempfile.mkstemp(
-            prefix=f".{self.path.name}.", suffix=".tmp", dir=self.folder
-        )
+        try:
+            self.fd, self.tmp = tempfile.mkstemp(
+                prefix=f".{self.path.name}.", suffix=".tmp", dir=self.folder
+            )
+        except OSError as err:  # the folder went away, or became read-only, after the plan
+            raise _late(self.path, "cannot create its temp file", err) from err
 
     def write(self, data: bytes) -> None:
         assert self.fd is not None
@@ -139,7 +149,10 @@ class AtomicFile:
         with critical():
             if before_replace is not None:
                 before_replace()
-            os.replace(self.tmp, self.path)
+            try:
+                os.replace(self.tmp, self.path)
+            except OSError as err:  # now a directory, a mount point (EBUSY), its folder gone
+                raise _late(self.path, "cannot rename its finished temp file over it", err) from err
             self.committed = True
             if on_commit is not None:
                 on_commit()
