@@ -313,10 +313,20 @@ class Run:
         if self.plan.input_mode is not None:  # never more readable than the input
             mode = (0o666 & ~current_umask()) & self.plan.input_mode
         before = self._check_input_unchanged if self.plan.options.in_place else None
-        write_destination(
-            out, data, mode=mode, before_replace=before, on_commit=self._wrote("output", label)
-        )
+        try:
+            write_destination(
+                out, data, mode=mode, before_replace=before, on_commit=self._wrote("output", label)
+            )
+        except StreamError as err:
+            self._cut_short("output", err, len(data))
+            raise
         del self._intended["output"]
+
+    def _cut_short(self, role: str, err: StreamError, total: int | None = None) -> None:
+        """A stream that took part of its bytes before failing: say how much went out."""
+        if err.written > 0:
+            cut = {"bytes_written": err.written}
+            self.result.incomplete[role] = cut if total is None else {**cut, "bytes": total}
 
     def _check_planned_file(self) -> None:
         """``--in-place``: the file just opened (and locked) is the file the plan will replace.
@@ -375,6 +385,7 @@ class Run:
             if self._events_error is not None:
                 events.abort()
                 r.not_written["events"] = label
+                self._cut_short("events", self._events_error)
                 self._fail(*classify(self._events_error))
             else:
                 try:
@@ -393,6 +404,8 @@ class Run:
             write_destination(dest, body, on_commit=self._wrote("report", dest.label))
         except Exception as err:  # noqa: BLE001 - StreamError, or OSError from mkstemp/rename
             r.not_written["report"] = dest.label
+            if isinstance(err, StreamError):
+                self._cut_short("report", err, len(body))
             self._fail(*classify(err))
 
 

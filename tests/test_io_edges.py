@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -345,6 +346,73 @@ def test_a_name_too_long_for_its_temp_file_is_refused_before_any_work(tmp_path: 
         "beside it); at most 241 bytes here"
     ) in result.output
     assert not (tmp_path / too_long).exists()
+
+
+# -- point 11: a stream cut short says how much went out -----------------------------------------
+
+KIB_100 = 100 * 1024
+
+
+def _big_transcript(path: Path) -> int:
+    """A ~600 KB openai transcript (far more than a pipe buffers); its size."""
+    records = [{"role": "system", "content": "sys"}] + [
+        {"role": ("user", "assistant")[i % 2], "content": f"message {i} " + "x" * 2000}
+        for i in range(300)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path.stat().st_size
+
+
+def _cut_short(stderr: bytes, label: str, total: int) -> int:
+    """The bytes the error line says went out (and checks the line says they are not all)."""
+    line = stderr.decode()
+    found = re.search(
+        rf"; incomplete: output {re.escape(label)} cut short after ([\d,]+) of {total:,} bytes\n$",
+        line,
+    )
+    assert found, line
+    assert "nothing was written" not in line
+    return int(found.group(1).replace(",", ""))
+
+
+def test_stdout_cut_short_says_how_many_bytes_went_out(tmp_path: Path) -> None:
+    # `compact run big.jsonl -o - | head -c 100K`. Before: "...; nothing was written".
+    total = _big_transcript(tmp_path / "big.jsonl")
+    args = [compact_exe(), "run", "big.jsonl", "--threshold", "100000000", "-o", "-"]
+    with subprocess.Popen(
+        [*args, "--report", "r.json"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        got = proc.stdout.read(KIB_100)
+        proc.stdout.close()  # the reader leaves: the next write is EPIPE
+        stderr = proc.stderr.read()
+        assert proc.wait(timeout=60) == 6
+    assert stderr.startswith(b"compact: StreamError: failed to write <stdout> completely: ")
+    went = _cut_short(stderr, "<stdout>", total)
+    assert len(got) == KIB_100 and KIB_100 <= went < total  # the pipe buffered the rest
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["incomplete"] == {"output": {"bytes_written": went, "bytes": total}}
+    assert report["not_written"] == {"output": "-"} and report["exit_code"] == 6
+
+
+def test_a_fifo_cut_short_says_how_many_bytes_went_out(tmp_path: Path) -> None:
+    total = _big_transcript(tmp_path / "big.jsonl")
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    with subprocess.Popen(
+        [compact_exe(), "run", "big.jsonl", "--threshold", "100000000", "-o", str(fifo)],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    ) as proc:
+        assert proc.stderr is not None
+        with fifo.open("rb") as reader:  # blocks until compact opens it for writing
+            got = reader.read(KIB_100)
+        stderr = proc.stderr.read()
+        assert proc.wait(timeout=60) == 6
+    assert stderr.startswith(f"compact: StreamError: failed to write {fifo} completely: ".encode())
+    went = _cut_short(stderr, str(fifo), total)
+    assert len(got) == KIB_100 and KIB_100 <= went < total
 
 
 # -- point 18: a newline in a name cannot forge a line ---------------------------------------------

@@ -85,16 +85,18 @@ def json_bytes(obj: Any, *, indent: int | None = None) -> bytes:
 
 def write_all(fd: int, data: bytes, label: str) -> None:
     """Write all of ``data`` to ``fd``; any error or a write that takes nothing is a
-    StreamError. (A buffered writer may report a short write as success: under ``ulimit -f``
-    Python's ``BufferedWriter.write`` returned the bytes that fit, and no error.)"""
+    StreamError whose ``written`` says how many bytes of ``data`` went out before it. (A
+    buffered writer may report a short write as success: under ``ulimit -f`` Python's
+    ``BufferedWriter.write`` returned the bytes that fit, and no error.)"""
     view = memoryview(data)
     while view:
         try:
             n = os.write(fd, view[: 1 << 20])
         except OSError as err:
-            raise StreamError(label, os_cause(err)) from err
+            raise StreamError(label, os_cause(err), written=len(data) - len(view)) from err
         if n <= 0:
-            raise StreamError(label, "the write took nothing (short write)")
+            cause = "the write took nothing (short write)"
+            raise StreamError(label, cause, written=len(data) - len(view))
         view = view[n:]
 
 
@@ -127,7 +129,11 @@ class AtomicFile:
 
     def write(self, data: bytes) -> None:
         assert self.fd is not None
-        write_all(self.fd, data, str(self.path))
+        try:
+            write_all(self.fd, data, str(self.path))
+        except StreamError as err:
+            err.written = 0  # into the temp file only: the target is as it was
+            raise
 
     def commit(
         self,
@@ -254,6 +260,8 @@ class LineWriter:
         self.file: AtomicFile | None = None
         self.fd: int | None = None
         self.text: IO[str] | None = None
+        self.sent = 0
+        """Bytes a stream has taken so far (a file: 0 until its commit)."""
         if dest.kind == "file":
             assert dest.path is not None
             self.file = AtomicFile(dest.path, mode=mode)
@@ -266,11 +274,18 @@ class LineWriter:
     def write(self, data: bytes) -> None:
         if self.file is not None:
             self.file.write(data)
-        elif self.fd is not None:
-            write_all(self.fd, data, self.dest.label)
-        else:
-            assert self.text is not None
-            self._write_std(self.text, data)
+            return
+        try:
+            if self.fd is not None:
+                write_all(self.fd, data, self.dest.label)
+            else:
+                assert self.text is not None
+                self._write_std(self.text, data)
+        except StreamError as err:
+            err.written += self.sent  # what the stream's reader got, over every write
+            self.sent = err.written
+            raise
+        self.sent += len(data)
 
     def _write_std(self, stream: IO[str], data: bytes) -> None:
         fd = _std_fd(stream)
