@@ -342,8 +342,8 @@ class Run:
             raise InputChangedError(
                 self._input.display,
                 f"it is no longer the file the run planned to replace "
-                f"({self.plan.output.path!r}): a link was retargeted before it was read; "
-                "nothing was replaced",
+                f"({self.plan.output.path!r}): a link was retargeted or the file replaced "
+                "before it was read; nothing was replaced",
             )
 
     def _check_input_unchanged(self) -> None:

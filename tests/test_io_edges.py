@@ -93,7 +93,8 @@ def test_in_place_through_a_link_retargeted_after_the_plan_replaces_nothing(
     assert result.exit_code == 5
     assert result.error == (
         f"InputChangedError: {link}: it is no longer the file the run planned to replace "
-        f"({str(a)!r}): a link was retargeted before it was read; nothing was replaced"
+        f"({str(a)!r}): a link was retargeted or the file replaced before it was read; "
+        "nothing was replaced"
     )
     assert a.read_bytes() == a_before and b.read_bytes() == b_before
     assert os.readlink(link) == "b.jsonl"
