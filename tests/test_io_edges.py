@@ -445,6 +445,18 @@ def test_a_newline_in_a_name_is_shown_as_backslash_n_in_batch_and_error_lines(
     assert len(lines) == 1 and lines[0].startswith("compact: TranscriptError: ")
     assert "x.jsonl\\ncompact: all files compacted, nothing failed\\ny.jsonl:1:" in lines[0]
 
+    # `compact check`: a good file's line is one line as well
+    named = folder / "ok.jsonl\ncompact: forged"
+    shutil.copy(CODING, named)
+    done = subprocess.run(
+        [compact_exe(), "check", os.fsencode(named)], capture_output=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().splitlines() == [
+        f"{folder}/ok.jsonl\\ncompact: forged: ok — openai, 23 messages, 998 tokens (estimate); "
+        "threshold 160,000 tokens; 998 tokens <= 160,000 token threshold"
+    ]
+
 
 def test_visible_line_keeps_one_line_and_shows_undecodable_bytes() -> None:
     assert visible_line("a\nb\tc") == "a\\nb\tc"
