@@ -335,7 +335,8 @@ class Run:
         opened by name afterwards. A link retargeted in between (an agent rotating
         ``current.jsonl``) would have the run replace the planned file with a compaction of
         another file's content: exit 5 instead, before the archive or the model, nothing
-        written. From here on the run reads only this descriptor."""
+        written. From here on the run reads only this descriptor, and the check before the
+        rename (:meth:`InputFile.changed`) looks at the planned path: the file it replaces."""
         assert self._input is not None
         read = self._input.identity[:2] if self._input.identity is not None else None
         if read != self.plan.output.identity:
@@ -345,13 +346,12 @@ class Run:
                 f"({self.plan.output.path!r}): a link was retargeted or the file replaced "
                 "before it was read; nothing was replaced",
             )
+        self._input.path = self.plan.output.path
 
     def _check_input_unchanged(self) -> None:
         if self._input is None:
             return
         reason = self._input.changed()
-        if reason is None and self._input.identity is not None:
-            reason = self._replaced_elsewhere(self._input.identity[:2])
         if reason is not None:
             kept = f"; the original read is archived at {self.result.archive}" * bool(
                 self.result.archive
@@ -360,17 +360,6 @@ class Run:
                 self._input.display,
                 f"the input changed during the run ({reason}); it was not replaced{kept}",
             )
-
-    def _replaced_elsewhere(self, read: tuple[int, int]) -> str | None:
-        """Why the file about to be replaced is not the file read (None: it is)."""
-        target = self.plan.output.path
-        try:
-            st = os.stat(target) if target is not None else None
-        except OSError as err:
-            return f"{target!r} can no longer be read ({err.strerror or err})"
-        if st is None or (st.st_dev, st.st_ino) != read:
-            return f"{target!r}, the file to replace, is no longer the file read"
-        return None
 
     async def _finish(self, started: float) -> None:
         r = self.result
