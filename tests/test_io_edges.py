@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from compactor.cli.app import app
 from compactor.cli.run import written_clause
 from compactor.cli.safe_text import visible_line
 from compactor.models.scripted import ScriptedModel
-from compactor.runner import Run, RunOptions, plan
+from compactor.runner import Run, RunOptions, arun_file, plan
 
 from .fake_server_cli import CODING, compact_exe
 
@@ -133,6 +134,38 @@ def test_in_place_through_a_link_retargeted_after_the_read_replaces_the_file_rea
     assert os.readlink(link) == "b.jsonl" and b.read_bytes() == b_before
     assert b"the summary of session a" in a.read_bytes()
     assert result.archive is not None and Path(result.archive).read_bytes() == a_before
+
+
+def test_in_place_while_an_agent_keeps_rotating_its_link_never_mixes_two_files(
+    rotating: tuple[Path, Path, Path],
+) -> None:
+    # The loop: `compact run current.jsonl --in-place` while the link flips between two
+    # sessions (2 of 10 runs replaced a.jsonl with b.jsonl's compaction). Whatever the timing,
+    # each file holds its own content (as it was, or its own compaction): never the other's.
+    link, a, b = rotating
+    originals = {a: a.read_bytes(), b: b.read_bytes()}
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            for target in ("b.jsonl", "a.jsonl"):
+                _retarget(link, target)
+
+    flipper = threading.Thread(target=flip, daemon=True)
+    flipper.start()
+    codes = []
+    try:
+        for _ in range(20):
+            for path, raw in originals.items():
+                path.write_bytes(raw)
+            options = RunOptions(input=str(link), in_place=True, force=True, model="local")
+            codes.append(int(asyncio.run(arun_file(options)).exit_code))
+            assert b"other agent" not in a.read_bytes()
+            assert b"coding agent" not in b.read_bytes()
+    finally:
+        stop.set()
+        flipper.join()
+    assert set(codes) <= {0, 2, 5}, codes  # 2: the plan itself saw the link mid-flip
 
 
 # -- point 5: names are bytes --------------------------------------------------------------------
