@@ -70,7 +70,8 @@ def rotating(tmp_path: Path) -> tuple[Path, Path, Path]:
     return link, a, b
 
 
-def _archived(folder: Path) -> list[Path]:
+def _archived() -> list[Path]:
+    """The archive's files (under this session's $XDG_DATA_HOME)."""
     archive = Path(os.environ["XDG_DATA_HOME"]) / "compact" / "archive"
     return sorted(archive.glob("*.jsonl")) if archive.is_dir() else []
 
@@ -83,7 +84,7 @@ def test_in_place_through_a_link_retargeted_after_the_plan_replaces_nothing(
     # of b.jsonl's content, never archived, exit 0. Now: exit 5, both files as they were.
     link, a, b = rotating
     a_before, b_before = a.read_bytes(), b.read_bytes()
-    archived = _archived(tmp_path)
+    archived = _archived()
     report = tmp_path / "r.json"
     planned = plan(
         RunOptions(input=str(link), in_place=True, force=True, model="local", report=str(report))
@@ -100,7 +101,7 @@ def test_in_place_through_a_link_retargeted_after_the_plan_replaces_nothing(
     assert a.read_bytes() == a_before and b.read_bytes() == b_before
     assert os.readlink(link) == "b.jsonl"
     assert result.written == {"report": str(report)} and result.archive is None
-    assert _archived(tmp_path) == archived  # nothing archived either
+    assert _archived() == archived  # nothing archived either
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "a.jsonl",
         "b.jsonl",
