@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import os
 import stat
 from collections.abc import Callable
@@ -28,9 +27,9 @@ from typing import Any
 from .configfile import FileConfig, Overrides, build_config, check_config
 from .errors import CompactorError, ConfigError
 from .inputs import expand_inputs
-from .io import Destination, resolve_destination, write_destination
+from .io import Destination, json_bytes, resolve_destination, write_destination
 from .limits import SpendMeter
-from .run_plan import RunOptions, check_output_dir, output_path, plan
+from .run_plan import RunOptions, check_not_config, check_output_dir, output_path, plan
 from .run_result import RunResult
 from .runner import Run
 
@@ -147,6 +146,7 @@ def plan_batch(items: list[str], base: RunOptions) -> BatchPlan:
             if report.identity in inputs_by_id:
                 name = inputs_by_id[report.identity]
                 raise ConfigError(f"--report {base.report!r} is {name!r}, a file of the batch")
+        check_not_config([report], base)
     return BatchPlan(files, inputs.skipped, report, _mode_cap(files))
 
 
@@ -181,8 +181,7 @@ def write_batch_report(
 ) -> None:
     """Write the batch report (``cap``: :attr:`BatchPlan.report_cap`); StreamError when it
     could not be written."""
-    body = (json.dumps(report, indent=2, ensure_ascii=False) + "\n").encode()
-    write_destination(dest, body, cap=cap)
+    write_destination(dest, json_bytes(report, indent=2) + b"\n", cap=cap)
 
 
 def _warm_up(file_cfg: FileConfig | None, overrides: Overrides) -> bool:

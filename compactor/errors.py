@@ -214,11 +214,15 @@ class StreamError(CompactorError):
 
     ``target`` names the destination (a path, ``<stdout>``, ``<stderr>``, ``<stdin>``);
     ``cause`` is the system's reason (``No space left on device``, ``Broken pipe``, ...).
+    ``written``: the bytes that did reach the destination before the failure (a stream, a
+    FIFO, stdout: what its reader got, cut short); 0 for a file replaced atomically, which is
+    left as it was.
     """
 
-    def __init__(self, target: str, cause: str, *, reading: bool = False) -> None:
+    def __init__(self, target: str, cause: str, *, reading: bool = False, written: int = 0) -> None:
         self.target = target
         self.cause = cause
         self.reading = reading
+        self.written = written
         verb = "failed to read" if reading else "failed to write"
         super().__init__(f"{verb} {target}{'' if reading else ' completely'}: {cause}")

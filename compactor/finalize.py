@@ -18,6 +18,7 @@ from typing import Any, Generic
 from ._util import call_maybe_async
 from .config import PreserveUserMessages, check_preserve_user_messages
 from .errors import ConfigError, SummarizationError
+from .io.paths import name_text
 from .prompts import (
     CLEARED_NOTE,
     CONTINUE_INSTRUCTION,
@@ -216,7 +217,8 @@ async def _default_finalize(
             text = ensure_user_block(text)
         text = replace_user_block(text, user_texts, cleared)
     if transcript_file_path:
-        text += "\n\n" + TRANSCRIPT_NOTE.format(path=transcript_file_path)
+        # a name's bytes that are not UTF-8 as \xNN: the summary must stay UTF-8 text
+        text += "\n\n" + TRANSCRIPT_NOTE.format(path=name_text(transcript_file_path))
     text = f"{PREAMBLE}\n\n{text}\n\n{CONTINUE_INSTRUCTION}"
     kind = type(original[0]) if original else type(summary)
     summary_message = with_content_type(make_user(kind, text), "summary")

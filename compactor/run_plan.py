@@ -4,9 +4,10 @@ touch, resolved and checked before anything is read or written (:func:`plan` →
 :func:`plan` reads the config and resolves the input, the transcript's destination,
 ``--report``, ``--events`` and the archive before the transcript or the model is read. A
 destination that cannot be written (missing or read-only folder, a directory, a block device),
-two destinations that are one file (also through a symlink or a hard link), or a report/events
-path equal to the input or the output is a :class:`~compactor.errors.ConfigError` (exit 2), and
-nothing was written. The second step, :class:`~compactor.runner.Run`, executes the plan.
+two destinations that are one file (also through a symlink or a hard link), a report/events
+path equal to the input or the output, or a destination that is the config file or the file
+stdin reads is a :class:`~compactor.errors.ConfigError` (exit 2), and nothing was written.
+The second step, :class:`~compactor.runner.Run`, executes the plan.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from .configfile import FileConfig, Overrides, check_config, load_default_config
+from .configfile import CONFIG_ENV, FileConfig, Overrides, check_config, load_default_config
 from .errors import ConfigError, TranscriptError
 from .inputs import OUTPUT_SUFFIX
 from .io import Destination, is_inside, plan_archive_dir, resolve_destination
@@ -25,6 +26,7 @@ __all__ = [
     "APPEND_FORMATS",
     "RunOptions",
     "RunPlan",
+    "check_not_config",
     "check_output_dir",
     "default_output",
     "output_path",
@@ -166,10 +168,39 @@ def _check_combinations(options: RunOptions) -> None:
 # Plan
 
 
+def _stdin_identity() -> tuple[int, int] | str:
+    """(device, inode) of the file stdin reads (``run - < in.jsonl``), else ``<stdin>``."""
+    try:
+        st = os.fstat(0)
+    except OSError:
+        return "<stdin>"
+    return "<stdin>" if stat.S_ISCHR(st.st_mode) else (st.st_dev, st.st_ino)
+
+
+def check_not_config(dests: list[Destination], options: RunOptions) -> None:
+    """No destination is the config file the run reads (``-c`` or ``$COMPACT_CONFIG``): a
+    ``--report c.yaml`` would replace the config with a report, even on a failed run."""
+    chosen = options.config or os.environ.get(CONFIG_ENV) or None
+    if chosen is None:
+        return
+    try:
+        st = os.stat(chosen)
+    except OSError:
+        return  # loading it said why already
+    where = "-c/--config" if options.config else f"${CONFIG_ENV}"
+    for dest in dests:
+        if not dest.char_device and dest.identity == (st.st_dev, st.st_ino):
+            raise ConfigError(
+                f"{dest.flag} {dest.name!r} is the config file {chosen!r} ({where}); "
+                "name another file"
+            )
+
+
 def _input_identity(name: str, in_place: bool) -> tuple[tuple[int, int] | str, int | None]:
-    """The input's identity and mode bits (stdin: ``<stdin>``); a missing input is exit 2."""
+    """The input's identity and mode bits (stdin: the file it reads, else ``<stdin>``); a
+    missing input is exit 2."""
     if name == "-":
-        return "<stdin>", None
+        return _stdin_identity(), None
     try:
         st = os.stat(name)
     except FileNotFoundError as err:
@@ -198,6 +229,10 @@ def _check_distinct(
         raise ConfigError("--report - writes to stdout, where the transcript goes; name a file")
     for i, dest in enumerate(dests):
         if dest.role != "in-place" and dest.identity == input_id and not dest.char_device:
+            if options.input == "-":
+                raise ConfigError(
+                    f"{dest.flag} {dest.name!r} is the file stdin reads; name another file"
+                )
             if dest.role == "output":
                 raise ConfigError(
                     f"output {dest.name!r} is the input; use --in-place to replace it "
@@ -243,7 +278,9 @@ def plan(
         output = resolve_destination("-" if target is None else target, "output")
     report = resolve_destination(options.report, "report") if options.report else None
     events = resolve_destination(options.events, "events") if options.events else None
-    _check_distinct([d for d in (output, report, events) if d is not None], input_id, options)
+    dests = [d for d in (output, report, events) if d is not None]
+    _check_distinct(dests, input_id, options)
+    check_not_config(dests, options)
 
     archive_dir = None
     setting = options.transcript_path or file_cfg.transcript_file_path or "auto"

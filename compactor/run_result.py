@@ -52,6 +52,11 @@ class RunResult:
     """Role (``archive``, ``output``, ``events``) → destination written completely."""
     not_written: dict[str, str] = field(default_factory=dict)
     """Role → destination the run meant to write but did not (or not completely)."""
+    incomplete: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Role → ``{"bytes_written": N, "bytes": TOTAL}`` for a stream (stdout, a FIFO, a device)
+    that took part of what it was given before it failed: its reader got a cut-short output.
+    (``bytes`` is absent for the events, whose total is not known.) In the report only when
+    not empty."""
     dropped_records: dict[str, int] = field(default_factory=dict)
     """Shrink mode: kinds of records that are not messages and were left out, with counts."""
     extras: dict[str, Any] = field(default_factory=dict)
@@ -90,6 +95,8 @@ class RunResult:
             "archive": self.archive,
             "dropped_records": self.dropped_records,
         }
+        if self.incomplete:
+            data["incomplete"] = self.incomplete
         data.update(self.extras)
         return data
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import os
 import time
 from collections.abc import Callable
@@ -56,6 +55,7 @@ from .io import (
     LineWriter,
     archive_held,
     archive_path,
+    json_bytes,
     open_input,
     write_destination,
 )
@@ -127,9 +127,9 @@ class Run:
         """Hand ``event`` to the attempt log, the events file and the caller's sink."""
         self.attempts(event)
         if self._events is not None and self._events_error is None:
-            line = json.dumps(event.to_dict(), ensure_ascii=False, default=str) + "\n"
+            line = json_bytes(event.to_dict()) + b"\n"  # a name's undecodable bytes escaped
             try:
-                self._events.write(line.encode("utf-8"))
+                self._events.write(line)
             except StreamError as err:
                 self._events_error = err  # the run goes on; the outcome says so
         if self.sink is not None:
@@ -193,6 +193,8 @@ class Run:
         # either: nothing in the run edits a message in place (the pipeline only reads the
         # history). So the transcript is held once, as parsed.
         self._input = open_input(opts.input, lock=opts.in_place, stream=not opts.in_place)
+        if opts.in_place:
+            self._check_planned_file()
         parsed = read_transcript(
             self._input.display,
             self._input.source,
@@ -333,10 +335,40 @@ class Run:
         if self.plan.input_mode is not None:  # never more readable than the input
             mode = (0o666 & ~current_umask()) & self.plan.input_mode
         before = self._check_input_unchanged if self.plan.options.in_place else None
-        write_destination(
-            out, data, mode=mode, before_replace=before, on_commit=self._wrote("output", label)
-        )
+        try:
+            write_destination(
+                out, data, mode=mode, before_replace=before, on_commit=self._wrote("output", label)
+            )
+        except StreamError as err:
+            self._cut_short("output", err, len(data))
+            raise
         del self._intended["output"]
+
+    def _cut_short(self, role: str, err: StreamError, total: int | None = None) -> None:
+        """A stream that took part of its bytes before failing: say how much went out."""
+        if err.written > 0:
+            cut = {"bytes_written": err.written}
+            self.result.incomplete[role] = cut if total is None else {**cut, "bytes": total}
+
+    def _check_planned_file(self) -> None:
+        """``--in-place``: the file just opened (and locked) is the file the plan will replace.
+
+        The plan resolved the destination (symlinks followed) before the run; the input is
+        opened by name afterwards. A link retargeted in between (an agent rotating
+        ``current.jsonl``) would have the run replace the planned file with a compaction of
+        another file's content: exit 5 instead, before the archive or the model, nothing
+        written. From here on the run reads only this descriptor, and the check before the
+        rename (:meth:`InputFile.changed`) looks at the planned path: the file it replaces."""
+        assert self._input is not None
+        read = self._input.identity[:2] if self._input.identity is not None else None
+        if read != self.plan.output.identity:
+            raise InputChangedError(
+                self._input.display,
+                f"it is no longer the file the run planned to replace "
+                f"({self.plan.output.path!r}): a link was retargeted or the file replaced "
+                "before it was read; nothing was replaced",
+            )
+        self._input.path = self.plan.output.path
 
     def _check_input_unchanged(self) -> None:
         if self._input is None:
@@ -364,6 +396,7 @@ class Run:
             if self._events_error is not None:
                 events.abort()
                 r.not_written["events"] = label
+                self._cut_short("events", self._events_error)
                 self._fail(*classify(self._events_error))
             else:
                 try:
@@ -382,13 +415,15 @@ class Run:
 
     def _write_report(self, dest: Destination) -> None:
         r = self.result
-        body = (json.dumps(r.report(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        body = json_bytes(r.report(), indent=2) + b"\n"
         try:
             write_destination(  # it holds transcript lines: never more readable than the input
                 dest, body, cap=self.plan.input_mode, on_commit=self._wrote("report", dest.label)
             )
         except Exception as err:  # noqa: BLE001 - StreamError, or OSError from mkstemp/rename
             r.not_written["report"] = dest.label
+            if isinstance(err, StreamError):
+                self._cut_short("report", err, len(body))
             self._fail(*classify(err))
 
 

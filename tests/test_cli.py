@@ -658,12 +658,17 @@ def test_a_short_write_under_ulimit_is_exit_6_not_success(tmp_path, triggered):
     err = proc.stderr.decode()
     assert proc.returncode == 6, err
     [line] = err.strip().splitlines()
-    assert line.endswith("completely: File too large; nothing was written")
     if triggered:  # the original is archived first (stdin): that copy hits the limit
+        assert line.endswith("completely: File too large; nothing was written")
         assert line.startswith("compact: StreamError: failed to write ")
         assert "/compact/archive/" in line
-    else:  # passed through: stdout took what the limit let through, and no more
-        assert line.startswith("compact: StreamError: failed to write <stdout> completely")
+    else:  # passed through: stdout took what the limit let through, and no more; the line
+        # says so (issue 27 point 11: it said "nothing was written")
+        size = LONG.stat().st_size
+        assert line == (
+            "compact: StreamError: failed to write <stdout> completely: File too large; "
+            f"incomplete: output <stdout> cut short after 102,400 of {size:,} bytes"
+        )
         assert (tmp_path / "out.jsonl").stat().st_size == 100 * 1024
 
 

@@ -40,7 +40,7 @@ def test_atomic_write_failure_keeps_target(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(StreamError, match="disk full"):
         atomic_write(target, b"new")
     assert target.read_bytes() == b"old"
     assert os.listdir(tmp_path) == ["out.jsonl"]

@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compactor.cli.safe_text import visible, visible_json
+from compactor.cli.safe_text import visible, visible_json, visible_line
 from compactor.testing.fake_openai import ESCAPES
 
 HOSTILE = ("\x1b]52;", "\x1b]0;", "\x1b]8;", "\x1b[2J", "\x07", "\x9b", "\u202e", "\r")
@@ -40,3 +40,13 @@ def test_visible_json_is_the_same_json(data: dict[str, str]) -> None:
     text = visible_json(json.dumps(data, ensure_ascii=False))
     assert json.loads(text) == data
     assert not any(0x7F <= ord(ch) <= 0x9F or 0x202A <= ord(ch) <= 0x202E for ch in text)
+
+
+@given(st.text(st.characters(codec=None, exclude_categories=())))
+def test_visible_line_is_one_line_a_terminal_can_take(text: str) -> None:
+    # Any text, lone surrogates (a file name's undecodable bytes) included: one line, no
+    # control character, and UTF-8 can encode it (issue 27 points 5 and 18).
+    shown = visible_line(text)
+    assert "\n" not in shown and "\r" not in shown
+    assert not any(ord(ch) < 0x20 and ch != "\t" for ch in shown)
+    shown.encode("utf-8")

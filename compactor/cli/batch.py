@@ -16,7 +16,7 @@ from compactor.runner import Run, RunOptions, RunResult
 from . import common
 from .common import count
 from .run import written_clause
-from .safe_text import visible
+from .safe_text import visible_line
 
 __all__ = ["file_line", "run_batch_command", "summary_line"]
 
@@ -81,7 +81,7 @@ def run_batch_command(
 
     def show(line: str) -> None:
         assert console is not None  # only called when not quiet
-        console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
+        console.print(visible_line(line), markup=False, highlight=False, soft_wrap=True)
 
     results: list[RunResult | None] = [None for _ in files]
     runs: list[Run | None] = []

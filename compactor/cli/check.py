@@ -20,6 +20,7 @@ from . import common
 from .common import ConfigOpt, DebugOpt, FormatOpt, ThresholdOpt, TokenCounterOpt, count
 from .exitcodes import EXIT_CODES_HELP, ExitCode, classify
 from .helptext import epilog
+from .safe_text import visible_line
 
 __all__ = ["EPILOG", "check", "check_line"]
 
@@ -199,7 +200,7 @@ class _Check:
         common.say(json.dumps(record, ensure_ascii=False), json_text=True)
 
     def _line(self, path: str, fmt: str, decision: TriggerDecision) -> None:
-        line = check_line(path, fmt, self.counter_name, decision)
+        line = visible_line(check_line(path, fmt, self.counter_name, decision))  # one line
         if not self.colour:
             common.say(line)
             return

@@ -14,7 +14,7 @@ import typer
 from compactor.errors import StreamError
 
 from .exitcodes import classify
-from .safe_text import visible, visible_json
+from .safe_text import visible, visible_json, visible_line
 
 if TYPE_CHECKING:  # rich is imported when used: keeps start-up fast
     from rich.console import Console
@@ -102,7 +102,10 @@ def print_error(line: str, err: BaseException | None = None, debug: bool = False
         console = err_console()
         if debug and err is not None:
             console.print(traceback_text(err), markup=False, highlight=False, end="")
-        console.print(f"compact: {visible(line)}", markup=False, highlight=False, soft_wrap=True)
+        # one line whatever it holds: a newline in a file name is shown as \n, never a new line
+        console.print(
+            f"compact: {visible_line(line)}", markup=False, highlight=False, soft_wrap=True
+        )
     except (OSError, ValueError):
         pass
 

@@ -18,7 +18,7 @@ from rich.spinner import Spinner
 from rich.text import Text
 
 from compactor.cli.common import count
-from compactor.cli.safe_text import visible
+from compactor.cli.safe_text import visible_line
 from compactor.events import (
     AfterSummarize,
     AttemptStart,
@@ -99,15 +99,16 @@ class LiveView:
         """A finished step: a log line on a terminal; in plain mode only when ``always``.
 
         Paths, model names and server errors inside it are shown with their control
-        characters made visible (:func:`visible`): a server cannot drive this terminal.
+        characters made visible (:func:`visible_line`, a newline too): a server cannot drive
+        this terminal, and a file name cannot add a line.
         """
         if self.quiet:
             return
         if self.animate:
-            self.console.print(visible(markup), highlight=False)
+            self.console.print(visible_line(markup), highlight=False)
         elif always:
             self.console.print(
-                visible(plain if plain is not None else Text.from_markup(markup).plain),
+                visible_line(plain if plain is not None else Text.from_markup(markup).plain),
                 markup=False,
                 highlight=False,
                 soft_wrap=True,
@@ -116,7 +117,7 @@ class LiveView:
     def _status(self, label: str) -> None:
         """The status line: ``label`` (plain text, made visible) after a spinner."""
         if self.live is not None:
-            self.live.update(Spinner("dots", Text(visible(label))), refresh=True)
+            self.live.update(Spinner("dots", Text(visible_line(label))), refresh=True)
 
     def _show(self, renderable: RenderableType) -> None:
         if self.live is not None:

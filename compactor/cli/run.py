@@ -279,12 +279,31 @@ _DATA = ("archive", "output")
 
 def written_clause(result: "RunResult") -> str:
     """What a failed or interrupted run left behind, for its error line: the archive and the
-    output it wrote (or ``nothing was written``), then what it meant to write and did not. A
-    report or events file written is not listed (the report's ``written`` has everything)."""
+    output it wrote (or ``nothing was written``), a stream it cut short (``incomplete: output
+    <stdout> cut short after 102,400 of 524,288 bytes``), then what it meant to write and did
+    not. A report or events file written is not listed (the report's ``written`` has it)."""
     done = {k: v for k, v in result.written.items() if k in _DATA}
-    missing = {k: v for k, v in result.not_written.items() if done or k not in _DATA}
-    text = "written: " + _listing(done) if done else "nothing was written"
-    return text + ("; not written: " + _listing(missing) if missing else "")
+    cut = result.incomplete
+    missing = {k: v for k, v in result.not_written.items() if (done or cut or k not in _DATA)}
+    parts = ["written: " + _listing(done)] if done else []
+    if cut:  # a stream's reader got part of it: never "nothing was written"
+        shown = [
+            f"{k} {_stream(missing.pop(k, '?'))} cut short after {_bytes(v)}"
+            for k, v in cut.items()
+        ]
+        parts.append("incomplete: " + ", ".join(shown))
+    if missing:
+        parts.append("not written: " + _listing(missing))
+    return "; ".join(parts) if done or cut else "; ".join(["nothing was written", *parts])
+
+
+def _stream(label: str) -> str:
+    return "<stdout>" if label == "-" else label
+
+
+def _bytes(sizes: dict[str, int]) -> str:
+    written, total = sizes["bytes_written"], sizes.get("bytes")
+    return f"{written:,} bytes" if total is None else f"{written:,} of {total:,} bytes"
 
 
 def _listing(files: dict[str, str]) -> str:

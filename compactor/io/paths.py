@@ -9,6 +9,7 @@
 * :func:`unsafe_folder`: the one check, used by the archive and the summary cache alike, that a
   folder holding private files cannot be written by another user.
 * :func:`os_cause`: how every module of :mod:`compactor.io` names an ``OSError`` in a message.
+* :func:`name_text`: a file name as text that UTF-8 can carry (the transcript note).
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ from typing import Literal
 from compactor.errors import ConfigError
 
 __all__ = [
+    "TEMP_NAME_EXTRA",
     "Destination",
     "Kind",
     "check_archive_folder",
     "default_archive_dir",
     "is_inside",
+    "name_text",
     "os_cause",
     "plan_archive_dir",
     "resolve_destination",
@@ -43,6 +46,11 @@ _FLAGS = {
     "archive": "archive_dir",
 }
 """The flag (or config key) that names each destination role in messages."""
+
+
+TEMP_NAME_EXTRA = len(".") + len(".") + 8 + len(".tmp")
+"""What the temp file of an atomic write adds to its target's name (``.NAME.XXXXXXXX.tmp``,
+:class:`compactor.io.writing.AtomicFile`): :func:`resolve_destination` checks that it fits."""
 
 
 def os_cause(err: OSError) -> str:
@@ -70,6 +78,24 @@ def unsafe_folder(folder: str | os.PathLike[str]) -> str | None:
         mode = f"{stat.S_IMODE(st.st_mode):04o}"
         return f"folder {name!r} can be written by other users (mode {mode}, no sticky bit)"
     return None
+
+
+def name_text(name: str) -> str:
+    """``name`` with each byte that is not UTF-8 written as ``\\xNN``.
+
+    A file name is bytes; Python decodes one that is not UTF-8 with ``os.fsdecode``, each
+    undecodable byte a lone surrogate (``b"bad\\xff"`` → ``"bad\\udcff"``), which no UTF-8
+    text (a transcript, a summary, a token count) can hold. Where a name goes into such text
+    (the transcript note) it is written as ``bad\\xff``, as a shell's ``$'...'`` would.
+    """
+    if name.isprintable() or not any("\ud800" <= ch <= "\udfff" for ch in name):
+        return name
+    return "".join(
+        f"\\x{ord(ch) - 0xDC00:02x}"
+        if "\udc80" <= ch <= "\udcff"
+        else (f"\\u{ord(ch):04x}" if "\ud800" <= ch <= "\udfff" else ch)
+        for ch in name
+    )
 
 
 def default_archive_dir() -> Path:
@@ -118,6 +144,22 @@ def _check_folder(folder: str, flag: str, name: str) -> None:
         raise ConfigError(f"{flag} {name!r}: folder {folder!r} is not writable")
 
 
+def _check_temp_name(real: str, flag: str, name: str) -> None:
+    """The temp file written beside ``real`` must have a name its folder can hold: else the
+    run would fail with ENAMETOOLONG at its very end, after the model call."""
+    folder, base = os.path.split(real)
+    try:
+        limit = os.pathconf(folder or ".", "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    size = len(os.fsencode(base))
+    if size + TEMP_NAME_EXTRA > limit:
+        raise ConfigError(
+            f"{flag} {name!r}: a file name of {size} bytes is too long to be written safely "
+            f"(through a temp file beside it); at most {limit - TEMP_NAME_EXTRA} bytes here"
+        )
+
+
 def resolve_destination(name: str, role: str) -> Destination:
     """Classify ``name`` for ``role``; a destination that cannot be written is a ConfigError."""
     flag = _FLAGS.get(role, role)
@@ -135,6 +177,7 @@ def resolve_destination(name: str, role: str) -> Destination:
     if st is None or stat.S_ISREG(st.st_mode):
         real = os.path.realpath(name)  # a dangling symlink: the file it names is created
         _check_folder(os.path.dirname(real) or ".", flag, name)
+        _check_temp_name(real, flag, name)
         ident: tuple[int, int] | str = (st.st_dev, st.st_ino) if st is not None else real
         return Destination(name, role, "file", real, ident)
     if stat.S_ISDIR(st.st_mode):

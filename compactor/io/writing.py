@@ -19,6 +19,7 @@ import contextlib
 import errno
 import functools
 import hashlib
+import json
 import os
 import socket
 import stat
@@ -27,7 +28,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from compactor.errors import StreamError
 from compactor.interrupts import critical
@@ -44,6 +45,7 @@ __all__ = [
     "archive_path",
     "atomic_write",
     "current_umask",
+    "json_bytes",
     "make_private_dirs",
     "pause_at_replace",
     "write_all",
@@ -72,19 +74,42 @@ def current_umask() -> int:
     return mask
 
 
+def json_bytes(obj: Any, *, indent: int | None = None) -> bytes:
+    """``obj`` as one JSON text in UTF-8 (a report, an event line, a batch report).
+
+    File names are bytes: one that is not UTF-8 reaches Python as ``os.fsdecode`` gives it,
+    each undecodable byte a lone surrogate (``b"bad\\xff"`` → ``"bad\\udcff"``), which UTF-8
+    cannot encode. Such a character is written as its JSON escape (``\\udcff``): the file stays
+    UTF-8 and valid JSON, and ``os.fsencode(json.loads(...)[...])`` gives back the very bytes of
+    the name. Values that are not JSON types are written as their ``str()``.
+    """
+    text = json.dumps(obj, indent=indent, ensure_ascii=False, default=str)
+    # A surrogate can only stand inside a JSON string, where "\\udcff" is its escape.
+    return text.encode("utf-8", "backslashreplace")
+
+
 def write_all(fd: int, data: bytes, label: str) -> None:
     """Write all of ``data`` to ``fd``; any error or a write that takes nothing is a
-    StreamError. (A buffered writer may report a short write as success: under ``ulimit -f``
-    Python's ``BufferedWriter.write`` returned the bytes that fit, and no error.)"""
+    StreamError whose ``written`` says how many bytes of ``data`` went out before it. (A
+    buffered writer may report a short write as success: under ``ulimit -f`` Python's
+    ``BufferedWriter.write`` returned the bytes that fit, and no error.)"""
     view = memoryview(data)
     while view:
         try:
             n = os.write(fd, view[: 1 << 20])
         except OSError as err:
-            raise StreamError(label, os_cause(err)) from err
+            raise StreamError(label, os_cause(err), written=len(data) - len(view)) from err
         if n <= 0:
-            raise StreamError(label, "the write took nothing (short write)")
+            cause = "the write took nothing (short write)"
+            raise StreamError(label, cause, written=len(data) - len(view))
         view = view[n:]
+
+
+def _late(path: Path, what: str, err: OSError) -> StreamError:
+    """A failure the plan could not foresee (the folder removed, the target turned into a
+    directory or a mount point): the destination was not written (exit 6), named as the user
+    named it, never by the temp file's name."""
+    return StreamError(str(path), f"{what}: {os_cause(err)}")
 
 
 class AtomicFile:
@@ -113,13 +138,20 @@ class AtomicFile:
         input), the replaced file's mode included."""
         self.committed = False
         self.fd: int | None
-        self.fd, self.tmp = tempfile.mkstemp(
-            prefix=f".{self.path.name}.", suffix=".tmp", dir=self.folder
-        )
+        try:
+            self.fd, self.tmp = tempfile.mkstemp(
+                prefix=f".{self.path.name}.", suffix=".tmp", dir=self.folder
+            )
+        except OSError as err:  # the folder went away, or became read-only, after the plan
+            raise _late(self.path, "cannot create its temp file", err) from err
 
     def write(self, data: bytes) -> None:
         assert self.fd is not None
-        write_all(self.fd, data, str(self.path))
+        try:
+            write_all(self.fd, data, str(self.path))
+        except StreamError as err:
+            err.written = 0  # into the temp file only: the target is as it was
+            raise
 
     def commit(
         self,
@@ -141,7 +173,10 @@ class AtomicFile:
         with critical():
             if before_replace is not None:
                 before_replace()
-            os.replace(self.tmp, self.path)
+            try:
+                os.replace(self.tmp, self.path)
+            except OSError as err:  # now a directory, a mount point (EBUSY), its folder gone
+                raise _late(self.path, "cannot rename its finished temp file over it", err) from err
             self.committed = True
             if on_commit is not None:
                 on_commit()
@@ -250,6 +285,8 @@ class LineWriter:
         self.file: AtomicFile | None = None
         self.fd: int | None = None
         self.text: IO[str] | None = None
+        self.sent = 0
+        """Bytes a stream has taken so far (a file: 0 until its commit)."""
         if dest.kind == "file":
             assert dest.path is not None
             self.file = AtomicFile(dest.path, mode=mode, cap=cap)
@@ -262,11 +299,18 @@ class LineWriter:
     def write(self, data: bytes) -> None:
         if self.file is not None:
             self.file.write(data)
-        elif self.fd is not None:
-            write_all(self.fd, data, self.dest.label)
-        else:
-            assert self.text is not None
-            self._write_std(self.text, data)
+            return
+        try:
+            if self.fd is not None:
+                write_all(self.fd, data, self.dest.label)
+            else:
+                assert self.text is not None
+                self._write_std(self.text, data)
+        except StreamError as err:
+            err.written += self.sent  # what the stream's reader got, over every write
+            self.sent = err.written
+            raise
+        self.sent += len(data)
 
     def _write_std(self, stream: IO[str], data: bytes) -> None:
         fd = _std_fd(stream)
