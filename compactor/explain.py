@@ -49,7 +49,7 @@ from .tokens import (
     estimate_text,
     estimate_tools,
 )
-from .trigger import TriggerDecision, fraction_threshold, thresholds
+from .trigger import TriggerDecision, checked_count, fraction_threshold, thresholds
 
 if TYPE_CHECKING:
     from .limits import SpendLimits
@@ -107,7 +107,7 @@ async def _token_rows(
     else:
 
         async def count(history: list[Any], with_tools: Sequence[ToolInfo] = ()) -> int:
-            return int(await maybe_await(counter(TokenCounterInput(history, list(with_tools)))))
+            return checked_count(await maybe_await(counter(TokenCounterInput(history, list(with_tools)))))
 
         for msg in messages:
             # What the message adds to a request: twice it minus once (exact for counters
