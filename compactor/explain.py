@@ -107,7 +107,9 @@ async def _token_rows(
     else:
 
         async def count(history: list[Any], with_tools: Sequence[ToolInfo] = ()) -> int:
-            return checked_count(await maybe_await(counter(TokenCounterInput(history, list(with_tools)))))
+            return checked_count(
+                await maybe_await(counter(TokenCounterInput(history, list(with_tools))))
+            )
 
         for msg in messages:
             # What the message adds to a request: twice it minus once (exact for counters
