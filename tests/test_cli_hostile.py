@@ -32,6 +32,7 @@ from compactor.testing.fake_openai import (
     escape_error,
     gzip_bomb,
     gzip_bomb_body,
+    redirect,
     reply,
     reply_content,
     retry_after,
@@ -532,3 +533,29 @@ def test_a_counter_returning_no_count_is_a_counting_failure(
         assert "failed to count tokens" in checked.output
     finally:
         sys.modules.pop(name, None)
+
+
+# -- issue 27 point 17: a redirect is a model error, never followed -------------------------------
+
+
+def test_a_redirecting_server_sends_nothing_elsewhere_and_the_run_names_the_target(
+    runner: CliRunner, tmp_path: Path, env: None
+) -> None:
+    """The server answers 307 to another loopback server: the run is exit 3 naming the
+    target, with retries configured it is asked once (the breaker opens on a redirect), and
+    the other server receives nothing, neither the transcript nor the ``api-key`` header."""
+    with FakeOpenAI() as fake, FakeOpenAI() as elsewhere:
+        target = f"{elsewhere.base_url}/chat/completions"
+        fake.default = redirect(target)
+        body = (
+            f"  options:\n    extra_headers: {{api-key: {HEADER_SECRET}}}\n"
+            "retry: {max_retries: 3, max_delay: 0.1}\n"
+        )
+        ran = Ran(runner, tmp_path, _config(tmp_path, fake, body))
+        assert ran.code == 3, ran.output
+        assert f"HTTP 307 redirect to {target!r} not followed" in ran.output
+        assert elsewhere.requests == []
+        assert len(fake.requests) == 1
+        assert [e["model"] for e in ran.of("circuit_open")] == ["openai:primary-model"]
+        assert HEADER_SECRET not in ran.everything()
+        assert ran.src.read_bytes() == ran.src_bytes and not ran.out.exists()

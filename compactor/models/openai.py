@@ -47,7 +47,12 @@ from compactor._util import (
 from compactor.errors import ModelError
 from compactor.models.base import openai_endpoint
 from compactor.models.openai_errors import CallErrors
-from compactor.models.openai_transport import BodyRefused, create_completion, make_client
+from compactor.models.openai_transport import (
+    BodyRefused,
+    RedirectRefused,
+    create_completion,
+    make_client,
+)
 from compactor.models.openai_wire import to_message, to_wire
 from compactor.models.pool import pooled_client, request_slot
 from compactor.models.registry import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, INPUT_MODES
@@ -199,6 +204,7 @@ class OpenAIModel:
             json.JSONDecodeError,
             pydantic.ValidationError,
             BodyRefused,
+            RedirectRefused,
             TimeoutError,
         ) as err:
             raise errors.classify(err) from err
