@@ -88,9 +88,8 @@ class ModelError(SummarizationError):
     may be), ``weak_summary`` (a reply below ``Config.summary_check``), ``circuit_open`` (no
     call made: the model's circuit breaker is open for this run), ``other``. ``transient`` says
     whether retrying the same call may help (another model may help even when it is False:
-    failover still runs); ``retry_after`` is the
-    server's requested wait in seconds, when it gave one (the retry engine never waits longer
-    than its ``max_delay``, whatever it says).
+    failover still runs); ``retry_after`` is the server's requested wait in seconds, when it
+    gave one (the retry engine never waits longer than its ``max_delay``, whatever it says).
 
     ``persistent`` says the same model will fail the same way for the rest of the run whatever
     it is sent (the server cannot be reached, the key is refused, the model does not exist): the
