@@ -269,11 +269,20 @@ async def summarize_input(
         outcome = Outcome()
         key: str | None = None
         cached = False
+        last_rung = phase == "fallback"
+
+        def refused(reply: Any) -> ModelError | None:
+            """What a reply (fresh or cached) fails of the run's reply checks, if anything."""
+            return oversized_reply(config, reply, inp, name, last_rung=last_rung) or weak_reply(
+                config, reply, name
+            )
+
         if cache is not None:
             from .cache import cache_key, model_endpoint
 
             key = cache_key(name, config.model_options, sent, model_endpoint(model))
-            outcome.response = cache.get(key, kind)
+            # A hit goes through the checks a fresh reply does; a refused one is a miss.
+            outcome.response = cache.get(key, kind, name, lambda r: refused(r) is None)
             cached = outcome.response is not None
         if not cached and config.spend is not None and not is_embedded(model):
             try:
@@ -300,9 +309,7 @@ async def summarize_input(
                     # What the model did send with its error (Eino hands (resp, err) on).
                     outcome.response = err.partial_response
             if outcome.error is None:
-                outcome.error = oversized_reply(
-                    config, outcome.response, inp, name, last_rung=phase == "fallback"
-                ) or weak_reply(config, outcome.response, name)
+                outcome.error = refused(outcome.response)
                 if outcome.error is not None:
                     outcome.response = None  # a 300 MB reply is not kept for failover
             if key is not None and outcome.error is None:
