@@ -20,7 +20,9 @@ from typing import Any
 
 import pytest
 import yaml
+from typer.testing import CliRunner
 
+from compactor.cli.app import app
 from compactor.formats.registry import read_transcript
 from compactor.prompts import CONCISE_INSTRUCTION
 from compactor.runner import RunOptions, RunResult, run_file
@@ -318,7 +320,12 @@ def test_a_chunk_no_reply_summarizes_shorter_is_kept_as_written(
         config = {"model": model(fake.base_url, context_tokens=2048, input="transcript")}
         ran = compact(tmp_path, CLAUDE, config)
         requests = list(fake.requests)
+        args = ["run", "-c", str(tmp_path / "compact.yaml"), str(ran.src), "--force"]
+        said = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "again.jsonl")])
     assert ran.result.exit_code == 0, ran.result.error
+    assert said.exit_code == 0, said.output
+    listed = ", ".join(str(i) for i in ran.report["verbatim_chunks"])
+    assert f"{listed} kept as written: no summary of them was shorter" in said.output
     caps = [r.json.get("max_tokens") for r in requests]
     assert all(
         isinstance(cap, int) and 0 < cap < estimate_tokens(r.json)
