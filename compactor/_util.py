@@ -29,11 +29,22 @@ async def call_maybe_async(fn: Callable[..., Any], *args: Any) -> Any:
 _URL_CREDENTIALS = re.compile(
     r"(?i)(\b[a-z][a-z0-9+.\-]{0,20}://)[^\s/?#@\"'<>]+(?=@[^\s/?#@]*[A-Za-z0-9\]])"
 )
+_QUERY_SECRET_NAME = (
+    r"(?:[a-z0-9]+[_\-.])*(?:api[_\-]?key|key|keys|token|tokens|sig|signature|secret|password"
+    r"|passwd|pwd|pass|auth|authorization|credentials?|session|code)"
+)
+"""Query parameters whose values are credentials: ``api-key``, ``key``, ``token``,
+``access_token``, ``sig`` (an Azure SAS), ``client_secret``, ``password``, ``auth``, ... (a
+name ending in one of these words after ``_``, ``-`` or ``.``)."""
+_QUERY_CREDENTIALS = re.compile(r"(?i)([?&;]" + _QUERY_SECRET_NAME + r"=)[^&#;\s\"'<>]+")
+_QUERY_NAME_RE = re.compile(r"(?i)" + _QUERY_SECRET_NAME)
 _SECRET_PATTERNS = [
     re.compile(r"sk-[A-Za-z0-9_\-]{8,}"),
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
     # URL credentials (``http://bob:pw@host``, ``https://TOKEN@host``): the whole userinfo
     _URL_CREDENTIALS,
+    # query-string credentials (``?api-key=…``, ``&sig=…``): the value
+    _QUERY_CREDENTIALS,
 ]
 
 MIN_FREE_TEXT_SECRET = 8
@@ -62,8 +73,14 @@ def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
 
 
 def mask_url_credentials(text: str) -> str:
-    """``text`` with the userinfo of every URL in it replaced: ``http://***@host/v1``."""
-    return _URL_CREDENTIALS.sub(lambda m: m.group(1) + "***", text)
+    """``text`` with the credentials of every URL in it replaced: the userinfo
+    (``http://***@host/v1``) and the values of credential query parameters
+    (``?api-key=***``, ``&sig=***``)."""
+    if "@" in text:
+        text = _URL_CREDENTIALS.sub(lambda m: m.group(1) + "***", text)
+    if "=" in text:
+        text = _QUERY_CREDENTIALS.sub(lambda m: m.group(1) + "***", text)
+    return text
 
 
 def url_credentials(url: str | None) -> tuple[str | None, str | None]:
@@ -78,6 +95,32 @@ def url_credentials(url: str | None) -> tuple[str | None, str | None]:
         return parts.username, parts.password
     except ValueError:
         return None, None
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """Every credential ``url`` carries, as written and decoded: its userinfo's user and
+    password, and the values of its credential query parameters (``?api-key=…``)."""
+    found: list[str] = []
+    for part in url_credentials(url):
+        if part:
+            found.extend(dict.fromkeys((part, unquote(part))))
+    if url and "=" in url:
+        for m in _QUERY_CREDENTIALS.finditer(url):
+            value = m.group(0)[len(m.group(1)) :]
+            found.extend(dict.fromkeys((value, unquote(value))))
+    return found
+
+
+def is_query_secret_name(name: object) -> bool:
+    """Whether a query parameter named ``name`` carries a credential (``api-key``, ``sig``)."""
+    return isinstance(name, str) and _QUERY_NAME_RE.fullmatch(name) is not None
+
+
+def unquote(text: str) -> str:
+    """``text`` percent-decoded (``%40`` → ``@``)."""
+    from urllib.parse import unquote as _unquote
+
+    return _unquote(text)
 
 
 def model_name(model: object) -> str:

@@ -29,8 +29,12 @@ Safety:
   Two runs storing the same key both rename complete files; the last one stays. No fsync: a
   machine crash may leave an empty or cut entry, which is a miss like any damaged entry.
 * **A damaged entry is a miss.** Not a regular file (a FIFO, a device, a symlink), larger than
-  :data:`MAX_ENTRY_BYTES`, not JSON, another version, another key, a text whose SHA-256 does not
-  match, a usage that is not counts: each is ignored, and overwritten by the next store.
+  :data:`MAX_ENTRY_BYTES`, not JSON, another version, another key, another model's name, a text
+  whose SHA-256 does not match, a usage that is not counts: each is ignored, and overwritten by
+  the next store.
+* **A hit is checked like a fresh reply.** The summarizer hands :meth:`SummaryCache.get` the
+  checks of the run asking (``summary_check``, ``max_summary_tokens``, a reply no longer than
+  its input): a reply cached by a run without them is a miss for a run with them.
 * **Never fatal.** A cache that cannot be written (read-only, full disk) counts an error in
   :attr:`SummaryCache.errors`; the run goes on with the reply it has.
 """
@@ -47,6 +51,7 @@ import re
 import stat
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -196,9 +201,13 @@ class SummaryCache:
         finally:
             os.close(fd)
 
-    def peek(self, key: str, kind: type[Any]) -> Message | AgenticMessage | None:
+    def peek(
+        self, key: str, kind: type[Any], model: str | None = None
+    ) -> Message | AgenticMessage | None:
         """The stored reply as an assistant message of ``kind``, or None; not counted (the
-        spend guard's plan uses it to tell which request a run would really send)."""
+        spend guard's plan uses it to tell which request a run would really send). With
+        ``model``, an entry written for another model is a miss (the key covers the model's
+        name, so such an entry was edited or planted)."""
         data = self._read(key)
         if data is None:
             return None
@@ -209,6 +218,8 @@ class SummaryCache:
             text = doc.get("text")
             if doc.get("key") != key or not isinstance(text, str) or not text:
                 raise ValueError("another key or no text")
+            if model is not None and doc.get("model") != model:
+                raise ValueError("another model's entry")
             if doc.get("sha256") != hashlib.sha256(text.encode("utf-8")).hexdigest():
                 raise ValueError("the text does not match its checksum")
             usage = _usage(doc.get("usage"))
@@ -217,9 +228,19 @@ class SummaryCache:
         reply: Message | AgenticMessage = make_assistant(kind, text, usage)
         return reply
 
-    def get(self, key: str, kind: type[Any]) -> Message | AgenticMessage | None:
-        """:meth:`peek`, counted as a hit or a miss."""
-        reply = self.peek(key, kind)
+    def get(
+        self,
+        key: str,
+        kind: type[Any],
+        model: str | None = None,
+        accept: Callable[[Message | AgenticMessage], bool] | None = None,
+    ) -> Message | AgenticMessage | None:
+        """:meth:`peek`, counted as a hit or a miss. ``accept``: the checks a fresh reply
+        goes through (``summary_check``, ``max_summary_tokens``, ...); an entry it refuses is
+        a miss, so the request is sent again (and its reply stored over the entry)."""
+        reply = self.peek(key, kind, model)
+        if reply is not None and accept is not None and not accept(reply):
+            reply = None
         if reply is None:
             self.misses += 1
         else:

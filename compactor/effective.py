@@ -15,6 +15,7 @@ import dataclasses
 import os
 from typing import Any
 
+from ._util import mask_url_credentials
 from .configfile import DEFAULT_FILE_MAX_DELAY, FileConfig, Overrides, build_config, mask_secrets
 from .trigger import thresholds
 
@@ -37,7 +38,9 @@ def _model(d: dict[str, Any]) -> dict[str, Any]:
     if provider == "local":
         return {"provider": "local"}
     out: dict[str, Any] = {"provider": provider, "name": d.get("name") or DEFAULT_OPENAI_MODEL}
-    out["base_url"] = d.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    # $OPENAI_BASE_URL is shown as a run would use it, its credentials masked like the file's
+    url = d.get("base_url") or mask_url_credentials(os.environ.get("OPENAI_BASE_URL") or "")
+    out["base_url"] = url or DEFAULT_BASE_URL
     has_key = d.get("api_key") or os.environ.get("OPENAI_API_KEY")
     out["api_key"] = "***" if has_key else "not set"
     out["timeout"] = d.get("timeout") or DEFAULT_TIMEOUT

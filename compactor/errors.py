@@ -84,12 +84,12 @@ class ModelError(SummarizationError):
     ``empty``, ``content_filter``, ``wrong_role``, ``length``, ``context_length``,
     ``validation`` (the server's request schema refused a message: ``content: null``, a tool
     role, ...), ``bad_request``, ``auth``, ``not_found``, ``too_large`` (the response body passed
-    its cap), ``too_long`` (a reply longer than a summary may be), ``weak_summary`` (a reply
-    below ``Config.summary_check``), ``circuit_open`` (no call made: the model's circuit breaker
-    is open for this run), ``other``. ``transient`` says whether retrying the same call may help
-    (another model may help even when it is False: failover still runs); ``retry_after`` is the
-    server's requested wait in seconds, when it gave one (the retry engine never waits longer
-    than its ``max_delay``, whatever it says).
+    its cap), ``redirect`` (a 3xx, never followed), ``too_long`` (a reply longer than a summary
+    may be), ``weak_summary`` (a reply below ``Config.summary_check``), ``circuit_open`` (no
+    call made: the model's circuit breaker is open for this run), ``other``. ``transient`` says
+    whether retrying the same call may help (another model may help even when it is False:
+    failover still runs); ``retry_after`` is the server's requested wait in seconds, when it
+    gave one (the retry engine never waits longer than its ``max_delay``, whatever it says).
 
     ``persistent`` says the same model will fail the same way for the rest of the run whatever
     it is sent (the server cannot be reached, the key is refused, the model does not exist): the

@@ -38,7 +38,7 @@ from .finalize import is_user_candidate, select_user_messages
 from .middleware import Middleware
 from .models.base import openai_endpoint
 from .rendering import transcript_input
-from .replies import is_embedded
+from .replies import is_embedded, oversized_reply, weak_reply
 from .schema import AgenticMessage, Message, ToolInfo, message_kind, split_system, user_text
 from .summarize import build_model_input
 from .tokens import (
@@ -49,7 +49,7 @@ from .tokens import (
     estimate_text,
     estimate_tools,
 )
-from .trigger import TriggerDecision, fraction_threshold, thresholds
+from .trigger import TriggerDecision, checked_count, fraction_threshold, thresholds
 
 if TYPE_CHECKING:
     from .limits import SpendLimits
@@ -107,7 +107,9 @@ async def _token_rows(
     else:
 
         async def count(history: list[Any], with_tools: Sequence[ToolInfo] = ()) -> int:
-            return int(await maybe_await(counter(TokenCounterInput(history, list(with_tools)))))
+            return checked_count(
+                await maybe_await(counter(TokenCounterInput(history, list(with_tools))))
+            )
 
         for msg in messages:
             # What the message adds to a request: twice it minus once (exact for counters
@@ -405,7 +407,12 @@ async def plan_requests(config: Config[Any], messages: list[Any]) -> RequestPlan
             transcript_input(model_input) if transcript else model_input,
             model_endpoint(config.model),
         )
-        cached = config.cache.peek(key, message_kind(model_input)) is not None
+        name = model_name(config.model)
+        hit = config.cache.peek(key, message_kind(model_input), name)
+        # a hit the run's reply checks would refuse is sent again
+        cached = hit is not None and not (
+            oversized_reply(config, hit, model_input, name) or weak_reply(config, hit, name)
+        )
     embedded = is_embedded(config.model)
     return RequestPlan(
         calls=[] if cached or embedded else calls,

@@ -38,6 +38,7 @@ from .replies import (
     error_of_kind,
     is_embedded,
     oversized_reply,
+    reply_limit,
     weak_reply,
 )
 from .retry import (
@@ -60,7 +61,9 @@ __all__ = [
     "ModelKey",
     "SummaryRun",
     "adaptable",
+    "capped_options",
     "model_key",
+    "replaced_tokens",
     "summarize_input",
 ]
 
@@ -133,6 +136,10 @@ class SummaryRun(Generic[M]):
     """Running summaries kept although cut at the token limit (intermediate chunks only)."""
     refused_tokens: int | None = None
     """The estimate of the last input refused as too long (for the learned scale)."""
+    reply_cap: int | None = None
+    """The ``max_tokens`` the last chunk request was capped at (:func:`capped_options`)."""
+    verbatim: list[int] = field(default_factory=list)
+    """Chunks kept as their rendered text: no reply to them was shorter than they are."""
 
     def count(self, msg: Any) -> int:
         """A message's estimated tokens times the learned scale."""
@@ -172,7 +179,33 @@ class SummaryRun(Generic[M]):
             data["cut_running_summaries"] = self.cut_kept
         if self.scale != 1.0:
             data["token_scale"] = round(self.scale, 3)
+        if self.verbatim:
+            data["verbatim_chunks"] = list(self.verbatim)
         return data
+
+
+def replaced_tokens(chunk_input: list[Any]) -> int:
+    """The estimated tokens of what a chunk's reply replaces: its input but the system
+    instruction (first) and the chunk's note with the user instruction (last)."""
+    return input_tokens(chunk_input[1:-1])
+
+
+def capped_options(job: SummaryRun[Any], model_input: list[Any]) -> dict[str, Any]:
+    """The model options for a chunk's request, its reply capped at what a reply to
+    ``model_input`` may be (:func:`~compactor.replies.reply_limit`, in the server's tokens):
+    a summary never has to be longer than what it replaces, and a small server asked for more
+    may talk past the chunk's size on every try. The cap goes in ``max_completion_tokens``
+    when the config uses that key, else ``max_tokens``; a smaller configured cap stays."""
+    options = job.config.model_options
+    limit, _ = reply_limit(job.config, model_input, replaced=replaced_tokens(model_input))
+    cap = max(math.ceil(limit * job.scale), 1)
+    key = "max_completion_tokens" if "max_completion_tokens" in options else "max_tokens"
+    configured = options.get(key)
+    if isinstance(configured, int) and not isinstance(configured, bool) and 0 < configured <= cap:
+        job.reply_cap = configured
+        return options
+    job.reply_cap = cap
+    return {**options, key: cap}
 
 
 def adaptable(job: SummaryRun[Any], error: BaseException | None) -> bool:
@@ -194,7 +227,7 @@ def _at_own_cap(job: SummaryRun[Any], cut: ModelError) -> bool:
     reply cut earlier was cut by the window (llama.cpp lowers ``max_tokens`` to the room
     left), and a smaller chunk leaves it more room."""
     options = job.config.model_options
-    cap = options.get("max_tokens") or options.get("max_completion_tokens")
+    cap = job.reply_cap or options.get("max_tokens") or options.get("max_completion_tokens")
     usage = getattr(cut.partial_response, "usage", None)
     written = getattr(usage, "completion_tokens", 0) if usage is not None else 0
     return isinstance(cap, int) and cap > 0 and written >= cap
@@ -263,17 +296,32 @@ async def summarize_input(
         name = model_name(model)
         form = job.form(model)
         sent = transcript_input(inp) if form == "transcript" else inp
+        last_rung = phase == "fallback"
+        options = config.model_options
+        if chunk is not None and not last_rung:
+            options = capped_options(job, inp)
+        elif not last_rung:
+            job.reply_cap = None
         if form == "transcript":
             job.rendered[model_key(model)] = name
         await emit(AttemptStart(phase=phase, attempt=attempt, model=name, chunk=chunk))
         outcome = Outcome()
         key: str | None = None
         cached = False
+
+        def refused(reply: Any) -> ModelError | None:
+            """What a reply (fresh or cached) fails of the run's reply checks, if anything."""
+            replaced = replaced_tokens(inp) if chunk is not None else None
+            return oversized_reply(
+                config, reply, inp, name, last_rung=last_rung, replaced=replaced
+            ) or weak_reply(config, reply, name)
+
         if cache is not None:
             from .cache import cache_key, model_endpoint
 
-            key = cache_key(name, config.model_options, sent, model_endpoint(model))
-            outcome.response = cache.get(key, kind)
+            key = cache_key(name, options, sent, model_endpoint(model))
+            # A hit goes through the checks a fresh reply does; a refused one is a miss.
+            outcome.response = cache.get(key, kind, name, lambda r: refused(r) is None)
             cached = outcome.response is not None
         if not cached and config.spend is not None and not is_embedded(model):
             try:
@@ -291,18 +339,14 @@ async def summarize_input(
                 raise
         if not cached:
             try:
-                outcome.response = await model.generate(
-                    input_for(model, sent), **config.model_options
-                )
+                outcome.response = await model.generate(input_for(model, sent), **options)
             except Exception as err:  # noqa: BLE001 - a failed call is data for retry/failover
                 outcome.error = err
                 if isinstance(err, ModelError):
                     # What the model did send with its error (Eino hands (resp, err) on).
                     outcome.response = err.partial_response
             if outcome.error is None:
-                outcome.error = oversized_reply(
-                    config, outcome.response, inp, name, last_rung=phase == "fallback"
-                ) or weak_reply(config, outcome.response, name)
+                outcome.error = refused(outcome.response)
                 if outcome.error is not None:
                     outcome.response = None  # a 300 MB reply is not kept for failover
             if key is not None and outcome.error is None:

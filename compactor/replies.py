@@ -22,6 +22,7 @@ __all__ = [
     "error_of_kind",
     "is_embedded",
     "oversized_reply",
+    "reply_limit",
     "reported_limit",
     "reported_prompt_tokens",
     "weak_reply",
@@ -85,7 +86,13 @@ def reported_prompt_tokens(error: ModelError) -> int | None:
 
 
 def oversized_reply(
-    config: Config[Any], reply: Any, model_input: list[Any], model: str, *, last_rung: bool = False
+    config: Config[Any],
+    reply: Any,
+    model_input: list[Any],
+    model: str,
+    *,
+    last_rung: bool = False,
+    replaced: int | None = None,
 ) -> ModelError | None:
     """The error for a reply too long to be a summary of ``model_input``, else None.
 
@@ -94,16 +101,13 @@ def oversized_reply(
     may not on the next try: the error is transient, so it is retried and failed over.
     ``last_rung`` (the fallback model: compact's own deterministic summarizer, whose nine
     section headings can outweigh a small chunk) is held to ``max_summary_tokens`` only.
+    ``replaced``: the estimated tokens of what the reply replaces (a chunk's messages and the
+    summary before them), a limit too: a summary never has to be longer than that.
     """
     if not isinstance(reply, Message | AgenticMessage):
         return None
     tokens = estimate_message(reply)
-    limit: float = max(input_tokens(model_input), config.reply_reserve_tokens)
-    if last_rung:
-        limit = math.inf
-    what = "its whole input"
-    if config.max_summary_tokens is not None and config.max_summary_tokens < limit:
-        limit, what = config.max_summary_tokens, "max_summary_tokens"
+    limit, what = reply_limit(config, model_input, last_rung=last_rung, replaced=replaced)
     if tokens <= limit:
         return None
     return ModelError(
@@ -113,6 +117,28 @@ def oversized_reply(
         transient=True,
         model=model,
     )
+
+
+def reply_limit(
+    config: Config[Any],
+    model_input: list[Any],
+    *,
+    last_rung: bool = False,
+    replaced: int | None = None,
+) -> tuple[float, str]:
+    """(the most estimated tokens a reply to ``model_input`` may have, what sets it): its
+    whole input or ``config.reply_reserve_tokens``, whichever is larger, at most ``replaced``
+    (what a chunk's reply replaces) and at most ``config.max_summary_tokens`` (only that for
+    the ``last_rung``)."""
+    limit: float = max(input_tokens(model_input), config.reply_reserve_tokens)
+    if last_rung:
+        limit = math.inf
+    what = "its whole input"
+    if replaced is not None and not last_rung and replaced < limit:
+        limit, what = replaced, "the part of the conversation it replaces"
+    if config.max_summary_tokens is not None and config.max_summary_tokens < limit:
+        limit, what = config.max_summary_tokens, "max_summary_tokens"
+    return limit, what
 
 
 def weak_reply(config: Config[Any], reply: Any, model: str) -> ModelError | None:

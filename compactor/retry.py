@@ -113,7 +113,8 @@ class SummaryResult(Generic[M]):
     learned: dict[str, Any] = field(default_factory=dict)
     """What the run learned about its models, for the report (empty keys left out):
     ``circuit_breakers`` (model, kind, error, calls skipped), ``input_forms`` (model →
-    ``transcript``), ``shorter_summary_requests``, ``cut_running_summaries``, ``token_scale``."""
+    ``transcript``), ``shorter_summary_requests``, ``cut_running_summaries``, ``token_scale``,
+    ``verbatim_chunks`` (chunks kept as written: no reply was shorter)."""
 
 
 @dataclass(slots=True)

@@ -167,7 +167,7 @@ def outcome_report(outcome: Any, cfg: Any) -> dict[str, Any]:
         extras["chunks"] = outcome.chunks
     if outcome.adaptations:
         extras["context_adaptations"] = outcome.adaptations
-    for key in ("token_scale", "cut_running_summaries"):
+    for key in ("token_scale", "cut_running_summaries", "verbatim_chunks"):
         if key in outcome.learned:
             extras[key] = outcome.learned[key]
     if cfg.keep is not None:

@@ -40,6 +40,12 @@ Beyond SPEC, so that any OpenAI-compatible server works, one summarization (one 
   re-plan) on after :data:`~compactor.ladder.BREAKER_FAILURES` failed calls in a row. Never
   for a context-length error, a cut reply, or a single 5xx/429.
 * **Summary check** (``Config.summary_check``): a reply below the floor is a failed attempt.
+* **A summary is never longer than what it replaces.** A chunk's request caps ``max_tokens``
+  at what its reply replaces (:func:`~compactor.ladder.capped_options`), and a longer reply is
+  refused as too long; when no reply to a chunk is shorter than it (refused or still cut, and
+  no failover or fallback wrote one), the chunk's rendered text stands in for its summary
+  (:data:`VERBATIM_NOTE`), the summary carries every part so kept, and
+  ``learned["verbatim_chunks"]`` lists them.
 """
 
 from __future__ import annotations
@@ -67,11 +73,13 @@ from .errors import SpendLimitError, SummarizationError
 from .events import ChunkStart, ContextLimit
 from .ladder import SummaryRun, adaptable, summarize_input
 from .prompts import CHUNK_NOTE, PREVIOUS_SUMMARY, SYSTEM_INSTRUCTION
-from .replies import context_limit_error, reported_limit, reported_prompt_tokens
+from .rendering import render_transcript
+from .replies import context_limit_error, error_of_kind, reported_limit, reported_prompt_tokens
 from .retry import Emit, SummaryResult
 from .schema import (
     M,
     assistant_text,
+    make_assistant,
     make_system,
     make_user,
     message_kind,
@@ -80,7 +88,7 @@ from .schema import (
     with_content_type,
 )
 
-__all__ = ["REPLAN_DRIFT", "build_model_input", "generate_summary"]
+__all__ = ["REPLAN_DRIFT", "VERBATIM_NOTE", "build_model_input", "generate_summary"]
 
 REPLAN_DRIFT = 0.05
 """What is left to summarize is re-planned when the learned scale moved by more than this
@@ -111,6 +119,12 @@ async def build_model_input(
     # The caller's messages themselves: nothing here changes them, and a model that does not
     # promise to only read its input gets a copy when it is called (``input_for``).
     return system_instruction, user_instruction, [system_instruction, *context, user_instruction]
+
+
+VERBATIM_NOTE = (
+    "Part {index} of the conversation, kept as written (no summary of it was shorter than it):"
+)
+"""What precedes a chunk kept as written in the summary (:func:`generate_summary`)."""
 
 
 def _running_text(reply: Any, job: SummaryRun[Any]) -> str:
@@ -247,6 +261,33 @@ async def _adapt(job: SummaryRun[Any], err: BaseException, sent: list[Any]) -> b
     return True
 
 
+def _not_shorter(err: BaseException) -> bool:
+    """Whether ``err`` says the replies to a chunk were not shorter than it: refused as too
+    long, or cut at the request's cap (which is the chunk's size)."""
+    return error_of_kind(err, "too_long") is not None or error_of_kind(err, "length") is not None
+
+
+def _verbatim_text(index: int, part: list[Any]) -> str:
+    """Chunk ``index`` kept as written (no reply to it was shorter than it): a note, then its
+    messages as a transcript (:func:`~compactor.rendering.render_transcript`)."""
+    return f"{VERBATIM_NOTE.format(index=index)}\n\n{render_transcript(part)}"
+
+
+def _with_parts(text: str, parts: list[str]) -> str:
+    """``text`` (a summary) with ``parts`` (chunks kept as written) at the end of its
+    ``<summary>`` block, else at its end."""
+    extra = "\n\n".join(parts)
+    end = text.rfind("</summary>")
+    if end >= 0:
+        head = text[:end].rstrip()
+        return (
+            f"{head}\n\n{extra}\n{text[end:]}"
+            if head != "<summary>"
+            else f"{head}\n{extra}\n{text[end:]}"
+        )
+    return f"{text.rstrip()}\n\n{extra}"
+
+
 async def _generate_chunked(job: SummaryRun[M]) -> SummaryResult[M]:
     """Summarize the context in sequential chunks. What is left is re-planned when the learned
     scale moved by more than :data:`REPLAN_DRIFT` since the plan was made, and after a
@@ -265,6 +306,7 @@ async def _generate_chunked(job: SummaryRun[M]) -> SummaryResult[M]:
     result: SummaryResult[M] | None = None
     chunk_records: list[dict[str, Any]] = []
     degraded = False
+    kept: list[str] = []  # the rendered text of the chunks (but the last) kept as written
     plan: ChunkPlan | None = None
     planned_at = (0, 1.0, 0)  # (position, scale, brevity) the plan was made for
     taken = 0  # chunks of the plan done
@@ -319,32 +361,53 @@ async def _generate_chunked(job: SummaryRun[M]) -> SummaryResult[M]:
                 chunk_tokens=chunk.tokens,
             )
         )
+        last = taken == len(plan.chunks) - 1
         try:
-            last = taken == len(plan.chunks) - 1
             result = await summarize_input(job, chunk_input, chunk=index, running=not last)
+        except SpendLimitError:
+            raise
         except SummarizationError as err:
             if await _adapt(job, err, chunk_input):
                 index -= 1  # the same chunk again, re-planned
                 plan = None
                 continue
-            raise
+            if not _not_shorter(err):
+                raise
+            # No reply was shorter than the chunk: the chunk itself stands in for its summary,
+            # after the summary of the parts before it (and, at the end, every part so kept).
+            own = _verbatim_text(index, part)
+            text = _with_parts(
+                f"<summary>\n{running or ''}\n</summary>", [*kept, own] if last else [own]
+            )
+            kept = [] if last else [*kept, own]
+            result = SummaryResult(
+                response=make_assistant(kind, text), model_input=chunk_input, attempts=job.attempts
+            )
+            job.verbatim.append(index)
         degraded = degraded or result.degraded
-        chunk_records.append(
-            {
-                "index": index,
-                "start": start,
-                "end": end,
-                "messages": end - start,
-                "tokens": chunk.tokens,
-                "input_tokens": tokens,
-                "oversized": chunk.oversized,
-                "phase": result.phase,
-            }
-        )
+        record = {
+            "index": index,
+            "start": start,
+            "end": end,
+            "messages": end - start,
+            "tokens": chunk.tokens,
+            "input_tokens": tokens,
+            "oversized": chunk.oversized,
+            "phase": result.phase,
+        }
+        if job.verbatim and job.verbatim[-1] == index:
+            record["kept_verbatim"] = True
+        chunk_records.append(record)
         running = _running_text(result.response, job)
         pos = at + chunk.end
         taken += 1
     assert result is not None
+    if kept:
+        # The parts kept as written reached the later chunks through a capped running
+        # summary only: the summary carries them whole.
+        result.response = make_assistant(
+            kind, _with_parts(assistant_text(result.response), kept), result.response.usage
+        )
     # PreserveSkills scans what the model saw: all chunks together.
     full: list[M] = [job.system_instruction]
     full.extend(context)

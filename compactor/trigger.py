@@ -16,6 +16,7 @@ __all__ = [
     "DEFAULT_CONTEXT_TOKENS",
     "TriggerCondition",
     "TriggerDecision",
+    "checked_count",
     "decide",
     "decide_sync",
     "fraction_threshold",
@@ -100,10 +101,17 @@ def _needs_count(n: int, trigger: TriggerCondition | None, always_count: bool) -
     return max_tokens is not None
 
 
-def _checked(value: object) -> int:
+def checked_count(value: object) -> int:
+    """``value`` when it is a token count (an ``int``, not a bool, zero or more); else the
+    ``failed to count tokens`` error a counter that raises gets (SPEC §3): a negative count
+    would make every history look small (no compaction ever) and every summary look free."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise SummarizationError(
             f"failed to count tokens: counter returned {type(value).__name__}, not int"
+        )
+    if value < 0:
+        raise SummarizationError(
+            f"failed to count tokens: counter returned {value:,}, a negative count"
         )
     return value
 
@@ -160,7 +168,7 @@ async def decide(
             value = await maybe_await(counter(TokenCounterInput(messages, tools)))
         except Exception as err:
             raise SummarizationError(f"failed to count tokens: {err}") from err
-        tokens = _checked(value)
+        tokens = checked_count(value)
     return _verdict(len(messages), tokens, trigger)
 
 
@@ -188,10 +196,10 @@ def decide_sync(
                 value = asyncio.run(maybe_await(value))
         except Exception as err:
             raise SummarizationError(f"failed to count tokens: {err}") from err
-        tokens = _checked(value)
+        tokens = checked_count(value)
     return _verdict(len(messages), tokens, trigger)
 
 
 def verdict(n: int, tokens: int, trigger: TriggerCondition | None) -> TriggerDecision:
     """The decision for ``n`` messages whose count is already known (``always_count``)."""
-    return _verdict(n, _checked(tokens), trigger)
+    return _verdict(n, checked_count(tokens), trigger)

@@ -359,3 +359,77 @@ def test_cache_info_and_clear(tmp_path: Path, remote_env: FakeOpenAI) -> None:
     cfg.write_text("cache: {dir: mine}\n")
     data = json.loads(CliRunner().invoke(app, ["cache", "info", "-c", str(cfg), "--json"]).stdout)
     assert data["directory"] == str(tmp_path / "mine") and data["exists"] is False
+
+
+# -- issue 27 point 6: a hit is checked like a fresh reply ----------------------------------------
+
+
+def test_an_entry_of_another_model_is_a_miss(tmp_path: Path) -> None:
+    cache = SummaryCache(tmp_path)
+    key = cache_key("openai:m", {}, INPUT)
+    cache.put(key, "openai:m", _reply())
+    assert cache.get(key, c.Message, "openai:m") is not None
+    doc = json.loads(cache.path(key).read_text("utf-8"))
+    doc["model"] = "openai:other"  # a planted entry: the key says m, the entry another model
+    cache.path(key).write_text(json.dumps(doc), "utf-8")
+    assert cache.get(key, c.Message, "openai:m") is None
+    assert (cache.hits, cache.misses) == (1, 1)
+
+
+def test_a_hit_the_callers_checks_refuse_is_a_miss(tmp_path: Path) -> None:
+    cache = SummaryCache(tmp_path)
+    key = cache_key("m", {}, INPUT)
+    cache.put(key, "m", _reply())
+    assert cache.get(key, c.Message, "m", lambda reply: False) is None
+    assert cache.get(key, c.Message, "m", lambda reply: True) is not None
+    assert (cache.hits, cache.misses) == (1, 1)
+
+
+WEAK = "Here is the summary of your conversation: a fix was made."
+STRONG = "<summary>\n" + "The user asked for a fix to the parser; it is done and tested. " * 30
+STRONG += "\n</summary>"
+LONG = "<summary>\n" + "Every step was recorded here at length, one after another. " * 60
+LONG += "\n</summary>"
+
+
+def _run_with(tmp_path: Path, fake: FakeOpenAI, name: str, settings: str) -> dict[str, Any]:
+    cfg = tmp_path / f"{name}.yaml"
+    cfg.write_text(
+        f"model: {{provider: openai, name: m, base_url: '{fake.base_url}'}}\n{settings}", "utf-8"
+    )
+    out = tmp_path / f"{name}.jsonl"
+    src = REPO / "sample_transcripts" / "coding-session.jsonl"
+    args = ["run", str(src), "-c", str(cfg), "--force", "-o", str(out), "-q"]
+    result = CliRunner().invoke(app, [*args, "--report", str(out.with_suffix(".json"))])
+    assert result.exit_code == 0, result.output
+    report: dict[str, Any] = json.loads(out.with_suffix(".json").read_text("utf-8"))
+    report["written"] = out.read_text("utf-8")
+    return report
+
+
+@pytest.mark.parametrize(
+    ("cached", "settings", "fresh"),
+    [
+        (WEAK, "summary_check: {min_tokens: 200, require_sections: true}\n", STRONG),
+        (LONG, "max_summary_tokens: 300\n", "<summary>\nA fix to the parser, done.\n</summary>"),
+    ],
+    ids=["summary_check", "max_summary_tokens"],
+)
+def test_a_cached_reply_the_later_runs_checks_refuse_is_asked_again(
+    tmp_path: Path, remote_env: FakeOpenAI, cached: str, settings: str, fresh: str
+) -> None:
+    """A reply cached by a run without ``summary_check`` (or ``max_summary_tokens``) is not
+    served to a run that has it: the hit is refused like a fresh reply would be, counted as a
+    miss, the request is sent again, and its reply replaces the entry (a third run hits it)."""
+    fake = remote_env
+    fake.enqueue(reply(cached))
+    first = _run_with(tmp_path, fake, "first", "")
+    assert first["cache"]["stores"] == 1 and len(fake.requests) == 1
+    fake.enqueue(reply(fresh))
+    second = _run_with(tmp_path, fake, "second", settings)
+    assert len(fake.requests) == 2, "the refused entry was served"
+    assert (second["cache"]["hits"], second["cache"]["misses"]) == (0, 1)
+    assert "fix to the parser" in second["written"]
+    assert cached.removeprefix("<summary>\n")[:30] not in second["written"]
+    third = _run_with(tmp_path, fake, "third", settings)
+    assert len(fake.requests) == 2 and third["cache"]["hits"] == 1

@@ -32,6 +32,7 @@ from compactor.testing.fake_openai import (
     escape_error,
     gzip_bomb,
     gzip_bomb_body,
+    redirect,
     reply,
     reply_content,
     retry_after,
@@ -497,3 +498,64 @@ def test_openai_model_without_a_key_is_exit_2(
         assert result.exit_code == 2, result.output
         assert "no API key for openai model 'x'" in result.output
     assert not out.exists()
+
+
+# -- issue 27 point 19: a counter that returns no count -------------------------------------------
+
+BAD_COUNTS = {"negative": "-5", "nan": "float('nan')", "bool": "True", "text": "'12'"}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_COUNTS))
+def test_a_counter_returning_no_count_is_a_counting_failure(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    """A custom ``token_counter`` returning -5 (or NaN, a bool, a string) is what SPEC §3 says
+    of a counter that raises: exit 3, ``failed to count tokens``, input untouched, no output;
+    ``check`` refuses it the same way. A negative count would make every history look small."""
+    folder = tmp_path / "mods"
+    folder.mkdir()
+    name = f"zz_counter_{case}"
+    (folder / f"{name}.py").write_text(f"def count(inp):\n    return {BAD_COUNTS[case]}\n")
+    monkeypatch.syspath_prepend(str(folder))
+    try:
+        cfg = tmp_path / "c.yaml"
+        cfg.write_text(f"model: {{provider: local}}\ntoken_counter: {name}:count\n", "utf-8")
+        src = tmp_path / "session.jsonl"
+        shutil.copy(CODING, src)
+        before = src.read_bytes()
+        out = tmp_path / "out.jsonl"
+        result = runner.invoke(app, ["run", "-c", str(cfg), str(src), "-o", str(out)])
+        assert result.exit_code == 3, result.output
+        assert "failed to count tokens: counter returned" in result.output
+        assert src.read_bytes() == before and not out.exists()
+        checked = runner.invoke(app, ["check", "-c", str(cfg), str(src)])
+        assert checked.exit_code == 3, checked.output
+        assert "failed to count tokens" in checked.output
+    finally:
+        sys.modules.pop(name, None)
+
+
+# -- issue 27 point 17: a redirect is a model error, never followed -------------------------------
+
+
+def test_a_redirecting_server_sends_nothing_elsewhere_and_the_run_names_the_target(
+    runner: CliRunner, tmp_path: Path, env: None
+) -> None:
+    """The server answers 307 to another loopback server: the run is exit 3 naming the
+    target, with retries configured it is asked once (the breaker opens on a redirect), and
+    the other server receives nothing, neither the transcript nor the ``api-key`` header."""
+    with FakeOpenAI() as fake, FakeOpenAI() as elsewhere:
+        target = f"{elsewhere.base_url}/chat/completions"
+        fake.default = redirect(target)
+        body = (
+            f"  options:\n    extra_headers: {{api-key: {HEADER_SECRET}}}\n"
+            "retry: {max_retries: 3, max_delay: 0.1}\n"
+        )
+        ran = Ran(runner, tmp_path, _config(tmp_path, fake, body))
+        assert ran.code == 3, ran.output
+        assert f"HTTP 307 redirect to {target!r} not followed" in ran.output
+        assert elsewhere.requests == []
+        assert len(fake.requests) == 1
+        assert [e["model"] for e in ran.of("circuit_open")] == ["openai:primary-model"]
+        assert HEADER_SECRET not in ran.everything()
+        assert ran.src.read_bytes() == ran.src_bytes and not ran.out.exists()

@@ -207,3 +207,78 @@ def test_bad_config_error_does_not_echo_the_key(setup):
         assert proc.returncode == 2, proc.stderr
         assert "api_kye" in proc.stderr
         _assert_no_secret(proc, [])
+
+
+# -- issue 27 point 4: the env's base URL, query-string credentials, extra_query / extra_body -----
+
+ENV_URL_PASSWORD = "envUrlPassword-7d1c"
+QUERY_SECRETS = {
+    "env_api_key": "envQueryKey-55aa01",
+    "file_key": "fileQueryKey-66bb02",
+    "file_sig": "fileSasSig-77cc03",
+    "extra_query": "extraQueryToken-88dd04",
+    "extra_body": "extraBodyToken-99ee05",
+}
+
+
+def test_config_show_masks_the_env_url_query_credentials_and_extra_values(tmp_path):
+    """``$OPENAI_BASE_URL``'s password and ``?api-key=``, a failover URL's ``?key=&sig=`` and
+    every ``extra_query`` / ``extra_body`` value are ``***`` in ``config show`` (YAML and
+    JSON), as a config file's URL credentials and header values already were; the parameter
+    names and the rest of each URL stay readable."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        "model:\n  provider: openai\n  name: m\n  options:\n"
+        f"    extra_query: {{api-key: {QUERY_SECRETS['extra_query']}, api-version: 2024-06-01}}\n"
+        f"    extra_body: {{access_token: {QUERY_SECRETS['extra_body']}}}\n"
+        "failover:\n  models:\n    - {provider: openai, name: b, base_url: "
+        f"'https://h.example/v1?key={QUERY_SECRETS['file_key']}&sig={QUERY_SECRETS['file_sig']}'}}\n",
+        encoding="utf-8",
+    )
+    env_url = (
+        f"http://user:{ENV_URL_PASSWORD}@127.0.0.1:9/v1?api-key={QUERY_SECRETS['env_api_key']}"
+    )
+    env = {"OPENAI_API_KEY": ENV_KEY, "OPENAI_BASE_URL": env_url}
+    shown = []
+    for extra in ([], ["--json"]):
+        proc = _run(["config", "show", "-c", str(cfg), *extra], env)
+        assert proc.returncode == 0, proc.stderr
+        shown.append(proc.stdout)
+        for secret in (ENV_URL_PASSWORD, *QUERY_SECRETS.values()):
+            assert secret not in proc.stdout + proc.stderr, (secret, extra)
+        _assert_no_secret(proc, [])
+    import json
+
+    data = json.loads(shown[1])
+    assert data["model"]["base_url"] == "http://***@127.0.0.1:9/v1?api-key=***"
+    assert data["model"]["options"]["extra_query"] == {"api-key": "***", "api-version": "***"}
+    assert data["model"]["options"]["extra_body"] == {"access_token": "***"}
+    assert data["failover"]["models"][0]["base_url"] == "https://h.example/v1?key=***&sig=***"
+    assert "http://***@127.0.0.1:9/v1?api-key=***" in shown[0]  # the YAML form too
+
+
+def test_query_and_body_credentials_a_server_echoes_reach_no_error_event_or_report(setup):
+    """A server whose 401 echoes ``?api-key=…&sig=…`` and the ``extra_body`` token it was sent:
+    the error line, the ``--debug`` traceback, the events and the report show ``***``."""
+    tmp_path, src = setup
+    body_token = "echoedBodyToken-a1b2c3d4"
+    query_key, sig = "echoedQueryKey-e5f6a7b8", "echoedSig-c9d0e1f2"
+    said = f"denied https://h/v1/chat/completions?api-key={query_key}&sig={sig} body {body_token}"
+    with FakeOpenAI(default=status(401, body={"error": {"message": said}})) as fake:
+        cfg = tmp_path / "c.yaml"
+        cfg.write_text(
+            f"model:\n  provider: openai\n  name: m\n  base_url: {fake.base_url}\n"
+            f"  options:\n    extra_body: {{access_token: {body_token}}}\n",
+            encoding="utf-8",
+        )
+        out, events, report = tmp_path / "o.jsonl", tmp_path / "ev.jsonl", tmp_path / "r.json"
+        args = ["run", str(src), "-o", str(out), "--force", "-c", str(cfg), "--debug"]
+        proc = _run([*args, "--events", str(events), "--report", str(report)], {})
+        assert fake.requests and fake.requests[0].json["access_token"] == body_token  # sent
+    assert proc.returncode == 3, proc.stderr
+    assert "denied https://h/v1/chat/completions?api-key=***&sig=*** body ***" in proc.stderr
+    for path in (events, report):
+        assert path.is_file()
+    text = proc.stdout + proc.stderr + events.read_text() + report.read_text()
+    for secret in (body_token, query_key, sig):
+        assert secret not in text, secret

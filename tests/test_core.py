@@ -302,6 +302,24 @@ def test_spec_3_counter_error_is_wrapped_and_state_untouched() -> None:
     assert st.messages == chat(("user", "a"))
 
 
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        (-1, "counter returned -1, a negative count"),
+        (float("nan"), "counter returned float, not int"),
+        (True, "counter returned bool, not int"),
+    ],
+)
+def test_spec_3_a_count_that_is_no_count_is_a_counting_failure(value: object, says: str) -> None:
+    """Issue 27 point 19: a negative count (or NaN, a bool) fails like a counter that raises,
+    in the middleware and in the loop guard's own count alike."""
+    mw = c.new(c.Config(model=c.ScriptedModel([]), token_counter=lambda inp: value))
+    st = state(("user", "a"))
+    with pytest.raises(c.SummarizationError, match=f"^failed to count tokens: {says}$"):
+        run(mw.before_model(st))
+    assert st.messages == chat(("user", "a"))
+
+
 def test_spec_3_async_counter_is_awaited_and_tools_kept() -> None:
     async def counter(inp: c.TokenCounterInput) -> int:
         return 10**9

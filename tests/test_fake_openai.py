@@ -227,6 +227,8 @@ def test_step_from_dict() -> None:
     assert step_from_dict({"raw": "{x"}).body == b"{x"
     assert step_from_dict({"empty_choices": True}).kind == "empty_choices"
     assert step_from_dict({"reset": True}) == reset_connection()
+    moved = step_from_dict({"redirect": "http://127.0.0.1:9/x", "code": 308})
+    assert (moved.code, moved.headers) == (308, {"location": "http://127.0.0.1:9/x"})
     assert step_from_dict({"truncated": "{x"}) == truncated("{x")
     assert step_from_dict({"truncated": True}) == truncated()
     assert step_from_dict({"content_filter": ""}) == content_filter()

@@ -30,6 +30,7 @@ from compactor.testing.fake_openai import (
     gzip_bomb_body,
     hang,
     raw,
+    redirect,
     reply,
     reply_content,
     reset_connection,
@@ -795,3 +796,40 @@ def test_input_mode_is_checked_and_shown() -> None:
     assert "input_mode='transcript'" in repr(m)
     with pytest.raises(ValueError, match="input_mode"):
         OpenAIModel("m", api_key=KEY, input_mode="text")
+
+
+# -- issue 27 point 17: redirects are never followed ----------------------------------------------
+
+HEADER_SECRET = "azure-redirect-secret-0123456789"
+
+
+@pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
+@pytest.mark.parametrize("where", ["another origin", "the same origin"])
+async def test_a_redirect_is_never_followed_and_names_its_target(
+    fake: FakeOpenAI, code: int, where: str
+) -> None:
+    """A 3xx to another loopback server (or another path of the same one): nothing reaches
+    the target (not the transcript, not the ``api-key`` header httpx would have kept), and the
+    call fails at once as a persistent ``redirect`` error naming the ``Location``."""
+    with FakeOpenAI() as elsewhere:
+        target = (
+            f"{elsewhere.base_url}/chat/completions"
+            if where == "another origin"
+            else f"{fake.base_url}/moved/chat/completions"
+        )
+        fake.enqueue(redirect(target, code))
+        err = await expect_error(
+            model(fake), extra_headers={"api-key": HEADER_SECRET, "X-Title": "compact"}
+        )
+        assert elsewhere.requests == []
+    assert len(fake.requests) == 1  # the first request only: the redirect was not followed
+    assert fake.requests[0].headers["api-key"] == HEADER_SECRET  # it had something to leak
+    assert (err.kind, err.status, err.transient, err.persistent) == ("redirect", code, False, True)
+    assert f"HTTP {code} redirect to {target!r} not followed" in str(err)
+    assert HEADER_SECRET not in str(err)
+
+
+async def test_a_redirect_target_with_credentials_is_named_masked(fake: FakeOpenAI) -> None:
+    fake.enqueue(redirect("http://bob:pw-redirect-0123@127.0.0.1:9/v1?api-key=redirected-key-1"))
+    err = await expect_error(model(fake))
+    assert "redirect to 'http://***@127.0.0.1:9/v1?api-key=***' not followed" in str(err)

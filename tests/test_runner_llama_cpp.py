@@ -20,7 +20,9 @@ from typing import Any
 
 import pytest
 import yaml
+from typer.testing import CliRunner
 
+from compactor.cli.app import app
 from compactor.formats.registry import read_transcript
 from compactor.prompts import CONCISE_INSTRUCTION
 from compactor.runner import RunOptions, RunResult, run_file
@@ -296,3 +298,48 @@ def test_compact_run_through_the_llama_cpp_fake(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "refused structured messages" in proc.stderr
     assert "sending the conversation as a transcript from now on" in proc.stderr
+
+
+# -- issue 27 point 20: a reply longer than its chunk --------------------------------------------
+
+LONG_REPLY = "<summary>\n" + "the assistant read the file and ran the tests, " * 85 + "\n</summary>"
+
+
+@pytest.mark.parametrize("flavor", ["openai", "llama-cpp"])
+def test_a_chunk_no_reply_summarizes_shorter_is_kept_as_written(
+    tmp_path: Path, flavor: str
+) -> None:
+    """A small server (``context_tokens: 2048``) that always answers ~1,000 tokens, longer
+    than any chunk's whole prompt: every chunk request asks for at most the chunk's size
+    (``max_tokens``, below the whole prompt); a server that ignores it (``openai``) has the
+    reply refused as too long, one that honors it (``llama-cpp``) cuts the reply; either way
+    the run exits 0 with each such chunk kept as its rendered text in the summary, and the
+    report names those chunks (main: exit 3, "reply too long", every retry repeating it)."""
+    with FakeOpenAI(flavor=flavor, max_context_tokens=2048) as fake:
+        fake.default = reply(LONG_REPLY)
+        config = {"model": model(fake.base_url, context_tokens=2048, input="transcript")}
+        ran = compact(tmp_path, CLAUDE, config)
+        requests = list(fake.requests)
+        args = ["run", "-c", str(tmp_path / "compact.yaml"), str(ran.src), "--force"]
+        said = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "again.jsonl")])
+    assert ran.result.exit_code == 0, ran.result.error
+    assert said.exit_code == 0, said.output
+    listed = ", ".join(str(i) for i in ran.report["verbatim_chunks"])
+    assert f"{listed} kept as written: no summary of them was shorter" in said.output
+    caps = [r.json.get("max_tokens") for r in requests]
+    assert all(
+        isinstance(cap, int) and 0 < cap < estimate_tokens(r.json)
+        for cap, r in zip(caps, requests, strict=True)
+    ), caps
+    report = ran.report
+    kept = report["verbatim_chunks"]
+    assert kept and kept == [r["index"] for r in report["chunks"] if r.get("kept_verbatim")]
+    assert kept[-1] == len(report["chunks"])  # the last chunk too (its reply is the summary)
+    summary = user_text(ran.output_messages()[-1])
+    for index in kept:
+        assert f"Part {index} of the conversation, kept as written" in summary
+    assert "The limit is per worker process (no Redis, as asked)." in summary  # the last part
+    if flavor == "openai":
+        refused = [a["error"] for a in report["attempts"] if not a["ok"]]
+        assert refused and all("reply too long" in e for e in refused)
+        assert "more than the part of the conversation it replaces" in refused[0]

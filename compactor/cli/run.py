@@ -336,6 +336,11 @@ def render(
             line += f" (original archived at {result.archive})"
         if result.degraded:
             line += " (DEGRADED: written by the embedded fallback summarizer)"
+        verbatim = result.extras.get("verbatim_chunks")
+        if verbatim:
+            parts = ", ".join(str(i) for i in verbatim)
+            line += f" (chunk{'s' if len(verbatim) > 1 else ''} {parts} kept as written: no "
+            line += "summary of them was shorter)"
     else:
         kept = "input left as is" if options.in_place else f"copied to {where}"
         line = f"not compacted ({result.reason}); {kept}"

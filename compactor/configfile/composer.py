@@ -19,10 +19,15 @@ from typing import Any
 
 import yaml
 
-from compactor._util import MIN_FREE_TEXT_SECRET, register_secret, url_credentials
+from compactor._util import (
+    MIN_FREE_TEXT_SECRET,
+    is_query_secret_name,
+    register_secret,
+    url_secrets,
+)
 from compactor.errors import ConfigError
 
-from .fileconfig import FileConfig, is_headers_key
+from .fileconfig import FileConfig, is_headers_key, is_secret_values_key
 from .schema import (
     ANY_MAP,
     FINALIZE,
@@ -310,8 +315,8 @@ class _Loader:
         if isinstance(value, str) and _leaf(key) in SECRET_KEYS:
             register_secret(value)
         elif isinstance(value, str) and _leaf(key) == "base_url":
-            for part in url_credentials(value):
-                if part is not None and len(part) >= MIN_FREE_TEXT_SECRET:
+            for part in url_secrets(value):
+                if len(part) >= MIN_FREE_TEXT_SECRET:
                     register_secret(part)
         return value
 
@@ -321,8 +326,16 @@ class _Loader:
         if isinstance(node, yaml.SequenceNode):
             return [self.plain(v, key) for v in node.value]
         value = self.scalar(node, key)
-        if isinstance(value, str) and any(is_headers_key(part) for part in key.split(".")[:-1]):
-            # a header value: masked in every later error, event, report and traceback
+        parts = key.split(".")
+        if isinstance(value, str) and (
+            any(is_headers_key(part) for part in parts[:-1])
+            or (
+                any(is_secret_values_key(part) for part in parts[:-1])
+                and is_query_secret_name(parts[-1])
+            )
+        ):
+            # a header value, or a credential in extra_query / extra_body (``api-key``,
+            # ``token``): masked in every later error, event, report and traceback
             if len(value) >= MIN_FREE_TEXT_SECRET:
                 register_secret(value)
         return value

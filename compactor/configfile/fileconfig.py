@@ -34,6 +34,7 @@ __all__ = [
     "Overrides",
     "any_remote",
     "is_headers_key",
+    "is_secret_values_key",
     "mask_secrets",
 ]
 
@@ -372,10 +373,17 @@ def is_headers_key(key: object) -> bool:
     return isinstance(key, str) and key.lower().replace("-", "_").endswith("headers")
 
 
+def is_secret_values_key(key: object) -> bool:
+    """Whether every value under ``key`` is a secret: HTTP headers (:func:`is_headers_key`),
+    and what the client adds to the URL's query or the request's body (``extra_query``,
+    ``extra_body``: ``api-key``, ``sig``, a token in the body)."""
+    return is_headers_key(key) or key in ("extra_query", "extra_body")
+
+
 def mask_secrets(data: Any) -> Any:
     """A copy of ``data`` with every secret masked: ``api_key`` values and the values of every
-    ``*headers`` mapping become ``***``, the credentials of a URL (``base_url``) become
-    ``http://***@host``."""
+    ``*headers``, ``extra_query`` and ``extra_body`` mapping become ``***``, the credentials of
+    a URL (``base_url``) become ``http://***@host`` and ``?api-key=***``."""
     from compactor._util import mask_url_credentials
 
     if isinstance(data, dict):
@@ -383,10 +391,10 @@ def mask_secrets(data: Any) -> Any:
         for k, v in data.items():
             if k in SECRET_KEYS and v:
                 out[k] = "***"
-            elif is_headers_key(k) and isinstance(v, dict):
+            elif is_secret_values_key(k) and isinstance(v, dict):
                 out[k] = dict.fromkeys(v, "***")
             elif isinstance(v, str):
-                out[k] = mask_url_credentials(v) if "@" in v else v
+                out[k] = mask_url_credentials(v)
             else:
                 out[k] = mask_secrets(v)
         return out

@@ -36,11 +36,23 @@ import openai
 import pydantic
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 
-from compactor._util import MIN_FREE_TEXT_SECRET, redact, register_secret, url_credentials
+from compactor._util import (
+    MIN_FREE_TEXT_SECRET,
+    is_query_secret_name,
+    redact,
+    register_secret,
+    url_credentials,
+    url_secrets,
+)
 from compactor.errors import ModelError
 from compactor.models.base import openai_endpoint
 from compactor.models.openai_errors import CallErrors
-from compactor.models.openai_transport import BodyRefused, create_completion, make_client
+from compactor.models.openai_transport import (
+    BodyRefused,
+    RedirectRefused,
+    create_completion,
+    make_client,
+)
 from compactor.models.openai_wire import to_message, to_wire
 from compactor.models.pool import pooled_client, request_slot
 from compactor.models.registry import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, INPUT_MODES
@@ -66,20 +78,25 @@ _OPTIONS = frozenset(
 )
 
 
-def _secrets_of(key: str | None, base_url: str | None, headers: Any) -> list[str]:
-    """Every secret a call carries: the key, ``base_url``'s credentials (also as the Basic
-    auth value the client derives from them) and the values of the extra headers (those of
-    :data:`~compactor._util.MIN_FREE_TEXT_SECRET` characters or more: shorter ones are words)."""
-    found: list[str] = []
+def _secrets_of(key: str | None, base_url: str | None, params: dict[str, Any]) -> list[str]:
+    """Every secret a call carries: the key, ``base_url``'s credentials (userinfo, also as the
+    Basic auth value the client derives from it, and ``?api-key=``-like query values), the
+    values of the extra headers and the credentials in ``extra_query`` / ``extra_body`` (those
+    of :data:`~compactor._util.MIN_FREE_TEXT_SECRET` characters or more: shorter ones are
+    words)."""
+    found: list[str] = url_secrets(base_url)
     user, password = url_credentials(base_url)
-    for part in (user, password):
-        if part:
-            found.extend({part, urllib.parse.unquote(part)})
     if user is not None or password is not None:
         pair = f"{urllib.parse.unquote(user or '')}:{urllib.parse.unquote(password or '')}"
         found.append(base64.b64encode(pair.encode()).decode())
+    headers = params.get("extra_headers")
     if isinstance(headers, dict):
         found.extend(str(v) for v in headers.values() if v is not None)
+    for extra in (params.get("extra_query"), params.get("extra_body")):
+        if isinstance(extra, dict):
+            found.extend(
+                v for k, v in extra.items() if isinstance(v, str) and is_query_secret_name(k)
+            )
     found = [s for s in found if len(s) >= MIN_FREE_TEXT_SECRET]
     if key and key != _NO_KEY and len(key) >= 4:
         found.append(key)
@@ -117,8 +134,8 @@ class OpenAIModel:
         """The largest response body accepted, counted after gzip/deflate decoding."""
         self._api_key = api_key
         register_secret(api_key)
-        for part in url_credentials(base_url):
-            if part is not None and len(part) >= MIN_FREE_TEXT_SECRET:
+        for part in url_secrets(base_url):
+            if len(part) >= MIN_FREE_TEXT_SECRET:
                 register_secret(part)
 
     def __repr__(self) -> str:
@@ -156,7 +173,7 @@ class OpenAIModel:
         params = {k: v for k, v in options.items() if k in _OPTIONS and v is not None}
         # to_wire builds the wire dicts the TypedDicts describe
         wire = cast("list[ChatCompletionMessageParam]", to_wire(messages))
-        secrets = _secrets_of(key, base_url, params.get("extra_headers"))
+        secrets = _secrets_of(key, base_url, params)
         for secret in secrets:
             register_secret(secret)
         errors = CallErrors(model=self.model, name=self.name, timeout=self.timeout, secrets=secrets)
@@ -187,6 +204,7 @@ class OpenAIModel:
             json.JSONDecodeError,
             pydantic.ValidationError,
             BodyRefused,
+            RedirectRefused,
             TimeoutError,
         ) as err:
             raise errors.classify(err) from err

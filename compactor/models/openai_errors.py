@@ -4,7 +4,9 @@ Each failure gets a ``kind`` the retry policy (SPEC §6) can use, and says wheth
 retrying (``transient``):
 
 * a deadline passed, a dropped or cut connection, a malformed reply, a 429 or a 5xx: transient;
-* a refusal the same request gets again (a 4xx, a content filter, a wrong role): not transient.
+* a refusal the same request gets again (a 4xx, a content filter, a wrong role): not transient;
+* a redirect (3xx): never followed, not transient, persistent (``kind="redirect"``, naming the
+  ``Location`` it pointed to).
 
 Errors a server repeats whatever it is sent are marked ``persistent`` (the circuit breaker of
 :mod:`compactor.summarize` opens on them): a connection that cannot be made (refused, no such
@@ -36,7 +38,7 @@ import pydantic
 
 from compactor._util import redact
 from compactor.errors import ModelError
-from compactor.models.openai_transport import BodyRefused
+from compactor.models.openai_transport import BodyRefused, RedirectRefused
 
 __all__ = ["CallErrors", "one_line"]
 
@@ -221,6 +223,16 @@ class CallErrors:
 
     def classify(self, err: Exception) -> ModelError:
         """The :class:`ModelError` for what the client raised (``err``)."""
+        if isinstance(err, RedirectRefused):
+            # The server will redirect again whatever it is sent: the breaker opens.
+            return self.fail(
+                f"{err} (a redirect would send the transcript and the request's headers "
+                "elsewhere; set base_url to the server that answers)",
+                kind="redirect",
+                transient=False,
+                status=err.status,
+                persistent=True,
+            )
         if isinstance(err, BodyRefused):
             # Retrying may get a sane reply (a proxy's hiccup); another model may too.
             return self.fail(str(err), kind=err.kind, transient=True)

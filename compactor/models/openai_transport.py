@@ -28,6 +28,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 __all__ = [
     "BodyRefused",
     "CappedBody",
+    "RedirectRefused",
     "cap_responses",
     "create_completion",
     "make_client",
@@ -43,6 +44,28 @@ class BodyRefused(Exception):
     def __init__(self, message: str, kind: str) -> None:
         super().__init__(message)
         self.kind = kind
+
+
+class RedirectRefused(Exception):
+    """The server answered with a redirect, which is never followed: a client that follows
+    it sends the transcript and every custom header (``api-key``, ``extra_headers``: httpx
+    strips only ``Authorization``) to the ``Location`` host, and a chat completion is a POST
+    that no redirect should move."""
+
+    def __init__(self, status: int, location: str) -> None:
+        target = repr(location) if location else "no Location"
+        super().__init__(f"HTTP {status} redirect to {target} not followed")
+        self.status = status
+        self.location = location
+
+
+async def refuse_redirects(response: httpx2.Response) -> None:
+    """An httpx response hook: a 3xx is refused (:class:`RedirectRefused`) before the client
+    could follow it, and its connection is closed."""
+    if 300 <= response.status_code < 400:
+        location = response.headers.get("location", "")
+        await response.aclose()
+        raise RedirectRefused(response.status_code, location)
 
 
 def _size(n: int) -> str:
@@ -133,13 +156,16 @@ def cap_responses(limit: int) -> Callable[[httpx2.Response], Awaitable[None]]:
 def make_client(
     *, api_key: str, base_url: str | None, timeout: float, limit: int
 ) -> openai.AsyncOpenAI:
-    """An SDK client without hidden retries whose every response body is capped at ``limit``
-    decoded bytes (see :func:`cap_responses`)."""
+    """An SDK client without hidden retries that never follows a redirect
+    (:func:`refuse_redirects`) and whose every response body is capped at ``limit`` decoded
+    bytes (see :func:`cap_responses`)."""
     http_client = openai.DefaultAsyncHttpxClient(
         timeout=timeout,
         # Only what CappedBody decodes (the client would also offer br and zstd).
         headers={"accept-encoding": "gzip, deflate"},
-        event_hooks={"response": [cap_responses(limit)]},
+        # A redirect is never followed (the SDK's client would): see RedirectRefused.
+        follow_redirects=False,
+        event_hooks={"response": [refuse_redirects, cap_responses(limit)]},
     )
     return openai.AsyncOpenAI(
         api_key=api_key,

@@ -5,7 +5,8 @@ steps with the constructors here: the ordinary answers (:func:`reply`, :func:`st
 :func:`delay`), the faults (:func:`hang`, :func:`drop`, :func:`reset_connection`,
 :func:`truncated`, :func:`raw`, :func:`empty_choices`, :func:`content_filter`,
 :func:`context_length_error`) and the hostile servers (:func:`retry_after`, :func:`drip`,
-:func:`gzip_bomb`, :func:`reply_content`, :func:`escape_error`, :func:`echo_headers`).
+:func:`gzip_bomb`, :func:`reply_content`, :func:`escape_error`, :func:`echo_headers`,
+:func:`redirect`).
 
 A standalone fake's ``--script`` is a JSON list of steps (:func:`step_from_dict`):
 ``{"reply": "text"}`` (optionally with ``"finish_reason"`` and ``"role"``), ``{"status": 500}``,
@@ -18,7 +19,7 @@ true}``, ``{"truncated": "partial body"}``, ``{"empty_choices": true}``, ``{"con
 that many bytes), ``{"content": [{"type": "text", "text": "..."}]}`` (any JSON as
 ``message.content``), ``{"escapes": 500}`` (an error body full of terminal escapes) and
 ``{"echo_headers": true}`` (a reply that repeats every request header, ``Authorization``
-included).
+included) and ``{"redirect": "http://elsewhere/v1/chat/completions", "code": 307}``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ __all__ = [
     "gzip_bomb_body",
     "hang",
     "raw",
+    "redirect",
     "reply",
     "reply_content",
     "reset_connection",
@@ -250,6 +252,14 @@ def escape_error(code: int = 500) -> Step:
     return status(code, body={"error": {"message": message, "type": "fake", "code": None}})
 
 
+def redirect(location: str, code: int = 307) -> Step:
+    """A ``code`` redirect (307 keeps the method and body, as a client that follows it would
+    resend the whole request) to ``location``: what a hijacked proxy or a moved endpoint
+    answers."""
+    body = {"error": {"message": f"moved to {location}", "type": "fake", "code": None}}
+    return status(code, headers={"location": location}, body=body)
+
+
 def echo_headers() -> Step:
     """A 200 chat completion whose content repeats every request header, ``Authorization``
     and any ``api-key`` included, as a summary: what a hostile or careless server may do."""
@@ -305,4 +315,6 @@ def step_from_dict(d: dict[str, Any]) -> Step:
         return escape_error(int(d["escapes"]))
     if d.get("echo_headers"):
         return echo_headers()
+    if "redirect" in d:
+        return redirect(str(d["redirect"]), int(d.get("code", 307)))
     raise ValueError(f"unknown fake step: {d!r}")
