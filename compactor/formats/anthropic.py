@@ -227,6 +227,7 @@ class AnthropicFormat:
             msg = AgenticMessage(role=role, blocks=blocks)
             if role == "assistant":
                 msg.usage = usage_from(ln.obj.get("usage"))
+            _jsonl.mark_earlier_summary(msg)
             messages.append(msg)
         return _jsonl.make_transcript(self.name, path, raw, lines, messages)
 

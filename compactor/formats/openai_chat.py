@@ -180,6 +180,8 @@ class OpenAIChatFormat:
         lines = _jsonl.parse_lines(path, raw)
         check_records(path, self.name, lines)
         messages = [message_from_record(path, ln.number, ln.obj) for ln in lines]
+        for msg in messages:
+            _jsonl.mark_earlier_summary(msg)
         return _jsonl.make_transcript(self.name, path, raw, lines, messages)
 
     def write(
