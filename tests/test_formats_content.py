@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
 
+from compactor.formats._jsonl import with_final_newline
 from compactor.formats.registry import read_transcript, write_transcript
 from compactor.prompts import PREAMBLE
 from compactor.rendering import render_transcript
@@ -26,6 +28,7 @@ from compactor.schema import content_type, make_user, user_text, with_content_ty
 from compactor.testing.fake_openai import FakeOpenAI
 
 from .fake_server_cli import REPO, invoke
+from .transcript_strategies import transcripts
 
 # -- point 15: re-compacting never re-inserts an earlier summary as the user's words ------------
 
@@ -293,3 +296,31 @@ def test_codex_refusal_and_claude_code_document_keep_their_text(tmp_path: Path) 
     transcript = read_transcript("s.jsonl", b"\n".join(lines) + b"\n", "claude-code")
     assert "PLANTED-DOC-BODY" in render_transcript(transcript.messages)
     assert "PLANTED-DOC-BODY" in user_text(transcript.messages[0])  # the user's own attachment
+
+
+_MODELLED_BLOCKS = {"text", "image", "thinking", "redacted_thinking", "tool_use", "tool_result"}
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(transcripts(formats=("openai", "anthropic")))
+def test_every_generated_part_survives_a_fresh_rendering(case: tuple[str, bytes]) -> None:
+    """Hypothesis: every message rendered afresh (``append`` renders the whole history again)
+    gives back each part list, and each block the reader does not model, as it was read."""
+    name, raw = case
+    transcript = read_transcript("gen.jsonl", raw, name)
+    kind: Any = type(transcript.messages[0])
+    summary = with_content_type(make_user(kind, "the summary"), "summary")
+    out = write_transcript(transcript, [summary, *transcript.messages], mode="append")
+    appended = out[len(with_final_newline(raw)) :]
+    rendered = [json.loads(line) for line in appended.splitlines()[1:]]
+    assert len(rendered) == len(transcript.records)
+    for original, again in zip(transcript.records, rendered, strict=True):
+        content = original.get("content")
+        if not isinstance(content, list) or original.get("role") == "system":
+            continue
+        if name == "openai":
+            assert again["content"] == content
+            continue
+        for item in content:
+            if item["type"] not in _MODELLED_BLOCKS:
+                assert item in again["content"]
