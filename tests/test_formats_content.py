@@ -187,13 +187,15 @@ def _anthropic_records() -> list[dict[str, Any]]:
     use = {"type": "tool_use", "id": "toolu_01", "name": "lookup", "input": {"q": "x"}}
     result = {"type": "tool_result", "tool_use_id": "toolu_01", "content": _RESULT_ITEMS}
     usage = {"input_tokens": 900, "output_tokens": 40}
+    # the API checks a thinking block's signature when the turn is sent back
+    thinking = {"type": "thinking", "thinking": "", "signature": "EqQBCkgIARABGAIiQ"}
     return [
         {"role": "user", "content": [document, {"type": "text", "text": "What notice applies?"}]},
         {"role": "assistant", "content": [use]},
         {"role": "user", "content": [result, unknown]},
         {
             "role": "assistant",
-            "content": [server_use, search_result, {"type": "text", "text": "30 days."}],
+            "content": [thinking, server_use, search_result, {"type": "text", "text": "30 days."}],
             "usage": usage,
         },
     ]
@@ -260,7 +262,8 @@ def test_unknown_parts_and_blocks_are_written_back_byte_for_byte(fmt: str) -> No
 
 def test_a_kept_anthropic_turn_keeps_its_server_tool_blocks(tmp_path: Path) -> None:
     """``keep`` a tail whose assistant turn carried usage: that turn is rendered again (its stale
-    usage dropped), and its server-tool blocks must come back as they were."""
+    usage dropped), and its thinking signature and server-tool blocks must come back as they
+    were."""
     src = tmp_path / "in.jsonl"
     raw = _jsonl_bytes(_anthropic_records())
     src.write_bytes(raw)

@@ -164,11 +164,11 @@ def blocks_from_content(
             raw = None if item.keys() <= {"type", "text"} else item  # citations, cache_control
             blocks.append(Block(text_type, str(item.get("text") or ""), raw=raw))
         elif kind == "image":
-            blocks.append(Block("user_input_image", url=_image_url(item)))
-        elif kind == "thinking":
-            blocks.append(Block("reasoning", str(item.get("thinking") or "")))
+            blocks.append(Block("user_input_image", url=_image_url(item), raw=item))
+        elif kind == "thinking":  # raw: its signature, which the API checks when it comes back
+            blocks.append(Block("reasoning", str(item.get("thinking") or ""), raw=item))
         elif kind == "redacted_thinking":
-            blocks.append(Block("reasoning"))
+            blocks.append(Block("reasoning", raw=item))
         elif kind == "tool_use":
             call_id = str(item.get("id") or "")
             name = str(item.get("name") or "")
@@ -194,14 +194,28 @@ def blocks_from_content(
 _MODELLED = frozenset({"text", "image", "thinking", "redacted_thinking", "tool_use", "tool_result"})
 
 
-def _raw_block(block: Block, raw: dict[str, Any]) -> dict[str, Any]:
-    """A block read as ``raw``: ``raw`` itself, or a text block with the block's changed text."""
+def _read_text(raw: dict[str, Any]) -> str | None:
+    """The ``text`` a block read from ``raw`` has (None: an image, a redacted thinking)."""
     kind = raw.get("type")
-    read = raw.get("text") if kind == "text" else other_text(raw) if kind != "image" else None
-    if block.text == read or (kind == "image" and block.url == _image_url(raw)):
+    if kind == "text":
+        return str(raw.get("text") or "")
+    if kind == "thinking":
+        return str(raw.get("thinking") or "")
+    if kind in ("image", "redacted_thinking"):
+        return None
+    return other_text(raw)
+
+
+def _raw_block(block: Block, raw: dict[str, Any]) -> dict[str, Any]:
+    """A block read as ``raw``: ``raw`` itself while the block is as read; else the block
+    rendered afresh from what it now holds (a changed text, a changed image URL)."""
+    kind = raw.get("type")
+    if block.text == _read_text(raw) and (kind != "image" or block.url == _image_url(raw)):
         return raw
     if kind == "image":
         return {"type": "image", "source": {"type": "url", "url": block.url or ""}}
+    if kind in ("thinking", "redacted_thinking"):
+        return {"type": "thinking", "thinking": block.text or ""}
     return {**raw, "text": block.text or ""} if kind == "text" else _text(block.text)
 
 
