@@ -119,6 +119,7 @@ _CHAT_PARTS: list[dict[str, Any]] = [
     {"type": "refusal", "refusal": "PLANTED-REFUSAL: I will not delete the database"},
     {"type": "text", "text": "PLANTED-CACHED-TEXT", "cache_control": {"type": "ephemeral"}},
     {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+    {"type": "quote_2027", "quote_2027": {"source": "a.md", "text": "PLANTED-NESTED-TEXT"}},
 ]
 
 _ANTHROPIC_BLOCKS: list[dict[str, Any]] = [
@@ -170,10 +171,10 @@ def _planted(items: list[dict[str, Any]]) -> list[str]:
 
 
 def _openai_records() -> list[dict[str, Any]]:
-    user, assistant, refusal, cached, audio = _CHAT_PARTS
+    user, assistant, refusal, cached, audio, nested = _CHAT_PARTS
     return [
         {"role": "system", "content": "You are a careful coding assistant."},
-        {"role": "user", "content": [user, audio]},
+        {"role": "user", "content": [user, audio, nested]},
         {"role": "assistant", "content": [assistant]},
         {"role": "user", "content": [cached]},
         {"role": "assistant", "content": [refusal]},

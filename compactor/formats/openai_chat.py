@@ -69,13 +69,27 @@ def parse_parts(path: str, line: int, items: list[Any], field: str) -> list[Part
 
 def part_text(item: dict[str, Any]) -> str | None:
     """The text of a content part: its ``text``, else the string under its type's own key
-    (``{"type": "refusal", "refusal": "..."}``); None when it has none."""
+    (``{"type": "refusal", "refusal": "..."}``), else every ``text`` nested in it (a new part
+    type that wraps its text); None when it has none."""
     text = item.get("text")
     if isinstance(text, str):
         return text
     kind = item.get("type")
     own = item.get(kind) if isinstance(kind, str) else None
-    return own if isinstance(own, str) else None
+    if isinstance(own, str):
+        return own
+    nested: list[str] = []
+    _nested_texts(item, nested)
+    return "\n".join(nested) if nested else None
+
+
+def _nested_texts(value: Any, out: list[str]) -> None:
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        if key == "text" and isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict | list):
+            _nested_texts(item, out)
 
 
 def _tool_calls(path: str, line: int, value: Any) -> list[ToolCall]:
@@ -160,8 +174,10 @@ def _raw_part(part: Part, raw: dict[str, Any]) -> dict[str, Any]:
     text = part_text(raw)
     if text is None or part.text is None or part.text == text:
         return raw
-    key = "text" if isinstance(raw.get("text"), str) else str(raw["type"])
-    return {**raw, key: part.text}
+    for key in ("text", raw.get("type")):
+        if isinstance(key, str) and isinstance(raw.get(key), str):
+            return {**raw, key: part.text}
+    return {"type": "text", "text": part.text}
 
 
 def render_parts(parts: list[Part], *, eino: bool = False) -> list[dict[str, Any]]:
