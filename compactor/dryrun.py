@@ -9,10 +9,13 @@ Kept light: ``compact check`` imports neither the middleware nor the event types
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .tokens import TokenCounter, default_token_counter
 from .trigger import TriggerCondition, TriggerDecision, decide_sync
+
+if TYPE_CHECKING:
+    from .sizes import InputLimits
 
 __all__ = ["CheckResult", "check_file"]
 
@@ -39,11 +42,15 @@ def check_file(
     trigger: TriggerCondition | None,
     counter: TokenCounter,
     format: str | None = None,
+    limits: InputLimits | None = None,
 ) -> CheckResult:
-    """Read ``path`` (``-``: stdin) and decide; malformed input raises TranscriptError."""
+    """Read ``path`` (``-``: stdin) and decide; malformed input raises TranscriptError, and so
+    does a line or an input past ``limits`` (default: :class:`~compactor.io.InputLimits`)."""
     from .formats.streaming import stream_check
 
-    streamed = stream_check(path, trigger, format) if counter is default_token_counter else None
+    streamed = (
+        stream_check(path, trigger, format, limits) if counter is default_token_counter else None
+    )
     if streamed is not None:
         # line-per-message formats: the whole file is the visible history
         return CheckResult(
@@ -58,7 +65,7 @@ def check_file(
     from .formats.registry import file_tool_pairs, read_transcript
     from .io import read_input
 
-    display, raw = read_input(path)
+    display, raw = read_input(path, limits)
     parsed = read_transcript(display, raw, format=format)
     decision = decide_sync(parsed.messages, parsed.tools, trigger, counter, always_count=True)
     calls, results = file_tool_pairs(parsed)

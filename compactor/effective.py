@@ -181,6 +181,8 @@ def effective_config(
         if check is not None
         else False
     )
+    limits = file_cfg.input_limits()
+    data["input"] = {"max_line_bytes": limits.max_line_bytes, "max_bytes": limits.max_bytes}
     data["prices"] = file_cfg.prices or {}
     # Keys this module does not know yet (newer config sections): as written, never null.
     for key, value in file_cfg.to_dict(mask=True).items():

@@ -192,7 +192,12 @@ class Run:
         # and not kept: what is written back unchanged is read again, and checked. No snapshot
         # either: nothing in the run edits a message in place (the pipeline only reads the
         # history). So the transcript is held once, as parsed.
-        self._input = open_input(opts.input, lock=opts.in_place, stream=not opts.in_place)
+        self._input = open_input(
+            opts.input,
+            lock=opts.in_place,
+            stream=not opts.in_place,
+            limits=file_cfg.input_limits(),
+        )
         if opts.in_place:
             self._check_planned_file()
         parsed = read_transcript(

@@ -137,13 +137,20 @@ class Usage:
 
 @dataclass(slots=True)
 class Part:
-    """One part of a multi-part chat message: ``text``, ``image_url``, ``reasoning``, ..."""
+    """One part of a multi-part chat message: ``text``, ``image_url``, ``reasoning``, ...
+
+    A part a reader does not model (``input_text``, ``refusal``, ``input_audio``, a text part with
+    more keys than ``type`` and ``text``) keeps the object it was read from in ``raw``: a part
+    with text in it is a ``text`` part (so it is counted, summarized and quoted like one), and a
+    writer puts ``raw`` back as it was unless the text was changed.
+    """
 
     __deepcopy__ = _deepcopy_slots
 
     type: str
     text: str | None = None
     url: str | None = None
+    raw: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -185,6 +192,11 @@ class Block:
     ``function_tool_call`` (``call_id``, ``name``, ``arguments``) or ``function_tool_result``
     (``call_id``, ``name``, ``content``: a list of blocks, ``is_error``: the tool reported a
     failure, as Anthropic's ``tool_result.is_error``).
+
+    A block a reader does not model in full (Anthropic ``document``, ``server_tool_use``,
+    ``web_search_tool_result``, a thinking block's signature, ...) keeps the object it was read
+    from in ``raw``; its text (or a ``[type]`` placeholder) is in ``text`` of a text block, so it
+    is counted and summarized, and a writer puts ``raw`` back as it was unless the text changed.
     """
 
     __deepcopy__ = _deepcopy_slots
@@ -197,6 +209,7 @@ class Block:
     arguments: str | None = None
     content: list[Block] = field(default_factory=list)
     is_error: bool = False
+    raw: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -350,7 +363,7 @@ def parts_text(msg: Message) -> str:
     for part in msg.parts:
         if part.type == "text" and part.text:
             texts.append(part.text)
-        elif part.type in MEDIA_PART_TYPES:
+        elif part.type in MEDIA_PART_TYPES or (part.text is None and part.raw is not None):
             texts.append(media_placeholder(part.type))
     return "\n".join(texts) if texts else msg.content
 

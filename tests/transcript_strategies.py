@@ -60,6 +60,12 @@ tool_call = st.builds(
     names,
     st.just("{}") | st.builds(lambda v: json.dumps({"v": v}), text),
 )
+unknown_part = st.one_of(
+    st.builds(lambda t: {"type": "input_text", "text": t}, text),
+    st.builds(lambda t: {"type": "refusal", "refusal": t}, text),
+    st.just({"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}),
+)
+"""A part the readers do not model (issue 27.3): kept, text and all."""
 openai_message = st.one_of(
     st.builds(lambda c: {"role": "user", "content": c}, text),
     st.builds(lambda c: {"role": "system", "content": c}, text),
@@ -74,7 +80,8 @@ openai_message = st.one_of(
         lambda c, extra: {"role": "user", "content": c, **extra},
         st.lists(
             st.builds(lambda t: {"type": "text", "text": t}, text)
-            | st.just({"type": "image_url", "image_url": {"url": "http://x/i.png"}}),
+            | st.just({"type": "image_url", "image_url": {"url": "http://x/i.png"}})
+            | unknown_part,
             min_size=1,
             max_size=2,
         ),
@@ -133,6 +140,18 @@ tool_result = st.builds(
     text | st.lists(text_block, max_size=2),
 )
 thinking = st.builds(lambda t: {"type": "thinking", "thinking": t, "signature": "sig"}, text)
+other_block = st.one_of(
+    st.builds(
+        lambda t: {"type": "document", "source": {"type": "text", "data": t}, "title": "d"}, text
+    ),
+    st.builds(
+        lambda i, t: {"type": "server_tool_use", "id": i, "name": "web_search", "input": {"q": t}},
+        call_ids,
+        text,
+    ),
+    st.builds(lambda t: {"type": "mystery_block", "payload": {"note": t}}, text),
+)
+"""A block the readers do not model (issue 27.3): kept, text and all."""
 
 
 @st.composite
@@ -143,7 +162,9 @@ def anthropic_records(draw: st.DrawFn) -> list[dict[str, Any]]:
     out.append({"role": "user", "content": draw(words)})
     for _ in range(draw(st.integers(0, 6))):
         if draw(st.booleans()):
-            blocks = draw(st.lists(thinking | text_block | tool_use, min_size=1, max_size=3))
+            blocks = draw(
+                st.lists(thinking | text_block | tool_use | other_block, min_size=1, max_size=3)
+            )
             rec: dict[str, Any] = {"role": "assistant", "content": blocks}
             if draw(st.booleans()):
                 rec["usage"] = {"input_tokens": draw(st.integers(0, 9)), "output_tokens": 5}

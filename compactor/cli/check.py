@@ -161,6 +161,7 @@ class _Check:
         self.counter = file_cfg.counter()
         self.trigger = file_cfg.trigger_condition()
         self.counter_name = file_cfg.counter_name()
+        self.limits = file_cfg.input_limits()
         self.explain: Any = None
         self.colour = not as_json and use_colour()
 
@@ -170,7 +171,7 @@ class _Check:
             return self._explained(path)
         from compactor.dryrun import check_file
 
-        result = check_file(path, self.trigger, self.counter, self.fmt)
+        result = check_file(path, self.trigger, self.counter, self.fmt, self.limits)
         if not self.as_json:
             self._line(result.path, result.format, result.decision)
             return result.decision.triggered
@@ -214,7 +215,7 @@ class _Check:
         from compactor.io import read_input
         from compactor.trigger import decide_sync
 
-        display, raw = read_input(path)
+        display, raw = read_input(path, self.limits)
         parsed = read_transcript(display, raw, format=self.fmt)
         decision = decide_sync(
             parsed.messages, parsed.tools, self.trigger, self.counter, always_count=True

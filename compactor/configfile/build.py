@@ -329,6 +329,7 @@ def build_config(
         summary_check=file_cfg.summary_check_config(),
     )
     file_cfg.spend_limits()  # a bad limit is exit 2 before any work, like every other key
+    file_cfg.input_limits()
     try:
         validate_config(config)
     except ConfigError as err:

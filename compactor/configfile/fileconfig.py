@@ -25,6 +25,7 @@ from .schema import SECRET_KEYS
 if TYPE_CHECKING:
     from compactor.config import KeepTail, RetentionConfig, SummaryCheck
     from compactor.limits import SpendLimits
+    from compactor.sizes import InputLimits
 
 __all__ = [
     "DEFAULT_FILE_MAX_DELAY",
@@ -95,6 +96,9 @@ class FileConfig:
     batch) may send to remote summarizers (:mod:`compactor.limits`)."""
     summary_check: dict[str, Any] | None = None
     """``{min_tokens: N, require_sections: true}``: a reply below it is a failed attempt."""
+    input: dict[str, Any] | None = None
+    """``{max_line_bytes: N, max_bytes: N}``: the longest line and the largest transcript a
+    read holds (:class:`compactor.io.InputLimits`); past either, the input is refused."""
     prices: dict[str, dict[str, float]] | None = None
     """Model name → ``{input, output}`` USD per million tokens (``check --explain``)."""
     lines: dict[str, int] = field(default_factory=dict, repr=False)
@@ -280,6 +284,18 @@ class FileConfig:
             if value < 0:
                 raise self.error(f"limits.{key}", f"limits.{key} must be non-negative")
         return SpendLimits(**values) if values else None
+
+    def input_limits(self) -> InputLimits:
+        """The ``input`` section's limits (each a positive number of bytes), else the defaults."""
+        from compactor.sizes import InputLimits
+
+        values = dict(self.input or {})
+        for key, value in values.items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise self.error(
+                    f"input.{key}", f"input.{key} must be a positive number of bytes, got {value!r}"
+                )
+        return InputLimits(**values)
 
     def keep_tail(self) -> KeepTail | None:
         from compactor.config import KeepTail, check_keep

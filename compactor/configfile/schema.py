@@ -115,6 +115,7 @@ SCHEMA: dict[str, Any] = {
     "reply_reserve_tokens": (int,),
     "max_summary_tokens": (int, NONE),
     "limits": {"max_requests": (int, NONE), "max_input_tokens": (int, NONE)},
+    "input": {"max_line_bytes": (int,), "max_bytes": (int,)},
     "summary_check": {"min_tokens": (int,), "require_sections": (bool,)},
     "prices": PRICE_TABLE,
 }

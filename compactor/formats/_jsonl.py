@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from compactor.errors import TranscriptError
+from compactor.prompts import PREAMBLE
 from compactor.schema import (
     CONTENT_TYPE_KEY,
     MAX_JSON_DEPTH,
@@ -43,6 +44,7 @@ __all__ = [
     "compaction_time",
     "dump",
     "is_unchanged",
+    "mark_earlier_summary",
     "match_messages",
     "message_text",
     "newline_of",
@@ -325,6 +327,16 @@ def message_text(msg: Message | AgenticMessage) -> str:
         texts = [p.text for p in msg.parts if p.type == "text" and p.text]
         return "\n".join(texts) if texts else msg.content
     return user_text(msg) or assistant_text(msg)
+
+
+def mark_earlier_summary(msg: Message | AgenticMessage) -> None:
+    """Mark ``msg`` as a summary (in place) when it is a user message that starts with our
+    :data:`~compactor.prompts.PREAMBLE`: an earlier compaction's summary in a format that has no
+    key for it (openai, anthropic: their APIs refuse unknown keys). The marker is internal (never
+    written), so the record is written back as it was; the summary is then never quoted back as
+    the user's own words by a later compaction."""
+    if msg.role == "user" and message_text(msg).lstrip().startswith(PREAMBLE):
+        msg.extra[CONTENT_TYPE_KEY] = "summary"
 
 
 def public_extra(extra: dict[str, Any]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ __all__ = [
     "AnthropicFormat",
     "blocks_from_content",
     "content_from_blocks",
+    "other_text",
     "usage_from",
 ]
 
@@ -80,6 +81,45 @@ def _image_url(block: dict[str, Any]) -> str | None:
     return None
 
 
+_OPAQUE_KEYS = frozenset(
+    {"type", "id", "tool_use_id", "signature", "encrypted_content", "cache_control", "citations"}
+)
+"""Keys of an unknown block that hold no text a reader could use (ids, signatures, ...)."""
+
+
+def _strings(value: Any, out: list[str]) -> None:
+    """Every string in ``value`` (a block's JSON), in order, leaving out opaque keys and
+    base64 ``data`` (a ``source`` of type ``text`` keeps its ``data``: it is the text)."""
+    if isinstance(value, str):
+        if value:
+            out.append(value)
+    elif isinstance(value, list):
+        for item in value:
+            _strings(item, out)
+    elif isinstance(value, dict):
+        media = value.get("media_type")
+        textual = value.get("type") == "text" or (
+            isinstance(media, str) and media.startswith("text/")
+        )
+        for key, item in value.items():
+            if key in _OPAQUE_KEYS or key == "media_type" or (key == "data" and not textual):
+                continue
+            if key == "input" and isinstance(item, dict | list):
+                out.append(json.dumps(item, ensure_ascii=False))
+            else:
+                _strings(item, out)
+
+
+def other_text(item: dict[str, Any]) -> str:
+    """The text of a block the reader does not model (``document``, ``search_result``,
+    ``server_tool_use``, ``web_search_tool_result``, any new type): ``[type]`` and every string
+    it holds, so a summarizer reads what the model read; ``[type]`` alone when it has none."""
+    texts: list[str] = []
+    _strings({k: v for k, v in item.items() if k != "type"}, texts)
+    head = f"[{item.get('type')}]"
+    return "\n".join([head, *texts]) if texts else head
+
+
 def _result_content(content: Any) -> list[Block]:
     if isinstance(content, str):
         return [Block("user_input_text", content)]
@@ -89,9 +129,13 @@ def _result_content(content: Any) -> list[Block]:
             if not isinstance(item, dict):
                 continue
             if item.get("type") == "text":
-                blocks.append(Block("user_input_text", str(item.get("text") or "")))
+                text = str(item.get("text") or "")
+                raw = None if item.keys() <= {"type", "text"} else item
+                blocks.append(Block("user_input_text", text, raw=raw))
             elif item.get("type") == "image":
-                blocks.append(Block("user_input_image", url=_image_url(item)))
+                blocks.append(Block("user_input_image", url=_image_url(item), raw=item))
+            else:  # search_result, document, tool_reference, ...: their text, kept as read
+                blocks.append(Block("user_input_text", other_text(item), raw=item))
     return blocks
 
 
@@ -117,13 +161,14 @@ def blocks_from_content(
             raise TranscriptError(path, line, field, "each block must be an object with a type")
         kind = item["type"]
         if kind == "text":
-            blocks.append(Block(text_type, str(item.get("text") or "")))
+            raw = None if item.keys() <= {"type", "text"} else item  # citations, cache_control
+            blocks.append(Block(text_type, str(item.get("text") or ""), raw=raw))
         elif kind == "image":
-            blocks.append(Block("user_input_image", url=_image_url(item)))
-        elif kind == "thinking":
-            blocks.append(Block("reasoning", str(item.get("thinking") or "")))
+            blocks.append(Block("user_input_image", url=_image_url(item), raw=item))
+        elif kind == "thinking":  # raw: its signature, which the API checks when it comes back
+            blocks.append(Block("reasoning", str(item.get("thinking") or ""), raw=item))
         elif kind == "redacted_thinking":
-            blocks.append(Block("reasoning"))
+            blocks.append(Block("reasoning", raw=item))
         elif kind == "tool_use":
             call_id = str(item.get("id") or "")
             name = str(item.get("name") or "")
@@ -141,7 +186,41 @@ def blocks_from_content(
                     is_error=item.get("is_error") is True,
                 )
             )
+        elif kind not in _MODELLED:  # document, server_tool_use, web_search_tool_result, ...
+            blocks.append(Block(text_type, other_text(item), raw=item))
     return blocks
+
+
+_MODELLED = frozenset({"text", "image", "thinking", "redacted_thinking", "tool_use", "tool_result"})
+
+
+def _read_text(raw: dict[str, Any]) -> str | None:
+    """The ``text`` a block read from ``raw`` has (None: an image, a redacted thinking)."""
+    kind = raw.get("type")
+    if kind == "text":
+        return str(raw.get("text") or "")
+    if kind == "thinking":
+        return str(raw.get("thinking") or "")
+    if kind in ("image", "redacted_thinking"):
+        return None
+    return other_text(raw)
+
+
+def _raw_block(block: Block, raw: dict[str, Any]) -> dict[str, Any]:
+    """A block read as ``raw``: ``raw`` itself while the block is as read; else the block
+    rendered afresh from what it now holds (a changed text, a changed image URL)."""
+    kind = raw.get("type")
+    if block.text == _read_text(raw) and (kind != "image" or block.url == _image_url(raw)):
+        return raw
+    if kind == "image":
+        return {"type": "image", "source": {"type": "url", "url": block.url or ""}}
+    if kind in ("thinking", "redacted_thinking"):
+        return {"type": "thinking", "thinking": block.text or ""}
+    return {**raw, "text": block.text or ""} if kind == "text" else _text(block.text)
+
+
+def _text(text: str | None) -> dict[str, Any]:
+    return {"type": "text", "text": text or ""}
 
 
 def content_from_blocks(msg: Message | AgenticMessage) -> str | list[dict[str, Any]]:
@@ -150,7 +229,9 @@ def content_from_blocks(msg: Message | AgenticMessage) -> str | list[dict[str, A
         return _jsonl.message_text(msg)
     out: list[dict[str, Any]] = []
     for b in msg.blocks:
-        if b.type in ("user_input_text", "assistant_gen_text"):
+        if b.raw is not None:
+            out.append(_raw_block(b, b.raw))
+        elif b.type in ("user_input_text", "assistant_gen_text"):
             out.append({"type": "text", "text": b.text or ""})
         elif b.type == "reasoning" and b.text:
             out.append({"type": "thinking", "thinking": b.text})
@@ -162,7 +243,9 @@ def content_from_blocks(msg: Message | AgenticMessage) -> str | list[dict[str, A
             out.append({"type": "tool_use", "id": b.call_id, "name": b.name, "input": args})
         elif b.type == "function_tool_result":
             texts = [
-                {"type": "text", "text": c.text or ""} for c in b.content if c.text is not None
+                _raw_block(c, c.raw) if c.raw is not None else _text(c.text)
+                for c in b.content
+                if c.text is not None or c.raw is not None
             ]
             result: dict[str, Any] = {"type": "tool_result", "tool_use_id": b.call_id}
             result["content"] = texts
@@ -227,6 +310,7 @@ class AnthropicFormat:
             msg = AgenticMessage(role=role, blocks=blocks)
             if role == "assistant":
                 msg.usage = usage_from(ln.obj.get("usage"))
+            _jsonl.mark_earlier_summary(msg)
             messages.append(msg)
         return _jsonl.make_transcript(self.name, path, raw, lines, messages)
 

@@ -41,6 +41,7 @@ from compactor.schema import (
 from . import _jsonl
 from ._family import check_records, family
 from .base import CompactionInfo, Transcript, WriteMode
+from .openai_chat import part_text
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
@@ -88,8 +89,9 @@ class _Reader:
                         raise TranscriptError(
                             self.path, line, "payload.content", "items must be objects"
                         )
-                    if "text" in c:
-                        parts.append(Part("text", str(c.get("text") or "")))
+                    text = part_text(c)  # input_text, output_text, refusal, ...
+                    if "text" in c or text is not None:
+                        parts.append(Part("text", text or str(c.get("text") or "")))
                     elif c.get("type") == "input_image":
                         url = c.get("image_url")
                         parts.append(Part("image_url", url=url if isinstance(url, str) else None))

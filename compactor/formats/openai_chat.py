@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from compactor.errors import TranscriptError
-from compactor.schema import AgenticMessage, Message, Part, ToolCall, content_type
+from compactor.schema import (
+    MEDIA_PART_TYPES,
+    AgenticMessage,
+    Message,
+    Part,
+    ToolCall,
+    content_type,
+)
 
 from . import _jsonl
 from ._family import check_records
@@ -25,6 +32,7 @@ __all__ = [
     "OpenAIChatFormat",
     "message_from_record",
     "parse_parts",
+    "part_text",
     "record_from_message",
     "render_parts",
 ]
@@ -42,14 +50,46 @@ def parse_parts(path: str, line: int, items: list[Any], field: str) -> list[Part
                 path, line, field, "each content part must be an object with a type"
             )
         kind = item["type"]
-        if kind == "text":
-            text = item.get("text")
-            parts.append(Part("text", text if isinstance(text, str) else ""))
-        else:
+        text = part_text(item)
+        if kind == "text" and item.keys() <= {"type", "text"}:
+            parts.append(Part("text", text or ""))
+        elif kind == "reasoning":  # the model's own thinking: counted, never summarized
+            parts.append(Part("reasoning", text, raw=item))
+        elif text is not None:
+            # input_text, output_text, refusal, a text part with more keys: text all the same
+            parts.append(Part("text", text, raw=item))
+        elif kind in MEDIA_PART_TYPES:
             value = item.get(kind, item.get(kind.removesuffix("_url")))  # Eino: "image"
             url = value.get("url") if isinstance(value, dict) else value
             parts.append(Part(kind, url=url if isinstance(url, str) else None))
+        else:
+            parts.append(Part(kind, raw=item))  # no text (input_audio, file): kept as it was
     return parts
+
+
+def part_text(item: dict[str, Any]) -> str | None:
+    """The text of a content part: its ``text``, else the string under its type's own key
+    (``{"type": "refusal", "refusal": "..."}``), else every ``text`` nested in it (a new part
+    type that wraps its text); None when it has none."""
+    text = item.get("text")
+    if isinstance(text, str):
+        return text
+    kind = item.get("type")
+    own = item.get(kind) if isinstance(kind, str) else None
+    if isinstance(own, str):
+        return own
+    nested: list[str] = []
+    _nested_texts(item, nested)
+    return "\n".join(nested) if nested else None
+
+
+def _nested_texts(value: Any, out: list[str]) -> None:
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        if key == "text" and isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict | list):
+            _nested_texts(item, out)
 
 
 def _tool_calls(path: str, line: int, value: Any) -> list[ToolCall]:
@@ -129,10 +169,23 @@ def _as_message(msg: Message | AgenticMessage) -> Message:
     return out
 
 
+def _raw_part(part: Part, raw: dict[str, Any]) -> dict[str, Any]:
+    """A part read as ``raw``: ``raw`` itself, or a copy holding the part's changed text."""
+    text = part_text(raw)
+    if text is None or part.text is None or part.text == text:
+        return raw
+    for key in ("text", raw.get("type")):
+        if isinstance(key, str) and isinstance(raw.get(key), str):
+            return {**raw, key: part.text}
+    return {"type": "text", "text": part.text}
+
+
 def render_parts(parts: list[Part], *, eino: bool = False) -> list[dict[str, Any]]:
     rendered: list[dict[str, Any]] = []
     for p in parts:
-        if p.type == "text":
+        if p.raw is not None:
+            rendered.append(_raw_part(p, p.raw))
+        elif p.type == "text":
             rendered.append({"type": "text", "text": p.text or ""})
         else:
             key = p.type.removesuffix("_url") if eino else p.type
@@ -180,6 +233,8 @@ class OpenAIChatFormat:
         lines = _jsonl.parse_lines(path, raw)
         check_records(path, self.name, lines)
         messages = [message_from_record(path, ln.number, ln.obj) for ln in lines]
+        for msg in messages:
+            _jsonl.mark_earlier_summary(msg)
         return _jsonl.make_transcript(self.name, path, raw, lines, messages)
 
     def write(

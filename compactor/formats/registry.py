@@ -63,13 +63,18 @@ def _head(path: str, raw: bytes | FileSource) -> list[_jsonl.Line]:
 
 
 def _source_head(source: FileSource) -> bytes:
-    """The start of the file: its first :data:`SNIFF_RECORDS` lines at least, or all of it."""
+    """The start of the file: its first :data:`SNIFF_RECORDS` lines at least, or all of it.
+    A line past the source's ``max_line_bytes`` is refused once just past it has been read."""
+    from compactor.sizes import LineGuard
+
     size = 1 << 16
+    cap = source.limits.max_line_bytes
     while True:
         head = source.read_at(0, size)
+        LineGuard(source.name, source.limits).feed(head)
         if len(head) < size or head.count(b"\n") > SNIFF_RECORDS:
             return head
-        size *= 4
+        size = size * 4 if size > cap else min(size * 4, cap + 2)
 
 
 _MANAGED_AGENT_ROLES = frozenset({"agent", "user", "system"})

@@ -11,6 +11,7 @@ Other formats, other counters and stdin return None: the caller does the full re
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ import orjson
 
 from compactor.errors import TranscriptError
 from compactor.schema import MAX_JSON_DEPTH, Message
+from compactor.sizes import InputLimits, LineGuard, check_size
 from compactor.tokens import estimate_message, utf8_len
 from compactor.trigger import TriggerCondition, TriggerDecision, verdict
 
@@ -121,13 +123,15 @@ def _from_message(msg: Message) -> _Fast:
     return msg.role, estimate_message(msg), total, [c.id for c in msg.tool_calls], result_id
 
 
-def _split_lines(fh: Any, block_size: int = 1 << 20) -> Iterator[bytes]:
-    """The lines of ``fh`` without their ``\\n``, as ``raw.split(b"\\n")`` gives them."""
+def _split_lines(fh: Any, guard: LineGuard, block_size: int = 1 << 20) -> Iterator[bytes]:
+    """The lines of ``fh`` without their ``\\n``, as ``raw.split(b"\\n")`` gives them; each
+    block is checked by ``guard`` (the input limits) before it is kept."""
     pending: list[bytes] = []
     while True:
         block = fh.read(block_size)
         if not block:
             break
+        guard.feed(block)
         parts = block.split(b"\n")
         if len(parts) == 1:
             pending.append(block)
@@ -148,9 +152,13 @@ _SHALLOW_BYTES = 2 * MAX_JSON_DEPTH
 
 
 def stream_check(
-    path: str, trigger: TriggerCondition | None, format: str | None = None
+    path: str,
+    trigger: TriggerCondition | None,
+    format: str | None = None,
+    limits: InputLimits | None = None,
 ) -> StreamResult | None:
-    """Check ``path`` with the default counter in O(1) memory, or None when it cannot stream."""
+    """Check ``path`` with the default counter in O(1) memory, or None when it cannot stream.
+    A line or an input past ``limits`` is a TranscriptError, as in the full read."""
     if path == "-" or (format is not None and format not in STREAM_FORMATS):
         return None
     try:
@@ -158,7 +166,9 @@ def stream_check(
     except OSError:
         return None  # the full read reports it
     with fh:
-        chunks = _split_lines(fh)
+        limits = limits or InputLimits()
+        check_size(path, os.fstat(fh.fileno()), limits)
+        chunks = _split_lines(fh, LineGuard(path, limits))
         head_lines: list[bytes] = []
         more = False
         for chunk in chunks:

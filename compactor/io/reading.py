@@ -17,12 +17,16 @@ import sys
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from compactor.errors import InputChangedError, StreamError, TranscriptError
+from compactor.sizes import InputLimits, LineGuard, check_size
 
 from .paths import os_cause
 
 __all__ = ["FileSource", "InputFile", "open_input", "read_input"]
+
+_BLOCK = 1 << 20
 
 
 class FileSource:
@@ -37,11 +41,13 @@ class FileSource:
     meanwhile is an :class:`~compactor.errors.InputChangedError`, never mixed output.
     """
 
-    BLOCK = 1 << 20
+    BLOCK = _BLOCK
 
-    def __init__(self, name: str, fd: int) -> None:
+    def __init__(self, name: str, fd: int, limits: InputLimits | None = None) -> None:
         self.name = name
         self.fd: int | None = fd
+        self.limits = limits or InputLimits()
+        """Checked as the blocks are read (a file may grow while it is read)."""
         self.size = 0
         """Bytes read by :meth:`blocks`."""
         self.crc = 0
@@ -78,7 +84,9 @@ class FileSource:
     def blocks(self) -> Iterator[bytes]:
         """The file's bytes from its start to its end, in blocks of :data:`BLOCK` bytes."""
         offset = crc = 0
+        guard = LineGuard(self.name, self.limits)
         while block := self._pread(self.BLOCK, offset):
+            guard.feed(block)
             crc = zlib.crc32(block, crc)
             offset += len(block)
             yield block
@@ -155,35 +163,57 @@ class InputFile:
             self.fd = None
 
 
-def _read_fd(fd: int) -> bytes:
-    """Everything left in ``fd`` (``FileIO.readall`` sizes its buffer from fstat: a regular
-    file is read into one allocation, not chunks joined at the end)."""
+def _read_fd(name: str, fd: int, limits: InputLimits, regular: bool) -> bytes:
+    """Everything left in ``fd``, within ``limits``. A regular file (its size checked first) is
+    read by ``FileIO.readall``, which sizes its buffer from fstat: one allocation, not chunks
+    joined at the end; then its lines are checked. A pipe or device is read in blocks, each
+    checked before it is kept, so an endless one stops at a limit."""
+    guard = LineGuard(name, limits)
     with io.FileIO(fd, "rb", closefd=False) as fh:
-        return fh.readall()
+        if regular:
+            data = fh.readall()
+            for start in range(0, len(data), _BLOCK):
+                guard.feed(data, start, min(start + _BLOCK, len(data)))
+            return data
+        return _read_blocks(fh.read, guard)
 
 
 def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
-def _read_stdin() -> InputFile:
+def _read_blocks(read: Any, guard: LineGuard) -> bytes:
+    """``read(n)`` until it returns nothing, each block checked by ``guard`` first."""
+    chunks: list[bytes] = []
+    while block := read(_BLOCK):
+        guard.feed(block)
+        chunks.append(block)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _read_stdin(limits: InputLimits) -> InputFile:
     stdin = sys.stdin
     if stdin is None or getattr(stdin, "closed", False):
         raise StreamError("<stdin>", "stdin is closed", reading=True)
     try:
-        return InputFile("-", stdin.buffer.read())
+        return InputFile("-", _read_blocks(stdin.buffer.read, LineGuard("-", limits)))
     except (OSError, ValueError, AttributeError) as err:
         cause = os_cause(err) if isinstance(err, OSError) else "stdin is closed"
         raise StreamError("<stdin>", cause, reading=True) from err
 
 
-def open_input(name: str, *, lock: bool = False, stream: bool = False) -> InputFile:
+def open_input(
+    name: str, *, lock: bool = False, stream: bool = False, limits: InputLimits | None = None
+) -> InputFile:
     """Read ``name`` (``-``: stdin). ``lock``: hold an exclusive ``flock`` until ``close()``
     (another holder → InputChangedError) and insist on a stable read of a regular file.
     ``stream`` (without ``lock``): a regular file is not read now but kept open as a
-    :class:`FileSource`, read in blocks by the parser (close it with ``close()``)."""
+    :class:`FileSource`, read in blocks by the parser (close it with ``close()``).
+    ``limits`` (default: :class:`InputLimits`): a longer line or a larger input is a
+    TranscriptError, raised before more than the limit is held."""
+    limits = limits or InputLimits()
     if name == "-":
-        return _read_stdin()
+        return _read_stdin(limits)
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOCTTY)
     except FileNotFoundError as err:
@@ -193,19 +223,21 @@ def open_input(name: str, *, lock: bool = False, stream: bool = False) -> InputF
     except OSError as err:
         raise TranscriptError(name, None, None, f"failed to read: {os_cause(err)}") from err
     try:
-        return _read_open(name, fd, lock, stream)
+        return _read_open(name, fd, lock, stream, limits)
     except BaseException:
         os.close(fd)
         raise
 
 
-def _read_open(name: str, fd: int, lock: bool, stream: bool = False) -> InputFile:
+def _read_open(name: str, fd: int, lock: bool, stream: bool, limits: InputLimits) -> InputFile:
     st = os.fstat(fd)
     if stat.S_ISDIR(st.st_mode):
         raise TranscriptError(name, None, None, "is a directory, not a file")
+    check_size(name, st, limits)
     regular = stat.S_ISREG(st.st_mode)
     if stream and regular and not lock:
-        return InputFile(name, FileSource(name, fd), os.path.realpath(name), _identity(st))
+        source = FileSource(name, fd, limits)
+        return InputFile(name, source, os.path.realpath(name), _identity(st))
     if lock:
         import fcntl
 
@@ -217,7 +249,7 @@ def _read_open(name: str, fd: int, lock: bool, stream: bool = False) -> InputFil
             ) from err
     for _ in range(3):
         try:
-            raw = _read_fd(fd)
+            raw = _read_fd(name, fd, limits, regular)
         except OSError as err:
             raise TranscriptError(name, None, None, f"failed to read: {os_cause(err)}") from err
         if not regular:
@@ -240,7 +272,7 @@ def _read_open(name: str, fd: int, lock: bool, stream: bool = False) -> InputFil
     return info
 
 
-def read_input(path_or_dash: str) -> tuple[str, bytes]:
-    """(display path, bytes) of a transcript file, or of stdin for ``-``."""
-    info = open_input(path_or_dash)
+def read_input(path_or_dash: str, limits: InputLimits | None = None) -> tuple[str, bytes]:
+    """(display path, bytes) of a transcript file, or of stdin for ``-`` (within ``limits``)."""
+    info = open_input(path_or_dash, limits=limits)
     return info.display, info.raw
