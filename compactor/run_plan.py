@@ -19,7 +19,7 @@ from pathlib import Path
 from .configfile import FileConfig, Overrides, check_config, load_default_config
 from .errors import ConfigError, TranscriptError
 from .inputs import OUTPUT_SUFFIX
-from .io import Destination, is_inside, plan_archive_dir, resolve_destination
+from .io import Destination, is_inside, make_private_dirs, plan_archive_dir, resolve_destination
 
 __all__ = [
     "APPEND_FORMATS",
@@ -27,8 +27,10 @@ __all__ = [
     "RunPlan",
     "check_output_dir",
     "default_output",
+    "make_output_dir",
     "output_path",
     "plan",
+    "remove_created_dirs",
 ]
 
 APPEND_FORMATS = ("claude-code", "codex")
@@ -67,7 +69,8 @@ class RunOptions:
     config: str | None = None
     """YAML config file (None: ``$COMPACT_CONFIG``, else the built-in defaults)."""
     output_dir: str | None = None
-    """Write the output into this existing folder, under the input's own file name."""
+    """Write the output into this folder, under the input's own file name (a missing folder is
+    created, mode 0700, once the run's plan is accepted)."""
     threshold: int | None = None
     """Compact above this many tokens (replaces the config's token trigger)."""
     token_counter: str | None = None
@@ -140,12 +143,48 @@ def output_path(options: RunOptions) -> str | None:
 
 
 def check_output_dir(folder: str) -> None:
-    """``--output-dir`` must name an existing, writable folder (ConfigError, exit 2)."""
-    if not os.path.isdir(folder):
-        what = "does not exist" if not os.path.lexists(folder) else "is not a folder"
-        raise ConfigError(f"--output-dir {folder!r} {what}")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ConfigError(f"--output-dir {folder!r} is not writable")
+    """``--output-dir`` must name a writable folder, or one that can be created: its nearest
+    existing parent is a writable folder (ConfigError, exit 2). Nothing is created here."""
+    if os.path.lexists(folder):
+        if not os.path.isdir(folder):
+            raise ConfigError(f"--output-dir {folder!r} is not a folder")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise ConfigError(f"--output-dir {folder!r} is not writable")
+        return
+    probe = Path(os.path.abspath(folder))
+    while not os.path.lexists(probe) and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ConfigError(f"--output-dir {folder!r}: {str(probe)!r} is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ConfigError(f"--output-dir {folder!r}: {str(probe)!r} is not writable")
+
+
+def make_output_dir(folder: str | None) -> list[Path]:
+    """Create a missing ``--output-dir`` (and its missing parents) private, mode 0700, as the
+    archive and the cache are; return the folders created, deepest last (empty: it existed)."""
+    if folder is None or os.path.lexists(folder):
+        return []
+    missing: list[Path] = []
+    probe = Path(os.path.abspath(folder))
+    while not os.path.lexists(probe) and probe.parent != probe:
+        missing.append(probe)
+        probe = probe.parent
+    try:
+        make_private_dirs(Path(os.path.abspath(folder)))
+    except OSError as err:
+        raise ConfigError(f"--output-dir {folder!r}: {err.strerror or err}") from err
+    return list(reversed(missing))
+
+
+def remove_created_dirs(created: list[Path]) -> None:
+    """Undo :func:`make_output_dir` for a plan that was refused after it: remove the folders
+    it created, deepest first, as long as they are still empty."""
+    for path in reversed(created):
+        try:
+            path.rmdir()
+        except OSError:
+            return
 
 
 def _check_combinations(options: RunOptions) -> None:
@@ -236,6 +275,23 @@ def plan(
     if not config_checked:
         check_config(file_cfg, overrides)
     input_id, input_mode = _input_identity(options.input, options.in_place)
+    created = make_output_dir(options.output_dir)
+    try:
+        return _resolve(options, file_cfg, overrides, input_id, input_mode, timestamp)
+    except BaseException:
+        remove_created_dirs(created)  # a refused plan leaves nothing behind
+        raise
+
+
+def _resolve(
+    options: RunOptions,
+    file_cfg: FileConfig,
+    overrides: Overrides,
+    input_id: tuple[int, int] | str,
+    input_mode: int | None,
+    timestamp: str | None,
+) -> RunPlan:
+    """The destinations and the archive folder of a plan whose config and input are checked."""
     target = output_path(options)
     if options.in_place:
         output = resolve_destination(options.input, "in-place")

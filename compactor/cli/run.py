@@ -80,7 +80,8 @@ def run(
         typer.Option(
             "--output-dir",
             metavar="DIR",
-            help="Write each result into the existing folder DIR, under its input's name.",
+            help="Write each result into the folder DIR (created if missing), under its "
+            "input's name.",
         ),
     ] = None,
     in_place: Annotated[
