@@ -102,7 +102,9 @@ def effective_config(
     plain = dataclasses.replace(
         file_cfg, callback=None, gen_model_input=None, token_counter=None, finalize=None
     )
-    cfg = build_config(plain, ov, transcript_path_auto="auto", build_models=False)
+    cfg = build_config(
+        plain, ov, transcript_path_auto="auto", build_models=False, require_keys=False
+    )
     primary = mask_secrets(model_settings(file_cfg, ov))
     failover_models = [
         _model(mask_secrets(m)) for m in (file_cfg.failover or {}).get("models") or []

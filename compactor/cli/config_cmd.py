@@ -5,7 +5,13 @@ from typing import Annotated
 
 import typer
 
-from compactor.configfile import Overrides, build_config, load_config_file, load_default_config
+from compactor.configfile import (
+    Overrides,
+    build_config,
+    load_config_file,
+    load_default_config,
+    missing_keys,
+)
 
 from . import common
 from .common import ConfigOpt, DebugOpt, ThresholdOpt, TokenCounterOpt
@@ -75,8 +81,10 @@ def config_validate(
 ) -> None:
     """Check a config file: keys, types, ${VAR}s, hooks and models.
 
-    Every ${VAR} the config needs must be set (an API key's variable included); the error names
-    the one that is not. Imports the pkg.mod:func modules it names (that runs their code).
+    Every ${VAR} the config needs must be set; the error names the one that is not. An API key
+    is needed only when a request is made: one that is not set is listed as `not set`, and is
+    an error only for a lone model with no failover model or fallback after it (a run would
+    stop there). Imports the pkg.mod:func modules it names (that runs their code).
     """
     from compactor import new
 
@@ -85,5 +93,8 @@ def config_validate(
         cfg = build_config(file_cfg, transcript_path_auto="/dev/null")
         new(cfg)
         common.say(f"{config}: ok")
+        for line in missing_keys(file_cfg):
+            key, _, why = line.partition(": ")
+            common.say(f"  {key}: not set ({why}); a run fails over past this model")
     except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001
         common.fail(err, debug)

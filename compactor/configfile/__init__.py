@@ -16,7 +16,15 @@ No rich or typer here: library users can load the same files.
 
 from __future__ import annotations
 
-from .build import UnbuiltModel, build_config, check_config, exponential_backoff, model_settings
+from .build import (
+    KeylessModel,
+    UnbuiltModel,
+    build_config,
+    check_config,
+    exponential_backoff,
+    missing_keys,
+    model_settings,
+)
 from .fileconfig import (
     DEFAULT_FILE_MAX_DELAY,
     DEFAULT_LOOP_GUARD,
@@ -45,6 +53,7 @@ __all__ = [
     "MAX_CONFIG_DEPTH",
     "MAX_CONFIG_VALUES",
     "FileConfig",
+    "KeylessModel",
     "Overrides",
     "UnbuiltModel",
     "any_remote",
@@ -55,6 +64,7 @@ __all__ = [
     "load_config_file",
     "load_default_config",
     "mask_secrets",
+    "missing_keys",
     "model_settings",
     "parse_config_text",
 ]
