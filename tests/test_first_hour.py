@@ -98,7 +98,9 @@ def test_a_chain_without_the_primary_key_fails_over(
     fake.enqueue(reply(SUMMARY))
     src, out, rep = tmp_path / "s.jsonl", tmp_path / "o.jsonl", tmp_path / "r.json"
     shutil.copy(CODING, src)
-    result = _invoke("run", str(src), "-c", str(cfg), "--force", "-o", str(out), "--report", str(rep))
+    result = _invoke(
+        "run", str(src), "-c", str(cfg), "--force", "-o", str(out), "--report", str(rep)
+    )
     assert result.exit_code == 0, result.output
     assert [(r.json or {}).get("model") for r in fake.requests] == ["backup-model"]
     report = json.loads(rep.read_text())
@@ -109,3 +111,103 @@ def test_a_chain_without_the_primary_key_fails_over(
     ]
     assert "no API key: ${MY_KEY} is not set" in result.stderr
     assert "The fake summary of the coding session." in out.read_text()
+
+
+# -- point 7: config discovery -----------------------------------------------------------------
+
+LOW = "trigger: {context_tokens: 50}\n"
+SMALL = str(REPO / "sample_transcripts" / "small-chat.jsonl")
+
+
+def test_the_users_own_config_is_read_when_nothing_else_names_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """$XDG_CONFIG_HOME/compact/config.yaml, else ~/.config/compact/config.yaml; config show
+    names the file and what found it; -c and $COMPACT_CONFIG come first."""
+    own = tmp_path / "xdg" / "compact" / "config.yaml"
+    own.parent.mkdir(parents=True)
+    own.write_text(LOW)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    result = _invoke("check", SMALL)
+    assert result.exit_code == 1, result.output  # 62 tokens > 50: the user's file was read
+    assert "threshold 50 tokens" in result.stdout
+    shown = _invoke("config", "show")
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.startswith(
+        f"# effective config: built-in defaults + {own} (from $XDG_CONFIG_HOME) + environment"
+    )
+    # without $XDG_CONFIG_HOME: ~/.config
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    home_cfg = tmp_path / "home" / ".config" / "compact" / "config.yaml"
+    home_cfg.parent.mkdir(parents=True)
+    home_cfg.write_text("trigger: {context_tokens: 60}\n")
+    shown = _invoke("config", "show")
+    assert f"+ {home_cfg} (from ~/.config) +" in shown.stdout
+    assert "context_tokens: 60\n" in shown.stdout
+    # $COMPACT_CONFIG and -c win over it
+    other = tmp_path / "other.yaml"
+    other.write_text("trigger: {context_tokens: 70}\n")
+    monkeypatch.setenv("COMPACT_CONFIG", str(other))
+    shown = _invoke("config", "show")
+    assert f"+ {other} (from $COMPACT_CONFIG) +" in shown.stdout
+    assert "context_tokens: 70\n" in shown.stdout
+    shown = _invoke("config", "show", "-c", str(REPO / "configs" / "default.yaml"))
+    assert "(from -c)" in shown.stdout and "context_tokens: 70\n" not in shown.stdout
+
+
+def test_no_config_file_anywhere_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    shown = _invoke("config", "show")
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.splitlines()[:2] == [
+        "# effective config: built-in defaults + environment + flags",
+        f"# no config file: no -c, no $COMPACT_CONFIG, no {tmp_path}/compact/config.yaml",
+    ]
+
+
+def test_a_missing_file_names_what_named_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = str(tmp_path / "nope.yaml")
+    result = _invoke("check", SMALL, "-c", missing)
+    assert result.exit_code == 2
+    assert result.stderr == f"compact: ConfigError: {missing}: config file not found\n"
+    monkeypatch.setenv("COMPACT_CONFIG", missing)
+    result = _invoke("check", SMALL)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"compact: ConfigError: {missing}: config file not found (named by $COMPACT_CONFIG)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", SMALL],
+        ["config", "show"],
+        ["config", "validate"],
+        ["run", SMALL, "-o", "-"],
+    ],
+    ids=["check", "config-show", "config-validate", "run"],
+)
+def test_c_before_the_subcommand(tmp_path: Path, args: list[str]) -> None:
+    cfg = tmp_path / "low.yaml"
+    cfg.write_text(LOW + "fallback: nonsense\n" if args[-1] == "validate" else LOW)
+    result = _invoke("-c", str(cfg), *args)
+    if args[-1] == "validate":  # FILE comes from the -c before it
+        assert result.exit_code == 2
+        assert f"{cfg}:2: key 'fallback'" in result.stderr
+    elif args[0] == "check":
+        assert result.exit_code == 1, result.output
+        assert "threshold 50 tokens" in result.stdout
+    elif args[0] == "run":  # 62 tokens > 50: it compacts, and the loop guard refuses it
+        assert result.exit_code == 4, result.output
+        assert "loop guard" in result.stderr
+    else:
+        assert f"+ {cfg} (from -c) +" in result.stdout
+    if args[-1] == "validate":
+        return
+    # a -c after the subcommand wins
+    later = _invoke("-c", str(tmp_path / "nope.yaml"), *args[:2], "-c", str(cfg), *args[2:])
+    assert "nope.yaml" not in later.output

@@ -6,11 +6,14 @@ from typing import Annotated
 import typer
 
 from compactor.configfile import (
+    CONFIG_ENV,
     Overrides,
     build_config,
+    config_source,
     load_config_file,
     load_default_config,
     missing_keys,
+    user_config_path,
 )
 
 from . import common
@@ -22,7 +25,11 @@ __all__ = ["SHOW_EPILOG", "VALIDATE_EPILOG", "config_show", "config_validate"]
 
 SHOW_EPILOG = epilog(
     [
-        ("the built-in defaults (or $COMPACT_CONFIG's file)", "compact config show"),
+        (
+            "the file a run reads (-c, $COMPACT_CONFIG, ~/.config/compact/config.yaml) "
+            "on top of the defaults",
+            "compact config show",
+        ),
         (
             "a file as a run would use it, as JSON",
             "compact config show -c configs/openai.yaml --json",
@@ -68,8 +75,11 @@ def config_show(
             return
         import yaml
 
-        source = f"{file_cfg.path} + " if file_cfg.path else ""
+        path, named_by = config_source(config)
+        source = f"{path} (from {named_by}) + " if path else ""
         common.say(f"# effective config: built-in defaults + {source}environment + flags")
+        if not path:
+            common.say(f"# no config file: no -c, no ${CONFIG_ENV}, no {user_config_path()}")
         common.say(yaml.safe_dump(data, sort_keys=False, allow_unicode=True).rstrip())
     except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001
         common.fail(err, debug)
