@@ -116,7 +116,10 @@ def effective_config(
         data["user_instruction_file"] = file_cfg.user_instruction_file
     else:
         data["user_instruction"] = file_cfg.user_instruction or "built-in"
-    data["transcript_file_path"] = cfg.transcript_file_path or "none"
+    setting = ov.transcript_file_path or file_cfg.transcript_file_path
+    data["transcript_file_path"] = (
+        "archive" if setting == "archive" else cfg.transcript_file_path or "none"
+    )
     from .config import PreserveUserMessages
     from .middleware import Middleware
 

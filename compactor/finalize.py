@@ -24,6 +24,7 @@ from .prompts import (
     PREAMBLE,
     SKILL_TRUNCATED_MARKER,
     SKILLS_PREAMBLE,
+    STDIN_NOTE,
     TRANSCRIPT_NOTE,
 )
 from .schema import (
@@ -98,7 +99,8 @@ class DefaultFinalizerConfig:
     preserve_user_messages: PreserveUserMessages | None = None
     """None = enabled, budget 30,000 tokens."""
     transcript_file_path: str | None = None
-    """Adds the note pointing at the full transcript."""
+    """Adds the note pointing at the full transcript (``-``: a note that it was read from
+    stdin and not kept)."""
 
 
 def cut_text(text: str, keep: int = CUT_KEEP_CHARS) -> str:
@@ -215,7 +217,9 @@ async def _default_finalize(
         if pum.ensure_block and (user_texts or cleared):
             text = ensure_user_block(text)
         text = replace_user_block(text, user_texts, cleared)
-    if transcript_file_path:
+    if transcript_file_path == "-":
+        text += "\n\n" + STDIN_NOTE
+    elif transcript_file_path:
         text += "\n\n" + TRANSCRIPT_NOTE.format(path=transcript_file_path)
     text = f"{PREAMBLE}\n\n{text}\n\n{CONTINUE_INSTRUCTION}"
     kind = type(original[0]) if original else type(summary)

@@ -55,7 +55,9 @@ class RunOptions:
     model: str | None = None
     """``openai:NAME`` or ``local`` (overrides the config's model)."""
     transcript_path: str | None = None
-    """The summary's "full transcript" note: ``auto``, ``none`` or a path."""
+    """The summary's "full transcript" note: ``auto`` (the input; stdin: a note that it was
+    read from stdin), ``archive`` (archive the original first and point at the copy),
+    ``none`` or a path."""
     report: str | None = None
     """Write the JSON report here (``-``: stdout, refused when the transcript goes there)."""
     events: str | None = None
@@ -109,7 +111,7 @@ class RunPlan:
     report: Destination | None = None
     events: Destination | None = None
     archive_dir: Path | None = None
-    """Where the original is archived (``--in-place``, stdin with an ``auto`` note)."""
+    """Where the original is archived (``--in-place``, ``--transcript-path archive``)."""
     input_mode: int | None = None
     """Mode bits of a regular input: a new output is never more readable than its input."""
     timestamp: str | None = None
@@ -303,7 +305,9 @@ def _resolve(
 
     archive_dir = None
     setting = options.transcript_path or file_cfg.transcript_file_path or "auto"
-    if options.in_place or (options.input == "-" and setting == "auto"):
+    # Stdin is archived only when asked (`--transcript-path archive`): a piped CI log is not
+    # kept under $HOME by default; its note then says it was read from stdin (issue 32).
+    if options.in_place or setting == "archive":
         archive_dir = plan_archive_dir(file_cfg.archive_dir)
         if options.in_place and is_inside(options.input, archive_dir):
             raise ConfigError(

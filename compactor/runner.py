@@ -226,6 +226,8 @@ class Run:
         if self.plan.archive_dir is not None:
             raw = self._input.raw if self._input is not None else b""
             auto_path: str | None = archive_path(raw, self.plan.archive_dir)
+        elif opts.input == "-":
+            auto_path = "-"  # the note says it was read from stdin, and kept nowhere
         else:
             auto_path = os.path.abspath(opts.input)  # noqa: ASYNC240 - string work, no I/O
         cfg = build_config(

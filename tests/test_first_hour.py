@@ -211,3 +211,39 @@ def test_c_before_the_subcommand(tmp_path: Path, args: list[str]) -> None:
     # a -c after the subcommand wins
     later = _invoke("-c", str(tmp_path / "nope.yaml"), *args[:2], "-c", str(cfg), *args[2:])
     assert "nope.yaml" not in later.output
+
+
+# -- point 8: stdin is archived only when asked ---------------------------------------------------
+
+
+def test_stdin_is_not_archived_by_default_and_the_note_says_stdin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    result = _invoke("run", "-", "--force", "--model", "local", input=CODING.read_text())
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout.splitlines()[-1])["content"]
+    assert "was read from stdin; no copy was kept." in summary
+    assert "read the full transcript at" not in summary
+    assert not data.exists()  # nothing under $XDG_DATA_HOME (the archive's home)
+    assert "archived" not in result.stderr
+
+
+def test_stdin_is_archived_when_the_note_should_point_at_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    args = ["run", "-", "--force", "--model", "local", "--transcript-path", "archive"]
+    result = _invoke(*args, input=CODING.read_text())
+    assert result.exit_code == 0, result.output
+    [archived] = (data / "compact" / "archive").iterdir()
+    assert archived.read_bytes() == CODING.read_bytes()
+    summary = json.loads(result.stdout.splitlines()[-1])["content"]
+    assert f"read the full transcript at: {archived}" in summary
+    assert f"(original archived at {archived})" in result.stderr
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("transcript_file_path: archive\n")
+    shown = _invoke("config", "show", "-c", str(cfg))
+    assert "\ntranscript_file_path: archive\n" in shown.stdout

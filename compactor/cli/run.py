@@ -108,7 +108,8 @@ def run(
         typer.Option(
             "--transcript-path",
             metavar="PATH",
-            help="The full transcript the summary's note points at: auto, none, or a path.",
+            help="The full transcript the summary's note points at: auto (the input; stdin: "
+            "says so), archive (archive the original and point there), none, or a path.",
         ),
     ] = None,
     report: Annotated[

@@ -202,14 +202,15 @@ def _user_instruction(file_cfg: FileConfig) -> str | None:
 
 
 def _transcript_path(file_cfg: FileConfig, overrides: Overrides, auto: str | None) -> str | None:
-    """The transcript note's path: a flag wins; ``auto`` → ``auto``; ``none`` → None."""
+    """The transcript note's path: a flag wins; ``auto`` and ``archive`` → ``auto`` (what the
+    run resolved: the input, its archived copy, or ``-`` for stdin); ``none`` → None."""
     if overrides.transcript_file_path is not None:
         value = overrides.transcript_file_path
     else:
         value = file_cfg.transcript_file_path or "auto"
     if value == "none":
         return None
-    if value == "auto":
+    if value in ("auto", "archive"):  # archive: `auto` is the archived copy's path
         return auto
     return value
 
