@@ -247,3 +247,151 @@ def test_stdin_is_archived_when_the_note_should_point_at_it(
     cfg.write_text("transcript_file_path: archive\n")
     shown = _invoke("config", "show", "-c", str(cfg))
     assert "\ntranscript_file_path: archive\n" in shown.stdout
+
+
+# -- point 4: a pip/pipx install carries the configs, the LICENSE and the URLs ---------------------
+
+
+def test_config_init_writes_a_commented_starter_config_where_compact_looks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    result = _invoke("config", "init")
+    target = tmp_path / "xdg" / "compact" / "config.yaml"
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"wrote {target}; check it with: compact config validate {target}\n"
+    text = target.read_text()
+    assert text.startswith("# compact's config file, written by `compact config init`.\n")
+    assert "#   api_key: ${OPENAI_API_KEY}\n" in text  # the OpenAI switch, commented out
+    assert oct(target.stat().st_mode & 0o777) == "0o600"
+    assert _invoke("config", "validate", str(target)).exit_code == 0
+    shown = _invoke("config", "show")
+    assert f"+ {target} (from $XDG_CONFIG_HOME) +" in shown.stdout  # the next run reads it
+    again = _invoke("config", "init")  # never replaced silently
+    assert again.exit_code == 2
+    assert again.stderr == (
+        f"compact: ConfigError: {target} exists; --force replaces it (or -o FILE writes "
+        "elsewhere)\n"
+    )
+    assert _invoke("config", "init", "--force").exit_code == 0
+
+
+def test_config_init_lists_and_writes_the_shipped_examples(tmp_path: Path) -> None:
+    listed = _invoke("config", "init", "--example")
+    assert listed.exit_code == 0, listed.output
+    names = [line.split()[0] for line in listed.stdout.splitlines()]
+    assert names == sorted(p.stem for p in (REPO / "configs").glob("*.yaml"))
+    out = tmp_path / "f.yaml"
+    result = _invoke("config", "init", "--example", "failover", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == (REPO / "configs" / "failover.yaml").read_bytes()
+    wrong = _invoke("config", "init", "--example", "failovr", "-o", str(tmp_path / "g.yaml"))
+    assert wrong.exit_code == 2
+    assert "no example config 'failovr'; did you mean 'failover'?" in wrong.stderr
+    assert not (tmp_path / "g.yaml").exists()
+
+
+def test_the_packaged_configs_are_the_repos_configs() -> None:
+    """One source of truth: compactor/configs is a link to configs/, not a second copy."""
+    packaged = REPO / "compactor" / "configs"
+    assert packaged.is_symlink() and packaged.resolve() == (REPO / "configs").resolve()
+
+
+@pytest.mark.timeout(300)
+def test_a_wheel_installs_the_configs_license_and_urls(tmp_path: Path) -> None:
+    """Build the wheel (`pip wheel --no-deps`), install it into a throwaway venv that borrows
+    the dependencies of this one, and run `compact config init --example` from it."""
+    import os
+    import subprocess
+    import sys
+    import sysconfig
+    import zipfile
+
+    src = tmp_path / "src"
+    src.mkdir()
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(REPO / "compactor", src / "compactor", symlinks=True, ignore=ignore)
+    shutil.copytree(REPO / "configs", src / "configs")
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(REPO / name, src / name)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    wheels = tmp_path / "wheels"
+    built = subprocess.run(
+        [*pip, "wheel", "--no-deps", "-w", str(wheels), str(src)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+    [wheel] = wheels.glob("compact_transcripts-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        [meta] = [n for n in names if n.endswith(".dist-info/METADATA")]
+        metadata = zf.read(meta).decode()
+    assert "Name: compact-transcripts\n" in metadata
+    assert "License-Expression: MIT\n" in metadata
+    assert "Project-URL: Homepage, https://" in metadata
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    shipped = sorted(n for n in names if n.startswith("compactor/configs/"))
+    assert shipped == sorted(
+        f"compactor/configs/{p.name}" for p in (REPO / "configs").glob("*.yaml")
+    )
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    [site] = venv.glob("lib/python*/site-packages")
+    # the dependencies from this environment (a path, not its .pth files: no editable install)
+    (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    python = venv / "bin" / "python"
+    installed = subprocess.run(  # pip of this environment, installing into the throwaway venv
+        [*pip, "--python", str(python), "install", "--no-deps", str(wheel)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert installed.returncode == 0, installed.stderr
+    exe = venv / "bin" / "compact"  # the console script pip wrote from the wheel's entry point
+    assert exe.read_text().startswith(f"#!{python}")
+    where = subprocess.run(
+        [str(python), "-c", "import compactor; print(compactor.__file__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=True,
+    )
+    assert where.stdout.startswith(str(site)), where.stdout  # the wheel's, not this checkout
+    listed = subprocess.run(
+        [str(exe), "config", "init", "--example"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert [line.split()[0] for line in listed.stdout.splitlines()] == [
+        "ci-shrink",
+        "default",
+        "failover",
+        "openai",
+        "robust",
+    ]
+    out = tmp_path / "ci.yaml"
+    written = subprocess.run(
+        [str(exe), "config", "init", "--example", "ci-shrink", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert written.returncode == 0, written.stderr
+    assert out.read_bytes() == (REPO / "configs" / "ci-shrink.yaml").read_bytes()

@@ -83,13 +83,15 @@ def _group(name: str, text: str, examples: list[tuple[str, str]], *commands: Any
 
 _group(
     "config",
-    "Show the effective config, or check a config file.",
+    "Show the effective config, check a config file, or write a starter one.",
     [
         ("what a run would use: defaults, file, environment, flags", "compact config show"),
         ("check a file before CI uses it", "compact config validate configs/failover.yaml"),
+        ("write a commented starter config", "compact config init"),
     ],
     ("show", config_cmd.config_show, config_cmd.SHOW_EPILOG),
     ("validate", config_cmd.config_validate, config_cmd.VALIDATE_EPILOG),
+    ("init", config_cmd.config_init, config_cmd.INIT_EPILOG),
 )
 _group(
     "archive",
