@@ -12,6 +12,7 @@ nothing was written. The second step, :class:`~compactor.runner.Run`, executes t
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from .io import Destination, is_inside, make_private_dirs, plan_archive_dir, res
 
 __all__ = [
     "APPEND_FORMATS",
+    "in_option_names",
     "RunOptions",
     "RunPlan",
     "check_output_dir",
@@ -35,6 +37,38 @@ __all__ = [
 
 APPEND_FORMATS = ("claude-code", "codex")
 """Formats whose files ``--append`` can extend (the others are message lists)."""
+
+_FIELDS = {
+    "-o/--output": "output",
+    "--output-dir": "output_dir",
+    "--in-place": "in_place",
+    "--report": "report",
+    "--events": "events",
+    "--transcript-path": "transcript_path",
+    "--append": "append",
+    "--fallback": "fallback",
+    "--model": "model",
+    "--format": "format",
+    "--threshold": "threshold",
+    "--token-counter": "token_counter",
+    "--force": "force",
+    "--no-cache": "cache",
+    "--cache": "cache",
+}
+"""``compact run``'s flags → the :class:`RunOptions` fields they set."""
+_FLAG = re.compile(
+    r"(?<![\w/-])("
+    + "|".join(re.escape(flag) for flag in sorted(_FIELDS, key=len, reverse=True))
+    + r")(?![\w-])"
+)
+
+
+def in_option_names(message: str) -> str:
+    """``message`` with every ``compact run`` flag named as the :class:`RunOptions` field it
+    sets (``use either --in-place or -o/--output`` → ``use either RunOptions.in_place or
+    RunOptions.output``): how the library (:func:`~compactor.runner.run_file`) words the
+    errors the command line words with flags."""
+    return _FLAG.sub(lambda m: f"RunOptions.{_FIELDS[m.group(1)]}", message)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -58,6 +58,7 @@ from .run_plan import (
     RunOptions,
     RunPlan,
     default_output,
+    in_option_names,
     output_path,
     plan,
 )
@@ -373,12 +374,17 @@ async def arun_file(
     options: RunOptions, *, sink: RunEventSink | None = None, model: Any = None
 ) -> RunResult:
     """Plan and execute one run in the running event loop (a planning error is a result
-    with exit code 2 and nothing written)."""
+    with exit code 2 and nothing written). Errors name the :class:`RunOptions` fields
+    (``RunOptions.output``), not the command line's flags."""
     try:
         planned = plan(options)
     except CompactorError as err:
-        return RunResult.refused(options, err)
-    return await Run(planned, sink=sink, model=model).execute()
+        result = RunResult.refused(options, err)
+    else:
+        result = await Run(planned, sink=sink, model=model).execute()
+    if result.error is not None:
+        result.error = in_option_names(result.error)
+    return result
 
 
 def run_file(

@@ -395,3 +395,79 @@ def test_a_wheel_installs_the_configs_license_and_urls(tmp_path: Path) -> None:
     )
     assert written.returncode == 0, written.stderr
     assert out.read_bytes() == (REPO / "configs" / "ci-shrink.yaml").read_bytes()
+
+
+# -- point 14: the library says what it does --------------------------------------------------------
+
+
+def test_dir_of_compactor_is_its_public_api() -> None:
+    import compactor
+
+    assert dir(compactor) == sorted(compactor.__all__)
+    for private in ("Any", "TYPE_CHECKING", "annotations", "importlib"):
+        assert private not in dir(compactor)
+
+
+def test_run_file_errors_name_run_options_fields(tmp_path: Path) -> None:
+    import compactor as c
+
+    src = tmp_path / "s.jsonl"
+    shutil.copy(CODING, src)
+    result = c.run_file(c.RunOptions(input=str(src), in_place=True, output=str(tmp_path / "o")))
+    assert result.exit_code == 2
+    assert result.error == (
+        "ConfigError: use either RunOptions.in_place or RunOptions.output, not both"
+    )
+    result = c.run_file(c.RunOptions(input=str(src), report=str(src)))
+    assert result.exit_code == 2
+    assert (
+        result.error
+        == f"ConfigError: RunOptions.report {str(src)!r} is the input file {str(src)!r}"
+    )
+    result = c.run_file(c.RunOptions(input=str(src), output_dir=str(src / "x")))
+    assert result.error is not None and result.error.startswith(
+        f"ConfigError: RunOptions.output_dir {str(src / 'x')!r}: "
+    )
+    assert list(tmp_path.iterdir()) == [src]
+    # the command line still names its flags
+    cli = _invoke("run", str(src), "--in-place", "-o", str(tmp_path / "o"))
+    assert cli.stderr == "compact: ConfigError: use either --in-place or -o/--output, not both\n"
+
+
+def test_plan_raises_its_refusal_as_the_readme_says(tmp_path: Path) -> None:
+    """README: `plan()` raises (a CompactorError), `RunResult.refused` makes it the result
+    run_file returns; `run_file` itself never raises for it."""
+    import compactor as c
+    from compactor.runner import RunResult, plan
+
+    options = c.RunOptions(input=str(tmp_path / "missing.jsonl"))
+    with pytest.raises(c.CompactorError) as refused:
+        plan(options)
+    assert RunResult.refused(options, refused.value).exit_code == 2
+    assert c.run_file(options).exit_code == 2
+    readme = (REPO / "README.md").read_text()
+    assert "`plan()` *raises*\nits refusal" in readme
+
+
+@pytest.mark.anyio
+async def test_on_event_alone_delivers_nothing_as_the_readme_says() -> None:
+    import compactor as c
+
+    seen: list[Any] = []
+    state = c.AgentState([c.Message("system", "s"), c.Message("user", "hi")])
+    for emit in (False, True):
+        mw = c.new(
+            c.Config(
+                model=c.ScriptedModel.replying("<summary>x</summary>"),
+                on_event=seen.append,
+                emit_internal_events=emit,
+            )
+        )
+        await mw.summarize(state)
+        assert bool(seen) is emit
+    readme = (REPO / "README.md").read_text()
+    for block in readme.split("```python")[1:]:
+        code = block.split("```")[0]
+        if "on_event" in code:
+            assert "on_event alone receives none" in code
+    assert "`on_event` alone receives nothing" in readme
