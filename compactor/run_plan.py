@@ -24,11 +24,11 @@ from .io import Destination, is_inside, make_private_dirs, plan_archive_dir, res
 
 __all__ = [
     "APPEND_FORMATS",
-    "in_option_names",
     "RunOptions",
     "RunPlan",
     "check_output_dir",
     "default_output",
+    "in_option_names",
     "make_output_dir",
     "output_path",
     "plan",

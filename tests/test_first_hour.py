@@ -213,7 +213,7 @@ def test_c_before_the_subcommand(tmp_path: Path, args: list[str]) -> None:
     assert "nope.yaml" not in later.output
 
 
-# -- point 8: stdin is archived only when asked ---------------------------------------------------
+# -- point 8: stdin is archived only when asked ------------------------------------------------
 
 
 def test_stdin_is_not_archived_by_default_and_the_note_says_stdin(
@@ -249,7 +249,7 @@ def test_stdin_is_archived_when_the_note_should_point_at_it(
     assert "\ntranscript_file_path: archive\n" in shown.stdout
 
 
-# -- point 4: a pip/pipx install carries the configs, the LICENSE and the URLs ---------------------
+# -- point 4: a pip/pipx install carries the configs, the LICENSE and the URLs ------------------
 
 
 def test_config_init_writes_a_commented_starter_config_where_compact_looks(
@@ -397,7 +397,7 @@ def test_a_wheel_installs_the_configs_license_and_urls(tmp_path: Path) -> None:
     assert out.read_bytes() == (REPO / "configs" / "ci-shrink.yaml").read_bytes()
 
 
-# -- point 14: the library says what it does --------------------------------------------------------
+# -- point 14: the library says what it does ---------------------------------------------------
 
 
 def test_dir_of_compactor_is_its_public_api() -> None:
