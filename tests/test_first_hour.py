@@ -471,3 +471,51 @@ async def test_on_event_alone_delivers_nothing_as_the_readme_says() -> None:
         if "on_event" in code:
             assert "on_event alone receives none" in code
     assert "`on_event` alone receives nothing" in readme
+
+
+# -- point 1: after `make run`, the way to `compact` is on screen ---------------------------------
+
+
+def test_the_readme_says_how_compact_gets_on_path_right_after_the_two_commands() -> None:
+    readme = (REPO / "README.md").read_text()
+    setup = readme.split("## Two commands do all set-up", 1)[1].split("\n## ", 1)[0]
+    blocks = setup.split("```sh\n")
+    assert blocks[1].startswith("make run ") and "make test " in blocks[1]
+    path_block = blocks[2].split("```")[0]
+    for line in ("source .venv/bin/activate", ".venv/bin/compact", "pipx install ."):
+        assert line in path_block, line
+
+
+@pytest.mark.timeout(120)
+def test_make_run_ends_with_where_the_tool_and_the_output_are(tmp_path: Path) -> None:
+    """`make run` with this environment standing in for .venv (its install already done):
+    the last line names the tool, how to put it on PATH, the output, and what to try next."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    venv = Path(sys.executable).parent.parent
+    stamp = tmp_path / "installed"
+    time.sleep(0.01)
+    stamp.touch()  # newer than pyproject.toml: make skips the install
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        ["make", "--no-print-directory", "run", f"VENV={venv}", f"STAMP={stamp}", f"OUT={out}"],
+        capture_output=True,
+        text=True,
+        timeout=110,
+        check=False,
+        cwd=REPO,
+        env=dict(os.environ),
+    )
+    assert proc.returncode == 0, proc.stderr
+    last = proc.stdout.rstrip("\n").splitlines()[-1]
+    assert last == (
+        f"==> compact is {venv}/bin/compact (put it on PATH: source {venv}/bin/activate), the "
+        f"compacted sample is {out}/sample.compact.jsonl; next, try: compact check --explain "
+        "sample_transcripts/coding-session-long.jsonl"
+    )
+    assert (out / "sample.compact.jsonl").is_file()
