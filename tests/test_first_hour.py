@@ -519,3 +519,18 @@ def test_make_run_ends_with_where_the_tool_and_the_output_are(tmp_path: Path) ->
         "sample_transcripts/coding-session-long.jsonl"
     )
     assert (out / "sample.compact.jsonl").is_file()
+
+
+def test_config_show_never_shows_a_stand_in_key_as_set(
+    no_key: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """$OPENAI_API_KEY is set, the file names ${MY_KEY} (unset): that model's key is not set."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-NOT-FOR-THIS-0123")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        "model: {provider: openai, name: m, api_key: '${MY_KEY}'}\n"
+        "failover:\n  models:\n    - {provider: openai, name: b}\n"
+    )
+    data = json.loads(_invoke("config", "show", "--json", "-c", str(cfg)).stdout)
+    assert data["model"]["api_key"] == "not set"
+    assert data["failover"]["models"][0]["api_key"] == "***"  # reads $OPENAI_API_KEY itself
