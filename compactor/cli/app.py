@@ -83,7 +83,7 @@ def _group(name: str, text: str, examples: list[tuple[str, str]], *commands: Any
 
 _group(
     "config",
-    "Show the effective config, check a config file, or write a starter one.",
+    "Show the effective config, check a config file, or write a new one.",
     [
         ("what a run would use: defaults, file, environment, flags", "compact config show"),
         ("check a file before CI uses it", "compact config validate configs/failover.yaml"),
