@@ -116,6 +116,8 @@ class KeylessModel:
         self.message = message
 
     def __getattr__(self, name: str) -> Any:
+        if name == "model":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
         return getattr(self.model, name)
 
     async def generate(self, messages: list[Any], **options: Any) -> Any:
