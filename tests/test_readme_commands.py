@@ -25,7 +25,7 @@ import pytest
 from compactor.testing.fake_openai import FakeOpenAI
 
 REPO = Path(__file__).resolve().parents[1]
-READMES = ("README.md", "sample_transcripts/README.md")
+READMES = ("README.md", "sample_transcripts/README.md", "tests/fixtures/unsupported/README.md")
 SAMPLES = REPO / "sample_transcripts"
 LONG = SAMPLES / "coding-session-long.jsonl"
 VENV = Path(sys.executable).parent.parent
