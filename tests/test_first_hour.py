@@ -8,6 +8,7 @@ code and the words on screen.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,14 @@ SUMMARY = "<summary>\nThe fake summary of the coding session.\n</summary>"
 
 def _invoke(*args: str, input: str | None = None) -> Any:
     return CliRunner().invoke(app, list(args), input=input)
+
+
+def _line(error: str | None) -> str:
+    """An error line's words: without ``compact: `` and the error's kind (``ConfigError: ``),
+    whose wording is another point of the issue."""
+    assert error is not None
+    text = error.strip().removeprefix("compact: ")
+    return re.sub(r"^[A-Z]\w*Error: ", "", text)
 
 
 # -- point 3: an API key is needed only when a request is made ----------------------------------
@@ -172,13 +181,11 @@ def test_a_missing_file_names_what_named_it(
     missing = str(tmp_path / "nope.yaml")
     result = _invoke("check", SMALL, "-c", missing)
     assert result.exit_code == 2
-    assert result.stderr == f"compact: ConfigError: {missing}: config file not found\n"
+    assert _line(result.stderr) == f"{missing}: config file not found"
     monkeypatch.setenv("COMPACT_CONFIG", missing)
     result = _invoke("check", SMALL)
     assert result.exit_code == 2
-    assert result.stderr == (
-        f"compact: ConfigError: {missing}: config file not found (named by $COMPACT_CONFIG)\n"
-    )
+    assert _line(result.stderr) == f"{missing}: config file not found (named by $COMPACT_CONFIG)"
 
 
 @pytest.mark.parametrize(
@@ -269,9 +276,8 @@ def test_config_init_writes_a_commented_starter_config_where_compact_looks(
     assert f"+ {target} (from $XDG_CONFIG_HOME) +" in shown.stdout  # the next run reads it
     again = _invoke("config", "init")  # never replaced silently
     assert again.exit_code == 2
-    assert again.stderr == (
-        f"compact: ConfigError: {target} exists; --force replaces it (or -o FILE writes "
-        "elsewhere)\n"
+    assert _line(again.stderr) == (
+        f"{target} exists; --force replaces it (or -o FILE writes elsewhere)"
     )
     assert _invoke("config", "init", "--force").exit_code == 0
 
@@ -415,23 +421,17 @@ def test_run_file_errors_name_run_options_fields(tmp_path: Path) -> None:
     shutil.copy(CODING, src)
     result = c.run_file(c.RunOptions(input=str(src), in_place=True, output=str(tmp_path / "o")))
     assert result.exit_code == 2
-    assert result.error == (
-        "ConfigError: use either RunOptions.in_place or RunOptions.output, not both"
-    )
+    assert _line(result.error) == "use either RunOptions.in_place or RunOptions.output, not both"
     result = c.run_file(c.RunOptions(input=str(src), report=str(src)))
     assert result.exit_code == 2
-    assert (
-        result.error
-        == f"ConfigError: RunOptions.report {str(src)!r} is the input file {str(src)!r}"
-    )
+    assert _line(result.error) == f"RunOptions.report {str(src)!r} is the input file {str(src)!r}"
     result = c.run_file(c.RunOptions(input=str(src), output_dir=str(src / "x")))
-    assert result.error is not None and result.error.startswith(
-        f"ConfigError: RunOptions.output_dir {str(src / 'x')!r}: "
-    )
+    assert _line(result.error).startswith(f"RunOptions.output_dir {str(src / 'x')!r}: ")
     assert list(tmp_path.iterdir()) == [src]
     # the command line still names its flags
     cli = _invoke("run", str(src), "--in-place", "-o", str(tmp_path / "o"))
-    assert cli.stderr == "compact: ConfigError: use either --in-place or -o/--output, not both\n"
+    assert cli.stderr.startswith("compact: ")
+    assert _line(cli.stderr) == "use either --in-place or -o/--output, not both"
 
 
 def test_plan_raises_its_refusal_as_the_readme_says(tmp_path: Path) -> None:
