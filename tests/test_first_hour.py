@@ -163,6 +163,8 @@ def test_the_users_own_config_is_read_when_nothing_else_names_one(
     assert "context_tokens: 70\n" in shown.stdout
     shown = _invoke("config", "show", "-c", str(REPO / "configs" / "default.yaml"))
     assert "(from -c)" in shown.stdout and "context_tokens: 70\n" not in shown.stdout
+    data = json.loads(_invoke("config", "show", "--json").stdout)
+    assert data["config_file"] == {"path": str(other), "from": "$COMPACT_CONFIG"}
 
 
 def test_no_config_file_anywhere_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -173,6 +175,8 @@ def test_no_config_file_anywhere_says_so(tmp_path: Path, monkeypatch: pytest.Mon
         "# effective config: built-in defaults + environment + flags",
         f"# no config file: no -c, no $COMPACT_CONFIG, no {tmp_path}/compact/config.yaml",
     ]
+    data = json.loads(_invoke("config", "show", "--json").stdout)
+    assert data["config_file"] == {"path": "none", "from": "built-in defaults"}
 
 
 def test_a_missing_file_names_what_named_it(

@@ -85,12 +85,13 @@ def config_show(
             threshold=threshold, token_counter=token_counter
         )
         data = effective_config(file_cfg, Overrides(model=model))
-        if as_json:
+        path, named_by = config_source(config)
+        if as_json:  # the file it used, first (YAML says it in its header comment)
+            data = {"config_file": {"path": path or "none", "from": named_by}, **data}
             common.say(json.dumps(data, indent=2), json_text=True)
             return
         import yaml
 
-        path, named_by = config_source(config)
         source = f"{path} (from {named_by}) + " if path else ""
         common.say(f"# effective config: built-in defaults + {source}environment + flags")
         if not path:
