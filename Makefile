@@ -16,10 +16,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+OUT ?= build
+
 run: $(STAMP)  ## compact a sample with the embedded model (no key, no network) and show its summary
-	mkdir -p build
-	$(BIN)/compact run $(SAMPLE) --model local -o build/sample.compact.jsonl
-	$(BIN)/compact show build/sample.compact.jsonl
+	mkdir -p $(OUT)
+	$(BIN)/compact run $(SAMPLE) --model local -o $(OUT)/sample.compact.jsonl
+	$(BIN)/compact show $(OUT)/sample.compact.jsonl
+	@echo "==> compact is $(BIN)/compact (put it on PATH: source $(VENV)/bin/activate), the compacted sample is $(OUT)/sample.compact.jsonl; next, try: compact check --explain $(SAMPLE)"
 
 # COVERAGE=1 runs it under coverage, failing below the floor in pyproject.toml (make check does).
 test: $(STAMP)  ## the whole test suite, one worker per core

@@ -161,7 +161,9 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    """The public API only: ``dir(compactor)`` and completion in a REPL show what
+    ``__all__`` names, not this module's own imports (``Any``, ``importlib``, ...)."""
+    return sorted(__all__)
 
 
 __all__ = [

@@ -176,7 +176,8 @@ class Config(Generic[M]):
     emit_internal_events: bool = False
     """Deliver the events of SPEC §8 to ``on_event``."""
     on_event: EventSink | None = None
-    """Where events go; required when ``emit_internal_events`` is set."""
+    """Where events go; required when ``emit_internal_events`` is set, and given nothing
+    unless it is (SPEC §2, as Eino: ``Config(on_event=print)`` alone delivers no events)."""
     preserve_user_messages: PreserveUserMessages | None = None
     """None = enabled with the default budget; only when ``finalize`` is unset."""
     retry: RetryConfig | None = None

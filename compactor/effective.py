@@ -25,8 +25,10 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """The endpoint of an openai model without ``base_url`` or ``$OPENAI_BASE_URL``."""
 
 
-def _model(d: dict[str, Any]) -> dict[str, Any]:
-    """A model mapping (secrets already masked) with every default filled in."""
+def _model(d: dict[str, Any], unset: str | None = None) -> dict[str, Any]:
+    """A model mapping (secrets already masked) with every default filled in; ``unset``: the
+    variable its ``api_key: ${VAR}`` names and is not set (``$OPENAI_API_KEY`` never stands in
+    for another one, so the key reads ``not set``)."""
     from .models.registry import (
         DEFAULT_MAX_RESPONSE_BYTES,
         DEFAULT_OPENAI_MODEL,
@@ -41,7 +43,8 @@ def _model(d: dict[str, Any]) -> dict[str, Any]:
     # $OPENAI_BASE_URL is shown as a run would use it, its credentials masked like the file's
     url = d.get("base_url") or mask_url_credentials(os.environ.get("OPENAI_BASE_URL") or "")
     out["base_url"] = url or DEFAULT_BASE_URL
-    has_key = d.get("api_key") or os.environ.get("OPENAI_API_KEY")
+    stand_in = unset in (None, "OPENAI_API_KEY") and os.environ.get("OPENAI_API_KEY")
+    has_key = d.get("api_key") or stand_in
     out["api_key"] = "***" if has_key else "not set"
     out["timeout"] = d.get("timeout") or DEFAULT_TIMEOUT
     out["max_response_bytes"] = d.get("max_response_bytes") or DEFAULT_MAX_RESPONSE_BYTES
@@ -105,19 +108,29 @@ def effective_config(
     plain = dataclasses.replace(
         file_cfg, callback=None, gen_model_input=None, token_counter=None, finalize=None
     )
-    cfg = build_config(plain, ov, transcript_path_auto="auto", build_models=False)
+    cfg = build_config(
+        plain, ov, transcript_path_auto="auto", build_models=False, require_keys=False
+    )
     primary = mask_secrets(model_settings(file_cfg, ov))
+    unset = file_cfg.unset_env
     failover_models = [
-        _model(mask_secrets(m)) for m in (file_cfg.failover or {}).get("models") or []
+        _model(mask_secrets(m), unset.get(f"failover.models[{i}].api_key"))
+        for i, m in enumerate((file_cfg.failover or {}).get("models") or [])
     ]
 
-    data: dict[str, Any] = {"model": _model(primary), "trigger": _trigger(file_cfg)}
+    data: dict[str, Any] = {
+        "model": _model(primary, unset.get("model.api_key")),
+        "trigger": _trigger(file_cfg),
+    }
     data["token_counter"] = file_cfg.counter_name()
     if file_cfg.user_instruction_file:
         data["user_instruction_file"] = file_cfg.user_instruction_file
     else:
         data["user_instruction"] = file_cfg.user_instruction or "built-in"
-    data["transcript_file_path"] = cfg.transcript_file_path or "none"
+    setting = ov.transcript_file_path or file_cfg.transcript_file_path
+    data["transcript_file_path"] = (
+        "archive" if setting == "archive" else cfg.transcript_file_path or "none"
+    )
     from .config import PreserveUserMessages
     from .middleware import Middleware
 

@@ -25,6 +25,7 @@ from .prompts import (
     PREAMBLE,
     SKILL_TRUNCATED_MARKER,
     SKILLS_PREAMBLE,
+    STDIN_NOTE,
     TRANSCRIPT_NOTE,
 )
 from .schema import (
@@ -99,7 +100,8 @@ class DefaultFinalizerConfig:
     preserve_user_messages: PreserveUserMessages | None = None
     """None = enabled, budget 30,000 tokens."""
     transcript_file_path: str | None = None
-    """Adds the note pointing at the full transcript."""
+    """Adds the note pointing at the full transcript (``-``: a note that it was read from
+    stdin and not kept)."""
 
 
 def cut_text(text: str, keep: int = CUT_KEEP_CHARS) -> str:
@@ -216,7 +218,9 @@ async def _default_finalize(
         if pum.ensure_block and (user_texts or cleared):
             text = ensure_user_block(text)
         text = replace_user_block(text, user_texts, cleared)
-    if transcript_file_path:
+    if transcript_file_path == "-":
+        text += "\n\n" + STDIN_NOTE
+    elif transcript_file_path:
         # a name's bytes that are not UTF-8 as \xNN: the summary must stay UTF-8 text
         text += "\n\n" + TRANSCRIPT_NOTE.format(path=name_text(transcript_file_path))
     text = f"{PREAMBLE}\n\n{text}\n\n{CONTINUE_INSTRUCTION}"

@@ -13,6 +13,7 @@ __all__ = [
     "PREVIOUS_SUMMARY",
     "SKILLS_PREAMBLE",
     "SKILL_TRUNCATED_MARKER",
+    "STDIN_NOTE",
     "SYSTEM_INSTRUCTION",
     "TRANSCRIPT_NOTE",
     "USER_INSTRUCTION",
@@ -82,6 +83,9 @@ CONTINUE_INSTRUCTION = (
     "Continue with the last task you were working on, right where it stopped, without asking the "
     "user any further questions; do not recap the summary or acknowledge it."
 )
+
+STDIN_NOTE = "The full transcript before the compaction was read from stdin; no copy was kept."
+"""The note instead of :data:`TRANSCRIPT_NOTE` when ``transcript_file_path`` is ``-``."""
 
 TRANSCRIPT_NOTE = (
     "If you need exact details from before the compaction (code, error messages, or your own "

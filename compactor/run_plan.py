@@ -13,6 +13,7 @@ The second step, :class:`~compactor.runner.Run`, executes the plan.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ from pathlib import Path
 from .configfile import CONFIG_ENV, FileConfig, Overrides, check_config, load_default_config
 from .errors import ConfigError, TranscriptError
 from .inputs import OUTPUT_SUFFIX
-from .io import Destination, is_inside, plan_archive_dir, resolve_destination
+from .io import Destination, is_inside, make_private_dirs, plan_archive_dir, resolve_destination
 
 __all__ = [
     "APPEND_FORMATS",
@@ -29,12 +30,47 @@ __all__ = [
     "check_not_config",
     "check_output_dir",
     "default_output",
+    "in_option_names",
+    "make_output_dir",
     "output_path",
     "plan",
+    "remove_created_dirs",
 ]
 
 APPEND_FORMATS = ("claude-code", "codex")
 """Formats whose files ``--append`` can extend (the others are message lists)."""
+
+_FIELDS = {
+    "-o/--output": "output",
+    "--output-dir": "output_dir",
+    "--in-place": "in_place",
+    "--report": "report",
+    "--events": "events",
+    "--transcript-path": "transcript_path",
+    "--append": "append",
+    "--fallback": "fallback",
+    "--model": "model",
+    "--format": "format",
+    "--threshold": "threshold",
+    "--token-counter": "token_counter",
+    "--force": "force",
+    "--no-cache": "cache",
+    "--cache": "cache",
+}
+"""``compact run``'s flags → the :class:`RunOptions` fields they set."""
+_FLAG = re.compile(
+    r"(?<![\w/-])("
+    + "|".join(re.escape(flag) for flag in sorted(_FIELDS, key=len, reverse=True))
+    + r")(?![\w-])"
+)
+
+
+def in_option_names(message: str) -> str:
+    """``message`` with every ``compact run`` flag named as the :class:`RunOptions` field it
+    sets (``use either --in-place or -o/--output`` → ``use either RunOptions.in_place or
+    RunOptions.output``): how the library (:func:`~compactor.runner.run_file`) words the
+    errors the command line words with flags."""
+    return _FLAG.sub(lambda m: f"RunOptions.{_FIELDS[m.group(1)]}", message)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,7 +91,9 @@ class RunOptions:
     model: str | None = None
     """``openai:NAME`` or ``local`` (overrides the config's model)."""
     transcript_path: str | None = None
-    """The summary's "full transcript" note: ``auto``, ``none`` or a path."""
+    """The summary's "full transcript" note: ``auto`` (the input; stdin: a note that it was
+    read from stdin), ``archive`` (archive the original first and point at the copy),
+    ``none`` or a path."""
     report: str | None = None
     """Write the JSON report here (``-``: stdout, refused when the transcript goes there)."""
     events: str | None = None
@@ -69,7 +107,8 @@ class RunOptions:
     config: str | None = None
     """YAML config file (None: ``$COMPACT_CONFIG``, else the built-in defaults)."""
     output_dir: str | None = None
-    """Write the output into this existing folder, under the input's own file name."""
+    """Write the output into this folder, under the input's own file name (a missing folder is
+    created, mode 0700, once the run's plan is accepted)."""
     threshold: int | None = None
     """Compact above this many tokens (replaces the config's token trigger)."""
     token_counter: str | None = None
@@ -108,7 +147,7 @@ class RunPlan:
     report: Destination | None = None
     events: Destination | None = None
     archive_dir: Path | None = None
-    """Where the original is archived (``--in-place``, stdin with an ``auto`` note)."""
+    """Where the original is archived (``--in-place``, ``--transcript-path archive``)."""
     input_mode: int | None = None
     """Mode bits of a regular input: a new output is never more readable than its input."""
     timestamp: str | None = None
@@ -142,12 +181,48 @@ def output_path(options: RunOptions) -> str | None:
 
 
 def check_output_dir(folder: str) -> None:
-    """``--output-dir`` must name an existing, writable folder (ConfigError, exit 2)."""
-    if not os.path.isdir(folder):
-        what = "does not exist" if not os.path.lexists(folder) else "is not a folder"
-        raise ConfigError(f"--output-dir {folder!r} {what}")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ConfigError(f"--output-dir {folder!r} is not writable")
+    """``--output-dir`` must name a writable folder, or one that can be created: its nearest
+    existing parent is a writable folder (ConfigError, exit 2). Nothing is created here."""
+    if os.path.lexists(folder):
+        if not os.path.isdir(folder):
+            raise ConfigError(f"--output-dir {folder!r} is not a folder")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise ConfigError(f"--output-dir {folder!r} is not writable")
+        return
+    probe = Path(os.path.abspath(folder))
+    while not os.path.lexists(probe) and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ConfigError(f"--output-dir {folder!r}: {str(probe)!r} is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ConfigError(f"--output-dir {folder!r}: {str(probe)!r} is not writable")
+
+
+def make_output_dir(folder: str | None) -> list[Path]:
+    """Create a missing ``--output-dir`` (and its missing parents) private, mode 0700, as the
+    archive and the cache are; return the folders created, deepest last (empty: it existed)."""
+    if folder is None or os.path.lexists(folder):
+        return []
+    missing: list[Path] = []
+    probe = Path(os.path.abspath(folder))
+    while not os.path.lexists(probe) and probe.parent != probe:
+        missing.append(probe)
+        probe = probe.parent
+    try:
+        make_private_dirs(Path(os.path.abspath(folder)))
+    except OSError as err:
+        raise ConfigError(f"--output-dir {folder!r}: {err.strerror or err}") from err
+    return list(reversed(missing))
+
+
+def remove_created_dirs(created: list[Path]) -> None:
+    """Undo :func:`make_output_dir` for a plan that was refused after it: remove the folders
+    it created, deepest first, as long as they are still empty."""
+    for path in reversed(created):
+        try:
+            path.rmdir()
+        except OSError:
+            return
 
 
 def _check_combinations(options: RunOptions) -> None:
@@ -271,6 +346,23 @@ def plan(
     if not config_checked:
         check_config(file_cfg, overrides)
     input_id, input_mode = _input_identity(options.input, options.in_place)
+    created = make_output_dir(options.output_dir)
+    try:
+        return _resolve(options, file_cfg, overrides, input_id, input_mode, timestamp)
+    except BaseException:
+        remove_created_dirs(created)  # a refused plan leaves nothing behind
+        raise
+
+
+def _resolve(
+    options: RunOptions,
+    file_cfg: FileConfig,
+    overrides: Overrides,
+    input_id: tuple[int, int] | str,
+    input_mode: int | None,
+    timestamp: str | None,
+) -> RunPlan:
+    """The destinations and the archive folder of a plan whose config and input are checked."""
     target = output_path(options)
     if options.in_place:
         output = resolve_destination(options.input, "in-place")
@@ -284,7 +376,9 @@ def plan(
 
     archive_dir = None
     setting = options.transcript_path or file_cfg.transcript_file_path or "auto"
-    if options.in_place or (options.input == "-" and setting == "auto"):
+    # Stdin is archived only when asked (`--transcript-path archive`): a piped CI log is not
+    # kept under $HOME by default; its note then says it was read from stdin (issue 32).
+    if options.in_place or setting == "archive":
         archive_dir = plan_archive_dir(file_cfg.archive_folder())
         if options.in_place and is_inside(options.input, archive_dir):
             raise ConfigError(

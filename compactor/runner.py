@@ -66,6 +66,7 @@ from .run_plan import (
     RunOptions,
     RunPlan,
     default_output,
+    in_option_names,
     output_path,
     plan,
 )
@@ -248,6 +249,8 @@ class Run:
         if self.plan.archive_dir is not None:
             raw = self._input.raw if self._input is not None else b""
             auto_path: str | None = archive_path(raw, self.plan.archive_dir)
+        elif opts.input == "-":
+            auto_path = "-"  # the note says it was read from stdin, and kept nowhere
         else:
             auto_path = os.path.abspath(opts.input)  # noqa: ASYNC240 - string work, no I/O
         cfg = build_config(
@@ -440,12 +443,17 @@ async def arun_file(
     options: RunOptions, *, sink: RunEventSink | None = None, model: Any = None
 ) -> RunResult:
     """Plan and execute one run in the running event loop (a planning error is a result
-    with exit code 2 and nothing written)."""
+    with exit code 2 and nothing written). Errors name the :class:`RunOptions` fields
+    (``RunOptions.output``), not the command line's flags."""
     try:
         planned = plan(options)
     except CompactorError as err:
-        return RunResult.refused(options, err)
-    return await Run(planned, sink=sink, model=model).execute()
+        result = RunResult.refused(options, err)
+    else:
+        result = await Run(planned, sink=sink, model=model).execute()
+    if result.error is not None:
+        result.error = in_option_names(result.error)
+    return result
 
 
 def run_file(

@@ -50,13 +50,16 @@ def _clean_environ(
 ) -> None:
     """Clear OPENAI_* and proxy variables; point the client at a dead loopback port; archive
     originals under a temporary $XDG_DATA_HOME, never in the user's own; give every test its
-    own empty summary cache ($XDG_CACHE_HOME), so no test sees another's cached replies (a
-    subprocess inherits both)."""
+    own empty summary cache ($XDG_CACHE_HOME), so no test sees another's cached replies; point
+    $XDG_CONFIG_HOME at an empty folder, so the user's own config file is never read (a
+    subprocess inherits all three)."""
     monkeypatch.setenv("XDG_DATA_HOME", str(_data_home))
     # mkdtemp, not tmp_path_factory.mktemp: a numbered dir lists the whole base folder to find
     # its number, which for one per test grows with the suite (quadratic in all)
     cache = tempfile.mkdtemp(prefix="xdg-cache-", dir=tmp_path_factory.getbasetemp())
     monkeypatch.setenv("XDG_CACHE_HOME", cache)
+    # the developer's own ~/.config/compact/config.yaml never leaks into a test
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(_data_home / "no-user-config"))
     for key in list(os.environ):
         upper = key.upper()
         if upper.startswith("OPENAI_") or upper.endswith("_PROXY") or upper == "COMPACT_CONFIG":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -441,7 +442,7 @@ def test_output_dir_writes_each_result_under_its_input_name(batch_dir: Path) -> 
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--output-dir", "missing"], "--output-dir '{tmp}/missing' does not exist"),
+        (["--output-dir", "a.jsonl/sub"], "--output-dir '{tmp}/a.jsonl/sub': '{tmp}/a.jsonl' is"),
         (["--output-dir", "a.jsonl"], "--output-dir '{tmp}/a.jsonl' is not a folder"),
         (["--output-dir", "."], "--output-dir '{tmp}' holds '{tmp}/a.jsonl'"),
         (["--output-dir", "dir", "--in-place"], "use either --output-dir or --in-place"),
@@ -452,7 +453,8 @@ def test_output_dir_is_planned_before_any_work(
     batch_dir: Path, extra: list[str], message: str
 ) -> None:
     before = {p: p.read_bytes() for p in batch_dir.rglob("*") if p.is_file()}
-    extra = [str(batch_dir / e) if e in ("missing", "a.jsonl", ".", "dir") else e for e in extra]
+    names = ("a.jsonl/sub", "a.jsonl", ".", "dir")
+    extra = [str(batch_dir / e) if e in names else e for e in extra]
     result = _run(
         str(batch_dir / "a.jsonl"),
         str(batch_dir / "b.jsonl"),
@@ -466,13 +468,38 @@ def test_output_dir_is_planned_before_any_work(
     assert {p: p.read_bytes() for p in batch_dir.rglob("*") if p.is_file()} == before
 
 
-def test_output_dir_with_one_input_refuses_stdin_and_a_missing_folder(tmp_path: Path) -> None:
+def test_output_dir_with_one_input_refuses_stdin(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["run", "-", "--output-dir", str(tmp_path)], input="")
     assert result.exit_code == 2
     assert "--output-dir needs a file input" in result.stderr
-    result = _run(str(SHORT), "--output-dir", str(tmp_path / "nope"))
-    assert result.exit_code == 2
-    assert "does not exist" in result.stderr
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("inputs", [1, 2], ids=["one-file", "batch"])
+def test_a_missing_output_dir_is_created_private(
+    batch_dir: Path, tmp_path_factory: pytest.TempPathFactory, inputs: int
+) -> None:
+    """Issue 32 point 2: `compact run logs/ --output-dir small/` works before small/ exists;
+    the folder (and a missing parent) is made 0700, as the archive and the cache are."""
+    base = tmp_path_factory.mktemp("out")
+    small = base / "new" / "small"
+    files = [str(batch_dir / "a.jsonl"), str(batch_dir / "b.jsonl")][:inputs]
+    result = _run(*files, "--output-dir", f"{small}/", "--model", "local")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in small.iterdir()) == ["a.jsonl", "b.jsonl"][:inputs]
+    for folder in (small, small.parent):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+
+
+def test_a_refused_plan_leaves_no_output_dir_behind(tmp_path: Path) -> None:
+    """The folder is created only for a plan that is accepted: a report equal to the input
+    refuses the run (exit 2) and the folder made for it is removed again."""
+    src = tmp_path / "s.jsonl"
+    shutil.copy(SHORT, src)
+    result = _run(str(src), "--output-dir", str(tmp_path / "out" / "deep"), "--report", str(src))
+    assert result.exit_code == 2, result.output
+    assert "--report" in result.stderr and "is the input file" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl"]
 
 
 def test_two_inputs_of_one_name_into_one_output_dir_are_refused(tmp_path: Path) -> None:

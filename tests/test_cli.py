@@ -229,7 +229,8 @@ def test_run_stdin_to_stdout(runner, tmp_path, monkeypatch):
 def test_run_stdin_force_note_points_at_archive(runner, tmp_path):
     cfg = tmp_path / "c.yaml"
     cfg.write_text(f"model: {{provider: local}}\narchive_dir: {tmp_path / 'arch'}\n")
-    result = runner.invoke(app, ["run", "-", "--force", "-c", str(cfg)], input=CODING.read_bytes())
+    args = ["run", "-", "--force", "-c", str(cfg), "--transcript-path", "archive"]
+    result = runner.invoke(app, args, input=CODING.read_bytes())
     assert result.exit_code == 0, result.output
     archived = list((tmp_path / "arch").iterdir())
     assert len(archived) == 1
@@ -651,14 +652,15 @@ def test_a_short_write_under_ulimit_is_exit_6_not_success(tmp_path, triggered):
         if triggered
         else "trigger: {context_tokens: 1000000000}\n"
     )
-    script = f'(ulimit -f 100; cat "{LONG}" | "$0" run - -c "{cfg}" > "{tmp_path}/out.jsonl")'
+    note = " --transcript-path archive" if triggered else ""
+    script = f'(ulimit -f 100; cat "{LONG}" | "$0" run -{note} -c "{cfg}" > "{tmp_path}/out.jsonl")'
     proc = subprocess.run(
         ["bash", "-c", script, compact_exe()], capture_output=True, timeout=120, check=False
     )
     err = proc.stderr.decode()
     assert proc.returncode == 6, err
     [line] = err.strip().splitlines()
-    if triggered:  # the original is archived first (stdin): that copy hits the limit
+    if triggered:  # the original is archived first (asked for): that copy hits the limit
         assert line.endswith("completely: File too large; nothing was written")
         assert line.startswith("compact: StreamError: failed to write ")
         assert "/compact/archive/" in line

@@ -57,6 +57,7 @@ def test_the_command_tree_is_what_the_readme_documents() -> None:
         "cache clear",
         "cache info",
         "check",
+        "config init",
         "config show",
         "config validate",
         "run",

@@ -118,7 +118,7 @@ def test_an_output_that_is_the_input_through_a_link_is_refused(src: Path, how: s
     before = src.read_bytes()
     result = run_file(RunOptions(input=str(src), output=str(link), force=True, model="local"))
     assert result.exit_code == 2
-    assert "is the input; use --in-place" in (result.error or "")
+    assert "is the input; use RunOptions.in_place" in (result.error or "")
     assert src.read_bytes() == before
     assert link.is_symlink() == (how == "symlink")
 
@@ -134,7 +134,7 @@ def test_a_report_or_events_path_equal_to_the_input_is_refused_before_any_work(
     options = dataclasses.replace(options, events=str(src)) if flag == "events" else options
     result = run_file(options)
     assert result.exit_code == 2
-    assert f"--{flag} '{src}' is the input file" in (result.error or "")
+    assert f"RunOptions.{flag} '{src}' is the input file" in (result.error or "")
     assert src.read_bytes() == before
     assert _only(tmp_path) == ["s.jsonl"]
 
@@ -142,10 +142,16 @@ def test_a_report_or_events_path_equal_to_the_input_is_refused_before_any_work(
 @pytest.mark.parametrize(
     ("output", "report", "events", "says"),
     [
-        ("out.jsonl", "out.jsonl", None, "--report 'out.jsonl' is the same file as -o/--output"),
-        ("out.jsonl", "r.json", "r-link.json", "--events 'r-link.json' is the same file as"),
-        ("out.jsonl", "r.json", "r-hard.json", "--events 'r-hard.json' is the same file as"),
-        ("-", "-", None, "--report - writes to stdout, where the transcript goes"),
+        # the library names RunOptions fields where `compact run` names its flags (issue 32)
+        (
+            "out.jsonl",
+            "out.jsonl",
+            None,
+            "report 'out.jsonl' is the same file as RunOptions.output",
+        ),
+        ("out.jsonl", "r.json", "r-link.json", "RunOptions.events 'r-link.json' is the same file"),
+        ("out.jsonl", "r.json", "r-hard.json", "RunOptions.events 'r-hard.json' is the same file"),
+        ("-", "-", None, "RunOptions.report - writes to stdout, where the transcript goes"),
     ],
 )
 def test_two_destinations_that_are_one_file_are_refused(

@@ -166,7 +166,7 @@ def test_the_summary_of_codexs_own_compaction_is_found() -> None:
 def test_make_run_shows_the_summary() -> None:
     makefile = (REPO / "Makefile").read_text()
     target = makefile.split("\nrun:", 1)[1].split("\n\n", 1)[0]
-    assert "$(BIN)/compact show build/sample.compact.jsonl" in target
+    assert "$(BIN)/compact show $(OUT)/sample.compact.jsonl" in target
     assert "cat " not in target
 
 

@@ -19,7 +19,7 @@ import typer
 from compactor import __version__
 
 from . import _typer_fast, archive_cmd, cache_cmd, check, config_cmd, run, show
-from .common import guard_std_streams, print_error
+from .common import ConfigOpt, guard_std_streams, print_error
 from .exitcodes import EXIT_CODES_HELP, ExitCode, classify
 from .helptext import CONTEXT, Command, Group, epilog
 
@@ -83,13 +83,15 @@ def _group(name: str, text: str, examples: list[tuple[str, str]], *commands: Any
 
 _group(
     "config",
-    "Show the effective config, or check a config file.",
+    "Show the effective config, check a config file, or write a new one.",
     [
         ("what a run would use: defaults, file, environment, flags", "compact config show"),
         ("check a file before CI uses it", "compact config validate configs/failover.yaml"),
+        ("write a commented starter config", "compact config init"),
     ],
     ("show", config_cmd.config_show, config_cmd.SHOW_EPILOG),
     ("validate", config_cmd.config_validate, config_cmd.VALIDATE_EPILOG),
+    ("init", config_cmd.config_init, config_cmd.INIT_EPILOG),
 )
 _group(
     "archive",
@@ -122,16 +124,32 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
+def _config_defaults(command: Any, path: str) -> dict[str, Any]:
+    """``default_map`` giving every subcommand with a ``config`` parameter ``path``: what
+    ``compact -c FILE SUB ...`` means (a ``-c`` after the subcommand still wins)."""
+    out: dict[str, Any] = {}
+    for name, sub in getattr(command, "commands", {}).items():
+        if getattr(sub, "commands", None):
+            out[name] = _config_defaults(sub, path)
+        elif any(p.name == "config" for p in sub.params):
+            out[name] = {"config": path}
+    return out
+
+
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option(
             "-V", "--version", callback=_version, is_eager=True, help="Show the version and exit."
         ),
     ] = False,
+    config: ConfigOpt = None,
 ) -> None:
     """Keep long LLM-agent transcripts inside the context window."""
+    if config is not None:  # `compact -c FILE run ...`: every subcommand reads FILE
+        ctx.default_map = _config_defaults(ctx.command, config)
 
 
 def main() -> None:

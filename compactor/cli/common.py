@@ -41,7 +41,8 @@ ConfigOpt = Annotated[
         "-c",
         "--config",
         metavar="FILE",
-        help="YAML config file (default: the one $COMPACT_CONFIG names, else none).",
+        help="YAML config file (default: the one $COMPACT_CONFIG names, else "
+        "~/.config/compact/config.yaml if it exists).",
     ),
 ]
 FormatOpt = Annotated[

@@ -80,7 +80,8 @@ def run(
         typer.Option(
             "--output-dir",
             metavar="DIR",
-            help="Write each result into the existing folder DIR, under its input's name.",
+            help="Write each result into the folder DIR (created if missing), under its "
+            "input's name.",
         ),
     ] = None,
     in_place: Annotated[
@@ -107,7 +108,8 @@ def run(
         typer.Option(
             "--transcript-path",
             metavar="PATH",
-            help="The full transcript the summary's note points at: auto, none, or a path.",
+            help="The full transcript the summary's note points at: auto (the input; stdin: "
+            "says so), archive (archive the original and point there), none, or a path.",
         ),
     ] = None,
     report: Annotated[

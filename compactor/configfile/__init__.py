@@ -2,7 +2,8 @@
 
 - :mod:`.schema`: the keys a file may hold, the types each accepts, the size limits.
 - :mod:`.loading`: :func:`load_config_file` finds and reads a file (``-c``,
-  ``$COMPACT_CONFIG``, a size cap); :mod:`.composer` parses its YAML (the only module that
+  ``$COMPACT_CONFIG``, ``$XDG_CONFIG_HOME/compact/config.yaml``, a size cap);
+  :mod:`.composer` parses its YAML (the only module that
   imports ``yaml``, loaded when a file is parsed) so that every key keeps its line: unknown
   keys, wrong types and unset ``${VAR}`` raise :class:`~compactor.errors.ConfigError` naming
   file, line and key.
@@ -16,7 +17,15 @@ No rich or typer here: library users can load the same files.
 
 from __future__ import annotations
 
-from .build import UnbuiltModel, build_config, check_config, exponential_backoff, model_settings
+from .build import (
+    KeylessModel,
+    UnbuiltModel,
+    build_config,
+    check_config,
+    exponential_backoff,
+    missing_keys,
+    model_settings,
+)
 from .fileconfig import (
     DEFAULT_FILE_MAX_DELAY,
     DEFAULT_LOOP_GUARD,
@@ -30,9 +39,11 @@ from .fileconfig import (
 from .loading import (
     CONFIG_ENV,
     MAX_CONFIG_BYTES,
+    config_source,
     load_config_file,
     load_default_config,
     parse_config_text,
+    user_config_path,
 )
 from .schema import MAX_CONFIG_DEPTH, MAX_CONFIG_VALUES
 
@@ -45,16 +56,20 @@ __all__ = [
     "MAX_CONFIG_DEPTH",
     "MAX_CONFIG_VALUES",
     "FileConfig",
+    "KeylessModel",
     "Overrides",
     "UnbuiltModel",
     "any_remote",
     "build_config",
     "check_config",
+    "config_source",
     "exponential_backoff",
     "is_headers_key",
     "load_config_file",
     "load_default_config",
     "mask_secrets",
+    "missing_keys",
     "model_settings",
     "parse_config_text",
+    "user_config_path",
 ]

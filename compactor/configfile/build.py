@@ -20,10 +20,14 @@ if TYPE_CHECKING:
     from compactor.config import Config, FailoverContext, PreserveUserMessages
 
 __all__ = [
+    "KeylessModel",
     "UnbuiltModel",
     "build_config",
+    "chain_goes_on",
     "check_config",
     "exponential_backoff",
+    "key_problem",
+    "missing_keys",
     "model_settings",
 ]
 
@@ -72,41 +76,110 @@ class UnbuiltModel:
         raise RuntimeError("check_config() validates models; it does not build them")
 
 
-def _make_model(d: dict[str, Any], key: str, file_cfg: FileConfig, build: bool = True) -> Any:
+def _make_model(
+    d: dict[str, Any], key: str, file_cfg: FileConfig, build: bool = True, required: bool = True
+) -> Any:
+    """The model of ``d`` (``key`` locates it in the file). ``required``: the chain has no other
+    model to go on with, so an openai model without an API key is a ConfigError (exit 2, before
+    any work); otherwise it is built as a :class:`KeylessModel`, whose calls fail as a model
+    error for the circuit breaker and failover to take over (issue 32)."""
     from compactor.models.registry import check_model_config, model_from_config, with_model_defaults
 
     spec = {k: v for k, v in d.items() if k not in ("options", "context_tokens")}
     if spec.get("provider") == "local":
         spec = {"provider": "local"}
     spec = with_model_defaults(spec)
-    if spec["provider"] == "openai" and not spec.get("api_key"):
-        _check_key_variable(spec, key, file_cfg)
+    problem = key_problem(spec, key, file_cfg)
+    if problem is not None and required and file_cfg.unset_env.get(f"{key}.api_key"):
+        raise file_cfg.error(f"{key}.api_key", problem)
     try:
         if not build:
-            check_model_config(spec)
+            check_model_config(spec, require_key=required)
             return UnbuiltModel()
-        return model_from_config(spec)
+        model = model_from_config(spec, require_key=required)
     except ConfigError as err:
         # "model" + the registry's "provider" → the line of model.provider when the file has it
         sub = f"{key}.{err.key}" if err.key else key
         raise file_cfg.error(sub if sub in file_cfg.lines else key, err.message) from err
+    return model if problem is None else KeylessModel(model, problem)
 
 
-def _check_key_variable(spec: dict[str, Any], key: str, file_cfg: FileConfig) -> None:
-    """``api_key: ${VAR}`` with VAR unset: name VAR in the error, instead of a generic "no API
-    key", when the model is left without one (no ``base_url`` for a server that needs none),
-    and never let ``$OPENAI_API_KEY`` stand in for another variable the file names."""
+class KeylessModel:
+    """An openai model whose API key is not set, in a chain that goes on without it: every call
+    fails at once, before any request, with ``ModelError(kind="auth", persistent=True)`` naming
+    what is missing, so the circuit breaker skips it and failover (or the fallback) answers.
+    Never sends ``$OPENAI_API_KEY`` in place of the variable the file names. Everything else
+    (``name``, ``remote``, ``endpoint``, ...) is the wrapped model's."""
+
+    def __init__(self, model: Any, message: str) -> None:
+        self.model = model
+        self.message = message
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "model":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
+        return getattr(self.model, name)
+
+    async def generate(self, messages: list[Any], **options: Any) -> Any:
+        raise ModelError(
+            self.message,
+            kind="auth",
+            transient=False,
+            persistent=True,
+            model=getattr(self.model, "name", None),
+        )
+
+
+def key_problem(spec: dict[str, Any], key: str, file_cfg: FileConfig) -> str | None:
+    """Why the openai model ``spec`` (at ``key``) has no API key to send, or None when it has
+    one or needs none (a ``base_url`` for a local server): ``api_key: ${VAR}`` with VAR unset
+    names VAR, and ``$OPENAI_API_KEY`` never stands in for another variable the file names."""
+    if spec.get("provider") != "openai" or spec.get("api_key"):
+        return None
+    has_url = spec.get("base_url") or os.environ.get("OPENAI_BASE_URL")
     var = file_cfg.unset_env.get(f"{key}.api_key")
     if var is None:
-        return
-    has_url = spec.get("base_url") or os.environ.get("OPENAI_BASE_URL")
+        if has_url or os.environ.get("OPENAI_API_KEY"):
+            return None
+        return (
+            f"no API key for openai model {spec.get('name')!r}: set OPENAI_API_KEY or "
+            "model.api_key (a local server that needs none: set model.base_url or "
+            "OPENAI_BASE_URL)"
+        )
     stand_in = var != "OPENAI_API_KEY" and os.environ.get("OPENAI_API_KEY")
     if has_url and not stand_in:
-        return  # a local server that needs no key
+        return None  # a local server that needs no key
     message = f"no API key: ${{{var}}} is not set"
     if stand_in:
         message += " (compact does not send $OPENAI_API_KEY in its place)"
-    raise file_cfg.error(f"{key}.api_key", message)
+    return message
+
+
+def missing_keys(file_cfg: FileConfig, overrides: Overrides | None = None) -> list[str]:
+    """``KEY: why`` for every model of the chain (primary, failover models) that has no API
+    key: what ``compact config validate`` reports as ``not set``."""
+    from compactor.models.registry import with_model_defaults
+
+    dicts = [("model", model_settings(file_cfg, overrides or Overrides()))]
+    models = (file_cfg.failover or {}).get("models") or []
+    dicts += [(f"failover.models[{i}]", d) for i, d in enumerate(models)]
+    out = []
+    for key, d in dicts:
+        spec = with_model_defaults({k: v for k, v in d.items() if k != "options"})
+        problem = key_problem(spec, key, file_cfg)
+        if problem is not None:
+            out.append(f"{key}.api_key: {problem}")
+    return out
+
+
+def chain_goes_on(file_cfg: FileConfig, overrides: Overrides | None = None) -> bool:
+    """Whether a run has a model after the primary: failover models it may try, or the
+    ``local`` fallback. Only then may a model of the chain lack its API key."""
+    ov = overrides or Overrides()
+    f = file_cfg.failover or {}
+    if f.get("models") and f.get("max_retries", 3) > 0:
+        return True
+    return (ov.fallback or file_cfg.fallback or "none") == "local"
 
 
 def _load_ref(file_cfg: FileConfig, key: str, ref: str) -> Callable[..., Any]:
@@ -131,14 +204,15 @@ def _user_instruction(file_cfg: FileConfig) -> str | None:
 
 
 def _transcript_path(file_cfg: FileConfig, overrides: Overrides, auto: str | None) -> str | None:
-    """The transcript note's path: a flag wins; ``auto`` → ``auto``; ``none`` → None."""
+    """The transcript note's path: a flag wins; ``auto`` and ``archive`` → ``auto`` (what the
+    run resolved: the input, its archived copy, or ``-`` for stdin); ``none`` → None."""
     if overrides.transcript_file_path is not None:
         value = overrides.transcript_file_path
     else:
         value = file_cfg.transcript_file_path or "auto"
     if value == "none":
         return None
-    if value == "auto":
+    if value in ("auto", "archive"):  # archive: `auto` is the archived copy's path
         return auto
     return value
 
@@ -201,6 +275,7 @@ def build_config(
     transcript_path_auto: str | None = None,
     model: Any = None,
     build_models: bool = True,
+    require_keys: bool = True,
 ) -> Config[Any]:
     """A :class:`compactor.Config` from the file plus CLI overrides.
 
@@ -208,6 +283,8 @@ def build_config(
     input's absolute path or its archive). ``model`` skips building the model from the file
     (tests pass a ScriptedModel). ``build_models=False`` validates the model settings but puts
     :class:`UnbuiltModel` placeholders in the config (see :func:`check_config`).
+    ``require_keys=False`` (``config show``): no model is refused for a missing API key. Else
+    only a primary with no model after it (:func:`chain_goes_on`) must have one.
     """
     from compactor.config import (  # here, not at the top: `compact check` never builds a Config
         Config,
@@ -219,8 +296,9 @@ def build_config(
     from compactor.finalize import user_message_budget
 
     ov = overrides or Overrides()
+    alone = require_keys and not chain_goes_on(file_cfg, ov)
     if model is None:
-        model = _make_model(model_settings(file_cfg, ov), "model", file_cfg, build_models)
+        model = _make_model(model_settings(file_cfg, ov), "model", file_cfg, build_models, alone)
     options = dict((file_cfg.model or {}).get("options") or {})
 
     retry = None
@@ -245,7 +323,7 @@ def build_config(
     if file_cfg.failover is not None:
         f = file_cfg.failover
         models = [
-            _make_model(d, f"failover.models[{i}]", file_cfg, build_models)
+            _make_model(d, f"failover.models[{i}]", file_cfg, build_models, required=False)
             for i, d in enumerate(f.get("models") or [])
         ]
         get_model: Callable[..., Any] | None = None

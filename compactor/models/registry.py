@@ -92,20 +92,22 @@ def create_model(spec: str, **kwargs: Any) -> ChatModel:
     return factory(name.strip(), **kwargs)
 
 
-def model_from_config(d: dict[str, Any]) -> ChatModel:
+def model_from_config(d: dict[str, Any], *, require_key: bool = True) -> ChatModel:
     """Build a model from a config mapping: ``provider``, ``name``, ``base_url``, ``api_key``,
-    ``timeout``, ``max_response_bytes``, ``input`` (``auto`` | ``messages`` | ``transcript``)."""
-    spec, kwargs = _spec_from_config(d)
+    ``timeout``, ``max_response_bytes``, ``input`` (``auto`` | ``messages`` | ``transcript``).
+    ``require_key=False``: an openai model with no key at hand is built anyway (its first
+    request fails as a model error) instead of being a ConfigError."""
+    spec, kwargs = _spec_from_config(d, require_key)
     return create_model(spec, **kwargs)
 
 
-def check_model_config(d: dict[str, Any]) -> None:
+def check_model_config(d: dict[str, Any], *, require_key: bool = True) -> None:
     """Raise the ConfigError :func:`model_from_config` would raise, without building the model
     (so no backend, e.g. the openai client, is imported)."""
-    _spec_from_config(d)
+    _spec_from_config(d, require_key)
 
 
-def _spec_from_config(d: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+def _spec_from_config(d: dict[str, Any], require_key: bool = True) -> tuple[str, dict[str, Any]]:
     """``(create_model spec, backend kwargs)`` of a config mapping, validated."""
     provider = d.get("provider")
     if provider == "scripted":
@@ -151,7 +153,7 @@ def _spec_from_config(d: dict[str, Any]) -> tuple[str, dict[str, Any]]:
                 choices = ", ".join(repr(m) for m in INPUT_MODES)
                 raise ConfigError(f"must be one of {choices}, got {form!r}", key="input")
             kwargs["input_mode"] = form
-        if not (
+        if require_key and not (
             kwargs.get("api_key")
             or os.environ.get("OPENAI_API_KEY")
             or kwargs.get("base_url")
