@@ -246,6 +246,7 @@ class Run:
                 self._intended["archive"] = str(self.plan.archive_dir)
                 r.archive = archive_original(raw, self.plan.archive_dir)
                 r.written["archive"] = r.archive
+                self._index_archive(r.archive)
                 del self._intended["archive"]
             if hold is not None:
                 cfg = dataclasses.replace(cfg, spend=hold)
@@ -282,6 +283,16 @@ class Run:
         )
         r.dropped_records = dropped_records(parsed, outcome.messages, data, mode)
         return data
+
+    def _index_archive(self, entry: str) -> None:
+        """Note in the archive's index which file ``entry`` was (``compact archive restore``)."""
+        from .io.archive_index import record_archived
+
+        opts = self.plan.options
+        original = None if opts.input == "-" else os.path.abspath(opts.input)
+        by = "run --in-place" if opts.in_place else "run (stdin)"
+        assert self.plan.archive_dir is not None
+        record_archived(self.plan.archive_dir, entry, original, by=by)
 
     async def _reserve(self, cfg: Any, messages: list[Any]) -> SpendHold | None:
         """Set aside the requests this run plans to send (:mod:`compactor.limits`);

@@ -54,6 +54,7 @@ def test_the_command_tree_is_what_the_readme_documents() -> None:
     assert sorted(" ".join(p) for p, _ in LEAVES) == [
         "archive list",
         "archive prune",
+        "archive restore",
         "cache clear",
         "cache info",
         "check",
@@ -149,6 +150,7 @@ def test_modules_define_the_epilogs_the_app_uses() -> None:
     assert root.commands["show"].epilog == show.EPILOG
     assert config.commands["show"].epilog == config_cmd.SHOW_EPILOG
     assert archive.commands["prune"].epilog == archive_cmd.PRUNE_EPILOG
+    assert archive.commands["restore"].epilog == archive_cmd.RESTORE_EPILOG
 
 
 @pytest.mark.parametrize(
