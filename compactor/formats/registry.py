@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from compactor.errors import ConfigError, TranscriptError
 from compactor.schema import AgenticMessage, Message
 
-from . import _jsonl
+from . import _jsonl, json_document
 from ._family import KNOWN_FORMATS, fits
 from .anthropic import AnthropicFormat
 from .base import CompactionInfo, Format, Transcript, WriteMode
@@ -138,12 +138,31 @@ def read_transcript(
     in place. A caller that never edits them (the run: the pipeline only reads the history) passes
     False and the transcript is held once.
     """
-    fmt = get_format(format) if format is not None else FORMATS[detect_format(path, raw)]
-    if format is not None and not _has_content(raw):
-        raise TranscriptError(path, None, None, "empty transcript")
-    transcript = fmt.read(path, raw)
+    if json_document.is_array(raw):
+        return _read_array(path, raw, format, snapshot)
+    try:
+        fmt = get_format(format) if format is not None else FORMATS[detect_format(path, raw)]
+        if format is not None and not _has_content(raw):
+            raise TranscriptError(path, None, None, "empty transcript")
+        transcript = fmt.read(path, raw)
+    except TranscriptError as err:
+        raise json_document.explain(path, raw, err) from err
     if snapshot:
         transcript.meta["snapshot"] = _jsonl.snapshot(transcript.messages)
+    return transcript
+
+
+def _read_array(
+    path: str, raw: bytes | FileSource, format: str | None, snapshot: bool
+) -> Transcript:
+    """A file that is one JSON array of records: read as the JSON Lines of its elements
+    (``meta["json_document"]``: its style, so that :func:`write_transcript` writes an array)."""
+    lines, style, starts = json_document.to_lines(path, raw)
+    try:
+        transcript = read_transcript(path, lines, format, snapshot=snapshot)
+    except TranscriptError as err:
+        raise json_document.relocate(err, starts) from err
+    transcript.meta["json_document"] = style
     return transcript
 
 
@@ -171,7 +190,9 @@ def write_transcript(
     info: CompactionInfo | None = None,
 ) -> bytes:
     """Render the compacted history ``new_messages`` in the transcript's own format."""
-    return get_format(t.format).write(t, new_messages, mode=mode, info=info)
+    data = get_format(t.format).write(t, new_messages, mode=mode, info=info)
+    style = t.meta.get("json_document")
+    return data if style is None else json_document.render(data, style)
 
 
 _CALL_KEYS = {"tool_use": "id", "function_call": "call_id", "custom_tool_call": "call_id"}

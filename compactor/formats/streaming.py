@@ -22,7 +22,7 @@ from compactor.schema import MAX_JSON_DEPTH, Message
 from compactor.tokens import estimate_message, utf8_len
 from compactor.trigger import TriggerCondition, TriggerDecision, verdict
 
-from . import _jsonl
+from . import _jsonl, json_document
 from ._family import fits, mismatch
 from .eino import eino_message
 from .openai_chat import message_from_record
@@ -147,6 +147,11 @@ _SHALLOW_BYTES = 2 * MAX_JSON_DEPTH
 """A line this short cannot nest deeper than MAX_JSON_DEPTH (each level takes two bytes)."""
 
 
+def _first_record_spans_lines(lines: list[bytes]) -> bool:
+    first = next((ln for ln in lines if ln.strip()), b"")
+    return first.strip().removeprefix(_jsonl.BOM).strip() in (b"{", b"[")
+
+
 def stream_check(
     path: str, trigger: TriggerCondition | None, format: str | None = None
 ) -> StreamResult | None:
@@ -169,8 +174,13 @@ def stream_check(
             head_lines.append(chunk)
         sniffed = head_lines[:SNIFF_RECORDS]
         head = b"\n".join(sniffed) + (b"\n" if more else b"")
+        if json_document.is_array(head) or _first_record_spans_lines(head_lines):
+            return None  # one JSON document: read whole (or explained) by the full read
         if format is None:
-            name = detect_format(path, head)
+            try:
+                name = detect_format(path, head)
+            except TranscriptError as err:
+                raise json_document.explain(path, head, err) from err
             if name not in STREAM_FORMATS:
                 return None
         else:
