@@ -383,19 +383,19 @@ def test_a_folder_of_only_earlier_outputs_is_refused(tmp_path: Path) -> None:
 
 
 def test_two_inputs_with_one_output_are_refused_before_any_work(batch_dir: Path) -> None:
-    (batch_dir / "a.json").write_bytes((batch_dir / "a.jsonl").read_bytes())
+    (batch_dir / "a.txt").write_bytes((batch_dir / "a.jsonl").read_bytes())
     before = sorted(p.name for p in batch_dir.iterdir())
     result = _run(
         str(batch_dir / "a.jsonl"),
         str(batch_dir / "b.jsonl"),
-        str(batch_dir / "a.json"),
+        str(batch_dir / "a.txt"),
         "--force",
         "--model",
         "local",
     )
     assert result.exit_code == 2
     assert (
-        f"'{batch_dir / 'a.jsonl'}' and '{batch_dir / 'a.json'}' would both write "
+        f"'{batch_dir / 'a.jsonl'}' and '{batch_dir / 'a.txt'}' would both write "
         f"'{batch_dir / 'a.compact.jsonl'}'; run them separately or use --output-dir"
     ) in result.stderr
     assert sorted(p.name for p in batch_dir.iterdir()) == before  # b was not compacted either
@@ -404,7 +404,7 @@ def test_two_inputs_with_one_output_are_refused_before_any_work(batch_dir: Path)
     out.mkdir()
     result = _run(
         str(batch_dir / "a.jsonl"),
-        str(batch_dir / "a.json"),
+        str(batch_dir / "a.txt"),
         "--output-dir",
         str(out),
         "--force",
@@ -412,7 +412,7 @@ def test_two_inputs_with_one_output_are_refused_before_any_work(batch_dir: Path)
         "local",
     )
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.iterdir()) == ["a.json", "a.jsonl"]
+    assert sorted(p.name for p in out.iterdir()) == ["a.jsonl", "a.txt"]
 
 
 def test_output_dir_writes_each_result_under_its_input_name(batch_dir: Path) -> None:

@@ -172,7 +172,7 @@ def test_a_mistyped_option_gets_the_closest_one(args: list[str], suggestion: str
 def test_a_hopeless_option_gets_no_suggestion() -> None:
     result = CliRunner(env=ENV).invoke(app, ["run", "x.jsonl", "--zzzzzz"])
     assert result.exit_code == 2
-    assert "No such option: --zzzzzz" in result.stderr
+    assert "compact: no such option: --zzzzzz" in result.stderr
     assert "Did you mean" not in result.stderr
 
 

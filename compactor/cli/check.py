@@ -92,7 +92,7 @@ def check(
     """
     try:
         file_cfg = load_default_config(config).with_flags(
-            threshold=threshold, token_counter=token_counter
+            threshold=common.tokens(threshold), token_counter=token_counter
         )
         job = _Check(file_cfg, fmt or file_cfg.format, as_json)
         if explain:

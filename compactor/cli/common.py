@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 import traceback
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -32,6 +33,7 @@ __all__ = [
     "print_error",
     "say",
     "say_styled",
+    "tokens",
     "traceback_text",
 ]
 
@@ -53,14 +55,40 @@ FormatOpt = Annotated[
         "anthropic.",
     ),
 ]
+_TOKENS = re.compile(r"\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([kKmM]?)\s*")
+
+
+def tokens(text: str | None, flag: str = "--threshold") -> int | None:
+    """``50000``, ``50_000``, ``50k``, ``1.5M`` → a whole number of tokens (at least 1);
+    a BadParameter (a one-line usage error, exit 2) that says what is expected otherwise."""
+    if text is None:
+        return None
+    match = _TOKENS.fullmatch(text)
+    value = None
+    if match is not None:
+        number = float(match.group(1).replace("_", "").replace(",", ""))
+        value = number * {"": 1, "k": 1_000, "m": 1_000_000}[match.group(2).lower()]
+    if value is None or value < 1 or value != int(value):
+        raise typer.BadParameter(
+            f"{text!r}: expected a number of tokens, such as 50000, 50k or 1.5M",
+            param_hint=f"'{flag}'",
+        )
+    return int(value)
+
+
+def _check_tokens(value: str | None) -> str | None:
+    tokens(value)
+    return value
+
+
 ThresholdOpt = Annotated[
-    int | None,
+    str | None,
     typer.Option(
         "--threshold",
         metavar="N",
-        min=1,
-        help="Compact above N tokens (replaces the config's token trigger; a message trigger "
-        "still applies).",
+        callback=_check_tokens,
+        help="Compact above N tokens: 50000, 50k or 1.5M (replaces the config's token trigger; "
+        "a message trigger still applies).",
     ),
 ]
 TokenCounterOpt = Annotated[
@@ -108,7 +136,7 @@ def print_error(line: str, err: BaseException | None = None, debug: bool = False
 
 
 def fail(err: BaseException, debug: bool = False) -> NoReturn:
-    """Print ``Type: message`` (a traceback only with --debug) and exit with err's code."""
+    """Print the error's one line (a traceback only with --debug) and exit with its code."""
     message, code = classify(err)
     print_error(message, err, debug)
     raise typer.Exit(int(code))

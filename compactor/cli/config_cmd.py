@@ -54,7 +54,7 @@ def config_show(
 
     try:
         file_cfg = load_default_config(config).with_flags(
-            threshold=threshold, token_counter=token_counter
+            threshold=common.tokens(threshold), token_counter=token_counter
         )
         data = effective_config(file_cfg, Overrides(model=model))
         if as_json:

@@ -14,12 +14,16 @@ fast, and help is plain text (click's formatter, no markup).
 * ``epilog`` is preformatted text (see :func:`epilog`): ``Examples:`` and ``Exit codes:``
   sections, written as they are.
 * ``--forse`` answers "Did you mean --force?" (the one closest option), not a list of three.
+* A usage error (an unknown option, a bad or missing value) is one line on stderr, like every
+  other failure: ``compact: no such option: --forse. Did you mean --force? (see 'compact run
+  --help')``, not click's usage block.
 """
 
 from __future__ import annotations
 
 import difflib
 import inspect
+import types
 from collections.abc import Sequence
 from typing import Any
 
@@ -109,6 +113,28 @@ def _one_suggestion(err: Exception, names: list[str]) -> None:
         err.message = f"No such option: {typed}. Did you mean {best[0]}?"  # type: ignore[attr-defined]
 
 
+def _show_one_line(err: Any, file: Any = None) -> None:
+    """Replaces click's ``UsageError.show``: one line, ``compact: message (see '... --help')``."""
+    import sys
+
+    message = " ".join(str(err.format_message()).split()).rstrip(".")
+    if message[:1].isupper() and message[1:2].islower():
+        message = message[0].lower() + message[1:]
+    where = f" (see '{err.ctx.command_path} --help')" if err.ctx is not None else ""
+    try:
+        (file or sys.stderr).write(f"compact: {message}{where}\n")
+    except (OSError, ValueError):
+        pass
+
+
+def _one_line(err: Exception) -> None:
+    """Make a usage error print itself on one line (see :func:`_show_one_line`)."""
+    from typer._click.exceptions import UsageError
+
+    if isinstance(err, UsageError):
+        err.show = types.MethodType(_show_one_line, err)  # type: ignore[method-assign]
+
+
 def _option_names(command: Any, ctx: Any) -> list[str]:
     names: list[str] = []
     for param in command.get_params(ctx):
@@ -137,6 +163,7 @@ class Command(TyperCommand):
             return super().parse_args(ctx, args)
         except Exception as err:
             _one_suggestion(err, _option_names(self, ctx))
+            _one_line(err)
             raise
 
 
@@ -167,4 +194,12 @@ class Group(TyperGroup):
             return super().parse_args(ctx, args)
         except Exception as err:
             _one_suggestion(err, _option_names(self, ctx))
+            _one_line(err)
+            raise
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except Exception as err:
+            _one_line(err)
             raise

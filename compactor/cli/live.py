@@ -46,7 +46,9 @@ def _one_line(err: BaseException | None) -> str:
     text = " ".join(str(err).split())
     if len(text) > 160:
         text = text[:157] + "..."
-    return f"{type(err).__name__}: {text}"
+    from compactor.errors import CompactorError
+
+    return text if isinstance(err, CompactorError) else f"{type(err).__name__}: {text}"
 
 
 class _Countdown:

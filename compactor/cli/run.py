@@ -189,7 +189,7 @@ def run(
         fallback=fallback,
         config=config,
         output_dir=output_dir,
-        threshold=threshold,
+        threshold=common.tokens(threshold),
         token_counter=token_counter,
     )
     # A batch: several inputs, or a folder. One file runs exactly as always.

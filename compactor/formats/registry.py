@@ -124,7 +124,23 @@ def get_format(name: str) -> Format:
         return FORMATS[name]
     except KeyError:
         known = ", ".join(FORMATS)
-        raise ConfigError(f"unknown transcript format {name!r}; known formats: {known}") from None
+        hint = _closest_format(name)
+        raise ConfigError(
+            f"unknown transcript format {name!r}; known formats: {known}"
+            + (f"; did you mean {hint!r}?" if hint else "")
+        ) from None
+
+
+def _closest_format(name: str) -> str | None:
+    """``claude`` → ``claude-code``, ``opnai`` → ``openai`` (a prefix, else the closest)."""
+    import difflib
+
+    typed = name.strip().lower()
+    prefixed = [f for f in FORMATS if typed and f.startswith(typed)]
+    if len(prefixed) == 1:
+        return prefixed[0]
+    close = difflib.get_close_matches(typed, list(FORMATS), n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def read_transcript(
