@@ -113,7 +113,8 @@ def count(n: int | None, noun: str) -> str:
 def err_console() -> Console:
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    # emoji=False: rich reads ":smile:" in a model name (openai:smile) as an emoji code
+    return Console(stderr=True, highlight=False, emoji=False)
 
 
 def traceback_text(err: BaseException) -> str:

@@ -60,7 +60,7 @@ class _Countdown:
 
     def __rich__(self) -> RenderableType:
         left = max(0.0, self.deadline - time.monotonic())
-        return Text.from_markup(f"[yellow]⏳ {escape(self.label)} in {left:4.1f}s[/]")
+        return Text.from_markup(f"[yellow]⏳ {escape(self.label)} in {left:4.1f}s[/]", emoji=False)
 
 
 class LiveView:
@@ -108,7 +108,9 @@ class LiveView:
             self.console.print(visible(markup), highlight=False)
         elif always:
             self.console.print(
-                visible(plain if plain is not None else Text.from_markup(markup).plain),
+                visible(
+                    plain if plain is not None else Text.from_markup(markup, emoji=False).plain
+                ),
                 markup=False,
                 highlight=False,
                 soft_wrap=True,
