@@ -94,3 +94,79 @@ def test_model_names_are_never_emoji(tmp_path: Path, name: str, emoji: str) -> N
         assert f"openai:{name}" in text
         assert emoji not in text
     assert f"circuit breaker open for openai:{name}" in " ".join(piped.stderr.split())
+
+
+# -- point 11: shell completion --------------------------------------------------------------------
+
+SCRIPT_MARKS = {
+    "bash": ("complete -o default -F _compact_completion compact", "complete_bash"),
+    "zsh": ("compdef _compact_completion compact", "complete_zsh"),
+    "fish": ("complete --command compact", "complete_fish"),
+    "powershell": ("Register-ArgumentCompleter", "complete_powershell"),
+}
+
+
+def _env_without_completion() -> dict[str, str]:
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("_COMPACT") and k != "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION"
+    }
+
+
+@pytest.mark.parametrize("shell", list(SCRIPT_MARKS))
+@pytest.mark.parametrize("spelling", ["separate", "equals"])
+def test_show_completion_prints_the_script_of_the_shell_named(shell: str, spelling: str) -> None:
+    args = (
+        ["--show-completion", shell] if spelling == "separate" else [f"--show-completion={shell}"]
+    )
+    proc = subprocess.run(
+        [compact_exe(), *args],
+        capture_output=True,
+        text=True,
+        env={**_env_without_completion(), "SHELL": "/bin/bash"},
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    for mark in SCRIPT_MARKS[shell]:
+        assert mark in proc.stdout
+    for other, marks in SCRIPT_MARKS.items():
+        if other != shell:
+            assert marks[1] not in proc.stdout
+
+
+def test_an_unknown_shell_is_one_line() -> None:
+    proc = subprocess.run(
+        [compact_exe(), "--show-completion=tcsh"],
+        capture_output=True,
+        text=True,
+        env=_env_without_completion(),
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr == (
+        "compact: --show-completion: 'tcsh' is not a shell compact completes; name one: "
+        "--show-completion bash|zsh|fish|powershell\n"
+    )
+
+
+def _complete(shell: str, words: str) -> str:
+    env = {**_env_without_completion(), "_COMPACT_COMPLETE": f"complete_{shell}"}
+    if shell == "bash":
+        env |= {"COMP_WORDS": words, "COMP_CWORD": str(len(words.split()) - 1)}
+    else:
+        env |= {"_TYPER_COMPLETE_ARGS": words, "_TYPER_COMPLETE_FISH_ACTION": "get-args"}
+    proc = subprocess.run([compact_exe()], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_model_and_format_complete_their_values() -> None:
+    assert _complete("bash", "compact run --format cl").split() == ["claude-code"]
+    assert _complete("bash", "compact check --format o").split() == ["openai"]
+    models = _complete("bash", "compact run --model openai:gpt-4o").split()
+    assert models == ["openai:gpt-4o", "openai:gpt-4o-mini"]
+    assert _complete("bash", "compact config show --model lo").split() == ["local"]
+    assert '"local"' in _complete("zsh", "compact check --model lo")
+    assert "claude-code" in _complete("fish", "compact run --format cla")

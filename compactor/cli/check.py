@@ -79,6 +79,7 @@ def check(
         typer.Option(
             "--model",
             metavar="MODEL",
+            autocompletion=common.complete_model,
             help="With --explain: the summarizer to plan for (local or openai:NAME).",
         ),
     ] = None,

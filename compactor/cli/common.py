@@ -26,6 +26,8 @@ __all__ = [
     "FormatOpt",
     "ThresholdOpt",
     "TokenCounterOpt",
+    "complete_format",
+    "complete_model",
     "count",
     "err_console",
     "fail",
@@ -46,11 +48,29 @@ ConfigOpt = Annotated[
         help="YAML config file (default: the one $COMPACT_CONFIG names, else none).",
     ),
 ]
+
+
+def complete_format(incomplete: str) -> list[str]:
+    """Shell completion of ``--format``: the format names."""
+    from compactor.formats.registry import FORMATS
+
+    return [name for name in FORMATS if name.startswith(incomplete)]
+
+
+def complete_model(incomplete: str) -> list[str]:
+    """Shell completion of ``--model``: ``local`` and ``openai:NAME`` for well-known models."""
+    from compactor.windows import KNOWN_WINDOWS
+
+    names = ["local", *(f"openai:{name}" for name in KNOWN_WINDOWS)]
+    return [name for name in names if name.startswith(incomplete)]
+
+
 FormatOpt = Annotated[
     str | None,
     typer.Option(
         "--format",
         metavar="FORMAT",
+        autocompletion=complete_format,
         help="Read as this format instead of detecting it: openai, eino, claude-code, codex, "
         "anthropic.",
     ),

@@ -37,7 +37,10 @@ def config_show(
     model: Annotated[
         str | None,
         typer.Option(
-            "--model", metavar="MODEL", help="Override the summarizer: local or openai:NAME."
+            "--model",
+            metavar="MODEL",
+            autocompletion=common.complete_model,
+            help="Override the summarizer: local or openai:NAME.",
         ),
     ] = None,
     threshold: ThresholdOpt = None,

@@ -98,6 +98,7 @@ def run(
         typer.Option(
             "--model",
             metavar="MODEL",
+            autocompletion=common.complete_model,
             help="The summarizer: local (embedded, no network) or openai:NAME (any "
             "OpenAI-compatible server).",
         ),
