@@ -173,12 +173,13 @@ def _completion(ctx: Any, option: str, shell: str | None) -> None:
 
     if shell is None and not os.getenv("_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION"):
         shell = _get_shell_name()
-    if shell not in SHELLS:
+    if shell is None or shell not in SHELLS:
         named = f"{shell!r} is not a shell compact completes" if shell else "no shell detected"
         sys.stderr.write(
             f"compact: {option}: {named}; name one: {option} bash|zsh|fish|powershell\n"
         )
         ctx.exit(2)
+        return
     prog = ctx.find_root().info_name or "compact"
     var = "_{}_COMPLETE".format(prog.replace("-", "_").upper())
     if option == "--show-completion":
