@@ -178,6 +178,12 @@ class Run:
         # either: nothing in the run edits a message in place (the pipeline only reads the
         # history). So the transcript is held once, as parsed.
         self._input = open_input(opts.input, lock=opts.in_place, stream=not opts.in_place)
+        if opts.input == "-" and not self._input.raw.strip():
+            # An empty stdin (a pipeline with nothing to shrink) passes through: nothing to
+            # read, nothing written, exit 0.
+            r.reason = "stdin was empty"
+            r.messages_before = r.messages_after = r.tokens_before = r.tokens_after = 0
+            return
         parsed = read_transcript(
             self._input.display,
             self._input.source,

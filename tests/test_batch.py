@@ -280,9 +280,11 @@ def test_batch_sigint_is_130_and_writes_nothing(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "in").iterdir()) == [p.name for p in paths]
 
 
-def test_batch_on_a_terminal_prints_each_line_as_its_file_finishes(
+def test_batch_on_a_terminal_shows_each_line_as_its_file_finishes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Each file's line with an N/M counter on a status line as it finishes, then every line
+    in natural order and the summary (issue 32)."""
     import io
 
     from rich.console import Console
@@ -298,8 +300,11 @@ def test_batch_on_a_terminal_prints_each_line_as_its_file_finishes(
     paths = _copies(tmp_path / "in", 5)
     result = CliRunner().invoke(app, ["run", *map(str, paths), "--force", "--model", "local"])
     assert result.exit_code == 0, result.output
-    lines = out.getvalue().splitlines()
+    text = out.getvalue()
+    assert sorted(set(re.findall(r"(\d)/5 /", text))) == ["1", "2", "3", "4", "5"]
+    lines = text.rsplit("\x1b[2K", 1)[1].splitlines()  # after the status line is cleared
     *files, summary = lines
+    assert files == sorted(files)  # natural order (t00 ... t04)
     assert sorted(re.sub(r"[\d,]+ → [\d,]+ tokens", "N → M tokens", x) for x in files) == sorted(
         f"{p}: compacted, N → M tokens → {p.with_name(p.stem + '.compact.jsonl')}" for p in paths
     )

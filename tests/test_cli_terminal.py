@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import select
 import socket
 import subprocess
@@ -170,3 +171,128 @@ def test_model_and_format_complete_their_values() -> None:
     assert _complete("bash", "compact config show --model lo").split() == ["local"]
     assert '"local"' in _complete("zsh", "compact check --model lo")
     assert "claude-code" in _complete("fish", "compact run --format cla")
+
+
+# -- point 12: habits of well-kept tools ----------------------------------------------------------
+
+
+def test_check_quiet_says_it_with_the_exit_code_only() -> None:
+    long = REPO / "sample_transcripts" / "coding-session-long.jsonl"
+    for paths, code in (([SMALL], 0), ([SMALL, long], 1)):
+        proc = subprocess.run(
+            [compact_exe(), "check", "-q", *map(str, paths)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == code
+        assert proc.stdout == "" and proc.stderr == ""
+    proc = subprocess.run(
+        [compact_exe(), "check", "--quiet", str(SMALL), "/nonexistent.jsonl"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr == "compact: /nonexistent.jsonl: file not found\n"
+
+
+def test_an_empty_stdin_passes_through(tmp_path: Path) -> None:
+    for data in (b"", b"\n \n"):
+        proc = subprocess.run(
+            [compact_exe(), "run", "-", "--model", "local"],
+            input=data,
+            capture_output=True,
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == b""
+        assert proc.stderr == b"not compacted (stdin was empty); nothing written\n"
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.run(
+        [compact_exe(), "run", "-", "-o", str(out)], input=b"", capture_output=True, timeout=60
+    )
+    assert proc.returncode == 0
+    assert not out.exists()
+
+
+def test_run_dash_on_a_terminal_says_it_waits_for_stdin(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    code, screen, _ = on_pty(
+        ["run", "-", "-o", str(out)], stdin_pty=True, send=SMALL.read_bytes() + b"\x04"
+    )
+    assert "compact: waiting for a transcript on stdin (paste it, then Ctrl-D" in screen
+    assert code == 0, screen
+    assert out.read_bytes() == SMALL.read_bytes()
+    # piped: no such line
+    proc = subprocess.run(
+        [compact_exe(), "run", "-"], input=SMALL.read_bytes(), capture_output=True, timeout=60
+    )
+    assert proc.returncode == 0
+    assert b"waiting" not in proc.stderr
+
+
+def test_batch_lines_are_listed_in_natural_order(tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for n in (10, 2, 1, 33, 3):
+        (folder / f"s{n}.jsonl").write_bytes(SMALL.read_bytes())
+    proc = subprocess.run(
+        [compact_exe(), "run", str(folder), "--output-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    *lines, summary = proc.stderr.splitlines()
+    assert [Path(line.split(":")[0]).name for line in lines] == [
+        "s1.jsonl",
+        "s2.jsonl",
+        "s3.jsonl",
+        "s10.jsonl",
+        "s33.jsonl",
+    ]
+    assert summary.startswith("5 files: 0 compacted, 5 unchanged")
+
+
+def test_batch_on_a_terminal_counts_files_as_they_finish(tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for n in (10, 2, 1):
+        (folder / f"s{n}.jsonl").write_bytes(CODING.read_bytes())
+    code, screen, _ = on_pty(
+        ["run", str(folder), "--output-dir", str(tmp_path), "--force", "--model", "local"]
+    )
+    assert code == 0, screen
+    for k in (1, 2, 3):
+        assert f"{k}/3 " in screen
+    final = screen.rsplit("\x1b[2K", 1)[1]
+    names = [Path(x.split(":")[0]).name for x in final.splitlines() if x.startswith(str(folder))]
+    assert names == ["s1.jsonl", "s2.jsonl", "s10.jsonl"]
+
+
+def test_the_spinner_shows_how_long_a_model_call_takes(tmp_path: Path) -> None:
+    from compactor.testing.fake_openai import FakeOpenAI
+    from compactor.testing.fake_steps import delay, reply
+
+    with FakeOpenAI() as fake:
+        fake.enqueue(delay(2.6, reply("<summary>done</summary>")))
+        env = {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": fake.base_url}
+        code, screen, _ = on_pty(
+            [
+                "run",
+                str(CODING),
+                "--force",
+                "--model",
+                "openai:slow",
+                "--no-cache",
+                "-o",
+                str(tmp_path / "o.jsonl"),
+            ],
+            env=env,
+        )
+    assert code == 0, screen
+    assert "primary attempt 1/" in screen
+    assert re.search(r"openai:slow … 1s", screen), screen
+    assert re.search(r"openai:slow … 2s", screen), screen

@@ -63,6 +63,28 @@ class _Countdown:
         return Text.from_markup(f"[yellow]⏳ {escape(self.label)} in {left:4.1f}s[/]", emoji=False)
 
 
+def elapsed_text(seconds: float) -> str:
+    """``7s``, ``1m05s``: how long a step has taken, for the spinner."""
+    whole = int(seconds)
+    return f"{whole}s" if whole < 60 else f"{whole // 60}m{whole % 60:02d}s"
+
+
+class _Elapsed:
+    """A spinner whose label ends with the time since it started (from 1 s on): a long model
+    call shows that it is still going, and for how long."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.start = time.monotonic()
+        self.spinner = Spinner("dots", Text(label))
+
+    def __rich__(self) -> RenderableType:
+        seconds = time.monotonic() - self.start
+        text = self.label if seconds < 1 else f"{self.label} {elapsed_text(seconds)}"
+        self.spinner.update(text=Text(text))
+        return self.spinner
+
+
 class LiveView:
     """Renders the run's progress; call it with events, and with the CLI's own steps."""
 
@@ -117,9 +139,10 @@ class LiveView:
             )
 
     def _status(self, label: str) -> None:
-        """The status line: ``label`` (plain text, made visible) after a spinner."""
+        """The status line: ``label`` (plain text, made visible) after a spinner, and the
+        time it has been showing."""
         if self.live is not None:
-            self.live.update(Spinner("dots", Text(visible(label))), refresh=True)
+            self.live.update(_Elapsed(visible(label)), refresh=True)
 
     def _show(self, renderable: RenderableType) -> None:
         if self.live is not None:

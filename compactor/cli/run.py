@@ -9,6 +9,7 @@ options, drives the live view (an event sink) and prints the final line.
 import contextlib
 import gc
 import os
+import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -236,6 +237,10 @@ def run_one(options: "RunOptions", *, quiet: bool, debug: bool) -> int:
         planned = plan(options)
     except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001 - mapped in exitcodes.py
         common.fail(err, debug)
+    if options.input == "-" and not quiet and _stdin_is_a_terminal():
+        common.print_error(
+            "waiting for a transcript on stdin (paste it, then Ctrl-D; Ctrl-C to stop)"
+        )
     primary, failover = planned.attempts
     view = LiveView(
         common.err_console(),
@@ -254,6 +259,13 @@ def run_one(options: "RunOptions", *, quiet: bool, debug: bool) -> int:
     if sink.error is not None and result.exit_code == 0:
         return 6  # the final line could not be shown (stderr closed or full)
     return int(result.exit_code)
+
+
+def _stdin_is_a_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (OSError, ValueError):
+        return False
 
 
 @contextlib.contextmanager
@@ -320,5 +332,7 @@ def render(
             line += " (DEGRADED: written by the embedded fallback summarizer)"
     else:
         kept = "input left as is" if options.in_place else f"copied to {where}"
+        if "output" not in result.written and not options.in_place:
+            kept = "nothing written"
         line = f"not compacted ({result.reason}); {kept}"
     sink.call(sink.view.summary, line)
