@@ -296,3 +296,50 @@ def test_the_spinner_shows_how_long_a_model_call_takes(tmp_path: Path) -> None:
     assert "primary attempt 1/" in screen
     assert re.search(r"openai:slow … 1s", screen), screen
     assert re.search(r"openai:slow … 2s", screen), screen
+
+
+def _compacted(tmp_path: Path) -> Path:
+    out = tmp_path / "c.jsonl"
+    proc = subprocess.run(
+        [compact_exe(), "run", str(CODING), "--force", "--model", "local", "-o", str(out), "-q"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_show_json_gives_the_summary_and_where_it_is(tmp_path: Path) -> None:
+    import json
+
+    out = _compacted(tmp_path)
+    proc = subprocess.run(
+        [compact_exe(), "show", "--json", str(out)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(proc.stdout)
+    raw = subprocess.run(
+        [compact_exe(), "show", "--raw", str(out)], capture_output=True, text=True, timeout=60
+    ).stdout
+    assert record["summary"] + "\n" == raw
+    assert (record["path"], record["format"]) == (str(out), "openai")
+    assert 1 <= record["position"] <= record["messages"]
+
+
+def test_show_pages_on_a_terminal_only(tmp_path: Path) -> None:
+    out = _compacted(tmp_path)
+    env = {"PAGER": "sed 's/^/PAGED: /'"}
+    code, screen, _ = on_pty(["show", str(out)], env=env)
+    assert code == 0, screen
+    assert "PAGED: " in screen and "summary in message" in screen
+    code, screen, _ = on_pty(["show", "--no-pager", str(out)], env=env)
+    assert code == 0 and "PAGED" not in screen and "summary in message" in screen
+    piped = subprocess.run(
+        [compact_exe(), "show", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **env},
+    )
+    assert piped.returncode == 0
+    assert "PAGED" not in piped.stdout and "summary in message" in piped.stdout
