@@ -163,7 +163,7 @@ def _page(command: str, text: str) -> bool:
     it could not be started (the text is then printed as it is)."""
     sys.stdout.flush()
     try:
-        proc = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE)  # noqa: S602
+        proc = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE)
     except OSError:
         return False
     assert proc.stdin is not None
