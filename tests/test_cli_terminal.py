@@ -343,3 +343,31 @@ def test_show_pages_on_a_terminal_only(tmp_path: Path) -> None:
     )
     assert piped.returncode == 0
     assert "PAGED" not in piped.stdout and "summary in message" in piped.stdout
+
+
+def test_verbose_says_what_was_read_decided_and_sent(tmp_path: Path) -> None:
+    out = tmp_path / "o.jsonl"
+    args = ["run", str(CODING), "--force", "--model", "local", "-o", str(out)]
+    plain = subprocess.run([compact_exe(), *args], capture_output=True, text=True, timeout=60)
+    assert plain.returncode == 0
+    assert len(plain.stderr.splitlines()) == 1  # only the final line when not on a terminal
+    verbose = subprocess.run(
+        [compact_exe(), *args, "-v"], capture_output=True, text=True, timeout=60
+    )
+    assert verbose.returncode == 0, verbose.stderr
+    lines = verbose.stderr.splitlines()
+    assert lines[0] == f"config: none (defaults) · model local · output {out}"
+    assert lines[1] == f"read {CODING} · openai · 23 messages"
+    assert lines[2].startswith("forced (trigger did not fire: 998 tokens <= ")
+    assert "summarizing 23 messages" in lines
+    assert "sending to local: primary attempt 1/1" in lines
+    assert lines[-1].startswith("compacted 23 → 2 messages")
+    # a failure: still one error line and no traceback
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"role": "wizard", "content": "x"}\n')
+    failed = subprocess.run(
+        [compact_exe(), "run", str(bad), "-v"], capture_output=True, text=True, timeout=60
+    )
+    assert failed.returncode == 2
+    assert "Traceback" not in failed.stderr
+    assert failed.stderr.splitlines()[-1].startswith(f"compact: {bad}:1: field 'role'")

@@ -95,9 +95,13 @@ class LiveView:
         quiet: bool = False,
         primary_attempts: int = 1,
         failover_attempts: int = 0,
+        verbose: bool = False,
     ) -> None:
         self.console = console
         self.quiet = quiet
+        self.verbose = verbose and not quiet
+        """``-v``: every step is a line, also when stderr is not a terminal: what was read,
+        decided and sent (never a traceback: that is ``--debug``)."""
         self.animate = console.is_terminal and not quiet
         self.primary_attempts = primary_attempts
         self.failover_attempts = failover_attempts
@@ -128,7 +132,7 @@ class LiveView:
             return
         if self.animate:
             self.console.print(visible(markup), highlight=False)
-        elif always:
+        elif always or self.verbose:
             self.console.print(
                 visible(
                     plain if plain is not None else Text.from_markup(markup, emoji=False).plain
@@ -152,6 +156,15 @@ class LiveView:
         if phase == "fallback":
             return 1
         return self.primary_attempts if phase == "primary" else self.failover_attempts
+
+    def _say(self, line: str) -> None:
+        """A ``-v`` line (plain text), on a terminal too."""
+        if self.verbose:
+            self._log(f"[dim]{escape(line)}[/]", line)
+
+    def config(self, path: str | None, model: str, output: str) -> None:
+        """``-v``: the config file, the summarizer and the destination a run uses."""
+        self._say(f"config: {path or 'none (defaults)'} · model {model} · output {output}")
 
     # -- CLI steps -------------------------------------------------------------------------------
     def read(self, path: str, fmt: str, messages: int) -> None:
@@ -180,6 +193,7 @@ class LiveView:
             case TriggerChecked(triggered=triggered, reason=reason, forced=forced):
                 self.decision(triggered, reason, forced)
             case BeforeSummarize(messages=messages):
+                self._say(f"summarizing {count(len(messages), 'message')}")
                 self._status(f"summarizing {count(len(messages), 'message')}…")
             case ChunkStart(index=index, total=total, start=start, end=end, tokens=tokens):
                 cut = ", texts cut to fit" if event.oversized else ""
@@ -243,6 +257,10 @@ class LiveView:
                     )
                 self._last_model = model
                 label = f"{phase} attempt {attempt}/{self._total(phase)} · {model}"
+                part = f" (chunk {event.chunk})" if event.chunk is not None else ""
+                self._say(
+                    f"sending{part} to {model}: {phase} attempt {attempt}/{self._total(phase)}"
+                )
                 self._status(f"{label} …")
             case GenerateSummary(attempt=attempt, phase=phase, error=error, model=model):
                 name = model or self._model_by_attempt.get((phase, attempt), "?")
@@ -260,6 +278,7 @@ class LiveView:
                     self._log(f"[red]✘[/] {escape(line)}", line, always=True)
             case RetryWait(phase=phase, attempt=attempt, delay=delay):
                 nxt = f"{phase} attempt {attempt + 1}"
+                self._say(f"waiting {delay:.1f}s before {nxt}")
                 if self.live is not None:
                     self._show(_Countdown(nxt, time.monotonic() + delay))
                 else:

@@ -154,6 +154,15 @@ def run(
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Say what was read, decided and sent, also when not on a terminal "
+            "(tracebacks: --debug).",
+        ),
+    ] = False,
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -199,7 +208,7 @@ def run(
         from .batch import run_batch_command
 
         raise typer.Exit(run_batch_command(transcripts, options, jobs or 4, quiet, debug))
-    raise typer.Exit(run_one(options, quiet=quiet, debug=debug))
+    raise typer.Exit(run_one(options, quiet=quiet, debug=debug, verbose=verbose))
 
 
 class _ViewSink:
@@ -225,7 +234,7 @@ class _ViewSink:
                 self.error = err
 
 
-def run_one(options: "RunOptions", *, quiet: bool, debug: bool) -> int:
+def run_one(options: "RunOptions", *, quiet: bool, debug: bool, verbose: bool = False) -> int:
     """Plan, execute and render one run; the exit code."""
     import asyncio
 
@@ -247,8 +256,11 @@ def run_one(options: "RunOptions", *, quiet: bool, debug: bool) -> int:
         quiet=quiet or options.events == "-",  # stderr carries the events: no other lines
         primary_attempts=primary,
         failover_attempts=failover,
+        verbose=verbose,
     )
     sink = _ViewSink(view)
+    if view.verbose:
+        sink.call(view.config, *_verbose_setup(planned))
     job = Run(planned, sink=sink)
     try:
         with view, _collector_paused():
@@ -259,6 +271,22 @@ def run_one(options: "RunOptions", *, quiet: bool, debug: bool) -> int:
     if sink.error is not None and result.exit_code == 0:
         return 6  # the final line could not be shown (stderr closed or full)
     return int(result.exit_code)
+
+
+def _verbose_setup(planned: Any) -> tuple[str | None, str, str]:
+    """(config file, summarizer, destination) of a planned run, for ``-v``."""
+    file_cfg, overrides = planned.file_config, planned.overrides
+    model = overrides.model
+    if model is None:
+        settings = file_cfg.model or {}
+        provider = settings.get("provider")
+        name = settings.get("name")
+        model = f"{provider}:{name}" if provider and name else str(provider or "default")
+    out = planned.output
+    where = "stdout" if out.kind == "stdout" else str(out.name)
+    if planned.options.in_place:
+        where = f"{planned.options.input} (in place)"
+    return getattr(file_cfg, "path", None), model, where
 
 
 def _stdin_is_a_terminal() -> bool:
