@@ -150,3 +150,27 @@ def test_concurrent_appends_keep_every_line_whole(tmp_path: Path) -> None:
     records = read_index(folder)
     assert len(records) == 160
     assert {r.original for r in records} == {f"/w/{n}/{i}" for n in range(4) for i in range(40)}
+
+
+def test_an_index_line_naming_a_path_outside_the_archive_is_ignored(
+    archive: Path, tmp_path: Path
+) -> None:
+    src = tmp_path / "s.jsonl"
+    shutil.copy(LONG, src)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not a transcript\n")
+    archive.mkdir(parents=True)
+    line = {
+        "entry": f"../../../{secret.name}",
+        "original": str(src.resolve()),
+        "archived_at": time.time(),
+        "run": "x",
+        "pid": 1,
+        "by": "planted",
+    }
+    (archive / INDEX_NAME).write_text(json.dumps(line) + "\n")
+    result = CliRunner().invoke(app, ["archive", "restore", str(src)])
+    assert result.exit_code == 2
+    assert "no archived original" in result.stderr
+    assert src.read_bytes() == LONG.read_bytes()
+    assert read_index(archive) == []

@@ -11,8 +11,9 @@ archiving, appended::
 the index, are one ``write`` each and fsynced; the file is created 0600 and is never opened
 through a symlink (``O_NOFOLLOW`` relative to a descriptor of the folder): a planted symlink
 is refused, not followed. :func:`forget` rewrites it atomically without the lines of removed
-entries (``archive prune``). A line that cannot be read is skipped, never fatal: the index
-helps an undo, the entries themselves are the archive.
+entries (``archive prune``). A line that cannot be read, or whose ``entry`` is not a
+``<sha256>.jsonl`` name, is skipped, never fatal: the index helps an undo, the entries
+themselves are the archive.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import stat
 import time
 import uuid
@@ -162,11 +164,16 @@ def record_archived(
     return record
 
 
+_ENTRY = re.compile(r"[0-9a-f]{64}\.jsonl")
+
+
 def _parse(data: bytes) -> list[IndexRecord]:
     records: list[IndexRecord] = []
     for raw in data.splitlines():
         try:
             obj = json.loads(raw.decode("utf-8", "surrogateescape"))
+            if not _ENTRY.fullmatch(str(obj["entry"])):
+                continue  # only an archive entry's own name, never a path elsewhere
             original = obj["original"]
             records.append(
                 IndexRecord(
