@@ -137,7 +137,7 @@ def test_bad_ages_are_refused(text: str, archive: Path) -> None:
 def test_prune_needs_older_than(archive: Path) -> None:
     result = CliRunner().invoke(app, ["archive", "prune"])
     assert result.exit_code == 2
-    assert "Missing option '--older-than'" in result.stderr
+    assert "missing option '--older-than'" in result.stderr
 
 
 def test_a_file_where_the_archive_folder_should_be(tmp_path: Path) -> None:

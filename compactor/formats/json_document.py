@@ -124,17 +124,18 @@ def _element_lines(data: bytes) -> list[int]:
     return lines
 
 
-def to_lines(path: str, raw: bytes | FileSource) -> tuple[bytes, DocumentStyle, list[int]]:
+def to_lines(path: str, raw: bytes | FileSource) -> tuple[bytes, DocumentStyle, list[int]] | None:
     """The array's elements as JSON Lines, the document's style, and the file line where
-    each element starts (for errors: see :func:`relocate`). TranscriptError when it is not an
-    array of objects."""
+    each element starts (for errors: see :func:`relocate`); None when the file is not one
+    JSON document (JSON Lines whose first line is an array: read, and refused, as lines).
+    TranscriptError when it is an array of something else than objects."""
     data = _whole(raw)
     try:
         value = orjson.loads(_body(data))
-    except orjson.JSONDecodeError as err:
-        raise TranscriptError(path, None, None, f"invalid JSON document: {err}") from err
+    except orjson.JSONDecodeError:
+        return None
     if not isinstance(value, list):
-        raise TranscriptError(path, None, None, "expected a JSON array of messages")
+        return None
     if not value:
         raise TranscriptError(path, None, None, "empty transcript (an empty JSON array)")
     starts = _element_lines(_body(data))
@@ -207,6 +208,17 @@ def explain(path: str, raw: bytes | FileSource, err: TranscriptError) -> Transcr
     read (an object holding the messages under a key) or holds pretty-printed records;
     ``err`` itself otherwise."""
     head = _body(_head(raw, 1 << 16)).lstrip(_WS)
+    if head[:1] == b"[" and err.message.startswith("invalid JSON") and err.line == 1:
+        first = head.split(b"\n", 1)[0].strip()
+        try:
+            orjson.loads(first)
+        except orjson.JSONDecodeError:
+            # an array over several lines that does not parse as one document
+            try:
+                orjson.loads(_body(_whole(raw)))
+            except orjson.JSONDecodeError as doc_err:
+                return TranscriptError(path, None, None, f"invalid JSON document: {doc_err}")
+        return err
     if head[:1] != b"{":
         return err
     src, out = shlex.quote(path), shlex.quote(_jsonl_name(path))

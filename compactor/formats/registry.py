@@ -155,7 +155,9 @@ def read_transcript(
     False and the transcript is held once.
     """
     if json_document.is_array(raw):
-        return _read_array(path, raw, format, snapshot)
+        document = json_document.to_lines(path, raw)
+        if document is not None:
+            return _read_array(path, document, format, snapshot)
     try:
         fmt = get_format(format) if format is not None else FORMATS[detect_format(path, raw)]
         if format is not None and not _has_content(raw):
@@ -169,11 +171,14 @@ def read_transcript(
 
 
 def _read_array(
-    path: str, raw: bytes | FileSource, format: str | None, snapshot: bool
+    path: str,
+    document: tuple[bytes, json_document.DocumentStyle, list[int]],
+    format: str | None,
+    snapshot: bool,
 ) -> Transcript:
     """A file that is one JSON array of records: read as the JSON Lines of its elements
     (``meta["json_document"]``: its style, so that :func:`write_transcript` writes an array)."""
-    lines, style, starts = json_document.to_lines(path, raw)
+    lines, style, starts = document
     try:
         transcript = read_transcript(path, lines, format, snapshot=snapshot)
     except TranscriptError as err:

@@ -147,9 +147,22 @@ _SHALLOW_BYTES = 2 * MAX_JSON_DEPTH
 """A line this short cannot nest deeper than MAX_JSON_DEPTH (each level takes two bytes)."""
 
 
-def _first_record_spans_lines(lines: list[bytes]) -> bool:
-    first = next((ln for ln in lines if ln.strip()), b"")
-    return first.strip().removeprefix(_jsonl.BOM).strip() in (b"{", b"[")
+def _maybe_document(lines: list[bytes], more: bool) -> bool:
+    """Whether the file may be one JSON document, which the full read reads whole (or
+    explains): its first record does not end on its line (pretty-printed), or it is a JSON
+    array with nothing after it. JSON Lines whose first line is an array are streamed (and
+    refused at that line, as the full read refuses them)."""
+    nonblank = [ln for ln in lines if ln.strip()]
+    if not nonblank:
+        return False
+    first = nonblank[0].strip().removeprefix(_jsonl.BOM).strip()
+    if first[:1] not in (b"[", b"{"):
+        return False
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError as err:
+        return "end of data" in str(err)  # cut short: the record goes on below
+    return first[:1] == b"[" and len(nonblank) == 1 and not more
 
 
 def stream_check(
@@ -174,7 +187,7 @@ def stream_check(
             head_lines.append(chunk)
         sniffed = head_lines[:SNIFF_RECORDS]
         head = b"\n".join(sniffed) + (b"\n" if more else b"")
-        if json_document.is_array(head) or _first_record_spans_lines(head_lines):
+        if _maybe_document(head_lines, more):
             return None  # one JSON document: read whole (or explained) by the full read
         if format is None:
             try:
