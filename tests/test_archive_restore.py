@@ -174,3 +174,45 @@ def test_an_index_line_naming_a_path_outside_the_archive_is_ignored(
     assert "no archived original" in result.stderr
     assert src.read_bytes() == LONG.read_bytes()
     assert read_index(archive) == []
+
+
+def test_the_readme_round_trip_runs_as_written(tmp_path: Path) -> None:
+    """The README's ``--in-place`` section shows the undo: its commands, run as written."""
+    import shlex
+
+    text = (REPO / "README.md").read_text("utf-8")
+    block = text.split("an in-place run can be undone:", 1)[1].split("```sh", 1)[1]
+    block = block.split("```", 1)[0]
+    commands = [
+        line.split("#", 1)[0].strip()
+        for line in block.splitlines()
+        if line.strip().startswith("compact ")
+    ]
+    assert [c.split()[1:3] for c in commands] == [
+        ["run", "session.jsonl"],
+        ["archive", "list"],
+        ["archive", "restore"],
+        ["archive", "restore"],
+    ]
+    session = tmp_path / "session.jsonl"
+    shutil.copy(LONG, session)
+    original = session.read_bytes()
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+    exe = str(Path(sys.executable).with_name("compact"))
+    seen: list[bytes] = []
+    for command in commands:
+        proc = subprocess.run(
+            [exe, *shlex.split(command)[1:]],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, (command, proc.stderr)
+        if "archive list" in command:
+            assert f"<- {session.resolve()}" in proc.stdout
+        seen.append(session.read_bytes())
+    compacted = seen[0]
+    assert compacted != original
+    assert seen == [compacted, compacted, original, compacted]
