@@ -371,3 +371,26 @@ def test_verbose_says_what_was_read_decided_and_sent(tmp_path: Path) -> None:
     assert failed.returncode == 2
     assert "Traceback" not in failed.stderr
     assert failed.stderr.splitlines()[-1].startswith(f"compact: {bad}:1: field 'role'")
+
+
+@pytest.mark.parametrize(
+    ("shell", "path", "mark"),
+    [
+        ("fish", ".config/fish/completions/compact.fish", "complete_fish"),
+        ("zsh", ".zfunc/_compact", "complete_zsh"),
+    ],
+)
+def test_install_completion_installs_for_the_shell_named(
+    tmp_path: Path, shell: str, path: str, mark: str
+) -> None:
+    proc = subprocess.run(
+        [compact_exe(), "--install-completion", shell],
+        capture_output=True,
+        text=True,
+        env={**_env_without_completion(), "HOME": str(tmp_path), "SHELL": "/bin/bash"},
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"{shell} completion installed in {tmp_path / path}\n")
+    assert mark in (tmp_path / path).read_text()
+    assert not (tmp_path / ".bashrc").exists()
