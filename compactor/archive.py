@@ -172,6 +172,10 @@ def prune_archive(
             result.removed.append(item)
     finally:
         os.close(fd)
+    if result.removed and not dry_run:
+        from .io.archive_index import forget
+
+        forget(path, [f.path for f in result.removed if not f.leftover])
     return result
 
 

@@ -2,7 +2,7 @@
 
 :func:`plan_batch` checks the batch as a whole before any file is read: folders expand to their
 transcripts without earlier outputs, no two files write the same output (``a.jsonl`` and
-``a.json`` both mean ``a.compact.jsonl``), ``--output-dir`` and ``--report`` are usable.
+``a.txt`` both mean ``a.compact.jsonl``), ``--output-dir`` and ``--report`` are usable.
 
 Every file is its own :class:`~compactor.runner.Run` (its own plan, exit code and result; a
 failing file stops no other), all as tasks of ONE event loop. ``jobs`` bounds the model requests

@@ -57,8 +57,10 @@ STREAM_ERRNOS = frozenset(
 
 
 def classify(err: BaseException) -> tuple[str, ExitCode]:
-    """The one-line message (``Type: message``) and exit code for ``err``; every secret known
-    to the process (API keys, header values, URL credentials) is masked in it."""
+    """The one-line message and exit code for ``err``, in plain words (no Python class
+    names: ``config error: f.yaml:3: key 'model': ...`` for a config file, else what went
+    wrong, starting with the file it concerns); every secret known to the process (API keys,
+    header values, URL credentials) is masked in it."""
     from ._util import redact
 
     message, code = _classify(err)
@@ -70,22 +72,29 @@ def _classify(err: BaseException) -> tuple[str, ExitCode]:
         return f"interrupted by {signal_name(err.signum)}", ExitCode(err.exit_code)
     if isinstance(err, KeyboardInterrupt):
         return "interrupted by SIGINT", ExitCode.INTERRUPTED
-    if isinstance(err, (ConfigError, TranscriptError)):
-        return f"{type(err).__name__}: {err}", ExitCode.USAGE
+    if isinstance(err, ConfigError):
+        # "config" only for a config file's own problems; a bad flag, a missing or empty
+        # folder, an output that is the input read as what they are
+        return (f"config error: {err}" if err.path is not None else str(err)), ExitCode.USAGE
+    if isinstance(err, TranscriptError):
+        return str(err), ExitCode.USAGE  # starts with the file (and line) it concerns
     if isinstance(err, LoopGuardError):
-        return f"{type(err).__name__}: {err}", ExitCode.NOT_SMALLER
+        return str(err), ExitCode.NOT_SMALLER  # "loop guard: ..."
     if isinstance(err, SummarizationError):
-        return f"{type(err).__name__}: {err}", ExitCode.SUMMARIZATION_FAILED
+        text = str(err)
+        plain = text.startswith(("failed to ", "spend limit"))
+        return (text if plain else f"summarization failed: {text}"), ExitCode.SUMMARIZATION_FAILED
     if isinstance(err, InputChangedError):
-        return f"{type(err).__name__}: {err}", ExitCode.INPUT_CHANGED
+        return str(err), ExitCode.INPUT_CHANGED
     if isinstance(err, StreamError):
-        return f"{type(err).__name__}: {err}", ExitCode.OUTPUT_FAILED
+        return str(err), ExitCode.OUTPUT_FAILED  # "failed to write ..."
     if isinstance(err, CompactorError):
-        return f"{type(err).__name__}: {err}", ExitCode.USAGE
+        return str(err), ExitCode.USAGE
     if isinstance(err, OSError):
         where = f": {err.filename!r}" if err.filename else ""
         code = ExitCode.OUTPUT_FAILED if err.errno in STREAM_ERRNOS else ExitCode.USAGE
-        return f"{type(err).__name__}: {err.strerror or err}{where}", code
+        return f"{err.strerror or err}{where}", code
     # An error raised by a user's own callback (finalize, callback, ...) or an unexpected bug:
-    # the summarization did not complete, so nothing was written.
-    return f"{type(err).__name__}: {err}", ExitCode.SUMMARIZATION_FAILED
+    # the summarization did not complete, so nothing was written. Its type is named: it is the
+    # one clue to where it came from (--debug shows the traceback).
+    return f"unexpected error ({type(err).__name__}): {err}", ExitCode.SUMMARIZATION_FAILED

@@ -161,8 +161,11 @@ class RunPlan:
 
 
 def default_output(path: str) -> str:
-    """``NAME.compact.jsonl`` beside ``path``."""
+    """``NAME.compact.jsonl`` beside ``path`` (``NAME.compact.json`` for a ``.json`` file: a
+    JSON document is written back as one)."""
     p = Path(path)
+    if p.suffix == ".json":
+        return str(p.with_name(f"{p.stem}.compact.json"))
     return str(p.with_name(f"{p.stem}{OUTPUT_SUFFIX}"))
 
 

@@ -33,7 +33,7 @@ class RunResult:
     """Where the transcript went: a path, or ``-`` for stdout."""
     exit_code: int = ExitCode.OK
     error: str | None = None
-    """``Type: message`` of the failure (None on success)."""
+    """The failure's one line, as ``compact`` prints it (None on success)."""
     format: str | None = None
     triggered: bool = False
     """The transcript was summarized (the trigger fired, or ``--force``)."""

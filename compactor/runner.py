@@ -199,6 +199,12 @@ class Run:
             stream=not opts.in_place,
             limits=file_cfg.input_limits(),
         )
+        if opts.input == "-" and not self._input.raw.strip():
+            # An empty stdin (a pipeline with nothing to shrink) passes through: nothing to
+            # read, nothing written, exit 0.
+            r.reason = "stdin was empty"
+            r.messages_before = r.messages_after = r.tokens_before = r.tokens_after = 0
+            return
         if opts.in_place:
             self._check_planned_file()
         parsed = read_transcript(
@@ -278,6 +284,7 @@ class Run:
                 # Held (a shared lock) until the run ends: a prune never takes it meanwhile.
                 self._archive = archive_held(raw, self.plan.archive_dir, on_commit=self._archived)
                 self._archived(self._archive.path)
+                self._index_archive(self._archive.path)
                 del self._intended["archive"]
             if hold is not None:
                 cfg = dataclasses.replace(cfg, spend=hold)
@@ -314,6 +321,16 @@ class Run:
         )
         r.dropped_records = dropped_records(parsed, outcome.messages, data, mode)
         return data
+
+    def _index_archive(self, entry: str) -> None:
+        """Note in the archive's index which file ``entry`` was (``compact archive restore``)."""
+        from .io.archive_index import record_archived
+
+        opts = self.plan.options
+        original = None if opts.input == "-" else os.path.abspath(opts.input)
+        by = "run --in-place" if opts.in_place else "run --transcript-path archive"
+        assert self.plan.archive_dir is not None
+        record_archived(self.plan.archive_dir, entry, original, by=by)
 
     async def _reserve(self, cfg: Any, messages: list[Any]) -> SpendHold | None:
         """Set aside the requests this run plans to send (:mod:`compactor.limits`);

@@ -46,7 +46,7 @@ def test_an_in_place_run_is_listed(archive: Path, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     digest = hashlib.sha256(LONG.read_bytes()).hexdigest()
     first, total = result.stdout.splitlines()
-    assert first.endswith(f"  {archive / digest}.jsonl")
+    assert first.endswith(f"  {archive / digest}.jsonl  <- {src.resolve()}")
     assert f"{LONG.stat().st_size / 1000:.1f} KB" in first
     assert total == f"1 file, {LONG.stat().st_size / 1000:.1f} KB in {archive}"
     listed = CliRunner().invoke(app, ["archive", "list", "--json"]).stdout
@@ -137,7 +137,7 @@ def test_bad_ages_are_refused(text: str, archive: Path) -> None:
 def test_prune_needs_older_than(archive: Path) -> None:
     result = CliRunner().invoke(app, ["archive", "prune"])
     assert result.exit_code == 2
-    assert "Missing option '--older-than'" in result.stderr
+    assert "missing option '--older-than'" in result.stderr
 
 
 def test_a_file_where_the_archive_folder_should_be(tmp_path: Path) -> None:

@@ -281,9 +281,11 @@ def test_batch_sigint_is_130_and_writes_nothing(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "in").iterdir()) == [p.name for p in paths]
 
 
-def test_batch_on_a_terminal_prints_each_line_as_its_file_finishes(
+def test_batch_on_a_terminal_shows_each_line_as_its_file_finishes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Each file's line with an N/M counter on a status line as it finishes, then every line
+    in natural order and the summary (issue 32)."""
     import io
 
     from rich.console import Console
@@ -299,8 +301,11 @@ def test_batch_on_a_terminal_prints_each_line_as_its_file_finishes(
     paths = _copies(tmp_path / "in", 5)
     result = CliRunner().invoke(app, ["run", *map(str, paths), "--force", "--model", "local"])
     assert result.exit_code == 0, result.output
-    lines = out.getvalue().splitlines()
+    text = out.getvalue()
+    assert sorted(set(re.findall(r"(\d)/5 /", text))) == ["1", "2", "3", "4", "5"]
+    lines = text.rsplit("\x1b[2K", 1)[1].splitlines()  # after the status line is cleared
     *files, summary = lines
+    assert files == sorted(files)  # natural order (t00 ... t04)
     assert sorted(re.sub(r"[\d,]+ → [\d,]+ tokens", "N → M tokens", x) for x in files) == sorted(
         f"{p}: compacted, N → M tokens → {p.with_name(p.stem + '.compact.jsonl')}" for p in paths
     )
@@ -384,19 +389,19 @@ def test_a_folder_of_only_earlier_outputs_is_refused(tmp_path: Path) -> None:
 
 
 def test_two_inputs_with_one_output_are_refused_before_any_work(batch_dir: Path) -> None:
-    (batch_dir / "a.json").write_bytes((batch_dir / "a.jsonl").read_bytes())
+    (batch_dir / "a.txt").write_bytes((batch_dir / "a.jsonl").read_bytes())
     before = sorted(p.name for p in batch_dir.iterdir())
     result = _run(
         str(batch_dir / "a.jsonl"),
         str(batch_dir / "b.jsonl"),
-        str(batch_dir / "a.json"),
+        str(batch_dir / "a.txt"),
         "--force",
         "--model",
         "local",
     )
     assert result.exit_code == 2
     assert (
-        f"'{batch_dir / 'a.jsonl'}' and '{batch_dir / 'a.json'}' would both write "
+        f"'{batch_dir / 'a.jsonl'}' and '{batch_dir / 'a.txt'}' would both write "
         f"'{batch_dir / 'a.compact.jsonl'}'; run them separately or use --output-dir"
     ) in result.stderr
     assert sorted(p.name for p in batch_dir.iterdir()) == before  # b was not compacted either
@@ -405,7 +410,7 @@ def test_two_inputs_with_one_output_are_refused_before_any_work(batch_dir: Path)
     out.mkdir()
     result = _run(
         str(batch_dir / "a.jsonl"),
-        str(batch_dir / "a.json"),
+        str(batch_dir / "a.txt"),
         "--output-dir",
         str(out),
         "--force",
@@ -413,7 +418,7 @@ def test_two_inputs_with_one_output_are_refused_before_any_work(batch_dir: Path)
         "local",
     )
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.iterdir()) == ["a.json", "a.jsonl"]
+    assert sorted(p.name for p in out.iterdir()) == ["a.jsonl", "a.txt"]
 
 
 def test_output_dir_writes_each_result_under_its_input_name(batch_dir: Path) -> None:

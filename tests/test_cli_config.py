@@ -59,7 +59,7 @@ def test_validate_names_the_unset_variable(tmp_path: Path, no_server: None) -> N
     result = _invoke("config", "validate", str(cfg))
     assert result.exit_code == 2
     assert result.stderr == (
-        f"compact: ConfigError: {cfg}:4: key 'model.api_key': no API key: ${{MY_KEY}} is not set\n"
+        f"compact: config error: {cfg}:4: key 'model.api_key': no API key: ${{MY_KEY}} is not set\n"
     )
 
 

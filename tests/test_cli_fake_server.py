@@ -169,7 +169,7 @@ def test_everything_fails_exit_3_nothing_written(tmp_path, fake, console_script)
     assert "failover -> openai:backup-model (attempt 1/2)" in result.stderr
     assert "failover attempt 2/2 · openai:backup-model failed" in result.stderr
     last = result.stderr.strip().splitlines()[-1]
-    assert last.startswith("compact: SummarizationError: exceeds max failover attempts:")
+    assert last.startswith("compact: summarization failed: exceeds max failover attempts:")
     assert "HTTP 500" in last
 
 
@@ -279,5 +279,5 @@ def test_context_window_exceeded_is_not_retried_but_fails_over(tmp_path, fake):
         assert "maximum context length is 100 tokens" in event["error"]["message"]
     assert result.of_type("retry_wait") == []
     last = result.stderr.strip().splitlines()[-1]
-    assert last.startswith("compact: SummarizationError: exceeds max failover attempts: ")
+    assert last.startswith("compact: summarization failed: exceeds max failover attempts: ")
     assert "context length" in last

@@ -54,6 +54,7 @@ def test_the_command_tree_is_what_the_readme_documents() -> None:
     assert sorted(" ".join(p) for p, _ in LEAVES) == [
         "archive list",
         "archive prune",
+        "archive restore",
         "cache clear",
         "cache info",
         "check",
@@ -150,6 +151,7 @@ def test_modules_define_the_epilogs_the_app_uses() -> None:
     assert root.commands["show"].epilog == show.EPILOG
     assert config.commands["show"].epilog == config_cmd.SHOW_EPILOG
     assert archive.commands["prune"].epilog == archive_cmd.PRUNE_EPILOG
+    assert archive.commands["restore"].epilog == archive_cmd.RESTORE_EPILOG
 
 
 @pytest.mark.parametrize(
@@ -171,7 +173,7 @@ def test_a_mistyped_option_gets_the_closest_one(args: list[str], suggestion: str
 def test_a_hopeless_option_gets_no_suggestion() -> None:
     result = CliRunner(env=ENV).invoke(app, ["run", "x.jsonl", "--zzzzzz"])
     assert result.exit_code == 2
-    assert "No such option: --zzzzzz" in result.stderr
+    assert "compact: no such option: --zzzzzz" in result.stderr
     assert "Did you mean" not in result.stderr
 
 

@@ -270,7 +270,7 @@ def test_escapes_in_a_server_error_never_reach_a_real_terminal(tmp_path: Path) -
     for seq in HOSTILE_SEQUENCES:
         assert seq not in screen, repr(seq)
     assert "\\x1b]52;c;" in screen and "\\u202e" in screen
-    assert "compact: SummarizationError" in screen
+    assert "compact: failed to generate summary" in screen
 
 
 # -- 6. Secrets: URL credentials and header values ---------------------------------------------
@@ -384,7 +384,7 @@ def test_hostile_config_is_exit_2_naming_file_line_and_key_fast(
     result = runner.invoke(app, ["run", "-c", str(cfg), str(tmp_path / "session.jsonl")])
     elapsed = time.monotonic() - start
     assert result.exit_code == 2, result.output
-    assert f"compact: ConfigError: {cfg}:" in result.output  # file and line
+    assert f"compact: config error: {cfg}:" in result.output  # file and line
     assert "key '" in result.output and says in result.output
     assert elapsed < 10, elapsed  # milliseconds here; expanding the YAML would never end
     assert not (tmp_path / "session.compact.jsonl").exists()

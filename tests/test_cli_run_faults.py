@@ -258,8 +258,8 @@ def _check(fault: Fault, mode: str, run: Run, fake: FakeOpenAI) -> None:
         assert leftovers == sorted(["compact.yaml", "session.jsonl", "events.jsonl", "rep.json"])
         assert run.report["written"] == {"events": str(run.events_path)}
         assert run.report["not_written"] == {}
-        assert run.report["error"].startswith("SummarizationError: failed to generate summary: ")
+        assert run.report["error"].startswith("failed to generate summary: ")
         last = run.stderr.strip().splitlines()[-1]
-        assert last.startswith("compact: SummarizationError: failed to generate summary: ")
+        assert last.startswith("compact: failed to generate summary: ")
         assert last.endswith("; nothing was written")
         assert fault.says in last

@@ -123,6 +123,7 @@ def _samples_rel() -> list[str]:
         (["archive", "--help"], "help_archive.txt"),
         (["archive", "list", "--help"], "help_archive_list.txt"),
         (["archive", "prune", "--help"], "help_archive_prune.txt"),
+        (["archive", "restore", "--help"], "help_archive_restore.txt"),
     ],
 )
 def test_help(runner: CliRunner, args: list[str], name: str) -> None:

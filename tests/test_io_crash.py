@@ -137,7 +137,7 @@ def test_sigkill_during_in_place(big, tmp_path, delay):
         return  # killed before the replace: the original is intact in place
     # replaced: the new file is complete, and the original survives in the archive
     assert parses_fully(copy)
-    archived = [p for p in archive.glob("*.jsonl") if _sha(p) == original]
+    archived = [p for p in archive.glob("[0-9a-f]*.jsonl") if _sha(p) == original]
     assert archived, "the file was replaced but the original is not in the archive"
 
 
@@ -174,7 +174,7 @@ def test_sigkill_at_the_rename_in_place(tmp_path, side):
         wait_for(marker, proc)
         proc.send_signal(signal.SIGKILL)
         assert proc.wait(timeout=30) == -signal.SIGKILL, "the process ended on its own"
-    archived = [p.read_bytes() for p in archive.glob("*.jsonl")]
+    archived = [p.read_bytes() for p in archive.glob("[0-9a-f]*.jsonl")]
     assert archived == [original], "the original is not in the archive"
     left = [p for p in work.iterdir() if p.name.endswith(".tmp")]
     if side == "before":
@@ -217,4 +217,4 @@ def test_in_place_completes_and_archives(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert src.read_bytes() != original
     assert parses_fully(src)
-    assert [p.read_bytes() for p in archive.glob("*.jsonl")] == [original]
+    assert [p.read_bytes() for p in archive.glob("[0-9a-f]*.jsonl")] == [original]

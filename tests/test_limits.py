@@ -148,7 +148,7 @@ def test_a_run_over_its_request_limit_sends_and_writes_nothing(
     report = tmp_path / "r.json"
     result = _run(str(src), "-c", str(cfg), "--in-place", "--report", str(report))
     assert result.exit_code == 3, result.output
-    assert "SpendLimitError: spend limit: this run needs 1 request with about " in result.stderr
+    assert "compact: spend limit: this run needs 1 request with about " in result.stderr
     assert "limits.max_requests 0 (0 sent, 0 reserved); nothing was sent" in result.stderr
     assert remote.requests == []
     assert src.read_bytes() == before and not (tmp_path / "archive").exists()

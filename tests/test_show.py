@@ -97,7 +97,7 @@ def test_show_refuses_a_transcript_that_was_not_compacted() -> None:
     result = CliRunner().invoke(app, ["show", str(SAMPLES / "small-chat.jsonl")])
     assert result.exit_code == 2
     assert result.stderr == (
-        f"compact: TranscriptError: {SAMPLES / 'small-chat.jsonl'}: no summary in this openai "
+        f"compact: {SAMPLES / 'small-chat.jsonl'}: no summary in this openai "
         "transcript (5 messages): it has not been compacted\n"
     )
 

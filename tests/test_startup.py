@@ -114,7 +114,7 @@ def test_typer_is_the_minor_version_the_hook_was_written_for() -> None:
             "Input should be greater than or equal to 1",
         ),
         (["run", "x.jsonl", "y.jsonl", "--jobs", "x"], "Input should be a valid integer"),
-        (["check", "--format"], "Option '--format' requires an argument."),
+        (["check", "--format"], "option '--format' requires an argument"),
     ],
 )
 def test_values_the_hook_does_not_cover_get_typers_errors(args: list[str], message: str) -> None:

@@ -95,15 +95,17 @@ _group(
 )
 _group(
     "archive",
-    "List or prune the originals that --in-place runs archived.",
+    "Undo --in-place runs, or list and prune the originals they archived.",
     [
         ("what the archive holds, oldest first", "compact archive list"),
+        ("undo an --in-place run", "compact archive restore s.jsonl"),
         (
             "delete originals archived more than 30 days ago",
             "compact archive prune --older-than 30d",
         ),
     ],
     ("list", archive_cmd.archive_list, archive_cmd.LIST_EPILOG),
+    ("restore", archive_cmd.archive_restore, archive_cmd.RESTORE_EPILOG),
     ("prune", archive_cmd.archive_prune, archive_cmd.PRUNE_EPILOG),
 )
 _group(

@@ -5,6 +5,7 @@ The library finds and removes them (:mod:`compactor.archive`); this module print
 """
 
 import json
+import os
 import time
 from typing import Annotated
 
@@ -17,11 +18,19 @@ from .common import ConfigOpt, DebugOpt, count
 from .exitcodes import short_exit_codes
 from .helptext import epilog
 
-__all__ = ["LIST_EPILOG", "PRUNE_EPILOG", "archive_list", "archive_prune", "size_text"]
+__all__ = [
+    "LIST_EPILOG",
+    "PRUNE_EPILOG",
+    "RESTORE_EPILOG",
+    "archive_list",
+    "archive_prune",
+    "archive_restore",
+    "size_text",
+]
 
 LIST_EPILOG = epilog(
     [
-        ("when each original was archived, its size and path", "compact archive list"),
+        ("when each original was archived, its size, path and file", "compact archive list"),
         ("the same as JSON lines", "compact archive list --json"),
     ],
     short_exit_codes("the archive was listed", "the config or the archive folder is unusable"),
@@ -35,6 +44,15 @@ PRUNE_EPILOG = epilog(
         ),
     ],
     short_exit_codes("done (also when nothing was old enough)", "a bad --older-than or config"),
+)
+
+
+RESTORE_EPILOG = epilog(
+    [
+        ("undo an --in-place run: put the original back", "compact archive restore s.jsonl"),
+        ("undo the restore (it archived the file it replaced)", "compact archive restore s.jsonl"),
+    ],
+    short_exit_codes("the original was put back", "no archived original of FILE, or a bad config"),
 )
 
 
@@ -69,26 +87,37 @@ def archive_list(
 ) -> None:
     """List the archived originals, oldest first, with the folder's total.
 
+    Each line ends with the file it was (<- PATH) when the archive's index knows it; --json
+    gives it as "original".
+
     The folder is the config's archive_dir, else $XDG_DATA_HOME/compact/archive
     (~/.local/share/compact/archive).
     """
     from compactor.archive import list_archive
+    from compactor.io.archive_index import newest_by_entry, read_index
 
     try:
         folder = _folder(config)
         files = list_archive(folder)
+        index = newest_by_entry(read_index(folder))
         if as_json:
             for f in files:
+                known = index.get(os.path.basename(f.path))
                 record = {
                     "path": f.path,
                     "size": f.size,
                     "archived_at": round(f.archived_at, 3),
                     "leftover": f.leftover,
+                    "original": None if known is None else known.original,
+                    "run": None if known is None else known.run,
                 }
                 common.say(json.dumps(record, ensure_ascii=False), json_text=True)
             return
         for f in files:
             note = "  (left by an interrupted run)" if f.leftover else ""
+            known = index.get(os.path.basename(f.path))
+            if known is not None:
+                note += f"  <- {known.original or '(stdin)'}"
             common.say(f"{_when(f.archived_at)}  {size_text(f.size):>9}  {f.path}{note}")
         total = size_text(sum(f.size for f in files))
         common.say(f"{count(len(files), 'file')}, {total} in {folder}")
@@ -129,5 +158,31 @@ def archive_prune(
             f"{verb} {count(len(result.removed), 'file')} ({size_text(result.bytes_freed)}), "
             f"kept {count(result.kept, 'file')} in {result.folder}"
         )
+    except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001
+        common.fail(err, debug)
+
+
+def archive_restore(
+    file: Annotated[
+        str, typer.Argument(metavar="FILE", help="The file to put its archived original back in.")
+    ],
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Undo an --in-place run: put back the newest archived original of FILE.
+
+    The file as it is now is archived first, so running restore again undoes the restore.
+    The file keeps its mode; it is replaced atomically, never half-written.
+    """
+    from compactor.restore import restore_original
+
+    try:
+        result = restore_original(file, _folder(config))
+        common.say(
+            f"restored {result.path} from {result.restored_from} "
+            f"(archived {_when(result.archived_at)})"
+        )
+        if result.current_archive is not None:
+            common.say(f"the replaced version is archived as {result.current_archive}")
     except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001
         common.fail(err, debug)

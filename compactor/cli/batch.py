@@ -2,14 +2,18 @@
 highest exit code.
 
 The library plans the batch (:func:`compactor.batch.plan_batch`) and runs its files
-(:func:`compactor.batch.run_batch`); this module prints a line per file (as each finishes on a
-terminal, in input order otherwise), the summary line and writes the batch report.
+(:func:`compactor.batch.run_batch`); this module prints a line per file, the summary line and
+writes the batch report. On a terminal each file's line is shown as it finishes, with an ``N/M``
+counter, on a status line that the end replaces; the end lists every file's line in natural
+order (``s2`` before ``s10``), on a terminal or not.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
+from typing import Any
 
 from compactor.runner import Run, RunOptions, RunResult
 
@@ -18,7 +22,12 @@ from .common import count
 from .run import written_clause
 from .safe_text import visible_line
 
-__all__ = ["file_line", "run_batch_command", "summary_line"]
+__all__ = ["file_line", "natural_key", "run_batch_command", "summary_line"]
+
+
+def natural_key(text: str) -> list[Any]:
+    """Sort key that orders numbers by value: ``s2`` before ``s10``."""
+    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", text)]
 
 
 def _n(value: int | None) -> str:
@@ -85,17 +94,31 @@ def run_batch_command(
 
     results: list[RunResult | None] = [None for _ in files]
     runs: list[Run | None] = []
+    progress: Any = None
+    if live:
+        from rich.live import Live
+        from rich.text import Text
+
+        progress = Live(Text(f"0/{len(files)}"), console=console, transient=True)
+        progress.start()
+    finished = 0
 
     def done(index: int, result: RunResult) -> None:
+        nonlocal finished
         results[index] = result
-        if live:
-            show(file_line(result))
+        finished += 1
+        if progress is not None:
+            line = visible_line(f"{finished}/{len(files)} {file_line(result)}")
+            progress.update(Text(line, no_wrap=True, overflow="ellipsis"), refresh=True)
 
     interrupted: KeyboardInterrupt | None = None
     try:
         asyncio.run(run_batch(files, base, jobs=jobs, on_done=done, runs=runs))
     except KeyboardInterrupt as err:
         interrupted = err
+    finally:
+        if progress is not None:
+            progress.stop()
     final: list[RunResult] = []
     for index, path in enumerate(files):
         result = results[index]
@@ -110,9 +133,8 @@ def run_batch_command(
     if not quiet and refused:  # the summary cache's folder is unsafe: said once for the batch
         show(f"compact: summary cache not used: {sorted(refused)[0]}")
     if not quiet:
-        if not live:
-            for result in final:
-                show(file_line(result))
+        for result in sorted(final, key=lambda r: natural_key(r.input)):
+            show(file_line(result))
         show(summary_line(batch_totals(final, duration), len(planned.skipped)))
     code = max(int(r.exit_code) for r in final)
     if planned.report is not None:

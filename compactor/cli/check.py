@@ -80,9 +80,18 @@ def check(
         typer.Option(
             "--model",
             metavar="MODEL",
+            autocompletion=common.complete_model,
             help="With --explain: the summarizer to plan for (local or openai:NAME).",
         ),
     ] = None,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="Print nothing on stdout: the exit code tells (errors still go to stderr).",
+        ),
+    ] = False,
     debug: DebugOpt = False,
 ) -> None:
     """Dry run: would each transcript compact, and why? No model call.
@@ -93,10 +102,11 @@ def check(
     """
     try:
         file_cfg = load_default_config(config).with_flags(
-            threshold=threshold, token_counter=token_counter
+            threshold=common.tokens(threshold), token_counter=token_counter
         )
         job = _Check(file_cfg, fmt or file_cfg.format, as_json)
-        if explain:
+        job.quiet = quiet
+        if explain and not quiet:
             job.explain = _explainer(file_cfg, model)
         from compactor.inputs import expand_inputs
 
@@ -112,7 +122,7 @@ def check(
             common.fail(err, debug)
         except Exception as err:  # noqa: BLE001
             common.print_error(classify(err)[0], err, debug)
-            if as_json:
+            if as_json and not quiet:
                 try:
                     job.error_record(path, err)
                 except StreamError as stream_err:
@@ -164,6 +174,8 @@ class _Check:
         self.limits = file_cfg.input_limits()
         self.explain: Any = None
         self.colour = not as_json and use_colour()
+        self.quiet = False
+        """``-q``: decide only, print nothing (the exit code tells)."""
 
     def __call__(self, path: str) -> bool:
         """Whether ``path`` would be compacted (after printing its line)."""
@@ -172,6 +184,8 @@ class _Check:
         from compactor.dryrun import check_file
 
         result = check_file(path, self.trigger, self.counter, self.fmt, self.limits)
+        if self.quiet:
+            return result.decision.triggered
         if not self.as_json:
             self._line(result.path, result.format, result.decision)
             return result.decision.triggered

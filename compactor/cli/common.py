@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 import traceback
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -25,6 +26,8 @@ __all__ = [
     "FormatOpt",
     "ThresholdOpt",
     "TokenCounterOpt",
+    "complete_format",
+    "complete_model",
     "count",
     "err_console",
     "fail",
@@ -32,6 +35,7 @@ __all__ = [
     "print_error",
     "say",
     "say_styled",
+    "tokens",
     "traceback_text",
 ]
 
@@ -45,23 +49,67 @@ ConfigOpt = Annotated[
         "~/.config/compact/config.yaml if it exists).",
     ),
 ]
+
+
+def complete_format(incomplete: str) -> list[str]:
+    """Shell completion of ``--format``: the format names."""
+    from compactor.formats.registry import FORMATS
+
+    return [name for name in FORMATS if name.startswith(incomplete)]
+
+
+def complete_model(incomplete: str) -> list[str]:
+    """Shell completion of ``--model``: ``local`` and ``openai:NAME`` for well-known models."""
+    from compactor.windows import KNOWN_WINDOWS
+
+    names = ["local", *(f"openai:{name}" for name in KNOWN_WINDOWS)]
+    return [name for name in names if name.startswith(incomplete)]
+
+
 FormatOpt = Annotated[
     str | None,
     typer.Option(
         "--format",
         metavar="FORMAT",
+        autocompletion=complete_format,
         help="Read as this format instead of detecting it: openai, eino, claude-code, codex, "
         "anthropic.",
     ),
 ]
+_TOKENS = re.compile(r"\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([kKmM]?)\s*")
+
+
+def tokens(text: str | None, flag: str = "--threshold") -> int | None:
+    """``50000``, ``50_000``, ``50k``, ``1.5M`` → a whole number of tokens (at least 1);
+    a BadParameter (a one-line usage error, exit 2) that says what is expected otherwise."""
+    if text is None:
+        return None
+    match = _TOKENS.fullmatch(text)
+    value = None
+    if match is not None:
+        number = float(match.group(1).replace("_", "").replace(",", ""))
+        value = number * {"": 1, "k": 1_000, "m": 1_000_000}[match.group(2).lower()]
+    if value is None or value < 1 or value != int(value):
+        raise typer.BadParameter(
+            f"{text!r}: expected a number of tokens, such as 50000, 50k or 1.5M",
+            param_hint=f"'{flag}'",
+        )
+    return int(value)
+
+
+def _check_tokens(value: str | None) -> str | None:
+    tokens(value)
+    return value
+
+
 ThresholdOpt = Annotated[
-    int | None,
+    str | None,
     typer.Option(
         "--threshold",
         metavar="N",
-        min=1,
-        help="Compact above N tokens (replaces the config's token trigger; a message trigger "
-        "still applies).",
+        callback=_check_tokens,
+        help="Compact above N tokens: 50000, 50k or 1.5M (replaces the config's token trigger; "
+        "a message trigger still applies).",
     ),
 ]
 TokenCounterOpt = Annotated[
@@ -86,7 +134,8 @@ def count(n: int | None, noun: str) -> str:
 def err_console() -> Console:
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    # emoji=False: rich reads ":smile:" in a model name (openai:smile) as an emoji code
+    return Console(stderr=True, highlight=False, emoji=False)
 
 
 def traceback_text(err: BaseException) -> str:
@@ -112,7 +161,7 @@ def print_error(line: str, err: BaseException | None = None, debug: bool = False
 
 
 def fail(err: BaseException, debug: bool = False) -> NoReturn:
-    """Print ``Type: message`` (a traceback only with --debug) and exit with err's code."""
+    """Print the error's one line (a traceback only with --debug) and exit with its code."""
     message, code = classify(err)
     print_error(message, err, debug)
     raise typer.Exit(int(code))

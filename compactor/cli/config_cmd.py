@@ -65,7 +65,10 @@ def config_show(
     model: Annotated[
         str | None,
         typer.Option(
-            "--model", metavar="MODEL", help="Override the summarizer: local or openai:NAME."
+            "--model",
+            metavar="MODEL",
+            autocompletion=common.complete_model,
+            help="Override the summarizer: local or openai:NAME.",
         ),
     ] = None,
     threshold: ThresholdOpt = None,
@@ -82,7 +85,7 @@ def config_show(
 
     try:
         file_cfg = load_default_config(config).with_flags(
-            threshold=threshold, token_counter=token_counter
+            threshold=common.tokens(threshold), token_counter=token_counter
         )
         data = effective_config(file_cfg, Overrides(model=model))
         path, named_by = config_source(config)

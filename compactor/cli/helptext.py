@@ -14,12 +14,19 @@ fast, and help is plain text (click's formatter, no markup).
 * ``epilog`` is preformatted text (see :func:`epilog`): ``Examples:`` and ``Exit codes:``
   sections, written as they are.
 * ``--forse`` answers "Did you mean --force?" (the one closest option), not a list of three.
+* ``--show-completion SHELL`` / ``--install-completion SHELL`` honour the shell named
+  (typer's own options take no value and print the script of the shell they detect: bash for
+  ``compact --show-completion zsh``); without one, the current shell is detected.
+* A usage error (an unknown option, a bad or missing value) is one line on stderr, like every
+  other failure: ``compact: no such option: --forse. Did you mean --force? (see 'compact run
+  --help')``, not click's usage block.
 """
 
 from __future__ import annotations
 
 import difflib
 import inspect
+import types
 from collections.abc import Sequence
 from typing import Any
 
@@ -62,9 +69,21 @@ def _usage_piece(param: Any) -> list[str]:
     return [name if param.required else f"[{name}]"]
 
 
+SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
+_COMPLETION_OPTIONS = {
+    "--install-completion": "Install completion for SHELL (bash, zsh, fish, powershell; "
+    "default: the current shell).",
+    "--show-completion": "Print the completion script for SHELL (bash, zsh, fish, powershell; "
+    "default: the current shell).",
+}
+
+
 def _option_row(param: Any) -> tuple[str, str] | None:
     if getattr(param, "hidden", False):
         return None
+    special = next((o for o in param.opts if o in _COMPLETION_OPTIONS), None)
+    if special is not None:
+        return f"{special} [SHELL]", _COMPLETION_OPTIONS[special]
     names = ", ".join(sorted(param.opts, key=lambda o: o.startswith("--")))  # -c, --config
     if param.secondary_opts:
         names += " / " + ", ".join(param.secondary_opts)
@@ -109,6 +128,71 @@ def _one_suggestion(err: Exception, names: list[str]) -> None:
         err.message = f"No such option: {typed}. Did you mean {best[0]}?"  # type: ignore[attr-defined]
 
 
+def _show_one_line(err: Any, file: Any = None) -> None:
+    """Replaces click's ``UsageError.show``: one line, ``compact: message (see '... --help')``."""
+    import sys
+
+    message = " ".join(str(err.format_message()).split()).rstrip(".")
+    if message[:1].isupper() and message[1:2].islower():
+        message = message[0].lower() + message[1:]
+    where = f" (see '{err.ctx.command_path} --help')" if err.ctx is not None else ""
+    try:
+        (file or sys.stderr).write(f"compact: {message}{where}\n")
+    except (OSError, ValueError):
+        pass
+
+
+def _one_line(err: Exception) -> None:
+    """Make a usage error print itself on one line (see :func:`_show_one_line`)."""
+    from typer._click.exceptions import UsageError
+
+    if isinstance(err, UsageError):
+        err.show = types.MethodType(_show_one_line, err)  # type: ignore[method-assign]
+
+
+def _completion_request(args: list[str]) -> tuple[str, str | None] | None:
+    """(option, shell or None) when the root's ``args`` ask for a completion script."""
+    for i, arg in enumerate(args):
+        option, eq, value = arg.partition("=")
+        if option in _COMPLETION_OPTIONS:
+            if eq:
+                return option, value
+            after = args[i + 1] if i + 1 < len(args) else None
+            return option, after if after in SHELLS else None
+        if arg == "--" or not arg.startswith("-"):
+            return None  # a command: the rest are its arguments
+    return None
+
+
+def _completion(ctx: Any, option: str, shell: str | None) -> None:
+    """Print (or install) the completion script for ``shell``, then exit."""
+    import os
+    import sys
+
+    from typer._completion_shared import _get_shell_name, get_completion_script, install
+
+    if shell is None and not os.getenv("_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION"):
+        shell = _get_shell_name()
+    if shell is None or shell not in SHELLS:
+        named = f"{shell!r} is not a shell compact completes" if shell else "no shell detected"
+        sys.stderr.write(
+            f"compact: {option}: {named}; name one: {option} bash|zsh|fish|powershell\n"
+        )
+        ctx.exit(2)
+        return
+    prog = ctx.find_root().info_name or "compact"
+    var = "_{}_COMPLETE".format(prog.replace("-", "_").upper())
+    if option == "--show-completion":
+        sys.stdout.write(
+            get_completion_script(prog_name=prog, complete_var=var, shell=shell) + "\n"
+        )
+    else:
+        done, path = install(shell=shell, prog_name=prog, complete_var=var)
+        sys.stdout.write(f"{done} completion installed in {path}\n")
+        sys.stdout.write("Completion will take effect once you restart the terminal\n")
+    ctx.exit(0)
+
+
 def _option_names(command: Any, ctx: Any) -> list[str]:
     names: list[str] = []
     for param in command.get_params(ctx):
@@ -137,6 +221,7 @@ class Command(TyperCommand):
             return super().parse_args(ctx, args)
         except Exception as err:
             _one_suggestion(err, _option_names(self, ctx))
+            _one_line(err)
             raise
 
 
@@ -163,8 +248,19 @@ class Group(TyperGroup):
         _format_epilog(self, formatter)
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        request = _completion_request(args) if ctx.parent is None else None
+        if request is not None:
+            _completion(ctx, *request)
         try:
             return super().parse_args(ctx, args)
         except Exception as err:
             _one_suggestion(err, _option_names(self, ctx))
+            _one_line(err)
+            raise
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except Exception as err:
+            _one_line(err)
             raise

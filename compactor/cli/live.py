@@ -47,7 +47,9 @@ def _one_line(err: BaseException | None) -> str:
     text = " ".join(str(err).split())
     if len(text) > 160:
         text = text[:157] + "..."
-    return f"{type(err).__name__}: {text}"
+    from compactor.errors import CompactorError
+
+    return text if isinstance(err, CompactorError) else f"{type(err).__name__}: {text}"
 
 
 class _Countdown:
@@ -59,7 +61,29 @@ class _Countdown:
 
     def __rich__(self) -> RenderableType:
         left = max(0.0, self.deadline - time.monotonic())
-        return Text.from_markup(f"[yellow]⏳ {escape(self.label)} in {left:4.1f}s[/]")
+        return Text.from_markup(f"[yellow]⏳ {escape(self.label)} in {left:4.1f}s[/]", emoji=False)
+
+
+def elapsed_text(seconds: float) -> str:
+    """``7s``, ``1m05s``: how long a step has taken, for the spinner."""
+    whole = int(seconds)
+    return f"{whole}s" if whole < 60 else f"{whole // 60}m{whole % 60:02d}s"
+
+
+class _Elapsed:
+    """A spinner whose label ends with the time since it started (from 1 s on): a long model
+    call shows that it is still going, and for how long."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.start = time.monotonic()
+        self.spinner = Spinner("dots", Text(label))
+
+    def __rich__(self) -> RenderableType:
+        seconds = time.monotonic() - self.start
+        text = self.label if seconds < 1 else f"{self.label} {elapsed_text(seconds)}"
+        self.spinner.update(text=Text(text))
+        return self.spinner
 
 
 class LiveView:
@@ -72,9 +96,13 @@ class LiveView:
         quiet: bool = False,
         primary_attempts: int = 1,
         failover_attempts: int = 0,
+        verbose: bool = False,
     ) -> None:
         self.console = console
         self.quiet = quiet
+        self.verbose = verbose and not quiet
+        """``-v``: every step is a line, also when stderr is not a terminal: what was read,
+        decided and sent (never a traceback: that is ``--debug``)."""
         self.animate = console.is_terminal and not quiet
         self.primary_attempts = primary_attempts
         self.failover_attempts = failover_attempts
@@ -106,18 +134,21 @@ class LiveView:
             return
         if self.animate:
             self.console.print(visible_line(markup), highlight=False)
-        elif always:
+        elif always or self.verbose:
             self.console.print(
-                visible_line(plain if plain is not None else Text.from_markup(markup).plain),
+                visible_line(
+                    plain if plain is not None else Text.from_markup(markup, emoji=False).plain
+                ),
                 markup=False,
                 highlight=False,
                 soft_wrap=True,
             )
 
     def _status(self, label: str) -> None:
-        """The status line: ``label`` (plain text, made visible) after a spinner."""
+        """The status line: ``label`` (plain text, made visible) after a spinner, and the
+        time it has been showing."""
         if self.live is not None:
-            self.live.update(Spinner("dots", Text(visible_line(label))), refresh=True)
+            self.live.update(_Elapsed(visible_line(label)), refresh=True)
 
     def _show(self, renderable: RenderableType) -> None:
         if self.live is not None:
@@ -127,6 +158,15 @@ class LiveView:
         if phase == "fallback":
             return 1
         return self.primary_attempts if phase == "primary" else self.failover_attempts
+
+    def _say(self, line: str) -> None:
+        """A ``-v`` line (plain text), on a terminal too."""
+        if self.verbose:
+            self._log(f"[dim]{escape(line)}[/]", line)
+
+    def config(self, path: str | None, model: str, output: str) -> None:
+        """``-v``: the config file, the summarizer and the destination a run uses."""
+        self._say(f"config: {path or 'none (defaults)'} · model {model} · output {output}")
 
     # -- CLI steps -------------------------------------------------------------------------------
     def read(self, path: str, fmt: str, messages: int) -> None:
@@ -158,6 +198,7 @@ class LiveView:
             case TriggerChecked(triggered=triggered, reason=reason, forced=forced):
                 self.decision(triggered, reason, forced)
             case BeforeSummarize(messages=messages):
+                self._say(f"summarizing {count(len(messages), 'message')}")
                 self._status(f"summarizing {count(len(messages), 'message')}…")
             case ChunkStart(index=index, total=total, start=start, end=end, tokens=tokens):
                 cut = ", texts cut to fit" if event.oversized else ""
@@ -221,6 +262,10 @@ class LiveView:
                     )
                 self._last_model = model
                 label = f"{phase} attempt {attempt}/{self._total(phase)} · {model}"
+                part = f" (chunk {event.chunk})" if event.chunk is not None else ""
+                self._say(
+                    f"sending{part} to {model}: {phase} attempt {attempt}/{self._total(phase)}"
+                )
                 self._status(f"{label} …")
             case GenerateSummary(attempt=attempt, phase=phase, error=error, model=model):
                 name = model or self._model_by_attempt.get((phase, attempt), "?")
@@ -238,6 +283,7 @@ class LiveView:
                     self._log(f"[red]✘[/] {escape(line)}", line, always=True)
             case RetryWait(phase=phase, attempt=attempt, delay=delay):
                 nxt = f"{phase} attempt {attempt + 1}"
+                self._say(f"waiting {delay:.1f}s before {nxt}")
                 if self.live is not None:
                     self._show(_Countdown(nxt, time.monotonic() + delay))
                 else:

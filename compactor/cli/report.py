@@ -74,7 +74,7 @@ def error_record(
     exit_code: int,
 ) -> dict[str, Any]:
     """The ``check --json`` line of a transcript that could not be checked: the same keys,
-    null where nothing is known, the error (``Type: message``) and its exit code."""
+    null where nothing is known, the error (its one line) and its exit code."""
     return {
         "path": path,
         "format": None,

@@ -9,6 +9,7 @@ options, drives the live view (an event sink) and prints the final line.
 import contextlib
 import gc
 import os
+import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -99,6 +100,7 @@ def run(
         typer.Option(
             "--model",
             metavar="MODEL",
+            autocompletion=common.complete_model,
             help="The summarizer: local (embedded, no network) or openai:NAME (any "
             "OpenAI-compatible server).",
         ),
@@ -154,6 +156,15 @@ def run(
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Say what was read, decided and sent, also when not on a terminal "
+            "(tracebacks: --debug).",
+        ),
+    ] = False,
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -191,7 +202,7 @@ def run(
         fallback=fallback,
         config=config,
         output_dir=output_dir,
-        threshold=threshold,
+        threshold=common.tokens(threshold),
         token_counter=token_counter,
     )
     # A batch: several inputs, or a folder. One file runs exactly as always.
@@ -199,7 +210,7 @@ def run(
         from .batch import run_batch_command
 
         raise typer.Exit(run_batch_command(transcripts, options, jobs or 4, quiet, debug))
-    raise typer.Exit(run_one(options, quiet=quiet, debug=debug))
+    raise typer.Exit(run_one(options, quiet=quiet, debug=debug, verbose=verbose))
 
 
 class _ViewSink:
@@ -225,7 +236,7 @@ class _ViewSink:
                 self.error = err
 
 
-def run_one(options: "RunOptions", *, quiet: bool, debug: bool) -> int:
+def run_one(options: "RunOptions", *, quiet: bool, debug: bool, verbose: bool = False) -> int:
     """Plan, execute and render one run; the exit code."""
     import asyncio
 
@@ -237,14 +248,21 @@ def run_one(options: "RunOptions", *, quiet: bool, debug: bool) -> int:
         planned = plan(options)
     except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001 - mapped in exitcodes.py
         common.fail(err, debug)
+    if options.input == "-" and not quiet and _stdin_is_a_terminal():
+        common.print_error(
+            "waiting for a transcript on stdin (paste it, then Ctrl-D; Ctrl-C to stop)"
+        )
     primary, failover = planned.attempts
     view = LiveView(
         common.err_console(),
         quiet=quiet or options.events == "-",  # stderr carries the events: no other lines
         primary_attempts=primary,
         failover_attempts=failover,
+        verbose=verbose,
     )
     sink = _ViewSink(view)
+    if view.verbose:
+        sink.call(view.config, *_verbose_setup(planned))
     job = Run(planned, sink=sink)
     try:
         with view, _collector_paused():
@@ -255,6 +273,29 @@ def run_one(options: "RunOptions", *, quiet: bool, debug: bool) -> int:
     if sink.error is not None and result.exit_code == 0:
         return 6  # the final line could not be shown (stderr closed or full)
     return int(result.exit_code)
+
+
+def _verbose_setup(planned: Any) -> tuple[str | None, str, str]:
+    """(config file, summarizer, destination) of a planned run, for ``-v``."""
+    file_cfg, overrides = planned.file_config, planned.overrides
+    model = overrides.model
+    if model is None:
+        settings = file_cfg.model or {}
+        provider = settings.get("provider")
+        name = settings.get("name")
+        model = f"{provider}:{name}" if provider and name else str(provider or "default")
+    out = planned.output
+    where = "stdout" if out.kind == "stdout" else str(out.name)
+    if planned.options.in_place:
+        where = f"{planned.options.input} (in place)"
+    return getattr(file_cfg, "path", None), model, where
+
+
+def _stdin_is_a_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (OSError, ValueError):
+        return False
 
 
 @contextlib.contextmanager
@@ -345,5 +386,7 @@ def render(
             line += "summary of them was shorter)"
     else:
         kept = "input left as is" if options.in_place else f"copied to {where}"
+        if "output" not in result.written and not options.in_place:
+            kept = "nothing written"
         line = f"not compacted ({result.reason}); {kept}"
     sink.call(sink.view.summary, line)

@@ -5,8 +5,16 @@ renders it with rich. The text came from a transcript (and, through it, from a m
 control characters are made visible first (:func:`~compactor.cli.safe_text.visible`), it is
 never read as rich markup, and links are shown as text with their address, never as terminal
 hyperlinks that could say one thing and open another.
+
+On a terminal the page goes through a pager (``$PAGER``, else ``less -FRX`` when there is one;
+``--no-pager`` or a pipe: none), as git does; ``--json`` gives the summary and where it is as
+one JSON object.
 """
 
+import json
+import os
+import shutil
+import subprocess
 import sys
 from typing import Annotated
 
@@ -27,7 +35,7 @@ EPILOG = epilog(
             "the raw text, as the next model call will read it",
             "compact show --raw session.compact.jsonl",
         ),
-        ("a page at a time", "compact show session.compact.jsonl | less"),
+        ("as JSON, for a program", "compact show --json session.compact.jsonl"),
     ],
     short_exit_codes(
         "the summary was shown", "the file cannot be read or holds no summary (not compacted)"
@@ -79,6 +87,20 @@ def show(
     raw: Annotated[
         bool, typer.Option("--raw", help="Print the summary's text as it is, without formatting.")
     ] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="One JSON object: path, format, position (1-based), messages and summary.",
+        ),
+    ] = False,
+    pager: Annotated[
+        bool | None,
+        typer.Option(
+            "--pager/--no-pager",
+            help="Page the output with $PAGER (else less -FRX); default: on a terminal only.",
+        ),
+    ] = None,
     debug: DebugOpt = False,
 ) -> None:
     """Show the summary of a compacted transcript, formatted for reading.
@@ -90,10 +112,23 @@ def show(
 
     try:
         found = find_summary(transcript, fmt)
-        if raw:
-            common.say(found.text)
+        if as_json:
+            record = {
+                "path": found.path,
+                "format": found.format,
+                "position": found.position,
+                "messages": found.messages,
+                "summary": found.text,
+            }
+            common.say(json.dumps(record, ensure_ascii=False), json_text=True)
             return
-        text = render(found.path, found.format, found.position, found.messages, found.text)
+        if raw:
+            text = visible(found.text) + "\n"
+        else:
+            text = render(found.path, found.format, found.position, found.messages, found.text)
+        command = _pager(pager)
+        if command is not None and _page(command, text):
+            return
         try:
             sys.stdout.write(text)
             sys.stdout.flush()
@@ -104,3 +139,41 @@ def show(
             raise StreamError("<stdout>", cause) from err
     except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001
         common.fail(err, debug)
+
+
+def _pager(wanted: bool | None) -> str | None:
+    """The pager command to use, or None: ``--no-pager``, stdout not a terminal (unless
+    ``--pager``), ``$PAGER`` empty or ``cat``, or no pager at hand."""
+    if wanted is False:
+        return None
+    if wanted is None:
+        try:
+            if not sys.stdout.isatty():
+                return None
+        except (OSError, ValueError):
+            return None
+    command = os.environ.get("PAGER")
+    if command is None:
+        return "less -FRX" if shutil.which("less") else None
+    return None if command.strip() in ("", "cat") else command
+
+
+def _page(command: str, text: str) -> bool:
+    """Show ``text`` through ``command`` (a shell command, as git runs ``$PAGER``); False when
+    it could not be started (the text is then printed as it is)."""
+    sys.stdout.flush()
+    try:
+        proc = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE)
+    except OSError:
+        return False
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(text.encode("utf-8", "replace"))
+        proc.stdin.close()
+    except (BrokenPipeError, OSError):
+        pass  # the reader quit the pager early
+    try:
+        proc.wait()
+    except KeyboardInterrupt:
+        proc.wait()
+    return True

@@ -44,6 +44,20 @@ def exponential_backoff(initial: float, maximum: float) -> Callable[..., float]:
     return backoff
 
 
+def _model_hint(spec: str) -> str:
+    """``; did you mean 'openai:gpt-4o'?`` for ``gpt-4o``, ``opnai:gpt-4o``, ``locl``."""
+    import difflib
+
+    provider, sep, name = spec.partition(":")
+    if not sep and difflib.get_close_matches(spec.strip().lower(), ["local"], n=1, cutoff=0.7):
+        return "; did you mean 'local'?"
+    if not sep and spec.strip():
+        return f"; did you mean 'openai:{spec.strip()}'?"
+    if name and difflib.get_close_matches(provider.lower(), ["openai"], n=1, cutoff=0.6):
+        return f"; did you mean 'openai:{name}'?"
+    return ""
+
+
 def model_settings(file_cfg: FileConfig, overrides: Overrides) -> dict[str, Any]:
     """The primary model's mapping a run uses: ``--model`` (``openai:NAME`` keeps the file's
     other openai settings), else the file's ``model`` section as written, else the default
@@ -54,7 +68,9 @@ def model_settings(file_cfg: FileConfig, overrides: Overrides) -> dict[str, Any]
             return {"provider": "local"}
         provider, sep, name = spec.partition(":")
         if not sep or not name or provider != "openai":
-            raise ConfigError(f"unknown model {spec!r}; expected 'openai:NAME' or 'local'")
+            raise ConfigError(
+                f"unknown model {spec!r}; expected 'openai:NAME' or 'local'{_model_hint(spec)}"
+            )
         base = dict(file_cfg.model or {})
         if base.get("provider", "openai") != "openai":
             base = {}

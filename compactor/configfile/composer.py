@@ -218,7 +218,9 @@ class _Loader:
     def mapping(self, node: yaml.Node, schema: Mapping[str, Any], prefix: str) -> dict[str, Any]:
         if not isinstance(node, yaml.MappingNode):
             raise self.err(
-                node, prefix.rstrip(".") or "<root>", f"expected a mapping, got {_kind(node)}"
+                node,
+                prefix.rstrip(".") or "<root>",
+                f"expected a mapping, got {_kind(node)}{_model_mapping_hint(node, prefix)}",
             )
         out: dict[str, Any] = {}
         for key_node, value_node in node.value:
@@ -399,6 +401,19 @@ def _leaf(key: str) -> str:
 
 def _is_null(node: yaml.Node) -> bool:
     return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
+
+
+def _model_mapping_hint(node: yaml.Node, prefix: str) -> str:
+    """For ``model: local`` / ``model: gpt-4o``: the mapping that was meant."""
+    if not prefix.endswith("model.") or not isinstance(node, yaml.ScalarNode):
+        return ""
+    value = str(node.value).strip()
+    if not value:
+        return ""
+    if value == "local":
+        return "; write it as  model: {provider: local}"
+    name = value.removeprefix("openai:")
+    return f"; write it as  model: {{provider: openai, name: {name}}}"
 
 
 def _kind(node: yaml.Node) -> str:

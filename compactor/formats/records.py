@@ -91,6 +91,10 @@ def dropped_records(
                 carried.add(i)  # kept, maybe re-rendered (a codex replacement_history item)
             elif _is_message_record(t.format, lines[i].obj):
                 summarized.add(i)
+    if "json_document" in t.meta:  # one JSON array: compare its elements as lines
+        from .json_document import lines_of
+
+        out = lines_of(out)
     texts: set[bytes] = set()
     uuids: set[str] = set()
     for chunk in out.split(b"\n"):

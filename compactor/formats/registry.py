@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from compactor.errors import ConfigError, TranscriptError
 from compactor.schema import AgenticMessage, Message
 
-from . import _jsonl
+from . import _jsonl, json_document
 from ._family import KNOWN_FORMATS, fits
 from .anthropic import AnthropicFormat
 from .base import CompactionInfo, Format, Transcript, WriteMode
@@ -129,7 +129,23 @@ def get_format(name: str) -> Format:
         return FORMATS[name]
     except KeyError:
         known = ", ".join(FORMATS)
-        raise ConfigError(f"unknown transcript format {name!r}; known formats: {known}") from None
+        hint = _closest_format(name)
+        raise ConfigError(
+            f"unknown transcript format {name!r}; known formats: {known}"
+            + (f"; did you mean {hint!r}?" if hint else "")
+        ) from None
+
+
+def _closest_format(name: str) -> str | None:
+    """``claude`` → ``claude-code``, ``opnai`` → ``openai`` (a prefix, else the closest)."""
+    import difflib
+
+    typed = name.strip().lower()
+    prefixed = [f for f in FORMATS if typed and f.startswith(typed)]
+    if len(prefixed) == 1:
+        return prefixed[0]
+    close = difflib.get_close_matches(typed, list(FORMATS), n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def read_transcript(
@@ -143,12 +159,36 @@ def read_transcript(
     in place. A caller that never edits them (the run: the pipeline only reads the history) passes
     False and the transcript is held once.
     """
-    fmt = get_format(format) if format is not None else FORMATS[detect_format(path, raw)]
-    if format is not None and not _has_content(raw):
-        raise TranscriptError(path, None, None, "empty transcript")
-    transcript = fmt.read(path, raw)
+    if json_document.is_array(raw):
+        document = json_document.to_lines(path, raw)
+        if document is not None:
+            return _read_array(path, document, format, snapshot)
+    try:
+        fmt = get_format(format) if format is not None else FORMATS[detect_format(path, raw)]
+        if format is not None and not _has_content(raw):
+            raise TranscriptError(path, None, None, "empty transcript")
+        transcript = fmt.read(path, raw)
+    except TranscriptError as err:
+        raise json_document.explain(path, raw, err) from err
     if snapshot:
         transcript.meta["snapshot"] = _jsonl.snapshot(transcript.messages)
+    return transcript
+
+
+def _read_array(
+    path: str,
+    document: tuple[bytes, json_document.DocumentStyle, list[int]],
+    format: str | None,
+    snapshot: bool,
+) -> Transcript:
+    """A file that is one JSON array of records: read as the JSON Lines of its elements
+    (``meta["json_document"]``: its style, so that :func:`write_transcript` writes an array)."""
+    lines, style, starts = document
+    try:
+        transcript = read_transcript(path, lines, format, snapshot=snapshot)
+    except TranscriptError as err:
+        raise json_document.relocate(err, starts) from err
+    transcript.meta["json_document"] = style
     return transcript
 
 
@@ -176,7 +216,9 @@ def write_transcript(
     info: CompactionInfo | None = None,
 ) -> bytes:
     """Render the compacted history ``new_messages`` in the transcript's own format."""
-    return get_format(t.format).write(t, new_messages, mode=mode, info=info)
+    data = get_format(t.format).write(t, new_messages, mode=mode, info=info)
+    style = t.meta.get("json_document")
+    return data if style is None else json_document.render(data, style)
 
 
 _CALL_KEYS = {"tool_use": "id", "function_call": "call_id", "custom_tool_call": "call_id"}

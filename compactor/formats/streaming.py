@@ -24,7 +24,7 @@ from compactor.sizes import InputLimits, LineGuard, check_size
 from compactor.tokens import estimate_message, utf8_len
 from compactor.trigger import TriggerCondition, TriggerDecision, verdict
 
-from . import _jsonl
+from . import _jsonl, json_document
 from ._family import fits, mismatch
 from .eino import eino_message
 from .openai_chat import message_from_record
@@ -151,6 +151,24 @@ _SHALLOW_BYTES = 2 * MAX_JSON_DEPTH
 """A line this short cannot nest deeper than MAX_JSON_DEPTH (each level takes two bytes)."""
 
 
+def _maybe_document(lines: list[bytes], more: bool) -> bool:
+    """Whether the file may be one JSON document, which the full read reads whole (or
+    explains): its first record does not end on its line (pretty-printed), or it is a JSON
+    array with nothing after it. JSON Lines whose first line is an array are streamed (and
+    refused at that line, as the full read refuses them)."""
+    nonblank = [ln for ln in lines if ln.strip()]
+    if not nonblank:
+        return False
+    first = nonblank[0].strip().removeprefix(_jsonl.BOM).strip()
+    if first[:1] not in (b"[", b"{"):
+        return False
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError as err:
+        return "end of data" in str(err)  # cut short: the record goes on below
+    return first[:1] == b"[" and len(nonblank) == 1 and not more
+
+
 def stream_check(
     path: str,
     trigger: TriggerCondition | None,
@@ -179,8 +197,13 @@ def stream_check(
             head_lines.append(chunk)
         sniffed = head_lines[:SNIFF_RECORDS]
         head = b"\n".join(sniffed) + (b"\n" if more else b"")
+        if _maybe_document(head_lines, more):
+            return None  # one JSON document: read whole (or explained) by the full read
         if format is None:
-            name = detect_format(path, head)
+            try:
+                name = detect_format(path, head)
+            except TranscriptError as err:
+                raise json_document.explain(path, head, err) from err
             if name not in STREAM_FORMATS:
                 return None
         else:

@@ -119,7 +119,19 @@ transcript("binary_garbage", bytes(range(256)) * 4)
 transcript("json_array_line", jl(SYS) + b"[1, 2, 3]\n", stderr_has=[":2"])
 transcript("json_null_line", jl(SYS) + b"null\n", stderr_has=[":2"])
 transcript("json_number_line", jl(SYS) + b"42\n", stderr_has=[":2"])
-transcript("whole_file_json_array", json.dumps([SYS, USER, ASSIST]).encode() + b"\n")
+# One JSON document (issue 32): an array of messages is read; an object holding them is not
+# guessed at, and pretty-printed records are refused: both say how to convert the file.
+transcript("whole_file_json_array", json.dumps([SYS, USER, ASSIST]).encode() + b"\n", OK)
+transcript(
+    "whole_file_json_object",
+    json.dumps({"history": [SYS, USER, ASSIST], "info": {}}, indent=2).encode(),
+    stderr_has=["JSON Lines expected (one record per line)", "jq -c '.history[]'"],
+)
+transcript(
+    "pretty_printed_records",
+    b"".join(json.dumps(r, indent=2).encode() + b"\n" for r in (SYS, USER, ASSIST)),
+    stderr_has=[":1: JSON Lines expected", "jq -c ."],
+)
 transcript("deep_nesting", jl(SYS) + b"[" * 100_000 + b"]" * 100_000 + b"\n", stderr_has=[":2"])
 transcript(
     "deep_nesting_in_content",
