@@ -59,6 +59,7 @@ def test_the_command_tree_is_what_the_readme_documents() -> None:
         "check",
         "config show",
         "config validate",
+        "eval",
         "run",
         "show",
     ]
