@@ -187,7 +187,9 @@ def test_claude_code_meta_records_and_local_commands() -> None:
     assert "Always bisect" not in section(text, 1)
     assert "    - /compact\n" in section(text, 6)
     # /compact is handled by the CLI: the fix request stays the latest one, and it is done
-    assert 'None: the latest request ("Fix the flaky test.") was completed' in section(text, 7)
+    pending = section(text, 7)
+    assert "None: the last request was answered; nothing is pending; wait for the user's" in pending
+    assert 'The latest request ("Fix the flaky test.") was completed' in pending
 
 
 def test_a_question_at_the_end_means_waiting_for_the_user() -> None:

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from .outcomes import command_of
-from .text import Call, Entry, cut
+from .text import Call, Entry, cut, one_line
 
 __all__ = ["Job", "background_jobs"]
 
@@ -32,7 +32,13 @@ _START_RE = re.compile(
     r"Process running with session ID|started (?:job|task|process)|"
     r"(?:job|task) (?:submitted|queued|started)(?: with id)?)"
     r"['\"]?\s*(?:[:=#]|is)?\s*" + _ID,
+    re.IGNORECASE,
 )
+_LAST_ID_RE = re.compile(
+    r"\b(?:session|process|shell|job|task)[ _-]?id\s*[:=]\s*`?([A-Za-z0-9][\w\-]{1,63})`?\s*$",
+    re.IGNORECASE,
+)
+"""An id a tool prints as its output's last line (``SESSION_ID=89726``): what it left running."""
 _RUNNING_WORDS = re.compile(
     r"\b(?:running|background|started|queued|submitted|spawned|launched|in progress|pending)\b",
     re.IGNORECASE,
@@ -81,6 +87,9 @@ def _label(call: Call | None, name: str) -> str:
 
 def _started(text: str) -> list[str]:
     head = text[:_HEAD]
+    last = _LAST_ID_RE.search(text[-200:].rstrip())
+    if last is not None:
+        return [last.group(1)]
     if _RUNNING_WORDS.search(head) is None:
         return []  # an id in a result that says nothing runs is a record, not a job
     found = []
@@ -110,23 +119,52 @@ def _finished_line(text: str, key: str) -> str:
     return cut(window[start : end if end >= 0 else len(window)].strip(), 160)
 
 
+_INTERRUPT = "\\u0003"
+"""Ctrl-C written to a process's stdin, as it appears in a call's JSON arguments."""
+
+
+def _names(arguments: str, key: str) -> bool:
+    at = arguments.find(key)
+    while at >= 0:
+        before = arguments[at - 1] if at else " "
+        after = arguments[at + len(key)] if at + len(key) < len(arguments) else " "
+        if not (before.isalnum() or after.isalnum()):
+            return True
+        at = arguments.find(key, at + 1)
+    return False
+
+
 def background_jobs(entries: list[Entry]) -> list[Job]:
     """Every job a tool result named, in order, with ``finished`` set when a later message
     reported it done (see the module docstring)."""
     jobs: dict[str, Job] = {}
     calls: dict[str, Call] = {}
+    watching: dict[str, str] = {}
+    """call id → the running job its arguments name (its result may report the job's end)."""
     for e in entries:
         if e.internal:
             continue
         for call in e.calls:
             if call.id:
                 calls[call.id] = call
-            if jobs and _KILL_NAME_RE.search(call.name):
-                for key in list(jobs):
-                    if key in call.arguments and not jobs[key].finished:
-                        jobs[key].finished = f"stopped by {call.name}"
+            for key, job in jobs.items() if jobs else ():
+                if job.finished or not _names(call.arguments, key):
+                    continue
+                if (
+                    _KILL_NAME_RE.search(call.name)
+                    or _INTERRUPT in call.arguments
+                    or "\x03" in call.arguments
+                ):
+                    job.finished = f"stopped by {call.name}"
+                elif call.id:
+                    watching[call.id] = key
         for r in e.results:
             started_by = calls.get(r.call_id)
+            watched = jobs.get(watching.pop(r.call_id, ""))
+            if watched is not None and not watched.finished:
+                head = r.text[:600]
+                if _STILL_RE.search(head) is None and _DONE_RE.search(head) is not None:
+                    watched.finished = cut(one_line(head), 160)
             new = _started(r.text)
             for key, job in jobs.items():
                 if job.finished or key not in r.text or key in new:

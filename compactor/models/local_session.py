@@ -618,7 +618,8 @@ class _Builder:
         if s.turn_ended and not s.ended_by_tool and s.last_text is not None:
             said = sentences(s.last_text.text)
             asked = [x for x in said if asks_user(x)]
-            s.question = asked[-1] if asked else ""
+            direct = [x for x in asked if x.rstrip().endswith("?")]
+            s.question = (direct or asked)[-1] if asked else ""  # a real question first
             if not s.question and said and announces_step(said[-1]):
                 s.announced = said[-1]
         return s

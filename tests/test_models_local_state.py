@@ -1,0 +1,109 @@
+"""The local summary's account of where the session ended (issue 28, point 1): the current
+request, the last action and what it returned, calls in flight, running jobs judged by shape,
+and, when the session ended answered, the words that say nothing is pending."""
+
+from __future__ import annotations
+
+from compactor.models.local import summarize_transcript
+from compactor.models.local_state import ANSWERED
+
+from .planted_session import SessionBuilder
+from .test_models_local_session import section
+
+
+def test_an_answered_session_says_so_and_names_no_place_where_work_stopped() -> None:
+    s = SessionBuilder()
+    s.user("Why does the cache miss on every call?")
+    s.call("Bash", {"command": "rg -n 'lru_cache' src/"}, "src/a.py:3:@lru_cache(maxsize=0)")
+    s.say("The cache has maxsize=0, so it never stores anything. Use maxsize=128.")
+    text = summarize_transcript(s.messages)
+    assert f"None: {ANSWERED}." in section(text, 7)
+    step = section(text, 9)
+    assert f"None: {ANSWERED}." in step
+    assert "Work stopped" not in step and "Continue" not in step
+
+
+def test_the_last_action_is_the_last_calls_and_their_results_not_the_last_text() -> None:
+    """ "Please hold on" was written before the calls ran and returned: it is not where work
+    stopped; the calls and what they established are."""
+    s = SessionBuilder()
+    s.user("Deploy the staging build.")
+    s.say("Please hold on while I build and push the image.")
+    s.call("Bash", {"command": "docker build -t app:1.4.2 ."}, "Successfully tagged app:1.4.2")
+    s.call(
+        "Bash",
+        {"command": "docker push registry.local/app:1.4.2"},
+        "denied: requested access to the resource is denied\nexit code 1",
+        error=True,
+    )
+    s.call("Bash", {"command": "date +%s"}, "1767225600")  # housekeeping, never the last action
+    text = summarize_transcript(s.messages)
+    work = section(text, 8)
+    assert "The last action (the last tool calls and what they returned):" in work
+    assert "docker push registry.local/app:1.4.2" in work
+    assert "failed" in work and "denied: requested access to the resource is denied" in work
+    assert "date +%s" not in work
+    step = section(text, 9)
+    assert (
+        "Work stopped after the last action: `Bash: docker push registry.local/app:1.4.2`" in step
+    )
+    assert "Please hold on" not in step
+    assert ANSWERED not in text
+
+
+def test_a_job_named_by_an_unknown_tools_result_is_running_until_reported_finished() -> None:
+    s = SessionBuilder()
+    s.user("Fetch every PR of the last 90 days.")
+    s.call(
+        "Monitor",
+        {"command": "python fetch.py --days 90", "description": "PR fetch"},
+        "Monitor started. Task ID: btk9x2. Events will arrive as notifications.",
+    )
+    s.call("Bash", {"command": "wc -l data/prs.jsonl"}, "1200 data/prs.jsonl")
+    text = summarize_transcript(s.messages)
+    pending = section(text, 7)
+    assert "Background job still running" in pending and "btk9x2" in pending
+    assert "python fetch.py --days 90" in pending
+    assert "btk9x2" in section(text, 9) and "do not start them again" in section(text, 9)
+
+    s.user("<task-notification> <task-id>btk9x2</task-id> <status>completed</status>")
+    s.say("The fetch finished: 1,287 PRs.")
+    done = summarize_transcript(s.messages)
+    assert "btk9x2" not in section(done, 7)
+    assert f"None: {ANSWERED}." in section(done, 9)
+
+
+def test_a_process_stopped_with_ctrl_c_is_not_running() -> None:
+    s = SessionBuilder()
+    s.user("Run the server, check it, then stop it.")
+    s.call("exec_command", {"cmd": "cargo run -- serve"}, "Compiling app\nSESSION_ID=4411")
+    s.call("write_stdin", {"session_id": 4411, "chars": "\u0003"}, "^C")
+    s.call("exec_command", {"cmd": "cargo run -- serve --port 9"}, "Compiling\nSESSION_ID=5120")
+    text = summarize_transcript(s.messages)
+    pending = section(text, 7)
+    assert "5120" in pending and "4411" not in pending
+
+
+def test_the_question_the_session_ended_on_is_the_real_question() -> None:
+    s = SessionBuilder()
+    s.user("Ship FW-005, then help decide FW-007.")
+    s.call("Bash", {"command": "git commit -m 'feat: FW-005'"}, "[main f8e6fe0] feat: FW-005")
+    s.say(
+        "Both commits landed. Want me to (a) lock future-only, or (b) add the demo mock too? "
+        "Let me know when you want a separate commit for the roadmap files."
+    )
+    step = section(summarize_transcript(s.messages), 9)
+    assert "Want me to (a) lock future-only, or (b) add the demo mock too?" in step
+
+
+def test_a_telemetry_file_is_never_the_file_changed_for_the_request() -> None:
+    s = SessionBuilder()
+    s.user("Use the grant skill.")
+    s.call(
+        "exec_command",
+        {"cmd": 'echo \'{"event":"start"}\' >> ~/.superstack/telemetry.jsonl'},
+        "",
+    )
+    s.call("exec_command", {"cmd": "bash export-session.sh ."}, None)
+    work = section(summarize_transcript(s.messages), 8)
+    assert "telemetry" not in work
