@@ -107,3 +107,42 @@ def test_a_telemetry_file_is_never_the_file_changed_for_the_request() -> None:
     s.call("exec_command", {"cmd": "bash export-session.sh ."}, None)
     work = section(summarize_transcript(s.messages), 8)
     assert "telemetry" not in work
+
+
+# -- decisions and constraints from the dialogue (issue 28, point 2) -------------------------
+
+
+def test_a_proposal_the_user_turned_down_is_not_a_decision() -> None:
+    s = SessionBuilder()
+    s.user("The importer is slow on big files.")
+    s.say("The cause is the per-row commit. I will switch the importer to Redis streams.")
+    s.user("No, don't add Redis. Batch the commits instead.")
+    s.say("I'll commit every 1,000 rows in one transaction.")
+    s.user("Yes, go ahead.")
+    s.call("Edit", {"file_path": "importer.py", "old_string": "a", "new_string": "b"}, "ok")
+    s.say("Changed importer.py to commit every 1,000 rows.")
+    text = summarize_transcript(s.messages)
+    solving = section(text, 5)
+    decided = solving.split("Proposals the user turned down", 1)[0]
+    assert "Redis streams" not in decided
+    assert "Proposals the user turned down (not decisions; do not act on them):" in solving
+    assert "I will switch the importer to Redis streams." in solving.split("turned down", 1)[1]
+    assert "Accepted by the user: I'll commit every 1,000 rows in one transaction." in decided
+    assert "The cause is the per-row commit." in decided  # a cause stays a cause
+
+
+def test_questions_fragments_and_descriptions_are_not_constraints() -> None:
+    s = SessionBuilder()
+    s.user(
+        "Events created in the admin do not appear until a restart. Should we never cache "
+        "the list? The loader is never used for. Do not start the dev server. "
+        "The app must never crash on a broken image."
+    )
+    s.say("Understood.")
+    intent = section(summarize_transcript(s.messages), 1)
+    rules = intent.split("Constraints and preferences stated by the user:", 1)[1]
+    assert "Do not start the dev server." in rules
+    assert "The app must never crash on a broken image." in rules
+    assert "do not appear until a restart" not in rules
+    assert "Should we never cache" not in rules
+    assert "never used for" not in rules

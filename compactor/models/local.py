@@ -39,7 +39,13 @@ from compactor.tokens import estimate_message, estimate_text
 
 from .local_files import FileState, key_lines
 from .local_session import ErrorFact, Session, build_session
-from .local_state import ANSWERED, add_shape_jobs, is_housekeeping_path, last_action
+from .local_state import (
+    ANSWERED,
+    add_shape_jobs,
+    is_housekeeping_path,
+    judge_proposals,
+    last_action,
+)
 from .local_text import (
     bullets,
     call_line,
@@ -343,6 +349,9 @@ def _problem_solving(s: Session, lim: Limits) -> str:
     if decisions:
         items.append("Decisions, causes and results stated by the assistant:")
         items.extend(f"  {x}" for x in decisions)
+    if s.rejected:
+        items.append("Proposals the user turned down (not decisions; do not act on them):")
+        items.extend(f"  {shorten(x, lim.item)}" for x in s.rejected[-3:])
     outputs = [
         (i, score, f"{code(shorten(c, lim.item // 2))} → {shorten(o, lim.item)}")
         for i, score, c, o in s.outputs
@@ -562,6 +571,7 @@ def _summary(context: list[Any], input_tokens: int) -> str:
     items: list[Message | AgenticMessage] = list(context)
     session = build_session([entry_of(i, m) for i, m in enumerate(items)])
     add_shape_jobs(session)
+    judge_proposals(session)
     budget = MAX_SUMMARY_TOKENS
     if input_tokens > 20_000:
         budget = min(budget, int(input_tokens * 0.3))

@@ -171,6 +171,8 @@ class Session:
     """(entry index, score, call line, what it printed), both texts on one line, of successful
     commands; score 2 when the output has a result line (tests, coverage, deployment, commit,
     metric), else 1."""
+    rejected: list[str] = field(default_factory=list)
+    """Assistant proposals the user's next message turned down (never listed as decisions)."""
     answered: set[str] = field(default_factory=set)
     failed_calls: set[str] = field(default_factory=set)
     last_text: Entry | None = None

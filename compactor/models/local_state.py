@@ -28,17 +28,26 @@ from compactor.facts import (
     one_line,
     outcome,
     programs,
+    sentences,
     strip_output_header,
 )
 
 from .local_session import Background, Session
-from .local_text import call_line, code, is_prompt_line, is_result_line, printed_lines
+from .local_text import (
+    call_line,
+    code,
+    is_prompt_line,
+    is_result_line,
+    printed_lines,
+    strip_list_mark,
+)
 
 __all__ = [
     "ANSWERED",
     "add_shape_jobs",
     "is_housekeeping",
     "is_housekeeping_path",
+    "judge_proposals",
     "last_action",
 ]
 
@@ -139,3 +148,60 @@ def add_shape_jobs(s: Session) -> None:
     for job in background_jobs(s.entries):
         if job.running and job.id not in known:
             s.background[job.id] = Background(job.id, job.label, job.index)
+
+
+_REJECTS_RE = re.compile(
+    r"^\W*(?:no\b|nope\b|nah\b|don['’]?t\b|do not\b|not (?:that|this|like that)\b|instead\b|"
+    r"rather\b|stop\b|wait\b|wrong\b|that['’]?s (?:wrong|not)\b|let['’]?s not\b|never ?mind\b|"
+    r"cancel\b|i (?:don['’]?t|do not) want\b)",
+    re.IGNORECASE,
+)
+_ACCEPTS_RE = re.compile(
+    r"^\W*(?:yes|yep|yeah|ok(?:ay)?|sure|sounds good|go ahead|do it|lgtm|approved?|agreed|"
+    r"perfect|great|let['’]?s do (?:it|that))\b",
+    re.IGNORECASE,
+)
+
+
+_PROPOSES_RE = re.compile(
+    r"\b(?:i['’]ll|i will|i would|i['’]d|let['’]s|we should|we could|you could|i suggest|"
+    r"i propose|i recommend|my recommendation|how about|shall i|should i|want me to|"
+    r"the plan is|plan:|option)\b",
+    re.IGNORECASE,
+)
+
+
+def judge_proposals(s: Session) -> None:
+    """Decisions from the dialogue: the proposals (``I'll …``, ``we should …``, ``I recommend
+    …``) of the last assistant message before a request are turned down when the request starts
+    by saying so ("no", "don't", "instead …"): they go to :attr:`Session.rejected` and out of the
+    decisions; when it accepts them ("yes", "go ahead") they are decisions accepted by the user.
+    Causes and results the message stated stay what they are."""
+    previous = -1
+    for request in s.requests:
+        said = next(
+            (
+                e
+                for e in reversed(s.entries[previous + 1 : request.index])
+                if e.role == "assistant" and e.text.strip() and not e.internal
+            ),
+            None,
+        )
+        previous = request.index
+        if said is None:
+            continue
+        rejects = _REJECTS_RE.match(request.text) is not None
+        if not rejects and _ACCEPTS_RE.match(request.text) is None:
+            continue
+        proposals = [
+            one_line(strip_list_mark(x)) for x in sentences(said.text) if _PROPOSES_RE.search(x)
+        ]
+        if not proposals:
+            continue
+        kept = [d for d in s.decisions if not (d[0] == said.index and d[2] in proposals)]
+        if rejects:
+            s.rejected.extend(proposals)
+            s.decisions = kept
+        else:
+            accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in proposals]
+            s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])

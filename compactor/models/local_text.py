@@ -9,10 +9,11 @@ Writing: quoting, bullets, verbatim blocks, and reading the sections of an earli
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from compactor.facts import Call, clean, command_of, cut, lowers_exactly, one_line
 
@@ -204,7 +205,40 @@ def call_line(call: Call, limit: int) -> str:
         value = args.get(key)
         if isinstance(value, str) and value:
             return f"{call.name}({cut(value, limit)})"
-    return f"{call.name}({cut(call.arguments, limit)})" if call.arguments.strip() else call.name
+    if not call.arguments.strip():
+        return call.name
+    if args:
+        return f"{call.name}({cut(_plain_args(args), limit)})"
+    inner = _INNER_COMMAND_RE.search(call.arguments[:4000])
+    if inner is not None:  # code that calls a tool: the command it runs, not the code
+        return f"{call.name}: {cut(_unescape(inner.group(1)), limit)}"
+    return f"{call.name}({cut(one_line(call.arguments), limit)})"
+
+
+_INNER_COMMAND_RE = re.compile(r'"(?:cmd|command)"\s*:\s*"((?:[^"\\]|\\.){1,2000})"')
+
+
+def _unescape(text: str) -> str:
+    try:
+        value = json.loads(f'"{text}"')
+    except ValueError:
+        return text
+    return value if isinstance(value, str) else text
+
+
+def _plain_value(value: object) -> str:
+    if isinstance(value, str):
+        return one_line(value)
+    if isinstance(value, list):
+        return f"[{len(value)} items]"
+    if isinstance(value, dict):
+        return "{…}"
+    return json.dumps(value)
+
+
+def _plain_args(args: dict[str, Any]) -> str:
+    """A call's arguments as ``key=value, …`` (never raw JSON)."""
+    return ", ".join(f"{k}={_plain_value(v)}" for k, v in args.items())
 
 
 def is_prompt_line(line: str) -> bool:
