@@ -146,3 +146,34 @@ def test_questions_fragments_and_descriptions_are_not_constraints() -> None:
     assert "do not appear until a restart" not in rules
     assert "Should we never cache" not in rules
     assert "never used for" not in rules
+
+
+# -- no raw JSON (issue 28, point 6) ----------------------------------------------------------
+
+
+def test_tool_calls_are_shown_without_raw_json() -> None:
+    s = SessionBuilder()
+    s.user("Find the reservation and hand over to a human.")
+    s.call("get_reservation_details", {"reservation_id": "EUJUY6"}, "EUJUY6: basic economy")
+    s.call("update_plan", {"plan": [{"step": "a", "status": "pending"}]}, "ok")
+    s.call(
+        "exec",
+        {},
+        "Finished",
+        text="Checking the server.",
+    )
+    code_mode = 'const r = await tools.write_stdin({"session_id":4411,"chars":""}); text(r.output);'
+    s.messages[-2].blocks[-1].arguments = code_mode
+    s.call("exec", {}, None)
+    s.messages[-1].blocks[
+        -1
+    ].arguments = (
+        'const r = await tools.exec_command({"cmd":"cargo test -q","workdir":"/w"}); text(r);'
+    )
+    text = summarize_transcript(s.messages)
+    assert "get_reservation_details(reservation_id=EUJUY6)" in text
+    assert "update_plan(plan=[1 items])" in text
+    assert "exec → write_stdin(session_id=4411, chars=)" in text
+    assert "exec: cargo test -q" in text
+    summary = text.split("<summary>", 1)[1]
+    assert '{"' not in summary and "tools." not in summary

@@ -212,7 +212,23 @@ def call_line(call: Call, limit: int) -> str:
     inner = _INNER_COMMAND_RE.search(call.arguments[:4000])
     if inner is not None:  # code that calls a tool: the command it runs, not the code
         return f"{call.name}: {cut(_unescape(inner.group(1)), limit)}"
+    tool = _INNER_TOOL_RE.search(call.arguments[:4000])
+    if tool is not None:  # code that calls a tool: the tool and its arguments
+        value = _json_object(tool.group(2))
+        shown = _plain_args(value) if value else one_line(tool.group(2))
+        return f"{call.name} → {tool.group(1)}({cut(shown, limit)})"
     return f"{call.name}({cut(one_line(call.arguments), limit)})"
+
+
+_INNER_TOOL_RE = re.compile(r"\btools\.(\w+)\(\s*(\{.*?\})\s*\)\s*[;)]", re.DOTALL)
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 _INNER_COMMAND_RE = re.compile(r'"(?:cmd|command)"\s*:\s*"((?:[^"\\]|\\.){1,2000})"')
