@@ -177,3 +177,15 @@ def test_tool_calls_are_shown_without_raw_json() -> None:
     assert "exec: cargo test -q" in text
     summary = text.split("<summary>", 1)[1]
     assert '{"' not in summary and "tools." not in summary
+
+
+def test_a_user_message_sent_again_is_listed_once() -> None:
+    s = SessionBuilder()
+    for _ in range(3):
+        s.user("please continue")
+        s.say("Continuing with the migration of the billing tables.")
+    s.user("Now add the index on invoices.customer_id.")
+    s.say("Added the index.")
+    listed = section(summarize_transcript(s.messages), 6)
+    assert listed.count("please continue") == 1
+    assert "please continue (sent 3 times)" in listed

@@ -378,7 +378,11 @@ def _problem_solving(s: Session, lim: Limits) -> str:
 
 
 def _user_messages(s: Session, lim: Limits) -> str:
-    users = head_tail(user_messages(s), lim.users_head, lim.users_tail, "messages")
+    counts: dict[str, int] = {}
+    for u in user_messages(s):
+        counts[u] = counts.get(u, 0) + 1
+    once = [u if n == 1 else f"{u} (sent {n} times)" for u, n in counts.items()]
+    users = head_tail(once, lim.users_head, lim.users_tail, "messages")
     lines = "".join(f"    - {cut(u, lim.user_chars)}\n" for u in users)
     return f"<all_user_messages>\n{lines}</all_user_messages>"
 
