@@ -189,3 +189,16 @@ def test_a_user_message_sent_again_is_listed_once() -> None:
     listed = section(summarize_transcript(s.messages), 6)
     assert listed.count("please continue") == 1
     assert "please continue (sent 3 times)" in listed
+
+
+def test_a_round_of_more_than_four_calls_in_flight_is_listed_once_and_never_as_a_stop() -> None:
+    s = SessionBuilder()
+    s.user("Gather the release notes.")
+    s.say("Reading the changelog and the git history in parallel.")
+    for i in range(6):
+        s.call("shell_command", {"command": f"git show v1.{i} --stat"}, None)
+    text = summarize_transcript(s.messages)
+    assert "The last action" not in section(text, 8)  # section 7 lists the calls in flight
+    assert "Tool calls still waiting for their result (6):" in section(text, 7)
+    step = section(text, 9)
+    assert "Work stopped after" not in step and "earlier calls" not in step

@@ -472,7 +472,8 @@ def _current_work(s: Session, lim: Limits) -> str:
         items.append("Files changed for it: " + ", ".join(changed[: lim.items]))
     if not s.turn_ended and s.request_started:
         action = last_action(s, lim.item)
-        if any("still in flight" not in a for a in action):  # else section 7 lists them
+        if any("still in flight" not in a and not a.startswith("(") for a in action):
+            # (only in flight: section 7 lists them)
             items.append("The last action (the last tool calls and what they returned):")
             items.extend(f"  {line}" for line in action)
     deliverable, reply = s.deliverable, s.reply if s.turn_ended else None
@@ -494,7 +495,7 @@ def _verbatim(title: str, e: Entry, limit: int) -> list[str]:
 def _next_step(s: Session, lim: Limits) -> str:
     last = s.last_request
     action = last_action(s, lim.item // 2)
-    done = [a for a in action if "still in flight" not in a]
+    done = [a for a in action if "still in flight" not in a and not a.startswith("(")]
     stopped = f" Work stopped after the last action: {done[-1]}." if done else ""
     running = [b.key or b.command for b in s.running]
     if running and not s.turn_ended:
