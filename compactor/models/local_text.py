@@ -404,9 +404,24 @@ def code_line(line: str, limit: int) -> str:
 def verbatim_text(title: str, text: str, limit: int) -> list[str]:
     """``title:`` and ``text`` as indented verbatim lines, at most ``limit`` characters."""
     text = clean(text).strip()
-    if len(text) > limit:
-        title += f" (first {limit} of {len(text)} characters)"
-        text = text[:limit].rstrip()
-    items = [f"{title}:"]
-    items.extend("    " + ("  " + ln.rstrip() if ln.strip() else "") for ln in text.splitlines())
-    return items
+    if len(text) <= limit:
+        return [f"{title}:", *_indented(text)]
+    # a long answer ends with what matters next (its question, its open items): keep both ends
+    tail = limit // 3
+    head = limit - tail
+    end = text[len(text) - tail :]
+    cut_at = end.find("\n")
+    if 0 <= cut_at < tail // 2:  # start the tail at a line
+        end, tail = end[cut_at + 1 :], tail - cut_at - 1
+    title += f" (first {head} and last {tail} of {len(text)} characters)"
+    omitted = len(text) - head - tail
+    return [
+        f"{title}:",
+        *_indented(text[:head].rstrip()),
+        f"      [… {omitted} characters omitted …]",
+        *_indented(end),
+    ]
+
+
+def _indented(text: str) -> list[str]:
+    return ["    " + ("  " + ln.rstrip() if ln.strip() else "") for ln in text.splitlines()]
