@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from compactor.models.local import summarize_transcript
 from compactor.models.local_state import ANSWERED
+from compactor.schema import CONTENT_TYPE_KEY
 
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
@@ -202,3 +203,24 @@ def test_a_round_of_more_than_four_calls_in_flight_is_listed_once_and_never_as_a
     assert "Tool calls still waiting for their result (6):" in section(text, 7)
     step = section(text, 9)
     assert "Work stopped after" not in step and "earlier calls" not in step
+
+
+def test_every_file_an_earlier_summary_names_is_kept() -> None:
+    files = [f"src/module_{i}/handler_{i}.py" for i in range(8)]
+    sections = "\n".join(
+        f"   - **`{p}`** (rewritten twice)\n     - " + "details " * 60 for p in files
+    )
+    earlier = (
+        "This session is being continued from a previous conversation that ran out of context. "
+        "The summary below covers the earlier portion of the conversation.\n\nSummary:\n"
+        "1. Primary Request and Intent:\n   Build the impact dashboard.\n"
+        f"2. Key Technical Concepts:\n   - PageRank\n3. Files and Code Sections:\n{sections}\n"
+        "4. Errors and fixes:\n   - none\n"
+    )
+    s = SessionBuilder()
+    s.user(earlier, **{CONTENT_TYPE_KEY: "summary"})  # as Claude Code's isCompactSummary reads
+    s.user("Now deploy it.")
+    s.say("Deployed.")
+    listed = section(summarize_transcript(s.messages), 3)
+    for path in files:
+        assert path in listed, path

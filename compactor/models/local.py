@@ -62,6 +62,7 @@ from .local_text import (
 from .local_views import (
     identifiers_used,
     named_files,
+    prior_paths,
     tools_used,
     user_messages,
     user_rules,
@@ -269,6 +270,9 @@ def _files(s: Session, lim: Limits) -> str:
     prior = _prior_excerpt(s, 3, lim.item * 2)
     if prior:
         items.append(f"From the earlier summary: {prior}")
+        earlier = prior_paths(s, set(s.files) | set(s.reads))
+        if earlier:
+            items.append("Every file the earlier summary names: " + ", ".join(earlier[: lim.items]))
     if not items:
         return "   - No file was created, edited or deleted."
     if not s.files:

@@ -15,12 +15,14 @@ from collections import Counter
 from compactor.facts import Entry, has_known_extension, identifiers, instructions, one_line, paths
 
 from .local_session import Session
-from .local_text import prior_users
+from .local_text import prior_sections, prior_users
 
 __all__ = [
     "Step",
     "identifiers_used",
+    "is_constraint",
     "named_files",
+    "prior_paths",
     "tools_used",
     "user_messages",
     "user_rules",
@@ -163,3 +165,14 @@ def tools_used(s: Session) -> list[tuple[str, int]]:
             )
         )
     return s.tools
+
+
+def prior_paths(s: Session, known: set[str]) -> list[str]:
+    """The files section 3 of the latest earlier summary names, each once, beyond ``known``
+    (its excerpt is capped; the paths are what a resuming agent needs of it)."""
+    for text in reversed(s.prior):
+        content = prior_sections(text).get(3)
+        if content:
+            found = (p for _, p in paths(content) if has_known_extension(p) and p not in known)
+            return list(dict.fromkeys(found))
+    return []
