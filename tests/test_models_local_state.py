@@ -65,6 +65,8 @@ def test_a_job_named_by_an_unknown_tools_result_is_running_until_reported_finish
     pending = section(text, 7)
     assert "Background job still running" in pending and "btk9x2" in pending
     assert "python fetch.py --days 90" in pending
+    # what its start returned is kept with it (issue 28, point 3)
+    assert 'it returned: "Monitor started. Task ID: btk9x2. Events will arrive' in pending
     assert "btk9x2" in section(text, 9) and "do not start them again" in section(text, 9)
 
     s.user("<task-notification> <task-id>btk9x2</task-id> <status>completed</status>")

@@ -66,6 +66,8 @@ class Job:
     """Entry index of the result that named it."""
     finished: str = ""
     """The line that reported it finished; empty while running."""
+    said: str = ""
+    """The line of the result that named it (where its output goes, what it runs)."""
 
     @property
     def running(self) -> bool:
@@ -101,6 +103,11 @@ def _started(text: str) -> list[str]:
             continue  # "task: build" is a word, not an id
         found.append(key)
     return list(dict.fromkeys(found))
+
+
+def _line(text: str) -> str:
+    """The start result on one line, without the harness's own header."""
+    return cut(one_line(text[:_HEAD]), 240)
 
 
 def _finished_line(text: str, key: str) -> str:
@@ -174,7 +181,7 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                     job.finished = line
             for key in new:
                 if key not in jobs and key != r.call_id:
-                    jobs[key] = Job(key, _label(started_by, r.name), e.index)
+                    jobs[key] = Job(key, _label(started_by, r.name), e.index, "", _line(r.text))
         if e.role == "user" and e.text and jobs:
             for key, job in jobs.items():
                 if not job.finished and key in e.text:

@@ -405,10 +405,10 @@ def _task_items(s: Session, lim: Limits) -> list[str]:
 def _pending(s: Session, lim: Limits) -> str:
     items = _task_items(s, lim)
     for bg in s.running:
-        items.append(
-            "Background job still running (started, never seen finishing; check it, do not "
-            f"start it again): {code(bg.command)}" + (f" (id {bg.key})" if bg.key else "")
-        )
+        said = f"; it returned: {quote(bg.said, lim.item)}" if bg.said else ""
+        key = f" (id {bg.key})" if bg.key else ""
+        items.append(f"Background job still running (started, never seen finishing; check it, do "
+                     f"not start it again): {code(bg.command)}{key}{said}")  # fmt: skip
     flying = s.in_flight
     if flying:
         items.append(f"Tool calls still waiting for their result ({len(flying)}):")

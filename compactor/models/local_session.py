@@ -128,6 +128,8 @@ class Background:
     index: int
     finished: str = ""
     """How it ended (``completed (exit 0)``, ``killed``); empty while not seen finishing."""
+    said: str = ""
+    """What its start result said (its id, where its output goes), on one line."""
 
 
 @dataclass(slots=True)

@@ -143,11 +143,17 @@ def last_action(s: Session, limit: int) -> list[str]:
 
 def add_shape_jobs(s: Session) -> None:
     """Add the jobs judged by shape that the session model did not see start, as running
-    :class:`Background` entries (their id, the command that started them)."""
+    :class:`Background` entries (their id, the command that started them), and give every
+    running job what its start result said (its id, where its output goes)."""
     known = set(s.background)
     for job in background_jobs(s.entries):
-        if job.running and job.id not in known:
+        if not job.running:
+            continue
+        if job.id not in known:
             s.background[job.id] = Background(job.id, job.label, job.index)
+        bg = s.background[job.id]
+        if not bg.said:
+            bg.said = job.said
 
 
 _REJECTS_RE = re.compile(
