@@ -61,6 +61,7 @@ def test_the_command_tree_is_what_the_readme_documents() -> None:
         "config init",
         "config show",
         "config validate",
+        "eval",
         "run",
         "show",
     ]

@@ -187,7 +187,9 @@ def test_claude_code_meta_records_and_local_commands() -> None:
     assert "Always bisect" not in section(text, 1)
     assert "    - /compact\n" in section(text, 6)
     # /compact is handled by the CLI: the fix request stays the latest one, and it is done
-    assert 'None: the latest request ("Fix the flaky test.") was completed' in section(text, 7)
+    pending = section(text, 7)
+    assert "None: the last request was answered; nothing is pending; wait for the user's" in pending
+    assert 'The latest request ("Fix the flaky test.") was completed' in pending
 
 
 def test_a_question_at_the_end_means_waiting_for_the_user() -> None:
@@ -344,7 +346,14 @@ def test_the_final_deliverable_is_kept_verbatim_up_to_its_budget() -> None:
         assert line in current
     huge = [Message("user", "Review."), Message("assistant", "x " * 20_000)]
     current = section(summarize_transcript(huge), 8)
-    assert f"(first {MAX_DELIVERABLE} of 39999 characters)" in current
+    found = re.search(r"\(first (\d+) and last (\d+) of 39999 characters\)", current)
+    assert found is not None, current
+    assert int(found.group(1)) + int(found.group(2)) == MAX_DELIVERABLE
+    # both ends of a long answer: its end holds what comes next
+    ending = "Want me to (a) ship it or (b) hold it?"
+    long = [Message("user", "Review."), Message("assistant", "x " * 20_000 + "\n" + ending)]
+    current = section(summarize_transcript(long), 8)
+    assert ending in current and "characters omitted" in current
 
 
 def test_the_deliverable_takes_the_room_the_other_sections_leave(
@@ -357,9 +366,9 @@ def test_the_deliverable_takes_the_room_the_other_sections_leave(
     huge = [Message("user", "Review."), Message("assistant", "x " * 20_000)]
     text = summarize_transcript(huge)
     assert estimate_text(text) <= 2_000
-    found = re.search(r"verbatim \(first (\d+) of 39999 characters\)", text)
+    found = re.search(r"verbatim \(first (\d+) and last (\d+) of 39999 characters\)", text)
     assert found is not None, text
-    kept = int(found.group(1))
+    kept = int(found.group(1)) + int(found.group(2))
     assert local.MIN_VERBATIM < kept < MAX_DELIVERABLE
 
 

@@ -18,7 +18,7 @@ import typer
 
 from compactor import __version__
 
-from . import _typer_fast, archive_cmd, cache_cmd, check, config_cmd, run, show
+from . import _typer_fast, archive_cmd, cache_cmd, check, config_cmd, eval_cmd, run, show
 from .common import ConfigOpt, guard_std_streams, print_error
 from .exitcodes import EXIT_CODES_HELP, ExitCode, classify
 from .helptext import CONTEXT, Command, Group, epilog
@@ -62,6 +62,7 @@ def _command(group: typer.Typer, name: str, function: Any, text: str) -> None:
 _command(app, "run", run.run, run.EPILOG)
 _command(app, "check", check.check, check.EPILOG)
 _command(app, "show", show.show, show.EPILOG)
+_command(app, "eval", eval_cmd.eval_command, eval_cmd.EPILOG)
 
 
 def _group(name: str, text: str, examples: list[tuple[str, str]], *commands: Any) -> None:

@@ -14,6 +14,8 @@ output reports an error, and did the command fail at all. Those answers live her
   Code ``<system-reminder>``, skill bodies, local-command output).
 * **Patterns.** :func:`paths`, :func:`urls`, :func:`identifiers`, :func:`numbers`,
   :func:`instructions` and :func:`error_lines` yield ``(position, text)`` pairs.
+* **Background jobs.** :func:`background_jobs` finds jobs by shape: a result that names a
+  job/task/shell/process id, and whether anything later reported it finished.
 * **Tool outcomes.** :func:`outcome` decides whether one tool result reports a failure: its
   ``is_error`` flag, a non-zero exit code, or (for commands that do not just print files) an
   error line. Output of commands that read or search files (``cat``, ``rg``, ``Read``…) is file
@@ -25,6 +27,7 @@ head and tail only (:data:`SCAN_HEAD`, :data:`SCAN_TAIL`).
 
 from __future__ import annotations
 
+from .jobs import Job, background_jobs
 from .outcomes import (
     SCAN_HEAD,
     SCAN_TAIL,
@@ -90,9 +93,11 @@ __all__ = [
     "USER",
     "Call",
     "Entry",
+    "Job",
     "Outcome",
     "Result",
     "argument_texts",
+    "background_jobs",
     "blank_urls",
     "clean",
     "clean_path",

@@ -25,7 +25,6 @@ from compactor.facts import (
     Entry,
     cut,
     entry_of,
-    sentences,
     shorten,
 )
 from compactor.schema import (
@@ -40,6 +39,13 @@ from compactor.tokens import estimate_message, estimate_text
 
 from .local_files import FileState, key_lines
 from .local_session import ErrorFact, Session, build_session
+from .local_state import (
+    ANSWERED,
+    add_shape_jobs,
+    is_housekeeping_path,
+    judge_proposals,
+    last_action,
+)
 from .local_text import (
     bullets,
     call_line,
@@ -56,6 +62,7 @@ from .local_text import (
 from .local_views import (
     identifiers_used,
     named_files,
+    prior_paths,
     tools_used,
     user_messages,
     user_rules,
@@ -263,6 +270,9 @@ def _files(s: Session, lim: Limits) -> str:
     prior = _prior_excerpt(s, 3, lim.item * 2)
     if prior:
         items.append(f"From the earlier summary: {prior}")
+        earlier = prior_paths(s, set(s.files) | set(s.reads))
+        if earlier:
+            items.append("Every file the earlier summary names: " + ", ".join(earlier[: lim.items]))
     if not items:
         return "   - No file was created, edited or deleted."
     if not s.files:
@@ -343,6 +353,9 @@ def _problem_solving(s: Session, lim: Limits) -> str:
     if decisions:
         items.append("Decisions, causes and results stated by the assistant:")
         items.extend(f"  {x}" for x in decisions)
+    if s.rejected:
+        items.append("Proposals the user turned down (not decisions; do not act on them):")
+        items.extend(f"  {shorten(x, lim.item)}" for x in s.rejected[-3:])
     outputs = [
         (i, score, f"{code(shorten(c, lim.item // 2))} → {shorten(o, lim.item)}")
         for i, score, c, o in s.outputs
@@ -369,7 +382,11 @@ def _problem_solving(s: Session, lim: Limits) -> str:
 
 
 def _user_messages(s: Session, lim: Limits) -> str:
-    users = head_tail(user_messages(s), lim.users_head, lim.users_tail, "messages")
+    counts: dict[str, int] = {}
+    for u in user_messages(s):
+        counts[u] = counts.get(u, 0) + 1
+    once = [u if n == 1 else f"{u} (sent {n} times)" for u, n in counts.items()]
+    users = head_tail(once, lim.users_head, lim.users_tail, "messages")
     lines = "".join(f"    - {cut(u, lim.user_chars)}\n" for u in users)
     return f"<all_user_messages>\n{lines}</all_user_messages>"
 
@@ -388,10 +405,10 @@ def _task_items(s: Session, lim: Limits) -> list[str]:
 def _pending(s: Session, lim: Limits) -> str:
     items = _task_items(s, lim)
     for bg in s.running:
-        items.append(
-            f"Background process started and not seen finishing: {code(bg.command)}"
-            + (f" (id {bg.key})" if bg.key else "")
-        )
+        said = f"; it returned: {quote(bg.said, lim.item)}" if bg.said else ""
+        key = f" (id {bg.key})" if bg.key else ""
+        items.append(f"Background job still running (started, never seen finishing; check it, do "
+                     f"not start it again): {code(bg.command)}{key}{said}")  # fmt: skip
     flying = s.in_flight
     if flying:
         items.append(f"Tool calls still waiting for their result ({len(flying)}):")
@@ -420,8 +437,8 @@ def _pending(s: Session, lim: Limits) -> str:
             return f"   - From the earlier summary: {prior}"
         done = f" ({quote(last.text, lim.item // 2)})" if last is not None else ""
         return (
-            f"   - None: the latest request{done} was completed and no task, background process "
-            "or tool call is open."
+            f"   - None: {ANSWERED}. The latest request{done} was completed and no task, "
+            "background job or tool call is open."
         )
     return bullets(items)
 
@@ -450,16 +467,19 @@ def _current_work(s: Session, lim: Limits) -> str:
     for task in active[:3]:
         items.append(f"In progress on the task list: {cut(task.subject, lim.item)}")
     since = last.index if last is not None else -1
-    changed = [f.path for f in s.files.values() if f.last_index > since]
+    changed = [
+        f.path
+        for f in s.files.values()
+        if f.last_index > since and not is_housekeeping_path(f.path)
+    ]
     if changed:
         items.append("Files changed for it: " + ", ".join(changed[: lim.items]))
-    if not s.turn_ended and not s.in_flight and s.request_started:
-        last_calls = next((e.calls for e in reversed(s.entries) if e.calls), [])
-        if last_calls:
-            items.append(
-                "Last tool calls: "
-                + "; ".join(code(call_line(c, lim.item)) for c in last_calls[:4])
-            )
+    if not s.turn_ended and s.request_started:
+        action = last_action(s, lim.item)
+        if any("still in flight" not in a and not a.startswith("(") for a in action):
+            # (only in flight: section 7 lists them)
+            items.append("The last action (the last tool calls and what they returned):")
+            items.extend(f"  {line}" for line in action)
     deliverable, reply = s.deliverable, s.reply if s.turn_ended else None
     if last_text is not None and last_text is not deliverable and last_text is not reply:
         items.append(f"Last assistant message: {quote(last_text.text, lim.item * 2)}")
@@ -478,8 +498,15 @@ def _verbatim(title: str, e: Entry, limit: int) -> list[str]:
 
 def _next_step(s: Session, lim: Limits) -> str:
     last = s.last_request
-    where = sentences(s.last_text.text)[-1:] if s.last_text is not None else []
-    stopped = f" Work stopped at: {quote(where[0], lim.item)}" if where else ""
+    action = last_action(s, lim.item // 2)
+    done = [a for a in action if "still in flight" not in a and not a.startswith("(")]
+    stopped = f" Work stopped after the last action: {done[-1]}." if done else ""
+    running = [b.key or b.command for b in s.running]
+    if running and not s.turn_ended:
+        stopped += (
+            f" Background jobs still running ({', '.join(running[:4])}): check on them; do not "
+            "start them again."
+        )
     flying = s.in_flight
     if flying:
         names = "; ".join(code(call_line(c, lim.item // 2)) for c in flying[:4])
@@ -495,6 +522,12 @@ def _next_step(s: Session, lim: Limits) -> str:
         return f"   Continue the latest request: {quote(last.text, lim.item)}{doing}.{stopped}"
     if s.turn_ended and s.question:
         return f"   Wait for the user's answer to: {quote(s.question, lim.item)}"
+    if s.turn_ended and running and not s.announced and not s.ended_by_tool:
+        return (
+            "   None for now: the last request was answered; wait for the user's next message. "
+            f"Background jobs it started are still running ({', '.join(running[:4])}): check "
+            "on them before starting anything like them again."
+        )
     if s.announced:
         goal = f" (for the latest request: {quote(last.text, lim.item // 2)})" if last else ""
         return f"   Do the step the assistant announced last{goal}: {quote(s.announced, lim.item)}"
@@ -507,8 +540,7 @@ def _next_step(s: Session, lim: Limits) -> str:
                 f" {len(s.open_tasks)} task-list items are still open; resume them only if asked."
             )
         return (
-            f"   None: the latest request ({quote(last.text, lim.item // 2)}) was completed; "
-            f"wait for the user's next message.{extra}{stopped}"
+            f"   None: {ANSWERED}. The latest request was {quote(last.text, lim.item // 2)}.{extra}"
         )
     prior = _prior_excerpt(s, 9, lim.item * 2)
     if prior:
@@ -547,6 +579,8 @@ def _summary(context: list[Any], input_tokens: int) -> str:
     """:func:`summarize_transcript`, the context's estimated size given."""
     items: list[Message | AgenticMessage] = list(context)
     session = build_session([entry_of(i, m) for i, m in enumerate(items)])
+    add_shape_jobs(session)
+    judge_proposals(session)
     budget = MAX_SUMMARY_TOKENS
     if input_tokens > 20_000:
         budget = min(budget, int(input_tokens * 0.3))

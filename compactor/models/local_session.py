@@ -128,6 +128,8 @@ class Background:
     index: int
     finished: str = ""
     """How it ended (``completed (exit 0)``, ``killed``); empty while not seen finishing."""
+    said: str = ""
+    """What its start result said (its id, where its output goes), on one line."""
 
 
 @dataclass(slots=True)
@@ -171,6 +173,8 @@ class Session:
     """(entry index, score, call line, what it printed), both texts on one line, of successful
     commands; score 2 when the output has a result line (tests, coverage, deployment, commit,
     metric), else 1."""
+    rejected: list[str] = field(default_factory=list)
+    """Assistant proposals the user's next message turned down (never listed as decisions)."""
     answered: set[str] = field(default_factory=set)
     failed_calls: set[str] = field(default_factory=set)
     last_text: Entry | None = None
@@ -618,7 +622,8 @@ class _Builder:
         if s.turn_ended and not s.ended_by_tool and s.last_text is not None:
             said = sentences(s.last_text.text)
             asked = [x for x in said if asks_user(x)]
-            s.question = asked[-1] if asked else ""
+            direct = [x for x in asked if x.rstrip().endswith("?")]
+            s.question = (direct or asked)[-1] if asked else ""  # a real question first
             if not s.question and said and announces_step(said[-1]):
                 s.announced = said[-1]
         return s

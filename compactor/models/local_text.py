@@ -9,10 +9,11 @@ Writing: quoting, bullets, verbatim blocks, and reading the sections of an earli
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from compactor.facts import Call, clean, command_of, cut, lowers_exactly, one_line
 
@@ -204,7 +205,56 @@ def call_line(call: Call, limit: int) -> str:
         value = args.get(key)
         if isinstance(value, str) and value:
             return f"{call.name}({cut(value, limit)})"
-    return f"{call.name}({cut(call.arguments, limit)})" if call.arguments.strip() else call.name
+    if not call.arguments.strip():
+        return call.name
+    if args:
+        return f"{call.name}({cut(_plain_args(args), limit)})"
+    inner = _INNER_COMMAND_RE.search(call.arguments[:4000])
+    if inner is not None:  # code that calls a tool: the command it runs, not the code
+        return f"{call.name}: {cut(_unescape(inner.group(1)), limit)}"
+    tool = _INNER_TOOL_RE.search(call.arguments[:4000])
+    if tool is not None:  # code that calls a tool: the tool and its arguments
+        value = _json_object(tool.group(2))
+        shown = _plain_args(value) if value else one_line(tool.group(2))
+        return f"{call.name} → {tool.group(1)}({cut(shown, limit)})"
+    return f"{call.name}({cut(one_line(call.arguments), limit)})"
+
+
+_INNER_TOOL_RE = re.compile(r"\btools\.(\w+)\(\s*(\{.*?\})\s*\)\s*[;)]", re.DOTALL)
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+_INNER_COMMAND_RE = re.compile(r'"(?:cmd|command)"\s*:\s*"((?:[^"\\]|\\.){1,2000})"')
+
+
+def _unescape(text: str) -> str:
+    try:
+        value = json.loads(f'"{text}"')
+    except ValueError:
+        return text
+    return value if isinstance(value, str) else text
+
+
+def _plain_value(value: object) -> str:
+    if isinstance(value, str):
+        return one_line(value)
+    if isinstance(value, list):
+        return f"[{len(value)} items]"
+    if isinstance(value, dict):
+        return "{…}"
+    return json.dumps(value)
+
+
+def _plain_args(args: dict[str, Any]) -> str:
+    """A call's arguments as ``key=value, …`` (never raw JSON)."""
+    return ", ".join(f"{k}={_plain_value(v)}" for k, v in args.items())
 
 
 def is_prompt_line(line: str) -> bool:
@@ -354,9 +404,24 @@ def code_line(line: str, limit: int) -> str:
 def verbatim_text(title: str, text: str, limit: int) -> list[str]:
     """``title:`` and ``text`` as indented verbatim lines, at most ``limit`` characters."""
     text = clean(text).strip()
-    if len(text) > limit:
-        title += f" (first {limit} of {len(text)} characters)"
-        text = text[:limit].rstrip()
-    items = [f"{title}:"]
-    items.extend("    " + ("  " + ln.rstrip() if ln.strip() else "") for ln in text.splitlines())
-    return items
+    if len(text) <= limit:
+        return [f"{title}:", *_indented(text)]
+    # a long answer ends with what matters next (its question, its open items): keep both ends
+    tail = limit // 3
+    head = limit - tail
+    end = text[len(text) - tail :]
+    cut_at = end.find("\n")
+    if 0 <= cut_at < tail // 2:  # start the tail at a line
+        end, tail = end[cut_at + 1 :], tail - cut_at - 1
+    title += f" (first {head} and last {tail} of {len(text)} characters)"
+    omitted = len(text) - head - tail
+    return [
+        f"{title}:",
+        *_indented(text[:head].rstrip()),
+        f"      [… {omitted} characters omitted …]",
+        *_indented(end),
+    ]
+
+
+def _indented(text: str) -> list[str]:
+    return ["    " + ("  " + ln.rstrip() if ln.strip() else "") for ln in text.splitlines()]

@@ -9,17 +9,20 @@ skills used. A later render only picks and shortens.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from compactor.facts import Entry, has_known_extension, identifiers, instructions, one_line, paths
 
 from .local_session import Session
-from .local_text import prior_users
+from .local_text import prior_sections, prior_users
 
 __all__ = [
     "Step",
     "identifiers_used",
+    "is_constraint",
     "named_files",
+    "prior_paths",
     "tools_used",
     "user_messages",
     "user_rules",
@@ -69,10 +72,39 @@ def _own(text: str) -> str:
     return text[:600] + "\n" + text[len(text) - 1_000 :]
 
 
+_RULE_MARK_RE = re.compile(r"^(?:[-*•>]\s*|\d+[.)]\s*)+")
+_FRAGMENT_END_RE = re.compile(
+    r"\b(?:for|to|of|the|a|an|and|or|with|in|on|at|by|from|that|than|as|is|be)$", re.IGNORECASE
+)
+_DESCRIBED_NOT_RE = re.compile(
+    r"^(?:(?:please|and|but|so|also|just|then|i|we|you|you should|we should)\s+)?"
+    r"(?:do not|don['’]?t|never|always|must|make sure)\b",
+    re.IGNORECASE,
+)
+_RULE_WORD_RE = re.compile(r"\b(?:must|never|always|make sure|should)\b", re.IGNORECASE)
+
+
+def is_constraint(sentence: str) -> bool:
+    """Whether a user sentence that holds a rule word asks for or forbids something: not a
+    question, not a fragment cut mid-phrase ("It's never used for"), and a "don't" that is an
+    order ("Do not start the dev server"), not a description ("events do not appear")."""
+    text = _RULE_MARK_RE.sub("", sentence.strip()).strip()
+    if not text or text.endswith("?") or len(text.split()) < 3:
+        return False
+    if _FRAGMENT_END_RE.search(text.rstrip(".!:;, ")) is not None:
+        return False
+    return _DESCRIBED_NOT_RE.match(text) is not None or _RULE_WORD_RE.search(text) is not None
+
+
 def user_rules(s: Session) -> list[str]:
-    """The user's constraints and preferences, each once."""
+    """The user's constraints and preferences, each once, without their list marks."""
     if s.rules is None:
-        found = (one_line(x) for e in s.requests for _, x in instructions(_own(e.text)))
+        found = (
+            _RULE_MARK_RE.sub("", one_line(x)).strip()
+            for e in s.requests
+            for _, x in instructions(_own(e.text))
+            if is_constraint(one_line(x))
+        )
         s.rules = list(dict.fromkeys(found))
     return s.rules
 
@@ -133,3 +165,14 @@ def tools_used(s: Session) -> list[tuple[str, int]]:
             )
         )
     return s.tools
+
+
+def prior_paths(s: Session, known: set[str]) -> list[str]:
+    """The files section 3 of the latest earlier summary names, each once, beyond ``known``
+    (its excerpt is capped; the paths are what a resuming agent needs of it)."""
+    for text in reversed(s.prior):
+        content = prior_sections(text).get(3)
+        if content:
+            found = (p for _, p in paths(content) if has_known_extension(p) and p not in known)
+            return list(dict.fromkeys(found))
+    return []

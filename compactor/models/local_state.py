@@ -1,0 +1,213 @@
+"""Where the session ended, as the resuming agent must read it (issue 28, point 1).
+
+The sections that tell an agent what to do next (Pending Tasks, Current Work, Next Step) are
+written from this state, not from the last thing the assistant said:
+
+* **the last action** — the last assistant message that made calls other than housekeeping
+  (``date``, ``pwd``, telemetry, plan updates, an ``ls`` that printed nothing), each call with
+  what its result established (failed and why, the lines it printed, or no result yet);
+* **running jobs** — the ones the session model saw start (``run_in_background``, Codex
+  sessions) and the ones judged by shape (:func:`compactor.facts.background_jobs`: a result
+  that names a job/task/shell/process id and nothing later reporting it finished);
+* **how it ended** — answered (the words :data:`ANSWERED` say so, so that the fixed closing
+  instruction cannot be read as an order to invent work), answered with a question to the user,
+  or stopped mid-work.
+"""
+
+from __future__ import annotations
+
+import re
+
+from compactor.facts import (
+    Call,
+    Result,
+    background_jobs,
+    clean,
+    command_of,
+    cut,
+    one_line,
+    outcome,
+    programs,
+    sentences,
+    strip_output_header,
+)
+
+from .local_session import Background, Session
+from .local_text import (
+    call_line,
+    code,
+    is_prompt_line,
+    is_result_line,
+    printed_lines,
+    strip_list_mark,
+)
+
+__all__ = [
+    "ANSWERED",
+    "add_shape_jobs",
+    "is_housekeeping",
+    "is_housekeeping_path",
+    "judge_proposals",
+    "last_action",
+]
+
+ANSWERED = "the last request was answered; nothing is pending; wait for the user's next message"
+"""Said in so many words when the session ended answered (issue 28, point 1)."""
+
+_HOUSEKEEPING_PROGRAMS = frozenset(
+    "date pwd whoami hostname uname true sleep clear echo printf id tty which type".split()
+)
+_PLAN_TOOLS = frozenset(
+    "TodoWrite todo_write update_plan TaskCreate TaskUpdate TaskList TaskGet".split()
+)
+_TELEMETRY_RE = re.compile(r"telemetry|analytics\.jsonl|/\.superstack/", re.IGNORECASE)
+_RESULT_CHARS = 200
+
+
+def is_housekeeping_path(path: str) -> bool:
+    """A file no request is about: telemetry and usage logs an agent's tooling writes."""
+    return _TELEMETRY_RE.search(path) is not None
+
+
+def is_housekeeping(call: Call, result: Result | None) -> bool:
+    """A call that does nothing a resuming agent must know about (see the module docstring)."""
+    if call.name in _PLAN_TOOLS:
+        return True
+    command = command_of(call)
+    if command is None:
+        return False
+    if _TELEMETRY_RE.search(command) is not None:
+        return True
+    names = programs(command)
+    if names and all(n in _HOUSEKEEPING_PROGRAMS for n in names):
+        return True
+    return names == ["ls"] and result is not None and not result.text.strip()
+
+
+def _results(s: Session) -> dict[str, Result]:
+    return {r.call_id: r for e in s.entries for r in e.results if r.call_id}
+
+
+def _established(call: Call, result: Result | None) -> str:
+    """What a call's result established, on one line."""
+    if result is None:
+        return "no result yet (still in flight)"
+    oc = outcome(result, call)
+    if oc.failed:
+        why = oc.lines[0] if oc.lines else "failed"
+        exit_part = f" (exit {oc.exit_code})" if oc.exit_code not in (None, 0) else ""
+        return f"failed{exit_part}: {cut(one_line(why), _RESULT_CHARS)}"
+    lines = [
+        ln
+        for ln in printed_lines(strip_output_header(clean(result.text[-20_000:])))
+        if not is_prompt_line(ln)
+    ]
+    if not lines:
+        return "succeeded, printed nothing"
+    found = [ln for ln in lines if is_result_line(ln)]
+    picked = (found or lines)[-2:] if len(lines) > 2 else lines
+    return "returned: " + cut(one_line(" | ".join(picked)), _RESULT_CHARS)
+
+
+def _last_round(s: Session, results: dict[str, Result]) -> list[Call]:
+    """The calls of the last round that did more than housekeeping: the calls of the assistant
+    messages after the last assistant text or user request before them (Codex writes each
+    parallel call as its own message)."""
+    calls: list[Call] = []
+    for e in reversed(s.entries):
+        if e.internal or e.injected:
+            continue
+        if e.role == "assistant" and e.calls:
+            real = [c for c in e.calls if not is_housekeeping(c, results.get(c.id))]
+            calls[:0] = real
+            if e.text.strip() and calls:
+                break
+        elif (e.role == "assistant" and e.text.strip()) or (e.role == "user" and e.text.strip()):
+            if calls:
+                break
+    return calls
+
+
+def last_action(s: Session, limit: int) -> list[str]:
+    """The last assistant action, one line per call (the last 4 of its round): the call and
+    what its result established. Empty when no call did more than housekeeping."""
+    results = _results(s)
+    calls = _last_round(s, results)
+    lines = [
+        f"{code(call_line(c, limit))} → {_established(c, results.get(c.id))}" for c in calls[-4:]
+    ]
+    if len(calls) > 4:
+        lines.insert(0, f"({len(calls) - 4} earlier calls of the same round not shown)")
+    return lines
+
+
+def add_shape_jobs(s: Session) -> None:
+    """Add the jobs judged by shape that the session model did not see start, as running
+    :class:`Background` entries (their id, the command that started them), and give every
+    running job what its start result said (its id, where its output goes)."""
+    known = set(s.background)
+    for job in background_jobs(s.entries):
+        if not job.running:
+            continue
+        if job.id not in known:
+            s.background[job.id] = Background(job.id, job.label, job.index)
+        bg = s.background[job.id]
+        if not bg.said:
+            bg.said = job.said
+
+
+_REJECTS_RE = re.compile(
+    r"^\W*(?:no\b|nope\b|nah\b|don['’]?t\b|do not\b|not (?:that|this|like that)\b|instead\b|"
+    r"rather\b|stop\b|wait\b|wrong\b|that['’]?s (?:wrong|not)\b|let['’]?s not\b|never ?mind\b|"
+    r"cancel\b|i (?:don['’]?t|do not) want\b)",
+    re.IGNORECASE,
+)
+_ACCEPTS_RE = re.compile(
+    r"^\W*(?:yes|yep|yeah|ok(?:ay)?|sure|sounds good|go ahead|do it|lgtm|approved?|agreed|"
+    r"perfect|great|let['’]?s do (?:it|that))\b",
+    re.IGNORECASE,
+)
+
+
+_PROPOSES_RE = re.compile(
+    r"\b(?:i['’]ll|i will|i would|i['’]d|let['’]s|we should|we could|you could|i suggest|"
+    r"i propose|i recommend|my recommendation|how about|shall i|should i|want me to|"
+    r"the plan is|plan:|option)\b",
+    re.IGNORECASE,
+)
+
+
+def judge_proposals(s: Session) -> None:
+    """Decisions from the dialogue: the proposals (``I'll …``, ``we should …``, ``I recommend
+    …``) of the last assistant message before a request are turned down when the request starts
+    by saying so ("no", "don't", "instead …"): they go to :attr:`Session.rejected` and out of the
+    decisions; when it accepts them ("yes", "go ahead") they are decisions accepted by the user.
+    Causes and results the message stated stay what they are."""
+    previous = -1
+    for request in s.requests:
+        said = next(
+            (
+                e
+                for e in reversed(s.entries[previous + 1 : request.index])
+                if e.role == "assistant" and e.text.strip() and not e.internal
+            ),
+            None,
+        )
+        previous = request.index
+        if said is None:
+            continue
+        rejects = _REJECTS_RE.match(request.text) is not None
+        if not rejects and _ACCEPTS_RE.match(request.text) is None:
+            continue
+        proposals = [
+            one_line(strip_list_mark(x)) for x in sentences(said.text) if _PROPOSES_RE.search(x)
+        ]
+        if not proposals:
+            continue
+        kept = [d for d in s.decisions if not (d[0] == said.index and d[2] in proposals)]
+        if rejects:
+            s.rejected.extend(proposals)
+            s.decisions = kept
+        else:
+            accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in proposals]
+            s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])

@@ -1,0 +1,228 @@
+"""The local summary's account of where the session ended (issue 28, point 1): the current
+request, the last action and what it returned, calls in flight, running jobs judged by shape,
+and, when the session ended answered, the words that say nothing is pending."""
+
+from __future__ import annotations
+
+from compactor.models.local import summarize_transcript
+from compactor.models.local_state import ANSWERED
+from compactor.schema import CONTENT_TYPE_KEY
+
+from .planted_session import SessionBuilder
+from .test_models_local_session import section
+
+
+def test_an_answered_session_says_so_and_names_no_place_where_work_stopped() -> None:
+    s = SessionBuilder()
+    s.user("Why does the cache miss on every call?")
+    s.call("Bash", {"command": "rg -n 'lru_cache' src/"}, "src/a.py:3:@lru_cache(maxsize=0)")
+    s.say("The cache has maxsize=0, so it never stores anything. Use maxsize=128.")
+    text = summarize_transcript(s.messages)
+    assert f"None: {ANSWERED}." in section(text, 7)
+    step = section(text, 9)
+    assert f"None: {ANSWERED}." in step
+    assert "Work stopped" not in step and "Continue" not in step
+
+
+def test_the_last_action_is_the_last_calls_and_their_results_not_the_last_text() -> None:
+    """ "Please hold on" was written before the calls ran and returned: it is not where work
+    stopped; the calls and what they established are."""
+    s = SessionBuilder()
+    s.user("Deploy the staging build.")
+    s.say("Please hold on while I build and push the image.")
+    s.call("Bash", {"command": "docker build -t app:1.4.2 ."}, "Successfully tagged app:1.4.2")
+    s.call(
+        "Bash",
+        {"command": "docker push registry.local/app:1.4.2"},
+        "denied: requested access to the resource is denied\nexit code 1",
+        error=True,
+    )
+    s.call("Bash", {"command": "date +%s"}, "1767225600")  # housekeeping, never the last action
+    text = summarize_transcript(s.messages)
+    work = section(text, 8)
+    assert "The last action (the last tool calls and what they returned):" in work
+    assert "docker push registry.local/app:1.4.2" in work
+    assert "failed" in work and "denied: requested access to the resource is denied" in work
+    assert "date +%s" not in work
+    step = section(text, 9)
+    assert (
+        "Work stopped after the last action: `Bash: docker push registry.local/app:1.4.2`" in step
+    )
+    assert "Please hold on" not in step
+    assert ANSWERED not in text
+
+
+def test_a_job_named_by_an_unknown_tools_result_is_running_until_reported_finished() -> None:
+    s = SessionBuilder()
+    s.user("Fetch every PR of the last 90 days.")
+    s.call(
+        "Monitor",
+        {"command": "python fetch.py --days 90", "description": "PR fetch"},
+        "Monitor started. Task ID: btk9x2. Events will arrive as notifications.",
+    )
+    s.call("Bash", {"command": "wc -l data/prs.jsonl"}, "1200 data/prs.jsonl")
+    text = summarize_transcript(s.messages)
+    pending = section(text, 7)
+    assert "Background job still running" in pending and "btk9x2" in pending
+    assert "python fetch.py --days 90" in pending
+    # what its start returned is kept with it (issue 28, point 3)
+    assert 'it returned: "Monitor started. Task ID: btk9x2. Events will arrive' in pending
+    assert "btk9x2" in section(text, 9) and "do not start them again" in section(text, 9)
+
+    s.user("<task-notification> <task-id>btk9x2</task-id> <status>completed</status>")
+    s.say("The fetch finished: 1,287 PRs.")
+    done = summarize_transcript(s.messages)
+    assert "btk9x2" not in section(done, 7)
+    assert f"None: {ANSWERED}." in section(done, 9)
+
+
+def test_a_process_stopped_with_ctrl_c_is_not_running() -> None:
+    s = SessionBuilder()
+    s.user("Run the server, check it, then stop it.")
+    s.call("exec_command", {"cmd": "cargo run -- serve"}, "Compiling app\nSESSION_ID=4411")
+    s.call("write_stdin", {"session_id": 4411, "chars": "\u0003"}, "^C")
+    s.call("exec_command", {"cmd": "cargo run -- serve --port 9"}, "Compiling\nSESSION_ID=5120")
+    text = summarize_transcript(s.messages)
+    pending = section(text, 7)
+    assert "5120" in pending and "4411" not in pending
+
+
+def test_the_question_the_session_ended_on_is_the_real_question() -> None:
+    s = SessionBuilder()
+    s.user("Ship FW-005, then help decide FW-007.")
+    s.call("Bash", {"command": "git commit -m 'feat: FW-005'"}, "[main f8e6fe0] feat: FW-005")
+    s.say(
+        "Both commits landed. Want me to (a) lock future-only, or (b) add the demo mock too? "
+        "Let me know when you want a separate commit for the roadmap files."
+    )
+    step = section(summarize_transcript(s.messages), 9)
+    assert "Want me to (a) lock future-only, or (b) add the demo mock too?" in step
+
+
+def test_a_telemetry_file_is_never_the_file_changed_for_the_request() -> None:
+    s = SessionBuilder()
+    s.user("Use the grant skill.")
+    s.call(
+        "exec_command",
+        {"cmd": 'echo \'{"event":"start"}\' >> ~/.superstack/telemetry.jsonl'},
+        "",
+    )
+    s.call("exec_command", {"cmd": "bash export-session.sh ."}, None)
+    work = section(summarize_transcript(s.messages), 8)
+    assert "telemetry" not in work
+
+
+# -- decisions and constraints from the dialogue (issue 28, point 2) -------------------------
+
+
+def test_a_proposal_the_user_turned_down_is_not_a_decision() -> None:
+    s = SessionBuilder()
+    s.user("The importer is slow on big files.")
+    s.say("The cause is the per-row commit. I will switch the importer to Redis streams.")
+    s.user("No, don't add Redis. Batch the commits instead.")
+    s.say("I'll commit every 1,000 rows in one transaction.")
+    s.user("Yes, go ahead.")
+    s.call("Edit", {"file_path": "importer.py", "old_string": "a", "new_string": "b"}, "ok")
+    s.say("Changed importer.py to commit every 1,000 rows.")
+    text = summarize_transcript(s.messages)
+    solving = section(text, 5)
+    decided = solving.split("Proposals the user turned down", 1)[0]
+    assert "Redis streams" not in decided
+    assert "Proposals the user turned down (not decisions; do not act on them):" in solving
+    assert "I will switch the importer to Redis streams." in solving.split("turned down", 1)[1]
+    assert "Accepted by the user: I'll commit every 1,000 rows in one transaction." in decided
+    assert "The cause is the per-row commit." in decided  # a cause stays a cause
+
+
+def test_questions_fragments_and_descriptions_are_not_constraints() -> None:
+    s = SessionBuilder()
+    s.user(
+        "Events created in the admin do not appear until a restart. Should we never cache "
+        "the list? The loader is never used for. Do not start the dev server. "
+        "The app must never crash on a broken image."
+    )
+    s.say("Understood.")
+    intent = section(summarize_transcript(s.messages), 1)
+    rules = intent.split("Constraints and preferences stated by the user:", 1)[1]
+    assert "Do not start the dev server." in rules
+    assert "The app must never crash on a broken image." in rules
+    assert "do not appear until a restart" not in rules
+    assert "Should we never cache" not in rules
+    assert "never used for" not in rules
+
+
+# -- no raw JSON (issue 28, point 6) ----------------------------------------------------------
+
+
+def test_tool_calls_are_shown_without_raw_json() -> None:
+    s = SessionBuilder()
+    s.user("Find the reservation and hand over to a human.")
+    s.call("get_reservation_details", {"reservation_id": "EUJUY6"}, "EUJUY6: basic economy")
+    s.call("update_plan", {"plan": [{"step": "a", "status": "pending"}]}, "ok")
+    s.call(
+        "exec",
+        {},
+        "Finished",
+        text="Checking the server.",
+    )
+    code_mode = 'const r = await tools.write_stdin({"session_id":4411,"chars":""}); text(r.output);'
+    s.messages[-2].blocks[-1].arguments = code_mode
+    s.call("exec", {}, None)
+    s.messages[-1].blocks[
+        -1
+    ].arguments = (
+        'const r = await tools.exec_command({"cmd":"cargo test -q","workdir":"/w"}); text(r);'
+    )
+    text = summarize_transcript(s.messages)
+    assert "get_reservation_details(reservation_id=EUJUY6)" in text
+    assert "update_plan(plan=[1 items])" in text
+    assert "exec → write_stdin(session_id=4411, chars=)" in text
+    assert "exec: cargo test -q" in text
+    summary = text.split("<summary>", 1)[1]
+    assert '{"' not in summary and "tools." not in summary
+
+
+def test_a_user_message_sent_again_is_listed_once() -> None:
+    s = SessionBuilder()
+    for _ in range(3):
+        s.user("please continue")
+        s.say("Continuing with the migration of the billing tables.")
+    s.user("Now add the index on invoices.customer_id.")
+    s.say("Added the index.")
+    listed = section(summarize_transcript(s.messages), 6)
+    assert listed.count("please continue") == 1
+    assert "please continue (sent 3 times)" in listed
+
+
+def test_a_round_of_more_than_four_calls_in_flight_is_listed_once_and_never_as_a_stop() -> None:
+    s = SessionBuilder()
+    s.user("Gather the release notes.")
+    s.say("Reading the changelog and the git history in parallel.")
+    for i in range(6):
+        s.call("shell_command", {"command": f"git show v1.{i} --stat"}, None)
+    text = summarize_transcript(s.messages)
+    assert "The last action" not in section(text, 8)  # section 7 lists the calls in flight
+    assert "Tool calls still waiting for their result (6):" in section(text, 7)
+    step = section(text, 9)
+    assert "Work stopped after" not in step and "earlier calls" not in step
+
+
+def test_every_file_an_earlier_summary_names_is_kept() -> None:
+    files = [f"src/module_{i}/handler_{i}.py" for i in range(8)]
+    sections = "\n".join(
+        f"   - **`{p}`** (rewritten twice)\n     - " + "details " * 60 for p in files
+    )
+    earlier = (
+        "This session is being continued from a previous conversation that ran out of context. "
+        "The summary below covers the earlier portion of the conversation.\n\nSummary:\n"
+        "1. Primary Request and Intent:\n   Build the impact dashboard.\n"
+        f"2. Key Technical Concepts:\n   - PageRank\n3. Files and Code Sections:\n{sections}\n"
+        "4. Errors and fixes:\n   - none\n"
+    )
+    s = SessionBuilder()
+    s.user(earlier, **{CONTENT_TYPE_KEY: "summary"})  # as Claude Code's isCompactSummary reads
+    s.user("Now deploy it.")
+    s.say("Deployed.")
+    listed = section(summarize_transcript(s.messages), 3)
+    for path in files:
+        assert path in listed, path
