@@ -58,6 +58,7 @@ __all__ = [
     "cache_key",
     "default_cache_dir",
     "model_endpoint",
+    "request_key",
 ]
 
 CACHE_VERSION = 2
@@ -113,6 +114,27 @@ def cache_key(
     }
     data = json.dumps(_canonical(doc), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+def request_key(
+    model: object, name: str, options: dict[str, Any], messages: list[Any]
+) -> tuple[str, bytes | None]:
+    """The key of sending ``messages`` to ``model``, and the request body it was computed from
+    when the model serialises its requests itself (a ``request_body`` method, as the OpenAI
+    model has): then the key hashes the very bytes that are sent, with no second copy of the
+    input, and the caller sends that body (``send_body``)."""
+    build = getattr(model, "request_body", None)
+    endpoint = model_endpoint(model)
+    if not callable(build):
+        return cache_key(name, options, messages, endpoint), None
+    body: bytes = build(messages, **options)
+    head = {"v": CACHE_VERSION, "endpoint": endpoint, "model": name, "options": options}
+    digest = hashlib.sha256(
+        json.dumps(_canonical(head), sort_keys=True, ensure_ascii=False).encode("utf-8")
+    )
+    digest.update(b"\n")
+    digest.update(body)
+    return digest.hexdigest(), body
 
 
 @dataclass(frozen=True, slots=True)

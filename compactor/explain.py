@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._util import maybe_await, model_name
-from .cache import cache_key, model_endpoint
+from .cache import request_key
 from .chunking import (
     initial_brevity,
     input_tokens,
@@ -399,11 +399,11 @@ async def plan_requests(config: Config[Any], messages: list[Any]) -> RequestPlan
     if not chunks and config.cache is not None and model_input:
         # as the run keys it: on the form the model is sent (a transcript model: the rendering)
         transcript = getattr(config.model, "input_mode", "messages") == "transcript"
-        key = cache_key(
+        key, _ = request_key(
+            config.model,
             model_name(config.model),
             config.model_options,
             transcript_input(model_input) if transcript else model_input,
-            model_endpoint(config.model),
         )
         cached = config.cache.peek(key, message_kind(model_input)) is not None
     embedded = is_embedded(config.model)

@@ -258,6 +258,28 @@ async def summarize_input(
         if failed >= BREAKER_FAILURES:
             await _open(job, key, name, last_error)
 
+    prepared: dict[tuple[int, int, str], tuple[list[M], str | None, bytes | None]] = {}
+
+    def prepare(model: Any, inp: list[M], sent: list[M], form: str) -> tuple[str | None, Any]:
+        """(cache key, request body) of ``sent``, built once for all the attempts of one input
+        to one model. A model that serialises its own requests (``request_body``) is sent those
+        bytes, and the cache key hashes the same bytes."""
+        slot = (id(model), id(inp), form)
+        hit = prepared.get(slot)
+        if hit is not None and hit[0] is inp:
+            return hit[1], hit[2]
+        key: str | None = None
+        body: bytes | None = None
+        if cache is not None:
+            from .cache import request_key
+
+            key, body = request_key(model, model_name(model), config.model_options, sent)
+        elif callable(getattr(model, "request_body", None)):
+            body = model.request_body(sent, **config.model_options)
+        prepared.clear()  # one at a time: a 50 MB body is not kept for the next model
+        prepared[slot] = (inp, key, body)
+        return key, body
+
     async def send(model: Any, inp: list[M], phase: Phase, attempt: int) -> Outcome:
         """One model call (or cache hit) of ``inp`` in the model's current form."""
         name = model_name(model)
@@ -267,12 +289,9 @@ async def summarize_input(
             job.rendered[model_key(model)] = name
         await emit(AttemptStart(phase=phase, attempt=attempt, model=name, chunk=chunk))
         outcome = Outcome()
-        key: str | None = None
+        key, body = prepare(model, inp, sent, form)
         cached = False
-        if cache is not None:
-            from .cache import cache_key, model_endpoint
-
-            key = cache_key(name, config.model_options, sent, model_endpoint(model))
+        if cache is not None and key is not None:
             outcome.response = cache.get(key, kind)
             cached = outcome.response is not None
         if not cached and config.spend is not None and not is_embedded(model):
@@ -291,9 +310,14 @@ async def summarize_input(
                 raise
         if not cached:
             try:
-                outcome.response = await model.generate(
-                    input_for(model, sent), **config.model_options
-                )
+                if body is not None:
+                    outcome.response = await model.send_body(
+                        body, message_kind(sent), **config.model_options
+                    )
+                else:
+                    outcome.response = await model.generate(
+                        input_for(model, sent), **config.model_options
+                    )
             except Exception as err:  # noqa: BLE001 - a failed call is data for retry/failover
                 outcome.error = err
                 if isinstance(err, ModelError):

@@ -30,18 +30,18 @@ import base64
 import json
 import os
 import urllib.parse
-from typing import Any, cast
+from typing import Any
 
 import openai
 import pydantic
-from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+from openai.types.chat import ChatCompletion
 
 from compactor._util import MIN_FREE_TEXT_SECRET, redact, register_secret, url_credentials
 from compactor.errors import ModelError
 from compactor.models.base import openai_endpoint
 from compactor.models.openai_errors import CallErrors
-from compactor.models.openai_transport import BodyRefused, create_completion, make_client
-from compactor.models.openai_wire import to_message, to_wire
+from compactor.models.openai_transport import BodyRefused, make_client, post_completion
+from compactor.models.openai_wire import request_body, to_message
 from compactor.models.pool import pooled_client, request_slot
 from compactor.models.registry import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, INPUT_MODES
 from compactor.schema import message_kind
@@ -64,6 +64,11 @@ _OPTIONS = frozenset(
         "extra_headers",
     }
 )
+
+
+def _params(options: dict[str, Any]) -> dict[str, Any]:
+    """The options a request carries (``temperature``, ``extra_body``, ...), without Nones."""
+    return {k: v for k, v in options.items() if k in _OPTIONS and v is not None}
 
 
 def _secrets_of(key: str | None, base_url: str | None, headers: Any) -> list[str]:
@@ -91,6 +96,8 @@ class OpenAIModel:
 
     remote = True
     """Secret masking is on by default for it: even a loopback proxy may forward to a cloud."""
+    readonly_input = True
+    """``generate`` only reads its messages: the pipeline hands it the history, not a copy."""
 
     def __init__(
         self,
@@ -149,14 +156,23 @@ class OpenAIModel:
             key = _NO_KEY
         return base_url, key
 
+    def request_body(self, messages: list[Any], **options: Any) -> bytes:
+        """The JSON body of the request :meth:`generate` sends for ``messages``, serialised
+        once (:func:`~compactor.models.openai_wire.request_body`): the summary cache keys on
+        these bytes, and :meth:`send_body` sends them as they are."""
+        return request_body(self.model, messages, _params(options))
+
     async def generate(self, messages: list[Any], **options: Any) -> Any:
         """One chat completion; returns an assistant message of the input's type."""
+        body = self.request_body(messages, **options)
+        return await self.send_body(body, message_kind(messages), **options)
+
+    async def send_body(self, body: bytes, kind: type[Any], **options: Any) -> Any:
+        """One chat completion of a body from :meth:`request_body` (``options`` as given to
+        it: only ``extra_headers`` is read here); returns an assistant message of ``kind``."""
         base_url, key = self._resolve()
-        kind = message_kind(messages)
-        params = {k: v for k, v in options.items() if k in _OPTIONS and v is not None}
-        # to_wire builds the wire dicts the TypedDicts describe
-        wire = cast("list[ChatCompletionMessageParam]", to_wire(messages))
-        secrets = _secrets_of(key, base_url, params.get("extra_headers"))
+        headers = _params(options).get("extra_headers")
+        secrets = _secrets_of(key, base_url, headers)
         for secret in secrets:
             register_secret(secret)
         errors = CallErrors(model=self.model, name=self.name, timeout=self.timeout, secrets=secrets)
@@ -166,8 +182,11 @@ class OpenAIModel:
             return make_client(api_key=key, base_url=base_url, timeout=self.timeout, limit=limit)
 
         async def create(client: openai.AsyncOpenAI) -> ChatCompletion:
-            return await create_completion(
-                client, model=self.model, messages=wire, deadline=self.timeout, params=params
+            return await post_completion(
+                client,
+                body=body,
+                headers=headers if isinstance(headers, dict) else None,
+                deadline=self.timeout,
             )
 
         try:

@@ -3,7 +3,8 @@
 :func:`to_wire` turns a history (:class:`~compactor.schema.Message` or
 :class:`~compactor.schema.AgenticMessage`) into chat-completions messages: text parts are joined,
 media become ``[image]`` placeholders, tool calls and results keep their ids (a result without
-one becomes a user message).
+one becomes a user message). :func:`request_body` serialises the whole request once (orjson):
+the bytes sent, and the bytes the summary cache keys on.
 
 :func:`to_message` turns a completion into an assistant message of the input's type, treating
 every field as hostile:
@@ -20,8 +21,12 @@ every field as hostile:
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Mapping
 from typing import Any
+
+import orjson
 
 from compactor.errors import ModelError
 from compactor.models.openai_errors import CallErrors, one_line
@@ -36,7 +41,7 @@ from compactor.schema import (
     parts_text,
 )
 
-__all__ = ["to_message", "to_wire"]
+__all__ = ["request_body", "to_message", "to_wire"]
 
 
 def _wire_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
@@ -105,6 +110,25 @@ def to_wire(messages: list[Message] | list[AgenticMessage]) -> list[dict[str, An
         else:
             wire.extend(_message_to_wire(msg))
     return wire
+
+
+def request_body(model: str, messages: list[Any], params: Mapping[str, Any]) -> bytes:
+    """The chat-completions request body for ``messages``, serialised once.
+
+    ``params`` are the request's options: each goes into the body as ``create()`` puts it,
+    ``extra_body``'s keys are merged in at the top level (as the SDK merges them, last wins),
+    ``extra_headers`` are not part of the body. A text orjson refuses (a lone surrogate) is
+    written as JSON's ``\\ud800`` escape instead of failing the request.
+    """
+    body: dict[str, Any] = {"model": model, "messages": to_wire(messages)}
+    body.update((k, v) for k, v in params.items() if k not in ("extra_body", "extra_headers"))
+    extra = params.get("extra_body")
+    if isinstance(extra, Mapping):
+        body.update(extra)
+    try:
+        return orjson.dumps(body)
+    except TypeError:  # orjson.JSONEncodeError: not UTF-8, or a value it does not write
+        return json.dumps(body, separators=(",", ":"), default=str).encode("ascii")
 
 
 def _scrub(text: str, secrets: list[str]) -> str:
