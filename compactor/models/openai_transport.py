@@ -32,6 +32,8 @@ __all__ = [
     "post_completion",
 ]
 
+_SEND_PIECE = 1 << 20
+"""A request body is handed to the connection this many bytes at a time."""
 _DECODE_PIECE = 64 * 1024
 """Inflate at most this many bytes per step, so a bomb is caught before it fills memory."""
 
@@ -168,11 +170,20 @@ async def post_completion(
     The SDK's timeout is per read: a server that drips bytes never trips it. This is the
     deadline for the whole attempt (connect, send, headers and the complete body): a
     :class:`TimeoutError` when it passes."""
-    options: openai.RequestOptions = {"security": {"bearer_auth": True}}
-    if headers:
-        options["headers"] = dict(headers)
+    # Sent in pieces with its length announced (no chunked encoding): the event loop's write
+    # buffer then holds a piece, not a second copy of a 50 MB body.
+    sized = {"Content-Length": str(len(body))}
+    options: openai.RequestOptions = {
+        "security": {"bearer_auth": True},
+        "headers": {**sized, **headers} if headers else sized,
+    }
     async with asyncio.timeout(deadline):
         completion: ChatCompletion = await client.post(
-            "/chat/completions", cast_to=ChatCompletion, content=body, options=options
+            "/chat/completions", cast_to=ChatCompletion, content=_pieces(body), options=options
         )
         return completion
+
+
+async def _pieces(body: bytes) -> AsyncIterator[bytes]:
+    for start in range(0, len(body), _SEND_PIECE):
+        yield body[start : start + _SEND_PIECE]
