@@ -61,7 +61,7 @@ with open(path, "rb") as fh:
     messages = convert_to_messages([loads(line) for line in fh if line.strip()])
 model = ChatOpenAI(model="bench-model", base_url=base_url, api_key=key)
 middleware = SummarizationMiddleware(
-    model, trigger=("tokens", %d), keep=("messages", %d),
+    model, trigger=("tokens", TRIGGER), keep=("messages", KEEP),
     trim_tokens_to_summarize=None if trim == "none" else int(trim),
 )
 update = middleware.before_model({"messages": messages}, None)
@@ -70,7 +70,7 @@ kept = [m for m in update["messages"] if type(m).__name__ != "RemoveMessage"]
 with open(out, "wb") as fh:
     for record in convert_to_openai_messages(kept):
         fh.write(dumps(record) + b"\\n")
-""" % (TRIGGER, KEEP)
+""".replace("TRIGGER", str(TRIGGER)).replace("KEEP", str(KEEP))
 
 
 class Fake:
@@ -108,6 +108,7 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, int
 
 def compact_run(compact: str, path: Path, tmp: Path, window: int) -> tuple[float, int]:
     out = tmp / "compact.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}  # this checkout's compactor
     with Fake() as base_url:
         config = tmp / "bench.yaml"
         config.write_text(
@@ -115,7 +116,7 @@ def compact_run(compact: str, path: Path, tmp: Path, window: int) -> tuple[float
             f"  base_url: {base_url}\n  api_key: {KEY}\n  context_tokens: {window}\n"
             f"trigger:\n  context_tokens: {TRIGGER}\nkeep:\n  messages: {KEEP}\ncache: false\n"
         )
-        result = timed([compact, "run", str(path), "-c", str(config), "-o", str(out), "-q"])
+        result = timed([compact, "run", str(path), "-c", str(config), "-o", str(out), "-q"], env)
     if out.stat().st_size == 0 or out.stat().st_size > path.stat().st_size // 10:
         raise SystemExit("compact run did not compact")
     return result
