@@ -51,6 +51,7 @@ __all__ = [
     "ShorterSummary",
     "TranscriptRead",
     "TriggerChecked",
+    "WindowAssumed",
     "error_to_dict",
 ]
 
@@ -357,6 +358,19 @@ class TriggerChecked:
 
 
 @dataclass(frozen=True, slots=True)
+class WindowAssumed:
+    """A run plans its summarizer input for a window it assumed: ``model`` is unknown to
+    compact and has no ``model.context_tokens``, so its requests are cut to ``tokens``."""
+
+    model: str
+    tokens: int
+    type: Literal["window_assumed"] = "window_assumed"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "model": self.model, "tokens": self.tokens}
+
+
+@dataclass(frozen=True, slots=True)
 class RunFinished:
     """The last event of a run, whatever its outcome: the exit code, the error (None on
     success), and which destinations were written completely and which were not."""
@@ -379,6 +393,6 @@ class RunFinished:
         }
 
 
-RunEvent: TypeAlias = Event | TranscriptRead | TriggerChecked | RunFinished
+RunEvent: TypeAlias = Event | TranscriptRead | TriggerChecked | WindowAssumed | RunFinished
 """What a run's sink receives: the summarization's events plus the run's own."""
 RunEventSink: TypeAlias = Callable[[RunEvent], MaybeAwaitable[None]]

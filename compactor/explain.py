@@ -307,6 +307,8 @@ async def explain(
         "failover_attempts": (chain or {}).get("failover_attempts", 0),
         "summarizer_input_tokens": summarizer_tokens,
         "summarizer_context_tokens": limit,
+        # the model whose window was assumed (unknown, no model.context_tokens), else None
+        "window_assumed": (chain or {}).get("window_assumed"),
         "chunks": chunks,
         "masked_secrets": requests.masked,
         "requests": _requests(requests, limits),

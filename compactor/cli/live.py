@@ -35,6 +35,7 @@ from compactor.events import (
     ShorterSummary,
     TranscriptRead,
     TriggerChecked,
+    WindowAssumed,
 )
 
 __all__ = ["LiveView"]
@@ -152,6 +153,12 @@ class LiveView:
                 self.read(path, fmt, messages)
             case TriggerChecked(triggered=triggered, reason=reason, forced=forced):
                 self.decision(triggered, reason, forced)
+            case WindowAssumed(model=model, tokens=tokens):
+                line = (
+                    f"{model} is not a model compact knows and has no model.context_tokens: "
+                    f"planning for a {tokens:,}-token window"
+                )
+                self._log(f"[yellow]{escape(line)}[/]", line, always=True)
             case BeforeSummarize(messages=messages):
                 self._status(f"summarizing {count(len(messages), 'message')}…")
             case ChunkStart(index=index, total=total, start=start, end=end, tokens=tokens):

@@ -16,11 +16,20 @@ No rich or typer here: library users can load the same files.
 
 from __future__ import annotations
 
-from .build import UnbuiltModel, build_config, check_config, exponential_backoff, model_settings
+from .build import (
+    ASSUMED_WINDOW,
+    UnbuiltModel,
+    build_config,
+    check_config,
+    exponential_backoff,
+    model_settings,
+    summarizer_window,
+)
 from .fileconfig import (
     DEFAULT_FILE_MAX_DELAY,
     DEFAULT_LOOP_GUARD,
     DEFAULT_MAX_GROWTH,
+    DEFAULT_RETRY,
     FileConfig,
     Overrides,
     any_remote,
@@ -37,10 +46,12 @@ from .loading import (
 from .schema import MAX_CONFIG_DEPTH, MAX_CONFIG_VALUES
 
 __all__ = [
+    "ASSUMED_WINDOW",
     "CONFIG_ENV",
     "DEFAULT_FILE_MAX_DELAY",
     "DEFAULT_LOOP_GUARD",
     "DEFAULT_MAX_GROWTH",
+    "DEFAULT_RETRY",
     "MAX_CONFIG_BYTES",
     "MAX_CONFIG_DEPTH",
     "MAX_CONFIG_VALUES",
@@ -57,4 +68,5 @@ __all__ = [
     "mask_secrets",
     "model_settings",
     "parse_config_text",
+    "summarizer_window",
 ]
