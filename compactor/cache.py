@@ -118,23 +118,21 @@ def cache_key(
 
 def request_key(
     model: object, name: str, options: dict[str, Any], messages: list[Any]
-) -> tuple[str, bytes | None]:
+) -> tuple[str, Any]:
     """The key of sending ``messages`` to ``model``, and the request body it was computed from
-    when the model serialises its requests itself (a ``request_body`` method, as the OpenAI
-    model has): then the key hashes the very bytes that are sent, with no second copy of the
-    input, and the caller sends that body (``send_body``)."""
+    when the model serialises its requests itself (a ``request_body`` method whose result has
+    the ``sha256`` of its bytes, as the OpenAI model's has): then the key hashes the very bytes
+    that are sent, with no canonical copy of the input, and the caller sends that body
+    (``send_body``)."""
     build = getattr(model, "request_body", None)
     endpoint = model_endpoint(model)
     if not callable(build):
         return cache_key(name, options, messages, endpoint), None
-    body: bytes = build(messages, **options)
+    body = build(messages, **options)
     head = {"v": CACHE_VERSION, "endpoint": endpoint, "model": name, "options": options}
-    digest = hashlib.sha256(
-        json.dumps(_canonical(head), sort_keys=True, ensure_ascii=False).encode("utf-8")
-    )
-    digest.update(b"\n")
-    digest.update(body)
-    return digest.hexdigest(), body
+    head["body_sha256"] = body.sha256  # of the bytes sent (hashed as they were serialised)
+    data = json.dumps(_canonical(head), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(data.encode("utf-8")).hexdigest(), body
 
 
 @dataclass(frozen=True, slots=True)

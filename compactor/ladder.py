@@ -258,7 +258,7 @@ async def summarize_input(
         if failed >= BREAKER_FAILURES:
             await _open(job, key, name, last_error)
 
-    prepared: dict[tuple[int, int, str], tuple[list[M], str | None, bytes | None]] = {}
+    prepared: dict[tuple[int, int, str], tuple[list[M], str | None, Any]] = {}
 
     def prepare(model: Any, inp: list[M], sent: list[M], form: str) -> tuple[str | None, Any]:
         """(cache key, request body) of ``sent``, built once for all the attempts of one input
@@ -269,7 +269,7 @@ async def summarize_input(
         if hit is not None and hit[0] is inp:
             return hit[1], hit[2]
         key: str | None = None
-        body: bytes | None = None
+        body: Any = None
         if cache is not None:
             from .cache import request_key
 

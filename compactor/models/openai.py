@@ -41,7 +41,7 @@ from compactor.errors import ModelError
 from compactor.models.base import openai_endpoint
 from compactor.models.openai_errors import CallErrors
 from compactor.models.openai_transport import BodyRefused, make_client, post_completion
-from compactor.models.openai_wire import request_body, to_message
+from compactor.models.openai_wire import RequestBody, request_body, to_message
 from compactor.models.pool import pooled_client, request_slot
 from compactor.models.registry import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, INPUT_MODES
 from compactor.schema import message_kind
@@ -156,10 +156,10 @@ class OpenAIModel:
             key = _NO_KEY
         return base_url, key
 
-    def request_body(self, messages: list[Any], **options: Any) -> bytes:
-        """The JSON body of the request :meth:`generate` sends for ``messages``, serialised
-        once (:func:`~compactor.models.openai_wire.request_body`): the summary cache keys on
-        these bytes, and :meth:`send_body` sends them as they are."""
+    def request_body(self, messages: list[Any], **options: Any) -> RequestBody:
+        """The JSON body of the request :meth:`generate` sends for ``messages``
+        (:class:`~compactor.models.openai_wire.RequestBody`): the summary cache keys on its
+        bytes (``sha256``), and :meth:`send_body` sends them as they are."""
         return request_body(self.model, messages, _params(options))
 
     async def generate(self, messages: list[Any], **options: Any) -> Any:
@@ -167,7 +167,7 @@ class OpenAIModel:
         body = self.request_body(messages, **options)
         return await self.send_body(body, message_kind(messages), **options)
 
-    async def send_body(self, body: bytes, kind: type[Any], **options: Any) -> Any:
+    async def send_body(self, body: RequestBody, kind: type[Any], **options: Any) -> Any:
         """One chat completion of a body from :meth:`request_body` (``options`` as given to
         it: only ``extra_headers`` is read here); returns an assistant message of ``kind``."""
         base_url, key = self._resolve()
@@ -184,7 +184,8 @@ class OpenAIModel:
         async def create(client: openai.AsyncOpenAI) -> ChatCompletion:
             return await post_completion(
                 client,
-                body=body,
+                body=body.pieces(),
+                length=body.length,
                 headers=headers if isinstance(headers, dict) else None,
                 deadline=self.timeout,
             )

@@ -11,14 +11,14 @@ gzip/deflate, or a body that does not decode, is refused as ``malformed``.
 
 :func:`make_client` builds the SDK client around that HTTP client (the SDK's own retries off:
 retry policy belongs to :mod:`compactor.retry`), and :func:`post_completion` sends one request
-body, serialised once beforehand, under a deadline for the whole attempt, body included.
+body the caller serialised, under a deadline for the whole attempt, body included.
 """
 
 from __future__ import annotations
 
 import asyncio
 import zlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 
 import httpx2
 import openai
@@ -32,8 +32,6 @@ __all__ = [
     "post_completion",
 ]
 
-_SEND_PIECE = 1 << 20
-"""A request body is handed to the connection this many bytes at a time."""
 _DECODE_PIECE = 64 * 1024
 """Inflate at most this many bytes per step, so a bomb is caught before it fills memory."""
 
@@ -154,25 +152,27 @@ def make_client(
 async def post_completion(
     client: openai.AsyncOpenAI,
     *,
-    body: bytes,
+    body: Iterable[bytes],
+    length: int,
     headers: Mapping[str, str] | None,
     deadline: float,
 ) -> ChatCompletion:
-    """One chat completion of a request body serialised beforehand, ended ``deadline`` seconds
-    after it starts whatever the server does.
+    """One chat completion of a request body serialised by the caller (``body``: its pieces,
+    ``length`` bytes in all), ended ``deadline`` seconds after it starts whatever the server
+    does.
 
     The SDK's documented route for a body it should not build (``client.post`` with
     ``content=``): its headers, auth (the bearer key, as ``create()`` sends it), error types and
     response parsing, without ``create()``'s TypedDict walk over every message and its
     ``json.dumps`` of the body (about 10 s for a 21,775-message history). Retries stay off (the
-    client's ``max_retries=0``): :mod:`compactor.retry` is the one retry owner.
+    client's ``max_retries=0``): :mod:`compactor.retry` is the one retry owner. The body goes
+    out piece by piece with its length announced (no chunked encoding): the event loop's write
+    buffer holds a piece, not a second copy of a 50 MB body.
 
     The SDK's timeout is per read: a server that drips bytes never trips it. This is the
     deadline for the whole attempt (connect, send, headers and the complete body): a
     :class:`TimeoutError` when it passes."""
-    # Sent in pieces with its length announced (no chunked encoding): the event loop's write
-    # buffer then holds a piece, not a second copy of a 50 MB body.
-    sized = {"Content-Length": str(len(body))}
+    sized = {"Content-Length": str(length)}
     options: openai.RequestOptions = {
         "security": {"bearer_auth": True},
         "headers": {**sized, **headers} if headers else sized,
@@ -184,6 +184,6 @@ async def post_completion(
         return completion
 
 
-async def _pieces(body: bytes) -> AsyncIterator[bytes]:
-    for start in range(0, len(body), _SEND_PIECE):
-        yield body[start : start + _SEND_PIECE]
+async def _pieces(body: Iterable[bytes]) -> AsyncIterator[bytes]:
+    for piece in body:
+        yield piece

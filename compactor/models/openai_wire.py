@@ -3,8 +3,8 @@
 :func:`to_wire` turns a history (:class:`~compactor.schema.Message` or
 :class:`~compactor.schema.AgenticMessage`) into chat-completions messages: text parts are joined,
 media become ``[image]`` placeholders, tool calls and results keep their ids (a result without
-one becomes a user message). :func:`request_body` serialises the whole request once (orjson):
-the bytes sent, and the bytes the summary cache keys on.
+one becomes a user message). :class:`RequestBody` is the whole request, serialised (orjson) a
+message at a time whenever it is read: the bytes sent, and the bytes the summary cache keys on.
 
 :func:`to_message` turns a completion into an assistant message of the input's type, treating
 every field as hostile:
@@ -21,9 +21,10 @@ every field as hostile:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -41,7 +42,7 @@ from compactor.schema import (
     parts_text,
 )
 
-__all__ = ["request_body", "to_message", "to_wire"]
+__all__ = ["RequestBody", "request_body", "to_message", "to_wire"]
 
 
 def _wire_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
@@ -101,34 +102,88 @@ def _agentic_to_wire(msg: AgenticMessage) -> list[dict[str, Any]]:
     return wire
 
 
+def _wire_of(msg: Any) -> list[dict[str, Any]]:
+    return _agentic_to_wire(msg) if isinstance(msg, AgenticMessage) else _message_to_wire(msg)
+
+
 def to_wire(messages: list[Message] | list[AgenticMessage]) -> list[dict[str, Any]]:
     """Chat-completions wire messages for a history (media become ``[image]`` placeholders)."""
-    wire: list[dict[str, Any]] = []
-    for msg in messages:
-        if isinstance(msg, AgenticMessage):
-            wire.extend(_agentic_to_wire(msg))
-        else:
-            wire.extend(_message_to_wire(msg))
-    return wire
+    return [wire for msg in messages for wire in _wire_of(msg)]
 
 
-def request_body(model: str, messages: list[Any], params: Mapping[str, Any]) -> bytes:
-    """The chat-completions request body for ``messages``, serialised once.
+def _dumps(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError: not UTF-8 (a lone surrogate), or an odd value
+        return json.dumps(value, separators=(",", ":"), default=str).encode("ascii")
+
+
+class RequestBody:
+    """A chat-completions request body, serialised piece by piece whenever it is read.
+
+    :meth:`pieces` writes the body in pieces of about :data:`PIECE` bytes, a message at a time
+    (orjson): a 50 MB history is never held a second time as one bytes object, by the request
+    nor by the event loop's write buffer. Built once per input and model, it is read once when
+    built (:attr:`length`, :attr:`sha256`: what the Content-Length header and the summary
+    cache's key are made of) and once per attempt that sends it.
 
     ``params`` are the request's options: each goes into the body as ``create()`` puts it,
     ``extra_body``'s keys are merged in at the top level (as the SDK merges them, last wins),
     ``extra_headers`` are not part of the body. A text orjson refuses (a lone surrogate) is
     written as JSON's ``\\ud800`` escape instead of failing the request.
     """
-    body: dict[str, Any] = {"model": model, "messages": to_wire(messages)}
-    body.update((k, v) for k, v in params.items() if k not in ("extra_body", "extra_headers"))
-    extra = params.get("extra_body")
-    if isinstance(extra, Mapping):
-        body.update(extra)
-    try:
-        return orjson.dumps(body)
-    except TypeError:  # orjson.JSONEncodeError: not UTF-8, or a value it does not write
-        return json.dumps(body, separators=(",", ":"), default=str).encode("ascii")
+
+    __slots__ = ("_head", "_messages", "length", "sha256")
+
+    PIECE = 1 << 18
+
+    def __init__(self, model: str, messages: list[Any], params: Mapping[str, Any]) -> None:
+        body: dict[str, Any] = {"model": model, "messages": messages}
+        body.update((k, v) for k, v in params.items() if k not in ("extra_body", "extra_headers"))
+        extra = params.get("extra_body")
+        if isinstance(extra, Mapping):
+            body.update(extra)
+        own = body.pop("messages") is messages
+        # the history's wire form is made a message at a time as it is written (no list of
+        # 20,000 wire dicts kept beside the history); extra_body's own "messages": as given
+        self._messages = messages if own else []
+        if not own:
+            body["messages"] = extra["messages"]  # type: ignore[index]
+        self._head = _dumps(body)[:-1] + (b',"messages":[' if own else b"")
+        digest = hashlib.sha256()
+        self.length = 0
+        for piece in self.pieces():
+            digest.update(piece)
+            self.length += len(piece)
+        self.sha256 = digest.hexdigest()
+        """SHA-256 (hex) of the body's bytes."""
+
+    def pieces(self) -> Iterator[bytes]:
+        """The body's bytes, in pieces (the same bytes every time)."""
+        buffer = [self._head]
+        size = len(self._head)
+        first = True
+        for msg in self._messages:
+            for wire in _wire_of(msg):
+                data = _dumps(wire)
+                if not first:
+                    buffer.append(b",")
+                first = False
+                buffer.append(data)
+                size += len(data) + 1
+            if size >= self.PIECE:
+                yield b"".join(buffer)
+                buffer, size = [], 0
+        buffer.append(b"]}" if self._head.endswith(b"[") else b"}")
+        yield b"".join(buffer)
+
+    def __bytes__(self) -> bytes:
+        return b"".join(self.pieces())
+
+
+def request_body(model: str, messages: list[Any], params: Mapping[str, Any]) -> RequestBody:
+    """The chat-completions request body for ``messages`` (see :class:`RequestBody`)."""
+    return RequestBody(model, messages, params)
 
 
 def _scrub(text: str, secrets: list[str]) -> str:
