@@ -20,6 +20,7 @@ prefilter (ten times slower), apart each costs a memory pass.
 from __future__ import annotations
 
 import functools
+from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -40,8 +41,7 @@ PREFILTERS: tuple[str, ...] = (
     "PRIVATE KEY-----|eyJ|sk-|A(?:KIA|SIA|BIA|CCA|IDA|ROA)|github_pat_|glpat-|xapp-|AIza|hf_"
     "|npm_|://|Bearer",
     "gh[pousr]_|xox[abposr]-|[sr]k_(?:live|test)_",
-    "(?i-u:authorization)",
-    "--(?i-u:api-?key|token|secret|auth-token|password|passwd)",
+    "(?i-u:authorization)|--(?i-u:api-?key|token|secret|auth-token|password|passwd)",
     # an assignment: the name ends with its key word, then a quote, spaces and ':' or '='
     r"(?i-u:key|token|secret|pwd|passwd|password|passphrase)\\?[\"']?[\s\x1c-\x1f]{0,3}[:=]",
 )
@@ -126,21 +126,34 @@ def _block_texts(block: Block) -> Iterator[str]:
         yield from _block_texts(sub)
 
 
-def _text(msg: Any) -> str:
-    """Every text of a message that masking reads, one per line (a match across two of them
-    is only a false "maybe")."""
+def _texts(msg: Any) -> list[str]:
+    """Every text of a message that masking reads."""
     if isinstance(msg, Message):
-        if not (msg.parts or msg.tool_calls or msg.reasoning_content):
-            return msg.content  # most messages: no copy
         texts = [msg.content, *(t for p in msg.parts for t in (p.text, _url(p.url)) if t)]
         texts.extend(c.arguments for c in msg.tool_calls)
-        texts.append(msg.reasoning_content or "")
-        return "\n".join(texts)
+        if msg.reasoning_content:
+            texts.append(msg.reasoning_content)
+        return texts
     if isinstance(msg, AgenticMessage):
-        return "\n".join(t for b in msg.blocks for t in _block_texts(b))
-    return ""
+        return [t for b in msg.blocks for t in _block_texts(b)]
+    return []
 
 
 def clean_messages(messages: Sequence[Any]) -> list[bool]:
-    """For each message: True when no text of it can match a hinted built-in rule."""
-    return [not maybe for maybe in scan().may_match_each([_text(m) for m in messages])]
+    """For each message: True when no text of it can match a hinted built-in rule. The texts
+    are scanned where they are (no joined copy of a message's texts)."""
+    texts: list[str] = []
+    owners = array("I")  # texts[j] belongs to messages[owners[j]]
+    for i, msg in enumerate(messages):
+        if type(msg) is Message and not (msg.parts or msg.tool_calls or msg.reasoning_content):
+            texts.append(msg.content)  # most messages: their content alone
+            owners.append(i)
+        else:
+            found = [text for text in _texts(msg) if text]
+            texts.extend(found)
+            owners.extend([i] * len(found))
+    clean = [True] * len(messages)
+    for j, maybe in enumerate(scan().may_match_each(texts)):
+        if maybe:
+            clean[owners[j]] = False
+    return clean

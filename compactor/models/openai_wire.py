@@ -121,7 +121,8 @@ def _dumps(value: Any) -> bytes:
 class RequestBody:
     """A chat-completions request body, serialised piece by piece whenever it is read.
 
-    :meth:`pieces` writes the body in pieces of about :data:`PIECE` bytes, a message at a time
+    :meth:`pieces` writes the body in pieces of about :data:`PIECE` bytes (64 KiB: larger ones
+    left ~3 MiB more behind in the heap), a message at a time
     (orjson): a 50 MB history is never held a second time as one bytes object, by the request
     nor by the event loop's write buffer. Built once per input and model, it is read once when
     built (:attr:`length`, :attr:`sha256`: what the Content-Length header and the summary
@@ -135,7 +136,7 @@ class RequestBody:
 
     __slots__ = ("_head", "_messages", "length", "sha256")
 
-    PIECE = 1 << 18
+    PIECE = 1 << 16
 
     def __init__(self, model: str, messages: list[Any], params: Mapping[str, Any]) -> None:
         body: dict[str, Any] = {"model": model, "messages": messages}
