@@ -556,6 +556,8 @@ class SecretMasker:
         # as it is, unless a custom rule (which no prefilter knows) has to read it.
         hinted = all(rule.hints for rule in self._rules)
         clean = clean_messages(messages) if hinted else [False] * len(messages)
+        if all(clean):
+            return list(messages)
         for msg, skip in zip(messages, clean, strict=True):
             if skip:
                 out.append(msg)

@@ -98,7 +98,8 @@ class FastScan:
                 for i, hit in enumerate(found):
                     if hit is not None:
                         maybe[i] = True
-        wide = [i for i, text in enumerate(texts) if not text.isascii() and not maybe[i]]
+        wide = [i for i, text in enumerate(texts) if not text.isascii()]
+        wide = [i for i in wide if not maybe[i]]
         if wide:
             subset = [texts[i] for i in wide]
             folds = self._folds.validate_python(subset)
@@ -144,16 +145,23 @@ def clean_messages(messages: Sequence[Any]) -> list[bool]:
     are scanned where they are (no joined copy of a message's texts)."""
     texts: list[str] = []
     owners = array("I")  # texts[j] belongs to messages[owners[j]]
+    add, own = texts.append, owners.append
     for i, msg in enumerate(messages):
-        if type(msg) is Message and not (msg.parts or msg.tool_calls or msg.reasoning_content):
-            texts.append(msg.content)  # most messages: their content alone
-            owners.append(i)
+        if type(msg) is Message and not (msg.parts or msg.reasoning_content):
+            if msg.content:  # most messages: their content alone, or with tool calls
+                add(msg.content)
+                own(i)
+            for call in msg.tool_calls:
+                if call.arguments:
+                    add(call.arguments)
+                    own(i)
         else:
             found = [text for text in _texts(msg) if text]
             texts.extend(found)
             owners.extend([i] * len(found))
     clean = [True] * len(messages)
-    for j, maybe in enumerate(scan().may_match_each(texts)):
-        if maybe:
+    maybe = scan().may_match_each(texts)
+    if any(maybe):  # in C; most histories hold few texts to read closely
+        for j in [j for j, flag in enumerate(maybe) if flag]:
             clean[owners[j]] = False
     return clean
