@@ -479,6 +479,16 @@ class PlannedModel:
         raise AssertionError("--explain never calls a model")
 
 
+class PlannedOpenAIModel(PlannedModel):
+    """A planned OpenAI-compatible model: it builds the request body the run would send, so
+    the cache key is the run's (the body's bytes), still without importing the client."""
+
+    def request_body(self, messages: list[Any], **options: Any) -> Any:
+        from .models.openai_body import request_body, request_params
+
+        return request_body(self.name.removeprefix("openai:"), messages, request_params(options))
+
+
 def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
     """(summarizer name, the Config a run would use) for ``check --explain``, built without
     importing or building any model backend."""
@@ -491,7 +501,7 @@ def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
     name = model_label(primary)
     chain = [primary, *((file_cfg.failover or {}).get("models") or [])]
     local = primary.get("provider") == "local"
-    planned = PlannedModel(
+    planned = (PlannedModel if local else PlannedOpenAIModel)(
         name,
         remote=not local,
         endpoint=None if local else openai_endpoint(primary.get("base_url")),

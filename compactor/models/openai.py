@@ -39,9 +39,10 @@ from openai.types.chat import ChatCompletion
 from compactor._util import MIN_FREE_TEXT_SECRET, redact, register_secret, url_credentials
 from compactor.errors import ModelError
 from compactor.models.base import openai_endpoint
+from compactor.models.openai_body import RequestBody, request_body, request_params
 from compactor.models.openai_errors import CallErrors
 from compactor.models.openai_transport import BodyRefused, make_client, post_completion
-from compactor.models.openai_wire import RequestBody, request_body, to_message
+from compactor.models.openai_wire import to_message
 from compactor.models.pool import pooled_client, request_slot
 from compactor.models.registry import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, INPUT_MODES
 from compactor.schema import message_kind
@@ -49,26 +50,10 @@ from compactor.schema import message_kind
 __all__ = ["OpenAIModel"]
 
 _NO_KEY = "sk-no-key"
-_OPTIONS = frozenset(
-    {
-        "temperature",
-        "top_p",
-        "max_tokens",
-        "max_completion_tokens",
-        "stop",
-        "seed",
-        "presence_penalty",
-        "frequency_penalty",
-        "reasoning_effort",
-        "extra_body",
-        "extra_headers",
-    }
-)
 
 
 def _params(options: dict[str, Any]) -> dict[str, Any]:
-    """The options a request carries (``temperature``, ``extra_body``, ...), without Nones."""
-    return {k: v for k, v in options.items() if k in _OPTIONS and v is not None}
+    return request_params(options)
 
 
 def _secrets_of(key: str | None, base_url: str | None, headers: Any) -> list[str]:
