@@ -27,6 +27,8 @@ BENCHMARKS: list[tuple[str, str, list[str]]] = [
     ("batch", "bench_batch.py", ["--files", "200", "--jobs", "16"]),
     ("cache", "bench_cache.py", ["--repeat", "3"]),
     ("chunked", "bench_chunked.py", ["--repeat", "3", "--window", "128000"]),
+    ("masking", "bench_masking.py", ["--repeat", "5"]),
+    ("remote", "bench_remote.py", ["--repeat", "3"]),
 ]
 
 

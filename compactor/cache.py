@@ -67,6 +67,7 @@ __all__ = [
     "cache_key",
     "default_cache_dir",
     "model_endpoint",
+    "request_key",
 ]
 
 CACHE_VERSION = 2
@@ -122,6 +123,25 @@ def cache_key(
     }
     data = json.dumps(_canonical(doc), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+def request_key(
+    model: object, name: str, options: dict[str, Any], messages: list[Any]
+) -> tuple[str, Any]:
+    """The key of sending ``messages`` to ``model``, and the request body it was computed from
+    when the model serialises its requests itself (a ``request_body`` method whose result has
+    the ``sha256`` of its bytes, as the OpenAI model's has): then the key hashes the very bytes
+    that are sent, with no canonical copy of the input, and the caller sends that body
+    (``send_body``)."""
+    build = getattr(model, "request_body", None)
+    endpoint = model_endpoint(model)
+    if not callable(build):
+        return cache_key(name, options, messages, endpoint), None
+    body = build(messages, **options)
+    head = {"v": CACHE_VERSION, "endpoint": endpoint, "model": name, "options": options}
+    head["body_sha256"] = body.sha256  # of the bytes sent (hashed as they were serialised)
+    data = json.dumps(_canonical(head), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(data.encode("utf-8")).hexdigest(), body
 
 
 @dataclass(frozen=True, slots=True)

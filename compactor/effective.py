@@ -1,7 +1,7 @@
 """The effective settings of a run, as plain data (``compact config show``).
 
 Every key shows the value a run would use: the file's value, else the built-in default
-(``retry: {max_retries: 0}`` when the file has no retry section, the 160,000-token trigger, the
+(``retry: {max_retries: 2, ...}`` when the file has no retry section, the 160,000-token trigger, the
 archive folder under ``$XDG_DATA_HOME``). Nothing is ``null``: a feature that is off is
 ``false`` or ``none``, a built-in text or hook is ``built-in``, an unset hook is ``none``.
 Secrets are masked (``api_key: ***``, or ``not set``). The values come from the same builder
@@ -16,7 +16,7 @@ import os
 from typing import Any
 
 from ._util import mask_url_credentials
-from .configfile import DEFAULT_FILE_MAX_DELAY, FileConfig, Overrides, build_config, mask_secrets
+from .configfile import FileConfig, Overrides, build_config, mask_secrets
 from .trigger import thresholds
 
 __all__ = ["DEFAULT_BASE_URL", "effective_config"]
@@ -139,16 +139,7 @@ def effective_config(
         "enabled": pum.enabled,
         "max_tokens": Middleware(cfg).user_budget(pum),  # the rule the run applies
     }
-    retry = file_cfg.retry
-    data["retry"] = (
-        {
-            "max_retries": retry.get("max_retries", 3),
-            "initial_delay": retry.get("initial_delay", 1.0),
-            "max_delay": retry.get("max_delay", DEFAULT_FILE_MAX_DELAY),
-        }
-        if retry is not None
-        else {"max_retries": 0}
-    )
+    data["retry"] = file_cfg.retry_settings()  # without a section: DEFAULT_RETRY
     if cfg.failover is not None:
         data["failover"] = {
             "max_retries": cfg.failover.max_retries,

@@ -80,7 +80,8 @@ class SummarizationError(CompactorError):
 class ModelError(SummarizationError):
     """One failed model call, classified so retry policy can decide.
 
-    ``kind`` is one of: ``rate_limit``, ``server``, ``timeout``, ``connection``, ``malformed``,
+    ``kind`` is one of: ``rate_limit``, ``server``, ``conflict`` (HTTP 409), ``timeout``,
+    ``connection``, ``malformed``,
     ``empty``, ``content_filter``, ``wrong_role``, ``length``, ``context_length``,
     ``validation`` (the server's request schema refused a message: ``content: null``, a tool
     role, ...), ``bad_request``, ``auth``, ``not_found``, ``too_large`` (the response body passed

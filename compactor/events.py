@@ -53,6 +53,7 @@ __all__ = [
     "ShorterSummary",
     "TranscriptRead",
     "TriggerChecked",
+    "WindowAssumed",
     "error_to_dict",
 ]
 
@@ -359,6 +360,19 @@ class TriggerChecked:
 
 
 @dataclass(frozen=True, slots=True)
+class WindowAssumed:
+    """A run plans its summarizer input for a window it assumed: ``model`` is unknown to
+    compact and has no ``model.context_tokens``, so its requests are cut to ``tokens``."""
+
+    model: str
+    tokens: int
+    type: Literal["window_assumed"] = "window_assumed"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "model": self.model, "tokens": self.tokens}
+
+
+@dataclass(frozen=True, slots=True)
 class RunFinished:
     """The last event of a run, whatever its outcome: the exit code, the error (None on
     success), and which destinations were written completely and which were not."""
@@ -394,6 +408,8 @@ class CacheRefused:
         return {"type": self.type, "directory": self.directory, "reason": self.reason}
 
 
-RunEvent: TypeAlias = Event | TranscriptRead | TriggerChecked | CacheRefused | RunFinished
+RunEvent: TypeAlias = (
+    Event | TranscriptRead | TriggerChecked | CacheRefused | WindowAssumed | RunFinished
+)
 """What a run's sink receives: the summarization's events plus the run's own."""
 RunEventSink: TypeAlias = Callable[[RunEvent], MaybeAwaitable[None]]

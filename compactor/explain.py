@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._util import maybe_await, model_name
-from .cache import cache_key, model_endpoint
+from .cache import request_key
 from .chunking import (
     initial_brevity,
     input_tokens,
@@ -309,6 +309,8 @@ async def explain(
         "failover_attempts": (chain or {}).get("failover_attempts", 0),
         "summarizer_input_tokens": summarizer_tokens,
         "summarizer_context_tokens": limit,
+        # the model whose window was assumed (unknown, no model.context_tokens), else None
+        "window_assumed": (chain or {}).get("window_assumed"),
         "chunks": chunks,
         "masked_secrets": requests.masked,
         "requests": _requests(requests, limits),
@@ -401,11 +403,11 @@ async def plan_requests(config: Config[Any], messages: list[Any]) -> RequestPlan
     if not chunks and config.cache is not None and model_input:
         # as the run keys it: on the form the model is sent (a transcript model: the rendering)
         transcript = getattr(config.model, "input_mode", "messages") == "transcript"
-        key = cache_key(
+        key, _ = request_key(
+            config.model,
             model_name(config.model),
             config.model_options,
             transcript_input(model_input) if transcript else model_input,
-            model_endpoint(config.model),
         )
         name = model_name(config.model)
         hit = config.cache.peek(key, message_kind(model_input), name)
@@ -484,6 +486,16 @@ class PlannedModel:
         raise AssertionError("--explain never calls a model")
 
 
+class PlannedOpenAIModel(PlannedModel):
+    """A planned OpenAI-compatible model: it builds the request body the run would send, so
+    the cache key is the run's (the body's bytes), still without importing the client."""
+
+    def request_body(self, messages: list[Any], **options: Any) -> Any:
+        from .models.openai_body import request_body, request_params
+
+        return request_body(self.name.removeprefix("openai:"), messages, request_params(options))
+
+
 def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
     """(summarizer name, the Config a run would use) for ``check --explain``, built without
     importing or building any model backend."""
@@ -496,7 +508,7 @@ def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
     name = model_label(primary)
     chain = [primary, *((file_cfg.failover or {}).get("models") or [])]
     local = primary.get("provider") == "local"
-    planned = PlannedModel(
+    planned = (PlannedModel if local else PlannedOpenAIModel)(
         name,
         remote=not local,
         endpoint=None if local else openai_endpoint(primary.get("base_url")),

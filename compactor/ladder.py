@@ -291,6 +291,30 @@ async def summarize_input(
         if failed >= BREAKER_FAILURES:
             await _open(job, key, name, last_error)
 
+    prepared: dict[tuple[int, int, str], tuple[list[M], str | None, Any, dict[str, Any]]] = {}
+
+    def prepare(
+        model: Any, inp: list[M], sent: list[M], form: str, options: dict[str, Any]
+    ) -> tuple[str | None, Any]:
+        """(cache key, request body) of ``sent``, built once for all the attempts of one input
+        to one model. A model that serialises its own requests (``request_body``) is sent those
+        bytes, and the cache key hashes the same bytes."""
+        slot = (id(model), id(inp), form)
+        hit = prepared.get(slot)
+        if hit is not None and hit[0] is inp and hit[3] == options:
+            return hit[1], hit[2]
+        key: str | None = None
+        body: Any = None
+        if cache is not None:
+            from .cache import request_key
+
+            key, body = request_key(model, model_name(model), options, sent)
+        elif callable(getattr(model, "request_body", None)):
+            body = model.request_body(sent, **options)
+        prepared.clear()  # one at a time: a 50 MB body is not kept for the next model
+        prepared[slot] = (inp, key, body, options)
+        return key, body
+
     async def send(model: Any, inp: list[M], phase: Phase, attempt: int) -> Outcome:
         """One model call (or cache hit) of ``inp`` in the model's current form."""
         name = model_name(model)
@@ -306,7 +330,7 @@ async def summarize_input(
             job.rendered[model_key(model)] = name
         await emit(AttemptStart(phase=phase, attempt=attempt, model=name, chunk=chunk))
         outcome = Outcome()
-        key: str | None = None
+        key, body = prepare(model, inp, sent, form, options)
         cached = False
 
         def refused(reply: Any) -> ModelError | None:
@@ -316,10 +340,7 @@ async def summarize_input(
                 config, reply, inp, name, last_rung=last_rung, replaced=replaced
             ) or weak_reply(config, reply, name)
 
-        if cache is not None:
-            from .cache import cache_key, model_endpoint
-
-            key = cache_key(name, options, sent, model_endpoint(model))
+        if cache is not None and key is not None:
             # A hit goes through the checks a fresh reply does; a refused one is a miss.
             outcome.response = cache.get(key, kind, name, lambda r: refused(r) is None)
             cached = outcome.response is not None
@@ -339,7 +360,10 @@ async def summarize_input(
                 raise
         if not cached:
             try:
-                outcome.response = await model.generate(input_for(model, sent), **options)
+                if body is not None:
+                    outcome.response = await model.send_body(body, message_kind(sent), **options)
+                else:
+                    outcome.response = await model.generate(input_for(model, sent), **options)
             except Exception as err:  # noqa: BLE001 - a failed call is data for retry/failover
                 outcome.error = err
                 if isinstance(err, ModelError):

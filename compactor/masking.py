@@ -73,6 +73,7 @@ from typing import Any
 
 from .errors import ConfigError
 from .schema import AgenticMessage, Block, M, Message, loads_json
+from .secret_scan import API_KEY_WORDS, PASSWORD_WORDS, clean_messages, scan
 
 __all__ = ["SECRET_KINDS", "SecretMasker", "mask_messages"]
 
@@ -103,13 +104,8 @@ _BARE = r"""[^\s"'`\\,;&<>(){}\[\]|]"""
 # ``=``, ``:``, ``=>``, ``:=``, also after a type annotation (``password: str = "..."``).
 _SEP = r"""\s{0,3}(?::\s{0,3}[A-Za-z_][\w.\[\]|, ]{0,40}?\s{0,3}(?==))?(?:=>|:=|=|:)\s{0,3}"""
 
-_API_KEY_NAME = (
-    r"[A-Za-z0-9_.\-]{0,40}?"
-    r"(?:api[_.\-]?key|apikey|api[_.\-]?secret|api[_.\-]?token|secret[_.\-]?key|"
-    r"client[_.\-]?secret|access[_.\-]?token|auth[_.\-]?token|secret[_.\-]?access[_.\-]?key|"
-    r"private[_.\-]?token)"
-)
-_PASSWORD_NAME = r"[A-Za-z0-9_.\-]{0,40}?(?:password|passwd|passphrase|pwd)"
+_API_KEY_NAME = rf"[A-Za-z0-9_.\-]{{0,40}}?{API_KEY_WORDS}"
+_PASSWORD_NAME = rf"[A-Za-z0-9_.\-]{{0,40}}?{PASSWORD_WORDS}"
 
 
 def _assignment(name: str) -> str:
@@ -440,14 +436,20 @@ class SecretMasker:
         spans are merged in afterwards (40,000 bearer tokens in one 2.4 MB tool output took
         52 s when every match was compared with every span taken before).
         """
+        rules = self._rules
+        if not scan().may_match(text):  # most texts: one pass, and no hinted rule can match
+            rules = tuple(rule for rule in rules if not rule.hints)
+            if not rules:
+                return []
         taken: list[tuple[int, int]] = [m.span() for m in _PLACEHOLDER_RE.finditer(text)]
         if "base64," in text:
             taken = sorted([*taken, *(m.span() for m in _DATA_URI_RE.finditer(text))])
             taken = _disjoint(taken)
         found: list[tuple[int, int, str]] = []
-        lowered = text.lower()
-        for rule in self._rules:
-            if rule.hints and not any(hint in lowered for hint in rule.hints):
+        # (?i) reads ı, İ, ſ and K as ASCII letters, lower() does not: hints for ASCII only
+        lowered = text.lower() if text.isascii() else None
+        for rule in rules:
+            if rule.hints and lowered is not None and not any(h in lowered for h in rule.hints):
                 continue
             added: list[tuple[int, int]] = []
             i = 0
@@ -550,8 +552,16 @@ class SecretMasker:
         ``function_tool_result`` content. Ids, names, roles and ``extra`` are left as they are.
         """
         out: list[M] = []
-        for msg in messages:
-            if isinstance(msg, Message):
+        # One fast pass over every text first (secret_scan): a message it clears is returned
+        # as it is, unless a custom rule (which no prefilter knows) has to read it.
+        hinted = all(rule.hints for rule in self._rules)
+        clean = clean_messages(messages) if hinted else [False] * len(messages)
+        if all(clean):
+            return list(messages)
+        for msg, skip in zip(messages, clean, strict=True):
+            if skip:
+                out.append(msg)
+            elif isinstance(msg, Message):
                 out.append(self._masked_message(msg))
             elif isinstance(msg, AgenticMessage):
                 out.append(self._masked_agentic(msg))

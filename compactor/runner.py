@@ -45,6 +45,7 @@ from .events import (
     RunFinished,
     TranscriptRead,
     TriggerChecked,
+    WindowAssumed,
 )
 from .exitcodes import ExitCode, classify
 from .interrupts import Interrupted, last_signal, signal_name
@@ -241,6 +242,18 @@ class Run:
         data = await self._summarize(parsed, decision)
         self._write_output(data)
 
+    async def _say_assumed_window(self, cfg: Any) -> None:
+        """An unknown model without ``model.context_tokens``: its window is assumed (issue 34),
+        said once in the live view (an event) and in the report."""
+        from .configfile import summarizer_window
+
+        if self.model is not None:
+            return  # a model handed in (tests): the config's window is its own
+        window, assumed = summarizer_window(self.plan.file_config, self.plan.overrides)
+        if assumed is not None and window is not None and window == cfg.summarizer_context_tokens:
+            self.result.extras["assumed_window"] = {"model": assumed, "tokens": window}
+            await self.emit(WindowAssumed(assumed, window))
+
     async def _summarize(self, parsed: Any, decision: Any) -> bytes:
         from . import new
         from .configfile import build_config
@@ -273,6 +286,7 @@ class Run:
             r.extras["cache"] = {"dir": folder, "refused": reason}
             cfg = dataclasses.replace(cfg, cache=None)
             await self.emit(CacheRefused(folder, reason))
+        await self._say_assumed_window(cfg)
         cfg = dataclasses.replace(cfg, emit_internal_events=True, on_event=self.emit)
         # Spend limits: the plan must fit before anything is sent or written (the archive too).
         hold = await self._reserve(cfg, parsed.messages)

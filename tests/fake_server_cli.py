@@ -53,7 +53,7 @@ CODING = REPO / "sample_transcripts" / "coding-session.jsonl"
 PLANTED_KEY = "sk-test-PLANTED-123456"
 SUMMARY = "<summary>\nThe fake summary of the coding session.\n</summary>"
 PRIMARY = "openai:primary-model"
-RUN_EVENTS = ("transcript_read", "trigger_checked", "run_finished")
+RUN_EVENTS = ("transcript_read", "trigger_checked", "window_assumed", "run_finished")
 BACKUP = "openai:backup-model"
 
 

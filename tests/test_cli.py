@@ -291,7 +291,7 @@ def test_summarization_failure_is_3_and_writes_nothing(runner, workdir, fake_500
     assert "sk-test" not in result.output
     assert src.read_bytes() == before
     assert not (workdir / "coding-session.compact.jsonl").exists()
-    assert len(fake_500.requests) == 1
+    assert len(fake_500.requests) == 3  # the command line's default: two retries (issue 34)
 
 
 def test_run_subprocess_failover_exit_3(workdir, fake_500):

@@ -150,7 +150,7 @@ def test_show_defaults_have_no_null(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert _nulls(data) == []
     assert data["model"] == {"provider": "local"}
     assert data["trigger"] == {"context_tokens": 160_000, "context_messages": 0}
-    assert data["retry"] == {"max_retries": 0}
+    assert data["retry"] == {"max_retries": 2, "initial_delay": 1.0, "max_delay": 10.0}
     assert data["failover"] == {"max_retries": 0}
     assert data["preserve_user_messages"] == {"enabled": True, "max_tokens": 53_333}
     assert data["loop_guard"] == {"max_ratio": 0.5, "max_growth": 2.0}

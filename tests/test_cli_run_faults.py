@@ -149,7 +149,7 @@ def _go(fault: Fault, mode: str, folder: Path, fake: FakeOpenAI, *, console_scri
     return run_compact(
         folder,
         fake,
-        max_retries={"no_retry": None, "retry": 2, "failover": 1}[mode],
+        max_retries={"no_retry": 0, "retry": 2, "failover": 1}[mode],
         failover_retries=2 if mode == "failover" else None,
         timeout=TIMEOUT,
         initial_delay=0,

@@ -168,5 +168,6 @@ def test_failover_models_are_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_without_failover_one_model_and_its_attempts() -> None:
+    # no retry section: the command line's default, two retries (issue 34)
     plan = _explain(LONG)["explain"]["plan"]
-    assert (plan["summarizer"], plan["attempts"], plan["failover"]) == ("local", 1, [])
+    assert (plan["summarizer"], plan["attempts"], plan["failover"]) == ("local", 3, [])

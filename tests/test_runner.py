@@ -91,7 +91,7 @@ def test_plan_attempts_follow_the_config(tmp_path: Path) -> None:
     src = tmp_path / "s.jsonl"
     shutil.copy(CODING, src)
     assert plan(RunOptions(input=str(src), config=str(cfg))).attempts == (3, 5)
-    assert plan(RunOptions(input=str(src))).attempts == (1, 0)
+    assert plan(RunOptions(input=str(src))).attempts == (3, 0)  # the CLI default: 2 retries
 
 
 # -- rule 1: one file, one role --------------------------------------------------------------------

@@ -139,10 +139,14 @@ def _explainer(file_cfg: FileConfig, model: str | None) -> Any:
     """The explain step for ``--explain`` (its config built once, no model imported)."""
     import asyncio
 
+    from compactor.configfile import Overrides, summarizer_window
     from compactor.explain import explain, explain_config, summarizer_chain
 
     name, cfg = explain_config(file_cfg, model)
+    window, assumed = summarizer_window(file_cfg, Overrides(model=model))
     chain = summarizer_chain(file_cfg)
+    if assumed is not None and window == cfg.summarizer_context_tokens:
+        chain["window_assumed"] = assumed
     limits = file_cfg.spend_limits()
 
     def one(messages: list[Any], tools: list[Any], decision: TriggerDecision) -> Any:

@@ -36,6 +36,7 @@ from compactor.events import (
     ShorterSummary,
     TranscriptRead,
     TriggerChecked,
+    WindowAssumed,
 )
 
 __all__ = ["LiveView"]
@@ -197,6 +198,12 @@ class LiveView:
                 self._log(f"[yellow]{escape(line)}[/]", line, always=True)
             case TriggerChecked(triggered=triggered, reason=reason, forced=forced):
                 self.decision(triggered, reason, forced)
+            case WindowAssumed(model=model, tokens=tokens):
+                line = (
+                    f"{model} is not a model compact knows and has no model.context_tokens: "
+                    f"planning for a {tokens:,}-token window"
+                )
+                self._log(f"[yellow]{escape(line)}[/]", line, always=True)
             case BeforeSummarize(messages=messages):
                 self._say(f"summarizing {count(len(messages), 'message')}")
                 self._status(f"summarizing {count(len(messages), 'message')}…")

@@ -197,6 +197,11 @@ def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMes
         add(f"    summarizer input:  {size}, fits its {limit:,}-token context in one pass")
     else:
         add(f"    summarizer input:  {size} in one pass (no model.context_tokens set)")
+    if plan.get("window_assumed"):
+        add(
+            f"    summarizer window: {limit:,} tokens, assumed: {plan['window_assumed']} is not "
+            "a model compact knows (set model.context_tokens)"
+        )
     masked = plan["masked_secrets"]
     if masked is None:
         add("    secret masking:    off")

@@ -18,6 +18,7 @@ No rich or typer here: library users can load the same files.
 from __future__ import annotations
 
 from .build import (
+    ASSUMED_WINDOW,
     KeylessModel,
     UnbuiltModel,
     build_config,
@@ -25,11 +26,13 @@ from .build import (
     exponential_backoff,
     missing_keys,
     model_settings,
+    summarizer_window,
 )
 from .fileconfig import (
     DEFAULT_FILE_MAX_DELAY,
     DEFAULT_LOOP_GUARD,
     DEFAULT_MAX_GROWTH,
+    DEFAULT_RETRY,
     FileConfig,
     Overrides,
     any_remote,
@@ -48,10 +51,12 @@ from .loading import (
 from .schema import MAX_CONFIG_DEPTH, MAX_CONFIG_VALUES
 
 __all__ = [
+    "ASSUMED_WINDOW",
     "CONFIG_ENV",
     "DEFAULT_FILE_MAX_DELAY",
     "DEFAULT_LOOP_GUARD",
     "DEFAULT_MAX_GROWTH",
+    "DEFAULT_RETRY",
     "MAX_CONFIG_BYTES",
     "MAX_CONFIG_DEPTH",
     "MAX_CONFIG_VALUES",
@@ -71,5 +76,6 @@ __all__ = [
     "missing_keys",
     "model_settings",
     "parse_config_text",
+    "summarizer_window",
     "user_config_path",
 ]

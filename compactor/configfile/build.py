@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from compactor.config import Config, FailoverContext, PreserveUserMessages
 
 __all__ = [
+    "ASSUMED_WINDOW",
     "KeylessModel",
     "UnbuiltModel",
     "build_config",
@@ -29,7 +30,14 @@ __all__ = [
     "key_problem",
     "missing_keys",
     "model_settings",
+    "summarizer_window",
 ]
+
+ASSUMED_WINDOW = 200_000
+"""The summarizer window planned for an openai model compact does not know (not in
+:data:`compactor.windows.KNOWN_WINDOWS`) whose ``context_tokens`` is not set: the window Eino's
+160,000-token trigger is made for. Without it an 11-million-token history would go out as one
+request that every real server refuses."""
 
 
 def exponential_backoff(initial: float, maximum: float) -> Callable[..., float]:
@@ -81,6 +89,38 @@ def model_settings(file_cfg: FileConfig, overrides: Overrides) -> dict[str, Any]
 
         return with_model_defaults({})
     return dict(file_cfg.model)
+
+
+def summarizer_window(
+    file_cfg: FileConfig, overrides: Overrides | None = None
+) -> tuple[int | None, str | None]:
+    """(the summarizer window a run plans chunks with, the model whose window it assumed).
+
+    The smallest window of the models a run may send to: a model's ``context_tokens``, else
+    for an openai model its published window (:func:`compactor.windows.window_for`), else
+    :data:`ASSUMED_WINDOW`, named as assumed (said in the live view, the report and ``check
+    --explain``). The embedded summarizer has none. A server's own context-length error still
+    re-plans smaller."""
+    from compactor.models.registry import with_model_defaults
+    from compactor.windows import window_for
+
+    models = [
+        model_settings(file_cfg, overrides or Overrides()),
+        *((file_cfg.failover or {}).get("models") or []),
+    ]
+    best: tuple[int, str | None] | None = None
+    for d in models:
+        if d.get("context_tokens"):
+            window: tuple[int, str | None] = (d["context_tokens"], None)
+        else:
+            full = with_model_defaults(d)
+            if full.get("provider") != "openai" or not isinstance(full.get("name"), str):
+                continue
+            known = window_for(full["name"])
+            window = (known, None) if known else (ASSUMED_WINDOW, f"openai:{full['name']}")
+        if best is None or window[0] < best[0]:
+            best = window
+    return (best[0], best[1]) if best is not None else (None, None)
 
 
 class UnbuiltModel:
@@ -317,23 +357,23 @@ def build_config(
         model = _make_model(model_settings(file_cfg, ov), "model", file_cfg, build_models, alone)
     options = dict((file_cfg.model or {}).get("options") or {})
 
-    retry = None
     r = file_cfg.retry
-    initial = r.get("initial_delay", 1.0) if r is not None else 1.0
+    settings = file_cfg.retry_settings()  # without a retry section: DEFAULT_RETRY (2 retries)
+    initial = settings["initial_delay"]
     if not (isinstance(initial, int | float) and math.isfinite(initial) and initial >= 0):
         raise file_cfg.error(
             "retry.initial_delay",
             f"retry.initial_delay must be a non-negative number, got {initial!r}",
         )
     # Every wait, the server's retry-after included, is capped at max_delay (10 s by default).
-    max_delay: float | None = None
+    retry = RetryConfig(
+        max_retries=settings["max_retries"],
+        backoff=exponential_backoff(initial, settings["max_delay"]),
+        max_delay=settings["max_delay"],
+    )
+    max_delay: float | None = None  # failover's waits follow a retry section the file has
     if r is not None:
-        max_delay = r.get("max_delay", DEFAULT_FILE_MAX_DELAY)
-        retry = RetryConfig(
-            max_retries=r.get("max_retries", 3),
-            backoff=exponential_backoff(initial, max_delay),
-            max_delay=max_delay,
-        )
+        max_delay = settings["max_delay"]
 
     failover = None
     if file_cfg.failover is not None:
@@ -371,7 +411,7 @@ def build_config(
     budget = user_message_budget(pum, trigger)
     transcript_path = _transcript_path(file_cfg, ov, transcript_path_auto)
     model_dicts = [model_settings(file_cfg, ov), *((file_cfg.failover or {}).get("models") or [])]
-    contexts = [d["context_tokens"] for d in model_dicts if d.get("context_tokens")]
+    window, _ = summarizer_window(file_cfg, ov)
     fallback_name = ov.fallback or file_cfg.fallback or "none"
     if fallback_name not in ("local", "none"):
         where = "fallback" if ov.fallback is None else "--fallback"
@@ -401,12 +441,12 @@ def build_config(
         preserve_user_messages=pum,
         retry=retry,
         failover=failover,
-        summarizer_context_tokens=min(contexts) if contexts else None,
+        summarizer_context_tokens=window,
         reply_reserve_tokens=(
             file_cfg.reply_reserve_tokens
             if file_cfg.reply_reserve_tokens is not None
             else _reply_reserve(
-                min(contexts) if contexts else None,
+                window,
                 options.get("max_tokens") or options.get("max_completion_tokens"),
             )
         ),

@@ -31,6 +31,7 @@ __all__ = [
     "DEFAULT_FILE_MAX_DELAY",
     "DEFAULT_LOOP_GUARD",
     "DEFAULT_MAX_GROWTH",
+    "DEFAULT_RETRY",
     "FileConfig",
     "Overrides",
     "any_remote",
@@ -43,6 +44,17 @@ T = TypeVar("T")
 
 DEFAULT_FILE_MAX_DELAY = 10.0
 """``retry.max_delay`` (and ``failover.max_delay``) when the file does not set it: SPEC §9.4."""
+
+DEFAULT_RETRY: dict[str, Any] = {
+    "max_retries": 2,
+    "initial_delay": 1.0,
+    "max_delay": DEFAULT_FILE_MAX_DELAY,
+}
+"""The retry of a run whose config has no ``retry`` section (the command line's default, and
+``configs/default.yaml``'s): a transient failure (HTTP 408, 409, 429, 5xx, a timeout, a dropped
+connection) is tried twice more, after 1 s then 2 s, or after the server's ``Retry-After`` (at
+most ``max_delay``), as the openai SDK would on its own. The library's ``Config()`` keeps Eino's
+single call."""
 
 DEFAULT_LOOP_GUARD = 0.5
 """``compact run`` refuses a compaction that keeps this share of the tokens or more."""
@@ -343,10 +355,22 @@ class FileConfig:
         except ConfigError as err:
             raise self.error("token_counter", err.message) from err
 
+    def retry_settings(self) -> dict[str, Any]:
+        """``max_retries``, ``initial_delay``, ``max_delay`` a run uses: the file's ``retry``
+        section (3 retries when it names no count), else :data:`DEFAULT_RETRY`."""
+        if self.retry is None:
+            return dict(DEFAULT_RETRY)
+        return {
+            "max_retries": self.retry.get("max_retries", 3),
+            "initial_delay": self.retry.get("initial_delay", 1.0),
+            "max_delay": self.retry.get("max_delay", DEFAULT_FILE_MAX_DELAY),
+        }
+
     def attempts(self) -> tuple[int, int]:
         """(primary attempts, failover attempts) this config allows: ``retry.max_retries`` + 1
-        (1 without a retry section) and ``failover.max_retries`` (0 without failover)."""
-        retry = (self.retry or {}).get("max_retries", 3) if self.retry is not None else 0
+        (:data:`DEFAULT_RETRY` without a retry section) and ``failover.max_retries`` (0
+        without failover)."""
+        retry = self.retry_settings()["max_retries"]
         failover = (self.failover or {}).get("max_retries", 3) if self.failover is not None else 0
         return retry + 1, failover
 

@@ -30,11 +30,11 @@ import base64
 import json
 import os
 import urllib.parse
-from typing import Any, cast
+from typing import Any
 
 import openai
 import pydantic
-from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+from openai.types.chat import ChatCompletion
 
 from compactor._util import (
     MIN_FREE_TEXT_SECRET,
@@ -46,14 +46,15 @@ from compactor._util import (
 )
 from compactor.errors import ModelError
 from compactor.models.base import openai_endpoint
+from compactor.models.openai_body import RequestBody, request_body, request_params
 from compactor.models.openai_errors import CallErrors
 from compactor.models.openai_transport import (
     BodyRefused,
     RedirectRefused,
-    create_completion,
     make_client,
+    post_completion,
 )
-from compactor.models.openai_wire import to_message, to_wire
+from compactor.models.openai_wire import to_message
 from compactor.models.pool import pooled_client, request_slot
 from compactor.models.registry import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, INPUT_MODES
 from compactor.schema import message_kind
@@ -61,21 +62,10 @@ from compactor.schema import message_kind
 __all__ = ["OpenAIModel"]
 
 _NO_KEY = "sk-no-key"
-_OPTIONS = frozenset(
-    {
-        "temperature",
-        "top_p",
-        "max_tokens",
-        "max_completion_tokens",
-        "stop",
-        "seed",
-        "presence_penalty",
-        "frequency_penalty",
-        "reasoning_effort",
-        "extra_body",
-        "extra_headers",
-    }
-)
+
+
+def _params(options: dict[str, Any]) -> dict[str, Any]:
+    return request_params(options)
 
 
 def _secrets_of(key: str | None, base_url: str | None, params: dict[str, Any]) -> list[str]:
@@ -108,6 +98,8 @@ class OpenAIModel:
 
     remote = True
     """Secret masking is on by default for it: even a loopback proxy may forward to a cloud."""
+    readonly_input = True
+    """``generate`` only reads its messages: the pipeline hands it the history, not a copy."""
 
     def __init__(
         self,
@@ -166,13 +158,23 @@ class OpenAIModel:
             key = _NO_KEY
         return base_url, key
 
+    def request_body(self, messages: list[Any], **options: Any) -> RequestBody:
+        """The JSON body of the request :meth:`generate` sends for ``messages``
+        (:class:`~compactor.models.openai_wire.RequestBody`): the summary cache keys on its
+        bytes (``sha256``), and :meth:`send_body` sends them as they are."""
+        return request_body(self.model, messages, _params(options))
+
     async def generate(self, messages: list[Any], **options: Any) -> Any:
         """One chat completion; returns an assistant message of the input's type."""
+        body = self.request_body(messages, **options)
+        return await self.send_body(body, message_kind(messages), **options)
+
+    async def send_body(self, body: RequestBody, kind: type[Any], **options: Any) -> Any:
+        """One chat completion of a body from :meth:`request_body` (``options`` as given to
+        it: only ``extra_headers`` is read here); returns an assistant message of ``kind``."""
         base_url, key = self._resolve()
-        kind = message_kind(messages)
-        params = {k: v for k, v in options.items() if k in _OPTIONS and v is not None}
-        # to_wire builds the wire dicts the TypedDicts describe
-        wire = cast("list[ChatCompletionMessageParam]", to_wire(messages))
+        params = _params(options)
+        headers = params.get("extra_headers")
         secrets = _secrets_of(key, base_url, params)
         for secret in secrets:
             register_secret(secret)
@@ -183,8 +185,12 @@ class OpenAIModel:
             return make_client(api_key=key, base_url=base_url, timeout=self.timeout, limit=limit)
 
         async def create(client: openai.AsyncOpenAI) -> ChatCompletion:
-            return await create_completion(
-                client, model=self.model, messages=wire, deadline=self.timeout, params=params
+            return await post_completion(
+                client,
+                body=body.pieces(),
+                length=body.length,
+                headers=headers if isinstance(headers, dict) else None,
+                deadline=self.timeout,
             )
 
         try:

@@ -3,7 +3,8 @@
 Each failure gets a ``kind`` the retry policy (SPEC §6) can use, and says whether it is worth
 retrying (``transient``):
 
-* a deadline passed, a dropped or cut connection, a malformed reply, a 429 or a 5xx: transient;
+* a deadline passed, a dropped or cut connection, a malformed reply, a 408, 409, 429 or a 5xx:
+  transient;
 * a refusal the same request gets again (a 4xx, a content filter, a wrong role): not transient;
 * a redirect (3xx): never followed, not transient, persistent (``kind="redirect"``, naming the
   ``Location`` it pointed to).
@@ -299,8 +300,16 @@ class CallErrors:
                     status=code,
                     retry_after=_retry_after(err.response.headers),
                 )
-            if code == 408:
-                return self.fail(cause, kind="timeout", transient=True, status=code)
+            if code in (408, 409):
+                # a request timeout, a lock conflict: the same request may go through next
+                # time (the openai SDK retries both too)
+                return self.fail(
+                    cause,
+                    kind="timeout" if code == 408 else "conflict",
+                    transient=True,
+                    status=code,
+                    retry_after=_retry_after(err.response.headers),
+                )
             if code == 404 or _body_code(err) == "model_not_found":
                 return self.fail(
                     cause, kind="not_found", transient=False, status=code, persistent=True

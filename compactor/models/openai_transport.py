@@ -10,28 +10,27 @@ attempt fails with
 gzip/deflate, or a body that does not decode, is refused as ``malformed``.
 
 :func:`make_client` builds the SDK client around that HTTP client (the SDK's own retries off:
-retry policy belongs to :mod:`compactor.retry`), and :func:`create_completion` makes one
-request under a deadline for the whole attempt, body included.
+retry policy belongs to :mod:`compactor.retry`), and :func:`post_completion` sends one request
+body the caller serialised, under a deadline for the whole attempt, body included.
 """
 
 from __future__ import annotations
 
 import asyncio
 import zlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 
 import httpx2
 import openai
-from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+from openai.types.chat import ChatCompletion
 
 __all__ = [
     "BodyRefused",
     "CappedBody",
     "RedirectRefused",
     "cap_responses",
-    "create_completion",
     "make_client",
+    "post_completion",
 ]
 
 _DECODE_PIECE = 64 * 1024
@@ -176,21 +175,41 @@ def make_client(
     )
 
 
-async def create_completion(
+async def post_completion(
     client: openai.AsyncOpenAI,
     *,
-    model: str,
-    messages: list[ChatCompletionMessageParam],
+    body: Iterable[bytes],
+    length: int,
+    headers: Mapping[str, str] | None,
     deadline: float,
-    params: dict[str, Any],
 ) -> ChatCompletion:
-    """One chat completion, ended ``deadline`` seconds after it starts whatever the server does.
+    """One chat completion of a request body serialised by the caller (``body``: its pieces,
+    ``length`` bytes in all), ended ``deadline`` seconds after it starts whatever the server
+    does.
+
+    The SDK's documented route for a body it should not build (``client.post`` with
+    ``content=``): its headers, auth (the bearer key, as ``create()`` sends it), error types and
+    response parsing, without ``create()``'s TypedDict walk over every message and its
+    ``json.dumps`` of the body (about 10 s for a 21,775-message history). Retries stay off (the
+    client's ``max_retries=0``): :mod:`compactor.retry` is the one retry owner. The body goes
+    out piece by piece with its length announced (no chunked encoding): the event loop's write
+    buffer holds a piece, not a second copy of a 50 MB body.
 
     The SDK's timeout is per read: a server that drips bytes never trips it. This is the
     deadline for the whole attempt (connect, send, headers and the complete body): a
     :class:`TimeoutError` when it passes."""
+    sized = {"Content-Length": str(length)}
+    options: openai.RequestOptions = {
+        "security": {"bearer_auth": True},
+        "headers": {**sized, **headers} if headers else sized,
+    }
     async with asyncio.timeout(deadline):
-        completion: ChatCompletion = await client.chat.completions.create(
-            model=model, messages=messages, **params
+        completion: ChatCompletion = await client.post(
+            "/chat/completions", cast_to=ChatCompletion, content=_pieces(body), options=options
         )
         return completion
+
+
+async def _pieces(body: Iterable[bytes]) -> AsyncIterator[bytes]:
+    for piece in body:
+        yield piece

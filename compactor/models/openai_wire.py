@@ -3,7 +3,8 @@
 :func:`to_wire` turns a history (:class:`~compactor.schema.Message` or
 :class:`~compactor.schema.AgenticMessage`) into chat-completions messages: text parts are joined,
 media become ``[image]`` placeholders, tool calls and results keep their ids (a result without
-one becomes a user message).
+one becomes a user message). :class:`RequestBody` is the whole request, serialised (orjson) a
+message at a time whenever it is read: the bytes sent, and the bytes the summary cache keys on.
 
 :func:`to_message` turns a completion into an assistant message of the input's type, treating
 every field as hostile:
@@ -24,6 +25,7 @@ import math
 from typing import Any
 
 from compactor.errors import ModelError
+from compactor.models.openai_body import RequestBody, request_body, to_wire
 from compactor.models.openai_errors import CallErrors, one_line
 from compactor.schema import (
     AgenticMessage,
@@ -31,80 +33,10 @@ from compactor.schema import (
     Message,
     ToolCall,
     Usage,
-    blocks_text,
     make_assistant,
-    parts_text,
 )
 
-__all__ = ["to_message", "to_wire"]
-
-
-def _wire_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
-    return {
-        "id": call_id,
-        "type": "function",
-        "function": {"name": name, "arguments": arguments or "{}"},
-    }
-
-
-def _message_to_wire(msg: Message) -> list[dict[str, Any]]:
-    if msg.role == "tool":
-        text = parts_text(msg)
-        if msg.tool_call_id:
-            return [{"role": "tool", "tool_call_id": msg.tool_call_id, "content": text}]
-        label = msg.tool_name or msg.name or "tool"
-        return [{"role": "user", "content": f"[{label} result]\n{text}"}]
-    if msg.role == "assistant":
-        out: dict[str, Any] = {"role": "assistant"}
-        text = parts_text(msg)
-        out["content"] = text if text or not msg.tool_calls else None
-        if msg.tool_calls:
-            out["tool_calls"] = [_wire_call(c.id, c.name, c.arguments) for c in msg.tool_calls]
-        return [out]
-    role = msg.role if msg.role in ("system", "user", "developer") else "user"
-    out = {"role": role, "content": parts_text(msg)}
-    if msg.name and role == "user":
-        out["name"] = msg.name
-    return [out]
-
-
-def _agentic_to_wire(msg: AgenticMessage) -> list[dict[str, Any]]:
-    if msg.role == "assistant":
-        text = blocks_text([b for b in msg.blocks if b.type != "function_tool_call"])
-        calls = [
-            _wire_call(b.call_id or "", b.name or "", b.arguments or "")
-            for b in msg.blocks
-            if b.type == "function_tool_call"
-        ]
-        out: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
-        if calls:
-            out["tool_calls"] = calls
-        return [out]
-    if msg.role == "system":
-        return [{"role": "system", "content": blocks_text(msg.blocks)}]
-    wire: list[dict[str, Any]] = []
-    for block in msg.blocks:
-        if block.type == "function_tool_result":
-            text = blocks_text(block.content)
-            if block.call_id:
-                wire.append({"role": "tool", "tool_call_id": block.call_id, "content": text})
-            else:
-                wire.append({"role": "user", "content": f"[{block.name or 'tool'} result]\n{text}"})
-    rest = [b for b in msg.blocks if b.type != "function_tool_result"]
-    if rest or not wire:
-        wire.append({"role": "user", "content": blocks_text(rest)})
-    return wire
-
-
-def to_wire(messages: list[Message] | list[AgenticMessage]) -> list[dict[str, Any]]:
-    """Chat-completions wire messages for a history (media become ``[image]`` placeholders)."""
-    wire: list[dict[str, Any]] = []
-    for msg in messages:
-        if isinstance(msg, AgenticMessage):
-            wire.extend(_agentic_to_wire(msg))
-        else:
-            wire.extend(_message_to_wire(msg))
-    return wire
+__all__ = ["RequestBody", "request_body", "to_message", "to_wire"]
 
 
 def _scrub(text: str, secrets: list[str]) -> str:
