@@ -360,7 +360,7 @@ def test_verbose_says_what_was_read_decided_and_sent(tmp_path: Path) -> None:
     assert lines[1] == f"read {CODING} · openai · 23 messages"
     assert lines[2].startswith("forced (trigger did not fire: 998 tokens <= ")
     assert "summarizing 23 messages" in lines
-    assert "sending to local: primary attempt 1/1" in lines
+    assert "sending to local: primary attempt 1/3" in lines
     assert lines[-1].startswith("compacted 23 → 2 messages")
     # a failure: still one error line and no traceback
     bad = tmp_path / "bad.jsonl"

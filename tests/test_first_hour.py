@@ -185,11 +185,13 @@ def test_a_missing_file_names_what_named_it(
     missing = str(tmp_path / "nope.yaml")
     result = _invoke("check", SMALL, "-c", missing)
     assert result.exit_code == 2
-    assert _line(result.stderr) == f"{missing}: config file not found"
+    assert _line(result.stderr) == f"config error: {missing}: config file not found"
     monkeypatch.setenv("COMPACT_CONFIG", missing)
     result = _invoke("check", SMALL)
     assert result.exit_code == 2
-    assert _line(result.stderr) == f"{missing}: config file not found (named by $COMPACT_CONFIG)"
+    assert _line(result.stderr) == (
+        f"config error: {missing}: config file not found (named by $COMPACT_CONFIG)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -249,7 +251,7 @@ def test_stdin_is_archived_when_the_note_should_point_at_it(
     args = ["run", "-", "--force", "--model", "local", "--transcript-path", "archive"]
     result = _invoke(*args, input=CODING.read_text())
     assert result.exit_code == 0, result.output
-    [archived] = (data / "compact" / "archive").iterdir()
+    [archived] = (data / "compact" / "archive").glob("[!.]*.jsonl")  # not the index
     assert archived.read_bytes() == CODING.read_bytes()
     summary = json.loads(result.stdout.splitlines()[-1])["content"]
     assert f"read the full transcript at: {archived}" in summary

@@ -93,6 +93,15 @@ COMMANDS: dict[str, Runs | Elsewhere] = {
     "compact config init": Runs(0, ("wrote ",), files=("xdg-config/compact/config.yaml",)),
     "compact config init --example": Runs(0, ("failover ",)),
     "compact archive list": Runs(0),
+    "compact archive restore session.jsonl": Runs(
+        0, ("restored",), before=("compact run session.jsonl --in-place --model local",)
+    ),
+    "compact run session.jsonl --in-place --model local": Runs(0, ("original archived at",)),
+    "compact check -q session.jsonl": Runs(1),
+    "compact eval session.jsonl session.compact.jsonl": Runs(
+        0, ("score",), before=("compact run session.jsonl",)
+    ),
+    "compact run session.jsonl -v": Runs(0, ("config: ", "compacted")),
     "compact archive prune --older-than 30d": Runs(0),
     "compact cache info": Runs(0),
     "compact cache clear --older-than 30d": Runs(0),

@@ -85,7 +85,7 @@ def test_dev_zero_stops_at_the_default_line_limit_in_bounded_memory(
     code, stderr, elapsed, peak_mib = _run_measured(args)
     assert code == 2, stderr
     assert "/dev/zero:1: line longer than 256 MiB (input.max_line_bytes)" in stderr
-    assert stderr.startswith("compact: TranscriptError:")
+    assert stderr.startswith("compact: ")
     assert elapsed < 30, elapsed  # ~0.5 s here
     # the 256 MiB held plus the ~25 MiB a run starts with (~280 MiB here)
     assert peak_mib < DEFAULT_MAX_LINE_BYTES / MiB + 64, f"peak RSS {peak_mib:.0f} MiB"

@@ -176,14 +176,22 @@ class KeylessModel:
             raise AttributeError(name)
         return getattr(self.model, name)
 
-    async def generate(self, messages: list[Any], **options: Any) -> Any:
-        raise ModelError(
+    def _refusal(self) -> ModelError:
+        return ModelError(
             self.message,
             kind="auth",
             transient=False,
             persistent=True,
             model=getattr(self.model, "name", None),
         )
+
+    async def generate(self, messages: list[Any], **options: Any) -> Any:
+        raise self._refusal()
+
+    async def send_body(self, body: Any, kind: type[Any], **options: Any) -> Any:
+        """The wrapped model's route for a body built once (its ``request_body``): refused
+        too, so no request ever leaves without its key."""
+        raise self._refusal()
 
 
 def key_problem(spec: dict[str, Any], key: str, file_cfg: FileConfig) -> str | None:

@@ -182,12 +182,18 @@ def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
-def _read_blocks(read: Any, guard: LineGuard) -> bytes:
-    """``read(n)`` until it returns nothing, each block checked by ``guard`` first."""
+def _read_blocks(read: Any, guard: LineGuard, *, buffered: bool = False) -> bytes:
+    """``read(n)`` until it returns nothing, each block checked by ``guard`` first.
+
+    ``buffered``: ``read`` is a blocking ``BufferedReader.read``, which returns fewer than n
+    bytes only at the end of the input: a short block ends the read. On a terminal that
+    matters: after the Ctrl-D that ends the input, another read would wait for a second one."""
     chunks: list[bytes] = []
     while block := read(_BLOCK):
         guard.feed(block)
         chunks.append(block)
+        if buffered and len(block) < _BLOCK:
+            break
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
@@ -196,7 +202,9 @@ def _read_stdin(limits: InputLimits) -> InputFile:
     if stdin is None or getattr(stdin, "closed", False):
         raise StreamError("<stdin>", "stdin is closed", reading=True)
     try:
-        return InputFile("-", _read_blocks(stdin.buffer.read, LineGuard("-", limits)))
+        return InputFile(
+            "-", _read_blocks(stdin.buffer.read, LineGuard("-", limits), buffered=True)
+        )
     except (OSError, ValueError, AttributeError) as err:
         cause = os_cause(err) if isinstance(err, OSError) else "stdin is closed"
         raise StreamError("<stdin>", cause, reading=True) from err
