@@ -43,7 +43,12 @@ def check_file(
     """Read ``path`` (``-``: stdin) and decide; malformed input raises TranscriptError."""
     from .formats.streaming import stream_check
 
-    streamed = stream_check(path, trigger, format) if counter is default_token_counter else None
+    remote = "://" in path  # an object-store URL: read whole (compactor.distributed.objects)
+    streamed = (
+        stream_check(path, trigger, format)
+        if counter is default_token_counter and not remote
+        else None
+    )
     if streamed is not None:
         # line-per-message formats: the whole file is the visible history
         return CheckResult(
@@ -56,9 +61,15 @@ def check_file(
             tool_results=streamed.tool_results,
         )
     from .formats.registry import file_tool_pairs, read_transcript
-    from .io import read_input
 
-    display, raw = read_input(path)
+    if remote:
+        from .distributed.objects import read_named
+
+        display, raw = read_named(path)
+    else:
+        from .io import read_input
+
+        display, raw = read_input(path)
     parsed = read_transcript(display, raw, format=format)
     decision = decide_sync(parsed.messages, parsed.tools, trigger, counter, always_count=True)
     calls, results = file_tool_pairs(parsed)
