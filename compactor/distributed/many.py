@@ -101,7 +101,8 @@ def config_digest(options: RunOptions, file_cfg: FileConfig) -> str:
 def file_task(url: str, options: RunOptions, shared: _Shared, semaphore: Any) -> TaskResult:
     """One file on a worker (or here): skipped when the manifest says its output is up to
     date, else run under the cluster-wide ``semaphore`` (None: no limit)."""
-    opts = dataclasses.replace(options, input=url)
+    # each file's own run writes no report or events: the batch report is the caller's
+    opts = dataclasses.replace(options, input=url, report=None, events=None)
     target = target_of(opts)
     try:
         if is_url(url):

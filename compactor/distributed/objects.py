@@ -83,7 +83,10 @@ def filesystem(url: str) -> tuple[Any, str]:
     try:
         import fsspec
     except ImportError as err:
-        raise ConfigError(f"{url!r}: object-store paths need fsspec ({how})") from err
+        raise ConfigError(
+            f"{url!r}: object-store paths need fsspec, and {package} for {scheme}:// ({how}; "
+            "the extra 's3' of compactor brings fsspec and s3fs)"
+        ) from err
     try:
         fs, path = fsspec.core.url_to_fs(url)
     except ImportError as err:

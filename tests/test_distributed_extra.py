@@ -1,0 +1,35 @@
+"""Issue 33: an object-store path without its backend installed is one line, exit 2.
+
+Kept apart from test_distributed.py, which needs the extras: this one runs in any environment
+(the console script in a fresh interpreter, where ``import s3fs`` fails as it does without the
+extra).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+MISSING = """\
+import sys
+sys.modules["s3fs"] = None  # as if the extra were not installed: `import s3fs` fails
+from compactor.cli.app import main
+sys.argv = ["compact", *sys.argv[1:]]
+main()
+"""
+
+
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_without_s3fs_an_s3_path_is_a_one_line_exit_2(command: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", MISSING, command, "s3://logs-bucket/logs/"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "s3fs" in lines[0] and "compactor[s3]" in lines[0] and "'s3'" in lines[0]
