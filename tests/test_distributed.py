@@ -337,6 +337,12 @@ def test_one_object_run_and_check_and_what_an_object_store_refuses(
     report = json.loads(fs.cat_file("logs-bucket/one/report.json"))
     assert report["input"] == url and report["output"] == "s3://logs-bucket/one/s003.jsonl"
 
+    local = str(bucket["local"] / "s004.jsonl")
+    up = _compact("run", local, "-o", "s3://logs-bucket/up/s004.jsonl", *FLAGS)
+    assert up.returncode == 0, up.stderr
+    want = (bucket["expected"] / "s004.jsonl").read_bytes()
+    assert fs.cat_file("logs-bucket/up/s004.jsonl") == want
+
     check = _compact("check", "s3://logs-bucket/one/")
     assert check.returncode == 0, check.stderr
     assert check.stdout.startswith("s3://logs-bucket/one/s003.jsonl: ok — openai")

@@ -9,6 +9,7 @@ prefixed with its place (``[12/400]``) as files finish, then the batch report.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -100,9 +101,11 @@ def run_remote_command(
         common.fail(ConfigError(f"--dask {dask!r}: local:N needs a number of workers"))
     try:
         check_url_options(base)
-        single = len(transcripts) == 1 and dask is None and _is_url(transcripts[0])
-        if single:
+        single = len(transcripts) == 1 and dask is None
+        if single and _is_url(transcripts[0]):  # an object, not a folder of them
             single = expand_urls(transcripts, skip_outputs=False).files == transcripts
+        elif single:  # a local file or stdin whose output or report is an object
+            single = transcripts[0] == "-" or not os.path.isdir(transcripts[0])
         if single:
             return _run_single(base, quiet=quiet, debug=debug)
         if "-" in transcripts:
