@@ -357,3 +357,38 @@ def test_one_object_run_and_check_and_what_an_object_store_refuses(
     assert missing.returncode == 2
     assert "nope.jsonl" in missing.stderr and "not found" in missing.stderr
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_jobs_bounds_the_model_requests_across_the_cluster(
+    fs: Any, client: Any, bucket: dict[str, Any], tmp_path: Path, jobs: int
+) -> None:
+    """--jobs is one limit for the whole cluster, not one per worker: 2 workers, 6 files, each
+    one request to a fake server that answers after 0.3 s; the server never sees more than
+    ``jobs`` at once (and does see ``jobs``: the limit, not one file after another)."""
+    from compactor.testing.fake_openai import FakeOpenAI
+
+    server = FakeOpenAI(latency=0.3).start()
+    try:
+        config = tmp_path / "compact.yaml"
+        config.write_text(
+            "model:\n  provider: openai\n  name: fake\n"
+            f"  base_url: {server.base_url}\n  api_key: sk-test-jobs\n  timeout: 10\n"
+            "loop_guard: false\n",
+            encoding="utf-8",
+        )
+        urls = [f"s3://logs-bucket/logs/{n}" for n in bucket["names"][:6]]
+        options = RunOptions(
+            input="-",
+            output_dir=f"s3://logs-bucket/jobs{jobs}/",
+            config=str(config),
+            force=True,
+            cache=False,
+            transcript_path="none",
+        )
+        outcome = compact_many(urls, options, client=client, jobs=jobs)
+    finally:
+        server.stop()
+    assert [r.exit_code for r in outcome.results if r is not None] == [0] * 6
+    assert len(server.requests) == 6
+    assert server.peak_in_flight == jobs
