@@ -10,6 +10,7 @@ embedded summarizer (``--model local --force --transcript-path none``), each as 
 1. the local batch on the local copies (``compact run DIR --output-dir OUT``: one process);
 2. the bucket without a cluster (``compact run s3://.../logs/ --output-dir s3://.../one/``);
 3. the bucket on ``--dask local:N`` (N worker processes), cluster start-up included;
+   3b. the local copies on ``--dask local:N`` (no S3: the cluster alone);
 4. ``--dask local:N`` over one tiny file: the cluster's start-up alone;
 5. ``--dask local:N`` over ``tiny`` copies of a 62-token chat (not triggered, copied): the
    per-file cost of a task (scheduling, S3 GET/HEAD/PUT, manifest) when the work is nil;
@@ -133,6 +134,12 @@ def main() -> int:
             fs.cat_file(f"bench/dask/{p.name}") == p.read_bytes() for p in sorted(out.iterdir())
         )
         print(f"   same bytes as the local batch: {same}", flush=True)
+        spread = Path(tmp) / "spread"
+        spread.mkdir()
+        files_local = _timed(
+            ["run", str(logs), "--output-dir", str(spread), "--dask", dask, *FLAGS], env
+        )
+        print(f"3b. local files, --dask {dask} (no S3): {files_local:.2f} s", flush=True)
         startup = _timed(
             [
                 "run",
@@ -141,7 +148,8 @@ def main() -> int:
                 "s3://bench/one-out/",
                 "--dask",
                 dask,
-                *FLAGS,
+                *FLAGS[:2],
+                *FLAGS[3:],
             ],
             env,
         )
@@ -174,6 +182,7 @@ def main() -> int:
     mb = total / 1e6
     print(f"ratio local batch / --dask {dask}: {local / cluster:.2f}x")
     print(f"ratio bucket without cluster / --dask {dask}: {bucket / cluster:.2f}x")
+    print(f"ratio local batch / local files on --dask {dask}: {local / files_local:.2f}x")
     core_rate = mb / local  # MB/s of one process (one core)
     work = (cluster - startup) * args.workers  # worker-seconds spent on the files
     print(

@@ -198,6 +198,8 @@ def expand_urls(items: list[str], *, skip_outputs: bool) -> Inputs:
 def target_of(options: RunOptions) -> str | None:
     """Where the transcript of ``options`` goes, URLs included: ``-o``, ``--output-dir``/NAME
     or ``NAME.compact.jsonl`` beside the input; None for stdout."""
+    if options.in_place:
+        return options.input  # a local file (an object is refused: check_url_options)
     if options.output == "-" or (options.input == "-" and options.output is None):
         return None
     if options.output is not None:
@@ -299,6 +301,8 @@ def run_url(
             local_out = os.path.join(tmp, "out", posixpath.basename(target))
             labels[local_out] = target
         changes["output"] = local_out if target is not None else options.output
+        if options.in_place:  # a local input replaced in place; only its report is an object
+            changes["output"] = None
         # The report names the object URLs, not the temporary copies: written here, after.
         report_url, changes["report"] = options.report, None
         local = dataclasses.replace(options, **changes)
