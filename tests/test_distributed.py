@@ -392,3 +392,62 @@ def test_jobs_bounds_the_model_requests_across_the_cluster(
     assert [r.exit_code for r in outcome.results if r is not None] == [0] * 6
     assert len(server.requests) == 6
     assert server.peak_in_flight == jobs
+
+
+def test_ctrl_c_on_the_command_line_cancels_and_the_report_says_what_was_done(
+    fs: Any, client: Any, bucket: dict[str, Any], tmp_path: Path
+) -> None:
+    """The console script, SIGINT once the first model request arrived (the batch is running):
+    exit 130, one line saying how many files were done and that the rest were cancelled, and
+    the batch report (in the bucket) with every file: done, or cancelled with exit 130."""
+    import time
+
+    from compactor.testing.fake_openai import FakeOpenAI
+
+    from .fake_server_cli import default_sigint
+
+    server = FakeOpenAI(latency=0.5).start()
+    try:
+        config = tmp_path / "compact.yaml"
+        config.write_text(
+            "model:\n  provider: openai\n  name: fake\n"
+            f"  base_url: {server.base_url}\n  api_key: sk-test-sigint\n  timeout: 10\n"
+            "loop_guard: false\n",
+            encoding="utf-8",
+        )
+        fs.pipe({f"logs-bucket/sig/{n}": transcript(i) for i, n in enumerate(bucket["names"][:12])})
+        args = ["run", "s3://logs-bucket/sig/", "--output-dir", "s3://logs-bucket/sig-out/"]
+        args += ["--dask", _address(client), "-c", str(config), "--force", "--no-cache"]
+        args += [
+            "--jobs",
+            "1",
+            "--transcript-path",
+            "none",
+            "--report",
+            "s3://logs-bucket/sig.json",
+        ]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "compactor", *args],
+            stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            text=True,
+            preexec_fn=default_sigint,  # SIGINT back to its default action
+        )
+        deadline = time.monotonic() + 60
+        while not server.requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.requests, "the batch never reached the model"
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        server.stop()
+    assert proc.returncode == 130, stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("compact: interrupted by Ctrl-C: "), stderr
+    assert "of 12 files done; the remaining tasks were cancelled" in last
+    report = json.loads(fs.cat_file("logs-bucket/sig.json"))
+    assert report["interrupted"] is True
+    codes = [f["exit_code"] for f in report["files"]]
+    assert len(codes) == 12 and set(codes) <= {0, 130} and 130 in codes
+    done = codes.count(0)
+    assert last.startswith(f"compact: interrupted by Ctrl-C: {done} of 12 files done")
