@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -33,3 +34,21 @@ def test_without_s3fs_an_s3_path_is_a_one_line_exit_2(command: str) -> None:
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
     assert "s3fs" in lines[0] and "compactor[s3]" in lines[0] and "'s3'" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("nowhere", "--dask 'nowhere': give local, local:N or a scheduler ADDRESS"),
+        ("local:two", "--dask 'local:two': local:N needs a number of workers, 1 or more"),
+        ("local:0", "--dask 'local:0': local:N needs a number of workers, 1 or more"),
+    ],
+)
+def test_a_dask_address_that_is_none_is_exit_2(value: str, message: str, tmp_path: Path) -> None:
+    from .fake_server_cli import invoke
+
+    (tmp_path / "a.jsonl").write_bytes(b'{"role": "user", "content": "hi"}\n')
+    proc = invoke(["run", str(tmp_path), "--dask", value, "--model", "local"])
+    assert proc.returncode == 2
+    assert proc.stderr.decode().strip() == f"compact: ConfigError: {message}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl"]

@@ -97,8 +97,12 @@ def run_remote_command(
 
     if dask is not None and not (dask == "local" or dask.startswith("local:")) and ":" not in dask:
         common.fail(ConfigError(f"--dask {dask!r}: give local, local:N or a scheduler ADDRESS"))
-    if dask is not None and dask.startswith("local:") and not dask[6:].isdigit():
-        common.fail(ConfigError(f"--dask {dask!r}: local:N needs a number of workers"))
+    if (
+        dask is not None
+        and dask.startswith("local:")
+        and not (dask[6:].isdigit() and int(dask[6:]))
+    ):
+        common.fail(ConfigError(f"--dask {dask!r}: local:N needs a number of workers, 1 or more"))
     try:
         check_url_options(base)
         single = len(transcripts) == 1 and dask is None
