@@ -52,3 +52,21 @@ def test_a_dask_address_that_is_none_is_exit_2(value: str, message: str, tmp_pat
     assert proc.returncode == 2
     assert proc.stderr.decode().strip() == f"compact: ConfigError: {message}"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl"]
+
+
+def test_file_urls_are_local_paths_with_every_local_rule(tmp_path: Path) -> None:
+    """``file://`` input, output and events are the local files (no fsspec); a local rule
+    still holds: the output may not be the input."""
+    from .fake_server_cli import invoke
+
+    src = Path(__file__).resolve().parents[1] / "sample_transcripts" / "small-chat.jsonl"
+    (tmp_path / "a.jsonl").write_bytes(src.read_bytes())
+    url = f"file://{tmp_path}"
+    args = ["run", f"{url}/a.jsonl", "-o", f"{url}/b.jsonl", "--events", f"{url}/ev.jsonl"]
+    proc = invoke([*args, "--model", "local", "--transcript-path", "none"])
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "b.jsonl").read_bytes() == src.read_bytes()  # not triggered: a copy
+    assert (tmp_path / "ev.jsonl").read_text().count("\n") >= 2
+    same = invoke(["run", f"{url}/a.jsonl", "-o", f"{url}/a.jsonl", "--model", "local"])
+    assert same.returncode == 2
+    assert "is the input; use --in-place" in same.stderr.decode()

@@ -190,6 +190,7 @@ def run(
     # through compactor.distributed.
     transcripts = [localized(t) or t for t in transcripts]
     output, output_dir, report = localized(output), localized(output_dir), localized(report)
+    events = localized(events)
     options = RunOptions(
         input=transcripts[0],
         output=output,
