@@ -48,8 +48,11 @@ def check_file(
     does a line or an input past ``limits`` (default: :class:`~compactor.io.InputLimits`)."""
     from .formats.streaming import stream_check
 
+    remote = "://" in path  # an object-store URL: read whole (compactor.distributed.objects)
     streamed = (
-        stream_check(path, trigger, format, limits) if counter is default_token_counter else None
+        stream_check(path, trigger, format, limits)
+        if counter is default_token_counter and not remote
+        else None
     )
     if streamed is not None:
         # line-per-message formats: the whole file is the visible history
@@ -63,9 +66,15 @@ def check_file(
             tool_results=streamed.tool_results,
         )
     from .formats.registry import file_tool_pairs, read_transcript
-    from .io import read_input
 
-    display, raw = read_input(path, limits)
+    if remote:
+        from .distributed.objects import read_named
+
+        display, raw = read_named(path, limits)
+    else:
+        from .io import read_input
+
+        display, raw = read_input(path, limits)
     parsed = read_transcript(display, raw, format=format)
     decision = decide_sync(parsed.messages, parsed.tools, trigger, counter, always_count=True)
     calls, results = file_tool_pairs(parsed)

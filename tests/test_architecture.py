@@ -27,6 +27,11 @@ CONFINED: dict[str, tuple[str, ...]] = {
     "httpx2": ("models/openai",),
     "tiktoken": ("tiktoken_counter.py",),
     "yaml": ("configfile/", "cli/"),  # reading config files; `config show` prints YAML
+    # object stores and the Dask cluster (issue 33); cli/ starts a cluster for --dask
+    "fsspec": ("distributed/",),
+    "s3fs": ("distributed/",),
+    "dask": ("distributed/", "cli/distributed.py"),
+    "distributed": ("distributed/", "cli/distributed.py"),
 }
 
 

@@ -35,6 +35,12 @@ HEAVY = (
     "compactor.middleware",
     "compactor.summarize",
     "compactor.io",
+    # object stores and the cluster (issue 33): only for a URL or --dask
+    "fsspec",
+    "s3fs",
+    "dask",
+    "distributed",
+    "compactor.distributed",
 )
 
 # main() ends the process itself (os._exit after atexit handlers): report from an atexit handler.

@@ -110,7 +110,16 @@ def check(
             job.explain = _explainer(file_cfg, model)
         from compactor.inputs import expand_inputs
 
-        paths = expand_inputs(transcripts, skip_outputs=False).files
+        if any("://" in t for t in transcripts):  # object-store URLs: fsspec, imported then
+            from compactor.distributed.objects import expand_urls, is_url, localize
+
+            transcripts = [localize(t) for t in transcripts]
+            urls = [t for t in transcripts if is_url(t)]
+            found = expand_urls(urls, skip_outputs=False).files if urls else []
+            rest = [t for t in transcripts if not is_url(t)]
+            paths = [*found, *(expand_inputs(rest, skip_outputs=False).files if rest else [])]
+        else:
+            paths = expand_inputs(transcripts, skip_outputs=False).files
     except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001
         common.fail(err, debug)
     any_triggered = False
@@ -229,11 +238,11 @@ class _Check:
         common.say_styled([(f"{head}: ", None), (verdict, style), (f" — {tail}", None)])
 
     def _explained(self, path: str) -> bool:
+        from compactor.distributed.objects import read_named
         from compactor.formats.registry import read_transcript
-        from compactor.io import read_input
         from compactor.trigger import decide_sync
 
-        display, raw = read_input(path, self.limits)
+        display, raw = read_named(path, self.limits)
         parsed = read_transcript(display, raw, format=self.fmt)
         decision = decide_sync(
             parsed.messages, parsed.tools, self.trigger, self.counter, always_count=True

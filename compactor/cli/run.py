@@ -176,6 +176,16 @@ def run(
             "files are read and written.",
         ),
     ] = None,
+    dask: Annotated[
+        str | None,
+        typer.Option(
+            "--dask",
+            metavar="ADDRESS",
+            help="Batch: one task per file on a Dask cluster (a scheduler ADDRESS, or local[:N] "
+            "for N worker processes here); --jobs holds across the cluster; a re-run skips "
+            "files whose output is up to date.",
+        ),
+    ] = None,
     debug: DebugOpt = False,
 ) -> None:
     """Compact transcripts whose trigger fires, in their own format.
@@ -187,6 +197,13 @@ def run(
     """
     from compactor.runner import RunOptions
 
+    from .distributed import is_remote, localized
+
+    # file:// is a local path; other URLs (s3://, gs://, az://, memory://) and --dask go
+    # through compactor.distributed.
+    transcripts = [localized(t) or t for t in transcripts]
+    output, output_dir, report = localized(output), localized(output_dir), localized(report)
+    events = localized(events)
     options = RunOptions(
         input=transcripts[0],
         output=output,
@@ -205,6 +222,11 @@ def run(
         threshold=common.tokens(threshold),
         token_counter=token_counter,
     )
+    if is_remote([*transcripts, output, output_dir, report, events], dask):
+        from .distributed import run_remote_command
+
+        code = run_remote_command(transcripts, options, jobs or 4, quiet, debug, dask)
+        raise typer.Exit(code)
     # A batch: several inputs, or a folder. One file runs exactly as always.
     if len(transcripts) > 1 or (transcripts[0] != "-" and os.path.isdir(transcripts[0])):
         from .batch import run_batch_command

@@ -1,0 +1,72 @@
+"""Issue 33: an object-store path without its backend installed is one line, exit 2.
+
+Kept apart from test_distributed.py, which needs the extras: this one runs in any environment
+(the console script in a fresh interpreter, where ``import s3fs`` fails as it does without the
+extra).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MISSING = """\
+import sys
+sys.modules["s3fs"] = None  # as if the extra were not installed: `import s3fs` fails
+from compactor.cli.app import main
+sys.argv = ["compact", *sys.argv[1:]]
+main()
+"""
+
+
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_without_s3fs_an_s3_path_is_a_one_line_exit_2(command: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", MISSING, command, "s3://logs-bucket/logs/"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "s3fs" in lines[0] and "compact-transcripts[s3]" in lines[0] and "'s3'" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("nowhere", "--dask 'nowhere': give local, local:N or a scheduler ADDRESS"),
+        ("local:two", "--dask 'local:two': local:N needs a number of workers, 1 or more"),
+        ("local:0", "--dask 'local:0': local:N needs a number of workers, 1 or more"),
+    ],
+)
+def test_a_dask_address_that_is_none_is_exit_2(value: str, message: str, tmp_path: Path) -> None:
+    from .fake_server_cli import invoke
+
+    (tmp_path / "a.jsonl").write_bytes(b'{"role": "user", "content": "hi"}\n')
+    proc = invoke(["run", str(tmp_path), "--dask", value, "--model", "local"])
+    assert proc.returncode == 2
+    assert proc.stderr.decode().strip() == f"compact: ConfigError: {message}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl"]
+
+
+def test_file_urls_are_local_paths_with_every_local_rule(tmp_path: Path) -> None:
+    """``file://`` input, output and events are the local files (no fsspec); a local rule
+    still holds: the output may not be the input."""
+    from .fake_server_cli import invoke
+
+    src = Path(__file__).resolve().parents[1] / "sample_transcripts" / "small-chat.jsonl"
+    (tmp_path / "a.jsonl").write_bytes(src.read_bytes())
+    url = f"file://{tmp_path}"
+    args = ["run", f"{url}/a.jsonl", "-o", f"{url}/b.jsonl", "--events", f"{url}/ev.jsonl"]
+    proc = invoke([*args, "--model", "local", "--transcript-path", "none"])
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "b.jsonl").read_bytes() == src.read_bytes()  # not triggered: a copy
+    assert (tmp_path / "ev.jsonl").read_text().count("\n") >= 2
+    same = invoke(["run", f"{url}/a.jsonl", "-o", f"{url}/a.jsonl", "--model", "local"])
+    assert same.returncode == 2
+    assert "is the input; use --in-place" in same.stderr.decode()
