@@ -67,7 +67,7 @@ def _scheduler_round_trip(workers: int, tasks: int) -> float:
             n_workers=workers,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",
             silence_logs=logging.ERROR,
         ) as cluster,
         dist.Client(cluster) as client,

@@ -93,6 +93,11 @@ COMMANDS: dict[str, Runs | Elsewhere] = {
     "compact config init": Runs(0, ("wrote ",), files=("xdg-config/compact/config.yaml",)),
     "compact config init --example": Runs(0, ("failover ",)),
     "compact archive list": Runs(0),
+    "compact run s3://bucket/logs/ --output-dir s3://bucket/small/ --dask local:8 "
+    "--report s3://bucket/batch.json": Elsewhere(
+        "needs an S3 server and a cluster: tests/test_distributed.py runs the same command "
+        "against moto's server on 127.0.0.1 and a 2-worker LocalCluster"
+    ),
     "compact archive restore session.jsonl": Runs(
         0, ("restored",), before=("compact run session.jsonl --in-place --model local",)
     ),

@@ -11,10 +11,7 @@ and the limit. The endless inputs run as real subprocesses, their peak RSS measu
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -24,45 +21,17 @@ from compactor.errors import TranscriptError
 from compactor.sizes import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, InputLimits, LineGuard
 
 from .fake_server_cli import compact_exe, invoke
+from .measure import run_measured
 
 MiB = 1 << 20
 _RECORD = b'{"role":"user","content":"x"}'
 
 
-_MEASURE = """\
-import json, os, resource, sys
-pid = os.fork()
-if pid == 0:
-    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-    null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 1)
-    os.execvp(sys.argv[1], sys.argv[1:])
-_, status, usage = os.wait4(pid, 0)
-print(json.dumps([os.waitstatus_to_exitcode(status), usage.ru_maxrss]))
-"""
-"""Runs a command as its child and prints [exit code, peak RSS in KiB] from ``wait4``. A small
-process in between: a child forked from the pytest worker itself would count the worker's
-resident pages in its peak (they are its own until ``exec``, and the peak survives ``exec``).
-The child gets 2 GiB of address space, so a read that never stops fails at once (MemoryError)
-instead of taking the machine's memory."""
-
-
-def _run_measured(
+def _measured(
     args: list[str], stdin: int | None = None, timeout: float = 60
 ) -> tuple[int, str, float, float]:
-    """(exit code, stderr, seconds, peak RSS in MiB) of ``compact ARGS`` run as a subprocess."""
-    start = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-c", _MEASURE, compact_exe(), *args],
-        stdin=stdin if stdin is not None else subprocess.DEVNULL,
-        capture_output=True,
-        env={**os.environ, "NO_COLOR": "1"},
-        timeout=timeout,
-        check=False,
-    )
-    elapsed = time.monotonic() - start
-    code, peak_kib = json.loads(proc.stdout)
-    return code, proc.stderr.decode("utf-8", "replace"), elapsed, peak_kib / 1024
+    """``run_measured`` of ``compact ARGS``."""
+    return run_measured([compact_exe(), *args], stdin=stdin, timeout=timeout)
 
 
 def _config(tmp: Path, **limits: int) -> Path:
@@ -82,7 +51,7 @@ def test_dev_zero_stops_at_the_default_line_limit_in_bounded_memory(
     args = [command, "/dev/zero"] + (
         ["-o", str(tmp_path / "out.jsonl")] if command == "run" else []
     )
-    code, stderr, elapsed, peak_mib = _run_measured(args)
+    code, stderr, elapsed, peak_mib = _measured(args)
     assert code == 2, stderr
     assert "/dev/zero:1: line longer than 256 MiB (input.max_line_bytes)" in stderr
     assert stderr.startswith("compact: ")
@@ -108,7 +77,7 @@ def test_an_endless_pipe_of_short_records_stops_at_max_bytes(
     try:
         argv = [args[0], "-c", str(cfg), *args[1:]]
         argv = [str(tmp_path / a) if a == "out.jsonl" else a for a in argv]
-        code, stderr, elapsed, peak_mib = _run_measured(argv, stdin=yes.stdout.fileno())
+        code, stderr, elapsed, peak_mib = _measured(argv, stdin=yes.stdout.fileno())
     finally:
         yes.stdout.close()
         yes.kill()

@@ -70,7 +70,7 @@ def _client(address: str | None, debug: bool) -> Iterator[Any]:
                 n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",
                 silence_logs=logging.ERROR,
             ) as cluster,
             Client(cluster) as client,

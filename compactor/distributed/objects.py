@@ -245,7 +245,10 @@ def _relabel(result: RunResult, local: dict[str, str]) -> None:
         if result.output == tmp:
             result.output = name
         if result.error:
-            result.error = result.error.replace(tmp, name)
+            # the path, and names made from it (a conversion hint's `b.lines.jsonl`)
+            error = result.error.replace(tmp, name)
+            stem, name_stem = os.path.splitext(tmp)[0], os.path.splitext(name)[0]
+            result.error = error.replace(stem, name_stem)
         for table in (result.written, result.not_written):
             for role, label in list(table.items()):
                 if label == tmp:
