@@ -304,7 +304,10 @@ class BeforeReduce:
     type: Literal["before_reduce"] = "before_reduce"
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return {
+            "type": self.type,
+            **{k: v for k, v in dataclasses.asdict(self).items() if k != "type"},
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,7 +327,8 @@ class AfterReduce:
         return self.tokens_before - self.tokens_after
 
     def to_dict(self) -> dict[str, Any]:
-        return {**dataclasses.asdict(self), "tokens_freed": self.tokens_freed}
+        data = {k: v for k, v in dataclasses.asdict(self).items() if k != "type"}
+        return {"type": self.type, **data, "tokens_freed": self.tokens_freed}
 
 
 @dataclass(frozen=True, slots=True)

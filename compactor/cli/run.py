@@ -15,7 +15,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from . import common
-from .common import ConfigOpt, DebugOpt, FormatOpt, ThresholdOpt, TokenCounterOpt, count
+from .common import (
+    ConfigOpt,
+    DebugOpt,
+    FormatOpt,
+    OffloadDirOpt,
+    StrategyOpt,
+    ThresholdOpt,
+    TokenCounterOpt,
+    count,
+)
 from .exitcodes import EXIT_CODES_HELP
 from .helptext import epilog
 
@@ -92,6 +101,8 @@ def run(
     ] = False,
     threshold: ThresholdOpt = None,
     token_counter: TokenCounterOpt = None,
+    strategy: StrategyOpt = None,
+    offload_dir: OffloadDirOpt = None,
     fmt: FormatOpt = None,
     model: Annotated[
         str | None,
@@ -191,6 +202,8 @@ def run(
         output_dir=output_dir,
         threshold=threshold,
         token_counter=token_counter,
+        strategy=strategy,
+        offload_dir=offload_dir,
     )
     # A batch: several inputs, or a folder. One file runs exactly as always.
     if len(transcripts) > 1 or (transcripts[0] != "-" and os.path.isdir(transcripts[0])):

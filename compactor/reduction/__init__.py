@@ -25,7 +25,7 @@ from .core import (
 )
 from .offload import FileOffload, OffloadBackend, OffloadKind, check_offload_dir
 from .results import CLEARED_TEXT, PROCESSED_KEY, ResultRef, find_results, round_starts
-from .stack import StackedOutcome, reduce_then_summarize
+from .stack import StackedOutcome, keep_retained, reduce_then_summarize
 
 __all__ = [
     "CLEARED_TEXT",
@@ -42,6 +42,7 @@ __all__ = [
     "StackedOutcome",
     "check_offload_dir",
     "find_results",
+    "keep_retained",
     "new",
     "read_hint",
     "reduce_then_summarize",

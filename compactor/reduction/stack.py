@@ -11,13 +11,13 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Generic
 
-from compactor.config import KeepTail
+from compactor.config import Config, KeepTail
 from compactor.middleware import Middleware, SummarizeOutcome
 from compactor.schema import AgentState, M, split_system
 
 from .core import ReduceOutcome, Reduction
 
-__all__ = ["StackedOutcome", "reduce_then_summarize"]
+__all__ = ["StackedOutcome", "keep_retained", "reduce_then_summarize"]
 
 
 @dataclass(slots=True)
@@ -29,9 +29,9 @@ class StackedOutcome(Generic[M]):
     summarize: SummarizeOutcome[M] | None = None
 
 
-def _keep_retained(middleware: Middleware[Any], messages: list[M], retained_from: int) -> Any:
-    """The summarizer's config keeping at least the messages from ``retained_from`` on."""
-    cfg = middleware.config
+def keep_retained(cfg: Config[Any], messages: list[M], retained_from: int) -> Config[Any]:
+    """``cfg`` keeping at least the messages from ``retained_from`` on verbatim after the
+    summary (unless ``keep.tokens`` sets a budget of its own)."""
     system, _ = split_system(messages)
     tail = len(messages) - max(retained_from, len(system))
     if retained_from <= len(system) or tail <= 0:
@@ -65,7 +65,7 @@ async def reduce_then_summarize(
         summarize = (await middleware.should_summarize(after)).triggered
     if not summarize:
         return out
-    cfg = _keep_retained(middleware, reduced.messages, reduced.retained_from)
+    cfg = keep_retained(middleware.config, reduced.messages, reduced.retained_from)
     summarizer = middleware if cfg is middleware.config else Middleware(cfg)
     result = await summarizer.summarize_detailed(after, tokens_before=tokens_before)
     out.summarize = result
