@@ -42,6 +42,7 @@ __all__ = [
     "plan_offload",
     "reduce_run",
     "render_strategies",
+    "replaced_results",
 ]
 
 
@@ -158,6 +159,10 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
     r.messages_after = len(outcome.messages)
     r.tokens_after = outcome.tokens_after
     mode: WriteMode = "append" if opts.append else "shrink"
+    if parsed.format == "claude-code" and mode == "shrink":
+        from .formats.patching import patch_claude_code_results
+
+        return patch_claude_code_results(parsed, replaced_results(parsed.messages, outcome))
     data = write_transcript(
         parsed,
         outcome.messages,
@@ -169,8 +174,31 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
             timestamp=plan.timestamp,
         ),
     )
+    if parsed.format == "claude-code":  # --append: the re-emitted copies carry no old usage
+        from .formats.patching import zero_appended_usage
+
+        data = zero_appended_usage(data, parsed)
     r.dropped_records = dropped_records(parsed, outcome.messages, data, mode)
     return data
+
+
+def replaced_results(
+    originals: Sequence[Any], outcome: ReduceOutcome[Any]
+) -> dict[int, dict[str, str]]:
+    """Message index → call id → the text that replaces that result (agentic messages)."""
+    from .reduction import PROCESSED_KEY
+
+    replaced: dict[int, dict[str, str]] = {}
+    for index, (old, new) in enumerate(zip(originals, outcome.messages, strict=True)):
+        marker = new.extra.get(PROCESSED_KEY) if new is not old else None
+        if not isinstance(marker, dict) or not hasattr(new, "blocks"):
+            continue
+        replaced[index] = {
+            str(b.call_id): b.content[0].text or ""
+            for b in new.blocks
+            if b.type == "function_tool_result" and b.call_id in marker and b.content
+        }
+    return replaced
 
 
 class _DryRun:
