@@ -163,6 +163,17 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
         from .formats.patching import patch_claude_code_results
 
         return patch_claude_code_results(parsed, replaced_results(parsed.messages, outcome))
+    from .formats.patching import set_known_matches
+    from .reduction import PROCESSED_KEY
+
+    set_known_matches(
+        parsed,
+        outcome.messages,
+        [
+            None if new is not old and PROCESSED_KEY in new.extra else i
+            for i, (old, new) in enumerate(zip(parsed.messages, outcome.messages, strict=True))
+        ],
+    )
     data = write_transcript(
         parsed,
         outcome.messages,

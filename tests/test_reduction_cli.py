@@ -384,3 +384,50 @@ def test_claude_code_records_are_patched_in_place_with_usage_zeroed(tmp_path: Pa
     assert sum("toolUseResult" in r for r in new) < sum("toolUseResult" in r for r in old) or (
         not any("toolUseResult" in r for r in old)
     )
+
+
+def test_bad_input_orphans_parallel_calls_parts_and_reused_ids(tmp_path: Path) -> None:
+    """An orphan result, two parallel calls, a result made of parts (text + image) and a call
+    id used twice: every result outside the last round is cleared to its own file."""
+
+    def call(cid: str) -> dict[str, Any]:
+        return {"id": cid, "type": "function", "function": {"name": "sh", "arguments": "{}"}}
+
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    recs: list[dict[str, Any]] = [
+        {"role": "user", "content": "go"},
+        {"role": "tool", "tool_call_id": "ghost", "content": "orphan output"},
+        {"role": "assistant", "content": "", "tool_calls": [call("p1"), call("p2")]},
+        {"role": "tool", "tool_call_id": "p1", "content": "parallel one"},
+        {
+            "role": "tool",
+            "tool_call_id": "p2",
+            "content": [{"type": "text", "text": "look"}, image],
+        },
+        {"role": "assistant", "content": "", "tool_calls": [call("dup")]},
+        {"role": "tool", "tool_call_id": "dup", "content": "first dup"},
+        {"role": "assistant", "content": "", "tool_calls": [call("dup")]},
+        {"role": "tool", "tool_call_id": "dup", "content": "second dup"},
+        {"role": "assistant", "content": "", "tool_calls": [call("last")]},
+        {"role": "tool", "tool_call_id": "last", "content": "kept"},
+    ]
+    (tmp_path / "b.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    proc = compact(
+        tmp_path, "run", "b.jsonl", "--strategy", "reduce", "--force", "-o", "o.jsonl",
+        "--report", "report.json",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = [json.loads(x) for x in (tmp_path / "o.jsonl").read_text().splitlines()]
+    assert [r.get("tool_call_id") for r in out] == [r.get("tool_call_id") for r in recs]
+    assert [r.get("tool_calls") for r in out] == [r.get("tool_calls") for r in recs]
+    files = []
+    for rec in out[:-1]:
+        if rec["role"] == "tool":
+            text = rec["content"]
+            assert text.startswith("<persisted-output>Tool result saved to: ")
+            files.append(Path(text.split("saved to: ", 1)[1].split("\n", 1)[0]))
+    assert len(set(files)) == 5  # the reused id did not collide
+    assert [f.read_text() for f in files[:2]] == ["orphan output", "parallel one"]
+    assert json.loads(files[2].read_text())[1]["type"] == "image_url"
+    assert [f.read_text() for f in files[3:]] == ["first dup", "second dup"]
+    assert out[-1]["content"] == "kept"

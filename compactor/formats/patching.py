@@ -11,7 +11,7 @@ auto-compact decision) sees the smaller history until its next model call report
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -19,7 +19,12 @@ import orjson
 from . import _jsonl
 from .base import Transcript
 
-__all__ = ["ZEROED_USAGE_KEYS", "patch_claude_code_results", "zero_appended_usage"]
+__all__ = [
+    "ZEROED_USAGE_KEYS",
+    "patch_claude_code_results",
+    "set_known_matches",
+    "zero_appended_usage",
+]
 
 ZEROED_USAGE_KEYS = (
     "input_tokens",
@@ -101,3 +106,12 @@ def zero_appended_usage(data: bytes, transcript: Transcript) -> bytes:
         else:
             out.append(line)
     return head + nl.join(out)
+
+
+def set_known_matches(
+    transcript: Transcript, new_messages: Sequence[Any], matches: Sequence[int | None]
+) -> None:
+    """Tell the writers which original each of ``new_messages`` (that list object) is, so
+    writing it does not search for them (a reduction: message i is original i, or None when
+    it was reduced)."""
+    transcript.meta[_jsonl.MATCHES_KEY] = (new_messages, list(matches))

@@ -1,7 +1,8 @@
 """Where a cleared or truncated tool result goes: the offload backend (SPEC §10).
 
 :class:`FileOffload` writes each result to ``{root}/trunc/{call_id}`` or ``{root}/clear/{call_id}``
-in a private folder (0700, files 0600), each file atomically (:func:`compactor.io.atomic_write`).
+in a private folder (0700, files 0600), each file through a temp file and a rename
+(:func:`compactor.io.write_new_file`), all made durable at once by :meth:`FileOffload.sync`.
 A file is never overwritten with other bytes: a call id used twice, or a name an earlier run
 left holding another result, gets a short content hash added (``{call_id}-{hash}``), since
 a transcript may still name the older file. A call id that is not a plain file name (``/``,
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from compactor.errors import ConfigError
-from compactor.io import atomic_write, make_private_dirs, unsafe_folder
+from compactor.io import make_private_dirs, sync_filesystem, unsafe_folder, write_new_file
 
 __all__ = ["FileOffload", "OffloadBackend", "OffloadKind", "check_offload_dir"]
 
@@ -88,7 +89,7 @@ class FileOffload:
         if self._holds_other(path, data):
             path = folder / f"{path.name}-{_digest(data)}"
         if not self._holds(path, data):
-            atomic_write(path, data, mode=0o600, cap=0o600)
+            write_new_file(path, data, mode=0o600)
             self.written.append(path)
         self._names[path] = data
         return str(path)
@@ -106,6 +107,12 @@ class FileOffload:
         if path in self._names:
             return self._names[path] != data
         return (path.exists() or path.is_symlink()) and not self._holds(path, data)
+
+    def sync(self) -> None:
+        """Make every file written so far durable (one ``syncfs``, not one fsync per file):
+        called before a transcript that names them replaces anything."""
+        if self.written:
+            sync_filesystem(self.root)
 
     def discard(self) -> None:
         """Remove the files (and the folders) this backend created."""
