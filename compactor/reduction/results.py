@@ -9,6 +9,7 @@ its tool name comes from its own message, else from the nearest earlier call wit
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -142,13 +143,19 @@ def result_state(msg: Message | AgenticMessage, ref: ResultRef) -> str | None:
 def replace_result(msg: M, ref: ResultRef, text: str, kind: str) -> M:
     """A copy of ``msg`` whose result ``ref`` is ``text`` (marked ``kind``); the message's other
     results, its texts and reasoning are untouched. ``msg`` itself is never changed."""
+    marker = msg.extra.get(PROCESSED_KEY)
+    marked = {**(marker if isinstance(marker, dict) else {}), ref.call_id: kind}
+    if isinstance(msg, Message):  # a tool message: its own lists, its result replaced
+        return dataclasses.replace(
+            msg,
+            content=text,
+            parts=[],
+            tool_calls=copy.deepcopy(msg.tool_calls),
+            usage=copy.deepcopy(msg.usage),
+            extra={**copy.deepcopy(msg.extra), PROCESSED_KEY: marked},
+        )
     new = copy.deepcopy(msg)
-    marker = new.extra.get(PROCESSED_KEY)
-    new.extra[PROCESSED_KEY] = {**(marker if isinstance(marker, dict) else {}), ref.call_id: kind}
-    if isinstance(new, Message):
-        new.content = text
-        new.parts = []
-        return new
+    new.extra[PROCESSED_KEY] = marked
     assert ref.block is not None
     new.blocks[ref.block].content = [Block("user_input_text", text)]
     return new
