@@ -38,6 +38,9 @@ def main() -> int:
     parser.add_argument("transcript", type=Path, nargs="?", default=None)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--mb", type=float, default=50.0)
+    parser.add_argument(
+        "--no-offload", action="store_true", help="reduction.offload: false (no files written)"
+    )
     args = parser.parse_args()
     precompile()
     path = args.transcript or BENCH / "data" / f"transcript-{args.mb:g}mb.jsonl"
@@ -53,10 +56,13 @@ def main() -> int:
             loop_s, _n = timed([sys.executable, "-c", LOOP, str(path)])
             out, offload = work / "out.jsonl", work / "out.offload"
             cmd = [compact, "run", str(path), "--strategy", "reduce", "--force", "-q"]
+            if args.no_offload:
+                (work / "c.yaml").write_text("reduction:\n  offload: false\n")
+                cmd += ["-c", str(work / "c.yaml")]
             run_s, _ = timed([*cmd, "-o", str(out), "--report", str(work / "r.json")])
             line = (work / "r.json").read_text()
             files = sum(1 for p in offload.rglob("*") if p.is_file())
-            shutil.rmtree(offload)
+            shutil.rmtree(offload, ignore_errors=True)
             out.unlink()
             loops.append(loop_s)
             runs.append(run_s)
@@ -68,8 +74,9 @@ def main() -> int:
     red = json.loads(line)["reduction"]
     ratio = statistics.median(ratios)
     mib = path.stat().st_size / 1024 / 1024
+    what = "reduce (no offload)" if args.no_offload else "reduce"
     print(
-        f"reduce-vs-orjson: {mib:.0f} MiB: orjson loop {statistics.median(loops):.2f} s, "
+        f"{what}-vs-orjson: {mib:.0f} MiB: orjson loop {statistics.median(loops):.2f} s, "
         f"compact run --strategy reduce {statistics.median(runs):.2f} s "
         f"({red['cleared']:,} results cleared, {red['truncated']:,} truncated, {files:,} files; "
         f"{red['tokens_before']:,} -> {red['tokens_after']:,} tokens), ratio {ratio:.2f}x "
