@@ -59,10 +59,14 @@ class ReductionRefusedError(LoopGuardError):
 
 
 def plan_offload(options: RunOptions, file_cfg: FileConfig, output: Destination) -> Path | None:
-    """The offload folder of a reduce/hybrid run, checked (None: summarize, or offload off)."""
+    """The offload folder of a reduce/hybrid run, checked (None: summarize, or offload off);
+    the ``reduction:`` values are checked too (exit 2 before the transcript is read)."""
     from .reduction import check_offload_dir
 
-    if strategy_of(file_cfg, options.strategy) == "summarize" or not offload_enabled(file_cfg):
+    if strategy_of(file_cfg, options.strategy) == "summarize":
+        return None
+    reduction_config(file_cfg)
+    if not offload_enabled(file_cfg):
         return None
     name = output.path if output.kind == "file" else None
     folder = offload_folder(file_cfg, options.offload_dir, name)

@@ -169,6 +169,12 @@ def test_strategy_from_the_config_and_a_bad_one(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "--strategy: strategy must be one of" in proc.stderr.decode()
     proc = compact(tmp_path, "run", "s.jsonl", config={"reduction": {"clear_exclude_tools": "sh"}})
     assert proc.returncode == 2 and "expected a list of names" in proc.stderr.decode()
+    bad = {"strategy": "reduce", "reduction": {"clear_retention_suffix_limit": -1}}
+    proc = compact(tmp_path, "run", "s.jsonl", "-o", "o.jsonl", config=bad)
+    assert proc.returncode == 2
+    assert "c.yaml" in proc.stderr.decode()
+    assert "reduction.clear_retention_suffix_limit must be an integer >= 0" in proc.stderr.decode()
+    assert not (tmp_path / "o.jsonl").exists()
 
 
 def test_hybrid_reduces_then_summarizes_and_keeps_the_retained_round(tmp_path: Path) -> None:
