@@ -123,7 +123,7 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
     from .formats.registry import write_transcript
     from .reduction import FileOffload, Reduction
     from .schema import AgentState
-    from .trigger import decide
+    from .trigger import verdict
 
     plan, r = run.plan, run.result
     opts, file_cfg = plan.options, plan.file_config
@@ -141,15 +141,16 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
     )
     history: list[Any] = list(parsed.messages)
     outcome: ReduceOutcome[Any] = await Reduction(cfg).reduce(
-        AgentState(messages=history, tools=list(parsed.tools))
+        AgentState(messages=history, tools=list(parsed.tools)),
+        tokens=decision.tokens,  # the trigger counted it with this counter already
     )
     report: dict[str, Any] = {"strategy": strategy, **outcome.to_dict()}
     if plan.offload_dir is not None:
         report["offload_dir"] = str(plan.offload_dir)
     r.extras["reduction"] = report
-    counter, trigger = file_cfg.counter(), file_cfg.trigger_condition()
+    trigger = file_cfg.trigger_condition()
     if strategy == "hybrid":
-        after = await decide(outcome.messages, parsed.tools, trigger, counter, always_count=True)
+        after = verdict(len(outcome.messages), outcome.tokens_after, trigger)
         report["summarized"] = after.triggered
         if after.triggered:
             return await run.summarize(

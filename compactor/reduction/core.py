@@ -189,12 +189,13 @@ class Reduction(Generic[M]):
             AgentState(messages=outcome.messages, tools=state.tools) if outcome.changed else state
         )
 
-    async def reduce(self, state: AgentState[M]) -> ReduceOutcome[M]:
-        """Reduce ``state``'s history; the caller's messages are never changed."""
+    async def reduce(self, state: AgentState[M], *, tokens: int | None = None) -> ReduceOutcome[M]:
+        """Reduce ``state``'s history; the caller's messages are never changed. ``tokens``:
+        the history's count by this config's counter, when the caller has it already."""
         cfg = self.config
         messages: list[M] = list(state.messages)
         results = find_results(messages)
-        before = await self.count(messages, state.tools)
+        before = tokens if tokens is not None else await self.count(messages, state.tools)
         await self._emit(BeforeReduce(len(messages), len(results), before))
         outcome: ReduceOutcome[M] = ReduceOutcome(messages, tokens_before=before)
         trunc_paths = self._truncate(messages, results, outcome)
