@@ -110,8 +110,10 @@ def _note_path(run: Run) -> str | None:
         return None
     if setting != "auto":
         return setting
-    if run.result.archive:
-        return run.result.archive
+    if run.plan.archive_dir is not None:  # where the original will be archived
+        from .io import archive_path
+
+        return archive_path(run.input_bytes(), run.plan.archive_dir)
     return None if opts.input == "-" else os.path.abspath(opts.input)
 
 
@@ -128,7 +130,6 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
     plan, r = run.plan, run.result
     opts, file_cfg = plan.options, plan.file_config
     strategy = strategy_of(file_cfg, opts.strategy)
-    await run.archive_original()
     backend = FileOffload(plan.offload_dir) if plan.offload_dir is not None else None
     run.offload = backend
     cfg = reduction_config(
@@ -161,6 +162,7 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
         if (decision.triggered or opts.force) and "clear_at_least_tokens" in skipped:
             raise ReductionRefusedError(skipped, outcome.tokens_before)
         return None
+    await run.archive_original()  # the original first, as a summarizing run does
     r.messages_after = len(outcome.messages)
     r.tokens_after = outcome.tokens_after
     mode: WriteMode = "append" if opts.append else "shrink"

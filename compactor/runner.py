@@ -253,6 +253,10 @@ class Run:
                 self.offload.discard()
             raise
 
+    def input_bytes(self) -> bytes:
+        """The input's bytes (a streamed input is read again, and checked)."""
+        return self._input.raw if self._input is not None else b""
+
     async def archive_original(self) -> None:
         """Archive the original when the plan says so (fsynced; once per run)."""
         if self.plan.archive_dir is None or self._archive is not None:

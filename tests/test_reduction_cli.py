@@ -105,6 +105,22 @@ def test_reduce_offloads_beside_the_output_and_names_absolute_files(tmp_path: Pa
     assert "reduced: 1 result truncated, 4 results cleared" in proc.stderr.decode()
 
 
+def test_in_place_archives_only_what_it_changes(tmp_path: Path) -> None:
+    src = tmp_path / "s.jsonl"
+    write_session(src)
+    before = src.read_bytes()
+    args = ("run", "s.jsonl", "--in-place", "--strategy", "reduce", "--report", "report.json")
+    proc = compact(tmp_path, *args)  # under the trigger: nothing to do, nothing archived
+    assert proc.returncode == 0, proc.stderr
+    assert src.read_bytes() == before and report(tmp_path)["archive"] is None
+    proc = compact(tmp_path, *args, "--threshold", "5000")
+    assert proc.returncode == 0, proc.stderr
+    archived = report(tmp_path)["archive"]
+    assert archived and Path(archived).read_bytes() == before
+    assert (tmp_path / "s.offload" / "clear" / "call_0").is_file()
+    assert src.read_bytes() != before
+
+
 def test_under_the_trigger_reduce_copies_the_input(tmp_path: Path) -> None:
     write_session(tmp_path / "s.jsonl")
     proc = compact(tmp_path, "run", "s.jsonl", "--strategy", "reduce", "--report", "report.json")
