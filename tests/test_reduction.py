@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from compactor import reduction
 from compactor.config import Config
@@ -31,6 +32,8 @@ from compactor.schema import (
     Usage,
     content_type,
 )
+
+from .transcript_strategies import transcripts
 
 
 def run(coro: Any) -> Any:
@@ -357,3 +360,44 @@ def test_media_parts_in_a_chat_tool_result(tmp_path: Path) -> None:
         {"type": "image_url", "url": "data:image/png;base64,AAAA"}
     ]
     assert os.path.isabs(out.offloaded[0])
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+)
+@given(transcripts())
+def test_property_reduce_any_transcript_changes_only_tool_results(case: tuple[str, bytes]) -> None:
+    """Any valid transcript of any format, forced to clear everything: the same number of
+    messages, every non-result field as it was (usage aside), every reduced result naming an
+    offload file that holds exactly the original; the caller's history unchanged."""
+    import tempfile
+
+    from compactor.formats.registry import read_transcript
+    from compactor.reduction.results import find_results, result_payload
+
+    _, raw = case
+    parsed = read_transcript("t.jsonl", raw)
+    before: list[Any] = copy.deepcopy(list(parsed.messages))
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = ReductionConfig(backend=FileOffload(tmp), force=True, clear_retention_suffix_limit=0)
+        history: list[Any] = list(parsed.messages)
+        out = run(reduction.new(cfg).reduce(AgentState(messages=history)))
+        assert parsed.messages == before
+        assert len(out.messages) == len(before)
+        refs = find_results(before)
+        reduced = {(r.index, r.block) for r in refs}
+        for i, (old, new) in enumerate(zip(before, out.messages, strict=True)):
+            if not any(k[0] == i for k in reduced):
+                assert dataclasses.replace(old, usage=None) == dataclasses.replace(new, usage=None)
+        for ref in refs:
+            text = result_payload(out.messages[ref.index], ref)
+            if text.startswith("<persisted-output>Tool result saved to: "):
+                path = Path(text.split("saved to: ", 1)[1].split("\n", 1)[0])
+                data = path.read_bytes().decode("utf-8", "surrogatepass")
+                assert data == result_payload(before[ref.index], ref)
+        for i in {k[0] for k in reduced}:
+            old, new = before[i], out.messages[i]
+            assert old.role == new.role
+            if isinstance(old, AgenticMessage) and isinstance(new, AgenticMessage):
+                kept = [b for b in old.blocks if b.type != "function_tool_result"]
+                assert kept == [b for b in new.blocks if b.type != "function_tool_result"]
