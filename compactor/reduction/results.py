@@ -9,7 +9,6 @@ its tool name comes from its own message, else from the nearest earlier call wit
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,6 +28,8 @@ __all__ = [
     "result_text",
     "round_starts",
 ]
+
+_ATOMIC = (str, int, float, bool, type(None))
 
 PROCESSED_KEY = "_reduction_mw_processed"
 """Eino's marker in ``extra``: the result was processed (value: ``trunc`` or ``clear``). Keys
@@ -145,17 +146,27 @@ def replace_result(msg: M, ref: ResultRef, text: str, kind: str) -> M:
     results, its texts and reasoning are untouched. ``msg`` itself is never changed."""
     marker = msg.extra.get(PROCESSED_KEY)
     marked = {**(marker if isinstance(marker, dict) else {}), ref.call_id: kind}
-    if isinstance(msg, Message):  # a tool message: its own lists, its result replaced
-        return dataclasses.replace(
-            msg,
+    if isinstance(msg, Message) and type(msg) is Message:  # its own lists, the result new
+        extra = {k: v if type(v) in _ATOMIC else copy.deepcopy(v) for k, v in msg.extra.items()}
+        extra[PROCESSED_KEY] = marked
+        return Message(
+            role=msg.role,
             content=text,
-            parts=[],
-            tool_calls=copy.deepcopy(msg.tool_calls),
+            tool_calls=copy.deepcopy(msg.tool_calls) if msg.tool_calls else [],
+            tool_call_id=msg.tool_call_id,
+            tool_name=msg.tool_name,
+            name=msg.name,
+            reasoning_content=msg.reasoning_content,
             usage=copy.deepcopy(msg.usage),
-            extra={**copy.deepcopy(msg.extra), PROCESSED_KEY: marked},
+            finish_reason=msg.finish_reason,
+            extra=extra,
         )
     new = copy.deepcopy(msg)
     new.extra[PROCESSED_KEY] = marked
+    if isinstance(new, Message):  # a subclass: copied whole
+        new.content = text
+        new.parts = []
+        return new
     assert ref.block is not None
     new.blocks[ref.block].content = [Block("user_input_text", text)]
     return new
