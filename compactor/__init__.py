@@ -107,8 +107,10 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "TranscriptError",
     ),
     ".events": (
+        "AfterReduce",
         "AfterSummarize",
         "AttemptStart",
+        "BeforeReduce",
         "BeforeSummarize",
         "ChunkStart",
         "CircuitOpen",
@@ -150,8 +152,14 @@ _WHERE = {name: module for module, names in _MODULES.items() for name in names}
 """Public name → the module that defines it."""
 
 
+_SUBPACKAGES = frozenset({"reduction"})
+"""Packages reachable as attributes of ``compactor`` (imported on first access)."""
+
+
 def __getattr__(name: str) -> Any:
     """Import the module defining ``name`` on first access and cache the value (PEP 562)."""
+    if name in _SUBPACKAGES:  # ``compactor.reduction.new(...)`` after ``import compactor``
+        return importlib.import_module(f".{name}", __name__)
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -167,10 +175,12 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AfterReduce",
     "AfterSummarize",
     "AgentState",
     "AgenticMessage",
     "AttemptStart",
+    "BeforeReduce",
     "BeforeSummarize",
     "Block",
     "ChatModel",

@@ -188,6 +188,10 @@ def effective_config(
     limits = file_cfg.input_limits()
     data["input"] = {"max_line_bytes": limits.max_line_bytes, "max_bytes": limits.max_bytes}
     data["prices"] = file_cfg.prices or {}
+    from .configfile.strategy import reduction_settings, strategy_of
+
+    data["strategy"] = strategy_of(file_cfg)
+    data["reduction"] = reduction_settings(file_cfg)
     # Keys this module does not know yet (newer config sections): as written, never null.
     for key, value in file_cfg.to_dict(mask=True).items():
         if key not in data and key not in ("path", "user_instruction", "user_instruction_file"):

@@ -9,6 +9,9 @@ Order within one summarization::
 
     before_summarize → (attempt_start → generate_summary → retry_wait?)* → after_summarize
 
+Reduction (:mod:`compactor.reduction`, SPEC §10) emits ``before_reduce`` → ``after_reduce``
+(counts and tokens freed), before the summarization's events when both run.
+
 ``attempt_start`` is ours (not in Eino): it lets a live view show which model is being called
 while the call is in flight. So are the events of the robustness features beyond Eino:
 ``chunk_start`` (chunked summarization), ``context_limit`` (a re-plan), ``input_rendered`` (a
@@ -33,8 +36,10 @@ from ._util import MaybeAwaitable, redact
 from .errors import ModelError
 
 __all__ = [
+    "AfterReduce",
     "AfterSummarize",
     "AttemptStart",
+    "BeforeReduce",
     "BeforeSummarize",
     "CacheRefused",
     "ChunkStart",
@@ -291,6 +296,43 @@ class ModelSkipped:
 
 
 @dataclass(frozen=True, slots=True)
+class BeforeReduce:
+    """Reduction (SPEC §10) starts: the history's size, its tool results and its tokens."""
+
+    messages: int
+    tool_results: int
+    tokens: int
+    type: Literal["before_reduce"] = "before_reduce"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            **{k: v for k, v in dataclasses.asdict(self).items() if k != "type"},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AfterReduce:
+    """Reduction is done: results truncated and cleared, the tokens before and after it, and
+    why clearing did nothing (``clear_skipped``; None when it cleared)."""
+
+    truncated: int
+    cleared: int
+    tokens_before: int
+    tokens_after: int
+    clear_skipped: str | None = None
+    type: Literal["after_reduce"] = "after_reduce"
+
+    @property
+    def tokens_freed(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {k: v for k, v in dataclasses.asdict(self).items() if k != "type"}
+        return {"type": self.type, **data, "tokens_freed": self.tokens_freed}
+
+
+@dataclass(frozen=True, slots=True)
 class AfterSummarize:
     """Last event: the new history, after finalize and after the callback."""
 
@@ -313,6 +355,8 @@ Event: TypeAlias = (
     | CircuitOpen
     | ModelSkipped
     | AfterSummarize
+    | BeforeReduce
+    | AfterReduce
 )
 EventSink: TypeAlias = Callable[[Event], MaybeAwaitable[None]]
 

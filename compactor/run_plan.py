@@ -114,6 +114,12 @@ class RunOptions:
     token_counter: str | None = None
     """Count tokens with this counter instead of the config's (``estimate``, ``tiktoken:...``,
     ``pkg.mod:func``)."""
+    strategy: str | None = None
+    """``summarize``, ``reduce`` or ``hybrid`` (None: the config's ``strategy:``, else
+    ``summarize``); see :mod:`compactor.run_reduce`."""
+    offload_dir: str | None = None
+    """reduce/hybrid: the folder reduced tool results are offloaded to (None: the config's
+    ``reduction.offload_dir``, else ``NAME.offload/`` beside the output)."""
 
     def file_config(self) -> FileConfig:
         """The config file these options name (or the defaults), with the flags that replace
@@ -153,6 +159,10 @@ class RunPlan:
     timestamp: str | None = None
     """The time of the records a compaction adds: ``$SOURCE_DATE_EPOCH`` when set, else (None)
     the newest time recorded in the input; never the clock."""
+    strategy: str = "summarize"
+    """``summarize``, ``reduce`` or ``hybrid``."""
+    offload_dir: Path | None = None
+    """reduce/hybrid with offload: the folder (checked writable at plan time)."""
 
     @property
     def attempts(self) -> tuple[int, int]:
@@ -388,7 +398,14 @@ def _resolve(
                 f"--in-place on {options.input!r}, a file inside the archive folder "
                 f"{str(archive_dir)!r}: it may be the only copy of a transcript; copy it out first"
             )
+    from .configfile.strategy import strategy_of
+    from .run_reduce import plan_offload
+
+    strategy = strategy_of(file_cfg, options.strategy)
+    offload_dir = plan_offload(options, file_cfg, output) if strategy != "summarize" else None
     return RunPlan(
+        strategy=strategy,
+        offload_dir=offload_dir,
         options=options,
         file_config=file_cfg,
         overrides=overrides,

@@ -123,6 +123,9 @@ class Run:
         self._archive: ArchiveHold | None = None
         self.exception: BaseException | None = None
         """The error the run failed with (for ``--debug`` tracebacks); None on success."""
+        self.offload: Any = None
+        """``--strategy reduce|hybrid``: the offload backend (its files are removed when the
+        run fails)."""
 
     # -- events ----------------------------------------------------------------------------------
     async def emit(self, event: RunEvent) -> None:
@@ -234,6 +237,9 @@ class Run:
                 decision.triggered, opts.force, decision.reason, decision.tokens, decision.messages
             )
         )
+        if self.plan.strategy != "summarize":
+            await self._reduce(parsed, decision)
+            return
         if not r.triggered:
             if not opts.in_place:  # --in-place: the input is left as it is
                 del parsed  # a streamed input is read again whole: not next to its records
@@ -254,7 +260,54 @@ class Run:
             self.result.extras["assumed_window"] = {"model": assumed, "tokens": window}
             await self.emit(WindowAssumed(assumed, window))
 
-    async def _summarize(self, parsed: Any, decision: Any) -> bytes:
+    async def _reduce(self, parsed: Any, decision: Any) -> None:
+        """``--strategy reduce|hybrid`` (:mod:`compactor.run_reduce`); offloaded files are
+        removed again when the run fails before its output is written."""
+        from .run_reduce import reduce_run
+
+        try:
+            data = await reduce_run(self, parsed, decision)
+            if data is not None:
+                self._write_output(data)
+            elif not self.plan.options.in_place:
+                assert self._input is not None
+                del parsed
+                self._write_output(self._input.raw)
+        except BaseException:
+            if self.offload is not None and "output" not in self.result.written:
+                self.offload.discard()
+            raise
+
+    def input_bytes(self) -> bytes:
+        """The input's bytes (a streamed input is read again, and checked)."""
+        return self._input.raw if self._input is not None else b""
+
+    async def archive_original(self) -> None:
+        """Archive the original when the plan says so (fsynced; once per run)."""
+        if self.plan.archive_dir is None or self._archive is not None:
+            return
+        raw = self._input.raw if self._input is not None else b""
+        # The original first: the summary's note points at it, and an --in-place run never
+        # replaces a file whose bytes are not safe elsewhere.
+        self._intended["archive"] = str(self.plan.archive_dir)
+        # Held (a shared lock) until the run ends: a prune never takes it meanwhile.
+        self._archive = archive_held(raw, self.plan.archive_dir, on_commit=self._archived)
+        self._archived(self._archive.path)
+        self._index_archive(self._archive.path)
+        del self._intended["archive"]
+
+    async def summarize(
+        self, parsed: Any, decision: Any, *, messages: Any = None, retained_from: int = 0
+    ) -> bytes:
+        """Summarize ``messages`` (default: the transcript's), keeping the messages from
+        ``retained_from`` on verbatim (hybrid: the rounds reduction retained); the bytes."""
+        return await self._summarize(
+            parsed, decision, messages=messages, retained_from=retained_from
+        )
+
+    async def _summarize(
+        self, parsed: Any, decision: Any, *, messages: Any = None, retained_from: int = 0
+    ) -> bytes:
         from . import new
         from .configfile import build_config
         from .formats.base import CompactionInfo, WriteMode
@@ -265,9 +318,12 @@ class Run:
 
         opts, file_cfg, r = self.plan.options, self.plan.file_config, self.result
         raw = b""  # the input's bytes, for its archive only (a streamed input is read again)
-        if self.plan.archive_dir is not None:
+        history = list(parsed.messages if messages is None else messages)
+        if self._archive is not None:
+            auto_path: str | None = self._archive.path
+        elif self.plan.archive_dir is not None:
             raw = self._input.raw if self._input is not None else b""
-            auto_path: str | None = archive_path(raw, self.plan.archive_dir)
+            auto_path = archive_path(raw, self.plan.archive_dir)
         elif opts.input == "-":
             auto_path = "-"  # the note says it was read from stdin, and kept nowhere
         else:
@@ -288,22 +344,18 @@ class Run:
             await self.emit(CacheRefused(folder, reason))
         await self._say_assumed_window(cfg)
         cfg = dataclasses.replace(cfg, emit_internal_events=True, on_event=self.emit)
+        if retained_from:
+            from .reduction import keep_retained
+
+            cfg = keep_retained(cfg, history, retained_from)
         # Spend limits: the plan must fit before anything is sent or written (the archive too).
-        hold = await self._reserve(cfg, parsed.messages)
+        hold = await self._reserve(cfg, history)
         try:
-            if self.plan.archive_dir is not None:
-                # The original first (fsynced): the summary's note points at it, and an
-                # --in-place run never replaces a file whose bytes are not safe elsewhere.
-                self._intended["archive"] = str(self.plan.archive_dir)
-                # Held (a shared lock) until the run ends: a prune never takes it meanwhile.
-                self._archive = archive_held(raw, self.plan.archive_dir, on_commit=self._archived)
-                self._archived(self._archive.path)
-                self._index_archive(self._archive.path)
-                del self._intended["archive"]
+            await self.archive_original()
             if hold is not None:
                 cfg = dataclasses.replace(cfg, spend=hold)
             outcome = await new(cfg).summarize_detailed(
-                AgentState(messages=list(parsed.messages), tools=list(parsed.tools)),
+                AgentState(messages=history, tools=list(parsed.tools)),
                 tokens_before=decision.tokens,  # the same counter and trigger as the config's
             )
         finally:

@@ -181,6 +181,7 @@ class _Check:
     def __init__(self, file_cfg: FileConfig, fmt: str | None, as_json: bool) -> None:
         self.fmt = fmt
         self.as_json = as_json
+        self.file_cfg = file_cfg
         self.counter = file_cfg.counter()
         self.trigger = file_cfg.trigger_condition()
         self.counter_name = file_cfg.counter_name()
@@ -237,6 +238,19 @@ class _Check:
         style = _WOULD_COMPACT if decision.triggered else _OK
         common.say_styled([(f"{head}: ", None), (verdict, style), (f" — {tail}", None)])
 
+    def _strategies(self, parsed: Any, data: dict[str, Any]) -> dict[str, Any]:
+        """What each strategy would free (``--explain``; no file written, no model)."""
+        import asyncio
+
+        from compactor.run_reduce import explain_strategies
+
+        summarized = (data["plan"].get("summarized") or {}).get("tokens", 0)
+        return asyncio.run(
+            explain_strategies(
+                self.file_cfg, parsed.format, parsed.messages, parsed.tools, summarized
+            )
+        )
+
     def _explained(self, path: str) -> bool:
         from compactor.distributed.objects import read_named
         from compactor.formats.registry import read_transcript
@@ -248,6 +262,7 @@ class _Check:
             parsed.messages, parsed.tools, self.trigger, self.counter, always_count=True
         )
         data = self.explain(parsed.messages, parsed.tools, decision)
+        data["strategies"] = self._strategies(parsed, data)
         counter_name = self.counter_name
         if self.as_json:
             from .report import check_record
@@ -256,10 +271,13 @@ class _Check:
             record["explain"] = data
             common.say(json.dumps(record, ensure_ascii=False), json_text=True)
         else:
+            from compactor.run_reduce import render_strategies
+
             from .report import render_explain
 
             self._line(display, parsed.format, decision)
             common.say(render_explain(data, parsed.messages))
+            common.say("\n".join(visible_line(x) for x in render_strategies(data["strategies"])))
         return decision.triggered
 
 

@@ -121,6 +121,24 @@ TokenCounterOpt = Annotated[
         "tiktoken:cl100k_base, tiktoken:o200k_base or pkg.mod:func.",
     ),
 ]
+StrategyOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--strategy",
+        metavar="NAME",
+        help="summarize (the default); reduce: truncate and clear old tool results, offloaded "
+        "to files, no model; hybrid: reduce, then summarize if still over the trigger.",
+    ),
+]
+OffloadDirOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--offload-dir",
+        metavar="DIR",
+        help="reduce/hybrid: write cleared tool results here (default: NAME.offload/ beside "
+        "the output).",
+    ),
+]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
 
 

@@ -20,8 +20,10 @@ from rich.text import Text
 from compactor.cli.common import count
 from compactor.cli.safe_text import visible_line
 from compactor.events import (
+    AfterReduce,
     AfterSummarize,
     AttemptStart,
+    BeforeReduce,
     BeforeSummarize,
     CacheRefused,
     ChunkStart,
@@ -204,6 +206,18 @@ class LiveView:
                     f"planning for a {tokens:,}-token window"
                 )
                 self._log(f"[yellow]{escape(line)}[/]", line, always=True)
+            case BeforeReduce(tool_results=results, tokens=tokens):
+                self._status(
+                    f"reducing {count(results, 'tool result')} ({count(tokens, 'token')})…"
+                )
+            case AfterReduce(truncated=truncated, cleared=cleared):
+                skipped = f"; not cleared: {event.clear_skipped}" if event.clear_skipped else ""
+                line = (
+                    f"reduced: {count(truncated, 'result')} truncated, {count(cleared, 'result')} "
+                    f"cleared, {event.tokens_before:,} → {event.tokens_after:,} tokens "
+                    f"({event.tokens_freed:,} freed){skipped}"
+                )
+                self._log(f"[cyan]{escape(line)}[/]", line.replace("→", "->"), always=True)
             case BeforeSummarize(messages=messages):
                 self._say(f"summarizing {count(len(messages), 'message')}")
                 self._status(f"summarizing {count(len(messages), 'message')}…")

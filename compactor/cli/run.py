@@ -16,7 +16,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from . import common
-from .common import ConfigOpt, DebugOpt, FormatOpt, ThresholdOpt, TokenCounterOpt, count
+from .common import (
+    ConfigOpt,
+    DebugOpt,
+    FormatOpt,
+    OffloadDirOpt,
+    StrategyOpt,
+    ThresholdOpt,
+    TokenCounterOpt,
+    count,
+)
 from .exitcodes import EXIT_CODES_HELP
 from .helptext import epilog
 
@@ -94,6 +103,8 @@ def run(
     ] = False,
     threshold: ThresholdOpt = None,
     token_counter: TokenCounterOpt = None,
+    strategy: StrategyOpt = None,
+    offload_dir: OffloadDirOpt = None,
     fmt: FormatOpt = None,
     model: Annotated[
         str | None,
@@ -221,6 +232,8 @@ def run(
         output_dir=output_dir,
         threshold=common.tokens(threshold),
         token_counter=token_counter,
+        strategy=strategy,
+        offload_dir=offload_dir,
     )
     if is_remote([*transcripts, output, output_dir, report, events], dask):
         from .distributed import run_remote_command

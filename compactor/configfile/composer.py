@@ -36,6 +36,7 @@ from .schema import (
     MAX_CONFIG_VALUES,
     MODEL_KEYS,
     MODEL_LIST,
+    NAME_LIST,
     NUM,
     OPTIONAL_ENV_KEYS,
     PATTERN_LIST,
@@ -281,6 +282,13 @@ class _Loader:
                         item_node, f"{key}[{i}].regex", f"invalid regular expression: {err}"
                     ) from err
             return items
+        if spec == NAME_LIST:
+            if _is_null(node):
+                return []
+            if not isinstance(node, yaml.SequenceNode):
+                raise self.err(node, key, f"expected a list of names, got {_kind(node)}")
+            names = [self.value(item, (str,), f"{key}[{i}]") for i, item in enumerate(node.value)]
+            return names
         if spec == PRICE_TABLE:
             if not isinstance(node, yaml.MappingNode):
                 raise self.err(

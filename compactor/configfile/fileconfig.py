@@ -113,6 +113,10 @@ class FileConfig:
     read holds (:class:`compactor.io.InputLimits`); past either, the input is refused."""
     prices: dict[str, dict[str, float]] | None = None
     """Model name → ``{input, output}`` USD per million tokens (``check --explain``)."""
+    strategy: str | None = None
+    """``summarize`` (None: the default), ``reduce`` or ``hybrid`` (:mod:`.reduction`)."""
+    reduction: dict[str, Any] | None = None
+    """Eino's reduction options (SPEC §10) plus ``offload`` and ``offload_dir``."""
     lines: dict[str, int] = field(default_factory=dict, repr=False)
     """Dotted key → line number (1-based), for error messages."""
     unset_env: dict[str, str] = field(default_factory=dict, repr=False)

@@ -17,6 +17,7 @@ __all__ = [
     "MAX_CONFIG_VALUES",
     "MODEL_KEYS",
     "MODEL_LIST",
+    "NAME_LIST",
     "NONE",
     "NUM",
     "OPTIONAL_ENV_KEYS",
@@ -43,6 +44,8 @@ FINALIZE = "finalize"
 """``pkg.mod:func`` or a mapping of :data:`FINALIZE_KEYS`."""
 PATTERN_LIST = "pattern-list"
 """A list of ``{name, regex}`` (``mask_secrets.patterns``)."""
+NAME_LIST = "name-list"
+"""A list of strings (``reduction.clear_exclude_tools``)."""
 PRICE_TABLE = "price-table"
 """Model name → ``{input, output}`` (``prices``)."""
 
@@ -118,6 +121,19 @@ SCHEMA: dict[str, Any] = {
     "input": {"max_line_bytes": (int,), "max_bytes": (int,)},
     "summary_check": {"min_tokens": (int,), "require_sections": (bool,)},
     "prices": PRICE_TABLE,
+    "strategy": (str, NONE),
+    "reduction": {
+        "max_length_for_trunc": (int, NONE),
+        "trunc_exclude_tools": NAME_LIST,
+        "trunc_preview_chars": (int,),
+        "max_tokens_for_clear": (int,),
+        "clear_retention_suffix_limit": (int,),
+        "clear_at_least_tokens": (int,),
+        "clear_exclude_tools": NAME_LIST,
+        "read_file_tool_name": (str, NONE),
+        "offload": (bool,),
+        "offload_dir": (str, NONE),
+    },
 }
 """Every top-level key of a config file (:class:`~.fileconfig.FileConfig` has one field each)."""
 

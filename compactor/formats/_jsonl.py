@@ -366,6 +366,13 @@ def same_message(original: Message | AgenticMessage, new: Message | AgenticMessa
     return dataclasses.replace(original, usage=None) == new
 
 
+MATCHES_KEY = "matches"
+"""``Transcript.meta`` key: ``(new_messages, matches)`` a caller that knows which original
+each new message is sets before writing ``new_messages`` (that very list object), so the
+writer does not search: a reduction changes thousands of messages of a history, and a search
+for each costs changed × history comparisons."""
+
+
 def match_messages(
     transcript: Transcript,
     new_messages: Sequence[Message | AgenticMessage],
@@ -376,6 +383,9 @@ def match_messages(
     edited in place counts as changed and is rendered afresh; one that only lost its usage
     (:func:`same_message`) is still matched.
     """
+    known = transcript.meta.get(MATCHES_KEY)
+    if isinstance(known, tuple) and known[0] is new_messages:
+        return list(known[1])  # the caller knows them (a reduction: message i is original i)
     originals = _originals(transcript)
     result: list[int | None] = []
     cursor = 0

@@ -43,8 +43,10 @@ from .writing import (
     atomic_write,
     json_bytes,
     make_private_dirs,
+    sync_filesystem,
     write_all,
     write_destination,
+    write_new_file,
 )
 
 __all__ = [
@@ -69,7 +71,9 @@ __all__ = [
     "plan_archive_dir",
     "read_input",
     "resolve_destination",
+    "sync_filesystem",
     "unsafe_folder",
     "write_all",
     "write_destination",
+    "write_new_file",
 ]

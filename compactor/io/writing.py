@@ -382,6 +382,49 @@ def write_destination(
 # Archive
 
 
+def write_new_file(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o600) -> None:
+    """Write ``data`` to ``path`` through a temp file beside it and a rename, without fsync
+    (many small files, made durable together by :func:`sync_filesystem`): ``path`` never
+    holds part of ``data``. A failure (ENOSPC, EIO, ...) is a :class:`StreamError` and leaves
+    neither the temp file nor ``path`` changed."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    fd: int | None = None
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+        write_all(fd, data, str(target))
+        os.close(fd)
+        fd = None
+        os.replace(tmp, target)
+    except BaseException as err:
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(err, OSError):
+            raise StreamError(str(target), os_cause(err)) from err
+        raise
+
+
+def sync_filesystem(path: str | os.PathLike[str]) -> None:
+    """Make every write to the file system holding ``path`` durable: ``syncfs(2)`` on Linux
+    (one call for a folder of files written by :func:`write_new_file`), else ``sync()``."""
+    import ctypes
+    import ctypes.util
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        libc_name = ctypes.util.find_library("c")
+        syncfs = (
+            getattr(ctypes.CDLL(libc_name, use_errno=True), "syncfs", None) if libc_name else None
+        )
+        if syncfs is None or syncfs(fd) != 0:
+            os.sync()
+    finally:
+        os.close(fd)
+
+
 def make_private_dirs(folder: Path) -> None:
     """Create ``folder`` and its missing parents with mode 0700 (the archive, the summary
     cache); folders that exist already are left as they are."""

@@ -1,0 +1,90 @@
+"""``compact run --strategy reduce --force`` vs a bare orjson line loop over the same file.
+
+    python bench/bench_reduce.py [TRANSCRIPT] [--repeat 5] [--mb 50]
+
+Both run as fresh processes, taking turns: the whole command (read, count, truncate and clear
+every tool round outside the last, offload each result to its own private file, write the
+reduced transcript) and ``python -c "for line in open(f, 'rb'): orjson.loads(line)"``. The
+offload folder and the output are removed between runs, so every run writes all its files.
+Prints one result line: the median ratio run / loop, target <= 3x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import BENCH, REPO, ensure_transcript, precompile  # bench/ is on sys.path
+from bench_check import LOOP
+
+
+def timed(cmd: list[str]) -> tuple[float, str]:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"{cmd[0]} failed ({proc.returncode}): {proc.stderr.strip()}")
+    return elapsed, proc.stdout.strip() + proc.stderr.strip()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("transcript", type=Path, nargs="?", default=None)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--mb", type=float, default=50.0)
+    parser.add_argument(
+        "--no-offload", action="store_true", help="reduction.offload: false (no files written)"
+    )
+    args = parser.parse_args()
+    precompile()
+    path = args.transcript or BENCH / "data" / f"transcript-{args.mb:g}mb.jsonl"
+    ensure_transcript(path, args.mb)
+    compact = str(Path(sys.executable).with_name("compact"))
+    if not Path(compact).exists():
+        compact = str(REPO / ".venv" / "bin" / "compact")
+    work = Path(tempfile.mkdtemp(prefix="bench-reduce-"))
+    ratios, loops, runs = [], [], []
+    line = ""
+    try:
+        for _ in range(args.repeat):
+            loop_s, _n = timed([sys.executable, "-c", LOOP, str(path)])
+            out, offload = work / "out.jsonl", work / "out.offload"
+            cmd = [compact, "run", str(path), "--strategy", "reduce", "--force", "-q"]
+            if args.no_offload:
+                (work / "c.yaml").write_text("reduction:\n  offload: false\n")
+                cmd += ["-c", str(work / "c.yaml")]
+            run_s, _ = timed([*cmd, "-o", str(out), "--report", str(work / "r.json")])
+            line = (work / "r.json").read_text()
+            files = sum(1 for p in offload.rglob("*") if p.is_file())
+            shutil.rmtree(offload, ignore_errors=True)
+            out.unlink()
+            loops.append(loop_s)
+            runs.append(run_s)
+            ratios.append(run_s / loop_s)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    import json
+
+    red = json.loads(line)["reduction"]
+    ratio = statistics.median(ratios)
+    mib = path.stat().st_size / 1024 / 1024
+    what = "reduce (no offload)" if args.no_offload else "reduce"
+    print(
+        f"{what}-vs-orjson: {mib:.0f} MiB: orjson loop {statistics.median(loops):.2f} s, "
+        f"compact run --strategy reduce {statistics.median(runs):.2f} s "
+        f"({red['cleared']:,} results cleared, {red['truncated']:,} truncated, {files:,} files; "
+        f"{red['tokens_before']:,} -> {red['tokens_after']:,} tokens), ratio {ratio:.2f}x "
+        f"median of {args.repeat} ({min(ratios):.2f}-{max(ratios):.2f}x); target <= 3x "
+        f"{'OK' if ratio <= 3 else 'MISSED'}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

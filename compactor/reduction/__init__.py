@@ -1,0 +1,51 @@
+"""Eino's reduction middleware (SPEC §10): shrink a history without a model.
+
+Truncates oversized tool results and clears old tool rounds, the full text offloaded to files
+an agent can read back. Usable alone, like :func:`compactor.middleware.new`::
+
+    from compactor import reduction
+
+    red = reduction.new(reduction.ReductionConfig(backend=reduction.FileOffload("run.offload")))
+    state = await red.before_model(state)
+
+or stacked before summarization (:func:`reduce_then_summarize`), as an Eino agent stacks them.
+"""
+
+from __future__ import annotations
+
+from .core import (
+    DEFAULT_MAX_LENGTH_FOR_TRUNC,
+    DEFAULT_MAX_TOKENS_FOR_CLEAR,
+    ReduceOutcome,
+    Reduction,
+    ReductionConfig,
+    new,
+    read_hint,
+    validate_reduction,
+)
+from .offload import FileOffload, OffloadBackend, OffloadKind, check_offload_dir
+from .results import CLEARED_TEXT, PROCESSED_KEY, ResultRef, find_results, round_starts
+from .stack import StackedOutcome, keep_retained, reduce_then_summarize
+
+__all__ = [
+    "CLEARED_TEXT",
+    "DEFAULT_MAX_LENGTH_FOR_TRUNC",
+    "DEFAULT_MAX_TOKENS_FOR_CLEAR",
+    "PROCESSED_KEY",
+    "FileOffload",
+    "OffloadBackend",
+    "OffloadKind",
+    "ReduceOutcome",
+    "Reduction",
+    "ReductionConfig",
+    "ResultRef",
+    "StackedOutcome",
+    "check_offload_dir",
+    "find_results",
+    "keep_retained",
+    "new",
+    "read_hint",
+    "reduce_then_summarize",
+    "round_starts",
+    "validate_reduction",
+]

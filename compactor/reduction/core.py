@@ -1,0 +1,333 @@
+"""Eino's reduction (SPEC §10): truncate oversized tool results, then clear old tool rounds.
+
+No model is called. Phase 1 replaces each tool result longer than ``max_length_for_trunc``
+characters by a ``<persisted-output>`` preview naming the file that holds it. Phase 2, when the
+history counts more than ``max_tokens_for_clear`` tokens (or ``force``), replaces every result
+before the last ``clear_retention_suffix_limit`` tool rounds, unless that frees fewer than
+``clear_at_least_tokens``. Tool calls, user and assistant texts, reasoning and the order of
+messages never change; a reduced message is a copy, so the caller's messages stay as they were.
+Every message of a reduced history drops its provider usage: it measured the history before the
+reduction (as a kept tail after a summary does).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic
+
+from compactor._util import maybe_await
+from compactor.errors import ConfigError
+from compactor.events import AfterReduce, BeforeReduce, EventSink
+from compactor.schema import AgentState, M
+from compactor.tokens import (
+    MEDIA_TOKENS,
+    TokenCounter,
+    TokenCounterInput,
+    default_token_counter,
+    estimate_text,
+)
+from compactor.trigger import checked_count
+
+from .offload import OffloadBackend, OffloadKind
+from .results import (
+    CLEARED_TEXT,
+    PERSISTED_CLOSE,
+    PERSISTED_OPEN,
+    ResultRef,
+    find_results,
+    replace_result,
+    result_payload,
+    result_state,
+    result_text,
+    round_starts,
+)
+
+__all__ = [
+    "DEFAULT_MAX_LENGTH_FOR_TRUNC",
+    "DEFAULT_MAX_TOKENS_FOR_CLEAR",
+    "ReduceOutcome",
+    "Reduction",
+    "ReductionConfig",
+    "new",
+    "read_hint",
+    "validate_reduction",
+]
+
+DEFAULT_MAX_LENGTH_FOR_TRUNC = 50_000
+DEFAULT_MAX_TOKENS_FOR_CLEAR = 160_000
+
+Locate = Callable[[int, str], "tuple[str, int] | None"]
+"""``(message index, call id) → (transcript path, line)`` holding the original result."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReductionConfig:
+    """Eino's reduction options (SPEC §10) with its defaults, plus ours where noted."""
+
+    max_length_for_trunc: int | None = DEFAULT_MAX_LENGTH_FOR_TRUNC
+    """A result longer than this many characters is truncated to a preview; None: never."""
+    trunc_exclude_tools: tuple[str, ...] = ()
+    """Tools whose results are never truncated."""
+    trunc_preview_chars: int = 2_000
+    """Ours: characters of each preview (first and last) a truncated result keeps."""
+    max_tokens_for_clear: int = DEFAULT_MAX_TOKENS_FOR_CLEAR
+    """Old rounds are cleared when the history counts more tokens than this."""
+    clear_retention_suffix_limit: int = 1
+    """The newest tool rounds that are never cleared."""
+    clear_at_least_tokens: int = 0
+    """Clearing that would free fewer tokens is not done (a prompt cache is worth more)."""
+    clear_exclude_tools: tuple[str, ...] = ()
+    """Tools whose results are never cleared."""
+    read_file_tool_name: str = "read_file"
+    """The tool the placeholder tells the agent to read the file with; ``shell``: a shell
+    command (``cat FILE``), as Codex reads files."""
+    backend: OffloadBackend | None = None
+    """Where results go; None: Eino's ``[Old tool result content cleared]`` (plus the
+    transcript line when ``locate`` knows it; a result is then truncated only when it does)."""
+    force: bool = False
+    """Ours (``--force``): clear every round outside the retained suffix, whatever the count."""
+    locate: Locate | None = None
+    """Ours: where the original of a result is in a transcript file (no-offload placeholders)."""
+    token_counter: TokenCounter | None = None
+    """Counts the history for the clearing threshold (default: the usage-aware estimate)."""
+    on_event: EventSink | None = None
+    """Receives :class:`~compactor.events.BeforeReduce` and :class:`AfterReduce`."""
+
+
+@dataclass(slots=True)
+class ReduceOutcome(Generic[M]):
+    """The reduced history and what was done (for reports)."""
+
+    messages: list[M]
+    changed: bool = False
+    truncated: list[str] = field(default_factory=list)
+    """Call ids of the results truncated."""
+    cleared: list[str] = field(default_factory=list)
+    """Call ids of the results cleared."""
+    offloaded: list[str] = field(default_factory=list)
+    """Files (or addresses) the backend named, one per reduced result."""
+    tokens_before: int = 0
+    tokens_after: int = 0
+    clear_skipped: str | None = None
+    """Why phase 2 cleared nothing (under the threshold, nothing to clear, too little freed)."""
+    retained_from: int = 0
+    """Index of the first message of the retained suffix (kept whole by hybrid)."""
+
+    @property
+    def tokens_freed(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "truncated": len(self.truncated),
+            "cleared": len(self.cleared),
+            "offloaded": len(self.offloaded),
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "tokens_freed": self.tokens_freed,
+            "clear_skipped": self.clear_skipped,
+        }
+
+
+def validate_reduction(config: ReductionConfig) -> None:
+    """``ConfigError`` for a value Eino would not accept (negative limits, no read tool)."""
+    checks: list[tuple[str, Any, int]] = [
+        ("max_tokens_for_clear", config.max_tokens_for_clear, 1),
+        ("clear_retention_suffix_limit", config.clear_retention_suffix_limit, 0),
+        ("clear_at_least_tokens", config.clear_at_least_tokens, 0),
+        ("trunc_preview_chars", config.trunc_preview_chars, 0),
+    ]
+    if config.max_length_for_trunc is not None:
+        checks.append(("max_length_for_trunc", config.max_length_for_trunc, 1))
+    for key, value, least in checks:
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ConfigError(
+                f"reduction.{key} must be an integer >= {least}, got {value!r}", key=key
+            )
+    if not config.read_file_tool_name.strip():
+        raise ConfigError("reduction.read_file_tool_name must not be empty")
+
+
+def read_hint(tool: str, path: str) -> str:
+    """How the placeholder says to read ``path``: ``Use Read to view`` or, for a shell tool,
+    ``Use shell (`cat '/x/y'`) to view``."""
+    if tool == "shell":
+        return f"Use shell (`cat {shlex.quote(path)}`) to view"
+    return f"Use {tool} to view"
+
+
+def _size(chars: int) -> str:
+    return f"{chars:,} characters"
+
+
+class Reduction(Generic[M]):
+    """Truncates and clears tool results (SPEC §10). Build it with :func:`new`."""
+
+    def __init__(self, config: ReductionConfig) -> None:
+        validate_reduction(config)
+        self.config = config
+
+    async def _emit(self, event: Any) -> None:
+        if self.config.on_event is not None:
+            await maybe_await(self.config.on_event(event))
+
+    async def count(self, messages: Sequence[M], tools: Sequence[Any] = ()) -> int:
+        counter = self.config.token_counter or default_token_counter
+        return checked_count(
+            await maybe_await(counter(TokenCounterInput(list(messages), list(tools))))
+        )
+
+    async def before_model(self, state: AgentState[M]) -> AgentState[M]:
+        """The reduced state (``state`` itself when nothing was reduced), as Eino's
+        ``BeforeModelRewriteState``; stack it before :meth:`Middleware.before_model`."""
+        outcome = await self.reduce(state)
+        return (
+            AgentState(messages=outcome.messages, tools=state.tools) if outcome.changed else state
+        )
+
+    async def reduce(self, state: AgentState[M], *, tokens: int | None = None) -> ReduceOutcome[M]:
+        """Reduce ``state``'s history; the caller's messages are never changed. ``tokens``:
+        the history's count by this config's counter, when the caller has it already."""
+        cfg = self.config
+        messages: list[M] = list(state.messages)
+        results = find_results(messages)
+        before = tokens if tokens is not None else await self.count(messages, state.tools)
+        await self._emit(BeforeReduce(len(messages), len(results), before))
+        outcome: ReduceOutcome[M] = ReduceOutcome(messages, tokens_before=before)
+        trunc_paths = self._truncate(messages, results, outcome)
+        tokens = await self.count(messages, state.tools) if outcome.truncated else before
+        starts = round_starts(messages)
+        keep = cfg.clear_retention_suffix_limit
+        cutoff = (
+            starts[-keep] if keep and len(starts) >= keep else (len(messages) if not keep else 0)
+        )
+        outcome.retained_from = cutoff
+        if not cfg.force and tokens <= cfg.max_tokens_for_clear:
+            outcome.clear_skipped = (
+                f"{tokens:,} tokens, not over max_tokens_for_clear ({cfg.max_tokens_for_clear:,})"
+            )
+        else:
+            self._clear(messages, [r for r in results if r.index < cutoff], outcome, trunc_paths)
+        sync = getattr(cfg.backend, "sync", None)
+        if outcome.offloaded and callable(sync):
+            sync()  # the files durable before anything names them
+        if outcome.changed:
+            for i, msg in enumerate(messages):
+                if msg.usage is not None:
+                    messages[i] = dataclasses.replace(copy.deepcopy(msg), usage=None)
+            outcome.tokens_after = await self.count(messages, state.tools)
+        else:
+            outcome.messages = list(state.messages)
+            outcome.tokens_after = before
+        await self._emit(
+            AfterReduce(
+                truncated=len(outcome.truncated),
+                cleared=len(outcome.cleared),
+                tokens_before=outcome.tokens_before,
+                tokens_after=outcome.tokens_after,
+                clear_skipped=outcome.clear_skipped,
+            )
+        )
+        return outcome
+
+    # -- phase 1 ---------------------------------------------------------------------------------
+    def _truncate(
+        self, messages: list[M], results: list[ResultRef], outcome: ReduceOutcome[M]
+    ) -> dict[tuple[int, str], str]:
+        cfg = self.config
+        limit = cfg.max_length_for_trunc
+        paths: dict[tuple[int, str], str] = {}
+        if limit is None:
+            return paths
+        for ref in results:
+            msg = messages[ref.index]
+            if ref.name in cfg.trunc_exclude_tools or result_state(msg, ref) is not None:
+                continue
+            text, media = result_text(msg, ref)
+            if media or len(text) <= limit:
+                continue  # images, files: whole, or cleared with their round
+            where = self._store("trunc", msg, ref, outcome)
+            if where is None:
+                continue  # nowhere to keep the full text: not truncated
+            n = cfg.trunc_preview_chars
+            placeholder = (
+                f"{PERSISTED_OPEN}\nOutput too large ({_size(len(text))}). "
+                f"Full output saved to: {where}\n"
+                f"Preview (first {_size(n)}):\n{text[:n]}\n\n"
+                f"Preview (last {_size(n)}):\n{text[-n:] if n else ''}\n\n"
+                f"{read_hint(cfg.read_file_tool_name, where)}\n{PERSISTED_CLOSE}"
+            )
+            messages[ref.index] = replace_result(msg, ref, placeholder, "trunc")
+            paths[(ref.index, ref.call_id)] = where
+            outcome.truncated.append(ref.call_id)
+            outcome.changed = True
+        return paths
+
+    def _store(
+        self, kind: OffloadKind, msg: M, ref: ResultRef, outcome: ReduceOutcome[M]
+    ) -> str | None:
+        """Offload the result (its path), else its transcript line (``path, line N``)."""
+        cfg = self.config
+        if cfg.backend is not None:
+            where = cfg.backend.save(kind, ref.call_id, result_payload(msg, ref))
+            outcome.offloaded.append(where)
+            return where
+        found = cfg.locate(ref.index, ref.call_id) if cfg.locate is not None else None
+        return None if found is None else f"{found[0]}, line {found[1]}"
+
+    # -- phase 2 ---------------------------------------------------------------------------------
+    def _clear(
+        self,
+        messages: list[M],
+        candidates: list[ResultRef],
+        outcome: ReduceOutcome[M],
+        trunc_paths: dict[tuple[int, str], str],
+    ) -> None:
+        cfg = self.config
+        chosen: list[tuple[ResultRef, int]] = []
+        for ref in candidates:
+            msg = messages[ref.index]
+            state = result_state(msg, ref)
+            if ref.name in cfg.clear_exclude_tools or state == "clear":
+                continue
+            text, media = result_text(msg, ref)
+            chosen.append((ref, estimate_text(text) + MEDIA_TOKENS * media))
+        if not chosen:
+            outcome.clear_skipped = "no tool result outside the retained rounds to clear"
+            return
+        placeholder_tokens = estimate_text(self._clear_text("/" + "x" * 80))
+        freed = sum(max(t - placeholder_tokens, 0) for _, t in chosen)
+        if freed < cfg.clear_at_least_tokens:
+            outcome.clear_skipped = (
+                f"clearing would free about {freed:,} tokens, fewer than "
+                f"clear_at_least_tokens ({cfg.clear_at_least_tokens:,})"
+            )
+            return
+        for ref, _ in chosen:
+            msg = messages[ref.index]
+            where = trunc_paths.get((ref.index, ref.call_id))
+            if where is None:
+                where = self._store("clear", msg, ref, outcome)
+            text = self._clear_text(where)
+            messages[ref.index] = replace_result(msg, ref, text, "clear")
+            outcome.cleared.append(ref.call_id)
+            outcome.changed = True
+
+    def _clear_text(self, where: str | None) -> str:
+        cfg = self.config
+        if cfg.backend is not None and where is not None:
+            hint = read_hint(cfg.read_file_tool_name, where)
+            return f"{PERSISTED_OPEN}Tool result saved to: {where}\n{hint}{PERSISTED_CLOSE}"
+        if where is not None:
+            return f"{CLEARED_TEXT} (the full result is in the transcript {where})"
+        return CLEARED_TEXT
+
+
+def new(config: ReductionConfig | None = None) -> Reduction[Any]:
+    """Validate ``config`` (None: Eino's defaults, no backend) and build the reduction; a bad
+    value raises :class:`~compactor.errors.ConfigError`."""
+    return Reduction(config or ReductionConfig())

@@ -1,0 +1,73 @@
+"""Reduction stacked before summarization, as an Eino agent stacks the two middlewares.
+
+:func:`reduce_then_summarize` reduces first; only when the reduced history still fires the
+summarizer's trigger does it summarize, and then only the oldest part: the retained rounds
+(those reduction never clears) are kept verbatim after the summary, as they were reduced.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Generic
+
+from compactor.config import Config, KeepTail
+from compactor.middleware import Middleware, SummarizeOutcome
+from compactor.schema import AgentState, M, split_system
+
+from .core import ReduceOutcome, Reduction
+
+__all__ = ["StackedOutcome", "keep_retained", "reduce_then_summarize"]
+
+
+@dataclass(slots=True)
+class StackedOutcome(Generic[M]):
+    """The final history; what reduction did; what summarization did (None: not needed)."""
+
+    messages: list[M]
+    reduce: ReduceOutcome[M]
+    summarize: SummarizeOutcome[M] | None = None
+
+
+def keep_retained(cfg: Config[Any], messages: list[M], retained_from: int) -> Config[Any]:
+    """``cfg`` keeping at least the messages from ``retained_from`` on verbatim after the
+    summary (unless ``keep.tokens`` sets a budget of its own)."""
+    system, _ = split_system(messages)
+    tail = len(messages) - max(retained_from, len(system))
+    if retained_from <= len(system) or tail <= 0:
+        return cfg
+    keep = cfg.keep or KeepTail()
+    if keep.tokens is not None:
+        return cfg  # a token budget of the user's own: it decides the tail
+    wanted = max(keep.messages or 0, tail)
+    return dataclasses.replace(cfg, keep=KeepTail(messages=wanted))
+
+
+async def reduce_then_summarize(
+    state: AgentState[M],
+    reduction: Reduction[M],
+    middleware: Middleware[M],
+    *,
+    summarize: bool | None = None,
+    tokens_before: int | None = None,
+) -> StackedOutcome[M]:
+    """Reduce ``state``, then summarize what is left when it still fires the trigger.
+
+    ``summarize``: True always summarizes after reducing, False never; None (default) asks
+    the summarizer's trigger about the reduced history. ``tokens_before``: the original
+    history's size for the loop guard (None: the reduced history's, as the trigger counts it).
+    The caller's messages are never changed.
+    """
+    reduced = await reduction.reduce(state)
+    out: StackedOutcome[M] = StackedOutcome(messages=reduced.messages, reduce=reduced)
+    after = AgentState(messages=list(reduced.messages), tools=state.tools)
+    if summarize is None:
+        summarize = (await middleware.should_summarize(after)).triggered
+    if not summarize:
+        return out
+    cfg = keep_retained(middleware.config, reduced.messages, reduced.retained_from)
+    summarizer = middleware if cfg is middleware.config else Middleware(cfg)
+    result = await summarizer.summarize_detailed(after, tokens_before=tokens_before)
+    out.summarize = result
+    out.messages = result.messages
+    return out
