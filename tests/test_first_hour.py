@@ -389,6 +389,7 @@ def test_a_wheel_installs_the_configs_license_and_urls(tmp_path: Path) -> None:
     )
     assert listed.returncode == 0, listed.stderr
     assert [line.split()[0] for line in listed.stdout.splitlines()] == [
+        "agent-resume",
         "ci-shrink",
         "default",
         "failover",

@@ -93,6 +93,10 @@ COMMANDS: dict[str, Runs | Elsewhere] = {
     "compact config init": Runs(0, ("wrote ",), files=("xdg-config/compact/config.yaml",)),
     "compact config init --example": Runs(0, ("failover ",)),
     "compact archive list": Runs(0),
+    "compact run session.jsonl --strategy reduce --offload-dir out.offload": Runs(
+        0, ("reduced",), files=("session.compact.jsonl",)
+    ),
+    "compact run session.jsonl -c configs/agent-resume.yaml": Runs(0, ("session.compact.jsonl",)),
     "compact run s3://bucket/logs/ --output-dir s3://bucket/small/ --dask local:8 "
     "--report s3://bucket/batch.json": Elsewhere(
         "needs an S3 server and a cluster: tests/test_distributed.py runs the same command "

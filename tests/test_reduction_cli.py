@@ -303,7 +303,7 @@ def test_a_disk_that_fills_while_offloading_is_exit_6_nothing_half_written(
         "--offload-dir", str(small_disk / "off"), "-o", "out.jsonl",
     )  # fmt: skip
     assert proc.returncode == 6, proc.stderr
-    assert "StreamError" in proc.stderr.decode()
+    assert "completely: No space left on device; nothing was written" in proc.stderr.decode()
     assert src.read_bytes() == before
     assert not (tmp_path / "out.jsonl").exists()
     assert [p for p in small_disk.rglob("*") if p.is_file()] == []  # no file, no temp file
