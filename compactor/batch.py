@@ -26,6 +26,7 @@ from typing import Any
 
 from .configfile import FileConfig, Overrides, build_config, check_config
 from .errors import CompactorError, ConfigError
+from .events import RunEventSink
 from .inputs import expand_inputs
 from .io import Destination, json_bytes, resolve_destination, write_destination
 from .limits import SpendMeter
@@ -210,12 +211,13 @@ async def run_batch(
     jobs: int = 4,
     on_done: Callable[[int, RunResult], None] | None = None,
     runs: list[Run | None] | None = None,
+    sink_for: Callable[[int, str], RunEventSink | None] | None = None,
 ) -> list[RunResult]:
     """Run ``base`` (with ``input`` set per file, no output/report/events) over ``files``.
 
     ``on_done(index, result)`` is called as each file finishes. ``runs``, when given, receives
     each file's :class:`Run` as it starts, so a caller interrupted mid-batch can tell what every
-    file wrote.
+    file wrote. ``sink_for(index, path)``: the event sink of that file's run (``-v``), if any.
     """
     from .models.pool import shared_clients
 
@@ -248,7 +250,8 @@ async def run_batch(
                 except CompactorError as err:
                     result = RunResult.refused(options, err)
                 else:
-                    run = slots[index] = Run(planned, meter=meter)
+                    sink = sink_for(index, path) if sink_for is not None else None
+                    run = slots[index] = Run(planned, meter=meter, sink=sink)
                     result = await run.execute()
             results[index] = result
             if on_done is not None:

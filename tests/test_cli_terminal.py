@@ -373,6 +373,36 @@ def test_verbose_says_what_was_read_decided_and_sent(tmp_path: Path) -> None:
     assert failed.stderr.splitlines()[-1].startswith(f"compact: {bad}:1: field 'role'")
 
 
+def test_a_verbose_batch_names_each_files_steps(tmp_path: Path) -> None:
+    """``-v`` on a batch: each file's steps (read, decision, requests, replies) as they happen,
+    one line each, starting with the file's name; then the usual lines. ``-q`` wins."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for name in ("a.jsonl", "b.jsonl"):
+        (logs / name).write_bytes(CODING.read_bytes())
+    args = [str(logs), "--force", "--model", "local", "--output-dir", str(tmp_path / "out")]
+    verbose = subprocess.run(
+        [compact_exe(), "run", *args, "-v"], capture_output=True, text=True, timeout=60
+    )
+    assert verbose.returncode == 0, verbose.stderr
+    lines = verbose.stderr.splitlines()
+    for name in ("a.jsonl", "b.jsonl"):
+        path = logs / name
+        mine = [line.removeprefix(f"{path}: ") for line in lines if line.startswith(f"{path}: ")]
+        assert mine[:4] == [
+            "read openai · 23 messages",
+            "trigger forced: 998 tokens <= 160,000 token threshold",
+            "sending to local: primary attempt 1",
+            "local: summary received",
+        ], lines
+        assert mine[4].startswith("compacted, 998 → ")  # the file's usual line
+    assert lines[-1].startswith("2 files: 2 compacted, 0 unchanged, 0 failed")
+    plain = subprocess.run([compact_exe(), "run", *args], capture_output=True, text=True)
+    assert len(plain.stderr.splitlines()) == 3  # two file lines and the summary
+    quiet = subprocess.run([compact_exe(), "run", *args, "-v", "-q"], capture_output=True)
+    assert quiet.returncode == 0 and quiet.stderr == b""
+
+
 @pytest.mark.parametrize(
     ("shell", "path", "mark"),
     [

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 from compactor.runner import Run, RunOptions, RunResult
@@ -65,10 +66,39 @@ def summary_line(totals: dict[str, int | float], skipped: int) -> str:
     )
 
 
+def verbose_line(event: Any) -> str | None:
+    """What ``-v`` says of one run's step in a batch (plain text), or None for the rest."""
+    match event.type:
+        case "transcript_read":
+            return f"read {event.format} · {count(event.messages, 'message')}"
+        case "trigger_checked":
+            verdict = "forced" if event.forced else "fired" if event.triggered else "not fired"
+            return f"trigger {verdict}: {event.reason}"
+        case "attempt_start":
+            chunk = f" · chunk {event.chunk}" if event.chunk is not None else ""
+            return f"sending to {event.model}: {event.phase} attempt {event.attempt}{chunk}"
+        case "generate_summary":
+            what = "from the cache" if event.cached else "received"
+            if event.error is not None:
+                return f"{event.model}: {event.phase} attempt {event.attempt} failed: {event.error}"
+            return f"{event.model}: summary {what}"
+        case "window_assumed":
+            return f"{event.model}: planning for an assumed {event.tokens:,}-token window"
+        case "after_reduce":
+            return f"reduced: {event.tokens_before:,} → {count(event.tokens_after, 'token')}"
+    return None
+
+
 def run_batch_command(
-    transcripts: list[str], base: RunOptions, jobs: int, quiet: bool, debug: bool
+    transcripts: list[str],
+    base: RunOptions,
+    jobs: int,
+    quiet: bool,
+    debug: bool,
+    verbose: bool = False,
 ) -> int:
-    """Plan, run and render the batch; the highest exit code of its files."""
+    """Plan, run and render the batch; the highest exit code of its files. ``verbose``
+    (``-v``): each file's steps as they happen, one line each, named by the file."""
     from compactor.batch import (
         batch_report,
         batch_totals,
@@ -111,9 +141,20 @@ def run_batch_command(
             line = visible_line(f"{finished}/{len(files)} {file_line(result)}")
             progress.update(Text(line, no_wrap=True, overflow="ellipsis"), refresh=True)
 
+    def sink_for(index: int, path: str) -> Callable[[Any], None] | None:
+        if quiet or not verbose:
+            return None
+
+        def say(event: Any) -> None:
+            line = verbose_line(event)
+            if line is not None:
+                show(f"{path}: {line}")
+
+        return say
+
     interrupted: KeyboardInterrupt | None = None
     try:
-        asyncio.run(run_batch(files, base, jobs=jobs, on_done=done, runs=runs))
+        asyncio.run(run_batch(files, base, jobs=jobs, on_done=done, runs=runs, sink_for=sink_for))
     except KeyboardInterrupt as err:
         interrupted = err
     finally:

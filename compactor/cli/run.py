@@ -244,7 +244,7 @@ def run(
     if len(transcripts) > 1 or (transcripts[0] != "-" and os.path.isdir(transcripts[0])):
         from .batch import run_batch_command
 
-        raise typer.Exit(run_batch_command(transcripts, options, jobs or 4, quiet, debug))
+        raise typer.Exit(run_batch_command(transcripts, options, jobs or 4, quiet, debug, verbose))
     raise typer.Exit(run_one(options, quiet=quiet, debug=debug, verbose=verbose))
 
 
