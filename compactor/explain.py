@@ -36,7 +36,7 @@ from .config import Config, PreserveUserMessages
 from .errors import SpendLimitError
 from .finalize import is_user_candidate, select_user_messages
 from .middleware import Middleware
-from .models.base import openai_endpoint
+from .models.providers import provider_named
 from .rendering import transcript_input
 from .replies import is_embedded, oversized_reply, weak_reply
 from .schema import AgenticMessage, Message, ToolInfo, message_kind, split_system, user_text
@@ -447,13 +447,13 @@ def _requests(plan: RequestPlan, limits: SpendLimits | None) -> dict[str, Any]:
 
 
 def model_label(d: Mapping[str, Any]) -> str:
-    """``openai:NAME`` or ``local`` for a model mapping of the config."""
+    """``PREFIX:NAME`` or ``local`` for a model mapping of the config (its provider's
+    :meth:`~compactor.models.providers.Provider.label`)."""
     from .models.registry import with_model_defaults
 
     full = with_model_defaults(d)
-    if full["provider"] == "openai":
-        return f"openai:{full['name']}"
-    return str(full["provider"])
+    provider = provider_named(full["provider"])
+    return provider.label(full) if provider is not None else str(full["provider"])
 
 
 def summarizer_chain(file_cfg: Any) -> dict[str, Any]:
@@ -490,16 +490,18 @@ def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
     import dataclasses
 
     from .configfile import Overrides, build_config, model_settings
+    from .models.registry import with_model_defaults
 
     overrides = Overrides(model=model)
     primary = model_settings(file_cfg, overrides)
     name = model_label(primary)
     chain = [primary, *((file_cfg.failover or {}).get("models") or [])]
-    local = primary.get("provider") == "local"
+    provider = provider_named(with_model_defaults(primary)["provider"])
+    local = provider is None or not provider.remote
     planned = PlannedModel(
         name,
         remote=not local,
-        endpoint=None if local else openai_endpoint(primary.get("base_url")),
+        endpoint=None if provider is None or local else provider.endpoint(primary.get("base_url")),
         embedded=local,
     )
     cfg = build_config(

@@ -23,8 +23,9 @@ CONFINED: dict[str, tuple[str, ...]] = {
     "typer": ("cli/",),
     "click": ("cli/",),
     "openai": ("models/openai",),
+    "anthropic": ("models/anthropic",),
     "httpx": ("models/openai",),
-    "httpx2": ("models/openai",),
+    "httpx2": ("models/openai", "models/anthropic", "models/http_common"),
     "tiktoken": ("tiktoken_counter.py",),
     "yaml": ("configfile/", "cli/"),  # reading config files; `config show` prints YAML
 }
