@@ -7,7 +7,7 @@ finalize), plus the ``compact`` command line. See SPEC §0 for the public API::
     mw = c.new(c.Config(model=c.ScriptedModel.replying("<summary>…</summary>")))
     state = await mw.before_model(state)
 
-Importing this package pulls in neither rich, typer nor openai. The public names are loaded on
+Importing this package pulls in neither rich, typer nor a model SDK. The public names are loaded on
 first use (PEP 562): ``compact check`` never pays for the middleware, tenacity or asyncio.
 """
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from compactor.errors import StreamError
+from compactor.formats import FORMAT_NAMES
 
 from .exitcodes import classify
 from .safe_text import visible, visible_json, visible_line
@@ -50,8 +51,7 @@ FormatOpt = Annotated[
     typer.Option(
         "--format",
         metavar="FORMAT",
-        help="Read as this format instead of detecting it: openai, eino, claude-code, codex, "
-        "anthropic.",
+        help=f"Read as this format instead of detecting it: {', '.join(FORMAT_NAMES)}.",
     ),
 ]
 ThresholdOpt = Annotated[

@@ -369,7 +369,7 @@ class Overrides:
     """CLI flags; None = keep the file's value."""
 
     model: str | None = None
-    """``openai:NAME`` or ``local``."""
+    """``PREFIX:NAME`` or ``local`` (:func:`compactor.models.registry.flag_settings`)."""
     transcript_file_path: str | None = None
     format: str | None = None
     cache: bool | None = None

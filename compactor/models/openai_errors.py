@@ -68,6 +68,32 @@ _CONTEXT_WORDS = (
 )
 
 
+_LIMIT_RES = (  # the window, as servers word it (moved from compactor.replies)
+    re.compile(r"maximum context length is ([\d,]+) tokens", re.IGNORECASE),
+    re.compile(r"context (?:length|window|size)(?: limit)? (?:of|is) ([\d,]+)", re.IGNORECASE),
+    re.compile(r"available context size \(([\d,]+) tokens\)", re.IGNORECASE),
+    re.compile(r"exceeds? (?:the )?context window of ([\d,]+)", re.IGNORECASE),
+    re.compile(r"tokens > ([\d,]+) maximum", re.IGNORECASE),
+)
+
+
+_PROMPT_RES = (
+    re.compile(r"your messages resulted in ([\d,]+) tokens", re.IGNORECASE),  # OpenAI
+    re.compile(r"\(([\d,]+) in the messages", re.IGNORECASE),  # llama-cpp-python
+    re.compile(r"requested tokens \(([\d,]+)\)", re.IGNORECASE),  # llama.cpp (python)
+    re.compile(r"request \(([\d,]+) tokens\)", re.IGNORECASE),  # llama.cpp server
+    re.compile(r"prompt is too long: ([\d,]+) tokens", re.IGNORECASE),  # Anthropic
+)
+
+
+def _first_number(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
+    for pattern in patterns:
+        found = pattern.search(text)
+        if found:
+            return int(found.group(1).replace(",", ""))
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class CallErrors:
     """The errors of one call to ``model``: every message names it, ``secrets`` are masked out
@@ -163,8 +189,9 @@ class CallErrors:
                         kind="context_length",
                         transient=False,
                         status=code,
-                        window=_body_int(err, "n_ctx"),
-                        prompt_tokens=_body_int(err, "n_prompt_tokens"),
+                        window=_body_int(err, "n_ctx") or _first_number(_LIMIT_RES, full),
+                        prompt_tokens=_body_int(err, "n_prompt_tokens")
+                        or _first_number(_PROMPT_RES, full),
                     )
             if code >= 400 and _VALIDATION_RE.search(full):
                 # The server's schema refused a message field: sending the same again gets the

@@ -116,7 +116,19 @@ class Provider:
     default_base_url: str | None = None
     """Where requests go without ``base_url`` or :attr:`base_url_env`."""
     title: str = ""
-    """How help texts name it."""
+    """What it is, in ``--model``'s help."""
+    about: str = ""
+    """What its models are, in a sentence (the starter config: "an OpenAI-compatible model")."""
+    url_note: str = ""
+    """A comment on ``base_url`` in the starter config (which servers it may point at)."""
+
+    def commented_example(self) -> str:
+        """The commented ``model:`` section the starter config shows for this provider."""
+        note = f"   # {self.url_note}" if self.url_note else ""
+        return (
+            f"# model:\n#   provider: {self.prefix}\n#   name: {self.default_name}\n"
+            f"#   api_key: ${{{self.key_env}}}\n#   base_url: ${{{self.base_url_env}:-}}{note}\n"
+        )
 
     # -- the environment -----------------------------------------------------------------------
 
@@ -248,6 +260,8 @@ OPENAI = Provider(
     base_url_env="OPENAI_BASE_URL",
     default_base_url="https://api.openai.com/v1",
     title="any OpenAI-compatible server",
+    about="an OpenAI-compatible model",
+    url_note="vLLM, llama.cpp, Ollama, LiteLLM, ...",
 )
 ANTHROPIC = Provider(
     "anthropic",
@@ -257,6 +271,7 @@ ANTHROPIC = Provider(
     base_url_env="ANTHROPIC_BASE_URL",
     default_base_url="https://api.anthropic.com",
     title="Anthropic's Messages API",
+    about="an Anthropic model",
 )
 
 PROVIDERS: dict[str, Provider] = {p.prefix: p for p in (LOCAL, OPENAI, ANTHROPIC)}

@@ -18,7 +18,6 @@ from compactor.models.providers import (
     DEFAULT_REMOTE,
     DEFAULT_TIMEOUT,
     INPUT_MODES,
-    OPENAI,
     PROVIDERS,
     Provider,
     default_provider,
@@ -26,7 +25,6 @@ from compactor.models.providers import (
 
 __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",
-    "DEFAULT_OPENAI_MODEL",
     "DEFAULT_TIMEOUT",
     "FACTORIES",
     "INPUT_MODES",
@@ -35,13 +33,11 @@ __all__ = [
     "default_provider",
     "flag_settings",
     "model_flag_choices",
+    "model_flag_help",
     "model_from_config",
     "provider_of",
     "with_model_defaults",
 ]
-
-DEFAULT_OPENAI_MODEL = OPENAI.default_name
-"""The model of an ``openai`` provider whose mapping names none."""
 
 Factory = Callable[..., ChatModel]
 
@@ -84,8 +80,7 @@ def with_model_defaults(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def create_model(spec: str, **kwargs: Any) -> ChatModel:
-    """Build a model from ``PREFIX:NAME`` (``openai:gpt-4o-mini``) or ``local``; kwargs go to
-    the backend."""
+    """Build a model from ``PREFIX:NAME`` or ``local``; kwargs go to the backend."""
     prefix, _, name = spec.partition(":")
     provider = PROVIDERS.get(prefix.strip())
     if provider is None:
@@ -118,7 +113,7 @@ def check_model_config(d: dict[str, Any], *, require_key: bool = True) -> None:
 
 
 def model_flag_choices(conjunction: str = "or") -> str:
-    """What ``--model`` takes, from the table: ``local, openai:NAME or anthropic:NAME``."""
+    """What ``--model`` takes, from the table: ``local, PREFIX:NAME or PREFIX:NAME``."""
     names = [p.prefix for p in PROVIDERS.values() if not p.remote]
     names += [f"{p.prefix}:NAME" for p in PROVIDERS.values() if p.remote]
     return f"{', '.join(names[:-1])} {conjunction} {names[-1]}"
@@ -138,3 +133,12 @@ def flag_settings(spec: str, file_model: Mapping[str, Any] | None) -> dict[str, 
         base = {}
     base.update(provider=provider.prefix, name=name)
     return base
+
+
+def model_flag_help() -> str:
+    """``--model``'s help, from the table: each prefix with what it is."""
+    parts = [
+        f"{p.prefix if not p.remote else p.prefix + ':NAME'} ({p.title})"
+        for p in PROVIDERS.values()
+    ]
+    return f"{', '.join(parts[:-1])} or {parts[-1]}"
