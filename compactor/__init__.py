@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .errors import (
         CompactorError,
         ConfigError,
+        ErrorKind,
         InputChangedError,
         LoopGuardError,
         ModelError,
@@ -98,6 +99,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
     ".errors": (
         "CompactorError",
         "ConfigError",
+        "ErrorKind",
         "InputChangedError",
         "LoopGuardError",
         "ModelError",
@@ -181,6 +183,7 @@ __all__ = [
     "ConfigError",
     "ContextLimit",
     "DefaultFinalizerConfig",
+    "ErrorKind",
     "Event",
     "EventSink",
     "FailoverConfig",

@@ -10,7 +10,7 @@ Anthropic's error types:
   the prompt's size as typed fields (``window``, ``prompt_tokens``);
 * 401/403 (a refused key), 404 (an unknown model), 402 (billing): not transient, persistent
   (the circuit breaker opens at once); any other 4xx: ``bad_request``;
-* a redirect (3xx): never followed, persistent (``kind="redirect"``).
+* a redirect (3xx): never followed, persistent (``kind=ErrorKind.REDIRECT``).
 
 The API key (sent in a request header), the credentials in ``base_url`` and the values of the
 request's ``extra_headers`` never enter an error message.
@@ -27,7 +27,7 @@ import anthropic
 import pydantic
 
 from compactor._util import redact
-from compactor.errors import ModelError
+from compactor.errors import ErrorKind, ModelError
 from compactor.models.http_common import (
     BodyRefused,
     RedirectRefused,
@@ -84,7 +84,9 @@ class AnthropicErrors:
     timeout: float
     secrets: list[str]
 
-    def fail(self, cause: str, *, kind: str, transient: bool, **facts: Any) -> ModelError:
+    def fail(
+        self, cause: str, *, kind: ErrorKind | str, transient: bool, **facts: Any
+    ) -> ModelError:
         """``failed to call anthropic model '<model>': <cause>``, secrets masked."""
         message = redact(f"failed to call anthropic model {self.model!r}: {cause}", self.secrets)
         return ModelError(message, kind=kind, transient=transient, model=self.name, **facts)
@@ -96,7 +98,7 @@ class AnthropicErrors:
             return self.fail(
                 f"{err} (a redirect would send the transcript and the request's headers "
                 "elsewhere; set base_url to the server that answers)",
-                kind="redirect",
+                kind=ErrorKind.REDIRECT,
                 transient=False,
                 status=err.status,
                 persistent=True,
@@ -107,20 +109,20 @@ class AnthropicErrors:
             return self.fail(
                 f"timed out after {self.timeout}s (the deadline for the whole request: connect, "
                 "send and the complete response)",
-                kind="timeout",
+                kind=ErrorKind.TIMEOUT,
                 transient=True,
             )
         if isinstance(err, anthropic.APIConnectionError):
             return self.fail(
                 f"connection error{connection_detail(err)}",
-                kind="connection",
+                kind=ErrorKind.CONNECTION,
                 transient=True,
                 persistent=unreachable(err),
             )
         if isinstance(err, anthropic.APIResponseValidationError):
             return self.fail(
                 f"malformed response: {one_line(str(err.message))}",
-                kind="malformed",
+                kind=ErrorKind.MALFORMED,
                 transient=True,
             )
         if isinstance(err, anthropic.APIStatusError):
@@ -128,11 +130,11 @@ class AnthropicErrors:
         if isinstance(err, json.JSONDecodeError | pydantic.ValidationError):
             return self.fail(
                 f"malformed response: {type(err).__name__}: {one_line(str(err))}",
-                kind="malformed",
+                kind=ErrorKind.MALFORMED,
                 transient=True,
             )
         return self.fail(
-            f"{type(err).__name__}: {one_line(str(err))}", kind="other", transient=False
+            f"{type(err).__name__}: {one_line(str(err))}", kind=ErrorKind.OTHER, transient=False
         )
 
     def _status(self, err: anthropic.APIStatusError) -> ModelError:
@@ -145,7 +147,7 @@ class AnthropicErrors:
             prompt, window = numbers if numbers is not None else (None, None)
             return self.fail(
                 cause,
-                kind="context_length",
+                kind=ErrorKind.CONTEXT_LENGTH,
                 transient=False,
                 status=code,
                 window=window,
@@ -154,20 +156,30 @@ class AnthropicErrors:
         retry_after = retry_after_seconds(err.response.headers)
         if code == 429:
             return self.fail(
-                cause, kind="rate_limit", transient=True, status=code, retry_after=retry_after
+                cause,
+                kind=ErrorKind.RATE_LIMIT,
+                transient=True,
+                status=code,
+                retry_after=retry_after,
             )
         if code >= 500 or etype in ("overloaded_error", "api_error"):
             return self.fail(
-                cause, kind="server", transient=True, status=code, retry_after=retry_after
+                cause, kind=ErrorKind.SERVER, transient=True, status=code, retry_after=retry_after
             )
         if code == 408:
-            return self.fail(cause, kind="timeout", transient=True, status=code)
+            return self.fail(cause, kind=ErrorKind.TIMEOUT, transient=True, status=code)
         if code == 404:
-            return self.fail(cause, kind="not_found", transient=False, status=code, persistent=True)
+            return self.fail(
+                cause, kind=ErrorKind.NOT_FOUND, transient=False, status=code, persistent=True
+            )
         if code in (401, 403):
-            return self.fail(cause, kind="auth", transient=False, status=code, persistent=True)
+            return self.fail(
+                cause, kind=ErrorKind.AUTH, transient=False, status=code, persistent=True
+            )
         if code == 402:
-            return self.fail(cause, kind="other", transient=False, status=code, persistent=True)
+            return self.fail(
+                cause, kind=ErrorKind.OTHER, transient=False, status=code, persistent=True
+            )
         if 400 <= code < 500:
-            return self.fail(cause, kind="bad_request", transient=False, status=code)
-        return self.fail(cause, kind="other", transient=False, status=code)
+            return self.fail(cause, kind=ErrorKind.BAD_REQUEST, transient=False, status=code)
+        return self.fail(cause, kind=ErrorKind.OTHER, transient=False, status=code)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from compactor.errors import ErrorKind
 from compactor.models.anthropic_errors import AnthropicErrors
 from compactor.models.http_common import one_line
 from compactor.schema import (
@@ -134,7 +135,7 @@ def _texts(reply: Any, errors: AnthropicErrors) -> tuple[str, str]:
         raise errors.fail(
             f"malformed response: content is a {type(content).__name__}, expected a list of "
             "content blocks",
-            kind="malformed",
+            kind=ErrorKind.MALFORMED,
             transient=True,
         )
     texts: list[str] = []
@@ -149,7 +150,7 @@ def _texts(reply: Any, errors: AnthropicErrors) -> tuple[str, str]:
             raise errors.fail(
                 f"unsupported reply: content block {i} is of type {one_line(repr(btype), 80)}; "
                 "only text and thinking blocks are accepted",
-                kind="malformed",
+                kind=ErrorKind.MALFORMED,
                 transient=False,
             )
     return "".join(texts), "\n".join(thoughts)
@@ -179,25 +180,27 @@ def to_message(reply: Any, kind: type[Any], errors: AnthropicErrors) -> Any:
     if stop in ("max_tokens", "model_context_window_exceeded"):
         raise errors.fail(
             f"the reply was cut off at the token limit (stop_reason {stop!r})",
-            kind="length",
+            kind=ErrorKind.LENGTH,
             transient=False,
             partial_response=_partial(reply, kind, errors, "length"),
         )
     if stop == "refusal":
         raise errors.fail(
             "the model refused to answer (stop_reason 'refusal')",
-            kind="content_filter",
+            kind=ErrorKind.CONTENT_FILTER,
             transient=False,
             partial_response=_partial(reply, kind, errors, "content_filter"),
         )
     role = getattr(reply, "role", None)
     if isinstance(role, str) and role != "assistant":
         raise errors.fail(
-            f"the reply has role {role!r}, expected 'assistant'", kind="wrong_role", transient=False
+            f"the reply has role {role!r}, expected 'assistant'",
+            kind=ErrorKind.WRONG_ROLE,
+            transient=False,
         )
     text, reasoning = _texts(reply, errors)
     if not text.strip():
-        raise errors.fail("empty response: no text content", kind="empty", transient=True)
+        raise errors.fail("empty response: no text content", kind=ErrorKind.EMPTY, transient=True)
     text = _scrub(text, errors.secrets)
     reasoning = _scrub(reasoning, errors.secrets)
     usage = _usage(reply)
