@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,8 @@ __all__ = [
     "LOCAL",
     "OPENAI",
     "PROVIDERS",
+    "REMOTE_KEYS",
+    "ModelKey",
     "Provider",
     "default_provider",
     "provider_named",
@@ -85,16 +87,33 @@ def _string(value: Any, key: str) -> str:
     return value
 
 
-REMOTE_KEYS: dict[str, tuple[str, Any, Any]] = {
-    # config key: (backend keyword, check, default shown by config show)
-    "base_url": ("base_url", _string, None),
-    "api_key": ("api_key", _string, None),
-    "timeout": ("timeout", _positive_number, DEFAULT_TIMEOUT),
-    "max_response_bytes": ("max_response_bytes", _positive_bytes, DEFAULT_MAX_RESPONSE_BYTES),
-    "input": ("input_mode", _input_mode, "auto"),
+@dataclass(frozen=True, slots=True)
+class ModelKey:
+    """One key of a remote model's mapping, declared once."""
+
+    keyword: str
+    """The backend's keyword argument the value goes to."""
+    types: tuple[type, ...]
+    """The YAML types a config file may give (``configfile.schema.MODEL_KEYS`` reads them)."""
+    check: Callable[[Any, str], Any]
+    """``(value, key) -> the backend's value``; a ConfigError for a wrong type or range."""
+    default: Any = None
+    """The value a run uses when the key is unset (``config show`` prints it)."""
+
+
+_NONE = type(None)
+
+REMOTE_KEYS: dict[str, ModelKey] = {
+    "base_url": ModelKey("base_url", (str, _NONE), _string),
+    "api_key": ModelKey("api_key", (str, _NONE), _string),
+    "timeout": ModelKey("timeout", (int, float, _NONE), _positive_number, DEFAULT_TIMEOUT),
+    "max_response_bytes": ModelKey(
+        "max_response_bytes", (int,), _positive_bytes, DEFAULT_MAX_RESPONSE_BYTES
+    ),
+    "input": ModelKey("input_mode", (str, _NONE), _input_mode, "auto"),
 }
-"""The keys of a remote model's mapping: its backend's keyword, its check (type and range) and
-its default. ``provider``, ``name``, ``options`` and ``context_tokens`` are every model's."""
+"""The keys of a remote model's mapping (a new one: a row here and a keyword of the backends).
+``provider``, ``name``, ``options`` and ``context_tokens`` are every model's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,10 +190,10 @@ class Provider:
         if not isinstance(name, str) or not name.strip():
             raise ConfigError(f"model.name is required for provider {self.prefix!r}", key="name")
         kwargs: dict[str, Any] = {}
-        for key, (keyword, check, _) in REMOTE_KEYS.items():
+        for key, spec in REMOTE_KEYS.items():
             value = d.get(key)
             if value is not None:
-                kwargs[keyword] = check(value, key)
+                kwargs[spec.keyword] = spec.check(value, key)
         if require_key and not (
             kwargs.get("api_key") or self.env_key() or kwargs.get("base_url") or self.env_base_url()
         ):
@@ -218,11 +237,11 @@ class Provider:
         out["base_url"] = url or self.default_base_url
         stand_in = unset_var in (None, self.key_env) and self.env_key()
         out["api_key"] = "***" if d.get("api_key") or stand_in else "not set"
-        for key, (_, _, default) in REMOTE_KEYS.items():
+        for key, spec in REMOTE_KEYS.items():
             if key == "input":
                 out["options"] = d.get("options") or {}
             if key not in out:
-                out[key] = d.get(key) or default
+                out[key] = d.get(key) or spec.default
         for key, value in d.items():  # the rest as written (context_tokens, newer keys)
             if key not in out and key != "api_key":
                 out[key] = "none" if value is None else value
