@@ -247,3 +247,25 @@ def test_spend_limits_stop_anthropic_retries(tmp_path: Path, claude: FakeAnthrop
     assert "limits.max_requests" in result.stderr
     assert len(claude.requests) == 2
     assert not result.out.exists()
+
+
+def test_check_explain_finds_the_anthropic_runs_cache_entry(
+    tmp_path: Path, claude: FakeAnthropic
+) -> None:
+    """``check --explain`` keys the cache on the provider's endpoint as the run does, without
+    building the model: after a run, it plans no request for the same input."""
+    first = _run(tmp_path, "--model", CLAUDE, claude=claude, cache=True)
+    _assert_summary(first)
+    env: dict[str, str | None] = {
+        "ANTHROPIC_API_KEY": PLANTED_KEY,
+        "ANTHROPIC_BASE_URL": claude.base_url,
+    }
+    src = str(tmp_path / "session.jsonl")
+    argv = ["check", "--explain", "--json", "--model", CLAUDE, src]
+    proc = invoke(argv, env=env, cwd=tmp_path)
+    assert proc.returncode in (0, 1), proc.stderr.decode()
+    (record,) = [json.loads(line) for line in proc.stdout.decode().splitlines() if line.strip()]
+    text = json.dumps(record)
+    assert CLAUDE in text and PLANTED_KEY not in text
+    assert '"cached": true' in text, text[:2000]
+    assert len(claude.requests) == 1
