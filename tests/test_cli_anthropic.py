@@ -269,3 +269,15 @@ def test_check_explain_finds_the_anthropic_runs_cache_entry(
     assert CLAUDE in text and PLANTED_KEY not in text
     assert '"cached": true' in text, text[:2000]
     assert len(claude.requests) == 1
+
+
+def test_a_max_tokens_stop_goes_up_the_ladder(tmp_path: Path, claude: FakeAnthropic) -> None:
+    """``stop_reason: max_tokens`` is a cut reply (``kind=length``), handled as OpenAI's
+    ``finish_reason: length``: not retried as is, the ladder asks again and the run succeeds."""
+    claude.enqueue(reply("<summary>\nhalf of a summ", finish_reason="length"))
+    result = _run(tmp_path, "--model", CLAUDE, claude=claude)
+    _assert_summary(result)
+    errors = [a["error"] or "" for a in result.report["attempts"]]
+    assert "stop_reason 'max_tokens'" in errors[0], errors
+    assert result.attempts[-1][2] is True
+    assert len(claude.requests) >= 2
