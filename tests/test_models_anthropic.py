@@ -174,6 +174,8 @@ async def test_the_request_max_tokens_cuts_the_reply(fake: FakeAnthropic) -> Non
         (status(403), "auth", False, True, 403),
         (status(404), "not_found", False, True, 404),
         (status(400), "bad_request", False, False, 400),
+        (status(408), "timeout", True, False, 408),
+        (status(409), "conflict", True, False, 409),
         (raw("{not json"), "malformed", True, False, None),
         (truncated(), "connection", True, False, None),
         (empty_choices(), "empty", True, False, None),

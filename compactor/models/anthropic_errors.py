@@ -166,8 +166,11 @@ class AnthropicErrors:
             return self.fail(
                 cause, kind=ErrorKind.SERVER, transient=True, status=code, retry_after=retry_after
             )
-        if code == 408:
-            return self.fail(cause, kind=ErrorKind.TIMEOUT, transient=True, status=code)
+        if code in (408, 409):
+            # a request timeout, a lock conflict: the same request may go through next time (the
+            # SDK retries both too)
+            kind = ErrorKind.TIMEOUT if code == 408 else ErrorKind.CONFLICT
+            return self.fail(cause, kind=kind, transient=True, status=code, retry_after=retry_after)
         if code == 404:
             return self.fail(
                 cause, kind=ErrorKind.NOT_FOUND, transient=False, status=code, persistent=True
