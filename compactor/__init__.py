@@ -7,7 +7,7 @@ finalize), plus the ``compact`` command line. See SPEC §0 for the public API::
     mw = c.new(c.Config(model=c.ScriptedModel.replying("<summary>…</summary>")))
     state = await mw.before_model(state)
 
-Importing this package pulls in neither rich, typer nor openai. The public names are loaded on
+Importing this package pulls in neither rich, typer nor a model SDK. The public names are loaded on
 first use (PEP 562): ``compact check`` never pays for the middleware, tenacity or asyncio.
 """
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .errors import (
         CompactorError,
         ConfigError,
+        ErrorKind,
         InputChangedError,
         LoopGuardError,
         ModelError,
@@ -98,6 +99,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
     ".errors": (
         "CompactorError",
         "ConfigError",
+        "ErrorKind",
         "InputChangedError",
         "LoopGuardError",
         "ModelError",
@@ -191,6 +193,7 @@ __all__ = [
     "ConfigError",
     "ContextLimit",
     "DefaultFinalizerConfig",
+    "ErrorKind",
     "Event",
     "EventSink",
     "FailoverConfig",

@@ -15,45 +15,20 @@ import dataclasses
 import os
 from typing import Any
 
-from ._util import mask_url_credentials
 from .configfile import FileConfig, Overrides, build_config, mask_secrets
 from .trigger import thresholds
 
-__all__ = ["DEFAULT_BASE_URL", "effective_config"]
-
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-"""The endpoint of an openai model without ``base_url`` or ``$OPENAI_BASE_URL``."""
+__all__ = ["effective_config"]
 
 
 def _model(d: dict[str, Any], unset: str | None = None) -> dict[str, Any]:
-    """A model mapping (secrets already masked) with every default filled in; ``unset``: the
-    variable its ``api_key: ${VAR}`` names and is not set (``$OPENAI_API_KEY`` never stands in
+    """A model mapping (secrets already masked) with every default filled in, as its provider
+    shows it (:meth:`compactor.models.providers.Provider.show`); ``unset``: the variable its
+    ``api_key: ${VAR}`` names and is not set (the provider's own key variable never stands in
     for another one, so the key reads ``not set``)."""
-    from .models.registry import (
-        DEFAULT_MAX_RESPONSE_BYTES,
-        DEFAULT_OPENAI_MODEL,
-        DEFAULT_TIMEOUT,
-        default_provider,
-    )
+    from .models.registry import provider_of
 
-    provider = d.get("provider") or default_provider(d)
-    if provider == "local":
-        return {"provider": "local"}
-    out: dict[str, Any] = {"provider": provider, "name": d.get("name") or DEFAULT_OPENAI_MODEL}
-    # $OPENAI_BASE_URL is shown as a run would use it, its credentials masked like the file's
-    url = d.get("base_url") or mask_url_credentials(os.environ.get("OPENAI_BASE_URL") or "")
-    out["base_url"] = url or DEFAULT_BASE_URL
-    stand_in = unset in (None, "OPENAI_API_KEY") and os.environ.get("OPENAI_API_KEY")
-    has_key = d.get("api_key") or stand_in
-    out["api_key"] = "***" if has_key else "not set"
-    out["timeout"] = d.get("timeout") or DEFAULT_TIMEOUT
-    out["max_response_bytes"] = d.get("max_response_bytes") or DEFAULT_MAX_RESPONSE_BYTES
-    out["options"] = d.get("options") or {}
-    out["input"] = d.get("input") or "auto"
-    for key, value in d.items():  # the rest as written (context_tokens, newer keys)
-        if key not in out and key != "api_key":
-            out[key] = "none" if value is None else value
-    return out
+    return provider_of(d).show(d, unset)
 
 
 def _trigger(file_cfg: FileConfig) -> dict[str, Any]:

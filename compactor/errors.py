@@ -20,11 +20,13 @@ lowercase, ``failed to …: <cause>``. Secrets never enter a message.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 __all__ = [
     "CompactorError",
     "ConfigError",
+    "ErrorKind",
     "InputChangedError",
     "LoopGuardError",
     "ModelError",
@@ -77,10 +79,39 @@ class SummarizationError(CompactorError):
     """Counting, building the summarizer input, calling the model or finalizing failed."""
 
 
+class ErrorKind(StrEnum):
+    """What went wrong in a model call (:attr:`ModelError.kind`). A ``StrEnum``: a kind equals
+    its string (``ErrorKind.LENGTH == "length"``) and is written as that string in events,
+    reports and JSON, so code and files that compare strings keep working."""
+
+    RATE_LIMIT = "rate_limit"
+    SERVER = "server"
+    CONFLICT = "conflict"
+    TIMEOUT = "timeout"
+    CONNECTION = "connection"
+    MALFORMED = "malformed"
+    EMPTY = "empty"
+    CONTENT_FILTER = "content_filter"
+    WRONG_ROLE = "wrong_role"
+    LENGTH = "length"
+    CONTEXT_LENGTH = "context_length"
+    VALIDATION = "validation"
+    BAD_REQUEST = "bad_request"
+    AUTH = "auth"
+    NOT_FOUND = "not_found"
+    TOO_LARGE = "too_large"
+    REDIRECT = "redirect"
+    TOO_LONG = "too_long"
+    WEAK_SUMMARY = "weak_summary"
+    CIRCUIT_OPEN = "circuit_open"
+    OTHER = "other"
+
+
 class ModelError(SummarizationError):
     """One failed model call, classified so retry policy can decide.
 
-    ``kind`` is one of: ``rate_limit``, ``server``, ``conflict`` (HTTP 409), ``timeout``,
+    ``kind`` is an :class:`ErrorKind` (given as one or as its string; any other string is a
+    ValueError): ``rate_limit``, ``server``, ``conflict`` (HTTP 409), ``timeout``,
     ``connection``, ``malformed``,
     ``empty``, ``content_filter``, ``wrong_role``, ``length``, ``context_length``,
     ``validation`` (the server's request schema refused a message: ``content: null``, a tool
@@ -108,7 +139,7 @@ class ModelError(SummarizationError):
         self,
         message: str,
         *,
-        kind: str = "other",
+        kind: ErrorKind | str = ErrorKind.OTHER,
         transient: bool = False,
         status: int | None = None,
         retry_after: float | None = None,
@@ -118,7 +149,11 @@ class ModelError(SummarizationError):
         window: int | None = None,
         prompt_tokens: int | None = None,
     ) -> None:
-        self.kind = kind
+        try:
+            self.kind = ErrorKind(kind)
+        except ValueError:
+            known = ", ".join(k.value for k in ErrorKind)
+            raise ValueError(f"unknown ModelError kind {kind!r}; one of {known}") from None
         self.transient = transient
         self.status = status
         self.retry_after = retry_after

@@ -73,7 +73,7 @@ def error_to_dict(error: BaseException | None) -> dict[str, Any] | None:
         return None
     data: dict[str, Any] = {"type": type(error).__name__, "message": redact(str(error))}
     if isinstance(error, ModelError):
-        data["kind"] = error.kind
+        data["kind"] = str(error.kind)  # the plain string (ErrorKind is a StrEnum)
         data["transient"] = error.transient
     return data
 

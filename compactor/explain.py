@@ -36,7 +36,7 @@ from .config import Config, PreserveUserMessages
 from .errors import SpendLimitError
 from .finalize import is_user_candidate, select_user_messages
 from .middleware import Middleware
-from .models.base import openai_endpoint
+from .models.providers import Provider, provider_named
 from .rendering import transcript_input
 from .replies import is_embedded, oversized_reply, weak_reply
 from .schema import AgenticMessage, Message, ToolInfo, message_kind, split_system, user_text
@@ -449,13 +449,13 @@ def _requests(plan: RequestPlan, limits: SpendLimits | None) -> dict[str, Any]:
 
 
 def model_label(d: Mapping[str, Any]) -> str:
-    """``openai:NAME`` or ``local`` for a model mapping of the config."""
+    """``PREFIX:NAME`` or ``local`` for a model mapping of the config (its provider's
+    :meth:`~compactor.models.providers.Provider.label`)."""
     from .models.registry import with_model_defaults
 
     full = with_model_defaults(d)
-    if full["provider"] == "openai":
-        return f"openai:{full['name']}"
-    return str(full["provider"])
+    provider = provider_named(full["provider"])
+    return provider.label(full) if provider is not None else str(full["provider"])
 
 
 def summarizer_chain(file_cfg: Any) -> dict[str, Any]:
@@ -486,14 +486,18 @@ class PlannedModel:
         raise AssertionError("--explain never calls a model")
 
 
-class PlannedOpenAIModel(PlannedModel):
-    """A planned OpenAI-compatible model: it builds the request body the run would send, so
-    the cache key is the run's (the body's bytes), still without importing the client."""
+class PlannedBodyModel(PlannedModel):
+    """A planned remote model whose backend builds its request body once (the OpenAI one): it
+    builds the body the run would send, so the cache key is the run's (the body's bytes), still
+    without importing the client."""
+
+    def __init__(self, name: str, provider: Provider, model: str) -> None:
+        super().__init__(name, remote=True)
+        self.provider = provider
+        self.model = model
 
     def request_body(self, messages: list[Any], **options: Any) -> Any:
-        from .models.openai_body import request_body, request_params
-
-        return request_body(self.name.removeprefix("openai:"), messages, request_params(options))
+        return self.provider.request_body(self.model, messages, options)
 
 
 def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
@@ -502,17 +506,22 @@ def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
     import dataclasses
 
     from .configfile import Overrides, build_config, model_settings
+    from .models.registry import with_model_defaults
 
     overrides = Overrides(model=model)
     primary = model_settings(file_cfg, overrides)
     name = model_label(primary)
     chain = [primary, *((file_cfg.failover or {}).get("models") or [])]
-    local = primary.get("provider") == "local"
-    planned = (PlannedModel if local else PlannedOpenAIModel)(
-        name,
-        remote=not local,
-        endpoint=None if local else openai_endpoint(primary.get("base_url")),
-        embedded=local,
+    full = with_model_defaults(primary)
+    provider = provider_named(full["provider"])
+    local = provider is None or not provider.remote
+    planned = (
+        PlannedModel(name, remote=not local, embedded=local)
+        if provider is None or local or not provider.body_module
+        else PlannedBodyModel(name, provider, full["name"])
+    )
+    planned.endpoint = (
+        None if provider is None or local else provider.endpoint(primary.get("base_url"))
     )
     cfg = build_config(
         # a dry run never calls the callback: its module is not imported (it runs code)

@@ -40,7 +40,7 @@ Built-in kinds (:data:`SECRET_KINDS`), tried in this order (an earlier rule wins
     ``_test_``), Hugging Face ``hf_``, npm ``npm_``; then, after ``url_password`` and
     ``bearer_token``, generic assignments: ``api_key=…``, ``"apiKey": "…"``, ``x-api-key: …``,
     ``client_secret``, ``secret_key``, ``access_token``, ``auth_token``, ``api_token``,
-    ``aws_secret_access_key`` (any prefix: ``OPENAI_API_KEY=…``), and ``--api-key``/``--token``
+    ``aws_secret_access_key`` (any prefix: ``MY_SERVICE_API_KEY=…``), and ``--api-key``/``--token``
     command-line flags.
 ``url_password``
     ``scheme://user:password@host``: only the password.
@@ -291,7 +291,7 @@ def _plausible_value(value: str, name: str, text: str, end: int, bare: bool) -> 
     if not any(ch.isdigit() for ch in value) and _CODE_NAME_RE.fullmatch(value):
         low = value.lower()
         if "." in low or any(word in low for word in _CODE_WORDS):
-            return False  # password=self.password, api_key=settings.openai_key, pwd=user_pwd
+            return False  # password=self.password, api_key=settings.service_key, pwd=user_pwd
     return True
 
 

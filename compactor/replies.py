@@ -8,7 +8,6 @@ Used by the summarizer (:mod:`compactor.summarize`, :mod:`compactor.ladder`) and
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from .chunking import input_tokens
@@ -28,23 +27,6 @@ __all__ = [
     "weak_reply",
 ]
 
-_LIMIT_RES = (
-    re.compile(r"maximum context length is ([\d,]+) tokens", re.IGNORECASE),
-    re.compile(r"context (?:length|window|size)(?: limit)? (?:of|is) ([\d,]+)", re.IGNORECASE),
-    re.compile(r"available context size \(([\d,]+) tokens\)", re.IGNORECASE),
-    re.compile(r"exceeds? (?:the )?context window of ([\d,]+)", re.IGNORECASE),
-    re.compile(r"tokens > ([\d,]+) maximum", re.IGNORECASE),
-)
-
-
-_PROMPT_RES = (
-    re.compile(r"your messages resulted in ([\d,]+) tokens", re.IGNORECASE),  # OpenAI
-    re.compile(r"\(([\d,]+) in the messages", re.IGNORECASE),  # llama-cpp-python
-    re.compile(r"requested tokens \(([\d,]+)\)", re.IGNORECASE),  # llama.cpp (python)
-    re.compile(r"request \(([\d,]+) tokens\)", re.IGNORECASE),  # llama.cpp server
-    re.compile(r"prompt is too long: ([\d,]+) tokens", re.IGNORECASE),  # Anthropic
-)
-
 
 def context_limit_error(error: BaseException | None) -> ModelError | None:
     """The provider's context-length error in ``error``'s cause chain, if there is one."""
@@ -62,27 +44,17 @@ def error_of_kind(error: BaseException | None, kind: str) -> ModelError | None:
     return None
 
 
-def _first_number(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
-    for pattern in patterns:
-        found = pattern.search(text)
-        if found:
-            return int(found.group(1).replace(",", ""))
-    return None
-
-
 def reported_limit(error: ModelError) -> int | None:
-    """The window size a context-length error names (``maximum context length is N``)."""
-    if error.window:
-        return error.window
-    return _first_number(_LIMIT_RES, str(error))
+    """The window size a context-length error names: its typed ``window``, which the model's
+    error mapping reads from what the provider said (its wording is the provider's business,
+    :mod:`compactor.models`)."""
+    return error.window or None
 
 
 def reported_prompt_tokens(error: ModelError) -> int | None:
-    """The provider's own count of the refused input, when the error gives it (OpenAI: "your
-    messages resulted in N tokens"; llama.cpp: "(N in the messages, …)")."""
-    if error.prompt_tokens:
-        return error.prompt_tokens
-    return _first_number(_PROMPT_RES, str(error))
+    """The provider's own count of the refused input, when the error gives it (its typed
+    ``prompt_tokens``, read by the model's error mapping)."""
+    return error.prompt_tokens or None
 
 
 def oversized_reply(

@@ -89,7 +89,8 @@ class RunOptions:
     format: str | None = None
     """Force a transcript format instead of detecting it."""
     model: str | None = None
-    """``openai:NAME`` or ``local`` (overrides the config's model)."""
+    """``PREFIX:NAME`` or ``local`` (overrides the config's model; the prefixes are
+    :data:`compactor.models.providers.PROVIDERS`)."""
     transcript_path: str | None = None
     """The summary's "full transcript" note: ``auto`` (the input; stdin: a note that it was
     read from stdin), ``archive`` (archive the original first and point at the copy),
@@ -355,7 +356,7 @@ def plan(
     )
     overrides = options.overrides()
     # The whole config before the transcript: a bad callback or provider is exit 2 even when
-    # the trigger does not fire (models are validated, not built: no openai import).
+    # the trigger does not fire (models are validated, not built: no SDK import).
     if not config_checked:
         check_config(file_cfg, overrides)
     input_id, input_mode = _input_identity(options.input, options.in_place)

@@ -3,8 +3,8 @@
 :mod:`compactor.masking`'s rules are Python regular expressions. Python's ``re`` tries an
 alternation at every position of a text (about 20 ns a character: a second or more for a 50 MB
 transcript, most of which holds no secret). Rust's ``regex`` crate finds literals with SIMD
-prefilters at a fraction of a nanosecond a byte, and pydantic-core (which the openai client
-already depends on) compiles a string ``pattern`` with it: :class:`FastScan` uses that for a
+prefilters at a fraction of a nanosecond a byte, and pydantic-core (which the model SDKs
+already depend on) compiles a string ``pattern`` with it: :class:`FastScan` uses that for a
 yes/no search over a whole list of texts in one call. A text it clears skips every hinted
 built-in rule; any other text goes through the exact rules as before.
 
@@ -61,7 +61,7 @@ class FastScan:
         self._utf8: Any = None
         try:
             from pydantic_core import SchemaError, SchemaValidator, core_schema
-        except ImportError:  # pragma: no cover - pydantic-core comes with the openai client
+        except ImportError:  # pragma: no cover - pydantic-core comes with the model SDKs
             return
         config = core_schema.CoreConfig(regex_engine="rust-regex")
 

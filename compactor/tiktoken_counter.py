@@ -56,7 +56,7 @@ REPLY_PRIMING = 3
 
 
 class EncodingSpec(NamedTuple):
-    """What tiktoken's own constructor (``tiktoken_ext.openai_public``) declares for an
+    """What tiktoken's own constructor (its ``tiktoken_ext`` plugin) declares for an
     encoding, minus the download: its split pattern, its special tokens, and the sha256 of its
     BPE file. Frozen by the encoding's definition (other values would be other token ids);
     tests/test_tiktoken_counter.py checks them against the installed tiktoken's."""

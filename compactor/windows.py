@@ -38,11 +38,11 @@ KNOWN_WINDOWS: dict[str, int] = {
 
 
 def window_for(model: str) -> int | None:
-    """The context window of ``model`` (``openai:`` / ``anthropic:`` prefixes ignored), or None."""
+    """The context window of ``model`` (a ``provider:`` prefix ignored), or None."""
     name = model.strip().lower()
     if ":" in name:
         name = name.split(":", 1)[1]
-    name = name.rsplit("/", 1)[-1]  # "openai/gpt-4o" (LiteLLM, OpenRouter)
+    name = name.rsplit("/", 1)[-1]  # "vendor/gpt-4o" (LiteLLM, OpenRouter)
     if name in KNOWN_WINDOWS:
         return KNOWN_WINDOWS[name]
     best = ""

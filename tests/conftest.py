@@ -48,8 +48,9 @@ def _data_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _clean_environ(
     monkeypatch: pytest.MonkeyPatch, _data_home: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """Clear OPENAI_* and proxy variables; point the client at a dead loopback port; archive
-    originals under a temporary $XDG_DATA_HOME, never in the user's own; give every test its
+    """Clear OPENAI_*, ANTHROPIC_* and proxy variables; point the OpenAI client at a dead
+    loopback port (an Anthropic model without a key never sends anything); archive originals
+    under a temporary $XDG_DATA_HOME, never in the user's own; give every test its
     own empty summary cache ($XDG_CACHE_HOME), so no test sees another's cached replies; point
     $XDG_CONFIG_HOME at an empty folder, so the user's own config file is never read (a
     subprocess inherits all three)."""
@@ -62,7 +63,11 @@ def _clean_environ(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(_data_home / "no-user-config"))
     for key in list(os.environ):
         upper = key.upper()
-        if upper.startswith("OPENAI_") or upper.endswith("_PROXY") or upper == "COMPACT_CONFIG":
+        if (
+            upper.startswith(("OPENAI_", "ANTHROPIC_"))
+            or upper.endswith("_PROXY")
+            or upper == "COMPACT_CONFIG"
+        ):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("OPENAI_BASE_URL", DEAD_BASE_URL)
     monkeypatch.setenv("NO_PROXY", "*")

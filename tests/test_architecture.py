@@ -23,8 +23,9 @@ CONFINED: dict[str, tuple[str, ...]] = {
     "typer": ("cli/",),
     "click": ("cli/",),
     "openai": ("models/openai",),
+    "anthropic": ("models/anthropic",),
     "httpx": ("models/openai",),
-    "httpx2": ("models/openai",),
+    "httpx2": ("models/openai", "models/anthropic", "models/http_common"),
     "tiktoken": ("tiktoken_counter.py",),
     "yaml": ("configfile/", "cli/"),  # reading config files; `config show` prints YAML
     # object stores and the Dask cluster (issue 33); cli/ starts a cluster for --dask
@@ -202,3 +203,40 @@ def test_no_module_imports_a_layer_below_its_own() -> None:
             if target == "testing/" or rank.get(target, -1) > mine:
                 bad.append(f"{_rel(path)}:{line} ({_unit(path)}) imports {target}")
     assert not bad, "\n".join(bad)
+
+
+# -- one owner per provider (issue 29) -------------------------------------------------------------
+
+PROVIDER_NAME = re.compile(r"openai|anthropic|OPENAI_|ANTHROPIC_")
+"""A string naming a provider (``openai``, ``anthropic:…``, ``$OPENAI_API_KEY``, ...)."""
+PROVIDER_OWNERS = ("models/", "testing/", "formats/")
+"""Where providers may be named: their backends and table, the fakes, and the transcript
+formats (where ``openai`` and ``anthropic`` are also format names)."""
+
+
+def test_no_provider_is_named_outside_models_testing_and_formats() -> None:
+    """A provider is one object in ``models/providers.py``: nothing else names one, not even in
+    a docstring or a comment, so adding a backend touches its own modules and the table."""
+    bad: list[str] = []
+    for path in _modules():
+        rel = _rel(path)
+        if rel.startswith(PROVIDER_OWNERS):
+            continue
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+            if PROVIDER_NAME.search(line):
+                bad.append(f"{rel}:{number}: {line.strip()}")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_registry_is_a_table_not_an_if_chain() -> None:
+    """The registry looks providers up in ``models/providers.PROVIDERS``: no string literal in
+    it names a provider (an ``if provider == "openai"`` would)."""
+    path = PACKAGE / "models" / "registry.py"
+    named = [
+        f"models/registry.py:{node.lineno}: {node.value!r}"
+        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and PROVIDER_NAME.search(node.value)
+    ]
+    assert not named, "\n".join(named)

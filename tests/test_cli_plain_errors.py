@@ -147,9 +147,17 @@ def test_near_misses_are_suggested(tmp_path: Path) -> None:
     code, _, err = _compact("run", str(SMALL), "--model", "gpt-4o", "--force")
     assert code == 2
     assert _one_line(err).startswith(
-        "compact: unknown model 'gpt-4o'; expected 'openai:NAME' or 'local'; did you mean "
-        "'openai:gpt-4o'?"
+        "compact: unknown model 'gpt-4o'; expected local, openai:NAME or anthropic:NAME; did you "
+        "mean 'openai:gpt-4o'?"
     )
+    # the hint comes from the provider table: a misspelt prefix finds its provider
+    for spec, meant in (
+        ("opnai:gpt-4o", "openai:gpt-4o"),
+        ("antropic:claude-x", "anthropic:claude-x"),
+    ):
+        code, _, err = _compact("run", str(SMALL), "--model", spec, "--force")
+        assert code == 2
+        assert _one_line(err).endswith(f"; did you mean '{meant}'?")
     cfg = tmp_path / "m.yaml"
     cfg.write_text("model: local\n")
     code, _, err = _compact("run", str(SMALL), "-c", str(cfg))
@@ -162,3 +170,7 @@ def test_near_misses_are_suggested(tmp_path: Path) -> None:
     code, _, err = _compact("config", "validate", str(cfg))
     assert code == 2
     assert "write it as  model: {provider: openai, name: gpt-4o}" in _one_line(err)
+    cfg.write_text("model: anthropic:claude-x\n")
+    code, _, err = _compact("config", "validate", str(cfg))
+    assert code == 2
+    assert "write it as  model: {provider: anthropic, name: claude-x}" in _one_line(err)

@@ -229,6 +229,7 @@ def test_a_failover_chain_ending_on_local_is_degraded_like_fallback_local(tmp_pa
     assert [(a["phase"], a["model"], a["ok"]) for a in rep["attempts"]] == [
         ("primary", "openai:gpt-4o-mini", False),
         ("failover", "openai:gpt-4.1-mini", False),
+        ("failover", "anthropic:claude-sonnet-4-5", False),  # no key: skipped at once
         ("failover", "local", True),
     ]
     assert (rep["summarizer_phase"], rep["degraded"]) == ("failover", True)

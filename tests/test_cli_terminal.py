@@ -168,6 +168,10 @@ def test_model_and_format_complete_their_values() -> None:
     assert _complete("bash", "compact check --format o").split() == ["openai"]
     models = _complete("bash", "compact run --model openai:gpt-4o").split()
     assert models == ["openai:gpt-4o", "openai:gpt-4o-mini"]
+    # every provider of the table completes its well-known models
+    claude = _complete("bash", "compact run --model anthropic:claude-3-5").split()
+    assert claude == ["anthropic:claude-3-5-sonnet", "anthropic:claude-3-5-haiku"]
+    assert "anthropic:gpt-4o" not in _complete("bash", "compact run --model anthropic:").split()
     assert _complete("bash", "compact config show --model lo").split() == ["local"]
     assert '"local"' in _complete("zsh", "compact check --model lo")
     assert "claude-code" in _complete("fish", "compact run --format cla")

@@ -882,7 +882,8 @@ def test_import_compactor_is_lazy() -> None:
 def test_import_compactor_pulls_in_no_ui_or_openai() -> None:
     code = (
         "import sys, compactor, compactor.trigger, compactor.tokens;"
-        "bad = [m for m in ('rich', 'typer', 'openai', 'tiktoken') if m in sys.modules];"
+        "bad = [m for m in ('rich', 'typer', 'openai', 'anthropic', 'tiktoken')"
+        " if m in sys.modules];"
         "print(','.join(bad))"
     )
     out = subprocess.run(

@@ -65,6 +65,8 @@ def test_config_validate_of_a_failover_chain_lists_the_keys_not_set(no_key: None
         "a run fails over past this model\n"
         "  failover.models[0].api_key: not set (no API key: ${OPENAI_API_KEY} is not set); "
         "a run fails over past this model\n"
+        "  failover.models[1].api_key: not set (no API key: ${ANTHROPIC_API_KEY} is not set); "
+        "a run fails over past this model\n"
     )
 
 

@@ -457,8 +457,8 @@ def test_registry() -> None:
     assert m.name == "openai:gpt-4o-mini"
     assert m.timeout == 3
     assert isinstance(create_model("local"), LocalSummarizer)
-    with pytest.raises(ConfigError, match="known prefixes are 'local', 'openai'"):
-        create_model("anthropic:claude")
+    with pytest.raises(ConfigError, match="known prefixes are 'anthropic', 'local', 'openai'"):
+        create_model("gemini:pro")
     m2 = model_from_config({"provider": "openai", "name": "x", "base_url": "http://h/v1"})
     assert isinstance(m2, OpenAIModel)
     assert m2.base_url == "http://h/v1"

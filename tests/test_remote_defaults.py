@@ -173,6 +173,14 @@ def test_check_explain_says_the_window_is_assumed(tmp_path: Path, big: Path) -> 
     known = invoke(["check", str(big), "--explain", "--model", "openai:gpt-4o-mini"], env=env)
     assert "assumed" not in known.stdout.decode()
     assert "128,000-token context" in known.stdout.decode()
+    # every remote provider of the table: an unknown anthropic model is assumed the same way
+    env = {"ANTHROPIC_API_KEY": KEY, "COMPACT_CONFIG": None}
+    proc = invoke(["check", str(big), "--explain", "--model", "anthropic:mystery-7"], env=env)
+    text = proc.stdout.decode()
+    assert "200,000 tokens, assumed: anthropic:mystery-7 is not a model compact knows" in text
+    known = invoke(["check", str(big), "--explain", "--model", "anthropic:claude-opus-4"], env=env)
+    assert "assumed" not in known.stdout.decode()
+    assert "200,000-token context" in known.stdout.decode()
 
 
 def test_a_known_or_configured_window_is_not_assumed(

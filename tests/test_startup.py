@@ -25,6 +25,7 @@ HEAVY = (
     "asyncio",
     "tenacity",
     "openai",
+    "anthropic",
     "httpx",
     "httpx2",
     "tiktoken",

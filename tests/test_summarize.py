@@ -437,6 +437,8 @@ async def test_never_on_a_context_length_error_nor_a_single_server_error() -> No
         "This model's maximum context length is 3000 tokens. However, your messages resulted "
         "in 3500 tokens.",
         kind="context_length",
+        window=3000,
+        prompt_tokens=3500,
     )
     model = c.ScriptedModel([server, limit, *([SUMMARY] * 6)])
     outcome, events = await summarize(model=model, retry=c.RetryConfig(max_retries=1))
@@ -520,6 +522,8 @@ async def test_a_context_error_with_the_count_teaches_the_scale_and_every_chunk_
                     f"requested {tokens} tokens ({tokens} in the messages, None in the "
                     "completion).",
                     kind="context_length",
+                    window=3000,
+                    prompt_tokens=tokens,
                 )
             return c.Message("assistant", SUMMARY, usage=c.Usage(prompt_tokens=tokens))
 

@@ -5,7 +5,7 @@ Thin by design: the library plans and runs (:mod:`compactor.runner`, :mod:`compa
 (``run.py``, ``batch.py``, ``check.py``, ``show.py``, ``config_cmd.py``, ``archive_cmd.py``,
 ``cache_cmd.py``)
 turn flags into options and render results, ``live.py`` shows progress, ``helptext.py`` shapes
-every ``--help`` page and ``exitcodes.py`` documents the exit codes. The OpenAI client is
+every ``--help`` page and ``exitcodes.py`` documents the exit codes. A model SDK is
 imported only by ``run``, and only when it is used. Command groups (``config``, ``archive``)
 share one shape; ``cache`` (the summary cache) is the third.
 """
@@ -179,7 +179,7 @@ def main() -> None:
 def _hard_exit(code: object) -> NoReturn:
     """``sys.exit(code)`` without the interpreter's teardown.
 
-    Once openai and pydantic are loaded, freeing every object at exit takes 0.1-0.3 s after the
+    Once a model SDK and pydantic are loaded, freeing every object at exit takes 0.1-0.3 s after the
     work is done (mypy's ``util.hard_exit`` skips it the same way). What a normal exit does
     before the teardown still happens here: non-daemon threads are joined, atexit handlers run,
     stdout and stderr are flushed. Only destructors of objects alive at exit are skipped; every

@@ -14,6 +14,7 @@ import typer
 
 from compactor.configfile import FileConfig, load_default_config
 from compactor.errors import StreamError
+from compactor.models.registry import model_flag_choices
 from compactor.trigger import TriggerDecision
 
 from . import common
@@ -81,7 +82,7 @@ def check(
             "--model",
             metavar="MODEL",
             autocompletion=common.complete_model,
-            help="With --explain: the summarizer to plan for (local or openai:NAME).",
+            help=f"With --explain: the summarizer to plan for ({model_flag_choices()}).",
         ),
     ] = None,
     quiet: Annotated[
@@ -96,7 +97,7 @@ def check(
 ) -> None:
     """Dry run: would each transcript compact, and why? No model call.
 
-    Reads each transcript and decides as a run would, without importing the OpenAI client.
+    Reads each transcript and decides as a run would, without importing a model SDK.
     Exit code 1 when at least one transcript would be compacted, else 0; 2 when one could not
     be read (the others are still checked).
     """

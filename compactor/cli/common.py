@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from compactor.errors import StreamError
+from compactor.formats import FORMAT_NAMES
 
 from .exitcodes import classify
 from .safe_text import visible, visible_json, visible_line
@@ -59,11 +60,11 @@ def complete_format(incomplete: str) -> list[str]:
 
 
 def complete_model(incomplete: str) -> list[str]:
-    """Shell completion of ``--model``: ``local`` and ``openai:NAME`` for well-known models."""
-    from compactor.windows import KNOWN_WINDOWS
+    """Shell completion of ``--model``: the providers' values (``local``, ``PREFIX:NAME`` for
+    well-known models), from the provider table."""
+    from compactor.models.registry import model_completions
 
-    names = ["local", *(f"openai:{name}" for name in KNOWN_WINDOWS)]
-    return [name for name in names if name.startswith(incomplete)]
+    return model_completions(incomplete)
 
 
 FormatOpt = Annotated[
@@ -72,8 +73,7 @@ FormatOpt = Annotated[
         "--format",
         metavar="FORMAT",
         autocompletion=complete_format,
-        help="Read as this format instead of detecting it: openai, eino, claude-code, codex, "
-        "anthropic.",
+        help=f"Read as this format instead of detecting it: {', '.join(FORMAT_NAMES)}.",
     ),
 ]
 _TOKENS = re.compile(r"\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([kKmM]?)\s*")
@@ -152,7 +152,7 @@ def count(n: int | None, noun: str) -> str:
 def err_console() -> Console:
     from rich.console import Console
 
-    # emoji=False: rich reads ":smile:" in a model name (openai:smile) as an emoji code
+    # emoji=False: rich reads ":smile:" in a model name (PREFIX:smile) as an emoji code
     return Console(stderr=True, highlight=False, emoji=False)
 
 

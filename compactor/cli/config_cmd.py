@@ -15,6 +15,7 @@ from compactor.configfile import (
     missing_keys,
     user_config_path,
 )
+from compactor.models.registry import model_flag_choices
 
 from . import common
 from .common import ConfigOpt, DebugOpt, ThresholdOpt, TokenCounterOpt
@@ -39,7 +40,7 @@ SHOW_EPILOG = epilog(
         ),
         (
             "a file as a run would use it, as JSON",
-            "compact config show -c configs/openai.yaml --json",
+            "compact config show -c configs/failover.yaml --json",
         ),
     ],
     short_exit_codes("the config was printed", "the config file is invalid"),
@@ -68,7 +69,7 @@ def config_show(
             "--model",
             metavar="MODEL",
             autocompletion=common.complete_model,
-            help="Override the summarizer: local or openai:NAME.",
+            help=f"Override the summarizer: {model_flag_choices()}.",
         ),
     ] = None,
     threshold: ThresholdOpt = None,

@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from compactor.models.providers import DEFAULT_REMOTE
+from compactor.models.registry import model_flag_help
+
 from . import common
 from .common import (
     ConfigOpt,
@@ -48,8 +51,8 @@ EPILOG = epilog(
             "compact run session.jsonl --force --model local",
         ),
         (
-            "an OpenAI-compatible server; the output to a file of your choice",
-            "compact run session.jsonl --model openai:gpt-4o-mini -o short.jsonl",
+            "a model of a provider; the output to a file of your choice",
+            f"compact run session.jsonl --model {DEFAULT_REMOTE.label({})} -o short.jsonl",
         ),
         ("a pipeline: stdin to stdout", "cat session.jsonl | compact run - > short.jsonl"),
         (
@@ -112,8 +115,7 @@ def run(
             "--model",
             metavar="MODEL",
             autocompletion=common.complete_model,
-            help="The summarizer: local (embedded, no network) or openai:NAME (any "
-            "OpenAI-compatible server).",
+            help=f"The summarizer: {model_flag_help()}.",
         ),
     ] = None,
     transcript_path: Annotated[

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +33,7 @@ __all__ = [
 ]
 
 ASSUMED_WINDOW = 200_000
-"""The summarizer window planned for an openai model compact does not know (not in
+"""The summarizer window planned for a remote model compact does not know (not in
 :data:`compactor.windows.KNOWN_WINDOWS`) whose ``context_tokens`` is not set: the window Eino's
 160,000-token trigger is made for. Without it an 11-million-token history would go out as one
 request that every real server refuses."""
@@ -52,41 +51,16 @@ def exponential_backoff(initial: float, maximum: float) -> Callable[..., float]:
     return backoff
 
 
-def _model_hint(spec: str) -> str:
-    """``; did you mean 'openai:gpt-4o'?`` for ``gpt-4o``, ``opnai:gpt-4o``, ``locl``."""
-    import difflib
-
-    provider, sep, name = spec.partition(":")
-    if not sep and difflib.get_close_matches(spec.strip().lower(), ["local"], n=1, cutoff=0.7):
-        return "; did you mean 'local'?"
-    if not sep and spec.strip():
-        return f"; did you mean 'openai:{spec.strip()}'?"
-    if name and difflib.get_close_matches(provider.lower(), ["openai"], n=1, cutoff=0.6):
-        return f"; did you mean 'openai:{name}'?"
-    return ""
-
-
 def model_settings(file_cfg: FileConfig, overrides: Overrides) -> dict[str, Any]:
-    """The primary model's mapping a run uses: ``--model`` (``openai:NAME`` keeps the file's
-    other openai settings), else the file's ``model`` section as written, else the default
-    (:func:`compactor.models.registry.with_model_defaults`: openai when a key is at hand)."""
-    if overrides.model:
-        spec = overrides.model
-        if spec == "local":
-            return {"provider": "local"}
-        provider, sep, name = spec.partition(":")
-        if not sep or not name or provider != "openai":
-            raise ConfigError(
-                f"unknown model {spec!r}; expected 'openai:NAME' or 'local'{_model_hint(spec)}"
-            )
-        base = dict(file_cfg.model or {})
-        if base.get("provider", "openai") != "openai":
-            base = {}
-        base.update(provider="openai", name=name)
-        return base
-    if file_cfg.model is None:
-        from compactor.models.registry import with_model_defaults
+    """The primary model's mapping a run uses: ``--model`` (``PREFIX:NAME`` keeps the file's
+    other settings of that provider, :func:`compactor.models.registry.flag_settings`), else the
+    file's ``model`` section as written, else the default
+    (:func:`compactor.models.registry.with_model_defaults`)."""
+    from compactor.models.registry import flag_settings, with_model_defaults
 
+    if overrides.model:
+        return flag_settings(overrides.model, file_cfg.model)
+    if file_cfg.model is None:
         return with_model_defaults({})
     return dict(file_cfg.model)
 
@@ -97,12 +71,12 @@ def summarizer_window(
     """(the summarizer window a run plans chunks with, the model whose window it assumed).
 
     The smallest window of the models a run may send to: a model's ``context_tokens``, else
-    for an openai model its published window (:func:`compactor.windows.window_for`), else
-    :data:`ASSUMED_WINDOW`, named as assumed (said in the live view, the report and ``check
-    --explain``). The embedded summarizer has none. A server's own context-length error still
-    re-plans smaller."""
+    for a remote model its published window (:func:`compactor.windows.window_for`), else
+    :data:`ASSUMED_WINDOW`, named as assumed (its provider's ``planned_window``; said in the
+    live view, the report and ``check --explain``). The embedded summarizer has none. A
+    server's own context-length error still re-plans smaller."""
+    from compactor.models.providers import provider_named
     from compactor.models.registry import with_model_defaults
-    from compactor.windows import window_for
 
     models = [
         model_settings(file_cfg, overrides or Overrides()),
@@ -114,10 +88,12 @@ def summarizer_window(
             window: tuple[int, str | None] = (d["context_tokens"], None)
         else:
             full = with_model_defaults(d)
-            if full.get("provider") != "openai" or not isinstance(full.get("name"), str):
+            provider = provider_named(full.get("provider"))
+            if provider is None:
                 continue
-            known = window_for(full["name"])
-            window = (known, None) if known else (ASSUMED_WINDOW, f"openai:{full['name']}")
+            window = provider.planned_window(full, ASSUMED_WINDOW)
+            if not window[0]:
+                continue
         if best is None or window[0] < best[0]:
             best = window
     return (best[0], best[1]) if best is not None else (None, None)
@@ -136,15 +112,18 @@ def _make_model(
     d: dict[str, Any], key: str, file_cfg: FileConfig, build: bool = True, required: bool = True
 ) -> Any:
     """The model of ``d`` (``key`` locates it in the file). ``required``: the chain has no other
-    model to go on with, so an openai model without an API key is a ConfigError (exit 2, before
+    model to go on with, so a remote model without an API key is a ConfigError (exit 2, before
     any work); otherwise it is built as a :class:`KeylessModel`, whose calls fail as a model
     error for the circuit breaker and failover to take over (issue 32)."""
+    from compactor.models.providers import provider_named
     from compactor.models.registry import check_model_config, model_from_config, with_model_defaults
 
-    spec = {k: v for k, v in d.items() if k not in ("options", "context_tokens")}
-    if spec.get("provider") == "local":
-        spec = {"provider": "local"}
-    spec = with_model_defaults(spec)
+    spec = with_model_defaults(
+        {k: v for k, v in d.items() if k not in ("options", "context_tokens")}
+    )
+    provider = provider_named(spec.get("provider"))
+    if provider is not None and not provider.remote:
+        spec = {"provider": provider.prefix}  # the embedded summarizer reads no other key
     problem = key_problem(spec, key, file_cfg)
     if problem is not None and required and file_cfg.unset_env.get(f"{key}.api_key"):
         raise file_cfg.error(f"{key}.api_key", problem)
@@ -161,10 +140,10 @@ def _make_model(
 
 
 class KeylessModel:
-    """An openai model whose API key is not set, in a chain that goes on without it: every call
+    """A remote model whose API key is not set, in a chain that goes on without it: every call
     fails at once, before any request, with ``ModelError(kind="auth", persistent=True)`` naming
     what is missing, so the circuit breaker skips it and failover (or the fallback) answers.
-    Never sends ``$OPENAI_API_KEY`` in place of the variable the file names. Everything else
+    Never sends its provider's key variable in place of the one the file names. Everything else
     (``name``, ``remote``, ``endpoint``, ...) is the wrapped model's."""
 
     def __init__(self, model: Any, message: str) -> None:
@@ -195,28 +174,16 @@ class KeylessModel:
 
 
 def key_problem(spec: dict[str, Any], key: str, file_cfg: FileConfig) -> str | None:
-    """Why the openai model ``spec`` (at ``key``) has no API key to send, or None when it has
-    one or needs none (a ``base_url`` for a local server): ``api_key: ${VAR}`` with VAR unset
-    names VAR, and ``$OPENAI_API_KEY`` never stands in for another variable the file names."""
-    if spec.get("provider") != "openai" or spec.get("api_key"):
+    """Why the model ``spec`` (at ``key``) has no API key to send, or None when it has one or
+    needs none (its provider decides: :meth:`compactor.models.providers.Provider.key_problem`;
+    ``api_key: ${VAR}`` with VAR unset names VAR, and the provider's own key variable never
+    stands in for another variable the file names)."""
+    from compactor.models.providers import provider_named
+
+    provider = provider_named(spec.get("provider"))
+    if provider is None:
         return None
-    has_url = spec.get("base_url") or os.environ.get("OPENAI_BASE_URL")
-    var = file_cfg.unset_env.get(f"{key}.api_key")
-    if var is None:
-        if has_url or os.environ.get("OPENAI_API_KEY"):
-            return None
-        return (
-            f"no API key for openai model {spec.get('name')!r}: set OPENAI_API_KEY or "
-            "model.api_key (a local server that needs none: set model.base_url or "
-            "OPENAI_BASE_URL)"
-        )
-    stand_in = var != "OPENAI_API_KEY" and os.environ.get("OPENAI_API_KEY")
-    if has_url and not stand_in:
-        return None  # a local server that needs no key
-    message = f"no API key: ${{{var}}} is not set"
-    if stand_in:
-        message += " (compact does not send $OPENAI_API_KEY in its place)"
-    return message
+    return provider.key_problem(spec, file_cfg.unset_env.get(f"{key}.api_key"))
 
 
 def missing_keys(file_cfg: FileConfig, overrides: Overrides | None = None) -> list[str]:
@@ -486,7 +453,7 @@ def check_config(file_cfg: FileConfig, overrides: Overrides | None = None) -> No
 
     Everything else is done for real: ``pkg.mod:func`` references (``callback``,
     ``gen_model_input``, ``finalize``, ``token_counter``) are imported, the instruction file is
-    read, models and ``--model`` are validated. No model backend (the openai client) is imported,
+    read, models and ``--model`` are validated. No model backend (no SDK) is imported,
     so ``compact run`` can check its whole config before reading a transcript at no cost.
     """
     build_config(file_cfg, overrides, transcript_path_auto=None, build_models=False)

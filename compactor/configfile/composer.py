@@ -418,10 +418,9 @@ def _model_mapping_hint(node: yaml.Node, prefix: str) -> str:
     value = str(node.value).strip()
     if not value:
         return ""
-    if value == "local":
-        return "; write it as  model: {provider: local}"
-    name = value.removeprefix("openai:")
-    return f"; write it as  model: {{provider: openai, name: {name}}}"
+    from compactor.models.registry import mapping_meant
+
+    return f"; write it as  model: {mapping_meant(value)}"
 
 
 def _kind(node: yaml.Node) -> str:

@@ -11,6 +11,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 
 from compactor.errors import ConfigError
+from compactor.models.providers import DEFAULT_REMOTE
 
 __all__ = ["example_names", "example_summary", "example_text", "starter_config"]
 
@@ -25,17 +26,12 @@ _STARTER_HEADER = """\
 #   compact config init --example failover -o failover.yaml
 """
 
-_STARTER_TAIL = """\
-# To summarize with an OpenAI-compatible model instead (the key is read only when a request is
-# made), with the embedded summarizer as the last resort:
-# model:
-#   provider: openai
-#   name: gpt-4o-mini
-#   api_key: ${OPENAI_API_KEY}
-#   base_url: ${OPENAI_BASE_URL:-}   # vLLM, llama.cpp, Ollama, LiteLLM, ...
-# retry: {max_retries: 3, initial_delay: 1.0, max_delay: 10.0}
-# fallback: local
-"""
+_STARTER_TAIL = (
+    f"# To summarize with {DEFAULT_REMOTE.about} instead (the key is read only when a request "
+    "is\n# made), with the embedded summarizer as the last resort:\n"
+    + DEFAULT_REMOTE.commented_example()
+    + "# retry: {max_retries: 3, initial_delay: 1.0, max_delay: 10.0}\n# fallback: local\n"
+)
 
 
 def _folder() -> Traversable:

@@ -53,7 +53,7 @@ DEFAULT_RETRY: dict[str, Any] = {
 """The retry of a run whose config has no ``retry`` section (the command line's default, and
 ``configs/default.yaml``'s): a transient failure (HTTP 408, 409, 429, 5xx, a timeout, a dropped
 connection) is tried twice more, after 1 s then 2 s, or after the server's ``Retry-After`` (at
-most ``max_delay``), as the openai SDK would on its own. The library's ``Config()`` keeps Eino's
+most ``max_delay``), as the model SDKs would on their own. The library's ``Config()`` keeps Eino's
 single call."""
 
 DEFAULT_LOOP_GUARD = 0.5
@@ -397,7 +397,7 @@ class Overrides:
     """CLI flags; None = keep the file's value."""
 
     model: str | None = None
-    """``openai:NAME`` or ``local``."""
+    """``PREFIX:NAME`` or ``local`` (:func:`compactor.models.registry.flag_settings`)."""
     transcript_file_path: str | None = None
     format: str | None = None
     cache: bool | None = None

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from compactor.models.providers import REMOTE_KEYS
+
 __all__ = [
     "ANY_MAP",
     "FINALIZE",
@@ -63,13 +65,10 @@ class Switch:
 MODEL_KEYS: dict[str, Any] = {
     "provider": (str,),
     "name": (str, NONE),
-    "base_url": (str, NONE),
-    "api_key": (str, NONE),
-    "timeout": (int, float, NONE),
     "options": ANY_MAP,
     "context_tokens": (int, NONE),
-    "max_response_bytes": (int,),
-    "input": (str, NONE),
+    # a remote model's keys, declared once with their checks and defaults by the providers
+    **{key: spec.types for key, spec in REMOTE_KEYS.items()},
 }
 FINALIZE_KEYS: dict[str, Any] = {
     "preserve_skills": {

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any, Protocol, runtime_checkable
 
-from compactor._util import mask_url_credentials
-
-__all__ = ["OPENAI_BASE_URL", "ChatModel", "openai_endpoint"]
-
-OPENAI_BASE_URL = "https://api.openai.com/v1"
-"""Where an OpenAI-compatible model sends requests when neither ``base_url`` nor
-``$OPENAI_BASE_URL`` is set."""
+__all__ = ["ChatModel", "openai_endpoint"]
 
 
 def openai_endpoint(base_url: str | None) -> str:
-    """The endpoint an OpenAI-compatible model with ``base_url`` calls (else
-    ``$OPENAI_BASE_URL``, else OpenAI's), credentials masked: the summary cache's key uses it,
-    and ``check --explain`` finds the same cache entries as the run without building a client."""
-    chosen = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
-    return mask_url_credentials(chosen.rstrip("/"))
+    """The endpoint an OpenAI-compatible model with ``base_url`` calls (its provider's
+    :meth:`~compactor.models.providers.Provider.endpoint`: ``base_url``, else the environment's,
+    else OpenAI's), credentials masked: the summary cache's key uses it."""
+    from compactor.models.providers import OPENAI
+
+    return OPENAI.endpoint(base_url)
 
 
 @runtime_checkable

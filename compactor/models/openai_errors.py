@@ -25,20 +25,23 @@ never enter an error message: :class:`CallErrors` masks them in every message it
 
 from __future__ import annotations
 
-import email.utils
 import json
-import math
 import re
-import time
 from dataclasses import dataclass
 from typing import Any
 
-import httpx2
 import openai
 import pydantic
 
 from compactor._util import redact
 from compactor.errors import ModelError
+from compactor.models.http_common import body_code as _body_code
+from compactor.models.http_common import body_int as _body_int
+from compactor.models.http_common import body_message as _body_message
+from compactor.models.http_common import connection_detail as _connection_detail
+from compactor.models.http_common import one_line
+from compactor.models.http_common import retry_after_seconds as _retry_after
+from compactor.models.http_common import unreachable as _unreachable
 from compactor.models.openai_transport import BodyRefused, RedirectRefused
 
 __all__ = ["CallErrors", "one_line"]
@@ -66,118 +69,30 @@ _CONTEXT_WORDS = (
 )
 
 
-def _seconds(value: str, scale: float = 1.0) -> float | None:
-    """A non-negative finite number of seconds, or None (``inf``, ``nan``, not a number)."""
-    try:
-        seconds = float(value) * scale
-    except ValueError:
-        return None
-    return max(0.0, seconds) if math.isfinite(seconds) else None
+_LIMIT_RES = (  # the window, as servers word it (moved from compactor.replies)
+    re.compile(r"maximum context length is ([\d,]+) tokens", re.IGNORECASE),
+    re.compile(r"context (?:length|window|size)(?: limit)? (?:of|is) ([\d,]+)", re.IGNORECASE),
+    re.compile(r"available context size \(([\d,]+) tokens\)", re.IGNORECASE),
+    re.compile(r"exceeds? (?:the )?context window of ([\d,]+)", re.IGNORECASE),
+    re.compile(r"tokens > ([\d,]+) maximum", re.IGNORECASE),
+)
 
 
-def _retry_after(headers: Any) -> float | None:
-    """Seconds from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date), as the server
-    said them: the retry engine caps every wait at its ``max_delay``, so an absurd value (a
-    billion seconds, a date in the year 9999) costs that cap and no more. ``inf``, ``nan`` and
-    unparsable values count as not given."""
-    if headers is None:
-        return None
-    value = headers.get("retry-after-ms")
-    if value is not None:
-        seconds = _seconds(value, 0.001)
-        if seconds is not None:
-            return seconds
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    seconds = _seconds(value)
-    if seconds is not None:
-        return seconds
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-        return max(0.0, when.timestamp() - time.time())
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
+_PROMPT_RES = (
+    re.compile(r"your messages resulted in ([\d,]+) tokens", re.IGNORECASE),  # OpenAI
+    re.compile(r"\(([\d,]+) in the messages", re.IGNORECASE),  # llama-cpp-python
+    re.compile(r"requested tokens \(([\d,]+)\)", re.IGNORECASE),  # llama.cpp (python)
+    re.compile(r"request \(([\d,]+) tokens\)", re.IGNORECASE),  # llama.cpp server
+    re.compile(r"prompt is too long: ([\d,]+) tokens", re.IGNORECASE),  # Anthropic
+)
 
 
-def _body_message(err: Any) -> str:
-    body = getattr(err, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return str(inner["message"])
-        if isinstance(inner, str):
-            return inner
-    response = getattr(err, "response", None)
-    text = ""
-    if response is not None:
-        try:
-            text = response.text
-        except Exception:  # noqa: BLE001 - the body may be unreadable; the status still tells
-            text = ""
-    return text or str(getattr(err, "message", "")) or type(err).__name__
-
-
-def _body_int(err: Any, *names: str) -> int | None:
-    """The first non-negative integer field of the error body among ``names`` (llama.cpp's
-    ``llama-server`` puts ``n_ctx`` and ``n_prompt_tokens`` beside its context-size message)."""
-    body = getattr(err, "body", None)
-    inner = body.get("error", body) if isinstance(body, dict) else None
-    for scope in (inner, body):
-        if not isinstance(scope, dict):
-            continue
-        for name in names:
-            value = scope.get(name)
-            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                return value
+def _first_number(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
+    for pattern in patterns:
+        found = pattern.search(text)
+        if found:
+            return int(found.group(1).replace(",", ""))
     return None
-
-
-def _unreachable(err: BaseException) -> bool:
-    """Whether no connection could be made at all (refused, no such host, no route): a dead
-    server, not a dropped reply."""
-    seen: list[BaseException] = []
-    inner: BaseException | None = err
-    while inner is not None and inner not in seen and len(seen) < 8:
-        seen.append(inner)
-        if isinstance(inner, httpx2.ConnectError | ConnectionRefusedError):
-            return True
-        inner = inner.__cause__ or inner.__context__
-    return False
-
-
-def _body_code(err: Any) -> str | None:
-    body = getattr(err, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict):
-            code = inner.get("code") or inner.get("type")
-            return str(code) if code is not None else None
-    return None
-
-
-def _connection_detail(err: BaseException) -> str:
-    """What went wrong under an ``APIConnectionError``: the first cause with a message.
-
-    The client's own exceptions often say nothing (``ReadError('')``); the OS error at the bottom
-    of the chain does (``[Errno 104] Connection reset by peer``).
-    """
-    seen: list[BaseException] = []
-    inner = err.__cause__ or err.__context__
-    while inner is not None and inner not in seen and len(seen) < 8:
-        seen.append(inner)
-        inner = inner.__cause__ or inner.__context__
-    if any(isinstance(e, ConnectionResetError) for e in seen):
-        return " (connection reset by peer)"
-    for e in seen:
-        if str(e):
-            return f" ({type(e).__name__}: {one_line(str(e))})"
-    return f" ({type(seen[0]).__name__})" if seen else ""
-
-
-def one_line(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,8 +190,9 @@ class CallErrors:
                         kind="context_length",
                         transient=False,
                         status=code,
-                        window=_body_int(err, "n_ctx"),
-                        prompt_tokens=_body_int(err, "n_prompt_tokens"),
+                        window=_body_int(err, "n_ctx") or _first_number(_LIMIT_RES, full),
+                        prompt_tokens=_body_int(err, "n_prompt_tokens")
+                        or _first_number(_PROMPT_RES, full),
                     )
             if code >= 400 and _VALIDATION_RE.search(full):
                 # The server's schema refused a message field: sending the same again gets the

@@ -17,12 +17,18 @@ body the caller serialised, under a deadline for the whole attempt, body include
 from __future__ import annotations
 
 import asyncio
-import zlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 
-import httpx2
 import openai
 from openai.types.chat import ChatCompletion
+
+from compactor.models.http_common import (
+    BodyRefused,
+    CappedBody,
+    RedirectRefused,
+    cap_responses,
+    refuse_redirects,
+)
 
 __all__ = [
     "BodyRefused",
@@ -32,124 +38,6 @@ __all__ = [
     "make_client",
     "post_completion",
 ]
-
-_DECODE_PIECE = 64 * 1024
-"""Inflate at most this many bytes per step, so a bomb is caught before it fills memory."""
-
-
-class BodyRefused(Exception):
-    """The response body was refused while it streamed in (too large, or undecodable)."""
-
-    def __init__(self, message: str, kind: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
-class RedirectRefused(Exception):
-    """The server answered with a redirect, which is never followed: a client that follows
-    it sends the transcript and every custom header (``api-key``, ``extra_headers``: httpx
-    strips only ``Authorization``) to the ``Location`` host, and a chat completion is a POST
-    that no redirect should move."""
-
-    def __init__(self, status: int, location: str) -> None:
-        target = repr(location) if location else "no Location"
-        super().__init__(f"HTTP {status} redirect to {target} not followed")
-        self.status = status
-        self.location = location
-
-
-async def refuse_redirects(response: httpx2.Response) -> None:
-    """An httpx response hook: a 3xx is refused (:class:`RedirectRefused`) before the client
-    could follow it, and its connection is closed."""
-    if 300 <= response.status_code < 400:
-        location = response.headers.get("location", "")
-        await response.aclose()
-        raise RedirectRefused(response.status_code, location)
-
-
-def _size(n: int) -> str:
-    return f"{n / (1 << 20):g} MiB" if n >= 1 << 20 else f"{n:,} bytes"
-
-
-class CappedBody(httpx2.AsyncByteStream):
-    """The response stream, decoded here (gzip/deflate) and cut off past ``limit`` bytes.
-
-    Inflating works in pieces of at most 64 KiB and the count is checked after each, so a
-    1 MB body that would inflate to 1 GB costs ``limit`` bytes of work and 64 KiB of memory.
-    """
-
-    def __init__(self, inner: httpx2.AsyncByteStream, limit: int, encoding: str | None) -> None:
-        self._inner = inner
-        self._limit = limit
-        self._encoding = encoding
-        # 32 + 15: a zlib or a gzip header, detected; "deflate" may also be raw (tried next).
-        self._inflate = zlib.decompressobj(47) if encoding is not None else None
-        self._fed = False
-        self._total = 0
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for raw in self._inner:
-            for piece in self._decode(raw) if raw else ():
-                self._total += len(piece)
-                if self._total > self._limit:
-                    raise BodyRefused(
-                        f"response larger than {_size(self._limit)} (model.max_response_bytes)",
-                        "too_large",
-                    )
-                yield piece
-
-    def _decode(self, data: bytes) -> Iterator[bytes]:
-        inflate = self._inflate
-        if inflate is None:
-            yield data
-            return
-        while True:
-            try:
-                out = inflate.decompress(data, _DECODE_PIECE)
-            except zlib.error as err:
-                if self._encoding == "deflate" and not self._fed:
-                    self._fed = True  # no zlib header: raw deflate, as some servers send
-                    inflate = self._inflate = zlib.decompressobj(-zlib.MAX_WBITS)
-                    continue
-                raise BodyRefused(
-                    f"malformed response: bad {self._encoding} body ({err})", "malformed"
-                ) from err
-            self._fed = True
-            if not out:
-                return
-            yield out
-            data = inflate.unconsumed_tail
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
-def cap_responses(limit: int) -> Callable[[httpx2.Response], Awaitable[None]]:
-    """An httpx response hook: every body (replies and error bodies alike) is decoded by
-    :class:`CappedBody`, never by the client, so its decoded size is counted as it arrives."""
-
-    async def hook(response: httpx2.Response) -> None:
-        values = response.headers.get_list("content-encoding", split_commas=True)
-        encodings = [v.strip().lower() for v in values if v.strip().lower() not in ("", "identity")]
-        if len(encodings) > 1 or (encodings and encodings[0] not in ("gzip", "x-gzip", "deflate")):
-            raise BodyRefused(
-                f"malformed response: unsupported content-encoding {', '.join(encodings)!r}",
-                "malformed",
-            )
-        length = response.headers.get("content-length", "")
-        if length.isdigit() and int(length) > limit:
-            raise BodyRefused(
-                f"response larger than {_size(limit)} (model.max_response_bytes): the server "
-                f"announced {_size(int(length))}",
-                "too_large",
-            )
-        if encodings:
-            del response.headers["content-encoding"]  # decoded by CappedBody, not again
-        stream = response.stream
-        assert isinstance(stream, httpx2.AsyncByteStream)
-        response.stream = CappedBody(stream, limit, encodings[0] if encodings else None)
-
-    return hook
 
 
 def make_client(

@@ -114,6 +114,9 @@ __all__ = [
 class FakeOpenAI:
     """A scriptable fake chat-completions server; see the module docstring."""
 
+    handler: type[FakeHandler] = FakeHandler
+    """The request handler (a fake of another API answers with its own)."""
+
     def __init__(
         self,
         *,
@@ -155,7 +158,7 @@ class FakeOpenAI:
         """Bind and serve in a daemon thread; returns self."""
         if self._server is not None:
             return self
-        server = FakeServer((self._host, self._port), FakeHandler)
+        server = FakeServer((self._host, self._port), self.handler)
         server.fake = self
         self._server = server
         self._thread = threading.Thread(

@@ -46,11 +46,14 @@ from compactor.testing.fake_steps import Step, gzip_bomb_body, reply
 __all__ = ["FakeHandler", "FakeServer", "RecordedRequest", "Script"]
 
 _PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
+_CREDENTIALS = frozenset({"authorization", "x-api-key"})
+"""Headers never recorded (their values are the client's credentials)."""
 
 
 @dataclass(slots=True)
 class RecordedRequest:
-    """One request the fake received; ``headers`` never contain ``authorization``."""
+    """One request the fake received; ``headers`` never contain ``authorization`` or
+    ``x-api-key``."""
 
     method: str
     path: str
@@ -119,6 +122,8 @@ class FakeHandler(BaseHTTPRequestHandler):
     """Answers one connection's requests from the script of ``server.fake``."""
 
     server: FakeServer
+    paths: frozenset[str] = _PATHS
+    """The paths answered (any other is a 404)."""
     # Keep-alive: a client reuses its connections (and this server its threads) across requests,
     # so the fake is not what limits a benchmark. Every response has a content-length.
     protocol_version = "HTTP/1.1"
@@ -150,13 +155,13 @@ class FakeHandler(BaseHTTPRequestHandler):
             body: Any = json.loads(data) if data else None
         except ValueError:
             body = None
-        headers = {k.lower(): v for k, v in self.headers.items() if k.lower() != "authorization"}
+        headers = {k.lower(): v for k, v in self.headers.items() if k.lower() not in _CREDENTIALS}
         peer = "{}:{}".format(*self.client_address[:2])
         auth = self.headers.get("authorization")
         scheme = auth.split(" ", 1)[0] if auth else None
         fake.record(RecordedRequest("POST", self.path, headers, body, peer, scheme))
         self._all_headers = {k.lower(): v for k, v in self.headers.items()}
-        if self.path.split("?", 1)[0] not in _PATHS:
+        if self.path.split("?", 1)[0] not in self.paths:
             self._send_json(404, {"error": {"message": f"no route {self.path!r}", "type": "fake"}})
             return
         if fake.flavor == "llama-cpp":
@@ -168,7 +173,7 @@ class FakeHandler(BaseHTTPRequestHandler):
             self._send_json(400, no_tools_body())
             return
         limit = fake.max_context_tokens
-        tokens = estimate_tokens(body, fake.token_scale)
+        tokens = self._tokens(body)
         if limit is not None and fake.flavor == "llama-cpp" and tokens >= limit:
             # llama.cpp: "Requested tokens (P) exceed context window of N", reworded.
             completion = body.get("max_tokens") if isinstance(body, dict) else None
@@ -177,7 +182,7 @@ class FakeHandler(BaseHTTPRequestHandler):
             return
         if limit is not None and tokens > limit:
             # A real server refuses before generating: no scripted step is used up.
-            self._send_json(400, context_length_body(limit, tokens))
+            self._send_json(400, self._context_length_body(limit, tokens))
             return
         step, release = fake.next_step()
         # The latency counts from the request's arrival, so the fake's own parsing (and its
@@ -219,7 +224,7 @@ class FakeHandler(BaseHTTPRequestHandler):
         elif step.kind == "status":
             self._send_bytes(step.code, step.body or b"", step.headers)
         elif step.kind == "empty_choices":
-            self._send_json(200, completion_body(body, [], None))
+            self._send_json(200, self._empty_body(body))
         elif step.kind == "drip":
             self._drip(step, body, release)
         elif step.kind == "gzip_bomb":
@@ -229,25 +234,44 @@ class FakeHandler(BaseHTTPRequestHandler):
             echo = "<summary>\nrequest headers: " + json.dumps(self._all_headers) + "\n</summary>"
             self._run(reply(echo), body, release)
         else:
-            prompt = estimate_tokens(body, fake.token_scale)
-            text, finish = step.text, step.finish_reason
-            if fake.flavor == "llama-cpp" and text:
-                text, finish = llama_cut(
-                    fake.max_context_tokens, fake.token_scale, body, prompt, text, finish
-                )
-            completion = math.ceil(len((text or "").encode("utf-8")) // 4 * fake.token_scale)
-            usage = step.usage or {
-                "prompt_tokens": prompt,
-                "completion_tokens": completion,
-                "total_tokens": prompt + completion,
-            }
-            content = step.content if step.content is not None else text
-            choice = {
-                "index": 0,
-                "message": {"role": step.role, "content": content},
-                "finish_reason": finish,
-            }
-            self._send_json(200, completion_body(body, [choice], usage))
+            self._reply(step, body)
+
+    # -- what a reply and a refusal look like (a fake of another API overrides these) ----------
+
+    def _tokens(self, body: Any) -> int:
+        """The fake's token estimate of a request (see :func:`estimate_tokens`)."""
+        return estimate_tokens(body, self.server.fake.token_scale)
+
+    def _context_length_body(self, limit: int, tokens: int) -> Any:
+        """The HTTP 400 body of a request over the window."""
+        return context_length_body(limit, tokens)
+
+    def _empty_body(self, body: Any) -> Any:
+        """A 200 body with no reply in it (``choices: []``)."""
+        return completion_body(body, [], None)
+
+    def _reply(self, step: Step, body: Any) -> None:
+        """Answer a ``reply`` step: a chat completion."""
+        fake = self.server.fake
+        prompt = self._tokens(body)
+        text, finish = step.text, step.finish_reason
+        if fake.flavor == "llama-cpp" and text:
+            text, finish = llama_cut(
+                fake.max_context_tokens, fake.token_scale, body, prompt, text, finish
+            )
+        completion = math.ceil(len((text or "").encode("utf-8")) // 4 * fake.token_scale)
+        usage = step.usage or {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
+        content = step.content if step.content is not None else text
+        choice = {
+            "index": 0,
+            "message": {"role": step.role, "content": content},
+            "finish_reason": finish,
+        }
+        self._send_json(200, completion_body(body, [choice], usage))
 
     def _response_bytes(self, step: Step, body: Any) -> tuple[bytes, bytes]:
         """(status line + headers, body) of ``step`` as this handler would send them."""
