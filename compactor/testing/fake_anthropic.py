@@ -135,8 +135,9 @@ class FakeAnthropic(FakeOpenAI):
         return f"http://{self._host}:{self.port}"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the fake standalone: print ``base_url`` then serve until killed."""
+def main(argv: list[str] | None = None, *, until: threading.Event | None = None) -> int:
+    """Run the fake standalone: print ``base_url`` then serve until killed (or, for a caller
+    that runs it in a thread, until ``until`` is set)."""
     parser = argparse.ArgumentParser(prog="python -m compactor.testing.fake_anthropic")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.0)
@@ -156,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout.write(fake.base_url + "\n")
     sys.stdout.flush()
     try:
-        threading.Event().wait()
+        (until if until is not None else threading.Event()).wait()
     except KeyboardInterrupt:
         pass
     finally:

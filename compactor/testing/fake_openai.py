@@ -275,8 +275,9 @@ class FakeOpenAI:
             return step, self._release
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the fake standalone: print ``base_url`` then serve until killed."""
+def main(argv: list[str] | None = None, *, until: threading.Event | None = None) -> int:
+    """Run the fake standalone: print ``base_url`` then serve until killed (or, for a caller
+    that runs it in a thread, until ``until`` is set)."""
     parser = argparse.ArgumentParser(prog="python -m compactor.testing.fake_openai")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
@@ -334,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout.write(fake.base_url + "\n")
     sys.stdout.flush()
     try:
-        threading.Event().wait()
+        (until if until is not None else threading.Event()).wait()
     except KeyboardInterrupt:
         pass
     finally:
