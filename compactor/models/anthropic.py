@@ -16,9 +16,7 @@ request's ``max_tokens`` / ``max_completion_tokens`` option, else :data:`DEFAULT
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
-import urllib.parse
 from typing import Any, cast
 
 import anthropic
@@ -27,10 +25,8 @@ from anthropic.types import MessageParam
 
 from compactor._util import (
     MIN_FREE_TEXT_SECRET,
-    is_query_secret_name,
     redact,
     register_secret,
-    url_credentials,
     url_secrets,
 )
 from compactor.errors import ModelError
@@ -39,6 +35,7 @@ from compactor.models.anthropic_wire import to_message, to_request
 from compactor.models.http_common import (
     BodyRefused,
     RedirectRefused,
+    call_secrets,
     cap_responses,
     refuse_redirects,
 )
@@ -72,24 +69,8 @@ _BODY_OPTIONS = ("temperature", "top_p", "top_k")
 
 
 def _secrets_of(key: str | None, base_url: str | None, params: dict[str, Any]) -> list[str]:
-    """Every secret a call carries (see :func:`compactor.models.openai._secrets_of`)."""
-    found: list[str] = url_secrets(base_url)
-    user, password = url_credentials(base_url)
-    if user is not None or password is not None:
-        pair = f"{urllib.parse.unquote(user or '')}:{urllib.parse.unquote(password or '')}"
-        found.append(base64.b64encode(pair.encode()).decode())
-    headers = params.get("extra_headers")
-    if isinstance(headers, dict):
-        found.extend(str(v) for v in headers.values() if v is not None)
-    for extra in (params.get("extra_query"), params.get("extra_body")):
-        if isinstance(extra, dict):
-            found.extend(
-                v for k, v in extra.items() if isinstance(v, str) and is_query_secret_name(k)
-            )
-    found = [s for s in found if len(s) >= MIN_FREE_TEXT_SECRET]
-    if key and key != _NO_KEY and len(key) >= 4:
-        found.append(key)
-    return found
+    """Every secret a call carries (:func:`compactor.models.http_common.call_secrets`)."""
+    return call_secrets(key, base_url, params, no_key=_NO_KEY)
 
 
 def _params(options: dict[str, Any]) -> dict[str, Any]:

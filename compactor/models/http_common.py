@@ -1,7 +1,8 @@
 """What every HTTP model backend shares, whatever its SDK: the response body cap, the refused
-redirect, and reading a failed call (``retry-after``, the error body's message, what broke a
-connection). Moved out of the openai modules so that another backend (Anthropic's) uses the
-same code without importing the openai SDK; this module imports only the HTTP client.
+redirect, the secrets a call carries (:func:`call_secrets`), and reading a failed call
+(``retry-after``, the error body's message, what broke a connection). Moved out of the openai
+modules so that another backend (Anthropic's) uses the same code without importing the openai
+SDK; this module imports only the HTTP client.
 
 Every response body (replies and error bodies alike, which the SDKs read whole before raising)
 is decoded here, not by the HTTP client: a response hook (:func:`cap_responses`) replaces the
@@ -14,14 +15,23 @@ refused as ``malformed``. :func:`refuse_redirects` refuses every 3xx (:class:`Re
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import math
 import time
+import urllib.parse
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx2
+
+from compactor._util import (
+    MIN_FREE_TEXT_SECRET,
+    is_query_secret_name,
+    url_credentials,
+    url_secrets,
+)
 
 __all__ = [
     "BodyRefused",
@@ -30,6 +40,7 @@ __all__ = [
     "body_code",
     "body_int",
     "body_message",
+    "call_secrets",
     "cap_responses",
     "connection_detail",
     "one_line",
@@ -39,6 +50,35 @@ __all__ = [
 ]
 
 _DECODE_PIECE = 64 * 1024
+
+
+def call_secrets(
+    key: str | None, base_url: str | None, params: dict[str, Any], *, no_key: str
+) -> list[str]:
+    """Every secret a call carries: the key (unless it is the backend's ``no_key`` stand-in),
+    ``base_url``'s credentials (userinfo, also as the Basic auth value a client derives from it,
+    and ``?api-key=``-like query values), the values of the extra headers and the credentials in
+    ``extra_query`` / ``extra_body`` (those of :data:`~compactor._util.MIN_FREE_TEXT_SECRET`
+    characters or more: shorter ones are words)."""
+    found: list[str] = url_secrets(base_url)
+    user, password = url_credentials(base_url)
+    if user is not None or password is not None:
+        pair = f"{urllib.parse.unquote(user or '')}:{urllib.parse.unquote(password or '')}"
+        found.append(base64.b64encode(pair.encode()).decode())
+    headers = params.get("extra_headers")
+    if isinstance(headers, dict):
+        found.extend(str(v) for v in headers.values() if v is not None)
+    for extra in (params.get("extra_query"), params.get("extra_body")):
+        if isinstance(extra, dict):
+            found.extend(
+                v for k, v in extra.items() if isinstance(v, str) and is_query_secret_name(k)
+            )
+    found = [s for s in found if len(s) >= MIN_FREE_TEXT_SECRET]
+    if key and key != no_key and len(key) >= 4:
+        found.append(key)
+    return found
+
+
 """Inflate at most this many bytes per step, so a bomb is caught before it fills memory."""
 
 

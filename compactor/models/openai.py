@@ -26,10 +26,8 @@ echoes its request headers does not get them into the summary).
 
 from __future__ import annotations
 
-import base64
 import json
 import os
-import urllib.parse
 from typing import Any
 
 import openai
@@ -38,14 +36,13 @@ from openai.types.chat import ChatCompletion
 
 from compactor._util import (
     MIN_FREE_TEXT_SECRET,
-    is_query_secret_name,
     redact,
     register_secret,
-    url_credentials,
     url_secrets,
 )
 from compactor.errors import ModelError
 from compactor.models.base import openai_endpoint
+from compactor.models.http_common import call_secrets
 from compactor.models.openai_body import RequestBody, request_body, request_params
 from compactor.models.openai_errors import CallErrors
 from compactor.models.openai_transport import (
@@ -69,28 +66,8 @@ def _params(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _secrets_of(key: str | None, base_url: str | None, params: dict[str, Any]) -> list[str]:
-    """Every secret a call carries: the key, ``base_url``'s credentials (userinfo, also as the
-    Basic auth value the client derives from it, and ``?api-key=``-like query values), the
-    values of the extra headers and the credentials in ``extra_query`` / ``extra_body`` (those
-    of :data:`~compactor._util.MIN_FREE_TEXT_SECRET` characters or more: shorter ones are
-    words)."""
-    found: list[str] = url_secrets(base_url)
-    user, password = url_credentials(base_url)
-    if user is not None or password is not None:
-        pair = f"{urllib.parse.unquote(user or '')}:{urllib.parse.unquote(password or '')}"
-        found.append(base64.b64encode(pair.encode()).decode())
-    headers = params.get("extra_headers")
-    if isinstance(headers, dict):
-        found.extend(str(v) for v in headers.values() if v is not None)
-    for extra in (params.get("extra_query"), params.get("extra_body")):
-        if isinstance(extra, dict):
-            found.extend(
-                v for k, v in extra.items() if isinstance(v, str) and is_query_secret_name(k)
-            )
-    found = [s for s in found if len(s) >= MIN_FREE_TEXT_SECRET]
-    if key and key != _NO_KEY and len(key) >= 4:
-        found.append(key)
-    return found
+    """Every secret a call carries (:func:`compactor.models.http_common.call_secrets`)."""
+    return call_secrets(key, base_url, params, no_key=_NO_KEY)
 
 
 class OpenAIModel:

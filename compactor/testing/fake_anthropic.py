@@ -20,16 +20,14 @@ Its :attr:`~FakeAnthropic.base_url` has no ``/v1`` (the SDK adds it), for ``ANTH
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import sys
 import threading
 from typing import Any
 
 from compactor.testing.fake_bodies import estimate_tokens
 from compactor.testing.fake_openai import FakeOpenAI
 from compactor.testing.fake_server import FakeHandler
-from compactor.testing.fake_steps import Step, status, step_from_dict
+from compactor.testing.fake_steps import Step, status
 
 __all__ = [
     "FakeAnthropic",
@@ -147,22 +145,7 @@ def main(argv: list[str] | None = None, *, until: threading.Event | None = None)
     fake = FakeAnthropic(
         port=args.port, latency=args.latency, max_context_tokens=args.max_context_tokens
     )
-    if args.script:
-        with open(args.script, encoding="utf-8") as fh:
-            script = json.load(fh)
-        if not isinstance(script, list):
-            parser.error("--script must hold a JSON list of steps")
-        fake.enqueue(*(step_from_dict(s) for s in script))
-    fake.start()
-    sys.stdout.write(fake.base_url + "\n")
-    sys.stdout.flush()
-    try:
-        (until if until is not None else threading.Event()).wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        fake.stop()
-    return 0
+    return fake.serve_standalone(args.script, parser, until)
 
 
 if __name__ == "__main__":

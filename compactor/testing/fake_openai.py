@@ -274,6 +274,32 @@ class FakeOpenAI:
             step = self._steps.popleft() if self._steps else self.default
             return step, self._release
 
+    def serve_standalone(
+        self,
+        script: str | None,
+        parser: argparse.ArgumentParser,
+        until: threading.Event | None = None,
+    ) -> int:
+        """The standalone entry points' loop: queue ``script`` (a JSON file holding a list of
+        steps), start, print ``base_url`` as the first stdout line, serve until killed (or
+        until ``until`` is set); 0."""
+        if script:
+            with open(script, encoding="utf-8") as fh:
+                steps = json.load(fh)
+            if not isinstance(steps, list):
+                parser.error("--script must hold a JSON list of steps")
+            self.enqueue(*(step_from_dict(s) for s in steps))
+        self.start()
+        sys.stdout.write(self.base_url + "\n")
+        sys.stdout.flush()
+        try:
+            (until if until is not None else threading.Event()).wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stop()
+        return 0
+
 
 def main(argv: list[str] | None = None, *, until: threading.Event | None = None) -> int:
     """Run the fake standalone: print ``base_url`` then serve until killed (or, for a caller
@@ -325,22 +351,7 @@ def main(argv: list[str] | None = None, *, until: threading.Event | None = None)
         tools=not args.no_tools,
         token_scale=args.token_scale,
     )
-    if args.script:
-        with open(args.script, encoding="utf-8") as fh:
-            script = json.load(fh)
-        if not isinstance(script, list):
-            parser.error("--script must hold a JSON list of steps")
-        fake.enqueue(*(step_from_dict(s) for s in script))
-    fake.start()
-    sys.stdout.write(fake.base_url + "\n")
-    sys.stdout.flush()
-    try:
-        (until if until is not None else threading.Event()).wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        fake.stop()
-    return 0
+    return fake.serve_standalone(args.script, parser, until)
 
 
 if __name__ == "__main__":
