@@ -25,7 +25,7 @@ from typing import Any
 
 from .config import Config
 from .errors import SummarizationError
-from .prompts import BREVITY_NOTE, CHUNK_NOTE, CONCISE_INSTRUCTION, USER_INSTRUCTION
+from .prompts import BREVITY_NOTE, CHUNK_NOTE, CONCISE_INSTRUCTION, FOCUS_HEADER, USER_INSTRUCTION
 from .schema import M, make_user, split_system, user_text
 from .tokens import estimate_message, estimate_text
 
@@ -73,7 +73,14 @@ def brevity_words(config: Config[Any], level: int) -> int:
 def instruction_text(config: Config[Any], brevity: int = 0) -> str:
     """The user instruction at ``brevity`` 0 (as configured), 1 or 2 (stricter: the built-in
     one becomes :data:`~compactor.prompts.CONCISE_INSTRUCTION`; a user's own gets
-    :data:`~compactor.prompts.BREVITY_NOTE` appended)."""
+    :data:`~compactor.prompts.BREVITY_NOTE` appended), then the focus instructions, if any,
+    after :data:`~compactor.prompts.FOCUS_HEADER`."""
+    text = _base_instruction(config, brevity)
+    focus = (config.focus_instructions or "").strip()
+    return f"{text}\n\n{FOCUS_HEADER}\n{focus}" if focus else text
+
+
+def _base_instruction(config: Config[Any], brevity: int) -> str:
     if brevity <= 0:
         return config.user_instruction or USER_INSTRUCTION
     words = brevity_words(config, brevity)

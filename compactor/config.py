@@ -165,6 +165,9 @@ class Config(Generic[M]):
     """Replaces the built-in one-sentence system instruction (ours, not in SPEC)."""
     user_instruction: str | None = None
     """Replaces the built-in nine-section user instruction entirely."""
+    focus_instructions: str | None = None
+    """Appended to the user instruction (built-in or replaced), never replacing it: what the
+    summary should focus on (Claude Code's ``/compact <instructions>``)."""
     transcript_file_path: str | None = None
     """Adds the "full transcript is at PATH" note; only when ``finalize`` is unset."""
     gen_model_input: Callable[..., Any] | None = None

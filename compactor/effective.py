@@ -102,6 +102,7 @@ def effective_config(
         data["user_instruction_file"] = file_cfg.user_instruction_file
     else:
         data["user_instruction"] = file_cfg.user_instruction or "built-in"
+    data["instructions"] = (file_cfg.instructions or "").strip() or "none"
     setting = ov.transcript_file_path or file_cfg.transcript_file_path
     data["transcript_file_path"] = (
         "archive" if setting == "archive" else cfg.transcript_file_path or "none"

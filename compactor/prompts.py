@@ -9,6 +9,7 @@ __all__ = [
     "CONCISE_INSTRUCTION",
     "CONTINUE_INSTRUCTION",
     "DEGRADED_NOTE",
+    "FOCUS_HEADER",
     "PREAMBLE",
     "PREVIOUS_SUMMARY",
     "SKILLS_PREAMBLE",
@@ -119,3 +120,7 @@ DEGRADED_NOTE = (
     "extractive summarizer wrote this from the conversation itself.)"
 )
 """Put at the start of a summary written by the last-resort ``fallback_model``."""
+
+FOCUS_HEADER = "Additional instructions from the user (focus the summary on this):"
+"""Put between the user instruction and the focus instructions appended to it (``--instructions``,
+as Claude Code's ``/compact <instructions>``); the embedded summarizer finds the focus by it."""

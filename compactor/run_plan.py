@@ -118,6 +118,9 @@ class RunOptions:
     strategy: str | None = None
     """``summarize``, ``reduce`` or ``hybrid`` (None: the config's ``strategy:``, else
     ``summarize``); see :mod:`compactor.run_reduce`."""
+    instructions: str | None = None
+    """Focus instructions appended to the summarizer's user instruction (``--instructions``,
+    ``--instructions-file``; None: the config's ``instructions:``)."""
     offload_dir: str | None = None
     """reduce/hybrid: the folder reduced tool results are offloaded to (None: the config's
     ``reduction.offload_dir``, else ``NAME.offload/`` beside the output)."""
@@ -128,8 +131,12 @@ class RunOptions:
         return self.with_flags(load_default_config(self.config))
 
     def with_flags(self, file_cfg: FileConfig) -> FileConfig:
-        """``file_cfg`` with ``--threshold`` and ``--token-counter`` applied."""
-        return file_cfg.with_flags(threshold=self.threshold, token_counter=self.token_counter)
+        """``file_cfg`` with ``--threshold``, ``--token-counter`` and ``--instructions`` applied."""
+        return file_cfg.with_flags(
+            threshold=self.threshold,
+            token_counter=self.token_counter,
+            instructions=self.instructions,
+        )
 
     def overrides(self) -> Overrides:
         """The flags that override the built config (model, formats, cache, fallback)."""

@@ -336,6 +336,8 @@ class Run:
             # the growth guard (loop_guard.max_growth) still refuses a result that blows it up.
             cfg = dataclasses.replace(cfg, loop_guard=None)
         r.transcript_path = cfg.transcript_file_path
+        if cfg.focus_instructions:
+            r.extras["instructions"] = cfg.focus_instructions
         if cfg.cache is not None and cfg.cache.refused is not None:
             # A folder another user can write: its entries could be planted. Run without it.
             folder, reason = str(cfg.cache.directory), cfg.cache.refused

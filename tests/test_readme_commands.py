@@ -79,6 +79,9 @@ COMMANDS: dict[str, Runs | Elsewhere] = {
     "cat run.jsonl | compact run - > small.jsonl": Runs(0, ("→ stdout",), files=("small.jsonl",)),
     "compact run session.jsonl --in-place": Runs(0, ("original archived at",)),
     "compact run session.jsonl --force --model local": Runs(0, ("compacted",)),
+    'compact run session.jsonl --force --instructions "the failing login test"': Runs(
+        0, ("compacted",)
+    ),
     "compact run session.jsonl --threshold 50000 --token-counter tiktoken:o200k_base": Runs(
         0, ("compacted",)
     ),

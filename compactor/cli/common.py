@@ -97,6 +97,23 @@ def tokens(text: str | None, flag: str = "--threshold") -> int | None:
     return int(value)
 
 
+def focus_instructions(text: str | None, path: str | None) -> str | None:
+    """``--instructions TEXT`` or the text of ``--instructions-file FILE``; both, or a file
+    that cannot be read, is a one-line error ``compact: ...`` (exit 2)."""
+    from compactor.errors import ConfigError
+
+    if text is not None and path is not None:
+        fail(ConfigError("use either --instructions or --instructions-file"))
+    if path is None:
+        return text
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as err:
+        reason = getattr(err, "strerror", None) or str(err)
+        fail(ConfigError(f"--instructions-file: cannot read {path!r}: {reason}"))
+
+
 def _check_tokens(value: str | None) -> str | None:
     tokens(value)
     return value
@@ -110,6 +127,21 @@ ThresholdOpt = Annotated[
         callback=_check_tokens,
         help="Compact above N tokens: 50000, 50k or 1.5M (replaces the config's token trigger; "
         "a message trigger still applies).",
+    ),
+]
+InstructionsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--instructions",
+        metavar="TEXT",
+        help="Focus instructions, as Claude Code's /compact TEXT: appended to the summarizer's "
+        "instruction (the embedded one keeps first what mentions them).",
+    ),
+]
+InstructionsFileOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--instructions-file", metavar="FILE", help="Read the focus instructions from FILE."
     ),
 ]
 TokenCounterOpt = Annotated[

@@ -23,6 +23,8 @@ from .common import (
     ConfigOpt,
     DebugOpt,
     FormatOpt,
+    InstructionsFileOpt,
+    InstructionsOpt,
     OffloadDirOpt,
     StrategyOpt,
     ThresholdOpt,
@@ -108,6 +110,8 @@ def run(
     token_counter: TokenCounterOpt = None,
     strategy: StrategyOpt = None,
     offload_dir: OffloadDirOpt = None,
+    instructions: InstructionsOpt = None,
+    instructions_file: InstructionsFileOpt = None,
     fmt: FormatOpt = None,
     model: Annotated[
         str | None,
@@ -236,6 +240,7 @@ def run(
         token_counter=token_counter,
         strategy=strategy,
         offload_dir=offload_dir,
+        instructions=common.focus_instructions(instructions, instructions_file),
     )
     if is_remote([*transcripts, output, output_dir, report, events], dask):
         from .distributed import run_remote_command

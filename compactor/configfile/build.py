@@ -403,6 +403,7 @@ def build_config(
         token_counter=file_cfg.counter(),
         trigger=trigger,
         user_instruction=_user_instruction(file_cfg),
+        focus_instructions=(file_cfg.instructions or "").strip() or None,
         transcript_file_path=transcript_path,
         gen_model_input=(
             _load_ref(file_cfg, "gen_model_input", file_cfg.gen_model_input)

@@ -76,6 +76,8 @@ class FileConfig:
     token_counter: str | None = None
     user_instruction: str | None = None
     user_instruction_file: str | None = None
+    instructions: str | None = None
+    """Focus instructions appended to the user instruction (``--instructions``)."""
     transcript_file_path: str | None = "auto"
     """``auto`` (input path or its archive), ``none``, or a path."""
     preserve_user_messages: dict[str, Any] | None = None
@@ -127,17 +129,25 @@ class FileConfig:
         return f"FileConfig({self.to_dict(mask=True)!r})"
 
     def with_flags(
-        self, *, threshold: int | None = None, token_counter: str | None = None
+        self,
+        *,
+        threshold: int | None = None,
+        token_counter: str | None = None,
+        instructions: str | None = None,
     ) -> FileConfig:
-        """This config with the command line's ``--threshold`` and ``--token-counter``.
+        """This config with the command line's ``--threshold``, ``--token-counter`` and
+        ``--instructions`` (which replaces the ``instructions:`` key).
 
         ``--threshold N`` replaces the token conditions (``context_tokens``,
         ``context_fraction``) by ``context_tokens: N``; a ``context_messages`` condition stays.
         """
-        if threshold is None and token_counter is None:
+        if threshold is None and token_counter is None and instructions is None:
             return self
         lines = dict(self.lines)
         changes: dict[str, Any] = {}
+        if instructions is not None:
+            changes["instructions"] = instructions
+            lines.pop("instructions", None)
         if threshold is not None:
             if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 1:
                 raise ConfigError(

@@ -93,6 +93,7 @@ SCHEMA: dict[str, Any] = {
     "token_counter": (str, NONE),
     "user_instruction": (str, NONE),
     "user_instruction_file": (str, NONE),
+    "instructions": (str, NONE),
     "transcript_file_path": (str, NONE),
     "preserve_user_messages": {"enabled": (bool,), "max_tokens": (int, NONE)},
     "retry": {"max_retries": (int,), "initial_delay": NUM, "max_delay": NUM},

@@ -31,13 +31,13 @@ from compactor.schema import (
     AgenticMessage,
     Message,
     Usage,
-    is_internal,
     make_assistant,
     message_kind,
 )
 from compactor.tokens import estimate_message, estimate_text
 
 from .local_files import FileState, key_lines
+from .local_focus import context_span, focus_block, focus_of, insert_focus
 from .local_session import ErrorFact, Session, build_session
 from .local_state import (
     ANSWERED,
@@ -575,8 +575,9 @@ def summarize_transcript(context: list[Message] | list[AgenticMessage] | list[An
     return _summary(context, sum(estimate_message(m) for m in context))
 
 
-def _summary(context: list[Any], input_tokens: int) -> str:
-    """:func:`summarize_transcript`, the context's estimated size given."""
+def _summary(context: list[Any], input_tokens: int, focus: str = "") -> str:
+    """:func:`summarize_transcript`, the context's estimated size given; the lines that
+    mention the ``focus`` terms first, in room taken from the budget (:mod:`.local_focus`)."""
     items: list[Message | AgenticMessage] = list(context)
     session = build_session([entry_of(i, m) for i, m in enumerate(items)])
     add_shape_jobs(session)
@@ -584,6 +585,12 @@ def _summary(context: list[Any], input_tokens: int) -> str:
     budget = MAX_SUMMARY_TOKENS
     if input_tokens > 20_000:
         budget = min(budget, int(input_tokens * 0.3))
+    block = focus_block(focus, items, budget) if focus else ""
+    return insert_focus(_fitted(session, budget - estimate_text(block)), block, SECTION_TITLES[0])
+
+
+def _fitted(session: Session, budget: int) -> str:
+    """The session rendered at the largest limits whose text fits ``budget`` tokens."""
     text = ""
     fitted: Limits | None = None
     for factor in _FACTORS:
@@ -604,21 +611,6 @@ def _summary(context: list[Any], input_tokens: int) -> str:
     return text
 
 
-def _context_span(messages: list[Any]) -> tuple[int, int]:
-    """(start, end) of the context between the two instruction messages, when they are there."""
-    start, end = 0, len(messages)
-    if end and messages[0].role == "system":
-        start = 1
-    if end > start and messages[end - 1].role == "user":
-        last = messages[end - 1]
-        is_result = isinstance(last, AgenticMessage) and any(
-            b.type == "function_tool_result" for b in last.blocks
-        )
-        if not is_result and not is_internal(last):
-            end -= 1
-    return start, end
-
-
 class LocalSummarizer:
     """The embedded summarizer (``name = "local"``); see the module docstring."""
 
@@ -635,9 +627,10 @@ class LocalSummarizer:
     async def generate(self, messages: list[Any], **options: Any) -> Any:
         """Summarize the context between the instruction messages; deterministic."""
         kind = message_kind(messages)
-        start, end = _context_span(messages)
+        start, end = context_span(messages)
         sizes = [estimate_message(m) for m in messages]  # counted once, for both uses
-        text = _summary(messages[start:end], sum(sizes[start:end]))
+        focus = focus_of(messages[-1]) if end < len(messages) else ""
+        text = _summary(messages[start:end], sum(sizes[start:end]), focus)
         prompt = sum(sizes)
         completion = estimate_text(text)
         usage = Usage(
