@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from compactor.cli.report import tool_pair_counts
 from compactor.config import TriggerCondition
+from compactor.dryrun import tool_pair_counts
 from compactor.errors import TranscriptError
 from compactor.formats.registry import read_transcript
 from compactor.formats.streaming import stream_check

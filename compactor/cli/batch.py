@@ -19,7 +19,7 @@ from typing import Any
 from compactor.runner import Run, RunOptions, RunResult
 
 from . import common
-from .common import count
+from .common import count, number
 from .run import written_clause
 from .safe_text import visible_line
 
@@ -31,16 +31,12 @@ def natural_key(text: str) -> list[Any]:
     return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", text)]
 
 
-def _n(value: int | None) -> str:
-    return "?" if value is None else f"{value:,}"
-
-
 def file_line(result: RunResult) -> str:
     """One file's line: what happened to it, its tokens and where it went."""
     if result.exit_code == 0:
         if result.triggered:
             line = (
-                f"{result.input}: compacted, {_n(result.tokens_before)} → "
+                f"{result.input}: compacted, {number(result.tokens_before)} → "
                 f"{count(result.tokens_after, 'token')}"
             )
             if result.archive:

@@ -8,7 +8,7 @@ others still run; a closed, full or broken stdout stops at once with exit 6.
 import json
 import os
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -16,6 +16,9 @@ from compactor.configfile import FileConfig, load_default_config
 from compactor.errors import StreamError
 from compactor.models.registry import model_flag_choices
 from compactor.trigger import TriggerDecision
+
+if TYPE_CHECKING:
+    from compactor.dryrun import Explainer
 
 from . import common
 from .common import ConfigOpt, DebugOpt, FormatOpt, ThresholdOpt, TokenCounterOpt, count
@@ -108,7 +111,9 @@ def check(
         job = _Check(file_cfg, fmt or file_cfg.format, as_json)
         job.quiet = quiet
         if explain and not quiet:
-            job.explain = _explainer(file_cfg, model)
+            from compactor.dryrun import Explainer
+
+            job.explain = Explainer(file_cfg, model)
         from compactor.inputs import expand_inputs
 
         if any("://" in t for t in transcripts):  # object-store URLs: fsspec, imported then
@@ -145,37 +150,6 @@ def check(
     raise typer.Exit(int(ExitCode.WOULD_COMPACT if any_triggered else ExitCode.OK))
 
 
-def _explainer(file_cfg: FileConfig, model: str | None) -> Any:
-    """The explain step for ``--explain`` (its config built once, no model imported)."""
-    import asyncio
-
-    from compactor.configfile import Overrides, summarizer_window
-    from compactor.explain import explain, explain_config, summarizer_chain
-
-    name, cfg = explain_config(file_cfg, model)
-    window, assumed = summarizer_window(file_cfg, Overrides(model=model))
-    chain = summarizer_chain(file_cfg)
-    if assumed is not None and window == cfg.summarizer_context_tokens:
-        chain["window_assumed"] = assumed
-    limits = file_cfg.spend_limits()
-
-    def one(messages: list[Any], tools: list[Any], decision: TriggerDecision) -> Any:
-        return asyncio.run(
-            explain(
-                cfg,
-                messages,
-                tools,
-                decision,
-                model=name,
-                prices=file_cfg.prices,
-                chain=chain,
-                limits=limits,
-            )
-        )
-
-    return one
-
-
 class _Check:
     """Checks (and explains) one transcript at a time and prints it."""
 
@@ -187,7 +161,7 @@ class _Check:
         self.trigger = file_cfg.trigger_condition()
         self.counter_name = file_cfg.counter_name()
         self.limits = file_cfg.input_limits()
-        self.explain: Any = None
+        self.explain: Explainer | None = None
         self.colour = not as_json and use_colour()
         self.quiet = False
         """``-q``: decide only, print nothing (the exit code tells)."""
@@ -195,7 +169,7 @@ class _Check:
     def __call__(self, path: str) -> bool:
         """Whether ``path`` would be compacted (after printing its line)."""
         if self.explain is not None:
-            return self._explained(path)
+            return self._explained(self.explain, path)
         from compactor.dryrun import check_file
 
         result = check_file(path, self.trigger, self.counter, self.fmt, self.limits)
@@ -204,29 +178,18 @@ class _Check:
         if not self.as_json:
             self._line(result.path, result.format, result.decision)
             return result.decision.triggered
-        from .report import check_record
+        from compactor.dryrun import check_record
 
-        record = check_record(
-            result.path, result.format, self.counter_name, result.decision, result.messages
-        )
-        if result.tool_calls is not None:
-            record["tool_calls"] = result.tool_calls
-            record["tool_results"] = result.tool_results
-        # Over every record of the file, also before an earlier compaction boundary.
-        record["file_tool_calls"] = result.file_tool_calls
-        record["file_tool_results"] = result.file_tool_results
+        record = check_record(result, self.counter_name)
         common.say(json.dumps(record, ensure_ascii=False), json_text=True)
         return result.decision.triggered
 
     def error_record(self, path: str, err: BaseException) -> None:
         """``--json``: the object of a transcript that could not be checked (its error)."""
-        from compactor.trigger import thresholds
-
-        from .report import error_record
+        from compactor.dryrun import error_record
 
         message, code = classify(err)
-        tokens, messages = thresholds(self.trigger)
-        record = error_record(path, self.counter_name, tokens, messages, message, int(code))
+        record = error_record(path, self.counter_name, self.trigger, message, int(code))
         common.say(json.dumps(record, ensure_ascii=False), json_text=True)
 
     def _line(self, path: str, fmt: str, decision: TriggerDecision) -> None:
@@ -239,47 +202,21 @@ class _Check:
         style = _WOULD_COMPACT if decision.triggered else _OK
         common.say_styled([(f"{head}: ", None), (verdict, style), (f" — {tail}", None)])
 
-    def _strategies(self, parsed: Any, data: dict[str, Any]) -> dict[str, Any]:
-        """What each strategy would free (``--explain``; no file written, no model)."""
-        import asyncio
-
-        from compactor.run_reduce import explain_strategies
-
-        summarized = (data["plan"].get("summarized") or {}).get("tokens", 0)
-        return asyncio.run(
-            explain_strategies(
-                self.file_cfg, parsed.format, parsed.messages, parsed.tools, summarized
-            )
-        )
-
-    def _explained(self, path: str) -> bool:
-        from compactor.distributed.objects import read_named
-        from compactor.formats.registry import read_transcript
-        from compactor.trigger import decide_sync
-
-        display, raw = read_named(path, self.limits)
-        parsed = read_transcript(display, raw, format=self.fmt)
-        decision = decide_sync(
-            parsed.messages, parsed.tools, self.trigger, self.counter, always_count=True
-        )
-        data = self.explain(parsed.messages, parsed.tools, decision)
-        data["strategies"] = self._strategies(parsed, data)
-        counter_name = self.counter_name
+    def _explained(self, explainer: "Explainer", path: str) -> bool:
+        done = explainer(path, self.fmt, self.limits)
         if self.as_json:
-            from .report import check_record
-
-            record = check_record(display, parsed.format, counter_name, decision, parsed.messages)
-            record["explain"] = data
+            record = done.record(self.counter_name)
             common.say(json.dumps(record, ensure_ascii=False), json_text=True)
         else:
             from compactor.run_reduce import render_strategies
 
             from .report import render_explain
 
-            self._line(display, parsed.format, decision)
-            common.say(render_explain(data, parsed.messages))
-            common.say("\n".join(visible_line(x) for x in render_strategies(data["strategies"])))
-        return decision.triggered
+            self._line(done.path, done.format, done.decision)
+            common.say(render_explain(done.data, done.messages))
+            strategies = render_strategies(done.data["strategies"])
+            common.say("\n".join(visible_line(x) for x in strategies))
+        return done.decision.triggered
 
 
 _WOULD_COMPACT = "1;33"  # bold yellow
@@ -299,10 +236,6 @@ def use_colour() -> bool:
         return sys.stdout.isatty()
     except (AttributeError, ValueError, OSError):
         return False
-
-
-def _n(value: int | None) -> str:
-    return "?" if value is None else f"{value:,}"
 
 
 def _verdict(d: TriggerDecision) -> str:

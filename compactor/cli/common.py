@@ -33,6 +33,7 @@ __all__ = [
     "err_console",
     "fail",
     "guard_std_streams",
+    "number",
     "print_error",
     "say",
     "say_styled",
@@ -174,11 +175,14 @@ OffloadDirOpt = Annotated[
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
 
 
+def number(n: int | None) -> str:
+    """``1,234``; ``?`` when unknown. The one number formatter of the CLI's lines."""
+    return "?" if n is None else f"{n:,}"
+
+
 def count(n: int | None, noun: str) -> str:
     """``1 message``, ``2 messages``, ``1,234 tokens``; ``? messages`` when unknown."""
-    if n is None:
-        return f"? {noun}s"
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+    return f"{number(n)} {noun}" + ("" if n == 1 else "s")
 
 
 def err_console() -> Console:

@@ -1,7 +1,8 @@
-"""What ``compact check`` prints: the ``--json`` line (SPEC §9.3) and the ``--explain`` block.
+"""What ``compact check --explain`` prints: the human-readable block.
 
-(The ``run --report`` object and the ``--events`` lines are the library's:
-:meth:`compactor.run_result.RunResult.report`, :meth:`compactor.runner.Run.emit`.)"""
+(The data, and the ``check --json`` line, are the library's: :class:`compactor.dryrun.Explainer`,
+:func:`compactor.dryrun.check_record`; the ``run --report`` object and the ``--events`` lines
+too: :meth:`compactor.run_result.RunResult.report`, :meth:`compactor.runner.Run.emit`.)"""
 
 from __future__ import annotations
 
@@ -9,89 +10,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from compactor.schema import AgenticMessage, Message
-from compactor.trigger import TriggerDecision
 
+from .common import count, number
 from .safe_text import visible
 
-__all__ = ["check_record", "error_record", "render_explain", "tool_pair_counts"]
-
-
-def tool_pair_counts(messages: Sequence[Message | AgenticMessage]) -> tuple[int, int]:
-    """``(tool calls, tool results paired to one of those calls' ids)`` in ``messages``.
-
-    A dangling call (no result yet) counts as a call only; a result whose id matches no call in
-    ``messages`` is not counted.
-    """
-    calls: list[str] = []
-    results: list[str | None] = []
-    for msg in messages:
-        if isinstance(msg, AgenticMessage):
-            for block in msg.blocks:
-                if block.type == "function_tool_call":
-                    calls.append(block.call_id or "")
-                elif block.type == "function_tool_result":
-                    results.append(block.call_id)
-        else:
-            calls.extend(call.id for call in msg.tool_calls)
-            if msg.role == "tool":
-                results.append(msg.tool_call_id)
-    ids = set(calls)
-    return len(calls), sum(1 for call_id in results if call_id is not None and call_id in ids)
-
-
-def check_record(
-    path: str,
-    fmt: str,
-    counter: str,
-    decision: TriggerDecision,
-    messages: Sequence[Message | AgenticMessage] | None = None,
-) -> dict[str, Any]:
-    """One ``check --json`` line (SPEC §9.3 fields, plus ``tool_calls``/``tool_results`` when
-    ``messages`` is given)."""
-    record: dict[str, Any] = {
-        "path": path,
-        "format": fmt,
-        "messages": decision.messages,
-        "tokens": decision.tokens,
-        "counter": counter,
-        "threshold_tokens": decision.threshold_tokens,
-        "threshold_messages": decision.threshold_messages,
-        "triggered": decision.triggered,
-        "reason": decision.reason,
-        "error": None,
-    }
-    if messages is not None:
-        record["tool_calls"], record["tool_results"] = tool_pair_counts(messages)
-    return record
-
-
-def error_record(
-    path: str,
-    counter: str,
-    threshold_tokens: int | None,
-    threshold_messages: int | None,
-    error: str,
-    exit_code: int,
-) -> dict[str, Any]:
-    """The ``check --json`` line of a transcript that could not be checked: the same keys,
-    null where nothing is known, the error (its one line) and its exit code."""
-    return {
-        "path": path,
-        "format": None,
-        "messages": None,
-        "tokens": None,
-        "counter": counter,
-        "threshold_tokens": threshold_tokens,
-        "threshold_messages": threshold_messages,
-        "triggered": None,
-        "reason": None,
-        "error": error,
-        "exit_code": exit_code,
-    }
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+__all__ = ["render_explain"]
 
 
 def _tokens(n: int) -> str:
@@ -105,7 +28,7 @@ def _range(span: dict[str, Any]) -> str:
         return "none"
     first, last = span["start"] + 1, span["end"]
     where = f"message {first}" if first == last else f"messages {first}-{last}"
-    return f"{where} ({_count(span['messages'], 'message')}, {_count(span['tokens'], 'token')})"
+    return f"{where} ({count(span['messages'], 'message')}, {count(span['tokens'], 'token')})"
 
 
 def _requests_line(req: dict[str, Any]) -> str:
@@ -115,7 +38,7 @@ def _requests_line(req: dict[str, Any]) -> str:
     elif req["cached"]:
         text = "none (the summary is in the cache)"
     else:
-        text = f"{_count(req['count'], 'request')} with about {req['input_tokens']:,} input tokens"
+        text = f"{count(req['count'], 'request')} with about {req['input_tokens']:,} input tokens"
         text += " if every call succeeds"
     limits = req["limits"]
     if limits is not None:
@@ -131,7 +54,7 @@ def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMes
     add = out.append
     add("  trigger:")
     for row in data["conditions"]:
-        value = "?" if row["value"] is None else f"{row['value']:,}"
+        value = number(row["value"])
         if row["margin"] is None:
             verdict = "not counted"
         elif row["fired"]:
@@ -142,17 +65,17 @@ def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMes
         if name == "context_fraction":
             name = f"{row['fraction']:.0%} of {row['window_tokens']:,}"
         add(f"    {name:<22} {value:>12} / {row['threshold']:<12,} {verdict}")
-    total = "?" if data["tokens"] is None else f"{data['tokens']:,}"
+    total = number(data["tokens"])
     add(f"  tokens by role (they add up to the {total} counted):")
     baseline = data["baseline"]
     if baseline is not None:
         add(
-            f"    {'usage baseline':<16} {_count(baseline['messages'], 'message'):>12} "
+            f"    {'usage baseline':<16} {count(baseline['messages'], 'message'):>12} "
             f"{_tokens(baseline['tokens'])}  (reported by the provider at message "
             f"{baseline['messages']:,})"
         )
     for role, row in data["by_role"].items():
-        add(f"    {role:<16} {_count(row['messages'], 'message'):>12} {_tokens(row['tokens'])}")
+        add(f"    {role:<16} {count(row['messages'], 'message'):>12} {_tokens(row['tokens'])}")
     overhead = data["overhead"]
     if overhead["tokens"]:
         add(f"    {overhead['label']:<29} {_tokens(overhead['tokens'])}")
@@ -160,14 +83,14 @@ def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMes
         add("  tokens by tool (estimate: call arguments + results):")
         for name, row in list(data["by_tool"].items())[:12]:
             add(
-                f"    {name[:24]:<24} {_count(row['calls'], 'call'):>11} {row['call_tokens']:>10,}"
-                f" + {_count(row['results'], 'result'):>13} {row['result_tokens']:>10,}"
+                f"    {name[:24]:<24} {count(row['calls'], 'call'):>11} {row['call_tokens']:>10,}"
+                f" + {count(row['results'], 'result'):>13} {row['result_tokens']:>10,}"
             )
         if len(data["by_tool"]) > 12:
             add(f"    … {len(data['by_tool']) - 12} more tools (--json lists them all)")
     plan = data["plan"]
     add("  plan:" if data["triggered"] else "  plan (if compacted, e.g. with run --force):")
-    add(f"    kept verbatim:     {_count(plan['system_messages'], 'leading system message')}")
+    add(f"    kept verbatim:     {count(plan['system_messages'], 'leading system message')}")
     add(f"    summarized:        {_range(plan['summarized'])}")
     if plan["tail"] is not None:
         add(f"    verbatim tail:     {_range(plan['tail'])}")
@@ -210,11 +133,11 @@ def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMes
         add(f"    secret masking:    would replace {kinds}")
     else:
         add("    secret masking:    on, nothing to replace")
-    chain = f"{plan['summarizer']} ({_count(plan['attempts'], 'attempt')})"
+    chain = f"{plan['summarizer']} ({count(plan['attempts'], 'attempt')})"
     if plan["failover"]:
         chain += (
             f", then failover {', '.join(plan['failover'])} "
-            f"({_count(plan['failover_attempts'], 'attempt')})"
+            f"({count(plan['failover_attempts'], 'attempt')})"
         )
     if plan["fallback"]:
         chain += f", then fallback {plan['fallback']}"
@@ -227,7 +150,7 @@ def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMes
         add(f"    estimated cost:    unknown ({cost['reason']})")
     else:
         add(
-            f"    estimated cost:    ≤ ${cost['usd_max']:.4f} ({_count(cost['calls'], 'call')}: "
+            f"    estimated cost:    ≤ ${cost['usd_max']:.4f} ({count(cost['calls'], 'call')}: "
             f"{cost['input_tokens']:,} input + ≤ {cost['output_tokens_max']:,} output tokens "
             f"at ${cost['input_per_mtok']:g}/${cost['output_per_mtok']:g} per 1M)"
         )

@@ -30,6 +30,7 @@ from .common import (
     ThresholdOpt,
     TokenCounterOpt,
     count,
+    number,
 )
 from .exitcodes import EXIT_CODES_HELP
 from .helptext import epilog
@@ -395,10 +396,6 @@ def _listing(files: dict[str, str]) -> str:
     return ", ".join(f"{role} {label}" for role, label in files.items())
 
 
-def _n(value: int | None) -> str:
-    return "?" if value is None else f"{value:,}"
-
-
 def render(
     result: "RunResult",
     sink: _ViewSink,
@@ -414,8 +411,9 @@ def render(
     where = "stdout" if result.output == "-" else result.output
     if result.triggered:
         line = (
-            f"compacted {_n(result.messages_before)} → {count(result.messages_after, 'message')}, "
-            f"{_n(result.tokens_before)} → {count(result.tokens_after, 'token')} → {where}"
+            f"compacted {number(result.messages_before)} → "
+            f"{count(result.messages_after, 'message')}, "
+            f"{number(result.tokens_before)} → {count(result.tokens_after, 'token')} → {where}"
         )
         if result.archive:
             line += f" (original archived at {result.archive})"
