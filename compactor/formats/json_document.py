@@ -69,6 +69,17 @@ def _whole(raw: bytes | FileSource) -> bytes:
     return raw if isinstance(raw, bytes) else b"".join(raw.blocks())
 
 
+def cut_short(line: bytes) -> bool:
+    """Whether ``line`` starts a JSON value that goes on past its end (``{`` of a pretty-printed
+    record): the one sign that a file holds records over several lines. The streaming check and
+    the full read's explanation decide on the same sign, so both say the same."""
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError as err:
+        return "end of data" in str(err)
+    return False
+
+
 def is_array(raw: bytes | FileSource) -> bool:
     """The file's first byte (after a BOM and whitespace) opens a JSON array."""
     return _body(_head(raw)).lstrip(_WS)[:1] == b"["
@@ -243,7 +254,14 @@ def explain(path: str, raw: bytes | FileSource, err: TranscriptError) -> Transcr
             path, None, None, f"{_EXPECTED} (an object); compact reads JSON Lines or an array"
         )
     multi_line = b"\n" in _body(data).strip(_WS)
-    if err.message.startswith("invalid JSON") and multi_line and value is None:
+    lines = _body(data).split(b"\n")
+    bad = lines[err.line - 1] if err.line is not None and 0 < err.line <= len(lines) else b""
+    if (
+        err.message.startswith("invalid JSON")
+        and multi_line
+        and value is None
+        and cut_short(bad.strip(_WS))
+    ):
         return TranscriptError(
             path,
             err.line,

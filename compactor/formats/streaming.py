@@ -162,10 +162,12 @@ def _maybe_document(lines: list[bytes], more: bool) -> bool:
     first = nonblank[0].strip().removeprefix(_jsonl.BOM).strip()
     if first[:1] not in (b"[", b"{"):
         return False
+    if json_document.cut_short(first):
+        return True  # the record goes on below
     try:
         orjson.loads(first)
-    except orjson.JSONDecodeError as err:
-        return "end of data" in str(err)  # cut short: the record goes on below
+    except orjson.JSONDecodeError:
+        return False
     return first[:1] == b"[" and len(nonblank) == 1 and not more
 
 
