@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .errors import ConfigError
 
-__all__ = ["OUTPUT_SUFFIX", "Inputs", "expand_inputs", "is_output_name"]
+__all__ = ["OUTPUT_SUFFIX", "Inputs", "expand_inputs", "gathered", "is_output_name"]
 
 OUTPUT_SUFFIX = ".compact.jsonl"
 """What ``compact run`` appends to an input's stem for its default output."""
@@ -52,6 +52,12 @@ def expand_inputs(items: list[str], *, skip_outputs: bool) -> Inputs:
             skipped.append(item)
         else:
             files.append(item)
+    return gathered(items, files, skipped)
+
+
+def gathered(items: list[str], files: list[str], skipped: list[str]) -> Inputs:
+    """The inputs ``items`` named (local paths or object-store URLs); ConfigError when none
+    is left to work on, naming the earlier outputs that were skipped."""
     if not files:
         where = ", ".join(repr(i) for i in items)
         left = f" (only earlier outputs: {', '.join(skipped)})" if skipped else ""

@@ -26,7 +26,7 @@ import tempfile
 from typing import TYPE_CHECKING, Any
 
 from compactor.errors import CompactorError, ConfigError, TranscriptError
-from compactor.inputs import OUTPUT_SUFFIX, Inputs, is_output_name
+from compactor.inputs import OUTPUT_SUFFIX, Inputs, gathered, is_output_name
 from compactor.sizes import InputLimits
 
 if TYPE_CHECKING:
@@ -189,11 +189,7 @@ def expand_urls(items: list[str], *, skip_outputs: bool) -> Inputs:
             skipped.append(item)
         else:
             files.append(item)
-    if not files:
-        where = ", ".join(repr(i) for i in items)
-        left = f" (only earlier outputs: {', '.join(skipped)})" if skipped else ""
-        raise ConfigError(f"no transcripts to work on in {where}{left}")
-    return Inputs(files, skipped)
+    return gathered(items, files, skipped)
 
 
 def target_of(options: RunOptions) -> str | None:
