@@ -424,9 +424,10 @@ def write_per_line(
     transcript: Transcript,
     new_messages: Sequence[Message | AgenticMessage],
     mode: WriteMode,
-    render: Callable[[Message | AgenticMessage], dict[str, Any]],
+    render: Callable[[Message | AgenticMessage], dict[str, Any] | list[dict[str, Any]]],
 ) -> bytes:
-    """Write a one-message-per-line file (openai, eino, anthropic).
+    """Write a one-message-per-line file (openai, eino, anthropic). ``render`` may give several
+    records for one message (an agentic message with several tool results, in a chat format).
 
     ``shrink``: unchanged messages keep their original line bytes, the others are rendered
     (a kept message whose stale usage was dropped too, so a re-read does not find it again).
@@ -437,18 +438,22 @@ def write_per_line(
         return transcript.raw
     nl = transcript.newline
     if mode == "append":
-        appended = [dump(render(m)) for m in new_messages]
+        appended = [_dump_all(render(m), nl) for m in new_messages]
         return with_final_newline(transcript.raw) + nl.join(appended) + nl
     lines: list[Line] = transcript.meta["lines"]
     origin: list[int] = transcript.meta["origin"]
     out = [
         lines[origin[j]].text
         if j is not None and not usage_dropped(transcript, msg, j)
-        else dump(render(msg))
+        else _dump_all(render(msg), nl)
         for msg, j in zip(new_messages, matches, strict=True)
     ]
     prefix = BOM if transcript.has_bom else b""
     return prefix + nl.join(out) + nl
+
+
+def _dump_all(records: dict[str, Any] | list[dict[str, Any]], nl: bytes) -> bytes:
+    return nl.join(dump(r) for r in records) if isinstance(records, list) else dump(records)
 
 
 def make_transcript(

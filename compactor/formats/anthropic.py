@@ -18,6 +18,7 @@ from compactor.errors import TranscriptError
 from compactor.schema import AgenticMessage, Block, Message, Usage, content_type, loads_json
 
 from . import _jsonl
+from ._convert import as_agentic
 from ._family import check_records
 from .base import CompactionInfo, Transcript, WriteMode
 
@@ -262,7 +263,8 @@ def content_from_blocks(msg: Message | AgenticMessage) -> str | list[dict[str, A
 def _record(msg: Message | AgenticMessage) -> dict[str, Any]:
     if content_type(msg) == "summary":
         return {"role": "user", "content": _jsonl.message_text(msg)}
-    return {"role": msg.role, "content": content_from_blocks(msg)}
+    turn = as_agentic(msg)  # a tool result travels in a user turn
+    return {"role": turn.role, "content": content_from_blocks(turn)}
 
 
 class AnthropicFormat:

@@ -48,6 +48,7 @@ from compactor.schema import (
 )
 
 from . import _jsonl
+from ._convert import as_agentic
 from ._family import check_records, family
 from .anthropic import blocks_from_content, content_from_blocks, usage_from
 from .base import CompactionInfo, Transcript, WriteMode
@@ -469,8 +470,8 @@ class _Writer:
                     rec = self._copy(self.lines[i].obj, parent)
                     out.append(_jsonl.dump(rec))
                     parent = str(rec.get("uuid"))
-            elif msg.role in ("user", "assistant"):
-                rec = self._rendered(msg, parent)
+            elif msg.role in ("user", "assistant", "tool"):
+                rec = self._rendered(as_agentic(msg), parent)
                 out.append(_jsonl.dump(rec))
                 parent = str(rec["uuid"])
             # System messages have no place in a session log (the CLI sends its own prompt).

@@ -39,6 +39,7 @@ from compactor.schema import (
 )
 
 from . import _jsonl
+from ._convert import as_chat
 from ._family import check_records, family
 from .base import CompactionInfo, Transcript, WriteMode
 from .openai_chat import part_text
@@ -137,23 +138,34 @@ class _Reader:
 
 
 def _render(msg: Message | AgenticMessage) -> list[dict[str, Any]]:
-    """A message → Responses API items."""
-    text = _jsonl.message_text(msg)
+    """A message → Responses API items (an agentic one added by a finalizer: its text, tool
+    calls and tool results as the items Codex writes for them)."""
     if content_type(msg) == "summary":
+        text = _jsonl.message_text(msg)
         return [
             {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
         ]
-    if not isinstance(msg, Message):
-        msg = Message(role=msg.role, content=text)
+    return [item for m in as_chat(msg) for item in _render_chat(m)]
+
+
+def _render_chat(msg: Message) -> list[dict[str, Any]]:
+    text = _jsonl.message_text(msg)
     custom = bool(msg.extra.get("custom_tool"))
     if msg.role == "tool":
         kind = "custom_tool_call_output" if custom else "function_call_output"
-        return [{"type": kind, "call_id": msg.tool_call_id or "", "output": msg.content}]
+        return [{"type": kind, "call_id": msg.tool_call_id or "", "output": text}]
     items: list[dict[str, Any]] = []
-    if text or not msg.tool_calls:
+    if text or msg.parts or not msg.tool_calls:
         role = "developer" if msg.role == "system" else msg.role
         part = "output_text" if role == "assistant" else "input_text"
-        items.append({"type": "message", "role": role, "content": [{"type": part, "text": text}]})
+        content: list[dict[str, Any]] = [
+            {"type": part, "text": p.text or ""}
+            if p.type == "text"
+            else {"type": "input_image", "image_url": p.url or ""}
+            for p in msg.parts
+            if p.type in ("text", "image_url")
+        ] or [{"type": part, "text": text}]
+        items.append({"type": "message", "role": role, "content": content})
     for call in msg.tool_calls:
         if custom:
             items.append(
@@ -176,11 +188,14 @@ def _render(msg: Message | AgenticMessage) -> list[dict[str, Any]]:
     return items
 
 
-def _reinjected(msg: Message | AgenticMessage) -> bool:
-    """Developer instructions and injected user context: Codex writes them anew each session."""
+def _reinjected(msg: Message | AgenticMessage, original: bool) -> bool:
+    """Developer instructions and injected user context from the file (``original``: matched
+    to a message read from it; a copy keeps the reader's marks): Codex writes them anew each
+    session. A system message a finalizer added is its own and is kept."""
     if content_type(msg) is not None:
         return False
-    return msg.role == "system" or bool(msg.extra.get("injected"))
+    from_file = original or "codex_role" in msg.extra
+    return (msg.role == "system" and from_file) or bool(msg.extra.get("injected"))
 
 
 _USAGE_KEYS = (
@@ -322,7 +337,7 @@ class CodexFormat:
         history = [
             item
             for index in range(cut)
-            if not _reinjected(new_messages[index])
+            if not _reinjected(new_messages[index], matches[index] is not None)
             for item in items_of(index)
         ]
 

@@ -14,6 +14,7 @@ from compactor.errors import TranscriptError
 from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Message, Usage, content_type
 
 from . import _jsonl
+from ._convert import as_chat
 from ._family import check_records
 from .base import CompactionInfo, Transcript, WriteMode
 
@@ -79,6 +80,13 @@ def eino_message(path: str, line: int, rec: dict[str, Any]) -> Message:
         if isinstance(marker, str):
             msg.extra[CONTENT_TYPE_KEY] = marker
     return msg
+
+
+def _records(msg: Message | AgenticMessage) -> list[dict[str, Any]]:
+    """An agentic message a finalizer added: each chat message it is, as Eino writes it."""
+    if isinstance(msg, Message) or content_type(msg) == "summary":
+        return [_record(msg)]
+    return [_record(m) for m in as_chat(msg)]
 
 
 def _record(msg: Message | AgenticMessage) -> dict[str, Any]:
@@ -151,4 +159,4 @@ class EinoFormat:
         mode: WriteMode = "shrink",
         info: CompactionInfo | None = None,
     ) -> bytes:
-        return _jsonl.write_per_line(transcript, new_messages, mode, _record)
+        return _jsonl.write_per_line(transcript, new_messages, mode, _records)

@@ -22,6 +22,7 @@ from compactor.schema import (
 )
 
 from . import _jsonl
+from ._convert import as_chat
 from ._family import check_records
 from .base import CompactionInfo, Transcript, WriteMode
 
@@ -221,6 +222,14 @@ def record_from_message(msg: Message | AgenticMessage) -> dict[str, Any]:
     return rec
 
 
+def records_from_message(msg: Message | AgenticMessage) -> list[dict[str, Any]]:
+    """:func:`record_from_message` for each chat message ``msg`` is (an agentic message a
+    finalizer added: its text and tool calls, then one ``tool`` record per tool result)."""
+    if isinstance(msg, Message) or content_type(msg) == "summary":
+        return [record_from_message(msg)]
+    return [record_from_message(m) for m in as_chat(msg)]
+
+
 class OpenAIChatFormat:
     """``openai``: chat-completions messages, one per line."""
 
@@ -245,4 +254,4 @@ class OpenAIChatFormat:
         mode: WriteMode = "shrink",
         info: CompactionInfo | None = None,
     ) -> bytes:
-        return _jsonl.write_per_line(transcript, new_messages, mode, record_from_message)
+        return _jsonl.write_per_line(transcript, new_messages, mode, records_from_message)
