@@ -17,7 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .config import (
+    from .counting.config import (
         Config,
         FailoverConfig,
         FailoverContext,
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
         TriggerCondition,
         validate_config,
     )
+    from .counting.tokens import TokenCounterInput, default_token_counter
+    from .counting.trigger import TriggerDecision
     from .errors import (
         CompactorError,
         ConfigError,
@@ -56,18 +58,18 @@ if TYPE_CHECKING:
         RetryWait,
         ShorterSummary,
     )
-    from .finalize import (
+    from .models.base import ChatModel
+    from .models.scripted import ScriptedModel, Step, UnexpectedModelCall
+    from .pipeline.finalize import (
         DefaultFinalizerConfig,
         FinalizerBuilder,
         PreserveSkillsConfig,
         default_finalizer,
         new_finalizer,
     )
-    from .middleware import Middleware, SummarizeOutcome, new
-    from .models.base import ChatModel
-    from .models.scripted import ScriptedModel, Step, UnexpectedModelCall
-    from .retry import default_backoff
-    from .runner import RunOptions, RunResult, arun_file, run_file
+    from .pipeline.middleware import Middleware, SummarizeOutcome, new
+    from .pipeline.retry import default_backoff
+    from .runs.runner import RunOptions, RunResult, arun_file, run_file
     from .schema import (
         AgenticMessage,
         AgentState,
@@ -78,13 +80,11 @@ if TYPE_CHECKING:
         ToolInfo,
         Usage,
     )
-    from .tokens import TokenCounterInput, default_token_counter
-    from .trigger import TriggerDecision
 
 __version__ = "0.1.0"
 
 _MODULES: dict[str, tuple[str, ...]] = {
-    ".config": (
+    ".counting.config": (
         "Config",
         "FailoverConfig",
         "FailoverContext",
@@ -125,17 +125,17 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "RetryWait",
         "ShorterSummary",
     ),
-    ".finalize": (
+    ".pipeline.finalize": (
         "DefaultFinalizerConfig",
         "FinalizerBuilder",
         "PreserveSkillsConfig",
         "default_finalizer",
         "new_finalizer",
     ),
-    ".middleware": ("Middleware", "SummarizeOutcome", "new"),
+    ".pipeline.middleware": ("Middleware", "SummarizeOutcome", "new"),
     ".models.base": ("ChatModel",),
     ".models.scripted": ("ScriptedModel", "Step", "UnexpectedModelCall"),
-    ".runner": ("RunOptions", "RunResult", "arun_file", "run_file"),
+    ".runs.runner": ("RunOptions", "RunResult", "arun_file", "run_file"),
     ".schema": (
         "AgenticMessage",
         "AgentState",
@@ -146,9 +146,9 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "ToolInfo",
         "Usage",
     ),
-    ".retry": ("default_backoff",),
-    ".tokens": ("TokenCounterInput", "default_token_counter"),
-    ".trigger": ("TriggerDecision",),
+    ".pipeline.retry": ("default_backoff",),
+    ".counting.tokens": ("TokenCounterInput", "default_token_counter"),
+    ".counting.trigger": ("TriggerDecision",),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
 """Public name → the module that defines it."""
