@@ -1,4 +1,5 @@
-"""compactor.counting.config: validate_config's errors carry the field at fault in ``ConfigError.key``."""
+"""compactor.counting.config: validate_config's errors carry the field at fault in
+``ConfigError.key``."""
 
 from __future__ import annotations
 

@@ -868,7 +868,8 @@ def test_import_compactor_is_lazy() -> None:
     """`import compactor` loads none of the heavy modules until a name is used."""
     code = (
         "import sys, compactor;"
-        "heavy = ['asyncio', 'tenacity', 'yaml', 'compactor.pipeline.middleware', 'compactor.pipeline.summarize'];"
+        "heavy = ['asyncio', 'tenacity', 'yaml', 'compactor.pipeline.middleware',"
+        " 'compactor.pipeline.summarize'];"
         "print(','.join(m for m in heavy if m in sys.modules));"
         "compactor.new;"
         "print(','.join(m for m in heavy if m not in sys.modules))"

@@ -1,5 +1,5 @@
-"""Secret masking (compactor.secrets.masking): every kind, placeholders, JSON safety, no mutation, custom
-patterns, counts, no secret in repr, false positives on the real transcripts, properties."""
+"""Secret masking (compactor.secrets.masking): every kind, placeholders, JSON safety, no mutation,
+custom patterns, counts, no secret in repr, false positives on the real transcripts, properties."""
 
 from __future__ import annotations
 

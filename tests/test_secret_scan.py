@@ -1,5 +1,5 @@
-"""The fast first pass of secret masking (compactor.secrets.secret_scan): it clears only texts that no
-hinted built-in rule can match, so masking finds exactly what it found without it (issue 34)."""
+"""The fast first pass of secret masking (compactor.secrets.secret_scan): it clears only texts that
+no hinted built-in rule can match, so masking finds exactly what it found without it (issue 34)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The retry engine of ``compactor.pipeline.summarize``: every wait capped, oversized replies refused;
-and what a run learns about its models (issue 18): the transcript form after a validation
+"""The retry engine of ``compactor.pipeline.summarize``: every wait capped, oversized replies
+refused; and what a run learns about its models (issue 18): the transcript form after a validation
 error, the circuit breaker, shorter summaries after cut replies, the token scale, the summary
 check.
 

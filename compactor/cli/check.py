@@ -1,8 +1,9 @@
 """``compact check``: a dry run over transcripts; never calls a model.
 
-The library decides (:func:`compactor.runs.dryrun.check_file`, :func:`compactor.runs.explain.explain`);
-this module renders one line (or one JSON object) per transcript. A bad file is reported and the
-others still run; a closed, full or broken stdout stops at once with exit 6.
+The library decides (:func:`compactor.runs.dryrun.check_file`,
+:func:`compactor.runs.explain.explain`); this module renders one line (or one JSON object) per
+transcript. A bad file is reported and the others still run; a closed, full or broken stdout stops
+at once with exit 6.
 """
 
 import json

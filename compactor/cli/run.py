@@ -2,8 +2,8 @@
 execute the run, render its :class:`~compactor.runs.runner.RunResult`.
 
 Everything that touches a file lives in :mod:`compactor.runs.runner` (one file; its plan in
-:mod:`compactor.runs.run_plan`) and :mod:`compactor.runs.batch` (several); this module turns flags into
-options, drives the live view (an event sink) and prints the final line.
+:mod:`compactor.runs.run_plan`) and :mod:`compactor.runs.batch` (several); this module turns flags
+into options, drives the live view (an event sink) and prints the final line.
 """
 
 import contextlib

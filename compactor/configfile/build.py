@@ -34,8 +34,8 @@ __all__ = [
 
 ASSUMED_WINDOW = 200_000
 """The summarizer window planned for a remote model compact does not know (not in
-:data:`compactor.counting.windows.KNOWN_WINDOWS`) whose ``context_tokens`` is not set: the window Eino's
-160,000-token trigger is made for. Without it an 11-million-token history would go out as one
+:data:`compactor.counting.windows.KNOWN_WINDOWS`) whose ``context_tokens`` is not set: the window
+Eino's 160,000-token trigger is made for. Without it an 11-million-token history would go out as one
 request that every real server refuses."""
 
 
@@ -317,7 +317,8 @@ def build_config(
     ``require_keys=False`` (``config show``): no model is refused for a missing API key. Else
     only a primary with no model after it (:func:`chain_goes_on`) must have one.
     """
-    from compactor.counting.config import (  # here, not at the top: `compact check` never builds a Config
+    # here, not at the top: `compact check` never builds a Config
+    from compactor.counting.config import (
         Config,
         FailoverConfig,
         PreserveUserMessages,

@@ -214,7 +214,8 @@ class Config(Generic[M]):
     secret_patterns: tuple[tuple[str, str], ...] = ()
     """Extra ``(kind, regex)`` patterns to mask."""
     cache: Any = None
-    """A :class:`compactor.pipeline.cache.SummaryCache`: identical summarizer calls reuse the reply."""
+    """A :class:`compactor.pipeline.cache.SummaryCache`: identical summarizer calls reuse the
+    reply."""
     retention: RetentionConfig | None = None
     """Check that anchors (paths, errors, URLs, instructions, ...) survive; repair the rest."""
     strip_analysis: bool = False

@@ -2,8 +2,8 @@
 
 The default counter is cheap: it takes the provider-reported ``usage.total_tokens`` of the newest
 assistant message as a baseline and estimates only what came after it (UTF-8 bytes / 4, plus
-2,000 per media part). Exact tiktoken counters live in :mod:`compactor.counting.tiktoken_counter` and are
-imported only when chosen.
+2,000 per media part). Exact tiktoken counters live in :mod:`compactor.counting.tiktoken_counter`
+and are imported only when chosen.
 """
 
 from __future__ import annotations

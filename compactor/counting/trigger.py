@@ -29,8 +29,8 @@ DEFAULT_CONTEXT_TOKENS = 160_000
 """Token threshold used when no trigger is configured."""
 
 
-# Defined here, next to the decision, and re-exported by compactor.counting.config (its documented home):
-# `compact check` needs the condition but not the rest of the middleware's config.
+# Defined here, next to the decision, and re-exported by compactor.counting.config (its documented
+# home): `compact check` needs the condition but not the rest of the middleware's config.
 @dataclass(frozen=True, kw_only=True, slots=True)
 class TriggerCondition:
     """When to summarize. Both comparisons are strict (``>``); a zero value is unset."""

@@ -1,8 +1,8 @@
 """Object-store paths (``s3://``, ``gs://``, ``az://``, ``memory://``) for ``run`` and ``check``.
 
 A small adapter in front of the local code, which stays as it is: an object is read whole into
-bytes (fsspec's ``cat_file``) and compacted by the ordinary :class:`~compactor.runs.runner.Run` from a
-private temporary copy; the finished output (and a report) is written back whole with one
+bytes (fsspec's ``cat_file``) and compacted by the ordinary :class:`~compactor.runs.runner.Run` from
+a private temporary copy; the finished output (and a report) is written back whole with one
 ``pipe_file``: an object store makes an object visible only once its upload completed, so no
 partial output is ever seen. What has no meaning on an object store is refused (exit 2), never
 ignored: ``--in-place`` (an archive, a lock, the input's mode) and ``--events`` (a file written

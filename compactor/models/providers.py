@@ -189,8 +189,8 @@ class Provider:
     def planned_window(self, settings: Mapping[str, Any], assumed: int) -> tuple[int, str | None]:
         """``(window, assumed label)`` a run plans with for a model of this provider whose
         ``context_tokens`` is not set: its published window
-        (:func:`compactor.counting.windows.window_for`), else ``assumed`` named by :meth:`label` (the
-        live view, the report and ``check --explain`` say it was assumed). ``(0, None)``: no
+        (:func:`compactor.counting.windows.window_for`), else ``assumed`` named by :meth:`label`
+        (the live view, the report and ``check --explain`` say it was assumed). ``(0, None)``: no
         window (the embedded summarizer, a mapping without a name)."""
         from compactor.counting.windows import window_for
 

@@ -1,14 +1,15 @@
 """Planning the summarizer input for a model's window: chunk budgets, a learned token scale,
 and how terse the instruction must be.
 
-compact counts with its estimate (UTF-8 bytes / 4, :func:`compactor.counting.tokens.estimate_message`);
-servers count with their own tokenizer, up to 2.5x more on some text for a small-vocabulary
-model (SmolLM2 counted 127,587 tokens where the estimate said 51,947). So every count here is the
-estimate times a ``scale`` the run learns from the server (:mod:`compactor.pipeline.summarize`: the
-count a context-length error reports, or ``usage.prompt_tokens``), kept within
-:data:`SCALE_RANGE`, and a call fills at most :data:`PLANNING_MARGIN` (80 %) of the window left
-after the reply reserve: an estimate up to a fifth too low still fits, and the reply keeps its
-room (llama.cpp cuts a reply at the window: ``finish_reason: "length"``).
+compact counts with its estimate (UTF-8 bytes / 4,
+:func:`compactor.counting.tokens.estimate_message`); servers count with their own tokenizer, up to
+2.5x more on some text for a small-vocabulary model (SmolLM2 counted 127,587 tokens where the
+estimate said 51,947). So every count here is the estimate times a ``scale`` the run learns from the
+server (:mod:`compactor.pipeline.summarize`: the count a context-length error reports, or
+``usage.prompt_tokens``), kept within :data:`SCALE_RANGE`, and a call fills at most
+:data:`PLANNING_MARGIN` (80 %) of the window left after the reply reserve: an estimate up to a fifth
+too low still fits, and the reply keeps its room (llama.cpp cuts a reply at the window:
+``finish_reason: "length"``).
 
 The instruction has levels (:func:`instruction_text`): 0 is the configured one; 1 and 2 are
 stricter, with a word budget (:func:`brevity_words`). A window where the built-in instruction
@@ -146,7 +147,8 @@ class ChunkPlan:
     budget: int
     """Tokens of context messages per chunk."""
     chunks: list[Any]
-    """``compactor.pipeline.planning.Chunk`` objects, indices into the context (system run excluded)."""
+    """``compactor.pipeline.planning.Chunk`` objects, indices into the context (system run
+    excluded)."""
     offset: int
     """Number of leading system messages: add it to a chunk's indices for history indices."""
 

@@ -1,6 +1,6 @@
 """One summarizer input up the ladder: the primary model with its retries, the failover models
-(:mod:`compactor.pipeline.retry`), then the fallback model; and what one summarization (a "run") learns
-about its models on the way (see :mod:`compactor.pipeline.summarize` for the rules).
+(:mod:`compactor.pipeline.retry`), then the fallback model; and what one summarization (a "run")
+learns about its models on the way (see :mod:`compactor.pipeline.summarize` for the rules).
 
 :class:`SummaryRun` holds a run's state. :func:`summarize_input` makes each call through the
 summary cache, the spend guard, the model's input form (messages, or a transcript after a
@@ -193,9 +193,9 @@ def replaced_tokens(chunk_input: list[Any]) -> int:
 
 def capped_options(job: SummaryRun[Any], model_input: list[Any]) -> dict[str, Any]:
     """The model options for a chunk's request, its reply capped at what a reply to
-    ``model_input`` may be (:func:`~compactor.pipeline.replies.reply_limit`, in the server's tokens):
-    a summary never has to be longer than what it replaces, and a small server asked for more
-    may talk past the chunk's size on every try. The cap goes in ``max_completion_tokens``
+    ``model_input`` may be (:func:`~compactor.pipeline.replies.reply_limit`, in the server's
+    tokens): a summary never has to be longer than what it replaces, and a small server asked for
+    more may talk past the chunk's size on every try. The cap goes in ``max_completion_tokens``
     when the config uses that key, else ``max_tokens``; a smaller configured cap stays."""
     options = job.config.model_options
     limit, _ = reply_limit(job.config, model_input, replaced=replaced_tokens(model_input))
@@ -210,7 +210,8 @@ def capped_options(job: SummaryRun[Any], model_input: list[Any]) -> dict[str, An
 
 
 def adaptable(job: SummaryRun[Any], error: BaseException | None) -> bool:
-    """Whether :func:`compactor.pipeline.summarize` would re-plan after ``error`` (so the fallback waits)."""
+    """Whether :func:`compactor.pipeline.summarize` would re-plan after ``error`` (so the fallback
+    waits)."""
     if job.config.gen_model_input is not None:
         return False
     causes = [a.get("cause", "context_length") for a in job.adaptations]

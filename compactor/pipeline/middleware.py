@@ -52,8 +52,9 @@ class SummarizeOutcome(Generic[M]):
     adaptations: list[dict[str, Any]] = field(default_factory=list)
     """Re-plans after the provider refused the input as too long for its window."""
     learned: dict[str, Any] = field(default_factory=dict)
-    """What the run learned about its models (:attr:`compactor.pipeline.retry.SummaryResult.learned`):
-    circuit breakers, transcript forms, shorter-summary requests, the token scale."""
+    """What the run learned about its models
+    (:attr:`compactor.pipeline.retry.SummaryResult.learned`): circuit breakers, transcript forms,
+    shorter-summary requests, the token scale."""
     tail_messages: int = 0
     """Messages kept verbatim after the summary (``Config.keep``), without their ``usage``."""
     masked: dict[str, int] | None = None

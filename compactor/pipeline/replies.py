@@ -1,8 +1,8 @@
 """What a model's reply or error says: a context-length refusal and the window and count it
 names, a reply too long or too weak to be a summary, an embedded stand-in model.
 
-Used by the summarizer (:mod:`compactor.pipeline.summarize`, :mod:`compactor.pipeline.ladder`) and by ``check
---explain``; no model is called here.
+Used by the summarizer (:mod:`compactor.pipeline.summarize`, :mod:`compactor.pipeline.ladder`) and
+by ``check --explain``; no model is called here.
 """
 
 from __future__ import annotations

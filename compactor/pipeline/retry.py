@@ -98,7 +98,8 @@ class AttemptRecord:
     chunk: int | None = None
     """1-based chunk number in a chunked summarization."""
     input_form: str = "messages"
-    """``transcript`` when the conversation was sent as text (:mod:`compactor.pipeline.rendering`)."""
+    """``transcript`` when the conversation was sent as text
+    (:mod:`compactor.pipeline.rendering`)."""
 
 
 @dataclass(slots=True)

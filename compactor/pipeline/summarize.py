@@ -1,10 +1,11 @@
 """Summarizer input (SPEC §4) and one summarization: a single call, or sequential chunks
 re-planned when a context-length error or a cut reply says the plan was wrong.
 
-The calls themselves go up the ladder in :mod:`compactor.pipeline.ladder` (primary with retries, failover
-models, fallback); the retry/failover engine is :mod:`compactor.pipeline.retry`; what a reply or an
-error says is read in :mod:`compactor.pipeline.replies`; chunk sizes come from :mod:`compactor.pipeline.chunking`.
-This module emits events and never formats anything for a screen. It never mutates its input.
+The calls themselves go up the ladder in :mod:`compactor.pipeline.ladder` (primary with retries,
+failover models, fallback); the retry/failover engine is :mod:`compactor.pipeline.retry`; what a
+reply or an error says is read in :mod:`compactor.pipeline.replies`; chunk sizes come from
+:mod:`compactor.pipeline.chunking`. This module emits events and never formats anything for a
+screen. It never mutates its input.
 
 Beyond SPEC, so that any OpenAI-compatible server works, one summarization (one call of
 :func:`generate_summary`, a "run") learns about its models as it goes:
@@ -41,8 +42,8 @@ Beyond SPEC, so that any OpenAI-compatible server works, one summarization (one 
   for a context-length error, a cut reply, or a single 5xx/429.
 * **Summary check** (``Config.summary_check``): a reply below the floor is a failed attempt.
 * **A summary is never longer than what it replaces.** A chunk's request caps ``max_tokens``
-  at what its reply replaces (:func:`~compactor.pipeline.ladder.capped_options`), and a longer reply is
-  refused as too long; when no reply to a chunk is shorter than it (refused or still cut, and
+  at what its reply replaces (:func:`~compactor.pipeline.ladder.capped_options`), and a longer reply
+  is refused as too long; when no reply to a chunk is shorter than it (refused or still cut, and
   no failover or fallback wrote one), the chunk's rendered text stands in for its summary
   (:data:`VERBATIM_NOTE`), the summary carries every part so kept, and
   ``learned["verbatim_chunks"]`` lists them.

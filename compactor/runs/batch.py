@@ -10,8 +10,9 @@ in flight (:func:`compactor.models.pool.request_slot`) and ``2 * jobs`` the file
 while ``jobs`` requests wait on the network, the next files are read, counted and masked, so a
 freed slot sends at once. The config file is read once, and model calls with equal settings
 share one client and its connections (:func:`compactor.models.pool.shared_clients`). The
-config's spend ``limits`` bound the batch as a whole: one :class:`~compactor.pipeline.limits.SpendMeter`
-for every file, each reserving its plan before its first request.
+config's spend ``limits`` bound the batch as a whole: one
+:class:`~compactor.pipeline.limits.SpendMeter` for every file, each reserving its plan before its
+first request.
 """
 
 from __future__ import annotations

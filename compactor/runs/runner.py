@@ -14,9 +14,9 @@ Two steps, so that nothing is destroyed at the edges:
   after the plan, failures and interrupts included.
 
 This module owns the execution (:class:`Run`, :func:`run_file`, :func:`arun_file`); the plan
-lives in :mod:`compactor.runs.run_plan` (:class:`RunOptions`, :func:`plan`, :class:`RunPlan`) and the
-result in :mod:`compactor.runs.run_result` (:class:`RunResult`, :class:`AttemptLog`). Their public
-names are re-exported here, so ``compactor.runs.runner`` is the one import a program needs.
+lives in :mod:`compactor.runs.run_plan` (:class:`RunOptions`, :func:`plan`, :class:`RunPlan`) and
+the result in :mod:`compactor.runs.run_result` (:class:`RunResult`, :class:`AttemptLog`). Their
+public names are re-exported here, so ``compactor.runs.runner`` is the one import a program needs.
 
 The command line only builds :class:`RunOptions`, calls these and renders the result, so a
 program compacts a file exactly as ``compact run`` does::

@@ -45,7 +45,8 @@ PREFILTERS: tuple[str, ...] = (
     # an assignment: the name ends with its key word, then a quote, spaces and ':' or '='
     r"(?i-u:key|token|secret|pwd|passwd|password|passphrase)\\?[\"']?[\s\x1c-\x1f]{0,3}[:=]",
 )
-"""Together: what every match of a hinted built-in rule of :mod:`compactor.secrets.masking` contains."""
+"""Together: what every match of a hinted built-in rule of :mod:`compactor.secrets.masking`
+contains."""
 _FOLDS_TO_ASCII = "[\u0130\u0131\u017f\u212a]"
 """İ ı ſ K: Python's ``(?i)`` matches them to ASCII letters (a text holding one is a maybe)."""
 
