@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     )
     from .models.base import ChatModel
     from .models.scripted import ScriptedModel, Step, UnexpectedModelCall
+    from .pipeline.cache import SummaryCache
     from .pipeline.finalize import (
         DefaultFinalizerConfig,
         FinalizerBuilder,
@@ -69,7 +70,7 @@ if TYPE_CHECKING:
     )
     from .pipeline.middleware import Middleware, SummarizeOutcome, new
     from .pipeline.retry import default_backoff
-    from .runs.runner import RunOptions, RunResult, arun_file, run_file
+    from .runs.runner import Run, RunOptions, RunResult, arun_file, plan, run_file
     from .schema import (
         AgenticMessage,
         AgentState,
@@ -125,6 +126,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "RetryWait",
         "ShorterSummary",
     ),
+    ".pipeline.cache": ("SummaryCache",),
     ".pipeline.finalize": (
         "DefaultFinalizerConfig",
         "FinalizerBuilder",
@@ -135,7 +137,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
     ".pipeline.middleware": ("Middleware", "SummarizeOutcome", "new"),
     ".models.base": ("ChatModel",),
     ".models.scripted": ("ScriptedModel", "Step", "UnexpectedModelCall"),
-    ".runs.runner": ("RunOptions", "RunResult", "arun_file", "run_file"),
+    ".runs.runner": ("Run", "RunOptions", "RunResult", "arun_file", "plan", "run_file"),
     ".schema": (
         "AgenticMessage",
         "AgentState",
@@ -214,6 +216,7 @@ __all__ = [
     "RetentionConfig",
     "RetryConfig",
     "RetryWait",
+    "Run",
     "RunOptions",
     "RunResult",
     "ScriptedModel",
@@ -223,6 +226,7 @@ __all__ = [
     "StreamError",
     "SummarizationError",
     "SummarizeOutcome",
+    "SummaryCache",
     "SummaryCheck",
     "TokenCounterInput",
     "ToolCall",
@@ -239,6 +243,7 @@ __all__ = [
     "default_token_counter",
     "new",
     "new_finalizer",
+    "plan",
     "run_file",
     "validate_config",
 ]

@@ -16,12 +16,13 @@ Two steps, so that nothing is destroyed at the edges:
 This module owns the execution (:class:`Run`, :func:`run_file`, :func:`arun_file`); the plan
 lives in :mod:`compactor.runs.run_plan` (:class:`RunOptions`, :func:`plan`, :class:`RunPlan`) and
 the result in :mod:`compactor.runs.run_result` (:class:`RunResult`, :class:`AttemptLog`). Their
-public names are re-exported here, so ``compactor.runs.runner`` is the one import a program needs.
+public names are re-exported here, and a program imports them as ``compactor.runner`` (the name
+the README documents, a module that re-exports this one) or from ``compactor``.
 
 The command line only builds :class:`RunOptions`, calls these and renders the result, so a
 program compacts a file exactly as ``compact run`` does::
 
-    from compactor.runs.runner import RunOptions, run_file
+    from compactor.runner import RunOptions, run_file
 
     result = run_file(RunOptions(input="session.jsonl", in_place=True, model="local"))
     print(result.exit_code, result.archive, result.report())
