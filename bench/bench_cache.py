@@ -79,8 +79,8 @@ def main() -> int:
 
 
 def _key_ms(src: Path) -> float:
-    from compactor.cache import cache_key
     from compactor.formats.registry import read_transcript
+    from compactor.pipeline.cache import cache_key
 
     messages = read_transcript(str(src), src.read_bytes()).messages
     runs = []

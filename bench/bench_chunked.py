@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import compactor as c
+from compactor.counting.tokens import estimate_message
 from compactor.formats.registry import read_transcript
-from compactor.tokens import estimate_message
 
 
 class Instant:

@@ -18,7 +18,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # the repo, if not
 
 from _common import DEFAULT_TRANSCRIPT, ensure_transcript  # bench/ is on sys.path
 
-from compactor import tiktoken_counter as tc
+from compactor.counting import tiktoken_counter as tc
 from compactor.formats.registry import read_transcript
 
 

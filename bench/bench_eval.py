@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from compactor.evaluate import evaluate_files
+from compactor.runs.evaluate import evaluate_files
 
 _SHORT = {
     "current request": "req",

@@ -3,7 +3,7 @@
     python bench/bench_langchain.py [TRANSCRIPT] [--repeat 5] [--threshold 160000]
 
 LangChain runs in its own venv (bench/.venv-langchain, created with ``langchain-core`` when
-missing); ours (``default_token_counter`` + ``compactor.trigger.decide``) runs in this
+missing); ours (``default_token_counter`` + ``compactor.counting.trigger.decide``) runs in this
 interpreter. Both get the same messages, already parsed (parsing is not timed): LangChain's
 from ``convert_to_messages`` over the JSONL records, ours from ``read_transcript``.
 """
@@ -77,9 +77,9 @@ def langchain_worker(path: Path, repeat: int, threshold: int) -> None:
 
 def ours(path: Path, repeat: int, threshold: int) -> tuple[float, int | None, bool]:
     sys.path.insert(0, str(BENCH.parent))
-    from compactor.config import TriggerCondition
+    from compactor.counting.config import TriggerCondition
+    from compactor.counting.trigger import decide
     from compactor.formats.registry import read_transcript
-    from compactor.trigger import decide
 
     transcript = read_transcript(str(path), path.read_bytes())
     trigger = TriggerCondition(context_tokens=threshold)

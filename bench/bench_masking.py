@@ -23,7 +23,7 @@ from _common import BENCH, REPO, ensure_transcript  # bench/ is on sys.path
 sys.path.insert(0, str(REPO))
 
 from compactor.formats.registry import read_transcript
-from compactor.masking import SecretMasker
+from compactor.secrets.masking import SecretMasker
 
 
 def main() -> int:

@@ -17,7 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .config import (
+    from .counting.config import (
         Config,
         FailoverConfig,
         FailoverContext,
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
         TriggerCondition,
         validate_config,
     )
+    from .counting.tokens import TokenCounterInput, default_token_counter
+    from .counting.trigger import TriggerDecision
     from .errors import (
         CompactorError,
         ConfigError,
@@ -56,18 +58,19 @@ if TYPE_CHECKING:
         RetryWait,
         ShorterSummary,
     )
-    from .finalize import (
+    from .models.base import ChatModel
+    from .models.scripted import ScriptedModel, Step, UnexpectedModelCall
+    from .pipeline.cache import SummaryCache
+    from .pipeline.finalize import (
         DefaultFinalizerConfig,
         FinalizerBuilder,
         PreserveSkillsConfig,
         default_finalizer,
         new_finalizer,
     )
-    from .middleware import Middleware, SummarizeOutcome, new
-    from .models.base import ChatModel
-    from .models.scripted import ScriptedModel, Step, UnexpectedModelCall
-    from .retry import default_backoff
-    from .runner import RunOptions, RunResult, arun_file, run_file
+    from .pipeline.middleware import Middleware, SummarizeOutcome, new
+    from .pipeline.retry import default_backoff
+    from .runs.runner import Run, RunOptions, RunResult, arun_file, plan, run_file
     from .schema import (
         AgenticMessage,
         AgentState,
@@ -78,13 +81,11 @@ if TYPE_CHECKING:
         ToolInfo,
         Usage,
     )
-    from .tokens import TokenCounterInput, default_token_counter
-    from .trigger import TriggerDecision
 
 __version__ = "0.1.0"
 
 _MODULES: dict[str, tuple[str, ...]] = {
-    ".config": (
+    ".counting.config": (
         "Config",
         "FailoverConfig",
         "FailoverContext",
@@ -125,17 +126,18 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "RetryWait",
         "ShorterSummary",
     ),
-    ".finalize": (
+    ".pipeline.cache": ("SummaryCache",),
+    ".pipeline.finalize": (
         "DefaultFinalizerConfig",
         "FinalizerBuilder",
         "PreserveSkillsConfig",
         "default_finalizer",
         "new_finalizer",
     ),
-    ".middleware": ("Middleware", "SummarizeOutcome", "new"),
+    ".pipeline.middleware": ("Middleware", "SummarizeOutcome", "new"),
     ".models.base": ("ChatModel",),
     ".models.scripted": ("ScriptedModel", "Step", "UnexpectedModelCall"),
-    ".runner": ("RunOptions", "RunResult", "arun_file", "run_file"),
+    ".runs.runner": ("Run", "RunOptions", "RunResult", "arun_file", "plan", "run_file"),
     ".schema": (
         "AgenticMessage",
         "AgentState",
@@ -146,9 +148,9 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "ToolInfo",
         "Usage",
     ),
-    ".retry": ("default_backoff",),
-    ".tokens": ("TokenCounterInput", "default_token_counter"),
-    ".trigger": ("TriggerDecision",),
+    ".pipeline.retry": ("default_backoff",),
+    ".counting.tokens": ("TokenCounterInput", "default_token_counter"),
+    ".counting.trigger": ("TriggerDecision",),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
 """Public name → the module that defines it."""
@@ -214,6 +216,7 @@ __all__ = [
     "RetentionConfig",
     "RetryConfig",
     "RetryWait",
+    "Run",
     "RunOptions",
     "RunResult",
     "ScriptedModel",
@@ -223,6 +226,7 @@ __all__ = [
     "StreamError",
     "SummarizationError",
     "SummarizeOutcome",
+    "SummaryCache",
     "SummaryCheck",
     "TokenCounterInput",
     "ToolCall",
@@ -239,6 +243,7 @@ __all__ = [
     "default_token_counter",
     "new",
     "new_finalizer",
+    "plan",
     "run_file",
     "validate_config",
 ]

@@ -19,7 +19,7 @@ server refused structured messages: the transcript from now on), ``shorter_summa
 cut at the token limit is asked again), ``circuit_open`` and ``model_skipped`` (the per-run
 circuit breaker).
 
-A run of a file (:mod:`compactor.runner`) adds three events of its own around those:
+A run of a file (:mod:`compactor.runs.runner`) adds three events of its own around those:
 ``transcript_read`` → ``trigger_checked`` → (the summarization's events) → ``run_finished``,
 the last one for every outcome, failures and interrupts included (:data:`RunEvent`); and
 ``cache_refused`` before the summarization when the summary cache's folder is unsafe.
@@ -136,7 +136,7 @@ class GenerateSummary:
     chunk: int | None = None
     input_form: str = "messages"
     """``transcript``: the conversation was sent as text in one user message
-    (:mod:`compactor.rendering`); ``messages``: as structured chat messages."""
+    (:mod:`compactor.pipeline.rendering`); ``messages``: as structured chat messages."""
     type: Literal["generate_summary"] = "generate_summary"
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Exit codes (SPEC §9.2) and the one place that maps an exception to (message, code).
 
-They live in the core, not in ``compactor/cli``: a :class:`~compactor.run_result.RunResult` carries
-its exit code, so a program that compacts a file through the library learns the same outcome
+They live in the core, not in ``compactor/cli``: a :class:`~compactor.runs.run_result.RunResult`
+carries its exit code, so a program that compacts a file through the library learns the same outcome
 the command line reports. ``compactor.cli.exitcodes`` re-exports them with the ``--help`` text.
 """
 

@@ -26,7 +26,7 @@ CONFINED: dict[str, tuple[str, ...]] = {
     "anthropic": ("models/anthropic",),
     "httpx": ("models/openai",),
     "httpx2": ("models/openai", "models/anthropic", "models/http_common"),
-    "tiktoken": ("tiktoken_counter.py",),
+    "tiktoken": ("counting/tiktoken_counter.py",),
     "yaml": ("configfile/", "cli/"),  # reading config files; `config show` prints YAML
     # object stores and the Dask cluster (issue 33); cli/ starts a cluster for --dask
     "fsspec": ("distributed/",),
@@ -36,12 +36,12 @@ CONFINED: dict[str, tuple[str, ...]] = {
 }
 
 
-def _modules() -> list[Path]:
-    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+def _modules(package: Path = PACKAGE) -> list[Path]:
+    return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def _rel(path: Path) -> str:
-    return path.relative_to(PACKAGE).as_posix()
+def _rel(path: Path, package: Path = PACKAGE) -> str:
+    return path.relative_to(package).as_posix()
 
 
 def _imports(tree: ast.AST) -> Iterator[tuple[int, str, list[str], int]]:
@@ -54,11 +54,11 @@ def _imports(tree: ast.AST) -> Iterator[tuple[int, str, list[str], int]]:
             yield node.lineno, node.module or "", [a.name for a in node.names], node.level
 
 
-def _resolve(path: Path, module: str, level: int) -> str:
+def _resolve(path: Path, module: str, level: int, package: Path = PACKAGE) -> str:
     """The dotted name of an import as seen from ``path`` (``compactor.x.y``)."""
     if level == 0:
         return module
-    parts = ["compactor", *path.relative_to(PACKAGE).with_suffix("").parts]
+    parts = ["compactor", *path.relative_to(package).with_suffix("").parts]
     base = parts[: len(parts) - level]
     return ".".join([*base, module] if module else base)
 
@@ -155,6 +155,12 @@ def test_the_core_never_imports_the_command_line() -> None:
 
 ARCHITECTURE = PACKAGE.parent / "ARCHITECTURE.md"
 BESIDE = {"__init__", "__main__", "testing/"}
+SHIMS = {"runner": "runs/"}
+"""Root modules that only re-export a moved module under the name the README documents
+(``compactor.runner``): counted as the layer of what they re-export."""
+MAX_ROOT_FILES = 16
+"""``.py`` files directly in ``compactor/`` (issue 31): the foundation, ``__init__``, ``__main__``
+and the documented shims; every other layer is a folder."""
 
 
 def _layers() -> list[list[str]]:
@@ -163,20 +169,74 @@ def _layers() -> list[list[str]]:
         pytest.skip("ARCHITECTURE.md does not exist")
     text = ARCHITECTURE.read_text("utf-8").split("## Layers", 1)[1].split("\n## ", 1)[0]
     rows = [line.split("|") for line in text.splitlines() if line.startswith("| ")]
-    return [re.findall(r"`([\w/]+)`", row[2]) for row in rows[1:]]
+    layers = [re.findall(r"`([\w/]+)`", row[2]) for row in rows[1:]]
+    return [layer for layer in layers if layer]  # not the |---| line
 
 
-def _unit(path: Path) -> str:
+def _unit(path: Path, package: Path = PACKAGE) -> str:
     """What the table names a module by: a package folder (``models/``) or a module's stem."""
-    parts = path.relative_to(PACKAGE).parts
-    return f"{parts[0]}/" if len(parts) > 1 else path.stem
+    parts = path.relative_to(package).parts
+    return f"{parts[0]}/" if len(parts) > 1 else SHIMS.get(path.stem, path.stem)
 
 
-def _unit_of(dotted: str) -> str | None:
+def _public_names(package: Path) -> dict[str, str]:
+    """``compactor/__init__``'s lazy table: public name → the module defining it, so that
+    ``from compactor import new`` counts as an import of ``compactor.pipeline.middleware``."""
+    init = package / "__init__.py"
+    for node in ast.walk(ast.parse(init.read_text("utf-8"))):
+        targets: list[ast.expr] = [node.target] if isinstance(node, ast.AnnAssign) else []
+        targets += node.targets if isinstance(node, ast.Assign) else []
+        if any(isinstance(t, ast.Name) and t.id == "_MODULES" for t in targets):
+            assert isinstance(node, ast.AnnAssign | ast.Assign) and node.value is not None
+            table: dict[str, tuple[str, ...]] = ast.literal_eval(node.value)
+            return {name: f"compactor{module}" for module, names in table.items() for name in names}
+    return {}
+
+
+def _targets(path: Path, package: Path = PACKAGE) -> Iterator[tuple[int, str]]:
+    """(line, dotted module) of every compactor module ``path`` imports, lazily or not."""
+    public = _public_names(package)
+    for line, module, names, level in _imports(ast.parse(path.read_text("utf-8"))):
+        dotted = _resolve(path, module, level, package)
+        if dotted == "compactor":
+            yield from ((line, public[n]) for n in names if n in public)
+        elif dotted.startswith("compactor."):
+            yield line, dotted
+
+
+def _unit_of(dotted: str, package: Path = PACKAGE) -> str | None:
     parts = dotted.split(".")[1:]
     if not parts:
         return None
-    return f"{parts[0]}/" if (PACKAGE / parts[0]).is_dir() else parts[0]
+    return f"{parts[0]}/" if (package / parts[0]).is_dir() else SHIMS.get(parts[0], parts[0])
+
+
+def _layer_violations(package: Path = PACKAGE) -> list[str]:
+    """Every import of a layer below the importer's own (ARCHITECTURE.md's order)."""
+    rank = {unit: number for number, layer in enumerate(_layers()) for unit in layer}
+    bad: list[str] = []
+    for path in _modules(package):
+        mine = rank.get(_unit(path, package))
+        if mine is None:
+            continue
+        for line, dotted in _targets(path, package):
+            target = _unit_of(dotted, package)
+            if target == "testing/" or rank.get(target or "", -1) > mine:
+                bad.append(
+                    f"{_rel(path, package)}:{line} ({_unit(path, package)}) imports {target}"
+                )
+    return bad
+
+
+def _root_problems(package: Path = PACKAGE) -> list[str]:
+    """Root modules outside the foundation, and a root holding more than MAX_ROOT_FILES files."""
+    root = sorted(package.glob("*.py"))
+    allowed = {*_layers()[0], *BESIDE, *SHIMS}
+    problems = [f"{p.name} is not foundation: move it to its layer's folder" for p in root]
+    problems = [line for p, line in zip(root, problems, strict=True) if p.stem not in allowed]
+    if len(root) > MAX_ROOT_FILES:
+        problems.append(f"{len(root)} .py files in compactor/ (at most {MAX_ROOT_FILES})")
+    return problems
 
 
 def test_the_layer_table_names_every_module_once() -> None:
@@ -188,21 +248,84 @@ def test_the_layer_table_names_every_module_once() -> None:
     assert sorted(set(listed) - units) == [], "ARCHITECTURE.md names modules that do not exist"
 
 
+def test_every_layer_above_the_foundation_is_a_folder() -> None:
+    """The folder tree reads as the table: the foundation at the root, each other layer in
+    packages of its own (issue 31)."""
+    for layer in _layers()[1:]:
+        assert all(unit.endswith("/") for unit in layer), f"not folders: {layer}"
+
+
+def test_the_package_root_holds_the_foundation_only() -> None:
+    assert _root_problems() == []
+
+
 def test_no_module_imports_a_layer_below_its_own() -> None:
     """Lazy imports inside functions count too: they are dependencies all the same."""
-    rank = {unit: number for number, layer in enumerate(_layers()) for unit in layer}
-    bad: list[str] = []
-    for path in _modules():
-        mine = rank.get(_unit(path))
-        if mine is None:
-            continue
-        for line, module, _names, level in _imports(ast.parse(path.read_text("utf-8"))):
-            target = _unit_of(_resolve(path, module, level))
-            if target is None or not _resolve(path, module, level).startswith("compactor."):
-                continue
-            if target == "testing/" or rank.get(target, -1) > mine:
-                bad.append(f"{_rel(path)}:{line} ({_unit(path)}) imports {target}")
-    assert not bad, "\n".join(bad)
+    assert _layer_violations() == []
+
+
+def _plant(package: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (package / rel).parent.mkdir(parents=True, exist_ok=True)
+        (package / rel).write_text(text, "utf-8")
+
+
+def test_the_layer_checks_catch_planted_violations(tmp_path: Path) -> None:
+    """The checks above can fail: a package planted with one violation of each kind (a lazy
+    import of a higher layer, a relative one, one through the documented shim, one through the
+    public lazy table, a root module of a layer that has a folder, too many root files) is
+    reported line by line, and a clean import is not."""
+    package = tmp_path / "compactor"
+    _plant(
+        package,
+        {
+            "__init__.py": '_MODULES = {".pipeline.middleware": ("new",)}\n',
+            "counting/__init__.py": "",
+            "counting/tokens.py": "def f():\n    from compactor.pipeline.cache import Cache\n",
+            "pipeline/__init__.py": "",
+            "pipeline/cache.py": "from ..runs import runner\n",
+            "pipeline/middleware.py": "from compactor.counting import tokens\n",
+            "runs/__init__.py": "",
+            "runs/runner.py": "from compactor import new\nfrom ..pipeline import cache\n",
+            "runner.py": "from compactor.runs.runner import new\n",
+            "errors.py": "from compactor.runner import new\n",
+            "events.py": "from compactor import new\n",
+            "ladder.py": "",
+        },
+    )
+    assert _layer_violations(package) == [
+        "counting/tokens.py:2 (counting/) imports pipeline/",
+        "errors.py:1 (errors) imports runs/",
+        "events.py:1 (events) imports pipeline/",
+        "pipeline/cache.py:1 (pipeline/) imports runs/",
+    ]
+    assert _root_problems(package) == ["ladder.py is not foundation: move it to its layer's folder"]
+    _plant(package, {f"{name}.py": "" for name in _layers()[0] if not name.endswith("/")})
+    _plant(package, {f"extra{n}.py": "" for n in range(MAX_ROOT_FILES)})
+    assert f".py files in compactor/ (at most {MAX_ROOT_FILES})" in _root_problems(package)[-1]
+
+
+def test_the_documented_runner_is_the_runs_module_re_exported() -> None:
+    """``compactor.runner`` (the README's name) stays importable, holds no code of its own and
+    re-exports the very objects of ``compactor.runs.runner``; so do the top-level names."""
+    import compactor
+    import compactor.runner as documented
+    from compactor.runs import runner
+
+    tree = ast.parse((PACKAGE / "runner.py").read_text("utf-8"))
+    kinds = {type(node).__name__ for node in tree.body}
+    assert kinds <= {"Expr", "ImportFrom", "Assign"}, kinds
+    for name in ("plan", "Run", "RunOptions", "RunResult", "run_file", "arun_file"):
+        assert getattr(documented, name) is getattr(runner, name) is getattr(compactor, name)
+    assert compactor.SummaryCache.__module__ == "compactor.pipeline.cache"
+    inside = [
+        f"{_rel(path)}:{line}"
+        for path in _modules()
+        if path != PACKAGE / "runner.py"
+        for line, dotted in _targets(path)
+        if dotted == "compactor.runner" or dotted.startswith("compactor.runner.")
+    ]
+    assert inside == [], "the package imports compactor.runs.runner, not the README's name"
 
 
 # -- one owner per provider (issue 29) -------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""``compactor/archive.py`` and ``compact archive list`` / ``prune`` (issue 23, point 11)."""
+"""``compactor/runs/archive.py`` and ``compact archive list`` / ``prune`` (issue 23, point 11)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from compactor.archive import list_archive, parse_age, prune_archive
 from compactor.cli.app import app
 from compactor.errors import ConfigError
+from compactor.runs.archive import list_archive, parse_age, prune_archive
 
 REPO = Path(__file__).resolve().parents[1]
 LONG = REPO / "sample_transcripts" / "coding-session-long.jsonl"

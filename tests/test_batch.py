@@ -576,8 +576,8 @@ def test_quiet_batch_prints_nothing(batch_dir: Path) -> None:
     )
 )
 def test_batch_totals_add_up(rows: list[tuple[int, bool, int, int]]) -> None:
-    from compactor.batch import batch_totals
-    from compactor.runner import RunResult
+    from compactor.runs.batch import batch_totals
+    from compactor.runs.runner import RunResult
 
     results = [
         RunResult(
@@ -605,8 +605,8 @@ def test_the_library_leaves_the_cyclic_collector_alone(
     import asyncio
     import gc
 
-    from compactor.batch import run_batch
-    from compactor.runner import RunOptions
+    from compactor.runs.batch import run_batch
+    from compactor.runs.runner import RunOptions
 
     def touched(*args: Any) -> None:
         raise AssertionError("the library touched the cyclic GC")

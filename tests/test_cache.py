@@ -1,4 +1,4 @@
-"""compactor.cache: the summary cache (issue 22 point 5) and what it promises end to end.
+"""compactor.pipeline.cache: the summary cache (issue 22 point 5) and what it promises end to end.
 
 The last tests are the issue's "done when": two runs of ``compact run`` on the same transcript
 with a remote model (the loopback fake) make ONE request and write the same bytes, for every
@@ -18,17 +18,17 @@ import pytest
 from typer.testing import CliRunner
 
 import compactor as c
-from compactor.cache import (
+from compactor.cli.app import app
+from compactor.configfile import Overrides, build_config, parse_config_text
+from compactor.models.openai import OpenAIModel
+from compactor.models.scripted import ScriptedModel
+from compactor.pipeline.cache import (
     MAX_ENTRY_BYTES,
     SummaryCache,
     cache_key,
     default_cache_dir,
     model_endpoint,
 )
-from compactor.cli.app import app
-from compactor.configfile import Overrides, build_config, parse_config_text
-from compactor.models.openai import OpenAIModel
-from compactor.models.scripted import ScriptedModel
 from compactor.testing.fake_openai import FakeOpenAI, reply, status
 
 REPO = Path(__file__).resolve().parents[1]

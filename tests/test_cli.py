@@ -332,7 +332,7 @@ def test_run_subprocess_interrupt_is_130(workdir):
     code = (
         "import sys\n"
         "import compactor.cli.app as a\n"
-        "import compactor.runner as r\n"
+        "import compactor.runs.runner as r\n"
         "async def boom(*args, **kw):\n"
         "    raise KeyboardInterrupt\n"
         "r.Run._summarize = boom\n"

@@ -1,5 +1,5 @@
 """``compact config show`` / ``validate`` (``compactor/cli/config_cmd.py``,
-``compactor/effective.py``) and the ``${VAR}`` an API key is read from (issue 23, points 8, 10
+``compactor/runs/effective.py``) and the ``${VAR}`` an API key is read from (issue 23, points 8, 10
 and 11: the variable named, effective defaults instead of ``null``, the archive path)."""
 
 from __future__ import annotations
@@ -225,7 +225,7 @@ def test_show_never_imports_the_configs_hooks(tmp_path: Path) -> None:
 def test_every_file_key_is_shown(tmp_path: Path) -> None:
     """A key this module does not know yet still shows (as written), never null."""
     from compactor.configfile import FileConfig
-    from compactor.effective import effective_config
+    from compactor.runs.effective import effective_config
 
     keys = set(FileConfig().to_dict()) - {"path", "user_instruction_file"}
     assert keys <= set(effective_config(FileConfig()))

@@ -34,7 +34,7 @@ from typing import Any
 import pytest
 
 from compactor.formats.registry import read_transcript
-from compactor.ladder import MAX_CONTEXT_ADAPTATIONS
+from compactor.pipeline.ladder import MAX_CONTEXT_ADAPTATIONS
 from compactor.schema import Message
 from compactor.testing.fake_openai import (
     FakeOpenAI,

@@ -15,11 +15,11 @@ import pytest
 from typer.testing import CliRunner
 
 from compactor.cli.app import app
+from compactor.counting.tokens import estimate_message
 from compactor.formats.base import Transcript
 from compactor.formats.registry import detect_format, read_transcript
 from compactor.prompts import PREAMBLE
 from compactor.schema import AgenticMessage, Message
-from compactor.tokens import estimate_message
 
 from .conftest import shared_transcript_files
 

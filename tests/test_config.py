@@ -1,4 +1,5 @@
-"""compactor.config: validate_config's errors carry the field at fault in ``ConfigError.key``."""
+"""compactor.counting.config: validate_config's errors carry the field at fault in
+``ConfigError.key``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 import pytest
 
 import compactor as c
-from compactor.config import KeepTail, RetentionConfig, SummaryCheck
+from compactor.counting.config import KeepTail, RetentionConfig, SummaryCheck
 
 
 def _config(**changes: Any) -> c.Config[Any]:

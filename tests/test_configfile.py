@@ -538,7 +538,7 @@ def test_the_reply_reserve_is_the_replys_own_cap_when_smaller() -> None:
 def test_a_check_shared_with_config_is_located_at_its_key(
     text: str, key: str, message: str
 ) -> None:
-    """The file's sections are checked by compactor.config's own checks (one rule, one
+    """The file's sections are checked by compactor.counting.config's own checks (one rule, one
     place); the error's ``key`` locates it in the file, nobody parses the message."""
     with pytest.raises(ConfigError) as info:
         build_config(parse_config_text("model:\n  provider: local\n" + text, path="c.yaml"))
@@ -554,10 +554,10 @@ def test_the_default_model_rule_is_the_same_everywhere(
 ) -> None:
     """No model in the file: openai:gpt-4o-mini when $OPENAI_API_KEY is set, else the embedded
     summarizer, in what a run builds, what ``config show`` and ``check --explain`` say."""
-    from compactor.effective import effective_config
-    from compactor.explain import model_label
     from compactor.models.local import LocalSummarizer
     from compactor.models.registry import default_provider, with_model_defaults
+    from compactor.runs.effective import effective_config
+    from compactor.runs.explain import model_label
 
     if with_key:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")

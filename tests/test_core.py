@@ -15,8 +15,8 @@ import pytest
 
 import compactor as c
 from compactor.errors import ModelError
+from compactor.pipeline.retry import default_should_retry
 from compactor.prompts import SYSTEM_INSTRUCTION, USER_INSTRUCTION
-from compactor.retry import default_should_retry
 
 SUMMARY = "<analysis>a</analysis>\n<summary>\n<all_user_messages>\n</all_user_messages>\n</summary>"
 
@@ -369,7 +369,7 @@ def test_spec_3_decide_sync_equals_decide(
     counter: Any, always_count: bool, trigger: c.TriggerCondition | None
 ) -> None:
     """`compact check` decides without an event loop: same decision, same errors."""
-    from compactor.trigger import decide, decide_sync
+    from compactor.counting.trigger import decide, decide_sync
 
     messages = chat(("user", "a" * 40), ("assistant", "b"), ("user", "c"))
 
@@ -389,7 +389,7 @@ def test_spec_3_decide_sync_equals_decide(
 def test_spec_3_exact_counter_works_offline() -> None:
     import tiktoken  # noqa: F401 - tiktoken itself must be importable
 
-    from compactor.tokens import resolve_token_counter
+    from compactor.counting.tokens import resolve_token_counter
 
     counter = resolve_token_counter("tiktoken:cl100k_base")
     n = counter(c.TokenCounterInput([c.Message("user", "hello world")]))
@@ -868,7 +868,8 @@ def test_import_compactor_is_lazy() -> None:
     """`import compactor` loads none of the heavy modules until a name is used."""
     code = (
         "import sys, compactor;"
-        "heavy = ['asyncio', 'tenacity', 'yaml', 'compactor.middleware', 'compactor.summarize'];"
+        "heavy = ['asyncio', 'tenacity', 'yaml', 'compactor.pipeline.middleware',"
+        " 'compactor.pipeline.summarize'];"
         "print(','.join(m for m in heavy if m in sys.modules));"
         "compactor.new;"
         "print(','.join(m for m in heavy if m not in sys.modules))"
@@ -881,7 +882,7 @@ def test_import_compactor_is_lazy() -> None:
 
 def test_import_compactor_pulls_in_no_ui_or_openai() -> None:
     code = (
-        "import sys, compactor, compactor.trigger, compactor.tokens;"
+        "import sys, compactor, compactor.counting.trigger, compactor.counting.tokens;"
         "bad = [m for m in ('rich', 'typer', 'openai', 'anthropic', 'tiktoken')"
         " if m in sys.modules];"
         "print(','.join(bad))"

@@ -27,7 +27,7 @@ pytest.importorskip("s3fs", reason="needs the s3 or dev extra: s3fs")
 pytest.importorskip("moto.server", reason="needs the dev extra: moto[server]")
 
 from compactor.distributed import compact_many
-from compactor.runner import RunOptions
+from compactor.runs.runner import RunOptions
 
 from .fake_server_cli import invoke
 

@@ -1,4 +1,4 @@
-"""``compactor/evaluate.py`` and ``compact eval`` (issue 28, point 8): what of an original
+"""``compactor/runs/evaluate.py`` and ``compact eval`` (issue 28, point 8): what of an original
 survives in its compacted transcript. The score must be able to fail: a compaction that kept
 nothing scores low, one that kept everything scores high, and a real local run sits between."""
 
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from compactor.evaluate import evaluate_files
 from compactor.facts import background_jobs, entry_of
 from compactor.prompts import PREAMBLE
+from compactor.runs.evaluate import evaluate_files
 from compactor.schema import Message, ToolCall
 
 from .conftest import needs_shared, shared_file

@@ -1,4 +1,4 @@
-"""``compactor/explain.py`` (``check --explain``): rows that add up, the run's own chunks, the
+"""``compactor/runs/explain.py`` (``check --explain``): rows that add up, the run's own chunks, the
 failover chain (issue 23, point 7)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from compactor.cli.app import app
 from compactor.models.scripted import ScriptedModel
-from compactor.runner import RunOptions, run_file
+from compactor.runs.runner import RunOptions, run_file
 
 from .conftest import needs_shared, shared_transcript_files
 

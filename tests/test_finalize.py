@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import compactor as c
+from compactor.counting.tokens import estimate_text
 from compactor.errors import ModelError
 from compactor.prompts import (
     CLEARED_NOTE,
@@ -23,7 +24,6 @@ from compactor.prompts import (
     TRANSCRIPT_NOTE,
 )
 from compactor.schema import CONTENT_TYPE_KEY, SKILL_BODY_KEY, assistant_text, user_text
-from compactor.tokens import estimate_text
 
 OPEN, CLOSE = "<all_user_messages>", "</all_user_messages>"
 REPLY = f"<summary>\n6. All user messages:\n{OPEN}\n    - written by the model\n{CLOSE}\n</summary>"
@@ -145,7 +145,7 @@ ENSURE = c.PreserveUserMessages(ensure_block=True)
 
 def test_override_5_2_2_ensure_block_adds_the_users_messages_inside_the_summary() -> None:
     # issue 18: a weak model's reply without the block still gets the user's own words
-    from compactor.finalize import USER_MESSAGES_HEADING
+    from compactor.pipeline.finalize import USER_MESSAGES_HEADING
 
     reply = "<summary>\n1. Primary Request: fix it\n</summary>"
     out, _ = summarize([U("first"), A(), U("second"), A()], reply, preserve_user_messages=ENSURE)

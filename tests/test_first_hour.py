@@ -447,7 +447,7 @@ def test_plan_raises_its_refusal_as_the_readme_says(tmp_path: Path) -> None:
     """README: `plan()` raises (a CompactorError), `RunResult.refused` makes it the result
     run_file returns; `run_file` itself never raises for it."""
     import compactor as c
-    from compactor.runner import RunResult, plan
+    from compactor.runner import RunResult, plan  # the name the README documents
 
     options = c.RunOptions(input=str(tmp_path / "missing.jsonl"))
     with pytest.raises(c.CompactorError) as refused:

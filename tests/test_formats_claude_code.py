@@ -19,11 +19,12 @@ import orjson
 import pytest
 
 import compactor as c
-from compactor.finalize import PreserveSkillsConfig, find_skills, new_finalizer
+from compactor.counting.tokens import TokenCounterInput, default_token_counter
 from compactor.formats.base import CompactionInfo, Transcript
 from compactor.formats.claude_code import attachment_text
 from compactor.formats.registry import read_transcript, write_transcript
-from compactor.planning import tail_start
+from compactor.pipeline.finalize import PreserveSkillsConfig, find_skills, new_finalizer
+from compactor.pipeline.planning import tail_start
 from compactor.schema import (
     CONTENT_TYPE_KEY,
     SKILL_BODY_KEY,
@@ -31,7 +32,6 @@ from compactor.schema import (
     make_assistant,
     make_user,
 )
-from compactor.tokens import TokenCounterInput, default_token_counter
 
 from .conftest import shared_file
 

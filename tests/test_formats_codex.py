@@ -17,7 +17,7 @@ import pytest
 
 from compactor.formats.base import CompactionInfo, Transcript
 from compactor.formats.registry import read_transcript, write_transcript
-from compactor.planning import tail_start
+from compactor.pipeline.planning import tail_start
 from compactor.schema import CONTENT_TYPE_KEY, Message, make_user
 
 from .conftest import shared_file

@@ -22,8 +22,8 @@ from hypothesis import given, settings
 
 from compactor.formats._jsonl import with_final_newline
 from compactor.formats.registry import read_transcript, write_transcript
+from compactor.pipeline.rendering import render_transcript
 from compactor.prompts import PREAMBLE
-from compactor.rendering import render_transcript
 from compactor.schema import content_type, make_user, user_text, with_content_type
 from compactor.testing.fake_openai import FakeOpenAI
 

@@ -26,7 +26,7 @@ from compactor.cli.app import app
 from compactor.cli.run import written_clause
 from compactor.cli.safe_text import visible_line
 from compactor.models.scripted import ScriptedModel
-from compactor.runner import Run, RunOptions, arun_file, plan
+from compactor.runs.runner import Run, RunOptions, arun_file, plan
 
 from .fake_server_cli import CODING, compact_exe
 

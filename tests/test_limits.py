@@ -1,4 +1,4 @@
-"""compactor.limits: spend guards per run and per batch (issue 22 point 8).
+"""compactor.pipeline.limits: spend guards per run and per batch (issue 22 point 8).
 
 A run that would pass ``limits: {max_requests, max_input_tokens}`` stops before it sends
 anything (exit 3, a clear message, nothing written for that file); retries and failover are
@@ -20,9 +20,9 @@ from typer.testing import CliRunner
 import compactor as c
 from compactor.cli.app import app
 from compactor.errors import ModelError, SpendLimitError
-from compactor.limits import SpendLimits, SpendMeter
 from compactor.models.local import LocalSummarizer
 from compactor.models.scripted import ScriptedModel
+from compactor.pipeline.limits import SpendLimits, SpendMeter
 from compactor.testing.fake_openai import FakeOpenAI, status
 
 REPO = Path(__file__).resolve().parents[1]
@@ -104,7 +104,7 @@ def test_a_retry_past_the_limit_is_not_sent_and_nothing_falls_back(fallback: Any
 
 
 def test_cache_hits_and_the_embedded_summarizer_are_free(tmp_path: Path) -> None:
-    from compactor.cache import SummaryCache
+    from compactor.pipeline.cache import SummaryCache
 
     meter = SpendMeter(SpendLimits(max_requests=1))
     cache = SummaryCache(tmp_path)

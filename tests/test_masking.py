@@ -1,5 +1,5 @@
-"""Secret masking (compactor.masking): every kind, placeholders, JSON safety, no mutation, custom
-patterns, counts, no secret in repr, false positives on the real transcripts, properties."""
+"""Secret masking (compactor.secrets.masking): every kind, placeholders, JSON safety, no mutation,
+custom patterns, counts, no secret in repr, false positives on the real transcripts, properties."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from compactor.errors import ConfigError
 from compactor.formats.registry import read_transcript
-from compactor.masking import SECRET_KINDS, SecretMasker, mask_messages
 from compactor.schema import AgenticMessage, Block, Message, Part, ToolCall
+from compactor.secrets.masking import SECRET_KINDS, SecretMasker, mask_messages
 
 from .conftest import shared_transcript_files
 
@@ -701,7 +701,7 @@ def test_property_masking_is_idempotent_on_any_text(text: str) -> None:
 
 
 def _unhinted() -> SecretMasker:
-    from compactor import masking
+    from compactor.secrets import masking
 
     masker = SecretMasker()
     masker._rules = tuple(masking._UNHINTED_RULES)  # the same rules without their prefilter
@@ -709,7 +709,7 @@ def _unhinted() -> SecretMasker:
 
 
 def test_every_rule_has_a_hint_and_every_example_needs_its_rule() -> None:
-    from compactor import masking
+    from compactor.secrets import masking
 
     assert len(masking._HINTS) == len(masking._UNHINTED_RULES)
     assert all(rule.hints for rule in masking._BUILTIN_RULES)
@@ -797,7 +797,7 @@ def test_forty_thousand_bearer_tokens_in_one_text_mask_in_linear_time() -> None:
 def _reference_spans(masker: SecretMasker, text: str) -> list[tuple[int, int, str]]:
     """The rule the linear scan must keep: rules in order, a span that overlaps anything taken
     before (an earlier rule's span, a placeholder, a data URL) is dropped."""
-    from compactor.masking import _DATA_URI_RE, _PLACEHOLDER_RE, _escape_safe
+    from compactor.secrets.masking import _DATA_URI_RE, _PLACEHOLDER_RE, _escape_safe
 
     taken = [m.span() for m in _PLACEHOLDER_RE.finditer(text)]
     taken += [m.span() for m in _DATA_URI_RE.finditer(text)]

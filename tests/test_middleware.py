@@ -11,15 +11,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import compactor as c
-from compactor.cache import SummaryCache, cache_key
-from compactor.config import KeepTail, RetentionConfig
+from compactor.counting.config import KeepTail, RetentionConfig
+from compactor.counting.tokens import estimate_message
+from compactor.counting.trigger import decide, thresholds
+from compactor.counting.windows import window_for
 from compactor.errors import LoopGuardError
-from compactor.middleware import strip_analysis
 from compactor.models.local import LocalSummarizer
+from compactor.pipeline.cache import SummaryCache, cache_key
+from compactor.pipeline.middleware import strip_analysis
 from compactor.schema import content_type, user_text
-from compactor.tokens import estimate_message
-from compactor.trigger import decide, thresholds
-from compactor.windows import window_for
 
 pytestmark = pytest.mark.anyio
 
@@ -369,7 +369,7 @@ async def test_a_context_too_small_for_the_instructions_is_a_clear_error():
 
 
 async def test_the_history_is_masked_once_and_the_instructions_too(monkeypatch):
-    from compactor.masking import SecretMasker
+    from compactor.secrets.masking import SecretMasker
 
     key = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
     history = _history(6)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.models.local import LocalSummarizer, summarize_transcript
 from compactor.schema import (
     AgenticMessage,
@@ -19,7 +20,6 @@ from compactor.schema import (
     make_user,
     with_content_type,
 )
-from compactor.tokens import estimate_message, estimate_text
 
 from .conftest import shared_transcript_files
 

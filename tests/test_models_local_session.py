@@ -359,8 +359,8 @@ def test_the_final_deliverable_is_kept_verbatim_up_to_its_budget() -> None:
 def test_the_deliverable_takes_the_room_the_other_sections_leave(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from compactor.counting.tokens import estimate_text
     from compactor.models import local
-    from compactor.tokens import estimate_text
 
     monkeypatch.setattr(local, "MAX_SUMMARY_TOKENS", 2_000)
     huge = [Message("user", "Review."), Message("assistant", "x " * 20_000)]
@@ -377,7 +377,7 @@ def test_the_deliverable_takes_the_room_the_other_sections_leave(
 
 def test_planted_facts_are_kept() -> None:
     """A ~80k-token session with 20 planted facts: at least 19 must survive."""
-    from compactor.tokens import estimate_message, estimate_text
+    from compactor.counting.tokens import estimate_message, estimate_text
 
     messages = planted_session()
     tokens = sum(estimate_message(m) for m in messages)

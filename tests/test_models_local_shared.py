@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 import compactor as c
+from compactor.counting.tokens import estimate_message
 from compactor.formats.registry import read_transcript
 from compactor.models.local import LocalSummarizer
 from compactor.schema import user_text
-from compactor.tokens import estimate_message
 
 from .conftest import shared_file, shared_transcript_files
 

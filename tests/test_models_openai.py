@@ -747,7 +747,7 @@ async def test_context_errors_carry_the_window_and_the_count(fake: FakeOpenAI) -
         }
     }
     fake.enqueue(status(400, body=llama), status(400, body=server))
-    from compactor.replies import reported_limit, reported_prompt_tokens
+    from compactor.pipeline.replies import reported_limit, reported_prompt_tokens
 
     first = await expect_error(model(fake))
     assert first.kind == "context_length"

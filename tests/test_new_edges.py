@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from compactor.cache import SummaryCache
 from compactor.cli.app import app
 from compactor.io import archive_original, unsafe_folder
+from compactor.pipeline.cache import SummaryCache
 from compactor.testing.fake_openai import FakeOpenAI, reply
 
 from .crash_child import COMPACT, child_env, held, temps, wait_for

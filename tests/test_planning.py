@@ -1,4 +1,4 @@
-"""compactor.planning: tool-pair-safe cuts, the verbatim tail and the overflow chunk plan.
+"""compactor.pipeline.planning: tool-pair-safe cuts, the verbatim tail and the overflow chunk plan.
 
 Hand-written cases for both message types first, then hypothesis properties over generated
 agent histories, then the same invariants over every real transcript in ``../shared``.
@@ -21,8 +21,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compactor.counting.tokens import estimate_message
 from compactor.formats.registry import read_transcript
-from compactor.planning import (
+from compactor.pipeline.planning import (
     CUT_MARKER,
     Chunk,
     carries_tool_result,
@@ -34,7 +35,6 @@ from compactor.planning import (
     truncate_to_budget,
 )
 from compactor.schema import AgenticMessage, Block, Message, Part, ToolCall, split_system
-from compactor.tokens import estimate_message
 
 from .conftest import shared_transcript_files
 

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from compactor import reduction
-from compactor.config import Config
+from compactor.counting.config import Config
 from compactor.errors import ConfigError
 from compactor.events import AfterReduce, BeforeReduce
-from compactor.middleware import new as new_middleware
 from compactor.models.scripted import ScriptedModel
+from compactor.pipeline.middleware import new as new_middleware
 from compactor.reduction import FileOffload, ReductionConfig
 from compactor.schema import (
     AgenticMessage,
@@ -332,7 +332,7 @@ def test_stacked_does_not_summarize_when_reduction_was_enough(tmp_path: Path) ->
     for msg in msgs:
         msg.usage = None  # counted by the estimate alone
     model = ScriptedModel([])
-    from compactor.config import TriggerCondition
+    from compactor.counting.config import TriggerCondition
 
     mw = new_middleware(Config(model=model, trigger=TriggerCondition(context_tokens=5_000)))
     red = reduction.new(ReductionConfig(backend=FileOffload(tmp_path), max_tokens_for_clear=5_000))

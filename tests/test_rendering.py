@@ -1,4 +1,4 @@
-"""``compactor.rendering``: the summarizer input as a transcript in one user message."""
+"""``compactor.pipeline.rendering``: the summarizer input as a transcript in one user message."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compactor.models.openai_wire import to_wire
-from compactor.rendering import TRANSCRIPT_INTRO, render_transcript, transcript_input
+from compactor.pipeline.rendering import TRANSCRIPT_INTRO, render_transcript, transcript_input
 from compactor.schema import (
     AgenticMessage,
     Block,

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import compactor as c
-from compactor.cache import SummaryCache, request_key
 from compactor.models.openai import OpenAIModel
 from compactor.models.openai_wire import RequestBody, to_wire
+from compactor.pipeline.cache import SummaryCache, request_key
 from compactor.schema import Message, ToolCall
 from compactor.testing.fake_openai import FakeOpenAI, reply, status
 

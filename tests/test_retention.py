@@ -1,4 +1,4 @@
-"""Retention check (compactor.retention): anchors of every kind from both message shapes,
+"""Retention check (compactor.pipeline.retention): anchors of every kind from both message shapes,
 determinism, user-only instructions, check + repair, idempotence, transform, selection, the
 embedded summarizer on the shared transcripts, properties."""
 
@@ -16,9 +16,8 @@ from hypothesis import strategies as st
 
 import compactor as c
 from compactor.formats.registry import read_transcript
-from compactor.masking import SecretMasker
 from compactor.models.local import LocalSummarizer, summarize_transcript
-from compactor.retention import (
+from compactor.pipeline.retention import (
     KIND_PRIORITY,
     PRESERVED_FACTS_HEADER,
     Anchor,
@@ -29,6 +28,7 @@ from compactor.retention import (
     repair_summary,
 )
 from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Block, Message, Part, ToolCall
+from compactor.secrets.masking import SecretMasker
 
 from .conftest import shared_transcript_files
 

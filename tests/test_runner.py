@@ -1,4 +1,4 @@
-"""compactor.runner: the library runs a file exactly as ``compact run`` does."""
+"""compactor.runs.runner: the library runs a file exactly as ``compact run`` does."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 import compactor as c
 from compactor.cli.app import app
 from compactor.models.scripted import ScriptedModel
-from compactor.runner import Run, RunOptions, arun_file, plan, run_file
+from compactor.runs.runner import Run, RunOptions, arun_file, plan, run_file
 
 REPO = Path(__file__).resolve().parents[1]
 CODING = REPO / "sample_transcripts" / "coding-session.jsonl"
@@ -470,7 +470,7 @@ def test_a_fraction_trigger_sets_the_user_message_budget(tmp_path: Path) -> None
     out = (tmp_path / "s.compact.jsonl").read_text("utf-8")
     assert "characters truncated" in out  # the newest one did not fit 8,000 tokens: cut
     from compactor.configfile import build_config, load_config_file
-    from compactor.middleware import new
+    from compactor.pipeline.middleware import new
 
     built = build_config(load_config_file(cfg), model=ScriptedModel([]))
     assert new(built).user_budget(c.PreserveUserMessages()) == 24_000 // 3

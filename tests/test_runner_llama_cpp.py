@@ -4,7 +4,7 @@
 are compared with the real server's in ``test_real_llm.py``): its schema refuses ``content:
 null`` with HTTP 500 "N validation errors", a prompt of the window or more with its 400, and a
 reply longer than the room left is cut (``finish_reason: "length"``). Each of the issue's five
-points has a test here; the runs are in-process (:func:`compactor.runner.run_file`), the last
+points has a test here; the runs are in-process (:func:`compactor.runs.runner.run_file`), the last
 test runs the console script once.
 """
 
@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from compactor.cli.app import app
 from compactor.formats.registry import read_transcript
 from compactor.prompts import CONCISE_INSTRUCTION
-from compactor.runner import RunOptions, RunResult, run_file
+from compactor.runs.runner import RunOptions, RunResult, run_file
 from compactor.schema import user_text
 from compactor.testing.fake_openai import FakeOpenAI, estimate_tokens, reply
 

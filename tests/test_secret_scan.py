@@ -1,5 +1,5 @@
-"""The fast first pass of secret masking (compactor.secret_scan): it clears only texts that no
-hinted built-in rule can match, so masking finds exactly what it found without it (issue 34)."""
+"""The fast first pass of secret masking (compactor.secrets.secret_scan): it clears only texts that
+no hinted built-in rule can match, so masking finds exactly what it found without it (issue 34)."""
 
 from __future__ import annotations
 
@@ -12,16 +12,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compactor import secret_scan
-from compactor.masking import SecretMasker
 from compactor.schema import AgenticMessage, Block, Message, Part, ToolCall
+from compactor.secrets import secret_scan
+from compactor.secrets.masking import SecretMasker
 
 from .test_masking import EXAMPLES, planted_secret, prose
 
 
 def _plain() -> SecretMasker:
     """The reference: the same rules, none gated by a prefilter or a hint."""
-    from compactor import masking
+    from compactor.secrets import masking
 
     masker = SecretMasker()
     masker._rules = tuple(masking._UNHINTED_RULES)

@@ -1,4 +1,4 @@
-"""``compactor/show.py`` and ``compact show``: the summary of a compacted transcript, for
+"""``compactor/runs/show.py`` and ``compact show``: the summary of a compacted transcript, for
 reading, in every format, with transcript text never driving the terminal (issue 23, point 9)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from rich.markdown import Markdown
 from typer.testing import CliRunner
 
 from compactor.cli.app import app
-from compactor.show import KEEP_INDENT, find_summary, summary_markdown
+from compactor.runs.show import KEEP_INDENT, find_summary, summary_markdown
 
 from .conftest import needs_shared, shared_file
 

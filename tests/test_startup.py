@@ -33,8 +33,8 @@ HEAVY = (
     "pydantic",
     "yaml",
     "rich",
-    "compactor.middleware",
-    "compactor.summarize",
+    "compactor.pipeline.middleware",
+    "compactor.pipeline.summarize",
     "compactor.io",
     # object stores and the cluster (issue 33): only for a URL or --dask
     "fsspec",
@@ -76,7 +76,7 @@ def test_check_imports_nothing_heavy() -> None:
     assert "compactor.formats.streaming" in modules  # the runner really ran check
     assert _heavy(modules) == []
     # Not heavy, but not needed either: check builds no middleware Config and emits no events.
-    assert "compactor.config" not in modules
+    assert "compactor.counting.config" not in modules
     assert "compactor.events" not in modules
 
 
@@ -84,7 +84,7 @@ def test_check_json_and_full_read_paths_stay_light() -> None:
     """--json, and a format that is read in full (anthropic), need no heavy module either."""
     code, modules = _modules_after(["check", "--json", str(SMALL), str(ANTHROPIC)])
     assert code == 0
-    assert "compactor.dryrun" in modules  # the library builds the --json records (issue 31)
+    assert "compactor.runs.dryrun" in modules  # the library builds the --json records (issue 31)
     assert "compactor.formats.anthropic" in modules  # the full read did happen
     assert _heavy(modules) == ["compactor.io"]  # the full read reads the file through io
 

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from compactor.config import TriggerCondition
-from compactor.dryrun import tool_pair_counts
+from compactor.counting.config import TriggerCondition
+from compactor.counting.tokens import default_token_counter
+from compactor.counting.trigger import TriggerDecision, decide
 from compactor.errors import TranscriptError
 from compactor.formats.registry import read_transcript
 from compactor.formats.streaming import stream_check
-from compactor.tokens import default_token_counter
-from compactor.trigger import TriggerDecision, decide
+from compactor.runs.dryrun import tool_pair_counts
 
 Checked = tuple[str, TriggerDecision, tuple[int, int]]
 """(format, trigger decision, (tool calls, paired tool results)) of a transcript."""

@@ -1,5 +1,5 @@
-"""The retry engine of ``compactor.summarize``: every wait capped, oversized replies refused;
-and what a run learns about its models (issue 18): the transcript form after a validation
+"""The retry engine of ``compactor.pipeline.summarize``: every wait capped, oversized replies
+refused; and what a run learns about its models (issue 18): the transcript form after a validation
 error, the circuit breaker, shorter summaries after cut replies, the token scale, the summary
 check.
 
@@ -17,14 +17,14 @@ from typing import Any, TypeVar
 import pytest
 
 import compactor as c
-from compactor.chunking import PLANNING_MARGIN, brevity_words
-from compactor.config import DEFAULT_MAX_DELAY
+from compactor.counting.config import DEFAULT_MAX_DELAY
+from compactor.counting.tokens import estimate_message
 from compactor.errors import ModelError, SummarizationError
-from compactor.ladder import BREAKER_FAILURES, MAX_SHORTER_REPLANS
+from compactor.pipeline.chunking import PLANNING_MARGIN, brevity_words
+from compactor.pipeline.ladder import BREAKER_FAILURES, MAX_SHORTER_REPLANS
+from compactor.pipeline.replies import oversized_reply, weak_reply
+from compactor.pipeline.retry import capped_delay
 from compactor.prompts import CONCISE_INSTRUCTION
-from compactor.replies import oversized_reply, weak_reply
-from compactor.retry import capped_delay
-from compactor.tokens import estimate_message
 
 pytestmark = pytest.mark.anyio
 

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from compactor import tiktoken_counter as tc
+from compactor.counting import tiktoken_counter as tc
+from compactor.counting.tokens import TokenCounterInput, resolve_token_counter
 from compactor.errors import ConfigError
 from compactor.formats.registry import read_transcript
 from compactor.schema import Message, ToolCall, ToolInfo
-from compactor.tokens import TokenCounterInput, resolve_token_counter
 
 TRANSCRIPTS = Path(__file__).resolve().parents[1].parent / "shared" / "transcripts"
 

@@ -1,9 +1,9 @@
 """``compact``: compact LLM-agent transcripts from the command line (SPEC §9).
 
-Thin by design: the library plans and runs (:mod:`compactor.runner`, :mod:`compactor.batch`,
-:mod:`compactor.dryrun`, :mod:`compactor.show`, :mod:`compactor.archive`); the command modules
-(``run.py``, ``batch.py``, ``check.py``, ``show.py``, ``config_cmd.py``, ``archive_cmd.py``,
-``cache_cmd.py``)
+Thin by design: the library plans and runs (:mod:`compactor.runs.runner`,
+:mod:`compactor.runs.batch`, :mod:`compactor.runs.dryrun`, :mod:`compactor.runs.show`,
+:mod:`compactor.runs.archive`); the command modules (``run.py``, ``batch.py``, ``check.py``,
+``show.py``, ``config_cmd.py``, ``archive_cmd.py``, ``cache_cmd.py``)
 turn flags into options and render results, ``live.py`` shows progress, ``helptext.py`` shapes
 every ``--help`` page and ``exitcodes.py`` documents the exit codes. A model SDK is
 imported only by ``run``, and only when it is used. Command groups (``config``, ``archive``)

@@ -1,6 +1,6 @@
 """``compact archive list`` and ``compact archive prune``: the originals ``--in-place`` kept.
 
-The library finds and removes them (:mod:`compactor.archive`); this module prints. A
+The library finds and removes them (:mod:`compactor.runs.archive`); this module prints. A
 ``compact cache`` group (the summary cache) belongs beside this one, in the same shape.
 """
 
@@ -73,7 +73,7 @@ def _when(seconds: float) -> str:
 
 
 def _folder(config: str | None) -> str:
-    from compactor.archive import archive_folder
+    from compactor.runs.archive import archive_folder
 
     return str(archive_folder(load_default_config(config).archive_folder()))
 
@@ -93,8 +93,8 @@ def archive_list(
     The folder is the config's archive_dir, else $XDG_DATA_HOME/compact/archive
     (~/.local/share/compact/archive).
     """
-    from compactor.archive import list_archive
     from compactor.io.archive_index import newest_by_entry, read_index
+    from compactor.runs.archive import list_archive
 
     try:
         folder = _folder(config)
@@ -146,7 +146,7 @@ def archive_prune(
     Only the archive's own files are touched. A summary written by an --in-place run names its
     archived original: once pruned, that note points at a file that is gone.
     """
-    from compactor.archive import parse_age, prune_archive
+    from compactor.runs.archive import parse_age, prune_archive
 
     try:
         age = parse_age(older_than)
@@ -174,7 +174,7 @@ def archive_restore(
     The file as it is now is archived first, so running restore again undoes the restore.
     The file keeps its mode; it is replaced atomically, never half-written.
     """
-    from compactor.restore import restore_original
+    from compactor.runs.restore import restore_original
 
     try:
         result = restore_original(file, _folder(config))

@@ -1,8 +1,8 @@
 """``compact run`` over several transcripts or a folder: a line per file, a summary line, the
 highest exit code.
 
-The library plans the batch (:func:`compactor.batch.plan_batch`) and runs its files
-(:func:`compactor.batch.run_batch`); this module prints a line per file, the summary line and
+The library plans the batch (:func:`compactor.runs.batch.plan_batch`) and runs its files
+(:func:`compactor.runs.batch.run_batch`); this module prints a line per file, the summary line and
 writes the batch report. On a terminal each file's line is shown as it finishes, with an ``N/M``
 counter, on a status line that the end replaces; the end lists every file's line in natural
 order (``s2`` before ``s10``), on a terminal or not.
@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from compactor.runner import Run, RunOptions, RunResult
+from compactor.runs.runner import Run, RunOptions, RunResult
 
 from . import common
 from .common import count, number
@@ -95,7 +95,7 @@ def run_batch_command(
 ) -> int:
     """Plan, run and render the batch; the highest exit code of its files. ``verbose``
     (``-v``): each file's steps as they happen, one line each, named by the file."""
-    from compactor.batch import (
+    from compactor.runs.batch import (
         batch_report,
         batch_totals,
         plan_batch,

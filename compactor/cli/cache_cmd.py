@@ -1,6 +1,6 @@
 """``compact cache info`` and ``compact cache clear``: the summary cache's folder, rendered.
 
-The library owns the cache (:class:`compactor.cache.SummaryCache`: what an entry is, what
+The library owns the cache (:class:`compactor.pipeline.cache.SummaryCache`: what an entry is, what
 ``clear`` may remove); these commands find the folder the config names and print.
 """
 
@@ -37,8 +37,8 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 def _cache(config: str | None) -> Any:
-    from compactor.cache import SummaryCache
     from compactor.configfile import load_default_config
+    from compactor.pipeline.cache import SummaryCache
 
     return SummaryCache(load_default_config(config).cache_dir())
 
@@ -97,7 +97,7 @@ def cache_clear(
     Only the cache's own files are touched; anything else in the folder stays.
     """
     try:
-        from compactor.archive import parse_age
+        from compactor.runs.archive import parse_age
 
         age = parse_age(older_than) if older_than is not None else None
         stats = _cache(config).clear(older_than=age)

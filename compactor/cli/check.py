@@ -1,8 +1,9 @@
 """``compact check``: a dry run over transcripts; never calls a model.
 
-The library decides (:func:`compactor.dryrun.check_file`, :func:`compactor.explain.explain`);
-this module renders one line (or one JSON object) per transcript. A bad file is reported and the
-others still run; a closed, full or broken stdout stops at once with exit 6.
+The library decides (:func:`compactor.runs.dryrun.check_file`,
+:func:`compactor.runs.explain.explain`); this module renders one line (or one JSON object) per
+transcript. A bad file is reported and the others still run; a closed, full or broken stdout stops
+at once with exit 6.
 """
 
 import json
@@ -13,12 +14,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from compactor.configfile import FileConfig, load_default_config
+from compactor.counting.trigger import TriggerDecision
 from compactor.errors import StreamError
 from compactor.models.registry import model_flag_choices
-from compactor.trigger import TriggerDecision
 
 if TYPE_CHECKING:
-    from compactor.dryrun import Explainer
+    from compactor.runs.dryrun import Explainer
 
 from . import common
 from .common import ConfigOpt, DebugOpt, FormatOpt, ThresholdOpt, TokenCounterOpt, count
@@ -111,10 +112,10 @@ def check(
         job = _Check(file_cfg, fmt or file_cfg.format, as_json)
         job.quiet = quiet
         if explain and not quiet:
-            from compactor.dryrun import Explainer
+            from compactor.runs.dryrun import Explainer
 
             job.explain = Explainer(file_cfg, model)
-        from compactor.inputs import expand_inputs
+        from compactor.runs.inputs import expand_inputs
 
         if any("://" in t for t in transcripts):  # object-store URLs: fsspec, imported then
             from compactor.distributed.objects import expand_urls, is_url, localize
@@ -170,7 +171,7 @@ class _Check:
         """Whether ``path`` would be compacted (after printing its line)."""
         if self.explain is not None:
             return self._explained(self.explain, path)
-        from compactor.dryrun import check_file
+        from compactor.runs.dryrun import check_file
 
         result = check_file(path, self.trigger, self.counter, self.fmt, self.limits)
         if self.quiet:
@@ -178,7 +179,7 @@ class _Check:
         if not self.as_json:
             self._line(result.path, result.format, result.decision)
             return result.decision.triggered
-        from compactor.dryrun import check_record
+        from compactor.runs.dryrun import check_record
 
         record = check_record(result, self.counter_name)
         common.say(json.dumps(record, ensure_ascii=False), json_text=True)
@@ -186,7 +187,7 @@ class _Check:
 
     def error_record(self, path: str, err: BaseException) -> None:
         """``--json``: the object of a transcript that could not be checked (its error)."""
-        from compactor.dryrun import error_record
+        from compactor.runs.dryrun import error_record
 
         message, code = classify(err)
         record = error_record(path, self.counter_name, self.trigger, message, int(code))
@@ -208,7 +209,7 @@ class _Check:
             record = done.record(self.counter_name)
             common.say(json.dumps(record, ensure_ascii=False), json_text=True)
         else:
-            from compactor.run_reduce import render_strategies
+            from compactor.runs.run_reduce import render_strategies
 
             from .report import render_explain
 

@@ -82,7 +82,7 @@ def config_show(
     Every setting shows the value a run would use, defaults included, the archive folder too;
     API keys and other secrets are masked.
     """
-    from compactor.effective import effective_config
+    from compactor.runs.effective import effective_config
 
     try:
         file_cfg = load_default_config(config).with_flags(

@@ -18,7 +18,7 @@ from . import common
 from .common import count
 
 if TYPE_CHECKING:
-    from compactor.runner import RunOptions, RunResult
+    from compactor.runs.runner import RunOptions, RunResult
 
 __all__ = ["is_remote", "localized", "run_remote_command"]
 
@@ -93,7 +93,7 @@ def run_remote_command(
     batch of :func:`compactor.distributed.compact_many`; the highest exit code."""
     from compactor.distributed.objects import check_url_options, expand_urls
     from compactor.errors import ConfigError
-    from compactor.inputs import expand_inputs
+    from compactor.runs.inputs import expand_inputs
 
     if dask is not None and not (dask == "local" or dask.startswith("local:")) and ":" not in dask:
         common.fail(ConfigError(f"--dask {dask!r}: give local, local:N or a scheduler ADDRESS"))
@@ -193,8 +193,8 @@ def _run_many(
     debug: bool,
     dask: str | None,
 ) -> int:
-    from compactor.batch import batch_totals
     from compactor.distributed import compact_many
+    from compactor.runs.batch import batch_totals
 
     from .batch import file_line, summary_line
     from .safe_text import visible_line
@@ -258,9 +258,9 @@ def _write_report(
 ) -> int:
     import sys
 
-    from compactor.batch import batch_totals
     from compactor.distributed.objects import write_bytes
     from compactor.io import json_bytes
+    from compactor.runs.batch import batch_totals
 
     report = {
         "files": [r.report() for r in final],

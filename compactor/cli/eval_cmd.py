@@ -1,6 +1,6 @@
 """``compact eval``: what of an original transcript its compacted version kept.
 
-The library lists and scores (:mod:`compactor.evaluate`); this module prints a rich table per
+The library lists and scores (:mod:`compactor.runs.evaluate`); this module prints a rich table per
 category and the items that were lost, or the whole result as one JSON object (``--json``).
 Texts come from transcripts: they are made visible and never read as rich markup.
 """
@@ -67,7 +67,7 @@ def eval_command(
     scores 1 when found as written, else the share of its word pairs found; the score is a
     weighted mean over the categories, 0 to 100.
     """
-    from compactor.evaluate import evaluate_files
+    from compactor.runs.evaluate import evaluate_files
 
     try:
         result = evaluate_files(original, compacted, fmt)
@@ -86,7 +86,7 @@ def _print_table(result: object, show_all: bool) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from compactor.evaluate import Evaluation
+    from compactor.runs.evaluate import Evaluation
 
     assert isinstance(result, Evaluation)
     console = Console(highlight=False, emoji=False, soft_wrap=False)

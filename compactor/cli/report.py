@@ -1,8 +1,9 @@
 """What ``compact check --explain`` prints: the human-readable block.
 
-(The data, and the ``check --json`` line, are the library's: :class:`compactor.dryrun.Explainer`,
-:func:`compactor.dryrun.check_record`; the ``run --report`` object and the ``--events`` lines
-too: :meth:`compactor.run_result.RunResult.report`, :meth:`compactor.runner.Run.emit`.)"""
+(The data, and the ``check --json`` line, are the library's:
+:class:`compactor.runs.dryrun.Explainer`, :func:`compactor.runs.dryrun.check_record`; the
+``run --report`` object and the ``--events`` lines too:
+:meth:`compactor.runs.run_result.RunResult.report`, :meth:`compactor.runs.runner.Run.emit`.)"""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""``compact run``: build :class:`~compactor.runner.RunOptions`, let the library plan and
-execute the run, render its :class:`~compactor.runner.RunResult`.
+"""``compact run``: build :class:`~compactor.runs.runner.RunOptions`, let the library plan and
+execute the run, render its :class:`~compactor.runs.runner.RunResult`.
 
-Everything that touches a file lives in :mod:`compactor.runner` (one file; its plan in
-:mod:`compactor.run_plan`) and :mod:`compactor.batch` (several); this module turns flags into
-options, drives the live view (an event sink) and prints the final line.
+Everything that touches a file lives in :mod:`compactor.runs.runner` (one file; its plan in
+:mod:`compactor.runs.run_plan`) and :mod:`compactor.runs.batch` (several); this module turns flags
+into options, drives the live view (an event sink) and prints the final line.
 """
 
 import contextlib
@@ -37,7 +37,7 @@ from .helptext import epilog
 
 if TYPE_CHECKING:  # the runner (asyncio, io, events) is imported when `run` runs
     from compactor.events import RunEvent
-    from compactor.runner import RunOptions, RunResult
+    from compactor.runs.runner import RunOptions, RunResult
 
     from .live import LiveView
 
@@ -213,7 +213,7 @@ def run(
     A folder or several files run as a batch: a line per file, then a summary line; earlier
     outputs (*.compact.jsonl) are left out.
     """
-    from compactor.runner import RunOptions
+    from compactor.runs.runner import RunOptions
 
     from .distributed import is_remote, localized
 
@@ -283,7 +283,7 @@ def run_one(options: "RunOptions", *, quiet: bool, debug: bool, verbose: bool = 
     """Plan, execute and render one run; the exit code."""
     import asyncio
 
-    from compactor.runner import Run, plan
+    from compactor.runs.runner import Run, plan
 
     from .live import LiveView
 

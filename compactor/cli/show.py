@@ -1,6 +1,6 @@
 """``compact show``: the summary of a compacted transcript, rendered for reading.
 
-The library finds the summary and turns it into Markdown (:mod:`compactor.show`); this module
+The library finds the summary and turns it into Markdown (:mod:`compactor.runs.show`); this module
 renders it with rich. The text came from a transcript (and, through it, from a model): its
 control characters are made visible first (:func:`~compactor.cli.safe_text.visible`), it is
 never read as rich markup, and links are shown as text with their address, never as terminal
@@ -52,7 +52,7 @@ def render(path: str, fmt: str, position: int, messages: int, text: str) -> str:
     from rich.markdown import Markdown
     from rich.text import Text
 
-    from compactor.show import KEEP_INDENT, summary_markdown
+    from compactor.runs.show import KEEP_INDENT, summary_markdown
 
     target = Console(highlight=False, emoji=False)  # what stdout is: width, colour, NO_COLOR
     buffer = io.StringIO()
@@ -108,7 +108,7 @@ def show(
     Its <analysis> and <summary> blocks and numbered sections become headings, and every
     line reads as written; colour on a terminal only. Any format, stdin too.
     """
-    from compactor.show import find_summary
+    from compactor.runs.show import find_summary
 
     try:
         found = find_summary(transcript, fmt)

@@ -10,13 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from compactor.counting.tokens import load_callable
 from compactor.errors import ConfigError, ModelError
-from compactor.tokens import load_callable
 
 from .fileconfig import DEFAULT_FILE_MAX_DELAY, FileConfig, Overrides
 
 if TYPE_CHECKING:
-    from compactor.config import Config, FailoverContext, PreserveUserMessages
+    from compactor.counting.config import Config, FailoverContext, PreserveUserMessages
 
 __all__ = [
     "ASSUMED_WINDOW",
@@ -34,8 +34,8 @@ __all__ = [
 
 ASSUMED_WINDOW = 200_000
 """The summarizer window planned for a remote model compact does not know (not in
-:data:`compactor.windows.KNOWN_WINDOWS`) whose ``context_tokens`` is not set: the window Eino's
-160,000-token trigger is made for. Without it an 11-million-token history would go out as one
+:data:`compactor.counting.windows.KNOWN_WINDOWS`) whose ``context_tokens`` is not set: the window
+Eino's 160,000-token trigger is made for. Without it an 11-million-token history would go out as one
 request that every real server refuses."""
 
 
@@ -71,7 +71,7 @@ def summarizer_window(
     """(the summarizer window a run plans chunks with, the model whose window it assumed).
 
     The smallest window of the models a run may send to: a model's ``context_tokens``, else
-    for a remote model its published window (:func:`compactor.windows.window_for`), else
+    for a remote model its published window (:func:`compactor.counting.windows.window_for`), else
     :data:`ASSUMED_WINDOW`, named as assumed (its provider's ``planned_window``; said in the
     live view, the report and ``check --explain``). The embedded summarizer has none. A
     server's own context-length error still re-plans smaller."""
@@ -258,7 +258,7 @@ def _finalize(
         return _load_ref(file_cfg, "finalize", spec)
     if "preserve_skills" not in spec and spec.get("system_prompt") is None:
         return None  # e.g. only strip_analysis: the built-in finalizer does the rest
-    from compactor.finalize import (
+    from compactor.pipeline.finalize import (
         DefaultFinalizerConfig,
         PreserveSkillsConfig,
         default_finalizer,
@@ -317,14 +317,15 @@ def build_config(
     ``require_keys=False`` (``config show``): no model is refused for a missing API key. Else
     only a primary with no model after it (:func:`chain_goes_on`) must have one.
     """
-    from compactor.config import (  # here, not at the top: `compact check` never builds a Config
+    # here, not at the top: `compact check` never builds a Config
+    from compactor.counting.config import (
         Config,
         FailoverConfig,
         PreserveUserMessages,
         RetryConfig,
         validate_config,
     )
-    from compactor.finalize import user_message_budget
+    from compactor.pipeline.finalize import user_message_budget
 
     ov = overrides or Overrides()
     alone = require_keys and not chain_goes_on(file_cfg, ov)

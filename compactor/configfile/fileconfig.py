@@ -2,7 +2,7 @@
 
 Values are plain data; an accessor that finds a bad value raises :class:`ConfigError` located
 at the key (file, line). The checks a :class:`compactor.Config` also needs are the ones of
-:mod:`compactor.config`, called here and located at the file's key.
+:mod:`compactor.counting.config`, called here and located at the file's key.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from compactor.counting.tokens import TokenCounter, resolve_token_counter
+from compactor.counting.trigger import TriggerCondition
 from compactor.errors import ConfigError
-from compactor.tokens import TokenCounter, resolve_token_counter
-from compactor.trigger import TriggerCondition
 
 from .schema import SECRET_KEYS
 
 if TYPE_CHECKING:
-    from compactor.config import KeepTail, RetentionConfig, SummaryCheck
-    from compactor.limits import SpendLimits
+    from compactor.counting.config import KeepTail, RetentionConfig, SummaryCheck
+    from compactor.pipeline.limits import SpendLimits
     from compactor.sizes import InputLimits
 
 __all__ = [
@@ -107,7 +107,7 @@ class FileConfig:
     """A reply estimated above this many tokens is a failed attempt (see ``Config``)."""
     limits: dict[str, Any] | None = None
     """``{max_requests: N, max_input_tokens: N}``: what one ``compact run`` (a file or a whole
-    batch) may send to remote summarizers (:mod:`compactor.limits`)."""
+    batch) may send to remote summarizers (:mod:`compactor.pipeline.limits`)."""
     summary_check: dict[str, Any] | None = None
     """``{min_tokens: N, require_sections: true}``: a reply below it is a failed attempt."""
     input: dict[str, Any] | None = None
@@ -171,7 +171,7 @@ class FileConfig:
         return ConfigError(message, path=self.path, line=self.lines.get(key), key=key)
 
     def located(self, check: Callable[[T], None], value: T, section: str) -> T:
-        """``value`` after ``check(value)`` (one of :mod:`compactor.config`'s checks); its
+        """``value`` after ``check(value)`` (one of :mod:`compactor.counting.config`'s checks); its
         ConfigError is located at its key in this file (at ``section`` when it names none)."""
         try:
             check(value)
@@ -183,12 +183,12 @@ class FileConfig:
         """The trigger, or None (= the 160,000-token default)."""
         if self.trigger is None:
             return None
-        from compactor.config import check_trigger
+        from compactor.counting.config import check_trigger
 
         window = self.trigger.get("window_tokens", 0)
         agent_model = self.trigger.get("agent_model")
         if agent_model and not window:
-            from compactor.windows import KNOWN_WINDOWS, window_for
+            from compactor.counting.windows import KNOWN_WINDOWS, window_for
 
             found = window_for(agent_model)
             if found is None:
@@ -262,7 +262,7 @@ class FileConfig:
     def summary_cache(
         self, enabled: bool | None = None, models: list[dict[str, Any]] | None = None
     ) -> Any:
-        """A :class:`compactor.cache.SummaryCache`, or None. ``enabled`` (``--cache`` /
+        """A :class:`compactor.pipeline.cache.SummaryCache`, or None. ``enabled`` (``--cache`` /
         ``--no-cache``) wins; else ``cache: false`` turns it off, a ``cache`` section turns it
         on, and without one it is on when a model of the chain is remote (``models``), so a
         second CI run on the same transcript makes no request."""
@@ -274,14 +274,14 @@ class FileConfig:
             on = any_remote(models or [])
         if not on:
             return None
-        from compactor.cache import SummaryCache
+        from compactor.pipeline.cache import SummaryCache
 
         return SummaryCache(self.cache_dir())
 
     def cache_dir(self) -> Path:
         """The summary cache's folder: ``cache.dir`` (relative to the config file), else
         ``$XDG_CACHE_HOME/compact/summaries`` (``compact cache info`` / ``clear`` use it too)."""
-        from compactor.cache import default_cache_dir
+        from compactor.pipeline.cache import default_cache_dir
 
         folder = (self.cache or {}).get("dir")
         if not folder:
@@ -303,7 +303,7 @@ class FileConfig:
 
     def spend_limits(self) -> SpendLimits | None:
         """The spend limits (None: no ``limits`` section, or one with no limit set)."""
-        from compactor.limits import SpendLimits
+        from compactor.pipeline.limits import SpendLimits
 
         values = {k: v for k, v in (self.limits or {}).items() if v is not None}
         for key, value in values.items():
@@ -324,7 +324,7 @@ class FileConfig:
         return InputLimits(**values)
 
     def keep_tail(self) -> KeepTail | None:
-        from compactor.config import KeepTail, check_keep
+        from compactor.counting.config import KeepTail, check_keep
 
         if not self.keep:
             return None
@@ -332,7 +332,7 @@ class FileConfig:
         return self.located(check_keep, keep, "keep")
 
     def retention_config(self) -> RetentionConfig | None:
-        from compactor.config import RetentionConfig, check_retention
+        from compactor.counting.config import RetentionConfig, check_retention
 
         if self.retention is None or not self.retention.get("enabled", True):
             return None
@@ -352,7 +352,7 @@ class FileConfig:
 
     def summary_check_config(self) -> SummaryCheck | None:
         """``summary_check``, validated at its keys; None when the file has none."""
-        from compactor.config import SummaryCheck, check_summary_check
+        from compactor.counting.config import SummaryCheck, check_summary_check
 
         if not self.summary_check:
             return None

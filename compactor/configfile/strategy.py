@@ -91,8 +91,8 @@ def offload_folder(file_cfg: FileConfig, flag: str | None, output: str | None) -
 def clear_threshold(file_cfg: FileConfig) -> int:
     """The clearing threshold: the run's token trigger, else ``reduction.max_tokens_for_clear``
     (else Eino's 160,000)."""
+    from compactor.counting.trigger import thresholds
     from compactor.reduction import DEFAULT_MAX_TOKENS_FOR_CLEAR
-    from compactor.trigger import thresholds
 
     trigger = file_cfg.trigger_condition()
     if trigger is not None:

@@ -3,7 +3,7 @@
 
 Kept light: importing this package imports neither fsspec nor dask; each module imports them
 inside the functions that need them. :mod:`.objects` reads and writes objects whole and runs one
-file through the ordinary :class:`~compactor.runner.Run` (:func:`.objects.run_url`);
+file through the ordinary :class:`~compactor.runs.runner.Run` (:func:`.objects.run_url`);
 :mod:`.many` runs many of them, in this process or as one task per file on a Dask cluster
 (:func:`compact_many`), resuming from a manifest beside the outputs.
 """

@@ -1,7 +1,7 @@
 """Many files, one task each: in this process, or on a Dask cluster (:func:`compact_many`).
 
 Every file is the same file run ``compact run`` does (:func:`.objects.run_url`, the ordinary
-plan and :class:`~compactor.runner.Run`), so a cluster writes the same bytes as one machine.
+plan and :class:`~compactor.runs.runner.Run`), so a cluster writes the same bytes as one machine.
 On a cluster (``client``):
 
 * the config is loaded once here and sent to the workers once (``client.scatter``, broadcast);
@@ -41,8 +41,8 @@ from .objects import is_url, read_bytes, run_url, target_of, url_size, write_byt
 
 if TYPE_CHECKING:
     from compactor.configfile import FileConfig
-    from compactor.run_plan import RunOptions
-    from compactor.run_result import RunResult
+    from compactor.runs.run_plan import RunOptions
+    from compactor.runs.run_result import RunResult
 
 __all__ = ["MANIFEST_NAME", "ManyOutcome", "compact_many", "config_digest", "file_task"]
 
@@ -111,7 +111,7 @@ def file_task(url: str, options: RunOptions, shared: _Shared, semaphore: Any) ->
             with open(url, "rb") as f:
                 raw = f.read()
     except (OSError, CompactorError) as err:
-        from compactor.run_result import RunResult
+        from compactor.runs.run_result import RunResult
 
         failed = RunResult.refused(dataclasses.replace(opts, output=target), err)
         return TaskResult(url, "", target, None, failed)
@@ -165,7 +165,7 @@ def _save_manifests(entries: dict[str, dict[str, int]], errors: list[str]) -> No
 
 
 def _not_finished(url: str, options: RunOptions, error: str, code: int) -> RunResult:
-    from compactor.run_result import RunResult
+    from compactor.runs.run_result import RunResult
 
     target = target_of(dataclasses.replace(options, input=url))
     return RunResult(input=url, output=target or "", exit_code=code, error=error)

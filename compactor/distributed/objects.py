@@ -1,8 +1,8 @@
 """Object-store paths (``s3://``, ``gs://``, ``az://``, ``memory://``) for ``run`` and ``check``.
 
 A small adapter in front of the local code, which stays as it is: an object is read whole into
-bytes (fsspec's ``cat_file``) and compacted by the ordinary :class:`~compactor.runner.Run` from a
-private temporary copy; the finished output (and a report) is written back whole with one
+bytes (fsspec's ``cat_file``) and compacted by the ordinary :class:`~compactor.runs.runner.Run` from
+a private temporary copy; the finished output (and a report) is written back whole with one
 ``pipe_file``: an object store makes an object visible only once its upload completed, so no
 partial output is ever seen. What has no meaning on an object store is refused (exit 2), never
 ignored: ``--in-place`` (an archive, a lock, the input's mode) and ``--events`` (a file written
@@ -26,14 +26,14 @@ import tempfile
 from typing import TYPE_CHECKING, Any
 
 from compactor.errors import CompactorError, ConfigError, TranscriptError
-from compactor.inputs import OUTPUT_SUFFIX, Inputs, gathered, is_output_name
+from compactor.runs.inputs import OUTPUT_SUFFIX, Inputs, gathered, is_output_name
 from compactor.sizes import InputLimits
 
 if TYPE_CHECKING:
     from compactor.configfile import FileConfig
     from compactor.events import RunEventSink
-    from compactor.run_plan import RunOptions
-    from compactor.run_result import RunResult
+    from compactor.runs.run_plan import RunOptions
+    from compactor.runs.run_result import RunResult
 
 __all__ = [
     "expand_urls",
@@ -169,7 +169,7 @@ def url_size(url: str) -> int | None:
 
 
 def expand_urls(items: list[str], *, skip_outputs: bool) -> Inputs:
-    """Like :func:`compactor.inputs.expand_inputs`, for URLs: a folder URL means its
+    """Like :func:`compactor.runs.inputs.expand_inputs`, for URLs: a folder URL means its
     ``*.jsonl`` objects (sorted), earlier ``*.compact.jsonl`` outputs left out."""
     files: list[str] = []
     skipped: list[str] = []
@@ -210,7 +210,7 @@ def target_of(options: RunOptions) -> str | None:
     if name is not None:
         stem = name[: -len(".jsonl")] if name.endswith(".jsonl") else posixpath.splitext(name)[0]
         return options.input[: len(options.input) - len(name)] + stem + OUTPUT_SUFFIX
-    from compactor.run_plan import default_output
+    from compactor.runs.run_plan import default_output
 
     return default_output(options.input)
 
@@ -261,13 +261,13 @@ def run_url(
 ) -> RunResult:
     """Compact one file whose input, output or report is a URL, exactly as ``compact run``
     compacts a local file: the input's bytes into a private temporary copy (``raw``: already
-    read), the ordinary plan and :class:`~compactor.runner.Run`, then the output and the report
+    read), the ordinary plan and :class:`~compactor.runs.runner.Run`, then the output and the report
     uploaded whole. ``transcript_path: auto`` names the input URL. A refused plan is a result
-    (exit 2), as in :func:`compactor.runner.arun_file`."""
+    (exit 2), as in :func:`compactor.runs.runner.arun_file`."""
     from compactor.io import json_bytes
-    from compactor.run_plan import plan
-    from compactor.run_result import RunResult
-    from compactor.runner import Run
+    from compactor.runs.run_plan import plan
+    from compactor.runs.run_result import RunResult
+    from compactor.runs.runner import Run
 
     try:
         check_url_options(options)

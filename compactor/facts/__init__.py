@@ -1,7 +1,7 @@
 """Fact extraction shared by the embedded summarizer and the retention check.
 
 Both :mod:`compactor.models.local` (which writes a summary from the transcript) and
-:mod:`compactor.retention` (which checks that a summary kept the hard facts) need the same
+:mod:`compactor.pipeline.retention` (which checks that a summary kept the hard facts) need the same
 answers to the same questions: which text of a message is the user's own, which is injected
 context; what is a file path, a URL, an identifier, a number worth keeping; which line of a tool
 output reports an error, and did the command fail at all. Those answers live here, once.

@@ -3,8 +3,8 @@
 :func:`stream_check` reads a file line by line and keeps only running totals: the message count,
 the default counter's tokens (the newest assistant with ``usage.total_tokens > 0`` resets the sum
 to its total, later messages add their estimate) and the tool call/result ids for ``--json``. The
-result equals the full read + :func:`compactor.trigger.decide` with
-:func:`compactor.tokens.default_token_counter`, including which malformed line is reported.
+result equals the full read + :func:`compactor.counting.trigger.decide` with
+:func:`compactor.counting.tokens.default_token_counter`, including which malformed line is reported.
 
 Other formats, other counters and stdin return None: the caller does the full read.
 """
@@ -18,11 +18,11 @@ from typing import Any
 
 import orjson
 
+from compactor.counting.tokens import estimate_message, utf8_len
+from compactor.counting.trigger import TriggerCondition, TriggerDecision, verdict
 from compactor.errors import TranscriptError
 from compactor.schema import MAX_JSON_DEPTH, Message
 from compactor.sizes import InputLimits, LineGuard, check_size
-from compactor.tokens import estimate_message, utf8_len
-from compactor.trigger import TriggerCondition, TriggerDecision, verdict
 
 from . import _jsonl, json_document
 from ._family import fits, mismatch

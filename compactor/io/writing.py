@@ -448,7 +448,7 @@ def archive_path(raw: bytes, archive_dir: str | os.PathLike[str] | None = None) 
 
 class ArchiveHold:
     """An archived original and a shared ``flock`` on it, held until :meth:`release`:
-    ``compact archive prune`` never removes an entry a run holds (:mod:`compactor.archive`)."""
+    ``compact archive prune`` never removes an entry a run holds (:mod:`compactor.runs.archive`)."""
 
     def __init__(self, path: str, fd: int | None) -> None:
         self.path = path

@@ -1,7 +1,7 @@
 """Anthropic's Messages API through the official ``anthropic`` client.
 
 The same contract as the OpenAI backend (:mod:`compactor.models.openai`): the client's hidden
-retries are off (``max_retries=0``, retry belongs to :mod:`compactor.retry`), a redirect is
+retries are off (``max_retries=0``, retry belongs to :mod:`compactor.pipeline.retry`), a redirect is
 never followed, every response body is capped at ``max_response_bytes`` decoded bytes
 (:mod:`compactor.models.http_common`), one deadline bounds a whole attempt, failures are
 :class:`~compactor.errors.ModelError` with a ``kind`` (:mod:`compactor.models.anthropic_errors`),

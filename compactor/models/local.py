@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.facts import (
     Entry,
     cut,
@@ -34,7 +35,6 @@ from compactor.schema import (
     make_assistant,
     message_kind,
 )
-from compactor.tokens import estimate_message, estimate_text
 
 from .local_files import FileState, key_lines
 from .local_focus import context_span, focus_block, focus_of, insert_focus

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from compactor.counting.tokens import estimate_text
 from compactor.prompts import FOCUS_HEADER
 from compactor.schema import AgenticMessage, Message, blocks_text, is_internal, parts_text
-from compactor.tokens import estimate_text
 
 __all__ = ["context_span", "focus_block", "focus_of", "focus_terms", "insert_focus"]
 

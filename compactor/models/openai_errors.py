@@ -10,14 +10,14 @@ retrying (``transient``):
   ``Location`` it pointed to).
 
 Errors a server repeats whatever it is sent are marked ``persistent`` (the circuit breaker of
-:mod:`compactor.summarize` opens on them): a connection that cannot be made (refused, no such
-host), a refused key (401/403), an unknown model (404, ``model_not_found``), an exhausted quota.
-A request whose *messages* the server's schema refuses (llama.cpp's server answers HTTP 500 "N
-validation errors … Input should be a valid string" to ``content: null``; FastAPI servers 422
+:mod:`compactor.pipeline.summarize` opens on them): a connection that cannot be made (refused, no
+such host), a refused key (401/403), an unknown model (404, ``model_not_found``), an exhausted
+quota. A request whose *messages* the server's schema refuses (llama.cpp's server answers HTTP 500
+"N validation errors … Input should be a valid string" to ``content: null``; FastAPI servers 422
 with ``literal_error``) is ``kind="validation"``, not transient: the summarizer then sends the
-conversation as a transcript (``input_mode``, see :mod:`compactor.rendering`). A context-length
-refusal carries the window and the prompt's size when the server says them; a 429 or 5xx carries
-its ``retry-after``, as the server said it.
+conversation as a transcript (``input_mode``, see :mod:`compactor.pipeline.rendering`). A
+context-length refusal carries the window and the prompt's size when the server says them; a 429 or
+5xx carries its ``retry-after``, as the server said it.
 
 The API key, the credentials in ``base_url`` and the values of the request's ``extra_headers``
 never enter an error message: :class:`CallErrors` masks them in every message it builds.
@@ -69,7 +69,7 @@ _CONTEXT_WORDS = (
 )
 
 
-_LIMIT_RES = (  # the window, as servers word it (moved from compactor.replies)
+_LIMIT_RES = (  # the window, as servers word it (moved from compactor.pipeline.replies)
     re.compile(r"maximum context length is ([\d,]+) tokens", re.IGNORECASE),
     re.compile(r"context (?:length|window|size)(?: limit)? (?:of|is) ([\d,]+)", re.IGNORECASE),
     re.compile(r"available context size \(([\d,]+) tokens\)", re.IGNORECASE),

@@ -10,8 +10,8 @@ attempt fails with
 gzip/deflate, or a body that does not decode, is refused as ``malformed``.
 
 :func:`make_client` builds the SDK client around that HTTP client (the SDK's own retries off:
-retry policy belongs to :mod:`compactor.retry`), and :func:`post_completion` sends one request
-body the caller serialised, under a deadline for the whole attempt, body included.
+retry policy belongs to :mod:`compactor.pipeline.retry`), and :func:`post_completion` sends one
+request body the caller serialised, under a deadline for the whole attempt, body included.
 """
 
 from __future__ import annotations
@@ -79,8 +79,8 @@ async def post_completion(
     ``content=``): its headers, auth (the bearer key, as ``create()`` sends it), error types and
     response parsing, without ``create()``'s TypedDict walk over every message and its
     ``json.dumps`` of the body (about 10 s for a 21,775-message history). Retries stay off (the
-    client's ``max_retries=0``): :mod:`compactor.retry` is the one retry owner. The body goes
-    out piece by piece with its length announced (no chunked encoding): the event loop's write
+    client's ``max_retries=0``): :mod:`compactor.pipeline.retry` is the one retry owner. The body
+    goes out piece by piece with its length announced (no chunked encoding): the event loop's write
     buffer holds a piece, not a second copy of a 50 MB body.
 
     The SDK's timeout is per read: a server that drips bytes never trips it. This is the

@@ -53,7 +53,7 @@ DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 counted after gzip/deflate decoding."""
 
 INPUT_MODES = ("auto", "messages", "transcript")
-"""``model.input``: how the summarizer input is sent (:mod:`compactor.rendering`)."""
+"""``model.input``: how the summarizer input is sent (:mod:`compactor.pipeline.rendering`)."""
 
 
 def _positive_number(value: Any, key: str) -> float:
@@ -189,10 +189,10 @@ class Provider:
     def planned_window(self, settings: Mapping[str, Any], assumed: int) -> tuple[int, str | None]:
         """``(window, assumed label)`` a run plans with for a model of this provider whose
         ``context_tokens`` is not set: its published window
-        (:func:`compactor.windows.window_for`), else ``assumed`` named by :meth:`label` (the
-        live view, the report and ``check --explain`` say it was assumed). ``(0, None)``: no
+        (:func:`compactor.counting.windows.window_for`), else ``assumed`` named by :meth:`label`
+        (the live view, the report and ``check --explain`` say it was assumed). ``(0, None)``: no
         window (the embedded summarizer, a mapping without a name)."""
-        from compactor.windows import window_for
+        from compactor.counting.windows import window_for
 
         name = settings.get("name") or self.default_name
         if not self.remote or not isinstance(name, str) or not name:
@@ -208,8 +208,8 @@ class Provider:
 
     def completions(self) -> list[str]:
         """``--model`` values a shell completes to: the prefix alone, or ``PREFIX:NAME`` for the
-        well-known models of its family (:data:`compactor.windows.KNOWN_WINDOWS`)."""
-        from compactor.windows import KNOWN_WINDOWS
+        well-known models of its family (:data:`compactor.counting.windows.KNOWN_WINDOWS`)."""
+        from compactor.counting.windows import KNOWN_WINDOWS
 
         if not self.remote:
             return [self.prefix]

@@ -44,7 +44,7 @@ class ScriptedModel:
     options: list[dict[str, Any]] = field(default_factory=list)
     input_mode: str = "messages"
     """How the summarizer sends it the input: ``messages``, ``transcript`` or ``auto`` (see
-    :mod:`compactor.rendering`); a step raising ``ModelError(kind="validation")`` plays a
+    :mod:`compactor.pipeline.rendering`); a step raising ``ModelError(kind="validation")`` plays a
     server that refuses structured messages."""
     readonly_input: ClassVar[bool] = True
     """It copies what it records and never changes its input (see ``ChatModel``)."""

@@ -1,7 +1,7 @@
 """Eino's reduction middleware (SPEC §10): shrink a history without a model.
 
 Truncates oversized tool results and clears old tool rounds, the full text offloaded to files
-an agent can read back. Usable alone, like :func:`compactor.middleware.new`::
+an agent can read back. Usable alone, like :func:`compactor.pipeline.middleware.new`::
 
     from compactor import reduction
 

@@ -20,17 +20,17 @@ from dataclasses import dataclass, field
 from typing import Any, Generic
 
 from compactor._util import maybe_await
-from compactor.errors import ConfigError
-from compactor.events import AfterReduce, BeforeReduce, EventSink
-from compactor.schema import AgentState, M
-from compactor.tokens import (
+from compactor.counting.tokens import (
     MEDIA_TOKENS,
     TokenCounter,
     TokenCounterInput,
     default_token_counter,
     estimate_text,
 )
-from compactor.trigger import checked_count
+from compactor.counting.trigger import checked_count
+from compactor.errors import ConfigError
+from compactor.events import AfterReduce, BeforeReduce, EventSink
+from compactor.schema import AgentState, M
 
 from .offload import OffloadBackend, OffloadKind
 from .results import (

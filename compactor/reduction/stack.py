@@ -11,8 +11,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Generic
 
-from compactor.config import Config, KeepTail
-from compactor.middleware import Middleware, SummarizeOutcome
+from compactor.counting.config import Config, KeepTail
+from compactor.pipeline.middleware import Middleware, SummarizeOutcome
 from compactor.schema import AgentState, M, split_system
 
 from .core import ReduceOutcome, Reduction

@@ -1,0 +1,1 @@
+"""Counting layer (ARCHITECTURE.md): token counts, known windows, the trigger and ``Config``."""

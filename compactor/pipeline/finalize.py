@@ -1,0 +1,467 @@
+"""Finalize: turn the model's reply into the new history (SPEC §5).
+
+* :func:`default_finalizer` — the built-in post-processing (user messages, transcript note,
+  preamble, continue instruction, content-type marker).
+* :func:`new_finalizer` — a builder: handlers such as PreserveSkills transform the summary in
+  registration order, then an optional ``custom`` function decides the output list.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import copy
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic
+
+from compactor._util import call_maybe_async
+from compactor.counting.config import PreserveUserMessages, check_preserve_user_messages
+from compactor.counting.tokens import estimate_message, estimate_text
+from compactor.counting.trigger import DEFAULT_CONTEXT_TOKENS, TriggerCondition, thresholds
+from compactor.errors import ConfigError, SummarizationError
+from compactor.io.paths import name_text
+from compactor.prompts import (
+    CLEARED_NOTE,
+    CONTINUE_INSTRUCTION,
+    PREAMBLE,
+    SKILL_TRUNCATED_MARKER,
+    SKILLS_PREAMBLE,
+    STDIN_NOTE,
+    TRANSCRIPT_NOTE,
+)
+from compactor.schema import (
+    SKILL_BODY_KEY,
+    AgenticMessage,
+    Block,
+    M,
+    Message,
+    assistant_text,
+    is_internal,
+    is_user,
+    loads_json,
+    make_user,
+    split_system,
+    user_text,
+    with_content_type,
+)
+
+__all__ = [
+    "CUT_KEEP_CHARS",
+    "DEFAULT_FINALIZER_MAX_TOKENS",
+    "USER_MESSAGES_HEADING",
+    "DefaultFinalizerConfig",
+    "FinalizerBuilder",
+    "PreserveSkillsConfig",
+    "cut_text",
+    "default_finalizer",
+    "ensure_user_block",
+    "is_user_candidate",
+    "new_finalizer",
+    "select_user_messages",
+    "summarizer_input",
+    "user_message_budget",
+]
+
+DEFAULT_FINALIZER_MAX_TOKENS = 30_000
+"""User-message budget of :class:`DefaultFinalizerConfig` when none is given."""
+
+CUT_KEEP_CHARS = 1_000
+"""A cut user message keeps this many characters at each end."""
+
+USER_MESSAGES_HEADING = "All user messages (added by compact: the summary did not list them):"
+"""The line before an ``<all_user_messages>`` block :func:`ensure_user_block` adds."""
+
+Finalize = Callable[[list[Any], Any], Any]
+
+_model_input: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
+    "compactor_model_input", default=None
+)
+
+
+@contextlib.contextmanager
+def summarizer_input(messages: list[Any]) -> Iterator[None]:
+    """While the block runs, PreserveSkills scans ``messages`` (the summarizer input that
+    succeeded, failover input included: what the model actually saw) instead of finalize's
+    ``original_messages``. The middleware wraps its finalize call in it; ``messages`` are only
+    read. A context variable, because ``finalize(original_messages, summary)`` is SPEC's
+    signature and a user's finalize may call a built one."""
+    token = _model_input.set(messages)
+    try:
+        yield
+    finally:
+        _model_input.reset(token)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DefaultFinalizerConfig:
+    """Settings of :func:`default_finalizer`."""
+
+    preserve_user_messages: PreserveUserMessages | None = None
+    """None = enabled, budget 30,000 tokens."""
+    transcript_file_path: str | None = None
+    """Adds the note pointing at the full transcript (``-``: a note that it was read from
+    stdin and not kept)."""
+
+
+def cut_text(text: str, keep: int = CUT_KEEP_CHARS) -> str:
+    """First and last ``keep`` characters with ``…N characters truncated…`` between.
+
+    Text of at most ``2 * keep`` characters is returned whole.
+    """
+    if len(text) <= 2 * keep:
+        return text
+    removed = len(text) - 2 * keep
+    return f"{text[:keep]}…{removed} characters truncated…{text[-keep:]}"
+
+
+def is_user_candidate(msg: Message | AgenticMessage) -> bool:
+    """Whether ``msg`` holds the user's own words, which :func:`select_user_messages` may
+    re-insert: a user message with text, not internal, not injected by a format reader (skill
+    bodies, environment context)."""
+    return (
+        is_user(msg)
+        and not is_internal(msg)
+        and not msg.extra.get("injected")
+        and bool(user_text(msg))
+    )
+
+
+async def select_user_messages(
+    context: Sequence[M], max_tokens: int, filter_fn: Callable[..., Any] | None
+) -> tuple[list[str], bool]:
+    """The user texts to re-insert (chronological) and whether candidates were dropped."""
+    candidates: list[M] = []
+    for msg in context:
+        if not is_user_candidate(msg):
+            continue
+        if filter_fn is not None:
+            try:  # user code gets a copy: the history it comes from is the caller's
+                keep = await call_maybe_async(filter_fn, copy.deepcopy(msg))
+            except Exception as err:
+                raise SummarizationError(f"failed to filter user message: {err}") from err
+            if not keep:
+                continue
+        candidates.append(msg)
+    if not candidates or max_tokens == 0:
+        return [], bool(candidates)
+    if len(candidates) == 1:
+        return [user_text(candidates[0])], False
+    kept: list[str] = []
+    remaining = max_tokens
+    for msg in reversed(candidates):
+        cost = estimate_message(msg)
+        if cost <= remaining:
+            kept.append(user_text(msg))
+            remaining -= cost
+            continue
+        if remaining > 0:
+            kept.append(cut_text(user_text(msg)))
+        break
+    kept.reverse()
+    return kept, len(kept) < len(candidates)
+
+
+def replace_user_block(text: str, user_texts: list[str], cleared: bool) -> str:
+    """Replace the first ``<all_user_messages>`` … last ``</all_user_messages>`` span."""
+    open_tag, close_tag = "<all_user_messages>", "</all_user_messages>"
+    start = text.find(open_tag)
+    end = text.rfind(close_tag)
+    if start < 0 or end < 0 or end < start:
+        return text
+    lines = [open_tag]
+    if cleared:
+        lines.append(CLEARED_NOTE)
+    lines.extend(f"    - {t}" for t in user_texts)
+    lines.append(close_tag)
+    return text[:start] + "\n".join(lines) + text[end + len(close_tag) :]
+
+
+def ensure_user_block(text: str) -> str:
+    """``text`` with an empty ``<all_user_messages>`` block added when it has none (a weak
+    model's reply): inside its ``<summary>`` block, before the closing tag, else at the end.
+    :func:`replace_user_block` then fills it. Overrides SPEC §5.2 ("no tag → text unchanged")
+    when ``PreserveUserMessages.ensure_block`` is set."""
+    if "<all_user_messages>" in text and "</all_user_messages>" in text:
+        if text.find("<all_user_messages>") < text.rfind("</all_user_messages>"):
+            return text
+    block = f"{USER_MESSAGES_HEADING}\n<all_user_messages>\n</all_user_messages>"
+    end = text.rfind("</summary>")
+    if end >= 0 and text.find("<summary>") < end:
+        head = text[:end].rstrip("\n")
+        return f"{head}\n\n{block}\n{text[end:]}"
+    return f"{text.rstrip()}\n\n{block}"
+
+
+def _reply_text(summary: Any) -> str:
+    if not isinstance(summary, Message | AgenticMessage) or summary.role != "assistant":
+        raise SummarizationError("summary content is empty")
+    text = assistant_text(summary)
+    if not text:
+        raise SummarizationError("summary content is empty")
+    return text
+
+
+async def _default_finalize(
+    original: list[M],
+    summary: Any,
+    pum: PreserveUserMessages,
+    max_tokens: int,
+    transcript_file_path: str | None,
+) -> list[M]:
+    text = _reply_text(summary)
+    split: tuple[list[M], list[M]] = split_system(list(original))
+    system_messages: list[M] = split[0]
+    context: list[M] = split[1]
+    if pum.enabled and context:
+        user_texts, cleared = await select_user_messages(context, max_tokens, pum.filter)
+        if pum.ensure_block and (user_texts or cleared):
+            text = ensure_user_block(text)
+        text = replace_user_block(text, user_texts, cleared)
+    if transcript_file_path == "-":
+        text += "\n\n" + STDIN_NOTE
+    elif transcript_file_path:
+        # a name's bytes that are not UTF-8 as \xNN: the summary must stay UTF-8 text
+        text += "\n\n" + TRANSCRIPT_NOTE.format(path=name_text(transcript_file_path))
+    text = f"{PREAMBLE}\n\n{text}\n\n{CONTINUE_INSTRUCTION}"
+    kind = type(original[0]) if original else type(summary)
+    summary_message = with_content_type(make_user(kind, text), "summary")
+    out: list[M] = copy.deepcopy(system_messages)
+    out.append(summary_message)
+    return out
+
+
+def user_message_budget(pum: PreserveUserMessages, trigger: TriggerCondition | None) -> int:
+    """The user-message budget of a summarization: ``pum.max_tokens``, else a third of the
+    token threshold ``trigger`` resolves to (``context_tokens``, or ``context_fraction`` ×
+    ``window_tokens``; the smaller when both are set), else 160,000 // 3 (SPEC §5.2)."""
+    if pum.max_tokens is not None:
+        return int(pum.max_tokens)
+    return (thresholds(trigger)[0] or DEFAULT_CONTEXT_TOKENS) // 3
+
+
+def default_finalizer(config: DefaultFinalizerConfig | None = None) -> Finalize:
+    """The built-in post-processing of SPEC §5.2 as a ``finalize`` function.
+
+    A budget that is not a non-negative integer raises :class:`ConfigError` here, with the
+    words ``Config`` validation uses (``preserve_user_messages.max_tokens must be
+    non-negative``), not later in the middle of a summarization.
+    """
+    cfg = config or DefaultFinalizerConfig()
+    pum = cfg.preserve_user_messages or PreserveUserMessages()
+    check_preserve_user_messages(pum)
+    max_tokens = pum.max_tokens if pum.max_tokens is not None else DEFAULT_FINALIZER_MAX_TOKENS
+
+    async def finalize(original_messages: list[Any], summary: Any) -> list[Any]:
+        return await _default_finalize(
+            original_messages, summary, pum, max_tokens, cfg.transcript_file_path
+        )
+
+    return finalize
+
+
+# --------------------------------------------------------------------------------------------------
+# Builder and PreserveSkills (SPEC §5.3)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PreserveSkillsConfig:
+    """Keep the texts of skills loaded in the session at the start of the summary."""
+
+    skill_tool_name: str = "skill"
+    """Name of the tool whose calls load a skill (the claude-code reader reads Claude Code's
+    ``Skill`` tool as ``skill``)."""
+    max_skills: int = 5
+    """Newest skills kept; 0 turns the handler off."""
+    max_tokens_per_skill: int = 5_000
+    """A longer skill is cut to this many tokens (with a marker)."""
+    skills_token_budget: int = 25_000
+    """All kept skills together."""
+
+
+@dataclass(slots=True)
+class _Skill:
+    name: str
+    content: str
+    order: int
+
+
+def _tool_result_text(msg: Message | AgenticMessage, call_id: str) -> str | None:
+    if isinstance(msg, Message):
+        if msg.role == "tool" and msg.tool_call_id == call_id:
+            return user_text(msg)
+        return None
+    for block in msg.blocks:
+        if block.type == "function_tool_result" and block.call_id == call_id:
+            return "\n".join(b.text or "" for b in block.content if b.text is not None)
+    return None
+
+
+def _skill_calls(msg: Message | AgenticMessage, tool_name: str) -> list[tuple[str, str]]:
+    """(call id, arguments) of the skill-tool calls in one message."""
+    if isinstance(msg, Message):
+        return [(c.id, c.arguments) for c in msg.tool_calls if c.name == tool_name]
+    return [
+        (b.call_id or "", b.arguments or "")
+        for b in msg.blocks
+        if b.type == "function_tool_call" and b.name == tool_name
+    ]
+
+
+def find_skills(messages: Sequence[Message | AgenticMessage], tool_name: str) -> list[_Skill]:
+    """Skill loads paired with their results, newest result per skill name, chronological.
+
+    A skill's content is its call's result, or the message that names the call as its source
+    (:data:`SKILL_BODY_KEY`) when there is one: that is the body the agent followed.
+    """
+    pending: dict[str, str] = {}
+    loaded: dict[str, str] = {}  # call id → skill name, once the result is in
+    bodies: dict[str, tuple[str, int]] = {}
+    by_name: dict[str, _Skill] = {}
+    for index, msg in enumerate(messages):
+        source = msg.extra.get(SKILL_BODY_KEY)
+        if isinstance(source, str) and user_text(msg):
+            bodies[source] = (user_text(msg), index)
+            name = loaded.get(source)
+            if name is not None:
+                by_name.pop(name, None)
+                by_name[name] = _Skill(name, user_text(msg), index)
+        for call_id, arguments in _skill_calls(msg, tool_name):
+            try:
+                args = loads_json(arguments)
+                name = args["skill"]
+                if not isinstance(name, str):
+                    raise TypeError("'skill' is not a string")
+            except (ValueError, KeyError, TypeError) as err:
+                raise SummarizationError(
+                    f"failed to parse skill arguments from tool call ID: {call_id}: {err}"
+                ) from err
+            pending[call_id] = name
+        for call_id in list(pending):
+            result = _tool_result_text(msg, call_id)
+            if result is not None:
+                name = pending.pop(call_id)
+                loaded[call_id] = name
+                content, order = bodies.get(call_id, (result, index))
+                by_name.pop(name, None)
+                by_name[name] = _Skill(name, content, max(order, index))
+    return sorted(by_name.values(), key=lambda s: s.order)
+
+
+def _truncate_bytes(text: str, max_bytes: int) -> str:
+    data = text.encode("utf-8")[: max(0, max_bytes)]
+    return data.decode("utf-8", errors="ignore")
+
+
+def render_skills(skills: list[_Skill], cfg: PreserveSkillsConfig) -> str:
+    """The ``<system-reminder>`` block for the kept skills ('' when none is kept)."""
+    if cfg.max_skills == 0:
+        return ""
+    chosen = skills[-cfg.max_skills :]
+    kept: list[_Skill] = []
+    used = 0
+    for skill in reversed(chosen):
+        content = skill.content
+        cost = estimate_text(content)
+        if cost > cfg.max_tokens_per_skill:
+            marker = SKILL_TRUNCATED_MARKER.format(name=skill.name)
+            limit = cfg.max_tokens_per_skill * 4 - len(marker.encode("utf-8"))
+            content = _truncate_bytes(content, limit) + marker
+            cost = cfg.max_tokens_per_skill
+        if used + cost > cfg.skills_token_budget:
+            break
+        used += cost
+        kept.append(_Skill(skill.name, content, skill.order))
+    if not kept:
+        return ""
+    kept.reverse()
+    sections = "\n\n---\n\n".join(f"### Skill: {s.name}\n\n{s.content}" for s in kept)
+    return f"<system-reminder>\n{SKILLS_PREAMBLE}\n\n{sections}\n</system-reminder>"
+
+
+def _prepend_text(summary: M, prefix: str) -> M:
+    out = copy.deepcopy(summary)
+    if isinstance(out, Message):
+        for part in out.parts:
+            if part.type == "text" and part.text:
+                part.text = f"{prefix}\n\n{part.text}"
+                return out
+        out.content = f"{prefix}\n\n{out.content}" if out.content else prefix
+        return out
+    for block in out.blocks:
+        if block.type == "assistant_gen_text":
+            block.text = f"{prefix}\n\n{block.text or ''}"
+            return out
+    out.blocks.insert(0, Block(type="assistant_gen_text", text=prefix))
+    return out
+
+
+class _PreserveSkills:
+    def __init__(self, cfg: PreserveSkillsConfig) -> None:
+        self.cfg = cfg
+
+    async def __call__(self, original: list[Any], summary: Any) -> Any:
+        if self.cfg.max_skills == 0:
+            return summary
+        source = _model_input.get() or original
+        block = render_skills(find_skills(source, self.cfg.skill_tool_name), self.cfg)
+        return _prepend_text(summary, block) if block else summary
+
+
+class FinalizerBuilder(Generic[M]):
+    """Collects handlers and a custom function; :meth:`build` validates and returns finalize."""
+
+    def __init__(self) -> None:
+        self._handlers: list[tuple[str, Any]] = []
+        self._custom: Callable[..., Any] | None = None
+
+    def preserve_skills(self, config: PreserveSkillsConfig | None) -> FinalizerBuilder[M]:
+        """Put the texts of skills loaded in the session at the start of the summary."""
+        self._handlers.append(("PreserveSkills", config))
+        return self
+
+    def custom(self, fn: Callable[..., Any]) -> FinalizerBuilder[M]:
+        """``(original_messages, summary) -> list``; the last one set wins."""
+        self._custom = fn
+        return self
+
+    def build(self) -> Finalize:
+        """The finalize function; configuration problems raise :class:`ConfigError`."""
+        problems: list[str] = []
+        handlers: list[Callable[..., Any]] = []
+        for name, cfg in self._handlers:
+            if cfg is None:
+                problems.append(f"{name}: PreserveSkillsConfig is required")
+                continue
+            for field_name in ("max_skills", "max_tokens_per_skill", "skills_token_budget"):
+                if getattr(cfg, field_name) < 0:
+                    problems.append(f"{name}: {field_name} must be non-negative")
+            handlers.append(_PreserveSkills(cfg))
+        if problems:
+            raise ConfigError("failed to build finalizer:\n" + "\n".join(problems))
+        if not handlers and self._custom is None:
+            raise ConfigError("at least one handler is required")
+        return _Finalizer(handlers, self._custom)
+
+
+class _Finalizer:
+    """A built finalize function: the handlers in order, then ``custom`` (if any)."""
+
+    def __init__(self, handlers: list[Callable[..., Any]], custom: Callable[..., Any] | None):
+        self.handlers = handlers
+        self.custom = custom
+        self.readonly_input = custom is None
+        """The handlers only read the history (PreserveSkills), so the middleware need not copy
+        it for them; a ``custom`` function is user code and gets a copy."""
+
+    async def __call__(self, original_messages: list[Any], summary: Any) -> list[Any]:
+        for handler in self.handlers:
+            summary = await handler(original_messages, summary)
+        if self.custom is None:
+            return [summary]
+        return list(await call_maybe_async(self.custom, original_messages, summary))
+
+
+def new_finalizer() -> FinalizerBuilder[Any]:
+    """Start building a finalize function (SPEC §5.3)."""
+    return FinalizerBuilder()

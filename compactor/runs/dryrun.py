@@ -1,0 +1,250 @@
+"""``compact check``: would a transcript be compacted, and why? Never calls a model.
+
+:func:`check_file` reads one transcript and decides its trigger. With the default counter, a
+line-per-message file is streamed in bounded memory
+(:func:`compactor.formats.streaming.stream_check`, same results); everything else is read whole.
+Kept light: ``compact check`` imports neither the middleware nor the event types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from compactor.counting.tokens import TokenCounter, default_token_counter
+from compactor.counting.trigger import TriggerCondition, TriggerDecision, decide_sync, thresholds
+
+if TYPE_CHECKING:
+    from compactor.configfile import FileConfig
+    from compactor.sizes import InputLimits
+
+__all__ = [
+    "CheckResult",
+    "Explained",
+    "Explainer",
+    "check_file",
+    "check_record",
+    "error_record",
+    "tool_pair_counts",
+    "verdict_record",
+]
+
+
+@dataclass
+class CheckResult:
+    """What ``check`` prints for one transcript."""
+
+    path: str
+    format: str
+    decision: TriggerDecision
+    file_tool_calls: int
+    """Tool calls over every record of the file (also before an earlier compaction)."""
+    file_tool_results: int
+    messages: list[Any] | None = None
+    """The model-visible history (a full read only; None when the file was streamed)."""
+    tool_calls: int | None = None
+    """Streamed: tool calls of the history (a full read counts them from ``messages``)."""
+    tool_results: int | None = None
+
+
+def check_file(
+    path: str,
+    trigger: TriggerCondition | None,
+    counter: TokenCounter,
+    format: str | None = None,
+    limits: InputLimits | None = None,
+) -> CheckResult:
+    """Read ``path`` (``-``: stdin) and decide; malformed input raises TranscriptError, and so
+    does a line or an input past ``limits`` (default: :class:`~compactor.io.InputLimits`)."""
+    from compactor.formats.streaming import stream_check
+
+    remote = "://" in path  # an object-store URL: read whole (compactor.distributed.objects)
+    streamed = (
+        stream_check(path, trigger, format, limits)
+        if counter is default_token_counter and not remote
+        else None
+    )
+    if streamed is not None:
+        # line-per-message formats: the whole file is the visible history
+        return CheckResult(
+            path,
+            streamed.format,
+            streamed.decision,
+            streamed.tool_calls,
+            streamed.tool_results,
+            tool_calls=streamed.tool_calls,
+            tool_results=streamed.tool_results,
+        )
+    from compactor.formats.registry import file_tool_pairs, read_transcript
+
+    if remote:
+        from compactor.distributed.objects import read_named
+
+        display, raw = read_named(path, limits)
+    else:
+        from compactor.io import read_input
+
+        display, raw = read_input(path, limits)
+    parsed = read_transcript(display, raw, format=format)
+    decision = decide_sync(parsed.messages, parsed.tools, trigger, counter, always_count=True)
+    calls, results = file_tool_pairs(parsed)
+    return CheckResult(display, parsed.format, decision, calls, results, messages=parsed.messages)
+
+
+def tool_pair_counts(messages: Sequence[Any]) -> tuple[int, int]:
+    """``(tool calls, tool results paired to one of those calls' ids)`` in ``messages``.
+
+    A dangling call (no result yet) counts as a call only; a result whose id matches no call in
+    ``messages`` is not counted.
+    """
+    from compactor.schema import AgenticMessage
+
+    calls: list[str] = []
+    results: list[str | None] = []
+    for msg in messages:
+        if isinstance(msg, AgenticMessage):
+            for block in msg.blocks:
+                if block.type == "function_tool_call":
+                    calls.append(block.call_id or "")
+                elif block.type == "function_tool_result":
+                    results.append(block.call_id)
+        else:
+            calls.extend(call.id for call in msg.tool_calls)
+            if msg.role == "tool":
+                results.append(msg.tool_call_id)
+    ids = set(calls)
+    return len(calls), sum(1 for call_id in results if call_id is not None and call_id in ids)
+
+
+def verdict_record(
+    path: str,
+    fmt: str,
+    counter: str,
+    decision: TriggerDecision,
+    messages: Sequence[Any] | None = None,
+) -> dict[str, Any]:
+    """The SPEC §9.3 fields of one ``check --json`` line, plus ``tool_calls``/``tool_results``
+    when ``messages`` is given."""
+    record: dict[str, Any] = {
+        "path": path,
+        "format": fmt,
+        "messages": decision.messages,
+        "tokens": decision.tokens,
+        "counter": counter,
+        "threshold_tokens": decision.threshold_tokens,
+        "threshold_messages": decision.threshold_messages,
+        "triggered": decision.triggered,
+        "reason": decision.reason,
+        "error": None,
+    }
+    if messages is not None:
+        record["tool_calls"], record["tool_results"] = tool_pair_counts(messages)
+    return record
+
+
+def check_record(result: CheckResult, counter: str) -> dict[str, Any]:
+    """The ``check --json`` line of ``result`` (``counter``: the counter's name)."""
+    record = verdict_record(result.path, result.format, counter, result.decision, result.messages)
+    if result.tool_calls is not None:
+        record["tool_calls"] = result.tool_calls
+        record["tool_results"] = result.tool_results
+    # Over every record of the file, also before an earlier compaction boundary.
+    record["file_tool_calls"] = result.file_tool_calls
+    record["file_tool_results"] = result.file_tool_results
+    return record
+
+
+def error_record(
+    path: str, counter: str, trigger: TriggerCondition | None, error: str, exit_code: int
+) -> dict[str, Any]:
+    """The ``check --json`` line of a transcript that could not be checked: the same keys,
+    null where nothing is known, the error (its one line) and its exit code."""
+    threshold_tokens, threshold_messages = thresholds(trigger)
+    return {
+        "path": path,
+        "format": None,
+        "messages": None,
+        "tokens": None,
+        "counter": counter,
+        "threshold_tokens": threshold_tokens,
+        "threshold_messages": threshold_messages,
+        "triggered": None,
+        "reason": None,
+        "error": error,
+        "exit_code": exit_code,
+    }
+
+
+@dataclass
+class Explained:
+    """``check --explain`` of one transcript: its verdict and the explanation (plain data)."""
+
+    path: str
+    format: str
+    decision: TriggerDecision
+    messages: list[Any]
+    data: dict[str, Any]
+    """:func:`compactor.runs.explain.explain`'s dict, with ``strategies`` added."""
+
+    def record(self, counter: str) -> dict[str, Any]:
+        """The ``check --explain --json`` line (``counter``: the counter's name)."""
+        record = verdict_record(self.path, self.format, counter, self.decision, self.messages)
+        record["explain"] = self.data
+        return record
+
+
+class Explainer:
+    """Explains one transcript at a time; the config is resolved once (no model imported)."""
+
+    def __init__(self, file_cfg: FileConfig, model: str | None = None) -> None:
+        from compactor.configfile import Overrides, summarizer_window
+
+        from .explain import explain_config, summarizer_chain
+
+        self.file_cfg = file_cfg
+        self.name, self.cfg = explain_config(file_cfg, model)
+        window, assumed = summarizer_window(file_cfg, Overrides(model=model))
+        self.chain = summarizer_chain(file_cfg)
+        if assumed is not None and window == self.cfg.summarizer_context_tokens:
+            self.chain["window_assumed"] = assumed
+        self.limits = file_cfg.spend_limits()
+        self.trigger = file_cfg.trigger_condition()
+        self.counter = file_cfg.counter()
+
+    def __call__(
+        self, path: str, format: str | None = None, limits: InputLimits | None = None
+    ) -> Explained:
+        """Read ``path`` whole, decide as a run would, and explain (never calls a model)."""
+        import asyncio
+
+        from compactor.distributed.objects import read_named
+        from compactor.formats.registry import read_transcript
+
+        from .explain import explain
+        from .run_reduce import explain_strategies
+
+        display, raw = read_named(path, limits)
+        parsed = read_transcript(display, raw, format=format)
+        decision = decide_sync(
+            parsed.messages, parsed.tools, self.trigger, self.counter, always_count=True
+        )
+        data = asyncio.run(
+            explain(
+                self.cfg,
+                parsed.messages,
+                parsed.tools,
+                decision,
+                model=self.name,
+                prices=self.file_cfg.prices,
+                chain=self.chain,
+                limits=self.limits,
+            )
+        )
+        summarized = (data["plan"].get("summarized") or {}).get("tokens", 0)
+        data["strategies"] = asyncio.run(
+            explain_strategies(
+                self.file_cfg, parsed.format, parsed.messages, parsed.tools, summarized
+            )
+        )
+        return Explained(display, parsed.format, decision, parsed.messages, data)

@@ -1,0 +1,343 @@
+"""``compact eval``: what of an original transcript survives in its compacted version.
+
+:func:`evaluate_files` reads both transcripts (any format) and :func:`evaluate` compares them.
+What a resuming agent needs is listed from the ORIGINAL, by category, and each item is looked
+for in the whole COMPACTED transcript (the summary and every message kept after it):
+
+* **current request** — the last real user request (injected context, CLI slash commands and
+  earlier summaries are not requests);
+* **user requests** — every distinct user request;
+* **last action** — the calls of the last assistant message that made calls (their commands,
+  paths or names) and the first error line of those that failed;
+* **in flight** — calls without a result;
+* **running jobs** — ids of background jobs started and never seen finishing
+  (:func:`compactor.facts.background_jobs`, judged by shape);
+* **last-round facts** — paths, identifiers, numbers (versions, ports, exit codes, amounts) and
+  error lines of the last :data:`LAST_ROUNDS` rounds (a round: an assistant message with calls,
+  its results and what followed), file contents that a reading call printed aside.
+
+An item scores 1 when its text is found as written (case, whitespace, backticks and Markdown
+escapes aside), else the share of its word pairs found (a request cut or paraphrased keeps some);
+it counts as *kept* at :data:`KEPT` or more. A category's score is its items' mean; the overall
+score (0–100) is the weighted mean of the categories that have items (:data:`WEIGHTS`). Plain
+data out; the CLI renders it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from compactor.facts import (
+    Call,
+    Entry,
+    background_jobs,
+    clean,
+    command_of,
+    entry_of,
+    identifiers,
+    is_reading_call,
+    numbers,
+    one_line,
+    outcome,
+    paths,
+)
+
+__all__ = [
+    "KEPT",
+    "LAST_ROUNDS",
+    "WEIGHTS",
+    "Category",
+    "Evaluation",
+    "Item",
+    "evaluate",
+    "evaluate_files",
+]
+
+KEPT = 0.8
+LAST_ROUNDS = 3
+WEIGHTS = {
+    "current request": 2.0,
+    "last action": 2.0,
+    "in flight": 1.5,
+    "running jobs": 1.5,
+    "user requests": 1.0,
+    "last-round facts": 1.0,
+}
+_MAX_FACTS = 60
+"""Last-round facts looked for at most (the latest first)."""
+_ITEM_CHARS = 300
+_AMOUNT_RE = re.compile(r"(?<![\w.])[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.])|[$€£]\d+(?:\.\d+)?")
+_WORD_RE = re.compile(r"[a-z0-9_]+(?:[.\-/][a-z0-9_]+)*")
+_LOCAL_COMMAND_RE = re.compile(r"^\s*(?:<command-name>\s*)?/[a-z\-]+\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One thing looked for: its text, its score (0..1) and how it was found."""
+
+    text: str
+    score: float
+    how: str
+    """``verbatim``, ``NN% of its words`` or ``missing``."""
+
+    @property
+    def kept(self) -> bool:
+        return self.score >= KEPT
+
+
+@dataclass(slots=True)
+class Category:
+    """The items of one category and their mean score."""
+
+    name: str
+    weight: float
+    items: list[Item] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        return sum(i.score for i in self.items) / len(self.items) if self.items else 1.0
+
+    @property
+    def kept(self) -> int:
+        return sum(1 for i in self.items if i.kept)
+
+
+@dataclass(slots=True)
+class Evaluation:
+    """What :func:`evaluate` found."""
+
+    original: str
+    compacted: str
+    format: str
+    categories: list[Category]
+    summary_found: bool
+
+    @property
+    def score(self) -> float:
+        """0–100: the weighted mean of the categories that have items."""
+        used = [c for c in self.categories if c.items]
+        total = sum(c.weight for c in used)
+        return 100.0 * sum(c.weight * c.score for c in used) / total if total else 100.0
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape ``compact eval --json`` prints."""
+        return {
+            "original": self.original,
+            "compacted": self.compacted,
+            "format": self.format,
+            "summary_found": self.summary_found,
+            "score": round(self.score, 1),
+            "categories": [
+                {
+                    "name": c.name,
+                    "weight": c.weight,
+                    "kept": c.kept,
+                    "total": len(c.items),
+                    "score": round(100 * c.score, 1),
+                    "items": [{**asdict(i), "kept": i.kept} for i in c.items],
+                }
+                for c in self.categories
+            ],
+        }
+
+
+# -- matching ---------------------------------------------------------------------------------
+
+_ESCAPE_RE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>&~])")
+
+
+def _normal(text: str) -> str:
+    text = _ESCAPE_RE.sub(r"\1", text).replace("`", "").lower()
+    return " ".join(text.split())
+
+
+def _pairs(text: str) -> set[tuple[str, str]]:
+    words = _WORD_RE.findall(text)
+    if len(words) == 1:
+        return {(words[0], "")}
+    return set(itertools.pairwise(words))
+
+
+class _Haystack:
+    """The compacted transcript's text, normalized once, and its word pairs."""
+
+    def __init__(self, text: str) -> None:
+        self.text = _normal(text)
+        self.pairs = _pairs(self.text)
+        self.words = set(_WORD_RE.findall(self.text))
+
+    def item(self, text: str) -> Item:
+        shown = one_line(text)[:_ITEM_CHARS]
+        wanted = _normal(text)
+        if not wanted:
+            return Item(shown, 1.0, "verbatim")
+        if wanted in self.text:
+            return Item(shown, 1.0, "verbatim")
+        pairs = _pairs(wanted)
+        if not pairs:
+            return Item(shown, 0.0, "missing")
+        if len(pairs) == 1:
+            (a, b), *_ = pairs
+            found = a in self.words and (not b or b in self.words) and (a, b) in self.pairs
+            return Item(shown, 1.0 if found else 0.0, "its words" if found else "missing")
+        share = len(pairs & self.pairs) / len(pairs)
+        how = f"{round(100 * share)}% of its words" if share else "missing"
+        return Item(shown, share, how)
+
+    def exact(self, text: str) -> Item:
+        """Found as written or not at all (an id, a path, a number)."""
+        shown = one_line(text)[:_ITEM_CHARS]
+        found = _normal(text) in self.text
+        return Item(shown, 1.0 if found else 0.0, "verbatim" if found else "missing")
+
+
+# -- what the original holds ------------------------------------------------------------------
+
+
+def _is_request(e: Entry) -> bool:
+    if e.role != "user" or e.internal or e.injected or not e.text.strip():
+        return False
+    text = e.text.strip()
+    return not (_LOCAL_COMMAND_RE.match(text) and len(text) < 200 and "\n" not in text)
+
+
+def _call_text(call: Call) -> str:
+    command = command_of(call)
+    if command is not None:
+        return command
+    for key in ("file_path", "path", "notebook_path", "url", "query", "pattern", "filename"):
+        value = call.args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return call.name
+
+
+def _last_rounds(entries: list[Entry]) -> list[Entry]:
+    starts = [e.index for e in entries if e.role == "assistant" and e.calls and not e.internal]
+    if starts:
+        first = starts[-LAST_ROUNDS:][0]
+    else:
+        requests = [e.index for e in entries if _is_request(e)]
+        first = requests[-1] if requests else 0
+    return [e for e in entries if e.index >= first and not e.internal and not e.injected]
+
+
+def _round_facts(entries: list[Entry]) -> Iterator[tuple[str, bool]]:
+    """(fact, exact) of the last rounds, latest message first."""
+    calls: dict[str, Call] = {c.id: c for e in entries for c in e.calls if c.id}
+    for e in reversed(_last_rounds(entries)):
+        texts: list[tuple[str, bool]] = [(e.text, False)]
+        texts += [(a, False) for c in e.calls for a in _call_strings(c)]
+        for r in e.results:
+            call = calls.get(r.call_id)
+            if is_reading_call(call) or (call is not None and "read" in call.name.lower()):
+                continue  # file content: the file's path is the fact, not its lines
+            texts.append((r.text, True))
+            for line in outcome(r, call).lines:
+                yield line, False
+        for text, from_result in texts:
+            if not text:
+                continue
+            window = text if len(text) <= 20_000 else text[:10_000] + "\n" + text[-10_000:]
+            for _, found in paths(window):
+                yield found, True
+            for _, found in identifiers(window):
+                yield found, True
+            for _, found in numbers(window, from_result=from_result):
+                yield found, True
+            if from_result:
+                for match in _AMOUNT_RE.finditer(window):
+                    yield match.group(), True
+
+
+def _call_strings(call: Call) -> Iterator[str]:
+    command = command_of(call)
+    if command is not None:
+        yield command
+        return
+    for value in call.args.values():
+        if isinstance(value, str) and len(value) <= 2_000:
+            yield value
+
+
+def _haystack(messages: list[Any]) -> _Haystack:
+    parts: list[str] = []
+    for i, msg in enumerate(messages):
+        e = entry_of(i, msg)
+        parts.append(e.text)
+        for c in e.calls:
+            parts += [c.name, *_call_strings(c)]
+        parts += [r.text for r in e.results]
+    return _Haystack("\n".join(parts))
+
+
+def evaluate(
+    original: list[Any], compacted: list[Any], *, names: tuple[str, str, str] = ("", "", "")
+) -> Evaluation:
+    """Score what of ``original`` (messages) survives in ``compacted`` (see the module
+    docstring); ``names``: (original path, compacted path, format) for the report."""
+    from .show import summary_message_index
+
+    entries = [entry_of(i, m) for i, m in enumerate(original)]
+    hay = _haystack(compacted)
+    cats = {name: Category(name, weight) for name, weight in WEIGHTS.items()}
+    requests = [e for e in entries if _is_request(e)]
+    if requests:
+        cats["current request"].items.append(hay.item(clean(requests[-1].text)))
+    seen: set[str] = set()
+    for e in requests:
+        key = _normal(e.text)
+        if key not in seen:
+            seen.add(key)
+            cats["user requests"].items.append(hay.item(clean(e.text)))
+    answered = {r.call_id for e in entries for r in e.results}
+    acting = [e for e in entries if e.role == "assistant" and e.calls and not e.internal]
+    if acting:
+        last = acting[-1]
+        results = {r.call_id: r for e in entries[last.index :] for r in e.results}
+        for call in last.calls:
+            cats["last action"].items.append(hay.item(_call_text(call)))
+            r = results.get(call.id)
+            if r is not None and (oc := outcome(r, call)).failed and oc.lines:
+                cats["last action"].items.append(hay.item(oc.lines[0]))
+    for e in entries:
+        for call in e.calls:
+            if call.id and call.id not in answered and not e.internal:
+                cats["in flight"].items.append(hay.item(_call_text(call)))
+    for job in background_jobs(entries):
+        if job.running:
+            cats["running jobs"].items.append(hay.exact(job.id))
+    facts: dict[str, bool] = {}
+    for fact, exact in _round_facts(entries):
+        fact = fact.strip()
+        if len(fact) >= 3 and fact not in facts:
+            facts[fact] = exact
+            if len(facts) >= _MAX_FACTS:
+                break
+    for fact, exact in facts.items():
+        cats["last-round facts"].items.append(hay.exact(fact) if exact else hay.item(fact))
+    original_name, compacted_name, fmt = names
+    return Evaluation(
+        original_name,
+        compacted_name,
+        fmt,
+        list(cats.values()),
+        summary_message_index(compacted) is not None,
+    )
+
+
+def evaluate_files(original: str, compacted: str, format: str | None = None) -> Evaluation:
+    """Read ``original`` and ``compacted`` (paths; ``-`` is stdin for one of them) and
+    :func:`evaluate` them. A file that cannot be read is a TranscriptError / InputError."""
+    from compactor.formats.registry import read_transcript
+    from compactor.io import read_input
+
+    shown_a, raw_a = read_input(original)
+    first = read_transcript(shown_a, raw_a, format=format, snapshot=False)
+    shown_b, raw_b = read_input(compacted)
+    second = read_transcript(shown_b, raw_b, format=format, snapshot=False)
+    return evaluate(first.messages, second.messages, names=(shown_a, shown_b, first.format))

@@ -1,0 +1,281 @@
+"""``compact run --strategy reduce|hybrid``: Eino's reduction (SPEC §10) in a file run.
+
+* ``reduce`` only reduces: oversized results are truncated, and when the history is over the
+  run's trigger (or with ``--force``) every tool round outside the retained suffix is cleared.
+  No model is called, so the loop guard's ratio does not apply: a clearing that frees less than
+  ``reduction.clear_at_least_tokens`` is refused (exit 4) when it was the run's whole point.
+* ``hybrid`` reduces first and summarizes only when the reduced history still fires the
+  trigger: the oldest part, the retained rounds kept verbatim after the summary.
+
+The offload folder is chosen and checked at plan time (:func:`plan_offload`: exit 2 when it
+cannot be written); its files are removed again when the run fails after writing them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from compactor.configfile.strategy import (
+    offload_enabled,
+    offload_folder,
+    reduction_config,
+    strategy_of,
+)
+from compactor.errors import LoopGuardError
+from compactor.io import Destination
+
+if TYPE_CHECKING:
+    from compactor.configfile import FileConfig
+    from compactor.formats.base import Transcript
+    from compactor.reduction import ReduceOutcome
+    from compactor.reduction.core import Locate
+
+    from .run_plan import RunOptions
+    from .runner import Run
+
+__all__ = [
+    "ReductionRefusedError",
+    "explain_strategies",
+    "locator",
+    "plan_offload",
+    "reduce_run",
+    "render_strategies",
+    "replaced_results",
+]
+
+
+class ReductionRefusedError(LoopGuardError):
+    """Clearing was the run's point (trigger fired, or ``--force``) but would free fewer tokens
+    than ``reduction.clear_at_least_tokens``: nothing is written (exit 4)."""
+
+    def __init__(self, reason: str, tokens: int) -> None:
+        super().__init__(tokens, tokens, None)
+        self.args = (f"reduction refused: {reason}; nothing was written",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def plan_offload(options: RunOptions, file_cfg: FileConfig, output: Destination) -> Path | None:
+    """The offload folder of a reduce/hybrid run, checked (None: summarize, or offload off);
+    the ``reduction:`` values are checked too (exit 2 before the transcript is read)."""
+    from compactor.reduction import check_offload_dir
+
+    if strategy_of(file_cfg, options.strategy) == "summarize":
+        return None
+    reduction_config(file_cfg)
+    if not offload_enabled(file_cfg):
+        return None
+    name = output.path if output.kind == "file" else None
+    folder = offload_folder(file_cfg, options.offload_dir, name)
+    check_offload_dir(folder)
+    return folder
+
+
+def _origin_lines(parsed: Transcript, index: int) -> list[Any]:
+    lines: list[Any] = parsed.meta.get("lines") or []
+    origin: list[Any] = parsed.meta.get("origin") or []
+    if index >= len(origin):
+        return []
+    where = origin[index]
+    indexes: Sequence[int] = where if isinstance(where, list) else [where]
+    return [lines[i] for i in indexes if isinstance(i, int) and 0 <= i < len(lines)]
+
+
+def locator(parsed: Transcript, path: str | None) -> Locate | None:
+    """``(message index, call id) → (path, line)`` of the record holding a result in the file
+    ``path`` (the input, or its archive); None when there is no such file."""
+    if path is None:
+        return None
+
+    def locate(index: int, call_id: str) -> tuple[str, int] | None:
+        found = _origin_lines(parsed, index)
+        if not found:
+            return None
+        needle = call_id.encode("utf-8", "surrogatepass")
+        for line in found:
+            if needle and needle in line.text:
+                return path, int(line.number)
+        return path, int(found[0].number)
+
+    return locate
+
+
+def _note_path(run: Run) -> str | None:
+    opts, file_cfg = run.plan.options, run.plan.file_config
+    setting = opts.transcript_path or file_cfg.transcript_file_path or "auto"
+    if setting == "none":
+        return None
+    if setting != "auto":
+        return setting
+    if run.plan.archive_dir is not None:  # where the original will be archived
+        from compactor.io import archive_path
+
+        return archive_path(run.input_bytes(), run.plan.archive_dir)
+    return None if opts.input == "-" else os.path.abspath(opts.input)
+
+
+async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | None:
+    """Reduce (and, for hybrid, maybe summarize) ``parsed``: the bytes to write, or None when
+    the transcript stays as it is."""
+    from compactor.counting.trigger import verdict
+    from compactor.formats.base import CompactionInfo, WriteMode
+    from compactor.formats.records import dropped_records
+    from compactor.formats.registry import write_transcript
+    from compactor.reduction import FileOffload, Reduction
+    from compactor.schema import AgentState
+
+    plan, r = run.plan, run.result
+    opts, file_cfg = plan.options, plan.file_config
+    strategy = strategy_of(file_cfg, opts.strategy)
+    backend = FileOffload(plan.offload_dir) if plan.offload_dir is not None else None
+    run.offload = backend
+    cfg = reduction_config(
+        file_cfg,
+        fmt=parsed.format,
+        force=opts.force,
+        backend=backend,
+        locate=None if backend is not None else locator(parsed, _note_path(run)),
+        on_event=run.emit,
+    )
+    history: list[Any] = list(parsed.messages)
+    outcome: ReduceOutcome[Any] = await Reduction(cfg).reduce(
+        AgentState(messages=history, tools=list(parsed.tools)),
+        tokens=decision.tokens,  # the trigger counted it with this counter already
+    )
+    report: dict[str, Any] = {"strategy": strategy, **outcome.to_dict()}
+    if plan.offload_dir is not None:
+        report["offload_dir"] = str(plan.offload_dir)
+    r.extras["reduction"] = report
+    trigger = file_cfg.trigger_condition()
+    if strategy == "hybrid":
+        after = verdict(len(outcome.messages), outcome.tokens_after, trigger)
+        report["summarized"] = after.triggered
+        if after.triggered:
+            return await run.summarize(
+                parsed, decision, messages=outcome.messages, retained_from=outcome.retained_from
+            )
+    if not outcome.changed:
+        skipped = outcome.clear_skipped or ""
+        if (decision.triggered or opts.force) and "clear_at_least_tokens" in skipped:
+            raise ReductionRefusedError(skipped, outcome.tokens_before)
+        return None
+    await run.archive_original()  # the original first, as a summarizing run does
+    r.messages_after = len(outcome.messages)
+    r.tokens_after = outcome.tokens_after
+    mode: WriteMode = "append" if opts.append else "shrink"
+    if parsed.format == "claude-code" and mode == "shrink":
+        from compactor.formats.patching import patch_claude_code_results
+
+        return patch_claude_code_results(parsed, replaced_results(parsed.messages, outcome))
+    from compactor.formats.patching import set_known_matches
+    from compactor.reduction import PROCESSED_KEY
+
+    set_known_matches(
+        parsed,
+        outcome.messages,
+        [
+            None if new is not old and PROCESSED_KEY in new.extra else i
+            for i, (old, new) in enumerate(zip(parsed.messages, outcome.messages, strict=True))
+        ],
+    )
+    data = write_transcript(
+        parsed,
+        outcome.messages,
+        mode=mode,
+        info=CompactionInfo(
+            tokens_before=decision.tokens,
+            tokens_after=outcome.tokens_after,
+            trigger="auto" if decision.triggered else "manual",
+            timestamp=plan.timestamp,
+        ),
+    )
+    if parsed.format == "claude-code":  # --append: the re-emitted copies carry no old usage
+        from compactor.formats.patching import zero_appended_usage
+
+        data = zero_appended_usage(data, parsed)
+    r.dropped_records = dropped_records(parsed, outcome.messages, data, mode)
+    return data
+
+
+def replaced_results(
+    originals: Sequence[Any], outcome: ReduceOutcome[Any]
+) -> dict[int, dict[str, str]]:
+    """Message index → call id → the text that replaces that result (agentic messages)."""
+    from compactor.reduction import PROCESSED_KEY
+
+    replaced: dict[int, dict[str, str]] = {}
+    for index, (old, new) in enumerate(zip(originals, outcome.messages, strict=True)):
+        marker = new.extra.get(PROCESSED_KEY) if new is not old else None
+        if not isinstance(marker, dict) or not hasattr(new, "blocks"):
+            continue
+        replaced[index] = {
+            str(b.call_id): b.content[0].text or ""
+            for b in new.blocks
+            if b.type == "function_tool_result" and b.call_id in marker and b.content
+        }
+    return replaced
+
+
+class _DryRun:
+    """A backend that names the file a run would write, and writes nothing."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def save(self, kind: str, call_id: str, content: str) -> str:
+        return f"{self.root}/{kind}/{call_id}"
+
+
+async def explain_strategies(
+    file_cfg: FileConfig,
+    fmt: str | None,
+    messages: list[Any],
+    tools: list[Any],
+    summarized_tokens: int,
+) -> dict[str, Any]:
+    """``check --explain``: what each strategy would free, without writing or calling anything.
+    ``summarized_tokens``: the estimate of the part summarize would replace by a summary."""
+    from compactor.counting.trigger import decide
+    from compactor.reduction import Reduction
+    from compactor.schema import AgentState
+
+    chosen = strategy_of(file_cfg)
+    backend = _DryRun("NAME.offload") if offload_enabled(file_cfg) else None
+    cfg = reduction_config(file_cfg, fmt=fmt, backend=backend)
+    outcome = await Reduction(cfg).reduce(AgentState(messages=list(messages), tools=list(tools)))
+    after = await decide(
+        outcome.messages, tools, file_cfg.trigger_condition(), file_cfg.counter(), always_count=True
+    )
+    return {
+        "chosen": chosen,
+        "summarize": {"summarized_tokens": summarized_tokens},
+        "reduce": outcome.to_dict(),
+        "hybrid": {
+            "tokens_after_reduce": outcome.tokens_after,
+            "summarizes": after.triggered,
+        },
+    }
+
+
+def render_strategies(data: dict[str, Any]) -> list[str]:
+    """The ``check --explain`` lines of :func:`explain_strategies`."""
+    red, hyb = data["reduce"], data["hybrid"]
+    cleared = (
+        f"{red['cleared']:,} cleared"
+        if red["clear_skipped"] is None
+        else f"none cleared ({red['clear_skipped']})"
+    )
+    then = "then summarizes the older part" if hyb["summarizes"] else "no summary needed"
+    return [
+        f"  strategies (this config: {data['chosen']}):",
+        f"    summarize:         replaces ~{data['summarize']['summarized_tokens']:,} tokens "
+        "by a summary",
+        f"    reduce:            {red['truncated']:,} truncated, {cleared}: "
+        f"{red['tokens_before']:,} → {red['tokens_after']:,} tokens "
+        f"({red['tokens_freed']:,} freed)",
+        f"    hybrid:            reduce to {hyb['tokens_after_reduce']:,} tokens, {then}",
+    ]

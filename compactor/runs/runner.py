@@ -1,0 +1,550 @@
+"""A run of one transcript file as a transaction, owned by the library (``compact run``).
+
+Two steps, so that nothing is destroyed at the edges:
+
+* :func:`plan` reads the config and resolves every path the run will touch — the input, the
+  transcript's destination, ``--report``, ``--events`` and the archive — before the transcript
+  or the model is read and before anything is written. A destination that cannot be written
+  (missing or read-only folder, a directory, a block device), two destinations that are one
+  file (also through a symlink or a hard link), or a report/events path equal to the input or
+  the output is a :class:`~compactor.errors.ConfigError` (exit 2), and nothing was written.
+* :meth:`Run.execute` reads, decides, summarizes and writes, and returns a :class:`RunResult`
+  (plain data: exit code, error, what was and was not written, counts, the report). Events flow
+  out through a sink as they happen; a report and an events file are written for every outcome
+  after the plan, failures and interrupts included.
+
+This module owns the execution (:class:`Run`, :func:`run_file`, :func:`arun_file`); the plan
+lives in :mod:`compactor.runs.run_plan` (:class:`RunOptions`, :func:`plan`, :class:`RunPlan`) and
+the result in :mod:`compactor.runs.run_result` (:class:`RunResult`, :class:`AttemptLog`). Their
+public names are re-exported here, and a program imports them as ``compactor.runner`` (the name
+the README documents, a module that re-exports this one) or from ``compactor``.
+
+The command line only builds :class:`RunOptions`, calls these and renders the result, so a
+program compacts a file exactly as ``compact run`` does::
+
+    from compactor.runner import RunOptions, run_file
+
+    result = run_file(RunOptions(input="session.jsonl", in_place=True, model="local"))
+    print(result.exit_code, result.archive, result.report())
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from compactor._util import maybe_await
+from compactor.errors import CompactorError, ConfigError, InputChangedError, StreamError
+from compactor.events import (
+    CacheRefused,
+    RunEvent,
+    RunEventSink,
+    RunFinished,
+    TranscriptRead,
+    TriggerChecked,
+    WindowAssumed,
+)
+from compactor.exitcodes import ExitCode, classify
+from compactor.interrupts import Interrupted, last_signal, signal_name
+from compactor.io import (
+    ArchiveHold,
+    Destination,
+    InputFile,
+    LineWriter,
+    archive_held,
+    archive_path,
+    json_bytes,
+    open_input,
+    write_destination,
+)
+from compactor.io.writing import current_umask
+from compactor.pipeline.limits import SpendHold, SpendMeter
+
+from .run_plan import (
+    APPEND_FORMATS,
+    RunOptions,
+    RunPlan,
+    default_output,
+    in_option_names,
+    output_path,
+    plan,
+)
+from .run_result import AttemptLog, RunResult, outcome_report
+
+__all__ = [
+    "APPEND_FORMATS",
+    "AttemptLog",
+    "Run",
+    "RunOptions",
+    "RunPlan",
+    "RunResult",
+    "arun_file",
+    "default_output",
+    "output_path",
+    "plan",
+    "run_file",
+]
+
+
+# --------------------------------------------------------------------------------------------------
+# Execute
+
+
+class Run:
+    """One execution of a :class:`RunPlan`. ``result`` is filled in as the run goes, so it
+    also tells what an interrupted run wrote."""
+
+    def __init__(
+        self,
+        plan: RunPlan,
+        *,
+        sink: RunEventSink | None = None,
+        model: Any = None,
+        meter: SpendMeter | None = None,
+    ) -> None:
+        self.plan = plan
+        self.sink = sink
+        self.model = model
+        """A model object to use instead of the config's (tests, programs)."""
+        self.meter = meter
+        """The spend budget this run draws from (a batch shares one); None: the config's
+        ``limits`` for this run alone, or no limit."""
+        out = plan.output
+        self.result = RunResult(
+            input=plan.options.input, output="-" if out.kind == "stdout" else out.name
+        )
+        self.attempts = AttemptLog()
+        self._events: LineWriter | None = None
+        self._events_error: StreamError | None = None
+        self._intended: dict[str, str] = {}
+        self._input: InputFile | None = None
+        self._archive: ArchiveHold | None = None
+        self.exception: BaseException | None = None
+        """The error the run failed with (for ``--debug`` tracebacks); None on success."""
+        self.offload: Any = None
+        """``--strategy reduce|hybrid``: the offload backend (its files are removed when the
+        run fails)."""
+
+    # -- events ----------------------------------------------------------------------------------
+    async def emit(self, event: RunEvent) -> None:
+        """Hand ``event`` to the attempt log, the events file and the caller's sink."""
+        self.attempts(event)
+        if self._events is not None and self._events_error is None:
+            line = json_bytes(event.to_dict()) + b"\n"  # a name's undecodable bytes escaped
+            try:
+                self._events.write(line)
+            except StreamError as err:
+                self._events_error = err  # the run goes on; the outcome says so
+        if self.sink is not None:
+            await maybe_await(self.sink(event))
+
+    def _archived(self, path: str) -> None:
+        """The original is in the archive (recorded with signals held, right at its rename)."""
+        self.result.archive = self.result.written["archive"] = path
+
+    def _wrote(self, role: str, label: str) -> Callable[[], None]:
+        def mark() -> None:
+            self.result.written[role] = label
+
+        return mark
+
+    # -- the run ---------------------------------------------------------------------------------
+    async def execute(self) -> RunResult:
+        """Run the plan. Failures become the result's exit code and error; an interrupt
+        (KeyboardInterrupt, :class:`~compactor.interrupts.Interrupted`, cancellation)
+        propagates after temp files are removed and the report says what was written."""
+        started = time.monotonic()
+        try:
+            try:
+                if self.plan.events is not None:  # never more readable than the input
+                    self._events = LineWriter(self.plan.events, cap=self.plan.input_mode)
+                await self._work()
+            except Exception as err:  # noqa: BLE001 - every failure becomes the result
+                self.exception = err
+                self._fail(*classify(err))
+            await self._finish(started)
+        except (KeyboardInterrupt, asyncio.CancelledError) as err:
+            self.exception = err
+            signum = err.signum if isinstance(err, Interrupted) else (last_signal() or 2)
+            self._fail(f"interrupted by {signal_name(signum)}", 128 + signum, force=True)
+            try:
+                await self._finish(started)
+            except BaseException:  # noqa: BLE001 - a second signal: stop writing at once
+                if self._events is not None:
+                    self._events.abort()
+            raise
+        finally:
+            if self._input is not None:
+                self._input.close()
+            if self._archive is not None:
+                self._archive.release()
+        return self.result
+
+    def _fail(self, message: str, code: int, *, force: bool = False) -> None:
+        """Record a failure; the first one wins (an interrupt always does)."""
+        if force or self.result.error is None or self.result.exit_code == ExitCode.OK:
+            self.result.error = message
+            self.result.exit_code = code
+
+    async def _work(self) -> None:
+        from compactor.counting.trigger import decide
+        from compactor.formats.registry import read_transcript
+
+        opts, file_cfg, r = self.plan.options, self.plan.file_config, self.result
+        # A regular input (not --in-place, which archives it first) is parsed as it is read
+        # and not kept: what is written back unchanged is read again, and checked. No snapshot
+        # either: nothing in the run edits a message in place (the pipeline only reads the
+        # history). So the transcript is held once, as parsed.
+        self._input = open_input(
+            opts.input,
+            lock=opts.in_place,
+            stream=not opts.in_place,
+            limits=file_cfg.input_limits(),
+        )
+        if opts.input == "-" and not self._input.raw.strip():
+            # An empty stdin (a pipeline with nothing to shrink) passes through: nothing to
+            # read, nothing written, exit 0.
+            r.reason = "stdin was empty"
+            r.messages_before = r.messages_after = r.tokens_before = r.tokens_after = 0
+            return
+        if opts.in_place:
+            self._check_planned_file()
+        parsed = read_transcript(
+            self._input.display,
+            self._input.source,
+            format=opts.format or file_cfg.format,
+            snapshot=False,
+        )
+        r.format = parsed.format
+        if opts.append and parsed.format not in APPEND_FORMATS:
+            raise ConfigError(
+                f"--append works only for {' and '.join(APPEND_FORMATS)} transcripts, "
+                f"not {parsed.format!r}"
+            )
+        counter, trigger = file_cfg.counter(), file_cfg.trigger_condition()
+        decision = await decide(parsed.messages, parsed.tools, trigger, counter, always_count=True)
+        r.triggered = decision.triggered or opts.force
+        r.reason = decision.reason
+        r.messages_before = r.messages_after = len(parsed.messages)
+        r.tokens_before = r.tokens_after = decision.tokens
+        await self.emit(
+            TranscriptRead(opts.input, parsed.format, len(parsed.messages), len(parsed.records))
+        )
+        await self.emit(
+            TriggerChecked(
+                decision.triggered, opts.force, decision.reason, decision.tokens, decision.messages
+            )
+        )
+        if self.plan.strategy != "summarize":
+            await self._reduce(parsed, decision)
+            return
+        if not r.triggered:
+            if not opts.in_place:  # --in-place: the input is left as it is
+                del parsed  # a streamed input is read again whole: not next to its records
+                self._write_output(self._input.raw)
+            return
+        data = await self._summarize(parsed, decision)
+        self._write_output(data)
+
+    async def _say_assumed_window(self, cfg: Any) -> None:
+        """An unknown model without ``model.context_tokens``: its window is assumed (issue 34),
+        said once in the live view (an event) and in the report."""
+        from compactor.configfile import summarizer_window
+
+        if self.model is not None:
+            return  # a model handed in (tests): the config's window is its own
+        window, assumed = summarizer_window(self.plan.file_config, self.plan.overrides)
+        if assumed is not None and window is not None and window == cfg.summarizer_context_tokens:
+            self.result.extras["assumed_window"] = {"model": assumed, "tokens": window}
+            await self.emit(WindowAssumed(assumed, window))
+
+    async def _reduce(self, parsed: Any, decision: Any) -> None:
+        """``--strategy reduce|hybrid`` (:mod:`compactor.runs.run_reduce`); offloaded files are
+        removed again when the run fails before its output is written."""
+        from .run_reduce import reduce_run
+
+        try:
+            data = await reduce_run(self, parsed, decision)
+            if data is not None:
+                self._write_output(data)
+            elif not self.plan.options.in_place:
+                assert self._input is not None
+                del parsed
+                self._write_output(self._input.raw)
+        except BaseException:
+            if self.offload is not None and "output" not in self.result.written:
+                self.offload.discard()
+            raise
+
+    def input_bytes(self) -> bytes:
+        """The input's bytes (a streamed input is read again, and checked)."""
+        return self._input.raw if self._input is not None else b""
+
+    async def archive_original(self) -> None:
+        """Archive the original when the plan says so (fsynced; once per run)."""
+        if self.plan.archive_dir is None or self._archive is not None:
+            return
+        raw = self._input.raw if self._input is not None else b""
+        # The original first: the summary's note points at it, and an --in-place run never
+        # replaces a file whose bytes are not safe elsewhere.
+        self._intended["archive"] = str(self.plan.archive_dir)
+        # Held (a shared lock) until the run ends: a prune never takes it meanwhile.
+        self._archive = archive_held(raw, self.plan.archive_dir, on_commit=self._archived)
+        self._archived(self._archive.path)
+        self._index_archive(self._archive.path)
+        del self._intended["archive"]
+
+    async def summarize(
+        self, parsed: Any, decision: Any, *, messages: Any = None, retained_from: int = 0
+    ) -> bytes:
+        """Summarize ``messages`` (default: the transcript's), keeping the messages from
+        ``retained_from`` on verbatim (hybrid: the rounds reduction retained); the bytes."""
+        return await self._summarize(
+            parsed, decision, messages=messages, retained_from=retained_from
+        )
+
+    async def _summarize(
+        self, parsed: Any, decision: Any, *, messages: Any = None, retained_from: int = 0
+    ) -> bytes:
+        from compactor import new
+        from compactor.configfile import build_config
+        from compactor.counting.trigger import decide
+        from compactor.formats.base import CompactionInfo, WriteMode
+        from compactor.formats.records import dropped_records
+        from compactor.formats.registry import write_transcript
+        from compactor.schema import AgentState
+
+        opts, file_cfg, r = self.plan.options, self.plan.file_config, self.result
+        raw = b""  # the input's bytes, for its archive only (a streamed input is read again)
+        history = list(parsed.messages if messages is None else messages)
+        if self._archive is not None:
+            auto_path: str | None = self._archive.path
+        elif self.plan.archive_dir is not None:
+            raw = self._input.raw if self._input is not None else b""
+            auto_path = archive_path(raw, self.plan.archive_dir)
+        elif opts.input == "-":
+            auto_path = "-"  # the note says it was read from stdin, and kept nowhere
+        else:
+            auto_path = os.path.abspath(opts.input)  # noqa: ASYNC240 - string work, no I/O
+        cfg = build_config(
+            file_cfg, self.plan.overrides, transcript_path_auto=auto_path, model=self.model
+        )
+        if not decision.triggered:
+            # --force on a transcript below its trigger: it cannot loop, so no ratio guard;
+            # the growth guard (loop_guard.max_growth) still refuses a result that blows it up.
+            cfg = dataclasses.replace(cfg, loop_guard=None)
+        r.transcript_path = cfg.transcript_file_path
+        if cfg.focus_instructions:
+            r.extras["instructions"] = cfg.focus_instructions
+        if cfg.cache is not None and cfg.cache.refused is not None:
+            # A folder another user can write: its entries could be planted. Run without it.
+            folder, reason = str(cfg.cache.directory), cfg.cache.refused
+            r.extras["cache"] = {"dir": folder, "refused": reason}
+            cfg = dataclasses.replace(cfg, cache=None)
+            await self.emit(CacheRefused(folder, reason))
+        await self._say_assumed_window(cfg)
+        cfg = dataclasses.replace(cfg, emit_internal_events=True, on_event=self.emit)
+        if retained_from:
+            from compactor.reduction import keep_retained
+
+            cfg = keep_retained(cfg, history, retained_from)
+        # Spend limits: the plan must fit before anything is sent or written (the archive too).
+        hold = await self._reserve(cfg, history)
+        try:
+            await self.archive_original()
+            if hold is not None:
+                cfg = dataclasses.replace(cfg, spend=hold)
+            outcome = await new(cfg).summarize_detailed(
+                AgentState(messages=history, tools=list(parsed.tools)),
+                tokens_before=decision.tokens,  # the same counter and trigger as the config's
+            )
+        finally:
+            if hold is not None:
+                hold.release()
+                r.extras["limits"] = hold.report()
+        r.attempts = self.attempts.attempts
+        r.extras = {**outcome_report(outcome, cfg), **r.extras, **self.attempts.report()}
+        r.messages_after = len(outcome.messages)
+        tokens_after = outcome.tokens_after  # counted by the loop guard, when it ran
+        if tokens_after is None:
+            counter, trigger = file_cfg.counter(), file_cfg.trigger_condition()
+            after = await decide(
+                outcome.messages, parsed.tools, trigger, counter, always_count=True
+            )
+            tokens_after = after.tokens
+        r.tokens_after = tokens_after
+        mode: WriteMode = "append" if opts.append else "shrink"
+        data = write_transcript(
+            parsed,
+            outcome.messages,
+            mode=mode,
+            info=CompactionInfo(
+                tokens_before=decision.tokens,
+                tokens_after=tokens_after,
+                trigger="auto" if decision.triggered else "manual",
+                timestamp=self.plan.timestamp,
+            ),
+        )
+        r.dropped_records = dropped_records(parsed, outcome.messages, data, mode)
+        return data
+
+    def _index_archive(self, entry: str) -> None:
+        """Note in the archive's index which file ``entry`` was (``compact archive restore``)."""
+        from compactor.io.archive_index import record_archived
+
+        opts = self.plan.options
+        original = None if opts.input == "-" else os.path.abspath(opts.input)
+        by = "run --in-place" if opts.in_place else "run --transcript-path archive"
+        assert self.plan.archive_dir is not None
+        record_archived(self.plan.archive_dir, entry, original, by=by)
+
+    async def _reserve(self, cfg: Any, messages: list[Any]) -> SpendHold | None:
+        """Set aside the requests this run plans to send (:mod:`compactor.pipeline.limits`);
+        :class:`~compactor.errors.SpendLimitError` when they do not fit what is left."""
+        if self.meter is None:
+            limits = self.plan.file_config.spend_limits()
+            if limits is None:
+                return None
+            self.meter = SpendMeter(limits)
+        from .explain import plan_requests
+
+        planned = await plan_requests(cfg, messages)
+        self.result.extras["limits"] = {
+            **self.meter.limits.to_dict(),
+            "planned_requests": planned.requests,
+            "planned_input_tokens": planned.input_tokens,
+            "requests": 0,
+            "input_tokens": 0,
+        }
+        return self.meter.reserve(planned.requests, planned.input_tokens)
+
+    def _write_output(self, data: bytes) -> None:
+        out, r = self.plan.output, self.result
+        label = r.output
+        self._intended["output"] = label
+        mode = None
+        if self.plan.input_mode is not None:  # never more readable than the input
+            mode = (0o666 & ~current_umask()) & self.plan.input_mode
+        before = self._check_input_unchanged if self.plan.options.in_place else None
+        try:
+            write_destination(
+                out, data, mode=mode, before_replace=before, on_commit=self._wrote("output", label)
+            )
+        except StreamError as err:
+            self._cut_short("output", err, len(data))
+            raise
+        del self._intended["output"]
+
+    def _cut_short(self, role: str, err: StreamError, total: int | None = None) -> None:
+        """A stream that took part of its bytes before failing: say how much went out."""
+        if err.written > 0:
+            cut = {"bytes_written": err.written}
+            self.result.incomplete[role] = cut if total is None else {**cut, "bytes": total}
+
+    def _check_planned_file(self) -> None:
+        """``--in-place``: the file just opened (and locked) is the file the plan will replace.
+
+        The plan resolved the destination (symlinks followed) before the run; the input is
+        opened by name afterwards. A link retargeted in between (an agent rotating
+        ``current.jsonl``) would have the run replace the planned file with a compaction of
+        another file's content: exit 5 instead, before the archive or the model, nothing
+        written. From here on the run reads only this descriptor, and the check before the
+        rename (:meth:`InputFile.changed`) looks at the planned path: the file it replaces."""
+        assert self._input is not None
+        read = self._input.identity[:2] if self._input.identity is not None else None
+        if read != self.plan.output.identity:
+            raise InputChangedError(
+                self._input.display,
+                f"it is no longer the file the run planned to replace "
+                f"({self.plan.output.path!r}): a link was retargeted or the file replaced "
+                "before it was read; nothing was replaced",
+            )
+        self._input.path = self.plan.output.path
+
+    def _check_input_unchanged(self) -> None:
+        if self._input is None:
+            return
+        reason = self._input.changed()
+        if reason is not None:
+            kept = f"; the original read is archived at {self.result.archive}" * bool(
+                self.result.archive
+            )
+            raise InputChangedError(
+                self._input.display,
+                f"the input changed during the run ({reason}); it was not replaced{kept}",
+            )
+
+    async def _finish(self, started: float) -> None:
+        r = self.result
+        r.attempts = self.attempts.attempts
+        r.extras.update(self.attempts.report())
+        r.not_written = {k: v for k, v in self._intended.items() if k not in r.written}
+        r.duration_s = time.monotonic() - started
+        await self.emit(RunFinished(int(r.exit_code), r.error, dict(r.written), r.not_written))
+        if self._events is not None:
+            events, label = self._events, self._events.dest.label
+            self._events = None
+            if self._events_error is not None:
+                events.abort()
+                r.not_written["events"] = label
+                self._cut_short("events", self._events_error)
+                self._fail(*classify(self._events_error))
+            else:
+                try:
+                    events.commit(self._wrote("events", label))
+                except BaseException as err:  # StreamError, OSError from rename, a signal
+                    events.abort()  # no temp file left behind, whatever stopped the commit
+                    if "events" not in r.written:  # a signal just after the rename: it was
+                        r.not_written["events"] = label
+                    if not isinstance(err, Exception):
+                        raise
+                    self._fail(*classify(err))
+        elif self.plan.events is not None and "events" not in r.written:
+            r.not_written["events"] = self.plan.events.label  # a signal stopped its commit
+        if self.plan.report is not None:
+            self._write_report(self.plan.report)
+
+    def _write_report(self, dest: Destination) -> None:
+        r = self.result
+        body = json_bytes(r.report(), indent=2) + b"\n"
+        try:
+            write_destination(  # it holds transcript lines: never more readable than the input
+                dest, body, cap=self.plan.input_mode, on_commit=self._wrote("report", dest.label)
+            )
+        except Exception as err:  # noqa: BLE001 - StreamError, or OSError from mkstemp/rename
+            r.not_written["report"] = dest.label
+            if isinstance(err, StreamError):
+                self._cut_short("report", err, len(body))
+            self._fail(*classify(err))
+
+
+# --------------------------------------------------------------------------------------------------
+# One call
+
+
+async def arun_file(
+    options: RunOptions, *, sink: RunEventSink | None = None, model: Any = None
+) -> RunResult:
+    """Plan and execute one run in the running event loop (a planning error is a result
+    with exit code 2 and nothing written). Errors name the :class:`RunOptions` fields
+    (``RunOptions.output``), not the command line's flags."""
+    try:
+        planned = plan(options)
+    except CompactorError as err:
+        result = RunResult.refused(options, err)
+    else:
+        result = await Run(planned, sink=sink, model=model).execute()
+    if result.error is not None:
+        result.error = in_option_names(result.error)
+    return result
+
+
+def run_file(
+    options: RunOptions, *, sink: RunEventSink | None = None, model: Any = None
+) -> RunResult:
+    """:func:`arun_file` in an event loop of its own: compact one file as ``compact run``."""
+    return asyncio.run(arun_file(options, sink=sink, model=model))
