@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compactor.finalize import default_finalizer
+from compactor.pipeline.finalize import default_finalizer
 from compactor.schema import AgenticMessage, Block, Message, Part, ToolCall
 
 __all__ = ["ADDED", "Added", "add_after", "add_before", "build", "entries"]

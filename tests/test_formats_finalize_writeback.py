@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 import compactor as c
 from compactor.formats.base import Transcript, WriteMode
 from compactor.formats.registry import read_transcript, write_transcript
-from compactor.runner import RunOptions, run_file
+from compactor.runs.runner import RunOptions, run_file
 from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Block, Message, make_user
 
 from . import finalize_plugin
