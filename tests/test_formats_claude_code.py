@@ -19,11 +19,16 @@ import orjson
 import pytest
 
 import compactor as c
-from compactor.counting.tokens import TokenCounterInput, default_token_counter
+from compactor.counting.tokens import TokenCounterInput, default_token_counter, estimate_message
 from compactor.formats.base import CompactionInfo, Transcript
 from compactor.formats.claude_code import attachment_text
 from compactor.formats.registry import read_transcript, write_transcript
-from compactor.pipeline.finalize import PreserveSkillsConfig, find_skills, new_finalizer
+from compactor.pipeline.finalize import (
+    PreserveSkillsConfig,
+    find_skills,
+    is_user_candidate,
+    new_finalizer,
+)
 from compactor.pipeline.planning import tail_start
 from compactor.schema import (
     CONTENT_TYPE_KEY,
@@ -216,7 +221,7 @@ def test_a_reread_counts_what_the_next_request_carries() -> None:
     _, out, _ = _append(TOKENFORGE, 6)
     again = read_transcript("out", out)
     tokens = default_token_counter(TokenCounterInput(_agentic(again)))
-    expected = sum(c.tokens.estimate_message(m) for m in _agentic(again))
+    expected = sum(estimate_message(m) for m in _agentic(again))
     assert tokens == expected < stale // 4
 
 
@@ -308,7 +313,7 @@ def test_attachments_are_injected_context_messages() -> None:
     assert all(m.extra["injected"] and m.role == "user" for m in attachments)
     assert "AskUserQuestion" in attachments[0].blocks[0].text  # type: ignore[operator]
     # They are not the user's words, so never quoted back as such.
-    assert c.finalize.is_user_candidate(attachments[0]) is False
+    assert is_user_candidate(attachments[0]) is False
 
 
 def test_the_summarizer_sees_the_attachments() -> None:
