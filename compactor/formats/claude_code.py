@@ -51,6 +51,7 @@ from . import _jsonl
 from ._family import check_records, family
 from .anthropic import blocks_from_content, content_from_blocks, usage_from
 from .base import CompactionInfo, Transcript, WriteMode
+from .patching import ZEROED_USAGE_KEYS
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
@@ -489,14 +490,20 @@ class _Writer:
 
     def _copy(self, original: dict[str, Any], parent: str) -> dict[str, Any]:
         """A record written again (not kept in place): fresh uuid and, for an assistant line, a
-        fresh ``message.id`` so Claude Code does not merge it with the original's lines."""
+        fresh ``message.id`` so Claude Code does not merge it with the original's lines, and its
+        usage zeroed: it measured the context before this compaction, and Claude Code takes the
+        last assistant usage as the context size (a stale one makes it compact again at once)."""
         rec = dict(original)
         rec["uuid"] = _jsonl.stable_uuid(self.session, "copy", str(original.get("uuid")))
         rec["parentUuid"] = parent
         body = rec.get("message")
         if rec.get("type") == "assistant" and isinstance(body, dict) and "id" in body:
             fresh = _jsonl.stable_uuid(self.session, "copy-message", str(body.get("id")))
-            rec["message"] = {**body, "id": "msg_" + fresh.replace("-", "")}
+            body = {**body, "id": "msg_" + fresh.replace("-", "")}
+            usage = body.get("usage")
+            if isinstance(usage, dict):
+                body["usage"] = {**usage, **{k: 0 for k in ZEROED_USAGE_KEYS if k in usage}}
+            rec["message"] = body
         return rec
 
     def _rendered(self, msg: Message | AgenticMessage, parent: str) -> dict[str, Any]:
