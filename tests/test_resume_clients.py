@@ -476,19 +476,23 @@ def test_claude_code_resumes_append_output(
     _claude_resumes(_case("claude-code", relative, keep, tmp_path), anthropic)
 
 
-REDUCED_CLAUDE_FILES = [
-    "claude-code/raze-grant-session.jsonl",
-    "claude-code/tokenforge-grant-session.jsonl",
-]
-REDUCED_CODEX_FILES = CODEX_FILES
 REDUCED: dict[str, int | None] = {"reduce": None, "hybrid": 20}
 """Strategy → ``keep.messages``: reduce keeps every message; hybrid keeps 20 (whole rounds)
 after its summary, so cleared rounds, not only the retained one, are among them."""
+REDUCED_CLAUDE = [
+    (f"claude-code/{name}.jsonl", strategy)
+    for name in ("raze-grant-session", "tokenforge-grant-session")
+    for strategy in REDUCED
+] + [("claude-code/bastion-glm47-skill-lock.jsonl", "reduce")]  # GLM-4.7 inside Claude Code
+REDUCED_CODEX = [(relative, strategy) for relative in CODEX_FILES for strategy in REDUCED]
 
 
-@pytest.mark.parametrize("strategy", list(REDUCED))
+def _reduced_id(case: tuple[str, str]) -> str:
+    return f"{Path(case[0]).stem}-{case[1]}"
+
+
 @pytest.mark.parametrize(
-    "relative", REDUCED_CLAUDE_FILES, ids=[Path(f).stem for f in REDUCED_CLAUDE_FILES]
+    ("relative", "strategy"), REDUCED_CLAUDE, ids=map(_reduced_id, REDUCED_CLAUDE)
 )
 def test_claude_code_resumes_reduced_append_output(
     relative: str, strategy: str, tmp_path: Path, anthropic: FakeAnthropic
@@ -604,9 +608,8 @@ def test_codex_resumes_append_output(
     _codex_resumes(_case("codex", relative, keep, tmp_path), responses)
 
 
-@pytest.mark.parametrize("strategy", list(REDUCED))
 @pytest.mark.parametrize(
-    "relative", REDUCED_CODEX_FILES, ids=[Path(f).stem for f in REDUCED_CODEX_FILES]
+    ("relative", "strategy"), REDUCED_CODEX, ids=map(_reduced_id, REDUCED_CODEX)
 )
 def test_codex_resumes_reduced_append_output(
     relative: str, strategy: str, tmp_path: Path, responses: FakeResponses
