@@ -17,6 +17,11 @@ client then makes:
 * it is the only model request: no compaction first, although the client's auto-compact limit
   sits between the size after our compaction and the stale size before it.
 
+With ``--strategy reduce`` and ``hybrid`` (issue 30 point 4) the reduced history is the
+compaction's replacement, and the request must also hold each cleared result as its placeholder,
+naming an offload file that holds exactly the original, which is sent nowhere; a second turn
+(``claude -p --continue`` / ``codex exec resume --last``) sends the same reduced history.
+
 Nothing leaves 127.0.0.1: proxies point at a dead local port, telemetry and update checks are
 off, HOME and CODEX_HOME are fresh temporary folders.
 """
@@ -466,6 +471,17 @@ def _claude_resumes(case: Case, anthropic: FakeAnthropic) -> None:
     _check_request(case, _claude_request(body), file_ids, unanswered)
     # Claude Code appended its own turn after ours; our records are untouched.
     assert out.read_bytes().startswith(before)
+    if case.strategy == "summarize":
+        return
+    # A reduced session goes on: the next turn (--continue: the newest session of this
+    # folder) sends the same reduced history, with the first turn after it.
+    proc = _run([CLAUDE, "-p", "--continue", "again"], work, env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    requests = anthropic.model_requests()
+    assert len(requests) == 2, [_user_texts(r)[-1:] for r in requests]
+    assert _user_texts(requests[1])[-2:] == ["continue", "again"]
+    assert isinstance(requests[1].body, dict)
+    _check_request(case, _claude_request(requests[1].body), file_ids, unanswered)
 
 
 @pytest.mark.parametrize("keep", list(KEEP))
@@ -598,6 +614,20 @@ def _codex_resumes(case: Case, responses: FakeResponses) -> None:
     assert texts and texts[-1] == "continue"
     _check_request(case, _codex_request(body), _codex_file_ids(case.src), set())
     assert out.read_bytes().startswith(before)
+    if case.strategy == "summarize":
+        return
+    # A reduced session goes on: the next turn (--last: the newest session) sends the same
+    # reduced history, with the first turn after it.
+    argv = [CODEX, "exec", "--skip-git-repo-check", "resume", "--last", "again"]
+    proc = _run(argv, work, env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert not [r.path for r in responses.requests if _is_compaction(r)], "Codex compacted"
+    requests = responses.model_requests()
+    assert len(requests) == 2, len(requests)
+    assert isinstance(requests[1].body, dict)
+    seen = _codex_request(requests[1].body)
+    assert seen.texts[-1] == "again" and "continue" in seen.texts
+    _check_request(case, seen, _codex_file_ids(case.src), set())
 
 
 @pytest.mark.parametrize("keep", list(KEEP))
