@@ -415,7 +415,8 @@ def _check_reduced(case: Case, seen: Ids) -> None:
         assert file.read_bytes().decode("utf-8") == original, call_id  # \r\n kept
         if len(original) > 2 * len(placeholder):
             middle = original[len(original) // 2 - 60 : len(original) // 2 + 60]
-            assert not any(middle in t for t in seen.texts), f"{call_id}: the original was sent"
+            sent_texts = [*seen.texts, *seen.result_texts.values()]
+            assert not any(middle in t for t in sent_texts), f"{call_id}: the original was sent"
 
 
 # -- Claude Code --------------------------------------------------------------------------------
