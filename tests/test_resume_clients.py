@@ -86,6 +86,8 @@ class Ids:
     texts: list[str] = field(default_factory=list)
     result_texts: dict[str, str] = field(default_factory=dict)
     """Call id → the text of its (last) result in the request."""
+    order: list[tuple[str, str]] = field(default_factory=list)
+    """("call" | "result", id) in request order."""
 
     def all(self) -> set[str]:
         return set(self.calls) | set(self.results)
@@ -125,8 +127,10 @@ def _claude_request(body: dict[str, Any]) -> Ids:
             kind = block.get("type")
             if kind == "tool_use":
                 seen.calls[block["id"]] += 1
+                seen.order.append(("call", block["id"]))
             elif kind == "tool_result":
                 seen.results[block["tool_use_id"]] += 1
+                seen.order.append(("result", block["tool_use_id"]))
                 inner = block.get("content")
                 parts = (
                     [inner]
@@ -146,8 +150,10 @@ def _codex_request(body: dict[str, Any]) -> Ids:
         kind = item.get("type")
         if kind in ("function_call", "custom_tool_call"):
             seen.calls[item["call_id"]] += 1
+            seen.order.append(("call", item["call_id"]))
         elif kind in ("function_call_output", "custom_tool_call_output"):
             seen.results[item["call_id"]] += 1
+            seen.order.append(("result", item["call_id"]))
             output = item.get("output")
             if isinstance(output, list):  # content items
                 output = "\n".join(str(c.get("text") or "") for c in output)
@@ -189,6 +195,21 @@ def _kept_ids(kept: list[Message | AgenticMessage]) -> tuple[set[str], set[str]]
                 elif b.type == "function_tool_result" and b.call_id:
                     results.add(b.call_id)
     return calls, results
+
+
+def _kept_order(kept: list[Message | AgenticMessage]) -> list[tuple[str, str]]:
+    """("call" | "result", id) in the order of the kept messages."""
+    order: list[tuple[str, str]] = []
+    for m in kept:
+        if isinstance(m, Message):
+            order.extend(("call", c.id) for c in m.tool_calls)
+            if m.role == "tool" and m.tool_call_id:
+                order.append(("result", m.tool_call_id))
+            continue
+        for b in m.blocks:
+            if b.type in ("function_tool_call", "function_tool_result") and b.call_id:
+                order.append(("call" if b.type == "function_tool_call" else "result", b.call_id))
+    return order
 
 
 def _kept_texts(kept: list[Message | AgenticMessage]) -> list[str]:
@@ -341,6 +362,12 @@ def _check_request(case: Case, seen: Ids, file_ids: set[str], unanswered: set[st
             assert seen.calls[call] == 1, (call, seen.calls[call])
     for result in kept_results:
         assert seen.results[result] == 1, (result, seen.results[result])
+    # in our order: a kept segment the client chained elsewhere would put a result before
+    # its call, which a real API refuses
+    # (results a client made up for calls nobody answered aside)
+    ours = _kept_order(case.kept)
+    sent = [step for step in seen.order if step in set(ours)]
+    assert sent == [step for step in ours if step in set(sent)], "kept messages reordered"
     for text in _kept_texts(case.kept):
         hits = sum(text in t for t in seen.texts if not case.summary or case.summary not in t)
         assert hits == 1, (text[:80], hits)
