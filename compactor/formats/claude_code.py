@@ -27,8 +27,12 @@ the summary as an ``isCompactSummary`` user record, with the envelope (session, 
 Messages kept after the summary are listed in ``preservedSegment`` / ``preservedMessages``, so
 Claude Code chains them after the summary and drops their stale usage. ``append`` keeps the file
 byte for byte and leaves the kept messages where they are, as Claude Code's own compaction does
-(a copy would reach the model twice). ``shrink`` keeps session-level metadata records, then the
-boundary, the summary and the kept messages' own records, re-linked into one chain.
+(a copy would reach the model twice). Messages it cannot leave in place (a reduced history, or
+reduced rounds among the kept ones) are written again after the boundary as copies with fresh
+uuids and message ids and their usage zeroed; a reduce writes no summary record (nothing was
+summarized: Claude Code resumes from the boundary and the copies alone). ``shrink`` keeps
+session-level metadata records, then the boundary, the summary and the kept messages' own
+records, re-linked into one chain.
 """
 
 from __future__ import annotations
