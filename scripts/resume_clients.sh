@@ -7,7 +7,8 @@
 # (once; later runs reuse them), then runs tests/test_resume_clients.py, which points each client
 # at a loopback fake of its API. When this machine can make a network namespace (root, `unshare`),
 # the tests run inside one whose only device is loopback, so no byte can leave 127.0.0.1 even if
-# a client ignored its proxy settings. Extra arguments go to pytest.
+# a client ignored its proxy settings. Extra arguments go to pytest; RESUME_PYTHON names
+# another interpreter than the checkout's .venv (a worktree sharing one venv).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -52,7 +53,7 @@ log "claude $CLAUDE_VERSION, codex $CODEX_VERSION"
 cd "$ROOT"
 export RESUME_CLAUDE="$CLAUDE" RESUME_CODEX="$CODEX"
 export RESUME_CLAUDE_VERSION="$CLAUDE_VERSION" RESUME_CODEX_VERSION="$CODEX_VERSION"
-PYTEST=(.venv/bin/python -m pytest -q -m resume_clients tests/test_resume_clients.py "$@")
+PYTEST=("${RESUME_PYTHON:-.venv/bin/python}" -m pytest -q -m resume_clients tests/test_resume_clients.py "$@")
 if unshare --net true 2>/dev/null && command -v ip >/dev/null; then
     log "running in a network namespace with loopback only"
     exec unshare --net -- sh -c 'ip link set lo up && exec "$@"' sh "${PYTEST[@]}"

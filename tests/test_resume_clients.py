@@ -17,6 +17,11 @@ client then makes:
 * it is the only model request: no compaction first, although the client's auto-compact limit
   sits between the size after our compaction and the stale size before it.
 
+With ``--strategy reduce`` and ``hybrid`` (issue 30 point 4) the reduced history is the
+compaction's replacement, and the request must also hold each cleared result as its placeholder,
+naming an offload file that holds exactly the original, which is sent nowhere; a second turn
+(``claude -p --continue`` / ``codex exec resume --last``) sends the same reduced history.
+
 Nothing leaves 127.0.0.1: proxies point at a dead local port, telemetry and update checks are
 off, HOME and CODEX_HOME are fresh temporary folders.
 """
@@ -79,6 +84,10 @@ class Ids:
     calls: Counter[str] = field(default_factory=Counter)
     results: Counter[str] = field(default_factory=Counter)
     texts: list[str] = field(default_factory=list)
+    result_texts: dict[str, str] = field(default_factory=dict)
+    """Call id → the text of its (last) result in the request."""
+    order: list[tuple[str, str]] = field(default_factory=list)
+    """("call" | "result", id) in request order."""
 
     def all(self) -> set[str]:
         return set(self.calls) | set(self.results)
@@ -118,13 +127,18 @@ def _claude_request(body: dict[str, Any]) -> Ids:
             kind = block.get("type")
             if kind == "tool_use":
                 seen.calls[block["id"]] += 1
+                seen.order.append(("call", block["id"]))
             elif kind == "tool_result":
                 seen.results[block["tool_use_id"]] += 1
+                seen.order.append(("result", block["tool_use_id"]))
                 inner = block.get("content")
-                if isinstance(inner, str):
-                    seen.texts.append(inner)
-                else:
-                    seen.texts.extend(str(b.get("text") or "") for b in inner or [])
+                parts = (
+                    [inner]
+                    if isinstance(inner, str)
+                    else [str(b.get("text") or "") for b in inner or []]
+                )
+                seen.texts.extend(parts)
+                seen.result_texts[block["tool_use_id"]] = "\n".join(parts)
             elif kind == "text":
                 seen.texts.append(block.get("text") or "")
     return seen
@@ -136,18 +150,28 @@ def _codex_request(body: dict[str, Any]) -> Ids:
         kind = item.get("type")
         if kind in ("function_call", "custom_tool_call"):
             seen.calls[item["call_id"]] += 1
+            seen.order.append(("call", item["call_id"]))
         elif kind in ("function_call_output", "custom_tool_call_output"):
             seen.results[item["call_id"]] += 1
+            seen.order.append(("result", item["call_id"]))
+            output = item.get("output")
+            if isinstance(output, list):  # content items
+                output = "\n".join(str(c.get("text") or "") for c in output)
+            seen.result_texts[item["call_id"]] = str(output)
         elif kind == "message":
             seen.texts.extend(str(c.get("text") or "") for c in item.get("content") or [])
     return seen
 
 
 def _kept(out: Path, fmt: str) -> tuple[str, list[Message | AgenticMessage]]:
-    """(our summary text, the messages kept after it) as a re-read of our output sees them."""
+    """(our summary text, the messages kept after it) as a re-read of our output sees them;
+    without a summary ("", the whole history after the boundary)."""
     parsed = read_transcript(str(out), out.read_bytes(), fmt)
     messages: list[Any] = list(parsed.messages)
-    where = max(i for i, m in enumerate(messages) if content_type(m) == "summary")
+    summaries = [i for i, m in enumerate(messages) if content_type(m) == "summary"]
+    if not summaries:  # reduce: the whole reduced history follows the boundary
+        return "", messages
+    where = summaries[-1]
     summary = messages[where]
     if isinstance(summary, Message):
         text = summary.content
@@ -173,6 +197,21 @@ def _kept_ids(kept: list[Message | AgenticMessage]) -> tuple[set[str], set[str]]
     return calls, results
 
 
+def _kept_order(kept: list[Message | AgenticMessage]) -> list[tuple[str, str]]:
+    """("call" | "result", id) in the order of the kept messages."""
+    order: list[tuple[str, str]] = []
+    for m in kept:
+        if isinstance(m, Message):
+            order.extend(("call", c.id) for c in m.tool_calls)
+            if m.role == "tool" and m.tool_call_id:
+                order.append(("result", m.tool_call_id))
+            continue
+        for b in m.blocks:
+            if b.type in ("function_tool_call", "function_tool_result") and b.call_id:
+                order.append(("call" if b.type == "function_tool_call" else "result", b.call_id))
+    return order
+
+
 def _kept_texts(kept: list[Message | AgenticMessage]) -> list[str]:
     """Assistant texts of kept messages: the client sends them as they are."""
     texts: list[str] = []
@@ -189,7 +228,16 @@ def _kept_texts(kept: list[Message | AgenticMessage]) -> list[str]:
 # -- running compact and the clients ------------------------------------------------------------
 
 
-def _compact(src: Path, out: Path, keep: int | None, tmp: Path) -> dict[str, Any]:
+STRATEGY_ARGS = {
+    "summarize": [],
+    "reduce": ["--strategy", "reduce"],
+    # a trigger every shared session is over: reduction clears all but the last round, and
+    # the reduced history is still over it, so the oldest part is summarized too
+    "hybrid": ["--strategy", "hybrid", "--threshold", "1000"],
+}
+
+
+def _compact(src: Path, out: Path, keep: int | None, tmp: Path, strategy: str) -> dict[str, Any]:
     config = tmp / "compact.yaml"
     config.write_text(
         "model: {provider: local}\n" + (f"keep: {{messages: {keep}}}\n" if keep else ""),
@@ -201,6 +249,7 @@ def _compact(src: Path, out: Path, keep: int | None, tmp: Path) -> dict[str, Any
             os.environ.get("RESUME_COMPACT") or compact_exe(),
             "run",
             str(src),
+            *STRATEGY_ARGS[strategy],
             "--force",
             "--append",
             "-c",
@@ -257,16 +306,30 @@ class Case:
     src: Path
     keep: int | None
     tmp: Path
+    strategy: str = "summarize"
     report: dict[str, Any] = field(default_factory=dict)
     summary: str = ""
     kept: list[Message | AgenticMessage] = field(default_factory=list)
 
 
-def _case(fmt: str, relative: str, keep: str, tmp_path: Path) -> Case:
+def _case(
+    fmt: str, relative: str, keep: str | int | None, tmp_path: Path, strategy: str = "summarize"
+) -> Case:
     src = TRANSCRIPTS / relative
     if not src.is_file():
         pytest.skip(f"{src} is not beside the checkout")
-    return Case(fmt, src, KEEP[keep], tmp_path)
+    return Case(fmt, src, KEEP[keep] if isinstance(keep, str) else keep, tmp_path, strategy)
+
+
+def _compact_case(case: Case, out: Path) -> bytes:
+    """Compact ``case`` into ``out`` (where the client looks for it); the bytes written."""
+    case.report = _compact(case.src, out, case.keep, case.tmp, case.strategy)
+    case.summary, case.kept = _kept(out, case.fmt)
+    if case.strategy != "reduce":
+        assert case.summary, "no summary in the output"
+    if case.keep or case.strategy == "reduce":
+        assert case.kept, "the kept tail is empty"
+    return out.read_bytes()
 
 
 def _stale_claude_tokens(src: Path) -> int:
@@ -299,9 +362,88 @@ def _check_request(case: Case, seen: Ids, file_ids: set[str], unanswered: set[st
             assert seen.calls[call] == 1, (call, seen.calls[call])
     for result in kept_results:
         assert seen.results[result] == 1, (result, seen.results[result])
+    # in our order: a kept segment the client chained elsewhere would put a result before
+    # its call, which a real API refuses
+    # (results a client made up for calls nobody answered aside)
+    ours = _kept_order(case.kept)
+    sent = [step for step in seen.order if step in set(ours)]
+    assert sent == [step for step in ours if step in set(sent)], "kept messages reordered"
     for text in _kept_texts(case.kept):
-        hits = sum(text in t for t in seen.texts if case.summary not in t)
+        hits = sum(text in t for t in seen.texts if not case.summary or case.summary not in t)
         assert hits == 1, (text[:80], hits)
+    if case.strategy != "summarize":
+        _check_reduced(case, seen)
+
+
+# -- what a reduction must leave in the request -------------------------------------------------
+
+_SAVED_TO = re.compile(r"(?:Tool result|Full output) saved to: (\S+)")
+
+
+def _original_results(case: Case) -> dict[str, str]:
+    """Call id → the text of its result in the input, as an offload file must hold it."""
+    found: dict[str, str] = {}
+    for line in case.src.read_text("utf-8").splitlines():
+        rec = json.loads(line) if line.strip() else {}
+        payload = rec.get("payload") or {}
+        if case.fmt == "codex" and str(payload.get("type", "")).endswith("_call_output"):
+            output = payload.get("output")
+            if isinstance(output, str):
+                found[payload["call_id"]] = output
+        content = (rec.get("message") or {}).get("content") if case.fmt != "codex" else None
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") != "tool_result":
+                continue
+            inner = block.get("content")
+            if isinstance(inner, list) and len(inner) == 1 and inner[0].get("type") == "text":
+                inner = inner[0].get("text")
+            if isinstance(inner, str):
+                found[block["tool_use_id"]] = inner
+    return found
+
+
+def _placeholders(kept: list[Message | AgenticMessage]) -> dict[str, str]:
+    """Call id → the placeholder text of each reduced result in our re-read output."""
+    texts: dict[str, str] = {}
+    for m in kept:
+        if isinstance(m, Message):
+            if m.role == "tool" and m.tool_call_id and _SAVED_TO.search(m.content):
+                texts[m.tool_call_id] = m.content
+            continue
+        for b in m.blocks:
+            if b.type == "function_tool_result" and b.call_id:
+                text = "\n".join(c.text or "" for c in b.content)
+                if _SAVED_TO.search(text):
+                    texts[b.call_id] = text
+    return texts
+
+
+def _check_reduced(case: Case, seen: Ids) -> None:
+    """The reduced history is what the client sends: each cleared result is its placeholder,
+    naming an offload file that holds exactly the original, which is in the request nowhere."""
+    reduction = case.report["reduction"]
+    assert reduction["strategy"] == case.strategy
+    assert reduction["cleared"] > 0, reduction
+    folder = Path(reduction["offload_dir"])
+    placeholders = _placeholders(case.kept)
+    assert placeholders, "no reduced result in the history after the boundary"
+    originals = _original_results(case)
+    for call_id, placeholder in placeholders.items():
+        match = _SAVED_TO.search(placeholder)
+        assert match is not None
+        file = Path(match.group(1))
+        assert file.is_absolute() and file.parent.parent == folder, file
+        sent = seen.result_texts.get(call_id)
+        assert sent is not None, f"the reduced result {call_id} is not in the request"
+        assert str(file) in sent, (call_id, sent[:200])
+        original = originals.get(call_id)
+        if original is None:
+            continue  # a result of several parts: its file holds them as JSON
+        assert file.read_bytes().decode("utf-8") == original, call_id  # \r\n kept
+        if len(original) > 2 * len(placeholder):
+            middle = original[len(original) // 2 - 60 : len(original) // 2 + 60]
+            sent_texts = [*seen.texts, *seen.result_texts.values()]
+            assert not any(middle in t for t in sent_texts), f"{call_id}: the original was sent"
 
 
 # -- Claude Code --------------------------------------------------------------------------------
@@ -313,13 +455,10 @@ def anthropic() -> Iterator[FakeAnthropic]:
         yield fake
 
 
-@pytest.mark.parametrize("keep", list(KEEP))
-@pytest.mark.parametrize("relative", CLAUDE_FILES, ids=[Path(f).stem for f in CLAUDE_FILES])
-def test_claude_code_resumes_append_output(
-    relative: str, keep: str, tmp_path: Path, anthropic: FakeAnthropic
-) -> None:
-    case = _case("claude-code", relative, keep, tmp_path)
-    home, work = tmp_path / "home", tmp_path / "work" / "project"
+def _claude_resumes(case: Case, anthropic: FakeAnthropic) -> None:
+    """Compact ``case`` into a Claude Code session folder, resume it with ``continue`` and
+    check the one request Claude Code sends."""
+    home, work = case.tmp / "home", case.tmp / "work" / "project"
     work.mkdir(parents=True)
     records = [json.loads(line) for line in case.src.read_text("utf-8").splitlines() if line]
     session = next(r["sessionId"] for r in records if r.get("sessionId"))
@@ -327,11 +466,7 @@ def test_claude_code_resumes_append_output(
     folder = home / ".claude" / "projects" / re.sub(r"[^a-zA-Z0-9]", "-", str(work.resolve()))
     folder.mkdir(parents=True)
     out = folder / f"{session}.jsonl"
-    case.report = _compact(case.src, out, case.keep, tmp_path)
-    case.summary, case.kept = _kept(out, "claude-code")
-    if case.keep:
-        assert case.kept, "the kept tail is empty"
-    before = out.read_bytes()
+    before = _compact_case(case, out)
 
     # Auto-compaction between the size after our compaction and the stale size before it: a
     # stale usage baseline on a kept message would make Claude Code compact first.
@@ -356,6 +491,7 @@ def test_claude_code_resumes_append_output(
     assert len(requests) == 1, [_user_texts(r)[-1:] for r in requests]  # no compaction first
     body = requests[0].body
     assert isinstance(body, dict)
+    (case.tmp / "request.json").write_bytes(requests[0].raw)  # to look at when a check fails
     assert _user_texts(requests[0])[-1] == "continue"
     file_ids = _claude_file_ids(case.src)
     answered = {i for m in case.kept for i in _kept_ids([m])[1]}
@@ -363,6 +499,52 @@ def test_claude_code_resumes_append_output(
     _check_request(case, _claude_request(body), file_ids, unanswered)
     # Claude Code appended its own turn after ours; our records are untouched.
     assert out.read_bytes().startswith(before)
+    if case.strategy == "summarize":
+        return
+    # A reduced session goes on: the next turn (--continue: the newest session of this
+    # folder) sends the same reduced history, with the first turn after it.
+    proc = _run([CLAUDE, "-p", "--continue", "again"], work, env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    requests = anthropic.model_requests()
+    assert len(requests) == 2, [_user_texts(r)[-1:] for r in requests]
+    assert _user_texts(requests[1])[-2:] == ["continue", "again"]
+    assert isinstance(requests[1].body, dict)
+    _check_request(case, _claude_request(requests[1].body), file_ids, unanswered)
+
+
+@pytest.mark.parametrize("keep", list(KEEP))
+@pytest.mark.parametrize("relative", CLAUDE_FILES, ids=[Path(f).stem for f in CLAUDE_FILES])
+def test_claude_code_resumes_append_output(
+    relative: str, keep: str, tmp_path: Path, anthropic: FakeAnthropic
+) -> None:
+    _claude_resumes(_case("claude-code", relative, keep, tmp_path), anthropic)
+
+
+REDUCED: dict[str, int | None] = {"reduce": None, "hybrid": 20}
+"""Strategy → ``keep.messages``: reduce keeps every message; hybrid keeps 20 (whole rounds)
+after its summary, so cleared rounds, not only the retained one, are among them."""
+REDUCED_CLAUDE = [
+    (f"claude-code/{name}.jsonl", strategy)
+    for name in ("raze-grant-session", "tokenforge-grant-session")
+    for strategy in REDUCED
+] + [("claude-code/bastion-glm47-skill-lock.jsonl", "reduce")]  # GLM-4.7 inside Claude Code
+REDUCED_CODEX = [(relative, strategy) for relative in CODEX_FILES for strategy in REDUCED]
+
+
+def _reduced_id(case: tuple[str, str]) -> str:
+    return f"{Path(case[0]).stem}-{case[1]}"
+
+
+@pytest.mark.parametrize(
+    ("relative", "strategy"), REDUCED_CLAUDE, ids=map(_reduced_id, REDUCED_CLAUDE)
+)
+def test_claude_code_resumes_reduced_append_output(
+    relative: str, strategy: str, tmp_path: Path, anthropic: FakeAnthropic
+) -> None:
+    """``--strategy reduce|hybrid --append``: Claude Code sends the reduced history (the
+    placeholders naming the offload files), not the cleared originals before the boundary."""
+    case = _case("claude-code", relative, REDUCED[strategy], tmp_path, strategy)
+    _claude_resumes(case, anthropic)
 
 
 def _user_texts(rec: Recorded) -> list[str]:
@@ -404,15 +586,12 @@ def _is_compaction(rec: Recorded) -> bool:
     )
 
 
-@pytest.mark.parametrize("keep", list(KEEP))
-@pytest.mark.parametrize("relative", CODEX_FILES, ids=[Path(f).stem for f in CODEX_FILES])
-def test_codex_resumes_append_output(
-    relative: str, keep: str, tmp_path: Path, responses: FakeResponses
-) -> None:
-    case = _case("codex", relative, keep, tmp_path)
-    home = tmp_path / "home"
+def _codex_resumes(case: Case, responses: FakeResponses) -> None:
+    """Compact ``case`` into a Codex sessions folder, resume it with ``continue`` and check
+    the one request Codex sends."""
+    home = case.tmp / "home"
     codex_home = home / ".codex"
-    work = tmp_path / "work" / "project"
+    work = case.tmp / "work" / "project"
     work.mkdir(parents=True)
     first = json.loads(case.src.read_text("utf-8").splitlines()[0])
     meta = first["payload"]
@@ -420,11 +599,7 @@ def test_codex_resumes_append_output(
     day = codex_home / "sessions" / stamp[:4] / stamp[5:7] / stamp[8:10]
     day.mkdir(parents=True)
     out = day / f"rollout-{stamp[:19].replace(':', '-')}-{session}.jsonl"
-    case.report = _compact(case.src, out, case.keep, tmp_path)
-    case.summary, case.kept = _kept(out, "codex")
-    if case.keep:
-        assert case.kept, "the kept tail is empty"
-    before = out.read_bytes()
+    before = _compact_case(case, out)
 
     stale = _stale_codex_tokens(case.src)
     after = int(case.report["tokens_after"])
@@ -462,10 +637,45 @@ def test_codex_resumes_append_output(
     assert len(requests) == 1, len(requests)
     body = requests[0].body
     assert isinstance(body, dict)
+    (case.tmp / "request.json").write_bytes(requests[0].raw)  # to look at when a check fails
     texts = _codex_request(body).texts
     assert texts and texts[-1] == "continue"
     _check_request(case, _codex_request(body), _codex_file_ids(case.src), set())
     assert out.read_bytes().startswith(before)
+    if case.strategy == "summarize":
+        return
+    # A reduced session goes on: the next turn (--last: the newest session) sends the same
+    # reduced history, with the first turn after it.
+    argv = [CODEX, "exec", "--skip-git-repo-check", "resume", "--last", "again"]
+    proc = _run(argv, work, env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert not [r.path for r in responses.requests if _is_compaction(r)], "Codex compacted"
+    requests = responses.model_requests()
+    assert len(requests) == 2, len(requests)
+    assert isinstance(requests[1].body, dict)
+    seen = _codex_request(requests[1].body)
+    assert seen.texts[-1] == "again" and "continue" in seen.texts
+    _check_request(case, seen, _codex_file_ids(case.src), set())
+
+
+@pytest.mark.parametrize("keep", list(KEEP))
+@pytest.mark.parametrize("relative", CODEX_FILES, ids=[Path(f).stem for f in CODEX_FILES])
+def test_codex_resumes_append_output(
+    relative: str, keep: str, tmp_path: Path, responses: FakeResponses
+) -> None:
+    _codex_resumes(_case("codex", relative, keep, tmp_path), responses)
+
+
+@pytest.mark.parametrize(
+    ("relative", "strategy"), REDUCED_CODEX, ids=map(_reduced_id, REDUCED_CODEX)
+)
+def test_codex_resumes_reduced_append_output(
+    relative: str, strategy: str, tmp_path: Path, responses: FakeResponses
+) -> None:
+    """``--strategy reduce|hybrid --append``: Codex sends the ``replacement_history`` with the
+    placeholders naming the offload files, not the cleared originals before it."""
+    case = _case("codex", relative, REDUCED[strategy], tmp_path, strategy)
+    _codex_resumes(case, responses)
 
 
 def test_cached_clients_are_the_pinned_versions(tmp_path: Path) -> None:

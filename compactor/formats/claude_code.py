@@ -27,8 +27,12 @@ the summary as an ``isCompactSummary`` user record, with the envelope (session, 
 Messages kept after the summary are listed in ``preservedSegment`` / ``preservedMessages``, so
 Claude Code chains them after the summary and drops their stale usage. ``append`` keeps the file
 byte for byte and leaves the kept messages where they are, as Claude Code's own compaction does
-(a copy would reach the model twice). ``shrink`` keeps session-level metadata records, then the
-boundary, the summary and the kept messages' own records, re-linked into one chain.
+(a copy would reach the model twice). Messages it cannot leave in place (a reduced history, or
+reduced rounds among the kept ones) are written again after the boundary as copies with fresh
+uuids and message ids and their usage zeroed; a reduce writes no summary record (nothing was
+summarized: Claude Code resumes from the boundary and the copies alone). ``shrink`` keeps
+session-level metadata records, then the boundary, the summary and the kept messages' own
+records, re-linked into one chain.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from ._convert import as_agentic
 from ._family import check_records, family
 from .anthropic import blocks_from_content, content_from_blocks, usage_from
 from .base import CompactionInfo, Transcript, WriteMode
+from .patching import ZEROED_USAGE_KEYS
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
@@ -490,14 +495,20 @@ class _Writer:
 
     def _copy(self, original: dict[str, Any], parent: str) -> dict[str, Any]:
         """A record written again (not kept in place): fresh uuid and, for an assistant line, a
-        fresh ``message.id`` so Claude Code does not merge it with the original's lines."""
+        fresh ``message.id`` so Claude Code does not merge it with the original's lines, and its
+        usage zeroed: it measured the context before this compaction, and Claude Code takes the
+        last assistant usage as the context size (a stale one makes it compact again at once)."""
         rec = dict(original)
         rec["uuid"] = _jsonl.stable_uuid(self.session, "copy", str(original.get("uuid")))
         rec["parentUuid"] = parent
         body = rec.get("message")
         if rec.get("type") == "assistant" and isinstance(body, dict) and "id" in body:
             fresh = _jsonl.stable_uuid(self.session, "copy-message", str(body.get("id")))
-            rec["message"] = {**body, "id": "msg_" + fresh.replace("-", "")}
+            body = {**body, "id": "msg_" + fresh.replace("-", "")}
+            usage = body.get("usage")
+            if isinstance(usage, dict):
+                body["usage"] = {**usage, **{k: 0 for k in ZEROED_USAGE_KEYS if k in usage}}
+            rec["message"] = body
         return rec
 
     def _rendered(self, msg: Message | AgenticMessage, parent: str) -> dict[str, Any]:
