@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .configfile import CONFIG_ENV, FileConfig, Overrides, check_config, load_default_config
 from .errors import ConfigError, TranscriptError
+from .formats import APPEND_FORMATS  # the formats whose spec.can_append is set
 from .inputs import OUTPUT_SUFFIX
 from .io import Destination, is_inside, make_private_dirs, plan_archive_dir, resolve_destination
 
@@ -37,8 +38,6 @@ __all__ = [
     "remove_created_dirs",
 ]
 
-APPEND_FORMATS = ("claude-code", "codex")
-"""Formats whose files ``--append`` can extend (the others are message lists)."""
 
 _FIELDS = {
     "-o/--output": "output",

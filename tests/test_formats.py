@@ -788,7 +788,7 @@ def test_kept_line_without_its_stale_usage_is_rendered_without_it(name: str) -> 
     lines = set(out.splitlines())
     for j in range(last + 1, len(originals)):
         if originals[j].usage is None:
-            assert t.meta["lines"][t.meta["origin"][j]].text in lines
+            assert all(t.meta.lines[i].text in lines for i in t.meta.origin[j])
 
 
 # ---------------------------------------------------------------------------------------------

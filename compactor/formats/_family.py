@@ -13,7 +13,7 @@ eino, anthropic) has a string ``role``.
 Trust (issue 15, rule 7): a file is read as a format only when every record belongs to it, so
 nothing is ever silently summarized away or dropped:
 
-* chat formats: a ``role`` outside the format's own set (:data:`CHAT_ROLES`) is an error naming
+* chat formats: a ``role`` outside the format's own set (its ``spec.roles``) is an error naming
   file:line:field; a record of no family (``{}``, a missing role) is left to the reader, which
   reports the field that is wrong.
 * claude-code and codex: record types the reader knows (messages, and metadata that passes
@@ -30,9 +30,9 @@ from typing import Any
 from compactor.errors import TranscriptError
 
 from ._jsonl import Line
+from .base import FormatSpec
 
 __all__ = [
-    "CHAT_ROLES",
     "CLAUDE_RECORD_TYPES",
     "CLAUDE_SESSION_FIELDS",
     "CODEX_RECORD_TYPES",
@@ -104,22 +104,24 @@ CODEX_RESPONSE_ITEMS = frozenset(
 """``response_item`` payload types the reader knows: the first five are messages, ``reasoning``
 (opaque) and ``web_search_call`` travel with the next message, ``ghost_snapshot`` is metadata."""
 
-CHAT_ROLES: dict[str, tuple[str, ...]] = {
-    "openai": ("system", "developer", "user", "assistant", "tool", "function"),
-    "eino": ("system", "user", "assistant", "tool"),
-    "anthropic": ("system", "user", "assistant"),
-}
-"""The roles each chat format has (Eino's ``schema.RoleType``, the Messages API's turns)."""
-
-KNOWN_FORMATS = "openai, eino, claude-code, codex and anthropic"
-
-_CHAT_FORMATS = frozenset({"openai", "eino", "anthropic"})
-_TYPED_FORMATS = frozenset({"claude-code", "codex"})
 _DESCRIPTIONS = {
     "claude-code": "a claude-code record",
     "codex": "a codex record",
     "chat": "a chat message",
 }
+
+
+_SPECS: dict[str, FormatSpec] = {}
+
+
+def _spec(format_name: str) -> FormatSpec | None:
+    """The declaration of ``format_name`` (None: no such format); the registry imports the
+    format modules, which import this one: it is looked up once, on first use."""
+    if not _SPECS:
+        from .registry import FORMATS
+
+        _SPECS.update((name, fmt.spec) for name, fmt in FORMATS.items())
+    return _SPECS.get(format_name)
 
 
 def family(rec: dict[str, Any]) -> str | None:
@@ -145,12 +147,15 @@ def problem(format_name: str, rec: dict[str, Any]) -> tuple[str | None, str] | N
     fam = family(rec)
     kind = rec.get("type")
     kind = kind if isinstance(kind, str) else None  # a list or dict type is not hashable
-    if format_name == "claude-code":
+    spec = _spec(format_name)
+    if spec is None:
+        return None
+    if spec.family == "claude-code":
         if fam == "claude-code" or (fam is None and kind in CLAUDE_RECORD_TYPES):
             return None
         if fam is None and kind is not None:
             return "type", _unknown("claude-code record type", kind)
-    elif format_name == "codex":
+    elif spec.family == "codex":
         if fam == "codex":
             item = rec["payload"].get("type")
             known = isinstance(item, str) and item in CODEX_RESPONSE_ITEMS
@@ -161,11 +166,11 @@ def problem(format_name: str, rec: dict[str, Any]) -> tuple[str | None, str] | N
             return None  # the reader reports the payload that is not an object
         if fam is None and kind is not None:
             return "type", _unknown("codex record type", kind)
-    elif format_name in CHAT_ROLES:
+    elif spec.family == "chat":
         if fam is None:
             return None  # the reader reports the field that is wrong
         if fam == "chat":
-            roles = CHAT_ROLES[format_name]
+            roles = spec.roles
             if rec["role"] in roles:
                 return None
             return (

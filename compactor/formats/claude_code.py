@@ -50,8 +50,15 @@ from compactor.schema import (
 from . import _jsonl
 from ._convert import as_agentic
 from ._family import check_records, family
-from .anthropic import blocks_from_content, content_from_blocks, usage_from
-from .base import CompactionInfo, Transcript, WriteMode
+from .anthropic import (
+    TOOL_CALL_KEYS,
+    TOOL_RESULT_KEYS,
+    blocks_from_content,
+    content_from_blocks,
+    usage_from,
+)
+from .base import CompactionInfo, FormatSpec, Transcript, WriteMode
+from .patching import patch_claude_code_results, zero_appended_usage
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
@@ -285,10 +292,40 @@ class _Reader:
         self.add(msg, index)
 
 
+def record_kind(rec: dict[str, Any]) -> str:
+    """``progress``, ``system/turn_duration``, ``user``, ...: a record's kind in a report."""
+    kind = rec.get("type")
+    if kind == "system":
+        return f"system/{rec.get('subtype')}"
+    return str(kind)
+
+
+def is_message_record(rec: dict[str, Any]) -> bool:
+    return rec.get("type") in ("user", "assistant")
+
+
+SPEC = FormatSpec(
+    name="claude-code",
+    help="Claude Code session logs (~/.claude/projects/*/*.jsonl)",
+    detect_order=10,
+    list_order=30,
+    family="claude-code",
+    can_append=True,
+    read_tool="Read",
+    call_keys=TOOL_CALL_KEYS,
+    result_keys=TOOL_RESULT_KEYS,
+    record_kind=record_kind,
+    is_message_record=is_message_record,
+    patch_reduced=patch_claude_code_results,
+    fix_appended=zero_appended_usage,
+)
+
+
 class ClaudeCodeFormat:
     """``claude-code``: Claude Code session JSONL."""
 
-    name = "claude-code"
+    spec = SPEC
+    name = SPEC.name
 
     def sniff(self, records: Sequence[Any]) -> bool:
         return any(isinstance(r, dict) and family(r) == self.name for r in records)
@@ -342,8 +379,8 @@ class _Writer:
         self.matches = matches
         self.mode = mode
         self.info = info
-        self.lines: list[_jsonl.Line] = transcript.meta["lines"]
-        self.origin: list[list[int]] = transcript.meta["origin"]
+        self.lines = transcript.meta.lines
+        self.origin = transcript.meta.origin
         conversation = [
             ln.obj
             for ln in self.lines
@@ -520,3 +557,7 @@ class _Writer:
             "timestamp": self.stamp,
             **self._rest_of_envelope(),
         }
+
+
+FORMAT = ClaudeCodeFormat()
+"""The format this module declares (:data:`SPEC`); the registry collects it."""

@@ -41,7 +41,7 @@ from compactor.schema import (
 from . import _jsonl
 from ._convert import as_chat
 from ._family import check_records, family
-from .base import CompactionInfo, Transcript, WriteMode
+from .base import CompactionInfo, FormatSpec, Transcript, WriteMode
 from .openai_chat import part_text
 
 if TYPE_CHECKING:
@@ -234,10 +234,56 @@ def _token_count_after(lines: Sequence[_jsonl.Line], tokens: int) -> dict[str, A
     return {"type": "token_count", "info": info, "rate_limits": None}
 
 
+_MESSAGE_ITEMS = frozenset(
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+    }
+)
+
+
+def record_kind(rec: dict[str, Any]) -> str:
+    """``event_msg/token_count``, ``response_item/reasoning``, ``turn_context``, ...: a
+    record's kind in a report."""
+    kind = rec.get("type")
+    payload = rec.get("payload")
+    if kind in ("response_item", "event_msg") and isinstance(payload, dict):
+        return f"{kind}/{payload.get('type')}"
+    return str(kind)
+
+
+def is_message_record(rec: dict[str, Any]) -> bool:
+    payload = rec.get("payload")
+    return (
+        rec.get("type") == "response_item"
+        and isinstance(payload, dict)
+        and payload.get("type") in _MESSAGE_ITEMS
+    )
+
+
+SPEC = FormatSpec(
+    name="codex",
+    help="OpenAI Codex CLI / Desktop rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
+    detect_order=20,
+    list_order=40,
+    family="codex",
+    can_append=True,
+    read_tool="shell",
+    call_keys={"function_call": "call_id", "custom_tool_call": "call_id"},
+    result_keys={"function_call_output": "call_id", "custom_tool_call_output": "call_id"},
+    record_kind=record_kind,
+    is_message_record=is_message_record,
+)
+
+
 class CodexFormat:
     """``codex``: Codex rollout JSONL."""
 
-    name = "codex"
+    spec = SPEC
+    name = SPEC.name
 
     def sniff(self, records: Sequence[Any]) -> bool:
         return any(isinstance(r, dict) and family(r) == self.name for r in records)
@@ -313,8 +359,8 @@ class CodexFormat:
         matches = _jsonl.match_messages(transcript, new_messages)
         if _jsonl.is_unchanged(transcript, matches):
             return transcript.raw
-        lines: list[_jsonl.Line] = transcript.meta["lines"]
-        origin: list[list[int]] = transcript.meta["origin"]
+        lines = transcript.meta.lines
+        origin = transcript.meta.origin
         nl = transcript.newline
         stamp = _jsonl.compaction_time(info, lines)
 
@@ -369,3 +415,7 @@ class CodexFormat:
             return _jsonl.with_final_newline(transcript.raw) + body
         prefix = _jsonl.BOM if transcript.has_bom else b""
         return prefix + body
+
+
+FORMAT = CodexFormat()
+"""The format this module declares (:data:`SPEC`); the registry collects it."""
