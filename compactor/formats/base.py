@@ -31,6 +31,7 @@ __all__ = [
     "Streaming",
     "Transcript",
     "TranscriptMeta",
+    "TypedRecords",
     "WriteMode",
     "newline_of",
     "source_date_epoch",
@@ -181,6 +182,18 @@ class Streaming:
 
 
 @dataclass(frozen=True, slots=True)
+class TypedRecords:
+    """A family of ``{"type": ...}`` records only this format writes (Claude Code, Codex)."""
+
+    owns: Callable[[dict[str, Any], str], bool]
+    """``(record, its type) →`` whether the record is one of this family's."""
+    problem: Callable[[dict[str, Any], str | None, bool], tuple[str | None, str] | None]
+    """``(record, its type, owned) →`` why it cannot be in this format's file, or None.
+    Called for the family's own records (``owned``) and for records of no family that have
+    a string ``type``."""
+
+
+@dataclass(frozen=True, slots=True)
 class FormatSpec:
     """What a format declares about itself; the registry, the error messages, ``check``,
     ``--append``, the CLI's help and the reduction are generated from these."""
@@ -196,6 +209,8 @@ class FormatSpec:
     family: str
     """The record family (``_family.family``): ``chat`` for ``{role, content}`` lines, else
     the format's own name for typed records."""
+    typed: TypedRecords | None = None
+    """Typed records: how to tell them and check them (not ``chat``)."""
     roles: tuple[str, ...] = ()
     """Chat family: the roles its records may have."""
     streaming: Streaming | None = None

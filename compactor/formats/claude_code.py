@@ -49,7 +49,7 @@ from compactor.schema import (
 
 from . import _jsonl
 from ._convert import as_agentic
-from ._family import check_records, family
+from ._family import check_records, family, unknown_record
 from .anthropic import (
     TOOL_CALL_KEYS,
     TOOL_RESULT_KEYS,
@@ -57,7 +57,7 @@ from .anthropic import (
     content_from_blocks,
     usage_from,
 )
-from .base import CompactionInfo, FormatSpec, Transcript, WriteMode
+from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
 from .patching import patch_claude_code_results, zero_appended_usage
 
 if TYPE_CHECKING:
@@ -292,6 +292,51 @@ class _Reader:
         self.add(msg, index)
 
 
+RECORD_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "attachment",
+        "progress",
+        "file-history-snapshot",
+        "permission-mode",
+        "mode",
+        "last-prompt",
+        "ai-title",
+        "custom-title",
+        "queue-operation",
+        "summary",
+        "tag",
+    }
+)
+"""Claude Code record ``type`` values the reader knows (FORMATS.md §1.1): ``user`` and
+``assistant`` are messages, the others metadata."""
+
+SESSION_FIELDS = (
+    "uuid",
+    "sessionId",
+    "parentUuid",
+    "message",
+    "snapshot",
+    "permissionMode",
+)
+"""Fields of which a Claude Code record of a known ``type`` carries at least one."""
+
+
+def _owns(rec: dict[str, Any], kind: str) -> bool:
+    """A Claude Code record: a type it writes and one of its session fields."""
+    return kind in RECORD_TYPES and any(k in rec for k in SESSION_FIELDS)
+
+
+def _record_problem(
+    rec: dict[str, Any], kind: str | None, owned: bool
+) -> tuple[str | None, str] | None:
+    if owned or kind in RECORD_TYPES:
+        return None
+    return "type", unknown_record("claude-code record type", kind)
+
+
 def record_kind(rec: dict[str, Any]) -> str:
     """``progress``, ``system/turn_duration``, ``user``, ...: a record's kind in a report."""
     kind = rec.get("type")
@@ -310,6 +355,7 @@ SPEC = FormatSpec(
     detect_order=10,
     list_order=30,
     family="claude-code",
+    typed=TypedRecords(_owns, _record_problem),
     can_append=True,
     read_tool="Read",
     call_keys=TOOL_CALL_KEYS,
