@@ -363,3 +363,57 @@ def test_the_registry_is_a_table_not_an_if_chain() -> None:
         and PROVIDER_NAME.search(node.value)
     ]
     assert not named, "\n".join(named)
+
+
+# -- a format is one module (issue 31 point 1) ----------------------------------------------------
+
+TYPED_FORMAT_NAMES = frozenset({"claude-code", "codex", "eino"})
+"""Format names that name nothing else (``openai`` and ``anthropic`` are providers too)."""
+FORMAT_OWNER = "formats/"
+
+
+def _format_names() -> list[str]:
+    """``FORMAT_NAMES`` of the generated ``formats/_manifest.py``, read without importing."""
+    tree = ast.parse((PACKAGE / "formats" / "_manifest.py").read_text("utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "FORMAT_NAMES" for t in node.targets
+        ):
+            names: list[str] = list(ast.literal_eval(node.value))
+            return names
+    raise AssertionError("formats/_manifest.py has no FORMAT_NAMES")
+
+
+def _strings(path: Path) -> Iterator[tuple[int, str]]:
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.lineno, node.value
+
+
+def test_no_format_name_is_a_string_outside_formats() -> None:
+    """What a format is lives in its module's ``SPEC``: no string literal outside
+    ``compactor/formats/`` is ``claude-code``, ``codex`` or ``eino`` (an ``if fmt == "codex"``
+    elsewhere is knowledge a new format would have to find and copy)."""
+    bad = [
+        f"{_rel(path)}:{line}: {value!r}"
+        for path in _modules()
+        if not _rel(path).startswith(FORMAT_OWNER)
+        for line, value in _strings(path)
+        if value in TYPED_FORMAT_NAMES
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_no_string_in_the_cli_lists_formats_by_hand() -> None:
+    """The command line's help and messages are generated from the declarations: no string
+    literal in ``cli/`` names three or more formats."""
+    names = _format_names()
+    assert len(names) >= 5 and "claude-code" in names
+    words = [re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])") for n in names]
+    bad = []
+    for path in sorted((PACKAGE / "cli").rglob("*.py")):
+        for line, value in _strings(path):
+            found = [n for n, w in zip(names, words, strict=True) if w.search(value)]
+            if len(found) >= 3:
+                bad.append(f"{_rel(path)}:{line}: {value!r} names {', '.join(found)}")
+    assert not bad, "\n".join(bad)

@@ -14,7 +14,13 @@ from _pytest.mark import ParameterSet
 
 from compactor.errors import ConfigError, TranscriptError
 from compactor.formats.base import CompactionInfo, WriteMode
-from compactor.formats.registry import FORMATS, detect_format, read_transcript, write_transcript
+from compactor.formats.registry import (
+    FORMATS,
+    KNOWN_FORMATS,
+    detect_format,
+    read_transcript,
+    write_transcript,
+)
 from compactor.io import FileSource, open_input
 from compactor.schema import (
     CONTENT_TYPE_KEY,
@@ -119,7 +125,10 @@ def _message_tool_counts(messages: list[Message] | list[AgenticMessage]) -> tupl
 
 
 def test_registry_order_and_names() -> None:
-    assert list(FORMATS) == ["claude-code", "codex", "anthropic", "eino", "openai"]
+    """Detection order: the specific formats first, plain chat messages (openai) last."""
+    known = ["claude-code", "codex", "anthropic", "eino", "openai"]
+    assert [name for name in FORMATS if name in known] == known
+    assert list(FORMATS)[-1] == "openai"
     for name, fmt in FORMATS.items():
         assert fmt.name == name
 
@@ -441,8 +450,8 @@ def test_malformed_records(raw: bytes, fmt: str, line: int, field: str) -> None:
         (b"\n\n", "empty transcript"),
         (
             b'{"hello":"world"}\n',
-            "not a transcript format compact knows; it reads openai, eino, claude-code, codex "
-            "and anthropic (use --format to force one)",
+            f"not a transcript format compact knows; it reads {KNOWN_FORMATS} "
+            "(use --format to force one)",
         ),
     ],
 )
@@ -520,16 +529,13 @@ def test_mixed_formats_are_an_error_at_the_first_odd_line(
         read_transcript("m.jsonl", raw, fmt)
 
 
-_FAMILY = {"claude-code": "claude-code", "codex": "codex"}
-
-
 @pytest.mark.parametrize(("path", "fmt"), ALL, ids=IDS)
 @pytest.mark.parametrize("forced", list(FORMATS))
 def test_forcing_a_format_of_another_family_fails_at_line_1(
     path: Path, fmt: str, forced: str
 ) -> None:
     raw = path.read_bytes()
-    if _FAMILY.get(forced, "chat") == _FAMILY.get(fmt, "chat"):
+    if FORMATS[forced].spec.family == FORMATS[fmt].spec.family:
         # same family: chat formats read each other's lines (what fits the fields is kept)
         if forced == fmt:
             assert read_transcript(str(path), raw, forced).format == fmt
@@ -617,7 +623,7 @@ def test_a_managed_agents_event_log_is_refused_listing_the_formats_compact_reads
             call()
         assert info.value.path == "ma.jsonl"
         assert "Managed-Agents event log" in info.value.message
-        assert "openai, eino, claude-code, codex and anthropic" in info.value.message
+        assert f"it reads {KNOWN_FORMATS} transcripts" in info.value.message
 
 
 def test_a_managed_agents_log_forced_as_openai_fails_at_its_first_agent_line() -> None:
@@ -788,7 +794,7 @@ def test_kept_line_without_its_stale_usage_is_rendered_without_it(name: str) -> 
     lines = set(out.splitlines())
     for j in range(last + 1, len(originals)):
         if originals[j].usage is None:
-            assert t.meta["lines"][t.meta["origin"][j]].text in lines
+            assert all(t.meta.lines[i].text in lines for i in t.meta.origin[j])
 
 
 # ---------------------------------------------------------------------------------------------

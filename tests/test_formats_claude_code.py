@@ -131,8 +131,8 @@ def test_append_leaves_kept_messages_in_place_and_lists_them(relative: str) -> N
     meta = boundary["compactMetadata"]
     start = _start(_agentic(t), 4)
     assert start < len(_agentic(t))
-    kept_lines = [i for j in t.meta["origin"][start:] for i in j]
-    uuids = [t.meta["lines"][i].obj["uuid"] for i in kept_lines]
+    kept_lines = [i for j in t.meta.origin[start:] for i in j]
+    uuids = [t.meta.lines[i].obj["uuid"] for i in kept_lines]
     assert meta["preservedMessages"] == {
         "anchorUuid": summary["uuid"],
         "uuids": uuids,
@@ -384,7 +384,7 @@ def test_attachment_records_stay_untouched_in_shrink_output() -> None:
     index = max(i for i, m in enumerate(_agentic(t)) if m.extra.get("attachment"))
     kept = _agentic(t)[index:]
     out = write_transcript(t, [_summary(), *kept], info=INFO)
-    line = t.meta["lines"][t.meta["origin"][index][0]]
+    line = t.meta.lines[t.meta.origin[index][0]]
     written = [r for r in _records(out) if r.get("uuid") == line.obj["uuid"]]
     assert written and written[0]["attachment"] == line.obj["attachment"]
 

@@ -313,3 +313,25 @@ def test_random_added_sequences_round_trip(
     mode: WriteMode = "append" if append and name in APPEND else "shrink"
     out = write_transcript(t, new, mode=mode)
     assert _around_summary(out, name, len(expected), before) == expected
+
+
+def test_codex_keeps_a_system_message_the_finalizer_adds() -> None:
+    """Codex writes its own developer instructions anew after a compaction, so the file's are
+    left out of ``replacement_history``; a system message a finalizer adds is its own and is
+    kept (it was dropped with them)."""
+    first, rest = FILES["codex"].read_bytes().split(b"\n", 1)
+    item = {
+        "type": "message",
+        "role": "developer",
+        "content": [{"type": "input_text", "text": "rules"}],
+    }
+    record = {"timestamp": "2026-03-02T10:00:00.200Z", "type": "response_item", "payload": item}
+    t = read_transcript("c.jsonl", first + b"\n" + json.dumps(record).encode() + b"\n" + rest)
+    developer = [m for m in t.messages if m.role == "system"]
+    assert entries(developer) == [("text", "system", "rules", [])]  # Codex writes it anew
+    added = Message(role="system", content="Always answer in French.")
+    new = [*developer, added, _summary(Message)]
+    for mode in _modes("codex"):
+        back = read_transcript("out.jsonl", write_transcript(t, new, mode=mode), format="codex")
+        systems = entries([m for m in back.messages if m.role == "system"])
+        assert systems == [("text", "system", "Always answer in French.", [])], mode

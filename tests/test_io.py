@@ -365,19 +365,19 @@ def test_a_streamed_input_is_read_again_and_checked(tmp_path):
     info = _streamed(p)
     try:
         t = read_transcript(info.display, info.source, snapshot=False)
-        assert [ln.text for ln in t.meta["lines"]] == raw.splitlines()
+        assert [ln.text for ln in t.meta.lines] == raw.splitlines()
         assert info.raw == raw  # the whole input, read again
         summary = Message(role="user", content="summary")
         assert write_transcript(t, [t.messages[0], summary]).startswith(raw.splitlines()[0])
         # Appending keeps every line already read valid: what was read is still there.
         with p.open("ab") as fh:
             fh.write(b'{"role":"user","content":"later"}\n')
-        assert t.meta["lines"][0].text == raw.splitlines()[0]
+        assert t.meta.lines[0].text == raw.splitlines()[0]
         assert info.raw == raw
         # Rewritten in place: a line read again differs, and so does the whole.
         p.write_bytes(raw.replace(b"rules", b"RULES"))
         with pytest.raises(InputChangedError, match="changed during the run"):
-            t.meta["lines"][0].text  # noqa: B018 - the property reads the file again
+            t.meta.lines[0].text  # noqa: B018 - the property reads the file again
         with pytest.raises(InputChangedError, match="changed during the run"):
             info.raw  # noqa: B018
     finally:
@@ -395,7 +395,7 @@ def test_a_streamed_input_replaced_by_a_rename_is_still_the_file_read(tmp_path):
         t = read_transcript(info.display, info.source, snapshot=False)
         (tmp_path / "new.jsonl").write_bytes(b'{"role":"user","content":"other"}\n')
         os.replace(tmp_path / "new.jsonl", p)  # an editor's or an agent's atomic save
-        assert t.meta["lines"][1].text == raw.splitlines()[1]
+        assert t.meta.lines[1].text == raw.splitlines()[1]
         assert info.raw == raw
     finally:
         info.close()

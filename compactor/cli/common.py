@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from compactor.errors import StreamError
-from compactor.formats import FORMAT_NAMES
+from compactor.formats import FORMAT_HELP, FORMAT_NAMES
 
 from .exitcodes import classify
 from .safe_text import visible, visible_json, visible_line
@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # rich is imported when used: keeps start-up fast
     from rich.console import Console
 
 __all__ = [
+    "FORMAT_OPTION_HELP",
     "ConfigOpt",
     "DebugOpt",
     "FormatOpt",
@@ -53,11 +54,9 @@ ConfigOpt = Annotated[
 ]
 
 
-def complete_format(incomplete: str) -> list[str]:
-    """Shell completion of ``--format``: the format names."""
-    from compactor.formats.registry import FORMATS
-
-    return [name for name in FORMATS if name.startswith(incomplete)]
+def complete_format(incomplete: str) -> list[tuple[str, str]]:
+    """Shell completion of ``--format``: the format names, each with its help line."""
+    return [(name, text) for name, text in FORMAT_HELP.items() if name.startswith(incomplete)]
 
 
 def complete_model(incomplete: str) -> list[str]:
@@ -68,13 +67,16 @@ def complete_model(incomplete: str) -> list[str]:
     return model_completions(incomplete)
 
 
+FORMAT_OPTION_HELP = f"Read as this format instead of detecting it: {', '.join(FORMAT_NAMES)}."
+"""``--format``'s help, from the formats' declarations (``formats/_manifest.py``)."""
+
 FormatOpt = Annotated[
     str | None,
     typer.Option(
         "--format",
         metavar="FORMAT",
         autocompletion=complete_format,
-        help=f"Read as this format instead of detecting it: {', '.join(FORMAT_NAMES)}.",
+        help=FORMAT_OPTION_HELP,
     ),
 ]
 _TOKENS = re.compile(r"\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([kKmM]?)\s*")

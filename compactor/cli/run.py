@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from compactor.formats import APPEND_FORMATS
 from compactor.models.providers import DEFAULT_REMOTE
 from compactor.models.registry import model_flag_help
 
@@ -41,7 +42,13 @@ if TYPE_CHECKING:  # the runner (asyncio, io, events) is imported when `run` run
 
     from .live import LiveView
 
-__all__ = ["EPILOG", "run"]
+__all__ = ["APPEND_OPTION_HELP", "EPILOG", "run"]
+
+APPEND_OPTION_HELP = (
+    f"{', '.join(APPEND_FORMATS)}: keep the session byte for byte and append the compaction, "
+    "so the client resumes from it."
+)
+"""``--append``'s help: the formats whose declaration says they can be appended to."""
 
 EPILOG = epilog(
     [
@@ -152,8 +159,7 @@ def run(
         bool,
         typer.Option(
             "--append",
-            help="claude-code, codex: keep the session byte for byte and append the "
-            "compaction, so the client resumes from it.",
+            help=APPEND_OPTION_HELP,
         ),
     ] = False,
     cache: Annotated[

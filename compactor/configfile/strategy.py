@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from compactor.errors import ConfigError
+from compactor.formats import READ_TOOLS
 
 from .fileconfig import FileConfig
 
@@ -38,8 +39,9 @@ __all__ = [
 ]
 
 STRATEGIES = ("summarize", "reduce", "hybrid")
-HARNESS_READ_TOOLS = {"claude-code": "Read", "codex": "shell"}
-"""The tool each harness reads a file with (others: Eino's ``read_file``)."""
+HARNESS_READ_TOOLS = READ_TOOLS
+"""The tool each harness reads a file with (its format's ``spec.read_tool``; others: Eino's
+``read_file``)."""
 
 
 def strategy_of(file_cfg: FileConfig, flag: str | None = None) -> str:

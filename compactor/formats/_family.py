@@ -6,14 +6,14 @@ read as ``claude-code`` whose chat lines are all "unknown records": 0 messages, 
 reader calls :func:`check_records` on all its lines first: the first record that does not fit
 the format (detected or forced) is a :class:`TranscriptError` at its line.
 
-Families: a ``claude-code`` record has a Claude Code ``type`` and one of its session fields; a
-``codex`` record has a rollout ``type`` and a ``payload`` object; a ``chat`` record (openai,
-eino, anthropic) has a string ``role``.
+Families come from the formats' declarations (``SPEC.family``): a format with typed records
+(``SPEC.typed``: Claude Code, Codex) says which records are its own and checks them; a ``chat``
+record (openai, eino, anthropic) has a string ``role``, one of the format's ``SPEC.roles``.
 
 Trust (issue 15, rule 7): a file is read as a format only when every record belongs to it, so
 nothing is ever silently summarized away or dropped:
 
-* chat formats: a ``role`` outside the format's own set (:data:`CHAT_ROLES`) is an error naming
+* chat formats: a ``role`` outside the format's own set (its ``spec.roles``) is an error naming
   file:line:field; a record of no family (``{}``, a missing role) is left to the reader, which
   reports the field that is wrong.
 * claude-code and codex: record types the reader knows (messages, and metadata that passes
@@ -24,118 +24,55 @@ nothing is ever silently summarized away or dropped:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from compactor.errors import TranscriptError
 
 from ._jsonl import Line
+from .base import FormatSpec
 
 __all__ = [
-    "CHAT_ROLES",
-    "CLAUDE_RECORD_TYPES",
-    "CLAUDE_SESSION_FIELDS",
-    "CODEX_RECORD_TYPES",
-    "CODEX_RESPONSE_ITEMS",
     "check_records",
     "family",
     "fits",
     "mismatch",
     "problem",
+    "unknown_record",
 ]
 
-CLAUDE_RECORD_TYPES = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "attachment",
-        "progress",
-        "file-history-snapshot",
-        "permission-mode",
-        "mode",
-        "last-prompt",
-        "ai-title",
-        "custom-title",
-        "queue-operation",
-        "summary",
-        "tag",
-    }
-)
-"""Claude Code record ``type`` values the reader knows (FORMATS.md §1.1): ``user`` and
-``assistant`` are messages, the others metadata."""
+_SPECS: dict[str, FormatSpec] = {}
+_TYPED: list[tuple[str, Callable[[dict[str, Any], str], bool]]] = []
 
-CLAUDE_SESSION_FIELDS = (
-    "uuid",
-    "sessionId",
-    "parentUuid",
-    "message",
-    "snapshot",
-    "permissionMode",
-)
-"""Fields of which a Claude Code record of a known ``type`` carries at least one."""
 
-CODEX_RECORD_TYPES = frozenset(
-    {
-        "session_meta",
-        "turn_context",
-        "response_item",
-        "event_msg",
-        "compacted",
-        "token_usage_record",
-        "world_state",
-    }
-)
-"""Codex rollout record ``type`` values (FORMATS.md §2; ``token_usage_record`` and
-``world_state`` are written by Codex 0.171)."""
+def _spec(format_name: str) -> FormatSpec | None:
+    """The declaration of ``format_name`` (None: no such format); the registry imports the
+    format modules, which import this one: it is looked up once, on first use."""
+    if not _SPECS:
+        from .registry import FORMATS
 
-CODEX_RESPONSE_ITEMS = frozenset(
-    {
-        "message",
-        "function_call",
-        "function_call_output",
-        "custom_tool_call",
-        "custom_tool_call_output",
-        "reasoning",
-        "web_search_call",
-        "ghost_snapshot",
-    }
-)
-"""``response_item`` payload types the reader knows: the first five are messages, ``reasoning``
-(opaque) and ``web_search_call`` travel with the next message, ``ghost_snapshot`` is metadata."""
-
-CHAT_ROLES: dict[str, tuple[str, ...]] = {
-    "openai": ("system", "developer", "user", "assistant", "tool", "function"),
-    "eino": ("system", "user", "assistant", "tool"),
-    "anthropic": ("system", "user", "assistant"),
-}
-"""The roles each chat format has (Eino's ``schema.RoleType``, the Messages API's turns)."""
-
-KNOWN_FORMATS = "openai, eino, claude-code, codex and anthropic"
-
-_CHAT_FORMATS = frozenset({"openai", "eino", "anthropic"})
-_TYPED_FORMATS = frozenset({"claude-code", "codex"})
-_DESCRIPTIONS = {
-    "claude-code": "a claude-code record",
-    "codex": "a codex record",
-    "chat": "a chat message",
-}
+        _SPECS.update((name, fmt.spec) for name, fmt in FORMATS.items())
+        _TYPED[:] = [(s.family, s.typed.owns) for s in _SPECS.values() if s.typed is not None]
+    return _SPECS.get(format_name)
 
 
 def family(rec: dict[str, Any]) -> str | None:
-    """``claude-code``, ``codex``, ``chat`` or None (a record no format claims)."""
+    """The family of a typed format that owns ``rec`` (``claude-code``, ``codex``: its
+    ``spec.typed.owns``, in detection order), ``chat`` or None (a record no format claims)."""
     kind = rec.get("type")
     if isinstance(kind, str):
-        if kind in CLAUDE_RECORD_TYPES and any(k in rec for k in CLAUDE_SESSION_FIELDS):
-            return "claude-code"
-        if kind in CODEX_RECORD_TYPES and isinstance(rec.get("payload"), dict):
-            return "codex"
+        if not _TYPED:
+            _spec("")
+        for name, owns in _TYPED:
+            if owns(rec, kind):
+                return name
     if isinstance(rec.get("role"), str):
         return "chat"
     return None
 
 
-def _unknown(what: str, value: Any) -> str:
+def unknown_record(what: str, value: Any) -> str:
+    """The message for a record (or item) type a reader does not know."""
     return f"unknown {what} {value!r}: compact reads no record it does not know"
 
 
@@ -145,27 +82,18 @@ def problem(format_name: str, rec: dict[str, Any]) -> tuple[str | None, str] | N
     fam = family(rec)
     kind = rec.get("type")
     kind = kind if isinstance(kind, str) else None  # a list or dict type is not hashable
-    if format_name == "claude-code":
-        if fam == "claude-code" or (fam is None and kind in CLAUDE_RECORD_TYPES):
-            return None
-        if fam is None and kind is not None:
-            return "type", _unknown("claude-code record type", kind)
-    elif format_name == "codex":
-        if fam == "codex":
-            item = rec["payload"].get("type")
-            known = isinstance(item, str) and item in CODEX_RESPONSE_ITEMS
-            if kind == "response_item" and not known:
-                return "payload.type", _unknown("codex response item", item)
-            return None
-        if fam is None and kind in CODEX_RECORD_TYPES:
-            return None  # the reader reports the payload that is not an object
-        if fam is None and kind is not None:
-            return "type", _unknown("codex record type", kind)
-    elif format_name in CHAT_ROLES:
+    spec = _spec(format_name)
+    if spec is None:
+        return None
+    if spec.typed is not None:
+        owned = fam == spec.family
+        if owned or (fam is None and kind is not None):
+            return spec.typed.problem(rec, kind, owned)
+    elif spec.family == "chat":
         if fam is None:
             return None  # the reader reports the field that is wrong
         if fam == "chat":
-            roles = CHAT_ROLES[format_name]
+            roles = spec.roles
             if rec["role"] in roles:
                 return None
             return (
@@ -176,7 +104,8 @@ def problem(format_name: str, rec: dict[str, Any]) -> tuple[str | None, str] | N
         return None
     if fam is None:
         return "type", f"must be a string in a {format_name} transcript"
-    return None, f"{_DESCRIPTIONS[fam]}, not {format_name}"
+    described = "a chat message" if fam == "chat" else f"a {fam} record"
+    return None, f"{described}, not {format_name}"
 
 
 def fits(format_name: str, rec: dict[str, Any]) -> bool:

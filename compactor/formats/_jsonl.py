@@ -31,7 +31,7 @@ from compactor.schema import (
     user_text,
 )
 
-from .base import CompactionInfo, Transcript, WriteMode, newline_of
+from .base import CompactionInfo, OneLineEach, Transcript, TranscriptMeta, WriteMode, newline_of
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
@@ -366,25 +366,20 @@ def same_message(original: Message | AgenticMessage, new: Message | AgenticMessa
     return dataclasses.replace(original, usage=None) == new
 
 
-MATCHES_KEY = "matches"
-"""``Transcript.meta`` key: ``(new_messages, matches)`` a caller that knows which original
-each new message is sets before writing ``new_messages`` (that very list object), so the
-writer does not search: a reduction changes thousands of messages of a history, and a search
-for each costs changed × history comparisons."""
-
-
 def match_messages(
     transcript: Transcript,
     new_messages: Sequence[Message | AgenticMessage],
 ) -> list[int | None]:
     """For each new message, the index of the original message it is (in order), or None.
 
-    Originals are compared as they were read (``meta["snapshot"]``), so a message a caller
+    Originals are compared as they were read (``meta.snapshot``), so a message a caller
     edited in place counts as changed and is rendered afresh; one that only lost its usage
     (:func:`same_message`) is still matched.
     """
-    known = transcript.meta.get(MATCHES_KEY)
-    if isinstance(known, tuple) and known[0] is new_messages:
+    # A caller that knows which original each new message is (a reduction changes thousands
+    # of messages of a history; a search for each costs changed × history comparisons).
+    known = transcript.meta.matches
+    if known is not None and known[0] is new_messages:
         return list(known[1])  # the caller knows them (a reduction: message i is original i)
     originals = _originals(transcript)
     result: list[int | None] = []
@@ -402,10 +397,8 @@ def match_messages(
 
 
 def _originals(transcript: Transcript) -> Sequence[Message | AgenticMessage]:
-    originals: Sequence[Message | AgenticMessage] = transcript.meta.get(
-        "snapshot", transcript.messages
-    )
-    return originals
+    snapshot = transcript.meta.snapshot
+    return transcript.messages if snapshot is None else snapshot
 
 
 def is_unchanged(transcript: Transcript, matches: Sequence[int | None]) -> bool:
@@ -440,10 +433,10 @@ def write_per_line(
     if mode == "append":
         appended = [_dump_all(render(m), nl) for m in new_messages]
         return with_final_newline(transcript.raw) + nl.join(appended) + nl
-    lines: list[Line] = transcript.meta["lines"]
-    origin: list[int] = transcript.meta["origin"]
+    lines = transcript.meta.lines
+    origin = transcript.meta.origin
     out = [
-        lines[origin[j]].text
+        lines[origin[j][0]].text
         if j is not None and not usage_dropped(transcript, msg, j)
         else _dump_all(render(msg), nl)
         for msg, j in zip(new_messages, matches, strict=True)
@@ -462,11 +455,11 @@ def make_transcript(
     raw: bytes | FileSource,
     lines: list[Line],
     messages: Any,
-    origin: list[Any] | None = None,
-    **meta: Any,
+    origin: Sequence[Sequence[int]] | None = None,
+    start: int = 0,
 ) -> Transcript:
-    """The Transcript every line-based reader returns: records, the parsed lines and each
-    message's origin lines (default: message i came from line i), plus format-specific ``meta``.
+    """The Transcript every line-based reader returns: records, the parsed lines, each
+    message's origin lines (default: message i came from line i) and where the history starts.
     :func:`compactor.formats.registry.read_transcript` adds the snapshot of the messages."""
     return Transcript(
         format=name,
@@ -474,9 +467,9 @@ def make_transcript(
         source=raw,
         messages=messages,
         records=[ln.obj for ln in lines],
-        meta={
-            "lines": lines,
-            "origin": list(range(len(lines))) if origin is None else origin,
-            **meta,
-        },
+        meta=TranscriptMeta(
+            lines=lines,
+            origin=OneLineEach(len(lines)) if origin is None else origin,
+            start=start,
+        ),
     )

@@ -20,7 +20,7 @@ from compactor.schema import AgenticMessage, Block, Message, Usage, content_type
 from . import _jsonl
 from ._convert import as_agentic
 from ._family import check_records
-from .base import CompactionInfo, Transcript, WriteMode
+from .base import CompactionInfo, FormatSpec, Transcript, WriteMode
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
@@ -267,10 +267,28 @@ def _record(msg: Message | AgenticMessage) -> dict[str, Any]:
     return {"role": turn.role, "content": content_from_blocks(turn)}
 
 
+TOOL_CALL_KEYS = {"tool_use": "id"}
+"""Anthropic content blocks that are tool calls, and the key of their id."""
+TOOL_RESULT_KEYS = {"tool_result": "tool_use_id"}
+"""Anthropic content blocks that are tool results, and the key of their call's id."""
+
+SPEC = FormatSpec(
+    name="anthropic",
+    help="Anthropic Messages API turns, one {role, content} object per line",
+    detect_order=30,
+    list_order=50,
+    family="chat",
+    roles=("system", "user", "assistant"),  # the Messages API's turns
+    call_keys=TOOL_CALL_KEYS,
+    result_keys=TOOL_RESULT_KEYS,
+)
+
+
 class AnthropicFormat:
     """``anthropic``: Messages API turns, one per line."""
 
-    name = "anthropic"
+    spec = SPEC
+    name = SPEC.name
 
     def sniff(self, records: Sequence[Any]) -> bool:
         found = False
@@ -325,3 +343,7 @@ class AnthropicFormat:
         info: CompactionInfo | None = None,
     ) -> bytes:
         return _jsonl.write_per_line(transcript, new_messages, mode, _record)
+
+
+FORMAT = AnthropicFormat()
+"""The format this module declares (:data:`SPEC`); the registry collects it."""

@@ -8,7 +8,7 @@ Records that are not messages are kept; unknown fields survive a round trip.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -19,11 +19,19 @@ from compactor.schema import AgenticMessage, Message, ToolInfo
 if TYPE_CHECKING:
     from compactor.io import FileSource
 
+    from ._jsonl import Line
+    from .json_document import DocumentStyle
+
 __all__ = [
     "SOURCE_DATE_EPOCH",
     "CompactionInfo",
     "Format",
+    "FormatSpec",
+    "OneLineEach",
+    "Streaming",
     "Transcript",
+    "TranscriptMeta",
+    "TypedRecords",
     "WriteMode",
     "newline_of",
     "source_date_epoch",
@@ -39,6 +47,54 @@ def newline_of(raw: bytes) -> bytes:
     """The line terminator ``raw`` uses (``\\r\\n`` or ``\\n``, from its first line)."""
     first = raw.find(b"\n")
     return b"\r\n" if first > 0 and raw[first - 1 : first] == b"\r" else b"\n"
+
+
+class OneLineEach(Sequence[Sequence[int]]):
+    """The origin of a file whose message ``i`` is its line ``i`` (``(i,)``), held as one
+    number: a list of a million one-element lists would cost more than the lines."""
+
+    __slots__ = ("_n",)
+
+    def __init__(self, n: int) -> None:
+        self._n = n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [(i,) for i in range(self._n)[index]]
+        if not -self._n <= index < self._n:
+            raise IndexError(index)
+        return (index % self._n,)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, OneLineEach):
+            return self._n == other._n
+        return isinstance(other, Sequence) and list(self) == [tuple(o) for o in other]
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(slots=True)
+class TranscriptMeta:
+    """What a line-based reader knows that the writer needs (one type for every format)."""
+
+    lines: Sequence[Line] = ()
+    """The parsed lines, in file order."""
+    origin: Sequence[Sequence[int]] = ()
+    """For message ``i``, the indexes in :attr:`lines` of the records it was read from (none:
+    a message an earlier compaction's ``replacement_history`` holds)."""
+    start: int = 0
+    """The first line of the model-visible history (after an earlier compaction)."""
+    snapshot: list[Message | AgenticMessage] | None = None
+    """A deep copy of the messages as read (``read_transcript(snapshot=True)``): a writer
+    still tells which messages are unchanged after a caller edited some in place."""
+    json_document: DocumentStyle | None = None
+    """The file is one JSON array of records in this style (written back as one)."""
+    matches: tuple[Sequence[Any], list[int | None]] | None = None
+    """``(new_messages, matches)``: which original each of that very list is, set by a caller
+    that knows (:func:`compactor.formats.patching.set_known_matches`)."""
 
 
 @dataclass(slots=True)
@@ -58,8 +114,8 @@ class Transcript:
     """Tool definitions when the format records them."""
     records: list[Any] = field(default_factory=list)
     """Parsed records (format-specific), in file order."""
-    meta: dict[str, Any] = field(default_factory=dict)
-    """Format-specific facts the writer needs (record ↔ message mapping, ids, ...)."""
+    meta: TranscriptMeta = field(default_factory=TranscriptMeta)
+    """What the writer needs: the lines, each message's origin lines, ..."""
 
     @property
     def raw(self) -> bytes:
@@ -115,10 +171,74 @@ def source_date_epoch(environ: dict[str, str] | None = None) -> str | None:
     return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+@dataclass(frozen=True, slots=True)
+class Streaming:
+    """``compact check`` reads the format in bounded memory, a record at a time."""
+
+    reader: Callable[[str, int, dict[str, Any]], Message]
+    """One record → its message (``(path, line number, record)``)."""
+    eino_fields: bool = False
+    """Records may carry Eino's multi-content and ``response_meta`` fields."""
+
+
+@dataclass(frozen=True, slots=True)
+class TypedRecords:
+    """A family of ``{"type": ...}`` records only this format writes (Claude Code, Codex)."""
+
+    owns: Callable[[dict[str, Any], str], bool]
+    """``(record, its type) →`` whether the record is one of this family's."""
+    problem: Callable[[dict[str, Any], str | None, bool], tuple[str | None, str] | None]
+    """``(record, its type, owned) →`` why it cannot be in this format's file, or None.
+    Called for the family's own records (``owned``) and for records of no family that have
+    a string ``type``."""
+
+
+@dataclass(frozen=True, slots=True)
+class FormatSpec:
+    """What a format declares about itself; the registry, the error messages, ``check``,
+    ``--append``, the CLI's help and the reduction are generated from these."""
+
+    name: str
+    """``--format`` NAME and :attr:`Transcript.format`."""
+    help: str
+    """One line: what files it reads (shell completion of ``--format``, docs)."""
+    detect_order: int
+    """Detection tries lower first: the specific formats before plain chat messages."""
+    list_order: int
+    """Where the name comes when formats are listed (help, error messages)."""
+    family: str
+    """The record family (``_family.family``): ``chat`` for ``{role, content}`` lines, else
+    the format's own name for typed records."""
+    typed: TypedRecords | None = None
+    """Typed records: how to tell them and check them (not ``chat``)."""
+    roles: tuple[str, ...] = ()
+    """Chat family: the roles its records may have."""
+    streaming: Streaming | None = None
+    """Set when ``check`` can read it in bounded memory."""
+    can_append: bool = False
+    """``--append`` can extend its files (a session log, not a message list)."""
+    read_tool: str | None = None
+    """The tool its harness reads a file with (a reduction's pointer to offloaded output)."""
+    call_keys: Mapping[str, str] = field(default_factory=dict)
+    """Typed blocks/items of its records that are tool calls: ``type`` → the id's key."""
+    result_keys: Mapping[str, str] = field(default_factory=dict)
+    """Typed blocks/items that are tool results: ``type`` → the key of the call id."""
+    record_kind: Callable[[dict[str, Any]], str] | None = None
+    """A record's kind for the report's ``dropped_records`` (None: ``message``)."""
+    is_message_record: Callable[[dict[str, Any]], bool] | None = None
+    """Whether a record holds a message (None: every record does)."""
+    patch_reduced: Callable[[Transcript, Mapping[int, Mapping[str, str]]], bytes] | None = None
+    """A reduction (shrink) is written by patching the cleared results in the file's own
+    records: ``(transcript, message index → call id → new text) → bytes``."""
+    fix_appended: Callable[[bytes, Transcript], bytes] | None = None
+    """Applied to what a reduction with ``--append`` wrote."""
+
+
 class Format(Protocol):
     """One transcript format module."""
 
     name: str
+    spec: FormatSpec
 
     def sniff(self, records: Sequence[Any]) -> bool:
         """True when the first parsed records look like this format."""

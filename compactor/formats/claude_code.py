@@ -53,10 +53,16 @@ from compactor.schema import (
 
 from . import _jsonl
 from ._convert import as_agentic
-from ._family import check_records, family
-from .anthropic import blocks_from_content, content_from_blocks, usage_from
-from .base import CompactionInfo, Transcript, WriteMode
-from .patching import ZEROED_USAGE_KEYS
+from ._family import check_records, family, unknown_record
+from .anthropic import (
+    TOOL_CALL_KEYS,
+    TOOL_RESULT_KEYS,
+    blocks_from_content,
+    content_from_blocks,
+    usage_from,
+)
+from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
+from .patching import ZEROED_USAGE_KEYS, patch_claude_code_results, zero_appended_usage
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
@@ -290,10 +296,86 @@ class _Reader:
         self.add(msg, index)
 
 
+RECORD_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "attachment",
+        "progress",
+        "file-history-snapshot",
+        "permission-mode",
+        "mode",
+        "last-prompt",
+        "ai-title",
+        "custom-title",
+        "queue-operation",
+        "summary",
+        "tag",
+    }
+)
+"""Claude Code record ``type`` values the reader knows (FORMATS.md §1.1): ``user`` and
+``assistant`` are messages, the others metadata."""
+
+SESSION_FIELDS = (
+    "uuid",
+    "sessionId",
+    "parentUuid",
+    "message",
+    "snapshot",
+    "permissionMode",
+)
+"""Fields of which a Claude Code record of a known ``type`` carries at least one."""
+
+
+def _owns(rec: dict[str, Any], kind: str) -> bool:
+    """A Claude Code record: a type it writes and one of its session fields."""
+    return kind in RECORD_TYPES and any(k in rec for k in SESSION_FIELDS)
+
+
+def _record_problem(
+    rec: dict[str, Any], kind: str | None, owned: bool
+) -> tuple[str | None, str] | None:
+    if owned or kind in RECORD_TYPES:
+        return None
+    return "type", unknown_record("claude-code record type", kind)
+
+
+def record_kind(rec: dict[str, Any]) -> str:
+    """``progress``, ``system/turn_duration``, ``user``, ...: a record's kind in a report."""
+    kind = rec.get("type")
+    if kind == "system":
+        return f"system/{rec.get('subtype')}"
+    return str(kind)
+
+
+def is_message_record(rec: dict[str, Any]) -> bool:
+    return rec.get("type") in ("user", "assistant")
+
+
+SPEC = FormatSpec(
+    name="claude-code",
+    help="Claude Code session logs (~/.claude/projects/*/*.jsonl)",
+    detect_order=10,
+    list_order=30,
+    family="claude-code",
+    typed=TypedRecords(_owns, _record_problem),
+    can_append=True,
+    read_tool="Read",
+    call_keys=TOOL_CALL_KEYS,
+    result_keys=TOOL_RESULT_KEYS,
+    record_kind=record_kind,
+    is_message_record=is_message_record,
+    patch_reduced=patch_claude_code_results,
+    fix_appended=zero_appended_usage,
+)
+
+
 class ClaudeCodeFormat:
     """``claude-code``: Claude Code session JSONL."""
 
-    name = "claude-code"
+    spec = SPEC
+    name = SPEC.name
 
     def sniff(self, records: Sequence[Any]) -> bool:
         return any(isinstance(r, dict) and family(r) == self.name for r in records)
@@ -347,8 +429,8 @@ class _Writer:
         self.matches = matches
         self.mode = mode
         self.info = info
-        self.lines: list[_jsonl.Line] = transcript.meta["lines"]
-        self.origin: list[list[int]] = transcript.meta["origin"]
+        self.lines = transcript.meta.lines
+        self.origin = transcript.meta.origin
         conversation = [
             ln.obj
             for ln in self.lines
@@ -531,3 +613,7 @@ class _Writer:
             "timestamp": self.stamp,
             **self._rest_of_envelope(),
         }
+
+
+FORMAT = ClaudeCodeFormat()
+"""The format this module declares (:data:`SPEC`); the registry collects it."""

@@ -40,8 +40,8 @@ from compactor.schema import (
 
 from . import _jsonl
 from ._convert import as_chat
-from ._family import check_records, family
-from .base import CompactionInfo, Transcript, WriteMode
+from ._family import check_records, family, unknown_record
+from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
 from .openai_chat import part_text
 
 if TYPE_CHECKING:
@@ -234,10 +234,106 @@ def _token_count_after(lines: Sequence[_jsonl.Line], tokens: int) -> dict[str, A
     return {"type": "token_count", "info": info, "rate_limits": None}
 
 
+RECORD_TYPES = frozenset(
+    {
+        "session_meta",
+        "turn_context",
+        "response_item",
+        "event_msg",
+        "compacted",
+        "token_usage_record",
+        "world_state",
+    }
+)
+"""Codex rollout record ``type`` values (FORMATS.md §2; ``token_usage_record`` and
+``world_state`` are written by Codex 0.171)."""
+
+RESPONSE_ITEMS = frozenset(
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "reasoning",
+        "web_search_call",
+        "ghost_snapshot",
+    }
+)
+"""``response_item`` payload types the reader knows: the first five are messages, ``reasoning``
+(opaque) and ``web_search_call`` travel with the next message, ``ghost_snapshot`` is metadata."""
+
+
+def _owns(rec: dict[str, Any], kind: str) -> bool:
+    """A rollout record: a type Codex writes and a ``payload`` object."""
+    return kind in RECORD_TYPES and isinstance(rec.get("payload"), dict)
+
+
+def _record_problem(
+    rec: dict[str, Any], kind: str | None, owned: bool
+) -> tuple[str | None, str] | None:
+    if owned:
+        item = rec["payload"].get("type")
+        known = isinstance(item, str) and item in RESPONSE_ITEMS
+        if kind == "response_item" and not known:
+            return "payload.type", unknown_record("codex response item", item)
+        return None
+    if kind in RECORD_TYPES:
+        return None  # the reader reports the payload that is not an object
+    return "type", unknown_record("codex record type", kind)
+
+
+_MESSAGE_ITEMS = frozenset(
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+    }
+)
+
+
+def record_kind(rec: dict[str, Any]) -> str:
+    """``event_msg/token_count``, ``response_item/reasoning``, ``turn_context``, ...: a
+    record's kind in a report."""
+    kind = rec.get("type")
+    payload = rec.get("payload")
+    if kind in ("response_item", "event_msg") and isinstance(payload, dict):
+        return f"{kind}/{payload.get('type')}"
+    return str(kind)
+
+
+def is_message_record(rec: dict[str, Any]) -> bool:
+    payload = rec.get("payload")
+    return (
+        rec.get("type") == "response_item"
+        and isinstance(payload, dict)
+        and payload.get("type") in _MESSAGE_ITEMS
+    )
+
+
+SPEC = FormatSpec(
+    name="codex",
+    help="OpenAI Codex CLI / Desktop rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
+    detect_order=20,
+    list_order=40,
+    family="codex",
+    typed=TypedRecords(_owns, _record_problem),
+    can_append=True,
+    read_tool="shell",
+    call_keys={"function_call": "call_id", "custom_tool_call": "call_id"},
+    result_keys={"function_call_output": "call_id", "custom_tool_call_output": "call_id"},
+    record_kind=record_kind,
+    is_message_record=is_message_record,
+)
+
+
 class CodexFormat:
     """``codex``: Codex rollout JSONL."""
 
-    name = "codex"
+    spec = SPEC
+    name = SPEC.name
 
     def sniff(self, records: Sequence[Any]) -> bool:
         return any(isinstance(r, dict) and family(r) == self.name for r in records)
@@ -313,8 +409,8 @@ class CodexFormat:
         matches = _jsonl.match_messages(transcript, new_messages)
         if _jsonl.is_unchanged(transcript, matches):
             return transcript.raw
-        lines: list[_jsonl.Line] = transcript.meta["lines"]
-        origin: list[list[int]] = transcript.meta["origin"]
+        lines = transcript.meta.lines
+        origin = transcript.meta.origin
         nl = transcript.newline
         stamp = _jsonl.compaction_time(info, lines)
 
@@ -369,3 +465,7 @@ class CodexFormat:
             return _jsonl.with_final_newline(transcript.raw) + body
         prefix = _jsonl.BOM if transcript.has_bom else b""
         return prefix + body
+
+
+FORMAT = CodexFormat()
+"""The format this module declares (:data:`SPEC`); the registry collects it."""

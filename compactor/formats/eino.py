@@ -16,7 +16,7 @@ from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Message, Usage, c
 from . import _jsonl
 from ._convert import as_chat
 from ._family import check_records
-from .base import CompactionInfo, Transcript, WriteMode
+from .base import CompactionInfo, FormatSpec, Streaming, Transcript, WriteMode
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
@@ -134,10 +134,23 @@ def _record(msg: Message | AgenticMessage) -> dict[str, Any]:
     return rec
 
 
+SPEC = FormatSpec(
+    name="eino",
+    help="Eino schema.Message objects (Go), one per line",
+    detect_order=40,
+    list_order=20,
+    family="chat",
+    roles=("system", "user", "assistant", "tool"),  # Eino's schema.RoleType
+    streaming=Streaming(eino_message, eino_fields=True),
+    read_tool="read_file",
+)
+
+
 class EinoFormat:
     """``eino``: Eino ``schema.Message`` objects, one per line."""
 
-    name = "eino"
+    spec = SPEC
+    name = SPEC.name
 
     def sniff(self, records: Sequence[Any]) -> bool:
         return any(
@@ -160,3 +173,7 @@ class EinoFormat:
         info: CompactionInfo | None = None,
     ) -> bytes:
         return _jsonl.write_per_line(transcript, new_messages, mode, _records)
+
+
+FORMAT = EinoFormat()
+"""The format this module declares (:data:`SPEC`); the registry collects it."""

@@ -24,7 +24,7 @@ from compactor.schema import (
 from . import _jsonl
 from ._convert import as_chat
 from ._family import check_records
-from .base import CompactionInfo, Transcript, WriteMode
+from .base import CompactionInfo, FormatSpec, Streaming, Transcript, WriteMode
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
@@ -230,10 +230,22 @@ def records_from_message(msg: Message | AgenticMessage) -> list[dict[str, Any]]:
     return [record_from_message(m) for m in as_chat(msg)]
 
 
+SPEC = FormatSpec(
+    name="openai",
+    help="OpenAI chat-completions messages, one {role, content} object per line",
+    detect_order=50,  # last: any line with a role looks like a chat message
+    list_order=10,
+    family="chat",
+    roles=("system", "developer", "user", "assistant", "tool", "function"),
+    streaming=Streaming(message_from_record),
+)
+
+
 class OpenAIChatFormat:
     """``openai``: chat-completions messages, one per line."""
 
-    name = "openai"
+    spec = SPEC
+    name = SPEC.name
 
     def sniff(self, records: Sequence[Any]) -> bool:
         return any(isinstance(r, dict) and isinstance(r.get("role"), str) for r in records)
@@ -255,3 +267,7 @@ class OpenAIChatFormat:
         info: CompactionInfo | None = None,
     ) -> bytes:
         return _jsonl.write_per_line(transcript, new_messages, mode, records_from_message)
+
+
+FORMAT = OpenAIChatFormat()
+"""The format this module declares (:data:`SPEC`); the registry collects it."""

@@ -70,8 +70,8 @@ def patch_claude_code_results(
 ) -> bytes:
     """``transcript`` with the results ``replaced`` names (message index → call id → new
     text) rewritten in their own records; the other lines byte for byte (usage zeroed)."""
-    lines: list[_jsonl.Line] = transcript.meta["lines"]
-    origin: list[list[int]] = transcript.meta["origin"]
+    lines = transcript.meta.lines
+    origin = transcript.meta.origin
     new: dict[int, bytes] = {}
     for index, texts in replaced.items():
         for i in origin[index]:
@@ -114,4 +114,4 @@ def set_known_matches(
     """Tell the writers which original each of ``new_messages`` (that list object) is, so
     writing it does not search for them (a reduction: message i is original i, or None when
     it was reduced)."""
-    transcript.meta[_jsonl.MATCHES_KEY] = (new_messages, list(matches))
+    transcript.meta.matches = (new_messages, list(matches))

@@ -27,48 +27,27 @@ import orjson
 from compactor.schema import AgenticMessage, Message
 
 from ._jsonl import match_messages
-from .base import Transcript
+from .base import FormatSpec, Transcript
 
 __all__ = ["dropped_records", "record_kind"]
-
-_CODEX_MESSAGE_ITEMS = frozenset(
-    {
-        "message",
-        "function_call",
-        "function_call_output",
-        "custom_tool_call",
-        "custom_tool_call_output",
-    }
-)
 
 
 def record_kind(format_name: str, rec: dict[str, Any]) -> str:
     """A short name for the kind of ``rec``: ``progress``, ``system/turn_duration``,
-    ``event_msg/token_count``, ``response_item/reasoning``, or ``message`` for chat formats."""
-    kind = rec.get("type")
-    if format_name == "claude-code":
-        if kind == "system":
-            return f"system/{rec.get('subtype')}"
-        return str(kind)
-    if format_name == "codex":
-        payload = rec.get("payload")
-        if kind in ("response_item", "event_msg") and isinstance(payload, dict):
-            return f"{kind}/{payload.get('type')}"
-        return str(kind)
-    return "message"
+    ``event_msg/token_count``, ``response_item/reasoning``, or ``message`` for chat formats
+    (the format's :attr:`~compactor.formats.base.FormatSpec.record_kind`)."""
+    kind = _spec(format_name).record_kind
+    return "message" if kind is None else kind(rec)
 
 
-def _is_message_record(format_name: str, rec: dict[str, Any]) -> bool:
-    if format_name == "claude-code":
-        return rec.get("type") in ("user", "assistant")
-    if format_name == "codex":
-        payload = rec.get("payload")
-        return (
-            rec.get("type") == "response_item"
-            and isinstance(payload, dict)
-            and payload.get("type") in _CODEX_MESSAGE_ITEMS
-        )
+def _every_record(rec: dict[str, Any]) -> bool:
     return True
+
+
+def _spec(format_name: str) -> FormatSpec:
+    from .registry import get_format
+
+    return get_format(format_name).spec
 
 
 def dropped_records(
@@ -79,20 +58,22 @@ def dropped_records(
 ) -> dict[str, int]:
     """Kind → count of ``t``'s records that ``out`` does not contain and that are not message
     records summarized away (``append`` keeps the whole file: nothing is dropped)."""
-    lines = t.meta.get("lines")
+    lines = t.meta.lines
     if mode == "append" or not lines:
         return {}
+    spec = _spec(t.format)
+    is_message = spec.is_message_record or _every_record
     kept_messages = {j for j in match_messages(t, new_messages) if j is not None}
     # one byte per line, not sets of 20,000 ints: this runs at a big run's peak of memory
     summarized = bytearray(len(lines))
     carried = bytearray(len(lines))
-    for index, origin in enumerate(t.meta.get("origin", [])):
-        for i in origin if isinstance(origin, list) else [origin]:
+    for index, origin in enumerate(t.meta.origin):
+        for i in origin:
             if index in kept_messages:
                 carried[i] = 1  # kept, maybe re-rendered (a codex replacement_history item)
-            elif _is_message_record(t.format, lines[i].obj):
+            elif is_message(lines[i].obj):
                 summarized[i] = 1
-    if "json_document" in t.meta:  # one JSON array: compare its elements as lines
+    if t.meta.json_document is not None:  # one JSON array: compare its elements as lines
         from .json_document import lines_of
 
         out = lines_of(out)
@@ -109,7 +90,7 @@ def dropped_records(
             continue
         if isinstance(obj, dict) and isinstance(obj.get("uuid"), str):
             uuids.add(obj["uuid"])
-    start = t.meta.get("start", 0)
+    start = t.meta.start
     dropped: Counter[str] = Counter()
     for i, ln in enumerate(lines):
         if summarized[i] or carried[i] or ln.text in texts:
@@ -117,8 +98,8 @@ def dropped_records(
         uid = ln.obj.get("uuid")
         if isinstance(uid, str) and uid in uuids:
             continue
-        kind = record_kind(t.format, ln.obj)
-        if i < start and _is_message_record(t.format, ln.obj):
+        kind = "message" if spec.record_kind is None else spec.record_kind(ln.obj)
+        if i < start and is_message(ln.obj):
             kind += " (before the earlier compaction)"
         dropped[kind] += 1
     return dict(sorted(dropped.items()))

@@ -13,30 +13,47 @@ from typing import TYPE_CHECKING, Any
 from compactor.errors import ConfigError, TranscriptError
 from compactor.schema import AgenticMessage, Message
 
-from . import _jsonl, json_document
-from ._family import KNOWN_FORMATS, fits
-from .anthropic import AnthropicFormat
-from .base import CompactionInfo, Format, Transcript, WriteMode
-from .claude_code import ClaudeCodeFormat
-from .codex import CodexFormat
-from .eino import EinoFormat
-from .openai_chat import OpenAIChatFormat
+from . import _jsonl, anthropic, claude_code, codex, eino, json_document, openai_chat
+from ._family import fits
+from .base import CompactionInfo, Format, FormatSpec, Transcript, WriteMode
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
 
-__all__ = ["FORMATS", "detect_format", "read_transcript", "write_transcript"]
+__all__ = [
+    "FORMATS",
+    "KNOWN_FORMATS",
+    "detect_format",
+    "read_transcript",
+    "render_manifest",
+    "write_transcript",
+]
+
+_DECLARED: tuple[Format, ...] = (
+    anthropic.FORMAT,
+    claude_code.FORMAT,
+    codex.FORMAT,
+    eino.FORMAT,
+    openai_chat.FORMAT,
+)
+"""Each format module's ``FORMAT``; everything below is generated from their ``spec``."""
 
 FORMATS: dict[str, Format] = {
-    f.name: f
-    for f in (
-        ClaudeCodeFormat(),
-        CodexFormat(),
-        AnthropicFormat(),
-        EinoFormat(),
-        OpenAIChatFormat(),
-    )
+    f.name: f for f in sorted(_DECLARED, key=lambda f: (f.spec.detect_order, f.name))
 }
+"""Name → format, in detection order."""
+
+
+def _listed() -> list[FormatSpec]:
+    return sorted((f.spec for f in _DECLARED), key=lambda s: (s.list_order, s.name))
+
+
+def _and(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+
+
+KNOWN_FORMATS = _and([s.name for s in _listed()])
+"""``openai, eino, ... and anthropic``: the formats compact reads, for error messages."""
 
 SNIFF_RECORDS = 50
 """How many leading records detection looks at."""
@@ -154,7 +171,7 @@ def read_transcript(
     """Read ``raw`` in ``format`` (detected when None). ``raw`` may be a
     :class:`~compactor.io.FileSource`: the file is then parsed as it is read, block by block.
 
-    ``snapshot``: keep a deep copy of the messages as read (``meta["snapshot"]``), so that
+    ``snapshot``: keep a deep copy of the messages as read (``meta.snapshot``), so that
     :func:`write_transcript` still tells which messages are unchanged after a caller edited some
     in place. A caller that never edits them (the run: the pipeline only reads the history) passes
     False and the transcript is held once.
@@ -171,7 +188,7 @@ def read_transcript(
     except TranscriptError as err:
         raise json_document.explain(path, raw, err) from err
     if snapshot:
-        transcript.meta["snapshot"] = _jsonl.snapshot(transcript.messages)
+        transcript.meta.snapshot = _jsonl.snapshot(transcript.messages)
     return transcript
 
 
@@ -182,13 +199,13 @@ def _read_array(
     snapshot: bool,
 ) -> Transcript:
     """A file that is one JSON array of records: read as the JSON Lines of its elements
-    (``meta["json_document"]``: its style, so that :func:`write_transcript` writes an array)."""
+    (``meta.json_document``: its style, so that :func:`write_transcript` writes an array)."""
     lines, style, starts = document
     try:
         transcript = read_transcript(path, lines, format, snapshot=snapshot)
     except TranscriptError as err:
         raise json_document.relocate(err, starts) from err
-    transcript.meta["json_document"] = style
+    transcript.meta.json_document = style
     return transcript
 
 
@@ -217,16 +234,14 @@ def write_transcript(
 ) -> bytes:
     """Render the compacted history ``new_messages`` in the transcript's own format."""
     data = get_format(t.format).write(t, new_messages, mode=mode, info=info)
-    style = t.meta.get("json_document")
+    style = t.meta.json_document
     return data if style is None else json_document.render(data, style)
 
 
-_CALL_KEYS = {"tool_use": "id", "function_call": "call_id", "custom_tool_call": "call_id"}
-_RESULT_KEYS = {
-    "tool_result": "tool_use_id",
-    "function_call_output": "call_id",
-    "custom_tool_call_output": "call_id",
-}
+_CALL_KEYS = {k: v for f in _DECLARED for k, v in f.spec.call_keys.items()}
+"""Typed tool-call blocks/items of every format → the key of their id."""
+_RESULT_KEYS = {k: v for f in _DECLARED for k, v in f.spec.result_keys.items()}
+"""Typed tool-result blocks/items of every format → the key of their call's id."""
 
 
 def file_tool_pairs(t: Transcript) -> tuple[int, int]:
@@ -269,3 +284,39 @@ def file_tool_pairs(t: Transcript) -> tuple[int, int]:
 
     walk(t.records)
     return n_calls, sum(1 for r in results if r in calls)
+
+
+MANIFEST = "_manifest.py"
+
+
+def render_manifest() -> str:
+    """The text of ``compactor/formats/_manifest.py``: what the command line needs from the
+    declarations (names, help lines, ``--append``, harness read tools) without importing the
+    readers at start-up."""
+    import json
+
+    listed = _listed()
+    help_lines = "".join(f"    {json.dumps(s.name)}: {json.dumps(s.help)},\n" for s in listed)
+    tools = "".join(
+        f"    {json.dumps(s.name)}: {json.dumps(s.read_tool)},\n" for s in listed if s.read_tool
+    )
+
+    def names(specs: list[FormatSpec]) -> str:
+        inner = ", ".join(json.dumps(s.name) for s in specs)
+        return f"({inner},)" if len(specs) == 1 else f"({inner})"
+
+    return (
+        '"""GENERATED from the formats\' declarations (``SPEC`` in each format module) by\n'
+        "``python -m compactor.formats.registry``: do not edit. A test fails when it is stale.\n"
+        '"""\n\n'
+        f"FORMAT_NAMES = {names(listed)}\n"
+        f"APPEND_FORMATS = {names([s for s in listed if s.can_append])}\n"
+        f"FORMAT_HELP = {{\n{help_lines}}}\n"
+        f"READ_TOOLS = {{\n{tools}}}\n"
+    )
+
+
+if __name__ == "__main__":
+    from pathlib import Path
+
+    Path(__file__).with_name(MANIFEST).write_text(render_manifest(), encoding="utf-8")

@@ -1,4 +1,5 @@
-"""Bounded-memory ``compact check`` for line-per-message transcripts (openai, eino).
+"""Bounded-memory ``compact check`` for the line-per-message formats that declare
+``spec.streaming`` (openai, eino).
 
 :func:`stream_check` reads a file line by line and keeps only running totals: the message count,
 the default counter's tokens (the newest assistant with ``usage.total_tokens > 0`` resets the sum
@@ -12,7 +13,7 @@ Other formats, other counters and stdin return None: the caller does the full re
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,15 +27,15 @@ from compactor.sizes import InputLimits, LineGuard, check_size
 
 from . import _jsonl, json_document
 from ._family import fits, mismatch
-from .eino import eino_message
-from .openai_chat import message_from_record
-from .registry import SNIFF_RECORDS, detect_format
+from .base import Streaming
+from .registry import FORMATS, SNIFF_RECORDS, detect_format
 
 __all__ = ["STREAM_FORMATS", "StreamResult", "stream_check"]
 
-_Reader = Callable[[str, int, dict[str, Any]], Message]
-STREAM_FORMATS: dict[str, _Reader] = {"openai": message_from_record, "eino": eino_message}
-"""Formats :func:`stream_check` handles, with their per-record reader."""
+STREAM_FORMATS: dict[str, Streaming] = {
+    name: fmt.spec.streaming for name, fmt in FORMATS.items() if fmt.spec.streaming is not None
+}
+"""Formats :func:`stream_check` handles (their ``spec.streaming``), with their record reader."""
 
 _EINO_PARTS_KEYS = ("user_input_multi_content", "assistant_output_multi_content", "multi_content")
 
@@ -210,8 +211,8 @@ def stream_check(
                 return None
         else:
             name = format
-        reader = STREAM_FORMATS[name]
-        eino = name == "eino"
+        reader = STREAM_FORMATS[name].reader
+        eino = STREAM_FORMATS[name].eino_fields
         loads = orjson.loads
         decode_error = orjson.JSONDecodeError
 

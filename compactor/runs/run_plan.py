@@ -26,6 +26,7 @@ from compactor.configfile import (
     load_default_config,
 )
 from compactor.errors import ConfigError, TranscriptError
+from compactor.formats import APPEND_FORMATS  # the formats whose spec.can_append is set
 from compactor.io import (
     Destination,
     is_inside,
@@ -50,8 +51,6 @@ __all__ = [
     "remove_created_dirs",
 ]
 
-APPEND_FORMATS = ("claude-code", "codex")
-"""Formats whose files ``--append`` can extend (the others are message lists)."""
 
 _FIELDS = {
     "-o/--output": "output",

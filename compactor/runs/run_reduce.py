@@ -76,13 +76,11 @@ def plan_offload(options: RunOptions, file_cfg: FileConfig, output: Destination)
 
 
 def _origin_lines(parsed: Transcript, index: int) -> list[Any]:
-    lines: list[Any] = parsed.meta.get("lines") or []
-    origin: list[Any] = parsed.meta.get("origin") or []
+    lines = parsed.meta.lines
+    origin = parsed.meta.origin
     if index >= len(origin):
         return []
-    where = origin[index]
-    indexes: Sequence[int] = where if isinstance(where, list) else [where]
-    return [lines[i] for i in indexes if isinstance(i, int) and 0 <= i < len(lines)]
+    return [lines[i] for i in origin[index] if 0 <= i < len(lines)]
 
 
 def locator(parsed: Transcript, path: str | None) -> Locate | None:
@@ -167,10 +165,11 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
     r.messages_after = len(outcome.messages)
     r.tokens_after = outcome.tokens_after
     mode: WriteMode = "append" if opts.append else "shrink"
-    if parsed.format == "claude-code" and mode == "shrink":
-        from compactor.formats.patching import patch_claude_code_results
+    from compactor.formats.registry import get_format
 
-        return patch_claude_code_results(parsed, replaced_results(parsed.messages, outcome))
+    spec = get_format(parsed.format).spec
+    if spec.patch_reduced is not None and mode == "shrink":
+        return spec.patch_reduced(parsed, replaced_results(parsed.messages, outcome))
     from compactor.formats.patching import set_known_matches
     from compactor.reduction import PROCESSED_KEY
 
@@ -193,10 +192,8 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
             timestamp=plan.timestamp,
         ),
     )
-    if parsed.format == "claude-code":  # --append: the re-emitted copies carry no old usage
-        from compactor.formats.patching import zero_appended_usage
-
-        data = zero_appended_usage(data, parsed)
+    if spec.fix_appended is not None:  # --append: the re-emitted copies carry no old usage
+        data = spec.fix_appended(data, parsed)
     r.dropped_records = dropped_records(parsed, outcome.messages, data, mode)
     return data
 
