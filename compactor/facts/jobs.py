@@ -2,10 +2,21 @@
 
 A job is running when a tool result names a job, task, shell, process, session or agent id
 (``running in background with ID: b7x``, ``task_id: 42``, ``Process running with session ID
-9``, ``{"shell_id": "s1"}``) and nothing later (a tool call or result, a notification the CLI
-injected) reports that id finished: a status such as ``completed``/``failed``/``killed``, an
-exit code, or a kill/stop call naming it. Harness names (``Monitor``, ``BashOutput``,
-``KillShell``…) are not needed: only the id and the words around it are read.
+9``, ``{"shell_id": "s1"}``) and nothing LATER reports that id finished. What counts as a report
+is narrow, because build tools print "Finished", "completed" and "done" all the time:
+
+* a later call that names the id (a poll, a wait, a read of its output) whose result reports an
+  exit (``Process exited with code 0``, ``exit_code: 1``, ``<status>completed</status>``,
+  ``"status": "finished"``, "job 42 finished", "No such process") and does not name the id as
+  still alive (``SESSION_ID=89726`` again, ``<status>running``, "still running");
+* a kill/stop call naming it, or Ctrl-C written to it;
+* a notification the CLI injected as a user message that names the id with a status;
+* any other later result only when it ties the id to such an exit status (``<task-id>b7x</task-id>
+  <status>completed</status>``).
+
+Words such as cargo's "Finished `dev` profile", a harness's "Script completed" header or a
+"done" in the starting call's own output never end a job. Harness names (``Monitor``,
+``BashOutput``, ``KillShell``…) are not needed: only the id and the words around it are read.
 
 :func:`background_jobs` walks :class:`~compactor.facts.text.Entry` views once and returns every
 job it saw start, each with whether (and how) it was seen to finish. Linear: each result is
@@ -18,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .outcomes import command_of
+from .outcomes import command_of, strip_output_header
 from .text import Call, Entry, cut, one_line
 
 __all__ = ["Job", "background_jobs"]
@@ -48,7 +59,23 @@ _DONE_RE = re.compile(
     r"failed|succeeded|success)\b|exit[ _]code|<status>\s*(?:completed|failed|killed)",
     re.IGNORECASE,
 )
-_STILL_RE = re.compile(r"<status>\s*running|status[\"':\s]+running|still running", re.I)
+_STILL_RE = re.compile(
+    r"<status>\s*running|status[\"':\s]+running|still running|Process running with session ID",
+    re.IGNORECASE,
+)
+_EXITED_RE = re.compile(
+    r"Process exited with code\s*-?\d+|\bexit(?:ed)?[ _]?(?:code|status)\b[\"'>:=\s]*-?\d+|"
+    r"<status>\s*(?:completed|failed|killed|exited|cancell?ed|error)|"
+    r"\b(?:status|state)[\"']?\s*[:=]\s*[\"']?(?:completed|complete|finished|done|failed|killed|"
+    r"exited|cancell?ed|succeeded|terminated|stopped|error)\b|"
+    r"\b(?:process|job|task|shell|session|command|server|run)\b[^\n]{0,40}?\b(?:has |have |was |is )?"
+    r"(?:exited|completed|finished|terminated|killed|stopped|failed|succeeded|cancell?ed|"
+    r"not found|no longer (?:exists|running)|does not exist|gone)\b|"
+    r"No such process|\bexited\b",
+    re.IGNORECASE,
+)
+"""An exit reported about a job: an exit code or status, or a job/process noun with an end
+word (never a bare "Finished" or "done": build tools print those about their own steps)."""
 _KILL_NAME_RE = re.compile(r"kill|stop|cancel|terminate", re.IGNORECASE)
 _ID_WORDS = frozenset(
     "the a an and or of to is in on for with not none null true false id ids this that".split()
@@ -110,16 +137,16 @@ def _line(text: str) -> str:
     return cut(one_line(text[:_HEAD]), 240)
 
 
-def _finished_line(text: str, key: str) -> str:
-    """The line of ``text`` that reports ``key`` finished, or ''."""
+def _finished_line(text: str, key: str, done_re: re.Pattern[str] = _DONE_RE) -> str:
+    """The line of ``text`` near ``key`` that reports it finished (``done_re``), or ''."""
     at = text.find(key)
     if at < 0:
         return ""
     window = text[max(0, at - 300) : at + 600]
-    if _STILL_RE.search(window) is not None and _DONE_RE.search(window) is None:
-        return ""
-    done = _DONE_RE.search(window)
+    done = done_re.search(window)
     if done is None:
+        return ""
+    if _STILL_RE.search(window) is not None:
         return ""
     start = window.rfind("\n", 0, done.start()) + 1
     end = window.find("\n", done.end())
@@ -128,6 +155,33 @@ def _finished_line(text: str, key: str) -> str:
 
 _INTERRUPT = "\\u0003"
 """Ctrl-C written to a process's stdin, as it appears in a call's JSON arguments."""
+
+
+def _exit_report(text: str) -> str:
+    """The exit a poll of a job reported (its result ``text``), on one line, or '' when it
+    reports none or says the job still runs. A harness's own header line about the script that
+    polled (``Script completed``) is not read."""
+    head, body = "", text
+    if text.startswith(_HARNESS_HEADS):
+        cut_at = text.find("Output:", 0, 600)
+        if cut_at >= 0:
+            head, body = text[:cut_at], text[cut_at + 7 :]
+        head = "\n".join(ln for ln in head.splitlines() if not ln.startswith(_SCRIPT_LINES))
+    if _STILL_RE.search(head) or _STILL_RE.search(body[:2_000]) or _STILL_RE.search(body[-2_000:]):
+        return ""
+    for part in (head, body[:2_000], body[-2_000:]):
+        exited = _EXITED_RE.search(part)
+        if exited is not None:
+            start = part.rfind("\n", 0, exited.start()) + 1
+            end = part.find("\n", exited.end())
+            return cut(one_line(part[start : end if end >= 0 else len(part)]), 160)
+    return ""
+
+
+_HARNESS_HEADS = ("Script completed", "Script failed", "Chunk ID", "Wall time", "Process ")
+"""How a harness's own header starts (Codex code-mode ``exec``, ``exec_command``)."""
+_SCRIPT_LINES = ("Script completed", "Script failed", "Wall time")
+"""Header lines about the script or call that polled, not about the job."""
 
 
 def _names(arguments: str, key: str) -> bool:
@@ -167,18 +221,14 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                     watching[call.id] = key
         for r in e.results:
             started_by = calls.get(r.call_id)
-            watched = jobs.get(watching.pop(r.call_id, ""))
-            if watched is not None and not watched.finished:
-                head = r.text[:600]
-                if _STILL_RE.search(head) is None and _DONE_RE.search(head) is not None:
-                    watched.finished = cut(one_line(head), 160)
             new = _started(r.text)
+            watched = jobs.get(watching.pop(r.call_id, ""))
+            if watched is not None and not watched.finished and watched.id not in new:
+                watched.finished = _exit_report(r.text)
             for key, job in jobs.items():
-                if job.finished or key not in r.text or key in new:
+                if job.finished or key in new or job is watched or key not in r.text:
                     continue
-                line = _finished_line(r.text, key)
-                if line:
-                    job.finished = line
+                job.finished = _finished_line(r.text, key, _EXITED_RE)
             for key in new:
                 if key not in jobs and key != r.call_id:
                     jobs[key] = Job(key, _label(started_by, r.name), e.index, "", _line(r.text))
