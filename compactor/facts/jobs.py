@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .outcomes import command_of, strip_output_header
+from .outcomes import command_of
 from .text import Call, Entry, cut, one_line
 
 __all__ = ["Job", "background_jobs"]
@@ -68,7 +68,8 @@ _EXITED_RE = re.compile(
     r"<status>\s*(?:completed|failed|killed|exited|cancell?ed|error)|"
     r"\b(?:status|state)[\"']?\s*[:=]\s*[\"']?(?:completed|complete|finished|done|failed|killed|"
     r"exited|cancell?ed|succeeded|terminated|stopped|error)\b|"
-    r"\b(?:process|job|task|shell|session|command|server|run)\b[^\n]{0,40}?\b(?:has |have |was |is )?"
+    r"\b(?:process|job|task|shell|session|command|server|run)\b[^\n]{0,40}?"
+    r"\b(?:has |have |was |is )?"
     r"(?:exited|completed|finished|terminated|killed|stopped|failed|succeeded|cancell?ed|"
     r"not found|no longer (?:exists|running)|does not exist|gone)\b|"
     r"No such process|\bexited\b",
