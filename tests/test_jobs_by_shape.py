@@ -193,3 +193,57 @@ def test_a_poll_that_finds_the_process_gone_ends_it() -> None:
         "Bash", {"command": "kill -0 73114"}, "bash: kill: (73114) - No such process", error=True
     )
     assert not _jobs(s)["73114"].running
+
+
+def test_a_poll_that_prints_the_id_while_alive_and_did_not_means_the_process_is_gone() -> None:
+    """The poll script prints ``SESSION_ID=`` only while the process lives; this time the
+    process printed an error and the id was not printed: it exited."""
+    s = SessionBuilder()
+    s.user("Start the service.")
+    _code_mode(s, "tools.exec_command({cmd: 'cargo run -- serve'})", "Compiling\nSESSION_ID=63477")
+    _code_mode(
+        s,
+        'const r = await tools.write_stdin({"session_id":63477,"chars":""}); text(r.output); '
+        "if (r.session_id) text(`SESSION_ID=${r.session_id}`);",
+        CARGO_RUN + "Error: Operation not permitted (os error 1)\n",
+    )
+    job = _jobs(s)["63477"]
+    assert not job.running and "SESSION_ID=" in job.finished
+
+
+def test_a_poll_that_returned_long_before_its_wait_was_over_saw_the_process_exit() -> None:
+    s = SessionBuilder()
+    s.user("Run the benchmark.")
+    _code_mode(
+        s,
+        "tools.exec_command({cmd: 'cargo run --release -- bench'})",
+        "Compiling\nSESSION_ID=95469",
+    )
+    s.call(
+        "exec",
+        {"input": 'tools.write_stdin({"session_id":95469,"chars":"","yield_time_ms":30000})'},
+        'Script completed\nWall time 0.0 seconds\nOutput:\n{"events_per_second":529726.07}\n',
+    )
+    job = _jobs(s)["95469"]
+    assert not job.running and "0.0 s of a 30 s wait" in job.finished
+    # the same poll that used its whole wait: the process may still run
+    s2 = SessionBuilder()
+    s2.user("Run the server.")
+    _code_mode(s2, "tools.exec_command({cmd: 'cargo run -- serve'})", "Compiling\nSESSION_ID=777")
+    s2.call(
+        "exec",
+        {"input": 'tools.write_stdin({"session_id":777,"chars":"","yield_time_ms":5000})'},
+        "Script completed\nWall time 5.0 seconds\nOutput:\n" + CARGO_RUN,
+    )
+    assert _jobs(s2)["777"].running
+
+
+def test_a_run_id_in_a_record_is_not_a_job() -> None:
+    s = SessionBuilder()
+    s.user("Show the snapshot.")
+    s.call(
+        "Bash",
+        {"command": "curl -s localhost:8080/api/snapshot"},
+        '{"run_id":"7e9081ad-b42e-471f-a442-b2448355650a","mode":"paper","running":true}',
+    )
+    assert _jobs(s) == {}

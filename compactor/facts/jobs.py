@@ -51,7 +51,8 @@ _LAST_ID_RE = re.compile(
 )
 """An id a tool prints as its output's last line (``SESSION_ID=89726``): what it left running."""
 _RUNNING_WORDS = re.compile(
-    r"\b(?:running|background|started|queued|submitted|spawned|launched|in progress|pending)\b",
+    r"\b(?:running|background|started|queued|submitted|spawned|launched|in progress|pending)\b"
+    r"(?![\"']\s*:)",  # not a record's key ({"running": true})
     re.IGNORECASE,
 )
 _DONE_RE = re.compile(
@@ -129,8 +130,15 @@ def _started(text: str) -> list[str]:
             continue
         if not any(ch.isdigit() for ch in key) and len(key) < 6:
             continue  # "task: build" is a word, not an id
+        near = head[max(0, match.start() - _NEAR) : match.end() + _NEAR]
+        if _RUNNING_WORDS.search(near) is None:
+            continue  # a "run_id" field of a record, far from any word that something runs
         found.append(key)
     return list(dict.fromkeys(found))
+
+
+_NEAR = 200
+"""How close to the id a start result must say that something runs (``queued``, ``started``)."""
 
 
 def _line(text: str) -> str:
@@ -158,10 +166,13 @@ _INTERRUPT = "\\u0003"
 """Ctrl-C written to a process's stdin, as it appears in a call's JSON arguments."""
 
 
-def _exit_report(text: str) -> str:
-    """The exit a poll of a job reported (its result ``text``), on one line, or '' when it
-    reports none or says the job still runs. A harness's own header line about the script that
-    polled (``Script completed``) is not read."""
+def _exit_report(text: str, arguments: str, key: str) -> str:
+    """The exit a poll of job ``key`` reported (its result ``text``; the poll's ``arguments``),
+    on one line, or '' when it reports none or says the job still runs. A harness's own header
+    line about the script that polled (``Script completed``) is not read. Besides an explicit
+    exit, two shapes say the process is gone: the poll prints the id while the process lives
+    (``if (r.session_id) text(`SESSION_ID=…`)``) and did not print it; or the poll asked to wait
+    (``yield_time_ms: 30000``) and returned long before the wait was over."""
     head, body = "", text
     if text.startswith(_HARNESS_HEADS):
         cut_at = text.find("Output:", 0, 600)
@@ -176,7 +187,22 @@ def _exit_report(text: str) -> str:
             start = part.rfind("\n", 0, exited.start()) + 1
             end = part.find("\n", exited.end())
             return cut(one_line(part[start : end if end >= 0 else len(part)]), 160)
+    marker = _MARKER_RE.search(arguments)
+    if marker is not None and f"{marker.group(1)}={key}" not in text:
+        return f"gone: the poll prints {marker.group(1)}= while the process lives, and did not"
+    wait, wall = _WAIT_RE.search(arguments), _WALL_RE.search(text[:600])
+    if wait is not None and wall is not None and float(wall.group(1)) * 2_000 < int(wait.group(1)):
+        return (
+            f"exited: the poll returned after {wall.group(1)} s of a "
+            f"{int(wait.group(1)) / 1000:g} s wait"
+        )
     return ""
+
+
+_MARKER_RE = re.compile(r"\b([A-Z][A-Z_]*_ID)=")
+"""The marker a poll script prints with the id of a process that still runs (``SESSION_ID=``)."""
+_WAIT_RE = re.compile(r"\b(?:yield_time_ms|timeout_ms|wait_ms)\\?[\"']?\s*[:=]\s*(\d{3,7})")
+_WALL_RE = re.compile(r"^Wall time:?\s*([\d.]+)\s*s", re.MULTILINE)
 
 
 _HARNESS_HEADS = ("Script completed", "Script failed", "Chunk ID", "Wall time", "Process ")
@@ -225,7 +251,7 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
             new = _started(r.text)
             watched = jobs.get(watching.pop(r.call_id, ""))
             if watched is not None and not watched.finished and watched.id not in new:
-                watched.finished = _exit_report(r.text)
+                watched.finished = _exit_report(r.text, calls[r.call_id].arguments, watched.id)
             for key, job in jobs.items():
                 if job.finished or key in new or job is watched or key not in r.text:
                     continue
