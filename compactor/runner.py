@@ -310,6 +310,7 @@ class Run:
     ) -> bytes:
         from . import new
         from .configfile import build_config
+        from .configfile.build import AGENT_FORMATS
         from .formats.base import CompactionInfo, WriteMode
         from .formats.records import dropped_records
         from .formats.registry import write_transcript
@@ -329,7 +330,11 @@ class Run:
         else:
             auto_path = os.path.abspath(opts.input)  # noqa: ASYNC240 - string work, no I/O
         cfg = build_config(
-            file_cfg, self.plan.overrides, transcript_path_auto=auto_path, model=self.model
+            file_cfg,
+            self.plan.overrides,
+            transcript_path_auto=auto_path,
+            model=self.model,
+            agent_session=parsed.format in AGENT_FORMATS,
         )
         if not decision.triggered:
             # --force on a transcript below its trigger: it cannot loop, so no ratio guard;
