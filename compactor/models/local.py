@@ -412,7 +412,7 @@ def _pending(s: Session, lim: Limits) -> str:
     flying = s.in_flight
     if flying:
         items.append(f"Tool calls still waiting for their result ({len(flying)}):")
-        items.extend(f"  {call_line(c, lim.item)}" for c in flying[: lim.items])
+        items.extend(f"  {call_line(c, lim.item * 2, keep_end=True)}" for c in flying[: lim.items])
     last = s.last_request
     if last is not None and not s.turn_ended:
         state = "still in progress" if s.request_started else "not answered yet"
