@@ -247,3 +247,46 @@ def test_a_run_id_in_a_record_is_not_a_job() -> None:
         '{"run_id":"7e9081ad-b42e-471f-a442-b2448355650a","mode":"paper","running":true}',
     )
     assert _jobs(s) == {}
+
+
+def test_a_running_jobs_latest_poll_output_is_kept_with_it() -> None:
+    """Point 3: what the latest poll of a running job printed (the server listening), not
+    cargo's build line."""
+    s = SessionBuilder()
+    s.user("Start the service.")
+    _code_mode(s, "tools.exec_command({cmd: 'cargo run -- serve'})", "Compiling\nSESSION_ID=89726")
+    _code_mode(
+        s,
+        'const r = await tools.write_stdin({"session_id":89726,"chars":""}); text(r.output); '
+        "if (r.session_id) text(`SESSION_ID=${r.session_id}`);",
+        CARGO_RUN + "SESSION_ID=89726",
+    )
+    s.call("Bash", {"command": "curl -s localhost:8080/api/ready"}, '{"ready":true}')
+    pending = section(summarize_transcript(s.messages), 7)
+    line = next(ln for ln in pending.splitlines() if "89726" in ln)
+    assert 'its latest poll returned: "INFO app::server: listening address=127.0.0.1:8080' in line
+
+
+def test_the_facts_the_last_rounds_results_established_are_kept() -> None:
+    """Point 3: paths, amounts and failures printed by the last three rounds' calls (not by
+    plain reads, not by housekeeping), one compact line per call."""
+    s = SessionBuilder()
+    s.user("Refund order 5521 and archive the invoice.")
+    s.call(
+        "refund_order",
+        {"order_id": "5521"},
+        '{"refund_id": "re_3PqX9", "amount": "$1,250.00", "status": "succeeded"}',
+    )
+    s.call(
+        "Bash",
+        {"command": "mv invoices/5521.pdf archive/"},
+        "mv: cannot stat 'invoices/5521.pdf': No such file or directory",
+        error=True,
+    )
+    s.call("Bash", {"command": "ls archive/2026/"}, "invoice-5521-final.pdf\nindex.json")
+    s.call("Bash", {"command": "date"}, "Sat Dec  5 22:00:00 UTC 2026")
+    work = section(summarize_transcript(s.messages), 8)
+    facts = work.split("What the results of the last rounds established:")[1]
+    assert "`refund_order(order_id=5521)` → ok; printed" in facts and "`$1,250.00`" in facts
+    assert "failed: mv: cannot stat 'invoices/5521.pdf': No such file or directory" in facts
+    assert "date" not in facts

@@ -43,8 +43,10 @@ from .local_state import (
     ANSWERED,
     add_shape_jobs,
     is_housekeeping_path,
+    job_polls,
     judge_proposals,
     last_action,
+    round_facts,
 )
 from .local_text import (
     bullets,
@@ -404,8 +406,10 @@ def _task_items(s: Session, lim: Limits) -> list[str]:
 
 def _pending(s: Session, lim: Limits) -> str:
     items = _task_items(s, lim)
+    polls = job_polls(s, lim.item)
     for bg in s.running:
         said = f"; it returned: {quote(bg.said, lim.item)}" if bg.said else ""
+        said += polls.get(bg.key, "")
         key = f" (id {bg.key})" if bg.key else ""
         items.append(f"Background job still running (started, never seen finishing; check it, do "
                      f"not start it again): {code(bg.command)}{key}{said}")  # fmt: skip
@@ -480,6 +484,10 @@ def _current_work(s: Session, lim: Limits) -> str:
             # (only in flight: section 7 lists them)
             items.append("The last action (the last tool calls and what they returned):")
             items.extend(f"  {line}" for line in action)
+        facts = round_facts(s, lim.item // 2)
+        if facts:
+            items.append("What the results of the last rounds established:")
+            items.extend(f"  {line}" for line in facts)
     deliverable, reply = s.deliverable, s.reply if s.turn_ended else None
     if last_text is not None and last_text is not deliverable and last_text is not reply:
         items.append(f"Last assistant message: {quote(last_text.text, lim.item * 2)}")
