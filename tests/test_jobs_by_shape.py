@@ -269,7 +269,8 @@ def test_a_running_jobs_latest_poll_output_is_kept_with_it() -> None:
 
 def test_the_facts_the_last_rounds_results_established_are_kept() -> None:
     """Point 3: paths, amounts and failures printed by the last three rounds' calls (not by
-    plain reads, not by housekeeping), one compact line per call."""
+    reads that succeeded, not by housekeeping, not again for the last action's calls), one
+    compact line per call."""
     s = SessionBuilder()
     s.user("Refund order 5521 and archive the invoice.")
     s.call(
@@ -277,6 +278,7 @@ def test_the_facts_the_last_rounds_results_established_are_kept() -> None:
         {"order_id": "5521"},
         '{"refund_id": "re_3PqX9", "amount": "$1,250.00", "status": "succeeded"}',
     )
+    s.say("Refunded. Now the invoice.")
     s.call(
         "Bash",
         {"command": "mv invoices/5521.pdf archive/"},
@@ -288,5 +290,7 @@ def test_the_facts_the_last_rounds_results_established_are_kept() -> None:
     work = section(summarize_transcript(s.messages), 8)
     facts = work.split("What the results of the last rounds established:")[1]
     assert "`refund_order(order_id=5521)` → ok; printed" in facts and "`$1,250.00`" in facts
-    assert "failed: mv: cannot stat 'invoices/5521.pdf': No such file or directory" in facts
-    assert "date" not in facts
+    assert "`refund_id=re_3PqX9`" in facts
+    # the last action's calls are listed once, with what they returned
+    assert "→ failed: mv: cannot stat 'invoices/5521.pdf': No such file" in work
+    assert "mv invoices" not in facts and "date" not in facts

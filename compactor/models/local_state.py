@@ -223,19 +223,24 @@ def judge_proposals(s: Session) -> None:
 LAST_ROUNDS = 3
 """Rounds (assistant messages with calls) whose results' facts the summary keeps."""
 _AMOUNT_RE = re.compile(r"(?<![\w.])[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.])|[$€£]\d+(?:\.\d+)?")
+_ID_FIELD_RE = re.compile(
+    r"[\"']?\b(\w*(?:_id|Id|ID)|id)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9][\w\-.]{2,63})", re.ASCII
+)
+"""An id a result names as a field (``"refund_id": "re_3PqX9"``, ``task_id=42``)."""
 _FACTS_PER_CALL = 12
 _FACT_CHARS = 80
 
 
 def _facts_of(text: str) -> list[str]:
-    """Paths, identifiers, amounts and exit codes / HTTP statuses a result printed, in order
-    of first appearance, each once."""
+    """Paths, identifiers, id fields, amounts and exit codes / HTTP statuses a result printed,
+    in order of first appearance, each once."""
     window = text if len(text) <= 20_000 else text[:10_000] + "\n" + text[-10_000:]
     found = [
         *paths(window),
         *identifiers(window),
         *numbers(window, from_result=True),
         *((m.start(), m.group()) for m in _AMOUNT_RE.finditer(window)),
+        *((m.start(), f"{m.group(1)}={m.group(2)}") for m in _ID_FIELD_RE.finditer(window)),
     ]
     facts = dict.fromkeys(cut(x, _FACT_CHARS) for _, x in sorted(found) if len(x) >= 3)
     return list(facts)
@@ -243,9 +248,11 @@ def _facts_of(text: str) -> list[str]:
 
 def round_facts(s: Session, limit: int) -> list[str]:
     """The facts the results of the last :data:`LAST_ROUNDS` rounds established (issue 28,
-    point 3), one line per call that did more than housekeeping and was not a plain read:
+    point 3), one line per call that did more than housekeeping, was not a read that succeeded
+    and is not one of the last action's calls (they are listed with what they returned):
     ``call → failed: why`` / ``call → ok``, then the ids, paths, amounts it printed."""
     results = _results(s)
+    shown = {c.id for c in _last_round(s, results)[-4:]}  # the last action says what they did
     rounds = [
         e
         for e in s.entries
@@ -256,9 +263,11 @@ def round_facts(s: Session, limit: int) -> list[str]:
     for e in rounds[-LAST_ROUNDS:]:
         for call in e.calls:
             result = results.get(call.id)
-            if result is None or is_housekeeping(call, result) or is_reading_call(call):
+            if result is None or call.id in shown or is_housekeeping(call, result):
                 continue
             oc = outcome(result, call)
+            if is_reading_call(call) and not oc.failed:
+                continue  # a file's lines are not facts; that it does not exist is
             state = (
                 f"failed: {cut(oc.lines[0], limit)}"
                 if oc.failed and oc.lines
@@ -267,8 +276,8 @@ def round_facts(s: Session, limit: int) -> list[str]:
             facts = _facts_of(strip_output_header(clean(result.text)))[:_FACTS_PER_CALL]
             if not facts and not oc.failed:
                 continue  # "ok" alone: the last action says what it returned
-            shown = f"; printed {', '.join(code(f) for f in facts)}" if facts else ""
-            lines.append(f"{code(call_line(call, limit))} → {state}{shown}")
+            printed = f"; printed {', '.join(code(f) for f in facts)}" if facts else ""
+            lines.append(f"{code(call_line(call, limit))} → {state}{printed}")
     return lines[-8:]
 
 
