@@ -263,21 +263,28 @@ def round_facts(s: Session, limit: int) -> list[str]:
     for e in rounds[-LAST_ROUNDS:]:
         for call in e.calls:
             result = results.get(call.id)
-            if result is None or call.id in shown or is_housekeeping(call, result):
+            if result is None or is_housekeeping(call, result):
                 continue
             oc = outcome(result, call)
             if is_reading_call(call) and not oc.failed:
                 continue  # a file's lines are not facts; that it does not exist is
+            said = call_line(call, 2_000)
+            facts = [f for f in _facts_of(strip_output_header(clean(result.text))) if f not in said]
+            facts = facts[:_FACTS_PER_CALL]  # (what the call itself named is no news)
+            printed = f"printed {', '.join(code(f) for f in facts)}" if facts else ""
+            if call.id in shown or (not facts and not oc.failed):
+                # the last action says how it ended; "ok" alone says nothing
+                if facts:
+                    lines.append(f"{code(call_line(call, limit))} (the last action) {printed}")
+                continue
             state = (
                 f"failed: {cut(oc.lines[0], limit)}"
                 if oc.failed and oc.lines
                 else ("failed" if oc.failed else "ok")
             )
-            facts = _facts_of(strip_output_header(clean(result.text)))[:_FACTS_PER_CALL]
-            if not facts and not oc.failed:
-                continue  # "ok" alone: the last action says what it returned
-            printed = f"; printed {', '.join(code(f) for f in facts)}" if facts else ""
-            lines.append(f"{code(call_line(call, limit))} → {state}{printed}")
+            lines.append(
+                f"{code(call_line(call, limit))} → {state}{'; ' + printed if facts else ''}"
+            )
     return lines[-8:]
 
 
