@@ -326,3 +326,26 @@ def test_the_durable_block_keeps_preserve_skills_budgets() -> None:
     assert len(text) < 3 * 5_000 * 4
     off = new_finalizer().preserve_durable(PreserveSkillsConfig(max_skills=0)).build()
     assert "<system-reminder>" not in asyncio.run(off(history, reply))[0].content
+
+
+def test_skill_reads_by_shell_command_and_by_code_mode_exec() -> None:
+    """A ``SKILL.md`` printed whole by ``sed``/``cat`` (also inside a Codex code-mode script) is
+    a loaded skill; a command reading several files, or one that failed, is not."""
+    from compactor.facts import Call, Entry, Result
+    from compactor.facts.durable import skill_reads
+
+    script = (
+        'const r = await tools.exec_command({"cmd":"cat /u/.codex/skills/apply-grant/SKILL.md"});'
+    )
+    printed = "Script completed\nWall time 0.1 seconds\nOutput:\n# Grant\nstep 1"
+    entries = [
+        Entry(0, "assistant", calls=[Call("a", "exec", script, 0)]),
+        Entry(1, "tool", results=[Result("a", "exec", printed)]),
+        Entry(2, "assistant", calls=[Call("b", "exec_command", json.dumps(
+            {"cmd": "sed -n '1,9p' /u/.codex/skills/a/SKILL.md /u/.codex/skills/b/SKILL.md"}), 2)]),
+        Entry(3, "tool", results=[Result("b", "exec_command", "# A\n# B")]),
+        Entry(4, "assistant", calls=[Call("c", "exec_command", json.dumps(
+            {"cmd": "cat /u/.codex/skills/gone/SKILL.md"}), 4)]),
+        Entry(5, "tool", results=[Result("c", "exec_command", "cat: No such file", True)]),
+    ]  # fmt: skip
+    assert skill_reads(entries) == [("apply-grant", "# Grant\nstep 1")]

@@ -34,6 +34,7 @@ _CLAUDE_MD_RE = re.compile(
     re.DOTALL | re.MULTILINE,
 )
 _SKILL_FILE_RE = re.compile(r"(\S*/([\w.\-]+)/SKILL\.md)\b")
+_INNER_COMMAND_RE = re.compile(r'"(?:cmd|command)"\s*:\s*"((?:[^"\\]|\\.){1,2000})"')
 _READERS = ("cat ", "sed ", "head ", "nl ", "Get-Content ", "type ", "bat ")
 _PLAN_KEYS = (("TodoWrite", "todos", "content"), ("todo_write", "todos", "content"),
               ("update_plan", "plan", "step"))  # fmt: skip
@@ -69,7 +70,12 @@ def skill_reads(entries: list[Entry]) -> list[tuple[str, str]]:
     found: dict[str, str] = {}
     for e in entries:
         for call in e.calls:
+            if "SKILL.md" not in call.arguments:
+                continue
             command = command_of(call)
+            inner = _INNER_COMMAND_RE.search(call.arguments) if command is None else None
+            if inner is not None:  # code that runs a command (Codex code-mode ``exec``)
+                command = inner.group(1).replace('\\"', '"')
             if command is None or "SKILL.md" not in command:
                 continue
             files = _SKILL_FILE_RE.findall(command)
