@@ -294,3 +294,36 @@ def test_the_facts_the_last_rounds_results_established_are_kept() -> None:
     # the last action's calls are listed once, with what they returned
     assert "→ failed: mv: cannot stat 'invoices/5521.pdf': No such file" in work
     assert "mv invoices" not in facts and "date" not in facts
+
+
+def test_a_server_whose_port_a_later_process_listens_on_is_gone() -> None:
+    """Two processes cannot listen on one port: the server started first, never polled again,
+    is gone once a later one reports listening on its port; one on another port still runs."""
+    s = SessionBuilder()
+    s.user("Run the service, then restart it with the new config.")
+    _code_mode(
+        s,
+        "tools.exec_command({cmd: 'cargo run -- serve'})",
+        "Running `target/debug/app serve --bind '127.0.0.1:8080'`\nSESSION_ID=85147",
+    )
+    _code_mode(
+        s,
+        "tools.exec_command({cmd: 'python -m http.server 9000'})",
+        "Serving HTTP on 0.0.0.0 port 9000 (http://0.0.0.0:9000/) ...\nSESSION_ID=4100",
+    )
+    assert _jobs(s)["85147"].running
+    _code_mode(
+        s,
+        "tools.exec_command({cmd: 'cargo run -- serve --config new.toml'})",
+        "Compiling\nSESSION_ID=89726",
+    )
+    _code_mode(
+        s,
+        'const r = await tools.write_stdin({"session_id":89726,"chars":""}); text(r.output); '
+        "if (r.session_id) text(`SESSION_ID=${r.session_id}`);",
+        CARGO_RUN + "SESSION_ID=89726",
+    )
+    jobs = _jobs(s)
+    assert jobs["89726"].running and jobs["4100"].running
+    assert not jobs["85147"].running
+    assert jobs["85147"].finished == "gone: a later process listens on port 8080"

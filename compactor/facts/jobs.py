@@ -14,6 +14,9 @@ is narrow, because build tools print "Finished", "completed" and "done" all the 
 * any other later result only when it ties the id to such an exit status (``<task-id>b7x</task-id>
   <status>completed</status>``).
 
+* a later process reports listening on a port the job served on (two processes cannot listen
+  on one port: the job's server is gone).
+
 Words such as cargo's "Finished `dev` profile", a harness's "Script completed" header or a
 "done" in the starting call's own output never end a job. Harness names (``Monitor``,
 ``BashOutput``, ``KillShell``…) are not needed: only the id and the words around it are read.
@@ -27,7 +30,7 @@ reports on.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .outcomes import command_of
 from .text import Call, Entry, cut, one_line
@@ -97,6 +100,8 @@ class Job:
     """The line that reported it finished; empty while running."""
     said: str = ""
     """The line of the result that named it (where its output goes, what it runs)."""
+    ports: set[str] = field(default_factory=set)
+    """Ports it serves on (``--bind 127.0.0.1:8080``, "listening on :8080")."""
 
     @property
     def running(self) -> bool:
@@ -211,6 +216,30 @@ _SCRIPT_LINES = ("Script completed", "Script failed", "Wall time")
 """Header lines about the script or call that polled, not about the job."""
 
 
+_LISTEN_RE = re.compile(
+    r"\b(?:listening|listens|serving|running on|bound to|started server)\b[^\n]{0,60}?"
+    r"(?::(\d{2,5})\b|\bport (\d{2,5})\b)",
+    re.IGNORECASE,
+)
+_PORT_FLAG_RE = re.compile(
+    r"--(?:bind|port|listen|addr(?:ess)?|host)[= ]+['\"]?(?:[\w.\-\[\]]*:)?(\d{2,5})\b"
+)
+
+
+def _listening(text: str) -> set[str]:
+    """Ports a result reports a process listening on (two processes cannot share one)."""
+    if "isten" not in text and "unning on" not in text and "erving" not in text:
+        return set()
+    found = _LISTEN_RE.finditer(text[:2_000] + "\n" + text[-2_000:])
+    return {m.group(1) or m.group(2) for m in found}
+
+
+def _serves(text: str) -> set[str]:
+    """Ports a command or its start output names as where it serves (``--bind A:8080``)."""
+    head = text[:2_000]
+    return {m.group(1) for m in _PORT_FLAG_RE.finditer(head)} | _listening(head)
+
+
 def _names(arguments: str, key: str) -> bool:
     at = arguments.find(key)
     while at >= 0:
@@ -256,9 +285,19 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                 if job.finished or key in new or job is watched or key not in r.text:
                     continue
                 job.finished = _finished_line(r.text, key, _EXITED_RE)
+            listening = _listening(r.text)
+            if watched is not None:
+                watched.ports |= listening
+            for job in jobs.values() if listening else ():
+                if job.finished or job is watched or job.id in new or not job.ports & listening:
+                    continue
+                port = min(job.ports & listening)
+                job.finished = f"gone: a later process listens on port {port}"
             for key in new:
                 if key not in jobs and key != r.call_id:
-                    jobs[key] = Job(key, _label(started_by, r.name), e.index, "", _line(r.text))
+                    job = Job(key, _label(started_by, r.name), e.index, "", _line(r.text))
+                    job.ports = _serves(r.text) | _serves(job.label) | listening
+                    jobs[key] = job
         if e.role == "user" and e.text and jobs:
             for key, job in jobs.items():
                 if not job.finished and key in e.text:
