@@ -22,6 +22,8 @@ from compactor.finalize import PreserveSkillsConfig, new_finalizer
 from compactor.formats.registry import read_transcript
 from compactor.schema import Message, ToolCall, content_type, make_assistant, user_text
 
+from .conftest import needs_shared, shared_file
+
 CLAUDE_MD = (
     "# Repo rules\n\n- Run `make check` before every commit.\n- Never touch `vendor/`.\n"
     "- Money is integer cents, never floats."
@@ -349,3 +351,18 @@ def test_skill_reads_by_shell_command_and_by_code_mode_exec() -> None:
         Entry(5, "tool", results=[Result("c", "exec_command", "cat: No such file", True)]),
     ]  # fmt: skip
     assert skill_reads(entries) == [("apply-grant", "# Grant\nstep 1")]
+
+
+@needs_shared
+def test_real_claude_code_and_codex_sessions_keep_their_skill_body(tmp_path: Path) -> None:
+    """raze (Claude Code's Skill tool, the body in an isMeta message) and soul (Codex, the
+    SKILL.md read with a shell command) open with the apply-grant skill, word for word."""
+    for name, body_start in (
+        ("claude-code/raze-grant-session.jsonl", "Base directory for this skill:"),
+        ("codex/soul-grant-rollout.jsonl", "---\nname: apply-grant"),
+    ):
+        text = _compact(shared_file(name), tmp_path / f"{Path(name).stem}.out.jsonl")
+        block = text.split("### Skill: apply-grant\n\n", 1)[1].split("</system-reminder>")[0]
+        assert block.startswith(body_start), block[:80]
+        assert "Agentic Engineering Grant" in block and len(block) > 2_000
+        assert text.index("### Skill: apply-grant") < text.index("<summary>")
