@@ -366,3 +366,16 @@ def test_real_claude_code_and_codex_sessions_keep_their_skill_body(tmp_path: Pat
         assert block.startswith(body_start), block[:80]
         assert "Agentic Engineering Grant" in block and len(block) > 2_000
         assert text.index("### Skill: apply-grant") < text.index("<summary>")
+
+
+def test_the_agent_session_finalizer_reads_the_history_without_copying_it() -> None:
+    """Its handlers and the default post-processing only read the history, so the middleware
+    hands it the history as it is (no deep copy of a 50 MB session); other formats keep no
+    finalize at all (SPEC §5.2's default)."""
+    from compactor.configfile import FileConfig, build_config
+    from compactor.models.local import LocalSummarizer
+
+    agent = build_config(FileConfig(), model=LocalSummarizer(), agent_session=True)
+    assert agent.finalize is not None
+    assert getattr(agent.finalize, "readonly_input", False) is True
+    assert build_config(FileConfig(), model=LocalSummarizer()).finalize is None

@@ -302,9 +302,12 @@ def _finalize(
         builder.preserve_durable(PreserveSkillsConfig())
     builder.custom(default_then_prompt)
     try:
-        return builder.build()
+        built = builder.build()
     except ConfigError as err:
         raise file_cfg.error("finalize", err.message) from err
+    # its handlers and default_then_prompt only read the history: no deep copy of it is needed
+    built.readonly_input = True  # type: ignore[attr-defined]
+    return built
 
 
 def _reply_reserve(context: int | None, max_tokens: Any = None) -> int:
