@@ -10,6 +10,9 @@ __all__ = [
     "CONTINUE_INSTRUCTION",
     "DEGRADED_NOTE",
     "FOCUS_HEADER",
+    "INSTRUCTIONS_PREAMBLE",
+    "INSTRUCTIONS_TRUNCATED_MARKER",
+    "PLAN_HEADING",
     "PREAMBLE",
     "PREVIOUS_SUMMARY",
     "SKILLS_PREAMBLE",
@@ -96,6 +99,17 @@ TRANSCRIPT_NOTE = (
 CLEARED_NOTE = "(Earlier user messages were cleared to save context; the most recent ones follow.)"
 
 SKILLS_PREAMBLE = "These skills were loaded earlier in this session; keep following them."
+
+INSTRUCTIONS_PREAMBLE = (
+    "These instruction files were injected into this session by the agent CLI (rules for the "
+    "agent, not requests); keep following them."
+)
+
+INSTRUCTIONS_TRUNCATED_MARKER = (
+    "\n\n[… {name!r} was cut to fit the context; read the file again to see all of it]"
+)
+
+PLAN_HEADING = "The agent's latest plan ({tool}), every item with its status:"
 
 SKILL_TRUNCATED_MARKER = (
     "\n\n[… skill {name!r} was cut to fit the context; load the skill again to read all of it]"

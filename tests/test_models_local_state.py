@@ -226,3 +226,34 @@ def test_every_file_an_earlier_summary_names_is_kept() -> None:
     listed = section(summarize_transcript(s.messages), 3)
     for path in files:
         assert path in listed, path
+
+
+def test_a_patch_written_in_a_code_mode_script_is_a_file_change() -> None:
+    """Codex code-mode runs ``const patch = "*** Begin Patch…"; tools.apply_patch(patch)`` inside
+    an ``exec`` script: the file it updates is changed, not "no file was created, edited or
+    deleted" (held-out edgerunner's .gitignore)."""
+    from compactor.schema import AgenticMessage, Block
+
+    script = (
+        'const patch = "*** Begin Patch\\n*** Update File: .gitignore\\n@@\\n-/target\\n'
+        '+/target/\\n+*.tsbuildinfo\\n*** End Patch\\n"; await tools.apply_patch(patch);'
+    )
+    s = SessionBuilder()
+    s.user("add a gitignore file")
+    s.messages.append(
+        AgenticMessage(
+            "assistant",
+            [Block("function_tool_call", call_id="c1", name="exec", arguments=script)],
+        )
+    )
+    result = Block("user_input_text", "Script completed\nWall time 0.1 seconds\nOutput:\nSuccess.")
+    s.messages.append(
+        AgenticMessage(
+            "user",
+            [Block("function_tool_result", call_id="c1", name="exec", content=[result])],
+        )
+    )
+    s.say("Updated .gitignore.")
+    files = section(summarize_transcript(s.messages), 3)
+    assert ".gitignore (edited by exec)" in files and "+ *.tsbuildinfo" in files
+    assert "No file was created" not in files

@@ -249,16 +249,26 @@ def _transcript_path(file_cfg: FileConfig, overrides: Overrides, auto: str | Non
 
 
 def _finalize(
-    file_cfg: FileConfig, transcript_path: str | None, pum: PreserveUserMessages, budget: int
+    file_cfg: FileConfig,
+    transcript_path: str | None,
+    pum: PreserveUserMessages,
+    budget: int,
+    agent_session: bool = False,
 ) -> Callable[..., Any] | None:
+    """The configured finalize; for an agent session without one (or with only
+    ``strip_analysis``) the default one plus the durable context (skills, instruction files,
+    the latest plan within PreserveSkills' budgets) and bounded earlier pasted texts."""
     spec = file_cfg.finalize
-    if spec is None:
-        return None
     if isinstance(spec, str):
         return _load_ref(file_cfg, "finalize", spec)
-    if "preserve_skills" not in spec and spec.get("system_prompt") is None:
+    durable = agent_session and (spec is None or "preserve_skills" not in spec)
+    if spec is None and not durable:
+        return None
+    spec = spec or {}
+    if "preserve_skills" not in spec and spec.get("system_prompt") is None and not durable:
         return None  # e.g. only strip_analysis: the built-in finalizer does the rest
     from compactor.pipeline.finalize import (
+        EARLIER_USER_CHARS,
         DefaultFinalizerConfig,
         PreserveSkillsConfig,
         default_finalizer,
@@ -270,6 +280,7 @@ def _finalize(
     settings = DefaultFinalizerConfig(
         preserve_user_messages=dataclasses.replace(pum, max_tokens=budget),
         transcript_file_path=transcript_path,
+        earlier_user_chars=EARLIER_USER_CHARS if agent_session else None,
     )
 
     async def default_then_prompt(original: list[Any], summary: Any) -> list[Any]:
@@ -283,11 +294,16 @@ def _finalize(
     builder = new_finalizer()
     if "preserve_skills" in spec:
         builder.preserve_skills(PreserveSkillsConfig(**(spec["preserve_skills"] or {})))
+    elif durable:
+        builder.preserve_durable(PreserveSkillsConfig())
     builder.custom(default_then_prompt)
     try:
-        return builder.build()
+        built = builder.build()
     except ConfigError as err:
         raise file_cfg.error("finalize", err.message) from err
+    # its handlers and default_then_prompt only read the history: no deep copy of it is needed
+    built.readonly_input = True  # type: ignore[attr-defined]
+    return built
 
 
 def _reply_reserve(context: int | None, max_tokens: Any = None) -> int:
@@ -307,6 +323,7 @@ def build_config(
     model: Any = None,
     build_models: bool = True,
     require_keys: bool = True,
+    agent_session: bool = False,
 ) -> Config[Any]:
     """A :class:`compactor.Config` from the file plus CLI overrides.
 
@@ -411,7 +428,7 @@ def build_config(
             if file_cfg.gen_model_input
             else None
         ),
-        finalize=_finalize(file_cfg, transcript_path, pum, budget),
+        finalize=_finalize(file_cfg, transcript_path, pum, budget, agent_session),
         callback=(
             _load_ref(file_cfg, "callback", file_cfg.callback) if file_cfg.callback else None
         ),

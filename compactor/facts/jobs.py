@@ -2,10 +2,24 @@
 
 A job is running when a tool result names a job, task, shell, process, session or agent id
 (``running in background with ID: b7x``, ``task_id: 42``, ``Process running with session ID
-9``, ``{"shell_id": "s1"}``) and nothing later (a tool call or result, a notification the CLI
-injected) reports that id finished: a status such as ``completed``/``failed``/``killed``, an
-exit code, or a kill/stop call naming it. Harness names (``Monitor``, ``BashOutput``,
-``KillShell``…) are not needed: only the id and the words around it are read.
+9``, ``{"shell_id": "s1"}``) and nothing LATER reports that id finished. What counts as a report
+is narrow, because build tools print "Finished", "completed" and "done" all the time:
+
+* a later call that names the id (a poll, a wait, a read of its output) whose result reports an
+  exit (``Process exited with code 0``, ``exit_code: 1``, ``<status>completed</status>``,
+  ``"status": "finished"``, "job 42 finished", "No such process") and does not name the id as
+  still alive (``SESSION_ID=89726`` again, ``<status>running``, "still running");
+* a kill/stop call naming it, or Ctrl-C written to it;
+* a notification the CLI injected as a user message that names the id with a status;
+* any other later result only when it ties the id to such an exit status (``<task-id>b7x</task-id>
+  <status>completed</status>``).
+
+* a later process reports listening on a port the job served on (two processes cannot listen
+  on one port: the job's server is gone).
+
+Words such as cargo's "Finished `dev` profile", a harness's "Script completed" header or a
+"done" in the starting call's own output never end a job. Harness names (``Monitor``,
+``BashOutput``, ``KillShell``…) are not needed: only the id and the words around it are read.
 
 :func:`background_jobs` walks :class:`~compactor.facts.text.Entry` views once and returns every
 job it saw start, each with whether (and how) it was seen to finish. Linear: each result is
@@ -16,7 +30,7 @@ reports on.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .outcomes import command_of
 from .text import Call, Entry, cut, one_line
@@ -40,7 +54,8 @@ _LAST_ID_RE = re.compile(
 )
 """An id a tool prints as its output's last line (``SESSION_ID=89726``): what it left running."""
 _RUNNING_WORDS = re.compile(
-    r"\b(?:running|background|started|queued|submitted|spawned|launched|in progress|pending)\b",
+    r"\b(?:running|background|started|queued|submitted|spawned|launched|in progress|pending)\b"
+    r"(?![\"']\s*:)",  # not a record's key ({"running": true})
     re.IGNORECASE,
 )
 _DONE_RE = re.compile(
@@ -48,7 +63,24 @@ _DONE_RE = re.compile(
     r"failed|succeeded|success)\b|exit[ _]code|<status>\s*(?:completed|failed|killed)",
     re.IGNORECASE,
 )
-_STILL_RE = re.compile(r"<status>\s*running|status[\"':\s]+running|still running", re.I)
+_STILL_RE = re.compile(
+    r"<status>\s*running|status[\"':\s]+running|still running|Process running with session ID",
+    re.IGNORECASE,
+)
+_EXITED_RE = re.compile(
+    r"Process exited with code\s*-?\d+|\bexit(?:ed)?[ _]?(?:code|status)\b[\"'>:=\s]*-?\d+|"
+    r"<status>\s*(?:completed|failed|killed|exited|cancell?ed|error)|"
+    r"\b(?:status|state)[\"']?\s*[:=]\s*[\"']?(?:completed|complete|finished|done|failed|killed|"
+    r"exited|cancell?ed|succeeded|terminated|stopped|error)\b|"
+    r"\b(?:process|job|task|shell|session|command|server|run)\b[^\n]{0,40}?"
+    r"\b(?:has |have |was |is )?"
+    r"(?:exited|completed|finished|terminated|killed|stopped|failed|succeeded|cancell?ed|"
+    r"not found|no longer (?:exists|running)|does not exist|gone)\b|"
+    r"No such process|\bexited\b",
+    re.IGNORECASE,
+)
+"""An exit reported about a job: an exit code or status, or a job/process noun with an end
+word (never a bare "Finished" or "done": build tools print those about their own steps)."""
 _KILL_NAME_RE = re.compile(r"kill|stop|cancel|terminate", re.IGNORECASE)
 _ID_WORDS = frozenset(
     "the a an and or of to is in on for with not none null true false id ids this that".split()
@@ -68,6 +100,8 @@ class Job:
     """The line that reported it finished; empty while running."""
     said: str = ""
     """The line of the result that named it (where its output goes, what it runs)."""
+    ports: set[str] = field(default_factory=set)
+    """Ports it serves on (``--bind 127.0.0.1:8080``, "listening on :8080")."""
 
     @property
     def running(self) -> bool:
@@ -101,8 +135,15 @@ def _started(text: str) -> list[str]:
             continue
         if not any(ch.isdigit() for ch in key) and len(key) < 6:
             continue  # "task: build" is a word, not an id
+        near = head[max(0, match.start() - _NEAR) : match.end() + _NEAR]
+        if _RUNNING_WORDS.search(near) is None:
+            continue  # a "run_id" field of a record, far from any word that something runs
         found.append(key)
     return list(dict.fromkeys(found))
+
+
+_NEAR = 200
+"""How close to the id a start result must say that something runs (``queued``, ``started``)."""
 
 
 def _line(text: str) -> str:
@@ -110,16 +151,16 @@ def _line(text: str) -> str:
     return cut(one_line(text[:_HEAD]), 240)
 
 
-def _finished_line(text: str, key: str) -> str:
-    """The line of ``text`` that reports ``key`` finished, or ''."""
+def _finished_line(text: str, key: str, done_re: re.Pattern[str] = _DONE_RE) -> str:
+    """The line of ``text`` near ``key`` that reports it finished (``done_re``), or ''."""
     at = text.find(key)
     if at < 0:
         return ""
     window = text[max(0, at - 300) : at + 600]
-    if _STILL_RE.search(window) is not None and _DONE_RE.search(window) is None:
-        return ""
-    done = _DONE_RE.search(window)
+    done = done_re.search(window)
     if done is None:
+        return ""
+    if _STILL_RE.search(window) is not None:
         return ""
     start = window.rfind("\n", 0, done.start()) + 1
     end = window.find("\n", done.end())
@@ -128,6 +169,75 @@ def _finished_line(text: str, key: str) -> str:
 
 _INTERRUPT = "\\u0003"
 """Ctrl-C written to a process's stdin, as it appears in a call's JSON arguments."""
+
+
+def _exit_report(text: str, arguments: str, key: str) -> str:
+    """The exit a poll of job ``key`` reported (its result ``text``; the poll's ``arguments``),
+    on one line, or '' when it reports none or says the job still runs. A harness's own header
+    line about the script that polled (``Script completed``) is not read. Besides an explicit
+    exit, two shapes say the process is gone: the poll prints the id while the process lives
+    (``if (r.session_id) text(`SESSION_ID=…`)``) and did not print it; or the poll asked to wait
+    (``yield_time_ms: 30000``) and returned long before the wait was over."""
+    head, body = "", text
+    if text.startswith(_HARNESS_HEADS):
+        cut_at = text.find("Output:", 0, 600)
+        if cut_at >= 0:
+            head, body = text[:cut_at], text[cut_at + 7 :]
+        head = "\n".join(ln for ln in head.splitlines() if not ln.startswith(_SCRIPT_LINES))
+    if _STILL_RE.search(head) or _STILL_RE.search(body[:2_000]) or _STILL_RE.search(body[-2_000:]):
+        return ""
+    for part in (head, body[:2_000], body[-2_000:]):
+        exited = _EXITED_RE.search(part)
+        if exited is not None:
+            start = part.rfind("\n", 0, exited.start()) + 1
+            end = part.find("\n", exited.end())
+            return cut(one_line(part[start : end if end >= 0 else len(part)]), 160)
+    marker = _MARKER_RE.search(arguments)
+    if marker is not None and f"{marker.group(1)}={key}" not in text:
+        return f"gone: the poll prints {marker.group(1)}= while the process lives, and did not"
+    wait, wall = _WAIT_RE.search(arguments), _WALL_RE.search(text[:600])
+    if wait is not None and wall is not None and float(wall.group(1)) * 2_000 < int(wait.group(1)):
+        return (
+            f"exited: the poll returned after {wall.group(1)} s of a "
+            f"{int(wait.group(1)) / 1000:g} s wait"
+        )
+    return ""
+
+
+_MARKER_RE = re.compile(r"\b([A-Z][A-Z_]*_ID)=")
+"""The marker a poll script prints with the id of a process that still runs (``SESSION_ID=``)."""
+_WAIT_RE = re.compile(r"\b(?:yield_time_ms|timeout_ms|wait_ms)\\?[\"']?\s*[:=]\s*(\d{3,7})")
+_WALL_RE = re.compile(r"^Wall time:?\s*([\d.]+)\s*s", re.MULTILINE)
+
+
+_HARNESS_HEADS = ("Script completed", "Script failed", "Chunk ID", "Wall time", "Process ")
+"""How a harness's own header starts (Codex code-mode ``exec``, ``exec_command``)."""
+_SCRIPT_LINES = ("Script completed", "Script failed", "Wall time")
+"""Header lines about the script or call that polled, not about the job."""
+
+
+_LISTEN_RE = re.compile(
+    r"\b(?:listening|listens|serving|running on|bound to|started server)\b[^\n]{0,60}?"
+    r"(?::(\d{2,5})\b|\bport (\d{2,5})\b)",
+    re.IGNORECASE,
+)
+_PORT_FLAG_RE = re.compile(
+    r"--(?:bind|port|listen|addr(?:ess)?|host)[= ]+['\"]?(?:[\w.\-\[\]]*:)?(\d{2,5})\b"
+)
+
+
+def _listening(text: str) -> set[str]:
+    """Ports a result reports a process listening on (two processes cannot share one)."""
+    if "isten" not in text and "unning on" not in text and "erving" not in text:
+        return set()
+    found = _LISTEN_RE.finditer(text[:2_000] + "\n" + text[-2_000:])
+    return {m.group(1) or m.group(2) for m in found}
+
+
+def _serves(text: str) -> set[str]:
+    """Ports a command or its start output names as where it serves (``--bind A:8080``)."""
+    head = text[:2_000]
+    return {m.group(1) for m in _PORT_FLAG_RE.finditer(head)} | _listening(head)
 
 
 def _names(arguments: str, key: str) -> bool:
@@ -167,21 +277,27 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                     watching[call.id] = key
         for r in e.results:
             started_by = calls.get(r.call_id)
-            watched = jobs.get(watching.pop(r.call_id, ""))
-            if watched is not None and not watched.finished:
-                head = r.text[:600]
-                if _STILL_RE.search(head) is None and _DONE_RE.search(head) is not None:
-                    watched.finished = cut(one_line(head), 160)
             new = _started(r.text)
+            watched = jobs.get(watching.pop(r.call_id, ""))
+            if watched is not None and not watched.finished and watched.id not in new:
+                watched.finished = _exit_report(r.text, calls[r.call_id].arguments, watched.id)
             for key, job in jobs.items():
-                if job.finished or key not in r.text or key in new:
+                if job.finished or key in new or job is watched or key not in r.text:
                     continue
-                line = _finished_line(r.text, key)
-                if line:
-                    job.finished = line
+                job.finished = _finished_line(r.text, key, _EXITED_RE)
+            listening = _listening(r.text)
+            if watched is not None:
+                watched.ports |= listening
+            for job in jobs.values() if listening else ():
+                if job.finished or job is watched or job.id in new or not job.ports & listening:
+                    continue
+                port = min(job.ports & listening)
+                job.finished = f"gone: a later process listens on port {port}"
             for key in new:
                 if key not in jobs and key != r.call_id:
-                    jobs[key] = Job(key, _label(started_by, r.name), e.index, "", _line(r.text))
+                    job = Job(key, _label(started_by, r.name), e.index, "", _line(r.text))
+                    job.ports = _serves(r.text) | _serves(job.label) | listening
+                    jobs[key] = job
         if e.role == "user" and e.text and jobs:
             for key, job in jobs.items():
                 if not job.finished and key in e.text:

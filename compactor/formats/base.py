@@ -217,6 +217,9 @@ class FormatSpec:
     """Set when ``check`` can read it in bounded memory."""
     can_append: bool = False
     """``--append`` can extend its files (a session log, not a message list)."""
+    agent_session: bool = False
+    """An agent harness's session log: the CLI keeps its durable context (skills, injected
+    instruction files, the latest plan) by default (issue 28)."""
     read_tool: str | None = None
     """The tool its harness reads a file with (a reduction's pointer to offloaded output)."""
     call_keys: Mapping[str, str] = field(default_factory=dict)

@@ -361,6 +361,7 @@ SPEC = FormatSpec(
     family="claude-code",
     typed=TypedRecords(_owns, _record_problem),
     can_append=True,
+    agent_session=True,
     read_tool="Read",
     call_keys=TOOL_CALL_KEYS,
     result_keys=TOOL_RESULT_KEYS,

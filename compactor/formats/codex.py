@@ -321,6 +321,7 @@ SPEC = FormatSpec(
     family="codex",
     typed=TypedRecords(_owns, _record_problem),
     can_append=True,
+    agent_session=True,
     read_tool="shell",
     call_keys={"function_call": "call_id", "custom_tool_call": "call_id"},
     result_keys={"function_call_output": "call_id", "custom_tool_call_output": "call_id"},

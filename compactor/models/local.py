@@ -43,8 +43,10 @@ from .local_state import (
     ANSWERED,
     add_shape_jobs,
     is_housekeeping_path,
+    job_polls,
     judge_proposals,
     last_action,
+    round_facts,
 )
 from .local_text import (
     bullets,
@@ -83,6 +85,7 @@ MAX_SUMMARY_TOKENS = 6_000
 MIN_VERBATIM = 300
 MAX_DELIVERABLE = 16_000
 """Most characters of the final deliverable a summary keeps verbatim."""
+WHOLE_DELIVERABLE = 2_000
 
 SECTION_TITLES = (
     "Primary Request and Intent",
@@ -404,15 +407,17 @@ def _task_items(s: Session, lim: Limits) -> list[str]:
 
 def _pending(s: Session, lim: Limits) -> str:
     items = _task_items(s, lim)
+    polls = job_polls(s, lim.item)
     for bg in s.running:
         said = f"; it returned: {quote(bg.said, lim.item)}" if bg.said else ""
+        said += polls.get(bg.key, "")
         key = f" (id {bg.key})" if bg.key else ""
         items.append(f"Background job still running (started, never seen finishing; check it, do "
                      f"not start it again): {code(bg.command)}{key}{said}")  # fmt: skip
     flying = s.in_flight
     if flying:
         items.append(f"Tool calls still waiting for their result ({len(flying)}):")
-        items.extend(f"  {call_line(c, lim.item)}" for c in flying[: lim.items])
+        items.extend(f"  {call_line(c, lim.item * 2, keep_end=True)}" for c in flying[: lim.items])
     last = s.last_request
     if last is not None and not s.turn_ended:
         state = "still in progress" if s.request_started else "not answered yet"
@@ -480,20 +485,19 @@ def _current_work(s: Session, lim: Limits) -> str:
             # (only in flight: section 7 lists them)
             items.append("The last action (the last tool calls and what they returned):")
             items.extend(f"  {line}" for line in action)
+        facts = round_facts(s, lim.item // 2)
+        if facts:
+            items.append("What the results of the last rounds established:")
+            items.extend(f"  {line}" for line in facts)
     deliverable, reply = s.deliverable, s.reply if s.turn_ended else None
     if last_text is not None and last_text is not deliverable and last_text is not reply:
         items.append(f"Last assistant message: {quote(last_text.text, lim.item * 2)}")
     if reply is not None and reply is not deliverable:
-        items.extend(_verbatim("The answer to it, verbatim", reply, lim.reply))
+        items.extend(verbatim_text("The answer to it, verbatim", reply.text, lim.reply))
     if deliverable is not None:
         title = "Final deliverable, the last substantial assistant answer, verbatim"
-        items.extend(_verbatim(title, deliverable, lim.deliverable))
+        items.extend(verbatim_text(title, deliverable.text, lim.deliverable))
     return bullets(items) if items else "   - No work in progress."
-
-
-def _verbatim(title: str, e: Entry, limit: int) -> list[str]:
-    """``title:`` and the text of ``e`` as indented lines, at most ``limit`` characters."""
-    return verbatim_text(title, e.text, limit)
 
 
 def _next_step(s: Session, lim: Limits) -> str:
@@ -590,11 +594,15 @@ def _summary(context: list[Any], input_tokens: int, focus: str = "") -> str:
 
 
 def _fitted(session: Session, budget: int) -> str:
-    """The session rendered at the largest limits whose text fits ``budget`` tokens."""
+    """The session rendered at the largest limits whose text fits ``budget`` tokens; a final
+    deliverable of at most :data:`WHOLE_DELIVERABLE` characters is whole at every limit (the
+    other sections shrink first: it is the result a resuming agent reports from)."""
     text = ""
     fitted: Limits | None = None
+    size = len(session.deliverable.text.strip()) if session.deliverable is not None else 0
     for factor in _FACTORS:
         lim = Limits().scaled(factor)
+        lim = replace(lim, deliverable=size) if MIN_VERBATIM < size <= WHOLE_DELIVERABLE else lim
         text = render(session, lim)
         if estimate_text(text) <= budget:
             fitted = lim
@@ -602,7 +610,7 @@ def _fitted(session: Session, budget: int) -> str:
     if fitted is None or session.deliverable is None:
         return text
     # The final deliverable takes the room the other sections leave (SPEC §7: kept verbatim).
-    size = min(len(session.deliverable.text.strip()), MAX_DELIVERABLE)
+    size = min(size, MAX_DELIVERABLE)
     while size > fitted.deliverable:
         grown = render(session, replace(fitted, deliverable=size))
         if estimate_text(grown) <= budget:

@@ -6,7 +6,8 @@
   content (``content``, ``file_text``…) is a write; with ``old_string``/``new_string`` (and the
   ``old_str``/``new_str``, ``old``/``new``, ``search``/``replace`` spellings, ``edits`` lists) an
   edit; ``str_replace_editor``-style ``command`` arguments say which;
-* ``apply_patch`` patches (Codex), also inside a shell command's here-document;
+* ``apply_patch`` patches (Codex), also inside a shell command's here-document or a code-mode
+  script's string literal;
 * shell commands: ``> file`` / ``>> file`` redirections (with the here-document body as
   content), ``tee``, ``sed -i``, ``touch``, ``rm``, ``mv``/``cp`` targets, and PowerShell's
   ``Set-Content``/``Add-Content``/``Out-File``/``New-Item``/``Remove-Item``.
@@ -17,6 +18,7 @@ Files that only appear in a listing or a read are not changes.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -168,6 +170,10 @@ def _editor_change(call: Call, path: str) -> Change | None:
     return None
 
 
+_PATCH_LITERAL_RE = re.compile(r'"(\*\*\* Begin Patch(?:[^"\\]|\\.)*?\*\*\* End Patch(?:\\n)?)"')
+"""An ``apply_patch`` text written as a string literal in code (``const patch = "*** Begin …"``)."""
+
+
 def _patch_changes(patch: str) -> list[Change]:
     """The changes of an ``*** Begin Patch`` text (Codex ``apply_patch``)."""
     out: list[Change] = []
@@ -300,6 +306,13 @@ def file_changes(call: Call, open_file: str | None = None) -> list[Change]:
     command = command_of(call)
     if command is not None:
         return _shell_changes(command)
+    if "*** Begin Patch" in call.arguments:  # a patch in a script's string (Codex code-mode)
+        literal = _PATCH_LITERAL_RE.search(call.arguments)
+        if literal is not None:
+            try:
+                return _patch_changes(json.loads(f'"{literal.group(1)}"'))
+            except ValueError:
+                return _patch_changes(literal.group(1).replace("\\n", "\n"))
     path = _path_arg(call)
     if path is None:
         if open_file is None or not any(n in name for n in (*_EDIT_NAMES, *_WRITE_NAMES)):

@@ -25,8 +25,12 @@ from compactor.facts import (
     clean,
     command_of,
     cut,
+    identifiers,
+    is_reading_call,
+    numbers,
     one_line,
     outcome,
+    paths,
     programs,
     sentences,
     strip_output_header,
@@ -39,6 +43,7 @@ from .local_text import (
     is_prompt_line,
     is_result_line,
     printed_lines,
+    quote,
     strip_list_mark,
 )
 
@@ -47,8 +52,10 @@ __all__ = [
     "add_shape_jobs",
     "is_housekeeping",
     "is_housekeeping_path",
+    "job_polls",
     "judge_proposals",
     "last_action",
+    "round_facts",
 ]
 
 ANSWERED = "the last request was answered; nothing is pending; wait for the user's next message"
@@ -211,3 +218,89 @@ def judge_proposals(s: Session) -> None:
         else:
             accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in proposals]
             s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])
+
+
+LAST_ROUNDS = 3
+"""Rounds (assistant messages with calls) whose results' facts the summary keeps."""
+_AMOUNT_RE = re.compile(r"(?<![\w.])[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.])|[$€£]\d+(?:\.\d+)?")
+_ID_FIELD_RE = re.compile(
+    r"[\"']?\b(\w*(?:_id|Id|ID)|id)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9][\w\-.]{2,63})", re.ASCII
+)
+"""An id a result names as a field (``"refund_id": "re_3PqX9"``, ``task_id=42``)."""
+_FACTS_PER_CALL = 12
+_FACT_CHARS = 80
+
+
+def _facts_of(text: str) -> list[str]:
+    """Paths, identifiers, id fields, amounts and exit codes / HTTP statuses a result printed,
+    in order of first appearance, each once."""
+    window = text if len(text) <= 20_000 else text[:10_000] + "\n" + text[-10_000:]
+    found = [
+        *paths(window),
+        *identifiers(window),
+        *numbers(window, from_result=True),
+        *((m.start(), m.group()) for m in _AMOUNT_RE.finditer(window)),
+        *((m.start(), f"{m.group(1)}={m.group(2)}") for m in _ID_FIELD_RE.finditer(window)),
+    ]
+    facts = dict.fromkeys(cut(x, _FACT_CHARS) for _, x in sorted(found) if len(x) >= 3)
+    return list(facts)
+
+
+def round_facts(s: Session, limit: int) -> list[str]:
+    """The facts the results of the last :data:`LAST_ROUNDS` rounds established (issue 28,
+    point 3), one line per call that did more than housekeeping, was not a read that succeeded
+    and is not one of the last action's calls (they are listed with what they returned):
+    ``call → failed: why`` / ``call → ok``, then the ids, paths, amounts it printed."""
+    results = _results(s)
+    shown = {c.id for c in _last_round(s, results)[-4:]}  # the last action says what they did
+    rounds = [
+        e
+        for e in s.entries
+        if e.role == "assistant" and not e.internal
+        and any(not is_housekeeping(c, results.get(c.id)) for c in e.calls)
+    ]  # fmt: skip
+    lines: list[str] = []
+    for e in rounds[-LAST_ROUNDS:]:
+        for call in e.calls:
+            result = results.get(call.id)
+            if result is None or is_housekeeping(call, result):
+                continue
+            oc = outcome(result, call)
+            if is_reading_call(call) and not oc.failed:
+                continue  # a file's lines are not facts; that it does not exist is
+            said = call_line(call, 2_000)
+            facts = [f for f in _facts_of(strip_output_header(clean(result.text))) if f not in said]
+            facts = facts[:_FACTS_PER_CALL]  # (what the call itself named is no news)
+            printed = f"printed {', '.join(code(f) for f in facts)}" if facts else ""
+            if call.id in shown or (not facts and not oc.failed):
+                # the last action says how it ended; "ok" alone says nothing
+                if facts:
+                    lines.append(f"{code(call_line(call, limit))} (the last action) {printed}")
+                continue
+            state = (
+                f"failed: {cut(oc.lines[0], limit)}"
+                if oc.failed and oc.lines
+                else ("failed" if oc.failed else "ok")
+            )
+            lines.append(
+                f"{code(call_line(call, limit))} → {state}{'; ' + printed if facts else ''}"
+            )
+    return lines[-8:]
+
+
+def job_polls(s: Session, limit: int) -> dict[str, str]:
+    """For each running job, ``; its latest poll returned: "…"``: the last lines the latest
+    call that named its id (a poll, a read of its output) printed, or that it failed."""
+    results = _results(s)
+    running = {b.key: b for b in s.running if b.key}
+    latest: dict[str, str] = {}
+    for call in s.calls:
+        result = results.get(call.id)
+        if result is None:
+            continue
+        for key, bg in running.items():
+            if call.index > bg.index and key in call.arguments:
+                lines = printed_lines(strip_output_header(clean(result.text[-20_000:])))
+                last = [ln for ln in lines if not is_prompt_line(ln)][-2:]
+                latest[key] = " | ".join(last) if last else _established(call, result)
+    return {k: f"; its latest poll returned: {quote(v, limit)}" for k, v in latest.items()}

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from compactor.facts import Call, clean, command_of, cut, lowers_exactly, one_line
+from compactor.facts import Call, clean, command_of, cut, lowers_exactly, one_line, shorten
 
 __all__ = [
     "announces_step",
@@ -195,10 +195,16 @@ def _wordy(line: str) -> bool:
     return bool(core) and _PROGRESS_RE.fullmatch(core) is None
 
 
-def call_line(call: Call, limit: int) -> str:
-    """``Bash: ls -la`` for commands, ``Write(path)`` / ``name({args})`` otherwise."""
+def call_line(call: Call, limit: int, *, keep_end: bool = False) -> str:
+    """``Bash: ls -la`` for commands, ``Write(path)`` / ``name({args})`` otherwise.
+    ``keep_end``: a long command keeps its start and its end (where a call in flight names
+    its target: ``… -Destination codex-session.jsonl``)."""
     command = command_of(call)
     if command is not None:
+        line = one_line(command)
+        if keep_end and len(line) > limit:
+            tail = limit // 3
+            return f"{call.name}: {shorten(line, limit - tail)} … {line[-tail:].lstrip()}"
         return f"{call.name}: {cut(command, limit)}"
     args = call.args
     for key in ("file_path", "path", "filename", "notebook_path", "skill", "query", "url"):

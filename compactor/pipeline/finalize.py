@@ -24,6 +24,9 @@ from compactor.io.paths import name_text
 from compactor.prompts import (
     CLEARED_NOTE,
     CONTINUE_INSTRUCTION,
+    INSTRUCTIONS_PREAMBLE,
+    INSTRUCTIONS_TRUNCATED_MARKER,
+    PLAN_HEADING,
     PREAMBLE,
     SKILL_TRUNCATED_MARKER,
     SKILLS_PREAMBLE,
@@ -49,6 +52,7 @@ from compactor.schema import (
 __all__ = [
     "CUT_KEEP_CHARS",
     "DEFAULT_FINALIZER_MAX_TOKENS",
+    "EARLIER_USER_CHARS",
     "USER_MESSAGES_HEADING",
     "DefaultFinalizerConfig",
     "FinalizerBuilder",
@@ -102,6 +106,9 @@ class DefaultFinalizerConfig:
     transcript_file_path: str | None = None
     """Adds the note pointing at the full transcript (``-``: a note that it was read from
     stdin and not kept)."""
+    earlier_user_chars: int | None = None
+    """None: SPEC §5.2. Else long earlier user messages are bounded and repeats kept once
+    (:func:`select_user_messages`); the CLI sets :data:`EARLIER_USER_CHARS` for agent sessions."""
 
 
 def cut_text(text: str, keep: int = CUT_KEEP_CHARS) -> str:
@@ -128,9 +135,17 @@ def is_user_candidate(msg: Message | AgenticMessage) -> bool:
 
 
 async def select_user_messages(
-    context: Sequence[M], max_tokens: int, filter_fn: Callable[..., Any] | None
+    context: Sequence[M],
+    max_tokens: int,
+    filter_fn: Callable[..., Any] | None,
+    earlier_chars: int | None = None,
 ) -> tuple[list[str], bool]:
-    """The user texts to re-insert (chronological) and whether candidates were dropped."""
+    """The user texts to re-insert (chronological) and whether candidates were dropped.
+
+    ``earlier_chars`` (None: SPEC §5.2 as written) bounds pasted texts and repeats: a message
+    sent again with the same words is kept once (where it was sent last), and a message before
+    the newest one longer than ``earlier_chars`` keeps its first and last
+    :data:`EARLIER_KEEP_CHARS` characters with a pointer to the full text (issue 28, point 6)."""
     candidates: list[M] = []
     for msg in context:
         if not is_user_candidate(msg):
@@ -148,18 +163,43 @@ async def select_user_messages(
     if len(candidates) == 1:
         return [user_text(candidates[0])], False
     kept: list[str] = []
+    seen: set[str] = set()
     remaining = max_tokens
-    for msg in reversed(candidates):
-        cost = estimate_message(msg)
+    for number, msg in reversed(list(enumerate(candidates, 1))):
+        text = user_text(msg)
+        if earlier_chars is not None:
+            if text.strip() in seen:
+                continue  # the same words sent again: kept once, where they were sent last
+            seen.add(text.strip())
+            if kept and len(text) > earlier_chars:
+                text = _bounded(text, number)
+        cost = estimate_message(msg) if text is user_text(msg) else estimate_text(text)
         if cost <= remaining:
-            kept.append(user_text(msg))
+            kept.append(text)
             remaining -= cost
             continue
         if remaining > 0:
-            kept.append(cut_text(user_text(msg)))
+            kept.append(cut_text(text))
         break
     kept.reverse()
-    return kept, len(kept) < len(candidates)
+    if earlier_chars is None:
+        return kept, len(kept) < len(candidates)
+    return kept, len(kept) < len({user_text(m).strip() for m in candidates})
+
+
+EARLIER_USER_CHARS = 1_500
+"""The ``earlier_chars`` the CLI uses for agent sessions (Claude Code, Codex): a user message
+before the newest one longer than this (a pasted spec, a log) is kept as its first and last
+:data:`EARLIER_KEEP_CHARS` characters with a pointer to the full text (issue 28, point 6)."""
+EARLIER_KEEP_CHARS = 600
+
+
+def _bounded(text: str, number: int) -> str:
+    removed = len(text) - 2 * EARLIER_KEEP_CHARS
+    return (
+        f"{text[:EARLIER_KEEP_CHARS]}…{removed} characters truncated (the full text is user "
+        f"message {number} of the original transcript)…{text[-EARLIER_KEEP_CHARS:]}"
+    )
 
 
 def replace_user_block(text: str, user_texts: list[str], cleared: bool) -> str:
@@ -208,13 +248,16 @@ async def _default_finalize(
     pum: PreserveUserMessages,
     max_tokens: int,
     transcript_file_path: str | None,
+    earlier_chars: int | None = None,
 ) -> list[M]:
     text = _reply_text(summary)
     split: tuple[list[M], list[M]] = split_system(list(original))
     system_messages: list[M] = split[0]
     context: list[M] = split[1]
     if pum.enabled and context:
-        user_texts, cleared = await select_user_messages(context, max_tokens, pum.filter)
+        user_texts, cleared = await select_user_messages(
+            context, max_tokens, pum.filter, earlier_chars
+        )
         if pum.ensure_block and (user_texts or cleared):
             text = ensure_user_block(text)
         text = replace_user_block(text, user_texts, cleared)
@@ -254,7 +297,12 @@ def default_finalizer(config: DefaultFinalizerConfig | None = None) -> Finalize:
 
     async def finalize(original_messages: list[Any], summary: Any) -> list[Any]:
         return await _default_finalize(
-            original_messages, summary, pum, max_tokens, cfg.transcript_file_path
+            original_messages,
+            summary,
+            pum,
+            max_tokens,
+            cfg.transcript_file_path,
+            cfg.earlier_user_chars,
         )
 
     return finalize
@@ -355,6 +403,17 @@ def _truncate_bytes(text: str, max_bytes: int) -> str:
 
 def render_skills(skills: list[_Skill], cfg: PreserveSkillsConfig) -> str:
     """The ``<system-reminder>`` block for the kept skills ('' when none is kept)."""
+    sections = _budgeted(skills, cfg, "Skill", SKILL_TRUNCATED_MARKER)
+    return (
+        f"<system-reminder>\n{SKILLS_PREAMBLE}\n\n{sections}\n</system-reminder>"
+        if sections
+        else ""
+    )
+
+
+def _budgeted(skills: list[_Skill], cfg: PreserveSkillsConfig, heading: str, marker: str) -> str:
+    """The newest ``cfg.max_skills`` texts within the per-text and total budgets, as
+    ``### HEADING: NAME`` sections in chronological order ('' when none fits)."""
     if cfg.max_skills == 0:
         return ""
     chosen = skills[-cfg.max_skills :]
@@ -364,9 +423,9 @@ def render_skills(skills: list[_Skill], cfg: PreserveSkillsConfig) -> str:
         content = skill.content
         cost = estimate_text(content)
         if cost > cfg.max_tokens_per_skill:
-            marker = SKILL_TRUNCATED_MARKER.format(name=skill.name)
-            limit = cfg.max_tokens_per_skill * 4 - len(marker.encode("utf-8"))
-            content = _truncate_bytes(content, limit) + marker
+            cut_mark = marker.format(name=skill.name)
+            limit = cfg.max_tokens_per_skill * 4 - len(cut_mark.encode("utf-8"))
+            content = _truncate_bytes(content, limit) + cut_mark
             cost = cfg.max_tokens_per_skill
         if used + cost > cfg.skills_token_budget:
             break
@@ -375,8 +434,7 @@ def render_skills(skills: list[_Skill], cfg: PreserveSkillsConfig) -> str:
     if not kept:
         return ""
     kept.reverse()
-    sections = "\n\n---\n\n".join(f"### Skill: {s.name}\n\n{s.content}" for s in kept)
-    return f"<system-reminder>\n{SKILLS_PREAMBLE}\n\n{sections}\n</system-reminder>"
+    return "\n\n---\n\n".join(f"### {heading}: {s.name}\n\n{s.content}" for s in kept)
 
 
 def _prepend_text(summary: M, prefix: str) -> M:
@@ -408,6 +466,40 @@ class _PreserveSkills:
         return _prepend_text(summary, block) if block else summary
 
 
+class _PreserveDurable(_PreserveSkills):
+    """PreserveSkills for agent sessions (issue 28, point 4): the skills loaded by the skill
+    tool or by reading a ``SKILL.md`` with a shell command, the instruction files the CLI
+    injected (AGENTS.md, CLAUDE.md; the same budgets), and the latest plan, each verbatim in
+    its own ``<system-reminder>`` block at the start of the summary."""
+
+    async def __call__(self, original: list[Any], summary: Any) -> Any:
+        if self.cfg.max_skills == 0:
+            return summary
+        from compactor.facts import entry_of
+        from compactor.facts.durable import instruction_files, latest_plan, skill_reads
+
+        source = _model_input.get() or original
+        entries = [entry_of(i, m) for i, m in enumerate(source)]
+        tool_skills = find_skills(source, self.cfg.skill_tool_name)
+        named = {s.name for s in tool_skills}
+        read = [_Skill(n, t, -1) for n, t in skill_reads(entries) if n not in named]
+        blocks = [render_skills([*read, *tool_skills], self.cfg)]
+        files = [_Skill(n, t, i) for i, (n, t) in enumerate(instruction_files(entries))]
+        body = _budgeted(files, self.cfg, "Instructions", INSTRUCTIONS_TRUNCATED_MARKER)
+        if body:
+            blocks.append(
+                f"<system-reminder>\n{INSTRUCTIONS_PREAMBLE}\n\n{body}\n</system-reminder>"
+            )
+        plan = latest_plan(entries)
+        if plan is not None:
+            items = "\n".join(f"- [{status}] {item}" for status, item in plan[1])
+            text = _truncate_bytes(items, self.cfg.max_tokens_per_skill * 4)
+            heading = PLAN_HEADING.format(tool=plan[0])
+            blocks.append(f"<system-reminder>\n{heading}\n{text}\n</system-reminder>")
+        prefix = "\n\n".join(b for b in blocks if b)
+        return _prepend_text(summary, prefix) if prefix else summary
+
+
 class FinalizerBuilder(Generic[M]):
     """Collects handlers and a custom function; :meth:`build` validates and returns finalize."""
 
@@ -418,6 +510,12 @@ class FinalizerBuilder(Generic[M]):
     def preserve_skills(self, config: PreserveSkillsConfig | None) -> FinalizerBuilder[M]:
         """Put the texts of skills loaded in the session at the start of the summary."""
         self._handlers.append(("PreserveSkills", config))
+        return self
+
+    def preserve_durable(self, config: PreserveSkillsConfig | None) -> FinalizerBuilder[M]:
+        """PreserveSkills plus skills read from ``SKILL.md``, injected instruction files and
+        the latest plan, within the same budgets (the CLI's default for agent sessions)."""
+        self._handlers.append(("PreserveDurable", config))
         return self
 
     def custom(self, fn: Callable[..., Any]) -> FinalizerBuilder[M]:
@@ -436,7 +534,9 @@ class FinalizerBuilder(Generic[M]):
             for field_name in ("max_skills", "max_tokens_per_skill", "skills_token_budget"):
                 if getattr(cfg, field_name) < 0:
                     problems.append(f"{name}: {field_name} must be non-negative")
-            handlers.append(_PreserveSkills(cfg))
+            handlers.append(
+                _PreserveDurable(cfg) if name == "PreserveDurable" else _PreserveSkills(cfg)
+            )
         if problems:
             raise ConfigError("failed to build finalizer:\n" + "\n".join(problems))
         if not handlers and self._custom is None:

@@ -315,7 +315,7 @@ class Run:
         from compactor.counting.trigger import decide
         from compactor.formats.base import CompactionInfo, WriteMode
         from compactor.formats.records import dropped_records
-        from compactor.formats.registry import write_transcript
+        from compactor.formats.registry import get_format, write_transcript
         from compactor.schema import AgentState
 
         opts, file_cfg, r = self.plan.options, self.plan.file_config, self.result
@@ -331,7 +331,11 @@ class Run:
         else:
             auto_path = os.path.abspath(opts.input)  # noqa: ASYNC240 - string work, no I/O
         cfg = build_config(
-            file_cfg, self.plan.overrides, transcript_path_auto=auto_path, model=self.model
+            file_cfg,
+            self.plan.overrides,
+            transcript_path_auto=auto_path,
+            model=self.model,
+            agent_session=get_format(parsed.format).spec.agent_session,
         )
         if not decision.triggered:
             # --force on a transcript below its trigger: it cannot loop, so no ratio guard;
