@@ -1,7 +1,7 @@
 """Start-up before/after: a baseline tree's ``compact check`` against this checkout's, taking turns.
 
     git archive 2a711c5 compactor | (mkdir -p /tmp/base && tar -x -C /tmp/base)
-    python bench/bench_ab_startup.py /tmp/base [--repeat 30] [--small PATH]
+    python bench/bench_ab_startup.py /tmp/base [--repeat 30] [--small PATH] [--args=--help]
 
 Three commands take turns, ``repeat`` fresh processes each: ``python -c "import typer, rich"``
 (the target's baseline), then ``compact check SMALL`` with the baseline's ``compactor`` first on
@@ -27,10 +27,13 @@ def main() -> int:
     parser.add_argument(
         "--small", type=Path, default=REPO / "sample_transcripts" / "small-chat.jsonl"
     )
+    parser.add_argument(
+        "--args", default=None, help="the compact arguments instead of 'check SMALL' ('--help')"
+    )
     args = parser.parse_args()
     precompile()
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(args.baseline)], check=True)
-    check = ["check", str(args.small)]
+    check = args.args.split() if args.args else ["check", str(args.small)]
     main_call = "import sys; from compactor.cli.app import main; sys.argv[0] = 'compact'; main()"
     before = ["env", f"PYTHONPATH={args.baseline}", sys.executable, "-P", "-c", main_call, *check]
     after = ["env", f"PYTHONPATH={REPO}", sys.executable, "-P", "-c", main_call, *check]
@@ -38,7 +41,7 @@ def main() -> int:
         [[sys.executable, "-c", "import typer, rich"], before, after], args.repeat
     )
     print(
-        f"startup: import typer, rich {base * 1e3:.1f} ms; compact check before "
+        f"startup: import typer, rich {base * 1e3:.1f} ms; compact {' '.join(check)} before "
         f"{old * 1e3:.1f} ms ({old / base:.2f}x), after {new * 1e3:.1f} ms ({new / base:.2f}x) "
         f"(medians of {args.repeat}, taking turns; {os.cpu_count()} CPUs)"
     )

@@ -739,9 +739,10 @@ def test_check_and_explain_show_escapes_in_tool_names_and_paths_visibly(runner, 
     assert json.loads(result.output)["explain"]["by_tool"][name]["calls"] == 1  # same data
 
 
-def test_run_pauses_the_cyclic_collector_for_the_run_only(workdir, monkeypatch):
-    """One file's run holds its transcript to the end: the CLI (not the library) pauses the
-    cyclic GC while it runs, and leaves it as it found it."""
+def test_a_run_leaves_the_cyclic_collector_alone(workdir, monkeypatch):
+    """The GC switch is retired (issue 31 point 3: the collections of a 50 MB ``--model local``
+    run are 8-9 % of it, under the 10 % a speed trick must be worth; BENCHMARKS.md): the
+    collector is on while the model runs, as in any program."""
     import gc
 
     from compactor.models import local
@@ -758,4 +759,4 @@ def test_run_pauses_the_cyclic_collector_for_the_run_only(workdir, monkeypatch):
     src, out = str(workdir / "coding-session.jsonl"), str(workdir / "o.jsonl")
     result = CliRunner().invoke(app, ["run", src, "--force", "--model", "local", "-q", "-o", out])
     assert result.exit_code == 0, result.output
-    assert seen == [False] and gc.isenabled()
+    assert seen == [True] and gc.isenabled()

@@ -10,10 +10,12 @@ them unchanged (a ``str`` for a ``str`` parameter, a ``bool`` for a flag, a list
 stay typer's.
 
 This relies on typer internals (``typer.core._TyperParameter.get_runtime_param`` and
-``typer._coercion``) of the minor version :data:`TYPER_MINOR`, which pyproject.toml pins (a test
-checks both). When they are missing, :func:`install` changes nothing and returns False: the CLI
-stays correct, only slower (tests/test_startup.py notices). Without it ``compact check`` starts
-in 143 ms instead of 75 ms (2.41x ``import typer, rich`` instead of 1.27x; BENCHMARKS.md).
+``typer._coercion``, typer 0.29). When they are missing, :func:`install` changes nothing and
+returns False: the CLI stays correct, only slower. tests/test_startup.py pins the hook to the
+installed typer's behaviour, not to a version string: for every option of every command the fast
+path must give what typer's own coercion gives, and ``compact check`` must import pydantic
+without the hook and not with it (when a typer no longer needs pydantic, the hook can go).
+Without it ``compact check`` starts in 143 ms instead of 75 ms (BENCHMARKS.md, issue 31).
 """
 
 from __future__ import annotations
@@ -22,10 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["TYPER_MINOR", "install"]
-
-TYPER_MINOR = "0.29"
-"""The typer version whose internals :func:`install` was written for (pinned in pyproject.toml)."""
+__all__ = ["install"]
 
 _INSTALLED = "_compact_plain_values"
 _DIGITS = re.compile(r"[1-9][0-9]{0,17}|0")

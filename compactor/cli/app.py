@@ -179,11 +179,13 @@ def main() -> None:
 def _hard_exit(code: object) -> NoReturn:
     """``sys.exit(code)`` without the interpreter's teardown.
 
-    Once a model SDK and pydantic are loaded, freeing every object at exit takes 0.1-0.3 s after the
-    work is done (mypy's ``util.hard_exit`` skips it the same way). What a normal exit does
-    before the teardown still happens here: non-daemon threads are joined, atexit handlers run,
-    stdout and stderr are flushed. Only destructors of objects alive at exit are skipped; every
-    file compact writes is closed (and fsynced) before this point. A stdout or stderr that
+    Freeing every module and object at exit takes 36-60 ms after ``compact check`` of a small
+    file and 75-100 ms after a small ``--model local`` run, more once a model SDK and pydantic
+    are loaded: 10-35 % of those commands (measured for issue 31 with bench/bench_ab_tricks.py,
+    BENCHMARKS.md; mypy's ``util.hard_exit`` skips it too). What a normal exit does before the
+    teardown still happens here: non-daemon threads are joined, atexit handlers run, stdout and
+    stderr are flushed. Only destructors of objects alive at exit are skipped; every file
+    compact writes is closed (and fsynced) before this point. A stdout or stderr that
     cannot take what is left in its buffer (closed, full, broken) turns success into exit 6.
     """
     import atexit

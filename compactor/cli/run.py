@@ -6,11 +6,8 @@ Everything that touches a file lives in :mod:`compactor.runs.runner` (one file; 
 into options, drives the live view (an event sink) and prints the final line.
 """
 
-import contextlib
-import gc
 import os
 import sys
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -314,7 +311,7 @@ def run_one(options: "RunOptions", *, quiet: bool, debug: bool, verbose: bool = 
         sink.call(view.config, *_verbose_setup(planned))
     job = Run(planned, sink=sink)
     try:
-        with view, _collector_paused():
+        with view:
             result = asyncio.run(job.execute())
     except KeyboardInterrupt:
         result = job.result  # the run recorded the interrupt and what it had written
@@ -345,25 +342,6 @@ def _stdin_is_a_terminal() -> bool:
         return sys.stdin is not None and sys.stdin.isatty()
     except (OSError, ValueError):
         return False
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic GC off for one file's run, then as it was.
-
-    A run holds its transcript to the end: hundreds of thousands of long-lived objects, and
-    almost nothing cyclic to free. The collections their allocation triggers find nothing, and
-    each full one walks them all: ~7 % of a 50 MB ``--model local`` run (BENCHMARKS.md). The
-    process is the command's own (the library never touches the collector); what a run leaves
-    cyclic is collected when it ends.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 _DATA = ("archive", "output")
