@@ -39,6 +39,7 @@ __all__ = [
     "ReductionRefusedError",
     "explain_strategies",
     "locator",
+    "names",
     "plan_offload",
     "reduce_run",
     "render_strategies",
@@ -154,9 +155,12 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
         after = verdict(len(outcome.messages), outcome.tokens_after, trigger)
         report["summarized"] = after.triggered
         if after.triggered:
-            return await run.summarize(
+            data = await run.summarize(
                 parsed, decision, messages=outcome.messages, retained_from=outcome.retained_from
             )
+            if backend is not None:  # the summarized rounds' files: nothing names them now
+                report["offload_removed"] = len(backend.keep_only(lambda p: names(data, p)))
+            return data
     if not outcome.changed:
         skipped = outcome.clear_skipped or ""
         if (decision.triggered or opts.force) and "clear_at_least_tokens" in skipped:
@@ -198,6 +202,17 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
         data = zero_appended_usage(data, parsed)
     r.dropped_records = dropped_records(parsed, outcome.messages, data, mode)
     return data
+
+
+def names(data: bytes, path: str) -> bool:
+    """Whether the written transcript ``data`` names ``path`` (as JSON writes it, escaped or
+    not)."""
+    import json
+
+    forms = {path.encode("utf-8", "surrogatepass")}
+    for ascii_only in (False, True):
+        forms.add(json.dumps(path, ensure_ascii=ascii_only)[1:-1].encode("utf-8", "surrogatepass"))
+    return any(form in data for form in forms)
 
 
 def replaced_results(
