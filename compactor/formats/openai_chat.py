@@ -22,7 +22,7 @@ from compactor.schema import (
 )
 
 from . import _jsonl
-from ._family import check_records
+from ._family import check_records, fits
 from .base import CompactionInfo, Transcript, WriteMode
 
 if TYPE_CHECKING:
@@ -225,6 +225,25 @@ class OpenAIChatFormat:
     """``openai``: chat-completions messages, one per line."""
 
     name = "openai"
+
+    streams_reduce = True
+    """One message per line, each record rendered alone, blank lines and unchanged records
+    kept byte for byte: ``run --strategy reduce`` may read it as a stream
+    (:mod:`compactor.reduction.stream`) and rebuild only the records it changes."""
+
+    def record_fits(self, rec: dict[str, Any]) -> bool:
+        """Whether ``rec`` may be a record of this format (what :meth:`read` checks)."""
+        return fits(self.name, rec)
+
+    def message_of(self, path: str, line: int, rec: dict[str, Any]) -> Message:
+        """The message of one record, as :meth:`read` builds it."""
+        msg = message_from_record(path, line, rec)
+        _jsonl.mark_earlier_summary(msg)
+        return msg
+
+    def record_of(self, msg: Message | AgenticMessage) -> dict[str, Any]:
+        """The record :meth:`write` renders for a changed message."""
+        return record_from_message(msg)
 
     def sniff(self, records: Sequence[Any]) -> bool:
         return any(isinstance(r, dict) and isinstance(r.get("role"), str) for r in records)
