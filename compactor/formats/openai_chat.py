@@ -22,7 +22,7 @@ from compactor.schema import (
 )
 
 from . import _jsonl
-from ._family import check_records, fits
+from ._family import CHAT_ROLES, check_records, fits
 from .base import CompactionInfo, Transcript, WriteMode
 
 if TYPE_CHECKING:
@@ -36,6 +36,8 @@ __all__ = [
     "record_from_message",
     "render_parts",
 ]
+
+_ROLES = frozenset(CHAT_ROLES["openai"])
 
 _KNOWN_KEYS = frozenset(
     {"role", "content", "tool_calls", "tool_call_id", "name", "reasoning_content"}
@@ -233,6 +235,8 @@ class OpenAIChatFormat:
 
     def record_fits(self, rec: dict[str, Any]) -> bool:
         """Whether ``rec`` may be a record of this format (what :meth:`read` checks)."""
+        if "type" not in rec and rec.get("role") in _ROLES:
+            return True  # a chat message of one of the format's roles: the common case
         return fits(self.name, rec)
 
     def message_of(self, path: str, line: int, rec: dict[str, Any]) -> Message:

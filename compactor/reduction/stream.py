@@ -35,6 +35,8 @@ __all__ = ["LineFormat", "Scan", "StreamResult", "reduce_scanned", "scan"]
 
 _SIMPLE_RESULT_KEYS = frozenset({"role", "content", "tool_call_id", "name"})
 _BOM = b"\xef\xbb\xbf"
+_COUNT_BYTES = 64 * 1024
+"""Lines longer than this are cleared by counting brackets before any walk (as the reader)."""
 
 
 class LineFormat(Protocol):
@@ -87,10 +89,13 @@ class Scan:
 def _deep(raw: bytes, start: int, end: int, rec: dict[str, Any], content: Any) -> bool:
     """Whether ``rec`` (``raw[start:end]``) nests deeper than the readers accept: their
     cheap tests first (few bytes outside its content, few brackets), then the walk."""
-    structure = end - start - (len(content) if type(content) is str else 0)
+    size = end - start
+    structure = size - (len(content) if type(content) is str else 0)
     if structure <= 2 * MAX_JSON_DEPTH:
         return False
-    if raw.count(b"[", start, end) + raw.count(b"{", start, end) <= MAX_JSON_DEPTH:
+    if size > _COUNT_BYTES and (
+        raw.count(b"[", start, end) + raw.count(b"{", start, end) <= MAX_JSON_DEPTH
+    ):
         return False
     return json_deeper_than(rec) is not None
 
@@ -152,7 +157,7 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat) -> None:
                 and (name is None or type(name) is str)
                 and rec.keys() <= _SIMPLE_RESULT_KEYS
             ):
-                e = utf8_len(content) // 4
+                e = (len(content) if content.isascii() else len(content.encode())) // 4
                 tool = name or names.get(cid, "")
                 results.append(StreamResult(index, cid, tool, e, content, rec))
             else:
@@ -166,7 +171,9 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat) -> None:
         if role != "assistant" and rec.get("tool_calls") is not None:
             raise _NotStreamable  # the reader checks them on any record
         if type(content) is str or content is None:
-            nbytes = utf8_len(content) if content else 0
+            nbytes = 0
+            if content:
+                nbytes = len(content) if content.isascii() else len(content.encode())
             if role == "assistant":
                 reasoning = rec.get("reasoning_content")
                 if reasoning is not None:
