@@ -200,3 +200,48 @@ def test_inputs_left_to_the_general_path(tmp_path: Path, damage: str) -> None:
     else:
         assert seen["exit"] != 0 and seen["output"] is None
         assert "s.jsonl" in seen["stderr"]
+
+
+@pytest.mark.parametrize("streaming", [True, False], ids=["streaming", "general"])
+def test_offload_files_are_made_durable_once_before_the_output_is_renamed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streaming: bool
+) -> None:
+    """No fsync per file: one ``syncfs`` of the offload folder's file system, after the last
+    file is written and before the transcript that names them is renamed into place."""
+    import compactor.reduction.offload as offload
+
+    seen: list[tuple[bool, int]] = []
+    real = offload.sync_filesystem
+    out, folder = tmp_path / "out.jsonl", tmp_path / "out.offload"
+
+    def spy(path: Any) -> None:
+        files = [p for p in folder.rglob("*") if p.is_file()]
+        seen.append((out.exists(), len(files)))
+        real(path)
+
+    monkeypatch.setattr(offload, "sync_filesystem", spy)
+    src = tmp_path / "s.jsonl"
+    _write(src, _mixed())
+    streamed, result = _run(tmp_path, src, ["--force"], {}, streaming)
+    assert result["exit"] == 0, result["stderr"]
+    assert streamed is streaming
+    assert seen == [(False, len(result["files"]))]  # once, every file written, no output yet
+    assert len(result["files"]) == result["reduction"]["offloaded"] > 0
+    assert all(mode == 0o600 for _, mode in result["files"].values())
+
+
+def test_reduction_does_not_import_the_summarizing_pipeline() -> None:
+    """``--strategy reduce`` loads no summarizer: ``compactor.reduction`` imports its stacking
+    (middleware, retry, tenacity) only when asked for it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, compactor.reduction as r, compactor.reduction.stream\n"
+        "assert 'compactor.middleware' not in sys.modules, 'middleware'\n"
+        "assert 'tenacity' not in sys.modules, 'tenacity'\n"
+        "assert r.reduce_then_summarize.__module__ == 'compactor.reduction.stack'\n"
+        "assert 'compactor.middleware' in sys.modules\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
