@@ -209,9 +209,10 @@ def test_offload_files_are_made_durable_once_before_the_output_is_renamed(
     """No fsync per file: one ``syncfs`` of the offload folder's file system, after the last
     file is written and before the transcript that names them is renamed into place."""
     import compactor.reduction.offload as offload
+    from compactor.io import sync_filesystem
 
     seen: list[tuple[bool, int]] = []
-    real = offload.sync_filesystem
+    real = sync_filesystem
     out, folder = tmp_path / "out.jsonl", tmp_path / "out.offload"
 
     def spy(path: Any) -> None:
