@@ -36,6 +36,8 @@ __all__ = ["LineFormat", "Scan", "StreamResult", "reduce_scanned", "scan"]
 _SIMPLE_RESULT_KEYS = frozenset({"role", "content", "tool_call_id", "name"})
 _BOM = b"\xef\xbb\xbf"
 _COUNT_BYTES = 64 * 1024
+_SHALLOW = 8
+"""Records nested at most this deep need no walk (far under ``MAX_JSON_DEPTH``)."""
 """Lines longer than this are cleared by counting brackets before any walk (as the reader)."""
 
 
@@ -93,11 +95,25 @@ def _deep(raw: bytes, start: int, end: int, rec: dict[str, Any], content: Any) -
     structure = size - (len(content) if type(content) is str else 0)
     if structure <= 2 * MAX_JSON_DEPTH:
         return False
+    if _within(rec, _SHALLOW):
+        return False
     if size > _COUNT_BYTES and (
         raw.count(b"[", start, end) + raw.count(b"{", start, end) <= MAX_JSON_DEPTH
     ):
         return False
     return json_deeper_than(rec) is not None
+
+
+def _within(value: Any, depth: int) -> bool:
+    """Whether ``value`` (a dict or list) nests at most ``depth`` containers deep, itself
+    counted: a cheap bounded walk that clears a chat record (depth 4 with its calls) at once."""
+    if depth <= 0:
+        return False
+    for item in value.values() if type(value) is dict else value:
+        kind = type(item)
+        if (kind is dict or kind is list) and not _within(item, depth - 1):
+            return False
+    return True
 
 
 def _calls_bytes(calls: Any, names: dict[str, str]) -> int:
@@ -302,10 +318,10 @@ def _truncate(run: _Pass) -> int:
     if limit is None:
         return freed
     for r in run.scanned.results:
-        if r.name in cfg.trunc_exclude_tools or run.state(r) is not None:
-            continue
         text, media = run.text(r)
         if media or len(text) <= limit:
+            continue
+        if r.name in cfg.trunc_exclude_tools or run.state(r) is not None:
             continue
         where = run.store("trunc", r)
         if where is None:
@@ -321,6 +337,9 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
     chosen: list[tuple[StreamResult, int]] = []
     for r in candidates:
         if r.name in cfg.clear_exclude_tools or run.state(r) == "clear":
+            continue
+        if r.message is None:  # a plain result: its estimate is its text's
+            chosen.append((r, r.tokens))
             continue
         text, media = run.text(r)
         chosen.append((r, estimate_text(text) + MEDIA_TOKENS * media))
