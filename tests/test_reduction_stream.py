@@ -246,3 +246,26 @@ def test_reduction_does_not_import_the_summarizing_pipeline() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_stdin_to_stdout_streams_too(tmp_path: Path) -> None:
+    """A transcript piped in and out: the same bytes either way, files under
+    ``$XDG_DATA_HOME/compact/offload``."""
+    src = tmp_path / "s.jsonl"
+    _write(src, _mixed())
+    outputs = []
+    for streaming in (True, False):
+        data = tmp_path / ("xdg-a" if streaming else "xdg-b")
+        env = {"XDG_DATA_HOME": str(data), STREAM_OFF_ENV: None if streaming else "1"}
+        argv = ["run", "-", "-o", "-", "--strategy", "reduce", "--force", "--report", "r.json"]
+        proc = invoke(argv, env=env, cwd=tmp_path, stdin=src.read_bytes())
+        assert proc.returncode == 0, proc.stderr
+        rep = json.loads((tmp_path / "r.json").read_text())
+        assert rep["reduction"]["streamed"] is streaming
+        folder = data / "compact" / "offload"
+        files = {
+            str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+        }
+        outputs.append((proc.stdout.replace(str(data).encode(), b"XDG"), files))
+    assert outputs[0] == outputs[1]
+    assert outputs[0][1]  # files were written
