@@ -90,7 +90,7 @@ class FileOffload:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(os.path.abspath(root))
-        self.written: list[Path] = []
+        self.written: list[str] = []
         """Files this backend created, in order (what :meth:`discard` removes)."""
         self._made: list[Path] = []
         self._folders: dict[str, str] = {}
@@ -125,7 +125,7 @@ class FileOffload:
             return path
         if not self._on_disk(path, data):
             write_new_file(path, data, mode=0o600)  # a hash collision: replaced whole
-            self.written.append(Path(path))
+            self.written.append(path)
         self._names[path] = data
         return path
 
@@ -138,7 +138,7 @@ class FileOffload:
             return False
         except OSError as err:
             raise StreamError(path, os_cause(err)) from err
-        self.written.append(Path(path))  # before the write: a failure or a signal removes it
+        self.written.append(path)  # before the write: a failure or a signal removes it
         try:
             write_all(fd, data, path)
         except BaseException:
@@ -170,15 +170,15 @@ class FileOffload:
         """Remove the files this backend wrote that ``named(path)`` says nothing names (the
         rounds a summary replaced); the removed paths."""
         gone: list[str] = []
-        kept: list[Path] = []
+        kept: list[str] = []
         for path in self.written:
-            if named(str(path)):
+            if named(path):
                 kept.append(path)
                 continue
             with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-            self._names.pop(str(path), None)
-            gone.append(str(path))
+                os.unlink(path)
+            self._names.pop(path, None)
+            gone.append(path)
         self.written = kept
         return gone
 
@@ -186,7 +186,7 @@ class FileOffload:
         """Remove the files (and the folders) this backend created."""
         for path in reversed(self.written):
             with contextlib.suppress(OSError):
-                path.unlink()
+                os.unlink(path)
         for folder in reversed(self._made):
             with contextlib.suppress(OSError):
                 folder.rmdir()  # only when empty
