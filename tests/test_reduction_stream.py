@@ -169,7 +169,16 @@ def test_a_rerun_on_its_own_output_changes_nothing_more(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "damage",
-    ["bom", "crlf", "blank line", "bad json", "deep", "not a chat record", "bad tool_calls"],
+    [
+        "bom",
+        "crlf",
+        "blank line",
+        "bad json",
+        "deep",
+        "not a chat record",
+        "bad tool_calls",
+        "a list role",
+    ],
 )
 def test_inputs_left_to_the_general_path(tmp_path: Path, damage: str) -> None:
     """What the streaming pass does not read the reader's way is read by the reader: the same
@@ -189,6 +198,8 @@ def test_inputs_left_to_the_general_path(tmp_path: Path, damage: str) -> None:
             json.loads("[" * 140 + "]" * 140)]}).encode()  # fmt: skip
     elif damage == "not a chat record":
         lines[2] = json.dumps({"type": "user", "message": {"role": "user"}}).encode()
+    elif damage == "a list role":
+        lines[5] = json.dumps({"role": ["tool"], "content": "x"}).encode()
     elif damage == "bad tool_calls":
         lines[14] = json.dumps({"role": "user", "content": "hi", "tool_calls": 5}).encode()
     src = tmp_path / "s.jsonl"

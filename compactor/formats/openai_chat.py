@@ -233,6 +233,9 @@ class OpenAIChatFormat:
     kept byte for byte: ``run --strategy reduce`` may read it as a stream
     (:mod:`compactor.reduction.stream`) and rebuild only the records it changes."""
 
+    chat_roles = _ROLES
+    """A record with one of these roles and no ``type`` fits (:meth:`record_fits`)."""
+
     def record_fits(self, rec: dict[str, Any]) -> bool:
         """Whether ``rec`` may be a record of this format (what :meth:`read` checks)."""
         if "type" not in rec and rec.get("role") in _ROLES:

@@ -38,6 +38,10 @@ _BOM = b"\xef\xbb\xbf"
 _COUNT_BYTES = 64 * 1024
 _SHALLOW = 8
 """Records nested at most this deep need no walk (far under ``MAX_JSON_DEPTH``)."""
+_PLAIN = 2 * MAX_JSON_DEPTH
+"""A line with at most this many bytes outside its ``content`` string cannot be too deep
+(every level costs two bytes): the readers' first test."""
+"""Records nested at most this deep need no walk (far under ``MAX_JSON_DEPTH``)."""
 """Lines longer than this are cleared by counting brackets before any walk (as the reader)."""
 
 
@@ -45,6 +49,8 @@ class LineFormat(Protocol):
     """What a format offers a streaming pass (``streams_reduce = True`` on the format)."""
 
     name: str
+    chat_roles: frozenset[str]
+    """The roles of a record that fits without more checks (when it has no ``type``)."""
 
     def record_fits(self, rec: dict[str, Any]) -> bool: ...
 
@@ -88,13 +94,11 @@ class Scan:
     """The history's estimate (the default counter: these records carry no provider usage)."""
 
 
-def _deep(raw: bytes, start: int, end: int, rec: dict[str, Any], content: Any) -> bool:
-    """Whether ``rec`` (``raw[start:end]``) nests deeper than the readers accept: their
-    cheap tests first (few bytes outside its content, few brackets), then the walk."""
+def _deep(raw: bytes, start: int, end: int, rec: dict[str, Any]) -> bool:
+    """Whether ``rec`` (``raw[start:end]``), with more than :data:`_PLAIN` bytes outside its
+    content, nests deeper than the readers accept: a bounded walk, then their own tests (few
+    brackets in a long line, else their walk)."""
     size = end - start
-    structure = size - (len(content) if type(content) is str else 0)
-    if structure <= 2 * MAX_JSON_DEPTH:
-        return False
     if _within(rec, _SHALLOW):
         return False
     if size > _COUNT_BYTES and (
@@ -147,7 +151,7 @@ def scan(path: str, raw: bytes, fmt: LineFormat) -> Scan | None:
 
 def _scan_into(out: Scan, raw: bytes, fmt: LineFormat) -> None:
     loads, find, view = orjson.loads, raw.find, memoryview(raw)
-    fits, message_of = fmt.record_fits, fmt.message_of
+    fits, message_of, roles = fmt.record_fits, fmt.message_of, fmt.chat_roles
     spans, results, starts = out.spans, out.results, out.starts
     names: dict[str, str] = {}  # call id → tool name of its latest call
     size, pos, tokens = len(raw), 0, 0
@@ -156,15 +160,18 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat) -> None:
         if nl < 0:
             nl = size
         rec = loads(view[pos:nl])  # a blank line is a JSONDecodeError: the general path's
-        if type(rec) is not dict or not fits(rec):
+        if type(rec) is not dict:
             raise _NotStreamable
+        role = rec.get("role")
+        if type(role) is not str or ((role not in roles or "type" in rec) and not fits(rec)):
+            raise _NotStreamable  # the reader names what is wrong
         content = rec.get("content")
-        if _deep(raw, pos, nl, rec, content):
+        structure = nl - pos - (len(content) if type(content) is str else 0)
+        if structure > _PLAIN and _deep(raw, pos, nl, rec):
             raise _NotStreamable
         index = len(spans)
         spans.append((pos, nl))
         pos = nl + 1
-        role = rec.get("role")
         if role == "tool":
             cid, name = rec.get("tool_call_id"), rec.get("name")
             if (
