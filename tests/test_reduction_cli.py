@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from compactor.formats.registry import read_transcript
+from compactor.run_reduce import STREAM_OFF_ENV
 from compactor.schema import Message
 
 from .fake_server_cli import invoke
@@ -328,8 +329,9 @@ def test_an_offload_folder_on_a_read_only_disk_is_exit_2_at_plan_time(
     assert list(read_only_disk.iterdir()) == []
 
 
+@pytest.mark.parametrize("streaming", [True, False], ids=["streaming", "general"])
 def test_a_disk_that_fills_while_offloading_is_exit_6_nothing_half_written(
-    tmp_path: Path, small_disk: Path
+    tmp_path: Path, small_disk: Path, streaming: bool
 ) -> None:
     src = tmp_path / "s.jsonl"
     write_session(src, rounds=8, size=20_000)
@@ -337,6 +339,7 @@ def test_a_disk_that_fills_while_offloading_is_exit_6_nothing_half_written(
     proc = compact(
         tmp_path, "run", "s.jsonl", "--strategy", "reduce", "--threshold", "5000",
         "--offload-dir", str(small_disk / "off"), "-o", "out.jsonl",
+        **({} if streaming else {STREAM_OFF_ENV: "1"}),
     )  # fmt: skip
     assert proc.returncode == 6, proc.stderr
     assert "completely: No space left on device; nothing was written" in proc.stderr.decode()
