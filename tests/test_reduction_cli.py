@@ -16,7 +16,6 @@ import pytest
 import yaml
 
 from compactor.formats.registry import read_transcript
-from compactor.run_reduce import STREAM_OFF_ENV
 from compactor.schema import Message
 
 from .fake_server_cli import invoke
@@ -339,7 +338,7 @@ def test_a_disk_that_fills_while_offloading_is_exit_6_nothing_half_written(
     proc = compact(
         tmp_path, "run", "s.jsonl", "--strategy", "reduce", "--threshold", "5000",
         "--offload-dir", str(small_disk / "off"), "-o", "out.jsonl",
-        **({} if streaming else {STREAM_OFF_ENV: "1"}),
+        COMPACT_TEST_NO_STREAMING="0" if streaming else "1",
     )  # fmt: skip
     assert proc.returncode == 6, proc.stderr
     assert "completely: No space left on device; nothing was written" in proc.stderr.decode()
