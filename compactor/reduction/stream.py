@@ -373,22 +373,28 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
 
 def _render(scanned: Scan, raw: bytes, fmt: LineFormat) -> bytes:
     """Every line as it was, but the records whose result was replaced (rendered as the
-    format's writer renders a changed message)."""
-    dumps = orjson.dumps
-    new: dict[int, bytes] = {}
+    format's writer renders a changed message); one final newline. The unchanged stretches
+    between them are copied once, straight from ``raw`` (its lines end in ``\n`` only)."""
+    dumps, spans, view = orjson.dumps, scanned.spans, memoryview(raw)
+    pieces: list[bytes | memoryview] = []
+    done = 0  # where the next unchanged stretch starts
     for r in scanned.results:
         if r.kind is None:
             continue
         if r.message is not None:
-            new[r.index] = dumps(fmt.record_of(r.message))
-            continue
-        rec: dict[str, Any] = {"role": "tool", "content": r.text}
-        if "tool_call_id" in r.rec:
-            rec["tool_call_id"] = r.rec["tool_call_id"]
-        if r.rec.get("name") is not None:
-            rec["name"] = r.rec["name"]
-        new[r.index] = dumps(rec)
-    get = new.get
-    lines = [get(i) or raw[a:b] for i, (a, b) in enumerate(scanned.spans)]
-    lines.append(b"")
-    return b"\n".join(lines)
+            line = dumps(fmt.record_of(r.message))
+        else:
+            rec: dict[str, Any] = {"role": "tool", "content": r.text}
+            if "tool_call_id" in r.rec:
+                rec["tool_call_id"] = r.rec["tool_call_id"]
+            if r.rec.get("name") is not None:
+                rec["name"] = r.rec["name"]
+            line = dumps(rec)
+        start, end = spans[r.index]
+        pieces.append(view[done:start])
+        pieces.append(line)
+        done = end
+    pieces.append(view[done:])
+    if not raw.endswith(b"\n"):
+        pieces.append(b"\n")
+    return b"".join(pieces)
