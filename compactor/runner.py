@@ -306,7 +306,9 @@ class Run:
         source = self._input.source
         if isinstance(source, bytes):
             return source
-        return b"".join(source.blocks())
+        assert source.fd is not None
+        whole = os.fstat(source.fd).st_size + 1  # one read (and one more for a file grown)
+        return b"".join(source.blocks(max(whole, source.BLOCK)))
 
     def input_bytes(self) -> bytes:
         """The input's bytes (a streamed input is read again, and checked)."""

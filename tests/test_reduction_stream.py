@@ -280,3 +280,14 @@ def test_stdin_to_stdout_streams_too(tmp_path: Path) -> None:
         outputs.append((proc.stdout.replace(str(data).encode(), b"XDG"), files))
     assert outputs[0] == outputs[1]
     assert outputs[0][1]  # files were written
+
+
+def test_a_line_over_the_input_limit_is_the_same_error_either_way(tmp_path: Path) -> None:
+    """The streaming pass reads the input whole, through the same limits as the reader."""
+    src = tmp_path / "s.jsonl"
+    _write(src, _mixed())
+    config = {"input": {"max_line_bytes": 50_000}}
+    _, seen = _both(tmp_path, src, ["--force"], config)
+    assert seen["exit"] == 2 and seen["output"] is None
+    assert "line longer than" in seen["stderr"] and "input.max_line_bytes" in seen["stderr"]
+    assert ":12:" in seen["stderr"] or "line 12" in seen["stderr"]  # the huge result's line
