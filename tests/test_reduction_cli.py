@@ -275,14 +275,12 @@ def test_read_only_offload_folder_is_exit_2(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "permission denied" in proc.stderr.decode()
 
 
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Any:
-    mnt = tmp_path / "mnt"
+def _tmpfs(mnt: Path, options: str) -> Any:
     mnt.mkdir()
     if shutil.which("mount") is None:
         pytest.skip("no mount command")
     done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)],
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mnt)],
         capture_output=True,
         check=False,
     )
@@ -292,8 +290,47 @@ def small_disk(tmp_path: Path) -> Any:
     subprocess.run(["umount", str(mnt)], check=False)
 
 
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Any:
+    yield from _tmpfs(tmp_path / "mnt", "size=64k")
+
+
+@pytest.fixture
+def read_only_disk(tmp_path: Path) -> Any:
+    yield from _tmpfs(tmp_path / "ro-mnt", "ro,size=64k")
+
+
+def test_an_offload_folder_on_a_read_only_disk_is_exit_2_at_plan_time(
+    tmp_path: Path, read_only_disk: Path
+) -> None:
+    """Root too: a read-only file system refuses every user, so the plan refuses it (exit 2)
+    before the transcript is read; nothing is written, the input is untouched."""
+    src = tmp_path / "s.jsonl"
+    write_session(src)
+    before = src.read_bytes()
+    for folder in (read_only_disk, read_only_disk / "off"):
+        proc = compact(
+            tmp_path, "run", "s.jsonl", "--strategy", "reduce", "--threshold", "5000",
+            "--offload-dir", str(folder), "-o", "out.jsonl", "--events", "ev.jsonl",
+        )  # fmt: skip
+        assert proc.returncode == 2, proc.stderr
+        err = proc.stderr.decode()
+        assert f"cannot write the offload folder {str(read_only_disk)!r}" in err or (
+            f"cannot write the folder {str(read_only_disk)!r}" in err
+        )
+        assert "read-only file system" in err
+        assert not (tmp_path / "out.jsonl").exists()
+        assert (
+            not (tmp_path / "ev.jsonl").exists()
+            or "transcript_read" not in (tmp_path / "ev.jsonl").read_text()
+        )
+    assert src.read_bytes() == before
+    assert list(read_only_disk.iterdir()) == []
+
+
+@pytest.mark.parametrize("streaming", [True, False], ids=["streaming", "general"])
 def test_a_disk_that_fills_while_offloading_is_exit_6_nothing_half_written(
-    tmp_path: Path, small_disk: Path
+    tmp_path: Path, small_disk: Path, streaming: bool
 ) -> None:
     src = tmp_path / "s.jsonl"
     write_session(src, rounds=8, size=20_000)
@@ -301,6 +338,7 @@ def test_a_disk_that_fills_while_offloading_is_exit_6_nothing_half_written(
     proc = compact(
         tmp_path, "run", "s.jsonl", "--strategy", "reduce", "--threshold", "5000",
         "--offload-dir", str(small_disk / "off"), "-o", "out.jsonl",
+        COMPACT_TEST_NO_STREAMING="0" if streaming else "1",
     )  # fmt: skip
     assert proc.returncode == 6, proc.stderr
     assert "completely: No space left on device; nothing was written" in proc.stderr.decode()
@@ -453,3 +491,71 @@ def test_bad_input_orphans_parallel_calls_parts_and_reused_ids(tmp_path: Path) -
     assert json.loads(files[2].read_text())[1]["type"] == "image_url"
     assert [f.read_text() for f in files[3:]] == ["first dup", "second dup"]
     assert out[-1]["content"] == "kept"
+
+
+def _placeholder_files(raw: bytes) -> list[tuple[str, Path]]:
+    """(call id, file) of every offload placeholder in an openai-format output."""
+    found = []
+    for msg in chat(raw):
+        if msg.role == "tool" and msg.content.startswith("<persisted-output>"):
+            path = msg.content.split("saved to: ", 1)[1].split("\n", 1)[0]
+            found.append((msg.tool_call_id or "", Path(path)))
+    return found
+
+
+def _check_offload_named(tmp: Path, originals: dict[str | None, str]) -> list[Path]:
+    """Every placeholder of ``tmp/out.jsonl`` names an existing file holding exactly the
+    original result, and every file in ``tmp/out.offload`` is named by the output; the files
+    the tool results name."""
+    raw = (tmp / "out.jsonl").read_bytes()
+    named = _placeholder_files(raw)
+    for call_id, path in named:
+        assert path.read_text() == originals[call_id]
+    on_disk = {p for p in (tmp / "out.offload").rglob("*") if p.is_file()}
+    assert on_disk >= {path for _, path in named}
+    for path in on_disk:
+        assert str(path).encode() in raw, f"{path} is named by nothing"
+    return [path for _, path in named]
+
+
+def test_hybrid_removes_the_offload_files_of_the_summarized_rounds(
+    tmp_path: Path, fake: Any
+) -> None:
+    """The rounds a hybrid run summarizes away were offloaded first: a summary that does not
+    name their files (the fake model's) leaves them orphaned, so they are removed; the kept
+    rounds' placeholders still name their files."""
+    src = tmp_path / "s.jsonl"
+    write_session(src, rounds=8, size=8_000)
+    originals = {m.tool_call_id: m.content for m in chat(src.read_bytes()) if m.role == "tool"}
+    model = {"provider": "openai", "name": "m", "base_url": fake.base_url, "timeout": 5}
+    proc = compact(
+        tmp_path, "run", "s.jsonl", "--strategy", "hybrid", "--threshold", "600",
+        "-o", "out.jsonl", "--report", "report.json",
+        config={"model": model, "keep": {"messages": 6}}, OPENAI_API_KEY="sk-test",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rep = report(tmp_path)["reduction"]
+    assert rep["summarized"] is True and rep["cleared"] == 7
+    named = _check_offload_named(tmp_path, originals)
+    assert 0 < len(named) < rep["cleared"]  # some rounds went into the summary
+    assert rep["offload_removed"] == rep["cleared"] - len(named) > 0
+    on_disk = {p for p in (tmp_path / "out.offload").rglob("*") if p.is_file()}
+    assert on_disk == set(named)
+
+
+def test_hybrid_keeps_the_files_a_summary_names(tmp_path: Path) -> None:
+    """The local summarizer quotes what the cleared calls printed (their placeholders): the
+    summary names those files, so they stay, and nothing in the folder is unnamed."""
+    src = tmp_path / "s.jsonl"
+    write_session(src, rounds=8, size=8_000)
+    originals = {m.tool_call_id: m.content for m in chat(src.read_bytes()) if m.role == "tool"}
+    proc = compact(
+        tmp_path, "run", "s.jsonl", "--strategy", "hybrid", "--threshold", "600", "--model",
+        "local", "-o", "out.jsonl", "--report", "report.json",
+        config={"keep": {"messages": 6}},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rep = report(tmp_path)["reduction"]
+    assert rep["summarized"] is True and rep["cleared"] == 7
+    _check_offload_named(tmp_path, originals)
+    assert rep["offload_removed"] == 0

@@ -23,7 +23,7 @@ from compactor.schema import (
 
 from . import _jsonl
 from ._convert import as_chat
-from ._family import check_records
+from ._family import check_records, fits
 from .base import CompactionInfo, FormatSpec, Streaming, Transcript, WriteMode
 
 if TYPE_CHECKING:
@@ -239,6 +239,7 @@ SPEC = FormatSpec(
     roles=("system", "developer", "user", "assistant", "tool", "function"),
     streaming=Streaming(message_from_record),
 )
+_ROLES = frozenset(SPEC.roles)
 
 
 class OpenAIChatFormat:
@@ -246,6 +247,30 @@ class OpenAIChatFormat:
 
     spec = SPEC
     name = SPEC.name
+
+    streams_reduce = True
+    """One message per line, each record rendered alone, blank lines and unchanged records
+    kept byte for byte: ``run --strategy reduce`` may read it as a stream
+    (:mod:`compactor.reduction.stream`) and rebuild only the records it changes."""
+
+    chat_roles = _ROLES
+    """A record with one of these roles and no ``type`` fits (:meth:`record_fits`)."""
+
+    def record_fits(self, rec: dict[str, Any]) -> bool:
+        """Whether ``rec`` may be a record of this format (what :meth:`read` checks)."""
+        if "type" not in rec and rec.get("role") in _ROLES:
+            return True  # a chat message of one of the format's roles: the common case
+        return fits(self.name, rec)
+
+    def message_of(self, path: str, line: int, rec: dict[str, Any]) -> Message:
+        """The message of one record, as :meth:`read` builds it."""
+        msg = message_from_record(path, line, rec)
+        _jsonl.mark_earlier_summary(msg)
+        return msg
+
+    def record_of(self, msg: Message | AgenticMessage) -> dict[str, Any]:
+        """The record :meth:`write` renders for a changed message."""
+        return record_from_message(msg)
 
     def sniff(self, records: Sequence[Any]) -> bool:
         return any(isinstance(r, dict) and isinstance(r.get("role"), str) for r in records)

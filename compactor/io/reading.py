@@ -81,11 +81,13 @@ class FileSource:
         first lines before the parser reads the file)."""
         return self._pread(size, offset)
 
-    def blocks(self) -> Iterator[bytes]:
-        """The file's bytes from its start to its end, in blocks of :data:`BLOCK` bytes."""
+    def blocks(self, size: int | None = None) -> Iterator[bytes]:
+        """The file's bytes from its start to its end, in blocks of ``size`` bytes (default
+        :data:`BLOCK`; a caller that keeps the whole file asks for it in one block)."""
         offset = crc = 0
         guard = LineGuard(self.name, self.limits)
-        while block := self._pread(self.BLOCK, offset):
+        step = size or self.BLOCK
+        while block := self._pread(step, offset):
             guard.feed(block)
             crc = zlib.crc32(block, crc)
             offset += len(block)

@@ -13,6 +13,8 @@ or stacked before summarization (:func:`reduce_then_summarize`), as an Eino agen
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .core import (
     DEFAULT_MAX_LENGTH_FOR_TRUNC,
     DEFAULT_MAX_TOKENS_FOR_CLEAR,
@@ -25,7 +27,22 @@ from .core import (
 )
 from .offload import FileOffload, OffloadBackend, OffloadKind, check_offload_dir
 from .results import CLEARED_TEXT, PROCESSED_KEY, ResultRef, find_results, round_starts
-from .stack import StackedOutcome, keep_retained, reduce_then_summarize
+
+if TYPE_CHECKING:
+    from .stack import StackedOutcome, keep_retained, reduce_then_summarize
+
+_LAZY = {"StackedOutcome", "keep_retained", "reduce_then_summarize"}
+"""From :mod:`.stack`, imported when first asked for: it brings in the whole summarizing
+pipeline, which ``--strategy reduce`` never needs."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from . import stack
+
+        return getattr(stack, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CLEARED_TEXT",

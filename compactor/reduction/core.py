@@ -253,19 +253,23 @@ class Reduction(Generic[M]):
             where = self._store("trunc", msg, ref, outcome)
             if where is None:
                 continue  # nowhere to keep the full text: not truncated
-            n = cfg.trunc_preview_chars
-            placeholder = (
-                f"{PERSISTED_OPEN}\nOutput too large ({_size(len(text))}). "
-                f"Full output saved to: {where}\n"
-                f"Preview (first {_size(n)}):\n{text[:n]}\n\n"
-                f"Preview (last {_size(n)}):\n{text[-n:] if n else ''}\n\n"
-                f"{read_hint(cfg.read_file_tool_name, where)}\n{PERSISTED_CLOSE}"
-            )
+            placeholder = self.truncated_text(text, where)
             messages[ref.index] = replace_result(msg, ref, placeholder, "trunc")
             paths[(ref.index, ref.call_id)] = where
             outcome.truncated.append(ref.call_id)
             outcome.changed = True
         return paths
+
+    def truncated_text(self, text: str, where: str) -> str:
+        """Eino's ``<persisted-output>`` preview of a result ``text`` saved at ``where``."""
+        n = self.config.trunc_preview_chars
+        return (
+            f"{PERSISTED_OPEN}\nOutput too large ({_size(len(text))}). "
+            f"Full output saved to: {where}\n"
+            f"Preview (first {_size(n)}):\n{text[:n]}\n\n"
+            f"Preview (last {_size(n)}):\n{text[-n:] if n else ''}\n\n"
+            f"{read_hint(self.config.read_file_tool_name, where)}\n{PERSISTED_CLOSE}"
+        )
 
     def _store(
         self, kind: OffloadKind, msg: M, ref: ResultRef, outcome: ReduceOutcome[M]
@@ -299,7 +303,7 @@ class Reduction(Generic[M]):
         if not chosen:
             outcome.clear_skipped = "no tool result outside the retained rounds to clear"
             return
-        placeholder_tokens = estimate_text(self._clear_text("/" + "x" * 80))
+        placeholder_tokens = estimate_text(self.cleared_text("/" + "x" * 80))
         freed = sum(max(t - placeholder_tokens, 0) for _, t in chosen)
         if freed < cfg.clear_at_least_tokens:
             outcome.clear_skipped = (
@@ -312,12 +316,13 @@ class Reduction(Generic[M]):
             where = trunc_paths.get((ref.index, ref.call_id))
             if where is None:
                 where = self._store("clear", msg, ref, outcome)
-            text = self._clear_text(where)
+            text = self.cleared_text(where)
             messages[ref.index] = replace_result(msg, ref, text, "clear")
             outcome.cleared.append(ref.call_id)
             outcome.changed = True
 
-    def _clear_text(self, where: str | None) -> str:
+    def cleared_text(self, where: str | None) -> str:
+        """The placeholder of a cleared result kept at ``where`` (None: nowhere known)."""
         cfg = self.config
         if cfg.backend is not None and where is not None:
             hint = read_hint(cfg.read_file_tool_name, where)

@@ -1,14 +1,17 @@
 """Where a cleared or truncated tool result goes: the offload backend (SPEC §10).
 
 :class:`FileOffload` writes each result to ``{root}/trunc/{call_id}`` or ``{root}/clear/{call_id}``
-in a private folder (0700, files 0600), each file through a temp file and a rename
-(:func:`compactor.io.write_new_file`), all made durable at once by :meth:`FileOffload.sync`.
-A file is never overwritten with other bytes: a call id used twice, or a name an earlier run
-left holding another result, gets a short content hash added (``{call_id}-{hash}``), since
-a transcript may still name the older file. A call id that is not a plain file name (``/``,
-``..``, control characters, over 100 characters) is made one, with the hash added.
-:meth:`FileOffload.discard` removes what this backend wrote (a run that fails afterwards
-leaves nothing behind).
+in a private folder (0700, files 0600). Each file is created exclusively under its final name
+(``O_CREAT|O_EXCL|O_NOFOLLOW``: never over another file or through a link) and removed again when
+its write fails (a full disk: nothing half-written is left); there is no fsync per file: every
+file is made durable at once by :meth:`FileOffload.sync` (one ``syncfs``), which a run calls
+before the transcript that names them is renamed into place. A file is never overwritten with
+other bytes: a call id used twice, or a name an earlier run left holding another result, gets a
+short content hash added (``{call_id}-{hash}``), since a transcript may still name the older
+file. A call id that is not a plain file name (``/``, ``..``, control characters, over 100
+characters) is made one, with the hash added. :meth:`FileOffload.discard` removes what this
+backend wrote (a run that fails afterwards leaves nothing behind), :meth:`FileOffload.keep_only`
+what the output does not name (hybrid: the rounds the summary replaced).
 """
 
 from __future__ import annotations
@@ -17,11 +20,19 @@ import contextlib
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, Protocol
 
-from compactor.errors import ConfigError
-from compactor.io import make_private_dirs, sync_filesystem, unsafe_folder, write_new_file
+from compactor.errors import ConfigError, StreamError
+from compactor.io import (
+    make_private_dirs,
+    sync_filesystem,
+    unsafe_folder,
+    write_all,
+    write_new_file,
+)
+from compactor.io.paths import os_cause
 
 __all__ = ["FileOffload", "OffloadBackend", "OffloadKind", "check_offload_dir"]
 
@@ -64,7 +75,14 @@ def check_offload_dir(folder: str | os.PathLike[str]) -> None:
         raise ConfigError(f"offload folder {str(probe)!r} is not a folder")
     if not os.access(probe, os.W_OK | os.X_OK):
         what = "offload folder" if probe == path else "folder"
-        raise ConfigError(f"cannot write the {what} {str(probe)!r}: permission denied")
+        why = "permission denied"
+        with contextlib.suppress(OSError):
+            if os.statvfs(probe).f_flag & os.ST_RDONLY:
+                why = "read-only file system"
+        raise ConfigError(f"cannot write the {what} {str(probe)!r}: {why}")
+
+
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
 class FileOffload:
@@ -72,41 +90,75 @@ class FileOffload:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(os.path.abspath(root))
-        self.written: list[Path] = []
+        self.written: list[str] = []
         """Files this backend created, in order (what :meth:`discard` removes)."""
         self._made: list[Path] = []
-        self._names: dict[Path, bytes] = {}
+        self._folders: dict[str, str] = {}
+        self._names: dict[str, bytes] = {}
+        """Path → the bytes this run saved there (written now, or found there already)."""
+
+    def _folder(self, kind: OffloadKind) -> str:
+        folder = self._folders.get(kind)
+        if folder is None:
+            path = self.root / kind
+            if not path.exists():
+                for made in (self.root, path):
+                    if not made.exists():
+                        self._made.append(made)
+                make_private_dirs(path)
+            folder = self._folders[kind] = str(path)
+        return folder
 
     def save(self, kind: OffloadKind, call_id: str, content: str) -> str:
         data = content.encode("utf-8", "surrogatepass")
-        folder = self.root / kind
-        if not folder.exists():
-            for path in (self.root, folder):
-                if not path.exists():
-                    self._made.append(path)
-            make_private_dirs(folder)
-        path = folder / _file_name(call_id, data)
-        if self._holds_other(path, data):
-            path = folder / f"{path.name}-{_digest(data)}"
-        if not self._holds(path, data):
-            write_new_file(path, data, mode=0o600)
+        path = f"{self._folder(kind)}/{_file_name(call_id, data)}"
+        known = self._names.get(path)
+        if known == data:
+            return path
+        if known is None and self._create(path, data):
+            return path
+        if known is None and self._on_disk(path, data):  # an earlier run's identical file
+            self._names[path] = data
+            return path
+        path = f"{path}-{_digest(data)}"  # the name holds other bytes: never overwritten
+        if self._names.get(path) == data or self._create(path, data):
+            return path
+        if not self._on_disk(path, data):
+            write_new_file(path, data, mode=0o600)  # a hash collision: replaced whole
             self.written.append(path)
         self._names[path] = data
-        return str(path)
+        return path
 
-    def _holds(self, path: Path, data: bytes) -> bool:
-        if self._names.get(path) == data:
-            return True
+    def _create(self, path: str, data: bytes) -> bool:
+        """Write ``data`` to the new file ``path``; False when ``path`` exists already. A
+        failed write removes the file again (:class:`StreamError`)."""
         try:
-            return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+            fd = os.open(path, _CREATE, 0o600)
+        except FileExistsError:
+            return False
+        except OSError as err:
+            raise StreamError(path, os_cause(err)) from err
+        self.written.append(path)  # before the write: a failure or a signal removes it
+        try:
+            write_all(fd, data, path)
+        except BaseException:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            self.written.pop()
+            raise
+        os.close(fd)
+        self._names[path] = data
+        return True
+
+    @staticmethod
+    def _on_disk(path: str, data: bytes) -> bool:
+        """``path`` is a regular file (not a link) holding exactly ``data``."""
+        try:
+            with open(path, "rb", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW)) as fh:
+                return os.fstat(fh.fileno()).st_size == len(data) and fh.read() == data
         except OSError:
             return False
-
-    def _holds_other(self, path: Path, data: bytes) -> bool:
-        """``path`` is taken (this run, or a file left by an earlier one) by other bytes."""
-        if path in self._names:
-            return self._names[path] != data
-        return (path.exists() or path.is_symlink()) and not self._holds(path, data)
 
     def sync(self) -> None:
         """Make every file written so far durable (one ``syncfs``, not one fsync per file):
@@ -114,14 +166,31 @@ class FileOffload:
         if self.written:
             sync_filesystem(self.root)
 
+    def keep_only(self, named: Callable[[str], bool]) -> list[str]:
+        """Remove the files this backend wrote that ``named(path)`` says nothing names (the
+        rounds a summary replaced); the removed paths."""
+        gone: list[str] = []
+        kept: list[str] = []
+        for path in self.written:
+            if named(path):
+                kept.append(path)
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+            self._names.pop(path, None)
+            gone.append(path)
+        self.written = kept
+        return gone
+
     def discard(self) -> None:
         """Remove the files (and the folders) this backend created."""
         for path in reversed(self.written):
             with contextlib.suppress(OSError):
-                path.unlink()
+                os.unlink(path)
         for folder in reversed(self._made):
             with contextlib.suppress(OSError):
                 folder.rmdir()  # only when empty
         self.written.clear()
         self._made.clear()
         self._names.clear()
+        self._folders.clear()

@@ -27,6 +27,7 @@ __all__ = [
     "result_state",
     "result_text",
     "round_starts",
+    "text_state",
 ]
 
 _ATOMIC = (str, int, float, bool, type(None))
@@ -132,7 +133,11 @@ def result_state(msg: Message | AgenticMessage, ref: ResultRef) -> str | None:
     marker = msg.extra.get(PROCESSED_KEY)
     if isinstance(marker, dict) and isinstance(marker.get(ref.call_id), str):
         return str(marker[ref.call_id])
-    text, _ = result_text(msg, ref)
+    return text_state(result_text(msg, ref)[0])
+
+
+def text_state(text: str) -> str | None:
+    """``trunc`` / ``clear`` when ``text`` is a placeholder this reduction wrote, else None."""
     head = text.lstrip()[:80]
     if head.startswith(CLEARED_TEXT):
         return "clear"

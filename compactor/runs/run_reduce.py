@@ -40,10 +40,12 @@ __all__ = [
     "ReductionRefusedError",
     "explain_strategies",
     "locator",
+    "names",
     "plan_offload",
     "reduce_run",
     "render_strategies",
     "replaced_results",
+    "stream_reduce",
 ]
 
 
@@ -144,7 +146,7 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
         AgentState(messages=history, tools=list(parsed.tools)),
         tokens=decision.tokens,  # the trigger counted it with this counter already
     )
-    report: dict[str, Any] = {"strategy": strategy, **outcome.to_dict()}
+    report: dict[str, Any] = {"strategy": strategy, **outcome.to_dict(), "streamed": False}
     if plan.offload_dir is not None:
         report["offload_dir"] = str(plan.offload_dir)
     r.extras["reduction"] = report
@@ -153,9 +155,12 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
         after = verdict(len(outcome.messages), outcome.tokens_after, trigger)
         report["summarized"] = after.triggered
         if after.triggered:
-            return await run.summarize(
+            data = await run.summarize(
                 parsed, decision, messages=outcome.messages, retained_from=outcome.retained_from
             )
+            if backend is not None:  # the summarized rounds' files: nothing names them now
+                report["offload_removed"] = len(backend.keep_only(lambda p: names(data, p)))
+            return data
     if not outcome.changed:
         skipped = outcome.clear_skipped or ""
         if (decision.triggered or opts.force) and "clear_at_least_tokens" in skipped:
@@ -196,6 +201,97 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
         data = spec.fix_appended(data, parsed)
     r.dropped_records = dropped_records(parsed, outcome.messages, data, mode)
     return data
+
+
+def names(data: bytes, path: str) -> bool:
+    """Whether the written transcript ``data`` names ``path`` (as JSON writes it, escaped or
+    not)."""
+    import json
+
+    forms = {path.encode("utf-8", "surrogatepass")}
+    for ascii_only in (False, True):
+        forms.add(json.dumps(path, ensure_ascii=ascii_only)[1:-1].encode("utf-8", "surrogatepass"))
+    return any(form in data for form in forms)
+
+
+STREAM_OFF_ENV = "COMPACT_TEST_NO_STREAMING"
+"""Test hook, unset in normal use: ``1`` makes ``--strategy reduce`` parse every input (the
+general path), so that tests can compare it with the streaming pass byte for byte."""
+
+
+async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
+    """``--strategy reduce`` as one streaming pass (:mod:`compactor.reduction.stream`):
+    (False, None) when this input is not for it (nothing was done: parse it); else (True, the
+    bytes to write, None when the transcript stays as it is)."""
+    from compactor.counting.tokens import default_token_counter
+    from compactor.counting.trigger import verdict
+    from compactor.events import TranscriptRead, TriggerChecked
+    from compactor.formats import json_document
+    from compactor.formats.registry import FORMATS, detect_format
+    from compactor.reduction import FileOffload, Reduction
+    from compactor.reduction.stream import reduce_scanned, scan
+
+    plan, r = run.plan, run.result
+    opts, file_cfg = plan.options, plan.file_config
+    counter = file_cfg.counter()
+    if opts.append or opts.in_place or counter is not default_token_counter:
+        return False, None
+    if os.environ.get(STREAM_OFF_ENV) == "1":
+        return False, None
+    raw = run.read_input()
+    display = opts.input
+    if json_document.is_array(raw):
+        return False, None
+    name = opts.format or file_cfg.format
+    if name is None:
+        try:
+            name = detect_format(display, raw)
+        except Exception:  # noqa: BLE001 - the general path reports it
+            return False, None
+    fmt: Any = FORMATS.get(name)
+    if not getattr(fmt, "streams_reduce", False):
+        return False, None
+    scanned = scan(display, raw, fmt)
+    if scanned is None:
+        return False, None
+    n = len(scanned.spans)
+    decision = verdict(n, scanned.tokens, file_cfg.trigger_condition())
+    r.format = fmt.name
+    r.triggered = decision.triggered or opts.force
+    r.reason = decision.reason
+    r.messages_before = r.messages_after = n
+    r.tokens_before = r.tokens_after = scanned.tokens
+    await run.emit(TranscriptRead(opts.input, fmt.name, n, n))
+    await run.emit(
+        TriggerChecked(
+            decision.triggered, opts.force, decision.reason, decision.tokens, decision.messages
+        )
+    )
+    backend = FileOffload(plan.offload_dir) if plan.offload_dir is not None else None
+    run.offload = backend
+    note = None if backend is not None else _note_path(run)
+    cfg = reduction_config(
+        file_cfg,
+        fmt=fmt.name,
+        force=opts.force,
+        backend=backend,
+        locate=None if note is None else (lambda index, _call: (note, index + 1)),
+        on_event=run.emit,
+    )
+    outcome, data = await reduce_scanned(scanned, raw, Reduction(cfg), fmt)
+    report: dict[str, Any] = {"strategy": "reduce", **outcome.to_dict(), "streamed": True}
+    if plan.offload_dir is not None:
+        report["offload_dir"] = str(plan.offload_dir)
+    r.extras["reduction"] = report
+    if data is None:
+        skipped = outcome.clear_skipped or ""
+        if (decision.triggered or opts.force) and "clear_at_least_tokens" in skipped:
+            raise ReductionRefusedError(skipped, outcome.tokens_before)
+        return True, None
+    await run.archive_original()
+    r.tokens_after = outcome.tokens_after
+    r.dropped_records = {}  # one record per line, every one kept
+    return True, data
 
 
 def replaced_results(

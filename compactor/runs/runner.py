@@ -213,6 +213,8 @@ class Run:
             return
         if opts.in_place:
             self._check_planned_file()
+        if self.plan.strategy == "reduce" and await self._reduce_streaming():
+            return
         parsed = read_transcript(
             self._input.display,
             self._input.source,
@@ -269,16 +271,46 @@ class Run:
 
         try:
             data = await reduce_run(self, parsed, decision)
-            if data is not None:
-                self._write_output(data)
-            elif not self.plan.options.in_place:
-                assert self._input is not None
-                del parsed
-                self._write_output(self._input.raw)
+            del parsed
+            self._write_reduced(data)
         except BaseException:
             if self.offload is not None and "output" not in self.result.written:
                 self.offload.discard()
             raise
+
+    async def _reduce_streaming(self) -> bool:
+        """``--strategy reduce`` as one streaming pass when the input allows it
+        (:func:`compactor.runs.run_reduce.stream_reduce`); False: nothing done, parse it."""
+        from .run_reduce import stream_reduce
+
+        try:
+            done, data = await stream_reduce(self)
+            if done:
+                self._write_reduced(data)
+        except BaseException:
+            if self.offload is not None and "output" not in self.result.written:
+                self.offload.discard()
+            raise
+        return done
+
+    def _write_reduced(self, data: bytes | None) -> None:
+        """The reduced bytes, else (nothing reduced) the input as it is (not with --in-place)."""
+        if data is not None:
+            self._write_output(data)
+        elif not self.plan.options.in_place:
+            assert self._input is not None
+            self._write_output(self._input.raw)
+
+    def read_input(self) -> bytes:
+        """The whole input, read once through its limits (what a streaming pass reads; a
+        regular file is read in blocks, so :meth:`input_bytes` can check it later)."""
+        assert self._input is not None
+        source = self._input.source
+        if isinstance(source, bytes):
+            return source
+        assert source.fd is not None
+        whole = os.fstat(source.fd).st_size + 1  # one read (and one more for a file grown)
+        return b"".join(source.blocks(max(whole, source.BLOCK)))
 
     def input_bytes(self) -> bytes:
         """The input's bytes (a streamed input is read again, and checked)."""

@@ -1,0 +1,400 @@
+"""Reduction as one streaming pass over a one-message-per-line transcript (SPEC §10).
+
+The general path (:meth:`Reduction.reduce` on a parsed transcript) builds a message for every
+record, reduces the history and renders it back. This pass is what ``compact run --strategy
+reduce`` takes when it can: :func:`scan` parses each line once and keeps only what reduction
+needs (the role, an assistant record's calls, a tool record's result, the token estimate);
+:func:`reduce_scanned` makes the same decisions with the same placeholders and files, and
+rebuilds only the records whose result it replaces: every other line is written back as its
+original bytes. The output, the counts and the files are the general path's
+(``tests/test_reduction_stream.py`` runs both). A line this pass does not read exactly as the
+format's reader would cheaply (a BOM, ``\\r``, a blank line, bad JSON, a record nested too deep
+or that does not fit the format, a call that is not plain) makes :func:`scan` return None: the
+caller then takes the general path, which reads it (or reports it) as always.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import orjson
+
+from compactor._util import maybe_await
+from compactor.counting.tokens import MEDIA_TOKENS, estimate_message, estimate_text, utf8_len
+from compactor.errors import TranscriptError
+from compactor.events import AfterReduce, BeforeReduce
+from compactor.schema import MAX_JSON_DEPTH, Message, json_deeper_than
+
+from .core import ReduceOutcome, Reduction, ReductionConfig
+from .results import ResultRef, replace_result, result_payload, result_state, result_text
+from .results import text_state as _text_state
+
+__all__ = ["LineFormat", "Scan", "StreamResult", "reduce_scanned", "scan"]
+
+_SIMPLE_RESULT_KEYS = frozenset({"role", "content", "tool_call_id", "name"})
+_BOM = b"\xef\xbb\xbf"
+_COUNT_BYTES = 64 * 1024
+_SHALLOW = 8
+"""Records nested at most this deep need no walk (far under ``MAX_JSON_DEPTH``)."""
+_PLAIN = 2 * MAX_JSON_DEPTH
+"""A line with at most this many bytes outside its ``content`` string cannot be too deep
+(every level costs two bytes): the readers' first test."""
+"""Records nested at most this deep need no walk (far under ``MAX_JSON_DEPTH``)."""
+"""Lines longer than this are cleared by counting brackets before any walk (as the reader)."""
+
+
+class LineFormat(Protocol):
+    """What a format offers a streaming pass (``streams_reduce = True`` on the format)."""
+
+    name: str
+    chat_roles: frozenset[str]
+    """The roles of a record that fits without more checks (when it has no ``type``)."""
+
+    def record_fits(self, rec: dict[str, Any]) -> bool: ...
+
+    def message_of(self, path: str, line: int, rec: dict[str, Any]) -> Message: ...
+
+    def record_of(self, msg: Message) -> dict[str, Any]: ...
+
+
+class _NotStreamable(Exception):
+    """A line the streaming pass leaves to the general path."""
+
+
+@dataclass(slots=True)
+class StreamResult:
+    """One tool result: its record (index = message index; line = index + 1)."""
+
+    index: int
+    call_id: str
+    name: str
+    tokens: int
+    """The record's estimate (SPEC §3), as it is now."""
+    text: str | None
+    """The result of a plain record (``content`` a string, no other keys); None: ``message``."""
+    rec: dict[str, Any]
+    message: Message | None = None
+    kind: str | None = None
+    """``trunc`` / ``clear`` once replaced."""
+
+
+@dataclass(slots=True)
+class Scan:
+    """What :func:`scan` kept of a transcript."""
+
+    path: str
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    """Where each record's bytes are (no line terminator)."""
+    results: list[StreamResult] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    """Indexes of the assistant records that make calls (a tool round starts at each)."""
+    tokens: int = 0
+    """The history's estimate (the default counter: these records carry no provider usage)."""
+
+
+def _deep(raw: bytes, start: int, end: int, rec: dict[str, Any]) -> bool:
+    """Whether ``rec`` (``raw[start:end]``), with more than :data:`_PLAIN` bytes outside its
+    content, nests deeper than the readers accept: a bounded walk, then their own tests (few
+    brackets in a long line, else their walk)."""
+    size = end - start
+    if _within(rec, _SHALLOW):
+        return False
+    if size > _COUNT_BYTES and (
+        raw.count(b"[", start, end) + raw.count(b"{", start, end) <= MAX_JSON_DEPTH
+    ):
+        return False
+    return json_deeper_than(rec) is not None
+
+
+def _within(value: Any, depth: int) -> bool:
+    """Whether ``value`` (a dict or list) nests at most ``depth`` containers deep, itself
+    counted: a cheap bounded walk that clears a chat record (depth 4 with its calls) at once."""
+    if depth <= 0:
+        return False
+    for item in value.values() if type(value) is dict else value:
+        kind = type(item)
+        if (kind is dict or kind is list) and not _within(item, depth - 1):
+            return False
+    return True
+
+
+def _calls_bytes(calls: Any, names: dict[str, str]) -> int:
+    """UTF-8 bytes of plain calls (str id, name and arguments), each noted in ``names``."""
+    if type(calls) is not list:
+        raise _NotStreamable
+    nbytes = 0
+    for call in calls:
+        fn = call.get("function") if type(call) is dict else None
+        if type(fn) is not dict:
+            raise _NotStreamable
+        cid, name, args = call.get("id"), fn.get("name"), fn.get("arguments", "")
+        if type(cid) is not str or type(name) is not str or type(args) is not str or not cid:
+            raise _NotStreamable
+        names[cid] = name
+        nbytes += utf8_len(name) + utf8_len(args)
+    return nbytes
+
+
+def scan(path: str, raw: bytes, fmt: LineFormat) -> Scan | None:
+    """Read ``raw`` line by line as ``fmt`` (None: leave it to the general path)."""
+    if not raw or raw.startswith(_BOM) or b"\r" in raw:
+        return None
+    out = Scan(path)
+    try:
+        _scan_into(out, raw, fmt)
+    except (_NotStreamable, orjson.JSONDecodeError, TranscriptError):
+        return None
+    return out if out.spans else None
+
+
+def _scan_into(out: Scan, raw: bytes, fmt: LineFormat) -> None:
+    loads, find, view = orjson.loads, raw.find, memoryview(raw)
+    fits, message_of, roles = fmt.record_fits, fmt.message_of, fmt.chat_roles
+    spans, results, starts = out.spans, out.results, out.starts
+    names: dict[str, str] = {}  # call id → tool name of its latest call
+    size, pos, tokens = len(raw), 0, 0
+    while pos < size:
+        nl = find(b"\n", pos)
+        if nl < 0:
+            nl = size
+        rec = loads(view[pos:nl])  # a blank line is a JSONDecodeError: the general path's
+        if type(rec) is not dict:
+            raise _NotStreamable
+        role = rec.get("role")
+        if type(role) is not str or ((role not in roles or "type" in rec) and not fits(rec)):
+            raise _NotStreamable  # the reader names what is wrong
+        content = rec.get("content")
+        structure = nl - pos - (len(content) if type(content) is str else 0)
+        if structure > _PLAIN and _deep(raw, pos, nl, rec):
+            raise _NotStreamable
+        index = len(spans)
+        spans.append((pos, nl))
+        pos = nl + 1
+        if role == "tool":
+            cid, name = rec.get("tool_call_id"), rec.get("name")
+            if (
+                type(content) is str
+                and type(cid) is str
+                and (name is None or type(name) is str)
+                and rec.keys() <= _SIMPLE_RESULT_KEYS
+            ):
+                e = (len(content) if content.isascii() else len(content.encode())) // 4
+                tool = name or names.get(cid, "")
+                results.append(StreamResult(index, cid, tool, e, content, rec))
+            else:
+                msg = message_of(out.path, index + 1, rec)
+                e = estimate_message(msg)
+                cid = msg.tool_call_id or ""
+                tool = msg.tool_name or names.get(cid, "")
+                results.append(StreamResult(index, cid, tool, e, None, rec, msg))
+            tokens += e
+            continue
+        if role != "assistant" and rec.get("tool_calls") is not None:
+            raise _NotStreamable  # the reader checks them on any record
+        if type(content) is str or content is None:
+            nbytes = 0
+            if content:
+                nbytes = len(content) if content.isascii() else len(content.encode())
+            if role == "assistant":
+                reasoning = rec.get("reasoning_content")
+                if reasoning is not None:
+                    if type(reasoning) is not str:
+                        raise _NotStreamable
+                    nbytes += utf8_len(reasoning)
+                calls = rec.get("tool_calls")
+                if calls is not None:
+                    nbytes += _calls_bytes(calls, names)
+                    if calls:
+                        starts.append(index)
+            tokens += nbytes // 4
+            continue
+        msg = message_of(out.path, index + 1, rec)  # parts: counted as the reader counts them
+        if msg.tool_calls:
+            raise _NotStreamable
+        tokens += estimate_message(msg)
+    out.tokens = tokens
+
+
+@dataclass(slots=True)
+class _Pass:
+    """The streaming pass's own state: the reduction's config and where results went."""
+
+    reduction: Reduction[Any]
+    scanned: Scan
+    outcome: ReduceOutcome[Any]
+    locate: Callable[[int, str], tuple[str, int] | None] | None
+    trunc_paths: dict[int, str] = field(default_factory=dict)
+
+    def ref(self, r: StreamResult) -> ResultRef:
+        return ResultRef(r.index, None, r.call_id, r.name)
+
+    def text(self, r: StreamResult) -> tuple[str, bool]:
+        if r.message is None:
+            assert r.text is not None
+            return r.text, False
+        return result_text(r.message, self.ref(r))
+
+    def state(self, r: StreamResult) -> str | None:
+        if r.kind is not None:
+            return r.kind
+        if r.message is None:
+            assert r.text is not None
+            return _text_state(r.text)
+        return result_state(r.message, self.ref(r))
+
+    def store(self, kind: str, r: StreamResult) -> str | None:
+        cfg = self.reduction.config
+        if cfg.backend is not None:
+            payload = r.text if r.message is None else result_payload(r.message, self.ref(r))
+            assert payload is not None
+            where = cfg.backend.save("trunc" if kind == "trunc" else "clear", r.call_id, payload)
+            self.outcome.offloaded.append(where)
+            return where
+        found = self.locate(r.index, r.call_id) if self.locate is not None else None
+        return None if found is None else f"{found[0]}, line {found[1]}"
+
+    def replace(self, r: StreamResult, text: str, kind: str) -> int:
+        """Replace ``r``'s result by ``text``; the tokens that freed."""
+        before = r.tokens
+        if r.message is None:
+            r.text = text
+            r.tokens = estimate_text(text)
+        else:
+            r.message = replace_result(r.message, self.ref(r), text, kind)
+            r.tokens = estimate_message(r.message)
+        r.kind = kind
+        self.outcome.changed = True
+        return before - r.tokens
+
+
+async def reduce_scanned(
+    scanned: Scan,
+    raw: bytes,
+    reduction: Reduction[Any],
+    fmt: LineFormat,
+    locate: Callable[[int, str], tuple[str, int] | None] | None = None,
+) -> tuple[ReduceOutcome[Any], bytes | None]:
+    """Reduce a scanned transcript as :meth:`Reduction.reduce` reduces its messages; the
+    outcome (its ``messages`` empty) and the bytes to write (None: nothing changed)."""
+    cfg: ReductionConfig = reduction.config
+    results = scanned.results
+    emit = cfg.on_event
+    if emit is not None:
+        await maybe_await(emit(BeforeReduce(len(scanned.spans), len(results), scanned.tokens)))
+    outcome: ReduceOutcome[Any] = ReduceOutcome([], tokens_before=scanned.tokens)
+    run = _Pass(reduction, scanned, outcome, locate if locate is not None else cfg.locate)
+    tokens = scanned.tokens - _truncate(run)
+    starts, keep = scanned.starts, cfg.clear_retention_suffix_limit
+    cutoff = (
+        starts[-keep] if keep and len(starts) >= keep else (len(scanned.spans) if not keep else 0)
+    )
+    outcome.retained_from = cutoff
+    if not cfg.force and tokens <= cfg.max_tokens_for_clear:
+        outcome.clear_skipped = (
+            f"{tokens:,} tokens, not over max_tokens_for_clear ({cfg.max_tokens_for_clear:,})"
+        )
+    else:
+        tokens -= _clear(run, [r for r in results if r.index < cutoff])
+    sync = getattr(cfg.backend, "sync", None)
+    if outcome.offloaded and callable(sync):
+        sync()  # the files durable before anything names them
+    outcome.tokens_after = tokens if outcome.changed else scanned.tokens
+    if emit is not None:
+        await maybe_await(
+            emit(
+                AfterReduce(
+                    truncated=len(outcome.truncated),
+                    cleared=len(outcome.cleared),
+                    tokens_before=outcome.tokens_before,
+                    tokens_after=outcome.tokens_after,
+                    clear_skipped=outcome.clear_skipped,
+                )
+            )
+        )
+    if not outcome.changed:
+        return outcome, None
+    return outcome, _render(scanned, raw, fmt)
+
+
+def _truncate(run: _Pass) -> int:
+    cfg = run.reduction.config
+    limit = cfg.max_length_for_trunc
+    freed = 0
+    if limit is None:
+        return freed
+    for r in run.scanned.results:
+        text, media = run.text(r)
+        if media or len(text) <= limit:
+            continue
+        if r.name in cfg.trunc_exclude_tools or run.state(r) is not None:
+            continue
+        where = run.store("trunc", r)
+        if where is None:
+            continue
+        freed += run.replace(r, run.reduction.truncated_text(text, where), "trunc")
+        run.trunc_paths[r.index] = where
+        run.outcome.truncated.append(r.call_id)
+    return freed
+
+
+def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
+    cfg, outcome = run.reduction.config, run.outcome
+    chosen: list[tuple[StreamResult, int]] = []
+    for r in candidates:
+        if r.name in cfg.clear_exclude_tools or run.state(r) == "clear":
+            continue
+        if r.message is None:  # a plain result: its estimate is its text's
+            chosen.append((r, r.tokens))
+            continue
+        text, media = run.text(r)
+        chosen.append((r, estimate_text(text) + MEDIA_TOKENS * media))
+    if not chosen:
+        outcome.clear_skipped = "no tool result outside the retained rounds to clear"
+        return 0
+    placeholder_tokens = estimate_text(run.reduction.cleared_text("/" + "x" * 80))
+    freed = sum(max(t - placeholder_tokens, 0) for _, t in chosen)
+    if freed < cfg.clear_at_least_tokens:
+        outcome.clear_skipped = (
+            f"clearing would free about {freed:,} tokens, fewer than "
+            f"clear_at_least_tokens ({cfg.clear_at_least_tokens:,})"
+        )
+        return 0
+    total = 0
+    for r, _ in chosen:
+        where = run.trunc_paths.get(r.index)
+        if where is None:
+            where = run.store("clear", r)
+        total += run.replace(r, run.reduction.cleared_text(where), "clear")
+        outcome.cleared.append(r.call_id)
+    return total
+
+
+def _render(scanned: Scan, raw: bytes, fmt: LineFormat) -> bytes:
+    """Every line as it was, but the records whose result was replaced (rendered as the
+    format's writer renders a changed message); one final newline. The unchanged stretches
+    between them are copied once, straight from ``raw`` (its lines end in ``\n`` only)."""
+    dumps, spans, view = orjson.dumps, scanned.spans, memoryview(raw)
+    pieces: list[bytes | memoryview] = []
+    done = 0  # where the next unchanged stretch starts
+    for r in scanned.results:
+        if r.kind is None:
+            continue
+        if r.message is not None:
+            line = dumps(fmt.record_of(r.message))
+        else:
+            rec: dict[str, Any] = {"role": "tool", "content": r.text}
+            if "tool_call_id" in r.rec:
+                rec["tool_call_id"] = r.rec["tool_call_id"]
+            if r.rec.get("name") is not None:
+                rec["name"] = r.rec["name"]
+            line = dumps(rec)
+        start, end = spans[r.index]
+        pieces.append(view[done:start])
+        pieces.append(line)
+        done = end
+    pieces.append(view[done:])
+    if not raw.endswith(b"\n"):
+        pieces.append(b"\n")
+    return b"".join(pieces)

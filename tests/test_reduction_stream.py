@@ -1,0 +1,293 @@
+"""``compact run --strategy reduce``'s streaming pass (:mod:`compactor.reduction.stream`) against
+the general path (every record parsed, :meth:`Reduction.reduce`, the format's writer), on real
+files through the real command line: the same output bytes, the same offload files, the same
+counts, events and exit codes; the inputs it must leave to the general path go there."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from compactor.runs.run_reduce import STREAM_OFF_ENV
+
+from .fake_server_cli import invoke
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "transcripts" / "openai-chat"
+
+
+def _call(cid: str, name: str = "sh", args: str = "{}") -> dict[str, Any]:
+    return {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
+
+
+def _mixed() -> list[dict[str, Any]]:
+    """Records of every shape a chat transcript holds: parallel calls, an orphan, a reused id,
+    a result of parts (text + image), extra keys, names, reasoning, non-ASCII text, a result
+    reduced by an earlier run, a huge result, and content parts in a user message."""
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    big = "line of output ü " * 5_000
+    return [
+        {"role": "system", "content": "Du bist ein Agent. 上下文"},
+        {"role": "user", "content": [{"type": "text", "text": "look"}, image]},
+        {"role": "tool", "tool_call_id": "ghost", "content": "orphan output " * 300},
+        {"role": "assistant", "content": None, "tool_calls": [_call("p1"), _call("p2", "read")]},
+        {"role": "tool", "tool_call_id": "p1", "content": "parallel one " * 400, "name": ""},
+        {"role": "tool", "tool_call_id": "p2", "content": [{"type": "text", "text": "x"}, image]},
+        {
+            "role": "assistant",
+            "content": "again",
+            "reasoning_content": "think " * 50,
+            "tool_calls": [_call("dup", args='{"cmd": "ls"}')],
+        },
+        {"tool_call_id": "dup", "content": "first dup " * 300, "role": "tool", "name": "sh"},
+        {"role": "assistant", "content": "", "tool_calls": [_call("dup")]},
+        {"role": "tool", "tool_call_id": "dup", "content": "second dup " * 300, "x_meta": 7},
+        {"role": "assistant", "content": "", "tool_calls": [_call("big", "cat")]},
+        {"role": "tool", "tool_call_id": "big", "content": big},
+        {"role": "assistant", "content": "", "tool_calls": [_call("old")]},
+        {"role": "tool", "tool_call_id": "old", "content": "[Old tool result content cleared]"},
+        {"role": "user", "content": "now the last step, ça va"},
+        {"role": "assistant", "content": "", "tool_calls": [_call("last")]},
+        {"role": "tool", "tool_call_id": "last", "content": "kept " * 200},
+        {"role": "assistant", "content": "done"},
+    ]
+
+
+def _write(path: Path, recs: list[dict[str, Any]], *, end: str = "\n") -> None:
+    path.write_bytes(("\n".join(json.dumps(r, ensure_ascii=False) for r in recs) + end).encode())
+
+
+def _run(tmp: Path, src: Path, args: list[str], config: dict[str, Any], streaming: bool) -> Any:
+    """One run; what a user sees of it (paths made relative to ``tmp``)."""
+    (tmp / "c.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    out, folder = tmp / "out.jsonl", tmp / "out.offload"
+    out.unlink(missing_ok=True)
+    shutil.rmtree(folder, ignore_errors=True)
+    env = {"COLUMNS": "100", "NO_COLOR": "1", STREAM_OFF_ENV: None if streaming else "1"}
+    argv = ["run", "-c", str(tmp / "c.yaml"), str(src), "--strategy", "reduce", *args]
+    argv += ["-o", str(out), "--report", str(tmp / "r.json"), "--events", str(tmp / "e.jsonl")]
+    proc = invoke(argv, env=env, cwd=tmp)
+    rep = json.loads((tmp / "r.json").read_text())
+    reduction = rep.get("reduction") or {}
+    streamed = reduction.pop("streamed", None)
+    files = {
+        str(p.relative_to(tmp)): (p.read_bytes(), p.stat().st_mode & 0o777)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+    events = [json.loads(x) for x in (tmp / "e.jsonl").read_text().splitlines()]
+    for event in events:
+        event.pop("elapsed_s", None)
+        event.pop("duration_s", None)
+        event.pop("time", None)
+        event.pop("ts", None)
+    seen = {
+        "exit": proc.returncode,
+        "stderr": proc.stderr.decode(),
+        "output": out.read_bytes() if out.exists() else None,
+        "files": files,
+        "reduction": reduction,
+        "counts": [rep.get(k) for k in ("messages_before", "messages_after", "tokens_before",
+                                        "tokens_after", "triggered", "format", "error")],
+        "events": [e.get("type") for e in events],
+        "event_data": [e for e in events if e.get("type") in ("before_reduce", "after_reduce",
+                                                              "trigger_checked")],
+    }  # fmt: skip
+    return streamed, seen
+
+
+def _both(tmp: Path, src: Path, args: list[str], config: dict[str, Any] | None = None) -> Any:
+    before = src.read_bytes()
+    streamed, fast = _run(tmp, src, args, config or {}, True)
+    parsed, slow = _run(tmp, src, args, config or {}, False)
+    assert src.read_bytes() == before
+    assert parsed in (False, None)
+    for key in fast:
+        assert fast[key] == slow[key], key
+    return streamed, fast
+
+
+CASES: list[tuple[str, list[str], dict[str, Any]]] = [
+    ("force, offload", ["--force"], {}),
+    ("force, no offload", ["--force"], {"reduction": {"offload": False}}),
+    ("threshold, truncation", ["--threshold", "1000"],
+     {"reduction": {"max_length_for_trunc": 3000}}),
+    ("under the threshold", ["--threshold", "10000000"], {}),
+    ("under, truncation only", ["--threshold", "10000000"],
+     {"reduction": {"max_length_for_trunc": 2000, "trunc_preview_chars": 50}}),
+    ("no offload, truncation needs a line", ["--force", "--transcript-path", "none"],
+     {"reduction": {"offload": False, "max_length_for_trunc": 2000}}),
+    ("retain two, exclude", ["--force"],
+     {"reduction": {"clear_retention_suffix_limit": 2, "clear_exclude_tools": ["read"],
+                    "trunc_exclude_tools": ["cat"]}}),
+    ("retain none", ["--force"], {"reduction": {"clear_retention_suffix_limit": 0}}),
+    ("refused: frees too little", ["--force"],
+     {"reduction": {"clear_at_least_tokens": 10**9, "max_length_for_trunc": 10**7}}),
+    ("a shell reader", ["--force"], {"reduction": {"read_file_tool_name": "shell"}}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "args", "config"), CASES, ids=[c[0] for c in CASES])
+def test_streaming_pass_writes_what_the_general_path_writes(
+    tmp_path: Path, name: str, args: list[str], config: dict[str, Any]
+) -> None:
+    src = tmp_path / "s.jsonl"
+    _write(src, _mixed())
+    streamed, seen = _both(tmp_path, src, args, config)
+    assert streamed is True, name
+    if name.startswith("refused"):
+        assert seen["exit"] == 4 and seen["output"] is None
+    else:
+        assert seen["exit"] == 0, seen["stderr"]
+
+
+def test_streaming_pass_on_real_sessions(tmp_path: Path) -> None:
+    files = [REPO / "sample_transcripts" / "coding-session.jsonl", *sorted(SHARED.glob("*.jsonl"))]
+    for path in files:
+        src = tmp_path / path.name
+        shutil.copy(path, src)
+        for args in (["--force"], ["--threshold", "500"]):
+            streamed, seen = _both(tmp_path, src, args)
+            assert streamed is True and seen["exit"] == 0, (path.name, seen["stderr"])
+            assert seen["output"] is not None
+
+
+def test_a_rerun_on_its_own_output_changes_nothing_more(tmp_path: Path) -> None:
+    src = tmp_path / "s.jsonl"
+    _write(src, _mixed(), end="")  # no final newline either
+    _both(tmp_path, src, ["--force"])
+    again = tmp_path / "again.jsonl"
+    shutil.copy(tmp_path / "out.jsonl", again)
+    streamed, seen = _both(tmp_path, again, ["--force"])
+    assert streamed is True and seen["reduction"]["cleared"] == 0
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "bom",
+        "crlf",
+        "blank line",
+        "bad json",
+        "deep",
+        "not a chat record",
+        "bad tool_calls",
+        "a list role",
+    ],
+)
+def test_inputs_left_to_the_general_path(tmp_path: Path, damage: str) -> None:
+    """What the streaming pass does not read the reader's way is read by the reader: the same
+    output, or the same error, as with the streaming pass switched off."""
+    recs = _mixed()
+    lines = [json.dumps(r).encode() for r in recs]
+    if damage == "bom":
+        lines[0] = b"\xef\xbb\xbf" + lines[0]
+    elif damage == "crlf":
+        lines = [line + b"\r" for line in lines]
+    elif damage == "blank line":
+        lines.insert(3, b"   ")
+    elif damage == "bad json":
+        lines[4] = lines[4][:-1]
+    elif damage == "deep":
+        lines[4] = json.dumps({"role": "tool", "tool_call_id": "p1", "x": [[[[0]]]] * 0 + [
+            json.loads("[" * 140 + "]" * 140)]}).encode()  # fmt: skip
+    elif damage == "not a chat record":
+        lines[2] = json.dumps({"type": "user", "message": {"role": "user"}}).encode()
+    elif damage == "a list role":
+        lines[5] = json.dumps({"role": ["tool"], "content": "x"}).encode()
+    elif damage == "bad tool_calls":
+        lines[14] = json.dumps({"role": "user", "content": "hi", "tool_calls": 5}).encode()
+    src = tmp_path / "s.jsonl"
+    src.write_bytes(b"\n".join(lines) + b"\n")
+    streamed, seen = _both(tmp_path, src, ["--force"])
+    assert streamed in (False, None)
+    if damage in ("bom", "crlf", "blank line"):
+        assert seen["exit"] == 0 and seen["output"] is not None
+    else:
+        assert seen["exit"] != 0 and seen["output"] is None
+        assert "s.jsonl" in seen["stderr"]
+
+
+@pytest.mark.parametrize("streaming", [True, False], ids=["streaming", "general"])
+def test_offload_files_are_made_durable_once_before_the_output_is_renamed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streaming: bool
+) -> None:
+    """No fsync per file: one ``syncfs`` of the offload folder's file system, after the last
+    file is written and before the transcript that names them is renamed into place."""
+    import compactor.reduction.offload as offload
+    from compactor.io import sync_filesystem
+
+    seen: list[tuple[bool, int]] = []
+    real = sync_filesystem
+    out, folder = tmp_path / "out.jsonl", tmp_path / "out.offload"
+
+    def spy(path: Any) -> None:
+        files = [p for p in folder.rglob("*") if p.is_file()]
+        seen.append((out.exists(), len(files)))
+        real(path)
+
+    monkeypatch.setattr(offload, "sync_filesystem", spy)
+    src = tmp_path / "s.jsonl"
+    _write(src, _mixed())
+    streamed, result = _run(tmp_path, src, ["--force"], {}, streaming)
+    assert result["exit"] == 0, result["stderr"]
+    assert streamed is streaming
+    assert seen == [(False, len(result["files"]))]  # once, every file written, no output yet
+    assert len(result["files"]) == result["reduction"]["offloaded"] > 0
+    assert all(mode == 0o600 for _, mode in result["files"].values())
+
+
+def test_reduction_does_not_import_the_summarizing_pipeline() -> None:
+    """``--strategy reduce`` loads no summarizer: ``compactor.reduction`` imports its stacking
+    (middleware, retry, tenacity) only when asked for it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, compactor.reduction as r, compactor.reduction.stream\n"
+        "assert 'compactor.pipeline.middleware' not in sys.modules, 'middleware'\n"
+        "assert 'tenacity' not in sys.modules, 'tenacity'\n"
+        "assert r.reduce_then_summarize.__module__ == 'compactor.reduction.stack'\n"
+        "assert 'compactor.pipeline.middleware' in sys.modules\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_stdin_to_stdout_streams_too(tmp_path: Path) -> None:
+    """A transcript piped in and out: the same bytes either way, files under
+    ``$XDG_DATA_HOME/compact/offload``."""
+    src = tmp_path / "s.jsonl"
+    _write(src, _mixed())
+    outputs = []
+    for streaming in (True, False):
+        data = tmp_path / ("xdg-a" if streaming else "xdg-b")
+        env = {"XDG_DATA_HOME": str(data), STREAM_OFF_ENV: None if streaming else "1"}
+        argv = ["run", "-", "-o", "-", "--strategy", "reduce", "--force", "--report", "r.json"]
+        proc = invoke(argv, env=env, cwd=tmp_path, stdin=src.read_bytes())
+        assert proc.returncode == 0, proc.stderr
+        rep = json.loads((tmp_path / "r.json").read_text())
+        assert rep["reduction"]["streamed"] is streaming
+        folder = data / "compact" / "offload"
+        files = {
+            str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+        }
+        outputs.append((proc.stdout.replace(str(data).encode(), b"XDG"), files))
+    assert outputs[0] == outputs[1]
+    assert outputs[0][1]  # files were written
+
+
+def test_a_line_over_the_input_limit_is_the_same_error_either_way(tmp_path: Path) -> None:
+    """The streaming pass reads the input whole, through the same limits as the reader."""
+    src = tmp_path / "s.jsonl"
+    _write(src, _mixed())
+    config = {"input": {"max_line_bytes": 50_000}}
+    _, seen = _both(tmp_path, src, ["--force"], config)
+    assert seen["exit"] == 2 and seen["output"] is None
+    assert "line longer than" in seen["stderr"] and "input.max_line_bytes" in seen["stderr"]
+    assert ":12:" in seen["stderr"] or "line 12" in seen["stderr"]  # the huge result's line
