@@ -22,7 +22,7 @@ from .chunking import (
     instruction_text,
 )
 from .config import Config
-from .errors import ModelError, SpendLimitError, SummarizationError
+from .errors import ErrorKind, ModelError, SpendLimitError, SummarizationError
 from .events import (
     AttemptStart,
     CircuitOpen,
@@ -84,7 +84,15 @@ BREAKER_FAILURES = 3
 after which a model's breaker opens from the next summarizer input on."""
 
 
-_UNTRIPPING = frozenset({"context_length", "length", "too_long", "weak_summary", "circuit_open"})
+_UNTRIPPING = frozenset(
+    {
+        ErrorKind.CONTEXT_LENGTH,
+        ErrorKind.LENGTH,
+        ErrorKind.TOO_LONG,
+        ErrorKind.WEAK_SUMMARY,
+        ErrorKind.CIRCUIT_OPEN,
+    }
+)
 """Failures that say nothing about the model's health: they never count toward the breaker."""
 
 
@@ -215,7 +223,7 @@ def adaptable(job: SummaryRun[Any], error: BaseException | None) -> bool:
     causes = [a.get("cause", "context_length") for a in job.adaptations]
     if context_limit_error(error) is not None:
         return causes.count("context_length") < MAX_CONTEXT_ADAPTATIONS
-    cut = error_of_kind(error, "length")
+    cut = error_of_kind(error, ErrorKind.LENGTH)
     if cut is not None:
         return causes.count("length") < MAX_SHORTER_REPLANS and not _at_own_cap(job, cut)
     return False
@@ -252,10 +260,10 @@ def _breaks(job: SummaryRun[Any], model: Any, error: BaseException | None) -> bo
     """Whether ``error`` from ``model`` opens its breaker at once."""
     if not isinstance(error, ModelError) or error.kind in _UNTRIPPING:
         return False
-    if error.persistent or error.kind in ("auth", "not_found"):
+    if error.persistent or error.kind in (ErrorKind.AUTH, ErrorKind.NOT_FOUND):
         return True
     # A validation error the transcript did not cure (or that no transcript will try to).
-    return error.kind == "validation" and (
+    return error.kind == ErrorKind.VALIDATION and (
         getattr(model, "input_mode", "messages") != "auto" or model_key(model) in job.switched
     )
 
@@ -417,7 +425,7 @@ async def summarize_input(
             skipped = ModelError(
                 f"circuit open: {name} is not called again in this run after "
                 f"{error_text(breaker.error)}",
-                kind="circuit_open",
+                kind=ErrorKind.CIRCUIT_OPEN,
                 model=name,
             )
             return Outcome(error=skipped, skipped=True)
@@ -425,7 +433,7 @@ async def summarize_input(
         error: BaseException | None = outcome.error
         if (
             isinstance(error, ModelError)
-            and error.kind == "validation"
+            and error.kind == ErrorKind.VALIDATION
             and getattr(model, "input_mode", "messages") == "auto"
             and key not in job.switched
         ):
@@ -433,7 +441,11 @@ async def summarize_input(
             await emit(InputRendered(model=name, error=error))
             outcome = await send(model, inp, phase, attempt)
         error = outcome.error
-        if isinstance(error, ModelError) and error.kind == "length" and job.brevity < MAX_BREVITY:
+        if (
+            isinstance(error, ModelError)
+            and error.kind == ErrorKind.LENGTH
+            and job.brevity < MAX_BREVITY
+        ):
             old = user_text(job.user_instruction)
             job.set_brevity(job.brevity + 1)
             shorter = _stricter(inp, old, user_text(job.user_instruction))
@@ -446,7 +458,7 @@ async def summarize_input(
         if (
             running
             and isinstance(error, ModelError)
-            and error.kind == "length"
+            and error.kind == ErrorKind.LENGTH
             and error.partial_response is not None
         ):
             job.cut_kept += 1

@@ -69,7 +69,7 @@ from .chunking import (
     usable_tokens,
 )
 from .config import Config
-from .errors import SpendLimitError, SummarizationError
+from .errors import ErrorKind, SpendLimitError, SummarizationError
 from .events import ChunkStart, ContextLimit
 from .ladder import SummaryRun, adaptable, summarize_input
 from .prompts import CHUNK_NOTE, PREVIOUS_SUMMARY, SYSTEM_INSTRUCTION
@@ -265,7 +265,10 @@ async def _adapt(job: SummaryRun[Any], err: BaseException, sent: list[Any]) -> b
 def _not_shorter(err: BaseException) -> bool:
     """Whether ``err`` says the replies to a chunk were not shorter than it: refused as too
     long, or cut at the request's cap (which is the chunk's size)."""
-    return error_of_kind(err, "too_long") is not None or error_of_kind(err, "length") is not None
+    return (
+        error_of_kind(err, ErrorKind.TOO_LONG) is not None
+        or error_of_kind(err, ErrorKind.LENGTH) is not None
+    )
 
 
 def _verbatim_text(index: int, part: list[Any]) -> str:

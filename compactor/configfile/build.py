@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compactor.errors import ConfigError, ModelError
+from compactor.errors import ConfigError, ErrorKind, ModelError
 from compactor.tokens import load_callable
 
 from .fileconfig import DEFAULT_FILE_MAX_DELAY, FileConfig, Overrides
@@ -158,7 +158,7 @@ class KeylessModel:
     def _refusal(self) -> ModelError:
         return ModelError(
             self.message,
-            kind="auth",
+            kind=ErrorKind.AUTH,
             transient=False,
             persistent=True,
             model=getattr(self.model, "name", None),
