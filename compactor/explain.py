@@ -462,7 +462,7 @@ def summarizer_chain(file_cfg: Any) -> dict[str, Any]:
     """The summarizers a run would try, in order: the primary's attempts, the failover models
     (attempt N uses ``models[(N-1) % len]``) and their attempts."""
     primary, failover = file_cfg.attempts()
-    models = (file_cfg.failover or {}).get("models") or []
+    models = file_cfg.failover_models()
     return {
         "attempts": primary,
         "failover": [model_label(m) for m in models] if failover else [],
@@ -505,13 +505,13 @@ def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
     importing or building any model backend."""
     import dataclasses
 
-    from .configfile import Overrides, build_config, model_settings
+    from .configfile import Overrides, build_config, model_settings, with_overrides
     from .models.registry import with_model_defaults
 
-    overrides = Overrides(model=model)
-    primary = model_settings(file_cfg, overrides)
+    file_cfg = with_overrides(file_cfg, Overrides(model=model))
+    primary = model_settings(file_cfg)
     name = model_label(primary)
-    chain = [primary, *((file_cfg.failover or {}).get("models") or [])]
+    chain = [primary, *file_cfg.failover_models()]
     full = with_model_defaults(primary)
     provider = provider_named(full["provider"])
     local = provider is None or not provider.remote
@@ -526,8 +526,8 @@ def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
     cfg = build_config(
         # a dry run never calls the callback: its module is not imported (it runs code)
         dataclasses.replace(file_cfg, failover=None, callback=None),
-        overrides,
         transcript_path_auto="/dev/null",
         model=planned,
+        runtime={"mask_secrets": file_cfg.masking(chain)},
     )
-    return name, dataclasses.replace(cfg, mask_secrets=file_cfg.masking(chain))
+    return name, cfg
