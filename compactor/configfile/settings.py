@@ -16,19 +16,13 @@ never written again here.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-from compactor.config import (
-    DEFAULT_MAX_RETRIES,
-    RetentionConfig,
-    SummaryCheck,
-    check_non_negative,
-)
 from compactor.errors import ConfigError
-from compactor.sizes import InputLimits
 
 from .schema import MODEL_LIST, NAME_LIST, NONE, NUM, PATTERN_LIST, Switch
 
@@ -58,6 +52,8 @@ __all__ = [
 
 T = TypeVar("T")
 
+_CONFIG = "compactor.config"
+
 
 @dataclass(frozen=True, slots=True)
 class Key:
@@ -65,10 +61,24 @@ class Key:
 
     types: Any
     """A tuple of the YAML types a file may give, or a :mod:`.schema` marker."""
-    default: Any = None
+    given_default: Any = None
     """The value a run uses when no layer sets the key (None: unset means off or none)."""
     check: Callable[[Any, str], None] | None = None
     """``(value, dotted key)``: a ConfigError for a value out of range, with the key."""
+    inherit: str = ""
+    """``module:Class.field`` (or ``module:NAME``) whose default this key's is: declared by the
+    library dataclass the key becomes, read only when asked (``compact check`` never imports
+    :mod:`compactor.config`)."""
+
+    @property
+    def default(self) -> Any:
+        """The value a run uses when no layer sets the key."""
+        if not self.inherit:
+            return self.given_default
+        module, _, path = self.inherit.partition(":")
+        owner, _, name = path.partition(".")
+        found = getattr(importlib.import_module(module), owner)
+        return field_default(found, name) if name else found
 
 
 def section(cls: type[Section]) -> Any:
@@ -77,10 +87,14 @@ def section(cls: type[Section]) -> Any:
 
 
 def setting(
-    types: Any, default: Any = None, check: Callable[[Any, str], None] | None = None
+    types: Any,
+    default: Any = None,
+    check: Callable[[Any, str], None] | None = None,
+    *,
+    inherit: str = "",
 ) -> Any:
     """A field of the tree: None in a layer that does not set it, declared by a :class:`Key`."""
-    return field(default=None, metadata={"key": Key(types, default, check)})
+    return field(default=None, metadata={"key": Key(types, default, check, inherit)})
 
 
 def field_default(cls: type, name: str) -> Any:
@@ -95,6 +109,8 @@ def field_default(cls: type, name: str) -> Any:
 
 
 def non_negative(value: Any, key: str) -> None:
+    from compactor.config import check_non_negative
+
     check_non_negative(value, key)
 
 
@@ -205,7 +221,7 @@ class Retry(Section):
 class Failover(Section):
     """``failover``: absent → no failover. ``max_delay`` unset: ``retry.max_delay``."""
 
-    max_retries: int | None = setting((int,), DEFAULT_MAX_RETRIES)
+    max_retries: int | None = setting((int,), inherit=f"{_CONFIG}:DEFAULT_MAX_RETRIES")
     max_delay: float | None = setting(NUM)
     models: list[dict[str, Any]] | None = setting(MODEL_LIST, ())
 
@@ -251,8 +267,8 @@ class Retention(Section):
 
     SWITCH = ((bool,), "enabled")
     enabled: bool | None = setting((bool,), True)
-    max_anchors: int | None = setting((int,), field_default(RetentionConfig, "max_anchors"))
-    max_facts: int | None = setting((int,), field_default(RetentionConfig, "max_facts"))
+    max_anchors: int | None = setting((int,), inherit=f"{_CONFIG}:RetentionConfig.max_anchors")
+    max_facts: int | None = setting((int,), inherit=f"{_CONFIG}:RetentionConfig.max_facts")
 
 
 @dataclass(kw_only=True)
@@ -268,18 +284,20 @@ class Input(Section):
     """``input``: the longest line and the largest transcript a read holds."""
 
     max_line_bytes: int | None = setting(
-        (int,), field_default(InputLimits, "max_line_bytes"), positive_bytes
+        (int,), None, positive_bytes, inherit="compactor.sizes:InputLimits.max_line_bytes"
     )
-    max_bytes: int | None = setting((int,), field_default(InputLimits, "max_bytes"), positive_bytes)
+    max_bytes: int | None = setting(
+        (int,), None, positive_bytes, inherit="compactor.sizes:InputLimits.max_bytes"
+    )
 
 
 @dataclass(kw_only=True)
 class SummaryChecks(Section):
     """``summary_check``: absent → any reply."""
 
-    min_tokens: int | None = setting((int,), field_default(SummaryCheck, "min_tokens"))
+    min_tokens: int | None = setting((int,), inherit=f"{_CONFIG}:SummaryCheck.min_tokens")
     require_sections: bool | None = setting(
-        (bool,), field_default(SummaryCheck, "require_sections")
+        (bool,), inherit=f"{_CONFIG}:SummaryCheck.require_sections"
     )
 
 
