@@ -18,6 +18,7 @@ import os
 from typing import Any
 
 from .configfile import FileConfig, Overrides, build_config, mask_secrets
+from .configfile.settings import Section
 from .trigger import thresholds
 
 __all__ = ["effective_config"]
@@ -169,8 +170,15 @@ def effective_config(
 
     data["strategy"] = strategy_of(file_cfg)
     data["reduction"] = reduction_settings(file_cfg)
-    # Keys this module does not know yet (newer config sections): as written, never null.
-    for key, value in file_cfg.to_dict(mask=True).items():
-        if key not in data and key not in ("path", "user_instruction", "user_instruction_file"):
-            data[key] = "none" if value is None else value
+    # Keys rendered by nothing above (a newer key or section): the tree's value, else the
+    # default its declaration gives; never null.
+    shown = file_cfg.to_dict(mask=True)
+    for key, value in shown.items():
+        if key in data or key in ("path", "user_instruction", "user_instruction_file"):
+            continue
+        declared = file_cfg.value(key) if value is None or isinstance(value, dict) else value
+        if isinstance(declared, Section):
+            values = declared.effective()
+            declared = mask_secrets({k: "none" if v is None else v for k, v in values.items()})
+        data[key] = "none" if declared is None else declared
     return data

@@ -196,6 +196,8 @@ class FileConfig:
     def value(self, dotted: str) -> Any:
         """The resolved value of ``section.key`` or ``key``: as set, else its declared default."""
         name, _, sub = dotted.partition(".")
+        if not sub and name in _SECTIONS:
+            return getattr(self, name) or _SECTIONS[name]()  # a section: its keys' defaults
         if not sub:
             value = getattr(self, name)
             return _KEYS[name].default if value is None else value
