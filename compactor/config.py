@@ -11,6 +11,7 @@ import weakref
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Generic, cast
 
 from .errors import ConfigError
@@ -275,7 +276,7 @@ def validate_config(config: Config[Any] | None) -> None:
     mark_validated(config)
 
 
-def check_config_fields(config: Any) -> None:
+def check_config_fields(config: Config[Any] | SimpleNamespace) -> None:
     """The checks of :func:`validate_config` on any object with :class:`Config`'s fields as
     attributes (a :class:`Config`, or the draft a config file is checked as before any model
     is built)."""
@@ -357,7 +358,7 @@ def check_summary_check(check: SummaryCheck) -> None:
         )
 
 
-def _validate_extras(config: Any) -> None:
+def _validate_extras(config: Config[Any] | SimpleNamespace) -> None:
     """The fields that are ours (not in SPEC §2), checked after the SPEC ones."""
     if config.summarizer_context_tokens is not None:
         _check_int("summarizer_context_tokens", config.summarizer_context_tokens)

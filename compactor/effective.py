@@ -51,7 +51,7 @@ def _trigger(file_cfg: FileConfig) -> dict[str, Any]:
     return trigger
 
 
-def _finalize(file_cfg: FileConfig) -> Any:
+def _finalize(file_cfg: FileConfig) -> str | dict[str, Any]:
     spec = file_cfg.finalize
     if spec is None:
         return "built-in"

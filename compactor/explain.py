@@ -52,6 +52,7 @@ from .tokens import (
 from .trigger import TriggerDecision, checked_count, fraction_threshold, thresholds
 
 if TYPE_CHECKING:
+    from .configfile import FileConfig
     from .limits import SpendLimits
 
 __all__ = [
@@ -458,7 +459,7 @@ def model_label(d: Mapping[str, Any]) -> str:
     return provider.label(full) if provider is not None else str(full["provider"])
 
 
-def summarizer_chain(file_cfg: Any) -> dict[str, Any]:
+def summarizer_chain(file_cfg: FileConfig) -> dict[str, Any]:
     """The summarizers a run would try, in order: the primary's attempts, the failover models
     (attempt N uses ``models[(N-1) % len]``) and their attempts."""
     primary, failover = file_cfg.attempts()
@@ -500,7 +501,7 @@ class PlannedBodyModel(PlannedModel):
         return self.provider.request_body(self.model, messages, options)
 
 
-def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
+def explain_config(file_cfg: FileConfig, model: str | None) -> tuple[str, Config[Any]]:
     """(summarizer name, the Config a run would use) for ``check --explain``, built without
     importing or building any model backend."""
     import dataclasses

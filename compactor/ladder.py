@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
 from ._util import input_for, model_name
 from .chunking import (
@@ -32,6 +32,7 @@ from .events import (
     Phase,
     ShorterSummary,
 )
+from .models.base import ChatModel
 from .rendering import transcript_input
 from .replies import (
     context_limit_error,
@@ -52,6 +53,9 @@ from .retry import (
 )
 from .schema import M, make_user, message_kind, user_text
 from .tokens import estimate_message
+
+if TYPE_CHECKING:
+    from .masking import SecretMasker
 
 __all__ = [
     "BREAKER_FAILURES",
@@ -99,7 +103,7 @@ _UNTRIPPING = frozenset(
 ModelKey = tuple[str, str]
 
 
-def model_key(model: Any) -> ModelKey:
+def model_key(model: ChatModel) -> ModelKey:
     """One breaker and one input form per model name and server."""
     return model_name(model), str(getattr(model, "base_url", None) or "")
 
@@ -119,7 +123,7 @@ class SummaryRun(Generic[M]):
     messages: list[M]
     """The history being summarized (masked when masking is on)."""
     emit: Emit
-    masker: Any
+    masker: SecretMasker | None
     system_instruction: M
     user_instruction: M
     attempts: list[AttemptRecord] = field(default_factory=list)
@@ -158,10 +162,10 @@ class SummaryRun(Generic[M]):
         kind = message_kind(self.messages)
         self.user_instruction = make_user(kind, instruction_text(self.config, level))
 
-    def is_open(self, model: Any) -> bool:
+    def is_open(self, model: ChatModel) -> bool:
         return self.config.circuit_breaker and model_key(model) in self.breakers
 
-    def form(self, model: Any) -> str:
+    def form(self, model: ChatModel) -> str:
         """``transcript`` or ``messages``: how ``model`` gets its input now."""
         if getattr(model, "input_mode", "messages") == "transcript":
             return "transcript"
@@ -256,7 +260,7 @@ def _stricter(inp: list[M], old: str, new: str) -> list[M] | None:
     return out
 
 
-def _breaks(job: SummaryRun[Any], model: Any, error: BaseException | None) -> bool:
+def _breaks(job: SummaryRun[Any], model: ChatModel, error: BaseException | None) -> bool:
     """Whether ``error`` from ``model`` opens its breaker at once."""
     if not isinstance(error, ModelError) or error.kind in _UNTRIPPING:
         return False
@@ -413,7 +417,7 @@ async def summarize_input(
         )
         return outcome
 
-    async def call(model: Any, inp: list[M], phase: Phase, attempt: int) -> Outcome:
+    async def call(model: ChatModel, inp: list[M], phase: Phase, attempt: int) -> Outcome:
         """``send``, unless the model's breaker is open; asked again at once in the transcript
         form after a validation error (``auto``), and shorter after a cut reply."""
         key = model_key(model)

@@ -53,7 +53,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._util import call_maybe_async
 from .chunking import (
@@ -87,6 +87,9 @@ from .schema import (
     user_text,
     with_content_type,
 )
+
+if TYPE_CHECKING:
+    from .masking import SecretMasker
 
 __all__ = ["REPLAN_DRIFT", "VERBATIM_NOTE", "build_model_input", "generate_summary"]
 
@@ -145,7 +148,7 @@ async def generate_summary(
     messages: list[M],
     emit: Emit,
     *,
-    masker: Any = None,
+    masker: SecretMasker | None = None,
     masked: bool = False,
 ) -> SummaryResult[M]:
     """Call the model (retry, then failover, then the fallback model) and return the first

@@ -18,6 +18,7 @@ from .settings import Retry
 
 if TYPE_CHECKING:
     from compactor.config import Config, FailoverContext, PreserveUserMessages
+    from compactor.models.base import ChatModel
 
 __all__ = [
     "ASSUMED_WINDOW",
@@ -117,7 +118,7 @@ class UnbuiltModel:
 
 def _make_model(
     d: dict[str, Any], key: str, file_cfg: FileConfig, build: bool = True, required: bool = True
-) -> Any:
+) -> ChatModel:
     """The model of ``d`` (``key`` locates it in the file). ``required``: the chain has no other
     model to go on with, so a remote model without an API key is a ConfigError (exit 2, before
     any work); otherwise it is built as a :class:`KeylessModel`, whose calls fail as a model

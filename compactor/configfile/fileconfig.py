@@ -43,6 +43,7 @@ from .settings import (
 )
 
 if TYPE_CHECKING:
+    from compactor.cache import SummaryCache
     from compactor.config import KeepTail, RetentionConfig, SummaryCheck
     from compactor.limits import SpendLimits
     from compactor.sizes import InputLimits
@@ -283,7 +284,7 @@ class FileConfig:
         patterns = self.value("mask_secrets.patterns")
         return tuple((p["name"], p["regex"]) for p in patterns)
 
-    def summary_cache(self, models: list[dict[str, Any]] | None = None) -> Any:
+    def summary_cache(self, models: list[dict[str, Any]] | None = None) -> SummaryCache | None:
         """A :class:`compactor.cache.SummaryCache`, or None. A ``cache`` section (the file's,
         or ``--cache`` / ``--no-cache``) decides; without one it is on when a model of the chain
         is remote (``models``), so a second CI run on the same transcript makes no request."""

@@ -59,11 +59,11 @@ _CONFIG = "compactor.config"
 class Key:
     """The declaration of one config key."""
 
-    types: Any
+    types: object
     """A tuple of the YAML types a file may give, or a :mod:`.schema` marker."""
-    given_default: Any = None
+    given_default: object = None
     """The value a run uses when no layer sets the key (None: unset means off or none)."""
-    check: Callable[[Any, str], None] | None = None
+    check: Callable[[object, str], None] | None = None
     """``(value, dotted key)``: a ConfigError for a value out of range, with the key."""
     inherit: str = ""
     """``module:Class.field`` (or ``module:NAME``) whose default this key's is: declared by the
@@ -87,9 +87,9 @@ def section(cls: type[Section]) -> Any:
 
 
 def setting(
-    types: Any,
-    default: Any = None,
-    check: Callable[[Any, str], None] | None = None,
+    types: object,
+    default: object = None,
+    check: Callable[[object, str], None] | None = None,
     *,
     inherit: str = "",
 ) -> Any:
@@ -108,39 +108,39 @@ def field_default(cls: type, name: str) -> Any:
 # -- range checks (the message names the key) ---------------------------------------------------
 
 
-def non_negative(value: Any, key: str) -> None:
+def non_negative(value: object, key: str) -> None:
     from compactor.config import check_non_negative
 
     check_non_negative(value, key)
 
 
-def non_negative_number(value: Any, key: str) -> None:
+def non_negative_number(value: object, key: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
         raise ConfigError(f"{key} must be a non-negative number, got {value!r}", key=key)
     if not math.isfinite(value):
         raise ConfigError(f"{key} must be a non-negative number, got {value!r}", key=key)
 
 
-def ratio(value: Any, key: str) -> None:
-    if isinstance(value, bool):
-        return  # true: the default; false: off
-    if not 0 < float(value) <= 1:
+def ratio(value: object, key: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return  # true: the default; false: off (the schema admits no other type)
+    if not 0 < value <= 1:
         raise ConfigError(f"{key} must be in (0, 1]", key=key)
 
 
-def positive_factor(value: Any, key: str) -> None:
-    if isinstance(value, bool):
+def positive_factor(value: object, key: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return
-    if not (math.isfinite(float(value)) and float(value) > 0):
+    if not (math.isfinite(value) and value > 0):
         raise ConfigError(f"{key} must be a positive number", key=key)
 
 
-def positive_bytes(value: Any, key: str) -> None:
+def positive_bytes(value: object, key: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"{key} must be a positive number of bytes, got {value!r}", key=key)
 
 
-def auto_or_bool(value: Any, key: str) -> None:
+def auto_or_bool(value: object, key: str) -> None:
     if not isinstance(value, bool) and value != "auto":
         raise ConfigError(f"{key} must be true, false or auto, got {value!r}", key=key)
 
