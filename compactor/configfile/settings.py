@@ -154,6 +154,9 @@ class Section:
     SWITCH: ClassVar[tuple[tuple[type, ...], str] | None] = None
     """(scalar types, key) when ``section: SCALAR`` stands for ``{key: SCALAR}``."""
 
+    def __repr__(self) -> str:  # not the dataclass one: made per class at import (start-up)
+        return f"{type(self).__name__}({self.given()!r})"
+
     @classmethod
     def keys(cls) -> dict[str, Key]:
         return {f.name: f.metadata["key"] for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
@@ -189,7 +192,7 @@ class Section:
                     raise error(err.key or f"{prefix}.{name}", err.message) from err
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class Trigger(Section):
     """``trigger``: absent → the 160,000-token default (:mod:`compactor.trigger`)."""
 
@@ -200,7 +203,7 @@ class Trigger(Section):
     agent_model: str | None = setting((str, NONE))
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class PreserveUser(Section):
     """``preserve_user_messages`` (SPEC §5.2)."""
 
@@ -208,7 +211,7 @@ class PreserveUser(Section):
     max_tokens: int | None = setting((int, NONE))
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class Retry(Section):
     """``retry``: the primary model's retries (absent: these defaults too: two more tries)."""
 
@@ -217,7 +220,7 @@ class Retry(Section):
     max_delay: float | None = setting(NUM, 10.0)
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class Failover(Section):
     """``failover``: absent → no failover. ``max_delay`` unset: ``retry.max_delay``."""
 
@@ -226,7 +229,7 @@ class Failover(Section):
     models: list[dict[str, Any]] | None = setting(MODEL_LIST, ())
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class Keep(Section):
     """``keep``: the verbatim tail after the summary."""
 
@@ -234,7 +237,7 @@ class Keep(Section):
     tokens: int | None = setting((int, NONE))
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class LoopGuard(Section):
     """``loop_guard``: ``false`` turns both guards off; ``true`` is a key's default."""
 
@@ -243,7 +246,7 @@ class LoopGuard(Section):
     max_growth: float | bool | None = setting((bool, int, float), 2.0, positive_factor)
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class MaskSecrets(Section):
     """``mask_secrets``: ``auto`` = on when a model of the chain is remote."""
 
@@ -252,7 +255,7 @@ class MaskSecrets(Section):
     patterns: list[dict[str, str]] | None = setting(PATTERN_LIST, ())
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class Cache(Section):
     """``cache``: absent → on for remote models; given → on unless ``enabled: false``."""
 
@@ -261,7 +264,7 @@ class Cache(Section):
     dir: str | None = setting((str, NONE))
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class Retention(Section):
     """``retention``: absent → off; given → on unless ``enabled: false``."""
 
@@ -271,7 +274,7 @@ class Retention(Section):
     max_facts: int | None = setting((int,), inherit=f"{_CONFIG}:RetentionConfig.max_facts")
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class Limits(Section):
     """``limits``: what one ``compact run`` may send to remote summarizers."""
 
@@ -279,7 +282,7 @@ class Limits(Section):
     max_input_tokens: int | None = setting((int, NONE), None, non_negative)
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class Input(Section):
     """``input``: the longest line and the largest transcript a read holds."""
 
@@ -291,7 +294,7 @@ class Input(Section):
     )
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class SummaryChecks(Section):
     """``summary_check``: absent → any reply."""
 
@@ -301,7 +304,7 @@ class SummaryChecks(Section):
     )
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class Reduction(Section):
     """``reduction`` (SPEC §10): unset keys take :class:`compactor.reduction.ReductionConfig`'s
     defaults (declared there; :mod:`.strategy` reads them)."""
