@@ -84,7 +84,7 @@ DEFAULT_MAX_GROWTH: float = LoopGuard.keys()["max_growth"].default
 times its tokens (a summary's fixed preamble and user block may grow a tiny one a little)."""
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)  # its own __repr__ masks secrets
 class FileConfig:
     """The file/flag layer of a run's configuration: one typed tree (:mod:`.settings`).
 

@@ -154,8 +154,18 @@ class Section:
     SWITCH: ClassVar[tuple[tuple[type, ...], str] | None] = None
     """(scalar types, key) when ``section: SCALAR`` stands for ``{key: SCALAR}``."""
 
-    def __repr__(self) -> str:  # not the dataclass one: made per class at import (start-up)
+    # Not the dataclass ones, which are generated per class at import (start-up pays it).
+    def __repr__(self) -> str:
         return f"{type(self).__name__}({self.given()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Section)
+            and type(other) is type(self)
+            and self.given() == other.given()
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass's own
 
     @classmethod
     def keys(cls) -> dict[str, Key]:
@@ -192,7 +202,7 @@ class Section:
                     raise error(err.key or f"{prefix}.{name}", err.message) from err
 
 
-@dataclass(kw_only=True, repr=False)
+@dataclass(kw_only=True, repr=False, eq=False)
 class Trigger(Section):
     """``trigger``: absent → the 160,000-token default (:mod:`compactor.trigger`)."""
 
@@ -203,7 +213,7 @@ class Trigger(Section):
     agent_model: str | None = setting((str, NONE))
 
 
-@dataclass(kw_only=True, repr=False)
+@dataclass(kw_only=True, repr=False, eq=False)
 class PreserveUser(Section):
     """``preserve_user_messages`` (SPEC §5.2)."""
 
@@ -211,7 +221,7 @@ class PreserveUser(Section):
     max_tokens: int | None = setting((int, NONE))
 
 
-@dataclass(kw_only=True, repr=False)
+@dataclass(kw_only=True, repr=False, eq=False)
 class Retry(Section):
     """``retry``: the primary model's retries (absent: these defaults too: two more tries)."""
 
@@ -220,7 +230,7 @@ class Retry(Section):
     max_delay: float | None = setting(NUM, 10.0)
 
 
-@dataclass(kw_only=True, repr=False)
+@dataclass(kw_only=True, repr=False, eq=False)
 class Failover(Section):
     """``failover``: absent → no failover. ``max_delay`` unset: ``retry.max_delay``."""
 
@@ -229,7 +239,7 @@ class Failover(Section):
     models: list[dict[str, Any]] | None = setting(MODEL_LIST, ())
 
 
-@dataclass(kw_only=True, repr=False)
+@dataclass(kw_only=True, repr=False, eq=False)
 class Keep(Section):
     """``keep``: the verbatim tail after the summary."""
 
@@ -237,7 +247,7 @@ class Keep(Section):
     tokens: int | None = setting((int, NONE))
 
 
-@dataclass(kw_only=True, repr=False)
+@dataclass(kw_only=True, repr=False, eq=False)
 class LoopGuard(Section):
     """``loop_guard``: ``false`` turns both guards off; ``true`` is a key's default."""
 
@@ -246,7 +256,7 @@ class LoopGuard(Section):
     max_growth: float | bool | None = setting((bool, int, float), 2.0, positive_factor)
 
 
-@dataclass(kw_only=True, repr=False)
+@dataclass(kw_only=True, repr=False, eq=False)
 class MaskSecrets(Section):
     """``mask_secrets``: ``auto`` = on when a model of the chain is remote."""
 
@@ -255,7 +265,7 @@ class MaskSecrets(Section):
     patterns: list[dict[str, str]] | None = setting(PATTERN_LIST, ())
 
 
-@dataclass(kw_only=True, repr=False)
+@dataclass(kw_only=True, repr=False, eq=False)
 class Cache(Section):
     """``cache``: absent → on for remote models; given → on unless ``enabled: false``."""
 
@@ -264,7 +274,7 @@ class Cache(Section):
     dir: str | None = setting((str, NONE))
 
 
-@dataclass(kw_only=True, repr=False)
+@dataclass(kw_only=True, repr=False, eq=False)
 class Retention(Section):
     """``retention``: absent → off; given → on unless ``enabled: false``."""
 
@@ -274,7 +284,7 @@ class Retention(Section):
     max_facts: int | None = setting((int,), inherit=f"{_CONFIG}:RetentionConfig.max_facts")
 
 
-@dataclass(kw_only=True, repr=False)
+@dataclass(kw_only=True, repr=False, eq=False)
 class Limits(Section):
     """``limits``: what one ``compact run`` may send to remote summarizers."""
 
@@ -282,7 +292,7 @@ class Limits(Section):
     max_input_tokens: int | None = setting((int, NONE), None, non_negative)
 
 
-@dataclass(kw_only=True, repr=False)
+@dataclass(kw_only=True, repr=False, eq=False)
 class Input(Section):
     """``input``: the longest line and the largest transcript a read holds."""
 
@@ -294,7 +304,7 @@ class Input(Section):
     )
 
 
-@dataclass(kw_only=True, repr=False)
+@dataclass(kw_only=True, repr=False, eq=False)
 class SummaryChecks(Section):
     """``summary_check``: absent → any reply."""
 
@@ -304,7 +314,7 @@ class SummaryChecks(Section):
     )
 
 
-@dataclass(kw_only=True, repr=False)
+@dataclass(kw_only=True, repr=False, eq=False)
 class Reduction(Section):
     """``reduction`` (SPEC §10): unset keys take :class:`compactor.reduction.ReductionConfig`'s
     defaults (declared there; :mod:`.strategy` reads them)."""
