@@ -325,3 +325,28 @@ def test_a_retry_section_without_a_count_retries_as_no_section_does() -> None:
         "initial_delay": 1.0,
         "max_delay": 5,
     }
+
+
+BAD: dict[str, tuple[object, str]] = {
+    "retry.initial_delay": (-1, "retry.initial_delay must be a non-negative number, got -1"),
+    "loop_guard.max_ratio": (2, "loop_guard.max_ratio must be in (0, 1]"),
+    "loop_guard.max_growth": (-1, "loop_guard.max_growth must be a positive number"),
+    "mask_secrets.enabled": ("yes", "mask_secrets.enabled must be true, false or auto, got 'yes'"),
+    "limits.max_requests": (-1, "limits.max_requests must be non-negative"),
+    "limits.max_input_tokens": (-1, "limits.max_input_tokens must be non-negative"),
+    "input.max_line_bytes": (0, "input.max_line_bytes must be a positive number of bytes, got 0"),
+    "input.max_bytes": (0, "input.max_bytes must be a positive number of bytes, got 0"),
+}
+
+
+def test_every_declared_range_is_checked_at_its_key() -> None:
+    """Each range a key declares refuses a value outside it with the message it always had,
+    located at the key's line; a key given a range must be listed here."""
+    ranged = {k for k, key in declared(FileConfig) if key.check is not None}
+    assert ranged == set(BAD)
+    for dotted, (value, message) in BAD.items():
+        section, _, name = dotted.partition(".")
+        text = f"model: {{provider: local}}\n{section}:\n  {name}: {value!r}\n"
+        with pytest.raises(ConfigError) as err:
+            build_config(parse_config_text(text, path="c.yaml"), model=ScriptedModel([]))
+        assert (err.value.key, err.value.line, err.value.message) == (dotted, 3, message)
