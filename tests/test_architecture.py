@@ -417,3 +417,85 @@ def test_no_string_in_the_cli_lists_formats_by_hand() -> None:
             if len(found) >= 3:
                 bad.append(f"{_rel(path)}:{line}: {value!r} names {', '.join(found)}")
     assert not bad, "\n".join(bad)
+
+
+def _error_kind_literals(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """(line, literal) for every string naming an :class:`~compactor.errors.ErrorKind` where
+    code compares a kind (``x.kind == "length"``, ``kind in ("auth", ...)``), passes one
+    (``kind="auth"``, ``error_of_kind(err, "length")``) or lists some (``_UNTRIPPING``)."""
+    from compactor.errors import ErrorKind
+
+    kinds = {k.value for k in ErrorKind}
+
+    def literals(node: ast.AST) -> Iterator[ast.Constant]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node
+        elif isinstance(node, ast.Tuple | ast.List | ast.Set):
+            for elt in node.elts:
+                yield from literals(elt)
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("frozenset", "set"):
+            for arg in node.args:
+                yield from literals(arg)
+        elif isinstance(node, ast.IfExp):
+            yield from literals(node.body)
+            yield from literals(node.orelse)
+
+    def names_kind(node: ast.AST) -> bool:
+        return (isinstance(node, ast.Attribute) and node.attr == "kind") or (
+            isinstance(node, ast.Name) and node.id in ("kind", "error_kind")
+        )
+
+    for node in ast.walk(tree):
+        found: list[ast.AST] = []
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(names_kind(s) for s in sides):
+                found = [s for s in sides if not names_kind(s)]
+        elif isinstance(node, ast.Call):
+            found = [k.value for k in node.keywords if k.arg == "kind"]
+            if getattr(node.func, "id", "") == "error_of_kind":
+                found += node.args[1:]
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "_UNTRIPPING" for t in node.targets
+        ):
+            found = [node.value]
+        for side in found:
+            for const in literals(side):
+                if const.value in kinds:
+                    yield const.lineno, const.value
+
+
+def test_error_kinds_are_compared_as_enum_members_not_strings() -> None:
+    """``ModelError.kind`` is an :class:`~compactor.errors.ErrorKind`: code names a kind as a
+    member (``ErrorKind.LENGTH``), never as the string it equals, so a misspelt kind is an
+    AttributeError at import, not a comparison that is silently never true (issue 29)."""
+    bad = [
+        f"{_rel(path)}:{line}: {value!r}"
+        for path in _modules()
+        if not _rel(path).startswith(("formats/", "testing/"))
+        for line, value in _error_kind_literals(ast.parse(path.read_text("utf-8")))
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_error_kind_check_finds_a_string_literal_comparison() -> None:
+    """The check above can fail: it finds each way a string kind could come back."""
+    source = (
+        'if error.kind == "length": pass\n'
+        'if err.kind in ("auth", "not_found"): pass\n'
+        'raise ModelError("x", kind="timeout")\n'
+        'error_of_kind(e, "context_length")\n'
+        '_UNTRIPPING = frozenset({"too_long"})\n'
+        'fail("x", kind=ErrorKind.TIMEOUT if c else "conflict")\n'
+        'if out.kind == "stdout": pass\n'  # not an error kind: no finding
+    )
+    found = sorted(_error_kind_literals(ast.parse(source)))
+    assert [value for _, value in found] == [
+        "length",
+        "auth",
+        "not_found",
+        "timeout",
+        "context_length",
+        "too_long",
+        "conflict",
+    ]

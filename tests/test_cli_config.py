@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from compactor.cli.app import app
 from compactor.configfile import load_config_file, parse_config_text
+from compactor.configfile.settings import Retry
 
 REPO = Path(__file__).resolve().parents[1]
 CODING = REPO / "sample_transcripts" / "coding-session.jsonl"
@@ -234,7 +235,7 @@ def test_every_file_key_is_shown(tmp_path: Path) -> None:
 def test_loaded_file_round_trip_of_values(tmp_path: Path) -> None:
     cfg = tmp_path / "c.yaml"
     cfg.write_text("retry: {max_retries: 1, initial_delay: 0.5, max_delay: 3}\n")
-    assert load_config_file(cfg).retry == {"max_retries": 1, "initial_delay": 0.5, "max_delay": 3}
+    assert load_config_file(cfg).retry == Retry(max_retries=1, initial_delay=0.5, max_delay=3)
     assert _show("-c", str(cfg))["retry"] == {
         "max_retries": 1,
         "initial_delay": 0.5,

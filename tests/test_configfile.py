@@ -24,6 +24,7 @@ from compactor.configfile import (
     mask_secrets,
     parse_config_text,
 )
+from compactor.configfile.settings import Trigger
 from compactor.errors import ConfigError, ModelError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -72,7 +73,7 @@ def test_env_expansion_and_defaults(monkeypatch):
         "trigger:\n  context_tokens: ${TOKENS}\n  context_messages: ${NOPE:-7}\n"
         "model:\n  provider: openai\n  name: m-${NOPE:-x}\n  api_key: ${NOPE}\n"
     )
-    assert cfg.trigger == {"context_tokens": 1234, "context_messages": 7}
+    assert cfg.trigger == Trigger(context_tokens=1234, context_messages=7)
     assert cfg.model == {"provider": "openai", "name": "m-x", "api_key": None}
 
 
@@ -97,7 +98,7 @@ def test_empty_file_is_defaults(tmp_path):
     p.write_text("")
     cfg = load_config_file(p)
     assert cfg.trigger_condition() is None
-    assert cfg.transcript_file_path == "auto"
+    assert cfg.value("transcript_file_path") == "auto"
 
 
 def test_missing_file(tmp_path):
@@ -111,7 +112,7 @@ def test_compact_config_env(tmp_path, monkeypatch):
     monkeypatch.setenv("COMPACT_CONFIG", str(p))
     cfg = load_default_config(None)
     assert cfg.path == str(p)
-    assert cfg.trigger == {"context_messages": 3}
+    assert cfg.trigger == Trigger(context_messages=3)
 
 
 @pytest.mark.parametrize("name", ["default", "openai", "failover", "ci-shrink"])
@@ -300,7 +301,7 @@ def test_a_few_aliases_are_fine() -> None:
         "model: &m {provider: openai, name: a, base_url: 'http://127.0.0.1:9/v1'}\n"
         "failover:\n  models: [*m, *m]\n"
     )
-    assert cfg.failover is not None and cfg.failover["models"] == [cfg.model, cfg.model]
+    assert cfg.failover is not None and cfg.failover.models == [cfg.model, cfg.model]
 
 
 @pytest.mark.parametrize(

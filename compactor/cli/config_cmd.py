@@ -86,9 +86,9 @@ def config_show(
 
     try:
         file_cfg = load_default_config(config).with_flags(
-            threshold=common.tokens(threshold), token_counter=token_counter
+            Overrides(model=model), threshold=common.tokens(threshold), token_counter=token_counter
         )
-        data = effective_config(file_cfg, Overrides(model=model))
+        data = effective_config(file_cfg)
         path, named_by = config_source(config)
         if as_json:  # the file it used, first (YAML says it in its header comment)
             data = {"config_file": {"path": path or "none", "from": named_by}, **data}

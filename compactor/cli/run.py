@@ -323,13 +323,13 @@ def run_one(options: "RunOptions", *, quiet: bool, debug: bool, verbose: bool = 
 
 def _verbose_setup(planned: Any) -> tuple[str | None, str, str]:
     """(config file, summarizer, destination) of a planned run, for ``-v``."""
-    file_cfg, overrides = planned.file_config, planned.overrides
-    model = overrides.model
-    if model is None:
-        settings = file_cfg.model or {}
-        provider = settings.get("provider")
-        name = settings.get("name")
-        model = f"{provider}:{name}" if provider and name else str(provider or "default")
+    file_cfg = planned.file_config  # the resolved tree: --model is laid over the file's
+    settings = file_cfg.model or {}
+    provider = settings.get("provider")
+    name = settings.get("name")
+    model = f"{provider}:{name}" if provider and name else str(provider or "default")
+    if provider is not None and "model" in file_cfg.flagged and planned.options.model:
+        model = planned.options.model  # as typed (``local``, not ``local:None``)
     out = planned.output
     where = "stdout" if out.kind == "stdout" else str(out.name)
     if planned.options.in_place:

@@ -5,18 +5,20 @@ would build (:func:`check_config`, which imports no model backend)."""
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from compactor.counting.tokens import load_callable
-from compactor.errors import ConfigError, ModelError
+from compactor.errors import ConfigError, ErrorKind, ModelError
 
-from .fileconfig import DEFAULT_FILE_MAX_DELAY, FileConfig, Overrides
+from .fileconfig import DEFAULT_FILE_MAX_DELAY, FileConfig, Overrides, flag_layer
+from .settings import Retry
 
 if TYPE_CHECKING:
     from compactor.counting.config import Config, FailoverContext, PreserveUserMessages
+    from compactor.models.base import ChatModel
 
 __all__ = [
     "ASSUMED_WINDOW",
@@ -25,6 +27,7 @@ __all__ = [
     "build_config",
     "chain_goes_on",
     "check_config",
+    "config_fields",
     "exponential_backoff",
     "key_problem",
     "missing_keys",
@@ -51,15 +54,22 @@ def exponential_backoff(initial: float, maximum: float) -> Callable[..., float]:
     return backoff
 
 
-def model_settings(file_cfg: FileConfig, overrides: Overrides) -> dict[str, Any]:
-    """The primary model's mapping a run uses: ``--model`` (``PREFIX:NAME`` keeps the file's
-    other settings of that provider, :func:`compactor.models.registry.flag_settings`), else the
-    file's ``model`` section as written, else the default
-    (:func:`compactor.models.registry.with_model_defaults`)."""
-    from compactor.models.registry import flag_settings, with_model_defaults
+def with_overrides(file_cfg: FileConfig, overrides: Overrides | None) -> FileConfig:
+    """``file_cfg`` with the flags of ``overrides`` laid over it (:meth:`FileConfig.resolve`);
+    itself when there are none (a run's plan resolved its flags already)."""
+    if overrides is None or overrides == Overrides():
+        return file_cfg
+    return file_cfg.resolve(flag_layer(file_cfg, overrides))
 
-    if overrides.model:
-        return flag_settings(overrides.model, file_cfg.model)
+
+def model_settings(file_cfg: FileConfig, overrides: Overrides | None = None) -> dict[str, Any]:
+    """The primary model's mapping a run uses: the resolved ``model`` (``--model PREFIX:NAME``
+    keeps the file's other settings of that provider,
+    :func:`compactor.models.registry.flag_settings`) as written, else the default
+    (:func:`compactor.models.registry.with_model_defaults`)."""
+    from compactor.models.registry import with_model_defaults
+
+    file_cfg = with_overrides(file_cfg, overrides)
     if file_cfg.model is None:
         return with_model_defaults({})
     return dict(file_cfg.model)
@@ -78,10 +88,8 @@ def summarizer_window(
     from compactor.models.providers import provider_named
     from compactor.models.registry import with_model_defaults
 
-    models = [
-        model_settings(file_cfg, overrides or Overrides()),
-        *((file_cfg.failover or {}).get("models") or []),
-    ]
+    file_cfg = with_overrides(file_cfg, overrides)
+    models = [model_settings(file_cfg), *file_cfg.failover_models()]
     best: tuple[int, str | None] | None = None
     for d in models:
         if d.get("context_tokens"):
@@ -110,7 +118,7 @@ class UnbuiltModel:
 
 def _make_model(
     d: dict[str, Any], key: str, file_cfg: FileConfig, build: bool = True, required: bool = True
-) -> Any:
+) -> ChatModel:
     """The model of ``d`` (``key`` locates it in the file). ``required``: the chain has no other
     model to go on with, so a remote model without an API key is a ConfigError (exit 2, before
     any work); otherwise it is built as a :class:`KeylessModel`, whose calls fail as a model
@@ -158,7 +166,7 @@ class KeylessModel:
     def _refusal(self) -> ModelError:
         return ModelError(
             self.message,
-            kind="auth",
+            kind=ErrorKind.AUTH,
             transient=False,
             persistent=True,
             model=getattr(self.model, "name", None),
@@ -191,9 +199,9 @@ def missing_keys(file_cfg: FileConfig, overrides: Overrides | None = None) -> li
     key: what ``compact config validate`` reports as ``not set``."""
     from compactor.models.registry import with_model_defaults
 
-    dicts = [("model", model_settings(file_cfg, overrides or Overrides()))]
-    models = (file_cfg.failover or {}).get("models") or []
-    dicts += [(f"failover.models[{i}]", d) for i, d in enumerate(models)]
+    file_cfg = with_overrides(file_cfg, overrides)
+    dicts = [("model", model_settings(file_cfg))]
+    dicts += [(f"failover.models[{i}]", d) for i, d in enumerate(file_cfg.failover_models())]
     out = []
     for key, d in dicts:
         spec = with_model_defaults({k: v for k, v in d.items() if k != "options"})
@@ -206,11 +214,10 @@ def missing_keys(file_cfg: FileConfig, overrides: Overrides | None = None) -> li
 def chain_goes_on(file_cfg: FileConfig, overrides: Overrides | None = None) -> bool:
     """Whether a run has a model after the primary: failover models it may try, or the
     ``local`` fallback. Only then may a model of the chain lack its API key."""
-    ov = overrides or Overrides()
-    f = file_cfg.failover or {}
-    if f.get("models") and f.get("max_retries", 3) > 0:
+    file_cfg = with_overrides(file_cfg, overrides)
+    if file_cfg.failover_models() and file_cfg.failover_attempts() > 0:
         return True
-    return (ov.fallback or file_cfg.fallback or "none") == "local"
+    return bool(file_cfg.value("fallback") == "local")
 
 
 def _load_ref(file_cfg: FileConfig, key: str, ref: str) -> Callable[..., Any]:
@@ -234,18 +241,15 @@ def _user_instruction(file_cfg: FileConfig) -> str | None:
         ) from err
 
 
-def _transcript_path(file_cfg: FileConfig, overrides: Overrides, auto: str | None) -> str | None:
-    """The transcript note's path: a flag wins; ``auto`` and ``archive`` → ``auto`` (what the
-    run resolved: the input, its archived copy, or ``-`` for stdin); ``none`` → None."""
-    if overrides.transcript_file_path is not None:
-        value = overrides.transcript_file_path
-    else:
-        value = file_cfg.transcript_file_path or "auto"
+def _transcript_path(file_cfg: FileConfig, auto: str | None) -> str | None:
+    """The transcript note's path: ``auto`` and ``archive`` → ``auto`` (what the run resolved:
+    the input, its archived copy, or ``-`` for stdin); ``none`` → None."""
+    value = file_cfg.value("transcript_file_path")
     if value == "none":
         return None
     if value in ("auto", "archive"):  # archive: `auto` is the archived copy's path
         return auto
-    return value
+    return str(value)
 
 
 def _finalize(
@@ -323,6 +327,8 @@ def build_config(
     model: Any = None,
     build_models: bool = True,
     require_keys: bool = True,
+    runtime: dict[str, Any] | None = None,
+    checked: bool = False,
     agent_session: bool = False,
 ) -> Config[Any]:
     """A :class:`compactor.Config` from the file plus CLI overrides.
@@ -332,32 +338,63 @@ def build_config(
     (tests pass a ScriptedModel). ``build_models=False`` validates the model settings but puts
     :class:`UnbuiltModel` placeholders in the config (see :func:`check_config`).
     ``require_keys=False`` (``config show``): no model is refused for a missing API key. Else
-    only a primary with no model after it (:func:`chain_goes_on`) must have one.
+    only a primary with no model after it (:func:`chain_goes_on`) must have one. ``runtime``:
+    fields the caller sets itself (a run's event sink), in the same construction.
+    ``checked``: ``file_cfg`` passed :func:`check_config` (a run's plan checked it before
+    reading its transcript), so the config is built without checking it again.
     """
-    # here, not at the top: `compact check` never builds a Config
-    from compactor.counting.config import (
-        Config,
-        FailoverConfig,
-        PreserveUserMessages,
-        RetryConfig,
-        validate_config,
+    from compactor.counting.config import Config, mark_validated, validate_config
+
+    file_cfg = with_overrides(file_cfg, overrides)
+    fields = config_fields(
+        file_cfg,
+        transcript_path_auto=transcript_path_auto,
+        model=model,
+        build_models=build_models,
+        require_keys=require_keys,
+        agent_session=agent_session,
     )
+    config: Config[Any] = Config(**{**fields, **(runtime or {})})
+    if checked:
+        mark_validated(config)
+    else:
+        _locate(file_cfg, validate_config, config)
+    return config
+
+
+def _locate(file_cfg: FileConfig, check: Callable[[Any], None], config: Any) -> None:
+    """``check(config)``, its ConfigError located at its key in the file when it has one."""
+    try:
+        check(config)
+    except ConfigError as err:
+        if err.key is not None and err.key in file_cfg.lines:
+            raise file_cfg.error(err.key, err.message) from err
+        raise ConfigError(err.message, path=file_cfg.path) from err
+
+
+def config_fields(
+    file_cfg: FileConfig,
+    *,
+    transcript_path_auto: str | None = None,
+    model: Any = None,
+    build_models: bool = True,
+    require_keys: bool = True,
+    agent_session: bool = False,
+) -> dict[str, Any]:
+    """The :class:`compactor.Config` fields of a resolved ``file_cfg`` (see
+    :func:`build_config`), each key's own checks done, located at it in the file."""
+    from compactor.counting.config import FailoverConfig, PreserveUserMessages, RetryConfig
     from compactor.pipeline.finalize import user_message_budget
 
-    ov = overrides or Overrides()
-    alone = require_keys and not chain_goes_on(file_cfg, ov)
+    alone = require_keys and not chain_goes_on(file_cfg)
+    primary = model_settings(file_cfg)
     if model is None:
-        model = _make_model(model_settings(file_cfg, ov), "model", file_cfg, build_models, alone)
+        model = _make_model(primary, "model", file_cfg, build_models, alone)
     options = dict((file_cfg.model or {}).get("options") or {})
 
-    r = file_cfg.retry
-    settings = file_cfg.retry_settings()  # without a retry section: DEFAULT_RETRY (2 retries)
+    settings = file_cfg.retry_settings()  # each unset key at its declared default
+    (file_cfg.retry or Retry()).check("retry", file_cfg.error)
     initial = settings["initial_delay"]
-    if not (isinstance(initial, int | float) and math.isfinite(initial) and initial >= 0):
-        raise file_cfg.error(
-            "retry.initial_delay",
-            f"retry.initial_delay must be a non-negative number, got {initial!r}",
-        )
     # Every wait, the server's retry-after included, is capped at max_delay (10 s by default).
     retry = RetryConfig(
         max_retries=settings["max_retries"],
@@ -365,7 +402,7 @@ def build_config(
         max_delay=settings["max_delay"],
     )
     max_delay: float | None = None  # failover's waits follow a retry section the file has
-    if r is not None:
+    if file_cfg.retry is not None:
         max_delay = settings["max_delay"]
 
     failover = None
@@ -373,7 +410,7 @@ def build_config(
         f = file_cfg.failover
         models = [
             _make_model(d, f"failover.models[{i}]", file_cfg, build_models, required=False)
-            for i, d in enumerate(f.get("models") or [])
+            for i, d in enumerate(file_cfg.failover_models())
         ]
         get_model: Callable[..., Any] | None = None
         if models:
@@ -385,29 +422,29 @@ def build_config(
         if max_delay is not None:
             backoff = exponential_backoff(initial, max_delay)
         failover = FailoverConfig(
-            max_retries=f.get("max_retries", 3),
+            max_retries=f.value("max_retries"),
             get_failover_model=get_model,
             backoff=backoff,
             # failover.max_delay, else retry.max_delay, else 10 s: no wait is ever longer
-            max_delay=f.get(
-                "max_delay", max_delay if max_delay is not None else DEFAULT_FILE_MAX_DELAY
+            max_delay=next(
+                d for d in (f.max_delay, max_delay, DEFAULT_FILE_MAX_DELAY) if d is not None
             ),
         )
 
-    pum_d = file_cfg.preserve_user_messages or {}
+    pum_s = file_cfg.preserve_user_messages
     pum = PreserveUserMessages(
-        enabled=pum_d.get("enabled", True),
-        max_tokens=pum_d.get("max_tokens"),
+        enabled=file_cfg.value("preserve_user_messages.enabled"),
+        max_tokens=pum_s.max_tokens if pum_s is not None else None,
         ensure_block=file_cfg.ensure_user_messages(),
     )
     trigger = file_cfg.trigger_condition()
     budget = user_message_budget(pum, trigger)
-    transcript_path = _transcript_path(file_cfg, ov, transcript_path_auto)
-    model_dicts = [model_settings(file_cfg, ov), *((file_cfg.failover or {}).get("models") or [])]
-    window, _ = summarizer_window(file_cfg, ov)
-    fallback_name = ov.fallback or file_cfg.fallback or "none"
+    transcript_path = _transcript_path(file_cfg, transcript_path_auto)
+    model_dicts = [primary, *file_cfg.failover_models()]
+    window, _ = summarizer_window(file_cfg)
+    fallback_name = file_cfg.value("fallback")
     if fallback_name not in ("local", "none"):
-        where = "fallback" if ov.fallback is None else "--fallback"
+        where = "--fallback" if "fallback" in file_cfg.flagged else "fallback"
         raise file_cfg.error(where, f"fallback must be 'local' or 'none', got {fallback_name!r}")
     fallback_model = None
     if fallback_name == "local":
@@ -415,28 +452,28 @@ def build_config(
 
         fallback_model = LocalSummarizer()
 
-    config: Config[Any] = Config(
-        model=model,
-        model_options=options,
-        token_counter=file_cfg.counter(),
-        trigger=trigger,
-        user_instruction=_user_instruction(file_cfg),
-        focus_instructions=(file_cfg.instructions or "").strip() or None,
-        transcript_file_path=transcript_path,
-        gen_model_input=(
+    fields: dict[str, Any] = {
+        "model": model,
+        "model_options": options,
+        "token_counter": file_cfg.counter(),
+        "trigger": trigger,
+        "user_instruction": _user_instruction(file_cfg),
+        "focus_instructions": (file_cfg.instructions or "").strip() or None,
+        "transcript_file_path": transcript_path,
+        "gen_model_input": (
             _load_ref(file_cfg, "gen_model_input", file_cfg.gen_model_input)
             if file_cfg.gen_model_input
             else None
         ),
-        finalize=_finalize(file_cfg, transcript_path, pum, budget, agent_session),
-        callback=(
+        "finalize": _finalize(file_cfg, transcript_path, pum, budget, agent_session),
+        "callback": (
             _load_ref(file_cfg, "callback", file_cfg.callback) if file_cfg.callback else None
         ),
-        preserve_user_messages=pum,
-        retry=retry,
-        failover=failover,
-        summarizer_context_tokens=window,
-        reply_reserve_tokens=(
+        "preserve_user_messages": pum,
+        "retry": retry,
+        "failover": failover,
+        "summarizer_context_tokens": window,
+        "reply_reserve_tokens": (
             file_cfg.reply_reserve_tokens
             if file_cfg.reply_reserve_tokens is not None
             else _reply_reserve(
@@ -444,27 +481,21 @@ def build_config(
                 options.get("max_tokens") or options.get("max_completion_tokens"),
             )
         ),
-        fallback_model=fallback_model,
-        loop_guard=file_cfg.loop_guard_ratio(),
-        max_growth=file_cfg.loop_guard_growth(),
-        keep=file_cfg.keep_tail(),
-        mask_secrets=file_cfg.masking(model_dicts),
-        secret_patterns=file_cfg.secret_patterns(),
-        cache=file_cfg.summary_cache(ov.cache, model_dicts),
-        retention=file_cfg.retention_config(),
-        strip_analysis=file_cfg.strip_analysis(),
-        max_summary_tokens=file_cfg.max_summary_tokens,
-        summary_check=file_cfg.summary_check_config(),
-    )
+        "fallback_model": fallback_model,
+        "loop_guard": file_cfg.loop_guard_ratio(),
+        "max_growth": file_cfg.loop_guard_growth(),
+        "keep": file_cfg.keep_tail(),
+        "mask_secrets": file_cfg.masking(model_dicts),
+        "secret_patterns": file_cfg.secret_patterns(),
+        "cache": file_cfg.summary_cache(model_dicts),
+        "retention": file_cfg.retention_config(),
+        "strip_analysis": file_cfg.strip_analysis(),
+        "max_summary_tokens": file_cfg.max_summary_tokens,
+        "summary_check": file_cfg.summary_check_config(),
+    }
     file_cfg.spend_limits()  # a bad limit is exit 2 before any work, like every other key
     file_cfg.input_limits()
-    try:
-        validate_config(config)
-    except ConfigError as err:
-        if err.key is not None and err.key in file_cfg.lines:
-            raise file_cfg.error(err.key, err.message) from err
-        raise ConfigError(err.message, path=file_cfg.path) from err
-    return config
+    return fields
 
 
 def check_config(file_cfg: FileConfig, overrides: Overrides | None = None) -> None:
@@ -475,4 +506,15 @@ def check_config(file_cfg: FileConfig, overrides: Overrides | None = None) -> No
     read, models and ``--model`` are validated. No model backend (no SDK) is imported,
     so ``compact run`` can check its whole config before reading a transcript at no cost.
     """
-    build_config(file_cfg, overrides, transcript_path_auto=None, build_models=False)
+    from compactor.counting.config import Config, check_config_fields
+
+    file_cfg = with_overrides(file_cfg, overrides)
+    fields = config_fields(file_cfg, build_models=False)
+    defaults = {
+        f.name: f.default
+        for f in dataclasses.fields(Config)
+        if f.default is not dataclasses.MISSING
+    }
+    # The SPEC checks on the values a Config would hold, without constructing one: a run
+    # builds its Config once, after reading its transcript, from this checked layer.
+    _locate(file_cfg, check_config_fields, SimpleNamespace(**{**defaults, **fields}))

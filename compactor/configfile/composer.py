@@ -2,7 +2,7 @@
 
 The file is composed from PyYAML's parser events on an explicit stack, with limits (depth,
 values with aliases expanded, core tags only), then each key is checked against
-:data:`~.schema.SCHEMA`: unknown keys and wrong types raise :class:`ConfigError` naming file,
+:data:`~.fileconfig.SCHEMA`: unknown keys and wrong types raise :class:`ConfigError` naming file,
 line and key (with a "did you mean" suggestion). ``${VAR}`` and ``${VAR:-default}`` are
 expanded in string values; an unset variable without a default is an error, except for the
 optional ``base_url`` and ``api_key``, which then stay unset.
@@ -27,7 +27,7 @@ from compactor._util import (
 )
 from compactor.errors import ConfigError
 
-from .fileconfig import FileConfig, is_headers_key, is_secret_values_key
+from .fileconfig import SCHEMA, FileConfig, is_headers_key, is_secret_values_key
 from .schema import (
     ANY_MAP,
     FINALIZE,
@@ -41,7 +41,6 @@ from .schema import (
     OPTIONAL_ENV_KEYS,
     PATTERN_LIST,
     PRICE_TABLE,
-    SCHEMA,
     SECRET_KEYS,
     Switch,
 )
@@ -60,19 +59,18 @@ def parse(text: str, path: str) -> FileConfig:
         line = mark.line + 1 if mark is not None else None
         problem = getattr(err, "problem", None) or str(err)
         raise ConfigError(f"invalid YAML: {problem}", path=path, line=line) from err
-    cfg = FileConfig(path=path)
     if root is None:
-        return cfg
+        return FileConfig(path=path)
     if not isinstance(root, yaml.MappingNode):
         raise ConfigError(
             "the config file must be a mapping of keys", path=path, line=root.start_mark.line + 1
         )
-    loader = _Loader(path, cfg.lines, cfg.unset_env)
-    values = loader.mapping(root, SCHEMA, "")
-    for key, value in values.items():
-        setattr(cfg, key, value)
-    if cfg.transcript_file_path is None:
-        cfg.transcript_file_path = "none"
+    lines: dict[str, int] = {}
+    unset_env: dict[str, str] = {}
+    values = _Loader(path, lines, unset_env).mapping(root, SCHEMA, "")
+    if "transcript_file_path" in values and values["transcript_file_path"] is None:
+        values["transcript_file_path"] = "none"
+    cfg = FileConfig.from_mapping(values, path=path, lines=lines, unset_env=unset_env)
     if cfg.user_instruction is not None and cfg.user_instruction_file is not None:
         raise cfg.error(
             "user_instruction_file", "set either user_instruction or user_instruction_file"

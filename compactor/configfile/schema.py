@@ -1,7 +1,10 @@
-"""The keys a config file may hold, with the types each accepts (checked by :mod:`.loading`).
+"""The vocabulary of a config file's schema: the markers of the shapes a key may take, a
+model mapping's keys (:data:`MODEL_KEYS`, from the providers' declarations), the size limits.
 
 A key's schema is a tuple of accepted types, a nested mapping schema, a :class:`Switch`, or
-one of the markers below (a section with its own shape).
+one of the markers below (a section with its own shape). The schema of a whole file,
+``fileconfig.SCHEMA``, is generated from the declarations of :mod:`.settings` and
+:class:`~.fileconfig.FileConfig`.
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ __all__ = [
     "OPTIONAL_ENV_KEYS",
     "PATTERN_LIST",
     "PRICE_TABLE",
-    "SCHEMA",
     "SECRET_KEYS",
     "Switch",
 ]
@@ -81,61 +83,6 @@ FINALIZE_KEYS: dict[str, Any] = {
     "strip_analysis": (bool,),
     "ensure_user_messages": (bool,),
 }
-SCHEMA: dict[str, Any] = {
-    "model": MODEL_KEYS,
-    "trigger": {
-        "context_tokens": (int,),
-        "context_messages": (int,),
-        "context_fraction": NUM,
-        "window_tokens": (int,),
-        "agent_model": (str, NONE),
-    },
-    "token_counter": (str, NONE),
-    "user_instruction": (str, NONE),
-    "user_instruction_file": (str, NONE),
-    "instructions": (str, NONE),
-    "transcript_file_path": (str, NONE),
-    "preserve_user_messages": {"enabled": (bool,), "max_tokens": (int, NONE)},
-    "retry": {"max_retries": (int,), "initial_delay": NUM, "max_delay": NUM},
-    "failover": {"max_retries": (int,), "max_delay": NUM, "models": MODEL_LIST},
-    "finalize": FINALIZE,
-    "callback": (str, NONE),
-    "gen_model_input": (str, NONE),
-    "format": (str, NONE),
-    "archive_dir": (str, NONE),
-    "keep": {"messages": (int, NONE), "tokens": (int, NONE)},
-    "fallback": (str, NONE),
-    "loop_guard": Switch(
-        (bool, int, float),
-        {"max_ratio": (bool, int, float), "max_growth": (bool, int, float)},
-        "max_ratio",
-    ),
-    "mask_secrets": Switch(
-        (bool, str), {"enabled": (bool, str), "patterns": PATTERN_LIST}, "enabled"
-    ),
-    "cache": Switch((bool,), {"enabled": (bool,), "dir": (str, NONE)}),
-    "retention": Switch((bool,), {"enabled": (bool,), "max_anchors": (int,), "max_facts": (int,)}),
-    "reply_reserve_tokens": (int,),
-    "max_summary_tokens": (int, NONE),
-    "limits": {"max_requests": (int, NONE), "max_input_tokens": (int, NONE)},
-    "input": {"max_line_bytes": (int,), "max_bytes": (int,)},
-    "summary_check": {"min_tokens": (int,), "require_sections": (bool,)},
-    "prices": PRICE_TABLE,
-    "strategy": (str, NONE),
-    "reduction": {
-        "max_length_for_trunc": (int, NONE),
-        "trunc_exclude_tools": NAME_LIST,
-        "trunc_preview_chars": (int,),
-        "max_tokens_for_clear": (int,),
-        "clear_retention_suffix_limit": (int,),
-        "clear_at_least_tokens": (int,),
-        "clear_exclude_tools": NAME_LIST,
-        "read_file_tool_name": (str, NONE),
-        "offload": (bool,),
-        "offload_dir": (str, NONE),
-    },
-}
-"""Every top-level key of a config file (:class:`~.fileconfig.FileConfig` has one field each)."""
 
 OPTIONAL_ENV_KEYS = frozenset({"base_url", "api_key"})
 """Keys whose ``${VAR}`` may be unset: the key is then None (the error can name ``VAR``)."""

@@ -19,6 +19,7 @@ from compactor.errors import ConfigError
 from compactor.formats import READ_TOOLS
 
 from .fileconfig import FileConfig
+from .settings import Reduction
 
 if TYPE_CHECKING:
     from compactor.events import EventSink
@@ -56,14 +57,14 @@ def strategy_of(file_cfg: FileConfig, flag: str | None = None) -> str:
 
 
 def read_tool_for(file_cfg: FileConfig, fmt: str | None) -> str:
-    configured = (file_cfg.reduction or {}).get("read_file_tool_name")
+    configured = (file_cfg.reduction or Reduction()).get("read_file_tool_name")
     if configured:
         return str(configured)
     return HARNESS_READ_TOOLS.get(fmt or "", "read_file")
 
 
 def offload_enabled(file_cfg: FileConfig) -> bool:
-    return bool((file_cfg.reduction or {}).get("offload", True))
+    return bool((file_cfg.reduction or Reduction()).get("offload", True))
 
 
 def default_offload_dir() -> Path:
@@ -78,7 +79,7 @@ def offload_folder(file_cfg: FileConfig, flag: str | None, output: str | None) -
     ``NAME.offload/`` beside the output file ``NAME.jsonl``, else (stdout) the default."""
     if flag:
         return Path(os.path.abspath(flag))
-    configured = (file_cfg.reduction or {}).get("offload_dir")
+    configured = (file_cfg.reduction or Reduction()).get("offload_dir")
     if configured:
         folder = os.path.expanduser(str(configured))
         if not os.path.isabs(folder) and file_cfg.path:
@@ -101,7 +102,9 @@ def clear_threshold(file_cfg: FileConfig) -> int:
         tokens, _ = thresholds(trigger)
         if tokens is not None:
             return tokens
-    value = (file_cfg.reduction or {}).get("max_tokens_for_clear", DEFAULT_MAX_TOKENS_FOR_CLEAR)
+    value = (file_cfg.reduction or Reduction()).get(
+        "max_tokens_for_clear", DEFAULT_MAX_TOKENS_FOR_CLEAR
+    )
     return int(value)
 
 
@@ -109,7 +112,7 @@ def reduction_settings(file_cfg: FileConfig, fmt: str | None = None) -> dict[str
     """The effective reduction options as plain data (``config show``, reports)."""
     from compactor.reduction import ReductionConfig
 
-    section = file_cfg.reduction or {}
+    section = file_cfg.reduction or Reduction()
     defaults = ReductionConfig()
     return {
         "max_length_for_trunc": section.get("max_length_for_trunc", defaults.max_length_for_trunc),

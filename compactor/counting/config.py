@@ -7,8 +7,11 @@ order and raises :class:`ConfigError` with the SPEC wording (first failure wins)
 from __future__ import annotations
 
 import math
+import weakref
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Generic, cast
 
 from compactor.errors import ConfigError
@@ -20,6 +23,7 @@ if TYPE_CHECKING:  # an annotation only: `compact check` loads configs without t
     from compactor.events import EventSink
 
 __all__ = [
+    "CONFIG_COUNTS",
     "DEFAULT_CONTEXT_TOKENS",
     "DEFAULT_MAX_DELAY",
     "DEFAULT_MAX_RETRIES",
@@ -32,13 +36,21 @@ __all__ = [
     "RetryConfig",
     "SummaryCheck",
     "TriggerCondition",
+    "check_config_fields",
+    "check_delay",
     "check_keep",
+    "check_non_negative",
     "check_preserve_user_messages",
     "check_retention",
     "check_summary_check",
     "check_trigger",
     "validate_config",
 ]
+
+CONFIG_COUNTS: Counter[str] = Counter()
+"""How many :class:`Config` objects this process constructed (``built``) and how many times
+the SPEC §2 checks ran (``validated``): a test reads it to prove a run builds and validates its
+config once. Counting costs one dictionary update per construction."""
 
 DEFAULT_MAX_RETRIES = 3
 """``max_retries`` used when a retry or failover config leaves it as None."""
@@ -239,21 +251,48 @@ class Config(Generic[M]):
     did not cure (at once), or three failed calls in a row (from the next summarizer input on).
     Its remaining calls fail at once (``kind="circuit_open"``) and the ladder moves on."""
 
+    def __post_init__(self) -> None:
+        CONFIG_COUNTS["built"] += 1
+
+
+_VALIDATED: weakref.WeakValueDictionary[int, Config[Any]] = weakref.WeakValueDictionary()
+"""The configs :func:`validate_config` passed (or built from a checked draft): each is
+checked once, however many times it is handed to ``new()``."""
+
+
+def mark_validated(config: Config[Any]) -> None:
+    """Record that ``config``'s values already passed :func:`check_config_fields` (a
+    :mod:`compactor.configfile` run checked them before reading its transcript)."""
+    _VALIDATED[id(config)] = config
+
 
 def validate_config(config: Config[Any] | None) -> None:
     """Check ``config`` in SPEC §2 order; the first problem raises :class:`ConfigError` with the
-    SPEC wording and, in ``ConfigError.key``, the field it is about (``retry.max_retries``)."""
+    SPEC wording and, in ``ConfigError.key``, the field it is about (``retry.max_retries``).
+    A config that passed once is not checked again (it is frozen)."""
     if config is None:
         raise ConfigError("config is required")
+    if _VALIDATED.get(id(config)) is config:
+        return
+    check_config_fields(config)
+    mark_validated(config)
+
+
+def check_config_fields(config: Config[Any] | SimpleNamespace) -> None:
+    """The checks of :func:`validate_config` on any object with :class:`Config`'s fields as
+    attributes (a :class:`Config`, or the draft a config file is checked as before any model
+    is built)."""
+    CONFIG_COUNTS["validated"] += 1
     if config.model is None:
         raise ConfigError("model is required", key="model")
     if config.trigger is not None:
         check_trigger(config.trigger)
     for name, section in (("retry", config.retry), ("failover", config.failover)):
         if section is not None and section.max_retries is not None:
-            _check_non_negative(f"{name}.max_retries", section.max_retries)
-    _check_delay("retry.max_delay", config.retry)
-    _check_delay("failover.max_delay", config.failover)
+            check_non_negative(section.max_retries, f"{name}.max_retries")
+    for name, section in (("retry", config.retry), ("failover", config.failover)):
+        if section is not None and section.max_delay is not None:
+            check_delay(section.max_delay, f"{name}.max_delay")
     check_preserve_user_messages(config.preserve_user_messages)
     if config.emit_internal_events and config.on_event is None:
         raise ConfigError("on_event is required when emit_internal_events is set", key="on_event")
@@ -268,8 +307,8 @@ def check_trigger(trigger: TriggerCondition, *, window_keys: str = "trigger.wind
     fault (no condition is positive)."""
     _check_int("trigger.context_tokens", trigger.context_tokens)
     _check_int("trigger.context_messages", trigger.context_messages)
-    _check_non_negative("trigger.context_tokens", trigger.context_tokens)
-    _check_non_negative("trigger.context_messages", trigger.context_messages)
+    check_non_negative(trigger.context_tokens, "trigger.context_tokens")
+    check_non_negative(trigger.context_messages, "trigger.context_messages")
     fraction = trigger.context_fraction
     if isinstance(fraction, bool) or not isinstance(fraction, int | float):
         raise ConfigError(
@@ -294,7 +333,7 @@ def check_trigger(trigger: TriggerCondition, *, window_keys: str = "trigger.wind
 def check_preserve_user_messages(pum: PreserveUserMessages | None) -> None:
     """``max_tokens`` is None or a non-negative integer (``Config`` and ``default_finalizer``)."""
     if pum is not None and pum.max_tokens is not None:
-        _check_non_negative("preserve_user_messages.max_tokens", pum.max_tokens)
+        check_non_negative(pum.max_tokens, "preserve_user_messages.max_tokens")
 
 
 def check_keep(keep: KeepTail) -> None:
@@ -302,18 +341,18 @@ def check_keep(keep: KeepTail) -> None:
     for name in ("messages", "tokens"):
         value = getattr(keep, name)
         if value is not None:
-            _check_non_negative(f"keep.{name}", value)
+            check_non_negative(value, f"keep.{name}")
 
 
 def check_retention(retention: RetentionConfig) -> None:
     """``retention.max_anchors`` and ``retention.max_facts`` are non-negative integers."""
     for name in ("max_anchors", "max_facts"):
-        _check_non_negative(f"retention.{name}", getattr(retention, name))
+        check_non_negative(getattr(retention, name), f"retention.{name}")
 
 
 def check_summary_check(check: SummaryCheck) -> None:
     """``summary_check.min_tokens`` is a non-negative integer, ``require_sections`` a bool."""
-    _check_non_negative("summary_check.min_tokens", check.min_tokens)
+    check_non_negative(check.min_tokens, "summary_check.min_tokens")
     if not isinstance(check.require_sections, bool):
         raise ConfigError(
             f"summary_check.require_sections must be true or false, got {check.require_sections!r}",
@@ -321,7 +360,7 @@ def check_summary_check(check: SummaryCheck) -> None:
         )
 
 
-def _validate_extras(config: Config[Any]) -> None:
+def _validate_extras(config: Config[Any] | SimpleNamespace) -> None:
     """The fields that are ours (not in SPEC §2), checked after the SPEC ones."""
     if config.summarizer_context_tokens is not None:
         _check_int("summarizer_context_tokens", config.summarizer_context_tokens)
@@ -362,10 +401,8 @@ def _validate_extras(config: Config[Any]) -> None:
         check_retention(config.retention)
 
 
-def _check_delay(name: str, section: RetryConfig | FailoverConfig | None) -> None:
-    value = section.max_delay if section is not None else None
-    if value is None:
-        return
+def check_delay(value: object, name: str) -> None:
+    """``value`` is a non-negative, finite number of seconds."""
     if (
         isinstance(value, bool)
         or not isinstance(value, int | float)
@@ -377,7 +414,8 @@ def _check_delay(name: str, section: RetryConfig | FailoverConfig | None) -> Non
         )
 
 
-def _check_non_negative(name: str, value: object) -> None:
+def check_non_negative(value: object, name: str) -> None:
+    """``value`` is a non-negative integer; else a ConfigError naming ``name`` (SPEC wording)."""
     _check_int(name, value)
     if cast(int, value) < 0:
         raise ConfigError(f"{name} must be non-negative", key=name)

@@ -188,8 +188,8 @@ def compact_many(
     A config that cannot be loaded or checked raises ConfigError before any task starts."""
     from compactor.configfile import check_config
 
-    file_cfg = options.file_config()
-    check_config(file_cfg, options.overrides())
+    file_cfg = options.file_config()  # the flags laid over the file
+    check_config(file_cfg)
     config_hash = config_digest(options, file_cfg)
     targets = [target_of(dataclasses.replace(options, input=u)) for u in urls]
     folders = {_manifest_dir(t) for t in targets if t is not None}

@@ -29,7 +29,7 @@ from compactor._util import (
     register_secret,
     url_secrets,
 )
-from compactor.errors import ModelError
+from compactor.errors import ErrorKind, ModelError
 from compactor.models.anthropic_errors import AnthropicErrors
 from compactor.models.anthropic_wire import to_message, to_request
 from compactor.models.http_common import (
@@ -137,7 +137,7 @@ class AnthropicModel:
             if not (self.base_url or ANTHROPIC.env_base_url()):
                 raise ModelError(
                     f"no API key: set {ANTHROPIC.key_env} or model.api_key",
-                    kind="auth",
+                    kind=ErrorKind.AUTH,
                     model=self.name,
                 )
             key = _NO_KEY

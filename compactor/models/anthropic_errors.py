@@ -84,9 +84,7 @@ class AnthropicErrors:
     timeout: float
     secrets: list[str]
 
-    def fail(
-        self, cause: str, *, kind: ErrorKind | str, transient: bool, **facts: Any
-    ) -> ModelError:
+    def fail(self, cause: str, *, kind: ErrorKind, transient: bool, **facts: Any) -> ModelError:
         """``failed to call anthropic model '<model>': <cause>``, secrets masked."""
         message = redact(f"failed to call anthropic model {self.model!r}: {cause}", self.secrets)
         return ModelError(message, kind=kind, transient=transient, model=self.name, **facts)

@@ -32,6 +32,7 @@ from compactor._util import (
     url_credentials,
     url_secrets,
 )
+from compactor.errors import ErrorKind
 
 __all__ = [
     "BodyRefused",
@@ -85,7 +86,7 @@ def call_secrets(
 class BodyRefused(Exception):
     """The response body was refused while it streamed in (too large, or undecodable)."""
 
-    def __init__(self, message: str, kind: str) -> None:
+    def __init__(self, message: str, kind: ErrorKind) -> None:
         super().__init__(message)
         self.kind = kind
 
@@ -139,7 +140,7 @@ class CappedBody(httpx2.AsyncByteStream):
                 if self._total > self._limit:
                     raise BodyRefused(
                         f"response larger than {_size(self._limit)} (model.max_response_bytes)",
-                        "too_large",
+                        ErrorKind.TOO_LARGE,
                     )
                 yield piece
 
@@ -157,7 +158,7 @@ class CappedBody(httpx2.AsyncByteStream):
                     inflate = self._inflate = zlib.decompressobj(-zlib.MAX_WBITS)
                     continue
                 raise BodyRefused(
-                    f"malformed response: bad {self._encoding} body ({err})", "malformed"
+                    f"malformed response: bad {self._encoding} body ({err})", ErrorKind.MALFORMED
                 ) from err
             self._fed = True
             if not out:
@@ -179,14 +180,14 @@ def cap_responses(limit: int) -> Callable[[httpx2.Response], Awaitable[None]]:
         if len(encodings) > 1 or (encodings and encodings[0] not in ("gzip", "x-gzip", "deflate")):
             raise BodyRefused(
                 f"malformed response: unsupported content-encoding {', '.join(encodings)!r}",
-                "malformed",
+                ErrorKind.MALFORMED,
             )
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) > limit:
             raise BodyRefused(
                 f"response larger than {_size(limit)} (model.max_response_bytes): the server "
                 f"announced {_size(int(length))}",
-                "too_large",
+                ErrorKind.TOO_LARGE,
             )
         if encodings:
             del response.headers["content-encoding"]  # decoded by CappedBody, not again

@@ -40,7 +40,7 @@ from compactor._util import (
     register_secret,
     url_secrets,
 )
-from compactor.errors import ModelError
+from compactor.errors import ErrorKind, ModelError
 from compactor.models.base import openai_endpoint
 from compactor.models.http_common import call_secrets
 from compactor.models.openai_body import RequestBody, request_body, request_params
@@ -129,7 +129,7 @@ class OpenAIModel:
             if base_url is None:
                 raise ModelError(
                     "no API key: set OPENAI_API_KEY or model.api_key",
-                    kind="auth",
+                    kind=ErrorKind.AUTH,
                     model=self.name,
                 )
             key = _NO_KEY

@@ -34,7 +34,7 @@ import openai
 import pydantic
 
 from compactor._util import redact
-from compactor.errors import ModelError
+from compactor.errors import ErrorKind, ModelError
 from compactor.models.http_common import body_code as _body_code
 from compactor.models.http_common import body_int as _body_int
 from compactor.models.http_common import body_message as _body_message
@@ -113,7 +113,7 @@ class CallErrors:
         self,
         cause: str,
         *,
-        kind: str,
+        kind: ErrorKind,
         transient: bool,
         status: int | None = None,
         retry_after: float | None = None,
@@ -144,7 +144,7 @@ class CallErrors:
             return self.fail(
                 f"{err} (a redirect would send the transcript and the request's headers "
                 "elsewhere; set base_url to the server that answers)",
-                kind="redirect",
+                kind=ErrorKind.REDIRECT,
                 transient=False,
                 status=err.status,
                 persistent=True,
@@ -156,25 +156,27 @@ class CallErrors:
             return self.fail(
                 f"timed out after {self.timeout}s (the deadline for the whole request: connect, "
                 "send and the complete response)",
-                kind="timeout",
+                kind=ErrorKind.TIMEOUT,
                 transient=True,
             )
         if isinstance(err, openai.APITimeoutError):
-            return self.fail(f"timed out after {self.timeout}s", kind="timeout", transient=True)
+            return self.fail(
+                f"timed out after {self.timeout}s", kind=ErrorKind.TIMEOUT, transient=True
+            )
         if isinstance(err, openai.APIConnectionError):
             detail = _connection_detail(err)
             # Refused or no such host: the same next time (the circuit breaker opens). A
             # dropped or cut reply is a hiccup worth a retry.
             return self.fail(
                 f"connection error{detail}",
-                kind="connection",
+                kind=ErrorKind.CONNECTION,
                 transient=True,
                 persistent=_unreachable(err),
             )
         if isinstance(err, openai.APIResponseValidationError):
             return self.fail(
                 f"malformed response: {one_line(str(err.message))}",
-                kind="malformed",
+                kind=ErrorKind.MALFORMED,
                 transient=True,
             )
         if isinstance(err, openai.APIStatusError):
@@ -187,7 +189,7 @@ class CallErrors:
                 if any(word in lowered for word in _CONTEXT_WORDS):
                     return self.fail(
                         cause,
-                        kind="context_length",
+                        kind=ErrorKind.CONTEXT_LENGTH,
                         transient=False,
                         status=code,
                         window=_body_int(err, "n_ctx") or _first_number(_LIMIT_RES, full),
@@ -197,12 +199,12 @@ class CallErrors:
             if code >= 400 and _VALIDATION_RE.search(full):
                 # The server's schema refused a message field: sending the same again gets the
                 # same answer, even as a 500 (llama.cpp's server).
-                return self.fail(cause, kind="validation", transient=False, status=code)
+                return self.fail(cause, kind=ErrorKind.VALIDATION, transient=False, status=code)
             if code == 429:
                 quota = _body_code(err) == "insufficient_quota"
                 return self.fail(
                     cause,
-                    kind="rate_limit",
+                    kind=ErrorKind.RATE_LIMIT,
                     transient=not quota,
                     status=code,
                     retry_after=_retry_after(err.response.headers),
@@ -211,7 +213,7 @@ class CallErrors:
             if code >= 500:
                 return self.fail(
                     cause,
-                    kind="server",
+                    kind=ErrorKind.SERVER,
                     transient=True,
                     status=code,
                     retry_after=_retry_after(err.response.headers),
@@ -221,26 +223,28 @@ class CallErrors:
                 # time (the openai SDK retries both too)
                 return self.fail(
                     cause,
-                    kind="timeout" if code == 408 else "conflict",
+                    kind=ErrorKind.TIMEOUT if code == 408 else ErrorKind.CONFLICT,
                     transient=True,
                     status=code,
                     retry_after=_retry_after(err.response.headers),
                 )
             if code == 404 or _body_code(err) == "model_not_found":
                 return self.fail(
-                    cause, kind="not_found", transient=False, status=code, persistent=True
+                    cause, kind=ErrorKind.NOT_FOUND, transient=False, status=code, persistent=True
                 )
             if code in (400, 413, 422):
-                return self.fail(cause, kind="bad_request", transient=False, status=code)
+                return self.fail(cause, kind=ErrorKind.BAD_REQUEST, transient=False, status=code)
             if code in (401, 403):
-                return self.fail(cause, kind="auth", transient=False, status=code, persistent=True)
-            return self.fail(cause, kind="other", transient=False, status=code)
+                return self.fail(
+                    cause, kind=ErrorKind.AUTH, transient=False, status=code, persistent=True
+                )
+            return self.fail(cause, kind=ErrorKind.OTHER, transient=False, status=code)
         if isinstance(err, json.JSONDecodeError | pydantic.ValidationError):
             return self.fail(
                 f"malformed response: {type(err).__name__}: {one_line(str(err))}",
-                kind="malformed",
+                kind=ErrorKind.MALFORMED,
                 transient=True,
             )
         return self.fail(
-            f"{type(err).__name__}: {one_line(str(err))}", kind="other", transient=False
+            f"{type(err).__name__}: {one_line(str(err))}", kind=ErrorKind.OTHER, transient=False
         )

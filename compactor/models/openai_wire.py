@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from compactor.errors import ModelError
+from compactor.errors import ErrorKind, ModelError
 from compactor.models.openai_body import RequestBody, request_body, to_wire
 from compactor.models.openai_errors import CallErrors, one_line
 from compactor.schema import (
@@ -55,25 +55,25 @@ def to_message(completion: Any, kind: type[Any], errors: CallErrors) -> Any:
     if not isinstance(choices, list):
         raise errors.fail(
             f"malformed response: {one_line(repr(completion))}",
-            kind="malformed",
+            kind=ErrorKind.MALFORMED,
             transient=True,
         )
     if not choices:
-        raise errors.fail("empty response: no choices", kind="empty", transient=True)
+        raise errors.fail("empty response: no choices", kind=ErrorKind.EMPTY, transient=True)
     choice = choices[0]
     finish = getattr(choice, "finish_reason", None)
     if finish == "content_filter":
         # Asking the same model again gives the same verdict; another model may answer.
         raise errors.fail(
             "the reply was blocked by the content filter",
-            kind="content_filter",
+            kind=ErrorKind.CONTENT_FILTER,
             transient=False,
             partial_response=_partial(completion, choice, kind, errors),
         )
     if finish == "length":
         raise errors.fail(
             "the reply was cut off at the token limit (finish_reason 'length')",
-            kind="length",
+            kind=ErrorKind.LENGTH,
             transient=False,
             partial_response=_partial(completion, choice, kind, errors),
         )
@@ -84,7 +84,7 @@ def to_message(completion: Any, kind: type[Any], errors: CallErrors) -> Any:
         # template problem): retrying the same model repeats it; another model may answer.
         raise errors.fail(
             f"the reply has role {role!r}, expected 'assistant'",
-            kind="wrong_role",
+            kind=ErrorKind.WRONG_ROLE,
             transient=False,
         )
     text = _content_text(getattr(wire_msg, "content", None), errors)
@@ -98,7 +98,7 @@ def to_message(completion: Any, kind: type[Any], errors: CallErrors) -> Any:
         if getattr(c, "function", None) is not None
     ]
     if not text.strip():
-        raise errors.fail("empty response: no text content", kind="empty", transient=True)
+        raise errors.fail("empty response: no text content", kind=ErrorKind.EMPTY, transient=True)
     # A server that echoes its request (headers, URL) must not get a secret into the summary.
     text = _scrub(text, secrets)
     usage = None
@@ -177,14 +177,14 @@ def _content_text(content: Any, errors: CallErrors) -> str:
             raise errors.fail(
                 f"unsupported reply: content part {i} is {one_line(what, 80)}; only text "
                 "parts ({'type': 'text', 'text': ...}) are accepted",
-                kind="malformed",
+                kind=ErrorKind.MALFORMED,
                 transient=False,
             )
         return "".join(texts)
     raise errors.fail(
         f"unsupported reply: content is a {type(content).__name__}, expected a string or a "
         "list of text parts",
-        kind="malformed",
+        kind=ErrorKind.MALFORMED,
         transient=False,
     )
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
 from compactor._util import input_for, model_name
 from compactor.counting.config import Config
 from compactor.counting.tokens import estimate_message
-from compactor.errors import ModelError, SpendLimitError, SummarizationError
+from compactor.errors import ErrorKind, ModelError, SpendLimitError, SummarizationError
 from compactor.events import (
     AttemptStart,
     CircuitOpen,
@@ -26,6 +26,7 @@ from compactor.events import (
     Phase,
     ShorterSummary,
 )
+from compactor.models.base import ChatModel
 from compactor.schema import M, make_user, message_kind, user_text
 
 from .chunking import (
@@ -53,6 +54,9 @@ from .retry import (
     error_text,
     retry_and_failover,
 )
+
+if TYPE_CHECKING:
+    from compactor.secrets.masking import SecretMasker
 
 __all__ = [
     "BREAKER_FAILURES",
@@ -85,14 +89,22 @@ BREAKER_FAILURES = 3
 after which a model's breaker opens from the next summarizer input on."""
 
 
-_UNTRIPPING = frozenset({"context_length", "length", "too_long", "weak_summary", "circuit_open"})
+_UNTRIPPING = frozenset(
+    {
+        ErrorKind.CONTEXT_LENGTH,
+        ErrorKind.LENGTH,
+        ErrorKind.TOO_LONG,
+        ErrorKind.WEAK_SUMMARY,
+        ErrorKind.CIRCUIT_OPEN,
+    }
+)
 """Failures that say nothing about the model's health: they never count toward the breaker."""
 
 
 ModelKey = tuple[str, str]
 
 
-def model_key(model: Any) -> ModelKey:
+def model_key(model: ChatModel) -> ModelKey:
     """One breaker and one input form per model name and server."""
     return model_name(model), str(getattr(model, "base_url", None) or "")
 
@@ -112,7 +124,7 @@ class SummaryRun(Generic[M]):
     messages: list[M]
     """The history being summarized (masked when masking is on)."""
     emit: Emit
-    masker: Any
+    masker: SecretMasker | None
     system_instruction: M
     user_instruction: M
     attempts: list[AttemptRecord] = field(default_factory=list)
@@ -151,10 +163,10 @@ class SummaryRun(Generic[M]):
         kind = message_kind(self.messages)
         self.user_instruction = make_user(kind, instruction_text(self.config, level))
 
-    def is_open(self, model: Any) -> bool:
+    def is_open(self, model: ChatModel) -> bool:
         return self.config.circuit_breaker and model_key(model) in self.breakers
 
-    def form(self, model: Any) -> str:
+    def form(self, model: ChatModel) -> str:
         """``transcript`` or ``messages``: how ``model`` gets its input now."""
         if getattr(model, "input_mode", "messages") == "transcript":
             return "transcript"
@@ -217,7 +229,7 @@ def adaptable(job: SummaryRun[Any], error: BaseException | None) -> bool:
     causes = [a.get("cause", "context_length") for a in job.adaptations]
     if context_limit_error(error) is not None:
         return causes.count("context_length") < MAX_CONTEXT_ADAPTATIONS
-    cut = error_of_kind(error, "length")
+    cut = error_of_kind(error, ErrorKind.LENGTH)
     if cut is not None:
         return causes.count("length") < MAX_SHORTER_REPLANS and not _at_own_cap(job, cut)
     return False
@@ -250,14 +262,14 @@ def _stricter(inp: list[M], old: str, new: str) -> list[M] | None:
     return out
 
 
-def _breaks(job: SummaryRun[Any], model: Any, error: BaseException | None) -> bool:
+def _breaks(job: SummaryRun[Any], model: ChatModel, error: BaseException | None) -> bool:
     """Whether ``error`` from ``model`` opens its breaker at once."""
     if not isinstance(error, ModelError) or error.kind in _UNTRIPPING:
         return False
-    if error.persistent or error.kind in ("auth", "not_found"):
+    if error.persistent or error.kind in (ErrorKind.AUTH, ErrorKind.NOT_FOUND):
         return True
     # A validation error the transcript did not cure (or that no transcript will try to).
-    return error.kind == "validation" and (
+    return error.kind == ErrorKind.VALIDATION and (
         getattr(model, "input_mode", "messages") != "auto" or model_key(model) in job.switched
     )
 
@@ -407,7 +419,7 @@ async def summarize_input(
         )
         return outcome
 
-    async def call(model: Any, inp: list[M], phase: Phase, attempt: int) -> Outcome:
+    async def call(model: ChatModel, inp: list[M], phase: Phase, attempt: int) -> Outcome:
         """``send``, unless the model's breaker is open; asked again at once in the transcript
         form after a validation error (``auto``), and shorter after a cut reply."""
         key = model_key(model)
@@ -419,7 +431,7 @@ async def summarize_input(
             skipped = ModelError(
                 f"circuit open: {name} is not called again in this run after "
                 f"{error_text(breaker.error)}",
-                kind="circuit_open",
+                kind=ErrorKind.CIRCUIT_OPEN,
                 model=name,
             )
             return Outcome(error=skipped, skipped=True)
@@ -427,7 +439,7 @@ async def summarize_input(
         error: BaseException | None = outcome.error
         if (
             isinstance(error, ModelError)
-            and error.kind == "validation"
+            and error.kind == ErrorKind.VALIDATION
             and getattr(model, "input_mode", "messages") == "auto"
             and key not in job.switched
         ):
@@ -435,7 +447,11 @@ async def summarize_input(
             await emit(InputRendered(model=name, error=error))
             outcome = await send(model, inp, phase, attempt)
         error = outcome.error
-        if isinstance(error, ModelError) and error.kind == "length" and job.brevity < MAX_BREVITY:
+        if (
+            isinstance(error, ModelError)
+            and error.kind == ErrorKind.LENGTH
+            and job.brevity < MAX_BREVITY
+        ):
             old = user_text(job.user_instruction)
             job.set_brevity(job.brevity + 1)
             shorter = _stricter(inp, old, user_text(job.user_instruction))
@@ -448,7 +464,7 @@ async def summarize_input(
         if (
             running
             and isinstance(error, ModelError)
-            and error.kind == "length"
+            and error.kind == ErrorKind.LENGTH
             and error.partial_response is not None
         ):
             job.cut_kept += 1

@@ -12,7 +12,7 @@ from typing import Any
 
 from compactor.counting.config import Config
 from compactor.counting.tokens import estimate_message, estimate_text
-from compactor.errors import ModelError
+from compactor.errors import ErrorKind, ModelError
 from compactor.schema import AgenticMessage, Message, assistant_text
 
 from .chunking import input_tokens
@@ -31,10 +31,10 @@ __all__ = [
 
 def context_limit_error(error: BaseException | None) -> ModelError | None:
     """The provider's context-length error in ``error``'s cause chain, if there is one."""
-    return error_of_kind(error, "context_length")
+    return error_of_kind(error, ErrorKind.CONTEXT_LENGTH)
 
 
-def error_of_kind(error: BaseException | None, kind: str) -> ModelError | None:
+def error_of_kind(error: BaseException | None, kind: ErrorKind) -> ModelError | None:
     """The first :class:`ModelError` of ``kind`` in ``error``'s cause chain, if there is one."""
     seen: set[int] = set()
     while error is not None and id(error) not in seen:
@@ -86,7 +86,7 @@ def oversized_reply(
     return ModelError(
         f"reply too long to be a summary: about {tokens:,} tokens, more than {what} "
         f"({limit:,} tokens)",
-        kind="too_long",
+        kind=ErrorKind.TOO_LONG,
         transient=True,
         model=model,
     )
@@ -126,14 +126,14 @@ def weak_reply(config: Config[Any], reply: Any, model: str) -> ModelError | None
         return ModelError(
             f"reply too short to be a summary: about {tokens:,} tokens, fewer than "
             f"summary_check.min_tokens ({check.min_tokens:,})",
-            kind="weak_summary",
+            kind=ErrorKind.WEAK_SUMMARY,
             transient=True,
             model=model,
         )
     if check.require_sections and "<summary>" not in text.lower():
         return ModelError(
             "reply is not a summary: no <summary> block (summary_check.require_sections)",
-            kind="weak_summary",
+            kind=ErrorKind.WEAK_SUMMARY,
             transient=True,
             model=model,
         )

@@ -18,7 +18,7 @@ import math
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, cast
+from typing import TYPE_CHECKING, Any, Generic, Protocol, cast
 
 from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
@@ -31,9 +31,13 @@ from compactor.counting.config import (
 )
 from compactor.errors import ModelError, SummarizationError
 from compactor.events import Event, GenerateSummary, Phase, RetryWait
+from compactor.models.base import ChatModel
 from compactor.schema import M
 
 from .replies import is_embedded
+
+if TYPE_CHECKING:
+    from compactor.secrets.masking import SecretMasker
 
 __all__ = [
     "AttemptRecord",
@@ -134,7 +138,7 @@ class Outcome:
     """No call was made: the model's circuit breaker is open."""
 
 
-Call = Callable[[Any, list[M], Phase, int], Awaitable["Outcome"]]
+Call = Callable[[ChatModel, list[M], Phase, int], Awaitable["Outcome"]]
 """``call(model, input, phase, attempt)``: one attempt (a model call, a cache hit, or none when
 the model's circuit breaker is open)."""
 
@@ -154,7 +158,7 @@ class LadderState(Protocol[M]):
     def attempts(self) -> list[AttemptRecord]: ...
 
     @property
-    def masker(self) -> Any: ...
+    def masker(self) -> SecretMasker | None: ...
 
     @property
     def messages(self) -> list[M]: ...
@@ -165,7 +169,7 @@ class LadderState(Protocol[M]):
     @property
     def user_instruction(self) -> M: ...
 
-    def is_open(self, model: Any) -> bool:
+    def is_open(self, model: ChatModel) -> bool:
         """Whether ``model``'s circuit breaker is open (no retry then)."""
         ...
 
@@ -213,12 +217,12 @@ async def retry_and_failover(
     # ---- failover phase ------------------------------------------------------------------------
     last = primary  # attempt 1 is told the primary phase's response and error
     last_input = model_input
-    last_model: Any = config.model
+    last_model: ChatModel = config.model
     backoff = failover.backoff or default_backoff
 
     async def failover_attempt(attempt: int) -> Outcome:
         nonlocal last, last_input, last_model
-        model: Any = config.model
+        model: ChatModel | None = config.model
         inp = model_input
         outcome: Outcome | None = None
         if failover.get_failover_model is not None:
@@ -250,6 +254,7 @@ async def retry_and_failover(
             )
             await emit(GenerateSummary(attempt=attempt, phase="failover", error=outcome.error))
         else:
+            assert model is not None  # else the attempt failed above without a call
             outcome = await call(model, inp, "failover", attempt)
             last_input, last_model = inp, model
         last = outcome

@@ -54,11 +54,11 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compactor._util import call_maybe_async
 from compactor.counting.config import Config
-from compactor.errors import SpendLimitError, SummarizationError
+from compactor.errors import ErrorKind, SpendLimitError, SummarizationError
 from compactor.events import ChunkStart, ContextLimit
 from compactor.prompts import CHUNK_NOTE, PREVIOUS_SUMMARY, SYSTEM_INSTRUCTION
 from compactor.schema import (
@@ -89,6 +89,9 @@ from .ladder import SummaryRun, adaptable, summarize_input
 from .rendering import render_transcript
 from .replies import context_limit_error, error_of_kind, reported_limit, reported_prompt_tokens
 from .retry import Emit, SummaryResult
+
+if TYPE_CHECKING:
+    from compactor.secrets.masking import SecretMasker
 
 __all__ = ["REPLAN_DRIFT", "VERBATIM_NOTE", "build_model_input", "generate_summary"]
 
@@ -147,7 +150,7 @@ async def generate_summary(
     messages: list[M],
     emit: Emit,
     *,
-    masker: Any = None,
+    masker: SecretMasker | None = None,
     masked: bool = False,
 ) -> SummaryResult[M]:
     """Call the model (retry, then failover, then the fallback model) and return the first
@@ -267,7 +270,10 @@ async def _adapt(job: SummaryRun[Any], err: BaseException, sent: list[Any]) -> b
 def _not_shorter(err: BaseException) -> bool:
     """Whether ``err`` says the replies to a chunk were not shorter than it: refused as too
     long, or cut at the request's cap (which is the chunk's size)."""
-    return error_of_kind(err, "too_long") is not None or error_of_kind(err, "length") is not None
+    return (
+        error_of_kind(err, ErrorKind.TOO_LONG) is not None
+        or error_of_kind(err, ErrorKind.LENGTH) is not None
+    )
 
 
 def _verbatim_text(index: int, part: list[Any]) -> str:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from compactor.configfile import FileConfig, Overrides, build_config, check_config
+from compactor.configfile import FileConfig, check_config, config_fields
 from compactor.errors import CompactorError, ConfigError
 from compactor.events import RunEventSink
 from compactor.io import Destination, json_bytes, resolve_destination, write_destination
@@ -187,20 +187,20 @@ def write_batch_report(
     write_destination(dest, json_bytes(report, indent=2) + b"\n", cap=cap)
 
 
-def _warm_up(file_cfg: FileConfig | None, overrides: Overrides) -> bool:
-    """Before a batch: check and build the config once.
+def _warm_up(file_cfg: FileConfig | None) -> bool:
+    """Before a batch: check the resolved config once and build its models.
 
     Returns whether the config passed :func:`check_config` (then no file checks it again; else
-    every file reports the problem itself). Building it imports the model backend and the
-    config's hooks before the loop starts, not in the first file's turn.
+    every file reports the problem itself). Building its fields imports the model backend and
+    the config's hooks before the loop starts, not in the first file's turn.
     """
     if file_cfg is None:
         return False
     checked = False
     try:
-        check_config(file_cfg, overrides)
+        check_config(file_cfg)
         checked = True
-        build_config(file_cfg, overrides, transcript_path_auto=None)
+        config_fields(file_cfg)
     except Exception:  # noqa: BLE001 - reported per file, by that file's own plan
         pass
     return checked
@@ -233,8 +233,7 @@ async def run_batch(
         load_error: CompactorError | None = None
     except CompactorError as err:
         file_cfg, load_error = None, err
-    overrides = base.overrides()
-    checked = _warm_up(file_cfg, overrides)
+    checked = _warm_up(file_cfg)
     # One spend budget for the whole batch: files reserve their plans as they start.
     meter = None
     if checked and file_cfg is not None:

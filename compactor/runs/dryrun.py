@@ -198,13 +198,14 @@ class Explainer:
     """Explains one transcript at a time; the config is resolved once (no model imported)."""
 
     def __init__(self, file_cfg: FileConfig, model: str | None = None) -> None:
-        from compactor.configfile import Overrides, summarizer_window
+        from compactor.configfile import Overrides, summarizer_window, with_overrides
 
         from .explain import explain_config, summarizer_chain
 
+        file_cfg = with_overrides(file_cfg, Overrides(model=model))  # --model laid over once
         self.file_cfg = file_cfg
-        self.name, self.cfg = explain_config(file_cfg, model)
-        window, assumed = summarizer_window(file_cfg, Overrides(model=model))
+        self.name, self.cfg = explain_config(file_cfg, None)
+        window, assumed = summarizer_window(file_cfg)
         self.chain = summarizer_chain(file_cfg)
         if assumed is not None and window == self.cfg.summarizer_context_tokens:
             self.chain["window_assumed"] = assumed

@@ -1,12 +1,14 @@
 """The effective settings of a run, as plain data (``compact config show``).
 
-Every key shows the value a run would use: the file's value, else the built-in default
-(``retry: {max_retries: 2, ...}`` when the file has no retry section, the 160,000-token trigger, the
-archive folder under ``$XDG_DATA_HOME``). Nothing is ``null``: a feature that is off is
-``false`` or ``none``, a built-in text or hook is ``built-in``, an unset hook is ``none``.
-Secrets are masked (``api_key: ***``, or ``not set``). The values come from the same builder
-a run uses (:func:`~compactor.configfile.build_config`), with the config's own Python hooks
-left out: showing a config never imports ``pkg.mod:func`` modules (that runs their code).
+Every key shows the value a run would use: the resolved tree's value (the file with the flags
+laid over it, :meth:`~compactor.configfile.FileConfig.resolve`), else the default its
+declaration gives (``retry: {max_retries: 2, ...}`` when the file has no retry section, the
+160,000-token trigger, the archive folder under ``$XDG_DATA_HOME``). Nothing is ``null``: a
+feature that is off is ``false`` or ``none``, a built-in text or hook is ``built-in``, an unset
+hook is ``none``. Secrets are masked (``api_key: ***``, or ``not set``). The values come from
+the same builder a run uses (:func:`~compactor.configfile.build_config`), with the config's own
+Python hooks left out: showing a config never imports ``pkg.mod:func`` modules (that runs
+their code).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import os
 from typing import Any
 
 from compactor.configfile import FileConfig, Overrides, build_config, mask_secrets
+from compactor.configfile.settings import Section
 from compactor.counting.trigger import thresholds
 
 __all__ = ["effective_config"]
@@ -42,13 +45,13 @@ def _trigger(file_cfg: FileConfig) -> dict[str, Any]:
         trigger.update(
             context_fraction=condition.context_fraction,
             window_tokens=condition.window_tokens,
-            agent_model=(file_cfg.trigger or {}).get("agent_model") or "none",
+            agent_model=file_cfg.value("trigger.agent_model") or "none",
             effective_token_threshold=tokens,
         )
     return trigger
 
 
-def _finalize(file_cfg: FileConfig) -> Any:
+def _finalize(file_cfg: FileConfig) -> str | dict[str, Any]:
     spec = file_cfg.finalize
     if spec is None:
         return "built-in"
@@ -76,34 +79,33 @@ def effective_config(
     """What a run with ``file_cfg`` and ``overrides`` (``--model``, ...) would use, as plain
     data with secrets masked. Raises the ConfigError a run would raise for a bad value."""
     from compactor.configfile import model_settings
+    from compactor.configfile.build import with_overrides
     from compactor.io import default_archive_dir
 
-    ov = overrides or Overrides()
+    file_cfg = with_overrides(file_cfg, overrides)
     # The builder a run uses, without the config's Python hooks (never imported here).
     plain = dataclasses.replace(
         file_cfg, callback=None, gen_model_input=None, token_counter=None, finalize=None
     )
-    cfg = build_config(
-        plain, ov, transcript_path_auto="auto", build_models=False, require_keys=False
-    )
-    primary = mask_secrets(model_settings(file_cfg, ov))
+    cfg = build_config(plain, transcript_path_auto="auto", build_models=False, require_keys=False)
+    primary = mask_secrets(model_settings(file_cfg))
     unset = file_cfg.unset_env
     failover_models = [
         _model(mask_secrets(m), unset.get(f"failover.models[{i}].api_key"))
-        for i, m in enumerate((file_cfg.failover or {}).get("models") or [])
+        for i, m in enumerate(file_cfg.failover_models())
     ]
 
     data: dict[str, Any] = {
         "model": _model(primary, unset.get("model.api_key")),
         "trigger": _trigger(file_cfg),
     }
-    data["token_counter"] = file_cfg.counter_name()
+    data["token_counter"] = file_cfg.value("token_counter")
     if file_cfg.user_instruction_file:
         data["user_instruction_file"] = file_cfg.user_instruction_file
     else:
         data["user_instruction"] = file_cfg.user_instruction or "built-in"
     data["instructions"] = (file_cfg.instructions or "").strip() or "none"
-    setting = ov.transcript_file_path or file_cfg.transcript_file_path
+    setting = file_cfg.value("transcript_file_path")
     data["transcript_file_path"] = (
         "archive" if setting == "archive" else cfg.transcript_file_path or "none"
     )
@@ -115,7 +117,7 @@ def effective_config(
         "enabled": pum.enabled,
         "max_tokens": Middleware(cfg).user_budget(pum),  # the rule the run applies
     }
-    data["retry"] = file_cfg.retry_settings()  # without a section: DEFAULT_RETRY
+    data["retry"] = file_cfg.retry_settings()  # each unset key at its declared default
     if cfg.failover is not None:
         data["failover"] = {
             "max_retries": cfg.failover.max_retries,
@@ -124,11 +126,11 @@ def effective_config(
         }
     else:
         data["failover"] = {"max_retries": 0}
-    data["fallback"] = ov.fallback or file_cfg.fallback or "none"
+    data["fallback"] = file_cfg.value("fallback")
     data["finalize"] = _finalize(file_cfg)
     data["callback"] = file_cfg.callback or "none"
     data["gen_model_input"] = file_cfg.gen_model_input or "built-in"
-    data["format"] = ov.format or file_cfg.format or "auto"
+    data["format"] = file_cfg.value("format")
     data["archive_dir"] = file_cfg.archive_folder() or os.path.abspath(default_archive_dir())
     data["keep"] = (
         {"messages": cfg.keep.messages or "none", "tokens": cfg.keep.tokens or "none"}
@@ -168,8 +170,15 @@ def effective_config(
 
     data["strategy"] = strategy_of(file_cfg)
     data["reduction"] = reduction_settings(file_cfg)
-    # Keys this module does not know yet (newer config sections): as written, never null.
-    for key, value in file_cfg.to_dict(mask=True).items():
-        if key not in data and key not in ("path", "user_instruction", "user_instruction_file"):
-            data[key] = "none" if value is None else value
+    # Keys rendered by nothing above (a newer key or section): the tree's value, else the
+    # default its declaration gives; never null.
+    shown = file_cfg.to_dict(mask=True)
+    for key, value in shown.items():
+        if key in data or key in ("path", "user_instruction", "user_instruction_file"):
+            continue
+        declared = file_cfg.value(key) if value is None or isinstance(value, dict) else value
+        if isinstance(declared, Section):
+            values = declared.effective()
+            declared = mask_secrets({k: "none" if v is None else v for k, v in values.items()})
+        data[key] = "none" if declared is None else declared
     return data

@@ -64,6 +64,7 @@ from compactor.schema import (
 )
 
 if TYPE_CHECKING:
+    from compactor.configfile import FileConfig
     from compactor.pipeline.limits import SpendLimits
 
 __all__ = [
@@ -470,11 +471,11 @@ def model_label(d: Mapping[str, Any]) -> str:
     return provider.label(full) if provider is not None else str(full["provider"])
 
 
-def summarizer_chain(file_cfg: Any) -> dict[str, Any]:
+def summarizer_chain(file_cfg: FileConfig) -> dict[str, Any]:
     """The summarizers a run would try, in order: the primary's attempts, the failover models
     (attempt N uses ``models[(N-1) % len]``) and their attempts."""
     primary, failover = file_cfg.attempts()
-    models = (file_cfg.failover or {}).get("models") or []
+    models = file_cfg.failover_models()
     return {
         "attempts": primary,
         "failover": [model_label(m) for m in models] if failover else [],
@@ -512,18 +513,18 @@ class PlannedBodyModel(PlannedModel):
         return self.provider.request_body(self.model, messages, options)
 
 
-def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
+def explain_config(file_cfg: FileConfig, model: str | None) -> tuple[str, Config[Any]]:
     """(summarizer name, the Config a run would use) for ``check --explain``, built without
     importing or building any model backend."""
     import dataclasses
 
-    from compactor.configfile import Overrides, build_config, model_settings
+    from compactor.configfile import Overrides, build_config, model_settings, with_overrides
     from compactor.models.registry import with_model_defaults
 
-    overrides = Overrides(model=model)
-    primary = model_settings(file_cfg, overrides)
+    file_cfg = with_overrides(file_cfg, Overrides(model=model))
+    primary = model_settings(file_cfg)
     name = model_label(primary)
-    chain = [primary, *((file_cfg.failover or {}).get("models") or [])]
+    chain = [primary, *file_cfg.failover_models()]
     full = with_model_defaults(primary)
     provider = provider_named(full["provider"])
     local = provider is None or not provider.remote
@@ -538,8 +539,8 @@ def explain_config(file_cfg: Any, model: str | None) -> tuple[str, Config[Any]]:
     cfg = build_config(
         # a dry run never calls the callback: its module is not imported (it runs code)
         dataclasses.replace(file_cfg, failover=None, callback=None),
-        overrides,
         transcript_path_auto="/dev/null",
         model=planned,
+        runtime={"mask_secrets": file_cfg.masking(chain)},
     )
-    return name, dataclasses.replace(cfg, mask_secrets=file_cfg.masking(chain))
+    return name, cfg

@@ -138,20 +138,25 @@ class RunOptions:
     ``reduction.offload_dir``, else ``NAME.offload/`` beside the output)."""
 
     def file_config(self) -> FileConfig:
-        """The config file these options name (or the defaults), with the flags that replace
-        its keys applied (``--threshold``, ``--token-counter``)."""
-        return self.with_flags(load_default_config(self.config))
+        """The config file these options name (or the defaults) with the flags laid over it:
+        the one resolved tree a run (or a batch) uses."""
+        return self.resolve(load_default_config(self.config))
 
-    def with_flags(self, file_cfg: FileConfig) -> FileConfig:
-        """``file_cfg`` with ``--threshold``, ``--token-counter`` and ``--instructions`` applied."""
+    def resolve(self, file_cfg: FileConfig) -> FileConfig:
+        """``file_cfg`` with these options' flags (``--model``, ``--threshold``,
+        ``--token-counter``, ``--instructions``, ``--transcript-path``, ``--format``,
+        ``--cache``, ``--fallback``) laid over it as one layer
+        (:func:`~compactor.configfile.flag_layer`)."""
         return file_cfg.with_flags(
+            self.overrides(),
             threshold=self.threshold,
             token_counter=self.token_counter,
             instructions=self.instructions,
         )
 
     def overrides(self) -> Overrides:
-        """The flags that override the built config (model, formats, cache, fallback)."""
+        """The flags that replace the config's model, transcript note, format, cache and
+        fallback (the input of :func:`flag_layer`)."""
         return Overrides(
             model=self.model,
             transcript_file_path=self.transcript_path,
@@ -167,7 +172,7 @@ class RunPlan:
 
     options: RunOptions
     file_config: FileConfig
-    overrides: Overrides
+    """The resolved tree: the config file with every flag laid over it."""
     output: Destination
     """Where the transcript goes (the input itself with ``--in-place``)."""
     report: Destination | None = None
@@ -363,25 +368,24 @@ def plan(
     """Resolve and check everything the run will touch; raise ConfigError/TranscriptError
     (exit 2) before anything is read or written.
 
-    ``file_config``: an already loaded config (a batch loads it once); ``config_checked``: it
-    already passed :func:`~compactor.configfile.check_config`.
+    ``file_config``: an already resolved config (:meth:`RunOptions.file_config`; a batch
+    resolves it once); ``config_checked``: it already passed
+    :func:`~compactor.configfile.check_config`.
     """
     from compactor.formats.base import source_date_epoch
 
     _check_combinations(options)
     timestamp = source_date_epoch()
-    file_cfg = options.with_flags(
-        file_config if file_config is not None else load_default_config(options.config)
-    )
-    overrides = options.overrides()
+    file_cfg = file_config if file_config is not None else options.file_config()
     # The whole config before the transcript: a bad callback or provider is exit 2 even when
-    # the trigger does not fire (models are validated, not built: no SDK import).
+    # the trigger does not fire (models are validated, not built: no SDK import). This is
+    # the run's one validation; the runner builds its Config from the checked tree.
     if not config_checked:
-        check_config(file_cfg, overrides)
+        check_config(file_cfg)
     input_id, input_mode = _input_identity(options.input, options.in_place)
     created = make_output_dir(options.output_dir)
     try:
-        return _resolve(options, file_cfg, overrides, input_id, input_mode, timestamp)
+        return _resolve(options, file_cfg, input_id, input_mode, timestamp)
     except BaseException:
         remove_created_dirs(created)  # a refused plan leaves nothing behind
         raise
@@ -390,7 +394,6 @@ def plan(
 def _resolve(
     options: RunOptions,
     file_cfg: FileConfig,
-    overrides: Overrides,
     input_id: tuple[int, int] | str,
     input_mode: int | None,
     timestamp: str | None,
@@ -408,7 +411,7 @@ def _resolve(
     check_not_config(dests, options)
 
     archive_dir = None
-    setting = options.transcript_path or file_cfg.transcript_file_path or "auto"
+    setting = file_cfg.value("transcript_file_path")
     # Stdin is archived only when asked (`--transcript-path archive`): a piped CI log is not
     # kept under $HOME by default; its note then says it was read from stdin (issue 32).
     if options.in_place or setting == "archive":
@@ -429,7 +432,6 @@ def _resolve(
         offload_dir=offload_dir,
         options=options,
         file_config=file_cfg,
-        overrides=overrides,
         output=output,
         report=report,
         events=events,

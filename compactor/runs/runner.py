@@ -259,7 +259,7 @@ class Run:
 
         if self.model is not None:
             return  # a model handed in (tests): the config's window is its own
-        window, assumed = summarizer_window(self.plan.file_config, self.plan.overrides)
+        window, assumed = summarizer_window(self.plan.file_config)
         if assumed is not None and window is not None and window == cfg.summarizer_context_tokens:
             self.result.extras["assumed_window"] = {"model": assumed, "tokens": window}
             await self.emit(WindowAssumed(assumed, window))
@@ -362,17 +362,21 @@ class Run:
             auto_path = "-"  # the note says it was read from stdin, and kept nowhere
         else:
             auto_path = os.path.abspath(opts.input)  # noqa: ASYNC240 - string work, no I/O
+        # The run's one Config, built from the tree its plan checked (not checked again),
+        # with the run's own event sink. --force on a transcript below its trigger: it cannot
+        # loop, so no ratio guard; the growth guard (loop_guard.max_growth) still refuses a
+        # result that blows it up.
+        runtime: dict[str, Any] = {"emit_internal_events": True, "on_event": self.emit}
+        if not decision.triggered:
+            runtime["loop_guard"] = None
         cfg = build_config(
             file_cfg,
-            self.plan.overrides,
             transcript_path_auto=auto_path,
             model=self.model,
+            runtime=runtime,
+            checked=True,
             agent_session=get_format(parsed.format).spec.agent_session,
         )
-        if not decision.triggered:
-            # --force on a transcript below its trigger: it cannot loop, so no ratio guard;
-            # the growth guard (loop_guard.max_growth) still refuses a result that blows it up.
-            cfg = dataclasses.replace(cfg, loop_guard=None)
         r.transcript_path = cfg.transcript_file_path
         if cfg.focus_instructions:
             r.extras["instructions"] = cfg.focus_instructions
@@ -383,7 +387,6 @@ class Run:
             cfg = dataclasses.replace(cfg, cache=None)
             await self.emit(CacheRefused(folder, reason))
         await self._say_assumed_window(cfg)
-        cfg = dataclasses.replace(cfg, emit_internal_events=True, on_event=self.emit)
         if retained_from:
             from compactor.reduction import keep_retained
 
