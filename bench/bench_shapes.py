@@ -91,7 +91,8 @@ def main() -> int:
         ok = ok and met
         print(
             f"shape {shape}: {r['size'] / 1e6:.1f} MB, {r['messages']:,.0f} messages "
-            f"(avg {r['avg']:,.0f} B): orjson loop {r['loop']:.2f} s, compact run {r['run']:.2f} s, "
+            f"(avg {r['avg']:,.0f} B): orjson loop {r['loop']:.2f} s, "
+            f"compact run {r['run']:.2f} s, "
             f"ratio {r['ratio']:.1f}x; peak RSS {r['rss'] / 2**20:.0f} MiB = "
             f"{r['rss_factor']:.2f}x the file (median of {args.repeat}, taking turns; load "
             f"{load_before:.1f} before, {load_after:.1f} after); target <= {MAX_RATIO:.0f}x and "

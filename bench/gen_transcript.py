@@ -171,7 +171,17 @@ def tool_call(rng: random.Random, turn: int, k: int) -> tuple[dict[str, object],
     return call, result
 
 
-DIRS = ("src", "src/app", "src/app/models", "lib", "tests", "scripts", "docs", "pkg/core", "cmd/server")
+DIRS = (
+    "src",
+    "src/app",
+    "src/app/models",
+    "lib",
+    "tests",
+    "scripts",
+    "docs",
+    "pkg/core",
+    "cmd/server",
+)
 STEMS = ("app", "main", "models", "views", "utils", "config", "server", "client", "db", "cli")
 EXTS = ("py", "ts", "go", "rs", "md", "json", "yaml", "toml", "sh", "js")
 
@@ -227,7 +237,9 @@ def grep_output(rng: random.Random, lines: int) -> str:
     return "\n".join(out)
 
 
-def _agent_turns(rng: random.Random, turn: int, usage: bool, tokens: list[int]) -> list[dict[str, object]]:
+def _agent_turns(
+    rng: random.Random, turn: int, usage: bool, tokens: list[int]
+) -> list[dict[str, object]]:
     recs: list[dict[str, object]] = [{"role": "user", "content": prose(rng, rng.randint(1, 6))}]
     for _step in range(rng.randint(1, 4)):
         calls = [tool_call(rng, turn, k) for k in range(rng.choice([1, 1, 1, 2, 3]))]
@@ -298,9 +310,7 @@ def _tiny_turns(rng: random.Random, turn: int) -> list[dict[str, object]]:
     ]
 
 
-def generate(
-    out: Path, megabytes: float, seed: int, usage: bool, shape: str = "agent"
-) -> int:
+def generate(out: Path, megabytes: float, seed: int, usage: bool, shape: str = "agent") -> int:
     rng = random.Random(seed)
     target = int(megabytes * 1024 * 1024)
     written = 0

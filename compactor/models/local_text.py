@@ -108,6 +108,8 @@ microseconds, the patterns about fifteen per sentence."""
 _NEGATED = ("was not", "were not", "is not", "are not", "did not")
 _NOW_WORDS = frozenset("works returns passes fails prints raises rejects uses handles".split())
 _WORD_RE = re.compile(r"[a-z0-9]+")
+_NOT_WORD_TO_SPACE = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
+"""A ``bytes.translate`` table: what :data:`_WORD_RE` does not take becomes a space."""
 
 
 def may_state_decision(text: str) -> bool:
@@ -116,7 +118,10 @@ def may_state_decision(text: str) -> bool:
     if not lowers_exactly(text):
         return True  # lower-casing is not what the patterns compare: no shortcut
     low = text.lower()
-    words = set(_WORD_RE.findall(low))
+    if low.isascii():  # the same words, split in C: the non-word bytes made spaces
+        words = set(low.encode("ascii").translate(_NOT_WORD_TO_SPACE).decode("ascii").split())
+    else:
+        words = set(_WORD_RE.findall(low))
     if not _DECISION_WORDS.isdisjoint(words):
         return True
     if ("done" in words or "result" in words) and (":" in low or "-" in low or "—" in low):
