@@ -581,3 +581,43 @@ def test_property_result_paths_in_one_pass_are_those_of_each_line(text: str) -> 
         for found in paths(line, pos)
     ]
     assert list(result_paths(text)) == expected
+
+
+_JOB_PIECES = st.sampled_from(
+    ["running", "RUNNING", "Running in background with ID: ", "ſtarted", "started task ",
+     "background", "task_id: ", "SESSION_ID=", "session ıd: ", "İD", "pid ", "Job queued",
+     "in progress", "ın progress", "pendıng", "submitted", "abc123", "b7x9", "build", "\n",
+     " ", ": ", "=", "`", "\"", "x" * 190, "done", "é"]
+)  # fmt: skip
+
+
+def _started_with_every_pattern(text: str) -> list[str]:
+    """What jobs._started found before its quick scans (the patterns only)."""
+    from compactor.facts import jobs as j
+
+    head = text[: j._HEAD]
+    last = j._LAST_ID_RE.search(text[-200:].rstrip())
+    if last is not None:
+        return [last.group(1)]
+    if j._RUNNING_WORDS.search(head) is None:
+        return []
+    found = []
+    for match in j._START_RE.finditer(head):
+        key = match.group(1).strip(".")
+        if key.lower() in j._ID_WORDS or len(key) < 2:
+            continue
+        if not any(ch.isdigit() for ch in key) and len(key) < 6:
+            continue
+        found.append(key)
+    return list(dict.fromkeys(found))
+
+
+@settings(max_examples=1500, deadline=None, database=None, derandomize=True)
+@given(st.lists(_JOB_PIECES, max_size=16).map("".join))
+def test_property_job_start_quick_scans_change_nothing(text: str) -> None:
+    """A result is searched for a job's start only when it holds a running word or ``id``
+    (lower-cased, when that is what the patterns compare; issue 28 point 7): the ids found are
+    those of the patterns alone."""
+    from compactor.facts import jobs as j
+
+    assert j._started(text) == _started_with_every_pattern(text)
