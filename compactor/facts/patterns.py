@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Callable, Iterator
 
@@ -302,9 +303,17 @@ def _longest_first(items: Iterator[tuple[int, int, str]]) -> Iterator[tuple[int,
     yield from zip(starts, texts, strict=True)
 
 
+@functools.lru_cache(maxsize=4096)
 def _is_module_path(name: str) -> bool:
     last = name.rsplit(".", 1)[-1]
     return last not in _TLDS and not _EXT_END_RE.search(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_call_name(name: str) -> bool:
+    """A call's name that is not a file name (``app.py(``); remembered, as the same names
+    come back all through a transcript."""
+    return _EXT_END_RE.search(name) is None
 
 
 _CAMEL_NEEDS_RE = re.compile(r"[A-Z][a-z0-9]+[A-Z]")
@@ -362,7 +371,7 @@ def _identifier_spans(text: str) -> Iterator[tuple[int, int, str]]:
     # "(", a second hump, a dot before a name.
     if "(" in text:
         for start, end, name in _call_spans(text):
-            if not _EXT_END_RE.search(name):
+            if _is_call_name(name):
                 yield start, end, name
     if _CAMEL_NEEDS_RE.search(text) is not None:
         for match in _CAMEL_CONTEXT_RE.finditer(text):
