@@ -98,6 +98,13 @@ _PATH_RUN_RE = re.compile(r"[\w.@+\-/~]*")
 """The characters of a path that is not a Windows one (on the text, and reversed: backwards)."""
 
 
+def _run(chars: re.Pattern[str], text: str, pos: int) -> int:
+    """How many characters of the run ``chars`` (a ``[...]*`` pattern, which always matches)
+    ``text`` holds from ``pos`` on (on the reversed text: before a position)."""
+    match = chars.match(text, pos)
+    return match.end() - pos if match is not None else 0
+
+
 def paths(text: str, offset: int = 0) -> Iterator[tuple[int, str]]:
     """(position, path) of the file paths in ``text`` (URLs excluded)."""
     if _PATH_NEEDS_RE.search(text) is None:
@@ -128,14 +135,14 @@ def _path_windows(text: str) -> list[tuple[int, int]]:
         at = anchor.start()
         if not backwards:
             backwards = text[::-1]
-        start = at - (_PATH_RUN_RE.match(backwards, size - at).end() - (size - at))
-        end = _PATH_RUN_RE.match(text, at).end()
+        start = at - _run(_PATH_RUN_RE, backwards, size - at)
+        end = at + _run(_PATH_RUN_RE, text, at)
         found.append((start, end + 1))
         pos = max(end, anchor.end())
     at = text.find(":\\")
     if at != -1:
         while at != -1:
-            end = _WINDOWS_RUN_RE.match(text, at + 2).end()
+            end = at + 2 + _run(_WINDOWS_RUN_RE, text, at + 2)
             found.append((max(at - 1, 0), end + 1))
             at = text.find(":\\", at + 1)
         found.sort()
@@ -339,7 +346,7 @@ def _call_spans(text: str) -> Iterator[tuple[int, int, str]]:
     backwards = text[::-1]
     at = text.find("(")
     while at != -1:
-        start = at - (_CALL_RUN_RE.match(backwards, size - at).end() - (size - at))
+        start = at - _run(_CALL_RUN_RE, backwards, size - at)
         if start < at:
             name = _CALL_NAME_RE.fullmatch(text, start, at)
             if name is not None:
@@ -358,8 +365,8 @@ def _module_spans(text: str) -> Iterator[tuple[int, int, str]]:
         at = anchor.start()
         if not backwards:
             backwards = text[::-1]
-        start = at - (_MODULE_RUN_RE.match(backwards, size - at).end() - (size - at))
-        end = _MODULE_RUN_RE.match(text, at).end()
+        start = at - _run(_MODULE_RUN_RE, backwards, size - at)
+        end = at + _run(_MODULE_RUN_RE, text, at)
         match = _MODULE_RE.match(text, start, end + 1)
         if match is not None:
             yield match.start(1), match.end(1), match.group(1)
@@ -398,6 +405,13 @@ def _identifier_spans(text: str) -> Iterator[tuple[int, int, str]]:
 def identifiers(text: str) -> Iterator[tuple[int, str]]:
     """(position, identifier): ``snake_case(`` / ``dotted.name(`` calls, CamelCase names in
     code context or with three humps, dotted module paths, identifier-like backtick spans."""
+    if (
+        "(" not in text
+        and "`" not in text
+        and _MODULE_NEEDS_RE.search(text) is None
+        and _CAMEL_NEEDS_RE.search(text) is None
+    ):
+        return iter(())  # what every pattern needs (see _identifier_spans): most short texts
     return _longest_first(_identifier_spans(text))
 
 
