@@ -11,7 +11,8 @@ Issue 28 point 7. The shapes (gen_transcript.py, seed 1, made in ``bench/data/``
 
 For each shape the bare loop (``orjson.loads`` of every line) and ``compact run FILE --force
 --model local -q -o TMP`` run as fresh processes, taking turns ``repeat`` times; the ratio is
-the median run time over the median loop time, the peak RSS the median ``ru_maxrss`` of the
+the median run time over the median loop time (and the same of their CPU times, user +
+system, steadier when the machine is shared), the peak RSS the median ``ru_maxrss`` of the
 run (``os.wait4``) over the file's size. Targets: ratio <= 15x on every shape; peak RSS <= 3x
 the file where messages average >= 1 KB, <= 10x on the tiny shape. The load average before and
 after is printed (the machine is shared). One line per shape, then a verdict.
@@ -43,15 +44,20 @@ def transcript(shape: str) -> Path:
 def measure(compact: str, path: Path, repeat: int) -> dict[str, float]:
     loops: list[float] = []
     runs: list[float] = []
+    loop_cpu: list[float] = []
+    run_cpu: list[float] = []
     peaks: list[int] = []
     with tempfile.TemporaryDirectory(prefix="bench-shapes-") as tmp:
         out = str(Path(tmp) / "out.jsonl")
         for _ in range(repeat):
-            loops.append(timed([sys.executable, "-c", LOOP, str(path)])[0])
-            seconds, _, peak = timed(
+            seconds, cpu, _ = timed([sys.executable, "-c", LOOP, str(path)])
+            loops.append(seconds)
+            loop_cpu.append(cpu)
+            seconds, cpu, peak = timed(
                 [compact, "run", str(path), "--force", "--model", "local", "-q", "-o", out]
             )
             runs.append(seconds)
+            run_cpu.append(cpu)
             peaks.append(peak)
             if not Path(out).stat().st_size:
                 raise SystemExit("compact run wrote an empty transcript")
@@ -64,6 +70,7 @@ def measure(compact: str, path: Path, repeat: int) -> dict[str, float]:
         "loop": statistics.median(loops),
         "run": statistics.median(runs),
         "ratio": statistics.median(runs) / statistics.median(loops),
+        "cpu": statistics.median(run_cpu) / statistics.median(loop_cpu),
         "rss": statistics.median(peaks),
         "rss_factor": statistics.median(peaks) / size,
         "avg": size / messages,
@@ -82,6 +89,7 @@ def main() -> int:
         compact = str(REPO / ".venv" / "bin" / "compact")
     paths = {shape: transcript(shape) for shape in args.shape}
     ok = True
+    summary = []
     for shape, path in paths.items():
         load_before = os.getloadavg()[0]
         r = measure(compact, path, args.repeat)
@@ -93,13 +101,18 @@ def main() -> int:
             f"shape {shape}: {r['size'] / 1e6:.1f} MB, {r['messages']:,.0f} messages "
             f"(avg {r['avg']:,.0f} B): orjson loop {r['loop']:.2f} s, "
             f"compact run {r['run']:.2f} s, "
-            f"ratio {r['ratio']:.1f}x; peak RSS {r['rss'] / 2**20:.0f} MiB = "
+            f"ratio {r['ratio']:.1f}x (CPU time {r['cpu']:.1f}x); "
+            f"peak RSS {r['rss'] / 2**20:.0f} MiB = "
             f"{r['rss_factor']:.2f}x the file (median of {args.repeat}, taking turns; load "
             f"{load_before:.1f} before, {load_after:.1f} after); target <= {MAX_RATIO:.0f}x and "
             f"<= {max_rss:.0f}x RSS {'OK' if met else 'MISSED'}",
             flush=True,
         )
-    print(f"shapes: {'all targets met' if ok else 'some target MISSED'}")
+        summary.append(
+            f"{shape} {r['ratio']:.1f}x, RSS {r['rss_factor']:.1f}x {'OK' if met else 'MISSED'}"
+        )
+    verdict = "all targets met" if ok else "some target MISSED"
+    print(f"shapes: {'; '.join(summary)} (median of {args.repeat}); {verdict}")
     return 0
 
 
