@@ -26,12 +26,20 @@ def precompile() -> None:
     )
 
 
-def ensure_transcript(path: Path, mb: float = 60.0) -> Path:
-    """Generate ``path`` with gen_transcript.py (seed 1) unless it already exists."""
+def ensure_transcript(path: Path, mb: float = 60.0, shape: str = "agent") -> Path:
+    """Generate ``path`` with gen_transcript.py (seed 1, ``shape``) unless it already exists."""
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(
-            [sys.executable, str(BENCH / "gen_transcript.py"), str(path), "--mb", str(mb)],
+            [
+                sys.executable,
+                str(BENCH / "gen_transcript.py"),
+                str(path),
+                "--mb",
+                str(mb),
+                "--shape",
+                shape,
+            ],
             check=True,
             stdout=subprocess.DEVNULL,
         )

@@ -1,11 +1,19 @@
 """Deterministically generate a large OpenAI-chat JSONL transcript for the benchmarks.
 
-    python bench/gen_transcript.py OUT --mb 60 [--seed 1] [--usage]
+    python bench/gen_transcript.py OUT --mb 60 [--seed 1] [--usage] [--shape agent]
 
-One JSON message per line: a system prompt, then turns of user requests, assistant replies with
-``tool_calls`` (read_file / run_shell / search / edit_file), and tool results holding source files,
-build and test logs, JSON payloads and prose, in several languages and scripts. The same
-arguments always give byte-identical output.
+One JSON message per line. The default shape (``agent``): a system prompt, then turns of user
+requests, assistant replies with ``tool_calls`` (read_file / run_shell / search / edit_file), and
+tool results holding source files, build and test logs, JSON payloads and prose, in several
+languages and scripts. Other shapes (issue 28 point 7):
+
+* ``paths``: a chat log whose every sentence names file paths (``src/app.py``, absolute, dotted,
+  Windows, ``path:line``), identifiers and backticks; user and assistant messages of 1-4 KB.
+* ``tools``: few words, long tool outputs (10-200 KB): ``grep -n`` hits, compiler diagnostics,
+  directory listings, tracebacks, logs, test runs.
+* ``tiny``: about a million messages of a few words each (~48 bytes a line).
+
+The same arguments always give byte-identical output.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ FOREIGN = [
 ]
 SPECIALS = ["<|endoftext|>", "<|fim_prefix|>", "<|endofprompt|>", "<|im_start|>"]
 TOOLS = ("read_file", "run_shell", "search", "edit_file")
+SHAPES = ("agent", "paths", "tools", "tiny")
 
 
 def sentence(rng: random.Random, n: int) -> str:
@@ -162,7 +171,146 @@ def tool_call(rng: random.Random, turn: int, k: int) -> tuple[dict[str, object],
     return call, result
 
 
-def generate(out: Path, megabytes: float, seed: int, usage: bool) -> int:
+DIRS = (
+    "src",
+    "src/app",
+    "src/app/models",
+    "lib",
+    "tests",
+    "scripts",
+    "docs",
+    "pkg/core",
+    "cmd/server",
+)
+STEMS = ("app", "main", "models", "views", "utils", "config", "server", "client", "db", "cli")
+EXTS = ("py", "ts", "go", "rs", "md", "json", "yaml", "toml", "sh", "js")
+
+
+def a_path(rng: random.Random) -> str:
+    kind = rng.random()
+    name = f"{rng.choice(STEMS)}.{rng.choice(EXTS)}"
+    if kind < 0.3:
+        return "src/app.py"
+    if kind < 0.55:
+        return f"{rng.choice(DIRS)}/{name}"
+    if kind < 0.7:
+        return f"/home/dev/project/{rng.choice(DIRS)}/{name}"
+    if kind < 0.8:
+        return f"./{rng.choice(DIRS)}/{name}:{rng.randint(1, 900)}"
+    if kind < 0.87:
+        return name
+    if kind < 0.93:
+        return f"C:\\Users\\dev\\project\\{name}"
+    return f"`{rng.choice(DIRS)}/{name}`"
+
+
+def path_prose(rng: random.Random, sentences: int) -> str:
+    parts = []
+    for _ in range(sentences):
+        words = [rng.choice(WORDS) for _ in range(rng.randint(5, 16))]
+        for _ in range(rng.randint(1, 3)):
+            words.insert(rng.randrange(len(words) + 1), a_path(rng))
+        if rng.random() < 0.3:
+            words.insert(rng.randrange(len(words) + 1), f"{rng.choice(IDENTS)}()")
+        if rng.random() < 0.15:
+            words.insert(rng.randrange(len(words) + 1), "src.app.models.User")
+        words[0] = words[0].capitalize()
+        parts.append(" ".join(words) + rng.choice(".!?.") + rng.choice(["", "", "\n"]))
+    return " ".join(parts)
+
+
+def grep_output(rng: random.Random, lines: int) -> str:
+    out = []
+    for _ in range(lines):
+        kind = rng.random()
+        where = f"{rng.choice(DIRS)}/{rng.choice(STEMS)}.{rng.choice(EXTS)}"
+        if kind < 0.5:
+            out.append(f"{where}:{rng.randint(1, 2000)}:    {rng.choice(IDENTS)}(config, path)")
+        elif kind < 0.7:
+            code = f"E{rng.randint(100, 999):04d}"
+            msg = sentence(rng, rng.randint(3, 8))
+            out.append(f"{where}:{rng.randint(1, 900)}:{rng.randint(1, 80)}: error[{code}]: {msg}")
+        elif kind < 0.85:
+            out.append(f"-rw-r--r-- 1 dev dev {rng.randint(10, 99999):>6} Nov 12 10:41 {where}")
+        else:
+            out.append(f'  File "/srv/app/{where}", line {rng.randint(1, 500)}, in handle')
+    return "\n".join(out)
+
+
+def _agent_turns(
+    rng: random.Random, turn: int, usage: bool, tokens: list[int]
+) -> list[dict[str, object]]:
+    recs: list[dict[str, object]] = [{"role": "user", "content": prose(rng, rng.randint(1, 6))}]
+    for _step in range(rng.randint(1, 4)):
+        calls = [tool_call(rng, turn, k) for k in range(rng.choice([1, 1, 1, 2, 3]))]
+        msg: dict[str, object] = {
+            "role": "assistant",
+            "content": prose(rng, rng.randint(0, 3)),
+            "tool_calls": [c for c, _ in calls],
+        }
+        if usage:
+            tokens[0] += rng.randint(500, 5_000)
+            msg["usage"] = {"total_tokens": tokens[0]}
+        recs.append(msg)
+        for call, result in calls:
+            name = call["function"]["name"]  # type: ignore[index]
+            recs.append(
+                {"role": "tool", "tool_call_id": call["id"], "name": name, "content": result}
+            )
+    recs.append({"role": "assistant", "content": prose(rng, rng.randint(2, 10))})
+    return recs
+
+
+def _path_turns(rng: random.Random, turn: int) -> list[dict[str, object]]:
+    recs: list[dict[str, object]] = []
+    for _ in range(rng.randint(1, 3)):
+        recs.append({"role": "user", "content": path_prose(rng, rng.randint(3, 12))})
+        recs.append({"role": "assistant", "content": path_prose(rng, rng.randint(8, 30))})
+    return recs
+
+
+def _tool_turns(rng: random.Random, turn: int) -> list[dict[str, object]]:
+    recs: list[dict[str, object]] = [{"role": "user", "content": sentence(rng, 8)}]
+    for k in range(rng.randint(1, 3)):
+        call_id = f"call_{turn:06d}_{k}"
+        kind = rng.random()
+        if kind < 0.5:
+            args = {"cmd": f"grep -rn {rng.choice(IDENTS)} ."}
+            result = grep_output(rng, rng.randint(100, 2500))
+        elif kind < 0.7:
+            args = {"cmd": "tail -n 2000 /var/log/app.log"}
+            result = log_output(rng, rng.randint(100, 1500))
+        elif kind < 0.85:
+            args = {"cmd": "pytest -q tests/"}
+            result = test_output(rng, rng.randint(100, 1500))
+        else:
+            args = {"query": " ".join(rng.sample(WORDS, 3))}
+            result = json_payload(rng, rng.randint(50, 600))
+        call = {
+            "id": call_id,
+            "type": "function",
+            "function": {"name": "run_shell", "arguments": json.dumps(args)},
+        }
+        recs.append({"role": "assistant", "content": "", "tool_calls": [call]})
+        recs.append(
+            {"role": "tool", "tool_call_id": call_id, "name": "run_shell", "content": result}
+        )
+    recs.append({"role": "assistant", "content": sentence(rng, 12)})
+    return recs
+
+
+TINY_USER = ("ok", "go on", "yes", "run the tests", "thanks", "fix it", "and src/app.py?", "next")
+TINY_ASSISTANT = ("Done.", "Running them now.", "All pass.", "Fixed.", "OK", "Edited app.py.")
+
+
+def _tiny_turns(rng: random.Random, turn: int) -> list[dict[str, object]]:
+    return [
+        {"role": "user", "content": rng.choice(TINY_USER)},
+        {"role": "assistant", "content": rng.choice(TINY_ASSISTANT)},
+    ]
+
+
+def generate(out: Path, megabytes: float, seed: int, usage: bool, shape: str = "agent") -> int:
     rng = random.Random(seed)
     target = int(megabytes * 1024 * 1024)
     written = 0
@@ -180,31 +328,19 @@ def generate(out: Path, megabytes: float, seed: int, usage: bool) -> int:
         system = "You are a careful coding agent. " + prose(rng, 30)
         emit(fh, {"role": "system", "content": system})
         turn = 0
+        tokens = [total_tokens]
         while written < target:
             turn += 1
-            emit(fh, {"role": "user", "content": prose(rng, rng.randint(1, 6))})
-            for _step in range(rng.randint(1, 4)):
-                calls = [tool_call(rng, turn, k) for k in range(rng.choice([1, 1, 1, 2, 3]))]
-                msg: dict[str, object] = {
-                    "role": "assistant",
-                    "content": prose(rng, rng.randint(0, 3)),
-                    "tool_calls": [c for c, _ in calls],
-                }
-                if usage:
-                    total_tokens += rng.randint(500, 5_000)
-                    msg["usage"] = {"total_tokens": total_tokens}
-                emit(fh, msg)
-                for call, result in calls:
-                    emit(
-                        fh,
-                        {
-                            "role": "tool",
-                            "tool_call_id": call["id"],
-                            "name": call["function"]["name"],  # type: ignore[index]
-                            "content": result,
-                        },
-                    )
-            emit(fh, {"role": "assistant", "content": prose(rng, rng.randint(2, 10))})
+            if shape == "paths":
+                recs = _path_turns(rng, turn)
+            elif shape == "tools":
+                recs = _tool_turns(rng, turn)
+            elif shape == "tiny":
+                recs = _tiny_turns(rng, turn)
+            else:
+                recs = _agent_turns(rng, turn, usage, tokens)
+            for rec in recs:
+                emit(fh, rec)
     return lines
 
 
@@ -214,9 +350,10 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=60.0, help="target size in MiB")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--usage", action="store_true", help="add usage.total_tokens")
+    parser.add_argument("--shape", choices=SHAPES, default="agent")
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    lines = generate(args.out, args.mb, args.seed, args.usage)
+    lines = generate(args.out, args.mb, args.seed, args.usage, args.shape)
     size = args.out.stat().st_size
     print(f"wrote {args.out}: {size / 1024 / 1024:.1f} MiB, {lines} messages (seed {args.seed})")
 

@@ -22,6 +22,7 @@ BENCHMARKS: list[tuple[str, str, list[str]]] = [
     ("langchain-anchor", "bench_langchain.py", ["--repeat", "5"]),
     ("check-vs-orjson", "bench_check.py", ["--repeat", "3"]),
     ("local-run", "bench_local.py", ["--repeat", "5"]),
+    ("shapes", "bench_shapes.py", ["--repeat", "3"]),
     ("startup", "bench_startup.py", ["--repeat", "20"]),
     ("peak-rss", "bench_rss.py", []),
     ("batch", "bench_batch.py", ["--files", "200", "--jobs", "16"]),

@@ -8,8 +8,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from compactor.testing.fake_openai import FakeOpenAI
+
+# Property tests check properties, not time (speed is measured in bench/): no per-example
+# deadline, which a loaded CI machine turns into flaky failures.
+settings.register_profile("compact", deadline=None)
+settings.load_profile("compact")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -368,9 +368,13 @@ _FACT_PIECES = st.sampled_from(
      "(", ")", "`", "parse_config(", "obj.method(", "HttpClient", "new FooBar", "FooBarBaz",
      "Foo.bar", "a.b.c", "os.path.join", "_x.y_z", "`run_it()`", "`a.b`", "Http2Client", "must",
      "Never", "don't", "do not", "always", "make sure", "\n", "! ", "? ", "we", "the tests",
-     "ı", "ſ", "\u212a", "x", "1", "_"]
+     "ı", "ſ", "\u212a", "x", "1", "_", "$", "$x(", "@", "~/", "-", "+", "/", ":", ":\\", "\\",
+     ".py", "a.b.c(", "x.y.z.W", "a.b.c.d(", "..", "../", "é", "a_b", "Py", "file.rs"]
 )  # fmt: skip
 _FACT_TEXTS = st.lists(_FACT_PIECES, max_size=14).map("".join)
+_SCANNER_TEXTS = st.text(alphabet="ab_.$/\\:~@+-(`) \n!?\tPyſıK\u212aé1file", max_size=60)
+"""Random text over the characters the path, call and module scanners and the sentence
+splitter look at (separators, look-behind and look-ahead characters, case-folding letters)."""
 
 
 def _paths_of_every_match(text: str) -> list[tuple[int, str]]:
@@ -428,6 +432,32 @@ def test_property_quick_scans_before_fact_patterns_change_nothing(text: str) -> 
     assert list(paths(text)) == _paths_of_every_match(text)
     assert list(instructions(text)) == _instructions_of_every_sentence(text)
     assert list(identifiers(text)) == _identifiers_of_every_pattern(text)
+
+
+@settings(max_examples=3000, deadline=None, database=None, derandomize=True)
+@given(st.one_of(_SCANNER_TEXTS, _FACT_TEXTS))
+def test_property_scanners_from_anchors_agree_with_the_patterns(text: str) -> None:
+    """paths, calls and module paths are found from their anchors (a ``/``, a ``(``, a dot
+    before a name) and the runs of characters around them, and sentences split where a
+    ``.!?`` or a line break stands (issue 28 point 7: the patterns tried at every character
+    took most of the embedded summarizer's time): the same facts, at the same positions, as the
+    patterns run over the whole text."""
+    import re
+
+    from compactor.facts import patterns as p
+    from compactor.facts import sentence_spans
+
+    assert list(p.paths(text, 3)) == [(pos + 3, path) for pos, path in _paths_of_every_match(text)]
+    calls = [(m.start(1), m.end(1), m.group(1)) for m in p._CALL_IDENT_RE.finditer(text)]
+    assert list(p._call_spans(text)) == calls
+    modules = [(m.start(1), m.end(1), m.group(1)) for m in p._MODULE_RE.finditer(text)]
+    assert list(p._module_spans(text)) == modules
+    pos, expected = 0, []
+    for sep in re.finditer(r"(?<=[.!?])\s+|\n+", text):  # the splitter as it was
+        expected.append((pos, text[pos : sep.start()]))
+        pos = sep.end()
+    expected.append((pos, text[pos:]))
+    assert list(sentence_spans(text)) == expected
 
 
 _EXIT_PIECES = st.sampled_from(
@@ -551,3 +581,46 @@ def test_property_result_paths_in_one_pass_are_those_of_each_line(text: str) -> 
         for found in paths(line, pos)
     ]
     assert list(result_paths(text)) == expected
+
+
+_JOB_PIECES = st.sampled_from(
+    ["running", "RUNNING", "Running in background with ID: ", "ſtarted", "started task ",
+     "background", "task_id: ", "SESSION_ID=", "session ıd: ", "İD", "pid ", "Job queued",
+     "in progress", "ın progress", "pendıng", "submitted", "abc123", "b7x9", "build", "\n",
+     " ", ": ", "=", "`", "\"", "x" * 190, "done", "é"]
+)  # fmt: skip
+
+
+def _started_with_every_pattern(text: str) -> list[str]:
+    """What jobs._started found before its quick scans (the patterns only)."""
+    from compactor.facts import jobs as j
+
+    head = text[: j._HEAD]
+    last = j._LAST_ID_RE.search(text[-200:].rstrip())
+    if last is not None:
+        return [last.group(1)]
+    if j._RUNNING_WORDS.search(head) is None:
+        return []
+    found = []
+    for match in j._START_RE.finditer(head):
+        key = match.group(1).strip(".")
+        if key.lower() in j._ID_WORDS or len(key) < 2:
+            continue
+        if not any(ch.isdigit() for ch in key) and len(key) < 6:
+            continue
+        near = head[max(0, match.start() - j._NEAR) : match.end() + j._NEAR]
+        if j._RUNNING_WORDS.search(near) is None:
+            continue
+        found.append(key)
+    return list(dict.fromkeys(found))
+
+
+@settings(max_examples=1500, deadline=None, database=None, derandomize=True)
+@given(st.lists(_JOB_PIECES, max_size=16).map("".join))
+def test_property_job_start_quick_scans_change_nothing(text: str) -> None:
+    """A result is searched for a job's start only when it holds a running word or ``id``
+    (lower-cased, when that is what the patterns compare; issue 28 point 7): the ids found are
+    those of the patterns alone."""
+    from compactor.facts import jobs as j
+
+    assert j._started(text) == _started_with_every_pattern(text)

@@ -50,6 +50,20 @@ def test_property_the_keyword_test_changes_no_score(text: str) -> None:
     assert [decision_score(strip_list_mark(s)) for s in sentences(text)] == scores
 
 
+@settings(max_examples=2000, deadline=None, database=None, derandomize=True)
+@given(_TEXTS.map("".join))
+def test_property_scored_sentences_are_every_sentence_scored(text: str) -> None:
+    """scored_sentences skips the sentences that hold none of the text's keywords (issue 28
+    point 7): what it finds is what scoring every sentence finds, in order."""
+    from compactor.models.local_text import scored_sentences
+
+    every = [(decision_score(strip_list_mark(s)), strip_list_mark(s)) for s in sentences(text)]
+    expected = (
+        [(score, s) for score, s in every if score] if may_state_decision(clean(text)) else []
+    )
+    assert scored_sentences(text) == expected
+
+
 _ALL_KEYWORDS = [
     *"done fixed found result cause decision decided chose opted changed switched moved".split(),
     *"bumped increased decreased raised lowered updated renamed set reduced replaced".split(),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Callable, Iterator
 
@@ -90,14 +91,72 @@ _PATH_NEEDS_RE = re.compile(r"[/\\]|\.[a-z]|file", re.IGNORECASE)
 ``file``): most prose has none, and this scan is a tenth of the path pattern's."""
 
 
+_PATH_ANCHOR_RE = re.compile(r"/|\.[a-z]|file", re.IGNORECASE)
+"""What a path holds when the text has no ``:\\`` (no Windows path): a ``/``, a dot before an
+extension's first letter, a bare name's ``file``."""
+_PATH_RUN_RE = re.compile(r"[\w.@+\-/~]*")
+"""The characters of a path that is not a Windows one (on the text, and reversed: backwards)."""
+
+
+def _run(chars: re.Pattern[str], text: str, pos: int) -> int:
+    """How many characters of the run ``chars`` (a ``[...]*`` pattern, which always matches)
+    ``text`` holds from ``pos`` on (on the reversed text: before a position)."""
+    match = chars.match(text, pos)
+    return match.end() - pos if match is not None else 0
+
+
 def paths(text: str, offset: int = 0) -> Iterator[tuple[int, str]]:
     """(position, path) of the file paths in ``text`` (URLs excluded)."""
     if _PATH_NEEDS_RE.search(text) is None:
         return
-    for match in _PATH_RE.finditer(blank_urls(text)):
-        path = clean_path(match.group(1))
-        if path is not None:
-            yield offset + match.start(1), path
+    text = blank_urls(text)
+    for start, end in _path_windows(text):
+        for match in _PATH_RE.finditer(text, start, end):
+            path = clean_path(match.group(1))
+            if path is not None:
+                yield offset + match.start(1), path
+
+
+def _path_windows(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the parts of ``text`` where :data:`_PATH_RE` may match, in order.
+
+    The pattern, looking behind and ahead of a match, is slow to try at every character; most
+    words hold no anchor and need not be looked at. A match that is not a Windows path is a run
+    of :data:`_PATH_RUN_RE` characters that holds an anchor (:data:`_PATH_ANCHOR_RE`); a Windows
+    path starts a letter before a ``:\\`` and stays in the run of ``[\\w .\\-\\\\]`` after it.
+    Each window is such a run and the character after it (which the look-ahead reads);
+    overlapping or touching windows are one. ``test_facts`` checks with hypothesis that the
+    paths are those of the pattern on the whole text."""
+    size = len(text)
+    backwards = ""
+    found: list[tuple[int, int]] = []
+    pos = 0
+    while (anchor := _PATH_ANCHOR_RE.search(text, pos)) is not None:
+        at = anchor.start()
+        if not backwards:
+            backwards = text[::-1]
+        start = at - _run(_PATH_RUN_RE, backwards, size - at)
+        end = at + _run(_PATH_RUN_RE, text, at)
+        found.append((start, end + 1))
+        pos = max(end, anchor.end())
+    at = text.find(":\\")
+    if at != -1:
+        while at != -1:
+            end = at + 2 + _run(_WINDOWS_RUN_RE, text, at + 2)
+            found.append((max(at - 1, 0), end + 1))
+            at = text.find(":\\", at + 1)
+        found.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in found:
+        if merged and start <= merged[-1][1]:
+            if end > merged[-1][1]:
+                merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
+
+
+_WINDOWS_RUN_RE = re.compile(r"[\w .\-\\]*")
 
 
 _RESULT_PATH_LINE = (
@@ -251,30 +310,84 @@ def _longest_first(items: Iterator[tuple[int, int, str]]) -> Iterator[tuple[int,
     yield from zip(starts, texts, strict=True)
 
 
+@functools.lru_cache(maxsize=4096)
 def _is_module_path(name: str) -> bool:
     last = name.rsplit(".", 1)[-1]
     return last not in _TLDS and not _EXT_END_RE.search(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_call_name(name: str) -> bool:
+    """A call's name that is not a file name (``app.py(``); remembered, as the same names
+    come back all through a transcript."""
+    return _EXT_END_RE.search(name) is None
 
 
 _CAMEL_NEEDS_RE = re.compile(r"[A-Z][a-z0-9]+[A-Z]")
 _MODULE_NEEDS_RE = re.compile(r"\.[a-z_]")
 
 
+_CALL_NAME_RE = re.compile(r"[a-z_][a-z0-9_]*_[a-z0-9_]+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+"""The name of :data:`_CALL_IDENT_RE` (its group)."""
+_CALL_RUN_RE = re.compile(r"[\w.$]*")
+"""The characters before a ``(`` that its name and the look-behind read (on the reversed text)."""
+_MODULE_ANCHOR_RE = re.compile(r"\.[a-z_][a-z0-9_]*\.[a-z_]")
+"""What every match of :data:`_MODULE_RE` holds (its last two dotted parts start so)."""
+_MODULE_RUN_RE = re.compile(r"[\w./\-]*")
+"""A match of :data:`_MODULE_RE` starts a run of these (its look-behind) and stays in it."""
+
+
+def _call_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """The matches of :data:`_CALL_IDENT_RE`, found from each ``(``: its name is the whole run
+    of ``[\\w.]`` before it (the look-behind rules out a ``$`` or a start inside a run), so the
+    run before each ``(`` is read backwards and matched once, instead of the pattern being
+    tried at every character (``test_facts`` checks they agree, with hypothesis)."""
+    size = len(text)
+    backwards = text[::-1]
+    at = text.find("(")
+    while at != -1:
+        start = at - _run(_CALL_RUN_RE, backwards, size - at)
+        if start < at:
+            name = _CALL_NAME_RE.fullmatch(text, start, at)
+            if name is not None:
+                yield start, at, name.group()
+        at = text.find("(", at + 1)
+
+
+def _module_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """The matches of :data:`_MODULE_RE`: each starts a run of ``[\\w./-]`` (its look-behind)
+    and stays in it, and holds :data:`_MODULE_ANCHOR_RE`; the pattern is tried once, at the
+    start of each run that holds the anchor (``test_facts`` checks they agree)."""
+    size = len(text)
+    backwards = ""
+    pos = 0
+    while (anchor := _MODULE_ANCHOR_RE.search(text, pos)) is not None:
+        at = anchor.start()
+        if not backwards:
+            backwards = text[::-1]
+        start = at - _run(_MODULE_RUN_RE, backwards, size - at)
+        end = at + _run(_MODULE_RUN_RE, text, at)
+        match = _MODULE_RE.match(text, start, end + 1)
+        if match is not None:
+            yield match.start(1), match.end(1), match.group(1)
+        pos = end
+
+
 def _identifier_spans(text: str) -> Iterator[tuple[int, int, str]]:
     # Each pattern runs only on a text that holds what it needs (a quick scan): a call's
     # "(", a second hump, a dot before a name.
     if "(" in text:
-        for match in _CALL_IDENT_RE.finditer(text):
-            if not _EXT_END_RE.search(match.group(1)):
-                yield match.start(1), match.end(1), match.group(1)
+        for start, end, name in _call_spans(text):
+            if _is_call_name(name):
+                yield start, end, name
     if _CAMEL_NEEDS_RE.search(text) is not None:
         for match in _CAMEL_CONTEXT_RE.finditer(text):
             group = next(g for g in (1, 2, 3) if match.group(g))
             yield match.start(group), match.end(group), match.group(group)
     if _MODULE_NEEDS_RE.search(text) is not None:
-        for match in _MODULE_RE.finditer(text):
-            if _is_module_path(match.group(1)):
-                yield match.start(1), match.end(1), match.group(1)
+        for start, end, name in _module_spans(text):
+            if _is_module_path(name):
+                yield start, end, name
     if "`" not in text:
         return
     for match in _BACKTICK_RE.finditer(text):
@@ -292,6 +405,13 @@ def _identifier_spans(text: str) -> Iterator[tuple[int, int, str]]:
 def identifiers(text: str) -> Iterator[tuple[int, str]]:
     """(position, identifier): ``snake_case(`` / ``dotted.name(`` calls, CamelCase names in
     code context or with three humps, dotted module paths, identifier-like backtick spans."""
+    if (
+        "(" not in text
+        and "`" not in text
+        and _MODULE_NEEDS_RE.search(text) is None
+        and _CAMEL_NEEDS_RE.search(text) is None
+    ):
+        return iter(())  # what every pattern needs (see _identifier_spans): most short texts
     return _longest_first(_identifier_spans(text))
 
 

@@ -267,7 +267,7 @@ def _files(s: Session, lim: Limits) -> str:
     if reads:
         shown = head_tail(reads, lim.items // 2, lim.items // 2, "more")
         items.append("Read, not changed: " + ", ".join(shown))
-    named = named_files(s)
+    named = named_files(s, Limits().items)  # the most any limits show
     if named:
         items.append("Named by the user: " + ", ".join(named[: lim.items]))
     prior = _prior_excerpt(s, 3, lim.item * 2)

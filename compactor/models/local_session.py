@@ -51,13 +51,11 @@ from .local_text import (
     announces_step,
     asks_user,
     call_line,
-    decision_score,
     is_prompt_line,
     is_result_line,
-    may_state_decision,
     printed_lines,
+    scored_sentences,
     slash_command,
-    strip_list_mark,
 )
 
 __all__ = ["Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
@@ -371,11 +369,8 @@ class _Builder:
                     len(e.text.strip()) > _SHORT_REPLY or len(s.reply.text.strip()) <= _SHORT_REPLY
                 ):
                     s.reply = e
-            for sentence in sentences(e.text) if may_state_decision(clean(e.text)) else ():
-                sentence = strip_list_mark(sentence)
-                score = decision_score(sentence)
-                if score:
-                    s.decisions.append((e.index, score, one_line(sentence)))
+            for score, sentence in scored_sentences(e.text):
+                s.decisions.append((e.index, score, one_line(sentence)))
         for call in e.calls:
             s.calls.append(call)
             if call.id:

@@ -15,7 +15,16 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from compactor.facts import Call, clean, command_of, cut, lowers_exactly, one_line, shorten
+from compactor.facts import (
+    Call,
+    clean,
+    command_of,
+    cut,
+    lowers_exactly,
+    one_line,
+    sentence_spans,
+    shorten,
+)
 
 __all__ = [
     "announces_step",
@@ -34,6 +43,7 @@ __all__ = [
     "prior_sections",
     "prior_users",
     "quote",
+    "scored_sentences",
     "slash_command",
     "strip_list_mark",
     "tool_names",
@@ -108,6 +118,8 @@ microseconds, the patterns about fifteen per sentence."""
 _NEGATED = ("was not", "were not", "is not", "are not", "did not")
 _NOW_WORDS = frozenset("works returns passes fails prints raises rejects uses handles".split())
 _WORD_RE = re.compile(r"[a-z0-9]+")
+_NOT_WORD_TO_SPACE = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
+"""A ``bytes.translate`` table: what :data:`_WORD_RE` does not take becomes a space."""
 
 
 def may_state_decision(text: str) -> bool:
@@ -116,7 +128,10 @@ def may_state_decision(text: str) -> bool:
     if not lowers_exactly(text):
         return True  # lower-casing is not what the patterns compare: no shortcut
     low = text.lower()
-    words = set(_WORD_RE.findall(low))
+    if low.isascii():  # the same words, split in C: the non-word bytes made spaces
+        words = set(low.encode("ascii").translate(_NOT_WORD_TO_SPACE).decode("ascii").split())
+    else:
+        words = set(_WORD_RE.findall(low))
     if not _DECISION_WORDS.isdisjoint(words):
         return True
     if ("done" in words or "result" in words) and (":" in low or "-" in low or "—" in low):
@@ -124,6 +139,61 @@ def may_state_decision(text: str) -> bool:
     if "not" in words and any(negated in low for negated in _NEGATED):
         return True
     return "now" in words and not _NOW_WORDS.isdisjoint(words)  # "works now", "now returns"
+
+
+def _keyword_hints(text: str) -> frozenset[str] | None:
+    """The keywords of :func:`may_state_decision` that ``text`` holds (so a sentence of it that
+    holds none of them, not even as a substring, cannot score; none at all when it says False);
+    None when lower-casing is not what the patterns compare (no shortcut)."""
+    if not lowers_exactly(text):
+        return None
+    low = text.lower()
+    if low.isascii():
+        words = set(low.encode("ascii").translate(_NOT_WORD_TO_SPACE).decode("ascii").split())
+    else:
+        words = set(_WORD_RE.findall(low))
+    hints = set(_DECISION_WORDS.intersection(words))
+    if ":" in low or "-" in low or "—" in low:
+        hints.update(words.intersection(("done", "result")))
+    if "not" in words and any(negated in low for negated in _NEGATED):
+        hints.add("not")
+    if "now" in words and not _NOW_WORDS.isdisjoint(words):
+        hints.add("now")
+    return frozenset(hints)
+
+
+def scored_sentences(text: str) -> list[tuple[int, str]]:
+    """(score, sentence without its list mark) of the sentences of ``text`` that state a
+    decision, a cause, a change or a result (:func:`decision_score` > 0), in order.
+
+    A sentence is scored only when it holds, as a substring, a keyword that the whole text
+    holds as a word (a sentence's words are the text's: sentences split at spaces), and only
+    the lines that hold one are split into sentences: a long message with one ``result:`` in it
+    is not scored sentence by sentence (issue 28 point 7).
+    ``test_models_local_text`` checks with hypothesis that this is scoring every sentence."""
+    cleaned = clean(text)
+    hints = _keyword_hints(cleaned)
+    if hints is not None and not hints:
+        return []  # what may_state_decision says: no keyword of any weight
+    found: list[tuple[int, str]] = []
+    for line in cleaned.split("\n"):  # a line break always ends a sentence
+        if hints is not None:
+            low = line.lower()
+            if not any(hint in low for hint in hints):
+                continue
+        for _, sentence in sentence_spans(line):
+            sentence = sentence.strip()
+            if not sentence:
+                continue
+            if hints is not None:
+                low = sentence.lower()
+                if not any(hint in low for hint in hints):
+                    continue
+            sentence = strip_list_mark(sentence)
+            score = decision_score(sentence)
+            if score:
+                found.append((score, sentence))
+    return found
 
 
 _INTENT_RE = re.compile(

@@ -124,20 +124,26 @@ def identifiers_used(s: Session) -> list[str]:
     return s.identifiers
 
 
-def named_files(s: Session) -> list[str]:
-    """Files the user's requests name that the transcript did not change."""
+def named_files(s: Session, most: int) -> list[str]:
+    """The first ``most`` files the user's requests name that the transcript did not change,
+    each once, in order (a summary shows at most ``most``: the requests after the one that names
+    the last of them are not read, which on a long chat full of paths is most of them). Every
+    call passes the same ``most``: the first call's list is kept."""
     if s.named is None:
         changed = {f.path.replace("\\", "/").rsplit("/", 1)[-1] for f in s.files.values()}
-        s.named = list(
-            dict.fromkeys(
-                p
-                for e in s.requests
-                for _, p in paths(e.text)
-                if p not in s.files
-                and p.rsplit("/", 1)[-1] not in changed
-                and has_known_extension(p)
-            )
-        )
+        found: dict[str, None] = {}
+        for e in s.requests:
+            for _, p in paths(e.text):
+                if (
+                    p not in found
+                    and p not in s.files
+                    and p.rsplit("/", 1)[-1] not in changed
+                    and has_known_extension(p)
+                ):
+                    found[p] = None
+            if len(found) >= most:
+                break
+        s.named = list(found)[:most]
     return s.named
 
 
