@@ -10,7 +10,9 @@ Every ``tests/test_*.py`` is parsed with ``ast``. A test function fails the chec
   (in the module or a ``tests`` module it imports) that does so itself, nor the text handed to
   a helper that asserts on it (a golden file) — any usage error would pass such a test;
 * it asserts nothing at all: no ``assert``, no ``pytest.raises``/``pytest.fail``, no
-  ``check=True`` run of a child that asserts, no helper that asserts.
+  ``check=True`` run of a child that asserts, no helper that asserts;
+* it is a hypothesis property test (``@given``) with no ``assert`` of its own or in a helper it
+  calls: "never crashes" alone says nothing about the result.
 
 ``not in``, ``not x`` and ``len(...)`` of the text do not count: they pass for any message.
 The checker is a plain function so that ``test_the_checker_finds_each_planted_form`` can feed
@@ -29,7 +31,7 @@ TESTS = Path(__file__).resolve().parent
 
 # Attributes whose value is the text a run or an error said.
 MESSAGE_ATTRS = frozenset(
-    {"output", "stdout", "stderr", "value", "message", "msg", "args", "error", "errors"}
+    {"output", "stdout", "stderr", "value", "message", "msg", "error", "errors"}
 )
 # Subscripts of a report or event that carry the text of the error.
 MESSAGE_KEYS = frozenset({"error", "message", "reason", "detail"})
@@ -69,6 +71,7 @@ class _Module:
 
     asserting: set[str] = field(default_factory=set)
     message: set[str] = field(default_factory=set)
+    asserting_a_value: set[str] = field(default_factory=set)
 
 
 def _is_zero(node: ast.expr) -> bool:
@@ -99,6 +102,8 @@ def _nonzero_exit_asserts(test: ast.expr) -> Iterator[ast.Compare]:
         left, op, right = node.left, node.ops[0], node.comparators[0]
         if isinstance(op, (ast.Eq, ast.In)) and _exit_operand(left) and _nonzero_value(right):
             yield node
+        elif isinstance(op, (ast.NotEq, ast.Gt)) and _exit_operand(left) and _is_zero(right):
+            yield node  # ``!= 0``: any failure at all
         elif isinstance(op, ast.Eq) and _exit_operand(right) and isinstance(left, ast.Constant):
             if _nonzero_value(left):
                 yield node
@@ -143,6 +148,8 @@ def _checks_text(test: ast.expr, tainted: set[str]) -> bool:
     for sub in ast.walk(test):
         if isinstance(sub, ast.Compare) and isinstance(sub.ops[0], (ast.In, ast.Eq)):
             operands = [sub.left, *sub.comparators]
+            if any(map(_exit_operand, operands)):
+                continue  # the exit code itself is not its message
             if any(_reads_message(o, tainted) for o in operands) and not any(map(_empty, operands)):
                 return True
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
@@ -192,10 +199,13 @@ def _tainted_names(nodes: list[ast.AST]) -> set[str]:
         for targets, value in pairs:
             names: set[str] = set()
             for t in targets:
-                if _reads_message(value, tainted):
+                if isinstance(t, ast.Tuple) and isinstance(value, ast.Call):
+                    # ``code, out, err = helper(...)``: the names say which part is the text
+                    # (``_, raw = proc.communicate()``: all of it is)
+                    every = _callee(value) in {"communicate", "readouterr"}
+                    names |= {n for n in _target_names(t) if every or n in MESSAGE_NAMES}
+                elif _reads_message(value, tainted):
                     names |= set(_target_names(t))
-                elif isinstance(t, ast.Tuple) and isinstance(value, ast.Call):
-                    names |= {n for n in _target_names(t) if n in MESSAGE_NAMES}
             if names - tainted:
                 tainted |= names
                 changed = True
@@ -251,6 +261,11 @@ class _Function:
         self.calls = [n for n in self.nodes if isinstance(n, ast.Call)]
         self.called = {_callee(c) for c in self.calls}
         self.asserts = any(map(_is_check, self.nodes))
+        self.asserts_a_value = any(isinstance(n, ast.Assert) for n in self.nodes)
+        self.property_test = any(
+            isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id == "given"
+            for d in func.decorator_list
+        )
         self.exits = [
             c
             for a in self.nodes
@@ -314,6 +329,11 @@ def _helpers(modules: list[tuple[_Function, ...]]) -> _Module:
             if f.name not in helpers.asserting and (f.asserts or f.called & helpers.asserting):
                 helpers.asserting.add(f.name)
                 changed = True
+            if f.name not in helpers.asserting_a_value and (
+                f.asserts_a_value or f.called & helpers.asserting_a_value
+            ):
+                helpers.asserting_a_value.add(f.name)
+                changed = True
             if f.name not in helpers.message and f.checks_message(helpers):
                 helpers.message.add(f.name)
                 changed = True
@@ -342,6 +362,14 @@ def check_source(source: str, path: str, imported: Sequence[str] = ()) -> list[F
             continue
         if not func.asserts and not func.called & helpers.asserting:
             findings.append(Finding(path, func.line, func.name, "asserts nothing"))
+        elif (
+            func.property_test
+            and not func.asserts_a_value
+            and not func.called & helpers.asserting_a_value
+        ):
+            # "never crashes" alone: a raises/check=True is no property of the result
+            what = "is a property test that asserts no property of its result"
+            findings.append(Finding(path, func.line, func.name, what))
         elif func.exits and not func.checks_message(helpers):
             what = "asserts a non-zero exit code but nothing about the message"
             findings.append(Finding(path, func.exits[0].lineno, func.name, what))
@@ -388,6 +416,9 @@ def test_rc_name():
 def test_signal(proc, sig):
     assert proc.returncode == 128 + sig
 
+def test_any_failure(proc):
+    assert proc.returncode != 0
+
 def test_helper_without_text(result):
     _quiet(result)
     assert result.exit_code == 2
@@ -427,6 +458,17 @@ def test_ok_zero(result):
 
 def test_ok_http_status(code):
     assert code == 500
+
+@given(st.binary())
+def test_never_crashes(raw):
+    try:
+        _run(raw)
+    except ValueError:
+        pytest.fail("crashed")
+
+@given(st.binary())
+def test_ok_property(raw):
+    assert _run(raw) == raw
 """
 
 
@@ -437,12 +479,14 @@ def test_the_checker_finds_each_planted_form() -> None:
         ("test_returncode_in", "asserts"),
         ("test_rc_name", "asserts"),
         ("test_signal", "asserts"),
+        ("test_any_failure", "asserts"),
         ("test_helper_without_text", "asserts"),
         ("test_nothing", "asserts"),
         ("test_raises_without_match", "asserts"),
+        ("test_never_crashes", "is"),
     }
     nothing = [f for f in check_source(PLANTED, "planted.py") if f.function == "test_nothing"]
-    assert [str(f) for f in nothing] == ["planted.py:31:test_nothing: asserts nothing"]
+    assert [str(f) for f in nothing] == ["planted.py:34:test_nothing: asserts nothing"]
     code_only = [f for f in check_source(PLANTED, "planted.py") if f.function == "test_code_only"]
     assert [str(f) for f in code_only] == [
         "planted.py:15:test_code_only: asserts a non-zero exit code but nothing about the message"
