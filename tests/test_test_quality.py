@@ -72,6 +72,8 @@ class _Module:
     asserting: set[str] = field(default_factory=set)
     message: set[str] = field(default_factory=set)
     asserting_a_value: set[str] = field(default_factory=set)
+    exiting: set[str] = field(default_factory=set)  # assert a non-zero exit code
+    returning_text: set[str] = field(default_factory=set)
 
 
 def _is_zero(node: ast.expr) -> bool:
@@ -189,10 +191,14 @@ def _bindings(nodes: list[ast.AST]) -> tuple[set[str], list[tuple[list[ast.expr]
     return errors, pairs
 
 
-def _tainted_names(nodes: list[ast.AST]) -> set[str]:
+def _tainted_names(nodes: list[ast.AST], text_calls: frozenset[str] = frozenset()) -> set[str]:
     """Local names whose value came from a message (``err = result.stderr``,
-    ``_, out, err = helper()``)."""
+    ``_, out, err = helper()``, ``data = helper()`` of a helper in ``text_calls``)."""
     tainted, pairs = _bindings(nodes)
+    for targets, value in pairs:
+        calls = (n for n in ast.walk(value) if isinstance(n, ast.Call))
+        if any(_callee(c) in text_calls for c in calls):
+            tainted |= {n for t in targets for n in _target_names(t)}
     changed = True
     while changed:
         changed = False
@@ -295,12 +301,32 @@ class _Function:
             )
         }
 
+    @functools.cached_property
+    def returns_text(self) -> bool:
+        """A helper that returns the text (or what it parsed from it, ``json.loads(stdout)``)."""
+        return any(
+            isinstance(n, ast.Return)
+            and n.value is not None
+            and _reads_message(n.value, self.tainted)
+            for n in self.nodes
+        )
+
     def checks_message(self, helpers: _Module) -> bool:
         return (
             bool(self.called & helpers.message)
             or self.checks_text
             or bool(self.hands_text_to & helpers.asserting)
+            or self._checks_returned_text(helpers)
         )
+
+    def _checks_returned_text(self, helpers: _Module) -> bool:
+        """Asserts on what a helper returned of the text (``data = _explain(...)``)."""
+        text_calls = frozenset(self.called & helpers.returning_text)
+        if not text_calls:
+            return False
+        tainted = _tainted_names(self.nodes, text_calls)
+        asserts = (n for n in self.nodes if isinstance(n, ast.Assert))
+        return any(_checks_text(a.test, tainted) for a in asserts)
 
 
 @functools.cache
@@ -321,7 +347,7 @@ def _read_module(source: str) -> tuple[_Function, ...]:
 def _helpers(modules: list[tuple[_Function, ...]]) -> _Module:
     """Non-test functions of these modules that assert, and those that check a message (closed)."""
     funcs = [f for m in modules for f in m if not f.name.startswith("test_")]
-    helpers = _Module()
+    helpers = _Module(returning_text={f.name for f in funcs if f.returns_text})
     changed = True
     while changed:
         changed = False
@@ -333,6 +359,9 @@ def _helpers(modules: list[tuple[_Function, ...]]) -> _Module:
                 f.asserts_a_value or f.called & helpers.asserting_a_value
             ):
                 helpers.asserting_a_value.add(f.name)
+                changed = True
+            if f.name not in helpers.exiting and (f.exits or f.called & helpers.exiting):
+                helpers.exiting.add(f.name)
                 changed = True
             if f.name not in helpers.message and f.checks_message(helpers):
                 helpers.message.add(f.name)
@@ -373,6 +402,10 @@ def check_source(source: str, path: str, imported: Sequence[str] = ()) -> list[F
         elif func.exits and not func.checks_message(helpers):
             what = "asserts a non-zero exit code but nothing about the message"
             findings.append(Finding(path, func.exits[0].lineno, func.name, what))
+        elif func.called & helpers.exiting and not func.checks_message(helpers):
+            via = ", ".join(sorted(func.called & helpers.exiting))
+            what = f"asserts a non-zero exit code (in {via}) but nothing about the message"
+            findings.append(Finding(path, func.line, func.name, what))
     return findings
 
 
@@ -469,6 +502,23 @@ def test_never_crashes(raw):
 @given(st.binary())
 def test_ok_property(raw):
     assert _run(raw) == raw
+
+def test_exit_in_a_helper(result):
+    _quiet(result)
+
+def test_only_what_the_text_is_not(result):
+    assert result.exit_code == 2
+    assert "Traceback" not in result.stderr
+    assert not result.stdout
+    assert len(result.stderr.splitlines()) == 1
+
+def _parsed(result):
+    assert result.exit_code in (0, 1)
+    return json.loads(result.stdout)
+
+def test_ok_returned_text(result):
+    verdict = _parsed(result)["verdict"]
+    assert verdict == "WOULD COMPACT"
 """
 
 
@@ -484,6 +534,8 @@ def test_the_checker_finds_each_planted_form() -> None:
         ("test_nothing", "asserts"),
         ("test_raises_without_match", "asserts"),
         ("test_never_crashes", "is"),
+        ("test_exit_in_a_helper", "asserts"),
+        ("test_only_what_the_text_is_not", "asserts"),
     }
     nothing = [f for f in check_source(PLANTED, "planted.py") if f.function == "test_nothing"]
     assert [str(f) for f in nothing] == ["planted.py:34:test_nothing: asserts nothing"]
