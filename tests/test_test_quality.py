@@ -36,7 +36,9 @@ MESSAGE_ATTRS = frozenset(
 # Subscripts of a report or event that carry the text of the error.
 MESSAGE_KEYS = frozenset({"error", "message", "reason", "detail"})
 # Names that unpack a ``(code, out, err)`` helper's text.
-MESSAGE_NAMES = frozenset({"out", "err", "stdout", "stderr", "output", "message", "msg"})
+MESSAGE_NAMES = frozenset(
+    {"err", "stdout", "stderr", "output", "message", "msg"}
+)  # not `out`: a path
 EXIT_ATTRS = frozenset({"exit_code", "returncode", "code"})
 EXIT_NAMES = frozenset({"rc", "code", "exit_code", "returncode", "status"})
 
