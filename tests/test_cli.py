@@ -94,7 +94,9 @@ def test_version(runner):
 
 
 def test_unknown_option_is_usage_error(runner):
-    assert runner.invoke(app, ["run", "x.jsonl", "--nope"]).exit_code == 2
+    result = runner.invoke(app, ["run", "x.jsonl", "--nope"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("compact: no such option: --nope")
 
 
 # -- check -----------------------------------------------------------------------------------------
@@ -138,6 +140,8 @@ def test_check_message_trigger_from_config(runner, tmp_path):
     cfg.write_text("trigger: {context_messages: 3}\n")
     result = runner.invoke(app, ["check", "-c", str(cfg), str(SMALL)])
     assert result.exit_code == 1
+    assert "WOULD COMPACT" in result.stdout
+    assert "threshold 3 messages; 5 messages > 3 message threshold" in result.stdout
 
 
 def test_check_missing_file_is_2(runner, tmp_path):
@@ -256,6 +260,7 @@ def test_run_in_place_archives_first(runner, workdir):
 def test_run_in_place_with_stdin_is_usage_error(runner):
     result = runner.invoke(app, ["run", "-", "--in-place"], input=b"")
     assert result.exit_code == 2
+    assert result.stderr == "compact: --in-place needs a file, not stdin\n"
 
 
 def test_malformed_config_is_2_with_one_line(runner, workdir):

@@ -153,8 +153,11 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def test_check_batch_is_clean(corpus: dict[str, Any]) -> None:
     proc = corpus["__check__"]
-    assert proc.returncode != 0
+    assert proc.returncode == 2, proc.stderr  # check: 2 when a file could not be read
     assert "Traceback" not in proc.stderr
+    # each bad file is one `compact: FILE...` line (which line names which file: test_bad_input)
+    lines = proc.stderr.splitlines()
+    assert lines and all(line.startswith("compact: ") for line in lines), proc.stderr
     bad = sum(1 for c in make_corpus.CASES if c.check_code == 2 or c.xfail)
     assert len(proc.stderr.splitlines()) <= bad, "more than one stderr line per bad file"
 

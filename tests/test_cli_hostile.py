@@ -394,6 +394,8 @@ def test_check_does_not_import_the_callback_module(
     assert not hostile_modules.exists()  # the module (which writes this file) never ran
     result = runner.invoke(app, ["run", "-c", str(cfg), str(CODING), "-o", str(tmp_path / "o")])
     assert result.exit_code == 2 and hostile_modules.exists()  # run imports it, and says so
+    assert f"compact: config error: {cfg}:2: key 'callback'" in result.stderr
+    assert "module 'zz_hostile_exit' called sys.exit(0) while being imported" in result.stderr
 
 
 # -- 8. Deep JSON ------------------------------------------------------------------------------

@@ -255,6 +255,8 @@ def test_without_the_ladder_the_same_failure_exits_3(tmp_path, fake, key_env):
         tmp_path, *run_args(src, "--force"), config={"model": openai_model(fake)}, env=key_env
     )
     assert res.code == 3
+    assert "failed to call openai model 'primary-model': HTTP 500" in res.stderr
+    assert res.stderr.endswith("; nothing was written\n")
     assert not res.out.exists()
 
 
@@ -461,6 +463,7 @@ def test_cache_hit_makes_no_request_and_gives_the_same_bytes(tmp_path, fake, key
     # --no-cache asks the model again (and now fails, proving the request was made)
     third = compact(tmp_path, *run_args(src, "--force", "--no-cache"), config=config, env=key_env)
     assert third.code == 3
+    assert "failed to call openai model 'primary-model': HTTP 500" in third.stderr
     assert len(fake.requests) == 2
     # a changed transcript is a different key
     fake.default = reply("<summary>\nother\n</summary>")

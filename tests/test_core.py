@@ -598,8 +598,11 @@ def test_spec_6_failover_context_and_models() -> None:
 def test_spec_6_failover_without_callback_uses_primary() -> None:
     model = c.ScriptedModel([fail("p"), SUMMARY])
     cfg = c.Config(model=model, failover=c.FailoverConfig(max_retries=1), sleep=Sleeps())
-    run(c.new(cfg).summarize(state(("user", "u"))))
+    out = run(c.new(cfg).summarize(state(("user", "u"))))
     model.assert_complete()
+    # the failover attempt asked the primary again, with the primary's own input
+    assert len(model.calls) == 2 and model.calls[1] == model.calls[0]
+    assert out[-1].extra["_compactor_content_type"] == "summary"
 
 
 def test_spec_6_failover_all_fail_message() -> None:

@@ -452,8 +452,11 @@ def test_plan_raises_its_refusal_as_the_readme_says(tmp_path: Path) -> None:
     options = c.RunOptions(input=str(tmp_path / "missing.jsonl"))
     with pytest.raises(c.CompactorError) as refused:
         plan(options)
+    assert str(refused.value) == f"{tmp_path / 'missing.jsonl'}: file not found"
     assert RunResult.refused(options, refused.value).exit_code == 2
-    assert c.run_file(options).exit_code == 2
+    result = c.run_file(options)
+    assert result.exit_code == 2
+    assert result.error == str(refused.value)
     readme = (REPO / "README.md").read_text()
     assert "`plan()` *raises*\nits refusal" in readme
 

@@ -59,6 +59,8 @@ def test_sigint_during_model_call_exits_130_and_writes_nothing(tmp_path, in_plac
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err.decode(errors="replace")
     assert b"Traceback" not in err
+    said = "written: archive " + str(tmp_path / "archive") if in_place else "nothing was written"
+    assert err.decode().splitlines()[-1].startswith(f"compact: interrupted by SIGINT; {said}")
     assert len(err.decode(errors="replace").splitlines()) <= 25
     assert not out.exists()
     assert src.read_bytes() == original

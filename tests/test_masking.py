@@ -678,6 +678,7 @@ def test_property_masked_json_arguments_stay_valid(
     )
     out = SecretMasker().mask_arguments(arguments)
     value = json.loads(out)
+    assert list(value) == list(json.loads(arguments))  # the same keys, in order
     for _, (_, secret) in pieces:
         assert secret not in json.dumps(value, ensure_ascii=False)
 

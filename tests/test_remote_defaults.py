@@ -110,6 +110,8 @@ def test_a_retry_section_of_zero_is_a_single_call(tmp_path: Path, fake: FakeOpen
     fake.enqueue(status(500), reply(SUMMARY))
     proc, _, _ = _run(tmp_path, fake, "openai:gpt-4o-mini", _coding(tmp_path), "-c", str(cfg))
     assert proc.returncode == 3 and len(fake.requests) == 1
+    assert "HTTP 500" in proc.stderr.decode()
+    assert "exceeds max retries" not in proc.stderr.decode()
 
 
 @pytest.mark.parametrize(("code", "kind"), [(408, "timeout"), (409, "conflict")])

@@ -267,6 +267,7 @@ def test_a_report_to_dev_full_after_a_good_output_is_exit_6(src: Path, tmp_path:
     out = tmp_path / "o.jsonl"
     result = run_file(RunOptions(input=str(src), output=str(out), report="/dev/full"))
     assert result.exit_code == 6
+    assert result.error == "failed to write /dev/full completely: No space left on device"
     assert result.written == {"output": str(out)}
     assert result.not_written == {"report": "/dev/full"}
 
