@@ -23,7 +23,7 @@ from .common import ConfigOpt, guard_std_streams, print_error
 from .exitcodes import EXIT_CODES_HELP, ExitCode, classify
 from .helptext import CONTEXT, Command, Group, epilog
 
-__all__ = ["app", "main"]
+__all__ = ["app", "app_for", "main"]
 
 _typer_fast.install()  # plain option values skip pydantic: `compact check` starts fast
 
@@ -155,6 +155,30 @@ def _root(
         ctx.default_map = _config_defaults(ctx.command, config)
 
 
+def app_for(args: list[str]) -> typer.Typer:
+    """The app ``main`` runs for the command line ``args``: when the first argument names a
+    command or group, a copy of :data:`app` that registers only it, else :data:`app` itself.
+
+    typer builds every command's click command and options before it parses anything; for
+    ``compact check`` building the other dozen commands took longer than everything else
+    between ``import typer`` and the check (BENCHMARKS.md, issues 29 and 31). The copy parses
+    and answers that command exactly as the whole app does (same root options, help, errors,
+    ``-c FILE`` defaults). Anything else (``--help``, ``-c FILE run``, a mistyped command that
+    gets its suggestion, a shell completion request) gets the whole app."""
+    if not args or "_COMPACT_COMPLETE" in os.environ:
+        return app
+    commands = [c for c in app.registered_commands if c.name == args[0]]
+    groups = [g for g in app.registered_groups if g.name == args[0]]
+    if len(commands) + len(groups) != 1:
+        return app
+    import copy
+
+    one = copy.copy(app)  # registers the same callback (root options); app is left whole
+    one.registered_commands = commands
+    one.registered_groups = groups
+    return one
+
+
 def main() -> None:
     """Console-script entry point (``compact``, ``python -m compactor``).
 
@@ -166,7 +190,7 @@ def main() -> None:
     guard_std_streams()
     install_handlers()
     try:
-        app()
+        app_for(sys.argv[1:])()
     except SystemExit as exit:
         _hard_exit(exit.code)
     except OSError as err:  # typer's own output (--help, --version) to a closed or full stdout
