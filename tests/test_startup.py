@@ -87,7 +87,8 @@ def test_check_imports_nothing_heavy() -> None:
 
 def test_check_imports_none_of_what_was_made_lazy() -> None:
     """Imports ``compact check`` used to make for nothing (issues 29, 31): ``shlex`` (only a
-    JSON-document error message quotes a path with it) and any model backend or SDK."""
+    JSON-document error message quotes a path with it), the other commands' modules, and any
+    model backend or SDK."""
     code, modules = _modules_after(["check", str(SMALL)])
     assert code == 0
     assert "compactor.formats.json_document" in modules  # the module is there, its shlex is not
@@ -97,7 +98,11 @@ def test_check_imports_none_of_what_was_made_lazy() -> None:
         "compactor.models.anthropic",
         "compactor.models.local",
     )
+    # nor the modules of the other commands: main builds check alone (app.app_for)
+    others = ("run", "show", "eval_cmd", "config_cmd", "archive_cmd", "cache_cmd", "batch")
+    lazy += tuple(f"compactor.cli.{name}" for name in others)
     assert sorted(m for m in lazy if m in modules) == []
+    assert "compactor.cli.check" in modules
 
 
 @pytest.mark.parametrize(
