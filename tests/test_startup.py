@@ -92,7 +92,7 @@ def test_check_imports_none_of_what_was_made_lazy() -> None:
     code, modules = _modules_after(["check", str(SMALL)])
     assert code == 0
     assert "compactor.formats.json_document" in modules  # the module is there, its shlex is not
-    lazy = (
+    lazy: tuple[str, ...] = (
         "shlex",
         "compactor.models.openai",
         "compactor.models.anthropic",
