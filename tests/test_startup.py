@@ -123,26 +123,6 @@ def test_config_show_and_validate_import_no_model_sdk(args: list[str]) -> None:
     assert sorted(m for m in sdks if m in modules) == []
 
 
-def test_building_the_models_of_that_file_imports_their_sdks() -> None:
-    """The check above can fail: building the config's models (what validate did) imports
-    the openai and anthropic SDKs in the same kind of fresh interpreter."""
-    code = (
-        "import json, sys\n"
-        "from compactor.configfile import build_config, load_config_file\n"
-        "build_config(load_config_file(sys.argv[1]), transcript_path_auto='/dev/null')\n"
-        "print(json.dumps(sorted(sys.modules)))\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code, str(REPO / "configs" / "failover.yaml")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 0, proc.stderr
-    modules = set(json.loads(proc.stdout))
-    assert {"openai", "anthropic"} <= modules
-
-
 def test_check_json_and_full_read_paths_stay_light() -> None:
     """--json, and a format that is read in full (anthropic), need no heavy module either."""
     code, modules = _modules_after(["check", "--json", str(SMALL), str(ANTHROPIC)])
