@@ -39,7 +39,8 @@ def _score_of_every_pattern(sentence: str) -> int:
         local_text.may_state_decision = may_state_decision
 
 
-@settings(max_examples=1500, deadline=None, database=None, derandomize=True)
+# 500 (derandomized): every keyword alone is also checked by the test after this one
+@settings(max_examples=500, deadline=None, database=None, derandomize=True)
 @given(_TEXTS.map("".join))
 def test_property_the_keyword_test_changes_no_score(text: str) -> None:
     """A text without a decision keyword has no sentence that scores; a sentence scores what the

@@ -185,7 +185,11 @@ def test_a_reply_cut_at_the_limit_is_asked_again_for_a_shorter_summary(tmp_path:
     with FakeOpenAI(flavor="llama-cpp", max_context_tokens=2048) as fake:
         fake.enqueue(reply(rambling))
         fake.default = reply(GOOD)
-        config = {"model": model(fake.base_url, context_tokens=2048, input="transcript")}
+        config = {
+            "model": model(fake.base_url, context_tokens=2048, input="transcript"),
+            # the retries of a refused reply are what is tested, not their waits (20 s)
+            "retry": {"initial_delay": 0},
+        }
         ran = compact(tmp_path, CLAUDE, config)
         texts = [r.json["messages"][-1]["content"] for r in fake.requests]
     assert ran.result.exit_code == 0, ran.result.error
@@ -317,7 +321,11 @@ def test_a_chunk_no_reply_summarizes_shorter_is_kept_as_written(
     report names those chunks (main: exit 3, "reply too long", every retry repeating it)."""
     with FakeOpenAI(flavor=flavor, max_context_tokens=2048) as fake:
         fake.default = reply(LONG_REPLY)
-        config = {"model": model(fake.base_url, context_tokens=2048, input="transcript")}
+        config = {
+            "model": model(fake.base_url, context_tokens=2048, input="transcript"),
+            # the retries of a refused reply are what is tested, not their waits (20 s)
+            "retry": {"initial_delay": 0},
+        }
         ran = compact(tmp_path, CLAUDE, config)
         requests = list(fake.requests)
         args = ["run", "-c", str(tmp_path / "compact.yaml"), str(ran.src), "--force"]

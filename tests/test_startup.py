@@ -85,6 +85,44 @@ def test_check_imports_nothing_heavy() -> None:
     assert "compactor.events" not in modules
 
 
+def test_check_imports_none_of_what_was_made_lazy() -> None:
+    """Imports ``compact check`` used to make for nothing (issues 29, 31): ``shlex`` (only a
+    JSON-document error message quotes a path with it), the other commands' modules, and any
+    model backend or SDK."""
+    code, modules = _modules_after(["check", str(SMALL)])
+    assert code == 0
+    assert "compactor.formats.json_document" in modules  # the module is there, its shlex is not
+    lazy: tuple[str, ...] = (
+        "shlex",
+        "compactor.models.openai",
+        "compactor.models.anthropic",
+        "compactor.models.local",
+    )
+    # nor the modules of the other commands: main builds check alone (app.app_for)
+    others = ("run", "show", "eval_cmd", "config_cmd", "archive_cmd", "cache_cmd", "batch")
+    lazy += tuple(f"compactor.cli.{name}" for name in others)
+    assert sorted(m for m in lazy if m in modules) == []
+    assert "compactor.cli.check" in modules
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["config", "show", "-c", str(REPO / "configs" / "failover.yaml")],
+        ["config", "validate", str(REPO / "configs" / "failover.yaml")],
+        ["config", "validate", str(REPO / "configs" / "robust.yaml")],
+    ],
+)
+def test_config_show_and_validate_import_no_model_sdk(args: list[str]) -> None:
+    """``config show`` / ``validate`` check the models from the provider table's declarations;
+    building a client imported openai and anthropic (~1.8 s a process; validate did)."""
+    code, modules = _modules_after(args)
+    assert code == 0
+    assert "yaml" in modules  # the file really was read
+    sdks = ("openai", "anthropic", "httpx", "pydantic", "compactor.models.openai")
+    assert sorted(m for m in sdks if m in modules) == []
+
+
 def test_check_json_and_full_read_paths_stay_light() -> None:
     """--json, and a format that is read in full (anthropic), need no heavy module either."""
     code, modules = _modules_after(["check", "--json", str(SMALL), str(ANTHROPIC)])
@@ -247,3 +285,47 @@ def test_main_exits_without_teardown_but_like_sys_exit(tmp_path: Path) -> None:
     )
     assert missing.returncode == 2
     assert "file not found" in missing.stderr
+
+
+def _command_paths() -> list[list[str]]:
+    """``[name]`` of every command and ``[group, sub]`` of every group's command."""
+    paths = [[c.name] for c in app.registered_commands if c.name]
+    for group in app.registered_groups:
+        assert group.name and group.typer_instance
+        paths += [[group.name, c.name] for c in group.typer_instance.registered_commands if c.name]
+    return paths
+
+
+def test_main_builds_only_the_command_it_runs() -> None:
+    """``compact check ...`` builds the click command of check alone (typer builds every
+    registered command first: most of the cost of a small check, BENCHMARKS.md)."""
+    import typer.main
+
+    from compactor.cli.app import app_for
+
+    built = typer.main.get_command(app_for(["check", str(SMALL)]))
+    assert set(getattr(built, "commands", {})) == {"check"}
+    group = typer.main.get_command(app_for(["config", "show"]))
+    assert set(getattr(group, "commands", {})) == {"config"}
+    # the whole app for everything else: root help, a root option first, a typo, completion
+    for args in ([], ["--help"], ["-c", "x.yaml", "check"], ["chek"], ["x.jsonl"]):
+        assert app_for(args) is app, args
+    assert set(getattr(typer.main.get_command(app), "commands", {})) >= {"check", "run", "config"}
+
+
+@pytest.mark.parametrize("path", _command_paths(), ids=" ".join)
+def test_the_one_command_app_answers_as_the_whole_app(path: list[str]) -> None:
+    """Help, a mistyped option and a missing value read the same through either app."""
+    from compactor.cli.app import app_for
+
+    for extra in (["--help"], ["--forse"], ["--debug", "--nope=1"]):
+        args = [*path, *extra]
+        whole = CliRunner().invoke(app, args, prog_name="compact")
+        one = CliRunner().invoke(app_for(args), args, prog_name="compact")
+        assert app_for(args) is not app
+        assert (one.exit_code, one.stdout, one.stderr) == (
+            whole.exit_code,
+            whole.stdout,
+            whole.stderr,
+        ), args
+        assert whole.exit_code in (0, 2) and (whole.stdout or whole.stderr)

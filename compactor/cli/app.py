@@ -18,56 +18,121 @@ import typer
 
 from compactor import __version__
 
-from . import _typer_fast, archive_cmd, cache_cmd, check, config_cmd, eval_cmd, run, show
+from . import _typer_fast
 from .common import ConfigOpt, guard_std_streams, print_error
 from .exitcodes import EXIT_CODES_HELP, ExitCode, classify
 from .helptext import CONTEXT, Command, Group, epilog
 
-__all__ = ["app", "main"]
+__all__ = ["COMMANDS", "GROUPS", "app", "app_for", "main"]  # noqa: F822 - app: __getattr__
 
 _typer_fast.install()  # plain option values skip pydantic: `compact check` starts fast
 
-app = typer.Typer(
-    name="compact",
-    cls=Group,
-    help=(
-        "Keep long LLM-agent transcripts inside the context window: summarize the old part, "
-        "keep the recent part, and write the result in the transcript's own format."
-    ),
-    epilog=epilog(
+Entry = tuple[str, str, str, str]
+"""``(name, module of compactor.cli, function, epilog attribute)`` of one command."""
+
+COMMANDS: tuple[Entry, ...] = (
+    ("run", "run", "run", "EPILOG"),
+    ("check", "check", "check", "EPILOG"),
+    ("show", "show", "show", "EPILOG"),
+    ("eval", "eval_cmd", "eval_command", "EPILOG"),
+)
+"""The top-level commands, in help order; a command module is imported when its command is
+built (``compact check`` imports none of the others)."""
+
+GROUPS: tuple[tuple[str, str, list[tuple[str, str]], tuple[Entry, ...]], ...] = (
+    (
+        "config",
+        "Show the effective config, check a config file, or write a new one.",
         [
-            ("would it be compacted, and why? (never calls a model)", "compact check s.jsonl"),
-            ("compact it: writes s.compact.jsonl beside it", "compact run s.jsonl"),
-            ("read the summary it wrote", "compact show s.compact.jsonl"),
-            ("shrink a log in a pipeline", "cat run.jsonl | compact run - > small.jsonl"),
+            ("what a run would use: defaults, file, environment, flags", "compact config show"),
+            ("check a file before CI uses it", "compact config validate configs/failover.yaml"),
+            ("write a commented starter config", "compact config init"),
+        ],
+        (
+            ("show", "config_cmd", "config_show", "SHOW_EPILOG"),
+            ("validate", "config_cmd", "config_validate", "VALIDATE_EPILOG"),
+            ("init", "config_cmd", "config_init", "INIT_EPILOG"),
+        ),
+    ),
+    (
+        "archive",
+        "Undo --in-place runs, or list and prune the originals they archived.",
+        [
+            ("what the archive holds, oldest first", "compact archive list"),
+            ("undo an --in-place run", "compact archive restore s.jsonl"),
             (
-                "every *.jsonl of a folder, outputs into small/",
-                "compact run logs/ --output-dir small/",
+                "delete originals archived more than 30 days ago",
+                "compact archive prune --older-than 30d",
             ),
         ],
-        EXIT_CODES_HELP,
+        (
+            ("list", "archive_cmd", "archive_list", "LIST_EPILOG"),
+            ("restore", "archive_cmd", "archive_restore", "RESTORE_EPILOG"),
+            ("prune", "archive_cmd", "archive_prune", "PRUNE_EPILOG"),
+        ),
     ),
-    context_settings=CONTEXT,
-    pretty_exceptions_show_locals=False,
-    no_args_is_help=True,
-    add_completion=True,
-    rich_markup_mode=None,
+    (
+        "cache",
+        "Show or clear the summary cache (on by default for remote models).",
+        [
+            ("where it is, how many summaries, how big", "compact cache info"),
+            ("make the next run ask the model again", "compact cache clear"),
+        ],
+        (
+            ("info", "cache_cmd", "cache_info", "INFO_EPILOG"),
+            ("clear", "cache_cmd", "cache_clear", "CLEAR_EPILOG"),
+        ),
+    ),
 )
+"""The command groups (``compact NAME SUB``): help, examples, commands. Every group has the
+same help shape and shows its help when called bare."""
 
 
-def _command(group: typer.Typer, name: str, function: Any, text: str) -> None:
-    group.command(name, cls=Command, context_settings=CONTEXT, epilog=text)(function)
+def _new_app() -> typer.Typer:
+    """The root ``compact`` app with its root options and no command yet."""
+    root = typer.Typer(
+        name="compact",
+        cls=Group,
+        help=(
+            "Keep long LLM-agent transcripts inside the context window: summarize the old "
+            "part, keep the recent part, and write the result in the transcript's own format."
+        ),
+        epilog=epilog(
+            [
+                ("would it be compacted, and why? (never calls a model)", "compact check s.jsonl"),
+                ("compact it: writes s.compact.jsonl beside it", "compact run s.jsonl"),
+                ("read the summary it wrote", "compact show s.compact.jsonl"),
+                ("shrink a log in a pipeline", "cat run.jsonl | compact run - > small.jsonl"),
+                (
+                    "every *.jsonl of a folder, outputs into small/",
+                    "compact run logs/ --output-dir small/",
+                ),
+            ],
+            EXIT_CODES_HELP,
+        ),
+        context_settings=CONTEXT,
+        pretty_exceptions_show_locals=False,
+        no_args_is_help=True,
+        add_completion=True,
+        rich_markup_mode=None,
+    )
+    root.callback()(_root)
+    return root
 
 
-_command(app, "run", run.run, run.EPILOG)
-_command(app, "check", check.check, check.EPILOG)
-_command(app, "show", show.show, show.EPILOG)
-_command(app, "eval", eval_cmd.eval_command, eval_cmd.EPILOG)
+def _command(group: typer.Typer, entry: Entry) -> None:
+    """Register one command, importing its module now."""
+    import importlib
+
+    name, module_name, function, text = entry
+    module = importlib.import_module(f"compactor.cli.{module_name}")
+    group.command(name, cls=Command, context_settings=CONTEXT, epilog=getattr(module, text))(
+        getattr(module, function)
+    )
 
 
-def _group(name: str, text: str, examples: list[tuple[str, str]], *commands: Any) -> None:
-    """A command group (``compact NAME SUB``) with its examples and ``(sub, function, epilog)``
-    commands; every group has the same help shape and shows its help when called bare."""
+def _add_group(root: typer.Typer, name: str) -> None:
+    _, text, examples, commands = next(g for g in GROUPS if g[0] == name)
     group = typer.Typer(
         cls=Group,
         help=text,
@@ -77,48 +142,31 @@ def _group(name: str, text: str, examples: list[tuple[str, str]], *commands: Any
         pretty_exceptions_show_locals=False,
         rich_markup_mode=None,
     )
-    for sub, function, sub_epilog in commands:
-        _command(group, sub, function, sub_epilog)
-    app.add_typer(group, name=name)
+    for entry in commands:
+        _command(group, entry)
+    root.add_typer(group, name=name)
 
 
-_group(
-    "config",
-    "Show the effective config, check a config file, or write a new one.",
-    [
-        ("what a run would use: defaults, file, environment, flags", "compact config show"),
-        ("check a file before CI uses it", "compact config validate configs/failover.yaml"),
-        ("write a commented starter config", "compact config init"),
-    ],
-    ("show", config_cmd.config_show, config_cmd.SHOW_EPILOG),
-    ("validate", config_cmd.config_validate, config_cmd.VALIDATE_EPILOG),
-    ("init", config_cmd.config_init, config_cmd.INIT_EPILOG),
-)
-_group(
-    "archive",
-    "Undo --in-place runs, or list and prune the originals they archived.",
-    [
-        ("what the archive holds, oldest first", "compact archive list"),
-        ("undo an --in-place run", "compact archive restore s.jsonl"),
-        (
-            "delete originals archived more than 30 days ago",
-            "compact archive prune --older-than 30d",
-        ),
-    ],
-    ("list", archive_cmd.archive_list, archive_cmd.LIST_EPILOG),
-    ("restore", archive_cmd.archive_restore, archive_cmd.RESTORE_EPILOG),
-    ("prune", archive_cmd.archive_prune, archive_cmd.PRUNE_EPILOG),
-)
-_group(
-    "cache",
-    "Show or clear the summary cache (on by default for remote models).",
-    [
-        ("where it is, how many summaries, how big", "compact cache info"),
-        ("make the next run ask the model again", "compact cache clear"),
-    ],
-    ("info", cache_cmd.cache_info, cache_cmd.INFO_EPILOG),
-    ("clear", cache_cmd.cache_clear, cache_cmd.CLEAR_EPILOG),
-)
+def _whole_app() -> typer.Typer:
+    root = _new_app()
+    for entry in COMMANDS:
+        _command(root, entry)
+    for group in GROUPS:
+        _add_group(root, group[0])
+    return root
+
+
+_app: typer.Typer | None = None
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``app``: the whole ``compact`` app (every command), built on first use."""
+    global _app
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if _app is None:
+        _app = _whole_app()
+    return _app
 
 
 def _version(value: bool) -> None:
@@ -139,7 +187,6 @@ def _config_defaults(command: Any, path: str) -> dict[str, Any]:
     return out
 
 
-@app.callback()
 def _root(
     ctx: typer.Context,
     version: Annotated[
@@ -155,6 +202,33 @@ def _root(
         ctx.default_map = _config_defaults(ctx.command, config)
 
 
+def app_for(args: list[str]) -> typer.Typer:
+    """The app ``main`` runs for the command line ``args``: when the first argument names a
+    command or group, an app that registers only it, else the whole :data:`app`.
+
+    typer builds every command's click command and options before it parses anything, and
+    each command module has to be imported for it; for ``compact check`` that took longer than
+    everything else between ``import typer`` and the check (BENCHMARKS.md, issues 29 and 31).
+    The one-command app parses and answers that command exactly as the whole app does (same
+    root options, help, errors, ``-c FILE`` defaults). Anything else (``--help``, ``-c FILE
+    run``, a mistyped command that gets its suggestion, a shell completion request) gets the
+    whole app."""
+    name = args[0] if args else None
+    if "_COMPACT_COMPLETE" in os.environ:
+        name = None
+    command = next((c for c in COMMANDS if c[0] == name), None)
+    if command is not None:
+        one = _new_app()
+        _command(one, command)
+        return one
+    if any(g[0] == name for g in GROUPS):
+        one = _new_app()
+        _add_group(one, str(name))
+        return one
+    whole: typer.Typer = __getattr__("app")
+    return whole
+
+
 def main() -> None:
     """Console-script entry point (``compact``, ``python -m compactor``).
 
@@ -166,7 +240,7 @@ def main() -> None:
     guard_std_streams()
     install_handlers()
     try:
-        app()
+        app_for(sys.argv[1:])()
     except SystemExit as exit:
         _hard_exit(exit.code)
     except OSError as err:  # typer's own output (--help, --version) to a closed or full stdout

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -159,7 +158,7 @@ def to_lines(path: str, raw: bytes | FileSource) -> tuple[bytes, DocumentStyle, 
                 None,
                 f"expected a JSON object, got {type(item).__name__} (element {i + 1} of the "
                 f"JSON array); {_EXPECTED}: convert it with "
-                f"jq -c '.[]' {shlex.quote(path)} > {shlex.quote(_jsonl_name(path))}",
+                f"jq -c '.[]' {_quote(path)} > {_quote(_jsonl_name(path))}",
             )
     lines = b"".join(orjson.dumps(item) + b"\n" for item in value)
     return lines, _style(data), starts
@@ -197,6 +196,13 @@ def render(lines: bytes, style: DocumentStyle) -> bytes:
     return _BOM + out if style.bom else out
 
 
+def _quote(path: str) -> str:
+    """``shlex.quote``, imported only for an error message (not by every ``compact check``)."""
+    import shlex
+
+    return shlex.quote(path)
+
+
 def _jsonl_name(path: str) -> str:
     if path == "-":
         return "out.jsonl"
@@ -232,7 +238,7 @@ def explain(path: str, raw: bytes | FileSource, err: TranscriptError) -> Transcr
         return err
     if head[:1] != b"{":
         return err
-    src, out = shlex.quote(path), shlex.quote(_jsonl_name(path))
+    src, out = _quote(path), _quote(_jsonl_name(path))
     data = _whole(raw)
     try:
         value = orjson.loads(_body(data))
