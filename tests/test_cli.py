@@ -765,3 +765,16 @@ def test_a_run_leaves_the_cyclic_collector_alone(workdir, monkeypatch):
     result = CliRunner().invoke(app, ["run", src, "--force", "--model", "local", "-q", "-o", out])
     assert result.exit_code == 0, result.output
     assert seen == [True] and gc.isenabled()
+
+
+@pytest.mark.parametrize("group", ["config", "archive", "cache"])
+def test_a_group_named_alone_shows_its_help_laid_out(group: str) -> None:
+    """``compact config`` (no command) is a usage error (exit 2) that shows the group's help as
+    click lays it out, its commands one per line, not squeezed onto one ``compact:`` line."""
+    proc = subprocess.run([compact_exe(), group], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert lines[0].startswith(f"Usage: compact {group} ")
+    assert "Commands:" in lines
+    assert not proc.stderr.startswith("compact: ")

@@ -144,9 +144,11 @@ def _show_one_line(err: Any, file: Any = None) -> None:
 
 def _one_line(err: Exception) -> None:
     """Make a usage error print itself on one line (see :func:`_show_one_line`)."""
-    from typer._click.exceptions import UsageError
+    from typer._click.exceptions import NoArgsIsHelpError, UsageError
 
-    if isinstance(err, UsageError):
+    # A group named alone (``compact config``) shows its help as click lays it out, not
+    # squeezed onto one line.
+    if isinstance(err, UsageError) and not isinstance(err, NoArgsIsHelpError):
         err.show = types.MethodType(_show_one_line, err)  # type: ignore[method-assign]
 
 
