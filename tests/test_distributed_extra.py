@@ -7,6 +7,7 @@ extra).
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -70,3 +71,27 @@ def test_file_urls_are_local_paths_with_every_local_rule(tmp_path: Path) -> None
     same = invoke(["run", f"{url}/a.jsonl", "-o", f"{url}/a.jsonl", "--model", "local"])
     assert same.returncode == 2
     assert "is the input; use --in-place" in same.stderr.decode()
+
+
+def test_the_config_digest_is_the_same_in_every_process(tmp_path: Path) -> None:
+    """A re-run skips an up-to-date output only if the config digest matches: with several
+    flags set, the digest is the same under different string hash seeds (a set of flagged
+    keys was hashed in its per-process order, and re-runs recompacted every file now and then)."""
+    code = (
+        "from compactor.runs.run_plan import RunOptions\n"
+        "from compactor.distributed.many import config_digest\n"
+        "opts = RunOptions(input='x.jsonl', model='local', force=True, transcript_path='none',\n"
+        "                  threshold=1000, cache=False, instructions='keep ids')\n"
+        "assert len(opts.file_config().flagged) > 2, opts.file_config().flagged\n"
+        "print(config_digest(opts, opts.file_config()))\n"
+    )
+    digests = set()
+    for seed in ("1", "2", "3", "4", "5", "6"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        proc = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+        )
+        assert proc.returncode == 0, proc.stderr
+        digests.add(proc.stdout.strip())
+    assert len(digests) == 1, digests
+    assert len(digests.pop()) == 64

@@ -94,8 +94,17 @@ def config_digest(options: RunOptions, file_cfg: FileConfig) -> str:
         flags.pop(key, None)
     config = dataclasses.asdict(file_cfg)
     config.pop("path", None)
-    blob = json.dumps({"options": flags, "config": config}, sort_keys=True, default=repr)
+    blob = json.dumps({"options": flags, "config": config}, sort_keys=True, default=_stable)
     return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _stable(value: Any) -> Any:
+    """A JSON stand-in for ``value`` that is the same in every process: a set (the keys a flag
+    set, ``FileConfig.flagged``) in sorted order, since its own order follows the per-process
+    string hash seed, and would make a re-run miss every up-to-date output."""
+    if isinstance(value, set | frozenset):
+        return sorted(map(repr, value))
+    return repr(value)
 
 
 def file_task(url: str, options: RunOptions, shared: _Shared, semaphore: Any) -> TaskResult:
