@@ -202,7 +202,7 @@ def test_a_round_of_more_than_four_calls_in_flight_is_listed_once_and_never_as_a
         s.call("shell_command", {"command": f"git show v1.{i} --stat"}, None)
     text = summarize_transcript(s.messages)
     assert "The last action" not in section(text, 8)  # section 7 lists the calls in flight
-    assert "Tool calls still waiting for their result (6):" in section(text, 7)
+    assert "Tool calls in flight when the session was saved (6;" in section(text, 7)
     step = section(text, 9)
     assert "Work stopped after" not in step and "earlier calls" not in step
 
@@ -257,3 +257,34 @@ def test_a_patch_written_in_a_code_mode_script_is_a_file_change() -> None:
     files = section(summarize_transcript(s.messages), 3)
     assert ".gitignore (edited by exec)" in files and "+ *.tsbuildinfo" in files
     assert "No file was created" not in files
+
+
+def test_calls_in_flight_are_to_be_checked_and_run_again_not_read_and_all_are_named() -> None:
+    """Blind check 2: the saved session ends with five calls and no results. After compaction
+    those results never arrive, so the next step must not say "read the results"; it says they
+    were in flight when the session was saved, to check whether they ran and to run again the
+    ones still needed, and names all five (the fifth, ``git remote -v``, was dropped)."""
+    s = SessionBuilder()
+    s.user("Prepare the grant application.")
+    s.say("Running the export helper, then reading the project files.")
+    commands = [
+        "bash export-session.sh .",
+        "cat package.json",
+        "cat README.md",
+        "git log --oneline -20",
+        "git remote -v",
+    ]
+    for command in commands:
+        s.call("shell_command", {"command": command}, None)
+    text = summarize_transcript(s.messages)
+    assert "Read the results" not in text
+    assert "still waiting for their result" not in text
+    pending = section(text, 7)
+    assert "in flight when the session was saved (5;" in pending
+    assert "results are not in the transcript" in pending
+    step = section(text, 9)
+    assert "in flight when the session was saved" in step
+    assert "their results are not in the transcript" in step
+    assert "check whether they ran" in step and "run them again if still needed" in step
+    for command in commands:
+        assert command in step, command

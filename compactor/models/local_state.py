@@ -58,6 +58,7 @@ __all__ = [
     "round_facts",
 ]
 
+IN_FLIGHT = "in flight when the session was saved"
 ANSWERED = "the last request was answered; nothing is pending; wait for the user's next message"
 """Said in so many words when the session ended answered (issue 28, point 1)."""
 
@@ -69,6 +70,29 @@ _PLAN_TOOLS = frozenset(
 )
 _TELEMETRY_RE = re.compile(r"telemetry|analytics\.jsonl|/\.superstack/", re.IGNORECASE)
 _RESULT_CHARS = 200
+
+
+def in_flight_items(flying: list[Call], width: int, most: int) -> list[str]:
+    """Section 7's lines for calls without a result (none when there are none)."""
+    if not flying:
+        return []
+    head = (
+        f"Tool calls {IN_FLIGHT} ({len(flying)}; their results are not in the transcript: "
+        "check whether they ran, then run them again if still needed):"
+    )
+    return [head, *(f"  {call_line(c, width, keep_end=True)}" for c in flying[:most])]
+
+
+def in_flight_step(flying: list[Call], width: int, most: int) -> str:
+    """The next step for calls without a result: after compaction their results never arrive,
+    so they are to be checked (did they run?) and run again if still needed; all are named."""
+    names = "; ".join(code(call_line(c, width)) for c in flying[:most])
+    if len(flying) > most:
+        names += f"; {len(flying) - most} more listed in section 7"
+    return (
+        f"These calls were {IN_FLIGHT} and their results are not in the transcript ({names}): "
+        "check whether they ran (look for their side effects) and run them again if still needed"
+    )
 
 
 def is_housekeeping_path(path: str) -> bool:
@@ -98,7 +122,7 @@ def _results(s: Session) -> dict[str, Result]:
 def _established(call: Call, result: Result | None) -> str:
     """What a call's result established, on one line."""
     if result is None:
-        return "no result yet (still in flight)"
+        return f"no result in the transcript ({IN_FLIGHT})"
     oc = outcome(result, call)
     if oc.failed:
         why = oc.lines[0] if oc.lines else "failed"
