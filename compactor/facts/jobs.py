@@ -49,7 +49,7 @@ _START_RE = re.compile(
     re.IGNORECASE,
 )
 _LAST_ID_RE = re.compile(
-    r"\b((?:session|process|shell|job|task)[ _-]?id)\s*[:=]\s*`?([A-Za-z0-9][\w\-]{1,63})`?\s*$",
+    r"\b(?:session|process|shell|job|task)[ _-]?id\s*[:=]\s*`?([A-Za-z0-9][\w\-]{1,63})`?\s*$",
     re.IGNORECASE,
 )
 """An id a tool prints as its output's last line (``SESSION_ID=89726``): what it left running,
@@ -57,6 +57,11 @@ unless the command exited (:func:`_foreground`)."""
 _EXIT_HEAD_RE = re.compile(
     r"Process exited with code\s*-?\d+|\bexit(?:ed)?[ _]?code\b[\"'>:=\s]*-?\d+", re.IGNORECASE
 )
+
+
+def _label_of(last: re.Match[str]) -> str:
+    """The label before the id of a :data:`_LAST_ID_RE` match (``SESSION_ID``)."""
+    return last.group(0)[: last.start(1) - last.start()].rstrip("`:= \t")
 
 
 def _foreground(text: str, arguments: str, label: str) -> bool:
@@ -157,8 +162,8 @@ def _started(text: str, arguments: str = "") -> list[str]:
     tail = text[-200:].rstrip()
     if not lowers_exactly(tail) or "id" in tail.lower():  # what _LAST_ID_RE needs
         last = _LAST_ID_RE.search(tail)
-        if last is not None and not _foreground(text, arguments, last.group(1)):
-            return [last.group(2)]
+        if last is not None and not _foreground(text, arguments, _label_of(last)):
+            return [last.group(1)]
     if lowers_exactly(head):
         low = head.lower()
         if not any(word in low for word in _RUNNING_HINTS):
