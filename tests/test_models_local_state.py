@@ -288,3 +288,26 @@ def test_calls_in_flight_are_to_be_checked_and_run_again_not_read_and_all_are_na
     assert "check whether they ran" in step and "run them again if still needed" in step
     for command in commands:
         assert command in step, command
+
+
+def test_a_command_the_harness_could_not_run_counts_as_failed() -> None:
+    """Blind check 2: two read-only listings came back as the sandbox's own error (the command
+    never ran). They are failures: counted in the header and listed under Errors, like the
+    missing file read that was counted."""
+    sandbox = (
+        'execution error: Io(Custom { kind: Other, error: "windows sandbox: runner error: '
+        'CreateProcessAsUserW failed: 1312" })'
+    )
+    s = SessionBuilder()
+    s.user("List the repository and read the skill.")
+    s.call("shell_command", {"command": "Get-ChildItem -Force"}, sandbox)
+    s.call("shell_command", {"command": "Get-Content -Path SKILL.md"}, sandbox)
+    s.call("shell_command", {"command": "ls -la"}, "failed to spawn process: sandbox denied")
+    s.call("shell_command", {"command": "cat notes.txt"}, "Exit code: 1\nOutput:\nno such file")
+    s.call("shell_command", {"command": "cat README.md"}, "# Project\nA game.")
+    s.say("Retrying outside the sandbox.")
+    text = summarize_transcript(s.messages)
+    assert "5 tool calls (4 failed)" in text
+    errors = section(text, 4)
+    assert "Get-ChildItem -Force" in errors and "CreateProcessAsUserW failed: 1312" in errors
+    assert "failed to spawn process" in errors
