@@ -311,3 +311,22 @@ def test_a_command_the_harness_could_not_run_counts_as_failed() -> None:
     errors = section(text, 4)
     assert "Get-ChildItem -Force" in errors and "CreateProcessAsUserW failed: 1312" in errors
     assert "failed to spawn process" in errors
+
+
+def test_amounts_keep_their_unit_suffix() -> None:
+    """Blind check 2: a page said "Approved So Far $48k"; the summary reported `$48`, a wrong
+    amount. An amount keeps its k/M/B/bn suffix, its % and a following million/billion."""
+    from compactor.facts import amounts
+
+    page = (
+        "Budget $200 per grant. Approved So Far $48k. Raised $1.5M, valued at $2B and "
+        "€3.2bn; fees 12,500 units, $4,000.50 paid, $7 million pledged, lift $10%."
+    )
+    assert amounts(page) == [
+        "$200", "$48k", "$1.5M", "$2B", "€3.2bn", "12,500", "$4,000.50", "$7 million", "$10%",
+    ]  # fmt: skip
+    s = SessionBuilder()
+    s.user("Check the grant page.")
+    s.call("web_run", {"open": "https://grants.example/gildore"}, page)
+    text = summarize_transcript(s.messages)
+    assert "`$48k`" in section(text, 8) and "`$48`" not in text

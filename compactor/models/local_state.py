@@ -21,6 +21,7 @@ import re
 from compactor.facts import (
     Call,
     Result,
+    amount_spans,
     background_jobs,
     clean,
     command_of,
@@ -246,7 +247,6 @@ def judge_proposals(s: Session) -> None:
 
 LAST_ROUNDS = 3
 """Rounds (assistant messages with calls) whose results' facts the summary keeps."""
-_AMOUNT_RE = re.compile(r"(?<![\w.])[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.])|[$€£]\d+(?:\.\d+)?")
 _ID_FIELD_RE = re.compile(
     r"[\"']?\b(\w*(?:_id|Id|ID)|id)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9][\w\-.]{2,63})", re.ASCII
 )
@@ -263,7 +263,7 @@ def _facts_of(text: str) -> list[str]:
         *paths(window),
         *identifiers(window),
         *numbers(window, from_result=True),
-        *((m.start(), m.group()) for m in _AMOUNT_RE.finditer(window)),
+        *amount_spans(window),
         *((m.start(), f"{m.group(1)}={m.group(2)}") for m in _ID_FIELD_RE.finditer(window)),
     ]
     facts = dict.fromkeys(cut(x, _FACT_CHARS) for _, x in sorted(found) if len(x) >= 3)
