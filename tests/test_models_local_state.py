@@ -330,3 +330,28 @@ def test_amounts_keep_their_unit_suffix() -> None:
     s.call("web_run", {"open": "https://grants.example/gildore"}, page)
     text = summarize_transcript(s.messages)
     assert "`$48k`" in section(text, 8) and "`$48`" not in text
+
+
+def test_a_question_is_never_a_constraint_even_inside_quotes() -> None:
+    """Blind check 2: the user pasted a quoted command whose last sentence was a question
+    (``… What must I fix before submitting?"``): the closing quote hid the "?" and the question
+    was listed as a constraint."""
+    from compactor.models.local_views import is_constraint
+
+    for question in (
+        'What must I fix before submitting?"',
+        "Should we never cache this?'",
+        "Must it always run first?)",
+        "Do I have to always commit?**",
+    ):
+        assert not is_constraint(question), question
+    assert is_constraint('Never push to main."')
+    s = SessionBuilder()
+    s.user(
+        "Run this for me: \"roast-my-product Bhavana MVP, scoped small for a grant. "
+        'What must I fix before submitting?" Never push to main.'
+    )
+    s.say("Running the roast.")
+    text = summarize_transcript(s.messages)
+    assert "Constraints and preferences stated by the user" in text
+    assert "- What must I fix" not in text and "- Never push to main." in text
