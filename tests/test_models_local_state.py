@@ -348,7 +348,7 @@ def test_a_question_is_never_a_constraint_even_inside_quotes() -> None:
     assert is_constraint('Never push to main."')
     s = SessionBuilder()
     s.user(
-        "Run this for me: \"roast-my-product Bhavana MVP, scoped small for a grant. "
+        'Run this for me: "roast-my-product Bhavana MVP, scoped small for a grant. '
         'What must I fix before submitting?" Never push to main.'
     )
     s.say("Running the roast.")
