@@ -379,3 +379,31 @@ def test_the_agent_session_finalizer_reads_the_history_without_copying_it() -> N
     assert agent.finalize is not None
     assert getattr(agent.finalize, "readonly_input", False) is True
     assert build_config(FileConfig(), model=LocalSummarizer()).finalize is None
+
+
+def test_a_skill_read_combined_with_other_commands_keeps_only_the_skill_text() -> None:
+    """Blind check 2: a code-mode ``exec`` printed SKILL.md, then a separator (``printf``), then
+    a 200-line ``rg --files`` listing. Only the SKILL.md part is the skill; a combined output
+    whose SKILL.md part cannot be told apart (no separator) is not promoted at all."""
+    from compactor.facts import Call, Entry, Result
+    from compactor.facts.durable import skill_reads
+
+    def exec_of(cmd: str) -> str:
+        return f"const r = await tools.exec_command({json.dumps({'cmd': cmd})});\ntext(r.output);"
+
+    skill = "---\nname: apply-grant\n---\n# Grant\nstep 1"
+    listing = "\n".join(f"src/file_{i}.ts" for i in range(200))
+    separated = (
+        "sed -n '1,240p' /u/.agents/skills/apply-grant/SKILL.md && printf '\\n--- repo ---\\n' "
+        "&& rg --files | sed -n '1,240p'"
+    )
+    head = "Script completed\nWall time 0.2 seconds\nOutput:\n"
+    printed = f"{head}{skill}\n\n--- repo ---\n{listing}"
+    entries = [
+        Entry(0, "assistant", calls=[Call("a", "exec", exec_of(separated), 0)]),
+        Entry(1, "tool", results=[Result("a", "exec", printed)]),
+        Entry(2, "assistant", calls=[Call("b", "exec_command", json.dumps(
+            {"cmd": "cat /u/.codex/skills/other/SKILL.md; rg --files"}), 2)]),
+        Entry(3, "tool", results=[Result("b", "exec_command", f"# Other\nrule\n{listing}")]),
+    ]  # fmt: skip
+    assert skill_reads(entries) == [("apply-grant", skill)]

@@ -597,7 +597,7 @@ def _started_with_every_pattern(text: str) -> list[str]:
 
     head = text[: j._HEAD]
     last = j._LAST_ID_RE.search(text[-200:].rstrip())
-    if last is not None:
+    if last is not None and not j._foreground(text, "", j._label_of(last)):
         return [last.group(1)]
     if j._RUNNING_WORDS.search(head) is None:
         return []

@@ -327,3 +327,45 @@ def test_a_server_whose_port_a_later_process_listens_on_is_gone() -> None:
     assert jobs["89726"].running and jobs["4100"].running
     assert not jobs["85147"].running
     assert jobs["85147"].finished == "gone: a later process listens on port 8080"
+
+
+def test_a_session_id_echoed_by_a_foreground_command_that_exited_is_not_a_job() -> None:
+    """Blind check 2: a skill preamble ran in the foreground, echoed its telemetry
+    ``SESSION_ID: <pid>-<epoch>`` as its last line and returned. Nothing was started in the
+    background: no job, and the summary names none. The same id line after an explicit exit
+    (``Process exited with code 0``) is not a job either; a command that printed the id of a
+    process it left running still is one."""
+    s = SessionBuilder()
+    s.user("Launch the grant skill.")
+    s.call(
+        "Bash",
+        {
+            "command": '_TEL_START=$(date +%s)\n_SESSION_ID="$$-$(date +%s)"\n'
+            'echo "TELEMETRY: anonymous"\necho "SESSION_ID: $_SESSION_ID"'
+        },
+        "TELEMETRY: anonymous\nTEL_PROMPTED: yes\nTEL_START: 1781488580\n"
+        "SESSION_ID: 2072-1781488580",
+    )
+    s.call(
+        "exec_command",
+        {"cmd": "./report.sh"},
+        "Chunk ID: c1\nWall time: 0.2 seconds\nProcess exited with code 0\n"
+        "Output:\nreport written\nsession_id: 5531",
+    )
+    assert _jobs(s) == {}
+    text = summarize_transcript(s.messages)
+    assert "Background job" not in text and "2072-1781488580" not in section(text, 9)
+    assert "5531" not in section(text, 7)
+
+    # a process left running with its id as the last line is still a job
+    s2 = SessionBuilder()
+    s2.user("Start the service.")
+    _code_mode(s2, "tools.exec_command({cmd: 'cargo run'})", "Compiling\nSESSION_ID=5120")
+    _code_mode(
+        s2,
+        "const r = await tools.exec_command({cmd: 'npm run dev'}); "
+        'console.log("SESSION_ID=" + r.session_id);',
+        "ready in 300 ms\nSESSION_ID=6230",
+    )
+    jobs = _jobs(s2)
+    assert jobs["5120"].running and jobs["6230"].running

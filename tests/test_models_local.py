@@ -154,9 +154,8 @@ async def test_synthetic_transcript() -> None:
     assert "`bash: pytest -k t0` failed: ValueError: bad value 0" in text
     assert "never touch the public API" in text
     pending = section(text, 7)
-    assert (
-        "Tool calls still waiting for their result (1):\n     - bash: cat CHANGELOG.md" in pending
-    )
+    assert "Tool calls in flight when the session was saved (1;" in pending
+    assert "still needed):\n     - bash: cat CHANGELOG.md" in pending
     assert 'still in progress: "Now also update the changelog, next."' in pending
     assert "x = 1" in text  # the snippet written by the edit
     assert "The root cause is a missing default in ParseConfig0" in text

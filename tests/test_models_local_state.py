@@ -202,7 +202,7 @@ def test_a_round_of_more_than_four_calls_in_flight_is_listed_once_and_never_as_a
         s.call("shell_command", {"command": f"git show v1.{i} --stat"}, None)
     text = summarize_transcript(s.messages)
     assert "The last action" not in section(text, 8)  # section 7 lists the calls in flight
-    assert "Tool calls still waiting for their result (6):" in section(text, 7)
+    assert "Tool calls in flight when the session was saved (6;" in section(text, 7)
     step = section(text, 9)
     assert "Work stopped after" not in step and "earlier calls" not in step
 
@@ -257,3 +257,101 @@ def test_a_patch_written_in_a_code_mode_script_is_a_file_change() -> None:
     files = section(summarize_transcript(s.messages), 3)
     assert ".gitignore (edited by exec)" in files and "+ *.tsbuildinfo" in files
     assert "No file was created" not in files
+
+
+def test_calls_in_flight_are_to_be_checked_and_run_again_not_read_and_all_are_named() -> None:
+    """Blind check 2: the saved session ends with five calls and no results. After compaction
+    those results never arrive, so the next step must not say "read the results"; it says they
+    were in flight when the session was saved, to check whether they ran and to run again the
+    ones still needed, and names all five (the fifth, ``git remote -v``, was dropped)."""
+    s = SessionBuilder()
+    s.user("Prepare the grant application.")
+    s.say("Running the export helper, then reading the project files.")
+    commands = [
+        "bash export-session.sh .",
+        "cat package.json",
+        "cat README.md",
+        "git log --oneline -20",
+        "git remote -v",
+    ]
+    for command in commands:
+        s.call("shell_command", {"command": command}, None)
+    text = summarize_transcript(s.messages)
+    assert "Read the results" not in text
+    assert "still waiting for their result" not in text
+    pending = section(text, 7)
+    assert "in flight when the session was saved (5;" in pending
+    assert "results are not in the transcript" in pending
+    step = section(text, 9)
+    assert "in flight when the session was saved" in step
+    assert "their results are not in the transcript" in step
+    assert "check whether they ran" in step and "run them again if still needed" in step
+    for command in commands:
+        assert command in step, command
+
+
+def test_a_command_the_harness_could_not_run_counts_as_failed() -> None:
+    """Blind check 2: two read-only listings came back as the sandbox's own error (the command
+    never ran). They are failures: counted in the header and listed under Errors, like the
+    missing file read that was counted."""
+    sandbox = (
+        'execution error: Io(Custom { kind: Other, error: "windows sandbox: runner error: '
+        'CreateProcessAsUserW failed: 1312" })'
+    )
+    s = SessionBuilder()
+    s.user("List the repository and read the skill.")
+    s.call("shell_command", {"command": "Get-ChildItem -Force"}, sandbox)
+    s.call("shell_command", {"command": "Get-Content -Path SKILL.md"}, sandbox)
+    s.call("shell_command", {"command": "ls -la"}, "failed to spawn process: sandbox denied")
+    s.call("shell_command", {"command": "cat notes.txt"}, "Exit code: 1\nOutput:\nno such file")
+    s.call("shell_command", {"command": "cat README.md"}, "# Project\nA game.")
+    s.say("Retrying outside the sandbox.")
+    text = summarize_transcript(s.messages)
+    assert "5 tool calls (4 failed)" in text
+    errors = section(text, 4)
+    assert "Get-ChildItem -Force" in errors and "CreateProcessAsUserW failed: 1312" in errors
+    assert "failed to spawn process" in errors
+
+
+def test_amounts_keep_their_unit_suffix() -> None:
+    """Blind check 2: a page said "Approved So Far $48k"; the summary reported `$48`, a wrong
+    amount. An amount keeps its k/M/B/bn suffix, its % and a following million/billion."""
+    from compactor.facts import amounts
+
+    page = (
+        "Budget $200 per grant. Approved So Far $48k. Raised $1.5M, valued at $2B and "
+        "€3.2bn; fees 12,500 units, $4,000.50 paid, $7 million pledged, lift $10%."
+    )
+    assert amounts(page) == [
+        "$200", "$48k", "$1.5M", "$2B", "€3.2bn", "12,500", "$4,000.50", "$7 million", "$10%",
+    ]  # fmt: skip
+    s = SessionBuilder()
+    s.user("Check the grant page.")
+    s.call("web_run", {"open": "https://grants.example/gildore"}, page)
+    text = summarize_transcript(s.messages)
+    assert "`$48k`" in section(text, 8) and "`$48`" not in text
+
+
+def test_a_question_is_never_a_constraint_even_inside_quotes() -> None:
+    """Blind check 2: the user pasted a quoted command whose last sentence was a question
+    (``… What must I fix before submitting?"``): the closing quote hid the "?" and the question
+    was listed as a constraint."""
+    from compactor.models.local_views import is_constraint
+
+    for question in (
+        'What must I fix before submitting?"',
+        "Should we never cache this?'",
+        "Must it always run first?)",
+        "Do I have to always commit?**",
+    ):
+        assert not is_constraint(question), question
+    assert is_constraint('Never push to main."')
+    s = SessionBuilder()
+    s.user(
+        'Run this for me: "roast-my-product Bhavana MVP, scoped small for a grant. '
+        'What must I fix before submitting?" Never push to main.'
+    )
+    s.say("Running the roast.")
+    text = summarize_transcript(s.messages)
+    assert "Constraints and preferences stated by the user" in text
+    assert "- What must I fix" not in text and "- Never push to main." in text

@@ -47,6 +47,8 @@ from .outcomes import (
 )
 from .patterns import (
     MAX_URL,
+    amount_spans,
+    amounts,
     blank_urls,
     clean_path,
     has_known_extension,
@@ -96,6 +98,8 @@ __all__ = [
     "Job",
     "Outcome",
     "Result",
+    "amount_spans",
+    "amounts",
     "argument_texts",
     "background_jobs",
     "blank_urls",

@@ -66,7 +66,7 @@ def instruction_files(entries: list[Entry]) -> list[tuple[str, str]]:
 def skill_reads(entries: list[Entry]) -> list[tuple[str, str]]:
     """(skill, text) of every ``SKILL.md`` a shell command printed whole (a ``cat``/``sed``/
     ``head`` of that one file, no failure), the newest per skill, in order."""
-    calls: dict[str, str] = {}
+    calls: dict[str, tuple[str, str | None]] = {}
     found: dict[str, str] = {}
     for e in entries:
         for call in e.calls:
@@ -79,19 +79,44 @@ def skill_reads(entries: list[Entry]) -> list[tuple[str, str]]:
             if command is None or "SKILL.md" not in command:
                 continue
             files = _SKILL_FILE_RE.findall(command)
-            if len({f for f, _ in files}) == 1 and command.lstrip().startswith(_READERS):
-                calls[call.id] = files[0][1]
+            first, *rest = _SEGMENT_RE.split(command.strip())
+            marker = _marker(rest)
+            if len({f for f, _ in _SKILL_FILE_RE.findall(first)}) == 1 and (
+                first.startswith(_READERS) and marker is not None
+            ):
+                calls[call.id] = (files[0][1], marker)
         for r in e.results:
-            name = calls.pop(r.call_id, None)
-            if name is None or r.is_error:
+            name, marker = calls.pop(r.call_id, ("", None))
+            if not name or r.is_error:
                 continue
             body = strip_output_header(r.text).strip()
             if body.startswith(("Script completed", "Wall time")):
                 body = body.split("Output:", 1)[-1].strip()
+            if marker:
+                body = body.split(marker, 1)[0].strip() if marker in body else ""
             if body:
                 found.pop(name, None)
                 found[name] = body
     return list(found.items())
+
+
+_SEGMENT_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
+"""Where a shell command line chains another command (a pipe stays in its segment)."""
+_PRINT_RE = re.compile(r"""^(?:printf|echo)(?: -[en]+)? (['"])(.*?)\1""", re.DOTALL)
+
+
+def _marker(rest: list[str]) -> str | None:
+    """How to cut the SKILL.md part out of a command's output when the read is followed by
+    ``rest``: "" (nothing follows: the whole output), the first line a ``printf``/``echo``
+    right after the read prints (the output is cut before it), or None (the skill's text cannot
+    be told apart from what the other commands printed: not a skill read)."""
+    if not rest:
+        return ""
+    printed = _PRINT_RE.match(rest[0])
+    if printed is None:
+        return None
+    lines = [ln.strip() for ln in re.split(r"\\+n|\n", printed.group(2)) if ln.strip()]
+    return lines[0] if lines and len(lines[0]) >= 3 else None
 
 
 def latest_plan(entries: list[Entry]) -> tuple[str, list[tuple[str, str]]] | None:

@@ -52,7 +52,34 @@ _LAST_ID_RE = re.compile(
     r"\b(?:session|process|shell|job|task)[ _-]?id\s*[:=]\s*`?([A-Za-z0-9][\w\-]{1,63})`?\s*$",
     re.IGNORECASE,
 )
-"""An id a tool prints as its output's last line (``SESSION_ID=89726``): what it left running."""
+"""An id a tool prints as its output's last line (``SESSION_ID=89726``): what it left running,
+unless the command exited (:func:`_foreground`)."""
+_EXIT_HEAD_RE = re.compile(
+    r"Process exited with code\s*-?\d+|\bexit(?:ed)?[ _]?code\b[\"'>:=\s]*-?\d+", re.IGNORECASE
+)
+
+
+def _label_of(last: re.Match[str]) -> str:
+    """The label before the id of a :data:`_LAST_ID_RE` match (``SESSION_ID``)."""
+    return last.group(0)[: last.start(1) - last.start()].rstrip("`:= \t")
+
+
+def _foreground(text: str, arguments: str, label: str) -> bool:
+    """Whether an id line is what a foreground command printed and returned from: the harness
+    reports the command's exit (``Process exited with code 0``), or the command itself echoes
+    the label (``echo "SESSION_ID: $_SESSION_ID"``: a value it computed, not a process left
+    running)."""
+    if _EXIT_HEAD_RE.search(text[:600]) is not None:
+        return True
+    printer = r"(?:echo|printf|print|puts|Write-(?:Output|Host)|console\.log)\b[^\n]{0,40}?"
+    if _FIELD_RE.search(arguments) is not None:
+        return False  # it prints the id a tool returned (``r.session_id``): a live process
+    return re.search(printer + re.escape(label), arguments, re.IGNORECASE) is not None
+
+
+_FIELD_RE = re.compile(r"\.\s*(?:session|process|shell|job|task)_?id\b", re.IGNORECASE)
+
+
 _RUNNING_WORDS = re.compile(
     r"\b(?:running|background|started|queued|submitted|spawned|launched|in progress|pending)\b"
     r"(?![\"']\s*:)",  # not a record's key ({"running": true})
@@ -130,12 +157,12 @@ _RUNNING_HINTS = (
 looking for them costs a fraction of the pattern, run at every character of 2,000."""
 
 
-def _started(text: str) -> list[str]:
+def _started(text: str, arguments: str = "") -> list[str]:
     head = text[:_HEAD]
     tail = text[-200:].rstrip()
     if not lowers_exactly(tail) or "id" in tail.lower():  # what _LAST_ID_RE needs
         last = _LAST_ID_RE.search(tail)
-        if last is not None:
+        if last is not None and not _foreground(text, arguments, _label_of(last)):
             return [last.group(1)]
     if lowers_exactly(head):
         low = head.lower()
@@ -292,7 +319,7 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                     watching[call.id] = key
         for r in e.results:
             started_by = calls.get(r.call_id)
-            new = _started(r.text)
+            new = _started(r.text, started_by.arguments if started_by is not None else "")
             watched = jobs.get(watching.pop(r.call_id, ""))
             if watched is not None and not watched.finished and watched.id not in new:
                 watched.finished = _exit_report(r.text, calls[r.call_id].arguments, watched.id)

@@ -302,7 +302,13 @@ _TWO_WORD_PROGRAMS = frozenset({"git", "docker", "kubectl", "systemctl"})
 _NO_MATCH_PROGRAMS = frozenset("grep egrep fgrep rg ag ack diff test [ cmp".split())
 """Programs whose exit code 1 means "no match" / "different" / "false", not a failure."""
 _SEGMENT_RE = re.compile(r"\|\||&&|[|;\n]")
-_TOOL_ERROR_RE = re.compile(r"\A\s*(?:<tool_use_error>|<error>|Error: )")
+_TOOL_ERROR_RE = re.compile(
+    r"\A\s*(?:<tool_use_error>|<error>|Error: |execution error:|(?:sandbox|spawn|exec) error\b"
+    r"|(?i:failed to (?:spawn|execute|launch|start (?:the )?process|run (?:the )?command)\b)"
+    r"|[^\n]{0,200}?\bCreateProcess\w* failed\b)"
+)
+"""A result that is the tool's or harness's own error (the command could not be run: a sandbox
+or spawn failure) rather than the command's output: a failure whatever the command was."""
 
 
 def command_of(call: Call) -> str | None:

@@ -288,6 +288,29 @@ _NUMBER_RES: tuple[tuple[re.Pattern[str], bool, Callable[[str, str | None], bool
 """Number patterns, each run only on a text that holds what it needs (a quick scan): tool
 outputs are long and most hold no exit code or HTTP status."""
 
+_AMOUNT_RE = re.compile(
+    r"(?:(?<![\w.])[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[$€£]\d+(?:\.\d+)?)"
+    r"(?:(?:[kKMB]|bn|mn)(?![A-Za-z])|\s(?:thousand|million|billion|trillion)\b)?%?"
+    r"(?![\w.]\w)"
+)
+"""An amount: a currency sign or thousands separators, with its unit (``$48k``, ``$1.5M``,
+``€3.2bn``, ``$7 million``, ``12%``): without the unit it would be another amount."""
+
+
+def amounts(text: str) -> list[str]:
+    """The amounts in ``text`` (:data:`_AMOUNT_RE`), in order, units kept."""
+    if "$" not in text and "€" not in text and "£" not in text and "," not in text:
+        return []
+    return [m.group() for m in _AMOUNT_RE.finditer(text)]
+
+
+def amount_spans(text: str) -> Iterator[tuple[int, str]]:
+    """(position, amount) of every amount in ``text``."""
+    if "$" not in text and "€" not in text and "£" not in text and "," not in text:
+        return iter(())
+    return ((m.start(), m.group()) for m in _AMOUNT_RE.finditer(text))
+
+
 _INSTRUCTION_RE = re.compile(r"\b(?:must|never|don['’]?t|do not|always|make sure)\b", re.IGNORECASE)
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'\-]*")
 

@@ -41,7 +41,10 @@ from .local_focus import context_span, focus_block, focus_of, insert_focus
 from .local_session import ErrorFact, Session, build_session
 from .local_state import (
     ANSWERED,
+    IN_FLIGHT,
     add_shape_jobs,
+    in_flight_items,
+    in_flight_step,
     is_housekeeping_path,
     job_polls,
     judge_proposals,
@@ -414,10 +417,7 @@ def _pending(s: Session, lim: Limits) -> str:
         key = f" (id {bg.key})" if bg.key else ""
         items.append(f"Background job still running (started, never seen finishing; check it, do "
                      f"not start it again): {code(bg.command)}{key}{said}")  # fmt: skip
-    flying = s.in_flight
-    if flying:
-        items.append(f"Tool calls still waiting for their result ({len(flying)}):")
-        items.extend(f"  {call_line(c, lim.item * 2, keep_end=True)}" for c in flying[: lim.items])
+    items.extend(in_flight_items(s.in_flight, lim.item * 2, lim.items))
     last = s.last_request
     if last is not None and not s.turn_ended:
         state = "still in progress" if s.request_started else "not answered yet"
@@ -481,7 +481,7 @@ def _current_work(s: Session, lim: Limits) -> str:
         items.append("Files changed for it: " + ", ".join(changed[: lim.items]))
     if not s.turn_ended and s.request_started:
         action = last_action(s, lim.item)
-        if any("still in flight" not in a and not a.startswith("(") for a in action):
+        if any(IN_FLIGHT not in a and not a.startswith("(") for a in action):
             # (only in flight: section 7 lists them)
             items.append("The last action (the last tool calls and what they returned):")
             items.extend(f"  {line}" for line in action)
@@ -503,7 +503,7 @@ def _current_work(s: Session, lim: Limits) -> str:
 def _next_step(s: Session, lim: Limits) -> str:
     last = s.last_request
     action = last_action(s, lim.item // 2)
-    done = [a for a in action if "still in flight" not in a and not a.startswith("(")]
+    done = [a for a in action if IN_FLIGHT not in a and not a.startswith("(")]
     stopped = f" Work stopped after the last action: {done[-1]}." if done else ""
     running = [b.key or b.command for b in s.running]
     if running and not s.turn_ended:
@@ -513,11 +513,10 @@ def _next_step(s: Session, lim: Limits) -> str:
         )
     flying = s.in_flight
     if flying:
-        names = "; ".join(code(call_line(c, lim.item // 2)) for c in flying[:4])
         goal = (
-            f" and continue the latest request: {quote(last.text, lim.item // 2)}" if last else ""
+            f", then continue the latest request: {quote(last.text, lim.item // 2)}" if last else ""
         )
-        return f"   Read the results of the calls still in flight ({names}){goal}.{stopped}"
+        return f"   {in_flight_step(flying, lim.item // 2, lim.items)}{goal}.{stopped}"
     if not s.turn_ended and last is not None and not s.request_started:
         return f"   Answer the latest request: {quote(last.text, lim.item)}"
     if not s.turn_ended and last is not None:

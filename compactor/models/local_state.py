@@ -21,6 +21,7 @@ import re
 from compactor.facts import (
     Call,
     Result,
+    amount_spans,
     background_jobs,
     clean,
     command_of,
@@ -58,6 +59,7 @@ __all__ = [
     "round_facts",
 ]
 
+IN_FLIGHT = "in flight when the session was saved"
 ANSWERED = "the last request was answered; nothing is pending; wait for the user's next message"
 """Said in so many words when the session ended answered (issue 28, point 1)."""
 
@@ -69,6 +71,29 @@ _PLAN_TOOLS = frozenset(
 )
 _TELEMETRY_RE = re.compile(r"telemetry|analytics\.jsonl|/\.superstack/", re.IGNORECASE)
 _RESULT_CHARS = 200
+
+
+def in_flight_items(flying: list[Call], width: int, most: int) -> list[str]:
+    """Section 7's lines for calls without a result (none when there are none)."""
+    if not flying:
+        return []
+    head = (
+        f"Tool calls {IN_FLIGHT} ({len(flying)}; their results are not in the transcript: "
+        "check whether they ran, then run them again if still needed):"
+    )
+    return [head, *(f"  {call_line(c, width, keep_end=True)}" for c in flying[:most])]
+
+
+def in_flight_step(flying: list[Call], width: int, most: int) -> str:
+    """The next step for calls without a result: after compaction their results never arrive,
+    so they are to be checked (did they run?) and run again if still needed; all are named."""
+    names = "; ".join(code(call_line(c, width)) for c in flying[:most])
+    if len(flying) > most:
+        names += f"; {len(flying) - most} more listed in section 7"
+    return (
+        f"These calls were {IN_FLIGHT} and their results are not in the transcript ({names}): "
+        "check whether they ran (look for their side effects) and run them again if still needed"
+    )
 
 
 def is_housekeeping_path(path: str) -> bool:
@@ -98,7 +123,7 @@ def _results(s: Session) -> dict[str, Result]:
 def _established(call: Call, result: Result | None) -> str:
     """What a call's result established, on one line."""
     if result is None:
-        return "no result yet (still in flight)"
+        return f"no result in the transcript ({IN_FLIGHT})"
     oc = outcome(result, call)
     if oc.failed:
         why = oc.lines[0] if oc.lines else "failed"
@@ -222,7 +247,6 @@ def judge_proposals(s: Session) -> None:
 
 LAST_ROUNDS = 3
 """Rounds (assistant messages with calls) whose results' facts the summary keeps."""
-_AMOUNT_RE = re.compile(r"(?<![\w.])[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.])|[$€£]\d+(?:\.\d+)?")
 _ID_FIELD_RE = re.compile(
     r"[\"']?\b(\w*(?:_id|Id|ID)|id)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9][\w\-.]{2,63})", re.ASCII
 )
@@ -239,7 +263,7 @@ def _facts_of(text: str) -> list[str]:
         *paths(window),
         *identifiers(window),
         *numbers(window, from_result=True),
-        *((m.start(), m.group()) for m in _AMOUNT_RE.finditer(window)),
+        *amount_spans(window),
         *((m.start(), f"{m.group(1)}={m.group(2)}") for m in _ID_FIELD_RE.finditer(window)),
     ]
     facts = dict.fromkeys(cut(x, _FACT_CHARS) for _, x in sorted(found) if len(x) >= 3)

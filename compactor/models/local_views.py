@@ -84,12 +84,21 @@ _DESCRIBED_NOT_RE = re.compile(
 _RULE_WORD_RE = re.compile(r"\b(?:must|never|always|make sure|should)\b", re.IGNORECASE)
 
 
+_CLOSERS = "\"'”’»)]}*_` \t"
+"""What may close a sentence after its "?" (quotes, brackets, Markdown emphasis)."""
+
+
+_QUOTED_END_RE = re.compile(r"(?<=[?!.][\"'”’)\]])\s+(?=\S)")
+"""A sentence end inside quotes or brackets (``… submitting?" Never …``): a sentence split
+does not cut there, so the question and the rule after it would be one sentence."""
+
+
 def is_constraint(sentence: str) -> bool:
     """Whether a user sentence that holds a rule word asks for or forbids something: not a
     question, not a fragment cut mid-phrase ("It's never used for"), and a "don't" that is an
     order ("Do not start the dev server"), not a description ("events do not appear")."""
     text = _RULE_MARK_RE.sub("", sentence.strip()).strip()
-    if not text or text.endswith("?") or len(text.split()) < 3:
+    if not text or text.rstrip(_CLOSERS).endswith("?") or len(text.split()) < 3:
         return False
     if _FRAGMENT_END_RE.search(text.rstrip(".!:;, ")) is not None:
         return False
@@ -100,10 +109,11 @@ def user_rules(s: Session) -> list[str]:
     """The user's constraints and preferences, each once, without their list marks."""
     if s.rules is None:
         found = (
-            _RULE_MARK_RE.sub("", one_line(x)).strip()
+            _RULE_MARK_RE.sub("", part).strip()
             for e in s.requests
             for _, x in instructions(_own(e.text))
-            if is_constraint(one_line(x))
+            for part in _QUOTED_END_RE.split(one_line(x))
+            if is_constraint(part)
         )
         s.rules = list(dict.fromkeys(found))
     return s.rules

@@ -34,6 +34,7 @@ from typing import Any
 from compactor.facts import (
     Call,
     Entry,
+    amounts,
     background_jobs,
     clean,
     command_of,
@@ -70,7 +71,6 @@ WEIGHTS = {
 _MAX_FACTS = 60
 """Last-round facts looked for at most (the latest first)."""
 _ITEM_CHARS = 300
-_AMOUNT_RE = re.compile(r"(?<![\w.])[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.])|[$€£]\d+(?:\.\d+)?")
 _WORD_RE = re.compile(r"[a-z0-9_]+(?:[.\-/][a-z0-9_]+)*")
 _LOCAL_COMMAND_RE = re.compile(r"^\s*(?:<command-name>\s*)?/[a-z\-]+\b")
 
@@ -250,8 +250,8 @@ def _round_facts(entries: list[Entry]) -> Iterator[tuple[str, bool]]:
             for _, found in numbers(window, from_result=from_result):
                 yield found, True
             if from_result:
-                for match in _AMOUNT_RE.finditer(window):
-                    yield match.group(), True
+                for found in amounts(window):
+                    yield found, True
 
 
 def _call_strings(call: Call) -> Iterator[str]:
