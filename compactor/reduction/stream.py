@@ -307,10 +307,11 @@ async def reduce_scanned(
         )
     else:
         tokens -= _clear(run, [r for r in results if r.index < cutoff])
+    outcome.tokens_after = tokens if outcome.changed else scanned.tokens
+    data = _render(scanned, raw, fmt) if outcome.changed else None
     sync = getattr(cfg.backend, "sync", None)
     if outcome.offloaded and callable(sync):
-        sync()  # the files durable before anything names them
-    outcome.tokens_after = tokens if outcome.changed else scanned.tokens
+        sync()  # the files durable before anything names them (a worker may create them)
     if emit is not None:
         await maybe_await(
             emit(
@@ -323,9 +324,7 @@ async def reduce_scanned(
                 )
             )
         )
-    if not outcome.changed:
-        return outcome, None
-    return outcome, _render(scanned, raw, fmt)
+    return outcome, data
 
 
 def _truncate(run: _Pass) -> int:
