@@ -208,6 +208,9 @@ class Reduction(Generic[M]):
             )
         else:
             self._clear(messages, [r for r in results if r.index < cutoff], outcome, trunc_paths)
+        sync = getattr(cfg.backend, "sync", None)
+        if outcome.offloaded and callable(sync):
+            sync()  # the files durable before anything names them
         if outcome.changed:
             for i, msg in enumerate(messages):
                 if msg.usage is not None:
@@ -216,9 +219,6 @@ class Reduction(Generic[M]):
         else:
             outcome.messages = list(state.messages)
             outcome.tokens_after = before
-        sync = getattr(cfg.backend, "sync", None)
-        if outcome.offloaded and callable(sync):
-            sync()  # the files durable before anything names them (a worker may create them)
         await self._emit(
             AfterReduce(
                 truncated=len(outcome.truncated),

@@ -12,13 +12,6 @@ file. A call id that is not a plain file name (``/``, ``..``, control characters
 characters) is made one, with the hash added. :meth:`FileOffload.discard` removes what this
 backend wrote (a run that fails afterwards leaves nothing behind), :meth:`FileOffload.keep_only`
 what the output does not name (hybrid: the rounds the summary replaced).
-
-``FileOffload(root, background=True)`` (what ``compact run`` uses) names each file at once and
-creates it on a worker thread: the kernel's file creation (most of an offload's cost on a disk)
-releases the GIL and overlaps with the pass. A name is decided without the disk when the folder
-did not hold it when first used (one listing); only then is its creation left to the worker.
-:meth:`FileOffload.sync` waits for the worker (raising what it met, e.g. a full disk) before the
-one ``syncfs``; :meth:`FileOffload.discard` stops it before removing anything.
 """
 
 from __future__ import annotations
@@ -27,11 +20,8 @@ import contextlib
 import hashlib
 import os
 import re
-import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
-from queue import SimpleQueue
 from typing import Literal, Protocol
 
 from compactor.errors import ConfigError, StreamError
@@ -95,49 +85,10 @@ def check_offload_dir(folder: str | os.PathLike[str]) -> None:
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
-_SWITCH_INTERVAL = 0.0005
-"""The interpreter's thread switch interval while a worker creates files: at the default 5 ms,
-a worker waits that long for the GIL after each system call while the pass computes (measured:
-10,000 files beside 1 s of Python took 3.5 s; at 0.5 ms, 1.0 s)."""
-
-
-class _Writer:
-    """The worker thread of a background :class:`FileOffload`: creates the queued files in
-    order; the first error stops it (the rest are dropped) and is raised by :meth:`close`."""
-
-    def __init__(self, create: Callable[[str, bytes], None]) -> None:
-        self._create = create
-        self._queue: SimpleQueue[tuple[str, bytes] | None] = SimpleQueue()
-        self.error: BaseException | None = None
-        self._interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(self._interval, _SWITCH_INTERVAL))
-        self._thread = threading.Thread(target=self._run, name="compact-offload", daemon=True)
-        self._thread.start()
-
-    def put(self, path: str, data: bytes) -> None:
-        self._queue.put((path, data))
-
-    def _run(self) -> None:
-        while (item := self._queue.get()) is not None:
-            if self.error is None:
-                try:
-                    self._create(*item)
-                except BaseException as err:  # noqa: BLE001 - raised again by close()
-                    self.error = err
-
-    def close(self) -> None:
-        """Wait until every queued file is created (or dropped after an error); raise it."""
-        self._queue.put(None)
-        self._thread.join()
-        sys.setswitchinterval(self._interval)
-        if self.error is not None:
-            raise self.error
-
-
 class FileOffload:
     """The default backend: private files under ``root`` (created when first needed)."""
 
-    def __init__(self, root: str | os.PathLike[str], *, background: bool = False) -> None:
+    def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(os.path.abspath(root))
         self.written: list[str] = []
         """Files this backend created, in order (what :meth:`discard` removes)."""
@@ -145,10 +96,6 @@ class FileOffload:
         self._folders: dict[str, str] = {}
         self._names: dict[str, bytes] = {}
         """Path → the bytes this run saved there (written now, or found there already)."""
-        self._background = background
-        self._present: dict[str, frozenset[str]] = {}
-        """Folder → the names it held when this backend first used it (background only)."""
-        self._writer: _Writer | None = None
 
     def _folder(self, kind: OffloadKind) -> str:
         folder = self._folders.get(kind)
@@ -160,34 +107,14 @@ class FileOffload:
                         self._made.append(made)
                 make_private_dirs(path)
             folder = self._folders[kind] = str(path)
-            if self._background:
-                try:
-                    self._present[folder] = frozenset(os.listdir(folder))
-                except OSError as err:
-                    raise StreamError(folder, os_cause(err)) from err
         return folder
 
     def save(self, kind: OffloadKind, call_id: str, content: str) -> str:
         data = content.encode("utf-8", "surrogatepass")
-        folder = self._folder(kind)
-        name = _file_name(call_id, data)
-        path = f"{folder}/{name}"
+        path = f"{self._folder(kind)}/{_file_name(call_id, data)}"
         known = self._names.get(path)
         if known == data:
             return path
-        if self._background:  # the name decided here, the file created by the worker
-            present = self._present[folder]
-            if known is None and name not in present:
-                return self._queue(path, data)
-            if known is None and self._on_disk(path, data):  # an earlier run's identical file
-                self._names[path] = data
-                return path
-            hashed = f"{name}-{_digest(data)}"
-            if self._names.get(f"{folder}/{hashed}") == data:
-                return f"{folder}/{hashed}"
-            if hashed not in present and f"{folder}/{hashed}" not in self._names:
-                return self._queue(f"{folder}/{hashed}", data)
-            # a hash collision: as below, here
         if known is None and self._create(path, data):
             return path
         if known is None and self._on_disk(path, data):  # an earlier run's identical file
@@ -201,24 +128,6 @@ class FileOffload:
             self.written.append(path)
         self._names[path] = data
         return path
-
-    def _queue(self, path: str, data: bytes) -> str:
-        """``path`` (new: no file had its name) is created by the worker thread."""
-        self._names[path] = data
-        if self._writer is None:
-            self._writer = _Writer(self._create_queued)
-        self._writer.put(path, data)
-        return path
-
-    def _create_queued(self, path: str, data: bytes) -> None:
-        if not self._create(path, data) and not self._on_disk(path, data):
-            raise StreamError(path, "another process created this offload file meanwhile")
-
-    def _drain(self) -> None:
-        """Wait for the worker (if any); raise what it met."""
-        writer, self._writer = self._writer, None
-        if writer is not None:
-            writer.close()
 
     def _create(self, path: str, data: bytes) -> bool:
         """Write ``data`` to the new file ``path``; False when ``path`` exists already. A
@@ -236,7 +145,7 @@ class FileOffload:
             os.close(fd)
             with contextlib.suppress(OSError):
                 os.unlink(path)
-            self.written.remove(path)  # not pop(): the other thread may have appended
+            self.written.pop()
             raise
         os.close(fd)
         self._names[path] = data
@@ -253,16 +162,13 @@ class FileOffload:
 
     def sync(self) -> None:
         """Make every file written so far durable (one ``syncfs``, not one fsync per file):
-        called before a transcript that names them replaces anything. A background backend's
-        worker is waited for first (its error, e.g. a full disk, is raised here)."""
-        self._drain()
+        called before a transcript that names them replaces anything."""
         if self.written:
             sync_filesystem(self.root)
 
     def keep_only(self, named: Callable[[str], bool]) -> list[str]:
         """Remove the files this backend wrote that ``named(path)`` says nothing names (the
         rounds a summary replaced); the removed paths."""
-        self._drain()
         gone: list[str] = []
         kept: list[str] = []
         for path in self.written:
@@ -278,8 +184,6 @@ class FileOffload:
 
     def discard(self) -> None:
         """Remove the files (and the folders) this backend created."""
-        with contextlib.suppress(BaseException):
-            self._drain()  # its error is the run's, raised already or moot now
         for path in reversed(self.written):
             with contextlib.suppress(OSError):
                 os.unlink(path)
@@ -290,4 +194,3 @@ class FileOffload:
         self._made.clear()
         self._names.clear()
         self._folders.clear()
-        self._present.clear()

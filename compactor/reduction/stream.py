@@ -307,11 +307,10 @@ async def reduce_scanned(
         )
     else:
         tokens -= _clear(run, [r for r in results if r.index < cutoff])
-    outcome.tokens_after = tokens if outcome.changed else scanned.tokens
-    data = _render(scanned, raw, fmt) if outcome.changed else None
     sync = getattr(cfg.backend, "sync", None)
     if outcome.offloaded and callable(sync):
-        sync()  # the files durable before anything names them (a worker may create them)
+        sync()  # the files durable before anything names them
+    outcome.tokens_after = tokens if outcome.changed else scanned.tokens
     if emit is not None:
         await maybe_await(
             emit(
@@ -324,7 +323,9 @@ async def reduce_scanned(
                 )
             )
         )
-    return outcome, data
+    if not outcome.changed:
+        return outcome, None
+    return outcome, _render(scanned, raw, fmt)
 
 
 def _truncate(run: _Pass) -> int:

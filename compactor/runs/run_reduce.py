@@ -131,9 +131,7 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
     plan, r = run.plan, run.result
     opts, file_cfg = plan.options, plan.file_config
     strategy = strategy_of(file_cfg, opts.strategy)
-    backend = (
-        FileOffload(plan.offload_dir, background=True) if plan.offload_dir is not None else None
-    )
+    backend = FileOffload(plan.offload_dir) if plan.offload_dir is not None else None
     run.offload = backend
     cfg = reduction_config(
         file_cfg,
@@ -269,9 +267,7 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
             decision.triggered, opts.force, decision.reason, decision.tokens, decision.messages
         )
     )
-    backend = (
-        FileOffload(plan.offload_dir, background=True) if plan.offload_dir is not None else None
-    )
+    backend = FileOffload(plan.offload_dir) if plan.offload_dir is not None else None
     run.offload = backend
     note = None if backend is not None else _note_path(run)
     cfg = reduction_config(
