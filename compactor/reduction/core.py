@@ -43,7 +43,7 @@ from .results import (
     result_payload,
     result_state,
     result_text,
-    round_starts,
+    retention_cutoff,
 )
 
 __all__ = [
@@ -200,11 +200,7 @@ class Reduction(Generic[M]):
         outcome: ReduceOutcome[M] = ReduceOutcome(messages, tokens_before=before)
         trunc_paths = self._truncate(messages, results, outcome)
         tokens = await self.count(messages, state.tools) if outcome.truncated else before
-        starts = round_starts(messages)
-        keep = cfg.clear_retention_suffix_limit
-        cutoff = (
-            starts[-keep] if keep and len(starts) >= keep else (len(messages) if not keep else 0)
-        )
+        cutoff = retention_cutoff(messages, cfg.clear_retention_suffix_limit)
         outcome.retained_from = cutoff
         if not cfg.force and tokens <= cfg.max_tokens_for_clear:
             outcome.clear_skipped = (

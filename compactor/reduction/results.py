@@ -21,12 +21,16 @@ __all__ = [
     "PERSISTED_OPEN",
     "PROCESSED_KEY",
     "ResultRef",
+    "cutoff_of",
     "find_results",
     "replace_result",
     "result_payload",
     "result_state",
     "result_text",
+    "retention_cutoff",
+    "round_marks",
     "round_starts",
+    "rounds_of",
     "text_state",
 ]
 
@@ -52,18 +56,86 @@ class ResultRef:
 
 
 def round_starts(messages: Sequence[Message | AgenticMessage]) -> list[int]:
-    """Indexes of the assistant messages that make tool calls: one tool round starts at each
-    (the calls plus the results that follow them, SPEC §10)."""
-    starts: list[int] = []
+    """Where each tool round starts: the first of its assistant messages (see :func:`rounds_of`)."""
+    return [start for start, _ in rounds_of(*round_marks(messages))]
+
+
+def retention_cutoff(messages: Sequence[Message | AgenticMessage], keep: int) -> int:
+    """The index from which results are retained: the start of the ``keep``-th newest round
+    that has results (0: fewer rounds than that, nothing cleared; ``keep`` 0: every result)."""
+    return cutoff_of(rounds_of(*round_marks(messages)), keep, len(messages))
+
+
+def round_marks(
+    messages: Sequence[Message | AgenticMessage],
+) -> tuple[list[int], list[int], list[int]]:
+    """The indexes :func:`rounds_of` reads: assistant messages with calls, messages holding
+    results (once per result), and every other message that is not the assistant's."""
+    calls: list[int] = []
+    results: list[int] = []
+    others: list[int] = []
     for i, msg in enumerate(messages):
-        if msg.role != "assistant":
-            continue
         if isinstance(msg, Message):
-            if msg.tool_calls:
-                starts.append(i)
-        elif any(b.type == "function_tool_call" for b in msg.blocks):
-            starts.append(i)
-    return starts
+            if msg.role == "assistant":
+                if msg.tool_calls:
+                    calls.append(i)
+            elif msg.role == "tool":
+                results.append(i)
+            else:
+                others.append(i)
+            continue
+        kinds = [b.type for b in msg.blocks]
+        if msg.role == "assistant":
+            if "function_tool_call" in kinds:
+                calls.append(i)
+        else:
+            n = kinds.count("function_tool_result")
+            if n:
+                results.extend([i] * n)
+            else:
+                others.append(i)
+    return calls, results, others
+
+
+def rounds_of(
+    calls: Sequence[int], results: Sequence[int], others: Sequence[int]
+) -> list[tuple[int, bool]]:
+    """The tool rounds (start index, whether any result follows its calls), from the sorted
+    indexes of the assistant messages making calls, of the results and of the other
+    non-assistant messages. A round is one assistant turn's calls with their results (SPEC §10;
+    RELIABILITY.md, Decisions): assistant messages making calls with no result or other message
+    between them are one round, as a harness that writes each parallel call as its own item
+    (Codex) splits one assistant message into several."""
+    rounds: list[tuple[int, bool]] = []
+    start, has, joinable = -1, False, False
+    ri = oi = 0
+    n_res, n_oth = len(results), len(others)
+    for c in calls:
+        between_result = ri < n_res and results[ri] < c
+        between_other = oi < n_oth and others[oi] < c
+        while ri < n_res and results[ri] < c:
+            ri += 1
+        while oi < n_oth and others[oi] < c:
+            oi += 1
+        if start >= 0 and between_result:
+            has = True
+        if joinable and not between_result and not between_other:
+            continue  # another call of the same turn
+        if start >= 0:
+            rounds.append((start, has))
+        start, has, joinable = c, False, True
+    if start >= 0:
+        rounds.append((start, has or ri < n_res))
+    return rounds
+
+
+def cutoff_of(rounds: Sequence[tuple[int, bool]], keep: int, n: int) -> int:
+    """The retention cutoff of ``rounds`` in a history of ``n`` messages: the rounds with
+    results are counted (a round whose calls are still in flight has nothing to clear or keep)."""
+    if not keep:
+        return n
+    done = [start for start, has in rounds if has]
+    return done[-keep] if len(done) >= keep else 0
 
 
 def find_results(messages: Sequence[Message | AgenticMessage]) -> list[ResultRef]:

@@ -28,7 +28,15 @@ from compactor.events import AfterReduce, BeforeReduce
 from compactor.schema import MAX_JSON_DEPTH, Message, json_deeper_than
 
 from .core import ReduceOutcome, Reduction, ReductionConfig
-from .results import ResultRef, replace_result, result_payload, result_state, result_text
+from .results import (
+    ResultRef,
+    cutoff_of,
+    replace_result,
+    result_payload,
+    result_state,
+    result_text,
+    rounds_of,
+)
 from .results import text_state as _text_state
 
 __all__ = ["LineFormat", "Scan", "StreamResult", "reduce_scanned", "scan"]
@@ -89,7 +97,9 @@ class Scan:
     """Where each record's bytes are (no line terminator)."""
     results: list[StreamResult] = field(default_factory=list)
     starts: list[int] = field(default_factory=list)
-    """Indexes of the assistant records that make calls (a tool round starts at each)."""
+    """Indexes of the assistant records that make calls (:func:`.results.rounds_of`)."""
+    others: list[int] = field(default_factory=list)
+    """Indexes of the records that are neither the assistant's nor results."""
     tokens: int = 0
     """The history's estimate (the default counter: these records carry no provider usage)."""
 
@@ -152,7 +162,7 @@ def scan(path: str, raw: bytes, fmt: LineFormat) -> Scan | None:
 def _scan_into(out: Scan, raw: bytes, fmt: LineFormat) -> None:
     loads, find, view = orjson.loads, raw.find, memoryview(raw)
     fits, message_of, roles = fmt.record_fits, fmt.message_of, fmt.chat_roles
-    spans, results, starts = out.spans, out.results, out.starts
+    spans, results, starts, others = out.spans, out.results, out.starts, out.others
     names: dict[str, str] = {}  # call id → tool name of its latest call
     size, pos, tokens = len(raw), 0, 0
     while pos < size:
@@ -191,8 +201,10 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat) -> None:
                 results.append(StreamResult(index, cid, tool, e, None, rec, msg))
             tokens += e
             continue
-        if role != "assistant" and rec.get("tool_calls") is not None:
-            raise _NotStreamable  # the reader checks them on any record
+        if role != "assistant":
+            if rec.get("tool_calls") is not None:
+                raise _NotStreamable  # the reader checks them on any record
+            others.append(index)
         if type(content) is str or content is None:
             nbytes = 0
             if content:
@@ -286,10 +298,8 @@ async def reduce_scanned(
     outcome: ReduceOutcome[Any] = ReduceOutcome([], tokens_before=scanned.tokens)
     run = _Pass(reduction, scanned, outcome, locate if locate is not None else cfg.locate)
     tokens = scanned.tokens - _truncate(run)
-    starts, keep = scanned.starts, cfg.clear_retention_suffix_limit
-    cutoff = (
-        starts[-keep] if keep and len(starts) >= keep else (len(scanned.spans) if not keep else 0)
-    )
+    rounds = rounds_of(scanned.starts, [r.index for r in results], scanned.others)
+    cutoff = cutoff_of(rounds, cfg.clear_retention_suffix_limit, len(scanned.spans))
     outcome.retained_from = cutoff
     if not cfg.force and tokens <= cfg.max_tokens_for_clear:
         outcome.clear_skipped = (
