@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -862,7 +862,7 @@ def test_parse_lines_of_a_streamed_file_equal_those_of_its_bytes(
 
     raw = (_jsonl.BOM if bom else b"") + newline.join(lines) + (newline if final else b"")
 
-    def view(parsed: list[_jsonl.Line]) -> list[tuple[int, bytes, dict[str, Any]]]:
+    def view(parsed: Sequence[_jsonl.Line]) -> list[tuple[int, bytes, dict[str, Any]]]:
         return [(ln.number, ln.text, ln.obj) for ln in parsed]
 
     expected = _outcome(lambda: view(_jsonl.parse_lines("<src>", raw)))

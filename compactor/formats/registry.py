@@ -59,7 +59,7 @@ SNIFF_RECORDS = 50
 """How many leading records detection looks at."""
 
 
-def _head(path: str, raw: bytes | FileSource) -> list[_jsonl.Line]:
+def _head(path: str, raw: bytes | FileSource) -> Sequence[_jsonl.Line]:
     # Parse only the first lines: detection must not pay for a whole large file.
     if not isinstance(raw, bytes):
         raw = _source_head(raw)
