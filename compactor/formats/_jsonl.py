@@ -42,6 +42,7 @@ __all__ = [
     "INTERNAL_EXTRA_KEYS",
     "Line",
     "LineTable",
+    "Records",
     "check_depth",
     "compaction_time",
     "dump",
@@ -78,26 +79,34 @@ class Line:
     :class:`~compactor.io.FileSource`, which reads them again when :attr:`text` is asked for.
     """
 
-    __slots__ = ("_check", "_end", "_source", "_start", "number", "obj")
+    __slots__ = ("_check", "_end", "_obj", "_source", "_start", "number")
 
     def __init__(
         self,
         number: int,
         source: bytes | FileSource,
-        obj: dict[str, Any],
+        obj: dict[str, Any] | None,
         start: int = 0,
         end: int = -1,
         check: int = 0,
     ) -> None:
         self.number = number
         """1-based line number."""
-        self.obj = obj
-        """The parsed JSON object."""
+        self._obj = obj
         self._source = source
         self._start = start
         self._end = end if end >= 0 else len(source) if isinstance(source, bytes) else 0
         self._check = check
         """``hash()`` of the bytes, for a line of a FileSource (checked when read again)."""
+
+    @property
+    def obj(self) -> dict[str, Any]:
+        """The parsed JSON object (parsed again from :attr:`text` for a line of a
+        :class:`LineTable` that let its records go)."""
+        obj = self._obj
+        if obj is None:
+            obj = self._obj = orjson.loads(self.text)
+        return obj
 
     @property
     def text(self) -> bytes:
@@ -129,7 +138,7 @@ class LineTable(Sequence[Line]):
         self._starts = array("q")
         self._ends = array("q")
         self._checks = array("q")
-        self._objs: list[dict[str, Any]] = []
+        self._objs: list[dict[str, Any]] | None = []
 
     def add(self, number: int, obj: dict[str, Any], start: int, end: int, check: int = 0) -> None:
         """Append the line ``number`` (its record, its span in the source, its bytes' hash)."""
@@ -137,16 +146,18 @@ class LineTable(Sequence[Line]):
         self._starts.append(start)
         self._ends.append(end)
         self._checks.append(check)
-        self._objs.append(obj)
+        if self._objs is not None:
+            self._objs.append(obj)
 
     def __len__(self) -> int:
-        return len(self._objs)
+        return len(self._numbers)
 
     def _line(self, i: int) -> Line:
+        objs = self._objs
         return Line(
             self._numbers[i],
             self._source,
-            self._objs[i],
+            None if objs is None else objs[i],
             self._starts[i],
             self._ends[i],
             self._checks[i],
@@ -154,21 +165,51 @@ class LineTable(Sequence[Line]):
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
-            return [self._line(i) for i in range(len(self._objs))[index]]
-        return self._line(range(len(self._objs))[index])
+            return [self._line(i) for i in range(len(self._numbers))[index]]
+        return self._line(range(len(self._numbers))[index])
 
     def __iter__(self) -> Iterator[Line]:
-        for i in range(len(self._objs)):
+        for i in range(len(self._numbers)):
             yield self._line(i)
 
     def __reversed__(self) -> Iterator[Line]:
-        for i in range(len(self._objs) - 1, -1, -1):
+        for i in range(len(self._numbers) - 1, -1, -1):
             yield self._line(i)
 
+    def forget_records(self) -> None:
+        """Let the parsed records go; a line's record is parsed again from its bytes when
+        asked for. For a format whose messages hold all a writer needs (the chat formats copy
+        an unchanged message's bytes and render a changed one from the message): a two-key
+        record of a tiny message costs ~240 bytes more than its message."""
+        self._objs = None
+
     @property
-    def records(self) -> list[dict[str, Any]]:
-        """Every line's record, in order (a new list of the same objects)."""
-        return list(self._objs)
+    def records(self) -> Sequence[dict[str, Any]]:
+        """Every line's record, in order (a new list of the same objects; a view that parses
+        them again after :meth:`forget_records`)."""
+        return list(self._objs) if self._objs is not None else Records(self)
+
+
+class Records(Sequence[dict[str, Any]]):
+    """The records of a :class:`LineTable` that let them go, parsed again when read."""
+
+    __slots__ = ("_lines",)
+
+    def __init__(self, lines: LineTable) -> None:
+        self._lines = lines
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [ln.obj for ln in self._lines[index]]
+        return self._lines[index].obj
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _parse(path: str, number: int, buf: bytes, start: int, end: int) -> dict[str, Any] | None:
