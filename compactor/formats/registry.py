@@ -282,7 +282,8 @@ def file_tool_pairs(t: Transcript) -> tuple[int, int]:
             if key != "tool_calls" and isinstance(value, dict | list):
                 walk(value)
 
-    walk(t.records)
+    for record in t.records:  # a list, or a chat file's Records view (not a list)
+        walk(record)
     return n_calls, sum(1 for r in results if r in calls)
 
 
