@@ -3,15 +3,48 @@
 from __future__ import annotations
 
 import copy
+import gc
 import inspect
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar, Union
 
 T = TypeVar("T")
 
 MaybeAwaitable = Union[T, Awaitable[T]]  # noqa: UP007 - a runtime alias, 3.11-compatible
 """A value or an awaitable of it: user callables may be plain or coroutine functions."""
+
+
+_GC_THRESHOLDS = (100_000, 50, 100)
+"""The cyclic collector's thresholds while a run holds a history (:func:`fewer_gc_passes`)."""
+_gc_depth = 0
+_gc_saved: tuple[int, int, int] = (700, 10, 10)
+
+
+@contextmanager
+def fewer_gc_passes() -> Iterator[None]:
+    """Run the cyclic garbage collector less often inside the block (nested or concurrent
+    blocks share one setting; the last to leave puts the thresholds back).
+
+    A run holds a history of up to millions of small objects (records, lines, messages, the
+    summarizer's views), none in a cycle; at the default thresholds (a young pass every 700
+    allocations, a full pass whenever the long-lived objects grew by a quarter) the collector
+    walked them again and again: 30 % of a run's time on a file of a million tiny messages.
+    Reference counting still frees every acyclic object at once; cycles (exceptions, asyncio)
+    are still collected, every 100,000 allocations.
+    """
+    global _gc_depth, _gc_saved
+    if _gc_depth == 0:
+        _gc_saved = gc.get_threshold()
+        gc.set_threshold(*_GC_THRESHOLDS)
+    _gc_depth += 1
+    try:
+        yield
+    finally:
+        _gc_depth -= 1
+        if _gc_depth == 0:
+            gc.set_threshold(*_gc_saved)
 
 
 async def maybe_await(value: MaybeAwaitable[T]) -> T:

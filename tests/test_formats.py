@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -12,7 +12,7 @@ import orjson
 import pytest
 from _pytest.mark import ParameterSet
 
-from compactor.errors import ConfigError, TranscriptError
+from compactor.errors import ConfigError, InputChangedError, TranscriptError
 from compactor.formats.base import CompactionInfo, WriteMode
 from compactor.formats.registry import (
     FORMATS,
@@ -666,6 +666,45 @@ def test_every_shared_file_reads_with_every_record_accepted(path: Path) -> None:
     assert len(t.records) == len([line for line in raw.splitlines() if line.strip()])
 
 
+def test_a_chat_file_lets_its_records_go_and_reads_them_again_from_its_bytes(
+    tmp_path: Path,
+) -> None:
+    """Issue 28 point 7: the openai reader keeps its messages, not a parsed record per line;
+    a record asked for afterwards (``records``, a line's ``obj``) is the line parsed again, from
+    bytes or from a streamed file, and a file changed since reading is refused."""
+    from compactor.formats import _jsonl
+
+    lines = [
+        b'{"role": "system", "content": "S"}',
+        b'{"role": "user", "content": "ok", "x": [1, {"y": null}]}',
+        b"",
+        b'{"role": "assistant", "content": "Done."}',
+    ]
+    raw = b"\r\n".join(lines) + b"\r\n"
+    expected = [orjson.loads(line) for line in lines if line]
+    path = tmp_path / "chat.jsonl"
+    path.write_bytes(raw)
+    info = open_input(str(path), stream=True)
+    src = info.source
+    assert isinstance(src, FileSource)
+    try:
+        streamed = read_transcript(str(path), src)
+        for t in (read_transcript("chat.jsonl", raw), streamed):
+            assert t.format == "openai"
+            assert isinstance(t.meta.lines, _jsonl.LineTable)
+            assert isinstance(t.records, _jsonl.Records)  # not a list of held records
+            assert list(t.records) == expected and t.records == expected
+            assert t.records[-1] == expected[-1] and t.records[1:] == expected[1:]
+            assert [ln.number for ln in t.meta.lines] == [1, 2, 4]
+            assert [ln.obj for ln in reversed(t.meta.lines)] == expected[::-1]
+            assert t.meta.lines[2].text == lines[3]
+        path.write_bytes(raw.replace(b"Done.", b"DONE."))
+        with pytest.raises(InputChangedError, match="changed"):
+            _ = streamed.records[2]
+    finally:
+        info.close()
+
+
 # -- what shrink mode drops (issue 15, rule 8) -----------------------------------------------------
 
 
@@ -862,7 +901,7 @@ def test_parse_lines_of_a_streamed_file_equal_those_of_its_bytes(
 
     raw = (_jsonl.BOM if bom else b"") + newline.join(lines) + (newline if final else b"")
 
-    def view(parsed: list[_jsonl.Line]) -> list[tuple[int, bytes, dict[str, Any]]]:
+    def view(parsed: Sequence[_jsonl.Line]) -> list[tuple[int, bytes, dict[str, Any]]]:
         return [(ln.number, ln.text, ln.obj) for ln in parsed]
 
     expected = _outcome(lambda: view(_jsonl.parse_lines("<src>", raw)))

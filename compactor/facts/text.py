@@ -191,8 +191,10 @@ class Entry:
     index: int
     role: str
     text: str = ""
-    calls: list[Call] = field(default_factory=list)
-    results: list[Result] = field(default_factory=list)
+    calls: Sequence[Call] = ()
+    """The calls an assistant message makes (one shared empty tuple when none: a million tiny
+    messages would each hold an empty list)."""
+    results: Sequence[Result] = ()
     internal: bool = False
     """Written by the compactor (an earlier summary)."""
     injected: bool = False
@@ -231,10 +233,11 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
             body = "\n".join(texts) if texts else msg.content
             name = msg.tool_name or msg.name or "tool"
             flag = msg.extra.get("is_error") is True
-            entry.results.append(Result(msg.tool_call_id or "", name, body, flag))
+            entry.results = [Result(msg.tool_call_id or "", name, body, flag)]
         elif msg.role == "assistant":
             entry.text = assistant_text(msg)
-            entry.calls = [Call(c.id, c.name, c.arguments, index) for c in msg.tool_calls]
+            if msg.tool_calls:
+                entry.calls = [Call(c.id, c.name, c.arguments, index) for c in msg.tool_calls]
         elif msg.role == "user":
             entry.text = user_text(msg)
         else:

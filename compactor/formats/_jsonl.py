@@ -12,7 +12,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import uuid
-from collections.abc import Callable, Sequence
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,8 @@ __all__ = [
     "BOM",
     "INTERNAL_EXTRA_KEYS",
     "Line",
+    "LineTable",
+    "Records",
     "check_depth",
     "compaction_time",
     "dump",
@@ -76,26 +79,34 @@ class Line:
     :class:`~compactor.io.FileSource`, which reads them again when :attr:`text` is asked for.
     """
 
-    __slots__ = ("_check", "_end", "_source", "_start", "number", "obj")
+    __slots__ = ("_check", "_end", "_obj", "_source", "_start", "number")
 
     def __init__(
         self,
         number: int,
         source: bytes | FileSource,
-        obj: dict[str, Any],
+        obj: dict[str, Any] | None,
         start: int = 0,
         end: int = -1,
         check: int = 0,
     ) -> None:
         self.number = number
         """1-based line number."""
-        self.obj = obj
-        """The parsed JSON object."""
+        self._obj = obj
         self._source = source
         self._start = start
         self._end = end if end >= 0 else len(source) if isinstance(source, bytes) else 0
         self._check = check
         """``hash()`` of the bytes, for a line of a FileSource (checked when read again)."""
+
+    @property
+    def obj(self) -> dict[str, Any]:
+        """The parsed JSON object (parsed again from :attr:`text` for a line of a
+        :class:`LineTable` that let its records go)."""
+        obj = self._obj
+        if obj is None:
+            obj = self._obj = orjson.loads(self.text)
+        return obj
 
     @property
     def text(self) -> bytes:
@@ -109,6 +120,96 @@ class Line:
 
     def __repr__(self) -> str:
         return f"Line({self.number}, {self.text!r}, {self.obj!r})"
+
+
+class LineTable(Sequence[Line]):
+    """The lines of one parsed file, held as columns: each line's number, span and check in
+    arrays, its record in a list; a :class:`Line` is made when one is asked for.
+
+    A million one-line messages held as a million :class:`Line` objects cost ~220 bytes each
+    (the object and four ints), as much as the messages' own text; the columns cost 32.
+    """
+
+    __slots__ = ("_checks", "_ends", "_numbers", "_objs", "_source", "_starts")
+
+    def __init__(self, source: bytes | FileSource) -> None:
+        self._source = source
+        self._numbers = array("q")
+        self._starts = array("q")
+        self._ends = array("q")
+        self._checks = array("q")
+        self._objs: list[dict[str, Any]] | None = []
+
+    def add(self, number: int, obj: dict[str, Any], start: int, end: int, check: int = 0) -> None:
+        """Append the line ``number`` (its record, its span in the source, its bytes' hash)."""
+        self._numbers.append(number)
+        self._starts.append(start)
+        self._ends.append(end)
+        self._checks.append(check)
+        if self._objs is not None:
+            self._objs.append(obj)
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+    def _line(self, i: int) -> Line:
+        objs = self._objs
+        return Line(
+            self._numbers[i],
+            self._source,
+            None if objs is None else objs[i],
+            self._starts[i],
+            self._ends[i],
+            self._checks[i],
+        )
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._line(i) for i in range(len(self._numbers))[index]]
+        return self._line(range(len(self._numbers))[index])
+
+    def __iter__(self) -> Iterator[Line]:
+        for i in range(len(self._numbers)):
+            yield self._line(i)
+
+    def __reversed__(self) -> Iterator[Line]:
+        for i in range(len(self._numbers) - 1, -1, -1):
+            yield self._line(i)
+
+    def forget_records(self) -> None:
+        """Let the parsed records go; a line's record is parsed again from its bytes when
+        asked for. For a format whose messages hold all a writer needs (the chat formats copy
+        an unchanged message's bytes and render a changed one from the message): a two-key
+        record of a tiny message costs ~240 bytes more than its message."""
+        self._objs = None
+
+    @property
+    def records(self) -> Sequence[dict[str, Any]]:
+        """Every line's record, in order (a new list of the same objects; a view that parses
+        them again after :meth:`forget_records`)."""
+        return list(self._objs) if self._objs is not None else Records(self)
+
+
+class Records(Sequence[dict[str, Any]]):
+    """The records of a :class:`LineTable` that let them go, parsed again when read."""
+
+    __slots__ = ("_lines",)
+
+    def __init__(self, lines: LineTable) -> None:
+        self._lines = lines
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [ln.obj for ln in self._lines[index]]
+        return self._lines[index].obj
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _parse(path: str, number: int, buf: bytes, start: int, end: int) -> dict[str, Any] | None:
@@ -186,7 +287,7 @@ def check_depth(
         )
 
 
-def parse_lines(path: str, raw: bytes | FileSource) -> list[Line]:
+def parse_lines(path: str, raw: bytes | FileSource) -> LineTable:
     """Parse every non-blank line of ``raw`` as a JSON object (the lines share ``raw``; a
     :class:`~compactor.io.FileSource` is read block by block as it is parsed)."""
     if not isinstance(raw, bytes):
@@ -194,7 +295,8 @@ def parse_lines(path: str, raw: bytes | FileSource) -> list[Line]:
     pos = len(BOM) if raw.startswith(BOM) else 0
     size = len(raw)
     find = raw.find
-    lines: list[Line] = []
+    lines = LineTable(raw)
+    add = lines.add
     number = 0
     while pos <= size:
         number += 1
@@ -204,15 +306,15 @@ def parse_lines(path: str, raw: bytes | FileSource) -> list[Line]:
         end = _line_end(raw, pos, nl)
         obj = _parse(path, number, raw, pos, end)
         if obj is not None:
-            lines.append(Line(number, raw, obj, pos, end))
+            add(number, obj, pos, end)
         pos = nl + 1
     return lines
 
 
-def _parse_source(path: str, source: FileSource) -> list[Line]:
+def _parse_source(path: str, source: FileSource) -> LineTable:
     """:func:`parse_lines` over a file read in blocks: each line keeps its span in the file and
     the hash of its bytes, not the bytes. Also notes the file's BOM and line terminator."""
-    lines: list[Line] = []
+    lines = LineTable(source)
     number = 0
     offset = 0  # file offset of block[0]
     pending: list[bytes] = []  # the start of a line that goes on in the next block
@@ -234,9 +336,9 @@ def _parse_source(path: str, source: FileSource) -> list[Line]:
                 pending.append(block[pos:nl])
                 buf = b"".join(pending)
                 pending.clear()
-                _add_line(path, number, buf, 0, len(buf), pending_at, source, lines)
+                _add_line(path, number, buf, 0, len(buf), pending_at, lines)
             else:
-                _add_line(path, number, block, pos, nl, offset + pos, source, lines)
+                _add_line(path, number, block, pos, nl, offset + pos, lines)
             pos = nl + 1
         if pos < len(block):
             if not pending:
@@ -245,7 +347,7 @@ def _parse_source(path: str, source: FileSource) -> list[Line]:
         offset += len(block)
     if pending:
         buf = b"".join(pending)
-        _add_line(path, number + 1, buf, 0, len(buf), pending_at, source, lines)
+        _add_line(path, number + 1, buf, 0, len(buf), pending_at, lines)
     return lines
 
 
@@ -256,8 +358,7 @@ def _add_line(
     start: int,
     end: int,
     at: int,
-    source: FileSource,
-    lines: list[Line],
+    lines: LineTable,
 ) -> None:
     """Parse ``buf[start:end]``, found at file offset ``at``, onto ``lines`` when not blank."""
     end = _line_end(buf, start, end)
@@ -267,7 +368,7 @@ def _add_line(
     view = memoryview(buf)[start:end]
     check = hash(view)
     view.release()
-    lines.append(Line(number, source, obj, at, at + end - start, check))
+    lines.add(number, obj, at, at + end - start, check)
 
 
 def with_final_newline(raw: bytes) -> bytes:
@@ -453,7 +554,7 @@ def make_transcript(
     name: str,
     path: str,
     raw: bytes | FileSource,
-    lines: list[Line],
+    lines: Sequence[Line],
     messages: Any,
     origin: Sequence[Sequence[int]] | None = None,
     start: int = 0,
@@ -466,7 +567,7 @@ def make_transcript(
         path=path,
         source=raw,
         messages=messages,
-        records=[ln.obj for ln in lines],
+        records=lines.records if isinstance(lines, LineTable) else [ln.obj for ln in lines],
         meta=TranscriptMeta(
             lines=lines,
             origin=OneLineEach(len(lines)) if origin is None else origin,

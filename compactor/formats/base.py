@@ -112,7 +112,7 @@ class Transcript:
     """The model-visible history, oldest first."""
     tools: list[ToolInfo] = field(default_factory=list)
     """Tool definitions when the format records them."""
-    records: list[Any] = field(default_factory=list)
+    records: Sequence[Any] = field(default_factory=list)
     """Parsed records (format-specific), in file order."""
     meta: TranscriptMeta = field(default_factory=TranscriptMeta)
     """What the writer needs: the lines, each message's origin lines, ..."""

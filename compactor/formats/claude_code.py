@@ -175,7 +175,7 @@ def _chain_records(lines: Sequence[_jsonl.Line]) -> dict[str, dict[str, Any]]:
     return records
 
 
-def _history_order(lines: list[_jsonl.Line]) -> tuple[int, list[int], set[int]]:
+def _history_order(lines: Sequence[_jsonl.Line]) -> tuple[int, list[int], set[int]]:
     """(first line after the last boundary, line indices in history order, preserved lines)."""
     boundary = -1
     for i, ln in enumerate(lines):

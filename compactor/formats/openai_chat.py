@@ -113,6 +113,9 @@ def _tool_calls(path: str, line: int, value: Any) -> list[ToolCall]:
     return calls
 
 
+_ROLE_NAMES = {r: r for r in ("system", "developer", "user", "assistant", "tool", "function")}
+
+
 def message_from_record(
     path: str, line: int, rec: dict[str, Any], known: frozenset[str] = _KNOWN_KEYS
 ) -> Message:
@@ -120,6 +123,7 @@ def message_from_record(
     role = rec.get("role")
     if not isinstance(role, str):
         raise TranscriptError(path, line, "role", f"must be a string, got {role!r}")
+    role = _ROLE_NAMES.get(role, role)  # one string for every message, not one per record
     content = rec.get("content")
     parts: list[Part] = []
     if content is None:
@@ -281,6 +285,7 @@ class OpenAIChatFormat:
         messages = [message_from_record(path, ln.number, ln.obj) for ln in lines]
         for msg in messages:
             _jsonl.mark_earlier_summary(msg)
+        lines.forget_records()  # the messages hold what the writer needs (read again if not)
         return _jsonl.make_transcript(self.name, path, raw, lines, messages)
 
     def write(

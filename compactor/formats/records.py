@@ -62,6 +62,7 @@ def dropped_records(
     if mode == "append" or not lines:
         return {}
     spec = _spec(t.format)
+    every = spec.is_message_record is None
     is_message = spec.is_message_record or _every_record
     kept_messages = {j for j in match_messages(t, new_messages) if j is not None}
     # one byte per line, not sets of 20,000 ints: this runs at a big run's peak of memory
@@ -71,7 +72,7 @@ def dropped_records(
         for i in origin:
             if index in kept_messages:
                 carried[i] = 1  # kept, maybe re-rendered (a codex replacement_history item)
-            elif is_message(lines[i].obj):
+            elif every or is_message(lines[i].obj):  # (a record read again only if asked)
                 summarized[i] = 1
     if t.meta.json_document is not None:  # one JSON array: compare its elements as lines
         from .json_document import lines_of

@@ -59,7 +59,7 @@ SNIFF_RECORDS = 50
 """How many leading records detection looks at."""
 
 
-def _head(path: str, raw: bytes | FileSource) -> list[_jsonl.Line]:
+def _head(path: str, raw: bytes | FileSource) -> Sequence[_jsonl.Line]:
     # Parse only the first lines: detection must not pay for a whole large file.
     if not isinstance(raw, bytes):
         raw = _source_head(raw)
@@ -282,7 +282,8 @@ def file_tool_pairs(t: Transcript) -> tuple[int, int]:
             if key != "tool_calls" and isinstance(value, dict | list):
                 walk(value)
 
-    walk(t.records)
+    for record in t.records:  # a list, or a chat file's Records view (not a list)
+        walk(record)
     return n_calls, sum(1 for r in results if r in calls)
 
 
