@@ -24,6 +24,10 @@ REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_transcripts"
 
 
+PAD = " " + "p" * 400
+"""Makes a result longer than its placeholder: a shorter one is kept as it is."""
+
+
 def write_session(path: Path, rounds: int = 5, size: int = 8_000, big: int | None = None) -> None:
     """An openai-format session: ``rounds`` tool rounds; round 2 is ``big`` characters."""
     recs: list[dict[str, Any]] = [
@@ -133,7 +137,7 @@ def test_under_the_trigger_reduce_copies_the_input(tmp_path: Path) -> None:
 
 
 def test_force_clears_every_round_outside_the_retained_suffix(tmp_path: Path) -> None:
-    write_session(tmp_path / "s.jsonl", size=10)
+    write_session(tmp_path / "s.jsonl", size=500)
     proc = compact(
         tmp_path, "run", "s.jsonl", "--strategy", "reduce", "--force", "--report", "report.json",
         config={"reduction": {"clear_retention_suffix_limit": 2}},
@@ -143,7 +147,7 @@ def test_force_clears_every_round_outside_the_retained_suffix(tmp_path: Path) ->
 
 
 def test_clear_at_least_tokens_refuses_a_forced_run(tmp_path: Path) -> None:
-    write_session(tmp_path / "s.jsonl", size=10)
+    write_session(tmp_path / "s.jsonl", size=500)
     proc = compact(
         tmp_path, "run", "s.jsonl", "--strategy", "reduce", "--force",
         config={"reduction": {"clear_at_least_tokens": 100_000}},
@@ -418,8 +422,14 @@ def test_every_format_is_written_back_in_its_own_format(
     assert out.format == orig.format == fmt
     old_results, new_results = _results(orig.messages), _results(out.messages)
     assert old_results and [c for c, _ in old_results] == [c for c, _ in new_results]
+    replaced = 0
     for (call, old), (_, new) in zip(old_results, new_results, strict=True):
+        placeholder = f"<persisted-output>Tool result saved to: {tmp_path}/out.offload/clear/"
+        if new == old and len(old) <= len(placeholder) + len(call):
+            continue  # kept: its placeholder would be longer than it
         assert new.startswith("<persisted-output>Tool result saved to: "), (call, new)
+        assert len(new) < len(old)
+        replaced += 1
         path = Path(new.split("saved to: ", 1)[1].split("\n", 1)[0])
         assert path.is_absolute() and path.parent == tmp_path / "out.offload" / "clear"
         assert path.read_text() == old
@@ -456,18 +466,18 @@ def test_bad_input_orphans_parallel_calls_parts_and_reused_ids(tmp_path: Path) -
     image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
     recs: list[dict[str, Any]] = [
         {"role": "user", "content": "go"},
-        {"role": "tool", "tool_call_id": "ghost", "content": "orphan output"},
+        {"role": "tool", "tool_call_id": "ghost", "content": "orphan output" + PAD},
         {"role": "assistant", "content": "", "tool_calls": [call("p1"), call("p2")]},
-        {"role": "tool", "tool_call_id": "p1", "content": "parallel one"},
+        {"role": "tool", "tool_call_id": "p1", "content": "parallel one" + PAD},
         {
             "role": "tool",
             "tool_call_id": "p2",
-            "content": [{"type": "text", "text": "look"}, image],
+            "content": [{"type": "text", "text": "look" + PAD}, image],
         },
         {"role": "assistant", "content": "", "tool_calls": [call("dup")]},
-        {"role": "tool", "tool_call_id": "dup", "content": "first dup"},
+        {"role": "tool", "tool_call_id": "dup", "content": "first dup" + PAD},
         {"role": "assistant", "content": "", "tool_calls": [call("dup")]},
-        {"role": "tool", "tool_call_id": "dup", "content": "second dup"},
+        {"role": "tool", "tool_call_id": "dup", "content": "second dup" + PAD},
         {"role": "assistant", "content": "", "tool_calls": [call("last")]},
         {"role": "tool", "tool_call_id": "last", "content": "kept"},
     ]
@@ -487,9 +497,9 @@ def test_bad_input_orphans_parallel_calls_parts_and_reused_ids(tmp_path: Path) -
             assert text.startswith("<persisted-output>Tool result saved to: ")
             files.append(Path(text.split("saved to: ", 1)[1].split("\n", 1)[0]))
     assert len(set(files)) == 5  # the reused id did not collide
-    assert [f.read_text() for f in files[:2]] == ["orphan output", "parallel one"]
+    assert [f.read_text() for f in files[:2]] == ["orphan output" + PAD, "parallel one" + PAD]
     assert json.loads(files[2].read_text())[1]["type"] == "image_url"
-    assert [f.read_text() for f in files[3:]] == ["first dup", "second dup"]
+    assert [f.read_text() for f in files[3:]] == ["first dup" + PAD, "second dup" + PAD]
     assert out[-1]["content"] == "kept"
 
 
