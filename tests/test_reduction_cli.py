@@ -553,11 +553,18 @@ def test_hybrid_removes_the_offload_files_of_the_summarized_rounds(
     assert on_disk == set(named)
 
 
-def test_hybrid_keeps_the_files_a_summary_names(tmp_path: Path) -> None:
-    """The local summarizer quotes what the cleared calls printed (their placeholders): the
-    summary names those files, so they stay, and nothing in the folder is unnamed."""
+def test_hybrid_summarizes_the_original_results_and_keeps_the_reduced_tail(
+    tmp_path: Path,
+) -> None:
+    """The summarizer reads the summarized rounds as they were (an old round's error text, not
+    "Tool result saved to: …"); the kept rounds stay as reduction left them; the summarized
+    rounds' files are named by nothing, so they are removed, and nothing unnamed is left."""
     src = tmp_path / "s.jsonl"
     write_session(src, rounds=8, size=8_000)
+    recs = [json.loads(x) for x in src.read_text().splitlines()]
+    error = "error: rustup: command not found (toolchain is not installed)"
+    recs[3]["content"] = error + "\n" + "z" * 8_000  # round 0's result: a failure
+    src.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
     originals = {m.tool_call_id: m.content for m in chat(src.read_bytes()) if m.role == "tool"}
     proc = compact(
         tmp_path, "run", "s.jsonl", "--strategy", "hybrid", "--threshold", "600", "--model",
@@ -567,5 +574,13 @@ def test_hybrid_keeps_the_files_a_summary_names(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     rep = report(tmp_path)["reduction"]
     assert rep["summarized"] is True and rep["cleared"] == 7
-    _check_offload_named(tmp_path, originals)
-    assert rep["offload_removed"] == 0
+    out = chat((tmp_path / "out.jsonl").read_bytes())
+    summary = next(m.content for m in out if m.role == "user" and "rustup" in (m.content or ""))
+    assert error in summary
+    assert "<persisted-output>" not in summary and "out.offload" not in summary
+    kept = [m for m in out if m.role == "tool"]
+    assert [m.tool_call_id for m in kept] == ["call_6", "call_7"]
+    assert kept[0].content.startswith("<persisted-output>")  # reduced
+    assert kept[1].content == originals["call_7"]  # the retained round
+    named = _check_offload_named(tmp_path, originals)
+    assert len(named) == 1 and rep["offload_removed"] == 6
