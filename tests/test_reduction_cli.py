@@ -584,3 +584,55 @@ def test_hybrid_summarizes_the_original_results_and_keeps_the_reduced_tail(
     assert kept[1].content == originals["call_7"]  # the retained round
     named = _check_offload_named(tmp_path, originals)
     assert len(named) == 1 and rep["offload_removed"] == 6
+
+
+def _codex_session(path: Path) -> None:
+    """A Codex rollout: its developer instructions and injected context (which Codex writes
+    anew after a compaction), then four shell rounds with long outputs."""
+
+    def item(payload: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "timestamp": "2026-03-02T10:00:00.000Z",
+            "type": "response_item",
+            "payload": payload,
+        }
+
+    def msg(role: str, text: str) -> dict[str, Any]:
+        kind = "output_text" if role == "assistant" else "input_text"
+        return item({"type": "message", "role": role, "content": [{"type": kind, "text": text}]})
+
+    meta = {"id": "0195f0aa-1111-7222-8333-944455556666", "cwd": "/w", "cli_version": "0.171.0"}
+    recs: list[dict[str, Any]] = [
+        {"timestamp": "2026-03-02T10:00:00.000Z", "type": "session_meta", "payload": meta},
+        msg("developer", "<permissions instructions>\n" + "sandbox rule. " * 2_000),
+        msg("user", "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"),
+        msg("user", "fix the failing test"),
+    ]
+    for i in range(4):
+        call = {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": f"c{i}"}
+        recs.append(item(call))
+        out = f"output {i} " + "line of text\n" * 300
+        recs.append(item({"type": "function_call_output", "call_id": f"c{i}", "output": out}))
+    recs.append(msg("assistant", "done"))
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+
+
+def test_codex_reduce_and_check_of_its_output_count_the_same(tmp_path: Path) -> None:
+    """The written file holds the reduced history without the context Codex writes anew, and a
+    ``token_count`` of what Codex sends next (that context included); ``check`` on it counts
+    what ``run`` reported, not the file's messages alone (1/6 of it here)."""
+    _codex_session(tmp_path / "s.jsonl")
+    proc = compact(
+        tmp_path, "run", "s.jsonl", "--strategy", "reduce", "--force", "-o", "out.jsonl",
+        "--report", "report.json",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rep = report(tmp_path)
+    assert rep["reduction"]["cleared"] == 3
+    after = rep["tokens_after"]
+    assert after > 5_000  # the developer instructions count: Codex sends them again
+    proc = compact(tmp_path, "check", "out.jsonl")
+    assert proc.returncode == 0, proc.stderr
+    assert f"{after:,} tokens (estimate)" in proc.stdout.decode()
+    out = read_transcript("out.jsonl", (tmp_path / "out.jsonl").read_bytes())
+    assert all(m.role != "system" for m in out.messages)  # not in the file itself
