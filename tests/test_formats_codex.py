@@ -164,8 +164,9 @@ def test_kept_tail_follows_the_markers_and_rereads_without_usage() -> None:
     newest = max(i for i, m in enumerate(kept) if m.role == "assistant")
     assert counted == [newest]
     rest = sum(estimate_message(m) for m in kept[newest + 1 :])
-    assert kept[newest].usage is not None
-    assert kept[newest].usage.total_tokens == INFO.tokens_after - rest
+    usage = kept[newest].usage
+    assert usage is not None and INFO.tokens_after is not None
+    assert usage.total_tokens == INFO.tokens_after - rest
 
 
 def test_same_input_same_bytes_and_the_time_comes_from_the_input() -> None:
