@@ -333,6 +333,21 @@ def test_stacked_before_summarization_keeps_the_retained_round_verbatim(tmp_path
     assert tail[1].content == msgs[-2].content  # the retained round, whole
 
 
+def test_stacked_summarizer_reads_the_original_results(tmp_path: Path) -> None:
+    """The model is asked about the rounds it summarizes as they were (an error line, not
+    "Tool result saved to: …"); the kept round stays as reduction left it."""
+    msgs = chat_rounds(4, size=8_000)
+    msgs[3] = Message("tool", "error: rustup not installed\n" + "x" * 8_000, tool_call_id="call_0")
+    model = ScriptedModel(["<summary>the work so far</summary>"])
+    mw = new_middleware(Config(model=model, trigger=None))
+    red = reduction.new(ReductionConfig(backend=FileOffload(tmp_path), force=True))
+    out = run(reduction.reduce_then_summarize(AgentState(msgs), red, mw, summarize=True))
+    assert out.reduce.cleared == ["call_0", "call_1", "call_2"]
+    sent = json.dumps([str(m) for m in model.calls[0]])
+    assert "error: rustup not installed" in sent and "<persisted-output>" not in sent
+    assert out.messages[-2].content == msgs[-2].content  # the retained round, whole
+
+
 def test_stacked_does_not_summarize_when_reduction_was_enough(tmp_path: Path) -> None:
     msgs = chat_rounds(4, size=8_000)
     for msg in msgs:
