@@ -321,6 +321,8 @@ class AfterReduce:
     tokens_before: int
     tokens_after: int
     clear_skipped: str | None = None
+    kept: int = 0
+    """Results left as they were: their placeholder would have been longer."""
     type: Literal["after_reduce"] = "after_reduce"
 
     @property

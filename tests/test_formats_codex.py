@@ -15,6 +15,7 @@ from typing import Any, cast
 import orjson
 import pytest
 
+from compactor.counting.tokens import estimate_message
 from compactor.formats.base import CompactionInfo, Transcript
 from compactor.formats.registry import read_transcript, write_transcript
 from compactor.pipeline.planning import tail_start
@@ -157,7 +158,15 @@ def test_kept_tail_follows_the_markers_and_rereads_without_usage() -> None:
     assert kept and [m.content for m in kept] == [
         m.content for m in _chat(t)[tail_start(_chat(t), keep_messages=6) :]
     ]
-    assert all(m.usage is None for m in kept)
+    # no stale usage: only the newest assistant carries the count the compaction wrote
+    # (INFO's tokens_after, less the estimate of what follows it)
+    counted = [i for i, m in enumerate(kept) if m.usage is not None]
+    newest = max(i for i, m in enumerate(kept) if m.role == "assistant")
+    assert counted == [newest]
+    rest = sum(estimate_message(m) for m in kept[newest + 1 :])
+    usage = kept[newest].usage
+    assert usage is not None and INFO.tokens_after is not None
+    assert usage.total_tokens == INFO.tokens_after - rest
 
 
 def test_same_input_same_bytes_and_the_time_comes_from_the_input() -> None:

@@ -168,7 +168,9 @@ def test_append_with_a_kept_tail_resumes_as_summary_then_tail_once(
     expected = new[len(new) - outcome.tail_messages :] if outcome.tail_messages else []
     assert [_jsonl.message_text(m) for m in tail] == [_jsonl.message_text(m) for m in expected]
     assert [m.role for m in tail] == [m.role for m in expected]
-    assert all(m.usage is None for m in tail)
+    # no stale usage; Codex: the newest kept assistant may carry the compaction's own count
+    fresh = [m.usage.total_tokens for m in tail if m.usage is not None]
+    assert not fresh or (name == "codex" and len(fresh) == 1 and fresh[0] <= 100)
     if name == "claude-code":
         added = [json.loads(line) for line in out[len(raw) :].splitlines() if line.strip()]
         assert [r["type"] for r in added][:2] == ["system", "user"]

@@ -142,7 +142,9 @@ def _claude_results(messages: list[tuple[str, list[dict[str, Any]]]]) -> dict[st
     }
 
 
-@pytest.mark.parametrize("src", [CLAUDE_SESSION, *SHARED_CLAUDE], ids=lambda p: Path(p).stem)
+# (raze-grant-session is not among them: its two results are shorter than a placeholder,
+# so a reduction keeps them and writes nothing)
+@pytest.mark.parametrize("src", [CLAUDE_SESSION], ids=lambda p: Path(p).stem)
 def test_claude_code_reduce_append_loads_as_the_reduced_history(tmp_path: Path, src: Path) -> None:
     """A boundary, then the reduced history re-emitted as one fresh chain; no summary record;
     the copies' usage zeroed; what Claude Code loads is the input's history with each cleared

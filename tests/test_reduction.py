@@ -40,6 +40,10 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
+PAD = " " + "p" * 400
+"""Makes a result longer than its placeholder: a shorter one is kept as it is."""
+
+
 def chat_rounds(n: int, size: int = 4_000, *, big: int | None = None) -> list[Message]:
     """user, then ``n`` tool rounds (assistant call + tool result), then a final reply."""
     msgs = [Message("system", "sys"), Message("user", "please fix the bug")]
@@ -154,7 +158,7 @@ def test_excluded_tools_are_neither_truncated_nor_cleared(tmp_path: Path) -> Non
 
 
 def test_clear_at_least_tokens_leaves_everything_when_it_frees_too_little(tmp_path: Path) -> None:
-    msgs = chat_rounds(3, size=100)
+    msgs = chat_rounds(3, size=400)
     cfg = ReductionConfig(backend=FileOffload(tmp_path), force=True, clear_at_least_tokens=10_000)
     out = run(reduction.new(cfg).reduce(AgentState(messages=msgs)))
     assert not out.changed
@@ -205,7 +209,9 @@ def test_agentic_parallel_results_images_and_reasoning(tmp_path: Path) -> None:
             "user",
             [
                 Block(
-                    "function_tool_result", call_id="a", content=[Block("user_input_text", "A" * 9)]
+                    "function_tool_result",
+                    call_id="a",
+                    content=[Block("user_input_text", "A" * 900)],
                 ),
                 Block(
                     "function_tool_result",
@@ -230,7 +236,7 @@ def test_agentic_parallel_results_images_and_reasoning(tmp_path: Path) -> None:
     assert out.cleared == ["a", "b"]
     assert out.messages[1] == before[1]  # reasoning and calls with their message
     a, b = out.messages[2].blocks
-    assert (tmp_path / "clear" / "a").read_text() == "A" * 9
+    assert (tmp_path / "clear" / "a").read_text() == "A" * 900
     parts = json.loads((tmp_path / "clear" / "b").read_text())
     assert parts == [
         {"type": "user_input_text", "text": "see"},
@@ -244,13 +250,13 @@ def test_agentic_parallel_results_images_and_reasoning(tmp_path: Path) -> None:
 def test_orphan_result_and_reused_call_ids_never_collide(tmp_path: Path) -> None:
     msgs = [
         Message("user", "go"),
-        Message("tool", "orphan output", tool_call_id="ghost"),
+        Message("tool", "orphan output" + PAD, tool_call_id="ghost"),
         Message("assistant", tool_calls=[ToolCall("dup", "sh", "{}")]),
-        Message("tool", "first output", tool_call_id="dup"),
+        Message("tool", "first output" + PAD, tool_call_id="dup"),
         Message("assistant", tool_calls=[ToolCall("dup", "sh", "{}")]),
-        Message("tool", "second output", tool_call_id="dup"),
+        Message("tool", "second output" + PAD, tool_call_id="dup"),
         Message("assistant", tool_calls=[ToolCall("../../etc/passwd", "sh", "{}")]),
-        Message("tool", "sneaky", tool_call_id="../../etc/passwd"),
+        Message("tool", "sneaky" + PAD, tool_call_id="../../etc/passwd"),
         Message("assistant", tool_calls=[ToolCall("last", "sh", "{}")]),
         Message("tool", "kept", tool_call_id="last"),
     ]
@@ -261,10 +267,10 @@ def test_orphan_result_and_reused_call_ids_never_collide(tmp_path: Path) -> None
     paths = [Path(p) for p in out.offloaded]
     assert len(set(paths)) == 4
     assert [p.read_text() for p in paths] == [
-        "orphan output",
-        "first output",
-        "second output",
-        "sneaky",
+        "orphan output" + PAD,
+        "first output" + PAD,
+        "second output" + PAD,
+        "sneaky" + PAD,
     ]
     assert all(p.parent == root / "clear" for p in paths)
     assert paths[2].name.startswith("dup-")  # a short content hash added
@@ -325,6 +331,21 @@ def test_stacked_before_summarization_keeps_the_retained_round_verbatim(tmp_path
     tail = out.messages[-3:]
     assert [m.role for m in tail] == ["assistant", "tool", "assistant"]
     assert tail[1].content == msgs[-2].content  # the retained round, whole
+
+
+def test_stacked_summarizer_reads_the_original_results(tmp_path: Path) -> None:
+    """The model is asked about the rounds it summarizes as they were (an error line, not
+    "Tool result saved to: …"); the kept round stays as reduction left it."""
+    msgs = chat_rounds(4, size=8_000)
+    msgs[3] = Message("tool", "error: rustup not installed\n" + "x" * 8_000, tool_call_id="call_0")
+    model = ScriptedModel(["<summary>the work so far</summary>"])
+    mw = new_middleware(Config(model=model, trigger=None))
+    red = reduction.new(ReductionConfig(backend=FileOffload(tmp_path), force=True))
+    out = run(reduction.reduce_then_summarize(AgentState(msgs), red, mw, summarize=True))
+    assert out.reduce.cleared == ["call_0", "call_1", "call_2"]
+    sent = json.dumps([str(m) for m in model.calls[0]])
+    assert "error: rustup not installed" in sent and "<persisted-output>" not in sent
+    assert out.messages[-2].content == msgs[-2].content  # the retained round, whole
 
 
 def test_stacked_does_not_summarize_when_reduction_was_enough(tmp_path: Path) -> None:

@@ -291,3 +291,34 @@ def test_a_line_over_the_input_limit_is_the_same_error_either_way(tmp_path: Path
     assert seen["exit"] == 2 and seen["output"] is None
     assert "line longer than" in seen["stderr"] and "input.max_line_bytes" in seen["stderr"]
     assert ":12:" in seen["stderr"] or "line 12" in seen["stderr"]  # the huge result's line
+
+
+SHORT = ["(Bash completed with no output)", "File created successfully at: /w/app.py", "ok"]
+
+
+@pytest.mark.parametrize("offload", [True, False], ids=["offload", "no offload"])
+def test_a_result_shorter_than_its_placeholder_is_kept_on_both_paths(
+    tmp_path: Path, offload: bool
+) -> None:
+    """Clearing "(Bash completed with no output)" would make it longer: such a result stays
+    as it is (no file written for it), counted as kept; the longer results are cleared."""
+    recs: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    bodies = [*SHORT, "long output " * 200, "more output " * 200]
+    for i, body in enumerate([*bodies, "last"]):
+        recs.append({"role": "assistant", "content": "", "tool_calls": [_call(f"c{i}")]})
+        recs.append({"role": "tool", "tool_call_id": f"c{i}", "content": body})
+    src = tmp_path / "s.jsonl"
+    _write(src, recs)
+    config = {} if offload else {"reduction": {"offload": False}}
+    _, seen = _both(tmp_path, src, ["--force"], config)
+    assert seen["exit"] == 0, seen["stderr"]
+    out = [json.loads(x) for x in seen["output"].decode().splitlines()]
+    results = [r["content"] for r in out if r["role"] == "tool"]
+    assert results[:3] == SHORT  # kept as they were
+    for old, new in zip(bodies[3:], results[3:5], strict=True):
+        assert len(new) < len(old) and old not in new
+    assert results[5] == "last"  # the retained round
+    assert seen["reduction"]["kept"] == 3 and seen["reduction"]["cleared"] == 2
+    after = [e for e in seen["event_data"] if e["type"] == "after_reduce"]
+    assert after[0]["kept"] == 3 and after[0]["cleared"] == 2
+    assert sorted(Path(f).name for f in seen["files"]) == (["c3", "c4"] if offload else [])

@@ -212,9 +212,10 @@ class LiveView:
                 )
             case AfterReduce(truncated=truncated, cleared=cleared):
                 skipped = f"; not cleared: {event.clear_skipped}" if event.clear_skipped else ""
+                kept = f", {event.kept:,} kept (shorter than a placeholder)" if event.kept else ""
                 line = (
                     f"reduced: {count(truncated, 'result')} truncated, {count(cleared, 'result')} "
-                    f"cleared, {event.tokens_before:,} → {event.tokens_after:,} tokens "
+                    f"cleared{kept}, {event.tokens_before:,} → {event.tokens_after:,} tokens "
                     f"({event.tokens_freed:,} freed){skipped}"
                 )
                 self._log(f"[cyan]{escape(line)}[/]", line.replace("→", "->"), always=True)

@@ -10,7 +10,10 @@ other ``<…>``-wrapped text) is marked ``extra["injected"] = True``.
 
 Usage: each ``event_msg/token_count`` with ``info.last_token_usage`` becomes ``Usage(prompt =
 input_tokens, completion = output_tokens, total = total_tokens)`` on the last assistant message
-before it.
+before it. The ``token_count`` written right after a ``compacted`` record (as this writer writes
+it) is the size of what Codex sends next, its re-injected context included: when no later count
+replaced it, it becomes the baseline (:func:`_compaction_baseline`), so ``check`` on a compacted
+file counts what the compacting run reported.
 
 Writing: ``shrink`` keeps ``session_meta`` and the latest ``turn_context``, then a ``compacted``
 record whose ``replacement_history`` holds the messages up to the summary (without developer
@@ -234,6 +237,27 @@ def _token_count_after(lines: Sequence[_jsonl.Line], tokens: int) -> dict[str, A
     return {"type": "token_count", "info": info, "rate_limits": None}
 
 
+def _compaction_baseline(messages: list[Message], total: int) -> None:
+    """The ``token_count`` a compaction wrote (Codex, or ``compact``) as the history's usage
+    baseline, when no later count replaced it: ``total`` is the size of the history Codex
+    sends next, which holds the instructions and context it writes anew after a compaction
+    and this file does not (a count of the file's messages alone says a fraction of it). It
+    goes on the newest assistant message, less the estimate of the messages after it (which
+    ``total`` covers already), so the usage-aware count says ``total`` for the file as written."""
+    from compactor.counting.tokens import estimate_message
+
+    if any(m.usage is not None for m in messages):
+        return  # a newer count of the client's own
+    index = next(
+        (i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "assistant"), None
+    )
+    if index is None:
+        return
+    rest = total - sum(estimate_message(m) for m in messages[index + 1 :])
+    if rest > 0:
+        messages[index].usage = Usage(prompt_tokens=0, completion_tokens=0, total_tokens=rest)
+
+
 RECORD_TYPES = frozenset(
     {
         "session_meta",
@@ -369,6 +393,7 @@ class CodexFormat:
                 origin.append([])
         pending: list[int] = []
         last_assistant: int | None = None
+        compaction_total: int | None = None
         for i in range(start, len(lines)):
             ln = lines[i]
             rec = ln.obj
@@ -389,6 +414,8 @@ class CodexFormat:
                 info = payload.get("info")
                 last = info.get("last_token_usage") if isinstance(info, dict) else None
                 if payload.get("type") == "token_count" and isinstance(last, dict):
+                    if start and i == start:  # written with the compaction: its size
+                        compaction_total = _int(last.get("total_tokens"))
                     if last_assistant is not None:
                         messages[last_assistant].usage = Usage(
                             prompt_tokens=_int(last.get("input_tokens")),
@@ -397,6 +424,8 @@ class CodexFormat:
                         )
         if pending and origin:
             origin[-1].extend(pending)
+        if compaction_total:
+            _compaction_baseline(messages, compaction_total)
         return _jsonl.make_transcript(self.name, path, raw, lines, messages, origin, start=start)
 
     def write(

@@ -52,6 +52,7 @@ __all__ = [
     "ReduceOutcome",
     "Reduction",
     "ReductionConfig",
+    "expected_where",
     "new",
     "read_hint",
     "validate_reduction",
@@ -108,6 +109,8 @@ class ReduceOutcome(Generic[M]):
     """Call ids of the results truncated."""
     cleared: list[str] = field(default_factory=list)
     """Call ids of the results cleared."""
+    kept: list[str] = field(default_factory=list)
+    """Call ids of results left as they were: their placeholder would not be shorter."""
     offloaded: list[str] = field(default_factory=list)
     """Files (or addresses) the backend named, one per reduced result."""
     tokens_before: int = 0
@@ -125,6 +128,7 @@ class ReduceOutcome(Generic[M]):
         return {
             "truncated": len(self.truncated),
             "cleared": len(self.cleared),
+            "kept": len(self.kept),
             "offloaded": len(self.offloaded),
             "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after,
@@ -223,6 +227,7 @@ class Reduction(Generic[M]):
             AfterReduce(
                 truncated=len(outcome.truncated),
                 cleared=len(outcome.cleared),
+                kept=len(outcome.kept),
                 tokens_before=outcome.tokens_before,
                 tokens_after=outcome.tokens_after,
                 clear_skipped=outcome.clear_skipped,
@@ -246,6 +251,9 @@ class Reduction(Generic[M]):
             text, media = result_text(msg, ref)
             if media or len(text) <= limit:
                 continue  # images, files: whole, or cleared with their round
+            if not self.shrinks("trunc", text, self._expected(ref.index, ref.call_id, "trunc")):
+                outcome.kept.append(ref.call_id)
+                continue
             where = self._store("trunc", msg, ref, outcome)
             if where is None:
                 continue  # nowhere to keep the full text: not truncated
@@ -295,9 +303,19 @@ class Reduction(Generic[M]):
             if ref.name in cfg.clear_exclude_tools or state == "clear":
                 continue
             text, media = result_text(msg, ref)
+            where = trunc_paths.get((ref.index, ref.call_id))
+            if not media and not self.shrinks(
+                "clear", text, where or self._expected(ref.index, ref.call_id, "clear")
+            ):
+                outcome.kept.append(ref.call_id)
+                continue
             chosen.append((ref, estimate_text(text) + MEDIA_TOKENS * media))
         if not chosen:
-            outcome.clear_skipped = "no tool result outside the retained rounds to clear"
+            outcome.clear_skipped = (
+                "every tool result outside the retained rounds is shorter than its placeholder"
+                if outcome.kept
+                else "no tool result outside the retained rounds to clear"
+            )
             return
         placeholder_tokens = estimate_text(self.cleared_text("/" + "x" * 80))
         freed = sum(max(t - placeholder_tokens, 0) for _, t in chosen)
@@ -317,6 +335,18 @@ class Reduction(Generic[M]):
             outcome.cleared.append(ref.call_id)
             outcome.changed = True
 
+    def _expected(self, index: int, call_id: str, kind: OffloadKind) -> str | None:
+        """The longest address :meth:`_store` may give this result (nothing is written)."""
+        return expected_where(self.config.backend, self.config.locate, (index, call_id, kind))
+
+    def shrinks(self, kind: OffloadKind, text: str, where: str | None) -> bool:
+        """Whether the placeholder naming ``where`` is shorter than the result ``text``:
+        only then does replacing it free anything (Eino replaces every result; we keep
+        "(Bash completed with no output)" as it is rather than make it longer)."""
+        if kind == "trunc":
+            return where is not None and len(self.truncated_text(text, where)) < len(text)
+        return len(self.cleared_text(where)) < len(text)
+
     def cleared_text(self, where: str | None) -> str:
         """The placeholder of a cleared result kept at ``where`` (None: nowhere known)."""
         cfg = self.config
@@ -326,6 +356,27 @@ class Reduction(Generic[M]):
         if where is not None:
             return f"{CLEARED_TEXT} (the full result is in the transcript {where})"
         return CLEARED_TEXT
+
+
+_GUESSED_PATH = "/" + "x" * 120
+"""The address assumed for a backend that cannot say its paths in advance."""
+
+
+def expected_where(
+    backend: OffloadBackend | None,
+    locate: Locate | None,
+    where: tuple[int, str, OffloadKind],
+) -> str | None:
+    """The longest address a result would be stored at, computed without storing it: the
+    backend's ``longest_path(kind, call_id)`` (a guess for a backend without one), else the
+    transcript line ``locate`` names (None: nowhere known). ``where``: (message index,
+    call id, kind)."""
+    index, call_id, kind = where
+    if backend is not None:
+        longest = getattr(backend, "longest_path", None)
+        return str(longest(kind, call_id)) if callable(longest) else _GUESSED_PATH
+    found = locate(index, call_id) if locate is not None else None
+    return None if found is None else f"{found[0]}, line {found[1]}"
 
 
 def new(config: ReductionConfig | None = None) -> Reduction[Any]:

@@ -109,6 +109,11 @@ class FileOffload:
             folder = self._folders[kind] = str(path)
         return folder
 
+    def longest_path(self, kind: OffloadKind, call_id: str) -> str:
+        """The longest path :meth:`save` may return for ``call_id`` (a hash added), computed
+        without creating anything."""
+        return f"{self.root}/{kind}/{_file_name(call_id, b'')}-{'0' * 12}"
+
     def save(self, kind: OffloadKind, call_id: str, content: str) -> str:
         data = content.encode("utf-8", "surrogatepass")
         path = f"{self._folder(kind)}/{_file_name(call_id, data)}"

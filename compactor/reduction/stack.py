@@ -17,7 +17,7 @@ from compactor.schema import AgentState, M, split_system
 
 from .core import ReduceOutcome, Reduction
 
-__all__ = ["StackedOutcome", "keep_retained", "reduce_then_summarize"]
+__all__ = ["StackedOutcome", "keep_retained", "originals_to_summarize", "reduce_then_summarize"]
 
 
 @dataclass(slots=True)
@@ -43,6 +43,21 @@ def keep_retained(cfg: Config[Any], messages: list[M], retained_from: int) -> Co
     return dataclasses.replace(cfg, keep=KeepTail(messages=wanted))
 
 
+def originals_to_summarize(
+    cfg: Config[Any], reduced: list[M], originals: list[M]
+) -> tuple[Config[Any], list[M]]:
+    """The history to summarize and its config: the part the summary replaces as it was
+    before reduction (the summarizer reads the errors, not "Tool result saved to: …"), the
+    tail ``cfg`` keeps exactly as reduction left it, the tail pinned to that many messages."""
+    if len(originals) != len(reduced):
+        return cfg, reduced
+    _, tail = Middleware(cfg).split_tail(reduced)
+    cut = len(reduced) - len(tail)
+    keep = KeepTail(messages=len(tail)) if tail else cfg.keep
+    history: list[M] = originals[:cut] + reduced[cut:]
+    return dataclasses.replace(cfg, keep=keep), history
+
+
 async def reduce_then_summarize(
     state: AgentState[M],
     reduction: Reduction[M],
@@ -66,7 +81,9 @@ async def reduce_then_summarize(
     if not summarize:
         return out
     cfg = keep_retained(middleware.config, reduced.messages, reduced.retained_from)
+    cfg, history = originals_to_summarize(cfg, reduced.messages, list(state.messages))
     summarizer = middleware if cfg is middleware.config else Middleware(cfg)
+    after = AgentState(messages=history, tools=state.tools)
     result = await summarizer.summarize_detailed(after, tokens_before=tokens_before)
     out.summarize = result
     out.messages = result.messages

@@ -27,7 +27,8 @@ from compactor.errors import TranscriptError
 from compactor.events import AfterReduce, BeforeReduce
 from compactor.schema import MAX_JSON_DEPTH, Message, json_deeper_than
 
-from .core import ReduceOutcome, Reduction, ReductionConfig
+from .core import ReduceOutcome, Reduction, ReductionConfig, expected_where
+from .offload import OffloadKind
 from .results import (
     ResultRef,
     cutoff_of,
@@ -256,6 +257,11 @@ class _Pass:
             return _text_state(r.text)
         return result_state(r.message, self.ref(r))
 
+    def expected(self, r: StreamResult, kind: OffloadKind) -> str | None:
+        """The longest address :meth:`store` may give ``r`` (nothing is written)."""
+        backend = self.reduction.config.backend
+        return expected_where(backend, self.locate, (r.index, r.call_id, kind))
+
     def store(self, kind: str, r: StreamResult) -> str | None:
         cfg = self.reduction.config
         if cfg.backend is not None:
@@ -317,6 +323,7 @@ async def reduce_scanned(
                 AfterReduce(
                     truncated=len(outcome.truncated),
                     cleared=len(outcome.cleared),
+                    kept=len(outcome.kept),
                     tokens_before=outcome.tokens_before,
                     tokens_after=outcome.tokens_after,
                     clear_skipped=outcome.clear_skipped,
@@ -340,6 +347,9 @@ def _truncate(run: _Pass) -> int:
             continue
         if r.name in cfg.trunc_exclude_tools or run.state(r) is not None:
             continue
+        if not run.reduction.shrinks("trunc", text, run.expected(r, "trunc")):
+            run.outcome.kept.append(r.call_id)
+            continue
         where = run.store("trunc", r)
         if where is None:
             continue
@@ -355,13 +365,21 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
     for r in candidates:
         if r.name in cfg.clear_exclude_tools or run.state(r) == "clear":
             continue
+        text, media = run.text(r)
+        where = run.trunc_paths.get(r.index) or run.expected(r, "clear")
+        if not media and not run.reduction.shrinks("clear", text, where):
+            outcome.kept.append(r.call_id)
+            continue
         if r.message is None:  # a plain result: its estimate is its text's
             chosen.append((r, r.tokens))
             continue
-        text, media = run.text(r)
         chosen.append((r, estimate_text(text) + MEDIA_TOKENS * media))
     if not chosen:
-        outcome.clear_skipped = "no tool result outside the retained rounds to clear"
+        outcome.clear_skipped = (
+            "every tool result outside the retained rounds is shorter than its placeholder"
+            if outcome.kept
+            else "no tool result outside the retained rounds to clear"
+        )
         return 0
     placeholder_tokens = estimate_text(run.reduction.cleared_text("/" + "x" * 80))
     freed = sum(max(t - placeholder_tokens, 0) for _, t in chosen)

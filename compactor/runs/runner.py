@@ -336,7 +336,8 @@ class Run:
         self, parsed: Any, decision: Any, *, messages: Any = None, retained_from: int = 0
     ) -> bytes:
         """Summarize ``messages`` (default: the transcript's), keeping the messages from
-        ``retained_from`` on verbatim (hybrid: the rounds reduction retained); the bytes."""
+        ``retained_from`` on verbatim (hybrid: the rounds reduction retained, the summarizer
+        reading the transcript's own messages for the part it replaces); the bytes."""
         return await self._summarize(
             parsed, decision, messages=messages, retained_from=retained_from
         )
@@ -390,9 +391,10 @@ class Run:
             await self.emit(CacheRefused(folder, reason))
         await self._say_assumed_window(cfg)
         if retained_from:
-            from compactor.reduction import keep_retained
+            from compactor.reduction.stack import keep_retained, originals_to_summarize
 
             cfg = keep_retained(cfg, history, retained_from)
+            cfg, history = originals_to_summarize(cfg, history, list(parsed.messages))
         # Spend limits: the plan must fit before anything is sent or written (the archive too).
         hold = await self._reserve(cfg, history)
         try:
