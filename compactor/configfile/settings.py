@@ -312,10 +312,10 @@ class Input(Section):
     """``input``: the longest line and the largest transcript a read holds."""
 
     max_line_bytes: int | None = setting(
-        (int,), None, positive_bytes, inherit="compactor.sizes:InputLimits.max_line_bytes"
+        (int,), None, positive_bytes, inherit="compactor.sizes:DEFAULT_MAX_LINE_BYTES"
     )
     max_bytes: int | None = setting(
-        (int,), None, positive_bytes, inherit="compactor.sizes:InputLimits.max_bytes"
+        (int,), None, positive_bytes, inherit="compactor.sizes:DEFAULT_MAX_BYTES"
     )
 
 
