@@ -9,8 +9,8 @@ winning, as the Agents SDK's ``ModelSettings.resolve`` does. The root of the tre
 :class:`~.fileconfig.FileConfig`.
 
 A default that a library dataclass already declares (``RetentionConfig.max_anchors``,
-``InputLimits.max_bytes``, ``SummaryCheck.min_tokens``) is read from it (:func:`field_default`),
-never written again here.
+``SummaryCheck.min_tokens``) is read from it (:func:`field_default`), one that a library
+constant declares (``compactor.sizes.DEFAULT_MAX_BYTES``) from that, never written again here.
 """
 
 from __future__ import annotations
