@@ -59,7 +59,7 @@ async def call_maybe_async(fn: Callable[..., Any], *args: Any) -> Any:
     return await maybe_await(fn(*args))
 
 
-_URL_CREDENTIALS = re.compile(
+_URL_CREDENTIALS_RE = (
     r"(?i)(\b[a-z][a-z0-9+.\-]{0,20}://)[^\s/?#@\"'<>]+(?=@[^\s/?#@]*[A-Za-z0-9\]])"
 )
 _QUERY_SECRET_NAME = (
@@ -69,16 +69,36 @@ _QUERY_SECRET_NAME = (
 """Query parameters whose values are credentials: ``api-key``, ``key``, ``token``,
 ``access_token``, ``sig`` (an Azure SAS), ``client_secret``, ``password``, ``auth``, ... (a
 name ending in one of these words after ``_``, ``-`` or ``.``)."""
-_QUERY_CREDENTIALS = re.compile(r"(?i)([?&;]" + _QUERY_SECRET_NAME + r"=)[^&#;\s\"'<>]+")
-_QUERY_NAME_RE = re.compile(r"(?i)" + _QUERY_SECRET_NAME)
-_SECRET_PATTERNS = [
-    re.compile(r"sk-[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
-    # URL credentials (``http://bob:pw@host``, ``https://TOKEN@host``): the whole userinfo
-    _URL_CREDENTIALS,
-    # query-string credentials (``?api-key=…``, ``&sig=…``): the value
-    _QUERY_CREDENTIALS,
-]
+_QUERY_CREDENTIALS_RE = r"(?i)([?&;]" + _QUERY_SECRET_NAME + r"=)[^&#;\s\"'<>]+"
+
+
+class _Patterns:
+    """The credential patterns, compiled on first use: compiling them took ~2 ms of every
+    start-up, and ``compact check`` on a good file never needs them (issues 29 and 31)."""
+
+    def __init__(self) -> None:
+        self.url_credentials = re.compile(_URL_CREDENTIALS_RE)
+        self.query_credentials = re.compile(_QUERY_CREDENTIALS_RE)
+        self.query_name = re.compile(r"(?i)" + _QUERY_SECRET_NAME)
+        self.secrets = (
+            re.compile(r"sk-[A-Za-z0-9_\-]{8,}"),
+            re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
+            # URL credentials (``http://bob:pw@host``, ``https://TOKEN@host``): the whole userinfo
+            self.url_credentials,
+            # query-string credentials (``?api-key=…``, ``&sig=…``): the value
+            self.query_credentials,
+        )
+
+
+_compiled: list[_Patterns] = []
+
+
+def _patterns() -> _Patterns:
+    """The compiled credential patterns (compiled by the first call)."""
+    if not _compiled:
+        _compiled.append(_Patterns())
+    return _compiled[0]
+
 
 MIN_FREE_TEXT_SECRET = 8
 """Header values and URL credentials shorter than this are masked where they are known as
@@ -100,7 +120,7 @@ def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
     for secret in sorted({*secrets, *_REGISTERED_SECRETS}, key=len, reverse=True):
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
-    for pattern in _SECRET_PATTERNS:
+    for pattern in _patterns().secrets:
         text = pattern.sub(lambda m: (m.group(1) if m.lastindex else "") + "***", text)
     return text
 
@@ -110,9 +130,9 @@ def mask_url_credentials(text: str) -> str:
     (``http://***@host/v1``) and the values of credential query parameters
     (``?api-key=***``, ``&sig=***``)."""
     if "@" in text:
-        text = _URL_CREDENTIALS.sub(lambda m: m.group(1) + "***", text)
+        text = _patterns().url_credentials.sub(lambda m: m.group(1) + "***", text)
     if "=" in text:
-        text = _QUERY_CREDENTIALS.sub(lambda m: m.group(1) + "***", text)
+        text = _patterns().query_credentials.sub(lambda m: m.group(1) + "***", text)
     return text
 
 
@@ -138,7 +158,7 @@ def url_secrets(url: str | None) -> list[str]:
         if part:
             found.extend(dict.fromkeys((part, unquote(part))))
     if url and "=" in url:
-        for m in _QUERY_CREDENTIALS.finditer(url):
+        for m in _patterns().query_credentials.finditer(url):
             value = m.group(0)[len(m.group(1)) :]
             found.extend(dict.fromkeys((value, unquote(value))))
     return found
@@ -146,7 +166,7 @@ def url_secrets(url: str | None) -> list[str]:
 
 def is_query_secret_name(name: object) -> bool:
     """Whether a query parameter named ``name`` carries a credential (``api-key``, ``sig``)."""
-    return isinstance(name, str) and _QUERY_NAME_RE.fullmatch(name) is not None
+    return isinstance(name, str) and _patterns().query_name.fullmatch(name) is not None
 
 
 def unquote(text: str) -> str:
@@ -171,3 +191,47 @@ def input_for(callee: object, messages: list[T]) -> list[T]:
     if getattr(callee, "readonly_input", False) is True:
         return messages
     return copy.deepcopy(messages)
+
+
+class Record:
+    """A small value class with a dataclass's equality and repr, from its ``__slots__`` (in
+    field order), for classes defined on every start-up: a dataclass costs ~0.4-0.7 ms to
+    define (its methods are generated with ``exec``), a subclass of this ~0.01 ms (issues 29
+    and 31). The subclass writes its own ``__init__``. Unhashable, as an ``eq`` dataclass."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__qualname__}({fields})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__ and isinstance(other, Record):
+            return self._values() == other._values()
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class FrozenRecord(Record):
+    """A :class:`Record` as a ``frozen=True`` dataclass: assigning or deleting a field raises
+    :class:`dataclasses.FrozenInstanceError`, and it hashes by its fields. Its ``__init__``
+    sets them with ``object.__setattr__``."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        from dataclasses import FrozenInstanceError
+
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        from dataclasses import FrozenInstanceError
+
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __hash__(self) -> int:  # type: ignore[override]  # Record's is None (unhashable)
+        return hash(self._values())

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 
+from ._util import FrozenRecord
 from .errors import TranscriptError
 
 __all__ = [
@@ -29,16 +29,24 @@ DEFAULT_MAX_BYTES = 4 << 30
 """``input.max_bytes``: the largest transcript compact reads."""
 
 
-@dataclass(frozen=True, slots=True)
-class InputLimits:
+class InputLimits(FrozenRecord):
     """What a transcript read may hold (the config's ``input`` section). A longer line or a
     larger input is refused (exit 2, naming the limit) as soon as the read passes it, so an
-    endless pipe or device (``/dev/zero``, ``yes … |``) never holds more than the limit."""
+    endless pipe or device (``/dev/zero``, ``yes … |``) never holds more than the limit.
+    (A frozen dataclass's behaviour, defined as a plain class: every start-up defines it.)"""
 
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    __slots__ = ("max_line_bytes", "max_bytes")  # noqa: RUF023 - field order
+    max_line_bytes: int
     """The longest line (one record, without its line terminator)."""
-    max_bytes: int = DEFAULT_MAX_BYTES
+    max_bytes: int
     """The whole input."""
+
+    def __init__(
+        self, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> None:
+        init = object.__setattr__
+        init(self, "max_line_bytes", max_line_bytes)
+        init(self, "max_bytes", max_bytes)
 
 
 def size_text(n: int) -> str:

@@ -9,9 +9,9 @@ one of the markers below (a section with its own shape). The schema of a whole f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from compactor._util import FrozenRecord
 from compactor.models.providers import REMOTE_KEYS
 
 __all__ = [
@@ -54,14 +54,23 @@ PRICE_TABLE = "price-table"
 """Model name → ``{input, output}`` (``prices``)."""
 
 
-@dataclass(frozen=True)
-class Switch:
-    """A section that is either a scalar shorthand (``cache: true``) or a mapping."""
+class Switch(FrozenRecord):
+    """A section that is either a scalar shorthand (``cache: true``) or a mapping. (A frozen
+    dataclass's behaviour, defined as a plain class: every start-up defines it.)"""
 
+    __slots__ = ("scalar", "mapping", "shorthand_key")  # noqa: RUF023 - field order
     scalar: tuple[type, ...]
     mapping: dict[str, Any]
-    shorthand_key: str = "enabled"
+    shorthand_key: str
     """The mapping key a scalar stands for."""
+
+    def __init__(
+        self, scalar: tuple[type, ...], mapping: dict[str, Any], shorthand_key: str = "enabled"
+    ) -> None:
+        init = object.__setattr__
+        init(self, "scalar", scalar)
+        init(self, "mapping", mapping)
+        init(self, "shorthand_key", shorthand_key)
 
 
 MODEL_KEYS: dict[str, Any] = {

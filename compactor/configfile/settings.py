@@ -9,8 +9,8 @@ winning, as the Agents SDK's ``ModelSettings.resolve`` does. The root of the tre
 :class:`~.fileconfig.FileConfig`.
 
 A default that a library dataclass already declares (``RetentionConfig.max_anchors``,
-``InputLimits.max_bytes``, ``SummaryCheck.min_tokens``) is read from it (:func:`field_default`),
-never written again here.
+``SummaryCheck.min_tokens``) is read from it (:func:`field_default`), one that a library
+constant declares (``compactor.sizes.DEFAULT_MAX_BYTES``) from that, never written again here.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
+from compactor._util import FrozenRecord
 from compactor.errors import ConfigError
 
 from .schema import MODEL_LIST, NAME_LIST, NONE, NUM, PATTERN_LIST, Switch
@@ -55,20 +56,34 @@ T = TypeVar("T")
 _CONFIG = "compactor.counting.config"
 
 
-@dataclass(frozen=True, slots=True)
-class Key:
-    """The declaration of one config key."""
+class Key(FrozenRecord):
+    """The declaration of one config key. (A frozen dataclass's behaviour, defined as a plain
+    class: every start-up defines it.)"""
 
+    __slots__ = ("types", "given_default", "check", "inherit")  # noqa: RUF023 - field order
     types: object
     """A tuple of the YAML types a file may give, or a :mod:`.schema` marker."""
-    given_default: object = None
+    given_default: object
     """The value a run uses when no layer sets the key (None: unset means off or none)."""
-    check: Callable[[object, str], None] | None = None
+    check: Callable[[object, str], None] | None
     """``(value, dotted key)``: a ConfigError for a value out of range, with the key."""
-    inherit: str = ""
+    inherit: str
     """``module:Class.field`` (or ``module:NAME``) whose default this key's is: declared by the
     library dataclass the key becomes, read only when asked (``compact check`` never imports
     :mod:`compactor.counting.config`)."""
+
+    def __init__(
+        self,
+        types: object,
+        given_default: object = None,
+        check: Callable[[object, str], None] | None = None,
+        inherit: str = "",
+    ) -> None:
+        init = object.__setattr__
+        init(self, "types", types)
+        init(self, "given_default", given_default)
+        init(self, "check", check)
+        init(self, "inherit", inherit)
 
     @property
     def default(self) -> Any:
@@ -297,10 +312,10 @@ class Input(Section):
     """``input``: the longest line and the largest transcript a read holds."""
 
     max_line_bytes: int | None = setting(
-        (int,), None, positive_bytes, inherit="compactor.sizes:InputLimits.max_line_bytes"
+        (int,), None, positive_bytes, inherit="compactor.sizes:DEFAULT_MAX_LINE_BYTES"
     )
     max_bytes: int | None = setting(
-        (int,), None, positive_bytes, inherit="compactor.sizes:InputLimits.max_bytes"
+        (int,), None, positive_bytes, inherit="compactor.sizes:DEFAULT_MAX_BYTES"
     )
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from compactor._util import maybe_await
+from compactor._util import FrozenRecord, maybe_await
 from compactor.errors import SummarizationError
 from compactor.schema import AgenticMessage, Message, ToolInfo
 
@@ -46,10 +46,19 @@ class TriggerCondition:
     """The agent model's context window, for ``context_fraction``."""
 
 
-@dataclass(frozen=True, slots=True)
-class TriggerDecision:
-    """Whether to summarize, and why."""
+class TriggerDecision(FrozenRecord):
+    """Whether to summarize, and why. (A frozen dataclass's behaviour, defined as a plain
+    class: ``compact check`` defines it on every start-up.)"""
 
+    __slots__ = (  # noqa: RUF023 - field order: repr and == follow it
+        "triggered",
+        "reason",
+        "messages",
+        "tokens",
+        "threshold_tokens",
+        "threshold_messages",
+        "extra",
+    )
     triggered: bool
     reason: str
     messages: int
@@ -57,7 +66,26 @@ class TriggerDecision:
     """None when the message condition fired first (no counting) or no token condition exists."""
     threshold_tokens: int | None
     threshold_messages: int | None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any]
+
+    def __init__(
+        self,
+        triggered: bool,
+        reason: str,
+        messages: int,
+        tokens: int | None,
+        threshold_tokens: int | None,
+        threshold_messages: int | None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        init = object.__setattr__
+        init(self, "triggered", triggered)
+        init(self, "reason", reason)
+        init(self, "messages", messages)
+        init(self, "tokens", tokens)
+        init(self, "threshold_tokens", threshold_tokens)
+        init(self, "threshold_messages", threshold_messages)
+        init(self, "extra", {} if extra is None else extra)
 
 
 def fraction_threshold(trigger: TriggerCondition | None) -> int | None:

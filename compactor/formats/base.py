@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from compactor._util import FrozenRecord
 from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Message, ToolInfo
 
@@ -171,26 +172,43 @@ def source_date_epoch(environ: dict[str, str] | None = None) -> str | None:
     return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-@dataclass(frozen=True, slots=True)
-class Streaming:
-    """``compact check`` reads the format in bounded memory, a record at a time."""
+class Streaming(FrozenRecord):
+    """``compact check`` reads the format in bounded memory, a record at a time.
+    (A frozen dataclass's behaviour, defined as a plain class: every start-up defines it.)"""
 
+    __slots__ = ("reader", "eino_fields")  # noqa: RUF023 - field order
     reader: Callable[[str, int, dict[str, Any]], Message]
     """One record → its message (``(path, line number, record)``)."""
-    eino_fields: bool = False
+    eino_fields: bool
     """Records may carry Eino's multi-content and ``response_meta`` fields."""
 
+    def __init__(
+        self, reader: Callable[[str, int, dict[str, Any]], Message], eino_fields: bool = False
+    ) -> None:
+        init = object.__setattr__
+        init(self, "reader", reader)
+        init(self, "eino_fields", eino_fields)
 
-@dataclass(frozen=True, slots=True)
-class TypedRecords:
-    """A family of ``{"type": ...}`` records only this format writes (Claude Code, Codex)."""
 
+_Problem = Callable[[dict[str, Any], str | None, bool], tuple[str | None, str] | None]
+
+
+class TypedRecords(FrozenRecord):
+    """A family of ``{"type": ...}`` records only this format writes (Claude Code, Codex).
+    (A frozen dataclass's behaviour, defined as a plain class: every start-up defines it.)"""
+
+    __slots__ = ("owns", "problem")
     owns: Callable[[dict[str, Any], str], bool]
     """``(record, its type) →`` whether the record is one of this family's."""
-    problem: Callable[[dict[str, Any], str | None, bool], tuple[str | None, str] | None]
+    problem: _Problem
     """``(record, its type, owned) →`` why it cannot be in this format's file, or None.
     Called for the family's own records (``owned``) and for records of no family that have
     a string ``type``."""
+
+    def __init__(self, owns: Callable[[dict[str, Any], str], bool], problem: _Problem) -> None:
+        init = object.__setattr__
+        init(self, "owns", owns)
+        init(self, "problem", problem)
 
 
 @dataclass(frozen=True, slots=True)

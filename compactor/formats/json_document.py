@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from compactor._util import FrozenRecord
 from compactor.errors import TranscriptError
 
 if TYPE_CHECKING:
@@ -42,10 +42,18 @@ _WS = b" \t\r\n"
 _EXPECTED = "JSON Lines expected (one record per line); this file is one JSON document"
 
 
-@dataclass(frozen=True, slots=True)
-class DocumentStyle:
-    """How the input array was written, to write the result the same way."""
+class DocumentStyle(FrozenRecord):
+    """How the input array was written, to write the result the same way.
+    (A frozen dataclass's behaviour, defined as a plain class: every start-up defines it.)"""
 
+    __slots__ = (  # noqa: RUF023 - field order
+        "indent",
+        "item_separator",
+        "key_separator",
+        "final_newline",
+        "crlf",
+        "bom",
+    )
     indent: str | None
     """The indent of one level (``"  "``, ``"\\t"``); None: all on one line."""
     item_separator: str
@@ -53,6 +61,23 @@ class DocumentStyle:
     final_newline: bool
     crlf: bool
     bom: bool
+
+    def __init__(
+        self,
+        indent: str | None,
+        item_separator: str,
+        key_separator: str,
+        final_newline: bool,
+        crlf: bool,
+        bom: bool,
+    ) -> None:
+        init = object.__setattr__
+        init(self, "indent", indent)
+        init(self, "item_separator", item_separator)
+        init(self, "key_separator", key_separator)
+        init(self, "final_newline", final_newline)
+        init(self, "crlf", crlf)
+        init(self, "bom", bom)
 
 
 def _head(raw: bytes | FileSource, size: int = 4096) -> bytes:

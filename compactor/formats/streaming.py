@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from compactor._util import FrozenRecord
 from compactor.counting.tokens import estimate_message, utf8_len
 from compactor.counting.trigger import TriggerCondition, TriggerDecision, verdict
 from compactor.errors import TranscriptError
@@ -40,14 +40,24 @@ STREAM_FORMATS: dict[str, Streaming] = {
 _EINO_PARTS_KEYS = ("user_input_multi_content", "assistant_output_multi_content", "multi_content")
 
 
-@dataclass(frozen=True, slots=True)
-class StreamResult:
-    """What ``check`` prints for one transcript."""
+class StreamResult(FrozenRecord):
+    """What ``check`` prints for one transcript.
+    (A frozen dataclass's behaviour, defined as a plain class: every start-up defines it.)"""
 
+    __slots__ = ("format", "decision", "tool_calls", "tool_results")  # noqa: RUF023 - field order
     format: str
     decision: TriggerDecision
     tool_calls: int
     tool_results: int
+
+    def __init__(
+        self, format: str, decision: TriggerDecision, tool_calls: int, tool_results: int
+    ) -> None:
+        init = object.__setattr__
+        init(self, "format", format)
+        init(self, "decision", decision)
+        init(self, "tool_calls", tool_calls)
+        init(self, "tool_results", tool_results)
 
 
 _Fast = tuple[str, int, int, list[str], str | None]

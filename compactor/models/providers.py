@@ -23,10 +23,9 @@ import importlib
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from compactor._util import mask_url_credentials
+from compactor._util import FrozenRecord, mask_url_credentials
 from compactor.errors import ConfigError
 from compactor.models.base import ChatModel
 
@@ -87,18 +86,32 @@ def _string(value: Any, key: str) -> str:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class ModelKey:
-    """One key of a remote model's mapping, declared once."""
+class ModelKey(FrozenRecord):
+    """One key of a remote model's mapping, declared once. (A frozen dataclass's behaviour,
+    defined as a plain class: ``configfile.schema`` needs the table on every start-up.)"""
 
+    __slots__ = ("keyword", "types", "check", "default")  # noqa: RUF023 - field order
     keyword: str
     """The backend's keyword argument the value goes to."""
     types: tuple[type, ...]
     """The YAML types a config file may give (``configfile.schema.MODEL_KEYS`` reads them)."""
     check: Callable[[Any, str], Any]
     """``(value, key) -> the backend's value``; a ConfigError for a wrong type or range."""
-    default: Any = None
+    default: Any
     """The value a run uses when the key is unset (``config show`` prints it)."""
+
+    def __init__(
+        self,
+        keyword: str,
+        types: tuple[type, ...],
+        check: Callable[[Any, str], Any],
+        default: Any = None,
+    ) -> None:
+        init = object.__setattr__
+        init(self, "keyword", keyword)
+        init(self, "types", types)
+        init(self, "check", check)
+        init(self, "default", default)
 
 
 _NONE = type(None)
@@ -116,37 +129,63 @@ REMOTE_KEYS: dict[str, ModelKey] = {
 ``provider``, ``name``, ``options`` and ``context_tokens`` are every model's."""
 
 
-@dataclass(frozen=True, slots=True)
-class Provider:
-    """One model provider; see the module docstring."""
+class Provider(FrozenRecord):
+    """One model provider; see the module docstring. (A frozen dataclass's behaviour, defined
+    as a plain class: the table is read on every start-up.)"""
+
+    __slots__ = (  # noqa: RUF023 - field order: repr and == follow it
+        "prefix",
+        "backend",
+        "remote",
+        "default_name",
+        "key_env",
+        "base_url_env",
+        "default_base_url",
+        "title",
+        "about",
+        "url_note",
+        "body_module",
+        "families",
+    )
 
     prefix: str
     """``provider:`` in a config and the ``--model PREFIX:NAME`` prefix."""
-    backend: str = ""
+    backend: str
     """``module:Class`` of the model, imported by :meth:`build` only."""
-    remote: bool = True
+    remote: bool
     """Calls a server (secret masking is on by default for it)."""
-    default_name: str | None = None
+    default_name: str | None
     """The model of a mapping that names none (None: a name is required)."""
-    key_env: str | None = None
+    key_env: str | None
     """The environment variable of the API key."""
-    base_url_env: str | None = None
+    base_url_env: str | None
     """The environment variable of the base URL."""
-    default_base_url: str | None = None
+    default_base_url: str | None
     """Where requests go without ``base_url`` or :attr:`base_url_env`."""
-    title: str = ""
+    title: str
     """What it is, in ``--model``'s help."""
-    about: str = ""
+    about: str
     """What its models are, in a sentence (the starter config: "an OpenAI-compatible model")."""
-    url_note: str = ""
+    url_note: str
     """A comment on ``base_url`` in the starter config (which servers it may point at)."""
-    body_module: str = ""
+    body_module: str
     """A module whose ``request_body(model, messages, request_params(options))`` builds the
     body its models send, when they build it once (the summary cache keys on its bytes), so
     ``check --explain`` keys as the run does without building a client; empty: none."""
-    families: tuple[str, ...] = ()
+    families: tuple[str, ...]
     """Name prefixes of its well-known models (the ``--model`` completion offers them); empty:
     every well-known model (an OpenAI-compatible server may serve any of them)."""
+
+    def __init__(self, prefix: str, **fields: Any) -> None:
+        """``Provider(prefix, backend=..., ...)``: the other fields by keyword, each defaulting
+        as in :data:`_PROVIDER_DEFAULTS`."""
+        unknown = fields.keys() - _PROVIDER_DEFAULTS.keys()
+        if unknown:
+            raise TypeError(f"Provider() got an unexpected keyword argument {min(unknown)!r}")
+        init = object.__setattr__
+        init(self, "prefix", prefix)
+        for name, default in _PROVIDER_DEFAULTS.items():
+            init(self, name, fields.get(name, default))
 
     def commented_example(self) -> str:
         """The commented ``model:`` section the starter config shows for this provider."""
@@ -299,6 +338,22 @@ class Provider:
             )
         built: ChatModel = cls(name, **kwargs)
         return built
+
+
+_PROVIDER_DEFAULTS: dict[str, Any] = {
+    "backend": "",
+    "remote": True,
+    "default_name": None,
+    "key_env": None,
+    "base_url_env": None,
+    "default_base_url": None,
+    "title": "",
+    "about": "",
+    "url_note": "",
+    "body_module": "",
+    "families": (),
+}
+"""Each :class:`Provider` field but ``prefix``, in field order, and its default."""
 
 
 LOCAL = Provider(

@@ -9,9 +9,9 @@ Kept light: ``compact check`` imports neither the middleware nor the event types
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from compactor._util import Record
 from compactor.counting.tokens import TokenCounter, default_token_counter
 from compactor.counting.trigger import TriggerCondition, TriggerDecision, decide_sync, thresholds
 
@@ -31,21 +31,51 @@ __all__ = [
 ]
 
 
-@dataclass
-class CheckResult:
-    """What ``check`` prints for one transcript."""
+class CheckResult(Record):
+    """What ``check`` prints for one transcript. (A dataclass's behaviour, defined as a plain
+    class: ``compact check`` defines it on every start-up.)"""
 
+    __slots__ = (  # noqa: RUF023 - field order: repr and == follow it
+        "path",
+        "format",
+        "decision",
+        "file_tool_calls",
+        "file_tool_results",
+        "messages",
+        "tool_calls",
+        "tool_results",
+    )
     path: str
     format: str
     decision: TriggerDecision
     file_tool_calls: int
     """Tool calls over every record of the file (also before an earlier compaction)."""
     file_tool_results: int
-    messages: list[Any] | None = None
+    messages: list[Any] | None
     """The model-visible history (a full read only; None when the file was streamed)."""
-    tool_calls: int | None = None
+    tool_calls: int | None
     """Streamed: tool calls of the history (a full read counts them from ``messages``)."""
-    tool_results: int | None = None
+    tool_results: int | None
+
+    def __init__(
+        self,
+        path: str,
+        format: str,
+        decision: TriggerDecision,
+        file_tool_calls: int,
+        file_tool_results: int,
+        messages: list[Any] | None = None,
+        tool_calls: int | None = None,
+        tool_results: int | None = None,
+    ) -> None:
+        self.path = path
+        self.format = format
+        self.decision = decision
+        self.file_tool_calls = file_tool_calls
+        self.file_tool_results = file_tool_results
+        self.messages = messages
+        self.tool_calls = tool_calls
+        self.tool_results = tool_results
 
 
 def check_file(
@@ -176,16 +206,31 @@ def error_record(
     }
 
 
-@dataclass
-class Explained:
-    """``check --explain`` of one transcript: its verdict and the explanation (plain data)."""
+class Explained(Record):
+    """``check --explain`` of one transcript: its verdict and the explanation (plain data).
+    (A dataclass's behaviour, defined as a plain class: see :class:`CheckResult`.)"""
 
+    __slots__ = ("path", "format", "decision", "messages", "data")  # noqa: RUF023 - field order
     path: str
     format: str
     decision: TriggerDecision
     messages: list[Any]
     data: dict[str, Any]
     """:func:`compactor.runs.explain.explain`'s dict, with ``strategies`` added."""
+
+    def __init__(
+        self,
+        path: str,
+        format: str,
+        decision: TriggerDecision,
+        messages: list[Any],
+        data: dict[str, Any],
+    ) -> None:
+        self.path = path
+        self.format = format
+        self.decision = decision
+        self.messages = messages
+        self.data = data
 
     def record(self, counter: str) -> dict[str, Any]:
         """The ``check --explain --json`` line (``counter``: the counter's name)."""

@@ -13,9 +13,9 @@ Kept light (no runner, no asyncio): ``compact check`` uses it too.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from compactor._util import FrozenRecord
 from compactor.errors import ConfigError
 
 __all__ = ["OUTPUT_SUFFIX", "Inputs", "expand_inputs", "gathered", "is_output_name"]
@@ -29,13 +29,19 @@ def is_output_name(path: str) -> bool:
     return os.path.basename(path).endswith(OUTPUT_SUFFIX)
 
 
-@dataclass(frozen=True)
-class Inputs:
-    """The files to work on, in order, and the earlier outputs left out."""
+class Inputs(FrozenRecord):
+    """The files to work on, in order, and the earlier outputs left out. (A frozen dataclass's
+    behaviour, defined as a plain class: every start-up defines it.)"""
 
+    __slots__ = ("files", "skipped")  # field order
     files: list[str]
-    skipped: list[str] = field(default_factory=list)
+    skipped: list[str]
     """Earlier outputs (``*.compact.jsonl``) found in a folder or given among several inputs."""
+
+    def __init__(self, files: list[str], skipped: list[str] | None = None) -> None:
+        init = object.__setattr__
+        init(self, "files", files)
+        init(self, "skipped", [] if skipped is None else skipped)
 
 
 def expand_inputs(items: list[str], *, skip_outputs: bool) -> Inputs:
