@@ -479,7 +479,9 @@ def test_in_flight_counts_a_request_until_its_handler_is_done() -> None:
 
         worker = threading.Thread(target=call)
         worker.start()
-        assert _eventually(lambda: fake.in_flight == 1)
+        # in flight from its arrival; hanging once it took its step (a reset before that would
+        # clear the queued hang and the request would get the default answer)
+        assert _eventually(lambda: fake.in_flight == 1 and fake.queued == 0)
         fake.reset()
         worker.join(10)
         assert not worker.is_alive()

@@ -242,6 +242,12 @@ class FakeOpenAI:
             return self._peak
 
     @property
+    def queued(self) -> int:
+        """Steps queued and not yet taken by a request."""
+        with self._lock:
+            return len(self._steps)
+
+    @property
     def in_flight(self) -> int:
         """The POST requests being answered right now. A handler finishes its bookkeeping just
         after its client got the answer, so wait for this to reach 0 before :meth:`reset` when
