@@ -36,6 +36,15 @@ __all__ = ["FINISH_REASONS", "to_message", "to_request"]
 FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
 """``stop_reason`` → the ``finish_reason`` an assistant message records (as OpenAI names it)."""
 
+_CUT = ("the reply was cut off at the token limit", ErrorKind.LENGTH, "length")
+_STOPS = {
+    "max_tokens": _CUT,
+    "model_context_window_exceeded": _CUT,
+    "refusal": ("the model refused to answer", ErrorKind.CONTENT_FILTER, "content_filter"),
+}
+"""``stop_reason`` of a stopped reply → its error's cause and kind, and its partial's
+``finish_reason``."""
+
 _OPENING = "(the conversation so far)"
 
 
@@ -152,27 +161,12 @@ def to_message(reply: Any, kind: type[Any], errors: SdkErrors) -> Any:
     :class:`~compactor.errors.ModelError` of a reply that is not one (raised)."""
     stop = getattr(reply, "stop_reason", None)
     finish = FINISH_REASONS.get(stop, stop) if isinstance(stop, str) else None
-    if stop in ("max_tokens", "model_context_window_exceeded"):
-        raise errors.fail(
-            f"the reply was cut off at the token limit (stop_reason {stop!r})",
-            kind=ErrorKind.LENGTH,
-            transient=False,
-            partial_response=_partial(reply, kind, errors, "length"),
-        )
-    if stop == "refusal":
-        raise errors.fail(
-            "the model refused to answer (stop_reason 'refusal')",
-            kind=ErrorKind.CONTENT_FILTER,
-            transient=False,
-            partial_response=_partial(reply, kind, errors, "content_filter"),
-        )
-    role = getattr(reply, "role", None)
-    if isinstance(role, str) and role != "assistant":
-        raise errors.fail(
-            f"the reply has role {role!r}, expected 'assistant'",
-            kind=ErrorKind.WRONG_ROLE,
-            transient=False,
-        )
+    stopped = _STOPS.get(stop) if isinstance(stop, str) else None
+    if stopped is not None:
+        what, stop_kind, stop_finish = stopped
+        partial = _partial(reply, kind, errors, stop_finish)
+        raise errors.stopped(f"{what} (stop_reason {stop!r})", stop_kind, partial)
+    errors.check_role(getattr(reply, "role", None))
     text, reasoning = _texts(reply, errors)
     if not text.strip():
         raise errors.fail("empty response: no text content", kind=ErrorKind.EMPTY, transient=True)

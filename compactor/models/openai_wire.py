@@ -65,24 +65,10 @@ def to_message(completion: Any, kind: type[Any], errors: SdkErrors) -> Any:
     finish = getattr(choice, "finish_reason", None)
     stopped = _STOPS.get(finish) if isinstance(finish, str) else None
     if stopped is not None:
-        # Asking the same model again gives the same verdict; another model may answer.
         cause, stop_kind = stopped
-        raise errors.fail(
-            cause,
-            kind=stop_kind,
-            transient=False,
-            partial_response=_partial(completion, choice, kind, errors),
-        )
+        raise errors.stopped(cause, stop_kind, _partial(completion, choice, kind, errors))
     wire_msg = choice.message
-    role = getattr(wire_msg, "role", None)
-    if isinstance(role, str) and role != "assistant":
-        # A server that answers as "user" or "tool" is broken or misconfigured (a chat
-        # template problem): retrying the same model repeats it; another model may answer.
-        raise errors.fail(
-            f"the reply has role {role!r}, expected 'assistant'",
-            kind=ErrorKind.WRONG_ROLE,
-            transient=False,
-        )
+    errors.check_role(getattr(wire_msg, "role", None))
     text = _content_text(getattr(wire_msg, "content", None), errors)
     calls = [
         ToolCall(

@@ -224,6 +224,23 @@ class SdkErrors:
             prompt_tokens=prompt_tokens,
         )
 
+    def stopped(self, cause: str, kind: ErrorKind, partial: Any) -> ModelError:
+        """A reply the model stopped (cut at the token limit, filtered, refused): not
+        transient (asking the same model again gives the same verdict; another model may
+        answer), its ``partial`` text (:func:`partial_message`) on the error."""
+        return self.fail(cause, kind=kind, transient=False, partial_response=partial)
+
+    def check_role(self, role: Any) -> None:
+        """Raise ``wrong_role`` for a reply whose ``role`` is not ``assistant``: a server that
+        answers as "user" or "tool" is broken or misconfigured (a chat template problem);
+        retrying the same model repeats it, another model may answer."""
+        if isinstance(role, str) and role != "assistant":
+            raise self.fail(
+                f"the reply has role {role!r}, expected 'assistant'",
+                kind=ErrorKind.WRONG_ROLE,
+                transient=False,
+            )
+
     def classify(self, err: Exception) -> ModelError:
         """The :class:`ModelError` for what the client raised (``err``)."""
         err = _own_refusal(err) or err
