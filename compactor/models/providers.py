@@ -125,7 +125,8 @@ REMOTE_KEYS: dict[str, ModelKey] = {
     ),
     "input": ModelKey("input_mode", (str, _NONE), _input_mode, "auto"),
 }
-"""The keys of a remote model's mapping (a new one: a row here and a keyword of the backends).
+"""The keys of a remote model's mapping (a new one: a row here and a keyword of
+:class:`compactor.models.sdk_call.SdkModel`, the remote backends' constructor).
 ``provider``, ``name``, ``options`` and ``context_tokens`` are every model's."""
 
 
