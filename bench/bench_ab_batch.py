@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import REPO, precompile  # bench/ is on sys.path
+from _common import REPO, FakeServer, compact_command, precompile  # bench/ is on sys.path
 
 
 def main() -> int:
@@ -33,16 +33,9 @@ def main() -> int:
     args = parser.parse_args()
     precompile()
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(args.baseline)], check=True)
-    compact = str(Path(sys.executable).with_name("compact"))
-    server = subprocess.Popen(
-        [sys.executable, "-m", "compactor.testing.fake_openai", "--latency", "0.3"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    compact = compact_command()
     times: dict[str, list[float]] = {"before": [], "after": []}
-    try:
-        assert server.stdout is not None
-        base_url = server.stdout.readline().strip()
+    with FakeServer("--latency", "0.3") as base_url:
         with tempfile.TemporaryDirectory() as tmp:
             for i in range(args.files):
                 src = REPO / "sample_transcripts" / "small-chat.jsonl"
@@ -65,9 +58,6 @@ def main() -> int:
                     times[side].append(time.perf_counter() - start)
                     if proc.returncode != 0:
                         raise SystemExit(f"{side} failed: {proc.stderr[-500:]}")
-    finally:
-        server.terminate()
-        server.wait()
     before, after = (statistics.median(times[k]) for k in ("before", "after"))
     print(
         f"batch before {before:.2f} s, after {after:.2f} s (medians of {args.rounds}); "

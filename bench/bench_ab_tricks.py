@@ -29,13 +29,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _common import BENCH, REPO, ensure_transcript, precompile
+from _common import BENCH, REPO, FakeServer, ensure_transcript, precompile, timed
 
 PRELUDES = {
     "shipped": "",
@@ -63,40 +61,14 @@ SMALL_RUN = REPO / "sample_transcripts" / "coding-session.jsonl"
 """The smallest sample a run compacts (small-chat would grow: loop guard, exit 4)."""
 
 
-class Fake:
-    """The loopback fake OpenAI-compatible server, a process of its own (as bench_remote.py)."""
-
-    def __enter__(self) -> str:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "compactor.testing.fake_openai", "--port", "0"],
-            stdout=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-        )
-        assert self.proc.stdout is not None
-        return self.proc.stdout.readline().strip()
-
-    def __exit__(self, *exc: object) -> None:
-        self.proc.terminate()
-        self.proc.wait()
-
-
-def timed(cmd: list[str], base_url: str = "") -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of one fresh process: on a shared, busy machine the CPU time
-    (user + system, from ``os.wait4``) moves less than the wall time."""
-    start = time.perf_counter()
+def timed_case(cmd: list[str], base_url: str = "") -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one fresh process (:func:`_common.timed`); with
+    ``base_url``, the remote case: the SDK and pydantic loaded, one request to the fake."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    if base_url:  # the remote case: the SDK and pydantic loaded, one request to the fake
+    if base_url:
         env.update(OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-bench")
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    proc.stderr.close()
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise SystemExit(f"{cmd[-6:]} failed ({status}): {err.decode()[-400:]}")
-    return elapsed, usage.ru_utime + usage.ru_stime
+    wall, cpu, _ = timed(cmd, env, ok=(0, 1))
+    return wall, cpu
 
 
 def main() -> int:
@@ -109,7 +81,7 @@ def main() -> int:
     precompile()
     big = ensure_transcript(BENCH / "data" / f"transcript-{args.mb:g}mb.jsonl", mb=args.mb)
     variants = args.variants.split(",")
-    with tempfile.TemporaryDirectory(prefix="bench-tricks-") as tmp, Fake() as base_url:
+    with tempfile.TemporaryDirectory(prefix="bench-tricks-") as tmp, FakeServer() as base_url:
         out = str(Path(tmp) / "out.jsonl")
         run = ["run", "--force", "-q", "-o", out]
         cases = {
@@ -120,7 +92,9 @@ def main() -> int:
             "run-remote": [*run, "--model", "openai:bench", str(SMALL_RUN)],
         }
         load_before = os.getloadavg()[0]
-        base = [timed([sys.executable, "-c", "import typer, rich"]) for _ in range(args.repeat)]
+        base = [
+            timed_case([sys.executable, "-c", "import typer, rich"]) for _ in range(args.repeat)
+        ]
         lines = [
             f"import typer, rich: wall {statistics.median(w for w, _ in base) * 1e3:.1f} ms, "
             f"CPU {statistics.median(c for _, c in base) * 1e3:.1f} ms"
@@ -131,7 +105,7 @@ def main() -> int:
                 for variant in variants:
                     code = MAIN.format(prelude=PRELUDES[variant])
                     cmd = [sys.executable, "-P", "-c", code, *cases[case]]
-                    times[variant].append(timed(cmd, base_url if case == "run-remote" else ""))
+                    times[variant].append(timed_case(cmd, base_url if case == "run-remote" else ""))
             walls = {v: statistics.median(w for w, _ in t) for v, t in times.items()}
             cpus = {v: statistics.median(c for _, c in t) for v, t in times.items()}
             parts = [

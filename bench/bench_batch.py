@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import REPO, precompile  # bench/ is on sys.path
+from _common import REPO, FakeServer, compact_command, precompile  # bench/ is on sys.path
 
 
 def main() -> int:
@@ -37,28 +37,18 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     precompile()
-    compact = str(Path(sys.executable).with_name("compact"))
-    if not Path(compact).exists():
-        compact = str(REPO / ".venv" / "bin" / "compact")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "compactor.testing.fake_openai", "--latency", str(args.latency)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        base_url = server.stdout.readline().strip()
-        with tempfile.TemporaryDirectory() as tmp:
-            src = REPO / "sample_transcripts" / "small-chat.jsonl"
-            for i in range(args.files):
-                shutil.copy(src, Path(tmp) / f"t{i:03d}.jsonl")
-            env = dict(os.environ, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-bench")
-            times = [_time_batch(compact, Path(tmp), args.jobs, env) for _ in range(args.repeat)]
-            files = json.loads((Path(tmp) / "report.json").read_text())["files"]
-            ok = sum(1 for f in files if f["exit_code"] == 0 and f["triggered"])
-    finally:
-        server.terminate()
-        server.wait()
+    compact = compact_command()
+    with (
+        FakeServer("--latency", str(args.latency)) as base_url,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        src = REPO / "sample_transcripts" / "small-chat.jsonl"
+        for i in range(args.files):
+            shutil.copy(src, Path(tmp) / f"t{i:03d}.jsonl")
+        env = dict(os.environ, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-bench")
+        times = [_time_batch(compact, Path(tmp), args.jobs, env) for _ in range(args.repeat)]
+        files = json.loads((Path(tmp) / "report.json").read_text())["files"]
+        ok = sum(1 for f in files if f["exit_code"] == 0 and f["triggered"])
     ideal = args.files / args.jobs * args.latency
     elapsed = statistics.median(times)
     ratio = elapsed / ideal

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import REPO, precompile  # bench/ is on sys.path
+from _common import REPO, FakeServer, compact_command, precompile  # bench/ is on sys.path
 
 
 def main() -> int:
@@ -31,22 +31,13 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     precompile()
-    compact = str(Path(sys.executable).with_name("compact"))
-    if not Path(compact).exists():
-        compact = str(REPO / ".venv" / "bin" / "compact")
+    compact = compact_command()
     src = REPO / "sample_transcripts" / "coding-session-long.jsonl"
     key_ms = _key_ms(src)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "compactor.testing.fake_openai", "--latency", str(args.latency)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
     first: list[float] = []
     second: list[float] = []
     same = True
-    try:
-        assert server.stdout is not None
-        base_url = server.stdout.readline().strip()
+    with FakeServer("--latency", str(args.latency)) as base_url:
         for _ in range(args.repeat):
             with tempfile.TemporaryDirectory() as tmp:
                 env = dict(
@@ -66,9 +57,6 @@ def main() -> int:
                     if proc.returncode != 0:
                         raise SystemExit(f"compact run failed: {proc.stderr[-500:]}")
                 same = same and outs[0].read_bytes() == outs[1].read_bytes()
-    finally:
-        server.terminate()
-        server.wait()
     a, b = statistics.median(first), statistics.median(second)
     print(
         f"cache: first run {a:.2f} s (server latency {args.latency} s), second run {b:.2f} s "

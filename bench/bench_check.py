@@ -15,17 +15,12 @@ import sys
 import time
 from pathlib import Path
 
-from _common import DEFAULT_TRANSCRIPT, REPO, ensure_transcript, precompile  # bench/ is on sys.path
-
-LOOP = (
-    "import sys, orjson\n"
-    "n = 0\n"
-    "with open(sys.argv[1], 'rb') as fh:\n"
-    "    for line in fh:\n"
-    "        if line.strip():\n"
-    "            orjson.loads(line)\n"
-    "            n += 1\n"
-    "print(n)\n"
+from _common import (  # bench/ is on sys.path
+    DEFAULT_TRANSCRIPT,
+    JSONL_LOOP,
+    compact_command,
+    ensure_transcript,
+    precompile,
 )
 
 
@@ -49,10 +44,8 @@ def main() -> int:
     args = parser.parse_args()
     precompile()
     path = ensure_transcript(args.transcript)
-    compact = str(Path(sys.executable).with_name("compact"))
-    if not Path(compact).exists():
-        compact = str(REPO / ".venv" / "bin" / "compact")
-    loop_s, n = best([sys.executable, "-c", LOOP, str(path)], args.repeat)
+    compact = compact_command()
+    loop_s, n = best([sys.executable, "-c", JSONL_LOOP, str(path)], args.repeat)
     check_s, line = best([compact, "check", str(path)], args.repeat)
     if f"{int(n):,} messages" not in line:
         raise SystemExit(f"message counts differ: loop {n}, check: {line}")

@@ -17,42 +17,23 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _common import BENCH, DEFAULT_TRANSCRIPT, REPO, ensure_transcript, precompile
-
-LOOP = (
-    "import sys, orjson\n"
-    "n = 0\n"
-    "with open(sys.argv[1], 'rb') as fh:\n"
-    "    for line in fh:\n"
-    "        if line.strip():\n"
-    "            orjson.loads(line)\n"
-    "            n += 1\n"
-    "print(n)\n"
+from _common import (
+    BENCH,
+    DEFAULT_TRANSCRIPT,
+    JSONL_LOOP,
+    compact_command,
+    ensure_transcript,
+    precompile,
+    timed,
 )
+
 MAX_RATIO = 15.0
 MAX_RSS_FACTOR = 3.0
 TARGET_MB = 50
-
-
-def timed(cmd: list[str]) -> tuple[float, float, int]:
-    """(wall seconds, CPU seconds, peak RSS in bytes) of one fresh process; exits on failure."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    proc.stderr.close()
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        raise SystemExit(f"{' '.join(cmd[:3])} failed ({code}): {err.decode()[-500:]}")
-    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024  # KiB on Linux
 
 
 def transcript_for(mb: int) -> Path:
@@ -69,7 +50,7 @@ def measure(compact: str, path: Path, repeat: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-local-") as tmp:
         out = str(Path(tmp) / "out.jsonl")
         for _ in range(repeat):
-            loop_s, loop_cpu, _ = timed([sys.executable, "-c", LOOP, str(path)])
+            loop_s, loop_cpu, _ = timed([sys.executable, "-c", JSONL_LOOP, str(path)])
             seconds, run_cpu, peak = timed(
                 [compact, "run", str(path), "--force", "--model", "local", "-q", "-o", out]
             )
@@ -99,9 +80,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     precompile()
-    compact = str(Path(sys.executable).with_name("compact"))
-    if not Path(compact).exists():
-        compact = str(REPO / ".venv" / "bin" / "compact")
+    compact = compact_command()
     paths = {mb: transcript_for(mb) for mb in args.mb}
     load_before = os.getloadavg()[0]
     results = {mb: measure(compact, path, args.repeat) for mb, path in paths.items()}

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from _common import BENCH, REPO, ensure_transcript, precompile  # bench/ is on sys.path
-from bench_check import LOOP
+from _common import JSONL_LOOP as LOOP
 
 
 def _cpu() -> float:

@@ -33,10 +33,17 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _common import BENCH, REPO, ensure_transcript, precompile  # bench/ is on sys.path
+from _common import (  # bench/ is on sys.path
+    BENCH,
+    REPO,
+    FakeServer,
+    compact_command,
+    ensure_transcript,
+    precompile,
+    timed,
+)
 
 KEY = "sk-bench-0123456789abcdef"
 TRIGGER = 100_000
@@ -73,43 +80,10 @@ with open(out, "wb") as fh:
 """.replace("TRIGGER", str(TRIGGER)).replace("KEEP", str(KEEP))
 
 
-class Fake:
-    """A fresh standalone fake server (a process of its own, as a real server would be)."""
-
-    def __enter__(self) -> str:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "compactor.testing.fake_openai", "--port", "0"],
-            stdout=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-        )
-        assert self.proc.stdout is not None
-        return self.proc.stdout.readline().strip()
-
-    def __exit__(self, *exc: object) -> None:
-        self.proc.terminate()
-        self.proc.wait()
-
-
-def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
-    """(wall seconds, peak RSS in bytes) of one fresh process; exits on failure."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    proc.stderr.close()
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        raise SystemExit(f"{' '.join(cmd[:3])} failed ({code}): {err.decode()[-800:]}")
-    return elapsed, usage.ru_maxrss * 1024  # KiB on Linux
-
-
 def compact_run(compact: str, path: Path, tmp: Path, window: int) -> tuple[float, int]:
     out = tmp / "compact.jsonl"
     env = {**os.environ, "PYTHONPATH": str(REPO)}  # this checkout's compactor
-    with Fake() as base_url:
+    with FakeServer() as base_url:
         config = tmp / "bench.yaml"
         config.write_text(
             "model:\n  provider: openai\n  name: bench-model\n"
@@ -119,16 +93,16 @@ def compact_run(compact: str, path: Path, tmp: Path, window: int) -> tuple[float
         result = timed([compact, "run", str(path), "-c", str(config), "-o", str(out), "-q"], env)
     if out.stat().st_size == 0 or out.stat().st_size > path.stat().st_size // 10:
         raise SystemExit("compact run did not compact")
-    return result
+    return result.wall, result.rss
 
 
 def langchain_run(python: str, path: Path, tmp: Path, trim: str) -> tuple[float, int]:
     out = tmp / "langchain.jsonl"
-    with Fake() as base_url:
+    with FakeServer() as base_url:
         result = timed([python, "-c", LANGCHAIN, str(path), base_url, KEY, str(out), trim])
     if out.stat().st_size == 0:
         raise SystemExit("LangChain wrote nothing")
-    return result
+    return result.wall, result.rss
 
 
 def langchain_python(choice: str | None) -> str | None:
@@ -153,7 +127,7 @@ def main() -> int:
     path = args.transcript or ensure_transcript(
         BENCH / "data" / f"transcript-{args.mb}mb.jsonl", mb=float(args.mb)
     )
-    compact = str(Path(sys.executable).with_name("compact"))
+    compact = compact_command()
     python = langchain_python(args.langchain_python)
     if python is None:
         print(

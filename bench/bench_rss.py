@@ -16,9 +16,8 @@ import re
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-from _common import BENCH, REPO, ensure_transcript  # bench/ is on sys.path
+from _common import BENCH, compact_command, ensure_transcript  # bench/ is on sys.path
 
 
 def main() -> int:
@@ -29,9 +28,7 @@ def main() -> int:
     args = parser.parse_args()
     path = BENCH / "data" / "transcript-1gb.jsonl"
     ensure_transcript(path, mb=args.mb)
-    compact = str(Path(sys.executable).with_name("compact"))
-    if not Path(compact).exists():
-        compact = str(REPO / ".venv" / "bin" / "compact")
+    compact = compact_command()
     try:
         start = time.perf_counter()
         proc = subprocess.Popen([compact, "check", str(path)], stdout=subprocess.PIPE)

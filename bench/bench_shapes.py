@@ -27,8 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import BENCH, REPO, ensure_transcript, precompile
-from bench_local import LOOP, timed
+from _common import BENCH, JSONL_LOOP, compact_command, ensure_transcript, precompile, timed
 
 SHAPES = {"agent": ("transcript", 50.0), "paths": ("paths", 50.0), "tools": ("tools", 50.0)}
 SHAPES["tiny"] = ("tiny", 46.0)
@@ -50,7 +49,7 @@ def measure(compact: str, path: Path, repeat: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-shapes-") as tmp:
         out = str(Path(tmp) / "out.jsonl")
         for _ in range(repeat):
-            seconds, cpu, _ = timed([sys.executable, "-c", LOOP, str(path)])
+            seconds, cpu, _ = timed([sys.executable, "-c", JSONL_LOOP, str(path)])
             loops.append(seconds)
             loop_cpu.append(cpu)
             seconds, cpu, peak = timed(
@@ -84,9 +83,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     precompile()
-    compact = str(Path(sys.executable).with_name("compact"))
-    if not Path(compact).exists():
-        compact = str(REPO / ".venv" / "bin" / "compact")
+    compact = compact_command()
     paths = {shape: transcript(shape) for shape in args.shape}
     ok = True
     summary = []

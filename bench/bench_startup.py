@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import REPO, precompile  # bench/ is on sys.path
+from _common import REPO, compact_command, precompile  # bench/ is on sys.path
 
 
 def run_once(cmd: list[str]) -> float:
@@ -47,9 +47,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     precompile()
-    compact = str(Path(sys.executable).with_name("compact"))
-    if not Path(compact).exists():
-        compact = str(REPO / ".venv" / "bin" / "compact")
+    compact = compact_command()
     base, ours, helped = median_times(
         [
             [sys.executable, "-c", "import typer, rich"],

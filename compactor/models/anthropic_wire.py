@@ -18,27 +18,32 @@ from the reply, usage counts are non-negative integers.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from compactor.errors import ErrorKind
-from compactor.models.anthropic_errors import AnthropicErrors
 from compactor.models.http_common import one_line
-from compactor.schema import (
-    AgenticMessage,
-    Block,
-    Message,
-    ToolCall,
-    Usage,
-    blocks_text,
-    make_assistant,
-    parts_text,
+from compactor.models.sdk_call import (
+    SdkErrors,
+    count,
+    partial_message,
+    reply_message,
+    scrub,
 )
+from compactor.schema import AgenticMessage, Message, Usage, blocks_text, parts_text
 
 __all__ = ["FINISH_REASONS", "to_message", "to_request"]
 
 FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
 """``stop_reason`` → the ``finish_reason`` an assistant message records (as OpenAI names it)."""
+
+_CUT = ("the reply was cut off at the token limit", ErrorKind.LENGTH, "length")
+_STOPS = {
+    "max_tokens": _CUT,
+    "model_context_window_exceeded": _CUT,
+    "refusal": ("the model refused to answer", ErrorKind.CONTENT_FILTER, "content_filter"),
+}
+"""``stop_reason`` of a stopped reply → its error's cause and kind, and its partial's
+``finish_reason``."""
 
 _OPENING = "(the conversation so far)"
 
@@ -99,35 +104,21 @@ def to_request(
     return "\n\n".join(system), wire
 
 
-def _scrub(text: str, secrets: list[str]) -> str:
-    for secret in sorted(set(secrets), key=len, reverse=True):
-        if secret in text:
-            text = text.replace(secret, "***")
-    return text
-
-
-def _count(value: Any) -> int:
-    """A usage count as a non-negative int (a server may send null, a float or a string)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return 0
-    return max(0, int(value))
-
-
 def _usage(reply: Any) -> Usage | None:
     u = getattr(reply, "usage", None)
     if u is None:
         return None
     prompt = sum(
-        _count(getattr(u, name, 0))
+        count(getattr(u, name, 0))
         for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
     )
-    completion = _count(getattr(u, "output_tokens", 0))
+    completion = count(getattr(u, "output_tokens", 0))
     return Usage(
         prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
     )
 
 
-def _texts(reply: Any, errors: AnthropicErrors) -> tuple[str, str]:
+def _texts(reply: Any, errors: SdkErrors) -> tuple[str, str]:
     """``(text, reasoning)`` of the reply's content blocks; a block that is neither text nor
     thinking (a ``tool_use`` no request asked for, an image) is refused as malformed."""
     content = getattr(reply, "content", None)
@@ -156,64 +147,34 @@ def _texts(reply: Any, errors: AnthropicErrors) -> tuple[str, str]:
     return "".join(texts), "\n".join(thoughts)
 
 
-def _partial(reply: Any, kind: type[Any], errors: AnthropicErrors, finish: str) -> Any:
+def _partial(reply: Any, kind: type[Any], errors: SdkErrors, finish: str) -> Any:
     """The text a stopped reply did carry, as an assistant message (None: no text)."""
     try:
         text, _ = _texts(reply, errors)
     except Exception:  # noqa: BLE001 - a partial is a courtesy; its absence is not an error
         return None
-    if not text.strip():
-        return None
-    msg = make_assistant(kind, _scrub(text, errors.secrets), _usage(reply))
-    if isinstance(msg, Message):
-        msg.finish_reason = finish
-    else:
-        msg.extra["finish_reason"] = finish
-    return msg
+    return partial_message(kind, text, _usage(reply), finish, errors.secrets)
 
 
-def to_message(reply: Any, kind: type[Any], errors: AnthropicErrors) -> Any:
+def to_message(reply: Any, kind: type[Any], errors: SdkErrors) -> Any:
     """The assistant message (of type ``kind``) a Messages API reply carries, or the
     :class:`~compactor.errors.ModelError` of a reply that is not one (raised)."""
     stop = getattr(reply, "stop_reason", None)
     finish = FINISH_REASONS.get(stop, stop) if isinstance(stop, str) else None
-    if stop in ("max_tokens", "model_context_window_exceeded"):
-        raise errors.fail(
-            f"the reply was cut off at the token limit (stop_reason {stop!r})",
-            kind=ErrorKind.LENGTH,
-            transient=False,
-            partial_response=_partial(reply, kind, errors, "length"),
-        )
-    if stop == "refusal":
-        raise errors.fail(
-            "the model refused to answer (stop_reason 'refusal')",
-            kind=ErrorKind.CONTENT_FILTER,
-            transient=False,
-            partial_response=_partial(reply, kind, errors, "content_filter"),
-        )
-    role = getattr(reply, "role", None)
-    if isinstance(role, str) and role != "assistant":
-        raise errors.fail(
-            f"the reply has role {role!r}, expected 'assistant'",
-            kind=ErrorKind.WRONG_ROLE,
-            transient=False,
-        )
+    stopped = _STOPS.get(stop) if isinstance(stop, str) else None
+    if stopped is not None:
+        what, stop_kind, stop_finish = stopped
+        partial = _partial(reply, kind, errors, stop_finish)
+        raise errors.stopped(f"{what} (stop_reason {stop!r})", stop_kind, partial)
+    errors.check_role(getattr(reply, "role", None))
     text, reasoning = _texts(reply, errors)
     if not text.strip():
         raise errors.fail("empty response: no text content", kind=ErrorKind.EMPTY, transient=True)
-    text = _scrub(text, errors.secrets)
-    reasoning = _scrub(reasoning, errors.secrets)
-    usage = _usage(reply)
-    if kind is AgenticMessage:
-        blocks = [Block("reasoning", reasoning)] if reasoning else []
-        blocks.append(Block("assistant_gen_text", text))
-        extra: dict[str, Any] = {"finish_reason": finish} if finish else {}
-        return AgenticMessage(role="assistant", blocks=blocks, usage=usage, extra=extra)
-    return Message(
-        role="assistant",
-        content=text,
-        tool_calls=list[ToolCall](),
-        usage=usage,
-        finish_reason=finish,
-        reasoning_content=reasoning or None,
+    return reply_message(
+        kind,
+        scrub(text, errors.secrets),
+        reasoning=scrub(reasoning, errors.secrets),
+        usage=_usage(reply),
+        finish=finish,
+        calls=[],
     )

@@ -4,16 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["ChatModel", "openai_endpoint"]
-
-
-def openai_endpoint(base_url: str | None) -> str:
-    """The endpoint an OpenAI-compatible model with ``base_url`` calls (its provider's
-    :meth:`~compactor.models.providers.Provider.endpoint`: ``base_url``, else the environment's,
-    else OpenAI's), credentials masked: the summary cache's key uses it."""
-    from compactor.models.providers import OPENAI
-
-    return OPENAI.endpoint(base_url)
+__all__ = ["ChatModel"]
 
 
 @runtime_checkable

@@ -5,9 +5,11 @@ client's hidden retries are off (``max_retries=0``): retry policy belongs to SPE
 attempt is seen. Failures are raised as :class:`~compactor.errors.ModelError` with a ``kind`` the
 retry policy can use.
 
-This module owns :class:`OpenAIModel`: its settings, where the key and the base URL come from,
-and one call from messages to a reply. Every byte from the server is treated as hostile, by the
-modules the call goes through:
+This module owns :class:`OpenAIModel`: one call from messages to a reply (its settings, where
+the key and the base URL come from, and the call through the SDK's client are
+:class:`~compactor.models.sdk_call.SdkModel`'s, shared with the Anthropic backend).
+
+Every byte from the server is treated as hostile, by the modules the call goes through:
 
 * :mod:`compactor.models.openai_wire`: messages to the wire; reply shapes (a string or a list of
   text parts, nothing else) back to an assistant message, secrets removed from it.
@@ -17,7 +19,8 @@ modules the call goes through:
   (decoded gzip/deflate bytes counted as they stream in, error bodies too: past
   ``max_response_bytes``, default 16 MiB, the attempt fails as ``too_large``).
 * :mod:`compactor.models.openai_errors`: what went wrong, as a ``kind``, ``transient`` and
-  ``persistent`` (the circuit breaker's cue), with every secret masked.
+  ``persistent`` (the circuit breaker's cue), with every secret masked (what both backends read
+  alike: :class:`~compactor.models.sdk_call.SdkErrors`).
 
 **Secrets.** The API key, the credentials in ``base_url`` and the values of the request's
 ``extra_headers`` never enter an error message, and are removed from the reply (a server that
@@ -26,114 +29,37 @@ echoes its request headers does not get them into the summary).
 
 from __future__ import annotations
 
-import json
-import os
 from typing import Any
 
 import openai
-import pydantic
 from openai.types.chat import ChatCompletion
 
-from compactor._util import (
-    MIN_FREE_TEXT_SECRET,
-    redact,
-    register_secret,
-    url_secrets,
-)
-from compactor.errors import ErrorKind, ModelError
-from compactor.models.base import openai_endpoint
-from compactor.models.http_common import call_secrets
 from compactor.models.openai_body import RequestBody, request_body, request_params
 from compactor.models.openai_errors import CallErrors
-from compactor.models.openai_transport import (
-    BodyRefused,
-    RedirectRefused,
-    make_client,
-    post_completion,
-)
+from compactor.models.openai_transport import post_completion
 from compactor.models.openai_wire import to_message
-from compactor.models.pool import pooled_client, request_slot
-from compactor.models.registry import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, INPUT_MODES
+from compactor.models.providers import OPENAI
+from compactor.models.sdk_call import SdkModel
 from compactor.schema import message_kind
 
 __all__ = ["OpenAIModel"]
-
-_NO_KEY = "sk-no-key"
 
 
 def _params(options: dict[str, Any]) -> dict[str, Any]:
     return request_params(options)
 
 
-def _secrets_of(key: str | None, base_url: str | None, params: dict[str, Any]) -> list[str]:
-    """Every secret a call carries (:func:`compactor.models.http_common.call_secrets`)."""
-    return call_secrets(key, base_url, params, no_key=_NO_KEY)
+class OpenAIModel(SdkModel):
+    """A chat model behind an OpenAI-compatible ``/chat/completions`` endpoint (settings, keys
+    and the call: :class:`~compactor.models.sdk_call.SdkModel`)."""
 
-
-class OpenAIModel:
-    """A chat model behind an OpenAI-compatible ``/chat/completions`` endpoint."""
-
-    remote = True
-    """Secret masking is on by default for it: even a loopback proxy may forward to a cloud."""
     readonly_input = True
     """``generate`` only reads its messages: the pipeline hands it the history, not a copy."""
-
-    def __init__(
-        self,
-        name: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        input_mode: str = "auto",
-    ) -> None:
-        if input_mode not in INPUT_MODES:
-            raise ValueError(f"input_mode must be one of {INPUT_MODES}, got {input_mode!r}")
-        self.model = name
-        self.name = f"openai:{name}"
-        self.base_url = base_url
-        self.input_mode = input_mode
-        """``messages`` (structured chat messages), ``transcript`` (the conversation rendered as
-        text in one user message, which every chat server accepts) or ``auto`` (messages, and
-        the transcript for the rest of the run once the server's schema refuses them)."""
-        self.timeout = timeout
-        """Seconds for one whole attempt: connect, send, and the complete response."""
-        self.max_response_bytes = max_response_bytes
-        """The largest response body accepted, counted after gzip/deflate decoding."""
-        self._api_key = api_key
-        register_secret(api_key)
-        for part in url_secrets(base_url):
-            if len(part) >= MIN_FREE_TEXT_SECRET:
-                register_secret(part)
-
-    def __repr__(self) -> str:
-        base_url = redact(self.base_url) if self.base_url else self.base_url
-        return (
-            f"OpenAIModel(name={self.model!r}, base_url={base_url!r}, timeout={self.timeout}, "
-            f"input_mode={self.input_mode!r})"
-        )
-
-    @property
-    def endpoint(self) -> str:
-        """The base URL requests go to (``base_url``, else ``$OPENAI_BASE_URL``, else OpenAI's),
-        its credentials masked: part of the summary cache's key, so two servers never share a
-        cached reply."""
-        return openai_endpoint(self.base_url)
-
-    def _resolve(self) -> tuple[str | None, str]:
-        base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None
-        key = self._api_key or os.environ.get("OPENAI_API_KEY") or None
-        register_secret(key)
-        if key is None:
-            if base_url is None:
-                raise ModelError(
-                    "no API key: set OPENAI_API_KEY or model.api_key",
-                    kind=ErrorKind.AUTH,
-                    model=self.name,
-                )
-            key = _NO_KEY
-        return base_url, key
+    provider = OPENAI
+    no_key = "sk-no-key"
+    sdk_client = openai.AsyncOpenAI
+    sdk_http_client = openai.DefaultAsyncHttpxClient
+    errors = CallErrors
 
     def request_body(self, messages: list[Any], **options: Any) -> RequestBody:
         """The JSON body of the request :meth:`generate` sends for ``messages``
@@ -149,17 +75,10 @@ class OpenAIModel:
     async def send_body(self, body: RequestBody, kind: type[Any], **options: Any) -> Any:
         """One chat completion of a body from :meth:`request_body` (``options`` as given to
         it: only ``extra_headers`` is read here); returns an assistant message of ``kind``."""
-        base_url, key = self._resolve()
+        base_url, key = self.resolve()
         params = _params(options)
         headers = params.get("extra_headers")
-        secrets = _secrets_of(key, base_url, params)
-        for secret in secrets:
-            register_secret(secret)
-        errors = CallErrors(model=self.model, name=self.name, timeout=self.timeout, secrets=secrets)
-        limit = self.max_response_bytes
-
-        def new_client() -> openai.AsyncOpenAI:
-            return make_client(api_key=key, base_url=base_url, timeout=self.timeout, limit=limit)
+        errors = self.call_errors(base_url, key, params)
 
         async def create(client: openai.AsyncOpenAI) -> ChatCompletion:
             return await post_completion(
@@ -170,25 +89,5 @@ class OpenAIModel:
                 deadline=self.timeout,
             )
 
-        try:
-            # Inside shared_clients(): reuse its client and connections, and hold one of its
-            # request slots (a batch's --jobs bounds the requests in flight, not the files).
-            async with request_slot():
-                shared = pooled_client(("openai", base_url, key, self.timeout, limit), new_client)
-                if shared is not None:
-                    completion = await create(shared)
-                else:
-                    async with new_client() as client:
-                        completion = await create(client)
-        except ModelError:
-            raise
-        except (
-            openai.OpenAIError,
-            json.JSONDecodeError,
-            pydantic.ValidationError,
-            BodyRefused,
-            RedirectRefused,
-            TimeoutError,
-        ) as err:
-            raise errors.classify(err) from err
+        completion = await self.call(base_url, key, create, errors)
         return to_message(completion, kind, errors)

@@ -25,24 +25,17 @@ never enter an error message: :class:`CallErrors` masks them in every message it
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import openai
-import pydantic
 
-from compactor._util import redact
 from compactor.errors import ErrorKind, ModelError
 from compactor.models.http_common import body_code as _body_code
 from compactor.models.http_common import body_int as _body_int
 from compactor.models.http_common import body_message as _body_message
-from compactor.models.http_common import connection_detail as _connection_detail
 from compactor.models.http_common import one_line
-from compactor.models.http_common import retry_after_seconds as _retry_after
-from compactor.models.http_common import unreachable as _unreachable
-from compactor.models.openai_transport import BodyRefused, RedirectRefused
+from compactor.models.sdk_call import SdkErrors, SdkTypes
 
 __all__ = ["CallErrors", "one_line"]
 
@@ -95,156 +88,42 @@ def _first_number(patterns: tuple[re.Pattern[str], ...], text: str) -> int | Non
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class CallErrors:
-    """The errors of one call to ``model``: every message names it, ``secrets`` are masked out
-    of every message, and ``timeout`` is the deadline a timeout reports."""
+class CallErrors(SdkErrors):
+    """The errors of one call to an OpenAI-compatible ``model``
+    (:class:`~compactor.models.sdk_call.SdkErrors`): its HTTP statuses read as servers word
+    them (context length, a schema's refusal, an exhausted quota, ``model_not_found``)."""
 
-    model: str
-    """The model's name at the server (``gpt-4o-mini``)."""
-    name: str
-    """The model's name in compact (``openai:gpt-4o-mini``): :attr:`ModelError.model`."""
-    timeout: float
-    """Seconds for one whole attempt."""
-    secrets: list[str]
-    """Every secret the call carries (key, URL credentials, extra header values)."""
+    __slots__ = ()
+    provider = "openai"
+    sdk = SdkTypes.of(openai, openai.OpenAIError)
+    sdk_timeout_note = ""
 
-    def fail(
-        self,
-        cause: str,
-        *,
-        kind: ErrorKind,
-        transient: bool,
-        status: int | None = None,
-        retry_after: float | None = None,
-        partial_response: Any = None,
-        persistent: bool = False,
-        window: int | None = None,
-        prompt_tokens: int | None = None,
-    ) -> ModelError:
-        """``failed to call openai model '<model>': <cause>``, secrets masked, with its facts."""
-        message = redact(f"failed to call openai model {self.model!r}: {cause}", self.secrets)
-        return ModelError(
-            message,
-            kind=kind,
-            transient=transient,
-            status=status,
-            retry_after=retry_after,
-            model=self.name,
-            partial_response=partial_response,
-            persistent=persistent,
-            window=window,
-            prompt_tokens=prompt_tokens,
-        )
-
-    def classify(self, err: Exception) -> ModelError:
-        """The :class:`ModelError` for what the client raised (``err``)."""
-        if isinstance(err, RedirectRefused):
-            # The server will redirect again whatever it is sent: the breaker opens.
-            return self.fail(
-                f"{err} (a redirect would send the transcript and the request's headers "
-                "elsewhere; set base_url to the server that answers)",
-                kind=ErrorKind.REDIRECT,
-                transient=False,
-                status=err.status,
-                persistent=True,
-            )
-        if isinstance(err, BodyRefused):
-            # Retrying may get a sane reply (a proxy's hiccup); another model may too.
-            return self.fail(str(err), kind=err.kind, transient=True)
-        if isinstance(err, TimeoutError):
-            return self.fail(
-                f"timed out after {self.timeout}s (the deadline for the whole request: connect, "
-                "send and the complete response)",
-                kind=ErrorKind.TIMEOUT,
-                transient=True,
-            )
-        if isinstance(err, openai.APITimeoutError):
-            return self.fail(
-                f"timed out after {self.timeout}s", kind=ErrorKind.TIMEOUT, transient=True
-            )
-        if isinstance(err, openai.APIConnectionError):
-            detail = _connection_detail(err)
-            # Refused or no such host: the same next time (the circuit breaker opens). A
-            # dropped or cut reply is a hiccup worth a retry.
-            return self.fail(
-                f"connection error{detail}",
-                kind=ErrorKind.CONNECTION,
-                transient=True,
-                persistent=_unreachable(err),
-            )
-        if isinstance(err, openai.APIResponseValidationError):
-            return self.fail(
-                f"malformed response: {one_line(str(err.message))}",
-                kind=ErrorKind.MALFORMED,
-                transient=True,
-            )
-        if isinstance(err, openai.APIStatusError):
-            code = err.status_code
-            full = _body_message(err)
-            detail = one_line(full)
-            cause = f"HTTP {code}: {detail}"
-            lowered = full.lower() + " " + (_body_code(err) or "").lower()
-            if code in (400, 413, 422) or (code >= 500 and "context" in lowered):
-                if any(word in lowered for word in _CONTEXT_WORDS):
-                    return self.fail(
-                        cause,
-                        kind=ErrorKind.CONTEXT_LENGTH,
-                        transient=False,
-                        status=code,
-                        window=_body_int(err, "n_ctx") or _first_number(_LIMIT_RES, full),
-                        prompt_tokens=_body_int(err, "n_prompt_tokens")
-                        or _first_number(_PROMPT_RES, full),
-                    )
-            if code >= 400 and _VALIDATION_RE.search(full):
-                # The server's schema refused a message field: sending the same again gets the
-                # same answer, even as a 500 (llama.cpp's server).
-                return self.fail(cause, kind=ErrorKind.VALIDATION, transient=False, status=code)
-            if code == 429:
-                quota = _body_code(err) == "insufficient_quota"
+    def status(self, err: Any) -> ModelError:
+        """The :class:`ModelError` of an ``openai.APIStatusError``."""
+        code = err.status_code
+        full = _body_message(err)
+        cause = f"HTTP {code}: {one_line(full)}"
+        lowered = full.lower() + " " + (_body_code(err) or "").lower()
+        if code in (400, 413, 422) or (code >= 500 and "context" in lowered):
+            if any(word in lowered for word in _CONTEXT_WORDS):
                 return self.fail(
                     cause,
-                    kind=ErrorKind.RATE_LIMIT,
-                    transient=not quota,
+                    kind=ErrorKind.CONTEXT_LENGTH,
+                    transient=False,
                     status=code,
-                    retry_after=_retry_after(err.response.headers),
-                    persistent=quota,
+                    window=_body_int(err, "n_ctx") or _first_number(_LIMIT_RES, full),
+                    prompt_tokens=_body_int(err, "n_prompt_tokens")
+                    or _first_number(_PROMPT_RES, full),
                 )
-            if code >= 500:
-                return self.fail(
-                    cause,
-                    kind=ErrorKind.SERVER,
-                    transient=True,
-                    status=code,
-                    retry_after=_retry_after(err.response.headers),
-                )
-            if code in (408, 409):
-                # a request timeout, a lock conflict: the same request may go through next
-                # time (the openai SDK retries both too)
-                return self.fail(
-                    cause,
-                    kind=ErrorKind.TIMEOUT if code == 408 else ErrorKind.CONFLICT,
-                    transient=True,
-                    status=code,
-                    retry_after=_retry_after(err.response.headers),
-                )
-            if code == 404 or _body_code(err) == "model_not_found":
-                return self.fail(
-                    cause, kind=ErrorKind.NOT_FOUND, transient=False, status=code, persistent=True
-                )
-            if code in (400, 413, 422):
-                return self.fail(cause, kind=ErrorKind.BAD_REQUEST, transient=False, status=code)
-            if code in (401, 403):
-                return self.fail(
-                    cause, kind=ErrorKind.AUTH, transient=False, status=code, persistent=True
-                )
-            return self.fail(cause, kind=ErrorKind.OTHER, transient=False, status=code)
-        if isinstance(err, json.JSONDecodeError | pydantic.ValidationError):
-            return self.fail(
-                f"malformed response: {type(err).__name__}: {one_line(str(err))}",
-                kind=ErrorKind.MALFORMED,
-                transient=True,
-            )
-        return self.fail(
-            f"{type(err).__name__}: {one_line(str(err))}", kind=ErrorKind.OTHER, transient=False
+        if code >= 400 and _VALIDATION_RE.search(full):
+            # The server's schema refused a message field: sending the same again gets the
+            # same answer, even as a 500 (llama.cpp's server).
+            return self.fail(cause, kind=ErrorKind.VALIDATION, transient=False, status=code)
+        return self.by_status(
+            code,
+            cause,
+            err.response.headers,
+            quota=_body_code(err) == "insufficient_quota",
+            not_found=_body_code(err) == "model_not_found",
+            bad_request=(400, 413, 422),
         )

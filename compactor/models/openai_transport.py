@@ -1,17 +1,15 @@
-"""The HTTP side of an OpenAI-compatible call: a client whose response bodies are capped.
+"""The HTTP side of an OpenAI-compatible call: one request body the caller serialised, sent
+under a deadline for the whole attempt, body included (:func:`post_completion`).
 
-Every response body (replies and error bodies alike, which the SDK reads whole before raising) is
-decoded here, not by the HTTP client: a response hook (:func:`cap_responses`) replaces the body
-stream with a :class:`CappedBody` that decodes gzip/deflate itself and counts the *decoded*
-bytes as they stream in. Past the limit (``model.max_response_bytes``, default
-:data:`~compactor.models.registry.DEFAULT_MAX_RESPONSE_BYTES`) the connection is closed and the
-attempt fails with
-:class:`BodyRefused` (``too_large``), so a gzip bomb never inflates; an encoding other than
-gzip/deflate, or a body that does not decode, is refused as ``malformed``.
-
-:func:`make_client` builds the SDK client around that HTTP client (the SDK's own retries off:
-retry policy belongs to :mod:`compactor.pipeline.retry`), and :func:`post_completion` sends one
-request body the caller serialised, under a deadline for the whole attempt, body included.
+The client it goes through (:func:`compactor.models.sdk_call.sdk_client`, shared with the
+Anthropic backend) has the SDK's own retries off (retry policy belongs to
+:mod:`compactor.pipeline.retry`), never follows a redirect, and decodes every response body
+itself (replies and error bodies alike): a response hook
+(:func:`compactor.models.http_common.cap_responses`) counts the *decoded* gzip/deflate bytes as
+they stream in, and past ``model.max_response_bytes`` (default
+:data:`~compactor.models.providers.DEFAULT_MAX_RESPONSE_BYTES`) the attempt fails with
+:class:`~compactor.models.http_common.BodyRefused` (``too_large``), so a gzip bomb never
+inflates.
 """
 
 from __future__ import annotations
@@ -22,45 +20,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 import openai
 from openai.types.chat import ChatCompletion
 
-from compactor.models.http_common import (
-    BodyRefused,
-    CappedBody,
-    RedirectRefused,
-    cap_responses,
-    refuse_redirects,
-)
-
-__all__ = [
-    "BodyRefused",
-    "CappedBody",
-    "RedirectRefused",
-    "cap_responses",
-    "make_client",
-    "post_completion",
-]
-
-
-def make_client(
-    *, api_key: str, base_url: str | None, timeout: float, limit: int
-) -> openai.AsyncOpenAI:
-    """An SDK client without hidden retries that never follows a redirect
-    (:func:`refuse_redirects`) and whose every response body is capped at ``limit`` decoded
-    bytes (see :func:`cap_responses`)."""
-    http_client = openai.DefaultAsyncHttpxClient(
-        timeout=timeout,
-        # Only what CappedBody decodes (the client would also offer br and zstd).
-        headers={"accept-encoding": "gzip, deflate"},
-        # A redirect is never followed (the SDK's client would): see RedirectRefused.
-        follow_redirects=False,
-        event_hooks={"response": [refuse_redirects, cap_responses(limit)]},
-    )
-    return openai.AsyncOpenAI(
-        api_key=api_key,
-        base_url=base_url,
-        timeout=timeout,
-        max_retries=0,
-        http_client=http_client,
-    )
+__all__ = ["post_completion"]
 
 
 async def post_completion(

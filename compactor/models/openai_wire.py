@@ -21,33 +21,34 @@ every field as hostile:
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from compactor.errors import ErrorKind, ModelError
+from compactor.models.http_common import one_line
 from compactor.models.openai_body import RequestBody, request_body, to_wire
-from compactor.models.openai_errors import CallErrors, one_line
-from compactor.schema import (
-    AgenticMessage,
-    Block,
-    Message,
-    ToolCall,
-    Usage,
-    make_assistant,
+from compactor.models.sdk_call import (
+    SdkErrors,
+    count,
+    partial_message,
+    reply_message,
+    scrub,
 )
+from compactor.schema import ToolCall, Usage
 
 __all__ = ["RequestBody", "request_body", "to_message", "to_wire"]
 
 
-def _scrub(text: str, secrets: list[str]) -> str:
-    """``text`` without any of ``secrets`` (longest first), each replaced by ``***``."""
-    for secret in sorted(set(secrets), key=len, reverse=True):
-        if secret in text:
-            text = text.replace(secret, "***")
-    return text
+_STOPS = {
+    "content_filter": ("the reply was blocked by the content filter", ErrorKind.CONTENT_FILTER),
+    "length": (
+        "the reply was cut off at the token limit (finish_reason 'length')",
+        ErrorKind.LENGTH,
+    ),
+}
+"""``finish_reason`` of a stopped reply → its error's cause and kind."""
 
 
-def to_message(completion: Any, kind: type[Any], errors: CallErrors) -> Any:
+def to_message(completion: Any, kind: type[Any], errors: SdkErrors) -> Any:
     """The assistant message (of type ``kind``) a completion carries, or the
     :class:`~compactor.errors.ModelError` of a reply that is not one (raised)."""
     secrets = errors.secrets
@@ -62,104 +63,58 @@ def to_message(completion: Any, kind: type[Any], errors: CallErrors) -> Any:
         raise errors.fail("empty response: no choices", kind=ErrorKind.EMPTY, transient=True)
     choice = choices[0]
     finish = getattr(choice, "finish_reason", None)
-    if finish == "content_filter":
-        # Asking the same model again gives the same verdict; another model may answer.
-        raise errors.fail(
-            "the reply was blocked by the content filter",
-            kind=ErrorKind.CONTENT_FILTER,
-            transient=False,
-            partial_response=_partial(completion, choice, kind, errors),
-        )
-    if finish == "length":
-        raise errors.fail(
-            "the reply was cut off at the token limit (finish_reason 'length')",
-            kind=ErrorKind.LENGTH,
-            transient=False,
-            partial_response=_partial(completion, choice, kind, errors),
-        )
+    stopped = _STOPS.get(finish) if isinstance(finish, str) else None
+    if stopped is not None:
+        cause, stop_kind = stopped
+        raise errors.stopped(cause, stop_kind, _partial(completion, choice, kind, errors))
     wire_msg = choice.message
-    role = getattr(wire_msg, "role", None)
-    if isinstance(role, str) and role != "assistant":
-        # A server that answers as "user" or "tool" is broken or misconfigured (a chat
-        # template problem): retrying the same model repeats it; another model may answer.
-        raise errors.fail(
-            f"the reply has role {role!r}, expected 'assistant'",
-            kind=ErrorKind.WRONG_ROLE,
-            transient=False,
-        )
+    errors.check_role(getattr(wire_msg, "role", None))
     text = _content_text(getattr(wire_msg, "content", None), errors)
     calls = [
         ToolCall(
-            _scrub(str(c.id), secrets),
-            _scrub(str(c.function.name), secrets),
-            _scrub(str(c.function.arguments or ""), secrets),
+            scrub(str(c.id), secrets),
+            scrub(str(c.function.name), secrets),
+            scrub(str(c.function.arguments or ""), secrets),
         )
         for c in (getattr(wire_msg, "tool_calls", None) or [])
         if getattr(c, "function", None) is not None
     ]
     if not text.strip():
         raise errors.fail("empty response: no text content", kind=ErrorKind.EMPTY, transient=True)
-    # A server that echoes its request (headers, URL) must not get a secret into the summary.
-    text = _scrub(text, secrets)
-    usage = None
-    u = getattr(completion, "usage", None)
-    if u is not None:
-        usage = Usage(
-            prompt_tokens=_count(getattr(u, "prompt_tokens", 0)),
-            completion_tokens=_count(getattr(u, "completion_tokens", 0)),
-            total_tokens=_count(getattr(u, "total_tokens", 0)),
-        )
     reasoning = getattr(wire_msg, "reasoning_content", None)
-    if isinstance(reasoning, str):
-        reasoning = _scrub(reasoning, secrets)
-    if kind is AgenticMessage:
-        blocks: list[Block] = []
-        if isinstance(reasoning, str) and reasoning:
-            blocks.append(Block("reasoning", reasoning))
-        blocks.append(Block("assistant_gen_text", text))
-        blocks.extend(
-            Block("function_tool_call", call_id=c.id, name=c.name, arguments=c.arguments)
-            for c in calls
-        )
-        extra: dict[str, Any] = {"finish_reason": finish} if finish else {}
-        return AgenticMessage(role="assistant", blocks=blocks, usage=usage, extra=extra)
-    msg = Message(
-        role="assistant",
-        content=text,
-        tool_calls=calls,
-        usage=usage,
-        finish_reason=finish,
-        reasoning_content=reasoning if isinstance(reasoning, str) and reasoning else None,
+    return reply_message(
+        kind,
+        scrub(text, secrets),
+        reasoning=scrub(reasoning, secrets) if isinstance(reasoning, str) else None,
+        usage=_usage(completion),
+        finish=finish,
+        calls=calls,
     )
-    return msg
 
 
-def _partial(completion: Any, choice: Any, kind: type[Any], errors: CallErrors) -> Any:
+def _usage(completion: Any) -> Usage | None:
+    u = getattr(completion, "usage", None)
+    if u is None:
+        return None
+    return Usage(
+        prompt_tokens=count(getattr(u, "prompt_tokens", 0)),
+        completion_tokens=count(getattr(u, "completion_tokens", 0)),
+        total_tokens=count(getattr(u, "total_tokens", 0)),
+    )
+
+
+def _partial(completion: Any, choice: Any, kind: type[Any], errors: SdkErrors) -> Any:
     """The text a stopped reply did carry, as an assistant message (None: no text), so
     that retry and failover policies see it with the error."""
     try:
         text = _content_text(getattr(choice.message, "content", None), errors)
     except ModelError:
         return None
-    if not text.strip():
-        return None
-    usage = None
-    u = getattr(completion, "usage", None)
-    if u is not None:
-        usage = Usage(
-            prompt_tokens=_count(getattr(u, "prompt_tokens", 0)),
-            completion_tokens=_count(getattr(u, "completion_tokens", 0)),
-            total_tokens=_count(getattr(u, "total_tokens", 0)),
-        )
-    msg = make_assistant(kind, _scrub(text, errors.secrets), usage)
-    if isinstance(msg, Message):
-        msg.finish_reason = getattr(choice, "finish_reason", None)
-    else:
-        msg.extra["finish_reason"] = getattr(choice, "finish_reason", None)
-    return msg
+    finish = getattr(choice, "finish_reason", None)
+    return partial_message(kind, text, _usage(completion), finish, errors.secrets)
 
 
-def _content_text(content: Any, errors: CallErrors) -> str:
+def _content_text(content: Any, errors: SdkErrors) -> str:
     """``message.content`` as text: a string, or a list of text parts (joined); any other
     shape is refused (the same server sends the same shape again: not transient)."""
     if content is None:
@@ -187,12 +142,3 @@ def _content_text(content: Any, errors: CallErrors) -> str:
         kind=ErrorKind.MALFORMED,
         transient=False,
     )
-
-
-def _count(value: Any) -> int:
-    """A usage count as a non-negative int (a server may send null, a float or a string)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    if not math.isfinite(value):
-        return 0
-    return max(0, int(value))

@@ -125,7 +125,8 @@ REMOTE_KEYS: dict[str, ModelKey] = {
     ),
     "input": ModelKey("input_mode", (str, _NONE), _input_mode, "auto"),
 }
-"""The keys of a remote model's mapping (a new one: a row here and a keyword of the backends).
+"""The keys of a remote model's mapping (a new one: a row here and a keyword of
+:class:`compactor.models.sdk_call.SdkModel`, the remote backends' constructor).
 ``provider``, ``name``, ``options`` and ``context_tokens`` are every model's."""
 
 
@@ -157,9 +158,11 @@ class Provider(FrozenRecord):
     default_name: str | None
     """The model of a mapping that names none (None: a name is required)."""
     key_env: str | None
-    """The environment variable of the API key."""
+    """The environment variable of the API key (a remote provider's default: ``PREFIX_API_KEY``,
+    as the SDKs name it: ``OPENAI_API_KEY``)."""
     base_url_env: str | None
-    """The environment variable of the base URL."""
+    """The environment variable of the base URL (a remote provider's default:
+    ``PREFIX_BASE_URL``)."""
     default_base_url: str | None
     """Where requests go without ``base_url`` or :attr:`base_url_env`."""
     title: str
@@ -186,6 +189,11 @@ class Provider(FrozenRecord):
         init(self, "prefix", prefix)
         for name, default in _PROVIDER_DEFAULTS.items():
             init(self, name, fields.get(name, default))
+        stem = prefix.upper()
+        if self.remote and self.key_env is None:
+            init(self, "key_env", f"{stem}_API_KEY")
+        if self.remote and self.base_url_env is None:
+            init(self, "base_url_env", f"{stem}_BASE_URL")
 
     def commented_example(self) -> str:
         """The commented ``model:`` section the starter config shows for this provider."""
@@ -344,8 +352,8 @@ _PROVIDER_DEFAULTS: dict[str, Any] = {
     "backend": "",
     "remote": True,
     "default_name": None,
-    "key_env": None,
-    "base_url_env": None,
+    "key_env": None,  # a remote provider's: PREFIX_API_KEY
+    "base_url_env": None,  # a remote provider's: PREFIX_BASE_URL
     "default_base_url": None,
     "title": "",
     "about": "",
@@ -367,8 +375,6 @@ OPENAI = Provider(
     backend="compactor.models.openai:OpenAIModel",
     body_module="compactor.models.openai_body",
     default_name="gpt-4o-mini",
-    key_env="OPENAI_API_KEY",
-    base_url_env="OPENAI_BASE_URL",
     default_base_url="https://api.openai.com/v1",
     title="any OpenAI-compatible server",
     about="an OpenAI-compatible model",
@@ -378,8 +384,6 @@ ANTHROPIC = Provider(
     "anthropic",
     backend="compactor.models.anthropic:AnthropicModel",
     default_name="claude-sonnet-4-5",
-    key_env="ANTHROPIC_API_KEY",
-    base_url_env="ANTHROPIC_BASE_URL",
     default_base_url="https://api.anthropic.com",
     title="Anthropic's Messages API",
     about="an Anthropic model",
