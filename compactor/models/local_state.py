@@ -37,7 +37,7 @@ from compactor.facts import (
     strip_output_header,
 )
 
-from .local_session import Background, Session
+from .local_session import Background, ErrorFact, Session
 from .local_text import (
     call_line,
     code,
@@ -51,10 +51,12 @@ from .local_text import (
 __all__ = [
     "ANSWERED",
     "add_shape_jobs",
+    "after_line",
     "is_housekeeping",
     "is_housekeeping_path",
     "job_polls",
     "judge_proposals",
+    "judge_skipped",
     "last_action",
     "round_facts",
 ]
@@ -243,6 +245,58 @@ def judge_proposals(s: Session) -> None:
         else:
             accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in proposals]
             s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])
+
+
+_SKIPS_RE = re.compile(
+    r"\b(?:skip(?:s|ped|ping)?\b|not needed|no longer needed|(?:is|are)n['’]t needed|"
+    r"unnecessary|not necessary|not required|(?:continue|proceed|go on|carry on|move on|"
+    r"moving on) without|without it\b|ignore (?:it|that|this)\b|safe to ignore|"
+    r"does(?:n['’]t| not) (?:matter|affect|block)|harmless|not a blocker)",
+    re.IGNORECASE,
+)
+_NOT_FOUND_RE = re.compile(
+    r"no such file|does not exist|doesn['’]t exist|cannot find|can['’]t find|not found|"
+    r"could not find|cannot access|not recognized as",
+    re.IGNORECASE,
+)
+
+
+def judge_skipped(s: Session) -> None:
+    """Failures that are not for a resuming agent to fix (issue 28): one that the assistant's
+    next words or the user's next message set aside ("skip it", "not needed", "continue without
+    it") is ``skipped`` (the sentence that says so is kept); a read or listing that found nothing
+    ("No such file", "does not exist") after which the work went on is ``not found``: a finding
+    (the path is not there), not a failure. Neither is listed as an unresolved failure."""
+    for err in s.errors:
+        if err.after not in ("", "failed again"):
+            continue
+        told = [x for x in sentences(err.next_text) if _SKIPS_RE.search(x)]
+        user = next(
+            (e for e in s.entries[err.index + 1 :] if e.role == "user" and not e.injected
+             and not e.internal and e.text.strip()),
+            None,
+        )  # fmt: skip
+        if user is not None:
+            told += [x for x in sentences(user.text) if _SKIPS_RE.search(x)]
+        if told:
+            err.after, err.by = "skipped", one_line(told[0])
+            continue
+        went_on = any(c.index > err.index for c in s.calls)
+        said = " ".join(err.outcome.lines)
+        if err.reading and went_on and _NOT_FOUND_RE.search(said) is not None:
+            err.after, err.by = "not found", ""
+
+
+def after_line(err: ErrorFact, width: int) -> str:
+    """What became of a failure, on one line of section 4."""
+    by = code(err.by)
+    return {
+        "fixed": f"  Fixed: a later {by} succeeded.",
+        "failed again": f"  Not fixed: a later {by} failed too.",
+        "retry pending": f"  Retried with {by}; its result is not in the transcript yet.",
+        "skipped": f"  Set aside on purpose, not to be fixed: {quote(err.by, width)}",
+        "not found": "  Not there (a finding, not a failure to fix): the work went on without it.",
+    }.get(err.after, "  Not retried afterwards.")
 
 
 LAST_ROUNDS = 3

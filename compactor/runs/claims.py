@@ -87,9 +87,11 @@ def contradictions(original: list[Any], summary: str) -> list[Contradiction]:
     """The claims of ``summary`` (the compacted summary's text) about where work stands that
     the state model of ``original`` (messages) contradicts; empty when none does."""
     from compactor.models.local_session import build_session
+    from compactor.models.local_state import judge_skipped
 
     entries = [entry_of(i, m) for i, m in enumerate(original)]
     s = build_session(entries)
+    judge_skipped(s)
     jobs = background_jobs(entries)
     running = {b.key for b in s.running if b.key} | {j.id for j in jobs if j.running}
     finished = {b.key for b in s.background.values() if b.finished and b.key}
@@ -155,7 +157,7 @@ def contradictions(original: list[Any], summary: str) -> list[Contradiction]:
     for m in _UNRESOLVED_RE.finditer(summary):
         said = _norm(m.group(1).split("…")[0])
         err = next((e for e in reversed(s.errors) if _norm(e.call).startswith(said)), None)
-        if err is not None and err.after in ("fixed", "skipped"):
+        if err is not None and err.after in ("fixed", "skipped", "not found"):
             by = f" by {err.by}" if err.by else ""
             found.append(
                 Contradiction(
