@@ -68,7 +68,7 @@ from .local_text import (
 )
 from .local_views import (
     identifiers_used,
-    named_files,
+    named_lines,
     prior_paths,
     tools_used,
     user_messages,
@@ -272,9 +272,7 @@ def _files(s: Session, lim: Limits) -> str:
     if reads:
         shown = head_tail(reads, lim.items // 2, lim.items // 2, "more")
         items.append("Read, not changed: " + ", ".join(shown))
-    named = named_files(s, Limits().items)  # the most any limits show
-    if named:
-        items.append("Named by the user: " + ", ".join(named[: lim.items]))
+    items.extend(named_lines(s, Limits().items, lim.items))  # the most any limits show
     prior = _prior_excerpt(s, 3, lim.item * 2)
     if prior:
         items.append(f"From the earlier summary: {prior}")
