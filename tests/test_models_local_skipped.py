@@ -47,6 +47,24 @@ def test_a_failure_the_user_set_aside_is_not_unresolved() -> None:
     assert "Set aside on purpose" in section(text, 4)
 
 
+def test_a_call_the_user_refused_to_let_run_is_not_unresolved() -> None:
+    s = SessionBuilder()
+    s.user("Compare our fees with the competitors' pricing pages.")
+    s.call(
+        "WebFetch",
+        {"url": "https://example.com/pricing"},
+        "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+        error=True,
+    )
+    s.say("Understood. Without it, I'll compare from the numbers in the README.")
+    s.call("Read", {"file_path": "README.md"}, None)
+    text = summarize_transcript(s.messages)
+    assert "Unresolved failure" not in section(text, 7)
+    assert "Set aside on purpose, not to be fixed: \"the user refused to let this call run\"" in (
+        section(text, 4)
+    )
+
+
 def test_a_read_that_found_nothing_before_the_work_went_on_is_a_finding() -> None:
     s = SessionBuilder()
     s.user("Export this session with the skill's script.")

@@ -250,8 +250,13 @@ def judge_proposals(s: Session) -> None:
 _SKIPS_RE = re.compile(
     r"\b(?:skip(?:s|ped|ping)?\b|not needed|no longer needed|(?:is|are)n['’]t needed|"
     r"unnecessary|not necessary|not required|(?:continue|proceed|go on|carry on|move on|"
-    r"moving on) without|without it\b|ignore (?:it|that|this)\b|safe to ignore|"
+    r"moving on) without|ignore (?:it|that|this)\b|safe to ignore|"
     r"does(?:n['’]t| not) (?:matter|affect|block)|harmless|not a blocker)",
+    re.IGNORECASE,
+)
+_USER_REFUSED_RE = re.compile(
+    r"user (?:doesn['’]t|does not) want to (?:proceed|run|take)|tool use was rejected|"
+    r"rejected by the user|user (?:denied|declined|rejected)",
     re.IGNORECASE,
 )
 _NOT_FOUND_RE = re.compile(
@@ -264,7 +269,8 @@ _NOT_FOUND_RE = re.compile(
 def judge_skipped(s: Session) -> None:
     """Failures that are not for a resuming agent to fix (issue 28): one that the assistant's
     next words or the user's next message set aside ("skip it", "not needed", "continue without
-    it") is ``skipped`` (the sentence that says so is kept); a read or listing that found nothing
+    it"), or that the user refused to let run, is ``skipped`` (the words that say so are kept); a
+    read or listing that found nothing
     ("No such file", "does not exist") after which the work went on is ``not found``: a finding
     (the path is not there), not a failure. Neither is listed as an unresolved failure."""
     for err in s.errors:
@@ -278,11 +284,13 @@ def judge_skipped(s: Session) -> None:
         )  # fmt: skip
         if user is not None:
             told += [x for x in sentences(user.text) if _SKIPS_RE.search(x)]
+        said = " ".join(err.outcome.lines)
+        if _USER_REFUSED_RE.search(said) is not None:
+            told.insert(0, "the user refused to let this call run")
         if told:
             err.after, err.by = "skipped", one_line(told[0])
             continue
         went_on = any(c.index > err.index for c in s.calls)
-        said = " ".join(err.outcome.lines)
         if err.reading and went_on and _NOT_FOUND_RE.search(said) is not None:
             err.after, err.by = "not found", ""
 
