@@ -60,7 +60,7 @@ def test_a_call_the_user_refused_to_let_run_is_not_unresolved() -> None:
     s.call("Read", {"file_path": "README.md"}, None)
     text = summarize_transcript(s.messages)
     assert "Unresolved failure" not in section(text, 7)
-    assert "Set aside on purpose, not to be fixed: \"the user refused to let this call run\"" in (
+    assert 'Set aside on purpose, not to be fixed: "the user refused to let this call run"' in (
         section(text, 4)
     )
 
@@ -104,3 +104,36 @@ def test_eval_flags_a_summary_that_calls_a_skipped_failure_unresolved() -> None:
     found = contradictions(session, wrong)
     assert [(c.kind, c.original[:11]) for c in found] == [("unresolved failure", "it was skip")]
     assert contradictions(session, summarize_transcript(session)) == []
+
+
+def test_a_failure_done_another_way_is_worked_around_and_the_reason_is_the_relevant_one() -> None:
+    s = SessionBuilder()
+    s.user("Export the session and draft the grant application.")
+    s.call("Bash", {"command": "rg --files -g README.md"}, "rg: Access is denied", error=True)
+    s.call(
+        "Bash",
+        {"command": "bash ~/.claude/skills/grant/export-session.sh ."},
+        "bash : The term 'bash' is not recognized as the name of a cmdlet",
+        error=True,
+    )
+    s.say(
+        "I've got enough repo evidence for the draft. The bash export helper is not available on "
+        "Windows, so I'm recreating that export in PowerShell."
+    )
+    s.call("Bash", {"command": "Copy-Item $latest codex-session.jsonl"}, None)
+    text = summarize_transcript(s.messages)
+    assert "Unresolved failure" not in section(text, 7), section(text, 7)
+    errors = section(text, 4)
+    assert errors.count("Done without it, not to be fixed") == 2, errors
+    export = errors[errors.index("export-session.sh") :]
+    assert "recreating that export in PowerShell" in export.split("\n   - ")[0]
+
+
+def test_instead_of_in_a_sentence_about_something_else_is_no_work_around() -> None:
+    s = SessionBuilder()
+    s.user("Run the migrations.")
+    s.call("Bash", {"command": "alembic upgrade head"}, "ERROR: relation exists", error=True)
+    s.say("The README reads like a product story instead of a commit dump.")
+    s.call("Read", {"file_path": "README.md"}, None)
+    text = summarize_transcript(s.messages)
+    assert "Unresolved failure: `Bash: alembic upgrade head`" in section(text, 7)

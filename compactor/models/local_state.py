@@ -254,6 +254,13 @@ _SKIPS_RE = re.compile(
     r"does(?:n['’]t| not) (?:matter|affect|block)|harmless|not a blocker)",
     re.IGNORECASE,
 )
+_AROUND_RE = re.compile(
+    r"\b(?:instead(?! of)|fall(?:ing)? back|work(?:ing)? around|workaround|another way|recreat\w*|"
+    r"(?:got|have) enough|moving on|move on)\b",
+    re.IGNORECASE,
+)
+"""What the assistant says when it does without a failed call (another way, or not at all)."""
+_WORD_RE = re.compile(r"[a-z]{4,}")
 _USER_REFUSED_RE = re.compile(
     r"user (?:doesn['’]t|does not) want to (?:proceed|run|take)|tool use was rejected|"
     r"rejected by the user|user (?:denied|declined|rejected)",
@@ -269,8 +276,9 @@ _NOT_FOUND_RE = re.compile(
 def judge_skipped(s: Session) -> None:
     """Failures that are not for a resuming agent to fix (issue 28): one that the assistant's
     next words or the user's next message set aside ("skip it", "not needed", "continue without
-    it"), or that the user refused to let run, is ``skipped`` (the words that say so are kept); a
-    read or listing that found nothing
+    it"), or that the user refused to let run, is ``skipped`` (the words that say so are kept);
+    one the assistant next says it does another way or without ("instead", "recreating it in …",
+    "I've got enough") and calls followed is ``worked around``; a read or listing that found nothing
     ("No such file", "does not exist") after which the work went on is ``not found``: a finding
     (the path is not there), not a failure. Neither is listed as an unresolved failure."""
     for err in s.errors:
@@ -291,6 +299,12 @@ def judge_skipped(s: Session) -> None:
             err.after, err.by = "skipped", one_line(told[0])
             continue
         went_on = any(c.index > err.index for c in s.calls)
+        around = [x for x in sentences(err.next_text) if _AROUND_RE.search(x)]
+        if around and went_on:
+            words = set(_WORD_RE.findall(err.call.lower()))
+            best = max(around, key=lambda x: len(words & set(_WORD_RE.findall(x.lower()))))
+            err.after, err.by = "worked around", one_line(best)
+            continue
         if err.reading and went_on and _NOT_FOUND_RE.search(said) is not None:
             err.after, err.by = "not found", ""
 
@@ -303,6 +317,7 @@ def after_line(err: ErrorFact, width: int) -> str:
         "failed again": f"  Not fixed: a later {by} failed too.",
         "retry pending": f"  Retried with {by}; its result is not in the transcript yet.",
         "skipped": f"  Set aside on purpose, not to be fixed: {quote(err.by, width)}",
+        "worked around": f"  Done without it, not to be fixed: {quote(err.by, width)}",
         "not found": "  Not there (a finding, not a failure to fix): the work went on without it.",
     }.get(err.after, "  Not retried afterwards.")
 

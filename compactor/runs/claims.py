@@ -157,7 +157,7 @@ def contradictions(original: list[Any], summary: str) -> list[Contradiction]:
     for m in _UNRESOLVED_RE.finditer(summary):
         said = _norm(m.group(1).split("…")[0])
         err = next((e for e in reversed(s.errors) if _norm(e.call).startswith(said)), None)
-        if err is not None and err.after in ("fixed", "skipped", "not found"):
+        if err is not None and err.after in ("fixed", "skipped", "worked around", "not found"):
             by = f" by {err.by}" if err.by else ""
             found.append(
                 Contradiction(
