@@ -355,3 +355,44 @@ def test_a_question_is_never_a_constraint_even_inside_quotes() -> None:
     text = summarize_transcript(s.messages)
     assert "Constraints and preferences stated by the user" in text
     assert "- What must I fix" not in text and "- Never push to main." in text
+
+
+def test_status_checks_and_housekeeping_after_the_real_action_do_not_hide_it() -> None:
+    """A ``git status``, an ``ls`` and a telemetry preamble that ran after the real last action
+    are said to have run after it; they are not where work stopped (issue 28)."""
+    s = SessionBuilder()
+    s.user("Fix the rounding in billing/totals.py and run its tests.")
+    s.call(
+        "Edit",
+        {"file_path": "billing/totals.py", "old_string": "round(x)", "new_string": "round(x, 2)"},
+        "The file billing/totals.py has been updated.",
+    )
+    s.call(
+        "Bash",
+        {"command": "pytest -q tests/test_totals.py"},
+        "FAILED tests/test_totals.py::test_cents - assert 1.0 == 1.01\n1 failed, 7 passed",
+        error=True,
+    )
+    s.call("Bash", {"command": "git status --short"}, " M billing/totals.py")
+    s.call("Bash", {"command": "ls -la billing"}, "totals.py\n__init__.py")
+    s.call("Bash", {"command": "echo $(date) >> ~/.superstack/analytics.jsonl"}, "")
+    text = summarize_transcript(s.messages)
+    work = section(text, 8)
+    assert "`Bash: pytest -q tests/test_totals.py` → failed" in work, work
+    after = "(then only housekeeping or status checks ran: `Bash: git status --short` → returned"
+    assert after in work and "`Bash: ls -la billing` → returned: totals.py" in work, work
+    assert "analytics.jsonl" not in work  # housekeeping programs only: not worth a word
+    step = section(text, 9)
+    assert "Work stopped after the last action: `Bash: pytest -q tests/test_totals.py`" in step
+    assert "git status" not in step
+
+
+def test_a_status_check_is_the_last_action_when_the_request_saw_nothing_else() -> None:
+    s = SessionBuilder()
+    s.user("Fix the rounding in billing/totals.py.")
+    s.call("Edit", {"file_path": "billing/totals.py", "old_string": "a", "new_string": "b"}, "ok")
+    s.say("Fixed.")
+    s.user("What does git status say now?")
+    s.call("Bash", {"command": "git status --short"}, " M billing/totals.py")
+    text = summarize_transcript(s.messages)
+    assert "Work stopped after the last action: `Bash: git status --short`" in section(text, 9)

@@ -143,28 +143,57 @@ def _established(call: Call, result: Result | None) -> str:
     return "returned: " + cut(one_line(" | ".join(picked)), _RESULT_CHARS)
 
 
-def _last_round(s: Session, results: dict[str, Result]) -> list[Call]:
+_PEEK_PROGRAMS = frozenset({"ls", "cd", "git status", "git branch", "git diff", "git log"})
+"""Programs that only look at the state of the work (a listing, ``git status``): after a real
+action of the same request they are not where work stopped."""
+
+
+def _is_idle(call: Call) -> bool:
+    """A plan update or a command of housekeeping programs only (``date``, ``pwd``): not worth
+    a word even after the last action."""
+    command = command_of(call)
+    names = programs(command) if command is not None else []
+    return call.name in _PLAN_TOOLS or (bool(names) and set(names) <= _HOUSEKEEPING_PROGRAMS)
+
+
+def _is_peek(call: Call) -> bool:
+    command = command_of(call)
+    names = programs(command) if command is not None else []
+    return bool(names) and all(n in _PEEK_PROGRAMS or n in _HOUSEKEEPING_PROGRAMS for n in names)
+
+
+def _last_round(s: Session, results: dict[str, Result], peeks: bool = False) -> list[Call]:
     """The calls of the last round that did more than housekeeping: the calls of the assistant
     messages after the last assistant text or user request before them (Codex writes each
-    parallel call as its own message)."""
+    parallel call as its own message). Status checks (``git status``, ``ls``) that followed a
+    real action of the latest request do not hide it; they are the last round only when the
+    request saw nothing else (``peeks``)."""
     calls: list[Call] = []
     for e in reversed(s.entries):
         if e.internal or e.injected:
             continue
         if e.role == "assistant" and e.calls:
-            real = [c for c in e.calls if not is_housekeeping(c, results.get(c.id))]
+            real = [
+                c for c in e.calls
+                if not is_housekeeping(c, results.get(c.id)) and (peeks or not _is_peek(c))
+            ]  # fmt: skip
             calls[:0] = real
             if e.text.strip() and calls:
                 break
         elif (e.role == "assistant" and e.text.strip()) or (e.role == "user" and e.text.strip()):
             if calls:
                 break
+    last = s.last_request
+    if not peeks and (not calls or (last is not None and calls[0].index < last.index)):
+        return _last_round(s, results, peeks=True)
     return calls
 
 
 def last_action(s: Session, limit: int) -> list[str]:
     """The last assistant action, one line per call (the last 4 of its round): the call and
-    what its result established. Empty when no call did more than housekeeping."""
+    what its result established; then, in parentheses, the housekeeping and status checks that
+    ran after it (so that they neither hide it nor go unsaid). Empty when no call did more than
+    housekeeping."""
     results = _results(s)
     calls = _last_round(s, results)
     lines = [
@@ -172,6 +201,17 @@ def last_action(s: Session, limit: int) -> list[str]:
     ]
     if len(calls) > 4:
         lines.insert(0, f"({len(calls) - 4} earlier calls of the same round not shown)")
+    if calls:
+        after = [
+            c for c in s.calls
+            if c.index > calls[-1].index and c.id in results and not _is_idle(c)
+        ]  # fmt: skip
+        shown = "; ".join(
+            f"{code(call_line(c, limit // 2))} → {_established(c, results.get(c.id))}"
+            for c in after[-2:]
+        )
+        if shown:
+            lines.append(f"(then only housekeeping or status checks ran: {shown})")
     return lines
 
 
