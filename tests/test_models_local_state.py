@@ -396,3 +396,16 @@ def test_a_status_check_is_the_last_action_when_the_request_saw_nothing_else() -
     s.call("Bash", {"command": "git status --short"}, " M billing/totals.py")
     text = summarize_transcript(s.messages)
     assert "Work stopped after the last action: `Bash: git status --short`" in section(text, 9)
+
+
+def test_a_later_round_of_status_checks_does_not_hide_the_real_action() -> None:
+    s = SessionBuilder()
+    s.user("Deploy the worker.")
+    s.call("Bash", {"command": "fly deploy --app worker-7"}, "Error: app not found", error=True)
+    s.say("Let me check the working tree.")
+    s.call("Bash", {"command": "git status"}, "nothing to commit, working tree clean")
+    s.call("Bash", {"command": "ls"}, "fly.toml\nsrc")
+    text = summarize_transcript(s.messages)
+    step = section(text, 9)
+    assert "Work stopped after the last action: `Bash: fly deploy --app worker-7`" in step, step
+    assert "(then only housekeeping or status checks ran:" in section(text, 8)

@@ -162,31 +162,45 @@ def _is_peek(call: Call) -> bool:
     return bool(names) and all(n in _PEEK_PROGRAMS or n in _HOUSEKEEPING_PROGRAMS for n in names)
 
 
-def _last_round(s: Session, results: dict[str, Result], peeks: bool = False) -> list[Call]:
-    """The calls of the last round that did more than housekeeping: the calls of the assistant
-    messages after the last assistant text or user request before them (Codex writes each
-    parallel call as its own message). Status checks (``git status``, ``ls``) that followed a
-    real action of the latest request do not hide it; they are the last round only when the
-    request saw nothing else (``peeks``)."""
+def _rounds(s: Session, results: dict[str, Result]) -> list[list[Call]]:
+    """The rounds of calls that did more than housekeeping, latest first, back to the latest
+    user request: the calls of the assistant messages after the last assistant text before
+    them (Codex writes each parallel call as its own message)."""
+    rounds: list[list[Call]] = []
     calls: list[Call] = []
     for e in reversed(s.entries):
         if e.internal or e.injected:
             continue
         if e.role == "assistant" and e.calls:
-            real = [
-                c for c in e.calls
-                if not is_housekeeping(c, results.get(c.id)) and (peeks or not _is_peek(c))
-            ]  # fmt: skip
-            calls[:0] = real
+            calls[:0] = [c for c in e.calls if not is_housekeeping(c, results.get(c.id))]
             if e.text.strip() and calls:
-                break
-        elif (e.role == "assistant" and e.text.strip()) or (e.role == "user" and e.text.strip()):
+                rounds.append(calls)
+                calls = []
+        elif e.role == "assistant" and e.text.strip() and calls:
+            rounds.append(calls)
+            calls = []
+        elif e.role == "user" and e.text.strip():
             if calls:
+                rounds.append(calls)
+            if rounds:
                 break
-    last = s.last_request
-    if not peeks and (not calls or (last is not None and calls[0].index < last.index)):
-        return _last_round(s, results, peeks=True)
-    return calls
+            calls = []
+    if calls:
+        rounds.append(calls)
+    return rounds
+
+
+def _last_round(s: Session, results: dict[str, Result]) -> list[Call]:
+    """The calls of the last round that did more than housekeeping. A round of status checks
+    only (``git status``, ``ls``) after a real action of the latest request does not hide it:
+    the real action's round is the last one then, and the checks that end a round are not
+    part of it."""
+    rounds = _rounds(s, results)
+    real = next((r for r in rounds if not all(_is_peek(c) for c in r)), None)
+    if real is None:
+        return rounds[0] if rounds else []
+    end = max(i for i, c in enumerate(real) if not _is_peek(c))
+    return real[: end + 1]  # the checks after its last real call are said after it
 
 
 def last_action(s: Session, limit: int) -> list[str]:
