@@ -102,7 +102,9 @@ def test_eval_flags_a_summary_that_calls_a_skipped_failure_unresolved() -> None:
     session = _lint_skipped_by_the_assistant().messages
     wrong = "7. Pending Tasks:\n   - Unresolved failure: `Bash: npm run lint:docs`\n"
     found = contradictions(session, wrong)
-    assert [(c.kind, c.original[:11]) for c in found] == [("unresolved failure", "it was skip")]
+    assert [(c.kind, c.original[:33]) for c in found] == [
+        ("unresolved failure", 'it was set aside on purpose: "The')
+    ], found
     assert contradictions(session, summarize_transcript(session)) == []
 
 

@@ -63,6 +63,13 @@ _REQUEST_RE = re.compile(
 )
 _COMPLETED_RE = re.compile(r"The latest request was completed\b")
 _UNRESOLVED_RE = re.compile(r"Unresolved failure: `(.+?)`(?:\s|$)", re.MULTILINE)
+_SETTLED = {
+    "fixed": "it was fixed: a later {by} succeeded",
+    "skipped": 'it was set aside on purpose: "{by}"',
+    "worked around": 'it was done without: "{by}"',
+    "not found": "it was a read that found nothing, and the work went on without it",
+}
+"""What the original shows of a failure that is not unresolved, by its state."""
 _CUT = " … "
 _SPACE_RE = re.compile(r"\s+")
 
@@ -157,13 +164,10 @@ def contradictions(original: list[Any], summary: str) -> list[Contradiction]:
     for m in _UNRESOLVED_RE.finditer(summary):
         said = _norm(m.group(1).split("…")[0])
         err = next((e for e in reversed(s.errors) if _norm(e.call).startswith(said)), None)
-        if err is not None and err.after in ("fixed", "skipped", "worked around", "not found"):
-            by = f" by {err.by}" if err.by else ""
-            found.append(
-                Contradiction(
-                    "unresolved failure", _line(summary, m.start()), f"it was {err.after}{by}"
-                )
-            )
+        shows = _SETTLED.get(err.after, "") if err is not None else ""
+        if err is not None and shows:
+            shows = shows.format(by=err.by)
+            found.append(Contradiction("unresolved failure", _line(summary, m.start()), shows))
     return found
 
 
