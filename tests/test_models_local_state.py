@@ -409,3 +409,23 @@ def test_a_later_round_of_status_checks_does_not_hide_the_real_action() -> None:
     step = section(text, 9)
     assert "Work stopped after the last action: `Bash: fly deploy --app worker-7`" in step, step
     assert "(then only housekeeping or status checks ran:" in section(text, 8)
+
+
+def test_a_user_picking_among_listed_options_is_a_decision_of_the_user() -> None:
+    s = SessionBuilder()
+    s.user("Which gaps are there in the Solana RWA space?")
+    s.say("Six gaps:\n1. A unified token standard\n2. Private credit\n3. NAV oracles\n"
+          "4. Price feeds\n5. Secondary markets\n6. Compliance")  # fmt: skip
+    s.user("Isn't number 4 covered by Pyth?")
+    s.say("Partly: Pyth has prices, not NAV.")
+    s.user("ok now ditch number 5 and 6. Dive deep into 1-4.")
+    s.say("Here is the deep dive.")
+    text = summarize_transcript(s.messages)
+    assert "Decided by the user: ok now ditch number 5 and 6." in section(text, 5), section(text, 5)
+
+
+def test_the_same_words_without_listed_options_are_no_decision() -> None:
+    s = SessionBuilder()
+    s.user("Drop the cache table and re-run the migration.")
+    s.say("Done: the table is dropped and the migration ran.")
+    assert "Decided by the user" not in summarize_transcript(s.messages)

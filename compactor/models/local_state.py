@@ -20,6 +20,7 @@ import re
 
 from compactor.facts import (
     Call,
+    Entry,
     Result,
     amount_spans,
     background_jobs,
@@ -265,6 +266,34 @@ _PROPOSES_RE = re.compile(
 )
 
 
+_OPTIONS_RE = re.compile(r"^\W{0,6}(?:\d{1,2}[.)]|\(?[a-f]\))\s+\S", re.MULTILINE)
+_CHOOSES_RE = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|now|then|alright|and|but)\b[,\s]*)*(?:ditch|drop|remove|skip|"
+    r"exclude|go with|pick|choose|keep only|let['’]?s go with|i (?:choose|pick|prefer)|"
+    r"(?:number|option|item)s? \w+ (?:is|are|sounds?) (?:good|fine|best))\b",
+    re.IGNORECASE,
+)
+
+
+def _choices(s: Session, request: Entry, said: Entry) -> None:
+    """A request that picks among the options one of the assistant's last three messages before
+    it listed (a numbered or lettered list): its sentences that choose or drop ("ditch number 5 and
+    6", "go with (b)") are decisions of the user."""
+    texts = [
+        e.text for e in s.entries[max(0, said.index - 40) : request.index]
+        if e.role == "assistant" and not e.internal and e.text.strip()
+    ][-3:]  # fmt: skip
+    if not any(len(_OPTIONS_RE.findall(x)) >= 2 for x in texts):
+        return
+    picked = [
+        (request.index, 3, f"Decided by the user: {one_line(x)}")
+        for x in sentences(request.text)
+        if len(x) <= 300 and _CHOOSES_RE.search(x)
+    ]
+    if picked:
+        s.decisions = sorted([*s.decisions, *picked], key=lambda d: d[0])
+
+
 def judge_proposals(s: Session) -> None:
     """Decisions from the dialogue: the proposals (``I'll …``, ``we should …``, ``I recommend
     …``) of the last assistant message before a request are turned down when the request starts
@@ -284,6 +313,7 @@ def judge_proposals(s: Session) -> None:
         previous = request.index
         if said is None:
             continue
+        _choices(s, request, said)
         rejects = _REJECTS_RE.match(request.text) is not None
         if not rejects and _ACCEPTS_RE.match(request.text) is None:
             continue
