@@ -355,3 +355,77 @@ def test_a_question_is_never_a_constraint_even_inside_quotes() -> None:
     text = summarize_transcript(s.messages)
     assert "Constraints and preferences stated by the user" in text
     assert "- What must I fix" not in text and "- Never push to main." in text
+
+
+def test_status_checks_and_housekeeping_after_the_real_action_do_not_hide_it() -> None:
+    """A ``git status``, an ``ls`` and a telemetry preamble that ran after the real last action
+    are said to have run after it; they are not where work stopped (issue 28)."""
+    s = SessionBuilder()
+    s.user("Fix the rounding in billing/totals.py and run its tests.")
+    s.call(
+        "Edit",
+        {"file_path": "billing/totals.py", "old_string": "round(x)", "new_string": "round(x, 2)"},
+        "The file billing/totals.py has been updated.",
+    )
+    s.call(
+        "Bash",
+        {"command": "pytest -q tests/test_totals.py"},
+        "FAILED tests/test_totals.py::test_cents - assert 1.0 == 1.01\n1 failed, 7 passed",
+        error=True,
+    )
+    s.call("Bash", {"command": "git status --short"}, " M billing/totals.py")
+    s.call("Bash", {"command": "ls -la billing"}, "totals.py\n__init__.py")
+    s.call("Bash", {"command": "echo $(date) >> ~/.superstack/analytics.jsonl"}, "")
+    text = summarize_transcript(s.messages)
+    work = section(text, 8)
+    assert "`Bash: pytest -q tests/test_totals.py` → failed" in work, work
+    after = "(then only housekeeping or status checks ran: `Bash: git status --short` → returned"
+    assert after in work and "`Bash: ls -la billing` → returned: totals.py" in work, work
+    assert "analytics.jsonl" not in work  # housekeeping programs only: not worth a word
+    step = section(text, 9)
+    assert "Work stopped after the last action: `Bash: pytest -q tests/test_totals.py`" in step
+    assert "git status" not in step
+
+
+def test_a_status_check_is_the_last_action_when_the_request_saw_nothing_else() -> None:
+    s = SessionBuilder()
+    s.user("Fix the rounding in billing/totals.py.")
+    s.call("Edit", {"file_path": "billing/totals.py", "old_string": "a", "new_string": "b"}, "ok")
+    s.say("Fixed.")
+    s.user("What does git status say now?")
+    s.call("Bash", {"command": "git status --short"}, " M billing/totals.py")
+    text = summarize_transcript(s.messages)
+    assert "Work stopped after the last action: `Bash: git status --short`" in section(text, 9)
+
+
+def test_a_later_round_of_status_checks_does_not_hide_the_real_action() -> None:
+    s = SessionBuilder()
+    s.user("Deploy the worker.")
+    s.call("Bash", {"command": "fly deploy --app worker-7"}, "Error: app not found", error=True)
+    s.say("Let me check the working tree.")
+    s.call("Bash", {"command": "git status"}, "nothing to commit, working tree clean")
+    s.call("Bash", {"command": "ls"}, "fly.toml\nsrc")
+    text = summarize_transcript(s.messages)
+    step = section(text, 9)
+    assert "Work stopped after the last action: `Bash: fly deploy --app worker-7`" in step, step
+    assert "(then only housekeeping or status checks ran:" in section(text, 8)
+
+
+def test_a_user_picking_among_listed_options_is_a_decision_of_the_user() -> None:
+    s = SessionBuilder()
+    s.user("Which gaps are there in the Solana RWA space?")
+    s.say("Six gaps:\n1. A unified token standard\n2. Private credit\n3. NAV oracles\n"
+          "4. Price feeds\n5. Secondary markets\n6. Compliance")  # fmt: skip
+    s.user("Isn't number 4 covered by Pyth?")
+    s.say("Partly: Pyth has prices, not NAV.")
+    s.user("ok now ditch number 5 and 6. Dive deep into 1-4.")
+    s.say("Here is the deep dive.")
+    text = summarize_transcript(s.messages)
+    assert "Decided by the user: ok now ditch number 5 and 6." in section(text, 5), section(text, 5)
+
+
+def test_the_same_words_without_listed_options_are_no_decision() -> None:
+    s = SessionBuilder()
+    s.user("Drop the cache table and re-run the migration.")
+    s.say("Done: the table is dropped and the migration ran.")
+    assert "Decided by the user" not in summarize_transcript(s.messages)

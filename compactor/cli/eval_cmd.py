@@ -111,3 +111,15 @@ def _print_table(result: object, show_all: bool) -> None:
         console.print(Text("no summary found in the compacted transcript", style="yellow"))
     console.print(table)
     console.print(Text(f"score {result.score:.1f} / 100", style="bold"))
+    if result.contradictions:
+        wrong = Table(title=None, show_edge=False)
+        wrong.add_column("wrong statement")
+        wrong.add_column("the summary says")
+        wrong.add_column("the original shows")
+        for c in result.contradictions:
+            wrong.add_row(c.kind, Text(visible(c.claim)), Text(visible(c.original)))
+        console.print(Text(f"{len(result.contradictions)} wrong statement(s) of where work "
+                           "stands", style="bold red"))  # fmt: skip
+        console.print(wrong)
+    else:
+        console.print(Text("no wrong statement of where work stands found"))

@@ -20,12 +20,16 @@ _EXTS = (
     "jpg|jpeg|gif|svg|webp|ico|zip|gz|tar|tgz|whl|plist|xcconfig|pbxproj|bat|cmd|service"
 )
 _SEG = r"[\w.@+\-]+"
+_DIR = rf"(?:{_SEG}|\[\[?(?:\.\.\.)?[\w\-]+\]\]?|\([\w.\-]+\))"
+"""A directory: a plain name, or a route segment of file-system routers (Next.js, SvelteKit,
+Nuxt: ``[slug]``, ``[...rest]``, ``[[...opt]]``, ``(group)``), so that ``app/[slug]/page.tsx``
+is one path and not its fragment ``/page.tsx``."""
 _PATH_RE = re.compile(
     r"(?<![\w/.\-\\:@$])("
     # absolute, home-relative or dot-relative POSIX paths
-    rf"(?:~|\.{{1,2}})?/(?:{_SEG}/)*{_SEG}"
+    rf"(?:~|\.{{1,2}})?/(?:{_DIR}/)*{_SEG}"
     # relative paths with at least one directory
-    rf"|(?:{_SEG}/)+{_SEG}"
+    rf"|(?:{_DIR}/)+{_SEG}"
     # Windows paths
     r"|[A-Za-z]:\\(?:[\w .\-]+\\)*[\w.\-]+"
     # bare file names with a known extension, and the usual extension-less names
@@ -94,7 +98,7 @@ _PATH_NEEDS_RE = re.compile(r"[/\\]|\.[a-z]|file", re.IGNORECASE)
 _PATH_ANCHOR_RE = re.compile(r"/|\.[a-z]|file", re.IGNORECASE)
 """What a path holds when the text has no ``:\\`` (no Windows path): a ``/``, a dot before an
 extension's first letter, a bare name's ``file``."""
-_PATH_RUN_RE = re.compile(r"[\w.@+\-/~]*")
+_PATH_RUN_RE = re.compile(r"[\w.@+\-/~\[\]()]*")
 """The characters of a path that is not a Windows one (on the text, and reversed: backwards)."""
 
 

@@ -43,11 +43,13 @@ from .local_state import (
     ANSWERED,
     IN_FLIGHT,
     add_shape_jobs,
+    after_line,
     in_flight_items,
     in_flight_step,
     is_housekeeping_path,
     job_polls,
     judge_proposals,
+    judge_skipped,
     last_action,
     round_facts,
 )
@@ -66,7 +68,7 @@ from .local_text import (
 )
 from .local_views import (
     identifiers_used,
-    named_files,
+    named_lines,
     prior_paths,
     tools_used,
     user_messages,
@@ -270,9 +272,7 @@ def _files(s: Session, lim: Limits) -> str:
     if reads:
         shown = head_tail(reads, lim.items // 2, lim.items // 2, "more")
         items.append("Read, not changed: " + ", ".join(shown))
-    named = named_files(s, Limits().items)  # the most any limits show
-    if named:
-        items.append("Named by the user: " + ", ".join(named[: lim.items]))
+    items.extend(named_lines(s, Limits().items, lim.items))  # the most any limits show
     prior = _prior_excerpt(s, 3, lim.item * 2)
     if prior:
         items.append(f"From the earlier summary: {prior}")
@@ -294,14 +294,7 @@ def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str
     lines = err.outcome.lines[:2]
     what = ": " + " | ".join(cut(x, lim.item) for x in lines) if lines else ""
     items = [f"{code(cut(err.call, lim.item))} failed{times}{status}{what}"]
-    if err.after == "fixed":
-        items.append(f"  Fixed: a later {code(err.by)} succeeded.")
-    elif err.after == "failed again":
-        items.append(f"  Not fixed: a later {code(err.by)} failed too.")
-    elif err.after == "retry pending":
-        items.append(f"  Retried with {code(err.by)}; its result is not in the transcript yet.")
-    else:
-        items.append("  Not retried afterwards.")
+    items.append(after_line(err, lim.item))
     if err.next_text and err.next_text != said:
         items.append(f"  Next the assistant said: {quote(err.next_text, lim.item)}")
     return items
@@ -585,6 +578,7 @@ def _summary(context: list[Any], input_tokens: int, focus: str = "") -> str:
     session = build_session([entry_of(i, m) for i, m in enumerate(items)])
     add_shape_jobs(session)
     judge_proposals(session)
+    judge_skipped(session)
     budget = MAX_SUMMARY_TOKENS
     if input_tokens > 20_000:
         budget = min(budget, int(input_tokens * 0.3))

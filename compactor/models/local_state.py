@@ -20,6 +20,7 @@ import re
 
 from compactor.facts import (
     Call,
+    Entry,
     Result,
     amount_spans,
     background_jobs,
@@ -37,7 +38,7 @@ from compactor.facts import (
     strip_output_header,
 )
 
-from .local_session import Background, Session
+from .local_session import Background, ErrorFact, Session
 from .local_text import (
     call_line,
     code,
@@ -51,10 +52,12 @@ from .local_text import (
 __all__ = [
     "ANSWERED",
     "add_shape_jobs",
+    "after_line",
     "is_housekeeping",
     "is_housekeeping_path",
     "job_polls",
     "judge_proposals",
+    "judge_skipped",
     "last_action",
     "round_facts",
 ]
@@ -141,28 +144,71 @@ def _established(call: Call, result: Result | None) -> str:
     return "returned: " + cut(one_line(" | ".join(picked)), _RESULT_CHARS)
 
 
-def _last_round(s: Session, results: dict[str, Result]) -> list[Call]:
-    """The calls of the last round that did more than housekeeping: the calls of the assistant
-    messages after the last assistant text or user request before them (Codex writes each
-    parallel call as its own message)."""
+_PEEK_PROGRAMS = frozenset({"ls", "cd", "git status", "git branch", "git diff", "git log"})
+"""Programs that only look at the state of the work (a listing, ``git status``): after a real
+action of the same request they are not where work stopped."""
+
+
+def _is_idle(call: Call) -> bool:
+    """A plan update or a command of housekeeping programs only (``date``, ``pwd``): not worth
+    a word even after the last action."""
+    command = command_of(call)
+    names = programs(command) if command is not None else []
+    return call.name in _PLAN_TOOLS or (bool(names) and set(names) <= _HOUSEKEEPING_PROGRAMS)
+
+
+def _is_peek(call: Call) -> bool:
+    command = command_of(call)
+    names = programs(command) if command is not None else []
+    return bool(names) and all(n in _PEEK_PROGRAMS or n in _HOUSEKEEPING_PROGRAMS for n in names)
+
+
+def _rounds(s: Session, results: dict[str, Result]) -> list[list[Call]]:
+    """The rounds of calls that did more than housekeeping, latest first, back to the latest
+    user request: the calls of the assistant messages after the last assistant text before
+    them (Codex writes each parallel call as its own message)."""
+    rounds: list[list[Call]] = []
     calls: list[Call] = []
     for e in reversed(s.entries):
         if e.internal or e.injected:
             continue
         if e.role == "assistant" and e.calls:
-            real = [c for c in e.calls if not is_housekeeping(c, results.get(c.id))]
-            calls[:0] = real
+            calls[:0] = [c for c in e.calls if not is_housekeeping(c, results.get(c.id))]
             if e.text.strip() and calls:
-                break
-        elif (e.role == "assistant" and e.text.strip()) or (e.role == "user" and e.text.strip()):
+                rounds.append(calls)
+                calls = []
+        elif e.role == "assistant" and e.text.strip() and calls:
+            rounds.append(calls)
+            calls = []
+        elif e.role == "user" and e.text.strip():
             if calls:
+                rounds.append(calls)
+            if rounds:
                 break
-    return calls
+            calls = []
+    if calls:
+        rounds.append(calls)
+    return rounds
+
+
+def _last_round(s: Session, results: dict[str, Result]) -> list[Call]:
+    """The calls of the last round that did more than housekeeping. A round of status checks
+    only (``git status``, ``ls``) after a real action of the latest request does not hide it:
+    the real action's round is the last one then, and the checks that end a round are not
+    part of it."""
+    rounds = _rounds(s, results)
+    real = next((r for r in rounds if not all(_is_peek(c) for c in r)), None)
+    if real is None:
+        return rounds[0] if rounds else []
+    end = max(i for i, c in enumerate(real) if not _is_peek(c))
+    return real[: end + 1]  # the checks after its last real call are said after it
 
 
 def last_action(s: Session, limit: int) -> list[str]:
     """The last assistant action, one line per call (the last 4 of its round): the call and
-    what its result established. Empty when no call did more than housekeeping."""
+    what its result established; then, in parentheses, the housekeeping and status checks that
+    ran after it (so that they neither hide it nor go unsaid). Empty when no call did more than
+    housekeeping."""
     results = _results(s)
     calls = _last_round(s, results)
     lines = [
@@ -170,6 +216,17 @@ def last_action(s: Session, limit: int) -> list[str]:
     ]
     if len(calls) > 4:
         lines.insert(0, f"({len(calls) - 4} earlier calls of the same round not shown)")
+    if calls:
+        after = [
+            c for c in s.calls
+            if c.index > calls[-1].index and c.id in results and not _is_idle(c)
+        ]  # fmt: skip
+        shown = "; ".join(
+            f"{code(call_line(c, limit // 2))} → {_established(c, results.get(c.id))}"
+            for c in after[-2:]
+        )
+        if shown:
+            lines.append(f"(then only housekeeping or status checks ran: {shown})")
     return lines
 
 
@@ -209,6 +266,34 @@ _PROPOSES_RE = re.compile(
 )
 
 
+_OPTIONS_RE = re.compile(r"^\W{0,6}(?:\d{1,2}[.)]|\(?[a-f]\))\s+\S", re.MULTILINE)
+_CHOOSES_RE = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|now|then|alright|and|but)\b[,\s]*)*(?:ditch|drop|remove|skip|"
+    r"exclude|go with|pick|choose|keep only|let['’]?s go with|i (?:choose|pick|prefer)|"
+    r"(?:number|option|item)s? \w+ (?:is|are|sounds?) (?:good|fine|best))\b",
+    re.IGNORECASE,
+)
+
+
+def _choices(s: Session, request: Entry, said: Entry) -> None:
+    """A request that picks among the options one of the assistant's last three messages before
+    it listed (a numbered or lettered list): its sentences that choose or drop ("ditch number 5 and
+    6", "go with (b)") are decisions of the user."""
+    texts = [
+        e.text for e in s.entries[max(0, said.index - 40) : request.index]
+        if e.role == "assistant" and not e.internal and e.text.strip()
+    ][-3:]  # fmt: skip
+    if not any(len(_OPTIONS_RE.findall(x)) >= 2 for x in texts):
+        return
+    picked = [
+        (request.index, 3, f"Decided by the user: {one_line(x)}")
+        for x in sentences(request.text)
+        if len(x) <= 300 and _CHOOSES_RE.search(x)
+    ]
+    if picked:
+        s.decisions = sorted([*s.decisions, *picked], key=lambda d: d[0])
+
+
 def judge_proposals(s: Session) -> None:
     """Decisions from the dialogue: the proposals (``I'll …``, ``we should …``, ``I recommend
     …``) of the last assistant message before a request are turned down when the request starts
@@ -228,6 +313,7 @@ def judge_proposals(s: Session) -> None:
         previous = request.index
         if said is None:
             continue
+        _choices(s, request, said)
         rejects = _REJECTS_RE.match(request.text) is not None
         if not rejects and _ACCEPTS_RE.match(request.text) is None:
             continue
@@ -243,6 +329,81 @@ def judge_proposals(s: Session) -> None:
         else:
             accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in proposals]
             s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])
+
+
+_SKIPS_RE = re.compile(
+    r"\b(?:skip(?:s|ped|ping)?\b|not needed|no longer needed|(?:is|are)n['’]t needed|"
+    r"unnecessary|not necessary|not required|(?:continue|proceed|go on|carry on|move on|"
+    r"moving on) without|ignore (?:it|that|this)\b|safe to ignore|"
+    r"does(?:n['’]t| not) (?:matter|affect|block)|harmless|not a blocker)",
+    re.IGNORECASE,
+)
+_AROUND_RE = re.compile(
+    r"\b(?:instead(?! of)|fall(?:ing)? back|work(?:ing)? around|workaround|another way|recreat\w*|"
+    r"(?:got|have) enough|moving on|move on)\b",
+    re.IGNORECASE,
+)
+"""What the assistant says when it does without a failed call (another way, or not at all)."""
+_WORD_RE = re.compile(r"[a-z]{4,}")
+_USER_REFUSED_RE = re.compile(
+    r"user (?:doesn['’]t|does not) want to (?:proceed|run|take)|tool use was rejected|"
+    r"rejected by the user|user (?:denied|declined|rejected)",
+    re.IGNORECASE,
+)
+_NOT_FOUND_RE = re.compile(
+    r"no such file|does not exist|doesn['’]t exist|cannot find|can['’]t find|not found|"
+    r"could not find|cannot access|not recognized as",
+    re.IGNORECASE,
+)
+
+
+def judge_skipped(s: Session) -> None:
+    """Failures that are not for a resuming agent to fix (issue 28): one that the assistant's
+    next words or the user's next message set aside ("skip it", "not needed", "continue without
+    it"), or that the user refused to let run, is ``skipped`` (the words that say so are kept);
+    one the assistant next says it does another way or without ("instead", "recreating it in …",
+    "I've got enough") and calls followed is ``worked around``; a read or listing that found nothing
+    ("No such file", "does not exist") after which the work went on is ``not found``: a finding
+    (the path is not there), not a failure. Neither is listed as an unresolved failure."""
+    for err in s.errors:
+        if err.after not in ("", "failed again"):
+            continue
+        told = [x for x in sentences(err.next_text) if _SKIPS_RE.search(x)]
+        user = next(
+            (e for e in s.entries[err.index + 1 :] if e.role == "user" and not e.injected
+             and not e.internal and e.text.strip()),
+            None,
+        )  # fmt: skip
+        if user is not None:
+            told += [x for x in sentences(user.text) if _SKIPS_RE.search(x)]
+        said = " ".join(err.outcome.lines)
+        if _USER_REFUSED_RE.search(said) is not None:
+            told.insert(0, "the user refused to let this call run")
+        if told:
+            err.after, err.by = "skipped", one_line(told[0])
+            continue
+        went_on = any(c.index > err.index for c in s.calls)
+        around = [x for x in sentences(err.next_text) if _AROUND_RE.search(x)]
+        if around and went_on:
+            words = set(_WORD_RE.findall(err.call.lower()))
+            best = max(around, key=lambda x: len(words & set(_WORD_RE.findall(x.lower()))))
+            err.after, err.by = "worked around", one_line(best)
+            continue
+        if err.reading and went_on and _NOT_FOUND_RE.search(said) is not None:
+            err.after, err.by = "not found", ""
+
+
+def after_line(err: ErrorFact, width: int) -> str:
+    """What became of a failure, on one line of section 4."""
+    by = code(err.by)
+    return {
+        "fixed": f"  Fixed: a later {by} succeeded.",
+        "failed again": f"  Not fixed: a later {by} failed too.",
+        "retry pending": f"  Retried with {by}; its result is not in the transcript yet.",
+        "skipped": f"  Set aside on purpose, not to be fixed: {quote(err.by, width)}",
+        "worked around": f"  Done without it, not to be fixed: {quote(err.by, width)}",
+        "not found": "  Not there (a finding, not a failure to fix): the work went on without it.",
+    }.get(err.after, "  Not retried afterwards.")
 
 
 LAST_ROUNDS = 3

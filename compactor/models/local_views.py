@@ -22,8 +22,10 @@ __all__ = [
     "identifiers_used",
     "is_constraint",
     "named_files",
+    "named_lines",
     "prior_paths",
     "tools_used",
+    "untouched",
     "user_messages",
     "user_rules",
     "walk_steps",
@@ -155,6 +157,28 @@ def named_files(s: Session, most: int) -> list[str]:
                 break
         s.named = list(found)[:most]
     return s.named
+
+
+def named_lines(s: Session, most: int, shown: int) -> list[str]:
+    """Section 3's lines for the files the user named (:func:`named_files`, ``shown`` of
+    them), those that no call named apart: only in the user's words, they may not exist."""
+    named = named_files(s, most)[:shown]
+    only = untouched(s, named)
+    seen = [p for p in named if p not in only]
+    lines = ["Named by the user: " + ", ".join(seen)] if seen else []
+    if only:
+        lines.append("Named by the user, never by a call (only in the user's words; they may "
+                     "not exist): " + ", ".join(only))  # fmt: skip
+    return lines
+
+
+def untouched(s: Session, named: list[str]) -> list[str]:
+    """Of the files the user named, those no call of the session names (never opened, searched
+    for or changed): they are only in the user's words and may not exist (issue 28)."""
+    if not named:
+        return []
+    said = "\n".join(c.arguments.replace("\\\\", "\\") for c in s.calls)
+    return [p for p in named if p not in said and p.lstrip("~/") not in said]
 
 
 def user_messages(s: Session) -> list[str]:

@@ -47,6 +47,8 @@ from compactor.facts import (
     paths,
 )
 
+from .claims import Contradiction, contradictions
+
 __all__ = [
     "KEPT",
     "LAST_ROUNDS",
@@ -115,6 +117,9 @@ class Evaluation:
     format: str
     categories: list[Category]
     summary_found: bool
+    contradictions: list[Contradiction] = field(default_factory=list)
+    """Claims of the summary about where work stands that the original contradicts
+    (:mod:`compactor.runs.claims`); not part of the score, which only measures what was kept."""
 
     @property
     def score(self) -> float:
@@ -142,6 +147,7 @@ class Evaluation:
                 }
                 for c in self.categories
             ],
+            "contradictions": [asdict(c) for c in self.contradictions],
         }
 
 
@@ -321,12 +327,15 @@ def evaluate(
     for fact, exact in facts.items():
         cats["last-round facts"].items.append(hay.exact(fact) if exact else hay.item(fact))
     original_name, compacted_name, fmt = names
+    at = summary_message_index(compacted)
+    summary = entry_of(at, compacted[at]).text if at is not None else ""
     return Evaluation(
         original_name,
         compacted_name,
         fmt,
         list(cats.values()),
-        summary_message_index(compacted) is not None,
+        at is not None,
+        contradictions(original, summary) if summary else [],
     )
 
 
