@@ -32,9 +32,11 @@ from typing import Any
 
 from typer.core import TyperCommand, TyperGroup
 
+from compactor._json import JsonObject
+
 __all__ = ["CONTEXT", "Command", "Group", "epilog"]
 
-CONTEXT: dict[str, Any] = {"help_option_names": ["--help", "-h"], "max_content_width": 100}
+CONTEXT: JsonObject = {"help_option_names": ["--help", "-h"], "max_content_width": 100}
 """Context settings of every command: ``-h`` too, and help up to 100 columns wide."""
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from compactor._json import JsonObject
 from compactor.counting.tokens import load_callable
 from compactor.errors import ConfigError, ErrorKind, ModelError
 
@@ -62,7 +63,7 @@ def with_overrides(file_cfg: FileConfig, overrides: Overrides | None) -> FileCon
     return file_cfg.resolve(flag_layer(file_cfg, overrides))
 
 
-def model_settings(file_cfg: FileConfig, overrides: Overrides | None = None) -> dict[str, Any]:
+def model_settings(file_cfg: FileConfig, overrides: Overrides | None = None) -> JsonObject:
     """The primary model's mapping a run uses: the resolved ``model`` (``--model PREFIX:NAME``
     keeps the file's other settings of that provider,
     :func:`compactor.models.registry.flag_settings`) as written, else the default
@@ -117,7 +118,7 @@ class UnbuiltModel:
 
 
 def _make_model(
-    d: dict[str, Any], key: str, file_cfg: FileConfig, build: bool = True, required: bool = True
+    d: JsonObject, key: str, file_cfg: FileConfig, build: bool = True, required: bool = True
 ) -> ChatModel:
     """The model of ``d`` (``key`` locates it in the file). ``required``: the chain has no other
     model to go on with, so a remote model without an API key is a ConfigError (exit 2, before
@@ -181,7 +182,7 @@ class KeylessModel:
         raise self._refusal()
 
 
-def key_problem(spec: dict[str, Any], key: str, file_cfg: FileConfig) -> str | None:
+def key_problem(spec: JsonObject, key: str, file_cfg: FileConfig) -> str | None:
     """Why the model ``spec`` (at ``key``) has no API key to send, or None when it has one or
     needs none (its provider decides: :meth:`compactor.models.providers.Provider.key_problem`;
     ``api_key: ${VAR}`` with VAR unset names VAR, and the provider's own key variable never
@@ -380,7 +381,7 @@ def config_fields(
     build_models: bool = True,
     require_keys: bool = True,
     agent_session: bool = False,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The :class:`compactor.Config` fields of a resolved ``file_cfg`` (see
     :func:`build_config`), each key's own checks done, located at it in the file."""
     from compactor.counting.config import FailoverConfig, PreserveUserMessages, RetryConfig

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
+from compactor._json import JsonObject
 from compactor._util import FrozenRecord
 from compactor.errors import ConfigError
 
@@ -198,11 +199,11 @@ class Section:
         value = getattr(self, name)
         return self.keys()[name].default if value is None else value
 
-    def given(self) -> dict[str, Any]:
+    def given(self) -> JsonObject:
         """The keys this layer sets, as written."""
         return {k: getattr(self, k) for k in self.keys() if getattr(self, k) is not None}
 
-    def effective(self) -> dict[str, Any]:
+    def effective(self) -> JsonObject:
         """Every key: its value, else its default."""
         return {k: self.value(k) for k in self.keys()}
 
@@ -251,7 +252,7 @@ class Failover(Section):
 
     max_retries: int | None = setting((int,), inherit=f"{_CONFIG}:DEFAULT_MAX_RETRIES")
     max_delay: float | None = setting(NUM)
-    models: list[dict[str, Any]] | None = setting(MODEL_LIST, ())
+    models: list[JsonObject] | None = setting(MODEL_LIST, ())
 
 
 @dataclass(kw_only=True, repr=False, eq=False)
@@ -383,7 +384,7 @@ def overlay(*layers: T) -> T:
     section given by several layers is resolved key by key (the Agents SDK's
     ``ModelSettings.resolve``). Fields without a declaration are taken from the last layer."""
     last = layers[-1]
-    values: dict[str, Any] = {}
+    values: JsonObject = {}
     for f in dataclasses.fields(last):  # type: ignore[arg-type]
         given = [getattr(layer, f.name) for layer in layers if getattr(layer, f.name) is not None]
         if "section" in f.metadata and len(given) > 1:

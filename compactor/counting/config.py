@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Generic, cast
 
+from compactor._json import JsonObject
 from compactor.errors import ConfigError
 from compactor.schema import M
 
@@ -168,7 +169,7 @@ class Config(Generic[M]):
 
     model: Any = None
     """The summarization model: any object with ``async def generate(messages, **options)``."""
-    model_options: dict[str, Any] = field(default_factory=dict)
+    model_options: JsonObject = field(default_factory=dict)
     """Passed to every summarizer call, primary and failover."""
     token_counter: Callable[..., Any] | None = None
     """``(TokenCounterInput) -> int`` used by the trigger; None = ``default_token_counter``."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from compactor._json import JsonObject
 from compactor._util import FrozenRecord, maybe_await
 from compactor.errors import SummarizationError
 from compactor.schema import AgenticMessage, Message, ToolInfo
@@ -66,7 +66,7 @@ class TriggerDecision(FrozenRecord):
     """None when the message condition fired first (no counting) or no token condition exists."""
     threshold_tokens: int | None
     threshold_messages: int | None
-    extra: dict[str, Any]
+    extra: JsonObject
 
     def __init__(
         self,
@@ -76,7 +76,7 @@ class TriggerDecision(FrozenRecord):
         tokens: int | None,
         threshold_tokens: int | None,
         threshold_messages: int | None,
-        extra: dict[str, Any] | None = None,
+        extra: JsonObject | None = None,
     ) -> None:
         init = object.__setattr__
         init(self, "triggered", triggered)

@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from compactor._json import JsonObject
 from compactor.io import make_private_dirs, unsafe_folder
 from compactor.schema import AgenticMessage, Message, Usage, assistant_text, make_assistant
 
@@ -111,7 +112,7 @@ def _canonical(value: Any) -> Any:
 
 
 def cache_key(
-    model: str, options: dict[str, Any], messages: list[Any], endpoint: str | None = None
+    model: str, options: JsonObject, messages: list[Any], endpoint: str | None = None
 ) -> str:
     """SHA-256 hex digest of (endpoint, model, options, summarizer input)."""
     doc = {
@@ -126,7 +127,7 @@ def cache_key(
 
 
 def request_key(
-    model: object, name: str, options: dict[str, Any], messages: list[Any]
+    model: object, name: str, options: JsonObject, messages: list[Any]
 ) -> tuple[str, Any]:
     """The key of sending ``messages`` to ``model``, and the request body it was computed from
     when the model serialises its requests itself (a ``request_body`` method whose result has
@@ -158,7 +159,7 @@ class CacheStats:
     """Modification time (epoch seconds) of the oldest entry."""
     newest: float | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return dataclasses.asdict(self)
 
 

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic
 
+from compactor._json import JsonObject
 from compactor._util import input_for, model_name
 from compactor.counting.config import Config
 from compactor.counting.tokens import estimate_message
@@ -143,7 +144,7 @@ class SummaryRun(Generic[M]):
     """Models sent the transcript form in this run (key → name)."""
     switched: set[ModelKey] = field(default_factory=set)
     """``auto`` models that switched to the transcript after a validation error."""
-    adaptations: list[dict[str, Any]] = field(default_factory=list)
+    adaptations: list[JsonObject] = field(default_factory=list)
     shorter: int = 0
     cut_kept: int = 0
     """Running summaries kept although cut at the token limit (intermediate chunks only)."""
@@ -172,8 +173,8 @@ class SummaryRun(Generic[M]):
             return "transcript"
         return "transcript" if model_key(model) in self.switched else "messages"
 
-    def learned(self) -> dict[str, Any]:
-        data: dict[str, Any] = {}
+    def learned(self) -> JsonObject:
+        data: JsonObject = {}
         if self.breakers:
             data["circuit_breakers"] = [
                 {
@@ -203,7 +204,7 @@ def replaced_tokens(chunk_input: list[Any]) -> int:
     return input_tokens(chunk_input[1:-1])
 
 
-def capped_options(job: SummaryRun[Any], model_input: list[Any]) -> dict[str, Any]:
+def capped_options(job: SummaryRun[Any], model_input: list[Any]) -> JsonObject:
     """The model options for a chunk's request, its reply capped at what a reply to
     ``model_input`` may be (:func:`~compactor.pipeline.replies.reply_limit`, in the server's
     tokens): a summary never has to be longer than what it replaces, and a small server asked for
@@ -305,10 +306,10 @@ async def summarize_input(
         if failed >= BREAKER_FAILURES:
             await _open(job, key, name, last_error)
 
-    prepared: dict[tuple[int, int, str], tuple[list[M], str | None, Any, dict[str, Any]]] = {}
+    prepared: dict[tuple[int, int, str], tuple[list[M], str | None, Any, JsonObject]] = {}
 
     def prepare(
-        model: Any, inp: list[M], sent: list[M], form: str, options: dict[str, Any]
+        model: Any, inp: list[M], sent: list[M], form: str, options: JsonObject
     ) -> tuple[str | None, Any]:
         """(cache key, request body) of ``sent``, built once for all the attempts of one input
         to one model. A model that serialises its own requests (``request_body``) is sent those

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic
 
+from compactor._json import JsonObject
 from compactor._util import call_maybe_async, input_for, maybe_await
 from compactor.counting.config import Config, PreserveUserMessages, validate_config
 from compactor.counting.tokens import default_token_counter
@@ -47,11 +48,11 @@ class SummarizeOutcome(Generic[M]):
     phase: str = "primary"
     model_input: list[M] = field(default_factory=list)
     summary: Any = None
-    chunks: list[dict[str, Any]] = field(default_factory=list)
+    chunks: list[JsonObject] = field(default_factory=list)
     """Chunked summarization: which messages each chunk covered (empty: one pass)."""
-    adaptations: list[dict[str, Any]] = field(default_factory=list)
+    adaptations: list[JsonObject] = field(default_factory=list)
     """Re-plans after the provider refused the input as too long for its window."""
-    learned: dict[str, Any] = field(default_factory=dict)
+    learned: JsonObject = field(default_factory=dict)
     """What the run learned about its models
     (:attr:`compactor.pipeline.retry.SummaryResult.learned`): circuit breakers, transcript forms,
     shorter-summary requests, the token scale."""
@@ -59,7 +60,7 @@ class SummarizeOutcome(Generic[M]):
     """Messages kept verbatim after the summary (``Config.keep``), without their ``usage``."""
     masked: dict[str, int] | None = None
     """Secret kind → occurrences masked in the summarizer input; None = masking off."""
-    retention: dict[str, Any] | None = None
+    retention: JsonObject | None = None
     """The retention check's report; None = off."""
     tokens_before: int | None = None
     tokens_after: int | None = None
@@ -215,7 +216,7 @@ class Middleware(Generic[M]):
             degraded=result.degraded,
         )
 
-    def _retain(self, new_messages: list[M], dropped: list[M], masker: Any) -> dict[str, Any]:
+    def _retain(self, new_messages: list[M], dropped: list[M], masker: Any) -> JsonObject:
         """Repair the summary message in ``new_messages`` in place; the retention report."""
         from .retention import apply_retention
 
@@ -239,7 +240,7 @@ class Middleware(Generic[M]):
             return str(fixed)
 
         new_messages[i] = _edit_text(new_messages[i], repair)
-        data: dict[str, Any] = {"applied": True, **report.to_dict()}
+        data: JsonObject = {"applied": True, **report.to_dict()}
         return data
 
     def user_budget(self, pum: PreserveUserMessages) -> int:

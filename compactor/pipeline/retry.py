@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, cast
 
 from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
+from compactor._json import JsonObject
 from compactor._util import call_maybe_async, redact
 from compactor.counting.config import (
     DEFAULT_MAX_DELAY,
@@ -114,14 +115,14 @@ class SummaryResult(Generic[M]):
     model_input: list[M]
     attempts: list[AttemptRecord] = field(default_factory=list)
     phase: Phase = "primary"
-    chunks: list[dict[str, Any]] = field(default_factory=list)
+    chunks: list[JsonObject] = field(default_factory=list)
     """One record per chunk when the input was summarized in chunks (empty otherwise)."""
-    adaptations: list[dict[str, Any]] = field(default_factory=list)
+    adaptations: list[JsonObject] = field(default_factory=list)
     """Each re-plan after a context-length error: the window reported and the one planned with."""
     degraded: bool = False
     """The summary (or a chunk's) was written by a stand-in after the configured models
     failed: the ``fallback_model``, or an embedded summarizer in the failover chain."""
-    learned: dict[str, Any] = field(default_factory=dict)
+    learned: JsonObject = field(default_factory=dict)
     """What the run learned about its models, for the report (empty keys left out):
     ``circuit_breakers`` (model, kind, error, calls skipped), ``input_forms`` (model →
     ``transcript``), ``shorter_summary_requests``, ``cut_running_summaries``, ``token_scale``,

@@ -56,6 +56,7 @@ import dataclasses
 import math
 from typing import TYPE_CHECKING, Any
 
+from compactor._json import JsonObject
 from compactor._util import call_maybe_async
 from compactor.counting.config import Config
 from compactor.errors import ErrorKind, SpendLimitError, SummarizationError
@@ -244,7 +245,7 @@ async def _adapt(job: SummaryRun[Any], err: BaseException, sent: list[Any]) -> b
             summarizer_context_tokens=max(window, 1),
             reply_reserve_tokens=min(config.reply_reserve_tokens, max(window, 1) // 4),
         )
-        record: dict[str, Any] = {"reported": reported, "planned_with": usable_tokens(job.config)}
+        record: JsonObject = {"reported": reported, "planned_with": usable_tokens(job.config)}
         if learned is not None:
             record["scale"] = round(learned, 3)
         planned = usable_tokens(job.config)
@@ -313,7 +314,7 @@ async def _generate_chunked(job: SummaryRun[M]) -> SummaryResult[M]:
     index = 0
     running: str | None = None
     result: SummaryResult[M] | None = None
-    chunk_records: list[dict[str, Any]] = []
+    chunk_records: list[JsonObject] = []
     degraded = False
     kept: list[str] = []  # the rendered text of the chunks (but the last) kept as written
     plan: ChunkPlan | None = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from compactor._json import JsonObject
 from compactor._util import Record
 from compactor.counting.tokens import TokenCounter, default_token_counter
 from compactor.counting.trigger import TriggerCondition, TriggerDecision, decide_sync, thresholds
@@ -153,10 +154,10 @@ def verdict_record(
     counter: str,
     decision: TriggerDecision,
     messages: Sequence[Any] | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The SPEC §9.3 fields of one ``check --json`` line, plus ``tool_calls``/``tool_results``
     when ``messages`` is given."""
-    record: dict[str, Any] = {
+    record: JsonObject = {
         "path": path,
         "format": fmt,
         "messages": decision.messages,
@@ -173,7 +174,7 @@ def verdict_record(
     return record
 
 
-def check_record(result: CheckResult, counter: str) -> dict[str, Any]:
+def check_record(result: CheckResult, counter: str) -> JsonObject:
     """The ``check --json`` line of ``result`` (``counter``: the counter's name)."""
     record = verdict_record(result.path, result.format, counter, result.decision, result.messages)
     if result.tool_calls is not None:
@@ -187,7 +188,7 @@ def check_record(result: CheckResult, counter: str) -> dict[str, Any]:
 
 def error_record(
     path: str, counter: str, trigger: TriggerCondition | None, error: str, exit_code: int
-) -> dict[str, Any]:
+) -> JsonObject:
     """The ``check --json`` line of a transcript that could not be checked: the same keys,
     null where nothing is known, the error (its one line) and its exit code."""
     threshold_tokens, threshold_messages = thresholds(trigger)
@@ -215,7 +216,7 @@ class Explained(Record):
     format: str
     decision: TriggerDecision
     messages: list[Any]
-    data: dict[str, Any]
+    data: JsonObject
     """:func:`compactor.runs.explain.explain`'s dict, with ``strategies`` added."""
 
     def __init__(
@@ -224,7 +225,7 @@ class Explained(Record):
         format: str,
         decision: TriggerDecision,
         messages: list[Any],
-        data: dict[str, Any],
+        data: JsonObject,
     ) -> None:
         self.path = path
         self.format = format
@@ -232,7 +233,7 @@ class Explained(Record):
         self.messages = messages
         self.data = data
 
-    def record(self, counter: str) -> dict[str, Any]:
+    def record(self, counter: str) -> JsonObject:
         """The ``check --explain --json`` line (``counter``: the counter's name)."""
         record = verdict_record(self.path, self.format, counter, self.decision, self.messages)
         record["explain"] = self.data

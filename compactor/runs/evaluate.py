@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from compactor._json import JsonObject
 from compactor.facts import (
     Call,
     Entry,
@@ -123,7 +124,7 @@ class Evaluation:
         total = sum(c.weight for c in used)
         return 100.0 * sum(c.weight * c.score for c in used) / total if total else 100.0
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         """The JSON shape ``compact eval --json`` prints."""
         return {
             "original": self.original,

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from compactor._json import JsonObject
 from compactor._util import maybe_await, model_name
 from compactor.counting.config import Config, PreserveUserMessages
 from compactor.counting.tokens import (
@@ -87,7 +88,7 @@ def _role(msg: Message | AgenticMessage) -> str:
 
 async def _token_rows(
     config: Config[Any], messages: Sequence[Message | AgenticMessage], tools: Sequence[ToolInfo]
-) -> dict[str, Any]:
+) -> JsonObject:
     """Where the counted tokens are, in rows that add up to what the trigger counted.
 
     * ``baseline``: with the default counter, the provider-reported usage of the newest
@@ -178,10 +179,10 @@ def _by_tool(messages: Sequence[Message | AgenticMessage]) -> dict[str, dict[str
     )
 
 
-def _conditions(config: Config[Any], decision: TriggerDecision) -> list[dict[str, Any]]:
+def _conditions(config: Config[Any], decision: TriggerDecision) -> list[JsonObject]:
     trigger = config.trigger
     max_tokens, max_messages = thresholds(trigger)
-    rows: list[dict[str, Any]] = []
+    rows: list[JsonObject] = []
     tokens = decision.tokens
     if max_messages is not None:
         rows.append(
@@ -255,7 +256,7 @@ def _cost(
     model: str,
     calls: list[int],
     reply_tokens: int,
-) -> dict[str, Any] | None:
+) -> JsonObject | None:
     if not prices:
         return None
     short = model.split(":", 1)[-1]
@@ -289,7 +290,7 @@ async def explain(
     prices: Mapping[str, Mapping[str, float]] | None = None,
     chain: Mapping[str, Any] | None = None,
     limits: SpendLimits | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The dry-run explanation of compacting ``messages`` with ``config``; never calls a model.
 
     ``decision`` is the trigger decision already made with the configured counter; ``model``
@@ -306,7 +307,7 @@ async def explain(
     summarizer_tokens = requests.summarizer_tokens
     limit = config.summarizer_context_tokens
     chunks = requests.chunks
-    plan_data: dict[str, Any] = {
+    plan_data: JsonObject = {
         "system_messages": n_sys,
         "summarized": _span(messages, n_sys, n_sys + len(head)),
         "tail": _span(messages, n_sys + len(head), len(messages)) if tail else None,
@@ -359,7 +360,7 @@ class RequestPlan:
     """The same without the cache (what the first run costs)."""
     summarizer_tokens: int
     """The summarizer input of one pass (the default estimate)."""
-    chunks: list[dict[str, Any]]
+    chunks: list[JsonObject]
     """The chunk plan (empty: one pass)."""
     cached: bool
     """The one-pass summary is in the cache already."""
@@ -394,7 +395,7 @@ async def plan_requests(config: Config[Any], messages: list[Any]) -> RequestPlan
         model_input = masker.mask_messages(model_input)
     summarizer_tokens = input_tokens(model_input)
     limit = config.summarizer_context_tokens
-    chunks: list[dict[str, Any]] = []
+    chunks: list[JsonObject] = []
     calls = [summarizer_tokens]
     if limit and needs_chunks(config, model_input):
         plan = plan_summarizer_chunks(config, to_summarize, system_instruction, user_instruction)
@@ -440,10 +441,10 @@ async def plan_requests(config: Config[Any], messages: list[Any]) -> RequestPlan
     )
 
 
-def _requests(plan: RequestPlan, limits: SpendLimits | None) -> dict[str, Any]:
+def _requests(plan: RequestPlan, limits: SpendLimits | None) -> JsonObject:
     """The ``requests`` object of ``--explain``: what a run would send, and whether the spend
     limits let it."""
-    data: dict[str, Any] = {
+    data: JsonObject = {
         "count": plan.requests,
         "input_tokens": plan.input_tokens,
         "cached": plan.cached,
@@ -471,7 +472,7 @@ def model_label(d: Mapping[str, Any]) -> str:
     return provider.label(full) if provider is not None else str(full["provider"])
 
 
-def summarizer_chain(file_cfg: FileConfig) -> dict[str, Any]:
+def summarizer_chain(file_cfg: FileConfig) -> JsonObject:
     """The summarizers a run would try, in order: the primary's attempts, the failover models
     (attempt N uses ``models[(N-1) % len]``) and their attempts."""
     primary, failover = file_cfg.attempts()
