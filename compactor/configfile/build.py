@@ -307,7 +307,7 @@ def _finalize(
     except ConfigError as err:
         raise file_cfg.error("finalize", err.message) from err
     # its handlers and default_then_prompt only read the history: no deep copy of it is needed
-    built.readonly_input = True  # type: ignore[attr-defined]
+    built.readonly_input = True
     return built
 
 

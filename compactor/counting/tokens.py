@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from compactor._util import MaybeAwaitable
 from compactor.errors import ConfigError
 from compactor.schema import MEDIA_BLOCK_TYPES, MEDIA_PART_TYPES, AgenticMessage, Message, ToolInfo
 
@@ -42,7 +43,7 @@ class TokenCounterInput:
     tools: Sequence[ToolInfo] = field(default_factory=list)
 
 
-TokenCounter = Callable[[TokenCounterInput], Any]
+TokenCounter = Callable[[TokenCounterInput], MaybeAwaitable[int]]
 """``(TokenCounterInput) -> int`` (or an awaitable of it)."""
 
 
