@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from compactor._json import JsonObject
 from compactor.counting.tokens import load_callable
 from compactor.errors import ConfigError, ErrorKind, ModelError
+from compactor.schema import M
 
 from .fileconfig import DEFAULT_FILE_MAX_DELAY, FileConfig, Overrides, flag_layer
 from .settings import Retry
@@ -331,7 +332,7 @@ def build_config(
     runtime: dict[str, Any] | None = None,
     checked: bool = False,
     agent_session: bool = False,
-) -> Config[Any]:
+) -> Config[M]:
     """A :class:`compactor.Config` from the file plus CLI overrides.
 
     ``transcript_path_auto`` is what ``transcript_file_path: auto`` means for this run (the
@@ -355,7 +356,7 @@ def build_config(
         require_keys=require_keys,
         agent_session=agent_session,
     )
-    config: Config[Any] = Config(**{**fields, **(runtime or {})})
+    config: Config[M] = Config(**{**fields, **(runtime or {})})
     if checked:
         mark_validated(config)
     else:

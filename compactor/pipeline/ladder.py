@@ -121,7 +121,7 @@ class _Breaker:
 class SummaryRun(Generic[M]):
     """What every model call of one summarization shares, and what the run learned."""
 
-    config: Config[Any]
+    config: Config[M]
     messages: list[M]
     """The history being summarized (masked when masking is on)."""
     emit: Emit
@@ -204,7 +204,7 @@ def replaced_tokens(chunk_input: list[Any]) -> int:
     return input_tokens(chunk_input[1:-1])
 
 
-def capped_options(job: SummaryRun[Any], model_input: list[Any]) -> JsonObject:
+def capped_options(job: SummaryRun[M], model_input: list[Any]) -> JsonObject:
     """The model options for a chunk's request, its reply capped at what a reply to
     ``model_input`` may be (:func:`~compactor.pipeline.replies.reply_limit`, in the server's
     tokens): a summary never has to be longer than what it replaces, and a small server asked for
@@ -222,7 +222,7 @@ def capped_options(job: SummaryRun[Any], model_input: list[Any]) -> JsonObject:
     return {**options, key: cap}
 
 
-def adaptable(job: SummaryRun[Any], error: BaseException | None) -> bool:
+def adaptable(job: SummaryRun[M], error: BaseException | None) -> bool:
     """Whether :func:`compactor.pipeline.summarize` would re-plan after ``error`` (so the fallback
     waits)."""
     if job.config.gen_model_input is not None:
@@ -236,7 +236,7 @@ def adaptable(job: SummaryRun[Any], error: BaseException | None) -> bool:
     return False
 
 
-def _at_own_cap(job: SummaryRun[Any], cut: ModelError) -> bool:
+def _at_own_cap(job: SummaryRun[M], cut: ModelError) -> bool:
     """Whether a cut reply stopped at the reply cap the request asked for (``max_tokens``):
     the model talked past what it was allowed, and a smaller chunk will not make it stop. A
     reply cut earlier was cut by the window (llama.cpp lowers ``max_tokens`` to the room
@@ -263,7 +263,7 @@ def _stricter(inp: list[M], old: str, new: str) -> list[M] | None:
     return out
 
 
-def _breaks(job: SummaryRun[Any], model: ChatModel, error: BaseException | None) -> bool:
+def _breaks(job: SummaryRun[M], model: ChatModel, error: BaseException | None) -> bool:
     """Whether ``error`` from ``model`` opens its breaker at once."""
     if not isinstance(error, ModelError) or error.kind in _UNTRIPPING:
         return False
@@ -275,7 +275,7 @@ def _breaks(job: SummaryRun[Any], model: ChatModel, error: BaseException | None)
     )
 
 
-async def _open(job: SummaryRun[Any], key: ModelKey, name: str, error: BaseException) -> None:
+async def _open(job: SummaryRun[M], key: ModelKey, name: str, error: BaseException) -> None:
     if not job.config.circuit_breaker or key in job.breakers:
         return
     job.breakers[key] = _Breaker(name, error)
@@ -501,7 +501,7 @@ async def summarize_input(
         return result
 
 
-def _learn_scale(job: SummaryRun[Any], reply: Any, sent: list[Any]) -> None:
+def _learn_scale(job: SummaryRun[M], reply: Any, sent: list[Any]) -> None:
     """The provider's ``usage.prompt_tokens`` per estimated token of ``sent``, when the input
     was large enough for the count to mean something."""
     usage = getattr(reply, "usage", None)

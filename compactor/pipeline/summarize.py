@@ -54,7 +54,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from compactor._json import JsonObject
 from compactor._util import call_maybe_async
@@ -63,7 +64,9 @@ from compactor.errors import ErrorKind, SpendLimitError, SummarizationError
 from compactor.events import ChunkStart, ContextLimit
 from compactor.prompts import CHUNK_NOTE, PREVIOUS_SUMMARY, SYSTEM_INSTRUCTION
 from compactor.schema import (
+    AgenticMessage,
     M,
+    Message,
     assistant_text,
     make_assistant,
     make_system,
@@ -102,7 +105,7 @@ share since the plan was made (re-planning after every chunk made a 224-chunk ru
 
 
 async def build_model_input(
-    config: Config[Any], messages: list[M], *, brevity: int = 0
+    config: Config[M], messages: list[M], *, brevity: int = 0
 ) -> tuple[M, M, list[M]]:
     """(system instruction, user instruction, summarizer input) for ``messages`` (SPEC §4).
 
@@ -133,7 +136,7 @@ VERBATIM_NOTE = (
 """What precedes a chunk kept as written in the summary (:func:`generate_summary`)."""
 
 
-def _running_text(reply: Any, job: SummaryRun[Any]) -> str:
+def _running_text(reply: M | None, job: SummaryRun[M]) -> str:
     """The part of a chunk's reply handed to the next chunk: its <summary> block, capped."""
     text = assistant_text(reply) if reply is not None else ""
     start, end = text.find("<summary>"), text.rfind("</summary>")
@@ -147,7 +150,7 @@ def _running_text(reply: Any, job: SummaryRun[Any]) -> str:
 
 
 async def generate_summary(
-    config: Config[Any],
+    config: Config[M],
     messages: list[M],
     emit: Emit,
     *,
@@ -217,7 +220,7 @@ def _single_input(job: SummaryRun[M]) -> list[M]:
     return out
 
 
-async def _adapt(job: SummaryRun[Any], err: BaseException, sent: list[Any]) -> bool:
+async def _adapt(job: SummaryRun[M], err: BaseException, sent: list[M]) -> bool:
     """Re-plan after a context-length error or replies cut at the token limit: learn the scale
     and the window, or halve the chunks. False when there is nothing (left) to try."""
     if not adaptable(job, err):
@@ -277,7 +280,7 @@ def _not_shorter(err: BaseException) -> bool:
     )
 
 
-def _verbatim_text(index: int, part: list[Any]) -> str:
+def _verbatim_text(index: int, part: Sequence[Message | AgenticMessage]) -> str:
     """Chunk ``index`` kept as written (no reply to it was shorter than it): a note, then its
     messages as a transcript (:func:`~compactor.pipeline.rendering.render_transcript`)."""
     return f"{VERBATIM_NOTE.format(index=index)}\n\n{render_transcript(part)}"

@@ -57,6 +57,7 @@ from compactor.pipeline.replies import is_embedded, oversized_reply, weak_reply
 from compactor.pipeline.summarize import build_model_input
 from compactor.schema import (
     AgenticMessage,
+    M,
     Message,
     ToolInfo,
     message_kind,
@@ -87,7 +88,7 @@ def _role(msg: Message | AgenticMessage) -> str:
 
 
 async def _token_rows(
-    config: Config[Any], messages: Sequence[Message | AgenticMessage], tools: Sequence[ToolInfo]
+    config: Config[M], messages: Sequence[Message | AgenticMessage], tools: Sequence[ToolInfo]
 ) -> JsonObject:
     """Where the counted tokens are, in rows that add up to what the trigger counted.
 
@@ -179,7 +180,7 @@ def _by_tool(messages: Sequence[Message | AgenticMessage]) -> dict[str, dict[str
     )
 
 
-def _conditions(config: Config[Any], decision: TriggerDecision) -> list[JsonObject]:
+def _conditions(config: Config[M], decision: TriggerDecision) -> list[JsonObject]:
     trigger = config.trigger
     max_tokens, max_messages = thresholds(trigger)
     rows: list[JsonObject] = []
@@ -230,7 +231,7 @@ def _span(messages: Sequence[Any], start: int, end: int) -> dict[str, int]:
     }
 
 
-async def _user_messages(config: Config[Any], mw: Middleware[Any], head: list[Any]) -> Any:
+async def _user_messages(config: Config[M], mw: Middleware[M], head: list[Any]) -> Any:
     if config.finalize is not None:
         return {"applies": False, "reason": "a custom finalize is configured"}
     pum = config.preserve_user_messages or PreserveUserMessages()
@@ -281,7 +282,7 @@ def _cost(
 
 
 async def explain(
-    config: Config[Any],
+    config: Config[M],
     messages: list[Any],
     tools: Sequence[ToolInfo],
     decision: TriggerDecision,
@@ -298,7 +299,7 @@ async def explain(
     :func:`summarizer_chain`'s account of the attempts and failover models; ``limits`` the
     config's spend limits, checked against the requests the run would send.
     """
-    mw: Middleware[Any] = Middleware(config)
+    mw: Middleware[M] = Middleware(config)
     system_messages, context = split_system(list(messages))
     to_summarize, tail = mw.split_tail(list(messages))
     head = to_summarize[len(system_messages) :]
@@ -378,13 +379,13 @@ class RequestPlan:
         return sum(self.calls)
 
 
-async def plan_requests(config: Config[Any], messages: list[Any]) -> RequestPlan:
+async def plan_requests(config: Config[M], messages: list[Any]) -> RequestPlan:
     """The requests summarizing ``messages`` with ``config`` would send, worked out as the run
     does it (verbatim tail, masking, instructions, chunk plan) without calling a model: what
     ``check --explain`` shows and what the spend guard (:mod:`compactor.pipeline.limits`) reserves
     before a run's first request. A chunked input counts every chunk (a chunk's input depends
     on the summaries before it, so the cache cannot be asked ahead)."""
-    mw: Middleware[Any] = Middleware(config)
+    mw: Middleware[M] = Middleware(config)
     to_summarize, _ = mw.split_tail(list(messages))
     masker = mw.make_masker()
     brevity = initial_brevity(config) if config.gen_model_input is None else 0
@@ -514,7 +515,7 @@ class PlannedBodyModel(PlannedModel):
         return self.provider.request_body(self.model, messages, options)
 
 
-def explain_config(file_cfg: FileConfig, model: str | None) -> tuple[str, Config[Any]]:
+def explain_config(file_cfg: FileConfig, model: str | None) -> tuple[str, Config[M]]:
     """(summarizer name, the Config a run would use) for ``check --explain``, built without
     importing or building any model backend."""
     import dataclasses
@@ -537,7 +538,7 @@ def explain_config(file_cfg: FileConfig, model: str | None) -> tuple[str, Config
     planned.endpoint = (
         None if provider is None or local else provider.endpoint(primary.get("base_url"))
     )
-    cfg = build_config(
+    cfg: Config[M] = build_config(
         # a dry run never calls the callback: its module is not imported (it runs code)
         dataclasses.replace(file_cfg, failover=None, callback=None),
         transcript_path_auto="/dev/null",
