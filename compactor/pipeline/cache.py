@@ -51,12 +51,12 @@ import re
 import stat
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compactor._json import JsonObject
+from compactor._json import JsonObject, JsonValue
 from compactor.io import make_private_dirs, unsafe_folder
 from compactor.schema import AgenticMessage, Message, Usage, assistant_text, make_assistant
 
@@ -97,7 +97,7 @@ def model_endpoint(model: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _canonical(value: Any) -> Any:
+def _canonical(value: object) -> JsonValue:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         data = {f.name: _canonical(getattr(value, f.name)) for f in dataclasses.fields(value)}
         data["__kind__"] = type(value).__name__
@@ -112,7 +112,10 @@ def _canonical(value: Any) -> Any:
 
 
 def cache_key(
-    model: str, options: JsonObject, messages: list[Any], endpoint: str | None = None
+    model: str,
+    options: JsonObject,
+    messages: Sequence[Message | AgenticMessage],
+    endpoint: str | None = None,
 ) -> str:
     """SHA-256 hex digest of (endpoint, model, options, summarizer input)."""
     doc = {
@@ -127,8 +130,8 @@ def cache_key(
 
 
 def request_key(
-    model: object, name: str, options: JsonObject, messages: list[Any]
-) -> tuple[str, Any]:
+    model: object, name: str, options: JsonObject, messages: Sequence[Message | AgenticMessage]
+) -> tuple[str, object]:
     """The key of sending ``messages`` to ``model``, and the request body it was computed from
     when the model serialises its requests itself (a ``request_body`` method whose result has
     the ``sha256`` of its bytes, as the OpenAI model's has): then the key hashes the very bytes
@@ -163,7 +166,7 @@ class CacheStats:
         return dataclasses.asdict(self)
 
 
-def _usage(value: Any) -> Usage | None:
+def _usage(value: JsonValue) -> Usage | None:
     if value is None:
         return None
     if not isinstance(value, dict) or set(value) != set(_USAGE_FIELDS):
@@ -268,7 +271,7 @@ class SummaryCache:
             self.hits += 1
         return reply
 
-    def put(self, key: str, model: str, reply: Any) -> None:
+    def put(self, key: str, model: str, reply: object) -> None:
         """Store ``reply`` (an assistant message with text); anything else is not stored. A
         failure to write is counted in ``errors``, never raised."""
         if not isinstance(reply, Message | AgenticMessage) or reply.role != "assistant":

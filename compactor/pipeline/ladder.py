@@ -10,6 +10,7 @@ validation error), a stricter instruction after a cut reply, and the circuit bre
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic
 
@@ -28,7 +29,7 @@ from compactor.events import (
     ShorterSummary,
 )
 from compactor.models.base import ChatModel
-from compactor.schema import M, make_user, message_kind, user_text
+from compactor.schema import AgenticMessage, M, Message, make_user, message_kind, user_text
 
 from .chunking import (
     SCALE_SAMPLE_MIN,
@@ -155,7 +156,7 @@ class SummaryRun(Generic[M]):
     verbatim: list[int] = field(default_factory=list)
     """Chunks kept as their rendered text: no reply to them was shorter than they are."""
 
-    def count(self, msg: Any) -> int:
+    def count(self, msg: Message | AgenticMessage) -> int:
         """A message's estimated tokens times the learned scale."""
         return math.ceil(estimate_message(msg) * self.scale)
 
@@ -198,13 +199,15 @@ class SummaryRun(Generic[M]):
         return data
 
 
-def replaced_tokens(chunk_input: list[Any]) -> int:
+def replaced_tokens(chunk_input: Sequence[Message | AgenticMessage]) -> int:
     """The estimated tokens of what a chunk's reply replaces: its input but the system
     instruction (first) and the chunk's note with the user instruction (last)."""
     return input_tokens(chunk_input[1:-1])
 
 
-def capped_options(job: SummaryRun[M], model_input: list[Any]) -> JsonObject:
+def capped_options(
+    job: SummaryRun[M], model_input: Sequence[Message | AgenticMessage]
+) -> JsonObject:
     """The model options for a chunk's request, its reply capped at what a reply to
     ``model_input`` may be (:func:`~compactor.pipeline.replies.reply_limit`, in the server's
     tokens): a summary never has to be longer than what it replaces, and a small server asked for
@@ -306,11 +309,11 @@ async def summarize_input(
         if failed >= BREAKER_FAILURES:
             await _open(job, key, name, last_error)
 
-    prepared: dict[tuple[int, int, str], tuple[list[M], str | None, Any, JsonObject]] = {}
+    prepared: dict[tuple[int, int, str], tuple[list[M], str | None, object, JsonObject]] = {}
 
     def prepare(
         model: Any, inp: list[M], sent: list[M], form: str, options: JsonObject
-    ) -> tuple[str | None, Any]:
+    ) -> tuple[str | None, object]:
         """(cache key, request body) of ``sent``, built once for all the attempts of one input
         to one model. A model that serialises its own requests (``request_body``) is sent those
         bytes, and the cache key hashes the same bytes."""
@@ -319,7 +322,7 @@ async def summarize_input(
         if hit is not None and hit[0] is inp and hit[3] == options:
             return hit[1], hit[2]
         key: str | None = None
-        body: Any = None
+        body: object = None
         if cache is not None:
             from .cache import request_key
 
@@ -348,7 +351,7 @@ async def summarize_input(
         key, body = prepare(model, inp, sent, form, options)
         cached = False
 
-        def refused(reply: Any) -> ModelError | None:
+        def refused(reply: object) -> ModelError | None:
             """What a reply (fresh or cached) fails of the run's reply checks, if anything."""
             replaced = replaced_tokens(inp) if chunk is not None else None
             return oversized_reply(
@@ -501,7 +504,9 @@ async def summarize_input(
         return result
 
 
-def _learn_scale(job: SummaryRun[M], reply: Any, sent: list[Any]) -> None:
+def _learn_scale(
+    job: SummaryRun[M], reply: object, sent: Sequence[Message | AgenticMessage]
+) -> None:
     """The provider's ``usage.prompt_tokens`` per estimated token of ``sent``, when the input
     was large enough for the count to mean something."""
     usage = getattr(reply, "usage", None)
