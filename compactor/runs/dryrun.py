@@ -9,12 +9,13 @@ Kept light: ``compact check`` imports neither the middleware nor the event types
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from compactor._json import JsonObject
 from compactor._util import Record
 from compactor.counting.tokens import TokenCounter, default_token_counter
 from compactor.counting.trigger import TriggerCondition, TriggerDecision, decide_sync, thresholds
+from compactor.schema import AgenticMessage, Message
 
 if TYPE_CHECKING:
     from compactor.configfile import FileConfig
@@ -52,7 +53,7 @@ class CheckResult(Record):
     file_tool_calls: int
     """Tool calls over every record of the file (also before an earlier compaction)."""
     file_tool_results: int
-    messages: list[Any] | None
+    messages: list[Message] | list[AgenticMessage] | None
     """The model-visible history (a full read only; None when the file was streamed)."""
     tool_calls: int | None
     """Streamed: tool calls of the history (a full read counts them from ``messages``)."""
@@ -65,7 +66,7 @@ class CheckResult(Record):
         decision: TriggerDecision,
         file_tool_calls: int,
         file_tool_results: int,
-        messages: list[Any] | None = None,
+        messages: list[Message] | list[AgenticMessage] | None = None,
         tool_calls: int | None = None,
         tool_results: int | None = None,
     ) -> None:
@@ -123,7 +124,7 @@ def check_file(
     return CheckResult(display, parsed.format, decision, calls, results, messages=parsed.messages)
 
 
-def tool_pair_counts(messages: Sequence[Any]) -> tuple[int, int]:
+def tool_pair_counts(messages: Sequence[Message | AgenticMessage]) -> tuple[int, int]:
     """``(tool calls, tool results paired to one of those calls' ids)`` in ``messages``.
 
     A dangling call (no result yet) counts as a call only; a result whose id matches no call in
@@ -153,7 +154,7 @@ def verdict_record(
     fmt: str,
     counter: str,
     decision: TriggerDecision,
-    messages: Sequence[Any] | None = None,
+    messages: Sequence[Message | AgenticMessage] | None = None,
 ) -> JsonObject:
     """The SPEC §9.3 fields of one ``check --json`` line, plus ``tool_calls``/``tool_results``
     when ``messages`` is given."""
@@ -215,7 +216,7 @@ class Explained(Record):
     path: str
     format: str
     decision: TriggerDecision
-    messages: list[Any]
+    messages: list[Message] | list[AgenticMessage]
     data: JsonObject
     """:func:`compactor.runs.explain.explain`'s dict, with ``strategies`` added."""
 
@@ -224,7 +225,7 @@ class Explained(Record):
         path: str,
         format: str,
         decision: TriggerDecision,
-        messages: list[Any],
+        messages: list[Message] | list[AgenticMessage],
         data: JsonObject,
     ) -> None:
         self.path = path

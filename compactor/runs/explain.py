@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from compactor._json import JsonObject
+from compactor._json import JsonObject, JsonValue
 from compactor._util import maybe_await, model_name
 from compactor.counting.config import Config, PreserveUserMessages
 from compactor.counting.tokens import (
@@ -222,7 +222,7 @@ def _conditions(config: Config[M], decision: TriggerDecision) -> list[JsonObject
     return rows
 
 
-def _span(messages: Sequence[Any], start: int, end: int) -> dict[str, int]:
+def _span(messages: Sequence[Message | AgenticMessage], start: int, end: int) -> dict[str, int]:
     return {
         "start": start,
         "end": end,
@@ -231,7 +231,7 @@ def _span(messages: Sequence[Any], start: int, end: int) -> dict[str, int]:
     }
 
 
-async def _user_messages(config: Config[M], mw: Middleware[M], head: list[Any]) -> Any:
+async def _user_messages(config: Config[M], mw: Middleware[M], head: list[M]) -> JsonObject:
     if config.finalize is not None:
         return {"applies": False, "reason": "a custom finalize is configured"}
     pum = config.preserve_user_messages or PreserveUserMessages()
@@ -289,7 +289,7 @@ async def explain(
     *,
     model: str,
     prices: Mapping[str, Mapping[str, float]] | None = None,
-    chain: Mapping[str, Any] | None = None,
+    chain: Mapping[str, JsonValue] | None = None,
     limits: SpendLimits | None = None,
 ) -> JsonObject:
     """The dry-run explanation of compacting ``messages`` with ``config``; never calls a model.
@@ -463,7 +463,7 @@ def _requests(plan: RequestPlan, limits: SpendLimits | None) -> JsonObject:
     return data
 
 
-def model_label(d: Mapping[str, Any]) -> str:
+def model_label(d: Mapping[str, JsonValue]) -> str:
     """``PREFIX:NAME`` or ``local`` for a model mapping of the config (its provider's
     :meth:`~compactor.models.providers.Provider.label`)."""
     from compactor.models.registry import with_model_defaults
@@ -497,7 +497,9 @@ class PlannedModel:
         self.endpoint = endpoint
         self.embedded = embedded
 
-    async def generate(self, messages: list[Any], **options: Any) -> Any:
+    async def generate(
+        self, messages: list[Message] | list[AgenticMessage], **options: JsonValue
+    ) -> NoReturn:
         raise AssertionError("--explain never calls a model")
 
 

@@ -8,7 +8,7 @@ The command line renders a :class:`RunResult`; nothing here reads or writes a fi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from compactor._json import JsonObject
 from compactor.events import (
@@ -22,6 +22,11 @@ from compactor.events import (
 from compactor.exitcodes import ExitCode, classify
 
 from .run_plan import RunOptions
+
+if TYPE_CHECKING:
+    from compactor.counting.config import Config
+    from compactor.pipeline.middleware import SummarizeOutcome
+    from compactor.schema import M
 
 __all__ = ["AttemptLog", "RunResult", "outcome_report"]
 
@@ -162,7 +167,7 @@ class AttemptLog:
         return data
 
 
-def outcome_report(outcome: Any, cfg: Any) -> JsonObject:
+def outcome_report(outcome: SummarizeOutcome[M], cfg: Config[M]) -> JsonObject:
     """The report fields of the features beyond SPEC §9.3 (each present when it applies)."""
     extras: JsonObject = {"summarizer_phase": outcome.phase, "degraded": outcome.degraded}
     if outcome.chunks:
