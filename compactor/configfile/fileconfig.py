@@ -13,14 +13,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from compactor._json import JsonObject
+from compactor._json import JsonObject, JsonValue
 from compactor.counting.tokens import TokenCounter, resolve_token_counter
 from compactor.counting.trigger import TriggerCondition
 from compactor.errors import ConfigError
 
-from .schema import FINALIZE, MODEL_KEYS, NONE, PRICE_TABLE, SECRET_KEYS
+from .schema import FINALIZE, MODEL_KEYS, NONE, PRICE_TABLE, SECRET_KEYS, KeySpec
 from .settings import (
     Cache,
     Failover,
@@ -111,7 +111,7 @@ class FileConfig:
     preserve_user_messages: PreserveUser | None = section(PreserveUser)
     retry: Retry | None = section(Retry)
     failover: Failover | None = section(Failover)
-    finalize: Any = setting(FINALIZE)
+    finalize: str | JsonObject | None = setting(FINALIZE)
     """None, ``pkg.mod:func`` or ``{preserve_skills: {...}, system_prompt: "..."}``."""
     callback: str | None = setting((str, NONE))
     gen_model_input: str | None = setting((str, NONE))
@@ -149,7 +149,7 @@ class FileConfig:
         return f"FileConfig({self.to_dict(mask=True)!r})"
 
     @classmethod
-    def from_mapping(cls, values: JsonObject, **extra: Any) -> FileConfig:
+    def from_mapping(cls, values: JsonObject, **extra: JsonValue) -> FileConfig:
         """A layer from a type-checked mapping (:mod:`.composer`): sections become their
         dataclasses."""
         out: JsonObject = {}
@@ -195,7 +195,7 @@ class FileConfig:
         )
         return self if not flags.flagged else self.resolve(flags)
 
-    def value(self, dotted: str) -> Any:
+    def value(self, dotted: str) -> JsonValue:
         """The resolved value of ``section.key`` or ``key``: as set, else its declared default."""
         name, _, sub = dotted.partition(".")
         if not sub and name in _SECTIONS:
@@ -420,7 +420,7 @@ _SECTIONS: dict[str, type[Section]] = {
     f.name: f.metadata["section"] for f in dataclasses.fields(FileConfig) if "section" in f.metadata
 }
 
-SCHEMA: dict[str, Any] = schema_of(FileConfig)
+SCHEMA: dict[str, KeySpec] = schema_of(FileConfig)
 """Every top-level key of a config file with the types it accepts (:mod:`.composer` checks
 files against it), generated from :class:`FileConfig`'s declarations."""
 
@@ -518,14 +518,14 @@ def is_secret_values_key(key: object) -> bool:
     return is_headers_key(key) or key in ("extra_query", "extra_body")
 
 
-def mask_secrets(data: Any) -> Any:
+def mask_secrets(data: JsonValue) -> JsonValue:
     """A copy of ``data`` with every secret masked: ``api_key`` values and the values of every
     ``*headers``, ``extra_query`` and ``extra_body`` mapping become ``***``, the credentials of
     a URL (``base_url``) become ``http://***@host`` and ``?api-key=***``."""
     from compactor._util import mask_url_credentials
 
     if isinstance(data, dict):
-        out: dict[Any, Any] = {}
+        out: dict[object, JsonValue] = {}
         for k, v in data.items():
             if k in SECRET_KEYS and v:
                 out[k] = "***"
