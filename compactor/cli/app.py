@@ -12,7 +12,7 @@ share one shape; ``cache`` (the summary cache) is the third.
 
 import os
 import sys
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -176,7 +176,7 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-def _config_defaults(command: Any, path: str) -> JsonObject:
+def _config_defaults(command: object, path: str) -> JsonObject:
     """``default_map`` giving every subcommand with a ``config`` parameter ``path``: what
     ``compact -c FILE SUB ...`` means (a ``-c`` after the subcommand still wins)."""
     out: JsonObject = {}
