@@ -7,9 +7,10 @@ names are the one place ``Any`` stands for such data (``tests/test_architecture.
 
 ``JsonValue`` names ``Any`` rather than the recursive union ``dict[str, JsonValue] |
 list[JsonValue] | str | int | float | bool | None``: measured on this tree (issue 29), the union
-turns every ``rec.get("type")`` of the readers into an ``isinstance`` ladder (mypy --strict
-reports the access sites by the hundred), code whose checks already happen at run time with
-their own located errors. What the names buy is the rule: an ``Any`` is raw JSON, by name.
+makes mypy --strict report 675 errors in 39 files (cli 238, tests 162, configfile 124, runs 88,
+formats 51): every ``value["key"]`` of a report or a YAML section would need an ``isinstance``
+ladder for checks that already happen at run time, with their own located errors. What the
+names buy is the rule: an ``Any`` is raw JSON, by name.
 """
 
 from __future__ import annotations
