@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from compactor._json import JsonObject
 from compactor.errors import ErrorKind
 from compactor.models.anthropic_errors import AnthropicErrors
 from compactor.models.http_common import one_line
@@ -80,10 +81,10 @@ def _turns(msg: Message | AgenticMessage) -> list[tuple[str, str]]:
 
 def to_request(
     messages: list[Message] | list[AgenticMessage],
-) -> tuple[str, list[dict[str, Any]]]:
+) -> tuple[str, list[JsonObject]]:
     """``(system, messages)`` of a Messages API request for a history."""
     system: list[str] = []
-    wire: list[dict[str, Any]] = []
+    wire: list[JsonObject] = []
     for msg in messages:
         for role, text in _turns(msg):
             if not text.strip():
@@ -207,7 +208,7 @@ def to_message(reply: Any, kind: type[Any], errors: AnthropicErrors) -> Any:
     if kind is AgenticMessage:
         blocks = [Block("reasoning", reasoning)] if reasoning else []
         blocks.append(Block("assistant_gen_text", text))
-        extra: dict[str, Any] = {"finish_reason": finish} if finish else {}
+        extra: JsonObject = {"finish_reason": finish} if finish else {}
         return AgenticMessage(role="assistant", blocks=blocks, usage=usage, extra=extra)
     return Message(
         role="assistant",

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from compactor._json import JsonObject
 from compactor.errors import ErrorKind, ModelError
 from compactor.models.openai_body import RequestBody, request_body, to_wire
 from compactor.models.openai_errors import CallErrors, one_line
@@ -121,7 +122,7 @@ def to_message(completion: Any, kind: type[Any], errors: CallErrors) -> Any:
             Block("function_tool_call", call_id=c.id, name=c.name, arguments=c.arguments)
             for c in calls
         )
-        extra: dict[str, Any] = {"finish_reason": finish} if finish else {}
+        extra: JsonObject = {"finish_reason": finish} if finish else {}
         return AgenticMessage(role="assistant", blocks=blocks, usage=usage, extra=extra)
     msg = Message(
         role="assistant",
