@@ -23,6 +23,7 @@ import anthropic
 import pydantic
 from anthropic.types import MessageParam
 
+from compactor._json import JsonObject
 from compactor._util import (
     MIN_FREE_TEXT_SECRET,
     redact,
@@ -68,12 +69,12 @@ _BODY_OPTIONS = ("temperature", "top_p", "top_k")
 """Options sent in the request body (``extra_body``), not as the SDK's keywords."""
 
 
-def _secrets_of(key: str | None, base_url: str | None, params: dict[str, Any]) -> list[str]:
+def _secrets_of(key: str | None, base_url: str | None, params: JsonObject) -> list[str]:
     """Every secret a call carries (:func:`compactor.models.http_common.call_secrets`)."""
     return call_secrets(key, base_url, params, no_key=_NO_KEY)
 
 
-def _params(options: dict[str, Any]) -> dict[str, Any]:
+def _params(options: JsonObject) -> JsonObject:
     """The request's parameters from the model options: ``max_completion_tokens`` counts as
     ``max_tokens``, ``stop`` as ``stop_sequences``; other chat-completions options are
     dropped."""

@@ -34,6 +34,7 @@ import openai
 import pydantic
 from openai.types.chat import ChatCompletion
 
+from compactor._json import JsonObject
 from compactor._util import (
     MIN_FREE_TEXT_SECRET,
     redact,
@@ -61,11 +62,11 @@ __all__ = ["OpenAIModel"]
 _NO_KEY = "sk-no-key"
 
 
-def _params(options: dict[str, Any]) -> dict[str, Any]:
+def _params(options: JsonObject) -> JsonObject:
     return request_params(options)
 
 
-def _secrets_of(key: str | None, base_url: str | None, params: dict[str, Any]) -> list[str]:
+def _secrets_of(key: str | None, base_url: str | None, params: JsonObject) -> list[str]:
     """Every secret a call carries (:func:`compactor.models.http_common.call_secrets`)."""
     return call_secrets(key, base_url, params, no_key=_NO_KEY)
 
