@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypedDict, TypeVar
 
 from compactor._json import JsonObject, JsonValue
 from compactor.counting.tokens import load_callable
@@ -20,8 +20,20 @@ from .settings import Retry
 
 T = TypeVar("T")
 
+
+class RunFields(TypedDict, total=False):
+    """The :class:`~compactor.Config` fields a run sets over the file's (``build_config``'s
+    ``runtime``): its own event sink, the guards of a forced run, masking for ``--explain``."""
+
+    emit_internal_events: bool
+    on_event: EventSink | None
+    loop_guard: float | None
+    mask_secrets: bool | None
+
+
 if TYPE_CHECKING:
     from compactor.counting.config import Config, FailoverContext, PreserveUserMessages
+    from compactor.events import EventSink
     from compactor.models.base import ChatModel
 
 __all__ = [
@@ -336,7 +348,7 @@ def build_config(
     model: ChatModel | None = None,
     build_models: bool = True,
     require_keys: bool = True,
-    runtime: dict[str, Any] | None = None,
+    runtime: RunFields | None = None,
     checked: bool = False,
     agent_session: bool = False,
 ) -> Config[M]:

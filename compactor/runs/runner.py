@@ -76,6 +76,7 @@ from .run_plan import (
 from .run_result import AttemptLog, RunResult, outcome_report
 
 if TYPE_CHECKING:
+    from compactor.configfile.build import RunFields
     from compactor.counting.config import Config
     from compactor.counting.trigger import TriggerDecision
     from compactor.formats.base import Transcript
@@ -388,7 +389,7 @@ class Run:
         # with the run's own event sink. --force on a transcript below its trigger: it cannot
         # loop, so no ratio guard; the growth guard (loop_guard.max_growth) still refuses a
         # result that blows it up.
-        runtime: dict[str, Any] = {"emit_internal_events": True, "on_event": self.emit}
+        runtime: RunFields = {"emit_internal_events": True, "on_event": self.emit}
         if not decision.triggered:
             runtime["loop_guard"] = None
         cfg = build_config(
