@@ -54,11 +54,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from compactor._json import JsonObject, JsonValue
 from compactor.io import make_private_dirs, unsafe_folder
-from compactor.schema import AgenticMessage, Message, Usage, assistant_text, make_assistant
+from compactor.schema import AgenticMessage, M, Message, Usage, assistant_text, make_assistant
 
 __all__ = [
     "CACHE_VERSION",
@@ -225,9 +224,7 @@ class SummaryCache:
         finally:
             os.close(fd)
 
-    def peek(
-        self, key: str, kind: type[Any], model: str | None = None
-    ) -> Message | AgenticMessage | None:
+    def peek(self, key: str, kind: type[M], model: str | None = None) -> M | None:
         """The stored reply as an assistant message of ``kind``, or None; not counted (the
         spend guard's plan uses it to tell which request a run would really send). With
         ``model``, an entry written for another model is a miss (the key covers the model's
@@ -249,16 +246,16 @@ class SummaryCache:
             usage = _usage(doc.get("usage"))
         except (ValueError, UnicodeDecodeError, RecursionError):
             return None
-        reply: Message | AgenticMessage = make_assistant(kind, text, usage)
+        reply: M = make_assistant(kind, text, usage)
         return reply
 
     def get(
         self,
         key: str,
-        kind: type[Any],
+        kind: type[M],
         model: str | None = None,
-        accept: Callable[[Message | AgenticMessage], bool] | None = None,
-    ) -> Message | AgenticMessage | None:
+        accept: Callable[[M], bool] | None = None,
+    ) -> M | None:
         """:meth:`peek`, counted as a hit or a miss. ``accept``: the checks a fresh reply
         goes through (``summary_check``, ``max_summary_tokens``, ...); an entry it refuses is
         a miss, so the request is sent again (and its reply stored over the entry)."""
