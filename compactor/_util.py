@@ -8,7 +8,7 @@ import inspect
 import re
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar, Union
+from typing import TypeVar, Union
 
 T = TypeVar("T")
 
@@ -54,7 +54,7 @@ async def maybe_await(value: MaybeAwaitable[T]) -> T:
     return value
 
 
-async def call_maybe_async(fn: Callable[..., Any], *args: Any) -> Any:
+async def call_maybe_async(fn: Callable[..., MaybeAwaitable[T]], *args: object) -> T:
     """Call a sync or async user callable and return its (awaited) result."""
     return await maybe_await(fn(*args))
 
@@ -201,7 +201,7 @@ class Record:
 
     __slots__: tuple[str, ...] = ()
 
-    def _values(self) -> tuple[Any, ...]:
+    def _values(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)
 
     def __repr__(self) -> str:
@@ -223,7 +223,7 @@ class FrozenRecord(Record):
 
     __slots__ = ()
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         from dataclasses import FrozenInstanceError
 
         raise FrozenInstanceError(f"cannot assign to field {name!r}")

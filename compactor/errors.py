@@ -21,7 +21,6 @@ lowercase, ``failed to …: <cause>``. Secrets never enter a message.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
 
 __all__ = [
     "CompactorError",
@@ -144,7 +143,7 @@ class ModelError(SummarizationError):
         status: int | None = None,
         retry_after: float | None = None,
         model: str | None = None,
-        partial_response: Any = None,
+        partial_response: object = None,
         persistent: bool = False,
         window: int | None = None,
         prompt_tokens: int | None = None,

@@ -30,10 +30,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
+
+from compactor._json import JsonObject
 
 from ._util import MaybeAwaitable, redact
 from .errors import ModelError
+
+if TYPE_CHECKING:
+    from .schema import AgenticMessage, Message
 
 __all__ = [
     "AfterReduce",
@@ -66,12 +71,12 @@ Phase = Literal["primary", "failover", "fallback"]
 """``fallback`` is ours: the last rung of the ladder (``Config.fallback_model``)."""
 
 
-def error_to_dict(error: BaseException | None) -> dict[str, Any] | None:
+def error_to_dict(error: BaseException | None) -> JsonObject | None:
     """An error as JSON-safe data: its type name and (redacted) message; a ModelError also gives
     its ``kind`` and ``transient``, so a consumer need not parse the message."""
     if error is None:
         return None
-    data: dict[str, Any] = {"type": type(error).__name__, "message": redact(str(error))}
+    data: JsonObject = {"type": type(error).__name__, "message": redact(str(error))}
     if isinstance(error, ModelError):
         data["kind"] = str(error.kind)  # the plain string (ErrorKind is a StrEnum)
         data["transient"] = error.transient
@@ -87,16 +92,16 @@ class BeforeSummarize:
     that only counts it, and no sink can change it.
     """
 
-    messages: Sequence[Any]
+    messages: Sequence[Message | AgenticMessage]
     type: Literal["before_summarize"] = "before_summarize"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"type": self.type, "messages": len(self.messages)}
 
 
-def _call_dict(event: AttemptStart | ModelSkipped) -> dict[str, Any]:
+def _call_dict(event: AttemptStart | ModelSkipped) -> JsonObject:
     """A model call (made or skipped) as JSON: type, phase, attempt, model, and its chunk."""
-    data: dict[str, Any] = {
+    data: JsonObject = {
         "type": event.type,
         "phase": event.phase,
         "attempt": event.attempt,
@@ -118,7 +123,7 @@ class AttemptStart:
     """1-based chunk number when the input is summarized in chunks, else None."""
     type: Literal["attempt_start"] = "attempt_start"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return _call_dict(self)
 
 
@@ -128,7 +133,8 @@ class GenerateSummary:
 
     attempt: int
     phase: Phase
-    model_response: Any = None
+    model_response: object = None
+    """What the model returned (checked later: a user's model may return anything)."""
     error: BaseException | None = None
     model: str | None = None
     cached: bool = False
@@ -139,9 +145,9 @@ class GenerateSummary:
     (:mod:`compactor.pipeline.rendering`); ``messages``: as structured chat messages."""
     type: Literal["generate_summary"] = "generate_summary"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         usage = getattr(self.model_response, "usage", None)
-        data: dict[str, Any] = {
+        data: JsonObject = {
             "type": self.type,
             "phase": self.phase,
             "attempt": self.attempt,
@@ -168,7 +174,7 @@ class RetryWait:
     delay: float
     type: Literal["retry_wait"] = "retry_wait"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "type": self.type,
             "phase": self.phase,
@@ -193,7 +199,7 @@ class ChunkStart:
     """The chunk's own messages, as planned: the figure ``check --explain`` shows."""
     type: Literal["chunk_start"] = "chunk_start"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "type": self.type,
             "index": self.index,
@@ -221,8 +227,8 @@ class ContextLimit:
     instruction, so the input is split in smaller chunks."""
     type: Literal["context_limit"] = "context_limit"
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
+    def to_dict(self) -> JsonObject:
+        data: JsonObject = {
             "type": self.type,
             "reported": self.reported,
             "planned_with": self.planned_with,
@@ -244,7 +250,7 @@ class InputRendered:
     error: BaseException
     type: Literal["input_rendered"] = "input_rendered"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"type": self.type, "model": self.model, "error": error_to_dict(self.error)}
 
 
@@ -259,8 +265,8 @@ class ShorterSummary:
     chunk: int | None = None
     type: Literal["shorter_summary"] = "shorter_summary"
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"type": self.type, "model": self.model, "words": self.words}
+    def to_dict(self) -> JsonObject:
+        data: JsonObject = {"type": self.type, "model": self.model, "words": self.words}
         if self.chunk is not None:
             data["chunk"] = self.chunk
         return data
@@ -277,7 +283,7 @@ class CircuitOpen:
     error: BaseException
     type: Literal["circuit_open"] = "circuit_open"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"type": self.type, "model": self.model, "error": error_to_dict(self.error)}
 
 
@@ -291,7 +297,7 @@ class ModelSkipped:
     chunk: int | None = None
     type: Literal["model_skipped"] = "model_skipped"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return _call_dict(self)
 
 
@@ -304,7 +310,7 @@ class BeforeReduce:
     tokens: int
     type: Literal["before_reduce"] = "before_reduce"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "type": self.type,
             **{k: v for k, v in dataclasses.asdict(self).items() if k != "type"},
@@ -329,7 +335,7 @@ class AfterReduce:
     def tokens_freed(self) -> int:
         return self.tokens_before - self.tokens_after
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         data = {k: v for k, v in dataclasses.asdict(self).items() if k != "type"}
         return {"type": self.type, **data, "tokens_freed": self.tokens_freed}
 
@@ -338,10 +344,10 @@ class AfterReduce:
 class AfterSummarize:
     """Last event: the new history, after finalize and after the callback."""
 
-    messages: list[Any]
+    messages: list[Message] | list[AgenticMessage]
     type: Literal["after_summarize"] = "after_summarize"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"type": self.type, "messages": len(self.messages)}
 
 
@@ -373,7 +379,7 @@ class TranscriptRead:
     records: int
     type: Literal["transcript_read"] = "transcript_read"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "type": self.type,
             "path": self.path,
@@ -394,7 +400,7 @@ class TriggerChecked:
     messages: int
     type: Literal["trigger_checked"] = "trigger_checked"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "type": self.type,
             "triggered": self.triggered,
@@ -414,7 +420,7 @@ class WindowAssumed:
     tokens: int
     type: Literal["window_assumed"] = "window_assumed"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"type": self.type, "model": self.model, "tokens": self.tokens}
 
 
@@ -431,7 +437,7 @@ class RunFinished:
     """Role → destination the run meant to write but did not (or not completely)."""
     type: Literal["run_finished"] = "run_finished"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "type": self.type,
             "exit_code": self.exit_code,
@@ -450,7 +456,7 @@ class CacheRefused:
     reason: str
     type: Literal["cache_refused"] = "cache_refused"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"type": self.type, "directory": self.directory, "reason": self.reason}
 
 

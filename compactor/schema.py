@@ -14,11 +14,13 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar, overload
 
 import orjson
+
+from compactor._json import JsonArray, JsonObject, JsonValue
 
 __all__ = [
     "CONTENT_TYPE_KEY",
@@ -100,7 +102,7 @@ def _state_names(cls: type) -> tuple[str, ...]:
     return names
 
 
-def _deepcopy_slots(self: Any, memo: dict[int, Any]) -> Any:
+def _deepcopy_slots(self: object, memo: dict[int, object]) -> object:
     """``copy.deepcopy`` for the message dataclasses, attribute by attribute.
 
     The middleware copies histories at every step (SPEC §8: nothing the caller holds is ever
@@ -150,7 +152,7 @@ class Part:
     type: str
     text: str | None = None
     url: str | None = None
-    raw: dict[str, Any] | None = None
+    raw: JsonObject | None = None
 
 
 @dataclass(slots=True)
@@ -180,7 +182,7 @@ class Message:
     reasoning_content: str | None = None
     usage: Usage | None = None
     finish_reason: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: JsonObject = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -209,7 +211,7 @@ class Block:
     arguments: str | None = None
     content: list[Block] = field(default_factory=list)
     is_error: bool = False
-    raw: dict[str, Any] | None = None
+    raw: JsonObject | None = None
 
 
 @dataclass(slots=True)
@@ -221,7 +223,7 @@ class AgenticMessage:
     role: str
     blocks: list[Block] = field(default_factory=list)
     usage: Usage | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: JsonObject = field(default_factory=dict)
 
 
 M = TypeVar("M", Message, AgenticMessage)
@@ -235,7 +237,7 @@ class ToolInfo:
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = field(default_factory=dict)
+    parameters: JsonObject = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -444,11 +446,11 @@ arguments nested deeper count as plain text. Deeper data would reach Python's re
 in ``copy.deepcopy`` and friends, and orjson writes at most 254 levels."""
 
 
-def json_deeper_than(value: Any, limit: int = MAX_JSON_DEPTH) -> str | None:
+def json_deeper_than(value: JsonValue, limit: int = MAX_JSON_DEPTH) -> str | None:
     """None when ``value`` (parsed JSON) nests at most ``limit`` containers deep; else the
     top-level key (or ``[index]``) under which it goes deeper. Iterative: any depth is safe."""
     if isinstance(value, dict):
-        top: Any = value.items()
+        top: Iterable[tuple[object, JsonValue]] = value.items()
     elif isinstance(value, list):
         top = ((f"[{i}]", v) for i, v in enumerate(value))
     else:
@@ -461,8 +463,8 @@ def json_deeper_than(value: Any, limit: int = MAX_JSON_DEPTH) -> str | None:
     return None
 
 
-def _deeper_than(value: dict[Any, Any] | list[Any], limit: int) -> bool:
-    stack: list[tuple[Any, int]] = [(value, 1)]
+def _deeper_than(value: JsonObject | JsonArray, limit: int) -> bool:
+    stack: list[tuple[JsonObject | JsonArray, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if depth > limit:
@@ -477,12 +479,12 @@ _NOT_PARSED = object()
 _LONG_NUMBER_RE = re.compile(r"\d{19}")
 
 
-def loads_json(text: str, **options: Any) -> Any:
+def loads_json(text: str, parse_constant: Callable[[str], object] | None = None) -> JsonValue:
     """``json.loads(text)`` for JSON held in a string (tool-call arguments): nesting deeper
     than :data:`MAX_JSON_DEPTH` raises ``ValueError`` like invalid JSON does, never a
     ``RecursionError`` (callers already treat a ``ValueError`` as "not JSON: plain text")."""
-    value: Any = _NOT_PARSED
-    if not options and _LONG_NUMBER_RE.search(text) is None:
+    value: JsonValue = _NOT_PARSED
+    if parse_constant is None and _LONG_NUMBER_RE.search(text) is None:
         # orjson first (a summarizer parses ~10k tool-call arguments of a big transcript, five
         # times faster): without integers past 64 bits (it makes floats of them) it accepts a
         # subset of what json does (no NaN, no lone surrogates, 1,024 levels at most) and then
@@ -493,7 +495,7 @@ def loads_json(text: str, **options: Any) -> Any:
             pass
     if value is _NOT_PARSED:
         try:
-            value = json.loads(text, **options)
+            value = json.loads(text, parse_constant=parse_constant)
         except RecursionError as err:
             raise ValueError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep") from err
     # Each level needs a bracket: text with few of them cannot be too deep (no walk needed).

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from compactor.cli.app import app
 from compactor.cli.exitcodes import ExitCode
+from compactor.schema import Message
 
 from .fake_server_cli import compact_exe, default_sigint
 
@@ -22,6 +23,7 @@ SAMPLES = REPO / "sample_transcripts"
 SMALL = SAMPLES / "small-chat.jsonl"
 CODING = SAMPLES / "coding-session.jsonl"
 LONG = SAMPLES / "coding-session-long.jsonl"
+USER = Message(role="user", content="hi")
 
 
 def _sub(
@@ -423,13 +425,13 @@ def test_live_view_on_a_terminal_renders_every_step():
     with view:
         view.read("t.jsonl", "openai", 10)
         view.decision(True, "200 tokens > 100 token threshold", False)
-        view(BeforeSummarize(messages=[1, 2]))
+        view(BeforeSummarize(messages=[USER, USER]))
         view(AttemptStart(phase="primary", attempt=1, model="openai:a"))
         view(GenerateSummary(attempt=1, phase="primary", error=ModelError("HTTP 500")))
         view(RetryWait(phase="primary", attempt=1, delay=0.01))
         view(AttemptStart(phase="failover", attempt=1, model="local"))
         view(GenerateSummary(attempt=1, phase="failover", model="local"))
-        view(AfterSummarize(messages=[1]))
+        view(AfterSummarize(messages=[USER]))
         view.summary("compacted 10 → 2 messages")
     out = buf.getvalue()
     assert "primary attempt 1/2 · openai:a failed: HTTP 500" in out
@@ -704,7 +706,7 @@ def test_live_view_shows_escapes_from_servers_paths_and_names_visibly():
         view = LiveView(console, primary_attempts=1)
         with view:
             view.read(f"t{ESCAPES}.jsonl", "openai", 10)
-            view(BeforeSummarize(messages=[1, 2]))
+            view(BeforeSummarize(messages=[USER, USER]))
             view(AttemptStart(phase="primary", attempt=1, model=f"openai:m{ESCAPES}"))
             error = ModelError(f"failed to call openai model 'm': HTTP 500: {ESCAPES}")
             view(GenerateSummary(attempt=1, phase="primary", error=error))

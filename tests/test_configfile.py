@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import compactor
+from compactor._util import maybe_await
 from compactor.configfile import (
     FileConfig,
     Overrides,
@@ -181,7 +182,8 @@ def test_finalize_preserve_skills_keeps_default_postprocessing():
     config = build_config(cfg)
     assert config.finalize is not None
     msgs = [compactor.Message("user", "hi")]
-    out = asyncio.run(config.finalize(msgs, compactor.Message("assistant", "<summary>x</summary>")))
+    reply = compactor.Message("assistant", "<summary>x</summary>")
+    out = asyncio.run(maybe_await(config.finalize(msgs, reply)))
     assert len(out) == 1 and out[0].role == "user"
 
 

@@ -243,7 +243,9 @@ def test_the_file_schema_is_generated_from_the_declarations() -> None:
         section, _, name = dotted.partition(".")
         spec = SCHEMA[section]
         if name:
-            spec = (spec.mapping if isinstance(spec, Switch) else spec)[name]
+            table = spec.mapping if isinstance(spec, Switch) else spec
+            assert isinstance(table, dict), dotted
+            spec = table[name]
         assert spec == key.types, dotted
 
 

@@ -9,7 +9,7 @@ import asyncio
 import json
 import subprocess
 import sys
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -313,7 +313,7 @@ def test_spec_3_counter_error_is_wrapped_and_state_untouched() -> None:
 def test_spec_3_a_count_that_is_no_count_is_a_counting_failure(value: object, says: str) -> None:
     """Issue 27 point 19: a negative count (or NaN, a bool) fails like a counter that raises,
     in the middleware and in the loop guard's own count alike."""
-    mw = c.new(c.Config(model=c.ScriptedModel([]), token_counter=lambda inp: value))
+    mw = c.new(c.Config(model=c.ScriptedModel([]), token_counter=lambda inp: cast(int, value)))
     st = state(("user", "a"))
     with pytest.raises(c.SummarizationError, match=f"^failed to count tokens: {says}$"):
         run(mw.before_model(st))

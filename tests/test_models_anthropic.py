@@ -151,7 +151,7 @@ async def test_stop_reason_max_tokens_is_a_cut_reply_with_its_partial(fake: Fake
     err = await expect_error(model(fake))
     assert (err.kind, err.transient) == ("length", False)
     assert "stop_reason 'max_tokens'" in str(err)
-    assert err.partial_response is not None
+    assert isinstance(err.partial_response, Message)
     assert err.partial_response.content == "<summary>half of it"
     assert err.partial_response.finish_reason == "length"
 
@@ -162,6 +162,7 @@ async def test_the_request_max_tokens_cuts_the_reply(fake: FakeAnthropic) -> Non
     with pytest.raises(ModelError) as info:
         await model(fake).generate(chat(), max_tokens=10)
     assert info.value.kind == "length"
+    assert isinstance(info.value.partial_response, Message)
     assert info.value.partial_response.content == "x" * 40
 
 

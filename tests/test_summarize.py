@@ -494,6 +494,7 @@ async def test_replies_that_stay_cut_shrink_the_chunks_then_keep_them_as_written
     assert len(model.calls) == 5 + len(outcome.chunks) - 1
     assert outcome.learned["verbatim_chunks"] == [r["index"] for r in outcome.chunks]
     assert all(r["kept_verbatim"] for r in outcome.chunks)
+    assert outcome.summary is not None
     text = outcome.summary.content
     assert "Part 1 of the conversation, kept as written" in text
     assert all(f"question {i} " + "x" * 200 in text for i in range(6))  # nothing lost

@@ -12,11 +12,12 @@ share one shape; ``cache`` (the summary cache) is the third.
 
 import os
 import sys
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 
 from compactor import __version__
+from compactor._json import JsonObject
 
 from . import _typer_fast
 from .common import ConfigOpt, guard_std_streams, print_error
@@ -175,10 +176,10 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-def _config_defaults(command: Any, path: str) -> dict[str, Any]:
+def _config_defaults(command: object, path: str) -> JsonObject:
     """``default_map`` giving every subcommand with a ``config`` parameter ``path``: what
     ``compact -c FILE SUB ...`` means (a ``-c`` after the subcommand still wins)."""
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for name, sub in getattr(command, "commands", {}).items():
         if getattr(sub, "commands", None):
             out[name] = _config_defaults(sub, path)

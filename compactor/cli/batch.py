@@ -14,7 +14,7 @@ import asyncio
 import re
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from compactor.runs.runner import Run, RunOptions, RunResult
 
@@ -23,10 +23,15 @@ from .common import count, number
 from .run import written_clause
 from .safe_text import visible_line
 
+if TYPE_CHECKING:
+    from rich.live import Live
+
+    from compactor.events import RunEvent
+
 __all__ = ["file_line", "natural_key", "run_batch_command", "summary_line"]
 
 
-def natural_key(text: str) -> list[Any]:
+def natural_key(text: str) -> list[int | str]:
     """Sort key that orders numbers by value: ``s2`` before ``s10``."""
     return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", text)]
 
@@ -62,7 +67,7 @@ def summary_line(totals: dict[str, int | float], skipped: int) -> str:
     )
 
 
-def verbose_line(event: Any) -> str | None:
+def verbose_line(event: RunEvent) -> str | None:
     """What ``-v`` says of one run's step in a batch (plain text), or None for the rest."""
     match event.type:
         case "transcript_read":
@@ -120,7 +125,7 @@ def run_batch_command(
 
     results: list[RunResult | None] = [None for _ in files]
     runs: list[Run | None] = []
-    progress: Any = None
+    progress: Live | None = None
     if live:
         from rich.live import Live
         from rich.text import Text
@@ -137,11 +142,11 @@ def run_batch_command(
             line = visible_line(f"{finished}/{len(files)} {file_line(result)}")
             progress.update(Text(line, no_wrap=True, overflow="ellipsis"), refresh=True)
 
-    def sink_for(index: int, path: str) -> Callable[[Any], None] | None:
+    def sink_for(index: int, path: str) -> Callable[[RunEvent], None] | None:
         if quiet or not verbose:
             return None
 
-        def say(event: Any) -> None:
+        def say(event: RunEvent) -> None:
             line = verbose_line(event)
             if line is not None:
                 show(f"{path}: {line}")

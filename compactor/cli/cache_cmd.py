@@ -6,7 +6,7 @@ The library owns the cache (:class:`compactor.pipeline.cache.SummaryCache`: what
 
 import json
 import time
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -15,6 +15,9 @@ from .archive_cmd import size_text
 from .common import ConfigOpt, DebugOpt, count
 from .exitcodes import short_exit_codes
 from .helptext import epilog
+
+if TYPE_CHECKING:
+    from compactor.pipeline.cache import SummaryCache
 
 __all__ = ["CLEAR_EPILOG", "INFO_EPILOG", "cache_clear", "cache_info"]
 
@@ -36,7 +39,7 @@ CLEAR_EPILOG = epilog(
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
-def _cache(config: str | None) -> Any:
+def _cache(config: str | None) -> "SummaryCache":
     from compactor.configfile import load_default_config
     from compactor.pipeline.cache import SummaryCache
 

@@ -8,7 +8,7 @@ import os
 import re
 import sys
 import traceback
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -262,7 +262,7 @@ class _ClosedStream:
     def __init__(self, name: str) -> None:
         self.name = name
 
-    def _fail(self, *args: Any, **kwargs: Any) -> Any:
+    def _fail(self, *args: object, **kwargs: object) -> NoReturn:
         raise OSError(errno.EBADF, f"{self.name} is closed")
 
     write = read = readline = fileno = _fail
@@ -271,7 +271,7 @@ class _ClosedStream:
         """Nothing is buffered: only a write (or read) fails."""
 
     @property
-    def buffer(self) -> Any:
+    def buffer(self) -> NoReturn:
         self._fail()
 
     def isatty(self) -> bool:

@@ -28,13 +28,20 @@ import difflib
 import inspect
 import types
 from collections.abc import Sequence
-from typing import Any
+from typing import IO, TYPE_CHECKING, cast
 
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+
+from compactor._json import JsonObject
+
+if TYPE_CHECKING:
+    from typer._click import Command as ClickCommand
+    from typer._click import Context, HelpFormatter, Parameter
+    from typer._click.exceptions import UsageError
 
 __all__ = ["CONTEXT", "Command", "Group", "epilog"]
 
-CONTEXT: dict[str, Any] = {"help_option_names": ["--help", "-h"], "max_content_width": 100}
+CONTEXT: JsonObject = {"help_option_names": ["--help", "-h"], "max_content_width": 100}
 """Context settings of every command: ``-h`` too, and help up to 100 columns wide."""
 
 
@@ -51,7 +58,7 @@ def epilog(examples: Sequence[tuple[str, str]], exit_codes: str | None = None) -
     return "\n".join(lines)
 
 
-def _metavar(param: Any) -> str:
+def _metavar(param: Parameter) -> str:
     """``TRANSCRIPT...`` / ``FILE``: the metavar as written, else the name in capitals."""
     name = param.metavar or (param.name or "").upper()
     if param.nargs != 1 and not name.endswith("..."):
@@ -59,7 +66,7 @@ def _metavar(param: Any) -> str:
     return str(name)
 
 
-def _usage_piece(param: Any) -> list[str]:
+def _usage_piece(param: Parameter) -> list[str]:
     """An argument, or a required option (``--older-than AGE``), as the usage line shows it."""
     if param.param_type_name != "argument":
         if not param.required:
@@ -78,7 +85,7 @@ _COMPLETION_OPTIONS = {
 }
 
 
-def _option_row(param: Any) -> tuple[str, str] | None:
+def _option_row(param: TyperOption) -> tuple[str, str] | None:
     if getattr(param, "hidden", False):
         return None
     special = next((o for o in param.opts if o in _COMPLETION_OPTIONS), None)
@@ -92,15 +99,16 @@ def _option_row(param: Any) -> tuple[str, str] | None:
     return names, param.help or ""
 
 
-def _format_params(self: Any, ctx: Any, formatter: Any) -> None:
+def _format_params(self: ClickCommand, ctx: Context, formatter: HelpFormatter) -> None:
     arguments: list[tuple[str, str]] = []
     options: list[tuple[str, str]] = []
     for param in self.get_params(ctx):
         if param.param_type_name == "argument":
             if not getattr(param, "hidden", False):
-                arguments.append((_metavar(param), param.help or ""))
+                help_text = cast(TyperArgument, param).help  # compact's arguments are typer's
+                arguments.append((_metavar(param), help_text or ""))
         else:
-            row = _option_row(param)
+            row = _option_row(cast(TyperOption, param))  # and so are its options
             if row is not None:
                 options.append(row)
     if arguments:
@@ -111,7 +119,7 @@ def _format_params(self: Any, ctx: Any, formatter: Any) -> None:
             formatter.write_dl(options)
 
 
-def _format_epilog(self: Any, formatter: Any) -> None:
+def _format_epilog(self: ClickCommand, formatter: HelpFormatter) -> None:
     if self.epilog:
         formatter.write_paragraph()
         formatter.write(self.epilog.strip("\n") + "\n")
@@ -128,7 +136,7 @@ def _one_suggestion(err: Exception, names: list[str]) -> None:
         err.message = f"No such option: {typed}. Did you mean {best[0]}?"  # type: ignore[attr-defined]
 
 
-def _show_one_line(err: Any, file: Any = None) -> None:
+def _show_one_line(err: UsageError, file: IO[str] | None = None) -> None:
     """Replaces click's ``UsageError.show``: one line, ``compact: message (see '... --help')``."""
     import sys
 
@@ -166,7 +174,7 @@ def _completion_request(args: list[str]) -> tuple[str, str | None] | None:
     return None
 
 
-def _completion(ctx: Any, option: str, shell: str | None) -> None:
+def _completion(ctx: Context, option: str, shell: str | None) -> None:
     """Print (or install) the completion script for ``shell``, then exit."""
     import os
     import sys
@@ -181,7 +189,6 @@ def _completion(ctx: Any, option: str, shell: str | None) -> None:
             f"compact: {option}: {named}; name one: {option} bash|zsh|fish|powershell\n"
         )
         ctx.exit(2)
-        return
     prog = ctx.find_root().info_name or "compact"
     var = "_{}_COMPLETE".format(prog.replace("-", "_").upper())
     if option == "--show-completion":
@@ -195,7 +202,7 @@ def _completion(ctx: Any, option: str, shell: str | None) -> None:
     ctx.exit(0)
 
 
-def _option_names(command: Any, ctx: Any) -> list[str]:
+def _option_names(command: ClickCommand, ctx: Context) -> list[str]:
     names: list[str] = []
     for param in command.get_params(ctx):
         if param.param_type_name == "option":
@@ -206,19 +213,19 @@ def _option_names(command: Any, ctx: Any) -> list[str]:
 class Command(TyperCommand):
     """A ``compact`` command (see the module docstring)."""
 
-    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+    def collect_usage_pieces(self, ctx: Context) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
             pieces.extend(_usage_piece(param))
         return pieces
 
-    def format_options(self, ctx: Any, formatter: Any) -> None:
+    def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
         _format_params(self, ctx, formatter)
 
-    def format_epilog(self, ctx: Any, formatter: Any) -> None:
+    def format_epilog(self, ctx: Context, formatter: HelpFormatter) -> None:
         _format_epilog(self, formatter)
 
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
         try:
             return super().parse_args(ctx, args)
         except Exception as err:
@@ -230,11 +237,11 @@ class Command(TyperCommand):
 class Group(TyperGroup):
     """A ``compact`` command group: the root and ``config``, ``archive``."""
 
-    def format_options(self, ctx: Any, formatter: Any) -> None:
+    def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
         _format_params(self, ctx, formatter)
         self.format_commands(ctx, formatter)
 
-    def format_commands(self, ctx: Any, formatter: Any) -> None:
+    def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
         rows = []
         for name in self.list_commands(ctx):
             command = self.get_command(ctx, name)
@@ -246,10 +253,10 @@ class Group(TyperGroup):
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
 
-    def format_epilog(self, ctx: Any, formatter: Any) -> None:
+    def format_epilog(self, ctx: Context, formatter: HelpFormatter) -> None:
         _format_epilog(self, formatter)
 
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
         request = _completion_request(args) if ctx.parent is None else None
         if request is not None:
             _completion(ctx, *request)
@@ -260,7 +267,9 @@ class Group(TyperGroup):
             _one_line(err)
             raise
 
-    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+    def resolve_command(
+        self, ctx: Context, args: list[str]
+    ) -> tuple[str | None, ClickCommand | None, list[str]]:
         try:
             return super().resolve_command(ctx, args)
         except Exception as err:

@@ -9,7 +9,6 @@ silences everything.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.live import Live
@@ -120,7 +119,7 @@ class LiveView:
             self.live.start()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.live is not None:
             self.live.stop()
             self.live = None

@@ -8,8 +8,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from compactor._json import JsonObject
 from compactor.schema import AgenticMessage, Message
 
 from .common import count, number
@@ -23,7 +23,7 @@ def _tokens(n: int) -> str:
     return f"{n:>12,} token" + ("" if n == 1 else "s")
 
 
-def _range(span: dict[str, Any]) -> str:
+def _range(span: JsonObject) -> str:
     """Half-open 0-based [start, end) as the 1-based line-of-history range a person reads."""
     if span["messages"] == 0:
         return "none"
@@ -32,7 +32,7 @@ def _range(span: dict[str, Any]) -> str:
     return f"{where} ({count(span['messages'], 'message')}, {count(span['tokens'], 'token')})"
 
 
-def _requests_line(req: dict[str, Any]) -> str:
+def _requests_line(req: JsonObject) -> str:
     """What a run would send, and whether the config's spend limits let it."""
     if req["embedded"]:
         text = "none (the embedded summarizer runs here)"
@@ -49,7 +49,7 @@ def _requests_line(req: dict[str, Any]) -> str:
     return text
 
 
-def render_explain(data: dict[str, Any], messages: Sequence[Message | AgenticMessage]) -> str:
+def render_explain(data: JsonObject, messages: Sequence[Message | AgenticMessage]) -> str:
     """The human-readable ``check --explain`` block (after the one-line verdict)."""
     out: list[str] = []
     add = out.append

@@ -8,7 +8,8 @@ into options, drives the live view (an event sink) and prints the final line.
 
 import os
 import sys
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -35,6 +36,7 @@ from .helptext import epilog
 
 if TYPE_CHECKING:  # the runner (asyncio, io, events) is imported when `run` runs
     from compactor.events import RunEvent
+    from compactor.runs.run_plan import RunPlan
     from compactor.runs.runner import RunOptions, RunResult
 
     from .live import LiveView
@@ -274,7 +276,7 @@ class _ViewSink:
             except (OSError, ValueError) as err:
                 self.error = err
 
-    def call(self, method: Any, *args: Any) -> None:
+    def call(self, method: Callable[..., object], *args: object) -> None:
         if self.error is None:
             try:
                 method(*args)
@@ -321,7 +323,7 @@ def run_one(options: "RunOptions", *, quiet: bool, debug: bool, verbose: bool = 
     return int(result.exit_code)
 
 
-def _verbose_setup(planned: Any) -> tuple[str | None, str, str]:
+def _verbose_setup(planned: "RunPlan") -> tuple[str | None, str, str]:
     """(config file, summarizer, destination) of a planned run, for ``-v``."""
     file_cfg = planned.file_config  # the resolved tree: --model is laid over the file's
     settings = file_cfg.model or {}

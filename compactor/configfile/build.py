@@ -8,16 +8,32 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, TypedDict, TypeVar
 
+from compactor._json import JsonObject, JsonValue
 from compactor.counting.tokens import load_callable
 from compactor.errors import ConfigError, ErrorKind, ModelError
+from compactor.schema import AgenticMessage, M, Message
 
 from .fileconfig import DEFAULT_FILE_MAX_DELAY, FileConfig, Overrides, flag_layer
 from .settings import Retry
 
+T = TypeVar("T")
+
+
+class RunFields(TypedDict, total=False):
+    """The :class:`~compactor.Config` fields a run sets over the file's (``build_config``'s
+    ``runtime``): its own event sink, the guards of a forced run, masking for ``--explain``."""
+
+    emit_internal_events: bool
+    on_event: EventSink | None
+    loop_guard: float | None
+    mask_secrets: bool | None
+
+
 if TYPE_CHECKING:
     from compactor.counting.config import Config, FailoverContext, PreserveUserMessages
+    from compactor.events import EventSink
     from compactor.models.base import ChatModel
 
 __all__ = [
@@ -46,7 +62,7 @@ def exponential_backoff(initial: float, maximum: float) -> Callable[..., float]:
     """``min(initial·2^(attempt−1), maximum)``; a server's ``retry-after`` wins when given, up to
     ``maximum`` too (the retry engine caps every wait again at the phase's ``max_delay``)."""
 
-    def backoff(attempt: int, response: Any = None, error: BaseException | None = None) -> float:
+    def backoff(attempt: int, response: object = None, error: BaseException | None = None) -> float:
         if isinstance(error, ModelError) and error.retry_after is not None:
             return float(min(max(0.0, error.retry_after), maximum))
         return float(min(initial * 2.0 ** min(max(attempt - 1, 0), 64), maximum))
@@ -62,7 +78,7 @@ def with_overrides(file_cfg: FileConfig, overrides: Overrides | None) -> FileCon
     return file_cfg.resolve(flag_layer(file_cfg, overrides))
 
 
-def model_settings(file_cfg: FileConfig, overrides: Overrides | None = None) -> dict[str, Any]:
+def model_settings(file_cfg: FileConfig, overrides: Overrides | None = None) -> JsonObject:
     """The primary model's mapping a run uses: the resolved ``model`` (``--model PREFIX:NAME``
     keeps the file's other settings of that provider,
     :func:`compactor.models.registry.flag_settings`) as written, else the default
@@ -112,12 +128,14 @@ class UnbuiltModel:
 
     name = "unbuilt"
 
-    async def generate(self, messages: list[Any], **options: Any) -> Any:
+    async def generate(
+        self, messages: list[Message] | list[AgenticMessage], **options: JsonValue
+    ) -> NoReturn:
         raise RuntimeError("check_config() validates models; it does not build them")
 
 
 def _make_model(
-    d: dict[str, Any], key: str, file_cfg: FileConfig, build: bool = True, required: bool = True
+    d: JsonObject, key: str, file_cfg: FileConfig, build: bool = True, required: bool = True
 ) -> ChatModel:
     """The model of ``d`` (``key`` locates it in the file). ``required``: the chain has no other
     model to go on with, so a remote model without an API key is a ConfigError (exit 2, before
@@ -154,11 +172,11 @@ class KeylessModel:
     Never sends its provider's key variable in place of the one the file names. Everything else
     (``name``, ``remote``, ``endpoint``, ...) is the wrapped model's."""
 
-    def __init__(self, model: Any, message: str) -> None:
+    def __init__(self, model: ChatModel, message: str) -> None:
         self.model = model
         self.message = message
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         if name == "model":  # not set yet (a copy being made): no recursion
             raise AttributeError(name)
         return getattr(self.model, name)
@@ -172,16 +190,18 @@ class KeylessModel:
             model=getattr(self.model, "name", None),
         )
 
-    async def generate(self, messages: list[Any], **options: Any) -> Any:
+    async def generate(
+        self, messages: list[Message] | list[AgenticMessage], **options: JsonValue
+    ) -> NoReturn:
         raise self._refusal()
 
-    async def send_body(self, body: Any, kind: type[Any], **options: Any) -> Any:
+    async def send_body(self, body: object, kind: type, **options: JsonValue) -> NoReturn:
         """The wrapped model's route for a body built once (its ``request_body``): refused
         too, so no request ever leaves without its key."""
         raise self._refusal()
 
 
-def key_problem(spec: dict[str, Any], key: str, file_cfg: FileConfig) -> str | None:
+def key_problem(spec: JsonObject, key: str, file_cfg: FileConfig) -> str | None:
     """Why the model ``spec`` (at ``key``) has no API key to send, or None when it has one or
     needs none (its provider decides: :meth:`compactor.models.providers.Provider.key_problem`;
     ``api_key: ${VAR}`` with VAR unset names VAR, and the provider's own key variable never
@@ -220,7 +240,7 @@ def chain_goes_on(file_cfg: FileConfig, overrides: Overrides | None = None) -> b
     return bool(file_cfg.value("fallback") == "local")
 
 
-def _load_ref(file_cfg: FileConfig, key: str, ref: str) -> Callable[..., Any]:
+def _load_ref(file_cfg: FileConfig, key: str, ref: str) -> Callable[..., object]:
     try:
         return load_callable(ref, what=key)
     except ConfigError as err:
@@ -258,7 +278,7 @@ def _finalize(
     pum: PreserveUserMessages,
     budget: int,
     agent_session: bool = False,
-) -> Callable[..., Any] | None:
+) -> Callable[..., object] | None:
     """The configured finalize; for an agent session without one (or with only
     ``strip_analysis``) the default one plus the durable context (skills, instruction files,
     the latest plan within PreserveSkills' budgets) and bounded earlier pasted texts."""
@@ -278,7 +298,7 @@ def _finalize(
         default_finalizer,
         new_finalizer,
     )
-    from compactor.schema import make_system, message_kind
+    from compactor.schema import make_system
 
     system_prompt = spec.get("system_prompt")
     settings = DefaultFinalizerConfig(
@@ -287,12 +307,13 @@ def _finalize(
         earlier_user_chars=EARLIER_USER_CHARS if agent_session else None,
     )
 
-    async def default_then_prompt(original: list[Any], summary: Any) -> list[Any]:
+    async def default_then_prompt(original: list[M], summary: M) -> list[M]:
         # built here: a bad budget is validate_config's error, located at its key
-        out: list[Any] = await default_finalizer(settings)(original, summary)
+        out: list[M] = await default_finalizer(settings)(original, summary)
         if system_prompt is not None:
-            kind = message_kind(original) if original else type(out[-1])
-            out = [make_system(kind, system_prompt), *[m for m in out if m.role != "system"]]
+            kind: type[M] = type(original[0]) if original else type(out[-1])
+            first: list[M] = [make_system(kind, system_prompt)]
+            out = first + [m for m in out if m.role != "system"]
         return out
 
     builder = new_finalizer()
@@ -306,11 +327,11 @@ def _finalize(
     except ConfigError as err:
         raise file_cfg.error("finalize", err.message) from err
     # its handlers and default_then_prompt only read the history: no deep copy of it is needed
-    built.readonly_input = True  # type: ignore[attr-defined]
+    built.readonly_input = True
     return built
 
 
-def _reply_reserve(context: int | None, max_tokens: Any = None) -> int:
+def _reply_reserve(context: int | None, max_tokens: JsonValue = None) -> int:
     """4,096 tokens for the reply, or a quarter of a small summarizer context, or the reply's
     own cap (``model.options.max_tokens``) when that is smaller."""
     reserve = 4_096 if context is None else min(4_096, context // 4)
@@ -324,13 +345,13 @@ def build_config(
     overrides: Overrides | None = None,
     *,
     transcript_path_auto: str | None = None,
-    model: Any = None,
+    model: ChatModel | None = None,
     build_models: bool = True,
     require_keys: bool = True,
-    runtime: dict[str, Any] | None = None,
+    runtime: RunFields | None = None,
     checked: bool = False,
     agent_session: bool = False,
-) -> Config[Any]:
+) -> Config[M]:
     """A :class:`compactor.Config` from the file plus CLI overrides.
 
     ``transcript_path_auto`` is what ``transcript_file_path: auto`` means for this run (the
@@ -354,7 +375,7 @@ def build_config(
         require_keys=require_keys,
         agent_session=agent_session,
     )
-    config: Config[Any] = Config(**{**fields, **(runtime or {})})
+    config: Config[M] = Config(**{**fields, **(runtime or {})})
     if checked:
         mark_validated(config)
     else:
@@ -362,7 +383,7 @@ def build_config(
     return config
 
 
-def _locate(file_cfg: FileConfig, check: Callable[[Any], None], config: Any) -> None:
+def _locate(file_cfg: FileConfig, check: Callable[[T], None], config: T) -> None:
     """``check(config)``, its ConfigError located at its key in the file when it has one."""
     try:
         check(config)
@@ -376,7 +397,7 @@ def config_fields(
     file_cfg: FileConfig,
     *,
     transcript_path_auto: str | None = None,
-    model: Any = None,
+    model: ChatModel | None = None,
     build_models: bool = True,
     require_keys: bool = True,
     agent_session: bool = False,
@@ -412,10 +433,10 @@ def config_fields(
             _make_model(d, f"failover.models[{i}]", file_cfg, build_models, required=False)
             for i, d in enumerate(file_cfg.failover_models())
         ]
-        get_model: Callable[..., Any] | None = None
+        get_model: Callable[[FailoverContext[M]], tuple[ChatModel, None]] | None = None
         if models:
 
-            def get_model(ctx: FailoverContext[Any]) -> tuple[Any, None]:
+            def get_model(ctx: FailoverContext[M]) -> tuple[ChatModel, None]:
                 return models[(ctx.attempt - 1) % len(models)], None
 
         backoff = None

@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from compactor._json import JsonObject
 from compactor._util import (
     MIN_FREE_TEXT_SECRET,
     is_query_secret_name,
@@ -214,14 +215,14 @@ class _Loader:
     def err(self, node: yaml.Node, key: str, message: str) -> ConfigError:
         return ConfigError(message, path=self.path, line=node.start_mark.line + 1, key=key)
 
-    def mapping(self, node: yaml.Node, schema: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+    def mapping(self, node: yaml.Node, schema: Mapping[str, Any], prefix: str) -> JsonObject:
         if not isinstance(node, yaml.MappingNode):
             raise self.err(
                 node,
                 prefix.rstrip(".") or "<root>",
                 f"expected a mapping, got {_kind(node)}{_model_mapping_hint(node, prefix)}",
             )
-        out: dict[str, Any] = {}
+        out: JsonObject = {}
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
             dotted = f"{prefix}{key}"
@@ -292,7 +293,7 @@ class _Loader:
                 raise self.err(
                     node, key, f"expected a mapping of model → prices, got {_kind(node)}"
                 )
-            table: dict[str, Any] = {}
+            table: JsonObject = {}
             for name_node, prices_node in node.value:
                 name = str(name_node.value)
                 table[name] = self.mapping(

@@ -13,13 +13,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
+from compactor._json import JsonObject, JsonValue
 from compactor.counting.tokens import TokenCounter, resolve_token_counter
 from compactor.counting.trigger import TriggerCondition
 from compactor.errors import ConfigError
 
-from .schema import FINALIZE, MODEL_KEYS, NONE, PRICE_TABLE, SECRET_KEYS
+from .schema import FINALIZE, MODEL_KEYS, NONE, PRICE_TABLE, SECRET_KEYS, KeySpec
 from .settings import (
     Cache,
     Failover,
@@ -69,7 +70,7 @@ DEFAULT_FILE_MAX_DELAY: float = Retry.keys()["max_delay"].default
 """``retry.max_delay`` (and ``failover.max_delay``) when the file does not set it: SPEC §9.4
 (declared by :class:`~.settings.Retry`)."""
 
-DEFAULT_RETRY: dict[str, Any] = Retry().effective()
+DEFAULT_RETRY: JsonObject = Retry().effective()
 """The retry of a run whose config has no ``retry`` section (the command line's default, and
 ``configs/default.yaml``'s): a transient failure (HTTP 408, 409, 429, 5xx, a timeout, a dropped
 connection) is tried twice more, after 1 s then 2 s, or after the server's ``Retry-After`` (at
@@ -96,7 +97,7 @@ class FileConfig:
 
     path: str | None = None
     """The file it came from (None = built-in defaults)."""
-    model: dict[str, Any] | None = setting(MODEL_KEYS)
+    model: JsonObject | None = setting(MODEL_KEYS)
     """``provider``, ``name``, ``base_url``, ``api_key``, ``timeout``, ``options``: a model's
     keys are its provider's (:data:`compactor.models.providers.REMOTE_KEYS`)."""
     trigger: Trigger | None = section(Trigger)
@@ -110,7 +111,7 @@ class FileConfig:
     preserve_user_messages: PreserveUser | None = section(PreserveUser)
     retry: Retry | None = section(Retry)
     failover: Failover | None = section(Failover)
-    finalize: Any = setting(FINALIZE)
+    finalize: str | JsonObject | None = setting(FINALIZE)
     """None, ``pkg.mod:func`` or ``{preserve_skills: {...}, system_prompt: "..."}``."""
     callback: str | None = setting((str, NONE))
     gen_model_input: str | None = setting((str, NONE))
@@ -148,10 +149,10 @@ class FileConfig:
         return f"FileConfig({self.to_dict(mask=True)!r})"
 
     @classmethod
-    def from_mapping(cls, values: dict[str, Any], **extra: Any) -> FileConfig:
+    def from_mapping(cls, values: JsonObject, **extra: JsonValue) -> FileConfig:
         """A layer from a type-checked mapping (:mod:`.composer`): sections become their
         dataclasses."""
-        out: dict[str, Any] = {}
+        out: JsonObject = {}
         for f in dataclasses.fields(cls):
             if f.name in values:
                 kind = f.metadata.get("section")
@@ -194,7 +195,7 @@ class FileConfig:
         )
         return self if not flags.flagged else self.resolve(flags)
 
-    def value(self, dotted: str) -> Any:
+    def value(self, dotted: str) -> JsonValue:
         """The resolved value of ``section.key`` or ``key``: as set, else its declared default."""
         name, _, sub = dotted.partition(".")
         if not sub and name in _SECTIONS:
@@ -273,7 +274,7 @@ class FileConfig:
             return None
         return DEFAULT_MAX_GROWTH if value is True else float(value)
 
-    def masking(self, models: list[dict[str, Any]]) -> bool:
+    def masking(self, models: list[JsonObject]) -> bool:
         """Whether secrets are masked: ``auto`` = when any configured model is remote."""
         masks = self.mask_secrets or MaskSecrets()
         masks.check("mask_secrets", self.error)
@@ -284,7 +285,7 @@ class FileConfig:
         patterns = self.value("mask_secrets.patterns")
         return tuple((p["name"], p["regex"]) for p in patterns)
 
-    def summary_cache(self, models: list[dict[str, Any]] | None = None) -> SummaryCache | None:
+    def summary_cache(self, models: list[JsonObject] | None = None) -> SummaryCache | None:
         """A :class:`compactor.pipeline.cache.SummaryCache`, or None. A ``cache`` section (the
         file's, or ``--cache`` / ``--no-cache``) decides; without one it is on when a model of the
         chain is remote (``models``), so a second CI run on the same transcript makes no
@@ -377,12 +378,12 @@ class FileConfig:
         except ConfigError as err:
             raise self.error("token_counter", err.message) from err
 
-    def retry_settings(self) -> dict[str, Any]:
+    def retry_settings(self) -> JsonObject:
         """``max_retries``, ``initial_delay``, ``max_delay`` a run uses: the file's ``retry``
         section, each unset key (or the whole section) at its declared default."""
         return (self.retry or Retry()).effective()
 
-    def failover_models(self) -> list[dict[str, Any]]:
+    def failover_models(self) -> list[JsonObject]:
         """The failover chain's model mappings (empty without failover)."""
         return list(self.value("failover.models")) if self.failover is not None else []
 
@@ -398,10 +399,10 @@ class FileConfig:
     def counter_name(self) -> str:
         return str(self.value("token_counter"))
 
-    def to_dict(self, *, mask: bool = True) -> dict[str, Any]:
+    def to_dict(self, *, mask: bool = True) -> JsonObject:
         """The settings as written, as plain data; unless ``mask`` is False every secret is
         masked (see :func:`mask_secrets`): API keys, header values, URL credentials."""
-        data: dict[str, Any] = {}
+        data: JsonObject = {}
         for f in dataclasses.fields(self):
             if f.name in ("lines", "unset_env", "flagged"):
                 continue
@@ -419,7 +420,7 @@ _SECTIONS: dict[str, type[Section]] = {
     f.name: f.metadata["section"] for f in dataclasses.fields(FileConfig) if "section" in f.metadata
 }
 
-SCHEMA: dict[str, Any] = schema_of(FileConfig)
+SCHEMA: dict[str, KeySpec] = schema_of(FileConfig)
 """Every top-level key of a config file with the types it accepts (:mod:`.composer` checks
 files against it), generated from :class:`FileConfig`'s declarations."""
 
@@ -472,7 +473,7 @@ def flag_layer(
     by ``context_tokens: N``; a ``context_messages`` condition stays. ``--model PREFIX:NAME``
     keeps ``below``'s other settings of that provider."""
     ov = overrides or Overrides()
-    values: dict[str, Any] = {}
+    values: JsonObject = {}
     if instructions is not None:
         values["instructions"] = instructions
     if threshold is not None:
@@ -499,7 +500,7 @@ def flag_layer(
     return FileConfig(**values, flagged=frozenset(values))
 
 
-def any_remote(models: list[dict[str, Any]]) -> bool:
+def any_remote(models: list[JsonObject]) -> bool:
     """Whether a model of ``models`` (config mappings) calls a server (not ``local``)."""
     return any(m.get("provider") not in ("local", "scripted") for m in models)
 
@@ -517,14 +518,14 @@ def is_secret_values_key(key: object) -> bool:
     return is_headers_key(key) or key in ("extra_query", "extra_body")
 
 
-def mask_secrets(data: Any) -> Any:
+def mask_secrets(data: JsonValue) -> JsonValue:
     """A copy of ``data`` with every secret masked: ``api_key`` values and the values of every
     ``*headers``, ``extra_query`` and ``extra_body`` mapping become ``***``, the credentials of
     a URL (``base_url``) become ``http://***@host`` and ``?api-key=***``."""
     from compactor._util import mask_url_credentials
 
     if isinstance(data, dict):
-        out: dict[Any, Any] = {}
+        out: dict[object, JsonValue] = {}
         for k, v in data.items():
             if k in SECRET_KEYS and v:
                 out[k] = "***"

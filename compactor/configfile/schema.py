@@ -9,7 +9,7 @@ one of the markers below (a section with its own shape). The schema of a whole f
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeAlias
 
 from compactor._util import FrozenRecord
 from compactor.models.providers import REMOTE_KEYS
@@ -54,18 +54,23 @@ PRICE_TABLE = "price-table"
 """Model name → ``{input, output}`` (``prices``)."""
 
 
+KeySpec: TypeAlias = "tuple[type, ...] | str | Switch | dict[str, KeySpec]"
+"""What a key of the file schema may hold: its types, a named shape (:data:`ANY_MAP`,
+:data:`NAME_LIST`, ...), a section with a scalar shorthand, or a nested mapping's schema."""
+
+
 class Switch(FrozenRecord):
     """A section that is either a scalar shorthand (``cache: true``) or a mapping. (A frozen
     dataclass's behaviour, defined as a plain class: every start-up defines it.)"""
 
     __slots__ = ("scalar", "mapping", "shorthand_key")  # noqa: RUF023 - field order
     scalar: tuple[type, ...]
-    mapping: dict[str, Any]
+    mapping: dict[str, KeySpec]
     shorthand_key: str
     """The mapping key a scalar stands for."""
 
     def __init__(
-        self, scalar: tuple[type, ...], mapping: dict[str, Any], shorthand_key: str = "enabled"
+        self, scalar: tuple[type, ...], mapping: dict[str, KeySpec], shorthand_key: str = "enabled"
     ) -> None:
         init = object.__setattr__
         init(self, "scalar", scalar)
@@ -73,7 +78,7 @@ class Switch(FrozenRecord):
         init(self, "shorthand_key", shorthand_key)
 
 
-MODEL_KEYS: dict[str, Any] = {
+MODEL_KEYS: dict[str, KeySpec] = {
     "provider": (str,),
     "name": (str, NONE),
     "options": ANY_MAP,
@@ -81,7 +86,7 @@ MODEL_KEYS: dict[str, Any] = {
     # a remote model's keys, declared once with their checks and defaults by the providers
     **{key: spec.types for key, spec in REMOTE_KEYS.items()},
 }
-FINALIZE_KEYS: dict[str, Any] = {
+FINALIZE_KEYS: dict[str, KeySpec] = {
     "preserve_skills": {
         "skill_tool_name": (str,),
         "max_skills": (int,),

@@ -22,10 +22,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
+from compactor._json import JsonObject, JsonValue
 from compactor._util import FrozenRecord
 from compactor.errors import ConfigError
 
-from .schema import MODEL_LIST, NAME_LIST, NONE, NUM, PATTERN_LIST, Switch
+from .schema import MODEL_LIST, NAME_LIST, NONE, NUM, PATTERN_LIST, KeySpec, Switch
 
 __all__ = [
     "Cache",
@@ -61,7 +62,7 @@ class Key(FrozenRecord):
     class: every start-up defines it.)"""
 
     __slots__ = ("types", "given_default", "check", "inherit")  # noqa: RUF023 - field order
-    types: object
+    types: KeySpec
     """A tuple of the YAML types a file may give, or a :mod:`.schema` marker."""
     given_default: object
     """The value a run uses when no layer sets the key (None: unset means off or none)."""
@@ -74,7 +75,7 @@ class Key(FrozenRecord):
 
     def __init__(
         self,
-        types: object,
+        types: KeySpec,
         given_default: object = None,
         check: Callable[[object, str], None] | None = None,
         inherit: str = "",
@@ -86,7 +87,7 @@ class Key(FrozenRecord):
         init(self, "inherit", inherit)
 
     @property
-    def default(self) -> Any:
+    def default(self) -> JsonValue:
         """The value a run uses when no layer sets the key."""
         if not self.inherit:
             return self.given_default
@@ -102,7 +103,7 @@ def section(cls: type[Section]) -> Any:
 
 
 def setting(
-    types: object,
+    types: KeySpec,
     default: object = None,
     check: Callable[[object, str], None] | None = None,
     *,
@@ -112,7 +113,7 @@ def setting(
     return field(default=None, metadata={"key": Key(types, default, check, inherit)})
 
 
-def field_default(cls: type, name: str) -> Any:
+def field_default(cls: type, name: str) -> JsonValue:
     """The default of field ``name`` of the dataclass ``cls`` (the one place it is declared)."""
     for f in dataclasses.fields(cls):
         if f.name == name:
@@ -187,22 +188,22 @@ class Section:
         return {f.name: f.metadata["key"] for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
 
     @classmethod
-    def from_mapping(cls: type[T], data: Mapping[str, Any] | None) -> T | None:
+    def from_mapping(cls: type[T], data: Mapping[str, JsonValue] | None) -> T | None:
         """The section of a file's mapping (already type-checked), None when absent."""
         if data is None:
             return None
         return cls(**data)
 
-    def value(self, name: str) -> Any:
+    def value(self, name: str) -> JsonValue:
         """The key's value, else its declared default."""
         value = getattr(self, name)
         return self.keys()[name].default if value is None else value
 
-    def given(self) -> dict[str, Any]:
+    def given(self) -> JsonObject:
         """The keys this layer sets, as written."""
         return {k: getattr(self, k) for k in self.keys() if getattr(self, k) is not None}
 
-    def effective(self) -> dict[str, Any]:
+    def effective(self) -> JsonObject:
         """Every key: its value, else its default."""
         return {k: self.value(k) for k in self.keys()}
 
@@ -251,7 +252,7 @@ class Failover(Section):
 
     max_retries: int | None = setting((int,), inherit=f"{_CONFIG}:DEFAULT_MAX_RETRIES")
     max_delay: float | None = setting(NUM)
-    models: list[dict[str, Any]] | None = setting(MODEL_LIST, ())
+    models: list[JsonObject] | None = setting(MODEL_LIST, ())
 
 
 @dataclass(kw_only=True, repr=False, eq=False)
@@ -345,7 +346,7 @@ class Reduction(Section):
     offload: bool | None = setting((bool,), True)
     offload_dir: str | None = setting((str, NONE))
 
-    def get(self, name: str, fallback: Any = None) -> Any:
+    def get(self, name: str, fallback: JsonValue = None) -> JsonValue:
         """The key's value, else ``fallback`` (the section read as the mapping it was)."""
         value = getattr(self, name, None)
         return fallback if value is None else value
@@ -354,10 +355,10 @@ class Reduction(Section):
 # -- the tree as a whole ------------------------------------------------------------------------
 
 
-def schema_of(cls: type) -> dict[str, Any]:
+def schema_of(cls: type) -> dict[str, KeySpec]:
     """The schema :mod:`.composer` checks a file against: each key's types, a section's own
     schema (a :class:`~.schema.Switch` for a section with a scalar shorthand)."""
-    out: dict[str, Any] = {}
+    out: dict[str, KeySpec] = {}
     for f in dataclasses.fields(cls):
         if "key" in f.metadata:
             out[f.name] = f.metadata["key"].types
@@ -383,7 +384,7 @@ def overlay(*layers: T) -> T:
     section given by several layers is resolved key by key (the Agents SDK's
     ``ModelSettings.resolve``). Fields without a declaration are taken from the last layer."""
     last = layers[-1]
-    values: dict[str, Any] = {}
+    values: JsonObject = {}
     for f in dataclasses.fields(last):  # type: ignore[arg-type]
         given = [getattr(layer, f.name) for layer in layers if getattr(layer, f.name) is not None]
         if "section" in f.metadata and len(given) > 1:

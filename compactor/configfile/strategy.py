@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from compactor._json import JsonObject
 from compactor.errors import ConfigError
 from compactor.formats import READ_TOOLS
 
@@ -108,7 +109,7 @@ def clear_threshold(file_cfg: FileConfig) -> int:
     return int(value)
 
 
-def reduction_settings(file_cfg: FileConfig, fmt: str | None = None) -> dict[str, Any]:
+def reduction_settings(file_cfg: FileConfig, fmt: str | None = None) -> JsonObject:
     """The effective reduction options as plain data (``config show``, reports)."""
     from compactor.reduction import ReductionConfig
 

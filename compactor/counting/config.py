@@ -9,14 +9,17 @@ from __future__ import annotations
 import math
 import weakref
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, Generic, cast
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, cast
 
+from compactor._json import JsonObject
+from compactor._util import MaybeAwaitable
 from compactor.errors import ConfigError
-from compactor.schema import M
+from compactor.schema import AgenticMessage, AgentState, M, Message
 
+from .tokens import TokenCounter
 from .trigger import DEFAULT_CONTEXT_TOKENS, TriggerCondition
 
 if TYPE_CHECKING:  # an annotation only: `compact check` loads configs without the events module
@@ -52,6 +55,26 @@ CONFIG_COUNTS: Counter[str] = Counter()
 the SPEC §2 checks ran (``validated``): a test reads it to prove a run builds and validates its
 config once. Counting costs one dictionary update per construction."""
 
+ShouldRetry: TypeAlias = Callable[[object, BaseException | None], MaybeAwaitable[bool]]
+"""``should_retry`` / ``should_failover``: ``(response, error) -> bool`` (or an awaitable of it);
+``response`` is whatever the model returned, unchecked."""
+
+Backoff: TypeAlias = Callable[[int, object, BaseException | None], MaybeAwaitable[float]]
+"""``(attempt, response, error) -> seconds`` (or an awaitable of it)."""
+
+
+MessageFilter: TypeAlias = (
+    Callable[[Message], MaybeAwaitable[bool]] | Callable[[AgenticMessage], MaybeAwaitable[bool]]
+)
+"""``PreserveUserMessages.filter``: ``(message) -> bool`` for the history's message type."""
+
+
+class Spend(Protocol):
+    """``Config.spend``: told before each request the summarizer sends to a remote model."""
+
+    def charge(self, input_tokens: int, model: str) -> None: ...
+
+
 DEFAULT_MAX_RETRIES = 3
 """``max_retries`` used when a retry or failover config leaves it as None."""
 
@@ -66,9 +89,9 @@ class RetryConfig:
 
     max_retries: int | None = None
     """Extra calls after the first; None = 3. Total calls = max_retries + 1."""
-    should_retry: Callable[..., Any] | None = None
+    should_retry: ShouldRetry | None = None
     """``(response, error) -> bool``; default: retry transient errors only."""
-    backoff: Callable[..., Any] | None = None
+    backoff: Backoff | None = None
     """``(attempt, response, error) -> seconds``; default: :func:`compactor.default_backoff`."""
     max_delay: float | None = None
     """The longest wait between attempts, whatever the backoff or the server's ``retry-after``
@@ -82,9 +105,9 @@ class FailoverConfig:
 
     max_retries: int | None = None
     """Number of failover attempts (single calls each); None = 3, 0 = no failover attempt."""
-    should_failover: Callable[..., Any] | None = None
+    should_failover: ShouldRetry | None = None
     """``(response, error) -> bool``; default: an error happened."""
-    backoff: Callable[..., Any] | None = None
+    backoff: Backoff | None = None
     """``(attempt, response, error) -> seconds`` between failover attempts."""
     max_delay: float | None = None
     """The longest wait between failover attempts (see ``RetryConfig.max_delay``); None =
@@ -113,7 +136,7 @@ class PreserveUserMessages:
     """Off → the model's ``<all_user_messages>`` block is left as written."""
     max_tokens: int | None = None
     """Token budget; None = ``context_tokens // 3`` (160,000 // 3 without a token threshold)."""
-    filter: Callable[..., Any] | None = None
+    filter: MessageFilter | None = None
     """``(message) -> bool``: only messages it accepts are candidates."""
     ensure_block: bool = False
     """When the reply has no ``<all_user_messages>`` block (a weak model left it out), add one
@@ -168,9 +191,9 @@ class Config(Generic[M]):
 
     model: Any = None
     """The summarization model: any object with ``async def generate(messages, **options)``."""
-    model_options: dict[str, Any] = field(default_factory=dict)
+    model_options: JsonObject = field(default_factory=dict)
     """Passed to every summarizer call, primary and failover."""
-    token_counter: Callable[..., Any] | None = None
+    token_counter: TokenCounter | None = None
     """``(TokenCounterInput) -> int`` used by the trigger; None = ``default_token_counter``."""
     trigger: TriggerCondition | None = None
     """When to summarize; None = more than 160,000 tokens."""
@@ -183,11 +206,11 @@ class Config(Generic[M]):
     summary should focus on (Claude Code's ``/compact <instructions>``)."""
     transcript_file_path: str | None = None
     """Adds the "full transcript is at PATH" note; only when ``finalize`` is unset."""
-    gen_model_input: Callable[..., Any] | None = None
+    gen_model_input: Callable[[M, M, list[M]], MaybeAwaitable[Sequence[M] | None]] | None = None
     """``(system_instruction, user_instruction, original_messages) -> list``; replaces §4 layout."""
-    finalize: Callable[..., Any] | None = None
+    finalize: Callable[[list[M], M], MaybeAwaitable[Sequence[M]]] | None = None
     """``(original_messages, summary) -> list``; when set, NO default post-processing runs."""
-    callback: Callable[..., Any] | None = None
+    callback: Callable[[AgentState[M], AgentState[M]], MaybeAwaitable[None]] | None = None
     """``(before: AgentState, after: AgentState) -> None``, after finalize, on copies."""
     emit_internal_events: bool = False
     """Deliver the events of SPEC §8 to ``on_event``."""
@@ -232,7 +255,7 @@ class Config(Generic[M]):
     """Check that anchors (paths, errors, URLs, instructions, ...) survive; repair the rest."""
     strip_analysis: bool = False
     """Drop the model's ``<analysis>`` block from the summary (Claude Code does; Eino keeps it)."""
-    spend: Any = None
+    spend: Spend | None = None
     """A spend guard (:class:`compactor.pipeline.limits.SpendHold`, or any object with
     ``charge(input_tokens, model)``), called before every request the summarizer sends to a
     model that is not embedded and not answered from the cache; it raises
@@ -255,18 +278,20 @@ class Config(Generic[M]):
         CONFIG_COUNTS["built"] += 1
 
 
-_VALIDATED: weakref.WeakValueDictionary[int, Config[Any]] = weakref.WeakValueDictionary()
+_VALIDATED: weakref.WeakValueDictionary[int, Config[Message] | Config[AgenticMessage]] = (
+    weakref.WeakValueDictionary()
+)
 """The configs :func:`validate_config` passed (or built from a checked draft): each is
 checked once, however many times it is handed to ``new()``."""
 
 
-def mark_validated(config: Config[Any]) -> None:
+def mark_validated(config: Config[M]) -> None:
     """Record that ``config``'s values already passed :func:`check_config_fields` (a
     :mod:`compactor.configfile` run checked them before reading its transcript)."""
     _VALIDATED[id(config)] = config
 
 
-def validate_config(config: Config[Any] | None) -> None:
+def validate_config(config: Config[M] | None) -> None:
     """Check ``config`` in SPEC §2 order; the first problem raises :class:`ConfigError` with the
     SPEC wording and, in ``ConfigError.key``, the field it is about (``retry.max_retries``).
     A config that passed once is not checked again (it is frozen)."""
@@ -278,7 +303,7 @@ def validate_config(config: Config[Any] | None) -> None:
     mark_validated(config)
 
 
-def check_config_fields(config: Config[Any] | SimpleNamespace) -> None:
+def check_config_fields(config: Config[M] | SimpleNamespace) -> None:
     """The checks of :func:`validate_config` on any object with :class:`Config`'s fields as
     attributes (a :class:`Config`, or the draft a config file is checked as before any model
     is built)."""
@@ -360,7 +385,7 @@ def check_summary_check(check: SummaryCheck) -> None:
         )
 
 
-def _validate_extras(config: Config[Any] | SimpleNamespace) -> None:
+def _validate_extras(config: Config[M] | SimpleNamespace) -> None:
     """The fields that are ours (not in SPEC §2), checked after the SPEC ones."""
     if config.summarizer_context_tokens is not None:
         _check_int("summarizer_context_tokens", config.summarizer_context_tokens)

@@ -12,10 +12,18 @@ import importlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
+from compactor._util import MaybeAwaitable
 from compactor.errors import ConfigError
-from compactor.schema import MEDIA_BLOCK_TYPES, MEDIA_PART_TYPES, AgenticMessage, Message, ToolInfo
+from compactor.schema import (
+    MEDIA_BLOCK_TYPES,
+    MEDIA_PART_TYPES,
+    AgenticMessage,
+    Block,
+    Message,
+    ToolInfo,
+)
 
 __all__ = [
     "MEDIA_TOKENS",
@@ -42,7 +50,7 @@ class TokenCounterInput:
     tools: Sequence[ToolInfo] = field(default_factory=list)
 
 
-TokenCounter = Callable[[TokenCounterInput], Any]
+TokenCounter = Callable[[TokenCounterInput], MaybeAwaitable[int]]
 """``(TokenCounterInput) -> int`` (or an awaitable of it)."""
 
 
@@ -87,7 +95,7 @@ def _message_bytes_and_media(msg: Message | AgenticMessage) -> tuple[int, int]:
     return nbytes, media
 
 
-def _block_bytes_and_media(block: Any) -> tuple[int, int]:
+def _block_bytes_and_media(block: Block) -> tuple[int, int]:
     btype = block.type
     if btype in MEDIA_BLOCK_TYPES:
         return 0, 1
@@ -170,14 +178,15 @@ def resolve_token_counter(spec: str | None) -> TokenCounter:
 
         return tiktoken_counter(spec.split(":", 1)[1])
     if ":" in spec:
-        return load_callable(spec, what="token_counter")
+        # a user's counter: what it returns is checked when it counts (checked_count)
+        return cast(TokenCounter, load_callable(spec, what="token_counter"))
     raise ConfigError(
         f"unknown token counter {spec!r}; expected 'estimate', 'tiktoken:cl100k_base', "
         "'tiktoken:o200k_base' or 'pkg.mod:func'"
     )
 
 
-def load_callable(ref: str, *, what: str) -> Callable[..., Any]:
+def load_callable(ref: str, *, what: str) -> Callable[..., object]:
     """Import ``pkg.mod:func`` (dots allowed after the colon for attributes).
 
     This imports and so RUNS the module's code, with the rights of the process. A module that
@@ -188,7 +197,7 @@ def load_callable(ref: str, *, what: str) -> Callable[..., Any]:
     if not module_name or not attr_path:
         raise ConfigError(f"{what}: {ref!r} is not of the form 'pkg.mod:func'")
     try:
-        obj: Any = importlib.import_module(module_name)
+        obj: object = importlib.import_module(module_name)
     except ImportError as err:
         raise ConfigError(f"{what}: cannot import module {module_name!r}: {err}") from err
     except SystemExit as err:
@@ -211,4 +220,4 @@ def load_callable(ref: str, *, what: str) -> Callable[..., Any]:
             ) from err
     if not callable(obj):
         raise ConfigError(f"{what}: {ref!r} is not callable")
-    return obj  # type: ignore[no-any-return]
+    return obj

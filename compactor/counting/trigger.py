@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from compactor._json import JsonObject
 from compactor._util import FrozenRecord, maybe_await
 from compactor.errors import SummarizationError
 from compactor.schema import AgenticMessage, Message, ToolInfo
@@ -66,7 +66,7 @@ class TriggerDecision(FrozenRecord):
     """None when the message condition fired first (no counting) or no token condition exists."""
     threshold_tokens: int | None
     threshold_messages: int | None
-    extra: dict[str, Any]
+    extra: JsonObject
 
     def __init__(
         self,
@@ -76,7 +76,7 @@ class TriggerDecision(FrozenRecord):
         tokens: int | None,
         threshold_tokens: int | None,
         threshold_messages: int | None,
-        extra: dict[str, Any] | None = None,
+        extra: JsonObject | None = None,
     ) -> None:
         init = object.__setattr__
         init(self, "triggered", triggered)
@@ -86,6 +86,10 @@ class TriggerDecision(FrozenRecord):
         init(self, "threshold_tokens", threshold_tokens)
         init(self, "threshold_messages", threshold_messages)
         init(self, "extra", {} if extra is None else extra)
+
+
+async def _awaited(value: Awaitable[int]) -> int:
+    return await value
 
 
 def fraction_threshold(trigger: TriggerCondition | None) -> int | None:
@@ -222,7 +226,7 @@ def decide_sync(
             if inspect.isawaitable(value):
                 import asyncio  # only async counters need a loop
 
-                value = asyncio.run(maybe_await(value))
+                value = asyncio.run(_awaited(value))
         except Exception as err:
             raise SummarizationError(f"failed to count tokens: {err}") from err
         tokens = checked_count(value)

@@ -10,7 +10,7 @@ file through the ordinary :class:`~compactor.runs.runner.Run` (:func:`.objects.r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .many import ManyOutcome, compact_many
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["ManyOutcome", "compact_many"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in __all__:
         from . import many
 

@@ -25,6 +25,7 @@ import sys
 import tempfile
 from typing import TYPE_CHECKING, Any
 
+from compactor._json import JsonObject
 from compactor.errors import CompactorError, ConfigError, TranscriptError
 from compactor.runs.inputs import OUTPUT_SUFFIX, Inputs, gathered, is_output_name
 from compactor.sizes import InputLimits
@@ -280,7 +281,7 @@ def run_url(
     labels: dict[str, str] = {}
     try:
         local_in = options.input
-        changes: dict[str, Any] = {"output_dir": None}
+        changes: JsonObject = {"output_dir": None}
         if is_url(options.input):
             try:
                 data = raw if raw is not None else read_bytes(options.input)

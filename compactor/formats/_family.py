@@ -25,8 +25,8 @@ nothing is ever silently summarized away or dropped:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
 
+from compactor._json import JsonObject, JsonValue
 from compactor.errors import TranscriptError
 
 from ._jsonl import Line
@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 _SPECS: dict[str, FormatSpec] = {}
-_TYPED: list[tuple[str, Callable[[dict[str, Any], str], bool]]] = []
+_TYPED: list[tuple[str, Callable[[JsonObject, str], bool]]] = []
 
 
 def _spec(format_name: str) -> FormatSpec | None:
@@ -56,7 +56,7 @@ def _spec(format_name: str) -> FormatSpec | None:
     return _SPECS.get(format_name)
 
 
-def family(rec: dict[str, Any]) -> str | None:
+def family(rec: JsonObject) -> str | None:
     """The family of a typed format that owns ``rec`` (``claude-code``, ``codex``: its
     ``spec.typed.owns``, in detection order), ``chat`` or None (a record no format claims)."""
     kind = rec.get("type")
@@ -71,12 +71,12 @@ def family(rec: dict[str, Any]) -> str | None:
     return None
 
 
-def unknown_record(what: str, value: Any) -> str:
+def unknown_record(what: str, value: JsonValue) -> str:
     """The message for a record (or item) type a reader does not know."""
     return f"unknown {what} {value!r}: compact reads no record it does not know"
 
 
-def problem(format_name: str, rec: dict[str, Any]) -> tuple[str | None, str] | None:
+def problem(format_name: str, rec: JsonObject) -> tuple[str | None, str] | None:
     """Why ``rec`` cannot be a record of a ``format_name`` file: ``(field, message)``, or None
     when it may be one (always None for formats not listed here)."""
     fam = family(rec)
@@ -108,7 +108,7 @@ def problem(format_name: str, rec: dict[str, Any]) -> tuple[str | None, str] | N
     return None, f"{described}, not {format_name}"
 
 
-def fits(format_name: str, rec: dict[str, Any]) -> bool:
+def fits(format_name: str, rec: JsonObject) -> bool:
     """Whether ``rec`` may be a record of a ``format_name`` file (True for formats not ours)."""
     return problem(format_name, rec) is None
 
@@ -120,7 +120,7 @@ def check_records(path: str, format_name: str, lines: Iterable[Line]) -> None:
             raise mismatch(path, ln.number, format_name, ln.obj)
 
 
-def mismatch(path: str, line: int, format_name: str, rec: dict[str, Any]) -> TranscriptError:
+def mismatch(path: str, line: int, format_name: str, rec: JsonObject) -> TranscriptError:
     """The error for a record that does not fit a ``format_name`` file."""
     found = problem(format_name, rec)
     field, message = found if found is not None else (None, f"not a {format_name} record")

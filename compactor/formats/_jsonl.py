@@ -15,10 +15,11 @@ import uuid
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, overload
 
 import orjson
 
+from compactor._json import JsonObject, JsonValue
 from compactor.errors import TranscriptError
 from compactor.prompts import PREAMBLE
 from compactor.schema import (
@@ -85,7 +86,7 @@ class Line:
         self,
         number: int,
         source: bytes | FileSource,
-        obj: dict[str, Any] | None,
+        obj: JsonObject | None,
         start: int = 0,
         end: int = -1,
         check: int = 0,
@@ -100,7 +101,7 @@ class Line:
         """``hash()`` of the bytes, for a line of a FileSource (checked when read again)."""
 
     @property
-    def obj(self) -> dict[str, Any]:
+    def obj(self) -> JsonObject:
         """The parsed JSON object (parsed again from :attr:`text` for a line of a
         :class:`LineTable` that let its records go)."""
         obj = self._obj
@@ -138,9 +139,9 @@ class LineTable(Sequence[Line]):
         self._starts = array("q")
         self._ends = array("q")
         self._checks = array("q")
-        self._objs: list[dict[str, Any]] | None = []
+        self._objs: list[JsonObject] | None = []
 
-    def add(self, number: int, obj: dict[str, Any], start: int, end: int, check: int = 0) -> None:
+    def add(self, number: int, obj: JsonObject, start: int, end: int, check: int = 0) -> None:
         """Append the line ``number`` (its record, its span in the source, its bytes' hash)."""
         self._numbers.append(number)
         self._starts.append(start)
@@ -163,7 +164,11 @@ class LineTable(Sequence[Line]):
             self._checks[i],
         )
 
-    def __getitem__(self, index: Any) -> Any:
+    @overload
+    def __getitem__(self, index: int) -> Line: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Line]: ...
+    def __getitem__(self, index: int | slice) -> Line | list[Line]:
         if isinstance(index, slice):
             return [self._line(i) for i in range(len(self._numbers))[index]]
         return self._line(range(len(self._numbers))[index])
@@ -184,13 +189,13 @@ class LineTable(Sequence[Line]):
         self._objs = None
 
     @property
-    def records(self) -> Sequence[dict[str, Any]]:
+    def records(self) -> Sequence[JsonObject]:
         """Every line's record, in order (a new list of the same objects; a view that parses
         them again after :meth:`forget_records`)."""
         return list(self._objs) if self._objs is not None else Records(self)
 
 
-class Records(Sequence[dict[str, Any]]):
+class Records(Sequence[JsonObject]):
     """The records of a :class:`LineTable` that let them go, parsed again when read."""
 
     __slots__ = ("_lines",)
@@ -201,7 +206,11 @@ class Records(Sequence[dict[str, Any]]):
     def __len__(self) -> int:
         return len(self._lines)
 
-    def __getitem__(self, index: Any) -> Any:
+    @overload
+    def __getitem__(self, index: int) -> JsonObject: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[JsonObject]: ...
+    def __getitem__(self, index: int | slice) -> JsonObject | list[JsonObject]:
         if isinstance(index, slice):
             return [ln.obj for ln in self._lines[index]]
         return self._lines[index].obj
@@ -212,7 +221,7 @@ class Records(Sequence[dict[str, Any]]):
     __hash__ = None  # type: ignore[assignment]
 
 
-def _parse(path: str, number: int, buf: bytes, start: int, end: int) -> dict[str, Any] | None:
+def _parse(path: str, number: int, buf: bytes, start: int, end: int) -> JsonObject | None:
     """The JSON object ``buf[start:end]`` holds (one line without ``\\r\\n``); None when it is
     blank."""
     view = memoryview(buf)[start:end]
@@ -253,7 +262,7 @@ _COUNT_BYTES = 64 * 1024
 
 
 def check_depth(
-    path: str, number: int, text: bytes, obj: dict[str, Any], start: int = 0, end: int = -1
+    path: str, number: int, text: bytes, obj: JsonObject, start: int = 0, end: int = -1
 ) -> None:
     """Refuse a record nested deeper than :data:`~compactor.schema.MAX_JSON_DEPTH` (orjson
     parses 1,024 levels; copying or writing such a record back would not work). ``obj`` was
@@ -378,7 +387,7 @@ def with_final_newline(raw: bytes) -> bytes:
     return raw + newline_of(raw)
 
 
-def dump(obj: Any) -> bytes:
+def dump(obj: JsonValue) -> bytes:
     """Compact JSON, UTF-8, key order kept (what Claude Code and Codex write)."""
     return orjson.dumps(obj)
 
@@ -387,7 +396,7 @@ EPOCH = "1970-01-01T00:00:00.000Z"
 """The compaction time of an input that records no time at all."""
 
 
-def _parse_time(value: Any) -> datetime | None:
+def _parse_time(value: JsonValue) -> datetime | None:
     if not isinstance(value, str) or not value:
         return None
     try:
@@ -440,7 +449,7 @@ def mark_earlier_summary(msg: Message | AgenticMessage) -> None:
         msg.extra[CONTENT_TYPE_KEY] = "summary"
 
 
-def public_extra(extra: dict[str, Any]) -> dict[str, Any]:
+def public_extra(extra: JsonObject) -> JsonObject:
     """``extra`` without the keys the readers added for the core."""
     return {
         k: v for k, v in extra.items() if k not in INTERNAL_EXTRA_KEYS and not k.startswith("_")
@@ -518,7 +527,7 @@ def write_per_line(
     transcript: Transcript,
     new_messages: Sequence[Message | AgenticMessage],
     mode: WriteMode,
-    render: Callable[[Message | AgenticMessage], dict[str, Any] | list[dict[str, Any]]],
+    render: Callable[[Message | AgenticMessage], JsonObject | list[JsonObject]],
 ) -> bytes:
     """Write a one-message-per-line file (openai, eino, anthropic). ``render`` may give several
     records for one message (an agentic message with several tool results, in a chat format).
@@ -546,7 +555,7 @@ def write_per_line(
     return prefix + nl.join(out) + nl
 
 
-def _dump_all(records: dict[str, Any] | list[dict[str, Any]], nl: bytes) -> bytes:
+def _dump_all(records: JsonObject | list[JsonObject], nl: bytes) -> bytes:
     return nl.join(dump(r) for r in records) if isinstance(records, list) else dump(records)
 
 
@@ -555,7 +564,7 @@ def make_transcript(
     path: str,
     raw: bytes | FileSource,
     lines: Sequence[Line],
-    messages: Any,
+    messages: list[Message] | list[AgenticMessage],
     origin: Sequence[Sequence[int]] | None = None,
     start: int = 0,
 ) -> Transcript:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from compactor._json import JsonObject, JsonValue
 from compactor.errors import TranscriptError
 from compactor.schema import AgenticMessage, Block, Message, Usage, content_type, loads_json
 
@@ -48,11 +49,11 @@ ANTHROPIC_BLOCK_TYPES = frozenset(
 )
 
 
-def _int(value: Any) -> int:
+def _int(value: JsonValue) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def usage_from(usage: Any) -> Usage | None:
+def usage_from(usage: JsonValue) -> Usage | None:
     """Anthropic ``usage`` → Usage (context = input + cache creation + cache read)."""
     if not isinstance(usage, dict):
         return None
@@ -69,7 +70,7 @@ def usage_from(usage: Any) -> Usage | None:
     )
 
 
-def _image_url(block: dict[str, Any]) -> str | None:
+def _image_url(block: JsonObject) -> str | None:
     source = block.get("source")
     if not isinstance(source, dict):
         return None
@@ -88,7 +89,7 @@ _OPAQUE_KEYS = frozenset(
 """Keys of an unknown block that hold no text a reader could use (ids, signatures, ...)."""
 
 
-def _strings(value: Any, out: list[str]) -> None:
+def _strings(value: JsonValue, out: list[str]) -> None:
     """Every string in ``value`` (a block's JSON), in order, leaving out opaque keys and
     base64 ``data`` (a ``source`` of type ``text`` keeps its ``data``: it is the text)."""
     if isinstance(value, str):
@@ -111,7 +112,7 @@ def _strings(value: Any, out: list[str]) -> None:
                 _strings(item, out)
 
 
-def other_text(item: dict[str, Any]) -> str:
+def other_text(item: JsonObject) -> str:
     """The text of a block the reader does not model (``document``, ``search_result``,
     ``server_tool_use``, ``web_search_tool_result``, any new type): ``[type]`` and every string
     it holds, so a summarizer reads what the model read; ``[type]`` alone when it has none."""
@@ -121,7 +122,7 @@ def other_text(item: dict[str, Any]) -> str:
     return "\n".join([head, *texts]) if texts else head
 
 
-def _result_content(content: Any) -> list[Block]:
+def _result_content(content: JsonValue) -> list[Block]:
     if isinstance(content, str):
         return [Block("user_input_text", content)]
     blocks: list[Block] = []
@@ -144,7 +145,7 @@ def blocks_from_content(
     path: str,
     line: int,
     role: str,
-    content: Any,
+    content: JsonValue,
     tool_names: dict[str, str],
     field: str = "content",
 ) -> list[Block]:
@@ -195,7 +196,7 @@ def blocks_from_content(
 _MODELLED = frozenset({"text", "image", "thinking", "redacted_thinking", "tool_use", "tool_result"})
 
 
-def _read_text(raw: dict[str, Any]) -> str | None:
+def _read_text(raw: JsonObject) -> str | None:
     """The ``text`` a block read from ``raw`` has (None: an image, a redacted thinking)."""
     kind = raw.get("type")
     if kind == "text":
@@ -207,7 +208,7 @@ def _read_text(raw: dict[str, Any]) -> str | None:
     return other_text(raw)
 
 
-def _raw_block(block: Block, raw: dict[str, Any]) -> dict[str, Any]:
+def _raw_block(block: Block, raw: JsonObject) -> JsonObject:
     """A block read as ``raw``: ``raw`` itself while the block is as read; else the block
     rendered afresh from what it now holds (a changed text, a changed image URL)."""
     kind = raw.get("type")
@@ -220,15 +221,15 @@ def _raw_block(block: Block, raw: dict[str, Any]) -> dict[str, Any]:
     return {**raw, "text": block.text or ""} if kind == "text" else _text(block.text)
 
 
-def _text(text: str | None) -> dict[str, Any]:
+def _text(text: str | None) -> JsonObject:
     return {"type": "text", "text": text or ""}
 
 
-def content_from_blocks(msg: Message | AgenticMessage) -> str | list[dict[str, Any]]:
+def content_from_blocks(msg: Message | AgenticMessage) -> str | list[JsonObject]:
     """Render a message's content the Anthropic way (plain text → a string)."""
     if isinstance(msg, Message):
         return _jsonl.message_text(msg)
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     for b in msg.blocks:
         if b.raw is not None:
             out.append(_raw_block(b, b.raw))
@@ -248,7 +249,7 @@ def content_from_blocks(msg: Message | AgenticMessage) -> str | list[dict[str, A
                 for c in b.content
                 if c.text is not None or c.raw is not None
             ]
-            result: dict[str, Any] = {"type": "tool_result", "tool_use_id": b.call_id}
+            result: JsonObject = {"type": "tool_result", "tool_use_id": b.call_id}
             result["content"] = texts
             if b.is_error:
                 result["is_error"] = True
@@ -260,7 +261,7 @@ def content_from_blocks(msg: Message | AgenticMessage) -> str | list[dict[str, A
     return out
 
 
-def _record(msg: Message | AgenticMessage) -> dict[str, Any]:
+def _record(msg: Message | AgenticMessage) -> JsonObject:
     if content_type(msg) == "summary":
         return {"role": "user", "content": _jsonl.message_text(msg)}
     turn = as_agentic(msg)  # a tool result travels in a user turn
@@ -290,7 +291,7 @@ class AnthropicFormat:
     spec = SPEC
     name = SPEC.name
 
-    def sniff(self, records: Sequence[Any]) -> bool:
+    def sniff(self, records: Sequence[JsonValue]) -> bool:
         found = False
         for r in records:
             if not isinstance(r, dict) or r.get("role") not in ("system", "user", "assistant"):

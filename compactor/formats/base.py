@@ -11,8 +11,9 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, overload
 
+from compactor._json import JsonObject, JsonValue
 from compactor._util import FrozenRecord
 from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Message, ToolInfo
@@ -62,7 +63,11 @@ class OneLineEach(Sequence[Sequence[int]]):
     def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, index: Any) -> Any:
+    @overload
+    def __getitem__(self, index: int) -> tuple[int]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[int]]: ...
+    def __getitem__(self, index: int | slice) -> tuple[int] | list[tuple[int]]:
         if isinstance(index, slice):
             return [(i,) for i in range(self._n)[index]]
         if not -self._n <= index < self._n:
@@ -93,7 +98,7 @@ class TranscriptMeta:
     still tells which messages are unchanged after a caller edited some in place."""
     json_document: DocumentStyle | None = None
     """The file is one JSON array of records in this style (written back as one)."""
-    matches: tuple[Sequence[Any], list[int | None]] | None = None
+    matches: tuple[Sequence[Message | AgenticMessage], list[int | None]] | None = None
     """``(new_messages, matches)``: which original each of that very list is, set by a caller
     that knows (:func:`compactor.formats.patching.set_known_matches`)."""
 
@@ -113,7 +118,7 @@ class Transcript:
     """The model-visible history, oldest first."""
     tools: list[ToolInfo] = field(default_factory=list)
     """Tool definitions when the format records them."""
-    records: Sequence[Any] = field(default_factory=list)
+    records: Sequence[JsonValue] = field(default_factory=list)
     """Parsed records (format-specific), in file order."""
     meta: TranscriptMeta = field(default_factory=TranscriptMeta)
     """What the writer needs: the lines, each message's origin lines, ..."""
@@ -177,20 +182,20 @@ class Streaming(FrozenRecord):
     (A frozen dataclass's behaviour, defined as a plain class: every start-up defines it.)"""
 
     __slots__ = ("reader", "eino_fields")  # noqa: RUF023 - field order
-    reader: Callable[[str, int, dict[str, Any]], Message]
+    reader: Callable[[str, int, JsonObject], Message]
     """One record → its message (``(path, line number, record)``)."""
     eino_fields: bool
     """Records may carry Eino's multi-content and ``response_meta`` fields."""
 
     def __init__(
-        self, reader: Callable[[str, int, dict[str, Any]], Message], eino_fields: bool = False
+        self, reader: Callable[[str, int, JsonObject], Message], eino_fields: bool = False
     ) -> None:
         init = object.__setattr__
         init(self, "reader", reader)
         init(self, "eino_fields", eino_fields)
 
 
-_Problem = Callable[[dict[str, Any], str | None, bool], tuple[str | None, str] | None]
+_Problem = Callable[[JsonObject, str | None, bool], tuple[str | None, str] | None]
 
 
 class TypedRecords(FrozenRecord):
@@ -198,14 +203,14 @@ class TypedRecords(FrozenRecord):
     (A frozen dataclass's behaviour, defined as a plain class: every start-up defines it.)"""
 
     __slots__ = ("owns", "problem")
-    owns: Callable[[dict[str, Any], str], bool]
+    owns: Callable[[JsonObject, str], bool]
     """``(record, its type) →`` whether the record is one of this family's."""
     problem: _Problem
     """``(record, its type, owned) →`` why it cannot be in this format's file, or None.
     Called for the family's own records (``owned``) and for records of no family that have
     a string ``type``."""
 
-    def __init__(self, owns: Callable[[dict[str, Any], str], bool], problem: _Problem) -> None:
+    def __init__(self, owns: Callable[[JsonObject, str], bool], problem: _Problem) -> None:
         init = object.__setattr__
         init(self, "owns", owns)
         init(self, "problem", problem)
@@ -244,9 +249,9 @@ class FormatSpec:
     """Typed blocks/items of its records that are tool calls: ``type`` → the id's key."""
     result_keys: Mapping[str, str] = field(default_factory=dict)
     """Typed blocks/items that are tool results: ``type`` → the key of the call id."""
-    record_kind: Callable[[dict[str, Any]], str] | None = None
+    record_kind: Callable[[JsonObject], str] | None = None
     """A record's kind for the report's ``dropped_records`` (None: ``message``)."""
-    is_message_record: Callable[[dict[str, Any]], bool] | None = None
+    is_message_record: Callable[[JsonObject], bool] | None = None
     """Whether a record holds a message (None: every record does)."""
     patch_reduced: Callable[[Transcript, Mapping[int, Mapping[str, str]]], bytes] | None = None
     """A reduction (shrink) is written by patching the cleared results in the file's own
@@ -261,7 +266,7 @@ class Format(Protocol):
     name: str
     spec: FormatSpec
 
-    def sniff(self, records: Sequence[Any]) -> bool:
+    def sniff(self, records: Sequence[JsonValue]) -> bool:
         """True when the first parsed records look like this format."""
         ...
 

@@ -39,8 +39,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from compactor._json import JsonObject, JsonValue
 from compactor.errors import TranscriptError
 from compactor.schema import (
     CONTENT_TYPE_KEY,
@@ -99,18 +100,18 @@ _INJECTED_PREFIXES = (
 )
 
 
-def _is_boundary(rec: dict[str, Any]) -> bool:
+def _is_boundary(rec: JsonObject) -> bool:
     return rec.get("type") == "system" and rec.get("subtype") == "compact_boundary"
 
 
-def _injected(rec: dict[str, Any], msg: AgenticMessage) -> bool:
+def _injected(rec: JsonObject, msg: AgenticMessage) -> bool:
     if rec.get("isMeta") or rec.get("isCompactSummary"):
         return True
     text = "\n".join(b.text or "" for b in msg.blocks if b.type == "user_input_text").lstrip()
     return bool(text) and text.startswith(_INJECTED_PREFIXES)
 
 
-def attachment_text(attachment: Any) -> str:
+def attachment_text(attachment: JsonValue) -> str:
     """An ``attachment`` record's payload as the context text a summarizer can read."""
     if not isinstance(attachment, dict):
         return f"<system-reminder>\nattachment: {json.dumps(attachment, ensure_ascii=False)}\n"
@@ -124,7 +125,9 @@ def attachment_text(attachment: Any) -> str:
     return "<system-reminder>\n" + "\n".join(lines) + "\n</system-reminder>"
 
 
-def _preserved_uuids(meta: Any, records: dict[str, dict[str, Any]]) -> tuple[str | None, list[str]]:
+def _preserved_uuids(
+    meta: JsonValue, records: dict[str, JsonObject]
+) -> tuple[str | None, list[str]]:
     """(anchor uuid, preserved uuids in chain order) of a boundary's ``compactMetadata``.
 
     ``preservedMessages`` lists them; a bare ``preservedSegment`` is walked from its tail to its
@@ -156,10 +159,10 @@ def _preserved_uuids(meta: Any, records: dict[str, dict[str, Any]]) -> tuple[str
     return None, []
 
 
-def _chain_records(lines: Sequence[_jsonl.Line]) -> dict[str, dict[str, Any]]:
+def _chain_records(lines: Sequence[_jsonl.Line]) -> dict[str, JsonObject]:
     """uuid → chain record, with ``parentUuid`` bridged over ``progress`` records."""
-    progress_parent: dict[str, Any] = {}
-    records: dict[str, dict[str, Any]] = {}
+    progress_parent: JsonObject = {}
+    records: dict[str, JsonObject] = {}
     for ln in lines:
         rec = ln.obj
         uid = rec.get("uuid")
@@ -213,7 +216,7 @@ class _Reader:
         self.messages: list[AgenticMessage] = []
         self.origin: list[list[int]] = []
         self.by_id: dict[str, int] = {}
-        self.last_line_of: dict[int, dict[str, Any]] = {}
+        self.last_line_of: dict[int, JsonObject] = {}
         self.tool_names: dict[str, str] = {}
         self.open_calls: set[str] = set()
         self.deferred: list[tuple[AgenticMessage, int]] = []
@@ -328,20 +331,20 @@ SESSION_FIELDS = (
 """Fields of which a Claude Code record of a known ``type`` carries at least one."""
 
 
-def _owns(rec: dict[str, Any], kind: str) -> bool:
+def _owns(rec: JsonObject, kind: str) -> bool:
     """A Claude Code record: a type it writes and one of its session fields."""
     return kind in RECORD_TYPES and any(k in rec for k in SESSION_FIELDS)
 
 
 def _record_problem(
-    rec: dict[str, Any], kind: str | None, owned: bool
+    rec: JsonObject, kind: str | None, owned: bool
 ) -> tuple[str | None, str] | None:
     if owned or kind in RECORD_TYPES:
         return None
     return "type", unknown_record("claude-code record type", kind)
 
 
-def record_kind(rec: dict[str, Any]) -> str:
+def record_kind(rec: JsonObject) -> str:
     """``progress``, ``system/turn_duration``, ``user``, ...: a record's kind in a report."""
     kind = rec.get("type")
     if kind == "system":
@@ -349,7 +352,7 @@ def record_kind(rec: dict[str, Any]) -> str:
     return str(kind)
 
 
-def is_message_record(rec: dict[str, Any]) -> bool:
+def is_message_record(rec: JsonObject) -> bool:
     return rec.get("type") in ("user", "assistant")
 
 
@@ -378,7 +381,7 @@ class ClaudeCodeFormat:
     spec = SPEC
     name = SPEC.name
 
-    def sniff(self, records: Sequence[Any]) -> bool:
+    def sniff(self, records: Sequence[JsonValue]) -> bool:
         return any(isinstance(r, dict) and family(r) == self.name for r in records)
 
     def read(self, path: str, raw: bytes | FileSource) -> Transcript:
@@ -439,7 +442,7 @@ class _Writer:
             and isinstance(ln.obj.get("uuid"), str)
             and not ln.obj.get("isSidechain")
         ]
-        self.envelope: dict[str, Any] = {}
+        self.envelope: JsonObject = {}
         for key in _ENVELOPE:
             for rec in reversed(conversation):
                 if key in rec:
@@ -448,7 +451,7 @@ class _Writer:
         self.session = str(self.envelope.get("sessionId") or "")
         self.stamp = _jsonl.compaction_time(info, self.lines)
         last = self.origin[-1][-1] if self.origin and self.origin[-1] else None
-        self.logical_parent: Any = (
+        self.logical_parent: JsonValue = (
             self.lines[last].obj.get("uuid")
             if last is not None
             else (conversation[-1]["uuid"] if conversation else None)
@@ -493,7 +496,7 @@ class _Writer:
             self.session, "boundary", str(self.logical_parent), summary_text
         )
         summary_uuid = _jsonl.stable_uuid(self.session, "summary", boundary_uuid, summary_text)
-        metadata: dict[str, Any] = {"trigger": self.info.trigger if self.info else "auto"}
+        metadata: JsonObject = {"trigger": self.info.trigger if self.info else "auto"}
         metadata["preTokens"] = (
             self.info.tokens_before if self.info and self.info.tokens_before else 0
         )
@@ -510,7 +513,7 @@ class _Writer:
             }
         if self.info is not None and self.info.tokens_after is not None:
             metadata["postTokens"] = self.info.tokens_after
-        boundary: dict[str, Any] = {
+        boundary: JsonObject = {
             "parentUuid": None,
             "logicalParentUuid": self.logical_parent,
             "isSidechain": self.envelope.get("isSidechain", False),
@@ -529,7 +532,7 @@ class _Writer:
         in_run = set(run)
         for index, (msg, j) in enumerate(zip(self.new, self.matches, strict=True)):
             if index == s:
-                rec: dict[str, Any] = {
+                rec: JsonObject = {
                     "parentUuid": parent,
                     "isSidechain": self.envelope.get("isSidechain", False),
                     "type": "user",
@@ -573,10 +576,10 @@ class _Writer:
         prefix = _jsonl.BOM if self.t.has_bom else b""
         return prefix + body_bytes
 
-    def _rest_of_envelope(self) -> dict[str, Any]:
+    def _rest_of_envelope(self) -> JsonObject:
         return {k: v for k, v in self.envelope.items() if k != "isSidechain"}
 
-    def _copy(self, original: dict[str, Any], parent: str) -> dict[str, Any]:
+    def _copy(self, original: JsonObject, parent: str) -> JsonObject:
         """A record written again (not kept in place): fresh uuid and, for an assistant line, a
         fresh ``message.id`` so Claude Code does not merge it with the original's lines, and its
         usage zeroed: it measured the context before this compaction, and Claude Code takes the
@@ -594,14 +597,14 @@ class _Writer:
             rec["message"] = body
         return rec
 
-    def _rendered(self, msg: Message | AgenticMessage, parent: str) -> dict[str, Any]:
+    def _rendered(self, msg: Message | AgenticMessage, parent: str) -> JsonObject:
         uid = _jsonl.stable_uuid(self.session, "message", parent, _jsonl.message_text(msg))
         content = content_from_blocks(msg)
         if isinstance(content, list):
             for block in content:
                 if block.get("type") == "tool_use" and block.get("name") == _READ_SKILL_TOOL:
                     block["name"] = SKILL_TOOL
-        body: dict[str, Any] = {"role": msg.role, "content": content}
+        body: JsonObject = {"role": msg.role, "content": content}
         if msg.role == "assistant":
             body = {"id": "msg_" + uid.replace("-", ""), "type": "message", **body}
             body["model"] = "<synthetic>"

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from compactor._json import JsonObject, JsonValue
 from compactor.errors import TranscriptError
 from compactor.schema import (
     CONTENT_TYPE_KEY,
@@ -55,11 +56,11 @@ __all__ = ["CodexFormat"]
 _INJECTED_PREFIXES = ("<", "# AGENTS.md instructions")
 
 
-def _int(value: Any) -> int:
+def _int(value: JsonValue) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _output_text(output: Any) -> str:
+def _output_text(output: JsonValue) -> str:
     if isinstance(output, str):
         return output
     if isinstance(output, list):
@@ -74,7 +75,7 @@ class _Reader:
         self.path = path
         self.tool_names: dict[str, str] = {}
 
-    def message(self, line: int, item: dict[str, Any]) -> Message | None:
+    def message(self, line: int, item: JsonObject) -> Message | None:
         """A response item → Message, or None for items that are not messages."""
         kind = item.get("type")
         if kind == "message":
@@ -140,7 +141,7 @@ class _Reader:
         return None
 
 
-def _render(msg: Message | AgenticMessage) -> list[dict[str, Any]]:
+def _render(msg: Message | AgenticMessage) -> list[JsonObject]:
     """A message → Responses API items (an agentic one added by a finalizer: its text, tool
     calls and tool results as the items Codex writes for them)."""
     if content_type(msg) == "summary":
@@ -151,17 +152,17 @@ def _render(msg: Message | AgenticMessage) -> list[dict[str, Any]]:
     return [item for m in as_chat(msg) for item in _render_chat(m)]
 
 
-def _render_chat(msg: Message) -> list[dict[str, Any]]:
+def _render_chat(msg: Message) -> list[JsonObject]:
     text = _jsonl.message_text(msg)
     custom = bool(msg.extra.get("custom_tool"))
     if msg.role == "tool":
         kind = "custom_tool_call_output" if custom else "function_call_output"
         return [{"type": kind, "call_id": msg.tool_call_id or "", "output": text}]
-    items: list[dict[str, Any]] = []
+    items: list[JsonObject] = []
     if text or msg.parts or not msg.tool_calls:
         role = "developer" if msg.role == "system" else msg.role
         part = "output_text" if role == "assistant" else "input_text"
-        content: list[dict[str, Any]] = [
+        content: list[JsonObject] = [
             {"type": part, "text": p.text or ""}
             if p.type == "text"
             else {"type": "input_image", "image_url": p.url or ""}
@@ -210,11 +211,11 @@ _USAGE_KEYS = (
 )
 
 
-def _token_count_after(lines: Sequence[_jsonl.Line], tokens: int) -> dict[str, Any]:
+def _token_count_after(lines: Sequence[_jsonl.Line], tokens: int) -> JsonObject:
     """The ``token_count`` event Codex writes after compacting: ``last_token_usage`` is the size
     of the compacted history (without it a resumed session sees the last pre-compaction count
     and compacts again at once); the session totals and the window stay as they were."""
-    last: dict[str, Any] = {}
+    last: JsonObject = {}
     for ln in reversed(lines):
         payload = ln.obj.get("payload")
         if (
@@ -228,7 +229,7 @@ def _token_count_after(lines: Sequence[_jsonl.Line], tokens: int) -> dict[str, A
     previous = last.get("last_token_usage")
     keys = list(previous) if isinstance(previous, dict) and previous else list(_USAGE_KEYS)
     usage = {k: 0 for k in keys if k != "total_tokens"} | {"total_tokens": tokens}
-    info: dict[str, Any] = {
+    info: JsonObject = {
         "total_token_usage": last.get("total_token_usage") or dict.fromkeys(_USAGE_KEYS, 0),
         "last_token_usage": usage,
     }
@@ -288,13 +289,13 @@ RESPONSE_ITEMS = frozenset(
 (opaque) and ``web_search_call`` travel with the next message, ``ghost_snapshot`` is metadata."""
 
 
-def _owns(rec: dict[str, Any], kind: str) -> bool:
+def _owns(rec: JsonObject, kind: str) -> bool:
     """A rollout record: a type Codex writes and a ``payload`` object."""
     return kind in RECORD_TYPES and isinstance(rec.get("payload"), dict)
 
 
 def _record_problem(
-    rec: dict[str, Any], kind: str | None, owned: bool
+    rec: JsonObject, kind: str | None, owned: bool
 ) -> tuple[str | None, str] | None:
     if owned:
         item = rec["payload"].get("type")
@@ -318,7 +319,7 @@ _MESSAGE_ITEMS = frozenset(
 )
 
 
-def record_kind(rec: dict[str, Any]) -> str:
+def record_kind(rec: JsonObject) -> str:
     """``event_msg/token_count``, ``response_item/reasoning``, ``turn_context``, ...: a
     record's kind in a report."""
     kind = rec.get("type")
@@ -328,7 +329,7 @@ def record_kind(rec: dict[str, Any]) -> str:
     return str(kind)
 
 
-def is_message_record(rec: dict[str, Any]) -> bool:
+def is_message_record(rec: JsonObject) -> bool:
     payload = rec.get("payload")
     return (
         rec.get("type") == "response_item"
@@ -360,7 +361,7 @@ class CodexFormat:
     spec = SPEC
     name = SPEC.name
 
-    def sniff(self, records: Sequence[Any]) -> bool:
+    def sniff(self, records: Sequence[JsonValue]) -> bool:
         return any(isinstance(r, dict) and family(r) == self.name for r in records)
 
     def read(self, path: str, raw: bytes | FileSource) -> Transcript:
@@ -444,7 +445,7 @@ class CodexFormat:
         nl = transcript.newline
         stamp = _jsonl.compaction_time(info, lines)
 
-        def items_of(index: int) -> list[dict[str, Any]]:
+        def items_of(index: int) -> list[JsonObject]:
             j = matches[index]
             if j is not None and origin[j]:
                 recs = [lines[i].obj for i in origin[j]]

@@ -8,8 +8,9 @@ Natural message type: :class:`~compactor.schema.Message`. ``response_meta.usage`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from compactor._json import JsonObject, JsonValue
 from compactor.errors import TranscriptError
 from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Message, Usage, content_type
 
@@ -41,11 +42,11 @@ _KNOWN = frozenset(
 )
 
 
-def _int(value: Any) -> int:
+def _int(value: JsonValue) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def eino_message(path: str, line: int, rec: dict[str, Any]) -> Message:
+def eino_message(path: str, line: int, rec: JsonObject) -> Message:
     """The :class:`Message` of one Eino record (line ``line`` of ``path``, for errors)."""
     msg = message_from_record(path, line, rec, _KNOWN)
     msg.extra = {}  # unknown top-level keys are not part of Eino's schema
@@ -82,14 +83,14 @@ def eino_message(path: str, line: int, rec: dict[str, Any]) -> Message:
     return msg
 
 
-def _records(msg: Message | AgenticMessage) -> list[dict[str, Any]]:
+def _records(msg: Message | AgenticMessage) -> list[JsonObject]:
     """An agentic message a finalizer added: each chat message it is, as Eino writes it."""
     if isinstance(msg, Message) or content_type(msg) == "summary":
         return [_record(msg)]
     return [_record(m) for m in as_chat(msg)]
 
 
-def _record(msg: Message | AgenticMessage) -> dict[str, Any]:
+def _record(msg: Message | AgenticMessage) -> JsonObject:
     kind = content_type(msg)
     if kind == "summary" or not isinstance(msg, Message):
         rec = record_from_message(msg)
@@ -114,7 +115,7 @@ def _record(msg: Message | AgenticMessage) -> dict[str, Any]:
     if msg.tool_name is not None:
         rec["tool_name"] = msg.tool_name
     if msg.usage is not None or msg.finish_reason is not None:
-        meta: dict[str, Any] = {}
+        meta: JsonObject = {}
         if msg.finish_reason is not None:
             meta["finish_reason"] = msg.finish_reason
         if msg.usage is not None:
@@ -152,7 +153,7 @@ class EinoFormat:
     spec = SPEC
     name = SPEC.name
 
-    def sniff(self, records: Sequence[Any]) -> bool:
+    def sniff(self, records: Sequence[JsonValue]) -> bool:
         return any(
             isinstance(r, dict) and isinstance(r.get("role"), str) and bool(_EINO_KEYS & r.keys())
             for r in records

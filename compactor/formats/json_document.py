@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import orjson
 
+from compactor._json import JsonObject
 from compactor._util import FrozenRecord
 from compactor.errors import TranscriptError
 
@@ -235,7 +236,7 @@ def _jsonl_name(path: str) -> str:
     return f"{stem}.jsonl" if f"{stem}.jsonl" != path else f"{stem}.lines.jsonl"
 
 
-def _list_keys(value: dict[str, Any]) -> list[tuple[str, int]]:
+def _list_keys(value: JsonObject) -> list[tuple[str, int]]:
     """Keys holding a non-empty list of objects, the longest first."""
     found = [
         (key, len(item))

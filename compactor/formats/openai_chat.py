@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from compactor._json import JsonObject, JsonValue
 from compactor.errors import TranscriptError
 from compactor.schema import (
     MEDIA_PART_TYPES,
@@ -43,7 +44,7 @@ _KNOWN_KEYS = frozenset(
 )
 
 
-def parse_parts(path: str, line: int, items: list[Any], field: str) -> list[Part]:
+def parse_parts(path: str, line: int, items: list[JsonValue], field: str) -> list[Part]:
     parts: list[Part] = []
     for item in items:
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
@@ -68,7 +69,7 @@ def parse_parts(path: str, line: int, items: list[Any], field: str) -> list[Part
     return parts
 
 
-def part_text(item: dict[str, Any]) -> str | None:
+def part_text(item: JsonObject) -> str | None:
     """The text of a content part: its ``text``, else the string under its type's own key
     (``{"type": "refusal", "refusal": "..."}``), else every ``text`` nested in it (a new part
     type that wraps its text); None when it has none."""
@@ -84,7 +85,7 @@ def part_text(item: dict[str, Any]) -> str | None:
     return "\n".join(nested) if nested else None
 
 
-def _nested_texts(value: Any, out: list[str]) -> None:
+def _nested_texts(value: JsonValue, out: list[str]) -> None:
     items = value.items() if isinstance(value, dict) else enumerate(value)
     for key, item in items:
         if key == "text" and isinstance(item, str):
@@ -93,7 +94,7 @@ def _nested_texts(value: Any, out: list[str]) -> None:
             _nested_texts(item, out)
 
 
-def _tool_calls(path: str, line: int, value: Any) -> list[ToolCall]:
+def _tool_calls(path: str, line: int, value: JsonValue) -> list[ToolCall]:
     if value is None:
         return []
     if not isinstance(value, list):
@@ -117,7 +118,7 @@ _ROLE_NAMES = {r: r for r in ("system", "developer", "user", "assistant", "tool"
 
 
 def message_from_record(
-    path: str, line: int, rec: dict[str, Any], known: frozenset[str] = _KNOWN_KEYS
+    path: str, line: int, rec: JsonObject, known: frozenset[str] = _KNOWN_KEYS
 ) -> Message:
     """Parse one chat-completions message object (shared with the Eino format)."""
     role = rec.get("role")
@@ -174,7 +175,7 @@ def _as_message(msg: Message | AgenticMessage) -> Message:
     return out
 
 
-def _raw_part(part: Part, raw: dict[str, Any]) -> dict[str, Any]:
+def _raw_part(part: Part, raw: JsonObject) -> JsonObject:
     """A part read as ``raw``: ``raw`` itself, or a copy holding the part's changed text."""
     text = part_text(raw)
     if text is None or part.text is None or part.text == text:
@@ -185,8 +186,8 @@ def _raw_part(part: Part, raw: dict[str, Any]) -> dict[str, Any]:
     return {"type": "text", "text": part.text}
 
 
-def render_parts(parts: list[Part], *, eino: bool = False) -> list[dict[str, Any]]:
-    rendered: list[dict[str, Any]] = []
+def render_parts(parts: list[Part], *, eino: bool = False) -> list[JsonObject]:
+    rendered: list[JsonObject] = []
     for p in parts:
         if p.raw is not None:
             rendered.append(_raw_part(p, p.raw))
@@ -198,12 +199,12 @@ def render_parts(parts: list[Part], *, eino: bool = False) -> list[dict[str, Any
     return rendered
 
 
-def record_from_message(msg: Message | AgenticMessage) -> dict[str, Any]:
+def record_from_message(msg: Message | AgenticMessage) -> JsonObject:
     """Render a message as a chat-completions object (the summary becomes a user message)."""
     m = _as_message(msg)
     if content_type(m) == "summary":
         return {"role": "user", "content": _jsonl.message_text(m)}
-    rec: dict[str, Any] = {"role": m.role}
+    rec: JsonObject = {"role": m.role}
     if m.parts:
         rec["content"] = render_parts(m.parts)
     elif m.role == "assistant" and m.tool_calls and not m.content:
@@ -226,7 +227,7 @@ def record_from_message(msg: Message | AgenticMessage) -> dict[str, Any]:
     return rec
 
 
-def records_from_message(msg: Message | AgenticMessage) -> list[dict[str, Any]]:
+def records_from_message(msg: Message | AgenticMessage) -> list[JsonObject]:
     """:func:`record_from_message` for each chat message ``msg`` is (an agentic message a
     finalizer added: its text and tool calls, then one ``tool`` record per tool result)."""
     if isinstance(msg, Message) or content_type(msg) == "summary":
@@ -260,23 +261,23 @@ class OpenAIChatFormat:
     chat_roles = _ROLES
     """A record with one of these roles and no ``type`` fits (:meth:`record_fits`)."""
 
-    def record_fits(self, rec: dict[str, Any]) -> bool:
+    def record_fits(self, rec: JsonObject) -> bool:
         """Whether ``rec`` may be a record of this format (what :meth:`read` checks)."""
         if "type" not in rec and rec.get("role") in _ROLES:
             return True  # a chat message of one of the format's roles: the common case
         return fits(self.name, rec)
 
-    def message_of(self, path: str, line: int, rec: dict[str, Any]) -> Message:
+    def message_of(self, path: str, line: int, rec: JsonObject) -> Message:
         """The message of one record, as :meth:`read` builds it."""
         msg = message_from_record(path, line, rec)
         _jsonl.mark_earlier_summary(msg)
         return msg
 
-    def record_of(self, msg: Message | AgenticMessage) -> dict[str, Any]:
+    def record_of(self, msg: Message | AgenticMessage) -> JsonObject:
         """The record :meth:`write` renders for a changed message."""
         return record_from_message(msg)
 
-    def sniff(self, records: Sequence[Any]) -> bool:
+    def sniff(self, records: Sequence[JsonValue]) -> bool:
         return any(isinstance(r, dict) and isinstance(r.get("role"), str) for r in records)
 
     def read(self, path: str, raw: bytes | FileSource) -> Transcript:

@@ -12,9 +12,11 @@ auto-compact decision) sees the smaller history until its next model call report
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import orjson
+
+from compactor._json import JsonObject, JsonValue
+from compactor.schema import AgenticMessage, Message
 
 from . import _jsonl
 from .base import Transcript
@@ -34,12 +36,12 @@ ZEROED_USAGE_KEYS = (
 )
 
 
-def _patched_record(obj: dict[str, Any], texts: Mapping[str, str]) -> dict[str, Any] | None:
+def _patched_record(obj: JsonObject, texts: Mapping[str, str]) -> JsonObject | None:
     body = obj.get("message")
     if not isinstance(body, dict) or not isinstance(body.get("content"), list):
         return None
     changed = False
-    content: list[Any] = []
+    content: list[JsonValue] = []
     for block in body["content"]:
         call = block.get("tool_use_id") if isinstance(block, dict) else None
         if block.get("type") == "tool_result" and isinstance(call, str) and call in texts:
@@ -53,7 +55,7 @@ def _patched_record(obj: dict[str, Any], texts: Mapping[str, str]) -> dict[str, 
     return rec
 
 
-def _zeroed_usage(obj: dict[str, Any]) -> dict[str, Any] | None:
+def _zeroed_usage(obj: JsonObject) -> JsonObject | None:
     body = obj.get("message")
     usage = body.get("usage") if isinstance(body, dict) else None
     if obj.get("type") != "assistant" or not isinstance(usage, dict):
@@ -109,7 +111,9 @@ def zero_appended_usage(data: bytes, transcript: Transcript) -> bytes:
 
 
 def set_known_matches(
-    transcript: Transcript, new_messages: Sequence[Any], matches: Sequence[int | None]
+    transcript: Transcript,
+    new_messages: Sequence[Message | AgenticMessage],
+    matches: Sequence[int | None],
 ) -> None:
     """Tell the writers which original each of ``new_messages`` (that list object) is, so
     writing it does not search for them (a reduction: message i is original i, or None when

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 import orjson
 
+from compactor._json import JsonObject
 from compactor.schema import AgenticMessage, Message
 
 from ._jsonl import match_messages
@@ -32,7 +32,7 @@ from .base import FormatSpec, Transcript
 __all__ = ["dropped_records", "record_kind"]
 
 
-def record_kind(format_name: str, rec: dict[str, Any]) -> str:
+def record_kind(format_name: str, rec: JsonObject) -> str:
     """A short name for the kind of ``rec``: ``progress``, ``system/turn_duration``,
     ``event_msg/token_count``, ``response_item/reasoning``, or ``message`` for chat formats
     (the format's :attr:`~compactor.formats.base.FormatSpec.record_kind`)."""
@@ -40,7 +40,7 @@ def record_kind(format_name: str, rec: dict[str, Any]) -> str:
     return "message" if kind is None else kind(rec)
 
 
-def _every_record(rec: dict[str, Any]) -> bool:
+def _every_record(rec: JsonObject) -> bool:
     return True
 
 

@@ -8,8 +8,9 @@ file must fit it (``_family.check_records``): a mixed file is an error at its fi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from compactor._json import JsonObject, JsonValue
 from compactor.errors import ConfigError, TranscriptError
 from compactor.schema import AgenticMessage, Message
 
@@ -97,7 +98,7 @@ def _source_head(source: FileSource) -> bytes:
 _MANAGED_AGENT_ROLES = frozenset({"agent", "user", "system"})
 
 
-def _managed_agents_log(records: list[dict[str, Any]]) -> bool:
+def _managed_agents_log(records: list[JsonObject]) -> bool:
     """An Anthropic Managed-Agents event log (FORMATS.md §4): ``{role, kind, raw}`` records
     whose ``raw`` is the API event. Its ``role`` keys make it look like chat messages."""
     return bool(records) and all(
@@ -255,7 +256,7 @@ def file_tool_pairs(t: Transcript) -> tuple[int, int]:
     n_calls = 0
     results: list[str] = []
 
-    def walk(node: Any) -> None:
+    def walk(node: JsonValue) -> None:
         nonlocal n_calls
         if isinstance(node, list):
             for item in node:

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import BinaryIO
 
 import orjson
 
+from compactor._json import JsonObject
 from compactor._util import FrozenRecord
 from compactor.counting.tokens import estimate_message, utf8_len
 from compactor.counting.trigger import TriggerCondition, TriggerDecision, verdict
@@ -64,7 +65,7 @@ _Fast = tuple[str, int, int, list[str], str | None]
 """(role, estimated tokens, usage total or 0, tool-call ids, tool-result id)."""
 
 
-def _fast_record(rec: dict[str, Any], eino: bool) -> _Fast | None:
+def _fast_record(rec: JsonObject, eino: bool) -> _Fast | None:
     """What the counter needs from one record, read straight from the parsed dict.
 
     Equals reading the record into a Message (``message_from_record`` / Eino's reader) and
@@ -134,7 +135,7 @@ def _from_message(msg: Message) -> _Fast:
     return msg.role, estimate_message(msg), total, [c.id for c in msg.tool_calls], result_id
 
 
-def _split_lines(fh: Any, guard: LineGuard, block_size: int = 1 << 20) -> Iterator[bytes]:
+def _split_lines(fh: BinaryIO, guard: LineGuard, block_size: int = 1 << 20) -> Iterator[bytes]:
     """The lines of ``fh`` without their ``\\n``, as ``raw.split(b"\\n")`` gives them; each
     block is checked by ``guard`` (the input limits) before it is kept."""
     pending: list[bytes] = []

@@ -15,9 +15,8 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from compactor.errors import InputChangedError, StreamError, TranscriptError
 from compactor.sizes import InputLimits, LineGuard, check_size
@@ -184,7 +183,9 @@ def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
-def _read_blocks(read: Any, guard: LineGuard, *, buffered: bool = False) -> bytes:
+def _read_blocks(
+    read: Callable[[int], bytes], guard: LineGuard, *, buffered: bool = False
+) -> bytes:
     """``read(n)`` until it returns nothing, each block checked by ``guard`` first.
 
     ``buffered``: ``read`` is a blocking ``BufferedReader.read``, which returns fewer than n

@@ -28,8 +28,9 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
+from compactor._json import JsonValue
 from compactor.errors import StreamError
 from compactor.interrupts import critical
 
@@ -74,7 +75,7 @@ def current_umask() -> int:
     return mask
 
 
-def json_bytes(obj: Any, *, indent: int | None = None) -> bytes:
+def json_bytes(obj: JsonValue, *, indent: int | None = None) -> bytes:
     """``obj`` as one JSON text in UTF-8 (a report, an event line, a batch report).
 
     File names are bytes: one that is not UTF-8 reaches Python as ``os.fsdecode`` gives it,

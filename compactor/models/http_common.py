@@ -26,6 +26,7 @@ from typing import Any
 
 import httpx2
 
+from compactor._json import JsonObject
 from compactor._util import (
     MIN_FREE_TEXT_SECRET,
     is_query_secret_name,
@@ -54,7 +55,7 @@ _DECODE_PIECE = 64 * 1024
 
 
 def call_secrets(
-    key: str | None, base_url: str | None, params: dict[str, Any], *, no_key: str
+    key: str | None, base_url: str | None, params: JsonObject, *, no_key: str
 ) -> list[str]:
     """Every secret a call carries: the key (unless it is the backend's ``no_key`` stand-in),
     ``base_url``'s credentials (userinfo, also as the Basic auth value a client derives from it,

@@ -14,10 +14,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 import orjson
 
+from compactor._json import JsonObject, JsonValue
 from compactor.schema import AgenticMessage, Message, blocks_text, parts_text
 
 __all__ = ["REQUEST_OPTIONS", "RequestBody", "request_body", "request_params", "to_wire"]
@@ -40,12 +40,12 @@ REQUEST_OPTIONS = frozenset(
 """The model options an OpenAI-compatible request carries (others are ignored)."""
 
 
-def request_params(options: Mapping[str, Any]) -> dict[str, Any]:
+def request_params(options: Mapping[str, JsonValue]) -> JsonObject:
     """The options a request carries (``temperature``, ``extra_body``, ...), without Nones."""
     return {k: v for k, v in options.items() if k in REQUEST_OPTIONS and v is not None}
 
 
-def _wire_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+def _wire_call(call_id: str, name: str, arguments: str) -> JsonObject:
     return {
         "id": call_id,
         "type": "function",
@@ -53,7 +53,7 @@ def _wire_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
     }
 
 
-def _message_to_wire(msg: Message) -> list[dict[str, Any]]:
+def _message_to_wire(msg: Message) -> list[JsonObject]:
     if msg.role == "tool":
         text = parts_text(msg)
         if msg.tool_call_id:
@@ -61,7 +61,7 @@ def _message_to_wire(msg: Message) -> list[dict[str, Any]]:
         label = msg.tool_name or msg.name or "tool"
         return [{"role": "user", "content": f"[{label} result]\n{text}"}]
     if msg.role == "assistant":
-        out: dict[str, Any] = {"role": "assistant"}
+        out: JsonObject = {"role": "assistant"}
         text = parts_text(msg)
         out["content"] = text if text or not msg.tool_calls else None
         if msg.tool_calls:
@@ -74,7 +74,7 @@ def _message_to_wire(msg: Message) -> list[dict[str, Any]]:
     return [out]
 
 
-def _agentic_to_wire(msg: AgenticMessage) -> list[dict[str, Any]]:
+def _agentic_to_wire(msg: AgenticMessage) -> list[JsonObject]:
     if msg.role == "assistant":
         text = blocks_text([b for b in msg.blocks if b.type != "function_tool_call"])
         calls = [
@@ -82,13 +82,13 @@ def _agentic_to_wire(msg: AgenticMessage) -> list[dict[str, Any]]:
             for b in msg.blocks
             if b.type == "function_tool_call"
         ]
-        out: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
+        out: JsonObject = {"role": "assistant", "content": text if text or not calls else None}
         if calls:
             out["tool_calls"] = calls
         return [out]
     if msg.role == "system":
         return [{"role": "system", "content": blocks_text(msg.blocks)}]
-    wire: list[dict[str, Any]] = []
+    wire: list[JsonObject] = []
     for block in msg.blocks:
         if block.type == "function_tool_result":
             text = blocks_text(block.content)
@@ -102,16 +102,16 @@ def _agentic_to_wire(msg: AgenticMessage) -> list[dict[str, Any]]:
     return wire
 
 
-def _wire_of(msg: Any) -> list[dict[str, Any]]:
+def _wire_of(msg: Message | AgenticMessage) -> list[JsonObject]:
     return _agentic_to_wire(msg) if isinstance(msg, AgenticMessage) else _message_to_wire(msg)
 
 
-def to_wire(messages: list[Message] | list[AgenticMessage]) -> list[dict[str, Any]]:
+def to_wire(messages: list[Message] | list[AgenticMessage]) -> list[JsonObject]:
     """Chat-completions wire messages for a history (media become ``[image]`` placeholders)."""
     return [wire for msg in messages for wire in _wire_of(msg)]
 
 
-def _dumps(value: Any) -> bytes:
+def _dumps(value: JsonValue) -> bytes:
     try:
         return orjson.dumps(value)
     except TypeError:  # orjson.JSONEncodeError: not UTF-8 (a lone surrogate), or an odd value
@@ -138,8 +138,13 @@ class RequestBody:
 
     PIECE = 1 << 16
 
-    def __init__(self, model: str, messages: list[Any], params: Mapping[str, Any]) -> None:
-        body: dict[str, Any] = {"model": model, "messages": messages}
+    def __init__(
+        self,
+        model: str,
+        messages: list[Message] | list[AgenticMessage],
+        params: Mapping[str, JsonValue],
+    ) -> None:
+        body: JsonObject = {"model": model, "messages": messages}
         body.update((k, v) for k, v in params.items() if k not in ("extra_body", "extra_headers"))
         extra = params.get("extra_body")
         if isinstance(extra, Mapping):
@@ -182,6 +187,8 @@ class RequestBody:
         return b"".join(self.pieces())
 
 
-def request_body(model: str, messages: list[Any], params: Mapping[str, Any]) -> RequestBody:
+def request_body(
+    model: str, messages: list[Message] | list[AgenticMessage], params: Mapping[str, JsonValue]
+) -> RequestBody:
     """The chat-completions request body for ``messages`` (see :class:`RequestBody`)."""
     return RequestBody(model, messages, params)

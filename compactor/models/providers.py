@@ -25,6 +25,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from compactor._json import JsonObject, JsonValue
 from compactor._util import FrozenRecord, mask_url_credentials
 from compactor.errors import ConfigError
 from compactor.models.base import ChatModel
@@ -55,7 +56,7 @@ INPUT_MODES = ("auto", "messages", "transcript")
 """``model.input``: how the summarizer input is sent (:mod:`compactor.pipeline.rendering`)."""
 
 
-def _positive_number(value: Any, key: str) -> float:
+def _positive_number(value: JsonValue, key: str) -> float:
     if (
         isinstance(value, bool)
         or not isinstance(value, int | float)
@@ -67,20 +68,20 @@ def _positive_number(value: Any, key: str) -> float:
     return float(value)
 
 
-def _positive_bytes(value: Any, key: str) -> int:
+def _positive_bytes(value: JsonValue, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ConfigError(f"must be a positive number of bytes, got {value!r}", key=key)
     return value
 
 
-def _input_mode(value: Any, key: str) -> str:
+def _input_mode(value: JsonValue, key: str) -> str:
     if value not in INPUT_MODES:
         choices = ", ".join(repr(m) for m in INPUT_MODES)
         raise ConfigError(f"must be one of {choices}, got {value!r}", key=key)
     return str(value)
 
 
-def _string(value: Any, key: str) -> str:
+def _string(value: JsonValue, key: str) -> str:
     if not isinstance(value, str):
         raise ConfigError(f"must be a string, got {type(value).__name__}", key=key)
     return value
@@ -95,17 +96,17 @@ class ModelKey(FrozenRecord):
     """The backend's keyword argument the value goes to."""
     types: tuple[type, ...]
     """The YAML types a config file may give (``configfile.schema.MODEL_KEYS`` reads them)."""
-    check: Callable[[Any, str], Any]
+    check: Callable[[JsonValue, str], JsonValue]
     """``(value, key) -> the backend's value``; a ConfigError for a wrong type or range."""
-    default: Any
+    default: JsonValue
     """The value a run uses when the key is unset (``config show`` prints it)."""
 
     def __init__(
         self,
         keyword: str,
         types: tuple[type, ...],
-        check: Callable[[Any, str], Any],
-        default: Any = None,
+        check: Callable[[JsonValue, str], JsonValue],
+        default: JsonValue = None,
     ) -> None:
         init = object.__setattr__
         init(self, "keyword", keyword)
@@ -220,20 +221,22 @@ class Provider(FrozenRecord):
 
     # -- a model mapping -----------------------------------------------------------------------
 
-    def with_defaults(self, settings: Mapping[str, Any]) -> dict[str, Any]:
+    def with_defaults(self, settings: Mapping[str, JsonValue]) -> JsonObject:
         out = dict(settings)
         out["provider"] = self.prefix
         if self.default_name and not out.get("name"):
             out["name"] = self.default_name
         return out
 
-    def label(self, settings: Mapping[str, Any]) -> str:
+    def label(self, settings: Mapping[str, JsonValue]) -> str:
         """``PREFIX:NAME`` (``local``): how ``check --explain`` and reports name the model."""
         if not self.remote:
             return self.prefix
         return f"{self.prefix}:{settings.get('name') or self.default_name}"
 
-    def planned_window(self, settings: Mapping[str, Any], assumed: int) -> tuple[int, str | None]:
+    def planned_window(
+        self, settings: Mapping[str, JsonValue], assumed: int
+    ) -> tuple[int, str | None]:
         """``(window, assumed label)`` a run plans with for a model of this provider whose
         ``context_tokens`` is not set: its published window
         (:func:`compactor.counting.windows.window_for`), else ``assumed`` named by :meth:`label`
@@ -247,7 +250,7 @@ class Provider(FrozenRecord):
         known = window_for(name)
         return (known, None) if known else (assumed, self.label({"name": name}))
 
-    def request_body(self, name: str, messages: list[Any], options: Mapping[str, Any]) -> Any:
+    def request_body(self, name: str, messages: list[Any], options: Mapping[str, JsonValue]) -> Any:
         """The body a model ``name`` of this provider sends for ``messages`` (its
         :attr:`body_module`, imported now)."""
         module = importlib.import_module(self.body_module)
@@ -263,8 +266,8 @@ class Provider(FrozenRecord):
         return [f"{self.prefix}:{n}" for n in KNOWN_WINDOWS if n.startswith(self.families or "")]
 
     def settings(
-        self, d: Mapping[str, Any], require_key: bool = True
-    ) -> tuple[str, dict[str, Any]]:
+        self, d: Mapping[str, JsonValue], require_key: bool = True
+    ) -> tuple[str, JsonObject]:
         """``(model name, backend keywords)`` of a config mapping, validated (ConfigError with
         the offending key)."""
         if not self.remote:
@@ -272,7 +275,7 @@ class Provider(FrozenRecord):
         name = d.get("name")
         if not isinstance(name, str) or not name.strip():
             raise ConfigError(f"model.name is required for provider {self.prefix!r}", key="name")
-        kwargs: dict[str, Any] = {}
+        kwargs: JsonObject = {}
         for key, spec in REMOTE_KEYS.items():
             value = d.get(key)
             if value is not None:
@@ -284,13 +287,13 @@ class Provider(FrozenRecord):
             raise ConfigError(self.no_key_message(name), key="api_key")
         return name.strip(), kwargs
 
-    def no_key_message(self, name: Any) -> str:
+    def no_key_message(self, name: JsonValue) -> str:
         return (
             f"no API key for {self.prefix} model {name!r}: set {self.key_env} or model.api_key "
             f"(a local server that needs none: set model.base_url or {self.base_url_env})"
         )
 
-    def key_problem(self, spec: Mapping[str, Any], unset_var: str | None) -> str | None:
+    def key_problem(self, spec: Mapping[str, JsonValue], unset_var: str | None) -> str | None:
         """Why the model ``spec`` has no API key to send, or None when it has one or needs none
         (a ``base_url`` for a local server). ``unset_var``: the variable the file's ``api_key:
         ${VAR}`` names and is not set; the provider's own variable never stands in for it."""
@@ -309,13 +312,13 @@ class Provider(FrozenRecord):
             message += f" (compact does not send ${self.key_env} in its place)"
         return message
 
-    def show(self, d: Mapping[str, Any], unset_var: str | None = None) -> dict[str, Any]:
+    def show(self, d: Mapping[str, JsonValue], unset_var: str | None = None) -> JsonObject:
         """The ``config show`` row of a model mapping (secrets already masked) with every
         default filled in: the environment's base URL as a run would use it, ``api_key: ***``
         or ``not set``."""
         if not self.remote:
             return {"provider": self.prefix}
-        out: dict[str, Any] = {"provider": self.prefix, "name": d.get("name") or self.default_name}
+        out: JsonObject = {"provider": self.prefix, "name": d.get("name") or self.default_name}
         url = d.get("base_url") or mask_url_credentials(self.env_base_url() or "")
         out["base_url"] = url or self.default_base_url
         stand_in = unset_var in (None, self.key_env) and self.env_key()
@@ -330,7 +333,7 @@ class Provider(FrozenRecord):
                 out[key] = "none" if value is None else value
         return out
 
-    def build(self, name: str, **kwargs: Any) -> ChatModel:
+    def build(self, name: str, **kwargs: JsonValue) -> ChatModel:
         """The model (imports its backend now)."""
         module, _, attr = self.backend.partition(":")
         cls = getattr(importlib.import_module(module), attr)
@@ -397,7 +400,7 @@ DEFAULT_REMOTE = OPENAI
 """The provider of a model mapping that names none, when its API key is at hand."""
 
 
-def default_provider(settings: Mapping[str, Any]) -> str:
+def default_provider(settings: Mapping[str, JsonValue]) -> str:
     """The provider of a model mapping that names none: :data:`DEFAULT_REMOTE` when an API key
     is at hand (the mapping's ``api_key`` or its key variable), else ``local`` (the embedded
     summarizer, no network). The one place this rule is decided."""
@@ -406,6 +409,6 @@ def default_provider(settings: Mapping[str, Any]) -> str:
     return LOCAL.prefix
 
 
-def provider_named(prefix: Any) -> Provider | None:
+def provider_named(prefix: JsonValue) -> Provider | None:
     """The provider of ``prefix``, or None."""
     return PROVIDERS.get(prefix) if isinstance(prefix, str) else None

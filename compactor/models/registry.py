@@ -9,8 +9,8 @@ this module never imports an SDK (``compact check`` must not pay for one).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
+from compactor._json import JsonObject, JsonValue
 from compactor.errors import ConfigError
 from compactor.models.base import ChatModel
 from compactor.models.providers import (
@@ -51,7 +51,7 @@ def _known() -> str:
     return ", ".join(f"{p!r}" for p in sorted(PROVIDERS))
 
 
-def provider_of(settings: Mapping[str, Any]) -> Provider:
+def provider_of(settings: Mapping[str, JsonValue]) -> Provider:
     """The provider of a model mapping (its ``provider``, else :func:`default_provider`);
     ConfigError (``key="provider"``) for one compact does not know."""
     prefix = settings.get("provider") or default_provider(settings)
@@ -71,7 +71,7 @@ def provider_of(settings: Mapping[str, Any]) -> Provider:
     )
 
 
-def with_model_defaults(settings: Mapping[str, Any]) -> dict[str, Any]:
+def with_model_defaults(settings: Mapping[str, JsonValue]) -> JsonObject:
     """A copy of a model mapping with ``provider`` (:func:`default_provider`) and the
     provider's default ``name`` filled in when missing."""
     out = dict(settings)
@@ -81,7 +81,7 @@ def with_model_defaults(settings: Mapping[str, Any]) -> dict[str, Any]:
     return provider.with_defaults(out) if provider is not None else out
 
 
-def create_model(spec: str, **kwargs: Any) -> ChatModel:
+def create_model(spec: str, **kwargs: JsonValue) -> ChatModel:
     """Build a model from ``PREFIX:NAME`` or ``local``; kwargs go to the backend."""
     prefix, _, name = spec.partition(":")
     provider = PROVIDERS.get(prefix.strip())
@@ -90,7 +90,7 @@ def create_model(spec: str, **kwargs: Any) -> ChatModel:
     return provider.build(name.strip(), **kwargs)
 
 
-def model_from_config(d: dict[str, Any], *, require_key: bool = True) -> ChatModel:
+def model_from_config(d: JsonObject, *, require_key: bool = True) -> ChatModel:
     """Build a model from a config mapping: ``provider``, ``name``, ``base_url``, ``api_key``,
     ``timeout``, ``max_response_bytes``, ``input`` (``auto`` | ``messages`` | ``transcript``).
     ``require_key=False``: a remote model with no key at hand is built anyway (its first
@@ -104,7 +104,7 @@ def model_from_config(d: dict[str, Any], *, require_key: bool = True) -> ChatMod
     return provider.build(name, **kwargs)
 
 
-def check_model_config(d: dict[str, Any], *, require_key: bool = True) -> None:
+def check_model_config(d: JsonObject, *, require_key: bool = True) -> None:
     """Raise the ConfigError :func:`model_from_config` would raise, without building the model
     (so no backend SDK is imported)."""
     if d.get("provider") is None:
@@ -159,7 +159,7 @@ def model_completions(incomplete: str) -> list[str]:
     return [name for name in names if name.startswith(incomplete)]
 
 
-def flag_settings(spec: str, file_model: Mapping[str, Any] | None) -> dict[str, Any]:
+def flag_settings(spec: str, file_model: Mapping[str, JsonValue] | None) -> JsonObject:
     """The model mapping of ``--model SPEC``: ``PREFIX:NAME`` keeps the file's other settings
     of that provider (a file model of another provider is left out), ``local`` is just that."""
     prefix, sep, name = spec.partition(":")

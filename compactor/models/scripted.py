@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from compactor._json import JsonObject
 from compactor.errors import CompactorError
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
 
@@ -41,7 +42,7 @@ class ScriptedModel:
     steps: list[Step | str | BaseException] = field(default_factory=list)
     name: str = "scripted"
     calls: list[list[Any]] = field(default_factory=list)
-    options: list[dict[str, Any]] = field(default_factory=list)
+    options: list[JsonObject] = field(default_factory=list)
     input_mode: str = "messages"
     """How the summarizer sends it the input: ``messages``, ``transcript`` or ``auto`` (see
     :mod:`compactor.pipeline.rendering`); a step raising ``ModelError(kind="validation")`` plays a

@@ -51,13 +51,13 @@ import re
 import stat
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from compactor._json import JsonObject, JsonValue
 from compactor.io import make_private_dirs, unsafe_folder
-from compactor.schema import AgenticMessage, Message, Usage, assistant_text, make_assistant
+from compactor.schema import AgenticMessage, M, Message, Usage, assistant_text, make_assistant
 
 __all__ = [
     "CACHE_VERSION",
@@ -96,7 +96,7 @@ def model_endpoint(model: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _canonical(value: Any) -> Any:
+def _canonical(value: object) -> JsonValue:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         data = {f.name: _canonical(getattr(value, f.name)) for f in dataclasses.fields(value)}
         data["__kind__"] = type(value).__name__
@@ -111,7 +111,10 @@ def _canonical(value: Any) -> Any:
 
 
 def cache_key(
-    model: str, options: dict[str, Any], messages: list[Any], endpoint: str | None = None
+    model: str,
+    options: JsonObject,
+    messages: Sequence[Message | AgenticMessage],
+    endpoint: str | None = None,
 ) -> str:
     """SHA-256 hex digest of (endpoint, model, options, summarizer input)."""
     doc = {
@@ -126,8 +129,8 @@ def cache_key(
 
 
 def request_key(
-    model: object, name: str, options: dict[str, Any], messages: list[Any]
-) -> tuple[str, Any]:
+    model: object, name: str, options: JsonObject, messages: Sequence[Message | AgenticMessage]
+) -> tuple[str, object]:
     """The key of sending ``messages`` to ``model``, and the request body it was computed from
     when the model serialises its requests itself (a ``request_body`` method whose result has
     the ``sha256`` of its bytes, as the OpenAI model's has): then the key hashes the very bytes
@@ -158,11 +161,11 @@ class CacheStats:
     """Modification time (epoch seconds) of the oldest entry."""
     newest: float | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return dataclasses.asdict(self)
 
 
-def _usage(value: Any) -> Usage | None:
+def _usage(value: JsonValue) -> Usage | None:
     if value is None:
         return None
     if not isinstance(value, dict) or set(value) != set(_USAGE_FIELDS):
@@ -221,9 +224,7 @@ class SummaryCache:
         finally:
             os.close(fd)
 
-    def peek(
-        self, key: str, kind: type[Any], model: str | None = None
-    ) -> Message | AgenticMessage | None:
+    def peek(self, key: str, kind: type[M], model: str | None = None) -> M | None:
         """The stored reply as an assistant message of ``kind``, or None; not counted (the
         spend guard's plan uses it to tell which request a run would really send). With
         ``model``, an entry written for another model is a miss (the key covers the model's
@@ -245,16 +246,16 @@ class SummaryCache:
             usage = _usage(doc.get("usage"))
         except (ValueError, UnicodeDecodeError, RecursionError):
             return None
-        reply: Message | AgenticMessage = make_assistant(kind, text, usage)
+        reply: M = make_assistant(kind, text, usage)
         return reply
 
     def get(
         self,
         key: str,
-        kind: type[Any],
+        kind: type[M],
         model: str | None = None,
-        accept: Callable[[Message | AgenticMessage], bool] | None = None,
-    ) -> Message | AgenticMessage | None:
+        accept: Callable[[M], bool] | None = None,
+    ) -> M | None:
         """:meth:`peek`, counted as a hit or a miss. ``accept``: the checks a fresh reply
         goes through (``summary_check``, ``max_summary_tokens``, ...); an entry it refuses is
         a miss, so the request is sent again (and its reply stored over the entry)."""
@@ -267,7 +268,7 @@ class SummaryCache:
             self.hits += 1
         return reply
 
-    def put(self, key: str, model: str, reply: Any) -> None:
+    def put(self, key: str, model: str, reply: object) -> None:
         """Store ``reply`` (an assistant message with text); anything else is not stored. A
         failure to write is counted in ``errors``, never raised."""
         if not isinstance(reply, Message | AgenticMessage) or reply.role != "assistant":

@@ -21,8 +21,9 @@ instruction alone took about 600 tokens.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from compactor.counting.config import Config
 from compactor.counting.tokens import estimate_message, estimate_text
@@ -34,7 +35,10 @@ from compactor.prompts import (
     FOCUS_HEADER,
     USER_INSTRUCTION,
 )
-from compactor.schema import M, make_user, split_system, user_text
+from compactor.schema import AgenticMessage, M, Message, make_user, split_system, user_text
+
+if TYPE_CHECKING:
+    from .planning import Chunk
 
 __all__ = [
     "MAX_CHUNKS",
@@ -70,14 +74,14 @@ MAX_CHUNKS = 500
 """A plan needing more chunks than this is refused (raise the window or summarize less)."""
 
 
-def brevity_words(config: Config[Any], level: int) -> int:
+def brevity_words(config: Config[M], level: int) -> int:
     """The word budget of the stricter instruction at ``level`` (1 or 2): about 0.6 words per
     token of the reply reserve, 60 to 600 words, halved at level 2."""
     words = min(max(int(config.reply_reserve_tokens * 0.6), 60), 600)
     return max(words >> max(level - 1, 0), 30)
 
 
-def instruction_text(config: Config[Any], brevity: int = 0) -> str:
+def instruction_text(config: Config[M], brevity: int = 0) -> str:
     """The user instruction at ``brevity`` 0 (as configured), 1 or 2 (stricter: the built-in
     one becomes :data:`~compactor.prompts.CONCISE_INSTRUCTION`; a user's own gets
     :data:`~compactor.prompts.BREVITY_NOTE` appended), then the focus instructions, if any,
@@ -87,7 +91,7 @@ def instruction_text(config: Config[Any], brevity: int = 0) -> str:
     return f"{text}\n\n{FOCUS_HEADER}\n{focus}" if focus else text
 
 
-def _base_instruction(config: Config[Any], brevity: int) -> str:
+def _base_instruction(config: Config[M], brevity: int) -> str:
     if brevity <= 0:
         return config.user_instruction or USER_INSTRUCTION
     words = brevity_words(config, brevity)
@@ -96,21 +100,21 @@ def _base_instruction(config: Config[Any], brevity: int) -> str:
     return f"{config.user_instruction}\n\n{BREVITY_NOTE.format(words=words)}"
 
 
-def input_tokens(model_input: list[Any], scale: float = 1.0) -> int:
+def input_tokens(model_input: Sequence[Message | AgenticMessage], scale: float = 1.0) -> int:
     """The summarizer input's size as the chunk planner counts it: the default estimate, times
     ``scale`` (the provider's count per estimated token, when learned)."""
     tokens = sum(estimate_message(m) for m in model_input)
     return tokens if scale == 1.0 else math.ceil(tokens * scale)
 
 
-def usable_tokens(config: Config[Any]) -> int:
+def usable_tokens(config: Config[M]) -> int:
     """Input tokens a call may fill: :data:`PLANNING_MARGIN` of the window minus the reserve."""
     window = config.summarizer_context_tokens
     assert window is not None
     return math.floor(max(window - config.reply_reserve_tokens, 0) * PLANNING_MARGIN)
 
 
-def running_allowance(config: Config[Any]) -> int:
+def running_allowance(config: Config[M]) -> int:
     """Tokens kept for the running summary handed from chunk to chunk: a quarter of what a call
     may fill, at most the reply reserve (the running summary is a reply)."""
     window = config.summarizer_context_tokens
@@ -120,7 +124,7 @@ def running_allowance(config: Config[Any]) -> int:
     return min(quarter, reserve) if reserve > 0 else quarter
 
 
-def initial_brevity(config: Config[Any], scale: float = 1.0) -> int:
+def initial_brevity(config: Config[M], scale: float = 1.0) -> int:
     """1 when the built-in instruction would take more than a quarter of the usable window
     (a small summarizer: the concise instruction from the start), else 0."""
     if config.user_instruction is not None or not config.summarizer_context_tokens:
@@ -130,7 +134,7 @@ def initial_brevity(config: Config[Any], scale: float = 1.0) -> int:
 
 
 def needs_chunks(
-    config: Config[Any], model_input: list[Any], scale: float = 1.0, shrink: float = 1.0
+    config: Config[M], model_input: list[M], scale: float = 1.0, shrink: float = 1.0
 ) -> bool:
     """Whether ``model_input`` must be summarized in chunks: a summarizer window is set, the
     input is the built-in layout, and its scaled estimate exceeds the usable window (or replies
@@ -146,7 +150,7 @@ class ChunkPlan:
 
     budget: int
     """Tokens of context messages per chunk."""
-    chunks: list[Any]
+    chunks: list[Chunk]
     """``compactor.pipeline.planning.Chunk`` objects, indices into the context (system run
     excluded)."""
     offset: int
@@ -154,7 +158,7 @@ class ChunkPlan:
 
 
 def message_budget(
-    config: Config[Any], system_instruction: Any, instruction: str, scale: float, shrink: float
+    config: Config[M], system_instruction: M, instruction: str, scale: float, shrink: float
 ) -> int:
     """Tokens (scaled) left for a chunk's messages; refuses a window too small for any."""
     limit = config.summarizer_context_tokens
@@ -184,7 +188,7 @@ def message_budget(
 
 
 def plan_summarizer_chunks(
-    config: Config[Any],
+    config: Config[M],
     messages: list[M],
     system_instruction: M,
     user_instruction: M,
@@ -206,7 +210,7 @@ def plan_summarizer_chunks(
     system_messages, context = split_system(messages)
     budget = message_budget(config, system_instruction, user_text(user_instruction), scale, shrink)
 
-    def count(msg: Any) -> int:
+    def count(msg: Message | AgenticMessage) -> int:
         return math.ceil(estimate_message(msg) * scale)
 
     chunks = plan_chunks(context, budget, count)

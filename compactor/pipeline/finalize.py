@@ -11,12 +11,16 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import copy
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic
+from typing import Generic, Protocol, cast
 
-from compactor._util import call_maybe_async
-from compactor.counting.config import PreserveUserMessages, check_preserve_user_messages
+from compactor._util import MaybeAwaitable, call_maybe_async
+from compactor.counting.config import (
+    MessageFilter,
+    PreserveUserMessages,
+    check_preserve_user_messages,
+)
 from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.counting.trigger import DEFAULT_CONTEXT_TOKENS, TriggerCondition, thresholds
 from compactor.errors import ConfigError, SummarizationError
@@ -76,15 +80,27 @@ CUT_KEEP_CHARS = 1_000
 USER_MESSAGES_HEADING = "All user messages (added by compact: the summary did not list them):"
 """The line before an ``<all_user_messages>`` block :func:`ensure_user_block` adds."""
 
-Finalize = Callable[[list[Any], Any], Any]
 
-_model_input: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
-    "compactor_model_input", default=None
+class Finalize(Protocol):
+    """A built ``finalize``: ``(original_messages, summary) -> new history``, for either
+    message type (the type of its input)."""
+
+    async def __call__(self, original_messages: list[M], summary: M, /) -> list[M]: ...
+
+
+Handler = Callable[[list[M], M], Awaitable[M]]
+"""A finalizer handler (PreserveSkills): the summary with its additions."""
+
+Custom = Callable[[list[M], M], MaybeAwaitable[Sequence[M]]]
+"""A user's ``finalize`` (SPEC §5.3): ``(original_messages, summary) -> list``."""
+
+_model_input: contextvars.ContextVar[list[Message] | list[AgenticMessage] | None] = (
+    contextvars.ContextVar("compactor_model_input", default=None)
 )
 
 
 @contextlib.contextmanager
-def summarizer_input(messages: list[Any]) -> Iterator[None]:
+def summarizer_input(messages: list[Message] | list[AgenticMessage]) -> Iterator[None]:
     """While the block runs, PreserveSkills scans ``messages`` (the summarizer input that
     succeeded, failover input included: what the model actually saw) instead of finalize's
     ``original_messages``. The middleware wraps its finalize call in it; ``messages`` are only
@@ -137,7 +153,7 @@ def is_user_candidate(msg: Message | AgenticMessage) -> bool:
 async def select_user_messages(
     context: Sequence[M],
     max_tokens: int,
-    filter_fn: Callable[..., Any] | None,
+    filter_fn: MessageFilter | None,
     earlier_chars: int | None = None,
 ) -> tuple[list[str], bool]:
     """The user texts to re-insert (chronological) and whether candidates were dropped.
@@ -233,7 +249,7 @@ def ensure_user_block(text: str) -> str:
     return f"{text.rstrip()}\n\n{block}"
 
 
-def _reply_text(summary: Any) -> str:
+def _reply_text(summary: object) -> str:
     if not isinstance(summary, Message | AgenticMessage) or summary.role != "assistant":
         raise SummarizationError("summary content is empty")
     text = assistant_text(summary)
@@ -244,7 +260,7 @@ def _reply_text(summary: Any) -> str:
 
 async def _default_finalize(
     original: list[M],
-    summary: Any,
+    summary: M,
     pum: PreserveUserMessages,
     max_tokens: int,
     transcript_file_path: str | None,
@@ -295,7 +311,7 @@ def default_finalizer(config: DefaultFinalizerConfig | None = None) -> Finalize:
     check_preserve_user_messages(pum)
     max_tokens = pum.max_tokens if pum.max_tokens is not None else DEFAULT_FINALIZER_MAX_TOKENS
 
-    async def finalize(original_messages: list[Any], summary: Any) -> list[Any]:
+    async def finalize(original_messages: list[M], summary: M) -> list[M]:
         return await _default_finalize(
             original_messages,
             summary,
@@ -458,10 +474,10 @@ class _PreserveSkills:
     def __init__(self, cfg: PreserveSkillsConfig) -> None:
         self.cfg = cfg
 
-    async def __call__(self, original: list[Any], summary: Any) -> Any:
+    async def __call__(self, original: list[M], summary: M) -> M:
         if self.cfg.max_skills == 0:
             return summary
-        source = _model_input.get() or original
+        source: Sequence[Message | AgenticMessage] = _model_input.get() or original
         block = render_skills(find_skills(source, self.cfg.skill_tool_name), self.cfg)
         return _prepend_text(summary, block) if block else summary
 
@@ -472,17 +488,17 @@ class _PreserveDurable(_PreserveSkills):
     injected (AGENTS.md, CLAUDE.md; the same budgets), and the latest plan, each verbatim in
     its own ``<system-reminder>`` block at the start of the summary."""
 
-    async def __call__(self, original: list[Any], summary: Any) -> Any:
+    async def __call__(self, original: list[M], summary: M) -> M:
         if self.cfg.max_skills == 0:
             return summary
         from compactor.facts import entry_of
         from compactor.facts.durable import instruction_files, latest_plan, skill_reads
 
-        source = _model_input.get() or original
+        source: Sequence[Message | AgenticMessage] = _model_input.get() or original
         entries = [entry_of(i, m) for i, m in enumerate(source)]
-        tool_skills = find_skills(source, self.cfg.skill_tool_name)
+        tool_skills: list[_Skill] = find_skills(source, self.cfg.skill_tool_name)
         named = {s.name for s in tool_skills}
-        read = [_Skill(n, t, -1) for n, t in skill_reads(entries) if n not in named]
+        read: list[_Skill] = [_Skill(n, t, -1) for n, t in skill_reads(entries) if n not in named]
         blocks = [render_skills([*read, *tool_skills], self.cfg)]
         files = [_Skill(n, t, i) for i, (n, t) in enumerate(instruction_files(entries))]
         body = _budgeted(files, self.cfg, "Instructions", INSTRUCTIONS_TRUNCATED_MARKER)
@@ -504,8 +520,8 @@ class FinalizerBuilder(Generic[M]):
     """Collects handlers and a custom function; :meth:`build` validates and returns finalize."""
 
     def __init__(self) -> None:
-        self._handlers: list[tuple[str, Any]] = []
-        self._custom: Callable[..., Any] | None = None
+        self._handlers: list[tuple[str, PreserveSkillsConfig | None]] = []
+        self._custom: Custom[Message] | Custom[AgenticMessage] | None = None
 
     def preserve_skills(self, config: PreserveSkillsConfig | None) -> FinalizerBuilder[M]:
         """Put the texts of skills loaded in the session at the start of the summary."""
@@ -518,15 +534,15 @@ class FinalizerBuilder(Generic[M]):
         self._handlers.append(("PreserveDurable", config))
         return self
 
-    def custom(self, fn: Callable[..., Any]) -> FinalizerBuilder[M]:
+    def custom(self, fn: Custom[Message] | Custom[AgenticMessage]) -> FinalizerBuilder[M]:
         """``(original_messages, summary) -> list``; the last one set wins."""
         self._custom = fn
         return self
 
-    def build(self) -> Finalize:
+    def build(self) -> _Finalizer:
         """The finalize function; configuration problems raise :class:`ConfigError`."""
         problems: list[str] = []
-        handlers: list[Callable[..., Any]] = []
+        handlers: list[_PreserveSkills] = []
         for name, cfg in self._handlers:
             if cfg is None:
                 problems.append(f"{name}: PreserveSkillsConfig is required")
@@ -547,21 +563,26 @@ class FinalizerBuilder(Generic[M]):
 class _Finalizer:
     """A built finalize function: the handlers in order, then ``custom`` (if any)."""
 
-    def __init__(self, handlers: list[Callable[..., Any]], custom: Callable[..., Any] | None):
+    def __init__(
+        self,
+        handlers: list[_PreserveSkills],
+        custom: Custom[Message] | Custom[AgenticMessage] | None,
+    ):
         self.handlers = handlers
         self.custom = custom
         self.readonly_input = custom is None
         """The handlers only read the history (PreserveSkills), so the middleware need not copy
         it for them; a ``custom`` function is user code and gets a copy."""
 
-    async def __call__(self, original_messages: list[Any], summary: Any) -> list[Any]:
+    async def __call__(self, original_messages: list[M], summary: M) -> list[M]:
         for handler in self.handlers:
             summary = await handler(original_messages, summary)
         if self.custom is None:
             return [summary]
-        return list(await call_maybe_async(self.custom, original_messages, summary))
+        out = await call_maybe_async(self.custom, original_messages, summary)
+        return cast(list[M], list(out))  # the custom function is for the history's type
 
 
-def new_finalizer() -> FinalizerBuilder[Any]:
+def new_finalizer() -> FinalizerBuilder[Message]:
     """Start building a finalize function (SPEC §5.3)."""
     return FinalizerBuilder()

@@ -10,9 +10,11 @@ validation error), a stricter instruction after a cut reply, and the circuit bre
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic
 
+from compactor._json import JsonObject
 from compactor._util import input_for, model_name
 from compactor.counting.config import Config
 from compactor.counting.tokens import estimate_message
@@ -27,7 +29,7 @@ from compactor.events import (
     ShorterSummary,
 )
 from compactor.models.base import ChatModel
-from compactor.schema import M, make_user, message_kind, user_text
+from compactor.schema import AgenticMessage, M, Message, make_user, message_kind, user_text
 
 from .chunking import (
     SCALE_SAMPLE_MIN,
@@ -120,7 +122,7 @@ class _Breaker:
 class SummaryRun(Generic[M]):
     """What every model call of one summarization shares, and what the run learned."""
 
-    config: Config[Any]
+    config: Config[M]
     messages: list[M]
     """The history being summarized (masked when masking is on)."""
     emit: Emit
@@ -143,7 +145,7 @@ class SummaryRun(Generic[M]):
     """Models sent the transcript form in this run (key → name)."""
     switched: set[ModelKey] = field(default_factory=set)
     """``auto`` models that switched to the transcript after a validation error."""
-    adaptations: list[dict[str, Any]] = field(default_factory=list)
+    adaptations: list[JsonObject] = field(default_factory=list)
     shorter: int = 0
     cut_kept: int = 0
     """Running summaries kept although cut at the token limit (intermediate chunks only)."""
@@ -154,7 +156,7 @@ class SummaryRun(Generic[M]):
     verbatim: list[int] = field(default_factory=list)
     """Chunks kept as their rendered text: no reply to them was shorter than they are."""
 
-    def count(self, msg: Any) -> int:
+    def count(self, msg: Message | AgenticMessage) -> int:
         """A message's estimated tokens times the learned scale."""
         return math.ceil(estimate_message(msg) * self.scale)
 
@@ -172,8 +174,8 @@ class SummaryRun(Generic[M]):
             return "transcript"
         return "transcript" if model_key(model) in self.switched else "messages"
 
-    def learned(self) -> dict[str, Any]:
-        data: dict[str, Any] = {}
+    def learned(self) -> JsonObject:
+        data: JsonObject = {}
         if self.breakers:
             data["circuit_breakers"] = [
                 {
@@ -197,13 +199,15 @@ class SummaryRun(Generic[M]):
         return data
 
 
-def replaced_tokens(chunk_input: list[Any]) -> int:
+def replaced_tokens(chunk_input: Sequence[Message | AgenticMessage]) -> int:
     """The estimated tokens of what a chunk's reply replaces: its input but the system
     instruction (first) and the chunk's note with the user instruction (last)."""
     return input_tokens(chunk_input[1:-1])
 
 
-def capped_options(job: SummaryRun[Any], model_input: list[Any]) -> dict[str, Any]:
+def capped_options(
+    job: SummaryRun[M], model_input: Sequence[Message | AgenticMessage]
+) -> JsonObject:
     """The model options for a chunk's request, its reply capped at what a reply to
     ``model_input`` may be (:func:`~compactor.pipeline.replies.reply_limit`, in the server's
     tokens): a summary never has to be longer than what it replaces, and a small server asked for
@@ -221,7 +225,7 @@ def capped_options(job: SummaryRun[Any], model_input: list[Any]) -> dict[str, An
     return {**options, key: cap}
 
 
-def adaptable(job: SummaryRun[Any], error: BaseException | None) -> bool:
+def adaptable(job: SummaryRun[M], error: BaseException | None) -> bool:
     """Whether :func:`compactor.pipeline.summarize` would re-plan after ``error`` (so the fallback
     waits)."""
     if job.config.gen_model_input is not None:
@@ -235,7 +239,7 @@ def adaptable(job: SummaryRun[Any], error: BaseException | None) -> bool:
     return False
 
 
-def _at_own_cap(job: SummaryRun[Any], cut: ModelError) -> bool:
+def _at_own_cap(job: SummaryRun[M], cut: ModelError) -> bool:
     """Whether a cut reply stopped at the reply cap the request asked for (``max_tokens``):
     the model talked past what it was allowed, and a smaller chunk will not make it stop. A
     reply cut earlier was cut by the window (llama.cpp lowers ``max_tokens`` to the room
@@ -262,7 +266,7 @@ def _stricter(inp: list[M], old: str, new: str) -> list[M] | None:
     return out
 
 
-def _breaks(job: SummaryRun[Any], model: ChatModel, error: BaseException | None) -> bool:
+def _breaks(job: SummaryRun[M], model: ChatModel, error: BaseException | None) -> bool:
     """Whether ``error`` from ``model`` opens its breaker at once."""
     if not isinstance(error, ModelError) or error.kind in _UNTRIPPING:
         return False
@@ -274,7 +278,7 @@ def _breaks(job: SummaryRun[Any], model: ChatModel, error: BaseException | None)
     )
 
 
-async def _open(job: SummaryRun[Any], key: ModelKey, name: str, error: BaseException) -> None:
+async def _open(job: SummaryRun[M], key: ModelKey, name: str, error: BaseException) -> None:
     if not job.config.circuit_breaker or key in job.breakers:
         return
     job.breakers[key] = _Breaker(name, error)
@@ -305,11 +309,11 @@ async def summarize_input(
         if failed >= BREAKER_FAILURES:
             await _open(job, key, name, last_error)
 
-    prepared: dict[tuple[int, int, str], tuple[list[M], str | None, Any, dict[str, Any]]] = {}
+    prepared: dict[tuple[int, int, str], tuple[list[M], str | None, object, JsonObject]] = {}
 
     def prepare(
-        model: Any, inp: list[M], sent: list[M], form: str, options: dict[str, Any]
-    ) -> tuple[str | None, Any]:
+        model: Any, inp: list[M], sent: list[M], form: str, options: JsonObject
+    ) -> tuple[str | None, object]:
         """(cache key, request body) of ``sent``, built once for all the attempts of one input
         to one model. A model that serialises its own requests (``request_body``) is sent those
         bytes, and the cache key hashes the same bytes."""
@@ -318,7 +322,7 @@ async def summarize_input(
         if hit is not None and hit[0] is inp and hit[3] == options:
             return hit[1], hit[2]
         key: str | None = None
-        body: Any = None
+        body: object = None
         if cache is not None:
             from .cache import request_key
 
@@ -347,7 +351,7 @@ async def summarize_input(
         key, body = prepare(model, inp, sent, form, options)
         cached = False
 
-        def refused(reply: Any) -> ModelError | None:
+        def refused(reply: object) -> ModelError | None:
             """What a reply (fresh or cached) fails of the run's reply checks, if anything."""
             replaced = replaced_tokens(inp) if chunk is not None else None
             return oversized_reply(
@@ -500,7 +504,9 @@ async def summarize_input(
         return result
 
 
-def _learn_scale(job: SummaryRun[Any], reply: Any, sent: list[Any]) -> None:
+def _learn_scale(
+    job: SummaryRun[M], reply: object, sent: Sequence[Message | AgenticMessage]
+) -> None:
     """The provider's ``usage.prompt_tokens`` per estimated token of ``sent``, when the input
     was large enough for the count to mean something."""
     usage = getattr(reply, "usage", None)

@@ -7,12 +7,13 @@ import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Generic
 
+from compactor._json import JsonObject
 from compactor._util import call_maybe_async, input_for, maybe_await
 from compactor.counting.config import Config, PreserveUserMessages, validate_config
-from compactor.counting.tokens import default_token_counter
-from compactor.counting.trigger import TriggerDecision, decide
+from compactor.counting.tokens import TokenCounter, default_token_counter
+from compactor.counting.trigger import TriggerCondition, TriggerDecision, decide
 from compactor.errors import LoopGuardError
 from compactor.events import AfterSummarize, BeforeSummarize, Event
 from compactor.prompts import DEGRADED_NOTE
@@ -22,6 +23,7 @@ from compactor.schema import (
     HistoryView,
     M,
     Message,
+    ToolInfo,
     content_type,
     split_system,
 )
@@ -35,6 +37,11 @@ from .finalize import (
 from .retry import AttemptRecord
 from .summarize import generate_summary
 
+if TYPE_CHECKING:
+    from compactor.secrets.masking import SecretMasker
+
+    from .retention import RetentionReport
+
 __all__ = ["Middleware", "SummarizeOutcome", "new", "strip_analysis", "without_usage"]
 
 
@@ -46,12 +53,12 @@ class SummarizeOutcome(Generic[M]):
     attempts: list[AttemptRecord] = field(default_factory=list)
     phase: str = "primary"
     model_input: list[M] = field(default_factory=list)
-    summary: Any = None
-    chunks: list[dict[str, Any]] = field(default_factory=list)
+    summary: M | None = None
+    chunks: list[JsonObject] = field(default_factory=list)
     """Chunked summarization: which messages each chunk covered (empty: one pass)."""
-    adaptations: list[dict[str, Any]] = field(default_factory=list)
+    adaptations: list[JsonObject] = field(default_factory=list)
     """Re-plans after the provider refused the input as too long for its window."""
-    learned: dict[str, Any] = field(default_factory=dict)
+    learned: JsonObject = field(default_factory=dict)
     """What the run learned about its models
     (:attr:`compactor.pipeline.retry.SummaryResult.learned`): circuit breakers, transcript forms,
     shorter-summary requests, the token scale."""
@@ -59,7 +66,7 @@ class SummarizeOutcome(Generic[M]):
     """Messages kept verbatim after the summary (``Config.keep``), without their ``usage``."""
     masked: dict[str, int] | None = None
     """Secret kind → occurrences masked in the summarizer input; None = masking off."""
-    retention: dict[str, Any] | None = None
+    retention: JsonObject | None = None
     """The retention check's report; None = off."""
     tokens_before: int | None = None
     tokens_after: int | None = None
@@ -103,7 +110,7 @@ class Middleware(Generic[M]):
             return bool(self.config.mask_secrets)
         return bool(getattr(self.config.model, "remote", False))
 
-    def make_masker(self) -> Any:
+    def make_masker(self) -> SecretMasker | None:
         """A fresh :class:`compactor.secrets.masking.SecretMasker`, or None when masking is off."""
         if not self.masking_enabled():
             return None
@@ -215,7 +222,9 @@ class Middleware(Generic[M]):
             degraded=result.degraded,
         )
 
-    def _retain(self, new_messages: list[M], dropped: list[M], masker: Any) -> dict[str, Any]:
+    def _retain(
+        self, new_messages: list[M], dropped: list[M], masker: SecretMasker | None
+    ) -> JsonObject:
         """Repair the summary message in ``new_messages`` in place; the retention report."""
         from .retention import apply_retention
 
@@ -225,7 +234,7 @@ class Middleware(Generic[M]):
         if not where:
             return {"applied": False, "reason": "no summary message in the finalized history"}
         i = where[0]
-        report: Any = None
+        report: RetentionReport | None = None
 
         def repair(text: str) -> str:
             nonlocal report
@@ -239,7 +248,8 @@ class Middleware(Generic[M]):
             return str(fixed)
 
         new_messages[i] = _edit_text(new_messages[i], repair)
-        data: dict[str, Any] = {"applied": True, **report.to_dict()}
+        assert report is not None  # repair ran
+        data: JsonObject = {"applied": True, **report.to_dict()}
         return data
 
     def user_budget(self, pum: PreserveUserMessages) -> int:
@@ -249,7 +259,12 @@ class Middleware(Generic[M]):
         return user_message_budget(pum, self.config.trigger)
 
 
-async def _count(counter: Any, messages: list[Any], tools: list[Any], trigger: Any) -> int:
+async def _count(
+    counter: TokenCounter,
+    messages: list[M],
+    tools: list[ToolInfo],
+    trigger: TriggerCondition | None,
+) -> int:
     """The trigger's own count (same errors, same int check) of ``messages``."""
     tokens = (await decide(messages, tools, trigger, counter, always_count=True)).tokens
     assert tokens is not None  # always_count

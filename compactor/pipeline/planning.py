@@ -37,10 +37,13 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import NoReturn, TypeAlias, cast
 
+from compactor._json import JsonValue
 from compactor.counting.tokens import estimate_message
 from compactor.schema import AgenticMessage, Block, M, Message, loads_json
+
+_Msg: TypeAlias = Message | AgenticMessage
 
 __all__ = [
     "CUT_MARKER",
@@ -288,11 +291,11 @@ class _Unparsable(ValueError):
     pass
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise _Unparsable(name)  # NaN / Infinity are not JSON
 
 
-def _json_leaves(value: Any) -> Iterator[str]:
+def _json_leaves(value: JsonValue) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
@@ -303,7 +306,7 @@ def _json_leaves(value: Any) -> Iterator[str]:
             yield from _json_leaves(item)
 
 
-def _cap_leaves(value: Any, cap: int) -> Any:
+def _cap_leaves(value: JsonValue, cap: int) -> JsonValue:
     if isinstance(value, str):
         return _cut(value, cap)
     if isinstance(value, dict):
@@ -319,7 +322,7 @@ class _Arguments:
     becomes a JSON string so the arguments parse."""
 
     raw: str
-    parsed: Any
+    parsed: JsonValue
     valid: bool
     longest: int
     """The longest string value (valid JSON), else the length of the raw text."""
@@ -349,34 +352,34 @@ class _Arguments:
 class _Slot:
     """One cuttable field of a message: ``get``/``set`` work on any copy of that message."""
 
-    get: Callable[[Any], str]
-    set: Callable[[Any, str], None]
+    get: Callable[[_Msg], str]
+    set: Callable[[_Msg, str], None]
     arguments: _Arguments | None = None  # tool-call arguments: JSON-aware cutting
 
-    def longest(self, msg: Any) -> int:
+    def longest(self, msg: _Msg) -> int:
         return self.arguments.longest if self.arguments else len(self.get(msg))
 
-    def apply(self, msg: Any, original: Any, cap: int) -> None:
+    def apply(self, msg: _Msg, original: _Msg, cap: int) -> None:
         if self.arguments is not None:
             self.set(msg, self.arguments.capped(cap))
         else:
             self.set(msg, _cut(self.get(original), cap))
 
 
-def _attr_slot(obj_of: Callable[[Any], Any], attr: str) -> _Slot:
-    def get(msg: Any) -> str:
+def _attr_slot(obj_of: Callable[[_Msg], object], attr: str) -> _Slot:
+    def get(msg: _Msg) -> str:
         return getattr(obj_of(msg), attr) or ""
 
-    def put(msg: Any, text: str) -> None:
+    def put(msg: _Msg, text: str) -> None:
         setattr(obj_of(msg), attr, text)
 
     return _Slot(get, put)
 
 
-def _block_slots(path: Callable[[Any], list[Block]], blocks: list[Block]) -> Iterator[_Slot]:
+def _block_slots(path: Callable[[_Msg], list[Block]], blocks: list[Block]) -> Iterator[_Slot]:
     for j, block in enumerate(blocks):
 
-        def at(msg: Any, j: int = j) -> Block:
+        def at(msg: _Msg, j: int = j) -> Block:
             return path(msg)[j]
 
         if block.text:
@@ -387,15 +390,16 @@ def _block_slots(path: Callable[[Any], list[Block]], blocks: list[Block]) -> Ite
             yield slot
         if block.content:
 
-            def inner(msg: Any, at: Callable[[Any], Block] = at) -> list[Block]:
+            def inner(msg: _Msg, at: Callable[[_Msg], Block] = at) -> list[Block]:
                 return at(msg).content
 
             yield from _block_slots(inner, block.content)
 
 
-def _item(attr: str, j: int) -> Callable[[Any], Any]:
-    def at(msg: Any) -> Any:
-        return getattr(msg, attr)[j]
+def _item(attr: str, j: int) -> Callable[[_Msg], object]:
+    def at(msg: _Msg) -> object:
+        item: object = getattr(msg, attr)[j]
+        return item
 
     return at
 
@@ -403,7 +407,8 @@ def _item(attr: str, j: int) -> Callable[[Any], Any]:
 def _slots(msg: Message | AgenticMessage) -> Iterator[_Slot]:
     """Every text field of ``msg`` that truncation may cut."""
     if isinstance(msg, AgenticMessage):
-        yield from _block_slots(lambda m: m.blocks, msg.blocks)
+        # a slot is applied to copies of the message it came from: an AgenticMessage here
+        yield from _block_slots(lambda m: cast(AgenticMessage, m).blocks, msg.blocks)
         return
     if msg.content:
         yield _attr_slot(lambda m: m, "content")

@@ -27,7 +27,7 @@ cannot close the transcript early.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from compactor.schema import (
     AgenticMessage,
@@ -121,7 +121,7 @@ def _render_agentic(msg: AgenticMessage) -> str:
     return "\n\n".join(sections)
 
 
-def render_transcript(messages: list[Any]) -> str:
+def render_transcript(messages: Sequence[Message | AgenticMessage]) -> str:
     """``messages`` as one text: a block per message (role, text, tool calls), tool results
     with their tool's name and call id, blocks separated by a blank line."""
     blocks: list[str] = []

@@ -8,12 +8,12 @@ by ``check --explain``; no model is called here.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Sequence
 
 from compactor.counting.config import Config
 from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.errors import ErrorKind, ModelError
-from compactor.schema import AgenticMessage, Message, assistant_text
+from compactor.schema import AgenticMessage, M, Message, assistant_text
 
 from .chunking import input_tokens
 
@@ -59,9 +59,9 @@ def reported_prompt_tokens(error: ModelError) -> int | None:
 
 
 def oversized_reply(
-    config: Config[Any],
-    reply: Any,
-    model_input: list[Any],
+    config: Config[M],
+    reply: object,
+    model_input: Sequence[Message | AgenticMessage],
     model: str,
     *,
     last_rung: bool = False,
@@ -93,8 +93,8 @@ def oversized_reply(
 
 
 def reply_limit(
-    config: Config[Any],
-    model_input: list[Any],
+    config: Config[M],
+    model_input: Sequence[Message | AgenticMessage],
     *,
     last_rung: bool = False,
     replaced: int | None = None,
@@ -114,7 +114,7 @@ def reply_limit(
     return limit, what
 
 
-def weak_reply(config: Config[Any], reply: Any, model: str) -> ModelError | None:
+def weak_reply(config: Config[M], reply: object, model: str) -> ModelError | None:
     """The error for a reply below ``config.summary_check`` (too short, or no ``<summary>``
     block when sections are required), else None. Another try may do better: transient."""
     check = config.summary_check
@@ -140,7 +140,7 @@ def weak_reply(config: Config[Any], reply: Any, model: str) -> ModelError | None
     return None
 
 
-def is_embedded(model: Any) -> bool:
+def is_embedded(model: object) -> bool:
     """Whether ``model`` is an embedded stand-in (``embedded = True``, the local summarizer):
     a summary it writes after the configured models failed is degraded."""
     return getattr(model, "embedded", False) is True

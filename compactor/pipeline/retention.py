@@ -69,8 +69,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from compactor._json import JsonObject
 from compactor.facts import (
     ASSISTANT,
     CALL,
@@ -152,7 +152,7 @@ class RetentionReport:
     repaired_facts: tuple[Anchor, ...] = ()
     """The anchors appended (already transformed: they are in the summary text anyway)."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """JSON-safe: scores, counts by kind, and the texts of the repaired facts only."""
         return {
             "score_before": round(self.score_before, 4),

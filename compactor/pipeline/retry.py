@@ -18,16 +18,19 @@ import math
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Protocol, cast
+from typing import TYPE_CHECKING, Any, Generic, Protocol, SupportsFloat, SupportsIndex, cast
 
 from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
+from compactor._json import JsonObject
 from compactor._util import call_maybe_async, redact
 from compactor.counting.config import (
     DEFAULT_MAX_DELAY,
     DEFAULT_MAX_RETRIES,
+    Backoff,
     Config,
     FailoverContext,
+    ShouldRetry,
 )
 from compactor.errors import ModelError, SummarizationError
 from compactor.events import Event, GenerateSummary, Phase, RetryWait
@@ -59,7 +62,7 @@ Emit = Callable[[Event], Awaitable[None]]
 
 
 def default_backoff(
-    attempt: int, response: Any = None, error: BaseException | None = None
+    attempt: int, response: object = None, error: BaseException | None = None
 ) -> float:
     """``min(1s·2^(attempt−1), 10s)`` + uniform jitter in ``[0, delay/2)``; ``attempt ≤ 0`` → 1 s.
 
@@ -74,7 +77,7 @@ def default_backoff(
     return delay + random.uniform(0, delay / 2)
 
 
-def default_should_retry(response: Any, error: BaseException | None) -> bool:
+def default_should_retry(response: object, error: BaseException | None) -> bool:
     """Retry when an error happened, except errors known to be permanent (400/401/404, ...)."""
     if error is None:
         return False
@@ -83,7 +86,7 @@ def default_should_retry(response: Any, error: BaseException | None) -> bool:
     return True
 
 
-def default_should_failover(response: Any, error: BaseException | None) -> bool:
+def default_should_failover(response: object, error: BaseException | None) -> bool:
     """Fail over when an error happened."""
     return error is not None
 
@@ -114,14 +117,14 @@ class SummaryResult(Generic[M]):
     model_input: list[M]
     attempts: list[AttemptRecord] = field(default_factory=list)
     phase: Phase = "primary"
-    chunks: list[dict[str, Any]] = field(default_factory=list)
+    chunks: list[JsonObject] = field(default_factory=list)
     """One record per chunk when the input was summarized in chunks (empty otherwise)."""
-    adaptations: list[dict[str, Any]] = field(default_factory=list)
+    adaptations: list[JsonObject] = field(default_factory=list)
     """Each re-plan after a context-length error: the window reported and the one planned with."""
     degraded: bool = False
     """The summary (or a chunk's) was written by a stand-in after the configured models
     failed: the ``fallback_model``, or an embedded summarizer in the failover chain."""
-    learned: dict[str, Any] = field(default_factory=dict)
+    learned: JsonObject = field(default_factory=dict)
     """What the run learned about its models, for the report (empty keys left out):
     ``circuit_breakers`` (model, kind, error, calls skipped), ``input_forms`` (model →
     ``transcript``), ``shorter_summary_requests``, ``cut_running_summaries``, ``token_scale``,
@@ -149,7 +152,7 @@ class LadderState(Protocol[M]):
     callback, the history and the current instructions."""
 
     @property
-    def config(self) -> Config[Any]: ...
+    def config(self) -> Config[M]: ...
 
     @property
     def emit(self) -> Emit: ...
@@ -307,7 +310,7 @@ async def _primary_with_retry(
     async def attempt_fn(attempt: int) -> Outcome:
         return await call(config.model, model_input, "primary", attempt)
 
-    async def go_on(response: Any, error: BaseException | None) -> bool:
+    async def go_on(response: object, error: BaseException | None) -> bool:
         if job.is_open(config.model):
             return False
         return bool(await call_maybe_async(should_retry, response, error))
@@ -329,8 +332,8 @@ async def _run_phase(
     phase: Phase,
     max_calls: int,
     attempt_fn: Callable[[int], Awaitable[Outcome]],
-    go_on: Callable[..., Any],
-    backoff: Callable[..., Any],
+    go_on: ShouldRetry,
+    backoff: Backoff,
     sleep: Callable[[float], Awaitable[None]],
     emit: Emit,
     max_delay: float | None = None,
@@ -377,7 +380,8 @@ async def _run_phase(
     outcome: Outcome = await AsyncRetrying(
         stop=stop_after_attempt(max_calls),
         retry=should_go_on,
-        wait=cast(Any, wait),
+        # AsyncRetrying awaits an async wait; its annotation names only the sync kind
+        wait=cast(Callable[[RetryCallState], float], wait),
         sleep=sleep,
         before_sleep=announce,
         retry_error_callback=lambda state: state.outcome.result(),  # type: ignore[union-attr]
@@ -385,9 +389,11 @@ async def _run_phase(
     return outcome, still_wanted
 
 
-def capped_delay(asked: Any, cap: float) -> float:
+def capped_delay(asked: object, cap: float) -> float:
     """``asked`` seconds as a wait in ``[0, cap]``: whatever a backoff or a server's
     ``retry-after`` says (``inf``, ``nan``, a billion seconds, not a number), never longer."""
+    if not isinstance(asked, SupportsFloat | SupportsIndex | str | bytes | bytearray):
+        return cap  # float() would raise TypeError
     try:
         seconds = float(asked)
     except (TypeError, ValueError, OverflowError):

@@ -54,15 +54,19 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from compactor._json import JsonObject
 from compactor._util import call_maybe_async
 from compactor.counting.config import Config
 from compactor.errors import ErrorKind, SpendLimitError, SummarizationError
 from compactor.events import ChunkStart, ContextLimit
 from compactor.prompts import CHUNK_NOTE, PREVIOUS_SUMMARY, SYSTEM_INSTRUCTION
 from compactor.schema import (
+    AgenticMessage,
     M,
+    Message,
     assistant_text,
     make_assistant,
     make_system,
@@ -101,7 +105,7 @@ share since the plan was made (re-planning after every chunk made a 224-chunk ru
 
 
 async def build_model_input(
-    config: Config[Any], messages: list[M], *, brevity: int = 0
+    config: Config[M], messages: list[M], *, brevity: int = 0
 ) -> tuple[M, M, list[M]]:
     """(system instruction, user instruction, summarizer input) for ``messages`` (SPEC §4).
 
@@ -132,7 +136,7 @@ VERBATIM_NOTE = (
 """What precedes a chunk kept as written in the summary (:func:`generate_summary`)."""
 
 
-def _running_text(reply: Any, job: SummaryRun[Any]) -> str:
+def _running_text(reply: M | None, job: SummaryRun[M]) -> str:
     """The part of a chunk's reply handed to the next chunk: its <summary> block, capped."""
     text = assistant_text(reply) if reply is not None else ""
     start, end = text.find("<summary>"), text.rfind("</summary>")
@@ -146,7 +150,7 @@ def _running_text(reply: Any, job: SummaryRun[Any]) -> str:
 
 
 async def generate_summary(
-    config: Config[Any],
+    config: Config[M],
     messages: list[M],
     emit: Emit,
     *,
@@ -216,7 +220,7 @@ def _single_input(job: SummaryRun[M]) -> list[M]:
     return out
 
 
-async def _adapt(job: SummaryRun[Any], err: BaseException, sent: list[Any]) -> bool:
+async def _adapt(job: SummaryRun[M], err: BaseException, sent: list[M]) -> bool:
     """Re-plan after a context-length error or replies cut at the token limit: learn the scale
     and the window, or halve the chunks. False when there is nothing (left) to try."""
     if not adaptable(job, err):
@@ -244,7 +248,7 @@ async def _adapt(job: SummaryRun[Any], err: BaseException, sent: list[Any]) -> b
             summarizer_context_tokens=max(window, 1),
             reply_reserve_tokens=min(config.reply_reserve_tokens, max(window, 1) // 4),
         )
-        record: dict[str, Any] = {"reported": reported, "planned_with": usable_tokens(job.config)}
+        record: JsonObject = {"reported": reported, "planned_with": usable_tokens(job.config)}
         if learned is not None:
             record["scale"] = round(learned, 3)
         planned = usable_tokens(job.config)
@@ -276,7 +280,7 @@ def _not_shorter(err: BaseException) -> bool:
     )
 
 
-def _verbatim_text(index: int, part: list[Any]) -> str:
+def _verbatim_text(index: int, part: Sequence[Message | AgenticMessage]) -> str:
     """Chunk ``index`` kept as written (no reply to it was shorter than it): a note, then its
     messages as a transcript (:func:`~compactor.pipeline.rendering.render_transcript`)."""
     return f"{VERBATIM_NOTE.format(index=index)}\n\n{render_transcript(part)}"
@@ -313,7 +317,7 @@ async def _generate_chunked(job: SummaryRun[M]) -> SummaryResult[M]:
     index = 0
     running: str | None = None
     result: SummaryResult[M] | None = None
-    chunk_records: list[dict[str, Any]] = []
+    chunk_records: list[JsonObject] = []
     degraded = False
     kept: list[str] = []  # the rendered text of the chunks (but the last) kept as written
     plan: ChunkPlan | None = None

@@ -23,8 +23,8 @@ import os
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
+from compactor._json import JsonObject
 from compactor.configfile import FileConfig, check_config, config_fields
 from compactor.errors import CompactorError, ConfigError
 from compactor.events import RunEventSink
@@ -153,7 +153,7 @@ def plan_batch(items: list[str], base: RunOptions) -> BatchPlan:
     return BatchPlan(files, inputs.skipped, report, _mode_cap(files))
 
 
-def batch_totals(results: list[RunResult], duration_s: float) -> dict[str, Any]:
+def batch_totals(results: list[RunResult], duration_s: float) -> JsonObject:
     """The batch's totals: files compacted / unchanged / failed, and the tokens before and
     after over the files written (a failed file wrote nothing)."""
     ok = [r for r in results if r.exit_code == 0]
@@ -169,7 +169,7 @@ def batch_totals(results: list[RunResult], duration_s: float) -> dict[str, Any]:
     }
 
 
-def batch_report(plan: BatchPlan, results: list[RunResult], duration_s: float) -> dict[str, Any]:
+def batch_report(plan: BatchPlan, results: list[RunResult], duration_s: float) -> JsonObject:
     """The ``--report`` object of a batch: ``files`` (each file's report), ``skipped`` and
     ``totals``."""
     return {
@@ -179,9 +179,7 @@ def batch_report(plan: BatchPlan, results: list[RunResult], duration_s: float) -
     }
 
 
-def write_batch_report(
-    dest: Destination, report: dict[str, Any], *, cap: int | None = None
-) -> None:
+def write_batch_report(dest: Destination, report: JsonObject, *, cap: int | None = None) -> None:
     """Write the batch report (``cap``: :attr:`BatchPlan.report_cap`); StreamError when it
     could not be written."""
     write_destination(dest, json_bytes(report, indent=2) + b"\n", cap=cap)

@@ -24,10 +24,11 @@ Plain data out (:class:`Contradiction`); :mod:`compactor.runs.evaluate` reports 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from compactor.facts import background_jobs, clean, entry_of
+from compactor.schema import AgenticMessage, Message
 
 __all__ = ["Contradiction", "contradictions"]
 
@@ -90,7 +91,9 @@ def _line(text: str, start: int) -> str:
     return line if len(line) <= _CLAIM_CHARS else line[: _CLAIM_CHARS - 1] + "…"
 
 
-def contradictions(original: list[Any], summary: str) -> list[Contradiction]:
+def contradictions(
+    original: Sequence[Message | AgenticMessage], summary: str
+) -> list[Contradiction]:
     """The claims of ``summary`` (the compacted summary's text) about where work stands that
     the state model of ``original`` (messages) contradicts; empty when none does."""
     from compactor.models.local_session import build_session

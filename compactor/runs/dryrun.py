@@ -9,11 +9,13 @@ Kept light: ``compact check`` imports neither the middleware nor the event types
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from compactor._json import JsonObject
 from compactor._util import Record
 from compactor.counting.tokens import TokenCounter, default_token_counter
 from compactor.counting.trigger import TriggerCondition, TriggerDecision, decide_sync, thresholds
+from compactor.schema import AgenticMessage, Message
 
 if TYPE_CHECKING:
     from compactor.configfile import FileConfig
@@ -51,7 +53,7 @@ class CheckResult(Record):
     file_tool_calls: int
     """Tool calls over every record of the file (also before an earlier compaction)."""
     file_tool_results: int
-    messages: list[Any] | None
+    messages: list[Message] | list[AgenticMessage] | None
     """The model-visible history (a full read only; None when the file was streamed)."""
     tool_calls: int | None
     """Streamed: tool calls of the history (a full read counts them from ``messages``)."""
@@ -64,7 +66,7 @@ class CheckResult(Record):
         decision: TriggerDecision,
         file_tool_calls: int,
         file_tool_results: int,
-        messages: list[Any] | None = None,
+        messages: list[Message] | list[AgenticMessage] | None = None,
         tool_calls: int | None = None,
         tool_results: int | None = None,
     ) -> None:
@@ -122,7 +124,7 @@ def check_file(
     return CheckResult(display, parsed.format, decision, calls, results, messages=parsed.messages)
 
 
-def tool_pair_counts(messages: Sequence[Any]) -> tuple[int, int]:
+def tool_pair_counts(messages: Sequence[Message | AgenticMessage]) -> tuple[int, int]:
     """``(tool calls, tool results paired to one of those calls' ids)`` in ``messages``.
 
     A dangling call (no result yet) counts as a call only; a result whose id matches no call in
@@ -152,11 +154,11 @@ def verdict_record(
     fmt: str,
     counter: str,
     decision: TriggerDecision,
-    messages: Sequence[Any] | None = None,
-) -> dict[str, Any]:
+    messages: Sequence[Message | AgenticMessage] | None = None,
+) -> JsonObject:
     """The SPEC §9.3 fields of one ``check --json`` line, plus ``tool_calls``/``tool_results``
     when ``messages`` is given."""
-    record: dict[str, Any] = {
+    record: JsonObject = {
         "path": path,
         "format": fmt,
         "messages": decision.messages,
@@ -173,7 +175,7 @@ def verdict_record(
     return record
 
 
-def check_record(result: CheckResult, counter: str) -> dict[str, Any]:
+def check_record(result: CheckResult, counter: str) -> JsonObject:
     """The ``check --json`` line of ``result`` (``counter``: the counter's name)."""
     record = verdict_record(result.path, result.format, counter, result.decision, result.messages)
     if result.tool_calls is not None:
@@ -187,7 +189,7 @@ def check_record(result: CheckResult, counter: str) -> dict[str, Any]:
 
 def error_record(
     path: str, counter: str, trigger: TriggerCondition | None, error: str, exit_code: int
-) -> dict[str, Any]:
+) -> JsonObject:
     """The ``check --json`` line of a transcript that could not be checked: the same keys,
     null where nothing is known, the error (its one line) and its exit code."""
     threshold_tokens, threshold_messages = thresholds(trigger)
@@ -214,8 +216,8 @@ class Explained(Record):
     path: str
     format: str
     decision: TriggerDecision
-    messages: list[Any]
-    data: dict[str, Any]
+    messages: list[Message] | list[AgenticMessage]
+    data: JsonObject
     """:func:`compactor.runs.explain.explain`'s dict, with ``strategies`` added."""
 
     def __init__(
@@ -223,8 +225,8 @@ class Explained(Record):
         path: str,
         format: str,
         decision: TriggerDecision,
-        messages: list[Any],
-        data: dict[str, Any],
+        messages: list[Message] | list[AgenticMessage],
+        data: JsonObject,
     ) -> None:
         self.path = path
         self.format = format
@@ -232,7 +234,7 @@ class Explained(Record):
         self.messages = messages
         self.data = data
 
-    def record(self, counter: str) -> dict[str, Any]:
+    def record(self, counter: str) -> JsonObject:
         """The ``check --explain --json`` line (``counter``: the counter's name)."""
         record = verdict_record(self.path, self.format, counter, self.decision, self.messages)
         record["explain"] = self.data

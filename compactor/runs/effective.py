@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Any
 
+from compactor._json import JsonObject
 from compactor.configfile import FileConfig, Overrides, build_config, mask_secrets
 from compactor.configfile.settings import Section
 from compactor.counting.trigger import thresholds
@@ -24,7 +24,7 @@ from compactor.counting.trigger import thresholds
 __all__ = ["effective_config"]
 
 
-def _model(d: dict[str, Any], unset: str | None = None) -> dict[str, Any]:
+def _model(d: JsonObject, unset: str | None = None) -> JsonObject:
     """A model mapping (secrets already masked) with every default filled in, as its provider
     shows it (:meth:`compactor.models.providers.Provider.show`); ``unset``: the variable its
     ``api_key: ${VAR}`` names and is not set (the provider's own key variable never stands in
@@ -34,10 +34,10 @@ def _model(d: dict[str, Any], unset: str | None = None) -> dict[str, Any]:
     return provider_of(d).show(d, unset)
 
 
-def _trigger(file_cfg: FileConfig) -> dict[str, Any]:
+def _trigger(file_cfg: FileConfig) -> JsonObject:
     condition = file_cfg.trigger_condition()
     tokens, messages = thresholds(condition)
-    trigger: dict[str, Any] = {
+    trigger: JsonObject = {
         "context_tokens": (condition.context_tokens if condition else tokens) or 0,
         "context_messages": messages or 0,
     }
@@ -51,13 +51,13 @@ def _trigger(file_cfg: FileConfig) -> dict[str, Any]:
     return trigger
 
 
-def _finalize(file_cfg: FileConfig) -> str | dict[str, Any]:
+def _finalize(file_cfg: FileConfig) -> str | JsonObject:
     spec = file_cfg.finalize
     if spec is None:
         return "built-in"
     if isinstance(spec, str):
         return spec
-    out: dict[str, Any] = {
+    out: JsonObject = {
         "strip_analysis": bool(spec.get("strip_analysis")),
         "ensure_user_messages": file_cfg.ensure_user_messages(),
     }
@@ -75,7 +75,7 @@ def _finalize(file_cfg: FileConfig) -> str | dict[str, Any]:
 def effective_config(
     file_cfg: FileConfig,
     overrides: Overrides | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """What a run with ``file_cfg`` and ``overrides`` (``--model``, ...) would use, as plain
     data with secrets masked. Raises the ConfigError a run would raise for a bad value."""
     from compactor.configfile import model_settings
@@ -95,7 +95,7 @@ def effective_config(
         for i, m in enumerate(file_cfg.failover_models())
     ]
 
-    data: dict[str, Any] = {
+    data: JsonObject = {
         "model": _model(primary, unset.get("model.api_key")),
         "trigger": _trigger(file_cfg),
     }

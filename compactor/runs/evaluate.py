@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
+from compactor._json import JsonObject
 from compactor.facts import (
     Call,
     Entry,
@@ -46,6 +46,7 @@ from compactor.facts import (
     outcome,
     paths,
 )
+from compactor.schema import AgenticMessage, Message
 
 from .claims import Contradiction, contradictions
 
@@ -128,7 +129,7 @@ class Evaluation:
         total = sum(c.weight for c in used)
         return 100.0 * sum(c.weight * c.score for c in used) / total if total else 100.0
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         """The JSON shape ``compact eval --json`` prints."""
         return {
             "original": self.original,
@@ -270,7 +271,7 @@ def _call_strings(call: Call) -> Iterator[str]:
             yield value
 
 
-def _haystack(messages: list[Any]) -> _Haystack:
+def _haystack(messages: Sequence[Message | AgenticMessage]) -> _Haystack:
     parts: list[str] = []
     for i, msg in enumerate(messages):
         e = entry_of(i, msg)
@@ -282,7 +283,10 @@ def _haystack(messages: list[Any]) -> _Haystack:
 
 
 def evaluate(
-    original: list[Any], compacted: list[Any], *, names: tuple[str, str, str] = ("", "", "")
+    original: Sequence[Message | AgenticMessage],
+    compacted: Sequence[Message | AgenticMessage],
+    *,
+    names: tuple[str, str, str] = ("", "", ""),
 ) -> Evaluation:
     """Score what of ``original`` (messages) survives in ``compacted`` (see the module
     docstring); ``names``: (original path, compacted path, format) for the report."""

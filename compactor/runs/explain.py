@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
+from compactor._json import JsonObject, JsonValue
 from compactor._util import maybe_await, model_name
 from compactor.counting.config import Config, PreserveUserMessages
 from compactor.counting.tokens import (
@@ -56,6 +57,7 @@ from compactor.pipeline.replies import is_embedded, oversized_reply, weak_reply
 from compactor.pipeline.summarize import build_model_input
 from compactor.schema import (
     AgenticMessage,
+    M,
     Message,
     ToolInfo,
     message_kind,
@@ -86,8 +88,8 @@ def _role(msg: Message | AgenticMessage) -> str:
 
 
 async def _token_rows(
-    config: Config[Any], messages: Sequence[Message | AgenticMessage], tools: Sequence[ToolInfo]
-) -> dict[str, Any]:
+    config: Config[M], messages: Sequence[Message | AgenticMessage], tools: Sequence[ToolInfo]
+) -> JsonObject:
     """Where the counted tokens are, in rows that add up to what the trigger counted.
 
     * ``baseline``: with the default counter, the provider-reported usage of the newest
@@ -178,10 +180,10 @@ def _by_tool(messages: Sequence[Message | AgenticMessage]) -> dict[str, dict[str
     )
 
 
-def _conditions(config: Config[Any], decision: TriggerDecision) -> list[dict[str, Any]]:
+def _conditions(config: Config[M], decision: TriggerDecision) -> list[JsonObject]:
     trigger = config.trigger
     max_tokens, max_messages = thresholds(trigger)
-    rows: list[dict[str, Any]] = []
+    rows: list[JsonObject] = []
     tokens = decision.tokens
     if max_messages is not None:
         rows.append(
@@ -220,7 +222,7 @@ def _conditions(config: Config[Any], decision: TriggerDecision) -> list[dict[str
     return rows
 
 
-def _span(messages: Sequence[Any], start: int, end: int) -> dict[str, int]:
+def _span(messages: Sequence[Message | AgenticMessage], start: int, end: int) -> dict[str, int]:
     return {
         "start": start,
         "end": end,
@@ -229,7 +231,7 @@ def _span(messages: Sequence[Any], start: int, end: int) -> dict[str, int]:
     }
 
 
-async def _user_messages(config: Config[Any], mw: Middleware[Any], head: list[Any]) -> Any:
+async def _user_messages(config: Config[M], mw: Middleware[M], head: list[M]) -> JsonObject:
     if config.finalize is not None:
         return {"applies": False, "reason": "a custom finalize is configured"}
     pum = config.preserve_user_messages or PreserveUserMessages()
@@ -255,7 +257,7 @@ def _cost(
     model: str,
     calls: list[int],
     reply_tokens: int,
-) -> dict[str, Any] | None:
+) -> JsonObject | None:
     if not prices:
         return None
     short = model.split(":", 1)[-1]
@@ -280,16 +282,16 @@ def _cost(
 
 
 async def explain(
-    config: Config[Any],
+    config: Config[M],
     messages: list[Any],
     tools: Sequence[ToolInfo],
     decision: TriggerDecision,
     *,
     model: str,
     prices: Mapping[str, Mapping[str, float]] | None = None,
-    chain: Mapping[str, Any] | None = None,
+    chain: Mapping[str, JsonValue] | None = None,
     limits: SpendLimits | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The dry-run explanation of compacting ``messages`` with ``config``; never calls a model.
 
     ``decision`` is the trigger decision already made with the configured counter; ``model``
@@ -297,7 +299,7 @@ async def explain(
     :func:`summarizer_chain`'s account of the attempts and failover models; ``limits`` the
     config's spend limits, checked against the requests the run would send.
     """
-    mw: Middleware[Any] = Middleware(config)
+    mw: Middleware[M] = Middleware(config)
     system_messages, context = split_system(list(messages))
     to_summarize, tail = mw.split_tail(list(messages))
     head = to_summarize[len(system_messages) :]
@@ -306,7 +308,7 @@ async def explain(
     summarizer_tokens = requests.summarizer_tokens
     limit = config.summarizer_context_tokens
     chunks = requests.chunks
-    plan_data: dict[str, Any] = {
+    plan_data: JsonObject = {
         "system_messages": n_sys,
         "summarized": _span(messages, n_sys, n_sys + len(head)),
         "tail": _span(messages, n_sys + len(head), len(messages)) if tail else None,
@@ -359,7 +361,7 @@ class RequestPlan:
     """The same without the cache (what the first run costs)."""
     summarizer_tokens: int
     """The summarizer input of one pass (the default estimate)."""
-    chunks: list[dict[str, Any]]
+    chunks: list[JsonObject]
     """The chunk plan (empty: one pass)."""
     cached: bool
     """The one-pass summary is in the cache already."""
@@ -377,13 +379,13 @@ class RequestPlan:
         return sum(self.calls)
 
 
-async def plan_requests(config: Config[Any], messages: list[Any]) -> RequestPlan:
+async def plan_requests(config: Config[M], messages: list[Any]) -> RequestPlan:
     """The requests summarizing ``messages`` with ``config`` would send, worked out as the run
     does it (verbatim tail, masking, instructions, chunk plan) without calling a model: what
     ``check --explain`` shows and what the spend guard (:mod:`compactor.pipeline.limits`) reserves
     before a run's first request. A chunked input counts every chunk (a chunk's input depends
     on the summaries before it, so the cache cannot be asked ahead)."""
-    mw: Middleware[Any] = Middleware(config)
+    mw: Middleware[M] = Middleware(config)
     to_summarize, _ = mw.split_tail(list(messages))
     masker = mw.make_masker()
     brevity = initial_brevity(config) if config.gen_model_input is None else 0
@@ -394,7 +396,7 @@ async def plan_requests(config: Config[Any], messages: list[Any]) -> RequestPlan
         model_input = masker.mask_messages(model_input)
     summarizer_tokens = input_tokens(model_input)
     limit = config.summarizer_context_tokens
-    chunks: list[dict[str, Any]] = []
+    chunks: list[JsonObject] = []
     calls = [summarizer_tokens]
     if limit and needs_chunks(config, model_input):
         plan = plan_summarizer_chunks(config, to_summarize, system_instruction, user_instruction)
@@ -440,10 +442,10 @@ async def plan_requests(config: Config[Any], messages: list[Any]) -> RequestPlan
     )
 
 
-def _requests(plan: RequestPlan, limits: SpendLimits | None) -> dict[str, Any]:
+def _requests(plan: RequestPlan, limits: SpendLimits | None) -> JsonObject:
     """The ``requests`` object of ``--explain``: what a run would send, and whether the spend
     limits let it."""
-    data: dict[str, Any] = {
+    data: JsonObject = {
         "count": plan.requests,
         "input_tokens": plan.input_tokens,
         "cached": plan.cached,
@@ -461,7 +463,7 @@ def _requests(plan: RequestPlan, limits: SpendLimits | None) -> dict[str, Any]:
     return data
 
 
-def model_label(d: Mapping[str, Any]) -> str:
+def model_label(d: Mapping[str, JsonValue]) -> str:
     """``PREFIX:NAME`` or ``local`` for a model mapping of the config (its provider's
     :meth:`~compactor.models.providers.Provider.label`)."""
     from compactor.models.registry import with_model_defaults
@@ -471,7 +473,7 @@ def model_label(d: Mapping[str, Any]) -> str:
     return provider.label(full) if provider is not None else str(full["provider"])
 
 
-def summarizer_chain(file_cfg: FileConfig) -> dict[str, Any]:
+def summarizer_chain(file_cfg: FileConfig) -> JsonObject:
     """The summarizers a run would try, in order: the primary's attempts, the failover models
     (attempt N uses ``models[(N-1) % len]``) and their attempts."""
     primary, failover = file_cfg.attempts()
@@ -495,7 +497,9 @@ class PlannedModel:
         self.endpoint = endpoint
         self.embedded = embedded
 
-    async def generate(self, messages: list[Any], **options: Any) -> Any:
+    async def generate(
+        self, messages: list[Message] | list[AgenticMessage], **options: JsonValue
+    ) -> NoReturn:
         raise AssertionError("--explain never calls a model")
 
 
@@ -513,7 +517,7 @@ class PlannedBodyModel(PlannedModel):
         return self.provider.request_body(self.model, messages, options)
 
 
-def explain_config(file_cfg: FileConfig, model: str | None) -> tuple[str, Config[Any]]:
+def explain_config(file_cfg: FileConfig, model: str | None) -> tuple[str, Config[M]]:
     """(summarizer name, the Config a run would use) for ``check --explain``, built without
     importing or building any model backend."""
     import dataclasses
@@ -536,7 +540,7 @@ def explain_config(file_cfg: FileConfig, model: str | None) -> tuple[str, Config
     planned.endpoint = (
         None if provider is None or local else provider.endpoint(primary.get("base_url"))
     )
-    cfg = build_config(
+    cfg: Config[M] = build_config(
         # a dry run never calls the callback: its module is not imported (it runs code)
         dataclasses.replace(file_cfg, failover=None, callback=None),
         transcript_path_auto="/dev/null",

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from compactor._json import JsonObject
 from compactor.configfile.strategy import (
     offload_enabled,
     offload_folder,
@@ -146,7 +147,7 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
         AgentState(messages=history, tools=list(parsed.tools)),
         tokens=decision.tokens,  # the trigger counted it with this counter already
     )
-    report: dict[str, Any] = {"strategy": strategy, **outcome.to_dict(), "streamed": False}
+    report: JsonObject = {"strategy": strategy, **outcome.to_dict(), "streamed": False}
     if plan.offload_dir is not None:
         report["offload_dir"] = str(plan.offload_dir)
     r.extras["reduction"] = report
@@ -279,7 +280,7 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
         on_event=run.emit,
     )
     outcome, data = await reduce_scanned(scanned, raw, Reduction(cfg), fmt)
-    report: dict[str, Any] = {"strategy": "reduce", **outcome.to_dict(), "streamed": True}
+    report: JsonObject = {"strategy": "reduce", **outcome.to_dict(), "streamed": True}
     if plan.offload_dir is not None:
         report["offload_dir"] = str(plan.offload_dir)
     r.extras["reduction"] = report
@@ -329,7 +330,7 @@ async def explain_strategies(
     messages: list[Any],
     tools: list[Any],
     summarized_tokens: int,
-) -> dict[str, Any]:
+) -> JsonObject:
     """``check --explain``: what each strategy would free, without writing or calling anything.
     ``summarized_tokens``: the estimate of the part summarize would replace by a summary."""
     from compactor.counting.trigger import decide
@@ -354,7 +355,7 @@ async def explain_strategies(
     }
 
 
-def render_strategies(data: dict[str, Any]) -> list[str]:
+def render_strategies(data: JsonObject) -> list[str]:
     """The ``check --explain`` lines of :func:`explain_strategies`."""
     red, hyb = data["reduce"], data["hybrid"]
     cleared = (

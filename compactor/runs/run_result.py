@@ -8,8 +8,9 @@ The command line renders a :class:`RunResult`; nothing here reads or writes a fi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
+from compactor._json import JsonObject
 from compactor.events import (
     AttemptStart,
     CircuitOpen,
@@ -21,6 +22,11 @@ from compactor.events import (
 from compactor.exitcodes import ExitCode, classify
 
 from .run_plan import RunOptions
+
+if TYPE_CHECKING:
+    from compactor.counting.config import Config
+    from compactor.pipeline.middleware import SummarizeOutcome
+    from compactor.schema import M
 
 __all__ = ["AttemptLog", "RunResult", "outcome_report"]
 
@@ -44,7 +50,7 @@ class RunResult:
     messages_after: int | None = None
     tokens_before: int | None = None
     tokens_after: int | None = None
-    attempts: list[dict[str, Any]] = field(default_factory=list)
+    attempts: list[JsonObject] = field(default_factory=list)
     transcript_path: str | None = None
     """The path the summary's note names."""
     archive: str | None = None
@@ -60,7 +66,7 @@ class RunResult:
     not empty."""
     dropped_records: dict[str, int] = field(default_factory=dict)
     """Shrink mode: kinds of records that are not messages and were left out, with counts."""
-    extras: dict[str, Any] = field(default_factory=dict)
+    extras: JsonObject = field(default_factory=dict)
     """Report fields of the features beyond SPEC §9.3 (chunks, cache, masking, ...)."""
     duration_s: float = 0.0
 
@@ -75,9 +81,9 @@ class RunResult:
         message, code = classify(err)
         return cls(input=options.input, output=options.output or "", exit_code=code, error=message)
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> JsonObject:
         """The ``--report`` object: SPEC §9.3's fields, then the outcome and the extras."""
-        data: dict[str, Any] = {
+        data: JsonObject = {
             "input": self.input,
             "output": self.output,
             "format": self.format,
@@ -111,8 +117,8 @@ class AttemptLog:
     report has them too."""
 
     def __init__(self) -> None:
-        self.attempts: list[dict[str, Any]] = []
-        self.breakers: dict[str, dict[str, Any]] = {}
+        self.attempts: list[JsonObject] = []
+        self.breakers: dict[str, JsonObject] = {}
         self.forms: dict[str, str] = {}
         self.shorter = 0
         self._models: dict[tuple[str, int], str] = {}
@@ -122,7 +128,7 @@ class AttemptLog:
             self._models[(event.phase, event.attempt)] = event.model
         elif isinstance(event, GenerateSummary):
             error = event.to_dict()["error"]
-            entry: dict[str, Any] = {
+            entry: JsonObject = {
                 "phase": event.phase,
                 "attempt": event.attempt,
                 "model": event.model or self._models.get((event.phase, event.attempt)),
@@ -149,9 +155,9 @@ class AttemptLog:
         elif isinstance(event, ShorterSummary):
             self.shorter += 1
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> JsonObject:
         """The report fields these events give (each present when it applies)."""
-        data: dict[str, Any] = {}
+        data: JsonObject = {}
         if self.breakers:
             data["circuit_breakers"] = list(self.breakers.values())
         if self.forms:
@@ -161,9 +167,9 @@ class AttemptLog:
         return data
 
 
-def outcome_report(outcome: Any, cfg: Any) -> dict[str, Any]:
+def outcome_report(outcome: SummarizeOutcome[M], cfg: Config[M]) -> JsonObject:
     """The report fields of the features beyond SPEC §9.3 (each present when it applies)."""
-    extras: dict[str, Any] = {"summarizer_phase": outcome.phase, "degraded": outcome.degraded}
+    extras: JsonObject = {"summarizer_phase": outcome.phase, "degraded": outcome.degraded}
     if outcome.chunks:
         extras["chunks"] = outcome.chunks
     if outcome.adaptations:

@@ -35,7 +35,7 @@ import dataclasses
 import os
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compactor._util import fewer_gc_passes, maybe_await
 from compactor.errors import CompactorError, ConfigError, InputChangedError, StreamError
@@ -75,6 +75,15 @@ from .run_plan import (
 )
 from .run_result import AttemptLog, RunResult, outcome_report
 
+if TYPE_CHECKING:
+    from compactor.configfile.build import RunFields
+    from compactor.counting.config import Config
+    from compactor.counting.trigger import TriggerDecision
+    from compactor.formats.base import Transcript
+    from compactor.models.base import ChatModel
+    from compactor.reduction.offload import FileOffload
+    from compactor.schema import AgenticMessage, M, Message
+
 __all__ = [
     "APPEND_FORMATS",
     "AttemptLog",
@@ -103,7 +112,7 @@ class Run:
         plan: RunPlan,
         *,
         sink: RunEventSink | None = None,
-        model: Any = None,
+        model: ChatModel | None = None,
         meter: SpendMeter | None = None,
     ) -> None:
         self.plan = plan
@@ -125,7 +134,7 @@ class Run:
         self._archive: ArchiveHold | None = None
         self.exception: BaseException | None = None
         """The error the run failed with (for ``--debug`` tracebacks); None on success."""
-        self.offload: Any = None
+        self.offload: FileOffload | None = None
         """``--strategy reduce|hybrid``: the offload backend (its files are removed when the
         run fails)."""
 
@@ -254,7 +263,7 @@ class Run:
         data = await self._summarize(parsed, decision)
         self._write_output(data)
 
-    async def _say_assumed_window(self, cfg: Any) -> None:
+    async def _say_assumed_window(self, cfg: Config[M]) -> None:
         """An unknown model without ``model.context_tokens``: its window is assumed (issue 34),
         said once in the live view (an event) and in the report."""
         from compactor.configfile import summarizer_window
@@ -266,7 +275,7 @@ class Run:
             self.result.extras["assumed_window"] = {"model": assumed, "tokens": window}
             await self.emit(WindowAssumed(assumed, window))
 
-    async def _reduce(self, parsed: Any, decision: Any) -> None:
+    async def _reduce(self, parsed: Transcript, decision: TriggerDecision) -> None:
         """``--strategy reduce|hybrid`` (:mod:`compactor.runs.run_reduce`); offloaded files are
         removed again when the run fails before its output is written."""
         from .run_reduce import reduce_run
@@ -333,7 +342,12 @@ class Run:
         del self._intended["archive"]
 
     async def summarize(
-        self, parsed: Any, decision: Any, *, messages: Any = None, retained_from: int = 0
+        self,
+        parsed: Transcript,
+        decision: TriggerDecision,
+        *,
+        messages: list[Message] | list[AgenticMessage] | None = None,
+        retained_from: int = 0,
     ) -> bytes:
         """Summarize ``messages`` (default: the transcript's), keeping the messages from
         ``retained_from`` on verbatim (hybrid: the rounds reduction retained, the summarizer
@@ -343,7 +357,12 @@ class Run:
         )
 
     async def _summarize(
-        self, parsed: Any, decision: Any, *, messages: Any = None, retained_from: int = 0
+        self,
+        parsed: Transcript,
+        decision: TriggerDecision,
+        *,
+        messages: list[Message] | list[AgenticMessage] | None = None,
+        retained_from: int = 0,
     ) -> bytes:
         from compactor import new
         from compactor.configfile import build_config
@@ -355,7 +374,8 @@ class Run:
 
         opts, file_cfg, r = self.plan.options, self.plan.file_config, self.result
         raw = b""  # the input's bytes, for its archive only (a streamed input is read again)
-        history = list(parsed.messages if messages is None else messages)
+        # list[Message] | list[AgenticMessage]; the generic steps below bind no M from a union
+        history: list[Any] = list(parsed.messages if messages is None else messages)
         if self._archive is not None:
             auto_path: str | None = self._archive.path
         elif self.plan.archive_dir is not None:
@@ -369,7 +389,7 @@ class Run:
         # with the run's own event sink. --force on a transcript below its trigger: it cannot
         # loop, so no ratio guard; the growth guard (loop_guard.max_growth) still refuses a
         # result that blows it up.
-        runtime: dict[str, Any] = {"emit_internal_events": True, "on_event": self.emit}
+        runtime: RunFields = {"emit_internal_events": True, "on_event": self.emit}
         if not decision.triggered:
             runtime["loop_guard"] = None
         cfg = build_config(
@@ -445,7 +465,7 @@ class Run:
         assert self.plan.archive_dir is not None
         record_archived(self.plan.archive_dir, entry, original, by=by)
 
-    async def _reserve(self, cfg: Any, messages: list[Any]) -> SpendHold | None:
+    async def _reserve(self, cfg: Config[M], messages: list[M]) -> SpendHold | None:
         """Set aside the requests this run plans to send (:mod:`compactor.pipeline.limits`);
         :class:`~compactor.errors.SpendLimitError` when they do not fit what is left."""
         if self.meter is None:
@@ -570,7 +590,7 @@ class Run:
 
 
 async def arun_file(
-    options: RunOptions, *, sink: RunEventSink | None = None, model: Any = None
+    options: RunOptions, *, sink: RunEventSink | None = None, model: ChatModel | None = None
 ) -> RunResult:
     """Plan and execute one run in the running event loop (a planning error is a result
     with exit code 2 and nothing written). Errors name the :class:`RunOptions` fields
@@ -587,7 +607,7 @@ async def arun_file(
 
 
 def run_file(
-    options: RunOptions, *, sink: RunEventSink | None = None, model: Any = None
+    options: RunOptions, *, sink: RunEventSink | None = None, model: ChatModel | None = None
 ) -> RunResult:
     """:func:`arun_file` in an event loop of its own: compact one file as ``compact run``."""
     return asyncio.run(arun_file(options, sink=sink, model=model))

@@ -18,6 +18,7 @@ meaning. Rendering (rich) is the CLI's.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compactor.errors import TranscriptError
@@ -46,7 +47,7 @@ class FoundSummary:
     """Messages in the transcript (the model-visible history)."""
 
 
-def summary_message_index(messages: list[Message] | list[AgenticMessage]) -> int | None:
+def summary_message_index(messages: Sequence[Message | AgenticMessage]) -> int | None:
     """Index of the newest summary message, or None."""
     for i in range(len(messages) - 1, -1, -1):
         msg = messages[i]

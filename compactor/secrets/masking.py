@@ -69,8 +69,8 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from compactor._json import JsonValue
 from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Block, M, Message, loads_json
 
@@ -531,7 +531,7 @@ class SecretMasker:
             return json.dumps(self._mask_json(loads_json(arguments)), ensure_ascii=False)
         return masked
 
-    def _mask_json(self, value: Any) -> Any:
+    def _mask_json(self, value: JsonValue) -> JsonValue:
         if isinstance(value, str):
             return self.mask_text(value)
         if isinstance(value, list):

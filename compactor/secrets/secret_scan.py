@@ -22,9 +22,12 @@ from __future__ import annotations
 import functools
 from array import array
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from compactor.schema import AgenticMessage, Block, Message
+
+if TYPE_CHECKING:
+    from pydantic_core import SchemaValidator
 
 __all__ = ["API_KEY_WORDS", "PASSWORD_WORDS", "PREFILTERS", "FastScan", "clean_messages", "scan"]
 
@@ -57,16 +60,16 @@ class FastScan:
     __slots__ = ("_folds", "_searches", "_utf8")
 
     def __init__(self, patterns: Sequence[str]) -> None:
-        self._searches: list[Any] = []
-        self._folds: Any = None
-        self._utf8: Any = None
+        self._searches: list[SchemaValidator] = []
+        self._folds: SchemaValidator | None = None
+        self._utf8: SchemaValidator | None = None
         try:
             from pydantic_core import SchemaError, SchemaValidator, core_schema
         except ImportError:  # pragma: no cover - pydantic-core comes with the model SDKs
             return
         config = core_schema.CoreConfig(regex_engine="rust-regex")
 
-        def finder(regex: str) -> Any:
+        def finder(regex: str) -> SchemaValidator:
             # a list of texts → each text when the regex occurs in it, else None (no match, or
             # not UTF-8)
             item = core_schema.with_default_schema(
@@ -103,6 +106,8 @@ class FastScan:
         wide = [i for i in wide if not maybe[i]]
         if wide:
             subset = [texts[i] for i in wide]
+            assert self._folds is not None  # set with the searches
+            assert self._utf8 is not None
             folds = self._folds.validate_python(subset)
             utf8 = self._utf8.validate_python(subset)
             for i, fold, valid in zip(wide, folds, utf8, strict=True):
@@ -128,7 +133,7 @@ def _block_texts(block: Block) -> Iterator[str]:
         yield from _block_texts(sub)
 
 
-def _texts(msg: Any) -> list[str]:
+def _texts(msg: object) -> list[str]:
     """Every text of a message that masking reads."""
     if isinstance(msg, Message):
         texts = [msg.content, *(t for p in msg.parts for t in (p.text, _url(p.url)) if t)]
@@ -141,7 +146,7 @@ def _texts(msg: Any) -> list[str]:
     return []
 
 
-def clean_messages(messages: Sequence[Any]) -> list[bool]:
+def clean_messages(messages: Sequence[object]) -> list[bool]:
     """For each message: True when no text of it can match a hinted built-in rule. The texts
     are scanned where they are (no joined copy of a message's texts)."""
     texts: list[str] = []

@@ -22,8 +22,9 @@ from __future__ import annotations
 import argparse
 import math
 import threading
-from typing import Any
+from typing import TypedDict, Unpack
 
+from compactor._json import JsonObject, JsonValue
 from compactor.testing.fake_bodies import estimate_tokens
 from compactor.testing.fake_openai import FakeOpenAI
 from compactor.testing.fake_server import FakeHandler
@@ -42,12 +43,12 @@ STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "content_filter": "r
 """A step's ``finish_reason`` → the ``stop_reason`` answered."""
 
 
-def error_body(etype: str, message: str) -> dict[str, Any]:
+def error_body(etype: str, message: str) -> JsonObject:
     """Anthropic's error body: ``{"type": "error", "error": {"type": ..., "message": ...}}``."""
     return {"type": "error", "error": {"type": etype, "message": message}}
 
 
-def context_length_body(limit: int, tokens: int) -> dict[str, Any]:
+def context_length_body(limit: int, tokens: int) -> JsonObject:
     """The body of Anthropic's HTTP 400 for a prompt of ``tokens`` tokens in a window of
     ``limit``."""
     return error_body(
@@ -70,17 +71,19 @@ class AnthropicHandler(FakeHandler):
 
     paths = frozenset({"/v1/messages"})
 
-    def _tokens(self, body: Any) -> int:
+    def _tokens(self, body: JsonValue) -> int:
         tokens = estimate_tokens(body, self.server.fake.token_scale)
         system = body.get("system") if isinstance(body, dict) else None
         if isinstance(system, str):
             tokens += math.ceil(len(system.encode("utf-8")) // 4 * self.server.fake.token_scale)
         return tokens
 
-    def _context_length_body(self, limit: int, tokens: int) -> Any:
+    def _context_length_body(self, limit: int, tokens: int) -> JsonValue:
         return context_length_body(limit, tokens)
 
-    def _message(self, body: Any, content: Any, stop: str, usage: dict[str, int]) -> Any:
+    def _message(
+        self, body: JsonValue, content: JsonValue, stop: str, usage: dict[str, int]
+    ) -> JsonValue:
         model = body.get("model", "fake") if isinstance(body, dict) else "fake"
         return {
             "id": "msg_fake",
@@ -93,10 +96,10 @@ class AnthropicHandler(FakeHandler):
             "usage": usage,
         }
 
-    def _empty_body(self, body: Any) -> Any:
+    def _empty_body(self, body: JsonValue) -> JsonValue:
         return self._message(body, [], "end_turn", {"input_tokens": 0, "output_tokens": 0})
 
-    def _reply(self, step: Step, body: Any) -> None:
+    def _reply(self, step: Step, body: JsonValue) -> None:
         fake = self.server.fake
         prompt = self._tokens(body)
         text = step.text or ""
@@ -118,12 +121,24 @@ class AnthropicHandler(FakeHandler):
         self._send_json(200, message)
 
 
+class FakeOptions(TypedDict, total=False):
+    """:class:`FakeOpenAI`'s keyword arguments but ``flavor`` (this fake's is ``anthropic``)."""
+
+    default: Step | None
+    latency: float
+    host: str
+    port: int
+    max_context_tokens: int | None
+    tools: bool
+    token_scale: float
+
+
 class FakeAnthropic(FakeOpenAI):
     """A scriptable fake of the Messages API; see the module docstring."""
 
     handler = AnthropicHandler
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[FakeOptions]) -> None:
         super().__init__(**kwargs)
         self.flavor = "anthropic"
 

@@ -28,7 +28,8 @@ and refusals.
 from __future__ import annotations
 
 import math
-from typing import Any
+
+from compactor._json import JsonObject, JsonValue
 
 __all__ = [
     "completion_body",
@@ -43,7 +44,7 @@ __all__ = [
 ]
 
 
-def context_length_body(limit: int, tokens: int) -> dict[str, Any]:
+def context_length_body(limit: int, tokens: int) -> JsonObject:
     """The body of OpenAI's HTTP 400 for messages of ``tokens`` tokens in a window of ``limit``."""
     return {
         "error": {
@@ -58,7 +59,7 @@ def context_length_body(limit: int, tokens: int) -> dict[str, Any]:
     }
 
 
-def estimate_tokens(body: Any, scale: float = 1.0) -> int:
+def estimate_tokens(body: JsonValue, scale: float = 1.0) -> int:
     """The fake's token estimate of a request: UTF-8 bytes of all message contents // 4, times
     ``scale`` (rounded up).
 
@@ -106,11 +107,11 @@ _LLAMA_TRACE = (
 
 
 def _member_errors(
-    i: int, msg: dict[str, Any], member: tuple[str, str, tuple[tuple[str, str], ...]], tools: bool
-) -> list[dict[str, Any]]:
+    i: int, msg: JsonObject, member: tuple[str, str, tuple[tuple[str, str], ...]], tools: bool
+) -> list[JsonObject]:
     model, role, fields = member
     loc = ("body", "messages", i, model)
-    errors: list[dict[str, Any]] = []
+    errors: list[JsonObject] = []
     if "role" not in msg:
         errors.append({"type": "missing", "loc": (*loc, "role"), "msg": "Field required"})
         errors[-1]["input"] = msg
@@ -178,8 +179,8 @@ def _member_errors(
 
 
 def _field_errors(
-    loc: tuple[Any, ...], obj: dict[str, Any], name: str, literal: str | None = None
-) -> list[dict[str, Any]]:
+    loc: tuple[JsonValue, ...], obj: JsonObject, name: str, literal: str | None = None
+) -> list[JsonObject]:
     """A required string field (or one ``literal`` value) of ``obj``, as pydantic reports it."""
     if name not in obj:
         return [{"type": "missing", "loc": (*loc, name), "msg": "Field required", "input": obj}]
@@ -206,7 +207,7 @@ def _field_errors(
     return []
 
 
-def _dict_error(loc: tuple[Any, ...], value: Any) -> dict[str, Any]:
+def _dict_error(loc: tuple[JsonValue, ...], value: JsonValue) -> JsonObject:
     return {
         "type": "dict_type",
         "loc": loc,
@@ -215,9 +216,9 @@ def _dict_error(loc: tuple[Any, ...], value: Any) -> dict[str, Any]:
     }
 
 
-def _tool_call_errors(loc: tuple[Any, ...], calls: list[Any]) -> list[dict[str, Any]]:
+def _tool_call_errors(loc: tuple[JsonValue, ...], calls: list[JsonValue]) -> list[JsonObject]:
     """``tool_calls`` items: ``{id: str, type: "function", function: {name, arguments}}``."""
-    errors: list[dict[str, Any]] = []
+    errors: list[JsonObject] = []
     for j, call in enumerate(calls):
         at = (*loc, j)
         if not isinstance(call, dict):
@@ -235,12 +236,12 @@ def _tool_call_errors(loc: tuple[Any, ...], calls: list[Any]) -> list[dict[str, 
     return errors
 
 
-def llama_cpp_validation_errors(body: Any, tools: bool = True) -> list[dict[str, Any]]:
+def llama_cpp_validation_errors(body: JsonValue, tools: bool = True) -> list[JsonObject]:
     """The errors llama-cpp-python 0.3.36's request schema finds in ``body["messages"]``: for
     each message no union member accepts, one list of errors per member (pydantic's format)."""
     messages = body.get("messages") if isinstance(body, dict) else None
     members = _LLAMA_MEMBERS if tools else _LLAMA_MEMBERS[:3]
-    found: list[dict[str, Any]] = []
+    found: list[JsonObject] = []
     for i, msg in enumerate(messages if isinstance(messages, list) else []):
         if not isinstance(msg, dict):
             found.append(
@@ -259,7 +260,7 @@ def llama_cpp_validation_errors(body: Any, tools: bool = True) -> list[dict[str,
     return found
 
 
-def llama_validation_body(errors: list[dict[str, Any]]) -> dict[str, Any]:
+def llama_validation_body(errors: list[JsonObject]) -> JsonObject:
     """llama-cpp-python's HTTP 500 body for the schema's ``errors`` (a count, then one per line)."""
     n = len(errors)
     lines = "".join(f"  {e!r}\n" for e in errors)
@@ -269,7 +270,7 @@ def llama_validation_body(errors: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def llama_context_body(limit: int, prompt: int, completion: int | None) -> dict[str, Any]:
+def llama_context_body(limit: int, prompt: int, completion: int | None) -> JsonObject:
     """llama-cpp-python's HTTP 400 body for a prompt of ``prompt`` tokens (plus ``completion``
     asked for) in a window of ``limit``."""
     return {
@@ -287,7 +288,7 @@ def llama_context_body(limit: int, prompt: int, completion: int | None) -> dict[
 
 
 def llama_cut(
-    window: int | None, scale: float, body: Any, prompt: int, text: str, finish: str
+    window: int | None, scale: float, body: JsonValue, prompt: int, text: str, finish: str
 ) -> tuple[str, str]:
     """``text`` cut to the room llama.cpp leaves (the window minus the prompt, or the request's
     ``max_tokens`` when smaller), with ``finish_reason: "length"`` when it was cut."""
@@ -306,7 +307,7 @@ def llama_cut(
     return data[:keep].decode("utf-8", "ignore"), "length"
 
 
-def has_tools(body: Any) -> bool:
+def has_tools(body: JsonValue) -> bool:
     """Whether a request's messages use tools (a ``tool``/``function`` role or ``tool_calls``)."""
     messages = body.get("messages") if isinstance(body, dict) else None
     return any(
@@ -315,7 +316,7 @@ def has_tools(body: Any) -> bool:
     )
 
 
-def no_tools_body() -> dict[str, Any]:
+def no_tools_body() -> JsonObject:
     """What an OpenAI-style server without tool support answers (vLLM-like 400)."""
     return {
         "error": {
@@ -328,10 +329,12 @@ def no_tools_body() -> dict[str, Any]:
     }
 
 
-def completion_body(body: Any, choices: list[Any], usage: dict[str, int] | None) -> dict[str, Any]:
+def completion_body(
+    body: JsonValue, choices: list[JsonValue], usage: dict[str, int] | None
+) -> JsonObject:
     """A ``chat.completion`` object answering ``body`` (its ``model`` echoed) with ``choices``."""
     model = body.get("model", "fake") if isinstance(body, dict) else "fake"
-    out: dict[str, Any] = {
+    out: JsonObject = {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": 0,

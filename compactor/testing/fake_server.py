@@ -5,7 +5,7 @@ records the request (:class:`RecordedRequest`, without the ``Authorization`` cre
 refuses what the server's flavor refuses (llama-cpp-python's schema, a server without tools, a
 prompt over the context window) before using a scripted step, waits out the latency (counted
 from the request's arrival), then plays the step: a reply, a status, a delay, a hang, a drop, a
-TCP reset, a truncated body, a drip, a gzip bomb, ... Any other path is a 404.
+TCP reset, a truncated body, a drip, a gzip bomb, ... JsonValue other path is a 404.
 
 :class:`FakeServer` keeps connections alive (a client reuses them, as the openai client does),
 accepts a burst of connections (backlog 128), hides the tracebacks of clients that hang up, and
@@ -28,8 +28,9 @@ import threading
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Protocol
+from typing import Protocol
 
+from compactor._json import JsonValue
 from compactor.testing.fake_bodies import (
     completion_body,
     context_length_body,
@@ -58,7 +59,7 @@ class RecordedRequest:
     method: str
     path: str
     headers: dict[str, str]
-    json: Any
+    json: JsonValue
     peer: str = ""
     """The client's ``host:port``: equal peers = one kept-alive connection."""
     auth_scheme: str | None = None
@@ -104,13 +105,15 @@ class FakeServer(ThreadingHTTPServer):
         self.resets: set[socket.socket] = set()
         """Connections a ``reset`` step aborts: closed without the FIN of a normal shutdown."""
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
+    def handle_error(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
+    ) -> None:
         """A client that hangs up (a deadline, a refused body) is normal here: no traceback."""
         if isinstance(sys.exc_info()[1], ConnectionError):
             return
         super().handle_error(request, client_address)
 
-    def shutdown_request(self, request: Any) -> None:
+    def shutdown_request(self, request: socket.socket | tuple[bytes, socket.socket]) -> None:
         if request in self.resets:
             self.resets.discard(request)
             self.close_request(request)  # SO_LINGER 0: the close sends RST
@@ -133,7 +136,7 @@ class FakeHandler(BaseHTTPRequestHandler):
     _all_headers: dict[str, str]
     """Every header of the request being answered (for ``echo_headers``)."""
 
-    def log_message(self, format: str, *args: Any) -> None:
+    def log_message(self, format: str, *args: object) -> None:
         return
 
     def do_GET(self) -> None:
@@ -152,7 +155,7 @@ class FakeHandler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         data = self.rfile.read(length) if length else b""
         try:
-            body: Any = json.loads(data) if data else None
+            body: JsonValue = json.loads(data) if data else None
         except ValueError:
             body = None
         headers = {k.lower(): v for k, v in self.headers.items() if k.lower() not in _CREDENTIALS}
@@ -193,7 +196,7 @@ class FakeHandler(BaseHTTPRequestHandler):
             return
         self._run(step, body, release)
 
-    def _run(self, step: Step, body: Any, release: threading.Event) -> None:
+    def _run(self, step: Step, body: JsonValue, release: threading.Event) -> None:
         fake = self.server.fake
         if step.kind == "delay":
             if release.wait(step.seconds):
@@ -238,19 +241,19 @@ class FakeHandler(BaseHTTPRequestHandler):
 
     # -- what a reply and a refusal look like (a fake of another API overrides these) ----------
 
-    def _tokens(self, body: Any) -> int:
+    def _tokens(self, body: JsonValue) -> int:
         """The fake's token estimate of a request (see :func:`estimate_tokens`)."""
         return estimate_tokens(body, self.server.fake.token_scale)
 
-    def _context_length_body(self, limit: int, tokens: int) -> Any:
+    def _context_length_body(self, limit: int, tokens: int) -> JsonValue:
         """The HTTP 400 body of a request over the window."""
         return context_length_body(limit, tokens)
 
-    def _empty_body(self, body: Any) -> Any:
+    def _empty_body(self, body: JsonValue) -> JsonValue:
         """A 200 body with no reply in it (``choices: []``)."""
         return completion_body(body, [], None)
 
-    def _reply(self, step: Step, body: Any) -> None:
+    def _reply(self, step: Step, body: JsonValue) -> None:
         """Answer a ``reply`` step: a chat completion."""
         fake = self.server.fake
         prompt = self._tokens(body)
@@ -273,7 +276,7 @@ class FakeHandler(BaseHTTPRequestHandler):
         }
         self._send_json(200, completion_body(body, [choice], usage))
 
-    def _response_bytes(self, step: Step, body: Any) -> tuple[bytes, bytes]:
+    def _response_bytes(self, step: Step, body: JsonValue) -> tuple[bytes, bytes]:
         """(status line + headers, body) of ``step`` as this handler would send them."""
         real_wfile = self.wfile
         buffer = io.BytesIO()
@@ -285,7 +288,7 @@ class FakeHandler(BaseHTTPRequestHandler):
         head, _, payload = buffer.getvalue().partition(b"\r\n\r\n")
         return head + b"\r\n\r\n", payload
 
-    def _drip(self, step: Step, body: Any, release: threading.Event) -> None:
+    def _drip(self, step: Step, body: JsonValue, release: threading.Event) -> None:
         """Send ``step.then`` one byte every ``step.seconds`` (see :func:`drip`)."""
         head, payload = self._response_bytes(step.then or self.server.fake.default, body)
         self.close_connection = True
@@ -311,7 +314,7 @@ class FakeHandler(BaseHTTPRequestHandler):
             return False
         return True
 
-    def _send_json(self, code: int, payload: Any) -> None:
+    def _send_json(self, code: int, payload: JsonValue) -> None:
         self._send_bytes(code, json.dumps(payload).encode(), {})
 
     def _send_bytes(self, code: int, data: bytes, headers: dict[str, str]) -> None:

@@ -29,8 +29,8 @@ import json
 import struct
 import zlib
 from dataclasses import dataclass, field
-from typing import Any
 
+from compactor._json import JsonObject, JsonValue
 from compactor.testing.fake_bodies import context_length_body
 
 __all__ = [
@@ -102,7 +102,7 @@ class Step:
     body: bytes | None = None
     seconds: float = 0.0
     then: Step | None = None
-    content: Any = None
+    content: JsonValue = None
     """``reply_content``: the JSON value sent as ``message.content`` instead of ``text``."""
     where: str = ""
     """``drip``: ``headers`` (the whole response byte by byte) or ``body`` (a chunked body)."""
@@ -122,7 +122,7 @@ def reply(
     return Step("reply", text=text, usage=usage, finish_reason=finish_reason, role=role)
 
 
-def status(code: int, headers: dict[str, str] | None = None, body: Any = None) -> Step:
+def status(code: int, headers: dict[str, str] | None = None, body: JsonValue = None) -> Step:
     """An HTTP response with ``code``; ``body``: bytes, str or JSON-able (default: an error)."""
     if body is None:
         payload = {"error": {"message": f"fake error {code}", "type": "fake", "code": None}}
@@ -240,7 +240,7 @@ def gzip_bomb(size: int = 1 << 30, code: int = 200) -> Step:
     return Step("gzip_bomb", code=code, size=size)
 
 
-def reply_content(content: Any, finish_reason: str = "stop") -> Step:
+def reply_content(content: JsonValue, finish_reason: str = "stop") -> Step:
     """A 200 chat completion whose ``message.content`` is ``content`` as given: a list of parts
     (``[{"type": "text", "text": "..."}]``, as several servers send), a dict, a number, ..."""
     return Step("reply", content=content, finish_reason=finish_reason)
@@ -266,7 +266,7 @@ def echo_headers() -> Step:
     return Step("echo_headers")
 
 
-def step_from_dict(d: dict[str, Any]) -> Step:
+def step_from_dict(d: JsonObject) -> Step:
     """One step of a ``--script`` JSON file."""
     if "reply" in d:
         return reply(
