@@ -243,7 +243,12 @@ def _compaction_baseline(messages: list[Message], total: int) -> None:
     sends next, which holds the instructions and context it writes anew after a compaction
     and this file does not (a count of the file's messages alone says a fraction of it). It
     goes on the newest assistant message, less the estimate of the messages after it (which
-    ``total`` covers already), so the usage-aware count says ``total`` for the file as written."""
+    ``total`` covers already), so the usage-aware count says ``total`` for the file as written.
+    A history with no assistant message (a summary alone: nothing was kept after it) carries
+    it on the summary, which the counter also takes as a baseline
+    (:func:`~compactor.counting.tokens.baseline_index`): else ``check`` would count the summary
+    alone, a fraction of what the compacting run reported and of what Codex counts on resume
+    (it takes the last ``token_count``)."""
     from compactor.counting.tokens import estimate_message
 
     if any(m.usage is not None for m in messages):
@@ -251,6 +256,11 @@ def _compaction_baseline(messages: list[Message], total: int) -> None:
     index = next(
         (i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "assistant"), None
     )
+    if index is None:
+        index = next(
+            (i for i in range(len(messages) - 1, -1, -1) if content_type(messages[i]) == "summary"),
+            None,
+        )
     if index is None:
         return
     rest = total - sum(estimate_message(m) for m in messages[index + 1 :])
@@ -394,11 +404,13 @@ class CodexFormat:
         pending: list[int] = []
         last_assistant: int | None = None
         compaction_total: int | None = None
+        fresh = bool(start)  # no response item since the compaction yet
         for i in range(start, len(lines)):
             ln = lines[i]
             rec = ln.obj
             payload = rec.get("payload")
             if rec.get("type") == "response_item":
+                fresh = False
                 if not isinstance(payload, dict):
                     raise TranscriptError(path, ln.number, "payload", "must be an object")
                 msg = reader.message(ln.number, payload)
@@ -414,8 +426,9 @@ class CodexFormat:
                 info = payload.get("info")
                 last = info.get("last_token_usage") if isinstance(info, dict) else None
                 if payload.get("type") == "token_count" and isinstance(last, dict):
-                    if start and i == start:  # written with the compaction: its size
+                    if fresh:  # written with the compaction (by compact, or Codex): its size
                         compaction_total = _int(last.get("total_tokens"))
+                        fresh = False
                     if last_assistant is not None:
                         messages[last_assistant].usage = Usage(
                             prompt_tokens=_int(last.get("input_tokens")),
