@@ -175,6 +175,8 @@ def test_a_rerun_on_its_own_output_changes_nothing_more(tmp_path: Path) -> None:
         "blank line",
         "bad json",
         "deep",
+        "deep beside long calls",
+        "deep beside a long content",
         "not a chat record",
         "bad tool_calls",
         "a list role",
@@ -196,6 +198,13 @@ def test_inputs_left_to_the_general_path(tmp_path: Path, damage: str) -> None:
     elif damage == "deep":
         lines[4] = json.dumps({"role": "tool", "tool_call_id": "p1", "x": [[[[0]]]] * 0 + [
             json.loads("[" * 140 + "]" * 140)]}).encode()  # fmt: skip
+    elif damage == "deep beside long calls":  # the calls' strings do not hide the nesting
+        call = {"id": "dz", "type": "function", "function": {"name": "f", "arguments": "x" * 5000}}
+        deep = json.loads("[" * 140 + "]" * 140)
+        lines[4] = json.dumps({"role": "assistant", "tool_calls": [call], "meta": deep}).encode()
+    elif damage == "deep beside a long content":
+        deep = json.loads("[" * 140 + "]" * 140)
+        lines[2] = json.dumps({"role": "user", "content": "é" * 5000, "meta": deep}).encode()
     elif damage == "not a chat record":
         lines[2] = json.dumps({"type": "user", "message": {"role": "user"}}).encode()
     elif damage == "a list role":

@@ -54,7 +54,13 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
 
 
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
+"""A call id that is a plain file name as it is (what :func:`_file_name` keeps unchanged)."""
+
+
 def _file_name(call_id: str, data: bytes) -> str:
+    if _PLAIN_NAME.fullmatch(call_id):
+        return call_id
     name = _UNSAFE_NAME.sub("_", call_id)[:_MAX_NAME].lstrip(".")
     if name != call_id or not name:
         name = f"{name or 'call'}-{_digest(call_id.encode('utf-8', 'surrogatepass'))}"

@@ -177,10 +177,7 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat) -> None:
         if type(role) is not str or ((role not in roles or "type" in rec) and not fits(rec)):
             raise _NotStreamable  # the reader names what is wrong
         content = rec.get("content")
-        structure = nl - pos - (len(content) if type(content) is str else 0)
-        if structure > _PLAIN and _deep(raw, pos, nl, rec):
-            raise _NotStreamable
-        index = len(spans)
+        start, index = pos, len(spans)
         spans.append((pos, nl))
         pos = nl + 1
         if role == "tool":
@@ -190,11 +187,12 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat) -> None:
                 and type(cid) is str
                 and (name is None or type(name) is str)
                 and rec.keys() <= _SIMPLE_RESULT_KEYS
-            ):
+            ):  # strings only: one level deep, no depth to test
                 e = (len(content) if content.isascii() else len(content.encode())) // 4
                 tool = name or names.get(cid, "")
                 results.append(StreamResult(index, cid, tool, e, content, rec))
             else:
+                _check_depth(raw, start, nl, rec, content)
                 msg = message_of(out.path, index + 1, rec)
                 e = estimate_message(msg)
                 cid = msg.tool_call_id or ""
@@ -221,13 +219,24 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat) -> None:
                     nbytes += _calls_bytes(calls, names)
                     if calls:
                         starts.append(index)
+            # nbytes: the UTF-8 bytes of strings of the line, each no longer than it is written
+            if nl - start - nbytes > _PLAIN and _deep(raw, start, nl, rec):
+                raise _NotStreamable
             tokens += nbytes // 4
             continue
+        _check_depth(raw, start, nl, rec, content)
         msg = message_of(out.path, index + 1, rec)  # parts: counted as the reader counts them
         if msg.tool_calls:
             raise _NotStreamable
         tokens += estimate_message(msg)
     out.tokens = tokens
+
+
+def _check_depth(raw: bytes, start: int, end: int, rec: dict[str, Any], content: Any) -> None:
+    """Leave a record nested deeper than the readers accept to the general path."""
+    structure = end - start - (len(content) if type(content) is str else 0)
+    if structure > _PLAIN and _deep(raw, start, end, rec):
+        raise _NotStreamable
 
 
 @dataclass(slots=True)
