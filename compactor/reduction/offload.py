@@ -17,7 +17,6 @@ what the output does not name (hybrid: the rounds the summary replaced).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -51,6 +50,8 @@ class OffloadBackend(Protocol):
 
 
 def _digest(data: bytes) -> str:
+    import hashlib  # only for a name that needs a hash (OpenSSL is slow to load)
+
     return hashlib.sha256(data).hexdigest()[:12]
 
 
