@@ -10,10 +10,12 @@ other ``<…>``-wrapped text) is marked ``extra["injected"] = True``.
 
 Usage: each ``event_msg/token_count`` with ``info.last_token_usage`` becomes ``Usage(prompt =
 input_tokens, completion = output_tokens, total = total_tokens)`` on the last assistant message
-before it. The ``token_count`` written right after a ``compacted`` record (as this writer writes
-it) is the size of what Codex sends next, its re-injected context included: when no later count
-replaced it, it becomes the baseline (:func:`_compaction_baseline`), so ``check`` on a compacted
-file counts what the compacting run reported.
+before it. The ``token_count`` written after a ``compacted`` record, before any response item
+(right after it as this writer writes it; Codex writes ``world_state`` and ``turn_context``
+first) is the size of what Codex sends next, its re-injected context included: when no later
+count replaced it, it becomes the baseline (:func:`_compaction_baseline`; on the summary when
+no assistant message follows it), so ``check`` on a compacted file counts what the compacting
+run reported.
 
 Writing: ``shrink`` keeps ``session_meta`` and the latest ``turn_context``, then a ``compacted``
 record whose ``replacement_history`` holds the messages up to the summary (without developer

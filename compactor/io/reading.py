@@ -96,7 +96,8 @@ class FileSource:
 
     def whole(self) -> bytes:
         """The whole file in one read, checked against the limits, for a caller that keeps
-        every byte (the streaming reduction): no CRC, since nothing is read again."""
+        every byte (the streaming reduction): no CRC is taken, so :meth:`data` cannot check a
+        second read afterwards; the caller holds these bytes instead."""
         fd = self._fd()
         try:
             size = os.fstat(fd).st_size + 1  # one read, and one more for a file grown
