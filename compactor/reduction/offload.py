@@ -101,8 +101,10 @@ class FileOffload:
         """Files this backend created, in order (what :meth:`discard` removes)."""
         self._made: list[Path] = []
         self._folders: dict[str, str] = {}
-        self._names: dict[str, bytes] = {}
-        """Path → the bytes this run saved there (written now, or found there already)."""
+        self._names: set[str] = set()
+        """Paths this run saved a result at (written now, or found holding it already). Not
+        their bytes: a name saved again is compared with the file (a call id used twice is
+        rare), and 10,000 results are not held twice in memory."""
 
     def _folder(self, kind: OffloadKind) -> str:
         folder = self._folders.get(kind)
@@ -124,21 +126,24 @@ class FileOffload:
     def save(self, kind: OffloadKind, call_id: str, content: str) -> str:
         data = content.encode("utf-8", "surrogatepass")
         path = f"{self._folder(kind)}/{_file_name(call_id, data)}"
-        known = self._names.get(path)
-        if known == data:
+        if path in self._names:
+            if self._on_disk(path, data):  # saved by this run with the same bytes
+                return path
+        elif self._create(path, data):
             return path
-        if known is None and self._create(path, data):
-            return path
-        if known is None and self._on_disk(path, data):  # an earlier run's identical file
-            self._names[path] = data
+        elif self._on_disk(path, data):  # an earlier run's identical file
+            self._names.add(path)
             return path
         path = f"{path}-{_digest(data)}"  # the name holds other bytes: never overwritten
-        if self._names.get(path) == data or self._create(path, data):
+        if path in self._names:
+            if self._on_disk(path, data):
+                return path
+        elif self._create(path, data):
             return path
         if not self._on_disk(path, data):
             write_new_file(path, data, mode=0o600)  # a hash collision: replaced whole
             self.written.append(path)
-        self._names[path] = data
+        self._names.add(path)
         return path
 
     def _create(self, path: str, data: bytes) -> bool:
@@ -160,7 +165,7 @@ class FileOffload:
             self.written.pop()
             raise
         os.close(fd)
-        self._names[path] = data
+        self._names.add(path)
         return True
 
     @staticmethod
@@ -189,7 +194,7 @@ class FileOffload:
                 continue
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
-            self._names.pop(path, None)
+            self._names.discard(path)
             gone.append(path)
         self.written = kept
         return gone
