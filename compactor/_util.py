@@ -6,7 +6,7 @@ import copy
 import gc
 import inspect
 import re
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from typing import TypeVar, Union
 
@@ -52,6 +52,29 @@ async def maybe_await(value: MaybeAwaitable[T]) -> T:
     if inspect.isawaitable(value):
         return await value
     return value
+
+
+def run_without_loop(coro: Coroutine[object, None, T]) -> T:
+    """Run ``coro`` to its end without an event loop, so that asyncio is not even imported.
+
+    For a coroutine that never waits on a loop (``compact run --strategy reduce`` with a
+    counter of its own: nothing in it awaits I/O; BENCHMARKS.md, issue 30). A bare ``yield``
+    (``asyncio.sleep(0)``) is passed over; anything else it yields (a future: it needed a loop
+    after all) is answered with a RuntimeError raised inside it, which its own error handling
+    reports.
+    """
+    step: object = None
+    try:
+        while True:
+            step = coro.send(None) if step is None else coro.throw(_NoEventLoopError(repr(step)))
+    except StopIteration as done:
+        result: T = done.value
+        return result
+
+
+class _NoEventLoopError(RuntimeError):
+    def __init__(self, what: str) -> None:
+        super().__init__(f"awaited {what[:80]} outside an event loop")
 
 
 async def call_maybe_async(fn: Callable[..., MaybeAwaitable[T]], *args: object) -> T:

@@ -77,8 +77,11 @@ class LineGuard:
         self.run = 0
         """Bytes of that line read so far."""
 
-    def feed(self, block: bytes, start: int = 0, end: int | None = None) -> None:
-        """Check ``block[start:end]``, the next bytes of the input."""
+    def feed(
+        self, block: bytes, start: int = 0, end: int | None = None, *, last: bool = False
+    ) -> None:
+        """Check ``block[start:end]``, the next bytes of the input; ``last``: no more follow
+        (the lines need not be counted for the next block)."""
         end = len(block) if end is None else end
         size = end - start
         self.total += size
@@ -93,12 +96,14 @@ class LineGuard:
         if self.run + size > cap:  # a line in this block might pass the limit
             self._walk(block, start, end, cap)
             return
-        last = block.rfind(b"\n", start, end)
-        if last < 0:
+        if last:
+            return
+        newline = block.rfind(b"\n", start, end)
+        if newline < 0:
             self.run += size
         else:
             self.line += block.count(b"\n", start, end)
-            self.run = end - last - 1
+            self.run = end - newline - 1
 
     def _walk(self, block: bytes, pos: int, stop: int, cap: int) -> None:
         while True:

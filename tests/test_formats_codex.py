@@ -10,16 +10,20 @@ developer message: Codex writes its instructions anew after a compaction.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any, cast
 
 import orjson
 import pytest
+from typer.testing import CliRunner
 
-from compactor.counting.tokens import estimate_message
+from compactor.cli.app import app
+from compactor.counting.tokens import TokenCounterInput, default_token_counter, estimate_message
 from compactor.formats.base import CompactionInfo, Transcript
 from compactor.formats.registry import read_transcript, write_transcript
 from compactor.pipeline.planning import tail_start
-from compactor.schema import CONTENT_TYPE_KEY, Message, make_user
+from compactor.schema import CONTENT_TYPE_KEY, Message, content_type, make_user
 
 from .conftest import shared_file
 
@@ -199,3 +203,53 @@ def test_reader_reads_codexs_remote_compaction() -> None:
     # The replacement history (developer, environment, user) then the turn after it.
     assert [m.role for m in _chat(t)] == ["system", "user", "user", "user", "assistant"]
     assert _chat(t)[-2].content == "continue"
+
+
+# -- issue 30: `check` counts a summary-only compaction as the run reported it -----------------
+
+
+@pytest.mark.parametrize("relative", [SOUL, EMPIRE])
+def test_check_counts_a_summary_only_compaction_as_the_run_reported(
+    relative: str, tmp_path: Path
+) -> None:
+    """``compact run --force --model local`` keeps nothing after the summary; the output's
+    history is the summary alone (the developer instructions are Codex's to write anew), and the
+    ``token_count`` after ``compacted`` says what the run counted, instructions included, which
+    is what Codex takes on resume. ``check`` counted the summary alone (2,216 against the run's
+    11,451): that count had no assistant message to sit on."""
+    path = shared_file(relative)
+    out, report = tmp_path / "out.jsonl", tmp_path / "report.json"
+    runner = CliRunner()
+    args = ["run", str(path), "--force", "--model", "local", "-q"]
+    ran = runner.invoke(app, [*args, "-o", str(out), "--report", str(report)])
+    assert ran.exit_code == 0, ran.output
+    after = json.loads(report.read_text("utf-8"))["tokens_after"]
+    again = _chat(read_transcript(str(out), out.read_bytes()))
+    assert [content_type(m) for m in again] == ["summary"]  # nothing kept after it
+    assert _last_info(out.read_bytes())["last_token_usage"]["total_tokens"] == after
+    checked = runner.invoke(app, ["check", "--json", str(out)])
+    assert checked.exit_code == 0, checked.output
+    assert json.loads(checked.stdout)["tokens"] == after
+    assert after > estimate_message(again[0]) + 1_000  # more than the summary alone
+
+
+def test_codexs_own_count_after_its_compaction_is_the_baseline_without_a_reply(
+    tmp_path: Path,
+) -> None:
+    """Codex writes its count a few records after ``compacted`` (``world_state``,
+    ``turn_context`` in between); a session that stops there has no assistant message after
+    the compaction, and its count is still the history's size."""
+    lines = shared_file(LOCAL).read_bytes().splitlines(keepends=True)
+    records = [orjson.loads(line) for line in lines]
+    compacted = next(i for i, r in enumerate(records) if r["type"] == "compacted")
+    count = next(
+        i
+        for i, r in enumerate(records)
+        if i > compacted and r["type"] == "event_msg" and r["payload"]["type"] == "token_count"
+    )
+    assert records[compacted + 1]["type"] != "event_msg"  # not right after it
+    total = records[count]["payload"]["info"]["last_token_usage"]["total_tokens"]
+    cut = b"".join(lines[: count + 1])
+    t = read_transcript("cut.jsonl", cut)
+    assert not any(m.role == "assistant" for m in _chat(t))
+    assert default_token_counter(TokenCounterInput(t.messages, t.tools)) == total == 6_886

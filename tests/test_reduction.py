@@ -277,6 +277,22 @@ def test_orphan_result_and_reused_call_ids_never_collide(tmp_path: Path) -> None
     assert out.messages[-1].content == "kept"
 
 
+def test_a_name_saved_again_is_compared_with_its_file(tmp_path: Path) -> None:
+    """The backend remembers the paths it saved, not their bytes: the same result saved twice
+    is one file; other bytes under the same call id get a hashed name; a file changed under
+    the run is never named for bytes it no longer holds."""
+    backend = FileOffload(tmp_path / "o")
+    first = backend.save("clear", "dup", "same result")
+    assert backend.save("clear", "dup", "same result") == first
+    assert backend.written == [first]
+    other = backend.save("clear", "dup", "another result")
+    assert other != first and Path(other).name.startswith("dup-")
+    Path(first).write_text("changed under the run")
+    again = backend.save("clear", "dup", "same result")
+    assert again not in (first, other) and Path(again).read_text() == "same result"
+    assert Path(first).read_text() == "changed under the run"
+
+
 def test_an_earlier_runs_file_is_never_overwritten(tmp_path: Path) -> None:
     root = tmp_path / "o"
     (root / "clear").mkdir(parents=True)

@@ -175,6 +175,8 @@ def test_a_rerun_on_its_own_output_changes_nothing_more(tmp_path: Path) -> None:
         "blank line",
         "bad json",
         "deep",
+        "deep beside long calls",
+        "deep beside a long content",
         "not a chat record",
         "bad tool_calls",
         "a list role",
@@ -196,6 +198,13 @@ def test_inputs_left_to_the_general_path(tmp_path: Path, damage: str) -> None:
     elif damage == "deep":
         lines[4] = json.dumps({"role": "tool", "tool_call_id": "p1", "x": [[[[0]]]] * 0 + [
             json.loads("[" * 140 + "]" * 140)]}).encode()  # fmt: skip
+    elif damage == "deep beside long calls":  # the calls' strings do not hide the nesting
+        call = {"id": "dz", "type": "function", "function": {"name": "f", "arguments": "x" * 5000}}
+        deep = json.loads("[" * 140 + "]" * 140)
+        lines[4] = json.dumps({"role": "assistant", "tool_calls": [call], "meta": deep}).encode()
+    elif damage == "deep beside a long content":
+        deep = json.loads("[" * 140 + "]" * 140)
+        lines[2] = json.dumps({"role": "user", "content": "é" * 5000, "meta": deep}).encode()
     elif damage == "not a chat record":
         lines[2] = json.dumps({"type": "user", "message": {"role": "user"}}).encode()
     elif damage == "a list role":
@@ -257,6 +266,82 @@ def test_reduction_does_not_import_the_summarizing_pipeline() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert proc.returncode == 0, proc.stderr
+
+
+_PROBE = (
+    "import atexit, sys\n"
+    "where = sys.argv[1]\n"
+    "def seen():\n"
+    "    names = [m for m in ('asyncio', 'rich') if m in sys.modules]\n"
+    "    open(where, 'w').write(' '.join(names))\n"
+    "atexit.register(seen)\n"
+    "sys.argv = ['compact', *sys.argv[2:]]\n"
+    "from compactor.cli.app import main\n"
+    "main()\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "general", "loaded"),
+    [
+        (["--strategy", "reduce", "-q"], False, ""),
+        (["--strategy", "reduce", "-q"], True, ""),  # the general path needs no loop either
+        (["--strategy", "reduce"], False, "rich"),  # the final line is rich's to show
+        (["--strategy", "summarize", "--model", "local", "-q"], False, "asyncio"),
+    ],
+    ids=["reduce", "reduce-general", "reduce-not-quiet", "summarize"],
+)
+def test_reduce_starts_without_asyncio_and_a_quiet_run_without_rich(
+    tmp_path: Path, args: list[str], general: bool, loaded: str
+) -> None:
+    """Issue 30 point 5: start-up is a third of ``reduce``'s time on 50 MB. ``reduce`` awaits
+    nothing that needs an event loop and runs without one (asyncio, with ssl and socket, is
+    not imported); a quiet run shows nothing and imports no rich. What is written is the same
+    (the other tests here compare it with the general path)."""
+    import os
+    import subprocess
+    import sys
+
+    src, out, seen = tmp_path / "s.jsonl", tmp_path / "out.jsonl", tmp_path / "seen.txt"
+    _write(src, _mixed())
+    env = {k: v for k, v in os.environ.items() if k != STREAM_OFF_ENV}
+    if general:
+        env[STREAM_OFF_ENV] = "1"
+    argv = [str(seen), "run", str(src), "--force", "-o", str(out), *args]
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, cwd=REPO, env=env
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert seen.read_text() == loaded
+    assert out.stat().st_size > 0
+
+
+def test_run_without_loop_passes_bare_yields_and_refuses_a_future() -> None:
+    """What drives ``reduce``: ``asyncio.sleep(0)`` is passed over; a coroutine that waits on
+    a future (it needed a loop after all) gets a RuntimeError raised inside it."""
+    import asyncio
+
+    from compactor._util import run_without_loop
+
+    async def sleepy() -> int:
+        await asyncio.sleep(0)
+        return 5
+
+    assert run_without_loop(sleepy()) == 5
+
+    class Future:
+        def __await__(self) -> Any:
+            yield self  # as an asyncio future does, to its loop
+            return 1
+
+    async def waits() -> str:
+        try:
+            await Future()
+        except RuntimeError as err:
+            return str(err)
+        return "resumed"
+
+    assert "outside an event loop" in run_without_loop(waits())
 
 
 def test_stdin_to_stdout_streams_too(tmp_path: Path) -> None:

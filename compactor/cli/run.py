@@ -265,7 +265,7 @@ class _ViewSink:
     """Feeds the live view; a view that cannot write (stderr closed or full) is switched off
     instead of stopping the run, and the run's outcome then says so (exit 6)."""
 
-    def __init__(self, view: "LiveView") -> None:
+    def __init__(self, view: "LiveView | _Silent") -> None:
         self.view = view
         self.error: BaseException | None = None
 
@@ -286,11 +286,8 @@ class _ViewSink:
 
 def run_one(options: "RunOptions", *, quiet: bool, debug: bool, verbose: bool = False) -> int:
     """Plan, execute and render one run; the exit code."""
-    import asyncio
-
+    from compactor.runs.run_reduce import loopless
     from compactor.runs.runner import Run, plan
-
-    from .live import LiveView
 
     try:
         planned = plan(options)
@@ -300,27 +297,62 @@ def run_one(options: "RunOptions", *, quiet: bool, debug: bool, verbose: bool = 
         common.print_error(
             "waiting for a transcript on stdin (paste it, then Ctrl-D; Ctrl-C to stop)"
         )
-    primary, failover = planned.attempts
-    view = LiveView(
-        common.err_console(),
-        quiet=quiet or options.events == "-",  # stderr carries the events: no other lines
-        primary_attempts=primary,
-        failover_attempts=failover,
-        verbose=verbose,
-    )
+    quiet = quiet or options.events == "-"  # stderr carries the events: no other lines
+    view: LiveView | _Silent = _Silent() if quiet else _live_view(planned, verbose)
     sink = _ViewSink(view)
     if view.verbose:
         sink.call(view.config, *_verbose_setup(planned))
     job = Run(planned, sink=sink)
     try:
         with view:
-            result = asyncio.run(job.execute())
+            if loopless(planned):  # nothing awaits I/O: no event loop, asyncio not imported
+                from compactor._util import run_without_loop
+
+                result = run_without_loop(job.execute())
+            else:
+                import asyncio
+
+                result = asyncio.run(job.execute())
     except KeyboardInterrupt:
         result = job.result  # the run recorded the interrupt and what it had written
     render(result, sink, options, debug=debug, exception=job.exception)
     if sink.error is not None and result.exit_code == 0:
         return 6  # the final line could not be shown (stderr closed or full)
     return int(result.exit_code)
+
+
+def _live_view(planned: "RunPlan", verbose: bool) -> "LiveView":
+    from .live import LiveView
+
+    primary, failover = planned.attempts
+    return LiveView(
+        common.err_console(),
+        primary_attempts=primary,
+        failover_attempts=failover,
+        verbose=verbose,
+    )
+
+
+class _Silent:
+    """The view of a quiet run (``-q``, or ``--events -``): it shows nothing, so it needs
+    neither rich nor the live view (a quiet :class:`LiveView` shows nothing either)."""
+
+    verbose = False
+
+    def __enter__(self) -> "_Silent":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def __call__(self, event: object) -> None:
+        return None
+
+    def summary(self, line: str) -> None:
+        return None
+
+    def config(self, *shown: object) -> None:
+        return None
 
 
 def _verbose_setup(planned: "RunPlan") -> tuple[str | None, str, str]:

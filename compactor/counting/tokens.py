@@ -17,6 +17,7 @@ from typing import cast
 from compactor._util import MaybeAwaitable
 from compactor.errors import ConfigError
 from compactor.schema import (
+    CONTENT_TYPE_KEY,
     MEDIA_BLOCK_TYPES,
     MEDIA_PART_TYPES,
     AgenticMessage,
@@ -136,10 +137,20 @@ def estimate_tools(tools: Sequence[ToolInfo]) -> int:
 
 
 def baseline_index(messages: Sequence[Message | AgenticMessage]) -> int:
-    """Index of the newest assistant message with ``usage.total_tokens > 0``, or -1."""
+    """Index of the newest assistant message with ``usage.total_tokens > 0``, or -1.
+
+    Beyond SPEC §3 (RELIABILITY.md, Decisions): a compaction's summary with usage counts as
+    well. Only a reader puts usage there, when a file records the size of the history a
+    compaction left and no assistant message follows the summary to carry it (Codex's
+    ``token_count`` after ``compacted``: :func:`compactor.formats.codex`)."""
     for i in range(len(messages) - 1, -1, -1):
         msg = messages[i]
-        if msg.role == "assistant" and msg.usage is not None and msg.usage.total_tokens > 0:
+        usage = msg.usage
+        if (
+            usage is not None
+            and usage.total_tokens > 0
+            and (msg.role == "assistant" or msg.extra.get(CONTENT_TYPE_KEY) == "summary")
+        ):
             return i
     return -1
 

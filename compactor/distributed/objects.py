@@ -15,7 +15,6 @@ one-line :class:`~compactor.errors.ConfigError` naming the package and the extra
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import os
 import posixpath
@@ -312,6 +311,8 @@ def run_url(
         except CompactorError as err:
             result = RunResult.refused(local, err)
         else:
+            import asyncio  # here only: `compact run FILE` imports this module for its names
+
             result = asyncio.run(Run(planned, sink=sink).execute())
         _relabel(result, labels)
         if target is not None and local_out != target and "output" in result.written:

@@ -10,10 +10,12 @@ other ``<…>``-wrapped text) is marked ``extra["injected"] = True``.
 
 Usage: each ``event_msg/token_count`` with ``info.last_token_usage`` becomes ``Usage(prompt =
 input_tokens, completion = output_tokens, total = total_tokens)`` on the last assistant message
-before it. The ``token_count`` written right after a ``compacted`` record (as this writer writes
-it) is the size of what Codex sends next, its re-injected context included: when no later count
-replaced it, it becomes the baseline (:func:`_compaction_baseline`), so ``check`` on a compacted
-file counts what the compacting run reported.
+before it. The ``token_count`` written after a ``compacted`` record, before any response item
+(right after it as this writer writes it; Codex writes ``world_state`` and ``turn_context``
+first) is the size of what Codex sends next, its re-injected context included: when no later
+count replaced it, it becomes the baseline (:func:`_compaction_baseline`; on the summary when
+no assistant message follows it), so ``check`` on a compacted file counts what the compacting
+run reported.
 
 Writing: ``shrink`` keeps ``session_meta`` and the latest ``turn_context``, then a ``compacted``
 record whose ``replacement_history`` holds the messages up to the summary (without developer
@@ -244,7 +246,12 @@ def _compaction_baseline(messages: list[Message], total: int) -> None:
     sends next, which holds the instructions and context it writes anew after a compaction
     and this file does not (a count of the file's messages alone says a fraction of it). It
     goes on the newest assistant message, less the estimate of the messages after it (which
-    ``total`` covers already), so the usage-aware count says ``total`` for the file as written."""
+    ``total`` covers already), so the usage-aware count says ``total`` for the file as written.
+    A history with no assistant message (a summary alone: nothing was kept after it) carries
+    it on the summary, which the counter also takes as a baseline
+    (:func:`~compactor.counting.tokens.baseline_index`): else ``check`` would count the summary
+    alone, a fraction of what the compacting run reported and of what Codex counts on resume
+    (it takes the last ``token_count``)."""
     from compactor.counting.tokens import estimate_message
 
     if any(m.usage is not None for m in messages):
@@ -252,6 +259,11 @@ def _compaction_baseline(messages: list[Message], total: int) -> None:
     index = next(
         (i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "assistant"), None
     )
+    if index is None:
+        index = next(
+            (i for i in range(len(messages) - 1, -1, -1) if content_type(messages[i]) == "summary"),
+            None,
+        )
     if index is None:
         return
     rest = total - sum(estimate_message(m) for m in messages[index + 1 :])
@@ -395,11 +407,13 @@ class CodexFormat:
         pending: list[int] = []
         last_assistant: int | None = None
         compaction_total: int | None = None
+        fresh = bool(start)  # no response item since the compaction yet
         for i in range(start, len(lines)):
             ln = lines[i]
             rec = ln.obj
             payload = rec.get("payload")
             if rec.get("type") == "response_item":
+                fresh = False
                 if not isinstance(payload, dict):
                     raise TranscriptError(path, ln.number, "payload", "must be an object")
                 msg = reader.message(ln.number, payload)
@@ -415,8 +429,9 @@ class CodexFormat:
                 info = payload.get("info")
                 last = info.get("last_token_usage") if isinstance(info, dict) else None
                 if payload.get("type") == "token_count" and isinstance(last, dict):
-                    if start and i == start:  # written with the compaction: its size
+                    if fresh:  # written with the compaction (by compact, or Codex): its size
                         compaction_total = _int(last.get("total_tokens"))
+                        fresh = False
                     if last_assistant is not None:
                         messages[last_assistant].usage = Usage(
                             prompt_tokens=_int(last.get("input_tokens")),

@@ -93,6 +93,28 @@ class FileSource:
             yield block
         self.size, self.crc = offset, crc
 
+    def whole(self) -> bytes:
+        """The whole file in one read, checked against the limits, for a caller that keeps
+        every byte (the streaming reduction): no CRC is taken, so :meth:`data` cannot check a
+        second read afterwards; the caller holds these bytes instead."""
+        fd = self._fd()
+        try:
+            size = os.fstat(fd).st_size + 1  # one read, and one more for a file grown
+        except OSError as err:
+            raise TranscriptError(
+                self.name, None, None, f"failed to read: {os_cause(err)}"
+            ) from err
+        guard = LineGuard(self.name, self.limits)
+        if size > self.limits.max_bytes:  # a file over the limit is not read whole
+            data = b"".join(self.blocks())
+        else:
+            data = self._pread(size, 0)
+            while more := self._pread(self.BLOCK, len(data)):  # grown meanwhile
+                data += more
+            guard.feed(data, last=True)
+        self.size = len(data)
+        return data
+
     def span(self, start: int, end: int, check: int) -> bytes:
         """Bytes ``start:end`` again; ``check`` is the ``hash()`` they had when parsed."""
         data = self._pread(end - start, start)

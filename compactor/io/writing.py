@@ -18,10 +18,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
-import hashlib
 import json
 import os
-import socket
 import stat
 import sys
 import tempfile
@@ -266,6 +264,8 @@ def _open_stream(path: str) -> int:
     except OSError as err:
         if err.errno != errno.ENXIO:
             raise StreamError(path, os_cause(err)) from err
+    import socket  # here only: a socket destination is rare, and start-up counts
+
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(path)
@@ -444,6 +444,8 @@ def make_private_dirs(folder: Path) -> None:
 def archive_path(raw: bytes, archive_dir: str | os.PathLike[str] | None = None) -> str:
     """Where :func:`archive_original` stores ``raw`` (content-addressed), without writing."""
     folder = Path(os.path.expanduser(archive_dir)) if archive_dir else default_archive_dir()
+    import hashlib  # loads OpenSSL: only a run that archives pays for it
+
     return str(Path(os.path.abspath(folder)) / f"{hashlib.sha256(raw).hexdigest()}.jsonl")
 
 

@@ -17,7 +17,6 @@ what the output does not name (hybrid: the rounds the summary replaced).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -51,10 +50,18 @@ class OffloadBackend(Protocol):
 
 
 def _digest(data: bytes) -> str:
+    import hashlib  # only for a name that needs a hash (OpenSSL is slow to load)
+
     return hashlib.sha256(data).hexdigest()[:12]
 
 
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
+"""A call id that is a plain file name as it is (what :func:`_file_name` keeps unchanged)."""
+
+
 def _file_name(call_id: str, data: bytes) -> str:
+    if _PLAIN_NAME.fullmatch(call_id):
+        return call_id
     name = _UNSAFE_NAME.sub("_", call_id)[:_MAX_NAME].lstrip(".")
     if name != call_id or not name:
         name = f"{name or 'call'}-{_digest(call_id.encode('utf-8', 'surrogatepass'))}"
@@ -94,8 +101,10 @@ class FileOffload:
         """Files this backend created, in order (what :meth:`discard` removes)."""
         self._made: list[Path] = []
         self._folders: dict[str, str] = {}
-        self._names: dict[str, bytes] = {}
-        """Path → the bytes this run saved there (written now, or found there already)."""
+        self._names: set[str] = set()
+        """Paths this run saved a result at (written now, or found holding it already). Not
+        their bytes: a name saved again is compared with the file (a call id used twice is
+        rare), and 10,000 results are not held twice in memory."""
 
     def _folder(self, kind: OffloadKind) -> str:
         folder = self._folders.get(kind)
@@ -117,21 +126,24 @@ class FileOffload:
     def save(self, kind: OffloadKind, call_id: str, content: str) -> str:
         data = content.encode("utf-8", "surrogatepass")
         path = f"{self._folder(kind)}/{_file_name(call_id, data)}"
-        known = self._names.get(path)
-        if known == data:
+        if path in self._names:
+            if self._on_disk(path, data):  # saved by this run with the same bytes
+                return path
+        elif self._create(path, data):
             return path
-        if known is None and self._create(path, data):
-            return path
-        if known is None and self._on_disk(path, data):  # an earlier run's identical file
-            self._names[path] = data
+        elif self._on_disk(path, data):  # an earlier run's identical file
+            self._names.add(path)
             return path
         path = f"{path}-{_digest(data)}"  # the name holds other bytes: never overwritten
-        if self._names.get(path) == data or self._create(path, data):
+        if path in self._names:
+            if self._on_disk(path, data):
+                return path
+        elif self._create(path, data):
             return path
         if not self._on_disk(path, data):
             write_new_file(path, data, mode=0o600)  # a hash collision: replaced whole
             self.written.append(path)
-        self._names[path] = data
+        self._names.add(path)
         return path
 
     def _create(self, path: str, data: bytes) -> bool:
@@ -153,7 +165,7 @@ class FileOffload:
             self.written.pop()
             raise
         os.close(fd)
-        self._names[path] = data
+        self._names.add(path)
         return True
 
     @staticmethod
@@ -182,7 +194,7 @@ class FileOffload:
                 continue
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
-            self._names.pop(path, None)
+            self._names.discard(path)
             gone.append(path)
         self.written = kept
         return gone

@@ -210,7 +210,10 @@ def result_state(msg: Message | AgenticMessage, ref: ResultRef) -> str | None:
 
 def text_state(text: str) -> str | None:
     """``trunc`` / ``clear`` when ``text`` is a placeholder this reduction wrote, else None."""
-    head = text.lstrip()[:80]
+    head = text[:160].lstrip()  # not the whole result: a placeholder starts near the start
+    if len(head) < 80 and len(text) > 160:  # a long run of leading blanks: the rest decides
+        head = text.lstrip()
+    head = head[:80]
     if head.startswith(CLEARED_TEXT):
         return "clear"
     if head.startswith(PERSISTED_OPEN):

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from compactor._json import JsonObject, JsonValue
 from compactor._util import maybe_await
 from compactor.counting.tokens import MEDIA_TOKENS, estimate_message, estimate_text, utf8_len
 from compactor.errors import TranscriptError
@@ -61,11 +62,11 @@ class LineFormat(Protocol):
     chat_roles: frozenset[str]
     """The roles of a record that fits without more checks (when it has no ``type``)."""
 
-    def record_fits(self, rec: dict[str, Any]) -> bool: ...
+    def record_fits(self, rec: JsonObject) -> bool: ...
 
-    def message_of(self, path: str, line: int, rec: dict[str, Any]) -> Message: ...
+    def message_of(self, path: str, line: int, rec: JsonObject) -> Message: ...
 
-    def record_of(self, msg: Message) -> dict[str, Any]: ...
+    def record_of(self, msg: Message) -> JsonObject: ...
 
 
 class _NotStreamable(Exception):
@@ -83,7 +84,7 @@ class StreamResult:
     """The record's estimate (SPEC §3), as it is now."""
     text: str | None
     """The result of a plain record (``content`` a string, no other keys); None: ``message``."""
-    rec: dict[str, Any]
+    rec: JsonObject
     message: Message | None = None
     kind: str | None = None
     """``trunc`` / ``clear`` once replaced."""
@@ -105,7 +106,7 @@ class Scan:
     """The history's estimate (the default counter: these records carry no provider usage)."""
 
 
-def _deep(raw: bytes, start: int, end: int, rec: dict[str, Any]) -> bool:
+def _deep(raw: bytes, start: int, end: int, rec: JsonObject) -> bool:
     """Whether ``rec`` (``raw[start:end]``), with more than :data:`_PLAIN` bytes outside its
     content, nests deeper than the readers accept: a bounded walk, then their own tests (few
     brackets in a long line, else their walk)."""
@@ -119,7 +120,7 @@ def _deep(raw: bytes, start: int, end: int, rec: dict[str, Any]) -> bool:
     return json_deeper_than(rec) is not None
 
 
-def _within(value: Any, depth: int) -> bool:
+def _within(value: JsonValue, depth: int) -> bool:
     """Whether ``value`` (a dict or list) nests at most ``depth`` containers deep, itself
     counted: a cheap bounded walk that clears a chat record (depth 4 with its calls) at once."""
     if depth <= 0:
@@ -131,7 +132,7 @@ def _within(value: Any, depth: int) -> bool:
     return True
 
 
-def _calls_bytes(calls: Any, names: dict[str, str]) -> int:
+def _calls_bytes(calls: JsonValue, names: dict[str, str]) -> int:
     """UTF-8 bytes of plain calls (str id, name and arguments), each noted in ``names``."""
     if type(calls) is not list:
         raise _NotStreamable
@@ -177,10 +178,7 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat) -> None:
         if type(role) is not str or ((role not in roles or "type" in rec) and not fits(rec)):
             raise _NotStreamable  # the reader names what is wrong
         content = rec.get("content")
-        structure = nl - pos - (len(content) if type(content) is str else 0)
-        if structure > _PLAIN and _deep(raw, pos, nl, rec):
-            raise _NotStreamable
-        index = len(spans)
+        start, index = pos, len(spans)
         spans.append((pos, nl))
         pos = nl + 1
         if role == "tool":
@@ -190,11 +188,12 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat) -> None:
                 and type(cid) is str
                 and (name is None or type(name) is str)
                 and rec.keys() <= _SIMPLE_RESULT_KEYS
-            ):
+            ):  # strings only: one level deep, no depth to test
                 e = (len(content) if content.isascii() else len(content.encode())) // 4
                 tool = name or names.get(cid, "")
                 results.append(StreamResult(index, cid, tool, e, content, rec))
             else:
+                _check_depth(raw, start, nl, rec, content)
                 msg = message_of(out.path, index + 1, rec)
                 e = estimate_message(msg)
                 cid = msg.tool_call_id or ""
@@ -221,13 +220,24 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat) -> None:
                     nbytes += _calls_bytes(calls, names)
                     if calls:
                         starts.append(index)
+            # nbytes: the UTF-8 bytes of strings of the line, each no longer than it is written
+            if nl - start - nbytes > _PLAIN and _deep(raw, start, nl, rec):
+                raise _NotStreamable
             tokens += nbytes // 4
             continue
+        _check_depth(raw, start, nl, rec, content)
         msg = message_of(out.path, index + 1, rec)  # parts: counted as the reader counts them
         if msg.tool_calls:
             raise _NotStreamable
         tokens += estimate_message(msg)
     out.tokens = tokens
+
+
+def _check_depth(raw: bytes, start: int, end: int, rec: JsonObject, content: JsonValue) -> None:
+    """Leave a record nested deeper than the readers accept to the general path."""
+    structure = end - start - (len(content) if type(content) is str else 0)
+    if structure > _PLAIN and _deep(raw, start, end, rec):
+        raise _NotStreamable
 
 
 @dataclass(slots=True)
@@ -412,7 +422,7 @@ def _render(scanned: Scan, raw: bytes, fmt: LineFormat) -> bytes:
         if r.message is not None:
             line = dumps(fmt.record_of(r.message))
         else:
-            rec: dict[str, Any] = {"role": "tool", "content": r.text}
+            rec: JsonObject = {"role": "tool", "content": r.text}
             if "tool_call_id" in r.rec:
                 rec["tool_call_id"] = r.rec["tool_call_id"]
             if r.rec.get("name") is not None:

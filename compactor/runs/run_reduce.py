@@ -34,13 +34,14 @@ if TYPE_CHECKING:
     from compactor.reduction import ReduceOutcome
     from compactor.reduction.core import Locate
 
-    from .run_plan import RunOptions
+    from .run_plan import RunOptions, RunPlan
     from .runner import Run
 
 __all__ = [
     "ReductionRefusedError",
     "explain_strategies",
     "locator",
+    "loopless",
     "names",
     "plan_offload",
     "reduce_run",
@@ -60,6 +61,18 @@ class ReductionRefusedError(LoopGuardError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+def loopless(plan: RunPlan) -> bool:
+    """Whether the planned run awaits nothing that needs an event loop: ``reduce`` calls no
+    model, and its counter (the estimate, or tiktoken's) is a plain function; a counter of
+    the user's (``pkg.mod:func``) may be a coroutine that waits on I/O. Such a run is driven
+    by :func:`compactor._util.run_without_loop` and never imports asyncio (the process's
+    start-up is a third of ``reduce``'s time on a 50 MB file: BENCHMARKS.md, issue 30)."""
+    if plan.strategy != "reduce":
+        return False
+    name = plan.file_config.counter_name()
+    return name == "estimate" or name.startswith("tiktoken:")
 
 
 def plan_offload(options: RunOptions, file_cfg: FileConfig, output: Destination) -> Path | None:

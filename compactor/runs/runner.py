@@ -30,9 +30,9 @@ program compacts a file exactly as ``compact run`` does::
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import os
+import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -101,6 +101,13 @@ __all__ = [
 
 # --------------------------------------------------------------------------------------------------
 # Execute
+
+
+def _cancelled(err: BaseException) -> bool:
+    """``err`` is asyncio's cancellation (asyncio is imported only by runs that need a loop:
+    ``--strategy reduce`` runs without one, and then nothing can be cancelled)."""
+    aio = sys.modules.get("asyncio")
+    return aio is not None and isinstance(err, aio.CancelledError)
 
 
 class Run:
@@ -178,7 +185,9 @@ class Run:
                     self.exception = err
                     self._fail(*classify(err))
                 await self._finish(started)
-        except (KeyboardInterrupt, asyncio.CancelledError) as err:
+        except BaseException as err:
+            if not isinstance(err, KeyboardInterrupt) and not _cancelled(err):
+                raise
             self.exception = err
             signum = err.signum if isinstance(err, Interrupted) else (last_signal() or 2)
             self._fail(f"interrupted by {signal_name(signum)}", 128 + signum, force=True)
@@ -313,15 +322,17 @@ class Run:
             self._write_output(self._input.raw)
 
     def read_input(self) -> bytes:
-        """The whole input, read once through its limits (what a streaming pass reads; a
-        regular file is read in blocks, so :meth:`input_bytes` can check it later)."""
+        """The whole input, read once through its limits (what a streaming pass reads). The
+        bytes are kept as the input's: what is written back unchanged, or archived, is these
+        bytes, never read again (so no CRC is taken to check a second read)."""
         assert self._input is not None
         source = self._input.source
         if isinstance(source, bytes):
             return source
-        assert source.fd is not None
-        whole = os.fstat(source.fd).st_size + 1  # one read (and one more for a file grown)
-        return b"".join(source.blocks(max(whole, source.BLOCK)))
+        raw = source.whole()
+        source.close()
+        self._input.source = raw
+        return raw
 
     def input_bytes(self) -> bytes:
         """The input's bytes (a streamed input is read again, and checked)."""
@@ -610,4 +621,6 @@ def run_file(
     options: RunOptions, *, sink: RunEventSink | None = None, model: ChatModel | None = None
 ) -> RunResult:
     """:func:`arun_file` in an event loop of its own: compact one file as ``compact run``."""
+    import asyncio
+
     return asyncio.run(arun_file(options, sink=sink, model=model))
