@@ -44,6 +44,7 @@ from .local_state import (
     IN_FLIGHT,
     add_shape_jobs,
     after_line,
+    error_replies,
     in_flight_items,
     in_flight_step,
     is_housekeeping_path,
@@ -415,6 +416,7 @@ def _pending(s: Session, lim: Limits) -> str:
     if last is not None and not s.turn_ended:
         state = "still in progress" if s.request_started else "not answered yet"
         items.append(f"The latest request is {state}: {quote(last.text, lim.item)}")
+        items.extend(error_replies(s, lim.item))
         unresolved = [
             e for e in s.errors if e.index > last.index and e.after in ("", "failed again")
         ]
@@ -457,6 +459,7 @@ def _current_work(s: Session, lim: Limits) -> str:
         else:
             state = "is in progress" if s.request_started else "is not answered yet"
         items.append(f"The latest request {state}: {quote(last.text, lim.item)}")
+        items.extend(error_replies(s, lim.item) if not s.turn_ended else [])
     if s.ended_by_tool:
         items.append(f"The work ended with {code(s.ended_by_tool)}.")
         if s.ended_output:

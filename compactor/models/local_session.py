@@ -51,6 +51,8 @@ from .local_text import (
     announces_step,
     asks_user,
     call_line,
+    final_round_start,
+    is_harness_error,
     is_prompt_line,
     is_result_line,
     printed_lines,
@@ -210,6 +212,8 @@ class Session:
     """The skills the calls loaded, each once (filled with :attr:`tools`)."""
     flying: list[Call] | None = None
     """:attr:`in_flight` of the built session (set when the session is complete)."""
+    harness_errors: list[Entry] = field(default_factory=list)
+    """Assistant messages that are errors the API or the CLI wrote (``API Error: 400``)."""
 
     @property
     def in_flight(self) -> list[Call]:
@@ -358,6 +362,9 @@ class _Builder:
 
     def assistant(self, e: Entry) -> None:
         s = self.s
+        if not e.calls and is_harness_error(e.text):
+            s.harness_errors.append(e)  # not an answer: the request it follows is unanswered
+            return
         if e.text.strip():
             s.last_text = e
             if len(e.text.strip()) >= DELIVERABLE_CHARS:
@@ -572,7 +579,8 @@ class _Builder:
 
     def finish_session(self) -> Session:
         s = self.s
-        s.flying = s.in_flight  # every call and result is in: from here on it stays as it is
+        start = final_round_start(s.entries)  # an older call without a result was abandoned
+        s.flying = [c for c in s.in_flight if c.index > start]  # from here on it stays as it is
         for err in s.errors:
             if err.after:
                 continue
@@ -588,7 +596,7 @@ class _Builder:
                 following = e.text
         for err in s.errors:
             err.next_text = texts.get(err.index, "")
-        local = {i for i, _ in s.local_commands}
+        local = {i for i, _ in s.local_commands} | {e.index for e in s.harness_errors}
         last = next(
             (
                 e
@@ -610,7 +618,8 @@ class _Builder:
         last_request = s.last_request
         if last_request is not None:
             s.request_started = any(
-                e.role == "assistant" for e in s.entries[last_request.index + 1 :]
+                e.role == "assistant" and e.index not in local
+                for e in s.entries[last_request.index + 1 :]
             )
         if s.reply is not None and (last_request is None or s.reply.index < last_request.index):
             s.reply = None

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from compactor.facts import (
     Call,
+    Entry,
     clean,
     command_of,
     cut,
@@ -34,7 +35,9 @@ __all__ = [
     "code",
     "code_line",
     "decision_score",
+    "final_round_start",
     "head_tail",
+    "is_harness_error",
     "is_prompt_line",
     "is_result_line",
     "may_state_decision",
@@ -55,6 +58,43 @@ T = TypeVar("T")
 
 # --------------------------------------------------------------------------------------------------
 # Reading
+
+_HARNESS_ERROR_RE = re.compile(
+    r"\A\s*(?:API Error\b|API error:|\{\s*\"type\"\s*:\s*\"error\"|Request timed out\b|"
+    r"Prompt is too long\b|Credit balance is too low\b|Invalid API key\b|"
+    r"[\w ]{0,40}usage limit reached\b|(?:Rate limit|Overloaded)(?: error)?:|"
+    r"(?:stream|upstream|model|server|connection) error:)",
+    re.IGNORECASE,
+)
+"""How an error the API or the agent CLI wrote in the assistant's place begins (Claude Code's
+``isApiErrorMessage`` records: ``API Error: 400 {...}``, ``Request timed out``)."""
+
+
+def is_harness_error(text: str) -> bool:
+    """Whether an assistant message is an error the API or the CLI wrote in the assistant's
+    place (short, and shaped like an error report): it answers nothing."""
+    return len(text) <= 4_000 and _HARNESS_ERROR_RE.match(text) is not None
+
+
+def final_round_start(entries: Sequence[Entry]) -> int:
+    """The index of the last entry before the session's final round of calls: a call without a
+    result is in flight only if it comes after this index (an older one was followed by a
+    later round, or by a user message, and was abandoned). The final round is the assistant's
+    last calls and their results, up to the first assistant message after a result."""
+    seen_work = False
+    for e in reversed(entries):
+        if e.internal or e.injected:
+            continue
+        if e.results:
+            if seen_work:
+                return e.index
+        elif e.role == "assistant":
+            if e.calls or (e.text.strip() and not is_harness_error(e.text)):
+                seen_work = True
+        elif e.role == "user" and e.text.strip():
+            return e.index
+    return -1
+
 
 _QUESTION_RE = re.compile(
     r"\?\s*$|\b(?:would you like|do you want|shall I|should I|let me know|want me to|"
