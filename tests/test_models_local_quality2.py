@@ -5,8 +5,17 @@ failure, and the next step names every open question."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from compactor.cli.app import app
+from compactor.facts.durable import EARLIER_SUMMARY, earlier_summary_view, is_earlier_summary
+from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 from compactor.models.local_state import ANSWERED, IN_FLIGHT
+from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Block, content_type, user_text
 
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
@@ -61,3 +70,106 @@ def test_the_last_rounds_call_without_result_is_still_in_flight() -> None:
     text = summarize_transcript(s.messages)
     assert f"{IN_FLIGHT} (1;" in section(text, 7)
     assert "bash export-session.sh ." in section(text, 9)
+
+
+# -- earlier summaries inside user messages --------------------------------------------------------
+
+_STALE_STEP = "Write the WorkflowService next, then the controllers."
+_CLOSER = (
+    "Continue the conversation from where it left off without asking the user any further "
+    "questions. Resume directly — do not acknowledge the summary."
+)
+
+
+def _earlier_summary(n: int) -> str:
+    return (
+        "This session is being continued from a previous conversation that ran out of context. "
+        "The summary below covers the earlier portion of the conversation.\n\nSummary:\n"
+        "1. Primary Request and Intent:\n"
+        f"   The user wants the bus platform built (part {n}).\n"
+        "2. Key Technical Concepts:\n"
+        f"   - Lombok instead of Java records (decided in part {n})\n"
+        "   - JWT authentication with BCrypt passwords\n"
+        "3. Files and Code Sections:\n"
+        "   - backend/src/main/java/com/bus/AuthService.java (created)\n"
+        "7. Pending Tasks:\n"
+        "   - Write WorkflowService\n"
+        "8. Current Work:\n"
+        "   Writing the DTO package files.\n"
+        "9. Optional Next Step:\n"
+        f"   {_STALE_STEP}\n\n{_CLOSER}"
+    )
+
+
+def _openai_session(path: Path) -> Path:
+    messages = [
+        {"role": "user", "content": "Build the bus platform backend."},
+        {"role": "assistant", "content": "Starting with the auth module."},
+        {"role": "user", "content": _earlier_summary(1)},
+        {"role": "assistant", "content": "Writing the services."},
+        {"role": "user", "content": _earlier_summary(2)},
+        {"role": "assistant", "content": "The services are written."},
+        {"role": "user", "content": "Now check the repo against the docs."},
+        {"role": "assistant", "content": "The repo matches the docs: every artifact is present."},
+    ]
+    path.write_text("".join(json.dumps(m) + "\n" for m in messages), encoding="utf-8")
+    return path
+
+
+def test_an_earlier_summary_in_a_user_message_is_shown_once_bounded_without_its_stale_state(
+    tmp_path: Path,
+) -> None:
+    """task393-openai: two Claude Code summaries inside user messages were repeated whole under
+    "All user messages", each with its own Pending Tasks / Current Work / Next Step and its
+    "continue … without asking" closer, before the real sections. Now the latest is shown once,
+    as its facts (requests, decisions, files), bounded; the older one is not repeated."""
+    out = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(
+        app,
+        ["run", str(_openai_session(tmp_path / "s.jsonl")), "--force", "--model", "local",
+         "-o", str(out), "--quiet"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    t = read_transcript(str(out), out.read_bytes())
+    text = next(user_text(m) for m in t.messages if content_type(m) == "summary")
+    block = text.split("<all_user_messages>")[1].split("</all_user_messages>")[0]
+    assert block.count(EARLIER_SUMMARY) == 1
+    assert "Lombok instead of Java records (decided in part 2)" in block
+    assert "AuthService.java" in block
+    assert "part 1" not in block
+    assert "continued from a previous conversation" not in block
+    for stale in ("Pending Tasks", "Current Work", "Next Step", _STALE_STEP, "without asking"):
+        assert stale not in block, stale
+    assert "Build the bus platform backend." in block
+    assert "Now check the repo against the docs." in block
+    assert _STALE_STEP not in text
+    assert f"None: {ANSWERED}." in section(text, 9)
+
+
+def test_an_earlier_summary_is_known_by_its_sections_whatever_its_opening() -> None:
+    """Judged by shape: numbered sections of a summary with a state section, any opening."""
+    text = "Context from before:\n\n1. Primary Request and Intent:\n  x\n8. Current Work:\n  y\n"
+    assert is_earlier_summary(text)
+    assert not is_earlier_summary("1. Primary Request and Intent is what I need you to write.")
+    view = earlier_summary_view(_earlier_summary(3), 400)
+    assert len(view) <= 400 and view.startswith(EARLIER_SUMMARY)
+    assert "Lombok" in view and "Writing the DTO" not in view and "Resume directly" not in view
+
+
+def test_the_decisions_of_an_earlier_summary_are_kept_within_the_bound() -> None:
+    """pv-claude: four decisions lived only in section 2 of Claude Code's own earlier summary,
+    which the new summary cut short; its items are now kept, each on one line."""
+    s = SessionBuilder()
+    s.messages.append(
+        AgenticMessage(
+            "user",
+            [Block("user_input_text", _earlier_summary(4))],
+            extra={CONTENT_TYPE_KEY: "summary"},
+        )
+    )
+    s.user("Why does the follow-up POST fail?")
+    s.say("The backend is down: nothing listens on port 8080.")
+    text = summarize_transcript(s.messages)
+    concepts = section(text, 2)
+    assert "Lombok instead of Java records (decided in part 4)" in concepts
+    assert "JWT authentication with BCrypt passwords" in concepts

@@ -70,6 +70,7 @@ from .local_text import (
 from .local_views import (
     identifiers_used,
     named_lines,
+    prior_concepts,
     prior_paths,
     tools_used,
     user_messages,
@@ -227,16 +228,15 @@ def _intent(s: Session, lim: Limits) -> str:
 
 def _concepts(s: Session, lim: Limits) -> str:
     items: list[str] = []
-    tools = tools_used(s)
-    if tools:
+    if tools := tools_used(s):
         shown = tools[: lim.items + 4]
         items.append("Tools used: " + ", ".join(f"{t} ({n}×)" for t, n in shown))
-    skills = s.skills
-    if skills:
+    if skills := s.skills:
         items.append("Skills used: " + ", ".join(code(x) for x in skills))
-    ranked_words = identifiers_used(s)[: lim.items * 2]
-    if ranked_words:
+    if ranked_words := identifiers_used(s)[: lim.items * 2]:
         items.append("Identifiers: " + ", ".join(code(w) for w in ranked_words))
+    if earlier := prior_concepts(s, lim.item // 2, lim.items):
+        items += ["From the earlier summary (concepts, decisions):", *(f"  {x}" for x in earlier)]
     return bullets(items) if items else "   - None recorded."
 
 

@@ -45,6 +45,7 @@ from compactor.facts import (
     sentences,
     strip_output_header,
 )
+from compactor.facts.durable import is_earlier_summary
 
 from .local_files import FileState, file_changes
 from .local_text import (
@@ -63,11 +64,8 @@ from .local_text import (
 __all__ = ["Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
 
 DONE_STATUSES = frozenset({"completed", "complete", "done", "cancelled", "canceled", "deleted"})
-_TERMINAL_TOOLS = re.compile(
-    r"^(?:submit|finish|done|complete|attempt_completion|task_complete|end_conversation|"
-    r"transfer_to_human\w*)$",
-    re.IGNORECASE,
-)
+_TERMINAL_TOOLS = re.compile(r"^(?:submit|finish|done|complete|attempt_completion|task_complete|"
+                             r"end_conversation|transfer_to_human\w*)$", re.IGNORECASE)  # fmt: skip
 """Tools whose result ends the agent's work (SWE-agent ``submit``, tau-bench's hand-over)."""
 _LOCAL_COMMANDS = frozenset(
     "/compact /clear /exit /quit /model /cost /help /config /status /resume /login /logout "
@@ -96,12 +94,8 @@ _PLAN_TOOLS = frozenset(
 _LOG_PROGRAMS = frozenset({"journalctl", "docker logs", "kubectl logs", "systemctl status"})
 _SEARCH_TOOL_RE = re.compile(r"grep|glob|search|find|list|^ls$", re.IGNORECASE)
 _FILE_MARKER_RE = re.compile(r"\[File: (\S+) \(\d+ lines total\)\]|\(Open file: ([^)\n]+)\)")
-_SHORT_OUTPUT_LINES = 6
-_SHORT_OUTPUT_CHARS = 400
-_OUTPUT_TAIL = 20_000
-DELIVERABLE_CHARS = 500
-_SHORT_REPLY = 40
-_RETRY_WINDOW = 64
+_SHORT_OUTPUT_LINES, _SHORT_OUTPUT_CHARS, _OUTPUT_TAIL = 6, 400, 20_000
+DELIVERABLE_CHARS, _SHORT_REPLY, _RETRY_WINDOW = 500, 40, 64
 """A success or failure is matched against the last this-many unfixed errors only."""
 
 
@@ -212,8 +206,7 @@ class Session:
     """The skills the calls loaded, each once (filled with :attr:`tools`)."""
     flying: list[Call] | None = None
     """:attr:`in_flight` of the built session (set when the session is complete)."""
-    harness_errors: list[Entry] = field(default_factory=list)
-    """Assistant messages that are errors the API or the CLI wrote (``API Error: 400``)."""
+    harness_errors: list[Entry] = field(default_factory=list)  # ``API Error: 400 …`` texts
 
     @property
     def in_flight(self) -> list[Call]:
@@ -309,7 +302,7 @@ class _Builder:
             self.result(r, e.index)
         if not e.text.strip():
             return
-        if e.injected:
+        if e.injected or is_earlier_summary(e.text):
             self.injected(e)
             return
         command = slash_command(e.text)
@@ -321,6 +314,9 @@ class _Builder:
     def injected(self, e: Entry) -> None:
         text = e.text
         s = self.s
+        if is_earlier_summary(text):  # its facts are kept; its state is stale, never current
+            s.prior.append(text)
+            return
         if "<environment_context>" in text:
             fields = dict(_ENV_FIELD_RE.findall(text))
             if fields:

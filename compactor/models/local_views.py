@@ -12,7 +12,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from compactor.facts import Entry, has_known_extension, identifiers, instructions, one_line, paths
+from compactor.facts import (
+    Entry,
+    cut,
+    has_known_extension,
+    identifiers,
+    instructions,
+    one_line,
+    paths,
+)
 
 from .local_session import Session
 from .local_text import prior_sections, prior_users
@@ -23,6 +31,7 @@ __all__ = [
     "is_constraint",
     "named_files",
     "named_lines",
+    "prior_concepts",
     "prior_paths",
     "tools_used",
     "untouched",
@@ -215,4 +224,21 @@ def prior_paths(s: Session, known: set[str]) -> list[str]:
         if content:
             found = (p for _, p in paths(content) if has_known_extension(p) and p not in known)
             return list(dict.fromkeys(found))
+    return []
+
+
+def prior_concepts(s: Session, width: int, most: int) -> list[str]:
+    """The items of the latest earlier summary's section 2 (its key concepts and the decisions
+    they record: often the only place a decision taken before that compaction survives), each
+    on one line and cut to ``width``, at most ``most`` of them."""
+    for text in reversed(s.prior):
+        content = prior_sections(text).get(2)
+        if not content:
+            continue
+        items = [
+            ln.strip()[2:] for ln in content.splitlines() if ln.strip().startswith(("- ", "* "))
+        ]
+        if not items:
+            items = [content]
+        return [cut(one_line(x), width) for x in items[:most] if x.strip()]
     return []
