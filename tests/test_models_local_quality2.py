@@ -173,3 +173,104 @@ def test_the_decisions_of_an_earlier_summary_are_kept_within_the_bound() -> None
     concepts = section(text, 2)
     assert "Lombok instead of Java records (decided in part 4)" in concepts
     assert "JWT authentication with BCrypt passwords" in concepts
+
+
+# -- failures and their fixes ----------------------------------------------------------------------
+
+
+def test_a_re_run_that_succeeded_resolves_the_failure_and_a_count_in_its_output_is_no_failure() -> (
+    None
+):
+    """subly-claude: the first run of a script failed with a TypeError, the second (after an
+    edit) succeeded and printed the on-chain count ``failed txs: 2``. The summary said "failed 2
+    times … not retried", showing the count lines and losing the TypeError."""
+    s = SessionBuilder()
+    s.user("Count the deposits of both vaults.")
+    s.call(
+        "Bash",
+        {"command": "node /tmp/count.mjs 2>&1"},
+        "Exit code 1\ntotal signatures: 205\nTypeError: r is not iterable\n    at processVault",
+        error=True,
+    )
+    s.call("Edit", {"file_path": "/tmp/count.mjs", "old_string": "a", "new_string": "b"}, "ok")
+    s.call(
+        "Bash",
+        {"command": "node /tmp/count.mjs 2>&1"},
+        "deposit ixs:        129\nfailed txs:         2\n\ndeposit ixs:        49\n"
+        "failed txs:         0\ndeposit calls: 178",
+    )
+    s.say("178 deposit calls in total.")
+    text = summarize_transcript(s.messages)
+    errors = section(text, 4)
+    assert "TypeError: r is not iterable" in errors
+    assert "failed 2 times" not in errors and "Not retried" not in errors
+    assert "Fixed: a later `Bash: node /tmp/count.mjs 2>&1` succeeded." in errors
+    assert "failed txs" not in errors
+
+
+def test_a_fix_is_the_later_success_of_the_same_step_not_another_command_of_the_runner() -> None:
+    """solsmile-claude: ``npx hardhat compile`` failed and was "fixed by" a later
+    ``npx hardhat --version``; a failed ``npx next build`` by ``npx hardhat test``. The runner's
+    subcommand tells its steps apart; the fix is the later success of the same step."""
+    s = SessionBuilder()
+    s.user("Set up the contracts and the frontend.")
+    s.call(
+        "Bash",
+        {"command": "cd contracts && npx hardhat compile 2>&1"},
+        "Error HHE22: Hardhat only supports ESM projects.\nexit code 1",
+        error=True,
+    )
+    s.call("Bash", {"command": "npx hardhat --version 2>&1"}, "3.1.12")
+    s.call(
+        "Bash",
+        {"command": "npx next build 2>&1"},
+        "Type error: Property 'x' does not exist\nexit code 1",
+        error=True,
+    )
+    s.call("Bash", {"command": "npx hardhat test 2>&1"}, "69 passing")
+    s.call("Bash", {"command": "npx hardhat compile 2>&1"}, "Compiled 3 Solidity files")
+    s.say("The contracts compile and the tests pass; the frontend build still fails.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Fixed: a later `Bash: npx hardhat compile 2>&1` succeeded." in errors
+    assert "npx hardhat --version" not in errors
+    assert "npx hardhat test" not in errors
+
+
+# -- constraints and questions ---------------------------------------------------------------------
+
+
+def test_a_line_of_a_pasted_error_is_not_a_constraint_of_the_user() -> None:
+    """pv-claude: a browser's error page pasted by the user (``Failed to fetch.`` … ``URL scheme
+    must be "http" or "https" for CORS request.``) gave a "constraint stated by the user"."""
+    page = "\n".join(
+        ["Explain this error from swagger:", "Request URL", "http://localhost:8080/cases/1",
+         "Server response", "Code    Details", "Undocumented", "Failed to fetch.",
+         "Possible Reasons:", "", "CORS", "Network Failure",
+         'URL scheme must be "http" or "https" for CORS request.', "Responses"]
+    )  # fmt: skip
+    s = SessionBuilder()
+    s.user(page)
+    s.say("The backend is not running, so the browser cannot reach it.")
+    s.user("Fix it, and you must not change the public API.")
+    s.say("Restarted the backend; the API is unchanged.")
+    rules = section(summarize_transcript(s.messages), 1).split("stated by the user:")[1]
+    assert "URL scheme" not in rules
+    assert "you must not change the public API" in rules
+
+
+def test_the_next_step_names_every_question_the_final_message_listed() -> None:
+    """subly-codex: the final message asked "What do you want `init` to produce?" and listed
+    three open questions (stack, shape, git/licence); the next step named only the last."""
+    s = SessionBuilder()
+    s.user("init")
+    s.say(
+        "The repo is empty.\n\nWhat do you want `init` to produce?\n\n"
+        "1. Stack: Python (uv + pytest) / Node+TS / Minimal\n"
+        "2. Shape: library / CLI / notebook\n"
+        "3. Git: create an initial commit + choose a license (MIT / Apache-2.0)?"
+    )
+    step = section(summarize_transcript(s.messages), 9)
+    assert "Wait for the user's answer to" in step
+    for asked in ("What do you want `init` to produce?", "Stack: Python", "Shape: library",
+                  "Git: create an initial commit"):  # fmt: skip
+        assert asked in step, asked

@@ -424,7 +424,7 @@ def _pending(s: Session, lim: Limits) -> str:
             items.append(f"Unresolved failure: {code(cut(err.call, lim.item))}")
     if s.turn_ended and s.question:
         items.append(
-            f"The assistant asked the user and awaits an answer: {quote(s.question, lim.item)}"
+            f"The assistant asked the user and awaits an answer: {quote(s.question, lim.item * 2)}"
         )
     if s.announced:
         items.append(
@@ -520,7 +520,7 @@ def _next_step(s: Session, lim: Limits) -> str:
         doing = f" (task in progress: {cut(task.subject, lim.item)})" if task else ""
         return f"   Continue the latest request: {quote(last.text, lim.item)}{doing}.{stopped}"
     if s.turn_ended and s.question:
-        return f"   Wait for the user's answer to: {quote(s.question, lim.item)}"
+        return f"   Wait for the user's answer to: {quote(s.question, lim.item * 2)}"
     if s.turn_ended and running and not s.announced and not s.ended_by_tool:
         return (
             "   None for now: the last request was answered; wait for the user's next message. "

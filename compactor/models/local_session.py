@@ -55,8 +55,10 @@ from .local_text import (
     final_round_start,
     is_harness_error,
     is_prompt_line,
+    listed_questions,
     is_result_line,
     printed_lines,
+    runner_words,
     scored_sentences,
     slash_command,
 )
@@ -204,8 +206,7 @@ class Session:
     """(tool, calls) most used first (filled by the summarizer on first use)."""
     skills: list[str] = field(default_factory=list)
     """The skills the calls loaded, each once (filled with :attr:`tools`)."""
-    flying: list[Call] | None = None
-    """:attr:`in_flight` of the built session (set when the session is complete)."""
+    flying: list[Call] | None = None  # :attr:`in_flight`, kept once the session is built
     harness_errors: list[Entry] = field(default_factory=list)  # ``API Error: 400 …`` texts
 
     @property
@@ -240,8 +241,7 @@ def _signature(call: Call) -> tuple[str, str, frozenset[str]]:
     return (call.name, "", frozenset(targets))
 
 
-_CACHED_COMMAND = 2_000
-"""Commands up to this length are read once per process (agents repeat their commands)."""
+_CACHED_COMMAND = 2_000  # commands up to this length are read once (agents repeat them)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -252,7 +252,10 @@ def _command_signature(command: str) -> tuple[str, str, frozenset[str]]:
 def _read_command_signature(command: str) -> tuple[str, str, frozenset[str]]:
     targets = {p for _, p in paths(command)}
     targets.add("$ " + " ".join(command.split()))
-    return ("shell", main_program(command), frozenset(targets))
+    program = main_program(command)
+    if program in _TEST_PROGRAMS:  # a runner's subcommand tells its steps apart
+        program = runner_words(command, program)
+    return ("shell", program, frozenset(targets))
 
 
 _TEST_PROGRAMS = frozenset(
@@ -280,7 +283,7 @@ def _retries(
         )
     if not program or program != later[1]:
         return False
-    if program in _TEST_PROGRAMS:
+    if program.split(" ", 1)[0] in _TEST_PROGRAMS:
         return True
     return not failed[2] and not later[2] and not is_reading_program(program)
 
@@ -623,7 +626,8 @@ class _Builder:
             said = sentences(s.last_text.text)
             asked = [x for x in said if asks_user(x)]
             direct = [x for x in asked if x.rstrip().endswith("?")]
-            s.question = (direct or asked)[-1] if asked else ""  # a real question first
+            last_asked = (direct or asked)[-1] if asked else ""  # a real question first
+            s.question = listed_questions(s.last_text.text) or last_asked  # all it listed
             if not s.question and said and announces_step(said[-1]):
                 s.announced = said[-1]
         return s

@@ -40,9 +40,11 @@ __all__ = [
     "is_harness_error",
     "is_prompt_line",
     "is_result_line",
+    "listed_questions",
     "may_state_decision",
     "plural",
     "printed_lines",
+    "runner_words",
     "prior_sections",
     "prior_users",
     "quote",
@@ -74,6 +76,59 @@ def is_harness_error(text: str) -> bool:
     """Whether an assistant message is an error the API or the CLI wrote in the assistant's
     place (short, and shaped like an error report): it answers nothing."""
     return len(text) <= 4_000 and _HARNESS_ERROR_RE.match(text) is not None
+
+
+_SHELL_SPLIT_RE = re.compile(r"\|\||&&|[|;\n]")
+_SUBCOMMAND_RE = re.compile(r"^[a-z][\w:-]*$")
+
+
+def runner_words(command: str, program: str) -> str:
+    """``program`` with the subcommand words that follow it in ``command`` (at most two, up to
+    the first option, path or redirection): ``npx hardhat compile``, ``npm run build``, ``cargo
+    test``. Two runs of one runner are the same step only if these agree (``npx hardhat test``
+    does not fix a failed ``npx next build``)."""
+    for segment in _SHELL_SPLIT_RE.split(command):
+        words = segment.split()
+        names = [w.rsplit("/", 1)[-1].lower() for w in words]
+        if program not in names:
+            continue
+        sub: list[str] = []
+        for word in words[names.index(program) + 1 :]:
+            if len(sub) == 2 or _SUBCOMMAND_RE.match(word) is None:
+                break
+            sub.append(word)
+        return " ".join([program, *sub])
+    return program
+
+
+_LIST_ITEM_RE = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•])\s+(\S.*)$")
+_MOST_QUESTIONS, _QUESTION_ITEM = 5, 100
+
+
+def listed_questions(text: str) -> str:
+    """When a final message asks a question and lists what it asks after it (``What do you
+    want? 1. Stack: … 2. Shape: … 3. Git: …?``), the question with every listed item (at most
+    :data:`_MOST_QUESTIONS`, each cut to :data:`_QUESTION_ITEM` characters), on one line; else
+    "" (the message's last question is then the one asked)."""
+    lines = text.splitlines()
+    for i in range(len(lines) - 1, -1, -1):
+        line = lines[i].strip()
+        if not line or _LIST_ITEM_RE.match(line) or not asks_user(line):
+            continue
+        items = []
+        for later in lines[i + 1 :]:
+            item = _LIST_ITEM_RE.match(later)
+            if item is not None:
+                items.append(cut(one_line(item.group(1)), _QUESTION_ITEM))
+            elif later.strip() and items:
+                break
+        if len(items) < 2:
+            return ""
+        shown = items[:_MOST_QUESTIONS] + (["…"] if len(items) > _MOST_QUESTIONS else [])
+        return " ".join(
+            [cut(one_line(line), _QUESTION_ITEM)] + [f"({n}) {x}" for n, x in enumerate(shown, 1)]
+        )
+    return ""
 
 
 def final_round_start(entries: Sequence[Entry]) -> int:

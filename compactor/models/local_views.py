@@ -15,6 +15,7 @@ from collections import Counter
 from compactor.facts import (
     Entry,
     cut,
+    error_lines,
     has_known_extension,
     identifiers,
     instructions,
@@ -117,17 +118,37 @@ def is_constraint(sentence: str) -> bool:
 
 
 def user_rules(s: Session) -> list[str]:
-    """The user's constraints and preferences, each once, without their list marks."""
+    """The user's constraints and preferences, each once, without their list marks; not the
+    sentences of pasted output (:func:`_own_sentences`)."""
     if s.rules is None:
         found = (
             _RULE_MARK_RE.sub("", part).strip()
             for e in s.requests
-            for _, x in instructions(_own(e.text))
+            for x in _own_sentences(_own(e.text))
             for part in _QUOTED_END_RE.split(one_line(x))
             if is_constraint(part)
         )
         s.rules = list(dict.fromkeys(found))
     return s.rules
+
+
+_PASTE_LINES = 8
+_PASTE_REACH = 6
+
+
+def _own_sentences(text: str) -> list[str]:
+    """The rule sentences of a user message, without those of pasted output: in a message of
+    at least :data:`_PASTE_LINES` lines that holds error lines (a pasted log, a browser's error
+    page), a sentence within :data:`_PASTE_REACH` lines of one is the paste's, not the user's
+    (``URL scheme must be "http" or "https" for CORS request.`` under ``Failed to fetch.``)."""
+    found = list(instructions(text))
+    if not found or text.count("\n") < _PASTE_LINES:
+        return [x for _, x in found]
+    errors = [text.count("\n", 0, pos) for pos, _ in error_lines(text)]
+    return [
+        x for pos, x in found
+        if all(abs(text.count("\n", 0, pos) - line) > _PASTE_REACH for line in errors)
+    ]  # fmt: skip
 
 
 def identifiers_used(s: Session) -> list[str]:
