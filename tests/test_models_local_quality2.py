@@ -274,3 +274,18 @@ def test_the_next_step_names_every_question_the_final_message_listed() -> None:
     for asked in ("What do you want `init` to produce?", "Stack: Python", "Shape: library",
                   "Git: create an initial commit"):  # fmt: skip
         assert asked in step, asked
+
+
+def test_a_users_own_heading_that_looks_like_a_log_level_keeps_the_rules_under_it() -> None:
+    """The other side (heldout codex-raveera): ``CRITICAL:`` is the user's heading, and "The
+    app must NEVER crash because of image loading." under it is the user's own rule."""
+    lines = ["Fix image loading across the project.", "", "CRITICAL:",
+             "External images can fail (timeout, DNS error, blocked domains).",
+             "The app must NEVER crash because of image loading.", "", "PROBLEM:",
+             "Next.js Image fetches external images and fails:", "- timeout", "- slow domains",
+             "", "TASK:", "1. Replace unsafe images."]  # fmt: skip
+    s = SessionBuilder()
+    s.user("\n".join(lines))
+    s.say("Replaced every unsafe image with a guarded one.")
+    rules = section(summarize_transcript(s.messages), 1).split("stated by the user:")[1]
+    assert "The app must NEVER crash because of image loading." in rules

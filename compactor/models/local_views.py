@@ -140,11 +140,12 @@ def _own_sentences(text: str) -> list[str]:
     """The rule sentences of a user message, without those of pasted output: in a message of
     at least :data:`_PASTE_LINES` lines that holds error lines (a pasted log, a browser's error
     page), a sentence within :data:`_PASTE_REACH` lines of one is the paste's, not the user's
-    (``URL scheme must be "http" or "https" for CORS request.`` under ``Failed to fetch.``)."""
+    (``URL scheme must be "http" or "https" for CORS request.`` under ``Failed to fetch.``). A
+    line that ends with a colon (``CRITICAL:``) is the user's own heading, not an error."""
     found = list(instructions(text))
     if not found or text.count("\n") < _PASTE_LINES:
         return [x for _, x in found]
-    errors = [text.count("\n", 0, pos) for pos, _ in error_lines(text)]
+    errors = [text.count("\n", 0, pos) for pos, x in error_lines(text) if not x.endswith(":")]
     return [
         x for pos, x in found
         if all(abs(text.count("\n", 0, pos) - line) > _PASTE_REACH for line in errors)
