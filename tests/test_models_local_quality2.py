@@ -289,3 +289,20 @@ def test_a_users_own_heading_that_looks_like_a_log_level_keeps_the_rules_under_i
     s.say("Replaced every unsafe image with a guarded one.")
     rules = section(summarize_transcript(s.messages), 1).split("stated by the user:")[1]
     assert "The app must NEVER crash because of image loading." in rules
+
+
+def test_an_earlier_summary_without_numbered_sections_is_quoted_not_lost() -> None:
+    """Codex's compaction summary has no numbered sections: recognised by its opening, it is no
+    longer a request, and its text is still quoted (capped) as the earlier summary."""
+    s = SessionBuilder()
+    s.user(
+        "Another language model started to solve this problem and produced a summary of its "
+        "thinking process. Here is the summary: the parser now reads tabs; tests in "
+        "tests/test_tabs.py pass; the CLI flag --tabs is still to be added."
+    )
+    s.user("Add the --tabs flag.")
+    s.say("Added the --tabs flag to the CLI.")
+    text = summarize_transcript(s.messages)
+    intent = section(text, 1)
+    assert "From the earlier summary:" in intent and "tests/test_tabs.py pass" in intent
+    assert "Later requests" not in intent

@@ -149,11 +149,12 @@ _FACTORS = (1.0, 0.7, 0.5, 0.35, 0.25, 0.15, 0.1)
 
 
 def _prior_excerpt(session: Session, number: int, limit: int) -> str:
-    """Section ``number`` of the latest earlier summary, on one line and capped."""
+    """Section ``number`` of the latest earlier summary, on one line and capped (for section 1,
+    a summary without numbered sections, such as Codex's, is quoted whole, capped)."""
     for text in reversed(session.prior):
-        content = prior_sections(text).get(number)
-        if content:
-            return quote(content, limit)
+        sections = prior_sections(text)
+        if sections.get(number) or (number == 1 and not sections):
+            return quote(sections.get(number) or text, limit)
     return ""
 
 
