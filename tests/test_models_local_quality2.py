@@ -306,3 +306,19 @@ def test_an_earlier_summary_without_numbered_sections_is_quoted_not_lost() -> No
     intent = section(text, 1)
     assert "From the earlier summary:" in intent and "tests/test_tabs.py pass" in intent
     assert "Later requests" not in intent
+
+
+def test_an_api_error_after_some_work_ends_the_work_and_is_not_the_answer() -> None:
+    """The same rule after some work: the request is still in progress, the error is named as
+    what ended the work, and the last action (not the error) is where work stopped."""
+    s = SessionBuilder()
+    s.user("Deploy the contract to the testnet.")
+    s.call("Bash", {"command": "npx hardhat compile"}, "Compiled 3 Solidity files successfully")
+    s.say("API Error: 529 Overloaded")
+    text = summarize_transcript(s.messages)
+    pending = section(text, 7)
+    assert "The latest request is still in progress" in pending
+    assert "ended with errors the API or the agent CLI wrote (1), not an answer" in pending
+    step = section(text, 9)
+    assert "Continue the latest request" in step and "npx hardhat compile" in step
+    assert "API Error" not in step

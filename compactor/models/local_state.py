@@ -107,10 +107,14 @@ def error_replies(s: Session, width: int) -> list[str]:
     errors = [e for e in s.harness_errors if last is not None and e.index > last.index]
     if not errors:
         return []
-    return [
-        f"The only replies to it were errors the API or the agent CLI wrote ({len(errors)}), "
-        f"not answers; the request is unanswered: {quote(errors[-1].text, width)}"
-    ]
+    said = (
+        f"The work on it ended with errors the API or the agent CLI wrote ({len(errors)}), not an "
+        "answer"
+        if s.request_started
+        else f"The only replies to it were errors the API or the agent CLI wrote ({len(errors)}), "
+        "not answers; the request is unanswered"
+    )
+    return [f"{said}: {quote(errors[-1].text, width)}"]
 
 
 def is_housekeeping_path(path: str) -> bool:
