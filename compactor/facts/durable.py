@@ -10,6 +10,9 @@
   tool is :func:`compactor.pipeline.finalize.find_skills`'s.
 * :func:`latest_plan` — the agent's latest plan or todo list (``TodoWrite``, ``update_plan``),
   every item with its status.
+* :func:`is_earlier_summary` / :func:`earlier_summary_view` — a user-role message that is an
+  earlier compaction's summary (recognised by shape), and its facts without its stale state
+  sections and closing instructions, bounded.
 
 Each returns ``(name, text)`` pairs; the finalizer renders them within PreserveSkills' budgets.
 """
@@ -21,7 +24,13 @@ import re
 from .outcomes import command_of, strip_output_header
 from .text import Entry
 
-__all__ = ["instruction_files", "latest_plan", "skill_reads"]
+__all__ = [
+    "earlier_summary_view",
+    "instruction_files",
+    "is_earlier_summary",
+    "latest_plan",
+    "skill_reads",
+]
 
 _AGENTS_RE = re.compile(
     r"# AGENTS\.md instructions for ([^\n]+)\n+<INSTRUCTIONS>\n?(.*?)\n?</INSTRUCTIONS>", re.DOTALL
@@ -137,3 +146,70 @@ def latest_plan(entries: list[Entry]) -> tuple[str, list[tuple[str, str]]] | Non
                 if plan:
                     return tool, plan
     return None
+
+
+# --------------------------------------------------------------------------------------------------
+# Earlier summaries inside the transcript
+
+_SUMMARY_OPENINGS = (
+    "This session is being continued from a previous conversation",  # Claude Code
+    "This session continues an earlier conversation",  # ours (prompts.PREAMBLE)
+    "Another language model started to solve this problem",  # Codex's summary prefix
+)
+_SECTION_RE = re.compile(
+    r"^[ \t]*(?:#+[ \t]*)?\**(\d{1,2})\.[ \t]+\**([A-Z][A-Za-z /&-]{2,40}?)\**[ \t]*:?\**[ \t]*$",
+    re.MULTILINE,
+)
+_STATE_TITLES = frozenset({"pending tasks", "current work", "optional next step", "next step"})
+_CLOSING_RE = re.compile(
+    r"without asking the user any further questions|^\s*(?:please )?continue (?:the conversation|"
+    r"with the last task)|^\s*resume directly|^\s*pick up the last task|"
+    r"^\s*if you need (?:specific|exact) details from before",
+    re.IGNORECASE,
+)
+_ANALYSIS_RE = re.compile(r"<analysis>.*?</analysis>", re.DOTALL)
+EARLIER_SUMMARY = "[an earlier summary of the conversation"
+
+
+def is_earlier_summary(text: str) -> bool:
+    """Whether a user-role text is an earlier compaction's summary: it opens as one (Claude
+    Code's, Codex's or our own opening) or, whatever its opening, it has the numbered sections
+    of one (``Primary Request and Intent`` and ``Pending Tasks`` or ``Current Work``)."""
+    if text.lstrip()[:200].startswith(_SUMMARY_OPENINGS):
+        return True
+    if "Primary Request" not in text[:20_000]:
+        return False
+    titles = {m.group(2).strip().lower() for m in _SECTION_RE.finditer(text[:100_000])}
+    return "primary request and intent" in titles and bool(titles & _STATE_TITLES)
+
+
+def earlier_summary_view(text: str, limit: int) -> str:
+    """An earlier summary as its facts (requests, concepts and decisions, files, errors,
+    problem solving, user messages: each numbered section on one line, all within ``limit``
+    characters), without its analysis, its state sections (pending tasks, current work, next
+    step: stale once later work happened) and its closing instructions."""
+    body = _ANALYSIS_RE.sub("", text)
+    lines = [ln for ln in body.splitlines() if _CLOSING_RE.search(ln) is None]
+    body = "\n".join(lines)
+    heads = list(_SECTION_RE.finditer(body))
+    kept: list[tuple[str, str]] = []
+    for i, head in enumerate(heads):
+        title = head.group(2).strip()
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
+        content = " ".join(body[head.end() : end].replace("</summary>", " ").split())
+        if title.lower() not in _STATE_TITLES and content:
+            kept.append((f"{head.group(1)}. {title}:", content))
+    label = f"{EARLIER_SUMMARY}; its stale pending tasks, current work and next step left out]"
+    if not kept:
+        opening = " ".join(body.split())
+        kept = [("", opening.split("Summary:", 1)[-1].strip())]
+    room = max(limit - len(label), 200)
+    parts: list[str] = []
+    for n, (title, content) in enumerate(kept):
+        share = room // (len(kept) - n)
+        piece = f"{title} {content}".strip()
+        if len(piece) > share:
+            piece = piece[: max(share - 1, 0)].rstrip() + "…"
+        parts.append(piece)
+        room -= len(piece) + 1
+    return " ".join([label, *parts])

@@ -40,6 +40,11 @@ _NOT_FOUND_RE = re.compile(
     r"|cannot find (?:the )?(?:path|file|module)|module not found|timed out|segmentation fault"
     r"|out of memory|killed)"
 )
+_COUNT_FIELD_RE = re.compile(
+    r"(?i:failed|failures?)(?:[ \t]+[\w()/-]+){1,3}[ \t]*[:=][ \t]*\d[\d,.]*[ \t]*%?$"
+)
+"""A count in a command's output data (``failed txs: 2``, ``Failed requests: 0``): a number the
+call reported, not a failure of the call."""
 _PANIC_RE = re.compile(r"^thread '.*' panicked at .+$|^npm ERR! .+$")
 _FAILED_COUNT_RE = re.compile(r"(?i:\b[1-9]\d* (?:failed|failing|errors?)\b)")
 # Lines that are code or listings, never error reports.
@@ -174,7 +179,7 @@ def _rank_patterns(line: str) -> int:
     if len(line) <= 400 and _may_be_not_found(low) and _NOT_FOUND_RE.search(body):
         return 3
     if _may_be_diagnostic(low) and _DIAGNOSTIC_RE.match(body):
-        return 2
+        return 0 if _COUNT_FIELD_RE.match(body) else 2
     if _may_be_failed_count(low) and _FAILED_COUNT_RE.search(body):
         return 1
     return 0
@@ -187,7 +192,7 @@ def _rank_all_patterns(line: str, body: str) -> int:
     if len(line) <= 400 and _NOT_FOUND_RE.search(body):
         return 3
     if _DIAGNOSTIC_RE.match(body):
-        return 2
+        return 0 if _COUNT_FIELD_RE.match(body) else 2
     if _FAILED_COUNT_RE.search(body):
         return 1
     return 0

@@ -44,6 +44,7 @@ from .local_state import (
     IN_FLIGHT,
     add_shape_jobs,
     after_line,
+    error_replies,
     in_flight_items,
     in_flight_step,
     is_housekeeping_path,
@@ -69,6 +70,7 @@ from .local_text import (
 from .local_views import (
     identifiers_used,
     named_lines,
+    prior_concepts,
     prior_paths,
     tools_used,
     user_messages,
@@ -147,11 +149,12 @@ _FACTORS = (1.0, 0.7, 0.5, 0.35, 0.25, 0.15, 0.1)
 
 
 def _prior_excerpt(session: Session, number: int, limit: int) -> str:
-    """Section ``number`` of the latest earlier summary, on one line and capped."""
+    """Section ``number`` of the latest earlier summary, on one line and capped (for section 1,
+    a summary without numbered sections, such as Codex's, is quoted whole, capped)."""
     for text in reversed(session.prior):
-        content = prior_sections(text).get(number)
-        if content:
-            return quote(content, limit)
+        sections = prior_sections(text)
+        if sections.get(number) or (number == 1 and not sections):
+            return quote(sections.get(number) or text, limit)
     return ""
 
 
@@ -226,16 +229,15 @@ def _intent(s: Session, lim: Limits) -> str:
 
 def _concepts(s: Session, lim: Limits) -> str:
     items: list[str] = []
-    tools = tools_used(s)
-    if tools:
+    if tools := tools_used(s):
         shown = tools[: lim.items + 4]
         items.append("Tools used: " + ", ".join(f"{t} ({n}×)" for t, n in shown))
-    skills = s.skills
-    if skills:
+    if skills := s.skills:
         items.append("Skills used: " + ", ".join(code(x) for x in skills))
-    ranked_words = identifiers_used(s)[: lim.items * 2]
-    if ranked_words:
+    if ranked_words := identifiers_used(s)[: lim.items * 2]:
         items.append("Identifiers: " + ", ".join(code(w) for w in ranked_words))
+    if earlier := prior_concepts(s, lim.item // 2, lim.items):
+        items += ["From the earlier summary (concepts, decisions):", *(f"  {x}" for x in earlier)]
     return bullets(items) if items else "   - None recorded."
 
 
@@ -415,6 +417,7 @@ def _pending(s: Session, lim: Limits) -> str:
     if last is not None and not s.turn_ended:
         state = "still in progress" if s.request_started else "not answered yet"
         items.append(f"The latest request is {state}: {quote(last.text, lim.item)}")
+        items.extend(error_replies(s, lim.item))
         unresolved = [
             e for e in s.errors if e.index > last.index and e.after in ("", "failed again")
         ]
@@ -422,7 +425,7 @@ def _pending(s: Session, lim: Limits) -> str:
             items.append(f"Unresolved failure: {code(cut(err.call, lim.item))}")
     if s.turn_ended and s.question:
         items.append(
-            f"The assistant asked the user and awaits an answer: {quote(s.question, lim.item)}"
+            f"The assistant asked the user and awaits an answer: {quote(s.question, lim.item * 2)}"
         )
     if s.announced:
         items.append(
@@ -457,6 +460,7 @@ def _current_work(s: Session, lim: Limits) -> str:
         else:
             state = "is in progress" if s.request_started else "is not answered yet"
         items.append(f"The latest request {state}: {quote(last.text, lim.item)}")
+        items.extend(error_replies(s, lim.item) if not s.turn_ended else [])
     if s.ended_by_tool:
         items.append(f"The work ended with {code(s.ended_by_tool)}.")
         if s.ended_output:
@@ -517,7 +521,7 @@ def _next_step(s: Session, lim: Limits) -> str:
         doing = f" (task in progress: {cut(task.subject, lim.item)})" if task else ""
         return f"   Continue the latest request: {quote(last.text, lim.item)}{doing}.{stopped}"
     if s.turn_ended and s.question:
-        return f"   Wait for the user's answer to: {quote(s.question, lim.item)}"
+        return f"   Wait for the user's answer to: {quote(s.question, lim.item * 2)}"
     if s.turn_ended and running and not s.announced and not s.ended_by_tool:
         return (
             "   None for now: the last request was answered; wait for the user's next message. "

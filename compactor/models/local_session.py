@@ -45,15 +45,20 @@ from compactor.facts import (
     sentences,
     strip_output_header,
 )
+from compactor.facts.durable import is_earlier_summary
 
 from .local_files import FileState, file_changes
 from .local_text import (
     announces_step,
     asks_user,
     call_line,
+    final_round_start,
+    is_harness_error,
     is_prompt_line,
     is_result_line,
+    listed_questions,
     printed_lines,
+    runner_words,
     scored_sentences,
     slash_command,
 )
@@ -61,11 +66,8 @@ from .local_text import (
 __all__ = ["Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
 
 DONE_STATUSES = frozenset({"completed", "complete", "done", "cancelled", "canceled", "deleted"})
-_TERMINAL_TOOLS = re.compile(
-    r"^(?:submit|finish|done|complete|attempt_completion|task_complete|end_conversation|"
-    r"transfer_to_human\w*)$",
-    re.IGNORECASE,
-)
+_TERMINAL_TOOLS = re.compile(r"^(?:submit|finish|done|complete|attempt_completion|task_complete|"
+                             r"end_conversation|transfer_to_human\w*)$", re.IGNORECASE)  # fmt: skip
 """Tools whose result ends the agent's work (SWE-agent ``submit``, tau-bench's hand-over)."""
 _LOCAL_COMMANDS = frozenset(
     "/compact /clear /exit /quit /model /cost /help /config /status /resume /login /logout "
@@ -94,12 +96,8 @@ _PLAN_TOOLS = frozenset(
 _LOG_PROGRAMS = frozenset({"journalctl", "docker logs", "kubectl logs", "systemctl status"})
 _SEARCH_TOOL_RE = re.compile(r"grep|glob|search|find|list|^ls$", re.IGNORECASE)
 _FILE_MARKER_RE = re.compile(r"\[File: (\S+) \(\d+ lines total\)\]|\(Open file: ([^)\n]+)\)")
-_SHORT_OUTPUT_LINES = 6
-_SHORT_OUTPUT_CHARS = 400
-_OUTPUT_TAIL = 20_000
-DELIVERABLE_CHARS = 500
-_SHORT_REPLY = 40
-_RETRY_WINDOW = 64
+_SHORT_OUTPUT_LINES, _SHORT_OUTPUT_CHARS, _OUTPUT_TAIL = 6, 400, 20_000
+DELIVERABLE_CHARS, _SHORT_REPLY, _RETRY_WINDOW = 500, 40, 64
 """A success or failure is matched against the last this-many unfixed errors only."""
 
 
@@ -208,8 +206,8 @@ class Session:
     """(tool, calls) most used first (filled by the summarizer on first use)."""
     skills: list[str] = field(default_factory=list)
     """The skills the calls loaded, each once (filled with :attr:`tools`)."""
-    flying: list[Call] | None = None
-    """:attr:`in_flight` of the built session (set when the session is complete)."""
+    flying: list[Call] | None = None  # :attr:`in_flight`, kept once the session is built
+    harness_errors: list[Entry] = field(default_factory=list)  # ``API Error: 400 …`` texts
 
     @property
     def in_flight(self) -> list[Call]:
@@ -243,8 +241,7 @@ def _signature(call: Call) -> tuple[str, str, frozenset[str]]:
     return (call.name, "", frozenset(targets))
 
 
-_CACHED_COMMAND = 2_000
-"""Commands up to this length are read once per process (agents repeat their commands)."""
+_CACHED_COMMAND = 2_000  # commands up to this length are read once (agents repeat them)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -255,7 +252,10 @@ def _command_signature(command: str) -> tuple[str, str, frozenset[str]]:
 def _read_command_signature(command: str) -> tuple[str, str, frozenset[str]]:
     targets = {p for _, p in paths(command)}
     targets.add("$ " + " ".join(command.split()))
-    return ("shell", main_program(command), frozenset(targets))
+    program = main_program(command)
+    if program in _TEST_PROGRAMS:  # a runner's subcommand tells its steps apart
+        program = runner_words(command, program)
+    return ("shell", program, frozenset(targets))
 
 
 _TEST_PROGRAMS = frozenset(
@@ -283,7 +283,7 @@ def _retries(
         )
     if not program or program != later[1]:
         return False
-    if program in _TEST_PROGRAMS:
+    if program.split(" ", 1)[0] in _TEST_PROGRAMS:
         return True
     return not failed[2] and not later[2] and not is_reading_program(program)
 
@@ -305,7 +305,7 @@ class _Builder:
             self.result(r, e.index)
         if not e.text.strip():
             return
-        if e.injected:
+        if e.injected or is_earlier_summary(e.text):
             self.injected(e)
             return
         command = slash_command(e.text)
@@ -317,6 +317,9 @@ class _Builder:
     def injected(self, e: Entry) -> None:
         text = e.text
         s = self.s
+        if is_earlier_summary(text):  # its facts are kept; its state is stale, never current
+            s.prior.append(text)
+            return
         if "<environment_context>" in text:
             fields = dict(_ENV_FIELD_RE.findall(text))
             if fields:
@@ -358,6 +361,9 @@ class _Builder:
 
     def assistant(self, e: Entry) -> None:
         s = self.s
+        if not e.calls and is_harness_error(e.text):
+            s.harness_errors.append(e)  # not an answer: the request it follows is unanswered
+            return
         if e.text.strip():
             s.last_text = e
             if len(e.text.strip()) >= DELIVERABLE_CHARS:
@@ -572,7 +578,8 @@ class _Builder:
 
     def finish_session(self) -> Session:
         s = self.s
-        s.flying = s.in_flight  # every call and result is in: from here on it stays as it is
+        start = final_round_start(s.entries)  # an older call without a result was abandoned
+        s.flying = [c for c in s.in_flight if c.index > start]  # from here on it stays as it is
         for err in s.errors:
             if err.after:
                 continue
@@ -588,7 +595,7 @@ class _Builder:
                 following = e.text
         for err in s.errors:
             err.next_text = texts.get(err.index, "")
-        local = {i for i, _ in s.local_commands}
+        local = {i for i, _ in s.local_commands} | {e.index for e in s.harness_errors}
         last = next(
             (
                 e
@@ -610,7 +617,8 @@ class _Builder:
         last_request = s.last_request
         if last_request is not None:
             s.request_started = any(
-                e.role == "assistant" for e in s.entries[last_request.index + 1 :]
+                e.role == "assistant" and e.index not in local
+                for e in s.entries[last_request.index + 1 :]
             )
         if s.reply is not None and (last_request is None or s.reply.index < last_request.index):
             s.reply = None
@@ -618,7 +626,8 @@ class _Builder:
             said = sentences(s.last_text.text)
             asked = [x for x in said if asks_user(x)]
             direct = [x for x in asked if x.rstrip().endswith("?")]
-            s.question = (direct or asked)[-1] if asked else ""  # a real question first
+            last_asked = (direct or asked)[-1] if asked else ""  # a real question first
+            s.question = listed_questions(s.last_text.text) or last_asked  # all it listed
             if not s.question and said and announces_step(said[-1]):
                 s.announced = said[-1]
         return s

@@ -53,6 +53,7 @@ __all__ = [
     "ANSWERED",
     "add_shape_jobs",
     "after_line",
+    "error_replies",
     "is_housekeeping",
     "is_housekeeping_path",
     "job_polls",
@@ -97,6 +98,23 @@ def in_flight_step(flying: list[Call], width: int, most: int) -> str:
         f"These calls were {IN_FLIGHT} and their results are not in the transcript ({names}): "
         "check whether they ran (look for their side effects) and run them again if still needed"
     )
+
+
+def error_replies(s: Session, width: int) -> list[str]:
+    """A line saying that what followed the latest request were errors the API or the CLI
+    wrote, not answers (none when none did)."""
+    last = s.last_request
+    errors = [e for e in s.harness_errors if last is not None and e.index > last.index]
+    if not errors:
+        return []
+    said = (
+        f"The work on it ended with errors the API or the agent CLI wrote ({len(errors)}), not an "
+        "answer"
+        if s.request_started
+        else f"The only replies to it were errors the API or the agent CLI wrote ({len(errors)}), "
+        "not answers; the request is unanswered"
+    )
+    return [f"{said}: {quote(errors[-1].text, width)}"]
 
 
 def is_housekeeping_path(path: str) -> bool:

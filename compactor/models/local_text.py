@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from compactor.facts import (
     Call,
+    Entry,
     clean,
     command_of,
     cut,
@@ -34,15 +35,19 @@ __all__ = [
     "code",
     "code_line",
     "decision_score",
+    "final_round_start",
     "head_tail",
+    "is_harness_error",
     "is_prompt_line",
     "is_result_line",
+    "listed_questions",
     "may_state_decision",
     "plural",
     "printed_lines",
     "prior_sections",
     "prior_users",
     "quote",
+    "runner_words",
     "scored_sentences",
     "slash_command",
     "strip_list_mark",
@@ -55,6 +60,96 @@ T = TypeVar("T")
 
 # --------------------------------------------------------------------------------------------------
 # Reading
+
+_HARNESS_ERROR_RE = re.compile(
+    r"\A\s*(?:API Error\b|API error:|\{\s*\"type\"\s*:\s*\"error\"|Request timed out\b|"
+    r"Prompt is too long\b|Credit balance is too low\b|Invalid API key\b|"
+    r"[\w ]{0,40}usage limit reached\b|(?:Rate limit|Overloaded)(?: error)?:|"
+    r"(?:stream|upstream|model|server|connection) error:)",
+    re.IGNORECASE,
+)
+"""How an error the API or the agent CLI wrote in the assistant's place begins (Claude Code's
+``isApiErrorMessage`` records: ``API Error: 400 {...}``, ``Request timed out``)."""
+
+
+def is_harness_error(text: str) -> bool:
+    """Whether an assistant message is an error the API or the CLI wrote in the assistant's
+    place (short, and shaped like an error report): it answers nothing."""
+    return len(text) <= 4_000 and _HARNESS_ERROR_RE.match(text) is not None
+
+
+_SHELL_SPLIT_RE = re.compile(r"\|\||&&|[|;\n]")
+_SUBCOMMAND_RE = re.compile(r"^[a-z][\w:-]*$")
+
+
+def runner_words(command: str, program: str) -> str:
+    """``program`` with the subcommand words that follow it in ``command`` (at most two, up to
+    the first option, path or redirection): ``npx hardhat compile``, ``npm run build``, ``cargo
+    test``. Two runs of one runner are the same step only if these agree (``npx hardhat test``
+    does not fix a failed ``npx next build``)."""
+    for segment in _SHELL_SPLIT_RE.split(command):
+        words = segment.split()
+        names = [w.rsplit("/", 1)[-1].lower() for w in words]
+        if program not in names:
+            continue
+        sub: list[str] = []
+        for word in words[names.index(program) + 1 :]:
+            if len(sub) == 2 or _SUBCOMMAND_RE.match(word) is None:
+                break
+            sub.append(word)
+        return " ".join([program, *sub])
+    return program
+
+
+_LIST_ITEM_RE = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•])\s+(\S.*)$")
+_MOST_QUESTIONS, _QUESTION_ITEM = 5, 100
+
+
+def listed_questions(text: str) -> str:
+    """When a final message asks a question and lists what it asks after it (``What do you
+    want? 1. Stack: … 2. Shape: … 3. Git: …?``), the question with every listed item (at most
+    :data:`_MOST_QUESTIONS`, each cut to :data:`_QUESTION_ITEM` characters), on one line; else
+    "" (the message's last question is then the one asked)."""
+    lines = text.splitlines()
+    for i in range(len(lines) - 1, -1, -1):
+        line = lines[i].strip()
+        if not line or _LIST_ITEM_RE.match(line) or not asks_user(line):
+            continue
+        items = []
+        for later in lines[i + 1 :]:
+            item = _LIST_ITEM_RE.match(later)
+            if item is not None:
+                items.append(cut(one_line(item.group(1)), _QUESTION_ITEM))
+            elif later.strip() and items:
+                break
+        if len(items) < 2:
+            return ""
+        shown = items[:_MOST_QUESTIONS] + (["…"] if len(items) > _MOST_QUESTIONS else [])
+        return " ".join(
+            [cut(one_line(line), _QUESTION_ITEM)] + [f"({n}) {x}" for n, x in enumerate(shown, 1)]
+        )
+    return ""
+
+
+def final_round_start(entries: Sequence[Entry]) -> int:
+    """The index of the last entry before the session's final round of calls: a call without a
+    result is in flight only if it comes after this index (an older one was followed by a
+    later round, or by a user message, and was abandoned). The final round is the assistant's
+    last calls and their results, up to the first assistant message after a result."""
+    seen_work = False
+    for e in reversed(entries):
+        if e.internal or e.injected:
+            continue
+        if e.results:
+            if seen_work:
+                return e.index
+        elif e.role == "assistant":
+            if e.calls or (e.text.strip() and not is_harness_error(e.text)):
+                seen_work = True
+        elif e.role == "user" and e.text.strip():
+            return e.index
+    return -1
+
 
 _QUESTION_RE = re.compile(
     r"\?\s*$|\b(?:would you like|do you want|shall I|should I|let me know|want me to|"

@@ -12,7 +12,16 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from compactor.facts import Entry, has_known_extension, identifiers, instructions, one_line, paths
+from compactor.facts import (
+    Entry,
+    cut,
+    error_lines,
+    has_known_extension,
+    identifiers,
+    instructions,
+    one_line,
+    paths,
+)
 
 from .local_session import Session
 from .local_text import prior_sections, prior_users
@@ -23,6 +32,7 @@ __all__ = [
     "is_constraint",
     "named_files",
     "named_lines",
+    "prior_concepts",
     "prior_paths",
     "tools_used",
     "untouched",
@@ -108,17 +118,38 @@ def is_constraint(sentence: str) -> bool:
 
 
 def user_rules(s: Session) -> list[str]:
-    """The user's constraints and preferences, each once, without their list marks."""
+    """The user's constraints and preferences, each once, without their list marks; not the
+    sentences of pasted output (:func:`_own_sentences`)."""
     if s.rules is None:
         found = (
             _RULE_MARK_RE.sub("", part).strip()
             for e in s.requests
-            for _, x in instructions(_own(e.text))
+            for x in _own_sentences(_own(e.text))
             for part in _QUOTED_END_RE.split(one_line(x))
             if is_constraint(part)
         )
         s.rules = list(dict.fromkeys(found))
     return s.rules
+
+
+_PASTE_LINES = 8
+_PASTE_REACH = 6
+
+
+def _own_sentences(text: str) -> list[str]:
+    """The rule sentences of a user message, without those of pasted output: in a message of
+    at least :data:`_PASTE_LINES` lines that holds error lines (a pasted log, a browser's error
+    page), a sentence within :data:`_PASTE_REACH` lines of one is the paste's, not the user's
+    (``URL scheme must be "http" or "https" for CORS request.`` under ``Failed to fetch.``). A
+    line that ends with a colon (``CRITICAL:``) is the user's own heading, not an error."""
+    found = list(instructions(text))
+    if not found or text.count("\n") < _PASTE_LINES:
+        return [x for _, x in found]
+    errors = [text.count("\n", 0, pos) for pos, x in error_lines(text) if not x.endswith(":")]
+    return [
+        x for pos, x in found
+        if all(abs(text.count("\n", 0, pos) - line) > _PASTE_REACH for line in errors)
+    ]  # fmt: skip
 
 
 def identifiers_used(s: Session) -> list[str]:
@@ -215,4 +246,21 @@ def prior_paths(s: Session, known: set[str]) -> list[str]:
         if content:
             found = (p for _, p in paths(content) if has_known_extension(p) and p not in known)
             return list(dict.fromkeys(found))
+    return []
+
+
+def prior_concepts(s: Session, width: int, most: int) -> list[str]:
+    """The items of the latest earlier summary's section 2 (its key concepts and the decisions
+    they record: often the only place a decision taken before that compaction survives), each
+    on one line and cut to ``width``, at most ``most`` of them."""
+    for text in reversed(s.prior):
+        content = prior_sections(text).get(2)
+        if not content:
+            continue
+        items = [
+            ln.strip()[2:] for ln in content.splitlines() if ln.strip().startswith(("- ", "* "))
+        ]
+        if not items:
+            items = [content]
+        return [cut(one_line(x), width) for x in items[:most] if x.strip()]
     return []

@@ -174,16 +174,21 @@ async def select_user_messages(
             if not keep:
                 continue
         candidates.append(msg)
+    candidates, summary = _earlier_summaries(candidates)
     if not candidates or max_tokens == 0:
         return [], bool(candidates)
-    if len(candidates) == 1:
+    if len(candidates) == 1 and candidates[0] is not summary:
         return [user_text(candidates[0])], False
     kept: list[str] = []
     seen: set[str] = set()
     remaining = max_tokens
     for number, msg in reversed(list(enumerate(candidates, 1))):
         text = user_text(msg)
-        if earlier_chars is not None:
+        if msg is summary:
+            from compactor.facts.durable import earlier_summary_view
+
+            text = earlier_summary_view(text, EARLIER_SUMMARY_CHARS)
+        elif earlier_chars is not None:
             if text.strip() in seen:
                 continue  # the same words sent again: kept once, where they were sent last
             seen.add(text.strip())
@@ -201,6 +206,31 @@ async def select_user_messages(
     if earlier_chars is None:
         return kept, len(kept) < len(candidates)
     return kept, len(kept) < len({user_text(m).strip() for m in candidates})
+
+
+EARLIER_SUMMARY_CHARS = 3_000
+"""At most this many characters of an earlier compaction's summary the user messages hold."""
+
+
+def _earlier_summaries(candidates: list[M]) -> tuple[list[M], M | None]:
+    """``candidates`` without the earlier compactions' summaries that user messages carry
+    (recognised by shape) but the latest, which is returned apart: it is shown once, as its
+    facts without its stale state sections (:func:`~compactor.facts.durable.earlier_summary_view`),
+    never as the user's words. The check is cheap for texts that cannot be one."""
+    maybe = [
+        m for m in candidates
+        if "Primary Request" in (text := user_text(m))[:20_000]
+        or text.lstrip()[:60].startswith(("This session", "Another language model"))
+    ]  # fmt: skip
+    if not maybe:
+        return candidates, None
+    from compactor.facts.durable import is_earlier_summary
+
+    summaries = [m for m in maybe if is_earlier_summary(user_text(m))]
+    if not summaries:
+        return candidates, None
+    stale = {id(m) for m in summaries[:-1]}
+    return [m for m in candidates if id(m) not in stale], summaries[-1]
 
 
 EARLIER_USER_CHARS = 1_500
