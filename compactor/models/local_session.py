@@ -582,8 +582,10 @@ class _Builder:
                     break
         following = ""
         texts: dict[int, str] = {}
-        for e in reversed(s.entries):
-            texts[e.index] = following
+        wanted = {err.index for err in s.errors}  # not one item per message: a million of them
+        for e in reversed(s.entries) if wanted else ():
+            if e.index in wanted:
+                texts[e.index] = following
             if e.role == "assistant" and e.text.strip():
                 following = e.text
         for err in s.errors:
