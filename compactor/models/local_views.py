@@ -122,15 +122,12 @@ def user_rules(s: Session) -> list[str]:
 def identifiers_used(s: Session) -> list[str]:
     """Identifiers the user and the assistant wrote, most used first."""
     if s.identifiers is None:
-        words: Counter[str] = Counter()
-        first: dict[str, int] = {}
+        words: Counter[str] = Counter()  # counted in C; its keys in the order first seen
         requests = {e.index for e in s.requests}
         for e in s.entries:
             if e.role == "assistant" or e.index in requests:
-                for _, word in identifiers(e.text):
-                    words[word] += 1
-                    first.setdefault(word, len(first))
-        s.identifiers = sorted(words, key=lambda w: (-words[w], first[w]))
+                words.update([word for _, word in identifiers(e.text)])
+        s.identifiers = sorted(words, key=lambda w: -words[w])  # stable: first seen first
     return s.identifiers
 
 
