@@ -448,6 +448,21 @@ def test_property_spans_that_overlap_nothing_are_kept_without_the_one_by_one_wal
     assert list(p._longest_first(iter(spans))) == _longest_first_one_by_one(spans)
 
 
+@settings(max_examples=2000, deadline=None, database=None, derandomize=True)
+@given(
+    st.text(alphabet="ab .!?\n\t", max_size=40),
+    st.lists(st.integers(0, 45), max_size=6).map(sorted),
+)
+def test_property_sentences_holding_a_position_are_those_of_sentence_spans(
+    text: str, positions: list[int]
+) -> None:
+    """Issue 28 point 7: the decision scorer cuts out only the sentences a keyword stands in."""
+    from compactor.facts import sentence_spans, sentences_holding
+
+    expected = [s for p, s in sentence_spans(text) if any(p <= q < p + len(s) for q in positions)]
+    assert list(sentences_holding(text, positions)) == expected
+
+
 def _instructions_of_every_sentence(text: str) -> list[tuple[int, str]]:
     from compactor.facts import cut, sentence_spans
     from compactor.facts.patterns import _INSTRUCTION_RE, _WORD_RE

@@ -82,6 +82,26 @@ def sentence_spans(text: str) -> Iterator[tuple[int, str]]:
     yield pos, text[pos:]
 
 
+def sentences_holding(text: str, positions: Sequence[int]) -> Iterator[str]:
+    """The sentences of :func:`sentence_spans` in which one of ``positions`` (in order) stands,
+    each once; the others are not cut out of ``text``."""
+    pos = at = 0
+    count = len(positions)
+    for sep in _SENTENCE_RE.finditer(text):
+        end = sep.start(1) if sep.group(1) is not None else sep.start()
+        while at < count and positions[at] < pos:
+            at += 1
+        if at == count:
+            return
+        if positions[at] < end:
+            yield text[pos:end]
+        pos = sep.end()
+    while at < count and positions[at] < pos:
+        at += 1
+    if at < count and positions[at] < len(text):
+        yield text[pos:]
+
+
 def sentences(text: str) -> list[str]:
     """The non-empty, stripped sentences of ``text``."""
     return [s.strip() for _, s in sentence_spans(clean(text)) if s.strip()]
