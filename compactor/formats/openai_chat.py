@@ -143,18 +143,20 @@ def message_from_record(
         tool_call_id = ids[0]
     name = rec.get("name")
     reasoning = rec.get("reasoning_content")
+    calls = rec.get("tool_calls")
     msg = Message(
         role=role,
         content=text,
         parts=parts,
-        tool_calls=_tool_calls(path, line, rec.get("tool_calls")),
+        tool_calls=[] if calls is None else _tool_calls(path, line, calls),
         tool_call_id=tool_call_id if isinstance(tool_call_id, str) else None,
         name=name if isinstance(name, str) else None,
         reasoning_content=reasoning if isinstance(reasoning, str) else None,
+        # most records hold no other key: the set test runs in C, the comprehension does not
+        extra={} if known.issuperset(rec) else {k: v for k, v in rec.items() if k not in known},
     )
     if role == "tool" and msg.name:
         msg.tool_name = msg.name
-    msg.extra = {k: v for k, v in rec.items() if k not in known}
     return msg
 
 
