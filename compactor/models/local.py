@@ -68,6 +68,7 @@ from .local_views import (
     identifiers_used,
     named_files,
     prior_paths,
+    step_of,
     tools_used,
     user_messages,
     user_rules,
@@ -157,8 +158,8 @@ def _prior_excerpt(session: Session, number: int, limit: int) -> str:
 # Sections: one function each, (session, limits) → text
 
 
-def _step_line(step: tuple[str, Entry | str | None, list[str]], lim: Limits) -> str:
-    kind, what, names = step
+def _step_line(step: tuple[str, Entry | str | None, list[str]] | Entry, lim: Limits) -> str:
+    kind, what, names = step_of(step)
     if isinstance(what, str):
         return what
     if kind == "user" and what is not None:

@@ -195,7 +195,7 @@ class Session:
     """The next action the assistant's final message announced (``I'll change it …``)."""
     identifiers: list[str] | None = None
     """Identifiers ranked by use (filled by the summarizer on first use)."""
-    walk: list[tuple[str, Entry | str | None, list[str]]] | None = None
+    walk: list[tuple[str, Entry | str | None, list[str]] | Entry] | None = None
     """The chronological steps of ``<analysis>`` (filled by the summarizer on first use)."""
     rules: list[str] | None = None
     """The user's constraints, one line each (filled by the summarizer on first use; like the
