@@ -582,7 +582,7 @@ def summarize_transcript(context: list[Message] | list[AgenticMessage] | list[An
 def _summary(context: list[Any], input_tokens: int, focus: str = "") -> str:
     """:func:`summarize_transcript`, the context's estimated size given; the lines that
     mention the ``focus`` terms first, in room taken from the budget (:mod:`.local_focus`)."""
-    items: list[Message | AgenticMessage] = list(context)
+    items: list[Message | AgenticMessage] = context  # only read: no copy of a long history
     session = build_session([entry_of(i, m) for i, m in enumerate(items)])
     add_shape_jobs(session)
     judge_proposals(session)
@@ -636,10 +636,12 @@ class LocalSummarizer:
         """Summarize the context between the instruction messages; deterministic."""
         kind = message_kind(messages)
         start, end = context_span(messages)
-        sizes = [estimate_message(m) for m in messages]  # counted once, for both uses
+        context = messages[start:end]
+        inner = sum(estimate_message(m) for m in context)  # each counted once, for both uses
+        outer = sum(estimate_message(m) for m in (*messages[:start], *messages[end:]))
         focus = focus_of(messages[-1]) if end < len(messages) else ""
-        text = _summary(messages[start:end], sum(sizes[start:end]), focus)
-        prompt = sum(sizes)
+        text = _summary(context, inner, focus)
+        prompt = inner + outer
         completion = estimate_text(text)
         usage = Usage(
             prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
