@@ -245,6 +245,14 @@ def _media_texts(blocks: Sequence[Block]) -> Iterator[str]:
 
 def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
     """The :class:`Entry` view of one message (``index`` = its position in the context)."""
+    if type(msg) is Message and not msg.parts and msg.role != "tool":
+        if msg.role != "assistant" or not msg.tool_calls:  # most messages: their content
+            text = msg.content
+            internal = is_internal(msg)
+            if text.strip() in _NULL_TEXTS:
+                text = ""
+            injected = msg.role == "user" and not internal and is_injected(msg, text)
+            return Entry(index, msg.role, text, internal=internal, injected=injected)
     entry = Entry(index=index, role=msg.role, internal=is_internal(msg))
     if isinstance(msg, Message):
         media = [_placeholder(p.type) for p in msg.parts if p.type.endswith("_url")]
