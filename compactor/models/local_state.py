@@ -217,19 +217,19 @@ def judge_proposals(s: Session) -> None:
     Causes and results the message stated stay what they are."""
     previous = -1
     for request in s.requests:
+        start, previous = previous + 1, request.index
+        rejects = _REJECTS_RE.match(request.text) is not None
+        if not rejects and _ACCEPTS_RE.match(request.text) is None:
+            continue  # neither: the message before it is not looked for
         said = next(
             (
                 e
-                for e in reversed(s.entries[previous + 1 : request.index])
+                for e in reversed(s.entries[start : request.index])
                 if e.role == "assistant" and e.text.strip() and not e.internal
             ),
             None,
         )
-        previous = request.index
         if said is None:
-            continue
-        rejects = _REJECTS_RE.match(request.text) is not None
-        if not rejects and _ACCEPTS_RE.match(request.text) is None:
             continue
         proposals = [
             one_line(strip_list_mark(x)) for x in sentences(said.text) if _PROPOSES_RE.search(x)
