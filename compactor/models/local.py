@@ -638,10 +638,8 @@ class LocalSummarizer:
         start, end = context_span(messages)
         context = messages[start:end]
         inner = sum(estimate_message(m) for m in context)  # each counted once, for both uses
-        outer = sum(estimate_message(m) for m in (*messages[:start], *messages[end:]))
-        focus = focus_of(messages[-1]) if end < len(messages) else ""
-        text = _summary(context, inner, focus)
-        prompt = inner + outer
+        prompt = inner + sum(estimate_message(m) for m in (*messages[:start], *messages[end:]))
+        text = _summary(context, inner, focus_of(messages[-1]) if end < len(messages) else "")
         completion = estimate_text(text)
         usage = Usage(
             prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
