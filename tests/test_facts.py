@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections.abc import Iterator, Mapping
 
@@ -409,6 +410,57 @@ def _identifiers_of_every_pattern(text: str) -> list[tuple[int, str]]:
                 yield m.start(1), m.start(1) + len(word), word
 
     return list(p._longest_first(spans()))
+
+
+def _longest_first_one_by_one(spans: list[tuple[int, int, str]]) -> list[tuple[int, str]]:
+    """The longest span first, each kept unless it overlaps one kept before (the reference)."""
+    starts: list[int] = []
+    ends: list[int] = []
+    texts: list[str] = []
+    for start, end, text in sorted(set(spans), key=lambda i: (i[0] - i[1], i[0], i[2])):
+        at = bisect.bisect_left(starts, start)
+        if (at > 0 and ends[at - 1] > start) or (at < len(starts) and starts[at] < end):
+            continue
+        starts.insert(at, start)
+        ends.insert(at, end)
+        texts.insert(at, text)
+    return list(zip(starts, texts, strict=True))
+
+
+_SPANS = st.lists(
+    st.tuples(st.integers(0, 30), st.integers(0, 6), st.sampled_from("abc")).map(
+        lambda t: (t[0], t[0] + t[1], t[2])
+    ),
+    max_size=8,
+)
+
+
+@settings(max_examples=3000, deadline=None, database=None, derandomize=True)
+@given(_SPANS)
+def test_property_spans_that_overlap_nothing_are_kept_without_the_one_by_one_walk(
+    spans: list[tuple[int, int, str]],
+) -> None:
+    """Issue 28 point 7: a text's facts that overlap nothing (most texts) are kept in order of
+    position without walking them longest first; the same facts as the walk, empty and
+    repeated spans included."""
+    from compactor.facts import patterns as p
+
+    assert list(p._longest_first(iter(spans))) == _longest_first_one_by_one(spans)
+
+
+@settings(max_examples=2000, deadline=None, database=None, derandomize=True)
+@given(
+    st.text(alphabet="ab .!?\n\t", max_size=40),
+    st.lists(st.integers(0, 45), max_size=6).map(sorted),
+)
+def test_property_sentences_holding_a_position_are_those_of_sentence_spans(
+    text: str, positions: list[int]
+) -> None:
+    """Issue 28 point 7: the decision scorer cuts out only the sentences a keyword stands in."""
+    from compactor.facts import sentence_spans, sentences_holding
+
+    expected = [s for p, s in sentence_spans(text) if any(p <= q < p + len(s) for q in positions)]
+    assert list(sentences_holding(text, positions)) == expected
 
 
 def _instructions_of_every_sentence(text: str) -> list[tuple[int, str]]:

@@ -666,6 +666,37 @@ def test_every_shared_file_reads_with_every_record_accepted(path: Path) -> None:
     assert len(t.records) == len([line for line in raw.splitlines() if line.strip()])
 
 
+@pytest.mark.parametrize(
+    ("later", "line", "says"),
+    [
+        (b'{"role": "user",', 5, "JSON Lines expected"),  # not JSON: first of all
+        (b'{"type": "session_meta", "payload": {}}', 5, "a codex record, not openai"),
+        (b'{"role": "user", "content": "c"}', 2, "'tool_calls': must be a list"),
+    ],
+)
+def test_a_chat_file_read_as_it_is_parsed_fails_where_parsing_everything_first_did(
+    later: bytes, line: int, says: str
+) -> None:
+    """Issue 28 point 7: the openai reader builds each message as its line is parsed (the
+    records are never all held), and still raises the error of a read that parsed every line,
+    then checked every record, then built the messages."""
+    raw = b"\n".join(
+        [
+            b'{"role": "user", "content": "a"}',
+            b'{"role": "assistant", "content": "", "tool_calls": 5}',  # fits, is no message
+            b'{"role": "user", "content": "b"}',
+            b'{"role": "assistant", "content": "c"}',
+            later,
+        ]
+    )
+    with pytest.raises(TranscriptError) as info:
+        read_transcript("t.jsonl", raw + b"\n", "openai")
+    assert (info.value.path, info.value.line) == ("t.jsonl", line)
+    assert says in str(info.value)
+    good = read_transcript("t.jsonl", raw.replace(b"5}", b"[]}", 1).rsplit(b"\n", 1)[0], None)
+    assert [m.content for m in good.messages if isinstance(m, Message)] == ["a", "", "b", "c"]
+
+
 def test_a_chat_file_lets_its_records_go_and_reads_them_again_from_its_bytes(
     tmp_path: Path,
 ) -> None:

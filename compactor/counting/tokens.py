@@ -119,6 +119,9 @@ def _block_bytes_and_media(block: Block) -> tuple[int, int]:
 
 def estimate_message(msg: Message | AgenticMessage) -> int:
     """floor(B / 4) + 2,000 per media part, B = UTF-8 bytes of the counted fields (SPEC §3)."""
+    if type(msg) is Message and not msg.parts and not msg.tool_calls and not msg.reasoning_content:
+        text = msg.content  # most messages: their content is all that counts (counted often)
+        return (len(text) if text.isascii() else len(text.encode("utf-8"))) // 4
     nbytes, media = _message_bytes_and_media(msg)
     return nbytes // 4 + MEDIA_TOKENS * media
 

@@ -80,6 +80,7 @@ from .text import (
     parse_arguments,
     sentence_spans,
     sentences,
+    sentences_holding,
     shorten,
     text_sources,
 )
@@ -131,6 +132,7 @@ __all__ = [
     "scan_window",
     "sentence_spans",
     "sentences",
+    "sentences_holding",
     "shell_words",
     "shorten",
     "strip_output_header",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 from collections.abc import Callable, Iterator
 
@@ -322,10 +323,17 @@ _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'\-]*")
 def _longest_first(items: Iterator[tuple[int, int, str]]) -> Iterator[tuple[int, str]]:
     """(position, text) of the spans that overlap no longer one (``3.11.7`` in ``Python 3.11.7``
     and ``a.b`` in ``a.b.c(`` are the same fact)."""
+    spans = sorted(set(items))
+    if all(a[0] < a[1] <= b[0] for a, b in itertools.pairwise(spans)):
+        return ((start, text) for start, _, text in spans)  # most texts: no span overlaps
+    return _kept_spans(spans)
+
+
+def _kept_spans(spans: list[tuple[int, int, str]]) -> Iterator[tuple[int, str]]:
     starts: list[int] = []  # kept spans, sorted by start (they never overlap each other)
     ends: list[int] = []
     texts: list[str] = []
-    for start, end, text in sorted(set(items), key=lambda i: (i[0] - i[1], i[0], i[2])):
+    for start, end, text in sorted(spans, key=lambda i: (i[0] - i[1], i[0], i[2])):
         at = bisect.bisect_left(starts, start)
         if at > 0 and ends[at - 1] > start:
             continue  # overlaps the kept span before it

@@ -82,6 +82,26 @@ def sentence_spans(text: str) -> Iterator[tuple[int, str]]:
     yield pos, text[pos:]
 
 
+def sentences_holding(text: str, positions: Sequence[int]) -> Iterator[str]:
+    """The sentences of :func:`sentence_spans` in which one of ``positions`` (in order) stands,
+    each once; the others are not cut out of ``text``."""
+    pos = at = 0
+    count = len(positions)
+    for sep in _SENTENCE_RE.finditer(text):
+        end = sep.start(1) if sep.group(1) is not None else sep.start()
+        while at < count and positions[at] < pos:
+            at += 1
+        if at == count:
+            return
+        if positions[at] < end:
+            yield text[pos:end]
+        pos = sep.end()
+    while at < count and positions[at] < pos:
+        at += 1
+    if at < count and positions[at] < len(text):
+        yield text[pos:]
+
+
 def sentences(text: str) -> list[str]:
     """The non-empty, stripped sentences of ``text``."""
     return [s.strip() for _, s in sentence_spans(clean(text)) if s.strip()]
@@ -225,6 +245,14 @@ def _media_texts(blocks: Sequence[Block]) -> Iterator[str]:
 
 def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
     """The :class:`Entry` view of one message (``index`` = its position in the context)."""
+    if type(msg) is Message and not msg.parts and msg.role != "tool":
+        if msg.role != "assistant" or not msg.tool_calls:  # most messages: their content
+            text = msg.content
+            internal = is_internal(msg)
+            if text.strip() in _NULL_TEXTS:
+                text = ""
+            injected = msg.role == "user" and not internal and is_injected(msg, text)
+            return Entry(index, msg.role, text, internal=internal, injected=injected)
     entry = Entry(index=index, role=msg.role, internal=is_internal(msg))
     if isinstance(msg, Message):
         media = [_placeholder(p.type) for p in msg.parts if p.type.endswith("_url")]

@@ -131,15 +131,20 @@ class LineTable(Sequence[Line]):
     (the object and four ints), as much as the messages' own text; the columns cost 32.
     """
 
-    __slots__ = ("_checks", "_ends", "_numbers", "_objs", "_source", "_starts")
+    __slots__ = ("_checks", "_each", "_ends", "_numbers", "_objs", "_source", "_starts")
 
-    def __init__(self, source: bytes | FileSource) -> None:
+    def __init__(
+        self, source: bytes | FileSource, each: Callable[[int, JsonObject], None] | None = None
+    ) -> None:
+        """``each``: called with every line's number and record as it is added, the records
+        then not kept (as after :meth:`forget_records`)."""
         self._source = source
         self._numbers = array("q")
         self._starts = array("q")
         self._ends = array("q")
         self._checks = array("q")
-        self._objs: list[JsonObject] | None = []
+        self._objs: list[JsonObject] | None = [] if each is None else None
+        self._each = each
 
     def add(self, number: int, obj: JsonObject, start: int, end: int, check: int = 0) -> None:
         """Append the line ``number`` (its record, its span in the source, its bytes' hash)."""
@@ -149,6 +154,8 @@ class LineTable(Sequence[Line]):
         self._checks.append(check)
         if self._objs is not None:
             self._objs.append(obj)
+        elif self._each is not None:
+            self._each(number, obj)
 
     def __len__(self) -> int:
         return len(self._numbers)
@@ -296,15 +303,20 @@ def check_depth(
         )
 
 
-def parse_lines(path: str, raw: bytes | FileSource) -> LineTable:
+def parse_lines(
+    path: str,
+    raw: bytes | FileSource,
+    each: Callable[[int, JsonObject], None] | None = None,
+) -> LineTable:
     """Parse every non-blank line of ``raw`` as a JSON object (the lines share ``raw``; a
-    :class:`~compactor.io.FileSource` is read block by block as it is parsed)."""
+    :class:`~compactor.io.FileSource` is read block by block as it is parsed). ``each``: given
+    every record as it is parsed, which the table then does not keep (:class:`LineTable`)."""
     if not isinstance(raw, bytes):
-        return _parse_source(path, raw)
+        return _parse_source(path, raw, each)
     pos = len(BOM) if raw.startswith(BOM) else 0
     size = len(raw)
     find = raw.find
-    lines = LineTable(raw)
+    lines = LineTable(raw, each)
     add = lines.add
     number = 0
     while pos <= size:
@@ -320,10 +332,12 @@ def parse_lines(path: str, raw: bytes | FileSource) -> LineTable:
     return lines
 
 
-def _parse_source(path: str, source: FileSource) -> LineTable:
+def _parse_source(
+    path: str, source: FileSource, each: Callable[[int, JsonObject], None] | None
+) -> LineTable:
     """:func:`parse_lines` over a file read in blocks: each line keeps its span in the file and
     the hash of its bytes, not the bytes. Also notes the file's BOM and line terminator."""
-    lines = LineTable(source)
+    lines = LineTable(source, each)
     number = 0
     offset = 0  # file offset of block[0]
     pending: list[bytes] = []  # the start of a line that goes on in the next block

@@ -24,7 +24,7 @@ from compactor.schema import (
 
 from . import _jsonl
 from ._convert import as_chat
-from ._family import check_records, fits
+from ._family import fits, mismatch
 from .base import CompactionInfo, FormatSpec, Streaming, Transcript, WriteMode
 
 if TYPE_CHECKING:
@@ -144,18 +144,20 @@ def message_from_record(
         tool_call_id = ids[0]
     name = rec.get("name")
     reasoning = rec.get("reasoning_content")
+    calls = rec.get("tool_calls")
     msg = Message(
         role=role,
         content=text,
         parts=parts,
-        tool_calls=_tool_calls(path, line, rec.get("tool_calls")),
+        tool_calls=[] if calls is None else _tool_calls(path, line, calls),
         tool_call_id=tool_call_id if isinstance(tool_call_id, str) else None,
         name=name if isinstance(name, str) else None,
         reasoning_content=reasoning if isinstance(reasoning, str) else None,
+        # most records hold no other key: the set test runs in C, the comprehension does not
+        extra={} if known.issuperset(rec) else {k: v for k, v in rec.items() if k not in known},
     )
     if role == "tool" and msg.name:
         msg.tool_name = msg.name
-    msg.extra = {k: v for k, v in rec.items() if k not in known}
     return msg
 
 
@@ -247,6 +249,49 @@ SPEC = FormatSpec(
 _ROLES = frozenset(SPEC.roles)
 
 
+class _Reader:
+    """Each line's message, built as the line is parsed: the parsed records are never all held
+    at once (a million tiny messages held a million records until the last line was read; the
+    messages hold what the writer needs, and a line's record is parsed again when asked for).
+
+    The error is the one a read that parsed every line, then checked every record, then built
+    the messages would raise: a line that is not JSON as it is met, then the first record that
+    does not fit the format, then the first record that is not a message.
+    """
+
+    __slots__ = ("failure", "misfit", "name", "out", "path")
+
+    def __init__(self, path: str, name: str) -> None:
+        self.path = path
+        self.name = name
+        self.out: list[Message] = []
+        self.misfit: TranscriptError | None = None
+        self.failure: Exception | None = None
+
+    def add(self, number: int, rec: JsonObject) -> None:
+        if self.misfit is not None:
+            return
+        if not fits(self.name, rec):
+            self.misfit = mismatch(self.path, number, self.name, rec)
+            return
+        if self.failure is not None:
+            return
+        try:
+            msg = message_from_record(self.path, number, rec)
+        except Exception as err:  # noqa: BLE001 - raised once every line is parsed and checked
+            self.failure = err
+            return
+        _jsonl.mark_earlier_summary(msg)
+        self.out.append(msg)
+
+    def messages(self) -> list[Message]:
+        if self.misfit is not None:
+            raise self.misfit
+        if self.failure is not None:
+            raise self.failure
+        return self.out
+
+
 class OpenAIChatFormat:
     """``openai``: chat-completions messages, one per line."""
 
@@ -281,13 +326,9 @@ class OpenAIChatFormat:
         return any(isinstance(r, dict) and isinstance(r.get("role"), str) for r in records)
 
     def read(self, path: str, raw: bytes | FileSource) -> Transcript:
-        lines = _jsonl.parse_lines(path, raw)
-        check_records(path, self.name, lines)
-        messages = [message_from_record(path, ln.number, ln.obj) for ln in lines]
-        for msg in messages:
-            _jsonl.mark_earlier_summary(msg)
-        lines.forget_records()  # the messages hold what the writer needs (read again if not)
-        return _jsonl.make_transcript(self.name, path, raw, lines, messages)
+        reader = _Reader(path, self.name)
+        lines = _jsonl.parse_lines(path, raw, reader.add)  # the records are not kept
+        return _jsonl.make_transcript(self.name, path, raw, lines, reader.messages())
 
     def write(
         self,

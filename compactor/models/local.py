@@ -72,6 +72,7 @@ from .local_views import (
     named_lines,
     prior_concepts,
     prior_paths,
+    step_of,
     tools_used,
     user_messages,
     user_rules,
@@ -162,8 +163,8 @@ def _prior_excerpt(session: Session, number: int, limit: int) -> str:
 # Sections: one function each, (session, limits) → text
 
 
-def _step_line(step: tuple[str, Entry | str | None, list[str]], lim: Limits) -> str:
-    kind, what, names = step
+def _step_line(step: tuple[str, Entry | str | None, list[str]] | Entry, lim: Limits) -> str:
+    kind, what, names = step_of(step)
     if isinstance(what, str):
         return what
     if kind == "user" and what is not None:
@@ -578,7 +579,7 @@ def summarize_transcript(context: list[Message] | list[AgenticMessage] | list[An
 def _summary(context: list[Any], input_tokens: int, focus: str = "") -> str:
     """:func:`summarize_transcript`, the context's estimated size given; the lines that
     mention the ``focus`` terms first, in room taken from the budget (:mod:`.local_focus`)."""
-    items: list[Message | AgenticMessage] = list(context)
+    items: list[Message | AgenticMessage] = context  # only read: no copy of a long history
     session = build_session([entry_of(i, m) for i, m in enumerate(items)])
     add_shape_jobs(session)
     judge_proposals(session)
@@ -633,10 +634,10 @@ class LocalSummarizer:
         """Summarize the context between the instruction messages; deterministic."""
         kind = message_kind(messages)
         start, end = context_span(messages)
-        sizes = [estimate_message(m) for m in messages]  # counted once, for both uses
-        focus = focus_of(messages[-1]) if end < len(messages) else ""
-        text = _summary(messages[start:end], sum(sizes[start:end]), focus)
-        prompt = sum(sizes)
+        context = messages[start:end]
+        inner = sum(estimate_message(m) for m in context)  # each counted once, for both uses
+        prompt = inner + sum(estimate_message(m) for m in (*messages[:start], *messages[end:]))
+        text = _summary(context, inner, focus_of(messages[-1]) if end < len(messages) else "")
         completion = estimate_text(text)
         usage = Usage(
             prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion

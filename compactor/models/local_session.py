@@ -193,7 +193,7 @@ class Session:
     """The next action the assistant's final message announced (``I'll change it …``)."""
     identifiers: list[str] | None = None
     """Identifiers ranked by use (filled by the summarizer on first use)."""
-    walk: list[tuple[str, Entry | str | None, list[str]]] | None = None
+    walk: list[tuple[str, Entry | str | None, list[str]] | Entry] | None = None
     """The chronological steps of ``<analysis>`` (filled by the summarizer on first use)."""
     rules: list[str] | None = None
     """The user's constraints, one line each (filled by the summarizer on first use; like the
@@ -587,10 +587,11 @@ class _Builder:
                 if call.index > err.index and _retries(err.signature, _signature(call)):
                     err.after, err.by = "retry pending", call_line(call, 160)
                     break
-        following = ""
-        texts: dict[int, str] = {}
-        for e in reversed(s.entries):
-            texts[e.index] = following
+        following, texts = "", dict[int, str]()
+        wanted = {err.index for err in s.errors}  # not one item per message: a million of them
+        for e in reversed(s.entries) if wanted else ():
+            if e.index in wanted:
+                texts[e.index] = following
             if e.role == "assistant" and e.text.strip():
                 following = e.text
         for err in s.errors:

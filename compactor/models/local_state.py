@@ -292,6 +292,12 @@ _CHOOSES_RE = re.compile(
     re.IGNORECASE,
 )
 
+_CHOICE_WORD_RE = re.compile(
+    r"ditch|drop|remove|skip|exclude|go with|pick|choose|keep only|prefer|good|fine|best",
+    re.IGNORECASE,
+)
+"""A word every :data:`_CHOOSES_RE` match holds: a request without one picks nothing."""
+
 
 def _choices(s: Session, request: Entry, said: Entry) -> None:
     """A request that picks among the options one of the assistant's last three messages before
@@ -320,20 +326,25 @@ def judge_proposals(s: Session) -> None:
     Causes and results the message stated stay what they are."""
     previous = -1
     for request in s.requests:
+        start, previous = previous + 1, request.index
+        rejects = _REJECTS_RE.match(request.text) is not None
+        accepts = not rejects and _ACCEPTS_RE.match(request.text) is not None
+        may_choose = _CHOICE_WORD_RE.search(request.text) is not None
+        if not (rejects or accepts or may_choose):
+            continue  # none: the message before it is not looked for
         said = next(
             (
                 e
-                for e in reversed(s.entries[previous + 1 : request.index])
+                for e in reversed(s.entries[start : request.index])
                 if e.role == "assistant" and e.text.strip() and not e.internal
             ),
             None,
         )
-        previous = request.index
         if said is None:
             continue
-        _choices(s, request, said)
-        rejects = _REJECTS_RE.match(request.text) is not None
-        if not rejects and _ACCEPTS_RE.match(request.text) is None:
+        if may_choose:
+            _choices(s, request, said)
+        if not (rejects or accepts):
             continue
         proposals = [
             one_line(strip_list_mark(x)) for x in sentences(said.text) if _PROPOSES_RE.search(x)

@@ -9,6 +9,7 @@ Writing: quoting, bullets, verbatim blocks, and reading the sections of an earli
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
@@ -24,6 +25,7 @@ from compactor.facts import (
     lowers_exactly,
     one_line,
     sentence_spans,
+    sentences_holding,
     shorten,
 )
 
@@ -217,16 +219,27 @@ _NOT_WORD_TO_SPACE = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in
 """A ``bytes.translate`` table: what :data:`_WORD_RE` does not take becomes a space."""
 
 
+_KEYWORDS = _DECISION_WORDS | _NOW_WORDS | {"done", "result", "not", "now"}
+"""Every word :func:`may_state_decision` and :func:`_keyword_hints` look for."""
+
+
+def _keywords_in(low: str) -> frozenset[str]:
+    """The words of :data:`_KEYWORDS` that the lower-cased ``low`` holds as words (the only
+    words the two ask about: not a set of every word of a long text)."""
+    if low.isascii():  # the same words, split in C: the non-word bytes made spaces
+        return _KEYWORDS.intersection(
+            low.encode("ascii").translate(_NOT_WORD_TO_SPACE).decode("ascii").split()
+        )
+    return _KEYWORDS.intersection(_WORD_RE.findall(low))
+
+
 def may_state_decision(text: str) -> bool:
     """False when no sentence of ``text`` can state a decision, a cause, a change or a result
     (a text without a keyword of any weight); True otherwise."""
     if not lowers_exactly(text):
         return True  # lower-casing is not what the patterns compare: no shortcut
     low = text.lower()
-    if low.isascii():  # the same words, split in C: the non-word bytes made spaces
-        words = set(low.encode("ascii").translate(_NOT_WORD_TO_SPACE).decode("ascii").split())
-    else:
-        words = set(_WORD_RE.findall(low))
+    words = _keywords_in(low)
     if not _DECISION_WORDS.isdisjoint(words):
         return True
     if ("done" in words or "result" in words) and (":" in low or "-" in low or "—" in low):
@@ -243,10 +256,7 @@ def _keyword_hints(text: str) -> frozenset[str] | None:
     if not lowers_exactly(text):
         return None
     low = text.lower()
-    if low.isascii():
-        words = set(low.encode("ascii").translate(_NOT_WORD_TO_SPACE).decode("ascii").split())
-    else:
-        words = set(_WORD_RE.findall(low))
+    words = _keywords_in(low)
     hints = set(_DECISION_WORDS.intersection(words))
     if ":" in low or "-" in low or "—" in low:
         hints.update(words.intersection(("done", "result")))
@@ -271,24 +281,35 @@ def scored_sentences(text: str) -> list[tuple[int, str]]:
     if hints is not None and not hints:
         return []  # what may_state_decision says: no keyword of any weight
     found: list[tuple[int, str]] = []
-    for line in cleaned.split("\n"):  # a line break always ends a sentence
-        if hints is not None:
-            low = line.lower()
-            if not any(hint in low for hint in hints):
-                continue
-        for _, sentence in sentence_spans(line):
-            sentence = sentence.strip()
-            if not sentence:
-                continue
-            if hints is not None:
-                low = sentence.lower()
-                if not any(hint in low for hint in hints):
-                    continue
-            sentence = strip_list_mark(sentence)
-            score = decision_score(sentence)
-            if score:
-                found.append((score, sentence))
+    if hints is None:
+        for line in cleaned.split("\n"):  # a line break always ends a sentence
+            for _, sentence in sentence_spans(line):
+                _score_into(found, sentence)
+        return found
+    hint_re = _hints_re(hints)
+    for line in cleaned.split("\n"):
+        # Where the line's hints stand (lower-casing keeps positions: lowers_exactly): a
+        # sentence is read only when one stands in it. A hint is letters and digits only, so
+        # each stands inside one sentence (sentences end at punctuation and white space).
+        hits = [m.start() for m in hint_re.finditer(line.lower())]
+        for sentence in sentences_holding(line, hits) if hits else ():
+            _score_into(found, sentence)
     return found
+
+
+def _score_into(found: list[tuple[int, str]], sentence: str) -> None:
+    sentence = sentence.strip()
+    if sentence:
+        sentence = strip_list_mark(sentence)
+        score = decision_score(sentence)
+        if score:
+            found.append((score, sentence))
+
+
+@functools.lru_cache(maxsize=1024)
+def _hints_re(hints: frozenset[str]) -> re.Pattern[str]:
+    """A pattern that finds any of ``hints`` (the longest first at a place)."""
+    return re.compile("|".join(re.escape(h) for h in sorted(hints, key=lambda h: (-len(h), h))))
 
 
 _INTENT_RE = re.compile(

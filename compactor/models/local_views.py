@@ -34,6 +34,7 @@ __all__ = [
     "named_lines",
     "prior_concepts",
     "prior_paths",
+    "step_of",
     "tools_used",
     "untouched",
     "user_messages",
@@ -45,31 +46,53 @@ Step = tuple[str, Entry | str | None, list[str]]
 """(kind, entry or text, tool names or failed calls) of the chronological walk."""
 
 
-def walk_steps(s: Session) -> list[Step]:
-    """The chronological steps, read once; only the steps shown are quoted."""
+_NO_NAMES: list[str] = []
+"""The names of every step that has none (never changed: a step that gets names gets a list of
+its own)."""
+
+
+def step_of(item: Step | Entry) -> Step:
+    """The step an item of :func:`walk_steps` stands for: a bare entry is a request or an
+    assistant message that called nothing (a tuple and a list per step cost ~120 bytes a
+    message on a history of a million short messages)."""
+    if isinstance(item, Entry):
+        return ("assistant" if item.role == "assistant" else "user", item, _NO_NAMES)
+    return item
+
+
+def walk_steps(s: Session) -> list[Step | Entry]:
+    """The chronological steps (:func:`step_of`), read once; only the steps shown are quoted."""
     if s.walk is not None:
         return s.walk
-    steps: list[Step] = []
+    steps: list[Step | Entry] = []
     requests = {e.index for e in s.requests}
     local = dict(s.local_commands)
     failed_at = {err.index: err for err in s.errors}
     for e in s.entries:
         if e.internal:
-            steps.append(("note", "An earlier summary of the conversation was given.", []))
+            steps.append(("note", "An earlier summary of the conversation was given.", _NO_NAMES))
         elif e.index in requests:
-            steps.append(("user", e, []))
+            steps.append(e)  # a user step
         elif e.index in local:
-            steps.append(("note", f"User ran {local[e.index]} (handled by the CLI).", []))
+            steps.append(("note", f"User ran {local[e.index]} (handled by the CLI).", _NO_NAMES))
         elif e.role == "assistant":
-            names = [c.name for c in e.calls]
-            if not e.text.strip() and steps and steps[-1][0] == "assistant":
-                steps[-1][2].extend(names)
-            elif e.text.strip() or names:
-                steps.append(("assistant", e if e.text.strip() else None, names))
+            said = e.text.strip()
+            if not said and steps and step_of(steps[-1])[0] == "assistant":
+                if e.calls:
+                    kind, what, names = step_of(steps[-1])
+                    if names is _NO_NAMES:
+                        steps[-1] = (kind, what, [c.name for c in e.calls])
+                    else:
+                        names.extend(c.name for c in e.calls)
+            elif e.calls:
+                steps.append(("assistant", e if said else None, [c.name for c in e.calls]))
+            elif said:
+                steps.append(e)  # an assistant step that called nothing
         elif e.index in failed_at:
             failed = failed_at[e.index].call
-            if steps and steps[-1][0] == "failed":
-                steps[-1][2].append(failed)
+            last = step_of(steps[-1]) if steps else None
+            if last is not None and last[0] == "failed":
+                last[2].append(failed)
             else:
                 steps.append(("failed", None, [failed]))
     s.walk = steps
@@ -155,15 +178,12 @@ def _own_sentences(text: str) -> list[str]:
 def identifiers_used(s: Session) -> list[str]:
     """Identifiers the user and the assistant wrote, most used first."""
     if s.identifiers is None:
-        words: Counter[str] = Counter()
-        first: dict[str, int] = {}
+        words: Counter[str] = Counter()  # counted in C; its keys in the order first seen
         requests = {e.index for e in s.requests}
         for e in s.entries:
             if e.role == "assistant" or e.index in requests:
-                for _, word in identifiers(e.text):
-                    words[word] += 1
-                    first.setdefault(word, len(first))
-        s.identifiers = sorted(words, key=lambda w: (-words[w], first[w]))
+                words.update([word for _, word in identifiers(e.text)])
+        s.identifiers = sorted(words, key=lambda w: -words[w])  # stable: first seen first
     return s.identifiers
 
 
