@@ -36,6 +36,7 @@ from compactor.schema import (
     message_kind,
 )
 
+from .base import KEPT_AFTER_SUMMARY
 from .local_files import FileState, key_lines
 from .local_focus import context_span, focus_block, focus_of, insert_focus
 from .local_session import ErrorFact, Session, build_session
@@ -557,10 +558,15 @@ _SECTIONS: tuple[Callable[[Session, Limits], str], ...] = (
 )
 
 
-def render(s: Session, lim: Limits) -> str:
-    """The whole ``<analysis>`` + ``<summary>`` text for one set of limits."""
+_STATE_SECTIONS = frozenset({4, 7, 8, 9})
+"""Sections that say where work stands: with a kept tail, written from the whole session."""
+
+
+def render(s: Session, lim: Limits, state: Session | None = None) -> str:
+    """The whole ``<analysis>`` + ``<summary>`` text for one set of limits; ``state``: the
+    session with the kept tail too (sections :data:`_STATE_SECTIONS`), None: ``s``."""
     body = "\n".join(
-        f"{n}. {title}:\n{section(s, lim)}"
+        f"{n}. {title}:\n{section(state if state is not None and n in _STATE_SECTIONS else s, lim)}"
         for n, (title, section) in enumerate(zip(SECTION_TITLES, _SECTIONS, strict=True), 1)
     )
     return f"<analysis>\n{_analysis(s, lim)}\n</analysis>\n\n<summary>\n{body}\n</summary>"
@@ -571,22 +577,33 @@ def summarize_transcript(context: list[Message] | list[AgenticMessage] | list[An
     return _summary(context, sum(estimate_message(m) for m in context))
 
 
-def _summary(context: list[Any], input_tokens: int, focus: str = "") -> str:
-    """:func:`summarize_transcript`, the context's estimated size given; the lines that
-    mention the ``focus`` terms first, in room taken from the budget (:mod:`.local_focus`)."""
-    items: list[Message | AgenticMessage] = list(context)
+def _modelled(items: list[Any]) -> Session:
     session = build_session([entry_of(i, m) for i, m in enumerate(items)])
     add_shape_jobs(session)
     judge_proposals(session)
     judge_skipped(session)
+    return session
+
+
+def _summary(context: list[Any], input_tokens: int, focus: str = "", kept: Any = ()) -> str:
+    """:func:`summarize_transcript`, the context's estimated size given; the lines that
+    mention the ``focus`` terms first, in room taken from the budget (:mod:`.local_focus`).
+    ``kept``: the messages kept verbatim after the summary; where work stands (errors, Pending
+    Tasks, Current Work, Next Step) is then read from the whole session, never from the
+    summarized part alone (a call in the kept tail is still open, a fix there resolves)."""
+    items: list[Message | AgenticMessage] = list(context)
+    session = _modelled(items)
+    state = _modelled(items + list(kept)) if kept else None
     budget = MAX_SUMMARY_TOKENS
     if input_tokens > 20_000:
         budget = min(budget, int(input_tokens * 0.3))
     block = focus_block(focus, items, budget) if focus else ""
-    return insert_focus(_fitted(session, budget - estimate_text(block)), block, SECTION_TITLES[0])
+    return insert_focus(
+        _fitted(session, budget - estimate_text(block), state), block, SECTION_TITLES[0]
+    )
 
 
-def _fitted(session: Session, budget: int) -> str:
+def _fitted(session: Session, budget: int, state: Session | None = None) -> str:
     """The session rendered at the largest limits whose text fits ``budget`` tokens; a final
     deliverable of at most :data:`WHOLE_DELIVERABLE` characters is whole at every limit (the
     other sections shrink first: it is the result a resuming agent reports from)."""
@@ -596,7 +613,7 @@ def _fitted(session: Session, budget: int) -> str:
     for factor in _FACTORS:
         lim = Limits().scaled(factor)
         lim = replace(lim, deliverable=size) if MIN_VERBATIM < size <= WHOLE_DELIVERABLE else lim
-        text = render(session, lim)
+        text = render(session, lim, state)
         if estimate_text(text) <= budget:
             fitted = lim
             break
@@ -605,7 +622,7 @@ def _fitted(session: Session, budget: int) -> str:
     # The final deliverable takes the room the other sections leave (SPEC §7: kept verbatim).
     size = min(size, MAX_DELIVERABLE)
     while size > fitted.deliverable:
-        grown = render(session, replace(fitted, deliverable=size))
+        grown = render(session, replace(fitted, deliverable=size), state)
         if estimate_text(grown) <= budget:
             return grown
         size = int(size * 0.8)
@@ -631,7 +648,8 @@ class LocalSummarizer:
         start, end = context_span(messages)
         sizes = [estimate_message(m) for m in messages]  # counted once, for both uses
         focus = focus_of(messages[-1]) if end < len(messages) else ""
-        text = _summary(messages[start:end], sum(sizes[start:end]), focus)
+        kept = KEPT_AFTER_SUMMARY.get()  # the tail kept after this summary, if any
+        text = _summary(messages[start:end], sum(sizes[start:end]), focus, kept)
         prompt = sum(sizes)
         completion = estimate_text(text)
         usage = Usage(
