@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .runner import Run
 
 __all__ = [
+    "HybridOverTriggerError",
     "ReductionRefusedError",
     "explain_strategies",
     "locator",
@@ -55,7 +56,20 @@ class ReductionRefusedError(LoopGuardError):
 
     def __init__(self, reason: str, tokens: int) -> None:
         super().__init__(tokens, tokens, None)
-        self.args = (f"reduction refused: {reason}; nothing was written",)
+        self.args = (f"reduction refused: {reason}",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class HybridOverTriggerError(LoopGuardError):
+    """``--strategy hybrid`` could not get the history under its trigger: neither reduction
+    nor a summary with fewer retained rounds did (exit 4, as the loop guard: a result over the
+    trigger would compact again at once); nothing is written."""
+
+    def __init__(self, tokens_before: int, smallest: int, why: str) -> None:
+        super().__init__(tokens_before, smallest, None)
+        self.args = (f"hybrid: no result gets under the trigger: {why}",)
 
     def __str__(self) -> str:
         return str(self.args[0])
@@ -121,7 +135,6 @@ def _note_path(run: Run) -> str | None:
 async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | None:
     """Reduce (and, for hybrid, maybe summarize) ``parsed``: the bytes to write, or None when
     the transcript stays as it is."""
-    from compactor.counting.trigger import verdict
     from compactor.formats.base import CompactionInfo, WriteMode
     from compactor.formats.records import dropped_records
     from compactor.formats.registry import write_transcript
@@ -150,17 +163,14 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
     if plan.offload_dir is not None:
         report["offload_dir"] = str(plan.offload_dir)
     r.extras["reduction"] = report
-    trigger = file_cfg.trigger_condition()
     if strategy == "hybrid":
-        after = verdict(len(outcome.messages), outcome.tokens_after, trigger)
-        report["summarized"] = after.triggered
-        if after.triggered:
-            data = await run.summarize(
-                parsed, decision, messages=outcome.messages, retained_from=outcome.retained_from
-            )
+        data = await _hybrid_summary(run, parsed, decision, outcome, report)
+        if data is not None:
             if backend is not None:  # the summarized rounds' files: nothing names them now
                 report["offload_removed"] = len(backend.keep_only(lambda p: names(data, p)))
             return data
+        if not outcome.changed:
+            return None  # nothing cleared, no summary smaller: the transcript as it is
     if not outcome.changed:
         skipped = outcome.clear_skipped or ""
         if (decision.triggered or opts.force) and "clear_at_least_tokens" in skipped:
@@ -201,6 +211,69 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
         data = spec.fix_appended(data, parsed)
     r.dropped_records = dropped_records(parsed, outcome.messages, data, mode)
     return data
+
+
+def _cuts(outcome: ReduceOutcome[Any], rounds: int) -> list[int]:
+    """Where the verbatim tail may start, most kept first: the reduction's retained rounds,
+    then one round fewer each time, down to none."""
+    from compactor.reduction.results import retention_cutoff
+
+    cuts = [outcome.retained_from]
+    for keep in range(rounds - 1, -1, -1):
+        cut = retention_cutoff(outcome.messages, keep) if keep else len(outcome.messages)
+        if cut > cuts[-1] or (cuts[-1] == 0 and cut):
+            cuts.append(cut)
+    return cuts
+
+
+async def _hybrid_summary(
+    run: Run, parsed: Transcript, decision: Any, outcome: ReduceOutcome[Any], report: dict[str, Any]
+) -> bytes | None:
+    """Hybrid's summary of the oldest part: the bytes, or None when the reduced history
+    stands (it is under the trigger, or no summary is smaller than it).
+
+    It summarizes when the reduced history still fires the trigger, or with ``--force`` when
+    clearing cleared nothing (nothing to clear, or less than ``clear_at_least_tokens``: the
+    clearing is not applied, the forced compaction summarizes). A summary is kept only when
+    it is smaller than the reduced history and under the trigger; else the summary is made
+    again with one retained round fewer, down to none. When none gets under the trigger
+    although the history fired it: :class:`HybridOverTriggerError` (exit 4, nothing written).
+    """
+    from compactor.counting.trigger import verdict
+    from compactor.events import HybridOutcome
+
+    plan, r = run.plan, run.result
+    trigger = plan.file_config.trigger_condition()
+    reduced = outcome.tokens_after
+    over = verdict(len(outcome.messages), reduced, trigger)
+    forced = plan.options.force and not outcome.cleared
+    report["summarized"] = False
+    if not over.triggered and not forced:
+        return None
+    rounds = reduction_config(plan.file_config).clear_retention_suffix_limit
+    tries: list[dict[str, Any]] = []
+    for cut in _cuts(outcome, rounds):
+        data = await run.summarize(parsed, decision, messages=outcome.messages, retained_from=cut)
+        tokens = r.tokens_after
+        tries.append(
+            {"kept_messages": len(outcome.messages) - cut if cut else 0, "tokens_after": tokens}
+        )
+        if tokens < reduced and not verdict(r.messages_after, tokens, trigger).triggered:
+            report.update(summarized=True, hybrid_tries=tries)
+            await run.emit(HybridOutcome(reduced, tries, True, over.reason))
+            return data
+    report["hybrid_tries"] = tries
+    await run.emit(HybridOutcome(reduced, tries, False, over.reason))
+    if over.triggered:
+        sizes = ", ".join(f"{t['tokens_after']:,} keeping {t['kept_messages']}" for t in tries)
+        raise HybridOverTriggerError(
+            decision.tokens,
+            min([reduced, *(t["tokens_after"] for t in tries)]),
+            f"reduced to {reduced:,} tokens, summarized to {sizes} messages; {over.reason}",
+        )
+    r.messages_after = len(outcome.messages)  # forced: the reduced history stands, smaller
+    r.tokens_after = reduced
+    return None
 
 
 def names(data: bytes, path: str) -> bool:
@@ -343,6 +416,10 @@ async def explain_strategies(
     after = await decide(
         outcome.messages, tools, file_cfg.trigger_condition(), file_cfg.counter(), always_count=True
     )
+    forced_cfg = reduction_config(file_cfg, fmt=fmt, backend=backend, force=True)
+    forced = await Reduction(forced_cfg).reduce(
+        AgentState(messages=list(messages), tools=list(tools))
+    )
     return {
         "chosen": chosen,
         "summarize": {"summarized_tokens": summarized_tokens},
@@ -350,6 +427,11 @@ async def explain_strategies(
         "hybrid": {
             "tokens_after_reduce": outcome.tokens_after,
             "summarizes": after.triggered,
+            # --force clears every round outside the retained ones; when that clears nothing
+            # (nothing to clear, or less than clear_at_least_tokens) the run summarizes
+            "forced_tokens_after_reduce": forced.tokens_after,
+            "forced_summarizes": not forced.cleared,
+            "forced_clear_skipped": forced.clear_skipped,
         },
     }
 
@@ -362,7 +444,22 @@ def render_strategies(data: dict[str, Any]) -> list[str]:
         if red["clear_skipped"] is None
         else f"none cleared ({red['clear_skipped']})"
     )
-    then = "then summarizes the older part" if hyb["summarizes"] else "no summary needed"
+    then = (
+        "then summarizes the older part (one retained round fewer at a time until under the "
+        "trigger; exit 4 when none is)"
+        if hyb["summarizes"]
+        else "no summary needed"
+    )
+    if hyb.get("forced_summarizes"):
+        forced = (
+            f"with --force: clears nothing ({hyb['forced_clear_skipped']}), so it summarizes "
+            "the older part (kept only if smaller)"
+        )
+    else:
+        forced = (
+            f"with --force: clears every round outside the retained ones, to "
+            f"{hyb.get('forced_tokens_after_reduce', 0):,} tokens"
+        )
     return [
         f"  strategies (this config: {data['chosen']}):",
         f"    summarize:         replaces ~{data['summarize']['summarized_tokens']:,} tokens "
@@ -371,4 +468,5 @@ def render_strategies(data: dict[str, Any]) -> list[str]:
         f"{red['tokens_before']:,} → {red['tokens_after']:,} tokens "
         f"({red['tokens_freed']:,} freed)",
         f"    hybrid:            reduce to {hyb['tokens_after_reduce']:,} tokens, {then}",
+        f"                       {forced}",
     ]
