@@ -25,7 +25,6 @@ from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.facts import (
     Entry,
     cut,
-    entry_of,
     shorten,
 )
 from compactor.schema import (
@@ -39,19 +38,17 @@ from compactor.schema import (
 from .base import KEPT_AFTER_SUMMARY
 from .local_files import FileState, key_lines
 from .local_focus import context_span, focus_block, focus_of, insert_focus
-from .local_session import ErrorFact, Session, build_session
+from .local_session import ErrorFact, Session
 from .local_state import (
     ANSWERED,
     IN_FLIGHT,
-    add_shape_jobs,
     after_line,
     in_flight_items,
     in_flight_step,
     is_housekeeping_path,
     job_polls,
-    judge_proposals,
-    judge_skipped,
     last_action,
+    modelled,
     round_facts,
 )
 from .local_text import (
@@ -558,15 +555,15 @@ _SECTIONS: tuple[Callable[[Session, Limits], str], ...] = (
 )
 
 
-_STATE_SECTIONS = frozenset({4, 7, 8, 9})
-"""Sections that say where work stands: with a kept tail, written from the whole session."""
+_STATE_SECTIONS = frozenset({4, 7, 8, 9})  # where work stands: from the whole session
 
 
 def render(s: Session, lim: Limits, state: Session | None = None) -> str:
-    """The whole ``<analysis>`` + ``<summary>`` text for one set of limits; ``state``: the
-    session with the kept tail too (sections :data:`_STATE_SECTIONS`), None: ``s``."""
+    """The whole ``<analysis>`` + ``<summary>`` text for one set of limits (``state``: the
+    session with the kept tail, for :data:`_STATE_SECTIONS`)."""
+    pick = dict.fromkeys(_STATE_SECTIONS, state) if state is not None else {}
     body = "\n".join(
-        f"{n}. {title}:\n{section(state if state is not None and n in _STATE_SECTIONS else s, lim)}"
+        f"{n}. {title}:\n{section(pick.get(n, s), lim)}"
         for n, (title, section) in enumerate(zip(SECTION_TITLES, _SECTIONS, strict=True), 1)
     )
     return f"<analysis>\n{_analysis(s, lim)}\n</analysis>\n\n<summary>\n{body}\n</summary>"
@@ -577,30 +574,18 @@ def summarize_transcript(context: list[Message] | list[AgenticMessage] | list[An
     return _summary(context, sum(estimate_message(m) for m in context))
 
 
-def _modelled(items: list[Any]) -> Session:
-    session = build_session([entry_of(i, m) for i, m in enumerate(items)])
-    add_shape_jobs(session)
-    judge_proposals(session)
-    judge_skipped(session)
-    return session
-
-
 def _summary(context: list[Any], input_tokens: int, focus: str = "", kept: Any = ()) -> str:
     """:func:`summarize_transcript`, the context's estimated size given; the lines that
-    mention the ``focus`` terms first, in room taken from the budget (:mod:`.local_focus`).
-    ``kept``: the messages kept verbatim after the summary; where work stands (errors, Pending
-    Tasks, Current Work, Next Step) is then read from the whole session, never from the
-    summarized part alone (a call in the kept tail is still open, a fix there resolves)."""
+    mention the ``focus`` terms first, in room taken from the budget (:mod:`.local_focus`);
+    where work stands read from the whole session, the ``kept`` tail after the summary too."""
     items: list[Message | AgenticMessage] = list(context)
-    session = _modelled(items)
-    state = _modelled(items + list(kept)) if kept else None
+    session, state = modelled(items), modelled(items + list(kept)) if kept else None
     budget = MAX_SUMMARY_TOKENS
     if input_tokens > 20_000:
         budget = min(budget, int(input_tokens * 0.3))
     block = focus_block(focus, items, budget) if focus else ""
-    return insert_focus(
-        _fitted(session, budget - estimate_text(block), state), block, SECTION_TITLES[0]
-    )
+    text = _fitted(session, budget - estimate_text(block), state)
+    return insert_focus(text, block, SECTION_TITLES[0])
 
 
 def _fitted(session: Session, budget: int, state: Session | None = None) -> str:
@@ -648,8 +633,7 @@ class LocalSummarizer:
         start, end = context_span(messages)
         sizes = [estimate_message(m) for m in messages]  # counted once, for both uses
         focus = focus_of(messages[-1]) if end < len(messages) else ""
-        kept = KEPT_AFTER_SUMMARY.get()  # the tail kept after this summary, if any
-        text = _summary(messages[start:end], sum(sizes[start:end]), focus, kept)
+        text = _summary(messages[start:end], sum(sizes[start:end]), focus, KEPT_AFTER_SUMMARY.get())
         prompt = sum(sizes)
         completion = estimate_text(text)
         usage = Usage(

@@ -17,6 +17,7 @@ written from this state, not from the last thing the assistant said:
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from compactor.facts import (
     Call,
@@ -27,6 +28,7 @@ from compactor.facts import (
     clean,
     command_of,
     cut,
+    entry_of,
     identifiers,
     is_reading_call,
     numbers,
@@ -38,7 +40,7 @@ from compactor.facts import (
     strip_output_header,
 )
 
-from .local_session import Background, ErrorFact, Session
+from .local_session import Background, ErrorFact, Session, build_session
 from .local_text import (
     call_line,
     code,
@@ -59,6 +61,7 @@ __all__ = [
     "judge_proposals",
     "judge_skipped",
     "last_action",
+    "modelled",
     "round_facts",
 ]
 
@@ -489,3 +492,12 @@ def job_polls(s: Session, limit: int) -> dict[str, str]:
                 last = [ln for ln in lines if not is_prompt_line(ln)][-2:]
                 latest[key] = " | ".join(last) if last else _established(call, result)
     return {k: f"; its latest poll returned: {quote(v, limit)}" for k, v in latest.items()}
+
+
+def modelled(items: list[Any]) -> Session:
+    """The session model of the messages ``items``, with this module's judgements applied."""
+    session = build_session([entry_of(i, m) for i, m in enumerate(items)])
+    add_shape_jobs(session)
+    judge_proposals(session)
+    judge_skipped(session)
+    return session

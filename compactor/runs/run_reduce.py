@@ -164,11 +164,12 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
         report["offload_dir"] = str(plan.offload_dir)
     r.extras["reduction"] = report
     if strategy == "hybrid":
-        data = await _hybrid_summary(run, parsed, decision, outcome, report)
-        if data is not None:
+        summarized = await _hybrid_summary(run, parsed, decision, outcome, report)
+        if summarized is not None:
             if backend is not None:  # the summarized rounds' files: nothing names them now
-                report["offload_removed"] = len(backend.keep_only(lambda p: names(data, p)))
-            return data
+                removed = backend.keep_only(lambda p: names(summarized, p))
+                report["offload_removed"] = len(removed)
+            return summarized
         if not outcome.changed:
             return None  # nothing cleared, no summary smaller: the transcript as it is
     if not outcome.changed:
@@ -215,15 +216,14 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
 
 def _cuts(outcome: ReduceOutcome[Any], rounds: int) -> list[int]:
     """Where the verbatim tail may start, most kept first: the reduction's retained rounds,
-    then one round fewer each time, down to none."""
+    then one round fewer each time, down to none (a cut at 0: fewer rounds than that)."""
     from compactor.reduction.results import retention_cutoff
 
-    cuts = [outcome.retained_from]
-    for keep in range(rounds - 1, -1, -1):
-        cut = retention_cutoff(outcome.messages, keep) if keep else len(outcome.messages)
-        if cut > cuts[-1] or (cuts[-1] == 0 and cut):
-            cuts.append(cut)
-    return cuts
+    n = len(outcome.messages)
+    cuts = [
+        retention_cutoff(outcome.messages, keep) if keep else n for keep in range(rounds, -1, -1)
+    ]
+    return sorted({cut for cut in cuts if cut > 0})
 
 
 async def _hybrid_summary(
@@ -252,13 +252,22 @@ async def _hybrid_summary(
         return None
     rounds = reduction_config(plan.file_config).clear_retention_suffix_limit
     tries: list[dict[str, Any]] = []
+    base = dict(r.extras)  # each try reports afresh
     for cut in _cuts(outcome, rounds):
-        data = await run.summarize(parsed, decision, messages=outcome.messages, retained_from=cut)
-        tokens = r.tokens_after
-        tries.append(
-            {"kept_messages": len(outcome.messages) - cut if cut else 0, "tokens_after": tokens}
-        )
-        if tokens < reduced and not verdict(r.messages_after, tokens, trigger).triggered:
+        kept = len(outcome.messages) - cut
+        r.extras = dict(base)
+        try:
+            data = await run.summarize(
+                parsed, decision, messages=outcome.messages, retained_from=cut
+            )
+        except LoopGuardError as err:  # not small enough, or grown: fewer rounds may be
+            tries.append(
+                {"kept_messages": kept, "tokens_after": err.tokens_after, "refused": str(err)}
+            )
+            continue
+        tokens, after = r.tokens_after or 0, r.messages_after or 0  # set by summarize
+        tries.append({"kept_messages": r.extras.get("tail_messages", kept), "tokens_after": tokens})
+        if tokens < reduced and not verdict(after, tokens, trigger).triggered:
             report.update(summarized=True, hybrid_tries=tries)
             await run.emit(HybridOutcome(reduced, tries, True, over.reason))
             return data
