@@ -238,3 +238,27 @@ def test_failure_fixed_in_the_kept_tail_is_not_unresolved(tmp_path: Path) -> Non
         assert "TypeError: r is not iterable" in summary  # the original result was read
         assert "Unresolved failure" not in summary
         assert "still in progress" not in summary.split("7. Pending Tasks")[1].split("8. ")[0]
+
+
+def test_a_cached_summary_is_reused_for_the_same_kept_tail_only(tmp_path: Path) -> None:
+    """The summary cache (on for the embedded summarizer when configured) keys a summary
+    written with the kept tail in view by that tail too: the same head with a different tail
+    (the call returned and was answered) is summarized again, not answered from the cache."""
+    _mid_work(tmp_path / "a.jsonl")
+    recs = [json.loads(x) for x in (tmp_path / "a.jsonl").read_text().splitlines()]
+    recs.append({"role": "tool", "tool_call_id": "call_9", "content": "exported 3 sessions"})
+    recs.append({"role": "assistant", "content": "Exported the sessions to out/."})
+    _write(tmp_path / "b.jsonl", recs)
+    cache = {"enabled": True, "dir": str(tmp_path / "cache")}
+    pendings = []
+    for name, keep in (("a", 3), ("b", 5), ("a", 3)):  # the same head: all but the tail
+        proc = compact(
+            tmp_path, "run", f"{name}.jsonl", "--force", "--model", "local", "-o",
+            f"{name}.out.jsonl", config={"keep": {"messages": keep}, "cache": cache},
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        summary = _summary_text(tmp_path / f"{name}.out.jsonl")
+        pendings.append(summary.split("7. Pending Tasks")[1].split("8. ")[0])
+    assert "in flight" in pendings[0] and "in flight" in pendings[2]
+    assert "in flight" not in pendings[1]
+    assert any((tmp_path / "cache").rglob("*"))

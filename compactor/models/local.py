@@ -622,6 +622,8 @@ class LocalSummarizer:
     """A stand-in: reached after the configured models failed (``fallback: local`` or a
     failover chain ending on it), its summary marks the run degraded."""
     readonly_input = True
+    reads_kept_tail = True
+    """Its summary depends on ``KEPT_AFTER_SUMMARY`` too (a cache key includes it)."""
     """``generate`` only reads the messages (the pipeline need not copy them for it)."""
 
     def __repr__(self) -> str:
