@@ -5,7 +5,11 @@
   No model is called, so the loop guard's ratio does not apply: a clearing that frees less than
   ``reduction.clear_at_least_tokens`` is refused (exit 4) when it was the run's whole point.
 * ``hybrid`` reduces first and summarizes only when the reduced history still fires the
-  trigger: the oldest part, the retained rounds kept verbatim after the summary.
+  trigger (or, with ``--force``, when clearing cleared nothing: a clearing that frees too
+  little is not applied, never refused): the oldest part, the retained rounds kept verbatim
+  after the summary. A summary is kept only when smaller than the reduced history and under
+  the trigger, else made again with one retained round fewer; when none gets under a trigger
+  the history fired, exit 4 (:class:`HybridOverTriggerError`), nothing written.
 
 The offload folder is chosen and checked at plan time (:func:`plan_offload`: exit 2 when it
 cannot be written); its files are removed again when the run fails after writing them.
