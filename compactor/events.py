@@ -53,6 +53,7 @@ __all__ = [
     "Event",
     "EventSink",
     "GenerateSummary",
+    "HybridOutcome",
     "InputRendered",
     "ModelSkipped",
     "Phase",
@@ -448,6 +449,28 @@ class RunFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class HybridOutcome:
+    """``--strategy hybrid`` summarized after reducing: each try (the messages kept verbatim,
+    the tokens after it), whether one got under the trigger and below the reduced history's
+    ``tokens_reduced`` (``reached``; else nothing summarized is written), and the trigger."""
+
+    tokens_reduced: int
+    tries: list[JsonObject]
+    reached: bool
+    trigger: str
+    type: Literal["hybrid_outcome"] = "hybrid_outcome"
+
+    def to_dict(self) -> JsonObject:
+        return {
+            "type": self.type,
+            "tokens_reduced": self.tokens_reduced,
+            "tries": [dict(t) for t in self.tries],
+            "reached": self.reached,
+            "trigger": self.trigger,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class CacheRefused:
     """The summary cache's folder is unsafe (another user can write it, or owns it): the run
     goes on without the cache (:func:`compactor.io.unsafe_folder` says why)."""
@@ -461,7 +484,13 @@ class CacheRefused:
 
 
 RunEvent: TypeAlias = (
-    Event | TranscriptRead | TriggerChecked | CacheRefused | WindowAssumed | RunFinished
+    Event
+    | TranscriptRead
+    | TriggerChecked
+    | CacheRefused
+    | WindowAssumed
+    | HybridOutcome
+    | RunFinished
 )
 """What a run's sink receives: the summarization's events plus the run's own."""
 RunEventSink: TypeAlias = Callable[[RunEvent], MaybeAwaitable[None]]

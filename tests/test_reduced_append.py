@@ -191,11 +191,22 @@ def test_claude_code_hybrid_append_copies_carry_no_stale_usage(tmp_path: Path) -
     """Hybrid keeps reduced rounds after its summary, so the unchanged records around them are
     copied after the boundary: their usage is zeroed (Claude Code takes the last assistant
     usage as the context size; a copy's old one made it compact again at once)."""
+    # longer assistant texts (never cleared; their usage says so): a summary of them is smaller
+    # than the reduced history, so hybrid summarizes (never a summary larger than reduction)
+    recs = _records(CLAUDE_SESSION.read_bytes())
+    for rec in (r for r in recs if r.get("type") == "assistant"):
+        if rec["message"].get("usage"):
+            rec["message"]["usage"]["input_tokens"] += 10_000
+        for block in rec["message"].get("content", []):
+            if block.get("type") == "text":
+                block["text"] += " The reasoning behind this step goes on." * 150
+    src = tmp_path / "s.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
     before, raw, folder = _run(
         tmp_path,
-        CLAUDE_SESSION,
-        *("--strategy", "hybrid", "--threshold", "300"),
-        config="keep: {messages: 20}\nloop_guard: false\n",
+        src,
+        *("--strategy", "hybrid", "--threshold", "6700"),
+        config="keep: {messages: 12}\nloop_guard: false\n",
     )
     old = [r for r in _records(before) if r.get("type") == "assistant"]
     assert all(any(r["message"]["usage"].get(k) for k in USAGE_KEYS) for r in old)

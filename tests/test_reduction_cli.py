@@ -28,8 +28,11 @@ PAD = " " + "p" * 400
 """Makes a result longer than its placeholder: a shorter one is kept as it is."""
 
 
-def write_session(path: Path, rounds: int = 5, size: int = 8_000, big: int | None = None) -> None:
-    """An openai-format session: ``rounds`` tool rounds; round 2 is ``big`` characters."""
+def write_session(
+    path: Path, rounds: int = 5, size: int = 8_000, big: int | None = None, talk: int = 0
+) -> None:
+    """An openai-format session: ``rounds`` tool rounds; round 2 is ``big`` characters; each
+    assistant message says ``talk`` words more (texts reduction never clears)."""
     recs: list[dict[str, Any]] = [
         {"role": "system", "content": "sys"},
         {"role": "user", "content": "fix the failing test"},
@@ -40,7 +43,8 @@ def write_session(path: Path, rounds: int = 5, size: int = 8_000, big: int | Non
             "type": "function",
             "function": {"name": "sh", "arguments": "{}"},
         }
-        recs.append({"role": "assistant", "content": f"step {i}", "tool_calls": [call]})
+        text = f"step {i}" + f" word{i}" * talk
+        recs.append({"role": "assistant", "content": text, "tool_calls": [call]})
         body = f"out {i} " + "z" * (big if big is not None and i == 2 else size)
         recs.append({"role": "tool", "tool_call_id": f"call_{i}", "content": body})
     recs.append({"role": "assistant", "content": "done"})
@@ -198,9 +202,9 @@ def test_strategy_from_the_config_and_a_bad_one(tmp_path: Path) -> None:
 
 
 def test_hybrid_reduces_then_summarizes_and_keeps_the_retained_round(tmp_path: Path) -> None:
-    write_session(tmp_path / "s.jsonl", rounds=6, size=8_000)
+    write_session(tmp_path / "s.jsonl", rounds=6, size=8_000, talk=600)
     proc = compact(
-        tmp_path, "run", "s.jsonl", "--strategy", "hybrid", "--threshold", "600", "--model",
+        tmp_path, "run", "s.jsonl", "--strategy", "hybrid", "--threshold", "5000", "--model",
         "local", "-o", "out.jsonl", "--report", "report.json",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -209,15 +213,15 @@ def test_hybrid_reduces_then_summarizes_and_keeps_the_retained_round(tmp_path: P
     out = chat((tmp_path / "out.jsonl").read_bytes())
     assert out[-3].tool_calls[0].id == "call_5"
     assert out[-2].content.startswith("out 5 zzz")  # the retained round, verbatim
-    assert rep["tokens_after"] < 600 * 20
+    assert rep["tokens_after"] <= 5000 < rep["reduction"]["tokens_after"]
     # hybrid, reduction enough: no summary
     proc = compact(
-        tmp_path, "run", "s.jsonl", "--strategy", "hybrid", "--threshold", "5000", "--model",
+        tmp_path, "run", "s.jsonl", "--strategy", "hybrid", "--threshold", "8000", "--model",
         "local", "-o", "out2.jsonl", "--report", "report.json",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert report(tmp_path)["reduction"]["summarized"] is False
-    assert report(tmp_path)["tokens_after"] < 5000
+    assert report(tmp_path)["tokens_after"] < 8000
 
 
 def test_agent_resume_config_ships_hybrid(tmp_path: Path) -> None:
@@ -536,11 +540,11 @@ def test_hybrid_removes_the_offload_files_of_the_summarized_rounds(
     name their files (the fake model's) leaves them orphaned, so they are removed; the kept
     rounds' placeholders still name their files."""
     src = tmp_path / "s.jsonl"
-    write_session(src, rounds=8, size=8_000)
+    write_session(src, rounds=8, size=8_000, talk=600)
     originals = {m.tool_call_id: m.content for m in chat(src.read_bytes()) if m.role == "tool"}
     model = {"provider": "openai", "name": "m", "base_url": fake.base_url, "timeout": 5}
     proc = compact(
-        tmp_path, "run", "s.jsonl", "--strategy", "hybrid", "--threshold", "600",
+        tmp_path, "run", "s.jsonl", "--strategy", "hybrid", "--threshold", "6000",
         "-o", "out.jsonl", "--report", "report.json",
         config={"model": model, "keep": {"messages": 6}}, OPENAI_API_KEY="sk-test",
     )  # fmt: skip
@@ -561,14 +565,14 @@ def test_hybrid_summarizes_the_original_results_and_keeps_the_reduced_tail(
     "Tool result saved to: …"); the kept rounds stay as reduction left them; the summarized
     rounds' files are named by nothing, so they are removed, and nothing unnamed is left."""
     src = tmp_path / "s.jsonl"
-    write_session(src, rounds=8, size=8_000)
+    write_session(src, rounds=8, size=8_000, talk=600)
     recs = [json.loads(x) for x in src.read_text().splitlines()]
     error = "error: rustup: command not found (toolchain is not installed)"
     recs[3]["content"] = error + "\n" + "z" * 8_000  # round 0's result: a failure
     src.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
     originals = {m.tool_call_id: m.content for m in chat(src.read_bytes()) if m.role == "tool"}
     proc = compact(
-        tmp_path, "run", "s.jsonl", "--strategy", "hybrid", "--threshold", "600", "--model",
+        tmp_path, "run", "s.jsonl", "--strategy", "hybrid", "--threshold", "6000", "--model",
         "local", "-o", "out.jsonl", "--report", "report.json",
         config={"keep": {"messages": 6}},
     )  # fmt: skip

@@ -231,9 +231,10 @@ def _kept_texts(kept: list[Message | AgenticMessage]) -> list[str]:
 STRATEGY_ARGS = {
     "summarize": [],
     "reduce": ["--strategy", "reduce"],
-    # a trigger every shared session is over: reduction clears all but the last round, and
-    # the reduced history is still over it, so the oldest part is summarized too
-    "hybrid": ["--strategy", "hybrid", "--threshold", "1000"],
+    # a trigger the reduced Claude Code session is over (13,596 tokens) and its summary with
+    # the kept tail is under (10,388): the oldest part is summarized (hybrid keeps a summary
+    # only when it is smaller than the reduced history and under the trigger)
+    "hybrid": ["--strategy", "hybrid", "--threshold", "12000"],
 }
 
 
@@ -526,15 +527,14 @@ after its summary, so cleared rounds, not only the retained one, are among them.
 # raze-grant-session is not among them: both its results are shorter than a placeholder, so a
 # reduction keeps them and clears nothing (RELIABILITY row 185); nor is empire-of-bits under
 # hybrid: its 20 kept messages are the retained round's, which hold no cleared result since
-# calls in flight no longer take the retained round (row 177).
+# calls in flight no longer take the retained round (row 177). No Codex rollout is, under
+# hybrid: on both, every summary with its kept tail is larger than the reduced history
+# (soul-grant 8,927 reduced, 10,037 summarized), so hybrid writes the reduction (row 251).
 REDUCED_CLAUDE = [
     ("claude-code/tokenforge-grant-session.jsonl", strategy) for strategy in REDUCED
 ] + [("claude-code/bastion-glm47-skill-lock.jsonl", "reduce")]  # GLM-4.7 inside Claude Code
 REDUCED_CODEX = [
-    (relative, strategy)
-    for relative in CODEX_FILES
-    for strategy in REDUCED
-    if (Path(relative).stem, strategy) != ("empire-of-bits-desktop-rollout", "hybrid")
+    (relative, strategy) for relative in CODEX_FILES for strategy in REDUCED if strategy != "hybrid"
 ]
 
 

@@ -30,6 +30,7 @@ from compactor.events import (
     ContextLimit,
     Event,
     GenerateSummary,
+    HybridOutcome,
     InputRendered,
     ModelSkipped,
     RetryWait,
@@ -205,6 +206,16 @@ class LiveView:
                     f"planning for a {tokens:,}-token window"
                 )
                 self._log(f"[yellow]{escape(line)}[/]", line, always=True)
+            case HybridOutcome(tries=tries, reached=reached):
+                sizes = ", ".join(f"{t['tokens_after']:,}" for t in tries)
+                many = "summary" if len(tries) == 1 else "summaries"
+                state = "under the trigger" if reached else "NOT under the trigger"
+                line = (
+                    f"hybrid: reduced to {event.tokens_reduced:,} tokens; summarized to {sizes} "
+                    f"tokens ({len(tries)} {many}): {state}"
+                )
+                self._log(f"[{'cyan' if reached else 'yellow'}]{escape(line)}[/]", line,
+                          always=True)  # fmt: skip
             case BeforeReduce(tool_results=results, tokens=tokens):
                 self._status(
                     f"reducing {count(results, 'tool result')} ({count(tokens, 'token')})…"

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from contextvars import ContextVar
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["ChatModel"]
+from compactor.schema import AgenticMessage, Message
+
+__all__ = ["KEPT_AFTER_SUMMARY", "ChatModel"]
+
+KEPT_AFTER_SUMMARY: ContextVar[Sequence[Message | AgenticMessage]] = ContextVar(
+    "kept_after_summary", default=()
+)
+"""The messages kept verbatim after the summary being asked for (a kept tail), set by the
+pipeline around the request. The input a model gets is unchanged; a summarizer that models
+where work stands (the embedded one) reads it from the whole session, so that it never says
+"nothing is pending" above a kept call that never returned (issue 30, blind check 3)."""
 
 
 @runtime_checkable

@@ -17,41 +17,29 @@ bytes: no clock, no randomness, only insertion-ordered or sorted collections.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from compactor.counting.tokens import estimate_message, estimate_text
-from compactor.facts import (
-    Entry,
-    cut,
-    entry_of,
-    shorten,
-)
-from compactor.schema import (
-    AgenticMessage,
-    Message,
-    Usage,
-    make_assistant,
-    message_kind,
-)
+from compactor.facts import Entry, cut, shorten
+from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
 
+from .base import KEPT_AFTER_SUMMARY
 from .local_files import FileState, key_lines
 from .local_focus import context_span, focus_block, focus_of, insert_focus
-from .local_session import ErrorFact, Session, build_session
+from .local_session import ErrorFact, Session
 from .local_state import (
     ANSWERED,
     IN_FLIGHT,
-    add_shape_jobs,
     after_line,
     error_replies,
     in_flight_items,
     in_flight_step,
     is_housekeeping_path,
     job_polls,
-    judge_proposals,
-    judge_skipped,
     last_action,
+    modelled,
     round_facts,
 )
 from .local_text import (
@@ -562,10 +550,15 @@ _SECTIONS: tuple[Callable[[Session, Limits], str], ...] = (
 )
 
 
-def render(s: Session, lim: Limits) -> str:
-    """The whole ``<analysis>`` + ``<summary>`` text for one set of limits."""
+_STATE_SECTIONS = frozenset({4, 7, 8, 9})  # where work stands: from the whole session
+
+
+def render(s: Session, lim: Limits, state: Session | None = None) -> str:
+    """The whole ``<analysis>`` + ``<summary>`` text for one set of limits (``state``: the
+    session with the kept tail, for :data:`_STATE_SECTIONS`)."""
+    pick = dict.fromkeys(_STATE_SECTIONS, state) if state is not None else {}
     body = "\n".join(
-        f"{n}. {title}:\n{section(s, lim)}"
+        f"{n}. {title}:\n{section(pick.get(n, s), lim)}"
         for n, (title, section) in enumerate(zip(SECTION_TITLES, _SECTIONS, strict=True), 1)
     )
     return f"<analysis>\n{_analysis(s, lim)}\n</analysis>\n\n<summary>\n{body}\n</summary>"
@@ -576,22 +569,25 @@ def summarize_transcript(context: list[Message] | list[AgenticMessage] | list[An
     return _summary(context, sum(estimate_message(m) for m in context))
 
 
-def _summary(context: list[Any], input_tokens: int, focus: str = "") -> str:
+def _summary(
+    context: list[Any],
+    input_tokens: int,
+    focus: str = "",
+    kept: Sequence[Message | AgenticMessage] = (),
+) -> str:
     """:func:`summarize_transcript`, the context's estimated size given; the lines that
-    mention the ``focus`` terms first, in room taken from the budget (:mod:`.local_focus`)."""
+    mention the ``focus`` terms first, in room taken from the budget (:mod:`.local_focus`);
+    where work stands read from the whole session, the ``kept`` tail after the summary too."""
     items: list[Message | AgenticMessage] = context  # only read: no copy of a long history
-    session = build_session([entry_of(i, m) for i, m in enumerate(items)])
-    add_shape_jobs(session)
-    judge_proposals(session)
-    judge_skipped(session)
-    budget = MAX_SUMMARY_TOKENS
-    if input_tokens > 20_000:
-        budget = min(budget, int(input_tokens * 0.3))
+    session, state = modelled(items), modelled([*items, *kept]) if kept else None
+    cap = int(input_tokens * 0.3) if input_tokens > 20_000 else MAX_SUMMARY_TOKENS
+    budget = min(MAX_SUMMARY_TOKENS, cap)
     block = focus_block(focus, items, budget) if focus else ""
-    return insert_focus(_fitted(session, budget - estimate_text(block)), block, SECTION_TITLES[0])
+    text = _fitted(session, budget - estimate_text(block), state)
+    return insert_focus(text, block, SECTION_TITLES[0])
 
 
-def _fitted(session: Session, budget: int) -> str:
+def _fitted(session: Session, budget: int, state: Session | None = None) -> str:
     """The session rendered at the largest limits whose text fits ``budget`` tokens; a final
     deliverable of at most :data:`WHOLE_DELIVERABLE` characters is whole at every limit (the
     other sections shrink first: it is the result a resuming agent reports from)."""
@@ -601,7 +597,7 @@ def _fitted(session: Session, budget: int) -> str:
     for factor in _FACTORS:
         lim = Limits().scaled(factor)
         lim = replace(lim, deliverable=size) if MIN_VERBATIM < size <= WHOLE_DELIVERABLE else lim
-        text = render(session, lim)
+        text = render(session, lim, state)
         if estimate_text(text) <= budget:
             fitted = lim
             break
@@ -610,7 +606,7 @@ def _fitted(session: Session, budget: int) -> str:
     # The final deliverable takes the room the other sections leave (SPEC §7: kept verbatim).
     size = min(size, MAX_DELIVERABLE)
     while size > fitted.deliverable:
-        grown = render(session, replace(fitted, deliverable=size))
+        grown = render(session, replace(fitted, deliverable=size), state)
         if estimate_text(grown) <= budget:
             return grown
         size = int(size * 0.8)
@@ -626,6 +622,8 @@ class LocalSummarizer:
     failover chain ending on it), its summary marks the run degraded."""
     readonly_input = True
     """``generate`` only reads the messages (the pipeline need not copy them for it)."""
+    reads_kept_tail = True
+    """Its summary depends on ``KEPT_AFTER_SUMMARY`` too (a cache key includes it)."""
 
     def __repr__(self) -> str:
         return "LocalSummarizer()"
@@ -637,11 +635,11 @@ class LocalSummarizer:
         context = messages[start:end]
         inner = sum(estimate_message(m) for m in context)  # each counted once, for both uses
         prompt = inner + sum(estimate_message(m) for m in (*messages[:start], *messages[end:]))
-        text = _summary(context, inner, focus_of(messages[-1]) if end < len(messages) else "")
+        focus = focus_of(messages[-1]) if end < len(messages) else ""
+        text = _summary(context, inner, focus, KEPT_AFTER_SUMMARY.get())
         completion = estimate_text(text)
-        usage = Usage(
-            prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
-        )
+        total = prompt + completion
+        usage = Usage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
         msg = make_assistant(kind, text, usage)
         if isinstance(msg, Message):
             msg.finish_reason = "stop"

@@ -17,6 +17,7 @@ written from this state, not from the last thing the assistant said:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from compactor.facts import (
     Call,
@@ -27,6 +28,7 @@ from compactor.facts import (
     clean,
     command_of,
     cut,
+    entry_of,
     identifiers,
     is_reading_call,
     numbers,
@@ -37,8 +39,9 @@ from compactor.facts import (
     sentences,
     strip_output_header,
 )
+from compactor.schema import AgenticMessage, Message
 
-from .local_session import Background, ErrorFact, Session
+from .local_session import Background, ErrorFact, Session, build_session
 from .local_text import (
     call_line,
     code,
@@ -60,6 +63,7 @@ __all__ = [
     "judge_proposals",
     "judge_skipped",
     "last_action",
+    "modelled",
     "round_facts",
 ]
 
@@ -518,3 +522,12 @@ def job_polls(s: Session, limit: int) -> dict[str, str]:
                 last = [ln for ln in lines if not is_prompt_line(ln)][-2:]
                 latest[key] = " | ".join(last) if last else _established(call, result)
     return {k: f"; its latest poll returned: {quote(v, limit)}" for k, v in latest.items()}
+
+
+def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
+    """The session model of the messages ``items``, with this module's judgements applied."""
+    session = build_session([entry_of(i, m) for i, m in enumerate(items)])
+    add_shape_jobs(session)
+    judge_proposals(session)
+    judge_skipped(session)
+    return session

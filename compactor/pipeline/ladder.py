@@ -28,7 +28,7 @@ from compactor.events import (
     Phase,
     ShorterSummary,
 )
-from compactor.models.base import ChatModel
+from compactor.models.base import KEPT_AFTER_SUMMARY, ChatModel
 from compactor.schema import AgenticMessage, M, Message, make_user, message_kind, user_text
 
 from .chunking import (
@@ -326,7 +326,10 @@ async def summarize_input(
         if cache is not None:
             from .cache import request_key
 
-            key, body = request_key(model, model_name(model), options, sent)
+            # a summary written with the kept tail in view is cached for that tail only
+            reads = getattr(model, "reads_kept_tail", False)
+            kept: list[Message | AgenticMessage] = list(KEPT_AFTER_SUMMARY.get()) if reads else []
+            key, body = request_key(model, model_name(model), options, [*sent, *kept])
         elif callable(getattr(model, "request_body", None)):
             body = model.request_body(sent, **options)
         prepared.clear()  # one at a time: a 50 MB body is not kept for the next model

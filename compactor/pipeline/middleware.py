@@ -16,6 +16,7 @@ from compactor.counting.tokens import TokenCounter, default_token_counter
 from compactor.counting.trigger import TriggerCondition, TriggerDecision, decide
 from compactor.errors import LoopGuardError
 from compactor.events import AfterSummarize, BeforeSummarize, Event
+from compactor.models.base import KEPT_AFTER_SUMMARY
 from compactor.prompts import DEGRADED_NOTE
 from compactor.schema import (
     AgenticMessage,
@@ -158,10 +159,15 @@ class Middleware(Generic[M]):
         if masker is not None:
             head = masker.mask_messages(head)
         history = system_messages + head
-        # generate_summary never mutates its input (it copies what it hands to a model)
-        result = await generate_summary(
-            cfg, history, self._emit, masker=masker, masked=masker is not None
-        )
+        # generate_summary never mutates its input (it copies what it hands to a model); the
+        # kept tail is named beside it (models.base.KEPT_AFTER_SUMMARY), masked as the head is
+        kept = KEPT_AFTER_SUMMARY.set(masker.mask_messages(tail) if masker is not None else tail)
+        try:
+            result = await generate_summary(
+                cfg, history, self._emit, masker=masker, masked=masker is not None
+            )
+        finally:
+            KEPT_AFTER_SUMMARY.reset(kept)
         reply = copy.deepcopy(result.response)
         if cfg.strip_analysis:
             reply = strip_analysis(reply)

@@ -62,6 +62,7 @@ from compactor._util import call_maybe_async
 from compactor.counting.config import Config
 from compactor.errors import ErrorKind, SpendLimitError, SummarizationError
 from compactor.events import ChunkStart, ContextLimit
+from compactor.models.base import KEPT_AFTER_SUMMARY
 from compactor.prompts import CHUNK_NOTE, PREVIOUS_SUMMARY, SYSTEM_INSTRUCTION
 from compactor.schema import (
     AgenticMessage,
@@ -375,6 +376,8 @@ async def _generate_chunked(job: SummaryRun[M]) -> SummaryResult[M]:
             )
         )
         last = taken == len(plan.chunks) - 1
+        # only the last part is followed by the kept tail (models.base.KEPT_AFTER_SUMMARY)
+        hidden = None if last else KEPT_AFTER_SUMMARY.set(())
         try:
             result = await summarize_input(job, chunk_input, chunk=index, running=not last)
         except SpendLimitError:
@@ -397,6 +400,9 @@ async def _generate_chunked(job: SummaryRun[M]) -> SummaryResult[M]:
                 response=make_assistant(kind, text), model_input=chunk_input, attempts=job.attempts
             )
             job.verbatim.append(index)
+        finally:
+            if hidden is not None:
+                KEPT_AFTER_SUMMARY.reset(hidden)
         degraded = degraded or result.degraded
         record = {
             "index": index,

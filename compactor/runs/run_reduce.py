@@ -5,7 +5,11 @@
   No model is called, so the loop guard's ratio does not apply: a clearing that frees less than
   ``reduction.clear_at_least_tokens`` is refused (exit 4) when it was the run's whole point.
 * ``hybrid`` reduces first and summarizes only when the reduced history still fires the
-  trigger: the oldest part, the retained rounds kept verbatim after the summary.
+  trigger (or, with ``--force``, when clearing cleared nothing: a clearing that frees too
+  little is not applied, never refused): the oldest part, the retained rounds kept verbatim
+  after the summary. A summary is kept only when smaller than the reduced history and under
+  the trigger, else made again with one retained round fewer; when none gets under a trigger
+  the history fired, exit 4 (:class:`HybridOverTriggerError`), nothing written.
 
 The offload folder is chosen and checked at plan time (:func:`plan_offload`: exit 2 when it
 cannot be written); its files are removed again when the run fails after writing them.
@@ -30,6 +34,7 @@ from compactor.io import Destination
 
 if TYPE_CHECKING:
     from compactor.configfile import FileConfig
+    from compactor.counting.trigger import TriggerDecision
     from compactor.formats.base import Transcript
     from compactor.reduction import ReduceOutcome
     from compactor.reduction.core import Locate
@@ -38,6 +43,7 @@ if TYPE_CHECKING:
     from .runner import Run
 
 __all__ = [
+    "HybridOverTriggerError",
     "ReductionRefusedError",
     "explain_strategies",
     "locator",
@@ -57,7 +63,20 @@ class ReductionRefusedError(LoopGuardError):
 
     def __init__(self, reason: str, tokens: int) -> None:
         super().__init__(tokens, tokens, None)
-        self.args = (f"reduction refused: {reason}; nothing was written",)
+        self.args = (f"reduction refused: {reason}",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class HybridOverTriggerError(LoopGuardError):
+    """``--strategy hybrid`` could not get the history under its trigger: neither reduction
+    nor a summary with fewer retained rounds did (exit 4, as the loop guard: a result over the
+    trigger would compact again at once); nothing is written."""
+
+    def __init__(self, tokens_before: int, smallest: int, why: str) -> None:
+        super().__init__(tokens_before, smallest, None)
+        self.args = (f"hybrid: no result gets under the trigger: {why}",)
 
     def __str__(self) -> str:
         return str(self.args[0])
@@ -132,10 +151,9 @@ def _note_path(run: Run) -> str | None:
     return None if opts.input == "-" else os.path.abspath(opts.input)
 
 
-async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | None:
+async def reduce_run(run: Run, parsed: Transcript, decision: TriggerDecision) -> bytes | None:
     """Reduce (and, for hybrid, maybe summarize) ``parsed``: the bytes to write, or None when
     the transcript stays as it is."""
-    from compactor.counting.trigger import verdict
     from compactor.formats.base import CompactionInfo, WriteMode
     from compactor.formats.records import dropped_records
     from compactor.formats.registry import write_transcript
@@ -164,17 +182,15 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
     if plan.offload_dir is not None:
         report["offload_dir"] = str(plan.offload_dir)
     r.extras["reduction"] = report
-    trigger = file_cfg.trigger_condition()
     if strategy == "hybrid":
-        after = verdict(len(outcome.messages), outcome.tokens_after, trigger)
-        report["summarized"] = after.triggered
-        if after.triggered:
-            data = await run.summarize(
-                parsed, decision, messages=outcome.messages, retained_from=outcome.retained_from
-            )
+        summarized = await _hybrid_summary(run, parsed, decision, outcome, report)
+        if summarized is not None:
             if backend is not None:  # the summarized rounds' files: nothing names them now
-                report["offload_removed"] = len(backend.keep_only(lambda p: names(data, p)))
-            return data
+                removed = backend.keep_only(lambda p: names(summarized, p))
+                report["offload_removed"] = len(removed)
+            return summarized
+        if not outcome.changed:
+            return None  # nothing cleared, no summary smaller: the transcript as it is
     if not outcome.changed:
         skipped = outcome.clear_skipped or ""
         if (decision.triggered or opts.force) and "clear_at_least_tokens" in skipped:
@@ -215,6 +231,81 @@ async def reduce_run(run: Run, parsed: Transcript, decision: Any) -> bytes | Non
         data = spec.fix_appended(data, parsed)
     r.dropped_records = dropped_records(parsed, outcome.messages, data, mode)
     return data
+
+
+def _cuts(outcome: ReduceOutcome[Any], rounds: int) -> list[int]:
+    """Where the verbatim tail may start, most kept first: the reduction's retained rounds,
+    then one round fewer each time, down to none (a cut at 0: fewer rounds than that)."""
+    from compactor.reduction.results import retention_cutoff
+
+    n = len(outcome.messages)
+    cuts = [
+        retention_cutoff(outcome.messages, keep) if keep else n for keep in range(rounds, -1, -1)
+    ]
+    return sorted({cut for cut in cuts if cut > 0})
+
+
+async def _hybrid_summary(
+    run: Run,
+    parsed: Transcript,
+    decision: TriggerDecision,
+    outcome: ReduceOutcome[Any],
+    report: JsonObject,
+) -> bytes | None:
+    """Hybrid's summary of the oldest part: the bytes, or None when the reduced history
+    stands (it is under the trigger, or no summary is smaller than it).
+
+    It summarizes when the reduced history still fires the trigger, or with ``--force`` when
+    clearing cleared nothing (nothing to clear, or less than ``clear_at_least_tokens``: the
+    clearing is not applied, the forced compaction summarizes). A summary is kept only when
+    it is smaller than the reduced history and under the trigger; else the summary is made
+    again with one retained round fewer, down to none. When none gets under the trigger
+    although the history fired it: :class:`HybridOverTriggerError` (exit 4, nothing written).
+    """
+    from compactor.counting.trigger import verdict
+    from compactor.events import HybridOutcome
+
+    plan, r = run.plan, run.result
+    trigger = plan.file_config.trigger_condition()
+    reduced = outcome.tokens_after
+    over = verdict(len(outcome.messages), reduced, trigger)
+    forced = plan.options.force and not outcome.cleared
+    report["summarized"] = False
+    if not over.triggered and not forced:
+        return None
+    rounds = reduction_config(plan.file_config).clear_retention_suffix_limit
+    tries: list[JsonObject] = []
+    base = dict(r.extras)  # each try reports afresh
+    for cut in _cuts(outcome, rounds):
+        kept = len(outcome.messages) - cut
+        r.extras = dict(base)
+        try:
+            data = await run.summarize(
+                parsed, decision, messages=outcome.messages, retained_from=cut
+            )
+        except LoopGuardError as err:  # not small enough, or grown: fewer rounds may be
+            tries.append(
+                {"kept_messages": kept, "tokens_after": err.tokens_after, "refused": str(err)}
+            )
+            continue
+        tokens, after = r.tokens_after or 0, r.messages_after or 0  # set by summarize
+        tries.append({"kept_messages": r.extras.get("tail_messages", kept), "tokens_after": tokens})
+        if tokens < reduced and not verdict(after, tokens, trigger).triggered:
+            report.update(summarized=True, hybrid_tries=tries)
+            await run.emit(HybridOutcome(reduced, tries, True, over.reason))
+            return data
+    report["hybrid_tries"] = tries
+    await run.emit(HybridOutcome(reduced, tries, False, over.reason))
+    if over.triggered:
+        sizes = ", ".join(f"{t['tokens_after']:,} keeping {t['kept_messages']}" for t in tries)
+        raise HybridOverTriggerError(
+            decision.tokens or 0,  # always counted for a reduce/hybrid run (always_count)
+            min([reduced, *(t["tokens_after"] for t in tries)]),
+            f"reduced to {reduced:,} tokens, summarized to {sizes} messages; {over.reason}",
+        )
+    r.messages_after = len(outcome.messages)  # forced: the reduced history stands, smaller
+    r.tokens_after = reduced
+    return None
 
 
 def names(data: bytes, path: str) -> bool:
@@ -357,6 +448,10 @@ async def explain_strategies(
     after = await decide(
         outcome.messages, tools, file_cfg.trigger_condition(), file_cfg.counter(), always_count=True
     )
+    forced_cfg = reduction_config(file_cfg, fmt=fmt, backend=backend, force=True)
+    forced = await Reduction(forced_cfg).reduce(
+        AgentState(messages=list(messages), tools=list(tools))
+    )
     return {
         "chosen": chosen,
         "summarize": {"summarized_tokens": summarized_tokens},
@@ -364,6 +459,11 @@ async def explain_strategies(
         "hybrid": {
             "tokens_after_reduce": outcome.tokens_after,
             "summarizes": after.triggered,
+            # --force clears every round outside the retained ones; when that clears nothing
+            # (nothing to clear, or less than clear_at_least_tokens) the run summarizes
+            "forced_tokens_after_reduce": forced.tokens_after,
+            "forced_summarizes": not forced.cleared,
+            "forced_clear_skipped": forced.clear_skipped,
         },
     }
 
@@ -376,7 +476,22 @@ def render_strategies(data: JsonObject) -> list[str]:
         if red["clear_skipped"] is None
         else f"none cleared ({red['clear_skipped']})"
     )
-    then = "then summarizes the older part" if hyb["summarizes"] else "no summary needed"
+    then = (
+        "then summarizes the older part (one retained round fewer at a time until under the "
+        "trigger; exit 4 when none is)"
+        if hyb["summarizes"]
+        else "no summary needed"
+    )
+    if hyb.get("forced_summarizes"):
+        forced = (
+            f"with --force: clears nothing ({hyb['forced_clear_skipped']}), so it summarizes "
+            "the older part (kept only if smaller)"
+        )
+    else:
+        forced = (
+            f"with --force: clears every round outside the retained ones, to "
+            f"{hyb.get('forced_tokens_after_reduce', 0):,} tokens"
+        )
     return [
         f"  strategies (this config: {data['chosen']}):",
         f"    summarize:         replaces ~{data['summarize']['summarized_tokens']:,} tokens "
@@ -385,4 +500,5 @@ def render_strategies(data: JsonObject) -> list[str]:
         f"{red['tokens_before']:,} → {red['tokens_after']:,} tokens "
         f"({red['tokens_freed']:,} freed)",
         f"    hybrid:            reduce to {hyb['tokens_after_reduce']:,} tokens, {then}",
+        f"                       {forced}",
     ]
