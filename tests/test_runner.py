@@ -612,9 +612,9 @@ def test_a_run_copies_no_message_of_the_history_and_holds_no_line_bytes(
     sources: list[Any] = []
     parse = _jsonl.parse_lines
 
-    def recorded(path: str, raw: Any) -> Any:
+    def recorded(path: str, raw: Any, *rest: Any) -> Any:  # rest: the reader's `each`
         sources.append(raw)
-        return parse(path, raw)
+        return parse(path, raw, *rest)
 
     monkeypatch.setattr(_jsonl, "parse_lines", recorded)
     result = run_file(
