@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,15 @@ import pytest
 from hypothesis import settings
 
 from compactor.testing.fake_openai import FakeOpenAI
+
+# Bytecode is cached for the suite even where PYTHONDONTWRITEBYTECODE says not to write it: the
+# suite starts the console script a few hundred times, and without a cache every start compiles
+# the compactor modules it imports again (~0.1 s of CPU each, a third of a start), every worker
+# re-writes the assertions of every test module at collection (~5 s each), and every Dask worker
+# compiles the package again. The caches land in __pycache__/ (git-ignored), as for anyone who
+# has not set the variable. BENCHMARKS.md "The suite's time (issue 31)" has the figures.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 # Property tests check properties, not time (speed is measured in bench/): no per-example
 # deadline, which a loaded CI machine turns into flaky failures.
