@@ -89,6 +89,20 @@ def _clean_environ(
     monkeypatch.setenv("NO_PROXY", "*")
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (``make test``): one worker more than the cores this process may use.
+
+    About a third of the suite's test time is spent waiting, not computing: on a console script
+    it started, a pty, a fake server's latency, a retry's backoff, a Dask cluster. With one worker
+    per core the cores sat idle that long; a third worker on two cores fills it (BENCHMARKS.md,
+    "The suite's time (issue 31)"). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides when set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    return cores + 1
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
