@@ -89,6 +89,7 @@ def _clean_environ(
     monkeypatch.setenv("NO_PROXY", "*")
 
 
+@pytest.hookimpl(optionalhook=True)  # -p no:xdist: no such hook, and nothing to decide
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """``-n auto`` (``make test``): one worker more than the cores this process may use.
 
