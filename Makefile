@@ -7,7 +7,8 @@ SAMPLE ?= sample_transcripts/coding-session-long.jsonl
 LINT_PATHS := compactor tests $(wildcard bench)
 
 .PHONY: run test coverage check lint typecheck format bench test-real-llm test-resume clean
-# Test workers: one per core (at most 4); PYTEST_WORKERS=0 runs the suite in this process.
+# Test workers: one more than the cores (at most 4; tests/conftest.py says why);
+# PYTEST_WORKERS=0 runs the suite in this process.
 PYTEST_WORKERS ?= auto --maxprocesses=4
 
 $(STAMP): pyproject.toml
@@ -25,7 +26,7 @@ run: $(STAMP)  ## compact a sample with the embedded model (no key, no network) 
 	@echo "==> compact is $(BIN)/compact (put it on PATH: source $(VENV)/bin/activate), the compacted sample is $(OUT)/sample.compact.jsonl; next, try: compact check --explain $(SAMPLE)"
 
 # COVERAGE=1 runs it under coverage, failing below the floor in pyproject.toml (make check does).
-test: $(STAMP)  ## the whole test suite, one worker per core
+test: $(STAMP)  ## the whole test suite, one worker per core and one more
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) $(if $(filter 1,$(COVERAGE)),--cov --cov-report=term)
 
 coverage:  ## the whole test suite under coverage; fails below the floor in pyproject.toml

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,15 @@ import pytest
 from hypothesis import settings
 
 from compactor.testing.fake_openai import FakeOpenAI
+
+# Bytecode is cached for the suite even where PYTHONDONTWRITEBYTECODE says not to write it: the
+# suite starts the console script a few hundred times, and without a cache every start compiles
+# the compactor modules it imports again (~0.1 s of CPU each, a third of a start), every worker
+# re-writes the assertions of every test module at collection (~5 s each), and every Dask worker
+# compiles the package again. The caches land in __pycache__/ (git-ignored), as for anyone who
+# has not set the variable. BENCHMARKS.md "The suite's time (issue 31)" has the figures.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 # Property tests check properties, not time (speed is measured in bench/): no per-example
 # deadline, which a loaded CI machine turns into flaky failures.
@@ -77,6 +87,21 @@ def _clean_environ(
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("OPENAI_BASE_URL", DEAD_BASE_URL)
     monkeypatch.setenv("NO_PROXY", "*")
+
+
+@pytest.hookimpl(optionalhook=True)  # -p no:xdist: no such hook, and nothing to decide
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (``make test``): one worker more than the cores this process may use.
+
+    About a third of the suite's test time is spent waiting, not computing: on a console script
+    it started, a pty, a fake server's latency, a retry's backoff, a Dask cluster. With one worker
+    per core the cores sat idle that long; a third worker on two cores fills it (BENCHMARKS.md,
+    "The suite's time (issue 31)"). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides when set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    return cores + 1
 
 
 @pytest.fixture

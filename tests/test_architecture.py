@@ -7,6 +7,7 @@ with the file and line, whichever test happens to exercise that code.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,6 +39,16 @@ CONFINED: dict[str, tuple[str, ...]] = {
 
 def _modules(package: Path = PACKAGE) -> list[Path]:
     return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _parse(path: Path) -> ast.Module:
+    """``path`` parsed; the same text once per process (eight tests walk the whole package)."""
+    return _parse_text(path.read_text("utf-8"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_text(source: str) -> ast.Module:
+    return ast.parse(source)
 
 
 def _rel(path: Path, package: Path = PACKAGE) -> str:
@@ -75,8 +86,7 @@ def test_no_function_takes_more_than_ten_parameters() -> None:
     """Typer command functions aside (their parameters are the command's options)."""
     over: list[str] = []
     for path in _modules():
-        source = path.read_text("utf-8")
-        for node in ast.walk(ast.parse(source)):
+        for node in ast.walk(_parse(path)):
             if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
             args = node.args
@@ -105,7 +115,7 @@ def test_no_module_imports_another_modules_private_names() -> None:
     for path in _modules():
         rel = _rel(path)
         here = ".".join(["compactor", *path.relative_to(PACKAGE).parent.parts])
-        for line, module, names, level in _imports(ast.parse(path.read_text("utf-8"))):
+        for line, module, names, level in _imports(_parse(path)):
             target = _resolve(path, module, level)
             if target.split(".")[0] != "compactor":
                 continue
@@ -126,7 +136,7 @@ def test_third_party_imports_stay_where_they_belong() -> None:
     bad: list[str] = []
     for path in _modules():
         rel = _rel(path)
-        for line, module, _names, level in _imports(ast.parse(path.read_text("utf-8"))):
+        for line, module, _names, level in _imports(_parse(path)):
             if level:
                 continue
             top = module.split(".")[0]
@@ -142,7 +152,7 @@ def test_the_core_never_imports_the_command_line() -> None:
         rel = _rel(path)
         if rel.startswith("cli/") or rel == "__main__.py":
             continue
-        for line, module, names, level in _imports(ast.parse(path.read_text("utf-8"))):
+        for line, module, names, level in _imports(_parse(path)):
             target = _resolve(path, module, level)
             if target == "compactor.cli" or target.startswith("compactor.cli."):
                 bad.append(f"{rel}:{line} imports {target}")
@@ -183,7 +193,7 @@ def _public_names(package: Path) -> dict[str, str]:
     """``compactor/__init__``'s lazy table: public name → the module defining it, so that
     ``from compactor import new`` counts as an import of ``compactor.pipeline.middleware``."""
     init = package / "__init__.py"
-    for node in ast.walk(ast.parse(init.read_text("utf-8"))):
+    for node in ast.walk(_parse(init)):
         targets: list[ast.expr] = [node.target] if isinstance(node, ast.AnnAssign) else []
         targets += node.targets if isinstance(node, ast.Assign) else []
         if any(isinstance(t, ast.Name) and t.id == "_MODULES" for t in targets):
@@ -196,7 +206,7 @@ def _public_names(package: Path) -> dict[str, str]:
 def _targets(path: Path, package: Path = PACKAGE) -> Iterator[tuple[int, str]]:
     """(line, dotted module) of every compactor module ``path`` imports, lazily or not."""
     public = _public_names(package)
-    for line, module, names, level in _imports(ast.parse(path.read_text("utf-8"))):
+    for line, module, names, level in _imports(_parse(path)):
         dotted = _resolve(path, module, level, package)
         if dotted == "compactor":
             yield from ((line, public[n]) for n in names if n in public)
@@ -357,7 +367,7 @@ def test_the_registry_is_a_table_not_an_if_chain() -> None:
     path = PACKAGE / "models" / "registry.py"
     named = [
         f"models/registry.py:{node.lineno}: {node.value!r}"
-        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        for node in ast.walk(_parse(path))
         if isinstance(node, ast.Constant)
         and isinstance(node.value, str)
         and PROVIDER_NAME.search(node.value)
@@ -385,7 +395,7 @@ def _format_names() -> list[str]:
 
 
 def _strings(path: Path) -> Iterator[tuple[int, str]]:
-    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+    for node in ast.walk(_parse(path)):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             yield node.lineno, node.value
 
@@ -473,7 +483,7 @@ def test_error_kinds_are_compared_as_enum_members_not_strings() -> None:
         f"{_rel(path)}:{line}: {value!r}"
         for path in _modules()
         if not _rel(path).startswith(("formats/", "testing/"))
-        for line, value in _error_kind_literals(ast.parse(path.read_text("utf-8")))
+        for line, value in _error_kind_literals(_parse(path))
     ]
     assert not bad, "\n".join(bad)
 

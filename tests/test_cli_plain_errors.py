@@ -12,7 +12,7 @@ import pytest
 
 from compactor.testing.fake_openai import FakeOpenAI, status
 
-from .fake_server_cli import compact_exe
+from .fake_server_cli import compact_exe, invoke
 
 REPO = Path(__file__).resolve().parents[1]
 SMALL = REPO / "sample_transcripts" / "small-chat.jsonl"
@@ -21,10 +21,15 @@ CLASS_NAME = re.compile(r"\b[A-Z][A-Za-z]*(Error|Exception)\b")
 
 
 def _compact(
-    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, process: bool = False
 ) -> tuple[int, str, str]:
+    """``compact ARGS`` in this process (:func:`invoke`), or as the console script with
+    ``process=True`` (the option errors: what the real process prints for typer's usage errors)."""
     import os
 
+    if not process:
+        done = invoke(args, env={"COLUMNS": "200", **(env or {})}, cwd=cwd)
+        return done.returncode, done.stdout.decode(), done.stderr.decode()
     proc = subprocess.run(
         [compact_exe(), *args],
         capture_output=True,
@@ -117,7 +122,7 @@ def test_a_model_failure_names_no_class(tmp_path: Path) -> None:
     ],
 )
 def test_option_errors_are_one_line(args: list[str], line: str) -> None:
-    code, out, err = _compact(*args)
+    code, out, err = _compact(*args, process=True)
     assert code == 2
     assert out == ""
     assert _one_line(err).startswith(line)

@@ -276,10 +276,14 @@ def test_a_killed_worker_has_its_tasks_run_elsewhere(
 
 
 def test_ctrl_c_cancels_the_rest_and_a_rerun_finishes_it(
-    fs: Any, client: Any, bucket: dict[str, Any]
+    fs: Any, client: Any, bucket: dict[str, Any], request: pytest.FixtureRequest
 ) -> None:
     """A real SIGINT in the client as the third result arrives: the tasks not finished are
     cancelled and say so; the manifest keeps what was done, so the re-run skips it."""
+    # Ctrl-C's own action (KeyboardInterrupt) also when the suite was started in the background
+    # (`make test &`, `nohup`), which makes this process ignore SIGINT: the signal was lost.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    request.addfinalizer(lambda: signal.signal(signal.SIGINT, previous))
     seen: list[int] = []
 
     def interrupt(index: int, result: Any) -> None:
