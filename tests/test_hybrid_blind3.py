@@ -265,7 +265,7 @@ def test_a_cached_summary_is_reused_for_the_same_kept_tail_only(tmp_path: Path) 
     assert any((tmp_path / "cache").rglob("*"))
 
 
-# -- blind check 4, x402: keep.messages is at most; fallback tries keep fewer for real --------------
+# -- blind check 4, x402: keep.messages is at most; fallback tries keep fewer for real ------------
 def test_hybrid_fallback_keeps_fewer_messages_than_keep_messages(tmp_path: Path) -> None:
     """``keep: {messages: 6}`` and a large retained round: summary + that round is over the
     trigger. The next try must keep fewer messages for real (before: every try kept the same
@@ -288,3 +288,33 @@ def test_hybrid_fallback_keeps_fewer_messages_than_keep_messages(tmp_path: Path)
     assert "<summary>" in (messages[-2].content or "")  # nothing else kept
     proc = compact(tmp_path, "check", "--threshold", "1500", "out.jsonl")
     assert proc.returncode == 0, proc.stdout
+
+
+def test_summary_does_not_repeat_the_kept_tails_final_answer(tmp_path: Path) -> None:
+    """The final answer is in the kept tail, right below the summary: the summary says where
+    work stands without quoting it again (blind check 4: quoting the kept tail's answer and
+    results made the summary larger than the part it replaced). The output holds it once."""
+    answer = "Audit report. " + " ".join(f"finding{i} in module{i}.py is fixed" for i in range(150))
+    recs: list[dict[str, Any]] = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "audit the repository and report every finding"},
+    ]
+    for i in range(4):
+        recs.append(
+            {"role": "assistant", "content": f"Reading part {i}.", "tool_calls": [
+                _call(i, f"cat src/part{i}.py")]}
+        )  # fmt: skip
+        body = f"def part{i}():\n" + "    x = 1\n" * 200
+        recs.append({"role": "tool", "tool_call_id": f"call_{i}", "content": body})
+    recs.append({"role": "assistant", "content": answer})
+    _write(tmp_path / "s.jsonl", recs)
+    proc = compact(
+        tmp_path, "run", "s.jsonl", "--force", "--model", "local", "-o", "out.jsonl",
+        config={"keep": {"messages": 3}},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    summary = _summary_text(tmp_path / "out.jsonl")
+    assert "finding3 in module3.py" not in summary
+    assert "was completed" in summary  # where work stands is still said
+    whole = (tmp_path / "out.jsonl").read_text("utf-8")
+    assert whole.count("finding3 in module3.py") == 1
