@@ -133,7 +133,7 @@ def test_check_explain_says_what_hybrid_force_does(tmp_path: Path) -> None:
 # -- point 2: never larger than reduce alone; fewer rounds; exit 4 when it cannot ------------------
 def test_hybrid_keeps_fewer_rounds_until_under_the_trigger(tmp_path: Path) -> None:
     """The retained round (kept verbatim) is large: summary + it is over the trigger, so the
-    summary is made again with no retained round, and that one is written."""
+    summary is made again with one round fewer (the call in flight), and that one is written."""
     _mid_work(tmp_path / "s.jsonl")
     proc = compact(
         tmp_path, "run", "s.jsonl", "--strategy", "hybrid", "--threshold", "1500", "--model",
@@ -143,7 +143,8 @@ def test_hybrid_keeps_fewer_rounds_until_under_the_trigger(tmp_path: Path) -> No
     rep = report(tmp_path)
     tries = rep["reduction"]["hybrid_tries"]
     reduced = rep["reduction"]["tokens_after"]
-    assert len(tries) == 2 and tries[0]["kept_messages"] > 0 and tries[1]["kept_messages"] == 0
+    # then the round of the call in flight alone (blind check 4: it is a round too)
+    assert len(tries) == 2 and tries[0]["kept_messages"] > 0 and tries[1]["kept_messages"] == 1
     assert tries[0]["tokens_after"] > 1500  # summary + the retained round: over
     assert rep["tokens_after"] == tries[1]["tokens_after"] <= 1500 < reduced
     assert "under the trigger" in proc.stderr.decode()
@@ -168,7 +169,7 @@ def test_hybrid_that_cannot_get_under_the_trigger_writes_nothing_exit_4(tmp_path
         else True
     )
     rep = report(tmp_path)
-    assert rep["exit_code"] == 4 and len(rep["reduction"]["hybrid_tries"]) == 2
+    assert rep["exit_code"] == 4 and len(rep["reduction"]["hybrid_tries"]) == 3
     events = [json.loads(x) for x in (tmp_path / "ev.jsonl").read_text().splitlines()]
     assert [e["reached"] for e in events if e["type"] == "hybrid_outcome"] == [False]
 
@@ -262,3 +263,58 @@ def test_a_cached_summary_is_reused_for_the_same_kept_tail_only(tmp_path: Path) 
     assert "in flight" in pendings[0] and "in flight" in pendings[2]
     assert "in flight" not in pendings[1]
     assert any((tmp_path / "cache").rglob("*"))
+
+
+# -- blind check 4, x402: keep.messages is at most; fallback tries keep fewer for real ------------
+def test_hybrid_fallback_keeps_fewer_messages_than_keep_messages(tmp_path: Path) -> None:
+    """``keep: {messages: 6}`` and a large retained round: summary + that round is over the
+    trigger. The next try must keep fewer messages for real (before: every try kept the same
+    tail, as many as keep.messages allowed, so "keeping 0" wrote the same size and the run
+    exited 4); the round of the call still in flight is a try of its own, so it stays below."""
+    _mid_work(tmp_path / "s.jsonl")
+    proc = compact(
+        tmp_path, "run", "s.jsonl", "--strategy", "hybrid", "--threshold", "1500", "--model",
+        "local", "-o", "out.jsonl", "--report", "report.json", config={"keep": {"messages": 6}},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rep = report(tmp_path)
+    tries = rep["reduction"]["hybrid_tries"]
+    kept = [t["kept_messages"] for t in tries]
+    assert kept == sorted(kept, reverse=True) and len(set(kept)) == len(kept), tries
+    assert tries[0]["tokens_after"] > 1500 >= tries[-1]["tokens_after"] == rep["tokens_after"]
+    assert tries[-1]["kept_messages"] == 1  # the call in flight, kept verbatim below the summary
+    messages = chat((tmp_path / "out.jsonl").read_bytes())
+    assert messages[-1].tool_calls and messages[-1].tool_calls[0].id == "call_9"
+    assert "<summary>" in (messages[-2].content or "")  # nothing else kept
+    proc = compact(tmp_path, "check", "--threshold", "1500", "out.jsonl")
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_summary_does_not_repeat_the_kept_tails_final_answer(tmp_path: Path) -> None:
+    """The final answer is in the kept tail, right below the summary: the summary says where
+    work stands without quoting it again (blind check 4: quoting the kept tail's answer and
+    results made the summary larger than the part it replaced). The output holds it once."""
+    answer = "Audit report. " + " ".join(f"finding{i} in module{i}.py is fixed" for i in range(150))
+    recs: list[dict[str, Any]] = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "audit the repository and report every finding"},
+    ]
+    for i in range(4):
+        recs.append(
+            {"role": "assistant", "content": f"Reading part {i}.", "tool_calls": [
+                _call(i, f"cat src/part{i}.py")]}
+        )  # fmt: skip
+        body = f"def part{i}():\n" + "    x = 1\n" * 200
+        recs.append({"role": "tool", "tool_call_id": f"call_{i}", "content": body})
+    recs.append({"role": "assistant", "content": answer})
+    _write(tmp_path / "s.jsonl", recs)
+    proc = compact(
+        tmp_path, "run", "s.jsonl", "--force", "--model", "local", "-o", "out.jsonl",
+        config={"keep": {"messages": 3}},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    summary = _summary_text(tmp_path / "out.jsonl")
+    assert "finding3 in module3.py" not in summary
+    assert "was completed" in summary  # where work stands is still said
+    whole = (tmp_path / "out.jsonl").read_text("utf-8")
+    assert whole.count("finding3 in module3.py") == 1

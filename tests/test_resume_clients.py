@@ -180,6 +180,25 @@ def _kept(out: Path, fmt: str) -> tuple[str, list[Message | AgenticMessage]]:
     return text, messages[where + 1 :]
 
 
+def _client_only(out: Path) -> set[str]:
+    """The texts of Claude Code's own error notices in ``out`` ("You've hit your limit …",
+    ``API Error: …``): assistant records with ``isApiErrorMessage`` and model ``<synthetic>``,
+    which the client writes for its user and skips when it builds a request (its
+    normalizeMessagesForAPI: ``type == "assistant" && isApiErrorMessage && model ==
+    "<synthetic>"``), so a kept one never reaches the model."""
+    texts: set[str] = set()
+    for line in out.read_text("utf-8").splitlines():
+        rec = json.loads(line) if line.strip() else {}
+        body = rec.get("message") if isinstance(rec, dict) else None
+        if not isinstance(body, dict) or rec.get("type") != "assistant":
+            continue
+        if rec.get("isApiErrorMessage") is True and body.get("model") == "<synthetic>":
+            content = body.get("content")
+            blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+            texts.update(str(b.get("text") or "") for b in blocks if isinstance(b, dict))
+    return texts
+
+
 def _kept_ids(kept: list[Message | AgenticMessage]) -> tuple[set[str], set[str]]:
     calls: set[str] = set()
     results: set[str] = set()
@@ -311,6 +330,8 @@ class Case:
     report: dict[str, Any] = field(default_factory=dict)
     summary: str = ""
     kept: list[Message | AgenticMessage] = field(default_factory=list)
+    client_only: set[str] = field(default_factory=set)
+    """Texts of records the client wrote and never sends to a model (:func:`_client_only`)."""
 
 
 def _case(
@@ -326,6 +347,7 @@ def _compact_case(case: Case, out: Path) -> bytes:
     """Compact ``case`` into ``out`` (where the client looks for it); the bytes written."""
     case.report = _compact(case.src, out, case.keep, case.tmp, case.strategy)
     case.summary, case.kept = _kept(out, case.fmt)
+    case.client_only = _client_only(out) if case.fmt == "claude-code" else set()
     if case.strategy != "reduce":
         assert case.summary, "no summary in the output"
     if case.keep or case.strategy == "reduce":
@@ -371,7 +393,8 @@ def _check_request(case: Case, seen: Ids, file_ids: set[str], unanswered: set[st
     assert sent == [step for step in ours if step in set(sent)], "kept messages reordered"
     for text in _kept_texts(case.kept):
         hits = sum(text in t for t in seen.texts if not case.summary or case.summary not in t)
-        assert hits == 1, (text[:80], hits)
+        # a client's own error notice is kept as it wrote it, and it never sends it
+        assert hits == (0 if text in case.client_only else 1), (text[:80], hits)
     if case.strategy != "summarize":
         _check_reduced(case, seen)
 
@@ -696,3 +719,46 @@ def test_cached_clients_are_the_pinned_versions(tmp_path: Path) -> None:
     assert claude.stdout.split()[0] == want_claude, claude.stdout
     assert codex.stdout.split()[-1] == want_codex, codex.stdout
     assert shutil.which(CLAUDE) and shutil.which(CODEX)
+
+
+LIMIT_NOTICE = "You've hit your limit · resets 1am (Europe/Paris)"
+
+
+def _with_limit_notice(src: Path, dest: Path) -> None:
+    """``src`` with Claude Code's own usage-limit notice appended as it writes one (blind
+    check 4, rain: an assistant record, ``isApiErrorMessage``, model ``<synthetic>``)."""
+    records = [json.loads(line) for line in src.read_text("utf-8").splitlines() if line]
+    last = next(r for r in reversed(records) if r.get("uuid") and r.get("sessionId"))
+    notice = {
+        key: last[key] for key in ("isSidechain", "userType", "cwd", "sessionId", "version")
+        if key in last
+    } | {
+        "parentUuid": last["uuid"],
+        "type": "assistant",
+        "uuid": "5e1f0a2b-7c3d-4e5f-8a9b-0c1d2e3f4a5b",
+        "timestamp": "2026-12-06T01:00:00.000Z",
+        "message": {
+            "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a", "model": "<synthetic>",
+            "role": "assistant", "stop_reason": "stop_sequence", "stop_sequence": "",
+            "type": "message", "usage": {"input_tokens": 0, "output_tokens": 0},
+            "content": [{"type": "text", "text": LIMIT_NOTICE}],
+        },
+        "error": "rate_limit",
+        "isApiErrorMessage": True,
+    }  # fmt: skip
+    dest.write_text(src.read_text("utf-8").rstrip("\n") + "\n" + json.dumps(notice) + "\n")
+
+
+@pytest.mark.parametrize(("keep", "strategy"), [(6, "summarize"), (None, "reduce")])
+def test_claude_code_never_sends_its_own_error_notice_kept_in_the_tail(
+    keep: int | None, strategy: str, tmp_path: Path, anthropic: FakeAnthropic
+) -> None:
+    """The kept tail holds Claude Code's own usage-limit notice: our output keeps the record as
+    the client wrote it, and the client, as for any such record, never sends it to the model;
+    every other kept text reaches it once."""
+    case = _case("claude-code", "claude-code/tokenforge-grant-session.jsonl", keep, tmp_path)
+    _with_limit_notice(case.src, tmp_path / "session.jsonl")
+    case.src, case.strategy = tmp_path / "session.jsonl", strategy
+    _claude_resumes(case, anthropic)
+    assert LIMIT_NOTICE in case.client_only
+    assert any(LIMIT_NOTICE in text for text in _kept_texts(case.kept))

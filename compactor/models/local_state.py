@@ -64,6 +64,7 @@ __all__ = [
     "judge_skipped",
     "last_action",
     "modelled",
+    "modelled_with_tail",
     "round_facts",
 ]
 
@@ -531,3 +532,22 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_proposals(session)
     judge_skipped(session)
     return session
+
+
+def modelled_with_tail(
+    items: Sequence[Message | AgenticMessage], kept: Sequence[Message | AgenticMessage]
+) -> Session:
+    """The session model of ``items`` followed by the ``kept`` tail (where work stands), without
+    verbatim quotes of texts the kept tail holds: it is right below the summary, and a final
+    answer or a command's output quoted again doubled it (blind check 4)."""
+    cut = len(items)
+    state = modelled([*items, *kept])
+    if state.deliverable is not None and state.deliverable.index >= cut:
+        state.deliverable = None
+    if state.reply is not None and state.reply.index >= cut:
+        state.reply = None
+    if state.last_text is not None and state.last_text.index >= cut:
+        state.last_text = None
+    if state.ended_output and any(e.index >= cut and e.results for e in state.entries):
+        state.ended_output = ""
+    return state

@@ -29,11 +29,17 @@ class StackedOutcome(Generic[M]):
     summarize: SummarizeOutcome[M] | None = None
 
 
-def keep_retained(cfg: Config[Any], messages: list[M], retained_from: int) -> Config[Any]:
+def keep_retained(
+    cfg: Config[Any], messages: list[M], retained_from: int, *, exact: bool = False
+) -> Config[Any]:
     """``cfg`` keeping at least the messages from ``retained_from`` on verbatim after the
-    summary (unless ``keep.tokens`` sets a budget of its own)."""
+    summary (unless ``keep.tokens`` sets a budget of its own); with ``exact``, exactly those
+    (none when ``retained_from`` is past the end): a hybrid's fallback that keeps fewer
+    messages than the first try must really keep fewer, whatever ``keep`` allowed at most."""
     system, _ = split_system(messages)
     tail = len(messages) - max(retained_from, len(system))
+    if exact:
+        return dataclasses.replace(cfg, keep=KeepTail(messages=max(tail, 0)))
     if retained_from <= len(system) or tail <= 0:
         return cfg
     keep = cfg.keep or KeepTail()

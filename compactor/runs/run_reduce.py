@@ -235,13 +235,16 @@ async def reduce_run(run: Run, parsed: Transcript, decision: TriggerDecision) ->
 
 def _cuts(outcome: ReduceOutcome[Any], rounds: int) -> list[int]:
     """Where the verbatim tail may start, most kept first: the reduction's retained rounds,
-    then one round fewer each time, down to none (a cut at 0: fewer rounds than that)."""
-    from compactor.reduction.results import retention_cutoff
+    then one round fewer each time (a round of calls whose results are not in yet counts
+    too), down to none (a cut at 0: fewer rounds than that)."""
+    from compactor.reduction.results import retention_cutoff, round_starts
 
     n = len(outcome.messages)
     cuts = [
         retention_cutoff(outcome.messages, keep) if keep else n for keep in range(rounds, -1, -1)
     ]
+    first = min((cut for cut in cuts if cut > 0), default=n)
+    cuts += [start for start in round_starts(outcome.messages) if start > first]
     return sorted({cut for cut in cuts if cut > 0})
 
 
@@ -276,12 +279,12 @@ async def _hybrid_summary(
     rounds = reduction_config(plan.file_config).clear_retention_suffix_limit
     tries: list[JsonObject] = []
     base = dict(r.extras)  # each try reports afresh
-    for cut in _cuts(outcome, rounds):
+    for i, cut in enumerate(_cuts(outcome, rounds)):
         kept = len(outcome.messages) - cut
         r.extras = dict(base)
-        try:
+        try:  # the first try keeps up to keep.messages; the next ones exactly their rounds
             data = await run.summarize(
-                parsed, decision, messages=outcome.messages, retained_from=cut
+                parsed, decision, messages=outcome.messages, retained_from=cut, exact_tail=i > 0
             )
         except LoopGuardError as err:  # not small enough, or grown: fewer rounds may be
             tries.append(

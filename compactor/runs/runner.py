@@ -359,12 +359,14 @@ class Run:
         *,
         messages: list[Message] | list[AgenticMessage] | None = None,
         retained_from: int = 0,
+        exact_tail: bool = False,
     ) -> bytes:
         """Summarize ``messages`` (default: the transcript's), keeping the messages from
         ``retained_from`` on verbatim (hybrid: the rounds reduction retained, the summarizer
-        reading the transcript's own messages for the part it replaces); the bytes."""
+        reading the transcript's own messages for the part it replaces; ``exact_tail``: those
+        only, not up to ``keep.messages``); the bytes."""
         return await self._summarize(
-            parsed, decision, messages=messages, retained_from=retained_from
+            parsed, decision, messages=messages, retained_from=retained_from, exact=exact_tail
         )
 
     async def _summarize(
@@ -374,6 +376,7 @@ class Run:
         *,
         messages: list[Message] | list[AgenticMessage] | None = None,
         retained_from: int = 0,
+        exact: bool = False,
     ) -> bytes:
         from compactor import new
         from compactor.configfile import build_config
@@ -424,7 +427,7 @@ class Run:
         if retained_from:
             from compactor.reduction.stack import keep_retained, originals_to_summarize
 
-            cfg = keep_retained(cfg, history, retained_from)
+            cfg = keep_retained(cfg, history, retained_from, exact=exact)
             cfg, history = originals_to_summarize(cfg, history, list(parsed.messages))
         # Spend limits: the plan must fit before anything is sent or written (the archive too).
         hold = await self._reserve(cfg, history)
