@@ -536,9 +536,7 @@ ANY_NOT_YET: dict[str, int] = {
     "models/local.py": 5,
     "models/local_focus.py": 4,
     "models/local_text.py": 2,
-    "models/pool.py": 5,
     "models/scripted.py": 1,  # calls: read back by a test as the message type it sent
-    "models/sdk_call.py": 9,  # the SDK client and its factory: typed next
     "pipeline/ladder.py": 2,
     "pipeline/retry.py": 2,
     "reduction/__init__.py": 1,

@@ -74,7 +74,7 @@ def _params(options: JsonObject) -> JsonObject:
     return params
 
 
-class AnthropicModel(SdkModel):
+class AnthropicModel(SdkModel[anthropic.AsyncAnthropic]):
     """A model behind Anthropic's ``/v1/messages`` endpoint (settings, keys and the call:
     :class:`~compactor.models.sdk_call.SdkModel`)."""
 

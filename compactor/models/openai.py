@@ -48,7 +48,7 @@ def _params(options: JsonObject) -> JsonObject:
     return request_params(options)
 
 
-class OpenAIModel(SdkModel):
+class OpenAIModel(SdkModel[openai.AsyncOpenAI]):
     """A chat model behind an OpenAI-compatible ``/chat/completions`` endpoint (settings, keys
     and the call: :class:`~compactor.models.sdk_call.SdkModel`)."""
 

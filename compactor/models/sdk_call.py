@@ -29,7 +29,7 @@ import math
 from collections.abc import Awaitable, Callable, Container, Hashable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, ClassVar, NamedTuple, TypeVar
+from typing import ClassVar, Generic, NamedTuple, TypeVar
 
 import pydantic
 
@@ -47,7 +47,7 @@ from compactor.models.http_common import (
     retry_after_seconds,
     unreachable,
 )
-from compactor.models.pool import pooled_client, request_slot
+from compactor.models.pool import PooledClient, pooled_client, request_slot
 from compactor.models.providers import (
     DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_TIMEOUT,
@@ -69,19 +69,20 @@ __all__ = [
 ]
 
 R = TypeVar("R")
+C = TypeVar("C", bound=PooledClient)
 
 # -- the client and the call ----------------------------------------------------------------------
 
 
 def sdk_client(
-    client: Callable[..., Any],
-    http_client: Callable[..., Any],
+    client: Callable[..., C],
+    http_client: Callable[..., object],
     *,
     api_key: str,
     base_url: str | None,
     timeout: float,
     limit: int,
-) -> Any:
+) -> C:
     """The SDK's ``client`` (``openai.AsyncOpenAI``) on its ``http_client``
     (``openai.DefaultAsyncHttpxClient``), without hidden retries, never following a redirect
     (:func:`~compactor.models.http_common.refuse_redirects`), every response body capped at
@@ -101,8 +102,8 @@ def sdk_client(
 
 async def sdk_call(
     pool_key: Hashable,
-    new_client: Callable[[], Any],
-    create: Callable[[Any], Awaitable[R]],
+    new_client: Callable[[], C],
+    create: Callable[[C], Awaitable[R]],
     errors: SdkErrors,
 ) -> R:
     """``create(client)`` on the shared client of ``pool_key`` inside :func:`shared_clients
@@ -348,7 +349,7 @@ class SdkErrors:
 # -- the model ------------------------------------------------------------------------------------
 
 
-class SdkModel:
+class SdkModel(Generic[C]):
     """A model behind an SDK: a backend's subclass sets the class attributes below and sends
     its request with :meth:`call`."""
 
@@ -362,9 +363,9 @@ class SdkModel:
     sdk_base_url: ClassVar[str | None] = None
     """The base URL the SDK is given when neither ``base_url`` nor the provider's variable is
     set (None: the SDK's own default)."""
-    sdk_client: ClassVar[Callable[..., Any]]
+    sdk_client: Callable[..., C]
     """The SDK's async client class."""
-    sdk_http_client: ClassVar[Callable[..., Any]]
+    sdk_http_client: Callable[..., object]
     """The SDK's HTTP client class (its ``DefaultAsyncHttpxClient``)."""
     errors: ClassVar[type[SdkErrors]]
     """The backend's :class:`SdkErrors`."""
@@ -442,13 +443,13 @@ class SdkModel:
         self,
         base_url: str | None,
         key: str,
-        create: Callable[[Any], Awaitable[R]],
+        create: Callable[[C], Awaitable[R]],
         errors: SdkErrors,
     ) -> R:
         """``create(client)`` through :func:`sdk_call` on this model's :func:`sdk_client`."""
         limit = self.max_response_bytes
 
-        def new_client() -> Any:
+        def new_client() -> C:
             return sdk_client(
                 self.sdk_client,
                 self.sdk_http_client,
