@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Generic
+from typing import Generic
 
 from compactor.counting.config import Config, KeepTail
 from compactor.pipeline.middleware import Middleware, SummarizeOutcome
@@ -29,7 +29,7 @@ class StackedOutcome(Generic[M]):
     summarize: SummarizeOutcome[M] | None = None
 
 
-def keep_retained(cfg: Config[Any], messages: list[M], retained_from: int) -> Config[Any]:
+def keep_retained(cfg: Config[M], messages: list[M], retained_from: int) -> Config[M]:
     """``cfg`` keeping at least the messages from ``retained_from`` on verbatim after the
     summary (unless ``keep.tokens`` sets a budget of its own)."""
     system, _ = split_system(messages)
@@ -44,8 +44,8 @@ def keep_retained(cfg: Config[Any], messages: list[M], retained_from: int) -> Co
 
 
 def originals_to_summarize(
-    cfg: Config[Any], reduced: list[M], originals: list[M]
-) -> tuple[Config[Any], list[M]]:
+    cfg: Config[M], reduced: list[M], originals: list[M]
+) -> tuple[Config[M], list[M]]:
     """The history to summarize and its config: the part the summary replaces as it was
     before reduction (the summarizer reads the errors, not "Tool result saved to: …"), the
     tail ``cfg`` keeps exactly as reduction left it, the tail pinned to that many messages."""
