@@ -529,7 +529,7 @@ ANY_BOUNDARY: dict[str, str] = {
 
 ANY_NOT_YET: dict[str, int] = {
     "configfile/build.py": 2,
-    "configfile/settings.py": 1,  # setting(): a dataclass field specifier stands for its field's type
+    "configfile/settings.py": 1,  # setting(): a field specifier stands for its field
     "counting/config.py": 4,
     "facts/text.py": 5,
     "models/base.py": 2,  # ChatModel.generate: a protocol every user model implements, typed next
