@@ -531,11 +531,8 @@ ANY_NOT_YET: dict[str, int] = {
     "configfile/build.py": 2,
     "configfile/settings.py": 1,  # setting(): a field specifier stands for its field
     "counting/config.py": 4,
-    "facts/text.py": 5,
     "models/base.py": 2,  # ChatModel.generate: a protocol every user model implements, typed next
-    "models/local.py": 5,
-    "models/local_focus.py": 4,
-    "models/local_text.py": 2,
+    "models/local.py": 3,
     "models/scripted.py": 1,  # calls: read back by a test as the message type it sent
     "pipeline/ladder.py": 2,
     "pipeline/retry.py": 2,
