@@ -393,33 +393,24 @@ def message_kind(messages: list[M] | list[Message] | list[AgenticMessage]) -> ty
 
 def make_system(kind: type[M], text: str) -> M:
     """A new system message of type ``kind``."""
-    msg: Any
-    if kind is AgenticMessage:
-        msg = AgenticMessage(role="system", blocks=[Block("user_input_text", text)])
-    else:
-        msg = Message(role="system", content=text)
-    return msg  # type: ignore[no-any-return]
+    if issubclass(kind, AgenticMessage):
+        return AgenticMessage(role="system", blocks=[Block("user_input_text", text)])
+    return Message(role="system", content=text)
 
 
 def make_user(kind: type[M], text: str) -> M:
     """A new user message of type ``kind``."""
-    msg: Any
-    if kind is AgenticMessage:
-        msg = AgenticMessage(role="user", blocks=[Block("user_input_text", text)])
-    else:
-        msg = Message(role="user", content=text)
-    return msg  # type: ignore[no-any-return]
+    if issubclass(kind, AgenticMessage):
+        return AgenticMessage(role="user", blocks=[Block("user_input_text", text)])
+    return Message(role="user", content=text)
 
 
 def make_assistant(kind: type[M], text: str, usage: Usage | None = None) -> M:
     """A new assistant message of type ``kind``."""
-    msg: Any
-    if kind is AgenticMessage:
+    if issubclass(kind, AgenticMessage):
         blocks = [Block("assistant_gen_text", text)]
-        msg = AgenticMessage(role="assistant", blocks=blocks, usage=usage)
-    else:
-        msg = Message(role="assistant", content=text, usage=usage)
-    return msg  # type: ignore[no-any-return]
+        return AgenticMessage(role="assistant", blocks=blocks, usage=usage)
+    return Message(role="assistant", content=text, usage=usage)
 
 
 def content_type(msg: Message | AgenticMessage) -> str | None:

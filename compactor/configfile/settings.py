@@ -53,6 +53,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+S = TypeVar("S", bound="Section")
 
 _CONFIG = "compactor.counting.config"
 
@@ -97,7 +98,7 @@ class Key(FrozenRecord):
         return field_default(found, name) if name else found
 
 
-def section(cls: type[Section]) -> Any:
+def section(cls: type[S]) -> S | None:
     """A section of the root: None in a layer that does not give it."""
     return field(default=None, metadata={"section": cls})
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from compactor._json import JsonObject, JsonValue
 from compactor.schema import (
     AgenticMessage,
     Block,
@@ -143,7 +143,7 @@ def is_injected(msg: Message | AgenticMessage, text: str | None = None) -> bool:
     return text.lstrip().startswith(_INJECTED_PREFIXES)
 
 
-def parse_arguments(arguments: str | None) -> dict[str, Any]:
+def parse_arguments(arguments: str | None) -> JsonObject:
     """A tool call's JSON arguments as a dict ({} when not a JSON object)."""
     if not arguments:
         return {}
@@ -165,11 +165,11 @@ class Call:
     name: str
     arguments: str
     index: int
-    _args: dict[str, Any] | None = field(default=None, repr=False)
+    _args: JsonObject | None = field(default=None, repr=False)
     _command: tuple[str | None] | None = field(default=None, repr=False)
 
     @property
-    def args(self) -> dict[str, Any]:
+    def args(self) -> JsonObject:
         """The parsed JSON arguments ({} when not a JSON object); parsed once."""
         if self._args is None:
             self._args = parse_arguments(self.arguments)
@@ -184,7 +184,7 @@ class Call:
         return self._command[0]
 
 
-def _command(args: dict[str, Any]) -> str | None:
+def _command(args: JsonObject) -> str | None:
     for key in _COMMAND_KEYS:
         value = args.get(key)
         if isinstance(value, str) and value.strip():
@@ -310,7 +310,7 @@ def argument_texts(arguments: str | None) -> Iterator[str]:
     yield from _json_strings(value)
 
 
-def _json_strings(value: Any) -> Iterator[str]:
+def _json_strings(value: JsonValue) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, list):

@@ -17,16 +17,18 @@ request's ``max_tokens`` / ``max_completion_tokens`` option, else :data:`DEFAULT
 from __future__ import annotations
 
 import asyncio
-from typing import Any, cast
+from typing import cast
 
 import anthropic
+from anthropic.types import Message as AnthropicReply
 from anthropic.types import MessageParam
 
+from compactor._json import JsonObject, JsonValue
 from compactor.models.anthropic_errors import AnthropicErrors
 from compactor.models.anthropic_wire import to_message, to_request
 from compactor.models.providers import ANTHROPIC
 from compactor.models.sdk_call import SdkModel
-from compactor.schema import message_kind
+from compactor.schema import M, message_kind
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicModel"]
 
@@ -52,7 +54,7 @@ _BODY_OPTIONS = ("temperature", "top_p", "top_k")
 """Options sent in the request body (``extra_body``), not as the SDK's keywords."""
 
 
-def _params(options: dict[str, Any]) -> dict[str, Any]:
+def _params(options: JsonObject) -> JsonObject:
     """The request's parameters from the model options: ``max_completion_tokens`` counts as
     ``max_tokens``, ``stop`` as ``stop_sequences``; other chat-completions options are
     dropped."""
@@ -72,7 +74,7 @@ def _params(options: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
-class AnthropicModel(SdkModel):
+class AnthropicModel(SdkModel[anthropic.AsyncAnthropic]):
     """A model behind Anthropic's ``/v1/messages`` endpoint (settings, keys and the call:
     :class:`~compactor.models.sdk_call.SdkModel`)."""
 
@@ -83,17 +85,17 @@ class AnthropicModel(SdkModel):
     sdk_http_client = anthropic.DefaultAsyncHttpxClient
     errors = AnthropicErrors
 
-    async def generate(self, messages: list[Any], **options: Any) -> Any:
+    async def generate(self, messages: list[M], **options: JsonValue) -> M:
         """One Messages API call; returns an assistant message of the input's type."""
         base_url, key = self.resolve()
-        kind = message_kind(messages)
+        kind: type[M] = message_kind(messages)
         params = _params(options)
         system, wire = to_request(messages)
         if system:
             params["system"] = system
         errors = self.call_errors(base_url, key, params)
 
-        async def create(client: anthropic.AsyncAnthropic) -> Any:
+        async def create(client: anthropic.AsyncAnthropic) -> AnthropicReply:
             async with asyncio.timeout(self.timeout):
                 # to_request builds the wire dicts the SDK's TypedDicts describe
                 messages_param = cast("list[MessageParam]", wire)

@@ -19,7 +19,6 @@ request's ``extra_headers`` never enter an error message.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import anthropic
 
@@ -56,8 +55,9 @@ class AnthropicErrors(SdkErrors):
     provider = "anthropic"
     sdk = SdkTypes.of(anthropic, anthropic.AnthropicError)
 
-    def status(self, err: Any) -> ModelError:
+    def status(self, err: Exception) -> ModelError:
         """The :class:`ModelError` of an ``anthropic.APIStatusError``."""
+        assert isinstance(err, anthropic.APIStatusError)  # what classify hands here
         code = err.status_code
         full = body_message(err)
         cause = f"HTTP {code}: {one_line(full)}"

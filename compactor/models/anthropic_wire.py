@@ -18,8 +18,9 @@ from the reply, usage counts are non-negative integers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
+from compactor._json import JsonObject
 from compactor.errors import ErrorKind
 from compactor.models.http_common import one_line
 from compactor.models.sdk_call import (
@@ -29,7 +30,10 @@ from compactor.models.sdk_call import (
     reply_message,
     scrub,
 )
-from compactor.schema import AgenticMessage, Message, Usage, blocks_text, parts_text
+from compactor.schema import AgenticMessage, M, Message, Usage, blocks_text, parts_text
+
+if TYPE_CHECKING:
+    from anthropic.types import Message as AnthropicReply
 
 __all__ = ["FINISH_REASONS", "to_message", "to_request"]
 
@@ -85,10 +89,10 @@ def _turns(msg: Message | AgenticMessage) -> list[tuple[str, str]]:
 
 def to_request(
     messages: list[Message] | list[AgenticMessage],
-) -> tuple[str, list[dict[str, Any]]]:
+) -> tuple[str, list[JsonObject]]:
     """``(system, messages)`` of a Messages API request for a history."""
     system: list[str] = []
-    wire: list[dict[str, Any]] = []
+    wire: list[JsonObject] = []
     for msg in messages:
         for role, text in _turns(msg):
             if not text.strip():
@@ -104,7 +108,7 @@ def to_request(
     return "\n\n".join(system), wire
 
 
-def _usage(reply: Any) -> Usage | None:
+def _usage(reply: AnthropicReply) -> Usage | None:
     u = getattr(reply, "usage", None)
     if u is None:
         return None
@@ -118,7 +122,7 @@ def _usage(reply: Any) -> Usage | None:
     )
 
 
-def _texts(reply: Any, errors: SdkErrors) -> tuple[str, str]:
+def _texts(reply: AnthropicReply, errors: SdkErrors) -> tuple[str, str]:
     """``(text, reasoning)`` of the reply's content blocks; a block that is neither text nor
     thinking (a ``tool_use`` no request asked for, an image) is refused as malformed."""
     content = getattr(reply, "content", None)
@@ -147,7 +151,7 @@ def _texts(reply: Any, errors: SdkErrors) -> tuple[str, str]:
     return "".join(texts), "\n".join(thoughts)
 
 
-def _partial(reply: Any, kind: type[Any], errors: SdkErrors, finish: str) -> Any:
+def _partial(reply: AnthropicReply, kind: type[M], errors: SdkErrors, finish: str) -> M | None:
     """The text a stopped reply did carry, as an assistant message (None: no text)."""
     try:
         text, _ = _texts(reply, errors)
@@ -156,7 +160,7 @@ def _partial(reply: Any, kind: type[Any], errors: SdkErrors, finish: str) -> Any
     return partial_message(kind, text, _usage(reply), finish, errors.secrets)
 
 
-def to_message(reply: Any, kind: type[Any], errors: SdkErrors) -> Any:
+def to_message(reply: AnthropicReply, kind: type[M], errors: SdkErrors) -> M:
     """The assistant message (of type ``kind``) a Messages API reply carries, or the
     :class:`~compactor.errors.ModelError` of a reply that is not one (raised)."""
     stop = getattr(reply, "stop_reason", None)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from contextvars import ContextVar
 from typing import Any, Protocol, runtime_checkable
 
+from compactor._json import JsonValue
 from compactor.schema import AgenticMessage, Message
 
 __all__ = ["KEPT_AFTER_SUMMARY", "ChatModel"]
@@ -31,4 +32,4 @@ class ChatModel(Protocol):
     summarizer does, so a 60 MB history is not copied for it). Without it, a model gets a copy.
     """
 
-    async def generate(self, messages: list[Any], **options: Any) -> Any: ...
+    async def generate(self, messages: list[Any], **options: JsonValue) -> Any: ...

@@ -21,8 +21,7 @@ import math
 import time
 import urllib.parse
 import zlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 
 import httpx2
 
@@ -208,7 +207,7 @@ def _seconds(value: str, scale: float = 1.0) -> float | None:
     return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
-def retry_after_seconds(headers: Any) -> float | None:
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     """Seconds from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date), as the server
     said them: the retry engine caps every wait at its ``max_delay``, so an absurd value (a
     billion seconds, a date in the year 9999) costs that cap and no more. ``inf``, ``nan`` and
@@ -233,7 +232,7 @@ def retry_after_seconds(headers: Any) -> float | None:
         return None
 
 
-def body_message(err: Any) -> str:
+def body_message(err: object) -> str:
     body = getattr(err, "body", None)
     if isinstance(body, dict):
         inner = body.get("error", body)
@@ -251,7 +250,7 @@ def body_message(err: Any) -> str:
     return text or str(getattr(err, "message", "")) or type(err).__name__
 
 
-def body_int(err: Any, *names: str) -> int | None:
+def body_int(err: object, *names: str) -> int | None:
     """The first non-negative integer field of the error body among ``names`` (llama.cpp's
     ``llama-server`` puts ``n_ctx`` and ``n_prompt_tokens`` beside its context-size message)."""
     body = getattr(err, "body", None)
@@ -279,7 +278,7 @@ def unreachable(err: BaseException) -> bool:
     return False
 
 
-def body_code(err: Any) -> str | None:
+def body_code(err: object) -> str | None:
     body = getattr(err, "body", None)
     if isinstance(body, dict):
         inner = body.get("error", body)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from compactor._json import JsonValue
 from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.facts import Entry, cut, shorten
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
@@ -565,7 +566,7 @@ def render(s: Session, lim: Limits, state: Session | None = None) -> str:
     return f"<analysis>\n{_analysis(s, lim)}\n</analysis>\n\n<summary>\n{body}\n</summary>"
 
 
-def summarize_transcript(context: list[Message] | list[AgenticMessage] | list[Any]) -> str:
+def summarize_transcript(context: list[Message] | list[AgenticMessage]) -> str:
     """The ``<analysis>`` + ``<summary>`` text for a context (no instruction messages)."""
     return _summary(context, sum(estimate_message(m) for m in context))
 
@@ -629,7 +630,7 @@ class LocalSummarizer:
     def __repr__(self) -> str:
         return "LocalSummarizer()"
 
-    async def generate(self, messages: list[Any], **options: Any) -> Any:
+    async def generate(self, messages: list[Any], **options: JsonValue) -> Any:
         """Summarize the context between the instruction messages; deterministic."""
         kind = message_kind(messages)
         start, end = context_span(messages)

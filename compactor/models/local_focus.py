@@ -10,7 +10,7 @@ from the summary's budget before the nine sections are fitted, so a budget cut n
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Sequence
 
 from compactor.counting.tokens import estimate_text
 from compactor.prompts import FOCUS_HEADER
@@ -35,7 +35,7 @@ MAX_FOCUS_SHARE = 0.4
 """At most this share of the summary budget goes to the focus block."""
 
 
-def focus_of(instruction: Any) -> str:
+def focus_of(instruction: object) -> str:
     """The focus text appended to the user instruction message ``instruction`` ("" if none)."""
     text = _text(instruction)
     at = text.rfind(FOCUS_HEADER)
@@ -51,7 +51,7 @@ def focus_terms(focus: str) -> list[str]:
     return terms
 
 
-def focus_block(focus: str, context: list[Any], budget: int) -> str:
+def focus_block(focus: str, context: Sequence[Message | AgenticMessage], budget: int) -> str:
     """The lines of ``context`` that mention a term of ``focus``, each once, in conversation
     order, within ``MAX_FOCUS_SHARE`` of ``budget`` tokens ("" when none or no terms)."""
     terms = focus_terms(focus)
@@ -90,7 +90,7 @@ def insert_focus(text: str, block: str, title: str) -> str:
     return text.replace(heading, f"{heading}{indented}\n", 1)
 
 
-def context_span(messages: list[Any]) -> tuple[int, int]:
+def context_span(messages: Sequence[Message | AgenticMessage]) -> tuple[int, int]:
     """(start, end) of the context between the two instruction messages, when they are there."""
     start, end = 0, len(messages)
     if end and messages[0].role == "system":
@@ -105,7 +105,7 @@ def context_span(messages: list[Any]) -> tuple[int, int]:
     return start, end
 
 
-def _text(msg: Any) -> str:
+def _text(msg: object) -> str:
     if isinstance(msg, Message):
         return parts_text(msg)
     if isinstance(msg, AgenticMessage):

@@ -14,8 +14,9 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from compactor._json import JsonObject
 from compactor.facts import (
     Call,
     Entry,
@@ -415,7 +416,7 @@ def call_line(call: Call, limit: int, *, keep_end: bool = False) -> str:
 _INNER_TOOL_RE = re.compile(r"\btools\.(\w+)\(\s*(\{.*?\})\s*\)\s*[;)]", re.DOTALL)
 
 
-def _json_object(text: str) -> dict[str, Any]:
+def _json_object(text: str) -> JsonObject:
     try:
         value = json.loads(text)
     except ValueError:
@@ -444,7 +445,7 @@ def _plain_value(value: object) -> str:
     return json.dumps(value)
 
 
-def _plain_args(args: dict[str, Any]) -> str:
+def _plain_args(args: JsonObject) -> str:
     """A call's arguments as ``key=value, …`` (never raw JSON)."""
     return ", ".join(f"{k}={_plain_value(v)}" for k, v in args.items())
 

@@ -29,27 +29,26 @@ echoes its request headers does not get them into the summary).
 
 from __future__ import annotations
 
-from typing import Any
-
 import openai
 from openai.types.chat import ChatCompletion
 
+from compactor._json import JsonObject, JsonValue
 from compactor.models.openai_body import RequestBody, request_body, request_params
 from compactor.models.openai_errors import CallErrors
 from compactor.models.openai_transport import post_completion
 from compactor.models.openai_wire import to_message
 from compactor.models.providers import OPENAI
 from compactor.models.sdk_call import SdkModel
-from compactor.schema import message_kind
+from compactor.schema import AgenticMessage, M, Message, message_kind
 
 __all__ = ["OpenAIModel"]
 
 
-def _params(options: dict[str, Any]) -> dict[str, Any]:
+def _params(options: JsonObject) -> JsonObject:
     return request_params(options)
 
 
-class OpenAIModel(SdkModel):
+class OpenAIModel(SdkModel[openai.AsyncOpenAI]):
     """A chat model behind an OpenAI-compatible ``/chat/completions`` endpoint (settings, keys
     and the call: :class:`~compactor.models.sdk_call.SdkModel`)."""
 
@@ -61,18 +60,21 @@ class OpenAIModel(SdkModel):
     sdk_http_client = openai.DefaultAsyncHttpxClient
     errors = CallErrors
 
-    def request_body(self, messages: list[Any], **options: Any) -> RequestBody:
+    def request_body(
+        self, messages: list[Message] | list[AgenticMessage], **options: JsonValue
+    ) -> RequestBody:
         """The JSON body of the request :meth:`generate` sends for ``messages``
         (:class:`~compactor.models.openai_wire.RequestBody`): the summary cache keys on its
         bytes (``sha256``), and :meth:`send_body` sends them as they are."""
         return request_body(self.model, messages, _params(options))
 
-    async def generate(self, messages: list[Any], **options: Any) -> Any:
+    async def generate(self, messages: list[M], **options: JsonValue) -> M:
         """One chat completion; returns an assistant message of the input's type."""
         body = self.request_body(messages, **options)
-        return await self.send_body(body, message_kind(messages), **options)
+        kind: type[M] = message_kind(messages)
+        return await self.send_body(body, kind, **options)
 
-    async def send_body(self, body: RequestBody, kind: type[Any], **options: Any) -> Any:
+    async def send_body(self, body: RequestBody, kind: type[M], **options: JsonValue) -> M:
         """One chat completion of a body from :meth:`request_body` (``options`` as given to
         it: only ``extra_headers`` is read here); returns an assistant message of ``kind``."""
         base_url, key = self.resolve()

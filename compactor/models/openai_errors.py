@@ -26,7 +26,6 @@ never enter an error message: :class:`CallErrors` masks them in every message it
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import openai
 
@@ -98,8 +97,9 @@ class CallErrors(SdkErrors):
     sdk = SdkTypes.of(openai, openai.OpenAIError)
     sdk_timeout_note = ""
 
-    def status(self, err: Any) -> ModelError:
+    def status(self, err: Exception) -> ModelError:
         """The :class:`ModelError` of an ``openai.APIStatusError``."""
+        assert isinstance(err, openai.APIStatusError)  # what classify hands here
         code = err.status_code
         full = _body_message(err)
         cause = f"HTTP {code}: {one_line(full)}"

@@ -21,7 +21,7 @@ every field as hostile:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from compactor.errors import ErrorKind, ModelError
 from compactor.models.http_common import one_line
@@ -33,7 +33,11 @@ from compactor.models.sdk_call import (
     reply_message,
     scrub,
 )
-from compactor.schema import ToolCall, Usage
+from compactor.schema import M, ToolCall, Usage
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletion
+    from openai.types.chat.chat_completion import Choice
 
 __all__ = ["RequestBody", "request_body", "to_message", "to_wire"]
 
@@ -48,7 +52,7 @@ _STOPS = {
 """``finish_reason`` of a stopped reply → its error's cause and kind."""
 
 
-def to_message(completion: Any, kind: type[Any], errors: SdkErrors) -> Any:
+def to_message(completion: ChatCompletion, kind: type[M], errors: SdkErrors) -> M:
     """The assistant message (of type ``kind``) a completion carries, or the
     :class:`~compactor.errors.ModelError` of a reply that is not one (raised)."""
     secrets = errors.secrets
@@ -92,7 +96,7 @@ def to_message(completion: Any, kind: type[Any], errors: SdkErrors) -> Any:
     )
 
 
-def _usage(completion: Any) -> Usage | None:
+def _usage(completion: ChatCompletion) -> Usage | None:
     u = getattr(completion, "usage", None)
     if u is None:
         return None
@@ -103,7 +107,9 @@ def _usage(completion: Any) -> Usage | None:
     )
 
 
-def _partial(completion: Any, choice: Any, kind: type[Any], errors: SdkErrors) -> Any:
+def _partial(
+    completion: ChatCompletion, choice: Choice, kind: type[M], errors: SdkErrors
+) -> M | None:
     """The text a stopped reply did carry, as an assistant message (None: no text), so
     that retry and failover policies see it with the error."""
     try:
@@ -114,7 +120,7 @@ def _partial(completion: Any, choice: Any, kind: type[Any], errors: SdkErrors) -
     return partial_message(kind, text, _usage(completion), finish, errors.secrets)
 
 
-def _content_text(content: Any, errors: SdkErrors) -> str:
+def _content_text(content: object, errors: SdkErrors) -> str:
     """``message.content`` as text: a string, or a list of text parts (joined); any other
     shape is refused (the same server sends the same shape again: not transient)."""
     if content is None:

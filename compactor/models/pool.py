@@ -23,23 +23,50 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Hashable
 from contextvars import ContextVar
-from typing import Any
+from types import TracebackType
+from typing import Protocol, Self, TypeVar, cast
 
-__all__ = ["pooled_client", "request_slot", "shared_clients"]
+__all__ = ["PooledClient", "pooled_client", "request_slot", "shared_clients"]
 
-_POOL: ContextVar[dict[Hashable, Any] | None] = ContextVar("compactor_shared_clients", default=None)
+
+class PooledClient(Protocol):
+    """An SDK's async client (``openai.AsyncOpenAI``, ``anthropic.AsyncAnthropic``): an async
+    context manager that closes it, its ``close()`` and ``is_closed()``."""
+
+    async def close(self) -> None: ...
+
+    def is_closed(self) -> bool: ...
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        exc_tb: TracebackType | None,
+        /,
+    ) -> None: ...
+
+
+C = TypeVar("C", bound=PooledClient)
+
+_POOL: ContextVar[dict[Hashable, PooledClient] | None] = ContextVar(
+    "compactor_shared_clients", default=None
+)
 _SLOTS: ContextVar[asyncio.Semaphore | None] = ContextVar("compactor_request_slots", default=None)
 
 
 @contextlib.asynccontextmanager
-async def shared_clients(requests: int | None = None) -> AsyncIterator[dict[Hashable, Any]]:
+async def shared_clients(
+    requests: int | None = None,
+) -> AsyncIterator[dict[Hashable, PooledClient]]:
     """Within this block (and the tasks it starts), equal client settings share one client.
 
     With ``requests``, at most that many :func:`request_slot` blocks run at once inside it.
     Yields the pool (settings → client), mainly for tests. On exit every client is closed
     (``await client.close()``), also when the block fails.
     """
-    pool: dict[Hashable, Any] = {}
+    pool: dict[Hashable, PooledClient] = {}
     pool_token = _POOL.set(pool)
     slots_token = _SLOTS.set(asyncio.Semaphore(requests) if requests else None)
     try:
@@ -54,7 +81,7 @@ async def shared_clients(requests: int | None = None) -> AsyncIterator[dict[Hash
                 await client.close()
 
 
-def pooled_client(key: Hashable, make: Callable[[], Any]) -> Any | None:
+def pooled_client(key: Hashable, make: Callable[[], C]) -> C | None:
     """The shared client for ``key`` (made with ``make()`` on first use), or None outside
     :func:`shared_clients` (the caller then opens and closes a client of its own)."""
     pool = _POOL.get()
@@ -63,7 +90,7 @@ def pooled_client(key: Hashable, make: Callable[[], Any]) -> Any | None:
     client = pool.get(key)
     if client is None:
         client = pool[key] = make()
-    return client
+    return cast("C", client)  # what make() made for this key: the same settings, the same SDK
 
 
 @contextlib.asynccontextmanager

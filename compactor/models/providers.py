@@ -23,12 +23,16 @@ import importlib
 import math
 import os
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from compactor._json import JsonObject, JsonValue
 from compactor._util import FrozenRecord, mask_url_credentials
 from compactor.errors import ConfigError
 from compactor.models.base import ChatModel
+from compactor.schema import AgenticMessage, Message
+
+if TYPE_CHECKING:
+    from compactor.models.openai_body import RequestBody
 
 __all__ = [
     "ANTHROPIC",
@@ -180,7 +184,7 @@ class Provider(FrozenRecord):
     """Name prefixes of its well-known models (the ``--model`` completion offers them); empty:
     every well-known model (an OpenAI-compatible server may serve any of them)."""
 
-    def __init__(self, prefix: str, **fields: Any) -> None:
+    def __init__(self, prefix: str, **fields: object) -> None:
         """``Provider(prefix, backend=..., ...)``: the other fields by keyword, each defaulting
         as in :data:`_PROVIDER_DEFAULTS`."""
         unknown = fields.keys() - _PROVIDER_DEFAULTS.keys()
@@ -250,11 +254,17 @@ class Provider(FrozenRecord):
         known = window_for(name)
         return (known, None) if known else (assumed, self.label({"name": name}))
 
-    def request_body(self, name: str, messages: list[Any], options: Mapping[str, JsonValue]) -> Any:
+    def request_body(
+        self,
+        name: str,
+        messages: list[Message] | list[AgenticMessage],
+        options: Mapping[str, JsonValue],
+    ) -> RequestBody:
         """The body a model ``name`` of this provider sends for ``messages`` (its
         :attr:`body_module`, imported now)."""
         module = importlib.import_module(self.body_module)
-        return module.request_body(name, messages, module.request_params(options))
+        body: RequestBody = module.request_body(name, messages, module.request_params(options))
+        return body
 
     def completions(self) -> list[str]:
         """``--model`` values a shell completes to: the prefix alone, or ``PREFIX:NAME`` for the
@@ -351,7 +361,7 @@ class Provider(FrozenRecord):
         return built
 
 
-_PROVIDER_DEFAULTS: dict[str, Any] = {
+_PROVIDER_DEFAULTS: dict[str, object] = {
     "backend": "",
     "remote": True,
     "default_name": None,

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from compactor._json import JsonObject
+from compactor._json import JsonObject, JsonValue
 from compactor.errors import CompactorError
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
 
@@ -42,6 +42,7 @@ class ScriptedModel:
     steps: list[Step | str | BaseException] = field(default_factory=list)
     name: str = "scripted"
     calls: list[list[Any]] = field(default_factory=list)
+    """The inputs, read back by a test as the message type it sent."""
     options: list[JsonObject] = field(default_factory=list)
     input_mode: str = "messages"
     """How the summarizer sends it the input: ``messages``, ``transcript`` or ``auto`` (see
@@ -57,7 +58,9 @@ class ScriptedModel:
     def extend(self, steps: Iterable[Step | str | BaseException]) -> None:
         self.steps.extend(steps)
 
-    async def generate(self, messages: list[Any], **options: Any) -> Any:
+    async def generate(
+        self, messages: list[Message] | list[AgenticMessage], **options: JsonValue
+    ) -> Message | AgenticMessage:
         self.calls.append(copy.deepcopy(messages))
         self.options.append(dict(options))
         if not self.steps:
@@ -72,7 +75,10 @@ class ScriptedModel:
             raise step.error
         if step.message is not None:
             return copy.deepcopy(step.message)
-        return make_assistant(message_kind(messages), step.text or "", usage=step.usage)
+        reply: Message | AgenticMessage = make_assistant(
+            message_kind(messages), step.text or "", usage=step.usage
+        )
+        return reply
 
     def assert_complete(self) -> None:
         """Fail when steps are left over."""

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Awaitable, Callable, Container, Hashable
+from collections.abc import Awaitable, Callable, Container, Hashable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, ClassVar, NamedTuple, TypeVar
+from typing import ClassVar, Generic, NamedTuple, TypeVar
 
 import pydantic
 
+from compactor._json import JsonObject
 from compactor._util import MIN_FREE_TEXT_SECRET, redact, register_secret, url_secrets
 from compactor.errors import ErrorKind, ModelError
 from compactor.models.http_common import (
@@ -46,14 +47,14 @@ from compactor.models.http_common import (
     retry_after_seconds,
     unreachable,
 )
-from compactor.models.pool import pooled_client, request_slot
+from compactor.models.pool import PooledClient, pooled_client, request_slot
 from compactor.models.providers import (
     DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_TIMEOUT,
     INPUT_MODES,
     Provider,
 )
-from compactor.schema import AgenticMessage, Block, Message, ToolCall, Usage, make_assistant
+from compactor.schema import AgenticMessage, Block, M, Message, ToolCall, Usage, make_assistant
 
 __all__ = [
     "SdkErrors",
@@ -68,19 +69,20 @@ __all__ = [
 ]
 
 R = TypeVar("R")
+C = TypeVar("C", bound=PooledClient)
 
 # -- the client and the call ----------------------------------------------------------------------
 
 
 def sdk_client(
-    client: Callable[..., Any],
-    http_client: Callable[..., Any],
+    client: Callable[..., C],
+    http_client: Callable[..., object],
     *,
     api_key: str,
     base_url: str | None,
     timeout: float,
     limit: int,
-) -> Any:
+) -> C:
     """The SDK's ``client`` (``openai.AsyncOpenAI``) on its ``http_client``
     (``openai.DefaultAsyncHttpxClient``), without hidden retries, never following a redirect
     (:func:`~compactor.models.http_common.refuse_redirects`), every response body capped at
@@ -100,8 +102,8 @@ def sdk_client(
 
 async def sdk_call(
     pool_key: Hashable,
-    new_client: Callable[[], Any],
-    create: Callable[[Any], Awaitable[R]],
+    new_client: Callable[[], C],
+    create: Callable[[C], Awaitable[R]],
     errors: SdkErrors,
 ) -> R:
     """``create(client)`` on the shared client of ``pool_key`` inside :func:`shared_clients
@@ -202,7 +204,7 @@ class SdkErrors:
         transient: bool,
         status: int | None = None,
         retry_after: float | None = None,
-        partial_response: Any = None,
+        partial_response: Message | AgenticMessage | None = None,
         persistent: bool = False,
         window: int | None = None,
         prompt_tokens: int | None = None,
@@ -224,13 +226,15 @@ class SdkErrors:
             prompt_tokens=prompt_tokens,
         )
 
-    def stopped(self, cause: str, kind: ErrorKind, partial: Any) -> ModelError:
+    def stopped(
+        self, cause: str, kind: ErrorKind, partial: Message | AgenticMessage | None
+    ) -> ModelError:
         """A reply the model stopped (cut at the token limit, filtered, refused): not
         transient (asking the same model again gives the same verdict; another model may
         answer), its ``partial`` text (:func:`partial_message`) on the error."""
         return self.fail(cause, kind=kind, transient=False, partial_response=partial)
 
-    def check_role(self, role: Any) -> None:
+    def check_role(self, role: object) -> None:
         """Raise ``wrong_role`` for a reply whose ``role`` is not ``assistant``: a server that
         answers as "user" or "tool" is broken or misconfigured (a chat template problem);
         retrying the same model repeats it, another model may answer."""
@@ -290,7 +294,7 @@ class SdkErrors:
             f"{type(err).__name__}: {one_line(str(err))}", kind=ErrorKind.OTHER, transient=False
         )
 
-    def status(self, err: Any) -> ModelError:
+    def status(self, err: Exception) -> ModelError:
         """The :class:`ModelError` of an HTTP error status (the SDK's ``APIStatusError``):
         the backend's own readings, then :meth:`by_status`."""
         raise NotImplementedError
@@ -299,7 +303,7 @@ class SdkErrors:
         self,
         code: int,
         cause: str,
-        headers: Any,
+        headers: Mapping[str, str] | None,
         *,
         server: bool = False,
         quota: bool = False,
@@ -345,7 +349,7 @@ class SdkErrors:
 # -- the model ------------------------------------------------------------------------------------
 
 
-class SdkModel:
+class SdkModel(Generic[C]):
     """A model behind an SDK: a backend's subclass sets the class attributes below and sends
     its request with :meth:`call`."""
 
@@ -359,9 +363,9 @@ class SdkModel:
     sdk_base_url: ClassVar[str | None] = None
     """The base URL the SDK is given when neither ``base_url`` nor the provider's variable is
     set (None: the SDK's own default)."""
-    sdk_client: ClassVar[Callable[..., Any]]
+    sdk_client: Callable[..., C]
     """The SDK's async client class."""
-    sdk_http_client: ClassVar[Callable[..., Any]]
+    sdk_http_client: Callable[..., object]
     """The SDK's HTTP client class (its ``DefaultAsyncHttpxClient``)."""
     errors: ClassVar[type[SdkErrors]]
     """The backend's :class:`SdkErrors`."""
@@ -427,7 +431,7 @@ class SdkModel:
             key = self.no_key
         return base_url or self.sdk_base_url, key
 
-    def call_errors(self, base_url: str | None, key: str, params: dict[str, Any]) -> SdkErrors:
+    def call_errors(self, base_url: str | None, key: str, params: JsonObject) -> SdkErrors:
         """The errors of a call with ``params``: every secret it carries
         (:func:`~compactor.models.http_common.call_secrets`) registered and masked."""
         secrets = call_secrets(key, base_url, params, no_key=self.no_key)
@@ -439,13 +443,13 @@ class SdkModel:
         self,
         base_url: str | None,
         key: str,
-        create: Callable[[Any], Awaitable[R]],
+        create: Callable[[C], Awaitable[R]],
         errors: SdkErrors,
     ) -> R:
         """``create(client)`` through :func:`sdk_call` on this model's :func:`sdk_client`."""
         limit = self.max_response_bytes
 
-        def new_client() -> Any:
+        def new_client() -> C:
             return sdk_client(
                 self.sdk_client,
                 self.sdk_http_client,
@@ -471,7 +475,7 @@ def scrub(text: str, secrets: list[str]) -> str:
     return text
 
 
-def count(value: Any) -> int:
+def count(value: object) -> int:
     """A usage count as a non-negative int (a server may send null, a float or a string)."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return 0
@@ -479,24 +483,24 @@ def count(value: Any) -> int:
 
 
 def reply_message(
-    kind: type[Any],
+    kind: type[M],
     text: str,
     *,
     reasoning: str | None,
     usage: Usage | None,
     finish: str | None,
     calls: list[ToolCall],
-) -> Any:
+) -> M:
     """The assistant message of type ``kind`` a reply carries (its ``text``, ``reasoning``,
     tool ``calls``, ``usage`` and ``finish`` reason), all already scrubbed."""
-    if kind is AgenticMessage:
+    if issubclass(kind, AgenticMessage):
         blocks = [Block("reasoning", reasoning)] if reasoning else []
         blocks.append(Block("assistant_gen_text", text))
         blocks.extend(
             Block("function_tool_call", call_id=c.id, name=c.name, arguments=c.arguments)
             for c in calls
         )
-        extra: dict[str, Any] = {"finish_reason": finish} if finish else {}
+        extra: JsonObject = {"finish_reason": finish} if finish else {}
         return AgenticMessage(role="assistant", blocks=blocks, usage=usage, extra=extra)
     return Message(
         role="assistant",
@@ -509,8 +513,8 @@ def reply_message(
 
 
 def partial_message(
-    kind: type[Any], text: str, usage: Usage | None, finish: Any, secrets: list[str]
-) -> Any:
+    kind: type[M], text: str, usage: Usage | None, finish: str | None, secrets: list[str]
+) -> M | None:
     """The text a stopped reply did carry, as an assistant message of type ``kind`` recording
     its ``finish`` reason (None: no text), so that retry and failover policies see it with the
     error."""

@@ -13,7 +13,7 @@ or stacked before summarization (:func:`reduce_then_summarize`), as an Eino agen
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .core import (
     DEFAULT_MAX_LENGTH_FOR_TRUNC,
@@ -36,7 +36,7 @@ _LAZY = {"StackedOutcome", "keep_retained", "reduce_then_summarize"}
 pipeline, which ``--strategy reduce`` never needs."""
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         from . import stack
 

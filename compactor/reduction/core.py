@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic
 
+from compactor._json import JsonObject
 from compactor._util import maybe_await
 from compactor.counting.tokens import (
     MEDIA_TOKENS,
@@ -29,8 +30,8 @@ from compactor.counting.tokens import (
 )
 from compactor.counting.trigger import checked_count
 from compactor.errors import ConfigError
-from compactor.events import AfterReduce, BeforeReduce, EventSink
-from compactor.schema import AgentState, M
+from compactor.events import AfterReduce, BeforeReduce, Event, EventSink
+from compactor.schema import AgentState, M, ToolInfo
 
 from .offload import OffloadBackend, OffloadKind
 from .results import (
@@ -124,7 +125,7 @@ class ReduceOutcome(Generic[M]):
     def tokens_freed(self) -> int:
         return self.tokens_before - self.tokens_after
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "truncated": len(self.truncated),
             "cleared": len(self.cleared),
@@ -139,7 +140,7 @@ class ReduceOutcome(Generic[M]):
 
 def validate_reduction(config: ReductionConfig) -> None:
     """``ConfigError`` for a value Eino would not accept (negative limits, no read tool)."""
-    checks: list[tuple[str, Any, int]] = [
+    checks: list[tuple[str, object, int]] = [
         ("max_tokens_for_clear", config.max_tokens_for_clear, 1),
         ("clear_retention_suffix_limit", config.clear_retention_suffix_limit, 0),
         ("clear_at_least_tokens", config.clear_at_least_tokens, 0),
@@ -175,11 +176,11 @@ class Reduction(Generic[M]):
         validate_reduction(config)
         self.config = config
 
-    async def _emit(self, event: Any) -> None:
+    async def _emit(self, event: Event) -> None:
         if self.config.on_event is not None:
             await maybe_await(self.config.on_event(event))
 
-    async def count(self, messages: Sequence[M], tools: Sequence[Any] = ()) -> int:
+    async def count(self, messages: Sequence[M], tools: Sequence[ToolInfo] = ()) -> int:
         counter = self.config.token_counter or default_token_counter
         return checked_count(
             await maybe_await(counter(TokenCounterInput(list(messages), list(tools))))

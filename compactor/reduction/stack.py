@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Generic
+from typing import Generic
 
 from compactor.counting.config import Config, KeepTail
 from compactor.pipeline.middleware import Middleware, SummarizeOutcome
@@ -30,8 +30,8 @@ class StackedOutcome(Generic[M]):
 
 
 def keep_retained(
-    cfg: Config[Any], messages: list[M], retained_from: int, *, exact: bool = False
-) -> Config[Any]:
+    cfg: Config[M], messages: list[M], retained_from: int, *, exact: bool = False
+) -> Config[M]:
     """``cfg`` keeping at least the messages from ``retained_from`` on verbatim after the
     summary (unless ``keep.tokens`` sets a budget of its own); with ``exact``, exactly those
     (none when ``retained_from`` is past the end): a hybrid's fallback that keeps fewer
@@ -50,8 +50,8 @@ def keep_retained(
 
 
 def originals_to_summarize(
-    cfg: Config[Any], reduced: list[M], originals: list[M]
-) -> tuple[Config[Any], list[M]]:
+    cfg: Config[M], reduced: list[M], originals: list[M]
+) -> tuple[Config[M], list[M]]:
     """The history to summarize and its config: the part the summary replaces as it was
     before reduction (the summarizer reads the errors, not "Tool result saved to: …"), the
     tail ``cfg`` keeps exactly as reduction left it, the tail pinned to that many messages."""

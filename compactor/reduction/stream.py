@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import orjson
 
@@ -26,7 +26,7 @@ from compactor._util import maybe_await
 from compactor.counting.tokens import MEDIA_TOKENS, estimate_message, estimate_text, utf8_len
 from compactor.errors import TranscriptError
 from compactor.events import AfterReduce, BeforeReduce
-from compactor.schema import MAX_JSON_DEPTH, Message, json_deeper_than
+from compactor.schema import MAX_JSON_DEPTH, AgenticMessage, M, Message, json_deeper_than
 
 from .core import ReduceOutcome, Reduction, ReductionConfig, expected_where
 from .offload import OffloadKind
@@ -244,9 +244,9 @@ def _check_depth(raw: bytes, start: int, end: int, rec: JsonObject, content: Jso
 class _Pass:
     """The streaming pass's own state: the reduction's config and where results went."""
 
-    reduction: Reduction[Any]
+    reduction: Reduction[Message] | Reduction[AgenticMessage]
     scanned: Scan
-    outcome: ReduceOutcome[Any]
+    outcome: ReduceOutcome[Message] | ReduceOutcome[AgenticMessage]
     locate: Callable[[int, str], tuple[str, int] | None] | None
     trunc_paths: dict[int, str] = field(default_factory=dict)
 
@@ -300,10 +300,10 @@ class _Pass:
 async def reduce_scanned(
     scanned: Scan,
     raw: bytes,
-    reduction: Reduction[Any],
+    reduction: Reduction[M],
     fmt: LineFormat,
     locate: Callable[[int, str], tuple[str, int] | None] | None = None,
-) -> tuple[ReduceOutcome[Any], bytes | None]:
+) -> tuple[ReduceOutcome[M], bytes | None]:
     """Reduce a scanned transcript as :meth:`Reduction.reduce` reduces its messages; the
     outcome (its ``messages`` empty) and the bytes to write (None: nothing changed)."""
     cfg: ReductionConfig = reduction.config
@@ -311,7 +311,7 @@ async def reduce_scanned(
     emit = cfg.on_event
     if emit is not None:
         await maybe_await(emit(BeforeReduce(len(scanned.spans), len(results), scanned.tokens)))
-    outcome: ReduceOutcome[Any] = ReduceOutcome([], tokens_before=scanned.tokens)
+    outcome: ReduceOutcome[M] = ReduceOutcome([], tokens_before=scanned.tokens)
     run = _Pass(reduction, scanned, outcome, locate if locate is not None else cfg.locate)
     tokens = scanned.tokens - _truncate(run)
     rounds = rounds_of(scanned.starts, [r.index for r in results], scanned.others)

@@ -121,7 +121,9 @@ async def _token_rows(
         total = default_token_counter(TokenCounterInput(messages, tools))
     else:
 
-        async def count(history: list[Any], with_tools: Sequence[ToolInfo] = ()) -> int:
+        async def count(
+            history: Sequence[Message | AgenticMessage], with_tools: Sequence[ToolInfo] = ()
+        ) -> int:
             return checked_count(
                 await maybe_await(counter(TokenCounterInput(history, list(with_tools))))
             )
@@ -283,7 +285,7 @@ def _cost(
 
 async def explain(
     config: Config[M],
-    messages: list[Any],
+    messages: list[Any],  # list[Message] | list[AgenticMessage]: a union binds no M
     tools: Sequence[ToolInfo],
     decision: TriggerDecision,
     *,
@@ -379,7 +381,7 @@ class RequestPlan:
         return sum(self.calls)
 
 
-async def plan_requests(config: Config[M], messages: list[Any]) -> RequestPlan:
+async def plan_requests(config: Config[M], messages: list[M]) -> RequestPlan:
     """The requests summarizing ``messages`` with ``config`` would send, worked out as the run
     does it (verbatim tail, masking, instructions, chunk plan) without calling a model: what
     ``check --explain`` shows and what the spend guard (:mod:`compactor.pipeline.limits`) reserves
@@ -513,7 +515,9 @@ class PlannedBodyModel(PlannedModel):
         self.provider = provider
         self.model = model
 
-    def request_body(self, messages: list[Any], **options: Any) -> Any:
+    def request_body(
+        self, messages: list[Message] | list[AgenticMessage], **options: JsonValue
+    ) -> object:
         return self.provider.request_body(self.model, messages, options)
 
 

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from compactor.formats.base import Transcript
     from compactor.reduction import ReduceOutcome
     from compactor.reduction.core import Locate
+    from compactor.schema import M, ToolInfo
 
     from .run_plan import RunOptions, RunPlan
     from .runner import Run
@@ -110,7 +111,7 @@ def plan_offload(options: RunOptions, file_cfg: FileConfig, output: Destination)
     return folder
 
 
-def _origin_lines(parsed: Transcript, index: int) -> list[Any]:
+def _origin_lines(parsed: Transcript, index: int) -> list[Any]:  # formats' own Line
     lines = parsed.meta.lines
     origin = parsed.meta.origin
     if index >= len(origin):
@@ -233,7 +234,7 @@ async def reduce_run(run: Run, parsed: Transcript, decision: TriggerDecision) ->
     return data
 
 
-def _cuts(outcome: ReduceOutcome[Any], rounds: int) -> list[int]:
+def _cuts(outcome: ReduceOutcome[M], rounds: int) -> list[int]:
     """Where the verbatim tail may start, most kept first: the reduction's retained rounds,
     then one round fewer each time (a round of calls whose results are not in yet counts
     too), down to none (a cut at 0: fewer rounds than that)."""
@@ -435,7 +436,7 @@ async def explain_strategies(
     file_cfg: FileConfig,
     fmt: str | None,
     messages: list[Any],
-    tools: list[Any],
+    tools: list[ToolInfo],
     summarized_tokens: int,
 ) -> JsonObject:
     """``check --explain``: what each strategy would free, without writing or calling anything.
