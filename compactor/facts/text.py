@@ -128,6 +128,7 @@ _INJECTED_PREFIXES = (
     "<task-notification>",
     "Base directory for this skill:",
     "[Request interrupted by user",
+    "<turn_aborted>",
     "This session is being continued from a previous conversation",
 )
 
@@ -140,7 +141,17 @@ def is_injected(msg: Message | AgenticMessage, text: str | None = None) -> bool:
         return False
     if text is None:
         text = user_text(msg)
-    return text.lstrip().startswith(_INJECTED_PREFIXES)
+    text = text.strip()
+    return text.startswith(_INJECTED_PREFIXES) or _HARNESS_BLOCK_RE.fullmatch(text) is not None
+
+
+_HARNESS_BLOCK_RE = re.compile(r"<([a-z]+(?:[_-][a-z]+)+)>.*</\1>", re.DOTALL)
+"""A whole message that is one ``<snake_case>`` block (``<turn_aborted>``, ``<user_shell_command>``
+…): a notice the harness wrote, never the user's request (judged by shape, not by tag name)."""
+INTERRUPT_RE = re.compile(
+    r"\A\s*(?:<turn_aborted>|\[Request interrupted by user)|interrupted the previous turn"
+)
+"""A harness notice that the user interrupted the turn (Codex ``<turn_aborted>``, Claude Code)."""
 
 
 def parse_arguments(arguments: str | None) -> dict[str, Any]:

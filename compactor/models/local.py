@@ -36,6 +36,7 @@ from .local_state import (
     error_replies,
     in_flight_items,
     in_flight_step,
+    interruption,
     is_housekeeping_path,
     job_polls,
     last_action,
@@ -447,8 +448,9 @@ def _current_work(s: Session, lim: Limits) -> str:
         elif s.turn_ended:
             state = "was completed"
         else:
-            state = "is in progress" if s.request_started else "is not answered yet"
+            state = "is in progress (no answer yet)" if s.request_started else "is not answered yet"
         items.append(f"The latest request {state}: {quote(last.text, lim.item)}")
+        items.extend(filter(None, [interruption(s)]))
         items.extend(error_replies(s, lim.item) if not s.turn_ended else [])
     if s.ended_by_tool:
         items.append(f"The work ended with {code(s.ended_by_tool)}.")
@@ -491,6 +493,7 @@ def _next_step(s: Session, lim: Limits) -> str:
     action = last_action(s, lim.item // 2)
     done = [a for a in action if IN_FLIGHT not in a and not a.startswith("(")]
     stopped = f" Work stopped after the last action: {done[-1]}." if done else ""
+    stopped += f" {interruption(s)}." if interruption(s) else ""
     running = [b.key or b.command for b in s.running]
     if running and not s.turn_ended:
         stopped += (

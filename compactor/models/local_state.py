@@ -57,6 +57,7 @@ __all__ = [
     "add_shape_jobs",
     "after_line",
     "error_replies",
+    "interruption",
     "is_housekeeping",
     "is_housekeeping_path",
     "job_polls",
@@ -119,6 +120,18 @@ def error_replies(s: Session, width: int) -> list[str]:
         "not answers; the request is unanswered"
     )
     return [f"{said}: {quote(errors[-1].text, width)}"]
+
+
+def interruption(s: Session) -> str:
+    """A sentence saying that the user interrupted the current request's turn, when the
+    harness's notice (``<turn_aborted>``, ``[Request interrupted by user]``) follows it."""
+    last, notice = s.last_request, s.interrupted
+    if notice is None or (last is not None and notice.index < last.index):
+        return ""
+    return (
+        "The user interrupted the turn (the agent CLI's notice, not a request): the request "
+        "was left unfinished; check the state of anything that was running before going on"
+    )
 
 
 def is_housekeeping_path(path: str) -> bool:
