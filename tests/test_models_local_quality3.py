@@ -6,7 +6,11 @@ summary's facts are kept whole."""
 
 from __future__ import annotations
 
+import json
+
+from compactor.formats.registry import read_transcript, write_transcript
 from compactor.models.local import summarize_transcript
+from compactor.schema import CALL_ENDS_KEY
 
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
@@ -65,3 +69,49 @@ def test_the_deliverable_of_an_answered_request_is_still_shown() -> None:
     s.say("Findings: the api Dockerfile has no HEALTHCHECK and runs as root. " * 12)
     text = summarize_transcript(s.messages)
     assert "Final deliverable" in section(text, 8)
+
+
+def _rollout(*payloads: tuple[str, dict[str, object]]) -> bytes:
+    meta = {"id": "s-1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w", "originator": "codex"}
+    records = [{"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": meta}]
+    for kind, payload in payloads:
+        records.append({"timestamp": "2026-01-01T00:00:01Z", "type": kind, "payload": payload})
+    return b"".join(json.dumps(r).encode() + b"\n" for r in records)
+
+
+def _call(call_id: str, cmd: str) -> tuple[str, dict[str, object]]:
+    args = json.dumps({"command": cmd})
+    return "response_item", {"type": "function_call", "name": "shell_command",
+                             "arguments": args, "call_id": call_id}  # fmt: skip
+
+
+def _ended(call_id: str, code: int, output: str) -> tuple[str, dict[str, object]]:
+    return "event_msg", {"type": "exec_command_end", "call_id": call_id, "exit_code": code,
+                         "aggregated_output": output, "status": "completed"}  # fmt: skip
+
+
+def test_calls_that_ended_only_as_codex_events_are_not_in_flight_and_the_file_is_unchanged() -> (
+    None
+):
+    content = [{"type": "input_text", "text": "Draft the grant application."}]
+    user = {"type": "message", "role": "user", "content": content}
+    raw = _rollout(
+        ("response_item", user),
+        _call("call_a", "git config --get user.name"),
+        _call("call_b", "git log --oneline -3"),
+        _call("call_c", "Copy-Item a.jsonl b.jsonl"),
+        _ended("call_a", 0, "octocat-dev\n"),
+        _ended("call_b", 0, "f19876a bugs fixed\n"),
+    )
+    t = read_transcript("rollout.jsonl", raw)
+    ends = [m.extra.get(CALL_ENDS_KEY) for m in t.messages if m.role == "assistant"]
+    assert ends[0] == {"call_a": {"exit_code": 0, "output": "octocat-dev\n"}}
+    assert ends[2] is None
+    assert [m.role for m in t.messages] == ["user", "assistant", "assistant", "assistant"]
+    assert write_transcript(t, list(t.messages)) == raw  # nothing new is written back
+    text = summarize_transcript(list(t.messages))
+    pending = section(text, 7)
+    assert "in flight when the session was saved (1;" in pending
+    assert "Copy-Item a.jsonl b.jsonl" in pending
+    assert "git config --get user.name" not in pending and "git log" not in pending
+    assert "octocat-dev" in text and "f19876a" in text

@@ -7,7 +7,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from compactor._json import JsonObject
 from compactor.schema import (
+    CALL_ENDS_KEY,
     AgenticMessage,
     Block,
     Message,
@@ -254,6 +256,18 @@ def _media_texts(blocks: Sequence[Block]) -> Iterator[str]:
             yield _placeholder(b.type)
 
 
+def _ended_results(calls: Sequence[Call], ended: JsonObject) -> Iterator[Result]:
+    """The results of ``calls`` that the harness recorded only as an end event
+    (``extra[CALL_ENDS_KEY]``, see :data:`compactor.schema.CALL_ENDS_KEY`)."""
+    for call in calls:
+        end = ended.get(call.id)
+        if isinstance(end, dict):
+            code, output = end.get("exit_code"), end.get("output")
+            text = f"Exit code: {code}\nOutput:\n{output if isinstance(output, str) else ''}"
+            failed = isinstance(code, int) and code != 0
+            yield Result(call.id, call.name, text, failed)
+
+
 def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
     """The :class:`Entry` view of one message (``index`` = its position in the context)."""
     if type(msg) is Message and not msg.parts and msg.role != "tool":
@@ -305,6 +319,8 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
         ]
     if entry.text.strip() in _NULL_TEXTS:
         entry.text = ""
+    if msg.role == "assistant" and isinstance(ended := msg.extra.get(CALL_ENDS_KEY), dict):
+        entry.results = list(_ended_results(entry.calls, ended))
     entry.injected = msg.role == "user" and not entry.internal and is_injected(msg, entry.text)
     return entry
 

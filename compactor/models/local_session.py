@@ -644,7 +644,7 @@ def build_session(entries: list[Entry]) -> Session:
             b.assistant(e)
         elif e.role == "user":
             b.user(e)
-        elif e.role == "tool":
+        if e.role != "user" and not e.internal:  # a call's message may carry its end (Codex)
             for r in e.results:
                 b.result(r, e.index)
     return b.finish_session()

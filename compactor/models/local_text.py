@@ -142,7 +142,7 @@ def final_round_start(entries: Sequence[Entry]) -> int:
     for e in reversed(entries):
         if e.internal or e.injected:
             continue
-        if e.results:
+        if e.results and not e.calls:  # (a call's message may carry its own end: not a round)
             if seen_work:
                 return e.index
         elif e.role == "assistant":
