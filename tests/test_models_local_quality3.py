@@ -115,3 +115,48 @@ def test_calls_that_ended_only_as_codex_events_are_not_in_flight_and_the_file_is
     assert "Copy-Item a.jsonl b.jsonl" in pending
     assert "git config --get user.name" not in pending and "git log" not in pending
     assert "octocat-dev" in text and "f19876a" in text
+
+
+def test_a_timed_out_command_replaced_by_an_equivalent_that_worked_is_not_unresolved() -> None:
+    s = SessionBuilder()
+    s.user("Prepare the grant application.")
+    timed_out = "Exit code: 124\nOutput:\ncommand timed out after 11915 milliseconds"
+    s.call("shell_command", {"command": "bash -lc 'cat ~/.cfg/c.json'"}, timed_out, error=True)
+    s.say("The bash preamble did not finish on this shell, so I'm switching to a PowerShell "
+          "equivalent.")  # fmt: skip
+    s.call("shell_command", {"command": "Get-Content $HOME/.cfg/config.json"}, "tier: anonymous")
+    s.call("shell_command", {"command": "Copy-Item a.jsonl b.jsonl"}, None)
+    text = summarize_transcript(s.messages)
+    assert "Unresolved failure" not in section(text, 7)
+    assert "Done without it, not to be fixed" in section(text, 4)
+
+
+def test_a_probe_that_found_no_git_repository_is_a_fact_not_an_unresolved_failure() -> None:
+    s = SessionBuilder()
+    s.user("Collect proof of work for the application.")
+    no_repo = "Exit code: 128\nOutput:\nfatal: not a git repository (or any parent)"
+    s.call("exec_command", {"cmd": "git log --oneline -20"}, no_repo, error=True)
+    s.say("There is no repository here, so I'll use the project's files as evidence.")
+    s.call("exec_command", {"cmd": "ls docs"}, "plan.md\nREADME.md")
+    s.call("exec_command", {"cmd": "cp session.jsonl proof/"}, None)
+    text = summarize_transcript(s.messages)
+    assert "Unresolved failure" not in section(text, 7)
+    errors = section(text, 4)
+    assert "A fact it established (not a failure to fix): " in errors
+    assert "not a git repository" in errors
+
+
+def test_runs_meant_to_fail_are_not_errors_left_unfixed() -> None:
+    s = SessionBuilder()
+    s.user("Harden the test suite.")
+    s.say("All 31 tests pass. Now let me prove these tests can fail: each check reverts a fix "
+          "in a scratch copy.")  # fmt: skip
+    for _ in range(2):
+        s.call("Bash", {"command": "zsh scratch/revert_fixes.sh"},
+               "M1: suite red, 15 failing tests\nexit code 1", error=True)  # fmt: skip
+    s.call("Bash", {"command": "zsh run_checks.sh"}, None)
+    text = summarize_transcript(s.messages)
+    errors = section(text, 4)
+    assert "Not fixed" not in errors
+    assert "Meant to fail (run to confirm a failure), not an error: " in errors
+    assert "Unresolved failure" not in section(text, 7)

@@ -386,7 +386,8 @@ _SKIPS_RE = re.compile(
 )
 _AROUND_RE = re.compile(
     r"\b(?:instead(?! of)|fall(?:ing)? back|work(?:ing)? around|workaround|another way|recreat\w*|"
-    r"(?:got|have) enough|moving on|move on)\b",
+    r"(?:got|have) enough|moving on|move on|switch(?:ing|ed)? to|fallback|equivalent|"
+    r"alternative)\b",
     re.IGNORECASE,
 )
 """What the assistant says when it does without a failed call (another way, or not at all)."""
@@ -398,9 +399,17 @@ _USER_REFUSED_RE = re.compile(
 )
 _NOT_FOUND_RE = re.compile(
     r"no such file|does not exist|doesn['’]t exist|cannot find|can['’]t find|not found|"
-    r"could not find|cannot access|not recognized as",
+    r"could not find|cannot access|not recognized as|not a (?:git |\w+ )?repository",
     re.IGNORECASE,
 )
+_MEANT_TO_FAIL_RE = re.compile(
+    r"\bmutat(?:e|ions?)\b|\b(?:prove|confirm|check|show|verify|make sure)\w* (?:that )?"
+    r"(?:\w+ ){0,3}(?:can |will |would |should |does |do )?(?:fail|go(?:es)? red|turn red)|"
+    r"\b(?:expect\w*|meant|supposed|should|must) (?:\w+ ){0,2}(?:to )?fail\b|"
+    r"\b(?:goes|go|turns?) red\b",
+    re.IGNORECASE,
+)
+"""Words that say a run is meant to fail (mutation testing, "confirm the suite goes red")."""
 
 
 def judge_skipped(s: Session) -> None:
@@ -413,6 +422,12 @@ def judge_skipped(s: Session) -> None:
     (the path is not there), not a failure. Neither is listed as an unresolved failure."""
     for err in s.errors:
         if err.after not in ("", "failed again"):
+            continue
+        before = [e.text for e in s.entries[max(0, err.index - 8) : err.index] if e.text.strip()
+                  and e.role == "assistant"][-1:]  # fmt: skip
+        meant = [x for x in sentences(" ".join(before)) if _MEANT_TO_FAIL_RE.search(x)]
+        if meant or _MEANT_TO_FAIL_RE.search(err.call):
+            err.after, err.by = "meant to fail", one_line(meant[0] if meant else err.call)
             continue
         told = [x for x in sentences(err.next_text) if _SKIPS_RE.search(x)]
         user = next(
@@ -429,26 +444,29 @@ def judge_skipped(s: Session) -> None:
             err.after, err.by = "skipped", one_line(told[0])
             continue
         went_on = any(c.index > err.index for c in s.calls)
+        if err.reading and went_on and (_NOT_FOUND_RE.search(said) or not err.outcome.lines):
+            err.after, err.by = "not found", ""  # a probe that established a fact
+            continue
         around = [x for x in sentences(err.next_text) if _AROUND_RE.search(x)]
         if around and went_on:
             words = set(_WORD_RE.findall(err.call.lower()))
             best = max(around, key=lambda x: len(words & set(_WORD_RE.findall(x.lower()))))
             err.after, err.by = "worked around", one_line(best)
-            continue
-        if err.reading and went_on and _NOT_FOUND_RE.search(said) is not None:
-            err.after, err.by = "not found", ""
 
 
 def after_line(err: ErrorFact, width: int) -> str:
     """What became of a failure, on one line of section 4."""
-    by = code(err.by)
+    by, meant = code(err.by), quote(err.by, width)
+    said = next((x for x in err.outcome.lines if _NOT_FOUND_RE.search(x)), "")
+    found = quote(cut(said, width), width) if said else "not there"
     return {
         "fixed": f"  Fixed: a later {by} succeeded.",
         "failed again": f"  Not fixed: a later {by} failed too.",
         "retry pending": f"  Retried with {by}; its result is not in the transcript yet.",
         "skipped": f"  Set aside on purpose, not to be fixed: {quote(err.by, width)}",
         "worked around": f"  Done without it, not to be fixed: {quote(err.by, width)}",
-        "not found": "  Not there (a finding, not a failure to fix): the work went on without it.",
+        "not found": f"  A fact it established (not a failure to fix): {found}; the work went on.",
+        "meant to fail": f"  Meant to fail (run to confirm a failure), not an error: {meant}",
     }.get(err.after, "  Not retried afterwards.")
 
 
