@@ -6,10 +6,13 @@ summary's facts are kept whole."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
+from compactor.facts.durable import earlier_summary_view
 from compactor.formats.registry import read_transcript, write_transcript
 from compactor.models.local import summarize_transcript
+from compactor.pipeline.finalize import select_user_messages
 from compactor.schema import CALL_ENDS_KEY
 
 from .planted_session import SessionBuilder
@@ -160,3 +163,48 @@ def test_runs_meant_to_fail_are_not_errors_left_unfixed() -> None:
     assert "Not fixed" not in errors
     assert "Meant to fail (run to confirm a failure), not an error: " in errors
     assert "Unresolved failure" not in section(text, 7)
+
+
+def _earlier_summary() -> str:
+    needs = " ".join(
+        f"Requirement {i}: the forecast check {i} keeps its own threshold." for i in range(12)
+    )
+    return (
+        "This session is being continued from a previous conversation that ran out of context. "
+        "The summary below covers the earlier portion of the conversation.\n\nSummary:\n"
+        f"1. Primary Request and Intent:\n   Build the rain alert. {needs} Also: RAIN_THRESHOLD "
+        f"is an env variable and Discord messages are in French. {needs}\n\n"
+        "2. Key Technical Concepts:\n   - esbuild bundles to dist/index.mjs\n\n"
+        '6. All User Messages:\n   - "Build the rain alert"\n'
+        '   - "I want RAIN_THRESHOLD as a variable and DEBUG logs"\n\n'
+        "7. Pending Tasks:\n   - Update the tests\n\n8. Current Work:\n   Editing discord.ts\n"
+    )
+
+
+def test_an_earlier_summarys_sections_are_kept_in_whole_sentences() -> None:
+    s = SessionBuilder()
+    s.user(_earlier_summary(), injected=True, compact_summary=True)
+    s.say("You've hit your limit · resets 1am")
+    text = summarize_transcript(s.messages)
+    first = section(text, 1)
+    assert "RAIN_THRESHOLD is an env variable and Discord messages are in French." in first
+    assert "Requirement 11: the forecast check 11 keeps its own threshold." in first
+
+
+def test_all_user_messages_come_from_an_injected_earlier_summary_first() -> None:
+    s = SessionBuilder()
+    s.user(_earlier_summary(), injected=True, compact_summary=True)
+    s.say("You've hit your limit · resets 1am")
+    kept, _ = asyncio.run(select_user_messages(s.messages, 30_000, None, 2_000))
+    assert len(kept) == 1
+    view = kept[0]
+    assert view.index("All User Messages:") < view.index("Primary Request")
+    assert "I want RAIN_THRESHOLD as a variable and DEBUG logs" in view
+    assert "Update the tests" not in view  # its stale state is left out
+
+
+def test_an_earlier_summary_view_cuts_after_whole_sentences() -> None:
+    view = earlier_summary_view(_earlier_summary(), 700)
+    assert " … " in view
+    for piece in view.split(" … ")[:-1]:
+        assert piece.rstrip().endswith((".", '"', ")", ";")), piece[-60:]

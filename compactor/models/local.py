@@ -55,6 +55,7 @@ from .local_text import (
     tool_names,
     top,
     verbatim_text,
+    whole_quote,
 )
 from .local_views import (
     identifiers_used,
@@ -108,15 +109,14 @@ class Limits:
     users_head: int = 10
     users_tail: int = 40
     user_chars: int = 300
-    walk: int = 14
-    """Steps of the chronological walk in ``<analysis>``."""
-    code_lines: int = 8
-    """Key lines shown per changed file."""
+    walk: int = 14  # steps of the chronological walk in ``<analysis>``
+    code_lines: int = 8  # key lines shown per changed file
     deliverable: int = MIN_VERBATIM
     """Characters of the final deliverable kept verbatim (grown into the room the rest of the
     summary leaves, up to :data:`MAX_DELIVERABLE`)."""
     reply: int = 2_000
     """Characters of the answer to the latest request kept verbatim."""
+    prior: int = 2_500  # characters of one section of an earlier summary (whole sentences)
 
     def scaled(self, factor: float) -> Limits:
         return Limits(
@@ -129,6 +129,7 @@ class Limits:
             code_lines=max(2, int(self.code_lines * factor)),
             deliverable=self.deliverable,
             reply=max(MIN_VERBATIM, int(self.reply * factor)),
+            prior=max(300, int(self.prior * factor)),
         )
 
 
@@ -139,12 +140,12 @@ _FACTORS = (1.0, 0.7, 0.5, 0.35, 0.25, 0.15, 0.1)
 
 
 def _prior_excerpt(session: Session, number: int, limit: int) -> str:
-    """Section ``number`` of the latest earlier summary, on one line and capped (for section 1,
-    a summary without numbered sections, such as Codex's, is quoted whole, capped)."""
+    """Section ``number`` of the latest earlier summary, on one line, cut at a sentence (for
+    section 1, a summary without numbered sections, such as Codex's, is quoted whole, capped)."""
     for text in reversed(session.prior):
         sections = prior_sections(text)
         if sections.get(number) or (number == 1 and not sections):
-            return quote(sections.get(number) or text, limit)
+            return whole_quote(sections.get(number) or text, limit)
     return ""
 
 
@@ -208,7 +209,7 @@ def _intent(s: Session, lim: Limits) -> str:
         lines.append("   Continues the work described in the earlier summary.")
     else:
         lines.append("   No request from the user in this part of the conversation.")
-    prior = _prior_excerpt(s, 1, lim.item * 2)
+    prior = _prior_excerpt(s, 1, lim.prior)
     if prior:
         lines.append(f"   From the earlier summary: {prior}")
     if s.context:
@@ -265,7 +266,7 @@ def _files(s: Session, lim: Limits) -> str:
         shown = head_tail(reads, lim.items // 2, lim.items // 2, "more")
         items.append("Read, not changed: " + ", ".join(shown))
     items.extend(named_lines(s, Limits().items, lim.items))  # the most any limits show
-    prior = _prior_excerpt(s, 3, lim.item * 2)
+    prior = _prior_excerpt(s, 3, lim.prior)
     if prior:
         items.append(f"From the earlier summary: {prior}")
         earlier = prior_paths(s, set(s.files) | set(s.reads))
@@ -314,7 +315,7 @@ def _errors(s: Session, lim: Limits) -> str:
     for group in groups:
         items.extend(_error_item(group, lim, said))
         said = group[-1].next_text
-    prior = _prior_excerpt(s, 4, lim.item * 2)
+    prior = _prior_excerpt(s, 4, lim.prior)
     if prior:
         items.append(f"From the earlier summary: {prior}")
     if not s.errors:
@@ -366,7 +367,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
             else:
                 failed = " (failed)" if c.id in s.failed_calls else ""
                 items.append(f"  {call_line(c, lim.item)}{failed}")
-    prior = _prior_excerpt(s, 5, lim.item * 2)
+    prior = _prior_excerpt(s, 5, lim.prior)
     if prior:
         items.append(f"From the earlier summary: {prior}")
     return bullets(items) if items else "   - No problem solving recorded."
@@ -423,7 +424,7 @@ def _pending(s: Session, lim: Limits) -> str:
             + quote(s.announced, lim.item)
         )
     if not items:
-        prior = _prior_excerpt(s, 7, lim.item * 2) if not s.requests else ""
+        prior = _prior_excerpt(s, 7, lim.prior) if not s.requests else ""
         if prior:
             return f"   - From the earlier summary: {prior}"
         done = f" ({quote(last.text, lim.item // 2)})" if last is not None else ""
@@ -439,7 +440,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     last = s.last_request
     last_text = s.last_text
     if last is None and s.prior:
-        prior = _prior_excerpt(s, 8, lim.item * 2)
+        prior = _prior_excerpt(s, 8, lim.prior)
         if prior:
             items.append(f"From the earlier summary: {prior}")
     if last is not None:
@@ -534,7 +535,7 @@ def _next_step(s: Session, lim: Limits) -> str:
         return (
             f"   None: {ANSWERED}. The latest request was {quote(last.text, lim.item // 2)}.{extra}"
         )
-    prior = _prior_excerpt(s, 9, lim.item * 2)
+    prior = _prior_excerpt(s, 9, lim.prior)
     if prior:
         return f"   From the earlier summary: {prior}"
     return "   None."

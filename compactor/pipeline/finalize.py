@@ -164,7 +164,7 @@ async def select_user_messages(
     :data:`EARLIER_KEEP_CHARS` characters with a pointer to the full text (issue 28, point 6)."""
     candidates: list[M] = []
     for msg in context:
-        if not is_user_candidate(msg):
+        if not is_user_candidate(msg) and not _summary_message(msg):
             continue
         if filter_fn is not None:
             try:  # user code gets a copy: the history it comes from is the caller's
@@ -206,6 +206,19 @@ async def select_user_messages(
     if earlier_chars is None:
         return kept, len(kept) < len(candidates)
     return kept, len(kept) < len({user_text(m).strip() for m in candidates})
+
+
+def _summary_message(msg: Message | AgenticMessage) -> bool:
+    """An earlier compaction's summary the reader marked injected or internal (Claude Code's
+    ``isCompactSummary``): its user messages are the user's own words, shown as its view."""
+    if not is_user(msg) or not (msg.extra.get("injected") or is_internal(msg)):
+        return False
+    text = user_text(msg)
+    if "Primary Request" not in text[:20_000] and not text.lstrip().startswith("This session"):
+        return False
+    from compactor.facts.durable import is_earlier_summary
+
+    return is_earlier_summary(text)
 
 
 EARLIER_SUMMARY_CHARS = 3_000
