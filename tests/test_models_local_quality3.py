@@ -61,6 +61,8 @@ def test_an_earlier_turns_answer_is_not_the_deliverable_of_the_request_in_progre
     text = summarize_transcript(s.messages)
     work = section(text, 8)
     assert "Final deliverable" not in text
+    assert "An earlier request's answer, verbatim (NOT the answer to the current request" in work
+    assert "The api Dockerfile is empty" in work  # its facts are kept, named for what they are
     assert "The latest request is in progress (no answer yet): " in work
     assert "Now write the api Dockerfile." in work
 

@@ -33,6 +33,7 @@ from .local_state import (
     ANSWERED,
     IN_FLIGHT,
     after_line,
+    deliverable_title,
     error_replies,
     in_flight_items,
     in_flight_step,
@@ -484,8 +485,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     if reply is not None and reply is not deliverable:
         items.extend(verbatim_text("The answer to it, verbatim", reply.text, lim.reply))
     if deliverable is not None:
-        title = "Final deliverable, the last substantial assistant answer, verbatim"
-        items.extend(verbatim_text(title, deliverable.text, lim.deliverable))
+        items.extend(verbatim_text(deliverable_title(s), deliverable.text, lim.deliverable))
     return bullets(items) if items else "   - No work in progress."
 
 

@@ -620,9 +620,6 @@ class _Builder:
             )
         if s.reply is not None and (last_request is None or s.reply.index < last_request.index):
             s.reply = None
-        d = s.deliverable
-        if d and last_request and d.index < last_request.index and not s.turn_ended:
-            s.deliverable = None  # an earlier turn's answer is not the current request's
         if s.turn_ended and not s.ended_by_tool and s.last_text is not None:
             said = sentences(s.last_text.text)
             asked = [x for x in said if asks_user(x)]

@@ -56,6 +56,7 @@ __all__ = [
     "ANSWERED",
     "add_shape_jobs",
     "after_line",
+    "deliverable_title",
     "error_replies",
     "interruption",
     "is_housekeeping",
@@ -120,6 +121,19 @@ def error_replies(s: Session, width: int) -> list[str]:
         "not answers; the request is unanswered"
     )
     return [f"{said}: {quote(errors[-1].text, width)}"]
+
+
+def deliverable_title(s: Session) -> str:
+    """The title of the last substantial answer: the final deliverable only when it answers
+    the current request (or the session ended answered); an earlier turn's answer is named so,
+    with the current request said to have no answer yet."""
+    last, d = s.last_request, s.deliverable
+    if d is not None and last is not None and d.index < last.index and not s.turn_ended:
+        return (
+            "An earlier request's answer, verbatim (NOT the answer to the current request, "
+            "which has no answer yet)"
+        )
+    return "Final deliverable, the last substantial assistant answer, verbatim"
 
 
 def interruption(s: Session) -> str:
