@@ -210,3 +210,36 @@ def test_an_earlier_summary_view_cuts_after_whole_sentences() -> None:
     assert " … " in view
     for piece in view.split(" … ")[:-1]:
         assert piece.rstrip().endswith((".", '"', ")", ";")), piece[-60:]
+
+
+def test_a_diagnosis_fixed_since_is_not_listed_as_a_decision() -> None:
+    s = SessionBuilder()
+    s.user("Review the inflation control.")
+    s.say("**Button vs Toggle**: Uses a button that changes text instead of a proper toggle UI.")
+    s.user("Make it a real toggle.")
+    s.say("Now I need to update the script to work with the checkbox instead of the button.")
+    s.call("Edit", {"file_path": "app.js", "old_string": "button", "new_string": "checkbox"}, "ok")
+    problems = section(summarize_transcript(s.messages), 5)
+    assert "Uses a button that changes text" not in problems
+    assert "checkbox instead of the button" in problems
+
+
+def test_a_diagnosis_nothing_fixed_stays() -> None:
+    s = SessionBuilder()
+    s.user("Review the inflation control.")
+    s.say("**Button vs Toggle**: Uses a button that changes text instead of a proper toggle UI.")
+    s.say("The chart legend now sits above the grid.")
+    problems = section(summarize_transcript(s.messages), 5)
+    assert "Uses a button that changes text" in problems
+
+
+def test_a_file_created_then_multi_edited_keeps_its_latest_content() -> None:
+    s = SessionBuilder()
+    s.user("Write the chart script.")
+    body = "\n".join(f"function step{i}(v) {{ return v + {i}; }}" for i in range(4))
+    s.call("Write", {"file_path": "chart.js", "content": body + "\nfunction old() {}\n"}, "ok")
+    edits = [{"old_string": "function old() {}", "new_string": "function toggleInflation() {}"},
+             {"old_string": "step0", "new_string": "scaleSqrt"}]  # fmt: skip
+    s.call("MultiEdit", {"file_path": "chart.js", "edits": edits}, "ok")
+    files = section(summarize_transcript(s.messages), 3)
+    assert "function toggleInflation() {}" in files and "function scaleSqrt(v)" in files
