@@ -99,7 +99,7 @@ def test_calls_that_ended_only_as_codex_events_are_not_in_flight_and_the_file_is
     None
 ):
     content = [{"type": "input_text", "text": "Draft the grant application."}]
-    user = {"type": "message", "role": "user", "content": content}
+    user: dict[str, object] = {"type": "message", "role": "user", "content": content}
     raw = _rollout(
         ("response_item", user),
         _call("call_a", "git config --get user.name"),
