@@ -243,3 +243,12 @@ def test_a_file_created_then_multi_edited_keeps_its_latest_content() -> None:
     s.call("MultiEdit", {"file_path": "chart.js", "edits": edits}, "ok")
     files = section(summarize_transcript(s.messages), 3)
     assert "function toggleInflation() {}" in files and "function scaleSqrt(v)" in files
+
+
+def test_a_harness_notice_is_not_among_the_users_messages_the_finalizer_keeps() -> None:
+    s = SessionBuilder()
+    s.user("Audit the booking service.")
+    s.call("Bash", {"command": "ls services"}, "booking.py")
+    s.user(_ABORTED)
+    kept, _ = asyncio.run(select_user_messages(s.messages, 30_000, None, 2_000))
+    assert kept == ["Audit the booking service."]

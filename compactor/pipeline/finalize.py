@@ -141,13 +141,15 @@ def cut_text(text: str, keep: int = CUT_KEEP_CHARS) -> str:
 def is_user_candidate(msg: Message | AgenticMessage) -> bool:
     """Whether ``msg`` holds the user's own words, which :func:`select_user_messages` may
     re-insert: a user message with text, not internal, not injected by a format reader (skill
-    bodies, environment context)."""
-    return (
-        is_user(msg)
-        and not is_internal(msg)
-        and not msg.extra.get("injected")
-        and bool(user_text(msg))
-    )
+    bodies, environment context) nor shaped like a harness notice (``<turn_aborted>``)."""
+    if not is_user(msg) or is_internal(msg) or msg.extra.get("injected"):
+        return False
+    text = user_text(msg)
+    if text.lstrip().startswith(("<", "[Request interrupted")):  # a harness notice, by shape
+        from compactor.facts import is_injected
+
+        return not is_injected(msg, text)
+    return bool(text)
 
 
 async def select_user_messages(
@@ -214,6 +216,8 @@ def _summary_message(msg: Message | AgenticMessage) -> bool:
     if not is_user(msg) or not (msg.extra.get("injected") or is_internal(msg)):
         return False
     text = user_text(msg)
+    if text.lstrip().startswith(PREAMBLE[:40]):  # our own: its user messages are not carried
+        return False  # again (the summary that replaces it keeps them, SPEC §5.2)
     if "Primary Request" not in text[:20_000] and not text.lstrip().startswith("This session"):
         return False
     from compactor.facts.durable import is_earlier_summary
