@@ -200,8 +200,9 @@ def test_all_user_messages_come_from_an_injected_earlier_summary_first() -> None
     kept, _ = asyncio.run(select_user_messages(s.messages, 30_000, None, 2_000))
     assert len(kept) == 1
     view = kept[0]
-    assert view.index("All User Messages:") < view.index("Primary Request")
+    assert view.startswith("[the user's messages, as an earlier summary lists them]")
     assert "I want RAIN_THRESHOLD as a variable and DEBUG logs" in view
+    assert "Primary Request" not in view  # the summary's other facts are the summary's job
     assert "Update the tests" not in view  # its stale state is left out
 
 

@@ -26,6 +26,7 @@ from .text import Entry
 
 __all__ = [
     "earlier_summary_view",
+    "earlier_user_messages",
     "instruction_files",
     "is_earlier_summary",
     "latest_plan",
@@ -184,6 +185,21 @@ def is_earlier_summary(text: str) -> bool:
 
 
 _BOUNDARY_RE = re.compile(r"[.!?;)](?=\s)|\s(?=- |\* )")
+
+
+def earlier_user_messages(text: str, limit: int) -> str:
+    """The user messages an earlier summary lists (its ``All user messages`` section), on one
+    line, cut after a whole item within ``limit`` characters ("" when it lists none)."""
+    heads = list(_SECTION_RE.finditer(text))
+    for i, head in enumerate(heads):
+        if head.group(2).strip().lower().endswith("user messages"):
+            end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+            body = " ".join(text[head.end() : end].replace("</summary>", " ").split())
+            if len(body) > limit:
+                ends = [m.end() for m in _BOUNDARY_RE.finditer(body, 0, limit)]
+                body = body[: ends[-1] if ends else limit].rstrip() + " …"
+            return f"[the user's messages, as an earlier summary lists them] {body}" if body else ""
+    return ""
 
 
 def earlier_summary_view(text: str, limit: int) -> str:

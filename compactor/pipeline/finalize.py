@@ -186,7 +186,13 @@ async def select_user_messages(
     remaining = max_tokens
     for number, msg in reversed(list(enumerate(candidates, 1))):
         text = user_text(msg)
-        if msg is summary:
+        if msg is summary and _summary_message(msg):  # a reader's: its user messages only
+            from compactor.facts.durable import earlier_user_messages
+
+            text = earlier_user_messages(text, EARLIER_SUMMARY_CHARS)
+            if not text:
+                continue
+        elif msg is summary:
             from compactor.facts.durable import earlier_summary_view
 
             text = earlier_summary_view(text, EARLIER_SUMMARY_CHARS)
