@@ -23,6 +23,7 @@ import orjson
 from compactor._json import JsonArray, JsonObject, JsonValue
 
 __all__ = [
+    "CALL_ENDS_KEY",
     "CONTENT_TYPE_KEY",
     "MAX_JSON_DEPTH",
     "MEDIA_BLOCK_TYPES",
@@ -61,6 +62,12 @@ __all__ = [
 
 CONTENT_TYPE_KEY = "_compactor_content_type"
 """Key in ``extra`` that marks messages the compactor wrote itself (SPEC §1)."""
+
+CALL_ENDS_KEY = "_compactor_call_ends"
+"""Key in ``extra`` of a message with tool calls: ``{call id: {"exit_code": int | None,
+"output": str}}`` for calls the harness recorded as ended only in an event (Codex's
+``event_msg/exec_command_end``), never as a result item. Read by the summarizer (the call is
+not in flight); never written back (the resumed client sees the file as it was)."""
 
 SKILL_BODY_KEY = "source_tool_use_id"
 """Key in ``extra`` of a message carrying the text a skill-tool call loaded (the call's id).

@@ -80,7 +80,7 @@ def test_a_read_that_found_nothing_before_the_work_went_on_is_a_finding() -> Non
     assert "Unresolved failure" not in section(text, 7)
     errors = section(text, 4)
     assert "No such file or directory" in errors  # what does not exist stays a fact
-    assert "Not there (a finding, not a failure to fix)" in errors
+    assert "A fact it established (not a failure to fix): " in errors
 
 
 def test_a_failure_nobody_set_aside_is_still_unresolved() -> None:

@@ -62,6 +62,7 @@ from .patterns import (
 from .text import (
     ASSISTANT,
     CALL,
+    INTERRUPT_RE,
     MAX_LINE,
     RESULT,
     USER,
@@ -88,6 +89,7 @@ from .text import (
 __all__ = [
     "ASSISTANT",
     "CALL",
+    "INTERRUPT_RE",
     "MAX_LINE",
     "MAX_URL",
     "RESULT",

@@ -26,6 +26,7 @@ from .text import Entry
 
 __all__ = [
     "earlier_summary_view",
+    "earlier_user_messages",
     "instruction_files",
     "is_earlier_summary",
     "latest_plan",
@@ -183,10 +184,29 @@ def is_earlier_summary(text: str) -> bool:
     return "primary request and intent" in titles and bool(titles & _STATE_TITLES)
 
 
+_BOUNDARY_RE = re.compile(r"[.!?;)](?=\s)|\s(?=- |\* )")
+
+
+def earlier_user_messages(text: str, limit: int) -> str:
+    """The user messages an earlier summary lists (its ``All user messages`` section), on one
+    line, cut after a whole item within ``limit`` characters ("" when it lists none)."""
+    heads = list(_SECTION_RE.finditer(text))
+    for i, head in enumerate(heads):
+        if head.group(2).strip().lower().endswith("user messages"):
+            end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+            body = " ".join(text[head.end() : end].replace("</summary>", " ").split())
+            if len(body) > limit:
+                ends = [m.end() for m in _BOUNDARY_RE.finditer(body, 0, limit)]
+                body = body[: ends[-1] if ends else limit].rstrip() + " …"
+            return f"[the user's messages, as an earlier summary lists them] {body}" if body else ""
+    return ""
+
+
 def earlier_summary_view(text: str, limit: int) -> str:
     """An earlier summary as its facts (requests, concepts and decisions, files, errors,
     problem solving, user messages: each numbered section on one line, all within ``limit``
-    characters), without its analysis, its state sections (pending tasks, current work, next
+    characters; its user messages first, each section cut after a whole sentence or item),
+    without its analysis, its state sections (pending tasks, current work, next
     step: stale once later work happened) and its closing instructions."""
     body = _ANALYSIS_RE.sub("", text)
     lines = [ln for ln in body.splitlines() if _CLOSING_RE.search(ln) is None]
@@ -199,6 +219,7 @@ def earlier_summary_view(text: str, limit: int) -> str:
         content = " ".join(body[head.end() : end].replace("</summary>", " ").split())
         if title.lower() not in _STATE_TITLES and content:
             kept.append((f"{head.group(1)}. {title}:", content))
+    kept.sort(key=lambda k: not k[0].lower().endswith(("user messages:", "requests:")))
     label = f"{EARLIER_SUMMARY}; its stale pending tasks, current work and next step left out]"
     if not kept:
         opening = " ".join(body.split())
@@ -207,9 +228,13 @@ def earlier_summary_view(text: str, limit: int) -> str:
     parts: list[str] = []
     for n, (title, content) in enumerate(kept):
         share = room // (len(kept) - n)
+        if n == 0 and title.lower().endswith(("user messages:", "requests:")):
+            share = max(share, room // 2)  # the user's own words first: they outrank the rest
         piece = f"{title} {content}".strip()
-        if len(piece) > share:
-            piece = piece[: max(share - 1, 0)].rstrip() + "…"
+        if len(piece) > share:  # cut after a whole sentence or list item, never inside one
+            ends = [m.end() for m in _BOUNDARY_RE.finditer(piece, 0, max(share - 1, 0))]
+            at = ends[-1] if ends and ends[-1] > share // 3 else max(share - 1, 0)
+            piece = piece[:at].rstrip() + " …"
         parts.append(piece)
         room -= len(piece) + 1
     return " ".join([label, *parts])

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from compactor._json import JsonObject, JsonValue
 from compactor.schema import (
+    CALL_ENDS_KEY,
     AgenticMessage,
     Block,
     Message,
@@ -128,6 +129,7 @@ _INJECTED_PREFIXES = (
     "<task-notification>",
     "Base directory for this skill:",
     "[Request interrupted by user",
+    "<turn_aborted>",
     "This session is being continued from a previous conversation",
 )
 
@@ -140,7 +142,17 @@ def is_injected(msg: Message | AgenticMessage, text: str | None = None) -> bool:
         return False
     if text is None:
         text = user_text(msg)
-    return text.lstrip().startswith(_INJECTED_PREFIXES)
+    text = text.strip()
+    return text.startswith(_INJECTED_PREFIXES) or _HARNESS_BLOCK_RE.fullmatch(text) is not None
+
+
+_HARNESS_BLOCK_RE = re.compile(r"<([a-z]+(?:[_-][a-z]+)+)>.*</\1>", re.DOTALL)
+"""A whole message that is one ``<snake_case>`` block (``<turn_aborted>``, ``<user_shell_command>``
+…): a notice the harness wrote, never the user's request (judged by shape, not by tag name)."""
+INTERRUPT_RE = re.compile(
+    r"\A\s*(?:<turn_aborted>|\[Request interrupted by user)|interrupted the previous turn"
+)
+"""A harness notice that the user interrupted the turn (Codex ``<turn_aborted>``, Claude Code)."""
 
 
 def parse_arguments(arguments: str | None) -> JsonObject:
@@ -243,6 +255,18 @@ def _media_texts(blocks: Sequence[Block]) -> Iterator[str]:
             yield _placeholder(b.type)
 
 
+def _ended_results(calls: Sequence[Call], ended: JsonObject) -> Iterator[Result]:
+    """The results of ``calls`` that the harness recorded only as an end event
+    (``extra[CALL_ENDS_KEY]``, see :data:`compactor.schema.CALL_ENDS_KEY`)."""
+    for call in calls:
+        end = ended.get(call.id)
+        if isinstance(end, dict):
+            code, output = end.get("exit_code"), end.get("output")
+            text = f"Exit code: {code}\nOutput:\n{output if isinstance(output, str) else ''}"
+            failed = isinstance(code, int) and code != 0
+            yield Result(call.id, call.name, text, failed)
+
+
 def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
     """The :class:`Entry` view of one message (``index`` = its position in the context)."""
     if type(msg) is Message and not msg.parts and msg.role != "tool":
@@ -294,6 +318,8 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
         ]
     if entry.text.strip() in _NULL_TEXTS:
         entry.text = ""
+    if msg.role == "assistant" and isinstance(ended := msg.extra.get(CALL_ENDS_KEY), dict):
+        entry.results = list(_ended_results(entry.calls, ended))
     entry.injected = msg.role == "user" and not entry.internal and is_injected(msg, entry.text)
     return entry
 

@@ -23,6 +23,7 @@ from compactor._json import JsonObject, JsonValue
 from compactor.errors import TranscriptError
 from compactor.prompts import PREAMBLE
 from compactor.schema import (
+    CALL_ENDS_KEY,
     CONTENT_TYPE_KEY,
     MAX_JSON_DEPTH,
     SKILL_BODY_KEY,
@@ -66,7 +67,7 @@ __all__ = [
 BOM = b"\xef\xbb\xbf"
 
 INTERNAL_EXTRA_KEYS = frozenset(
-    {CONTENT_TYPE_KEY, SKILL_BODY_KEY, "injected", "compact_summary", "attachment"}
+    {CONTENT_TYPE_KEY, SKILL_BODY_KEY, CALL_ENDS_KEY, "injected", "compact_summary", "attachment"}
 )
 """``extra`` keys the readers set for the core; never written into a record."""
 

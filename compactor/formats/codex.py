@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from compactor._json import JsonObject, JsonValue
 from compactor.errors import TranscriptError
 from compactor.schema import (
+    CALL_ENDS_KEY,
     CONTENT_TYPE_KEY,
     AgenticMessage,
     Message,
@@ -141,6 +142,30 @@ class _Reader:
                 msg.extra["custom_tool"] = True
             return msg
         return None
+
+
+def _call_end(payload: JsonObject) -> JsonObject:
+    """What an ``exec_command_end`` event says of its call: exit code and output."""
+    code = payload.get("exit_code")
+    output = payload.get("aggregated_output") or payload.get("formatted_output") or ""
+    try:
+        exit_code = int(code) if isinstance(code, (int, str)) else None
+    except ValueError:
+        exit_code = None
+    return {"exit_code": exit_code, "output": output if isinstance(output, str) else ""}
+
+
+def _mark_call_ends(messages: list[Message], ends: dict[str, JsonObject]) -> None:
+    """Note on each call's message the ``exec_command_end`` of a call that has no result item
+    (``extra[CALL_ENDS_KEY]``: metadata for the summarizer, never written back)."""
+    answered = {m.tool_call_id for m in messages if m.role == "tool"}
+    for msg in messages:
+        for call in msg.tool_calls:
+            end = ends.get(call.id)
+            if end is not None and call.id not in answered:
+                marked = msg.extra.setdefault(CALL_ENDS_KEY, {})
+                if isinstance(marked, dict):
+                    marked[call.id] = end
 
 
 def _render(msg: Message | AgenticMessage) -> list[JsonObject]:
@@ -405,6 +430,7 @@ class CodexFormat:
                 messages.append(msg)
                 origin.append([])
         pending: list[int] = []
+        ends: dict[str, JsonObject] = {}
         last_assistant: int | None = None
         compaction_total: int | None = None
         fresh = bool(start)  # no response item since the compaction yet
@@ -426,6 +452,8 @@ class CodexFormat:
                 origin.append([*pending, i])
                 pending = []
             elif rec.get("type") == "event_msg" and isinstance(payload, dict):
+                if payload.get("type") == "exec_command_end":
+                    ends[str(payload.get("call_id") or "")] = _call_end(payload)
                 info = payload.get("info")
                 last = info.get("last_token_usage") if isinstance(info, dict) else None
                 if payload.get("type") == "token_count" and isinstance(last, dict):
@@ -440,6 +468,7 @@ class CodexFormat:
                         )
         if pending and origin:
             origin[-1].extend(pending)
+        _mark_call_ends(messages, ends)
         if compaction_total:
             _compaction_baseline(messages, compaction_total)
         return _jsonl.make_transcript(self.name, path, raw, lines, messages, origin, start=start)

@@ -34,9 +34,11 @@ from .local_state import (
     ANSWERED,
     IN_FLIGHT,
     after_line,
+    deliverable_title,
     error_replies,
     in_flight_items,
     in_flight_step,
+    interruption,
     is_housekeeping_path,
     job_polls,
     last_action,
@@ -56,6 +58,7 @@ from .local_text import (
     tool_names,
     top,
     verbatim_text,
+    whole_quote,
 )
 from .local_views import (
     identifiers_used,
@@ -109,15 +112,13 @@ class Limits:
     users_head: int = 10
     users_tail: int = 40
     user_chars: int = 300
-    walk: int = 14
-    """Steps of the chronological walk in ``<analysis>``."""
-    code_lines: int = 8
-    """Key lines shown per changed file."""
+    walk: int = 14  # steps of the chronological walk in ``<analysis>``
+    code_lines: int = 8  # key lines shown per changed file
     deliverable: int = MIN_VERBATIM
     """Characters of the final deliverable kept verbatim (grown into the room the rest of the
     summary leaves, up to :data:`MAX_DELIVERABLE`)."""
-    reply: int = 2_000
-    """Characters of the answer to the latest request kept verbatim."""
+    reply: int = 2_000  # characters of the answer to the latest request kept verbatim
+    prior: int = 2_500  # characters of one section of an earlier summary (whole sentences)
 
     def scaled(self, factor: float) -> Limits:
         return Limits(
@@ -130,6 +131,7 @@ class Limits:
             code_lines=max(2, int(self.code_lines * factor)),
             deliverable=self.deliverable,
             reply=max(MIN_VERBATIM, int(self.reply * factor)),
+            prior=max(300, int(self.prior * factor)),
         )
 
 
@@ -140,12 +142,12 @@ _FACTORS = (1.0, 0.7, 0.5, 0.35, 0.25, 0.15, 0.1)
 
 
 def _prior_excerpt(session: Session, number: int, limit: int) -> str:
-    """Section ``number`` of the latest earlier summary, on one line and capped (for section 1,
-    a summary without numbered sections, such as Codex's, is quoted whole, capped)."""
+    """Section ``number`` of the latest earlier summary, on one line, cut at a sentence (for
+    section 1, a summary without numbered sections, such as Codex's, is quoted whole, capped)."""
     for text in reversed(session.prior):
         sections = prior_sections(text)
         if sections.get(number) or (number == 1 and not sections):
-            return quote(sections.get(number) or text, limit)
+            return whole_quote(sections.get(number) or text, limit)
     return ""
 
 
@@ -209,7 +211,7 @@ def _intent(s: Session, lim: Limits) -> str:
         lines.append("   Continues the work described in the earlier summary.")
     else:
         lines.append("   No request from the user in this part of the conversation.")
-    prior = _prior_excerpt(s, 1, lim.item * 2)
+    prior = _prior_excerpt(s, 1, lim.prior)
     if prior:
         lines.append(f"   From the earlier summary: {prior}")
     if s.context:
@@ -266,7 +268,7 @@ def _files(s: Session, lim: Limits) -> str:
         shown = head_tail(reads, lim.items // 2, lim.items // 2, "more")
         items.append("Read, not changed: " + ", ".join(shown))
     items.extend(named_lines(s, Limits().items, lim.items))  # the most any limits show
-    prior = _prior_excerpt(s, 3, lim.item * 2)
+    prior = _prior_excerpt(s, 3, lim.prior)
     if prior:
         items.append(f"From the earlier summary: {prior}")
         earlier = prior_paths(s, set(s.files) | set(s.reads))
@@ -315,7 +317,7 @@ def _errors(s: Session, lim: Limits) -> str:
     for group in groups:
         items.extend(_error_item(group, lim, said))
         said = group[-1].next_text
-    prior = _prior_excerpt(s, 4, lim.item * 2)
+    prior = _prior_excerpt(s, 4, lim.prior)
     if prior:
         items.append(f"From the earlier summary: {prior}")
     if not s.errors:
@@ -367,7 +369,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
             else:
                 failed = " (failed)" if c.id in s.failed_calls else ""
                 items.append(f"  {call_line(c, lim.item)}{failed}")
-    prior = _prior_excerpt(s, 5, lim.item * 2)
+    prior = _prior_excerpt(s, 5, lim.prior)
     if prior:
         items.append(f"From the earlier summary: {prior}")
     return bullets(items) if items else "   - No problem solving recorded."
@@ -424,7 +426,7 @@ def _pending(s: Session, lim: Limits) -> str:
             + quote(s.announced, lim.item)
         )
     if not items:
-        prior = _prior_excerpt(s, 7, lim.item * 2) if not s.requests else ""
+        prior = _prior_excerpt(s, 7, lim.prior) if not s.requests else ""
         if prior:
             return f"   - From the earlier summary: {prior}"
         done = f" ({quote(last.text, lim.item // 2)})" if last is not None else ""
@@ -440,7 +442,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     last = s.last_request
     last_text = s.last_text
     if last is None and s.prior:
-        prior = _prior_excerpt(s, 8, lim.item * 2)
+        prior = _prior_excerpt(s, 8, lim.prior)
         if prior:
             items.append(f"From the earlier summary: {prior}")
     if last is not None:
@@ -449,8 +451,9 @@ def _current_work(s: Session, lim: Limits) -> str:
         elif s.turn_ended:
             state = "was completed"
         else:
-            state = "is in progress" if s.request_started else "is not answered yet"
+            state = "is in progress (no answer yet)" if s.request_started else "is not answered yet"
         items.append(f"The latest request {state}: {quote(last.text, lim.item)}")
+        items.extend(filter(None, [interruption(s)]))
         items.extend(error_replies(s, lim.item) if not s.turn_ended else [])
     if s.ended_by_tool:
         items.append(f"The work ended with {code(s.ended_by_tool)}.")
@@ -483,8 +486,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     if reply is not None and reply is not deliverable:
         items.extend(verbatim_text("The answer to it, verbatim", reply.text, lim.reply))
     if deliverable is not None:
-        title = "Final deliverable, the last substantial assistant answer, verbatim"
-        items.extend(verbatim_text(title, deliverable.text, lim.deliverable))
+        items.extend(verbatim_text(deliverable_title(s), deliverable.text, lim.deliverable))
     return bullets(items) if items else "   - No work in progress."
 
 
@@ -493,6 +495,7 @@ def _next_step(s: Session, lim: Limits) -> str:
     action = last_action(s, lim.item // 2)
     done = [a for a in action if IN_FLIGHT not in a and not a.startswith("(")]
     stopped = f" Work stopped after the last action: {done[-1]}." if done else ""
+    stopped += f" {interruption(s)}." if interruption(s) else ""
     running = [b.key or b.command for b in s.running]
     if running and not s.turn_ended:
         stopped += (
@@ -533,7 +536,7 @@ def _next_step(s: Session, lim: Limits) -> str:
         return (
             f"   None: {ANSWERED}. The latest request was {quote(last.text, lim.item // 2)}.{extra}"
         )
-    prior = _prior_excerpt(s, 9, lim.item * 2)
+    prior = _prior_excerpt(s, 9, lim.prior)
     if prior:
         return f"   From the earlier summary: {prior}"
     return "   None."
@@ -622,8 +625,7 @@ class LocalSummarizer:
     embedded = True
     """A stand-in: reached after the configured models failed (``fallback: local`` or a
     failover chain ending on it), its summary marks the run degraded."""
-    readonly_input = True
-    """``generate`` only reads the messages (the pipeline need not copy them for it)."""
+    readonly_input = True  # ``generate`` only reads the messages (the pipeline need not copy)
     reads_kept_tail = True
     """Its summary depends on ``KEPT_AFTER_SUMMARY`` too (a cache key includes it)."""
 

@@ -69,6 +69,7 @@ class Change:
     removed: tuple[str, ...] = ()
     replace: tuple[str, str] | None = None
     """(old, new) text of an exact replacement, to apply to known content."""
+    more: tuple[tuple[str, str], ...] = ()  # the next replacements of a multi-edit, in order
 
 
 @dataclass(slots=True)
@@ -103,6 +104,11 @@ class FileState:
             old, new = change.replace or ("", "")
             if old and old in self.content:
                 self.content = self.content.replace(old, new, 1)
+                for old, new in change.more:  # each edit of a multi-edit on the last one's result
+                    if self.content is not None and old and old in self.content:
+                        self.content = self.content.replace(old, new, 1)
+                    else:
+                        self.content = None
             elif change.added and not change.removed and action == "edited" and not old:
                 self.content = self.content + "\n" + "\n".join(change.added)
             else:
@@ -149,15 +155,21 @@ def _editor_change(call: Call, path: str) -> Change | None:
     if isinstance(edits, list):
         added_all: list[str] = []
         removed_all: list[str] = []
+        pairs: list[tuple[str, str]] = []
         for edit in edits:
             if isinstance(edit, dict):
                 old = edit.get("old_string", edit.get("old_str", ""))
                 new = edit.get("new_string", edit.get("new_str", ""))
                 if isinstance(old, str) and isinstance(new, str):
+                    pairs.append((old, new))
                     added, removed = _diff_lines(old, new)
                     added_all.extend(added)
                     removed_all.extend(removed)
-        return Change(path, "edited", added=tuple(added_all), removed=tuple(removed_all))
+        first = pairs[0] if pairs else None
+        added, removed = tuple(added_all), tuple(removed_all)
+        return Change(
+            path, "edited", added=added, removed=removed, replace=first, more=(*pairs[1:],)
+        )
     text = args.get("text") or args.get("insert_text") or args.get("new_str")
     if any(n in name or n in command for n in _EDIT_NAMES):
         lines = tuple(ln for ln in text.splitlines() if ln.strip()) if isinstance(text, str) else ()

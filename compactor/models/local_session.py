@@ -1,22 +1,18 @@
 """The session as the local summarizer models it: requests, tasks, errors, files, results.
 
 :func:`build_session` reads the context once, in order, and keeps the state an agent needs to
-resume (each piece is what a section of the summary is written from):
-
-* **requests** — the user's own messages (injected context and CLI-local slash commands such
-  as ``/compact`` are not requests); **context** — what the CLI injected (environment, AGENTS.md,
-  skill bodies), noted as context;
-* **tasks** — the agent's own plan: ``TodoWrite`` lists, ``TaskCreate``/``TaskUpdate``, Codex
-  ``update_plan``, and task lists in injected reminders; **background** processes started and
-  not yet seen finishing; **in-flight** calls without a result;
-* **errors** — failed tool results (:func:`compactor.facts.outcome`) with the command that
-  produced them and whether a later step fixed them;
-* **files** — created, edited and deleted files with their latest content
-  (:mod:`compactor.models.local_files`); files only read are listed apart;
-* **decisions** — assistant sentences that state a change, a decision, a cause or a result;
-  **outputs** — what successful commands printed (short outputs whole, else their result lines);
-* **turn** — whether the last turn ended (a final assistant answer) or stopped mid-work, the
-  final deliverable (last substantial answer) and the question the agent asked, if any.
+resume (each piece is what a section of the summary is written from): **requests** — the
+user's own messages (injected context, harness notices and CLI-local slash commands such as
+``/compact`` are not requests); **context** — what the CLI injected (environment, AGENTS.md,
+skill bodies); **tasks** — the agent's own plan (``TodoWrite``, ``TaskCreate``/``TaskUpdate``,
+Codex ``update_plan``, task lists in injected reminders); **background** processes started and
+not yet seen finishing; **in-flight** calls without a result; **errors** — failed tool results
+(:func:`compactor.facts.outcome`) with their command and whether a later step fixed them;
+**files** — created, edited and deleted files (:mod:`compactor.models.local_files`), files
+only read apart; **decisions** — assistant sentences that state a change, a decision, a cause
+or a result; **outputs** — what successful commands printed; **turn** — whether the last turn
+ended or stopped mid-work (or the user interrupted it), the final deliverable (the last
+substantial answer to the current request) and the question the agent asked, if any.
 """
 
 from __future__ import annotations
@@ -26,6 +22,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from compactor.facts import (
+    INTERRUPT_RE,
     Call,
     Entry,
     Outcome,
@@ -152,8 +149,7 @@ class Session:
 
     entries: list[Entry]
     requests: list[Entry] = field(default_factory=list)
-    local_commands: list[tuple[int, str]] = field(default_factory=list)
-    """(entry index, ``/command args``) of slash commands the CLI handled itself."""
+    local_commands: list[tuple[int, str]] = field(default_factory=list)  # (index, /command)
     context: list[str] = field(default_factory=list)
     prior: list[str] = field(default_factory=list)
     calls: list[Call] = field(default_factory=list)
@@ -181,10 +177,8 @@ class Session:
     deliverable: Entry | None = None
     """The last substantial answer (at least :data:`DELIVERABLE_CHARS` characters)."""
     turn_ended: bool = False
-    ended_by_tool: str = ""
-    """The call of a tool that ends the work (``submit``), when one did."""
-    ended_output: str = ""
-    """What that tool returned (SWE-agent's ``submit`` returns the final diff)."""
+    ended_by_tool: str = ""  # the call of a tool that ends the work (``submit``), if one did
+    ended_output: str = ""  # what that tool returned (SWE-agent's ``submit``: the final diff)
     question: str = ""
     """The question the assistant's final message asked the user."""
     request_started: bool = False
@@ -208,6 +202,7 @@ class Session:
     """The skills the calls loaded, each once (filled with :attr:`tools`)."""
     flying: list[Call] | None = None  # :attr:`in_flight`, kept once the session is built
     harness_errors: list[Entry] = field(default_factory=list)  # ``API Error: 400 …`` texts
+    interrupted: Entry | None = None  # the harness's notice that the user interrupted the turn
 
     @property
     def in_flight(self) -> list[Call]:
@@ -320,6 +315,8 @@ class _Builder:
         if is_earlier_summary(text):  # its facts are kept; its state is stale, never current
             s.prior.append(text)
             return
+        if INTERRUPT_RE.search(text):
+            s.interrupted = e
         if "<environment_context>" in text:
             fields = dict(_ENV_FIELD_RE.findall(text))
             if fields:
@@ -644,7 +641,7 @@ def build_session(entries: list[Entry]) -> Session:
             b.assistant(e)
         elif e.role == "user":
             b.user(e)
-        elif e.role == "tool":
+        if e.role != "user" and not e.internal:  # a call's message may carry its end (Codex)
             for r in e.results:
                 b.result(r, e.index)
     return b.finish_session()

@@ -56,10 +56,13 @@ __all__ = [
     "ANSWERED",
     "add_shape_jobs",
     "after_line",
+    "deliverable_title",
     "error_replies",
+    "interruption",
     "is_housekeeping",
     "is_housekeeping_path",
     "job_polls",
+    "judge_fixed",
     "judge_proposals",
     "judge_skipped",
     "last_action",
@@ -120,6 +123,31 @@ def error_replies(s: Session, width: int) -> list[str]:
         "not answers; the request is unanswered"
     )
     return [f"{said}: {quote(errors[-1].text, width)}"]
+
+
+def deliverable_title(s: Session) -> str:
+    """The title of the last substantial answer: the final deliverable only when it answers
+    the current request (or the session ended answered); an earlier turn's answer is named so,
+    with the current request said to have no answer yet."""
+    last, d = s.last_request, s.deliverable
+    if d is not None and last is not None and d.index < last.index and not s.turn_ended:
+        return (
+            "An earlier request's answer, verbatim (NOT the answer to the current request, "
+            "which has no answer yet)"
+        )
+    return "Final deliverable, the last substantial assistant answer, verbatim"
+
+
+def interruption(s: Session) -> str:
+    """A sentence saying that the user interrupted the current request's turn, when the
+    harness's notice (``<turn_aborted>``, ``[Request interrupted by user]``) follows it."""
+    last, notice = s.last_request, s.interrupted
+    if notice is None or (last is not None and notice.index < last.index):
+        return ""
+    return (
+        "The user interrupted the turn (the agent CLI's notice, not a request): the request "
+        "was left unfinished; check the state of anything that was running before going on"
+    )
 
 
 def is_housekeeping_path(path: str) -> bool:
@@ -374,7 +402,8 @@ _SKIPS_RE = re.compile(
 )
 _AROUND_RE = re.compile(
     r"\b(?:instead(?! of)|fall(?:ing)? back|work(?:ing)? around|workaround|another way|recreat\w*|"
-    r"(?:got|have) enough|moving on|move on)\b",
+    r"(?:got|have) enough|moving on|move on|switch(?:ing|ed)? to|fallback|equivalent|"
+    r"alternative)\b",
     re.IGNORECASE,
 )
 """What the assistant says when it does without a failed call (another way, or not at all)."""
@@ -386,9 +415,17 @@ _USER_REFUSED_RE = re.compile(
 )
 _NOT_FOUND_RE = re.compile(
     r"no such file|does not exist|doesn['’]t exist|cannot find|can['’]t find|not found|"
-    r"could not find|cannot access|not recognized as",
+    r"could not find|cannot access|not recognized as|not a (?:git |\w+ )?repository",
     re.IGNORECASE,
 )
+_MEANT_TO_FAIL_RE = re.compile(
+    r"\bmutat(?:e|ions?)\b|\b(?:prove|confirm|check|show|verify|make sure)\w* (?:that )?"
+    r"(?:\w+ ){0,3}(?:can |will |would |should |does |do )?(?:fail|go(?:es)? red|turn red)|"
+    r"\b(?:expect\w*|meant|supposed|should|must) (?:\w+ ){0,2}(?:to )?fail\b|"
+    r"\b(?:goes|go|turns?) red\b",
+    re.IGNORECASE,
+)
+"""Words that say a run is meant to fail (mutation testing, "confirm the suite goes red")."""
 
 
 def judge_skipped(s: Session) -> None:
@@ -401,6 +438,12 @@ def judge_skipped(s: Session) -> None:
     (the path is not there), not a failure. Neither is listed as an unresolved failure."""
     for err in s.errors:
         if err.after not in ("", "failed again"):
+            continue
+        before = [e.text for e in s.entries[max(0, err.index - 8) : err.index] if e.text.strip()
+                  and e.role == "assistant"][-1:]  # fmt: skip
+        meant = [x for x in sentences(" ".join(before)) if _MEANT_TO_FAIL_RE.search(x)]
+        if meant or _MEANT_TO_FAIL_RE.search(err.call):
+            err.after, err.by = "meant to fail", one_line(meant[0] if meant else err.call)
             continue
         told = [x for x in sentences(err.next_text) if _SKIPS_RE.search(x)]
         user = next(
@@ -417,26 +460,29 @@ def judge_skipped(s: Session) -> None:
             err.after, err.by = "skipped", one_line(told[0])
             continue
         went_on = any(c.index > err.index for c in s.calls)
+        if err.reading and went_on and (_NOT_FOUND_RE.search(said) or not err.outcome.lines):
+            err.after, err.by = "not found", ""  # a probe that established a fact
+            continue
         around = [x for x in sentences(err.next_text) if _AROUND_RE.search(x)]
         if around and went_on:
             words = set(_WORD_RE.findall(err.call.lower()))
             best = max(around, key=lambda x: len(words & set(_WORD_RE.findall(x.lower()))))
             err.after, err.by = "worked around", one_line(best)
-            continue
-        if err.reading and went_on and _NOT_FOUND_RE.search(said) is not None:
-            err.after, err.by = "not found", ""
 
 
 def after_line(err: ErrorFact, width: int) -> str:
     """What became of a failure, on one line of section 4."""
-    by = code(err.by)
+    by, meant = code(err.by), quote(err.by, width)
+    said = next((x for x in err.outcome.lines if _NOT_FOUND_RE.search(x)), "")
+    found = quote(cut(said, width), width) if said else "not there"
     return {
         "fixed": f"  Fixed: a later {by} succeeded.",
         "failed again": f"  Not fixed: a later {by} failed too.",
         "retry pending": f"  Retried with {by}; its result is not in the transcript yet.",
         "skipped": f"  Set aside on purpose, not to be fixed: {quote(err.by, width)}",
         "worked around": f"  Done without it, not to be fixed: {quote(err.by, width)}",
-        "not found": "  Not there (a finding, not a failure to fix): the work went on without it.",
+        "not found": f"  A fact it established (not a failure to fix): {found}; the work went on.",
+        "meant to fail": f"  Meant to fail (run to confirm a failure), not an error: {meant}",
     }.get(err.after, "  Not retried afterwards.")
 
 
@@ -525,11 +571,36 @@ def job_polls(s: Session, limit: int) -> dict[str, str]:
     return {k: f"; its latest poll returned: {quote(v, limit)}" for k, v in latest.items()}
 
 
+_PROBLEM_RE = re.compile(
+    r"instead of (?:a |the )?proper|\bis not (?:a function|working|defined)|do(?:es)?n['’]t work|"
+    r"not working|\bissue\b|\bproblem\b|\bbroken\b|\bmissing\b",
+    re.IGNORECASE,
+)
+_FIX_RE = re.compile(r"\b(?:fix|updat|switch|replac|resolv|chang)\w*|\bnow uses?\b", re.I)
+_COMMON = frozenset("that this with from have been were will they them then than when what".split())
+
+
+def judge_fixed(s: Session) -> None:
+    """A diagnosis the assistant stated (a problem, no fix: "uses a button instead of a proper
+    toggle") that a later sentence of the assistant fixes or changes (a fix word and two of
+    its words: "use the checkbox instead of the button") is fixed since: not a decision."""
+    fixes = [(i, set(_WORD_RE.findall(x.lower())) - _COMMON) for i, _, x in s.decisions
+             if _FIX_RE.search(x)]  # fmt: skip
+    stale = set()
+    for n, (i, _, x) in enumerate(s.decisions):
+        if _PROBLEM_RE.search(x) and not re.search(r"\b(?:fix|resolv)\w*", x, re.I):
+            words = set(_WORD_RE.findall(x.lower())) - _COMMON
+            if any(j > i and len(words & later) >= 2 for j, later in fixes):
+                stale.add(n)
+    s.decisions = [d for n, d in enumerate(s.decisions) if n not in stale]
+
+
 def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     """The session model of the messages ``items``, with this module's judgements applied."""
     session = build_session([entry_of(i, m) for i, m in enumerate(items)])
     add_shape_jobs(session)
     judge_proposals(session)
+    judge_fixed(session)
     judge_skipped(session)
     return session
 

@@ -57,6 +57,7 @@ __all__ = [
     "tool_names",
     "top",
     "verbatim_text",
+    "whole_quote",
 ]
 
 T = TypeVar("T")
@@ -143,7 +144,7 @@ def final_round_start(entries: Sequence[Entry]) -> int:
     for e in reversed(entries):
         if e.internal or e.injected:
             continue
-        if e.results:
+        if e.results and not e.calls:  # (a call's message may carry its own end: not a round)
             if seen_work:
                 return e.index
         elif e.role == "assistant":
@@ -488,6 +489,22 @@ def quote(text: str, limit: int) -> str:
         tail = max(1, limit - head - 3)
         flat = flat[:head].rstrip() + " … " + flat[len(flat) - tail :].lstrip()
     return '"' + flat.replace('"', "'") + '"'
+
+
+def whole_quote(text: str, limit: int) -> str:
+    """``"text"`` on one line; a long text is cut at the last sentence or list-item boundary
+    before ``limit`` (never mid-sentence: an earlier summary's facts are kept whole or not at
+    all), with a note of how much was left out."""
+    flat = one_line(text)
+    if len(flat) <= limit:
+        return '"' + flat.replace('"', "'") + '"'
+    ends = [m.end() for m in _BOUNDARY_RE.finditer(flat, 0, limit)]
+    cut_at = ends[-1] if ends and ends[-1] > limit // 3 else limit
+    left = len(flat) - cut_at
+    return '"' + flat[:cut_at].rstrip().replace('"', "'") + f' … ({left} more characters)"'
+
+
+_BOUNDARY_RE = re.compile(r"[.!?;:)](?=\s)|\s(?=- |\* |\d{1,2}\. )")
 
 
 def code(text: str) -> str:

@@ -141,13 +141,15 @@ def cut_text(text: str, keep: int = CUT_KEEP_CHARS) -> str:
 def is_user_candidate(msg: Message | AgenticMessage) -> bool:
     """Whether ``msg`` holds the user's own words, which :func:`select_user_messages` may
     re-insert: a user message with text, not internal, not injected by a format reader (skill
-    bodies, environment context)."""
-    return (
-        is_user(msg)
-        and not is_internal(msg)
-        and not msg.extra.get("injected")
-        and bool(user_text(msg))
-    )
+    bodies, environment context) nor shaped like a harness notice (``<turn_aborted>``)."""
+    if not is_user(msg) or is_internal(msg) or msg.extra.get("injected"):
+        return False
+    text = user_text(msg)
+    if text.lstrip().startswith(("<", "[Request interrupted")):  # a harness notice, by shape
+        from compactor.facts import is_injected
+
+        return not is_injected(msg, text)
+    return bool(text)
 
 
 async def select_user_messages(
@@ -164,7 +166,7 @@ async def select_user_messages(
     :data:`EARLIER_KEEP_CHARS` characters with a pointer to the full text (issue 28, point 6)."""
     candidates: list[M] = []
     for msg in context:
-        if not is_user_candidate(msg):
+        if not is_user_candidate(msg) and not _summary_message(msg):
             continue
         if filter_fn is not None:
             try:  # user code gets a copy: the history it comes from is the caller's
@@ -184,7 +186,13 @@ async def select_user_messages(
     remaining = max_tokens
     for number, msg in reversed(list(enumerate(candidates, 1))):
         text = user_text(msg)
-        if msg is summary:
+        if msg is summary and _summary_message(msg):  # a reader's: its user messages only
+            from compactor.facts.durable import earlier_user_messages
+
+            text = earlier_user_messages(text, EARLIER_SUMMARY_CHARS)
+            if not text:
+                continue
+        elif msg is summary:
             from compactor.facts.durable import earlier_summary_view
 
             text = earlier_summary_view(text, EARLIER_SUMMARY_CHARS)
@@ -206,6 +214,21 @@ async def select_user_messages(
     if earlier_chars is None:
         return kept, len(kept) < len(candidates)
     return kept, len(kept) < len({user_text(m).strip() for m in candidates})
+
+
+def _summary_message(msg: Message | AgenticMessage) -> bool:
+    """An earlier compaction's summary the reader marked injected or internal (Claude Code's
+    ``isCompactSummary``): its user messages are the user's own words, shown as its view."""
+    if not is_user(msg) or not (msg.extra.get("injected") or is_internal(msg)):
+        return False
+    text = user_text(msg)
+    if text.lstrip().startswith(PREAMBLE[:40]):  # our own: its user messages are not carried
+        return False  # again (the summary that replaces it keeps them, SPEC §5.2)
+    if "Primary Request" not in text[:20_000] and not text.lstrip().startswith("This session"):
+        return False
+    from compactor.facts.durable import is_earlier_summary
+
+    return is_earlier_summary(text)
 
 
 EARLIER_SUMMARY_CHARS = 3_000
