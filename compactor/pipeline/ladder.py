@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, cast
 
 from compactor._json import JsonObject
 from compactor._util import input_for, model_name
@@ -500,8 +500,11 @@ async def summarize_input(
             raise SummarizationError(
                 f"{err}; the fallback summarizer failed too: {outcome.error}"
             ) from outcome.error
-        result = SummaryResult(
-            response=outcome.response, model_input=model_input, attempts=attempts, phase="fallback"
+        result = SummaryResult(  # its error is None: a reply of the input's type
+            response=cast("M", outcome.response),
+            model_input=model_input,
+            attempts=attempts,
+            phase="fallback",
         )
         result.degraded = True
         return result
