@@ -407,7 +407,7 @@ async def summarize_input(
                 outcome.error = refused(outcome.response)
                 if outcome.error is not None:
                     outcome.response = None  # a 300 MB reply is not kept for failover
-            if key is not None and outcome.error is None:
+            if cache is not None and key is not None and outcome.error is None:
                 cache.put(key, name, outcome.response)
             if outcome.error is None and phase != "fallback":
                 _learn_scale(job, outcome.response, sent)
