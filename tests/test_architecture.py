@@ -536,7 +536,6 @@ ANY_NOT_YET: dict[str, int] = {
     "reduction/core.py": 1,  # new(): a Reduction for either message type, fixed by its first use
     "runs/explain.py": 1,  # explain(): a parsed history of either type (a union binds no M)
     "runs/run_reduce.py": 8,  # a history of either message type (a union binds no M)
-    "runs/runner.py": 1,
     "schema.py": 1,  # message_kind: a history of either message type (its callers mix them)
 }
 """Modules not converted yet, with the most ``Any`` they may still name: a ratchet (a count may
