@@ -9,16 +9,17 @@ Kept light: ``compact check`` imports neither the middleware nor the event types
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from compactor._json import JsonObject
 from compactor._util import Record
 from compactor.counting.tokens import TokenCounter, default_token_counter
 from compactor.counting.trigger import TriggerCondition, TriggerDecision, decide_sync, thresholds
-from compactor.schema import AgenticMessage, Message
+from compactor.schema import AgenticMessage, M, Message, ToolInfo
 
 if TYPE_CHECKING:
     from compactor.configfile import FileConfig
+    from compactor.counting.config import Config
     from compactor.sizes import InputLimits
 
 __all__ = [
@@ -251,6 +252,8 @@ class Explainer:
 
         file_cfg = with_overrides(file_cfg, Overrides(model=model))  # --model laid over once
         self.file_cfg = file_cfg
+        # a Config built from a file holds no message-typed value: it serves either type
+        self.cfg: Config[Message] | Config[AgenticMessage]
         self.name, self.cfg = explain_config(file_cfg, None)
         window, assumed = summarizer_window(file_cfg)
         self.chain = summarizer_chain(file_cfg)
@@ -260,6 +263,23 @@ class Explainer:
         self.trigger = file_cfg.trigger_condition()
         self.counter = file_cfg.counter()
 
+    async def _explain(
+        self, messages: list[M], tools: list[ToolInfo], decision: TriggerDecision
+    ) -> JsonObject:
+        from .explain import explain
+
+        cfg = cast("Config[M]", self.cfg)  # the config of either type, for this one
+        return await explain(
+            cfg,
+            messages,
+            tools,
+            decision,
+            model=self.name,
+            prices=self.file_cfg.prices,
+            chain=self.chain,
+            limits=self.limits,
+        )
+
     def __call__(
         self, path: str, format: str | None = None, limits: InputLimits | None = None
     ) -> Explained:
@@ -268,8 +288,8 @@ class Explainer:
 
         from compactor.distributed.objects import read_named
         from compactor.formats.registry import read_transcript
+        from compactor.schema import is_agentic
 
-        from .explain import explain
         from .run_reduce import explain_strategies
 
         display, raw = read_named(path, limits)
@@ -277,18 +297,11 @@ class Explainer:
         decision = decide_sync(
             parsed.messages, parsed.tools, self.trigger, self.counter, always_count=True
         )
-        data = asyncio.run(
-            explain(
-                self.cfg,
-                parsed.messages,
-                parsed.tools,
-                decision,
-                model=self.name,
-                prices=self.file_cfg.prices,
-                chain=self.chain,
-                limits=self.limits,
-            )
-        )
+        messages = parsed.messages  # one type per history: explain() is called with it bound
+        if is_agentic(messages):
+            data = asyncio.run(self._explain(messages, parsed.tools, decision))
+        else:
+            data = asyncio.run(self._explain(messages, parsed.tools, decision))
         summarized = (data["plan"].get("summarized") or {}).get("tokens", 0)
         data["strategies"] = asyncio.run(
             explain_strategies(
