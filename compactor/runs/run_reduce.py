@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from compactor._json import JsonObject
 from compactor.configfile.strategy import (
@@ -31,6 +31,7 @@ from compactor.configfile.strategy import (
 )
 from compactor.errors import LoopGuardError
 from compactor.io import Destination
+from compactor.schema import AgenticMessage
 
 if TYPE_CHECKING:
     from compactor.configfile import FileConfig
@@ -38,7 +39,8 @@ if TYPE_CHECKING:
     from compactor.formats.base import Transcript
     from compactor.reduction import ReduceOutcome
     from compactor.reduction.core import Locate
-    from compactor.schema import M, ToolInfo
+    from compactor.reduction.stream import LineFormat
+    from compactor.schema import M, Message, ToolInfo
 
     from .run_plan import RunOptions, RunPlan
     from .runner import Run
@@ -111,7 +113,16 @@ def plan_offload(options: RunOptions, file_cfg: FileConfig, output: Destination)
     return folder
 
 
-def _origin_lines(parsed: Transcript, index: int) -> list[Any]:  # formats' own Line
+class _SourceLine(Protocol):
+    """What a locator reads of a format's own line (``compactor.formats`` keeps its class)."""
+
+    number: int
+
+    @property
+    def text(self) -> bytes: ...
+
+
+def _origin_lines(parsed: Transcript, index: int) -> list[_SourceLine]:
     lines = parsed.meta.lines
     origin = parsed.meta.origin
     if index >= len(origin):
@@ -357,9 +368,10 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
             name = detect_format(display, raw)
         except Exception:  # noqa: BLE001 - the general path reports it
             return False, None
-    fmt: Any = FORMATS.get(name)
-    if not getattr(fmt, "streams_reduce", False):
+    found = FORMATS.get(name)
+    if found is None or not getattr(found, "streams_reduce", False):
         return False, None
+    fmt = cast("LineFormat", found)  # a format that streams_reduce offers a LineFormat
     scanned = scan(display, raw, fmt)
     if scanned is None:
         return False, None
@@ -404,7 +416,7 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
 
 
 def replaced_results(
-    originals: Sequence[Any], outcome: ReduceOutcome[Any]
+    originals: Sequence[Message | AgenticMessage], outcome: ReduceOutcome[M]
 ) -> dict[int, dict[str, str]]:
     """Message index → call id → the text that replaces that result (agentic messages)."""
     from compactor.reduction import PROCESSED_KEY
@@ -412,7 +424,7 @@ def replaced_results(
     replaced: dict[int, dict[str, str]] = {}
     for index, (old, new) in enumerate(zip(originals, outcome.messages, strict=True)):
         marker = new.extra.get(PROCESSED_KEY) if new is not old else None
-        if not isinstance(marker, dict) or not hasattr(new, "blocks"):
+        if not isinstance(marker, dict) or not isinstance(new, AgenticMessage):
             continue
         replaced[index] = {
             str(b.call_id): b.content[0].text or ""
