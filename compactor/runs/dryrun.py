@@ -263,34 +263,41 @@ class Explainer:
         self.trigger = file_cfg.trigger_condition()
         self.counter = file_cfg.counter()
 
-    async def _explain(
-        self, messages: list[M], tools: list[ToolInfo], decision: TriggerDecision
+    def _explain(
+        self, fmt: str, messages: list[M], tools: list[ToolInfo], decision: TriggerDecision
     ) -> JsonObject:
+        """The explanation of one history and what each strategy would free."""
+        import asyncio
+
         from .explain import explain
+        from .run_reduce import explain_strategies
 
         cfg = cast("Config[M]", self.cfg)  # the config of either type, for this one
-        return await explain(
-            cfg,
-            messages,
-            tools,
-            decision,
-            model=self.name,
-            prices=self.file_cfg.prices,
-            chain=self.chain,
-            limits=self.limits,
+        data = asyncio.run(
+            explain(
+                cfg,
+                messages,
+                tools,
+                decision,
+                model=self.name,
+                prices=self.file_cfg.prices,
+                chain=self.chain,
+                limits=self.limits,
+            )
         )
+        summarized = (data["plan"].get("summarized") or {}).get("tokens", 0)
+        data["strategies"] = asyncio.run(
+            explain_strategies(self.file_cfg, fmt, messages, tools, summarized)
+        )
+        return data
 
     def __call__(
         self, path: str, format: str | None = None, limits: InputLimits | None = None
     ) -> Explained:
         """Read ``path`` whole, decide as a run would, and explain (never calls a model)."""
-        import asyncio
-
         from compactor.distributed.objects import read_named
         from compactor.formats.registry import read_transcript
         from compactor.schema import is_agentic
-
-        from .run_reduce import explain_strategies
 
         display, raw = read_named(path, limits)
         parsed = read_transcript(display, raw, format=format)
@@ -299,13 +306,7 @@ class Explainer:
         )
         messages = parsed.messages  # one type per history: explain() is called with it bound
         if is_agentic(messages):
-            data = asyncio.run(self._explain(messages, parsed.tools, decision))
+            data = self._explain(parsed.format, messages, parsed.tools, decision)
         else:
-            data = asyncio.run(self._explain(messages, parsed.tools, decision))
-        summarized = (data["plan"].get("summarized") or {}).get("tokens", 0)
-        data["strategies"] = asyncio.run(
-            explain_strategies(
-                self.file_cfg, parsed.format, parsed.messages, parsed.tools, summarized
-            )
-        )
+            data = self._explain(parsed.format, messages, parsed.tools, decision)
         return Explained(display, parsed.format, decision, parsed.messages, data)

@@ -447,7 +447,7 @@ class _DryRun:
 async def explain_strategies(
     file_cfg: FileConfig,
     fmt: str | None,
-    messages: list[Any],
+    messages: list[M],
     tools: list[ToolInfo],
     summarized_tokens: int,
 ) -> JsonObject:
@@ -460,14 +460,14 @@ async def explain_strategies(
     chosen = strategy_of(file_cfg)
     backend = _DryRun("NAME.offload") if offload_enabled(file_cfg) else None
     cfg = reduction_config(file_cfg, fmt=fmt, backend=backend)
-    outcome = await Reduction(cfg).reduce(AgentState(messages=list(messages), tools=list(tools)))
+    reduction: Reduction[M] = Reduction(cfg)
+    outcome = await reduction.reduce(AgentState(messages=list(messages), tools=list(tools)))
     after = await decide(
         outcome.messages, tools, file_cfg.trigger_condition(), file_cfg.counter(), always_count=True
     )
     forced_cfg = reduction_config(file_cfg, fmt=fmt, backend=backend, force=True)
-    forced = await Reduction(forced_cfg).reduce(
-        AgentState(messages=list(messages), tools=list(tools))
-    )
+    forced_reduction: Reduction[M] = Reduction(forced_cfg)
+    forced = await forced_reduction.reduce(AgentState(messages=list(messages), tools=list(tools)))
     return {
         "chosen": chosen,
         "summarize": {"summarized_tokens": summarized_tokens},
