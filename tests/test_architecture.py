@@ -534,7 +534,6 @@ ANY_NOT_YET: dict[str, int] = {
     "models/base.py": 2,  # ChatModel.generate: a protocol every user model implements, typed next
     "models/local.py": 3,
     "reduction/core.py": 1,  # new(): a Reduction for either message type, fixed by its first use
-    "runs/run_reduce.py": 3,  # a history of either message type (a union binds no M)
     "schema.py": 1,  # message_kind: a history of either message type (its callers mix them)
 }
 """Modules not converted yet, with the most ``Any`` they may still name: a ratchet (a count may

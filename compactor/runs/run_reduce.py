@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from compactor._json import JsonObject
 from compactor.configfile.strategy import (
@@ -166,6 +166,17 @@ def _note_path(run: Run) -> str | None:
 async def reduce_run(run: Run, parsed: Transcript, decision: TriggerDecision) -> bytes | None:
     """Reduce (and, for hybrid, maybe summarize) ``parsed``: the bytes to write, or None when
     the transcript stays as it is."""
+    from compactor.schema import is_agentic
+
+    messages = parsed.messages  # one type per history: the reduction is made for it
+    if is_agentic(messages):
+        return await _reduce_as(run, parsed, decision, list(messages))
+    return await _reduce_as(run, parsed, decision, list(messages))
+
+
+async def _reduce_as(
+    run: Run, parsed: Transcript, decision: TriggerDecision, history: list[M]
+) -> bytes | None:
     from compactor.formats.base import CompactionInfo, WriteMode
     from compactor.formats.records import dropped_records
     from compactor.formats.registry import write_transcript
@@ -185,8 +196,8 @@ async def reduce_run(run: Run, parsed: Transcript, decision: TriggerDecision) ->
         locate=None if backend is not None else locator(parsed, _note_path(run)),
         on_event=run.emit,
     )
-    history: list[Any] = list(parsed.messages)
-    outcome: ReduceOutcome[Any] = await Reduction(cfg).reduce(
+    reduction: Reduction[M] = Reduction(cfg)
+    outcome = await reduction.reduce(
         AgentState(messages=history, tools=list(parsed.tools)),
         tokens=decision.tokens,  # the trigger counted it with this counter already
     )
@@ -264,7 +275,7 @@ async def _hybrid_summary(
     run: Run,
     parsed: Transcript,
     decision: TriggerDecision,
-    outcome: ReduceOutcome[Any],
+    outcome: ReduceOutcome[M],
     report: JsonObject,
 ) -> bytes | None:
     """Hybrid's summary of the oldest part: the bytes, or None when the reduced history
