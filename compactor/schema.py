@@ -16,11 +16,14 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
 import orjson
 
 from compactor._json import JsonArray, JsonObject, JsonValue
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
 
 __all__ = [
     "CALL_ENDS_KEY",
@@ -43,6 +46,7 @@ __all__ = [
     "assistant_text",
     "blocks_text",
     "content_type",
+    "is_agentic",
     "is_internal",
     "is_system",
     "is_tool_result",
@@ -396,6 +400,14 @@ def message_kind(messages: list[M] | list[Message] | list[AgenticMessage]) -> ty
     for m in messages:
         return type(m)
     return Message
+
+
+def is_agentic(
+    messages: Sequence[Message] | Sequence[AgenticMessage],
+) -> TypeIs[Sequence[AgenticMessage]]:
+    """A parsed history's type from its first message (one history holds one type), so a
+    generic step can be called with it: the union of the two lists binds no ``M``."""
+    return bool(messages) and isinstance(messages[0], AgenticMessage)
 
 
 def make_system(kind: type[M], text: str) -> M:

@@ -271,7 +271,7 @@ def test_the_cache_is_on_by_default_for_remote_models(
     assert (cfg.cache is not None) is on
     if on:
         expected = tmp_path / "sub" if "dir: sub" in yaml_text else default_cache_dir()
-        assert cfg.cache.directory == expected
+        assert cfg.cache is not None and cfg.cache.directory == expected
 
 
 # -- end to end: two runs, one request, the same bytes ---------------------------------------------

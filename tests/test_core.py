@@ -406,7 +406,7 @@ def test_spec_4_default_input_layout() -> None:
     history = chat(("system", "S1"), ("system", "S2"), ("user", "u"), ("assistant", "a"))
     history.insert(3, c.Message("system", "mid-system stays in context"))
     run(c.new(c.Config(model=model)).summarize(c.AgentState(history, [c.ToolInfo("t")])))
-    sent = model.calls[0]
+    sent = model.sent(c.Message)[0]
     assert [m.role for m in sent] == ["system", "user", "system", "assistant", "user"]
     assert sent[0].content == SYSTEM_INSTRUCTION
     assert sent[-1].content == USER_INSTRUCTION
@@ -430,7 +430,7 @@ def test_spec_4_builtin_prompt_asks_for_the_nine_sections() -> None:
 def test_spec_4_user_instruction_replaces_default() -> None:
     model = c.ScriptedModel([SUMMARY])
     run(c.new(c.Config(model=model, user_instruction="mine")).summarize(state(("user", "u"))))
-    assert model.calls[0][-1].content == "mine"
+    assert model.sent(c.Message)[0][-1].content == "mine"
 
 
 def test_spec_4_gen_model_input_gets_full_list_and_its_result_is_used() -> None:

@@ -322,7 +322,7 @@ def test_the_summarizer_sees_the_attachments() -> None:
     model = c.ScriptedModel.replying("<summary>done</summary>")
     config: c.Config[AgenticMessage] = c.Config(model=model)
     asyncio.run(c.new(config).summarize(c.AgentState(_agentic(t))))
-    seen = json.dumps([[b.text for b in m.blocks] for m in model.calls[0][1:-1]])
+    seen = json.dumps([[b.text for b in m.blocks] for m in model.sent(AgenticMessage)[0][1:-1]])
     assert "deferred_tools_delta" in seen and "TaskCreate" in seen
 
 

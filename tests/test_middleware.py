@@ -385,7 +385,7 @@ async def test_the_history_is_masked_once_and_the_instructions_too(monkeypatch):
     model = c.ScriptedModel.replying(REPLY)
     cfg = c.Config(model=model, mask_secrets=True, user_instruction=f"Summarize. Key: {key}")
     outcome = await c.new(cfg).summarize_detailed(c.AgentState(history))
-    sent = json.dumps([m.content for m in model.calls[0]])
+    sent = json.dumps([m.content for m in model.sent(c.Message)[0]])
     assert key not in sent and sent.count("[REDACTED:api_key#1]") == 2  # history + instruction
     assert outcome.masked == {"api_key": 2}
     assert sum("the key is" in t for t in scanned) == 1  # the history is scanned once, not again

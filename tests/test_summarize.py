@@ -356,10 +356,10 @@ async def test_an_auto_model_refusing_messages_gets_the_transcript_for_the_rest_
     chunks = len(outcome.chunks)
     assert chunks >= 2
     assert len(model.calls) == 1 + chunks  # not retried: asked again at once, as a transcript
-    assert not is_transcript(model.calls[0])
-    assert any(m.tool_calls for m in model.calls[0])  # the structured form it refused
-    assert all(is_transcript(call) for call in model.calls[1:])
-    assert "[tool call run (id0)]" in model.calls[1][1].content
+    assert not is_transcript(model.sent(c.Message)[0])
+    assert any(m.tool_calls for m in model.sent(c.Message)[0])  # the structured form it refused
+    assert all(is_transcript(call) for call in model.sent(c.Message)[1:])
+    assert "[tool call run (id0)]" in model.sent(c.Message)[1][1].content
     [switch] = of(events, c.InputRendered)
     assert switch.model == "scripted"
     forms = [(e.attempt, e.input_form) for e in of(events, c.GenerateSummary)]
@@ -386,7 +386,9 @@ async def test_a_validation_error_the_transcript_did_not_cure_opens_the_breaker(
         reply_reserve_tokens=200,
     )
     chunks = len(outcome.chunks)
-    assert len(primary.calls) == 2 and is_transcript(primary.calls[1])  # tried both forms, once
+    assert len(primary.sent(c.Message)) == 2 and is_transcript(
+        primary.sent(c.Message)[1]
+    )  # tried both forms, once
     assert len(backup.calls) == chunks
     [opened] = of(events, c.CircuitOpen)
     assert opened.model == "primary"
@@ -476,8 +478,8 @@ async def test_a_cut_reply_is_asked_again_shorter_and_the_run_keeps_the_shorter_
     words = brevity_words(c.Config(model=model, reply_reserve_tokens=500), 1)
     assert shorter.words == words == 300
     concise = CONCISE_INSTRUCTION.format(words=words)
-    assert not model.calls[0][-1].content.endswith(concise)
-    assert all(call[-1].content.endswith(concise) for call in model.calls[1:])
+    assert not model.sent(c.Message)[0][-1].content.endswith(concise)
+    assert all(call[-1].content.endswith(concise) for call in model.sent(c.Message)[1:])
     assert len(model.calls) == len(outcome.chunks) + 1
     assert outcome.learned["shorter_summary_requests"] == 1
 
@@ -564,7 +566,7 @@ async def test_a_small_window_starts_with_the_concise_instruction() -> None:
     )
     assert len(outcome.chunks) == len(model.calls) >= 2
     concise = CONCISE_INSTRUCTION.format(words=150)
-    assert all(call[-1].content.endswith(concise) for call in model.calls)
+    assert all(call[-1].content.endswith(concise) for call in model.sent(c.Message))
     assert all(
         sum(estimate_message(m) for m in call) <= 750 * PLANNING_MARGIN for call in model.calls
     )

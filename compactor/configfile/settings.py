@@ -20,7 +20,7 @@ import importlib
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import ClassVar, TypeVar
 
 from compactor._json import JsonObject, JsonValue
 from compactor._util import FrozenRecord
@@ -54,6 +54,7 @@ __all__ = [
 
 T = TypeVar("T")
 S = TypeVar("S", bound="Section")
+V = TypeVar("V")
 
 _CONFIG = "compactor.counting.config"
 
@@ -109,8 +110,9 @@ def setting(
     check: Callable[[object, str], None] | None = None,
     *,
     inherit: str = "",
-) -> Any:
-    """A field of the tree: None in a layer that does not set it, declared by a :class:`Key`."""
+) -> V | None:
+    """A field of the tree: None in a layer that does not set it, declared by a :class:`Key`
+    (a field specifier, like ``dataclasses.field``: the field's annotation types its value)."""
     return field(default=None, metadata={"key": Key(types, default, check, inherit)})
 
 

@@ -11,6 +11,7 @@ import weakref
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, cast
 
@@ -97,6 +98,30 @@ class RetryConfig:
     """The longest wait between attempts, whatever the backoff or the server's ``retry-after``
     says (a billion seconds, ``inf``, a date in 9999): every wait is ``min(wait, max_delay)``.
     None = :data:`DEFAULT_MAX_DELAY` (60 s)."""
+
+
+class SummaryCacheLike(Protocol):
+    """What the pipeline reads of ``Config.cache``: :class:`compactor.pipeline.cache.SummaryCache`
+    satisfies it (counting/ may not import pipeline/, so it is named by its shape)."""
+
+    directory: Path
+    hits: int
+    misses: int
+    stores: int
+    errors: int
+    refused: str | None
+
+    def peek(self, key: str, kind: type[M], model: str | None = None) -> M | None: ...
+
+    def get(
+        self,
+        key: str,
+        kind: type[M],
+        model: str | None = None,
+        accept: Callable[[M], bool] | None = None,
+    ) -> M | None: ...
+
+    def put(self, key: str, model: str, reply: object) -> None: ...
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -248,7 +273,7 @@ class Config(Generic[M]):
     model says it is remote (``model.remote``), off otherwise."""
     secret_patterns: tuple[tuple[str, str], ...] = ()
     """Extra ``(kind, regex)`` patterns to mask."""
-    cache: Any = None
+    cache: SummaryCacheLike | None = None
     """A :class:`compactor.pipeline.cache.SummaryCache`: identical summarizer calls reuse the
     reply."""
     retention: RetentionConfig | None = None

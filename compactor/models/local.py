@@ -575,7 +575,7 @@ def summarize_transcript(context: list[Message] | list[AgenticMessage]) -> str:
 
 
 def _summary(
-    context: list[Any],
+    context: Sequence[Message | AgenticMessage],
     input_tokens: int,
     focus: str = "",
     kept: Sequence[Message | AgenticMessage] = (),
@@ -583,7 +583,7 @@ def _summary(
     """:func:`summarize_transcript`, the context's estimated size given; the lines that
     mention the ``focus`` terms first, in room taken from the budget (:mod:`.local_focus`);
     where work stands read from the whole session, the ``kept`` tail after the summary too."""
-    items: list[Message | AgenticMessage] = context  # only read: no copy of a long history
+    items: Sequence[Message | AgenticMessage] = context  # only read: no copy of a long history
     session, state = modelled(items), modelled_with_tail(items, kept) if kept else None
     cap = int(input_tokens * 0.3) if input_tokens > 20_000 else MAX_SUMMARY_TOKENS
     budget = min(MAX_SUMMARY_TOKENS, cap)

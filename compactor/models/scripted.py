@@ -11,11 +11,11 @@ import asyncio
 import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from compactor._json import JsonObject, JsonValue
 from compactor.errors import CompactorError
-from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
+from compactor.schema import AgenticMessage, M, Message, Usage, make_assistant, message_kind
 
 __all__ = ["ScriptedModel", "Step", "UnexpectedModelCall"]
 
@@ -41,7 +41,7 @@ class ScriptedModel:
 
     steps: list[Step | str | BaseException] = field(default_factory=list)
     name: str = "scripted"
-    calls: list[list[Any]] = field(default_factory=list)
+    calls: list[list[Message] | list[AgenticMessage]] = field(default_factory=list)
     """The inputs, read back by a test as the message type it sent."""
     options: list[JsonObject] = field(default_factory=list)
     input_mode: str = "messages"
@@ -79,6 +79,13 @@ class ScriptedModel:
             message_kind(messages), step.text or "", usage=step.usage
         )
         return reply
+
+    def sent(self, kind: type[M]) -> list[list[M]]:
+        """:attr:`calls`, each input checked to be of ``kind`` (the type the test sent)."""
+        calls = [[m for m in call if isinstance(m, kind)] for call in self.calls]
+        if any(len(mine) != len(call) for mine, call in zip(calls, self.calls, strict=True)):
+            raise TypeError(f"a call was not given {kind.__name__} messages")
+        return calls
 
     def assert_complete(self) -> None:
         """Fail when steps are left over."""

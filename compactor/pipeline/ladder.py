@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Generic, Protocol, cast
 
-from compactor._json import JsonObject
+from compactor._json import JsonObject, JsonValue
 from compactor._util import input_for, model_name
 from compactor.counting.config import Config
 from compactor.counting.tokens import estimate_message
@@ -109,6 +109,16 @@ ModelKey = tuple[str, str]
 def model_key(model: ChatModel) -> ModelKey:
     """One breaker and one input form per model name and server."""
     return model_name(model), str(getattr(model, "base_url", None) or "")
+
+
+class _Serialising(Protocol):
+    """A model that serialises its own requests: the body is built once, sent per attempt."""
+
+    def request_body(self, messages: list[M], **options: JsonValue) -> object: ...
+
+    async def send_body(
+        self, body: object, kind: type[Message | AgenticMessage], **options: JsonValue
+    ) -> object: ...
 
 
 @dataclass(slots=True)
@@ -312,7 +322,7 @@ async def summarize_input(
     prepared: dict[tuple[int, int, str], tuple[list[M], str | None, object, JsonObject]] = {}
 
     def prepare(
-        model: Any, inp: list[M], sent: list[M], form: str, options: JsonObject
+        model: ChatModel, inp: list[M], sent: list[M], form: str, options: JsonObject
     ) -> tuple[str | None, object]:
         """(cache key, request body) of ``sent``, built once for all the attempts of one input
         to one model. A model that serialises its own requests (``request_body``) is sent those
@@ -331,12 +341,12 @@ async def summarize_input(
             kept: list[Message | AgenticMessage] = list(KEPT_AFTER_SUMMARY.get()) if reads else []
             key, body = request_key(model, model_name(model), options, [*sent, *kept])
         elif callable(getattr(model, "request_body", None)):
-            body = model.request_body(sent, **options)
+            body = cast("_Serialising", model).request_body(sent, **options)
         prepared.clear()  # one at a time: a 50 MB body is not kept for the next model
         prepared[slot] = (inp, key, body, options)
         return key, body
 
-    async def send(model: Any, inp: list[M], phase: Phase, attempt: int) -> Outcome:
+    async def send(model: ChatModel, inp: list[M], phase: Phase, attempt: int) -> Outcome:
         """One model call (or cache hit) of ``inp`` in the model's current form."""
         name = model_name(model)
         form = job.form(model)
@@ -382,7 +392,10 @@ async def summarize_input(
         if not cached:
             try:
                 if body is not None:
-                    outcome.response = await model.send_body(body, message_kind(sent), **options)
+                    serialising = cast("_Serialising", model)  # a body comes from such a model
+                    outcome.response = await serialising.send_body(
+                        body, message_kind(sent), **options
+                    )
                 else:
                     outcome.response = await model.generate(input_for(model, sent), **options)
             except Exception as err:  # noqa: BLE001 - a failed call is data for retry/failover
@@ -394,7 +407,7 @@ async def summarize_input(
                 outcome.error = refused(outcome.response)
                 if outcome.error is not None:
                     outcome.response = None  # a 300 MB reply is not kept for failover
-            if key is not None and outcome.error is None:
+            if cache is not None and key is not None and outcome.error is None:
                 cache.put(key, name, outcome.response)
             if outcome.error is None and phase != "fallback":
                 _learn_scale(job, outcome.response, sent)
@@ -500,8 +513,11 @@ async def summarize_input(
             raise SummarizationError(
                 f"{err}; the fallback summarizer failed too: {outcome.error}"
             ) from outcome.error
-        result = SummaryResult(
-            response=outcome.response, model_input=model_input, attempts=attempts, phase="fallback"
+        result = SummaryResult(  # its error is None: a reply of the input's type
+            response=cast("M", outcome.response),
+            model_input=model_input,
+            attempts=attempts,
+            phase="fallback",
         )
         result.degraded = True
         return result

@@ -18,7 +18,7 @@ import math
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Protocol, SupportsFloat, SupportsIndex, cast
+from typing import TYPE_CHECKING, Generic, Protocol, SupportsFloat, SupportsIndex, cast
 
 from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
@@ -135,7 +135,8 @@ class SummaryResult(Generic[M]):
 class Outcome:
     """One attempt: the reply or the error (a partial reply may come with it)."""
 
-    response: Any = None
+    response: object = None
+    """The model's reply, unchecked until ``refused`` passes it (then the input's message type)."""
     error: BaseException | None = None
     skipped: bool = False
     """No call was made: the model's circuit breaker is open."""
@@ -234,7 +235,7 @@ async def retry_and_failover(
                 system_instruction=job.system_instruction,
                 user_instruction=job.user_instruction,
                 original_messages=copy.deepcopy(job.messages),
-                last_model_response=last.response,
+                last_model_response=cast("M | None", last.response),  # the model's, as Eino
                 last_error=last.error,
             )
             try:
@@ -419,9 +420,12 @@ def _generate_failed(error: BaseException) -> SummarizationError:
 
 
 def _result(
-    response: Any, model_input: list[M], attempts: list[AttemptRecord], phase: Phase
+    response: object, model_input: list[M], attempts: list[AttemptRecord], phase: Phase
 ) -> SummaryResult[M]:
-    return SummaryResult(response=response, model_input=model_input, attempts=attempts, phase=phase)
+    # A reply reaches here only once ``refused`` passed it: a message of the input's type.
+    return SummaryResult(
+        response=cast("M", response), model_input=model_input, attempts=attempts, phase=phase
+    )
 
 
 def error_text(error: BaseException | None) -> str | None:

@@ -9,16 +9,17 @@ Kept light: ``compact check`` imports neither the middleware nor the event types
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from compactor._json import JsonObject
 from compactor._util import Record
 from compactor.counting.tokens import TokenCounter, default_token_counter
 from compactor.counting.trigger import TriggerCondition, TriggerDecision, decide_sync, thresholds
-from compactor.schema import AgenticMessage, Message
+from compactor.schema import AgenticMessage, M, Message, ToolInfo
 
 if TYPE_CHECKING:
     from compactor.configfile import FileConfig
+    from compactor.counting.config import Config
     from compactor.sizes import InputLimits
 
 __all__ = [
@@ -251,6 +252,8 @@ class Explainer:
 
         file_cfg = with_overrides(file_cfg, Overrides(model=model))  # --model laid over once
         self.file_cfg = file_cfg
+        # a Config built from a file holds no message-typed value: it serves either type
+        self.cfg: Config[Message] | Config[AgenticMessage]
         self.name, self.cfg = explain_config(file_cfg, None)
         window, assumed = summarizer_window(file_cfg)
         self.chain = summarizer_chain(file_cfg)
@@ -260,28 +263,21 @@ class Explainer:
         self.trigger = file_cfg.trigger_condition()
         self.counter = file_cfg.counter()
 
-    def __call__(
-        self, path: str, format: str | None = None, limits: InputLimits | None = None
-    ) -> Explained:
-        """Read ``path`` whole, decide as a run would, and explain (never calls a model)."""
+    def _explain(
+        self, fmt: str, messages: list[M], tools: list[ToolInfo], decision: TriggerDecision
+    ) -> JsonObject:
+        """The explanation of one history and what each strategy would free."""
         import asyncio
-
-        from compactor.distributed.objects import read_named
-        from compactor.formats.registry import read_transcript
 
         from .explain import explain
         from .run_reduce import explain_strategies
 
-        display, raw = read_named(path, limits)
-        parsed = read_transcript(display, raw, format=format)
-        decision = decide_sync(
-            parsed.messages, parsed.tools, self.trigger, self.counter, always_count=True
-        )
+        cfg = cast("Config[M]", self.cfg)  # the config of either type, for this one
         data = asyncio.run(
             explain(
-                self.cfg,
-                parsed.messages,
-                parsed.tools,
+                cfg,
+                messages,
+                tools,
                 decision,
                 model=self.name,
                 prices=self.file_cfg.prices,
@@ -291,8 +287,26 @@ class Explainer:
         )
         summarized = (data["plan"].get("summarized") or {}).get("tokens", 0)
         data["strategies"] = asyncio.run(
-            explain_strategies(
-                self.file_cfg, parsed.format, parsed.messages, parsed.tools, summarized
-            )
+            explain_strategies(self.file_cfg, fmt, messages, tools, summarized)
         )
+        return data
+
+    def __call__(
+        self, path: str, format: str | None = None, limits: InputLimits | None = None
+    ) -> Explained:
+        """Read ``path`` whole, decide as a run would, and explain (never calls a model)."""
+        from compactor.distributed.objects import read_named
+        from compactor.formats.registry import read_transcript
+        from compactor.schema import is_agentic
+
+        display, raw = read_named(path, limits)
+        parsed = read_transcript(display, raw, format=format)
+        decision = decide_sync(
+            parsed.messages, parsed.tools, self.trigger, self.counter, always_count=True
+        )
+        messages = parsed.messages  # one type per history: explain() is called with it bound
+        if is_agentic(messages):
+            data = self._explain(parsed.format, messages, parsed.tools, decision)
+        else:
+            data = self._explain(parsed.format, messages, parsed.tools, decision)
         return Explained(display, parsed.format, decision, parsed.messages, data)

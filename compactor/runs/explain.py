@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from compactor._json import JsonObject, JsonValue
 from compactor._util import maybe_await, model_name
@@ -285,7 +285,7 @@ def _cost(
 
 async def explain(
     config: Config[M],
-    messages: list[Any],  # list[Message] | list[AgenticMessage]: a union binds no M
+    messages: list[M],
     tools: Sequence[ToolInfo],
     decision: TriggerDecision,
     *,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol, cast
 
 from compactor._json import JsonObject
 from compactor.configfile.strategy import (
@@ -31,6 +31,7 @@ from compactor.configfile.strategy import (
 )
 from compactor.errors import LoopGuardError
 from compactor.io import Destination
+from compactor.schema import AgenticMessage
 
 if TYPE_CHECKING:
     from compactor.configfile import FileConfig
@@ -38,7 +39,8 @@ if TYPE_CHECKING:
     from compactor.formats.base import Transcript
     from compactor.reduction import ReduceOutcome
     from compactor.reduction.core import Locate
-    from compactor.schema import M, ToolInfo
+    from compactor.reduction.stream import LineFormat
+    from compactor.schema import M, Message, ToolInfo
 
     from .run_plan import RunOptions, RunPlan
     from .runner import Run
@@ -111,7 +113,16 @@ def plan_offload(options: RunOptions, file_cfg: FileConfig, output: Destination)
     return folder
 
 
-def _origin_lines(parsed: Transcript, index: int) -> list[Any]:  # formats' own Line
+class _SourceLine(Protocol):
+    """What a locator reads of a format's own line (``compactor.formats`` keeps its class)."""
+
+    number: int
+
+    @property
+    def text(self) -> bytes: ...
+
+
+def _origin_lines(parsed: Transcript, index: int) -> list[_SourceLine]:
     lines = parsed.meta.lines
     origin = parsed.meta.origin
     if index >= len(origin):
@@ -155,6 +166,17 @@ def _note_path(run: Run) -> str | None:
 async def reduce_run(run: Run, parsed: Transcript, decision: TriggerDecision) -> bytes | None:
     """Reduce (and, for hybrid, maybe summarize) ``parsed``: the bytes to write, or None when
     the transcript stays as it is."""
+    from compactor.schema import is_agentic
+
+    messages = parsed.messages  # one type per history: the reduction is made for it
+    if is_agentic(messages):
+        return await _reduce_as(run, parsed, decision, list(messages))
+    return await _reduce_as(run, parsed, decision, list(messages))
+
+
+async def _reduce_as(
+    run: Run, parsed: Transcript, decision: TriggerDecision, history: list[M]
+) -> bytes | None:
     from compactor.formats.base import CompactionInfo, WriteMode
     from compactor.formats.records import dropped_records
     from compactor.formats.registry import write_transcript
@@ -174,8 +196,8 @@ async def reduce_run(run: Run, parsed: Transcript, decision: TriggerDecision) ->
         locate=None if backend is not None else locator(parsed, _note_path(run)),
         on_event=run.emit,
     )
-    history: list[Any] = list(parsed.messages)
-    outcome: ReduceOutcome[Any] = await Reduction(cfg).reduce(
+    reduction: Reduction[M] = Reduction(cfg)
+    outcome = await reduction.reduce(
         AgentState(messages=history, tools=list(parsed.tools)),
         tokens=decision.tokens,  # the trigger counted it with this counter already
     )
@@ -253,7 +275,7 @@ async def _hybrid_summary(
     run: Run,
     parsed: Transcript,
     decision: TriggerDecision,
-    outcome: ReduceOutcome[Any],
+    outcome: ReduceOutcome[M],
     report: JsonObject,
 ) -> bytes | None:
     """Hybrid's summary of the oldest part: the bytes, or None when the reduced history
@@ -357,9 +379,10 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
             name = detect_format(display, raw)
         except Exception:  # noqa: BLE001 - the general path reports it
             return False, None
-    fmt: Any = FORMATS.get(name)
-    if not getattr(fmt, "streams_reduce", False):
+    found = FORMATS.get(name)
+    if found is None or not getattr(found, "streams_reduce", False):
         return False, None
+    fmt = cast("LineFormat", found)  # a format that streams_reduce offers a LineFormat
     scanned = scan(display, raw, fmt)
     if scanned is None:
         return False, None
@@ -404,7 +427,7 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
 
 
 def replaced_results(
-    originals: Sequence[Any], outcome: ReduceOutcome[Any]
+    originals: Sequence[Message | AgenticMessage], outcome: ReduceOutcome[M]
 ) -> dict[int, dict[str, str]]:
     """Message index → call id → the text that replaces that result (agentic messages)."""
     from compactor.reduction import PROCESSED_KEY
@@ -412,7 +435,7 @@ def replaced_results(
     replaced: dict[int, dict[str, str]] = {}
     for index, (old, new) in enumerate(zip(originals, outcome.messages, strict=True)):
         marker = new.extra.get(PROCESSED_KEY) if new is not old else None
-        if not isinstance(marker, dict) or not hasattr(new, "blocks"):
+        if not isinstance(marker, dict) or not isinstance(new, AgenticMessage):
             continue
         replaced[index] = {
             str(b.call_id): b.content[0].text or ""
@@ -435,7 +458,7 @@ class _DryRun:
 async def explain_strategies(
     file_cfg: FileConfig,
     fmt: str | None,
-    messages: list[Any],
+    messages: list[M],
     tools: list[ToolInfo],
     summarized_tokens: int,
 ) -> JsonObject:
@@ -448,14 +471,14 @@ async def explain_strategies(
     chosen = strategy_of(file_cfg)
     backend = _DryRun("NAME.offload") if offload_enabled(file_cfg) else None
     cfg = reduction_config(file_cfg, fmt=fmt, backend=backend)
-    outcome = await Reduction(cfg).reduce(AgentState(messages=list(messages), tools=list(tools)))
+    reduction: Reduction[M] = Reduction(cfg)
+    outcome = await reduction.reduce(AgentState(messages=list(messages), tools=list(tools)))
     after = await decide(
         outcome.messages, tools, file_cfg.trigger_condition(), file_cfg.counter(), always_count=True
     )
     forced_cfg = reduction_config(file_cfg, fmt=fmt, backend=backend, force=True)
-    forced = await Reduction(forced_cfg).reduce(
-        AgentState(messages=list(messages), tools=list(tools))
-    )
+    forced_reduction: Reduction[M] = Reduction(forced_cfg)
+    forced = await forced_reduction.reduce(AgentState(messages=list(messages), tools=list(tools)))
     return {
         "chosen": chosen,
         "summarize": {"summarized_tokens": summarized_tokens},

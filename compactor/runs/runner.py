@@ -35,7 +35,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from compactor._util import fewer_gc_passes, maybe_await
 from compactor.errors import CompactorError, ConfigError, InputChangedError, StreamError
@@ -378,6 +378,22 @@ class Run:
         retained_from: int = 0,
         exact: bool = False,
     ) -> bytes:
+        from compactor.schema import is_agentic
+
+        given = parsed.messages if messages is None else messages
+        # One history holds one message type: the generic steps are called with it bound.
+        if is_agentic(given):
+            return await self._summarize_as(parsed, decision, list(given), retained_from, exact)
+        return await self._summarize_as(parsed, decision, list(given), retained_from, exact)
+
+    async def _summarize_as(
+        self,
+        parsed: Transcript,
+        decision: TriggerDecision,
+        history: list[M],
+        retained_from: int,
+        exact: bool,
+    ) -> bytes:
         from compactor import new
         from compactor.configfile import build_config
         from compactor.counting.trigger import decide
@@ -388,8 +404,6 @@ class Run:
 
         opts, file_cfg, r = self.plan.options, self.plan.file_config, self.result
         raw = b""  # the input's bytes, for its archive only (a streamed input is read again)
-        # list[Message] | list[AgenticMessage]; the generic steps below bind no M from a union
-        history: list[Any] = list(parsed.messages if messages is None else messages)
         if self._archive is not None:
             auto_path: str | None = self._archive.path
         elif self.plan.archive_dir is not None:
@@ -406,7 +420,7 @@ class Run:
         runtime: RunFields = {"emit_internal_events": True, "on_event": self.emit}
         if not decision.triggered:
             runtime["loop_guard"] = None
-        cfg = build_config(
+        cfg: Config[M] = build_config(
             file_cfg,
             transcript_path_auto=auto_path,
             model=self.model,
@@ -428,7 +442,9 @@ class Run:
             from compactor.reduction.stack import keep_retained, originals_to_summarize
 
             cfg = keep_retained(cfg, history, retained_from, exact=exact)
-            cfg, history = originals_to_summarize(cfg, history, list(parsed.messages))
+            # the transcript's own messages: of its history's type (a transcript holds one)
+            originals = cast("list[M]", list(parsed.messages))
+            cfg, history = originals_to_summarize(cfg, history, originals)
         # Spend limits: the plan must fit before anything is sent or written (the archive too).
         hold = await self._reserve(cfg, history)
         try:
