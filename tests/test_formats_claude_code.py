@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any, cast
 
 import orjson
@@ -402,3 +403,53 @@ def test_the_readers_markers_are_never_written_into_a_record() -> None:
     out = write_transcript(t, [_summary(), *rendered], info=INFO)
     for marker in (SKILL_BODY_KEY, "injected", "attachment", "edited"):
         assert f'"{marker}"'.encode() not in out
+
+
+def _with_new_metadata(tmp_path: Path) -> tuple[Path, bytes, bytes]:
+    """The sample Claude Code session with the ``agent-name`` and ``pr-link`` metadata records
+    that Claude Code 2.1.158+ writes, each naming the session."""
+    sample = (
+        Path(__file__).resolve().parents[1] / "sample_transcripts" / "claude-code-session.jsonl"
+    )
+    lines = sample.read_bytes().splitlines(keepends=True)
+    session = json.loads(lines[0])["sessionId"]
+    agent = orjson.dumps({"type": "agent-name", "agentName": "notes", "sessionId": session}) + b"\n"
+    future = orjson.dumps({"type": "pr-link", "url": "https://x.invalid/1", "sessionId": session})
+    src = tmp_path / "session.jsonl"
+    src.write_bytes(b"".join([lines[0], agent, *lines[1:3], future + b"\n", *lines[3:]]))
+    return src, agent, future
+
+
+def test_a_session_with_the_newer_metadata_records_is_read_and_they_are_kept(
+    tmp_path: Path,
+) -> None:
+    """Blind check 5: Claude Code 2.1.158 writes ``{"type": "agent-name", ...}`` records, and a
+    reader that refused every type it did not know refused the whole session (exit 2)."""
+    src, agent, future = _with_new_metadata(tmp_path)
+    t = read_transcript(str(src), src.read_bytes())
+    assert t.format == "claude-code"
+    assert all(m.role in ("user", "assistant", "system", "tool") for m in t.messages)
+    out = tmp_path / "out.jsonl"
+    result = c.run_file(c.RunOptions(input=str(src), output=str(out), force=True, model="local"))
+    assert result.exit_code == 0, result.error
+    written = out.read_bytes()
+    assert agent in written  # the session's name survives a compaction, as custom-title does
+    appended = tmp_path / "appended.jsonl"
+    result = c.run_file(
+        c.RunOptions(input=str(src), output=str(appended), force=True, model="local", append=True)
+    )
+    assert result.exit_code == 0, result.error
+    assert future in appended.read_bytes()  # --append keeps every record as it was
+    assert future in written  # a shrunk session keeps its pull request link too
+    assert src.read_bytes().count(b"pr-link") == 1  # the input is untouched
+
+
+def test_a_record_of_a_type_no_claude_code_writes_is_still_refused(tmp_path: Path) -> None:
+    """Only the types Claude Code writes are taken (RELIABILITY, Decisions: an unknown record may
+    hold what the model saw); the error names the line and the field."""
+    src, _, _ = _with_new_metadata(tmp_path)
+    stray = orjson.dumps({"type": "future-thing", "x": 1, "sessionId": "s"}) + b"\n"
+    src.write_bytes(src.read_bytes() + stray)
+    n = src.read_bytes().count(b"\n")
+    with pytest.raises(c.TranscriptError, match=f"session.jsonl:{n}: field 'type'"):
+        read_transcript(str(src), src.read_bytes())

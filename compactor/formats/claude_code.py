@@ -74,7 +74,12 @@ SKILL_TOOL = "Skill"
 """Claude Code's skill-loading tool; read as ``skill``, SPEC §5.3's default name."""
 
 _READ_SKILL_TOOL = "skill"
-_KEEP_METADATA = frozenset({"permission-mode", "mode", "ai-title", "custom-title", "tag"})
+_KEEP_METADATA = frozenset(
+    {"permission-mode", "mode", "ai-title", "custom-title", "tag"}
+    | {"agent-name", "agent-color", "agent-setting", "worktree-state", "pr-link"}
+)
+"""Metadata a shrunk session keeps (the latest of each type): its name, title, mode, tags, the
+agent it runs as and its worktree and pull request (2.1.158+ write the last five)."""
 _ENVELOPE = (
     "isSidechain",
     "userType",
@@ -312,6 +317,11 @@ RECORD_TYPES = frozenset(
         "last-prompt",
         "ai-title",
         "custom-title",
+        "agent-name",
+        "agent-color",
+        "agent-setting",
+        "worktree-state",
+        "pr-link",
         "queue-operation",
         "summary",
         "tag",
