@@ -29,6 +29,7 @@ from compactor.facts import (
     command_of,
     cut,
     entry_of,
+    finds_any,
     identifiers,
     is_reading_call,
     numbers,
@@ -325,10 +326,11 @@ _CHOOSES_RE = re.compile(
     re.IGNORECASE,
 )
 
-_CHOICE_WORD_RE = re.compile(
-    r"ditch|drop|remove|skip|exclude|go with|pick|choose|keep only|prefer|good|fine|best",
-    re.IGNORECASE,
-)
+_CHOICE_WORDS = (
+    "ditch", "drop", "remove", "skip", "exclude", "go with", "pick", "choose", "keep only",
+    "prefer", "good", "fine", "best",
+)  # fmt: skip
+_CHOICE_WORD_RE = re.compile("|".join(_CHOICE_WORDS), re.IGNORECASE)
 """A word every :data:`_CHOOSES_RE` match holds: a request without one picks nothing."""
 
 
@@ -362,8 +364,8 @@ def judge_proposals(s: Session) -> None:
         start, previous = previous + 1, request.index
         rejects = _REJECTS_RE.match(request.text) is not None
         accepts = not rejects and _ACCEPTS_RE.match(request.text) is not None
-        may_choose = _CHOICE_WORD_RE.search(request.text) is not None
-        if not (rejects or accepts or may_choose):
+        choosing = finds_any(request.text, _CHOICE_WORDS, _CHOICE_WORD_RE)
+        if not (rejects or accepts or choosing):
             continue  # none: the message before it is not looked for
         said = next(
             (
@@ -375,7 +377,7 @@ def judge_proposals(s: Session) -> None:
         )
         if said is None:
             continue
-        if may_choose:
+        if choosing:
             _choices(s, request, said)
         if not (rejects or accepts):
             continue
