@@ -220,7 +220,13 @@ def last_error_lines(text: str, count: int) -> list[str]:
     lines hold its errors is not read whole."""
     found: list[str] = []
     for _, chunk in _chunks_from_end(text):
-        for _, line in reversed(list(error_lines(chunk))):
+        # error_lines(chunk) from its end: a line is ranked only until enough are found (each
+        # log of the bench's agent file, a third of whose lines say ERROR, was ranked whole)
+        for _, raw in reversed(list(_hinted_lines(chunk))):
+            line = raw.strip()
+            if len(line) < 6 or not _rank_patterns(line):
+                continue
+            line = cut(line)
             if line not in found:
                 found.append(line)
                 if len(found) == count:
