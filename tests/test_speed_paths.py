@@ -100,7 +100,12 @@ def _long_session(filler_messages: int) -> str:
 
     s = SessionBuilder()
     s.user("Why does the importer crash on the March file?")
-    s.say("The root cause is the BOM at the start of march.csv, so the header is misread.")
+    s.say(
+        "The root cause is the BOM at the start of march.csv, so the header is misread. "
+        "I'll rewrite the importer in Rust."
+    )
+    s.user("No, don't rewrite it.")
+    s.say("Understood: the Python importer stays.")
     words = "plain words of a long chat about the weather and other things " * 3_200
     for _ in range(filler_messages):
         s.user(words[:100_000])
@@ -114,9 +119,10 @@ def _long_session(filler_messages: int) -> str:
 
 def test_a_head_longer_than_read_chars_is_scored_for_decisions_from_its_newest_texts() -> None:
     """Issue 28 point 7: a head whose dialogue holds more than READ_CHARS characters (4 MB,
-    about a million tokens: more than a context window holds) has its decisions scored and its
-    identifiers counted in its newest READ_CHARS characters only; a shorter head, read whole,
-    keeps its oldest decision."""
+    about a million tokens: more than a context window holds) has its decisions scored, the
+    proposals the user accepted or turned down judged and its identifiers counted in its
+    newest READ_CHARS characters only; a shorter head, read whole, keeps its oldest decision
+    and the proposal turned down then."""
     from compactor.facts import READ_CHARS
 
     from .test_models_local_session import section
@@ -124,8 +130,10 @@ def test_a_head_longer_than_read_chars_is_scored_for_decisions_from_its_newest_t
     within = _long_session(READ_CHARS // 200_000 - 1)
     problem = section(within, 5)
     assert "BOM at the start of march.csv" in problem
+    assert "turned down (not decisions; do not act on them):\n     - I'll rewrite" in problem
     assert "rounding in totals.py" in problem
     beyond = _long_session(READ_CHARS // 200_000 + 1)
     problem = section(beyond, 5)
     assert "BOM at the start of march.csv" not in problem
+    assert "rewrite the importer" not in problem  # nor the proposals the user judged there
     assert "rounding in totals.py" in problem

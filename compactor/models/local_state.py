@@ -358,10 +358,13 @@ def judge_proposals(s: Session) -> None:
     …``) of the last assistant message before a request are turned down when the request starts
     by saying so ("no", "don't", "instead …"): they go to :attr:`Session.rejected` and out of the
     decisions; when it accepts them ("yes", "go ahead") they are decisions accepted by the user.
-    Causes and results the message stated stay what they are."""
+    Causes and results the message stated stay what they are. Like the decisions, only the
+    requests in the newest ``READ_CHARS`` of a longer head are judged."""
     previous = -1
     for request in s.requests:
         start, previous = previous + 1, request.index
+        if request.index < s.read_from:
+            continue  # decisions are read in the newest READ_CHARS of a longer head only
         rejects = _REJECTS_RE.match(request.text) is not None
         accepts = not rejects and _ACCEPTS_RE.match(request.text) is not None
         choosing = finds_any(request.text, _CHOICE_WORDS, _CHOICE_WORD_RE)
