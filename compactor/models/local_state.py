@@ -29,6 +29,7 @@ from compactor.facts import (
     command_of,
     cut,
     entry_of,
+    finds_any,
     identifiers,
     is_reading_call,
     numbers,
@@ -325,10 +326,11 @@ _CHOOSES_RE = re.compile(
     re.IGNORECASE,
 )
 
-_CHOICE_WORD_RE = re.compile(
-    r"ditch|drop|remove|skip|exclude|go with|pick|choose|keep only|prefer|good|fine|best",
-    re.IGNORECASE,
-)
+_CHOICE_WORDS = (
+    "ditch", "drop", "remove", "skip", "exclude", "go with", "pick", "choose", "keep only",
+    "prefer", "good", "fine", "best",
+)  # fmt: skip
+_CHOICE_WORD_RE = re.compile("|".join(_CHOICE_WORDS), re.IGNORECASE)
 """A word every :data:`_CHOOSES_RE` match holds: a request without one picks nothing."""
 
 
@@ -356,14 +358,17 @@ def judge_proposals(s: Session) -> None:
     …``) of the last assistant message before a request are turned down when the request starts
     by saying so ("no", "don't", "instead …"): they go to :attr:`Session.rejected` and out of the
     decisions; when it accepts them ("yes", "go ahead") they are decisions accepted by the user.
-    Causes and results the message stated stay what they are."""
+    Causes and results the message stated stay what they are. Like the decisions, only the
+    requests in the newest ``READ_CHARS`` of a longer head are judged."""
     previous = -1
     for request in s.requests:
         start, previous = previous + 1, request.index
+        if request.index < s.read_from:
+            continue  # decisions are read in the newest READ_CHARS of a longer head only
         rejects = _REJECTS_RE.match(request.text) is not None
         accepts = not rejects and _ACCEPTS_RE.match(request.text) is not None
-        may_choose = _CHOICE_WORD_RE.search(request.text) is not None
-        if not (rejects or accepts or may_choose):
+        choosing = finds_any(request.text, _CHOICE_WORDS, _CHOICE_WORD_RE)
+        if not (rejects or accepts or choosing):
             continue  # none: the message before it is not looked for
         said = next(
             (
@@ -375,7 +380,7 @@ def judge_proposals(s: Session) -> None:
         )
         if said is None:
             continue
-        if may_choose:
+        if choosing:
             _choices(s, request, said)
         if not (rejects or accepts):
             continue

@@ -180,7 +180,7 @@ def identifiers_used(s: Session) -> list[str]:
     if s.identifiers is None:
         words: Counter[str] = Counter()  # counted in C; its keys in the order first seen
         requests = {e.index for e in s.requests}
-        for e in s.entries:
+        for e in s.entries[s.read_from :]:  # the newest READ_CHARS of a longer head
             if e.role == "assistant" or e.index in requests:
                 words.update([word for _, word in identifiers(e.text)])
         s.identifiers = sorted(words, key=lambda w: -words[w])  # stable: first seen first
