@@ -86,6 +86,23 @@ def test_check_keeps_an_unknown_metadata_type_counts_nothing_for_it_and_warns(
     assert as_json.returncode == 0
     json.loads(as_json.stdout)  # stdout stays one JSON object; the warning is on stderr
     assert len(_warnings(as_json.stderr)) == 2
+    explained = invoke(["check", "--explain", str(src)])
+    assert explained.returncode == 0
+    assert _warnings(explained.stderr) == [e.format(src=src) for e in EXPECTED]
+
+
+def test_a_batch_run_warns_for_each_file(tmp_path: Path) -> None:
+    """``compact run A B`` (a batch) shows the warning without ``-v``, once per file and type."""
+    src, raw, _ = _metadata(tmp_path)
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(raw)
+    proc = invoke(["run", "--strategy", "reduce", "--force", str(src), str(other)])
+    assert proc.returncode == 0, proc.stderr
+    warned = sorted(_warnings(proc.stderr))
+    want = [e.format(src=p) for p in (src, other) for e in EXPECTED]
+    assert warned == sorted(want)
+    quiet = invoke(["run", "-q", "--strategy", "reduce", "--force", str(src), str(other)])
+    assert quiet.returncode == 0 and not _warnings(quiet.stderr)
 
 
 @pytest.mark.parametrize("how", list(RUNS))
