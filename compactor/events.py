@@ -21,8 +21,10 @@ circuit breaker).
 
 A run of a file (:mod:`compactor.runs.runner`) adds three events of its own around those:
 ``transcript_read`` → ``trigger_checked`` → (the summarization's events) → ``run_finished``,
-the last one for every outcome, failures and interrupts included (:data:`RunEvent`); and
-``cache_refused`` before the summarization when the summary cache's folder is unsafe.
+the last one for every outcome, failures and interrupts included (:data:`RunEvent`);
+``cache_refused`` before the summarization when the summary cache's folder is unsafe; and
+``unknown_records`` after ``transcript_read``, a warning per record type the reader did not
+know and kept as metadata (a Claude Code record with no ``message``).
 """
 
 from __future__ import annotations
