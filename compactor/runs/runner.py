@@ -256,6 +256,11 @@ class Run:
         await self.emit(
             TranscriptRead(opts.input, parsed.format, len(parsed.messages), len(parsed.records))
         )
+        if parsed.meta.unknown:
+            from compactor.formats.registry import unknown_notes
+
+            for note in unknown_notes(parsed):
+                await self.emit(note)
         await self.emit(
             TriggerChecked(
                 decision.triggered, opts.force, decision.reason, decision.tokens, decision.messages
