@@ -471,8 +471,11 @@ class _Builder:
                 bg = s.background.pop(call.id)
                 bg.key = started.group(1)
                 s.background[bg.key] = bg
-        elif "session ID" in r.text[:600] and (
-            (started := _BG_START_RE.search(r.text[:600])) is not None
+        elif (
+            "session ID" in r.text[:600]
+            and not call.ended  # its process's end was recorded (Codex's exec_command_end)
+            and (started := _BG_START_RE.search(r.text[:600])) is not None
+            and "session_id" not in call.args  # a poll: the job is named after its start
         ):
             label = command_of(call) or call.name
             s.background[started.group(1)] = Background(

@@ -1,0 +1,134 @@
+"""Issue 28 after blind check 5: what the embedded summary says of where work stands.
+
+Synthetic sessions of each kind of wrong statement blind check 5 found (none copied from a held-out
+file): a background job made up from a log a command printed; a Codex unified-exec process kept
+"running" after the harness recorded its end, and named after the poll instead of its start; stale
+early state and a constraint the user later lifted, shown as current; Codex Desktop's output
+header read as the output; a superseded earlier answer quoted; a user's rejection reason lost."""
+
+from __future__ import annotations
+
+import json
+
+from compactor.facts import background_jobs, entry_of
+from compactor.formats.registry import read_transcript
+from compactor.models.local import summarize_transcript
+
+from .planted_session import SessionBuilder
+from .test_models_local_session import section
+
+
+def _rollout(*payloads: tuple[str, dict[str, object]]) -> bytes:
+    meta = {"id": "s-1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w", "originator": "codex"}
+    records = [{"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": meta}]
+    for kind, payload in payloads:
+        records.append({"timestamp": "2026-01-01T00:00:01Z", "type": kind, "payload": payload})
+    return b"".join(json.dumps(r).encode() + b"\n" for r in records)
+
+
+def _user(text: str) -> tuple[str, dict[str, object]]:
+    content = [{"type": "input_text", "text": text}]
+    return "response_item", {"type": "message", "role": "user", "content": content}
+
+
+def _exec(call_id: str, name: str, args: dict[str, object]) -> tuple[str, dict[str, object]]:
+    return "response_item", {"type": "function_call", "name": name,
+                             "arguments": json.dumps(args), "call_id": call_id}  # fmt: skip
+
+
+def _output(call_id: str, text: str) -> tuple[str, dict[str, object]]:
+    return "response_item", {"type": "function_call_output", "call_id": call_id, "output": text}
+
+
+def _end(call_id: str, process: str, code: int) -> tuple[str, dict[str, object]]:
+    payload: dict[str, object] = {"type": "exec_command_end", "call_id": call_id}
+    payload.update(process_id=process, exit_code=code, aggregated_output="", status="failed")
+    return "event_msg", payload
+
+
+def _running(session: int) -> str:
+    return (
+        f"Chunk ID: 4f1a\nWall time: 1.0010 seconds\nProcess running with session ID {session}\n"
+        "Original token count: 0\nOutput:\n"
+    )
+
+
+# -- 1. running jobs: only from a call that started one; over when the harness says so -----------
+
+
+def test_a_pid_in_a_log_that_a_command_printed_is_not_a_running_job() -> None:
+    s = SessionBuilder()
+    s.user("Check why the dev server did not come up.")
+    s.call(
+        "Bash",
+        {"command": 'cat /tmp/web_smoke.log; echo "---pid file---"; cat tmp/pids/web.pid'},
+        "=> Booting Puma\nA server is already running (pid: 51234, file: /srv/app/tmp/pids/web.pid"
+        ").\n---pid file---\ncat: tmp/pids/web.pid: No such file or directory",
+    )
+    s.say("A stale server held the port; I killed it.")
+    entries = [entry_of(i, m) for i, m in enumerate(s.messages)]
+    assert background_jobs(entries) == []
+    text = summarize_transcript(s.messages)
+    assert "51234" not in section(text, 7) and "Background job" not in text
+    assert "file---" not in text.split("<summary>", 1)[1].split("8. ", 1)[0].split("7. ", 1)[1]
+
+
+def test_a_foreground_command_that_says_a_server_is_running_started_nothing() -> None:
+    s = SessionBuilder()
+    s.user("Start the app.")
+    s.call(
+        "Bash",
+        {"command": "bin/rails server -p 3001"},
+        "A server is already running (pid: 61990, file: tmp/pids/server.pid).\nExiting",
+    )
+    entries = [entry_of(i, m) for i, m in enumerate(s.messages)]
+    assert background_jobs(entries) == []
+    s2 = SessionBuilder()
+    s2.user("Start the worker in the background.")
+    s2.call(
+        "Bash", {"command": "nohup python worker.py > w.log 2>&1 &"}, "worker running, pid: 7311"
+    )
+    jobs = background_jobs([entry_of(i, m) for i, m in enumerate(s2.messages)])
+    assert [j.id for j in jobs if j.running] == ["7311"]  # a command that backgrounds may say so
+
+
+def test_a_codex_process_whose_end_event_is_recorded_is_over_and_named_after_its_start() -> None:
+    raw = _rollout(
+        _user("Find the grant notes on this machine."),
+        _exec("call_f", "exec_command", {"cmd": "find ~ -maxdepth 3 -name 'grant*.md'"}),
+        _output("call_f", _running(7001)),
+        _exec("call_p", "write_stdin", {"session_id": 7001, "chars": "", "yield_time_ms": 1000}),
+        _output("call_p", _running(7001)),
+        _exec("call_k", "write_stdin", {"session_id": 7001, "chars": "\u0003"}),
+        _output("call_k", "write_stdin failed: stdin is closed for this session"),
+        _end("call_f", "7001", 1),
+        _exec("call_r", "exec_command", {"cmd": "rg --files -g '*.md' ~/projects"}),
+        _output("call_r", _running(7002)),
+    )
+    t = read_transcript("rollout.jsonl", raw)
+    text = summarize_transcript(t.messages)
+    pending = section(text, 7)
+    assert "7002" in pending and "rg --files" in pending
+    assert "7001" not in pending  # its exec_command_end (exit 1) is in the rollout
+    assert "write_stdin (id" not in text
+
+
+def test_a_codex_write_stdin_poll_that_returns_an_exit_ends_the_job_named_after_its_start() -> None:
+    raw = _rollout(
+        _user("Run the test suite."),
+        _exec("call_t", "exec_command", {"cmd": "cargo test --workspace"}),
+        _output("call_t", _running(8123)),
+        _exec("call_p", "write_stdin", {"session_id": 8123, "chars": "", "yield_time_ms": 5000}),
+        _output("call_p", _running(8123)),
+    )
+    text = summarize_transcript(read_transcript("rollout.jsonl", raw).messages)
+    pending = section(text, 7)
+    assert "cargo test --workspace" in pending and "8123" in pending
+    assert "write_stdin (id" not in pending
+    raw2 = raw + _rollout(
+        _exec("call_q", "write_stdin", {"session_id": 8123, "chars": "", "yield_time_ms": 5000}),
+        _output("call_q", "Chunk ID: 9\nWall time: 0.2 seconds\nProcess exited with code 101\n"
+                "Original token count: 3\nOutput:\ntest result: FAILED. 3 passed; 1 failed"),
+    ).split(b"\n", 1)[1]  # fmt: skip
+    pending2 = section(summarize_transcript(read_transcript("r.jsonl", raw2).messages), 7)
+    assert "Background job" not in pending2 and "jobs still running" not in pending2
