@@ -132,3 +132,31 @@ def test_a_codex_write_stdin_poll_that_returns_an_exit_ends_the_job_named_after_
     ).split(b"\n", 1)[1]  # fmt: skip
     pending2 = section(summarize_transcript(read_transcript("r.jsonl", raw2).messages), 7)
     assert "Background job" not in pending2 and "jobs still running" not in pending2
+
+
+# -- 3. Codex Desktop's output header: the output is what follows "Output:" ---------------------
+
+
+def _desktop(command: str, code: int, output: str) -> str:
+    return (
+        f"Command: /bin/zsh -lc {command!r}\nChunk ID: c0ffee\nWall time: 0.0112 seconds\n"
+        f"Process exited with code {code}\nOriginal token count: 57\nOutput:\n{output}"
+    )
+
+
+def test_codex_desktop_header_is_not_the_output_and_its_exit_code_is_read() -> None:
+    export = "sh scripts/export.sh --all\n# keeps every record\ncp out.jsonl ./backup/"
+    raw = _rollout(
+        _user("Send the session export to the reviewers."),
+        _exec("call_n", "exec_command", {"cmd": "git config --get user.name"}),
+        _output("call_n", _desktop("git config --get user.name", 0, "Jordan Vale\n")),
+        _exec("call_e", "exec_command", {"cmd": export}),
+        _output("call_e", _desktop(export, 0, "Exported 41 records to ./backup/out.jsonl\n")),
+        _exec("call_x", "exec_command", {"cmd": "make upload"}),
+        _output("call_x", _desktop("make upload", 2, "make: *** No rule to make target 'upload'.")),
+    )
+    text = summarize_transcript(read_transcript("rollout.jsonl", raw).messages)
+    assert "Jordan Vale" in text and "Exported 41 records" in text
+    assert "c0ffee" not in text and "Original token count" not in text
+    assert "printed /bin/zsh" not in text
+    assert "No rule to make target" in section(text, 4)  # exit 2 read from the header: failed

@@ -162,7 +162,9 @@ def _started(text: str, call: Call | None = None) -> list[str]:
     head = text[:_HEAD]
     says = _says(call)
     if says is _HARNESS_START_RE:  # file content: only the harness's own words start a job
-        harness = _HARNESS_START_RE.search(text[:_HARNESS_HEAD])
+        harness = _HARNESS_START_RE.search(
+            text[: _HARNESS_HEAD + text.find("\nChunk ID", 0, 8_000)]
+        )
         return [harness.group(1).strip(".")] if harness is not None else []
     tail = text[-200:].rstrip()
     if not lowers_exactly(tail) or "id" in tail.lower():  # what _LAST_ID_RE needs
@@ -280,7 +282,7 @@ def _exit_report(text: str, arguments: str, key: str) -> str:
     (``yield_time_ms: 30000``) and returned long before the wait was over."""
     head, body = "", text
     if text.startswith(_HARNESS_HEADS):
-        cut_at = text.find("Output:", 0, 600)
+        cut_at = text.find("Output:", 0, 8_600 if text.startswith("Command: ") else 600)
         if cut_at >= 0:
             head, body = text[:cut_at], text[cut_at + 7 :]
         head = "\n".join(ln for ln in head.splitlines() if not ln.startswith(_SCRIPT_LINES))
@@ -310,9 +312,11 @@ _WAIT_RE = re.compile(r"\b(?:yield_time_ms|timeout_ms|wait_ms)\\?[\"']?\s*[:=]\s
 _WALL_RE = re.compile(r"^Wall time:?\s*([\d.]+)\s*s", re.MULTILINE)
 
 
-_HARNESS_HEADS = ("Script completed", "Script failed", "Chunk ID", "Wall time", "Process ")
+_HARNESS_HEADS = (
+    "Script completed", "Script failed", "Chunk ID", "Wall time", "Process ", "Command: "
+)  # fmt: skip
 """How a harness's own header starts (Codex code-mode ``exec``, ``exec_command``)."""
-_SCRIPT_LINES = ("Script completed", "Script failed", "Wall time")
+_SCRIPT_LINES = ("Script completed", "Script failed", "Wall time", "Command: ")
 """Header lines about the script or call that polled, not about the job."""
 
 

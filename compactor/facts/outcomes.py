@@ -253,8 +253,10 @@ _EXIT_RE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _HEADER_RE = re.compile(
-    # Codex exec_command / shell_command output headers
-    r"\A(?:(?:Chunk ID|Wall time|Process exited with code|Process running with session ID|"
+    # Codex exec_command / shell_command output headers; Codex Desktop first repeats the command
+    # (``Command: /bin/zsh -lc …``, over several lines when the command has them)
+    r"\A(?:Command: [\s\S]{0,8000}?\n(?=Chunk ID|Wall time|Process ))?"
+    r"(?:(?:Chunk ID|Wall time|Process exited with code|Process running with session ID|"
     r"Original token count|Total output lines|Exit code)\b[^\n]*\n)+Output:\n?"
     # Claude Code Bash errors
     r"|\AExit code -?\d+\n",
@@ -266,6 +268,9 @@ def exit_code(text: str) -> int | None:
     """The exit code a tool output reports (``Exit code 1``, ``Process exited with code 0``,
     ``<exit_code>2</exit_code>``…), looked for at its start and its end; None when it has none."""
     head = text[:600]
+    if text.startswith("Command: "):  # Codex Desktop's header repeats the command first
+        header = _HEADER_RE.match(text)
+        head = text[: header.end()] if header is not None else head
     match = _EXIT_RE.search(head) if _may_say_exit(head) else None
     if match is None and len(text) > 600 and _may_say_exit(text[len(text) - 300 :]):
         match = _EXIT_RE.search(text, len(text) - 300)
