@@ -160,3 +160,50 @@ def test_codex_desktop_header_is_not_the_output_and_its_exit_code_is_read() -> N
     assert "c0ffee" not in text and "Original token count" not in text
     assert "printed /bin/zsh" not in text
     assert "No rule to make target" in section(text, 4)  # exit 2 read from the header: failed
+
+
+# -- 2. early state and constraints a later request or call superseded -----------------------------
+
+
+def test_a_hold_the_user_later_lifted_is_not_a_standing_constraint() -> None:
+    s = SessionBuilder()
+    s.user("Plan the ledger service. Do not write any code yet. Modules must stay under 300 lines.")
+    s.say("Here is the plan: a parser, a ledger and a report module.")
+    s.user("Looks right. Please write the parser module now.")
+    s.call(
+        "Write", {"file_path": "ledger/parser.py", "content": "def parse(): ...\n"}, "File created"
+    )
+    rules = section(summarize_transcript(s.messages), 1).split("Constraints and preferences")[1]
+    assert "Do not write any code yet" not in rules
+    assert "Modules must stay under 300 lines" in rules  # not lifted: still stands
+    s2 = SessionBuilder()
+    s2.user("Add the models. Do not run the migration.")
+    s2.say("Models added.")
+    s2.user("Thanks, and never run anything against production.")
+    rules2 = section(summarize_transcript(s2.messages), 1).split("Constraints and preferences")[1]
+    assert "Do not run the migration" in rules2  # nothing later asked for it
+
+
+def test_a_not_yet_done_statement_that_a_later_call_did_is_not_a_current_result() -> None:
+    s = SessionBuilder()
+    s.user("Add the invoices table.")
+    s.call("Write", {"file_path": "db/migrate/001_invoices.rb", "content": "create_table"}, "ok")
+    s.say(
+        "Migration file created. No migration has been run yet, so the database is untouched; "
+        "the schema decision is to keep amounts in integer cents."
+    )
+    s.user("Good, run it.")
+    s.call("Bash", {"command": "bin/rails db:migrate"}, "== 001 CreateInvoices: migrated (0.01s)")
+    s.say("Done: the invoices table exists now.")
+    solving = section(summarize_transcript(s.messages), 5)
+    assert "No migration has been run" not in solving
+    s2 = SessionBuilder()
+    s2.user("Add the invoices table.")
+    s2.say(
+        "No migration has been run yet, so the database is untouched; "
+        "the schema decision is to keep amounts in integer cents."
+    )
+    s2.call(
+        "Bash", {"command": "bin/rails db:migrate"}, "Exit code 1\nPG::ConnectionBad", error=True
+    )
+    assert "No migration has been run" in section(summarize_transcript(s2.messages), 5)

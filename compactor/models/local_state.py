@@ -51,6 +51,7 @@ from .local_text import (
     quote,
     strip_list_mark,
 )
+from .local_views import judge_stale_state
 
 __all__ = [
     "ANSWERED",
@@ -601,6 +602,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     add_shape_jobs(session)
     judge_proposals(session)
     judge_fixed(session)
+    judge_stale_state(session)
     judge_skipped(session)
     return session
 

@@ -14,11 +14,13 @@ from collections import Counter
 
 from compactor.facts import (
     Entry,
+    command_of,
     cut,
     error_lines,
     has_known_extension,
     identifiers,
     instructions,
+    is_reading_call,
     one_line,
     paths,
 )
@@ -30,10 +32,12 @@ __all__ = [
     "Step",
     "identifiers_used",
     "is_constraint",
+    "judge_stale_state",
     "named_files",
     "named_lines",
     "prior_concepts",
     "prior_paths",
+    "stems",
     "step_of",
     "tools_used",
     "untouched",
@@ -144,15 +148,68 @@ def user_rules(s: Session) -> list[str]:
     """The user's constraints and preferences, each once, without their list marks; not the
     sentences of pasted output (:func:`_own_sentences`)."""
     if s.rules is None:
+        lows = [e.text[:_LATER_CHARS].lower() for e in s.requests]
         found = (
             _RULE_MARK_RE.sub("", part).strip()
-            for e in s.requests
+            for n, e in enumerate(s.requests)
             for x in _own_sentences(_own(e.text))
             for part in _QUOTED_END_RE.split(one_line(x))
-            if is_constraint(part)
+            if is_constraint(part) and not _lifted(part, lows[n + 1 :])
         )
         s.rules = list(dict.fromkeys(found))
     return s.rules
+
+
+_HOLD_RE = re.compile(
+    r"\b(?:do not|don['’]?t|dont|no need to)\s+(?:yet\s+)?([a-z]{2,})\b(.*)", re.I
+)
+_FOR_NOW_RE = re.compile(
+    r"\b(?:yet|for now|for the moment|until|before|at this (?:point|stage))\b", re.I
+)
+_LATER_CHARS = 4_000
+_NEGATED = ("not ", "n't ", "nt ", "never ", "no ")
+
+
+def _lifted(rule: str, later: list[str]) -> bool:
+    """Whether a later user request lifts a prohibition (its lifetime is over): it asks for what
+    was forbidden, by the same verb not negated ("Do not write any application code yet." →
+    "Please write the configuration files"; "do not run migration" → "run bin/rails db:migrate
+    now"), for a hold meant to end ("yet", "for now", "until") or naming what the rule named
+    (a word stem of the rule after its verb). "Never …" rules are never lifted this way."""
+    hold = _HOLD_RE.search(rule)
+    if hold is None or not later:
+        return False
+    verb, rest = hold.group(1).lower(), hold.group(2)
+    temporary = _FOR_NOW_RE.search(rule) is not None
+    objects = stems(rest)
+    verb_re = re.compile(r"\b" + re.escape(verb) + r"\w*")
+    for text in later:
+        for m in verb_re.finditer(text):
+            if text[max(0, m.start() - 12) : m.start()].endswith(_NEGATED):
+                continue
+            if temporary or any(stem in text for stem in objects):
+                return True
+    return False
+
+
+_SUFFIX_RE = re.compile(r"(?:ions?|ing|ed|es|s)$")
+_COMMON_STEMS = frozenset(
+    "been have that this with when want know keep going next would like still your what "
+    "into them then than there their about could should from will just only some more".split()
+)
+
+
+def stems(text: str) -> set[str]:
+    """The content words of ``text`` as stems of at most six letters (``migration`` →
+    ``migrat``, ``pushed`` → ``push``); none shorter than four."""
+    found = set()
+    for word in re.findall(r"[a-z]{4,}", text.lower()):
+        if word in _COMMON_STEMS:
+            continue
+        stem = _SUFFIX_RE.sub("", word)[:6]
+        if len(stem) >= 4:
+            found.add(stem)
+    return found
 
 
 _PASTE_LINES = 8
@@ -284,3 +341,33 @@ def prior_concepts(s: Session, width: int, most: int) -> list[str]:
             items = [content]
         return [cut(one_line(x), width) for x in items[:most] if x.strip()]
     return []
+
+
+_NOT_DONE_RE = re.compile(
+    r"\b(?:has(?:n['’]t| not)(?: yet)? been|have(?:n['’]t| not)(?: yet)? been|not yet|"
+    r"nothing (?:has|have) been|no \w+ (?:has|have) been|untouched)\b",
+    re.IGNORECASE,
+)
+
+
+def judge_stale_state(s: Session) -> None:
+    """A statement of what has not happened yet ("No migration has been run, so the database is
+    untouched"; not a diagnosis such as "the password was not updated") is stale once a later
+    call that succeeded did it (a command naming a word stem of it: ``bin/rails db:migrate``):
+    it is not a decision or result of where work stands."""
+    if not s.decisions:
+        return
+    done = [
+        (c.index, command.lower())
+        for c in s.calls
+        if c.id in s.answered and c.id not in s.failed_calls
+        and (command := command_of(c)) and not is_reading_call(c)
+    ]  # fmt: skip
+    stale = set()
+    for n, (i, _, x) in enumerate(s.decisions):
+        if _NOT_DONE_RE.search(x) is None:
+            continue
+        words = stems(x)
+        if any(j > i and any(w in command for w in words) for j, command in done):
+            stale.add(n)
+    s.decisions = [d for n, d in enumerate(s.decisions) if n not in stale]
