@@ -207,3 +207,31 @@ def test_a_not_yet_done_statement_that_a_later_call_did_is_not_a_current_result(
         "Bash", {"command": "bin/rails db:migrate"}, "Exit code 1\nPG::ConnectionBad", error=True
     )
     assert "No migration has been run" in section(summarize_transcript(s2.messages), 5)
+
+
+# -- 4. an earlier answer a later turn revised is not quoted as the answer ----------------------
+
+
+def test_the_latest_answer_that_revised_an_earlier_draft_is_quoted_first() -> None:
+    s = SessionBuilder()
+    s.user("Draft the release notes for 4.2.")
+    draft = (
+        "Drafted the release notes in docs/RELEASE-4.2.md:\n\n"
+        + "".join(
+            f"- Change {n}: the parser now handles case {n} without copying.\n" for n in range(12)
+        )
+        + "\nStill to fill: the release date and the upgrade command."
+    )
+    s.call("Write", {"file_path": "docs/RELEASE-4.2.md", "content": draft}, "File created")
+    s.say(draft)
+    s.user("The date is June 3, 2026 and the command is pip install -U parsekit.")
+    s.call("Edit", {"file_path": "docs/RELEASE-4.2.md", "old_string": "x", "new_string": "y"}, "ok")
+    s.say(
+        "Updated docs/RELEASE-4.2.md: release date June 3, 2026; upgrade: pip install -U parsekit."
+    )
+    s.user("Now tag the release.")
+    s.call("Bash", {"command": "git tag v4.2 && git push --tags"}, None)
+    work = section(summarize_transcript(s.messages), 8)
+    latest = work.index("Updated docs/RELEASE-4.2.md: release date June 3, 2026")
+    assert "REVISED since" in work and latest < work.index("Drafted the release notes")
+    assert "Change 11" in work  # the earlier draft is still there, marked as revised

@@ -174,8 +174,8 @@ class Session:
     reply: Entry | None = None
     """The assistant's answer to the latest request: its last text after that request longer
     than a one-liner (else its last text)."""
-    deliverable: Entry | None = None
-    """The last substantial answer (at least :data:`DELIVERABLE_CHARS` characters)."""
+    deliverable: Entry | None = None  # the last answer of >= DELIVERABLE_CHARS characters
+    revised: Entry | None = None  # an earlier deliverable a later turn's answer revised
     turn_ended: bool = False
     ended_by_tool: str = ""  # the call of a tool that ends the work (``submit``), if one did
     ended_output: str = ""  # what that tool returned (SWE-agent's ``submit``: the final diff)

@@ -51,13 +51,14 @@ from .local_text import (
     quote,
     strip_list_mark,
 )
-from .local_views import judge_stale_state
+from .local_views import judge_revised, judge_stale_state
 
 __all__ = [
     "ANSWERED",
     "add_shape_jobs",
     "after_line",
     "deliverable_title",
+    "deliverables",
     "error_replies",
     "interruption",
     "is_housekeeping",
@@ -124,6 +125,20 @@ def error_replies(s: Session, width: int) -> list[str]:
         "not answers; the request is unanswered"
     )
     return [f"{said}: {quote(errors[-1].text, width)}"]
+
+
+def deliverables(s: Session) -> list[tuple[str, Entry]]:
+    """(title, answer) of the answers quoted verbatim: the last substantial one, then the earlier
+    one it revised (:func:`~compactor.models.local_views.judge_revised`), so titled."""
+    if s.deliverable is None:
+        return []
+    quoted = [(deliverable_title(s), s.deliverable)]
+    if s.revised is not None:
+        title = (
+            "An earlier answer, REVISED since by the answer above (what it left open may be done)"
+        )
+        quoted.append((title, s.revised))
+    return quoted
 
 
 def deliverable_title(s: Session) -> str:
@@ -603,6 +618,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_proposals(session)
     judge_fixed(session)
     judge_stale_state(session)
+    judge_revised(session)
     judge_skipped(session)
     return session
 
@@ -617,6 +633,8 @@ def modelled_with_tail(
     state = modelled([*items, *kept])
     if state.deliverable is not None and state.deliverable.index >= cut:
         state.deliverable = None
+    if state.revised is not None and state.revised.index >= cut:
+        state.revised = None
     if state.reply is not None and state.reply.index >= cut:
         state.reply = None
     if state.last_text is not None and state.last_text.index >= cut:

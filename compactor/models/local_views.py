@@ -32,6 +32,7 @@ __all__ = [
     "Step",
     "identifiers_used",
     "is_constraint",
+    "judge_revised",
     "judge_stale_state",
     "named_files",
     "named_lines",
@@ -371,3 +372,31 @@ def judge_stale_state(s: Session) -> None:
         if any(j > i and any(w in command for w in words) for j, command in done):
             stale.add(n)
     s.decisions = [d for n, d in enumerate(s.decisions) if n not in stale]
+
+
+def judge_revised(s: Session) -> None:
+    """The last substantial answer is superseded when a later turn's answer revises it: an
+    answer that ended a later turn (the assistant's last text before the next request) and
+    names a file the substantial answer named ("Updated solaudd-grant-application.md with the
+    milestone dates", after the draft that said they were still to fill). The latest such
+    answer is then the one quoted first; the earlier one is kept as :attr:`Session.revised`."""
+    d = s.deliverable
+    if d is None or len(s.requests) < 2:
+        return
+    named = _file_names(d.text)
+    if not named:
+        return
+    requests = {e.index for e in s.requests}
+    answer: Entry | None = None
+    later = False  # past the request that follows the answer's own turn
+    for e in s.entries[d.index + 1 :] if s.entries[d.index] is d else ():
+        if e.index in requests:
+            if later and answer is not None and named & _file_names(answer.text):
+                s.deliverable, s.revised = answer, s.revised or d
+            answer, later = None, True
+        elif e.role == "assistant" and e.text.strip() and not e.internal:
+            answer = e
+
+
+def _file_names(text: str) -> set[str]:
+    return {p.replace("\\", "/").rsplit("/", 1)[-1] for _, p in paths(text)}
