@@ -235,3 +235,36 @@ def test_the_latest_answer_that_revised_an_earlier_draft_is_quoted_first() -> No
     latest = work.index("Updated docs/RELEASE-4.2.md: release date June 3, 2026")
     assert "REVISED since" in work and latest < work.index("Drafted the release notes")
     assert "Change 11" in work  # the earlier draft is still there, marked as revised
+
+
+# -- 5. losses: a rejection's reason, a file the user asked for, facts tool results established ---
+
+_REJECT = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was "
+    "a file edit, the new_string was NOT written to the file). The user provided the following "
+    "reason for the rejection:  please key orders by order_ref instead of the row id"
+)
+
+
+def test_a_rejected_calls_reason_is_kept_as_the_users_decision_not_a_fixed_failure() -> None:
+    s = SessionBuilder()
+    s.user("Add the order lookup endpoint.")
+    edit: dict[str, object] = {
+        "file_path": "app/orders.py",
+        "old_string": "def get(id)",
+        "new_string": "def get(i)",
+    }
+    s.call("Edit", edit, _REJECT, error=True)
+    edit2: dict[str, object] = {
+        "file_path": "app/orders.py",
+        "old_string": "def get(id)",
+        "new_string": "def get(r)",
+    }
+    s.call("Edit", edit2, "The file app/orders.py has been updated.")
+    s.say("Switched the lookup to order_ref.")
+    text = summarize_transcript(s.messages)
+    reason = "please key orders by order_ref instead of the row id"
+    assert reason in section(text, 1)  # with the user's constraints
+    errors = section(text, 4)
+    assert reason in errors and "Rejected by the user" in errors
+    assert "Fixed: a later" not in errors

@@ -8,7 +8,7 @@ import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from .text import Call, Result, clean, cut, lowers_exactly
+from .text import Call, Result, clean, cut, lowers_exactly, one_line
 
 SCAN_HEAD = 12_000
 SCAN_TAIL = 40_000
@@ -451,6 +451,9 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         if command is not None and (programs(command) or [""])[-1] in _NO_MATCH_PROGRAMS:
             flagged = False
     if flagged or marked:
+        refused = rejection(text)
+        if refused:
+            return Outcome(True, code, (refused,))
         if not lines:
             first = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
             lines = [cut(first)] if first else []
@@ -458,6 +461,31 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     if not lines:
         return Outcome(False, code)
     return Outcome(True, code, tuple(lines))
+
+
+_REJECTED_RE = re.compile(
+    r"(?:doesn['’]t|does not) want to proceed with this tool use|tool use was rejected|"
+    r"(?:rejected|denied|declined) by the user",
+    re.IGNORECASE,
+)
+_REASON_RE = re.compile(
+    r"reason for (?:the )?(?:rejection|denial)\s*:\s*(\S[^\n]*(?:\n(?!\n)[^\n]*){0,3})",
+    re.IGNORECASE,
+)
+
+
+def rejection(text: str) -> str:
+    """For a call the user rejected (Claude Code's "The user doesn't want to proceed with this
+    tool use … The user provided the following reason for the rejection: …"), the line that says
+    so with the user's reason, whole (the reason is the user's decision); else ''."""
+    head = text[:2_000]
+    if _REJECTED_RE.search(head) is None:
+        return ""
+    reason = _REASON_RE.search(head)
+    said = one_line(reason.group(1)).strip() if reason is not None else ""
+    return (
+        f"The user rejected this call: {cut(said, 400)}" if said else "The user rejected this call"
+    )
 
 
 def shell_words(command: str) -> list[str]:

@@ -34,7 +34,6 @@ from .local_state import (
     ANSWERED,
     IN_FLIGHT,
     after_line,
-    deliverables,
     error_replies,
     in_flight_items,
     in_flight_step,
@@ -61,6 +60,7 @@ from .local_text import (
     whole_quote,
 )
 from .local_views import (
+    deliverables,
     identifiers_used,
     named_lines,
     prior_concepts,

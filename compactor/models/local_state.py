@@ -57,8 +57,6 @@ __all__ = [
     "ANSWERED",
     "add_shape_jobs",
     "after_line",
-    "deliverable_title",
-    "deliverables",
     "error_replies",
     "interruption",
     "is_housekeeping",
@@ -125,33 +123,6 @@ def error_replies(s: Session, width: int) -> list[str]:
         "not answers; the request is unanswered"
     )
     return [f"{said}: {quote(errors[-1].text, width)}"]
-
-
-def deliverables(s: Session) -> list[tuple[str, Entry]]:
-    """(title, answer) of the answers quoted verbatim: the last substantial one, then the earlier
-    one it revised (:func:`~compactor.models.local_views.judge_revised`), so titled."""
-    if s.deliverable is None:
-        return []
-    quoted = [(deliverable_title(s), s.deliverable)]
-    if s.revised is not None:
-        title = (
-            "An earlier answer, REVISED since by the answer above (what it left open may be done)"
-        )
-        quoted.append((title, s.revised))
-    return quoted
-
-
-def deliverable_title(s: Session) -> str:
-    """The title of the last substantial answer: the final deliverable only when it answers
-    the current request (or the session ended answered); an earlier turn's answer is named so,
-    with the current request said to have no answer yet."""
-    last, d = s.last_request, s.deliverable
-    if d is not None and last is not None and d.index < last.index and not s.turn_ended:
-        return (
-            "An earlier request's answer, verbatim (NOT the answer to the current request, "
-            "which has no answer yet)"
-        )
-    return "Final deliverable, the last substantial assistant answer, verbatim"
 
 
 def interruption(s: Session) -> str:
@@ -424,6 +395,8 @@ _AROUND_RE = re.compile(
 )
 """What the assistant says when it does without a failed call (another way, or not at all)."""
 _WORD_RE = re.compile(r"[a-z]{4,}")
+_REJECTED = "The user rejected this call"  # how compactor.facts.outcome says so
+_REFUSED = "the user refused to let this call run"
 _USER_REFUSED_RE = re.compile(
     r"user (?:doesn['’]t|does not) want to (?:proceed|run|take)|tool use was rejected|"
     r"rejected by the user|user (?:denied|declined|rejected)",
@@ -453,6 +426,11 @@ def judge_skipped(s: Session) -> None:
     ("No such file", "does not exist") after which the work went on is ``not found``: a finding
     (the path is not there), not a failure. Neither is listed as an unresolved failure."""
     for err in s.errors:
+        refused = next((x for x in err.outcome.lines if x.startswith(_REJECTED)), "")
+        if refused and err.after != "meant to fail":  # the user's decision, not a failure
+            why = refused.removeprefix(_REJECTED).lstrip(": ")
+            err.after, err.by = ("rejected", why) if why else ("skipped", _REFUSED)
+            continue
         if err.after not in ("", "failed again"):
             continue
         before = [e.text for e in s.entries[max(0, err.index - 8) : err.index] if e.text.strip()
@@ -471,7 +449,7 @@ def judge_skipped(s: Session) -> None:
             told += [x for x in sentences(user.text) if _SKIPS_RE.search(x)]
         said = " ".join(err.outcome.lines)
         if _USER_REFUSED_RE.search(said) is not None:
-            told.insert(0, "the user refused to let this call run")
+            told.insert(0, _REFUSED)
         if told:
             err.after, err.by = "skipped", one_line(told[0])
             continue
@@ -493,6 +471,7 @@ def after_line(err: ErrorFact, width: int) -> str:
     found = quote(cut(said, width), width) if said else "not there"
     return {
         "fixed": f"  Fixed: a later {by} succeeded.",
+        "rejected": f"  Rejected by the user, not a failure: {quote(err.by, width)}",
         "failed again": f"  Not fixed: a later {by} failed too.",
         "retry pending": f"  Retried with {by}; its result is not in the transcript yet.",
         "skipped": f"  Set aside on purpose, not to be fixed: {quote(err.by, width)}",

@@ -30,6 +30,8 @@ from .local_text import prior_sections, prior_users
 
 __all__ = [
     "Step",
+    "deliverable_title",
+    "deliverables",
     "identifiers_used",
     "is_constraint",
     "judge_revised",
@@ -157,7 +159,12 @@ def user_rules(s: Session) -> list[str]:
             for part in _QUOTED_END_RE.split(one_line(x))
             if is_constraint(part) and not _lifted(part, lows[n + 1 :])
         )
-        s.rules = list(dict.fromkeys(found))
+        refused = (
+            f"{err.by} (the user's reason for rejecting {err.call.split('(', 1)[0]})"
+            for err in s.errors
+            if err.after == "rejected"
+        )
+        s.rules = list(dict.fromkeys([*found, *refused]))
     return s.rules
 
 
@@ -400,3 +407,30 @@ def judge_revised(s: Session) -> None:
 
 def _file_names(text: str) -> set[str]:
     return {p.replace("\\", "/").rsplit("/", 1)[-1] for _, p in paths(text)}
+
+
+def deliverables(s: Session) -> list[tuple[str, Entry]]:
+    """(title, answer) of the answers quoted verbatim: the last substantial one, then the earlier
+    one it revised (:func:`~compactor.models.local_views.judge_revised`), so titled."""
+    if s.deliverable is None:
+        return []
+    quoted = [(deliverable_title(s), s.deliverable)]
+    if s.revised is not None:
+        title = (
+            "An earlier answer, REVISED since by the answer above (what it left open may be done)"
+        )
+        quoted.append((title, s.revised))
+    return quoted
+
+
+def deliverable_title(s: Session) -> str:
+    """The title of the last substantial answer: the final deliverable only when it answers
+    the current request (or the session ended answered); an earlier turn's answer is named so,
+    with the current request said to have no answer yet."""
+    last, d = s.last_request, s.deliverable
+    if d is not None and last is not None and d.index < last.index and not s.turn_ended:
+        return (
+            "An earlier request's answer, verbatim (NOT the answer to the current request, "
+            "which has no answer yet)"
+        )
+    return "Final deliverable, the last substantial assistant answer, verbatim"
