@@ -268,3 +268,17 @@ def test_a_rejected_calls_reason_is_kept_as_the_users_decision_not_a_fixed_failu
     errors = section(text, 4)
     assert reason in errors and "Rejected by the user" in errors
     assert "Fixed: a later" not in errors
+
+
+def test_a_finding_a_check_confirmed_is_kept_among_many_decisions() -> None:
+    s = SessionBuilder()
+    s.user("Prepare the deploy.")
+    for n in range(30):
+        s.say(f"Decided to use pool size {n} instead of {n + 1} for worker group w{n}.")
+        s.call("Bash", {"command": f"make step{n}"}, "ok")
+    check = "git check-ignore -v config/app.key; git log --all -- config/app.key"
+    s.call("Bash", {"command": check}, ".gitignore:34:/config/*.key\tconfig/app.key\n")
+    s.say("Good — confirmed `config/app.key` is gitignored and has never been committed.")
+    s.user("Thanks. Now write the release note.")
+    solving = section(summarize_transcript(s.messages), 5)
+    assert "`config/app.key` is gitignored and has never been committed" in solving

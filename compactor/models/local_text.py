@@ -166,10 +166,13 @@ _STRONG_RE = re.compile(
     r"(?:is|was)|fixed by)\b"
     # "changed the limit from 3 to 5", "switched from `python` to `python3`"
     r"|\b(?:changed|switched|moved|bumped|increased|decreased|raised|lowered|updated|renamed|"
-    r"set|reduced|replaced)\b[^.]{0,80}?\bfrom (?:`[^`]{1,40}`|\S*\d\S*) to (?:`[^`]{1,40}`|\S*\d)",
+    r"set|reduced|replaced)\b[^.]{0,80}?\bfrom (?:`[^`]{1,40}`|\S*\d\S*) to (?:`[^`]{1,40}`|\S*\d)"
+    # what a check established: "confirmed `config/master.key` is gitignored and never committed"
+    r"|\b(?:confirmed|verified)\b.{0,80}?\b(?:is|are|was|were|has|have|does|did)"
+    r"(?:n['’]t| not| never)?\b",
     re.IGNORECASE,
 )
-"""Sentences that state a decision or a cause (kept first)."""
+"""Sentences that state a decision, a cause or a verified finding (kept first)."""
 _CHANGE_RE = re.compile(
     r"\b(?:(?:I|we)(?:'ve| have)?\s+(?:just\s+)?(?:changed|updated|fixed|added|removed|replaced|"
     r"renamed|moved|created|implemented|refactored|switched|rewrote|deleted|reverted|bumped|"
