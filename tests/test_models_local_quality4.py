@@ -282,3 +282,13 @@ def test_a_finding_a_check_confirmed_is_kept_among_many_decisions() -> None:
     s.user("Thanks. Now write the release note.")
     solving = section(summarize_transcript(s.messages), 5)
     assert "`config/app.key` is gitignored and has never been committed" in solving
+
+
+def test_what_git_status_reported_in_the_last_rounds_is_kept() -> None:
+    s = SessionBuilder()
+    s.user("Package the report for the reviewers.")
+    s.call("Bash", {"command": "git status --short"}, " M out/summary.csv\n M out/chart.svg\n")
+    s.say("The worktree has uncommitted changes in out/; I'll leave them as they are.")
+    s.call("Bash", {"command": "zip -r report.zip out"}, None)
+    work = section(summarize_transcript(s.messages), 8)
+    assert "out/summary.csv" in work and "out/chart.svg" in work

@@ -201,6 +201,13 @@ def _is_peek(call: Call) -> bool:
     return bool(names) and all(n in _PEEK_PROGRAMS or n in _HOUSEKEEPING_PROGRAMS for n in names)
 
 
+def _reports_state(call: Call) -> bool:
+    """A read whose output is the state of the work, not a file's lines (``git status``)."""
+    command = command_of(call)
+    names = programs(command) if command is not None else []
+    return bool(names) and all(n == "git status" for n in names)
+
+
 def _rounds(s: Session, results: dict[str, Result]) -> list[list[Call]]:
     """The rounds of calls that did more than housekeeping, latest first, back to the latest
     user request: the calls of the assistant messages after the last assistant text before
@@ -526,7 +533,7 @@ def round_facts(s: Session, limit: int) -> list[str]:
             if result is None or is_housekeeping(call, result):
                 continue
             oc = outcome(result, call)
-            if is_reading_call(call) and not oc.failed:
+            if is_reading_call(call) and not oc.failed and not _reports_state(call):
                 continue  # a file's lines are not facts; that it does not exist is
             said = call_line(call, 2_000)
             facts = [f for f in _facts_of(strip_output_header(clean(result.text))) if f not in said]
