@@ -292,3 +292,44 @@ def test_what_git_status_reported_in_the_last_rounds_is_kept() -> None:
     s.call("Bash", {"command": "zip -r report.zip out"}, None)
     work = section(summarize_transcript(s.messages), 8)
     assert "out/summary.csv" in work and "out/chart.svg" in work
+
+
+# -- 6. what Claude Code's own summary keeps: the approved plan, the attempt that worked -----------
+
+
+def test_a_plan_the_user_approved_is_an_accepted_decision() -> None:
+    s = SessionBuilder()
+    s.user("Make me a tiny always-visible notes window.")
+    plan = (
+        "# Notes window\n\n## Window\n- `alwaysOnTop: true` — stays above other windows\n"
+        "- `width: 280, height: 360` — small\n- frameless, rounded corners\n"
+    )
+    s.call("ExitPlanMode", {"plan": plan}, "User has approved your plan. You can now start coding.")
+    for n in range(3):
+        s.call("Write", {"file_path": f"src/part{n}.ts", "content": "export {}\n"}, "File created")
+    solving = section(summarize_transcript(s.messages), 5)
+    assert "The user approved the plan: alwaysOnTop: true" in solving
+    assert "width: 280, height: 360" in solving
+
+
+def test_the_attempt_that_fixed_a_dependency_conflict_is_what_the_summary_keeps() -> None:
+    s = SessionBuilder()
+    s.user("Get the desktop build working again.")
+    for n in range(10):
+        s.call("Bash", {"command": f"cargo test -p part{n}"}, f"test result: ok. {n + 3} passed")
+    s.call("Bash", {"command": "cargo build"}, "error: multiple versions of zstd-sys", error=True)
+    s.call(
+        "Bash", {"command": "cargo update -p zstd --precise 0.13.1"},
+        "    Updating crates.io index\n  Downgrading zstd v0.13.2 -> v0.13.1",
+    )  # fmt: skip
+    s.call("Bash", {"command": "cargo build"}, "error: multiple versions of zstd-sys", error=True)
+    s.call(
+        "Bash", {"command": "cargo update -p zstd-sys --precise 2.0.8"},
+        "    Updating crates.io index\n    Removing zstd-safe v7.2.1\n"
+        "  Downgrading zstd-sys v2.0.9+zstd.1.5.6 -> v2.0.8+zstd.1.5.5",
+    )  # fmt: skip
+    s.call("Bash", {"command": "cargo build"}, "    Finished `dev` profile in 41.2s")
+    solving = section(summarize_transcript(s.messages), 5)
+    printed = solving.split("What commands printed:", 1)[1].split("Tool calls", 1)[0]
+    assert "cargo update -p zstd-sys --precise 2.0.8" in printed
+    assert "Downgrading zstd-sys v2.0.9+zstd.1.5.6 -> v2.0.8+zstd.1.5.5" in printed

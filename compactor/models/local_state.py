@@ -51,7 +51,7 @@ from .local_text import (
     quote,
     strip_list_mark,
 )
-from .local_views import judge_revised, judge_stale_state
+from .local_views import judge_approved_plan, judge_revised, judge_stale_state
 
 __all__ = [
     "ANSWERED",
@@ -605,6 +605,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_fixed(session)
     judge_stale_state(session)
     judge_revised(session)
+    judge_approved_plan(session)
     judge_skipped(session)
     return session
 

@@ -328,7 +328,10 @@ _RESULT_LINE_RE = re.compile(
     r"|.*\b(?:deployed|deploying|released|published|live at|listening on|serving on|"
     r"successfully|succeeded|build (?:succeeded|complete)|finished)\b.*"
     r"|\[[\w./\-]+ [0-9a-f]{7,}\] .+|\s*[0-9a-f]{7,}\.\.[0-9a-f]{7,}\s+\S+ -> \S+.*"
-    r"|[\w .%/()\-]{2,40}:\s*-?\$?\d[\d,.]*\s*(?:%|ms|s|sec|MB|GB|KB|x|req/s|rps)?)$",
+    r"|[\w .%/()\-]{2,40}:\s*-?\$?\d[\d,.]*\s*(?:%|ms|s|sec|MB|GB|KB|x|req/s|rps)?"
+    # a dependency's version changed (cargo update: "Downgrading alloc-stdlib v0.2.3 -> v0.2.2")
+    r"|\s*(?:Downgrading|Upgrading|Updating|Removing|Adding|Locking) [\w\-]+ v?\d\S*"
+    r"(?: -> v?\d\S*)?)$",
     re.IGNORECASE,
 )
 _PROMPT_RE = re.compile(r"^(?:\((?:Open file|Current directory): [^)]*\)|bash-\$|\$)$")

@@ -34,6 +34,7 @@ __all__ = [
     "deliverables",
     "identifiers_used",
     "is_constraint",
+    "judge_approved_plan",
     "judge_revised",
     "judge_stale_state",
     "named_files",
@@ -434,3 +435,24 @@ def deliverable_title(s: Session) -> str:
             "which has no answer yet)"
         )
     return "Final deliverable, the last substantial assistant answer, verbatim"
+
+
+_APPROVED_RE = re.compile(r"\b(?:user|you) (?:has |have )?approved (?:your|the|this) plan\b", re.I)
+_PLAN_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+(.+)$", re.MULTILINE)
+
+
+def judge_approved_plan(s: Session) -> None:
+    """A plan whose call the user approved (Claude Code's plan mode: "User has approved your
+    plan") is an accepted decision: its list items, on one line, join the decisions."""
+    approved = {
+        r.call_id
+        for e in s.entries
+        for r in e.results
+        if "approved" in r.text[:300] and _APPROVED_RE.search(r.text[:300])
+    }
+    for call in s.calls if approved else ():
+        plan = call.args.get("plan") if call.id in approved else None
+        if isinstance(plan, str) and (items := _PLAN_ITEM_RE.findall(plan)):
+            said = "; ".join(one_line(x).replace("**", "").replace("`", "") for x in items)
+            s.decisions.append((call.index, 3, f"The user approved the plan: {cut(said, 2_000)}"))
+    s.decisions.sort(key=lambda d: d[0])
