@@ -168,8 +168,8 @@ _STRONG_RE = re.compile(
     r"|\b(?:changed|switched|moved|bumped|increased|decreased|raised|lowered|updated|renamed|"
     r"set|reduced|replaced)\b[^.]{0,80}?\bfrom (?:`[^`]{1,40}`|\S*\d\S*) to (?:`[^`]{1,40}`|\S*\d)"
     # what a check established: "confirmed `config/master.key` is gitignored and never committed"
-    r"|\b(?:confirmed|verified)\b.{0,80}?\b(?:is|are|was|were|has|have|does|did)"
-    r"(?:n['’]t| not| never)?\b",
+    r"|(?:^|\b(?:I|we)(?:['’]ve| have)? |[—:,] )(?:confirmed|verified)\b(?: that)?[^;]{0,80}?"
+    r"\b(?:is|are|was|were|has|have)(?:n['’]t| not| never)?\b",
     re.IGNORECASE,
 )
 """Sentences that state a decision, a cause or a verified finding (kept first)."""
