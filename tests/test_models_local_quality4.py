@@ -111,6 +111,7 @@ def test_a_codex_process_whose_end_event_is_recorded_is_over_and_named_after_its
     assert "7002" in pending and "rg --files" in pending
     assert "7001" not in pending  # its exec_command_end (exit 1) is in the rollout
     assert "write_stdin (id" not in text
+    assert "Chunk ID" not in pending and "Original token count" not in pending  # header, no output
 
 
 def test_a_codex_write_stdin_poll_that_returns_an_exit_ends_the_job_named_after_its_start() -> None:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .outcomes import command_of, is_reading_program, programs
+from .outcomes import command_of, is_reading_program, programs, strip_output_header
 from .text import Call, Entry, cut, lowers_exactly, one_line
 
 __all__ = ["Job", "background_jobs"]
@@ -250,7 +250,7 @@ _NEAR = 200
 
 def _line(text: str) -> str:
     """The start result on one line, without the harness's own header."""
-    return cut(one_line(text[:_HEAD]), 240)
+    return cut(one_line(strip_output_header(text[:_HEAD])), 240)
 
 
 def _finished_line(text: str, key: str, done_re: re.Pattern[str] = _DONE_RE) -> str:
