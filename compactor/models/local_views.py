@@ -152,13 +152,13 @@ def user_rules(s: Session) -> list[str]:
     """The user's constraints and preferences, each once, without their list marks; not the
     sentences of pasted output (:func:`_own_sentences`)."""
     if s.rules is None:
-        lows = [e.text[:_LATER_CHARS].lower() for e in s.requests]
+        later = _Later([e.text[:_LATER_CHARS].lower() for e in s.requests])
         found = (
             _RULE_MARK_RE.sub("", part).strip()
             for n, e in enumerate(s.requests)
             for x in _own_sentences(_own(e.text))
             for part in _QUOTED_END_RE.split(one_line(x))
-            if is_constraint(part) and not _lifted(part, lows[n + 1 :])
+            if is_constraint(part) and not later.lifts(part, n)
         )
         refused = (
             f"{err.by} (the user's reason for rejecting {err.call.split('(', 1)[0]})"
@@ -179,26 +179,44 @@ _LATER_CHARS = 4_000
 _NEGATED = ("not ", "n't ", "nt ", "never ", "no ")
 
 
-def _lifted(rule: str, later: list[str]) -> bool:
-    """Whether a later user request lifts a prohibition (its lifetime is over): it asks for what
-    was forbidden, by the same verb not negated ("Do not write any application code yet." →
-    "Please write the configuration files"; "do not run migration" → "run bin/rails db:migrate
-    now"), for a hold meant to end ("yet", "for now", "until") or naming what the rule named
-    (a word stem of the rule after its verb). "Never …" rules are never lifted this way."""
-    hold = _HOLD_RE.search(rule)
-    if hold is None or not later:
-        return False
-    verb, rest = hold.group(1).lower(), hold.group(2)
-    temporary = _FOR_NOW_RE.search(rule) is not None
-    objects = stems(rest)
-    verb_re = re.compile(r"\b" + re.escape(verb) + r"\w*")
-    for text in later:
-        for m in verb_re.finditer(text):
-            if text[max(0, m.start() - 12) : m.start()].endswith(_NEGATED):
-                continue
-            if temporary or any(stem in text for stem in objects):
-                return True
-    return False
+class _Later:
+    """The user's requests (lower-cased), to ask whether a later one lifts a prohibition; which
+    requests use a verb not negated is found once per verb."""
+
+    def __init__(self, lows: list[str]) -> None:
+        self.lows = lows
+        self.asks: dict[str, list[int]] = {}
+
+    def _asking(self, verb: str) -> list[int]:
+        found = self.asks.get(verb)
+        if found is None:
+            verb_re = re.compile(r"\b" + re.escape(verb) + r"\w*")
+            found = self.asks[verb] = [
+                n
+                for n, text in enumerate(self.lows)
+                if verb in text
+                and any(
+                    not text[max(0, m.start() - 12) : m.start()].endswith(_NEGATED)
+                    for m in verb_re.finditer(text)
+                )
+            ]
+        return found
+
+    def lifts(self, rule: str, n: int) -> bool:
+        """Whether a request after the ``n``-th lifts ``rule`` (its lifetime is over): it asks
+        for what was forbidden, by the same verb not negated ("Do not write any application
+        code yet." → "Please write the configuration files"; "do not run migration" → "run
+        bin/rails db:migrate now"), for a hold meant to end ("yet", "for now", "until") or naming
+        what the rule named (a word stem of the rule after its verb). "Never …" rules are never
+        lifted this way."""
+        hold = _HOLD_RE.search(rule)
+        if hold is None or n + 1 >= len(self.lows):
+            return False
+        later = [p for p in self._asking(hold.group(1).lower()) if p > n]
+        if not later or _FOR_NOW_RE.search(rule) is not None:
+            return bool(later)
+        objects = stems(hold.group(2))
+        return any(stem in self.lows[p] for p in later for stem in objects)
 
 
 _SUFFIX_RE = re.compile(r"(?:ions?|ing|ed|es|s)$")
@@ -364,18 +382,18 @@ def judge_stale_state(s: Session) -> None:
     untouched"; not a diagnosis such as "the password was not updated") is stale once a later
     call that succeeded did it (a command naming a word stem of it: ``bin/rails db:migrate``):
     it is not a decision or result of where work stands."""
-    if not s.decisions:
+    candidates = [n for n, (_, _, x) in enumerate(s.decisions) if _NOT_DONE_RE.search(x)]
+    if not candidates:
         return
     done = [
-        (c.index, command.lower())
+        (c.index, command.lower()[:_LATER_CHARS])
         for c in s.calls
         if c.id in s.answered and c.id not in s.failed_calls
         and (command := command_of(c)) and not is_reading_call(c)
     ]  # fmt: skip
     stale = set()
-    for n, (i, _, x) in enumerate(s.decisions):
-        if _NOT_DONE_RE.search(x) is None:
-            continue
+    for n in candidates:
+        i, _, x = s.decisions[n]
         words = stems(x)
         if any(j > i and any(w in command for w in words) for j, command in done):
             stale.add(n)
