@@ -152,7 +152,7 @@ def user_rules(s: Session) -> list[str]:
     """The user's constraints and preferences, each once, without their list marks; not the
     sentences of pasted output (:func:`_own_sentences`)."""
     if s.rules is None:
-        later = _Later([e.text[:_LATER_CHARS].lower() for e in s.requests])
+        later = _Later([e.text for e in s.requests])
         found = (
             _RULE_MARK_RE.sub("", part).strip()
             for n, e in enumerate(s.requests)
@@ -180,24 +180,23 @@ _NEGATED = ("not ", "n't ", "nt ", "never ", "no ")
 
 
 class _Later:
-    """The user's requests (lower-cased), to ask whether a later one lifts a prohibition; which
-    requests use a verb not negated is found once per verb."""
+    """The user's requests, to ask whether a later one lifts a prohibition; which requests use
+    a verb not negated (in their first :data:`_LATER_CHARS` characters) is found once per verb."""
 
-    def __init__(self, lows: list[str]) -> None:
-        self.lows = lows
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
         self.asks: dict[str, list[int]] = {}
 
     def _asking(self, verb: str) -> list[int]:
         found = self.asks.get(verb)
         if found is None:
-            verb_re = re.compile(r"\b" + re.escape(verb) + r"\w*")
+            verb_re = re.compile(r"\b" + re.escape(verb) + r"\w*", re.IGNORECASE)
             found = self.asks[verb] = [
                 n
-                for n, text in enumerate(self.lows)
-                if verb in text
-                and any(
-                    not text[max(0, m.start() - 12) : m.start()].endswith(_NEGATED)
-                    for m in verb_re.finditer(text)
+                for n, text in enumerate(self.texts)
+                if any(
+                    not text[max(0, m.start() - 12) : m.start()].lower().endswith(_NEGATED)
+                    for m in verb_re.finditer(text, 0, _LATER_CHARS)
                 )
             ]
         return found
@@ -210,13 +209,14 @@ class _Later:
         what the rule named (a word stem of the rule after its verb). "Never …" rules are never
         lifted this way."""
         hold = _HOLD_RE.search(rule)
-        if hold is None or n + 1 >= len(self.lows):
+        if hold is None or n + 1 >= len(self.texts):
             return False
         later = [p for p in self._asking(hold.group(1).lower()) if p > n]
         if not later or _FOR_NOW_RE.search(rule) is not None:
             return bool(later)
         objects = stems(hold.group(2))
-        return any(stem in self.lows[p] for p in later for stem in objects)
+        lows = (self.texts[p][:_LATER_CHARS].lower() for p in later)
+        return any(stem in low for low in lows for stem in objects)
 
 
 _SUFFIX_RE = re.compile(r"(?:ions?|ing|ed|es|s)$")
