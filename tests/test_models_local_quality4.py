@@ -183,6 +183,12 @@ def test_a_hold_the_user_later_lifted_is_not_a_standing_constraint() -> None:
     s2.user("Thanks, and never run anything against production.")
     rules2 = section(summarize_transcript(s2.messages), 1).split("Constraints and preferences")[1]
     assert "Do not run the migration" in rules2  # nothing later asked for it
+    s3 = SessionBuilder()
+    s3.user("Write the Dockerfile. Do not include any private registry images.")
+    s3.say("Dockerfile written.")
+    s3.user("Check that all elements (including text, images and icons) are aligned.")
+    rules3 = section(summarize_transcript(s3.messages), 1).split("Constraints and preferences")[1]
+    assert "Do not include any private registry images" in rules3  # not asked for: still stands
 
 
 def test_a_not_yet_done_statement_that_a_later_call_did_is_not_a_current_result() -> None:

@@ -180,24 +180,24 @@ _NEGATED = ("not ", "n't ", "nt ", "never ", "no ")
 
 
 class _Later:
-    """The user's requests, to ask whether a later one lifts a prohibition; which requests use
-    a verb not negated (in their first :data:`_LATER_CHARS` characters) is found once per verb."""
+    """The user's requests, to ask whether a later one lifts a prohibition. Where each request
+    uses a verb as a word, not negated (in its first :data:`_LATER_CHARS` characters), is found
+    once per verb."""
 
     def __init__(self, texts: list[str]) -> None:
         self.texts = texts
-        self.asks: dict[str, list[int]] = {}
+        self.asks: dict[str, list[tuple[int, int]]] = {}
 
-    def _asking(self, verb: str) -> list[int]:
+    def _asking(self, verb: str) -> list[tuple[int, int]]:
+        """(request, where the verb ends) of each use of ``verb`` not negated."""
         found = self.asks.get(verb)
         if found is None:
-            verb_re = re.compile(r"\b" + re.escape(verb) + r"\w*", re.IGNORECASE)
+            verb_re = re.compile(r"\b" + re.escape(verb) + r"\b", re.IGNORECASE)
             found = self.asks[verb] = [
-                n
+                (n, m.end())
                 for n, text in enumerate(self.texts)
-                if any(
-                    not text[max(0, m.start() - 12) : m.start()].lower().endswith(_NEGATED)
-                    for m in verb_re.finditer(text, 0, _LATER_CHARS)
-                )
+                for m in verb_re.finditer(text, 0, _LATER_CHARS)
+                if not text[max(0, m.start() - 12) : m.start()].lower().endswith(_NEGATED)
             ]
         return found
 
@@ -205,20 +205,22 @@ class _Later:
         """Whether a request after the ``n``-th lifts ``rule`` (its lifetime is over): it asks
         for what was forbidden, by the same verb not negated ("Do not write any application
         code yet." → "Please write the configuration files"; "do not run migration" → "run
-        bin/rails db:migrate now"), for a hold meant to end ("yet", "for now", "until") or naming
-        what the rule named (a word stem of the rule after its verb). "Never …" rules are never
-        lifted this way."""
+        bin/rails db:migrate now"), for a hold meant to end ("yet", "for now", "until"), or
+        else naming right after the verb what the rule named (a word stem of the rule after its
+        verb). "Never …" rules are never lifted this way."""
         hold = _HOLD_RE.search(rule)
         if hold is None or n + 1 >= len(self.texts):
             return False
-        later = [p for p in self._asking(hold.group(1).lower()) if p > n]
+        later = [(p, end) for p, end in self._asking(hold.group(1).lower()) if p > n]
         if not later or _FOR_NOW_RE.search(rule) is not None:
             return bool(later)
         objects = stems(hold.group(2))
-        lows = (self.texts[p][:_LATER_CHARS].lower() for p in later)
-        return any(stem in low for low in lows for stem in objects)
+        after = (self.texts[p][end : end + _OBJECT_REACH].lower() for p, end in later)
+        return any(stem in text for text in after for stem in objects)
 
 
+_OBJECT_REACH = 80
+"""How far after the verb a later request must name what a prohibition named."""
 _SUFFIX_RE = re.compile(r"(?:ions?|ing|ed|es|s)$")
 _COMMON_STEMS = frozenset(
     "been have that this with when want know keep going next would like still your what "
