@@ -214,6 +214,13 @@ def test_a_not_yet_done_statement_that_a_later_call_did_is_not_a_current_result(
         "Bash", {"command": "bin/rails db:migrate"}, "Exit code 1\nPG::ConnectionBad", error=True
     )
     assert "No migration has been run" in section(summarize_transcript(s2.messages), 5)
+    s3 = SessionBuilder()
+    s3.user("Fix the parser.")
+    s3.say(
+        "I changed the parser. Nothing has been committed — the changes are in the working tree."
+    )
+    s3.call("Bash", {"command": "cd ~/work/tree-changes && make test"}, "12 passed")
+    assert "Nothing has been committed" in section(summarize_transcript(s3.messages), 5)
 
 
 # -- 4. an earlier answer a later turn revised is not quoted as the answer ----------------------

@@ -224,7 +224,8 @@ _OBJECT_REACH = 80
 _SUFFIX_RE = re.compile(r"(?:ions?|ing|ed|es|s)$")
 _COMMON_STEMS = frozenset(
     "been have that this with when want know keep going next would like still your what "
-    "into them then than there their about could should from will just only some more".split()
+    "into them then than there their about could should from will just only some more "
+    "nothing anything something none".split()
 )
 
 
@@ -379,6 +380,10 @@ _NOT_DONE_RE = re.compile(
 )
 
 
+_CLAUSE_RE = re.compile(r"[,;:()—–]|\s-\s|\b(?:so|but|and|which|because)\b", re.IGNORECASE)
+"""Where a clause ends: only the words of the clause that says what has not happened count."""
+
+
 def judge_stale_state(s: Session) -> None:
     """A statement of what has not happened yet ("No migration has been run, so the database is
     untouched"; not a diagnosis such as "the password was not updated") is stale once a later
@@ -396,7 +401,7 @@ def judge_stale_state(s: Session) -> None:
     stale = set()
     for n in candidates:
         i, _, x = s.decisions[n]
-        words = stems(x)
+        words = set().union(*(stems(c) for c in _CLAUSE_RE.split(x) if _NOT_DONE_RE.search(c)))
         if any(j > i and any(w in command for w in words) for j, command in done):
             stale.add(n)
     s.decisions = [d for n, d in enumerate(s.decisions) if n not in stale]
