@@ -161,7 +161,7 @@ def user_rules(s: Session) -> list[str]:
             if is_constraint(part) and not later.lifts(part, n)
         )
         refused = (
-            f"{err.by} (the user's reason for rejecting a {_TOOL_RE.match(err.call)[0]} call)"
+            f"{err.by} (the user's reason for rejecting a {_TOOL_RE.split(err.call, 1)[0]} call)"
             for err in s.errors
             if err.after == "rejected"
         )
@@ -169,7 +169,7 @@ def user_rules(s: Session) -> list[str]:
     return s.rules
 
 
-_TOOL_RE = re.compile(r"[^(:]*")  # a call line's tool name (``Bash: …``, ``Edit(path)``)
+_TOOL_RE = re.compile(r"[(:]")  # where a call line's tool name ends (``Bash: …``, ``Edit(p)``)
 _HOLD_RE = re.compile(
     r"\b(?:do not|don['’]?t|dont|no need to)\s+(?:yet\s+)?([a-z]{2,})\b(.*)", re.I
 )
