@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .outcomes import command_of
+from .outcomes import command_of, is_reading_program, programs, strip_output_header
 from .text import Call, Entry, cut, lowers_exactly, one_line
 
 __all__ = ["Job", "background_jobs"]
@@ -157,8 +157,15 @@ _RUNNING_HINTS = (
 looking for them costs a fraction of the pattern, run at every character of 2,000."""
 
 
-def _started(text: str, arguments: str = "") -> list[str]:
+def _started(text: str, call: Call | None = None) -> list[str]:
+    arguments = call.arguments if call is not None else ""
     head = text[:_HEAD]
+    says = _says(call)
+    if says is _HARNESS_START_RE:  # file content: only the harness's own words start a job
+        harness = _HARNESS_START_RE.search(
+            text[: _HARNESS_HEAD + text.find("\nChunk ID", 0, 8_000)]
+        )
+        return [harness.group(1).strip(".")] if harness is not None else []
     tail = text[-200:].rstrip()
     if not lowers_exactly(tail) or "id" in tail.lower():  # what _LAST_ID_RE needs
         last = _LAST_ID_RE.search(tail)
@@ -178,10 +185,63 @@ def _started(text: str, arguments: str = "") -> list[str]:
         if not any(ch.isdigit() for ch in key) and len(key) < 6:
             continue  # "task: build" is a word, not an id
         near = head[max(0, match.start() - _NEAR) : match.end() + _NEAR]
-        if _RUNNING_WORDS.search(near) is None:
+        if says.search(near) is None:
             continue  # a "run_id" field of a record, far from any word that something runs
         found.append(key)
     return list(dict.fromkeys(found))
+
+
+_HARNESS_START_RE = re.compile(
+    r"(?:running in (?:the )?background with (?:ID|id)|Process running with session ID|"
+    r"background (?:task|shell|job|process) (?:started|id|ID))[:\s]+" + _ID,
+    re.IGNORECASE,
+)
+"""What a harness says of a call it left running (Claude Code's ``run_in_background``, Codex's
+unified exec): the only start a call whose output is file content can report."""
+_STARTS_RE = re.compile(
+    r"\b(?:started|queued|submitted|spawned|launched|running in (?:the )?background)\b|"
+    r"Process running with session ID",
+    re.IGNORECASE,
+)
+"""Words by which a foreground command's own output says it left something running ("started
+process, pid 7311", "job queued"): never a bare "running", which a server's "A server is already
+running (pid: 19784)" also prints while it exits."""
+_BACKGROUNDS_RE = re.compile(
+    r"(?<![&|>])&[ \t]*(?:$|;|\n|\)|\bdisown\b|\becho\b|\bwait\b|\bsleep\b)|\bnohup\b|"
+    r"\bsetsid\b|\bdisown\b|--detach\b|\b(?:docker|podman)\b[^\n;|]*\s-d\b|"
+    r"\bStart-(?:Process|Job)\b|\bstart\s+/b\b|\bscreen\s+-d|\btmux\s+new[^\n;|]*\s-d\b|"
+    r"\bpm2\s+start\b|\bsystemd-run\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A shell command that leaves a process running when it returns (``cmd &``, ``nohup``,
+``docker run -d``…)."""
+
+
+def _says(call: Call | None) -> re.Pattern[str]:
+    """The words a result must have near an id for the id to be a job its call started: the
+    call's own result is the only witness. A call that backgrounds (``run_in_background``, a
+    command ending in ``&``, ``nohup``) or a tool that is not a shell command (a job/task tool)
+    may say so in any words (:data:`_RUNNING_WORDS`); a foreground shell command only by
+    :data:`_STARTS_RE`; a call that reads files (``cat``, ``tail`` of a log, ``Read``) only by the
+    harness's own words (:data:`_HARNESS_START_RE`): a log that says "running (pid: 19784)"
+    reports some earlier process, not one this call started."""
+    if call is None:
+        return _RUNNING_WORDS
+    command = command_of(call)
+    if call.args.get("run_in_background") is True or (
+        command is not None and _BACKGROUNDS_RE.search(command) is not None
+    ):
+        return _RUNNING_WORDS
+    if call.name.lower() in _FILE_TOOLS or (
+        command is not None and any(is_reading_program(n) for n in programs(command))
+    ):
+        return _HARNESS_START_RE
+    return _RUNNING_WORDS if command is None else _STARTS_RE
+
+
+_HARNESS_HEAD = 400
+"""Where a harness writes its own words about a call it left running: the result's start."""
+_FILE_TOOLS = frozenset({"read", "read_file", "view", "open", "grep", "glob", "search"})
 
 
 _NEAR = 200
@@ -190,7 +250,7 @@ _NEAR = 200
 
 def _line(text: str) -> str:
     """The start result on one line, without the harness's own header."""
-    return cut(one_line(text[:_HEAD]), 240)
+    return cut(one_line(strip_output_header(text[:_HEAD])), 240)
 
 
 def _finished_line(text: str, key: str, done_re: re.Pattern[str] = _DONE_RE) -> str:
@@ -222,7 +282,7 @@ def _exit_report(text: str, arguments: str, key: str) -> str:
     (``yield_time_ms: 30000``) and returned long before the wait was over."""
     head, body = "", text
     if text.startswith(_HARNESS_HEADS):
-        cut_at = text.find("Output:", 0, 600)
+        cut_at = text.find("Output:", 0, 8_600 if text.startswith("Command: ") else 600)
         if cut_at >= 0:
             head, body = text[:cut_at], text[cut_at + 7 :]
         head = "\n".join(ln for ln in head.splitlines() if not ln.startswith(_SCRIPT_LINES))
@@ -252,9 +312,11 @@ _WAIT_RE = re.compile(r"\b(?:yield_time_ms|timeout_ms|wait_ms)\\?[\"']?\s*[:=]\s
 _WALL_RE = re.compile(r"^Wall time:?\s*([\d.]+)\s*s", re.MULTILINE)
 
 
-_HARNESS_HEADS = ("Script completed", "Script failed", "Chunk ID", "Wall time", "Process ")
+_HARNESS_HEADS = (
+    "Script completed", "Script failed", "Chunk ID", "Wall time", "Process ", "Command: "
+)  # fmt: skip
 """How a harness's own header starts (Codex code-mode ``exec``, ``exec_command``)."""
-_SCRIPT_LINES = ("Script completed", "Script failed", "Wall time")
+_SCRIPT_LINES = ("Script completed", "Script failed", "Wall time", "Command: ")
 """Header lines about the script or call that polled, not about the job."""
 
 
@@ -319,7 +381,7 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                     watching[call.id] = key
         for r in e.results:
             started_by = calls.get(r.call_id)
-            new = _started(r.text, started_by.arguments if started_by is not None else "")
+            new = _started(r.text, started_by)
             watched = jobs.get(watching.pop(r.call_id, ""))
             if watched is not None and not watched.finished and watched.id not in new:
                 watched.finished = _exit_report(r.text, calls[r.call_id].arguments, watched.id)
@@ -339,6 +401,8 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                 if key not in jobs and key != r.call_id:
                     job = Job(key, _label(started_by, r.name), e.index, "", _line(r.text))
                     job.ports = _serves(r.text) | _serves(job.label) | listening
+                    if started_by is not None and started_by.ended:  # Codex's exec_command_end
+                        job.finished = f"its process ended ({started_by.ended})"
                     jobs[key] = job
         if e.role == "user" and e.text and jobs:
             for key, job in jobs.items():

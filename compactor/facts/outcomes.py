@@ -8,7 +8,7 @@ import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from .text import Call, Result, clean, cut, lowers_exactly
+from .text import Call, Result, clean, cut, lowers_exactly, one_line
 
 SCAN_HEAD = 12_000
 SCAN_TAIL = 40_000
@@ -258,8 +258,10 @@ _EXIT_RE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _HEADER_RE = re.compile(
-    # Codex exec_command / shell_command output headers
-    r"\A(?:(?:Chunk ID|Wall time|Process exited with code|Process running with session ID|"
+    # Codex exec_command / shell_command output headers; Codex Desktop first repeats the command
+    # (``Command: /bin/zsh -lc …``, over several lines when the command has them)
+    r"\A(?:Command: [\s\S]{0,8000}?\n(?=Chunk ID|Wall time|Process ))?"
+    r"(?:(?:Chunk ID|Wall time|Process exited with code|Process running with session ID|"
     r"Original token count|Total output lines|Exit code)\b[^\n]*\n)+Output:\n?"
     # Claude Code Bash errors
     r"|\AExit code -?\d+\n",
@@ -271,6 +273,9 @@ def exit_code(text: str) -> int | None:
     """The exit code a tool output reports (``Exit code 1``, ``Process exited with code 0``,
     ``<exit_code>2</exit_code>``…), looked for at its start and its end; None when it has none."""
     head = text[:600]
+    if text.startswith("Command: "):  # Codex Desktop's header repeats the command first
+        header = _HEADER_RE.match(text)
+        head = text[: header.end()] if header is not None else head
     match = _EXIT_RE.search(head) if _may_say_exit(head) else None
     if match is None and len(text) > 600 and _may_say_exit(text[len(text) - 300 :]):
         match = _EXIT_RE.search(text, len(text) - 300)
@@ -451,6 +456,9 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         if command is not None and (programs(command) or [""])[-1] in _NO_MATCH_PROGRAMS:
             flagged = False
     if flagged or marked:
+        refused = rejection(text)
+        if refused:
+            return Outcome(True, code, (refused,))
         if not lines:
             first = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
             lines = [cut(first)] if first else []
@@ -458,6 +466,31 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     if not lines:
         return Outcome(False, code)
     return Outcome(True, code, tuple(lines))
+
+
+_REJECTED_RE = re.compile(
+    r"(?:doesn['’]t|does not) want to proceed with this tool use|tool use was rejected|"
+    r"(?:rejected|denied|declined) by the user",
+    re.IGNORECASE,
+)
+_REASON_RE = re.compile(
+    r"reason for (?:the )?(?:rejection|denial)\s*:\s*(\S[^\n]*(?:\n(?!\n)[^\n]*){0,3})",
+    re.IGNORECASE,
+)
+
+
+def rejection(text: str) -> str:
+    """For a call the user rejected (Claude Code's "The user doesn't want to proceed with this
+    tool use … The user provided the following reason for the rejection: …"), the line that says
+    so with the user's reason, whole (the reason is the user's decision); else ''."""
+    head = text[:2_000]
+    if _REJECTED_RE.search(head) is None:
+        return ""
+    reason = _REASON_RE.search(head)
+    said = one_line(reason.group(1)).strip() if reason is not None else ""
+    return (
+        f"The user rejected this call: {cut(said, 400)}" if said else "The user rejected this call"
+    )
 
 
 def shell_words(command: str) -> list[str]:

@@ -192,6 +192,9 @@ class Call:
     index: int
     _args: JsonObject | None = field(default=None, repr=False)
     _command: tuple[str | None] | None = field(default=None, repr=False)
+    ended: str = ""
+    """How the harness recorded the call's process ending after its result came back (Codex's
+    ``exec_command_end`` of a unified-exec process: ``exit code 1``); empty when it did not."""
 
     @property
     def args(self) -> JsonObject:
@@ -295,6 +298,9 @@ def _ended_results(calls: Sequence[Call], ended: JsonObject) -> Iterator[Result]
         end = ended.get(call.id)
         if isinstance(end, dict):
             code, output = end.get("exit_code"), end.get("output")
+            if end.get("answered") is True:  # its result came back: only its process is over
+                call.ended = f"exit code {code}" if isinstance(code, int) else "ended"
+                continue
             text = f"Exit code: {code}\nOutput:\n{output if isinstance(output, str) else ''}"
             failed = isinstance(code, int) and code != 0
             yield Result(call.id, call.name, text, failed)

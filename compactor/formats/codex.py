@@ -156,16 +156,18 @@ def _call_end(payload: JsonObject) -> JsonObject:
 
 
 def _mark_call_ends(messages: list[Message], ends: dict[str, JsonObject]) -> None:
-    """Note on each call's message the ``exec_command_end`` of a call that has no result item
-    (``extra[CALL_ENDS_KEY]``: metadata for the summarizer, never written back)."""
+    """Note on each call's message the ``exec_command_end`` of its call (``extra[CALL_ENDS_KEY]``:
+    metadata for the summarizer, never written back). A call that also has a result item (a
+    unified-exec process whose result said "Process running with session ID N") is marked
+    ``answered``: the end says only that its process is over."""
     answered = {m.tool_call_id for m in messages if m.role == "tool"}
     for msg in messages:
         for call in msg.tool_calls:
             end = ends.get(call.id)
-            if end is not None and call.id not in answered:
+            if end is not None:
                 marked = msg.extra.setdefault(CALL_ENDS_KEY, {})
                 if isinstance(marked, dict):
-                    marked[call.id] = end
+                    marked[call.id] = {**end, "answered": True} if call.id in answered else end
 
 
 def _render(msg: Message | AgenticMessage) -> list[JsonObject]:

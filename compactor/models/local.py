@@ -34,7 +34,6 @@ from .local_state import (
     ANSWERED,
     IN_FLIGHT,
     after_line,
-    deliverable_title,
     error_replies,
     in_flight_items,
     in_flight_step,
@@ -61,6 +60,7 @@ from .local_text import (
     whole_quote,
 )
 from .local_views import (
+    deliverables,
     identifiers_used,
     named_lines,
     prior_concepts,
@@ -485,8 +485,8 @@ def _current_work(s: Session, lim: Limits) -> str:
         items.append(f"Last assistant message: {quote(last_text.text, lim.item * 2)}")
     if reply is not None and reply is not deliverable:
         items.extend(verbatim_text("The answer to it, verbatim", reply.text, lim.reply))
-    if deliverable is not None:
-        items.extend(verbatim_text(deliverable_title(s), deliverable.text, lim.deliverable))
+    for title, answer in deliverables(s):
+        items.extend(verbatim_text(title, answer.text, lim.deliverable))
     return bullets(items) if items else "   - No work in progress."
 
 
@@ -598,7 +598,7 @@ def _fitted(session: Session, budget: int, state: Session | None = None) -> str:
     other sections shrink first: it is the result a resuming agent reports from)."""
     text = ""
     fitted: Limits | None = None
-    size = len(session.deliverable.text.strip()) if session.deliverable is not None else 0
+    size = max((len(answer.text.strip()) for _, answer in deliverables(session)), default=0)
     for factor in _FACTORS:
         lim = Limits().scaled(factor)
         lim = replace(lim, deliverable=size) if MIN_VERBATIM < size <= WHOLE_DELIVERABLE else lim

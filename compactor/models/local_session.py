@@ -175,8 +175,8 @@ class Session:
     reply: Entry | None = None
     """The assistant's answer to the latest request: its last text after that request longer
     than a one-liner (else its last text)."""
-    deliverable: Entry | None = None
-    """The last substantial answer (at least :data:`DELIVERABLE_CHARS` characters)."""
+    deliverable: Entry | None = None  # the last answer of >= DELIVERABLE_CHARS characters
+    revised: Entry | None = None  # an earlier deliverable a later turn's answer revised
     turn_ended: bool = False
     ended_by_tool: str = ""  # the call of a tool that ends the work (``submit``), if one did
     ended_output: str = ""  # what that tool returned (SWE-agent's ``submit``: the final diff)
@@ -473,8 +473,11 @@ class _Builder:
                 bg = s.background.pop(call.id)
                 bg.key = started.group(1)
                 s.background[bg.key] = bg
-        elif "session ID" in r.text[:600] and (
-            (started := _BG_START_RE.search(r.text[:600])) is not None
+        elif (
+            "session ID" in r.text[:600]
+            and not call.ended  # its process's end was recorded (Codex's exec_command_end)
+            and (started := _BG_START_RE.search(r.text[:600])) is not None
+            and "session_id" not in call.args  # a poll: the job is named after its start
         ):
             label = command_of(call) or call.name
             s.background[started.group(1)] = Background(

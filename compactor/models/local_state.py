@@ -52,12 +52,12 @@ from .local_text import (
     quote,
     strip_list_mark,
 )
+from .local_views import judge_approved_plan, judge_revised, judge_stale_state
 
 __all__ = [
     "ANSWERED",
     "add_shape_jobs",
     "after_line",
-    "deliverable_title",
     "error_replies",
     "interruption",
     "is_housekeeping",
@@ -124,19 +124,6 @@ def error_replies(s: Session, width: int) -> list[str]:
         "not answers; the request is unanswered"
     )
     return [f"{said}: {quote(errors[-1].text, width)}"]
-
-
-def deliverable_title(s: Session) -> str:
-    """The title of the last substantial answer: the final deliverable only when it answers
-    the current request (or the session ended answered); an earlier turn's answer is named so,
-    with the current request said to have no answer yet."""
-    last, d = s.last_request, s.deliverable
-    if d is not None and last is not None and d.index < last.index and not s.turn_ended:
-        return (
-            "An earlier request's answer, verbatim (NOT the answer to the current request, "
-            "which has no answer yet)"
-        )
-    return "Final deliverable, the last substantial assistant answer, verbatim"
 
 
 def interruption(s: Session) -> str:
@@ -213,6 +200,13 @@ def _is_peek(call: Call) -> bool:
     command = command_of(call)
     names = programs(command) if command is not None else []
     return bool(names) and all(n in _PEEK_PROGRAMS or n in _HOUSEKEEPING_PROGRAMS for n in names)
+
+
+def _reports_state(call: Call) -> bool:
+    """A read whose output is the state of the work, not a file's lines (``git status``)."""
+    command = command_of(call)
+    names = programs(command) if command is not None else []
+    return bool(names) and all(n == "git status" for n in names)
 
 
 def _rounds(s: Session, results: dict[str, Result]) -> list[list[Call]]:
@@ -413,6 +407,8 @@ _AROUND_RE = re.compile(
 )
 """What the assistant says when it does without a failed call (another way, or not at all)."""
 _WORD_RE = re.compile(r"[a-z]{4,}")
+_REJECTED = "The user rejected this call"  # how compactor.facts.outcome says so
+_REFUSED = "the user refused to let this call run"
 _USER_REFUSED_RE = re.compile(
     r"user (?:doesn['’]t|does not) want to (?:proceed|run|take)|tool use was rejected|"
     r"rejected by the user|user (?:denied|declined|rejected)",
@@ -442,6 +438,11 @@ def judge_skipped(s: Session) -> None:
     ("No such file", "does not exist") after which the work went on is ``not found``: a finding
     (the path is not there), not a failure. Neither is listed as an unresolved failure."""
     for err in s.errors:
+        refused = next((x for x in err.outcome.lines if x.startswith(_REJECTED)), "")
+        if refused and err.after != "meant to fail":  # the user's decision, not a failure
+            why = refused.removeprefix(_REJECTED).lstrip(": ")
+            err.after, err.by = ("rejected", why) if why else ("skipped", _REFUSED)
+            continue
         if err.after not in ("", "failed again"):
             continue
         before = [e.text for e in s.entries[max(0, err.index - 8) : err.index] if e.text.strip()
@@ -460,7 +461,7 @@ def judge_skipped(s: Session) -> None:
             told += [x for x in sentences(user.text) if _SKIPS_RE.search(x)]
         said = " ".join(err.outcome.lines)
         if _USER_REFUSED_RE.search(said) is not None:
-            told.insert(0, "the user refused to let this call run")
+            told.insert(0, _REFUSED)
         if told:
             err.after, err.by = "skipped", one_line(told[0])
             continue
@@ -482,6 +483,7 @@ def after_line(err: ErrorFact, width: int) -> str:
     found = quote(cut(said, width), width) if said else "not there"
     return {
         "fixed": f"  Fixed: a later {by} succeeded.",
+        "rejected": f"  Rejected by the user, not a failure: {quote(err.by, width)}",
         "failed again": f"  Not fixed: a later {by} failed too.",
         "retry pending": f"  Retried with {by}; its result is not in the transcript yet.",
         "skipped": f"  Set aside on purpose, not to be fixed: {quote(err.by, width)}",
@@ -536,7 +538,7 @@ def round_facts(s: Session, limit: int) -> list[str]:
             if result is None or is_housekeeping(call, result):
                 continue
             oc = outcome(result, call)
-            if is_reading_call(call) and not oc.failed:
+            if is_reading_call(call) and not oc.failed and not _reports_state(call):
                 continue  # a file's lines are not facts; that it does not exist is
             said = call_line(call, 2_000)
             facts = [f for f in _facts_of(strip_output_header(clean(result.text))) if f not in said]
@@ -606,6 +608,9 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     add_shape_jobs(session)
     judge_proposals(session)
     judge_fixed(session)
+    judge_stale_state(session)
+    judge_revised(session)
+    judge_approved_plan(session)
     judge_skipped(session)
     return session
 
@@ -620,6 +625,8 @@ def modelled_with_tail(
     state = modelled([*items, *kept])
     if state.deliverable is not None and state.deliverable.index >= cut:
         state.deliverable = None
+    if state.revised is not None and state.revised.index >= cut:
+        state.revised = None
     if state.reply is not None and state.reply.index >= cut:
         state.reply = None
     if state.last_text is not None and state.last_text.index >= cut:

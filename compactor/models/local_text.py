@@ -166,10 +166,13 @@ _STRONG_RE = re.compile(
     r"(?:is|was)|fixed by)\b"
     # "changed the limit from 3 to 5", "switched from `python` to `python3`"
     r"|\b(?:changed|switched|moved|bumped|increased|decreased|raised|lowered|updated|renamed|"
-    r"set|reduced|replaced)\b[^.]{0,80}?\bfrom (?:`[^`]{1,40}`|\S*\d\S*) to (?:`[^`]{1,40}`|\S*\d)",
+    r"set|reduced|replaced)\b[^.]{0,80}?\bfrom (?:`[^`]{1,40}`|\S*\d\S*) to (?:`[^`]{1,40}`|\S*\d)"
+    # what a check established: "confirmed `config/master.key` is gitignored and never committed"
+    r"|(?:^|\b(?:I|we)(?:['’]ve| have)? |[—:,] )(?:confirmed|verified)\b(?: that)?[^;]{0,80}?"
+    r"\b(?:is|are|was|were|has|have)(?:n['’]t| not| never)?\b",
     re.IGNORECASE,
 )
-"""Sentences that state a decision or a cause (kept first)."""
+"""Sentences that state a decision, a cause or a verified finding (kept first)."""
 _CHANGE_RE = re.compile(
     r"\b(?:(?:I|we)(?:'ve| have)?\s+(?:just\s+)?(?:changed|updated|fixed|added|removed|replaced|"
     r"renamed|moved|created|implemented|refactored|switched|rewrote|deleted|reverted|bumped|"
@@ -325,7 +328,10 @@ _RESULT_LINE_RE = re.compile(
     r"|.*\b(?:deployed|deploying|released|published|live at|listening on|serving on|"
     r"successfully|succeeded|build (?:succeeded|complete)|finished)\b.*"
     r"|\[[\w./\-]+ [0-9a-f]{7,}\] .+|\s*[0-9a-f]{7,}\.\.[0-9a-f]{7,}\s+\S+ -> \S+.*"
-    r"|[\w .%/()\-]{2,40}:\s*-?\$?\d[\d,.]*\s*(?:%|ms|s|sec|MB|GB|KB|x|req/s|rps)?)$",
+    r"|[\w .%/()\-]{2,40}:\s*-?\$?\d[\d,.]*\s*(?:%|ms|s|sec|MB|GB|KB|x|req/s|rps)?"
+    # a dependency's version changed (cargo update: "Downgrading alloc-stdlib v0.2.3 -> v0.2.2")
+    r"|\s*(?:Downgrading|Upgrading|Updating|Removing|Adding|Locking) [\w\-]+ v?\d\S*"
+    r"(?: -> v?\d\S*)?)$",
     re.IGNORECASE,
 )
 _PROMPT_RE = re.compile(r"^(?:\((?:Open file|Current directory): [^)]*\)|bash-\$|\$)$")

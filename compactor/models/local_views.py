@@ -14,11 +14,13 @@ from collections import Counter
 
 from compactor.facts import (
     Entry,
+    command_of,
     cut,
     error_lines,
     has_known_extension,
     identifiers,
     instructions,
+    is_reading_call,
     one_line,
     paths,
 )
@@ -28,12 +30,18 @@ from .local_text import prior_sections, prior_users
 
 __all__ = [
     "Step",
+    "deliverable_title",
+    "deliverables",
     "identifiers_used",
     "is_constraint",
+    "judge_approved_plan",
+    "judge_revised",
+    "judge_stale_state",
     "named_files",
     "named_lines",
     "prior_concepts",
     "prior_paths",
+    "stems",
     "step_of",
     "tools_used",
     "untouched",
@@ -144,15 +152,95 @@ def user_rules(s: Session) -> list[str]:
     """The user's constraints and preferences, each once, without their list marks; not the
     sentences of pasted output (:func:`_own_sentences`)."""
     if s.rules is None:
+        later = _Later([e.text for e in s.requests])
         found = (
             _RULE_MARK_RE.sub("", part).strip()
-            for e in s.requests
+            for n, e in enumerate(s.requests)
             for x in _own_sentences(_own(e.text))
             for part in _QUOTED_END_RE.split(one_line(x))
-            if is_constraint(part)
+            if is_constraint(part) and not later.lifts(part, n)
         )
-        s.rules = list(dict.fromkeys(found))
+        refused = (
+            f"{err.by} (the user's reason for rejecting a {_TOOL_RE.split(err.call, 1)[0]} call)"
+            for err in s.errors
+            if err.after == "rejected"
+        )
+        s.rules = list(dict.fromkeys([*found, *refused]))
     return s.rules
+
+
+_TOOL_RE = re.compile(r"[(:]")  # where a call line's tool name ends (``Bash: …``, ``Edit(p)``)
+_HOLD_RE = re.compile(
+    r"\b(?:do not|don['’]?t|dont|no need to)\s+(?:yet\s+)?([a-z]{2,})\b(.*)", re.I
+)
+_FOR_NOW_RE = re.compile(
+    r"\b(?:yet|for now|for the moment|until|before|at this (?:point|stage))\b", re.I
+)
+_LATER_CHARS = 4_000
+_NEGATED = ("not ", "n't ", "nt ", "never ", "no ")
+
+
+class _Later:
+    """The user's requests, to ask whether a later one lifts a prohibition. Where each request
+    uses a verb as a word, not negated (in its first :data:`_LATER_CHARS` characters), is found
+    once per verb."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.asks: dict[str, list[tuple[int, int]]] = {}
+
+    def _asking(self, verb: str) -> list[tuple[int, int]]:
+        """(request, where the verb ends) of each use of ``verb`` not negated."""
+        found = self.asks.get(verb)
+        if found is None:
+            verb_re = re.compile(r"\b" + re.escape(verb) + r"\b", re.IGNORECASE)
+            found = self.asks[verb] = [
+                (n, m.end())
+                for n, text in enumerate(self.texts)
+                for m in verb_re.finditer(text, 0, _LATER_CHARS)
+                if not text[max(0, m.start() - 12) : m.start()].lower().endswith(_NEGATED)
+            ]
+        return found
+
+    def lifts(self, rule: str, n: int) -> bool:
+        """Whether a request after the ``n``-th lifts ``rule`` (its lifetime is over): it asks
+        for what was forbidden, by the same verb not negated ("Do not write any application
+        code yet." → "Please write the configuration files"; "do not run migration" → "run
+        bin/rails db:migrate now"), for a hold meant to end ("yet", "for now", "until"), or
+        else naming right after the verb what the rule named (a word stem of the rule after its
+        verb). "Never …" rules are never lifted this way."""
+        hold = _HOLD_RE.search(rule)
+        if hold is None or n + 1 >= len(self.texts):
+            return False
+        later = [(p, end) for p, end in self._asking(hold.group(1).lower()) if p > n]
+        if not later or _FOR_NOW_RE.search(rule) is not None:
+            return bool(later)
+        objects = stems(hold.group(2))
+        after = (self.texts[p][end : end + _OBJECT_REACH].lower() for p, end in later)
+        return any(stem in text for text in after for stem in objects)
+
+
+_OBJECT_REACH = 80
+"""How far after the verb a later request must name what a prohibition named."""
+_SUFFIX_RE = re.compile(r"(?:ions?|ing|ed|es|s)$")
+_COMMON_STEMS = frozenset(
+    "been have that this with when want know keep going next would like still your what "
+    "into them then than there their about could should from will just only some more "
+    "nothing anything something none".split()
+)
+
+
+def stems(text: str) -> set[str]:
+    """The content words of ``text`` as stems of at most six letters (``migration`` →
+    ``migrat``, ``pushed`` → ``push``); none shorter than four."""
+    found = set()
+    for word in re.findall(r"[a-z]{4,}", text.lower()):
+        if word in _COMMON_STEMS:
+            continue
+        stem = _SUFFIX_RE.sub("", word)[:6]
+        if len(stem) >= 4:
+            found.add(stem)
+    return found
 
 
 _PASTE_LINES = 8
@@ -284,3 +372,113 @@ def prior_concepts(s: Session, width: int, most: int) -> list[str]:
             items = [content]
         return [cut(one_line(x), width) for x in items[:most] if x.strip()]
     return []
+
+
+_NOT_DONE_RE = re.compile(
+    r"\b(?:has(?:n['’]t| not)(?: yet)? been|have(?:n['’]t| not)(?: yet)? been|not yet|"
+    r"nothing (?:has|have) been|no \w+ (?:has|have) been|untouched)\b",
+    re.IGNORECASE,
+)
+
+
+_CLAUSE_RE = re.compile(r"[,;:()—–]|\s-\s|\b(?:so|but|and|which|because)\b", re.IGNORECASE)
+"""Where a clause ends: only the words of the clause that says what has not happened count."""
+
+
+def judge_stale_state(s: Session) -> None:
+    """A statement of what has not happened yet ("No migration has been run, so the database is
+    untouched"; not a diagnosis such as "the password was not updated") is stale once a later
+    call that succeeded did it (a command naming a word stem of it: ``bin/rails db:migrate``):
+    it is not a decision or result of where work stands."""
+    candidates = [n for n, (_, _, x) in enumerate(s.decisions) if _NOT_DONE_RE.search(x)]
+    if not candidates:
+        return
+    done = [
+        (c.index, command.lower()[:_LATER_CHARS])
+        for c in s.calls
+        if c.id in s.answered and c.id not in s.failed_calls
+        and (command := command_of(c)) and not is_reading_call(c)
+    ]  # fmt: skip
+    stale = set()
+    for n in candidates:
+        i, _, x = s.decisions[n]
+        words = set().union(*(stems(c) for c in _CLAUSE_RE.split(x) if _NOT_DONE_RE.search(c)))
+        if any(j > i and any(w in command for w in words) for j, command in done):
+            stale.add(n)
+    s.decisions = [d for n, d in enumerate(s.decisions) if n not in stale]
+
+
+def judge_revised(s: Session) -> None:
+    """The last substantial answer is superseded when a later turn's answer revises it: an
+    answer that ended a later turn (the assistant's last text before the next request) and
+    names a file the substantial answer named ("Updated solaudd-grant-application.md with the
+    milestone dates", after the draft that said they were still to fill). The latest such
+    answer is then the one quoted first; the earlier one is kept as :attr:`Session.revised`."""
+    d = s.deliverable
+    if d is None or len(s.requests) < 2:
+        return
+    named = _file_names(d.text)
+    if not named:
+        return
+    requests = {e.index for e in s.requests}
+    answer: Entry | None = None
+    later = False  # past the request that follows the answer's own turn
+    for e in s.entries[d.index + 1 :] if s.entries[d.index] is d else ():
+        if e.index in requests:
+            if later and answer is not None and named & _file_names(answer.text):
+                s.deliverable, s.revised = answer, s.revised or d
+            answer, later = None, True
+        elif e.role == "assistant" and e.text.strip() and not e.internal:
+            answer = e
+
+
+def _file_names(text: str) -> set[str]:
+    return {p.replace("\\", "/").rsplit("/", 1)[-1] for _, p in paths(text)}
+
+
+def deliverables(s: Session) -> list[tuple[str, Entry]]:
+    """(title, answer) of the answers quoted verbatim: the last substantial one, then the earlier
+    one it revised (:func:`~compactor.models.local_views.judge_revised`), so titled."""
+    if s.deliverable is None:
+        return []
+    quoted = [(deliverable_title(s), s.deliverable)]
+    if s.revised is not None:
+        title = (
+            "An earlier answer, REVISED since by the answer above (what it left open may be done)"
+        )
+        quoted.append((title, s.revised))
+    return quoted
+
+
+def deliverable_title(s: Session) -> str:
+    """The title of the last substantial answer: the final deliverable only when it answers
+    the current request (or the session ended answered); an earlier turn's answer is named so,
+    with the current request said to have no answer yet."""
+    last, d = s.last_request, s.deliverable
+    if d is not None and last is not None and d.index < last.index and not s.turn_ended:
+        return (
+            "An earlier request's answer, verbatim (NOT the answer to the current request, "
+            "which has no answer yet)"
+        )
+    return "Final deliverable, the last substantial assistant answer, verbatim"
+
+
+_APPROVED_RE = re.compile(r"\b(?:user|you) (?:has |have )?approved (?:your|the|this) plan\b", re.I)
+_PLAN_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+(.+)$", re.MULTILINE)
+
+
+def judge_approved_plan(s: Session) -> None:
+    """A plan whose call the user approved (Claude Code's plan mode: "User has approved your
+    plan") is an accepted decision: its list items, on one line, join the decisions."""
+    approved = {
+        r.call_id
+        for e in s.entries
+        for r in e.results
+        if "approved" in r.text[:300] and _APPROVED_RE.search(r.text[:300])
+    }
+    for call in s.calls if approved else ():
+        plan = call.args.get("plan") if call.id in approved else None
+        if isinstance(plan, str) and (items := _PLAN_ITEM_RE.findall(plan)):
+            said = "; ".join(one_line(x).replace("**", "").replace("`", "") for x in items)
+            s.decisions.append((call.index, 3, f"The user approved the plan: {cut(said, 2_000)}"))
+    s.decisions.sort(key=lambda d: d[0])
