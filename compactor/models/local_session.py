@@ -160,8 +160,7 @@ class Session:
     files: dict[str, FileState] = field(default_factory=dict)
     reads: dict[str, None] = field(default_factory=dict)
     decisions: list[tuple[int, int, str]] = field(default_factory=list)
-    """(entry index, score, sentence on one line): 3 = decision or cause, 2 = change or result,
-    1 = reason."""
+    """(entry index, score, sentence): 3 = decision or cause, 2 = change or result, 1 = reason."""
     outputs: list[tuple[int, int, str, str]] = field(default_factory=list)
     """(entry index, score, call line, what it printed), both texts on one line, of successful
     commands; score 2 when the output has a result line (tests, coverage, deployment, commit,
@@ -192,8 +191,7 @@ class Session:
     walk: list[tuple[str, Entry | str | None, list[str]] | Entry] | None = None
     """The chronological steps of ``<analysis>`` (filled by the summarizer on first use)."""
     rules: list[str] | None = None
-    """The user's constraints, one line each (filled by the summarizer on first use; like the
-    next two, the same for every set of limits a summary is tried with)."""
+    """The user's constraints (filled on first use; like the next two, the same for any limits)."""
     named: list[str] | None = None
     """Files the user named that were not changed (filled by the summarizer on first use)."""
     users: list[str] | None = None
