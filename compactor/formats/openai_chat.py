@@ -13,8 +13,12 @@ from typing import TYPE_CHECKING
 
 from compactor._json import JsonObject, JsonValue
 from compactor.errors import TranscriptError
+from compactor.prompts import PREAMBLE
 from compactor.schema import (
+    CONTENT_TYPE_KEY,
     MEDIA_PART_TYPES,
+    SHARED_EMPTY_DICT,
+    SHARED_EMPTY_LIST,
     AgenticMessage,
     Message,
     Part,
@@ -247,6 +251,10 @@ SPEC = FormatSpec(
     streaming=Streaming(message_from_record),
 )
 _ROLES = frozenset(SPEC.roles)
+_SHORT = 40
+"""Texts this long or shorter are shared between the messages that hold the same one."""
+_MAX_SHORT = 100_000
+"""At most this many distinct short texts are remembered per file read."""
 
 
 class _Reader:
@@ -259,7 +267,7 @@ class _Reader:
     does not fit the format, then the first record that is not a message.
     """
 
-    __slots__ = ("failure", "misfit", "name", "out", "path")
+    __slots__ = ("failure", "misfit", "name", "out", "path", "texts")
 
     def __init__(self, path: str, name: str) -> None:
         self.path = path
@@ -267,10 +275,16 @@ class _Reader:
         self.out: list[Message] = []
         self.misfit: TranscriptError | None = None
         self.failure: Exception | None = None
+        self.texts: dict[str, str] = {}
 
     def add(self, number: int, rec: JsonObject) -> None:
         if self.misfit is not None:
             return
+        if len(rec) == 2 and self.failure is None:
+            role, content = rec.get("role"), rec.get("content")
+            if type(content) is str and type(role) is str and role in _ROLES:
+                self.out.append(self._text_message(role, content))
+                return  # it fits (no type, a role of the format's) and is a message
         if not fits(self.name, rec):
             self.misfit = mismatch(self.path, number, self.name, rec)
             return
@@ -283,6 +297,24 @@ class _Reader:
             return
         _jsonl.mark_earlier_summary(msg)
         self.out.append(msg)
+
+    def _text_message(self, role: str, content: str) -> Message:
+        """:func:`message_from_record` of a ``{role, content: str}`` record (most records):
+        the shared empty containers (:data:`~compactor.schema.SHARED_EMPTY_LIST`), a short
+        text that was read before is the same string (one "ok" for a million of them)."""
+        if len(content) <= _SHORT:
+            texts = self.texts
+            known = texts.get(content)
+            if known is not None:
+                content = known
+            elif len(texts) < _MAX_SHORT:
+                texts[content] = content
+        extra = SHARED_EMPTY_DICT
+        if role == "user" and content.lstrip().startswith(PREAMBLE):  # mark_earlier_summary
+            extra = {CONTENT_TYPE_KEY: "summary"}
+        empty = SHARED_EMPTY_LIST
+        return Message(_ROLE_NAMES[role], content, empty, empty, None, None, None, None, None,
+                       None, extra)  # fmt: skip
 
     def messages(self) -> list[Message]:
         if self.misfit is not None:
