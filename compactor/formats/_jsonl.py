@@ -484,6 +484,8 @@ def same_message(original: Message | AgenticMessage, new: Message | AgenticMessa
     """
     if original.role != new.role:
         return False  # a quick no: a summary is compared with every message of the history
+    if type(original) is Message and type(new) is Message and original.content != new.content:
+        return False  # another quick no (equal, or equal but for the usage, needs the same text)
     if original == new:
         return True
     if new.usage is not None or original.usage is None or type(new) is not type(original):

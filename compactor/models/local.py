@@ -28,7 +28,7 @@ from compactor.schema import AgenticMessage, Message, Usage, make_assistant, mes
 
 from .base import KEPT_AFTER_SUMMARY
 from .local_files import FileState, key_lines
-from .local_focus import context_span, focus_block, focus_of, insert_focus
+from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_session import ErrorFact, Session
 from .local_state import (
     ANSWERED,
@@ -636,7 +636,7 @@ class LocalSummarizer:
         """Summarize the context between the instruction messages; deterministic."""
         kind = message_kind(messages)
         start, end = context_span(messages)
-        context = messages[start:end]
+        context = ContextView(messages, start, end)  # read only: not a copy of the history
         inner = sum(estimate_message(m) for m in context)  # each counted once, for both uses
         prompt = inner + sum(estimate_message(m) for m in (*messages[:start], *messages[end:]))
         focus = focus_of(messages[-1]) if end < len(messages) else ""

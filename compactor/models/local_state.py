@@ -41,7 +41,7 @@ from compactor.facts import (
 )
 from compactor.schema import AgenticMessage, Message
 
-from .local_session import Background, ErrorFact, Session, build_session
+from .local_session import SHORT_TEXT, Background, ErrorFact, Session, build_session
 from .local_text import (
     call_line,
     code,
@@ -351,6 +351,13 @@ def _choices(s: Session, request: Entry, said: Entry) -> None:
         s.decisions = sorted([*s.decisions, *picked], key=lambda d: d[0])
 
 
+def _verdicts(text: str) -> tuple[bool, bool, bool]:
+    """Whether a request rejects, accepts, may choose (:func:`judge_proposals`)."""
+    rejects = _REJECTS_RE.match(text) is not None
+    accepts = not rejects and _ACCEPTS_RE.match(text) is not None
+    return rejects, accepts, _CHOICE_WORD_RE.search(text) is not None
+
+
 def judge_proposals(s: Session) -> None:
     """Decisions from the dialogue: the proposals (``I'll …``, ``we should …``, ``I recommend
     …``) of the last assistant message before a request are turned down when the request starts
@@ -358,11 +365,15 @@ def judge_proposals(s: Session) -> None:
     decisions; when it accepts them ("yes", "go ahead") they are decisions accepted by the user.
     Causes and results the message stated stay what they are."""
     previous = -1
+    judged: dict[str, tuple[bool, bool, bool]] = {}  # a short request's verdicts, once per text
     for request in s.requests:
         start, previous = previous + 1, request.index
-        rejects = _REJECTS_RE.match(request.text) is not None
-        accepts = not rejects and _ACCEPTS_RE.match(request.text) is not None
-        may_choose = _CHOICE_WORD_RE.search(request.text) is not None
+        verdicts = judged.get(request.text)
+        if verdicts is None:
+            verdicts = _verdicts(request.text)
+            if len(request.text) <= SHORT_TEXT:
+                judged[request.text] = verdicts
+        rejects, accepts, may_choose = verdicts
         if not (rejects or accepts or may_choose):
             continue  # none: the message before it is not looked for
         said = next(

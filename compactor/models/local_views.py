@@ -23,7 +23,7 @@ from compactor.facts import (
     paths,
 )
 
-from .local_session import Session
+from .local_session import SHORT_TEXT, Session
 from .local_text import prior_sections, prior_users
 
 __all__ = [
@@ -60,18 +60,27 @@ def step_of(item: Step | Entry) -> Step:
     return item
 
 
+def request_flags(s: Session) -> bytearray:
+    """One byte per message index, 1 where a request stands (``flags[e.index]``): a set of
+    the requests' indexes costs ~30 bytes a request (a million tiny messages: half requests)."""
+    flags = bytearray(max(len(s.entries), max((e.index for e in s.requests), default=-1) + 1))
+    for e in s.requests:
+        flags[e.index] = 1
+    return flags
+
+
 def walk_steps(s: Session) -> list[Step | Entry]:
     """The chronological steps (:func:`step_of`), read once; only the steps shown are quoted."""
     if s.walk is not None:
         return s.walk
     steps: list[Step | Entry] = []
-    requests = {e.index for e in s.requests}
+    requests = request_flags(s)
     local = dict(s.local_commands)
     failed_at = {err.index: err for err in s.errors}
     for e in s.entries:
         if e.internal:
             steps.append(("note", "An earlier summary of the conversation was given.", _NO_NAMES))
-        elif e.index in requests:
+        elif requests[e.index]:
             steps.append(e)  # a user step
         elif e.index in local:
             steps.append(("note", f"User ran {local[e.index]} (handled by the CLI).", _NO_NAMES))
@@ -179,10 +188,17 @@ def identifiers_used(s: Session) -> list[str]:
     """Identifiers the user and the assistant wrote, most used first."""
     if s.identifiers is None:
         words: Counter[str] = Counter()  # counted in C; its keys in the order first seen
-        requests = {e.index for e in s.requests}
+        requests = request_flags(s)
+        known: dict[str, list[str]] = {}  # a short text's identifiers, found once per text
         for e in s.entries:
-            if e.role == "assistant" or e.index in requests:
-                words.update([word for _, word in identifiers(e.text)])
+            if e.role == "assistant" or requests[e.index]:
+                found = known.get(e.text)
+                if found is None:
+                    found = [word for _, word in identifiers(e.text)]
+                    if len(e.text) <= SHORT_TEXT:
+                        known[e.text] = found
+                if found:
+                    words.update(found)
         s.identifiers = sorted(words, key=lambda w: -words[w])  # stable: first seen first
     return s.identifiers
 
@@ -236,11 +252,15 @@ def user_messages(s: Session) -> list[str]:
     """Every user message, the earlier summaries' first, then the requests and the CLI's own
     commands in order (put on one line where they are shown)."""
     if s.users is None:
+        prior = [u for text in s.prior for u in prior_users(text)]
+        if not s.local_commands:  # the requests alone, in order (no tuple per request)
+            s.users = prior + [e.text for e in s.requests]
+            return s.users
         own = sorted(  # an entry is a request or a command: the index alone orders them
             [(e.index, e.text) for e in s.requests] + [(i, cmd) for i, cmd in s.local_commands],
             key=lambda item: item[0],
         )
-        s.users = [u for text in s.prior for u in prior_users(text)] + [t for _, t in own]
+        s.users = prior + [t for _, t in own]
     return s.users
 
 

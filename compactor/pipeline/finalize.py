@@ -166,6 +166,8 @@ async def select_user_messages(
     :data:`EARLIER_KEEP_CHARS` characters with a pointer to the full text (issue 28, point 6)."""
     candidates: list[M] = []
     for msg in context:
+        if msg.role != "user":
+            continue  # neither a candidate nor a summary (both are user messages)
         if not is_user_candidate(msg) and not _summary_message(msg):
             continue
         if filter_fn is not None:
@@ -320,7 +322,7 @@ async def _default_finalize(
     earlier_chars: int | None = None,
 ) -> list[M]:
     text = _reply_text(summary)
-    split: tuple[list[M], list[M]] = split_system(list(original))
+    split: tuple[list[M], list[M]] = split_system(original)  # new lists: original unchanged
     system_messages: list[M] = split[0]
     context: list[M] = split[1]
     if pum.enabled and context:

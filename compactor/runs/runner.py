@@ -382,9 +382,10 @@ class Run:
 
         given = parsed.messages if messages is None else messages
         # One history holds one message type: the generic steps are called with it bound.
+        # (not copied: nothing here changes it, and the middleware takes its own copy)
         if is_agentic(given):
-            return await self._summarize_as(parsed, decision, list(given), retained_from, exact)
-        return await self._summarize_as(parsed, decision, list(given), retained_from, exact)
+            return await self._summarize_as(parsed, decision, given, retained_from, exact)
+        return await self._summarize_as(parsed, decision, given, retained_from, exact)
 
     async def _summarize_as(
         self,
