@@ -17,6 +17,7 @@ from compactor.prompts import PREAMBLE
 from compactor.schema import (
     CONTENT_TYPE_KEY,
     MEDIA_PART_TYPES,
+    SHARED_EMPTY_CALLS,
     SHARED_EMPTY_DICT,
     SHARED_EMPTY_LIST,
     AgenticMessage,
@@ -281,10 +282,25 @@ class _Reader:
         if self.misfit is not None:
             return
         if len(rec) == 2 and self.failure is None:
+            # message_from_record of a {role, content: str} record (most records), inlined:
+            # it fits (no type, a role of the format's); its text is shared with the earlier
+            # messages that hold the same short text (one "ok" for a million of them), its
+            # empty containers with every such message (SHARED_EMPTY_LIST)
             role, content = rec.get("role"), rec.get("content")
             if type(content) is str and type(role) is str and role in _ROLES:
-                self.out.append(self._text_message(role, content))
-                return  # it fits (no type, a role of the format's) and is a message
+                if len(content) <= _SHORT:
+                    known = self.texts.get(content)
+                    if known is not None:
+                        content = known
+                    elif len(self.texts) < _MAX_SHORT:
+                        self.texts[content] = content
+                extra = SHARED_EMPTY_DICT
+                if role == "user" and content.lstrip().startswith(PREAMBLE):
+                    extra = {CONTENT_TYPE_KEY: "summary"}  # mark_earlier_summary
+                self.out.append(Message(_ROLE_NAMES[role], content, SHARED_EMPTY_LIST,
+                                        SHARED_EMPTY_CALLS, None, None, None, None, None, None,
+                                        extra))  # fmt: skip
+                return
         if not fits(self.name, rec):
             self.misfit = mismatch(self.path, number, self.name, rec)
             return
@@ -297,24 +313,6 @@ class _Reader:
             return
         _jsonl.mark_earlier_summary(msg)
         self.out.append(msg)
-
-    def _text_message(self, role: str, content: str) -> Message:
-        """:func:`message_from_record` of a ``{role, content: str}`` record (most records):
-        the shared empty containers (:data:`~compactor.schema.SHARED_EMPTY_LIST`), a short
-        text that was read before is the same string (one "ok" for a million of them)."""
-        if len(content) <= _SHORT:
-            texts = self.texts
-            known = texts.get(content)
-            if known is not None:
-                content = known
-            elif len(texts) < _MAX_SHORT:
-                texts[content] = content
-        extra = SHARED_EMPTY_DICT
-        if role == "user" and content.lstrip().startswith(PREAMBLE):  # mark_earlier_summary
-            extra = {CONTENT_TYPE_KEY: "summary"}
-        empty = SHARED_EMPTY_LIST
-        return Message(_ROLE_NAMES[role], content, empty, empty, None, None, None, None, None,
-                       None, extra)  # fmt: skip
 
     def messages(self) -> list[Message]:
         if self.misfit is not None:

@@ -637,7 +637,7 @@ class LocalSummarizer:
         kind = message_kind(messages)
         start, end = context_span(messages)
         context = ContextView(messages, start, end)  # read only: not a copy of the history
-        inner = sum(estimate_message(m) for m in context)  # each counted once, for both uses
+        inner = sum(map(estimate_message, context))  # each counted once, for both uses
         prompt = inner + sum(estimate_message(m) for m in (*messages[:start], *messages[end:]))
         focus = focus_of(messages[-1]) if end < len(messages) else ""
         text = _summary(context, inner, focus, KEPT_AFTER_SUMMARY.get())

@@ -56,11 +56,11 @@ from .local_text import (
     listed_questions,
     printed_lines,
     runner_words,
-    scored_sentences,
+    scored_once,
     slash_command,
 )
 
-__all__ = ["SHORT_TEXT", "Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
+__all__ = ["Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
 
 DONE_STATUSES = frozenset({"completed", "complete", "done", "cancelled", "canceled", "deleted"})
 _TERMINAL_TOOLS = re.compile(r"^(?:submit|finish|done|complete|attempt_completion|task_complete|"
@@ -95,9 +95,6 @@ _SEARCH_TOOL_RE = re.compile(r"grep|glob|search|find|list|^ls$", re.IGNORECASE)
 _FILE_MARKER_RE = re.compile(r"\[File: (\S+) \(\d+ lines total\)\]|\(Open file: ([^)\n]+)\)")
 _SHORT_OUTPUT_LINES, _SHORT_OUTPUT_CHARS, _OUTPUT_TAIL = 6, 400, 20_000
 DELIVERABLE_CHARS, _SHORT_REPLY, _RETRY_WINDOW = 500, 40, 64
-SHORT_TEXT = 200
-"""A text this long or shorter is judged once per run however often it is sent ("ok",
-"Done."): the summarizer's walks remember what they found in it (issue 28 point 7)."""
 """A success or failure is matched against the last this-many unfixed errors only."""
 
 
@@ -299,16 +296,6 @@ class _Builder:
 
     # -- messages ------------------------------------------------------------------------------
 
-    def scored(self, text: str) -> list[tuple[int, str]]:
-        """:func:`scored_sentences` of ``text``, each sentence on one line; a short text's
-        once (a chat of a million tiny messages says "Done." many times)."""
-        found = self.scored_texts.get(text)
-        if found is None:
-            found = [(score, one_line(sentence)) for score, sentence in scored_sentences(text)]
-            if len(text) <= SHORT_TEXT:
-                self.scored_texts[text] = found
-        return found
-
     def user(self, e: Entry) -> None:
         for r in e.results:
             self.result(r, e.index)
@@ -386,7 +373,7 @@ class _Builder:
                     len(e.text.strip()) > _SHORT_REPLY or len(s.reply.text.strip()) <= _SHORT_REPLY
                 ):
                     s.reply = e
-            for score, sentence in self.scored(e.text):
+            for score, sentence in scored_once(e.text, self.scored_texts):
                 s.decisions.append((e.index, score, sentence))
         for call in e.calls:
             s.calls.append(call)

@@ -28,7 +28,7 @@ from compactor.facts import (
     clean,
     command_of,
     cut,
-    entry_of,
+    entries_of,
     identifiers,
     is_reading_call,
     numbers,
@@ -41,8 +41,10 @@ from compactor.facts import (
 )
 from compactor.schema import AgenticMessage, Message
 
-from .local_session import SHORT_TEXT, Background, ErrorFact, Session, build_session
+from .local_session import Background, ErrorFact, Session, build_session
 from .local_text import (
+    MEMO_MOST,
+    SHORT_TEXT,
     call_line,
     code,
     is_prompt_line,
@@ -371,7 +373,7 @@ def judge_proposals(s: Session) -> None:
         verdicts = judged.get(request.text)
         if verdicts is None:
             verdicts = _verdicts(request.text)
-            if len(request.text) <= SHORT_TEXT:
+            if len(request.text) <= SHORT_TEXT and len(judged) < MEMO_MOST:
                 judged[request.text] = verdicts
         rejects, accepts, may_choose = verdicts
         if not (rejects or accepts or may_choose):
@@ -608,7 +610,7 @@ def judge_fixed(s: Session) -> None:
 
 def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     """The session model of the messages ``items``, with this module's judgements applied."""
-    session = build_session([entry_of(i, m) for i, m in enumerate(items)])
+    session = build_session(entries_of(items))
     add_shape_jobs(session)
     judge_proposals(session)
     judge_fixed(session)

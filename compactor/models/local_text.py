@@ -51,6 +51,7 @@ __all__ = [
     "prior_users",
     "quote",
     "runner_words",
+    "scored_once",
     "scored_sentences",
     "slash_command",
     "strip_list_mark",
@@ -267,6 +268,18 @@ def _keyword_hints(text: str) -> frozenset[str] | None:
     if "now" in words and not _NOW_WORDS.isdisjoint(words):
         hints.add("now")
     return frozenset(hints)
+
+
+SHORT_TEXT, MEMO_MOST = 200, 4096  # a text this short is judged once a run (in MEMO_MOST)
+
+
+def scored_once(text: str, memo: dict[str, list[tuple[int, str]]]) -> list[tuple[int, str]]:
+    """:func:`scored_sentences`, each on one line; a short text's once a run (``memo``)."""
+    if (found := memo.get(text)) is None:
+        found = [(score, one_line(sentence)) for score, sentence in scored_sentences(text)]
+        if len(text) <= SHORT_TEXT and len(memo) < MEMO_MOST:
+            memo[text] = found
+    return found
 
 
 def scored_sentences(text: str) -> list[tuple[int, str]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable, Iterator
 
 from compactor.facts import (
     Entry,
@@ -23,8 +24,8 @@ from compactor.facts import (
     paths,
 )
 
-from .local_session import SHORT_TEXT, Session
-from .local_text import prior_sections, prior_users
+from .local_session import Session
+from .local_text import MEMO_MOST, SHORT_TEXT, prior_sections, prior_users
 
 __all__ = [
     "Step",
@@ -58,6 +59,19 @@ def step_of(item: Step | Entry) -> Step:
     if isinstance(item, Entry):
         return ("assistant" if item.role == "assistant" else "user", item, _NO_NAMES)
     return item
+
+
+def first_times(texts: Iterable[str], most: int = MEMO_MOST) -> Iterator[str]:
+    """``texts`` without the repeats of a short text (:data:`SHORT_TEXT`) already given, for
+    a walk to which a text sent again adds nothing; at most ``most`` texts are remembered (a
+    repeat of one that was not is given again: the walk is the same, only slower)."""
+    seen: set[str] = set()
+    for text in texts:
+        if text in seen:
+            continue
+        if len(text) <= SHORT_TEXT and len(seen) < most:
+            seen.add(text)
+        yield text
 
 
 def request_flags(s: Session) -> bytearray:
@@ -155,8 +169,8 @@ def user_rules(s: Session) -> list[str]:
     if s.rules is None:
         found = (
             _RULE_MARK_RE.sub("", part).strip()
-            for e in s.requests
-            for x in _own_sentences(_own(e.text))
+            for text in first_times(e.text for e in s.requests)  # a text sent again adds none
+            for x in _own_sentences(_own(text))
             for part in _QUOTED_END_RE.split(one_line(x))
             if is_constraint(part)
         )
@@ -195,7 +209,7 @@ def identifiers_used(s: Session) -> list[str]:
                 found = known.get(e.text)
                 if found is None:
                     found = [word for _, word in identifiers(e.text)]
-                    if len(e.text) <= SHORT_TEXT:
+                    if len(e.text) <= SHORT_TEXT and len(known) < MEMO_MOST:
                         known[e.text] = found
                 if found:
                     words.update(found)
@@ -211,8 +225,8 @@ def named_files(s: Session, most: int) -> list[str]:
     if s.named is None:
         changed = {f.path.replace("\\", "/").rsplit("/", 1)[-1] for f in s.files.values()}
         found: dict[str, None] = {}
-        for e in s.requests:
-            for _, p in paths(e.text):
+        for text in first_times(e.text for e in s.requests):  # again: names no new file
+            for _, p in paths(text):
                 if (
                     p not in found
                     and p not in s.files
