@@ -149,7 +149,7 @@ class LineTable(Sequence[Line]):
         """``each``: called with every line's number and record as it is added, the records
         then not kept (as after :meth:`forget_records`)."""
         self._source = source
-        self._numbers = array("q")
+        self._numbers: array[int] | None = array("q")  # None: line i is number i + 1
         self._starts = array("q")
         self._ends = array("q")
         self._checks = array("q")
@@ -158,6 +158,8 @@ class LineTable(Sequence[Line]):
 
     def add(self, number: int, obj: JsonObject, start: int, end: int, check: int = 0) -> None:
         """Append the line ``number`` (its record, its span in the source, its bytes' hash)."""
+        if self._numbers is None:
+            self._numbers = array("q", range(1, len(self._starts) + 1))
         self._numbers.append(number)
         self._starts.append(start)
         self._ends.append(end)
@@ -171,24 +173,31 @@ class LineTable(Sequence[Line]):
         """What :meth:`add` does, for a table that gives its records to ``each`` (None for
         one that keeps them): the columns' appends and ``each``, bound once for the parser's
         loop (a call fewer per line of a million)."""
-        each = self._each
-        if self._objs is not None or each is None:
+        each, numbers = self._each, self._numbers
+        if self._objs is not None or each is None or numbers is None:
             return None
         return (
-            self._numbers.append,
+            numbers.append,
             self._starts.append,
             self._ends.append,
             self._checks.append,
             each,
         )
 
+    def settle(self) -> None:
+        """Once every line is added: drop the number column when line i is number i + 1 (a
+        file without blank lines; 8 bytes a line). Numbers only grow, so the last one says."""
+        numbers = self._numbers
+        if numbers is not None and numbers and numbers[-1] == len(numbers):
+            self._numbers = None
+
     def __len__(self) -> int:
-        return len(self._numbers)
+        return len(self._starts)
 
     def _line(self, i: int) -> Line:
-        objs = self._objs
+        objs, numbers = self._objs, self._numbers
         return Line(
-            self._numbers[i],
+            i + 1 if numbers is None else numbers[i],
             self._source,
             None if objs is None else objs[i],
             self._starts[i],
@@ -202,15 +211,15 @@ class LineTable(Sequence[Line]):
     def __getitem__(self, index: slice) -> list[Line]: ...
     def __getitem__(self, index: int | slice) -> Line | list[Line]:
         if isinstance(index, slice):
-            return [self._line(i) for i in range(len(self._numbers))[index]]
-        return self._line(range(len(self._numbers))[index])
+            return [self._line(i) for i in range(len(self._starts))[index]]
+        return self._line(range(len(self._starts))[index])
 
     def __iter__(self) -> Iterator[Line]:
-        for i in range(len(self._numbers)):
+        for i in range(len(self._starts)):
             yield self._line(i)
 
     def __reversed__(self) -> Iterator[Line]:
-        for i in range(len(self._numbers) - 1, -1, -1):
+        for i in range(len(self._starts) - 1, -1, -1):
             yield self._line(i)
 
     def forget_records(self) -> None:
@@ -354,6 +363,7 @@ def parse_lines(
         if obj is not None:
             add(number, obj, pos, end)
         pos = nl + 1
+    lines.settle()
     return lines
 
 
@@ -418,6 +428,7 @@ def _parse_source(
     if pending:
         buf = b"".join(pending)
         _add_line(path, number + 1, buf, 0, len(buf), pending_at, lines)
+    lines.settle()
     return lines
 
 

@@ -268,11 +268,13 @@ class _Reader:
     does not fit the format, then the first record that is not a message.
     """
 
-    __slots__ = ("failure", "misfit", "name", "out", "path", "texts")
+    __slots__ = ("failure", "misfit", "name", "out", "path", "roles", "texts")
 
-    def __init__(self, path: str, name: str) -> None:
+    def __init__(self, path: str, spec: FormatSpec) -> None:
         self.path = path
-        self.name = name
+        self.name = spec.name
+        chat = spec.family == "chat" and spec.typed is None  # fits(): a record of these roles
+        self.roles = frozenset(spec.roles if chat else ())
         self.out: list[Message] = []
         self.misfit: TranscriptError | None = None
         self.failure: Exception | None = None
@@ -287,7 +289,7 @@ class _Reader:
             # messages that hold the same short text (one "ok" for a million of them), its
             # empty containers with every such message (SHARED_EMPTY_LIST)
             role, content = rec.get("role"), rec.get("content")
-            if type(content) is str and type(role) is str and role in _ROLES:
+            if type(content) is str and type(role) is str and role in self.roles:
                 if len(content) <= _SHORT:
                     known = self.texts.get(content)
                     if known is not None:
@@ -356,7 +358,7 @@ class OpenAIChatFormat:
         return any(isinstance(r, dict) and isinstance(r.get("role"), str) for r in records)
 
     def read(self, path: str, raw: bytes | FileSource) -> Transcript:
-        reader = _Reader(path, self.name)
+        reader = _Reader(path, self.spec)
         lines = _jsonl.parse_lines(path, raw, reader.add)  # the records are not kept
         return _jsonl.make_transcript(self.name, path, raw, lines, reader.messages())
 
