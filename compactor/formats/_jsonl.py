@@ -124,15 +124,6 @@ class Line:
         return f"Line({self.number}, {self.text!r}, {self.obj!r})"
 
 
-_Appenders = tuple[
-    Callable[[int], None],
-    Callable[[int], None],
-    Callable[[int], None],
-    Callable[[int], None],
-    Callable[[int, JsonObject], None],
-]
-
-
 class LineTable(Sequence[Line]):
     """The lines of one parsed file, held as columns: each line's number, span and check in
     arrays, its record in a list; a :class:`Line` is made when one is asked for.
@@ -169,20 +160,14 @@ class LineTable(Sequence[Line]):
         elif self._each is not None:
             self._each(number, obj)
 
-    def appenders(self) -> _Appenders | None:
+    def appenders(self) -> tuple[Callable[..., None], ...] | None:
         """What :meth:`add` does, for a table that gives its records to ``each`` (None for
         one that keeps them): the columns' appends and ``each``, bound once for the parser's
         loop (a call fewer per line of a million)."""
         each, numbers = self._each, self._numbers
         if self._objs is not None or each is None or numbers is None:
             return None
-        return (
-            numbers.append,
-            self._starts.append,
-            self._ends.append,
-            self._checks.append,
-            each,
-        )
+        return (numbers.append, self._starts.append, self._ends.append, self._checks.append, each)
 
     def settle(self) -> None:
         """Once every line is added: drop the number column when line i is number i + 1 (a
