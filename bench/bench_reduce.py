@@ -5,7 +5,11 @@
 Both run as fresh processes, taking turns: the whole command (read, count, truncate and clear
 every tool round outside the last, offload each result to its own private file, write the
 reduced transcript) and ``python -c "for line in open(f, 'rb'): orjson.loads(line)"``. The
-offload folder and the output are removed between runs, so every run writes all its files.
+offload folder and the output are moved aside between runs, so every run writes all its files,
+and removed after the last run: on an ext4 without a journal (this VM's disk) the kernel skips
+every inode deleted in the last minutes when it allocates one (``recently_deleted``), so removing
+the 8,000 files of one run right before the next made that next run pay for the deletion
+(``--remove-between``: the old way, to see it).
 ``--offload-dir DIR`` puts the offload folder elsewhere (a tmpfs: what creating 10,000 files
 costs on the disk aside). Prints one result line: the median ratio run / loop of wall time,
 target <= 3x, and of CPU time (user + system of the process, which other load on the machine
@@ -53,6 +57,11 @@ def main() -> int:
         "--no-offload", action="store_true", help="reduction.offload: false (no files written)"
     )
     parser.add_argument("--offload-dir", type=Path, default=None, help="the offload folder")
+    parser.add_argument(
+        "--remove-between",
+        action="store_true",
+        help="remove each run's offload files right before the next run (not after the last)",
+    )
     args = parser.parse_args()
     precompile()
     path = args.transcript or BENCH / "data" / f"transcript-{args.mb:g}mb.jsonl"
@@ -63,8 +72,9 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-reduce-"))
     ratios, loops, runs, cpu_ratios = [], [], [], []
     line = ""
+    aside: list[Path] = []
     try:
-        for _ in range(args.repeat):
+        for n in range(args.repeat):
             loop_s, loop_cpu = timed([sys.executable, "-c", LOOP, str(path)])
             out, offload = work / "out.jsonl", args.offload_dir or work / "out.offload"
             cmd = [compact, "run", str(path), "--strategy", "reduce", "--force", "-q"]
@@ -76,13 +86,19 @@ def main() -> int:
             run_s, run_cpu = timed([*cmd, "-o", str(out), "--report", str(work / "r.json")])
             line = (work / "r.json").read_text()
             files = sum(1 for p in offload.rglob("*") if p.is_file())
-            shutil.rmtree(offload, ignore_errors=True)
+            if args.remove_between:
+                shutil.rmtree(offload, ignore_errors=True)
+            elif offload.exists():  # a new folder next time; these files go after the last run
+                aside.append(offload.with_name(f"{offload.name}.old-{os.getpid()}-{n}"))
+                offload.rename(aside[-1])
             out.unlink()
             loops.append(loop_s)
             runs.append(run_s)
             ratios.append(run_s / loop_s)
             cpu_ratios.append(run_cpu / loop_cpu)
     finally:
+        for old in aside:
+            shutil.rmtree(old, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
     import json
 
@@ -92,6 +108,8 @@ def main() -> int:
     what = "reduce (no offload)" if args.no_offload else "reduce"
     if args.offload_dir is not None:
         what += f" (offload in {args.offload_dir})"
+    if args.remove_between and not args.no_offload:
+        what += " (files removed between runs)"
     path_of = os.environ.get("PYTHONPATH", "")
     print(
         f"{what}-vs-orjson: {mib:.0f} MiB: orjson loop {statistics.median(loops):.2f} s, "

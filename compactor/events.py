@@ -21,8 +21,10 @@ circuit breaker).
 
 A run of a file (:mod:`compactor.runs.runner`) adds three events of its own around those:
 ``transcript_read`` → ``trigger_checked`` → (the summarization's events) → ``run_finished``,
-the last one for every outcome, failures and interrupts included (:data:`RunEvent`); and
-``cache_refused`` before the summarization when the summary cache's folder is unsafe.
+the last one for every outcome, failures and interrupts included (:data:`RunEvent`);
+``cache_refused`` before the summarization when the summary cache's folder is unsafe; and
+``unknown_records`` after ``transcript_read``, a warning per record type the reader did not
+know and kept as metadata (a Claude Code record with no ``message``).
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ __all__ = [
     "ShorterSummary",
     "TranscriptRead",
     "TriggerChecked",
+    "UnknownRecords",
     "WindowAssumed",
     "error_to_dict",
 ]
@@ -426,6 +429,38 @@ class WindowAssumed:
 
 
 @dataclass(frozen=True, slots=True)
+class UnknownRecords:
+    """A warning, not an error: ``count`` records of a ``record_type`` the reader does not
+    know, the first at ``line``, hold no conversation (no ``message``): they are kept as they
+    are, as metadata, and counted nowhere (one event per type)."""
+
+    path: str
+    format: str
+    record_type: str
+    line: int
+    count: int
+    type: Literal["unknown_records"] = "unknown_records"
+
+    def to_dict(self) -> JsonObject:
+        return {
+            "type": self.type,
+            "path": self.path,
+            "format": self.format,
+            "record_type": self.record_type,
+            "line": self.line,
+            "count": self.count,
+        }
+
+    def message(self) -> str:
+        """The warning's one line."""
+        more = f" ({self.count} records, the first here)" if self.count > 1 else ""
+        return (
+            f"compact: warning: {self.path}:{self.line}: unknown {self.format} record type "
+            f"{self.record_type!r}{more} has no message: kept as it is, as metadata"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class RunFinished:
     """The last event of a run, whatever its outcome: the exit code, the error (None on
     success), and which destinations were written completely and which were not."""
@@ -489,6 +524,7 @@ RunEvent: TypeAlias = (
     | TriggerChecked
     | CacheRefused
     | WindowAssumed
+    | UnknownRecords
     | HybridOutcome
     | RunFinished
 )

@@ -474,7 +474,7 @@ def test_unknown_format_is_config_error() -> None:
         read_transcript("t", b'{"role":"user","content":"a"}\n', "yaml")
 
 
-def test_known_metadata_records_are_kept_unknown_ones_refused() -> None:
+def test_known_metadata_records_are_kept_unknown_ones_read_by_shape() -> None:
     user = (
         b'{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s",'
         b'"message":{"role":"user","content":"hi"}}\n'
@@ -483,8 +483,16 @@ def test_known_metadata_records_are_kept_unknown_ones_refused() -> None:
     assert t.format == "claude-code"
     assert t.records[0]["type"] == "last-prompt"
     assert len(t.messages) == 1
+    # an unknown type without a message is metadata, kept and reported; with one, refused
+    t = read_transcript("t", b'{"type":"future-thing","sessionId":"s","x":1}\n' + user)
+    assert (t.format, len(t.messages), list(t.meta.unknown)) == (
+        "claude-code",
+        1,
+        [("future-thing", 1, 1)],
+    )
+    future = b'{"type":"future-thing","sessionId":"s","message":{"role":"user","content":"x"}}\n'
     with pytest.raises(TranscriptError, match="t:1: field 'type': unknown claude-code record"):
-        read_transcript("t", b'{"type":"future-thing","sessionId":"s","x":1}\n' + user)
+        read_transcript("t", future + user)
 
 
 # -- one file, one format (a record of another format is an error at its line) ---------------------
@@ -560,7 +568,12 @@ def test_known_metadata_records_of_claude_code_and_codex_fit() -> None:
 @pytest.mark.parametrize(
     ("first", "odd", "field", "says"),
     [
-        (CC_RECORD, {"type": "some-future-record", "x": 1}, "type", "claude-code record type"),
+        (  # with a message: it may be what the model saw (without one: metadata, kept)
+            CC_RECORD,
+            {"type": "some-future-record", "message": {"role": "user", "content": "x"}},
+            "type",
+            "claude-code record type",
+        ),
         (
             CODEX_RECORD,
             {"timestamp": "t", "type": "future_item", "payload": {}},

@@ -445,10 +445,12 @@ def test_a_session_with_the_newer_metadata_records_is_read_and_they_are_kept(
 
 
 def test_a_record_of_a_type_no_claude_code_writes_is_still_refused(tmp_path: Path) -> None:
-    """Only the types Claude Code writes are taken (RELIABILITY, Decisions: an unknown record may
-    hold what the model saw); the error names the line and the field."""
+    """A type the reader does not know that holds a ``message`` is refused (RELIABILITY,
+    Decisions: it may hold what the model saw); the error names the line and the field. (One
+    without a message is metadata: tests/test_claude_code_unknown_records.py.)"""
     src, _, _ = _with_new_metadata(tmp_path)
-    stray = orjson.dumps({"type": "future-thing", "x": 1, "sessionId": "s"}) + b"\n"
+    body = {"role": "user", "content": "x"}
+    stray = orjson.dumps({"type": "future-thing", "message": body, "sessionId": "s"}) + b"\n"
     src.write_bytes(src.read_bytes() + stray)
     n = src.read_bytes().count(b"\n")
     with pytest.raises(c.TranscriptError, match=f"session.jsonl:{n}: field 'type'"):

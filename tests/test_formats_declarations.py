@@ -139,7 +139,9 @@ def test_transcript_meta_is_one_typed_structure(name: str) -> None:
         "snapshot",
         "json_document",
         "matches",
+        "unknown",
     }
+    assert all(isinstance(kind, str) for kind, _, _ in t.meta.unknown)
 
 
 def test_one_line_each_is_a_sequence_of_one_element_tuples() -> None:

@@ -250,14 +250,11 @@ def _kept_texts(kept: list[Message | AgenticMessage]) -> list[str]:
 STRATEGY_ARGS = {
     "summarize": [],
     "reduce": ["--strategy", "reduce"],
-    # a trigger the reduced Claude Code session is over (13,596 tokens) and its summary with
-    # the kept tail is under (10,388): the oldest part is summarized (hybrid keeps a summary
-    # only when it is smaller than the reduced history and under the trigger)
-    "hybrid": ["--strategy", "hybrid", "--threshold", "12000"],
+    "hybrid": ["--strategy", "hybrid"],
 }
 
 
-def _compact(src: Path, out: Path, keep: int | None, tmp: Path, strategy: str) -> dict[str, Any]:
+def _compact(src: Path, out: Path, keep: int | None, tmp: Path, args: list[str]) -> dict[str, Any]:
     config = tmp / "compact.yaml"
     config.write_text(
         "model: {provider: local}\n" + (f"keep: {{messages: {keep}}}\n" if keep else ""),
@@ -269,7 +266,7 @@ def _compact(src: Path, out: Path, keep: int | None, tmp: Path, strategy: str) -
             os.environ.get("RESUME_COMPACT") or compact_exe(),
             "run",
             str(src),
-            *STRATEGY_ARGS[strategy],
+            *args,
             "--force",
             "--append",
             "-c",
@@ -327,6 +324,9 @@ class Case:
     keep: int | None
     tmp: Path
     strategy: str = "summarize"
+    threshold: int | None = None
+    """``--threshold`` (a hybrid case: the reduced history is over it, a summary with the kept
+    reduced rounds under it)."""
     report: dict[str, Any] = field(default_factory=dict)
     summary: str = ""
     kept: list[Message | AgenticMessage] = field(default_factory=list)
@@ -345,7 +345,10 @@ def _case(
 
 def _compact_case(case: Case, out: Path) -> bytes:
     """Compact ``case`` into ``out`` (where the client looks for it); the bytes written."""
-    case.report = _compact(case.src, out, case.keep, case.tmp, case.strategy)
+    args = STRATEGY_ARGS[case.strategy]
+    if case.threshold is not None:
+        args = [*args, "--threshold", str(case.threshold)]
+    case.report = _compact(case.src, out, case.keep, case.tmp, args)
     case.summary, case.kept = _kept(out, case.fmt)
     case.client_only = _client_only(out) if case.fmt == "claude-code" else set()
     if case.strategy != "reduce":
@@ -444,14 +447,26 @@ def _placeholders(kept: list[Message | AgenticMessage]) -> dict[str, str]:
 
 def _check_reduced(case: Case, seen: Ids) -> None:
     """The reduced history is what the client sends: each cleared result is its placeholder,
-    naming an offload file that holds exactly the original, which is in the request nowhere."""
+    naming an offload file that holds exactly the original, which is in the request nowhere.
+
+    Precise about what it checked: a case that should hold reduced results fails when none is
+    after the boundary, when no placeholder's file could be compared with its original, or
+    when no original could be looked for in the request; a hybrid case must really have
+    summarized (its fallback keeping only the retained round would leave nothing to check).
+    An original may still be sent as often as our output keeps it verbatim elsewhere (a later
+    read of the same file kept in the retained rounds): only more copies than that fail."""
     reduction = case.report["reduction"]
     assert reduction["strategy"] == case.strategy
     assert reduction["cleared"] > 0, reduction
+    if case.strategy == "hybrid":
+        assert reduction.get("summarized") is True, ("hybrid did not summarize", reduction)
     folder = Path(reduction["offload_dir"])
     placeholders = _placeholders(case.kept)
     assert placeholders, "no reduced result in the history after the boundary"
     originals = _original_results(case)
+    verbatim = _verbatim_texts(case.kept, set(placeholders))
+    sent_texts = [*seen.texts, *seen.result_texts.values()]
+    compared = looked_for = 0
     for call_id, placeholder in placeholders.items():
         match = _SAVED_TO.search(placeholder)
         assert match is not None
@@ -464,10 +479,32 @@ def _check_reduced(case: Case, seen: Ids) -> None:
         if original is None:
             continue  # a result of several parts: its file holds them as JSON
         assert file.read_bytes().decode("utf-8") == original, call_id  # \r\n kept
+        compared += 1
         if len(original) > 2 * len(placeholder):
             middle = original[len(original) // 2 - 60 : len(original) // 2 + 60]
-            sent_texts = [*seen.texts, *seen.result_texts.values()]
-            assert not any(middle in t for t in sent_texts), f"{call_id}: the original was sent"
+            allowed = sum(t.count(middle) for t in verbatim)
+            found = sum(t.count(middle) for t in sent_texts)
+            assert found <= allowed, f"{call_id}: the original was sent ({found} > {allowed})"
+            looked_for += 1
+    assert compared, "no offload file could be compared with its original"
+    assert looked_for, "no cleared original was long enough to look for in the request"
+
+
+def _verbatim_texts(kept: list[Message | AgenticMessage], reduced: set[str]) -> list[str]:
+    """Every text our output keeps verbatim after the boundary (all but the placeholders):
+    what the client may legitimately send."""
+    texts: list[str] = []
+    for m in kept:
+        if isinstance(m, Message):
+            if not (m.role == "tool" and m.tool_call_id in reduced):
+                texts.append(m.content)
+            continue
+        for b in m.blocks:
+            if b.type == "function_tool_result" and b.call_id in reduced:
+                continue
+            texts.append(b.text or "")
+            texts.extend(c.text or "" for c in b.content or [])
+    return texts
 
 
 # -- Claude Code --------------------------------------------------------------------------------
@@ -547,12 +584,17 @@ def test_claude_code_resumes_append_output(
 REDUCED: dict[str, int | None] = {"reduce": None, "hybrid": 20}
 """Strategy → ``keep.messages``: reduce keeps every message; hybrid keeps 20 (whole rounds)
 after its summary, so cleared rounds, not only the retained one, are among them."""
+HYBRID_THRESHOLD = {"claude-code/tokenforge-grant-session.jsonl": 12_000}
+"""A trigger the reduced session is over (13,596 tokens) and its summary with the kept reduced
+rounds under (9,233): the oldest part is summarized (hybrid keeps a summary only when it is
+smaller than the reduced history and under the trigger)."""
 # raze-grant-session is not among them: both its results are shorter than a placeholder, so a
-# reduction keeps them and clears nothing (RELIABILITY row 185); nor is empire-of-bits under
-# hybrid: its 20 kept messages are the retained round's, which hold no cleared result since
-# calls in flight no longer take the retained round (row 177). No Codex rollout is, under
-# hybrid: on both, every summary with its kept tail is larger than the reduced history
-# (soul-grant 8,927 reduced, 10,037 summarized), so hybrid writes the reduction (row 251).
+# reduction keeps them and clears nothing (RELIABILITY row 185). Neither shared Codex rollout is
+# a hybrid case as it is: reduction leaves so little of their old part (soul-grant 8,927
+# reduced, 10,037 summarized; empire-of-bits' old part ~2k tokens against a ~3k summary) that
+# no summary is smaller than the reduced history, or only one keeping the retained round
+# alone, with no reduced result after the boundary; the Codex hybrid case is a longer
+# session made of empire-of-bits (test_codex_resumes_hybrid_summary_with_reduced_rounds).
 REDUCED_CLAUDE = [
     ("claude-code/tokenforge-grant-session.jsonl", strategy) for strategy in REDUCED
 ] + [("claude-code/bastion-glm47-skill-lock.jsonl", "reduce")]  # GLM-4.7 inside Claude Code
@@ -574,6 +616,8 @@ def test_claude_code_resumes_reduced_append_output(
     """``--strategy reduce|hybrid --append``: Claude Code sends the reduced history (the
     placeholders naming the offload files), not the cleared originals before the boundary."""
     case = _case("claude-code", relative, REDUCED[strategy], tmp_path, strategy)
+    if strategy == "hybrid":
+        case.threshold = HYBRID_THRESHOLD[relative]
     _claude_resumes(case, anthropic)
 
 
@@ -706,6 +750,72 @@ def test_codex_resumes_reduced_append_output(
     placeholders naming the offload files, not the cleared originals before it."""
     case = _case("codex", relative, REDUCED[strategy], tmp_path, strategy)
     _codex_resumes(case, responses)
+
+
+AGAIN = "Go over the repository again and double-check each point before drafting."
+
+
+def _longer_rollout(src: Path, dest: Path, turns: int) -> None:
+    """``src`` (empire-of-bits: one user turn, then four calls in flight) as a session that went
+    on for ``turns`` turns: the first turn whole, then ``turns - 1`` times a user message asking
+    to check again and the same work once more (each copy's call and item ids suffixed
+    ``_N``, so none repeats), the last copy ending with the original's calls in flight. The
+    records are the real client's; only their number grows, so that hybrid has an old part
+    whose summary is smaller than its reduction (see ``HYBRID_THRESHOLD``)."""
+    lines = src.read_text("utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    ask = next(i for i, r in enumerate(records) if _is_user_request(r))
+    in_flight = (
+        max(i for i, r in enumerate(records) if (r.get("payload") or {}).get("type") == "message")
+        + 1
+    )  # the last assistant message; the calls after it are not answered
+    stamp = records[in_flight - 1]["timestamp"]
+    out = lines[:in_flight]
+    for n in range(2, turns + 1):
+        message = {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": AGAIN}],
+        }
+        event = {"type": "user_message", "message": AGAIN, "images": []}
+        out += [
+            json.dumps({"timestamp": stamp, "type": "response_item", "payload": message}),
+            json.dumps({"timestamp": stamp, "type": "event_msg", "payload": event}),
+        ]
+        body = records[ask + 1 :] if n == turns else records[ask + 1 : in_flight]
+        for rec in body:
+            payload = dict(rec.get("payload") or {})
+            if payload.get("type") == "user_message":
+                continue  # the first turn's request, asked again above
+            for key in ("call_id", "id"):
+                if isinstance(payload.get(key), str):
+                    payload[key] = f"{payload[key]}_{n}"
+            out.append(json.dumps({**rec, "payload": payload}))
+    dest.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def _is_user_request(rec: dict[str, Any]) -> bool:
+    """A user message of the rollout that is not the injected environment context."""
+    payload = rec.get("payload") or {}
+    if rec.get("type") != "response_item" or payload.get("role") != "user":
+        return False
+    text = "".join(str(c.get("text") or "") for c in payload.get("content") or [])
+    return not text.startswith("<environment_context>")
+
+
+def test_codex_resumes_hybrid_summary_with_reduced_rounds(
+    tmp_path: Path, responses: FakeResponses
+) -> None:
+    """``--strategy hybrid --append`` on a Codex session long enough for hybrid to summarize:
+    the ``replacement_history`` holds our summary of the oldest turns and, after it, 30 kept
+    messages in which earlier cleared results are placeholders naming their offload files (the
+    summarized turns' files removed); Codex resumes it without compacting, twice."""
+    case = _case("codex", "codex/empire-of-bits-desktop-rollout.jsonl", 30, tmp_path, "hybrid")
+    _longer_rollout(case.src, tmp_path / "rollout.jsonl", turns=4)
+    # reduced to 28,715 tokens (over), summarized keeping 30 messages to 25,727 (under)
+    case.src, case.threshold = tmp_path / "rollout.jsonl", 27_000
+    _codex_resumes(case, responses)
+    assert case.report["reduction"]["offload_removed"] > 0
 
 
 def test_cached_clients_are_the_pinned_versions(tmp_path: Path) -> None:

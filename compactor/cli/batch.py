@@ -143,10 +143,15 @@ def run_batch_command(
             progress.update(Text(line, no_wrap=True, overflow="ellipsis"), refresh=True)
 
     def sink_for(index: int, path: str) -> Callable[[RunEvent], None] | None:
-        if quiet or not verbose:
+        if quiet:
             return None
 
         def say(event: RunEvent) -> None:
+            if event.type == "unknown_records":  # a warning: shown without -v too
+                show(event.message())
+                return
+            if not verbose:
+                return
             line = verbose_line(event)
             if line is not None:
                 show(f"{path}: {line}")

@@ -19,6 +19,7 @@ from compactor.errors import StreamError
 from compactor.models.registry import model_flag_choices
 
 if TYPE_CHECKING:
+    from compactor.events import UnknownRecords
     from compactor.runs.dryrun import Explainer
 
 from . import common
@@ -173,7 +174,7 @@ class _Check:
             return self._explained(self.explain, path)
         from compactor.runs.dryrun import check_file
 
-        result = check_file(path, self.trigger, self.counter, self.fmt, self.limits)
+        result = check_file(path, self.trigger, self.counter, self.fmt, self.limits, _warn)
         if self.quiet:
             return result.decision.triggered
         if not self.as_json:
@@ -204,7 +205,7 @@ class _Check:
         common.say_styled([(f"{head}: ", None), (verdict, style), (f" — {tail}", None)])
 
     def _explained(self, explainer: "Explainer", path: str) -> bool:
-        done = explainer(path, self.fmt, self.limits)
+        done = explainer(path, self.fmt, self.limits, _warn)
         if self.as_json:
             record = done.record(self.counter_name)
             common.say(json.dumps(record, ensure_ascii=False), json_text=True)
@@ -218,6 +219,15 @@ class _Check:
             strategies = render_strategies(done.data["strategies"])
             common.say("\n".join(visible_line(x) for x in strategies))
         return done.decision.triggered
+
+
+def _warn(note: "UnknownRecords") -> None:
+    """A reader's warning, one line on stderr (``-q`` and ``--json`` too: it is no verdict)."""
+    try:
+        sys.stderr.write(visible_line(note.message()) + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass  # a closed stderr: the verdict still stands
 
 
 _WOULD_COMPACT = "1;33"  # bold yellow

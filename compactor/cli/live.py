@@ -38,6 +38,7 @@ from compactor.events import (
     ShorterSummary,
     TranscriptRead,
     TriggerChecked,
+    UnknownRecords,
     WindowAssumed,
 )
 
@@ -200,6 +201,9 @@ class LiveView:
                 self._log(f"[yellow]{escape(line)}[/]", line, always=True)
             case TriggerChecked(triggered=triggered, reason=reason, forced=forced):
                 self.decision(triggered, reason, forced)
+            case UnknownRecords():
+                line = event.message()
+                self._log(f"[yellow]{escape(line)}[/]", line, always=True)
             case WindowAssumed(model=model, tokens=tokens):
                 line = (
                     f"{model} is not a model compact knows and has no model.context_tokens: "

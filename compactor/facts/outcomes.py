@@ -219,8 +219,14 @@ def last_error_lines(text: str, count: int) -> list[str]:
     from its end a chunk at a time (each twice the one after it), so a long log whose latest
     lines hold its errors is not read whole."""
     found: list[str] = []
-    for _, chunk in _chunks_from_end(text):
-        for _, line in reversed(list(error_lines(chunk))):
+    for _, chunk in _chunks_from_end(text, 1_024):
+        # error_lines(chunk) from its end: a line is ranked only until enough are found (each
+        # log of the bench's agent file, a third of whose lines say ERROR, was ranked whole)
+        for _, raw in reversed(list(_hinted_lines(chunk))):
+            line = raw.strip()
+            if len(line) < 6 or not _rank_patterns(line):
+                continue
+            line = cut(line)
             if line not in found:
                 found.append(line)
                 if len(found) == count:
@@ -228,12 +234,11 @@ def last_error_lines(text: str, count: int) -> list[str]:
     return found[::-1]
 
 
-def _chunks_from_end(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, piece) of ``text`` from its end: pieces that start at a line's start, 8 KiB
-    and then each twice the size of the one before (a text read whole is read once more at
-    most)."""
+def _chunks_from_end(text: str, size: int = 8_192) -> Iterator[tuple[int, str]]:
+    """(offset, piece) of ``text`` from its end: pieces that start at a line's start, ``size``
+    characters and then each twice the size of the one before (a text read whole is read once
+    more at most)."""
     end = len(text)
-    size = 8_192
     breaks = "\r" in text
     while end > 0:
         start = max(0, end - size)

@@ -468,8 +468,16 @@ def numbers(text: str, *, from_result: bool = False) -> Iterator[tuple[int, str]
     return _longest_first(_number_spans(text, from_result))
 
 
+_INSTRUCTION_WORDS = ("must", "never", "don", "do not", "always", "make sure")
+"""What every match of :data:`_INSTRUCTION_RE` holds, lower-cased (``don`` of ``don't``)."""
+
+
 def instructions(text: str) -> Iterator[tuple[int, str]]:
     """(position, sentence) of the sentences that state a rule (*must*, *never*, *don't*, …)."""
+    if lowers_exactly(text):  # a quick scan first: the pattern takes ~35 ns a character
+        low = text.lower()
+        if not any(word in low for word in _INSTRUCTION_WORDS):
+            return
     if _INSTRUCTION_RE.search(text) is None:
         return  # a sentence is a part of the text between spaces: its rule word is the text's
     for pos, sentence in sentence_spans(text):

@@ -47,6 +47,19 @@ def lowers_exactly(text: str) -> bool:
     return text.isascii() or _FOLDS_TO_ASCII_RE.search(text) is None
 
 
+def finds_any(text: str, words: Sequence[str], pattern: re.Pattern[str]) -> bool:
+    """Whether ``pattern``, the case-insensitive alternation of ``words`` (ASCII, no
+    metacharacters), finds one in ``text``: looked for with ``in`` in the lower-cased text when
+    lower-casing is what the pattern compares (:func:`lowers_exactly`). Such a pattern, without
+    a literal start, is tried at every character (~180 ns each: a third of the run on a chat of
+    long requests, issue 28 point 7); ``test_speed_paths`` checks with hypothesis that both say
+    the same."""
+    if lowers_exactly(text):
+        low = text.lower()
+        return any(word in low for word in words)
+    return pattern.search(text) is not None
+
+
 def clean(text: str) -> str:
     """``\\r\\n`` / ``\\r`` made ``\\n``, other control characters (not tabs) dropped."""
     if "\r" in text:
@@ -231,6 +244,26 @@ class Entry:
     """Written by the compactor (an earlier summary)."""
     injected: bool = False
     """A user-role message the agent CLI wrote (context, not a request)."""
+
+
+READ_CHARS = 4_000_000
+"""How many characters of the newest dialogue (user and assistant texts) the embedded summary
+scores for decisions and counts identifiers in (issue 28 point 7): about a million tokens, more
+than any model's context window holds, so a head compacted when a window filled is read whole;
+a longer one (``run --force`` on a 50 MB chat log) is read from its newest messages back to
+this many characters, so that its summary costs time bounded by what a summary can show."""
+
+
+def newest_from(entries: Sequence[Entry], chars: int = READ_CHARS) -> int:
+    """The index of the oldest of the newest ``entries`` whose user and assistant texts add up
+    to at most ``chars`` characters (0 when they all do: every entry is read)."""
+    total = 0
+    for e in reversed(entries):
+        if e.role == USER or e.role == ASSISTANT:
+            total += len(e.text)
+            if total > chars:
+                return e.index + 1
+    return 0
 
 
 _MEDIA_NAMES = {"image_url": "[image]", "audio_url": "[audio]", "video_url": "[video]"}

@@ -99,6 +99,10 @@ class TranscriptMeta:
     json_document: DocumentStyle | None = None
     """The file is one JSON array of records in this style (written back as one)."""
     matches: tuple[Sequence[Message | AgenticMessage], list[int | None]] | None = None
+    unknown: Sequence[tuple[str, int, int]] = ()
+    """``(type, first line, count)`` of records of a type the reader does not know that it
+    keeps as metadata (a Claude Code record with no ``message``): written back as they are,
+    counted nowhere, reported once per type (:func:`compactor.formats.registry.unknown_notes`)."""
     """``(new_messages, matches)``: which original each of that very list is, set by a caller
     that knows (:func:`compactor.formats.patching.set_known_matches`)."""
 

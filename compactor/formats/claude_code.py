@@ -327,8 +327,9 @@ RECORD_TYPES = frozenset(
         "tag",
     }
 )
-"""Claude Code record ``type`` values the reader knows (FORMATS.md §1.1): ``user`` and
-``assistant`` are messages, the others metadata."""
+"""Types the reader knows (FORMATS.md §1.1): ``user``/``assistant`` are messages, the others
+metadata. Another type is read by its shape (RELIABILITY, Decisions): without a ``message``,
+metadata kept verbatim and reported (:func:`unknown_metadata`); with one, refused."""
 
 SESSION_FIELDS = (
     "uuid",
@@ -349,9 +350,23 @@ def _owns(rec: JsonObject, kind: str) -> bool:
 def _record_problem(
     rec: JsonObject, kind: str | None, owned: bool
 ) -> tuple[str | None, str] | None:
-    if owned or kind in RECORD_TYPES:
+    if owned or kind in RECORD_TYPES or _is_unknown_metadata(rec, kind):
         return None
     return "type", unknown_record("claude-code record type", kind)
+
+
+def _is_unknown_metadata(rec: JsonObject, kind: object) -> bool:
+    """A record of a type this reader does not know and no ``message``: metadata."""
+    return isinstance(kind, str) and kind not in RECORD_TYPES and "message" not in rec
+
+
+def unknown_metadata(lines: Sequence[_jsonl.Line]) -> list[tuple[str, int, int]]:
+    """``(type, first line, count)`` of each unknown record type kept as metadata."""
+    found: dict[str, list[int]] = {}
+    for ln in lines:
+        if _is_unknown_metadata(ln.obj, kind := ln.obj.get("type")):
+            found.setdefault(str(kind), [ln.number, 0])[1] += 1
+    return [(kind, first, n) for kind, (first, n) in found.items()]
 
 
 def record_kind(rec: JsonObject) -> str:
@@ -409,9 +424,11 @@ class ClaudeCodeFormat:
                 reader.origin[idx]
             ):
                 messages[idx].usage = usage_from(body.get("usage"))
-        return _jsonl.make_transcript(
+        transcript = _jsonl.make_transcript(
             self.name, path, raw, lines, messages, reader.origin, start=start
         )
+        transcript.meta.unknown = unknown_metadata(lines)
+        return transcript
 
     def write(
         self,
@@ -494,13 +511,13 @@ class _Writer:
         preserved = [u for index in run for u in self._uuids(self.matches[index] or 0)]
 
         out: list[bytes] = []
-        if self.mode == "shrink":
-            kept: dict[str, bytes] = {}
-            for ln in self.lines:
+        if self.mode == "shrink":  # the latest of each known kind; every unknown one
+            kept: dict[str | int, tuple[int, bytes]] = {}
+            for i, ln in enumerate(self.lines):
                 kind = ln.obj.get("type")
-                if kind in _KEEP_METADATA:
-                    kept[str(kind)] = ln.text
-            out.extend(kept.values())
+                if kind in _KEEP_METADATA or _is_unknown_metadata(ln.obj, kind):
+                    kept[str(kind) if kind in _KEEP_METADATA else i] = (i, ln.text)
+            out.extend(text for _, text in sorted(kept.values()))
 
         boundary_uuid = _jsonl.stable_uuid(
             self.session, "boundary", str(self.logical_parent), summary_text

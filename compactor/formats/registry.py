@@ -19,6 +19,7 @@ from ._family import fits
 from .base import CompactionInfo, Format, FormatSpec, Transcript, WriteMode
 
 if TYPE_CHECKING:
+    from compactor.events import UnknownRecords
     from compactor.io import FileSource
 
 __all__ = [
@@ -243,6 +244,13 @@ _CALL_KEYS = {k: v for f in _DECLARED for k, v in f.spec.call_keys.items()}
 """Typed tool-call blocks/items of every format → the key of their id."""
 _RESULT_KEYS = {k: v for f in _DECLARED for k, v in f.spec.result_keys.items()}
 """Typed tool-result blocks/items of every format → the key of their call's id."""
+
+
+def unknown_notes(t: Transcript) -> list[UnknownRecords]:
+    """One warning per record type ``t``'s reader did not know and kept as metadata."""
+    from compactor.events import UnknownRecords
+
+    return [UnknownRecords(t.path, t.format, kind, line, n) for kind, line, n in t.meta.unknown]
 
 
 def file_tool_pairs(t: Transcript) -> tuple[int, int]:

@@ -34,6 +34,7 @@ from compactor.facts import (
     is_reading_program,
     last_error_lines,
     main_program,
+    newest_from,
     one_line,
     outcome,
     paths,
@@ -185,6 +186,7 @@ class Session:
     """The assistant did something (said or called) after the latest request."""
     announced: str = ""
     """The next action the assistant's final message announced (``I'll change it …``)."""
+    read_from: int = 0  # decisions and identifiers are read from this entry on (newest_from)
     identifiers: list[str] | None = None
     """Identifiers ranked by use (filled by the summarizer on first use)."""
     walk: list[tuple[str, Entry | str | None, list[str]] | Entry] | None = None
@@ -285,14 +287,14 @@ def _retries(
 
 class _Builder:
     def __init__(self, entries: list[Entry]) -> None:
-        self.s = Session(entries=entries)
+        self.s = Session(entries=entries, read_from=newest_from(entries))
         self.by_id: dict[str, Call] = {}
         self.open_file: str | None = None
         self.next_task = 1
         self.pending_creates: dict[str, Task] = {}
         self.by_name: dict[str, list[str]] = {}
         self.unfixed: list[ErrorFact] = []
-        self.scored_texts: dict[str, list[tuple[int, str]]] = {}
+        self.memo: dict[str, list[tuple[int, str]]] = {}  # scored_once's
 
     # -- messages ------------------------------------------------------------------------------
 
@@ -373,7 +375,7 @@ class _Builder:
                     len(e.text.strip()) > _SHORT_REPLY or len(s.reply.text.strip()) <= _SHORT_REPLY
                 ):
                     s.reply = e
-            for score, sentence in scored_once(e.text, self.scored_texts):
+            for score, sentence in scored_once(e.text, self.memo) if e.index >= s.read_from else ():
                 s.decisions.append((e.index, score, sentence))
         for call in e.calls:
             s.calls.append(call)

@@ -29,6 +29,7 @@ from compactor.facts import (
     command_of,
     cut,
     entries_of,
+    finds_any,
     identifiers,
     is_reading_call,
     numbers,
@@ -327,10 +328,11 @@ _CHOOSES_RE = re.compile(
     re.IGNORECASE,
 )
 
-_CHOICE_WORD_RE = re.compile(
-    r"ditch|drop|remove|skip|exclude|go with|pick|choose|keep only|prefer|good|fine|best",
-    re.IGNORECASE,
-)
+_CHOICE_WORDS = (
+    "ditch", "drop", "remove", "skip", "exclude", "go with", "pick", "choose", "keep only",
+    "prefer", "good", "fine", "best",
+)  # fmt: skip
+_CHOICE_WORD_RE = re.compile("|".join(_CHOICE_WORDS), re.IGNORECASE)
 """A word every :data:`_CHOOSES_RE` match holds: a request without one picks nothing."""
 
 
@@ -357,7 +359,7 @@ def _verdicts(text: str) -> tuple[bool, bool, bool]:
     """Whether a request rejects, accepts, may choose (:func:`judge_proposals`)."""
     rejects = _REJECTS_RE.match(text) is not None
     accepts = not rejects and _ACCEPTS_RE.match(text) is not None
-    return rejects, accepts, _CHOICE_WORD_RE.search(text) is not None
+    return rejects, accepts, finds_any(text, _CHOICE_WORDS, _CHOICE_WORD_RE)
 
 
 def judge_proposals(s: Session) -> None:
@@ -365,18 +367,21 @@ def judge_proposals(s: Session) -> None:
     …``) of the last assistant message before a request are turned down when the request starts
     by saying so ("no", "don't", "instead …"): they go to :attr:`Session.rejected` and out of the
     decisions; when it accepts them ("yes", "go ahead") they are decisions accepted by the user.
-    Causes and results the message stated stay what they are."""
+    Causes and results the message stated stay what they are. Like the decisions, only the
+    requests in the newest ``READ_CHARS`` of a longer head are judged."""
     previous = -1
     judged: dict[str, tuple[bool, bool, bool]] = {}  # a short request's verdicts, once per text
     for request in s.requests:
         start, previous = previous + 1, request.index
+        if request.index < s.read_from:
+            continue  # decisions are read in the newest READ_CHARS of a longer head only
         verdicts = judged.get(request.text)
         if verdicts is None:
             verdicts = _verdicts(request.text)
             if len(request.text) <= SHORT_TEXT and len(judged) < MEMO_MOST:
                 judged[request.text] = verdicts
-        rejects, accepts, may_choose = verdicts
-        if not (rejects or accepts or may_choose):
+        rejects, accepts, choosing = verdicts
+        if not (rejects or accepts or choosing):
             continue  # none: the message before it is not looked for
         said = next(
             (
@@ -388,7 +393,7 @@ def judge_proposals(s: Session) -> None:
         )
         if said is None:
             continue
-        if may_choose:
+        if choosing:
             _choices(s, request, said)
         if not (rejects or accepts):
             continue

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from itertools import islice
 
 from compactor.facts import (
     Entry,
@@ -204,7 +205,7 @@ def identifiers_used(s: Session) -> list[str]:
         words: Counter[str] = Counter()  # counted in C; its keys in the order first seen
         requests = request_flags(s)
         known: dict[str, list[str]] = {}  # a short text's identifiers, found once per text
-        for e in s.entries:
+        for e in islice(s.entries, s.read_from, None):  # the newest READ_CHARS of a longer head
             if e.role == "assistant" or requests[e.index]:
                 found = known.get(e.text)
                 if found is None:

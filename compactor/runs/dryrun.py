@@ -8,7 +8,7 @@ Kept light: ``compact check`` imports neither the middleware nor the event types
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
 from compactor._json import JsonObject
@@ -20,6 +20,8 @@ from compactor.schema import AgenticMessage, M, Message, ToolInfo
 if TYPE_CHECKING:
     from compactor.configfile import FileConfig
     from compactor.counting.config import Config
+    from compactor.events import UnknownRecords
+    from compactor.formats.base import Transcript
     from compactor.sizes import InputLimits
 
 __all__ = [
@@ -81,15 +83,26 @@ class CheckResult(Record):
         self.tool_results = tool_results
 
 
+def _notes(parsed: Transcript, on_note: Callable[[UnknownRecords], object] | None) -> None:
+    """Give ``on_note`` the reader's warnings (the event types are imported only then)."""
+    if on_note is not None and parsed.meta.unknown:
+        from compactor.formats.registry import unknown_notes
+
+        for note in unknown_notes(parsed):
+            on_note(note)
+
+
 def check_file(
     path: str,
     trigger: TriggerCondition | None,
     counter: TokenCounter,
     format: str | None = None,
     limits: InputLimits | None = None,
+    on_note: Callable[[UnknownRecords], object] | None = None,
 ) -> CheckResult:
     """Read ``path`` (``-``: stdin) and decide; malformed input raises TranscriptError, and so
-    does a line or an input past ``limits`` (default: :class:`~compactor.io.InputLimits`)."""
+    does a line or an input past ``limits`` (default: :class:`~compactor.io.InputLimits`).
+    ``on_note`` receives the reader's warnings (records of unknown types kept as metadata)."""
     from compactor.formats.streaming import stream_check
 
     remote = "://" in path  # an object-store URL: read whole (compactor.distributed.objects)
@@ -120,6 +133,7 @@ def check_file(
 
         display, raw = read_input(path, limits)
     parsed = read_transcript(display, raw, format=format)
+    _notes(parsed, on_note)
     decision = decide_sync(parsed.messages, parsed.tools, trigger, counter, always_count=True)
     calls, results = file_tool_pairs(parsed)
     return CheckResult(display, parsed.format, decision, calls, results, messages=parsed.messages)
@@ -292,7 +306,11 @@ class Explainer:
         return data
 
     def __call__(
-        self, path: str, format: str | None = None, limits: InputLimits | None = None
+        self,
+        path: str,
+        format: str | None = None,
+        limits: InputLimits | None = None,
+        on_note: Callable[[UnknownRecords], object] | None = None,
     ) -> Explained:
         """Read ``path`` whole, decide as a run would, and explain (never calls a model)."""
         from compactor.distributed.objects import read_named
@@ -301,6 +319,7 @@ class Explainer:
 
         display, raw = read_named(path, limits)
         parsed = read_transcript(display, raw, format=format)
+        _notes(parsed, on_note)
         decision = decide_sync(
             parsed.messages, parsed.tools, self.trigger, self.counter, always_count=True
         )

@@ -256,6 +256,11 @@ class Run:
         await self.emit(
             TranscriptRead(opts.input, parsed.format, len(parsed.messages), len(parsed.records))
         )
+        if parsed.meta.unknown:
+            from compactor.formats.registry import unknown_notes
+
+            for note in unknown_notes(parsed):
+                await self.emit(note)
         await self.emit(
             TriggerChecked(
                 decision.triggered, opts.force, decision.reason, decision.tokens, decision.messages
@@ -382,8 +387,7 @@ class Run:
 
         given = parsed.messages if messages is None else messages
         # One history holds one message type: the generic steps are called with it bound.
-        # (not copied: nothing here changes it, and the middleware takes its own copy)
-        if is_agentic(given):
+        if is_agentic(given):  # (not copied: nothing changes it; the middleware copies it)
             return await self._summarize_as(parsed, decision, given, retained_from, exact)
         return await self._summarize_as(parsed, decision, given, retained_from, exact)
 

@@ -1,0 +1,139 @@
+"""Issue 28 point 7 on path-heavy chats (helper speedpaths): each quick scan that replaced a
+pattern run over a whole message says what the pattern says (hypothesis properties over the
+characters and words the patterns look at, case-folding letters included)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+_FOLDING = ["İ", "ı", "ſ", "\u212a", "K", "é", "’", "'"]
+"""Letters that case-fold to ASCII ones (``İ``, ``ı``, ``ſ``, the Kelvin sign) and others."""
+
+
+def _texts(words: list[str]) -> st.SearchStrategy[str]:
+    """Texts made of ``words`` (each also upper-cased and capitalised), case-folding letters,
+    punctuation and white space, and random text."""
+    pieces = [*words, *(w.upper() for w in words), *(w.capitalize() for w in words)]
+    pieces += [f" {w} " for w in words]
+    pieces += [*_FOLDING, " ", "  ", "\n", ". ", "! ", "? ", ",", ":", "-", "x", "s", "k", "i"]
+    return st.one_of(
+        st.lists(st.sampled_from(pieces), max_size=16).map("".join),
+        st.text(alphabet="".join({c for p in pieces for c in p}), max_size=40),
+    )
+
+
+_CHOICE_TEXTS = _texts(
+    ["ditch", "drop", "remove", "skip", "exclude", "go with", "pick", "choose", "keep only",
+     "prefer", "good", "fine", "best", "go", "with", "keep", "only", "dro", "ſkip", "piсk"]
+)  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None, database=None, derandomize=True)
+@given(_CHOICE_TEXTS)
+def test_property_a_request_may_choose_exactly_when_the_choice_pattern_finds_a_word(
+    text: str,
+) -> None:
+    """``judge_proposals`` asks whether a request holds a word every choice holds: looked for
+    with ``in`` in the lower-cased request (``finds_any``), not with the case-insensitive
+    pattern that took a third of the run on a chat of long requests."""
+    from compactor.facts import finds_any
+    from compactor.models.local_state import _CHOICE_WORD_RE, _CHOICE_WORDS
+
+    assert finds_any(text, _CHOICE_WORDS, _CHOICE_WORD_RE) == (
+        _CHOICE_WORD_RE.search(text) is not None
+    )
+
+
+_RULE_TEXTS = _texts(
+    ["must", "never", "don't", "don’t", "dont", "do not", "always", "make sure", "mußt", "do",
+     "not", "make", "sure", "alwayſ", "the tests", "we", "mu"]
+)  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None, database=None, derandomize=True)
+@given(_RULE_TEXTS)
+def test_property_instructions_after_the_quick_word_scan_are_those_of_every_sentence(
+    text: str,
+) -> None:
+    """``instructions`` looks for its rule words with ``in`` in the lower-cased text before
+    running its pattern: the rule sentences are those the pattern finds sentence by sentence."""
+    from compactor.facts import instructions, sentence_spans
+    from compactor.facts.patterns import _INSTRUCTION_RE, _WORD_RE
+    from compactor.facts.text import cut
+
+    expected = [
+        (pos, cut(x))
+        for pos, x in sentence_spans(text)
+        if _INSTRUCTION_RE.search(x) and len(_WORD_RE.findall(x)) >= 3
+    ]
+    assert list(instructions(text)) == expected
+
+
+# -- what a summary of a head longer than READ_CHARS reads -----------------------------------------
+
+
+def test_newest_from_is_the_oldest_entry_of_the_newest_texts_within_the_budget() -> None:
+    from compactor.facts import Entry, newest_from
+
+    entries = [
+        Entry(0, "user", "a" * 50),
+        Entry(1, "assistant", "b" * 30),
+        Entry(2, "system", "s" * 500),  # not dialogue: not counted
+        Entry(3, "user", "c" * 20),
+        Entry(4, "assistant", "d" * 10),
+    ]
+    assert newest_from(entries, 110) == 0  # 110 characters of dialogue: all read
+    assert newest_from(entries, 109) == 1  # the first one would pass the budget
+    assert newest_from(entries, 60) == 1
+    assert newest_from(entries, 59) == 2  # from the entry after the one that passes it
+    assert newest_from(entries, 9) == 5  # not even the last one: none read
+    assert newest_from([], 0) == 0
+
+
+def _long_session(filler_messages: int) -> str:
+    """A summary of a session that decided something first, then chatted ``filler_messages``
+    times 200,000 characters of plain words, then decided something else."""
+    from compactor.models.local import summarize_transcript
+
+    from .planted_session import SessionBuilder
+
+    s = SessionBuilder()
+    s.user("Why does the importer crash on the March file?")
+    s.say(
+        "The root cause is the BOM at the start of march.csv, so the header is misread. "
+        "I'll rewrite the importer in Rust."
+    )
+    s.user("No, don't rewrite it.")
+    s.say("Understood: the Python importer stays.")
+    words = "plain words of a long chat about the weather and other things " * 3_200
+    for _ in range(filler_messages):
+        s.user(words[:100_000])
+        s.say(words[:100_000])
+    s.user("And the totals?")
+    s.say("The cause of the wrong totals was the rounding in totals.py, decided to use Decimal.")
+    s.user("Thanks. Anything else?")
+    s.say("No, that is all for now.")
+    return summarize_transcript(s.messages)
+
+
+def test_a_head_longer_than_read_chars_is_scored_for_decisions_from_its_newest_texts() -> None:
+    """Issue 28 point 7: a head whose dialogue holds more than READ_CHARS characters (4 MB,
+    about a million tokens: more than a context window holds) has its decisions scored, the
+    proposals the user accepted or turned down judged and its identifiers counted in its
+    newest READ_CHARS characters only; a shorter head, read whole, keeps its oldest decision
+    and the proposal turned down then."""
+    from compactor.facts import READ_CHARS
+
+    from .test_models_local_session import section
+
+    within = _long_session(READ_CHARS // 200_000 - 1)
+    problem = section(within, 5)
+    assert "BOM at the start of march.csv" in problem
+    assert "turned down (not decisions; do not act on them):\n     - I'll rewrite" in problem
+    assert "rounding in totals.py" in problem
+    beyond = _long_session(READ_CHARS // 200_000 + 1)
+    problem = section(beyond, 5)
+    assert "BOM at the start of march.csv" not in problem
+    assert "rewrite the importer" not in problem  # nor the proposals the user judged there
+    assert "rounding in totals.py" in problem
