@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, overload
 
 import orjson
 
@@ -31,6 +31,9 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MEDIA_BLOCK_TYPES",
     "MEDIA_PART_TYPES",
+    "SHARED_EMPTY_CALLS",
+    "SHARED_EMPTY_DICT",
+    "SHARED_EMPTY_LIST",
     "SKILL_BODY_KEY",
     "AgentState",
     "AgenticMessage",
@@ -95,6 +98,43 @@ MEDIA_BLOCK_TYPES = frozenset(
     }
 )
 
+
+def _shared_empty(base: type, changers: tuple[str, ...]) -> object:
+    """One empty ``base`` (list or dict) that refuses to change: shared by every message a
+    reader builds without tool calls, parts or extra keys (a million tiny messages held three
+    fresh empty containers each, 176 bytes a message). Equal to ``[]`` / ``{}``; a copy, a deep
+    copy or an unpickled one is a plain, new, mutable ``base``."""
+
+    def refuse(self: object, *args: object, **kwargs: object) -> None:
+        raise TypeError(
+            f"this message's empty {base.__name__} is shared by the messages a reader built: "
+            f"assign a new {base.__name__} to the field instead of changing it in place"
+        )
+
+    def fresh(self: object, *args: object) -> object:
+        return base()
+
+    def reduce(self: object) -> tuple[type, tuple[()]]:
+        return base, ()
+
+    names: dict[str, object] = dict.fromkeys(changers, refuse)
+    names.update(__slots__=(), __copy__=fresh, __deepcopy__=fresh, __reduce__=reduce)
+    return type(f"SharedEmpty{base.__name__.title()}", (base,), names)()
+
+
+_LIST_CHANGERS = ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse")
+_DICT_CHANGERS = ("pop", "popitem", "clear", "update", "setdefault", "__ior__")
+_ITEM_CHANGERS = ("__setitem__", "__delitem__")
+SHARED_EMPTY_LIST = cast(
+    "list[Part]", _shared_empty(list, (*_LIST_CHANGERS, *_ITEM_CHANGERS, "__iadd__", "__imul__"))
+)
+"""The shared, unchangeable empty list a reader may put in ``Message.parts`` (and, as
+:data:`SHARED_EMPTY_CALLS`, in ``Message.tool_calls``: :func:`_shared_empty`); assign a new
+list to change the field."""
+SHARED_EMPTY_CALLS = cast("list[ToolCall]", SHARED_EMPTY_LIST)
+""":data:`SHARED_EMPTY_LIST`, typed for ``Message.tool_calls``."""
+SHARED_EMPTY_DICT = cast("JsonObject", _shared_empty(dict, (*_DICT_CHANGERS, *_ITEM_CHANGERS)))
+"""The shared, unchangeable empty dict a reader may put in ``Message.extra``."""
 
 _ATOMIC: frozenset[type] = frozenset({str, int, float, bool, type(None), bytes})
 _STATE_NAMES: dict[type, tuple[str, ...]] = {}

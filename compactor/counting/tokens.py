@@ -12,6 +12,7 @@ import importlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import cast
 
 from compactor._util import MaybeAwaitable
@@ -174,8 +175,7 @@ def default_token_counter(inp: TokenCounterInput) -> int:
         usage = messages[start].usage
         assert usage is not None
         total = usage.total_tokens
-    for msg in messages[start + 1 :]:
-        total += estimate_message(msg)
+    total += sum(map(estimate_message, islice(messages, start + 1, None)))  # no copy
     return total + estimate_tools(inp.tools)
 
 

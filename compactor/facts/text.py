@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from compactor._json import JsonObject, JsonValue
@@ -361,6 +361,37 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
         entry.results = list(_ended_results(entry.calls, ended))
     entry.injected = msg.role == "user" and not entry.internal and is_injected(msg, entry.text)
     return entry
+
+
+def entries_of(items: Iterable[Message | AgenticMessage]) -> list[Entry]:
+    """``[entry_of(i, m) for i, m in enumerate(items)]``; a plain short text (a message of its
+    content alone, no marker) is judged once per text (a chat of a million "ok"s)."""
+    out: list[Entry] = []
+    append = out.append
+    users: dict[str, tuple[str, bool]] = {}  # a user text's (text shown, injected)
+    others: dict[str, tuple[str, bool]] = {}  # (never injected)
+    for index, msg in enumerate(items):
+        if type(msg) is not Message or msg.parts or msg.extra or msg.tool_calls:
+            append(entry_of(index, msg))
+            continue
+        role = msg.role
+        if role == "tool":
+            append(entry_of(index, msg))
+            continue
+        text = msg.content
+        known = users if role == "user" else others
+        seen = known.get(text)
+        if seen is None:
+            shown = "" if text.strip() in _NULL_TEXTS else text
+            seen = (shown, role == "user" and is_injected(msg, shown))
+            if len(text) <= _SHORT_TEXT and len(known) < _MEMO_MOST:
+                known[text] = seen
+        append(Entry(index, role, seen[0], (), (), False, seen[1]))
+    return out
+
+
+_SHORT_TEXT, _MEMO_MOST = 200, 4096
+"""A text this short is judged once per walk, in at most this many texts."""
 
 
 def argument_texts(arguments: str | None) -> Iterator[str]:

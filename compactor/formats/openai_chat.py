@@ -13,8 +13,13 @@ from typing import TYPE_CHECKING
 
 from compactor._json import JsonObject, JsonValue
 from compactor.errors import TranscriptError
+from compactor.prompts import PREAMBLE
 from compactor.schema import (
+    CONTENT_TYPE_KEY,
     MEDIA_PART_TYPES,
+    SHARED_EMPTY_CALLS,
+    SHARED_EMPTY_DICT,
+    SHARED_EMPTY_LIST,
     AgenticMessage,
     Message,
     Part,
@@ -247,6 +252,10 @@ SPEC = FormatSpec(
     streaming=Streaming(message_from_record),
 )
 _ROLES = frozenset(SPEC.roles)
+_SHORT = 40
+"""Texts this long or shorter are shared between the messages that hold the same one."""
+_MAX_SHORT = 100_000
+"""At most this many distinct short texts are remembered per file read."""
 
 
 class _Reader:
@@ -259,18 +268,41 @@ class _Reader:
     does not fit the format, then the first record that is not a message.
     """
 
-    __slots__ = ("failure", "misfit", "name", "out", "path")
+    __slots__ = ("failure", "misfit", "name", "out", "path", "roles", "texts")
 
-    def __init__(self, path: str, name: str) -> None:
+    def __init__(self, path: str, spec: FormatSpec) -> None:
         self.path = path
-        self.name = name
+        self.name = spec.name
+        chat = spec.family == "chat" and spec.typed is None  # fits(): a record of these roles
+        self.roles = frozenset(spec.roles if chat else ())
         self.out: list[Message] = []
         self.misfit: TranscriptError | None = None
         self.failure: Exception | None = None
+        self.texts: dict[str, str] = {}
 
     def add(self, number: int, rec: JsonObject) -> None:
         if self.misfit is not None:
             return
+        if len(rec) == 2 and self.failure is None:
+            # message_from_record of a {role, content: str} record (most records), inlined:
+            # it fits (no type, a role of the format's); its text is shared with the earlier
+            # messages that hold the same short text (one "ok" for a million of them), its
+            # empty containers with every such message (SHARED_EMPTY_LIST)
+            role, content = rec.get("role"), rec.get("content")
+            if type(content) is str and type(role) is str and role in self.roles:
+                if len(content) <= _SHORT:
+                    known = self.texts.get(content)
+                    if known is not None:
+                        content = known
+                    elif len(self.texts) < _MAX_SHORT:
+                        self.texts[content] = content
+                extra = SHARED_EMPTY_DICT
+                if role == "user" and content.lstrip().startswith(PREAMBLE):
+                    extra = {CONTENT_TYPE_KEY: "summary"}  # mark_earlier_summary
+                self.out.append(Message(_ROLE_NAMES[role], content, SHARED_EMPTY_LIST,
+                                        SHARED_EMPTY_CALLS, None, None, None, None, None, None,
+                                        extra))  # fmt: skip
+                return
         if not fits(self.name, rec):
             self.misfit = mismatch(self.path, number, self.name, rec)
             return
@@ -326,7 +358,7 @@ class OpenAIChatFormat:
         return any(isinstance(r, dict) and isinstance(r.get("role"), str) for r in records)
 
     def read(self, path: str, raw: bytes | FileSource) -> Transcript:
-        reader = _Reader(path, self.name)
+        reader = _Reader(path, self.spec)
         lines = _jsonl.parse_lines(path, raw, reader.add)  # the records are not kept
         return _jsonl.make_transcript(self.name, path, raw, lines, reader.messages())
 

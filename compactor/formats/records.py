@@ -27,7 +27,7 @@ from compactor._json import JsonObject
 from compactor.schema import AgenticMessage, Message
 
 from ._jsonl import match_messages
-from .base import FormatSpec, Transcript
+from .base import FormatSpec, OneLineEach, Transcript
 
 __all__ = ["dropped_records", "record_kind"]
 
@@ -66,14 +66,23 @@ def dropped_records(
     is_message = spec.is_message_record or _every_record
     kept_messages = {j for j in match_messages(t, new_messages) if j is not None}
     # one byte per line, not sets of 20,000 ints: this runs at a big run's peak of memory
-    summarized = bytearray(len(lines))
-    carried = bytearray(len(lines))
-    for index, origin in enumerate(t.meta.origin):
-        for i in origin:
-            if index in kept_messages:
-                carried[i] = 1  # kept, maybe re-rendered (a codex replacement_history item)
-            elif every or is_message(lines[i].obj):  # (a record read again only if asked)
-                summarized[i] = 1
+    size = len(lines)
+    summarized = bytearray(size)
+    carried = bytearray(size)
+    origins = t.meta.origin
+    if every and isinstance(origins, OneLineEach):  # message i is line i: no walk of them all
+        count = len(origins)
+        summarized[:count] = b"\x01" * count
+        for index in kept_messages:
+            if index < count:
+                carried[index], summarized[index] = 1, 0
+    else:
+        for index, origin in enumerate(origins):
+            for i in origin:
+                if index in kept_messages:
+                    carried[i] = 1  # kept, maybe re-rendered (a codex replacement_history item)
+                elif every or is_message(lines[i].obj):  # (a record read again only if asked)
+                    summarized[i] = 1
     if t.meta.json_document is not None:  # one JSON array: compare its elements as lines
         from .json_document import lines_of
 
@@ -93,8 +102,14 @@ def dropped_records(
             uuids.add(obj["uuid"])
     start = t.meta.start
     dropped: Counter[str] = Counter()
-    for i, ln in enumerate(lines):
-        if summarized[i] or carried[i] or ln.text in texts:
+    # the lines neither summarized nor carried: a zero byte of their OR (done in C)
+    either = int.from_bytes(summarized, "little") | int.from_bytes(carried, "little")
+    done = either.to_bytes(size, "little")
+    following = done.find(0)
+    while following >= 0:
+        i, following = following, done.find(0, following + 1)
+        ln = lines[i]
+        if ln.text in texts:
             continue
         uid = ln.obj.get("uuid")
         if isinstance(uid, str) and uid in uuids:

@@ -28,7 +28,7 @@ from compactor.schema import AgenticMessage, Message, Usage, make_assistant, mes
 
 from .base import KEPT_AFTER_SUMMARY
 from .local_files import FileState, key_lines
-from .local_focus import context_span, focus_block, focus_of, insert_focus
+from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_session import ErrorFact, Session
 from .local_state import (
     ANSWERED,
@@ -50,17 +50,16 @@ from .local_text import (
     call_line,
     code,
     code_line,
-    head_tail,
     plural,
     prior_sections,
     quote,
     tool_names,
     top,
     verbatim_text,
-    whole_quote,
 )
 from .local_views import (
     deliverables,
+    head_tail,
     identifiers_used,
     named_lines,
     prior_concepts,
@@ -70,6 +69,7 @@ from .local_views import (
     user_messages,
     user_rules,
     walk_steps,
+    whole_quote,
 )
 
 __all__ = [
@@ -636,8 +636,8 @@ class LocalSummarizer:
         """Summarize the context between the instruction messages; deterministic."""
         kind = message_kind(messages)
         start, end = context_span(messages)
-        context = messages[start:end]
-        inner = sum(estimate_message(m) for m in context)  # each counted once, for both uses
+        context = ContextView(messages, start, end)  # read only: not a copy of the history
+        inner = sum(map(estimate_message, context))  # each counted once, for both uses
         prompt = inner + sum(estimate_message(m) for m in (*messages[:start], *messages[end:]))
         focus = focus_of(messages[-1]) if end < len(messages) else ""
         text = _summary(context, inner, focus, KEPT_AFTER_SUMMARY.get())

@@ -10,13 +10,15 @@ from the summary's budget before the nine sections are fitted, so a budget cut n
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from itertools import islice
+from typing import TypeVar, overload
 
 from compactor.counting.tokens import estimate_text
 from compactor.prompts import FOCUS_HEADER
 from compactor.schema import AgenticMessage, Message, blocks_text, is_internal, parts_text
 
-__all__ = ["context_span", "focus_block", "focus_of", "focus_terms", "insert_focus"]
+__all__ = ["ContextView", "context_span", "focus_block", "focus_of", "focus_terms", "insert_focus"]
 
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 _STOP_WORDS = frozenset(
@@ -103,6 +105,35 @@ def context_span(messages: Sequence[Message | AgenticMessage]) -> tuple[int, int
         if not is_result and not is_internal(last):
             end -= 1
     return start, end
+
+
+T = TypeVar("T")
+
+
+class ContextView(Sequence[T]):
+    """``items[start:end]`` without the copy (the summarizer only reads it: a list of a million
+    messages costs 9 MB)."""
+
+    __slots__ = ("_end", "_items", "_start")
+
+    def __init__(self, items: Sequence[T], start: int, end: int) -> None:
+        self._items, self._start, self._end = items, start, max(start, end)
+
+    def __len__(self) -> int:
+        return self._end - self._start
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        span = range(self._start, self._end)
+        if isinstance(index, slice):
+            return [self._items[i] for i in span[index]]
+        return self._items[span[index]]
+
+    def __iter__(self) -> Iterator[T]:
+        return islice(self._items, self._start, self._end)
 
 
 def _text(msg: object) -> str:

@@ -57,7 +57,7 @@ from .local_text import (
     listed_questions,
     printed_lines,
     runner_words,
-    scored_sentences,
+    scored_once,
     slash_command,
 )
 
@@ -122,8 +122,7 @@ class Background:
     index: int
     finished: str = ""
     """How it ended (``completed (exit 0)``, ``killed``); empty while not seen finishing."""
-    said: str = ""
-    """What its start result said (its id, where its output goes), on one line."""
+    said: str = ""  # what its start result said (its id, where its output goes), on one line
 
 
 @dataclass(slots=True)
@@ -292,6 +291,7 @@ class _Builder:
         self.pending_creates: dict[str, Task] = {}
         self.by_name: dict[str, list[str]] = {}
         self.unfixed: list[ErrorFact] = []
+        self.memo: dict[str, list[tuple[int, str]]] = {}  # scored_once's
 
     # -- messages ------------------------------------------------------------------------------
 
@@ -372,8 +372,8 @@ class _Builder:
                     len(e.text.strip()) > _SHORT_REPLY or len(s.reply.text.strip()) <= _SHORT_REPLY
                 ):
                     s.reply = e
-            for score, sentence in scored_sentences(e.text) if e.index >= s.read_from else ():
-                s.decisions.append((e.index, score, one_line(sentence)))
+            for score, sentence in scored_once(e.text, self.memo) if e.index >= s.read_from else ():
+                s.decisions.append((e.index, score, sentence))
         for call in e.calls:
             s.calls.append(call)
             if call.id:

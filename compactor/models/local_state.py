@@ -28,7 +28,7 @@ from compactor.facts import (
     clean,
     command_of,
     cut,
-    entry_of,
+    entries_of,
     finds_any,
     identifiers,
     is_reading_call,
@@ -44,6 +44,8 @@ from compactor.schema import AgenticMessage, Message
 
 from .local_session import Background, ErrorFact, Session, build_session
 from .local_text import (
+    MEMO_MOST,
+    SHORT_TEXT,
     call_line,
     code,
     is_prompt_line,
@@ -347,6 +349,13 @@ def _choices(s: Session, request: Entry, said: Entry) -> None:
         s.decisions = sorted([*s.decisions, *picked], key=lambda d: d[0])
 
 
+def _verdicts(text: str) -> tuple[bool, bool, bool]:
+    """Whether a request rejects, accepts, may choose (:func:`judge_proposals`)."""
+    rejects = _REJECTS_RE.match(text) is not None
+    accepts = not rejects and _ACCEPTS_RE.match(text) is not None
+    return rejects, accepts, finds_any(text, _CHOICE_WORDS, _CHOICE_WORD_RE)
+
+
 def judge_proposals(s: Session) -> None:
     """Decisions from the dialogue: the proposals (``I'll …``, ``we should …``, ``I recommend
     …``) of the last assistant message before a request are turned down when the request starts
@@ -355,13 +364,17 @@ def judge_proposals(s: Session) -> None:
     Causes and results the message stated stay what they are. Like the decisions, only the
     requests in the newest ``READ_CHARS`` of a longer head are judged."""
     previous = -1
+    judged: dict[str, tuple[bool, bool, bool]] = {}  # a short request's verdicts, once per text
     for request in s.requests:
         start, previous = previous + 1, request.index
         if request.index < s.read_from:
             continue  # decisions are read in the newest READ_CHARS of a longer head only
-        rejects = _REJECTS_RE.match(request.text) is not None
-        accepts = not rejects and _ACCEPTS_RE.match(request.text) is not None
-        choosing = finds_any(request.text, _CHOICE_WORDS, _CHOICE_WORD_RE)
+        verdicts = judged.get(request.text)
+        if verdicts is None:
+            verdicts = _verdicts(request.text)
+            if len(request.text) <= SHORT_TEXT and len(judged) < MEMO_MOST:
+                judged[request.text] = verdicts
+        rejects, accepts, choosing = verdicts
         if not (rejects or accepts or choosing):
             continue  # none: the message before it is not looked for
         said = next(
@@ -604,7 +617,7 @@ def judge_fixed(s: Session) -> None:
 
 def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     """The session model of the messages ``items``, with this module's judgements applied."""
-    session = build_session([entry_of(i, m) for i, m in enumerate(items)])
+    session = build_session(entries_of(items))
     add_shape_jobs(session)
     judge_proposals(session)
     judge_fixed(session)

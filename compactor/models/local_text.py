@@ -13,8 +13,7 @@ import functools
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Sequence
 
 from compactor._json import JsonObject
 from compactor.facts import (
@@ -39,7 +38,6 @@ __all__ = [
     "code_line",
     "decision_score",
     "final_round_start",
-    "head_tail",
     "is_harness_error",
     "is_prompt_line",
     "is_result_line",
@@ -51,16 +49,15 @@ __all__ = [
     "prior_users",
     "quote",
     "runner_words",
+    "scored_once",
     "scored_sentences",
     "slash_command",
     "strip_list_mark",
     "tool_names",
     "top",
     "verbatim_text",
-    "whole_quote",
 ]
 
-T = TypeVar("T")
 
 # --------------------------------------------------------------------------------------------------
 # Reading
@@ -270,6 +267,18 @@ def _keyword_hints(text: str) -> frozenset[str] | None:
     if "now" in words and not _NOW_WORDS.isdisjoint(words):
         hints.add("now")
     return frozenset(hints)
+
+
+SHORT_TEXT, MEMO_MOST = 200, 4096  # a text this short is judged once a run (in MEMO_MOST)
+
+
+def scored_once(text: str, memo: dict[str, list[tuple[int, str]]]) -> list[tuple[int, str]]:
+    """:func:`scored_sentences`, each on one line; a short text's once a run (``memo``)."""
+    if (found := memo.get(text)) is None:
+        found = [(score, one_line(sentence)) for score, sentence in scored_sentences(text)]
+        if len(text) <= SHORT_TEXT and len(memo) < MEMO_MOST:
+            memo[text] = found
+    return found
 
 
 def scored_sentences(text: str) -> list[tuple[int, str]]:
@@ -497,40 +506,9 @@ def quote(text: str, limit: int) -> str:
     return '"' + flat.replace('"', "'") + '"'
 
 
-def whole_quote(text: str, limit: int) -> str:
-    """``"text"`` on one line; a long text is cut at the last sentence or list-item boundary
-    before ``limit`` (never mid-sentence: an earlier summary's facts are kept whole or not at
-    all), with a note of how much was left out."""
-    flat = one_line(text)
-    if len(flat) <= limit:
-        return '"' + flat.replace('"', "'") + '"'
-    ends = [m.end() for m in _BOUNDARY_RE.finditer(flat, 0, limit)]
-    cut_at = ends[-1] if ends and ends[-1] > limit // 3 else limit
-    left = len(flat) - cut_at
-    return '"' + flat[:cut_at].rstrip().replace('"', "'") + f' … ({left} more characters)"'
-
-
-_BOUNDARY_RE = re.compile(r"[.!?;:)](?=\s)|\s(?=- |\* |\d{1,2}\. )")
-
-
 def code(text: str) -> str:
     """``text`` as inline code (backticks inside made quotes)."""
     return "`" + text.replace("`", "'") + "`"
-
-
-def head_tail(
-    items: Sequence[T], head: int, tail: int, what: str, show: Callable[[T], str] = str
-) -> list[str]:
-    """The first ``head`` and last ``tail`` items (``show`` makes each a text, only those
-    shown), with a note of how many are left out."""
-    if len(items) <= head + tail:
-        return [show(x) for x in items]
-    omitted = len(items) - head - tail
-    return [
-        *(show(x) for x in items[:head]),
-        f"… ({omitted} {what} omitted)",
-        *(show(x) for x in items[len(items) - tail :]),
-    ]
 
 
 def top(items: list[tuple[int, int, str]], cap: int) -> list[str]:

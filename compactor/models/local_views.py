@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice
+from typing import TypeVar
 
 from compactor.facts import (
     Entry,
@@ -26,7 +29,9 @@ from compactor.facts import (
 )
 
 from .local_session import Session
-from .local_text import prior_sections, prior_users
+from .local_text import MEMO_MOST, SHORT_TEXT, prior_sections, prior_users
+
+T = TypeVar("T")
 
 __all__ = [
     "Step",
@@ -68,18 +73,46 @@ def step_of(item: Step | Entry) -> Step:
     return item
 
 
+def first_indexed(texts: Iterable[str], most: int = MEMO_MOST) -> Iterator[tuple[int, str]]:
+    """``texts`` with their positions, without the repeats of a short text (:data:`SHORT_TEXT`)
+    already given, for a walk to which a text sent again adds nothing; at most ``most`` texts
+    are remembered (a repeat of one that was not is given again: the walk is the same, only
+    slower)."""
+    seen: set[str] = set()
+    for n, text in enumerate(texts):
+        if text in seen:
+            continue
+        if len(text) <= SHORT_TEXT and len(seen) < most:
+            seen.add(text)
+        yield n, text
+
+
+def first_times(texts: Iterable[str], most: int = MEMO_MOST) -> Iterator[str]:
+    """:func:`first_indexed` without the positions."""
+    return (text for _, text in first_indexed(texts, most))
+
+
+def request_flags(s: Session) -> bytearray:
+    """One byte per message index, 1 where a request stands (``flags[e.index]``): a set of
+    the requests' indexes costs ~30 bytes a request (a million tiny messages: half requests)."""
+    flags = bytearray(max(len(s.entries), max((e.index for e in s.requests), default=-1) + 1))
+    for e in s.requests:
+        flags[e.index] = 1
+    return flags
+
+
 def walk_steps(s: Session) -> list[Step | Entry]:
     """The chronological steps (:func:`step_of`), read once; only the steps shown are quoted."""
     if s.walk is not None:
         return s.walk
     steps: list[Step | Entry] = []
-    requests = {e.index for e in s.requests}
+    requests = request_flags(s)
     local = dict(s.local_commands)
     failed_at = {err.index: err for err in s.errors}
     for e in s.entries:
         if e.internal:
             steps.append(("note", "An earlier summary of the conversation was given.", _NO_NAMES))
-        elif e.index in requests:
+        elif requests[e.index]:
             steps.append(e)  # a user step
         elif e.index in local:
             steps.append(("note", f"User ran {local[e.index]} (handled by the CLI).", _NO_NAMES))
@@ -155,8 +188,8 @@ def user_rules(s: Session) -> list[str]:
         later = _Later([e.text for e in s.requests])
         found = (
             _RULE_MARK_RE.sub("", part).strip()
-            for n, e in enumerate(s.requests)
-            for x in _own_sentences(_own(e.text))
+            for n, text in first_indexed(e.text for e in s.requests)  # a repeat adds none
+            for x in _own_sentences(_own(text))
             for part in _QUOTED_END_RE.split(one_line(x))
             if is_constraint(part) and not later.lifts(part, n)
         )
@@ -267,10 +300,17 @@ def identifiers_used(s: Session) -> list[str]:
     """Identifiers the user and the assistant wrote, most used first."""
     if s.identifiers is None:
         words: Counter[str] = Counter()  # counted in C; its keys in the order first seen
-        requests = {e.index for e in s.requests}
-        for e in s.entries[s.read_from :]:  # the newest READ_CHARS of a longer head
-            if e.role == "assistant" or e.index in requests:
-                words.update([word for _, word in identifiers(e.text)])
+        requests = request_flags(s)
+        known: dict[str, list[str]] = {}  # a short text's identifiers, found once per text
+        for e in islice(s.entries, s.read_from, None):  # the newest READ_CHARS of a longer head
+            if e.role == "assistant" or requests[e.index]:
+                found = known.get(e.text)
+                if found is None:
+                    found = [word for _, word in identifiers(e.text)]
+                    if len(e.text) <= SHORT_TEXT and len(known) < MEMO_MOST:
+                        known[e.text] = found
+                if found:
+                    words.update(found)
         s.identifiers = sorted(words, key=lambda w: -words[w])  # stable: first seen first
     return s.identifiers
 
@@ -283,8 +323,8 @@ def named_files(s: Session, most: int) -> list[str]:
     if s.named is None:
         changed = {f.path.replace("\\", "/").rsplit("/", 1)[-1] for f in s.files.values()}
         found: dict[str, None] = {}
-        for e in s.requests:
-            for _, p in paths(e.text):
+        for text in first_times(e.text for e in s.requests):  # again: names no new file
+            for _, p in paths(text):
                 if (
                     p not in found
                     and p not in s.files
@@ -324,11 +364,15 @@ def user_messages(s: Session) -> list[str]:
     """Every user message, the earlier summaries' first, then the requests and the CLI's own
     commands in order (put on one line where they are shown)."""
     if s.users is None:
+        prior = [u for text in s.prior for u in prior_users(text)]
+        if not s.local_commands:  # the requests alone, in order (no tuple per request)
+            s.users = prior + [e.text for e in s.requests]
+            return s.users
         own = sorted(  # an entry is a request or a command: the index alone orders them
             [(e.index, e.text) for e in s.requests] + [(i, cmd) for i, cmd in s.local_commands],
             key=lambda item: item[0],
         )
-        s.users = [u for text in s.prior for u in prior_users(text)] + [t for _, t in own]
+        s.users = prior + [t for _, t in own]
     return s.users
 
 
@@ -482,3 +526,34 @@ def judge_approved_plan(s: Session) -> None:
             said = "; ".join(one_line(x).replace("**", "").replace("`", "") for x in items)
             s.decisions.append((call.index, 3, f"The user approved the plan: {cut(said, 2_000)}"))
     s.decisions.sort(key=lambda d: d[0])
+
+
+def whole_quote(text: str, limit: int) -> str:
+    """``"text"`` on one line; a long text is cut at the last sentence or list-item boundary
+    before ``limit`` (never mid-sentence: an earlier summary's facts are kept whole or not at
+    all), with a note of how much was left out."""
+    flat = one_line(text)
+    if len(flat) <= limit:
+        return '"' + flat.replace('"', "'") + '"'
+    ends = [m.end() for m in _BOUNDARY_RE.finditer(flat, 0, limit)]
+    cut_at = ends[-1] if ends and ends[-1] > limit // 3 else limit
+    left = len(flat) - cut_at
+    return '"' + flat[:cut_at].rstrip().replace('"', "'") + f' … ({left} more characters)"'
+
+
+_BOUNDARY_RE = re.compile(r"[.!?;:)](?=\s)|\s(?=- |\* |\d{1,2}\. )")
+
+
+def head_tail(
+    items: Sequence[T], head: int, tail: int, what: str, show: Callable[[T], str] = str
+) -> list[str]:
+    """The first ``head`` and last ``tail`` items (``show`` makes each a text, only those
+    shown), with a note of how many are left out."""
+    if len(items) <= head + tail:
+        return [show(x) for x in items]
+    omitted = len(items) - head - tail
+    return [
+        *(show(x) for x in items[:head]),
+        f"… ({omitted} {what} omitted)",
+        *(show(x) for x in items[len(items) - tail :]),
+    ]

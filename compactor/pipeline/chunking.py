@@ -103,7 +103,7 @@ def _base_instruction(config: Config[M], brevity: int) -> str:
 def input_tokens(model_input: Sequence[Message | AgenticMessage], scale: float = 1.0) -> int:
     """The summarizer input's size as the chunk planner counts it: the default estimate, times
     ``scale`` (the provider's count per estimated token, when learned)."""
-    tokens = sum(estimate_message(m) for m in model_input)
+    tokens = sum(map(estimate_message, model_input))
     return tokens if scale == 1.0 else math.ceil(tokens * scale)
 
 

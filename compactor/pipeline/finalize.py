@@ -165,8 +165,16 @@ async def select_user_messages(
     the newest one longer than ``earlier_chars`` keeps its first and last
     :data:`EARLIER_KEEP_CHARS` characters with a pointer to the full text (issue 28, point 6)."""
     candidates: list[M] = []
+    judged: dict[str, bool] = {}  # 4,096 texts' verdicts (a chat of a million "ok"s)
     for msg in context:
-        if not is_user_candidate(msg) and not _summary_message(msg):
+        if msg.role != "user":
+            continue  # neither a candidate nor a summary (both are user messages)
+        if type(msg) is Message and not msg.extra and not msg.parts:  # its text decides
+            if (verdict := judged.get(msg.content)) is None and len(judged) < 4096:
+                verdict = judged[msg.content] = is_user_candidate(msg)
+            if not (is_user_candidate(msg) if verdict is None else verdict):
+                continue
+        elif not is_user_candidate(msg) and not _summary_message(msg):
             continue
         if filter_fn is not None:
             try:  # user code gets a copy: the history it comes from is the caller's
@@ -320,7 +328,7 @@ async def _default_finalize(
     earlier_chars: int | None = None,
 ) -> list[M]:
     text = _reply_text(summary)
-    split: tuple[list[M], list[M]] = split_system(list(original))
+    split: tuple[list[M], list[M]] = split_system(original)  # new lists: original unchanged
     system_messages: list[M] = split[0]
     context: list[M] = split[1]
     if pum.enabled and context:

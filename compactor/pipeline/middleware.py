@@ -126,9 +126,10 @@ class Middleware(Generic[M]):
             return list(messages), []
         from .planning import tail_start
 
-        system_messages, context = split_system(list(messages))
+        system_messages, context = split_system(messages)
         index = tail_start(context, keep_messages=keep.messages, keep_tokens=keep.tokens)
-        return system_messages + context[:index], context[index:]
+        cut = len(system_messages) + index
+        return messages[:cut], context[index:]
 
     async def summarize_detailed(
         self, state: AgentState[M], *, tokens_before: int | None = None
@@ -149,16 +150,16 @@ class Middleware(Generic[M]):
         cfg = self.config
         messages = list(state.messages)  # the caller may append to its list meanwhile
         await self._emit(BeforeSummarize(messages=HistoryView(messages)))
-        to_summarize, tail = self.split_tail(messages)
+        history, tail = self.split_tail(messages)  # a new list (it is not the caller's)
         masker = self.make_masker()
-        system_messages, head = split_system(to_summarize)
         # Masked once: the summarizer, the failover callback and finalize all see this copy
         # (system messages as they are; they are not sent by default), so the user messages
         # finalize re-inserts carry placeholders too. Masking it again is a no-op, so the
-        # counts say how many secrets the history held.
+        # counts say how many secrets the history held. Without masking, the list split_tail
+        # made is the history (not copied twice more: a list of a million messages is 9 MB).
         if masker is not None:
-            head = masker.mask_messages(head)
-        history = system_messages + head
+            system_messages, head = split_system(history)
+            history = system_messages + masker.mask_messages(head)
         # generate_summary never mutates its input (it copies what it hands to a model); the
         # kept tail is named beside it (models.base.KEPT_AFTER_SUMMARY), masked as the head is
         kept = KEPT_AFTER_SUMMARY.set(masker.mask_messages(tail) if masker is not None else tail)
@@ -191,7 +192,7 @@ class Middleware(Generic[M]):
                 new_messages = await finalize(history, reply)
         retention = None
         if cfg.retention is not None and cfg.retention.enabled:
-            retention = self._retain(new_messages, head, masker)
+            retention = self._retain(new_messages, split_system(history)[1], masker)
         new_messages.extend(without_usage(copy.deepcopy(tail)))
         tokens_after = None
         if cfg.loop_guard is None and cfg.max_growth is None:

@@ -387,9 +387,9 @@ class Run:
 
         given = parsed.messages if messages is None else messages
         # One history holds one message type: the generic steps are called with it bound.
-        if is_agentic(given):
-            return await self._summarize_as(parsed, decision, list(given), retained_from, exact)
-        return await self._summarize_as(parsed, decision, list(given), retained_from, exact)
+        if is_agentic(given):  # (not copied: nothing changes it; the middleware copies it)
+            return await self._summarize_as(parsed, decision, given, retained_from, exact)
+        return await self._summarize_as(parsed, decision, given, retained_from, exact)
 
     async def _summarize_as(
         self,
