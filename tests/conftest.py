@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import ssl
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -26,6 +28,52 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # deadline, which a loaded CI machine turns into flaky failures.
 settings.register_profile("compact", deadline=None)
 settings.load_profile("compact")
+
+
+
+def _one_ca_bundle_per_process() -> None:
+    """Every model client the tests build in this process shares one default TLS context.
+
+    The SDKs' HTTP client (httpx2) builds a fresh ``ssl.SSLContext`` for every client and loads
+    the system's CA bundle into it (``load_verify_locations``, ~25 ms of CPU): a ``compact run``
+    builds its clients once, but the suite builds ~500 in its own processes, 12 s of CPU (7 % of
+    the suite) for contexts that no test uses (every server is plain HTTP on 127.0.0.1). The
+    context is the library's own, built once per setting of the variables it reads; console
+    scripts the tests start build theirs as users' do."""
+    try:
+        import httpcore2
+    except ImportError:  # pragma: no cover - an SDK without it builds its contexts its own way
+        return
+    build = httpcore2.default_ssl_context
+    built: dict[tuple[bool, str | None, str | None], ssl.SSLContext] = {}
+
+    @functools.wraps(build)
+    def shared(*, _trust_env: bool = True) -> ssl.SSLContext:
+        key = (_trust_env, os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+        if key not in built:
+            built[key] = build(_trust_env=_trust_env)
+        return built[key]
+
+    httpcore2.default_ssl_context = shared
+
+
+_one_ca_bundle_per_process()
+
+SLOW = os.environ.get("COMPACT_SLOW_TESTS", "") not in ("", "0")
+"""``make test-slow`` (``COMPACT_SLOW_TESTS=1``): every property test runs its full example
+count; ``make test`` runs each at most :data:`QUICK_EXAMPLES`."""
+QUICK_EXAMPLES = 300
+
+
+def examples(full: int, quick: int = QUICK_EXAMPLES) -> int:
+    """A property test's ``max_examples``: ``full`` under ``make test-slow``, at most ``quick``
+    in ``make test``.
+
+    The full counts, up to 3,000 examples a property, made the property tests a fifth of the
+    suite's CPU time. Derandomized tests still draw the same examples on every run (a quick run
+    draws fewer, not a prefix of the full run's); BENCHMARKS.md, "The suite's time (issue 31,
+    helper suite2)", lists the bugs each shortened test was checked to still catch."""
+    return full if SLOW else min(full, quick)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
