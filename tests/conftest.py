@@ -137,6 +137,13 @@ def _clean_environ(
     monkeypatch.setenv("NO_PROXY", "*")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # xdist registers its mark; under -p no:xdist (--strict-markers) the suite names it here
+    config.addinivalue_line(
+        "markers", "xdist_group(name): run in one test worker (make test: --dist loadgroup)"
+    )
+
+
 @pytest.hookimpl(optionalhook=True)  # -p no:xdist: no such hook, and nothing to decide
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """``-n auto`` (``make test``): one worker more than the cores this process may use.
