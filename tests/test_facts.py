@@ -535,7 +535,8 @@ def test_property_exit_code_quick_scan_changes_nothing(text: str) -> None:
     assert exit_code(text) == (int(match.group(1)) if match else None)
 
 
-@settings(max_examples=examples(400), deadline=None, database=None, derandomize=True)
+# texts of up to 800 copies: 150 examples in make test
+@settings(max_examples=examples(400, 150), deadline=None, database=None, derandomize=True)
 @given(_LINES, st.integers(1, 4), st.integers(1, 800))
 def test_property_last_error_lines_read_from_the_end_are_the_last_distinct_ones(
     text: str, count: int, copies: int
@@ -572,7 +573,8 @@ def test_only_four_characters_case_fold_to_ascii_letters() -> None:
     assert lowers_exactly("é→ü 😀 Straße")
 
 
-@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+# texts of up to 800 copies: 150 examples in make test
+@settings(max_examples=examples(300, 150), deadline=None, database=None, derandomize=True)
 @given(_LINES, st.integers(1, 800))
 def test_property_ranked_lines_read_from_the_end_are_those_of_the_whole_text(
     text: str, copies: int
