@@ -27,7 +27,7 @@ run: $(STAMP)  ## compact a sample with the embedded model (no key, no network) 
 
 # COVERAGE=1 runs it under coverage, failing below the floor in pyproject.toml (make check does).
 test: $(STAMP)  ## the whole test suite, one worker per core and one more
-	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup $(if $(filter 1,$(COVERAGE)),--cov --cov-report=term)
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) $(if $(filter 1,$(COVERAGE)),--cov --cov-report=term)
 
 test-slow: $(STAMP)  ## the suite with every property test at its full example count (up to 3,000)
 	COMPACT_SLOW_TESTS=1 $(MAKE) test

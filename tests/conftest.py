@@ -9,6 +9,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -28,7 +29,6 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # deadline, which a loaded CI machine turns into flaky failures.
 settings.register_profile("compact", deadline=None)
 settings.load_profile("compact")
-
 
 
 def _one_ca_bundle_per_process() -> None:
@@ -74,6 +74,7 @@ def examples(full: int, quick: int = QUICK_EXAMPLES) -> int:
     draws fewer, not a prefix of the full run's); BENCHMARKS.md, "The suite's time (issue 31,
     helper suite2)", lists the bugs each shortened test was checked to still catch."""
     return full if SLOW else min(full, quick)
+
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -137,11 +138,32 @@ def _clean_environ(
     monkeypatch.setenv("NO_PROXY", "*")
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    # xdist registers its mark; under -p no:xdist (--strict-markers) the suite names it here
-    config.addinivalue_line(
-        "markers", "xdist_group(name): run in one test worker (make test: --dist loadgroup)"
-    )
+ONE_WORKER = {
+    "tests/test_distributed.py": "dask",
+    "tests/test_models_anthropic.py": "anthropic",
+    "tests/test_cli_anthropic.py": "anthropic",
+}
+"""Test modules whose tests run in one test worker, with the other modules of their group: a
+module-scoped Dask cluster and S3 server are started once (three clusters when its tests went
+to three workers: +8 s of CPU), and one worker imports the anthropic SDK for them (they import
+it in their tests, not at collection). xdist's own ``xdist_group`` mark does nothing under
+pytest 9.2 (it renames ``Item._nodeid``, which ``nodeid`` no longer reads)."""
+
+
+@pytest.hookimpl(optionalhook=True)  # -p no:xdist: one process runs everything anyway
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``-n N`` (``--dist load``, make test): xdist's load scheduling, each test its own unit of
+    work, but the modules of :data:`ONE_WORKER` one unit per group (sent first: the largest
+    units go first). Another ``--dist`` is left to xdist."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+    class GroupedLoad(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return ONE_WORKER.get(nodeid.split("::", 1)[0], nodeid)
+
+    return GroupedLoad(config, log)
 
 
 @pytest.hookimpl(optionalhook=True)  # -p no:xdist: no such hook, and nothing to decide

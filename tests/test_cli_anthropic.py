@@ -25,10 +25,6 @@ from compactor.testing.fake_steps import reply, retry_after, status
 
 from .fake_server_cli import CODING, PLANTED_KEY, SUMMARY, _run_script, invoke
 
-# in the worker that runs test_models_anthropic (make test: --dist loadgroup): one worker imports
-# the anthropic SDK for both
-pytestmark = pytest.mark.xdist_group("anthropic")
-
 CLAUDE = "anthropic:claude-test"
 GPT = "openai:gpt-test"
 

@@ -43,9 +43,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::ResourceWarning"),
     pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
     pytest.mark.timeout(120),
-    # one worker runs the module (make test: --dist loadgroup), so one cluster and one S3 server
-    # are started, not one in each worker that got a test
-    pytest.mark.xdist_group("dask-cluster"),
 ]
 
 
@@ -67,7 +64,8 @@ def s3() -> Iterator[dict[str, str]]:
     """A moto S3 server on 127.0.0.1 and the environment that points boto at it.
 
     The extras are imported here, not at collection: every test worker collects this module,
-    one runs it, and the three imports cost ~0.7 s of CPU."""
+    one runs it (``tests/conftest.py`` ``ONE_WORKER``), and the three imports cost ~0.7 s of
+    CPU."""
     pytest.importorskip("distributed", reason="needs the dev extra: dask[distributed]")
     pytest.importorskip("s3fs", reason="needs the s3 or dev extra: s3fs")
     pytest.importorskip("moto.server", reason="needs the dev extra: moto[server]")

@@ -2,7 +2,8 @@
 the response cap, redirects, the deadline and secrets.
 
 The modules that import the anthropic SDK (~1.1 s of CPU) are imported by the tests, not at
-collection: every test worker collects this module, one runs it (``xdist_group``)."""
+collection: every test worker collects this module, one runs it (``tests/conftest.py``
+``ONE_WORKER``)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ from compactor.testing.fake_steps import (
 if TYPE_CHECKING:
     from compactor.models.anthropic import AnthropicModel
 
-pytestmark = [pytest.mark.anyio, pytest.mark.xdist_group("anthropic")]
+pytestmark = pytest.mark.anyio
 
 KEY = "sk-ant-test-SECRETKEY1234567890abcdef"
 
