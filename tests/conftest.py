@@ -152,16 +152,32 @@ pytest 9.2 (it renames ``Item._nodeid``, which ``nodeid`` no longer reads)."""
 
 @pytest.hookimpl(optionalhook=True)  # -p no:xdist: one process runs everything anyway
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``-n N`` (``--dist load``, make test): xdist's load scheduling, each test its own unit of
-    work, but the modules of :data:`ONE_WORKER` one unit per group (sent first: the largest
-    units go first). Another ``--dist`` is left to xdist."""
+    """``-n N`` (make test): xdist's load scheduling (runs of consecutive tests to each worker,
+    so a module's fixtures are mostly set up once), except that the first worker sent a test of
+    a :data:`ONE_WORKER` group is sent the whole group. Another ``--dist`` is left to xdist."""
     if config.getvalue("dist") != "load":
         return None
-    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+    from xdist.scheduler import LoadScheduling  # type: ignore[import-untyped]
 
-    class GroupedLoad(LoadScopeScheduling):  # type: ignore[misc]
-        def _split_scope(self, nodeid: str) -> str:
-            return ONE_WORKER.get(nodeid.split("::", 1)[0], nodeid)
+    class GroupedLoad(LoadScheduling):  # type: ignore[misc]
+        def _send_tests(self, node: Any, num: int) -> None:
+            sent: list[int] = []
+            while len(sent) < num and self.pending:
+                group = ONE_WORKER.get(self.collection[self.pending[0]].split("::", 1)[0])
+                if group is None:
+                    sent.append(self.pending.pop(0))
+                    continue
+                members = [
+                    i
+                    for i in self.pending
+                    if ONE_WORKER.get(self.collection[i].split("::", 1)[0]) == group
+                ]
+                gone = set(members)
+                self.pending[:] = [i for i in self.pending if i not in gone]
+                sent.extend(members)
+            if sent:
+                self.node2pending[node].extend(sent)
+                node.send_runtest_some(sent)
 
     return GroupedLoad(config, log)
 
