@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 SAMPLE ?= sample_transcripts/coding-session-long.jsonl
 LINT_PATHS := compactor tests $(wildcard bench)
 
-.PHONY: run test coverage check lint typecheck format bench test-real-llm test-resume clean
+.PHONY: run test test-slow coverage check lint typecheck format bench test-real-llm test-resume clean
 # Test workers: one more than the cores (at most 4; tests/conftest.py says why);
 # PYTEST_WORKERS=0 runs the suite in this process.
 PYTEST_WORKERS ?= auto --maxprocesses=4
@@ -28,6 +28,9 @@ run: $(STAMP)  ## compact a sample with the embedded model (no key, no network) 
 # COVERAGE=1 runs it under coverage, failing below the floor in pyproject.toml (make check does).
 test: $(STAMP)  ## the whole test suite, one worker per core and one more
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) $(if $(filter 1,$(COVERAGE)),--cov --cov-report=term)
+
+test-slow: $(STAMP)  ## the suite with every property test at its full example count (up to 3,000)
+	COMPACT_SLOW_TESTS=1 $(MAKE) test
 
 coverage:  ## the whole test suite under coverage; fails below the floor in pyproject.toml
 	$(MAKE) test COVERAGE=1

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import ssl
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -26,6 +29,52 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # deadline, which a loaded CI machine turns into flaky failures.
 settings.register_profile("compact", deadline=None)
 settings.load_profile("compact")
+
+
+def _one_ca_bundle_per_process() -> None:
+    """Every model client the tests build in this process shares one default TLS context.
+
+    The SDKs' HTTP client (httpx2) builds a fresh ``ssl.SSLContext`` for every client and loads
+    the system's CA bundle into it (``load_verify_locations``, ~25 ms of CPU): a ``compact run``
+    builds its clients once, but the suite builds ~500 in its own processes, 12 s of CPU (7 % of
+    the suite) for contexts that no test uses (every server is plain HTTP on 127.0.0.1). The
+    context is the library's own, built once per setting of the variables it reads; console
+    scripts the tests start build theirs as users' do."""
+    try:
+        import httpcore2
+    except ImportError:  # pragma: no cover - an SDK without it builds its contexts its own way
+        return
+    build = httpcore2.default_ssl_context
+    built: dict[tuple[bool, str | None, str | None], ssl.SSLContext] = {}
+
+    @functools.wraps(build)
+    def shared(*, _trust_env: bool = True) -> ssl.SSLContext:
+        key = (_trust_env, os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+        if key not in built:
+            built[key] = build(_trust_env=_trust_env)
+        return built[key]
+
+    httpcore2.default_ssl_context = shared
+
+
+_one_ca_bundle_per_process()
+
+SLOW = os.environ.get("COMPACT_SLOW_TESTS", "") not in ("", "0")
+"""``make test-slow`` (``COMPACT_SLOW_TESTS=1``): every property test runs its full example
+count; ``make test`` runs each at most :data:`QUICK_EXAMPLES`."""
+QUICK_EXAMPLES = 300
+
+
+def examples(full: int, quick: int = QUICK_EXAMPLES) -> int:
+    """A property test's ``max_examples``: ``full`` under ``make test-slow``, at most ``quick``
+    in ``make test``.
+
+    The full counts, up to 3,000 examples a property, made the property tests a fifth of the
+    suite's CPU time. Derandomized tests still draw the same examples on every run (a quick run
+    draws fewer, not a prefix of the full run's); BENCHMARKS.md, "The suite's time (issue 31,
+    helper suite2)", lists the bugs each shortened test was checked to still catch."""
+    return full if SLOW else min(full, quick)
+
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -87,6 +136,50 @@ def _clean_environ(
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("OPENAI_BASE_URL", DEAD_BASE_URL)
     monkeypatch.setenv("NO_PROXY", "*")
+
+
+ONE_WORKER = {
+    "tests/test_distributed.py": "dask",
+    "tests/test_models_anthropic.py": "anthropic",
+    "tests/test_cli_anthropic.py": "anthropic",
+}
+"""Test modules whose tests run in one test worker, with the other modules of their group: a
+module-scoped Dask cluster and S3 server are started once (three clusters when its tests went
+to three workers: +8 s of CPU), and one worker imports the anthropic SDK for them (they import
+it in their tests, not at collection). xdist's own ``xdist_group`` mark does nothing under
+pytest 9.2 (it renames ``Item._nodeid``, which ``nodeid`` no longer reads)."""
+
+
+@pytest.hookimpl(optionalhook=True)  # -p no:xdist: one process runs everything anyway
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``-n N`` (make test): xdist's load scheduling (runs of consecutive tests to each worker,
+    so a module's fixtures are mostly set up once), except that the first worker sent a test of
+    a :data:`ONE_WORKER` group is sent the whole group. Another ``--dist`` is left to xdist."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScheduling  # type: ignore[import-untyped]
+
+    class GroupedLoad(LoadScheduling):  # type: ignore[misc]
+        def _send_tests(self, node: Any, num: int) -> None:
+            sent: list[int] = []
+            while len(sent) < num and self.pending:
+                group = ONE_WORKER.get(self.collection[self.pending[0]].split("::", 1)[0])
+                if group is None:
+                    sent.append(self.pending.pop(0))
+                    continue
+                members = [
+                    i
+                    for i in self.pending
+                    if ONE_WORKER.get(self.collection[i].split("::", 1)[0]) == group
+                ]
+                gone = set(members)
+                self.pending[:] = [i for i in self.pending if i not in gone]
+                sent.extend(members)
+            if sent:
+                self.node2pending[node].extend(sent)
+                node.send_runtest_some(sent)
+
+    return GroupedLoad(config, log)
 
 
 @pytest.hookimpl(optionalhook=True)  # -p no:xdist: no such hook, and nothing to decide

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .fake_server_cli import compact_exe
+from .fake_server_cli import compact_exe, invoke
 
 REPO = Path(__file__).resolve().parents[1]
 CODING = REPO / "sample_transcripts" / "coding-session.jsonl"
@@ -82,19 +82,15 @@ def test_model_names_are_never_emoji(tmp_path: Path, name: str, emoji: str) -> N
     env = {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1"}
     args = ["run", str(CODING), "--force", "--model", f"openai:{name}"]
     code, screen, _ = on_pty([*args, "-o", str(tmp_path / "o.jsonl")], env=env)
-    piped = subprocess.run(
-        [compact_exe(), *args, "-o", str(tmp_path / "p.jsonl")],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        timeout=60,
-    )
+    # not a terminal: in this process (the pty above is the console script's run)
+    piped = invoke([*args, "-o", str(tmp_path / "p.jsonl")], env=env)
+    stderr = piped.stderr.decode()
     assert code == 3, screen
     assert piped.returncode == 3
-    for text in (screen, piped.stderr):
+    for text in (screen, stderr):
         assert f"openai:{name}" in text
         assert emoji not in text
-    assert f"circuit breaker open for openai:{name}" in " ".join(piped.stderr.split())
+    assert f"circuit breaker open for openai:{name}" in " ".join(stderr.split())
 
 
 # -- point 11: shell completion --------------------------------------------------------------------

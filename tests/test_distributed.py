@@ -22,10 +22,6 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("distributed", reason="needs the dev extra: dask[distributed]")
-pytest.importorskip("s3fs", reason="needs the s3 or dev extra: s3fs")
-pytest.importorskip("moto.server", reason="needs the dev extra: moto[server]")
-
 from compactor.distributed import compact_many
 from compactor.runs.runner import RunOptions
 
@@ -65,7 +61,14 @@ def transcript(seed: int) -> bytes:
 
 @pytest.fixture(scope="module")
 def s3() -> Iterator[dict[str, str]]:
-    """A moto S3 server on 127.0.0.1 and the environment that points boto at it."""
+    """A moto S3 server on 127.0.0.1 and the environment that points boto at it.
+
+    The extras are imported here, not at collection: every test worker collects this module,
+    one runs it (``tests/conftest.py`` ``ONE_WORKER``), and the three imports cost ~0.7 s of
+    CPU."""
+    pytest.importorskip("distributed", reason="needs the dev extra: dask[distributed]")
+    pytest.importorskip("s3fs", reason="needs the s3 or dev extra: s3fs")
+    pytest.importorskip("moto.server", reason="needs the dev extra: moto[server]")
     from moto.server import ThreadedMotoServer
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)

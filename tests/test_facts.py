@@ -28,6 +28,8 @@ from compactor.facts import outcomes as outcomes_module
 from compactor.models.local_files import file_changes, key_lines
 from compactor.schema import AgenticMessage, Block, Message, ToolCall
 
+from .conftest import examples
+
 
 def bash(command: str) -> Call:
     return Call("c1", "Bash", json.dumps({"command": command}), 0)
@@ -181,6 +183,7 @@ def _all_patterns(line: str) -> int:
     return o._rank_all_patterns(line, body)
 
 
+# 1000 in make test too: at 300, prefilters that forgot `critical` or ` error` passed
 @settings(max_examples=1000, deadline=None, database=None, derandomize=True)
 @given(st.lists(_PIECES, max_size=10).map("".join))
 def test_property_prefilters_change_no_rank(line: str) -> None:
@@ -435,7 +438,7 @@ _SPANS = st.lists(
 )
 
 
-@settings(max_examples=3000, deadline=None, database=None, derandomize=True)
+@settings(max_examples=examples(3000), deadline=None, database=None, derandomize=True)
 @given(_SPANS)
 def test_property_spans_that_overlap_nothing_are_kept_without_the_one_by_one_walk(
     spans: list[tuple[int, int, str]],
@@ -448,7 +451,7 @@ def test_property_spans_that_overlap_nothing_are_kept_without_the_one_by_one_wal
     assert list(p._longest_first(iter(spans))) == _longest_first_one_by_one(spans)
 
 
-@settings(max_examples=2000, deadline=None, database=None, derandomize=True)
+@settings(max_examples=examples(2000), deadline=None, database=None, derandomize=True)
 @given(
     st.text(alphabet="ab .!?\n\t", max_size=40),
     st.lists(st.integers(0, 45), max_size=6).map(sorted),
@@ -474,6 +477,7 @@ def _instructions_of_every_sentence(text: str) -> list[tuple[int, str]]:
     ]
 
 
+# 1000 in make test too: at 300, a camel-case quick scan asking two lower-case letters passed
 @settings(max_examples=1000, deadline=None, database=None, derandomize=True)
 @given(_FACT_TEXTS)
 def test_property_quick_scans_before_fact_patterns_change_nothing(text: str) -> None:
@@ -486,7 +490,9 @@ def test_property_quick_scans_before_fact_patterns_change_nothing(text: str) -> 
     assert list(identifiers(text)) == _identifiers_of_every_pattern(text)
 
 
-@settings(max_examples=3000, deadline=None, database=None, derandomize=True)
+# 1000 in make test: at 300, path anchors that forgot `file` and call runs that forgot `$`
+# passed
+@settings(max_examples=examples(3000, 1000), deadline=None, database=None, derandomize=True)
 @given(st.one_of(_SCANNER_TEXTS, _FACT_TEXTS))
 def test_property_scanners_from_anchors_agree_with_the_patterns(text: str) -> None:
     """paths, calls and module paths are found from their anchors (a ``/``, a ``(``, a dot
@@ -518,7 +524,7 @@ _EXIT_PIECES = st.sampled_from(
 )  # fmt: skip
 
 
-@settings(max_examples=500, deadline=None, database=None, derandomize=True)
+@settings(max_examples=examples(500), deadline=None, database=None, derandomize=True)
 @given(st.lists(_EXIT_PIECES, max_size=12).map("".join))
 def test_property_exit_code_quick_scan_changes_nothing(text: str) -> None:
     from compactor.facts.outcomes import _EXIT_RE
@@ -529,7 +535,8 @@ def test_property_exit_code_quick_scan_changes_nothing(text: str) -> None:
     assert exit_code(text) == (int(match.group(1)) if match else None)
 
 
-@settings(max_examples=400, deadline=None, database=None, derandomize=True)
+# texts of up to 800 copies: 150 examples in make test
+@settings(max_examples=examples(400, 150), deadline=None, database=None, derandomize=True)
 @given(_LINES, st.integers(1, 4), st.integers(1, 800))
 def test_property_last_error_lines_read_from_the_end_are_the_last_distinct_ones(
     text: str, count: int, copies: int
@@ -566,7 +573,8 @@ def test_only_four_characters_case_fold_to_ascii_letters() -> None:
     assert lowers_exactly("é→ü 😀 Straße")
 
 
-@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+# texts of up to 800 copies: 150 examples in make test
+@settings(max_examples=examples(300, 150), deadline=None, database=None, derandomize=True)
 @given(_LINES, st.integers(1, 800))
 def test_property_ranked_lines_read_from_the_end_are_those_of_the_whole_text(
     text: str, copies: int
@@ -602,7 +610,7 @@ _RESULT_PIECES = st.sampled_from(
 )  # fmt: skip
 
 
-@settings(max_examples=1000, deadline=None, database=None, derandomize=True)
+@settings(max_examples=examples(1000), deadline=None, database=None, derandomize=True)
 @given(st.lists(_NUMBER_PIECES, max_size=10).map("".join), st.booleans())
 def test_property_number_quick_scans_change_nothing(text: str, from_result: bool) -> None:
     from compactor.facts import numbers, one_line
@@ -618,7 +626,7 @@ def test_property_number_quick_scans_change_nothing(text: str, from_result: bool
     assert list(numbers(text, from_result=from_result)) == list(_longest_first(spans))
 
 
-@settings(max_examples=1000, deadline=None, database=None, derandomize=True)
+@settings(max_examples=examples(1000), deadline=None, database=None, derandomize=True)
 @given(st.lists(_RESULT_PIECES, max_size=14).map("".join))
 def test_property_result_paths_in_one_pass_are_those_of_each_line(text: str) -> None:
     """A tool output's paths (traceback frames, ``path:line:`` lines) found with one pass over
@@ -667,7 +675,7 @@ def _started_with_every_pattern(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-@settings(max_examples=1500, deadline=None, database=None, derandomize=True)
+@settings(max_examples=examples(1500), deadline=None, database=None, derandomize=True)
 @given(st.lists(_JOB_PIECES, max_size=16).map("".join))
 def test_property_job_start_quick_scans_change_nothing(text: str) -> None:
     """A result is searched for a job's start only when it holds a running word or ``id``

@@ -1,17 +1,20 @@
 """AnthropicModel against the real-socket fake Messages API: wire format, stops, error kinds,
-the response cap, redirects, the deadline and secrets."""
+the response cap, redirects, the deadline and secrets.
+
+The modules that import the anthropic SDK (~1.1 s of CPU) are imported by the tests, not at
+collection: every test worker collects this module, one runs it (``tests/conftest.py``
+``ONE_WORKER``)."""
 
 from __future__ import annotations
 
 import sys
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 from compactor.errors import ConfigError, ModelError
-from compactor.models.anthropic import DEFAULT_MAX_TOKENS, AnthropicModel
-from compactor.models.anthropic_errors import context_numbers
 from compactor.models.anthropic_wire import to_request
 from compactor.models.registry import create_model, model_from_config
 from compactor.schema import AgenticMessage, Block, Message, ToolCall
@@ -29,6 +32,9 @@ from compactor.testing.fake_steps import (
     status,
     truncated,
 )
+
+if TYPE_CHECKING:
+    from compactor.models.anthropic import AnthropicModel
 
 pytestmark = pytest.mark.anyio
 
@@ -59,6 +65,8 @@ def fake(server: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> Iterator[Fak
 def model(
     fake: FakeAnthropic, timeout: float = 10.0, max_response_bytes: int = 1 << 24
 ) -> AnthropicModel:
+    from compactor.models.anthropic import AnthropicModel
+
     return AnthropicModel(
         "claude-test",
         base_url=fake.base_url,
@@ -89,6 +97,8 @@ async def expect_error(m: AnthropicModel) -> ModelError:
 
 
 async def test_reply_and_the_request_on_the_wire(fake: FakeAnthropic) -> None:
+    from compactor.models.anthropic import DEFAULT_MAX_TOKENS
+
     fake.enqueue(reply("<summary>done</summary>"))
     out = await model(fake).generate(chat(), temperature=0.2, stop="END")
     assert isinstance(out, Message)
@@ -231,6 +241,8 @@ async def test_fake_window_refuses_before_using_a_step(fake: FakeAnthropic) -> N
 
 
 def test_context_numbers_of_both_wordings() -> None:
+    from compactor.models.anthropic_errors import context_numbers
+
     assert context_numbers("prompt is too long: 1,234 tokens > 1000 maximum") == (1234, 1000)
     text = "input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000, decrease"
     assert context_numbers(text) == (198000, 200000)
@@ -273,6 +285,8 @@ async def test_secrets_never_in_errors_or_replies(fake: FakeAnthropic) -> None:
 async def test_no_key_is_an_auth_error_before_any_request(
     fake: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from compactor.models.anthropic import AnthropicModel
+
     m = AnthropicModel("claude-test")
     with pytest.raises(ModelError, match="ANTHROPIC_API_KEY") as info:
         await m.generate(chat())
@@ -287,6 +301,8 @@ async def test_no_key_is_an_auth_error_before_any_request(
 
 
 def test_registry_builds_and_validates_anthropic(monkeypatch: pytest.MonkeyPatch) -> None:
+    from compactor.models.anthropic import AnthropicModel
+
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     m = create_model("anthropic:claude-x", api_key=KEY, timeout=3)
