@@ -16,7 +16,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from compactor.formats.registry import SNIFF_LIMIT, SNIFF_RECORDS, detect_format
+from compactor.errors import TranscriptError
+from compactor.formats import registry
+from compactor.formats.registry import KNOWN_FORMATS, SNIFF_RECORDS, detect_format
 
 from .cc_session import delta, work_session
 from .fake_server_cli import invoke
@@ -80,21 +82,22 @@ def test_check_reads_a_session_headed_by_unknown_metadata_in_full_and_streamed(
 
 
 def test_a_file_no_format_claims_is_still_refused_and_detection_stops_at_its_limit(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     only = tmp_path / "only.jsonl"
     only.write_bytes(b"\n".join(orjson.dumps(delta(i)) for i in range(300)) + b"\n")
     proc = invoke(["check", str(only)])
     assert proc.returncode == 2
-    assert proc.stderr.decode().startswith(
-        f"compact: {only}: not a transcript format compact knows"
+    assert proc.stderr.decode() == (
+        f"compact: {only}: not a transcript format compact knows; it reads {KNOWN_FORMATS} "
+        "(use --format to force one)\n"
     )
     # a conversation past the limit is not looked for (detection stays bounded)
-    far = tmp_path / "far.jsonl"
-    head = b"".join(orjson.dumps(delta(i)) + b"\n" for i in range(SNIFF_LIMIT))
-    far.write_bytes(head + b"\n".join(work_session().lines()) + b"\n")
-    with pytest.raises(Exception, match="not a transcript format compact knows"):
-        detect_format(str(far), far.read_bytes())
+    monkeypatch.setattr(registry, "SNIFF_LIMIT", 400)
+    head = b"".join(orjson.dumps(delta(i)) + b"\n" for i in range(400))
+    far = head + b"\n".join(work_session().lines())
+    with pytest.raises(TranscriptError, match="not a transcript format compact knows"):
+        detect_format("far", far)
     near = head[: head.index(b"\n", len(head) // 2) + 1] + b"\n".join(work_session().lines())
     assert detect_format("near", near) == "claude-code"
 
