@@ -13,7 +13,9 @@ lines sharing ``message.id`` are merged into one message.
   summary) is marked ``extra["injected"] = True`` so it is never quoted as the user's own words.
 * ``attachment`` records (task reminders, file references, background events, ...) are context
   Claude Code sends as ``<system-reminder>`` text: each becomes an injected user message with
-  ``extra["attachment"]`` = its type, after the tool results it may sit between.
+  ``extra["attachment"]`` = its type, after the tool results it may sit between; a
+  ``queued_command`` the user typed while the agent worked is the user's own message (its
+  prompt's text, ``_attachments``).
 * The ``Skill`` tool reads as ``skill`` (SPEC's default skill tool name); a skill's body, the
   ``isMeta`` record that names the loading call in ``sourceToolUseID``, carries that call id in
   ``extra["source_tool_use_id"]``.
@@ -37,7 +39,6 @@ records, re-linked into one chain.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -53,6 +54,7 @@ from compactor.schema import (
 )
 
 from . import _jsonl
+from ._attachments import attachment_text, queued_prompt
 from ._convert import as_agentic
 from ._family import check_records, family, unknown_record
 from .anthropic import (
@@ -114,20 +116,6 @@ def _injected(rec: JsonObject, msg: AgenticMessage) -> bool:
         return True
     text = "\n".join(b.text or "" for b in msg.blocks if b.type == "user_input_text").lstrip()
     return bool(text) and text.startswith(_INJECTED_PREFIXES)
-
-
-def attachment_text(attachment: JsonValue) -> str:
-    """An ``attachment`` record's payload as the context text a summarizer can read."""
-    if not isinstance(attachment, dict):
-        return f"<system-reminder>\nattachment: {json.dumps(attachment, ensure_ascii=False)}\n"
-    kind = attachment.get("type")
-    lines = [f"attachment {kind if isinstance(kind, str) else '?'}"]
-    for key, value in attachment.items():
-        if key == "type":
-            continue
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        lines.append(f"{key}: {text}")
-    return "<system-reminder>\n" + "\n".join(lines) + "\n</system-reminder>"
 
 
 def _preserved_uuids(
@@ -239,11 +227,16 @@ class _Reader:
         rec = ln.obj
         kind = rec.get("type")
         if kind == "attachment":
-            msg = AgenticMessage(
-                role="user",
-                blocks=[Block("user_input_text", attachment_text(rec.get("attachment")))],
-            )
-            msg.extra["injected"] = True
+            texts = queued_prompt(rec.get("attachment"))
+            if texts is not None:  # the user's message, typed while the agent worked
+                msg = AgenticMessage("user", [Block("user_input_text", t) for t in texts])
+                if _injected(rec, msg):
+                    msg.extra["injected"] = True
+            else:
+                msg = AgenticMessage(
+                    "user", [Block("user_input_text", attachment_text(rec.get("attachment")))]
+                )
+                msg.extra["injected"] = True
             kind_name = (
                 rec["attachment"].get("type") if isinstance(rec.get("attachment"), dict) else None
             )

@@ -61,13 +61,23 @@ SNIFF_RECORDS = 50
 """How many leading records detection looks at."""
 
 
-def _head(path: str, raw: bytes | FileSource) -> Sequence[_jsonl.Line]:
+SNIFF_LIMIT = SNIFF_RECORDS * 8**4
+"""How many leading lines detection reads at most when no format claims the first ones: a
+Claude Code session may open with many records of a type no reader knows (``compact`` keeps
+them at the head of what it writes, as metadata), with its first conversation record after."""
+
+
+def _head(
+    path: str, raw: bytes | FileSource, n: int = SNIFF_RECORDS
+) -> tuple[Sequence[_jsonl.Line], bool]:
+    """The records of the first ``n`` lines, and whether the file has more lines."""
     # Parse only the first lines: detection must not pay for a whole large file.
     if not isinstance(raw, bytes):
-        raw = _source_head(raw)
+        raw = _source_head(raw, n)
     head = raw
     cut = 0
-    for _ in range(SNIFF_RECORDS):
+    more = False
+    for _ in range(n):
         nxt = raw.find(b"\n", cut)
         if nxt < 0:
             cut = len(raw)
@@ -75,14 +85,15 @@ def _head(path: str, raw: bytes | FileSource) -> Sequence[_jsonl.Line]:
         cut = nxt + 1
     else:
         head = raw[:cut]
+        more = bool(raw[cut:].strip())
     lines = _jsonl.parse_lines(path, head)
     if not lines:
         raise TranscriptError(path, None, None, "empty transcript")
-    return lines
+    return lines, more
 
 
-def _source_head(source: FileSource) -> bytes:
-    """The start of the file: its first :data:`SNIFF_RECORDS` lines at least, or all of it.
+def _source_head(source: FileSource, n: int) -> bytes:
+    """The start of the file: its first ``n`` lines at least, or all of it.
     A line past the source's ``max_line_bytes`` is refused once just past it has been read."""
     from compactor.sizes import LineGuard
 
@@ -91,7 +102,7 @@ def _source_head(source: FileSource) -> bytes:
     while True:
         head = source.read_at(0, size)
         LineGuard(source.name, source.limits).feed(head)
-        if len(head) < size or head.count(b"\n") > SNIFF_RECORDS:
+        if len(head) < size or head.count(b"\n") > n:
             return head
         size = size * 4 if size > cap else min(size * 4, cap + 2)
 
@@ -112,7 +123,8 @@ def _managed_agents_log(records: list[JsonObject]) -> bool:
 
 
 def detect_format(path: str, raw: bytes | FileSource) -> str:
-    """The name of the format ``raw`` is in, judged from its first records.
+    """The name of the format ``raw`` is in, judged from its first records (read on, up to
+    :data:`SNIFF_LIMIT` lines, while no format claims any of them).
 
     Of the formats whose sniffer accepts the records, the first that every record fits wins. When
     the records disagree (an openai file with one Claude Code record), the format most of them
@@ -120,7 +132,8 @@ def detect_format(path: str, raw: bytes | FileSource) -> str:
     format claims (or a known format compact does not read) is refused, naming the formats
     compact reads.
     """
-    records = [ln.obj for ln in _head(path, raw)]
+    lines, more = _head(path, raw)
+    records = [ln.obj for ln in lines]
     if _managed_agents_log(records):
         raise TranscriptError(
             path,
@@ -130,6 +143,13 @@ def detect_format(path: str, raw: bytes | FileSource) -> str:
             f"compact does not read; it reads {KNOWN_FORMATS} transcripts",
         )
     candidates = [name for name, fmt in FORMATS.items() if fmt.sniff(records)]
+    n = SNIFF_RECORDS
+    while not candidates and more and n < SNIFF_LIMIT:
+        # Records no format claims (unknown Claude Code metadata) may head the file: look on.
+        n *= 8
+        lines, more = _head(path, raw, n)
+        records = [ln.obj for ln in lines]
+        candidates = [name for name, fmt in FORMATS.items() if fmt.sniff(records)]
     if not candidates:
         raise TranscriptError(
             path,

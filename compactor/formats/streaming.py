@@ -217,6 +217,8 @@ def stream_check(
             try:
                 name = detect_format(path, head)
             except TranscriptError as err:
+                if more and err.line is None:
+                    return None  # the full read looks past the head's unclaimed records
                 raise json_document.explain(path, head, err) from err
             if name not in STREAM_FORMATS:
                 return None
