@@ -61,6 +61,7 @@ from .local_views import (
     deliverables,
     head_tail,
     identifiers_used,
+    launched_outcomes,
     named_lines,
     prior_concepts,
     prior_paths,
@@ -105,10 +106,8 @@ SECTION_TITLES = (
 class Limits:
     """How much of each kind of item a summary keeps (scaled down until it fits)."""
 
-    item: int = 240
-    """Characters of one quoted item."""
-    items: int = 12
-    """Items of one list."""
+    item: int = 240  # characters of one quoted item
+    items: int = 12  # items of one list
     users_head: int = 10
     users_tail: int = 40
     user_chars: int = 300
@@ -453,8 +452,8 @@ def _current_work(s: Session, lim: Limits) -> str:
         else:
             state = "is in progress (no answer yet)" if s.request_started else "is not answered yet"
         items.append(f"The latest request {state}: {quote(last.text, lim.item)}")
-        items.extend(filter(None, [interruption(s)]))
-        items.extend(error_replies(s, lim.item) if not s.turn_ended else [])
+        ended = [] if s.turn_ended else error_replies(s, lim.item) + launched_outcomes(s, lim.item)
+        items.extend([*filter(None, [interruption(s)]), *ended])
     if s.ended_by_tool:
         items.append(f"The work ended with {code(s.ended_by_tool)}.")
         if s.ended_output:

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from compactor.facts import (
     Entry,
+    background_jobs,
     command_of,
     cut,
     error_lines,
@@ -29,7 +30,7 @@ from compactor.facts import (
 )
 
 from .local_session import Session
-from .local_text import MEMO_MOST, SHORT_TEXT, prior_sections, prior_users
+from .local_text import MEMO_MOST, SHORT_TEXT, code, prior_sections, prior_users
 
 T = TypeVar("T")
 
@@ -42,6 +43,7 @@ __all__ = [
     "judge_approved_plan",
     "judge_revised",
     "judge_stale_state",
+    "launched_outcomes",
     "named_files",
     "named_lines",
     "prior_concepts",
@@ -557,3 +559,36 @@ def head_tail(
         f"… ({omitted} {what} omitted)",
         *(show(x) for x in items[len(items) - tail :]),
     ]
+
+
+_NOTIFIED_RE = re.compile(
+    r"<task-id>\s*([\w\-.]+)\s*</task-id>.*?<status>\s*(\w+)\s*</status>"
+    r"(?:(?:(?!<task-id>).)*?<summary>(.*?)</summary>)?",
+    re.DOTALL,
+)
+"""A notification the CLI injects as a user message when a background task or an async
+sub-agent stops (Claude Code's ``<task-notification>``): its id, status and summary."""
+
+
+def launched_outcomes(s: Session, width: int) -> list[str]:
+    """What became of the background jobs and async sub-agents started since the latest request
+    (a ``<task-notification>`` naming their id with a status): the results of the work launched
+    for it, which a resuming agent must know before it launches them again (blind check 6: three
+    sub-agents failed on a rate limit and the summary said nothing of them)."""
+    last = s.last_request
+    if last is None:
+        return []
+    jobs = [j for j in background_jobs(s.entries) if j.index > last.index]
+    said: dict[str, tuple[str, str]] = {}
+    for e in s.entries if jobs else ():
+        if e.index > last.index and e.role == "user" and "<status>" in e.text:
+            for m in _NOTIFIED_RE.finditer(e.text):
+                said[m.group(1)] = (m.group(2).lower(), one_line(m.group(3) or ""))
+    lines = []
+    for job in jobs:
+        status, summary = said.get(job.id, ("", ""))
+        if status and status not in ("running", "pending", "started"):
+            told = f": {cut(summary, width)}" if summary else ""
+            label = code(cut(job.label, width // 2))
+            lines.append(f"Started for it: {label}, which {status}{told}")
+    return lines
