@@ -56,3 +56,60 @@ def test_a_rate_limit_after_async_agents_is_no_answer_and_their_failures_are_rep
     intent = section(text, 1)
     assert 'Initial request: "Build the incident board' in intent, intent
     assert "/effort" not in intent
+
+
+def test_a_shell_ampersand_server_is_a_running_job_and_a_failed_attempt_is_not() -> None:
+    """kcosr-codex: ``python -m http.server 8000 &`` failed (``python: not found``, exit 0 from
+    the shell), ``python3 -m http.server 8000 &`` started the server, never stopped: the summary
+    named only the failed attempt and no running job."""
+    s = SessionBuilder()
+    s.user("Serve the generated HTML so I can look at it.")
+    s.call(
+        "shell_command",
+        {"command": "python -m http.server 8000 &"},
+        "Exit code: 0\nWall time: 0 seconds\nOutput:\n/bin/sh: 1: python: not found\n",
+    )
+    s.call(
+        "shell_command",
+        {"command": "python3 -m http.server 8000 &"},
+        "Exit code: 0\nWall time: 4 seconds\nOutput:\n",
+    )
+    s.say("A web server is now running on port 8000.")
+    s.user("Now fix the usage text in the README.")
+    s.call("shell_command", {"command": "sed -i 's/old/new/' README.md"}, "Exit code: 0")
+    text = summarize_transcript(s.messages)
+    assert "python3 -m http.server 8000 &" in section(text, 7), section(text, 7)
+    assert "python -m http.server 8000 &`" not in section(text, 7)
+    assert "python3 -m http.server 8000 &" in section(text, 9)
+
+
+def test_a_stopped_ampersand_server_is_not_running() -> None:
+    """The same job stopped later (``pkill -f http.server``) is not running."""
+    s = SessionBuilder()
+    s.user("Serve the generated HTML, then stop it.")
+    s.call("shell_command", {"command": "python3 -m http.server 8000 &"}, "Exit code: 0\n")
+    s.call("shell_command", {"command": "pkill -f http.server"}, "Exit code: 0\n")
+    s.say("Served and stopped.")
+    s.user("Now fix the README.")
+    s.call("shell_command", {"command": "sed -i 's/old/new/' README.md"}, "Exit code: 0")
+    text = summarize_transcript(s.messages)
+    assert "still running" not in text
+
+
+def test_the_next_step_drops_a_tools_advice_to_force() -> None:
+    """kcosr-codex: the last action failed with "Refusing to stop current session … Pass --force
+    to override."; the next step quoted the advice beside the closing "without asking the user",
+    inviting the agent to force-stop its own session."""
+    s = SessionBuilder()
+    s.user("Call agents.js stop with your session id.")
+    s.call(
+        "shell_command",
+        {"command": "agents.js stop 49ef2cd4"},
+        "Exit code: 1\nOutput:\nRefusing to stop current session (49ef2cd4). Pass --force to "
+        "override.\n",
+    )
+    step = section(summarize_transcript(s.messages), 9)
+    assert "Continue the latest request" in step, step
+    assert "Refusing to stop current session" in step
+    assert "--force" not in step
+    assert "not the user's request" in step

@@ -67,6 +67,7 @@ from .local_views import (
     prior_paths,
     step_of,
     tools_used,
+    unadvised,
     user_messages,
     user_rules,
     walk_steps,
@@ -493,7 +494,7 @@ def _next_step(s: Session, lim: Limits) -> str:
     last = s.last_request
     action = last_action(s, lim.item // 2)
     done = [a for a in action if IN_FLIGHT not in a and not a.startswith("(")]
-    stopped = f" Work stopped after the last action: {done[-1]}." if done else ""
+    stopped = f" Work stopped after the last action: {unadvised(done[-1])}." if done else ""
     stopped += f" {interruption(s)}." if interruption(s) else ""
     running = [b.key or b.command for b in s.running]
     if running and not s.turn_ended:
