@@ -113,3 +113,45 @@ def test_the_next_step_drops_a_tools_advice_to_force() -> None:
     assert "Refusing to stop current session" in step
     assert "--force" not in step
     assert "not the user's request" in step
+
+
+def test_a_hold_is_not_lifted_by_a_pasted_plan_and_a_long_keep_sentence_is_a_constraint() -> None:
+    """duet-codex: "DO NOT CHANGE ANY CODE YET." was lifted by the word "change" deep inside a
+    later pasted plan (another agent's text, not the user asking), and the long sentence "I don't
+    think we are going to add a new role …, keep the current owner / admin / user divide, …"
+    was dropped: cut at its length limit it ended in "is" and read as a fragment, and its "I
+    don't think" was taken for a hold lifted by a later "think"."""
+    s = SessionBuilder()
+    s.user(
+        "Owners should be able to transfer ownership. I don't think we are going to add a new "
+        'role such as billing, keep the current "owner" / "admin" / "user" divide, but the need '
+        "for admin to maintain billing is real, because usually the owner is someone at the "
+        "upper level and the real management is handled by the admin.\n\n"
+        "DO NOT CHANGE ANY CODE YET. Step back and reason about the module holistically."
+    )
+    s.say("Here is my analysis of the roles and the transfer flow. " * 10)
+    pasted = "\n".join(f"- Update `src/mod{n}.ts`: rename the helper {n}." for n in range(120))
+    s.user(
+        "I think about it differently now. Here is the plan I drafted:\n"
+        + pasted[:1500]
+        + "\n- Update `src/billing/actions.test.ts`: change `vi.mock` to expose the client.\n"
+        + pasted
+        + "\nReview the plan critically."
+    )
+    s.say("The plan is sound with two caveats about the hook and the transaction. " * 10)
+    intent = section(summarize_transcript(s.messages), 1)
+    assert "DO NOT CHANGE ANY CODE YET." in intent, intent
+    assert 'keep the current "owner" / "admin" / "user" divide' in intent, intent
+
+
+def test_a_reaction_is_not_a_constraint() -> None:
+    """speakfree-claude: "I don't think that's it." (a reaction to the assistant's attempt) was
+    listed as a user constraint; a constraint asks for or forbids something."""
+    s = SessionBuilder()
+    s.user("The transcription is cut off at the end. Fix it.")
+    s.call("Bash", {"command": "swift build"}, "Build complete!")
+    s.say("I raised the buffer size; try again. " * 5)
+    s.user("I don't think that's it. Don't touch the audio settings, look at the model instead.")
+    intent = section(summarize_transcript(s.messages), 1)
+    assert "I don't think that's it" not in intent.split("Constraints", 1)[-1], intent
+    assert "Don't touch the audio settings" in intent

@@ -151,6 +151,7 @@ def _own(text: str) -> str:
     return text[:600] + "\n" + text[len(text) - 1_000 :]
 
 
+_CUT_AT = 180  # a sentence this long may have been cut at MAX_LINE by its length
 _RULE_MARK_RE = re.compile(r"^(?:[-*•>]\s*|\d+[.)]\s*)+")
 _FRAGMENT_END_RE = re.compile(
     r"\b(?:for|to|of|the|a|an|and|or|with|in|on|at|by|from|that|than|as|is|be)$", re.IGNORECASE
@@ -160,7 +161,17 @@ _DESCRIBED_NOT_RE = re.compile(
     r"(?:do not|don['’]?t|never|always|must|make sure)\b",
     re.IGNORECASE,
 )
-_RULE_WORD_RE = re.compile(r"\b(?:must|never|always|make sure|should)\b", re.IGNORECASE)
+_RULE_WORD_RE = re.compile(
+    r"\b(?:must|never|always|make sure|should)\b|(?:^|[,;:]\s+)(?:please\s+)?keep\s+(?:the|it|all|"
+    r"every|our|my|this|these|those|them|to)\b|\bno new\b",
+    re.IGNORECASE,
+)
+_OPINION_RE = re.compile(
+    r"^(?:(?:but|and|so|also|hmm|well|no|yeah)[,\s]+)?(?:i|we)\s+(?:do not|don['’]?t)\s+"
+    r"(?:think|know|see|believe|understand|remember|recall|feel|suppose|guess|get|mind|care)\b",
+    re.IGNORECASE,
+)
+"""A user's opinion or reaction ("I don't think that's it."): a "don't" that orders nothing."""
 
 
 _CLOSERS = "\"'”’»)]}*_` \t"
@@ -179,16 +190,17 @@ def is_constraint(sentence: str) -> bool:
     text = _RULE_MARK_RE.sub("", sentence.strip()).strip()
     if not text or text.rstrip(_CLOSERS).endswith("?") or len(text.split()) < 3:
         return False
-    if _FRAGMENT_END_RE.search(text.rstrip(".!:;, ")) is not None:
-        return False
-    return _DESCRIBED_NOT_RE.match(text) is not None or _RULE_WORD_RE.search(text) is not None
+    if len(text) < _CUT_AT and _FRAGMENT_END_RE.search(text.rstrip(".!:;, ")) is not None:
+        return False  # (a sentence cut at its length limit ends anywhere)
+    ordered = _OPINION_RE.match(text) is None and _DESCRIBED_NOT_RE.match(text) is not None
+    return ordered or _RULE_WORD_RE.search(text) is not None
 
 
 def user_rules(s: Session) -> list[str]:
     """The user's constraints and preferences, each once, without their list marks; not the
     sentences of pasted output (:func:`_own_sentences`)."""
     if s.rules is None:
-        later = _Later([e.text for e in s.requests])
+        later = _Later([_own(e.text) for e in s.requests])  # not a paste's "change X"
         found = (
             _RULE_MARK_RE.sub("", part).strip()
             for n, text in first_indexed(e.text for e in s.requests)  # a repeat adds none
@@ -246,8 +258,8 @@ class _Later:
         else naming right after the verb what the rule named (a word stem of the rule after its
         verb). "Never …" rules are never lifted this way."""
         hold = _HOLD_RE.search(rule)
-        if hold is None or n + 1 >= len(self.texts):
-            return False
+        if hold is None or n + 1 >= len(self.texts) or _OPINION_RE.match(rule) is not None:
+            return False  # "I don't think …, keep X": the rule is the "keep", not a hold
         later = [(p, end) for p, end in self._asking(hold.group(1).lower()) if p > n]
         if not later or _FOR_NOW_RE.search(rule) is not None:
             return bool(later)
