@@ -5,10 +5,13 @@ user message keeps its constraints; a reaction is no constraint."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from compactor.models.local import summarize_transcript
 from compactor.models.local_state import ANSWERED
 
 from .planted_session import SessionBuilder
+from .test_durable_context import _codex_session, _compact
 from .test_models_local_session import section
 
 
@@ -155,3 +158,46 @@ def test_a_reaction_is_not_a_constraint() -> None:
     intent = section(summarize_transcript(s.messages), 1)
     assert "I don't think that's it" not in intent.split("Constraints", 1)[-1], intent
     assert "Don't touch the audio settings" in intent
+
+
+def test_a_long_user_message_cut_in_the_middle_keeps_its_orders(tmp_path: Path) -> None:
+    """duet-codex: a pasted GitHub issue with the user's "DO NOT CHANGE ANY CODE YET." in its
+    middle was kept as its first and last 600 characters: the order was lost. The pasted
+    material goes first; the user's orders from the cut middle are kept."""
+    issue = "".join(f"Line {i} of the pasted issue about billing seats.\n" for i in range(40))
+    first = (
+        issue
+        + "\n---\n\nDO NOT CHANGE ANY CODE YET. Keep the current owner / admin / user roles.\n"
+        + "- Update `src/a.ts`: do not export the helper.\n"
+        + issue
+    )
+    src = _codex_session(tmp_path / "cx.jsonl", [first, "Now review the spec."])
+    text = _compact(src, tmp_path / "out.jsonl")
+    block = text.split("<all_user_messages>")[1].split("</all_user_messages>")[0]
+    assert "characters truncated (the full text is user message 1 of the original" in block
+    assert "Line 20 of the pasted issue" not in block
+    assert (
+        "kept from it: DO NOT CHANGE ANY CODE YET. Keep the current owner / admin / user roles."
+        in block
+    ), block
+    assert "do not export the helper" not in block  # a pasted plan's line, not the user's order
+
+
+def test_files_linked_in_review_findings_are_kept() -> None:
+    """duet-codex: a review's findings linked the files they were about
+    (``[hook.ts](/repo/src/hook.ts:26)``); the summary kept only identifiers, not the files."""
+    s = SessionBuilder()
+    s.user("Code-review my changes on the branch.")
+    s.call("Bash", {"command": "git diff main --stat"}, " 12 files changed")
+    s.say(
+        "**Findings**\n\nCritical: [auth-member-role-hook.ts]"
+        "(/repo/src/auth-member-role-hook.ts:26)"
+        " still permits demoting an owner.\n\nHigh: [cancelTransfer](/repo/src/transfer/"
+        "transfer-service.ts:173) races acceptance; see [queries.ts](/repo/src/transfer/queries.ts:"
+        "40) and [actions.ts](</repo/src/app/(portal)/actions.ts:36>)."
+    )
+    s.user("where is the session history file?")
+    s.say("It is ~/.codex/sessions/2026/05/25/rollout.jsonl.")
+    files = section(summarize_transcript(s.messages), 3)
+    for name in ("auth-member-role-hook.ts", "transfer/transfer-service.ts", "transfer/queries.ts"):
+        assert name in files, files
