@@ -158,6 +158,9 @@ def test_a_reaction_is_not_a_constraint() -> None:
     intent = section(summarize_transcript(s.messages), 1)
     assert "I don't think that's it" not in intent.split("Constraints", 1)[-1], intent
     assert "Don't touch the audio settings" in intent
+    s.user("i don't think we need a Dockerfile")  # a preference: it forbids something
+    rules = section(summarize_transcript(s.messages), 1).split("Constraints", 1)[-1]
+    assert "- i don't think we need a Dockerfile" in rules, rules
 
 
 def test_a_long_user_message_cut_in_the_middle_keeps_its_orders(tmp_path: Path) -> None:
@@ -169,6 +172,7 @@ def test_a_long_user_message_cut_in_the_middle_keeps_its_orders(tmp_path: Path) 
         issue
         + "\n---\n\nDO NOT CHANGE ANY CODE YET. Keep the current owner / admin / user roles.\n"
         + "- Update `src/a.ts`: do not export the helper.\n"
+        + "## SECTION 2 — VERIFIED NETWORK DETAILS\n║ FOUNDER PASS ║ NAME ··· ONLY ║\n"
         + issue
     )
     src = _codex_session(tmp_path / "cx.jsonl", [first, "Now review the spec."])
@@ -181,6 +185,7 @@ def test_a_long_user_message_cut_in_the_middle_keeps_its_orders(tmp_path: Path) 
         in block
     ), block
     assert "do not export the helper" not in block  # a pasted plan's line, not the user's order
+    assert "SECTION 2" not in block and "FOUNDER" not in block  # a heading, box art
 
 
 def test_files_linked_in_review_findings_are_kept() -> None:

@@ -247,16 +247,20 @@ _ORDER_RE = re.compile(
     re.IGNORECASE,
 )
 _ORDERS_MOST, _ORDER_CHARS = 6, 300
+_SHOUTED_ORDER_RE = re.compile(r"\b(?:DO NOT|DON'T|NEVER|MUST|ONLY|KEEP|STOP|AVOID|NO)\b")
+_PASTED_RE = re.compile(r"`|^\s*#|[\u2500-\u257f|]")
 
 
 def _is_order(sentence: str) -> bool:
     """Whether a sentence is the user's imperative or constraint: one that starts with an
     order word ("Do not …", "Keep …", "No new …") or is shouted (all capitals, 3+ words)."""
     words = re.findall(r"[A-Za-z]+", sentence)
-    if len(words) < 3 or len(sentence) > _ORDER_CHARS or "`" in sentence:
-        return False  # (a backtick span: a pasted plan's or log's line, not the user's order)
+    if len(words) < 3 or len(sentence) > _ORDER_CHARS or _PASTED_RE.search(sentence):
+        return False  # (a backtick span, a heading, box art: pasted material, not an order)
     shouted = sum(len(w) for w in words if w.isupper()) >= 0.8 * sum(len(w) for w in words)
-    return shouted or _ORDER_RE.match(sentence) is not None
+    if shouted:
+        return _SHOUTED_ORDER_RE.search(sentence) is not None
+    return _ORDER_RE.match(sentence) is not None
 
 
 def bounded_user_message(text: str, number: int, keep: int) -> str:
@@ -266,7 +270,8 @@ def bounded_user_message(text: str, number: int, keep: int) -> str:
     lost): the pasted material is what goes first."""
     removed = len(text) - 2 * keep
     middle = text[keep : len(text) - keep]
-    orders = [one_line(x) for _, x in sentence_spans(middle) if _is_order(x.strip())]
+    lines = middle.splitlines()
+    orders = [one_line(x) for n in lines for _, x in sentence_spans(n) if _is_order(x.strip())]
     kept = "; kept from it: " + " ".join(orders[:_ORDERS_MOST]) if orders else ""
     return (
         f"{text[:keep]}…{removed} characters truncated (the full text is user message {number} "

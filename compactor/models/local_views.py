@@ -144,6 +144,12 @@ def walk_steps(s: Session) -> list[Step | Entry]:
     return steps
 
 
+def _asked(text: str) -> str:
+    """Where a user message may lift a hold: all of a short one, the start of a long paste (a
+    pasted plan's "change X" or a log's "Add a property" deep inside is nobody's request)."""
+    return text if len(text) <= 3_000 else text[:600]
+
+
 def _own(text: str) -> str:
     """The part of a user message that is the user's own words: all of a short one; the start
     and the end of a long paste (its middle is usually a log or another agent's output)."""
@@ -168,10 +174,12 @@ _RULE_WORD_RE = re.compile(
     re.IGNORECASE,
 )
 _OPINION_RE = re.compile(
-    r"^(?:(?:but|and|so|also|hmm|well|no|yeah)[,\s]+)?(?:i|we)\s+(?:do not|don['’]?t)\s+"
-    r"(?:think|know|see|believe|understand|remember|recall|feel|suppose|guess|get|mind|care)\b",
+    r"^(?:(?:but|and|so|also|hmm|well|no|yeah)[,\s]+)?(?:i|we)\s+(?:do not|don['’]?t)\s+(?:"
+    r"(?:think|believe)\s+(?:that['’]?s|that is|this is|it['’]?s|it is|so|this|that)\b|"
+    r"know|see|understand|remember|recall|feel|suppose|guess|get it|mind|care)\b",
     re.IGNORECASE,
 )
+_HEDGE_RE = re.compile(r"^\W*(?:i|we)\s+(?:do not|don['’]?t)\s+(?:think|believe)\b", re.I)
 """A user's opinion or reaction ("I don't think that's it."): a "don't" that orders nothing."""
 
 
@@ -191,9 +199,10 @@ def is_constraint(sentence: str) -> bool:
     text = _RULE_MARK_RE.sub("", sentence.strip()).strip()
     if not text or text.rstrip(_CLOSERS).endswith("?") or len(text.split()) < 3:
         return False
-    if len(text) < _CUT_AT and _FRAGMENT_END_RE.search(text.rstrip(".!:;, ")) is not None:
-        return False  # (a sentence cut at its length limit ends anywhere)
-    ordered = _OPINION_RE.match(text) is None and _DESCRIBED_NOT_RE.match(text) is not None
+    led = _DESCRIBED_NOT_RE.match(text) is not None  # (one cut at its length limit ends anywhere)
+    if not (led and len(text) >= _CUT_AT) and _FRAGMENT_END_RE.search(text.rstrip(".!:;, ")):
+        return False
+    ordered = _OPINION_RE.match(text) is None and led
     return ordered or _RULE_WORD_RE.search(text) is not None
 
 
@@ -201,7 +210,7 @@ def user_rules(s: Session) -> list[str]:
     """The user's constraints and preferences, each once, without their list marks; not the
     sentences of pasted output (:func:`_own_sentences`)."""
     if s.rules is None:
-        later = _Later([_own(e.text) for e in s.requests])  # not a paste's "change X"
+        later = _Later([_asked(e.text) for e in s.requests])
         found = (
             _RULE_MARK_RE.sub("", part).strip()
             for n, text in first_indexed(e.text for e in s.requests)  # a repeat adds none
@@ -259,7 +268,7 @@ class _Later:
         else naming right after the verb what the rule named (a word stem of the rule after its
         verb). "Never …" rules are never lifted this way."""
         hold = _HOLD_RE.search(rule)
-        if hold is None or n + 1 >= len(self.texts) or _OPINION_RE.match(rule) is not None:
+        if hold is None or n + 1 >= len(self.texts) or _HEDGE_RE.match(rule) is not None:
             return False  # "I don't think …, keep X": the rule is the "keep", not a hold
         later = [(p, end) for p, end in self._asking(hold.group(1).lower()) if p > n]
         if not later or _FOR_NOW_RE.search(rule) is not None:
