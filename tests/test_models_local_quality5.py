@@ -84,6 +84,7 @@ def test_a_shell_ampersand_server_is_a_running_job_and_a_failed_attempt_is_not()
     assert "python3 -m http.server 8000 &" in section(text, 7), section(text, 7)
     assert "python -m http.server 8000 &`" not in section(text, 7)
     assert "python3 -m http.server 8000 &" in section(text, 9)
+    assert "(id python3" not in text  # the command is its name, not an id
 
 
 def test_a_stopped_ampersand_server_is_not_running() -> None:

@@ -402,7 +402,7 @@ def _pending(s: Session, lim: Limits) -> str:
     for bg in s.running:
         said = f"; it returned: {quote(bg.said, lim.item)}" if bg.said else ""
         said += polls.get(bg.key, "")
-        key = f" (id {bg.key})" if bg.key else ""
+        key = f" (id {bg.key})" if bg.key and bg.key != bg.command else ""
         items.append(f"Background job still running (started, never seen finishing; check it, do "
                      f"not start it again): {code(bg.command)}{key}{said}")  # fmt: skip
     items.extend(in_flight_items(s.in_flight, lim.item * 2, lim.items))
