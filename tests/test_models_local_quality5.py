@@ -55,7 +55,10 @@ def test_a_rate_limit_after_async_agents_is_no_answer_and_their_failures_are_rep
     for _, description in agents:
         assert f"Started for it: `Agent: {description}`, which failed" in work, work
     assert ANSWERED not in text
-    assert "Continue the latest request" in section(text, 9)
+    step = section(text, 9)
+    assert "Continue the latest request" in step
+    assert "Re-run the work started for it that failed" in step, step
+    assert "`Agent: Containerization`, `Agent: CI and docs`" in step
     intent = section(text, 1)
     assert 'Initial request: "Build the incident board' in intent, intent
     assert "/effort" not in intent

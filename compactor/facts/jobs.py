@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from .outcomes import command_of, is_reading_program, programs, strip_output_header
 from .text import Call, Entry, cut, lowers_exactly, one_line
 
-__all__ = ["Job", "background_jobs"]
+__all__ = ["Job", "background_jobs", "stopped_jobs"]
 
 _HEAD = 2_000
 _ID = r"`?['\"]?([A-Za-z0-9][\w\-.]{1,63})"
@@ -446,3 +446,25 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                 if not job.finished and key in e.text:
                     job.finished = _finished_line(e.text, key)
     return list(jobs.values())
+
+
+_NOTIFIED_RE = re.compile(
+    r"<task-id>\s*([\w\-.]+)\s*</task-id>.*?<status>\s*(\w+)\s*</status>"
+    r"(?:(?:(?!<task-id>).)*?<summary>(.*?)</summary>)?",
+    re.DOTALL,
+)
+"""A notification the CLI injects as a user message when a background task or an async
+sub-agent stops (Claude Code's ``<task-notification>``): its id, status and summary."""
+
+
+def stopped_jobs(entries: list[Entry], since: int) -> list[tuple[str, str, str]]:
+    """(label, status, summary) of each background job or async sub-agent started after entry
+    ``since`` that a notification (``<task-notification>``) reported stopped."""
+    jobs = [j for j in background_jobs(entries) if j.index > since]
+    said: dict[str, tuple[str, str]] = {}
+    for e in entries if jobs else ():
+        if e.index > since and e.role == "user" and "<status>" in e.text:
+            for m in _NOTIFIED_RE.finditer(e.text):
+                said[m.group(1)] = (m.group(2).lower(), one_line(m.group(3) or ""))
+    found = ((job.label, *said.get(job.id, ("", ""))) for job in jobs)
+    return [x for x in found if x[1] and x[1] not in ("running", "pending", "started")]

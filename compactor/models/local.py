@@ -65,6 +65,7 @@ from .local_views import (
     named_lines,
     prior_concepts,
     prior_paths,
+    relaunch_step,
     step_of,
     tools_used,
     unadvised,
@@ -82,8 +83,7 @@ __all__ = [
     "summarize_transcript",
 ]
 
-MAX_SUMMARY_TOKENS = 6_000
-"""Upper bound of the summary (also ≤ 30 % of any input over 20k tokens)."""
+MAX_SUMMARY_TOKENS = 6_000  # upper bound of the summary (also ≤ 30 % of an input over 20k)
 
 MIN_VERBATIM = 300
 MAX_DELIVERABLE = 16_000
@@ -495,7 +495,7 @@ def _next_step(s: Session, lim: Limits) -> str:
     action = last_action(s, lim.item // 2)
     done = [a for a in action if IN_FLIGHT not in a and not a.startswith("(")]
     stopped = f" Work stopped after the last action: {unadvised(done[-1])}." if done else ""
-    stopped += f" {interruption(s)}." if interruption(s) else ""
+    stopped += (f" {interruption(s)}." if interruption(s) else "") + relaunch_step(s, lim.item)
     running = [b.key or b.command for b in s.running]
     if running and not s.turn_ended:
         stopped += (

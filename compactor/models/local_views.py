@@ -17,7 +17,6 @@ from typing import TypeVar
 
 from compactor.facts import (
     Entry,
-    background_jobs,
     command_of,
     cut,
     error_lines,
@@ -27,6 +26,7 @@ from compactor.facts import (
     is_reading_call,
     one_line,
     paths,
+    stopped_jobs,
 )
 from compactor.facts.outcomes import unadvised
 
@@ -49,6 +49,7 @@ __all__ = [
     "named_lines",
     "prior_concepts",
     "prior_paths",
+    "relaunch_step",
     "stems",
     "step_of",
     "tools_used",
@@ -607,13 +608,9 @@ def head_tail(
     ]
 
 
-_NOTIFIED_RE = re.compile(
-    r"<task-id>\s*([\w\-.]+)\s*</task-id>.*?<status>\s*(\w+)\s*</status>"
-    r"(?:(?:(?!<task-id>).)*?<summary>(.*?)</summary>)?",
-    re.DOTALL,
-)
-"""A notification the CLI injects as a user message when a background task or an async
-sub-agent stops (Claude Code's ``<task-notification>``): its id, status and summary."""
+def _launched(s: Session) -> list[tuple[str, str, str]]:
+    last = s.last_request
+    return [] if last is None else stopped_jobs(s.entries, last.index)
 
 
 def launched_outcomes(s: Session, width: int) -> list[str]:
@@ -621,20 +618,22 @@ def launched_outcomes(s: Session, width: int) -> list[str]:
     (a ``<task-notification>`` naming their id with a status): the results of the work launched
     for it, which a resuming agent must know before it launches them again (blind check 6: three
     sub-agents failed on a rate limit and the summary said nothing of them)."""
-    last = s.last_request
-    if last is None:
-        return []
-    jobs = [j for j in background_jobs(s.entries) if j.index > last.index]
-    said: dict[str, tuple[str, str]] = {}
-    for e in s.entries if jobs else ():
-        if e.index > last.index and e.role == "user" and "<status>" in e.text:
-            for m in _NOTIFIED_RE.finditer(e.text):
-                said[m.group(1)] = (m.group(2).lower(), one_line(m.group(3) or ""))
-    lines = []
-    for job in jobs:
-        status, summary = said.get(job.id, ("", ""))
-        if status and status not in ("running", "pending", "started"):
-            told = f": {cut(summary, width)}" if summary else ""
-            label = code(cut(job.label, width // 2))
-            lines.append(f"Started for it: {label}, which {status}{told}")
-    return lines
+    return [
+        f"Started for it: {code(cut(label, width // 2))}, which {status}"
+        + (f": {cut(summary, width)}" if summary else "")
+        for label, status, summary in _launched(s)
+    ]
+
+
+def relaunch_step(s: Session, width: int) -> str:
+    """The next step's sentence for the work started for the latest request that failed or was
+    killed: it is to be started again once its cause is gone (empty when none did)."""
+    if s.turn_ended:
+        return ""
+    failed = [(label, summary) for label, status, summary in _launched(s)
+              if status in ("failed", "killed", "error", "cancelled", "canceled")]  # fmt: skip
+    if not failed:
+        return ""
+    names = ", ".join(code(cut(label, width // 2)) for label, _ in failed)
+    why = f" (it ended with: {cut(failed[-1][1], width)})" if failed[-1][1] else ""
+    return f" Re-run the work started for it that failed, once the cause is gone: {names}{why}."
