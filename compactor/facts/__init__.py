@@ -27,7 +27,7 @@ head and tail only (:data:`SCAN_HEAD`, :data:`SCAN_TAIL`).
 
 from __future__ import annotations
 
-from .jobs import Job, background_jobs
+from .jobs import Job, background_jobs, stopped_jobs
 from .outcomes import (
     SCAN_HEAD,
     SCAN_TAIL,
@@ -145,6 +145,7 @@ __all__ = [
     "sentences_holding",
     "shell_words",
     "shorten",
+    "stopped_jobs",
     "strip_output_header",
     "text_sources",
     "urls",

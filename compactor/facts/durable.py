@@ -22,9 +22,10 @@ from __future__ import annotations
 import re
 
 from .outcomes import command_of, strip_output_header
-from .text import Entry
+from .text import Entry, one_line, sentence_spans
 
 __all__ = [
+    "bounded_user_message",
     "earlier_summary_view",
     "earlier_user_messages",
     "instruction_files",
@@ -238,3 +239,41 @@ def earlier_summary_view(text: str, limit: int) -> str:
         parts.append(piece)
         room -= len(piece) + 1
     return " ".join([label, *parts])
+
+
+_ORDER_RE = re.compile(
+    r"^\W*(?:(?:please|and|but|so|also|just|then)\s+)?(?:do not|don['’]?t|never|always|must|"
+    r"make sure|keep|no new|only|stop|avoid)\b",
+    re.IGNORECASE,
+)
+_ORDERS_MOST, _ORDER_CHARS = 6, 300
+_SHOUTED_ORDER_RE = re.compile(r"\b(?:DO NOT|DON'T|NEVER|MUST|ONLY|KEEP|STOP|AVOID|NO)\b")
+_PASTED_RE = re.compile(r"`|^\s*#|[\u2500-\u257f|]")
+
+
+def _is_order(sentence: str) -> bool:
+    """Whether a sentence is the user's imperative or constraint: one that starts with an
+    order word ("Do not …", "Keep …", "No new …") or is shouted (all capitals, 3+ words)."""
+    words = re.findall(r"[A-Za-z]+", sentence)
+    if len(words) < 3 or len(sentence) > _ORDER_CHARS or _PASTED_RE.search(sentence):
+        return False  # (a backtick span, a heading, box art: pasted material, not an order)
+    shouted = sum(len(w) for w in words if w.isupper()) >= 0.8 * sum(len(w) for w in words)
+    if shouted:
+        return _SHOUTED_ORDER_RE.search(sentence) is not None
+    return _ORDER_RE.match(sentence) is not None
+
+
+def bounded_user_message(text: str, number: int, keep: int) -> str:
+    """A long user message as its first and last ``keep`` characters with a pointer to the full
+    text, and the user's orders from the cut middle kept (blind check 6: "DO NOT CHANGE ANY CODE
+    YET" and "keep the current owner/admin/user divide" were in the middle of a pasted issue and
+    lost): the pasted material is what goes first."""
+    removed = len(text) - 2 * keep
+    middle = text[keep : len(text) - keep]
+    lines = middle.splitlines()
+    orders = [one_line(x) for n in lines for _, x in sentence_spans(n) if _is_order(x.strip())]
+    kept = "; kept from it: " + " ".join(orders[:_ORDERS_MOST]) if orders else ""
+    return (
+        f"{text[:keep]}…{removed} characters truncated (the full text is user message {number} "
+        f"of the original transcript{kept})…{text[-keep:]}"
+    )

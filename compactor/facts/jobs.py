@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from .outcomes import command_of, is_reading_program, programs, strip_output_header
 from .text import Call, Entry, cut, lowers_exactly, one_line
 
-__all__ = ["Job", "background_jobs"]
+__all__ = ["Job", "background_jobs", "stopped_jobs"]
 
 _HEAD = 2_000
 _ID = r"`?['\"]?([A-Za-z0-9][\w\-.]{1,63})"
@@ -355,6 +355,39 @@ def _names(arguments: str, key: str) -> bool:
     return False
 
 
+_TRAILING_AMP_RE = re.compile(r"(?<![&|>])&[ \t]*(?:disown\b[^\n]*)?$|^\s*(?:nohup|setsid)\b")
+"""A shell command that ends in ``&`` (or starts with ``nohup``/``setsid``): it leaves its
+process running when it returns, whether or not the harness names a job id."""
+_START_FAILED_RE = re.compile(
+    r"not found|No such file|cannot |can't |Errno|Traceback|\berror\b|already in use|"
+    r"Permission denied|Exit code: [1-9]|exit(?:ed)? (?:code|status)[: ]+[1-9]",
+    re.IGNORECASE,
+)
+"""What the output of a backgrounding command says when its process could not start (the
+shell's exit code is 0 anyway: ``python: not found`` after ``python -m http.server &``)."""
+_STOP_RE = re.compile(r"\b(?:kill|pkill|killall|fuser\s+-k|stop|shutdown)\b", re.IGNORECASE)
+_COMMON_WORDS = frozenset("python python3 node npm npx bash sh nohup setsid cd exec".split())
+
+
+def _detached(call: Call, text: str) -> bool:
+    """Whether a shell command without a job id left a process running: the command ends in
+    ``&`` (or starts with ``nohup``/``setsid``) and its output does not say it failed to start
+    (an earlier failed attempt is not the job)."""
+    command = command_of(call)
+    if command is None or _TRAILING_AMP_RE.search(command.strip()) is None:
+        return False
+    return _START_FAILED_RE.search(text[:_HEAD]) is None
+
+
+def _stops(call: Call, label: str) -> bool:
+    """Whether ``call`` kills or stops the process a command without a job id started: a kill
+    word and a distinctive word of that command (``http.server``, its port)."""
+    if _STOP_RE.search(call.arguments) is None:
+        return False
+    words = {w.strip("&;'\"") for w in label.split() if not w.startswith("-")}
+    return any(len(w) >= 4 and w not in _COMMON_WORDS and w in call.arguments for w in words)
+
+
 def background_jobs(entries: list[Entry]) -> list[Job]:
     """Every job a tool result named, in order, with ``finished`` set when a later message
     reported it done (see the module docstring)."""
@@ -369,6 +402,8 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
             if call.id:
                 calls[call.id] = call
             for key, job in jobs.items() if jobs else ():
+                if not job.finished and key == job.label and _stops(call, job.label):
+                    job.finished = f"stopped by {_label(call, call.name)}"
                 if job.finished or not _names(call.arguments, key):
                     continue
                 if (
@@ -397,11 +432,13 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                     continue
                 port = min(job.ports & listening)
                 job.finished = f"gone: a later process listens on port {port}"
+            if not new and started_by is not None and _detached(started_by, r.text):
+                new = [_label(started_by, r.name)]  # no id: the job is named after its command
             for key in new:
                 if key not in jobs and key != r.call_id:
                     job = Job(key, _label(started_by, r.name), e.index, "", _line(r.text))
                     job.ports = _serves(r.text) | _serves(job.label) | listening
-                    if started_by is not None and started_by.ended:  # Codex's exec_command_end
+                    if started_by is not None and started_by.ended and key != job.label:
                         job.finished = f"its process ended ({started_by.ended})"
                     jobs[key] = job
         if e.role == "user" and e.text and jobs:
@@ -409,3 +446,25 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                 if not job.finished and key in e.text:
                     job.finished = _finished_line(e.text, key)
     return list(jobs.values())
+
+
+_NOTIFIED_RE = re.compile(
+    r"<task-id>\s*([\w\-.]+)\s*</task-id>.*?<status>\s*(\w+)\s*</status>"
+    r"(?:(?:(?!<task-id>).)*?<summary>(.*?)</summary>)?",
+    re.DOTALL,
+)
+"""A notification the CLI injects as a user message when a background task or an async
+sub-agent stops (Claude Code's ``<task-notification>``): its id, status and summary."""
+
+
+def stopped_jobs(entries: list[Entry], since: int) -> list[tuple[str, str, str]]:
+    """(label, status, summary) of each background job or async sub-agent started after entry
+    ``since`` that a notification (``<task-notification>``) reported stopped."""
+    jobs = [j for j in background_jobs(entries) if j.index > since]
+    said: dict[str, tuple[str, str]] = {}
+    for e in entries if jobs else ():
+        if e.index > since and e.role == "user" and "<status>" in e.text:
+            for m in _NOTIFIED_RE.finditer(e.text):
+                said[m.group(1)] = (m.group(2).lower(), one_line(m.group(3) or ""))
+    found = ((job.label, *said.get(job.id, ("", ""))) for job in jobs)
+    return [x for x in found if x[1] and x[1] not in ("running", "pending", "started")]

@@ -61,11 +61,14 @@ from .local_views import (
     deliverables,
     head_tail,
     identifiers_used,
+    launched_outcomes,
     named_lines,
     prior_concepts,
     prior_paths,
+    relaunch_step,
     step_of,
     tools_used,
+    unadvised,
     user_messages,
     user_rules,
     walk_steps,
@@ -80,8 +83,7 @@ __all__ = [
     "summarize_transcript",
 ]
 
-MAX_SUMMARY_TOKENS = 6_000
-"""Upper bound of the summary (also ≤ 30 % of any input over 20k tokens)."""
+MAX_SUMMARY_TOKENS = 6_000  # upper bound of the summary (also ≤ 30 % of an input over 20k)
 
 MIN_VERBATIM = 300
 MAX_DELIVERABLE = 16_000
@@ -105,10 +107,8 @@ SECTION_TITLES = (
 class Limits:
     """How much of each kind of item a summary keeps (scaled down until it fits)."""
 
-    item: int = 240
-    """Characters of one quoted item."""
-    items: int = 12
-    """Items of one list."""
+    item: int = 240  # characters of one quoted item
+    items: int = 12  # items of one list
     users_head: int = 10
     users_tail: int = 40
     user_chars: int = 300
@@ -402,7 +402,7 @@ def _pending(s: Session, lim: Limits) -> str:
     for bg in s.running:
         said = f"; it returned: {quote(bg.said, lim.item)}" if bg.said else ""
         said += polls.get(bg.key, "")
-        key = f" (id {bg.key})" if bg.key else ""
+        key = f" (id {bg.key})" if bg.key and bg.key != bg.command else ""
         items.append(f"Background job still running (started, never seen finishing; check it, do "
                      f"not start it again): {code(bg.command)}{key}{said}")  # fmt: skip
     items.extend(in_flight_items(s.in_flight, lim.item * 2, lim.items))
@@ -453,8 +453,8 @@ def _current_work(s: Session, lim: Limits) -> str:
         else:
             state = "is in progress (no answer yet)" if s.request_started else "is not answered yet"
         items.append(f"The latest request {state}: {quote(last.text, lim.item)}")
-        items.extend(filter(None, [interruption(s)]))
-        items.extend(error_replies(s, lim.item) if not s.turn_ended else [])
+        ended = [] if s.turn_ended else error_replies(s, lim.item) + launched_outcomes(s, lim.item)
+        items.extend([*filter(None, [interruption(s)]), *ended])
     if s.ended_by_tool:
         items.append(f"The work ended with {code(s.ended_by_tool)}.")
         if s.ended_output:
@@ -494,8 +494,8 @@ def _next_step(s: Session, lim: Limits) -> str:
     last = s.last_request
     action = last_action(s, lim.item // 2)
     done = [a for a in action if IN_FLIGHT not in a and not a.startswith("(")]
-    stopped = f" Work stopped after the last action: {done[-1]}." if done else ""
-    stopped += f" {interruption(s)}." if interruption(s) else ""
+    stopped = f" Work stopped after the last action: {unadvised(done[-1])}." if done else ""
+    stopped += (f" {interruption(s)}." if interruption(s) else "") + relaunch_step(s, lim.item)
     running = [b.key or b.command for b in s.running]
     if running and not s.turn_ended:
         stopped += (

@@ -69,8 +69,9 @@ _TERMINAL_TOOLS = re.compile(r"^(?:submit|finish|done|complete|attempt_completio
 """Tools whose result ends the agent's work (SWE-agent ``submit``, tau-bench's hand-over)."""
 _LOCAL_COMMANDS = frozenset(
     "/compact /clear /exit /quit /model /cost /help /config /status /resume /login /logout "
-    "/permissions /memory /doctor /context /usage /statusline /theme /vim /export".split()
-)
+    "/permissions /memory /doctor /context /usage /statusline /theme /vim /export /effort /fast "
+    "/output-style /add-dir /agents /hooks /mcp /ide /rewind /todos /bashes /tasks /stats".split()
+)  # CLI settings and views: never a request (``/plan`` alone only switches plan mode)
 _TASK_ID_RE = re.compile(r"Task #?(\w+) created", re.IGNORECASE)
 _BG_START_RE = re.compile(
     r"(?:running in (?:the )?background with ID|background (?:task|shell) (?:started|id)|"
@@ -95,8 +96,7 @@ _LOG_PROGRAMS = frozenset({"journalctl", "docker logs", "kubectl logs", "systemc
 _SEARCH_TOOL_RE = re.compile(r"grep|glob|search|find|list|^ls$", re.IGNORECASE)
 _FILE_MARKER_RE = re.compile(r"\[File: (\S+) \(\d+ lines total\)\]|\(Open file: ([^)\n]+)\)")
 _SHORT_OUTPUT_LINES, _SHORT_OUTPUT_CHARS, _OUTPUT_TAIL = 6, 400, 20_000
-DELIVERABLE_CHARS, _SHORT_REPLY, _RETRY_WINDOW = 500, 40, 64
-"""A success or failure is matched against the last this-many unfixed errors only."""
+DELIVERABLE_CHARS, _SHORT_REPLY, _RETRY_WINDOW = 500, 40, 64  # retry: last this-many errors
 
 
 @dataclass(slots=True)
@@ -304,7 +304,7 @@ class _Builder:
             self.injected(e)
             return
         command = slash_command(e.text)
-        if command is not None and command.split()[0] in _LOCAL_COMMANDS:
+        if command is not None and (command.split()[0] in _LOCAL_COMMANDS or command == "/plan"):
             self.s.local_commands.append((e.index, command))
             return
         self.s.requests.append(replace(e, text=command) if command else e)

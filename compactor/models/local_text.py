@@ -65,7 +65,8 @@ __all__ = [
 _HARNESS_ERROR_RE = re.compile(
     r"\A\s*(?:API Error\b|API error:|\{\s*\"type\"\s*:\s*\"error\"|Request timed out\b|"
     r"Prompt is too long\b|Credit balance is too low\b|Invalid API key\b|"
-    r"[\w ]{0,40}usage limit reached\b|(?:Rate limit|Overloaded)(?: error)?:|"
+    r"[\w ]{0,40}(?:usage|session|rate|weekly|[\d-]+ ?hour) limit reached\b|"
+    r"You['’]ve (?:hit|reached) your [\w -]{0,30}limit\b|(?:Rate limit|Overloaded)(?: error)?:|"
     r"(?:stream|upstream|model|server|connection) error:)",
     re.IGNORECASE,
 )

@@ -26,10 +26,12 @@ from compactor.facts import (
     is_reading_call,
     one_line,
     paths,
+    stopped_jobs,
 )
+from compactor.facts.outcomes import unadvised
 
 from .local_session import Session
-from .local_text import MEMO_MOST, SHORT_TEXT, prior_sections, prior_users
+from .local_text import MEMO_MOST, SHORT_TEXT, code, prior_sections, prior_users
 
 T = TypeVar("T")
 
@@ -42,13 +44,16 @@ __all__ = [
     "judge_approved_plan",
     "judge_revised",
     "judge_stale_state",
+    "launched_outcomes",
     "named_files",
     "named_lines",
     "prior_concepts",
     "prior_paths",
+    "relaunch_step",
     "stems",
     "step_of",
     "tools_used",
+    "unadvised",
     "untouched",
     "user_messages",
     "user_rules",
@@ -140,6 +145,12 @@ def walk_steps(s: Session) -> list[Step | Entry]:
     return steps
 
 
+def _asked(text: str) -> str:
+    """Where a user message may lift a hold: all of a short one, the start of a long paste (a
+    pasted plan's "change X" or a log's "Add a property" deep inside is nobody's request)."""
+    return text if len(text) <= 3_000 else text[:600]
+
+
 def _own(text: str) -> str:
     """The part of a user message that is the user's own words: all of a short one; the start
     and the end of a long paste (its middle is usually a log or another agent's output)."""
@@ -148,6 +159,7 @@ def _own(text: str) -> str:
     return text[:600] + "\n" + text[len(text) - 1_000 :]
 
 
+_CUT_AT = 180  # a sentence this long may have been cut at MAX_LINE by its length
 _RULE_MARK_RE = re.compile(r"^(?:[-*•>]\s*|\d+[.)]\s*)+")
 _FRAGMENT_END_RE = re.compile(
     r"\b(?:for|to|of|the|a|an|and|or|with|in|on|at|by|from|that|than|as|is|be)$", re.IGNORECASE
@@ -157,7 +169,19 @@ _DESCRIBED_NOT_RE = re.compile(
     r"(?:do not|don['’]?t|never|always|must|make sure)\b",
     re.IGNORECASE,
 )
-_RULE_WORD_RE = re.compile(r"\b(?:must|never|always|make sure|should)\b", re.IGNORECASE)
+_RULE_WORD_RE = re.compile(
+    r"\b(?:must|never|always|make sure|should)\b|(?:^|[,;:]\s+)(?:please\s+)?keep\s+(?:the|it|all|"
+    r"every|our|my|this|these|those|them|to)\b|\bno new\b",
+    re.IGNORECASE,
+)
+_OPINION_RE = re.compile(
+    r"^(?:(?:but|and|so|also|hmm|well|no|yeah)[,\s]+)?(?:i|we)\s+(?:do not|don['’]?t)\s+(?:"
+    r"(?:think|believe)\s+(?:that['’]?s|that is|this is|it['’]?s|it is|so|this|that)\b|"
+    r"know|see|understand|remember|recall|feel|suppose|guess|get it|mind|care)\b",
+    re.IGNORECASE,
+)
+_HEDGE_RE = re.compile(r"^\W*(?:i|we)\s+(?:do not|don['’]?t)\s+(?:think|believe)\b", re.I)
+"""A user's opinion or reaction ("I don't think that's it."): a "don't" that orders nothing."""
 
 
 _CLOSERS = "\"'”’»)]}*_` \t"
@@ -176,16 +200,18 @@ def is_constraint(sentence: str) -> bool:
     text = _RULE_MARK_RE.sub("", sentence.strip()).strip()
     if not text or text.rstrip(_CLOSERS).endswith("?") or len(text.split()) < 3:
         return False
-    if _FRAGMENT_END_RE.search(text.rstrip(".!:;, ")) is not None:
+    led = _DESCRIBED_NOT_RE.match(text) is not None  # (one cut at its length limit ends anywhere)
+    if not (led and len(text) >= _CUT_AT) and _FRAGMENT_END_RE.search(text.rstrip(".!:;, ")):
         return False
-    return _DESCRIBED_NOT_RE.match(text) is not None or _RULE_WORD_RE.search(text) is not None
+    ordered = _OPINION_RE.match(text) is None and led
+    return ordered or _RULE_WORD_RE.search(text) is not None
 
 
 def user_rules(s: Session) -> list[str]:
     """The user's constraints and preferences, each once, without their list marks; not the
     sentences of pasted output (:func:`_own_sentences`)."""
     if s.rules is None:
-        later = _Later([e.text for e in s.requests])
+        later = _Later([_asked(e.text) for e in s.requests])
         found = (
             _RULE_MARK_RE.sub("", part).strip()
             for n, text in first_indexed(e.text for e in s.requests)  # a repeat adds none
@@ -243,8 +269,8 @@ class _Later:
         else naming right after the verb what the rule named (a word stem of the rule after its
         verb). "Never …" rules are never lifted this way."""
         hold = _HOLD_RE.search(rule)
-        if hold is None or n + 1 >= len(self.texts):
-            return False
+        if hold is None or n + 1 >= len(self.texts) or _HEDGE_RE.match(rule) is not None:
+            return False  # "I don't think …, keep X": the rule is the "keep", not a hold
         later = [(p, end) for p, end in self._asking(hold.group(1).lower()) if p > n]
         if not later or _FOR_NOW_RE.search(rule) is not None:
             return bool(later)
@@ -345,10 +371,33 @@ def named_lines(s: Session, most: int, shown: int) -> list[str]:
     only = untouched(s, named)
     seen = [p for p in named if p not in only]
     lines = ["Named by the user: " + ", ".join(seen)] if seen else []
+    linked = linked_files(s, shown)
+    if linked:
+        lines.append("Linked in the assistant's last findings (review): " + linked)
     if only:
         lines.append("Named by the user, never by a call (only in the user's words; they may "
                      "not exist): " + ", ".join(only))  # fmt: skip
     return lines
+
+
+_LINKED_RE = re.compile(r"\]\(<?((?:[A-Za-z]:)?/[^()<>\s]+?\.\w{1,8})(?::\d+(?::\d+)?)?>?\)")
+"""A Markdown link to a file (``[hook.ts](/repo/src/hook.ts:26)``), as Codex writes review
+findings: the link names the file its words only allude to."""
+
+
+_LINKS_LEAST = 3
+
+
+def linked_files(s: Session, most: int) -> str:
+    """The files the last assistant answer linking 3+ files (a review's findings) links to that
+    no call changed, each once: the findings otherwise survived only as identifier lists
+    (blind check 6: ``auth-member-role-hook.ts`` and ``transfer-service.ts`` were lost)."""
+    for e in reversed(s.entries):
+        if e.role == "assistant" and e.text.count("](") >= _LINKS_LEAST:
+            found = dict.fromkeys(m.group(1) for m in _LINKED_RE.finditer(e.text))
+            if len(found) >= _LINKS_LEAST:
+                return ", ".join([p for p in found if p not in s.files][:most])
+    return ""
 
 
 def untouched(s: Session, named: list[str]) -> list[str]:
@@ -557,3 +606,34 @@ def head_tail(
         f"… ({omitted} {what} omitted)",
         *(show(x) for x in items[len(items) - tail :]),
     ]
+
+
+def _launched(s: Session) -> list[tuple[str, str, str]]:
+    last = s.last_request
+    return [] if last is None else stopped_jobs(s.entries, last.index)
+
+
+def launched_outcomes(s: Session, width: int) -> list[str]:
+    """What became of the background jobs and async sub-agents started since the latest request
+    (a ``<task-notification>`` naming their id with a status): the results of the work launched
+    for it, which a resuming agent must know before it launches them again (blind check 6: three
+    sub-agents failed on a rate limit and the summary said nothing of them)."""
+    return [
+        f"Started for it: {code(cut(label, width // 2))}, which {status}"
+        + (f": {cut(summary, width)}" if summary else "")
+        for label, status, summary in _launched(s)
+    ]
+
+
+def relaunch_step(s: Session, width: int) -> str:
+    """The next step's sentence for the work started for the latest request that failed or was
+    killed: it is to be started again once its cause is gone (empty when none did)."""
+    if s.turn_ended:
+        return ""
+    failed = [(label, summary) for label, status, summary in _launched(s)
+              if status in ("failed", "killed", "error", "cancelled", "canceled")]  # fmt: skip
+    if not failed:
+        return ""
+    names = ", ".join(code(cut(label, width // 2)) for label, _ in failed)
+    why = f" (it ended with: {cut(failed[-1][1], width)})" if failed[-1][1] else ""
+    return f" Re-run the work started for it that failed, once the cause is gone: {names}{why}."

@@ -272,11 +272,9 @@ EARLIER_KEEP_CHARS = 600
 
 
 def _bounded(text: str, number: int) -> str:
-    removed = len(text) - 2 * EARLIER_KEEP_CHARS
-    return (
-        f"{text[:EARLIER_KEEP_CHARS]}…{removed} characters truncated (the full text is user "
-        f"message {number} of the original transcript)…{text[-EARLIER_KEEP_CHARS:]}"
-    )
+    from compactor.facts.durable import bounded_user_message  # its orders kept from the middle
+
+    return bounded_user_message(text, number, EARLIER_KEEP_CHARS)
 
 
 def replace_user_block(text: str, user_texts: list[str], cleared: bool) -> str:
