@@ -6,7 +6,9 @@ after the last ``compacted`` record (whose ``replacement_history`` starts the hi
 message with one tool call) and their outputs (``tool`` messages). ``reasoning`` and
 ``web_search_call`` items are not messages; their records travel with the next message so a kept
 tail keeps them. Injected user context (``<environment_context>``, ``# AGENTS.md instructions``,
-other ``<…>``-wrapped text) is marked ``extra["injected"] = True``.
+other ``<…>``-wrapped text) is marked ``extra["injected"] = True``. A ``<goal_context>`` message
+(thread goals) holds the user's objective: it is read as a user request whose text is the
+objective alone (``extra["codex_goal"] = True``); its records are written back unchanged.
 
 Usage: each ``event_msg/token_count`` with ``info.last_token_usage`` becomes ``Usage(prompt =
 input_tokens, completion = output_tokens, total = total_tokens)`` on the last assistant message
@@ -29,6 +31,7 @@ for byte and appends the same records. Added records carry the input's newest ti
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -57,6 +60,13 @@ if TYPE_CHECKING:
 __all__ = ["CodexFormat"]
 
 _INJECTED_PREFIXES = ("<", "# AGENTS.md instructions")
+_GOAL_RE = re.compile(
+    r"\A\s*<goal_context>.*?<((?:untrusted_)?objective)>\s*(.*?)\s*</\1>", re.DOTALL
+)
+"""A thread-goal message (Codex ``goals/continuation.md``, ``objective_updated.md``): the
+objective inside it is the user's own request (``/goal …``), not context Codex re-injects."""
+_KEPT_NOTICES = ("<turn_aborted>",)
+"""Harness notices Codex writes once into the history and never recreates on resume."""
 
 
 def _int(value: JsonValue) -> int:
@@ -116,7 +126,11 @@ class _Reader:
                 msg.parts = parts
             if role == "developer":
                 msg.extra["codex_role"] = "developer"
-            if msg.role == "user" and text.lstrip().startswith(_INJECTED_PREFIXES):
+            goal = _GOAL_RE.match(text) if msg.role == "user" else None
+            if goal is not None and goal.group(2):
+                msg.content = goal.group(2)  # the objective, as the user typed it
+                msg.extra["codex_goal"] = True
+            elif msg.role == "user" and text.lstrip().startswith(_INJECTED_PREFIXES):
                 msg.extra["injected"] = True
             return msg
         if kind in ("function_call", "custom_tool_call"):
@@ -224,8 +238,13 @@ def _render_chat(msg: Message) -> list[JsonObject]:
 def _reinjected(msg: Message | AgenticMessage, original: bool) -> bool:
     """Developer instructions and injected user context from the file (``original``: matched
     to a message read from it; a copy keeps the reader's marks): Codex writes them anew each
-    session. A system message a finalizer added is its own and is kept."""
-    if content_type(msg) is not None:
+    session. A system message a finalizer added is its own and is kept. A thread goal and a
+    ``<turn_aborted>`` notice are kept: Codex writes each once (the goal when a goal turn
+    starts, from thread state; the notice when the user interrupts) and rebuilds neither from
+    its state on resume, so dropping them loses the objective and the interruption."""
+    if content_type(msg) is not None or msg.extra.get("codex_goal"):
+        return False
+    if msg.role == "user" and _jsonl.message_text(msg).lstrip().startswith(_KEPT_NOTICES):
         return False
     from_file = original or "codex_role" in msg.extra
     return (msg.role == "system" and from_file) or bool(msg.extra.get("injected"))
