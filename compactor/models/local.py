@@ -29,6 +29,7 @@ from compactor.schema import AgenticMessage, Message, Usage, make_assistant, mes
 from .base import KEPT_AFTER_SUMMARY
 from .local_files import FileState, key_lines
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
+from .local_jobs import listed_jobs, running_head
 from .local_session import ErrorFact, Session
 from .local_state import (
     ANSWERED,
@@ -399,12 +400,11 @@ def _task_items(s: Session, lim: Limits) -> list[str]:
 def _pending(s: Session, lim: Limits) -> str:
     items = _task_items(s, lim)
     polls = job_polls(s, lim.item)
-    for bg in s.running:
+    for bg in listed_jobs(s):
         said = f"; it returned: {quote(bg.said, lim.item)}" if bg.said else ""
         said += polls.get(bg.key, "")
         key = f" (id {bg.key})" if bg.key and bg.key != bg.command else ""
-        items.append(f"Background job still running (started, never seen finishing; check it, do "
-                     f"not start it again): {code(bg.command)}{key}{said}")  # fmt: skip
+        items.append(f"{running_head(bg)}: {code(bg.command)}{key}{said}")
     items.extend(in_flight_items(s.in_flight, lim.item * 2, lim.items))
     last = s.last_request
     if last is not None and not s.turn_ended:

@@ -1,0 +1,71 @@
+"""Blind check 7's wrong statements in the local summary (issue 28, quality pass 6): a
+background server a later command killed (by a pid its output printed, by its program, by its
+port) is not "still running, do not start it again"."""
+
+from __future__ import annotations
+
+from compactor.models.local import summarize_transcript
+
+from .planted_session import SessionBuilder
+from .test_models_local_session import section
+
+_RUNNING = "Background job still running"
+
+
+def _uvicorn(s: SessionBuilder) -> None:
+    s.user("run the API on port 8000 and check the health endpoint")
+    s.call(
+        "exec_command",
+        {"cmd": "uv run uvicorn api.main:app --reload --port 8000", "yield_time_ms": 1000},
+        "Chunk ID: 1a\nWall time: 1.0 seconds\nProcess running with session ID 64048\nOutput:\n",
+    )
+    s.call(
+        "write_stdin",
+        {"session_id": 64048, "chars": "", "yield_time_ms": 1000},
+        "Chunk ID: 1b\nWall time: 5.0 seconds\nProcess running with session ID 64048\nOutput:\n"
+        "INFO:     Uvicorn running on http://127.0.0.1:8000 (Press CTRL+C to quit)\n"
+        "INFO:     Started reloader process [23005] using WatchFiles\n"
+        "INFO:     Started server process [23031]\n",
+    )
+    s.call("exec_command", {"cmd": "curl -fsS http://127.0.0.1:8000/health"}, '{"ok": true}')
+
+
+def _summary_of(kill: str, printed: str = "") -> tuple[str, str]:
+    s = SessionBuilder()
+    _uvicorn(s)
+    s.say("The API answers on port 8000.")
+    s.user("stop the server, then update the README")
+    s.call("exec_command", {"cmd": kill}, printed)
+    s.call("exec_command", {"cmd": "sed -i 's/old/new/' README.md"}, "")
+    text = summarize_transcript(s.messages)
+    return section(text, 7), section(text, 9)
+
+
+def test_a_server_killed_by_a_pid_its_output_printed_is_not_still_running() -> None:
+    """snapmed: uvicorn started with exec_command (session 64048), its poll printed
+    "Started reloader process [23005]", then ``kill 23003 23005`` ended it; the summary said
+    "Background job still running … do not start it again" and "check on them"."""
+    pending, step = _summary_of("kill 23003 23005")
+    assert _RUNNING not in pending and "64048" not in pending, pending
+    assert "still running" not in step, step
+
+
+def test_a_server_killed_by_its_program_is_not_still_running() -> None:
+    pending, step = _summary_of("pkill -f uvicorn")
+    assert _RUNNING not in pending and "still running" not in step, (pending, step)
+
+
+def test_a_server_whose_port_a_later_kill_named_may_still_be_running() -> None:
+    """snapmed1: ``lsof -ti tcp:8000 | xargs kill`` names only the port the job listens on: the
+    summary says the job may still be running (which kill named what), never "still running,
+    do not start it again"."""
+    pending, step = _summary_of("lsof -ti tcp:8000 | xargs kill")
+    assert _RUNNING not in pending, pending
+    assert "may still be running (a later kill named its port 8000" in pending, pending
+    assert "uvicorn" in pending and "still running" not in step, step
+
+
+def test_a_kill_of_another_process_leaves_the_server_running() -> None:
+    """A kill that names no pid, program or port of the job does not end it."""
+    pending = _summary_of("kill 999", "")[0]
+    assert _RUNNING in pending and "64048" in pending, pending
