@@ -69,3 +69,28 @@ def test_a_kill_of_another_process_leaves_the_server_running() -> None:
     """A kill that names no pid, program or port of the job does not end it."""
     pending = _summary_of("kill 999", "")[0]
     assert _RUNNING in pending and "64048" in pending, pending
+
+
+def test_an_earlier_answer_is_not_the_final_deliverable_of_a_later_answered_request() -> None:
+    """vestig: the first turn's long offer ("Would you like me to update it …") was quoted as
+    "Final deliverable, the last substantial assistant answer" right after the short answer that
+    completed the current request: it is an earlier request's answer, so titled."""
+    s = SessionBuilder()
+    s.user("rename the knowledge base to matterbase")
+    s.call("Read", {"file_path": "/srv/kb/CLAUDE.md"}, "# ProjectTracker\nThe PMO repository.")
+    offer = (
+        "I understand - matterbase fits a personal knowledge base better than ProjectTracker. "
+        "The CLAUDE.md file still references ProjectTracker throughout. Would you like me to "
+        "update it: 1. replace the name, 2. reframe the wording, 3. adjust the guidance? "
+    )
+    s.say(offer * 3)
+    s.user("yes, replace it everywhere")
+    s.call(
+        "Edit",
+        {"file_path": "/srv/kb/CLAUDE.md", "old_string": "ProjectTracker", "new_string": "mb"},
+        "The file /srv/kb/CLAUDE.md has been updated.",
+    )
+    s.say("Done: every ProjectTracker in CLAUDE.md now says matterbase.")
+    work = section(summarize_transcript(s.messages), 8)
+    assert "Final deliverable" not in work, work
+    assert "An earlier request's answer, verbatim (NOT the answer to the current request)" in work

@@ -545,13 +545,14 @@ def deliverables(s: Session) -> list[tuple[str, Entry]]:
 
 def deliverable_title(s: Session) -> str:
     """The title of the last substantial answer: the final deliverable only when it answers
-    the current request (or the session ended answered); an earlier turn's answer is named so,
-    with the current request said to have no answer yet."""
+    the current request; an earlier turn's answer is named so (also when a shorter answer
+    ended the current request), with the current request said to have no answer yet when
+    its turn did not end."""
     last, d = s.last_request, s.deliverable
-    if d is not None and last is not None and d.index < last.index and not s.turn_ended:
+    if d is not None and last is not None and d.index < last.index:
+        then = "" if s.turn_ended else ", which has no answer yet"
         return (
-            "An earlier request's answer, verbatim (NOT the answer to the current request, "
-            "which has no answer yet)"
+            f"An earlier request's answer, verbatim (NOT the answer to the current request{then})"
         )
     return "Final deliverable, the last substantial assistant answer, verbatim"
 
