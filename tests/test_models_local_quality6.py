@@ -94,3 +94,43 @@ def test_an_earlier_answer_is_not_the_final_deliverable_of_a_later_answered_requ
     work = section(summarize_transcript(s.messages), 8)
     assert "Final deliverable" not in work, work
     assert "An earlier request's answer, verbatim (NOT the answer to the current request)" in work
+
+
+def _asked(s: SessionBuilder, question: str, answer: str) -> None:
+    s.call(
+        "AskUserQuestion",
+        {"questions": [{"question": question, "options": [{"label": "A"}, {"label": "B"}]}]},
+        f'User has answered your questions: "{question}"="{answer}". You can now continue with '
+        "the user's answers in mind.",
+    )
+
+
+def test_ask_user_question_answers_are_the_users_words_and_decisions() -> None:
+    """vlm: the first user message was ``/superpowers:brainstorm``; the real request and every
+    choice ("All projects", "vlm-service") came as AskUserQuestion answers, which the summary
+    showed only as command output: "Initial request" was the slash command."""
+    s = SessionBuilder()
+    s.user(
+        "<command-message>superpowers:brainstorm</command-message>\n"
+        "<command-name>/superpowers:brainstorm</command-name>"
+    )
+    request = "scan every session log and project, record the pitfalls in auto memory files"
+    _asked(s, "What would you like to brainstorm and design today?", request)
+    _asked(s, "Which package name do you prefer?", "vlm-service")
+    s.say("Noted: the package is vlm-service. " * 6)
+    text = summarize_transcript(s.messages)
+    intent = section(text, 1)
+    assert f'Initial request: "{request}' in intent, intent
+    assert 'The user answered "Which package name do you prefer?": vlm-service' in text
+    users = text[text.index("<all_user_messages>") :]
+    assert '(answered "Which package name do you prefer?") vlm-service' in users, users
+
+
+def test_an_answer_the_reader_gave_as_a_user_message_is_not_doubled() -> None:
+    s = SessionBuilder()
+    s.user("rename the service")
+    _asked(s, "Which package name do you prefer?", "vlm-service")
+    s.user("vlm-service")
+    s.say("Renamed to vlm-service. " * 6)
+    text = summarize_transcript(s.messages)
+    assert "The user answered" not in text and "(answered" not in text, text

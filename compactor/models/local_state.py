@@ -41,6 +41,7 @@ from compactor.facts import (
 )
 from compactor.schema import AgenticMessage, Message
 
+from .local_answers import judge_answers
 from .local_jobs import add_shape_jobs
 from .local_session import ErrorFact, Session, build_session
 from .local_text import (
@@ -603,6 +604,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     """The session model of the messages ``items``, with this module's judgements applied."""
     session = build_session(entries_of(items))
     add_shape_jobs(session)
+    judge_answers(session)
     judge_proposals(session)
     judge_fixed(session)
     judge_stale_state(session)
