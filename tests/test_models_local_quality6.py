@@ -96,9 +96,9 @@ def test_an_earlier_answer_is_not_the_final_deliverable_of_a_later_answered_requ
     assert "An earlier request's answer, verbatim (NOT the answer to the current request)" in work
 
 
-def _asked(s: SessionBuilder, question: str, answer: str) -> None:
+def _asked(s: SessionBuilder, question: str, answer: str, name: str = "AskUserQuestion") -> None:
     s.call(
-        "AskUserQuestion",
+        name,
         {"questions": [{"question": question, "options": [{"label": "A"}, {"label": "B"}]}]},
         f'User has answered your questions: "{question}"="{answer}". You can now continue with '
         "the user's answers in mind.",
@@ -134,3 +134,20 @@ def test_an_answer_the_reader_gave_as_a_user_message_is_not_doubled() -> None:
     s.say("Renamed to vlm-service. " * 6)
     text = summarize_transcript(s.messages)
     assert "The user answered" not in text and "(answered" not in text, text
+
+
+def test_answers_in_the_other_wording_count_too() -> None:
+    """emberyx: "Your questions have been answered: "Q"="A", "Q2"="B2". You can now continue with
+    these answers in mind." (two answers in one result) was shown only as command output."""
+    s = SessionBuilder()
+    s.user("design the desktop app")
+    s.call(
+        "ask_user",
+        {"questions": [{"question": "Terminal?"}, {"question": "Isolation?"}]},
+        'Your questions have been answered: "Terminal?"="xterm.js embedded", "Isolation?"="Not '
+        'sure yet". You can now continue with these answers in mind.',
+    )
+    s.say("Going with xterm.js. " * 8)
+    text = summarize_transcript(s.messages)
+    assert 'The user answered "Terminal?": xterm.js embedded' in text, text
+    assert 'The user answered "Isolation?": Not sure yet' in text

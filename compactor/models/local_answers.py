@@ -1,10 +1,11 @@
 """The user's answers to an agent's questions (issue 28): a tool result that carries what the
 user chose or typed (Claude Code's ``AskUserQuestion``: ``User has answered your questions:
-"Q"="A", … You can now continue …``) holds the user's own words, not a command's output. Each
-answer joins the user's messages and the accepted decisions; when the session's first request
-is a slash command (``/superpowers:brainstorm``) and the answer that follows it is the actual
-request typed in, that answer is the initial request. An answer the transcript reader already
-gave as a user message is not doubled."""
+"Q"="A", … You can now continue …``, or ``Your questions have been answered: …``) holds the
+user's own words, not a command's output. Each answer joins the user's messages and the
+accepted decisions; when the session's first request is a slash command
+(``/superpowers:brainstorm``) and the answer that follows it is the actual request typed in,
+that answer is the initial request. An answer the transcript reader already gave as a user
+message is not doubled."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ from .local_session import Session
 
 __all__ = ["judge_answers", "user_answers"]
 
-_ANSWERED_RE = re.compile(r"^\W{0,3}User has answered your questions?\s*:", re.IGNORECASE)
+_ANSWERED_RE = re.compile(
+    r"^\W{0,3}(?:User has answered your questions?|Your questions? (?:have|has) been answered)\s*:",
+    re.IGNORECASE,
+)
 _PAIR_RE = re.compile(r'"((?:[^"\\]|\\.){1,600})"\s*=\s*"((?:[^"\\]|\\.){1,4000})"')
 _REQUEST_WORDS = 8
 """An answer this many words long (or typed as notes) may be a request typed in, not a pick."""
@@ -29,9 +33,8 @@ def _answers(s: Session) -> list[tuple[int, str, str]]:
     for e in s.entries:
         for r in e.results:
             if r.name == "AskUserQuestion" or _ANSWERED_RE.match(r.text):
-                head = r.text[:8_000]
-                if _ANSWERED_RE.match(head):
-                    found += [(e.index, q, one_line(a)) for q, a in _PAIR_RE.findall(head)]
+                pairs = _PAIR_RE.findall(r.text[:8_000])
+                found += [(e.index, q, one_line(a)) for q, a in pairs]
     said = {one_line(req.text) for req in s.requests}
     return [x for x in found if not any(x[2] in text for text in said)]
 
