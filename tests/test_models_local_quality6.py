@@ -151,3 +151,4 @@ def test_answers_in_the_other_wording_count_too() -> None:
     text = summarize_transcript(s.messages)
     assert 'The user answered "Terminal?": xterm.js embedded' in text, text
     assert 'The user answered "Isolation?": Not sure yet' in text
+    assert "been answered" not in text, text  # not as what a command printed

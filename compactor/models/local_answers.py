@@ -51,6 +51,8 @@ def judge_answers(s: Session) -> None:
     for i, q, a in answers:
         s.decisions.append((i, 3, f'The user answered "{cut(q, 200)}": {cut(a, 2_000)}'))
     s.decisions.sort(key=lambda d: d[0])
+    shown = {i for i, _, _ in answers}  # the user's words, not what a command printed
+    s.outputs = [o for o in s.outputs if o[0] not in shown or "answered" not in o[3]]
     first = s.requests[0] if s.requests else None
     if first is None or not first.text.lstrip().startswith("/"):
         return
