@@ -27,9 +27,10 @@ from compactor.facts import Entry, cut, shorten
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
 
 from .base import KEPT_AFTER_SUMMARY
+from .local_answers import user_answers
 from .local_files import FileState, key_lines
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
-from .local_jobs import listed_jobs, running_head
+from .local_jobs import listed_jobs, running_head, still_running
 from .local_session import ErrorFact, Session
 from .local_state import (
     ANSWERED,
@@ -343,7 +344,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
     }
     decisions = top(
         [(i, score, shorten(x, lim.item)) for i, score, x in s.decisions if i not in skip],
-        lim.items,
+        lim.items + min(len(user_answers(s)), lim.items),  # the user's answers add their room
     )
     if decisions:
         items.append("Decisions, causes and results stated by the assistant:")
@@ -497,11 +498,7 @@ def _next_step(s: Session, lim: Limits) -> str:
     stopped = f" Work stopped after the last action: {unadvised(done[-1])}." if done else ""
     stopped += (f" {interruption(s)}." if interruption(s) else "") + relaunch_step(s, lim.item)
     running = [b.key or b.command for b in s.running]
-    if running and not s.turn_ended:
-        stopped += (
-            f" Background jobs still running ({', '.join(running[:4])}): check on them; do not "
-            "start them again."
-        )
+    stopped += still_running(running) if running and not s.turn_ended else ""
     flying = s.in_flight
     if flying:
         goal = (

@@ -9,7 +9,7 @@ from compactor.facts.kills import MAYBE, later_kill
 
 from .local_session import Background, Session
 
-__all__ = ["add_shape_jobs", "judge_killed", "listed_jobs", "running_head"]
+__all__ = ["add_shape_jobs", "judge_killed", "listed_jobs", "running_head", "still_running"]
 
 
 def add_shape_jobs(s: Session) -> None:
@@ -48,4 +48,12 @@ def running_head(bg: Background) -> str:
     return (
         "Background job still running (started, never seen finishing; check it, do not start it "
         "again)"
+    )
+
+
+def still_running(running: list[str]) -> str:
+    """The next step's note on the jobs still running while the turn goes on."""
+    return (
+        f" Background jobs still running ({', '.join(running[:4])}): check on them; do not "
+        "start them again."
     )
