@@ -27,7 +27,7 @@ from compactor.facts import Entry, cut, shorten
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
 
 from .base import KEPT_AFTER_SUMMARY
-from .local_answers import user_answers
+from .local_answers import answer_room
 from .local_files import FileState, key_lines
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import listed_jobs, running_head, still_running
@@ -344,7 +344,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
     }
     decisions = top(
         [(i, score, shorten(x, lim.item)) for i, score, x in s.decisions if i not in skip],
-        lim.items + min(len(user_answers(s)), lim.items),  # the user's answers add their room
+        lim.items + answer_room(s, lim.items),  # the user's answers add their own room
     )
     if decisions:
         items.append("Decisions, causes and results stated by the assistant:")

@@ -16,7 +16,9 @@ from compactor.facts import cut, one_line
 
 from .local_session import Session
 
-__all__ = ["judge_answers", "user_answers"]
+__all__ = ["ANSWERED_BY_USER", "answer_room", "judge_answers", "user_answers"]
+
+ANSWERED_BY_USER = "The user answered "
 
 _ANSWERED_RE = re.compile(
     r"^\W{0,3}(?:User has answered your questions?|Your questions? (?:have|has) been answered)\s*:",
@@ -49,7 +51,7 @@ def judge_answers(s: Session) -> None:
     followed a slash-command first request is the initial request."""
     answers = _answers(s)
     for i, q, a in answers:
-        s.decisions.append((i, 3, f'The user answered "{cut(q, 200)}": {cut(a, 2_000)}'))
+        s.decisions.append((i, 3, f'{ANSWERED_BY_USER}"{cut(q, 200)}": {cut(a, 2_000)}'))
     s.decisions.sort(key=lambda d: d[0])
     shown = {i for i, _, _ in answers}  # the user's words, not what a command printed
     s.outputs = [o for o in s.outputs if o[0] not in shown or "answered" not in o[3]]
@@ -63,3 +65,8 @@ def judge_answers(s: Session) -> None:
     )
     if len(typed.split()) >= _REQUEST_WORDS or (typed and not typed.isascii()):
         s.requests[0] = replace(first, text=f"{typed} (typed as the answer to {first.text})")
+
+
+def answer_room(s: Session, most: int) -> int:
+    """The room the user's answers among the decisions add to the list (at most ``most``)."""
+    return min(most, sum(1 for d in s.decisions if d[2].startswith(ANSWERED_BY_USER)))
