@@ -27,8 +27,10 @@ from compactor.facts import Entry, cut, shorten
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
 
 from .base import KEPT_AFTER_SUMMARY
+from .local_answers import answer_room
 from .local_files import FileState, key_lines
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
+from .local_jobs import listed_jobs, running_head, still_running
 from .local_session import ErrorFact, Session
 from .local_state import (
     ANSWERED,
@@ -342,7 +344,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
     }
     decisions = top(
         [(i, score, shorten(x, lim.item)) for i, score, x in s.decisions if i not in skip],
-        lim.items,
+        lim.items + answer_room(s, lim.items),  # the user's answers add their own room
     )
     if decisions:
         items.append("Decisions, causes and results stated by the assistant:")
@@ -399,12 +401,11 @@ def _task_items(s: Session, lim: Limits) -> list[str]:
 def _pending(s: Session, lim: Limits) -> str:
     items = _task_items(s, lim)
     polls = job_polls(s, lim.item)
-    for bg in s.running:
+    for bg in listed_jobs(s):
         said = f"; it returned: {quote(bg.said, lim.item)}" if bg.said else ""
         said += polls.get(bg.key, "")
         key = f" (id {bg.key})" if bg.key and bg.key != bg.command else ""
-        items.append(f"Background job still running (started, never seen finishing; check it, do "
-                     f"not start it again): {code(bg.command)}{key}{said}")  # fmt: skip
+        items.append(f"{running_head(bg)}: {code(bg.command)}{key}{said}")
     items.extend(in_flight_items(s.in_flight, lim.item * 2, lim.items))
     last = s.last_request
     if last is not None and not s.turn_ended:
@@ -497,11 +498,7 @@ def _next_step(s: Session, lim: Limits) -> str:
     stopped = f" Work stopped after the last action: {unadvised(done[-1])}." if done else ""
     stopped += (f" {interruption(s)}." if interruption(s) else "") + relaunch_step(s, lim.item)
     running = [b.key or b.command for b in s.running]
-    if running and not s.turn_ended:
-        stopped += (
-            f" Background jobs still running ({', '.join(running[:4])}): check on them; do not "
-            "start them again."
-        )
+    stopped += still_running(running) if running and not s.turn_ended else ""
     flying = s.in_flight
     if flying:
         goal = (

@@ -24,7 +24,6 @@ from compactor.facts import (
     Entry,
     Result,
     amount_spans,
-    background_jobs,
     clean,
     command_of,
     cut,
@@ -42,7 +41,9 @@ from compactor.facts import (
 )
 from compactor.schema import AgenticMessage, Message
 
-from .local_session import Background, ErrorFact, Session, build_session
+from .local_answers import judge_answers
+from .local_jobs import add_shape_jobs
+from .local_session import ErrorFact, Session, build_session
 from .local_text import (
     MEMO_MOST,
     SHORT_TEXT,
@@ -58,7 +59,6 @@ from .local_views import judge_approved_plan, judge_revised, judge_stale_state
 
 __all__ = [
     "ANSWERED",
-    "add_shape_jobs",
     "after_line",
     "error_replies",
     "interruption",
@@ -276,21 +276,6 @@ def last_action(s: Session, limit: int) -> list[str]:
         if shown:
             lines.append(f"(then only housekeeping or status checks ran: {shown})")
     return lines
-
-
-def add_shape_jobs(s: Session) -> None:
-    """Add the jobs judged by shape that the session model did not see start, as running
-    :class:`Background` entries (their id, the command that started them), and give every
-    running job what its start result said (its id, where its output goes)."""
-    known = set(s.background)
-    for job in background_jobs(s.entries):
-        if not job.running:
-            continue
-        if job.id not in known:
-            s.background[job.id] = Background(job.id, job.label, job.index)
-        bg = s.background[job.id]
-        if not bg.said:
-            bg.said = job.said
 
 
 _REJECTS_RE = re.compile(
@@ -619,6 +604,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     """The session model of the messages ``items``, with this module's judgements applied."""
     session = build_session(entries_of(items))
     add_shape_jobs(session)
+    judge_answers(session)
     judge_proposals(session)
     judge_fixed(session)
     judge_stale_state(session)

@@ -30,6 +30,7 @@ from compactor.facts import (
 )
 from compactor.facts.outcomes import unadvised
 
+from .local_answers import user_answers
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, code, prior_sections, prior_users
 
@@ -414,12 +415,12 @@ def user_messages(s: Session) -> list[str]:
     commands in order (put on one line where they are shown)."""
     if s.users is None:
         prior = [u for text in s.prior for u in prior_users(text)]
-        if not s.local_commands:  # the requests alone, in order (no tuple per request)
+        others = s.local_commands + user_answers(s)
+        if not others:  # the requests alone, in order (no tuple per request)
             s.users = prior + [e.text for e in s.requests]
             return s.users
-        own = sorted(  # an entry is a request or a command: the index alone orders them
-            [(e.index, e.text) for e in s.requests] + [(i, cmd) for i, cmd in s.local_commands],
-            key=lambda item: item[0],
+        own = sorted(  # an entry is a request, a command or an answer: the index orders them
+            [(e.index, e.text) for e in s.requests] + others, key=lambda item: item[0]
         )
         s.users = prior + [t for _, t in own]
     return s.users
@@ -545,13 +546,14 @@ def deliverables(s: Session) -> list[tuple[str, Entry]]:
 
 def deliverable_title(s: Session) -> str:
     """The title of the last substantial answer: the final deliverable only when it answers
-    the current request (or the session ended answered); an earlier turn's answer is named so,
-    with the current request said to have no answer yet."""
+    the current request; an earlier turn's answer is named so (also when a shorter answer
+    ended the current request), with the current request said to have no answer yet when
+    its turn did not end."""
     last, d = s.last_request, s.deliverable
-    if d is not None and last is not None and d.index < last.index and not s.turn_ended:
+    if d is not None and last is not None and d.index < last.index:
+        then = "" if s.turn_ended else ", which has no answer yet"
         return (
-            "An earlier request's answer, verbatim (NOT the answer to the current request, "
-            "which has no answer yet)"
+            f"An earlier request's answer, verbatim (NOT the answer to the current request{then})"
         )
     return "Final deliverable, the last substantial assistant answer, verbatim"
 

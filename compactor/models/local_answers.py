@@ -1,0 +1,72 @@
+"""The user's answers to an agent's questions (issue 28): a tool result that carries what the
+user chose or typed (Claude Code's ``AskUserQuestion``: ``User has answered your questions:
+"Q"="A", … You can now continue …``, or ``Your questions have been answered: …``) holds the
+user's own words, not a command's output. Each answer joins the user's messages and the
+accepted decisions; when the session's first request is a slash command
+(``/superpowers:brainstorm``) and the answer that follows it is the actual request typed in,
+that answer is the initial request. An answer the transcript reader already gave as a user
+message is not doubled."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from compactor.facts import cut, one_line
+
+from .local_session import Session
+
+__all__ = ["ANSWERED_BY_USER", "answer_room", "judge_answers", "user_answers"]
+
+ANSWERED_BY_USER = "The user answered "
+
+_ANSWERED_RE = re.compile(
+    r"^\W{0,3}(?:User has answered your questions?|Your questions? (?:have|has) been answered)\s*:",
+    re.IGNORECASE,
+)
+_PAIR_RE = re.compile(r'"((?:[^"\\]|\\.){1,600})"\s*=\s*"((?:[^"\\]|\\.){1,4000})"')
+_REQUEST_WORDS = 8
+"""An answer this many words long (or typed as notes) may be a request typed in, not a pick."""
+
+
+def _answers(s: Session) -> list[tuple[int, str, str]]:
+    """(entry index, question, answer) of every answer a tool result carries, in order."""
+    found: list[tuple[int, str, str]] = []
+    for e in s.entries:
+        for r in e.results:
+            if r.name == "AskUserQuestion" or _ANSWERED_RE.match(r.text):
+                pairs = _PAIR_RE.findall(r.text[:8_000])
+                found += [(e.index, q, one_line(a)) for q, a in pairs]
+    said = {one_line(req.text) for req in s.requests}
+    return [x for x in found if not any(x[2] in text for text in said)]
+
+
+def user_answers(s: Session) -> list[tuple[int, str]]:
+    """(entry index, text) of the user's answers, to list with the user's messages."""
+    return [(i, f'(answered "{cut(q, 200)}") {a}') for i, q, a in _answers(s)]
+
+
+def judge_answers(s: Session) -> None:
+    """Each answer is an accepted decision; a request typed as the answer to the question that
+    followed a slash-command first request is the initial request."""
+    answers = _answers(s)
+    for i, q, a in answers:
+        s.decisions.append((i, 3, f'{ANSWERED_BY_USER}"{cut(q, 200)}": {cut(a, 2_000)}'))
+    s.decisions.sort(key=lambda d: d[0])
+    shown = {i for i, _, _ in answers}  # the user's words, not what a command printed
+    s.outputs = [o for o in s.outputs if o[0] not in shown or "answered" not in o[3]]
+    first = s.requests[0] if s.requests else None
+    if first is None or not first.text.lstrip().startswith("/"):
+        return
+    following = s.requests[1].index if len(s.requests) > 1 else None
+    typed = next(
+        (a for i, _, a in answers if i > first.index and (following is None or i < following)),
+        "",
+    )
+    if len(typed.split()) >= _REQUEST_WORDS or (typed and not typed.isascii()):
+        s.requests[0] = replace(first, text=f"{typed} (typed as the answer to {first.text})")
+
+
+def answer_room(s: Session, most: int) -> int:
+    """The room the user's answers among the decisions add to the list (at most ``most``)."""
+    return min(most, sum(1 for d in s.decisions if d[2].startswith(ANSWERED_BY_USER)))
