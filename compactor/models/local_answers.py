@@ -37,6 +37,8 @@ def _answers(s: Session) -> list[tuple[int, str, str]]:
             if r.name == "AskUserQuestion" or _ANSWERED_RE.match(r.text):
                 pairs = _PAIR_RE.findall(r.text[:8_000])
                 found += [(e.index, q, one_line(a)) for q, a in pairs]
+    if not found:  # most sessions: no request text is read (one_line on each is ~20 µs)
+        return found
     said = {one_line(req.text) for req in s.requests}
     return [x for x in found if not any(x[2] in text for text in said)]
 
