@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from compactor.formats.registry import read_transcript
+from compactor.schema import Message
 
 from .fake_server_cli import invoke
 
@@ -137,7 +138,9 @@ def test_reduce_keeps_metadata_records_in_place_and_langchain_calls_verbatim(
 def test_langchain_tool_calls_are_read_with_their_name_arguments_and_id(tmp_path: Path) -> None:
     src = _write(tmp_path, _rounds(1))
     t = read_transcript(str(src), src.read_bytes())
-    (call,) = t.messages[1].tool_calls
+    msg = t.messages[1]
+    assert isinstance(msg, Message)
+    (call,) = msg.tool_calls
     assert call.name == "list_dir"
     assert call.id == "call_0"
     assert json.loads(call.arguments) == {"path": "/srv/data/part0"}
