@@ -34,6 +34,7 @@ from compactor.schema import (
     user_text,
 )
 
+from ._kept import with_kept
 from .base import CompactionInfo, OneLineEach, Transcript, TranscriptMeta, WriteMode, newline_of
 
 if TYPE_CHECKING:
@@ -587,6 +588,7 @@ def write_per_line(
     new_messages: Sequence[Message | AgenticMessage],
     mode: WriteMode,
     render: Callable[[Message | AgenticMessage], JsonObject | list[JsonObject]],
+    keep: Sequence[int] = (),
 ) -> bytes:
     """Write a one-message-per-line file (openai, eino, anthropic). ``render`` may give several
     records for one message (an agentic message with several tool results, in a chat format).
@@ -610,6 +612,8 @@ def write_per_line(
         else _dump_all(render(msg), nl)
         for msg, j in zip(new_messages, matches, strict=True)
     ]
+    if keep:
+        out = with_kept(out, matches, origin, keep, lines)
     prefix = BOM if transcript.has_bom else b""
     return prefix + nl.join(out) + nl
 

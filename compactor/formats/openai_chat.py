@@ -109,14 +109,28 @@ def _tool_calls(path: str, line: int, value: JsonValue) -> list[ToolCall]:
         if not isinstance(item, dict):
             raise TranscriptError(path, line, "tool_calls", "each tool call must be an object")
         fn = item.get("function")
-        fn = fn if isinstance(fn, dict) else {}
-        args = fn.get("arguments", "")
+        if isinstance(fn, dict):
+            name, args = fn.get("name"), fn.get("arguments", "")
+        elif "args" in item or item.get("type") == "tool_call":
+            # LangChain's own shape: {"name", "args": {...}, "id", "type": "tool_call"}
+            name, args = item.get("name"), item.get("args", "")
+        else:
+            name, args = None, ""
         if not isinstance(args, str):
             args = json.dumps(args, ensure_ascii=False)
-        calls.append(
-            ToolCall(id=str(item.get("id") or ""), name=str(fn.get("name") or ""), arguments=args)
-        )
+        calls.append(ToolCall(id=str(item.get("id") or ""), name=str(name or ""), arguments=args))
     return calls
+
+
+METADATA_ROLE = "metadata"
+"""The role some agents give a session-metadata record (the first line of their log)."""
+_CONVERSATION_KEYS = ("content", "tool_calls", "tool_call_id", "function_call", "type")
+
+
+def is_metadata(rec: JsonObject) -> bool:
+    """A record of role ``metadata`` holding nothing of a conversation: kept as it is, counted
+    nowhere (another role outside the format's, or a metadata record with content, is refused)."""
+    return rec.get("role") == METADATA_ROLE and not any(k in rec for k in _CONVERSATION_KEYS)
 
 
 _ROLE_NAMES = {r: r for r in ("system", "developer", "user", "assistant", "tool", "function")}
@@ -268,7 +282,7 @@ class _Reader:
     does not fit the format, then the first record that is not a message.
     """
 
-    __slots__ = ("failure", "misfit", "name", "out", "path", "roles", "texts")
+    __slots__ = ("failure", "first_meta", "meta", "misfit", "name", "out", "path", "roles", "texts")
 
     def __init__(self, path: str, spec: FormatSpec) -> None:
         self.path = path
@@ -279,6 +293,8 @@ class _Reader:
         self.misfit: TranscriptError | None = None
         self.failure: Exception | None = None
         self.texts: dict[str, str] = {}
+        self.meta: list[int] = []  # the indexes of the metadata records among the records
+        self.first_meta = 0  # the line of the first one
 
     def add(self, number: int, rec: JsonObject) -> None:
         if self.misfit is not None:
@@ -303,6 +319,11 @@ class _Reader:
                                         SHARED_EMPTY_CALLS, None, None, None, None, None, None,
                                         extra))  # fmt: skip
                 return
+        if self.name == SPEC.name and is_metadata(rec):
+            if not self.meta:
+                self.first_meta = number
+            self.meta.append(len(self.out) + len(self.meta))
+            return
         if not fits(self.name, rec):
             self.misfit = mismatch(self.path, number, self.name, rec)
             return
@@ -322,6 +343,13 @@ class _Reader:
         if self.failure is not None:
             raise self.failure
         return self.out
+
+    def origin(self) -> list[list[int]] | None:
+        """Each message's record index when metadata records sit between them (None: none)."""
+        if not self.meta:
+            return None
+        skip = set(self.meta)
+        return [[i] for i in range(len(self.out) + len(self.meta)) if i not in skip]
 
 
 class OpenAIChatFormat:
@@ -360,7 +388,13 @@ class OpenAIChatFormat:
     def read(self, path: str, raw: bytes | FileSource) -> Transcript:
         reader = _Reader(path, self.spec)
         lines = _jsonl.parse_lines(path, raw, reader.add)  # the records are not kept
-        return _jsonl.make_transcript(self.name, path, raw, lines, reader.messages())
+        messages = reader.messages()
+        transcript = _jsonl.make_transcript(
+            self.name, path, raw, lines, messages, origin=reader.origin()
+        )
+        if reader.meta:  # one warning (registry.unknown_notes), the records kept in place
+            transcript.meta.unknown = [(METADATA_ROLE, reader.first_meta, len(reader.meta))]
+        return transcript
 
     def write(
         self,
@@ -370,7 +404,10 @@ class OpenAIChatFormat:
         mode: WriteMode = "shrink",
         info: CompactionInfo | None = None,
     ) -> bytes:
-        return _jsonl.write_per_line(transcript, new_messages, mode, records_from_message)
+        keep: list[int] = []
+        if transcript.meta.unknown:
+            keep = [i for i, ln in enumerate(transcript.meta.lines) if is_metadata(ln.obj)]
+        return _jsonl.write_per_line(transcript, new_messages, mode, records_from_message, keep)
 
 
 FORMAT = OpenAIChatFormat()

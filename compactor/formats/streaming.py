@@ -29,6 +29,7 @@ from compactor.sizes import InputLimits, LineGuard, check_size
 from . import _jsonl, json_document
 from ._family import fits, mismatch
 from .base import Streaming
+from .openai_chat import is_metadata
 from .registry import FORMATS, SNIFF_RECORDS, detect_format
 
 __all__ = ["STREAM_FORMATS", "StreamResult", "stream_check"]
@@ -106,7 +107,8 @@ def _fast_record(rec: JsonObject, eino: bool) -> _Fast | None:
             if not isinstance(item, dict):
                 return None
             fn = item.get("function")
-            fn = fn if isinstance(fn, dict) else {}
+            if not isinstance(fn, dict):
+                return None  # LangChain's {name, args} or no function: the reader reads it
             args = fn.get("arguments", "")
             if not isinstance(args, str):
                 return None  # the reader re-serializes it
@@ -258,6 +260,8 @@ def stream_check(
                 obj = line.obj
             elif len(chunk) > _SHALLOW_BYTES:
                 _jsonl.check_depth(path, number, chunk, obj)  # as parse_line does
+            if name == "openai" and is_metadata(obj):
+                return None  # kept as metadata, with a warning: the full read gives it
             if fit_error is None and not fits(name, obj):
                 fit_error = mismatch(path, number, name, obj)
             if record_error is not None or fit_error is not None:
