@@ -33,6 +33,8 @@ from .offload import OffloadKind
 from .results import (
     ResultRef,
     cutoff_of,
+    original_content,
+    original_payload,
     replace_result,
     result_payload,
     result_state,
@@ -275,8 +277,12 @@ class _Pass:
     def store(self, kind: str, r: StreamResult) -> str | None:
         cfg = self.reduction.config
         if cfg.backend is not None:
-            payload = r.text if r.message is None else result_payload(r.message, self.ref(r))
-            assert payload is not None
+            payload = r.text
+            if payload is None:  # parts: the record's own content, as written (issue 30)
+                payload = original_payload(original_content(r.rec, r.call_id))
+            if payload is None:
+                assert r.message is not None
+                payload = result_payload(r.message, self.ref(r))
             where = cfg.backend.save("trunc" if kind == "trunc" else "clear", r.call_id, payload)
             self.outcome.offloaded.append(where)
             return where
