@@ -197,8 +197,25 @@ def test_offload_file_holds_the_original_result_of_every_format(tmp_path: Path, 
             assert data == content  # a text result: its text, byte for byte
             continue
         assert json.loads(data) == content, (fmt, cid, data[:200])  # the original value
+        assert data.encode() in before  # as the record wrote it: byte for byte
         assert "user_input" not in data and "[tool_reference]" not in data
     out = (tmp_path / "s.compact.jsonl").read_text(encoding="utf-8")
     for cid, _ in expected[:-1]:
         assert str(folder / cid) in out  # each placeholder names its file
     assert PNG not in out  # the image went to the file, not kept in the output
+
+
+def test_original_json_keeps_the_style_of_its_record_else_compact(tmp_path: Path) -> None:
+    """A compact record (JSON.stringify, as Claude Code writes) gives a compact file, byte for
+    byte the record's own ``content`` (the first test: Python's spaced style)."""
+    expected = _anthropic_results()
+    src = tmp_path / "s.jsonl"
+    lines = [json.dumps(r, separators=(",", ":")) for r in _anthropic_records(expected)]
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = compact(
+        tmp_path, "run", "s.jsonl", "--strategy", "reduce", "--force", "--offload-dir", "off",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    data = (tmp_path / "off" / "clear" / "toolu_img").read_bytes()
+    assert data == json.dumps(expected[0][1], separators=(",", ":")).encode()
+    assert data in src.read_bytes()

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic
 
-from compactor._json import JsonObject, JsonValue
+from compactor._json import JsonObject
 from compactor._util import maybe_await
 from compactor.counting.tokens import (
     MEDIA_TOKENS,
@@ -40,7 +40,6 @@ from .results import (
     PERSISTED_OPEN,
     ResultRef,
     find_results,
-    original_payload,
     replace_result,
     result_payload,
     result_state,
@@ -65,9 +64,9 @@ DEFAULT_MAX_TOKENS_FOR_CLEAR = 160_000
 
 Locate = Callable[[int, str], "tuple[str, int] | None"]
 """``(message index, call id) → (transcript path, line)`` holding the original result."""
-Original = Callable[[int, str], JsonValue]
-"""``(message index, call id) → the result's content as the input record holds it`` (a string,
-or its list of parts / blocks; None: unknown)."""
+Original = Callable[[int, str], "str | None"]
+"""``(message index, call id) → the result as the input record holds it``, ready for an offload
+file (:func:`.results.original_payload`; None: unknown)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -292,7 +291,7 @@ class Reduction(Generic[M]):
         if cfg.backend is not None:
             payload = None
             if cfg.original is not None:
-                payload = original_payload(cfg.original(ref.index, ref.call_id))
+                payload = cfg.original(ref.index, ref.call_id)
             if payload is None:
                 payload = result_payload(msg, ref)
             where = cfg.backend.save(kind, ref.call_id, payload)

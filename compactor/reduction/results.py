@@ -244,11 +244,16 @@ def original_content(rec: JsonValue, call_id: str, depth: int = _SEARCH_DEPTH) -
     return None
 
 
-def original_payload(value: JsonValue) -> str | None:
+_STYLES = (((",", ":"), False), ((", ", ": "), False), ((",", ":"), True), ((", ", ": "), True))
+"""JSON writers' styles: JSON.stringify / orjson, Python's json.dumps (each as UTF-8 or ASCII)."""
+
+
+def original_payload(value: JsonValue, line: bytes | None = None) -> str | None:
     """What an offload file holds for a result whose original content is ``value``: the text
     itself when it is text (a string, or one text part with nothing but its text); else the
-    original JSON (compact, as JSON.stringify writes it), so a reader gets the original value
-    back (images with their base64 data, ``tool_reference`` blocks, ...). None: no value."""
+    original JSON, so a reader gets the original value back (images with their base64 data,
+    ``tool_reference`` blocks, ...): written as the record ``line`` writes it when one of the
+    common styles is found in it (then byte for byte), else compact. None: no value."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -263,7 +268,15 @@ def original_payload(value: JsonValue) -> str | None:
             and isinstance(only["text"], str)
         ):
             return only["text"]
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    first = ""
+    for separators, ascii_only in _STYLES:
+        text = json.dumps(value, ensure_ascii=ascii_only, separators=separators)
+        if line is None:
+            return text
+        if text.encode("utf-8", "surrogatepass") in line:
+            return text
+        first = first or text
+    return first
 
 
 def result_state(msg: Message | AgenticMessage, ref: ResultRef) -> str | None:

@@ -250,6 +250,8 @@ class _Pass:
     scanned: Scan
     outcome: ReduceOutcome[Message] | ReduceOutcome[AgenticMessage]
     locate: Callable[[int, str], tuple[str, int] | None] | None
+    raw: bytes = b""
+    """The transcript's bytes (a result's original JSON is written in its line's style)."""
     trunc_paths: dict[int, str] = field(default_factory=dict)
 
     def ref(self, r: StreamResult) -> ResultRef:
@@ -279,7 +281,9 @@ class _Pass:
         if cfg.backend is not None:
             payload = r.text
             if payload is None:  # parts: the record's own content, as written (issue 30)
-                payload = original_payload(original_content(r.rec, r.call_id))
+                start, end = self.scanned.spans[r.index]
+                line = self.raw[start:end]
+                payload = original_payload(original_content(r.rec, r.call_id), line)
             if payload is None:
                 assert r.message is not None
                 payload = result_payload(r.message, self.ref(r))
@@ -318,7 +322,7 @@ async def reduce_scanned(
     if emit is not None:
         await maybe_await(emit(BeforeReduce(len(scanned.spans), len(results), scanned.tokens)))
     outcome: ReduceOutcome[M] = ReduceOutcome([], tokens_before=scanned.tokens)
-    run = _Pass(reduction, scanned, outcome, locate if locate is not None else cfg.locate)
+    run = _Pass(reduction, scanned, outcome, locate if locate is not None else cfg.locate, raw)
     tokens = scanned.tokens - _truncate(run)
     rounds = rounds_of(scanned.starts, [r.index for r in results], scanned.others)
     cutoff = cutoff_of(rounds, cfg.clear_retention_suffix_limit, len(scanned.spans))

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
-from compactor._json import JsonObject, JsonValue
+from compactor._json import JsonObject
 from compactor.configfile.strategy import (
     offload_enabled,
     offload_folder,
@@ -157,15 +157,15 @@ def locator(parsed: Transcript, path: str | None) -> Locate | None:
 def originals(parsed: Transcript) -> Original:
     """``(message index, call id) → the result's content`` as the record it was read from holds
     it (what an offload file keeps: issue 30); None when no record of the message names it."""
-    from compactor.reduction.results import original_content
+    from compactor.reduction.results import original_content, original_payload
 
-    def original(index: int, call_id: str) -> JsonValue:
+    def original(index: int, call_id: str) -> str | None:
         if not call_id:
             return None
         for line in _origin_lines(parsed, index):
             found = original_content(line.obj, call_id)
             if found is not None:
-                return found
+                return original_payload(found, line.text)
         return None
 
     return original
