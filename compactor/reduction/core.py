@@ -64,6 +64,9 @@ DEFAULT_MAX_TOKENS_FOR_CLEAR = 160_000
 
 Locate = Callable[[int, str], "tuple[str, int] | None"]
 """``(message index, call id) → (transcript path, line)`` holding the original result."""
+Original = Callable[[int, str], "str | None"]
+"""``(message index, call id) → the result as the input record holds it``, ready for an offload
+file (:func:`.results.original_payload`; None: unknown)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,6 +97,10 @@ class ReductionConfig:
     """Ours (``--force``): clear every round outside the retained suffix, whatever the count."""
     locate: Locate | None = None
     """Ours: where the original of a result is in a transcript file (no-offload placeholders)."""
+    original: Original | None = None
+    """Ours: a result's content as the input record holds it; an offload file holds that
+    (text as it is; parts, images, ``tool_reference`` blocks as their original JSON) rather
+    than the result as read (issue 30). None, or None for a result: the result as read."""
     token_counter: TokenCounter | None = None
     """Counts the history for the clearing threshold (default: the usage-aware estimate)."""
     on_event: EventSink | None = None
@@ -282,7 +289,12 @@ class Reduction(Generic[M]):
         """Offload the result (its path), else its transcript line (``path, line N``)."""
         cfg = self.config
         if cfg.backend is not None:
-            where = cfg.backend.save(kind, ref.call_id, result_payload(msg, ref))
+            payload = None
+            if cfg.original is not None:
+                payload = cfg.original(ref.index, ref.call_id)
+            if payload is None:
+                payload = result_payload(msg, ref)
+            where = cfg.backend.save(kind, ref.call_id, payload)
             outcome.offloaded.append(where)
             return where
         found = cfg.locate(ref.index, ref.call_id) if cfg.locate is not None else None

@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from compactor._json import JsonValue
 from compactor.schema import MEDIA_BLOCK_TYPES, AgenticMessage, Block, M, Message
 
 __all__ = [
@@ -23,6 +24,8 @@ __all__ = [
     "ResultRef",
     "cutoff_of",
     "find_results",
+    "original_content",
+    "original_payload",
     "replace_result",
     "result_payload",
     "result_state",
@@ -197,6 +200,83 @@ def result_payload(msg: Message | AgenticMessage, ref: ResultRef) -> str:
         for t, x, u in items
     ]
     return json.dumps(parts, ensure_ascii=False, indent=1)
+
+
+_ID_KEYS = ("tool_use_id", "tool_call_id", "call_id")
+"""Keys naming the call a result answers (Anthropic/Claude Code, OpenAI/Eino, Codex)."""
+_CONTENT_KEYS = (
+    "user_input_multi_content",
+    "multi_content",
+    "content",
+    "output",
+)
+"""Where a result record keeps what the tool returned, most specific first (Eino's parts, then
+Anthropic/OpenAI ``content``, then Codex ``output``)."""
+_SEARCH_DEPTH = 6
+
+
+def original_content(rec: JsonValue, call_id: str, depth: int = _SEARCH_DEPTH) -> JsonValue:
+    """The content of the result answering ``call_id`` exactly as the input record ``rec``
+    holds it (a string, or the list of parts / blocks as written); None when ``rec`` holds no
+    such result. An object naming ``call_id`` with one of the content keys is the result
+    (a Codex ``function_call`` names it too, but holds ``arguments``)."""
+    if depth <= 0:
+        return None
+    if isinstance(rec, dict):
+        if any(rec.get(k) == call_id for k in _ID_KEYS):
+            for key in _CONTENT_KEYS:
+                value = rec.get(key)
+                if value is None or (key.endswith("multi_content") and not value):
+                    continue  # Eino: no parts, its ``content`` is the result
+                if key.endswith("multi_content") and not isinstance(value, list):
+                    continue
+                return value
+        children: list[JsonValue] = list(rec.values())
+    elif isinstance(rec, list):
+        children = list(rec)
+    else:
+        return None
+    for child in children:
+        if isinstance(child, dict | list):
+            found = original_content(child, call_id, depth - 1)
+            if found is not None:
+                return found
+    return None
+
+
+_STYLES = (((",", ":"), False), ((", ", ": "), False), ((",", ":"), True), ((", ", ": "), True))
+"""JSON writers' styles: JSON.stringify / orjson, Python's json.dumps (each as UTF-8 or ASCII)."""
+
+
+def original_payload(value: JsonValue, line: bytes | None = None) -> str | None:
+    """What an offload file holds for a result whose original content is ``value``: the text
+    itself when it is text (a string, or one text part with nothing but its text); else the
+    original JSON, so a reader gets the original value back (images with their base64 data,
+    ``tool_reference`` blocks, ...): written as the record ``line`` writes it when one of the
+    common styles is found in it (then byte for byte), else compact. None: no value."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and len(value) == 1:
+        only = value[0]
+        if (
+            isinstance(only, dict)
+            and only.keys() == {"type", "text"}
+            and isinstance(only["type"], str)
+            and only["type"].endswith("text")
+            and isinstance(only["text"], str)
+        ):
+            return only["text"]
+    first = ""
+    for separators, ascii_only in _STYLES:
+        text = json.dumps(value, ensure_ascii=ascii_only, separators=separators)
+        if line is None:
+            return text
+        if text.encode("utf-8", "surrogatepass") in line:
+            return text
+        first = first or text
+    return first
 
 
 def result_state(msg: Message | AgenticMessage, ref: ResultRef) -> str | None:

@@ -33,6 +33,8 @@ from .offload import OffloadKind
 from .results import (
     ResultRef,
     cutoff_of,
+    original_content,
+    original_payload,
     replace_result,
     result_payload,
     result_state,
@@ -248,6 +250,8 @@ class _Pass:
     scanned: Scan
     outcome: ReduceOutcome[Message] | ReduceOutcome[AgenticMessage]
     locate: Callable[[int, str], tuple[str, int] | None] | None
+    raw: bytes = b""
+    """The transcript's bytes (a result's original JSON is written in its line's style)."""
     trunc_paths: dict[int, str] = field(default_factory=dict)
 
     def ref(self, r: StreamResult) -> ResultRef:
@@ -275,8 +279,14 @@ class _Pass:
     def store(self, kind: str, r: StreamResult) -> str | None:
         cfg = self.reduction.config
         if cfg.backend is not None:
-            payload = r.text if r.message is None else result_payload(r.message, self.ref(r))
-            assert payload is not None
+            payload = r.text
+            if payload is None:  # parts: the record's own content, as written (issue 30)
+                start, end = self.scanned.spans[r.index]
+                line = self.raw[start:end]
+                payload = original_payload(original_content(r.rec, r.call_id), line)
+            if payload is None:
+                assert r.message is not None
+                payload = result_payload(r.message, self.ref(r))
             where = cfg.backend.save("trunc" if kind == "trunc" else "clear", r.call_id, payload)
             self.outcome.offloaded.append(where)
             return where
@@ -312,7 +322,7 @@ async def reduce_scanned(
     if emit is not None:
         await maybe_await(emit(BeforeReduce(len(scanned.spans), len(results), scanned.tokens)))
     outcome: ReduceOutcome[M] = ReduceOutcome([], tokens_before=scanned.tokens)
-    run = _Pass(reduction, scanned, outcome, locate if locate is not None else cfg.locate)
+    run = _Pass(reduction, scanned, outcome, locate if locate is not None else cfg.locate, raw)
     tokens = scanned.tokens - _truncate(run)
     rounds = rounds_of(scanned.starts, [r.index for r in results], scanned.others)
     cutoff = cutoff_of(rounds, cfg.clear_retention_suffix_limit, len(scanned.spans))

@@ -17,6 +17,7 @@ cannot be written); its files are removed again when the run fails after writing
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from compactor.counting.trigger import TriggerDecision
     from compactor.formats.base import Transcript
     from compactor.reduction import ReduceOutcome
-    from compactor.reduction.core import Locate
+    from compactor.reduction.core import Locate, Original
     from compactor.reduction.stream import LineFormat
     from compactor.schema import M, Message, ToolInfo
 
@@ -52,6 +53,7 @@ __all__ = [
     "locator",
     "loopless",
     "names",
+    "originals",
     "plan_offload",
     "reduce_run",
     "render_strategies",
@@ -121,6 +123,9 @@ class _SourceLine(Protocol):
     @property
     def text(self) -> bytes: ...
 
+    @property
+    def obj(self) -> JsonObject: ...
+
 
 def _origin_lines(parsed: Transcript, index: int) -> list[_SourceLine]:
     lines = parsed.meta.lines
@@ -147,6 +152,23 @@ def locator(parsed: Transcript, path: str | None) -> Locate | None:
         return path, int(found[0].number)
 
     return locate
+
+
+def originals(parsed: Transcript) -> Original:
+    """``(message index, call id) → the result's content`` as the record it was read from holds
+    it (what an offload file keeps: issue 30); None when no record of the message names it."""
+    from compactor.reduction.results import original_content, original_payload
+
+    def original(index: int, call_id: str) -> str | None:
+        if not call_id:
+            return None
+        for line in _origin_lines(parsed, index):
+            found = original_content(line.obj, call_id)
+            if found is not None:
+                return original_payload(found, line.text)
+        return None
+
+    return original
 
 
 def _note_path(run: Run) -> str | None:
@@ -196,6 +218,7 @@ async def _reduce_as(
         locate=None if backend is not None else locator(parsed, _note_path(run)),
         on_event=run.emit,
     )
+    cfg = dataclasses.replace(cfg, original=originals(parsed))
     reduction: Reduction[M] = Reduction(cfg)
     outcome = await reduction.reduce(
         AgentState(messages=history, tools=list(parsed.tools)),
