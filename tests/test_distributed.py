@@ -372,10 +372,12 @@ def test_jobs_bounds_the_model_requests_across_the_cluster(
 ) -> None:
     """--jobs is one limit for the whole cluster, not one per worker: 2 workers, 6 files, each
     one request to a fake server that answers after 0.3 s; the server never sees more than
-    ``jobs`` at once (and does see ``jobs``: the limit, not one file after another)."""
+    ``jobs`` at once (and does see ``jobs``: the limit, not one file after another). With two
+    at once the answers take 1 s: two workers' requests must overlap to be seen together, and
+    on a machine loaded three times over (a suite beside other work) 0.3 s was once too short."""
     from compactor.testing.fake_openai import FakeOpenAI
 
-    server = FakeOpenAI(latency=0.3).start()
+    server = FakeOpenAI(latency=0.3 if jobs == 1 else 1.0).start()
     try:
         config = tmp_path / "compact.yaml"
         config.write_text(
