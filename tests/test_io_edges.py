@@ -502,3 +502,59 @@ def test_visible_line_is_one_printable_line(name: bytes) -> None:
     shown = visible_line(os.fsdecode(name))
     assert "\n" not in shown and shown.isprintable()
     shown.encode("utf-8")  # a terminal can take it
+
+
+# -- a transcript read from a FIFO ----------------------------------------------------------------
+
+
+def _cc_session_led_by_metadata(path: Path) -> bytes:
+    """A small Claude Code session whose first 300 records are of a type no reader knows."""
+    lines = [json.dumps({"type": "file-history-delta", "delta": {"n": i}}) for i in range(300)]
+    for i in range(6):
+        base = {"sessionId": "s1", "timestamp": "2026-01-01T00:00:00Z"}
+        lines.append(
+            json.dumps(
+                {**base, "type": "user", "uuid": f"u{i}", "parentUuid": f"a{i - 1}" if i else None}
+                | {"message": {"role": "user", "content": f"please fix bug {i} in src/app.py"}}
+            )
+        )
+        text = [{"type": "text", "text": f"Fixed bug {i}."}]
+        lines.append(
+            json.dumps(
+                {**base, "type": "assistant", "uuid": f"a{i}", "parentUuid": f"u{i}"}
+                | {"message": {"role": "assistant", "model": "m", "content": text}}
+            )
+        )
+    data = ("\n".join(lines) + "\n").encode()
+    path.write_bytes(data)
+    return data
+
+
+@pytest.mark.parametrize("leading_metadata", [False, True])
+def test_check_reads_a_claude_code_session_from_a_fifo_once(
+    tmp_path: Path, leading_metadata: bool
+) -> None:
+    """``compact check FIFO`` of a format the streamed check hands to the full read (Claude
+    Code; also one led by records no format claims, which the streamed check reads past its
+    head): the FIFO is read once, by the full read. It used to read the head, then open the
+    FIFO again and wait for a writer for ever."""
+    data = _cc_session_led_by_metadata(tmp_path / "s.jsonl")
+    if not leading_metadata:
+        data = b"".join(data.splitlines(keepends=True)[300:])
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        with fifo.open("wb") as writer:  # blocks until compact opens it for reading
+            writer.write(data)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    done = subprocess.run(
+        [compact_exe(), "check", str(fifo)], capture_output=True, timeout=60, check=False
+    )
+    writer.join(timeout=5)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().startswith(f"{fifo}: ok — claude-code, 12 messages, ")
+    warned = b"unknown claude-code record type 'file-history-delta' (300 records" in done.stderr
+    assert warned is leading_metadata

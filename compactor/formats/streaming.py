@@ -13,6 +13,7 @@ Other formats, other counters and stdin return None: the caller does the full re
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -196,6 +197,10 @@ def stream_check(
     if path == "-" or (format is not None and format not in STREAM_FORMATS):
         return None
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            # a FIFO or a device can be read once: the head read here would be gone when the
+            # full read (a format that does not stream, records no format claims) opens it again
+            return None
         fh = open(path, "rb")
     except OSError:
         return None  # the full read reports it
