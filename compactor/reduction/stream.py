@@ -333,8 +333,11 @@ async def reduce_scanned(
         )
     else:
         tokens -= _clear(run, [r for r in results if r.index < cutoff])
-    sync = getattr(cfg.backend, "sync", None)
-    if outcome.offloaded and callable(sync):
+    sync = getattr(cfg.backend, "sync", None) if outcome.offloaded else None
+    start_sync = getattr(cfg.backend, "start_sync", None) if callable(sync) else None
+    if callable(start_sync):
+        start_sync()  # the disk's writeback runs while the transcript is rendered
+    elif callable(sync):
         sync()  # the files durable before anything names them
     outcome.tokens_after = tokens if outcome.changed else scanned.tokens
     if emit is not None:
@@ -350,9 +353,10 @@ async def reduce_scanned(
                 )
             )
         )
-    if not outcome.changed:
-        return outcome, None
-    return outcome, _render(scanned, raw, fmt)
+    data = _render(scanned, raw, fmt) if outcome.changed else None
+    if callable(start_sync) and callable(sync):
+        sync()  # the files durable before anything names them
+    return outcome, data
 
 
 def _truncate(run: _Pass) -> int:
