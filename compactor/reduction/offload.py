@@ -92,6 +92,9 @@ def check_offload_dir(folder: str | os.PathLike[str]) -> None:
         raise ConfigError(f"cannot write the {what} {str(probe)!r}: {why}")
 
 
+_SYNC_EVERY = 2048
+"""Files written between two ``syncfs`` begun on a thread (:meth:`FileOffload.start_sync`)."""
+
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -185,6 +188,8 @@ class FileOffload:
             raise
         os.close(fd)
         self._names[path] = len(data)
+        if len(self.written) % _SYNC_EVERY == 0:
+            self.start_sync()  # the disk's writeback of these runs while the next are made
         return True
 
     @staticmethod
@@ -215,8 +220,15 @@ class FileOffload:
         """Begin :meth:`sync` on a thread (``syncfs`` holds no GIL: the disk's writeback runs
         while the caller renders the transcript); :meth:`sync` must still be called, and
         returns once the files are durable."""
-        if not self.written or self._syncing is not None:
+        if not self.written:
             return
+        if self._syncing is not None:
+            last, upto, met = self._syncing
+            if last.is_alive() or upto == len(self.written):
+                return  # sync() syncs what this one does not cover
+            last.join()
+            if met:
+                return  # raised by sync()
         import threading
 
         failed: list[BaseException] = []
