@@ -103,6 +103,7 @@ class FileOffload:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(os.path.abspath(root))
+        self._root = str(self.root)  # formatting a Path runs Python code: once, not per result
         self.written: list[str] = []
         """Files this backend created, in order (what :meth:`discard` removes)."""
         self._made: list[Path] = []
@@ -131,7 +132,7 @@ class FileOffload:
     def longest_path(self, kind: OffloadKind, call_id: str) -> str:
         """The longest path :meth:`save` may return for ``call_id`` (a hash added), computed
         without creating anything."""
-        return f"{self.root}/{kind}/{self._file_name(call_id)}-{'0' * 12}"
+        return f"{self._root}/{kind}/{self._file_name(call_id)}-{'0' * 12}"
 
     def _file_name(self, call_id: str) -> str:
         """:func:`_file_name` of ``call_id``, once per call id (asked again by :meth:`save`)."""

@@ -29,7 +29,7 @@ from compactor.events import AfterReduce, BeforeReduce
 from compactor.schema import MAX_JSON_DEPTH, AgenticMessage, M, Message, json_deeper_than
 
 from .core import ReduceOutcome, Reduction, ReductionConfig, expected_where
-from .offload import OffloadKind
+from .offload import FileOffload, OffloadKind
 from .results import (
     ResultRef,
     cutoff_of,
@@ -299,6 +299,8 @@ class _Pass:
     def expected(self, r: StreamResult, kind: OffloadKind) -> str | None:
         """The longest address :meth:`store` may give ``r`` (nothing is written)."""
         backend = self.reduction.config.backend
+        if type(backend) is FileOffload:  # the default backend: its own answer, directly
+            return backend.longest_path(kind, r.call_id)
         return expected_where(backend, self.locate, (r.index, r.call_id, kind))
 
     def store(self, kind: str, r: StreamResult) -> str | None:
