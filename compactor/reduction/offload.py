@@ -180,7 +180,12 @@ class FileOffload:
             raise StreamError(path, os_cause(err)) from err
         self.written.append(path)  # before the write: a failure or a signal removes it
         try:
-            write_all(fd, data, path)
+            try:
+                n = os.write(fd, data)  # a small file: one write (write_all for what is left)
+            except OSError as err:
+                raise StreamError(path, os_cause(err)) from err
+            if n < len(data):
+                write_all(fd, data[n:], path)
         except BaseException:
             os.close(fd)
             with contextlib.suppress(OSError):
