@@ -21,7 +21,7 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from compactor.errors import ConfigError, StreamError
 from compactor.io import (
@@ -32,6 +32,9 @@ from compactor.io import (
     write_new_file,
 )
 from compactor.io.paths import os_cause
+
+if TYPE_CHECKING:
+    import threading
 
 __all__ = ["FileOffload", "OffloadBackend", "OffloadKind", "check_offload_dir"]
 
@@ -89,6 +92,9 @@ def check_offload_dir(folder: str | os.PathLike[str]) -> None:
         raise ConfigError(f"cannot write the {what} {str(probe)!r}: {why}")
 
 
+_SYNC_EVERY = 2048
+"""Files written between two ``syncfs`` begun on a thread (:meth:`FileOffload.start_sync`)."""
+
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -97,14 +103,19 @@ class FileOffload:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(os.path.abspath(root))
+        self._root = str(self.root)  # formatting a Path runs Python code: once, not per result
         self.written: list[str] = []
         """Files this backend created, in order (what :meth:`discard` removes)."""
         self._made: list[Path] = []
         self._folders: dict[str, str] = {}
-        self._names: set[str] = set()
-        """Paths this run saved a result at (written now, or found holding it already). Not
-        their bytes: a name saved again is compared with the file (a call id used twice is
-        rare), and 10,000 results are not held twice in memory."""
+        self._names: dict[str, int] = {}
+        """Paths this run saved a result at (written now, or found holding it already) and the
+        size of that result. Not their bytes (10,000 results are not held twice in memory): a
+        name saved again with bytes of the same size is compared with the file; of another
+        size, it holds other bytes (no read back: a call id reused for another result)."""
+        self._file_names: dict[str, str] = {}
+        self._syncing: tuple[threading.Thread, int, list[BaseException]] | None = None
+        """:meth:`start_sync`'s thread, how many files it syncs, its error."""
 
     def _folder(self, kind: OffloadKind) -> str:
         folder = self._folders.get(kind)
@@ -121,29 +132,41 @@ class FileOffload:
     def longest_path(self, kind: OffloadKind, call_id: str) -> str:
         """The longest path :meth:`save` may return for ``call_id`` (a hash added), computed
         without creating anything."""
-        return f"{self.root}/{kind}/{_file_name(call_id, b'')}-{'0' * 12}"
+        return f"{self._root}/{kind}/{self._file_name(call_id)}-{'0' * 12}"
+
+    def _file_name(self, call_id: str) -> str:
+        """:func:`_file_name` of ``call_id``, once per call id (asked again by :meth:`save`)."""
+        name = self._file_names.get(call_id)
+        if name is None:
+            name = self._file_names[call_id] = _file_name(call_id, b"")
+        return name
+
+    def _saved(self, path: str, data: bytes) -> bool:
+        """This run saved exactly ``data`` at ``path`` already."""
+        size = self._names.get(path)
+        return size == len(data) and self._on_disk(path, data)
 
     def save(self, kind: OffloadKind, call_id: str, content: str) -> str:
         data = content.encode("utf-8", "surrogatepass")
-        path = f"{self._folder(kind)}/{_file_name(call_id, data)}"
+        path = f"{self._folder(kind)}/{self._file_name(call_id)}"
         if path in self._names:
-            if self._on_disk(path, data):  # saved by this run with the same bytes
+            if self._saved(path, data):  # saved by this run with the same bytes
                 return path
         elif self._create(path, data):
             return path
         elif self._on_disk(path, data):  # an earlier run's identical file
-            self._names.add(path)
+            self._names[path] = len(data)
             return path
         path = f"{path}-{_digest(data)}"  # the name holds other bytes: never overwritten
         if path in self._names:
-            if self._on_disk(path, data):
+            if self._saved(path, data):
                 return path
         elif self._create(path, data):
             return path
         if not self._on_disk(path, data):
             write_new_file(path, data, mode=0o600)  # a hash collision: replaced whole
             self.written.append(path)
-        self._names.add(path)
+        self._names[path] = len(data)
         return path
 
     def _create(self, path: str, data: bytes) -> bool:
@@ -157,7 +180,12 @@ class FileOffload:
             raise StreamError(path, os_cause(err)) from err
         self.written.append(path)  # before the write: a failure or a signal removes it
         try:
-            write_all(fd, data, path)
+            try:
+                n = os.write(fd, data)  # a small file: one write (write_all for what is left)
+            except OSError as err:
+                raise StreamError(path, os_cause(err)) from err
+            if n < len(data):
+                write_all(fd, data[n:], path)
         except BaseException:
             os.close(fd)
             with contextlib.suppress(OSError):
@@ -165,7 +193,9 @@ class FileOffload:
             self.written.pop()
             raise
         os.close(fd)
-        self._names.add(path)
+        self._names[path] = len(data)
+        if len(self.written) % _SYNC_EVERY == 0:
+            self.start_sync()  # the disk's writeback of these runs while the next are made
         return True
 
     @staticmethod
@@ -179,9 +209,45 @@ class FileOffload:
 
     def sync(self) -> None:
         """Make every file written so far durable (one ``syncfs``, not one fsync per file):
-        called before a transcript that names them replaces anything."""
+        called before a transcript that names them replaces anything. Waits for the ``syncfs``
+        :meth:`start_sync` began; a file written after it began is synced again."""
+        started, self._syncing = self._syncing, None
+        if started is not None:
+            thread, upto, failed = started
+            thread.join()
+            if failed:
+                raise failed[0]
+            if upto == len(self.written):
+                return
         if self.written:
             sync_filesystem(self.root)
+
+    def start_sync(self) -> None:
+        """Begin :meth:`sync` on a thread (``syncfs`` holds no GIL: the disk's writeback runs
+        while the caller renders the transcript); :meth:`sync` must still be called, and
+        returns once the files are durable."""
+        if not self.written:
+            return
+        if self._syncing is not None:
+            last, upto, met = self._syncing
+            if last.is_alive() or upto == len(self.written):
+                return  # sync() syncs what this one does not cover
+            last.join()
+            if met:
+                return  # raised by sync()
+        import threading
+
+        failed: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                sync_filesystem(self.root)
+            except BaseException as err:  # noqa: BLE001 - raised again by sync()
+                failed.append(err)
+
+        thread = threading.Thread(target=run, name="offload-sync", daemon=True)
+        thread.start()
+        self._syncing = (thread, len(self.written), failed)
 
     def keep_only(self, named: Callable[[str], bool]) -> list[str]:
         """Remove the files this backend wrote that ``named(path)`` says nothing names (the
@@ -194,7 +260,7 @@ class FileOffload:
                 continue
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
-            self._names.discard(path)
+            self._names.pop(path, None)
             gone.append(path)
         self.written = kept
         return gone
@@ -210,4 +276,5 @@ class FileOffload:
         self.written.clear()
         self._made.clear()
         self._names.clear()
+        self._file_names.clear()
         self._folders.clear()

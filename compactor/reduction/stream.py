@@ -29,7 +29,7 @@ from compactor.events import AfterReduce, BeforeReduce
 from compactor.schema import MAX_JSON_DEPTH, AgenticMessage, M, Message, json_deeper_than
 
 from .core import ReduceOutcome, Reduction, ReductionConfig, expected_where
-from .offload import OffloadKind
+from .offload import FileOffload, OffloadKind
 from .results import (
     ResultRef,
     cutoff_of,
@@ -85,11 +85,17 @@ class StreamResult:
     tokens: int
     """The record's estimate (SPEC §3), as it is now."""
     text: str | None
-    """The result of a plain record (``content`` a string, no other keys); None: ``message``."""
+    """The result of a plain record (``content`` a string, no other keys); None: ``message``,
+    or a plain result the scan did not keep (``chars`` and ``was`` say what is needed of it;
+    read again from its line when its text is needed)."""
     rec: JsonObject
     message: Message | None = None
     kind: str | None = None
     """``trunc`` / ``clear`` once replaced."""
+    chars: int = 0
+    """A plain result not kept: the length of its text."""
+    was: str | None = None
+    """A plain result not kept: ``trunc`` / ``clear`` when its text is a placeholder."""
 
 
 @dataclass(slots=True)
@@ -151,19 +157,22 @@ def _calls_bytes(calls: JsonValue, names: dict[str, str]) -> int:
     return nbytes
 
 
-def scan(path: str, raw: bytes, fmt: LineFormat) -> Scan | None:
-    """Read ``raw`` line by line as ``fmt`` (None: leave it to the general path)."""
+def scan(path: str, raw: bytes, fmt: LineFormat, *, texts: bool = True) -> Scan | None:
+    """Read ``raw`` line by line as ``fmt`` (None: leave it to the general path).
+    ``texts=False`` (no offload: a result's text is written nowhere): a plain result keeps only
+    its length and whether it is a placeholder, not its text (40 MB of strings on the bench
+    file: page faults cost more than reading the few long ones again)."""
     if not raw or raw.startswith(_BOM) or b"\r" in raw:
         return None
     out = Scan(path)
     try:
-        _scan_into(out, raw, fmt)
+        _scan_into(out, raw, fmt, texts)
     except (_NotStreamable, orjson.JSONDecodeError, TranscriptError):
         return None
     return out if out.spans else None
 
 
-def _scan_into(out: Scan, raw: bytes, fmt: LineFormat) -> None:
+def _scan_into(out: Scan, raw: bytes, fmt: LineFormat, texts: bool) -> None:
     loads, find, view = orjson.loads, raw.find, memoryview(raw)
     fits, message_of, roles = fmt.record_fits, fmt.message_of, fmt.chat_roles
     spans, results, starts, others = out.spans, out.results, out.starts, out.others
@@ -193,7 +202,14 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat) -> None:
             ):  # strings only: one level deep, no depth to test
                 e = (len(content) if content.isascii() else len(content.encode())) // 4
                 tool = name or names.get(cid, "")
-                results.append(StreamResult(index, cid, tool, e, content, rec))
+                if texts:
+                    results.append(StreamResult(index, cid, tool, e, content, rec))
+                else:
+                    was = _text_state(content)
+                    results.append(
+                        StreamResult(index, cid, tool, e, None, rec, None, None, len(content), was)
+                    )
+                    del rec["content"]  # freed now: the next line's strings reuse its memory
             else:
                 _check_depth(raw, start, nl, rec, content)
                 msg = message_of(out.path, index + 1, rec)
@@ -259,27 +275,40 @@ class _Pass:
 
     def text(self, r: StreamResult) -> tuple[str, bool]:
         if r.message is None:
-            assert r.text is not None
+            if r.text is None:  # not kept by the scan: its line read again
+                start, end = self.scanned.spans[r.index]
+                text = orjson.loads(memoryview(self.raw)[start:end])["content"]
+                assert type(text) is str
+                return text, False
             return r.text, False
         return result_text(r.message, self.ref(r))
+
+    def chars(self, r: StreamResult) -> int | None:
+        """The length of a plain result's text that the scan did not keep (None: read it)."""
+        return r.chars if r.message is None and r.text is None else None
 
     def state(self, r: StreamResult) -> str | None:
         if r.kind is not None:
             return r.kind
         if r.message is None:
-            assert r.text is not None
+            if r.text is None:
+                return r.was
             return _text_state(r.text)
         return result_state(r.message, self.ref(r))
 
     def expected(self, r: StreamResult, kind: OffloadKind) -> str | None:
         """The longest address :meth:`store` may give ``r`` (nothing is written)."""
         backend = self.reduction.config.backend
+        if type(backend) is FileOffload:  # the default backend: its own answer, directly
+            return backend.longest_path(kind, r.call_id)
         return expected_where(backend, self.locate, (r.index, r.call_id, kind))
 
     def store(self, kind: str, r: StreamResult) -> str | None:
         cfg = self.reduction.config
         if cfg.backend is not None:
             payload = r.text
+            if payload is None and r.message is None:  # a plain result not kept: read again
+                payload = self.text(r)[0]
             if payload is None:  # parts: the record's own content, as written (issue 30)
                 start, end = self.scanned.spans[r.index]
                 line = self.raw[start:end]
@@ -333,8 +362,11 @@ async def reduce_scanned(
         )
     else:
         tokens -= _clear(run, [r for r in results if r.index < cutoff])
-    sync = getattr(cfg.backend, "sync", None)
-    if outcome.offloaded and callable(sync):
+    sync = getattr(cfg.backend, "sync", None) if outcome.offloaded else None
+    start_sync = getattr(cfg.backend, "start_sync", None) if callable(sync) else None
+    if callable(start_sync):
+        start_sync()  # the disk's writeback runs while the transcript is rendered
+    elif callable(sync):
         sync()  # the files durable before anything names them
     outcome.tokens_after = tokens if outcome.changed else scanned.tokens
     if emit is not None:
@@ -350,9 +382,10 @@ async def reduce_scanned(
                 )
             )
         )
-    if not outcome.changed:
-        return outcome, None
-    return outcome, _render(scanned, raw, fmt)
+    data = _render(scanned, raw, fmt) if outcome.changed else None
+    if callable(start_sync) and callable(sync):
+        sync()  # the files durable before anything names them
+    return outcome, data
 
 
 def _truncate(run: _Pass) -> int:
@@ -362,6 +395,9 @@ def _truncate(run: _Pass) -> int:
     if limit is None:
         return freed
     for r in run.scanned.results:
+        chars = run.chars(r)
+        if chars is not None and chars <= limit:
+            continue
         text, media = run.text(r)
         if media or len(text) <= limit:
             continue
@@ -385,8 +421,15 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
     for r in candidates:
         if r.name in cfg.clear_exclude_tools or run.state(r) == "clear":
             continue
-        text, media = run.text(r)
         where = run.trunc_paths.get(r.index) or run.expected(r, "clear")
+        chars = run.chars(r)
+        if chars is not None:  # a plain result not kept: what shrinks() compares
+            if len(run.reduction.cleared_text(where)) >= chars:
+                outcome.kept.append(r.call_id)
+                continue
+            chosen.append((r, r.tokens))
+            continue
+        text, media = run.text(r)
         if not media and not run.reduction.shrinks("clear", text, where):
             outcome.kept.append(r.call_id)
             continue
@@ -424,8 +467,11 @@ def _render(scanned: Scan, raw: bytes, fmt: LineFormat) -> bytes:
     format's writer renders a changed message); one final newline. The unchanged stretches
     between them are copied once, straight from ``raw`` (its lines end in ``\n`` only)."""
     dumps, spans, view = orjson.dumps, scanned.spans, memoryview(raw)
-    pieces: list[bytes | memoryview] = []
-    done = 0  # where the next unchanged stretch starts
+    # The new lines go into one buffer as they are made: each ``dumps`` result is freed at
+    # once and its memory reused (kept, 8,000 of them took 10,000 fresh pages: page faults
+    # cost more than the rendering itself).
+    lines = bytearray()
+    marks: list[tuple[int, int, int]] = []  # (record index, start, end in lines)
     for r in scanned.results:
         if r.kind is None:
             continue
@@ -438,11 +484,18 @@ def _render(scanned: Scan, raw: bytes, fmt: LineFormat) -> bytes:
             if r.rec.get("name") is not None:
                 rec["name"] = r.rec["name"]
             line = dumps(rec)
-        start, end = spans[r.index]
+        at = len(lines)
+        lines += line
+        marks.append((r.index, at, len(lines)))
+    made = memoryview(lines)
+    pieces: list[memoryview] = []
+    done = 0  # where the next unchanged stretch starts
+    for index, at, end_at in marks:
+        start, end = spans[index]
         pieces.append(view[done:start])
-        pieces.append(line)
+        pieces.append(made[at:end_at])
         done = end
     pieces.append(view[done:])
     if not raw.endswith(b"\n"):
-        pieces.append(b"\n")
+        pieces.append(memoryview(b"\n"))
     return b"".join(pieces)

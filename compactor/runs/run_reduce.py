@@ -406,7 +406,7 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
     if found is None or not getattr(found, "streams_reduce", False):
         return False, None
     fmt = cast("LineFormat", found)  # a format that streams_reduce offers a LineFormat
-    scanned = scan(display, raw, fmt)
+    scanned = scan(display, raw, fmt, texts=plan.offload_dir is not None)
     if scanned is None:
         return False, None
     n = len(scanned.spans)
