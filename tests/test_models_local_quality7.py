@@ -55,7 +55,8 @@ def test_a_shell_job_killed_by_its_process_name_is_not_still_running() -> None:
     s.call(
         "Bash",
         {
-            "command": 'cd /srv && ./tools/watchdogd --dir out > logs/w.log 2>&1 &\necho "probe started pid $!"'
+            "command": "cd /srv && ./tools/watchdogd --dir out > logs/w.log 2>&1 &\n"
+            'echo "probe started pid $!"'
         },
         "probe started pid 246184",
     )
@@ -70,7 +71,8 @@ def test_a_kill_pattern_that_matches_another_command_leaves_the_job_running() ->
     s.call(
         "Bash",
         {
-            "command": 'env/bin/python -u work/_probe.py > logs/probe.log 2>&1 &\necho "probe started pid $!"'
+            "command": "env/bin/python -u work/_probe.py > logs/probe.log 2>&1 &\n"
+            'echo "probe started pid $!"'
         },
         "probe started pid 246184",
     )
@@ -150,3 +152,150 @@ def test_a_sed_script_with_semicolons_is_not_a_changed_file() -> None:
 def _chat(*turns: str) -> list[Message]:
     roles = ("user", "assistant")
     return [Message(roles[n % 2], t) for n, t in enumerate(turns)]
+
+
+# -- 2. a superseded "still running" status is not a result -------------------------------------
+
+
+def _watched_job(s: SessionBuilder, final: str) -> str:
+    s.user("run the notebook on the cluster and report")
+    s.call("Bash", {"command": "sbatch --parsable run.sbatch"}, "77001234")
+    s.call("Bash", {"command": "sacct -j 77001234 --format=State"}, "77001234 RUNNING 0:0")
+    s.say(
+        "My watcher exited early — job 77001234 is actually still RUNNING (1:46 elapsed) with "
+        "the fixed notebook (the fix is confirmed present)."
+    )
+    s.call("Bash", {"command": "sacct -j 77001234 -n --format=State"}, final)
+    return _ended(s, "The notebook ran; the report is in report.md.")
+
+
+def test_a_running_status_a_later_result_reports_done_is_not_listed() -> None:
+    """biobabel: "job 34123412 is actually still RUNNING" listed among the results although the
+    same job later reported ``final state: COMPLETED``."""
+    text = _watched_job(s=SessionBuilder(), final="final state: COMPLETED\n77001234 done")
+    assert "still RUNNING" not in section(text, 5), text
+
+
+def test_a_running_status_nothing_later_ends_stays_listed() -> None:
+    text = _watched_job(s=SessionBuilder(), final="77001234 RUNNING 0:0")
+    assert "77001234 is actually still RUNNING" in section(text, 5), text
+
+
+# -- 3. a log without tool calls ----------------------------------------------------------------
+
+
+def test_a_chat_without_tool_calls_claims_no_file_work_and_lists_what_the_text_created() -> None:
+    """cbm: an abridged chat (no tool calls) whose assistant says "Created Plan-Notes.md" got
+    "No file was created, edited or deleted."."""
+    text = summarize_transcript(
+        _chat(
+            "Plan the engine in a design doc.",
+            "Created the design doc Engine-Plan.md: four layers and a host seam.",
+            "Now the allocator.",
+            "Created BandAllocator.cs — it packs the atlas per band (see Mos6569.cs:809).",
+            "Thanks.",
+            "You're welcome.",
+        )
+    )
+    files = section(text, 3)
+    assert "No file was created" not in text, text
+    assert "per the assistant's text" in files, files
+    assert "Engine-Plan.md" in files and "BandAllocator.cs" in files, files
+    assert "Mos6569.cs" not in files, files
+    assert "no tool result was flagged" not in section(text, 4), text
+
+
+def test_a_chat_without_tool_calls_or_created_files_says_nothing_is_known_of_files() -> None:
+    text = summarize_transcript(_chat("What is a raster IRQ?", "An interrupt at a scanline."))
+    assert "No file was created" not in text and "no tool calls" in section(text, 3), text
+
+
+def test_a_session_with_calls_and_no_changes_still_says_no_file_was_created() -> None:
+    s = SessionBuilder()
+    s.user("what is in the folder?")
+    s.call("Bash", {"command": "ls"}, "a.txt")
+    text = _ended(s, "One file: a.txt.")
+    assert "No file was created, edited or deleted." in section(text, 3), text
+
+
+# -- 4. a proposal the assistant withdrew ---------------------------------------------------------
+
+
+def test_a_quoted_idea_the_assistant_later_called_over_built_is_not_a_decision() -> None:
+    """cbm: "the answer that fits is cycle-tagged scheduled mutations" listed as a decision
+    after the assistant wrote "my prior "scheduled mutations" idea was over-built"."""
+    text = summarize_transcript(
+        _chat(
+            "How should mid-frame changes reach the chip?",
+            "Then the open question becomes what to add, and the answer that fits is "
+            "cycle-tagged scheduled mutations, not a reactive mid-frame callback.",
+            "Look at the emulator's event system.",
+            'The event hub is synchronous — my prior "scheduled mutations" idea was over-built. '
+            "Decision: reuse the raster compare as the split mechanism.",
+            "Good, write it up.",
+            "Written up in the chat above; nothing else changes.",
+        )
+    )
+    assert "scheduled mutations, not a reactive" not in section(text, 5), text
+    assert "reuse the raster compare" in section(text, 5), text
+
+
+def test_proposals_before_scratch_that_are_not_decisions() -> None:
+    s = SessionBuilder()
+    s.user("speed up the importer")
+    s.call("Bash", {"command": "python bench.py"}, "12.0 s")
+    s.say("Rather than parse twice, I'll cache the parsed rows in Redis.")
+    s.call("Bash", {"command": "python bench.py --profile"}, "parse: 80 %")
+    s.say("Scratch that — the parse is the cost, so I'll switch the parser to orjson.")
+    s.call("Bash", {"command": "python bench.py"}, "4.1 s")
+    text = _ended(s, "Done: 12.0 s → 4.1 s with orjson.")
+    assert "Redis" not in section(text, 5), text
+
+
+def test_a_plan_replaced_instead_after_its_call_failed_is_not_a_decision() -> None:
+    """biobabel: "Rather than re-queue for every step, I'll hold one interactive allocation"
+    then the holder job was rejected and the next message said "I'll run steps via srun …
+    instead"."""
+    s = SessionBuilder()
+    s.user("run the pipeline on the cluster")
+    s.say("Rather than re-queue for every step, I'll hold one interactive allocation.")
+    s.call("Bash", {"command": "sbatch hold.sbatch"}, "sbatch: error: disabled", error=True)
+    s.say("Sleep jobs are blocked, so I'll run steps via srun on idle cores instead.")
+    s.call("Bash", {"command": "srun python step1.py"}, "step1 ok")
+    text = _ended(s, "All steps ran with srun.")
+    assert "hold one interactive allocation" not in section(text, 5), text
+
+
+# -- 5. a last reply that asked the user for input ------------------------------------------------
+
+
+def test_a_last_reply_asking_for_steps_the_user_gave_is_not_answered() -> None:
+    """agentj: the user gave five steps, asked to make them a skill, and the agent answered
+    "you have not provided any steps, please provide them" twice: the summary said "the last
+    request was answered; nothing is pending"."""
+    text = summarize_transcript(
+        _chat(
+            "Step one: collect the class, seat and name.",
+            "Noted.",
+            "Step two: collect three to five things done.",
+            "Noted.",
+            "Turn the steps above into a skill.",
+            "You have not provided any steps yet. Please provide the steps and I'll start.",
+            "Which steps did I give?",
+            "According to the conversation you have not provided any specific steps. "
+            "Please provide the steps.",
+        )
+    )
+    pending, work, step = section(text, 7), section(text, 8), section(text, 9)
+    assert "nothing is pending" not in text and "was completed" not in work, text
+    assert "asked the user for input" in pending, pending
+    assert "Turn the steps above into a skill." in pending, pending
+    assert "Which steps did I give?" in pending, pending
+    assert "user's messages" in step and "Turn the steps above" in step, step
+
+
+def test_a_last_reply_that_only_offers_more_still_ends_answered() -> None:
+    text = summarize_transcript(
+        _chat("Summarise the README.", "It explains install and usage. Anything else?")
+    )
+    assert "asked the user for input" not in text, text
