@@ -7,6 +7,8 @@ taken for files."""
 from __future__ import annotations
 
 from compactor.models.local import summarize_transcript
+from compactor.models.local_claims import input_items
+from compactor.models.local_state import modelled_with_tail
 from compactor.schema import Message
 
 from .planted_session import SessionBuilder
@@ -299,3 +301,32 @@ def test_a_last_reply_that_only_offers_more_still_ends_answered() -> None:
         _chat("Summarise the README.", "It explains install and usage. Anything else?")
     )
     assert "asked the user for input" not in text, text
+
+
+def _logged_job(poll: str) -> str:
+    s = SessionBuilder()
+    s.user("train the model")
+    _started(s, "bt1x9", 'python train.py > logs/train.log 2>&1; echo "TRAIN EXIT=$?"')
+    s.call("Bash", {"command": "tail -3 /srv/run/logs/train.log"}, poll)
+    return _ended(s, "Training is under way; the log shows the epochs.")
+
+
+def test_a_job_whose_output_a_later_read_showed_ended_is_not_still_running() -> None:
+    """A later check of the job's own output (the file its command redirects to) printed its
+    end (``TRAIN EXIT=0``): the job is over."""
+    text = _logged_job("epoch 10 loss 0.12\nTRAIN EXIT=0")
+    assert _RUNNING not in section(text, 7) and "bt1x9" not in section(text, 9), text
+
+
+def test_a_job_whose_output_shows_progress_only_is_still_running() -> None:
+    text = _logged_job("epoch 3 loss 0.40\nTraceback (most recent call last): retrying batch")
+    assert _RUNNING in section(text, 7) and "bt1x9" in section(text, 7), text
+
+
+def test_a_hybrid_tail_still_shows_a_last_reply_that_asked_for_input() -> None:
+    """The kept tail's texts are unset in the state model (they are right below the summary):
+    the ask is still read from the tail's last reply."""
+    head = _chat("Step one: collect the names.", "Noted.")
+    tail = _chat("Make the steps a skill.", "You have not provided any steps. Please provide them.")
+    items = input_items(modelled_with_tail(head, tail), 200)
+    assert items and "Make the steps a skill." in items[1], items

@@ -13,7 +13,9 @@ running".
 
 A job that installs packages (``pip install nbformat nbconvert``) has also ended when a later
 command that succeeded used what it installed (``python -c "import nbformat …"``):
-:func:`later_use`."""
+:func:`later_use`; and when a later call that read its output (a file its command redirects
+to, or the output file its start result named) printed that it ended (``EXIT=0``, ``exit code
+1``): :func:`later_report`."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ import re
 from .outcomes import command_of, outcome, shell_words
 from .text import Call, Entry, cut, one_line
 
-__all__ = ["MAYBE", "later_kill", "later_use"]
+__all__ = ["MAYBE", "later_kill", "later_report", "later_use"]
 
 MAYBE = "may still be running"
 """How a job a later kill named only by its port is described."""
@@ -190,4 +192,45 @@ def later_use(entries: list[Entry], key: str, command: str, index: int) -> str:
             name = next((n for n in sorted(names) if _names(line, n)), None)
             if name is not None and call.id:
                 using[call.id] = (call, name)
+    return ""
+
+
+_OUTPUT_RE = re.compile(r"(?<![0-9<>])(?:&>|>>?)\s*([^\s<>|;&()'\"]+)")
+_WRITTEN_TO_RE = re.compile(r"[Oo]utput is being written to:?\s*(\S+?)\.?(?:\s|$)")
+_ENDED_RE = re.compile(
+    r"\bEXIT(?:_?CODE)?\s*[=:]\s*-?\d+|\bexit(?:ed)? (?:with )?(?:code|status)[ :=]+-?\d+|"
+    r"\bProcess exited\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _outputs(command: str, said: str) -> set[str]:
+    """Where a job writes: its command's redirect targets and the file its start result named
+    (each by its last two path parts, so that ``logs/x.log`` and ``$DIR/logs/x.log`` meet)."""
+    found = {m.group(1) for m in _OUTPUT_RE.finditer(command)}
+    found |= {m.group(1) for m in _WRITTEN_TO_RE.finditer(said)}
+    tails = {"/".join(p.replace("\\", "/").split("/")[-2:]) for p in found if p != "/dev/null"}
+    return {t for t in tails if len(t) >= 6 and "." in t}
+
+
+def later_report(entries: list[Entry], command: str, said: str, index: int) -> str:
+    """How a job was seen ended by a later call that read its output and printed an end
+    (``EXIT=0``, ``exit code 1``; not a traceback: a server logs one and goes on); "" when
+    none did."""
+    outputs = _outputs(command, said)
+    if not outputs:
+        return ""
+    reading: dict[str, Call] = {}
+    for e in entries:
+        if e.index <= index or e.internal:
+            continue
+        for r in e.results:
+            call = reading.pop(r.call_id, None)
+            if call is not None and (m := _ENDED_RE.search(r.text[-4_000:])) is not None:
+                said_line = f"`{cut(one_line(command_of(call) or ''), 100)}`"
+                return f"ended: a later read of its output printed `{m.group()}`: {said_line}"
+        for call in e.calls:
+            line = command_of(call) or call.arguments
+            if call.id and any(o in line for o in outputs) and not _OUTPUT_RE.search(line):
+                reading[call.id] = call
     return ""

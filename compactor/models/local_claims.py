@@ -135,11 +135,10 @@ def asked_for_input(s: Session) -> tuple[str, list[Entry]]:
     """(the ask, the requests still standing) when the session ended on a reply that asked the
     user for input instead of doing the request: the latest request and the ones before it
     whose replies did the same (at most :data:`_STANDING_MOST`); ("", []) otherwise."""
-    if not s.turn_ended or s.ended_by_tool or not s.requests or s.last_text is None:
+    if not s.turn_ended or s.ended_by_tool or not s.requests:
         return "", []
-    if s.last_text.index < s.requests[-1].index:
-        return "", []
-    asked = _asks(s.last_text.text)
+    last = _reply_to(s, len(s.requests) - 1)  # (not s.last_text: a kept tail's is unset)
+    asked = _asks(last.text) if last is not None else ""
     if not asked:
         return "", []
     standing = [s.requests[-1]]

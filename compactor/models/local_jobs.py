@@ -5,7 +5,7 @@ than "still running, do not start it again" (:func:`compactor.facts.kills.later_
 from __future__ import annotations
 
 from compactor.facts import background_jobs, command_of
-from compactor.facts.kills import MAYBE, later_kill, later_use
+from compactor.facts.kills import MAYBE, later_kill, later_report, later_use
 
 from .local_session import Background, Session
 
@@ -36,6 +36,8 @@ def judge_killed(s: Session) -> None:
         how = later_kill(s.entries, bg.key, command, bg.index)[1]
         if not how or how.startswith(MAYBE):
             how = later_use(s.entries, bg.key, command, bg.index) or how
+        if not how or how.startswith(MAYBE):
+            how = later_report(s.entries, command, bg.said, bg.index) or how
         if how:
             bg.finished = how
 
