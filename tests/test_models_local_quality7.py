@@ -330,3 +330,25 @@ def test_a_hybrid_tail_still_shows_a_last_reply_that_asked_for_input() -> None:
     tail = _chat("Make the steps a skill.", "You have not provided any steps. Please provide them.")
     items = input_items(modelled_with_tail(head, tail), 200)
     assert items and "Make the steps a skill." in items[1], items
+
+
+def _failed_then(final: str) -> str:
+    s = SessionBuilder()
+    s.user("run the notebook on the cluster and report")
+    s.call("Bash", {"command": "sbatch --parsable run.sbatch"}, "77001234")
+    s.call("Bash", {"command": "ls -la logs/nbexec_77001234.out"}, "364 logs/nbexec_77001234.out")
+    s.say("Found that job 77001234 only ran ~2 min (364-byte log): it failed early, not late.")
+    s.call("Bash", {"command": "sacct -j 77001234 -n --format=State,ExitCode"}, final)
+    return _ended(s, "Checked the job state with sacct; what it printed is listed above.")
+
+
+def test_a_failed_status_a_later_report_shows_completed_is_not_listed() -> None:
+    """biobabel: "Job 34123412 … failed early" was listed although the same job later
+    reported ``final state: COMPLETED`` (its watcher had read the old log)."""
+    text = _failed_then("final state: COMPLETED exit code 0\n=== 77001234 done ===")
+    assert "failed early" not in section(text, 5), text
+
+
+def test_a_failed_status_a_later_report_confirms_stays_listed() -> None:
+    text = _failed_then("77001234 FAILED exit code 1")
+    assert "failed early" in section(text, 5), text

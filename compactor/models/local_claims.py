@@ -277,16 +277,23 @@ _NEAR = 200
 _SCAN_CHARS = 6_000
 
 
+_FAILED_RE = re.compile(r"\b(?:failed|died|crashed|aborted|exited early)\b", re.IGNORECASE)
+_SUCCESS_RE = re.compile(r"\b(?:completed?|succeeded|successfully|exit(?: code)?[ =:]+0)\b", re.I)
+_NONZERO_RE = re.compile(r"\bexit(?: ?code)?\s*[ =:(]+\s*[1-9]|\bfailed\b|\berror\b", re.I)
+
+
 def judge_superseded(s: Session) -> None:
-    """Drop a decision that says a job is still running ("job 34123412 is actually still
-    RUNNING") when a later message or result names the same id with a word that it finished
-    (``final state: COMPLETED``, "34123412 … completed (exit code 0)")."""
+    """Drop a decision that states a job's status when a later message or result names the
+    same id with another outcome: "still running" ("job 34123412 is actually still RUNNING")
+    once a word says it ended (``final state: COMPLETED``, "completed (exit code 0)"); "it
+    failed early" once a later report says it completed successfully."""
     stale = set()
     for n, (i, _, x) in enumerate(s.decisions):
-        if _STILL_RE.search(x) is None:
+        still = _STILL_RE.search(x) is not None
+        if not still and _FAILED_RE.search(x) is None:
             continue
         ids = [m.group() for m in _JOB_ID_RE.finditer(x) if not m.group().isalpha()]
-        if ids and _reported_done(s, i, ids[:3]):
+        if ids and _reported_done(s, i, ids[:3], succeeded=not still):
             stale.add(n)
     if stale:
         s.decisions = [d for n, d in enumerate(s.decisions) if n not in stale]
@@ -295,7 +302,7 @@ def judge_superseded(s: Session) -> None:
 _LATER_MOST = 5_000  # entries after the status looked at for its end
 
 
-def _reported_done(s: Session, index: int, ids: list[str]) -> bool:
+def _reported_done(s: Session, index: int, ids: list[str], *, succeeded: bool) -> bool:
     for e in s.entries[index + 1 : index + 1 + _LATER_MOST]:
         for text in (e.text, *(r.text for r in e.results)):
             head = text[:_SCAN_CHARS]
@@ -303,7 +310,13 @@ def _reported_done(s: Session, index: int, ids: list[str]) -> bool:
                 at = head.find(key)
                 while at >= 0:
                     near = head[max(0, at - _NEAR) : at + len(key) + _NEAR]
-                    if _DONE_NEAR_RE.search(near) and _STILL_RE.search(near) is None:
+                    if _STILL_RE.search(near) is None and _ends(near, succeeded):
                         return True
                     at = head.find(key, at + len(key))
     return False
+
+
+def _ends(near: str, succeeded: bool) -> bool:
+    if not succeeded:
+        return _DONE_NEAR_RE.search(near) is not None
+    return _SUCCESS_RE.search(near) is not None and _NONZERO_RE.search(near) is None
