@@ -352,3 +352,17 @@ def test_a_failed_status_a_later_report_shows_completed_is_not_listed() -> None:
 def test_a_failed_status_a_later_report_confirms_stays_listed() -> None:
     text = _failed_then("77001234 FAILED exit code 1")
     assert "failed early" in section(text, 5), text
+
+
+def test_a_conditional_ask_or_an_ask_after_work_keeps_the_answered_wording() -> None:
+    chat = summarize_transcript(
+        _chat(
+            "Why does the import fail?", "A circular import. If it persists, please share the log."
+        )
+    )
+    s = SessionBuilder()
+    s.user("deploy the site")
+    s.call("Bash", {"command": "npm run deploy"}, "deployed to https://example.test")
+    worked = _ended(s, "Deployed. Please provide the DNS credentials to add the custom domain.")
+    for text in (chat, worked):
+        assert "asked the user for input" not in text, text

@@ -108,17 +108,22 @@ _LOOK_CHARS = 8_000
 _STANDING_MOST = 3
 
 
+_CONDITIONAL_RE = re.compile(r"\b(?:if|in case|should you)\b|如果|若", re.IGNORECASE)
+
+
 def _asks(text: str) -> str:
-    """The line of ``text`` (its last ask) that asks the user for input; "" when none does."""
+    """The line of ``text`` (its last ask) that asks the user for input; "" when none does.
+    An ask on a line that sets a condition ("if the error persists, please share the log")
+    is an offer, not a lack of input."""
     body = text if len(text) <= _LOOK_CHARS else text[:2_000] + "\n" + text[-6_000:]
-    last = None
+    last = ""
     for found in _ASKS_INPUT_RE.finditer(body):
-        last = found
-    if last is None:
-        return ""
-    start = body.rfind("\n", 0, last.start()) + 1
-    end = body.find("\n", last.end())
-    return body[start : end if end >= 0 else len(body)].strip(" *#>-")
+        start = body.rfind("\n", 0, found.start()) + 1
+        end = body.find("\n", found.end())
+        line = body[start : end if end >= 0 else len(body)]
+        if _CONDITIONAL_RE.search(line) is None:
+            last = line.strip(" *#>-")
+    return last
 
 
 def _reply_to(s: Session, n: int) -> Entry | None:
@@ -138,7 +143,9 @@ def asked_for_input(s: Session) -> tuple[str, list[Entry]]:
     if not s.turn_ended or s.ended_by_tool or not s.requests:
         return "", []
     last = _reply_to(s, len(s.requests) - 1)  # (not s.last_text: a kept tail's is unset)
-    asked = _asks(last.text) if last is not None else ""
+    if last is None or any(e.calls for e in s.entries[s.requests[-1].index : last.index + 1]):
+        return "", []  # the turn did work: a closing ask is a follow-up, not a lack of input
+    asked = _asks(last.text)
     if not asked:
         return "", []
     standing = [s.requests[-1]]
