@@ -366,3 +366,17 @@ def test_a_conditional_ask_or_an_ask_after_work_keeps_the_answered_wording() -> 
     worked = _ended(s, "Deployed. Please provide the DNS credentials to add the custom domain.")
     for text in (chat, worked):
         assert "asked the user for input" not in text, text
+
+
+def test_scratch_that_inside_a_message_withdraws_its_own_proposal_only() -> None:
+    s = SessionBuilder()
+    s.user("speed up the importer")
+    s.say("Rather than guess, I'll profile the importer with py-spy first.")
+    s.call("Bash", {"command": "py-spy record -o p.svg -- python imp.py"}, "parse: 80 %")
+    s.say(
+        "The parse is the cost. Rather than tune it, I'll cache the parsed rows in Redis. "
+        "Hmm, scratch that — I'll switch the parser to orjson, which removes the cost."
+    )
+    s.call("Bash", {"command": "python bench.py"}, "4.1 s")
+    text = _ended(s, "Done: 12.0 s → 4.1 s with orjson; the importer now parses with orjson.")
+    assert "Redis" not in section(text, 5) and "py-spy first" in section(text, 5), text

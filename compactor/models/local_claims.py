@@ -212,6 +212,7 @@ _WITHDRAW_WORDS = ("scratch that", "never mind", "nevermind", "forget that", "fo
                    "prior ", "earlier ", "previous ", "original ", "initial ")  # fmt: skip
 _WITHDRAW_WORD_RE = re.compile("|".join(_WITHDRAW_WORDS), re.IGNORECASE)
 """A word every withdrawal above holds: a message without one is not looked at."""
+_OPENING = 80  # a withdrawal this close to its message's start takes back the message before
 _PROPOSAL_RE = re.compile(
     r"\b(?:i['’]ll|i will|let['’]s|we should|we['’]ll|i (?:suggest|propose|recommend)|"
     r"rather than|the (?:answer|plan|approach) (?:that fits )?is)\b",
@@ -240,8 +241,13 @@ def judge_withdrawn(s: Session) -> None:
             for n, (i, _, x) in enumerate(s.decisions):
                 if i < e.index and idea and idea in x.lower():
                     dropped.add(n)
-        instead = "nstead" in e.text and _failed_since_proposal(s, e.index)
-        if _WITHDRAWS_RE.search(e.text) is not None or instead:
+        withdraws = _WITHDRAWS_RE.search(e.text)
+        if withdraws is not None and withdraws.start() > _OPENING:  # withdraws its own words
+            for n, (i, _, x) in enumerate(s.decisions):
+                at = e.text.find(x[:40]) if i == e.index else -1
+                if 0 <= at < withdraws.start() and _PROPOSAL_RE.search(x):
+                    dropped.add(n)
+        elif withdraws is not None or ("nstead" in e.text and _failed_since_proposal(s, e.index)):
             before = _previous_text(s, e.index)
             for n, (i, _, x) in enumerate(s.decisions):
                 if before is not None and i == before and _PROPOSAL_RE.search(x):
