@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from compactor.facts import Entry, finds_any, paths
+from compactor.facts import Entry, paths
 
 from .local_session import Session
 from .local_text import quote
@@ -39,26 +39,34 @@ __all__ = [
 
 # -- a log without tool calls --------------------------------------------------------------------
 
-_CREATED_WORDS = ("created", "wrote", "saved", "generated", "produced")
-_CREATED_WORD_RE = re.compile("|".join(_CREATED_WORDS), re.IGNORECASE)
 _CREATED_RE = re.compile(
     r"(?:^|[.!;:,—–]\s+|\n\s*(?:[-*]\s+)?|\b(?:I|we)(?:['’]ve| have)?\s+)"
     r"(?:created|wrote|saved|generated|produced)\b([^\n]{0,80})",
     re.IGNORECASE,
 )
 _TEXT_FILES_MOST = 20
+_TEXT_MESSAGES_MOST = 2_000  # the newest assistant messages read for the files they created
 
 
 def _text_created(s: Session) -> list[str]:
-    """The files the assistant's messages say it created (a verb that opens a sentence or
-    follows "I"/"we", then a path within the next words), in order, each once."""
-    found: dict[str, None] = {}
-    for e in s.entries[s.read_from :]:
+    """The files the assistant's newest messages say it created (a verb that opens a sentence
+    or follows "I"/"we", then a path within the next words), in order, each once."""
+    said: list[str] = []
+    for k in range(len(s.entries) - 1, s.read_from - 1, -1):
+        e = s.entries[k]
         if e.role != "assistant" or e.internal or not e.text:
             continue
-        if not finds_any(e.text, _CREATED_WORDS, _CREATED_WORD_RE):
+        said.append(e.text)
+        if len(said) >= _TEXT_MESSAGES_MOST:
+            break
+    found: dict[str, None] = {}
+    for text in reversed(said):
+        if not (
+            "reated" in text or "rote" in text or "aved" in text or "roduced" in text
+            or "enerated" in text
+        ):  # fmt: skip
             continue
-        for m in _CREATED_RE.finditer(e.text):
+        for m in _CREATED_RE.finditer(text):
             first = next(paths(m.group(1)), None)
             if first is not None and "." in first[1].rsplit("/", 1)[-1]:
                 found.setdefault(first[1], None)
@@ -200,18 +208,19 @@ _WITHDRAWS_RE = re.compile(
     re.IGNORECASE,
 )
 _PRIOR_IDEA_RE = re.compile(
-    r"\b(?:my|the|our) (?:prior|earlier|previous|original|first|initial) "
+    r"\b(?:my|the|our) (?:prior|earlier|previous|original) "
     r"(?:[\"'“‘`]([^\"'”’`]{3,60})[\"'”’`] )?"
     r"(?:idea|plan|proposal|approach|suggestion|design|recommendation)\b[^.;]{0,40}?"
     r"\b(?:was|is)\b[^.;]{0,20}?\b(?:over-?built|overkill|wrong|unnecessary|not needed|a mistake|"
     r"over-?complicated|over-?engineered|too \w+|not right|moot)",
     re.IGNORECASE,
 )
-_WITHDRAW_WORDS = ("scratch that", "never mind", "nevermind", "forget that", "forget what",
-                   "second thought", "take that back", "take it back", "s not", "ll not",
-                   "prior ", "earlier ", "previous ", "original ", "initial ")  # fmt: skip
-_WITHDRAW_WORD_RE = re.compile("|".join(_WITHDRAW_WORDS), re.IGNORECASE)
-"""A word every withdrawal above holds: a message without one is not looked at."""
+_IDEA_WORDS = ("idea", "plan", "proposal", "approach", "suggestion", "design", "recommend")
+"""A message is looked at with the patterns above only when it holds one of their words
+(plain ``in`` of a word without its first letter, either case; no lower-casing: issue 28
+point 7)."""
+
+
 _OPENING = 80  # a withdrawal this close to its message's start takes back the message before
 _PROPOSAL_RE = re.compile(
     r"\b(?:i['’]ll|i will|let['’]s|we should|we['’]ll|i (?:suggest|propose|recommend)|"
@@ -229,19 +238,31 @@ def judge_withdrawn(s: Session) -> None:
     if not s.decisions:
         return
     first = s.decisions[0][0]
-    said = [
-        e for e in s.entries[first:]
-        if e.role == "assistant" and not e.internal and e.text
-        and (finds_any(e.text, _WITHDRAW_WORDS, _WITHDRAW_WORD_RE) or "nstead" in e.text)
-    ]  # fmt: skip
     dropped: set[int] = set()
-    for e in said:
-        for m in _PRIOR_IDEA_RE.finditer(e.text):
+    for e in s.entries[first:]:
+        if e.role != "assistant" or e.internal or not e.text:
+            continue
+        text = e.text
+        prior = (
+            "prior " in text or "earlier " in text or "previous " in text or "original " in text
+        ) and any(w in text for w in _IDEA_WORDS)
+        for m in _PRIOR_IDEA_RE.finditer(text) if prior else ():
             idea = (m.group(1) or "").lower()
             for n, (i, _, x) in enumerate(s.decisions):
                 if i < e.index and idea and idea in x.lower():
                     dropped.add(n)
-        withdraws = _WITHDRAWS_RE.search(e.text)
+        if (
+            "ctually" in text
+            or "ever" in text
+            or "orget" in text
+            or "cratch" in text
+            or ("back" in text or "econd thought" in text)
+        ):
+            withdraws = _WITHDRAWS_RE.search(text)
+        elif "nstead" in text:
+            withdraws = None
+        else:
+            continue
         if withdraws is not None and withdraws.start() > _OPENING:  # withdraws its own words
             for n, (i, _, x) in enumerate(s.decisions):
                 at = e.text.find(x[:40]) if i == e.index else -1
