@@ -20,6 +20,7 @@ kept), never at every message with a pattern.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from compactor.facts import Entry, paths
 
@@ -45,7 +46,7 @@ _CREATED_RE = re.compile(
     re.IGNORECASE,
 )
 _TEXT_FILES_MOST = 20
-_TEXT_MESSAGES_MOST = 2_000  # the newest assistant messages read for the files they created
+_TEXT_MESSAGES_MOST = 500  # the newest assistant messages read for the files they created
 
 
 def _text_created(s: Session) -> list[str]:
@@ -237,11 +238,8 @@ def judge_withdrawn(s: Session) -> None:
     instead"."""
     if not s.decisions:
         return
-    first = s.decisions[0][0]
     dropped: set[int] = set()
-    for e in s.entries[first:]:
-        if e.role != "assistant" or e.internal or not e.text:
-            continue
+    for e in _after_decisions(s):
         text = e.text
         prior = (
             "prior " in text or "earlier " in text or "previous " in text or "original " in text
@@ -253,10 +251,13 @@ def judge_withdrawn(s: Session) -> None:
                     dropped.add(n)
         if (
             "ctually" in text
-            or "ever" in text
-            or "orget" in text
-            or "cratch" in text
-            or ("back" in text or "econd thought" in text)
+            or "ever mind" in text
+            or "evermind" in text
+            or "orget " in text
+            or "cratch that" in text
+            or "ake that back" in text
+            or "ake it back" in text
+            or "econd thought" in text
         ):
             withdraws = _WITHDRAWS_RE.search(text)
         elif "nstead" in text:
@@ -275,6 +276,27 @@ def judge_withdrawn(s: Session) -> None:
                     dropped.add(n)
     if dropped:
         s.decisions = [d for n, d in enumerate(s.decisions) if n not in dropped]
+
+
+_REACH = 40  # entries after a decision where a withdrawal of it is looked for
+
+
+def _after_decisions(s: Session) -> Iterator[Entry]:
+    """The assistant texts within :data:`_REACH` entries after a decision, each once."""
+    starts = sorted({i for i, _, _ in s.decisions})
+    k, until, d = starts[0], -1, 0
+    while k < len(s.entries):
+        while d < len(starts) and starts[d] <= k:
+            until, d = max(until, starts[d] + _REACH), d + 1
+        if k > until:
+            if d >= len(starts):
+                return
+            k = starts[d]
+            continue
+        e = s.entries[k]
+        if e.role == "assistant" and not e.internal and e.text:
+            yield e
+        k += 1
 
 
 def _previous_text(s: Session, index: int) -> int | None:
