@@ -380,3 +380,11 @@ def test_scratch_that_inside_a_message_withdraws_its_own_proposal_only() -> None
     s.call("Bash", {"command": "python bench.py"}, "4.1 s")
     text = _ended(s, "Done: 12.0 s → 4.1 s with orjson; the importer now parses with orjson.")
     assert "Redis" not in section(text, 5) and "py-spy first" in section(text, 5), text
+
+
+def test_a_reply_that_asked_for_input_is_not_quoted_as_the_answer() -> None:
+    text = summarize_transcript(
+        _chat("Make the steps above a skill.", "You have not provided any steps. Please provide.")
+    )
+    work = section(text, 8)
+    assert "The answer to it" not in work and "NOT an answer" in work, work

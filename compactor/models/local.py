@@ -26,9 +26,9 @@ from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.facts import Entry, cut, shorten
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
 
+from . import local_claims as claims
 from .base import KEPT_AFTER_SUMMARY
 from .local_answers import answer_room
-from .local_claims import input_items, input_step, no_errors_line, reply_state, unchanged_files
 from .local_files import FileState, key_lines
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import listed_jobs, running_head, still_running
@@ -278,7 +278,7 @@ def _files(s: Session, lim: Limits) -> str:
         if earlier:
             items.append("Every file the earlier summary names: " + ", ".join(earlier[: lim.items]))
     if not s.files:
-        items[:0] = unchanged_files(s, lim.items)
+        items[:0] = claims.unchanged_files(s, lim.items)
     return bullets(items)
 
 
@@ -322,7 +322,7 @@ def _errors(s: Session, lim: Limits) -> str:
     if prior:
         items.append(f"From the earlier summary: {prior}")
     if not s.errors:
-        items.insert(0, no_errors_line(s))
+        items.insert(0, claims.no_errors_line(s))
     return bullets(items)
 
 
@@ -412,7 +412,7 @@ def _pending(s: Session, lim: Limits) -> str:
         ]
         for err in unresolved[-3:]:
             items.append(f"Unresolved failure: {code(cut(err.call, lim.item))}")
-    asked = input_items(s, lim.item)
+    asked = claims.input_items(s, lim.item)
     items.extend(asked)
     if s.turn_ended and s.question and not asked:
         items.append(
@@ -447,7 +447,7 @@ def _current_work(s: Session, lim: Limits) -> str:
         if s.announced:
             state = "is in progress (the assistant announced its next step)"
         elif s.turn_ended:
-            state = reply_state(s)
+            state = claims.reply_state(s)
         else:
             state = "is in progress (no answer yet)" if s.request_started else "is not answered yet"
         items.append(f"The latest request {state}: {quote(last.text, lim.item)}")
@@ -482,7 +482,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     if last_text is not None and last_text is not deliverable and last_text is not reply:
         items.append(f"Last assistant message: {quote(last_text.text, lim.item * 2)}")
     if reply is not None and reply is not deliverable:
-        items.extend(verbatim_text("The answer to it, verbatim", reply.text, lim.reply))
+        items.extend(verbatim_text(claims.reply_title(s), reply.text, lim.reply))
     for title, answer in deliverables(s):
         items.extend(verbatim_text(title, answer.text, lim.deliverable))
     return bullets(items) if items else "   - No work in progress."
@@ -508,7 +508,7 @@ def _next_step(s: Session, lim: Limits) -> str:
         task = next((t for t in s.open_tasks if "progress" in t.status), None)
         doing = f" (task in progress: {cut(task.subject, lim.item)})" if task else ""
         return f"   Continue the latest request: {quote(last.text, lim.item)}{doing}.{stopped}"
-    if asked := input_step(s, lim.item):
+    if asked := claims.input_step(s, lim.item):
         return asked
     if s.turn_ended and s.question:
         return f"   Wait for the user's answer to: {quote(s.question, lim.item * 2)}"

@@ -35,6 +35,7 @@ __all__ = [
     "judge_withdrawn",
     "no_errors_line",
     "reply_state",
+    "reply_title",
     "unchanged_files",
 ]
 
@@ -187,6 +188,13 @@ def reply_state(s: Session) -> str:
     if asked_for_input(s)[0]:
         return "was not done: the last reply asked the user for input instead"
     return "was completed"
+
+
+def reply_title(s: Session) -> str:
+    """How section 8 introduces the last reply it quotes."""
+    if asked_for_input(s)[0]:
+        return "The last reply, verbatim (it asked for input instead; NOT an answer)"
+    return "The answer to it, verbatim"
 
 
 def input_step(s: Session, width: int) -> str:
