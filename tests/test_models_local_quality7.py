@@ -388,3 +388,13 @@ def test_a_reply_that_asked_for_input_is_not_quoted_as_the_answer() -> None:
     )
     work = section(text, 8)
     assert "The answer to it" not in work and "NOT an answer" in work, work
+
+
+def test_a_last_reply_ending_with_a_full_width_question_mark_awaits_an_answer() -> None:
+    """agentj's replies are Chinese: a closing "是否開始執行第一階段開發？" is a question to the
+    user, not an answer that leaves nothing pending."""
+    text = summarize_transcript(
+        _chat("將以上步驟製作成skill", "我已規劃好架構。\n是否開始執行第一階段開發？")
+    )
+    assert "nothing is pending" not in text, text
+    assert "是否開始執行第一階段開發" in section(text, 9), section(text, 9)
