@@ -398,3 +398,27 @@ def test_a_last_reply_ending_with_a_full_width_question_mark_awaits_an_answer() 
     )
     assert "nothing is pending" not in text, text
     assert "是否開始執行第一階段開發" in section(text, 9), section(text, 9)
+
+
+def _watcher(correction: str) -> str:
+    s = SessionBuilder()
+    s.user("run the notebook and report")
+    s.call("Bash", {"command": "sbatch --parsable run.sbatch"}, "77001234")
+    s.call("Bash", {"command": "tail logs/nbexec_*.out"}, "KeyError: slice(None, 4, None)\nEXIT=1")
+    s.say("Found that the same error persists (still EXIT=1): the fix didn't take effect.")
+    s.call("Bash", {"command": "ls -la logs/"}, "nbexec_77001111.out 8006\nnbexec_77001234.out 364")
+    s.say(correction)
+    s.call("Bash", {"command": "sacct -j 77001234 -n --format=State"}, "COMPLETED")
+    return _ended(s, "The notebook ran to the end; the report and figures are written.")
+
+
+def test_a_failure_the_assistant_later_said_came_from_the_old_log_is_not_a_result() -> None:
+    """biobabel: "Same error … --allow-errors didn't take effect (still EXIT=1)" was listed,
+    but the assistant found next that "the watcher's traceback was from the *old* log"."""
+    text = _watcher("The watcher's traceback was from the *old* log (the glob matched both).")
+    assert "didn't take effect" not in section(text, 5), text
+
+
+def test_a_failure_without_a_correction_stays_a_result() -> None:
+    text = _watcher("Let me check the scheduler's accounting for the job.")
+    assert "didn't take effect" in section(text, 5), text

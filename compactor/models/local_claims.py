@@ -243,12 +243,15 @@ def judge_withdrawn(s: Session) -> None:
     calls over-built or wrong ("my prior 'scheduled mutations' idea was over-built"), the
     proposals of its message before "scratch that" / "never mind" / "actually, let's not", and
     the proposals of its message before a failed call that the next message replaces with "…
-    instead"."""
+    instead"; the failures its last texts stated before a correction ("… was from the *old*
+    log", "false alarm")."""
     if not s.decisions:
         return
     dropped: set[int] = set()
     for e in _after_decisions(s):
         text = e.text
+        if "misfire" in text or "alse alarm" in text or "misread" in text or "old" in text:
+            dropped |= _corrected(s, e)
         prior = (
             "prior " in text or "earlier " in text or "previous " in text or "original " in text
         ) and any(w in text for w in _IDEA_WORDS)
@@ -305,6 +308,36 @@ def _after_decisions(s: Session) -> Iterator[Entry]:
         if e.role == "assistant" and not e.internal and e.text:
             yield e
         k += 1
+
+
+_CORRECTS_RE = re.compile(
+    r"\b(?:false alarm|misfired|misread|(?:was|were|came) from (?:the|an) \*{0,2}"
+    r"(?:old|previous|earlier|stale)\b)",
+    re.IGNORECASE,
+)
+_FAILURE_CLAIM_RE = re.compile(
+    r"\b(?:error|failed|fails|failing|crashed|persists|didn['’]t take effect)\b|"
+    r"\bEXIT=[1-9]|\bexit code [1-9]",
+    re.IGNORECASE,
+)
+_CORRECTED_BACK = 3  # assistant texts before a correction whose failure claims it takes back
+
+
+def _corrected(s: Session, e: Entry) -> set[int]:
+    """The decisions a correction withdraws ("the watcher's traceback was from the *old* log",
+    "false alarm"): the failures stated by the assistant's last few texts before it (back to
+    the user's last request)."""
+    if _CORRECTS_RE.search(e.text) is None:
+        return set()
+    texts: set[int] = set()
+    index = e.index
+    while len(texts) < _CORRECTED_BACK and (before := _previous_text(s, index)) is not None:
+        texts.add(before)
+        index = before
+    return {
+        n for n, (i, _, x) in enumerate(s.decisions)
+        if i in texts and _FAILURE_CLAIM_RE.search(x) is not None
+    }  # fmt: skip
 
 
 def _previous_text(s: Session, index: int) -> int | None:
