@@ -250,7 +250,14 @@ def judge_withdrawn(s: Session) -> None:
     dropped: set[int] = set()
     for e in _after_decisions(s):
         text = e.text
-        if "misfire" in text or "alse alarm" in text or "misread" in text or "old" in text:
+        if (
+            "misfire" in text
+            or "alse alarm" in text
+            or "misread" in text
+            or (
+                (" from the " in text or " from an " in text) and ("old" in text or "stale" in text)
+            )
+        ):
             dropped |= _corrected(s, e)
         prior = (
             "prior " in text or "earlier " in text or "previous " in text or "original " in text
@@ -311,8 +318,7 @@ def _after_decisions(s: Session) -> Iterator[Entry]:
 
 
 _CORRECTS_RE = re.compile(
-    r"\b(?:false alarm|misfired|misread|(?:was|were|came) from (?:the|an) \*{0,2}"
-    r"(?:old|previous|earlier|stale)\b)",
+    r"\b(?:false alarm|misfired|misread|(?:was|were|came) from (?:the|an) \*{0,2}(?:old|stale)\b)",
     re.IGNORECASE,
 )
 _FAILURE_CLAIM_RE = re.compile(
