@@ -26,6 +26,7 @@ from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.facts import Entry, cut, shorten
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
 
+from . import local_claims as claims
 from .base import KEPT_AFTER_SUMMARY
 from .local_answers import answer_room
 from .local_files import FileState, key_lines
@@ -276,10 +277,8 @@ def _files(s: Session, lim: Limits) -> str:
         earlier = prior_paths(s, set(s.files) | set(s.reads))
         if earlier:
             items.append("Every file the earlier summary names: " + ", ".join(earlier[: lim.items]))
-    if not items:
-        return "   - No file was created, edited or deleted."
     if not s.files:
-        items.insert(0, "No file was created, edited or deleted.")
+        items[:0] = claims.unchanged_files(s, lim.items)
     return bullets(items)
 
 
@@ -323,11 +322,7 @@ def _errors(s: Session, lim: Limits) -> str:
     if prior:
         items.append(f"From the earlier summary: {prior}")
     if not s.errors:
-        items.insert(
-            0,
-            "None in this part: no tool result was flagged as an error, exited non-zero or "
-            "printed an error line.",
-        )
+        items.insert(0, claims.no_errors_line(s))
     return bullets(items)
 
 
@@ -417,7 +412,9 @@ def _pending(s: Session, lim: Limits) -> str:
         ]
         for err in unresolved[-3:]:
             items.append(f"Unresolved failure: {code(cut(err.call, lim.item))}")
-    if s.turn_ended and s.question:
+    asked = claims.input_items(s, lim.item)
+    items.extend(asked)
+    if s.turn_ended and s.question and not asked:
         items.append(
             f"The assistant asked the user and awaits an answer: {quote(s.question, lim.item * 2)}"
         )
@@ -450,7 +447,7 @@ def _current_work(s: Session, lim: Limits) -> str:
         if s.announced:
             state = "is in progress (the assistant announced its next step)"
         elif s.turn_ended:
-            state = "was completed"
+            state = claims.reply_state(s)
         else:
             state = "is in progress (no answer yet)" if s.request_started else "is not answered yet"
         items.append(f"The latest request {state}: {quote(last.text, lim.item)}")
@@ -485,7 +482,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     if last_text is not None and last_text is not deliverable and last_text is not reply:
         items.append(f"Last assistant message: {quote(last_text.text, lim.item * 2)}")
     if reply is not None and reply is not deliverable:
-        items.extend(verbatim_text("The answer to it, verbatim", reply.text, lim.reply))
+        items.extend(verbatim_text(claims.reply_title(s), reply.text, lim.reply))
     for title, answer in deliverables(s):
         items.extend(verbatim_text(title, answer.text, lim.deliverable))
     return bullets(items) if items else "   - No work in progress."
@@ -511,6 +508,8 @@ def _next_step(s: Session, lim: Limits) -> str:
         task = next((t for t in s.open_tasks if "progress" in t.status), None)
         doing = f" (task in progress: {cut(task.subject, lim.item)})" if task else ""
         return f"   Continue the latest request: {quote(last.text, lim.item)}{doing}.{stopped}"
+    if asked := claims.input_step(s, lim.item):
+        return asked
     if s.turn_ended and s.question:
         return f"   Wait for the user's answer to: {quote(s.question, lim.item * 2)}"
     if s.turn_ended and running and not s.announced and not s.ended_by_tool:

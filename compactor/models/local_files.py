@@ -265,6 +265,44 @@ def _shell_changes_cached(command: str) -> tuple[Change, ...]:
     return tuple(_read_shell_changes(command))
 
 
+def _quoted(command: str) -> list[tuple[int, int]]:
+    """The spans of the command's closed ``'…'`` and ``"…"`` strings (a quote never closed is
+    not one): a ``>`` or ``;`` inside them is code (``node -e "… k => k.trim()"``, a sed script
+    ``'s/a/b/; s/c/d/'``), not the shell's."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while (start := _QUOTE_RE.search(command, pos)) is not None:
+        quote = start.group()
+        end = command.find(quote, start.end())
+        while quote == '"' and end > 0 and command[end - 1] == "\\":
+            end = command.find(quote, end + 1)
+        if end < 0:
+            pos = start.end()
+            continue
+        spans.append((start.start(), end + 1))
+        pos = end + 1
+    return spans
+
+
+_QUOTE_RE = re.compile("['\"]")
+
+
+def _outside(spans: list[tuple[int, int]], pos: int) -> bool:
+    return not any(a < pos < b for a, b in spans)
+
+
+def _segments(command: str, spans: list[tuple[int, int]]) -> list[str]:
+    """The command split at ``;``, ``&&``, ``||``, ``|`` and line ends outside its strings."""
+    if not spans:
+        return _SEGMENT_RE.split(command)
+    out, pos = [], 0
+    for m in _SEGMENT_RE.finditer(command):
+        if _outside(spans, m.start()):
+            out.append(command[pos : m.start()])
+            pos = m.end()
+    return [*out, command[pos:]]
+
+
 def _read_shell_changes(command: str) -> list[Change]:
     out: list[Change] = []
     if "*** Begin Patch" in command:
@@ -273,13 +311,16 @@ def _read_shell_changes(command: str) -> list[Change]:
         found, command = _heredoc_changes(command)
         out.extend(found)
     done = {c.path for c in out}
+    spans = _quoted(command) if "'" in command or '"' in command else []
     if ">" in command:
         for match in _REDIRECT_RE.finditer(command):
+            if spans and not _outside(spans, match.start()):
+                continue
             path = _target(match.group(2))
             if path is not None and path not in done:
                 out.append(Change(path, "edited" if match.group(1) == ">>" else "written"))
                 done.add(path)
-    for segment in _SEGMENT_RE.split(command):
+    for segment in _segments(command, spans):
         words = shell_words(segment.strip())
         if not words:
             continue

@@ -4,8 +4,8 @@ than "still running, do not start it again" (:func:`compactor.facts.kills.later_
 
 from __future__ import annotations
 
-from compactor.facts import background_jobs
-from compactor.facts.kills import MAYBE, later_kill
+from compactor.facts import background_jobs, command_of
+from compactor.facts.kills import MAYBE, later_kill, later_report, later_use
 
 from .local_session import Background, Session
 
@@ -29,11 +29,30 @@ def add_shape_jobs(s: Session) -> None:
 
 
 def judge_killed(s: Session) -> None:
-    """End each running job a later command killed; mark one a kill may have ended."""
+    """End each running job a later command killed or whose product (the packages it
+    installed) a later command used; mark one a kill may have ended."""
     for bg in s.running:
-        how = later_kill(s.entries, bg.key, bg.command, bg.index)[1]
+        command = _full_command(s, bg)
+        how = later_kill(s.entries, bg.key, command, bg.index)[1]
+        if not how or how.startswith(MAYBE):
+            how = later_use(s.entries, bg.key, command, bg.index) or how
+        if not how or how.startswith(MAYBE):
+            how = later_report(s.entries, command, bg.said, bg.index) or how
         if how:
             bg.finished = how
+
+
+def _full_command(s: Session, bg: Background) -> str:
+    """The whole command that started ``bg`` (its label is cut to 200 characters): a call of
+    the entry it started at or of the few before it (a job judged by shape starts at the
+    result that named it)."""
+    head = " ".join(bg.command.split())[:60].rstrip("…")
+    for e in reversed(s.entries[max(0, bg.index - 3) : bg.index + 1]):
+        for call in e.calls:
+            command = command_of(call)
+            if command is not None and " ".join(command.split()).startswith(head):
+                return command
+    return bg.command
 
 
 def listed_jobs(s: Session) -> list[Background]:

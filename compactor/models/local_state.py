@@ -42,6 +42,7 @@ from compactor.facts import (
 from compactor.schema import AgenticMessage, Message
 
 from .local_answers import judge_answers
+from .local_claims import judge_superseded, judge_withdrawn
 from .local_jobs import add_shape_jobs
 from .local_session import ErrorFact, Session, build_session
 from .local_text import (
@@ -606,6 +607,8 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     add_shape_jobs(session)
     judge_answers(session)
     judge_proposals(session)
+    judge_withdrawn(session)
+    judge_superseded(session)
     judge_fixed(session)
     judge_stale_state(session)
     judge_revised(session)

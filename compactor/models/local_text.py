@@ -154,7 +154,7 @@ def final_round_start(entries: Sequence[Entry]) -> int:
 
 
 _QUESTION_RE = re.compile(
-    r"\?\s*$|\b(?:would you like|do you want|shall I|should I|let me know|want me to|"
+    r"[?？]\s*$|\b(?:would you like|do you want|shall I|should I|let me know|want me to|"
     r"when you are ready|ready to \w+ when you)\b",
     re.IGNORECASE,
 )
