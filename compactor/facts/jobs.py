@@ -162,9 +162,10 @@ def _started(text: str, call: Call | None = None) -> list[str]:
     head = text[:_HEAD]
     says = _says(call)
     if says is _HARNESS_START_RE:  # file content: only the harness's own words start a job
-        harness = _HARNESS_START_RE.search(
-            text[: _HARNESS_HEAD + text.find("\nChunk ID", 0, 8_000)]
-        )
+        where = text[: _HARNESS_HEAD + text.find("\nChunk ID", 0, 8_000)]
+        if lowers_exactly(where) and not _says_harness_words(where.lower()):
+            return []  # the pattern, tried at every character, finds nothing (most reads)
+        harness = _HARNESS_START_RE.search(where)
         return [harness.group(1).strip(".")] if harness is not None else []
     tail = text[-200:].rstrip()
     if not lowers_exactly(tail) or "id" in tail.lower():  # what _LAST_ID_RE needs
@@ -189,6 +190,11 @@ def _started(text: str, call: Call | None = None) -> list[str]:
             continue  # a "run_id" field of a record, far from any word that something runs
         found.append(key)
     return list(dict.fromkeys(found))
+
+
+def _says_harness_words(low: str) -> bool:
+    """Whether a lower-cased text holds what every match of :data:`_HARNESS_START_RE` holds."""
+    return "background" in low or "process running with session id" in low
 
 
 _HARNESS_START_RE = re.compile(
@@ -338,6 +344,11 @@ def _listening(text: str) -> set[str]:
     return {m.group(1) or m.group(2) for m in found}
 
 
+def _serving(jobs: dict[str, Job]) -> bool:
+    """Whether a job not seen finishing serves on a port (a later listener there ends it)."""
+    return any(job.ports and not job.finished for job in jobs.values())
+
+
 def _serves(text: str) -> set[str]:
     """Ports a command or its start output names as where it serves (``--bind A:8080``)."""
     head = text[:2_000]
@@ -424,8 +435,10 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                 if job.finished or key in new or job is watched or key not in r.text:
                     continue
                 job.finished = _finished_line(r.text, key, _EXITED_RE)
-            listening = _listening(r.text)
-            if watched is not None:
+            # the ports it reports listening on: read only when a job can use them (most
+            # results of most sessions: none, and the read looks at the whole text)
+            listening = _listening(r.text) if watched is not None or new or _serving(jobs) else None
+            if watched is not None and listening is not None:
                 watched.ports |= listening
             for job in jobs.values() if listening else ():
                 if job.finished or job is watched or job.id in new or not job.ports & listening:
@@ -437,6 +450,8 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
             for key in new:
                 if key not in jobs and key != r.call_id:
                     job = Job(key, _label(started_by, r.name), e.index, "", _line(r.text))
+                    if listening is None:
+                        listening = _listening(r.text)
                     job.ports = _serves(r.text) | _serves(job.label) | listening
                     if started_by is not None and started_by.ended and key != job.label:
                         job.finished = f"its process ended ({started_by.ended})"

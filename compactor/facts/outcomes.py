@@ -166,7 +166,8 @@ def _may_be_failed_count(low: str) -> bool:
 def _rank_patterns(line: str) -> int:
     """:func:`_error_rank` without the hint prefilter: the patterns in rank order (each one
     skipped when the line lacks what it needs)."""
-    body = _LOCATION_RE.sub("", line, count=1) if line[:1] not in " \t" else line
+    located = _LOCATION_RE.match(line) if line[:1] not in " \t" else None
+    body = line[located.end() :] if located is not None else line  # anchored: sub's match
     if not body or _NOT_ERROR_RE.match(body):
         return 0
     if not lowers_exactly(body):  # no shortcut: lower-casing is not what the patterns compare

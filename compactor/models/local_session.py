@@ -496,9 +496,11 @@ class _Builder:
 
     def failure(self, call: Call, oc: Outcome, index: int, reading: bool) -> None:
         sig = _signature(call)
+        by = ""  # the call's line, made once (not for each earlier error it retries)
         for err in self.unfixed[-_RETRY_WINDOW:]:
-            if err.index < index and _retries(err.signature, sig):
-                err.after, err.by = "failed again", call_line(call, 160)
+            if err.signature[0] == sig[0] and err.index < index and _retries(err.signature, sig):
+                by = by or call_line(call, 160)
+                err.after, err.by = "failed again", by
         self.s.failed_calls.add(call.id)
         err = ErrorFact(call_line(call, 300), oc, index, sig, reading)
         self.s.errors.append(err)
@@ -507,9 +509,13 @@ class _Builder:
     def success(self, call: Call, index: int, reading: bool) -> None:
         sig = _signature(call)
         fixed = False
-        for err in self.unfixed[-_RETRY_WINDOW:]:
-            if err.index < index and (err.reading or not reading) and _retries(err.signature, sig):
-                err.after, err.by = "fixed", call_line(call, 160)
+        by = ""
+        for err in self.unfixed[-_RETRY_WINDOW:]:  # another tool's error is never a retry
+            if err.signature[0] != sig[0] or not (err.reading or not reading):
+                continue
+            if err.index < index and _retries(err.signature, sig):
+                by = by or call_line(call, 160)
+                err.after, err.by = "fixed", by
                 fixed = True
         if fixed:
             self.unfixed = [e for e in self.unfixed if e.after != "fixed"]
