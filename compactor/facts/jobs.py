@@ -29,6 +29,7 @@ reports on.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -235,7 +236,7 @@ def _says(call: Call | None) -> re.Pattern[str]:
         return _RUNNING_WORDS
     command = command_of(call)
     if call.args.get("run_in_background") is True or (
-        command is not None and _BACKGROUNDS_RE.search(command) is not None
+        command is not None and _backgrounds(command)
     ):
         return _RUNNING_WORDS
     if call.name.lower() in _FILE_TOOLS or (
@@ -245,6 +246,21 @@ def _says(call: Call | None) -> re.Pattern[str]:
     return _RUNNING_WORDS if command is None else _STARTS_RE
 
 
+def _backgrounds(command: str) -> bool:
+    """Whether :data:`_BACKGROUNDS_RE` finds a backgrounding in ``command``; a command up to
+    :data:`_CACHED_COMMAND` characters is read once (agents repeat their commands, and the
+    pattern is tried at each of their characters)."""
+    if len(command) > _CACHED_COMMAND:
+        return _BACKGROUNDS_RE.search(command) is not None
+    return _backgrounds_cached(command)
+
+
+@functools.lru_cache(maxsize=4096)
+def _backgrounds_cached(command: str) -> bool:
+    return _BACKGROUNDS_RE.search(command) is not None
+
+
+_CACHED_COMMAND = 2_000
 _HARNESS_HEAD = 400
 """Where a harness writes its own words about a call it left running: the result's start."""
 _FILE_TOOLS = frozenset({"read", "read_file", "view", "open", "grep", "glob", "search"})
@@ -437,7 +453,8 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                 job.finished = _finished_line(r.text, key, _EXITED_RE)
             # the ports it reports listening on: read only when a job can use them (most
             # results of most sessions: none, and the read looks at the whole text)
-            listening = _listening(r.text) if watched is not None or new or _serving(jobs) else None
+            serving = watched is not None or bool(new) or (bool(jobs) and _serving(jobs))
+            listening = _listening(r.text) if serving else None
             if watched is not None and listening is not None:
                 watched.ports |= listening
             for job in jobs.values() if listening else ():
