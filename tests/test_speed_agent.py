@@ -11,6 +11,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compactor import schema
 from compactor.facts import Call, Job, background_jobs, clean, entry_of, lowers_exactly, one_line
 from compactor.facts import jobs as jobs_module
 from compactor.facts import outcomes as outcomes_module
@@ -34,7 +35,9 @@ def test_property_clean_and_one_line_are_their_patterns(text: str) -> None:
     ``str.split`` words: the same as the patterns they replaced, on any text."""
     newlines = text.replace("\r\n", "\n").replace("\r", "\n")
     assert clean(text) == text_module._CLEAN_RE.sub("", newlines)
-    assert one_line(text) == text_module._WS_RE.sub(" ", text_module._CONTROL_RE.sub("", text)).strip()
+    assert (
+        one_line(text) == text_module._WS_RE.sub(" ", text_module._CONTROL_RE.sub("", text)).strip()
+    )
 
 
 def test_clean_bytes_are_the_clean_pattern() -> None:
@@ -67,8 +70,8 @@ def test_property_hinted_lines_are_the_lines_that_hold_a_hint(text: str) -> None
 
 _TOOL_ERROR_PIECES = st.sampled_from(
     ["CreateProcess", "CreateProcessW failed", " failed", "CreateProcessAsUser failed.", " ",
-     "\t", "\n", "\u3000", "x", "x" * 10, "x" * 45, "x" * 150, "<error>", "Error: ", "exec error", "FAILED TO RUN "
-     "THE COMMAND", "spawn error", "ok"]
+     "\t", "\n", "\u3000", "x", "x" * 10, "x" * 45, "x" * 150, "<error>", "Error: ",
+     "exec error", "FAILED TO RUN THE COMMAND", "spawn error", "ok"]
 )  # fmt: skip
 
 
@@ -142,7 +145,9 @@ def test_a_port_a_poll_reported_ends_the_job_when_a_later_process_listens_on_it(
         "Output:\n * Running on http://127.0.0.1:5000\n",
     )
     assert _jobs(s)["4411"].running and _jobs(s)["4411"].ports == {"5000"}
-    s.call("exec_command", {"cmd": "python admin.py"}, "Output:\n * Running on http://127.0.0.1:5000\n")
+    s.call(
+        "exec_command", {"cmd": "python admin.py"}, "Output:\n * Running on http://127.0.0.1:5000\n"
+    )
     assert _jobs(s)["4411"].finished == "gone: a later process listens on port 5000"
 
 
@@ -166,3 +171,21 @@ def test_without_a_job_serving_on_a_port_no_listener_ends_anything() -> None:
     _started(s, "./worker", 9001, "worker up\n")
     s.call("exec_command", {"cmd": "./web"}, "Output:\nlistening on port 8080\n")
     assert _jobs(s)["9001"].running
+
+
+_NUMBER_TEXTS = st.lists(
+    st.sampled_from(["1", "9" * 9, "0" * 18, "12345678901234567890", "x", " ", '"', "١", "٣" * 19,
+                     "²", "-", ".", "e"]),
+    max_size=12,
+).map("".join)  # fmt: skip
+"""Digit runs around 19 long, with Arabic-Indic digits (``\\d`` takes them) and a superscript
+two (it does not)."""
+
+
+@settings(max_examples=examples(2000), deadline=None, database=None, derandomize=True)
+@given(_NUMBER_TEXTS)
+def test_property_a_long_number_is_what_the_pattern_finds(text: str) -> None:
+    """Whether tool-call arguments hold an integer orjson cannot keep (19 digits in a row) is
+    what ``\\d{19}`` says, marked in C for ASCII text."""
+    expected = schema._LONG_NUMBER_RE.search(text) is not None
+    assert schema._has_long_number(text) is expected
