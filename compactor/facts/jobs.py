@@ -401,9 +401,22 @@ def _detached(call: Call, text: str) -> bool:
     ``&`` (or starts with ``nohup``/``setsid``) and its output does not say it failed to start
     (an earlier failed attempt is not the job)."""
     command = command_of(call)
-    if command is None or _TRAILING_AMP_RE.search(command.strip()) is None:
+    if command is None or not _leaves_running(command):
         return False
     return _START_FAILED_RE.search(text[:_HEAD]) is None
+
+
+def _leaves_running(command: str) -> bool:
+    """Whether :data:`_TRAILING_AMP_RE` finds ``command`` (stripped) ending in ``&`` or starting
+    with ``nohup``; read once per command, as :func:`_backgrounds`."""
+    if len(command) > _CACHED_COMMAND:
+        return _TRAILING_AMP_RE.search(command.strip()) is not None
+    return _leaves_running_cached(command)
+
+
+@functools.lru_cache(maxsize=4096)
+def _leaves_running_cached(command: str) -> bool:
+    return _TRAILING_AMP_RE.search(command.strip()) is not None
 
 
 def _stops(call: Call, label: str) -> bool:
@@ -454,8 +467,8 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
             # the ports it reports listening on: read only when a job can use them (most
             # results of most sessions: none, and the read looks at the whole text)
             serving = watched is not None or bool(new) or (bool(jobs) and _serving(jobs))
-            listening = _listening(r.text) if serving else None
-            if watched is not None and listening is not None:
+            listening = _listening(r.text) if serving else set()
+            if watched is not None:
                 watched.ports |= listening
             for job in jobs.values() if listening else ():
                 if job.finished or job is watched or job.id in new or not job.ports & listening:
@@ -467,9 +480,8 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
             for key in new:
                 if key not in jobs and key != r.call_id:
                     job = Job(key, _label(started_by, r.name), e.index, "", _line(r.text))
-                    if listening is None:
-                        listening = _listening(r.text)
-                    job.ports = _serves(r.text) | _serves(job.label) | listening
+                    heard = listening if serving else _listening(r.text)
+                    job.ports = _serves(r.text) | _serves(job.label) | heard
                     if started_by is not None and started_by.ended and key != job.label:
                         job.finished = f"its process ended ({started_by.ended})"
                     jobs[key] = job
