@@ -96,7 +96,7 @@ def _anchored(words: tuple[str, ...]) -> str:
     before it looked behind for): the regex engine tries a match only where one of those
     characters stands, not at every ``e``, ``t`` or ``r`` (a tool output's hints are found in
     85 % of the time). Each match lies inside a word that the plain alternation finds, and
-    every such word holds one, so both find the same lines (``test_facts`` checks it)."""
+    every such word holds one, so both find the same lines (``test_speed_agent`` checks it)."""
     groups: dict[str, list[str]] = {}
     for word in words:
         at = max(range(len(word)), key=lambda i: (_rarity(word[i]), -i))

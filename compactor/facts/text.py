@@ -72,7 +72,7 @@ def clean(text: str) -> str:
 
 
 _CLEAN_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
-"""The characters :data:`_CLEAN_RE` matches, as bytes (``test_facts`` checks both agree)."""
+"""The characters :data:`_CLEAN_RE` matches, as bytes (``test_speed_agent`` checks both agree)."""
 
 
 def one_line(text: str) -> str:
