@@ -527,6 +527,18 @@ def _deeper_than(value: JsonObject | JsonArray, limit: int) -> bool:
 
 _NOT_PARSED = object()
 _LONG_NUMBER_RE = re.compile(r"\d{19}")
+_DIGIT_BYTES = bytes(1 if 0x30 <= c <= 0x39 else 0 for c in range(256))
+_DIGIT_RUN = b"\x01" * 19
+
+
+def _has_long_number(text: str) -> bool:
+    """Whether :data:`_LONG_NUMBER_RE` finds 19 digits in a row in ``text``: for ASCII text
+    (where its digits are 0-9) the digits are marked in C and the run looked for, 13 times
+    faster than the pattern, which is tried at every character (a third of the time the
+    summarizer spent reading tool-call arguments)."""
+    if text.isascii():
+        return text.encode("ascii").translate(_DIGIT_BYTES).find(_DIGIT_RUN) >= 0
+    return _LONG_NUMBER_RE.search(text) is not None
 
 
 def loads_json(text: str, parse_constant: Callable[[str], object] | None = None) -> JsonValue:
@@ -534,7 +546,7 @@ def loads_json(text: str, parse_constant: Callable[[str], object] | None = None)
     than :data:`MAX_JSON_DEPTH` raises ``ValueError`` like invalid JSON does, never a
     ``RecursionError`` (callers already treat a ``ValueError`` as "not JSON: plain text")."""
     value: JsonValue = _NOT_PARSED
-    if parse_constant is None and _LONG_NUMBER_RE.search(text) is None:
+    if parse_constant is None and not _has_long_number(text):
         # orjson first (a summarizer parses ~10k tool-call arguments of a big transcript, five
         # times faster): without integers past 64 bits (it makes floats of them) it accepts a
         # subset of what json does (no NaN, no lone surrogates, 1,024 levels at most) and then

@@ -29,6 +29,7 @@ reports on.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -162,9 +163,10 @@ def _started(text: str, call: Call | None = None) -> list[str]:
     head = text[:_HEAD]
     says = _says(call)
     if says is _HARNESS_START_RE:  # file content: only the harness's own words start a job
-        harness = _HARNESS_START_RE.search(
-            text[: _HARNESS_HEAD + text.find("\nChunk ID", 0, 8_000)]
-        )
+        where = text[: _HARNESS_HEAD + text.find("\nChunk ID", 0, 8_000)]
+        if lowers_exactly(where) and not _says_harness_words(where.lower()):
+            return []  # the pattern, tried at every character, finds nothing (most reads)
+        harness = _HARNESS_START_RE.search(where)
         return [harness.group(1).strip(".")] if harness is not None else []
     tail = text[-200:].rstrip()
     if not lowers_exactly(tail) or "id" in tail.lower():  # what _LAST_ID_RE needs
@@ -189,6 +191,11 @@ def _started(text: str, call: Call | None = None) -> list[str]:
             continue  # a "run_id" field of a record, far from any word that something runs
         found.append(key)
     return list(dict.fromkeys(found))
+
+
+def _says_harness_words(low: str) -> bool:
+    """Whether a lower-cased text holds what every match of :data:`_HARNESS_START_RE` holds."""
+    return "background" in low or "process running with session id" in low
 
 
 _HARNESS_START_RE = re.compile(
@@ -229,7 +236,7 @@ def _says(call: Call | None) -> re.Pattern[str]:
         return _RUNNING_WORDS
     command = command_of(call)
     if call.args.get("run_in_background") is True or (
-        command is not None and _BACKGROUNDS_RE.search(command) is not None
+        command is not None and _backgrounds(command)
     ):
         return _RUNNING_WORDS
     if call.name.lower() in _FILE_TOOLS or (
@@ -239,6 +246,21 @@ def _says(call: Call | None) -> re.Pattern[str]:
     return _RUNNING_WORDS if command is None else _STARTS_RE
 
 
+def _backgrounds(command: str) -> bool:
+    """Whether :data:`_BACKGROUNDS_RE` finds a backgrounding in ``command``; a command up to
+    :data:`_CACHED_COMMAND` characters is read once (agents repeat their commands, and the
+    pattern is tried at each of their characters)."""
+    if len(command) > _CACHED_COMMAND:
+        return _BACKGROUNDS_RE.search(command) is not None
+    return _backgrounds_cached(command)
+
+
+@functools.lru_cache(maxsize=4096)
+def _backgrounds_cached(command: str) -> bool:
+    return _BACKGROUNDS_RE.search(command) is not None
+
+
+_CACHED_COMMAND = 2_000
 _HARNESS_HEAD = 400
 """Where a harness writes its own words about a call it left running: the result's start."""
 _FILE_TOOLS = frozenset({"read", "read_file", "view", "open", "grep", "glob", "search"})
@@ -338,6 +360,11 @@ def _listening(text: str) -> set[str]:
     return {m.group(1) or m.group(2) for m in found}
 
 
+def _serving(jobs: dict[str, Job]) -> bool:
+    """Whether a job not seen finishing serves on a port (a later listener there ends it)."""
+    return any(job.ports and not job.finished for job in jobs.values())
+
+
 def _serves(text: str) -> set[str]:
     """Ports a command or its start output names as where it serves (``--bind A:8080``)."""
     head = text[:2_000]
@@ -374,9 +401,22 @@ def _detached(call: Call, text: str) -> bool:
     ``&`` (or starts with ``nohup``/``setsid``) and its output does not say it failed to start
     (an earlier failed attempt is not the job)."""
     command = command_of(call)
-    if command is None or _TRAILING_AMP_RE.search(command.strip()) is None:
+    if command is None or not _leaves_running(command):
         return False
     return _START_FAILED_RE.search(text[:_HEAD]) is None
+
+
+def _leaves_running(command: str) -> bool:
+    """Whether :data:`_TRAILING_AMP_RE` finds ``command`` (stripped) ending in ``&`` or starting
+    with ``nohup``; read once per command, as :func:`_backgrounds`."""
+    if len(command) > _CACHED_COMMAND:
+        return _TRAILING_AMP_RE.search(command.strip()) is not None
+    return _leaves_running_cached(command)
+
+
+@functools.lru_cache(maxsize=4096)
+def _leaves_running_cached(command: str) -> bool:
+    return _TRAILING_AMP_RE.search(command.strip()) is not None
 
 
 def _stops(call: Call, label: str) -> bool:
@@ -424,7 +464,10 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                 if job.finished or key in new or job is watched or key not in r.text:
                     continue
                 job.finished = _finished_line(r.text, key, _EXITED_RE)
-            listening = _listening(r.text)
+            # the ports it reports listening on: read only when a job can use them (most
+            # results of most sessions: none, and the read looks at the whole text)
+            serving = watched is not None or bool(new) or (bool(jobs) and _serving(jobs))
+            listening = _listening(r.text) if serving else set()
             if watched is not None:
                 watched.ports |= listening
             for job in jobs.values() if listening else ():
@@ -437,7 +480,8 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
             for key in new:
                 if key not in jobs and key != r.call_id:
                     job = Job(key, _label(started_by, r.name), e.index, "", _line(r.text))
-                    job.ports = _serves(r.text) | _serves(job.label) | listening
+                    heard = listening if serving else _listening(r.text)
+                    job.ports = _serves(r.text) | _serves(job.label) | heard
                     if started_by is not None and started_by.ended and key != job.label:
                         job.finished = f"its process ended ({started_by.ended})"
                     jobs[key] = job

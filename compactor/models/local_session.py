@@ -495,21 +495,20 @@ class _Builder:
                 self.finish(watched, "exited", r.text[:600])
 
     def failure(self, call: Call, oc: Outcome, index: int, reading: bool) -> None:
-        sig = _signature(call)
+        sig, by = _signature(call), ""  # by: the call's line, made once (not once an error)
         for err in self.unfixed[-_RETRY_WINDOW:]:
-            if err.index < index and _retries(err.signature, sig):
-                err.after, err.by = "failed again", call_line(call, 160)
+            if err.signature[0] == sig[0] and err.index < index and _retries(err.signature, sig):
+                err.after, err.by = "failed again", (by := by or call_line(call, 160))
         self.s.failed_calls.add(call.id)
         err = ErrorFact(call_line(call, 300), oc, index, sig, reading)
         self.s.errors.append(err)
         self.unfixed.append(err)
 
     def success(self, call: Call, index: int, reading: bool) -> None:
-        sig = _signature(call)
-        fixed = False
-        for err in self.unfixed[-_RETRY_WINDOW:]:
+        sig, fixed, by = _signature(call), False, ""
+        for err in (e for e in self.unfixed[-_RETRY_WINDOW:] if e.signature[0] == sig[0]):
             if err.index < index and (err.reading or not reading) and _retries(err.signature, sig):
-                err.after, err.by = "fixed", call_line(call, 160)
+                err.after, err.by = "fixed", (by := by or call_line(call, 160))
                 fixed = True
         if fixed:
             self.unfixed = [e for e in self.unfixed if e.after != "fixed"]
