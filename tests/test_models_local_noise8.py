@@ -37,11 +37,19 @@ def test_a_banner_and_ansi_codes_are_never_the_failure_text() -> None:
         f"{_ESC}[0;36mTesting: Memory check for pool... {_ESC}[0m{_ESC}[0;31m✗ FAILED{_ESC}[0m"
     )
     s.call("Bash", {"command": "./validate-build.sh"}, _BANNER + report, error=True)
+    s.call(
+        "Bash",
+        {"command": "sudo SIMPLE=1 ./build.sh"},
+        f"{_ESC}[0;36m[INFO]{_ESC}[0m Dynamic memory ENABLED\n"
+        "/srv/build/lib/mem.sh: line 3: SCRIPT_DIR: readonly variable\n\n" + _BANNER,
+        error=True,
+    )
     s.call("Bash", {"command": "grep -n Activation tools/bridge.py"}, _BANNER, error=True)
     text = summarize_transcript(s.messages)
     errors = section(text, 4)
     assert "validate-build.sh` failed: Testing: Memory check for pool... ✗ FAILED" in errors, text
     assert "═" not in errors and "[0;36m" not in text and _ESC not in text, text
+    assert "build.sh` failed: /srv/build/lib/mem.sh: line 3: SCRIPT_DIR: readonly" in errors
     assert "Acme Shell Bridge" not in errors and "Turbo mode" not in errors, errors
     assert "bridge.py` → failed with no output" in section(text, 8), section(text, 8)
 

@@ -513,20 +513,23 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     return Outcome(True, code, tuple(lines))
 
 
+_SHELL_ERROR_RE = re.compile(r"^\S+: line \d+: \S")
+"""A shell's own error (``x.sh: line 3: SCRIPT_DIR: readonly variable``)."""
 _FAILURE_WORDS = ("fail", "error", "\u2717", "\u2718", "denied", "not found", "cannot")
 
 
 def first_informative_line(body: str) -> str:
     """The line of a failed call's output to show when no line ranks as an error: the first
-    that says it failed (``Memory check for pool... ✗ FAILED``), else the first that is not
-    decoration (rules, box drawing; blind check 9: a banner's ``═════`` was the failure)."""
+    that says it failed (``Memory check for pool... ✗ FAILED``, a shell's ``x.sh: line 3: …``),
+    else the first that is not decoration (rules, box drawing; blind check 9: a banner's
+    ``═════`` was the failure)."""
     fallback = ""
     for raw in body.splitlines():
         line = raw.strip()
         if not line or is_decoration(line):
             continue
         low = line.lower()
-        if any(word in low for word in _FAILURE_WORDS):
+        if any(word in low for word in _FAILURE_WORDS) or _SHELL_ERROR_RE.search(line):
             return line
         fallback = fallback or line
     return fallback
