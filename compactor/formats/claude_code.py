@@ -3,7 +3,8 @@
 Natural message type: :class:`~compactor.schema.AgenticMessage` (the ``message`` objects are
 Anthropic Messages API shapes).
 
-Reading. The history starts at the last ``system/compact_boundary``, as Claude Code loads it:
+Reading. The history starts at the last ``system/compact_boundary`` (or at a 1.0.x summary
+record without parent, that version's compaction), as Claude Code loads it:
 its ``user``, ``assistant`` and ``attachment`` records in file order, with the messages a
 boundary preserves (``compactMetadata.preservedMessages`` / ``preservedSegment``: records left
 in place before the boundary) inserted after the summary they are anchored to. Split assistant
@@ -16,6 +17,10 @@ lines sharing ``message.id`` are merged into one message.
   ``extra["attachment"]`` = its type, after the tool results it may sit between; a
   ``queued_command`` the user typed while the agent worked is the user's own message (its
   prompt's text, ``_attachments``).
+* ``isSidechain`` records (a sub-agent's conversation, which 1.0.x wrote inline) are not the
+  main conversation: the main history is read without them (its ``Task`` call and result say
+  what the sub-agent did); a file of sidechain records only (a sub-agent's own file) is read
+  whole. They stay in the file: ``append`` and a reduction write every line back.
 * The ``Skill`` tool reads as ``skill`` (SPEC's default skill tool name); a skill's body, the
   ``isMeta`` record that names the loading call in ``sourceToolUseID``, carries that call id in
   ``extra["source_tool_use_id"]``.
@@ -55,6 +60,7 @@ from compactor.schema import (
 
 from . import _jsonl
 from ._attachments import attachment_text, queued_prompt
+from ._claude_history import history_order
 from ._convert import as_agentic
 from ._family import check_records, family, unknown_record
 from .anthropic import (
@@ -92,8 +98,6 @@ _ENVELOPE = (
     "gitBranch",
     "slug",
 )
-_CHAIN_TYPES = frozenset({"user", "assistant", "attachment", "system"})
-"""Records Claude Code links by ``parentUuid`` (``progress`` records are bridged over)."""
 _MESSAGE_TYPES = ("user", "assistant", "attachment")
 _INJECTED_PREFIXES = (
     "<local-command-stdout>",
@@ -107,98 +111,11 @@ _INJECTED_PREFIXES = (
 )
 
 
-def _is_boundary(rec: JsonObject) -> bool:
-    return rec.get("type") == "system" and rec.get("subtype") == "compact_boundary"
-
-
 def _injected(rec: JsonObject, msg: AgenticMessage) -> bool:
     if rec.get("isMeta") or rec.get("isCompactSummary"):
         return True
     text = "\n".join(b.text or "" for b in msg.blocks if b.type == "user_input_text").lstrip()
     return bool(text) and text.startswith(_INJECTED_PREFIXES)
-
-
-def _preserved_uuids(
-    meta: JsonValue, records: dict[str, JsonObject]
-) -> tuple[str | None, list[str]]:
-    """(anchor uuid, preserved uuids in chain order) of a boundary's ``compactMetadata``.
-
-    ``preservedMessages`` lists them; a bare ``preservedSegment`` is walked from its tail to its
-    head by ``parentUuid``. Like Claude Code, a list naming a record the file lacks (or a walk
-    that breaks) preserves nothing.
-    """
-    if not isinstance(meta, dict):
-        return None, []
-    listed = meta.get("preservedMessages")
-    if isinstance(listed, dict) and isinstance(listed.get("uuids"), list):
-        uuids = [u for u in listed["uuids"] if isinstance(u, str)]
-        anchor = listed.get("anchorUuid")
-        if any(u not in records for u in uuids):
-            return None, []
-        return (anchor if isinstance(anchor, str) else None), uuids
-    segment = meta.get("preservedSegment")
-    if not isinstance(segment, dict):
-        return None, []
-    head, tail, anchor = (segment.get(k) for k in ("headUuid", "tailUuid", "anchorUuid"))
-    walked: list[str] = []
-    current = records.get(tail) if isinstance(tail, str) else None
-    while current is not None and current["uuid"] not in walked:
-        walked.append(current["uuid"])
-        if current["uuid"] == head:
-            walked.reverse()
-            return (anchor if isinstance(anchor, str) else None), walked
-        parent = current.get("parentUuid")
-        current = records.get(parent) if isinstance(parent, str) else None
-    return None, []
-
-
-def _chain_records(lines: Sequence[_jsonl.Line]) -> dict[str, JsonObject]:
-    """uuid → chain record, with ``parentUuid`` bridged over ``progress`` records."""
-    progress_parent: JsonObject = {}
-    records: dict[str, JsonObject] = {}
-    for ln in lines:
-        rec = ln.obj
-        uid = rec.get("uuid")
-        if not isinstance(uid, str):
-            continue
-        parent = rec.get("parentUuid")
-        while isinstance(parent, str) and parent in progress_parent:
-            parent = progress_parent[parent]
-        if rec.get("type") == "progress":
-            progress_parent[uid] = parent
-        elif rec.get("type") in _CHAIN_TYPES:
-            records[uid] = {**rec, "parentUuid": parent}
-    return records
-
-
-def _history_order(lines: Sequence[_jsonl.Line]) -> tuple[int, list[int], set[int]]:
-    """(first line after the last boundary, line indices in history order, preserved lines)."""
-    boundary = -1
-    for i, ln in enumerate(lines):
-        if _is_boundary(ln.obj):
-            boundary = i
-    after = list(range(boundary + 1, len(lines)))
-    if boundary < 0:
-        return 0, after, set()
-    meta = lines[boundary].obj.get("compactMetadata")
-    if not isinstance(meta, dict) or not (
-        meta.get("preservedMessages") or meta.get("preservedSegment")
-    ):
-        return boundary + 1, after, set()
-    anchor, uuids = _preserved_uuids(meta, _chain_records(lines))
-    index = {ln.obj["uuid"]: i for i, ln in enumerate(lines) if isinstance(ln.obj.get("uuid"), str)}
-    preserved = [index[u] for u in uuids if u in index]
-    before = [i for i in preserved if i < boundary]
-    order: list[int] = []
-    placed = False
-    for i in after:
-        order.append(i)
-        if not placed and lines[i].obj.get("uuid") == anchor:
-            order.extend(before)
-            placed = True
-    if not placed:
-        order = before + order
-    return boundary + 1, order, set(preserved)
 
 
 class _Reader:
@@ -405,11 +322,14 @@ class ClaudeCodeFormat:
     def read(self, path: str, raw: bytes | FileSource) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
         check_records(path, self.name, lines)
-        start, order, preserved = _history_order(lines)
+        start, order, preserved = history_order(lines)
         reader = _Reader(path)
-        for i in order:
-            if lines[i].obj.get("type") in _MESSAGE_TYPES:
-                reader.record(i, lines[i])
+        main = [i for i in order if lines[i].obj.get("type") in _MESSAGE_TYPES]
+        if any(not lines[i].obj.get("isSidechain") for i in main):
+            # 1.0.x wrote a sub-agent's conversation inline (isSidechain): not the main one
+            main = [i for i in main if not lines[i].obj.get("isSidechain")]
+        for i in main:
+            reader.record(i, lines[i])
         reader.flush()
         messages = reader.messages
         for idx, body in reader.last_line_of.items():
