@@ -94,7 +94,10 @@ def test_the_history_starts_at_a_1_0_summary_without_parent(tmp_path: Path) -> N
     ("args", "config"),
     [
         (["--strategy", "reduce"], ""),
-        (["--strategy", "hybrid", "--threshold", "1500"], "keep: {messages: 6}\nloop_guard: false\n"),
+        (
+            ["--strategy", "hybrid", "--threshold", "1500"],
+            "keep: {messages: 6}\nloop_guard: false\n",
+        ),
         ([], "keep: {messages: 6}\n"),
     ],
     ids=["reduce", "hybrid", "summarize-tail"],
