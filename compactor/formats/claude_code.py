@@ -17,6 +17,8 @@ lines sharing ``message.id`` are merged into one message.
   ``extra["attachment"]`` = its type, after the tool results it may sit between; a
   ``queued_command`` the user typed while the agent worked is the user's own message (its
   prompt's text, ``_attachments``).
+* ``queue-operation`` records add a task notification (once, injected) and a prompt the user
+  typed that reached the model mid-turn without a record of its own (``_claude_queue``).
 * ``isSidechain`` records (a sub-agent's conversation, which 1.0.x wrote inline) are not the
   main conversation: the main history is read without them (its ``Task`` call and result say
   what the sub-agent did); a file of sidechain records only (a sub-agent's own file) is read
@@ -61,6 +63,7 @@ from compactor.schema import (
 from . import _jsonl
 from ._attachments import attachment_text, queued_prompt
 from ._claude_history import history_order
+from ._claude_queue import QUEUE_RECORD, Queued, queued_messages
 from ._convert import as_agentic
 from ._family import check_records, family, unknown_record
 from .anthropic import (
@@ -99,6 +102,7 @@ _ENVELOPE = (
     "slug",
 )
 _MESSAGE_TYPES = ("user", "assistant", "attachment")
+_STEP_TYPES = frozenset({*_MESSAGE_TYPES, QUEUE_RECORD})
 _INJECTED_PREFIXES = (
     "<local-command-stdout>",
     "<local-command-stderr>",
@@ -129,16 +133,36 @@ class _Reader:
         self.last_line_of: dict[int, JsonObject] = {}
         self.tool_names: dict[str, str] = {}
         self.open_calls: set[str] = set()
-        self.deferred: list[tuple[AgenticMessage, int]] = []
+        self.deferred: list[tuple[AgenticMessage, list[int]]] = []
 
     def add(self, msg: AgenticMessage, index: int) -> None:
         self.messages.append(msg)
         self.origin.append([index])
 
+    def place(self, msg: AgenticMessage, origin: list[int]) -> None:
+        """Add context now, or after the results of the calls still open: never between a
+        tool call and its result (an API request could not carry that)."""
+        if self.open_calls:
+            self.deferred.append((msg, origin))
+        else:
+            self.messages.append(msg)
+            self.origin.append(origin)
+
     def flush(self) -> None:
-        for msg, index in self.deferred:
-            self.add(msg, index)
+        for msg, origin in self.deferred:
+            self.messages.append(msg)
+            self.origin.append(origin)
         self.deferred.clear()
+
+    def queued(self, q: Queued) -> None:
+        """A message read from a ``queue-operation`` (``_claude_queue``): a task notification
+        (injected context) or a prompt the user typed while the agent worked. It has no record
+        of its own (empty origin): writers never copy the queue record into the chain."""
+        msg = AgenticMessage("user", [Block("user_input_text", q.text)])
+        if q.notification:
+            msg.extra["injected"] = True
+        msg.extra["queue_operation"] = "notification" if q.notification else "prompt"
+        self.place(msg, [])
 
     def record(self, index: int, ln: _jsonl.Line) -> None:
         rec = ln.obj
@@ -158,11 +182,7 @@ class _Reader:
                 rec["attachment"].get("type") if isinstance(rec.get("attachment"), dict) else None
             )
             msg.extra["attachment"] = kind_name if isinstance(kind_name, str) else "?"
-            # Never between a tool call and its result (an API request could not carry that).
-            if self.open_calls:
-                self.deferred.append((msg, index))
-            else:
-                self.add(msg, index)
+            self.place(msg, [index])
             return
         body = rec.get("message")
         if not isinstance(body, dict):
@@ -324,12 +344,16 @@ class ClaudeCodeFormat:
         check_records(path, self.name, lines)
         start, order, preserved = history_order(lines)
         reader = _Reader(path)
-        main = [i for i in order if lines[i].obj.get("type") in _MESSAGE_TYPES]
-        if any(not lines[i].obj.get("isSidechain") for i in main):
+        steps = [i for i in order if lines[i].obj.get("type") in _STEP_TYPES]
+        if any(not lines[i].obj.get("isSidechain") for i in steps):
             # 1.0.x wrote a sub-agent's conversation inline (isSidechain): not the main one
-            main = [i for i in main if not lines[i].obj.get("isSidechain")]
-        for i in main:
-            reader.record(i, lines[i])
+            steps = [i for i in steps if not lines[i].obj.get("isSidechain")]
+        queued = queued_messages(lines, steps)
+        for i in steps:
+            if lines[i].obj.get("type") != QUEUE_RECORD:
+                reader.record(i, lines[i])
+            elif i in queued:
+                reader.queued(queued[i])
         reader.flush()
         messages = reader.messages
         for idx, body in reader.last_line_of.items():
@@ -390,7 +414,7 @@ class _Writer:
                     break
         self.session = str(self.envelope.get("sessionId") or "")
         self.stamp = _jsonl.compaction_time(info, self.lines)
-        last = self.origin[-1][-1] if self.origin and self.origin[-1] else None
+        last = next((where[-1] for where in reversed(self.origin) if where), None)
         self.logical_parent: JsonValue = (
             self.lines[last].obj.get("uuid")
             if last is not None
