@@ -125,16 +125,18 @@ def test_queue_records_give_one_notification_and_the_removed_prompt(tmp_path: Pa
     assert not any(PULLED in x[0] for x in texts)
     # the notice after the agent's launch, the prompt after the result it came with
     order = [x[0] for x in texts]
+    agentic = [m for m in t.messages if isinstance(m, AgenticMessage)]
+    assert len(agentic) == len(t.messages)
     launched = next(
-        i for i, m in enumerate(t.messages) if any(b.call_id == "toolu_plan" for b in m.blocks)
+        i for i, m in enumerate(agentic) if any(b.call_id == "toolu_plan" for b in m.blocks)
     )
-    notice_at = next(i for i, m in enumerate(t.messages) if any(b.text == NOTICE for b in m.blocks))
+    notice_at = next(i for i, m in enumerate(agentic) if any(b.text == NOTICE for b in m.blocks))
     assert launched < notice_at
     assert order.index(TYPED) < order.index(DEQUEUED)
 
 
 def test_the_summary_sees_the_job_failed_and_lists_the_queued_prompt(tmp_path: Path) -> None:
-    src, raw, _ = _write(tmp_path)
+    src, _, _ = _write(tmp_path)
     out = tmp_path / "out.jsonl"
     proc = invoke(["run", "--model", "local", "--force", str(src), "-o", str(out)], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr.decode()
