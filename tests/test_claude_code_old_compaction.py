@@ -176,3 +176,15 @@ def test_sidechain_prompts_are_not_the_users_requests(tmp_path: Path) -> None:
     assert len(side) == 4
     kept = reduced.read_bytes().splitlines()
     assert all(line in kept for line in side)
+
+
+def test_a_file_of_sidechain_records_only_is_read_whole(tmp_path: Path) -> None:
+    """A sub-agent's own file (every record ``isSidechain``) is its conversation: read whole."""
+    records = _records(_write(tmp_path)[1])
+    at = next(i for i, r in enumerate(records) if r.get("isCompactSummary"))
+    live = [{**r, "isSidechain": True} for r in records[at + 1 :]]
+    src = tmp_path / "agent-a1.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in live), encoding="utf-8")
+    t = read_transcript(str(src), src.read_bytes())
+    assert len(t.messages) > 10
+    assert "retry" in _texts(t.messages)

@@ -196,3 +196,19 @@ def test_queue_records_are_written_back_as_they_were(tmp_path: Path, args: list[
         if rec.get("isCompactSummary"):
             continue
         assert TYPED not in text and NOTICE[:40] not in text, rec  # no record made of them
+
+
+def test_a_removed_prompt_written_as_a_queued_command_is_read_once(tmp_path: Path) -> None:
+    """2.1.197 writes a prompt taken mid-turn as a ``queued_command`` attachment too: the
+    attachment is the message, the queue adds no second copy."""
+    s = work_session()
+    s.records.append(_queue("enqueue", TYPED))
+    s.bash("ls", "index.html")
+    s.records.append(_queue("remove"))
+    s.attachment({"type": "queued_command", "prompt": TYPED, "commandMode": "prompt"})
+    s.assistant([{"type": "text", "text": "Got it."}])
+    src = tmp_path / "s.jsonl"
+    src.write_bytes(b"\n".join(orjson.dumps(r) for r in s.records) + b"\n")
+    t = read_transcript(str(src), src.read_bytes())
+    assert [x for x in _user_texts(t.messages) if x[0] == TYPED] == [(TYPED, False)]
+    assert not any(m.extra.get("queue_operation") for m in t.messages)
