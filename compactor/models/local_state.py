@@ -480,6 +480,13 @@ def after_line(err: ErrorFact, width: int) -> str:
     by, meant = code(err.by), quote(err.by, width)
     said = next((x for x in err.outcome.lines if _NOT_FOUND_RE.search(x)), "")
     found = quote(cut(said, width), width) if said else "not there"
+    why = {  # a retry that only started a job, or whose pipe hid its failure (issue 28)
+        "fixed": f"  Fixed: a later {by} ran; {err.why}.",
+        "failed again": f"  Not fixed: a later {by} failed too ({err.why}).",
+        "retry pending": f"  Retried with {by}; {err.why}: whether it fixed this is not known.",
+    }
+    if err.why and err.after in why:
+        return why[err.after]
     return {
         "fixed": f"  Fixed: a later {by} succeeded.",
         "rejected": f"  Rejected by the user, not a failure: {quote(err.by, width)}",

@@ -1,0 +1,92 @@
+"""Blind check 9's wrong statements in the local summary (issue 28, quality pass 8), each on a
+session built here by shape: a retry that only started a background job or whose pipe hid its
+failure is not a fix; a short diagnostic is the last action; a disputed or overtaken answer is
+labelled; Claude Code's own summary with bold headings is read by sections; the next step after a
+timed-out command and after a failed check."""
+
+from __future__ import annotations
+
+from compactor.models.local import summarize_transcript
+
+from .planted_session import SessionBuilder
+from .test_models_local_session import section
+
+_BG = "Command running in background with ID: {}"
+_BANNER = "\x1b[0;36m[INFO]\x1b[0m Dynamic memory allocation ENABLED\n"
+
+
+def _failed_build(s: SessionBuilder) -> None:
+    s.user("build the image, the full variant")
+    s.call(
+        "Bash",
+        {"command": "sudo ./make-image.sh"},
+        _BANNER + "E: Unable to locate package foo-tools\nBuild failed at stage 3",
+        error=True,
+    )
+    s.say("The package name is wrong. Let me fix it and run the full build again.")
+
+
+# -- 1. a retry that started a job, or whose pipe hid its exit status, is not a fix ------------
+
+
+def test_a_retry_that_started_a_job_which_then_failed_is_not_a_fix() -> None:
+    s = SessionBuilder()
+    _failed_build(s)
+    s.call("Bash", {"command": "sudo VARIANT=full ./make-image.sh"}, _BG.format("bash_4"))
+    s.call("BashOutput", {"bash_id": "bash_4"}, "<status>running</status>")
+    s.say("The full build is running successfully in the background.")
+    s.call(
+        "BashOutput",
+        {"bash_id": "bash_4"},
+        "<status>failed</status>\n\n<exit_code>1</exit_code>",
+    )
+    s.say("Let me check the build logs to see what went wrong.")
+    errors = section(summarize_transcript(s.messages), 4)
+    block = errors[errors.index("sudo ./make-image.sh` failed") :]
+    assert "Fixed: a later" not in block.split("\n   - ")[0], errors
+    assert "Not fixed: a later" in block and "background job bash_4 ended: failed" in block, errors
+
+
+def test_a_retry_whose_job_ended_well_is_a_fix_and_one_not_seen_ending_is_not_known() -> None:
+    s = SessionBuilder()
+    _failed_build(s)
+    s.call("Bash", {"command": "sudo VARIANT=full ./make-image.sh"}, _BG.format("bash_4"))
+    s.call(
+        "BashOutput", {"bash_id": "bash_4"}, "<status>completed</status>\n<exit_code>0</exit_code>"
+    )
+    s.say("The image is built.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Fixed: a later" in errors and "bash_4 ended: completed" in errors, errors
+    s = SessionBuilder()
+    _failed_build(s)
+    s.call("Bash", {"command": "sudo VARIANT=full ./make-image.sh"}, _BG.format("bash_9"))
+    s.say("The full build is running in the background.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Fixed: a later" not in errors and "bash_9, not seen finishing" in errors, errors
+
+
+def test_a_piped_retry_whose_output_holds_an_error_line_is_not_a_fix() -> None:
+    s = SessionBuilder()
+    _failed_build(s)
+    s.call(
+        "Bash",
+        {"command": "sudo ./make-image.sh 2>&1 | tee /tmp/full.log"},
+        _BANNER + "./src/mem.sh: line 3: SCRIPT_DIR: readonly variable\nCleanup complete",
+    )
+    s.say("There's an error with a readonly variable in the memory script. Let me look.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Fixed: a later" not in errors, errors
+    assert "Not fixed: a later" in errors and "SCRIPT_DIR: readonly variable" in errors, errors
+
+
+def test_a_piped_retry_with_a_clean_output_is_still_a_fix() -> None:
+    s = SessionBuilder()
+    _failed_build(s)
+    s.call(
+        "Bash",
+        {"command": "sudo ./make-image.sh 2>&1 | tee /tmp/full.log"},
+        "stage 3 ok\nimage written to out/image.iso",
+    )
+    s.say("The image is built.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Fixed: a later" in errors and "Not fixed" not in errors, errors
