@@ -90,3 +90,37 @@ def test_a_piped_retry_with_a_clean_output_is_still_a_fix() -> None:
     s.say("The image is built.")
     errors = section(summarize_transcript(s.messages), 4)
     assert "Fixed: a later" in errors and "Not fixed" not in errors, errors
+
+
+# -- 2. a short diagnostic whose result answers the assistant's question is the last action ----
+
+
+def _hunt(s: SessionBuilder) -> None:
+    s.user("where does the banner printed before every command come from?")
+    s.call(
+        "Bash",
+        {"command": 'grep -rn "Activation" tools/bridge.py'},
+        "Activation banner v10\n",
+        error=True,
+    )
+    s.say("Even grep prints the banner. Let me check if a shell function or alias wraps grep:")
+
+
+def test_a_diagnostic_that_answers_the_check_is_the_last_action() -> None:
+    s = SessionBuilder()
+    _hunt(s)
+    s.call("Bash", {"command": "type grep"}, "grep is /usr/bin/grep")
+    text = summarize_transcript(s.messages)
+    action = section(text, 8).split("The last action", 1)[1].split("\n   - ")[0]
+    assert "type grep" in action and "grep is /usr/bin/grep" in action, text
+    assert "type grep" in section(text, 9) and "tools/bridge.py" not in section(text, 9), text
+
+
+def test_a_diagnostic_that_printed_nothing_and_date_stay_housekeeping() -> None:
+    s = SessionBuilder()
+    _hunt(s)
+    s.call("Bash", {"command": "command -v grepx"}, "")
+    s.call("Bash", {"command": "date"}, "Sun Dec  6 07:00:00 UTC 2026")
+    text = summarize_transcript(s.messages)
+    assert "tools/bridge.py" in section(text, 9) and "grepx" not in section(text, 9), text
+    assert "date" not in section(text, 8).split("The last action", 1)[1], text
