@@ -124,3 +124,59 @@ def test_a_diagnostic_that_printed_nothing_and_date_stay_housekeeping() -> None:
     text = summarize_transcript(s.messages)
     assert "tools/bridge.py" in section(text, 9) and "grepx" not in section(text, 9), text
     assert "date" not in section(text, 8).split("The last action", 1)[1], text
+
+
+# -- 3. an earlier answer the user disputed next, or a later failure overtook, is said so -------
+
+_ANSWER = (
+    "The banner is not in your files. It is printed by the CLI's own hook system every time a"
+    " command runs, so it cannot be turned off from the configuration.\n\n"
+    "- Banner text not found in the project\n- Only old logs mention it\n"
+    "- This confirms the banner is built into the CLI itself, not your project files\n\n"
+    "To hide it you would have to patch the CLI's hook runner or wrap every command; neither is"
+    " possible from the settings file, and the environment flags that exist (the quiet flag and"
+    " the banner flag) are already set in your shell profile."
+)
+
+
+def _answered(s: SessionBuilder) -> None:
+    s.user("where does the banner printed before every command come from?")
+    s.call("Bash", {"command": 'grep -rn "Activation" src'}, "")
+    s.say(_ANSWER)
+
+
+def _earlier_title(text: str) -> str:
+    return text.split("An earlier request's answer", 1)[1].split("\n", 1)[0]
+
+
+def test_an_answer_the_user_disputed_next_is_labelled_so() -> None:
+    for protest in ("yes but I BUILT THE AGENTS BRIDGE so where is it COMING FROM", "no, wrong"):
+        s = SessionBuilder()
+        _answered(s)
+        s.user(protest)
+        s.say("Let me look at the bridge script.")
+        s.call("Bash", {"command": "wc -l tools/bridge.py"}, "120 tools/bridge.py")
+        title = _earlier_title(summarize_transcript(s.messages))
+        assert f"the user disputed it next: '{protest}'" in title, title
+
+
+def test_an_answer_a_later_failure_overtook_is_labelled_so_and_a_plain_one_is_not() -> None:
+    s = SessionBuilder()
+    s.user("start the full build")
+    s.call("Bash", {"command": "./make-image.sh --full"}, _BG.format("bash_2"))
+    s.say(
+        "The full build is running successfully! It is downloading packages, using the 16GB"
+        " RAM pool, and will go on through every module until the ISO is written. " * 4
+    )
+    s.user("check on it and then write the release notes")
+    s.call("BashOutput", {"bash_id": "bash_2"}, "<status>failed</status>\n<exit_code>1</exit_code>")
+    s.say("It failed; let me read the log.")
+    s.call("Bash", {"command": "tail -3 build.log"}, "E: Unable to locate package foo-tools")
+    title = _earlier_title(summarize_transcript(s.messages))
+    assert "a later result overtook it: BashOutput" in title and "failed" in title, title
+    s = SessionBuilder()
+    _answered(s)
+    s.user("thanks, now list the hook files")
+    s.call("Bash", {"command": "ls hooks"}, "pre.sh\npost.sh")
+    title = _earlier_title(summarize_transcript(s.messages))
+    assert "disputed" not in title and "overtook" not in title, title

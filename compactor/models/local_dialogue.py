@@ -12,7 +12,7 @@ from compactor.facts import Entry, finds_any, one_line, sentences
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, strip_list_mark
 
-__all__ = ["judge_proposals"]
+__all__ = ["judge_disputed", "judge_proposals"]
 
 _REJECTS_RE = re.compile(
     r"^\W*(?:no\b|nope\b|nah\b|don['’]?t\b|do not\b|not (?:that|this|like that)\b|instead\b|"
@@ -124,3 +124,57 @@ def judge_proposals(s: Session) -> None:
         else:
             accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in proposals]
             s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])
+
+
+_DISPUTES_RE = re.compile(
+    r"^\W*(?:(?:yes|yeah|yep|ok(?:ay)?|sure|right)\W+but\b|but\b|no\b|nope\b|wrong\b|not true\b|"
+    r"incorrect\b|that['’]?s (?:wrong|not|incorrect|false)\b|you['’]?re wrong\b|"
+    r"(?:it )?(?:still|doesn['’]?t|does not|didn['’]?t|did not|isn['’]?t|is not)\b|"
+    r"(?:it )?(?:fail(?:s|ed)?|crash(?:es|ed)?|broke(?:n)?|error)\W*$)",
+    re.IGNORECASE,
+)
+"""A next message that disputes the answer before it ("yes but …", "no, …", "still says …",
+"fail")."""
+_SHOUT_RE = re.compile(r"\b[A-Z]{4,}\b")
+"""A capitalised word: three of them are a protest ("I BUILT THE AGENTS BRIDGE")."""
+_CLAIMS_RE = re.compile(
+    r"\b(?:success(?:ful(?:ly)?)?|succeeded|complete[d]?|fixed|resolved|running|works|working|"
+    r"passe[sd]|done|finished|ready)\b|✅",
+    re.IGNORECASE,
+)
+"""Words of an answer that says the work went well (a later failure overtakes it)."""
+_CLAIM_HEAD = 600
+_GONE = frozenset({"fixed", "skipped", "meant to fail", "not found", "rejected", "worked around"})
+"""What became of a failure that does not overtake an answer (it was fixed, or not a failure)."""
+
+
+def judge_disputed(s: Session) -> None:
+    """An earlier answer the summary quotes verbatim (:attr:`Session.deliverable`, when a later
+    request followed it) that the user disputed in the next message ("yes but …", "no, …",
+    "still says …", "fail", a protest in capitals), or whose claim of success ("running
+    successfully", "complete") a later failed call overtook, gets
+    :attr:`Session.deliverable_note` saying so, with the words or the failure (issue 28)."""
+    d, last = s.deliverable, s.last_request
+    if d is None or last is None or d.index > last.index:
+        return
+    after = next((r for r in s.requests if r.index > d.index), None)
+    said = one_line(after.text) if after is not None else ""
+    if said and (_DISPUTES_RE.match(said) or len(_SHOUT_RE.findall(said)) >= 3):
+        s.deliverable_note = f"the user disputed it next: {_quoted(said)}"
+        return
+    if _CLAIMS_RE.search(d.text[:_CLAIM_HEAD]) is None:
+        return
+    for err in s.errors:
+        if err.index > d.index and err.after not in _GONE:
+            why = f": {_short(err.outcome.lines[0], 120)}" if err.outcome.lines else ""
+            s.deliverable_note = f"a later result overtook it: {_short(err.call, 100)} failed{why}"
+            return
+
+
+def _short(text: str, limit: int) -> str:
+    flat = one_line(text)
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _quoted(text: str) -> str:
+    return "'" + _short(text, 200).replace("'", "’") + "'"

@@ -176,6 +176,9 @@ class Session:
     than a one-liner (else its last text)."""
     deliverable: Entry | None = None  # the last answer of >= DELIVERABLE_CHARS characters
     revised: Entry | None = None  # an earlier deliverable a later turn's answer revised
+    deliverable_note: str = ""
+    """Why an earlier quoted answer is not to be trusted: the user disputed it next, or a later
+    failure overtook it (``the user disputed it next: '…'``; issue 28)."""
     turn_ended: bool = False
     ended_by_tool: str = ""  # the call of a tool that ends the work (``submit``), if one did
     ended_output: str = ""  # what that tool returned (SWE-agent's ``submit``: the final diff)

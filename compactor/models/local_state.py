@@ -41,7 +41,7 @@ from compactor.schema import AgenticMessage, Message
 
 from .local_answers import judge_answers
 from .local_claims import judge_superseded, judge_withdrawn
-from .local_dialogue import judge_proposals
+from .local_dialogue import judge_disputed, judge_proposals
 from .local_jobs import add_shape_jobs
 from .local_session import ErrorFact, Session, build_session
 from .local_text import (
@@ -516,6 +516,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_revised(session)
     judge_approved_plan(session)
     judge_skipped(session)
+    judge_disputed(session)
     return session
 
 
@@ -529,6 +530,8 @@ def modelled_with_tail(
     state = modelled([*items, *kept])
     if state.deliverable is not None and state.deliverable.index >= cut:
         state.deliverable = None
+    if state.deliverable is None:
+        state.deliverable_note = ""
     if state.revised is not None and state.revised.index >= cut:
         state.revised = None
     if state.reply is not None and state.reply.index >= cut:
