@@ -180,3 +180,43 @@ def test_an_answer_a_later_failure_overtook_is_labelled_so_and_a_plain_one_is_no
     s.call("Bash", {"command": "ls hooks"}, "pre.sh\npost.sh")
     title = _earlier_title(summarize_transcript(s.messages))
     assert "disputed" not in title and "overtook" not in title, title
+
+
+# -- 4. Claude Code's own summary with bold headings is read by sections ------------------------
+
+
+def _own_summary() -> str:
+    steps = "\n".join(
+        f"{i}. **Step {i}**: The assistant looked at wrapper function number {i} and its status"
+        " output, then reported what it found to the user in some detail."
+        for i in range(1, 40)
+    )
+    return (
+        "This session is being continued from a previous conversation that ran out of context."
+        " The conversation is summarized below:\nAnalysis:\n" + steps + "\n\nSummary:\n"
+        "1. **Primary Request and Intent:**\n"
+        "   - Suppress the activation banner printed before every command output\n"
+        "   - Keep every wrapper function: the user said 'just suppress the banner, don't remove"
+        " functions'\n\n"
+        "2. **Key Technical Concepts:**\n   - Shell hooks\n\n"
+        "7. **Pending Tasks:**\n   - Find which hook prints the activation banner\n\n"
+        "8. **Current Work:**\n   Searching the hooks directories.\n\n"
+        "9. **Optional Next Step:**\n   Read the hook bridge script.\n"
+        "Please continue the conversation from where we left it off without asking the user any"
+        " further questions."
+    )
+
+
+def test_an_own_summary_with_bold_headings_is_read_by_sections() -> None:
+    s = SessionBuilder()
+    s.user(_own_summary())
+    s.say("Let me look at the hooks.")
+    s.call("Bash", {"command": "ls hooks"}, "bridge.py\nsetup.sh")
+    s.user("check bridge.py")
+    s.call("Bash", {"command": "wc -l hooks/bridge.py"}, "88 hooks/bridge.py")
+    text = summarize_transcript(s.messages)
+    intent = section(text, 1)
+    assert "From the earlier summary:" in intent, text
+    prior = intent.split("From the earlier summary:", 1)[1]
+    assert "don't remove functions" in prior and "**Step 1**" not in prior, intent
+    assert "Find which hook prints the activation banner" in section(text, 7), text

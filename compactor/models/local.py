@@ -412,6 +412,8 @@ def _pending(s: Session, lim: Limits) -> str:
         ]
         for err in unresolved[-3:]:
             items.append(f"Unresolved failure: {code(cut(err.call, lim.item))}")
+        if prior := _prior_excerpt(s, 7, lim.prior) if s.prior else "":  # by section (issue 28)
+            items.append(f"Pending in the earlier summary (some may be done since): {prior}")
     asked = claims.input_items(s, lim.item)
     items.extend(asked)
     if s.turn_ended and s.question and not asked:
