@@ -220,3 +220,59 @@ def test_an_own_summary_with_bold_headings_is_read_by_sections() -> None:
     prior = intent.split("From the earlier summary:", 1)[1]
     assert "don't remove functions" in prior and "**Step 1**" not in prior, intent
     assert "Find which hook prints the activation banner" in section(text, 7), text
+
+
+# -- 5. the next step: a short request's work, a cut-off foreground run, the last failed check --
+
+
+def test_a_short_retry_names_the_work_it_continues_and_the_step_being_done() -> None:
+    s = SessionBuilder()
+    s.user("DNS resolution fails inside the build container, this is the problem we had")
+    s.say("Let me fix the resolver config in the container.")
+    s.call("Bash", {"command": "cat chroot/etc/resolv.conf"}, "nameserver 8.8.8.8")
+    s.say("API Error: 502 Bad Gateway")
+    s.user("retry")
+    s.say("Let me retry fixing the DNS issue with a more direct approach:")
+    s.call(
+        "Bash",
+        {"command": "sudo machinectl shell chroot /bin/true"},
+        "No machine 'chroot'",
+        error=True,
+    )
+    step = section(summarize_transcript(s.messages), 9)
+    assert '"retry" is a short reply' in step and "DNS resolution fails inside" in step, step
+    assert 'doing: "Let me retry fixing the DNS issue' in step, step
+
+
+def test_a_foreground_run_cut_off_by_the_time_limit_may_still_run() -> None:
+    s = SessionBuilder()
+    s.user("build the full image now")
+    s.say("Now let me restart the full build with the fixed package names:")
+    s.call(
+        "Bash",
+        {"command": "sudo ./make-image.sh --full 2>&1 | tee /tmp/full.log"},
+        "Command timed out after 2m 0.0s\n" + _BANNER + "33% [10 Sources 7281 kB/10.5 MB]",
+        error=True,
+    )
+    step = section(summarize_transcript(s.messages), 9)
+    assert "cut off by the time limit" in step and "may still be running" in step, step
+    assert "run a long job in the background" in step, step
+
+
+def test_a_failed_check_run_names_its_last_failing_check_line() -> None:
+    s = SessionBuilder()
+    s.user("run the validation script and fix what fails")
+    s.say("Running the validation script.")
+    checks = "".join(
+        f"\x1b[0;36mTesting: {name}... \x1b[0m\x1b[0;32m✓ PASSED\x1b[0m\n"
+        for name in ("die function exists", "library copy", "pre-flight checks")
+    )
+    s.call(
+        "Bash",
+        {"command": "./validate-build.sh"},
+        "\x1b[0;36m================================\x1b[0m\n" + checks
+        + "\x1b[0;36mTesting: Memory check for pool... \x1b[0m\x1b[0;31m✗ FAILED\x1b[0m",
+        error=True,
+    )  # fmt: skip
+    step = section(summarize_transcript(s.messages), 9)
+    assert 'last failing check: "Testing: Memory check for pool... ✗ FAILED"' in step, step

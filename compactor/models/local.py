@@ -46,6 +46,7 @@ from .local_state import (
     last_action,
     modelled,
     modelled_with_tail,
+    next_step_notes,
     round_facts,
 )
 from .local_text import (
@@ -496,6 +497,7 @@ def _next_step(s: Session, lim: Limits) -> str:
     done = [a for a in action if IN_FLIGHT not in a and not a.startswith("(")]
     stopped = f" Work stopped after the last action: {unadvised(done[-1])}." if done else ""
     stopped += (f" {interruption(s)}." if interruption(s) else "") + relaunch_step(s, lim.item)
+    stopped += next_step_notes(s, lim.item)  # what it continues, a cut-off run, a failed check
     running = [b.key or b.command for b in s.running]
     stopped += still_running(running) if running and not s.turn_ended else ""
     flying = s.in_flight

@@ -45,6 +45,7 @@ from .local_dialogue import judge_disputed, judge_proposals
 from .local_jobs import add_shape_jobs
 from .local_session import ErrorFact, Session, build_session
 from .local_text import (
+    announces_step,
     call_line,
     code,
     is_prompt_line,
@@ -68,6 +69,7 @@ __all__ = [
     "last_action",
     "modelled",
     "modelled_with_tail",
+    "next_step_notes",
     "round_facts",
 ]
 
@@ -284,6 +286,58 @@ def last_action(s: Session, limit: int) -> list[str]:
         if shown:
             lines.append(f"(then only housekeeping or status checks ran: {shown})")
     return lines
+
+
+_TIMED_OUT_RE = re.compile(r"\btimed? ?out\b|\btimeout\b|deadline exceeded", re.IGNORECASE)
+_CHECK_FAILED_RE = re.compile(r"✗|✘|❌|\bFAIL(?:ED|URE|S)?\b|\bnot ok\b|\[(?:FAIL|ERROR)\]")
+"""A line of a check run that reports a failed check (``Memory check … ✗ FAILED``)."""
+_SGR_RE = re.compile(r"\x1b?\[[0-9;]{0,12}m")
+_SHORT_REQUEST = 3  # words: "retry", "continue", "fail", "go on"
+
+
+def next_step_notes(s: Session, limit: int) -> str:
+    """What the next step of an open request adds (issue 28, blind check 9), each a sentence:
+    for a short request ("retry", "fail"), the request it continues; the step the assistant
+    said it was doing; when the last action timed out in the foreground, that it may still run;
+    when it failed, its last failing check line (not its first line, often a banner). Reads
+    the entries after the latest request only."""
+    last = s.last_request
+    if last is None or s.turn_ended:
+        return ""
+    notes: list[str] = []
+    if len(last.text.split()) <= _SHORT_REQUEST:
+        before = next(
+            (r for r in reversed(s.requests)
+             if r.index < last.index and len(r.text.split()) > _SHORT_REQUEST),
+            None,
+        )  # fmt: skip
+        if before is not None:
+            notes.append(
+                f"{quote(last.text, limit // 4)} is a short reply: it continues the work on the "
+                f"request before it, {quote(before.text, limit)}"
+            )
+    said = s.last_text if s.last_text is not None and s.last_text.index > last.index else None
+    steps = [x for x in sentences(said.text) if announces_step(x)] if said is not None else []
+    if steps:
+        notes.append(f"The assistant was doing: {quote(steps[-1], limit)}")
+    results = {r.call_id: r for e in s.entries[last.index :] for r in e.results if r.call_id}
+    calls = _last_round(s, results)
+    result = results.get(calls[-1].id) if calls else None
+    if calls and result is not None and outcome(result, calls[-1]).failed:
+        head = clean(result.text[:300]).strip().split("\n", 1)[0]
+        if _TIMED_OUT_RE.search(head) is not None:
+            notes.append(
+                "That last action ran in the foreground and was cut off by the time limit: what "
+                "it started may still be running; check it (its log, ps) before running it "
+                "again, and run a long job in the background"
+            )
+        elif checks := [
+            ln.strip() for ln in clean(result.text[-20_000:]).splitlines()
+            if _CHECK_FAILED_RE.search(ln)
+        ]:  # fmt: skip
+            line = " ".join(_SGR_RE.sub("", checks[-1]).split())  # colour codes say nothing
+            notes.append(f"Its last failing check: {quote(line, limit)}")
+    return "".join(f" {n}." for n in notes)
 
 
 _SKIPS_RE = re.compile(
