@@ -32,6 +32,7 @@ from .local_answers import answer_room
 from .local_files import FileState, key_lines
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import listed_jobs, running_head, still_running
+from .local_prior import prior_excerpt as _prior_excerpt
 from .local_session import ErrorFact, Session
 from .local_state import (
     ANSWERED,
@@ -55,7 +56,6 @@ from .local_text import (
     code,
     code_line,
     plural,
-    prior_sections,
     quote,
     tool_names,
     top,
@@ -76,7 +76,6 @@ from .local_views import (
     user_messages,
     user_rules,
     walk_steps,
-    whole_quote,
 )
 
 __all__ = [
@@ -143,16 +142,6 @@ _FACTORS = (1.0, 0.7, 0.5, 0.35, 0.25, 0.15, 0.1)
 
 # --------------------------------------------------------------------------------------------------
 # Formatting helpers
-
-
-def _prior_excerpt(session: Session, number: int, limit: int) -> str:
-    """Section ``number`` of the latest earlier summary, on one line, cut at a sentence (for
-    section 1, a summary without numbered sections, such as Codex's, is quoted whole, capped)."""
-    for text in reversed(session.prior):
-        sections = prior_sections(text)
-        if sections.get(number) or (number == 1 and not sections):
-            return whole_quote(sections.get(number) or text, limit)
-    return ""
 
 
 # --------------------------------------------------------------------------------------------------
