@@ -95,3 +95,55 @@ def work_session() -> Session:
     s.bash("npm test", "PASS src/board.test.ts\nTests: 14 passed, 14 total")
     s.assistant([{"type": "text", "text": "The site filter is in src/board.ts; 14 tests pass."}])
     return s
+
+
+OLD_SUMMARY = (
+    "This session is being continued from a previous conversation that ran out of context. "
+    "The conversation is summarized below:\nAnalysis:\nThe user asked to fix the DNS setup of "
+    "the LiveCD build.\n\nSummary:\n1. Primary Request and Intent:\n   Fix DNS resolution "
+    "inside the build chroot (build.sh)."
+)
+SIDECHAIN_PROMPT = "Create a strategic plan for deploying 6 parallel PATCHER agents to fix it"
+
+
+def _sidechain(s: Session, call: str, prompt: str) -> None:
+    """A ``Task`` call whose sub-agent conversation 1.0.x wrote inline (``isSidechain``,
+    its prompt without parent), then the call's result."""
+    s.assistant([{"type": "tool_use", "id": call, "name": "Task", "input": {"prompt": prompt}}])
+    main = s.parent
+    s.parent = None
+    s.user(prompt)
+    s.assistant([{"type": "text", "text": "I'll plan the PATCHER deployment in six waves."}])
+    for rec in s.records[-2:]:
+        rec["isSidechain"] = True
+    s.parent = main
+    s.user([{"type": "tool_result", "tool_use_id": call, "content": "Plan: six waves, done."}])
+
+
+def old_compaction_session() -> Session:
+    """A Claude Code 1.0.90 session holding its own compaction: the old chain (with an inline
+    sub-agent), then the summary as a ``user`` record with ``isCompactSummary`` and no parent
+    (1.0.x wrote no ``compact_boundary``), then the live chain (another inline sub-agent)."""
+    s = Session()
+    s.user("load claude.md")
+    for i in range(4):
+        out = "\n".join(f"old-{i}-{k}: module core_{k}.sh checked, 0 errors" for k in range(150))
+        s.bash(f"bash tests/run_old_{i}.sh", out)
+    _sidechain(s, "toolu_old_task", "Create a strategic debugging plan for 12 modules")
+    s.assistant([{"type": "text", "text": "All 12 old modules pass."}])
+    s.parent = None
+    s.user(OLD_SUMMARY)
+    s.records[-1]["isCompactSummary"] = True
+    s.assistant([{"type": "text", "text": "I'll continue with the DNS fix in build.sh."}])
+    for i in range(4):
+        out = "\n".join(
+            f"dns-{i}-{k}: resolv.conf line {k}: nameserver 10.0.{i}.{k}" for k in range(150)
+        )
+        s.bash(f"cat /tmp/chroot_{i}/etc/resolv.conf", out)
+    _sidechain(s, "toolu_live_task", SIDECHAIN_PROMPT)
+    s.user("retry")
+    s.bash("sudo machinectl shell build", "Failed to get shell PTY: Protocol error")
+    for rec in s.records:
+        rec["version"] = "1.0.90"
+        rec.pop("entrypoint", None)
+    return s

@@ -44,6 +44,7 @@ import pytest
 from compactor.formats.registry import read_transcript
 from compactor.schema import AgenticMessage, Message, content_type
 
+from .cc_session import old_compaction_session
 from .client_fakes import REPLY, FakeAnthropic, FakeResponses, Recorded
 from .conftest import TRANSCRIPTS
 from .fake_server_cli import compact_exe
@@ -332,6 +333,10 @@ class Case:
     kept: list[Message | AgenticMessage] = field(default_factory=list)
     client_only: set[str] = field(default_factory=set)
     """Texts of records the client wrote and never sends to a model (:func:`_client_only`)."""
+    next_turn: tuple[str, ...] = ("--continue",)
+    """How the second turn of a reduced session picks it (``--resume ID`` when the client's
+    ``--continue`` skips the session: it does for a 1.0.x file with inline sidechain records,
+    compacted or not)."""
 
 
 def _case(
@@ -564,7 +569,8 @@ def _claude_resumes(case: Case, anthropic: FakeAnthropic) -> None:
         return
     # A reduced session goes on: the next turn (--continue: the newest session of this
     # folder) sends the same reduced history, with the first turn after it.
-    proc = _run([CLAUDE, "-p", "--continue", "again"], work, env)
+    next_turn = [session if x == "ID" else x for x in case.next_turn]
+    proc = _run([CLAUDE, "-p", *next_turn, "again"], work, env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     requests = anthropic.model_requests()
     assert len(requests) == 2, [_user_texts(r)[-1:] for r in requests]
@@ -619,6 +625,25 @@ def test_claude_code_resumes_reduced_append_output(
     if strategy == "hybrid":
         case.threshold = HYBRID_THRESHOLD[relative]
     _claude_resumes(case, anthropic)
+
+
+@pytest.mark.parametrize("strategy", ["reduce", "summarize"])
+def test_claude_code_resumes_append_after_its_own_1_0_compaction(
+    strategy: str, tmp_path: Path, anthropic: FakeAnthropic
+) -> None:
+    """A session holding Claude Code 1.0.x's own compaction (``isCompactSummary`` without
+    parent, no boundary; synthetic, ``cc_session.old_compaction_session``): after our
+    ``--append`` the client sends only what followed that summary (blind check 9, sw-dns: it
+    resent 168 messages from the session's first one), and no inline sub-agent record."""
+    src = tmp_path / "old-compaction.jsonl"
+    src.write_bytes(b"\n".join(old_compaction_session().lines()) + b"\n")
+    case = Case("claude-code", src, None, tmp_path, strategy, next_turn=("--resume", "ID"))
+    _claude_resumes(case, anthropic)
+    sent = (tmp_path / "request.json").read_text("utf-8")
+    assert "load claude.md" not in sent and "run_old_0" not in sent
+    assert "PATCHER deployment in six waves" not in sent  # the inline sub-agent's own reply
+    if strategy == "reduce":
+        assert "machinectl shell" in sent and "I'll continue with the DNS fix" in sent
 
 
 def _user_texts(rec: Recorded) -> list[str]:

@@ -38,7 +38,7 @@ def test_property_a_request_may_choose_exactly_when_the_choice_pattern_finds_a_w
     with ``in`` in the lower-cased request (``finds_any``), not with the case-insensitive
     pattern that took a third of the run on a chat of long requests."""
     from compactor.facts import finds_any
-    from compactor.models.local_state import _CHOICE_WORD_RE, _CHOICE_WORDS
+    from compactor.models.local_dialogue import _CHOICE_WORD_RE, _CHOICE_WORDS
 
     assert finds_any(text, _CHOICE_WORDS, _CHOICE_WORD_RE) == (
         _CHOICE_WORD_RE.search(text) is not None

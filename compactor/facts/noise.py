@@ -24,9 +24,9 @@ from compactor.schema import AgenticMessage, Message, user_text
 if TYPE_CHECKING:
     from .text import Entry
 
-_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
-"""CSI sequences (colours, cursor moves), OSC sequences (titles, links) and two-character
-escapes."""
+_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?)")
+"""CSI sequences (colours, cursor moves) and OSC sequences (titles, links); a lone escape
+character is a control character, which :func:`~compactor.facts.text.clean` drops."""
 
 
 def strip_ansi(text: str) -> str:

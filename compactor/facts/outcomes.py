@@ -398,9 +398,10 @@ def _programs(command: str) -> list[str]:
         words = segment.strip().split()
         if len(words) > 1 and words[0].startswith("$") and words[1].startswith("="):
             continue  # a PowerShell assignment: $x = ...
-        while words and ("=" in words[0] and not words[0].startswith("=")):
-            words = words[1:]  # VAR=value prefixes
-        while words and words[0] in ("sudo", "env", "time", "nohup", "exec", "command"):
+        while words and (
+            ("=" in words[0] and not words[0].startswith("="))  # VAR=value prefixes
+            or words[0] in ("sudo", "env", "time", "nohup", "exec", "command")
+        ):  # in any order: sudo VAR=1 ./build.sh runs build.sh
             words = words[1:]
         if not words:
             continue

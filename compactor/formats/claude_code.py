@@ -3,7 +3,8 @@
 Natural message type: :class:`~compactor.schema.AgenticMessage` (the ``message`` objects are
 Anthropic Messages API shapes).
 
-Reading. The history starts at the last ``system/compact_boundary``, as Claude Code loads it:
+Reading. The history starts at the last ``system/compact_boundary`` (or at a 1.0.x summary
+record without parent, that version's compaction), as Claude Code loads it:
 its ``user``, ``assistant`` and ``attachment`` records in file order, with the messages a
 boundary preserves (``compactMetadata.preservedMessages`` / ``preservedSegment``: records left
 in place before the boundary) inserted after the summary they are anchored to. Split assistant
@@ -16,6 +17,12 @@ lines sharing ``message.id`` are merged into one message.
   ``extra["attachment"]`` = its type, after the tool results it may sit between; a
   ``queued_command`` the user typed while the agent worked is the user's own message (its
   prompt's text, ``_attachments``).
+* ``queue-operation`` records add a task notification (once, injected) and a prompt the user
+  typed that reached the model mid-turn without a record of its own (``_claude_queue``).
+* ``isSidechain`` records (a sub-agent's conversation, which 1.0.x wrote inline) are not the
+  main conversation: the main history is read without them (its ``Task`` call and result say
+  what the sub-agent did); a file of sidechain records only (a sub-agent's own file) is read
+  whole. They stay in the file: ``append`` and a reduction write every line back.
 * The ``Skill`` tool reads as ``skill`` (SPEC's default skill tool name); a skill's body, the
   ``isMeta`` record that names the loading call in ``sourceToolUseID``, carries that call id in
   ``extra["source_tool_use_id"]``.
@@ -55,6 +62,8 @@ from compactor.schema import (
 
 from . import _jsonl
 from ._attachments import attachment_text, queued_prompt
+from ._claude_history import history_order
+from ._claude_queue import QUEUE_RECORD, Queued, queued_messages
 from ._convert import as_agentic
 from ._family import check_records, family, unknown_record
 from .anthropic import (
@@ -92,9 +101,8 @@ _ENVELOPE = (
     "gitBranch",
     "slug",
 )
-_CHAIN_TYPES = frozenset({"user", "assistant", "attachment", "system"})
-"""Records Claude Code links by ``parentUuid`` (``progress`` records are bridged over)."""
 _MESSAGE_TYPES = ("user", "assistant", "attachment")
+_STEP_TYPES = frozenset({*_MESSAGE_TYPES, QUEUE_RECORD})
 _INJECTED_PREFIXES = (
     "<local-command-stdout>",
     "<local-command-stderr>",
@@ -107,98 +115,11 @@ _INJECTED_PREFIXES = (
 )
 
 
-def _is_boundary(rec: JsonObject) -> bool:
-    return rec.get("type") == "system" and rec.get("subtype") == "compact_boundary"
-
-
 def _injected(rec: JsonObject, msg: AgenticMessage) -> bool:
     if rec.get("isMeta") or rec.get("isCompactSummary"):
         return True
     text = "\n".join(b.text or "" for b in msg.blocks if b.type == "user_input_text").lstrip()
     return bool(text) and text.startswith(_INJECTED_PREFIXES)
-
-
-def _preserved_uuids(
-    meta: JsonValue, records: dict[str, JsonObject]
-) -> tuple[str | None, list[str]]:
-    """(anchor uuid, preserved uuids in chain order) of a boundary's ``compactMetadata``.
-
-    ``preservedMessages`` lists them; a bare ``preservedSegment`` is walked from its tail to its
-    head by ``parentUuid``. Like Claude Code, a list naming a record the file lacks (or a walk
-    that breaks) preserves nothing.
-    """
-    if not isinstance(meta, dict):
-        return None, []
-    listed = meta.get("preservedMessages")
-    if isinstance(listed, dict) and isinstance(listed.get("uuids"), list):
-        uuids = [u for u in listed["uuids"] if isinstance(u, str)]
-        anchor = listed.get("anchorUuid")
-        if any(u not in records for u in uuids):
-            return None, []
-        return (anchor if isinstance(anchor, str) else None), uuids
-    segment = meta.get("preservedSegment")
-    if not isinstance(segment, dict):
-        return None, []
-    head, tail, anchor = (segment.get(k) for k in ("headUuid", "tailUuid", "anchorUuid"))
-    walked: list[str] = []
-    current = records.get(tail) if isinstance(tail, str) else None
-    while current is not None and current["uuid"] not in walked:
-        walked.append(current["uuid"])
-        if current["uuid"] == head:
-            walked.reverse()
-            return (anchor if isinstance(anchor, str) else None), walked
-        parent = current.get("parentUuid")
-        current = records.get(parent) if isinstance(parent, str) else None
-    return None, []
-
-
-def _chain_records(lines: Sequence[_jsonl.Line]) -> dict[str, JsonObject]:
-    """uuid → chain record, with ``parentUuid`` bridged over ``progress`` records."""
-    progress_parent: JsonObject = {}
-    records: dict[str, JsonObject] = {}
-    for ln in lines:
-        rec = ln.obj
-        uid = rec.get("uuid")
-        if not isinstance(uid, str):
-            continue
-        parent = rec.get("parentUuid")
-        while isinstance(parent, str) and parent in progress_parent:
-            parent = progress_parent[parent]
-        if rec.get("type") == "progress":
-            progress_parent[uid] = parent
-        elif rec.get("type") in _CHAIN_TYPES:
-            records[uid] = {**rec, "parentUuid": parent}
-    return records
-
-
-def _history_order(lines: Sequence[_jsonl.Line]) -> tuple[int, list[int], set[int]]:
-    """(first line after the last boundary, line indices in history order, preserved lines)."""
-    boundary = -1
-    for i, ln in enumerate(lines):
-        if _is_boundary(ln.obj):
-            boundary = i
-    after = list(range(boundary + 1, len(lines)))
-    if boundary < 0:
-        return 0, after, set()
-    meta = lines[boundary].obj.get("compactMetadata")
-    if not isinstance(meta, dict) or not (
-        meta.get("preservedMessages") or meta.get("preservedSegment")
-    ):
-        return boundary + 1, after, set()
-    anchor, uuids = _preserved_uuids(meta, _chain_records(lines))
-    index = {ln.obj["uuid"]: i for i, ln in enumerate(lines) if isinstance(ln.obj.get("uuid"), str)}
-    preserved = [index[u] for u in uuids if u in index]
-    before = [i for i in preserved if i < boundary]
-    order: list[int] = []
-    placed = False
-    for i in after:
-        order.append(i)
-        if not placed and lines[i].obj.get("uuid") == anchor:
-            order.extend(before)
-            placed = True
-    if not placed:
-        order = before + order
-    return boundary + 1, order, set(preserved)
 
 
 class _Reader:
@@ -212,16 +133,36 @@ class _Reader:
         self.last_line_of: dict[int, JsonObject] = {}
         self.tool_names: dict[str, str] = {}
         self.open_calls: set[str] = set()
-        self.deferred: list[tuple[AgenticMessage, int]] = []
+        self.deferred: list[tuple[AgenticMessage, list[int]]] = []
 
     def add(self, msg: AgenticMessage, index: int) -> None:
         self.messages.append(msg)
         self.origin.append([index])
 
+    def place(self, msg: AgenticMessage, origin: list[int]) -> None:
+        """Add context now, or after the results of the calls still open: never between a
+        tool call and its result (an API request could not carry that)."""
+        if self.open_calls:
+            self.deferred.append((msg, origin))
+        else:
+            self.messages.append(msg)
+            self.origin.append(origin)
+
     def flush(self) -> None:
-        for msg, index in self.deferred:
-            self.add(msg, index)
+        for msg, origin in self.deferred:
+            self.messages.append(msg)
+            self.origin.append(origin)
         self.deferred.clear()
+
+    def queued(self, q: Queued) -> None:
+        """A message read from a ``queue-operation`` (``_claude_queue``): a task notification
+        (injected context) or a prompt the user typed while the agent worked. It has no record
+        of its own (empty origin): writers never copy the queue record into the chain."""
+        msg = AgenticMessage("user", [Block("user_input_text", q.text)])
+        if q.notification:
+            msg.extra["injected"] = True
+        msg.extra["queue_operation"] = "notification" if q.notification else "prompt"
+        self.place(msg, [])
 
     def record(self, index: int, ln: _jsonl.Line) -> None:
         rec = ln.obj
@@ -241,11 +182,7 @@ class _Reader:
                 rec["attachment"].get("type") if isinstance(rec.get("attachment"), dict) else None
             )
             msg.extra["attachment"] = kind_name if isinstance(kind_name, str) else "?"
-            # Never between a tool call and its result (an API request could not carry that).
-            if self.open_calls:
-                self.deferred.append((msg, index))
-            else:
-                self.add(msg, index)
+            self.place(msg, [index])
             return
         body = rec.get("message")
         if not isinstance(body, dict):
@@ -405,11 +342,18 @@ class ClaudeCodeFormat:
     def read(self, path: str, raw: bytes | FileSource) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
         check_records(path, self.name, lines)
-        start, order, preserved = _history_order(lines)
+        start, order, preserved = history_order(lines)
         reader = _Reader(path)
-        for i in order:
-            if lines[i].obj.get("type") in _MESSAGE_TYPES:
+        steps = [i for i in order if lines[i].obj.get("type") in _STEP_TYPES]
+        if any(not lines[i].obj.get("isSidechain") for i in steps):
+            # 1.0.x wrote a sub-agent's conversation inline (isSidechain): not the main one
+            steps = [i for i in steps if not lines[i].obj.get("isSidechain")]
+        queued = queued_messages(lines, steps)
+        for i in steps:
+            if lines[i].obj.get("type") != QUEUE_RECORD:
                 reader.record(i, lines[i])
+            elif i in queued:
+                reader.queued(queued[i])
         reader.flush()
         messages = reader.messages
         for idx, body in reader.last_line_of.items():
@@ -470,7 +414,7 @@ class _Writer:
                     break
         self.session = str(self.envelope.get("sessionId") or "")
         self.stamp = _jsonl.compaction_time(info, self.lines)
-        last = self.origin[-1][-1] if self.origin and self.origin[-1] else None
+        last = next((where[-1] for where in reversed(self.origin) if where), None)
         self.logical_parent: JsonValue = (
             self.lines[last].obj.get("uuid")
             if last is not None

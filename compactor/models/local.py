@@ -32,6 +32,7 @@ from .local_answers import answer_room
 from .local_files import FileState, key_lines
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import listed_jobs, running_head, still_running
+from .local_prior import prior_excerpt as _prior_excerpt
 from .local_session import ErrorFact, Session
 from .local_state import (
     ANSWERED,
@@ -46,6 +47,7 @@ from .local_state import (
     last_action,
     modelled,
     modelled_with_tail,
+    next_step_notes,
     round_facts,
 )
 from .local_text import (
@@ -54,7 +56,6 @@ from .local_text import (
     code,
     code_line,
     plural,
-    prior_sections,
     quote,
     tool_names,
     top,
@@ -75,7 +76,6 @@ from .local_views import (
     user_messages,
     user_rules,
     walk_steps,
-    whole_quote,
 )
 
 __all__ = [
@@ -142,16 +142,6 @@ _FACTORS = (1.0, 0.7, 0.5, 0.35, 0.25, 0.15, 0.1)
 
 # --------------------------------------------------------------------------------------------------
 # Formatting helpers
-
-
-def _prior_excerpt(session: Session, number: int, limit: int) -> str:
-    """Section ``number`` of the latest earlier summary, on one line, cut at a sentence (for
-    section 1, a summary without numbered sections, such as Codex's, is quoted whole, capped)."""
-    for text in reversed(session.prior):
-        sections = prior_sections(text)
-        if sections.get(number) or (number == 1 and not sections):
-            return whole_quote(sections.get(number) or text, limit)
-    return ""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -412,6 +402,8 @@ def _pending(s: Session, lim: Limits) -> str:
         ]
         for err in unresolved[-3:]:
             items.append(f"Unresolved failure: {code(cut(err.call, lim.item))}")
+        if prior := _prior_excerpt(s, 7, lim.prior) if s.prior else "":  # by section (issue 28)
+            items.append(f"Pending in the earlier summary (some may be done since): {prior}")
     asked = claims.input_items(s, lim.item)
     items.extend(asked)
     if s.turn_ended and s.question and not asked:
@@ -494,6 +486,7 @@ def _next_step(s: Session, lim: Limits) -> str:
     done = [a for a in action if IN_FLIGHT not in a and not a.startswith("(")]
     stopped = f" Work stopped after the last action: {unadvised(done[-1])}." if done else ""
     stopped += (f" {interruption(s)}." if interruption(s) else "") + relaunch_step(s, lim.item)
+    stopped += next_step_notes(s, lim.item)  # what it continues, a cut-off run, a failed check
     running = [b.key or b.command for b in s.running]
     stopped += still_running(running) if running and not s.turn_ended else ""
     flying = s.in_flight

@@ -4,20 +4,30 @@ than "still running, do not start it again" (:func:`compactor.facts.kills.later_
 
 from __future__ import annotations
 
-from compactor.facts import background_jobs, command_of
+import re
+
+from compactor.facts import background_jobs, command_of, cut
 from compactor.facts.kills import MAYBE, later_kill, later_report, later_use
 
 from .local_session import Background, Session
 
-__all__ = ["add_shape_jobs", "judge_killed", "listed_jobs", "running_head", "still_running"]
+__all__ = [
+    "add_shape_jobs",
+    "judge_killed",
+    "listed_jobs",
+    "running_head",
+    "settle_job_retries",
+    "still_running",
+]
 
 
 def add_shape_jobs(s: Session) -> None:
     """Add the jobs judged by shape that the session model did not see start, as running
     :class:`Background` entries (their id, the command that started them), and give every
     running job what its start result said (its id, where its output goes)."""
-    known = set(s.background)
-    for job in background_jobs(s.entries):
+    known, jobs = set(s.background), background_jobs(s.entries)
+    settle_job_retries(s, {job.id: job.finished for job in jobs})
+    for job in jobs:
         if not job.running:
             continue
         if job.id not in known:
@@ -26,6 +36,36 @@ def add_shape_jobs(s: Session) -> None:
         if not bg.said:
             bg.said = job.said
     judge_killed(s)
+
+
+_TAG_RE = re.compile(r"</?[A-Za-z][\w\-]*>")
+_JOB_OK_RE = re.compile(
+    r"\b(?:completed?|succeeded|success(?:ful(?:ly)?)?|finished|done)\b|"
+    r"exit(?:ed)?(?:[ _]?code)?\W{0,3}(?:with )?(?:code )?0\b",
+    re.IGNORECASE,
+)
+_JOB_BAD_RE = re.compile(
+    r"\b(?:fail\w*|error\w*|killed|cancell?ed|aborted|timed? ?out|crashed)\b|"
+    r"exit(?:ed)?(?:[ _]?code)?\W{0,3}(?:with )?(?:code )?-?[1-9]\d*",
+    re.IGNORECASE,
+)
+
+
+def settle_job_retries(s: Session, ended: dict[str, str]) -> None:
+    """A failure whose retry only started a background job (issue 28) takes the job's final
+    status: fixed when the job was seen ending well (``<status>completed</status>``, exit code
+    0), not fixed when it ended failing (``<status>failed</status> <exit_code>1``), pending
+    while it was not seen finishing. ``ended``: each job id seen by shape → how it ended."""
+    for err in (e for e in s.errors if e.job and e.after == "retry pending"):
+        bg = s.background.get(err.job)
+        how = (bg.finished if bg is not None else "") or ended.get(err.job, "")
+        how = " ".join(_TAG_RE.sub(" ", how).split())  # <status>failed</status> → failed
+        if not how:
+            err.why = f"it started background job {err.job}, not seen finishing"
+        elif _JOB_BAD_RE.search(how) is not None or _JOB_OK_RE.search(how) is None:
+            err.after, err.why = "failed again", f"background job {err.job} ended: {cut(how, 120)}"
+        else:
+            err.after, err.why = "fixed", f"background job {err.job} ended: {cut(how, 120)}"
 
 
 def judge_killed(s: Session) -> None:

@@ -17,7 +17,6 @@ substantial answer to the current request) and the question the agent asked, if 
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field, replace
 
@@ -31,9 +30,7 @@ from compactor.facts import (
     command_of,
     cut,
     is_reading_call,
-    is_reading_program,
     last_error_lines,
-    main_program,
     newest_from,
     one_line,
     outcome,
@@ -44,9 +41,9 @@ from compactor.facts import (
     strip_output_header,
 )
 from compactor.facts.durable import is_earlier_summary
-from compactor.facts.outcomes import agent_signature, same_head, similar_words
 
 from .local_files import FileState, file_changes
+from .local_retries import job_started, piped_error, retries, signature
 from .local_text import (
     announces_step,
     asks_user,
@@ -57,7 +54,6 @@ from .local_text import (
     is_result_line,
     listed_questions,
     printed_lines,
-    runner_words,
     scored_once,
     slash_command,
 )
@@ -142,6 +138,10 @@ class ErrorFact:
     """The later call that fixed it, failed again or is pending."""
     next_text: str = ""
     """What the assistant said next (often the diagnosis)."""
+    job: str = ""
+    """The background job the later call started (its final status decides, issue 28)."""
+    why: str = ""
+    """Why the later call did not fix it (the error its piped output holds, the job's end)."""
 
 
 @dataclass(slots=True)
@@ -176,6 +176,9 @@ class Session:
     than a one-liner (else its last text)."""
     deliverable: Entry | None = None  # the last answer of >= DELIVERABLE_CHARS characters
     revised: Entry | None = None  # an earlier deliverable a later turn's answer revised
+    deliverable_note: str = ""
+    """Why an earlier quoted answer is not to be trusted: the user disputed it next, or a later
+    failure overtook it (``the user disputed it next: '…'``; issue 28)."""
     turn_ended: bool = False
     ended_by_tool: str = ""  # the call of a tool that ends the work (``submit``), if one did
     ended_output: str = ""  # what that tool returned (SWE-agent's ``submit``: the final diff)
@@ -222,64 +225,6 @@ class Session:
     @property
     def last_request(self) -> Entry | None:
         return self.requests[-1] if self.requests else None
-
-
-def _signature(call: Call) -> tuple[str, str, frozenset[str]]:
-    """(tool, program, targets): what a later call must share to be a retry. A command's
-    targets are the paths it names and the command itself (the same command again is a retry)."""
-    command = command_of(call)
-    if command is not None:
-        if len(command) <= _CACHED_COMMAND:
-            return _command_signature(command)
-        return _read_command_signature(command)
-    targets = {v for v in call.args.values() if isinstance(v, str) and 0 < len(v) < 300}
-    return agent_signature(call.name, call.args) or (call.name, "", frozenset(targets))
-
-
-_CACHED_COMMAND = 2_000  # commands up to this length are read once (agents repeat them)
-
-
-@functools.lru_cache(maxsize=4096)
-def _command_signature(command: str) -> tuple[str, str, frozenset[str]]:
-    return _read_command_signature(command)
-
-
-def _read_command_signature(command: str) -> tuple[str, str, frozenset[str]]:
-    targets = {p for _, p in paths(command)}
-    targets.add("$ " + " ".join(command.split()))
-    program = main_program(command)
-    if program in _TEST_PROGRAMS:  # a runner's subcommand tells its steps apart
-        program = runner_words(command, program)
-    return ("shell", program, frozenset(targets))
-
-
-_TEST_PROGRAMS = frozenset(
-    "pytest tox nox jest vitest mocha cargo go npm pnpm yarn npx make mvn gradle bun deno "
-    "dotnet ctest phpunit rspec".split()
-)
-
-
-def _retries(
-    failed: tuple[str, str, frozenset[str]], later: tuple[str, str, frozenset[str]]
-) -> bool:
-    """Whether a later call with signature ``later`` is another attempt at ``failed``: the same
-    tool on a shared target (for commands: the same program, or two that do more than read); or
-    the same test/build runner; or, for programs that do more than read, the same program where
-    neither names a file."""
-    if failed[0] != later[0]:
-        return False
-    if failed[0] != "shell":  # a sub-agent: the same type on a similar description
-        if failed[1]:
-            return failed[1] == later[1] and similar_words(failed[2], later[2])
-        return bool(failed[2] & later[2]) or not (failed[2] or later[2])
-    program = failed[1]
-    if failed[2] & later[2]:  # the same command head: python x.py → python3 x.py, not du → bash
-        return same_head(program, later[1], failed[2], later[2])
-    if not program or program != later[1]:
-        return False
-    if program.split(" ", 1)[0] in _TEST_PROGRAMS:
-        return True
-    return not failed[2] and not later[2] and not is_reading_program(program)
 
 
 class _Builder:
@@ -453,7 +398,7 @@ class _Builder:
             self.failure(call, oc, index, is_reading_call(call))
             return
         reading = is_reading_call(call)
-        self.success(call, index, reading)
+        self.success(call, r, index, reading)
         changes = file_changes(call, self.open_file)
         for change in changes:
             self.file_state(change.path).apply(change, call.name, index)
@@ -495,20 +440,27 @@ class _Builder:
                 self.finish(watched, "exited", r.text[:600])
 
     def failure(self, call: Call, oc: Outcome, index: int, reading: bool) -> None:
-        sig, by = _signature(call), ""  # by: the call's line, made once (not once an error)
+        sig, by = signature(call), ""  # by: the call's line, made once (not once an error)
         for err in self.unfixed[-_RETRY_WINDOW:]:
-            if err.signature[0] == sig[0] and err.index < index and _retries(err.signature, sig):
-                err.after, err.by = "failed again", (by := by or call_line(call, 160))
+            if err.signature[0] == sig[0] and err.index < index and retries(err.signature, sig):
+                err.after, err.by, err.why = "failed again", (by := by or call_line(call, 160)), ""
         self.s.failed_calls.add(call.id)
         err = ErrorFact(call_line(call, 300), oc, index, sig, reading)
         self.s.errors.append(err)
         self.unfixed.append(err)
 
-    def success(self, call: Call, index: int, reading: bool) -> None:
-        sig, fixed, by = _signature(call), False, ""
+    def success(self, call: Call, r: Result, index: int, reading: bool) -> None:
+        sig, fixed, by, job, piped = signature(call), False, "", None, None
         for err in (e for e in self.unfixed[-_RETRY_WINDOW:] if e.signature[0] == sig[0]):
-            if err.index < index and (err.reading or not reading) and _retries(err.signature, sig):
-                err.after, err.by = "fixed", (by := by or call_line(call, 160))
+            if err.index < index and (err.reading or not reading) and retries(err.signature, sig):
+                by = by or call_line(call, 160)
+                job = job_started(r.text) if job is None else job  # its job's end decides
+                piped = piped_error(command_of(call) or "", r.text) if piped is None else piped
+                if job or (piped and not reading):  # a pipe hid the exit status
+                    err.after, err.by, err.job = "retry pending" if job else "failed again", by, job
+                    err.why = f"its output says: {piped}" if not job else err.why
+                    continue
+                err.after, err.by = "fixed", by
                 fixed = True
         if fixed:
             self.unfixed = [e for e in self.unfixed if e.after != "fixed"]
@@ -583,7 +535,7 @@ class _Builder:
             if err.after:
                 continue
             for call in s.in_flight:
-                if call.index > err.index and _retries(err.signature, _signature(call)):
+                if call.index > err.index and retries(err.signature, signature(call)):
                     err.after, err.by = "retry pending", call_line(call, 160)
                     break
         following, texts = "", dict[int, str]()

@@ -21,14 +21,12 @@ from collections.abc import Sequence
 
 from compactor.facts import (
     Call,
-    Entry,
     Result,
     amount_spans,
     clean,
     command_of,
     cut,
     entries_of,
-    finds_any,
     identifiers,
     is_reading_call,
     numbers,
@@ -43,18 +41,17 @@ from compactor.schema import AgenticMessage, Message
 
 from .local_answers import judge_answers
 from .local_claims import judge_superseded, judge_withdrawn
+from .local_dialogue import judge_disputed, judge_proposals
 from .local_jobs import add_shape_jobs
 from .local_session import ErrorFact, Session, build_session
 from .local_text import (
-    MEMO_MOST,
-    SHORT_TEXT,
+    announces_step,
     call_line,
     code,
     is_prompt_line,
     is_result_line,
     printed_lines,
     quote,
-    strip_list_mark,
 )
 from .local_views import judge_approved_plan, judge_revised, judge_stale_state
 
@@ -72,6 +69,7 @@ __all__ = [
     "last_action",
     "modelled",
     "modelled_with_tail",
+    "next_step_notes",
     "round_facts",
 ]
 
@@ -80,8 +78,11 @@ ANSWERED = "the last request was answered; nothing is pending; wait for the user
 """Said in so many words when the session ended answered (issue 28, point 1)."""
 
 _HOUSEKEEPING_PROGRAMS = frozenset(
-    "date pwd whoami hostname uname true sleep clear echo printf id tty which type".split()
+    "date pwd whoami hostname uname true sleep clear echo printf id tty".split()
 )
+_DIAGNOSTIC_PROGRAMS = frozenset("which type alias unalias whereis hash command -v".split())
+"""Short diagnostics (``type grep``, ``command -v x``): housekeeping only when their result is
+empty; "grep is /usr/bin/grep" answers what the assistant said it would check (issue 28)."""
 _PLAN_TOOLS = frozenset(
     "TodoWrite todo_write update_plan TaskCreate TaskUpdate TaskList TaskGet".split()
 )
@@ -158,7 +159,13 @@ def is_housekeeping(call: Call, result: Result | None) -> bool:
     names = programs(command)
     if names and all(n in _HOUSEKEEPING_PROGRAMS for n in names):
         return True
-    return names == ["ls"] and result is not None and not result.text.strip()
+    if names and all(n in _HOUSEKEEPING_PROGRAMS or n in _DIAGNOSTIC_PROGRAMS for n in names):
+        return _says_nothing(result)
+    return names == ["ls"] and _says_nothing(result)
+
+
+def _says_nothing(result: Result | None) -> bool:
+    return result is not None and not result.text.strip()
 
 
 def _results(s: Session) -> dict[str, Result]:
@@ -192,12 +199,14 @@ _PEEK_PROGRAMS = frozenset({"ls", "cd", "git status", "git branch", "git diff", 
 action of the same request they are not where work stopped."""
 
 
-def _is_idle(call: Call) -> bool:
-    """A plan update or a command of housekeeping programs only (``date``, ``pwd``): not worth
-    a word even after the last action."""
+def _is_idle(call: Call, result: Result | None) -> bool:
+    """A plan update or a command of housekeeping programs only (``date``, ``pwd``), or a
+    diagnostic that printed nothing: not worth a word even after the last action."""
     command = command_of(call)
     names = programs(command) if command is not None else []
-    return call.name in _PLAN_TOOLS or (bool(names) and set(names) <= _HOUSEKEEPING_PROGRAMS)
+    if names and set(names) <= _HOUSEKEEPING_PROGRAMS | _DIAGNOSTIC_PROGRAMS:
+        return set(names) <= _HOUSEKEEPING_PROGRAMS or _says_nothing(result)
+    return call.name in _PLAN_TOOLS
 
 
 def _is_peek(call: Call) -> bool:
@@ -269,7 +278,7 @@ def last_action(s: Session, limit: int) -> list[str]:
     if calls:
         after = [
             c for c in s.calls
-            if c.index > calls[-1].index and c.id in results and not _is_idle(c)
+            if c.index > calls[-1].index and c.id in results and not _is_idle(c, results[c.id])
         ]  # fmt: skip
         shown = "; ".join(
             f"{code(call_line(c, limit // 2))} → {_established(c, results.get(c.id))}"
@@ -280,116 +289,56 @@ def last_action(s: Session, limit: int) -> list[str]:
     return lines
 
 
-_REJECTS_RE = re.compile(
-    r"^\W*(?:no\b|nope\b|nah\b|don['’]?t\b|do not\b|not (?:that|this|like that)\b|instead\b|"
-    r"rather\b|stop\b|wait\b|wrong\b|that['’]?s (?:wrong|not)\b|let['’]?s not\b|never ?mind\b|"
-    r"cancel\b|i (?:don['’]?t|do not) want\b)",
-    re.IGNORECASE,
-)
-_ACCEPTS_RE = re.compile(
-    r"^\W*(?:yes|yep|yeah|ok(?:ay)?|sure|sounds good|go ahead|do it|lgtm|approved?|agreed|"
-    r"perfect|great|let['’]?s do (?:it|that))\b",
-    re.IGNORECASE,
-)
+_TIMED_OUT_RE = re.compile(r"\btimed? ?out\b|\btimeout\b|deadline exceeded", re.IGNORECASE)
+_CHECK_FAILED_RE = re.compile(r"✗|✘|❌|\bFAIL(?:ED|URE|S)?\b|\bnot ok\b|\[(?:FAIL|ERROR)\]")
+"""A line of a check run that reports a failed check (``Memory check … ✗ FAILED``)."""
+_SGR_RE = re.compile(r"\x1b?\[[0-9;]{0,12}m")
+_SHORT_REQUEST = 3  # words: "retry", "continue", "fail", "go on"
 
 
-_PROPOSES_RE = re.compile(
-    r"\b(?:i['’]ll|i will|i would|i['’]d|let['’]s|we should|we could|you could|i suggest|"
-    r"i propose|i recommend|my recommendation|how about|shall i|should i|want me to|"
-    r"the plan is|plan:|option)\b",
-    re.IGNORECASE,
-)
-
-
-_OPTIONS_RE = re.compile(r"^\W{0,6}(?:\d{1,2}[.)]|\(?[a-f]\))\s+\S", re.MULTILINE)
-_CHOOSES_RE = re.compile(
-    r"^\W*(?:(?:ok(?:ay)?|so|now|then|alright|and|but)\b[,\s]*)*(?:ditch|drop|remove|skip|"
-    r"exclude|go with|pick|choose|keep only|let['’]?s go with|i (?:choose|pick|prefer)|"
-    r"(?:number|option|item)s? \w+ (?:is|are|sounds?) (?:good|fine|best))\b",
-    re.IGNORECASE,
-)
-
-_CHOICE_WORDS = (
-    "ditch", "drop", "remove", "skip", "exclude", "go with", "pick", "choose", "keep only",
-    "prefer", "good", "fine", "best",
-)  # fmt: skip
-_CHOICE_WORD_RE = re.compile("|".join(_CHOICE_WORDS), re.IGNORECASE)
-"""A word every :data:`_CHOOSES_RE` match holds: a request without one picks nothing."""
-
-
-def _choices(s: Session, request: Entry, said: Entry) -> None:
-    """A request that picks among the options one of the assistant's last three messages before
-    it listed (a numbered or lettered list): its sentences that choose or drop ("ditch number 5 and
-    6", "go with (b)") are decisions of the user."""
-    texts = [
-        e.text for e in s.entries[max(0, said.index - 40) : request.index]
-        if e.role == "assistant" and not e.internal and e.text.strip()
-    ][-3:]  # fmt: skip
-    if not any(len(_OPTIONS_RE.findall(x)) >= 2 for x in texts):
-        return
-    picked = [
-        (request.index, 3, f"Decided by the user: {one_line(x)}")
-        for x in sentences(request.text)
-        if len(x) <= 300 and _CHOOSES_RE.search(x)
-    ]
-    if picked:
-        s.decisions = sorted([*s.decisions, *picked], key=lambda d: d[0])
-
-
-def _verdicts(text: str) -> tuple[bool, bool, bool]:
-    """Whether a request rejects, accepts, may choose (:func:`judge_proposals`)."""
-    rejects = _REJECTS_RE.match(text) is not None
-    accepts = not rejects and _ACCEPTS_RE.match(text) is not None
-    return rejects, accepts, finds_any(text, _CHOICE_WORDS, _CHOICE_WORD_RE)
-
-
-def judge_proposals(s: Session) -> None:
-    """Decisions from the dialogue: the proposals (``I'll …``, ``we should …``, ``I recommend
-    …``) of the last assistant message before a request are turned down when the request starts
-    by saying so ("no", "don't", "instead …"): they go to :attr:`Session.rejected` and out of the
-    decisions; when it accepts them ("yes", "go ahead") they are decisions accepted by the user.
-    Causes and results the message stated stay what they are. Like the decisions, only the
-    requests in the newest ``READ_CHARS`` of a longer head are judged."""
-    previous = -1
-    judged: dict[str, tuple[bool, bool, bool]] = {}  # a short request's verdicts, once per text
-    for request in s.requests:
-        start, previous = previous + 1, request.index
-        if request.index < s.read_from:
-            continue  # decisions are read in the newest READ_CHARS of a longer head only
-        verdicts = judged.get(request.text)
-        if verdicts is None:
-            verdicts = _verdicts(request.text)
-            if len(request.text) <= SHORT_TEXT and len(judged) < MEMO_MOST:
-                judged[request.text] = verdicts
-        rejects, accepts, choosing = verdicts
-        if not (rejects or accepts or choosing):
-            continue  # none: the message before it is not looked for
-        said = next(
-            (
-                e
-                for e in reversed(s.entries[start : request.index])
-                if e.role == "assistant" and e.text.strip() and not e.internal
-            ),
+def next_step_notes(s: Session, limit: int) -> str:
+    """What the next step of an open request adds (issue 28, blind check 9), each a sentence:
+    for a short request ("retry", "fail"), the request it continues; the step the assistant
+    said it was doing; when the last action timed out in the foreground, that it may still run;
+    when it failed, its last failing check line (not its first line, often a banner). Reads
+    the entries after the latest request only."""
+    last = s.last_request
+    if last is None or s.turn_ended:
+        return ""
+    notes: list[str] = []
+    if len(last.text.split()) <= _SHORT_REQUEST:
+        before = next(
+            (r for r in reversed(s.requests)
+             if r.index < last.index and len(r.text.split()) > _SHORT_REQUEST),
             None,
-        )
-        if said is None:
-            continue
-        if choosing:
-            _choices(s, request, said)
-        if not (rejects or accepts):
-            continue
-        proposals = [
-            one_line(strip_list_mark(x)) for x in sentences(said.text) if _PROPOSES_RE.search(x)
-        ]
-        if not proposals:
-            continue
-        kept = [d for d in s.decisions if not (d[0] == said.index and d[2] in proposals)]
-        if rejects:
-            s.rejected.extend(proposals)
-            s.decisions = kept
-        else:
-            accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in proposals]
-            s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])
+        )  # fmt: skip
+        if before is not None:
+            notes.append(
+                f"{quote(last.text, limit // 4)} is a short reply: it continues the work on the "
+                f"request before it, {quote(before.text, limit)}"
+            )
+    said = s.last_text if s.last_text is not None and s.last_text.index > last.index else None
+    steps = [x for x in sentences(said.text) if announces_step(x)] if said is not None else []
+    if steps:
+        notes.append(f"The assistant was doing: {quote(steps[-1], limit)}")
+    results = {r.call_id: r for e in s.entries[last.index :] for r in e.results if r.call_id}
+    calls = _last_round(s, results)
+    result = results.get(calls[-1].id) if calls else None
+    if calls and result is not None and outcome(result, calls[-1]).failed:
+        head = clean(result.text[:300]).strip().split("\n", 1)[0]
+        if _TIMED_OUT_RE.search(head) is not None:
+            notes.append(
+                "That last action ran in the foreground and was cut off by the time limit: what "
+                "it started may still be running; check it (its log, ps) before running it "
+                "again, and run a long job in the background"
+            )
+        elif checks := [
+            ln.strip() for ln in clean(result.text[-20_000:]).splitlines()
+            if _CHECK_FAILED_RE.search(ln)
+        ]:  # fmt: skip
+            line = " ".join(_SGR_RE.sub("", checks[-1]).split())  # colour codes say nothing
+            notes.append(f"Its last failing check: {quote(line, limit)}")
+    return "".join(f" {n}." for n in notes)
 
 
 _SKIPS_RE = re.compile(
@@ -481,6 +430,13 @@ def after_line(err: ErrorFact, width: int) -> str:
     by, meant = code(err.by), quote(err.by, width)
     said = next((x for x in err.outcome.lines if _NOT_FOUND_RE.search(x)), "")
     found = quote(cut(said, width), width) if said else "not there"
+    why = {  # a retry that only started a job, or whose pipe hid its failure (issue 28)
+        "fixed": f"  Fixed: a later {by} ran; {err.why}.",
+        "failed again": f"  Not fixed: a later {by} failed too ({err.why}).",
+        "retry pending": f"  Retried with {by}; {err.why}: whether it fixed this is not known.",
+    }
+    if err.why and err.after in why:
+        return why[err.after]
     return {
         "fixed": f"  Fixed: a later {by} succeeded.",
         "rejected": f"  Rejected by the user, not a failure: {quote(err.by, width)}",
@@ -615,6 +571,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_revised(session)
     judge_approved_plan(session)
     judge_skipped(session)
+    judge_disputed(session)
     return session
 
 
@@ -628,6 +585,8 @@ def modelled_with_tail(
     state = modelled([*items, *kept])
     if state.deliverable is not None and state.deliverable.index >= cut:
         state.deliverable = None
+    if state.deliverable is None:
+        state.deliverable_note = ""
     if state.revised is not None and state.revised.index >= cut:
         state.revised = None
     if state.reply is not None and state.reply.index >= cut:

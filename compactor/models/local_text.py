@@ -544,7 +544,13 @@ def bullets(items: list[str]) -> str:
     return "\n".join(out)
 
 
-_HEADING_RE = re.compile(r"^\s*(\d{1,2})\.\s+([A-Z][^\n:]{2,60}):[ \t]*$", re.MULTILINE)
+_HEADING_RE = re.compile(
+    r"^\s*(?:#+[ \t]*)?(\d{1,2})\.\s+(?:([A-Z][^\n:]{2,60}):|\*\*([A-Z][^\n:*]{2,60}?):?\*\*:?)"
+    r"[ \t]*$",
+    re.MULTILINE,
+)
+"""A numbered section heading of a summary: ``7. Pending Tasks:``, or Claude Code's bold
+``1. **Primary Request and Intent:**`` (issue 28, blind check 9)."""
 _ALL_USERS_RE = re.compile(r"<all_user_messages>(.*?)</all_user_messages>", re.DOTALL)
 
 

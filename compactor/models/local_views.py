@@ -552,6 +552,7 @@ def deliverable_title(s: Session) -> str:
     last, d = s.last_request, s.deliverable
     if d is not None and last is not None and d.index < last.index:
         then = "" if s.turn_ended else ", which has no answer yet"
+        then += f"; {s.deliverable_note}" if s.deliverable_note else ""
         return (
             f"An earlier request's answer, verbatim (NOT the answer to the current request{then})"
         )

@@ -1,0 +1,128 @@
+"""Which records of a Claude Code session are its history, in what order (FORMATS.md §1.3).
+
+Claude Code loads the chain that ends at the newest record: from the last
+``system/compact_boundary`` (``parentUuid: null``), or, in 1.0.x, which wrote no boundary,
+from the last compaction summary without parent (``isCompactSummary``, ``parentUuid: null``:
+the compaction started a new chain there). A boundary may name messages it preserves
+(``compactMetadata.preservedMessages`` / ``preservedSegment``): records left in place before
+it, loaded after the summary they are anchored to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from compactor._json import JsonObject, JsonValue
+
+from . import _jsonl
+
+__all__ = ["chain_records", "history_order", "is_boundary", "is_old_compaction", "preserved_uuids"]
+
+_CHAIN_TYPES = frozenset({"user", "assistant", "attachment", "system"})
+"""Records Claude Code links by ``parentUuid`` (``progress`` records are bridged over)."""
+
+
+def is_boundary(rec: JsonObject) -> bool:
+    return rec.get("type") == "system" and rec.get("subtype") == "compact_boundary"
+
+
+def preserved_uuids(
+    meta: JsonValue, records: dict[str, JsonObject]
+) -> tuple[str | None, list[str]]:
+    """(anchor uuid, preserved uuids in chain order) of a boundary's ``compactMetadata``.
+
+    ``preservedMessages`` lists them; a bare ``preservedSegment`` is walked from its tail to its
+    head by ``parentUuid``. Like Claude Code, a list naming a record the file lacks (or a walk
+    that breaks) preserves nothing.
+    """
+    if not isinstance(meta, dict):
+        return None, []
+    listed = meta.get("preservedMessages")
+    if isinstance(listed, dict) and isinstance(listed.get("uuids"), list):
+        uuids = [u for u in listed["uuids"] if isinstance(u, str)]
+        anchor = listed.get("anchorUuid")
+        if any(u not in records for u in uuids):
+            return None, []
+        return (anchor if isinstance(anchor, str) else None), uuids
+    segment = meta.get("preservedSegment")
+    if not isinstance(segment, dict):
+        return None, []
+    head, tail, anchor = (segment.get(k) for k in ("headUuid", "tailUuid", "anchorUuid"))
+    walked: list[str] = []
+    current = records.get(tail) if isinstance(tail, str) else None
+    while current is not None and current["uuid"] not in walked:
+        walked.append(current["uuid"])
+        if current["uuid"] == head:
+            walked.reverse()
+            return (anchor if isinstance(anchor, str) else None), walked
+        parent = current.get("parentUuid")
+        current = records.get(parent) if isinstance(parent, str) else None
+    return None, []
+
+
+def chain_records(lines: Sequence[_jsonl.Line]) -> dict[str, JsonObject]:
+    """uuid → chain record, with ``parentUuid`` bridged over ``progress`` records."""
+    progress_parent: JsonObject = {}
+    records: dict[str, JsonObject] = {}
+    for ln in lines:
+        rec = ln.obj
+        uid = rec.get("uuid")
+        if not isinstance(uid, str):
+            continue
+        parent = rec.get("parentUuid")
+        while isinstance(parent, str) and parent in progress_parent:
+            parent = progress_parent[parent]
+        if rec.get("type") == "progress":
+            progress_parent[uid] = parent
+        elif rec.get("type") in _CHAIN_TYPES:
+            records[uid] = {**rec, "parentUuid": parent}
+    return records
+
+
+def is_old_compaction(rec: JsonObject) -> bool:
+    """Claude Code 1.0.x's own compaction: no boundary, the summary (``isCompactSummary``) with
+    no parent starts a new chain, which is all it loads on resume."""
+    return (
+        rec.get("type") == "user"
+        and rec.get("isCompactSummary") is True
+        and rec.get("parentUuid") is None
+        and not rec.get("isSidechain")
+    )
+
+
+def history_order(lines: Sequence[_jsonl.Line]) -> tuple[int, list[int], set[int]]:
+    """(first line after the last boundary, line indices in history order, preserved lines).
+
+    A 1.0.x compaction (:func:`is_old_compaction`) after the last boundary starts the history
+    at its summary, as a boundary would start it at the line after it."""
+    boundary = -1
+    old = -1
+    for i, ln in enumerate(lines):
+        if is_boundary(ln.obj):
+            boundary = i
+        elif ln.obj.get("isCompactSummary") is True and is_old_compaction(ln.obj):
+            old = i
+    if old > boundary:
+        return old, list(range(old, len(lines))), set()
+    after = list(range(boundary + 1, len(lines)))
+    if boundary < 0:
+        return 0, after, set()
+    meta = lines[boundary].obj.get("compactMetadata")
+    if not isinstance(meta, dict) or not (
+        meta.get("preservedMessages") or meta.get("preservedSegment")
+    ):
+        return boundary + 1, after, set()
+    anchor, uuids = preserved_uuids(meta, chain_records(lines))
+    index = {ln.obj["uuid"]: i for i, ln in enumerate(lines) if isinstance(ln.obj.get("uuid"), str)}
+    preserved = [index[u] for u in uuids if u in index]
+    before = [i for i in preserved if i < boundary]
+    order: list[int] = []
+    placed = False
+    for i in after:
+        order.append(i)
+        if not placed and lines[i].obj.get("uuid") == anchor:
+            order.extend(before)
+            placed = True
+    if not placed:
+        order = before + order
+    return boundary + 1, order, set(preserved)

@@ -1,0 +1,114 @@
+"""Claude Code ``queue-operation`` records read for what they carry (FORMATS.md §1.1).
+
+Claude Code 2.x logs its command queue: ``{"type": "queue-operation", "operation":
+"enqueue", "content": TEXT}`` when something is queued while the agent works, and
+``dequeue``, ``remove``, ``popAll`` or ``popOne`` (no content) when it leaves the queue. Two
+kinds of content matter to a summary:
+
+* A ``<task-notification>`` (a background task or async sub-agent stopped: its task id,
+  status, summary). Claude Code may enqueue the same one many times (tcu, 2.1.39: 27 identical
+  copies of a failed agent's notice): read once, at its first enqueue, as injected context.
+* A prompt the user typed while the agent worked. ``dequeue`` takes it at the end of a turn
+  and Claude Code then writes it as a normal ``user`` record (ocak, 2.1.212: ``/effort``
+  enqueued, dequeued, then its command record), so it is not read from the queue.
+  ``remove`` takes it mid-turn into the next request: 2.1.197 writes that as a
+  ``queued_command`` attachment (read by ``_attachments``), 2.1.39 wrote nothing else (tcu: a
+  prompt enqueued, removed, acted on by the next assistant message, and nowhere else in the
+  file), so a removed prompt is read as the user's message at its ``remove``, unless the file
+  holds the same text later as a user record or queued command. ``popAll``/``popOne`` put
+  prompts back into the user's editor: nothing was sent.
+
+Which entry a ``dequeue`` or ``remove`` takes is not logged: the oldest user prompt waiting,
+else the oldest entry (Claude Code takes ``next``-priority prompts before ``later`` ones, the
+priority of notifications). The messages made here come from no record of their own (their
+origin is empty): every writer leaves the queue records as they were, and a reduction or an
+``--append`` never copies them into the conversation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from compactor._json import JsonObject, JsonValue
+
+from . import _jsonl
+
+__all__ = ["QUEUE_RECORD", "Queued", "queued_messages"]
+
+QUEUE_RECORD = "queue-operation"
+_NOTIFICATION = "<task-notification>"
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A message read from the queue: its text, and whether it is a task notification."""
+
+    text: str
+    notification: bool
+
+
+def _texts(content: JsonValue) -> Iterable[str]:
+    if isinstance(content, str):
+        yield content
+    elif isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and isinstance(block.get("text"), str):
+                yield block["text"]
+
+
+def _written(rec: JsonObject) -> Iterable[str]:
+    """The texts a user record or a queued-command attachment holds (as the queue has them)."""
+    if rec.get("type") == "user":
+        body = rec.get("message")
+        if isinstance(body, dict):
+            yield from _texts(body.get("content"))
+    elif rec.get("type") == "attachment":
+        attachment = rec.get("attachment")
+        if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
+            yield from _texts(attachment.get("prompt"))
+
+
+def queued_messages(lines: Sequence[_jsonl.Line], steps: Sequence[int]) -> dict[int, Queued]:
+    """Line index → the message a queue record there adds (``steps``: the history's message
+    and queue records in history order)."""
+    pending: list[tuple[int, str, bool]] = []  # (enqueue line, content, notification) waiting
+    found: dict[int, Queued] = {}
+    notices: set[str] = set()
+    removed: list[tuple[int, int, str]] = []  # (enqueue line, remove line, prompt)
+    for i in steps:
+        rec = lines[i].obj
+        if rec.get("type") != QUEUE_RECORD:
+            continue
+        operation = rec.get("operation")
+        if operation == "enqueue":
+            content = rec.get("content")
+            text = content if isinstance(content, str) else ""
+            notice = text.lstrip().startswith(_NOTIFICATION)
+            pending.append((i, text, notice))
+            if notice and text not in notices:
+                notices.add(text)
+                found[i] = Queued(text, notification=True)
+        elif operation in ("dequeue", "remove") and pending:
+            at = next((k for k, p in enumerate(pending) if not p[2]), 0)
+            enqueued, text, notice = pending.pop(at)
+            if operation == "remove" and not notice and text.strip():
+                removed.append((enqueued, i, text))
+        elif operation == "popAll":
+            pending = [p for p in pending if p[2]]
+        elif operation == "popOne":
+            prompts = [k for k, p in enumerate(pending) if not p[2]]
+            if prompts:
+                pending.pop(prompts[-1])
+    if removed or found:
+        written: dict[str, int] = {}  # text → the last line holding it
+        for i in steps:
+            for text in _written(lines[i].obj):
+                written[text.strip()] = i
+        for enqueued, at, content in removed:
+            if written.get(content.strip(), -1) < enqueued:
+                found[at] = Queued(content, notification=False)
+        for i in [i for i, q in found.items() if q.notification]:
+            if written.get(found[i].text.strip(), -1) > i:  # also written as a record
+                del found[i]
+    return found

@@ -1,0 +1,180 @@
+"""Decisions from the dialogue (issue 28, point 2): what the user said about the assistant's
+proposals (rejected, accepted, the options picked), moved here from
+:mod:`compactor.models.local_state`; and (blind check 9) an earlier answer the user disputed
+next or a later result overtook, labelled so when the summary quotes it."""
+
+from __future__ import annotations
+
+import re
+
+from compactor.facts import Entry, finds_any, one_line, sentences
+
+from .local_session import Session
+from .local_text import MEMO_MOST, SHORT_TEXT, strip_list_mark
+
+__all__ = ["judge_disputed", "judge_proposals"]
+
+_REJECTS_RE = re.compile(
+    r"^\W*(?:no\b|nope\b|nah\b|don['’]?t\b|do not\b|not (?:that|this|like that)\b|instead\b|"
+    r"rather\b|stop\b|wait\b|wrong\b|that['’]?s (?:wrong|not)\b|let['’]?s not\b|never ?mind\b|"
+    r"cancel\b|i (?:don['’]?t|do not) want\b)",
+    re.IGNORECASE,
+)
+_ACCEPTS_RE = re.compile(
+    r"^\W*(?:yes|yep|yeah|ok(?:ay)?|sure|sounds good|go ahead|do it|lgtm|approved?|agreed|"
+    r"perfect|great|let['’]?s do (?:it|that))\b",
+    re.IGNORECASE,
+)
+
+
+_PROPOSES_RE = re.compile(
+    r"\b(?:i['’]ll|i will|i would|i['’]d|let['’]s|we should|we could|you could|i suggest|"
+    r"i propose|i recommend|my recommendation|how about|shall i|should i|want me to|"
+    r"the plan is|plan:|option)\b",
+    re.IGNORECASE,
+)
+
+
+_OPTIONS_RE = re.compile(r"^\W{0,6}(?:\d{1,2}[.)]|\(?[a-f]\))\s+\S", re.MULTILINE)
+_CHOOSES_RE = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|now|then|alright|and|but)\b[,\s]*)*(?:ditch|drop|remove|skip|"
+    r"exclude|go with|pick|choose|keep only|let['’]?s go with|i (?:choose|pick|prefer)|"
+    r"(?:number|option|item)s? \w+ (?:is|are|sounds?) (?:good|fine|best))\b",
+    re.IGNORECASE,
+)
+
+_CHOICE_WORDS = (
+    "ditch", "drop", "remove", "skip", "exclude", "go with", "pick", "choose", "keep only",
+    "prefer", "good", "fine", "best",
+)  # fmt: skip
+_CHOICE_WORD_RE = re.compile("|".join(_CHOICE_WORDS), re.IGNORECASE)
+"""A word every :data:`_CHOOSES_RE` match holds: a request without one picks nothing."""
+
+
+def _choices(s: Session, request: Entry, said: Entry) -> None:
+    """A request that picks among the options one of the assistant's last three messages before
+    it listed (a numbered or lettered list): its sentences that choose or drop ("ditch number 5 and
+    6", "go with (b)") are decisions of the user."""
+    texts = [
+        e.text for e in s.entries[max(0, said.index - 40) : request.index]
+        if e.role == "assistant" and not e.internal and e.text.strip()
+    ][-3:]  # fmt: skip
+    if not any(len(_OPTIONS_RE.findall(x)) >= 2 for x in texts):
+        return
+    picked = [
+        (request.index, 3, f"Decided by the user: {one_line(x)}")
+        for x in sentences(request.text)
+        if len(x) <= 300 and _CHOOSES_RE.search(x)
+    ]
+    if picked:
+        s.decisions = sorted([*s.decisions, *picked], key=lambda d: d[0])
+
+
+def _verdicts(text: str) -> tuple[bool, bool, bool]:
+    """Whether a request rejects, accepts, may choose (:func:`judge_proposals`)."""
+    rejects = _REJECTS_RE.match(text) is not None
+    accepts = not rejects and _ACCEPTS_RE.match(text) is not None
+    return rejects, accepts, finds_any(text, _CHOICE_WORDS, _CHOICE_WORD_RE)
+
+
+def judge_proposals(s: Session) -> None:
+    """Decisions from the dialogue: the proposals (``I'll …``, ``we should …``, ``I recommend
+    …``) of the last assistant message before a request are turned down when the request starts
+    by saying so ("no", "don't", "instead …"): they go to :attr:`Session.rejected` and out of the
+    decisions; when it accepts them ("yes", "go ahead") they are decisions accepted by the user.
+    Causes and results the message stated stay what they are. Like the decisions, only the
+    requests in the newest ``READ_CHARS`` of a longer head are judged."""
+    previous = -1
+    judged: dict[str, tuple[bool, bool, bool]] = {}  # a short request's verdicts, once per text
+    for request in s.requests:
+        start, previous = previous + 1, request.index
+        if request.index < s.read_from:
+            continue  # decisions are read in the newest READ_CHARS of a longer head only
+        verdicts = judged.get(request.text)
+        if verdicts is None:
+            verdicts = _verdicts(request.text)
+            if len(request.text) <= SHORT_TEXT and len(judged) < MEMO_MOST:
+                judged[request.text] = verdicts
+        rejects, accepts, choosing = verdicts
+        if not (rejects or accepts or choosing):
+            continue  # none: the message before it is not looked for
+        said = next(
+            (
+                e
+                for e in reversed(s.entries[start : request.index])
+                if e.role == "assistant" and e.text.strip() and not e.internal
+            ),
+            None,
+        )
+        if said is None:
+            continue
+        if choosing:
+            _choices(s, request, said)
+        if not (rejects or accepts):
+            continue
+        proposals = [
+            one_line(strip_list_mark(x)) for x in sentences(said.text) if _PROPOSES_RE.search(x)
+        ]
+        if not proposals:
+            continue
+        kept = [d for d in s.decisions if not (d[0] == said.index and d[2] in proposals)]
+        if rejects:
+            s.rejected.extend(proposals)
+            s.decisions = kept
+        else:
+            accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in proposals]
+            s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])
+
+
+_DISPUTES_RE = re.compile(
+    r"^\W*(?:(?:yes|yeah|yep|ok(?:ay)?|sure|right)\W+but\b|but\b|no\b|nope\b|wrong\b|not true\b|"
+    r"incorrect\b|that['’]?s (?:wrong|not|incorrect|false)\b|you['’]?re wrong\b|"
+    r"(?:it )?(?:still|doesn['’]?t|does not|didn['’]?t|did not|isn['’]?t|is not)\b|"
+    r"(?:it )?(?:fail(?:s|ed)?|crash(?:es|ed)?|broke(?:n)?|error)\W*$)",
+    re.IGNORECASE,
+)
+"""A next message that disputes the answer before it ("yes but …", "no, …", "still says …",
+"fail")."""
+_SHOUT_RE = re.compile(r"\b[A-Z]{4,}\b")
+"""A capitalised word: three of them are a protest ("I BUILT THE AGENTS BRIDGE")."""
+_CLAIMS_RE = re.compile(
+    r"\b(?:success(?:ful(?:ly)?)?|succeeded|complete[d]?|fixed|resolved|running|works|working|"
+    r"passe[sd]|done|finished|ready)\b|✅",
+    re.IGNORECASE,
+)
+"""Words of an answer that says the work went well (a later failure overtakes it)."""
+_CLAIM_HEAD = 600
+_GONE = frozenset({"fixed", "skipped", "meant to fail", "not found", "rejected", "worked around"})
+"""What became of a failure that does not overtake an answer (it was fixed, or not a failure)."""
+
+
+def judge_disputed(s: Session) -> None:
+    """An earlier answer the summary quotes verbatim (:attr:`Session.deliverable`, when a later
+    request followed it) that the user disputed in the next message ("yes but …", "no, …",
+    "still says …", "fail", a protest in capitals), or whose claim of success ("running
+    successfully", "complete") a later failed call overtook, gets
+    :attr:`Session.deliverable_note` saying so, with the words or the failure (issue 28)."""
+    d, last = s.deliverable, s.last_request
+    if d is None or last is None or d.index > last.index:
+        return
+    after = next((r for r in s.requests if r.index > d.index), None)
+    said = one_line(after.text) if after is not None else ""
+    if said and (_DISPUTES_RE.match(said) or len(_SHOUT_RE.findall(said)) >= 3):
+        s.deliverable_note = f"the user disputed it next: {_quoted(said)}"
+        return
+    if _CLAIMS_RE.search(d.text[:_CLAIM_HEAD]) is None:
+        return
+    for err in s.errors:
+        if err.index > d.index and err.after not in _GONE:
+            why = f": {_short(err.outcome.lines[0], 120)}" if err.outcome.lines else ""
+            s.deliverable_note = f"a later result overtook it: {_short(err.call, 100)} failed{why}"
+            return
+
+
+def _short(text: str, limit: int) -> str:
+    flat = one_line(text)
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _quoted(text: str) -> str:
+    return "'" + _short(text, 200).replace("'", "’") + "'"

@@ -1,0 +1,129 @@
+"""What makes a later call another attempt at a failed one, and what makes it not a fix.
+
+:func:`signature` and :func:`retries` decide whether a later call retries a failed one (moved
+here from :mod:`compactor.models.local_session`, which builds the session from them). Issue 28
+(blind check 9): a retry that "succeeded" is not always a fix. :func:`job_started` finds a result
+that only says a background job started (``Command running in background with ID: bash_1``):
+the job's final status decides (:func:`compactor.models.local_jobs.settle_job_retries`).
+:func:`piped_error` finds the error line in the output of a command piped to ``tee`` or another
+program, whose exit status the pipe hid (``script.sh: line 3: SCRIPT_DIR: readonly variable``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from compactor.facts import (
+    Call,
+    clean,
+    command_of,
+    is_reading_program,
+    last_error_lines,
+    main_program,
+    paths,
+    scan_window,
+)
+from compactor.facts.outcomes import agent_signature, same_head, similar_words
+
+from .local_text import runner_words
+
+__all__ = ["job_started", "piped_error", "retries", "signature"]
+
+_JOB_START_RE = re.compile(
+    r"(?:running in (?:the )?background with ID|background (?:task|shell|job) (?:started|id)|"
+    r"agentId|Process running with session ID)[:\s]+`?([\w\-]+)",
+    re.IGNORECASE,
+)
+_JOB_HEAD = 600
+"""A result that only starts a job is short: its id is in its first characters."""
+_SHELL_ERROR_RE = re.compile(
+    r"^\S+: line \d+: .{3,}$|^\S+: (?:\S+: )?(?:command not found|unbound variable|"
+    r"readonly variable|Permission denied|No such file or directory)$",
+    re.MULTILINE,
+)
+"""A shell's own error line (``./x.sh: line 3: X: readonly variable``)."""
+_PIPE_RE = re.compile(r"(?<![|\\])\|(?!\|)")
+"""A pipe (``a | tee log``), not ``||``."""
+_PIPE_TAIL = 8_000
+
+
+def job_started(text: str) -> str:
+    """The id of the background job a result says it started (empty when it does not)."""
+    head = text[:_JOB_HEAD]
+    if "ackground" not in head and "ID" not in head and "agentId" not in head:
+        return ""
+    found = _JOB_START_RE.search(head)
+    return found.group(1) if found is not None else ""
+
+
+def piped_error(command: str, text: str) -> str:
+    """The error line a piped command's output holds (its exit status is the last program's,
+    ``tee``'s): a shell error line first, else the last error-shaped line; empty when the
+    command has no pipe or its output no error line."""
+    if "|" not in command or _PIPE_RE.search(command) is None:
+        return ""
+    window = clean(text if len(text) <= _PIPE_TAIL else text[len(text) - _PIPE_TAIL :])
+    shell = [m.group(0).strip() for m in _SHELL_ERROR_RE.finditer(window)]
+    if shell:
+        return shell[-1]
+    found = last_error_lines(scan_window(window), 1)
+    return found[0] if found else ""
+
+
+def signature(call: Call) -> tuple[str, str, frozenset[str]]:
+    """(tool, program, targets): what a later call must share to be a retry. A command's
+    targets are the paths it names and the command itself (the same command again is a retry)."""
+    command = command_of(call)
+    if command is not None:
+        if len(command) <= _CACHED_COMMAND:
+            return _command_signature(command)
+        return _read_command_signature(command)
+    targets = {v for v in call.args.values() if isinstance(v, str) and 0 < len(v) < 300}
+    return agent_signature(call.name, call.args) or (call.name, "", frozenset(targets))
+
+
+_CACHED_COMMAND = 2_000  # commands up to this length are read once (agents repeat them)
+
+
+@functools.lru_cache(maxsize=4096)
+def _command_signature(command: str) -> tuple[str, str, frozenset[str]]:
+    return _read_command_signature(command)
+
+
+def _read_command_signature(command: str) -> tuple[str, str, frozenset[str]]:
+    targets = {p for _, p in paths(command)}
+    targets.add("$ " + " ".join(command.split()))
+    program = main_program(command)
+    if program in _TEST_PROGRAMS:  # a runner's subcommand tells its steps apart
+        program = runner_words(command, program)
+    return ("shell", program, frozenset(targets))
+
+
+_TEST_PROGRAMS = frozenset(
+    "pytest tox nox jest vitest mocha cargo go npm pnpm yarn npx make mvn gradle bun deno "
+    "dotnet ctest phpunit rspec".split()
+)
+
+
+def retries(
+    failed: tuple[str, str, frozenset[str]], later: tuple[str, str, frozenset[str]]
+) -> bool:
+    """Whether a later call with signature ``later`` is another attempt at ``failed``: the same
+    tool on a shared target (for commands: the same program, or two that do more than read); or
+    the same test/build runner; or, for programs that do more than read, the same program where
+    neither names a file."""
+    if failed[0] != later[0]:
+        return False
+    if failed[0] != "shell":  # a sub-agent: the same type on a similar description
+        if failed[1]:
+            return failed[1] == later[1] and similar_words(failed[2], later[2])
+        return bool(failed[2] & later[2]) or not (failed[2] or later[2])
+    program = failed[1]
+    if failed[2] & later[2]:  # the same command head: python x.py → python3 x.py, not du → bash
+        return same_head(program, later[1], failed[2], later[2])
+    if not program or program != later[1]:
+        return False
+    if program.split(" ", 1)[0] in _TEST_PROGRAMS:
+        return True
+    return not failed[2] and not later[2] and not is_reading_program(program)
