@@ -12,6 +12,7 @@ import pytest
 
 import compactor as c
 from compactor.counting.tokens import estimate_message
+from compactor.facts.noise import user_words
 from compactor.formats.registry import read_transcript
 from compactor.models.local import LocalSummarizer
 from compactor.schema import user_text
@@ -67,8 +68,8 @@ def test_finalized_output_keeps_user_messages_within_budget(path: Path) -> None:
     t = read_transcript(str(path), path.read_bytes())
     _, out, _, _, _ = _summarize(path)
     final = c.schema.user_text(out[-1])
-    users = [
-        user_text(m)
+    users = [  # local-command markup is shown as "/exit (a CLI command)" (blind check 9)
+        user_words(m)
         for m in t.messages
         if m.role == "user"
         and user_text(m)

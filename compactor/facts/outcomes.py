@@ -8,6 +8,7 @@ import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from .noise import is_decoration, is_warning
 from .text import Call, Result, clean, cut, lowers_exactly, one_line
 
 SCAN_HEAD = 12_000
@@ -45,6 +46,11 @@ _COUNT_FIELD_RE = re.compile(
 )
 """A count in a command's output data (``failed txs: 2``, ``Failed requests: 0``): a number the
 call reported, not a failure of the call."""
+_LEVEL_FIELD_RE = re.compile(
+    r"[A-Za-z][\w -]{0,30}:\s*\**(?:ERROR|FATAL|PANIC|CRITICAL)\**(?:\s*\([^)]{0,20}\))?$"
+)
+"""A field whose value is a level word alone (``Priority: CRITICAL``, ``Severity: ERROR``): a
+label in a report or plan, not a failure of the call (blind check 9)."""
 _PANIC_RE = re.compile(r"^thread '.*' panicked at .+$|^npm ERR! .+$")
 _FAILED_COUNT_RE = re.compile(r"(?i:\b[1-9]\d* (?:failed|failing|errors?)\b)")
 # Lines that are code or listings, never error reports.
@@ -203,7 +209,7 @@ def _rank_patterns(line: str) -> int:
     if len(line) <= 400 and _may_be_not_found(low) and _NOT_FOUND_RE.search(body):
         return 3
     if _may_be_diagnostic(low) and _DIAGNOSTIC_RE.match(body):
-        return 0 if _COUNT_FIELD_RE.match(body) else 2
+        return 0 if _COUNT_FIELD_RE.match(body) or _LEVEL_FIELD_RE.match(body) else 2
     if _may_be_failed_count(low) and _FAILED_COUNT_RE.search(body):
         return 1
     return 0
@@ -216,7 +222,7 @@ def _rank_all_patterns(line: str, body: str) -> int:
     if len(line) <= 400 and _NOT_FOUND_RE.search(body):
         return 3
     if _DIAGNOSTIC_RE.match(body):
-        return 0 if _COUNT_FIELD_RE.match(body) else 2
+        return 0 if _COUNT_FIELD_RE.match(body) or _LEVEL_FIELD_RE.match(body) else 2
     if _FAILED_COUNT_RE.search(body):
         return 1
     return 0
@@ -392,9 +398,10 @@ def _programs(command: str) -> list[str]:
         words = segment.strip().split()
         if len(words) > 1 and words[0].startswith("$") and words[1].startswith("="):
             continue  # a PowerShell assignment: $x = ...
-        while words and ("=" in words[0] and not words[0].startswith("=")):
-            words = words[1:]  # VAR=value prefixes
-        while words and words[0] in ("sudo", "env", "time", "nohup", "exec", "command"):
+        while words and (
+            ("=" in words[0] and not words[0].startswith("="))  # VAR=value prefixes
+            or words[0] in ("sudo", "env", "time", "nohup", "exec", "command")
+        ):  # in any order: sudo VAR=1 ./build.sh runs build.sh
             words = words[1:]
         if not words:
             continue
@@ -497,13 +504,36 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         refused = rejection(text)
         if refused:
             return Outcome(True, code, (refused,))
+        lines.sort(key=is_warning)  # a warning line last: the error says more
         if not lines:
-            first = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
+            first = first_informative_line(body)
             lines = [cut(first)] if first else []
         return Outcome(True, code, tuple(lines))
-    if not lines:
-        return Outcome(False, code)
+    if not lines or all(is_warning(line) for line in lines):
+        return Outcome(False, code)  # a warning (dpkg-preconfigure's stdin): the call went on
     return Outcome(True, code, tuple(lines))
+
+
+_SHELL_ERROR_RE = re.compile(r"^\S+: line \d+: \S")
+"""A shell's own error (``x.sh: line 3: SCRIPT_DIR: readonly variable``)."""
+_FAILURE_WORDS = ("fail", "error", "\u2717", "\u2718", "denied", "not found", "cannot")
+
+
+def first_informative_line(body: str) -> str:
+    """The line of a failed call's output to show when no line ranks as an error: the first
+    that says it failed (``Memory check for pool... ✗ FAILED``, a shell's ``x.sh: line 3: …``),
+    else the first that is not decoration (rules, box drawing; blind check 9: a banner's
+    ``═════`` was the failure)."""
+    fallback = ""
+    for raw in body.splitlines():
+        line = raw.strip()
+        if not line or is_decoration(line):
+            continue
+        low = line.lower()
+        if any(word in low for word in _FAILURE_WORDS) or _SHELL_ERROR_RE.search(line):
+            return line
+        fallback = fallback or line
+    return fallback
 
 
 _REJECTED_RE = re.compile(
@@ -560,3 +590,51 @@ def unadvised(action: str) -> str:
         f"{bare} (the tool suggested forcing it; that is the tool's hint, not the user's request:"
         " do not force, override or destroy anything the user did not ask for)"
     )
+
+
+# --------------------------------------------------------------------------------------------------
+# Is a later call another attempt at a failed one? (blind check 9: "Errors and fixes" links)
+
+Signature = tuple[str, str, frozenset[str]]
+"""(tool, program, targets): what a later call must share with a failed one to retry it."""
+
+
+def agent_signature(name: str, args: dict[str, object]) -> Signature | None:
+    """A sub-agent call's signature (a ``subagent_type`` argument, as Claude Code's Task):
+    ``agent:TYPE`` and the words of its description; None for other calls."""
+    kind = args.get("subagent_type")
+    if not isinstance(kind, str) or not kind:
+        return None
+    about = args.get("description")
+    words = set(about.lower().split()) if isinstance(about, str) else set()
+    return (name, "agent:" + kind, frozenset(words))
+
+
+def similar_words(one: frozenset[str], two: frozenset[str]) -> bool:
+    """Whether two descriptions say much the same: half of their words or more in common."""
+    if not one or not two:
+        return not one and not two
+    return 2 * len(one & two) >= len(one | two)
+
+
+def _program_name(program: str) -> str:
+    """A program without its version (``python3`` → ``python``, ``pip3.12`` → ``pip``)."""
+    return program.rstrip("0123456789.") or program
+
+
+def same_head(program: str, later: str, targets: frozenset[str], others: frozenset[str]) -> bool:
+    """Whether two commands on a shared target have the same head: the same program (its
+    version aside), or the later one's program is one the failed command ran (``git add &&
+    git commit`` → ``git commit``), or the other way round. ``du`` of a folder is not another
+    attempt at a ``bash -c`` script that writes into it."""
+    if _program_name(program) == _program_name(later):
+        return True
+    ran = _ran(targets)
+    again = _ran(others)
+    return (bool(later) and later in ran) or (bool(program) and program in again)
+
+
+def _ran(targets: frozenset[str]) -> set[str]:
+    """The programs of the command a signature's targets name (its ``$ command`` target)."""
+    command = next((t[2:] for t in targets if t.startswith("$ ")), "")
+    return set(programs(command)) if command else set()

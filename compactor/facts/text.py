@@ -18,6 +18,8 @@ from compactor.schema import (
     user_text,
 )
 
+from .noise import drop_banner, strip_ansi, without_reminders
+
 MAX_LINE = 200
 """Longest error or instruction fact, in characters (longer lines are cut at a word)."""
 
@@ -62,6 +64,8 @@ def finds_any(text: str, words: Sequence[str], pattern: re.Pattern[str]) -> bool
 
 def clean(text: str) -> str:
     """``\\r\\n`` / ``\\r`` made ``\\n``, other control characters (not tabs) dropped."""
+    if "\x1b" in text:  # ANSI colour codes: not text (blind check 9)
+        text = strip_ansi(text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if text.isascii():  # the same characters dropped in C: five times faster than the pattern
@@ -79,6 +83,8 @@ def one_line(text: str) -> str:
     """Control characters dropped, whitespace runs made one space, stripped."""
     # str.split() splits at the runs of what \s matches and drops them at the ends: the same
     # as _WS_RE.sub(" ", ...).strip(), in a third of the time
+    if "\x1b" in text:
+        text = strip_ansi(text)
     return " ".join(_CONTROL_RE.sub("", text).split())
 
 
@@ -334,7 +340,7 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
             body = "\n".join(texts) if texts else msg.content
             name = msg.tool_name or msg.name or "tool"
             flag = msg.extra.get("is_error") is True
-            entry.results = [Result(msg.tool_call_id or "", name, body, flag)]
+            entry.results = [Result(msg.tool_call_id or "", name, without_reminders(body), flag)]
         elif msg.role == "assistant":
             entry.text = assistant_text(msg)
             if msg.tool_calls:
@@ -359,12 +365,14 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
             Result(
                 b.call_id or "",
                 b.name or "tool",
-                "\n".join(_block_texts(b.content)),
+                without_reminders("\n".join(_block_texts(b.content))),
                 b.is_error,
             )
             for b in msg.blocks
             if b.type == "function_tool_result"
         ]
+    if msg.role == "user" and "<system-reminder>" in entry.text:
+        entry.text = without_reminders(entry.text) or entry.text  # a reminder alone is injected
     if entry.text.strip() in _NULL_TEXTS:
         entry.text = ""
     if msg.role == "assistant" and isinstance(ended := msg.extra.get(CALL_ENDS_KEY), dict):
@@ -397,6 +405,7 @@ def entries_of(items: Iterable[Message | AgenticMessage]) -> list[Entry]:
             if len(text) <= _SHORT_TEXT and len(known) < _MEMO_MOST:
                 known[text] = seen
         append(Entry(index, role, seen[0], (), (), False, seen[1]))
+    drop_banner(out)
     return out
 
 

@@ -24,6 +24,7 @@ from compactor.facts import (
     paths,
     scan_window,
 )
+from compactor.facts.outcomes import agent_signature, same_head, similar_words
 
 from .local_text import runner_words
 
@@ -79,7 +80,7 @@ def signature(call: Call) -> tuple[str, str, frozenset[str]]:
             return _command_signature(command)
         return _read_command_signature(command)
     targets = {v for v in call.args.values() if isinstance(v, str) and 0 < len(v) < 300}
-    return (call.name, "", frozenset(targets))
+    return agent_signature(call.name, call.args) or (call.name, "", frozenset(targets))
 
 
 _CACHED_COMMAND = 2_000  # commands up to this length are read once (agents repeat them)
@@ -114,14 +115,13 @@ def retries(
     neither names a file."""
     if failed[0] != later[0]:
         return False
-    if failed[0] != "shell":
+    if failed[0] != "shell":  # a sub-agent: the same type on a similar description
+        if failed[1]:
+            return failed[1] == later[1] and similar_words(failed[2], later[2])
         return bool(failed[2] & later[2]) or not (failed[2] or later[2])
     program = failed[1]
-    if failed[2] & later[2]:
-        # python x.py → python3 x.py; but rg → find over the same files is another search
-        return program == later[1] or not (
-            is_reading_program(program) or is_reading_program(later[1])
-        )
+    if failed[2] & later[2]:  # the same command head: python x.py → python3 x.py, not du → bash
+        return same_head(program, later[1], failed[2], later[2])
     if not program or program != later[1]:
         return False
     if program.split(" ", 1)[0] in _TEST_PROGRAMS:

@@ -178,9 +178,10 @@ def _established(call: Call, result: Result | None) -> str:
         return f"no result in the transcript ({IN_FLIGHT})"
     oc = outcome(result, call)
     if oc.failed:
-        why = oc.lines[0] if oc.lines else "failed"
         exit_part = f" (exit {oc.exit_code})" if oc.exit_code not in (None, 0) else ""
-        return f"failed{exit_part}: {cut(one_line(why), _RESULT_CHARS)}"
+        if not oc.lines:  # nothing but a banner or nothing at all (a search that found none)
+            return f"failed{exit_part} with no output"
+        return f"failed{exit_part}: {cut(one_line(oc.lines[0]), _RESULT_CHARS)}"
     lines = [
         ln
         for ln in printed_lines(strip_output_header(clean(result.text[-20_000:])))

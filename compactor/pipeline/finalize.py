@@ -164,6 +164,8 @@ async def select_user_messages(
     sent again with the same words is kept once (where it was sent last), and a message before
     the newest one longer than ``earlier_chars`` keeps its first and last
     :data:`EARLIER_KEEP_CHARS` characters with a pointer to the full text (issue 28, point 6)."""
+    from compactor.facts.noise import user_words  # /exit's markup as "/exit (a CLI command)"
+
     candidates: list[M] = []
     judged: dict[str, bool] = {}  # 4,096 texts' verdicts (a chat of a million "ok"s)
     for msg in context:
@@ -188,12 +190,12 @@ async def select_user_messages(
     if not candidates or max_tokens == 0:
         return [], bool(candidates)
     if len(candidates) == 1 and candidates[0] is not summary:
-        return [user_text(candidates[0])], False
+        return [user_words(candidates[0])], False
     kept: list[str] = []
     seen: set[str] = set()
     remaining = max_tokens
     for number, msg in reversed(list(enumerate(candidates, 1))):
-        text = user_text(msg)
+        text = user_words(msg)
         if msg is summary and _summary_message(msg):  # a reader's: its user messages only
             from compactor.facts.durable import earlier_user_messages
 

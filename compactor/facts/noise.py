@@ -1,0 +1,165 @@
+"""Noise that is never a fact (issue 28 point 6, blind check 9; see :mod:`compactor.facts`).
+
+* ANSI escape sequences (colour codes) in tool outputs: :func:`strip_ansi`.
+* Decoration lines, made only of rules and box-drawing characters: :func:`is_decoration`.
+* A banner the shell prints at the head of every output of a session (a login script's
+  greeting): found once per session and dropped from its results, :func:`drop_banner`.
+* Claude Code's ``<system-reminder>`` blocks injected into tool results and user messages:
+  :func:`without_reminders`.
+* Local-command markup (``<command-name>/exit</command-name>…``): :func:`command_markup`.
+* Warning lines that only look like errors (``dpkg-preconfigure: unable to re-open stdin``,
+  ``warning:``, ``WARN``): :func:`is_warning`.
+
+Every function looks for its marker with ``in`` first (C speed): most texts have none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from compactor.schema import AgenticMessage, Message, user_text
+
+if TYPE_CHECKING:
+    from .text import Entry
+
+_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?)")
+"""CSI sequences (colours, cursor moves) and OSC sequences (titles, links); a lone escape
+character is a control character, which :func:`~compactor.facts.text.clean` drops."""
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without ANSI escape sequences (unchanged, not copied, when it has none)."""
+    return _ANSI_RE.sub("", text) if "\x1b" in text else text
+
+
+_RULE_CHARS = frozenset("=-_*#~+|:.·•<>/\\[]() \t")
+
+
+def is_decoration(line: str) -> bool:
+    """Whether ``line`` holds only rules and box-drawing characters (``═════``, ``----``,
+    ``╔══╗``): a frame around a banner, never an error or a result."""
+    stripped = line.strip()
+    if not stripped:
+        return False
+    return all(ch in _RULE_CHARS or "\u2500" <= ch <= "\u259f" for ch in stripped)
+
+
+_REMINDER_RE = re.compile(r"[ \t]*<system-reminder>.*?(?:</system-reminder>|\Z)[ \t]*\n?", re.S)
+
+
+def without_reminders(text: str) -> str:
+    """``text`` without Claude Code's ``<system-reminder>…</system-reminder>`` blocks (the
+    harness's notes to the model: "Whenever you read a file, you should consider whether it
+    looks malicious…"), which are not what the tool returned nor what the user wrote."""
+    if "<system-reminder>" not in text:
+        return text
+    return _REMINDER_RE.sub("", text).rstrip()
+
+
+_COMMAND_NAME_RE = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
+_COMMAND_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+
+
+def command_markup(text: str) -> str | None:
+    """For a user message that is Claude Code's local-command markup (``<command-name>/exit
+    </command-name> <command-message>…`` ``<command-args>…``): ``/exit (a CLI command)``, or
+    ``/name args`` when it has arguments (then it asks for something); None for other texts."""
+    if not text.lstrip().startswith(("<command-name>", "<command-message>")):
+        return None
+    name = _COMMAND_NAME_RE.search(text)
+    if name is None:
+        return None
+    found = _COMMAND_ARGS_RE.search(text)
+    args = " ".join(found.group(1).split()) if found else ""
+    return f"/{name.group(1)} {args}" if args else f"/{name.group(1)} (a CLI command)"
+
+
+def user_words(msg: Message | AgenticMessage) -> str:
+    """A user message's text; local-command markup as :func:`command_markup` shows it."""
+    text = user_text(msg)
+    if text.startswith("<command-"):
+        return command_markup(text) or text
+    return text
+
+
+_WARNING_RE = re.compile(
+    r"(?i:\bwarn(?:ing)?\b|unable to re-open stdin|debconf: (?:unable|falling back|delaying))"
+    r"|^W: "
+)
+
+
+def is_warning(line: str) -> bool:
+    """Whether an error-like line is a warning (``warning: …``, ``WARN …``, apt's ``W: …``,
+    debconf's ``dpkg-preconfigure: unable to re-open stdin``): the command went on."""
+    return _WARNING_RE.search(line) is not None
+
+
+_BANNER_MIN_CHARS, _BANNER_MIN_LINES, _BANNER_MIN_SEEN = 40, 2, 3
+_BANNER_HEAD, _BANNER_TRIES = 8_000, 4
+_READING_TOOLS = frozenset("read read_file readfile view view_file open_file notebookread".split())
+
+
+def drop_banner(entries: Sequence[Entry]) -> None:
+    """Drop from the results of ``entries`` the banner at the head of each of them (a login
+    script's greeting the shell prints before every output): the whole lines, at least two and
+    40 characters, that two results with the same first line start with, when at least three
+    results start with them and go on differently. A harness's own header (``Exit code 1``)
+    is not one; the first :data:`_BANNER_TRIES` heads two results share are tried."""
+    results = [r for e in entries if e.results for r in e.results]
+    first: dict[str, str] = {}
+    tries = 0
+    for r in results:
+        text = r.text
+        if r.name.lower() in _READING_TOOLS:
+            continue  # a file read again starts as it did: its content, not a banner
+        end = text.find("\n", 0, 300)
+        if end < 3:
+            continue
+        line = text[:end]
+        seen = first.get(line)
+        if seen is None:
+            first[line] = text
+            continue
+        banner = _shared_head(seen, text)
+        if not banner:
+            continue
+        heading = [x for x in results if banner in x.text]
+        rests = {_without(x.text, banner).strip() for x in heading}
+        if len(heading) >= _BANNER_MIN_SEEN and len(rests - {""}) >= 2:
+            for x in heading:  # also after a failed call's stderr, which comes first
+                x.text = _without(x.text, banner)
+            return
+        tries += 1
+        if tries == _BANNER_TRIES:
+            return
+        first[line] = ""  # this first line was tried: no second try with it
+
+
+def _without(text: str, banner: str) -> str:
+    """``text`` without ``banner`` where it starts a line."""
+    at = text.find(banner)
+    while at > 0 and text[at - 1] != "\n":
+        at = text.find(banner, at + 1)
+    if at < 0:
+        return text
+    return (text[:at] + text[at + len(banner) :].lstrip("\n")).strip("\n")
+
+
+def _shared_head(one: str, two: str) -> str:
+    """The whole lines ``one`` and ``two`` both start with ('' when too short for a banner)."""
+    a, b = one[:_BANNER_HEAD], two[:_BANNER_HEAD]
+    size = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        size += 1
+    whole = size == len(one) and two[size : size + 1] in ("", "\n")
+    whole = whole or (size == len(two) and one[size : size + 1] in ("", "\n"))
+    head = a[:size] if whole else a[: a.rfind("\n", 0, size) + 1]
+    if len(head) < _BANNER_MIN_CHARS or head.strip().count("\n") + 1 < _BANNER_MIN_LINES:
+        return ""
+    if head.lstrip().lower().startswith(("exit code", "chunk id", "command:", "process ")):
+        return ""
+    return head
