@@ -87,8 +87,10 @@ def problem(format_name: str, rec: JsonObject) -> tuple[str | None, str] | None:
         return None
     if spec.typed is not None:
         owned = fam == spec.family
-        if owned or (fam is None and kind is not None):
-            return spec.typed.problem(rec, kind, owned)
+        if owned or fam is None:
+            found = spec.typed.problem(rec, kind, owned)
+            if found is None or kind is not None:
+                return found  # a record with no type may be the format's metadata
     elif spec.family == "chat":
         if fam is None:
             return None  # the reader reports the field that is wrong

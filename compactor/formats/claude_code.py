@@ -285,8 +285,18 @@ def _record_problem(
     return "type", unknown_record("claude-code record type", kind)
 
 
+_CONVERSATION_KEYS = ("message", "role", "content", "payload", "tool_calls", "tool_call_id")
+"""Keys that make a record without ``type`` a message of some shape (refused), not metadata."""
+UNTYPED = "(no type)"
+"""How a warning names records that have no ``type`` at all (an extractor's own header)."""
+
+
 def _is_unknown_metadata(rec: JsonObject, kind: object) -> bool:
-    """A record of a type this reader does not know and no ``message``: metadata."""
+    """A record of a type this reader does not know and no ``message``: metadata. A record
+    with no ``type`` at all (``{"_type": "hive-mind-meta", ...}``, a tool's header line) is
+    metadata too when it holds no key of a message of any format."""
+    if kind is None and "type" not in rec:
+        return bool(rec) and not any(k in rec for k in _CONVERSATION_KEYS)
     return isinstance(kind, str) and kind not in RECORD_TYPES and "message" not in rec
 
 
@@ -295,7 +305,7 @@ def unknown_metadata(lines: Sequence[_jsonl.Line]) -> list[tuple[str, int, int]]
     found: dict[str, list[int]] = {}
     for ln in lines:
         if _is_unknown_metadata(ln.obj, kind := ln.obj.get("type")):
-            found.setdefault(str(kind), [ln.number, 0])[1] += 1
+            found.setdefault(UNTYPED if kind is None else str(kind), [ln.number, 0])[1] += 1
     return [(kind, first, n) for kind, (first, n) in found.items()]
 
 
