@@ -31,7 +31,16 @@ RUNS = {
     "run": ["run", "--model", "local", "--force"],
     "append": ["run", "--model", "local", "--force", "--append"],
     "reduce": ["run", "--strategy", "reduce", "--force"],
-    "hybrid": ["run", "--strategy", "hybrid", "--model", "local", "--force", "--threshold", "12000"],
+    "hybrid": [
+        "run",
+        "--strategy",
+        "hybrid",
+        "--model",
+        "local",
+        "--force",
+        "--threshold",
+        "12000",
+    ],
 }
 
 
@@ -113,3 +122,30 @@ def test_an_untyped_record_with_a_message_still_refuses_the_file(how: str, tmp_p
         in proc.stderr.decode()
     )
     assert not out.exists() and src.read_bytes() == raw
+
+
+CODEX = "codex/soul-grant-rollout.jsonl"
+
+
+@pytest.mark.parametrize("how", ["check", *RUNS])
+def test_a_codex_rollout_led_by_an_untyped_record_is_read_and_keeps_it_first(
+    how: str, tmp_path: Path
+) -> None:
+    """Codex too: the header is kept first (shrink keeps it before ``session_meta``; append and
+    reduce write the file's own lines), one warning, detection still says codex."""
+    raw = orjson.dumps(META) + b"\n" + shared_file(CODEX).read_bytes()
+    src = tmp_path / "rollout.jsonl"
+    src.write_bytes(raw)
+    out = tmp_path / "out.jsonl"
+    args = ["check", str(src)] if how == "check" else [*RUNS[how], str(src), "-o", str(out)]
+    proc = invoke(args)
+    assert proc.returncode == 0, proc.stderr
+    assert src.read_bytes() == raw
+    warning = _warning(src, 1).replace("claude-code", "codex")
+    assert _warnings(proc.stderr) == [warning]
+    if how == "check":
+        assert "codex" in proc.stdout.decode()
+        return
+    written = out.read_bytes()
+    assert written.splitlines()[0] == orjson.dumps(META)
+    assert written.count(b"hive-mind-meta") == 1

@@ -36,9 +36,11 @@ __all__ = [
     "check_records",
     "family",
     "fits",
+    "is_untyped_metadata",
     "mismatch",
     "problem",
     "unknown_record",
+    "untyped_metadata",
 ]
 
 _SPECS: dict[str, FormatSpec] = {}
@@ -69,6 +71,25 @@ def family(rec: JsonObject) -> str | None:
     if isinstance(rec.get("role"), str):
         return "chat"
     return None
+
+
+_CONVERSATION_KEYS = ("message", "role", "content", "payload", "tool_calls", "tool_call_id")
+"""Keys that make a record without ``type`` a message of some shape (refused), not metadata."""
+UNTYPED = "(no type)"
+"""How a warning names records that have no ``type`` at all (an extractor's own header)."""
+
+
+def is_untyped_metadata(rec: JsonObject) -> bool:
+    """A record with no ``type`` at all and no key of a message of any format
+    (``{"_type": "hive-mind-meta", ...}``, a tool's header line): metadata that a typed format
+    (Claude Code, Codex) keeps verbatim in place, as it keeps its own unknown metadata."""
+    return bool(rec) and "type" not in rec and not any(k in rec for k in _CONVERSATION_KEYS)
+
+
+def untyped_metadata(lines: Iterable[Line]) -> list[tuple[str, int, int]]:
+    """``[(UNTYPED, first line, count)]`` when ``lines`` hold untyped metadata, else ``[]``."""
+    numbers = [ln.number for ln in lines if is_untyped_metadata(ln.obj)]
+    return [(UNTYPED, numbers[0], len(numbers))] if numbers else []
 
 
 def unknown_record(what: str, value: JsonValue) -> str:

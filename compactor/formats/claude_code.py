@@ -65,7 +65,7 @@ from ._attachments import attachment_text, queued_prompt
 from ._claude_history import history_order
 from ._claude_queue import QUEUE_RECORD, Queued, queued_messages
 from ._convert import as_agentic
-from ._family import check_records, family, unknown_record
+from ._family import UNTYPED, check_records, family, is_untyped_metadata, unknown_record
 from .anthropic import (
     TOOL_CALL_KEYS,
     TOOL_RESULT_KEYS,
@@ -285,18 +285,12 @@ def _record_problem(
     return "type", unknown_record("claude-code record type", kind)
 
 
-_CONVERSATION_KEYS = ("message", "role", "content", "payload", "tool_calls", "tool_call_id")
-"""Keys that make a record without ``type`` a message of some shape (refused), not metadata."""
-UNTYPED = "(no type)"
-"""How a warning names records that have no ``type`` at all (an extractor's own header)."""
-
-
 def _is_unknown_metadata(rec: JsonObject, kind: object) -> bool:
     """A record of a type this reader does not know and no ``message``: metadata. A record
     with no ``type`` at all (``{"_type": "hive-mind-meta", ...}``, a tool's header line) is
     metadata too when it holds no key of a message of any format."""
     if kind is None and "type" not in rec:
-        return bool(rec) and not any(k in rec for k in _CONVERSATION_KEYS)
+        return is_untyped_metadata(rec)
     return isinstance(kind, str) and kind not in RECORD_TYPES and "message" not in rec
 
 
