@@ -134,6 +134,7 @@ class _Reader:
         self.tool_names: dict[str, str] = {}
         self.open_calls: set[str] = set()
         self.deferred: list[tuple[AgenticMessage, list[int]]] = []
+        self.earlier_calls: set[str] = set()  # made before the live history (_calls_before)
 
     def add(self, msg: AgenticMessage, index: int) -> None:
         self.messages.append(msg)
@@ -209,6 +210,10 @@ class _Reader:
                 b.call_id or "" for b in blocks if b.type == "function_tool_call"
             )
             return
+        if kind == "user" and _orphans(blocks, self.tool_names, self.earlier_calls):
+            blocks = [b for b in blocks if not _orphan(b, self.tool_names, self.earlier_calls)]
+            if not blocks:  # the record stays in the file; the client never sends it
+                return
         msg = AgenticMessage(role=role, blocks=blocks)
         if kind == "user":
             if _injected(rec, msg):
@@ -232,6 +237,38 @@ class _Reader:
             self.by_id[msg_id] = len(self.messages)
         self.last_line_of[len(self.messages)] = body
         self.add(msg, index)
+
+
+def _orphan(block: Block, calls: dict[str, str], earlier: set[str]) -> bool:
+    """A tool result whose call lies before the live history (before Claude Code's own
+    compaction boundary: a late permission failure, blind check 10) and not in it. The client
+    drops such a result when it builds a request (its tool-result pairing keeps only results
+    of the assistant message just before), so it is no part of the live history: never kept,
+    re-emitted or read as the session's last action. A result whose call is nowhere in the
+    file stays a message, as any orphan (the reduction keeps and offloads it)."""
+    call = block.call_id
+    return block.type == "function_tool_result" and call in earlier and call not in calls
+
+
+def _orphans(blocks: list[Block], calls: dict[str, str], earlier: set[str]) -> bool:
+    return bool(earlier) and any(_orphan(b, calls, earlier) for b in blocks)
+
+
+def _calls_before(lines: Sequence[_jsonl.Line], start: int) -> set[str]:
+    """The ids of the tool calls in the records before line index ``start``."""
+    found: set[str] = set()
+    for ln in lines[:start]:
+        body = ln.obj.get("message")
+        content = body.get("content") if isinstance(body, dict) else None
+        if ln.obj.get("type") == "assistant" and isinstance(content, list):
+            found.update(
+                b["id"]
+                for b in content
+                if isinstance(b, dict)
+                and b.get("type") == "tool_use"
+                and isinstance(b.get("id"), str)
+            )
+    return found
 
 
 RECORD_TYPES = frozenset(
@@ -348,6 +385,7 @@ class ClaudeCodeFormat:
         check_records(path, self.name, lines)
         start, order, preserved = history_order(lines)
         reader = _Reader(path)
+        reader.earlier_calls = _calls_before(lines, start)
         steps = [i for i in order if lines[i].obj.get("type") in _STEP_TYPES]
         if any(not lines[i].obj.get("isSidechain") for i in steps):
             # 1.0.x wrote a sub-agent's conversation inline (isSidechain): not the main one
