@@ -963,3 +963,28 @@ def test_a_late_result_of_a_call_before_the_clients_own_boundary_is_no_part_of_t
     assert call_id not in _kept_ids(case.kept)[1]
     sent = (tmp_path / "request.json").read_text("utf-8")
     assert call_id not in sent and ORPHAN_ERROR not in sent
+
+
+def _without_message_ids(src: Path, dest: Path) -> None:
+    """``src`` as an extractor publishes it (blind check 10, hive-mind): assistant lines without
+    ``message.id`` and ``requestId``; one response (parallel calls) is still several lines."""
+    records = [json.loads(line) for line in src.read_text("utf-8").splitlines() if line]
+    for rec in records:
+        if rec.get("type") == "assistant":
+            rec.pop("requestId", None)
+            rec["message"].pop("id", None)
+    dest.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+
+
+def test_claude_code_resumes_reduced_output_of_a_session_without_message_ids(
+    tmp_path: Path, anthropic: FakeAnthropic
+) -> None:
+    """The client merges every assistant line of the same ``message.id`` (undefined included)
+    into one message, so our re-emitted copies carry ids of their own, one per run of
+    consecutive assistant lines (one response): the request keeps every call and result once,
+    in our order, parallel calls included (blind check 10: hive-compact itself, resumed as it is,
+    reached the model as one assistant message holding every call, then one of all results)."""
+    case = _case("claude-code", "claude-code/tokenforge-grant-session.jsonl", None, tmp_path)
+    _without_message_ids(case.src, tmp_path / "session.jsonl")
+    case.src, case.strategy = tmp_path / "session.jsonl", "reduce"
+    _claude_resumes(case, anthropic)

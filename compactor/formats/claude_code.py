@@ -455,6 +455,7 @@ class _Writer:
                     self.envelope[key] = rec[key]
                     break
         self.session = str(self.envelope.get("sessionId") or "")
+        self.idless_run: str | None = None  # the key of the id-less assistant copies in a row
         self.stamp = _jsonl.compaction_time(info, self.lines)
         last = next((where[-1] for where in reversed(self.origin) if where), None)
         self.logical_parent: JsonValue = (
@@ -568,6 +569,7 @@ class _Writer:
                     out.append(_jsonl.dump(rec))
                     parent = str(rec.get("uuid"))
             elif msg.role in ("user", "assistant", "tool"):
+                self.idless_run = None
                 rec = self._rendered(as_agentic(msg), parent)
                 out.append(_jsonl.dump(rec))
                 parent = str(rec["uuid"])
@@ -591,11 +593,22 @@ class _Writer:
         usage zeroed: it measured the context before this compaction, and Claude Code takes the
         last assistant usage as the context size (a stale one makes it compact again at once)."""
         rec = dict(original)
+        if rec.get("type") != "assistant":
+            self.idless_run = None
         rec["uuid"] = _jsonl.stable_uuid(self.session, "copy", str(original.get("uuid")))
         rec["parentUuid"] = parent
         body = rec.get("message")
-        if rec.get("type") == "assistant" and isinstance(body, dict) and "id" in body:
-            fresh = _jsonl.stable_uuid(self.session, "copy-message", str(body.get("id")))
+        if rec.get("type") == "assistant" and isinstance(body, dict):
+            # Lines without message.id (an extractor dropped it: hive-mind) get one per run of
+            # consecutive assistant lines (one response, as Claude Code writes it): the client
+            # merges every assistant line of the same id, undefined included, into one message,
+            # results after all the calls (blind check 10, hive-compact).
+            if "id" in body:
+                key, self.idless_run = str(body["id"]), None
+            else:
+                key = self.idless_run or "line:" + str(original.get("uuid"))
+                self.idless_run = key
+            fresh = _jsonl.stable_uuid(self.session, "copy-message", key)
             body = {**body, "id": "msg_" + fresh.replace("-", "")}
             usage = body.get("usage")
             if isinstance(usage, dict):
