@@ -1,0 +1,76 @@
+"""What a tool result established, read by its shape (issue 28, blind check 10, quality9).
+
+* :func:`output_succeeded`: a job's output that shows success (``test result: ok``, ``✓ built
+  in 1.74s``, ``4 passed``) and no failure: a background job whose end status says only
+  "exited" is then not a failure.
+* :func:`ended_how`: how a background job ended, from its status word and its last output:
+  ``exited (exit 0)`` when the output names the code (``Process exited with code 0``), ``exited
+  (its output shows success)``, or the bare status.
+* :func:`tail_matters`: whether a command's output is read from its end (test runners, builds,
+  errors) or from its head (``git log``, ``git status``, ``ls``, ``head`` and listings
+  generally: the first lines are what the command returned; ``git log --oneline -5``'s first
+  line is HEAD).
+* :func:`head_of`: the first lines of an output and how many more there were.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["ended_how", "head_of", "output_succeeded", "tail_matters"]
+
+_EXIT_RE = re.compile(
+    r"<exit_code>\s*(-?\d+)\s*</exit_code>|exit(?:ed with)? code[:\s]+(-?\d+)", re.IGNORECASE
+)
+_SUCCESS_RE = re.compile(
+    r"test result: ok\b|✓ built\b|\b\d+ (?:passed|tests? passed)\b|\bBUILD SUCCESSFUL\b|"
+    r"\bAll tests passed\b|\bCompiled successfully\b|\bbuilt in \d",
+    re.IGNORECASE,
+)
+_FAILURE_RE = re.compile(
+    r"\b[1-9]\d* (?:failed|errors?)\b|\bFAILED\b|\btest result: FAILED\b|^error(?:\[\w+\])?:|"
+    r"\bpanicked at\b|\bTraceback \(most recent call last\)|\bBUILD FAILED\b|"
+    r"\bcommand not found\b|\bexit code[:\s]+[1-9]",
+    re.MULTILINE,
+)
+_TAIL = 20_000
+
+
+def output_succeeded(text: str) -> bool:
+    """Whether an output shows success and no failure (its last 20,000 characters)."""
+    window = text if len(text) <= _TAIL else text[len(text) - _TAIL :]
+    return _SUCCESS_RE.search(window) is not None and _FAILURE_RE.search(window) is None
+
+
+def ended_how(status: str, text: str) -> str:
+    """How a background job ended: its status word with the exit code its output names, else
+    with "its output shows success" when it does, else the bare status (``exited``: the exit
+    status is not known, which is not a failure)."""
+    code = _EXIT_RE.search(text)
+    value = next((g for g in code.groups() if g), None) if code else None
+    if value is not None:
+        return f"{status} (exit {value})"
+    if status in ("exited", "ended", "done", "finished") and output_succeeded(text):
+        return f"{status} (its output shows success)"
+    return status
+
+
+_TAIL_PROGRAMS = frozenset(
+    "pytest tox nox jest vitest mocha cargo go npm pnpm yarn npx make cmake ninja mvn gradle "
+    "bun deno dotnet ctest phpunit rspec tsc mypy ruff eslint gcc clang javac docker "
+    "python python3 node bash sh zsh uv pip pip3 brew apt apt-get".split()
+)
+"""Programs whose output is read from its end (a runner's summary, a build's result, an error):
+scripts and installers too, which print their result last."""
+
+
+def tail_matters(programs: list[str]) -> bool:
+    """Whether the output of a command running ``programs`` is read from its end: a test runner,
+    a build, a script or installer among them. Listings (``ls``, ``git log``, ``git status``,
+    ``head``, ``find``, ``cat``) and anything else are read from their head."""
+    return any(p.split(" ", 1)[0] in _TAIL_PROGRAMS for p in programs)
+
+
+def head_of(lines: list[str], keep: int) -> tuple[list[str], int]:
+    """The first ``keep`` lines and how many more there were."""
+    return lines[:keep], max(0, len(lines) - keep)

@@ -1,0 +1,96 @@
+"""Blind check 10's wrong statements in the local summary (issue 28, quality pass 9), each on a
+session built here by shape: a failure retried inside a later ``&&`` chain is retried; a
+background job that only "exited" (or whose output shows success) did not fail; a listing's
+result is its head, not its last lines; a file a script in a shell call wrote is changed."""
+
+from __future__ import annotations
+
+from compactor.models.local import summarize_transcript
+
+from .planted_session import SessionBuilder
+from .test_models_local_session import section
+
+# -- 1. a failed command retried as one part of a later `&&` chain ------------------------------
+
+
+def _font_session(later: str, result: str) -> SessionBuilder:
+    s = SessionBuilder()
+    s.user("install the Maple Mono NF CN font and set it in the terminal config")
+    s.call(
+        "exec_command",
+        {"cmd": 'fontlist +list-fonts 2>/dev/null | rg -i "Maple Mono|NF CN"'},
+        "Process exited with code 1\nOutput:\n",
+        error=True,
+    )
+    s.say("The font is not installed yet. Installing it.")
+    s.call("exec_command", {"cmd": later}, result)
+    s.say("The font is installed and listed.")
+    return s
+
+
+def test_a_failure_retried_inside_a_later_chain_is_fixed_not_left_unretried() -> None:
+    later = (
+        "brew install --cask font-maple-mono && fontlist +list-fonts 2>/dev/null | "
+        "rg -i 'Maple Mono|NF CN' | sed -n '1,40p'"
+    )
+    s = _font_session(later, "Process exited with code 0\nOutput:\nMaple Mono NF CN Bold\n")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "fontlist +list-fonts" in errors, errors
+    assert "Not retried afterwards" not in errors, errors
+    assert "Fixed: a later `exec_command: brew install" in errors, errors
+
+
+def test_a_chain_that_does_not_hold_the_failed_command_is_no_retry() -> None:
+    later = "brew install --cask font-maple-mono && fontlist +list-fonts | rg -i 'Fira'"
+    s = _font_session(later, "Process exited with code 0\nOutput:\nFira Code\n")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Not retried afterwards" in errors, errors
+
+
+# -- 7. a background job that only "exited", or whose output shows success, did not fail --------
+
+
+def _failed_then_job(end: str) -> SessionBuilder:
+    s = SessionBuilder()
+    s.user("format the code and run the kernel tests")
+    s.call(
+        "exec_command",
+        {"cmd": "cargo fmt --all"},
+        "Process exited with code 127\nOutput:\nbash: cargo: command not found\n",
+        error=True,
+    )
+    s.say("cargo is not on PATH here; running it inside the dev shell.")
+    s.call(
+        "exec_command",
+        {"cmd": "nix develop -c bash -lc 'cargo fmt --all && cargo test'"},
+        "Process running with session ID 4711\nOutput:\n",
+    )
+    s.call("write_stdin", {"session_id": 4711, "chars": ""}, end)
+    s.say("Done.")
+    return s
+
+
+def test_a_job_that_exited_with_code_zero_is_a_fix() -> None:
+    s = _failed_then_job(
+        "Process exited with code 0\nOutput:\ntest result: ok. 4 passed; 0 failed\n"
+    )
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "failed too" not in errors, errors
+    assert "Fixed: a later" in errors and "4711 ended: exited (exit 0)" in errors, errors
+
+
+def test_a_job_whose_status_says_only_exited_is_not_failed() -> None:
+    s = _failed_then_job(
+        "<status>exited</status>\nOutput:\nrunning 4 tests\ntest result: ok. 4 passed; 0 failed\n"
+        "✓ built in 1.74s\n"
+    )
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "failed too" not in errors, errors
+    assert "4711 ended: exited (its output shows success)" in errors, errors
+    s = _failed_then_job("<status>exited</status>\nOutput:\nsome output\n")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "failed too" not in errors and "Fixed: a later" not in errors, errors
+    assert "4711 ended (exit status not shown)" in errors, errors
+    s = _failed_then_job("<status>exited</status>\n<exit_code>2</exit_code>\nerror: no\n")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Not fixed: a later" in errors and "failed too" in errors, errors
