@@ -94,3 +94,35 @@ def test_a_job_whose_status_says_only_exited_is_not_failed() -> None:
     s = _failed_then_job("<status>exited</status>\n<exit_code>2</exit_code>\nerror: no\n")
     errors = section(summarize_transcript(s.messages), 4)
     assert "Not fixed: a later" in errors and "failed too" in errors, errors
+
+
+# -- 3. a listing's result is its head (HEAD first), not its last lines -------------------------
+
+
+def test_a_listing_shows_its_first_lines_and_says_how_many_more() -> None:
+    s = SessionBuilder()
+    s.user("fix the read command, then commit")
+    s.call("Edit", {"file_path": "src/read.py", "old_string": "a", "new_string": "b"}, "ok")
+    s.call("Bash", {"command": "git status --short"}, "M src/read.py\n?? notes/\n?? skills/\n")
+    log = "\n".join(
+        ["90fb981 Simplify read command", "4aa657d Document uv usage"]
+        + [f"{i:07x} older change {i}" for i in range(3)]
+    )
+    s.call("Bash", {"command": "git log --oneline -5"}, log)
+    summary = summarize_transcript(s.messages)
+    assert (
+        "returned: 90fb981 Simplify read command | 4aa657d Document uv usage … (3 more lines)"
+        in (summary)
+    ), summary
+    assert "older change 2" not in section(summary, 8), summary
+    assert "returned: M src/read.py | ?? notes/ … (1 more line)" in summary, summary
+
+
+def test_a_test_runner_keeps_its_last_lines() -> None:
+    s = SessionBuilder()
+    s.user("run the tests")
+    out = "\n".join(["collected 40 items", *(f"tests/t{i}.py ......" for i in range(5))])
+    s.call("Bash", {"command": "pytest -q"}, out + "\n40 passed in 1.2s")
+    summary = summarize_transcript(s.messages)
+    assert "40 passed in 1.2s" in section(summary, 8), summary
+    assert "collected 40 items" not in section(summary, 8), summary

@@ -10,7 +10,7 @@
   errors) or from its head (``git log``, ``git status``, ``ls``, ``head`` and listings
   generally: the first lines are what the command returned; ``git log --oneline -5``'s first
   line is HEAD).
-* :func:`head_of`: the first lines of an output and how many more there were.
+* :func:`head_of`: the first lines of an output and, if cut, how many more there were.
 """
 
 from __future__ import annotations
@@ -71,6 +71,9 @@ def tail_matters(programs: list[str]) -> bool:
     return any(p.split(" ", 1)[0] in _TAIL_PROGRAMS for p in programs)
 
 
-def head_of(lines: list[str], keep: int) -> tuple[list[str], int]:
-    """The first ``keep`` lines and how many more there were."""
-    return lines[:keep], max(0, len(lines) - keep)
+def head_of(lines: list[str], keep: int) -> tuple[list[str], str]:
+    """The first ``keep`` lines and, when there were more, `` … (N more lines)``."""
+    more = len(lines) - keep
+    if more <= 0:
+        return lines, ""
+    return lines[:keep], f" … ({more} more {'line' if more == 1 else 'lines'})"
