@@ -126,3 +126,59 @@ def test_a_test_runner_keeps_its_last_lines() -> None:
     summary = summarize_transcript(s.messages)
     assert "40 passed in 1.2s" in section(summary, 8), summary
     assert "collected 40 items" not in section(summary, 8), summary
+
+
+# -- 8. a file a script in a shell call wrote is changed, not "Read, not changed" ---------------
+
+_SCRIPT = """python - <<'PY'
+from pathlib import Path
+path = Path('ui/src/App.tsx')
+text = path.read_text()
+path.write_text(text.replace('a', 'b'))
+
+path = Path('ui/src/components/Node.tsx')
+text = path.read_text()
+path.write_text(text.replace('c', 'd'))
+with open('out/report.json', 'w') as f:
+    f.write('{}')
+print(Path('ui/src/lib/api.ts').read_text()[:10])
+PY"""
+
+
+def test_files_a_script_in_a_shell_call_writes_are_changed() -> None:
+    s = SessionBuilder()
+    s.user("remove the badge row from the node card")
+    s.call("exec_command", {"cmd": "sed -n '1,200p' ui/src/components/Node.tsx"}, "export x")
+    s.call("exec_command", {"cmd": "sed -n '1,50p' ui/src/lib/api.ts"}, "export api")
+    s.call("exec_command", {"cmd": _SCRIPT}, "Process exited with code 0\nOutput:\nexport api")
+    s.call(
+        "exec_command",
+        {"cmd": "node -e 'const fs=require(\"fs\"); const p=\"ui/vite.config.ts\"; "
+                "fs.writeFileSync(p, \"x\")' && perl -pi -e 's/a/b/' ui/index.html"},
+        "Process exited with code 0\nOutput:\n",
+    )  # fmt: skip
+    s.say("Done: the badge row is gone.")
+    files = section(summarize_transcript(s.messages), 3)
+    for path in (
+        "ui/src/App.tsx",
+        "ui/src/components/Node.tsx",
+        "out/report.json",
+        "ui/vite.config.ts",
+    ):
+        assert f"{path} (changed by a script in a shell call, exec_command" in files, files
+    assert "ui/index.html (edited by exec_command" in files, files
+    read = files[files.index("Read, not changed") :]
+    assert "ui/src/lib/api.ts" in read and "Node.tsx" not in read, files
+
+
+def test_a_file_the_final_answer_says_it_edited_is_never_read_not_changed() -> None:
+    s = SessionBuilder()
+    s.user("remove the badge row from the node card")
+    s.call("exec_command", {"cmd": "sed -n '1,200p' ui/src/components/Node.tsx"}, "export x")
+    s.call("exec_command", {"cmd": "sed -n '1,50p' ui/src/lib/api.ts"}, "export api")
+    s.call("exec_command", {"cmd": "./tools/apply-change badge"}, "ok")
+    s.say("Removed the stdin/stdout badge row from ui/src/components/Node.tsx. Nothing else.")
+    files = section(summarize_transcript(s.messages), 3)
+    assert "Changed, as the assistant's final answer says: ui/src/components/Node.tsx" in files
+    read = files[files.index("Read, not changed") :]
+    assert "ui/src/lib/api.ts" in read and "Node.tsx" not in read, files

@@ -11,13 +11,17 @@
   generally: the first lines are what the command returned; ``git log --oneline -5``'s first
   line is HEAD).
 * :func:`head_of`: the first lines of an output and, if cut, how many more there were.
+* :func:`said_changed`: the files the assistant's final answer says it changed ("Removed X
+  from path/file.tsx"): never "Read, not changed", whatever calls the transcript shows.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["ended_how", "head_of", "output_succeeded", "tail_matters"]
+from compactor.facts import Entry
+
+__all__ = ["ended_how", "head_of", "output_succeeded", "said_changed", "tail_matters"]
 
 _EXIT_RE = re.compile(
     r"<exit_code>\s*(-?\d+)\s*</exit_code>|exit(?:ed with)? code[:\s]+(-?\d+)", re.IGNORECASE
@@ -77,3 +81,36 @@ def head_of(lines: list[str], keep: int) -> tuple[list[str], str]:
     if more <= 0:
         return lines, ""
     return lines[:keep], f" … ({more} more {'line' if more == 1 else 'lines'})"
+
+
+_EDIT_VERB_RE = re.compile(
+    r"\b(?:Removed|Added|Updated|Changed|Edited|Modified|Fixed|Replaced|Rewrote|Rewritten|"
+    r"Renamed|Created|Deleted|Moved|Wrote|Written|Refactored|Patched|Inserted|Dropped|Tightened|"
+    r"Adjusted|Switched|Simplified|Reworked|Implemented|Extended|Restyled|Cleaned up)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_CHARS = 240
+
+
+def said_changed(final: Entry | None, reads: list[str], items: list[str]) -> list[str]:
+    """``reads`` without the files the assistant's final answer says it changed (the file or
+    its name in a line or sentence with an edit verb before it: "Removed the badge row from
+    ui/src/components/ShellNode.tsx"); those are added to ``items`` on a line of their own."""
+    text = final.text if final is not None else ""
+    said = [p for p in reads if _said(text, p)] if text else []
+    if said:
+        items.append("Changed, as the assistant's final answer says: " + ", ".join(said))
+    return [p for p in reads if p not in said] if said else reads
+
+
+def _said(text: str, path: str) -> bool:
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    if len(name) < 3:
+        return False
+    pos = text.find(name)
+    while pos >= 0:
+        start = max(text.rfind("\n", 0, pos), text.rfind(". ", 0, pos), pos - _CLAUSE_CHARS)
+        if _EDIT_VERB_RE.search(text, start + 1, pos) is not None:
+            return True
+        pos = text.find(name, pos + len(name))
+    return False
