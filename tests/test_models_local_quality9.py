@@ -182,3 +182,18 @@ def test_a_file_the_final_answer_says_it_edited_is_never_read_not_changed() -> N
     assert "Changed, as the assistant's final answer says: ui/src/components/Node.tsx" in files
     read = files[files.index("Read, not changed") :]
     assert "ui/src/lib/api.ts" in read and "Node.tsx" not in read, files
+
+
+def test_script_writes_reads_bindings_in_order_and_ignores_reads() -> None:
+    from compactor.facts.shellwrites import script_writes
+
+    script = (
+        "python3 - <<'PY'\nimport json\nfrom pathlib import Path\n"
+        "src = Path('data/in.json')\nrows = json.load(open(src))\nprint(open('notes.txt').read())\n"
+        "log = Path('logs/run.log')\nwith log.open('a') as f:\n    f.write('x')\n"
+        "out = 'data/out.json'\njson.dump(rows, open(out, 'w'))\n"
+        "out = 'not a path, just text'\nprint(out)\nPY"
+    )
+    assert script_writes(script) == ["logs/run.log", "data/out.json"]
+    assert script_writes("python - <<'PY'\nprint(open('a.txt', 'r').read())\nPY") == []
+    assert script_writes("ls -la src/") == []

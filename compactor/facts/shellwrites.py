@@ -5,9 +5,9 @@ An agent often edits files through a script it feeds to an interpreter in a shel
 "open('out.json', 'w')…"``, ``node -e "fs.writeFileSync('a.txt', …)"``). :func:`script_writes`
 reads such a command by shape, in order: a name bound to a path literal (``path =
 Path('x')``, ``p = 'x.json'``, rebound later to another file), then a write through it or
-through a literal (``.write_text(``, ``.write_bytes(``, ``open(…, 'w'|'a'|'x'|'r+')``,
-``fs.writeFileSync(``/``appendFileSync(``). Only commands holding one of those write words are
-read (a ``str.find`` pre-check), so that plain commands cost nothing.
+through a literal (``.write_text(``, ``.write_bytes(``, ``.open('w')``, ``open(…,
+'w'|'a'|'x'|'r+')``, ``fs.writeFileSync(``/``appendFileSync(``). Only commands holding one of
+those write words are read (a ``str.find`` pre-check), so that plain commands cost nothing.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ _LIT = r"(['\"])([^'\"\n]{1,300})\2"
 _SCRIPT_RE = re.compile(
     # a name bound to a path literal: path = Path('x') / p = pathlib.Path("x") / out = 'x.json'
     r"(?P<bind>\b\w+)\s*=\s*(?:(?:pathlib\.)?Path\(\s*)?[rbf]?(['\"])(?P<bval>[^'\"\n]{1,300})\2"
-    # Path('x').write_text( / name.write_text(
+    # Path('x').write_text( / name.write_text( / name.open('w')
     r"|(?:(?:pathlib\.)?Path\(\s*(['\"])(?P<wlit>[^'\"\n]{1,300})\4\s*\)|(?P<wvar>\b\w+))"
-    r"\.write_(?:text|bytes)\("
+    r"\.(?:write_(?:text|bytes)\(|open\(\s*(?:mode\s*=\s*)?['\"](?:[wax]|r\+))"
     # open('x', 'w') / open(name, mode="a")
     r"|\bopen\(\s*(?:(['\"])(?P<olit>[^'\"\n]{1,300})\7|(?P<ovar>\w+))\s*,\s*(?:mode\s*=\s*)?"
     r"[rbf]?['\"](?:[wax]|r\+)"
