@@ -43,6 +43,7 @@ from compactor.facts import (
 from compactor.facts.durable import is_earlier_summary
 
 from .local_files import FileState, file_changes
+from .local_results import ended_how
 from .local_retries import job_started, piped_error, retries, signature
 from .local_text import (
     announces_step,
@@ -76,7 +77,6 @@ _BG_START_RE = re.compile(
     re.IGNORECASE,
 )
 _BG_STATUS_RE = re.compile(r"<status>\s*(\w+)\s*</status>")
-_BG_EXIT_RE = re.compile(r"<exit_code>\s*(-?\d+)\s*</exit_code>|exit code[:\s]+(-?\d+)", re.I)
 _NOTIFY_ID_RE = re.compile(r"<(?:task|shell|bash)[-_]id>\s*([\w\-]+)\s*</", re.IGNORECASE)
 _LISTED_TASK_RE = re.compile(
     r"^\s*(?:[-*]\s*)?(?:#?(\w{1,12})[.):]?\s+)?"
@@ -297,9 +297,7 @@ class _Builder:
         status = status.lower()
         if status in ("running", "pending", "started"):
             return
-        code = _BG_EXIT_RE.search(text)
-        value = next((g for g in code.groups() if g), None) if code else None
-        bg.finished = status + (f" (exit {value})" if value is not None else "")
+        bg.finished = ended_how(status, text)  # "exited with code 0" names the code too
 
     def assistant(self, e: Entry) -> None:
         s = self.s

@@ -43,6 +43,7 @@ from .local_answers import judge_answers
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_jobs import add_shape_jobs
+from .local_results import head_of, tail_matters
 from .local_session import ErrorFact, Session, build_session
 from .local_text import (
     announces_step,
@@ -189,6 +190,10 @@ def _established(call: Call, result: Result | None) -> str:
     ]
     if not lines:
         return "succeeded, printed nothing"
+    command = command_of(call)
+    if len(lines) > 2 and not (command is not None and tail_matters(programs(command))):
+        head, more = head_of(lines, 2)  # a listing, `git log`: its first lines (HEAD) matter
+        return f"returned: {cut(one_line(' | '.join(head)), _RESULT_CHARS)}{more}"
     found = [ln for ln in lines if is_result_line(ln)]
     picked = (found or lines)[-2:] if len(lines) > 2 else lines
     return "returned: " + cut(one_line(" | ".join(picked)), _RESULT_CHARS)
