@@ -527,6 +527,15 @@ class _Builder:
 
     # -- the end -------------------------------------------------------------------------------
 
+    def orphan(self, e: Entry) -> bool:
+        """Results only, each for a call the history does not hold (its call lay before an own
+        compaction's boundary): a late record, not where the turn stands (blind check 10)."""
+        return (
+            not e.text.strip()
+            and not e.calls
+            and all(r.call_id and r.call_id not in self.by_id for r in e.results)
+        )
+
     def finish_session(self) -> Session:
         s = self.s
         start = final_round_start(s.entries)  # an older call without a result was abandoned
@@ -554,6 +563,7 @@ class _Builder:
                 for e in reversed(s.entries)
                 if not e.internal and not e.injected and e.role != "system"
                 and e.index not in local and (e.text.strip() or e.calls or e.results)
+                and not self.orphan(e)
             ),
             None,
         )  # fmt: skip
