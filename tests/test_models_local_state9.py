@@ -81,7 +81,7 @@ def test_an_instead_of_cause_that_a_later_sentence_shows_holding_is_superseded()
     decisions = " ".join(section(summarize_transcript(s.messages), 5).split())
     assert "Superseded: So the agent inherited the big model" in decisions, decisions
     assert "Superseded: For now, the agent works - it just runs" in decisions, decisions
-    assert "later the assistant said '**Model: tinymodel** ✅" in decisions, decisions
+    assert "(later: '**Model: tinymodel** ✅" in decisions, decisions
     assert "should now correctly" not in decisions, decisions
 
 
@@ -124,6 +124,20 @@ def test_an_answer_followed_by_a_late_orphan_result_is_answered() -> None:
     assert "the last request was answered; nothing is pending" in pending, pending
     assert "no answer yet" not in current and "still in progress" not in pending, current
     assert "The latest request was completed" in current, current
+
+
+def test_an_answer_followed_by_the_late_result_of_an_earlier_call_is_answered() -> None:
+    s = SessionBuilder()
+    s.user("How does the CLI know how much context is left")
+    late = s.call("Bash", {"command": "claude --context"}, None)
+    s.say(
+        "The CLI has no command that shows the context left. It compacts automatically near "
+        "the limit; /cost shows the tokens used so far."
+    )
+    s.messages.append(_orphan_result(late))
+    text = summarize_transcript(s.messages)
+    assert "the last request was answered; nothing is pending" in section(text, 7), text
+    assert "no answer yet" not in section(text, 8), section(text, 8)
 
 
 def test_a_result_for_a_call_in_the_history_still_ends_mid_work() -> None:
@@ -196,3 +210,20 @@ def test_questions_and_fragments_are_not_accepted_and_conditionals_not_turned_do
     assert "Should I update the main plan document" not in problem, problem
     assert "This is a critical design decision" not in problem, problem
     assert "turned down" not in problem and "If node dragging" not in problem, problem
+
+
+def test_ok_but_is_an_objection_not_an_acceptance() -> None:
+    s = SessionBuilder()
+    s.user("Restrict the agent's tools.")
+    s.say("Changed the tools to a JSON array. We should restart and test the agent again now.")
+    s.user("Ok but this is redundant: it has no access to those tools anyway")
+    s.say("You're right: the risk is allowed tools reading disallowed paths.")
+    problem = " ".join(section(summarize_transcript(s.messages), 5).split())
+    assert "Accepted by the user" not in problem, problem
+    s = SessionBuilder()
+    s.user("Restrict the agent's tools.")
+    s.say("Changed the tools to a JSON array. We should restart and test the agent again now.")
+    s.user("ok, go ahead")
+    s.say("Restarted; the agent runs with the JSON array now.")
+    problem = " ".join(section(summarize_transcript(s.messages), 5).split())
+    assert "Accepted by the user: We should restart and test" in problem, problem

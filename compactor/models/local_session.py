@@ -529,12 +529,20 @@ class _Builder:
 
     def orphan(self, e: Entry) -> bool:
         """Results only, each for a call the history does not hold (its call lay before an own
-        compaction's boundary): a late record, not where the turn stands (blind check 10)."""
-        return (
-            not e.text.strip()
-            and not e.calls
-            and all(r.call_id and r.call_id not in self.by_id for r in e.results)
-        )
+        compaction's boundary) or made before an answer the assistant wrote after it: a late
+        record, not where the turn stands (blind check 10)."""
+        if e.text.strip() or e.calls or not e.results:
+            return False
+        for r in e.results:
+            call = self.by_id.get(r.call_id) if r.call_id else None
+            if r.call_id and call is None:
+                continue
+            if call is None or not any(
+                x.role == "assistant" and not x.calls and not x.internal and x.text.strip()
+                for x in self.s.entries[call.index + 1 : e.index]
+            ):
+                return False
+        return True
 
     def finish_session(self) -> Session:
         s = self.s

@@ -18,6 +18,7 @@ was true once and that later messages overtook, judged by shape.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import replace
 
 from compactor.facts import one_line, sentences
@@ -127,7 +128,7 @@ def judge_overtaken_causes(s: Session) -> None:
                     break
     for n, said in found.items():
         i, score, text = s.decisions[n]
-        label = f"Superseded: {_short(text, 120)} — later the assistant said {_quoted(said, 75)}"
+        label = f"Superseded: {_short(text, 100)} (later: {_quoted(said, 48)})"
         s.decisions[n] = (i, score, label)
 
 
@@ -138,21 +139,31 @@ _FRAGMENT_RE = re.compile(
     re.IGNORECASE,
 )
 """A sentence that only comments ("This is a critical design decision."): decides nothing."""
+_YES_BUT_RE = re.compile(
+    r"^\W*(?:ok(?:ay)?|yes|yeah|yep|sure|right|fine|alright)\W+(?:but|though|however)\b",
+    re.IGNORECASE,
+)
 _CONDITIONAL_RE = re.compile(r"^\W*(?:if|when|once|unless|in case)\b", re.IGNORECASE)
 
 
 def judge_accepted(s: Session) -> None:
     """Questions ("Should I update the plan now?") and comment fragments ("This is a critical
-    design decision.") are not decisions, not even when the user's next message said yes; the
+    design decision.") are not decisions, not even when the user's next message said yes, and a
+    proposal whose next user message objects ("Ok but this is redundant") is not accepted; the
     assistant's conditional plans ("If it still fails, I'll …") are not proposals the user
     turned down."""
     kept: list[tuple[int, int, str]] = []
+    starts = [r.index for r in s.requests]
     for i, score, text in s.decisions:
         body = text.removeprefix(_ACCEPTED)
         if _FRAGMENT_RE.match(body):
             continue
-        if text.startswith(_ACCEPTED) and body.rstrip().endswith(("?", "？")):
-            continue  # the user's yes agreed to ask, not to a decision
+        if text.startswith(_ACCEPTED):
+            if body.rstrip().endswith(("?", "？")):
+                continue  # the user's yes agreed to ask, not to a decision
+            at = bisect_right(starts, i)
+            if at < len(starts) and _YES_BUT_RE.match(s.requests[at].text):
+                continue  # "Ok but this is redundant": an objection, not an agreement
         kept.append((i, score, text))
     s.decisions = kept
     s.rejected = [x for x in s.rejected if not _CONDITIONAL_RE.match(x)]
