@@ -187,6 +187,23 @@ def test_a_slash_command_the_cli_refused_is_the_last_request_not_done() -> None:
     assert "nothing is pending" not in section(text, 7), section(text, 7)
 
 
+def test_a_slash_command_only_the_clis_notices_record_is_the_last_request() -> None:
+    s = SessionBuilder()
+    s.user("How does the CLI know how much context is left?")
+    s.say("It does not show it directly; /cost shows the tokens used so far in the session.")
+    s.user("Unknown command: /hookify", injected=True)
+    s.user("Args from unknown skill: turn the project rules into hooks", injected=True)
+    text = summarize_transcript(s.messages)
+    current = " ".join(section(text, 8).split())
+    assert "/hookify turn the project rules into hooks — the CLI did not know" in current, current
+    assert "nothing is pending" not in section(text, 7), section(text, 7)
+    s = SessionBuilder()  # no such notice: the answered session stays answered
+    s.user("How does the CLI know how much context is left?")
+    s.say("It does not show it directly; /cost shows the tokens used so far in the session.")
+    s.user("Stop hook failed with a non-blocking status code", injected=True)
+    assert "nothing is pending" in section(summarize_transcript(s.messages), 7)
+
+
 # -- noise: questions, fragments and conditional plans are not decisions -------------------------
 
 

@@ -170,21 +170,37 @@ def judge_accepted(s: Session) -> None:
 
 
 _UNKNOWN = "Unknown command"
+_UNKNOWN_RE = re.compile(r"Unknown command:\s*(/[\w:.\-]+)")
+_ARGS_RE = re.compile(r"Args from unknown (?:skill|command):\s*(.+)")
+_REFUSED = " — the CLI did not know the command; the request is not done"
 
 
 def judge_refused_command(s: Session) -> None:
-    """The latest request is a slash command (``/hookify rules …``) that the CLI then refused
-    (``Unknown command: /hookify``): it stays the user's last input, said to be not done."""
+    """The user's last input is a slash command the CLI refused: either the latest request is
+    ``/name args`` (``<command-name>`` markup) followed by ``Unknown command: /name``, or only
+    the CLI's own notices after the last request record it (``Unknown command: /name``, ``Args
+    from unknown skill: …``). It is the last request, said to be not done, and the turn before
+    it no longer counts as the end."""
     last = s.last_request
-    if last is None or not last.text.startswith("/"):
+    if last is not None and last.text.startswith("/"):
+        name = last.text.split()[0]
+        for e in s.entries[last.index + 1 : last.index + 6]:
+            at = e.text.find(_UNKNOWN)
+            if at >= 0 and name in e.text[at : at + 200]:
+                s.requests[-1] = replace(last, text=last.text + _REFUSED)
+                return
+    after = last.index if last is not None else -1
+    tail = [e for e in s.entries[-6:] if e.index > after and e.role == "user" and e.injected]
+    notice = next((e for e in tail if _UNKNOWN in e.text), None)
+    found = _UNKNOWN_RE.search(notice.text) if notice is not None else None
+    if notice is None or found is None:
         return
-    name = last.text.split()[0]
-    for e in s.entries[last.index + 1 : last.index + 6]:
-        at = e.text.find(_UNKNOWN)
-        if at >= 0 and name in e.text[at : at + 200]:
-            text = f"{last.text} — the CLI did not know the command; the request is not done"
-            s.requests[-1] = replace(last, text=text)
-            return
+    said = " ".join(x.text for x in tail if x.index >= notice.index)
+    args = _ARGS_RE.search(said)
+    text = found.group(1) + (f" {one_line(args.group(1))}" if args else "") + _REFUSED
+    s.requests.append(replace(notice, text=text, injected=False))
+    s.turn_ended, s.request_started, s.reply = False, False, None
+    s.question = s.announced = ""
 
 
 _CONTINUES_RE = re.compile(
