@@ -525,6 +525,23 @@ class _Builder:
 
     # -- the end -------------------------------------------------------------------------------
 
+    def orphan(self, e: Entry) -> bool:
+        """Results only, each for a call the history does not hold (its call lay before an own
+        compaction's boundary) or made before an answer the assistant wrote after it: a late
+        record, not where the turn stands (blind check 10)."""
+        if e.text.strip() or e.calls or not e.results:
+            return False
+        for r in e.results:
+            call = self.by_id.get(r.call_id) if r.call_id else None
+            if r.call_id and call is None:
+                continue
+            if call is None or not any(
+                x.role == "assistant" and not x.calls and not x.internal and x.text.strip()
+                for x in self.s.entries[call.index + 1 : e.index]
+            ):
+                return False
+        return True
+
     def finish_session(self) -> Session:
         s = self.s
         start = final_round_start(s.entries)  # an older call without a result was abandoned
@@ -552,6 +569,7 @@ class _Builder:
                 for e in reversed(s.entries)
                 if not e.internal and not e.injected and e.role != "system"
                 and e.index not in local and (e.text.strip() or e.calls or e.results)
+                and not self.orphan(e)
             ),
             None,
         )  # fmt: skip
