@@ -33,6 +33,7 @@ from .local_files import FileState, key_lines
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import listed_jobs, running_head, still_running
 from .local_prior import prior_excerpt as _prior_excerpt
+from .local_results import said_changed
 from .local_session import ErrorFact, Session
 from .local_state import (
     ANSWERED,
@@ -228,9 +229,8 @@ def _concepts(s: Session, lim: Limits) -> str:
 
 
 def _file_item(f: FileState, lim: Limits) -> list[str]:
-    actions = ", then ".join(f.actions)
     times = f", {f.changes} changes" if f.changes > 1 else ""
-    items = [f"{f.path} ({actions} by {f.tool}{times})"]
+    items = [f"{f.path} ({f.how()}{times})"]
     if f.content is not None:
         shown = key_lines(f.content, lim.code_lines)
         whole = len(shown) >= len([ln for ln in f.content.splitlines() if ln.strip()])
@@ -256,7 +256,7 @@ def _files(s: Session, lim: Limits) -> str:
         if len(s.files) > cap and i == cap // 3:
             items.append(f"… ({len(s.files) - cap} more changed files omitted)")
         items.extend(_file_item(f, lim))
-    reads = [p for p in s.reads if p not in s.files]
+    reads = said_changed(s.last_text, [p for p in s.reads if p not in s.files], items)
     if reads:
         shown = head_tail(reads, lim.items // 2, lim.items // 2, "more")
         items.append("Read, not changed: " + ", ".join(shown))

@@ -9,8 +9,10 @@
 * ``apply_patch`` patches (Codex), also inside a shell command's here-document or a code-mode
   script's string literal;
 * shell commands: ``> file`` / ``>> file`` redirections (with the here-document body as
-  content), ``tee``, ``sed -i``, ``touch``, ``rm``, ``mv``/``cp`` targets, and PowerShell's
-  ``Set-Content``/``Add-Content``/``Out-File``/``New-Item``/``Remove-Item``.
+  content), ``tee``, ``sed -i``, ``perl -pi``, ``touch``, ``rm``, ``mv``/``cp`` targets, and
+  PowerShell's ``Set-Content``/``Add-Content``/``Out-File``/``New-Item``/``Remove-Item``;
+* files a script inside a shell command writes (``python - <<'PY' … Path(p).write_text(…)``,
+  ``open(p, 'w')``, ``fs.writeFileSync``): :data:`SCRIPT_CHANGE` (issue 28, blind check 10).
 
 Files that only appear in a listing or a read are not changes.
 """
@@ -23,8 +25,9 @@ import re
 from dataclasses import dataclass, field
 
 from compactor.facts import Call, clean_path, command_of, shell_words
+from compactor.facts.shellwrites import script_writes
 
-__all__ = ["Change", "FileState", "file_changes", "key_lines"]
+__all__ = ["SCRIPT_CHANGE", "Change", "FileState", "file_changes", "key_lines"]
 
 _PATH_KEYS = ("file_path", "path", "filename", "file", "notebook_path", "target_file", "filepath")
 _CONTENT_KEYS = ("content", "file_text", "contents", "new_source", "new_content", "code")
@@ -51,6 +54,9 @@ _PS_WRITE_RE = re.compile(
     r"(?:-(?:Path|FilePath|LiteralPath)\s+)?['\"]?([^\s'\";|]+\.[A-Za-z0-9]{1,8})['\"]?",
     re.IGNORECASE,
 )
+_PERL_IN_PLACE_RE = re.compile(r"-[a-hj-zA-Z0]*i(?:\.?\w+)?$")
+SCRIPT_CHANGE = "changed by a script in a shell call"
+"""The action of a file a script inside a shell command wrote (:func:`script_writes`)."""
 _SEGMENT_RE = re.compile(r"&&|\|\||[;|\n]")
 _NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "&1", "&2", "-"})
 
@@ -84,6 +90,11 @@ class FileState:
     changes: int = 0
     tool: str = ""
     last_index: int = 0
+
+    def how(self) -> str:
+        """``created, then edited by Edit``; a script's change names the shell tool after it."""
+        by = f", {self.tool}" if self.actions[-1] == SCRIPT_CHANGE else f" by {self.tool}"
+        return ", then ".join(self.actions) + by
 
     def apply(self, change: Change, tool: str, index: int) -> None:
         """Record ``change`` as the latest one."""
@@ -304,7 +315,7 @@ def _segments(command: str, spans: list[tuple[int, int]]) -> list[str]:
 
 
 def _read_shell_changes(command: str) -> list[Change]:
-    out: list[Change] = []
+    out = [Change(p, SCRIPT_CHANGE) for p in script_writes(command)]  # `python - <<'PY' …`
     if "*** Begin Patch" in command:
         out.extend(_patch_changes(command))
     if "<<" in command:
@@ -329,7 +340,7 @@ def _read_shell_changes(command: str) -> list[Change]:
             out.extend(Change(p, "deleted") for w in rest if (p := _target(w)))
         elif prog in ("touch", "tee"):
             out.extend(Change(p, "written") for w in rest if (p := _target(w)) and p not in done)
-        elif prog == "sed" and any(w.startswith("-i") for w in words[1:]) and len(rest) >= 2:
+        elif prog in ("sed", "perl") and _in_place(words) and len(rest) >= 2:
             out.extend(Change(p, "edited") for w in rest[1:] if (p := _target(w)))
         elif prog in ("mv", "cp") and len(rest) >= 2 and (p := _target(rest[-1])):
             out.append(Change(p, "written"))
@@ -343,6 +354,13 @@ def _read_shell_changes(command: str) -> list[Change]:
             action = {"add-content": "edited", "remove-item": "deleted"}.get(verb, "written")
             out.append(Change(path, action))
     return out
+
+
+def _in_place(words: list[str]) -> bool:
+    """``sed -i``, ``perl -pi -e`` / ``perl -i.bak``: an in-place edit of the files named."""
+    if words[0].rsplit("/", 1)[-1] == "sed":
+        return any(w.startswith("-i") for w in words[1:])
+    return any(_PERL_IN_PLACE_RE.match(w) is not None for w in words[1:])
 
 
 def file_changes(call: Call, open_file: str | None = None) -> list[Change]:

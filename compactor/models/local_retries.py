@@ -28,7 +28,7 @@ from compactor.facts.outcomes import agent_signature, same_head, similar_words
 
 from .local_text import runner_words
 
-__all__ = ["job_started", "piped_error", "retries", "signature"]
+__all__ = ["contains_command", "job_started", "piped_error", "retries", "signature"]
 
 _JOB_START_RE = re.compile(
     r"(?:running in (?:the )?background with ID|background (?:task|shell|job) (?:started|id)|"
@@ -120,6 +120,8 @@ def retries(
             return failed[1] == later[1] and similar_words(failed[2], later[2])
         return bool(failed[2] & later[2]) or not (failed[2] or later[2])
     program = failed[1]
+    if contains_command(failed[2], later[2]):  # `brew install x && <the failed command>`
+        return True
     if failed[2] & later[2]:  # the same command head: python x.py → python3 x.py, not du → bash
         return same_head(program, later[1], failed[2], later[2])
     if not program or program != later[1]:
@@ -127,3 +129,37 @@ def retries(
     if program.split(" ", 1)[0] in _TEST_PROGRAMS:
         return True
     return not failed[2] and not later[2] and not is_reading_program(program)
+
+
+_JOINER_RE = re.compile(r"\s*(?:&&|\|\||;)\s*")
+_MIN_PART = 6
+"""A failed command shorter than this (``ls``, ``cd x``) is no sign of a retry inside another."""
+
+
+def contains_command(failed: frozenset[str], later: frozenset[str]) -> bool:
+    """Whether the later command holds the failed one as one of its ``&&``/``;``-joined parts
+    (quotes aside; the part may pipe it on, ``… | rg x`` → ``… | rg x | sed -n 1,40p``, or run
+    it under a wrapper, ``nix develop -c bash -lc '…'``): issue
+    28, blind check 10: ``brew install X && ghostty +list-fonts | rg …`` retried ``ghostty
+    +list-fonts | rg …``."""
+    mine = next((t[2:] for t in failed if t.startswith("$ ")), "")
+    theirs = next((t[2:] for t in later if t.startswith("$ ")), "")
+    if len(mine) < _MIN_PART or len(theirs) <= len(mine):
+        return False
+    bare = _unquoted(mine)
+    if bare not in _unquoted(theirs):  # the cheap test first
+        return False
+    return any(
+        p == bare or p.startswith(bare + " |") or p.endswith(" " + bare)  # `sudo`, `nix … -lc`
+        for p in _parts(theirs)
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _unquoted(command: str) -> str:
+    return " ".join(command.replace("'", " ").replace('"', " ").split())
+
+
+@functools.lru_cache(maxsize=1024)
+def _parts(command: str) -> tuple[str, ...]:
+    return tuple(_unquoted(p) for p in _JOINER_RE.split(command) if p.strip())

@@ -43,6 +43,7 @@ from compactor.facts import (
 from compactor.facts.durable import is_earlier_summary
 
 from .local_files import FileState, file_changes
+from .local_results import ended_how
 from .local_retries import job_started, piped_error, retries, signature
 from .local_text import (
     announces_step,
@@ -76,7 +77,6 @@ _BG_START_RE = re.compile(
     re.IGNORECASE,
 )
 _BG_STATUS_RE = re.compile(r"<status>\s*(\w+)\s*</status>")
-_BG_EXIT_RE = re.compile(r"<exit_code>\s*(-?\d+)\s*</exit_code>|exit code[:\s]+(-?\d+)", re.I)
 _NOTIFY_ID_RE = re.compile(r"<(?:task|shell|bash)[-_]id>\s*([\w\-]+)\s*</", re.IGNORECASE)
 _LISTED_TASK_RE = re.compile(
     r"^\s*(?:[-*]\s*)?(?:#?(\w{1,12})[.):]?\s+)?"
@@ -297,9 +297,7 @@ class _Builder:
         status = status.lower()
         if status in ("running", "pending", "started"):
             return
-        code = _BG_EXIT_RE.search(text)
-        value = next((g for g in code.groups() if g), None) if code else None
-        bg.finished = status + (f" (exit {value})" if value is not None else "")
+        bg.finished = ended_how(status, text)  # "exited with code 0" names the code too
 
     def assistant(self, e: Entry) -> None:
         s = self.s
@@ -527,6 +525,23 @@ class _Builder:
 
     # -- the end -------------------------------------------------------------------------------
 
+    def orphan(self, e: Entry) -> bool:
+        """Results only, each for a call the history does not hold (its call lay before an own
+        compaction's boundary) or made before an answer the assistant wrote after it: a late
+        record, not where the turn stands (blind check 10)."""
+        if e.text.strip() or e.calls or not e.results:
+            return False
+        for r in e.results:
+            call = self.by_id.get(r.call_id) if r.call_id else None
+            if r.call_id and call is None:
+                continue
+            if call is None or not any(
+                x.role == "assistant" and not x.calls and not x.internal and x.text.strip()
+                for x in self.s.entries[call.index + 1 : e.index]
+            ):
+                return False
+        return True
+
     def finish_session(self) -> Session:
         s = self.s
         start = final_round_start(s.entries)  # an older call without a result was abandoned
@@ -554,6 +569,7 @@ class _Builder:
                 for e in reversed(s.entries)
                 if not e.internal and not e.injected and e.role != "system"
                 and e.index not in local and (e.text.strip() or e.calls or e.results)
+                and not self.orphan(e)
             ),
             None,
         )  # fmt: skip

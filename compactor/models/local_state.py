@@ -43,7 +43,15 @@ from .local_answers import judge_answers
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_jobs import add_shape_jobs
+from .local_results import head_of, tail_matters
 from .local_session import ErrorFact, Session, build_session
+from .local_supersede import (
+    continues,
+    judge_accepted,
+    judge_overtaken_causes,
+    judge_refused_command,
+    judge_stale_next,
+)
 from .local_text import (
     announces_step,
     call_line,
@@ -189,6 +197,10 @@ def _established(call: Call, result: Result | None) -> str:
     ]
     if not lines:
         return "succeeded, printed nothing"
+    command = command_of(call)
+    if len(lines) > 2 and not (command is not None and tail_matters(programs(command))):
+        head, more = head_of(lines, 2)  # a listing, `git log`: its first lines (HEAD) matter
+        return f"returned: {cut(one_line(' | '.join(head)), _RESULT_CHARS)}{more}"
     found = [ln for ln in lines if is_result_line(ln)]
     picked = (found or lines)[-2:] if len(lines) > 2 else lines
     return "returned: " + cut(one_line(" | ".join(picked)), _RESULT_CHARS)
@@ -306,7 +318,7 @@ def next_step_notes(s: Session, limit: int) -> str:
     if last is None or s.turn_ended:
         return ""
     notes: list[str] = []
-    if len(last.text.split()) <= _SHORT_REQUEST:
+    if len(last.text.split()) <= _SHORT_REQUEST and continues(last.text):
         before = next(
             (r for r in reversed(s.requests)
              if r.index < last.index and len(r.text.split()) > _SHORT_REQUEST),
@@ -572,6 +584,10 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_approved_plan(session)
     judge_skipped(session)
     judge_disputed(session)
+    judge_stale_next(session)
+    judge_overtaken_causes(session)
+    judge_accepted(session)
+    judge_refused_command(session)
     return session
 
 

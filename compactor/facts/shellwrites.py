@@ -1,0 +1,64 @@
+"""Files a script inside a shell command writes (issue 28, blind check 10, quality9).
+
+An agent often edits files through a script it feeds to an interpreter in a shell call
+(``python - <<'PY' … path = Path('ui/App.tsx') … path.write_text(text) PY``, ``python -c
+"open('out.json', 'w')…"``, ``node -e "fs.writeFileSync('a.txt', …)"``). :func:`script_writes`
+reads such a command by shape, in order: a name bound to a path literal (``path =
+Path('x')``, ``p = 'x.json'``, rebound later to another file), then a write through it or
+through a literal (``.write_text(``, ``.write_bytes(``, ``.open('w')``, ``open(…,
+'w'|'a'|'x'|'r+')``, ``fs.writeFileSync(``/``appendFileSync(``). Only commands holding one of
+those write words are read (a ``str.find`` pre-check), so that plain commands cost nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["script_writes"]
+
+_HINTS = ("write_text", "write_bytes", "open(", "riteFile", "ppendFile")
+_LIT = r"(['\"])([^'\"\n]{1,300})\2"
+_SCRIPT_RE = re.compile(
+    # a name bound to a path literal: path = Path('x') / p = pathlib.Path("x") / out = 'x.json'
+    r"(?P<bind>\b\w+)\s*=\s*(?:(?:pathlib\.)?Path\(\s*)?[rbf]?(['\"])(?P<bval>[^'\"\n]{1,300})\2"
+    # Path('x').write_text( / name.write_text( / name.open('w')
+    r"|(?:(?:pathlib\.)?Path\(\s*(['\"])(?P<wlit>[^'\"\n]{1,300})\4\s*\)|(?P<wvar>\b\w+))"
+    r"\.(?:write_(?:text|bytes)\(|open\(\s*(?:mode\s*=\s*)?['\"](?:[wax]|r\+))"
+    # open('x', 'w') / open(name, mode="a")
+    r"|\bopen\(\s*(?:(['\"])(?P<olit>[^'\"\n]{1,300})\7|(?P<ovar>\w+))\s*,\s*(?:mode\s*=\s*)?"
+    r"[rbf]?['\"](?:[wax]|r\+)"
+    # fs.writeFileSync('x', …) / fs.appendFile(name, …)
+    r"|\b(?:writeFile|appendFile)(?:Sync)?\(\s*(?:(['\"])(?P<flit>[^'\"\n]{1,300})\10|(?P<fvar>\w+))"
+)
+_PATHISH_RE = re.compile(r"^[\w.~/\\-][\w./\\@+~-]*$")
+"""A path literal: no spaces or code (``'import x;\\n'`` is not one)."""
+
+
+def script_writes(command: str) -> list[str]:
+    """The files a script inside ``command`` writes, in order, each once (empty for commands
+    without a write word)."""
+    if not any(h in command for h in _HINTS):
+        return []
+    bound: dict[str, str] = {}
+    out: dict[str, None] = {}
+    for m in _SCRIPT_RE.finditer(command):
+        if m.group("bind") is not None:
+            value = m.group("bval")
+            if _is_path(value):
+                bound[m.group("bind")] = value
+            else:
+                bound.pop(m.group("bind"), None)
+            continue
+        lit = m.group("wlit") or m.group("olit") or m.group("flit")
+        var = m.group("wvar") or m.group("ovar") or m.group("fvar")
+        path = lit if lit is not None else bound.get(var or "")
+        if path is not None and _is_path(path):
+            out[path] = None
+    return list(out)
+
+
+def _is_path(value: str) -> bool:
+    """A literal that names a file: path-shaped, with a folder or an extension."""
+    if _PATHISH_RE.match(value) is None or value in ("-", "/dev/null"):
+        return False
+    return "/" in value or "\\" in value or "." in value.strip(".")

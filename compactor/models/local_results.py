@@ -1,0 +1,116 @@
+"""What a tool result established, read by its shape (issue 28, blind check 10, quality9).
+
+* :func:`output_succeeded`: a job's output that shows success (``test result: ok``, ``✓ built
+  in 1.74s``, ``4 passed``) and no failure: a background job whose end status says only
+  "exited" is then not a failure.
+* :func:`ended_how`: how a background job ended, from its status word and its last output:
+  ``exited (exit 0)`` when the output names the code (``Process exited with code 0``), ``exited
+  (its output shows success)``, or the bare status.
+* :func:`tail_matters`: whether a command's output is read from its end (test runners, builds,
+  errors) or from its head (``git log``, ``git status``, ``ls``, ``head`` and listings
+  generally: the first lines are what the command returned; ``git log --oneline -5``'s first
+  line is HEAD).
+* :func:`head_of`: the first lines of an output and, if cut, how many more there were.
+* :func:`said_changed`: the files the assistant's final answer says it changed ("Removed X
+  from path/file.tsx"): never "Read, not changed", whatever calls the transcript shows.
+"""
+
+from __future__ import annotations
+
+import re
+
+from compactor.facts import Entry
+
+__all__ = ["ended_how", "head_of", "output_succeeded", "said_changed", "tail_matters"]
+
+_EXIT_RE = re.compile(
+    r"<exit_code>\s*(-?\d+)\s*</exit_code>|exit(?:ed with)? code[:\s]+(-?\d+)", re.IGNORECASE
+)
+_SUCCESS_RE = re.compile(
+    r"test result: ok\b|✓ built\b|\b\d+ (?:passed|tests? passed)\b|\bBUILD SUCCESSFUL\b|"
+    r"\bAll tests passed\b|\bCompiled successfully\b|\bbuilt in \d",
+    re.IGNORECASE,
+)
+_FAILURE_RE = re.compile(
+    r"\b[1-9]\d* (?:failed|errors?)\b|\bFAILED\b|\btest result: FAILED\b|^error(?:\[\w+\])?:|"
+    r"\bpanicked at\b|\bTraceback \(most recent call last\)|\bBUILD FAILED\b|"
+    r"\bcommand not found\b|\bexit code[:\s]+[1-9]",
+    re.MULTILINE,
+)
+_TAIL = 20_000
+
+
+def output_succeeded(text: str) -> bool:
+    """Whether an output shows success and no failure (its last 20,000 characters)."""
+    window = text if len(text) <= _TAIL else text[len(text) - _TAIL :]
+    return _SUCCESS_RE.search(window) is not None and _FAILURE_RE.search(window) is None
+
+
+def ended_how(status: str, text: str) -> str:
+    """How a background job ended: its status word with the exit code its output names, else
+    with "its output shows success" when it does, else the bare status (``exited``: the exit
+    status is not known, which is not a failure)."""
+    code = _EXIT_RE.search(text)
+    value = next((g for g in code.groups() if g), None) if code else None
+    if value is not None:
+        return f"{status} (exit {value})"
+    if status in ("exited", "ended", "done", "finished") and output_succeeded(text):
+        return f"{status} (its output shows success)"
+    return status
+
+
+_TAIL_PROGRAMS = frozenset(
+    "pytest tox nox jest vitest mocha cargo go npm pnpm yarn npx make cmake ninja mvn gradle "
+    "bun deno dotnet ctest phpunit rspec tsc mypy ruff eslint gcc clang javac docker "
+    "python python3 node bash sh zsh uv pip pip3 brew apt apt-get".split()
+)
+"""Programs whose output is read from its end (a runner's summary, a build's result, an error):
+scripts and installers too, which print their result last."""
+
+
+def tail_matters(programs: list[str]) -> bool:
+    """Whether the output of a command running ``programs`` is read from its end: a test runner,
+    a build, a script or installer among them. Listings (``ls``, ``git log``, ``git status``,
+    ``head``, ``find``, ``cat``) and anything else are read from their head."""
+    return any(p.split(" ", 1)[0] in _TAIL_PROGRAMS for p in programs)
+
+
+def head_of(lines: list[str], keep: int) -> tuple[list[str], str]:
+    """The first ``keep`` lines and, when there were more, `` … (N more lines)``."""
+    more = len(lines) - keep
+    if more <= 0:
+        return lines, ""
+    return lines[:keep], f" … ({more} more {'line' if more == 1 else 'lines'})"
+
+
+_EDIT_VERB_RE = re.compile(
+    r"\b(?:Removed|Added|Updated|Changed|Edited|Modified|Fixed|Replaced|Rewrote|Rewritten|"
+    r"Renamed|Created|Deleted|Moved|Wrote|Written|Refactored|Patched|Inserted|Dropped|Tightened|"
+    r"Adjusted|Switched|Simplified|Reworked|Implemented|Extended|Restyled|Cleaned up)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_CHARS = 240
+
+
+def said_changed(final: Entry | None, reads: list[str], items: list[str]) -> list[str]:
+    """``reads`` without the files the assistant's final answer says it changed (the file or
+    its name in a line or sentence with an edit verb before it: "Removed the badge row from
+    ui/src/components/ShellNode.tsx"); those are added to ``items`` on a line of their own."""
+    text = final.text if final is not None else ""
+    said = [p for p in reads if _said(text, p)] if text else []
+    if said:
+        items.append("Changed, as the assistant's final answer says: " + ", ".join(said))
+    return [p for p in reads if p not in said] if said else reads
+
+
+def _said(text: str, path: str) -> bool:
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    if len(name) < 3:
+        return False
+    pos = text.find(name)
+    while pos >= 0:
+        start = max(text.rfind("\n", 0, pos), text.rfind(". ", 0, pos), pos - _CLAUSE_CHARS)
+        if _EDIT_VERB_RE.search(text, start + 1, pos) is not None:
+            return True
+        pos = text.find(name, pos + len(name))
+    return False
