@@ -519,7 +519,9 @@ def _jl(*records: object) -> bytes:
         (_jl(CC_RECORD, *CHAT), "openai", 1, "a claude-code record, not openai"),
         (_jl(CC_RECORD, CC_RECORD, CHAT[0]), "claude-code", 3, "a chat message, not claude-code"),
         (_jl(CODEX_RECORD, CC_RECORD, CODEX_RECORD), "codex", 2, "a claude-code record, not codex"),
-        (_jl(CC_RECORD, {"hello": 1}), "claude-code", 2, "'type': must be a string"),
+        # an untyped record holding a message's key (untyped metadata is kept: blind check 10)
+        (_jl(CC_RECORD, {"content": "hi"}), "claude-code", 2, "'type': must be a string"),
+        (_jl(CC_RECORD, {}), "claude-code", 2, "'type': must be a string"),
         # the file's majority wins detection; a late odd record is found beyond the sniffed head
         (_jl(*(CHAT * 40), CC_RECORD), "openai", 81, "a claude-code record, not openai"),
     ],

@@ -897,3 +897,94 @@ def test_claude_code_never_sends_its_own_error_notice_kept_in_the_tail(
     _claude_resumes(case, anthropic)
     assert LIMIT_NOTICE in case.client_only
     assert any(LIMIT_NOTICE in text for text in _kept_texts(case.kept))
+
+
+ORPHAN_ERROR = "Tool permission request failed: Error: Tool permission stream closed"
+
+
+def _with_late_orphan(src: Path, dest: Path) -> str:
+    """``src`` (tokenforge) compacted by Claude Code itself after its first turn (a boundary
+    and its summary before the second prompt), ending with a late permission-failure result
+    for a call of the first turn, from before that boundary (blind check 10, a33-hooks: the
+    result's parent is the assistant record that made the call). Returns that call's id."""
+    records = [json.loads(line) for line in src.read_text("utf-8").splitlines() if line]
+    prompts = [i for i, r in enumerate(records) if r.get("type") == "user" and isinstance(
+        r["message"]["content"], str)]  # fmt: skip
+    second = prompts[1]
+    before = next(r for r in reversed(records[:second]) if r.get("uuid"))
+    caller = next(
+        r for r in records[:second]
+        if r.get("type") == "assistant" and r["message"]["content"][0]["type"] == "tool_use"
+    )  # fmt: skip
+    call_id = str(caller["message"]["content"][0]["id"])
+    envelope = {k: before[k] for k in ("isSidechain", "userType", "cwd", "sessionId", "version")}
+    boundary = envelope | {
+        "type": "system", "subtype": "compact_boundary", "content": "Conversation compacted",
+        "parentUuid": None, "logicalParentUuid": before["uuid"], "level": "info",
+        "uuid": "b0b0b0b0-0000-4000-8000-000000000001", "timestamp": before["timestamp"],
+        "compactMetadata": {"trigger": "manual", "preTokens": 20_000},
+    }  # fmt: skip
+    summary = envelope | {
+        "type": "user", "parentUuid": boundary["uuid"], "isCompactSummary": True,
+        "isVisibleInTranscriptOnly": True, "uuid": "b0b0b0b0-0000-4000-8000-000000000002",
+        "timestamp": before["timestamp"],
+        "message": {"role": "user", "content": "This session is being continued from a previous "
+                    "conversation that ran out of context. The user asked for a token report."},
+    }  # fmt: skip
+    records[second]["parentUuid"] = summary["uuid"]
+    late = envelope | {
+        "type": "user", "parentUuid": caller["uuid"], "sourceToolAssistantUUID": caller["uuid"],
+        "uuid": "b0b0b0b0-0000-4000-8000-000000000003", "timestamp": records[-1].get(
+            "timestamp", before["timestamp"]),
+        "toolUseResult": "Error: " + ORPHAN_ERROR,
+        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id,
+                    "content": ORPHAN_ERROR, "is_error": True}]},
+    }  # fmt: skip
+    records[second:second] = [boundary, summary]
+    records.append(late)
+    dest.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    return call_id
+
+
+@pytest.mark.parametrize(("keep", "strategy"), [(6, "summarize"), (None, "reduce")])
+def test_a_late_result_of_a_call_before_the_clients_own_boundary_is_no_part_of_the_history(
+    keep: int | None, strategy: str, tmp_path: Path, anthropic: FakeAnthropic
+) -> None:
+    """The session ends with a result whose call lies before Claude Code's own compaction
+    boundary: the client never sends it (its tool-result pairing drops a result whose call is
+    not in the assistant message before it). Our output keeps its record as the input has it,
+    but not as a kept message of the live history (nor a re-emitted copy): the request holds
+    every kept call and result once, in order, and not that result."""
+    case = _case("claude-code", "claude-code/tokenforge-grant-session.jsonl", keep, tmp_path)
+    dest = tmp_path / "session.jsonl"
+    call_id = _with_late_orphan(case.src, dest)
+    case.src, case.strategy = dest, strategy
+    _claude_resumes(case, anthropic)
+    assert call_id not in _kept_ids(case.kept)[1]
+    sent = (tmp_path / "request.json").read_text("utf-8")
+    assert call_id not in sent and ORPHAN_ERROR not in sent
+
+
+def _without_message_ids(src: Path, dest: Path) -> None:
+    """``src`` as an extractor publishes it (blind check 10, hive-mind): assistant lines without
+    ``message.id`` and ``requestId``; one response (parallel calls) is still several lines."""
+    records = [json.loads(line) for line in src.read_text("utf-8").splitlines() if line]
+    for rec in records:
+        if rec.get("type") == "assistant":
+            rec.pop("requestId", None)
+            rec["message"].pop("id", None)
+    dest.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+
+
+def test_claude_code_resumes_reduced_output_of_a_session_without_message_ids(
+    tmp_path: Path, anthropic: FakeAnthropic
+) -> None:
+    """The client merges every assistant line of the same ``message.id`` (undefined included)
+    into one message, so our re-emitted copies carry ids of their own, one per run of
+    consecutive assistant lines (one response): the request keeps every call and result once,
+    in our order, parallel calls included (blind check 10: hive-compact itself, resumed as it is,
+    reached the model as one assistant message holding every call, then one of all results)."""
+    case = _case("claude-code", "claude-code/tokenforge-grant-session.jsonl", None, tmp_path)
+    _without_message_ids(case.src, tmp_path / "session.jsonl")
+    case.src, case.strategy = tmp_path / "session.jsonl", "reduce"
+    _claude_resumes(case, anthropic)

@@ -36,9 +36,11 @@ __all__ = [
     "check_records",
     "family",
     "fits",
+    "is_untyped_metadata",
     "mismatch",
     "problem",
     "unknown_record",
+    "untyped_metadata",
 ]
 
 _SPECS: dict[str, FormatSpec] = {}
@@ -71,6 +73,25 @@ def family(rec: JsonObject) -> str | None:
     return None
 
 
+_CONVERSATION_KEYS = ("message", "role", "content", "payload", "tool_calls", "tool_call_id")
+"""Keys that make a record without ``type`` a message of some shape (refused), not metadata."""
+UNTYPED = "(no type)"
+"""How a warning names records that have no ``type`` at all (an extractor's own header)."""
+
+
+def is_untyped_metadata(rec: JsonObject) -> bool:
+    """A record with no ``type`` at all and no key of a message of any format
+    (``{"_type": "hive-mind-meta", ...}``, a tool's header line): metadata that a typed format
+    (Claude Code, Codex) keeps verbatim in place, as it keeps its own unknown metadata."""
+    return bool(rec) and "type" not in rec and not any(k in rec for k in _CONVERSATION_KEYS)
+
+
+def untyped_metadata(lines: Iterable[Line]) -> list[tuple[str, int, int]]:
+    """``[(UNTYPED, first line, count)]`` when ``lines`` hold untyped metadata, else ``[]``."""
+    numbers = [ln.number for ln in lines if is_untyped_metadata(ln.obj)]
+    return [(UNTYPED, numbers[0], len(numbers))] if numbers else []
+
+
 def unknown_record(what: str, value: JsonValue) -> str:
     """The message for a record (or item) type a reader does not know."""
     return f"unknown {what} {value!r}: compact reads no record it does not know"
@@ -87,8 +108,10 @@ def problem(format_name: str, rec: JsonObject) -> tuple[str | None, str] | None:
         return None
     if spec.typed is not None:
         owned = fam == spec.family
-        if owned or (fam is None and kind is not None):
-            return spec.typed.problem(rec, kind, owned)
+        if owned or fam is None:
+            found = spec.typed.problem(rec, kind, owned)
+            if found is None or kind is not None:
+                return found  # a record with no type may be the format's metadata
     elif spec.family == "chat":
         if fam is None:
             return None  # the reader reports the field that is wrong

@@ -65,7 +65,7 @@ from ._attachments import attachment_text, queued_prompt
 from ._claude_history import history_order
 from ._claude_queue import QUEUE_RECORD, Queued, queued_messages
 from ._convert import as_agentic
-from ._family import check_records, family, unknown_record
+from ._family import UNTYPED, check_records, family, is_untyped_metadata, unknown_record
 from .anthropic import (
     TOOL_CALL_KEYS,
     TOOL_RESULT_KEYS,
@@ -134,6 +134,7 @@ class _Reader:
         self.tool_names: dict[str, str] = {}
         self.open_calls: set[str] = set()
         self.deferred: list[tuple[AgenticMessage, list[int]]] = []
+        self.earlier_calls: set[str] = set()  # made before the live history (_calls_before)
 
     def add(self, msg: AgenticMessage, index: int) -> None:
         self.messages.append(msg)
@@ -209,6 +210,10 @@ class _Reader:
                 b.call_id or "" for b in blocks if b.type == "function_tool_call"
             )
             return
+        if kind == "user" and _orphans(blocks, self.tool_names, self.earlier_calls):
+            blocks = [b for b in blocks if not _orphan(b, self.tool_names, self.earlier_calls)]
+            if not blocks:  # the record stays in the file; the client never sends it
+                return
         msg = AgenticMessage(role=role, blocks=blocks)
         if kind == "user":
             if _injected(rec, msg):
@@ -232,6 +237,38 @@ class _Reader:
             self.by_id[msg_id] = len(self.messages)
         self.last_line_of[len(self.messages)] = body
         self.add(msg, index)
+
+
+def _orphan(block: Block, calls: dict[str, str], earlier: set[str]) -> bool:
+    """A tool result whose call lies before the live history (before Claude Code's own
+    compaction boundary: a late permission failure, blind check 10) and not in it. The client
+    drops such a result when it builds a request (its tool-result pairing keeps only results
+    of the assistant message just before), so it is no part of the live history: never kept,
+    re-emitted or read as the session's last action. A result whose call is nowhere in the
+    file stays a message, as any orphan (the reduction keeps and offloads it)."""
+    call = block.call_id
+    return block.type == "function_tool_result" and call in earlier and call not in calls
+
+
+def _orphans(blocks: list[Block], calls: dict[str, str], earlier: set[str]) -> bool:
+    return bool(earlier) and any(_orphan(b, calls, earlier) for b in blocks)
+
+
+def _calls_before(lines: Sequence[_jsonl.Line], start: int) -> set[str]:
+    """The ids of the tool calls in the records before line index ``start``."""
+    found: set[str] = set()
+    for ln in lines[:start]:
+        body = ln.obj.get("message")
+        content = body.get("content") if isinstance(body, dict) else None
+        if ln.obj.get("type") == "assistant" and isinstance(content, list):
+            found.update(
+                b["id"]
+                for b in content
+                if isinstance(b, dict)
+                and b.get("type") == "tool_use"
+                and isinstance(b.get("id"), str)
+            )
+    return found
 
 
 RECORD_TYPES = frozenset(
@@ -286,7 +323,11 @@ def _record_problem(
 
 
 def _is_unknown_metadata(rec: JsonObject, kind: object) -> bool:
-    """A record of a type this reader does not know and no ``message``: metadata."""
+    """A record of a type this reader does not know and no ``message``: metadata. A record
+    with no ``type`` at all (``{"_type": "hive-mind-meta", ...}``, a tool's header line) is
+    metadata too when it holds no key of a message of any format."""
+    if kind is None and "type" not in rec:
+        return is_untyped_metadata(rec)
     return isinstance(kind, str) and kind not in RECORD_TYPES and "message" not in rec
 
 
@@ -295,7 +336,7 @@ def unknown_metadata(lines: Sequence[_jsonl.Line]) -> list[tuple[str, int, int]]
     found: dict[str, list[int]] = {}
     for ln in lines:
         if _is_unknown_metadata(ln.obj, kind := ln.obj.get("type")):
-            found.setdefault(str(kind), [ln.number, 0])[1] += 1
+            found.setdefault(UNTYPED if kind is None else str(kind), [ln.number, 0])[1] += 1
     return [(kind, first, n) for kind, (first, n) in found.items()]
 
 
@@ -344,6 +385,7 @@ class ClaudeCodeFormat:
         check_records(path, self.name, lines)
         start, order, preserved = history_order(lines)
         reader = _Reader(path)
+        reader.earlier_calls = _calls_before(lines, start)
         steps = [i for i in order if lines[i].obj.get("type") in _STEP_TYPES]
         if any(not lines[i].obj.get("isSidechain") for i in steps):
             # 1.0.x wrote a sub-agent's conversation inline (isSidechain): not the main one
@@ -413,6 +455,7 @@ class _Writer:
                     self.envelope[key] = rec[key]
                     break
         self.session = str(self.envelope.get("sessionId") or "")
+        self.idless_run: str | None = None  # the key of the id-less assistant copies in a row
         self.stamp = _jsonl.compaction_time(info, self.lines)
         last = next((where[-1] for where in reversed(self.origin) if where), None)
         self.logical_parent: JsonValue = (
@@ -526,6 +569,7 @@ class _Writer:
                     out.append(_jsonl.dump(rec))
                     parent = str(rec.get("uuid"))
             elif msg.role in ("user", "assistant", "tool"):
+                self.idless_run = None
                 rec = self._rendered(as_agentic(msg), parent)
                 out.append(_jsonl.dump(rec))
                 parent = str(rec["uuid"])
@@ -549,11 +593,22 @@ class _Writer:
         usage zeroed: it measured the context before this compaction, and Claude Code takes the
         last assistant usage as the context size (a stale one makes it compact again at once)."""
         rec = dict(original)
+        if rec.get("type") != "assistant":
+            self.idless_run = None
         rec["uuid"] = _jsonl.stable_uuid(self.session, "copy", str(original.get("uuid")))
         rec["parentUuid"] = parent
         body = rec.get("message")
-        if rec.get("type") == "assistant" and isinstance(body, dict) and "id" in body:
-            fresh = _jsonl.stable_uuid(self.session, "copy-message", str(body.get("id")))
+        if rec.get("type") == "assistant" and isinstance(body, dict):
+            # Lines without message.id (an extractor dropped it: hive-mind) get one per run of
+            # consecutive assistant lines (one response, as Claude Code writes it): the client
+            # merges every assistant line of the same id, undefined included, into one message,
+            # results after all the calls (blind check 10, hive-compact).
+            if "id" in body:
+                key, self.idless_run = str(body["id"]), None
+            else:
+                key = self.idless_run or "line:" + str(original.get("uuid"))
+                self.idless_run = key
+            fresh = _jsonl.stable_uuid(self.session, "copy-message", key)
             body = {**body, "id": "msg_" + fresh.replace("-", "")}
             usage = body.get("usage")
             if isinstance(usage, dict):

@@ -50,7 +50,13 @@ from compactor.schema import (
 
 from . import _jsonl
 from ._convert import as_chat
-from ._family import check_records, family, unknown_record
+from ._family import (
+    check_records,
+    family,
+    is_untyped_metadata,
+    unknown_record,
+    untyped_metadata,
+)
 from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
 from .openai_chat import part_text
 
@@ -361,8 +367,8 @@ def _record_problem(
         if kind == "response_item" and not known:
             return "payload.type", unknown_record("codex response item", item)
         return None
-    if kind in RECORD_TYPES:
-        return None  # the reader reports the payload that is not an object
+    if kind in RECORD_TYPES or (kind is None and is_untyped_metadata(rec)):
+        return None  # the reader reports the payload that is not an object; metadata is kept
     return "type", unknown_record("codex record type", kind)
 
 
@@ -492,7 +498,11 @@ class CodexFormat:
         _mark_call_ends(messages, ends)
         if compaction_total:
             _compaction_baseline(messages, compaction_total)
-        return _jsonl.make_transcript(self.name, path, raw, lines, messages, origin, start=start)
+        transcript = _jsonl.make_transcript(
+            self.name, path, raw, lines, messages, origin, start=start
+        )
+        transcript.meta.unknown = untyped_metadata(lines)
+        return transcript
 
     def write(
         self,
@@ -539,7 +549,8 @@ class CodexFormat:
             turn = next(
                 (ln for ln in reversed(lines) if ln.obj.get("type") == "turn_context"), None
             )
-            out.extend(ln.text for ln in (meta, turn) if ln is not None)
+            heads = [ln for ln in lines if is_untyped_metadata(ln.obj)]  # an extractor's header
+            out.extend(ln.text for ln in (*heads, meta, turn) if ln is not None)
         compacted = {"message": summary_text, "replacement_history": history}
         out.append(_jsonl.dump({"timestamp": stamp, "type": "compacted", "payload": compacted}))
         if info is not None and info.tokens_after is not None:

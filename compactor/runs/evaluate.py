@@ -46,6 +46,7 @@ from compactor.facts import (
     outcome,
     paths,
 )
+from compactor.facts.noise import command_markup
 from compactor.schema import AgenticMessage, Message
 
 from .claims import Contradiction, contradictions
@@ -76,6 +77,24 @@ _MAX_FACTS = 60
 _ITEM_CHARS = 300
 _WORD_RE = re.compile(r"[a-z0-9_]+(?:[.\-/][a-z0-9_]+)*")
 _LOCAL_COMMAND_RE = re.compile(r"^\s*(?:<command-name>\s*)?/[a-z\-]+\b")
+_CLI_COMMANDS = frozenset(
+    "/compact /clear /exit /quit /model /cost /help /config /status /resume /login /logout "
+    "/permissions /memory /doctor /context /usage /statusline /theme /vim /export /effort /fast "
+    "/output-style /add-dir /agents /hooks /mcp /ide /rewind /todos /bashes /tasks /stats "
+    "/plan /init /release-notes /upgrade /terminal-setup /privacy-settings".split()
+)
+"""Claude Code's own CLI commands (settings, views, the session itself): never a request, with
+or without arguments (``/compact keep the API`` only steers the CLI's summary)."""
+_LOCAL_OUTPUT = (
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "Caveat: The messages below were generated",
+)
+"""What the CLI writes as a user message around a local command: its output, never a request."""
+_HEAD_CHARS, _HEAD_WORDS = 60, 3
+"""A long command counts as kept when its first characters (the program and its first
+arguments, at least this many words) are found as written: summaries shorten long commands."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,11 +224,42 @@ class _Haystack:
 # -- what the original holds ------------------------------------------------------------------
 
 
-def _is_request(e: Entry) -> bool:
+def _request_text(e: Entry) -> str | None:
+    """The text of a user request as a summary would quote it (local-command markup as
+    ``/name args``), or None when ``e`` is no request: injected context, the CLI's own commands
+    (``/exit``, ``/compact``: markup or typed) and their output (``<local-command-stdout>``)."""
     if e.role != "user" or e.internal or e.injected or not e.text.strip():
-        return False
+        return None
     text = e.text.strip()
-    return not (_LOCAL_COMMAND_RE.match(text) and len(text) < 200 and "\n" not in text)
+    if text.startswith(_LOCAL_OUTPUT):
+        return None
+    markup = command_markup(text)
+    if markup is not None:  # "/name args", or "/name (a CLI command)" without arguments
+        name = markup.split()[0]
+        if name in _CLI_COMMANDS:
+            return None
+        return markup.removesuffix(" (a CLI command)")
+    if _LOCAL_COMMAND_RE.match(text) and len(text) < 200 and "\n" not in text:
+        return None
+    return text
+
+
+def _is_request(e: Entry) -> bool:
+    return _request_text(e) is not None
+
+
+def _command_item(hay: _Haystack, text: str) -> Item:
+    """:meth:`_Haystack.item` for a call's command; a long command shortened in the compacted
+    text (``git status … || true if [ ! -d .git ]; then git init … AGENTS." >/dev/null fi``)
+    counts as kept when its head (the program and its first arguments) is there as written."""
+    found = hay.item(text)
+    flat = " ".join(text.split())
+    if found.kept or len(flat) <= _HEAD_CHARS:
+        return found
+    head = flat[:_HEAD_CHARS].rsplit(" ", 1)[0]
+    if len(head.split()) >= _HEAD_WORDS and _normal(head) in hay.text:
+        return Item(found.text, max(found.score, KEPT), "its head")
+    return found
 
 
 def _call_text(call: Call) -> str:
@@ -295,29 +345,29 @@ def evaluate(
     entries = [entry_of(i, m) for i, m in enumerate(original)]
     hay = _haystack(compacted)
     cats = {name: Category(name, weight) for name, weight in WEIGHTS.items()}
-    requests = [e for e in entries if _is_request(e)]
+    requests = [t for e in entries if (t := _request_text(e)) is not None]
     if requests:
-        cats["current request"].items.append(hay.item(clean(requests[-1].text)))
+        cats["current request"].items.append(hay.item(clean(requests[-1])))
     seen: set[str] = set()
-    for e in requests:
-        key = _normal(e.text)
+    for text in requests:
+        key = _normal(text)
         if key not in seen:
             seen.add(key)
-            cats["user requests"].items.append(hay.item(clean(e.text)))
+            cats["user requests"].items.append(hay.item(clean(text)))
     answered = {r.call_id for e in entries for r in e.results}
     acting = [e for e in entries if e.role == "assistant" and e.calls and not e.internal]
     if acting:
         last = acting[-1]
         results = {r.call_id: r for e in entries[last.index :] for r in e.results}
         for call in last.calls:
-            cats["last action"].items.append(hay.item(_call_text(call)))
+            cats["last action"].items.append(_command_item(hay, _call_text(call)))
             r = results.get(call.id)
             if r is not None and (oc := outcome(r, call)).failed and oc.lines:
                 cats["last action"].items.append(hay.item(oc.lines[0]))
     for e in entries:
         for call in e.calls:
             if call.id and call.id not in answered and not e.internal:
-                cats["in flight"].items.append(hay.item(_call_text(call)))
+                cats["in flight"].items.append(_command_item(hay, _call_text(call)))
     for job in background_jobs(entries):
         if job.running:
             cats["running jobs"].items.append(hay.exact(job.id))
