@@ -1,0 +1,115 @@
+"""Noise the embedded summary leaves out (issue 28 point 6, blind check 10): the same request
+quoted in every section, re-sent user messages, paths compared by spelling, pasted dependency
+paths, shell fragments taken for files, a sub-agent's usage footer shown as its result."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_DRIVE_RE = re.compile(r"(?<![\w/])([a-z]):/")
+
+
+def normal_path(text: str) -> str:
+    """``text`` with paths spelt one way: lower case, ``/`` separators, ``e:/x`` as ``/e/x``
+    (Git Bash's spelling), so that ``E:\\AI\\AGENTS.md`` and ``/e/AI/AGENTS.md`` compare equal."""
+    low = text.lower().replace("\\", "/")
+    return _DRIVE_RE.sub(r"/\1/", low) if ":/" in low else low
+
+
+def path_in(path: str, said: str) -> bool:
+    """Whether ``path`` is in ``said`` (already :func:`normal_path`), however it is spelt."""
+    p = normal_path(path)
+    return p in said or p.lstrip("~/") in said
+
+
+_DEPENDENCY_DIRS = ("/node_modules/", "/site-packages/", "/.venv/", "/vendor/bundle/")
+
+
+def is_pasted_dependency(path: str) -> bool:
+    """A path inside an installed dependency (``…/node_modules/browserslist/cli.js``): in a
+    user's message it comes from pasted tool output (a ``find``), not a file of the work."""
+    p = path.replace("\\", "/")
+    return any(d in p for d in _DEPENDENCY_DIRS) or p.startswith(tuple(d[1:] for d in _DEPENDENCY_DIRS))
+
+
+def is_shell_fragment(word: str) -> bool:
+    """A shell word that is no file: a redirection (``2>/dev/null``, ``>&2``), a device."""
+    w = word.strip("\"'")
+    return not w or w[0] in "<>&|" or (w[0].isdigit() and ">" in w[:3]) or w.startswith("/dev/")
+
+
+def is_glob(word: str) -> bool:
+    """A shell pattern (``reports/kp-pipeline-s1-*``): the files it matched, not one file."""
+    return any(ch in word for ch in "*?[")
+
+
+_RESENT_PREFIX = 120
+
+
+def _same_message(a: str, b: str) -> bool:
+    """``b`` is ``a`` sent again: the same text, or an edited version of it (the same first
+    :data:`_RESENT_PREFIX` characters, one at least that long: a message interrupted and sent
+    again with more)."""
+    if a == b:
+        return True
+    n = _RESENT_PREFIX
+    return len(a) >= n and len(b) >= n and a[:n] == b[:n]
+
+
+def collapse_resent(texts: Sequence[str]) -> list[str]:
+    """``texts`` with a message sent again right after itself (the same text, or an edited
+    version of it) listed once, its last version, with ``(sent N times)``; identical messages
+    sent apart are counted on their first listing."""
+    runs: list[tuple[str, int, bool]] = []  # (last version, times sent, edited)
+    for t in texts:
+        if runs and _same_message(runs[-1][0], t):
+            last, n, edited = runs[-1]
+            runs[-1] = (t, n + 1, edited or t != last)
+        else:
+            runs.append((t, 1, False))
+    counts: dict[str, int] = {}
+    for t, n, _ in runs:
+        counts[t] = counts.get(t, 0) + n
+    out: list[str] = []
+    shown: set[str] = set()
+    for t, _, edited in runs:
+        if t in shown:
+            continue
+        shown.add(t)
+        n = counts[t]
+        if n == 1:
+            out.append(t)
+        else:
+            out.append(f"{t} (sent {n} times{', edited; the last version' if edited else ''})")
+    return out
+
+
+CURRENT_REF = "the current request (section 1)"
+_QUOTE_AGAIN = 100
+"""A current request this short is quoted again where it is named; a longer one is referred to."""
+
+
+def request_ref(text: str, quoted: str) -> str:
+    """How sections 6-9 name the current request: ``quoted`` (its quote) when it is short,
+    else :data:`CURRENT_REF` (section 1 quotes it verbatim once)."""
+    return quoted if len(text) <= _QUOTE_AGAIN else CURRENT_REF
+
+
+_FOOTER_MARKS = ("agentId:", "<usage>", "total_tokens:", "tool_uses:")
+_API_ERROR_RE = re.compile(r"^.*\bAPI Error: \d{3}\b.*$", re.M)
+
+
+def agent_error_line(text: str) -> str | None:
+    """For a sub-agent's result that ended in an API error (``API Error: 400 Param Incorrect``)
+    before its usage footer (``agentId: … <usage>total_tokens: 0 | tool_uses: 0``): the error
+    line, which the footer must not hide; None for any other result."""
+    if "API Error" not in text:
+        return None
+    found = _API_ERROR_RE.search(text)
+    return found.group(0).strip() if found else None
+
+
+def is_usage_footer(line: str) -> bool:
+    """A sub-agent result's usage footer line (``tool_uses: 0``, ``agentId: …``)."""
+    return line.lstrip().startswith(_FOOTER_MARKS)
