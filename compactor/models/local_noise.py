@@ -30,7 +30,9 @@ def is_pasted_dependency(path: str) -> bool:
     """A path inside an installed dependency (``…/node_modules/browserslist/cli.js``): in a
     user's message it comes from pasted tool output (a ``find``), not a file of the work."""
     p = path.replace("\\", "/")
-    return any(d in p for d in _DEPENDENCY_DIRS) or p.startswith(tuple(d[1:] for d in _DEPENDENCY_DIRS))
+    return any(d in p for d in _DEPENDENCY_DIRS) or p.startswith(
+        tuple(d[1:] for d in _DEPENDENCY_DIRS)
+    )
 
 
 def is_shell_fragment(word: str) -> bool:
@@ -57,10 +59,10 @@ def _same_message(a: str, b: str) -> bool:
     return len(a) >= n and len(b) >= n and a[:n] == b[:n]
 
 
-def collapse_resent(texts: Sequence[str]) -> list[str]:
+def collapse_resent(texts: Sequence[str]) -> list[tuple[str, str]]:
     """``texts`` with a message sent again right after itself (the same text, or an edited
-    version of it) listed once, its last version, with ``(sent N times)``; identical messages
-    sent apart are counted on their first listing."""
+    version of it) listed once, its last version, labelled `` (sent N times)``; identical
+    messages sent apart are counted on their first listing. Each item: (text, label)."""
     runs: list[tuple[str, int, bool]] = []  # (last version, times sent, edited)
     for t in texts:
         if runs and _same_message(runs[-1][0], t):
@@ -68,20 +70,19 @@ def collapse_resent(texts: Sequence[str]) -> list[str]:
             runs[-1] = (t, n + 1, edited or t != last)
         else:
             runs.append((t, 1, False))
+    if len(runs) == len(texts) and len(set(texts)) == len(texts):
+        return [(t, "") for t in texts]  # nothing sent twice (most sessions)
     counts: dict[str, int] = {}
     for t, n, _ in runs:
         counts[t] = counts.get(t, 0) + n
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     shown: set[str] = set()
     for t, _, edited in runs:
-        if t in shown:
-            continue
-        shown.add(t)
-        n = counts[t]
-        if n == 1:
-            out.append(t)
-        else:
-            out.append(f"{t} (sent {n} times{', edited; the last version' if edited else ''})")
+        if t not in shown:
+            shown.add(t)
+            n = counts[t]
+            note = ", edited; the last version" if edited else ""
+            out.append((t, f" (sent {n} times{note})" if n > 1 else ""))
     return out
 
 

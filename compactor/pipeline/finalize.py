@@ -37,6 +37,7 @@ from compactor.prompts import (
     STDIN_NOTE,
     TRANSCRIPT_NOTE,
 )
+from compactor.pipeline.user_block import block_texts, bounded, refer_to_quoted
 from compactor.schema import (
     SKILL_BODY_KEY,
     AgenticMessage,
@@ -147,8 +148,9 @@ def is_user_candidate(msg: Message | AgenticMessage) -> bool:
     text = user_text(msg)
     if text.lstrip().startswith(("<", "[Request interrupted")):  # a harness notice, by shape
         from compactor.facts import is_injected
+        from compactor.facts.noise import user_words
 
-        return not is_injected(msg, text)
+        return not is_injected(msg, text) and bool(user_words(msg))  # not IDE markup alone
     return bool(text)
 
 
@@ -192,7 +194,7 @@ async def select_user_messages(
     if len(candidates) == 1 and candidates[0] is not summary:
         return [user_words(candidates[0])], False
     kept: list[str] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}  # a text's key: how many times it was sent
     remaining = max_tokens
     for number, msg in reversed(list(enumerate(candidates, 1))):
         text = user_words(msg)
@@ -207,11 +209,12 @@ async def select_user_messages(
 
             text = earlier_summary_view(text, EARLIER_SUMMARY_CHARS)
         elif earlier_chars is not None:
-            if text.strip() in seen:
+            key = text.strip()
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > 1:
                 continue  # the same words sent again: kept once, where they were sent last
-            seen.add(text.strip())
             if kept and len(text) > earlier_chars:
-                text = _bounded(text, number)
+                text = bounded(text, number, EARLIER_KEEP_CHARS)
         cost = estimate_message(msg) if text is user_text(msg) else estimate_text(text)
         if cost <= remaining:
             kept.append(text)
@@ -223,7 +226,7 @@ async def select_user_messages(
     kept.reverse()
     if earlier_chars is None:
         return kept, len(kept) < len(candidates)
-    return kept, len(kept) < len({user_text(m).strip() for m in candidates})
+    return block_texts(kept, seen), len(kept) < len({user_text(m).strip() for m in candidates})
 
 
 def _summary_message(msg: Message | AgenticMessage) -> bool:
@@ -273,12 +276,6 @@ before the newest one longer than this (a pasted spec, a log) is kept as its fir
 EARLIER_KEEP_CHARS = 600
 
 
-def _bounded(text: str, number: int) -> str:
-    from compactor.facts.durable import bounded_user_message  # its orders kept from the middle
-
-    return bounded_user_message(text, number, EARLIER_KEEP_CHARS)
-
-
 def replace_user_block(text: str, user_texts: list[str], cleared: bool) -> str:
     """Replace the first ``<all_user_messages>`` … last ``</all_user_messages>`` span."""
     open_tag, close_tag = "<all_user_messages>", "</all_user_messages>"
@@ -289,7 +286,7 @@ def replace_user_block(text: str, user_texts: list[str], cleared: bool) -> str:
     lines = [open_tag]
     if cleared:
         lines.append(CLEARED_NOTE)
-    lines.extend(f"    - {t}" for t in user_texts)
+    lines.extend(f"    - {t}" for t in refer_to_quoted(text[:start], user_texts))
     lines.append(close_tag)
     return text[:start] + "\n".join(lines) + text[end + len(close_tag) :]
 

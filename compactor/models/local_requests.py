@@ -1,0 +1,48 @@
+"""How the embedded summary lists the user's requests and messages (issue 28 point 6, blind
+check 10): the current request quoted verbatim once, in section 1, and named by reference in the
+sections after it; a message sent again (the same text, or an edited version right after an
+interruption) listed once with ``(sent N times)``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from compactor.facts import cut
+
+from .local_noise import collapse_resent, request_ref
+from .local_text import bullets, quote
+from .local_views import head_tail
+
+__all__ = ["current_ref", "request_lines", "user_message_lines"]
+
+
+def request_lines(texts: Sequence[str], item: int, items: int, verbatim: int) -> list[str]:
+    """Section 1's lines for the requests ``texts`` (in order, at least one): the first, the
+    later ones (each sent-again run once), the current one (the last) quoted up to ``verbatim``
+    characters, once in the whole summary."""
+    runs = collapse_resent(texts)
+    if len(runs) == 1:
+        return [
+            f"   Initial request: {quote(runs[0][0], verbatim)}{runs[0][1]} (the current request)"
+        ]
+    lines = [f"   Initial request: {quote(runs[0][0], item * 2)}{runs[0][1]}"]
+    later = runs[1:-1]
+    if later:
+        lines.append("   Later requests, in order:")
+        head, tail = items // 3, items - items // 3
+        show = head_tail(later, head, tail, "requests", lambda r: quote(r[0], item) + r[1])
+        lines.append(bullets(show))
+    current, label = runs[-1]
+    lines.append(f"   Current request: {quote(current, verbatim)}{label}")
+    return lines
+
+
+def user_message_lines(users: Sequence[str], chars: int) -> list[str]:
+    """Section 6's messages, each sent-again run once with ``(sent N times)`` (the finalizer,
+    which fills the block from the transcript, names the current request by reference)."""
+    return [cut(t, chars) + label for t, label in collapse_resent(users)]
+
+
+def current_ref(text: str, limit: int) -> str:
+    """The current request as sections 7-9 name it: quoted when short, else by reference."""
+    return request_ref(text, quote(text, limit))
