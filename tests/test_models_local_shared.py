@@ -13,9 +13,9 @@ import pytest
 import compactor as c
 from compactor.counting.tokens import estimate_message
 from compactor.facts.noise import user_words
-from compactor.pipeline.user_block import CURRENT_NOTE
 from compactor.formats.registry import read_transcript
 from compactor.models.local import LocalSummarizer
+from compactor.pipeline.user_block import CURRENT_NOTE
 from compactor.schema import user_text
 
 from .conftest import shared_file, shared_transcript_files

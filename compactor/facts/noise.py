@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from compactor.schema import AgenticMessage, Message, user_text
+
 from .ide import IDE_MARK, without_ide_markup
 
 if TYPE_CHECKING:

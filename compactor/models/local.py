@@ -32,6 +32,7 @@ from .local_answers import answer_room
 from .local_files import FileState, key_lines
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import listed_jobs, running_head, still_running
+from .local_noise import glob_name
 from .local_prior import prior_excerpt as _prior_excerpt
 from .local_requests import current_ref, request_lines, user_message_lines
 from .local_session import ErrorFact, Session
@@ -224,7 +225,7 @@ def _concepts(s: Session, lim: Limits) -> str:
 def _file_item(f: FileState, lim: Limits) -> list[str]:
     actions = ", then ".join(f.actions)
     times = f", {f.changes} changes" if f.changes > 1 else ""
-    items = [f"{f.path} ({actions} by {f.tool}{times})"]
+    items = [f"{glob_name(f.path)} ({actions} by {f.tool}{times})"]
     if f.content is not None:
         shown = key_lines(f.content, lim.code_lines)
         whole = len(shown) >= len([ln for ln in f.content.splitlines() if ln.strip()])

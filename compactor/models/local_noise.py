@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from compactor.facts import Call
+
 _DRIVE_RE = re.compile(r"(?<![\w/])([a-z]):/")
 
 
@@ -35,6 +37,19 @@ def is_pasted_dependency(path: str) -> bool:
     )
 
 
+def pasted_listing(text: str) -> set[str]:
+    """The paths of ``text`` that are tool output the user pasted: a path inside an installed
+    dependency (:func:`is_pasted_dependency`), and, when there is one, every path alone on its
+    line (the rest of the ``find`` listing it came from)."""
+    if "node_modules" not in text and "-packages/" not in text and "/vendor/" not in text:
+        return set()
+    lines = [ln.strip() for ln in text.splitlines()]
+    bare = [ln for ln in lines if ln and " " not in ln and ("/" in ln or "\\" in ln)]
+    if not any(is_pasted_dependency(ln) for ln in bare):
+        return set()
+    return set(bare)
+
+
 def is_shell_fragment(word: str) -> bool:
     """A shell word that is no file: a redirection (``2>/dev/null``, ``>&2``), a device."""
     w = word.strip("\"'")
@@ -44,6 +59,11 @@ def is_shell_fragment(word: str) -> bool:
 def is_glob(word: str) -> bool:
     """A shell pattern (``reports/kp-pipeline-s1-*``): the files it matched, not one file."""
     return any(ch in word for ch in "*?[")
+
+
+def glob_name(path: str) -> str:
+    """How a changed path is named: a glob (``rm reports/kp-*``) as the files it matched."""
+    return f"files matching {path}" if is_glob(path) else path
 
 
 _RESENT_PREFIX = 120
@@ -114,3 +134,15 @@ def agent_error_line(text: str) -> str | None:
 def is_usage_footer(line: str) -> bool:
     """A sub-agent result's usage footer line (``tool_uses: 0``, ``agentId: …``)."""
     return line.lstrip().startswith(_FOOTER_MARKS)
+
+
+_EDIT_TOOLS = frozenset(
+    "edit multiedit write notebookedit str_replace_editor str_replace_based_edit_tool "
+    "apply_patch create_file write_file edit_file replace_in_file".split()
+)
+
+
+def is_file_edit(call: Call) -> bool:
+    """A call of a file-editing tool (``Edit``, ``Write``, ``apply_patch``): its result echoes
+    the file's lines (a snippet naming ``cli.js``), which are no facts it printed."""
+    return call.name.lower() in _EDIT_TOOLS

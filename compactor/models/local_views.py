@@ -32,7 +32,7 @@ from compactor.facts.ide import without_ide_note
 from compactor.facts.outcomes import unadvised
 
 from .local_answers import user_answers
-from .local_noise import is_pasted_dependency, normal_path, path_in
+from .local_noise import normal_path, pasted_listing, path_in
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, code, prior_sections, prior_users
 
@@ -352,10 +352,13 @@ def named_files(s: Session, most: int) -> list[str]:
     if s.named is None:
         changed = {f.path.replace("\\", "/").rsplit("/", 1)[-1] for f in s.files.values()}
         found: dict[str, None] = {}
+        known = {normal_path(f) for f in s.files}  # E:/x/AGENTS.md read is e:\x\AGENTS.md
         for text in first_times(e.text for e in s.requests):  # again: names no new file
+            pasted = pasted_listing(text)  # a pasted ``find``'s lines are not files of the work
             for _, p in paths(without_ide_note(text)):  # an open file is not named
                 if (
-                    not is_pasted_dependency(p)
+                    p not in pasted
+                    and normal_path(p) not in known
                     and p not in found
                     and p not in s.files
                     and p.rsplit("/", 1)[-1] not in changed

@@ -25,6 +25,7 @@ from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.counting.trigger import DEFAULT_CONTEXT_TOKENS, TriggerCondition, thresholds
 from compactor.errors import ConfigError, SummarizationError
 from compactor.io.paths import name_text
+from compactor.pipeline.user_block import block_texts, bounded, refer_to_quoted
 from compactor.prompts import (
     CLEARED_NOTE,
     CONTINUE_INSTRUCTION,
@@ -37,7 +38,6 @@ from compactor.prompts import (
     STDIN_NOTE,
     TRANSCRIPT_NOTE,
 )
-from compactor.pipeline.user_block import block_texts, bounded, refer_to_quoted
 from compactor.schema import (
     SKILL_BODY_KEY,
     AgenticMessage,
