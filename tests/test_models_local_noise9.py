@@ -7,12 +7,21 @@ its API error."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+
 import pytest
 
 from compactor.models.local import summarize_transcript
-from compactor.pipeline.finalize import replace_user_block, select_user_messages
+from compactor.pipeline.finalize import (
+    PreserveSkillsConfig,
+    new_finalizer,
+    replace_user_block,
+    select_user_messages,
+)
+from compactor.pipeline.skill_focus import EMBEDDED_HEAD
 from compactor.pipeline.user_block import CURRENT_NOTE
-from compactor.schema import AgenticMessage, Block
+from compactor.schema import AgenticMessage, Block, Message, ToolCall, make_assistant
 
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
@@ -175,3 +184,34 @@ def test_a_sub_agent_api_error_is_not_hidden_by_its_usage_footer() -> None:
     assert "returned an error: API Error: 400 Param Incorrect" in work, work
     assert work.count("API Error") == 1 and "returned an error: API Error: 400" in step, text
     assert "tool_uses" not in work + step and "agentId=" not in text, text
+
+
+def _skill_session() -> list[Message]:
+    """Three skills loaded for an earlier request, one for the current request's last round."""
+    msgs: list[Message] = [Message(role="user", content="build the plugin agents")]
+    for i, name in enumerate(["dev:agent", "dev:hook", "dev:skill", "mind:retrieval"]):
+        if i == 3:
+            msgs.append(Message(role="user", content="now search the past sessions for the format"))
+        call = ToolCall(f"c{i}", "skill", json.dumps({"skill": name}))
+        msgs.append(Message(role="assistant", content="", tool_calls=[call]))
+        body = f"Base directory for this skill: /p/skills/{name}\n\nBODY{i} " + "w " * 3_000
+        msgs.append(Message(role="tool", content=body, tool_call_id=f"c{i}"))
+        msgs.append(Message(role="assistant", content=f"Loaded {name}."))
+    return msgs
+
+
+def test_the_embedded_summary_keeps_only_the_current_work_skills_verbatim() -> None:
+    """hive-interrupt: 18.5k tokens, ~1,900 lines of them four skill bodies no step of the
+    current request used."""
+    history = _skill_session()
+    finalize = new_finalizer().preserve_durable(PreserveSkillsConfig()).build()
+    embedded = make_assistant(Message, summarize_transcript(history))
+    assert embedded.content.startswith(EMBEDDED_HEAD)
+    text = asyncio.run(finalize(history, embedded))[0].content
+    assert "BODY3" in text and "### Skill: mind:retrieval" in text, text[:3000]
+    assert all(f"BODY{i}" not in text for i in range(3)), text[:3000]
+    for name in ("dev:agent", "dev:hook", "dev:skill"):
+        assert f"- {name}: /p/skills/{name}/SKILL.md" in text, text[:3000]
+    remote = make_assistant(Message, "<summary>S</summary>")  # SPEC §5.3: every skill kept
+    kept = asyncio.run(finalize(history, remote))[0].content
+    assert all(f"BODY{i}" in kept for i in range(4)) and "bodies not repeated" not in kept

@@ -25,6 +25,7 @@ from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.counting.trigger import DEFAULT_CONTEXT_TOKENS, TriggerCondition, thresholds
 from compactor.errors import ConfigError, SummarizationError
 from compactor.io.paths import name_text
+from compactor.pipeline.skill_focus import focus_skills
 from compactor.pipeline.user_block import block_texts, bounded, refer_to_quoted
 from compactor.prompts import (
     CLEARED_NOTE,
@@ -557,7 +558,8 @@ class _PreserveDurable(_PreserveSkills):
         tool_skills: list[_Skill] = find_skills(source, self.cfg.skill_tool_name)
         named = {s.name for s in tool_skills}
         read: list[_Skill] = [_Skill(n, t, -1) for n, t in skill_reads(entries) if n not in named]
-        blocks = [render_skills([*read, *tool_skills], self.cfg)]
+        kept, others = focus_skills(entries, [*read, *tool_skills], summary, _model_input.get())
+        blocks = [render_skills(kept, self.cfg), others]
         files = [_Skill(n, t, i) for i, (n, t) in enumerate(instruction_files(entries))]
         body = _budgeted(files, self.cfg, "Instructions", INSTRUCTIONS_TRUNCATED_MARKER)
         if body:
