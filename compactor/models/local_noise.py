@@ -9,20 +9,28 @@ from collections.abc import Sequence
 
 from compactor.facts import Call
 
-_DRIVE_RE = re.compile(r"(?<![\w/])([a-z]):/")
-
 
 def normal_path(text: str) -> str:
-    """``text`` with paths spelt one way: lower case, ``/`` separators, ``e:/x`` as ``/e/x``
-    (Git Bash's spelling), so that ``E:\\AI\\AGENTS.md`` and ``/e/AI/AGENTS.md`` compare equal."""
-    low = text.lower().replace("\\", "/")
-    return _DRIVE_RE.sub(r"/\1/", low) if ":/" in low else low
+    """``text`` with paths spelt one way: lower case, ``/`` separators (two C-speed passes, no
+    regex: it runs over every call's arguments once)."""
+    return text.lower().replace("\\", "/")
 
 
-def path_in(path: str, said: str) -> bool:
-    """Whether ``path`` is in ``said`` (already :func:`normal_path`), however it is spelt."""
+def _forms(path: str) -> list[str]:
     p = normal_path(path)
-    return p in said or p.lstrip("~/") in said
+    forms = [p, p.lstrip("~/")]
+    if len(p) > 3 and p[1:3] == ":/" and p[0].isalpha():
+        forms.append(f"/{p[0]}/{p[3:]}")
+    elif len(p) > 3 and p[0] == "/" and p[2] == "/" and p[1].isalpha():
+        forms.append(f"{p[1]}:/{p[3:]}")
+    return [f for f in forms if f]
+
+
+def path_in(path: str, said: str | set[str]) -> bool:
+    """Whether ``path`` is in ``said`` (a text or a set of paths, already
+    :func:`normal_path`), however it is spelt: ``E:\\AI\\AGENTS.md``, ``e:/ai/agents.md``
+    and Git Bash's ``/e/AI/AGENTS.md`` are one."""
+    return any(f in said for f in _forms(path))
 
 
 _DEPENDENCY_DIRS = ("/node_modules/", "/site-packages/", "/.venv/", "/vendor/bundle/")

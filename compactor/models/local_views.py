@@ -352,13 +352,13 @@ def named_files(s: Session, most: int) -> list[str]:
     if s.named is None:
         changed = {f.path.replace("\\", "/").rsplit("/", 1)[-1] for f in s.files.values()}
         found: dict[str, None] = {}
-        known = {normal_path(f) for f in s.files}  # E:/x/AGENTS.md read is e:\x\AGENTS.md
+        changed_or_read = {normal_path(f) for f in s.files}  # E:/x/A.md is e:\x\A.md
         for text in first_times(e.text for e in s.requests):  # again: names no new file
             pasted = pasted_listing(text)  # a pasted ``find``'s lines are not files of the work
             for _, p in paths(without_ide_note(text)):  # an open file is not named
                 if (
                     p not in pasted
-                    and normal_path(p) not in known
+                    and not path_in(p, changed_or_read)
                     and p not in found
                     and p not in s.files
                     and p.rsplit("/", 1)[-1] not in changed
