@@ -58,6 +58,7 @@ def test_ide_markup_is_context_not_the_request() -> None:
     assert "desk@example.org" not in text, text
     note = "(with e:\\AI\\proj\\.claude\\hooks\\stop_check.py open in the IDE)"
     assert intent.count(note) == 1 and section(text, 3).count(note) == 0, text
+    assert f'build a board" {note}' in intent, intent  # the user's words quoted, not the note
     assert "never by a call" not in section(text, 3), section(text, 3)
 
 
@@ -65,10 +66,15 @@ def test_ide_markup_is_context_not_the_request() -> None:
 async def test_ide_markup_is_not_re_inserted_among_the_user_messages() -> None:
     history = [_typed(_OPENED), _typed(_OPENED, "port the parser"), _typed(_SELECTED)]
     kept, dropped = await select_user_messages(history, 10_000, None, 1_500)
-    assert kept == [
-        "port the parser (with e:\\AI\\proj\\.claude\\hooks\\stop_check.py open in the IDE)"
-    ], kept
+    typed = "port the parser (with e:\\AI\\proj\\.claude\\hooks\\stop_check.py open in the IDE)"
+    assert kept == [typed], kept
     assert not dropped
+    long = "port the parser to rust, keeping the error messages and the CLI flags exactly as now"
+    history = [_typed(_OPENED, long)]
+    kept, _ = await select_user_messages(history, 10_000, None, 1_500)
+    summary = f'1. Current request: "{long}" (with e:\\AI\\x open in the IDE)\n<all_user_messages>'
+    block = replace_user_block(summary + "\n</all_user_messages>", kept, False)
+    assert f"    - {CURRENT_NOTE}" in block, block  # the quote is found without the note
 
 
 _LONG = (

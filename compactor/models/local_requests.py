@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from compactor.facts import cut
+from compactor.facts.ide import ide_note_files, without_ide_note
 
 from .local_noise import collapse_resent, request_ref
 from .local_text import bullets, quote
@@ -23,17 +24,17 @@ def request_lines(texts: Sequence[str], item: int, items: int, verbatim: int) ->
     runs = collapse_resent(texts)
     if len(runs) == 1:
         return [
-            f"   Initial request: {quote(runs[0][0], verbatim)}{runs[0][1]} (the current request)"
+            f"   Initial request: {_quote(runs[0][0], verbatim)}{runs[0][1]} (the current request)"
         ]
-    lines = [f"   Initial request: {quote(runs[0][0], item * 2)}{runs[0][1]}"]
+    lines = [f"   Initial request: {_quote(runs[0][0], item * 2)}{runs[0][1]}"]
     later = runs[1:-1]
     if later:
         lines.append("   Later requests, in order:")
         head, tail = items // 3, items - items // 3
-        show = head_tail(later, head, tail, "requests", lambda r: quote(r[0], item) + r[1])
+        show = head_tail(later, head, tail, "requests", lambda r: _quote(r[0], item) + r[1])
         lines.append(bullets(show))
     current, label = runs[-1]
-    lines.append(f"   Current request: {quote(current, verbatim)}{label}")
+    lines.append(f"   Current request: {_quote(current, verbatim)}{label}")
     return lines
 
 
@@ -43,6 +44,15 @@ def user_message_lines(users: Sequence[str], chars: int) -> list[str]:
     return [cut(t, chars) + label for t, label in collapse_resent(users)]
 
 
+def _quote(text: str, limit: int) -> str:
+    """:func:`quote` of the user's words; the IDE note (``(with X open in the IDE)``) after
+    the quote, not inside it (the user did not write it)."""
+    notes = ide_note_files(text)
+    if not notes:
+        return quote(text, limit)
+    return f"{quote(without_ide_note(text), limit)} (with {notes[0]} open in the IDE)"
+
+
 def current_ref(text: str, limit: int) -> str:
     """The current request as sections 7-9 name it: quoted when short, else by reference."""
-    return request_ref(text, quote(text, limit))
+    return request_ref(text, _quote(text, limit))

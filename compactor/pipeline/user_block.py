@@ -56,7 +56,9 @@ def refer_to_quoted(summary: str, texts: list[str]) -> list[str]:
     if newest.endswith(")") and " (sent " in newest:
         at = newest.rfind(" (sent ")
         newest, label = newest[:at], newest[at:]
-    flat = one_line(newest)
+    from compactor.facts.ide import without_ide_note
+
+    flat = one_line(without_ide_note(newest))
     if flat in summary or flat.replace('"', "'") in summary:
         return [*texts[:-1], CURRENT_NOTE + label]
     return texts
