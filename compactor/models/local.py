@@ -358,8 +358,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
 
 
 def _user_messages(s: Session, lim: Limits) -> str:
-    once = user_message_lines(user_messages(s), lim.user_chars)
-    users = head_tail(once, lim.users_head, lim.users_tail, "messages")
+    users = user_message_lines(user_messages(s), lim.users_head, lim.users_tail, lim.user_chars)
     lines = "".join(f"    - {u}\n" for u in users)
     return f"<all_user_messages>\n{lines}</all_user_messages>"
 

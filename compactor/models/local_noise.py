@@ -4,8 +4,10 @@ paths, shell fragments taken for files, a sub-agent's usage footer shown as its 
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Sequence
+from itertools import islice, repeat
 
 from compactor.facts import Call
 
@@ -91,6 +93,10 @@ def collapse_resent(texts: Sequence[str]) -> list[tuple[str, str]]:
     """``texts`` with a message sent again right after itself (the same text, or an edited
     version of it) listed once, its last version, labelled `` (sent N times)``; identical
     messages sent apart are counted on their first listing. Each item: (text, label)."""
+    if len(set(texts)) == len(texts):  # all distinct: equal heads are long texts' (C loops)
+        heads = [t[:_RESENT_PREFIX] for t in texts]
+        if not any(map(operator.eq, heads, islice(heads, 1, None))):
+            return list(zip(texts, repeat(""), strict=False))  # nothing sent twice (most)
     runs: list[tuple[str, int, bool]] = []  # (last version, times sent, edited)
     for t in texts:
         if runs and _same_message(runs[-1][0], t):
@@ -98,8 +104,6 @@ def collapse_resent(texts: Sequence[str]) -> list[tuple[str, str]]:
             runs[-1] = (t, n + 1, edited or t != last)
         else:
             runs.append((t, 1, False))
-    if len(runs) == len(texts) and len(set(texts)) == len(texts):
-        return [(t, "") for t in texts]  # nothing sent twice (most sessions)
     counts: dict[str, int] = {}
     for t, n, _ in runs:
         counts[t] = counts.get(t, 0) + n

@@ -38,10 +38,13 @@ def request_lines(texts: Sequence[str], item: int, items: int, verbatim: int) ->
     return lines
 
 
-def user_message_lines(users: Sequence[str], chars: int) -> list[str]:
-    """Section 6's messages, each sent-again run once with ``(sent N times)`` (the finalizer,
-    which fills the block from the transcript, names the current request by reference)."""
-    return [cut(t, chars) + label for t, label in collapse_resent(users)]
+def user_message_lines(users: Sequence[str], head: int, tail: int, chars: int) -> list[str]:
+    """Section 6's messages, each sent-again run once with ``(sent N times)``, the first
+    ``head`` and last ``tail`` of them (only those cut to ``chars``: a chat of 18,000 messages
+    shows 30). The finalizer, which fills the block from the transcript, names the current
+    request by reference."""
+    runs = collapse_resent(users)
+    return head_tail(runs, head, tail, "messages", lambda r: cut(r[0], chars) + r[1])
 
 
 def _quote(text: str, limit: int) -> str:
