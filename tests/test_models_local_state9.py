@@ -182,7 +182,11 @@ def test_a_slash_command_the_cli_refused_is_the_last_request_not_done() -> None:
     s.user("<local-command-stdout>Unknown command: /hookify</local-command-stdout>")
     text = summarize_transcript(s.messages)
     current = " ".join(section(text, 8).split())
-    assert "/hookify turn the project rules into hooks" in current, current
+    first = " ".join(section(text, 1).split())
+    # section 8 quotes a short request, else names it (section 1 quotes it once): either way the
+    # refusal is said where the agent reads where the work stands
+    assert "/hookify turn the project rules into hooks" in current + first, current
+    assert "/hookify turn the project rules into hooks" in first or "section 1" not in current
     assert "the CLI did not know the command; the request is not done" in current, current
     assert "nothing is pending" not in section(text, 7), section(text, 7)
 
@@ -195,7 +199,9 @@ def test_a_slash_command_only_the_clis_notices_record_is_the_last_request() -> N
     s.user("Args from unknown skill: turn the project rules into hooks", injected=True)
     text = summarize_transcript(s.messages)
     current = " ".join(section(text, 8).split())
-    assert "/hookify turn the project rules into hooks — the CLI did not know" in current, current
+    first = " ".join(section(text, 1).split())
+    assert "/hookify turn the project rules into hooks — the CLI did not know" in current + first
+    assert "the CLI did not know the command; the request is not done" in current, current
     assert "nothing is pending" not in section(text, 7), section(text, 7)
     s = SessionBuilder()  # no such notice: the answered session stays answered
     s.user("How does the CLI know how much context is left?")

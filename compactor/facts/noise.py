@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 
 from compactor.schema import AgenticMessage, Message, user_text
 
+from .ide import IDE_MARK, without_ide_markup
+
 if TYPE_CHECKING:
     from .text import Entry
 
@@ -81,7 +83,7 @@ def user_words(msg: Message | AgenticMessage) -> str:
     text = user_text(msg)
     if text.startswith("<command-"):
         return command_markup(text) or text
-    return text
+    return without_ide_markup(text) if IDE_MARK in text else text
 
 
 _WARNING_RE = re.compile(

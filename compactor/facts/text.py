@@ -18,6 +18,7 @@ from compactor.schema import (
     user_text,
 )
 
+from .ide import IDE_MARK, without_ide_markup
 from .noise import drop_banner, strip_ansi, without_reminders
 
 MAX_LINE = 200
@@ -330,6 +331,8 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
             internal = is_internal(msg)
             if text.strip() in _NULL_TEXTS:
                 text = ""
+            if msg.role == "user" and IDE_MARK in text:
+                text = without_ide_markup(text)
             injected = msg.role == "user" and not internal and is_injected(msg, text)
             return Entry(index, msg.role, text, internal=internal, injected=injected)
     entry = Entry(index=index, role=msg.role, internal=is_internal(msg))
@@ -373,6 +376,8 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
         ]
     if msg.role == "user" and "<system-reminder>" in entry.text:
         entry.text = without_reminders(entry.text) or entry.text  # a reminder alone is injected
+    if msg.role == "user" and IDE_MARK in entry.text:  # IDE context, not the request
+        entry.text = without_ide_markup(entry.text)
     if entry.text.strip() in _NULL_TEXTS:
         entry.text = ""
     if msg.role == "assistant" and isinstance(ended := msg.extra.get(CALL_ENDS_KEY), dict):
@@ -401,6 +406,8 @@ def entries_of(items: Iterable[Message | AgenticMessage]) -> list[Entry]:
         seen = known.get(text)
         if seen is None:
             shown = "" if text.strip() in _NULL_TEXTS else text
+            if role == "user" and IDE_MARK in shown:
+                shown = without_ide_markup(shown)
             seen = (shown, role == "user" and is_injected(msg, shown))
             if len(text) <= _SHORT_TEXT and len(known) < _MEMO_MOST:
                 known[text] = seen

@@ -32,7 +32,9 @@ from .local_answers import answer_room
 from .local_files import FileState, key_lines
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import listed_jobs, running_head, still_running
+from .local_noise import glob_name
 from .local_prior import prior_excerpt as _prior_excerpt
+from .local_requests import current_ref, request_lines, user_message_lines
 from .local_results import said_changed
 from .local_session import ErrorFact, Session
 from .local_state import (
@@ -189,14 +191,7 @@ def _analysis(s: Session, lim: Limits) -> str:
 def _intent(s: Session, lim: Limits) -> str:
     lines: list[str] = []
     if s.requests:
-        lines.append(f"   Initial request: {quote(s.requests[0].text, lim.item * 2)}")
-        if len(s.requests) > 1:
-            lines.append("   Later requests, in order:")
-            head, tail = lim.items // 3, lim.items - lim.items // 3
-            later = head_tail(
-                s.requests[1:], head, tail, "requests", lambda e: quote(e.text, lim.item)
-            )
-            lines.append(bullets(later))
+        lines += request_lines([e.text for e in s.requests], lim.item, lim.items, lim.reply)
         rules = user_rules(s)
         if rules:
             lines.append("   Constraints and preferences stated by the user:")
@@ -230,7 +225,7 @@ def _concepts(s: Session, lim: Limits) -> str:
 
 def _file_item(f: FileState, lim: Limits) -> list[str]:
     times = f", {f.changes} changes" if f.changes > 1 else ""
-    items = [f"{f.path} ({f.how()}{times})"]
+    items = [f"{glob_name(f.path)} ({f.how()}{times})"]
     if f.content is not None:
         shown = key_lines(f.content, lim.code_lines)
         whole = len(shown) >= len([ln for ln in f.content.splitlines() if ln.strip()])
@@ -363,12 +358,8 @@ def _problem_solving(s: Session, lim: Limits) -> str:
 
 
 def _user_messages(s: Session, lim: Limits) -> str:
-    counts: dict[str, int] = {}
-    for u in user_messages(s):
-        counts[u] = counts.get(u, 0) + 1
-    once = [u if n == 1 else f"{u} (sent {n} times)" for u, n in counts.items()]
-    users = head_tail(once, lim.users_head, lim.users_tail, "messages")
-    lines = "".join(f"    - {cut(u, lim.user_chars)}\n" for u in users)
+    users = user_message_lines(user_messages(s), lim.users_head, lim.users_tail, lim.user_chars)
+    lines = "".join(f"    - {u}\n" for u in users)
     return f"<all_user_messages>\n{lines}</all_user_messages>"
 
 
@@ -395,7 +386,7 @@ def _pending(s: Session, lim: Limits) -> str:
     last = s.last_request
     if last is not None and not s.turn_ended:
         state = "still in progress" if s.request_started else "not answered yet"
-        items.append(f"The latest request is {state}: {quote(last.text, lim.item)}")
+        items.append(f"The latest request is {state}: {current_ref(last.text, lim.item)}")
         items.extend(error_replies(s, lim.item))
         unresolved = [
             e for e in s.errors if e.index > last.index and e.after in ("", "failed again")
@@ -442,7 +433,7 @@ def _current_work(s: Session, lim: Limits) -> str:
             state = claims.reply_state(s)
         else:
             state = "is in progress (no answer yet)" if s.request_started else "is not answered yet"
-        items.append(f"The latest request {state}: {quote(last.text, lim.item)}")
+        items.append(f"The latest request {state}: {current_ref(last.text, lim.item)}")
         ended = [] if s.turn_ended else error_replies(s, lim.item) + launched_outcomes(s, lim.item)
         items.extend([*filter(None, [interruption(s)]), *ended])
     if s.ended_by_tool:
@@ -492,7 +483,9 @@ def _next_step(s: Session, lim: Limits) -> str:
     flying = s.in_flight
     if flying:
         goal = (
-            f", then continue the latest request: {quote(last.text, lim.item // 2)}" if last else ""
+            f", then continue the latest request: {current_ref(last.text, lim.item // 2)}"
+            if last
+            else ""
         )
         return f"   {in_flight_step(flying, lim.item // 2, lim.items)}{goal}.{stopped}"
     if not s.turn_ended and last is not None and not s.request_started:
@@ -500,7 +493,9 @@ def _next_step(s: Session, lim: Limits) -> str:
     if not s.turn_ended and last is not None:
         task = next((t for t in s.open_tasks if "progress" in t.status), None)
         doing = f" (task in progress: {cut(task.subject, lim.item)})" if task else ""
-        return f"   Continue the latest request: {quote(last.text, lim.item)}{doing}.{stopped}"
+        return (
+            f"   Continue the latest request: {current_ref(last.text, lim.item)}{doing}.{stopped}"
+        )
     if asked := claims.input_step(s, lim.item):
         return asked
     if s.turn_ended and s.question:
@@ -512,7 +507,7 @@ def _next_step(s: Session, lim: Limits) -> str:
             "on them before starting anything like them again."
         )
     if s.announced:
-        goal = f" (for the latest request: {quote(last.text, lim.item // 2)})" if last else ""
+        goal = f" (for the latest request: {current_ref(last.text, lim.item // 2)})" if last else ""
         return f"   Do the step the assistant announced last{goal}: {quote(s.announced, lim.item)}"
     if s.ended_by_tool:
         return f"   None: the work was handed in with {code(s.ended_by_tool)}."

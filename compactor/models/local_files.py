@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from compactor.facts import Call, clean_path, command_of, shell_words
 from compactor.facts.shellwrites import script_writes
 
+from .local_noise import is_shell_fragment
+
 __all__ = ["SCRIPT_CHANGE", "Change", "FileState", "file_changes", "key_lines"]
 
 _PATH_KEYS = ("file_path", "path", "filename", "file", "notebook_path", "target_file", "filepath")
@@ -224,6 +226,8 @@ def _patch_changes(patch: str) -> list[Change]:
 def _target(word: str) -> str | None:
     word = word.strip("'\"")
     if not word or word in _NOT_FILES or word.startswith(("$", "&", "-")):
+        return None
+    if is_shell_fragment(word):  # ``2>/dev/null``, ``>&2``: a redirection, not a file
         return None
     return clean_path(word) or (word if "/" in word or "." in word.strip(".") else None)
 

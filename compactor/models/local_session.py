@@ -43,6 +43,7 @@ from compactor.facts import (
 from compactor.facts.durable import is_earlier_summary
 
 from .local_files import FileState, file_changes
+from .local_noise import is_usage_footer
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, retries, signature
 from .local_text import (
@@ -505,6 +506,8 @@ class _Builder:
         (read on the output's last :data:`_OUTPUT_TAIL` characters only)."""
         text = r.text if len(r.text) <= _OUTPUT_TAIL else r.text[len(r.text) - _OUTPUT_TAIL :]
         lines = printed_lines(strip_output_header(clean(text)))
+        if "tool_uses" in text or "agentId:" in text:  # a sub-agent's usage footer says nothing
+            lines = [ln for ln in lines if not is_usage_footer(ln)]
         if not lines:
             return
         joined = " | ".join(lines)

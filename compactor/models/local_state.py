@@ -43,6 +43,7 @@ from .local_answers import judge_answers
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_jobs import add_shape_jobs
+from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_results import head_of, tail_matters
 from .local_session import ErrorFact, Session, build_session
 from .local_supersede import (
@@ -190,10 +191,12 @@ def _established(call: Call, result: Result | None) -> str:
         if not oc.lines:  # nothing but a banner or nothing at all (a search that found none)
             return f"failed{exit_part} with no output"
         return f"failed{exit_part}: {cut(one_line(oc.lines[0]), _RESULT_CHARS)}"
+    if (api_error := agent_error_line(result.text)) is not None:  # not its usage footer
+        return f"returned an error: {cut(one_line(api_error), _RESULT_CHARS)}"
     lines = [
         ln
         for ln in printed_lines(strip_output_header(clean(result.text[-20_000:])))
-        if not is_prompt_line(ln)
+        if not is_prompt_line(ln) and not is_usage_footer(ln)
     ]
     if not lines:
         return "succeeded, printed nothing"
@@ -506,8 +509,16 @@ def round_facts(s: Session, limit: int) -> list[str]:
             if result is None or is_housekeeping(call, result):
                 continue
             oc = outcome(result, call)
-            if is_reading_call(call) and not oc.failed and not _reports_state(call):
+            if (
+                (is_reading_call(call) or is_file_edit(call))
+                and not oc.failed
+                and not _reports_state(call)
+            ):
                 continue  # a file's lines are not facts; that it does not exist is
+            if (api_error := agent_error_line(result.text)) is not None:  # not its footer's id
+                if call.id not in shown:  # (the last action says it)
+                    lines.append(f"{code(call_line(call, limit))} → returned an error: {api_error}")
+                continue
             said = call_line(call, 2_000)
             facts = [f for f in _facts_of(strip_output_header(clean(result.text))) if f not in said]
             facts = facts[:_FACTS_PER_CALL]  # (what the call itself named is no news)

@@ -28,9 +28,11 @@ from compactor.facts import (
     paths,
     stopped_jobs,
 )
+from compactor.facts.ide import without_ide_note
 from compactor.facts.outcomes import unadvised
 
 from .local_answers import user_answers
+from .local_noise import normal_path, pasted_listing, path_in
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, code, prior_sections, prior_users
 
@@ -350,10 +352,14 @@ def named_files(s: Session, most: int) -> list[str]:
     if s.named is None:
         changed = {f.path.replace("\\", "/").rsplit("/", 1)[-1] for f in s.files.values()}
         found: dict[str, None] = {}
+        changed_or_read = {normal_path(f) for f in s.files}  # E:/x/A.md is e:\x\A.md
         for text in first_times(e.text for e in s.requests):  # again: names no new file
-            for _, p in paths(text):
+            pasted = pasted_listing(text)  # a pasted ``find``'s lines are not files of the work
+            for _, p in paths(without_ide_note(text)):  # an open file is not named
                 if (
-                    p not in found
+                    p not in pasted
+                    and not path_in(p, changed_or_read)
+                    and p not in found
                     and p not in s.files
                     and p.rsplit("/", 1)[-1] not in changed
                     and has_known_extension(p)
@@ -406,8 +412,9 @@ def untouched(s: Session, named: list[str]) -> list[str]:
     for or changed): they are only in the user's words and may not exist (issue 28)."""
     if not named:
         return []
-    said = "\n".join(c.arguments.replace("\\\\", "\\") for c in s.calls)
-    return [p for p in named if p not in said and p.lstrip("~/") not in said]
+    said = normal_path("\n".join(c.arguments.replace("\\\\", "\\") for c in s.calls))
+    said += "\n" + "\n".join(normal_path(p) for p in s.files)
+    return [p for p in named if not path_in(p, said)]
 
 
 def user_messages(s: Session) -> list[str]:

@@ -25,6 +25,8 @@ from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.counting.trigger import DEFAULT_CONTEXT_TOKENS, TriggerCondition, thresholds
 from compactor.errors import ConfigError, SummarizationError
 from compactor.io.paths import name_text
+from compactor.pipeline.skill_focus import focus_skills
+from compactor.pipeline.user_block import block_texts, bounded, refer_to_quoted
 from compactor.prompts import (
     CLEARED_NOTE,
     CONTINUE_INSTRUCTION,
@@ -147,8 +149,9 @@ def is_user_candidate(msg: Message | AgenticMessage) -> bool:
     text = user_text(msg)
     if text.lstrip().startswith(("<", "[Request interrupted")):  # a harness notice, by shape
         from compactor.facts import is_injected
+        from compactor.facts.noise import user_words
 
-        return not is_injected(msg, text)
+        return not is_injected(msg, text) and bool(user_words(msg))  # not IDE markup alone
     return bool(text)
 
 
@@ -192,7 +195,7 @@ async def select_user_messages(
     if len(candidates) == 1 and candidates[0] is not summary:
         return [user_words(candidates[0])], False
     kept: list[str] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}  # a text's key: how many times it was sent
     remaining = max_tokens
     for number, msg in reversed(list(enumerate(candidates, 1))):
         text = user_words(msg)
@@ -207,11 +210,12 @@ async def select_user_messages(
 
             text = earlier_summary_view(text, EARLIER_SUMMARY_CHARS)
         elif earlier_chars is not None:
-            if text.strip() in seen:
+            key = text.strip()
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > 1:
                 continue  # the same words sent again: kept once, where they were sent last
-            seen.add(text.strip())
             if kept and len(text) > earlier_chars:
-                text = _bounded(text, number)
+                text = bounded(text, number, EARLIER_KEEP_CHARS)
         cost = estimate_message(msg) if text is user_text(msg) else estimate_text(text)
         if cost <= remaining:
             kept.append(text)
@@ -223,7 +227,7 @@ async def select_user_messages(
     kept.reverse()
     if earlier_chars is None:
         return kept, len(kept) < len(candidates)
-    return kept, len(kept) < len({user_text(m).strip() for m in candidates})
+    return block_texts(kept, seen), len(kept) < len({user_text(m).strip() for m in candidates})
 
 
 def _summary_message(msg: Message | AgenticMessage) -> bool:
@@ -273,12 +277,6 @@ before the newest one longer than this (a pasted spec, a log) is kept as its fir
 EARLIER_KEEP_CHARS = 600
 
 
-def _bounded(text: str, number: int) -> str:
-    from compactor.facts.durable import bounded_user_message  # its orders kept from the middle
-
-    return bounded_user_message(text, number, EARLIER_KEEP_CHARS)
-
-
 def replace_user_block(text: str, user_texts: list[str], cleared: bool) -> str:
     """Replace the first ``<all_user_messages>`` … last ``</all_user_messages>`` span."""
     open_tag, close_tag = "<all_user_messages>", "</all_user_messages>"
@@ -289,7 +287,7 @@ def replace_user_block(text: str, user_texts: list[str], cleared: bool) -> str:
     lines = [open_tag]
     if cleared:
         lines.append(CLEARED_NOTE)
-    lines.extend(f"    - {t}" for t in user_texts)
+    lines.extend(f"    - {t}" for t in refer_to_quoted(text[:start], user_texts))
     lines.append(close_tag)
     return text[:start] + "\n".join(lines) + text[end + len(close_tag) :]
 
@@ -560,7 +558,8 @@ class _PreserveDurable(_PreserveSkills):
         tool_skills: list[_Skill] = find_skills(source, self.cfg.skill_tool_name)
         named = {s.name for s in tool_skills}
         read: list[_Skill] = [_Skill(n, t, -1) for n, t in skill_reads(entries) if n not in named]
-        blocks = [render_skills([*read, *tool_skills], self.cfg)]
+        kept, others = focus_skills(entries, [*read, *tool_skills], summary, _model_input.get())
+        blocks = [render_skills(kept, self.cfg), others]
         files = [_Skill(n, t, i) for i, (n, t) in enumerate(instruction_files(entries))]
         body = _budgeted(files, self.cfg, "Instructions", INSTRUCTIONS_TRUNCATED_MARKER)
         if body:

@@ -1,0 +1,49 @@
+"""IDE markup an editor extension injects into a user message (issue 28 point 6, blind check 10).
+
+Claude Code's VS Code / JetBrains extensions put ``<ide_opened_file>The user opened the file X in
+the IDE. …</ide_opened_file>``, ``<ide_selection>The user selected the lines … from X: …
+</ide_selection>`` and ``<ide_diagnostics>…</ide_diagnostics>`` blocks before what the user typed.
+They are context, not the request: :func:`without_ide_markup` takes them out and says, once,
+which file was open (``(with X open in the IDE)``); a message of markup alone becomes empty.
+"""
+
+from __future__ import annotations
+
+import re
+
+IDE_MARK = "<ide_"
+"""Every IDE block starts so (a ``str.find`` pre-check before any regex)."""
+
+_BLOCK_RE = re.compile(r"<(ide_[a-z_]+)>.*?(?:</\1>|\Z)", re.S)
+_OPENED_RE = re.compile(r"opened the file (.+?) in the IDE")
+_NOTE_RE = re.compile(r" \(with (.+?) open in the IDE\)")
+_FILE_RE = re.compile(r"[^\\/\s]\.[A-Za-z0-9]{1,8}$")
+"""An opened file worth naming ends in an extension (not the extension's own
+``\\temp\\readonly\\command (0qjan6)`` output views)."""
+
+
+def without_ide_markup(text: str) -> str:
+    """``text`` without its IDE blocks; what the user typed, then ``(with X open in the IDE)``
+    when a real file was open; '' when the message held nothing but markup."""
+    if IDE_MARK not in text:
+        return text
+    opened = [m.group(1).strip() for m in _OPENED_RE.finditer(text)]
+    typed = _BLOCK_RE.sub("", text).strip()
+    if not typed:
+        return ""
+    files = [p for p in dict.fromkeys(opened) if _FILE_RE.search(p)]
+    return f"{typed} (with {files[0]} open in the IDE)" if files else typed
+
+
+def ide_note_files(text: str) -> list[str]:
+    """The files :func:`without_ide_markup` noted as open in the IDE in ``text``."""
+    if "open in the IDE)" not in text:
+        return []
+    return _NOTE_RE.findall(text)
+
+
+def without_ide_note(text: str) -> str:
+    """``text`` without the ``(with X open in the IDE)`` note (the user did not name X)."""
+    if "open in the IDE)" not in text:
+        return text
+    return _NOTE_RE.sub("", text)

@@ -1,0 +1,61 @@
+"""How the embedded summary lists the user's requests and messages (issue 28 point 6, blind
+check 10): the current request quoted verbatim once, in section 1, and named by reference in the
+sections after it; a message sent again (the same text, or an edited version right after an
+interruption) listed once with ``(sent N times)``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from compactor.facts import cut
+from compactor.facts.ide import ide_note_files, without_ide_note
+
+from .local_noise import collapse_resent, request_ref
+from .local_text import bullets, quote
+from .local_views import head_tail
+
+__all__ = ["current_ref", "request_lines", "user_message_lines"]
+
+
+def request_lines(texts: Sequence[str], item: int, items: int, verbatim: int) -> list[str]:
+    """Section 1's lines for the requests ``texts`` (in order, at least one): the first, the
+    later ones (each sent-again run once), the current one (the last) quoted up to ``verbatim``
+    characters, once in the whole summary."""
+    runs = collapse_resent(texts)
+    if len(runs) == 1:
+        return [
+            f"   Initial request: {_quote(runs[0][0], verbatim)}{runs[0][1]} (the current request)"
+        ]
+    lines = [f"   Initial request: {_quote(runs[0][0], item * 2)}{runs[0][1]}"]
+    later = runs[1:-1]
+    if later:
+        lines.append("   Later requests, in order:")
+        head, tail = items // 3, items - items // 3
+        show = head_tail(later, head, tail, "requests", lambda r: _quote(r[0], item) + r[1])
+        lines.append(bullets(show))
+    current, label = runs[-1]
+    lines.append(f"   Current request: {_quote(current, verbatim)}{label}")
+    return lines
+
+
+def user_message_lines(users: Sequence[str], head: int, tail: int, chars: int) -> list[str]:
+    """Section 6's messages, each sent-again run once with ``(sent N times)``, the first
+    ``head`` and last ``tail`` of them (only those cut to ``chars``: a chat of 18,000 messages
+    shows 30). The finalizer, which fills the block from the transcript, names the current
+    request by reference."""
+    runs = collapse_resent(users)
+    return head_tail(runs, head, tail, "messages", lambda r: cut(r[0], chars) + r[1])
+
+
+def _quote(text: str, limit: int) -> str:
+    """:func:`quote` of the user's words; the IDE note (``(with X open in the IDE)``) after
+    the quote, not inside it (the user did not write it)."""
+    notes = ide_note_files(text)
+    if not notes:
+        return quote(text, limit)
+    return f"{quote(without_ide_note(text), limit)} (with {notes[0]} open in the IDE)"
+
+
+def current_ref(text: str, limit: int) -> str:
+    """The current request as sections 7-9 name it: quoted when short, else by reference."""
+    return request_ref(text, _quote(text, limit))

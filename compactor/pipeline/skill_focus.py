@@ -1,0 +1,105 @@
+"""Which loaded skills the EMBEDDED summary keeps word for word (issue 28 points 4 and 6, blind
+check 10: hive-interrupt's summary was 18.5k tokens, ~1,900 lines of it four skill bodies that
+no step of the current work used).
+
+PreserveSkills' budgets stay (5 skills, 5,000 tokens each, 25,000 in all). A summary written by
+the embedded summarizer (``--model local``) keeps verbatim only the skills loaded for the current
+request or in the last rounds of calls; each other skill is one line, its name and where its body
+is, so that the agent can load it again. A remote model's summary keeps every skill within the
+budgets, as SPEC §5.3 says."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol, TypeVar
+
+from compactor.facts import Entry
+from compactor.schema import AgenticMessage, Message, assistant_text
+
+EMBEDDED_HEAD = "<analysis>\nThe conversation has "
+"""How the embedded summarizer's reply starts (``compactor.models.local``); a test holds it."""
+
+LAST_ROUNDS = 3
+"""Rounds of calls (assistant messages with calls) whose skill loads count as recent."""
+
+NAMED_HEADING = (
+    "Skills also loaded earlier in this session, bodies not repeated here (load one again "
+    "before relying on it):"
+)
+_BASE_RE = re.compile(r"Base directory for this skill:\s*(\S+)")
+
+
+class _Loaded(Protocol):
+    name: str
+    content: str
+    order: int
+
+
+S = TypeVar("S", bound=_Loaded)
+
+
+def recent_from(entries: Sequence[Entry]) -> int:
+    """The index from which a skill load belongs to the current work: the current request
+    (the last user message the user typed) or the first of the last :data:`LAST_ROUNDS`
+    rounds, whichever comes first."""
+    request = rounds = len(entries)
+    seen = 0
+    for e in reversed(entries):
+        if e.role == "assistant" and e.calls and seen < LAST_ROUNDS:
+            seen += 1
+            rounds = e.index
+        if (
+            e.role == "user"
+            and e.text.strip()
+            and not e.injected
+            and not e.internal
+            and not e.text.lstrip().startswith("<")
+        ):
+            request = e.index
+            break
+    return min(request, rounds)
+
+
+def focus_skills(
+    entries: Sequence[Entry],
+    skills: list[S],
+    summary: Message | AgenticMessage,
+    model_input: Sequence[Message | AgenticMessage] | None,
+) -> tuple[list[S], str]:
+    """(skills kept verbatim, the ``<system-reminder>`` naming the others ('' when none)).
+    Every skill is kept unless ``summary`` is the embedded summarizer's. ``entries`` are those
+    of ``model_input`` when it is given (its instruction messages are not the user's)."""
+    if not skills or not assistant_text(summary).startswith(EMBEDDED_HEAD):
+        return skills, ""
+    end = len(entries)
+    if model_input is not None:
+        from compactor.models.local_focus import context_span
+
+        end = context_span(model_input)[1]
+    since = recent_from(entries[:end])
+    read = {s.name: _read_at(entries, s.name) for s in skills if s.order < 0}  # by a command
+    kept = [s for s in skills if (read[s.name][0] if s.order < 0 else s.order) >= since]
+    others = [s for s in skills if s not in kept]
+    if not others:
+        return kept, ""
+    lines = []
+    for s in others:
+        base = _BASE_RE.search(s.content[:2_000])
+        where = f"{base.group(1).rstrip('/')}/SKILL.md" if base else "its SKILL.md"
+        lines.append(f"- {s.name}: {read[s.name][1] if s.name in read else where}")
+    return kept, "<system-reminder>\n" + NAMED_HEADING + "\n" + "\n".join(
+        lines
+    ) + "\n</system-reminder>"
+
+
+def _read_at(entries: Sequence[Entry], name: str) -> tuple[int, str]:
+    """(index, path) of the last call that read skill ``name``'s ``SKILL.md`` with a command
+    ((-1, "its SKILL.md") when none names it)."""
+    mark = f"/{name}/SKILL.md"
+    for e in reversed(entries):
+        for call in e.calls:
+            if mark in call.arguments:
+                found = re.search(r"[^\s'\"]*" + re.escape(mark), call.arguments)
+                return e.index, found.group(0) if found else "its SKILL.md"
+    return -1, "its SKILL.md"

@@ -1,0 +1,64 @@
+"""The user messages the default finalizer re-inserts (SPEC §5.2), without noise (issue 28
+point 6, blind check 10): IDE markup is not the user's words, a message sent again (the same
+words, or an edited version sent right after an interrupted one) is listed once with
+``(sent N times)``, and the newest message, when the summary above already quotes it verbatim,
+is named by reference instead of a second copy."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+RESENT_PREFIX = 120
+"""Two consecutive messages that share their first this many characters are one message sent
+again (the later one an edited version)."""
+
+CURRENT_NOTE = "(the current request, quoted verbatim in the summary above)"
+_REFER_LEAST = 100
+"""A newest message at least this long is referred to when the summary quotes it."""
+
+
+def bounded(text: str, number: int, keep: int) -> str:
+    """A long earlier message's first and last ``keep`` characters with a pointer to it."""
+    from compactor.facts.durable import bounded_user_message  # its orders kept from the middle
+
+    return bounded_user_message(text, number, keep)
+
+
+def block_texts(kept: Sequence[str], sent: dict[str, int]) -> list[str]:
+    """``kept`` (chronological, each distinct text once) with ``(sent N times)`` where
+    ``sent`` counts a text more than once, and an edited re-send folded into its last version."""
+    out: list[str] = []
+    counts: list[int] = []
+    edited: list[bool] = []
+    for text in kept:
+        n = sent.get(text.strip(), 1)
+        prev = out[-1] if out else ""
+        if len(prev) >= RESENT_PREFIX and prev[:RESENT_PREFIX] == text[:RESENT_PREFIX]:
+            out[-1], counts[-1], edited[-1] = text, counts[-1] + n, True
+            continue
+        out.append(text)
+        counts.append(n)
+        edited.append(False)
+    return [
+        t if n == 1 else f"{t} (sent {n} times{', edited; the last version' if e else ''})"
+        for t, n, e in zip(out, counts, edited, strict=True)
+    ]
+
+
+def refer_to_quoted(summary: str, texts: list[str]) -> list[str]:
+    """``texts`` with the newest one named by :data:`CURRENT_NOTE` when it is long and
+    ``summary`` (the text before the block) quotes it verbatim, on one line."""
+    if not texts or len(texts[-1]) < _REFER_LEAST:
+        return texts
+    from compactor.facts import one_line
+
+    newest, label = texts[-1], ""
+    if newest.endswith(")") and " (sent " in newest:
+        at = newest.rfind(" (sent ")
+        newest, label = newest[:at], newest[at:]
+    from compactor.facts.ide import without_ide_note
+
+    flat = one_line(without_ide_note(newest))
+    if flat in summary or flat.replace('"', "'") in summary:
+        return [*texts[:-1], CURRENT_NOTE + label]
+    return texts
