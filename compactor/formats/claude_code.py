@@ -63,7 +63,6 @@ from compactor.schema import (
 from . import _jsonl
 from ._attachments import attachment_text, queued_prompt
 from ._claude_history import history_order
-from ._claude_queue import QUEUE_RECORD, Queued, queued_messages
 from ._convert import as_agentic
 from ._family import UNTYPED, check_records, family, is_untyped_metadata, unknown_record
 from .anthropic import (
@@ -79,7 +78,11 @@ from .patching import ZEROED_USAGE_KEYS, patch_claude_code_results, zero_appende
 if TYPE_CHECKING:
     from compactor.io import FileSource
 
+    from ._claude_queue import Queued
+
 __all__ = ["SKILL_TOOL", "ClaudeCodeFormat", "attachment_text"]
+
+QUEUE_RECORD = "queue-operation"  # as _claude_queue's, imported only when a file holds one
 
 SKILL_TOOL = "Skill"
 """Claude Code's skill-loading tool; read as ``skill``, SPEC §5.3's default name."""
@@ -390,7 +393,11 @@ class ClaudeCodeFormat:
         if any(not lines[i].obj.get("isSidechain") for i in steps):
             # 1.0.x wrote a sub-agent's conversation inline (isSidechain): not the main one
             steps = [i for i in steps if not lines[i].obj.get("isSidechain")]
-        queued = queued_messages(lines, steps)
+        queued: dict[int, Queued] = {}
+        if any(lines[i].obj.get("type") == QUEUE_RECORD for i in steps):
+            from ._claude_queue import queued_messages
+
+            queued = queued_messages(lines, steps)
         for i in steps:
             if lines[i].obj.get("type") != QUEUE_RECORD:
                 reader.record(i, lines[i])
