@@ -39,11 +39,8 @@ from .local_results import said_changed
 from .local_session import ErrorFact, Session
 from .local_state import (
     ANSWERED,
-    IN_FLIGHT,
     after_line,
     error_replies,
-    in_flight_items,
-    in_flight_step,
     interruption,
     is_housekeeping_path,
     job_polls,
@@ -53,6 +50,7 @@ from .local_state import (
     next_step_notes,
     round_facts,
 )
+from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step
 from .local_text import (
     bullets,
     call_line,
@@ -274,17 +272,23 @@ def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str
     times = f" {len(group)} times" if len(group) > 1 else ""
     lines = err.outcome.lines[:2]
     what = ": " + " | ".join(cut(x, lim.item) for x in lines) if lines else ""
-    items = [f"{code(cut(err.call, lim.item))} failed{times}{status}{what}"]
+    failed = "was stopped" if err.after == "interrupted" and not err.by else "failed"
+    items = [f"{code(cut(err.call, lim.item))} {failed}{times}{status}{what}"]
     items.append(after_line(err, lim.item))
     if err.next_text and err.next_text != said:
         items.append(f"  Next the assistant said: {quote(err.next_text, lim.item)}")
     return items
 
 
+def _stopped(err: ErrorFact) -> bool:
+    """The user stopped this call (an abort is not one more failure of the same call)."""
+    return err.after == "interrupted" and not err.by
+
+
 def _errors(s: Session, lim: Limits) -> str:
     groups: list[list[ErrorFact]] = []
     for err in s.errors:
-        if groups and groups[-1][-1].call == err.call:
+        if groups and groups[-1][-1].call == err.call and _stopped(groups[-1][-1]) == _stopped(err):
             groups[-1].append(err)
         else:
             groups.append([err])
@@ -391,8 +395,12 @@ def _pending(s: Session, lim: Limits) -> str:
         unresolved = [
             e for e in s.errors if e.index > last.index and e.after in ("", "failed again")
         ]
-        for err in unresolved[-3:]:
-            items.append(f"Unresolved failure: {code(cut(err.call, lim.item))}")
+        for line in dict.fromkeys(e.call for e in unresolved[-3:]):  # each once (blind check 11)
+            items.append(f"Unresolved failure: {code(cut(line, lim.item))}")
+        for err in [e for e in s.errors if e.index > last.index and e.after == "interrupted"][-2:]:
+            if not err.by:  # the user stopped it (an earlier failure it retried says so in 4)
+                said = code(cut(err.call, lim.item))
+                items.append(f"Interrupted by the user, never completed: {said}")
         if prior := _prior_excerpt(s, 7, lim.prior) if s.prior else "":  # by section (issue 28)
             items.append(f"Pending in the earlier summary (some may be done since): {prior}")
     asked = claims.input_items(s, lim.item)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from compactor.facts import (
     INTERRUPT_RE,
+    STOPPED,
     Call,
     Entry,
     Outcome,
@@ -440,11 +441,15 @@ class _Builder:
 
     def failure(self, call: Call, oc: Outcome, index: int, reading: bool) -> None:
         sig, by = signature(call), ""  # by: the call's line, made once (not once an error)
+        stopped = oc.lines[0] if oc.lines and oc.lines[0].startswith(STOPPED) else ""
+        after, why = ("interrupted", stopped) if stopped else ("failed again", "")
         for err in self.unfixed[-_RETRY_WINDOW:]:
             if err.signature[0] == sig[0] and err.index < index and retries(err.signature, sig):
-                err.after, err.by, err.why = "failed again", (by := by or call_line(call, 160)), ""
+                err.after, err.by, err.why = after, (by := by or call_line(call, 160)), why
         self.s.failed_calls.add(call.id)
         err = ErrorFact(call_line(call, 300), oc, index, sig, reading)
+        if stopped:  # the user stopped it: neither a success nor a failure to fix
+            err.after, err.why = "interrupted", stopped
         self.s.errors.append(err)
         self.unfixed.append(err)
 

@@ -17,11 +17,13 @@ from collections.abc import Sequence
 
 from compactor._json import JsonObject
 from compactor.facts import (
+    ESCALATED,
     Call,
     Entry,
     clean,
     command_of,
     cut,
+    escalated,
     lowers_exactly,
     one_line,
     sentence_spans,
@@ -406,10 +408,11 @@ def call_line(call: Call, limit: int, *, keep_end: bool = False) -> str:
     command = command_of(call)
     if command is not None:
         line = one_line(command)
+        more = ESCALATED if escalated(call) else ""
         if keep_end and len(line) > limit:
             tail = limit // 3
-            return f"{call.name}: {shorten(line, limit - tail)} … {line[-tail:].lstrip()}"
-        return f"{call.name}: {cut(command, limit)}"
+            return f"{call.name}: {shorten(line, limit - tail)} … {line[-tail:].lstrip()}{more}"
+        return f"{call.name}: {cut(command, limit)}{more}"
     args = call.args
     for key in ("file_path", "path", "filename", "notebook_path", "skill", "query", "url"):
         value = args.get(key)

@@ -1,0 +1,121 @@
+"""Blind check 11's wrong statements and noise in the local summary (issue 28, quality pass 10),
+each on a session built here by shape: a call the user aborted is never a success; an
+announcement the user interrupted is not the answer; ``rg`` exit 1 with no output is "no match";
+a call re-issued with escalated permissions says so; long embedded rules are not the request."""
+
+from __future__ import annotations
+
+from compactor.models.local import summarize_transcript
+
+from .planted_session import SessionBuilder
+from .test_models_local_session import section
+
+_SANDBOX_ERROR = (
+    "Process exited with code 1\nOutput:\n** (Mix.Error) failed to open a TCP socket in "
+    "Mix.Sync.PubSub.subscribe/1: :eperm (operation not permitted)\n"
+)
+
+# -- 1. a call the user aborted, interrupted or cancelled is never a success --------------------
+
+
+def _aborted_retry(stopped: str) -> SessionBuilder:
+    s = SessionBuilder()
+    s.user("make the basket update work with forms, then run the checks")
+    s.call("exec_command", {"cmd": "make checks"}, _SANDBOX_ERROR, error=False)
+    s.say("The sandbox blocks the socket. Running the checks outside the sandbox.")
+    s.call(
+        "exec_command", {"cmd": "make checks", "sandbox_permissions": "require_escalated"}, stopped
+    )
+    return s
+
+
+def test_an_aborted_retry_is_not_a_fix_but_interrupted_by_the_user() -> None:
+    for stopped in (
+        "aborted by user after 22.9s",
+        "[Request interrupted by user for tool use]",
+        "Command cancelled by the user",
+    ):
+        text = summarize_transcript(_aborted_retry(stopped).messages)
+        errors, current = section(text, 4), section(text, 8)
+        assert "Fixed:" not in errors and "succeeded" not in errors, errors
+        assert "was interrupted by the user" in errors and "never completed" in errors, errors
+        assert "interrupted by the user, never completed" in current, current
+        assert "succeeded" not in current, current
+        assert "Interrupted by the user, never completed: `exec_command: make checks" in section(
+            text, 7
+        ), section(text, 7)
+
+
+def test_a_log_that_mentions_an_abort_is_output_not_the_call_s_end() -> None:
+    s = SessionBuilder()
+    s.user("run the job runner tests")
+    log = (
+        "".join(f"test_{i} ok\n" for i in range(40)) + "job 7 was cancelled by the user (fixture)\n"
+    )
+    s.call("exec_command", {"cmd": "pytest tests/test_runner.py"}, "Exit code 0\n" + log)
+    s.say("All runner tests pass.")
+    text = summarize_transcript(s.messages)
+    assert "interrupted by the user" not in text.lower(), text
+
+
+# -- 3. rg / grep exit 1 with no output is "no match"; diff exit 1 is "differences" -------------
+
+
+def test_rg_exit_one_with_empty_output_is_a_fact_not_an_unresolved_failure() -> None:
+    s = SessionBuilder()
+    s.user("add a changeset to the Customer schema")
+    s.call(
+        "exec_command",
+        {"cmd": 'rg "Customer\\.changeset|changeset\\(customer" -n lib'},
+        "Chunk ID: 1\nProcess exited with code 1\nOriginal token count: 0\nOutput:\n",
+    )
+    s.call(
+        "exec_command",
+        {"cmd": "git grep -n 'defmodule Customers.Commands' lib"},
+        "Process exited with code 1\nOutput:\n",
+    )
+    s.call("exec_command", {"cmd": "diff -q a.txt b.txt"}, "Process exited with code 1\nOutput:\n")
+    text = summarize_transcript(s.messages)
+    assert "Unresolved failure" not in text, section(text, 7)
+    assert "failed" not in section(text, 4), section(text, 4)
+    current = section(text, 8)
+    assert "no match (exit 1, not a failure)" in current, current
+    assert "differences found (exit 1, not a failure)" in current, current
+
+
+def test_rg_exit_one_with_an_error_line_is_still_a_failure() -> None:
+    s = SessionBuilder()
+    s.user("find the changeset callers")
+    s.call(
+        "exec_command",
+        {"cmd": 'rg "a|b" -n lib'},
+        "Process exited with code 2\nOutput:\nrg: lib: No such file or directory (os error 2)\n",
+    )
+    text = summarize_transcript(s.messages)
+    assert "no match" not in section(text, 8), section(text, 8)
+
+
+# -- 4. a call re-issued with escalated permissions says so, and why ----------------------------
+
+
+def test_an_escalated_call_in_flight_says_so_and_why() -> None:
+    s = SessionBuilder()
+    s.user("validate the change with the precommit checks")
+    s.call("exec_command", {"cmd": "mix precommit"}, _SANDBOX_ERROR)
+    s.say("The sandbox blocks the socket; asking to run it outside the sandbox.")
+    why = "Run mix precommit outside the sandbox so Mix can open its local socket?"
+    s.call(
+        "exec_command",
+        {"cmd": "mix precommit", "sandbox_permissions": "require_escalated", "justification": why},
+        None,
+    )
+    text = summarize_transcript(s.messages)
+    pending = section(text, 7)
+    assert "mix precommit (escalated, outside the sandbox)" in pending, pending
+    assert "waits for the user's approval" in pending and why in pending, pending
+    errors = section(text, 4)
+    assert ":eperm" in errors, errors  # why it was escalated: the sandboxed run's error
+    plain = SessionBuilder()
+    plain.user("validate the change")
+    plain.call("exec_command", {"cmd": "mix precommit", "with_escalated_permissions": False}, None)
+    assert "escalated" not in summarize_transcript(plain.messages)
