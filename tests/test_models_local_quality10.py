@@ -119,3 +119,56 @@ def test_an_escalated_call_in_flight_says_so_and_why() -> None:
     plain.user("validate the change")
     plain.call("exec_command", {"cmd": "mix precommit", "with_escalated_permissions": False}, None)
     assert "escalated" not in summarize_transcript(plain.messages)
+
+
+# -- 2. an announcement the user interrupted is not the answer; one state for 7, 8 and 9 --------
+
+
+def _announced_then(end: str | None, announcement: str) -> SessionBuilder:
+    s = SessionBuilder()
+    s.user("继续: apply the new design system to all four landing-page documents")
+    s.call(
+        "TodoWrite",
+        {
+            "todos": [
+                {"content": "Update Brand.md", "status": "completed", "activeForm": "Updating"},
+                {"content": "Update Assets.md", "status": "in_progress", "activeForm": "Updating"},
+                {"content": "Update Checklist.md", "status": "pending", "activeForm": "Updating"},
+            ]
+        },
+        "Todos have been modified successfully.",
+    )
+    s.call("Read", {"file_path": "/repo/docs/Assets.md"}, "1→# Assets v1.3\n")
+    s.say(announcement)
+    if end is not None:
+        s.user(end)
+    return s
+
+
+def test_an_interrupted_announcement_is_not_the_answer() -> None:
+    for announcement in (
+        "现在更新 Assets.md，应用新的设计系统。",
+        "Now updating Assets.md with the new design system.",
+        "Let me update Assets.md next.",
+    ):
+        text = summarize_transcript(
+            _announced_then("[Request interrupted by user]", announcement).messages
+        )
+        pending, current, step = section(text, 7), section(text, 8), section(text, 9)
+        for part in (pending, current, step):
+            assert "nothing is pending" not in part and "was completed" not in part, part
+            assert "The answer to it" not in part, part
+        assert "still in progress" in pending and "Update Checklist.md" in pending, pending
+        assert "announced a step not done yet" in pending, pending
+        assert "interrupted the turn" in current, current
+        assert "nothing is running and no call is in flight" in current, current
+        assert "Continue the latest request" in step, step
+
+
+def test_an_answer_followed_by_no_interruption_still_ends_the_turn() -> None:
+    s = _announced_then(None, "Assets.md and Checklist.md are updated to the new design system.")
+    text = summarize_transcript(s.messages)
+    step = section(text, 9)
+    assert "Continue the latest request" not in step, step
+    # open task-list items: never "nothing is pending" beside them
+    assert "nothing is pending" not in step and "task-list items are still open" in step, step

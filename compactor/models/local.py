@@ -375,6 +375,8 @@ def _task_items(s: Session, lim: Limits) -> list[str]:
     done = len(s.tasks) - len(open_tasks)
     items = [f"Open items of the agent's task list ({tool}; {done} of {len(s.tasks)} done):"]
     items.extend(f"  [{t.status}] {cut(t.subject, lim.item)}" for t in open_tasks[: lim.items])
+    if len(open_tasks) > lim.items:  # a list shown in part says so (blind check 11)
+        items.append(f"  ({len(open_tasks) - lim.items} more)")
     return items
 
 
@@ -519,15 +521,14 @@ def _next_step(s: Session, lim: Limits) -> str:
         return f"   Do the step the assistant announced last{goal}: {quote(s.announced, lim.item)}"
     if s.ended_by_tool:
         return f"   None: the work was handed in with {code(s.ended_by_tool)}."
-    if last is not None:
-        extra = ""
-        if s.open_tasks:
-            extra = (
-                f" {len(s.open_tasks)} task-list items are still open; resume them only if asked."
-            )
+    if last is not None and s.open_tasks:  # not "nothing is pending" (blind check 11)
         return (
-            f"   None: {ANSWERED}. The latest request was {quote(last.text, lim.item // 2)}.{extra}"
+            f"   None for now: the last reply ended the turn, but {len(s.open_tasks)} task-list "
+            "items are still open (section 7); resume them only if the user asks. The latest "
+            f"request was {quote(last.text, lim.item // 2)}."
         )
+    if last is not None:
+        return f"   None: {ANSWERED}. The latest request was {quote(last.text, lim.item // 2)}."
     prior = _prior_excerpt(s, 9, lim.prior)
     if prior:
         return f"   From the earlier summary: {prior}"

@@ -583,6 +583,11 @@ class _Builder:
         )  # fmt: skip
         if last is not None and last.role == "assistant" and not last.calls:
             s.turn_ended = True
+            notice = s.interrupted  # the user cut the turn after this text: it is no answer
+            if notice is not None and notice.index > last.index and s.last_text is not None:
+                s.turn_ended = False  # (blind check 11: "now updating X…", then interrupted)
+                said = sentences(s.last_text.text)
+                s.announced = said[-1] if said and announces_step(said[-1]) else ""
         elif last is not None and last.results and not s.in_flight:
             final = self.by_id.get(last.results[-1].call_id)
             if final is not None and _TERMINAL_TOOLS.match(final.name):

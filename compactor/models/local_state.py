@@ -44,7 +44,7 @@ from compactor.schema import AgenticMessage, Message
 from .local_answers import judge_answers
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
-from .local_jobs import add_shape_jobs
+from .local_jobs import add_shape_jobs, listed_jobs
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_results import head_of, tail_matters
 from .local_session import ErrorFact, Session, build_session
@@ -125,10 +125,10 @@ def interruption(s: Session) -> str:
     last, notice = s.last_request, s.interrupted
     if notice is None or (last is not None and notice.index < last.index):
         return ""
-    return (
-        "The user interrupted the turn (the agent CLI's notice, not a request): the request "
-        "was left unfinished; check the state of anything that was running before going on"
-    )
+    head = "The user interrupted the turn (the agent CLI's notice, not a request): the request "
+    if s.in_flight or listed_jobs(s):
+        return head + "was left unfinished; check the state of what was running before going on"
+    return head + "was left unfinished; nothing is running and no call is in flight"
 
 
 def is_housekeeping_path(path: str) -> bool:
