@@ -5,7 +5,15 @@ a call re-issued with escalated permissions says so; long embedded rules are not
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from compactor.cli.app import app
+from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
+from compactor.schema import content_type, user_text
 
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
@@ -172,3 +180,111 @@ def test_an_answer_followed_by_no_interruption_still_ends_the_turn() -> None:
     assert "Continue the latest request" not in step, step
     # open task-list items: never "nothing is pending" beside them
     assert "nothing is pending" not in step and "task-list items are still open" in step, step
+
+
+# -- 5a. long rules embedded in the user's first message: printed once, not the request ---------
+
+_RULES = (
+    "This web app uses the Phoenix framework.\n\n## Project guidelines\n\n"
+    + "".join(
+        f"- **Always** use helper_{i}.ex for part {i}; you **must never** call legacy_{i}.ex and "
+        f"should avoid raw SQL in module {i}\n"
+        for i in range(40)
+    )
+    + "\n<!-- guidelines-end -->\n"
+)
+_REQUEST = "Alter lib/shop/basket.ex so that baskets can be updated from one form."
+
+
+def _codex_rules_session(path: Path) -> Path:
+    meta = {
+        "id": "0195f0aa-1111-7222-8333-944455556677",
+        "cwd": "/home/dev/shop",
+        "originator": "codex_cli_rs",
+        "cli_version": "0.128.0",
+        "source": "cli",
+    }
+    user = {
+        "type": "message",
+        "role": "user",
+        "content": [
+            {"type": "input_text", "text": _RULES},
+            {"type": "input_text", "text": _REQUEST},
+        ],
+    }
+    said = {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "Now updating lib/shop/basket.ex."}],
+    }
+    items = [("session_meta", meta), ("response_item", user)]
+    for i in range(6):  # some history to compact: long outputs
+        call = {"cmd": f"cat lib/shop/part_{i}.ex"}
+        items.append(
+            (
+                "response_item",
+                {
+                    "type": "function_call",
+                    "name": "exec_command",
+                    "arguments": json.dumps(call),
+                    "call_id": f"c{i}",
+                },
+            )
+        )
+        body = "".join(f"  def f{j}(x), do: x + {j}\n" for j in range(200))
+        items.append(
+            (
+                "response_item",
+                {
+                    "type": "function_call_output",
+                    "call_id": f"c{i}",
+                    "output": f"Process exited with code 0\nOutput:\n{body}",
+                },
+            )
+        )
+    items.append(("response_item", said))
+    path.write_text(
+        "".join(
+            json.dumps({"timestamp": f"2026-03-02T10:00:{n:02d}.000Z", "type": k, "payload": p})
+            + "\n"
+            for n, (k, p) in enumerate(items, 1)
+        )
+    )
+    return path
+
+
+def test_embedded_rules_are_printed_once_and_the_request_quotes_only_its_words(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out.jsonl"
+    src = _codex_rules_session(tmp_path / "cx.jsonl")
+    result = CliRunner().invoke(
+        app, ["run", str(src), "--force", "--model", "local", "-o", str(out), "--quiet"]
+    )
+    assert result.exit_code == 0, result.output
+    t = read_transcript(str(out), out.read_bytes())
+    text = next(user_text(m) for m in t.messages if content_type(m) == "summary")
+    assert text.count("legacy_17.ex") == 1, text  # the rules once: in the system reminder
+    assert text.index("legacy_17.ex") < text.index("<summary>"), text
+    request = section(text, 1)
+    assert f'"{_REQUEST}"' in request and "helper_3.ex" not in request, request
+    assert 'embedded rules ("Project guidelines"' in request, request
+    block = text.split("<all_user_messages>")[1].split("</all_user_messages>")[0]
+    assert '[the rules "Project guidelines"' in block and _REQUEST in block, block
+    assert "helper_3.ex" not in section(text, 3), section(text, 3)  # examples are not "named"
+
+
+def test_a_pasted_report_is_not_taken_for_rules() -> None:
+    s = SessionBuilder()
+    report = (
+        "## Goal\n\nShip the release.\n\n## Discoveries\n\n"
+        + "".join(
+            f"- Module {i} builds in {i}.2 s with 0 warnings; tests {i} pass\n" for i in range(80)
+        )
+        + "\n## Next Steps\n"
+    )
+    s.user(report + "\ncontinue with the release notes please")
+    s.say("Writing the release notes.")
+    text = summarize_transcript(s.messages)
+    assert "Module 3 builds" in section(text, 1), section(text, 1)
+    assert "embedded rules" not in text

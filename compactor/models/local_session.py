@@ -41,7 +41,7 @@ from compactor.facts import (
     sentences,
     strip_output_header,
 )
-from compactor.facts.durable import is_earlier_summary
+from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
 
 from .local_files import FileState, file_changes
 from .local_noise import is_usage_footer
@@ -208,6 +208,7 @@ class Session:
     flying: list[Call] | None = None  # :attr:`in_flight`, kept once the session is built
     harness_errors: list[Entry] = field(default_factory=list)  # ``API Error: 400 …`` texts
     interrupted: Entry | None = None  # the harness's notice that the user interrupted the turn
+    trimmed: dict[int, Entry] = field(default_factory=dict)  # requests without embedded rules
 
     @property
     def in_flight(self) -> list[Call]:
@@ -253,6 +254,16 @@ class _Builder:
         command = slash_command(e.text)
         if command is not None and (command.split()[0] in _LOCAL_COMMANDS or command == "/plan"):
             self.s.local_commands.append((e.index, command))
+            return
+        split = embedded_rules(e.text) if command is None else None
+        if split is not None:  # the request quotes only its own words; the rules are durable
+            rules, request = split
+            self.s.context.append(
+                f'The user\'s message also embedded rules ("{rules_name(rules)}", {len(rules):,} '
+                "characters; in the System reminder): rules for the agent, not the request"
+            )
+            self.s.requests.append(trimmed := replace(e, text=request))
+            self.s.trimmed[e.index] = trimmed
             return
         self.s.requests.append(replace(e, text=command) if command else e)
 

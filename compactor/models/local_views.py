@@ -121,7 +121,7 @@ def walk_steps(s: Session) -> list[Step | Entry]:
         if e.internal:
             steps.append(("note", "An earlier summary of the conversation was given.", _NO_NAMES))
         elif requests[e.index]:
-            steps.append(e)  # a user step
+            steps.append(s.trimmed.get(e.index, e) if s.trimmed else e)  # a user step
         elif e.index in local:
             steps.append(("note", f"User ran {local[e.index]} (handled by the CLI).", _NO_NAMES))
         elif e.role == "assistant":
