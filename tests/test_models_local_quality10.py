@@ -288,3 +288,30 @@ def test_a_pasted_report_is_not_taken_for_rules() -> None:
     text = summarize_transcript(s.messages)
     assert "Module 3 builds" in section(text, 1), section(text, 1)
     assert "embedded rules" not in text
+
+
+# -- 5b, 5e, 5f. names with spaces, a todo list shown in part, one failure printed once ----------
+
+
+def test_a_file_name_with_spaces_is_whole_or_not_listed_and_lists_say_how_many_more() -> None:
+    s = SessionBuilder()
+    s.user("fix the notes: Sync with GitHub PRs.md and Things on fire.md need trailing newlines")
+    todos = [
+        {"content": f"Fix note {i}", "status": "pending", "activeForm": "Fixing"} for i in range(30)
+    ]
+    s.call("TodoWrite", {"todos": todos}, "Todos have been modified successfully.")
+    for _ in range(2):
+        s.call("Read", {"file_path": "/vault/plugins/tpl/main.js"},
+               "<tool_use_error>File content exceeds maximum allowed tokens</tool_use_error>",
+               error=True)  # fmt: skip
+    s.call("Edit", {"file_path": "/vault/notes/Sync with GitHub PRs.md", "old_string": "a",
+                    "new_string": "b"}, None)  # fmt: skip
+    s.call("Edit", {"file_path": "/vault/notes/Things on fire.md", "old_string": "a",
+                    "new_string": "b"}, None)  # fmt: skip
+    text = summarize_transcript(s.messages)
+    files = section(text, 3)
+    assert "PRs.md," not in files and ": PRs.md" not in files and " fire.md," not in files, files
+    assert not any(ln.rstrip().endswith((" PRs.md", ": fire.md")) for ln in files.splitlines())
+    pending = section(text, 7)
+    assert "more)" in pending, pending  # 30 open items, not all shown
+    assert pending.count("Unresolved failure: `Read(/vault/plugins/tpl/main.js)`") == 1, pending
