@@ -315,3 +315,46 @@ def test_a_file_name_with_spaces_is_whole_or_not_listed_and_lists_say_how_many_m
     pending = section(text, 7)
     assert "more)" in pending, pending  # 30 open items, not all shown
     assert pending.count("Unresolved failure: `Read(/vault/plugins/tpl/main.js)`") == 1, pending
+
+
+# -- 5c, 5d, 5g. stack frames are no facts; JSON results as their meaning; "nothing is running" --
+
+_TRACE = (
+    "Process exited with code 1\nOutput:\n** (RuntimeError) failed to start Shop.Sync: "
+    '{:eperm, [{Shop, :raise, 2, [file: ~c"lib/shop.ex", line: 64]}, '
+    '{:gen_server, :init_it, 2, [file: ~c"gen_server.erl", line: 2276]}]}\n'
+    "    (shop 1.2.0) lib/shop/sync/worker.ex:36: Shop.Sync.start/0\n"
+    "    (stdlib 6.2) proc_lib.erl:333: :proc_lib.init_p_do_apply/3\n"
+    'Traceback (most recent call last):\n  File "tools/deploy_helper.py", line 12, in main\n'
+    "    at runTask (node_modules/runner/index.js:40:7)\n"
+    "Wrote report to out/sync-report-7781.json\n"
+)
+
+
+def test_stack_frames_are_not_what_the_results_established() -> None:
+    s = SessionBuilder()
+    s.user("run the sync checks")
+    s.call("exec_command", {"cmd": "mix sync.check"}, _TRACE)
+    s.call("exec_command", {"cmd": "mix sync.check --verbose"}, _TRACE)
+    text = summarize_transcript(s.messages)
+    current = section(text, 8)
+    facts = current.split("What the results of the last rounds established:")[1]
+    for frame in ("lib/shop.ex", "gen_server.erl", "proc_lib.erl", "worker.ex",
+                  "deploy_helper.py", "index.js"):  # fmt: skip
+        assert frame not in facts, facts
+    assert "out/sync-report-7781.json" in facts, facts  # what it wrote is a fact
+
+
+def test_a_json_tool_result_is_shown_as_its_meaning_and_nothing_running_is_said() -> None:
+    s = SessionBuilder()
+    s.user("build the orchestrator")
+    s.call("shell", {"command": ["bash", "-lc", "cargo build -p orchestrator"]},
+           '{"output":"","metadata":{"exit_code":0,"duration_seconds":0.7}}')  # fmt: skip
+    s.call("shell", {"command": ["bash", "-lc", "cargo test -p orchestrator"]},
+           '{"output":"error: 2 tests failed\\n","metadata":{"exit_code":101}}')  # fmt: skip
+    text = summarize_transcript(s.messages)
+    assert '{"output"' not in text and "metadata" not in text, text
+    current = section(text, 8)
+    assert "cargo build -p orchestrator` → succeeded, printed nothing" in current, current
+    assert "failed (exit 101): error: 2 tests failed" in current, current
+    assert "Nothing is running and no call is in flight" in section(text, 7), section(text, 7)

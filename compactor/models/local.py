@@ -403,6 +403,8 @@ def _pending(s: Session, lim: Limits) -> str:
             if not err.by:  # the user stopped it (an earlier failure it retried says so in 4)
                 said = code(cut(err.call, lim.item))
                 items.append(f"Interrupted by the user, never completed: {said}")
+        if not s.in_flight and not listed_jobs(s) and s.request_started:  # (blind check 11)
+            items.append("Nothing is running and no call is in flight: every call returned")
         if prior := _prior_excerpt(s, 7, lim.prior) if s.prior else "":  # by section (issue 28)
             items.append(f"Pending in the earlier summary (some may be done since): {prior}")
     asked = claims.input_items(s, lim.item)

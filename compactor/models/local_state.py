@@ -39,6 +39,7 @@ from compactor.facts import (
     sentences,
     strip_output_header,
 )
+from compactor.facts.noise import without_frames
 from compactor.schema import AgenticMessage, Message
 
 from .local_answers import judge_answers
@@ -469,6 +470,7 @@ def _facts_of(text: str) -> list[str]:
     """Paths, identifiers, id fields, amounts and exit codes / HTTP statuses a result printed,
     in order of first appearance, each once."""
     window = text if len(text) <= 20_000 else text[:10_000] + "\n" + text[-10_000:]
+    window = without_frames(window)  # where an error passed is not a fact (blind check 11)
     found = [
         *paths(window),
         *identifiers(window),
