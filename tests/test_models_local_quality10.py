@@ -121,6 +121,8 @@ def test_an_escalated_call_in_flight_says_so_and_why() -> None:
     pending = section(text, 7)
     assert "mix precommit (escalated, outside the sandbox)" in pending, pending
     assert "waits for the user's approval" in pending and why in pending, pending
+    assert "Escalated because its run in the sandbox failed:" in pending, pending
+    assert ":eperm (operation not permitted)" in pending, pending
     errors = section(text, 4)
     assert ":eperm" in errors, errors  # why it was escalated: the sandboxed run's error
     plain = SessionBuilder()

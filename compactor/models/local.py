@@ -50,7 +50,7 @@ from .local_state import (
     next_step_notes,
     round_facts,
 )
-from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step
+from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
 from .local_text import (
     bullets,
     call_line,
@@ -388,7 +388,7 @@ def _pending(s: Session, lim: Limits) -> str:
         said += polls.get(bg.key, "")
         key = f" (id {bg.key})" if bg.key and bg.key != bg.command else ""
         items.append(f"{running_head(bg)}: {code(bg.command)}{key}{said}")
-    items.extend(in_flight_items(s.in_flight, lim.item * 2, lim.items))
+    items.extend([*in_flight_items(s.in_flight, lim.item * 2, lim.items), *sandbox_reasons(s, 200)])
     last = s.last_request
     if last is not None and not s.turn_ended:
         state = "still in progress" if s.request_started else "not answered yet"

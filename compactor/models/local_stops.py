@@ -3,11 +3,14 @@ one waits for the user's approval, and says why it asked) and the words of an ab
 
 from __future__ import annotations
 
-from compactor.facts import STOPPED, Call, escalated, justification
+import re
 
+from compactor.facts import ESCALATED, STOPPED, Call, escalated, justification
+
+from .local_session import Session
 from .local_text import call_line, code, quote
 
-__all__ = ["IN_FLIGHT", "in_flight_items", "in_flight_step", "stopped_how"]
+__all__ = ["IN_FLIGHT", "in_flight_items", "in_flight_step", "sandbox_reasons", "stopped_how"]
 
 IN_FLIGHT = "in flight when the session was saved"
 
@@ -50,3 +53,27 @@ def in_flight_step(flying: list[Call], width: int, most: int) -> str:
 def stopped_how(line: str) -> str:
     """The result's own words after :data:`STOPPED` (``aborted by user after 22.9s``)."""
     return line.removeprefix(STOPPED).lstrip(": ") or "no words"
+
+
+_SANDBOX_RE = re.compile(
+    r".{0,80}(?:eperm|operation not permitted|permission denied|sandbox|read-only file system)"
+    r".{0,40}",
+    re.IGNORECASE,
+)
+
+
+def sandbox_reasons(s: Session, width: int) -> list[str]:
+    """For each escalated call in flight, the error of the same command's last sandboxed run
+    (why it asks to run outside the sandbox: ``:eperm``, "Operation not permitted")."""
+    lines: list[str] = []
+    for call in (c for c in s.in_flight if escalated(c)):
+        plain = call_line(call, 300).removesuffix(ESCALATED)
+        err = next((e for e in reversed(s.errors) if e.call == plain and e.outcome.lines), None)
+        if err is not None:
+            text = " ".join(err.outcome.lines)
+            entry = s.entries[err.index] if 0 <= err.index < len(s.entries) else None
+            full = " ".join(r.text[:4_000] for r in entry.results) if entry is not None else ""
+            found = _SANDBOX_RE.search(full) or _SANDBOX_RE.search(text)  # the restriction
+            said = quote(f"…{found.group(0)}…" if found else text, width)
+            lines.append(f"  Escalated because its run in the sandbox failed: {said}")
+    return lines
