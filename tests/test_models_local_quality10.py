@@ -360,3 +360,16 @@ def test_a_json_tool_result_is_shown_as_its_meaning_and_nothing_running_is_said(
     assert "cargo build -p orchestrator` → succeeded, printed nothing" in current, current
     assert "failed (exit 101): error: 2 tests failed" in current, current
     assert "Nothing is running and no call is in flight" in section(text, 7), section(text, 7)
+
+
+def test_a_retry_the_user_rejected_is_not_a_failure_again_nor_a_fix() -> None:
+    s = SessionBuilder()
+    s.user("run the migrations")
+    refused = "Exit code 1\n** (DBConnection.ConnectionError) connection refused"
+    s.call("Bash", {"command": "mix ecto.migrate"}, refused, error=True)
+    s.call("Bash", {"command": "mix ecto.migrate"},
+           "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+           error=True)  # fmt: skip
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Not fixed: the user rejected a later `Bash: mix ecto.migrate`" in errors, errors
+    assert "failed too" not in errors and "Fixed:" not in errors, errors

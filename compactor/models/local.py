@@ -23,7 +23,7 @@ from typing import Any
 
 from compactor._json import JsonValue
 from compactor.counting.tokens import estimate_message, estimate_text
-from compactor.facts import Entry, cut, shorten
+from compactor.facts import STOPPED, Entry, cut, shorten
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
 
 from . import local_claims as claims
@@ -281,8 +281,9 @@ def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str
 
 
 def _stopped(err: ErrorFact) -> bool:
-    """The user stopped this call (an abort is not one more failure of the same call)."""
-    return err.after == "interrupted" and not err.by
+    """The user stopped or refused this call (not one more failure of the same call)."""
+    lines = err.outcome.lines
+    return bool(lines) and lines[0].startswith((STOPPED, "The user rejected this call"))
 
 
 def _errors(s: Session, lim: Limits) -> str:

@@ -124,6 +124,9 @@ class Background:
     said: str = ""  # what its start result said (its id, where its output goes), on one line
 
 
+_REFUSED = "The user rejected this call"  # how compactor.facts.outcome says so
+
+
 @dataclass(slots=True)
 class ErrorFact:
     """A failed tool call: what ran, how it failed, and what happened after."""
@@ -453,7 +456,10 @@ class _Builder:
     def failure(self, call: Call, oc: Outcome, index: int, reading: bool) -> None:
         sig, by = signature(call), ""  # by: the call's line, made once (not once an error)
         stopped = oc.lines[0] if oc.lines and oc.lines[0].startswith(STOPPED) else ""
-        after, why = ("interrupted", stopped) if stopped else ("failed again", "")
+        refused = oc.lines[0] if oc.lines and oc.lines[0].startswith(_REFUSED) else ""
+        after, why = (
+            ("interrupted", stopped or refused) if stopped or refused else ("failed again", "")
+        )
         for err in self.unfixed[-_RETRY_WINDOW:]:
             if err.signature[0] == sig[0] and err.index < index and retries(err.signature, sig):
                 err.after, err.by, err.why = after, (by := by or call_line(call, 160)), why

@@ -437,6 +437,10 @@ def after_line(err: ErrorFact, width: int) -> str:
     }
     if err.after == "interrupted":  # an abort is never a success (blind check 11)
         how = stopped_how(err.why)
+        if err.by and err.why.startswith(_REJECTED):  # the user refused the retry
+            return (
+                f"  Not fixed: the user rejected a later {by} ({quote(how, width)}); it never ran."
+            )
         if err.by:
             return (
                 f"  Not fixed: a later {by} was interrupted by the user ({how}); never completed."
