@@ -35,6 +35,7 @@ from .outcomes import (
     command_of,
     error_lines,
     exit_code,
+    exit_one_meaning,
     is_reading_call,
     is_reading_program,
     last_error_lines,
@@ -59,6 +60,7 @@ from .patterns import (
     result_paths,
     urls,
 )
+from .stops import ESCALATED, STOPPED, escalated, justification, user_stopped
 from .text import (
     ASSISTANT,
     CALL,
@@ -93,6 +95,7 @@ from .text import (
 __all__ = [
     "ASSISTANT",
     "CALL",
+    "ESCALATED",
     "INTERRUPT_RE",
     "MAX_LINE",
     "MAX_URL",
@@ -100,6 +103,7 @@ __all__ = [
     "RESULT",
     "SCAN_HEAD",
     "SCAN_TAIL",
+    "STOPPED",
     "USER",
     "Call",
     "Entry",
@@ -118,7 +122,9 @@ __all__ = [
     "entries_of",
     "entry_of",
     "error_lines",
+    "escalated",
     "exit_code",
+    "exit_one_meaning",
     "finds_any",
     "has_known_extension",
     "identifiers",
@@ -127,6 +133,7 @@ __all__ = [
     "is_injected",
     "is_reading_call",
     "is_reading_program",
+    "justification",
     "last_error_lines",
     "lines_of",
     "lowers_exactly",
@@ -149,4 +156,5 @@ __all__ = [
     "strip_output_header",
     "text_sources",
     "urls",
+    "user_stopped",
 ]

@@ -28,9 +28,11 @@ __all__ = [
     "bounded_user_message",
     "earlier_summary_view",
     "earlier_user_messages",
+    "embedded_rules",
     "instruction_files",
     "is_earlier_summary",
     "latest_plan",
+    "rules_name",
     "skill_reads",
 ]
 
@@ -49,6 +51,44 @@ _INNER_COMMAND_RE = re.compile(r'"(?:cmd|command)"\s*:\s*"((?:[^"\\]|\\.){1,2000
 _READERS = ("cat ", "sed ", "head ", "nl ", "Get-Content ", "type ", "bat ")
 _PLAN_KEYS = (("TodoWrite", "todos", "content"), ("todo_write", "todos", "content"),
               ("update_plan", "plan", "step"))  # fmt: skip
+
+
+RULES_MIN = 2_000
+"""A user message longer than this may embed rules (guidelines pasted before the request)."""
+_RULE_MARK_RE = re.compile(r"^(?:#{1,6} \S[^\n]*|<!--[^\n]*-->|</?[A-Za-z_][\w-]*>)[ \t]*$", re.M)
+"""A line that structures a rules text: a Markdown heading, an HTML comment marker, a tag."""
+_REQUEST_MAX = 3_000
+_ORDER_WORD_RE = re.compile(
+    r"\b(?:always|never|must|should|do not|don't|avoid|forbidden|required|prefer|only)\b", re.I
+)
+"""Words that give orders: rules hold at least 3 per 1,000 characters (guidelines ~5, a pasted
+session summary or report under 1.6)."""
+
+
+def embedded_rules(text: str) -> tuple[str, str] | None:
+    """``(rules, request)`` when a user message embeds a long rules text (project guidelines,
+    AGENTS.md-like, over :data:`RULES_MIN` characters with headings or markers) before its
+    request: the request is what follows the last heading/marker line; else None."""
+    if len(text) <= RULES_MIN or ("\n#" not in text and "<!--" not in text and "\n</" not in text):
+        return None
+    marks = list(_RULE_MARK_RE.finditer(text))
+    if len(marks) < 2:
+        return None
+    end = marks[-1].end()
+    rules, request = text[:end].strip(), text[end:].strip()
+    if len(rules) <= RULES_MIN or not 20 <= len(request) <= min(_REQUEST_MAX, len(rules)):
+        return None
+    orders = len(_ORDER_WORD_RE.findall(rules))  # rules order; a pasted report or log does not
+    return (rules, request) if orders >= 10 and orders * 1_000 >= 3 * len(rules) else None
+
+
+def rules_name(rules: str) -> str:
+    """How the summary refers to embedded rules: their first heading, else their first line."""
+    head = next(
+        (m.group(0) for m in _RULE_MARK_RE.finditer(rules[:4_000]) if "#" in m.group(0)), ""
+    )
+    first = head or next((ln for ln in rules.splitlines() if ln.strip()), "rules")
+    return one_line(first.lstrip("# "))[:80]
 
 
 def instruction_files(entries: list[Entry]) -> list[tuple[str, str]]:
@@ -71,6 +111,10 @@ def instruction_files(entries: list[Entry]) -> list[tuple[str, str]]:
             for path, body in _CLAUDE_MD_RE.findall(text):
                 found.pop(path, None)
                 found[path] = body.strip()
+        if e.role == "user" and not e.injected and (split := embedded_rules(text)) is not None:
+            rules = split[0]  # printed once, unless an injected file already holds them
+            if not any(rules[:300] in body for body in found.values()):
+                found[f"rules in the user's message ({rules_name(rules)})"] = rules
     return [(name, body) for name, body in found.items() if body]
 
 

@@ -165,3 +165,42 @@ def _shared_head(one: str, two: str) -> str:
     if head.lstrip().lower().startswith(("exit code", "chunk id", "command:", "process ")):
         return ""
     return head
+
+
+_FRAME_RE = re.compile(
+    r"\[file: ~?c?\"[^\"\n]+\", line: \d+\]"  # an Erlang frame: [file: ~c"lib/mix.ex", line: 647]
+    r"|^[ \t]*\([\w.-]+ [\w.-]+\) \S+?:\d+:.*$"  # Elixir: (mix 1.19.5) lib/mix/task.ex:499: …
+    r"|^[ \t]*File \"[^\"\n]+\", line \d+.*$"  # Python: File "x.py", line 3, in f
+    r"|^[ \t]+at [^\n]*?:\d+(?::\d+)?\)?[ \t]*$"  # JS / Java / Rust: at f (x.js:10:5)
+    r"|^[ \t]+/\S+\.go:\d+(?: \+0x[0-9a-f]+)?[ \t]*$",  # Go: /src/x.go:12 +0x1d
+    re.MULTILINE,
+)
+"""A stack-trace frame: where the error passed, not what the call established."""
+
+
+def without_frames(text: str) -> str:
+    """``text`` without its stack-trace frames (blind check 11: ``lib/mix.ex``,
+    ``gen_server.erl``, ``proc_lib.erl`` were listed as what a failed command established)."""
+    if "line" not in text and ":" not in text:
+        return text
+    return _FRAME_RE.sub(" ", text)
+
+
+def unwrapped_output(text: str) -> str:
+    """A tool result written as JSON (``{"output":"","metadata":{"exit_code":0,…}}``, older Codex
+    rollouts) as its meaning: ``Exit code: 0`` and its output (blind check 11: the raw JSON was
+    the last action's result); any other text as it is."""
+    if not text.startswith('{"output"'):
+        return text
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    output = value.get("output") if isinstance(value, dict) else None
+    meta = value.get("metadata") if isinstance(value, dict) else None
+    if not isinstance(output, str):
+        return text
+    code = meta.get("exit_code") if isinstance(meta, dict) else None
+    return f"Exit code: {code}\nOutput:\n{output}" if isinstance(code, int) else output

@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .noise import is_decoration, is_warning
-from .text import Call, Result, clean, cut, lowers_exactly, one_line
+from .stops import rejection, user_stopped
+from .text import Call, Result, clean, cut, lowers_exactly
 
 SCAN_HEAD = 12_000
 SCAN_TAIL = 40_000
@@ -344,8 +345,31 @@ _READING_SUBCOMMANDS = frozenset(
 )
 """Sub-commands that only read; their output is data (logs, listings), not a report."""
 _TWO_WORD_PROGRAMS = frozenset({"git", "docker", "kubectl", "systemctl"})
-_NO_MATCH_PROGRAMS = frozenset("grep egrep fgrep rg ag ack diff test [ cmp".split())
+_NO_MATCH_PROGRAMS = frozenset([*"grep egrep fgrep rg ag ack diff test [ cmp".split(), "git grep"])
 """Programs whose exit code 1 means "no match" / "different" / "false", not a failure."""
+_QUOTED_RE = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
+"""A quoted word of a command (its ``|`` is a regex's, not a pipe: ``rg "a|b"``)."""
+_MEANINGS = {"diff": "differences found", "cmp": "differences found", "test": "false", "[": "false"}
+
+
+def exit_one_program(call: Call | None) -> str:
+    """The last program of ``call``'s command when its exit code 1 is an answer, not a failure
+    (``rg``/``grep``/``git grep``: no match, ``diff``: differences, ``test``/``[``: false), quoted
+    words (a regex's ``|``) aside; else ''."""
+    command = command_of(call) if call is not None else None
+    if command is None:
+        return ""
+    last = (programs(_QUOTED_RE.sub("Q", command)) or [""])[-1]
+    return last if last in _NO_MATCH_PROGRAMS else ""
+
+
+def exit_one_meaning(call: Call | None) -> str:
+    """What exit code 1 of ``call`` established (``no match``, ``differences found``,
+    ``false``), or '' when it is a failure."""
+    program = exit_one_program(call)
+    return _MEANINGS.get(program, "no match") if program else ""
+
+
 _SEGMENT_RE = re.compile(r"\|\||&&|[|;\n]")
 _TOOL_ERROR_STARTS = (
     r"<tool_use_error>|<error>|Error: |execution error:|(?:sandbox|spawn|exec) error\b"
@@ -489,6 +513,9 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     ``FAILED …``, ``…: command not found``, ``3 failed``) also counts.
     """
     text = result.text
+    stopped = user_stopped(text)
+    if stopped:  # never a success, never a failure to fix: the user stopped it (blind check 11)
+        return Outcome(True, exit_code(text), (stopped,))
     code = exit_code(text)
     marked = _tool_error(text)
     flagged = result.is_error or (code is not None and code != 0)
@@ -496,10 +523,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         return Outcome(False, code)  # nothing to scan: a success, or file content
     body = strip_output_header(clean(scan_window(text))) if text else ""
     lines = _ranked_lines(body)
-    if flagged and code == 1 and not result.is_error and call is not None and not lines:
-        command = command_of(call)
-        if command is not None and (programs(command) or [""])[-1] in _NO_MATCH_PROGRAMS:
-            flagged = False
+    if flagged and code == 1 and not result.is_error and not lines and exit_one_program(call):
+        flagged = False
     if flagged or marked:
         refused = rejection(text)
         if refused:
@@ -534,31 +559,6 @@ def first_informative_line(body: str) -> str:
             return line
         fallback = fallback or line
     return fallback
-
-
-_REJECTED_RE = re.compile(
-    r"(?:doesn['’]t|does not) want to proceed with this tool use|tool use was rejected|"
-    r"(?:rejected|denied|declined) by the user",
-    re.IGNORECASE,
-)
-_REASON_RE = re.compile(
-    r"reason for (?:the )?(?:rejection|denial)\s*:\s*(\S[^\n]*(?:\n(?!\n)[^\n]*){0,3})",
-    re.IGNORECASE,
-)
-
-
-def rejection(text: str) -> str:
-    """For a call the user rejected (Claude Code's "The user doesn't want to proceed with this
-    tool use … The user provided the following reason for the rejection: …"), the line that says
-    so with the user's reason, whole (the reason is the user's decision); else ''."""
-    head = text[:2_000]
-    if _REJECTED_RE.search(head) is None:
-        return ""
-    reason = _REASON_RE.search(head)
-    said = one_line(reason.group(1)).strip() if reason is not None else ""
-    return (
-        f"The user rejected this call: {cut(said, 400)}" if said else "The user rejected this call"
-    )
 
 
 def shell_words(command: str) -> list[str]:

@@ -19,7 +19,7 @@ from compactor.schema import (
 )
 
 from .ide import IDE_MARK, without_ide_markup
-from .noise import drop_banner, strip_ansi, without_reminders
+from .noise import drop_banner, strip_ansi, unwrapped_output, without_reminders
 
 MAX_LINE = 200
 """Longest error or instruction fact, in characters (longer lines are cut at a word)."""
@@ -343,6 +343,7 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
             body = "\n".join(texts) if texts else msg.content
             name = msg.tool_name or msg.name or "tool"
             flag = msg.extra.get("is_error") is True
+            body = unwrapped_output(body)  # a result written as JSON: its meaning
             entry.results = [Result(msg.tool_call_id or "", name, without_reminders(body), flag)]
         elif msg.role == "assistant":
             entry.text = assistant_text(msg)
@@ -368,7 +369,7 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
             Result(
                 b.call_id or "",
                 b.name or "tool",
-                without_reminders("\n".join(_block_texts(b.content))),
+                without_reminders(unwrapped_output("\n".join(_block_texts(b.content)))),
                 b.is_error,
             )
             for b in msg.blocks

@@ -23,7 +23,7 @@ from typing import Any
 
 from compactor._json import JsonValue
 from compactor.counting.tokens import estimate_message, estimate_text
-from compactor.facts import Entry, cut, shorten
+from compactor.facts import STOPPED, Entry, cut, shorten
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
 
 from . import local_claims as claims
@@ -39,11 +39,8 @@ from .local_results import said_changed
 from .local_session import ErrorFact, Session
 from .local_state import (
     ANSWERED,
-    IN_FLIGHT,
     after_line,
     error_replies,
-    in_flight_items,
-    in_flight_step,
     interruption,
     is_housekeeping_path,
     job_polls,
@@ -53,6 +50,7 @@ from .local_state import (
     next_step_notes,
     round_facts,
 )
+from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
 from .local_text import (
     bullets,
     call_line,
@@ -274,17 +272,24 @@ def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str
     times = f" {len(group)} times" if len(group) > 1 else ""
     lines = err.outcome.lines[:2]
     what = ": " + " | ".join(cut(x, lim.item) for x in lines) if lines else ""
-    items = [f"{code(cut(err.call, lim.item))} failed{times}{status}{what}"]
+    failed = "was stopped" if err.after == "interrupted" and not err.by else "failed"
+    items = [f"{code(cut(err.call, lim.item))} {failed}{times}{status}{what}"]
     items.append(after_line(err, lim.item))
     if err.next_text and err.next_text != said:
         items.append(f"  Next the assistant said: {quote(err.next_text, lim.item)}")
     return items
 
 
+def _stopped(err: ErrorFact) -> bool:
+    """The user stopped or refused this call (not one more failure of the same call)."""
+    lines = err.outcome.lines
+    return bool(lines) and lines[0].startswith((STOPPED, "The user rejected this call"))
+
+
 def _errors(s: Session, lim: Limits) -> str:
     groups: list[list[ErrorFact]] = []
     for err in s.errors:
-        if groups and groups[-1][-1].call == err.call:
+        if groups and groups[-1][-1].call == err.call and _stopped(groups[-1][-1]) == _stopped(err):
             groups[-1].append(err)
         else:
             groups.append([err])
@@ -371,6 +376,8 @@ def _task_items(s: Session, lim: Limits) -> list[str]:
     done = len(s.tasks) - len(open_tasks)
     items = [f"Open items of the agent's task list ({tool}; {done} of {len(s.tasks)} done):"]
     items.extend(f"  [{t.status}] {cut(t.subject, lim.item)}" for t in open_tasks[: lim.items])
+    if len(open_tasks) > lim.items:  # a list shown in part says so (blind check 11)
+        items.append(f"  ({len(open_tasks) - lim.items} more)")
     return items
 
 
@@ -382,7 +389,7 @@ def _pending(s: Session, lim: Limits) -> str:
         said += polls.get(bg.key, "")
         key = f" (id {bg.key})" if bg.key and bg.key != bg.command else ""
         items.append(f"{running_head(bg)}: {code(bg.command)}{key}{said}")
-    items.extend(in_flight_items(s.in_flight, lim.item * 2, lim.items))
+    items.extend([*in_flight_items(s.in_flight, lim.item * 2, lim.items), *sandbox_reasons(s, 200)])
     last = s.last_request
     if last is not None and not s.turn_ended:
         state = "still in progress" if s.request_started else "not answered yet"
@@ -391,8 +398,14 @@ def _pending(s: Session, lim: Limits) -> str:
         unresolved = [
             e for e in s.errors if e.index > last.index and e.after in ("", "failed again")
         ]
-        for err in unresolved[-3:]:
-            items.append(f"Unresolved failure: {code(cut(err.call, lim.item))}")
+        for line in dict.fromkeys(e.call for e in unresolved[-3:]):  # each once (blind check 11)
+            items.append(f"Unresolved failure: {code(cut(line, lim.item))}")
+        for err in [e for e in s.errors if e.index > last.index and e.after == "interrupted"][-2:]:
+            if not err.by:  # the user stopped it (an earlier failure it retried says so in 4)
+                said = code(cut(err.call, lim.item))
+                items.append(f"Interrupted by the user, never completed: {said}")
+        if not s.in_flight and not listed_jobs(s) and s.request_started:  # (blind check 11)
+            items.append("Nothing is running and no call is in flight: every call returned")
         if prior := _prior_excerpt(s, 7, lim.prior) if s.prior else "":  # by section (issue 28)
             items.append(f"Pending in the earlier summary (some may be done since): {prior}")
     asked = claims.input_items(s, lim.item)
@@ -511,15 +524,14 @@ def _next_step(s: Session, lim: Limits) -> str:
         return f"   Do the step the assistant announced last{goal}: {quote(s.announced, lim.item)}"
     if s.ended_by_tool:
         return f"   None: the work was handed in with {code(s.ended_by_tool)}."
-    if last is not None:
-        extra = ""
-        if s.open_tasks:
-            extra = (
-                f" {len(s.open_tasks)} task-list items are still open; resume them only if asked."
-            )
+    if last is not None and s.open_tasks:  # not "nothing is pending" (blind check 11)
         return (
-            f"   None: {ANSWERED}. The latest request was {quote(last.text, lim.item // 2)}.{extra}"
+            f"   None for now: the last reply ended the turn, but {len(s.open_tasks)} task-list "
+            "items are still open (section 7); resume them only if the user asks. The latest "
+            f"request was {quote(last.text, lim.item // 2)}."
         )
+    if last is not None:
+        return f"   None: {ANSWERED}. The latest request was {quote(last.text, lim.item // 2)}."
     prior = _prior_excerpt(s, 9, lim.prior)
     if prior:
         return f"   From the earlier summary: {prior}"

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from compactor.facts import (
     INTERRUPT_RE,
+    STOPPED,
     Call,
     Entry,
     Outcome,
@@ -40,7 +41,7 @@ from compactor.facts import (
     sentences,
     strip_output_header,
 )
-from compactor.facts.durable import is_earlier_summary
+from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
 
 from .local_files import FileState, file_changes
 from .local_noise import is_usage_footer
@@ -121,6 +122,9 @@ class Background:
     finished: str = ""
     """How it ended (``completed (exit 0)``, ``killed``); empty while not seen finishing."""
     said: str = ""  # what its start result said (its id, where its output goes), on one line
+
+
+_REFUSED = "The user rejected this call"  # how compactor.facts.outcome says so
 
 
 @dataclass(slots=True)
@@ -207,6 +211,7 @@ class Session:
     flying: list[Call] | None = None  # :attr:`in_flight`, kept once the session is built
     harness_errors: list[Entry] = field(default_factory=list)  # ``API Error: 400 …`` texts
     interrupted: Entry | None = None  # the harness's notice that the user interrupted the turn
+    trimmed: dict[int, Entry] = field(default_factory=dict)  # requests without embedded rules
 
     @property
     def in_flight(self) -> list[Call]:
@@ -252,6 +257,16 @@ class _Builder:
         command = slash_command(e.text)
         if command is not None and (command.split()[0] in _LOCAL_COMMANDS or command == "/plan"):
             self.s.local_commands.append((e.index, command))
+            return
+        split = embedded_rules(e.text) if command is None else None
+        if split is not None:  # the request quotes only its own words; the rules are durable
+            rules, request = split
+            self.s.context.append(
+                f'The user\'s message also embedded rules ("{rules_name(rules)}", {len(rules):,} '
+                "characters; in the System reminder): rules for the agent, not the request"
+            )
+            self.s.requests.append(trimmed := replace(e, text=request))
+            self.s.trimmed[e.index] = trimmed
             return
         self.s.requests.append(replace(e, text=command) if command else e)
 
@@ -440,11 +455,18 @@ class _Builder:
 
     def failure(self, call: Call, oc: Outcome, index: int, reading: bool) -> None:
         sig, by = signature(call), ""  # by: the call's line, made once (not once an error)
+        stopped = oc.lines[0] if oc.lines and oc.lines[0].startswith(STOPPED) else ""
+        refused = oc.lines[0] if oc.lines and oc.lines[0].startswith(_REFUSED) else ""
+        after, why = (
+            ("interrupted", stopped or refused) if stopped or refused else ("failed again", "")
+        )
         for err in self.unfixed[-_RETRY_WINDOW:]:
             if err.signature[0] == sig[0] and err.index < index and retries(err.signature, sig):
-                err.after, err.by, err.why = "failed again", (by := by or call_line(call, 160)), ""
+                err.after, err.by, err.why = after, (by := by or call_line(call, 160)), why
         self.s.failed_calls.add(call.id)
         err = ErrorFact(call_line(call, 300), oc, index, sig, reading)
+        if stopped:  # the user stopped it: neither a success nor a failure to fix
+            err.after, err.why = "interrupted", stopped
         self.s.errors.append(err)
         self.unfixed.append(err)
 
@@ -578,6 +600,11 @@ class _Builder:
         )  # fmt: skip
         if last is not None and last.role == "assistant" and not last.calls:
             s.turn_ended = True
+            notice = s.interrupted  # the user cut the turn after this text: it is no answer
+            if notice is not None and notice.index > last.index and s.last_text is not None:
+                s.turn_ended = False  # (blind check 11: "now updating X…", then interrupted)
+                said = sentences(s.last_text.text)
+                s.announced = said[-1] if said and announces_step(said[-1]) else ""
         elif last is not None and last.results and not s.in_flight:
             final = self.by_id.get(last.results[-1].call_id)
             if final is not None and _TERMINAL_TOOLS.match(final.name):

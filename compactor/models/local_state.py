@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 
 from compactor.facts import (
+    STOPPED,
     Call,
     Result,
     amount_spans,
@@ -27,6 +28,7 @@ from compactor.facts import (
     command_of,
     cut,
     entries_of,
+    exit_one_meaning,
     identifiers,
     is_reading_call,
     numbers,
@@ -37,15 +39,17 @@ from compactor.facts import (
     sentences,
     strip_output_header,
 )
+from compactor.facts.noise import without_frames
 from compactor.schema import AgenticMessage, Message
 
 from .local_answers import judge_answers
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
-from .local_jobs import add_shape_jobs
+from .local_jobs import add_shape_jobs, listed_jobs
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_results import head_of, tail_matters
 from .local_session import ErrorFact, Session, build_session
+from .local_stops import IN_FLIGHT, stopped_how
 from .local_supersede import (
     continues,
     judge_accepted,
@@ -66,6 +70,7 @@ from .local_views import judge_approved_plan, judge_revised, judge_stale_state
 
 __all__ = [
     "ANSWERED",
+    "IN_FLIGHT",
     "after_line",
     "error_replies",
     "interruption",
@@ -82,7 +87,6 @@ __all__ = [
     "round_facts",
 ]
 
-IN_FLIGHT = "in flight when the session was saved"
 ANSWERED = "the last request was answered; nothing is pending; wait for the user's next message"
 """Said in so many words when the session ended answered (issue 28, point 1)."""
 
@@ -97,29 +101,6 @@ _PLAN_TOOLS = frozenset(
 )
 _TELEMETRY_RE = re.compile(r"telemetry|analytics\.jsonl|/\.superstack/", re.IGNORECASE)
 _RESULT_CHARS = 200
-
-
-def in_flight_items(flying: list[Call], width: int, most: int) -> list[str]:
-    """Section 7's lines for calls without a result (none when there are none)."""
-    if not flying:
-        return []
-    head = (
-        f"Tool calls {IN_FLIGHT} ({len(flying)}; their results are not in the transcript: "
-        "check whether they ran, then run them again if still needed):"
-    )
-    return [head, *(f"  {call_line(c, width, keep_end=True)}" for c in flying[:most])]
-
-
-def in_flight_step(flying: list[Call], width: int, most: int) -> str:
-    """The next step for calls without a result: after compaction their results never arrive,
-    so they are to be checked (did they run?) and run again if still needed; all are named."""
-    names = "; ".join(code(call_line(c, width)) for c in flying[:most])
-    if len(flying) > most:
-        names += f"; {len(flying) - most} more listed in section 7"
-    return (
-        f"These calls were {IN_FLIGHT} and their results are not in the transcript ({names}): "
-        "check whether they ran (look for their side effects) and run them again if still needed"
-    )
 
 
 def error_replies(s: Session, width: int) -> list[str]:
@@ -145,10 +126,10 @@ def interruption(s: Session) -> str:
     last, notice = s.last_request, s.interrupted
     if notice is None or (last is not None and notice.index < last.index):
         return ""
-    return (
-        "The user interrupted the turn (the agent CLI's notice, not a request): the request "
-        "was left unfinished; check the state of anything that was running before going on"
-    )
+    head = "The user interrupted the turn (the agent CLI's notice, not a request): the request "
+    if s.in_flight or listed_jobs(s):
+        return head + "was left unfinished; check the state of what was running before going on"
+    return head + "was left unfinished; nothing is running and no call is in flight"
 
 
 def is_housekeeping_path(path: str) -> bool:
@@ -186,6 +167,8 @@ def _established(call: Call, result: Result | None) -> str:
     if result is None:
         return f"no result in the transcript ({IN_FLIGHT})"
     oc = outcome(result, call)
+    if oc.lines and oc.lines[0].startswith(STOPPED):  # never a success (blind check 11)
+        return f"interrupted by the user, never completed ({stopped_how(oc.lines[0])})"
     if oc.failed:
         exit_part = f" (exit {oc.exit_code})" if oc.exit_code not in (None, 0) else ""
         if not oc.lines:  # nothing but a banner or nothing at all (a search that found none)
@@ -193,6 +176,8 @@ def _established(call: Call, result: Result | None) -> str:
         return f"failed{exit_part}: {cut(one_line(oc.lines[0]), _RESULT_CHARS)}"
     if (api_error := agent_error_line(result.text)) is not None:  # not its usage footer
         return f"returned an error: {cut(one_line(api_error), _RESULT_CHARS)}"
+    if oc.exit_code == 1 and (meaning := exit_one_meaning(call)):  # an answer (blind check 11)
+        return f"{meaning} (exit 1, not a failure)"
     lines = [
         ln
         for ln in printed_lines(strip_output_header(clean(result.text[-20_000:])))
@@ -450,6 +435,17 @@ def after_line(err: ErrorFact, width: int) -> str:
         "failed again": f"  Not fixed: a later {by} failed too ({err.why}).",
         "retry pending": f"  Retried with {by}; {err.why}: whether it fixed this is not known.",
     }
+    if err.after == "interrupted":  # an abort is never a success (blind check 11)
+        how = stopped_how(err.why)
+        if err.by and err.why.startswith(_REJECTED):  # the user refused the retry
+            return (
+                f"  Not fixed: the user rejected a later {by} ({quote(how, width)}); it never ran."
+            )
+        if err.by:
+            return (
+                f"  Not fixed: a later {by} was interrupted by the user ({how}); never completed."
+            )
+        return f"  Interrupted by the user ({how}): never completed; not a success, not a failure."
     if err.why and err.after in why:
         return why[err.after]
     return {
@@ -478,6 +474,7 @@ def _facts_of(text: str) -> list[str]:
     """Paths, identifiers, id fields, amounts and exit codes / HTTP statuses a result printed,
     in order of first appearance, each once."""
     window = text if len(text) <= 20_000 else text[:10_000] + "\n" + text[-10_000:]
+    window = without_frames(window)  # where an error passed is not a fact (blind check 11)
     found = [
         *paths(window),
         *identifiers(window),
@@ -523,6 +520,10 @@ def round_facts(s: Session, limit: int) -> list[str]:
             facts = [f for f in _facts_of(strip_output_header(clean(result.text))) if f not in said]
             facts = facts[:_FACTS_PER_CALL]  # (what the call itself named is no news)
             printed = f"printed {', '.join(code(f) for f in facts)}" if facts else ""
+            meaning = exit_one_meaning(call) if oc.exit_code == 1 and not oc.failed else ""
+            if meaning and call.id not in shown:  # rg exit 1: a fact, not a failure
+                lines.append(f"{code(call_line(call, limit))} → {meaning} (exit 1, not a failure)")
+                continue
             if call.id in shown or (not facts and not oc.failed):
                 # the last action says how it ended; "ok" alone says nothing
                 if facts:
@@ -533,6 +534,8 @@ def round_facts(s: Session, limit: int) -> list[str]:
                 if oc.failed and oc.lines
                 else ("failed" if oc.failed else "ok")
             )
+            if oc.lines and oc.lines[0].startswith(STOPPED):  # never a success (blind check 11)
+                state = f"interrupted by the user, never completed ({stopped_how(oc.lines[0])})"
             lines.append(
                 f"{code(call_line(call, limit))} → {state}{'; ' + printed if facts else ''}"
             )

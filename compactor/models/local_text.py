@@ -17,11 +17,13 @@ from collections.abc import Sequence
 
 from compactor._json import JsonObject
 from compactor.facts import (
+    ESCALATED,
     Call,
     Entry,
     clean,
     command_of,
     cut,
+    escalated,
     lowers_exactly,
     one_line,
     sentence_spans,
@@ -329,7 +331,13 @@ def _hints_re(hints: frozenset[str]) -> re.Pattern[str]:
 
 _INTENT_RE = re.compile(
     r"^(?:now,?\s+|next,?\s+|then,?\s+)?(?:let me(?! know)|let's|i'll|i will|i'm going to|"
-    r"i am going to|next,? i)\b",
+    r"i am going to|next,? i)\b|"
+    r"^(?:now|next),?\s+(?:i['’]m\s+)?(?:updating|writing|adding|creating|fixing|running|editing|"
+    r"applying|implementing|checking|moving|removing|refactoring|testing|building|changing|"
+    r"wiring|porting|converting|migrating|working on|looking at|reading)\b|"
+    r"^(?:现在|接下来|下一步|然后|接着)[，,：:]?\s*(?:我(?:来|将|会|要)?|让我)?\s*(?:开始|继续)?\s*"
+    r"(?:更新|修改|创建|编写|写|运行|执行|检查|实现|添加|应用|处理|修复|删除|重构|测试|构建|生成|"
+    r"读取|查看|完成)|^(?:让我|我来|我将|我会|我现在)",
     re.IGNORECASE,
 )
 _RESULT_LINE_RE = re.compile(
@@ -406,10 +414,11 @@ def call_line(call: Call, limit: int, *, keep_end: bool = False) -> str:
     command = command_of(call)
     if command is not None:
         line = one_line(command)
+        more = ESCALATED if escalated(call) else ""
         if keep_end and len(line) > limit:
             tail = limit // 3
-            return f"{call.name}: {shorten(line, limit - tail)} … {line[-tail:].lstrip()}"
-        return f"{call.name}: {cut(command, limit)}"
+            return f"{call.name}: {shorten(line, limit - tail)} … {line[-tail:].lstrip()}{more}"
+        return f"{call.name}: {cut(command, limit)}{more}"
     args = call.args
     for key in ("file_path", "path", "filename", "notebook_path", "skill", "query", "url"):
         value = args.get(key)

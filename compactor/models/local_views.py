@@ -32,6 +32,7 @@ from compactor.facts.ide import without_ide_note
 from compactor.facts.outcomes import unadvised
 
 from .local_answers import user_answers
+from .local_names import cut_names
 from .local_noise import normal_path, pasted_listing, path_in
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, code, prior_sections, prior_users
@@ -121,7 +122,7 @@ def walk_steps(s: Session) -> list[Step | Entry]:
         if e.internal:
             steps.append(("note", "An earlier summary of the conversation was given.", _NO_NAMES))
         elif requests[e.index]:
-            steps.append(e)  # a user step
+            steps.append(s.trimmed.get(e.index, e) if s.trimmed else e)  # a user step
         elif e.index in local:
             steps.append(("note", f"User ran {local[e.index]} (handled by the CLI).", _NO_NAMES))
         elif e.role == "assistant":
@@ -374,7 +375,7 @@ def named_files(s: Session, most: int) -> list[str]:
 def named_lines(s: Session, most: int, shown: int) -> list[str]:
     """Section 3's lines for the files the user named (:func:`named_files`, ``shown`` of
     them), those that no call named apart: only in the user's words, they may not exist."""
-    named = named_files(s, most)[:shown]
+    named = cut_names(s, named_files(s, most))[:shown]
     only = untouched(s, named)
     seen = [p for p in named if p not in only]
     lines = ["Named by the user: " + ", ".join(seen)] if seen else []

@@ -26,7 +26,7 @@ from compactor.counting.trigger import DEFAULT_CONTEXT_TOKENS, TriggerCondition,
 from compactor.errors import ConfigError, SummarizationError
 from compactor.io.paths import name_text
 from compactor.pipeline.skill_focus import focus_skills
-from compactor.pipeline.user_block import block_texts, bounded, refer_to_quoted
+from compactor.pipeline.user_block import block_texts, bounded, refer_to_quoted, refer_to_rules
 from compactor.prompts import (
     CLEARED_NOTE,
     CONTINUE_INSTRUCTION,
@@ -287,7 +287,8 @@ def replace_user_block(text: str, user_texts: list[str], cleared: bool) -> str:
     lines = [open_tag]
     if cleared:
         lines.append(CLEARED_NOTE)
-    lines.extend(f"    - {t}" for t in refer_to_quoted(text[:start], user_texts))
+    above = text[:start]  # rules a message embeds and the system reminder prints: once
+    lines.extend(f"    - {t}" for t in refer_to_rules(above, refer_to_quoted(above, user_texts)))
     lines.append(close_tag)
     return text[:start] + "\n".join(lines) + text[end + len(close_tag) :]
 

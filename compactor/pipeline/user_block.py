@@ -62,3 +62,24 @@ def refer_to_quoted(summary: str, texts: list[str]) -> list[str]:
     if flat in summary or flat.replace('"', "'") in summary:
         return [*texts[:-1], CURRENT_NOTE + label]
     return texts
+
+
+def refer_to_rules(above: str, texts: list[str]) -> list[str]:
+    """``texts`` with each long rules text a message embeds (project guidelines pasted before
+    the request, :func:`compactor.facts.durable.embedded_rules`) replaced by a reference when
+    ``above`` (the summary before the block, its system reminder first) already prints them:
+    printed once, not twice (blind check 11)."""
+    from compactor.facts.durable import RULES_MIN, embedded_rules, rules_name
+
+    out: list[str] = []
+    for text in texts:
+        split = embedded_rules(text) if len(text) > RULES_MIN else None
+        if split is None or split[0][:300] not in above:
+            out.append(text)
+            continue
+        rules, request = split
+        out.append(
+            f'[the rules "{rules_name(rules)}" ({len(rules):,} characters) this message embeds '
+            f"before its request: printed once, in the system reminder above]\n{request}"
+        )
+    return out

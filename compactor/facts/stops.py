@@ -1,0 +1,78 @@
+"""Results that say the user stopped a call: rejected it (Claude Code's "The user doesn't want
+to proceed with this tool use") or aborted, interrupted or cancelled it while it ran (Codex's
+``aborted by user after 22.9s``): never a success (see :mod:`compactor.facts`)."""
+
+from __future__ import annotations
+
+import re
+
+from .text import Call, cut, one_line
+
+__all__ = ["ESCALATED", "STOPPED", "escalated", "justification", "rejection", "user_stopped"]
+
+_REJECTED_RE = re.compile(
+    r"(?:doesn['’]t|does not) want to proceed with this tool use|tool use was rejected|"
+    r"(?:rejected|denied|declined) by the user",
+    re.IGNORECASE,
+)
+_REASON_RE = re.compile(
+    r"reason for (?:the )?(?:rejection|denial)\s*:\s*(\S[^\n]*(?:\n(?!\n)[^\n]*){0,3})",
+    re.IGNORECASE,
+)
+
+
+STOPPED = "Interrupted by the user"
+"""How :func:`outcome` starts the line of a call the user aborted, interrupted or cancelled."""
+_STOPPED_RE = re.compile(
+    r"\b(?:abort|interrupt|cancel|stopp)(?:ed|led)\b(?: \w+)? by (?:the )?user\b|"
+    r"\[Request interrupted by user",
+    re.IGNORECASE,
+)
+
+
+def user_stopped(text: str) -> str:
+    """For a result that says the user aborted, interrupted or cancelled the call (Codex's
+    ``aborted by user after 22.9s``, Claude Code's ``[Request interrupted by user for tool use]``),
+    ``Interrupted by the user: <that line>``; else ''. Only a short result, or one whose first
+    line says so: a log that mentions an abort is output, not the call's end."""
+    head = text[:300] if "user" in text[:300] else ""
+    if not head:
+        return ""
+    found = _STOPPED_RE.search(head)
+    if found is None or (len(text) > 300 and "\n" in text[: found.start()]):
+        return ""
+    end = text.find("\n", found.end(), 300)
+    return f"{STOPPED}: {cut(one_line(text[: end if end >= 0 else 300]).strip(), 160)}"
+
+
+def rejection(text: str) -> str:
+    """For a call the user rejected (Claude Code's "The user doesn't want to proceed with this
+    tool use … The user provided the following reason for the rejection: …"), the line that says
+    so with the user's reason, whole (the reason is the user's decision); else ''."""
+    head = text[:2_000]
+    if _REJECTED_RE.search(head) is None:
+        return ""
+    reason = _REASON_RE.search(head)
+    said = one_line(reason.group(1)).strip() if reason is not None else ""
+    return (
+        f"The user rejected this call: {cut(said, 400)}" if said else "The user rejected this call"
+    )
+
+
+ESCALATED = " (escalated, outside the sandbox)"
+"""What :func:`call_line` adds to a command the agent asked to run with escalated permissions."""
+_ESCALATION_KEYS = ("sandbox_permissions", "with_escalated_permissions")
+
+
+def escalated(call: Call) -> bool:
+    """The call asks to run outside the sandbox (Codex's ``sandbox_permissions:
+    "require_escalated"``, ``with_escalated_permissions: true``): the user must approve it."""
+    args = call.args
+    value = next((args[k] for k in _ESCALATION_KEYS if k in args), None)
+    return value is True or (isinstance(value, str) and "escalat" in value)
+
+
+def justification(call: Call) -> str:
+    """Why an escalated call asks to run outside the sandbox, in the agent's words (or '')."""
+    value = call.args.get("justification")
+    return one_line(value) if isinstance(value, str) else ""

@@ -1,0 +1,79 @@
+"""Calls the session left open or the user stopped (blind check 11): calls in flight (an escalated
+one waits for the user's approval, and says why it asked) and the words of an aborted call."""
+
+from __future__ import annotations
+
+import re
+
+from compactor.facts import ESCALATED, STOPPED, Call, escalated, justification
+
+from .local_session import Session
+from .local_text import call_line, code, quote
+
+__all__ = ["IN_FLIGHT", "in_flight_items", "in_flight_step", "sandbox_reasons", "stopped_how"]
+
+IN_FLIGHT = "in flight when the session was saved"
+
+
+def in_flight_items(flying: list[Call], width: int, most: int) -> list[str]:
+    """Section 7's lines for calls without a result (none when there are none)."""
+    if not flying:
+        return []
+    head = (
+        f"Tool calls {IN_FLIGHT} ({len(flying)}; their results are not in the transcript: "
+        "check whether they ran, then run them again if still needed):"
+    )
+    return [
+        head,
+        *(f"  {call_line(c, width, keep_end=True)}{_approval(c, width)}" for c in flying[:most]),
+    ]
+
+
+def _approval(call: Call, width: int) -> str:
+    """For an escalated call in flight: that it waits for the user's approval, and why it asked."""
+    if not escalated(call):
+        return ""
+    why = justification(call)
+    said = f"; why: {quote(why, width)}" if why else ""
+    return f"; it waits for the user's approval to run outside the sandbox{said}"
+
+
+def in_flight_step(flying: list[Call], width: int, most: int) -> str:
+    """The next step for calls without a result: after compaction their results never arrive,
+    so they are to be checked (did they run?) and run again if still needed; all are named."""
+    names = "; ".join(code(call_line(c, width)) for c in flying[:most])
+    if len(flying) > most:
+        names += f"; {len(flying) - most} more listed in section 7"
+    return (
+        f"These calls were {IN_FLIGHT} and their results are not in the transcript ({names}): "
+        "check whether they ran (look for their side effects) and run them again if still needed"
+    )
+
+
+def stopped_how(line: str) -> str:
+    """The result's own words after :data:`STOPPED` (``aborted by user after 22.9s``)."""
+    return line.removeprefix(STOPPED).lstrip(": ") or "no words"
+
+
+_SANDBOX_RE = re.compile(
+    r".{0,80}(?:eperm|operation not permitted|permission denied|sandbox|read-only file system)"
+    r".{0,40}",
+    re.IGNORECASE,
+)
+
+
+def sandbox_reasons(s: Session, width: int) -> list[str]:
+    """For each escalated call in flight, the error of the same command's last sandboxed run
+    (why it asks to run outside the sandbox: ``:eperm``, "Operation not permitted")."""
+    lines: list[str] = []
+    for call in (c for c in s.in_flight if escalated(c)):
+        plain = call_line(call, 300).removesuffix(ESCALATED)
+        err = next((e for e in reversed(s.errors) if e.call == plain and e.outcome.lines), None)
+        if err is not None:
+            text = " ".join(err.outcome.lines)
+            entry = s.entries[err.index] if 0 <= err.index < len(s.entries) else None
+            full = " ".join(r.text[:4_000] for r in entry.results) if entry is not None else ""
+            found = _SANDBOX_RE.search(full) or _SANDBOX_RE.search(text)  # the restriction
+            said = quote(f"…{found.group(0)}…" if found else text, width)
+            lines.append(f"  Escalated because its run in the sandbox failed: {said}")
+    return lines
