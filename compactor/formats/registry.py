@@ -146,6 +146,8 @@ def detect_format(path: str, raw: bytes | FileSource) -> str:
             "an Anthropic Managed-Agents event log ({role, kind, raw} records), a format "
             f"compact does not read; it reads {KNOWN_FORMATS} transcripts",
         )
+    if codex.is_legacy_rollout(records):
+        return codex.FORMAT.name  # its bare items would look like chat messages to the vote
     candidates = [name for name, fmt in FORMATS.items() if fmt.sniff(records)]
     n = SNIFF_RECORDS
     while not candidates and more and n < SNIFF_LIMIT:
