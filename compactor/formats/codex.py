@@ -433,6 +433,12 @@ def is_message_record(rec: JsonObject) -> bool:
     )
 
 
+def _append_refused(t: Transcript) -> str | None:
+    """A legacy rollout: the Codex client of today does not resume one (:mod:`._codex_legacy`)."""
+    legacy = _codex_legacy.is_legacy_file(t.meta.lines, RESPONSE_ITEMS)
+    return _codex_legacy.APPEND_REFUSED if legacy else None
+
+
 SPEC = FormatSpec(
     name="codex",
     help="OpenAI Codex CLI / Desktop rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
@@ -447,6 +453,7 @@ SPEC = FormatSpec(
     result_keys={"function_call_output": "call_id", "custom_tool_call_output": "call_id"},
     record_kind=record_kind,
     is_message_record=is_message_record,
+    append_refused=_append_refused,
 )
 
 

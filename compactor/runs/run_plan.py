@@ -84,19 +84,18 @@ _FLAG = re.compile(
 
 def refuse_append(parsed: Transcript) -> None:
     """Refuse ``--append`` on a transcript no client resumes appended to: a format that has no
-    compaction record (ConfigError), or a legacy Codex rollout (TranscriptError naming it:
-    :data:`compactor.formats._codex_legacy.APPEND_REFUSED` says why)."""
+    compaction record (ConfigError), or a file its format refuses (TranscriptError naming it
+    and the format's reason: a legacy Codex rollout)."""
     if parsed.format not in APPEND_FORMATS:
         raise ConfigError(
             f"--append works only for {' and '.join(APPEND_FORMATS)} transcripts, "
             f"not {parsed.format!r}"
         )
-    if parsed.format == "codex":
-        from compactor.formats import _codex_legacy
-        from compactor.formats.codex import RESPONSE_ITEMS
+    from compactor.formats.registry import append_refusal
 
-        if _codex_legacy.is_legacy_file(parsed.meta.lines, RESPONSE_ITEMS):
-            raise TranscriptError(parsed.path, None, None, _codex_legacy.APPEND_REFUSED)
+    reason = append_refusal(parsed)
+    if reason is not None:
+        raise TranscriptError(parsed.path, None, None, reason)
 
 
 def in_option_names(message: str) -> str:
