@@ -19,9 +19,15 @@ count replaced it, it becomes the baseline (:func:`_compaction_baseline`; on the
 no assistant message follows it), so ``check`` on a compacted file counts what the compacting
 run reported.
 
+Legacy rollouts (before ``session_meta``: a metadata line, bare items, ``record_type`` state
+lines; :mod:`._codex_legacy`) are read the same way, each bare item a response item, and written
+back in their own shape; ``--append`` on one is refused (no client resumes it).
+
 Writing: ``shrink`` keeps ``session_meta`` and the latest ``turn_context``, then a ``compacted``
 record whose ``replacement_history`` holds the messages up to the summary (without developer
-messages and injected context, which Codex writes anew after a compaction), an
+messages and injected context, which Codex writes anew after a compaction; a history without a
+summary, a reduction, keeps the developer and AGENTS.md instructions as Codex's own compaction
+does: :func:`_reinjected`), an
 ``event_msg/token_count`` whose ``last_token_usage.total_tokens`` is the size after compaction
 (as Codex writes it; a resumed session would otherwise compact again on the stale count), an
 ``event_msg/context_compacted``, and the kept tail's own records. ``append`` keeps the file byte
