@@ -173,3 +173,39 @@ def test_a_chat_file_with_an_id_header_is_not_a_legacy_rollout(tmp_path: Path) -
     chat = [META, {"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]
     src.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in chat))
     assert detect_format(str(src), src.read_bytes()) != "codex"
+
+
+def test_a_legacy_local_shell_call_is_a_call_whose_output_reduce_clears(tmp_path: Path) -> None:
+    """``local_shell_call`` (2025 models' built-in shell: ``action`` holds the command, a
+    ``function_call_output`` answers it) is a tool call named ``local_shell``; a reduction
+    clears its old output and keeps the call's line byte for byte."""
+    call = {
+        "type": "local_shell_call",
+        "id": "lsh_1",
+        "call_id": "call_ls",
+        "status": "completed",
+        "action": {"type": "exec", "command": ["ls", "-R"], "timeout_ms": 10_000},
+    }
+    listing = "".join(f"src/module_{i}.py\n" for i in range(60))
+    output = {"type": "function_call_output", "call_id": "call_ls", "output": listing}
+    head, rest = legacy_rollout(3).split(
+        json.dumps(_text("user", ASK), ensure_ascii=False).encode()
+    )
+    lines = [json.dumps(call).encode(), json.dumps(output).encode()]
+    ask = json.dumps(_text("user", ASK), ensure_ascii=False).encode()
+    src = tmp_path / "ls.jsonl"
+    src.write_bytes(head + ask + b"\n" + b"\n".join(lines) + rest)
+    t = read_transcript(str(src), src.read_bytes())
+    calls = [m.tool_calls[0] for m in t.messages if isinstance(m, Message) and m.tool_calls]
+    assert (calls[0].id, calls[0].name, json.loads(calls[0].arguments)["command"]) == (
+        "call_ls",
+        "local_shell",
+        ["ls", "-R"],
+    )
+    out = tmp_path / "out.jsonl"
+    code, err = _run(tmp_path, str(src), "--strategy", "reduce", "--force", "-o", str(out))
+    assert code == 0, err
+    raw = out.read_bytes()
+    assert lines[0] in raw.split(b"\n")
+    cleared = tmp_path / "out.offload" / "clear" / "call_ls"
+    assert cleared.read_text("utf-8") == listing and listing.encode() not in raw

@@ -148,11 +148,15 @@ class _Reader:
             elif msg.role == "user" and text.lstrip().startswith(_INJECTED_PREFIXES):
                 msg.extra["injected"] = True
             return msg
-        if kind in ("function_call", "custom_tool_call"):
-            call_id = str(item.get("call_id") or "")
-            name = str(item.get("name") or "")
+        if kind in ("function_call", "custom_tool_call", "local_shell_call"):
+            call_id = str(item.get("call_id") or item.get("id") or "")
+            name = str(item.get("name") or ("local_shell" if kind == "local_shell_call" else ""))
             self.tool_names[call_id] = name
-            args = item.get("arguments") if kind == "function_call" else item.get("input")
+            args = (
+                item.get("arguments")
+                if kind == "function_call"
+                else item.get("action" if kind == "local_shell_call" else "input")
+            )
             if not isinstance(args, str):
                 args = json.dumps(args, ensure_ascii=False)
             msg = Message(role="assistant", tool_calls=[ToolCall(call_id, name, args)])
@@ -371,10 +375,13 @@ RESPONSE_ITEMS = frozenset(
         "reasoning",
         "web_search_call",
         "ghost_snapshot",
+        "local_shell_call",
     }
 )
 """``response_item`` payload types the reader knows: the first five are messages, ``reasoning``
-(opaque) and ``web_search_call`` travel with the next message, ``ghost_snapshot`` is metadata."""
+(opaque) and ``web_search_call`` travel with the next message, ``ghost_snapshot`` is metadata;
+``local_shell_call`` (the built-in shell of 2025 models: ``action`` holds the command, a
+``function_call_output`` answers it) is a call named ``local_shell``."""
 
 
 def _owns(rec: JsonObject, kind: str) -> bool:
@@ -400,6 +407,7 @@ _MESSAGE_ITEMS = frozenset(
     {
         "message",
         "function_call",
+        "local_shell_call",
         "function_call_output",
         "custom_tool_call",
         "custom_tool_call_output",
@@ -455,7 +463,11 @@ SPEC = FormatSpec(
     can_append=True,
     agent_session=True,
     read_tool="shell",
-    call_keys={"function_call": "call_id", "custom_tool_call": "call_id"},
+    call_keys={
+        "function_call": "call_id",
+        "custom_tool_call": "call_id",
+        "local_shell_call": "call_id",
+    },
     result_keys={"function_call_output": "call_id", "custom_tool_call_output": "call_id"},
     record_kind=record_kind,
     is_message_record=is_message_record,
