@@ -584,9 +584,9 @@ def test_known_metadata_records_of_claude_code_and_codex_fit() -> None:
         ),
         (
             CODEX_RECORD,
-            {"timestamp": "t", "type": "response_item", "payload": {"type": "local_shell_call"}},
+            {"timestamp": "t", "type": "response_item", "payload": {"type": "future_shell_call"}},
             "payload.type",
-            "codex response item 'local_shell_call'",
+            "codex response item 'future_shell_call'",
         ),
     ],
 )

@@ -237,11 +237,14 @@ def _codex_history(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _reinjected(item: dict[str, Any]) -> bool:
-    """Instructions and environment context: Codex writes them anew after a compaction."""
-    if item.get("type") != "message" or item.get("role") == "assistant":
+    """Injected context Codex writes anew at its next turn (``<environment_context>``, other
+    ``<…>`` notices). The developer instructions and the AGENTS.md instructions stay in a
+    reduced history, as Codex's own ``replacement_history`` keeps them (blind check 11)."""
+    if item.get("type") != "message" or item.get("role") != "user":
         return False
     text = "".join(c.get("text", "") for c in item.get("content") or [])
-    return item.get("role") == "developer" or text.startswith(("<", "# AGENTS.md instructions"))
+    kept = ("<turn_aborted>", "<user_instructions>", "# AGENTS.md instructions")
+    return text.startswith("<") and not text.startswith(kept)
 
 
 @pytest.mark.parametrize("src", [CODEX_SESSION, *SHARED_CODEX], ids=lambda p: Path(p).stem)

@@ -78,6 +78,14 @@ TIMEOUT = 240
 # -- what a file and a request hold -------------------------------------------------------------
 
 
+def _jsonl(path: Path) -> list[str]:
+    """The non-blank lines of a JSONL file, split at ``\n`` only: ``str.splitlines()`` also
+    breaks at U+0085, U+2028, U+2029 and other separators that JSON leaves unescaped inside a
+    string (blind check 11: a U+0085 in a Codex tool result made every case of that rollout
+    fail with ``JSONDecodeError: Unterminated string`` before the client ran)."""
+    return [line for line in path.read_text("utf-8").split("\n") if line.strip()]
+
+
 @dataclass
 class Ids:
     """Tool-call ids seen as calls and as results, and texts."""
@@ -96,8 +104,8 @@ class Ids:
 
 def _claude_file_ids(path: Path) -> set[str]:
     ids: set[str] = set()
-    for line in path.read_text("utf-8").splitlines():
-        rec = json.loads(line) if line.strip() else {}
+    for line in _jsonl(path):
+        rec = json.loads(line)
         content = (rec.get("message") or {}).get("content")
         for block in content if isinstance(content, list) else []:
             if block.get("type") == "tool_use":
@@ -109,8 +117,8 @@ def _claude_file_ids(path: Path) -> set[str]:
 
 def _codex_file_ids(path: Path) -> set[str]:
     ids: set[str] = set()
-    for line in path.read_text("utf-8").splitlines():
-        rec = json.loads(line) if line.strip() else {}
+    for line in _jsonl(path):
+        rec = json.loads(line)
         payload = rec.get("payload") or {}
         if rec.get("type") == "response_item" and "call_id" in payload:
             ids.add(payload["call_id"])
@@ -188,8 +196,8 @@ def _client_only(out: Path) -> set[str]:
     normalizeMessagesForAPI: ``type == "assistant" && isApiErrorMessage && model ==
     "<synthetic>"``), so a kept one never reaches the model."""
     texts: set[str] = set()
-    for line in out.read_text("utf-8").splitlines():
-        rec = json.loads(line) if line.strip() else {}
+    for line in _jsonl(out):
+        rec = json.loads(line)
         body = rec.get("message") if isinstance(rec, dict) else None
         if not isinstance(body, dict) or rec.get("type") != "assistant":
             continue
@@ -371,9 +379,10 @@ def _stale_claude_tokens(src: Path) -> int:
 
 
 def _stale_codex_tokens(src: Path) -> int:
+    """The input's last ``token_count`` (what a stale baseline reports); 0 without one."""
     last = 0
-    for line in src.read_text("utf-8").splitlines():
-        rec = json.loads(line) if line.strip() else {}
+    for line in _jsonl(src):
+        rec = json.loads(line)
         payload = rec.get("payload") or {}
         info = payload.get("info") if payload.get("type") == "token_count" else None
         if isinstance(info, dict) and isinstance(info.get("last_token_usage"), dict):
@@ -415,8 +424,8 @@ _SAVED_TO = re.compile(r"(?:Tool result|Full output) saved to: (\S+)")
 def _original_results(case: Case) -> dict[str, str]:
     """Call id → the text of its result in the input, as an offload file must hold it."""
     found: dict[str, str] = {}
-    for line in case.src.read_text("utf-8").splitlines():
-        rec = json.loads(line) if line.strip() else {}
+    for line in _jsonl(case.src):
+        rec = json.loads(line)
         payload = rec.get("payload") or {}
         if case.fmt == "codex" and str(payload.get("type", "")).endswith("_call_output"):
             output = payload.get("output")
@@ -526,7 +535,7 @@ def _claude_resumes(case: Case, anthropic: FakeAnthropic) -> None:
     check the one request Claude Code sends."""
     home, work = case.tmp / "home", case.tmp / "work" / "project"
     work.mkdir(parents=True)
-    records = [json.loads(line) for line in case.src.read_text("utf-8").splitlines() if line]
+    records = [json.loads(line) for line in _jsonl(case.src)]
     session = next(r["sessionId"] for r in records if r.get("sessionId"))
     # Claude Code's project folder: the real cwd with every non-alphanumeric character as "-".
     folder = home / ".claude" / "projects" / re.sub(r"[^a-zA-Z0-9]", "-", str(work.resolve()))
@@ -692,7 +701,7 @@ def _codex_resumes(case: Case, responses: FakeResponses) -> None:
     codex_home = home / ".codex"
     work = case.tmp / "work" / "project"
     work.mkdir(parents=True)
-    first = json.loads(case.src.read_text("utf-8").splitlines()[0])
+    first = json.loads(_jsonl(case.src)[0])
     meta = first["payload"]
     session, stamp = meta["id"], meta["timestamp"]
     day = codex_home / "sessions" / stamp[:4] / stamp[5:7] / stamp[8:10]
@@ -700,12 +709,21 @@ def _codex_resumes(case: Case, responses: FakeResponses) -> None:
     out = day / f"rollout-{stamp[:19].replace(':', '-')}-{session}.jsonl"
     before = _compact_case(case, out)
 
-    stale = _stale_codex_tokens(case.src)
     after = int(case.report["tokens_after"])
-    limit = (after + stale) // 2
+    room = 4_000
     # Codex adds its instructions and environment context to the next request (a few
-    # thousand tokens); the limit must leave room for them, or Codex rightly compacts.
-    assert after + 4_000 < limit < stale, (after, limit, stale)
+    # thousand tokens); the limit must leave `room` for them, or Codex rightly compacts.
+    stale = _stale_codex_tokens(case.src)
+    limit = (after + stale) // 2
+    if not stale:
+        # No token_count in the input (a legacy rollout wrapped as modern; blind check 11): no
+        # stale count can mislead the client, which then estimates the history it loads. Its
+        # count of the unreduced history is compact's estimate of it plus the same room; the
+        # limit sits halfway between that and the reduced history with the room, so that
+        # loading the pre-compaction history would still make Codex compact first.
+        stale = int(case.report["tokens_before"]) + room
+        limit = (after + room + stale) // 2
+    assert after + room < limit < stale, (after, limit, stale)
     (codex_home / "config.toml").write_text(
         f'model = "gpt-5.5"\n'
         f'model_provider = "openai"\n'
@@ -777,6 +795,36 @@ def test_codex_resumes_reduced_append_output(
     _codex_resumes(case, responses)
 
 
+def _uncounted_with_separators(src: Path, dest: Path) -> None:
+    """``src`` without its ``token_count`` records and with U+0085 and U+2028 written raw (as
+    Codex writes them: JSON does not escape them) into every tool output: blind check 11 found
+    both (a legacy rollout wrapped as modern has no count; laf-codex-compact has a U+0085 in a
+    tool result), and each stopped the harness before the client ran."""
+    out: list[str] = []
+    for line in _jsonl(src):
+        rec = json.loads(line)
+        payload = rec.get("payload") or {}
+        if rec.get("type") == "event_msg" and payload.get("type") == "token_count":
+            continue
+        if isinstance(payload.get("output"), str):
+            rec["payload"] = payload | {"output": f"{payload['output']}\u0085next\u2028line"}
+        out.append(json.dumps(rec, ensure_ascii=False))
+    dest.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def test_codex_resumes_reduced_rollout_without_counts_and_with_separators(
+    tmp_path: Path, responses: FakeResponses
+) -> None:
+    """``--strategy reduce --append`` on a rollout that has no ``token_count`` and raw U+0085 /
+    U+2028 in its tool outputs: the offload files hold the outputs exactly, the separators
+    included, and Codex resumes the reduced history without compacting, twice."""
+    case = _case("codex", CODEX_FILES[0], None, tmp_path, "reduce")
+    _uncounted_with_separators(case.src, tmp_path / "rollout.jsonl")
+    case.src = tmp_path / "rollout.jsonl"
+    assert _stale_codex_tokens(case.src) == 0 and "\u0085" in case.src.read_text("utf-8")
+    _codex_resumes(case, responses)
+
+
 AGAIN = "Go over the repository again and double-check each point before drafting."
 
 
@@ -787,7 +835,7 @@ def _longer_rollout(src: Path, dest: Path, turns: int) -> None:
     ``_N``, so none repeats), the last copy ending with the original's calls in flight. The
     records are the real client's; only their number grows, so that hybrid has an old part
     whose summary is smaller than its reduction (see ``HYBRID_THRESHOLD``)."""
-    lines = src.read_text("utf-8").splitlines()
+    lines = _jsonl(src)
     records = [json.loads(line) for line in lines]
     ask = next(i for i, r in enumerate(records) if _is_user_request(r))
     in_flight = (
@@ -862,7 +910,7 @@ LIMIT_NOTICE = "You've hit your limit · resets 1am (Europe/Paris)"
 def _with_limit_notice(src: Path, dest: Path) -> None:
     """``src`` with Claude Code's own usage-limit notice appended as it writes one (blind
     check 4, rain: an assistant record, ``isApiErrorMessage``, model ``<synthetic>``)."""
-    records = [json.loads(line) for line in src.read_text("utf-8").splitlines() if line]
+    records = [json.loads(line) for line in _jsonl(src)]
     last = next(r for r in reversed(records) if r.get("uuid") and r.get("sessionId"))
     notice = {
         key: last[key] for key in ("isSidechain", "userType", "cwd", "sessionId", "version")
@@ -907,7 +955,7 @@ def _with_late_orphan(src: Path, dest: Path) -> str:
     and its summary before the second prompt), ending with a late permission-failure result
     for a call of the first turn, from before that boundary (blind check 10, a33-hooks: the
     result's parent is the assistant record that made the call). Returns that call's id."""
-    records = [json.loads(line) for line in src.read_text("utf-8").splitlines() if line]
+    records = [json.loads(line) for line in _jsonl(src)]
     prompts = [i for i, r in enumerate(records) if r.get("type") == "user" and isinstance(
         r["message"]["content"], str)]  # fmt: skip
     second = prompts[1]
@@ -968,7 +1016,7 @@ def test_a_late_result_of_a_call_before_the_clients_own_boundary_is_no_part_of_t
 def _without_message_ids(src: Path, dest: Path) -> None:
     """``src`` as an extractor publishes it (blind check 10, hive-mind): assistant lines without
     ``message.id`` and ``requestId``; one response (parallel calls) is still several lines."""
-    records = [json.loads(line) for line in src.read_text("utf-8").splitlines() if line]
+    records = [json.loads(line) for line in _jsonl(src)]
     for rec in records:
         if rec.get("type") == "assistant":
             rec.pop("requestId", None)

@@ -262,6 +262,9 @@ class FormatSpec:
     records: ``(transcript, message index → call id → new text) → bytes``."""
     fix_appended: Callable[[bytes, Transcript], bytes] | None = None
     """Applied to what a reduction with ``--append`` wrote."""
+    append_refused: Callable[[Transcript], str | None] | None = None
+    """Why ``--append`` cannot extend this file although the format can (no client would
+    resume it), or None: the run is refused before anything is done."""
 
 
 class Format(Protocol):

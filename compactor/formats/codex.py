@@ -19,9 +19,15 @@ count replaced it, it becomes the baseline (:func:`_compaction_baseline`; on the
 no assistant message follows it), so ``check`` on a compacted file counts what the compacting
 run reported.
 
+Legacy rollouts (before ``session_meta``: a metadata line, bare items, ``record_type`` state
+lines; :mod:`._codex_legacy`) are read the same way, each bare item a response item, and written
+back in their own shape; ``--append`` on one is refused (no client resumes it).
+
 Writing: ``shrink`` keeps ``session_meta`` and the latest ``turn_context``, then a ``compacted``
 record whose ``replacement_history`` holds the messages up to the summary (without developer
-messages and injected context, which Codex writes anew after a compaction), an
+messages and injected context, which Codex writes anew after a compaction; a history without a
+summary, a reduction, keeps the developer and AGENTS.md instructions as Codex's own compaction
+does: :func:`_reinjected`), an
 ``event_msg/token_count`` whose ``last_token_usage.total_tokens`` is the size after compaction
 (as Codex writes it; a resumed session would otherwise compact again on the stale count), an
 ``event_msg/context_compacted``, and the kept tail's own records. ``append`` keeps the file byte
@@ -48,7 +54,7 @@ from compactor.schema import (
     content_type,
 )
 
-from . import _jsonl
+from . import _codex_legacy, _jsonl
 from ._convert import as_chat
 from ._family import (
     check_records,
@@ -71,6 +77,9 @@ _GOAL_RE = re.compile(
 )
 """A thread-goal message (Codex ``goals/continuation.md``, ``objective_updated.md``): the
 objective inside it is the user's own request (``/goal …``), not context Codex re-injects."""
+_INSTRUCTION_FILES = ("# AGENTS.md instructions", "<user_instructions>")
+"""Injected instruction files (AGENTS.md; ``<user_instructions>`` is how Codex wrapped them before
+its ``# AGENTS.md instructions`` heading): durable context a reduced history keeps."""
 _KEPT_NOTICES = ("<turn_aborted>",)
 """Harness notices Codex writes once into the history and never recreates on resume."""
 
@@ -139,11 +148,15 @@ class _Reader:
             elif msg.role == "user" and text.lstrip().startswith(_INJECTED_PREFIXES):
                 msg.extra["injected"] = True
             return msg
-        if kind in ("function_call", "custom_tool_call"):
-            call_id = str(item.get("call_id") or "")
-            name = str(item.get("name") or "")
+        if kind in ("function_call", "custom_tool_call", "local_shell_call"):
+            call_id = str(item.get("call_id") or item.get("id") or "")
+            name = str(item.get("name") or ("local_shell" if kind == "local_shell_call" else ""))
             self.tool_names[call_id] = name
-            args = item.get("arguments") if kind == "function_call" else item.get("input")
+            args = (
+                item.get("arguments")
+                if kind == "function_call"
+                else item.get("action" if kind == "local_shell_call" else "input")
+            )
             if not isinstance(args, str):
                 args = json.dumps(args, ensure_ascii=False)
             msg = Message(role="assistant", tool_calls=[ToolCall(call_id, name, args)])
@@ -241,18 +254,33 @@ def _render_chat(msg: Message) -> list[JsonObject]:
     return items
 
 
-def _reinjected(msg: Message | AgenticMessage, original: bool) -> bool:
+def _reinjected(msg: Message | AgenticMessage, original: bool, summarized: bool = True) -> bool:
     """Developer instructions and injected user context from the file (``original``: matched
     to a message read from it; a copy keeps the reader's marks): Codex writes them anew each
     session. A system message a finalizer added is its own and is kept. A thread goal and a
     ``<turn_aborted>`` notice are kept: Codex writes each once (the goal when a goal turn
     starts, from thread state; the notice when the user interrupts) and rebuilds neither from
-    its state on resume, so dropping them loses the objective and the interruption."""
+    its state on resume, so dropping them loses the objective and the interruption.
+
+    A history with no summary (``summarized`` False: ``--strategy reduce``, or hybrid that only
+    reduced) keeps the developer instructions and the injected instruction files
+    (``# AGENTS.md instructions``, ``<user_instructions>``) where they were, as Codex's own
+    compaction keeps them in its ``replacement_history`` (its initial context; a Codex 0.118
+    ``compacted`` record holds the developer and AGENTS.md messages): nothing else in such a
+    history carries them (a summary quotes them in its system reminder), and Codex re-injects
+    only the files of the folder it is resumed in. Its ``<environment_context>`` is still
+    dropped: Codex writes the current one at the next turn."""
     if content_type(msg) is not None or msg.extra.get("codex_goal"):
         return False
-    if msg.role == "user" and _jsonl.message_text(msg).lstrip().startswith(_KEPT_NOTICES):
+    text = _jsonl.message_text(msg).lstrip() if msg.role in ("user", "system") else ""
+    if msg.role == "user" and text.startswith(_KEPT_NOTICES):
         return False
     from_file = original or "codex_role" in msg.extra
+    if not summarized and (
+        (msg.role == "system" and from_file)
+        or (msg.role == "user" and text.startswith(_INSTRUCTION_FILES))
+    ):
+        return False
     return (msg.role == "system" and from_file) or bool(msg.extra.get("injected"))
 
 
@@ -347,10 +375,13 @@ RESPONSE_ITEMS = frozenset(
         "reasoning",
         "web_search_call",
         "ghost_snapshot",
+        "local_shell_call",
     }
 )
 """``response_item`` payload types the reader knows: the first five are messages, ``reasoning``
-(opaque) and ``web_search_call`` travel with the next message, ``ghost_snapshot`` is metadata."""
+(opaque) and ``web_search_call`` travel with the next message, ``ghost_snapshot`` is metadata;
+``local_shell_call`` (the built-in shell of 2025 models: ``action`` holds the command, a
+``function_call_output`` answers it) is a call named ``local_shell``."""
 
 
 def _owns(rec: JsonObject, kind: str) -> bool:
@@ -376,6 +407,7 @@ _MESSAGE_ITEMS = frozenset(
     {
         "message",
         "function_call",
+        "local_shell_call",
         "function_call_output",
         "custom_tool_call",
         "custom_tool_call_output",
@@ -383,23 +415,42 @@ _MESSAGE_ITEMS = frozenset(
 )
 
 
+def is_legacy_rollout(records: Sequence[JsonObject]) -> bool:
+    """A legacy rollout (before ``session_meta``, :mod:`._codex_legacy`): detection claims it
+    for this format before any per-record vote (its bare items look like chat messages)."""
+    return _codex_legacy.is_legacy(records, RESPONSE_ITEMS)
+
+
 def record_kind(rec: JsonObject) -> str:
     """``event_msg/token_count``, ``response_item/reasoning``, ``turn_context``, ...: a
-    record's kind in a report."""
+    record's kind in a report (a legacy rollout's bare item as ``response_item/...``, its
+    state lines as ``state``)."""
     kind = rec.get("type")
     payload = rec.get("payload")
+    if _codex_legacy.is_state(rec):
+        return "state"
+    if kind in RESPONSE_ITEMS and payload is None:
+        return f"response_item/{kind}"
     if kind in ("response_item", "event_msg") and isinstance(payload, dict):
         return f"{kind}/{payload.get('type')}"
     return str(kind)
 
 
 def is_message_record(rec: JsonObject) -> bool:
+    if "payload" not in rec and rec.get("type") in _MESSAGE_ITEMS:
+        return True  # a legacy rollout's bare item
     payload = rec.get("payload")
     return (
         rec.get("type") == "response_item"
         and isinstance(payload, dict)
         and payload.get("type") in _MESSAGE_ITEMS
     )
+
+
+def _append_refused(t: Transcript) -> str | None:
+    """A legacy rollout: the Codex client of today does not resume one (:mod:`._codex_legacy`)."""
+    legacy = _codex_legacy.is_legacy_file(t.meta.lines, RESPONSE_ITEMS)
+    return _codex_legacy.APPEND_REFUSED if legacy else None
 
 
 SPEC = FormatSpec(
@@ -412,10 +463,15 @@ SPEC = FormatSpec(
     can_append=True,
     agent_session=True,
     read_tool="shell",
-    call_keys={"function_call": "call_id", "custom_tool_call": "call_id"},
+    call_keys={
+        "function_call": "call_id",
+        "custom_tool_call": "call_id",
+        "local_shell_call": "call_id",
+    },
     result_keys={"function_call_output": "call_id", "custom_tool_call_output": "call_id"},
     record_kind=record_kind,
     is_message_record=is_message_record,
+    append_refused=_append_refused,
 )
 
 
@@ -426,11 +482,16 @@ class CodexFormat:
     name = SPEC.name
 
     def sniff(self, records: Sequence[JsonValue]) -> bool:
-        return any(isinstance(r, dict) and family(r) == self.name for r in records)
+        dicts = [r for r in records if isinstance(r, dict)]
+        return is_legacy_rollout(dicts) or any(family(r) == self.name for r in dicts)
 
     def read(self, path: str, raw: bytes | FileSource) -> Transcript:
         lines = _jsonl.parse_lines(path, raw)
-        check_records(path, self.name, lines)
+        legacy = _codex_legacy.is_legacy_file(lines, RESPONSE_ITEMS)
+        if legacy:
+            _codex_legacy.check(path, lines, RESPONSE_ITEMS)
+        else:
+            check_records(path, self.name, lines)
         reader = _Reader(path)
         messages: list[Message] = []
         origin: list[list[int]] = []
@@ -465,7 +526,10 @@ class CodexFormat:
             ln = lines[i]
             rec = ln.obj
             payload = rec.get("payload")
-            if rec.get("type") == "response_item":
+            kind = rec.get("type")
+            if legacy and "payload" not in rec and kind in RESPONSE_ITEMS:
+                kind, payload = "response_item", rec  # a bare item (legacy rollout)
+            if kind == "response_item":
                 fresh = False
                 if not isinstance(payload, dict):
                     raise TranscriptError(path, ln.number, "payload", "must be an object")
@@ -475,10 +539,12 @@ class CodexFormat:
                     continue
                 if msg.role == "assistant":
                     last_assistant = len(messages)
+                elif legacy:  # no compaction marker: a summary is known by its preamble
+                    _jsonl.mark_earlier_summary(msg)
                 messages.append(msg)
                 origin.append([*pending, i])
                 pending = []
-            elif rec.get("type") == "event_msg" and isinstance(payload, dict):
+            elif kind == "event_msg" and isinstance(payload, dict):
                 if payload.get("type") == "exec_command_end":
                     ends[str(payload.get("call_id") or "")] = _call_end(payload)
                 info = payload.get("info")
@@ -501,7 +567,7 @@ class CodexFormat:
         transcript = _jsonl.make_transcript(
             self.name, path, raw, lines, messages, origin, start=start
         )
-        transcript.meta.unknown = untyped_metadata(lines)
+        transcript.meta.unknown = [] if legacy else untyped_metadata(lines)
         return transcript
 
     def write(
@@ -519,6 +585,10 @@ class CodexFormat:
         origin = transcript.meta.origin
         nl = transcript.newline
         stamp = _jsonl.compaction_time(info, lines)
+        if _codex_legacy.is_legacy_file(lines, RESPONSE_ITEMS):
+            return _codex_legacy.write(
+                transcript, new_messages, matches, mode, _render, _reinjected
+            )
 
         def items_of(index: int) -> list[JsonObject]:
             j = matches[index]
@@ -531,15 +601,17 @@ class CodexFormat:
         for index, (msg, j) in enumerate(zip(new_messages, matches, strict=True)):
             if j is None and content_type(msg) == "summary":
                 cut = index + 1
-        summary_text = next(
-            (_jsonl.message_text(m) for m in new_messages[:cut] if content_type(m) == "summary"), ""
-        )
+        summaries = [
+            _jsonl.message_text(m) for m in new_messages[:cut] if content_type(m) == "summary"
+        ]
+        summary_text = summaries[0] if summaries else ""
         # Codex puts its own instructions and environment context back after a compaction
-        # (it forgets its baseline there): an old copy of them would only cost tokens.
+        # (it forgets its baseline there): an old copy of them would only cost tokens; a
+        # history without a summary keeps the instruction files (see _reinjected).
         history = [
             item
             for index in range(cut)
-            if not _reinjected(new_messages[index], matches[index] is not None)
+            if not _reinjected(new_messages[index], matches[index] is not None, bool(summaries))
             for item in items_of(index)
         ]
 

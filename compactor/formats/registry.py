@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMATS",
     "KNOWN_FORMATS",
+    "append_refusal",
     "detect_format",
     "read_transcript",
     "render_manifest",
@@ -146,6 +147,8 @@ def detect_format(path: str, raw: bytes | FileSource) -> str:
             "an Anthropic Managed-Agents event log ({role, kind, raw} records), a format "
             f"compact does not read; it reads {KNOWN_FORMATS} transcripts",
         )
+    if codex.is_legacy_rollout(records):
+        return codex.FORMAT.name  # its bare items would look like chat messages to the vote
     candidates = [name for name, fmt in FORMATS.items() if fmt.sniff(records)]
     n = SNIFF_RECORDS
     while not candidates and more and n < SNIFF_LIMIT:
@@ -262,6 +265,13 @@ def write_transcript(
     data = get_format(t.format).write(t, new_messages, mode=mode, info=info)
     style = t.meta.json_document
     return data if style is None else json_document.render(data, style)
+
+
+def append_refusal(t: Transcript) -> str | None:
+    """Why ``--append`` cannot extend ``t`` although its format can (its spec's
+    ``append_refused``), or None."""
+    refused = get_format(t.format).spec.append_refused
+    return None if refused is None else refused(t)
 
 
 _CALL_KEYS = {k: v for f in _DECLARED for k, v in f.spec.call_keys.items()}

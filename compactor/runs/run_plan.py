@@ -17,6 +17,7 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from compactor.configfile import (
     CONFIG_ENV,
@@ -37,6 +38,9 @@ from compactor.io import (
 
 from .inputs import OUTPUT_SUFFIX
 
+if TYPE_CHECKING:
+    from compactor.formats.base import Transcript
+
 __all__ = [
     "APPEND_FORMATS",
     "RunOptions",
@@ -48,6 +52,7 @@ __all__ = [
     "make_output_dir",
     "output_path",
     "plan",
+    "refuse_append",
     "remove_created_dirs",
 ]
 
@@ -75,6 +80,22 @@ _FLAG = re.compile(
     + "|".join(re.escape(flag) for flag in sorted(_FIELDS, key=len, reverse=True))
     + r")(?![\w-])"
 )
+
+
+def refuse_append(parsed: Transcript) -> None:
+    """Refuse ``--append`` on a transcript no client resumes appended to: a format that has no
+    compaction record (ConfigError), or a file its format refuses (TranscriptError naming it
+    and the format's reason: a legacy Codex rollout)."""
+    if parsed.format not in APPEND_FORMATS:
+        raise ConfigError(
+            f"--append works only for {' and '.join(APPEND_FORMATS)} transcripts, "
+            f"not {parsed.format!r}"
+        )
+    from compactor.formats.registry import append_refusal
+
+    reason = append_refusal(parsed)
+    if reason is not None:
+        raise TranscriptError(parsed.path, None, None, reason)
 
 
 def in_option_names(message: str) -> str:

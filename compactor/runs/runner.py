@@ -38,7 +38,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from compactor._util import fewer_gc_passes, maybe_await
-from compactor.errors import CompactorError, ConfigError, InputChangedError, StreamError
+from compactor.errors import CompactorError, InputChangedError, StreamError
 from compactor.events import (
     CacheRefused,
     RunEvent,
@@ -72,6 +72,7 @@ from .run_plan import (
     in_option_names,
     output_path,
     plan,
+    refuse_append,
 )
 from .run_result import AttemptLog, RunResult, outcome_report
 
@@ -242,11 +243,8 @@ class Run:
             snapshot=False,
         )
         r.format = parsed.format
-        if opts.append and parsed.format not in APPEND_FORMATS:
-            raise ConfigError(
-                f"--append works only for {' and '.join(APPEND_FORMATS)} transcripts, "
-                f"not {parsed.format!r}"
-            )
+        if opts.append:
+            refuse_append(parsed)
         counter, trigger = file_cfg.counter(), file_cfg.trigger_condition()
         decision = await decide(parsed.messages, parsed.tools, trigger, counter, always_count=True)
         r.triggered = decision.triggered or opts.force
