@@ -122,6 +122,13 @@ def test_the_original_is_read_by_its_own_end() -> None:
     assert _ending(ANSWERED[:3]) == "the original ends after tool calls, before any reply"
     asks = [request, {"role": "assistant", "content": "Should I also retry on timeouts?"}]
     assert _ending(asks) == "the original ends asking the user for input"
+    offer = "Done: the retry is in and the tests pass.\n\nWhat else would you like me to do?"
+    offers = [request, {"role": "assistant", "content": offer}]
+    assert _ending(offers) == "the original ends answered"
+    submit: dict[str, Any] = {"role": "assistant", "content": "Submitting.",
+              "tool_calls": [_call("s1", "submit", {})]}  # fmt: skip
+    submitted = [request, submit, {"role": "tool", "tool_call_id": "s1", "content": "diff --git"}]
+    assert _ending(submitted) == "the original ends answered (a closing submit call)"
     says = [request, {"role": "assistant", "content": "Let me look at the loader first."}]
     assert _ending(says) == "the original ends with an announced next step, not an answer"
     codex = [

@@ -5,10 +5,13 @@ The ORIGINAL is read here on its own, deliberately not through the embedded summ
 model (:mod:`compactor.models.local_session`), so that eval cannot trivially agree with our own
 summarizer. The session ended **answered** when, after the last real user request, the last
 message is an assistant reply without calls that neither announces a next step ("Let me …",
-"Next I'll …", a sentence ending in ``:``) nor asks for input (a question, "let me know"); and
-nothing after the request shows an interruption (``[Request interrupted by user``,
-``<turn_aborted>``, "aborted by user"), no call is without a result, and the latest todo list
-written for the request has no open item. Otherwise it ended **not answered**, with the reason.
+"Next I'll …", a sentence ending in ``:``) nor asks for input (a question, "should I …?"; a
+closing offer such as "What else would you like me to do?" after an answer is not one), or
+makes only a call that closes the episode (``submit``, ``transfer_to_human_agents``) whose
+result is back; and nothing after the request shows an interruption (``[Request interrupted by
+user``, ``<turn_aborted>``, "aborted by user"), no call is without a result, and the latest
+todo list written for the request has no open item. Otherwise it ended **not answered**, with
+the reason.
 
 The COMPACTED text (summary and kept messages) claims *answered* when it says so in words ("the
 last request was answered", "nothing is pending", "was completed", "pending: none"), and *not
@@ -48,6 +51,21 @@ _ASK_RE = re.compile(
     r"which (?:one|option) (?:do|would) you)\b[^\n]*\Z",
     re.IGNORECASE,
 )
+_OFFER_RE = re.compile(
+    r"\b(?:what else|anything else|let me know if|if you (?:want|need|would like|'d like)|"
+    r"happy to help)\b",
+    re.IGNORECASE,
+)
+"""A closing offer after an answer ("What else would you like me to do?"): not a request for
+input about the current work."""
+_TERMINAL_RE = re.compile(
+    r"(?:submit|finish|done|attempt_completion|task_complete|complete_task|end_conversation|"
+    r"transfer_to_human(?:_agents?)?)",
+    re.IGNORECASE,
+)
+"""A call that ends the episode by its name (SWE-agent's ``submit``, tau-bench's
+``transfer_to_human_agents``, Cline's ``attempt_completion``): answered once its result is back,
+with no reply expected after it."""
 _ANSWERED_RE = re.compile(
     r"\b(?:was|were|has been|have been|is) (?:answered|completed)\b|"
     r"\bnothing (?:else )?(?:is )?pending\b|\bpending(?: tasks)?\s*:\s*none\b|"
@@ -107,10 +125,12 @@ def ending_of(entries: Sequence[Entry], is_request: Callable[[Entry], bool]) -> 
         return Ending(False, "the original ends with the last request unanswered (no reply)")
     last = said[-1]
     later_results = any(e.results for e in after if e.index > last.index)
+    if last.calls and all(_TERMINAL_RE.fullmatch(c.name) for c in last.calls):
+        return Ending(True, f"the original ends answered (a closing {last.calls[-1].name} call)")
     if last.calls or later_results:
         return Ending(False, "the original ends after tool calls, before any reply")
     tail = _last_line(last.text)
-    if _ASK_RE.search(tail):
+    if _ASK_RE.search(tail) and not _OFFER_RE.search(tail):
         return Ending(False, "the original ends asking the user for input")
     if _ANNOUNCE_RE.search(tail):
         return Ending(False, "the original ends with an announced next step, not an answer")
