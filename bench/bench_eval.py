@@ -24,6 +24,7 @@ _SHORT = {
     "running jobs": "jobs",
     "user requests": "users",
     "last-round facts": "facts",
+    "ended": "ended",
 }
 
 

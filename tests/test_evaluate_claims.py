@@ -35,7 +35,8 @@ def test_a_summary_that_misstates_where_work_stands_is_flagged(tmp_path: Path) -
     found = json.loads(run.stdout)["contradictions"]
     kinds = sorted(c["kind"] for c in found)
     assert kinds == [
-        "current request", "current request", "nothing pending", "request state", "running job"
+        "current request", "current request", "ended", "nothing pending", "request state",
+        "running job",
     ], found  # fmt: skip
     by_kind = {c["kind"]: c for c in found}
     assert "bg9999" in by_kind["running job"]["claim"]
@@ -44,7 +45,7 @@ def test_a_summary_that_misstates_where_work_stands_is_flagged(tmp_path: Path) -
     assert "1 call(s) in flight" in pending and "bg7f3a2" in pending, pending
     assert "Also bump the package" in by_kind["current request"]["original"]
     table = _eval(str(original), str(wrong))
-    assert "5 wrong statement(s) of where work stands" in table.stdout, table.stdout
+    assert "6 wrong statement(s) of where work stands" in table.stdout, table.stdout
     assert "running job" in table.stdout and "nothing pending" in table.stdout
 
 

@@ -97,7 +97,8 @@ def _print_table(result: object, show_all: bool) -> None:
     table.add_column("lost (first ones)" if not show_all else "items")
     for cat in result.categories:
         if not cat.items:
-            table.add_row(cat.name, "-", "-", Text("nothing to keep", style="dim"))
+            empty = "no claim of where work stands" if cat.name == "ended" else "nothing to keep"
+            table.add_row(cat.name, "-", "-", Text(empty, style="dim"))
             continue
         listed = cat.items if show_all else [i for i in cat.items if not i.kept][:_LOST_SHOWN]
         lines = "\n".join(

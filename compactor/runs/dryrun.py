@@ -8,6 +8,7 @@ Kept light: ``compact check`` imports neither the middleware nor the event types
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
@@ -278,7 +279,12 @@ class Explainer:
         self.counter = file_cfg.counter()
 
     def _explain(
-        self, fmt: str, messages: list[M], tools: list[ToolInfo], decision: TriggerDecision
+        self,
+        fmt: str,
+        messages: list[M],
+        tools: list[ToolInfo],
+        decision: TriggerDecision,
+        source: str | None = None,
     ) -> JsonObject:
         """The explanation of one history and what each strategy would free."""
         import asyncio
@@ -300,8 +306,11 @@ class Explainer:
             )
         )
         summarized = (data["plan"].get("summarized") or {}).get("tokens", 0)
+        from .run_plan import default_output
+
+        output = default_output(source) if source and os.path.isfile(source) else None
         data["strategies"] = asyncio.run(
-            explain_strategies(self.file_cfg, fmt, messages, tools, summarized)
+            explain_strategies(self.file_cfg, fmt, messages, tools, summarized, output)
         )
         return data
 
@@ -325,7 +334,7 @@ class Explainer:
         )
         messages = parsed.messages  # one type per history: explain() is called with it bound
         if is_agentic(messages):
-            data = self._explain(parsed.format, messages, parsed.tools, decision)
+            data = self._explain(parsed.format, messages, parsed.tools, decision, path)
         else:
-            data = self._explain(parsed.format, messages, parsed.tools, decision)
+            data = self._explain(parsed.format, messages, parsed.tools, decision, path)
         return Explained(display, parsed.format, decision, parsed.messages, data)

@@ -14,7 +14,11 @@ for in the whole COMPACTED transcript (the summary and every message kept after 
   (:func:`compactor.facts.background_jobs`, judged by shape);
 * **last-round facts** — paths, identifiers, numbers (versions, ports, exit codes, amounts) and
   error lines of the last :data:`LAST_ROUNDS` rounds (a round: an assistant message with calls,
-  its results and what followed), file contents that a reading call printed aside.
+  its results and what followed), file contents that a reading call printed aside;
+* **ended** — whether the compacted text's claim about where work stands ("the last request was
+  answered", "nothing is pending" or "still in progress") agrees with how the original ended,
+  read independently of the embedded summarizer (:mod:`compactor.runs.ended`): 1 when it
+  agrees, 0 (and a wrong statement) when it contradicts, no item when it claims nothing.
 
 An item scores 1 when its text is found as written (case, whitespace, backticks and Markdown
 escapes aside), else the share of its word pairs found (a request cut or paraphrased keeps some);
@@ -50,6 +54,7 @@ from compactor.facts.noise import command_markup
 from compactor.schema import AgenticMessage, Message
 
 from .claims import Contradiction, contradictions
+from .ended import claim_of, ending_of
 
 __all__ = [
     "KEPT",
@@ -69,6 +74,7 @@ WEIGHTS = {
     "last action": 2.0,
     "in flight": 1.5,
     "running jobs": 1.5,
+    "ended": 2.0,
     "user requests": 1.0,
     "last-round facts": 1.0,
 }
@@ -192,6 +198,7 @@ class _Haystack:
     """The compacted transcript's text, normalized once, and its word pairs."""
 
     def __init__(self, text: str) -> None:
+        self.raw = text
         self.text = _normal(text)
         self.pairs = _pairs(self.text)
         self.words = set(_WORD_RE.findall(self.text))
@@ -380,6 +387,17 @@ def evaluate(
                 break
     for fact, exact in facts.items():
         cats["last-round facts"].items.append(hay.exact(fact) if exact else hay.item(fact))
+    wrong: list[Contradiction] = []
+    ending = ending_of(entries, _is_request)
+    claim = claim_of(hay.raw) if ending is not None else None
+    if ending is not None and claim is not None:
+        says_answered, words = claim
+        said = "claims answered" if says_answered else "claims not answered"
+        if says_answered == ending.answered:
+            cats["ended"].items.append(Item(words, 1.0, f"agrees: {ending.why}"))
+        else:
+            cats["ended"].items.append(Item(words, 0.0, f"wrong: {said}; {ending.why}"))
+            wrong.append(Contradiction("ended", words, f"{said}; {ending.why}"))
     original_name, compacted_name, fmt = names
     at = summary_message_index(compacted)
     summary = entry_of(at, compacted[at]).text if at is not None else ""
@@ -389,7 +407,7 @@ def evaluate(
         fmt,
         list(cats.values()),
         at is not None,
-        contradictions(original, summary) if summary else [],
+        [*wrong, *(contradictions(original, summary) if summary else [])],
     )
 
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from compactor.configfile import FileConfig
     from compactor.counting.trigger import TriggerDecision
     from compactor.formats.base import Transcript
-    from compactor.reduction import ReduceOutcome
+    from compactor.reduction import OffloadKind, ReduceOutcome
     from compactor.reduction.core import Locate, Original
     from compactor.reduction.stream import LineFormat
     from compactor.schema import M, Message, ToolInfo
@@ -469,13 +469,30 @@ def replaced_results(
 
 
 class _DryRun:
-    """A backend that names the file a run would write, and writes nothing."""
+    """A backend that names the file a run would write (the same path :class:`FileOffload`
+    would give it under ``root``, so that placeholders, and the tokens predicted, are the
+    run's), and writes nothing."""
 
-    def __init__(self, root: str) -> None:
-        self.root = root
+    def __init__(self, root: Path) -> None:
+        from compactor.reduction import FileOffload
 
-    def save(self, kind: str, call_id: str, content: str) -> str:
-        return f"{self.root}/{kind}/{call_id}"
+        self._paths = FileOffload(root)  # names only: it creates nothing until it saves
+        self._sizes: dict[str, int] = {}
+
+    def longest_path(self, kind: OffloadKind, call_id: str) -> str:
+        return self._paths.longest_path(kind, call_id)
+
+    def save(self, kind: OffloadKind, call_id: str, content: str) -> str:
+        longest = self.longest_path(kind, call_id)
+        plain = longest[: -len(_HASH_TAIL)]
+        size = len(content.encode("utf-8", "surrogatepass"))
+        if self._sizes.setdefault(plain, size) != size:  # a reused call id: the run adds a hash
+            return longest
+        return plain
+
+
+_HASH_TAIL = "-" + "0" * 12
+"""What :meth:`FileOffload.longest_path` adds for a reused call id (a short content hash)."""
 
 
 async def explain_strategies(
@@ -484,15 +501,20 @@ async def explain_strategies(
     messages: list[M],
     tools: list[ToolInfo],
     summarized_tokens: int,
+    output: str | None = None,
 ) -> JsonObject:
     """``check --explain``: what each strategy would free, without writing or calling anything.
-    ``summarized_tokens``: the estimate of the part summarize would replace by a summary."""
+    ``summarized_tokens``: the estimate of the part summarize would replace by a summary;
+    ``output``: the file a run would write (``NAME.compact.jsonl`` beside the input), whose
+    offload folder the placeholders would name, as the run's do (None: stdout, the default
+    folder)."""
     from compactor.counting.trigger import decide
     from compactor.reduction import Reduction
     from compactor.schema import AgentState
 
     chosen = strategy_of(file_cfg)
-    backend = _DryRun("NAME.offload") if offload_enabled(file_cfg) else None
+    root = offload_folder(file_cfg, None, output)
+    backend = _DryRun(root) if offload_enabled(file_cfg) else None
     cfg = reduction_config(file_cfg, fmt=fmt, backend=backend)
     reduction: Reduction[M] = Reduction(cfg)
     outcome = await reduction.reduce(AgentState(messages=list(messages), tools=list(tools)))
