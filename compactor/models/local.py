@@ -33,6 +33,7 @@ from .local_files import FileState, key_lines
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import listed_jobs, running_head, still_running
 from .local_noise import glob_name
+from .local_notices import failed_after_items, failed_after_step
 from .local_prior import prior_excerpt as _prior_excerpt
 from .local_requests import current_ref, request_lines, user_message_lines
 from .local_results import said_changed
@@ -409,7 +410,7 @@ def _pending(s: Session, lim: Limits) -> str:
         if prior := _prior_excerpt(s, 7, lim.prior) if s.prior else "":  # by section (issue 28)
             items.append(f"Pending in the earlier summary (some may be done since): {prior}")
     asked = claims.input_items(s, lim.item)
-    items.extend(asked)
+    items.extend([*asked, *failed_after_items(s.failed_after)])
     if s.turn_ended and s.question and not asked:
         items.append(
             f"The assistant asked the user and awaits an answer: {quote(s.question, lim.item * 2)}"
@@ -513,6 +514,8 @@ def _next_step(s: Session, lim: Limits) -> str:
         return asked
     if s.turn_ended and s.question:
         return f"   Wait for the user's answer to: {quote(s.question, lim.item * 2)}"
+    if s.failed_after:  # a background task failed after the answer (blind check 12)
+        return failed_after_step(s.failed_after)
     if s.turn_ended and running and not s.announced and not s.ended_by_tool:
         return (
             "   None for now: the last request was answered; wait for the user's next message. "

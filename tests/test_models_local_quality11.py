@@ -1,0 +1,104 @@
+"""Blind check 12's wrong statements in the local summary (issue 28, quality pass 11), each on a
+Claude Code session built here by shape: a background task that a ``<task-notification>``
+reports failed after the last answer overrides the answer's "it runs" claim; a kill tool's
+"Successfully killed shell" is a success."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from compactor.formats.registry import read_transcript
+from compactor.models.local import summarize_transcript
+
+from .cc_session import Session
+from .test_models_local_session import section
+
+
+def _summary(s: Session, tmp_path: Path) -> str:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"\n".join(s.lines()) + b"\n")
+    return summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+
+
+def _call(s: Session, name: str, args: dict[str, Any], output: str) -> None:
+    call = f"toolu_{s.n:04d}"
+    s.assistant([{"type": "tool_use", "id": call, "name": name, "input": args}])
+    s.user([{"type": "tool_result", "tool_use_id": call, "content": output}])
+
+
+def _out(task: str) -> str:
+    return f"/tmp/tasks/{task}.output"
+
+
+def _started(task: str) -> str:
+    return (
+        f"Command running in background with ID: {task}. Output is being written to: {_out(task)}"
+    )
+
+
+def _notice(task: str, status: str, summary: str) -> str:
+    return (
+        f"<task-notification>\n<task-id>{task}</task-id>\n<output-file>/tmp/tasks/{task}.output"
+        f"</output-file>\n<status>{status}</status>\n<summary>{summary}</summary>\n"
+        f"</task-notification>\nRead the output file to retrieve the result: {_out(task)}"
+    )
+
+
+def _dev_server_session() -> Session:
+    s = Session()
+    s.user("switch the login to OAuth and restart the dev server")
+    s.bash(
+        "npm run dev",
+        _started("a1b2c3d"),
+    )
+    _call(
+        s,
+        "KillShell",
+        {"shell_id": "a1b2c3d"},
+        '{"message":"Successfully killed shell: a1b2c3d (npm run dev)","shell_id":"a1b2c3d"}',
+    )
+    s.bash(
+        "npm run dev",
+        _started("f9e8d7c"),
+    )
+    s.bash(
+        "sleep 3 && cat /tmp/tasks/f9e8d7c.output",
+        "VITE v7.3.1 ready in 95 ms\nLocal: http://localhost:5173/",
+    )
+    s.user(_notice("a1b2c3d", "killed", 'Background command "npm run dev" was killed'))
+    s.assistant(
+        [
+            {
+                "type": "text",
+                "text": "The notification is for the old dev server. The new server (f9e8d7c) is "
+                "running successfully on port 5173. The OAuth login is ready to use at "
+                "http://localhost:5173/ once you paste your client id into .env. " * 3,
+            }
+        ]
+    )
+    return s
+
+
+def test_a_task_that_failed_after_the_answer_overrides_its_running_claim(tmp_path: Path) -> None:
+    s = _dev_server_session()
+    s.user(
+        _notice(
+            "f9e8d7c", "failed", 'Background command "Start dev server" failed with exit code 137.'
+        )
+    )
+    text = _summary(s, tmp_path)
+    pending, current, step = section(text, 7), section(text, 8), section(text, 9)
+    assert "nothing is pending" not in pending.lower() and "None:" not in pending, pending
+    assert "f9e8d7c failed" in pending and "exit code 137" in pending, pending
+    assert "it is not running" in pending, pending
+    assert "was completed" not in current, current
+    assert "failed after the answer" in current, current
+    assert "nothing is pending" not in step.lower(), step
+    assert "f9e8d7c" in step and "exit code 137" in step, step
+
+
+def test_without_a_late_failure_the_answered_session_stays_answered(tmp_path: Path) -> None:
+    text = _summary(_dev_server_session(), tmp_path)  # the only notice came before the answer
+    assert "still running" in section(text, 7) and "f9e8d7c" in section(text, 7), text
+    assert "failed after the answer" not in text, text
