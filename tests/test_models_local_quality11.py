@@ -102,3 +102,27 @@ def test_without_a_late_failure_the_answered_session_stays_answered(tmp_path: Pa
     text = _summary(_dev_server_session(), tmp_path)  # the only notice came before the answer
     assert "still running" in section(text, 7) and "f9e8d7c" in section(text, 7), text
     assert "failed after the answer" not in text, text
+
+
+def test_a_kill_tool_that_reports_the_kill_succeeded(tmp_path: Path) -> None:
+    s = Session()
+    s.user("restart the dev server")
+    s.bash("npm run dev", _started("a1b2c3d"))
+    for name, said in (
+        ("KillShell", '{"message":"Successfully killed shell: a1b2c3d (npm run dev)"}'),
+        ("KillBash", "Shell a1b2c3d killed"),
+    ):
+        _call(s, name, {"shell_id": "a1b2c3d"}, said)
+    s.assistant([{"type": "text", "text": "The old server is stopped."}])
+    text = _summary(s, tmp_path)
+    assert "(failed)" not in text and "KillShell(shell_id=a1b2c3d) failed" not in text, text
+    assert "KillBash(shell_id=a1b2c3d) failed" not in text, text
+    assert "3 tool calls (0 failed)" in text, text
+
+
+def test_a_kill_tool_that_reports_an_error_still_failed(tmp_path: Path) -> None:
+    s = Session()
+    s.user("stop the dev server")
+    _call(s, "KillShell", {"shell_id": "zzz"}, "Error: No shell found with ID: zzz")
+    s.assistant([{"type": "text", "text": "There was no such shell."}])
+    assert "1 tool call (1 failed)" in _summary(s, tmp_path)
