@@ -126,3 +126,24 @@ def test_a_kill_tool_that_reports_an_error_still_failed(tmp_path: Path) -> None:
     _call(s, "KillShell", {"shell_id": "zzz"}, "Error: No shell found with ID: zzz")
     s.assistant([{"type": "text", "text": "There was no such shell."}])
     assert "1 tool call (1 failed)" in _summary(s, tmp_path)
+
+
+def test_secret_values_never_reach_the_summary(tmp_path: Path) -> None:
+    compose = (
+        "services:\n  windows:\n    image: dockurr/windows\n    environment:\n"
+        '      USERNAME: "dev"\n      PASSWORD: "Hunter2-Winter!"\n      RAM_SIZE: "16G"\n'
+    )
+    env = "DB_HOST=db.local\nAPI_KEY=sk_live_Zq81xxPLANTED\nMAX_TOKENS=800\n"
+    blob = '{"client_secret": "cs-PLANTED-77", "name": "board"}'
+    s = Session()
+    s.user("set up the Windows VM compose file, the .env and the OAuth client config")
+    _call(s, "Write", {"file_path": "/home/dev/vm/compose.yaml", "content": compose}, "ok")
+    _call(s, "Write", {"file_path": "/home/dev/vm/.env", "content": env}, "ok")
+    _call(s, "Write", {"file_path": "/home/dev/vm/client.json", "content": blob}, "ok")
+    s.assistant([{"type": "text", "text": f"Done. The .env now reads:\n{env}\nand {blob}"}])
+    text = _summary(s, tmp_path)
+    for secret in ("Hunter2-Winter!", "sk_live_Zq81xxPLANTED", "cs-PLANTED-77"):
+        assert secret not in text, text
+    assert 'PASSWORD: "***"' in text and "API_KEY=***" in text, text
+    assert '"client_secret": "***"' in text, text
+    assert 'RAM_SIZE: "16G"' in text and "MAX_TOKENS=800" in text, text  # not secrets: kept

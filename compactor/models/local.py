@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from compactor._json import JsonValue
+from compactor._util import mask_secret_values
 from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.facts import STOPPED, Entry, cut, shorten
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
@@ -588,7 +589,7 @@ def _summary(
     budget = min(MAX_SUMMARY_TOKENS, cap)
     block = focus_block(focus, items, budget) if focus else ""
     text = _fitted(session, budget - estimate_text(block), state)
-    return insert_focus(text, block, SECTION_TITLES[0])
+    return mask_secret_values(insert_focus(text, block, SECTION_TITLES[0]))  # (blind check 12)
 
 
 def _fitted(session: Session, budget: int, state: Session | None = None) -> str:

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from compactor._json import JsonObject
+from compactor._util import mask_secret_values
 from compactor.facts import (
     ESCALATED,
     Call,
@@ -509,10 +510,12 @@ def slash_command(text: str) -> str | None:
 def quote(text: str, limit: int) -> str:
     """``"text"`` on one line; a long text keeps its start and its end (where asks often are)."""
     flat = one_line(text)
-    if len(flat) > limit:
+    if len(flat) > limit:  # secrets masked before the cut, which could cut their key off
         head = max(1, int(limit * 0.65))
         tail = max(1, limit - head - 3)
-        flat = flat[:head].rstrip() + " … " + flat[len(flat) - tail :].lstrip()
+        start = mask_secret_values(flat[: head + 100])[:head].rstrip()
+        end = mask_secret_values(flat[max(0, len(flat) - tail - 100) :])
+        flat = start + " … " + end[len(end) - tail :].lstrip()
     return '"' + flat.replace('"', "'") + '"'
 
 
