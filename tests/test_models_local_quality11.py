@@ -147,3 +147,37 @@ def test_secret_values_never_reach_the_summary(tmp_path: Path) -> None:
     assert 'PASSWORD: "***"' in text and "API_KEY=***" in text, text
     assert '"client_secret": "***"' in text, text
     assert 'RAM_SIZE: "16G"' in text and "MAX_TOKENS=800" in text, text  # not secrets: kept
+
+
+def _earlier_summary() -> str:
+    filler = " ".join(
+        f"The sync step {i} stores the budget rows in the local cache." for i in range(60)
+    )
+    pending = " ".join(
+        f"- Pending item {i}: wire the spinner into list view {i}." for i in range(30)
+    )
+    current = " ".join(f"Was editing register component part {i} of the list." for i in range(30))
+    heads = ["Primary Request and Intent", "Key Technical Concepts", "Files and Code Sections"]
+    body = "".join(f"## {n}. {h}\n{filler}\n\n" for n, h in enumerate(heads, 1))
+    return (
+        "This session is being continued from a previous conversation that ran out of context. "
+        "The conversation is summarized below:\nAnalysis:\n## Initial Request\nmake sync fast\n\n"
+        f"Summary:\n{body}## 7. Pending Tasks\n{pending} PENDING-END-MARK.\n\n"
+        f"## 8. Current Work\n{current} CURRENT-END-MARK.\n\n## 9. Optional Next Step\nGo on.\n"
+    )
+
+
+def test_an_earlier_summary_s_pending_and_current_work_are_kept_whole(tmp_path: Path) -> None:
+    s = Session()
+    s.user(_earlier_summary())
+    s.records[-1]["isCompactSummary"] = True
+    s.user("the budget table spinner never goes away, fix it")
+    s.bash("grep -rn isSyncingBackfill app", "app/components/budget-table.ts:12: @alias")
+    s.assistant([{"type": "text", "text": "Changed the alias to a getter; try it now."}])
+    text = _summary(s, tmp_path)
+    pending, current = section(text, 7), section(text, 8)
+    assert "PENDING-END-MARK" in pending and "Pending item 0:" in pending, pending
+    assert "CURRENT-END-MARK" in current and "register component part 0" in current, current
+    assert "more characters" not in pending + current, pending + current
+    assert "the last request was answered" in pending, pending  # the later work's state too
+    assert "The sync step 0" in section(text, 1), section(text, 1)  # ``## 1. …`` is read

@@ -35,6 +35,7 @@ from .local_focus import ContextView, context_span, focus_block, focus_of, inser
 from .local_jobs import listed_jobs, running_head, still_running
 from .local_noise import glob_name
 from .local_notices import failed_after_items, failed_after_step
+from .local_prior import prior_current, prior_pending
 from .local_prior import prior_excerpt as _prior_excerpt
 from .local_requests import current_ref, request_lines, user_message_lines
 from .local_results import said_changed
@@ -408,8 +409,7 @@ def _pending(s: Session, lim: Limits) -> str:
                 items.append(f"Interrupted by the user, never completed: {said}")
         if not s.in_flight and not listed_jobs(s) and s.request_started:  # (blind check 11)
             items.append("Nothing is running and no call is in flight: every call returned")
-        if prior := _prior_excerpt(s, 7, lim.prior) if s.prior else "":  # by section (issue 28)
-            items.append(f"Pending in the earlier summary (some may be done since): {prior}")
+    items.extend(prior_pending(s, lim.prior))  # always, by section (issue 28, blind check 12)
     asked = claims.input_items(s, lim.item)
     items.extend([*asked, *failed_after_items(s.failed_after)])
     if s.turn_ended and s.question and not asked:
@@ -437,10 +437,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     items: list[str] = []
     last = s.last_request
     last_text = s.last_text
-    if last is None and s.prior:
-        prior = _prior_excerpt(s, 8, lim.prior)
-        if prior:
-            items.append(f"From the earlier summary: {prior}")
+    items.extend(prior_current(s, lim.prior))  # kept whole (blind check 12)
     if last is not None:
         if s.announced:
             state = "is in progress (the assistant announced its next step)"

@@ -558,7 +558,7 @@ def bullets(items: list[str]) -> str:
 
 _HEADING_RE = re.compile(
     r"^\s*(?:#+[ \t]*)?(\d{1,2})\.\s+(?:([A-Z][^\n:]{2,60}):|\*\*([A-Z][^\n:*]{2,60}?):?\*\*:?)"
-    r"[ \t]*$",
+    r"[ \t]*$|^[ \t]*#+[ \t]*(\d{1,2})\.[ \t]+[A-Z][^\n:]{2,60}$",  # or ``## 7. Pending Tasks``
     re.MULTILINE,
 )
 """A numbered section heading of a summary: ``7. Pending Tasks:``, or Claude Code's bold
@@ -578,7 +578,7 @@ def prior_sections(text: str) -> dict[int, str]:
     for i, head in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
         content = body[head.end() : end].split("</summary>", 1)[0].strip()
-        out.setdefault(int(head.group(1)), content)
+        out.setdefault(int(head.group(1) or head.group(4)), content)
     return out
 
 
