@@ -148,6 +148,34 @@ def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
     return text
 
 
+_SECRET_VALUE_RE = re.compile(
+    r"""(?i)((?<![\w-])["']?[\w.-]*?(?:password|passwd|secret|token|api[_-]?key|access[_-]?key"""
+    r"""|private[_-]?key)["']?[ \t]*[:=][ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"',;}]+)"""
+)
+"""A value assigned to a key named like a credential: YAML ``PASSWORD: "x"``, env
+``API_KEY=x``, JSON ``"client_secret": "x"`` (the key ends with the credential word)."""
+_NOT_A_VALUE = frozenset({"str", "string", "int", "bool", "none", "null", "true", "false", "***"})
+
+
+def mask_secret_values(text: str) -> str:
+    """``text`` with the value of every credential-named key shown as ``***`` (quotes kept).
+    A type (``password: str``), a variable (``$TOKEN``, ``${TOKEN}``) or a placeholder
+    (``<token>``) is not a value and is kept."""
+
+    def masked(m: re.Match[str]) -> str:
+        value = m.group(2)
+        bare = value.strip("\"'")
+        code = value == bare and ("(" in value or "[" in value)  # a call or index: code
+        if not bare or bare.lower() in _NOT_A_VALUE or bare[0] in "$<{%*" or code:
+            return m.group(0)
+        quote = value[0] if value[0] in "\"'" else ""
+        return f"{m.group(1)}{quote}***{quote}"
+
+    if "=" not in text and ":" not in text:
+        return text
+    return _SECRET_VALUE_RE.sub(masked, text)
+
+
 def mask_url_credentials(text: str) -> str:
     """``text`` with the credentials of every URL in it replaced: the userinfo
     (``http://***@host/v1``) and the values of credential query parameters

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .noise import is_decoration, is_warning
-from .stops import rejection, user_stopped
+from .stops import kill_succeeded, rejection, user_stopped
 from .text import Call, Result, clean, cut, lowers_exactly
 
 SCAN_HEAD = 12_000
@@ -534,7 +534,7 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
             first = first_informative_line(body)
             lines = [cut(first)] if first else []
         return Outcome(True, code, tuple(lines))
-    if not lines or all(is_warning(line) for line in lines):
+    if not lines or all(is_warning(line) for line in lines) or kill_succeeded(call, lines):
         return Outcome(False, code)  # a warning (dpkg-preconfigure's stdin): the call went on
     return Outcome(True, code, tuple(lines))
 

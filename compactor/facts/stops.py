@@ -76,3 +76,17 @@ def justification(call: Call) -> str:
     """Why an escalated call asks to run outside the sandbox, in the agent's words (or '')."""
     value = call.args.get("justification")
     return one_line(value) if isinstance(value, str) else ""
+
+
+_KILL_TOOL_RE = re.compile(r"(?i)^(?:kill\w*|\w*kill)$")
+"""A tool whose job is to kill something (Claude Code's ``KillShell``/``KillBash``, ``kill``)."""
+
+
+def kill_succeeded(call: Call | None, lines: list[str]) -> bool:
+    """A kill tool's result that only reports the kill ("Successfully killed shell: b9884c4",
+    "Shell … killed"): the word "killed" is the success of the call, not an error (blind
+    check 12, bh-oauth: ``KillShell`` listed as failed)."""
+    if call is None or not lines or not _KILL_TOOL_RE.match(call.name):
+        return False
+    lows = [line.lower() for line in lines]
+    return all("killed" in low and "fail" not in low and "error" not in low for low in lows)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from compactor._json import JsonValue
+from compactor._util import mask_secret_values
 from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.facts import STOPPED, Entry, cut, shorten
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
@@ -33,6 +34,8 @@ from .local_files import FileState, key_lines
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import listed_jobs, running_head, still_running
 from .local_noise import glob_name
+from .local_notices import failed_after_items, failed_after_step
+from .local_prior import prior_current, prior_pending
 from .local_prior import prior_excerpt as _prior_excerpt
 from .local_requests import current_ref, request_lines, user_message_lines
 from .local_results import said_changed
@@ -406,10 +409,9 @@ def _pending(s: Session, lim: Limits) -> str:
                 items.append(f"Interrupted by the user, never completed: {said}")
         if not s.in_flight and not listed_jobs(s) and s.request_started:  # (blind check 11)
             items.append("Nothing is running and no call is in flight: every call returned")
-        if prior := _prior_excerpt(s, 7, lim.prior) if s.prior else "":  # by section (issue 28)
-            items.append(f"Pending in the earlier summary (some may be done since): {prior}")
+    items.extend(prior_pending(s, lim.prior))  # always, by section (issue 28, blind check 12)
     asked = claims.input_items(s, lim.item)
-    items.extend(asked)
+    items.extend([*asked, *failed_after_items(s.failed_after)])
     if s.turn_ended and s.question and not asked:
         items.append(
             f"The assistant asked the user and awaits an answer: {quote(s.question, lim.item * 2)}"
@@ -435,10 +437,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     items: list[str] = []
     last = s.last_request
     last_text = s.last_text
-    if last is None and s.prior:
-        prior = _prior_excerpt(s, 8, lim.prior)
-        if prior:
-            items.append(f"From the earlier summary: {prior}")
+    items.extend(prior_current(s, lim.prior))  # kept whole (blind check 12)
     if last is not None:
         if s.announced:
             state = "is in progress (the assistant announced its next step)"
@@ -513,6 +512,8 @@ def _next_step(s: Session, lim: Limits) -> str:
         return asked
     if s.turn_ended and s.question:
         return f"   Wait for the user's answer to: {quote(s.question, lim.item * 2)}"
+    if s.failed_after:  # a background task failed after the answer (blind check 12)
+        return failed_after_step(s.failed_after)
     if s.turn_ended and running and not s.announced and not s.ended_by_tool:
         return (
             "   None for now: the last request was answered; wait for the user's next message. "
@@ -585,7 +586,7 @@ def _summary(
     budget = min(MAX_SUMMARY_TOKENS, cap)
     block = focus_block(focus, items, budget) if focus else ""
     text = _fitted(session, budget - estimate_text(block), state)
-    return insert_focus(text, block, SECTION_TITLES[0])
+    return mask_secret_values(insert_focus(text, block, SECTION_TITLES[0]))  # (blind check 12)
 
 
 def _fitted(session: Session, budget: int, state: Session | None = None) -> str:

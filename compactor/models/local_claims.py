@@ -187,6 +187,8 @@ def reply_state(s: Session) -> str:
     """How section 8 says the latest request ended (the turn ended)."""
     if asked_for_input(s)[0]:
         return "was not done: the last reply asked the user for input instead"
+    if s.failed_after:
+        return "was answered, but a background task it started failed after the answer (section 7)"
     return "was completed"
 
 

@@ -5,10 +5,15 @@
 from __future__ import annotations
 
 from .local_session import Session
+from .local_state import ANSWERED
 from .local_text import prior_sections
 from .local_views import whole_quote
 
-__all__ = ["prior_excerpt"]
+__all__ = ["prior_current", "prior_excerpt", "prior_pending"]
+
+_KEPT_WHOLE = (7, 8)
+"""Pending Tasks and Current Work: what a resuming agent needs, never cut to a few lines."""
+_WHOLE_BUDGET = 4_000  # characters for those two sections together
 
 
 def prior_excerpt(session: Session, number: int, limit: int) -> str:
@@ -16,6 +21,30 @@ def prior_excerpt(session: Session, number: int, limit: int) -> str:
     section 1, a summary without numbered sections, such as Codex's, is quoted whole, capped)."""
     for text in reversed(session.prior):
         sections = prior_sections(text)
+        if number in _KEPT_WHOLE:  # whole, within a budget for the two (blind check 12)
+            other = len(sections.get(15 - number, ""))
+            limit = max(limit, _WHOLE_BUDGET - min(other, _WHOLE_BUDGET // 2))
         if sections.get(number) or (number == 1 and not sections):
             return whole_quote(sections.get(number) or text, limit)
     return ""
+
+
+def prior_pending(session: Session, limit: int) -> list[str]:
+    """Section 7's lines from an earlier summary's Pending Tasks: always kept (a resuming agent
+    needs them), said to be older than the work since; when the latest request since was
+    answered, that is said first (else only the earlier summary's list would be there)."""
+    prior = prior_excerpt(session, 7, limit) if session.prior and session.requests else ""
+    if not prior:
+        return []
+    said = f"Pending in the earlier summary (some may be done since): {prior}"
+    return [f"Since the earlier summary, {ANSWERED}", said] if session.turn_ended else [said]
+
+
+def prior_current(session: Session, limit: int) -> list[str]:
+    """Section 8's line from an earlier summary's Current Work (kept whole, within budget)."""
+    prior = prior_excerpt(session, 8, limit) if session.prior else ""
+    if not prior:
+        return []
+    if session.last_request is None:
+        return [f"From the earlier summary: {prior}"]
+    return [f"Current work in the earlier summary (before the later work described here): {prior}"]

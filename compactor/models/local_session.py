@@ -45,6 +45,7 @@ from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_na
 
 from .local_files import FileState, file_changes
 from .local_noise import is_usage_footer
+from .local_notices import failed_after
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, retries, signature
 from .local_text import (
@@ -185,6 +186,7 @@ class Session:
     """Why an earlier quoted answer is not to be trusted: the user disputed it next, or a later
     failure overtook it (``the user disputed it next: '…'``; issue 28)."""
     turn_ended: bool = False
+    failed_after: list[tuple[str, str, str]] = field(default_factory=list)  # (blind check 12)
     ended_by_tool: str = ""  # the call of a tool that ends the work (``submit``), if one did
     ended_output: str = ""  # what that tool returned (SWE-agent's ``submit``: the final diff)
     question: str = ""
@@ -605,6 +607,7 @@ class _Builder:
                 s.turn_ended = False  # (blind check 11: "now updating X…", then interrupted)
                 said = sentences(s.last_text.text)
                 s.announced = said[-1] if said and announces_step(said[-1]) else ""
+            s.failed_after = failed_after(s.entries, last.index)  # (blind check 12)
         elif last is not None and last.results and not s.in_flight:
             final = self.by_id.get(last.results[-1].call_id)
             if final is not None and _TERMINAL_TOOLS.match(final.name):

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from compactor._json import JsonObject
+from compactor._util import mask_secret_values
 from compactor.facts import (
     ESCALATED,
     Call,
@@ -509,10 +510,12 @@ def slash_command(text: str) -> str | None:
 def quote(text: str, limit: int) -> str:
     """``"text"`` on one line; a long text keeps its start and its end (where asks often are)."""
     flat = one_line(text)
-    if len(flat) > limit:
+    if len(flat) > limit:  # secrets masked before the cut, which could cut their key off
         head = max(1, int(limit * 0.65))
         tail = max(1, limit - head - 3)
-        flat = flat[:head].rstrip() + " … " + flat[len(flat) - tail :].lstrip()
+        start = mask_secret_values(flat[: head + 100])[:head].rstrip()
+        end = mask_secret_values(flat[max(0, len(flat) - tail - 100) :])
+        flat = start + " … " + end[len(end) - tail :].lstrip()
     return '"' + flat.replace('"', "'") + '"'
 
 
@@ -555,7 +558,7 @@ def bullets(items: list[str]) -> str:
 
 _HEADING_RE = re.compile(
     r"^\s*(?:#+[ \t]*)?(\d{1,2})\.\s+(?:([A-Z][^\n:]{2,60}):|\*\*([A-Z][^\n:*]{2,60}?):?\*\*:?)"
-    r"[ \t]*$",
+    r"[ \t]*$|^[ \t]*#+[ \t]*(\d{1,2})\.[ \t]+[A-Z][^\n:]{2,60}$",  # or ``## 7. Pending Tasks``
     re.MULTILINE,
 )
 """A numbered section heading of a summary: ``7. Pending Tasks:``, or Claude Code's bold
@@ -575,7 +578,7 @@ def prior_sections(text: str) -> dict[int, str]:
     for i, head in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
         content = body[head.end() : end].split("</summary>", 1)[0].strip()
-        out.setdefault(int(head.group(1)), content)
+        out.setdefault(int(head.group(1) or head.group(4)), content)
     return out
 
 

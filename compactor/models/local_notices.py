@@ -1,0 +1,61 @@
+"""Background tasks the CLI reported failed after the assistant's last answer.
+
+Claude Code injects a ``<task-notification>`` (a user record, often the session's last one)
+when a background task stops. When one reports a failure after the last answer, that answer's
+claim that the task runs ("the dev server is running successfully") no longer holds: the
+session is not "completed, nothing pending" (blind check 12, bh-oauth: the dev server b6fdbf0
+failed with exit code 137 after the answer said it ran). Only the entries after the last answer
+are read (no scan of every message).
+"""
+
+from __future__ import annotations
+
+import re
+
+from compactor.facts import Entry, one_line
+
+__all__ = ["failed_after", "failed_after_items", "failed_after_step"]
+
+_NOTICE_RE = re.compile(
+    r"<task-id>\s*([\w\-.]+)\s*</task-id>(?:(?!<task-id>).)*?<status>\s*(\w+)\s*</status>"
+    r"(?:(?:(?!<task-id>).)*?<summary>(.*?)</summary>)?",
+    re.DOTALL,
+)
+_FAILED = ("failed", "killed", "error", "cancelled", "canceled", "timeout")
+
+
+def failed_after(entries: list[Entry], since: int) -> list[tuple[str, str, str]]:
+    """(id, status, summary) of each background task that a ``<task-notification>`` after
+    entry ``since`` reported failed (the summary names the exit code)."""
+    found: list[tuple[str, str, str]] = []
+    for e in entries[since + 1 :]:
+        if e.role != "user" or "<task-notification>" not in e.text:
+            continue
+        for m in _NOTICE_RE.finditer(e.text):
+            status = m.group(2).lower()
+            if status in _FAILED:
+                found.append((m.group(1), status, one_line(m.group(3) or "")[:300].rstrip(".")))
+    return found
+
+
+def _said(task: tuple[str, str, str]) -> str:
+    key, status, summary = task
+    return f"background task {key} {status}" + (f" ({summary})" if summary else "")
+
+
+def failed_after_items(failed: list[tuple[str, str, str]]) -> list[str]:
+    """Section 7's lines: each task that failed after the answer, and that nothing runs."""
+    return [
+        f"After the last answer, the CLI reported: {_said(task)}. The answer's claim that it "
+        "runs no longer holds: it is not running, and nothing started for the request is running"
+        for task in failed
+    ]
+
+
+def failed_after_step(failed: list[tuple[str, str, str]]) -> str:
+    """Section 9 when a background task failed after the last answer."""
+    keys = ", ".join(key for key, _, _ in failed)
+    return (
+        f"   A background task failed after the last answer ({'; '.join(map(_said, failed))}): "
+        f"tell the user, read the output of {keys}, and start it again once the cause is known."
+    )
