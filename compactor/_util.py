@@ -148,7 +148,7 @@ def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
     return text
 
 
-_SECRET_VALUE_RE = re.compile(
+_SECRET_VALUE = (  # compiled on first use (re caches it): _util is imported at every start-up
     r"""(?i)((?<![\w-])["']?[\w.-]*?(?:password|passwd|secret|token|api[_-]?key|access[_-]?key"""
     r"""|private[_-]?key)["']?[ \t]*[:=][ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"',;}]+)"""
 )
@@ -173,7 +173,7 @@ def mask_secret_values(text: str) -> str:
 
     if "=" not in text and ":" not in text:
         return text
-    return _SECRET_VALUE_RE.sub(masked, text)
+    return re.sub(_SECRET_VALUE, masked, text)
 
 
 def mask_url_credentials(text: str) -> str:
