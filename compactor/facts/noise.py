@@ -7,6 +7,7 @@
 * Claude Code's ``<system-reminder>`` blocks injected into tool results and user messages:
   :func:`without_reminders`.
 * Local-command markup (``<command-name>/exit</command-name>…``): :func:`command_markup`.
+* ``!`` shell-mode records (``<bash-input>``, ``<bash-stdout>``): :func:`user_shell`.
 * Warning lines that only look like errors (``dpkg-preconfigure: unable to re-open stdin``,
   ``warning:``, ``WARN``): :func:`is_warning`.
 
@@ -78,11 +79,30 @@ def command_markup(text: str) -> str | None:
     return f"/{name.group(1)} {args}" if args else f"/{name.group(1)} (a CLI command)"
 
 
+_BASH_INPUT_RE = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
+
+
+def user_shell(text: str) -> str | None:
+    """For Claude Code's ``!`` shell-mode records: ``<bash-input>cmd</bash-input>`` as "the
+    user ran `cmd` themselves" (one line), its echoes (``<bash-stdout>``, ``<bash-stderr>``)
+    as "" (what the command printed, not the user's words); None for other texts."""
+    head = text.lstrip()
+    if not head.startswith("<bash-"):
+        return None
+    if (found := _BASH_INPUT_RE.match(head)) is not None:
+        return f"the user ran `{' '.join(found.group(1).split())}` themselves"
+    return "" if head.startswith(("<bash-stdout>", "<bash-stderr>")) else None
+
+
 def user_words(msg: Message | AgenticMessage) -> str:
-    """A user message's text; local-command markup as :func:`command_markup` shows it."""
+    """A user message's text; local-command markup as :func:`command_markup` shows it, a ``!``
+    shell command as :func:`user_shell` does."""
     text = user_text(msg)
     if text.startswith("<command-"):
         return command_markup(text) or text
+    if text.startswith("<bash-"):
+        shown = user_shell(text)
+        return text if shown is None else shown
     return without_ide_markup(text) if IDE_MARK in text else text
 
 

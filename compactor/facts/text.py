@@ -155,6 +155,8 @@ _INJECTED_PREFIXES = (
     "<local-command-stdout>",
     "<local-command-stderr>",
     "<local-command-caveat>",
+    "<bash-stdout>",  # the echo of a `!` shell command the user ran (<bash-input>)
+    "<bash-stderr>",
     "Caveat: The messages below were generated",
     "<task-notification>",
     "Base directory for this skill:",

@@ -9,7 +9,38 @@ import re
 from collections.abc import Sequence
 from itertools import islice, repeat
 
-from compactor.facts import Call
+from compactor.facts import Call, one_line
+from compactor.facts.noise import user_shell
+
+from .local_text import slash_command
+
+LOCAL_COMMANDS = frozenset(
+    "/compact /clear /exit /quit /model /cost /help /config /status /resume /login /logout "
+    "/permissions /memory /doctor /context /usage /statusline /theme /vim /export /effort /fast "
+    "/output-style /add-dir /agents /hooks /mcp /ide /rewind /todos /bashes /tasks /stats".split()
+)  # CLI settings and views: never a request (``/plan`` alone only switches plan mode)
+_TYPED_COMMAND_RE = re.compile(r"/[a-z][a-z\-]*(?:[ \t][^\n]{0,150})?")
+
+
+def local_command(text: str) -> str | None:
+    """What the user did in the CLI itself, never a request: a settings command (``/model
+    opus``, as markup or typed) as ``/name args``, a ``!`` shell command as "the user ran `cmd`
+    themselves", "" for that command's echo (blind check 12); None for other texts."""
+    if (shell := user_shell(text)) is not None:
+        return shell
+    command = slash_command(text)
+    if command is None and _TYPED_COMMAND_RE.fullmatch(stripped := text.strip()):
+        command = one_line(stripped)
+    if command is not None and (command.split()[0] in LOCAL_COMMANDS or command == "/plan"):
+        return command
+    return None
+
+
+def local_note(command: str) -> str:
+    """The steps' note for :func:`local_command`'s ``command``."""
+    if command.startswith("/"):
+        return f"User ran {command} (handled by the CLI)."
+    return f"{command[0].upper()}{command[1:]}."
 
 
 def normal_path(text: str) -> str:

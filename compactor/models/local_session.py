@@ -44,7 +44,7 @@ from compactor.facts import (
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
 
 from .local_files import FileState, file_changes
-from .local_noise import is_usage_footer
+from .local_noise import is_usage_footer, local_command
 from .local_notices import failed_after
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, retries, signature
@@ -68,11 +68,6 @@ DONE_STATUSES = frozenset({"completed", "complete", "done", "cancelled", "cancel
 _TERMINAL_TOOLS = re.compile(r"^(?:submit|finish|done|complete|attempt_completion|task_complete|"
                              r"end_conversation|transfer_to_human\w*)$", re.IGNORECASE)  # fmt: skip
 """Tools whose result ends the agent's work (SWE-agent ``submit``, tau-bench's hand-over)."""
-_LOCAL_COMMANDS = frozenset(
-    "/compact /clear /exit /quit /model /cost /help /config /status /resume /login /logout "
-    "/permissions /memory /doctor /context /usage /statusline /theme /vim /export /effort /fast "
-    "/output-style /add-dir /agents /hooks /mcp /ide /rewind /todos /bashes /tasks /stats".split()
-)  # CLI settings and views: never a request (``/plan`` alone only switches plan mode)
 _TASK_ID_RE = re.compile(r"Task #?(\w+) created", re.IGNORECASE)
 _BG_START_RE = re.compile(
     r"(?:running in (?:the )?background with ID|background (?:task|shell) (?:started|id)|"
@@ -253,13 +248,14 @@ class _Builder:
             self.result(r, e.index)
         if not e.text.strip():
             return
+        if (local := local_command(e.text)) is not None:  # /model opus; a `!` shell command
+            if local:  # not the shell command's echo
+                self.s.local_commands.append((e.index, local))
+            return
         if e.injected or is_earlier_summary(e.text):
             self.injected(e)
             return
         command = slash_command(e.text)
-        if command is not None and (command.split()[0] in _LOCAL_COMMANDS or command == "/plan"):
-            self.s.local_commands.append((e.index, command))
-            return
         split = embedded_rules(e.text) if command is None else None
         if split is not None:  # the request quotes only its own words; the rules are durable
             rules, request = split

@@ -33,7 +33,7 @@ from compactor.facts.outcomes import unadvised
 
 from .local_answers import user_answers
 from .local_names import cut_names
-from .local_noise import normal_path, pasted_listing, path_in
+from .local_noise import local_note, normal_path, pasted_listing, path_in
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, code, prior_sections, prior_users
 
@@ -124,7 +124,7 @@ def walk_steps(s: Session) -> list[Step | Entry]:
         elif requests[e.index]:
             steps.append(s.trimmed.get(e.index, e) if s.trimmed else e)  # a user step
         elif e.index in local:
-            steps.append(("note", f"User ran {local[e.index]} (handled by the CLI).", _NO_NAMES))
+            steps.append(("note", local_note(local[e.index]), _NO_NAMES))
         elif e.role == "assistant":
             said = e.text.strip()
             if not said and steps and step_of(steps[-1])[0] == "assistant":

@@ -151,7 +151,8 @@ def is_user_candidate(msg: Message | AgenticMessage) -> bool:
         from compactor.facts import is_injected
         from compactor.facts.noise import user_words
 
-        return not is_injected(msg, text) and bool(user_words(msg))  # not IDE markup alone
+        shell = text.lstrip().startswith("<bash-input>")  # "the user ran `cmd` themselves"
+        return (shell or not is_injected(msg, text)) and bool(user_words(msg))  # not IDE alone
     return bool(text)
 
 
