@@ -27,6 +27,14 @@ from .ide import IDE_MARK, without_ide_markup
 if TYPE_CHECKING:
     from .text import Entry
 
+CLI_COMMANDS = frozenset(
+    "/compact /clear /exit /quit /model /cost /help /config /status /resume /login /logout "
+    "/permissions /memory /doctor /context /usage /statusline /theme /vim /export /effort /fast "
+    "/output-style /add-dir /agents /hooks /mcp /ide /rewind /todos /bashes /tasks /stats".split()
+)
+"""Claude Code's own CLI commands for settings, views and the session itself: never a request
+(the embedded summary and ``compact eval`` both read them so)."""
+
 _ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?)")
 """CSI sequences (colours, cursor moves) and OSC sequences (titles, links); a lone escape
 character is a control character, which :func:`~compactor.facts.text.clean` drops."""

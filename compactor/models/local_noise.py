@@ -10,15 +10,11 @@ from collections.abc import Sequence
 from itertools import islice, repeat
 
 from compactor.facts import Call, one_line
-from compactor.facts.noise import user_shell
+from compactor.facts.noise import CLI_COMMANDS, user_shell
 
 from .local_text import slash_command
 
-LOCAL_COMMANDS = frozenset(
-    "/compact /clear /exit /quit /model /cost /help /config /status /resume /login /logout "
-    "/permissions /memory /doctor /context /usage /statusline /theme /vim /export /effort /fast "
-    "/output-style /add-dir /agents /hooks /mcp /ide /rewind /todos /bashes /tasks /stats".split()
-)  # CLI settings and views: never a request (``/plan`` alone only switches plan mode)
+LOCAL_COMMANDS = CLI_COMMANDS  # never a request (``/plan`` alone only switches plan mode)
 _TYPED_COMMAND_RE = re.compile(r"/[a-z][a-z\-]*(?:[ \t][^\n]{0,150})?")
 
 

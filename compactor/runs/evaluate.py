@@ -50,7 +50,7 @@ from compactor.facts import (
     outcome,
     paths,
 )
-from compactor.facts.noise import command_markup
+from compactor.facts.noise import CLI_COMMANDS, command_markup
 from compactor.schema import AgenticMessage, Message
 
 from .claims import Contradiction, contradictions
@@ -83,10 +83,7 @@ _MAX_FACTS = 60
 _ITEM_CHARS = 300
 _WORD_RE = re.compile(r"[a-z0-9_]+(?:[.\-/][a-z0-9_]+)*")
 _LOCAL_COMMAND_RE = re.compile(r"^\s*(?:<command-name>\s*)?/[a-z\-]+\b")
-_CLI_COMMANDS = frozenset(
-    "/compact /clear /exit /quit /model /cost /help /config /status /resume /login /logout "
-    "/permissions /memory /doctor /context /usage /statusline /theme /vim /export /effort /fast "
-    "/output-style /add-dir /agents /hooks /mcp /ide /rewind /todos /bashes /tasks /stats "
+_CLI_COMMANDS = CLI_COMMANDS | frozenset(
     "/plan /init /release-notes /upgrade /terminal-setup /privacy-settings".split()
 )
 """Claude Code's own CLI commands (settings, views, the session itself): never a request, with
