@@ -13,6 +13,11 @@ terminal → the user ran the commands themselves with ``!``. :func:`judge_next`
   ("instead", "let me try", "use X"). A later call that failed too is never a workaround;
 * otherwise the next call, neutrally, with how it ended (``next call``).
 
+A failure the assistant's words set aside as done another way ("worked around", judged by
+:func:`compactor.models.local_state.judge_skipped`) is judged the same way: the call that did
+it when one has the same goal; the words kept when another call after them succeeded; the next
+call when every call made next failed too.
+
 "Not retried afterwards" is left only where nothing was called (and the user ran nothing) before
 the next request.
 """
@@ -59,7 +64,7 @@ def judge_next(s: Session) -> None:
     """Give each failure nothing judged yet (``after`` empty) what came next (module docstring):
     ``user ran``, ``worked around by`` or ``next call``, with the call in ``by`` and how it
     ended in ``why``."""
-    pending = [e for e in s.errors if not e.after]
+    pending = [e for e in s.errors if not e.after or e.after == "worked around"]
     if not pending:
         return
     results = {r.call_id: r for e in s.entries for r in e.results if r.call_id}
@@ -92,6 +97,7 @@ def _judge(s: Session, err: ErrorFact, failed: Call, results: dict[str, Result])
     ][:_WINDOW]  # fmt: skip
     if not later:
         return
+    said_around = err.after == "worked around"  # the assistant said it does it another way
     goal, since = _goal_programs(s, failed), err.index
     for c in later:  # the words right before a call present it (not ones before an earlier call)
         how, between, since = _how(s, c, results), _said(s, since, c.index), c.index
@@ -99,7 +105,9 @@ def _judge(s: Session, err: ErrorFact, failed: Call, results: dict[str, Result])
             if _same_goal(between, failed, c, goal, reading=err.reading):
                 err.after, err.by, err.why = "worked around by", call_line(c, 160), how
                 return
-    first = later[0]
+    if said_around and any(_how(s, c, results) == "succeeded" for c in later):
+        return  # its words stand: a call after them succeeded
+    first = later[0]  # (every call made next failed: not "done without it")
     err.after, err.by, err.why = "next call", call_line(first, 160), _how(s, first, results)
 
 
@@ -160,7 +168,7 @@ def _same_goal(between: str, failed: Call, later: Call, goal: set[str], *, readi
     if is_reading_call(later) and not reading:
         return False  # a read does not do what an edit or a command failed to do
     shared = {p for _, p in paths(failed.arguments)} & {p for _, p in paths(later.arguments)}
-    return bool(shared) and (failed.name == later.name or mine is None and theirs is None)
+    return bool(shared) and (failed.name == later.name or (mine is None and theirs is None))
 
 
 def _words(value: object) -> frozenset[str]:

@@ -1,0 +1,163 @@
+"""Blind check 12 (issue 28, rows 540-545): "Not retried afterwards" only when nothing later
+addressed a failure; the failures the next calls repaired another way say so, and how."""
+
+from __future__ import annotations
+
+from compactor.models.local import summarize_transcript
+
+from .planted_session import SessionBuilder
+from .test_models_local_session import section
+
+_TASKS = "/tmp/claude/-Users-me-ynab/tasks"
+
+
+def _job_session() -> SessionBuilder:
+    """bh-oauth: the dev server's ``cd`` failed inside its background job; the agent read the
+    job's output, listed the folder and started ``npm run dev`` without the ``cd``."""
+    s = SessionBuilder()
+    s.user("build a web app that finds recurring charges with the YNAB API")
+    s.call(
+        "Bash",
+        {"command": "cd ynab-recurring-app && npm run dev", "run_in_background": True},
+        f"Command running in background with ID: bf0c8ad. Output is being written to: "
+        f"{_TASKS}/bf0c8ad.output",
+    )
+    s.call(
+        "Bash",
+        {"command": f"sleep 3 && cat {_TASKS}/bf0c8ad.output"},
+        "[stderr] (eval):cd:1: no such file or directory: ynab-recurring-app",
+    )
+    s.call("Bash", {"command": "ls -la"}, "total 256\n-rw-r--r-- 1 me staff 253 package.json\n")
+    return s
+
+
+def test_a_failed_job_restarted_another_way_is_worked_around_not_unretried() -> None:
+    s = _job_session()
+    s.call(
+        "Bash",
+        {"command": "npm run dev", "run_in_background": True},
+        f"Command running in background with ID: b9884c4. Output is being written to: "
+        f"{_TASKS}/b9884c4.output",
+    )
+    s.call("Bash", {"command": f"sleep 3 && cat {_TASKS}/b9884c4.output"}, "VITE ready\n")
+    s.say("The app is running at http://localhost:5174/.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "no such file or directory: ynab-recurring-app" in errors, errors
+    assert "Not retried" not in errors, errors
+    assert "Worked around by `Bash: npm run dev` (started background job b9884c4)." in errors
+
+
+def test_another_program_with_the_same_description_is_a_workaround() -> None:
+    """om-winvm: ``arp`` was not installed; the next call, ``ip neigh``, did what Claude Code's
+    own descriptions of both calls say (check the ARP table, ping the container)."""
+    s = SessionBuilder()
+    s.user("find the windows vm's ip address")
+    s.call(
+        "Bash",
+        {
+            "command": "sleep 20 && arp -n | grep -v 192.168.4.1 && ping -c 1 192.168.6.200",
+            "description": "Check ARP table for new devices and ping container IP",
+        },
+        "Exit code 1\n/usr/bin/bash: line 1: arp: command not found",
+        error=True,
+    )
+    s.call(
+        "Bash",
+        {
+            "command": "ip neigh show dev macvlan-host && ping -c 2 -W 2 192.168.6.200",
+            "description": "Check ARP neighbors and ping container IP",
+        },
+        "192.168.4.240 lladdr 84:70:d7:87:0b:92 STALE\n2 packets transmitted, 2 received",
+    )
+    s.say("The container answers at 192.168.6.200.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "arp: command not found" in errors, errors
+    assert "Not retried" not in errors, errors
+    assert "Worked around by `Bash: ip neigh show dev macvlan-host" in errors, errors
+    assert "(succeeded)." in errors, errors
+
+
+def test_commands_the_user_ran_themselves_are_said_so() -> None:
+    """om-winvm: ``sudo`` needed a terminal; the user ran the commands with ``!``."""
+    s = SessionBuilder()
+    s.user("give the host an interface on the vm's network")
+    s.call(
+        "Bash",
+        {"command": "sudo ip link add mvh link enp1 type macvlan && sudo ip link set mvh up"},
+        "Exit code 1\nsudo: a terminal is required to read the password",
+        error=True,
+    )
+    s.say("The sudo commands need your fingerprint. Please run them yourself with ! .")
+    s.user("<bash-input>sudo ip link add mvh link enp1 type macvlan</bash-input>")
+    s.user("<bash-stdout>Place your right index finger on the reader</bash-stdout>")
+    s.user("<bash-input>sudo ip link set mvh up</bash-input>")
+    s.user("<bash-stdout></bash-stdout><bash-stderr></bash-stderr>")
+    s.user("okay done")
+    s.call("Bash", {"command": "ip addr show mvh"}, "19: mvh@enp1: <UP> mtu 1500")
+    s.say("The interface is up.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Not retried" not in errors, errors
+    ran = "The user ran `sudo ip link add mvh link enp1 type macvlan` themselves with `!`"
+    assert f"{ran} (and 1 more of its commands)." in errors, errors
+
+
+def test_an_alternative_that_failed_too_is_no_workaround() -> None:
+    """No new wrong statement: a later call that also failed never "worked around" it, nor
+    did the assistant's "let me try uv instead" make it "done without it"."""
+    s = SessionBuilder()
+    s.user("install the font")
+    s.call("Bash", {"command": "pip install fonttools"}, "error: externally-managed", error=True)
+    s.say("Let me try uv instead:")
+    s.call("Bash", {"command": "uv pip install fonttools"}, "error: No virtual env", error=True)
+    s.say("Both installers refused.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Worked around" not in errors and "Fixed" not in errors, errors
+    assert "Done without it" not in errors, errors
+    assert "Next call after it: `Bash: uv pip install fonttools` (failed)." in errors, errors
+
+
+def test_the_alternative_the_assistant_announces_is_the_workaround() -> None:
+    s = SessionBuilder()
+    s.user("install the font tools")
+    s.call("Bash", {"command": "pip install fonttools"}, "error: externally-managed", error=True)
+    s.say("Let me use the system package instead:")
+    s.call("Bash", {"command": "brew install fonttools"}, "fonttools 4.53 is installed")
+    s.say("Installed.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Not retried" not in errors, errors
+    assert "Worked around by `Bash: brew install fonttools` (succeeded)." in errors, errors
+
+
+def test_an_unrelated_next_call_is_only_said_neutrally() -> None:
+    """om-winvm: ``docker inspect`` found no container; the next call started it. Nothing says
+    it was the same goal: the summary says what came next, not "not retried"."""
+    s = SessionBuilder()
+    s.user("is the windows container up?")
+    s.call(
+        "Bash",
+        {"command": "docker inspect --format='{{.State.Status}}' win && nc -zv 10.0.0.2 8006"},
+        "Exit code 1\nerror: no such object: win",
+        error=True,
+    )
+    s.say("Container isn't running. Let me start it:")
+    s.call(
+        "Bash", {"command": "docker-compose -f ~/win/compose.yml up -d"}, "Container win Started"
+    )
+    s.say("Started; give it 30 seconds.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Not retried" not in errors and "Worked around" not in errors, errors
+    assert "Next call after it: `Bash: docker-compose -f ~/win/compose.yml up -d` (succeeded)."
+    assert "(succeeded)." in errors and "docker-compose -f ~/win/compose.yml" in errors, errors
+
+
+def test_not_retried_is_said_only_when_nothing_followed() -> None:
+    s = SessionBuilder()
+    s.user("run the linter")
+    s.call("Bash", {"command": "make lint"}, "make: *** No rule to make target 'lint'", error=True)
+    s.say("There is no lint target in this Makefile.")
+    s.user("ok, leave it and explain the build instead")
+    s.call("Read", {"file_path": "Makefile"}, "all:\n\tcc main.c\n")
+    s.say("The build compiles main.c.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Not retried afterwards." in errors, errors
+    assert "Read(Makefile)" not in errors, errors  # a call for the next request is not "next"
