@@ -15,8 +15,8 @@ terminal → the user ran the commands themselves with ``!``. :func:`judge_next`
 
 A failure the assistant's words set aside as done another way ("worked around", judged by
 :func:`compactor.models.local_state.judge_skipped`) is judged the same way: the call that did
-it when one has the same goal; the words kept when another call after them succeeded; the next
-call when every call made next failed too.
+it when one has the same goal; else the words are kept, unless calls made next failed and none
+succeeded: then the next call is said.
 
 "Not retried afterwards" is left only where nothing was called (and the user ran nothing) before
 the next request.
@@ -105,9 +105,10 @@ def _judge(s: Session, err: ErrorFact, failed: Call, results: dict[str, Result])
             if _same_goal(between, failed, c, goal, reading=err.reading):
                 err.after, err.by, err.why = "worked around by", call_line(c, 160), how
                 return
-    if said_around and any(_how(s, c, results) == "succeeded" for c in later):
-        return  # its words stand: a call after them succeeded
-    first = later[0]  # (every call made next failed: not "done without it")
+    ended = [_how(s, c, results) for c in later]
+    if said_around and ("failed" not in ended or "succeeded" in ended):
+        return  # its words stand unless the calls made next failed (and none succeeded)
+    first = later[0]
     err.after, err.by, err.why = "next call", call_line(first, 160), _how(s, first, results)
 
 
