@@ -399,9 +399,7 @@ def _pending(s: Session, lim: Limits) -> str:
         items.append(f"The latest request is {state}: {current_ref(last.text, lim.item)}")
         items.extend(error_replies(s, lim.item))
         unresolved = [
-            e
-            for e in s.errors
-            if e.index > last.index and e.after in ("", "failed again", "next call")
+            e for e in s.errors if e.index > last.index and e.after in ("", "failed again")
         ]
         for line in dict.fromkeys(e.call for e in unresolved[-3:]):  # each once (blind check 11)
             items.append(f"Unresolved failure: {code(cut(line, lim.item))}")

@@ -11,7 +11,8 @@ terminal → the user ran the commands themselves with ``!``. :func:`judge_next`
   file or target, a command that runs a program the failed one (or the background job whose
   output it read) ran, or one that the assistant's words between them present as the other way
   ("instead", "let me try", "use X"). A later call that failed too is never a workaround;
-* otherwise the next call, neutrally, with how it ended (``next call``).
+* otherwise the next call, neutrally, with how it ended (``after`` stays empty: the failure is
+  still unresolved, ``by`` names that call).
 
 A failure the assistant's words set aside as done another way ("worked around", judged by
 :func:`compactor.models.local_state.judge_skipped`) is judged the same way: the call that did
@@ -62,8 +63,8 @@ _USER_RAN_RE = re.compile(r"^the user ran `(.+)` themselves$", re.S)
 
 def judge_next(s: Session) -> None:
     """Give each failure nothing judged yet (``after`` empty) what came next (module docstring):
-    ``user ran``, ``worked around by`` or ``next call``, with the call in ``by`` and how it
-    ended in ``why``."""
+    ``user ran``, ``worked around by`` or (``after`` left empty) the next call, with the call in
+    ``by`` and how it ended in ``why``."""
     pending = [e for e in s.errors if not e.after or e.after == "worked around"]
     if not pending:
         return
@@ -109,7 +110,7 @@ def _judge(s: Session, err: ErrorFact, failed: Call, results: dict[str, Result])
     if said_around and ("failed" not in ended or "succeeded" in ended):
         return  # its words stand unless the calls made next failed (and none succeeded)
     first = later[0]
-    err.after, err.by, err.why = "next call", call_line(first, 160), _how(s, first, results)
+    err.after, err.by, err.why = "", call_line(first, 160), _how(s, first, results)
 
 
 def _cmd(command: str) -> frozenset[str]:

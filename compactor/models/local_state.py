@@ -460,8 +460,10 @@ def after_line(err: ErrorFact, width: int) -> str:
         "meant to fail": f"  Meant to fail (run to confirm a failure), not an error: {meant}",
         "worked around by": f"  Worked around by {by} ({err.why}).",
         "user ran": f"  The user ran {by} themselves with `!`{err.why}.",
-        "next call": f"  Next call after it: {by} ({err.why}).",
-    }.get(err.after, "  Not retried afterwards.")
+    }.get(
+        err.after,
+        f"  Next call after it: {by} ({err.why})." if err.by else "  Not retried afterwards.",
+    )
 
 
 LAST_ROUNDS = 3
