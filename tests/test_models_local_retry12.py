@@ -161,3 +161,40 @@ def test_not_retried_is_said_only_when_nothing_followed() -> None:
     errors = section(summarize_transcript(s.messages), 4)
     assert "Not retried afterwards." in errors, errors
     assert "Read(Makefile)" not in errors, errors  # a call for the next request is not "next"
+
+
+# -- noise of blind check 12 (rows 546-549) --------------------------------------------------------
+
+_FREERDP_LOG = "\n".join(
+    f"[11:12:12:{700 + n}] [597759:00091f01] [{level}][com.freerdp.{logger}] - [{fn}]: {said}"
+    for n, (level, logger, fn, said) in enumerate(
+        [
+            ("INFO", "client.x11", "xf_pre_connect", "No user name set."),
+            ("WARN", "client.x11", "load_map_from_xkbfile", "keycode: 0x08 -> no RDP scancode"),
+            ("INFO", "codec", "libavcodec_init", "Using VAAPI for accelerated H264 decoding"),
+            ("INFO", "core.rdp", "rdp_recv_callback", "state CONNECTION_STATE_NEGO"),
+            ("INFO", "codec", "libavcodec_init", "Using VAAPI for accelerated H264 decoding"),
+            ("ERROR", "core.transport", "transport_read_layer", "BIO_read returned error 104"),
+            ("ERROR", "core", "freerdp_connect", "freerdp_post_connect failed"),
+        ]
+        * 3
+    )
+)
+
+
+def test_identifiers_are_not_logger_names_or_listed_file_names() -> None:
+    """om-winvm: "Identifiers" were freerdp logger names from a pasted log; fs-pm2: the
+    component names of a file listing (``src/components/TaskList.jsx``)."""
+    s = SessionBuilder()
+    s.user(f"the vm does not start any more:\n{_FREERDP_LOG}\nRDP session closed.")
+    s.call("Bash", {"command": "ls -R src"}, "src/contexts/AuthContext.jsx\nsrc/App.jsx")
+    s.say(
+        "The main files: `src/contexts/AuthContext.jsx`, components (`src/components/"
+        "TaskList.jsx`, `ChatInterface.jsx`). The fix is in `start_vm()`: `VM_NET_DEV` must "
+        "name the macvlan interface; `keepAliveTimer` stops too early."
+    )
+    concepts = section(summarize_transcript(s.messages), 2)
+    assert "Identifiers:" in concepts and "VM_NET_DEV" in concepts, concepts
+    assert "keepAliveTimer" in concepts, concepts
+    for noise in ("com.freerdp", "AuthContext", "TaskList", "ChatInterface"):
+        assert noise not in concepts, concepts

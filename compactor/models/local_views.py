@@ -21,12 +21,12 @@ from compactor.facts import (
     cut,
     error_lines,
     has_known_extension,
-    identifiers,
     instructions,
     is_reading_call,
     one_line,
     paths,
     stopped_jobs,
+    work_identifiers,
 )
 from compactor.facts.ide import without_ide_note
 from compactor.facts.outcomes import unadvised
@@ -336,7 +336,7 @@ def identifiers_used(s: Session) -> list[str]:
             if e.role == "assistant" or requests[e.index]:
                 found = known.get(e.text)
                 if found is None:
-                    found = [word for _, word in identifiers(e.text)]
+                    found = work_identifiers(e.text)  # not log prefixes, file names
                     if len(e.text) <= SHORT_TEXT and len(known) < MEMO_MOST:
                         known[e.text] = found
                 if found:
