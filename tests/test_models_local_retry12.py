@@ -3,8 +3,13 @@ addressed a failure; the failures the next calls repaired another way say so, an
 
 from __future__ import annotations
 
-from compactor.models.local import summarize_transcript
+from pathlib import Path
 
+from compactor.formats.registry import read_transcript
+from compactor.models.local import summarize_transcript
+from compactor.models.local_rules import is_constraint
+
+from .cc_session import Session
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
 
@@ -198,3 +203,61 @@ def test_identifiers_are_not_logger_names_or_listed_file_names() -> None:
     assert "keepAliveTimer" in concepts, concepts
     for noise in ("com.freerdp", "AuthContext", "TaskList", "ChatInterface"):
         assert noise not in concepts, concepts
+
+
+_OWN_SUMMARY = (
+    "This session is being continued from a previous conversation that ran out of context. "
+    "The conversation is summarized below:\nAnalysis:\nThe user wants a fast sync.\n\n"
+    "Summary:\n## 1. Primary Request and Intent\nSplit the budget sync into bootstrap and "
+    "backfill, and show a spinner while the backfill runs.\n\n## 7. Pending Tasks\n"
+    "- Add the inline loading indicator to the transactions list.\n"
+)
+
+
+def _continued(tmp_path: Path, *requests: str) -> str:
+    s = Session()
+    s.user(_OWN_SUMMARY)
+    s.records[-1]["isCompactSummary"] = True
+    for n, request in enumerate(requests):
+        s.user(request)
+        s.assistant([{"type": "text", "text": f"Looked into it ({n}); the getter is tracked now."}])
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"\n".join(s.lines()) + b"\n")
+    return section(summarize_transcript(read_transcript(str(path), path.read_bytes()).messages), 1)
+
+
+def test_the_first_request_after_claude_code_s_compaction_is_no_initial_request(
+    tmp_path: Path,
+) -> None:
+    """bh-compact: "Initial request: 'Keep going'" (the first user text after Claude Code's own
+    compaction boundary); the initial request is the one the earlier summary states."""
+    intent = _continued(tmp_path, "Keep going", "the spinner keeps showing after the backfill")
+    assert "Initial request" not in intent, intent
+    assert 'First request since the earlier summary, which states the initial request: "Keep' in (
+        intent
+    )
+    assert 'Current request: "the spinner keeps showing after the backfill"' in intent, intent
+    assert "Split the budget sync" in intent, intent  # the initial request, from the summary
+    only = _continued(tmp_path, "Keep going")
+    assert "Initial request" not in only, only
+    assert "(the only one since the earlier summary, which states the initial request)" in only
+
+
+def test_a_problem_the_current_request_describes_is_no_constraint(tmp_path: Path) -> None:
+    """bh-compact: "Constraints and preferences" repeated the current request ("But conditional
+    in budget-table.hbs never updates and loading spinner keeps showing."): a "never" that says
+    what happens is no rule of the user's."""
+    request = (
+        "onInitialLoadStateChanged is firing as expected. But conditional in budget-table.hbs "
+        "never updates and loading spinner keeps showing."
+    )
+    intent = _continued(tmp_path, "Keep going", request)
+    assert "Constraints and preferences" not in intent, intent
+    for described in (
+        "But conditional in budget-table.hbs never updates and loading spinner keeps showing.",
+        "The build always fails on the second run.",
+        "It has never worked with the proxy on.",
+    ):
+        assert not is_constraint(described), described
+    for rule in ("Never push to main.", "You must never touch the migrations.", "Always run lint."):
+        assert is_constraint(rule), rule
