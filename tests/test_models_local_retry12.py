@@ -261,3 +261,22 @@ def test_a_problem_the_current_request_describes_is_no_constraint(tmp_path: Path
         assert not is_constraint(described), described
     for rule in ("Never push to main.", "You must never touch the migrations.", "Always run lint."):
         assert is_constraint(rule), rule
+
+
+def test_a_pasted_log_is_its_key_lines_not_a_cut_paste() -> None:
+    """om-winvm: a long freerdp log the user pasted was re-inserted as its first and last 600
+    characters (cut by 1,284 characters): a log is its error and warning lines (each distinct
+    line once, timestamps aside) and its last lines."""
+    from compactor.facts.durable import bounded_user_message
+
+    text = _FREERDP_LOG + "\n\nRDP session closed. Windows VM is still running.\nTo stop: vm stop"
+    shown = bounded_user_message(text, 26, 600)
+    assert len(shown) < len(text) // 2, shown
+    assert shown.startswith("[11:12:12:700] [597759:00091f01] [INFO][com.freerdp.client.x11]")
+    assert "(a pasted log of 23 lines; the full text is user message 26" in shown, shown
+    assert shown.count("BIO_read returned error 104") == 1, shown  # once, not 3 times
+    assert "freerdp_post_connect failed" in shown and "no RDP scancode" in shown, shown
+    assert "Using VAAPI" not in shown, shown  # INFO lines are not key lines
+    assert shown.endswith("RDP session closed. Windows VM is still running.\nTo stop: vm stop")
+    prose = "Please fix the build. " * 200  # not a log: its head and tail, as before
+    assert bounded_user_message(prose, 3, 600).startswith(prose[:600] + "…")
