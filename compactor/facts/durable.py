@@ -314,7 +314,10 @@ _LOG_LINE_RE = re.compile(
 _ERROR_LOG_LINE_RE = re.compile(r"\b(?:ERROR|FATAL|CRITICAL)\b|Traceback|Exception")
 _KEY_LOG_LINE_RE = re.compile(r"\b(?:ERROR|FATAL|CRITICAL|WARN(?:ING)?)\b|Traceback|Exception")
 _DIGITS_RE = re.compile(r"\d+")
-_LOG_LEAST, _KEY_LINES, _LAST_LINES, _BANNER_STARS = 8, 4, 3, 8
+_TAGS_RE = re.compile(r"\[[^\]]*\]")
+_SAYS_RE = re.compile(r"[A-Za-z]{4,}")
+"""What a key line must say besides its bracketed tags: a word (not a ``*****`` banner)."""
+_LOG_LEAST, _KEY_LINES, _LAST_LINES = 8, 4, 3
 
 
 def _bounded_log(text: str, number: int, keep: int) -> str | None:
@@ -329,7 +332,7 @@ def _bounded_log(text: str, number: int, keep: int) -> str | None:
     width = max(80, keep // 3)
     keys: dict[str, tuple[int, str]] = {}  # each distinct line once (timestamps aside), last
     for n, x in enumerate(lines[1:-_LAST_LINES]):
-        if _KEY_LOG_LINE_RE.search(x) is not None and x.count("*") < _BANNER_STARS:
+        if _KEY_LOG_LINE_RE.search(x) is not None and _SAYS_RE.search(_TAGS_RE.sub("", x)):
             keys.pop(same := _DIGITS_RE.sub("", x), None)
             keys[same] = (n, x)
     errors = [k for k in keys.values() if _ERROR_LOG_LINE_RE.search(k[1]) is not None]
