@@ -25,7 +25,9 @@ the next request.
 
 from __future__ import annotations
 
+import bisect
 import re
+from itertools import islice
 
 from compactor.facts import (
     Call,
@@ -64,27 +66,47 @@ _USER_RAN_RE = re.compile(r"^the user ran `(.+)` themselves$", re.S)
 def judge_next(s: Session) -> None:
     """Give each failure nothing judged yet (``after`` empty) what came next (module docstring):
     ``user ran``, ``worked around by`` or (``after`` left empty) the next call, with the call in
-    ``by`` and how it ended in ``why``."""
+    ``by`` and how it ended in ``why``. Each failure looks only at the calls up to the next
+    request (found by bisection: a long session's thousands of failures stay linear)."""
     pending = [e for e in s.errors if not e.after or e.after == "worked around"]
     if not pending:
         return
     results = {r.call_id: r for e in s.entries for r in e.results if r.call_id}
-    failed = [c for c in s.calls if c.id in s.failed_calls]
+    failed: dict[str, list[Call]] = {}  # each failed call's line, made once
+    for c in s.calls:
+        if c.id in s.failed_calls:
+            failed.setdefault(call_line(c, 300), []).append(c)
+    at = _Index(s)
     for err in pending:  # its index is its result's; its call was made at or before it
-        call = next(
-            (c for c in reversed(failed) if c.index <= err.index and call_line(c, 300) == err.call),
-            None,
-        )
+        call = next((c for c in reversed(failed.get(err.call, ())) if c.index <= err.index), None)
         if call is not None:
-            _judge(s, err, call, results)
+            _judge(s, at, err, call, results)
 
 
-def _judge(s: Session, err: ErrorFact, failed: Call, results: dict[str, Result]) -> None:
-    stop = next((r.index for r in s.requests if r.index > err.index), len(s.entries))
+class _Index:
+    """Where the calls, requests and ``!`` commands after an entry start (sorted indexes)."""
+
+    def __init__(self, s: Session) -> None:
+        self.calls = [c.index for c in s.calls]
+        self.requests = [r.index for r in s.requests]
+        self.commands = [i for i, _ in s.local_commands]
+        self.size = len(s.entries)
+
+    def stop(self, index: int) -> int:
+        """The entry of the first request after ``index`` (the end when none)."""
+        n = bisect.bisect_right(self.requests, index)
+        return self.requests[n] if n < len(self.requests) else self.size
+
+
+def _judge(
+    s: Session, at: _Index, err: ErrorFact, failed: Call, results: dict[str, Result]
+) -> None:
+    stop = at.stop(err.index)
+    first = bisect.bisect_right(at.commands, err.index)
     ran = [
         m.group(1)
-        for i, said in s.local_commands
-        if err.index < i < stop and (m := _USER_RAN_RE.match(said)) is not None
+        for i, said in s.local_commands[first:]
+        if i < stop and (m := _USER_RAN_RE.match(said)) is not None
     ]
     command = command_of(failed) or ""
     mine = [x for x in ran if command and contains_command(_cmd(x), _cmd(command))]
@@ -92,10 +114,12 @@ def _judge(s: Session, err: ErrorFact, failed: Call, results: dict[str, Result])
         more = f" (and {len(mine) - 1} more of its commands)" if len(mine) > 1 else ""
         err.after, err.by, err.why = "user ran", mine[0], more
         return
-    later = [
-        c for c in s.calls
-        if err.index < c.index < stop and c.id != failed.id and not _idle(c)
-    ][:_WINDOW]  # fmt: skip
+    later: list[Call] = []
+    for c in islice(s.calls, bisect.bisect_right(at.calls, err.index), None):
+        if c.index >= stop or len(later) == _WINDOW:
+            break
+        if c.id != failed.id and not _idle(c):
+            later.append(c)
     if not later:
         return
     said_around = err.after == "worked around"  # the assistant said it does it another way
@@ -109,8 +133,7 @@ def _judge(s: Session, err: ErrorFact, failed: Call, results: dict[str, Result])
     ended = [_how(s, c, results) for c in later]
     if said_around and ("failed" not in ended or "succeeded" in ended):
         return  # its words stand unless the calls made next failed (and none succeeded)
-    first = later[0]
-    err.after, err.by, err.why = "", call_line(first, 160), _how(s, first, results)
+    err.after, err.by, err.why = "", call_line(later[0], 160), ended[0]
 
 
 def _cmd(command: str) -> frozenset[str]:
