@@ -192,7 +192,9 @@ def _analysis(s: Session, lim: Limits) -> str:
 def _intent(s: Session, lim: Limits) -> str:
     lines: list[str] = []
     if s.requests:
-        lines += request_lines([e.text for e in s.requests], lim.item, lim.items, lim.reply)
+        lines += request_lines(
+            [e.text for e in s.requests], lim.item, lim.items, lim.reply, s.prior
+        )
         rules = user_rules(s)
         if rules:
             lines.append("   Constraints and preferences stated by the user:")

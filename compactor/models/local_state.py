@@ -46,6 +46,7 @@ from .local_answers import judge_answers
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_jobs import add_shape_jobs, listed_jobs
+from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_results import head_of, tail_matters
 from .local_session import ErrorFact, Session, build_session
@@ -457,7 +458,12 @@ def after_line(err: ErrorFact, width: int) -> str:
         "worked around": f"  Done without it, not to be fixed: {quote(err.by, width)}",
         "not found": f"  A fact it established (not a failure to fix): {found}; the work went on.",
         "meant to fail": f"  Meant to fail (run to confirm a failure), not an error: {meant}",
-    }.get(err.after, "  Not retried afterwards.")
+        "worked around by": f"  Worked around by {by} ({err.why}).",
+        "user ran": f"  The user ran {by} themselves with `!`{err.why}.",
+    }.get(
+        err.after,
+        f"  Next call after it: {by} ({err.why})." if err.by else "  Not retried afterwards.",
+    )
 
 
 LAST_ROUNDS = 3
@@ -597,6 +603,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_revised(session)
     judge_approved_plan(session)
     judge_skipped(session)
+    judge_next(session)
     judge_disputed(session)
     judge_stale_next(session)
     judge_overtaken_causes(session)
