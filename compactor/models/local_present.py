@@ -1,0 +1,48 @@
+"""A file the summary would call deleted that a later result shows present (issue 28, blind
+check 13): ``rm package-lock.json`` and later a ``git status`` listing `` M package-lock.json``
+means the file exists again (a later command wrote it), so "deleted" is no longer where it
+stands: its last action becomes :data:`SHOWN_PRESENT`."""
+
+from __future__ import annotations
+
+import re
+
+from .local_files import SHOWN_PRESENT
+from .local_session import Session
+
+__all__ = ["judge_present"]
+
+_STATUS_RE = re.compile(
+    r"^[ \t]?(?:[MARCU?][MARCU ?]?|[ MARCU][MARCU])[ \t]+\"?(?P<path>[^\"\r\n]+?)\"?[ \t]*$"
+    r"|^\s*(?:modified|new file|renamed|copied):\s+(?:\S+ -> )?(?P<long>[^\r\n]+?)\s*$",
+    re.MULTILINE,
+)
+"""A ``git status`` line that lists a file as present: short (`` M path``, ``A  path``,
+``?? path``) or long (``modified:   path``); never a ``D`` (deleted) line."""
+_SCANNED = 20_000
+"""How much of each later result is read (a status listing comes first)."""
+
+
+def _same(listed: str, path: str) -> bool:
+    listed, path = listed.replace("\\", "/").strip(), path.replace("\\", "/")
+    return listed == path or path.endswith("/" + listed) or listed.endswith("/" + path)
+
+
+def judge_present(s: Session) -> None:
+    """Every file whose last action is ``deleted`` that a later tool result's ``git status``
+    lists as present (modified, added, untracked) is shown so: "deleted by Bash, then shown
+    present by a later result"."""
+    gone = [f for f in s.files.values() if f.actions and f.actions[-1] == "deleted"]
+    if not gone:
+        return
+    for f in gone:
+        name = f.path.replace("\\", "/").rsplit("/", 1)[-1]
+        for e in s.entries[f.last_index + 1 :]:
+            if any(
+                _same(m.group("path") or m.group("long"), f.path)
+                for r in e.results
+                if name in (head := r.text[:_SCANNED]) and not r.is_error
+                for m in _STATUS_RE.finditer(head)
+            ):
+                f.actions.append(SHOWN_PRESENT)
+                break
