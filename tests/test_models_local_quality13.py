@@ -125,3 +125,42 @@ def test_a_deleted_file_a_later_git_status_lists_is_shown_present(tmp_path: Path
     still = _lock_session("rm -f package-lock.json", " D package-lock.json")
     files = section(_summary(still, tmp_path), 3)
     assert "package-lock.json (deleted by Bash)" in files, files
+
+
+# -- secrets of known shapes in a diff -------------------------------------------------------------
+
+_KEYS = (
+    "AIzaSyCmM5gzQjRC6YyfnPal1uXL6p3NaTw-gms",  # Google/Firebase
+    "ghp_Zx8v2Qm4Lk7Tn1Rb5Wc9Yd3Hf6Jg0Ps2Ua4E",  # GitHub
+    "xoxb-2048163523-8815963452-kJ4Rt2WcPq9Lm",  # Slack
+    "AKIAZ7QW3RT5YU8IO1PA",  # AWS
+    "sk_live_51Hd8sQk2LmN4pR7tV9xZ3bC",  # Stripe
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0T",
+)
+
+
+def test_key_shaped_values_in_a_diff_and_a_quote_are_masked(tmp_path: Path) -> None:
+    s = Session()
+    s.user("clean the values in devcontainer.json, they should not hold real settings")
+    old = "\n".join(f'  "description{n}": "{key}",' for n, key in enumerate(_KEYS))
+    call = f"toolu_{s.n:04d}"
+    args = {"file_path": ".devcontainer/devcontainer.json", "old_string": old, "new_string": ""}
+    s.assistant([{"type": "tool_use", "id": call, "name": "Edit", "input": args}])
+    s.user([{"type": "tool_result", "tool_use_id": call, "content": "The file was updated."}])
+    s.bash("cat deploy.log", "deploy with token " + " ".join(_KEYS) + " failed: 401 " * 40)
+    _text(s, "Cleaned the values in devcontainer.json.")
+    summary = _summary(s, tmp_path)
+    assert "devcontainer.json" in summary and '"description0": "***"' in summary, summary
+    for key in _KEYS:
+        assert key[8:20] not in summary, (key, summary)
+
+
+def test_mask_key_shapes_keeps_placeholders_and_plain_words() -> None:
+    from compactor.secrets.shapes import mask_key_shapes
+
+    text = (
+        'key "AIzaSyCmM5gzQjRC6YyfnPal1uXL6p3NaTw-gms" and Authorization: Bearer abc123def456ghi7'
+    )
+    assert mask_key_shapes(text) == 'key "***" and Authorization: Bearer ***'
+    kept = "run --token $GITHUB_TOKEN; commit 4645e5c; task bs8qg90nd; ghp_ alone; sk-"
+    assert mask_key_shapes(kept) == kept
