@@ -164,3 +164,79 @@ def test_mask_key_shapes_keeps_placeholders_and_plain_words() -> None:
     assert mask_key_shapes(text) == 'key "***" and Authorization: Bearer ***'
     kept = "run --token $GITHUB_TOKEN; commit 4645e5c; task bs8qg90nd; ghp_ alone; sk-"
     assert mask_key_shapes(kept) == kept
+
+
+# -- a command template's or a pasted file's text is not the user's -------------------------------
+
+_TEMPLATE = """
+## User Input
+
+```text
+{args}
+```
+
+You **MUST** consider the user input before proceeding (if not empty).
+
+## Outline
+
+1. **Setup**: Run `scripts/check-prerequisites.sh --json` from repo root and parse FEATURE_DIR.
+   All paths must be absolute.
+2. **Load design documents**: Read plan.md (tech stack), spec.md (user stories) and
+   data-model.md (entities) from FEATURE_DIR.
+3. **Generate tasks**: one task per file, e.g. `src/models/user.py`, `src/middleware/auth.py`.
+   - Exclude questions already answered in the spec.
+   - Never exceed 5 total asked questions.
+
+## Task Generation Rules
+
+Every task must follow the checklist format exactly. Tests are optional unless requested.
+Each user story phase should be a complete, independently testable increment; mark the tasks
+that touch different files and have no dependencies as parallel with [P].
+"""
+
+
+def _rules(summary: str) -> str:
+    """The constraints the summary says the user stated (section 1's list)."""
+    request = section(summary, 1)
+    at = request.find("Constraints and preferences stated by the user:")
+    return request[at:] if at >= 0 else ""
+
+
+def _template_session(args: str) -> Session:
+    s = Session()
+    s.user("what should the orchestrator do first?")
+    _text(s, "Two options:\n1. Write the spec\n2. Generate the tasks\nWhich one?")
+    s.user(_TEMPLATE.format(args=args))
+    s.bash("scripts/check-prerequisites.sh --json", '{"FEATURE_DIR": "/repo/specs/005"}')
+    _text(s, "Generated specs/005/tasks.md with 42 tasks.")
+    return s
+
+
+def test_a_command_templates_rules_and_example_paths_are_not_the_users(tmp_path: Path) -> None:
+    summary = _summary(_template_session("Never touch the migrations folder."), tmp_path)
+    rules, files = _rules(summary), section(summary, 3)
+    for template in ("All paths must be absolute", "Never exceed 5", "Every task must"):
+        assert template not in rules, rules
+    assert "Never touch the migrations folder." in rules, rules  # the user's own words
+    assert "src/models/user.py" not in files and "data-model.md" not in files, files
+    assert "Decided by the user" not in section(summary, 5), section(summary, 5)
+
+
+def test_a_pasted_yaml_files_rules_are_not_the_users_constraints(tmp_path: Path) -> None:
+    agents = "\n".join(
+        f"  agent-{n}:\n    version: 1\n    max_cost: {n}.00\n    prompt: |\n"
+        f"      RULES:\n      1. Never spend >${n} or >{n} min.\n"
+        f"      2. Run against current branch; save report-{n}.svg.\n"
+        f'    tools: ["sandbox_run_command", "file_write"]'
+        for n in range(1, 4)
+    )
+    s = Session()
+    s.user("for yaml and agents: # .claude/agents.yaml\nagents:\n" + agents)
+    _text(s, "Wrote .claude/agents.yaml with the three agents.")
+    s.user("Always keep the yaml valid and commit it.")
+    _text(s, "Done.")
+    summary = _summary(s, tmp_path)
+    rules = _rules(summary)
+    assert "Never spend" not in rules, rules
+    assert "Always keep the yaml valid" in rules, rules
+    assert "report-1.svg" not in section(summary, 3), section(summary, 3)

@@ -11,6 +11,7 @@ from compactor.facts import Entry, finds_any, one_line, sentences
 
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, strip_list_mark
+from .local_typed import typed_words
 
 __all__ = ["judge_disputed", "judge_proposals"]
 
@@ -63,7 +64,7 @@ def _choices(s: Session, request: Entry, said: Entry) -> None:
         return
     picked = [
         (request.index, 3, f"Decided by the user: {one_line(x)}")
-        for x in sentences(request.text)
+        for x in sentences(typed_words(request.text))  # not a template's words (blind 13)
         if len(x) <= 300 and _CHOOSES_RE.search(x)
     ]
     if picked:

@@ -36,6 +36,7 @@ from .local_names import cut_names
 from .local_noise import local_note, normal_path, pasted_listing, path_in
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, code, prior_sections, prior_users
+from .local_typed import own_words, typed_words
 
 T = TypeVar("T")
 
@@ -155,14 +156,6 @@ def _asked(text: str) -> str:
     return text if len(text) <= 3_000 else text[:600]
 
 
-def _own(text: str) -> str:
-    """The part of a user message that is the user's own words: all of a short one; the start
-    and the end of a long paste (its middle is usually a log or another agent's output)."""
-    if len(text) <= 3_000:
-        return text
-    return text[:600] + "\n" + text[len(text) - 1_000 :]
-
-
 _CUT_AT = 180  # a sentence this long may have been cut at MAX_LINE by its length
 _RULE_MARK_RE = re.compile(r"^(?:[-*•>]\s*|\d+[.)]\s*)+")
 _FRAGMENT_END_RE = re.compile(
@@ -219,7 +212,7 @@ def user_rules(s: Session) -> list[str]:
         found = (
             _RULE_MARK_RE.sub("", part).strip()
             for n, text in first_indexed(e.text for e in s.requests)  # a repeat adds none
-            for x in _own_sentences(_own(text))
+            for x in _own_sentences(own_words(text))
             for part in _QUOTED_END_RE.split(one_line(x))
             if is_constraint(part) and not later.lifts(part, n)
         )
@@ -356,7 +349,7 @@ def named_files(s: Session, most: int) -> list[str]:
         changed_or_read = {normal_path(f) for f in s.files}  # E:/x/A.md is e:\x\A.md
         for text in first_times(e.text for e in s.requests):  # again: names no new file
             pasted = pasted_listing(text)  # a pasted ``find``'s lines are not files of the work
-            for _, p in paths(without_ide_note(text)):  # an open file is not named
+            for _, p in paths(without_ide_note(typed_words(text))):  # not an open file
                 if (
                     p not in pasted
                     and not path_in(p, changed_or_read)
