@@ -240,3 +240,13 @@ def test_a_pasted_yaml_files_rules_are_not_the_users_constraints(tmp_path: Path)
     assert "Never spend" not in rules, rules
     assert "Always keep the yaml valid" in rules, rules
     assert "report-1.svg" not in section(summary, 3), section(summary, 3)
+
+
+def test_a_deleted_file_a_later_read_finds_is_shown_present(tmp_path: Path) -> None:
+    s = _lock_session("rm -f yarn.lock", "")
+    call = f"toolu_{s.n:04d}"
+    args = {"file_path": "/repo/yarn.lock"}
+    s.assistant([{"type": "tool_use", "id": call, "name": "Read", "input": args}])
+    s.user([{"type": "tool_result", "tool_use_id": call, "content": "1\t# yarn lockfile v1"}])
+    files = section(_summary(s, tmp_path), 3)
+    assert "yarn.lock (deleted by Bash, then shown present by a later result)" in files, files

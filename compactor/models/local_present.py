@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from compactor.facts import is_reading_call
+
 from .local_files import SHOWN_PRESENT
 from .local_session import Session
 
@@ -19,6 +21,7 @@ _STATUS_RE = re.compile(
 )
 """A ``git status`` line that lists a file as present: short (`` M path``, ``A  path``,
 ``?? path``) or long (``modified:   path``); never a ``D`` (deleted) line."""
+_PATH_KEYS = ("file_path", "path", "filename", "notebook_path")
 _SCANNED = 20_000
 """How much of each later result is read (a status listing comes first)."""
 
@@ -30,15 +33,23 @@ def _same(listed: str, path: str) -> bool:
 
 def judge_present(s: Session) -> None:
     """Every file whose last action is ``deleted`` that a later tool result's ``git status``
-    lists as present (modified, added, untracked) is shown so: "deleted by Bash, then shown
-    present by a later result"."""
+    lists as present (modified, added, untracked), or that a later read tool read without an
+    error, is shown so: "deleted by Bash, then shown present by a later result"."""
     gone = [f for f in s.files.values() if f.actions and f.actions[-1] == "deleted"]
     if not gone:
         return
+    answered = {r.call_id for e in s.entries for r in e.results if not r.is_error}
     for f in gone:
         name = f.path.replace("\\", "/").rsplit("/", 1)[-1]
         for e in s.entries[f.last_index + 1 :]:
-            if any(
+            read = any(  # a later read of the file that worked: it is there
+                _same(path, f.path)
+                for c in e.calls
+                if c.id in answered and c.id not in s.failed_calls and is_reading_call(c)
+                for key in _PATH_KEYS
+                if isinstance(path := c.args.get(key), str)
+            )
+            if read or any(
                 _same(m.group("path") or m.group("long"), f.path)
                 for r in e.results
                 if name in (head := r.text[:_SCANNED]) and not r.is_error
