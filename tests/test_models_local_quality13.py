@@ -4,7 +4,9 @@ option; an assistant's table row or promise to report back is no proposal the us
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
@@ -250,3 +252,44 @@ def test_a_deleted_file_a_later_read_finds_is_shown_present(tmp_path: Path) -> N
     s.user([{"type": "tool_result", "tool_use_id": call, "content": "1\t# yarn lockfile v1"}])
     files = section(_summary(s, tmp_path), 3)
     assert "yarn.lock (deleted by Bash, then shown present by a later result)" in files, files
+
+
+def test_a_codex_prompt_templates_rules_are_not_the_users(tmp_path: Path) -> None:
+    """Codex writes a custom prompt's expansion (``/speckit.tasks``) as a plain user message."""
+    meta = {"id": "0195f0aa-1111-7222-8333-9444556677aa", "cwd": "/repo", "cli_version": "0.58.0"}
+
+    def message(role: str, text: str) -> dict[str, Any]:
+        kind = "input_text" if role == "user" else "output_text"
+        return {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+
+    call = {"command": ["bash", "-lc", "scripts/check-prerequisites.sh --json"]}
+    items: list[tuple[str, dict[str, Any]]] = [
+        ("session_meta", meta),
+        ("response_item", message("user", _TEMPLATE.format(args="Only plan the API tasks."))),
+        (
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "shell",
+                "arguments": json.dumps(call),
+                "call_id": "c1",
+            },
+        ),
+        (
+            "response_item",
+            {"type": "function_call_output", "call_id": "c1", "output": '{"FEATURE_DIR": "/r"}'},
+        ),
+        ("response_item", message("assistant", "Generated specs/005/tasks.md with 42 tasks.")),
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"timestamp": f"2026-03-02T10:00:{n:02d}.000Z", "type": k, "payload": p})
+            + "\n"
+            for n, (k, p) in enumerate(items, 1)
+        )
+    )
+    summary = summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+    rules, files = _rules(summary), section(summary, 3)
+    assert "All paths must be absolute" not in rules and "Never exceed 5" not in rules, rules
+    assert "src/models/user.py" not in files, files
