@@ -293,3 +293,15 @@ def test_a_codex_prompt_templates_rules_are_not_the_users(tmp_path: Path) -> Non
     rules, files = _rules(summary), section(summary, 3)
     assert "All paths must be absolute" not in rules and "Never exceed 5" not in rules, rules
     assert "src/models/user.py" not in files, files
+
+
+def test_a_deleted_file_a_later_ls_of_it_lists_is_shown_present(tmp_path: Path) -> None:
+    listing = "-rw-r--r--  1 dev  staff  412031 Mar  5 01:57 package-lock.json"
+    s = _lock_session("rm -f package-lock.json", "")
+    s.bash("ls -la package-lock.json", listing)
+    files = section(_summary(s, tmp_path), 3)
+    assert "(deleted by Bash, then shown present by a later result)" in files, files
+    gone = _lock_session("rm -f package-lock.json", "")
+    gone.bash("ls -la package-lock.json", "ls: package-lock.json: No such file or directory")
+    files = section(_summary(gone, tmp_path), 3)
+    assert "package-lock.json (deleted by Bash)" in files, files

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from compactor.facts import is_reading_call
+from compactor.facts import Call, command_of, is_reading_call, programs
 
 from .local_files import SHOWN_PRESENT
 from .local_session import Session
@@ -31,14 +31,28 @@ def _same(listed: str, path: str) -> bool:
     return listed == path or path.endswith("/" + listed) or listed.endswith("/" + path)
 
 
+def _listed(call: Call | None, text: str, name: str) -> bool:
+    """Whether ``ls`` run on the file itself (``ls -la package-lock.json``) listed it: a line of
+    its output holds the name as a word, and nothing says it is missing."""
+    command = command_of(call) if call is not None else None
+    if command is None or name not in command or programs(command)[:1] not in (["ls"], ["dir"]):
+        return False
+    head = text[:_SCANNED]
+    if "No such file" in head or "cannot access" in head or "not found" in head.lower():
+        return False
+    return any(name in line.split() for line in head.splitlines())
+
+
 def judge_present(s: Session) -> None:
     """Every file whose last action is ``deleted`` that a later tool result's ``git status``
-    lists as present (modified, added, untracked), or that a later read tool read without an
-    error, is shown so: "deleted by Bash, then shown present by a later result"."""
+    lists as present (modified, added, untracked), that a later ``ls`` of it lists, or that a
+    later read tool read without an error, is shown so: "deleted by Bash, then shown present
+    by a later result"."""
     gone = [f for f in s.files.values() if f.actions and f.actions[-1] == "deleted"]
     if not gone:
         return
     answered = {r.call_id for e in s.entries for r in e.results if not r.is_error}
+    calls = {c.id: c for e in s.entries for c in e.calls}
     for f in gone:
         name = f.path.replace("\\", "/").rsplit("/", 1)[-1]
         for e in s.entries[f.last_index + 1 :]:
@@ -49,11 +63,15 @@ def judge_present(s: Session) -> None:
                 for key in _PATH_KEYS
                 if isinstance(path := c.args.get(key), str)
             )
-            if read or any(
-                _same(m.group("path") or m.group("long"), f.path)
-                for r in e.results
-                if name in (head := r.text[:_SCANNED]) and not r.is_error
-                for m in _STATUS_RE.finditer(head)
+            if (
+                read
+                or any(
+                    _same(m.group("path") or m.group("long"), f.path)
+                    for r in e.results
+                    if name in (head := r.text[:_SCANNED]) and not r.is_error
+                    for m in _STATUS_RE.finditer(head)
+                )
+                or any(_listed(calls.get(r.call_id), r.text, name) for r in e.results)
             ):
                 f.actions.append(SHOWN_PRESENT)
                 break
