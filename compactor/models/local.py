@@ -22,7 +22,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from compactor._json import JsonValue
-from compactor._util import mask_secret_values
 from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.facts import STOPPED, Entry, cut, shorten
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
@@ -59,6 +58,7 @@ from .local_text import (
     call_line,
     code,
     code_line,
+    masked,
     plural,
     quote,
     tool_names,
@@ -588,7 +588,7 @@ def _summary(
     budget = min(MAX_SUMMARY_TOKENS, cap)
     block = focus_block(focus, items, budget) if focus else ""
     text = _fitted(session, budget - estimate_text(block), state)
-    return mask_secret_values(insert_focus(text, block, SECTION_TITLES[0]))  # (blind check 12)
+    return masked(insert_focus(text, block, SECTION_TITLES[0]))  # (blind checks 12 and 13)
 
 
 def _fitted(session: Session, budget: int, state: Session | None = None) -> str:

@@ -11,6 +11,7 @@ from compactor.facts import Entry, finds_any, one_line, sentences
 
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, strip_list_mark
+from .local_typed import typed_words
 
 __all__ = ["judge_disputed", "judge_proposals"]
 
@@ -63,7 +64,7 @@ def _choices(s: Session, request: Entry, said: Entry) -> None:
         return
     picked = [
         (request.index, 3, f"Decided by the user: {one_line(x)}")
-        for x in sentences(request.text)
+        for x in sentences(typed_words(request.text))  # not a template's words (blind 13)
         if len(x) <= 300 and _CHOOSES_RE.search(x)
     ]
     if picked:
@@ -73,7 +74,7 @@ def _choices(s: Session, request: Entry, said: Entry) -> None:
 def _verdicts(text: str) -> tuple[bool, bool, bool]:
     """Whether a request rejects, accepts, may choose (:func:`judge_proposals`)."""
     rejects = _REJECTS_RE.match(text) is not None
-    accepts = not rejects and _ACCEPTS_RE.match(text) is not None
+    accepts = not rejects and (_ACCEPTS_RE.match(text) or _BARE_RE.match(text)) is not None
     return rejects, accepts, finds_any(text, _CHOICE_WORDS, _CHOICE_WORD_RE)
 
 
@@ -112,18 +113,108 @@ def judge_proposals(s: Session) -> None:
             _choices(s, request, said)
         if not (rejects or accepts):
             continue
-        proposals = [
-            one_line(strip_list_mark(x)) for x in sentences(said.text) if _PROPOSES_RE.search(x)
-        ]
-        if not proposals:
+        proposals = [one_line(strip_list_mark(x)) for x in sentences(said.text) if _proposes(x)]
+        picked, chosen = named_option(request.text) if accepts else None, []
+        if picked is not None:  # "okay, option 1": that option only (blind check 13)
+            proposals = [x for x in proposals if option_label(x) is not None]
+            chosen = chosen_option(said.text, picked)
+        if not proposals and picked is None:
             continue
         kept = [d for d in s.decisions if not (d[0] == said.index and d[2] in proposals)]
         if rejects:
             s.rejected.extend(proposals)
             s.decisions = kept
         else:
-            accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in proposals]
+            yes = chosen if picked is not None else proposals
+            accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in yes]
             s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])
+
+
+_PROMISE_RE = re.compile(
+    r"\b(?:i['’]ll|i will)\s+(?:let you know|keep you (?:posted|updated|informed)|report back|"
+    r"get back to you|notify you|ping you|update you|tell you)\b",
+    re.IGNORECASE,
+)
+"""A promise to report back ("I'll let you know when it's done."): no proposal to accept."""
+
+
+def _proposes(sentence: str) -> bool:
+    """Whether an assistant sentence proposes something the user's yes or no decides: not a
+    table row ("| 6 | … want me to …": one cell of a listing) nor a promise to report back."""
+    return (
+        _PROPOSES_RE.search(sentence) is not None
+        and not sentence.lstrip().startswith("|")
+        and _PROMISE_RE.search(sentence) is None
+    )
+
+
+_LABEL_RE = re.compile(
+    r"^\W{0,8}(?:(?:option|choice|plan|approach|alternative|variant)(?:\s+#?|\s*#)\s*(\d{1,2}|[A-Za-z])"
+    r"(?![\w'’])|(\d{1,2}|[A-Ha-h])[.)]\s|\(([A-Ha-h]|\d{1,2})\)\s)",
+    re.IGNORECASE,
+)
+"""An option's label where its line or sentence starts: ``**Option 1:**``, ``Plan B -``,
+``2.``, ``b)``, ``(c)``."""
+_NAMED_RE = re.compile(
+    r"\b(option|choice|plan|approach|alternative|variant|number)(?:\s+#?|\s*#)\s*(\d{1,2}|[A-Za-z])"
+    r"(?![\w'’])(?!\s*(?:,|&|\+|and\b|or\b)\s*(?:\d|[A-Za-z]\b))",
+    re.IGNORECASE,
+)
+_ORDINAL_RE = re.compile(
+    r"\b(first|second|third|fourth|fifth)(?:\s+(?:one|option|choice|approach|plan|way|"
+    r"alternative)\b|\W*$)",
+    re.IGNORECASE,
+)
+_BARE_RE = re.compile(
+    r"^\W*(?:(?i:yes|yep|yeah|ok(?:ay)?|sure|go|do)\W+)*(?:(?i:option|choice|plan)\s*#?\s*)?"
+    r"(\d{1,2}|[A-H])(?:\W+(?i:please|pls|thanks))?\W*$"
+)
+"""A reply that is only an option's label ("B", "2", "option 1 please"): it picks that one."""
+_ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5"}
+_LETTERS = "abcdefgh"
+
+
+def _label(value: str) -> str:
+    """An option's label, one spelling: ``B`` and ``b`` are ``b``, ``2`` is ``2``."""
+    return value.lower()
+
+
+def option_label(line: str) -> str | None:
+    """The label an option's line starts with (:data:`_LABEL_RE`), or None."""
+    m = _LABEL_RE.match(line)
+    if m is None:
+        return None
+    return _label(next(g for g in m.groups() if g is not None))
+
+
+def chosen_option(text: str, picked: str) -> list[str]:
+    """The line of ``text`` that starts with option ``picked``'s label (the n-th letter for
+    "the first" when the options are lettered), as one line; none when no line does."""
+    letter = _LETTERS[int(picked) - 1] if picked.isdigit() and 0 < int(picked) <= 8 else ""
+    labelled = [(option_label(x), x) for x in text.splitlines()]
+    for want in (picked, letter):
+        found = [one_line(strip_list_mark(x)) for label, x in labelled if want and label == want]
+        if found:
+            return found[:1]
+    return []
+
+
+def named_option(reply: str) -> str | None:
+    """The one option a user's reply names ("okay try again option 1", "plan B", "the first
+    one", "2", "A"), or None; a letter after "plan" or "approach" counts only as a capital
+    ("plan a trip" names nothing)."""
+    flat = one_line(reply)
+    if len(flat) > 300:
+        return None
+    found = {
+        _label(m.group(2))
+        for m in _NAMED_RE.finditer(flat)
+        if m.group(2).isdigit() or m.group(2).isupper() or m.group(1).lower() == "option"
+    }
+    found.update(_ORDINALS[m.group(1).lower()] for m in _ORDINAL_RE.finditer(flat))
+    if (bare := _BARE_RE.match(flat)) is not None:
+        found.add(_label(bare.group(1)))
+    return found.pop() if len(found) == 1 else None
 
 
 _DISPUTES_RE = re.compile(

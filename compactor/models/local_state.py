@@ -48,6 +48,7 @@ from .local_dialogue import judge_disputed, judge_proposals
 from .local_jobs import add_shape_jobs, listed_jobs
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
+from .local_present import judge_present
 from .local_results import head_of, tail_matters
 from .local_session import ErrorFact, Session, build_session
 from .local_stops import IN_FLIGHT, stopped_how
@@ -609,6 +610,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_overtaken_causes(session)
     judge_accepted(session)
     judge_refused_command(session)
+    judge_present(session)
     return session
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "is_prompt_line",
     "is_result_line",
     "listed_questions",
+    "masked",
     "may_state_decision",
     "plural",
     "printed_lines",
@@ -507,14 +508,22 @@ def slash_command(text: str) -> str | None:
 # Writing
 
 
+def masked(text: str) -> str:
+    """``text`` with credential values (``_util.mask_secret_values``) and key-shaped secrets
+    (``secrets.shapes``: ``AIza…``, ``ghp_…``, JWTs; blind check 13) shown as ``***``."""
+    from compactor.secrets.shapes import mask_key_shapes  # here: importing it costs 15 ms
+
+    return mask_key_shapes(mask_secret_values(text))
+
+
 def quote(text: str, limit: int) -> str:
     """``"text"`` on one line; a long text keeps its start and its end (where asks often are)."""
     flat = one_line(text)
     if len(flat) > limit:  # secrets masked before the cut, which could cut their key off
         head = max(1, int(limit * 0.65))
         tail = max(1, limit - head - 3)
-        start = mask_secret_values(flat[: head + 100])[:head].rstrip()
-        end = mask_secret_values(flat[max(0, len(flat) - tail - 100) :])
+        start = masked(flat[: head + 100])[:head].rstrip()
+        end = masked(flat[max(0, len(flat) - tail - 100) :])
         flat = start + " … " + end[len(end) - tail :].lstrip()
     return '"' + flat.replace('"', "'") + '"'
 

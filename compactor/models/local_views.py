@@ -37,6 +37,7 @@ from .local_noise import local_note, normal_path, pasted_listing, path_in
 from .local_rules import RULE_MARK_RE, is_constraint
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, code, prior_sections, prior_users
+from .local_typed import own_words, typed_words
 
 T = TypeVar("T")
 
@@ -156,14 +157,6 @@ def _asked(text: str) -> str:
     return text if len(text) <= 3_000 else text[:600]
 
 
-def _own(text: str) -> str:
-    """The part of a user message that is the user's own words: all of a short one; the start
-    and the end of a long paste (its middle is usually a log or another agent's output)."""
-    if len(text) <= 3_000:
-        return text
-    return text[:600] + "\n" + text[len(text) - 1_000 :]
-
-
 _HEDGE_RE = re.compile(r"^\W*(?:i|we)\s+(?:do not|don['’]?t)\s+(?:think|believe)\b", re.I)
 """A user's opinion or reaction ("I don't think that's it."): a "don't" that orders nothing."""
 
@@ -181,7 +174,7 @@ def user_rules(s: Session) -> list[str]:
         found = (
             RULE_MARK_RE.sub("", part).strip()
             for n, text in first_indexed(e.text for e in s.requests)  # a repeat adds none
-            for x in _own_sentences(_own(text))
+            for x in _own_sentences(own_words(text))
             for part in _QUOTED_END_RE.split(one_line(x))
             if is_constraint(part) and not later.lifts(part, n)
         )
@@ -318,7 +311,7 @@ def named_files(s: Session, most: int) -> list[str]:
         changed_or_read = {normal_path(f) for f in s.files}  # E:/x/A.md is e:\x\A.md
         for text in first_times(e.text for e in s.requests):  # again: names no new file
             pasted = pasted_listing(text)  # a pasted ``find``'s lines are not files of the work
-            for _, p in paths(without_ide_note(text)):  # an open file is not named
+            for _, p in paths(without_ide_note(typed_words(text))):  # not an open file
                 if (
                     p not in pasted
                     and not path_in(p, changed_or_read)

@@ -279,6 +279,15 @@ _NOT_SECRET_RE = re.compile(
 )
 
 
+ShapeRule = tuple[re.Pattern[str], tuple[str, ...], Callable[[str], bool] | None]
+SHAPE_RULES: tuple[ShapeRule, ...] = tuple(
+    (r.regex, r.hints, r.check) for r in _BUILTIN_RULES if not r.assignment
+)
+"""The built-in rules that find a secret by its shape, not by its name (:mod:`.shapes`): the
+regex, its hints, and the check a value it matched must pass; and :data:`NOT_SECRET_RE`."""
+NOT_SECRET_RE = _NOT_SECRET_RE
+
+
 def _plausible_value(value: str, name: str, text: str, end: int, bare: bool) -> bool:
     """False for an assigned value that is code, a placeholder or prose rather than a secret."""
     if len(value) < (4 if bare else 3) or _NOT_SECRET_RE.match(value):

@@ -1,0 +1,68 @@
+"""The user's own typed words in a user message (issue 28, blind check 13): a command template
+(a slash command's expansion, spec-kit's ``/speckit.tasks``) or pasted file content (a YAML file
+of agent prompts) holds rules and paths the user never wrote to the agent ("All paths must be
+absolute.", "Never spend >$1", ``src/models/user.py``). The user's constraints, decisions and
+named files are read from :func:`typed_words` only."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+__all__ = ["own_words", "typed_words"]
+
+_HEADING_RE = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
+_DOCUMENT_LEAST = 600
+"""A user message this long with two Markdown headings or more is a document (a template)."""
+_INPUT_HEADING_RE = re.compile(
+    r"^#{1,6}[ \t]+[^\n]*\b(?:input|arguments?|request)\b[^\n]*\n\s*(```|~~~)[^\n]*\n(.*?)\n\1",
+    re.IGNORECASE | re.MULTILINE | re.DOTALL,
+)
+"""A template's slot for the user's words: ``## User Input`` and the fenced block under it."""
+_INDENTED_RE = re.compile(r"^(?: {2,}|\t)\S")
+_CODE_LINE_RE = re.compile(r"^\s+(?:[\w.\-]+:(?:\s|$)|[-#/]|.*[{}();=\[\]])")
+_PASTE_LEAST = 8
+"""Indented lines a message needs before its indented lines count as a pasted file."""
+
+
+def _without_paste(text: str) -> str:
+    """``text`` without the indented lines of a pasted file (YAML, code): when 8 lines or more
+    are indented, they are at least half of its lines, and a third of them look like code or
+    YAML keys (``max_cost: 1.00``, ``tools: [...]``, ``if x:``)."""
+    lines = text.splitlines()
+    indented = [ln for ln in lines if _INDENTED_RE.match(ln)]
+    filled = sum(1 for ln in lines if ln.strip())
+    if len(indented) < _PASTE_LEAST or 2 * len(indented) < filled:
+        return text
+    if 3 * sum(1 for ln in indented if _CODE_LINE_RE.match(ln)) < len(indented):
+        return text
+    return "\n".join(ln for ln in lines if not _INDENTED_RE.match(ln))
+
+
+@functools.lru_cache(maxsize=256)
+def _typed(text: str) -> str:
+    headings = list(_HEADING_RE.finditer(text))
+    if len(text) >= _DOCUMENT_LEAST and len(headings) >= 2:
+        slots = [m.group(2).strip() for m in _INPUT_HEADING_RE.finditer(text)]
+        text = "\n\n".join([text[: headings[0].start()].strip(), *slots]).strip()
+    return _without_paste(text)
+
+
+def typed_words(text: str) -> str:
+    """The words of a user message the user typed: all of a plain one; of a Markdown document
+    (:data:`_DOCUMENT_LEAST` characters, two headings or more: a command template, a pasted
+    file) only what precedes its first heading and its input slot (``## User Input`` and the
+    fenced block under it); without the indented lines of a pasted YAML or code file."""
+    if len(text) < 200 or "\n" not in text:
+        return text
+    return _typed(text)
+
+
+def own_words(text: str) -> str:
+    """The part of a user message that is the user's own words: its :func:`typed_words`, all of
+    a short one; the start and the end of a long paste (its middle is usually a log or another
+    agent's output)."""
+    text = typed_words(text)
+    if len(text) <= 3_000:
+        return text
+    return text[:600] + "\n" + text[len(text) - 1_000 :]
