@@ -33,6 +33,7 @@ from .local_answers import answer_room
 from .local_files import FileState, key_lines
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import listed_jobs, running_head, still_running
+from .local_lost import lost_items, lost_step
 from .local_noise import glob_name
 from .local_notices import failed_after_items, failed_after_step
 from .local_prior import prior_current, prior_pending
@@ -226,7 +227,7 @@ def _concepts(s: Session, lim: Limits) -> str:
 
 def _file_item(f: FileState, lim: Limits) -> list[str]:
     times = f", {f.changes} changes" if f.changes > 1 else ""
-    items = [f"{glob_name(f.path)} ({f.how()}{times})"]
+    items = [f"{glob_name(f.path)} ({f.how(times)})"]
     if f.content is not None:
         shown = key_lines(f.content, lim.code_lines)
         whole = len(shown) >= len([ln for ln in f.content.splitlines() if ln.strip()])
@@ -236,7 +237,7 @@ def _file_item(f: FileState, lim: Limits) -> list[str]:
         room = lim.code_lines if f.content is None else max(2, lim.code_lines // 2)
         change = [f"+ {ln.strip()}" for ln in f.added[:room]]
         change += [f"- {ln.strip()}" for ln in f.removed[: max(1, min(room - len(change), 3))]]
-        items.append("  latest change:")
+        items.append("  the lost change (not in the file now):" if f.lost else "  latest change:")
         items.extend("      " + cut(ln, lim.item) for ln in change)
     return items
 
@@ -411,7 +412,7 @@ def _pending(s: Session, lim: Limits) -> str:
             items.append("Nothing is running and no call is in flight: every call returned")
     items.extend(prior_pending(s, lim.prior))  # always, by section (issue 28, blind check 12)
     asked = claims.input_items(s, lim.item)
-    items.extend([*asked, *failed_after_items(s.failed_after)])
+    items.extend([*asked, *failed_after_items(s.failed_after), *lost_items(s, lim.item)])
     if s.turn_ended and s.question and not asked:
         items.append(
             f"The assistant asked the user and awaits an answer: {quote(s.question, lim.item * 2)}"
@@ -525,6 +526,8 @@ def _next_step(s: Session, lim: Limits) -> str:
         return f"   Do the step the assistant announced last{goal}: {quote(s.announced, lim.item)}"
     if s.ended_by_tool:
         return f"   None: the work was handed in with {code(s.ended_by_tool)}."
+    if step := lost_step(s, lim.item):  # lost work, an answer awaiting verification (bc 12)
+        return step
     if last is not None and s.open_tasks:  # not "nothing is pending" (blind check 11)
         return (
             f"   None for now: the last reply ended the turn, but {len(s.open_tasks)} task-list "

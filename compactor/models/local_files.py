@@ -92,11 +92,16 @@ class FileState:
     changes: int = 0
     tool: str = ""
     last_index: int = 0
+    lost: str = ""
+    """How a later check found its change lost (:mod:`.local_lost`); empty when none did."""
+    lost_at: int = -1
 
-    def how(self) -> str:
-        """``created, then edited by Edit``; a script's change names the shell tool after it."""
+    def how(self, times: str = "") -> str:
+        """``created, then edited by Edit``; a script's change names the shell tool after it;
+        ``times`` (``, 2 changes``) before a loss found later (``then found lost: …``)."""
         by = f", {self.tool}" if self.actions[-1] == SCRIPT_CHANGE else f" by {self.tool}"
-        return ", then ".join(self.actions) + by
+        lost = f", then found lost: {self.lost}; not in the file now" if self.lost else ""
+        return ", then ".join(self.actions) + by + times + lost
 
     def apply(self, change: Change, tool: str, index: int) -> None:
         """Record ``change`` as the latest one."""

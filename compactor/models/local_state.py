@@ -46,6 +46,7 @@ from .local_answers import judge_answers
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_jobs import add_shape_jobs, listed_jobs
+from .local_lost import judge_lost
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_results import head_of, tail_matters
 from .local_session import ErrorFact, Session, build_session
@@ -450,6 +451,8 @@ def after_line(err: ErrorFact, width: int) -> str:
         return why[err.after]
     return {
         "fixed": f"  Fixed: a later {by} succeeded.",
+        "found lost": f"  Not fixed: a later {by} succeeded, but its change was found lost "
+        f"afterwards ({err.why}); redo it (section 7).",
         "rejected": f"  Rejected by the user, not a failure: {quote(err.by, width)}",
         "failed again": f"  Not fixed: a later {by} failed too.",
         "retry pending": f"  Retried with {by}; its result is not in the transcript yet.",
@@ -593,6 +596,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_withdrawn(session)
     judge_superseded(session)
     judge_fixed(session)
+    judge_lost(session)  # after judge_fixed: a fix whose change was found lost is none
     judge_stale_state(session)
     judge_revised(session)
     judge_approved_plan(session)

@@ -1,0 +1,363 @@
+"""Edits later found lost, and answers that await the user's verification (issue 28, blind
+check 12, rows 530-539).
+
+An edit that succeeded is not the file's content when a later check of the same file shows
+its new text is absent, or the assistant says the changes were lost. By shape, not by tool:
+
+* **a search with no match** — a ``grep``/``rg`` command (or a Grep-like tool) on that file for
+  a literal string the edit added, with no output (or exit code 1 / "No matches found");
+* **a whole read without it** — a Read of that file (no offset or limit), or ``cat FILE``,
+  whose result holds none of the edit's new lines;
+* **the assistant says so** — "the changes were lost / reverted / gone / undone / overwritten",
+  "my edits didn't persist", naming the file, its component (``the register component``:
+  a directory or stem of its path), or else the files its checks right around found it in.
+
+No later successful change of the file that writes that text again may follow (else it was
+redone). :func:`judge_lost` marks such a file (:attr:`FileState.lost`: section 3 says "then
+found lost" and shows the change as the lost one, not as the content), turns section 4's
+"Fixed: a later Edit succeeded" of that file into "found lost", and makes the lost work a
+pending item (section 7, 9).
+
+A last reply that asks the user to test or verify ("Try refreshing and testing it now!", "let
+me know if it works") ends the session *answered, awaiting the user's verification*, not
+"nothing is pending" (:func:`verify_ask`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from compactor.facts import Call, Result, clean, sentences, shell_words
+
+from .local_files import FileState, file_changes
+from .local_session import Session
+from .local_text import code, quote
+
+__all__ = [
+    "answered_line",
+    "judge_lost",
+    "lost_items",
+    "lost_step",
+    "verify_ask",
+]
+
+_LOST_RE = re.compile(
+    r"\b(?:changes?|edits?|modifications?|additions?|updates?|work)\b[^.!?\n]{0,80}?\b"
+    r"(?:were|was|got|have been|has been|had been|are|is|seem to have been)\s+(?:all\s+)?"
+    r"(?:lost|reverted|gone|undone|overwritten|wiped(?: out)?|discarded|rolled back)\b"
+    r"|\b(?:changes?|edits?|modifications?)\b[^.!?\n]{0,40}?\b(?:didn['’]t|did not|don['’]t|"
+    r"do not|never) (?:persist|stick|get saved|get written)",
+    re.IGNORECASE,
+)
+"""The assistant saying its earlier changes are not in the file any more."""
+_NOT_LOST_RE = re.compile(r"\b(?:not|n['’]t|never|no)\s+(?:\w+\s+)?(?:lost|reverted|gone)\b", re.I)
+_PART_RE = re.compile(
+    r"\b(?:to|in|on|of|for|from) (?:the |my |our )?([\w.-]+) (?:component|module|template|file|"
+    r"files|page|directory|folder|class|service|package|screen|view)s?\b",
+    re.IGNORECASE,
+)
+_SEARCH_PROGRAMS = frozenset({"grep", "rg", "egrep", "fgrep", "ag", "ack"})
+_ARG_OPTIONS = frozenset("-A -B -C -m -e -f --after-context --before-context --context".split())
+_NO_MATCH_RE = re.compile(
+    r"^(?:no matches found|no files found|found 0 (?:files|matches)|\(no output\)|"
+    r"(?:error: )?exit code:? 1|\(?exit(?:ed)? (?:code|status):? ?1\)?)\.?$",
+    re.IGNORECASE,
+)
+_LINE_NUMBER_RE = re.compile(r"^\s*\d+[→\t:|]\s?", re.MULTILINE)
+_VERIFY_RE = re.compile(
+    r"(?:^|(?<=[.!?:]\s)|(?<=\n))\s*(?:please |go ahead and |now,? |so,? )?"
+    r"(?:try (?:it|this|that|again|refreshing|reloading|running|restarting|testing|it out|out)|"
+    r"test (?:it|this|that|again)|give it a (?:try|test|spin|go)|refresh (?:and|the|your)|"
+    r"reload (?:and|the|your))\b"
+    r"|\blet me know (?:if|whether|how) (?:it|that|this|the \w+) (?:works|goes|helps|fixes|"
+    r"resolves|behaves)",
+    re.IGNORECASE,
+)
+"""A reply asking the user to test the result (an imperative, or "let me know if it works")."""
+_TAIL_CHARS = 400  # the ask stands in the reply's last paragraph or so
+_MIN_LINE = 8  # a new line of an edit this long or longer is a fact a read can miss
+
+
+@dataclass(slots=True)
+class _Edit:
+    index: int
+    path: str
+    new: str  # the new text the change wrote (added lines, or its whole content)
+    old: str
+
+
+def _same(a: str, b: str) -> bool:
+    return a == b or a.endswith("/" + b.lstrip("./")) or b.endswith("/" + a.lstrip("./"))
+
+
+def _key(s: Session, path: str) -> str | None:
+    return next((k for k in s.files if _same(k, path)), None)
+
+
+def _edits(s: Session) -> list[_Edit]:
+    """Every successful change of a file the session changed, in order."""
+    out: list[_Edit] = []
+    for call in s.calls:
+        if call.id in s.failed_calls or (call.id and call.id not in s.answered):
+            continue
+        for change in file_changes(call):
+            key = _key(s, change.path)
+            if key is None:
+                continue
+            new = change.content if change.content is not None else "\n".join(change.added)
+            if change.replace:
+                new += "\n" + change.replace[1]
+            old = "\n".join(change.removed) + ("\n" + change.replace[0] if change.replace else "")
+            out.append(_Edit(call.index, key, new, old))
+    return out
+
+
+def _no_match(text: str) -> bool:
+    lines = [ln.strip() for ln in clean(text).splitlines() if ln.strip()]
+    return all(_NO_MATCH_RE.match(ln) for ln in lines)
+
+
+def _search(call: Call) -> tuple[str, list[str]] | None:
+    """(literal pattern, paths) of a search command or tool; None when it is not one."""
+    args = call.args
+    pattern, path = args.get("pattern"), args.get("path")
+    if (
+        isinstance(pattern, str)
+        and isinstance(path, str)
+        and re.search(r"grep|search", call.name, re.I)
+    ):
+        return pattern, [path]
+    command = call.command
+    if not command or re.search(r"[|;&<>`$]", command):
+        return None
+    words = shell_words(command)
+    if not words or words[0].rsplit("/", 1)[-1] not in _SEARCH_PROGRAMS:
+        return None
+    rest: list[str] = []
+    skip = False
+    for word in words[1:]:
+        if skip:
+            skip = False
+        elif word in _ARG_OPTIONS:
+            skip = True
+        elif not word.startswith("-"):
+            rest.append(word)
+    return (rest[0], rest[1:]) if len(rest) >= 2 else None
+
+
+def _whole_read(call: Call) -> str | None:
+    """The path a call reads whole (a Read without offset/limit, ``cat FILE``); else None."""
+    args = call.args
+    path = args.get("file_path") or args.get("path")
+    if isinstance(path, str) and re.fullmatch(r"(?i)read(?:_?file)?|view", call.name):
+        partial = {"offset", "limit", "view_range", "start_line", "end_line"}
+        return None if partial & set(args) else path
+    command = call.command
+    if command and not re.search(r"[|;&<>`$]", command):
+        words = shell_words(command)
+        if len(words) == 2 and words[0] == "cat" and not words[1].startswith("-"):
+            return words[1]
+    return None
+
+
+def _checks(s: Session) -> list[tuple[int, str, str, str]]:
+    """(index, file key, absent text, what found it absent) of the searches with no match and
+    the whole reads of changed files; a read's absent text is ``""`` (judged per edit)."""
+    results: dict[str, Result] = {r.call_id: r for e in s.entries for r in e.results}
+    out: list[tuple[int, str, str, str]] = []
+    for call in s.calls:
+        result = results.get(call.id)
+        if result is None:
+            continue
+        found = _search(call)
+        if found is not None and _no_match(result.text):
+            pattern, paths = found
+            for path in paths:
+                key = _key(s, path)
+                if key is not None:
+                    how = "grep" if call.command else call.name
+                    out.append(
+                        (call.index, key, pattern, f"a later {how} found no {code(pattern)}")
+                    )
+            continue
+        read = _whole_read(call)
+        key = _key(s, read) if read and not result.is_error else None
+        if key is not None:
+            out.append((call.index, key, "", _LINE_NUMBER_RE.sub("", clean(result.text))))
+    return out
+
+
+def _redone(edits: list[_Edit], key: str, after: int, text: str) -> bool:
+    return any(e.path == key and e.index > after and text in e.new for e in edits)
+
+
+def _check_losses(s: Session, edits: list[_Edit]) -> dict[str, tuple[int, str]]:
+    lost: dict[str, tuple[int, str]] = {}
+    for index, key, absent, how in _checks(s):
+        before = [e for e in edits if e.path == key and e.index < index]
+        if absent:
+            touching = [e for e in before if absent in e.new or absent in e.old]
+            if touching and absent in touching[-1].new and not _redone(edits, key, index, absent):
+                lost[key] = (index, how)
+            continue
+        if not before:
+            continue
+        lines = [ln.strip() for ln in before[-1].new.splitlines() if len(ln.strip()) >= _MIN_LINE]
+        text = " ".join(how.split())
+        if lines and not any(" ".join(ln.split()) in text for ln in lines):
+            if not any(_redone(edits, key, index, ln) for ln in lines):
+                lost[key] = (index, f"a later whole read of it lacks {code(lines[0][:60])}")
+    return lost
+
+
+def _named(s: Session, text: str) -> list[str]:
+    """The changed files a statement names: by file name, or by a component of their path."""
+    low = text.lower()
+    named = [k for k in s.files if k.replace("\\", "/").rsplit("/", 1)[-1].lower() in low]
+    if named:
+        return named
+    parts = {m.group(1).lower() for m in _PART_RE.finditer(text)}
+    if not parts:
+        return []
+    out: list[str] = []
+    for key in s.files:
+        segs = key.replace("\\", "/").lower().split("/")
+        stem = segs[-1].split(".", 1)[0]
+        if parts & {*segs[:-1], stem}:
+            out.append(key)
+    return out
+
+
+def _said_losses(
+    s: Session, edits: list[_Edit], checked: dict[str, tuple[int, str]]
+) -> dict[str, tuple[int, str]]:
+    said: dict[str, tuple[int, str]] = {}
+    for entry in s.entries:
+        if entry.role != "assistant" or not entry.text or not _LOST_RE.search(entry.text):
+            continue
+        hits = [x for x in sentences(entry.text) if _LOST_RE.search(x)]
+        hits = [x for x in hits if not _NOT_LOST_RE.search(x)]
+        if not hits:
+            continue
+        files = _named(s, " ".join(hits))
+        if not files:  # the files its nearby checks found it missing in
+            files = [k for k, (i, _) in checked.items() if abs(i - entry.index) <= 2]
+        for key in files:
+            changed = [e for e in edits if e.path == key]
+            if not changed or changed[0].index > entry.index:
+                continue
+            if any(e.index > entry.index for e in changed):
+                continue  # changed again afterwards: taken as redone
+            said[key] = (entry.index, f"the assistant said {quote(hits[0], 120)}")
+    return said
+
+
+def judge_lost(s: Session) -> None:
+    """Mark the files whose edits were later found lost, and the section 4 fixes they undo."""
+    if not s.files:
+        return
+    edits = _edits(s)
+    if not edits:
+        return
+    checked = _check_losses(s, edits)
+    said = _said_losses(s, edits, checked)
+    for key in dict.fromkeys([*checked, *said]):
+        found = [x for x in (checked.get(key), said.get(key)) if x is not None]
+        _mark(s.files[key], "; ".join(how for _, how in found), max(i for i, _ in found))
+    for err in s.errors:
+        if err.after != "fixed":
+            continue
+        lost = [f for k, f in s.files.items() if f.lost and (k in err.call or k in err.by)]
+        if lost and err.index < lost[0].lost_at:
+            err.after, err.why = "found lost", lost[0].lost
+
+
+def _mark(f: FileState, why: str, at: int) -> None:
+    f.lost, f.lost_at = why, at
+    if f.last_index < at and f.content is not None:  # the content is not known any more
+        if not f.added:
+            f.added = tuple(ln for ln in f.content.splitlines() if ln.strip())
+        f.content = None
+
+
+def _lost_files(s: Session) -> list[FileState]:
+    return [f for f in s.files.values() if f.lost]
+
+
+def verify_ask(s: Session) -> str:
+    """The sentence of the last reply that asks the user to test the result; "" when none."""
+    reply = s.reply or s.last_text
+    if not s.turn_ended or reply is None or s.question:
+        return ""
+    last = s.last_request
+    if last is not None and reply.index < last.index:
+        return ""
+    tail = clean(reply.text)[-_TAIL_CHARS:]
+    match = _VERIFY_RE.search(tail)
+    if match is None:
+        return ""
+    said = [x for x in sentences(tail) if _VERIFY_RE.search(x)]
+    return said[-1] if said else match.group(0).strip()
+
+
+def _unverified(s: Session) -> list[str]:
+    last = s.last_request
+    since = last.index if last is not None else -1
+    return [f.path for f in s.files.values() if f.last_index > since and not f.lost]
+
+
+def lost_items(s: Session, width: int) -> list[str]:
+    """Section 7's lines: the work found lost and not redone, an answer awaiting verification."""
+    items: list[str] = []
+    lost = _lost_files(s)
+    if lost:
+        names = ", ".join(f.path for f in lost[:6])
+        items.append(
+            f"Found lost and not redone (re-add it if still wanted; section 3 shows each lost "
+            f"change): {names}"
+        )
+        items.extend(f"  {f.path}: {f.lost}" for f in lost[:6])
+    ask = verify_ask(s)
+    if ask:
+        what = _unverified(s)
+        changed = f"; unverified: {', '.join(what[:6])}" if what else ""
+        items.append(
+            f"The last request was answered, awaiting the user's verification: the last reply "
+            f"asked the user to test it ({quote(ask, width)}){changed}"
+        )
+    return items
+
+
+def answered_line(s: Session, answered: str) -> str:
+    """The "Since the earlier summary, …" line: :data:`ANSWERED` unless work was found lost or
+    the answer awaits the user's verification."""
+    if not _lost_files(s) and not verify_ask(s):
+        return f"Since the earlier summary, {answered}"
+    how = "answered, awaiting the user's verification" if verify_ask(s) else "answered"
+    lost = "; work found lost is still pending (below)" if _lost_files(s) else ""
+    return f"Since the earlier summary, the last request was {how}{lost}"
+
+
+def prior_state(s: Session) -> str:
+    """How the earlier summary's pending list is introduced: "not seen completed" when work
+    since was found lost (it was its work, redone nowhere)."""
+    if _lost_files(s):
+        return "Pending from the earlier summary, not seen completed (work since was found lost)"
+    return "Pending in the earlier summary (some may be done since)"
+
+
+def lost_step(s: Session, width: int) -> str:
+    """Section 9 when the answer awaits verification or work was found lost; "" otherwise."""
+    ask, lost = verify_ask(s), _lost_files(s)
+    if not s.turn_ended or (not ask and not lost):
+        return ""
+    names = ", ".join(f.path for f in lost[:4])
+    redo = f"the changes found lost in {names} (section 7); re-add them" if lost else ""
+    if not ask:
+        return f"   Not done yet: {redo}, unless the user's next message says otherwise."
+    then = f" Still pending: {redo} when the user's result allows." if redo else ""
+    return (
+        "   None for now: the last request was answered, awaiting the user's verification "
+        f"({quote(ask, width)}): wait for the user's result before building on it.{then}"
+    )
