@@ -254,7 +254,11 @@ def _said_losses(
 
 
 def judge_lost(s: Session) -> None:
-    """Mark the files whose edits were later found lost, and the section 4 fixes they undo."""
+    """Mark the files whose edits were later found lost, and the section 4 fixes they undo; a
+    final "question" that only asks the user to test the result is that ask (:func:`verify_ask`),
+    not a question to answer."""
+    if s.question and all(_VERIFY_RE.search(x) for x in s.question.splitlines() if x.strip()):
+        s.question = ""
     if not s.files:
         return
     edits = _edits(s)
