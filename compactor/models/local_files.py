@@ -95,6 +95,8 @@ class FileState:
     lost: str = ""
     """How a later check found its change lost (:mod:`.local_lost`); empty when none did."""
     lost_at: int = -1
+    changed_at: list[int] = field(default_factory=list)
+    """The entry index of each change's result (read by :mod:`.local_lost`)."""
 
     def how(self, times: str = "") -> str:
         """``created, then edited by Edit``; a script's change names the shell tool after it;
@@ -111,6 +113,7 @@ class FileState:
         if not self.actions or self.actions[-1] != action:
             self.actions.append(action)
         self.changes += 1
+        self.changed_at.append(index)
         self.tool = tool
         self.last_index = index
         if change.content is not None:

@@ -47,10 +47,15 @@ _LOST_RE = re.compile(
     r"(?:were|was|got|have been|has been|had been|are|is|seem to have been)\s+(?:all\s+)?"
     r"(?:lost|reverted|gone|undone|overwritten|wiped(?: out)?|discarded|rolled back)\b"
     r"|\b(?:changes?|edits?|modifications?)\b[^.!?\n]{0,40}?\b(?:didn['’]t|did not|don['’]t|"
-    r"do not|never) (?:persist|stick|get saved|get written)",
+    r"do not|never) (?:persist|stick)",
     re.IGNORECASE,
 )
 """The assistant saying its earlier changes are not in the file any more."""
+_LOST_WORDS = (
+    "lost", "revert", "gone", "undone", "overwr", "wiped", "discard", "rolled back", "persist",
+    "stick",
+)  # fmt: skip
+"""A word :data:`_LOST_RE` needs (a cheap test first: most texts hold none)."""
 _NOT_LOST_RE = re.compile(r"\b(?:not|n['’]t|never|no)\s+(?:\w+\s+)?(?:lost|reverted|gone)\b", re.I)
 _PART_RE = re.compile(
     r"\b(?:to|in|on|of|for|from) (?:the |my |our )?([\w.-]+) (?:component|module|template|file|"
@@ -64,6 +69,8 @@ _NO_MATCH_RE = re.compile(
     r"(?:error: )?exit code:? 1|\(?exit(?:ed)? (?:code|status):? ?1\)?)\.?$",
     re.IGNORECASE,
 )
+_CUT_RE = re.compile(r"truncat|omitted|more lines|\bshowing lines\b", re.IGNORECASE)
+_READ_RE = re.compile(r"(?i)read(?:_?file)?|view")
 _LINE_NUMBER_RE = re.compile(r"^\s*\d+[→\t:|]\s?", re.MULTILINE)
 _VERIFY_RE = re.compile(
     r"(?:^|(?<=[.!?:]\s)|(?<=\n))\s*(?:please |go ahead and |now,? |so,? )?"
@@ -76,7 +83,6 @@ _VERIFY_RE = re.compile(
 )
 """A reply asking the user to test the result (an imperative, or "let me know if it works")."""
 _TAIL_CHARS = 400  # the ask stands in the reply's last paragraph or so
-_MIN_LINE = 8  # a new line of an edit this long or longer is a fact a read can miss
 
 
 @dataclass(slots=True)
@@ -95,21 +101,22 @@ def _key(s: Session, path: str) -> str | None:
     return next((k for k in s.files if _same(k, path)), None)
 
 
-def _edits(s: Session) -> list[_Edit]:
-    """Every successful change of a file the session changed, in order."""
-    out: list[_Edit] = []
-    for call in s.calls:
-        if call.id in s.failed_calls or (call.id and call.id not in s.answered):
-            continue
-        for change in file_changes(call):
-            key = _key(s, change.path)
-            if key is None:
-                continue
-            new = change.content if change.content is not None else "\n".join(change.added)
-            if change.replace:
-                new += "\n" + change.replace[1]
-            old = "\n".join(change.removed) + ("\n" + change.replace[0] if change.replace else "")
-            out.append(_Edit(call.index, key, new, old))
+def _edits(s: Session, keys: set[str]) -> dict[str, list[_Edit]]:
+    """Every successful change of each file of ``keys``, in order (read again from the calls
+    whose results :attr:`FileState.changed_at` names: only for the few files checked)."""
+    out: dict[str, list[_Edit]] = {}
+    by_id = {c.id: c for c in s.calls if c.id}
+    for key in keys:
+        for index in dict.fromkeys(s.files[key].changed_at):
+            calls = [by_id[r.call_id] for r in s.entries[index].results if r.call_id in by_id]
+            for change in (x for c in calls for x in file_changes(c)):
+                if _key(s, change.path) != key:
+                    continue
+                new = change.content if change.content is not None else "\n".join(change.added)
+                old = "\n".join(change.removed)
+                if change.replace:
+                    new, old = f"{new}\n{change.replace[1]}", f"{old}\n{change.replace[0]}"
+                out.setdefault(key, []).append(_Edit(index, key, new, old))
     return out
 
 
@@ -150,64 +157,90 @@ def _whole_read(call: Call) -> str | None:
     """The path a call reads whole (a Read without offset/limit, ``cat FILE``); else None."""
     args = call.args
     path = args.get("file_path") or args.get("path")
-    if isinstance(path, str) and re.fullmatch(r"(?i)read(?:_?file)?|view", call.name):
+    if isinstance(path, str) and _READ_RE.fullmatch(call.name):
         partial = {"offset", "limit", "view_range", "start_line", "end_line"}
         return None if partial & set(args) else path
     command = call.command
-    if command and not re.search(r"[|;&<>`$]", command):
+    if command and command.startswith("cat ") and not re.search(r"[|;&<>`$]", command):
         words = shell_words(command)
         if len(words) == 2 and words[0] == "cat" and not words[1].startswith("-"):
             return words[1]
     return None
 
 
-def _checks(s: Session) -> list[tuple[int, str, str, str]]:
-    """(index, file key, absent text, what found it absent) of the searches with no match and
-    the whole reads of changed files; a read's absent text is ``""`` (judged per edit)."""
+def _base(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+@dataclass(slots=True)
+class _Checks:
+    found: list[tuple[int, str, str, str]]
+    """(index, file key, absent text, what found it absent): the searches with no match, and
+    the whole reads after a file's last change (absent text ``""``: judged by the change)."""
+    commands: list[tuple[int, str]]
+    """The other shell commands (one naming a file, a checkout or a formatter, may change it)."""
+
+
+def _checks(s: Session) -> _Checks:
     results: dict[str, Result] = {r.call_id: r for e in s.entries for r in e.results}
-    out: list[tuple[int, str, str, str]] = []
+    out = _Checks([], [])
     for call in s.calls:
         result = results.get(call.id)
         if result is None:
             continue
-        found = _search(call)
-        if found is not None and _no_match(result.text):
+        command = call.command
+        found = _search(call) if len(result.text) < 200 and _no_match(result.text) else None
+        if found is not None:
             pattern, paths = found
-            for path in paths:
-                key = _key(s, path)
-                if key is not None:
-                    how = "grep" if call.command else call.name
-                    out.append(
-                        (call.index, key, pattern, f"a later {how} found no {code(pattern)}")
-                    )
+            how = f"a later {'grep' if command else call.name} found no {code(pattern)}"
+            keys = [_key(s, p) for p in paths]
+            out.found.extend((call.index, k, pattern, how) for k in keys if k)
             continue
-        read = _whole_read(call)
-        key = _key(s, read) if read and not result.is_error else None
-        if key is not None:
-            out.append((call.index, key, "", _LINE_NUMBER_RE.sub("", clean(result.text))))
+        reads = _READ_RE.fullmatch(call.name) or (command and command.startswith("cat "))
+        read = _whole_read(call) if reads else None
+        key = _key(s, read) if read is not None and not result.is_error else None
+        if key is not None and call.index > s.files[key].last_index and _whole(result.text):
+            text = " ".join(_LINE_NUMBER_RE.sub("", clean(result.text)).split())
+            if not any(x in text for x in _new_lines("\n".join(s.files[key].added))):
+                out.found.append((call.index, key, "", text))
+        elif command and read is None:
+            out.commands.append((call.index, command))
     return out
 
 
-def _redone(edits: list[_Edit], key: str, after: int, text: str) -> bool:
-    return any(e.path == key and e.index > after and text in e.new for e in edits)
+def _whole(text: str) -> bool:
+    """A read's result that is the whole file: not cut by the tool (Claude Code's Read shows
+    2,000 lines; harnesses mark what they left out)."""
+    return text.count("\n") < 1_900 and _CUT_RE.search(text) is None
 
 
-def _check_losses(s: Session, edits: list[_Edit]) -> dict[str, tuple[int, str]]:
+def _new_lines(text: str) -> list[str]:
+    """The lines of an edit's new text a read must hold (8 characters or more, spaces
+    collapsed)."""
+    return [" ".join(x.split()) for x in text.splitlines() if len(x.strip()) >= 8]
+
+
+def _check_losses(checks: _Checks, edits: dict[str, list[_Edit]]) -> dict[str, tuple[int, str]]:
     lost: dict[str, tuple[int, str]] = {}
-    for index, key, absent, how in _checks(s):
-        before = [e for e in edits if e.path == key and e.index < index]
-        if absent:
+    for index, key, absent, how in checks.found:
+        before = [e for e in edits.get(key, ()) if e.index < index]
+        if absent:  # the last change that touched the text wrote it, none wrote it again
             touching = [e for e in before if absent in e.new or absent in e.old]
-            if touching and absent in touching[-1].new and not _redone(edits, key, index, absent):
-                lost[key] = (index, how)
+            after = [e for e in edits.get(key, ()) if e.index > index and absent in e.new]
+            last = touching[-1] if touching else None
+            if last is None or absent not in last.new or after:
+                continue
+        elif before:  # a whole read after the last change holds none of its new lines
+            last = before[-1]
+            lines = _new_lines(last.new)
+            if not lines or any(x in how for x in lines):
+                continue
+            how = f"a later whole read of it lacks {code(lines[0][:60])}"
+        else:
             continue
-        if not before:
-            continue
-        lines = [ln.strip() for ln in before[-1].new.splitlines() if len(ln.strip()) >= _MIN_LINE]
-        text = " ".join(how.split())
-        if lines and not any(" ".join(ln.split()) in text for ln in lines):
-            if not any(_redone(edits, key, index, ln) for ln in lines):
-                lost[key] = (index, f"a later whole read of it lacks {code(lines[0][:60])}")
+        name = _base(key)
+        if not any(last.index < i < index and name in c for i, c in checks.commands):
+            lost[key] = (index, how)
     return lost
 
 
@@ -229,28 +262,41 @@ def _named(s: Session, text: str) -> list[str]:
     return out
 
 
-def _said_losses(
-    s: Session, edits: list[_Edit], checked: dict[str, tuple[int, str]]
-) -> dict[str, tuple[int, str]]:
-    said: dict[str, tuple[int, str]] = {}
-    for entry in s.entries:
-        if entry.role != "assistant" or not entry.text or not _LOST_RE.search(entry.text):
+def _statements(s: Session) -> list[tuple[int, list[str], list[str]]]:
+    """(index, sentences, files named) of the assistant's texts saying changes were lost."""
+    out: list[tuple[int, list[str], list[str]]] = []
+    said = [e for e in s.entries if e.role == "assistant" and e.text]
+    joined = "\n".join(e.text for e in said)  # one scan per word: most sessions hold none
+    words = [w for w in _LOST_WORDS if w in joined]
+    for entry in said if words else ():
+        text = entry.text
+        if not any(w in text for w in words):
+            continue
+        if not _LOST_RE.search(text):
             continue
         hits = [x for x in sentences(entry.text) if _LOST_RE.search(x)]
         hits = [x for x in hits if not _NOT_LOST_RE.search(x)]
-        if not hits:
-            continue
-        files = _named(s, " ".join(hits))
-        if not files:  # the files its nearby checks found it missing in
-            files = [k for k, (i, _) in checked.items() if abs(i - entry.index) <= 2]
-        for key in files:
-            changed = [e for e in edits if e.path == key]
-            if not changed or changed[0].index > entry.index:
+        if hits:
+            out.append((entry.index, hits, _named(s, " ".join(hits))))
+    return out
+
+
+def _said_losses(
+    said: list[tuple[int, list[str], list[str]]],
+    edits: dict[str, list[_Edit]],
+    checked: dict[str, tuple[int, str]],
+) -> dict[str, tuple[int, str]]:
+    out: dict[str, tuple[int, str]] = {}
+    for index, hits, named in said:
+        files = named or [k for k, (i, _) in checked.items() if abs(i - index) <= 2]
+        for key in files:  # (unnamed: the files its nearby checks found it missing in)
+            changed = edits.get(key, [])
+            if not changed or changed[0].index > index:
                 continue
-            if any(e.index > entry.index for e in changed):
+            if any(e.index > index for e in changed):
                 continue  # changed again afterwards: taken as redone
-            said[key] = (entry.index, f"the assistant said {quote(hits[0], 120)}")
-    return said
+            out[key] = (index, f"the assistant said {quote(hits[0], 120)}")
+    return out
 
 
 def judge_lost(s: Session) -> None:
@@ -261,11 +307,14 @@ def judge_lost(s: Session) -> None:
         s.question = ""
     if not s.files:
         return
-    edits = _edits(s)
-    if not edits:
+    checks, statements = _checks(s), _statements(s)
+    if not checks.found and not statements:
         return
-    checked = _check_losses(s, edits)
-    said = _said_losses(s, edits, checked)
+    keys = {key for _, key, _, _ in checks.found}
+    keys.update(key for _, _, named in statements for key in named)
+    edits = _edits(s, keys)
+    checked = _check_losses(checks, edits)
+    said = _said_losses(statements, edits, checked)
     for key in dict.fromkeys([*checked, *said]):
         found = [x for x in (checked.get(key), said.get(key)) if x is not None]
         _mark(s.files[key], "; ".join(how for _, how in found), max(i for i, _ in found))
