@@ -218,3 +218,15 @@ def test_an_earlier_summary_pending_task_whose_work_was_lost_stays_pending() -> 
     assert "Pending from the earlier summary, not seen completed" in pending, pending
     assert "Add refresh indicator to the ledger table" in pending, pending
     assert "nothing is pending" not in pending and "some may be done since" not in pending
+
+
+def test_a_check_after_a_command_that_rewrote_the_file_is_not_a_loss() -> None:
+    """``git checkout -- FILE`` between the edit and the grep: the file was put back on purpose,
+    so the empty grep says nothing about a lost edit."""
+    s = SessionBuilder()
+    _edited(s)
+    s.call("Bash", {"command": f"git checkout -- {_TS}"}, "", text="Reverting the getter:")
+    s.call("Bash", {"command": f'grep -n "isRefreshing" {_TS}'}, "")
+    s.say("The getter is out of the component again.")
+    text = summarize_transcript(s.messages)
+    assert "found lost" not in text, section(text, 3)
