@@ -230,3 +230,24 @@ def test_a_check_after_a_command_that_rewrote_the_file_is_not_a_loss() -> None:
     s.say("The getter is out of the component again.")
     text = summarize_transcript(s.messages)
     assert "found lost" not in text, section(text, 3)
+
+
+def test_a_loss_found_in_the_kept_tail_is_a_loss_in_section_3() -> None:
+    """Hybrid keeps the newest rounds verbatim after the summary: the grep that found the
+    template's block missing was in the kept tail, so section 7 called the file lost while
+    section 3 (the summarized part) still showed the block as its latest change."""
+    from compactor.counting.tokens import estimate_message
+    from compactor.models.local import _summary
+
+    s = SessionBuilder()
+    _edited(s)
+    _lost_then_answered(s, _LAST)
+    cut = max(i for i, m in enumerate(s.messages) if "grep" in str(m) and i < len(s.messages) - 2)
+    assert "ledger-refresh-indicator" in str(s.messages[cut])  # the template's check: kept
+    head, tail = s.messages[:cut], s.messages[cut:]
+    text = _summary(head, sum(map(estimate_message, head)), "", tail)
+    files = section(text, 3)
+    hbs = files[files.index(_HBS) :]
+    assert "then found lost: a later grep found no `ledger-refresh-indicator`" in hbs, files
+    assert "latest change:" not in hbs.split("\n   - ", 1)[0], files
+    assert "awaiting the user's verification" in section(text, 7), section(text, 7)

@@ -49,8 +49,7 @@ from .local_state import (
     is_housekeeping_path,
     job_polls,
     last_action,
-    modelled,
-    modelled_with_tail,
+    modelled_pair,
     next_step_notes,
     round_facts,
 )
@@ -584,7 +583,7 @@ def _summary(
     mention the ``focus`` terms first, in room taken from the budget (:mod:`.local_focus`);
     where work stands read from the whole session, the ``kept`` tail after the summary too."""
     items: Sequence[Message | AgenticMessage] = context  # only read: no copy of a long history
-    session, state = modelled(items), modelled_with_tail(items, kept) if kept else None
+    session, state = modelled_pair(items, kept)
     cap = int(input_tokens * 0.3) if input_tokens > 20_000 else MAX_SUMMARY_TOKENS
     budget = min(MAX_SUMMARY_TOKENS, cap)
     block = focus_block(focus, items, budget) if focus else ""

@@ -36,6 +36,7 @@ from .local_text import code, quote
 
 __all__ = [
     "answered_line",
+    "carry_lost",
     "judge_lost",
     "lost_items",
     "lost_step",
@@ -326,6 +327,15 @@ def judge_lost(s: Session) -> None:
             err.after, err.why = "found lost", lost[0].lost
 
 
+def carry_lost(state: Session, session: Session) -> None:
+    """Mark in ``session`` (the summarized part) the files ``state`` (with the kept tail after
+    it) found lost, so that section 3 does not show as content what section 7 calls lost."""
+    for key, f in state.files.items():
+        mine = session.files.get(key)
+        if f.lost and mine is not None and not mine.lost:
+            _mark(mine, f.lost, f.lost_at)
+
+
 def _mark(f: FileState, why: str, at: int) -> None:
     f.lost, f.lost_at = why, at
     if f.last_index < at and f.content is not None:  # the content is not known any more
@@ -339,9 +349,13 @@ def _lost_files(s: Session) -> list[FileState]:
 
 
 def verify_ask(s: Session) -> str:
-    """The sentence of the last reply that asks the user to test the result; "" when none."""
-    reply = s.reply or s.last_text
-    if not s.turn_ended or reply is None or s.question:
+    """The sentence of the last reply that asks the user to test the result; "" when none (the
+    last assistant text, also when a kept tail holds it: the state model drops its quote)."""
+    if not s.turn_ended or s.question:
+        return ""
+    texts = (e for e in reversed(s.entries) if e.role == "assistant" and e.text.strip())
+    reply = next(texts, None)
+    if reply is None:
         return ""
     last = s.last_request
     if last is not None and reply.index < last.index:

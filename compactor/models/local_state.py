@@ -46,7 +46,7 @@ from .local_answers import judge_answers
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_jobs import add_shape_jobs, listed_jobs
-from .local_lost import judge_lost
+from .local_lost import carry_lost, judge_lost
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_results import head_of, tail_matters
 from .local_session import ErrorFact, Session, build_session
@@ -83,6 +83,7 @@ __all__ = [
     "judge_skipped",
     "last_action",
     "modelled",
+    "modelled_pair",
     "modelled_with_tail",
     "next_step_notes",
     "round_facts",
@@ -607,6 +608,19 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_accepted(session)
     judge_refused_command(session)
     return session
+
+
+def modelled_pair(
+    items: Sequence[Message | AgenticMessage], kept: Sequence[Message | AgenticMessage]
+) -> tuple[Session, Session | None]:
+    """:func:`modelled` of ``items`` and, when a tail is ``kept``, :func:`modelled_with_tail`;
+    a file the tail found lost is lost in section 3 too (:func:`carry_lost`)."""
+    session = modelled(items)
+    if not kept:
+        return session, None
+    state = modelled_with_tail(items, kept)
+    carry_lost(state, session)
+    return session, state
 
 
 def modelled_with_tail(
