@@ -95,8 +95,8 @@ def test_lost_work_and_an_answer_to_verify_are_pending() -> None:
     text = summarize_transcript(s.messages)
     pending, work, step = section(text, 7), section(text, 8), section(text, 9)
     assert "nothing is pending" not in text, text
-    assert "Found lost and not redone (re-add it if still wanted" in pending, pending
-    assert f"{_TS}: a later grep found no `isRefreshing`" in pending, pending
+    assert "Found lost and not redone (section 3 shows each lost change" in pending, pending
+    assert f"how it was found; re-add it if still wanted): {_TS}, {_HBS}" in pending, pending
     assert "awaiting the user's verification" in pending and "Try refreshing" in pending
     assert f"unverified: {_OTHER}" in pending, pending
     assert "The latest request was answered, awaiting the user's verification" in work, work

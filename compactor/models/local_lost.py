@@ -26,6 +26,7 @@ me know if it works") ends the session *answered, awaiting the user's verificati
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from compactor.facts import Call, Result, clean, sentences, shell_words
@@ -71,6 +72,7 @@ _NO_MATCH_RE = re.compile(
     re.IGNORECASE,
 )
 _CUT_RE = re.compile(r"truncat|omitted|more lines|\bshowing lines\b", re.IGNORECASE)
+_NON_WORD_RE = re.compile(r"[\W_]+")
 _READ_RE = re.compile(r"(?i)read(?:_?file)?|view")
 _LINE_NUMBER_RE = re.compile(r"^\s*\d+[→\t:|]\s?", re.MULTILINE)
 _VERIFY_RE = re.compile(
@@ -98,8 +100,18 @@ def _same(a: str, b: str) -> bool:
     return a == b or a.endswith("/" + b.lstrip("./")) or b.endswith("/" + a.lstrip("./"))
 
 
-def _key(s: Session, path: str) -> str | None:
-    return next((k for k in s.files if _same(k, path)), None)
+def _finder(s: Session) -> Callable[[str], str | None]:
+    """The key in ``s.files`` of a path as a call names it (exact, else by its file name)."""
+    by_name: dict[str, list[str]] = {}
+    for key in s.files:
+        by_name.setdefault(_base(key), []).append(key)
+
+    def find(path: str) -> str | None:
+        if path in s.files:
+            return path
+        return next((k for k in by_name.get(_base(path), ()) if _same(k, path)), None)
+
+    return find
 
 
 def _edits(s: Session, keys: set[str]) -> dict[str, list[_Edit]]:
@@ -111,7 +123,7 @@ def _edits(s: Session, keys: set[str]) -> dict[str, list[_Edit]]:
         for index in dict.fromkeys(s.files[key].changed_at):
             calls = [by_id[r.call_id] for r in s.entries[index].results if r.call_id in by_id]
             for change in (x for c in calls for x in file_changes(c)):
-                if _key(s, change.path) != key:
+                if not _same(change.path, key):
                     continue
                 new = change.content if change.content is not None else "\n".join(change.added)
                 old = "\n".join(change.removed)
@@ -185,6 +197,7 @@ class _Checks:
 def _checks(s: Session) -> _Checks:
     results: dict[str, Result] = {r.call_id: r for e in s.entries for r in e.results}
     out = _Checks([], [])
+    find = _finder(s)
     for call in s.calls:
         result = results.get(call.id)
         if result is None:
@@ -194,16 +207,19 @@ def _checks(s: Session) -> _Checks:
         if found is not None:
             pattern, paths = found
             how = f"a later {'grep' if command else call.name} found no {code(pattern)}"
-            keys = [_key(s, p) for p in paths]
+            keys = [find(p) for p in paths]
             out.found.extend((call.index, k, pattern, how) for k in keys if k)
             continue
         reads = _READ_RE.fullmatch(call.name) or (command and command.startswith("cat "))
         read = _whole_read(call) if reads else None
-        key = _key(s, read) if read is not None and not result.is_error else None
-        if key is not None and call.index > s.files[key].last_index and _whole(result.text):
-            text = " ".join(_LINE_NUMBER_RE.sub("", clean(result.text)).split())
-            if not any(x in text for x in _new_lines("\n".join(s.files[key].added))):
-                out.found.append((call.index, key, "", text))
+        key = find(read) if read is not None and not result.is_error else None
+        f = s.files[key] if key is not None else None
+        if f is not None and call.index > f.last_index and _whole(result.text):
+            lines = _new_lines("\n".join(f.added) if f.added else f.content or "")
+            text = _NON_WORD_RE.sub("", _LINE_NUMBER_RE.sub("", clean(result.text)))
+            if lines and not any(x in text for _, x in lines):  # none of its new lines
+                how = f"a later whole read of it lacks {code(lines[0][0][:60])}"
+                out.found.append((call.index, f.path, "", how))
         elif command and read is None:
             out.commands.append((call.index, command))
     return out
@@ -215,32 +231,28 @@ def _whole(text: str) -> bool:
     return text.count("\n") < 1_900 and _CUT_RE.search(text) is None
 
 
-def _new_lines(text: str) -> list[str]:
-    """The lines of an edit's new text a read must hold (8 characters or more, spaces
-    collapsed)."""
-    return [" ".join(x.split()) for x in text.splitlines() if len(x.strip()) >= 8]
+def _new_lines(text: str) -> list[tuple[str, str]]:
+    """(line, its letters and digits) of the lines of an edit's new text a read must hold: six
+    letters or digits or more, compared without spaces, quotes and punctuation (a formatter
+    that re-quoted, re-indented or wrapped them has not lost them)."""
+    lines = ((x.strip(), _NON_WORD_RE.sub("", x)) for x in text.splitlines())
+    return [(x, key) for x, key in lines if len(key) >= 6]
 
 
-def _check_losses(checks: _Checks, edits: dict[str, list[_Edit]]) -> dict[str, tuple[int, str]]:
+def _check_losses(
+    s: Session, checks: _Checks, edits: dict[str, list[_Edit]]
+) -> dict[str, tuple[int, str]]:
     lost: dict[str, tuple[int, str]] = {}
     for index, key, absent, how in checks.found:
-        before = [e for e in edits.get(key, ()) if e.index < index]
-        if absent:  # the last change that touched the text wrote it, none wrote it again
-            touching = [e for e in before if absent in e.new or absent in e.old]
-            after = [e for e in edits.get(key, ()) if e.index > index and absent in e.new]
-            last = touching[-1] if touching else None
-            if last is None or absent not in last.new or after:
+        since = s.files[key].last_index  # a whole read: after the file's last change
+        if absent:  # a search: the last change that touched the text wrote it, none again
+            touching = [e for e in edits.get(key, ()) if absent in e.new or absent in e.old]
+            before = [e for e in touching if e.index < index]
+            if not before or absent not in before[-1].new or len(before) < len(touching):
                 continue
-        elif before:  # a whole read after the last change holds none of its new lines
-            last = before[-1]
-            lines = _new_lines(last.new)
-            if not lines or any(x in how for x in lines):
-                continue
-            how = f"a later whole read of it lacks {code(lines[0][:60])}"
-        else:
-            continue
+            since = before[-1].index
         name = _base(key)
-        if not any(last.index < i < index and name in c for i, c in checks.commands):
+        if not any(since < i < index and name in c for i, c in checks.commands):
             lost[key] = (index, how)
     return lost
 
@@ -283,19 +295,15 @@ def _statements(s: Session) -> list[tuple[int, list[str], list[str]]]:
 
 
 def _said_losses(
-    said: list[tuple[int, list[str], list[str]]],
-    edits: dict[str, list[_Edit]],
-    checked: dict[str, tuple[int, str]],
+    s: Session, said: list[tuple[int, list[str], list[str]]], checked: dict[str, tuple[int, str]]
 ) -> dict[str, tuple[int, str]]:
     out: dict[str, tuple[int, str]] = {}
     for index, hits, named in said:
         files = named or [k for k, (i, _) in checked.items() if abs(i - index) <= 2]
         for key in files:  # (unnamed: the files its nearby checks found it missing in)
-            changed = edits.get(key, [])
-            if not changed or changed[0].index > index:
-                continue
-            if any(e.index > index for e in changed):
-                continue  # changed again afterwards: taken as redone
+            changed = s.files[key].changed_at
+            if not changed or changed[0] > index or changed[-1] > index:
+                continue  # (changed again afterwards: taken as redone)
             out[key] = (index, f"the assistant said {quote(hits[0], 120)}")
     return out
 
@@ -311,11 +319,9 @@ def judge_lost(s: Session) -> None:
     checks, statements = _checks(s), _statements(s)
     if not checks.found and not statements:
         return
-    keys = {key for _, key, _, _ in checks.found}
-    keys.update(key for _, _, named in statements for key in named)
-    edits = _edits(s, keys)
-    checked = _check_losses(checks, edits)
-    said = _said_losses(statements, edits, checked)
+    edits = _edits(s, {key for _, key, absent, _ in checks.found if absent})  # searches only
+    checked = _check_losses(s, checks, edits)
+    said = _said_losses(s, statements, checked)
     for key in dict.fromkeys([*checked, *said]):
         found = [x for x in (checked.get(key), said.get(key)) if x is not None]
         _mark(s.files[key], "; ".join(how for _, how in found), max(i for i, _ in found))
@@ -381,10 +387,9 @@ def lost_items(s: Session, width: int) -> list[str]:
     if lost:
         names = ", ".join(f.path for f in lost[:6])
         items.append(
-            f"Found lost and not redone (re-add it if still wanted; section 3 shows each lost "
-            f"change): {names}"
+            "Found lost and not redone (section 3 shows each lost change and how it was found; "
+            f"re-add it if still wanted): {names}"
         )
-        items.extend(f"  {f.path}: {f.lost}" for f in lost[:6])
     ask = verify_ask(s)
     if ask:
         what = _unverified(s)

@@ -453,7 +453,7 @@ def after_line(err: ErrorFact, width: int) -> str:
     return {
         "fixed": f"  Fixed: a later {by} succeeded.",
         "found lost": f"  Not fixed: a later {by} succeeded, but its change was found lost "
-        f"afterwards ({err.why}); redo it (section 7).",
+        "afterwards (section 3); redo it (section 7).",
         "rejected": f"  Rejected by the user, not a failure: {quote(err.by, width)}",
         "failed again": f"  Not fixed: a later {by} failed too.",
         "retry pending": f"  Retried with {by}; its result is not in the transcript yet.",
