@@ -251,3 +251,27 @@ def test_a_loss_found_in_the_kept_tail_is_a_loss_in_section_3() -> None:
     assert "then found lost: a later grep found no `ledger-refresh-indicator`" in hbs, files
     assert "latest change:" not in hbs.split("\n   - ", 1)[0], files
     assert "awaiting the user's verification" in section(text, 7), section(text, 7)
+
+
+def test_work_said_lost_in_the_final_stretch_without_a_file_is_pending() -> None:
+    """The assistant says its work was lost and needs redoing, naming no file it changed, and
+    nothing redoes it: not "nothing is pending"."""
+    s = SessionBuilder()
+    s.user("why is the migration branch empty?")
+    s.call("Bash", {"command": "git log --oneline -3 migration"}, "a1b2c3 reset to main")
+    s.say("The branch was reset to main, so my migration changes were lost. They need redoing.")
+    text = summarize_transcript(s.messages)
+    assert "nothing is pending" not in text, text
+    pending = section(text, 7)
+    assert "The assistant said work was lost and no later call redid it:" in pending, pending
+    assert "my migration changes were lost" in pending, pending
+    assert "the work the assistant said was lost (section 7); redo it" in section(text, 9)
+
+
+def test_work_said_not_lost_is_no_loss() -> None:
+    s = SessionBuilder()
+    s.user("did the reset drop my work?")
+    s.call("Bash", {"command": "git stash list"}, "stash@{0}: WIP on migration")
+    s.say("No, your changes were not lost: they are in stash@{0}.")
+    text = summarize_transcript(s.messages)
+    assert "lost and no later call" not in text and f"None: {ANSWERED}" in section(text, 9)

@@ -58,7 +58,11 @@ _LOST_WORDS = (
     "stick",
 )  # fmt: skip
 """A word :data:`_LOST_RE` needs (a cheap test first: most texts hold none)."""
-_NOT_LOST_RE = re.compile(r"\b(?:not|n['’]t|never|no)\s+(?:\w+\s+)?(?:lost|reverted|gone)\b", re.I)
+_NOT_LOST_RE = re.compile(
+    r"\b(?:not|n['’]t|never|no|nothing|none)\b[^.!?\n]{0,40}?\b(?:lost|reverted|gone|undone|"
+    r"overwritten)\b",
+    re.IGNORECASE,
+)
 _PART_RE = re.compile(
     r"\b(?:to|in|on|of|for|from) (?:the |my |our )?([\w.-]+) (?:component|module|template|file|"
     r"files|page|directory|folder|class|service|package|screen|view)s?\b",
@@ -314,14 +318,13 @@ def judge_lost(s: Session) -> None:
     not a question to answer."""
     if s.question and all(_VERIFY_RE.search(x) for x in s.question.splitlines() if x.strip()):
         s.question = ""
-    if not s.files:
-        return
     checks, statements = _checks(s), _statements(s)
     if not checks.found and not statements:
         return
     edits = _edits(s, {key for _, key, absent, _ in checks.found if absent})  # searches only
     checked = _check_losses(s, checks, edits)
     said = _said_losses(s, statements, checked)
+    _unplaced(s, statements, checked)
     for key in dict.fromkeys([*checked, *said]):
         found = [x for x in (checked.get(key), said.get(key)) if x is not None]
         _mark(s.files[key], "; ".join(how for _, how in found), max(i for i, _ in found))
@@ -331,6 +334,20 @@ def judge_lost(s: Session) -> None:
         lost = [f for k, f in s.files.items() if f.lost and (k in err.call or k in err.by)]
         if lost and err.index < lost[0].lost_at:
             err.after, err.why = "found lost", lost[0].lost
+
+
+def _unplaced(
+    s: Session, said: list[tuple[int, list[str], list[str]]], checked: dict[str, tuple[int, str]]
+) -> None:
+    """The final stretch's statements that work was lost, naming no changed file, with no
+    change of any file after them (:attr:`Session.lost_said`: pending, section 7)."""
+    last = s.last_request
+    since = last.index if last is not None else -1
+    changed = max((f.last_index for f in s.files.values()), default=-1)
+    for index, hits, named in said:
+        near = [k for k, (i, _) in checked.items() if abs(i - index) <= 2]
+        if index > since and index > changed and not named and not near:
+            s.lost_said.append(hits[0])
 
 
 def carry_lost(state: Session, session: Session) -> None:
@@ -348,6 +365,10 @@ def _mark(f: FileState, why: str, at: int) -> None:
         if not f.added:
             f.added = tuple(ln for ln in f.content.splitlines() if ln.strip())
         f.content = None
+
+
+def _any_lost(s: Session) -> bool:
+    return bool(s.lost_said) or any(f.lost for f in s.files.values())
 
 
 def _lost_files(s: Session) -> list[FileState]:
@@ -390,6 +411,11 @@ def lost_items(s: Session, width: int) -> list[str]:
             "Found lost and not redone (section 3 shows each lost change and how it was found; "
             f"re-add it if still wanted): {names}"
         )
+    for said in s.lost_said[-2:]:
+        items.append(
+            f"The assistant said work was lost and no later call redid it: {quote(said, width)} "
+            "(redo it if still wanted)"
+        )
     ask = verify_ask(s)
     if ask:
         what = _unverified(s)
@@ -404,17 +430,17 @@ def lost_items(s: Session, width: int) -> list[str]:
 def answered_line(s: Session, answered: str) -> str:
     """The "Since the earlier summary, …" line: :data:`ANSWERED` unless work was found lost or
     the answer awaits the user's verification."""
-    if not _lost_files(s) and not verify_ask(s):
+    if not _any_lost(s) and not verify_ask(s):
         return f"Since the earlier summary, {answered}"
     how = "answered, awaiting the user's verification" if verify_ask(s) else "answered"
-    lost = "; work found lost is still pending (below)" if _lost_files(s) else ""
+    lost = "; work found lost is still pending (below)" if _any_lost(s) else ""
     return f"Since the earlier summary, the last request was {how}{lost}"
 
 
 def prior_state(s: Session) -> str:
     """How the earlier summary's pending list is introduced: "not seen completed" when work
     since was found lost (it was its work, redone nowhere)."""
-    if _lost_files(s):
+    if _any_lost(s):
         return "Pending from the earlier summary, not seen completed (work since was found lost)"
     return "Pending in the earlier summary (some may be done since)"
 
@@ -422,10 +448,12 @@ def prior_state(s: Session) -> str:
 def lost_step(s: Session, width: int) -> str:
     """Section 9 when the answer awaits verification or work was found lost; "" otherwise."""
     ask, lost = verify_ask(s), _lost_files(s)
-    if not s.turn_ended or (not ask and not lost):
+    if not s.turn_ended or (not ask and not _any_lost(s)):
         return ""
     names = ", ".join(f.path for f in lost[:4])
     redo = f"the changes found lost in {names} (section 7); re-add them" if lost else ""
+    if s.lost_said and not lost:
+        redo = "the work the assistant said was lost (section 7); redo it"
     if not ask:
         return f"   Not done yet: {redo}, unless the user's next message says otherwise."
     then = f" Still pending: {redo} when the user's result allows." if redo else ""
