@@ -282,12 +282,9 @@ def _named(s: Session, text: str) -> list[str]:
 def _statements(s: Session) -> list[tuple[int, list[str], list[str]]]:
     """(index, sentences, files named) of the assistant's texts saying changes were lost."""
     out: list[tuple[int, list[str], list[str]]] = []
-    said = [e for e in s.entries if e.role == "assistant" and e.text]
-    joined = "\n".join(e.text for e in said)  # one scan per word: most sessions hold none
-    words = [w for w in _LOST_WORDS if w in joined]
-    for entry in said if words else ():
+    for entry in s.entries:
         text = entry.text
-        if not any(w in text for w in words):
+        if entry.role != "assistant" or not text or not any(w in text for w in _LOST_WORDS):
             continue
         if not _LOST_RE.search(text):
             continue
