@@ -275,3 +275,22 @@ def test_work_said_not_lost_is_no_loss() -> None:
     s.say("No, your changes were not lost: they are in stash@{0}.")
     text = summarize_transcript(s.messages)
     assert "lost and no later call" not in text and f"None: {ANSWERED}" in section(text, 9)
+
+
+def test_changes_gone_because_the_user_asked_are_no_loss() -> None:
+    """ "Revert the ledger changes" answered with "the changes to the ledger component were
+    reverted": gone on purpose; and "the work … is complete and the shim is gone" says nothing
+    was lost."""
+    s = SessionBuilder()
+    _edited(s)
+    s.user("revert the ledger changes, we will do it differently")
+    s.call("Bash", {"command": "git checkout -- app/components"}, "")
+    s.say("Done: the changes to the ledger component were reverted.")
+    text = summarize_transcript(s.messages)
+    assert "found lost" not in text and "was lost" not in text, section(text, 3)
+    s = SessionBuilder()
+    s.user("finish the parser")
+    s.call("Bash", {"command": "pytest -q"}, "12 passed")
+    s.say("The work on the parser is complete and the legacy shim is gone.")
+    text = summarize_transcript(s.messages)
+    assert "lost" not in section(text, 7) and f"None: {ANSWERED}" in section(text, 9)

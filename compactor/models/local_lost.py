@@ -45,7 +45,8 @@ __all__ = [
 ]
 
 _LOST_RE = re.compile(
-    r"\b(?:changes?|edits?|modifications?|additions?|updates?|work)\b[^.!?\n]{0,80}?\b"
+    r"\b(?:changes?|edits?|modifications?|additions?|updates?|work)\b(?:(?!\band\b|\bbut\b)"
+    r"[^.!?\n,;]){0,60}?\b"
     r"(?:were|was|got|have been|has been|had been|are|is|seem to have been)\s+(?:all\s+)?"
     r"(?:lost|reverted|gone|undone|overwritten|wiped(?: out)?|discarded|rolled back)\b"
     r"|\b(?:changes?|edits?|modifications?)\b[^.!?\n]{0,40}?\b(?:didn['’]t|did not|don['’]t|"
@@ -60,9 +61,15 @@ _LOST_WORDS = (
 """A word :data:`_LOST_RE` needs (a cheap test first: most texts hold none)."""
 _NOT_LOST_RE = re.compile(
     r"\b(?:not|n['’]t|never|no|nothing|none)\b[^.!?\n]{0,40}?\b(?:lost|reverted|gone|undone|"
-    r"overwritten)\b",
+    r"overwritten)\b|\bas (?:you )?(?:asked|requested|wanted)\b|\bper your\b",
     re.IGNORECASE,
 )
+"""A statement that nothing was lost, or that the loss was what the user asked for."""
+_UNDO_ASKED_RE = re.compile(
+    r"\b(?:revert|undo|roll ?back|discard|reset|restore|remove|delete|drop|get rid of)\b",
+    re.IGNORECASE,
+)
+"""A request whose answer may say the changes are gone on purpose."""
 _PART_RE = re.compile(
     r"\b(?:to|in|on|of|for|from) (?:the |my |our )?([\w.-]+) (?:component|module|template|file|"
     r"files|page|directory|folder|class|service|package|screen|view)s?\b",
@@ -282,12 +289,16 @@ def _named(s: Session, text: str) -> list[str]:
 def _statements(s: Session) -> list[tuple[int, list[str], list[str]]]:
     """(index, sentences, files named) of the assistant's texts saying changes were lost."""
     out: list[tuple[int, list[str], list[str]]] = []
+    asks = [(e.index, e.text) for e in s.requests]
     for entry in s.entries:
         text = entry.text
         if entry.role != "assistant" or not text or not any(w in text for w in _LOST_WORDS):
             continue
         if not _LOST_RE.search(text):
             continue
+        asked = [x for i, x in asks if i < entry.index]
+        if asked and _UNDO_ASKED_RE.search(asked[-1]):
+            continue  # the user asked to undo: gone on purpose
         hits = [x for x in sentences(entry.text) if _LOST_RE.search(x)]
         hits = [x for x in hits if not _NOT_LOST_RE.search(x)]
         if hits:
