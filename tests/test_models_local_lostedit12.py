@@ -294,3 +294,18 @@ def test_changes_gone_because_the_user_asked_are_no_loss() -> None:
     s.say("The work on the parser is complete and the legacy shim is gone.")
     text = summarize_transcript(s.messages)
     assert "lost" not in section(text, 7) and f"None: {ANSWERED}" in section(text, 9)
+
+
+def test_a_claim_of_the_change_later_found_lost_says_so() -> None:
+    """bh-compact §5 listed "I've added the inline loading indicator to the transactions list."
+    among the results, with nothing saying the change was lost."""
+    s = SessionBuilder()
+    _edited(s)
+    _lost_then_answered(s, _LAST)
+    solving = section(summarize_transcript(s.messages), 5)
+    claim = "Later found lost (section 3): I've added the refresh indicator to the ledger table."
+    assert claim in solving, solving
+    s = SessionBuilder()
+    _edited(s)
+    s.say("All set.")
+    assert "Later found lost" not in summarize_transcript(s.messages)

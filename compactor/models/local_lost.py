@@ -336,6 +336,7 @@ def judge_lost(s: Session) -> None:
     for key in dict.fromkeys([*checked, *said]):
         found = [x for x in (checked.get(key), said.get(key)) if x is not None]
         _mark(s.files[key], "; ".join(how for _, how in found), max(i for i, _ in found))
+    _flag_claims(s)
     for err in s.errors:
         if err.after != "fixed":
             continue
@@ -365,6 +366,34 @@ def carry_lost(state: Session, session: Session) -> None:
         mine = session.files.get(key)
         if f.lost and mine is not None and not mine.lost:
             _mark(mine, f.lost, f.lost_at)
+            _flag_claims(session)
+
+
+_CLAIM_RE = re.compile(
+    r"^(?:i(?:['’]ve| have)?\s+(?:now\s+)?(?:added|implemented|updated|created|fixed|changed|"
+    r"made|wired)|(?:added|implemented|updated|created|done)\b)",
+    re.IGNORECASE,
+)
+"""A sentence of the assistant's that claims a change done."""
+_WORD_RE = re.compile(r"[a-z]{5,}")
+_LOST_NOTE = "Later found lost (section 3): "
+
+
+def _flag_claims(s: Session) -> None:
+    """Section 5's "I've added the indicator …" made between a lost file's first change and the
+    check that found it lost, sharing a word with that change, is said to be lost."""
+    lost = _lost_files(s)
+    for n, (index, score, text) in enumerate(s.decisions):
+        if not _CLAIM_RE.match(text) or text.startswith(_LOST_NOTE):
+            continue
+        words = set(_WORD_RE.findall(text.lower()))
+        for f in lost:
+            wrote = "\n".join(f.added) + " " + f.path
+            if f.changed_at[0] <= index < f.lost_at and words & set(
+                _WORD_RE.findall(wrote.lower())
+            ):
+                s.decisions[n] = (index, score, _LOST_NOTE + text)
+                break
 
 
 def _mark(f: FileState, why: str, at: int) -> None:
