@@ -44,7 +44,8 @@ def test_a_chain_that_does_not_hold_the_failed_command_is_no_retry() -> None:
     later = "brew install --cask font-maple-mono && fontlist +list-fonts | rg -i 'Fira'"
     s = _font_session(later, "Process exited with code 0\nOutput:\nFira Code\n")
     errors = section(summarize_transcript(s.messages), 4)
-    assert "Not retried afterwards" in errors, errors
+    assert "Fixed" not in errors and "Worked around" not in errors, errors
+    assert "Next call after it: `exec_command: brew install" in errors, errors  # said neutrally
 
 
 # -- 7. a background job that only "exited", or whose output shows success, did not fail --------

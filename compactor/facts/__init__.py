@@ -59,6 +59,7 @@ from .patterns import (
     paths,
     result_paths,
     urls,
+    work_identifiers,
 )
 from .stops import ESCALATED, STOPPED, escalated, justification, user_stopped
 from .text import (
@@ -157,4 +158,5 @@ __all__ = [
     "text_sources",
     "urls",
     "user_stopped",
+    "work_identifiers",
 ]

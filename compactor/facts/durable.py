@@ -307,11 +307,55 @@ def _is_order(sentence: str) -> bool:
     return _ORDER_RE.match(sentence) is not None
 
 
+_LOG_LINE_RE = re.compile(
+    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}|\[?\d{1,2}:\d{2}:\d{2}|"
+    r"\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\b)"
+)
+_ERROR_LOG_LINE_RE = re.compile(r"\b(?:ERROR|FATAL|CRITICAL)\b|Traceback|Exception")
+_KEY_LOG_LINE_RE = re.compile(r"\b(?:ERROR|FATAL|CRITICAL|WARN(?:ING)?)\b|Traceback|Exception")
+_DIGITS_RE = re.compile(r"\d+")
+_TAGS_RE = re.compile(r"\[[^\]]*\]")
+_SAYS_RE = re.compile(r"[A-Za-z]{4,}")
+"""What a key line must say besides its bracketed tags: a word (not a ``*****`` banner)."""
+_LOG_LEAST, _KEY_LINES, _LAST_LINES = 8, 4, 3
+
+
+def _bounded_log(text: str, number: int, keep: int) -> str | None:
+    """A message that is mostly a pasted log (a timestamp or a level first on most of its lines)
+    as a few key lines (blind check 12: om-winvm's freerdp log filled section 6, cut in the
+    middle): its first line, its error and warning lines (each distinct one once, the last
+    ones), and its last lines; None when it is no log."""
+    lines = [x.rstrip() for x in text.splitlines() if x.strip()]
+    logged = [x for x in lines if _LOG_LINE_RE.match(x)]
+    if len(logged) < _LOG_LEAST or 2 * len(logged) < len(lines):
+        return None
+    width = max(80, keep // 3)
+    keys: dict[str, tuple[int, str]] = {}  # each distinct line once (timestamps aside), last
+    for n, x in enumerate(lines[1:-_LAST_LINES]):
+        if _KEY_LOG_LINE_RE.search(x) is not None and _SAYS_RE.search(_TAGS_RE.sub("", x)):
+            keys.pop(same := _DIGITS_RE.sub("", x), None)
+            keys[same] = (n, x)
+    errors = [k for k in keys.values() if _ERROR_LOG_LINE_RE.search(k[1]) is not None]
+    warnings = [k for k in keys.values() if k not in errors]
+    room = _KEY_LINES - min(len(errors), _KEY_LINES)  # errors first, warnings fill the rest
+    chosen = errors[-_KEY_LINES:] + warnings[max(0, len(warnings) - room) :]
+    key = [x[:width] for _, x in sorted(chosen)]
+    head, tail = lines[0][:width], [x[:width] for x in lines[-_LAST_LINES:]]
+    removed = len(text) - len(head) - sum(map(len, tail))
+    said = f"; its error and warning lines: {' | '.join(key)}" if key else ""
+    return (
+        f"{head}…{removed} characters truncated (a pasted log of {len(lines)} lines; the full text "
+        f"is user message {number} of the original transcript{said})…{chr(10).join(tail)}"
+    )
+
+
 def bounded_user_message(text: str, number: int, keep: int) -> str:
     """A long user message as its first and last ``keep`` characters with a pointer to the full
     text, and the user's orders from the cut middle kept (blind check 6: "DO NOT CHANGE ANY CODE
     YET" and "keep the current owner/admin/user divide" were in the middle of a pasted issue and
-    lost): the pasted material is what goes first."""
+    lost): the pasted material is what goes first. A pasted log: :func:`_bounded_log`."""
+    if (log := _bounded_log(text, number, keep)) is not None:
+        return log
     removed = len(text) - 2 * keep
     middle = text[keep : len(text) - keep]
     lines = middle.splitlines()

@@ -450,6 +450,33 @@ def identifiers(text: str) -> Iterator[tuple[int, str]]:
     return _longest_first(_identifier_spans(text))
 
 
+_LOG_LINE_RE = re.compile(
+    r"^[ \t]*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}|\[?\d{1,2}:\d{2}:\d{2}|"
+    r"\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\b).*$",
+    re.MULTILINE,
+)
+"""A log line (a timestamp or a level first): its logger names are no identifiers of the work."""
+_FILE_STEM_END_RE = re.compile(r"\.[A-Za-z0-9]{1,8}\b(?![(\w])")
+
+
+def work_identifiers(text: str) -> list[str]:
+    """:func:`identifiers` that the work is about (issue 28, blind check 12): not the logger
+    names of pasted log lines (``com.freerdp.core.rdp``), not the names of files a listing
+    names (``src/contexts/AuthContext.jsx`` → ``AuthContext``)."""
+    if ("[" in text or ":" in text) and _LOG_LINE_RE.search(text) is not None:
+        text = _LOG_LINE_RE.sub(lambda m: " " * len(m.group()), text)  # positions stay valid
+    found = []
+    for pos, word in identifiers(text):
+        end = pos + len(word)
+        if pos and text[pos - 1] in "/\\":
+            continue  # a path's part
+        stem = _FILE_STEM_END_RE.match(text, end)
+        if stem is not None and has_known_extension(word + stem.group()):
+            continue  # a file's name: AuthContext.jsx
+        found.append(word)
+    return found
+
+
 def _number_spans(text: str, from_result: bool) -> Iterator[tuple[int, int, str]]:
     text = blank_urls(text)
     low = text.lower() if lowers_exactly(text) else None

@@ -30,11 +30,10 @@ from compactor.schema import AgenticMessage, Message, Usage, make_assistant, mes
 from . import local_claims as claims
 from .base import KEPT_AFTER_SUMMARY
 from .local_answers import answer_room
-from .local_files import FileState, key_lines
+from .local_files import file_item
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import listed_jobs, running_head, still_running
 from .local_lost import lost_items, lost_step
-from .local_noise import glob_name
 from .local_notices import failed_after_items, failed_after_step
 from .local_prior import prior_current, prior_pending
 from .local_prior import prior_excerpt as _prior_excerpt
@@ -49,16 +48,15 @@ from .local_state import (
     is_housekeeping_path,
     job_polls,
     last_action,
-    modelled_pair,
     next_step_notes,
     round_facts,
 )
 from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
+from .local_tail import modelled_pair
 from .local_text import (
     bullets,
     call_line,
     code,
-    code_line,
     plural,
     quote,
     tool_names,
@@ -192,7 +190,9 @@ def _analysis(s: Session, lim: Limits) -> str:
 def _intent(s: Session, lim: Limits) -> str:
     lines: list[str] = []
     if s.requests:
-        lines += request_lines([e.text for e in s.requests], lim.item, lim.items, lim.reply)
+        lines += request_lines(
+            [e.text for e in s.requests], lim.item, lim.items, lim.reply, s.prior
+        )
         rules = user_rules(s)
         if rules:
             lines.append("   Constraints and preferences stated by the user:")
@@ -224,23 +224,6 @@ def _concepts(s: Session, lim: Limits) -> str:
     return bullets(items) if items else "   - None recorded."
 
 
-def _file_item(f: FileState, lim: Limits) -> list[str]:
-    times = f", {f.changes} changes" if f.changes > 1 else ""
-    items = [f"{glob_name(f.path)} ({f.how(times)})"]
-    if f.content is not None:
-        shown = key_lines(f.content, lim.code_lines)
-        whole = len(shown) >= len([ln for ln in f.content.splitlines() if ln.strip()])
-        items.append("  content:" if whole else "  latest content (key lines):")
-        items.extend("      " + code_line(ln, lim.item) for ln in shown)
-    if f.added or f.removed:
-        room = lim.code_lines if f.content is None else max(2, lim.code_lines // 2)
-        change = [f"+ {ln.strip()}" for ln in f.added[:room]]
-        change += [f"- {ln.strip()}" for ln in f.removed[: max(1, min(room - len(change), 3))]]
-        items.append("  the lost change (not in the file now):" if f.lost else "  latest change:")
-        items.extend("      " + cut(ln, lim.item) for ln in change)
-    return items
-
-
 def _files(s: Session, lim: Limits) -> str:
     items: list[str] = []
     changed = list(s.files.values())
@@ -251,7 +234,7 @@ def _files(s: Session, lim: Limits) -> str:
     for i, f in enumerate(changed):
         if len(s.files) > cap and i == cap // 3:
             items.append(f"… ({len(s.files) - cap} more changed files omitted)")
-        items.extend(_file_item(f, lim))
+        items.extend(file_item(f, lim.item, lim.code_lines))
     reads = said_changed(s.last_text, [p for p in s.reads if p not in s.files], items)
     if reads:
         shown = head_tail(reads, lim.items // 2, lim.items // 2, "more")

@@ -144,7 +144,10 @@ _CLAIMS_RE = re.compile(
 )
 """Words of an answer that says the work went well (a later failure overtakes it)."""
 _CLAIM_HEAD = 600
-_GONE = frozenset({"fixed", "skipped", "meant to fail", "not found", "rejected", "worked around"})
+_GONE = frozenset(
+    {"fixed", "skipped", "meant to fail", "not found", "rejected", "worked around"}
+    | {"worked around by", "user ran"}
+)
 """What became of a failure that does not overtake an answer (it was fixed, or not a failure)."""
 
 

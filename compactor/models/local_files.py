@@ -24,12 +24,13 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from compactor.facts import Call, clean_path, command_of, shell_words
+from compactor.facts import Call, clean_path, command_of, cut, shell_words
 from compactor.facts.shellwrites import script_writes
 
-from .local_noise import is_shell_fragment
+from .local_noise import glob_name, is_shell_fragment
+from .local_text import code_line
 
-__all__ = ["SCRIPT_CHANGE", "Change", "FileState", "file_changes", "key_lines"]
+__all__ = ["SCRIPT_CHANGE", "Change", "FileState", "file_changes", "file_item", "key_lines"]
 
 _PATH_KEYS = ("file_path", "path", "filename", "file", "notebook_path", "target_file", "filepath")
 _CONTENT_KEYS = ("content", "file_text", "contents", "new_source", "new_content", "code")
@@ -437,3 +438,23 @@ def key_lines(text: str, limit: int) -> list[str]:
     ranked = sorted(first.items(), key=lambda kv: (_weight(kv[0]), kv[1]))
     keep = sorted(i for _, i in ranked[:limit])
     return [lines[i] for i in keep]
+
+
+def file_item(f: FileState, width: int, code_lines: int) -> list[str]:
+    """Section 3's lines for one changed file (moved from :mod:`compactor.models.local`): how it
+    changed, its latest content's key lines or its latest change (the lost one, when a later
+    check found it lost: :mod:`.local_lost`)."""
+    times = f", {f.changes} changes" if f.changes > 1 else ""
+    items = [f"{glob_name(f.path)} ({f.how(times)})"]
+    if f.content is not None:
+        shown = key_lines(f.content, code_lines)
+        whole = len(shown) >= len([ln for ln in f.content.splitlines() if ln.strip()])
+        items.append("  content:" if whole else "  latest content (key lines):")
+        items.extend("      " + code_line(ln, width) for ln in shown)
+    if f.added or f.removed:
+        room = code_lines if f.content is None else max(2, code_lines // 2)
+        change = [f"+ {ln.strip()}" for ln in f.added[:room]]
+        change += [f"- {ln.strip()}" for ln in f.removed[: max(1, min(room - len(change), 3))]]
+        items.append("  the lost change (not in the file now):" if f.lost else "  latest change:")
+        items.extend("      " + cut(ln, width) for ln in change)
+    return items

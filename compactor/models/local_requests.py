@@ -16,17 +16,24 @@ from .local_views import head_tail
 
 __all__ = ["current_ref", "request_lines", "user_message_lines"]
 
+_SINCE = "since the earlier summary, which states the initial request"
 
-def request_lines(texts: Sequence[str], item: int, items: int, verbatim: int) -> list[str]:
+
+def request_lines(
+    texts: Sequence[str], item: int, items: int, verbatim: int, prior: Sequence[str] = ()
+) -> list[str]:
     """Section 1's lines for the requests ``texts`` (in order, at least one): the first, the
     later ones (each sent-again run once), the current one (the last) quoted up to ``verbatim``
-    characters, once in the whole summary."""
-    runs = collapse_resent(texts)
+    characters, once in the whole summary. ``prior``: the context's earlier summaries; with one
+    (Claude Code's own compaction), so the first request here ("Keep going") is a continuation,
+    not the initial request (blind check 12): that one is the earlier summary's."""
+    runs, continued = collapse_resent(texts), bool(prior)
     if len(runs) == 1:
-        return [
-            f"   Initial request: {_quote(runs[0][0], verbatim)}{runs[0][1]} (the current request)"
-        ]
-    lines = [f"   Initial request: {_quote(runs[0][0], item * 2)}{runs[0][1]}"]
+        note = f"the only one {_SINCE}" if continued else "the current request"
+        return [f"   {'Current' if continued else 'Initial'} request: "
+                f"{_quote(runs[0][0], verbatim)}{runs[0][1]} ({note})"]  # fmt: skip
+    first = _quote(runs[0][0], item * 2) + runs[0][1]
+    lines = [f"   First request {_SINCE}: {first}" if continued else f"   Initial request: {first}"]
     later = runs[1:-1]
     if later:
         lines.append("   Later requests, in order:")

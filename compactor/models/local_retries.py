@@ -28,7 +28,14 @@ from compactor.facts.outcomes import agent_signature, same_head, similar_words
 
 from .local_text import runner_words
 
-__all__ = ["contains_command", "job_started", "piped_error", "retries", "signature"]
+__all__ = [
+    "contains_command",
+    "job_started",
+    "piped_error",
+    "program_of",
+    "retries",
+    "signature",
+]
 
 _JOB_START_RE = re.compile(
     r"(?:running in (?:the )?background with ID|background (?:task|shell|job) (?:started|id)|"
@@ -84,6 +91,14 @@ def signature(call: Call) -> tuple[str, str, frozenset[str]]:
 
 
 _CACHED_COMMAND = 2_000  # commands up to this length are read once (agents repeat them)
+
+
+def program_of(command: str) -> str:
+    """The program a command runs, as :func:`signature` names it (a runner with its step:
+    ``npx hardhat test``, not ``npx``)."""
+    if len(command) <= _CACHED_COMMAND:
+        return _command_signature(command)[1]
+    return _read_command_signature(command)[1]
 
 
 @functools.lru_cache(maxsize=4096)

@@ -46,7 +46,8 @@ from .local_answers import judge_answers
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_jobs import add_shape_jobs, listed_jobs
-from .local_lost import carry_lost, judge_lost
+from .local_lost import judge_lost
+from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_results import head_of, tail_matters
 from .local_session import ErrorFact, Session, build_session
@@ -83,8 +84,6 @@ __all__ = [
     "judge_skipped",
     "last_action",
     "modelled",
-    "modelled_pair",
-    "modelled_with_tail",
     "next_step_notes",
     "round_facts",
 ]
@@ -461,7 +460,12 @@ def after_line(err: ErrorFact, width: int) -> str:
         "worked around": f"  Done without it, not to be fixed: {quote(err.by, width)}",
         "not found": f"  A fact it established (not a failure to fix): {found}; the work went on.",
         "meant to fail": f"  Meant to fail (run to confirm a failure), not an error: {meant}",
-    }.get(err.after, "  Not retried afterwards.")
+        "worked around by": f"  Worked around by {by} ({err.why}).",
+        "user ran": f"  The user ran {by} themselves with `!`{err.why}.",
+    }.get(
+        err.after,
+        f"  Next call after it: {by} ({err.why})." if err.by else "  Not retried afterwards.",
+    )
 
 
 LAST_ROUNDS = 3
@@ -602,45 +606,10 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_revised(session)
     judge_approved_plan(session)
     judge_skipped(session)
+    judge_next(session)
     judge_disputed(session)
     judge_stale_next(session)
     judge_overtaken_causes(session)
     judge_accepted(session)
     judge_refused_command(session)
     return session
-
-
-def modelled_pair(
-    items: Sequence[Message | AgenticMessage], kept: Sequence[Message | AgenticMessage]
-) -> tuple[Session, Session | None]:
-    """:func:`modelled` of ``items`` and, when a tail is ``kept``, :func:`modelled_with_tail`;
-    a file the tail found lost is lost in section 3 too (:func:`carry_lost`)."""
-    session = modelled(items)
-    if not kept:
-        return session, None
-    state = modelled_with_tail(items, kept)
-    carry_lost(state, session)
-    return session, state
-
-
-def modelled_with_tail(
-    items: Sequence[Message | AgenticMessage], kept: Sequence[Message | AgenticMessage]
-) -> Session:
-    """The session model of ``items`` followed by the ``kept`` tail (where work stands), without
-    verbatim quotes of texts the kept tail holds: it is right below the summary, and a final
-    answer or a command's output quoted again doubled it (blind check 4)."""
-    cut = len(items)
-    state = modelled([*items, *kept])
-    if state.deliverable is not None and state.deliverable.index >= cut:
-        state.deliverable = None
-    if state.deliverable is None:
-        state.deliverable_note = ""
-    if state.revised is not None and state.revised.index >= cut:
-        state.revised = None
-    if state.reply is not None and state.reply.index >= cut:
-        state.reply = None
-    if state.last_text is not None and state.last_text.index >= cut:
-        state.last_text = None
-    if state.ended_output and any(e.index >= cut and e.results for e in state.entries):
-        state.ended_output = ""
-    return state

@@ -21,12 +21,12 @@ from compactor.facts import (
     cut,
     error_lines,
     has_known_extension,
-    identifiers,
     instructions,
     is_reading_call,
     one_line,
     paths,
     stopped_jobs,
+    work_identifiers,
 )
 from compactor.facts.ide import without_ide_note
 from compactor.facts.outcomes import unadvised
@@ -34,6 +34,7 @@ from compactor.facts.outcomes import unadvised
 from .local_answers import user_answers
 from .local_names import cut_names
 from .local_noise import local_note, normal_path, pasted_listing, path_in
+from .local_rules import RULE_MARK_RE, is_constraint
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, code, prior_sections, prior_users
 
@@ -163,52 +164,13 @@ def _own(text: str) -> str:
     return text[:600] + "\n" + text[len(text) - 1_000 :]
 
 
-_CUT_AT = 180  # a sentence this long may have been cut at MAX_LINE by its length
-_RULE_MARK_RE = re.compile(r"^(?:[-*•>]\s*|\d+[.)]\s*)+")
-_FRAGMENT_END_RE = re.compile(
-    r"\b(?:for|to|of|the|a|an|and|or|with|in|on|at|by|from|that|than|as|is|be)$", re.IGNORECASE
-)
-_DESCRIBED_NOT_RE = re.compile(
-    r"^(?:(?:please|and|but|so|also|just|then|i|we|you|you should|we should)\s+)?"
-    r"(?:do not|don['’]?t|never|always|must|make sure)\b",
-    re.IGNORECASE,
-)
-_RULE_WORD_RE = re.compile(
-    r"\b(?:must|never|always|make sure|should)\b|(?:^|[,;:]\s+)(?:please\s+)?keep\s+(?:the|it|all|"
-    r"every|our|my|this|these|those|them|to)\b|\bno new\b",
-    re.IGNORECASE,
-)
-_OPINION_RE = re.compile(
-    r"^(?:(?:but|and|so|also|hmm|well|no|yeah)[,\s]+)?(?:i|we)\s+(?:do not|don['’]?t)\s+(?:"
-    r"(?:think|believe)\s+(?:that['’]?s|that is|this is|it['’]?s|it is|so|this|that)\b|"
-    r"know|see|understand|remember|recall|feel|suppose|guess|get it|mind|care)\b",
-    re.IGNORECASE,
-)
 _HEDGE_RE = re.compile(r"^\W*(?:i|we)\s+(?:do not|don['’]?t)\s+(?:think|believe)\b", re.I)
 """A user's opinion or reaction ("I don't think that's it."): a "don't" that orders nothing."""
-
-
-_CLOSERS = "\"'”’»)]}*_` \t"
-"""What may close a sentence after its "?" (quotes, brackets, Markdown emphasis)."""
 
 
 _QUOTED_END_RE = re.compile(r"(?<=[?!.][\"'”’)\]])\s+(?=\S)")
 """A sentence end inside quotes or brackets (``… submitting?" Never …``): a sentence split
 does not cut there, so the question and the rule after it would be one sentence."""
-
-
-def is_constraint(sentence: str) -> bool:
-    """Whether a user sentence that holds a rule word asks for or forbids something: not a
-    question, not a fragment cut mid-phrase ("It's never used for"), and a "don't" that is an
-    order ("Do not start the dev server"), not a description ("events do not appear")."""
-    text = _RULE_MARK_RE.sub("", sentence.strip()).strip()
-    if not text or text.rstrip(_CLOSERS).endswith("?") or len(text.split()) < 3:
-        return False
-    led = _DESCRIBED_NOT_RE.match(text) is not None  # (one cut at its length limit ends anywhere)
-    if not (led and len(text) >= _CUT_AT) and _FRAGMENT_END_RE.search(text.rstrip(".!:;, ")):
-        return False
-    ordered = _OPINION_RE.match(text) is None and led
-    return ordered or _RULE_WORD_RE.search(text) is not None
 
 
 def user_rules(s: Session) -> list[str]:
@@ -217,7 +179,7 @@ def user_rules(s: Session) -> list[str]:
     if s.rules is None:
         later = _Later([_asked(e.text) for e in s.requests])
         found = (
-            _RULE_MARK_RE.sub("", part).strip()
+            RULE_MARK_RE.sub("", part).strip()
             for n, text in first_indexed(e.text for e in s.requests)  # a repeat adds none
             for x in _own_sentences(_own(text))
             for part in _QUOTED_END_RE.split(one_line(x))
@@ -336,7 +298,7 @@ def identifiers_used(s: Session) -> list[str]:
             if e.role == "assistant" or requests[e.index]:
                 found = known.get(e.text)
                 if found is None:
-                    found = [word for _, word in identifiers(e.text)]
+                    found = work_identifiers(e.text)  # not log prefixes, file names
                     if len(e.text) <= SHORT_TEXT and len(known) < MEMO_MOST:
                         known[e.text] = found
                 if found:

@@ -1,0 +1,202 @@
+"""What came after a failure that no later call retried (issue 28, blind check 12).
+
+"Not retried afterwards" was said of every failure that no later call retried by shape
+(:func:`compactor.models.local_retries.retries`), also when the next calls repaired it with
+another command: ``arp`` (not installed) → ``ip neigh``; a ``cat`` of a background job's output
+that showed the job's ``cd`` failing → ``npm run dev`` without the ``cd``; ``sudo`` that needed a
+terminal → the user ran the commands themselves with ``!``. :func:`judge_next` says instead:
+
+* ``user ran``: the user ran a part of the failed command themselves (``!`` shell mode);
+* ``worked around by``: a later call with the same goal succeeded — the same tool on a shared
+  file or target, a command that runs a program the failed one (or the background job whose
+  output it read) ran, or one that the assistant's words between them present as the other way
+  ("instead", "let me try", "use X"). A later call that failed too is never a workaround;
+* otherwise the next call, neutrally, with how it ended (``after`` stays empty: the failure is
+  still unresolved, ``by`` names that call).
+
+A failure the assistant's words set aside as done another way ("worked around", judged by
+:func:`compactor.models.local_state.judge_skipped`) is judged the same way: the call that did
+it when one has the same goal; else the words are kept, unless calls made next failed and none
+succeeded: then the next call is said.
+
+"Not retried afterwards" is left only where nothing was called (and the user ran nothing) before
+the next request.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from itertools import islice
+
+from compactor.facts import (
+    Call,
+    Result,
+    command_of,
+    is_reading_call,
+    paths,
+    programs,
+)
+from compactor.facts.outcomes import is_reading_program, similar_words
+
+from .local_retries import contains_command, job_started, program_of
+from .local_session import ErrorFact, Session
+from .local_text import call_line
+
+__all__ = ["judge_next"]
+
+_WINDOW = 6
+"""Calls after a failure (housekeeping aside) that may have been its workaround."""
+_OTHER_WAY_RE = re.compile(
+    r"\b(?:instead(?! of)|let me try|try(?:ing)? (?:a |an )?(?:different|another|other)|"
+    r"alternative(?:ly)?|work ?around|fall(?:ing)? back|fallback|use \S+ (?:instead|rather))\b",
+    re.IGNORECASE,
+)
+"""The assistant presenting the next call as the other way to do what failed."""
+_IDLE = frozenset(
+    "cd sleep echo printf true date pwd clear export set source env sudo time timeout "
+    "bash sh zsh fish dash pwsh powershell cmd nix".split()
+)
+"""Programs that do no work of their own (or only run the real one: ``bash -lc x``): sharing
+them says nothing about the goal."""
+_DESCRIPTION_WORD_RE = re.compile(r"[a-z]{3,}")
+_USER_RAN_RE = re.compile(r"^the user ran `(.+)` themselves$", re.S)
+
+
+def judge_next(s: Session) -> None:
+    """Give each failure nothing judged yet (``after`` empty) what came next (module docstring):
+    ``user ran``, ``worked around by`` or (``after`` left empty) the next call, with the call in
+    ``by`` and how it ended in ``why``. Each failure looks only at the calls up to the next
+    request (found by bisection: a long session's thousands of failures stay linear)."""
+    pending = [e for e in s.errors if not e.after or e.after == "worked around"]
+    if not pending:
+        return
+    results = {r.call_id: r for e in s.entries for r in e.results if r.call_id}
+    failed: dict[str, list[Call]] = {}  # each failed call's line, made once
+    for c in s.calls:
+        if c.id in s.failed_calls:
+            failed.setdefault(call_line(c, 300), []).append(c)
+    at = _Index(s)
+    for err in pending:  # its index is its result's; its call was made at or before it
+        call = next((c for c in reversed(failed.get(err.call, ())) if c.index <= err.index), None)
+        if call is not None:
+            _judge(s, at, err, call, results)
+
+
+class _Index:
+    """Where the calls, requests and ``!`` commands after an entry start (sorted indexes)."""
+
+    def __init__(self, s: Session) -> None:
+        self.calls = [c.index for c in s.calls]
+        self.requests = [r.index for r in s.requests]
+        self.commands = [i for i, _ in s.local_commands]
+        self.size = len(s.entries)
+
+    def stop(self, index: int) -> int:
+        """The entry of the first request after ``index`` (the end when none)."""
+        n = bisect.bisect_right(self.requests, index)
+        return self.requests[n] if n < len(self.requests) else self.size
+
+
+def _judge(
+    s: Session, at: _Index, err: ErrorFact, failed: Call, results: dict[str, Result]
+) -> None:
+    stop = at.stop(err.index)
+    first = bisect.bisect_right(at.commands, err.index)
+    ran = [
+        m.group(1)
+        for i, said in s.local_commands[first:]
+        if i < stop and (m := _USER_RAN_RE.match(said)) is not None
+    ]
+    command = command_of(failed) or ""
+    mine = [x for x in ran if command and contains_command(_cmd(x), _cmd(command))]
+    if mine:
+        more = f" (and {len(mine) - 1} more of its commands)" if len(mine) > 1 else ""
+        err.after, err.by, err.why = "user ran", mine[0], more
+        return
+    later: list[Call] = []
+    for c in islice(s.calls, bisect.bisect_right(at.calls, err.index), None):
+        if c.index >= stop or len(later) == _WINDOW:
+            break
+        if c.id != failed.id and not _idle(c):
+            later.append(c)
+    if not later:
+        return
+    said_around = err.after == "worked around"  # the assistant said it does it another way
+    goal, since = _goal_programs(s, failed), err.index
+    for c in later:  # the words right before a call present it (not ones before an earlier call)
+        how, between, since = _how(s, c, results), _said(s, since, c.index), c.index
+        if how == "succeeded" or how.startswith("started"):
+            if _same_goal(between, failed, c, goal, reading=err.reading):
+                err.after, err.by, err.why = "worked around by", call_line(c, 160), how
+                return
+    ended = [_how(s, c, results) for c in later]
+    if said_around and ("failed" not in ended or "succeeded" in ended):
+        return  # its words stand unless the calls made next failed (and none succeeded)
+    err.after, err.by, err.why = "", call_line(later[0], 160), ended[0]
+
+
+def _cmd(command: str) -> frozenset[str]:
+    return frozenset({"$ " + " ".join(command.split())})
+
+
+def _idle(call: Call) -> bool:
+    command = command_of(call)
+    if command is None:
+        return call.name in ("TodoWrite", "todo_write", "update_plan")
+    names = programs(command)
+    return bool(names) and all(n in _IDLE for n in names)
+
+
+def _how(s: Session, call: Call, results: dict[str, Result]) -> str:
+    result = results.get(call.id)
+    if result is None:
+        return "no result yet"
+    if call.id in s.failed_calls:
+        return "failed"
+    job = job_started(result.text)
+    if not job:
+        return "succeeded"
+    bg = s.background.get(job)
+    ended = f"; it later ended: {bg.finished}" if bg is not None and bg.finished else ""
+    return f"started background job {job}{ended}"
+
+
+def _goal_programs(s: Session, failed: Call) -> set[str]:
+    """The program (a runner with its step) of the failed command and of the background jobs
+    whose id or output file it names (reading their output was the way to see them run)."""
+    command = command_of(failed)
+    if command is None:
+        return set()
+    commands = [command] + [
+        bg.command for key, bg in s.background.items() if len(key) >= 4 and key in command
+    ]
+    return {
+        p for p in map(program_of, commands) if p and p not in _IDLE and not is_reading_program(p)
+    }  # fmt: skip
+
+
+def _said(s: Session, start: int, end: int) -> str:
+    """What the assistant said after entry ``start`` up to the call made in entry ``end``."""
+    return " ".join(e.text for e in s.entries[start + 1 : end + 1] if e.role == "assistant")
+
+
+def _same_goal(between: str, failed: Call, later: Call, goal: set[str], *, reading: bool) -> bool:
+    if _OTHER_WAY_RE.search(between) is not None:
+        return True
+    mine, theirs = command_of(failed), command_of(later)
+    if mine is not None and theirs is not None:
+        if program_of(theirs) in goal:
+            return True  # the same program with other arguments
+        one, two = (_words(c.args.get("description")) for c in (failed, later))
+        return bool(one and two) and similar_words(one, two)  # Claude Code's own description
+    if is_reading_call(later) and not reading:
+        return False  # a read does not do what an edit or a command failed to do
+    shared = {p for _, p in paths(failed.arguments)} & {p for _, p in paths(later.arguments)}
+    return bool(shared) and (failed.name == later.name or (mine is None and theirs is None))
+
+
+def _words(value: object) -> frozenset[str]:
+    if not isinstance(value, str):
+        return frozenset()
+    return frozenset(_DESCRIPTION_WORD_RE.findall(value.lower()))

@@ -1,0 +1,56 @@
+"""Whether a user's sentence is a constraint or a preference (issue 28, point 6): it asks for or
+forbids something. Moved here from :mod:`compactor.models.local_views` (which lists the rules) to
+make room; blind check 12 added the descriptive "never"/"always" ("the conditional never
+updates", "it always fails"): a statement of the problem, not a rule of the user's."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["RULE_MARK_RE", "is_constraint"]
+
+RULE_MARK_RE = re.compile(r"^(?:[-*•>]\s*|\d+[.)]\s*)+")
+"""A list mark before a rule (``- ``, ``1. ``)."""
+_CUT_AT = 180  # a sentence this long may have been cut at MAX_LINE by its length
+_FRAGMENT_END_RE = re.compile(
+    r"\b(?:for|to|of|the|a|an|and|or|with|in|on|at|by|from|that|than|as|is|be)$", re.IGNORECASE
+)
+_DESCRIBED_NOT_RE = re.compile(
+    r"^(?:(?:please|and|but|so|also|just|then|i|we|you|you should|we should)\s+)?"
+    r"(?:do not|don['’]?t|never|always|must|make sure)\b",
+    re.IGNORECASE,
+)
+_RULE_WORD_RE = re.compile(
+    r"\b(?:must|never|always|make sure|should)\b|(?:^|[,;:]\s+)(?:please\s+)?keep\s+(?:the|it|all|"
+    r"every|our|my|this|these|those|them|to)\b|\bno new\b",
+    re.IGNORECASE,
+)
+_OPINION_RE = re.compile(
+    r"^(?:(?:but|and|so|also|hmm|well|no|yeah)[,\s]+)?(?:i|we)\s+(?:do not|don['’]?t)\s+(?:"
+    r"(?:think|believe)\s+(?:that['’]?s|that is|this is|it['’]?s|it is|so|this|that)\b|"
+    r"know|see|understand|remember|recall|feel|suppose|guess|get it|mind|care)\b",
+    re.IGNORECASE,
+)
+_CLOSERS = "\"'”’»)]}*_` \t"
+"""What may close a sentence after its "?" (quotes, brackets, Markdown emphasis)."""
+_DESCRIBES_RE = re.compile(
+    r"(?<!^)\b(?:never|always)\s+(?:\w*[^\Ws]s|been|gets?|got|had|did)\b|"
+    r"\b(?:is|are|was|were|has|have|had|did|does)\s+(?:never|always)\b",
+    re.IGNORECASE,
+)
+"""A "never"/"always" that says what happens (``X never updates``, ``it has never worked``), not
+what the user wants: not a rule word."""
+
+
+def is_constraint(sentence: str) -> bool:
+    """Whether a user sentence that holds a rule word asks for or forbids something: not a
+    question, not a fragment cut mid-phrase ("It's never used for"), and a "don't" that is an
+    order ("Do not start the dev server"), not a description ("events do not appear")."""
+    text = RULE_MARK_RE.sub("", sentence.strip()).strip()
+    if not text or text.rstrip(_CLOSERS).endswith("?") or len(text.split()) < 3:
+        return False
+    led = _DESCRIBED_NOT_RE.match(text) is not None  # (one cut at its length limit ends anywhere)
+    if not (led and len(text) >= _CUT_AT) and _FRAGMENT_END_RE.search(text.rstrip(".!:;, ")):
+        return False
+    ordered = _OPINION_RE.match(text) is None and led
+    return ordered or _RULE_WORD_RE.search(_DESCRIBES_RE.sub(" ", text)) is not None
