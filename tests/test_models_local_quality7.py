@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from compactor.models.local import summarize_transcript
 from compactor.models.local_claims import input_items
-from compactor.models.local_state import modelled_with_tail
+from compactor.models.local_tail import modelled_with_tail
 from compactor.schema import Message
 
 from .planted_session import SessionBuilder

@@ -29,10 +29,10 @@ from compactor.schema import AgenticMessage, Message, Usage, make_assistant, mes
 from . import local_claims as claims
 from .base import KEPT_AFTER_SUMMARY
 from .local_answers import answer_room
-from .local_files import FileState, key_lines
+from .local_files import file_item
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import listed_jobs, running_head, still_running
-from .local_noise import glob_name
+from .local_lost import lost_items, lost_step
 from .local_notices import failed_after_items, failed_after_step
 from .local_prior import prior_current, prior_pending
 from .local_prior import prior_excerpt as _prior_excerpt
@@ -47,17 +47,15 @@ from .local_state import (
     is_housekeeping_path,
     job_polls,
     last_action,
-    modelled,
-    modelled_with_tail,
     next_step_notes,
     round_facts,
 )
 from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
+from .local_tail import modelled_pair
 from .local_text import (
     bullets,
     call_line,
     code,
-    code_line,
     masked,
     plural,
     quote,
@@ -226,23 +224,6 @@ def _concepts(s: Session, lim: Limits) -> str:
     return bullets(items) if items else "   - None recorded."
 
 
-def _file_item(f: FileState, lim: Limits) -> list[str]:
-    times = f", {f.changes} changes" if f.changes > 1 else ""
-    items = [f"{glob_name(f.path)} ({f.how()}{times})"]
-    if f.content is not None:
-        shown = key_lines(f.content, lim.code_lines)
-        whole = len(shown) >= len([ln for ln in f.content.splitlines() if ln.strip()])
-        items.append("  content:" if whole else "  latest content (key lines):")
-        items.extend("      " + code_line(ln, lim.item) for ln in shown)
-    if f.added or f.removed:
-        room = lim.code_lines if f.content is None else max(2, lim.code_lines // 2)
-        change = [f"+ {ln.strip()}" for ln in f.added[:room]]
-        change += [f"- {ln.strip()}" for ln in f.removed[: max(1, min(room - len(change), 3))]]
-        items.append("  latest change:")
-        items.extend("      " + cut(ln, lim.item) for ln in change)
-    return items
-
-
 def _files(s: Session, lim: Limits) -> str:
     items: list[str] = []
     changed = list(s.files.values())
@@ -253,7 +234,7 @@ def _files(s: Session, lim: Limits) -> str:
     for i, f in enumerate(changed):
         if len(s.files) > cap and i == cap // 3:
             items.append(f"… ({len(s.files) - cap} more changed files omitted)")
-        items.extend(_file_item(f, lim))
+        items.extend(file_item(f, lim.item, lim.code_lines))
     reads = said_changed(s.last_text, [p for p in s.reads if p not in s.files], items)
     if reads:
         shown = head_tail(reads, lim.items // 2, lim.items // 2, "more")
@@ -413,7 +394,7 @@ def _pending(s: Session, lim: Limits) -> str:
             items.append("Nothing is running and no call is in flight: every call returned")
     items.extend(prior_pending(s, lim.prior))  # always, by section (issue 28, blind check 12)
     asked = claims.input_items(s, lim.item)
-    items.extend([*asked, *failed_after_items(s.failed_after)])
+    items.extend([*asked, *failed_after_items(s.failed_after), *lost_items(s, lim.item)])
     if s.turn_ended and s.question and not asked:
         items.append(
             f"The assistant asked the user and awaits an answer: {quote(s.question, lim.item * 2)}"
@@ -527,6 +508,8 @@ def _next_step(s: Session, lim: Limits) -> str:
         return f"   Do the step the assistant announced last{goal}: {quote(s.announced, lim.item)}"
     if s.ended_by_tool:
         return f"   None: the work was handed in with {code(s.ended_by_tool)}."
+    if step := lost_step(s, lim.item):  # lost work, an answer awaiting verification (bc 12)
+        return step
     if last is not None and s.open_tasks:  # not "nothing is pending" (blind check 11)
         return (
             f"   None for now: the last reply ended the turn, but {len(s.open_tasks)} task-list "
@@ -583,7 +566,7 @@ def _summary(
     mention the ``focus`` terms first, in room taken from the budget (:mod:`.local_focus`);
     where work stands read from the whole session, the ``kept`` tail after the summary too."""
     items: Sequence[Message | AgenticMessage] = context  # only read: no copy of a long history
-    session, state = modelled(items), modelled_with_tail(items, kept) if kept else None
+    session, state = modelled_pair(items, kept)
     cap = int(input_tokens * 0.3) if input_tokens > 20_000 else MAX_SUMMARY_TOKENS
     budget = min(MAX_SUMMARY_TOKENS, cap)
     block = focus_block(focus, items, budget) if focus else ""

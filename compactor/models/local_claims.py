@@ -24,6 +24,7 @@ from collections.abc import Iterator
 
 from compactor.facts import Entry, paths
 
+from .local_lost import verify_ask
 from .local_session import Session
 from .local_text import quote
 
@@ -189,6 +190,8 @@ def reply_state(s: Session) -> str:
         return "was not done: the last reply asked the user for input instead"
     if s.failed_after:
         return "was answered, but a background task it started failed after the answer (section 7)"
+    if verify_ask(s):  # "Try refreshing and testing it now!" (blind check 12)
+        return "was answered, awaiting the user's verification (section 7)"
     return "was completed"
 
 

@@ -24,10 +24,11 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from compactor.facts import Call, clean_path, command_of, shell_words
+from compactor.facts import Call, clean_path, command_of, cut, shell_words
 from compactor.facts.shellwrites import script_writes
 
-from .local_noise import is_shell_fragment
+from .local_noise import glob_name, is_shell_fragment
+from .local_text import code_line
 
 __all__ = [
     "REMOVED_AND_REGENERATED",
@@ -36,6 +37,7 @@ __all__ = [
     "Change",
     "FileState",
     "file_changes",
+    "file_item",
     "key_lines",
     "regenerated",
 ]
@@ -103,14 +105,21 @@ class FileState:
     changes: int = 0
     tool: str = ""
     last_index: int = 0
+    lost: str = ""
+    """How a later check found its change lost (:mod:`.local_lost`); empty when none did."""
+    lost_at: int = -1
+    changed_at: list[int] = field(default_factory=list)
+    """The entry index of each change's result (read by :mod:`.local_lost`)."""
 
-    def how(self) -> str:
-        """``created, then edited by Edit``; a script's change names the shell tool after it."""
+    def how(self, times: str = "") -> str:
+        """``created, then edited by Edit``; a script's change names the shell tool after it;
+        ``times`` (``, 2 changes``) before a loss found later (``then found lost: …``)."""
         acts, tail = self.actions, ""
         if acts[-1] == SHOWN_PRESENT and len(acts) > 1:  # "deleted by Bash, then shown present…"
             acts, tail = acts[:-1], f", then {SHOWN_PRESENT}"
         by = f", {self.tool}" if " by " in acts[-1] else f" by {self.tool}"  # a script's change
-        return ", then ".join(acts) + by + tail
+        lost = f", then found lost: {self.lost}; not in the file now" if self.lost else ""
+        return ", then ".join(acts) + by + times + tail + lost
 
     def apply(self, change: Change, tool: str, index: int) -> None:
         """Record ``change`` as the latest one."""
@@ -120,6 +129,7 @@ class FileState:
         if not self.actions or self.actions[-1] != action:
             self.actions.append(action)
         self.changes += 1
+        self.changed_at.append(index)
         self.tool = tool
         self.last_index = index
         if change.content is not None:
@@ -486,3 +496,23 @@ def key_lines(text: str, limit: int) -> list[str]:
     ranked = sorted(first.items(), key=lambda kv: (_weight(kv[0]), kv[1]))
     keep = sorted(i for _, i in ranked[:limit])
     return [lines[i] for i in keep]
+
+
+def file_item(f: FileState, width: int, code_lines: int) -> list[str]:
+    """Section 3's lines for one changed file (moved from :mod:`compactor.models.local`): how it
+    changed, its latest content's key lines or its latest change (the lost one, when a later
+    check found it lost: :mod:`.local_lost`)."""
+    times = f", {f.changes} changes" if f.changes > 1 else ""
+    items = [f"{glob_name(f.path)} ({f.how(times)})"]
+    if f.content is not None:
+        shown = key_lines(f.content, code_lines)
+        whole = len(shown) >= len([ln for ln in f.content.splitlines() if ln.strip()])
+        items.append("  content:" if whole else "  latest content (key lines):")
+        items.extend("      " + code_line(ln, width) for ln in shown)
+    if f.added or f.removed:
+        room = code_lines if f.content is None else max(2, code_lines // 2)
+        change = [f"+ {ln.strip()}" for ln in f.added[:room]]
+        change += [f"- {ln.strip()}" for ln in f.removed[: max(1, min(room - len(change), 3))]]
+        items.append("  the lost change (not in the file now):" if f.lost else "  latest change:")
+        items.extend("      " + cut(ln, width) for ln in change)
+    return items

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from .local_lost import answered_line, prior_state
 from .local_session import Session
 from .local_state import ANSWERED
 from .local_text import prior_sections
@@ -36,8 +37,8 @@ def prior_pending(session: Session, limit: int) -> list[str]:
     prior = prior_excerpt(session, 7, limit) if session.prior and session.requests else ""
     if not prior:
         return []
-    said = f"Pending in the earlier summary (some may be done since): {prior}"
-    return [f"Since the earlier summary, {ANSWERED}", said] if session.turn_ended else [said]
+    said = f"{prior_state(session)}: {prior}"
+    return [answered_line(session, ANSWERED), said] if session.turn_ended else [said]
 
 
 def prior_current(session: Session, limit: int) -> list[str]:

@@ -182,6 +182,7 @@ class Session:
     failure overtook it (``the user disputed it next: '…'``; issue 28)."""
     turn_ended: bool = False
     failed_after: list[tuple[str, str, str]] = field(default_factory=list)  # (blind check 12)
+    lost_said: list[str] = field(default_factory=list)  # work said lost, no file (local_lost)
     ended_by_tool: str = ""  # the call of a tool that ends the work (``submit``), if one did
     ended_output: str = ""  # what that tool returned (SWE-agent's ``submit``: the final diff)
     question: str = ""

@@ -46,6 +46,7 @@ from .local_answers import judge_answers
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_jobs import add_shape_jobs, listed_jobs
+from .local_lost import judge_lost
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_present import judge_present
@@ -84,7 +85,6 @@ __all__ = [
     "judge_skipped",
     "last_action",
     "modelled",
-    "modelled_with_tail",
     "next_step_notes",
     "round_facts",
 ]
@@ -452,6 +452,8 @@ def after_line(err: ErrorFact, width: int) -> str:
         return why[err.after]
     return {
         "fixed": f"  Fixed: a later {by} succeeded.",
+        "found lost": f"  Not fixed: a later {by} succeeded, but its change was found lost "
+        "afterwards (section 3); redo it (section 7).",
         "rejected": f"  Rejected by the user, not a failure: {quote(err.by, width)}",
         "failed again": f"  Not fixed: a later {by} failed too.",
         "retry pending": f"  Retried with {by}; its result is not in the transcript yet.",
@@ -600,6 +602,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_withdrawn(session)
     judge_superseded(session)
     judge_fixed(session)
+    judge_lost(session)  # after judge_fixed: a fix whose change was found lost is none
     judge_stale_state(session)
     judge_revised(session)
     judge_approved_plan(session)
@@ -612,26 +615,3 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_refused_command(session)
     judge_present(session)
     return session
-
-
-def modelled_with_tail(
-    items: Sequence[Message | AgenticMessage], kept: Sequence[Message | AgenticMessage]
-) -> Session:
-    """The session model of ``items`` followed by the ``kept`` tail (where work stands), without
-    verbatim quotes of texts the kept tail holds: it is right below the summary, and a final
-    answer or a command's output quoted again doubled it (blind check 4)."""
-    cut = len(items)
-    state = modelled([*items, *kept])
-    if state.deliverable is not None and state.deliverable.index >= cut:
-        state.deliverable = None
-    if state.deliverable is None:
-        state.deliverable_note = ""
-    if state.revised is not None and state.revised.index >= cut:
-        state.revised = None
-    if state.reply is not None and state.reply.index >= cut:
-        state.reply = None
-    if state.last_text is not None and state.last_text.index >= cut:
-        state.last_text = None
-    if state.ended_output and any(e.index >= cut and e.results for e in state.entries):
-        state.ended_output = ""
-    return state
