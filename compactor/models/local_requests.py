@@ -1,7 +1,8 @@
 """How the embedded summary lists the user's requests and messages (issue 28 point 6, blind
 check 10): the current request quoted verbatim once, in section 1, and named by reference in the
 sections after it; a message sent again (the same text, or an edited version right after an
-interruption) listed once with ``(sent N times)``."""
+interruption) listed once with ``(sent N times)``, at its last sending: the current request is
+the latest message (blind check 13)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from compactor.facts.ide import ide_note_files, without_ide_note
 
 from .local_noise import collapse_resent, request_ref
 from .local_text import bullets, quote
+from .local_turns import continued_request
 from .local_views import head_tail
 
 __all__ = ["current_ref", "request_lines", "user_message_lines"]
@@ -21,7 +23,7 @@ def request_lines(texts: Sequence[str], item: int, items: int, verbatim: int) ->
     """Section 1's lines for the requests ``texts`` (in order, at least one): the first, the
     later ones (each sent-again run once), the current one (the last) quoted up to ``verbatim``
     characters, once in the whole summary."""
-    runs = collapse_resent(texts)
+    runs = collapse_resent(texts, at_last=True)  # the latest message stays last (set 13)
     if len(runs) == 1:
         return [
             f"   Initial request: {_quote(runs[0][0], verbatim)}{runs[0][1]} (the current request)"
@@ -34,6 +36,8 @@ def request_lines(texts: Sequence[str], item: int, items: int, verbatim: int) ->
         show = head_tail(later, head, tail, "requests", lambda r: _quote(r[0], item) + r[1])
         lines.append(bullets(show))
     current, label = runs[-1]
+    if (before := continued_request(texts[-40:])) is not None:  # "2", "お願いします。"
+        label += f" (a short reply: it continues the request before it, {_quote(before, item)})"
     lines.append(f"   Current request: {_quote(current, verbatim)}{label}")
     return lines
 
