@@ -170,3 +170,26 @@ def test_a_stop_rejection_the_agent_went_on_from_is_not_the_state() -> None:
     text = summarize_transcript(s.messages)
     assert "Continue the latest request" in section(text, 9), section(text, 9)
     assert "stop and wait" not in section(text, 9) + section(text, 8), text
+
+
+def test_the_clis_stop_text_is_no_constraint_of_the_users() -> None:
+    """The STOP-and-wait sentence is the CLI's words for a bare rejection: listing it among the
+    user's standing constraints would stop every later turn."""
+    text = summarize_transcript(_plan_session(stop=True).messages)
+    intent = section(text, 1)
+    rules = intent[intent.index("Constraints") :] if "Constraints" in intent else ""
+    assert "STOP what you are doing" not in rules, intent
+
+
+def test_words_typed_after_the_interrupt_notice_are_the_current_request() -> None:
+    """Claude Code's "[Request interrupted by user for tool use]" followed, in the same message,
+    by what the user typed: those words are the latest request."""
+    s = SessionBuilder()
+    s.user("migrate the settings page to the new form library")
+    s.call("Edit", {"file_path": "s.tsx", "old_string": "a", "new_string": "b"}, _STOP, error=True)
+    s.user("[Request interrupted by user for tool use]\nkeep the old validation rules, only swap "
+           "the inputs")  # fmt: skip
+    text = summarize_transcript(s.messages)
+    intent = section(text, 1)
+    assert 'Current request: "keep the old validation rules, only swap the inputs"' in intent, text
+    assert "Wait for the user" not in section(text, 9), section(text, 9)
