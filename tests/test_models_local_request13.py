@@ -31,7 +31,9 @@ def _answered(question: str, answer: str) -> str:
 
 def _ask(s: SessionBuilder, question: str, answer: str) -> None:
     options = [{"label": answer, "description": "d"}, {"label": "other", "description": "d"}]
-    args = {"questions": [{"question": question, "header": "H", "options": options}]}
+    args: dict[str, object] = {
+        "questions": [{"question": question, "header": "H", "options": options}]
+    }
     s.call("AskUserQuestion", args, _answered(question, answer))
 
 
@@ -165,7 +167,8 @@ def test_a_stop_rejection_the_agent_went_on_from_is_not_the_state() -> None:
     s.user("rename the config loader")
     s.call("Edit", {"file_path": "a.py", "old_string": "x", "new_string": "y"}, _STOP, error=True)
     s.user("instead add a docstring to load_config")
-    doc = {"file_path": "a.py", "old_string": "def load_config", "new_string": "def load_config  #"}
+    doc: dict[str, object] = {"file_path": "a.py", "old_string": "def load_config"}
+    doc["new_string"] = "def load_config  # doc"
     s.call("Edit", doc, "The file has been updated.")
     text = summarize_transcript(s.messages)
     assert "Continue the latest request" in section(text, 9), section(text, 9)
@@ -193,3 +196,22 @@ def test_words_typed_after_the_interrupt_notice_are_the_current_request() -> Non
     intent = section(text, 1)
     assert 'Current request: "keep the old validation rules, only swap the inputs"' in intent, text
     assert "Wait for the user" not in section(text, 9), section(text, 9)
+
+
+def test_the_clis_clarify_text_is_one_short_line_not_a_user_turn() -> None:
+    """AskUserQuestion's "Chat about this": the CLI writes "the user said: The user wants to
+    clarify these questions. This means they may have additional information …" (its words,
+    four lines of them): one short line in section 4, no request, no constraint."""
+    s = SessionBuilder()
+    s.user("plan the storage layer")
+    template = (
+        "The user wants to clarify these questions.\n    This means they may have additional "
+        "information, context or questions for you.\n    Take their response into account."
+    )
+    args: dict[str, object] = {"questions": [{"question": "Which DB?", "options": []}]}
+    s.call("AskUserQuestion", args, _SAID + template, error=True)
+    s.say("What would you like to clarify?")
+    text = summarize_transcript(s.messages)
+    assert "This means they may have" not in text, text
+    assert "the user chose to clarify these questions first" in section(text, 4), text
+    assert '"plan the storage layer" (the current request)' in section(text, 1), section(text, 1)

@@ -23,6 +23,8 @@ _REASON_RE = re.compile(
 )
 
 
+_CLARIFY = "the user wants to clarify these questions"
+
 STOPPED = "Interrupted by the user"
 """How :func:`outcome` starts the line of a call the user aborted, interrupted or cancelled."""
 _STOPPED_RE = re.compile(
@@ -57,6 +59,8 @@ def rejection(text: str) -> str:
         return ""
     reason = _REASON_RE.search(head)
     said = one_line(reason.group(1) or reason.group(2)).strip() if reason is not None else ""
+    if said.lower().startswith(_CLARIFY):  # the CLI's words for "Chat about this" (set 13)
+        said = "the user chose to clarify these questions first (the CLI's words)"
     return (
         f"The user rejected this call: {cut(said, 400)}" if said else "The user rejected this call"
     )

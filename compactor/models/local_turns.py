@@ -45,6 +45,7 @@ _SAID_RE = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _CLI_TEMPLATE = "the user wants to clarify these questions"
+_CLARIFIED = "the user chose to clarify these questions"  # how facts.rejection says so
 _REJECTED = "The user rejected this call: "  # how compactor.facts.rejection says so
 _WAIT_RE = re.compile(r"\bSTOP\b|\bwait for the user\b|\bdo(?:n['’]t| not) (?:proceed|continue)")
 _TYPED_AFTER_RE = re.compile(
@@ -101,9 +102,7 @@ def judge_cli_rejections(s: Session) -> None:
     clarify these questions") is set aside, those words kept: they are no standing rule of the
     user's (they are not listed among the constraints)."""
     for err in s.errors:
-        if err.after == "rejected" and (
-            _WAIT_RE.search(err.by) or err.by.lower().startswith(_CLI_TEMPLATE)
-        ):
+        if err.after == "rejected" and (_WAIT_RE.search(err.by) or err.by.startswith(_CLARIFIED)):
             err.after = "skipped"
 
 
