@@ -196,6 +196,7 @@ def test_words_typed_after_the_interrupt_notice_are_the_current_request() -> Non
     intent = section(text, 1)
     assert 'Current request: "keep the old validation rules, only swap the inputs"' in intent, text
     assert "Wait for the user" not in section(text, 9), section(text, 9)
+    assert "interrupted the turn" not in section(text, 8), section(text, 8)
 
 
 def test_the_clis_clarify_text_is_one_short_line_not_a_user_turn() -> None:

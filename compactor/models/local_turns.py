@@ -72,7 +72,7 @@ def judge_user_turns(s: Session) -> None:
     typed = _TYPED_AFTER_RE.match(notice.text) if notice is not None else None
     if notice is not None and typed is not None:
         s.requests.append(replace(notice, text=typed.group(1).strip(), injected=False))
-        added = True
+        s.interrupted, added = None, True  # it cut the request before, not these words
     for err in s.errors:
         if not err.outcome.lines or not err.outcome.lines[0].startswith(_REJECTED):
             continue
