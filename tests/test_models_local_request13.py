@@ -216,3 +216,33 @@ def test_the_clis_clarify_text_is_one_short_line_not_a_user_turn() -> None:
     assert "This means they may have" not in text, text
     assert "the user chose to clarify these questions first" in section(text, 4), text
     assert '"plan the storage layer" (the current request)' in section(text, 1), section(text, 1)
+
+
+def test_the_first_request_sent_again_last_still_opens_the_list() -> None:
+    """Listing a message at its last sending must not make the second request the initial one."""
+    s = SessionBuilder()
+    s.user("deploy the staging stack")
+    s.call("Bash", {"command": "make deploy-staging"}, "error: quota", error=True)
+    s.user("raise the quota in terraform")
+    s.call("Bash", {"command": "terraform apply -auto-approve"}, "Apply complete!")
+    s.user("deploy the staging stack")
+    s.call("Bash", {"command": "make deploy-staging"}, "deployed")
+    intent = section(summarize_transcript(s.messages), 1)
+    assert 'Initial request: "deploy the staging stack" (sent again later)' in intent, intent
+    assert "Later requests" in intent and "raise the quota in terraform" in intent, intent
+    assert 'Current request: "deploy the staging stack" (sent 2 times)' in intent, intent
+
+
+def test_an_edited_first_request_sent_right_again_is_not_doubled() -> None:
+    s = SessionBuilder()
+    head = (
+        "Refactor the billing module so that every invoice total is computed in one place, with "
+        "rounding done once at the end and the currency taken from the account settings "
+    )
+    s.user(head)
+    s.user(head + "and keep the public API unchanged")
+    s.call("Bash", {"command": "rg total billing/"}, "billing/a.py:3: total = 1")
+    s.user("now add tests")
+    intent = section(summarize_transcript(s.messages), 1)
+    assert "sent again later" not in intent, intent
+    assert intent.count("Refactor the billing module") == 1, intent

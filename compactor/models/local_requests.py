@@ -24,6 +24,8 @@ def request_lines(texts: Sequence[str], item: int, items: int, verbatim: int) ->
     later ones (each sent-again run once), the current one (the last) quoted up to ``verbatim``
     characters, once in the whole summary."""
     runs = collapse_resent(texts, at_last=True)  # the latest message stays last (set 13)
+    if (first := collapse_resent(texts)[0][0]) != runs[0][0]:  # the first one was sent again
+        runs.insert(0, (first, " (sent again later)"))  # it still opens the list
     if len(runs) == 1:
         return [
             f"   Initial request: {_quote(runs[0][0], verbatim)}{runs[0][1]} (the current request)"
