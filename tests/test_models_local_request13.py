@@ -246,3 +246,17 @@ def test_an_edited_first_request_sent_right_again_is_not_doubled() -> None:
     intent = section(summarize_transcript(s.messages), 1)
     assert "sent again later" not in intent, intent
     assert intent.count("Refactor the billing module") == 1, intent
+
+
+def test_a_rejection_whose_words_say_not_to_proceed_is_a_request_not_a_hold() -> None:
+    """The user's own words ("don't proceed with X, instead …") are an instruction to act on,
+    not the CLI's bare STOP: the next step is that request, never "wait"."""
+    s = SessionBuilder()
+    s.user("migrate the users table")
+    s.call("Bash", {"command": "alembic upgrade head"},
+           _SAID + "Don't proceed with the migration. Instead write a backup script first.",
+           error=True)  # fmt: skip
+    text = summarize_transcript(s.messages)
+    intent, step = section(text, 1), section(text, 9)
+    assert "Current request: \"Don't proceed with the migration." in intent, intent
+    assert "Wait for the user" not in step and "Instead write a backup script" in step, step

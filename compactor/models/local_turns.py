@@ -47,7 +47,8 @@ _SAID_RE = re.compile(
 _CLI_TEMPLATE = "the user wants to clarify these questions"
 _CLARIFIED = "the user chose to clarify these questions"  # how facts.rejection says so
 _REJECTED = "The user rejected this call: "  # how compactor.facts.rejection says so
-_WAIT_RE = re.compile(r"\bSTOP\b|\bwait for the user\b|\bdo(?:n['’]t| not) (?:proceed|continue)")
+_WAIT_RE = re.compile(r"STOP what you are doing|wait for the user to tell you how to proceed")
+"""The CLI's words for a bare rejection (the user's own words are a request: no hold)."""
 _TYPED_AFTER_RE = re.compile(
     r"\A\s*\[Request interrupted by user[^\]\n]{0,40}\]\s*(\S.*)", re.DOTALL
 )
@@ -123,7 +124,7 @@ def on_hold(s: Session) -> tuple[str, str] | None:
     last thing that happened (no later request, no later call); else None."""
     last = s.last_request
     for err in reversed(s.errors):
-        if last is not None and err.index < last.index:
+        if last is not None and err.index <= last.index:  # the user's words came with it
             return None
         head = err.outcome.lines[0] if err.outcome.lines else ""
         if not head.startswith(_REJECTED) or _WAIT_RE.search(head) is None:
