@@ -16,10 +16,14 @@ _REJECTED_RE = re.compile(
     re.IGNORECASE,
 )
 _REASON_RE = re.compile(
-    r"reason for (?:the )?(?:rejection|denial)\s*:\s*(\S[^\n]*(?:\n(?!\n)[^\n]*){0,3})",
+    r"(?:reason for (?:the )?(?:rejection|denial)|how to proceed, the user said)\s*:\s*"
+    r"(\S[^\n]*(?:\n(?!\n)[^\n]*){0,3})|"
+    r"(STOP what you are doing and wait for the user to tell you how to proceed)",
     re.IGNORECASE,
 )
 
+
+_CLARIFY = "the user wants to clarify these questions"
 
 STOPPED = "Interrupted by the user"
 """How :func:`outcome` starts the line of a call the user aborted, interrupted or cancelled."""
@@ -47,13 +51,16 @@ def user_stopped(text: str) -> str:
 
 def rejection(text: str) -> str:
     """For a call the user rejected (Claude Code's "The user doesn't want to proceed with this
-    tool use … The user provided the following reason for the rejection: …"), the line that says
-    so with the user's reason, whole (the reason is the user's decision); else ''."""
+    tool use … The user provided the following reason for the rejection: …", "… To tell you how
+    to proceed, the user said: …", "… STOP what you are doing and wait for the user …"), the line
+    that says so with the user's reason or instruction, whole (the user's decision); else ''."""
     head = text[:2_000]
     if _REJECTED_RE.search(head) is None:
         return ""
     reason = _REASON_RE.search(head)
-    said = one_line(reason.group(1)).strip() if reason is not None else ""
+    said = one_line(reason.group(1) or reason.group(2)).strip() if reason is not None else ""
+    if said.lower().startswith(_CLARIFY):  # the CLI's words for "Chat about this" (set 13)
+        said = "the user chose to clarify these questions first (the CLI's words)"
     return (
         f"The user rejected this call: {cut(said, 400)}" if said else "The user rejected this call"
     )

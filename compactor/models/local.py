@@ -52,6 +52,7 @@ from .local_state import (
 )
 from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
 from .local_tail import modelled_pair
+from .local_tasklist import task_items
 from .local_text import (
     bullets,
     call_line,
@@ -63,6 +64,7 @@ from .local_text import (
     top,
     verbatim_text,
 )
+from .local_turns import answers_since, hold_line, hold_step
 from .local_views import (
     deliverables,
     head_tail,
@@ -193,6 +195,7 @@ def _intent(s: Session, lim: Limits) -> str:
         lines += request_lines(
             [e.text for e in s.requests], lim.item, lim.items, lim.reply, s.prior
         )
+        lines += filter(None, [answers_since(s, lim.item)])  # AskUserQuestion (blind check 13)
         rules = user_rules(s)
         if rules:
             lines.append("   Constraints and preferences stated by the user:")
@@ -354,21 +357,8 @@ def _user_messages(s: Session, lim: Limits) -> str:
     return f"<all_user_messages>\n{lines}</all_user_messages>"
 
 
-def _task_items(s: Session, lim: Limits) -> list[str]:
-    open_tasks = s.open_tasks
-    if not open_tasks:
-        return []
-    tool = open_tasks[0].tool
-    done = len(s.tasks) - len(open_tasks)
-    items = [f"Open items of the agent's task list ({tool}; {done} of {len(s.tasks)} done):"]
-    items.extend(f"  [{t.status}] {cut(t.subject, lim.item)}" for t in open_tasks[: lim.items])
-    if len(open_tasks) > lim.items:  # a list shown in part says so (blind check 11)
-        items.append(f"  ({len(open_tasks) - lim.items} more)")
-    return items
-
-
 def _pending(s: Session, lim: Limits) -> str:
-    items = _task_items(s, lim)
+    items = task_items(s, lim.item, lim.items)
     polls = job_polls(s, lim.item)
     for bg in listed_jobs(s):
         said = f"; it returned: {quote(bg.said, lim.item)}" if bg.said else ""
@@ -379,7 +369,8 @@ def _pending(s: Session, lim: Limits) -> str:
     last = s.last_request
     if last is not None and not s.turn_ended:
         state = "still in progress" if s.request_started else "not answered yet"
-        items.append(f"The latest request is {state}: {current_ref(last.text, lim.item)}")
+        ref = current_ref(last.text, lim.item)
+        items.append(hold_line(s, ref, lim.item) or f"The latest request is {state}: {ref}")
         items.extend(error_replies(s, lim.item))
         unresolved = [
             e for e in s.errors if e.index > last.index and e.after in ("", "failed again")
@@ -428,7 +419,8 @@ def _current_work(s: Session, lim: Limits) -> str:
             state = claims.reply_state(s)
         else:
             state = "is in progress (no answer yet)" if s.request_started else "is not answered yet"
-        items.append(f"The latest request {state}: {current_ref(last.text, lim.item)}")
+        ref = current_ref(last.text, lim.item)
+        items.append(hold_line(s, ref, lim.item) or f"The latest request {state}: {ref}")
         ended = [] if s.turn_ended else error_replies(s, lim.item) + launched_outcomes(s, lim.item)
         items.extend([*filter(None, [interruption(s)]), *ended])
     if s.ended_by_tool:
@@ -468,6 +460,8 @@ def _current_work(s: Session, lim: Limits) -> str:
 
 def _next_step(s: Session, lim: Limits) -> str:
     last = s.last_request
+    if last is not None and (held := hold_step(s, current_ref(last.text, lim.item), lim.item)):
+        return held  # the user told the agent to stop and wait (blind check 13)
     action = last_action(s, lim.item // 2)
     done = [a for a in action if IN_FLIGHT not in a and not a.startswith("(")]
     stopped = f" Work stopped after the last action: {unadvised(done[-1])}." if done else ""

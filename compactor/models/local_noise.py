@@ -116,10 +116,11 @@ def _same_message(a: str, b: str) -> bool:
     return len(a) >= n and len(b) >= n and a[:n] == b[:n]
 
 
-def collapse_resent(texts: Sequence[str]) -> list[tuple[str, str]]:
+def collapse_resent(texts: Sequence[str], at_last: bool = False) -> list[tuple[str, str]]:
     """``texts`` with a message sent again right after itself (the same text, or an edited
     version of it) listed once, its last version, labelled `` (sent N times)``; identical
-    messages sent apart are counted on their first listing. Each item: (text, label)."""
+    messages sent apart are counted on their first listing (``at_last``: on their last one, so
+    that the latest message stays last, blind check 13). Each item: (text, label)."""
     if len(set(texts)) == len(texts):  # all distinct: equal heads are long texts' (C loops)
         heads = [t[:_RESENT_PREFIX] for t in texts]
         if not any(map(operator.eq, heads, islice(heads, 1, None))):
@@ -136,13 +137,13 @@ def collapse_resent(texts: Sequence[str]) -> list[tuple[str, str]]:
         counts[t] = counts.get(t, 0) + n
     out: list[tuple[str, str]] = []
     shown: set[str] = set()
-    for t, _, edited in runs:
+    for t, _, edited in reversed(runs) if at_last else runs:
         if t not in shown:
             shown.add(t)
             n = counts[t]
             note = ", edited; the last version" if edited else ""
             out.append((t, f" (sent {n} times{note})" if n > 1 else ""))
-    return out
+    return out[::-1] if at_last else out
 
 
 CURRENT_REF = "the current request (section 1)"

@@ -1,7 +1,8 @@
 """How the embedded summary lists the user's requests and messages (issue 28 point 6, blind
 check 10): the current request quoted verbatim once, in section 1, and named by reference in the
 sections after it; a message sent again (the same text, or an edited version right after an
-interruption) listed once with ``(sent N times)``."""
+interruption) listed once with ``(sent N times)``, at its last sending: the current request is
+the latest message (blind check 13)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from compactor.facts.ide import ide_note_files, without_ide_note
 
 from .local_noise import collapse_resent, request_ref
 from .local_text import bullets, quote
+from .local_turns import continued_request
 from .local_views import head_tail
 
 __all__ = ["current_ref", "request_lines", "user_message_lines"]
@@ -27,7 +29,9 @@ def request_lines(
     characters, once in the whole summary. ``prior``: the context's earlier summaries; with one
     (Claude Code's own compaction), so the first request here ("Keep going") is a continuation,
     not the initial request (blind check 12): that one is the earlier summary's."""
-    runs, continued = collapse_resent(texts), bool(prior)
+    runs, continued = collapse_resent(texts, at_last=True), bool(prior)  # latest stays last (13)
+    if (first := collapse_resent(texts)[0][0]) != runs[0][0]:  # the first one was sent again
+        runs.insert(0, (first, " (sent again later)"))  # it still opens the list
     if len(runs) == 1:
         note = f"the only one {_SINCE}" if continued else "the current request"
         return [f"   {'Current' if continued else 'Initial'} request: "
@@ -41,6 +45,8 @@ def request_lines(
         show = head_tail(later, head, tail, "requests", lambda r: _quote(r[0], item) + r[1])
         lines.append(bullets(show))
     current, label = runs[-1]
+    if (before := continued_request(texts[-40:])) is not None:  # "2", "お願いします。"
+        label += f" (a short reply: it continues the request before it, {_quote(before, item)})"
     lines.append(f"   Current request: {_quote(current, verbatim)}{label}")
     return lines
 

@@ -54,7 +54,6 @@ from .local_results import head_of, tail_matters
 from .local_session import ErrorFact, Session, build_session
 from .local_stops import IN_FLIGHT, stopped_how
 from .local_supersede import (
-    continues,
     judge_accepted,
     judge_overtaken_causes,
     judge_refused_command,
@@ -69,6 +68,7 @@ from .local_text import (
     printed_lines,
     quote,
 )
+from .local_turns import continued_request, judge_cli_rejections, judge_user_turns
 from .local_views import judge_approved_plan, judge_revised, judge_stale_state
 
 __all__ = [
@@ -295,7 +295,6 @@ _TIMED_OUT_RE = re.compile(r"\btimed? ?out\b|\btimeout\b|deadline exceeded", re.
 _CHECK_FAILED_RE = re.compile(r"✗|✘|❌|\bFAIL(?:ED|URE|S)?\b|\bnot ok\b|\[(?:FAIL|ERROR)\]")
 """A line of a check run that reports a failed check (``Memory check … ✗ FAILED``)."""
 _SGR_RE = re.compile(r"\x1b?\[[0-9;]{0,12}m")
-_SHORT_REQUEST = 3  # words: "retry", "continue", "fail", "go on"
 
 
 def next_step_notes(s: Session, limit: int) -> str:
@@ -308,17 +307,12 @@ def next_step_notes(s: Session, limit: int) -> str:
     if last is None or s.turn_ended:
         return ""
     notes: list[str] = []
-    if len(last.text.split()) <= _SHORT_REQUEST and continues(last.text):
-        before = next(
-            (r for r in reversed(s.requests)
-             if r.index < last.index and len(r.text.split()) > _SHORT_REQUEST),
-            None,
-        )  # fmt: skip
-        if before is not None:
-            notes.append(
-                f"{quote(last.text, limit // 4)} is a short reply: it continues the work on the "
-                f"request before it, {quote(before.text, limit)}"
-            )
+    before = continued_request([r.text for r in s.requests[-40:]])  # "2", "お願いします。"
+    if before is not None:
+        notes.append(
+            f"{quote(last.text, limit // 4)} is a short reply: it continues the work on the "
+            f"request before it, {quote(before, limit)}"
+        )
     said = s.last_text if s.last_text is not None and s.last_text.index > last.index else None
     steps = [x for x in sentences(said.text) if announces_step(x)] if said is not None else []
     if steps:
@@ -596,6 +590,7 @@ def judge_fixed(s: Session) -> None:
 def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     """The session model of the messages ``items``, with this module's judgements applied."""
     session = build_session(entries_of(items))
+    judge_user_turns(session)  # a rejection carrying the user's words is a request (set 13)
     add_shape_jobs(session)
     judge_answers(session)
     judge_proposals(session)
@@ -608,6 +603,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_approved_plan(session)
     judge_skipped(session)
     judge_next(session)
+    judge_cli_rejections(session)  # the CLI's STOP text is no rule of the user's (set 13)
     judge_disputed(session)
     judge_stale_next(session)
     judge_overtaken_causes(session)

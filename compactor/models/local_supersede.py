@@ -207,7 +207,9 @@ _CONTINUES_RE = re.compile(
     r"^\W*(?:re-?try|try again|again|fail(?:s|ed|ing)?|continue|go on|go ahead|carry on|"
     r"keep going|proceed|resume|yes|yep|yeah|ok(?:ay)?|sure|do it|next|still\b.*|"
     r"(?:it )?(?:still )?(?:doesn['’]t|does not|didn['’]t) work|same (?:error|problem|issue)|"
-    r"继续|重试|再试|还是\S*|失败\S*|好的?|可以|是的?)\W*$",
+    r"继续|重试|再试|还是\S*|失败\S*|好的?|可以|是的?|"
+    r"(?:(?:それで|では|じゃあ)?お願い(?:します|いたします)?|はい|進めて(?:ください)?|"
+    r"続けて(?:ください)?)|[0-9０-９]{1,2})\W*$",
     re.IGNORECASE,
 )
 _QUESTION_START_RE = re.compile(
@@ -219,8 +221,8 @@ _QUESTION_START_RE = re.compile(
 
 def continues(text: str) -> bool:
     """Whether a short reply continues the request before it ("retry", "fail", "go on", "still
-    failing", "继续"): a question ("…?", "how …", "如何 …") or a message naming a new subject
-    is a request of its own."""
+    failing", "继续", "お願いします", "2": an option the assistant offered): a question ("…?",
+    "how …", "如何 …") or a message naming a new subject is a request of its own."""
     flat = one_line(text)
     if flat.endswith(("?", "？")) or _QUESTION_START_RE.match(flat):
         return False
