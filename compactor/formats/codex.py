@@ -27,7 +27,7 @@ Writing: ``shrink`` keeps ``session_meta`` and the latest ``turn_context``, then
 record whose ``replacement_history`` holds the messages up to the summary (without developer
 messages and injected context, which Codex writes anew after a compaction; a history without a
 summary, a reduction, keeps the developer and AGENTS.md instructions as Codex's own compaction
-does: :func:`_reinjected`), an
+does: :func:`._codex_context.reinjected`), an
 ``event_msg/token_count`` whose ``last_token_usage.total_tokens`` is the size after compaction
 (as Codex writes it; a resumed session would otherwise compact again on the stale count), an
 ``event_msg/context_compacted``, and the kept tail's own records. ``append`` keeps the file byte
@@ -55,6 +55,7 @@ from compactor.schema import (
 )
 
 from . import _codex_legacy, _jsonl
+from ._codex_context import reinjected as _reinjected
 from ._convert import as_chat
 from ._family import (
     check_records,
@@ -77,11 +78,6 @@ _GOAL_RE = re.compile(
 )
 """A thread-goal message (Codex ``goals/continuation.md``, ``objective_updated.md``): the
 objective inside it is the user's own request (``/goal …``), not context Codex re-injects."""
-_INSTRUCTION_FILES = ("# AGENTS.md instructions", "<user_instructions>")
-"""Injected instruction files (AGENTS.md; ``<user_instructions>`` is how Codex wrapped them before
-its ``# AGENTS.md instructions`` heading): durable context a reduced history keeps."""
-_KEPT_NOTICES = ("<turn_aborted>",)
-"""Harness notices Codex writes once into the history and never recreates on resume."""
 
 
 def _int(value: JsonValue) -> int:
@@ -252,36 +248,6 @@ def _render_chat(msg: Message) -> list[JsonObject]:
                 }
             )
     return items
-
-
-def _reinjected(msg: Message | AgenticMessage, original: bool, summarized: bool = True) -> bool:
-    """Developer instructions and injected user context from the file (``original``: matched
-    to a message read from it; a copy keeps the reader's marks): Codex writes them anew each
-    session. A system message a finalizer added is its own and is kept. A thread goal and a
-    ``<turn_aborted>`` notice are kept: Codex writes each once (the goal when a goal turn
-    starts, from thread state; the notice when the user interrupts) and rebuilds neither from
-    its state on resume, so dropping them loses the objective and the interruption.
-
-    A history with no summary (``summarized`` False: ``--strategy reduce``, or hybrid that only
-    reduced) keeps the developer instructions and the injected instruction files
-    (``# AGENTS.md instructions``, ``<user_instructions>``) where they were, as Codex's own
-    compaction keeps them in its ``replacement_history`` (its initial context; a Codex 0.118
-    ``compacted`` record holds the developer and AGENTS.md messages): nothing else in such a
-    history carries them (a summary quotes them in its system reminder), and Codex re-injects
-    only the files of the folder it is resumed in. Its ``<environment_context>`` is still
-    dropped: Codex writes the current one at the next turn."""
-    if content_type(msg) is not None or msg.extra.get("codex_goal"):
-        return False
-    text = _jsonl.message_text(msg).lstrip() if msg.role in ("user", "system") else ""
-    if msg.role == "user" and text.startswith(_KEPT_NOTICES):
-        return False
-    from_file = original or "codex_role" in msg.extra
-    if not summarized and (
-        (msg.role == "system" and from_file)
-        or (msg.role == "user" and text.startswith(_INSTRUCTION_FILES))
-    ):
-        return False
-    return (msg.role == "system" and from_file) or bool(msg.extra.get("injected"))
 
 
 _USAGE_KEYS = (
