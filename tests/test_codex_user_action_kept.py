@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from compactor.formats.registry import read_transcript
+from compactor.schema import Message
 
 from .test_codex_instructions_kept import ENV, _message, _rec, _replacement, _run, _texts, rollout
 
@@ -81,12 +82,9 @@ def test_reduced_codex_history_keeps_the_review_result_and_typed_text(
     assert SHELL not in texts  # Codex's compaction leaves the user's shell echo out too
     # every other user message of the input is there, once
     parsed = read_transcript(str(src), src.read_bytes())
+    users = [m.content for m in parsed.messages if isinstance(m, Message) and m.role == "user"]
     wanted = [
-        m.content
-        for m in parsed.messages
-        if m.role == "user"
-        and isinstance(m.content, str)
-        and not m.content.startswith(("<environment_context>", "<user_shell_command>"))
+        t for t in users if not t.startswith(("<environment_context>", "<user_shell_command>"))
     ]
     assert texts == wanted
 
@@ -94,5 +92,5 @@ def test_reduced_codex_history_keeps_the_review_result_and_typed_text(
 def test_the_review_result_is_still_not_a_typed_request(src: Path) -> None:
     """The reader still marks it as context (never the current request); the writer keeps it."""
     parsed = read_transcript(str(src), src.read_bytes())
-    review = next(m for m in parsed.messages if m.content == REVIEW)
+    review = next(m for m in parsed.messages if isinstance(m, Message) and m.content == REVIEW)
     assert review.extra.get("injected") is True

@@ -56,6 +56,7 @@ from compactor.schema import (
 
 from . import _codex_legacy, _jsonl
 from ._codex_context import reinjected as _reinjected
+from ._codex_tokens import OpaqueTokens, reasoning_before_last_user
 from ._convert import as_chat
 from ._family import (
     check_records,
@@ -462,6 +463,7 @@ class CodexFormat:
         messages: list[Message] = []
         origin: list[list[int]] = []
         start = 0
+        opaque = OpaqueTokens()  # encrypted reasoning, as Codex counts it (_codex_tokens)
         for i, ln in enumerate(lines):
             if ln.obj.get("type") == "compacted":
                 start = i + 1
@@ -477,7 +479,9 @@ class CodexFormat:
                     else None
                 )
                 if msg is None:
+                    opaque.carry(item)
                     continue
+                opaque.attach(msg, item)
                 if msg.role == "user" and isinstance(summary, str) and msg.content == summary:
                     msg.extra[CONTENT_TYPE_KEY] = "summary"
                     msg.extra["injected"] = True
@@ -502,7 +506,9 @@ class CodexFormat:
                 msg = reader.message(ln.number, payload)
                 if msg is None:
                     pending.append(i)
+                    opaque.carry(payload)
                     continue
+                opaque.attach(msg, payload)
                 if msg.role == "assistant":
                     last_assistant = len(messages)
                 elif legacy:  # no compaction marker: a summary is known by its preamble
@@ -517,16 +523,17 @@ class CodexFormat:
                 last = info.get("last_token_usage") if isinstance(info, dict) else None
                 if payload.get("type") == "token_count" and isinstance(last, dict):
                     if fresh:  # written with the compaction (by compact, or Codex): its size
-                        compaction_total = _int(last.get("total_tokens"))
+                        compaction_total = _int(last.get("total_tokens")) + opaque.before_user
                         fresh = False
                     if last_assistant is not None:
                         messages[last_assistant].usage = Usage(
                             prompt_tokens=_int(last.get("input_tokens")),
                             completion_tokens=_int(last.get("output_tokens")),
-                            total_tokens=_int(last.get("total_tokens")),
+                            total_tokens=_int(last.get("total_tokens")) + opaque.before_user,
                         )
         if pending and origin:
             origin[-1].extend(pending)
+            opaque.attach(messages[-1], {})
         _mark_call_ends(messages, ends)
         if compaction_total:
             _compaction_baseline(messages, compaction_total)
@@ -592,7 +599,11 @@ class CodexFormat:
         compacted = {"message": summary_text, "replacement_history": history}
         out.append(_jsonl.dump({"timestamp": stamp, "type": "compacted", "payload": compacted}))
         if info is not None and info.tokens_after is not None:
-            count = _token_count_after(lines, info.tokens_after)
+            # Codex adds its own estimate of the encrypted reasoning before the last user turn
+            # to this count when it resumes (_codex_tokens): ours already holds it.
+            tail = (item for index in range(cut, len(new_messages)) for item in items_of(index))
+            after = info.tokens_after - reasoning_before_last_user([*history, *tail])
+            count = _token_count_after(lines, max(0, after))
             out.append(_jsonl.dump({"timestamp": stamp, "type": "event_msg", "payload": count}))
         event = {"type": "context_compacted"}
         out.append(_jsonl.dump({"timestamp": stamp, "type": "event_msg", "payload": event}))
