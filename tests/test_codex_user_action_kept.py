@@ -94,3 +94,16 @@ def test_the_review_result_is_still_not_a_typed_request(src: Path) -> None:
     parsed = read_transcript(str(src), src.read_bytes())
     review = next(m for m in parsed.messages if isinstance(m, Message) and m.content == REVIEW)
     assert review.extra.get("injected") is True
+
+
+def test_the_summary_shows_the_review_result_before_the_request_about_it(
+    tmp_path: Path, src: Path
+) -> None:
+    """The embedded summary names the ``/review`` and its findings among the context the CLI
+    injected, with the request that followed it ("fix the above" has its referent)."""
+    raw = _run(tmp_path, src, "--force")
+    summary = next(t for role, t in _texts(_replacement(raw)) if "Primary Request" in t)
+    flat = " ".join(summary.split())
+    assert "The user ran /review through the CLI" in flat
+    assert "'Fix the finding above.', may refer to it" in flat
+    assert "[P1] Coupon applied twice when the cart is reloaded - cart.py:42" in flat
