@@ -118,3 +118,22 @@ def test_compacts_count_of_a_codex_input_is_codexs_own(tmp_path: Path, src: Path
     assert raw
     before = int(json.loads((tmp_path / "r.json").read_text("utf-8"))["tokens_before"])
     assert codex_measure(src.read_bytes()) <= before < codex_measure(src.read_bytes()) + 2_000
+
+
+def test_the_exact_counter_counts_the_reasoning_too(src: Path) -> None:
+    """``token_counter: tiktoken:o200k_base`` adds the same estimate of the encrypted reasoning
+    (its texts are counted exactly; the reasoning has no text to count)."""
+    import dataclasses
+
+    from compactor.counting.tiktoken_counter import tiktoken_counter
+    from compactor.counting.tokens import OPAQUE_TOKENS_KEY, TokenCounterInput
+
+    parsed = read_transcript(str(src), src.read_bytes())
+    bare = [
+        dataclasses.replace(m, extra={k: v for k, v in m.extra.items() if k != OPAQUE_TOKENS_KEY})
+        for m in parsed.messages
+    ]
+    count = tiktoken_counter("o200k_base")
+    each = (len(ENCRYPTED) * 3 // 4 - 650 + 3) // 4
+    with_reasoning = count(TokenCounterInput(parsed.messages))
+    assert with_reasoning - count(TokenCounterInput(bare)) == 16 * each
