@@ -12,12 +12,13 @@ objective alone (``extra["codex_goal"] = True``); its records are written back u
 
 Usage: each ``event_msg/token_count`` with ``info.last_token_usage`` becomes ``Usage(prompt =
 input_tokens, completion = output_tokens, total = total_tokens)`` on the last assistant message
-before it. The ``token_count`` written after a ``compacted`` record, before any response item
-(right after it as this writer writes it; Codex writes ``world_state`` and ``turn_context``
-first) is the size of what Codex sends next, its re-injected context included: when no later
-count replaced it, it becomes the baseline (:func:`_compaction_baseline`; on the summary when
-no assistant message follows it), so ``check`` on a compacted file counts what the compacting
-run reported.
+before it, its total plus the encrypted reasoning Codex adds to it when it resumes (each message
+carries the estimate of the reasoning items that travel with it: :mod:`._codex_tokens`). The
+``token_count`` written after a ``compacted`` record, before any response item (right after it as
+this writer writes it; Codex writes ``world_state`` and ``turn_context`` first) is the size of what
+Codex sends next, its re-injected context included: when no later count replaced it, it becomes the
+baseline (:func:`_compaction_baseline`; on the summary when no assistant message follows it), so
+``check`` on a compacted file counts what the compacting run reported.
 
 Legacy rollouts (before ``session_meta``: a metadata line, bare items, ``record_type`` state
 lines; :mod:`._codex_legacy`) are read the same way, each bare item a response item, and written
@@ -28,8 +29,9 @@ record whose ``replacement_history`` holds the messages up to the summary (witho
 messages and injected context, which Codex writes anew after a compaction; a history without a
 summary, a reduction, keeps the developer and AGENTS.md instructions as Codex's own compaction
 does: :func:`._codex_context.reinjected`), an
-``event_msg/token_count`` whose ``last_token_usage.total_tokens`` is the size after compaction
-(as Codex writes it; a resumed session would otherwise compact again on the stale count), an
+``event_msg/token_count`` whose ``last_token_usage.total_tokens`` is the size after compaction (less
+the reasoning Codex adds back; as Codex writes it: a resumed session would otherwise compact
+again on the stale count), an
 ``event_msg/context_compacted``, and the kept tail's own records. ``append`` keeps the file byte
 for byte and appends the same records. Added records carry the input's newest time.
 """
