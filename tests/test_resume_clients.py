@@ -927,8 +927,10 @@ def test_codex_resumes_hybrid_summary_with_reduced_rounds(
     summarized turns' files removed); Codex resumes it without compacting, twice."""
     case = _case("codex", "codex/empire-of-bits-desktop-rollout.jsonl", 30, tmp_path, "hybrid")
     _longer_rollout(case.src, tmp_path / "rollout.jsonl", turns=4)
-    # reduced to 28,715 tokens (over), summarized keeping 30 messages to 25,727 (under)
-    case.src, case.threshold = tmp_path / "rollout.jsonl", 27_000
+    # reduced to 41,361 tokens (over), summarized keeping 30 messages to 27,710 (under); both
+    # count its 52 encrypted reasoning items as Codex does (RELIABILITY row 582: before, 28,715
+    # and 25,727 under a trigger of 27,000)
+    case.src, case.threshold = tmp_path / "rollout.jsonl", 30_000
     _codex_resumes(case, responses)
     assert case.report["reduction"]["offload_removed"] > 0
 
