@@ -147,3 +147,37 @@ def old_compaction_session() -> Session:
         rec["version"] = "1.0.90"
         rec.pop("entrypoint", None)
     return s
+
+
+def inflight_session() -> Session:
+    """A Claude Code 2.0.19 session that stops with a call in flight: the "Warmup" exchange
+    2.0.x wrote inline at the file's head (``isSidechain``, no parent), a request, rounds of
+    bulky output, an offer of two options the user answers, and a last ``Bash`` call that has
+    no result (the session ended while it ran)."""
+    s = Session()
+    s.user("Warmup")
+    s.assistant([{"type": "text", "text": "Ready to help."}])
+    for rec in s.records:
+        rec["isSidechain"] = True
+    s.parent = None
+    s.user("Set up a git repo in my home folder for the agent prompts and push it to GitHub.")
+    for i in range(12):
+        out = "\n".join(
+            f"prompts/agent_{i}_{k}.yaml: {k * 13} lines, owner dev" for k in range(150)
+        )
+        s.bash(f"ls -la prompts/batch_{i}", out)
+        notes = " ".join(
+            f"agent_{i}_{k}.yaml holds the {k}th prompt of batch {i}." for k in range(40)
+        )
+        s.assistant([{"type": "text", "text": f"Batch {i} listed. {notes}"}])
+    s.assistant([{"type": "text", "text": "Option 1: you install gh. Option 2: manual steps."}])
+    s.user("okay try again option 1")
+    s.bash("brew install gh", "gh 2.82.0 installed")
+    cmd = "cd ~ && git add .gitignore prompts/ && git status --short"
+    s.assistant(
+        [{"type": "tool_use", "id": "toolu_inflight", "name": "Bash", "input": {"command": cmd}}]
+    )
+    for rec in s.records:
+        rec["version"] = "2.0.19"
+        rec.pop("entrypoint", None)
+    return s

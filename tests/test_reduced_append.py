@@ -237,14 +237,21 @@ def _codex_history(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _reinjected(item: dict[str, Any]) -> bool:
-    """Injected context Codex writes anew at its next turn (``<environment_context>``, other
-    ``<…>`` notices). The developer instructions and the AGENTS.md instructions stay in a
-    reduced history, as Codex's own ``replacement_history`` keeps them (blind check 11)."""
+    """Contextual messages Codex's own compaction leaves out (``<environment_context>``, the
+    user's shell echo, skill and sub-agent notices). The developer instructions and the
+    AGENTS.md instructions stay in a reduced history, as Codex's own ``replacement_history``
+    keeps them (blind check 11), and so does every other user message (``<user_action>``,
+    blind check 13)."""
     if item.get("type") != "message" or item.get("role") != "user":
         return False
-    text = "".join(c.get("text", "") for c in item.get("content") or [])
-    kept = ("<turn_aborted>", "<user_instructions>", "# AGENTS.md instructions")
-    return text.startswith("<") and not text.startswith(kept)
+    text = "".join(c.get("text", "") for c in item.get("content") or []).lstrip().lower()
+    dropped = (
+        "<environment_context>",
+        "<skill>",
+        "<user_shell_command>",
+        "<subagent_notification>",
+    )
+    return text.startswith(dropped)
 
 
 @pytest.mark.parametrize("src", [CODEX_SESSION, *SHARED_CODEX], ids=lambda p: Path(p).stem)

@@ -44,7 +44,7 @@ import pytest
 from compactor.formats.registry import read_transcript
 from compactor.schema import AgenticMessage, Message, content_type
 
-from .cc_session import old_compaction_session
+from .cc_session import inflight_session, old_compaction_session
 from .client_fakes import REPLY, FakeAnthropic, FakeResponses, Recorded
 from .conftest import TRANSCRIPTS
 from .fake_server_cli import compact_exe
@@ -344,7 +344,22 @@ class Case:
     next_turn: tuple[str, ...] = ("--continue",)
     """How the second turn of a reduced session picks it (``--resume ID`` when the client's
     ``--continue`` skips the session: it does for a 1.0.x file with inline sidechain records,
-    compacted or not)."""
+    compacted or not; :func:`_next_turn` picks it for any such file)."""
+
+
+def _next_turn(case: Case) -> tuple[str, ...]:
+    """``case.next_turn``, or ``--resume ID`` when the input holds inline sidechain records
+    (``isSidechain`` true: 1.0.x sub-agents, 2.0.x's "Warmup" exchange at the file's head).
+    Claude Code 2.1.197's ``--continue`` skips such a session and starts a new one, with the
+    original file as with ours (blind check 13, gc-inflight: its raw file, and the raw file
+    without its unanswered last call, fail the same way; ``--resume ID`` sends the whole
+    history with "continue", "again")."""
+    if case.next_turn != ("--continue",) or case.fmt != "claude-code":
+        return case.next_turn
+    records = (json.loads(line) for line in _jsonl(case.src) if line.strip())
+    if any(isinstance(r, dict) and r.get("isSidechain") is True for r in records):
+        return ("--resume", "ID")
+    return case.next_turn
 
 
 def _case(
@@ -408,10 +423,14 @@ def _check_request(case: Case, seen: Ids, file_ids: set[str], unanswered: set[st
     ours = _kept_order(case.kept)
     sent = [step for step in seen.order if step in set(ours)]
     assert sent == [step for step in ours if step in set(sent)], "kept messages reordered"
+    users = [m.content for m in case.kept if isinstance(m, Message) and m.role == "user"]
     for text in _kept_texts(case.kept):
         hits = sum(text in t for t in seen.texts if not case.summary or case.summary not in t)
+        # once, and once more for each kept user message quoting it (a Codex /review result,
+        # ``<user_action>``, quotes the findings its assistant summary then repeats)
+        copies = 1 + sum(text in u for u in users)
         # a client's own error notice is kept as it wrote it, and it never sends it
-        assert hits == (0 if text in case.client_only else 1), (text[:80], hits)
+        assert hits == (0 if text in case.client_only else copies), (text[:80], hits)
     if case.strategy != "summarize":
         _check_reduced(case, seen)
 
@@ -578,7 +597,7 @@ def _claude_resumes(case: Case, anthropic: FakeAnthropic) -> None:
         return
     # A reduced session goes on: the next turn (--continue: the newest session of this
     # folder) sends the same reduced history, with the first turn after it.
-    next_turn = [session if x == "ID" else x for x in case.next_turn]
+    next_turn = [session if x == "ID" else x for x in _next_turn(case)]
     proc = _run([CLAUDE, "-p", *next_turn, "again"], work, env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     requests = anthropic.model_requests()
@@ -653,6 +672,29 @@ def test_claude_code_resumes_append_after_its_own_1_0_compaction(
     assert "PATCHER deployment in six waves" not in sent  # the inline sub-agent's own reply
     if strategy == "reduce":
         assert "machinectl shell" in sent and "I'll continue with the DNS fix" in sent
+
+
+@pytest.mark.parametrize(("strategy", "threshold"), [("reduce", None), ("hybrid", 4_000)])
+def test_claude_code_resumes_reduced_append_of_a_session_with_a_call_in_flight(
+    strategy: str, threshold: int | None, tmp_path: Path, anthropic: FakeAnthropic
+) -> None:
+    """A 2.0.x session that ends with a call that has no result and starts with the inline
+    "Warmup" sidechain (synthetic, ``cc_session.inflight_session``): Claude Code resumes our
+    reduced (and hybrid: summary, then the kept reduced rounds) ``--append`` output, and the
+    next turn sends the same history with "continue", "again" (blind check 13, gc-inflight:
+    the harness's ``--continue`` picked no session, as with the raw file; :func:`_next_turn`)."""
+    src = tmp_path / "inflight.jsonl"
+    src.write_bytes(b"\n".join(inflight_session().lines()) + b"\n")
+    case = Case("claude-code", src, REDUCED[strategy], tmp_path, strategy)
+    case.threshold = threshold
+    assert _next_turn(case) == ("--resume", "ID")
+    _claude_resumes(case, anthropic)
+    sent = (tmp_path / "request.json").read_text("utf-8")
+    assert "okay try again option 1" in sent
+    # Our output keeps the call in flight; the client itself leaves an unanswered call out of
+    # what it sends (it does so with the raw file too).
+    (out,) = (tmp_path / "home" / ".claude" / "projects").glob("*/5f0c6f1e-*.jsonl")
+    assert "git add .gitignore prompts/" in out.read_text("utf-8")
 
 
 def _user_texts(rec: Recorded) -> list[str]:
@@ -885,8 +927,10 @@ def test_codex_resumes_hybrid_summary_with_reduced_rounds(
     summarized turns' files removed); Codex resumes it without compacting, twice."""
     case = _case("codex", "codex/empire-of-bits-desktop-rollout.jsonl", 30, tmp_path, "hybrid")
     _longer_rollout(case.src, tmp_path / "rollout.jsonl", turns=4)
-    # reduced to 28,715 tokens (over), summarized keeping 30 messages to 25,727 (under)
-    case.src, case.threshold = tmp_path / "rollout.jsonl", 27_000
+    # reduced to 41,361 tokens (over), summarized keeping 30 messages to 27,710 (under); both
+    # count its 52 encrypted reasoning items as Codex does (RELIABILITY row 582: before, 28,715
+    # and 25,727 under a trigger of 27,000)
+    case.src, case.threshold = tmp_path / "rollout.jsonl", 30_000
     _codex_resumes(case, responses)
     assert case.report["reduction"]["offload_removed"] > 0
 

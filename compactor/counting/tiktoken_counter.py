@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any, Literal, NamedTuple, Protocol
 
-from compactor.counting.tokens import TokenCounterInput
+from compactor.counting.tokens import OPAQUE_TOKENS_KEY, TokenCounterInput
 from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Message
 
@@ -175,7 +175,9 @@ def _texts(msg: Message | AgenticMessage) -> list[str]:
 
 def count_message(encoding: Any, msg: Message | AgenticMessage) -> int:
     """Tokens of one message in chat format (role, texts, tool calls, framing)."""
+    opaque = msg.extra.get(OPAQUE_TOKENS_KEY) if msg.extra else None
     total = TOKENS_PER_MESSAGE + len(encoding.encode_ordinary(msg.role))
+    total += opaque if isinstance(opaque, int) else 0
     total += sum(len(encoding.encode_ordinary(t)) for t in _texts(msg) if t)
     if isinstance(msg, Message) and msg.name:
         total += TOKENS_PER_NAME + len(encoding.encode_ordinary(msg.name))
@@ -273,8 +275,10 @@ def engine_name(name: str) -> str:
 
 
 def _message_texts(msg: Message | AgenticMessage) -> tuple[int, list[str]]:
-    """(constant overhead tokens, texts to count) of one message in chat format."""
-    overhead = TOKENS_PER_MESSAGE
+    """(constant overhead tokens, texts to count) of one message in chat format; the tokens it
+    carries in no text (:data:`~compactor.counting.tokens.OPAQUE_TOKENS_KEY`) are overhead."""
+    opaque = msg.extra.get(OPAQUE_TOKENS_KEY) if msg.extra else None
+    overhead = TOKENS_PER_MESSAGE + (opaque if isinstance(opaque, int) else 0)
     texts = [msg.role, *(t for t in _texts(msg) if t)]
     if isinstance(msg, Message) and msg.name:
         overhead += TOKENS_PER_NAME

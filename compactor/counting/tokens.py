@@ -29,6 +29,7 @@ from compactor.schema import (
 
 __all__ = [
     "MEDIA_TOKENS",
+    "OPAQUE_TOKENS_KEY",
     "TokenCounter",
     "TokenCounterInput",
     "baseline_index",
@@ -42,6 +43,12 @@ __all__ = [
 
 MEDIA_TOKENS = 2_000
 """Estimated tokens for one image, audio, video or file part."""
+
+OPAQUE_TOKENS_KEY = "_compactor_opaque_tokens"
+"""``extra`` key: tokens a message carries in no field the estimate reads, as its client counts
+them (a reader sets it: Codex's encrypted reasoning items, which travel with the next message,
+estimated as Codex does, :mod:`compactor.formats._codex_tokens`). :func:`estimate_message` adds
+it, so a count without a usage baseline (after a reduction) still holds them."""
 
 
 @dataclass(slots=True)
@@ -120,11 +127,13 @@ def _block_bytes_and_media(block: Block) -> tuple[int, int]:
 
 def estimate_message(msg: Message | AgenticMessage) -> int:
     """floor(B / 4) + 2,000 per media part, B = UTF-8 bytes of the counted fields (SPEC §3)."""
+    found = msg.extra.get(OPAQUE_TOKENS_KEY) if msg.extra else None
+    opaque = found if isinstance(found, int) else 0
     if type(msg) is Message and not msg.parts and not msg.tool_calls and not msg.reasoning_content:
         text = msg.content  # most messages: their content is all that counts (counted often)
-        return (len(text) if text.isascii() else len(text.encode("utf-8"))) // 4
+        return (len(text) if text.isascii() else len(text.encode("utf-8"))) // 4 + opaque
     nbytes, media = _message_bytes_and_media(msg)
-    return nbytes // 4 + MEDIA_TOKENS * media
+    return nbytes // 4 + MEDIA_TOKENS * media + opaque
 
 
 def estimate_tools(tools: Sequence[ToolInfo]) -> int:

@@ -12,12 +12,13 @@ objective alone (``extra["codex_goal"] = True``); its records are written back u
 
 Usage: each ``event_msg/token_count`` with ``info.last_token_usage`` becomes ``Usage(prompt =
 input_tokens, completion = output_tokens, total = total_tokens)`` on the last assistant message
-before it. The ``token_count`` written after a ``compacted`` record, before any response item
-(right after it as this writer writes it; Codex writes ``world_state`` and ``turn_context``
-first) is the size of what Codex sends next, its re-injected context included: when no later
-count replaced it, it becomes the baseline (:func:`_compaction_baseline`; on the summary when
-no assistant message follows it), so ``check`` on a compacted file counts what the compacting
-run reported.
+before it, its total plus the encrypted reasoning Codex adds to it when it resumes (each message
+carries the estimate of the reasoning items that travel with it: :mod:`._codex_tokens`). The
+``token_count`` written after a ``compacted`` record, before any response item (right after it as
+this writer writes it; Codex writes ``world_state`` and ``turn_context`` first) is the size of what
+Codex sends next, its re-injected context included: when no later count replaced it, it becomes the
+baseline (:func:`_compaction_baseline`; on the summary when no assistant message follows it), so
+``check`` on a compacted file counts what the compacting run reported.
 
 Legacy rollouts (before ``session_meta``: a metadata line, bare items, ``record_type`` state
 lines; :mod:`._codex_legacy`) are read the same way, each bare item a response item, and written
@@ -27,9 +28,10 @@ Writing: ``shrink`` keeps ``session_meta`` and the latest ``turn_context``, then
 record whose ``replacement_history`` holds the messages up to the summary (without developer
 messages and injected context, which Codex writes anew after a compaction; a history without a
 summary, a reduction, keeps the developer and AGENTS.md instructions as Codex's own compaction
-does: :func:`_reinjected`), an
-``event_msg/token_count`` whose ``last_token_usage.total_tokens`` is the size after compaction
-(as Codex writes it; a resumed session would otherwise compact again on the stale count), an
+does: :func:`._codex_context.reinjected`), an
+``event_msg/token_count`` whose ``last_token_usage.total_tokens`` is the size after compaction (less
+the reasoning Codex adds back; as Codex writes it: a resumed session would otherwise compact
+again on the stale count), an
 ``event_msg/context_compacted``, and the kept tail's own records. ``append`` keeps the file byte
 for byte and appends the same records. Added records carry the input's newest time.
 """
@@ -55,6 +57,8 @@ from compactor.schema import (
 )
 
 from . import _codex_legacy, _jsonl
+from ._codex_context import reinjected as _reinjected
+from ._codex_tokens import OpaqueTokens, reasoning_before_last_user
 from ._convert import as_chat
 from ._family import (
     check_records,
@@ -77,11 +81,6 @@ _GOAL_RE = re.compile(
 )
 """A thread-goal message (Codex ``goals/continuation.md``, ``objective_updated.md``): the
 objective inside it is the user's own request (``/goal …``), not context Codex re-injects."""
-_INSTRUCTION_FILES = ("# AGENTS.md instructions", "<user_instructions>")
-"""Injected instruction files (AGENTS.md; ``<user_instructions>`` is how Codex wrapped them before
-its ``# AGENTS.md instructions`` heading): durable context a reduced history keeps."""
-_KEPT_NOTICES = ("<turn_aborted>",)
-"""Harness notices Codex writes once into the history and never recreates on resume."""
 
 
 def _int(value: JsonValue) -> int:
@@ -252,36 +251,6 @@ def _render_chat(msg: Message) -> list[JsonObject]:
                 }
             )
     return items
-
-
-def _reinjected(msg: Message | AgenticMessage, original: bool, summarized: bool = True) -> bool:
-    """Developer instructions and injected user context from the file (``original``: matched
-    to a message read from it; a copy keeps the reader's marks): Codex writes them anew each
-    session. A system message a finalizer added is its own and is kept. A thread goal and a
-    ``<turn_aborted>`` notice are kept: Codex writes each once (the goal when a goal turn
-    starts, from thread state; the notice when the user interrupts) and rebuilds neither from
-    its state on resume, so dropping them loses the objective and the interruption.
-
-    A history with no summary (``summarized`` False: ``--strategy reduce``, or hybrid that only
-    reduced) keeps the developer instructions and the injected instruction files
-    (``# AGENTS.md instructions``, ``<user_instructions>``) where they were, as Codex's own
-    compaction keeps them in its ``replacement_history`` (its initial context; a Codex 0.118
-    ``compacted`` record holds the developer and AGENTS.md messages): nothing else in such a
-    history carries them (a summary quotes them in its system reminder), and Codex re-injects
-    only the files of the folder it is resumed in. Its ``<environment_context>`` is still
-    dropped: Codex writes the current one at the next turn."""
-    if content_type(msg) is not None or msg.extra.get("codex_goal"):
-        return False
-    text = _jsonl.message_text(msg).lstrip() if msg.role in ("user", "system") else ""
-    if msg.role == "user" and text.startswith(_KEPT_NOTICES):
-        return False
-    from_file = original or "codex_role" in msg.extra
-    if not summarized and (
-        (msg.role == "system" and from_file)
-        or (msg.role == "user" and text.startswith(_INSTRUCTION_FILES))
-    ):
-        return False
-    return (msg.role == "system" and from_file) or bool(msg.extra.get("injected"))
 
 
 _USAGE_KEYS = (
@@ -496,6 +465,7 @@ class CodexFormat:
         messages: list[Message] = []
         origin: list[list[int]] = []
         start = 0
+        opaque = OpaqueTokens()  # encrypted reasoning, as Codex counts it (_codex_tokens)
         for i, ln in enumerate(lines):
             if ln.obj.get("type") == "compacted":
                 start = i + 1
@@ -511,7 +481,9 @@ class CodexFormat:
                     else None
                 )
                 if msg is None:
+                    opaque.carry(item)
                     continue
+                opaque.attach(msg, item)
                 if msg.role == "user" and isinstance(summary, str) and msg.content == summary:
                     msg.extra[CONTENT_TYPE_KEY] = "summary"
                     msg.extra["injected"] = True
@@ -536,7 +508,9 @@ class CodexFormat:
                 msg = reader.message(ln.number, payload)
                 if msg is None:
                     pending.append(i)
+                    opaque.carry(payload)
                     continue
+                opaque.attach(msg, payload)
                 if msg.role == "assistant":
                     last_assistant = len(messages)
                 elif legacy:  # no compaction marker: a summary is known by its preamble
@@ -551,16 +525,17 @@ class CodexFormat:
                 last = info.get("last_token_usage") if isinstance(info, dict) else None
                 if payload.get("type") == "token_count" and isinstance(last, dict):
                     if fresh:  # written with the compaction (by compact, or Codex): its size
-                        compaction_total = _int(last.get("total_tokens"))
+                        compaction_total = _int(last.get("total_tokens")) + opaque.before_user
                         fresh = False
                     if last_assistant is not None:
                         messages[last_assistant].usage = Usage(
                             prompt_tokens=_int(last.get("input_tokens")),
                             completion_tokens=_int(last.get("output_tokens")),
-                            total_tokens=_int(last.get("total_tokens")),
+                            total_tokens=_int(last.get("total_tokens")) + opaque.before_user,
                         )
         if pending and origin:
             origin[-1].extend(pending)
+            opaque.attach(messages[-1], {})
         _mark_call_ends(messages, ends)
         if compaction_total:
             _compaction_baseline(messages, compaction_total)
@@ -626,7 +601,11 @@ class CodexFormat:
         compacted = {"message": summary_text, "replacement_history": history}
         out.append(_jsonl.dump({"timestamp": stamp, "type": "compacted", "payload": compacted}))
         if info is not None and info.tokens_after is not None:
-            count = _token_count_after(lines, info.tokens_after)
+            # Codex adds its own estimate of the encrypted reasoning before the last user turn
+            # to this count when it resumes (_codex_tokens): ours already holds it.
+            tail = (item for index in range(cut, len(new_messages)) for item in items_of(index))
+            after = info.tokens_after - reasoning_before_last_user([*history, *tail])
+            count = _token_count_after(lines, max(0, after))
             out.append(_jsonl.dump({"timestamp": stamp, "type": "event_msg", "payload": count}))
         event = {"type": "context_compacted"}
         out.append(_jsonl.dump({"timestamp": stamp, "type": "event_msg", "payload": event}))

@@ -42,6 +42,7 @@ from compactor.facts import (
 from compactor.facts.noise import without_frames
 from compactor.schema import AgenticMessage, Message
 
+from .local_actions import judge_actions
 from .local_answers import judge_answers
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
@@ -593,6 +594,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_user_turns(session)  # a rejection carrying the user's words is a request (set 13)
     add_shape_jobs(session)
     judge_answers(session)
+    judge_actions(session)
     judge_proposals(session)
     judge_withdrawn(session)
     judge_superseded(session)
