@@ -1,0 +1,65 @@
+"""Blind check 14's file, secret and noise findings in the local summary (issue 28, files14),
+each on a session built here by shape: a password written in SQL, in a code fallback or on a
+command line is masked everywhere in the summary (a quoted earlier summary and an in-flight call
+too); a file an unknown tool wrote is changed, not "read"; a pasted file is named, not printed;
+a text cut inside a code fence closes the fence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compactor.formats.registry import read_transcript
+from compactor.models.local import summarize_transcript
+
+from .cc_session import Session
+
+
+def _summary(s: Session, tmp_path: Path) -> str:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"\n".join(s.lines()) + b"\n")
+    return summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+
+
+# -- passwords in SQL, code fallbacks and command lines -------------------------------------------
+
+_PW = "Qx7!harbor2031"
+
+
+def test_passwords_of_every_shape_are_masked_in_the_whole_summary(tmp_path: Path) -> None:
+    s = Session()
+    s.user(
+        "This session continues an earlier one. Summary:\n"
+        f"- DB auth fixed: ALTER USER appuser WITH PASSWORD '{_PW}' to re-hash in md5.\n"
+        f"- Seed hash was for 'password' not '{_PW}'. Fixed.\n"
+        "Continue seeding the database."
+    )
+    s.bash(
+        "cat server/db.js",
+        f"const pool = new Pool({{\n  password: process.env.DB_PASS || '{_PW}',\n}});",
+    )
+    s.bash(f"mysql -u root -p'{_PW}' -e 'select 1'", "ERROR 1045 (28000): Access denied")
+    s.bash(
+        f"PGPASSWORD={_PW} psql -U appuser -c 'select 1'",
+        "psql: FATAL: password authentication failed",
+    )
+    call = f"toolu_{s.n:04d}"
+    command = f"sudo -u postgres psql -c \"CREATE USER appuser WITH PASSWORD '{_PW}';\""
+    s.assistant([{"type": "tool_use", "id": call, "name": "Bash", "input": {"command": command}}])
+    summary = _summary(s, tmp_path)
+    assert "CREATE USER appuser WITH PASSWORD '***'" in summary, summary
+    assert _PW not in summary and "harbor2031" not in summary, summary
+
+
+def test_password_shapes_keep_placeholders_and_prose() -> None:
+    from compactor.secrets.shapes import mask_key_shapes
+
+    kept = (
+        "ALTER USER x WITH PASSWORD $1; password: process.env.DB_PASS || '', "
+        "the password reset flow; mysql -p -u root; ssh -p 2222 host; PGPASSWORD=$PW psql"
+    )
+    assert mask_key_shapes(kept) == kept
+    text = "db = os.getenv('DB_PASSWORD', 'fallback-9x'); CREATE ROLE r IDENTIFIED BY 'tiger77'"
+    assert (
+        mask_key_shapes(text)
+        == "db = os.getenv('DB_PASSWORD', '***'); CREATE ROLE r IDENTIFIED BY '***'"
+    )
