@@ -63,3 +63,39 @@ def test_password_shapes_keep_placeholders_and_prose() -> None:
         mask_key_shapes(text)
         == "db = os.getenv('DB_PASSWORD', '***'); CREATE ROLE r IDENTIFIED BY '***'"
     )
+
+
+# -- a kept text cut inside a code fence closes it ------------------------------------------------
+
+
+def _fences(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line.lstrip().startswith("```"))
+
+
+def test_a_skill_cut_inside_its_code_block_closes_the_fence() -> None:
+    from compactor.pipeline.finalize import PreserveSkillsConfig, _Skill, render_skills
+
+    body = (
+        "# Update config\n\nEdit settings.json hooks.\n\n```json\n{\n"
+        + "".join(
+            f'  "field{n}": {{"type": "string", "description": "hook field {n}"}},\n'
+            for n in range(400)
+        )
+        + "}\n```\n\nAfter the block: test the hook with a pipe.\n"
+    )
+    cfg = PreserveSkillsConfig(max_tokens_per_skill=500)
+    kept = render_skills([_Skill("update-config", body, 1)], cfg)
+    assert "was cut to fit the context" in kept and "field399" not in kept, kept
+    assert _fences(kept) % 2 == 0, kept
+    assert kept.split("[… skill")[0].rstrip().endswith("```"), kept
+    assert len(kept.encode()) < 500 * 4 + 400  # the budget holds: the fence replaces cut bytes
+
+
+def test_fence_closed_only_closes_an_open_fence() -> None:
+    from compactor.facts.fences import cut_bytes, fence_closed
+
+    assert fence_closed("text\n```py\nx = 1\n```\nmore") == "text\n```py\nx = 1\n```\nmore"
+    assert fence_closed("text\n~~~~\nx = 1\n```\ny") == "text\n~~~~\nx = 1\n```\ny\n~~~~"
+    assert cut_bytes("short ```", 100) == "short ```"
+    cut = cut_bytes("a\n```\n" + "é" * 100, 50)
+    assert len(cut.encode()) <= 50 and cut.endswith("\n```"), cut
