@@ -6,12 +6,14 @@ a text cut inside a code fence closes the fence."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 
 from .cc_session import Session
+from .fake_server_cli import invoke
 
 
 def _summary(s: Session, tmp_path: Path) -> str:
@@ -99,3 +101,48 @@ def test_fence_closed_only_closes_an_open_fence() -> None:
     assert cut_bytes("short ```", 100) == "short ```"
     cut = cut_bytes("a\n```\n" + "é" * 100, 50)
     assert len(cut.encode()) <= 50 and cut.endswith("\n```"), cut
+
+
+# -- a pasted (attached) file is named, not printed -----------------------------------------------
+
+
+def _attached(name: str, lines: int) -> str:
+    body = "\n".join(
+        [f'"""{name}: the tool registry."""', "class ToolRegistry:"]
+        + [f"    def tool_{n}(self) -> int:\n        return {n}" for n in range(lines)]
+    )
+    return f"\n[FILE: {name}]\n{body}\n\n[END {name}]"
+
+
+def _chat_line(role: str, content: str, **extra: object) -> str:
+    return json.dumps({"role": role, "content": content, **extra})
+
+
+def test_an_attached_file_is_named_with_its_size_not_printed(tmp_path: Path) -> None:
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "execute_bash", "arguments": json.dumps({"command": "ls tools"})},
+    }
+    src = tmp_path / "chat.jsonl"
+    lines = [
+        _chat_line("system", "You are a CLI agent with tools."),
+        _chat_line("user", "Which tools do you have?"),
+        _chat_line("assistant", "execute_bash and crawl_web."),
+        _chat_line("user", _attached("registry_tools.py", 200)),
+        _chat_line("user", "I've attached the registry. Check the code for the new tool."),
+        _chat_line("assistant", "", tool_calls=[call]),
+        _chat_line("tool", "registry_tools.py\n__init__.py", tool_call_id="call_1"),
+        _chat_line("assistant", "The registry defines ToolRegistry with 200 tools."),
+        _chat_line("user", "Now expose it in __init__.py."),
+        _chat_line("assistant", "Add one import line to __init__.py."),
+    ]
+    src.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out.jsonl"
+    proc = invoke(["run", "--model", "local", "--force", str(src), "-o", str(out)])
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    assert "return 150" not in text and "def tool_150" not in text, text
+    assert "attached file registry_tools.py: 402 lines" in text, text
+    assert "class ToolRegistry:" in text  # a key line names what the file is
+    assert "I've attached the registry. Check the code for the new tool." in text

@@ -41,6 +41,7 @@ from compactor.facts import (
     sentences,
     strip_output_header,
 )
+from compactor.facts.attachments import request_entry
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
 
 from .local_files import FileState, file_changes
@@ -267,7 +268,7 @@ class _Builder:
             self.s.requests.append(trimmed := replace(e, text=request))
             self.s.trimmed[e.index] = trimmed
             return
-        self.s.requests.append(replace(e, text=command) if command else e)
+        self.s.requests.append(replace(e, text=command) if command else request_entry(e))
 
     def injected(self, e: Entry) -> None:
         text = e.text
