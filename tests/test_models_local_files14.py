@@ -14,6 +14,7 @@ from compactor.models.local import summarize_transcript
 
 from .cc_session import Session
 from .fake_server_cli import invoke
+from .test_models_local_session import section
 
 
 def _summary(s: Session, tmp_path: Path) -> str:
@@ -146,3 +147,50 @@ def test_an_attached_file_is_named_with_its_size_not_printed(tmp_path: Path) -> 
     assert "attached file registry_tools.py: 402 lines" in text, text
     assert "class ToolRegistry:" in text  # a key line names what the file is
     assert "I've attached the registry. Check the code for the new tool." in text
+
+
+# -- a file written by an unknown tool, called from a shell command, is changed -------------------
+
+
+def _tool_call_in_shell(verb: str, extra: str) -> str:
+    return (
+        'cd /srv/app && python -c "\nfrom tools import execute\n'
+        f"result = execute('text_tool', {{\n    'command': '{verb}',{extra}\n"
+        "    'file_path': 'lib/parser.py',\n})\nprint(result)\n\" 2>&1"
+    )
+
+
+def test_a_file_an_unknown_tool_writes_by_shape_is_changed_not_read(tmp_path: Path) -> None:
+    s = Session()
+    s.user("test the text tool on lib/parser.py, then we roll back if things go south")
+    s.bash(
+        "cat /srv/app/lib/parser.py",
+        "#!/usr/bin/env python3\nimport re\n\ndef parse(x):\n    return x",
+    )
+    s.bash(_tool_call_in_shell("search", " 'pattern': 'TODO',"), "{'success': True, 'output': ''}")
+    s.bash(
+        _tool_call_in_shell("replace", " 'lines_range': '1-1', 'snippet_path': '/tmp/snip.txt',"),
+        "{'success': True, 'output': '', 'error': '', 'exit_code': 0}",
+    )
+    s.bash("head -2 /srv/app/lib/parser.py", "test replacement\nimport re")
+    s.assistant([{"type": "text", "text": "The replace modified the file correctly."}])
+    files = section(_summary(s, tmp_path), 3)
+    assert "/srv/app/lib/parser.py (changed by a text_tool call (replace)" in files, files
+    assert "Read, not changed: /srv/app/lib/parser.py" not in files, files
+
+
+def test_a_read_shaped_or_failed_unknown_tool_call_changes_nothing(tmp_path: Path) -> None:
+    s = Session()
+    s.user("look at lib/parser.py with the text tool")
+    s.bash("cat /srv/app/lib/parser.py", "import re\n\ndef parse(x):\n    return x")
+    s.bash(
+        _tool_call_in_shell("view", " 'lines_range': '1-5',"),
+        "{'success': True, 'output': 'import re'}",
+    )
+    s.bash(
+        _tool_call_in_shell("replace", " 'lines_range': '1-1', 'snippet_path': '/tmp/snip.txt',"),
+        "{'success': False, 'output': '', 'error': 'snippet not found', 'exit_code': 1}",
+    )
+    s.assistant([{"type": "text", "text": "The view worked; the replace failed."}])
+    files = section(_summary(s, tmp_path), 3)
+    assert "changed by a text_tool" not in files and "parser.py (" not in files, files
