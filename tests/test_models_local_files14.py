@@ -194,3 +194,29 @@ def test_a_read_shaped_or_failed_unknown_tool_call_changes_nothing(tmp_path: Pat
     s.assistant([{"type": "text", "text": "The view worked; the replace failed."}])
     files = section(_summary(s, tmp_path), 3)
     assert "changed by a text_tool" not in files and "parser.py (" not in files, files
+
+
+def _own_tool(s: Session, name: str, args: dict[str, str], result: str) -> None:
+    call = f"toolu_{s.n:04d}"
+    s.assistant([{"type": "tool_use", "id": call, "name": name, "input": args}])
+    s.user([{"type": "tool_result", "tool_use_id": call, "content": result}])
+
+
+def test_an_unknown_tools_own_write_call_changes_its_file_a_read_does_not(
+    tmp_path: Path,
+) -> None:
+    s = Session()
+    s.user("try the text tool on lib/parser.py and lib/lexer.py")
+    _own_tool(s, "text_tool", {"command": "search", "file_path": "lib/lexer.py"}, "no matches")
+    _own_tool(
+        s,
+        "text_tool",
+        {"command": "replace", "file_path": "lib/parser.py", "lines_range": "1-1"},
+        "replaced 1 line",
+    )
+    _own_tool(s, "save_notes", {"path": "notes/todo.md", "data": "- check"}, "saved")
+    s.assistant([{"type": "text", "text": "Both calls worked."}])
+    files = section(_summary(s, tmp_path), 3)
+    assert "lib/parser.py (changed (replace) by text_tool)" in files, files
+    assert "notes/todo.md (changed by save_notes)" in files, files
+    assert "lib/lexer.py (" not in files, files

@@ -20,7 +20,7 @@ from compactor.facts import Call, clean_path, command_of
 
 from .local_files import Change
 
-__all__ = ["READ_WORDS", "embedded_changes"]
+__all__ = ["READ_WORDS", "direct_change", "embedded_changes", "with_embedded"]
 
 READ_WORDS = ("read", "view", "cat", "get", "open", "list", "search", "find", "show", "grep")
 _WRITE_WORDS = ("write", "replace", "edit", "insert", "append", "patch", "create", "save")
@@ -63,6 +63,32 @@ def _verb(args: dict[str, str], name: str) -> str | None:
     if _has(_WRITE_WORDS, lowered) and not _has(READ_WORDS, lowered):
         return "write"
     return None
+
+
+def with_embedded(call: Call, result: str, found: list[Change]) -> list[Change]:
+    """``found`` (what :func:`.local_files.file_changes` read from ``call``) and the changes
+    :func:`embedded_changes` and :func:`direct_change` find that it could not."""
+    command = command_of(call)
+    if command is not None and re.fullmatch(r"\w{1,40}", command.strip()) is None:
+        return found + embedded_changes(call, result) if "{" in command else found
+    if found:
+        return found
+    change = direct_change(call, result)
+    return [change] if change is not None else []
+
+
+def direct_change(call: Call, result: str) -> Change | None:
+    """The file an unknown tool's own call changes: a path argument, and a write verb (its
+    ``command`` argument, ``replace``, or its name, ``save_file``) or write fields; None for a
+    read-shaped call or a result that says it failed."""
+    args = {k: v for k, v in call.args.items() if isinstance(v, str)}
+    path = next((args[k] for k in _PATH_KEYS if args.get(k)), None)
+    if path is None or clean_path(path) is None or _verb(args, call.name) != "write":
+        return None
+    if _FAILED_RE.search(result[:4000]) is not None:
+        return None
+    verb = next((args[k] for k in _VERB_KEYS if args.get(k)), "")
+    return Change(path, f"changed ({verb})" if verb else "changed")
 
 
 def embedded_changes(call: Call, result: str) -> list[Change]:

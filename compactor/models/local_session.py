@@ -44,7 +44,7 @@ from compactor.facts import (
 from compactor.facts.attachments import request_entry
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
 
-from .local_callwrites import embedded_changes
+from .local_callwrites import with_embedded
 from .local_files import FileState, file_changes
 from .local_noise import is_usage_footer, local_command
 from .local_notices import failed_after
@@ -414,7 +414,7 @@ class _Builder:
             return
         reading = is_reading_call(call)
         self.success(call, r, index, reading)
-        changes = file_changes(call, self.open_file) + embedded_changes(call, r.text)
+        changes = with_embedded(call, r.text, file_changes(call, self.open_file))
         for change in changes:
             self.file_state(change.path).apply(change, call.name, index)
         if reading:
