@@ -217,6 +217,20 @@ def test_an_unknown_tools_own_write_call_changes_its_file_a_read_does_not(
     _own_tool(s, "save_notes", {"path": "notes/todo.md", "data": "- check"}, "saved")
     s.assistant([{"type": "text", "text": "Both calls worked."}])
     files = section(_summary(s, tmp_path), 3)
-    assert "lib/parser.py (changed (replace) by text_tool)" in files, files
+    assert "lib/parser.py (edited by text_tool)" in files, files
     assert "notes/todo.md (changed by save_notes)" in files, files
     assert "lib/lexer.py (" not in files, files
+
+
+def test_an_editor_tool_with_a_command_verb_shows_what_it_wrote(tmp_path: Path) -> None:
+    s = Session()
+    s.user("create lib/version.py and look at lib/parser.py")
+    args = {"command": "create", "path": "lib/version.py", "file_text": "VERSION = '2.4.1'\n"}
+    _own_tool(s, "str_replace_based_edit_tool", args, "File created successfully")
+    view = {"command": "view", "path": "lib/parser.py"}
+    _own_tool(s, "str_replace_based_edit_tool", view, "1\timport re")
+    s.assistant([{"type": "text", "text": "Created lib/version.py."}])
+    files = section(_summary(s, tmp_path), 3)
+    assert "lib/version.py (created by str_replace_based_edit_tool)" in files, files
+    assert "VERSION = '2.4.1'" in files, files
+    assert "lib/parser.py (" not in files, files

@@ -18,7 +18,7 @@ import re
 
 from compactor.facts import Call, clean_path, command_of
 
-from .local_files import Change
+from .local_files import Change, editor_change
 
 __all__ = ["READ_WORDS", "direct_change", "embedded_changes", "with_embedded"]
 
@@ -87,6 +87,9 @@ def direct_change(call: Call, result: str) -> Change | None:
         return None
     if _FAILED_RE.search(result[:4000]) is not None:
         return None
+    known = editor_change(call, path)  # content, old/new text: what changed, as for Edit
+    if known is not None and known.action != "deleted":
+        return known
     verb = next((args[k] for k in _VERB_KEYS if args.get(k)), "")
     return Change(path, f"changed ({verb})" if verb else "changed")
 
