@@ -111,7 +111,9 @@ def user_words(msg: Message | AgenticMessage) -> str:
     if text.startswith("<bash-"):
         shown = user_shell(text)
         return text if shown is None else shown
-    return without_ide_markup(text) if IDE_MARK in text else text
+    from .attachments import named_attachments  # a pasted file named (blind check 14)
+
+    return named_attachments(without_ide_markup(text) if IDE_MARK in text else text)
 
 
 _WARNING_RE = re.compile(

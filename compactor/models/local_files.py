@@ -36,6 +36,7 @@ __all__ = [
     "SHOWN_PRESENT",
     "Change",
     "FileState",
+    "editor_change",
     "file_changes",
     "file_item",
     "key_lines",
@@ -173,7 +174,7 @@ def _diff_lines(old: str, new: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return added, removed
 
 
-def _editor_change(call: Call, path: str) -> Change | None:
+def editor_change(call: Call, path: str) -> Change | None:
     args = call.args
     name = call.name.lower()
     command = args.get("command")
@@ -460,7 +461,7 @@ def file_changes(call: Call, open_file: str | None = None) -> list[Change]:
         if open_file is None or not any(n in name for n in (*_EDIT_NAMES, *_WRITE_NAMES)):
             return []
         path = open_file
-    change = _editor_change(call, path)
+    change = editor_change(call, path)
     return [change] if change is not None else []
 
 

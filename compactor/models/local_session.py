@@ -41,8 +41,10 @@ from compactor.facts import (
     sentences,
     strip_output_header,
 )
+from compactor.facts.attachments import request_entry
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
 
+from .local_callwrites import with_embedded
 from .local_files import FileState, file_changes
 from .local_noise import is_usage_footer, local_command
 from .local_notices import failed_after
@@ -267,7 +269,7 @@ class _Builder:
             self.s.requests.append(trimmed := replace(e, text=request))
             self.s.trimmed[e.index] = trimmed
             return
-        self.s.requests.append(replace(e, text=command) if command else e)
+        self.s.requests.append(replace(e, text=command) if command else request_entry(e))
 
     def injected(self, e: Entry) -> None:
         text = e.text
@@ -412,7 +414,7 @@ class _Builder:
             return
         reading = is_reading_call(call)
         self.success(call, r, index, reading)
-        changes = file_changes(call, self.open_file)
+        changes = with_embedded(call, r.text, file_changes(call, self.open_file))
         for change in changes:
             self.file_state(change.path).apply(change, call.name, index)
         if reading:

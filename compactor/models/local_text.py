@@ -513,7 +513,7 @@ def masked(text: str) -> str:
     (``secrets.shapes``: ``AIza…``, ``ghp_…``, JWTs; blind check 13) shown as ``***``."""
     from compactor.secrets.shapes import mask_key_shapes  # here: importing it costs 15 ms
 
-    return mask_key_shapes(mask_secret_values(text))
+    return mask_secret_values(mask_key_shapes(text))  # shapes first: they collect the values
 
 
 def quote(text: str, limit: int) -> str:

@@ -24,6 +24,7 @@ from compactor.counting.config import (
 from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.counting.trigger import DEFAULT_CONTEXT_TOKENS, TriggerCondition, thresholds
 from compactor.errors import ConfigError, SummarizationError
+from compactor.facts.fences import cut_bytes as _truncate_bytes  # closes a cut ``` (blind 14)
 from compactor.io.paths import name_text
 from compactor.pipeline.skill_focus import focus_skills
 from compactor.pipeline.user_block import block_texts, bounded, refer_to_quoted, refer_to_rules
@@ -471,11 +472,6 @@ def find_skills(messages: Sequence[Message | AgenticMessage], tool_name: str) ->
                 by_name.pop(name, None)
                 by_name[name] = _Skill(name, content, max(order, index))
     return sorted(by_name.values(), key=lambda s: s.order)
-
-
-def _truncate_bytes(text: str, max_bytes: int) -> str:
-    data = text.encode("utf-8")[: max(0, max_bytes)]
-    return data.decode("utf-8", errors="ignore")
 
 
 def render_skills(skills: list[_Skill], cfg: PreserveSkillsConfig) -> str:
