@@ -53,6 +53,13 @@ _LEVEL_FIELD_RE = re.compile(
 """A field whose value is a level word alone (``Priority: CRITICAL``, ``Severity: ERROR``): a
 label in a report or plan, not a failure of the call (blind check 9)."""
 _PANIC_RE = re.compile(r"^thread '.*' panicked at .+$|^npm ERR! .+$")
+_TAGGED_LEVEL_RE = re.compile(
+    # a log line whose level tag follows a timestamp or a ``[source]`` tag:
+    # ``[CONVEX x(y)] [ERROR] '…'``, ``2025-01-02 10:00:00 ERROR: x``
+    r"^(?:\S+[ \t]+){1,4}?(?:\[(?:ERROR|FATAL|PANIC|CRITICAL)\]|(?:ERROR|FATAL|CRITICAL):)[ \t]*\S"
+)
+"""Error lines tagged by level after a prefix (blind check 14: a seed script that exited 0
+printed twenty ``[CONVEX …] [ERROR] …`` lines)."""
 _FAILED_COUNT_RE = re.compile(r"(?i:\b[1-9]\d* (?:failed|failing|errors?)\b)")
 # Lines that are code or listings, never error reports.
 _NOT_ERROR_RE = re.compile(
@@ -182,6 +189,10 @@ def _may_be_diagnostic(low: str) -> bool:
     return "err" in low or "fail" in low or "fatal" in low or "panic" in low or "critical" in low
 
 
+def _may_be_tagged(body: str) -> bool:
+    return "ERROR" in body or "FATAL" in body or "CRITICAL" in body or "PANIC" in body
+
+
 def _may_be_failed_count(low: str) -> bool:
     """A digit right before `` fail…`` or `` error…`` (``3 failed``, ``1 error``)."""
     for word in (" fail", " error"):
@@ -213,6 +224,8 @@ def _rank_patterns(line: str) -> int:
         return 0 if _COUNT_FIELD_RE.match(body) or _LEVEL_FIELD_RE.match(body) else 2
     if _may_be_failed_count(low) and _FAILED_COUNT_RE.search(body):
         return 1
+    if _may_be_tagged(body) and _TAGGED_LEVEL_RE.match(body):
+        return 2
     return 0
 
 
@@ -226,6 +239,8 @@ def _rank_all_patterns(line: str, body: str) -> int:
         return 0 if _COUNT_FIELD_RE.match(body) or _LEVEL_FIELD_RE.match(body) else 2
     if _FAILED_COUNT_RE.search(body):
         return 1
+    if _TAGGED_LEVEL_RE.match(body):
+        return 2
     return 0
 
 

@@ -29,6 +29,7 @@ from compactor.schema import AgenticMessage, Message, Usage, make_assistant, mes
 from . import local_claims as claims
 from .base import KEPT_AFTER_SUMMARY
 from .local_answers import answer_room
+from .local_errlines import no_errors_items
 from .local_files import file_item
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import listed_jobs, running_head, still_running
@@ -301,7 +302,7 @@ def _errors(s: Session, lim: Limits) -> str:
     if prior:
         items.append(f"From the earlier summary: {prior}")
     if not s.errors:
-        items.insert(0, claims.no_errors_line(s))
+        items[0:0] = no_errors_items(s, lim.item)
     return bullets(items)
 
 
