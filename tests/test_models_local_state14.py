@@ -48,3 +48,59 @@ def test_a_call_that_exited_0_but_printed_error_lines_is_not_said_error_free() -
     assert "pnpm -s db:seed did not fail, but printed:" in errors, errors
     assert "items/a4-paper.jpeg forbidden" in errors, errors
     assert "(6 error lines in all)" in errors, errors
+
+
+# -- 590: the CLI's usage-limit message is no answer; the work ended blocked ---------------------
+
+_LIMIT = "You're out of extra usage · resets 9pm (UTC)"
+
+
+def _blocked_session() -> SessionBuilder:
+    s = SessionBuilder()
+    s.user("seed every table, then work in a loop until every page works")
+    s.call("Bash", {"command": "psql -U app -c 'select 1'"}, "psql (16.1) ok")
+    s.call(
+        "Bash",
+        {"command": "psql -U app -f seed_batch4.sql"},
+        'Exit code 2\npsql: error: FATAL:  password authentication failed for user "app"',
+        error=True,
+    )
+    s.say(_LIMIT)
+    s.say(_LIMIT)
+    s.user("llama")
+    s.say(_LIMIT)
+    return s
+
+
+def test_a_usage_limit_message_is_no_answer_and_a_probe_typed_then_no_request() -> None:
+    """as-compact: "llama" typed after the limit notices was the current request and the
+    notice its verbatim answer; "nothing is pending" while nine tables were unseeded."""
+    text = summarize_transcript(_blocked_session().messages)
+    intent, pending = section(text, 1), section(text, 7)
+    current, step = section(text, 8), section(text, 9)
+    assert '"seed every table, then work in a loop until every page works" (the current' in intent
+    assert '"llama"' not in intent, intent
+    assert "stopped at the agent CLI's usage limit" in pending, pending
+    assert "not finished" in pending, pending
+    assert "password authentication failed" in pending, pending
+    assert 'not a new request): "llama"' in pending, pending
+    assert "completed" not in current and "answer to it" not in current, current
+    assert "usage limit" in current, current
+    assert "Once the limit allows: Continue the latest request" in step, step
+    assert "resets 9pm (UTC)" in step, step
+    assert "nothing is pending" not in text, text
+
+
+def test_a_limit_hit_after_the_answer_leaves_the_answer_standing() -> None:
+    s = SessionBuilder()
+    s.user("what does the seed script do?")
+    s.call("Read", {"file_path": "seed.sql"}, "1\tINSERT INTO t VALUES (1);")
+    s.say("It inserts one row into t.")
+    s.say(_LIMIT)
+    s.user("continue")
+    s.say(_LIMIT)
+    text = summarize_transcript(s.messages)
+    assert "came after the last answer" in section(text, 7), section(text, 7)
+    assert "not finished" not in text, text
+    assert "Once the limit allows" not in section(text, 9), section(text, 9)
+    assert "The latest request was completed" in section(text, 8), section(text, 8)

@@ -8,6 +8,7 @@ calls and a few of their distinct error lines (:func:`printed_error_items`).
 from __future__ import annotations
 
 from compactor.facts import Call
+from compactor.facts.noise import is_warning
 from compactor.facts.outcomes import error_lines, is_reading_call, scan_window
 
 from .local_claims import no_errors_line
@@ -23,6 +24,8 @@ def _printed(text: str) -> tuple[list[str], int]:
     seen: dict[str, None] = {}
     count = 0
     for _, line in error_lines(scan_window(text)):
+        if is_warning(line):
+            continue  # a warning: the call went on (as compactor.facts.outcome reads it)
         count += 1
         seen.setdefault(line, None)
     return list(seen)[:_LINES_MOST], count

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from .local_blocked import mid_work
 from .local_lost import answered_line, prior_state
 from .local_session import Session
 from .local_state import ANSWERED
@@ -34,7 +35,9 @@ def prior_pending(session: Session, limit: int) -> list[str]:
     """Section 7's lines from an earlier summary's Pending Tasks: always kept (a resuming agent
     needs them), said to be older than the work since; when the latest request since was
     answered, that is said first (else only the earlier summary's list would be there)."""
-    prior = prior_excerpt(session, 7, limit) if session.prior and session.requests else ""
+    blocked = mid_work(session)  # the CLI's usage limit stopped the work (blind check 14)
+    asked = session.requests or blocked
+    prior = prior_excerpt(session, 7, limit) if session.prior and asked else ""
     if not prior:
         return []
     said = f"{prior_state(session)}: {prior}"

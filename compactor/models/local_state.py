@@ -44,6 +44,7 @@ from compactor.schema import AgenticMessage, Message
 
 from .local_actions import judge_actions
 from .local_answers import judge_answers
+from .local_blocked import judge_blocked
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_jobs import add_shape_jobs, listed_jobs
@@ -592,6 +593,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     """The session model of the messages ``items``, with this module's judgements applied."""
     session = build_session(entries_of(items))
     judge_user_turns(session)  # a rejection carrying the user's words is a request (set 13)
+    judge_blocked(session)  # texts typed while the CLI's usage limit blocked are no requests
     add_shape_jobs(session)
     judge_answers(session)
     judge_actions(session)
