@@ -140,7 +140,7 @@ def blocked_items(s: Session, width: int, *, brief: bool = False) -> list[str]:
         said = "it came after the last answer; nothing was done since"
     last = s.last_request
     if last is not None and any(e.index > last.index for e in s.harness_errors):
-        notice = "the errors above"  # (error_replies quotes them)
+        notice = "its notice is quoted in this section"  # (by error_replies)
     items = [f"The session stopped at the agent CLI's usage limit ({notice}): {said}"]
     if brief:
         return items
@@ -151,13 +151,13 @@ def blocked_items(s: Session, width: int, *, brief: bool = False) -> list[str]:
         and not any(_CANCELLED in line for line in e.outcome.lines)
     ]
     if failures and mid_work(s):
-        said = dict.fromkeys(
+        shown = dict.fromkeys(
             f"{cut(e.call, width // 2)} → {cut(e.outcome.lines[0], width)}"
             if e.outcome.lines
             else cut(e.call, width // 2)
             for e in failures[-2:]
         )
-        items.append("The last failures before the limit, not fixed: " + " | ".join(said))
+        items.append("The last failures before the limit, not fixed: " + " | ".join(shown))
     probes = typed_while_blocked(s)
     if probes:
         said = ", ".join(quote(e.text, width // 4) for e in probes[-3:])
