@@ -104,3 +104,50 @@ def test_a_limit_hit_after_the_answer_leaves_the_answer_standing() -> None:
     assert "not finished" not in text, text
     assert "Once the limit allows" not in section(text, 9), section(text, 9)
     assert "The latest request was completed" in section(text, 8), section(text, 8)
+
+
+# -- 591: a sub-agent that "completed" after reporting it was denied did not do its work ---------
+
+
+def _agent_notice(agent: str, description: str, result: str, status: str = "completed") -> str:
+    return (
+        f"<task-notification>\n<task-id>{agent}</task-id>\n<status>{status}</status>\n"
+        f'<summary>Agent "{description}" {status}</summary>\n<result>{result}</result>\n'
+        "</task-notification>"
+    )
+
+
+def test_a_completed_agent_whose_report_says_it_was_denied_did_not_do_the_work() -> None:
+    """as-inflight: five agents "completed"; each result said Write/Edit were denied and
+    nothing was written; the summary said "Group 1 …, which completed"."""
+    s = SessionBuilder()
+    s.user("rebuild all the frontend modules, in parallel")
+    agents = [("a8203813574986110", "Modules group 1"), ("a77c1d0e2f3b4a596", "Modules group 2")]
+    for agent, description in agents:
+        s.call(
+            "Agent",
+            {
+                "description": description,
+                "prompt": "Rewrite the modules.",
+                "run_in_background": True,
+            },
+            f"Async agent launched successfully.\nagentId: {agent} (internal ID)",
+        )
+    s.say("Two agents are running.")
+    denied = (
+        "Both Write and Edit permissions have been denied. I cannot modify the files without "
+        "those permissions enabled.\n\n**What I was doing:** rewriting 10 modules."
+    )
+    s.user(_agent_notice(agents[0][0], agents[0][1], denied))
+    s.user(_agent_notice(agents[1][0], agents[1][1], "Build passes. All 10 modules rewritten."))
+    s.call("Bash", {"command": "ls src/modules"}, "Accounting.tsx\nCIS.tsx")
+    text = summarize_transcript(s.messages)
+    work = section(text, 8)
+    assert (
+        "`Agent: Modules group 1`, which completed, but its report says it could not do the "
+        "work: Both Write and Edit permissions have been denied." in work
+    ), work
+    assert "`Agent: Modules group 2`, which completed:" in work, work
+    step = section(text, 9)
+    rerun = step[step.index("Re-run the work started for it that failed") :]
+    assert "`Agent: Modules group 1`" in rerun and "group 2" not in rerun, step

@@ -33,6 +33,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from .agentresults import NOT_DONE, blocked_report
 from .outcomes import command_of, is_reading_program, programs, strip_output_header
 from .text import Call, Entry, cut, lowers_exactly, one_line
 
@@ -510,5 +511,7 @@ def stopped_jobs(entries: list[Entry], since: int) -> list[tuple[str, str, str]]
         if e.index > since and e.role == "user" and "<status>" in e.text:
             for m in _NOTIFIED_RE.finditer(e.text):
                 said[m.group(1)] = (m.group(2).lower(), one_line(m.group(3) or ""))
+                if (blocked := blocked_report(e.text, m.group(1))) and m.group(2) != "killed":
+                    said[m.group(1)] = (f"{m.group(2).lower()}, {NOT_DONE}", blocked)
     found = ((job.label, *said.get(job.id, ("", ""))) for job in jobs)
     return [x for x in found if x[1] and x[1] not in ("running", "pending", "started")]
