@@ -151,3 +151,44 @@ def test_a_completed_agent_whose_report_says_it_was_denied_did_not_do_the_work()
     step = section(text, 9)
     rerun = step[step.index("Re-run the work started for it that failed") :]
     assert "`Agent: Modules group 1`" in rerun and "group 2" not in rerun, step
+
+
+# -- 592: a missing program a later call ran is no unresolved failure ------------------------------
+
+
+def test_a_missing_program_a_later_chain_ran_is_fixed_not_unresolved() -> None:
+    """as-inflight: ``chmod +x … && psql --version && …`` failed (psql: command not found);
+    PostgreSQL was installed and ``systemctl start … && psql --version`` printed its version;
+    section 7 still listed the chain as an "Unresolved failure"."""
+    s = SessionBuilder()
+    s.user("create the database and any dependencies")
+    s.call(
+        "Bash",
+        {"command": "chmod +x scripts/install.sh && psql --version && node --version"},
+        "Exit code 127\n/bin/bash: line 1: psql: command not found",
+        error=True,
+    )
+    s.call("Bash", {"command": "apt-get install -y postgresql 2>&1 | tail -3"}, "Setting up ok")
+    s.call(
+        "Bash",
+        {"command": "systemctl start postgresql && psql --version"},
+        "psql (PostgreSQL) 16.13",
+    )
+    s.call("Bash", {"command": "sudo -u postgres psql -c 'CREATE DATABASE app'"}, None)
+    text = summarize_transcript(s.messages)
+    assert "Unresolved failure" not in section(text, 7), section(text, 7)
+    errors = section(text, 4)
+    assert "Fixed: a later `Bash: systemctl start postgresql && psql --version` ran" in errors
+    assert "`psql` is there now" in errors, errors
+
+
+def test_a_missing_program_still_missing_later_stays_unresolved() -> None:
+    s = SessionBuilder()
+    s.user("check the tools")
+    s.call("Bash", {"command": "jq --version"}, "Exit code 127\njq: command not found", error=True)
+    s.call(
+        "Bash", {"command": "jq . data.json"}, "Exit code 127\njq: command not found", error=True
+    )
+    s.call("Bash", {"command": "ls"}, None)
+    text = summarize_transcript(s.messages)
+    assert "is there now" not in text and "Fixed" not in section(text, 4), section(text, 4)

@@ -47,6 +47,7 @@ from .local_answers import judge_answers
 from .local_blocked import judge_blocked
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
+from .local_gotpast import judge_got_past
 from .local_jobs import add_shape_jobs, listed_jobs
 from .local_lost import judge_lost
 from .local_next import judge_next
@@ -607,6 +608,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_approved_plan(session)
     judge_skipped(session)
     judge_next(session)
+    judge_got_past(session)  # a missing program a later call ran (blind check 14)
     judge_cli_rejections(session)  # the CLI's STOP text is no rule of the user's (set 13)
     judge_disputed(session)
     judge_stale_next(session)
