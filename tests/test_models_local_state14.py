@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from compactor.facts.outcomes import error_lines
 from compactor.models.local import summarize_transcript
+from compactor.schema import CONTENT_TYPE_KEY
 
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
@@ -144,8 +145,8 @@ def test_a_completed_agent_whose_report_says_it_was_denied_did_not_do_the_work()
     text = summarize_transcript(s.messages)
     work = section(text, 8)
     assert (
-        "`Agent: Modules group 1`, which completed, but its report says it could not do the "
-        "work: Both Write and Edit permissions have been denied." in work
+        "`Agent: Modules group 1`, which completed, but its report says it was blocked: "
+        "Both Write and Edit permissions have been denied." in work
     ), work
     assert "`Agent: Modules group 2`, which completed:" in work, work
     step = section(text, 9)
@@ -192,3 +193,34 @@ def test_a_missing_program_still_missing_later_stays_unresolved() -> None:
     s.call("Bash", {"command": "ls"}, None)
     text = summarize_transcript(s.messages)
     assert "is there now" not in text and "Fixed" not in section(text, 4), section(text, 4)
+
+
+# -- 590 (also): a report of a task launched before an earlier summary is read -----------------
+
+
+def test_reports_of_tasks_launched_before_the_earlier_summary_are_kept() -> None:
+    """as-compact: four ``<task-notification>``s after Claude Code's own compaction (one agent
+    killed, one "completed" with only the usage-limit text) were dropped: their launches were
+    in the part the earlier summary covers."""
+    earlier = (
+        "This session is being continued from a previous conversation that ran out of context. "
+        "The summary below covers the earlier portion of the conversation.\n\nSummary:\n"
+        "1. Primary Request and Intent:\n   Build every module.\n"
+        "7. Pending Tasks:\n   - **Settings UI** (agent running)\n   - **Modules B** (agent "
+        "running)\n   - **Modules A** (agent running)\n"
+        "8. Current Work:\n   Seeding the remaining tables.\n"
+    )
+    s = SessionBuilder()
+    s.user(earlier, **{CONTENT_TYPE_KEY: "summary"})
+    s.call("Bash", {"command": "pm2 status"}, "cortexbuild-api online")
+    s.user(_agent_notice("a2afd0e9b37afd332", "Settings UI", "Now let me write it:", "killed"))
+    s.user(_agent_notice("a562625e12c50ac40", "Modules B", _LIMIT))
+    s.user(_agent_notice("a3ec9576eab48b7b8", "Modules A", "Build passes with no errors."))
+    s.call("Bash", {"command": "ls"}, "src")
+    pending = section(summarize_transcript(s.messages), 7)
+    assert "`a2afd0e9b37afd332` killed" in pending, pending
+    assert (
+        "`a562625e12c50ac40` completed, but its report says it was blocked: \"You're out of "
+        "extra usage" in pending
+    ), pending
+    assert "`a3ec9576eab48b7b8` completed: \"Agent 'Modules A' completed\"" in pending, pending

@@ -15,7 +15,7 @@ from .text import cut, one_line
 
 __all__ = ["NOT_DONE", "blocked_report"]
 
-NOT_DONE = "but its report says it could not do the work"
+NOT_DONE = "but its report says it was blocked"
 """What follows a sub-agent's status when :func:`blocked_report` found such a sentence."""
 
 _RESULT_RE = re.compile(r"<result>\s*(.*?)\s*(?:</result>|\Z)", re.DOTALL)
