@@ -28,7 +28,6 @@ from compactor.facts import (
     stopped_jobs,
     work_identifiers,
 )
-from compactor.facts.agentresults import NOT_DONE
 from compactor.facts.ide import without_ide_note
 from compactor.facts.outcomes import unadvised
 
@@ -598,8 +597,7 @@ def relaunch_step(s: Session, width: int) -> str:
     if s.turn_ended:
         return ""
     failed = [(label, summary) for label, status, summary in _launched(s)
-              if status in ("failed", "killed", "error", "cancelled", "canceled")
-              or status.endswith(NOT_DONE)]  # fmt: skip
+              if status in ("failed", "killed", "error", "cancelled", "canceled")]  # fmt: skip
     if not failed:
         return ""
     names = ", ".join(code(cut(label, width // 2)) for label, _ in failed)
