@@ -27,7 +27,7 @@ head and tail only (:data:`SCAN_HEAD`, :data:`SCAN_TAIL`).
 
 from __future__ import annotations
 
-from .jobs import Job, background_jobs, stopped_jobs
+from .jobs import Job, background_jobs, stopped_jobs, unlaunched_reports
 from .outcomes import (
     SCAN_HEAD,
     SCAN_TAIL,
@@ -156,6 +156,7 @@ __all__ = [
     "stopped_jobs",
     "strip_output_header",
     "text_sources",
+    "unlaunched_reports",
     "urls",
     "user_stopped",
     "work_identifiers",

@@ -33,6 +33,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from .agentresults import NOT_DONE, blocked_report
 from .outcomes import command_of, is_reading_program, programs, strip_output_header
 from .text import Call, Entry, cut, lowers_exactly, one_line
 
@@ -510,5 +511,34 @@ def stopped_jobs(entries: list[Entry], since: int) -> list[tuple[str, str, str]]
         if e.index > since and e.role == "user" and "<status>" in e.text:
             for m in _NOTIFIED_RE.finditer(e.text):
                 said[m.group(1)] = (m.group(2).lower(), one_line(m.group(3) or ""))
+                if (blocked := blocked_report(e.text, m.group(1))) and m.group(2) != "killed":
+                    said[m.group(1)] = (f"{m.group(2).lower()}, {NOT_DONE}", blocked)
     found = ((job.label, *said.get(job.id, ("", ""))) for job in jobs)
     return [x for x in found if x[1] and x[1] not in ("running", "pending", "started")]
+
+
+def unlaunched_reports(entries: list[Entry]) -> list[tuple[str, str, str]]:
+    """(id, status, what it said) of each background task a ``<task-notification>`` reports
+    stopped whose launch is not in ``entries`` (no earlier tool result names its id: it was
+    started in a part an earlier summary covers; blind check 14), the latest report of each.
+    What it said is the sentence of its result saying it could not do its work (the status
+    then ends with :data:`NOT_DONE`), else its summary."""
+    if not any(e.role == "user" and "<task-notification>" in e.text for e in entries):
+        return []
+    named: list[str] = []
+    found: dict[str, tuple[str, str, str]] = {}
+    for e in entries:
+        if e.internal:
+            continue
+        named.extend(r.text for r in e.results if r.text)
+        if e.role != "user" or "<task-notification>" not in e.text:
+            continue
+        for m in _NOTIFIED_RE.finditer(e.text):
+            key, status = m.group(1), m.group(2).lower()
+            if status in ("running", "pending", "started") or any(key in t for t in named):
+                continue
+            blocked = blocked_report(e.text, key) if status != "killed" else ""
+            said = blocked or one_line(m.group(3) or "")
+            found.pop(key, None)
+            found[key] = (key, f"{status}, {NOT_DONE}" if blocked else status, said)
+    return list(found.values())

@@ -29,6 +29,8 @@ from compactor.schema import AgenticMessage, Message, Usage, make_assistant, mes
 from . import local_claims as claims
 from .base import KEPT_AFTER_SUMMARY
 from .local_answers import answer_room
+from .local_blocked import blocked_items, blocked_step
+from .local_errlines import no_errors_items
 from .local_files import file_item
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import listed_jobs, running_head, still_running
@@ -301,7 +303,7 @@ def _errors(s: Session, lim: Limits) -> str:
     if prior:
         items.append(f"From the earlier summary: {prior}")
     if not s.errors:
-        items.insert(0, claims.no_errors_line(s))
+        items[0:0] = no_errors_items(s, lim.item)
     return bullets(items)
 
 
@@ -366,6 +368,7 @@ def _pending(s: Session, lim: Limits) -> str:
         key = f" (id {bg.key})" if bg.key and bg.key != bg.command else ""
         items.append(f"{running_head(bg)}: {code(bg.command)}{key}{said}")
     items.extend([*in_flight_items(s.in_flight, lim.item * 2, lim.items), *sandbox_reasons(s, 200)])
+    items.extend(blocked_items(s, lim.item))
     last = s.last_request
     if last is not None and not s.turn_ended:
         state = "still in progress" if s.request_started else "not answered yet"
@@ -423,6 +426,7 @@ def _current_work(s: Session, lim: Limits) -> str:
         items.append(hold_line(s, ref, lim.item) or f"The latest request {state}: {ref}")
         ended = [] if s.turn_ended else error_replies(s, lim.item) + launched_outcomes(s, lim.item)
         items.extend([*filter(None, [interruption(s)]), *ended])
+    items.extend(blocked_items(s, lim.item, brief=True))
     if s.ended_by_tool:
         items.append(f"The work ended with {code(s.ended_by_tool)}.")
         if s.ended_output:
@@ -458,7 +462,18 @@ def _current_work(s: Session, lim: Limits) -> str:
     return bullets(items) if items else "   - No work in progress."
 
 
+_GOAL = "continue the current work (section 8) and the pending tasks (section 7)."
+
+
 def _next_step(s: Session, lim: Limits) -> str:
+    """The step; when the CLI's usage limit stopped the work, to be taken once the limit allows
+    (with no request since an earlier summary: its current work and pending tasks)."""
+    step = _state_step(s, lim)
+    then = step.strip() if s.last_request is not None else _GOAL
+    return blocked_step(s, then, lim.item) or step  # (blind check 14)
+
+
+def _state_step(s: Session, lim: Limits) -> str:
     last = s.last_request
     if last is not None and (held := hold_step(s, current_ref(last.text, lim.item), lim.item)):
         return held  # the user told the agent to stop and wait (blind check 13)

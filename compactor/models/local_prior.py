@@ -4,10 +4,13 @@
 
 from __future__ import annotations
 
+from compactor.facts import unlaunched_reports
+
+from .local_blocked import mid_work
 from .local_lost import answered_line, prior_state
 from .local_session import Session
 from .local_state import ANSWERED
-from .local_text import prior_sections
+from .local_text import code, prior_sections, quote
 from .local_views import whole_quote
 
 __all__ = ["prior_current", "prior_excerpt", "prior_pending"]
@@ -34,11 +37,27 @@ def prior_pending(session: Session, limit: int) -> list[str]:
     """Section 7's lines from an earlier summary's Pending Tasks: always kept (a resuming agent
     needs them), said to be older than the work since; when the latest request since was
     answered, that is said first (else only the earlier summary's list would be there)."""
-    prior = prior_excerpt(session, 7, limit) if session.prior and session.requests else ""
+    reported = _reported(session, limit) if session.prior else []
+    blocked = mid_work(session)  # the CLI's usage limit stopped the work (blind check 14)
+    asked = session.requests or blocked or reported
+    prior = prior_excerpt(session, 7, limit) if session.prior and asked else ""
     if not prior:
-        return []
-    said = f"{prior_state(session)}: {prior}"
-    return [answered_line(session, ANSWERED), said] if session.turn_ended else [said]
+        return reported
+    said = [f"{prior_state(session)}: {prior}", *reported]
+    return [answered_line(session, ANSWERED), *said] if session.turn_ended else said
+
+
+def _reported(session: Session, limit: int) -> list[str]:
+    """What the background tasks started before this part (the earlier summary's agents)
+    reported in it: each one's end, and the sentence of its report saying it could not do
+    its work (blind check 14: four such reports after Claude Code's own compaction were
+    dropped, one "killed", one "completed" with only the usage-limit text)."""
+    width = max(120, limit // 8)
+    return [
+        f"Since then, a background task started before this part ended: {code(key)} {status}"
+        + (f": {quote(said, width)}" if said else "")
+        for key, status, said in unlaunched_reports(session.entries)
+    ]
 
 
 def prior_current(session: Session, limit: int) -> list[str]:

@@ -44,8 +44,10 @@ from compactor.schema import AgenticMessage, Message
 
 from .local_actions import judge_actions
 from .local_answers import judge_answers
+from .local_blocked import judge_blocked
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
+from .local_gotpast import judge_got_past
 from .local_jobs import add_shape_jobs, listed_jobs
 from .local_lost import judge_lost
 from .local_next import judge_next
@@ -592,6 +594,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     """The session model of the messages ``items``, with this module's judgements applied."""
     session = build_session(entries_of(items))
     judge_user_turns(session)  # a rejection carrying the user's words is a request (set 13)
+    judge_blocked(session)  # texts typed while the CLI's usage limit blocked are no requests
     add_shape_jobs(session)
     judge_answers(session)
     judge_actions(session)
@@ -605,6 +608,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_approved_plan(session)
     judge_skipped(session)
     judge_next(session)
+    judge_got_past(session)  # a missing program a later call ran (blind check 14)
     judge_cli_rejections(session)  # the CLI's STOP text is no rule of the user's (set 13)
     judge_disputed(session)
     judge_stale_next(session)

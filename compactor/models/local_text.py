@@ -32,6 +32,8 @@ from compactor.facts import (
     shorten,
 )
 
+from .local_harness import is_harness_error
+
 __all__ = [
     "announces_step",
     "asks_user",
@@ -65,24 +67,6 @@ __all__ = [
 
 # --------------------------------------------------------------------------------------------------
 # Reading
-
-_HARNESS_ERROR_RE = re.compile(
-    r"\A\s*(?:API Error\b|API error:|\{\s*\"type\"\s*:\s*\"error\"|Request timed out\b|"
-    r"Prompt is too long\b|Credit balance is too low\b|Invalid API key\b|"
-    r"[\w ]{0,40}(?:usage|session|rate|weekly|[\d-]+ ?hour) limit reached\b|"
-    r"You['’]ve (?:hit|reached) your [\w -]{0,30}limit\b|(?:Rate limit|Overloaded)(?: error)?:|"
-    r"(?:stream|upstream|model|server|connection) error:)",
-    re.IGNORECASE,
-)
-"""How an error the API or the agent CLI wrote in the assistant's place begins (Claude Code's
-``isApiErrorMessage`` records: ``API Error: 400 {...}``, ``Request timed out``)."""
-
-
-def is_harness_error(text: str) -> bool:
-    """Whether an assistant message is an error the API or the CLI wrote in the assistant's
-    place (short, and shaped like an error report): it answers nothing."""
-    return len(text) <= 4_000 and _HARNESS_ERROR_RE.match(text) is not None
-
 
 _SHELL_SPLIT_RE = re.compile(r"\|\||&&|[|;\n]")
 _SUBCOMMAND_RE = re.compile(r"^[a-z][\w:-]*$")

@@ -1,0 +1,66 @@
+"""Error lines printed by calls that did not fail (blind check 14, issue 28).
+
+A seed script that exits 0 may still print twenty ``[CONVEX …] [ERROR] …`` lines: no call
+failed, but saying "no tool result printed an error line" is wrong. Section 4 then names the
+calls and a few of their distinct error lines (:func:`printed_error_items`).
+"""
+
+from __future__ import annotations
+
+from compactor.facts import Call
+from compactor.facts.noise import is_warning
+from compactor.facts.outcomes import error_lines, is_reading_call, scan_window
+
+from .local_claims import no_errors_line
+from .local_session import Session
+from .local_text import call_line
+
+_LINES_MOST = 3
+_CALLS_MOST = 4
+
+
+def _printed(text: str) -> tuple[list[str], int]:
+    """(the first few distinct error lines of ``text``, how many error lines it has)."""
+    seen: dict[str, None] = {}
+    count = 0
+    for _, line in error_lines(scan_window(text)):
+        if is_warning(line):
+            continue  # a warning: the call went on (as compactor.facts.outcome reads it)
+        count += 1
+        seen.setdefault(line, None)
+    return list(seen)[:_LINES_MOST], count
+
+
+def printed_error_items(s: Session, width: int) -> list[str]:
+    """One item per call (the latest :data:`_CALLS_MOST`) whose result was not counted as a
+    failure but printed error lines; empty when none did. Calls that only read or search files
+    print file content, not reports, and are left out."""
+    calls: dict[str, Call] = {c.id: c for c in s.calls}
+    found: list[str] = []
+    for e in reversed(s.entries):
+        for r in e.results:
+            call = calls.get(r.call_id)
+            if not r.text or r.call_id in s.failed_calls or is_reading_call(call):
+                continue
+            lines, count = _printed(r.text)
+            if not lines:
+                continue
+            what = call_line(call, width) if call is not None else r.name
+            more = f" ({count} error lines in all)" if count > len(lines) else ""
+            found.append(f"{what} did not fail, but printed: " + " | ".join(lines) + more)
+            if len(found) >= _CALLS_MOST:
+                return found[::-1]
+    return found[::-1]
+
+
+def no_errors_items(s: Session, width: int) -> list[str]:
+    """Section 4's first items when no call failed: the calls that still printed error lines
+    (the sentence "no result printed an error line" is then not said), else that sentence."""
+    printed = printed_error_items(s, width)
+    if not printed:
+        return [no_errors_line(s)]
+    head = (
+        "No call failed (none was flagged as an error or exited non-zero), but these printed "
+        "error lines:"
+    )
+    return [head, *(f"  {item}" for item in printed)]
