@@ -192,6 +192,8 @@ def reply_state(s: Session) -> str:
         return "was answered, but a background task it started failed after the answer (section 7)"
     if verify_ask(s):  # "Try refreshing and testing it now!" (blind check 12)
         return "was answered, awaiting the user's verification (section 7)"
+    if s.question:  # a reply ending in a question (options to choose) is no completion (blind 15)
+        return "ended with the assistant asking the user (section 7); it waits for the answer"
     return "was completed"
 
 

@@ -252,8 +252,8 @@ def judge_disputed(s: Session) -> None:
     if d is None or last is None or d.index > last.index:
         return
     after = next((r for r in s.requests if r.index > d.index), None)
-    said = one_line(after.text) if after is not None else ""
-    if said and (_DISPUTES_RE.match(said) or len(_SHOUT_RE.findall(said)) >= 3):
+    said = one_line(typed_words(after.text)) if after is not None else ""  # not a template's
+    if said and (_DISPUTES_RE.match(said) or _protests(said)):
         s.deliverable_note = f"the user disputed it next: {_quoted(said)}"
         return
     if _CLAIMS_RE.search(d.text[:_CLAIM_HEAD]) is None:
@@ -263,6 +263,18 @@ def judge_disputed(s: Session) -> None:
             why = f": {_short(err.outcome.lines[0], 120)}" if err.outcome.lines else ""
             s.deliverable_note = f"a later result overtook it: {_short(err.call, 100)} failed{why}"
             return
+
+
+_AGREES_RE = re.compile(
+    r"^\W*(?:yes|yeah|yep|sure|of course|ok(?:ay)?|да|конечно|хорошо|ладно|ага|oui|sí|ja)(?!\w)",
+    re.IGNORECASE,
+)
+"""A reply that starts by agreeing ("yes of course", "да конечно"): no dispute (blind check 15)."""
+
+
+def _protests(said: str) -> bool:
+    """Whether the user's own words protest in capitals (three words or more) without agreeing."""
+    return len(_SHOUT_RE.findall(said)) >= 3 and _AGREES_RE.match(said) is None
 
 
 def _short(text: str, limit: int) -> str:
