@@ -50,7 +50,9 @@ _TEMPLATE = (
     "## Outline\n\n1. Run the prerequisites script from repo root.\n"
     "2. Check every item: PASS or FAIL; STOP when a gate says FAIL.\n"
     "3. Report NEXT steps. Do NOT skip the checklist.\n"
-    + "".join(f"{n}. Read the task file for phase {n} and mark the done items.\n" for n in range(4, 30))
+    + "".join(
+        f"{n}. Read the task file for phase {n} and mark the done items.\n" for n in range(4, 30)
+    )
 )
 _DONE = (
     "The migration of the window to the new component framework is complete: the shell, the"
@@ -63,8 +65,11 @@ _DONE = (
 def test_an_agreeing_reply_inside_a_command_template_is_not_a_dispute() -> None:
     """gd-angular: "да конечно нужно доделать фронтенд …" (yes of course, finish the frontend)
     inside a spec-kit template ("MUST", "PASS", "FAIL", "STOP") was "the user disputed it"."""
-    for typed in ("да конечно нужно доделать фронтенд и окно сделай побольше 800 на 150",
-                  "yes of course, finish the frontend and make the overlay 800 by 150"):  # fmt: skip
+    typed_texts = (
+        "да конечно нужно доделать фронтенд и окно сделай побольше 800 на 150",
+        "yes of course, finish the frontend and make the overlay 800 by 150",
+    )
+    for typed in typed_texts:
         s = SessionBuilder()
         s.user("migrate the window to components")
         s.call("shell", {"command": ["bash", "-lc", "npm run build"]}, "built in 2.1s")
@@ -79,3 +84,53 @@ def test_an_agreeing_reply_inside_a_command_template_is_not_a_dispute() -> None:
     s.user(_TEMPLATE.format(typed="no, it STILL DOES NOT RENDER the OVERLAY"))
     s.call("shell", {"command": ["bash", "-lc", "ls src"]}, "app\nmain.ts")
     assert "the user disputed it next: 'no, it STILL" in summarize_transcript(s.messages)
+
+
+# -- 622: declined extras accept nothing; an ask is no decision; unchosen options are not decided
+
+
+_EXTRAS = (
+    "It is enough for the documentation, with a caveat: the counters reset on restart.\n\n"
+    "If you want higher certainty before relying on it, I'd do one of these:\n"
+    "1) Add a short-lived audit trigger on the two tables, then remove it.\n"
+    "2) Check the workflow logs to confirm whether it still writes there.\n"
+    "3) Enable statement logging for those tables for a short window.\n\n"
+    "Tell me which option you want, or if you want to keep the docs as-is."
+)
+_BLOCKERS = (
+    "I can't commit yet. The workspace root isn't a git repository.\n\n"
+    "How should we proceed?\n\n"
+    "1) Leave the notes uncommitted at the root and go on with the spec, committing only it.\n"
+    "2) Move the notes folder into the app repository so those docs can be committed, then"
+    " proceed with the spec.\n"
+    "3) Something else you prefer.\n\n"
+    "Tell me which option you want."
+)
+
+
+def test_declined_extras_and_asks_and_unchosen_options_are_no_decisions() -> None:
+    """kn-commit: "okay if you think were good then lets move on - commit this" after three
+    optional audits was "Accepted by the user: If you want higher certainty …, I'd do one of
+    these:" and "Accepted by the user: Tell me which option you want …"; option 2 of the next,
+    unanswered question was listed as a decision."""
+    s = SessionBuilder()
+    s.user("is the usage evidence enough to document the tables as unused?")
+    s.call("shell", {"command": ["bash", "-lc", "psql -c 'select 1'"]}, "1")
+    s.say(_EXTRAS)
+    s.user("okay if you think were good then lets move on - commit this and then the spec")
+    s.call("shell", {"command": ["bash", "-lc", "git status -sb"]}, "fatal: not a git repository")
+    s.say(_BLOCKERS)
+    s.user("commit the app")
+    s.say("Which commit message do you want? Should I include the unrelated changes?")
+    decisions = section(summarize_transcript(s.messages), 5)
+    assert "Accepted by the user" not in decisions, decisions
+    assert "Move the notes folder" not in decisions, decisions
+    s = SessionBuilder()  # a plain yes to a proposal is still accepted
+    s.user("the tests are slow")
+    s.say("I'll cache the fixtures in a session-scoped conftest so each test reuses them.")
+    s.user("yes go ahead")
+    s.call("shell", {"command": ["bash", "-lc", "pytest -q"]}, "3 passed")
+    s.say("Done: the fixtures are cached and the suite takes 2 s.")
+    assert "Accepted by the user: I'll cache the fixtures" in section(
+        summarize_transcript(s.messages), 5
+    )

@@ -9,6 +9,7 @@ import re
 
 from compactor.facts import Entry, finds_any, one_line, sentences
 
+from .local_offers import declines_extras, is_ask
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, strip_list_mark
 from .local_typed import typed_words
@@ -113,6 +114,8 @@ def judge_proposals(s: Session) -> None:
             _choices(s, request, said)
         if not (rejects or accepts):
             continue
+        if accepts and declines_extras(request.text, said.text):
+            rejects, accepts = True, False  # "if you think we're good, let's move on" (blind 15)
         proposals = [one_line(strip_list_mark(x)) for x in sentences(said.text) if _proposes(x)]
         picked, chosen = named_option(request.text) if accepts else None, []
         if picked is not None:  # "okay, option 1": that option only (blind check 13)
@@ -122,10 +125,10 @@ def judge_proposals(s: Session) -> None:
             continue
         kept = [d for d in s.decisions if not (d[0] == said.index and d[2] in proposals)]
         if rejects:
-            s.rejected.extend(proposals)
+            s.rejected.extend(x for x in proposals if not is_ask(x))
             s.decisions = kept
         else:
-            yes = chosen if picked is not None else proposals
+            yes = [x for x in (chosen if picked is not None else proposals) if not is_ask(x)]
             accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in yes]
             s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])
 
