@@ -13,7 +13,7 @@ from compactor.facts import Entry, one_line
 from .local_session import Session
 from .local_text import asks_user, strip_list_mark
 
-__all__ = ["declines_extras", "drop_unchosen_options", "is_ask"]
+__all__ = ["asks_to_choose", "declines_extras", "drop_unchosen_options", "is_ask"]
 
 _DECLINES_RE = re.compile(
     r"\b(?:if you think (?:we['’]?re|were|we are|it['’]?s|its|that['’]?s) "
@@ -86,3 +86,25 @@ def drop_unchosen_options(s: Session) -> None:
         return len(key) >= 20 and any(key in line for line in options.get(i, ()))
 
     s.decisions = [d for d in s.decisions if not unchosen(d[0], d[2])]
+
+
+_CHOOSE_RE = re.compile(
+    r"\b(?:how (?:do|would|should) you (?:want|like) (?:me )?to proceed|"
+    r"how should (?:we|i) proceed|which (?:option|one|approach)|tell me which|"
+    r"please confirm|(?:can|could) you confirm)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_to_choose(s: Session) -> bool:
+    """Whether the session's last reply asks the user to choose or confirm (two numbered options
+    or more, "how do you want to proceed", "which option"): the request is not completed then;
+    a closing "anything else?" after the work is."""
+    if s.question.count("(2) ") and s.question.count("(1) "):
+        return True  # the options the question listed (local_session's listed_questions)
+    lowered = s.question.lower()
+    if ("proceed" in lowered or "which" in lowered or "confirm" in lowered) and (
+        _CHOOSE_RE.search(s.question) is not None
+    ):
+        return True
+    return False
