@@ -5,10 +5,20 @@ accepts none of them, and a sentence asking the user is no decision."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+
+import compactor as c
+from compactor.counting.config import KeepTail
 from compactor.models.local import summarize_transcript
+from compactor.pipeline.finalize import PreserveSkillsConfig, new_finalizer
+from compactor.prompts import PLAN_EARLIER_HEADING, PLAN_HEADING
+from compactor.schema import Message, ToolCall, user_text
 
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
+
+_REPLY = "<analysis>\nthinking\n</analysis>\n\n<summary>\nS.\n</summary>"
 
 # -- 620: a reply ending by asking the user to choose is not "completed" -------------------------
 
@@ -134,3 +144,45 @@ def test_declined_extras_and_asks_and_unchosen_options_are_no_decisions() -> Non
     assert "Accepted by the user: I'll cache the fixtures" in section(
         summarize_transcript(s.messages), 5
     )
+
+
+# -- 623: a plan the kept tail replaced is not called "latest" ------------------------------------
+
+
+def _plan_call(n: int, status: str) -> Message:
+    steps = [{"step": "Update the constitution", "status": "completed"}]
+    steps.append({"step": "Validate changes and summarize", "status": status})
+    call = ToolCall(f"p{n}", "update_plan", json.dumps({"plan": steps}))
+    return Message(role="assistant", content="", tool_calls=[call])
+
+
+def _planned(tail_plan: bool) -> list[Message]:
+    msgs = [Message(role="user", content="amend the constitution and validate it")]
+    msgs += [_plan_call(1, "in_progress"), Message(role="tool", content="ok", tool_call_id="p1")]
+    msgs.append(Message(role="assistant", content="Updated the constitution; validating next."))
+    msgs.append(Message(role="user", content="go on"))
+    if tail_plan:
+        msgs += [_plan_call(2, "completed"), Message(role="tool", content="ok", tool_call_id="p2")]
+    else:
+        call = ToolCall("r1", "shell", json.dumps({"command": ["bash", "-lc", "ls"]}))
+        msgs += [Message(role="assistant", content="", tool_calls=[call])]
+        msgs.append(Message(role="tool", content="a.md", tool_call_id="r1"))
+    msgs.append(Message(role="assistant", content="Validated: no placeholders are left."))
+    return msgs
+
+
+def test_a_plan_the_kept_tail_replaced_is_not_called_latest() -> None:
+    """p2m-const (lower-trigger hybrid): the summary called the summarized part's plan "the
+    agent's latest plan … [in_progress] Validate changes" while the tail kept right after it
+    held the final plan, every item completed."""
+    finalize = new_finalizer().preserve_durable(PreserveSkillsConfig()).build()
+    for tail_plan, heading in ((True, PLAN_EARLIER_HEADING), (False, PLAN_HEADING)):
+        mw = c.new(c.Config(model=c.ScriptedModel.replying(_REPLY), keep=KeepTail(messages=4),
+                            finalize=finalize))  # fmt: skip
+        out = asyncio.run(mw.summarize_detailed(c.AgentState(_planned(tail_plan)))).messages
+        text = user_text(out[0])
+        assert heading.format(tool="update_plan") in text, text
+        assert "- [in_progress] Validate changes and summarize" in text, text
+        if tail_plan:
+            assert "latest plan" not in text, text
+            assert "p2" in {t.id for m in out[1:] for t in m.tool_calls or []}, out
