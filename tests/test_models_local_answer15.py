@@ -186,3 +186,45 @@ def test_a_plan_the_kept_tail_replaced_is_not_called_latest() -> None:
         if tail_plan:
             assert "latest plan" not in text, text
             assert "p2" in {t.id for m in out[1:] for t in m.tool_calls or []}, out
+
+
+# -- 624: labels: a mid-work note is no final deliverable; "REVISED" needs a file changed between
+
+
+def test_a_long_note_that_announces_the_next_check_is_not_the_final_deliverable() -> None:
+    """eq-bgtrain: "The linter has restructured the config … Let me check if the trainer reads
+    these correctly:" was titled "Final deliverable"."""
+    s = SessionBuilder()
+    s.user("train the estimator with the new config")
+    note = "The linter has restructured the config significantly:\n" + "".join(
+        f"- key_{n}: moved under model.encoder (was model.key_{n})\n" for n in range(12)
+    )
+    s.say(note + "\nThe structure changed. Let me check if the trainer reads these correctly:")
+    s.call("Bash", {"command": "grep -n encoder train.py"}, "12: cfg.model.encoder")
+    current = section(summarize_transcript(s.messages), 8)
+    assert "Final deliverable" not in current, current
+    assert "a note mid-work, no final answer" in current, current
+
+
+def test_an_earlier_answer_is_revised_only_about_a_file_changed_since() -> None:
+    """cg-commit: a later proposal naming the same file as an earlier, unrelated explanation
+    marked that explanation "REVISED since by the answer above"."""
+    s = SessionBuilder()
+    s.user("do the scheduled tasks survive a reboot?")
+    s.say(
+        "Only durable ones: a task created with durable: true is written to "
+        ".claude/scheduled_tasks.json and survives; the others live in the session only. "
+        + "Memory files and settings.json persist on disk as well. "
+        * 8
+    )
+    s.user("put our history into git")
+    s.call("Bash", {"command": "git init"}, "Initialized empty Git repository")
+    s.say(
+        "Initialized. I suggest tracking history.jsonl, settings.json and "
+        ".claude/scheduled_tasks.json, and ignoring cache/ and telemetry/. Is that okay?"
+    )
+    s.user("ok")
+    s.call("Bash", {"command": "git add -A"}, None)
+    current = section(summarize_transcript(s.messages), 8)
+    assert "REVISED since" not in current, current
+    assert "(the answer above came after it)" in current, current
