@@ -114,8 +114,9 @@ def judge_proposals(s: Session) -> None:
             _choices(s, request, said)
         if not (rejects or accepts):
             continue
-        if accepts and declines_extras(request.text, said.text):
-            rejects, accepts = True, False  # "if you think we're good, let's move on" (blind 15)
+        declined = accepts and declines_extras(request.text, said.text)
+        if declined:  # "okay if you think we're good, let's move on" (blind check 15)
+            rejects, accepts = True, False
         proposals = [one_line(strip_list_mark(x)) for x in sentences(said.text) if _proposes(x)]
         picked, chosen = named_option(request.text) if accepts else None, []
         if picked is not None:  # "okay, option 1": that option only (blind check 13)
@@ -125,7 +126,7 @@ def judge_proposals(s: Session) -> None:
             continue
         kept = [d for d in s.decisions if not (d[0] == said.index and d[2] in proposals)]
         if rejects:
-            s.rejected.extend(x for x in proposals if not is_ask(x))
+            s.rejected.extend(x for x in proposals if not (declined and is_ask(x)))
             s.decisions = kept
         else:
             yes = [x for x in (chosen if picked is not None else proposals) if not is_ask(x)]

@@ -53,11 +53,22 @@ def is_ask(sentence: str) -> bool:
     return flat.endswith((":", "?")) or _ASK_HEAD_RE.match(flat) is not None or asks_user(flat)
 
 
+_PICK_RE = re.compile(
+    r"\b(?:which (?:option|one|approach|way)|tell me which|"
+    r"how (?:do|would|should) you (?:want|like)"
+    r"|how should (?:we|i) proceed|what would you like (?:me )?to do|option)\b",
+    re.IGNORECASE,
+)
+
+
 def _options(e: Entry) -> list[str]:
-    """The option lines of a message that lists two or more and asks the user to choose."""
+    """The option lines of a message that lists two or more and asks the user to choose
+    ("which option", "how do you want to proceed", "what would you like to do")."""
     text = e.text
     if "\n" not in text or ("?" not in text and "tell me" not in text.lower()):
         return []
+    if _PICK_RE.search(text[-1_500:]) is None:
+        return []  # a numbered list beside a question is no set of options (blind check 15)
     lines = [ln for ln in text.splitlines() if _OPTION_LINE_RE.match(ln)]
     if len(lines) < 2:
         return []
