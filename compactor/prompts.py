@@ -12,6 +12,7 @@ __all__ = [
     "FOCUS_HEADER",
     "INSTRUCTIONS_PREAMBLE",
     "INSTRUCTIONS_TRUNCATED_MARKER",
+    "PLAN_EARLIER_HEADING",
     "PLAN_HEADING",
     "PREAMBLE",
     "PREVIOUS_SUMMARY",
@@ -110,6 +111,11 @@ INSTRUCTIONS_TRUNCATED_MARKER = (
 )
 
 PLAN_HEADING = "The agent's latest plan ({tool}), every item with its status:"
+PLAN_EARLIER_HEADING = (
+    "The agent's plan ({tool}) as of the summarized part (the kept messages below hold a later"
+    " one), every item with its status:"
+)
+"""PLAN_HEADING when the tail kept after the summary holds a newer plan (blind check 15)."""
 
 SKILL_TRUNCATED_MARKER = (
     "\n\n[… skill {name!r} was cut to fit the context; load the skill again to read all of it]"

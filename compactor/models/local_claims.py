@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from compactor.facts import Entry, paths
 
 from .local_lost import verify_ask
+from .local_offers import asks_to_choose
 from .local_session import Session
 from .local_text import quote
 
@@ -192,6 +193,8 @@ def reply_state(s: Session) -> str:
         return "was answered, but a background task it started failed after the answer (section 7)"
     if verify_ask(s):  # "Try refreshing and testing it now!" (blind check 12)
         return "was answered, awaiting the user's verification (section 7)"
+    if s.question and asks_to_choose(s):  # options to choose are no completion (blind 15)
+        return "ended with the assistant asking the user (section 7); it waits for the answer"
     return "was completed"
 
 

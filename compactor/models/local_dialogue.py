@@ -9,6 +9,7 @@ import re
 
 from compactor.facts import Entry, finds_any, one_line, sentences
 
+from .local_offers import declines_extras, is_ask
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, strip_list_mark
 from .local_typed import typed_words
@@ -113,6 +114,9 @@ def judge_proposals(s: Session) -> None:
             _choices(s, request, said)
         if not (rejects or accepts):
             continue
+        declined = accepts and declines_extras(request.text, said.text)
+        if declined:  # "okay if you think we're good, let's move on" (blind check 15)
+            rejects, accepts = True, False
         proposals = [one_line(strip_list_mark(x)) for x in sentences(said.text) if _proposes(x)]
         picked, chosen = named_option(request.text) if accepts else None, []
         if picked is not None:  # "okay, option 1": that option only (blind check 13)
@@ -122,10 +126,10 @@ def judge_proposals(s: Session) -> None:
             continue
         kept = [d for d in s.decisions if not (d[0] == said.index and d[2] in proposals)]
         if rejects:
-            s.rejected.extend(proposals)
+            s.rejected.extend(x for x in proposals if not (declined and is_ask(x)))
             s.decisions = kept
         else:
-            yes = chosen if picked is not None else proposals
+            yes = [x for x in (chosen if picked is not None else proposals) if not is_ask(x)]
             accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in yes]
             s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])
 
@@ -252,8 +256,8 @@ def judge_disputed(s: Session) -> None:
     if d is None or last is None or d.index > last.index:
         return
     after = next((r for r in s.requests if r.index > d.index), None)
-    said = one_line(after.text) if after is not None else ""
-    if said and (_DISPUTES_RE.match(said) or len(_SHOUT_RE.findall(said)) >= 3):
+    said = one_line(typed_words(after.text)) if after is not None else ""  # not a template's
+    if said and (_DISPUTES_RE.match(said) or _protests(said)):
         s.deliverable_note = f"the user disputed it next: {_quoted(said)}"
         return
     if _CLAIMS_RE.search(d.text[:_CLAIM_HEAD]) is None:
@@ -263,6 +267,18 @@ def judge_disputed(s: Session) -> None:
             why = f": {_short(err.outcome.lines[0], 120)}" if err.outcome.lines else ""
             s.deliverable_note = f"a later result overtook it: {_short(err.call, 100)} failed{why}"
             return
+
+
+_AGREES_RE = re.compile(
+    r"^\W*(?:yes|yeah|yep|sure|of course|ok(?:ay)?|да|конечно|хорошо|ладно|ага|oui|sí|ja)(?!\w)",
+    re.IGNORECASE,
+)
+"""A reply that starts by agreeing ("yes of course", "да конечно"): no dispute (blind check 15)."""
+
+
+def _protests(said: str) -> bool:
+    """Whether the user's own words protest in capitals (three words or more) without agreeing."""
+    return len(_SHOUT_RE.findall(said)) >= 3 and _AGREES_RE.match(said) is None
 
 
 def _short(text: str, limit: int) -> str:

@@ -52,6 +52,7 @@ from .local_jobs import add_shape_jobs, listed_jobs
 from .local_lost import judge_lost
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
+from .local_offers import drop_unchosen_options
 from .local_present import judge_present
 from .local_results import head_of, tail_matters
 from .local_session import ErrorFact, Session, build_session
@@ -599,6 +600,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_answers(session)
     judge_actions(session)
     judge_proposals(session)
+    drop_unchosen_options(session)  # an option the user did not choose is not decided (blind 15)
     judge_withdrawn(session)
     judge_superseded(session)
     judge_fixed(session)

@@ -490,7 +490,23 @@ def judge_revised(s: Session) -> None:
 
 
 def _file_names(text: str) -> set[str]:
-    return {p.replace("\\", "/").rsplit("/", 1)[-1] for _, p in paths(text)}
+    return {_base(p) for _, p in paths(text)}
+
+
+def _revised_files(s: Session, earlier: Entry, later: Entry) -> set[str]:
+    """The files both answers name that a call changed between them."""
+    named = _file_names(earlier.text) & _file_names(later.text)
+    if not named:
+        return named
+    return named & {
+        _base(f.path)
+        for f in s.files.values()
+        if any(earlier.index < i <= later.index for i in f.changed_at)
+    }
+
+
+def _base(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def deliverables(s: Session) -> list[tuple[str, Entry]]:
@@ -503,6 +519,8 @@ def deliverables(s: Session) -> list[tuple[str, Entry]]:
         title = (
             "An earlier answer, REVISED since by the answer above (what it left open may be done)"
         )
+        if not _revised_files(s, s.revised, s.deliverable):  # no file changed between (blind 15)
+            title = "An earlier substantial answer, verbatim (the answer above came after it)"
         quoted.append((title, s.revised))
     return quoted
 
@@ -519,6 +537,8 @@ def deliverable_title(s: Session) -> str:
         return (
             f"An earlier request's answer, verbatim (NOT the answer to the current request{then})"
         )
+    if d is not None and d.text.rstrip().endswith(":"):  # "Let me check …:" (blind check 15)
+        return "The last substantial assistant message, verbatim (a note mid-work, no final answer)"
     return "Final deliverable, the last substantial assistant answer, verbatim"
 
 

@@ -33,6 +33,7 @@ from compactor.prompts import (
     CONTINUE_INSTRUCTION,
     INSTRUCTIONS_PREAMBLE,
     INSTRUCTIONS_TRUNCATED_MARKER,
+    PLAN_EARLIER_HEADING,
     PLAN_HEADING,
     PREAMBLE,
     SKILL_TRUNCATED_MARKER,
@@ -550,6 +551,7 @@ class _PreserveDurable(_PreserveSkills):
             return summary
         from compactor.facts import entry_of
         from compactor.facts.durable import instruction_files, latest_plan, skill_reads
+        from compactor.models.base import KEPT_AFTER_SUMMARY
 
         source: Sequence[Message | AgenticMessage] = _model_input.get() or original
         entries = [entry_of(i, m) for i, m in enumerate(source)]
@@ -568,7 +570,8 @@ class _PreserveDurable(_PreserveSkills):
         if plan is not None:
             items = "\n".join(f"- [{status}] {item}" for status, item in plan[1])
             text = _truncate_bytes(items, self.cfg.max_tokens_per_skill * 4)
-            heading = PLAN_HEADING.format(tool=plan[0])
+            later = latest_plan([entry_of(i, m) for i, m in enumerate(KEPT_AFTER_SUMMARY.get())])
+            heading = (PLAN_EARLIER_HEADING if later else PLAN_HEADING).format(tool=plan[0])
             blocks.append(f"<system-reminder>\n{heading}\n{text}\n</system-reminder>")
         prefix = "\n\n".join(b for b in blocks if b)
         return _prepend_text(summary, prefix) if prefix else summary

@@ -162,7 +162,8 @@ class Middleware(Generic[M]):
             history = system_messages + masker.mask_messages(head)
         # generate_summary never mutates its input (it copies what it hands to a model); the
         # kept tail is named beside it (models.base.KEPT_AFTER_SUMMARY), masked as the head is
-        kept = KEPT_AFTER_SUMMARY.set(masker.mask_messages(tail) if masker is not None else tail)
+        seen = masker.mask_messages(tail) if masker is not None else tail
+        kept = KEPT_AFTER_SUMMARY.set(seen)
         try:
             result = await generate_summary(
                 cfg, history, self._emit, masker=masker, masked=masker is not None
@@ -175,21 +176,25 @@ class Middleware(Generic[M]):
         if result.degraded:
             reply = _edit_text(reply, lambda text: f"{DEGRADED_NOTE}\n\n{text}")
         # PreserveSkills scans the model input (it only reads it)
-        with summarizer_input(result.model_input):
-            if cfg.finalize is not None:
-                original = input_for(cfg.finalize, history)
-                new_messages = list(await call_maybe_async(cfg.finalize, original, reply))
-            else:
-                pum = cfg.preserve_user_messages or PreserveUserMessages()
-                finalize = default_finalizer(
-                    DefaultFinalizerConfig(
-                        preserve_user_messages=dataclasses.replace(
-                            pum, max_tokens=self.user_budget(pum)
-                        ),
-                        transcript_file_path=cfg.transcript_file_path,
+        kept = KEPT_AFTER_SUMMARY.set(seen)  # finalize names a newer plan the tail holds
+        try:
+            with summarizer_input(result.model_input):
+                if cfg.finalize is not None:
+                    original = input_for(cfg.finalize, history)
+                    new_messages = list(await call_maybe_async(cfg.finalize, original, reply))
+                else:
+                    pum = cfg.preserve_user_messages or PreserveUserMessages()
+                    finalize = default_finalizer(
+                        DefaultFinalizerConfig(
+                            preserve_user_messages=dataclasses.replace(
+                                pum, max_tokens=self.user_budget(pum)
+                            ),
+                            transcript_file_path=cfg.transcript_file_path,
+                        )
                     )
-                )
-                new_messages = await finalize(history, reply)
+                    new_messages = await finalize(history, reply)
+        finally:
+            KEPT_AFTER_SUMMARY.reset(kept)
         retention = None
         if cfg.retention is not None and cfg.retention.enabled:
             retention = self._retain(new_messages, split_system(history)[1], masker)
