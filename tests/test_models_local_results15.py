@@ -1,0 +1,57 @@
+"""Blind check 15's wrong statement 5 and noise in the local summary (issue 28, results15), each
+on a session built here by shape: ``rg``/``grep`` exit 1 with no output is "no match" whatever
+the shell wrapper (``bash -lc``) or the result format (Codex JSON with ``metadata.exit_code``,
+Codex exec text, Claude Code Bash) says."""
+
+from __future__ import annotations
+
+import json
+
+from compactor.models.local import summarize_transcript
+
+from .planted_session import SessionBuilder
+from .test_models_local_session import section
+
+# -- 5. rg exit 1 with no output is no failure under any wrapper and in any format --------------
+
+_CODEX_JSON = json.dumps({"output": "", "metadata": {"exit_code": 1, "duration_seconds": 0.0}})
+
+
+def _no_match_session(name: str, args: dict[str, object], result: str) -> str:
+    s = SessionBuilder()
+    s.user("replace every placeholder of the constitution, then check none is left")
+    s.call(name, {"command": ["bash", "-lc", "cat docs/rules.md"]}, "# Rules\n[X] one\n")
+    s.call(name, args, result)
+    s.call(name, {"command": ["bash", "-lc", "nl -ba docs/rules.md"]}, "1 # Rules\n2 one\n")
+    s.say("Verified the rules have no placeholders left.")
+    return summarize_transcript(s.messages)
+
+
+def test_rg_exit_one_under_a_shell_wrapper_is_no_match_in_every_format() -> None:
+    cases: list[tuple[str, dict[str, object], str]] = [
+        ("shell", {"command": ["bash", "-lc", "rg '\\[' docs/rules.md"]}, _CODEX_JSON),
+        ("shell", {"command": ["bash", "-lc", "rg '\\[' docs/rules.md"]}, "Exit code: 1\n"),
+        (
+            "exec_command",
+            {"cmd": "bash -lc \"grep -n 'TODO' docs/rules.md\""},
+            "Process exited with code 1\nOutput:\n",
+        ),
+        ("Bash", {"command": "sh -c 'rg \"\\[[A-Z_]+\\]\" docs/rules.md'"}, "Exit code 1"),
+        ("Bash", {"command": "cd docs && rg -n '\\[' rules.md"}, "Exit code 1"),
+    ]
+    for name, args, result in cases:
+        text = _no_match_session(name, args, result)
+        errors = section(text, 4)
+        assert "failed" not in errors and "Fixed:" not in errors, (args, errors)
+        assert "Unresolved failure" not in section(text, 7), (args, section(text, 7))
+
+
+def test_rg_exit_one_with_an_error_under_a_wrapper_stays_a_failure() -> None:
+    error = json.dumps(
+        {
+            "output": "rg: docs/rules.md: No such file or directory (os error 2)\n",
+            "metadata": {"exit_code": 2, "duration_seconds": 0.0},
+        }
+    )
+    text = _no_match_session("shell", {"command": ["bash", "-lc", "rg '\\[' docs/rules.md"]}, error)
+    assert "failed (exit code 2)" in section(text, 4), section(text, 4)
