@@ -55,3 +55,23 @@ def test_rg_exit_one_with_an_error_under_a_wrapper_stays_a_failure() -> None:
     )
     text = _no_match_session("shell", {"command": ["bash", "-lc", "rg '\\[' docs/rules.md"]}, error)
     assert "failed (exit code 2)" in section(text, 4), section(text, 4)
+
+
+# -- noise: a long message's head is cut at a word's end, never inside a word -------------------
+
+
+def test_a_constraint_of_a_long_message_is_never_cut_inside_a_word() -> None:
+    rule = "You must analyze the project files, technology stack, and patterns, then write docs."
+    for shift in range(0, 60, 7):  # the 600-character cut falls at many places of the rule
+        lead = "Write the documentation of this codebase for the agents. " * 12
+        lead = lead[: lead.rfind(" ", 0, 560 + shift)] + " " * (1 + shift % 5)
+        text = lead + rule + "\n"
+        text += "Step: describe one module of the project in plain words.\n" * 60
+        s = SessionBuilder()
+        s.user(text)
+        s.say("I will write the docs.")
+        intent = section(summarize_transcript(s.messages), 1)
+        lines = [x for x in intent.splitlines() if x.strip().startswith("- You must")]
+        for line in lines:
+            words = line.strip()[2:].rstrip("\u2026").split()
+            assert all(w in rule.split() for w in words), (shift, line)
