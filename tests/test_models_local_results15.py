@@ -75,3 +75,48 @@ def test_a_constraint_of_a_long_message_is_never_cut_inside_a_word() -> None:
         for line in lines:
             words = line.strip()[2:].rstrip("\u2026").split()
             assert all(w in rule.split() for w in words), (shift, line)
+
+
+# -- noise: a function called in the earlier summary's code is no file; hash parts no facts -----
+
+
+def test_a_function_called_in_an_earlier_summary_s_code_is_not_a_file() -> None:
+    from compactor.schema import CONTENT_TYPE_KEY
+
+    earlier = (
+        "This session is being continued from a previous conversation that ran out of context. "
+        "The summary below covers the earlier portion of the conversation.\n\nSummary:\n"
+        "1. Primary Request and Intent:\n   Build the login page.\n"
+        "2. Key Technical Concepts:\n   - React\n3. Files and Code Sections:\n"
+        "   - src/auth/ResetDialog.tsx\n     ```tsx\n     const submit = (e) => {\n"
+        "       e.preventDefault(); console.log('reset:', email); json.load(x); close(); };\n"
+        "     ```\n   - src/pages/LoginPage.tsx\n   - build.log (the last build's output)\n"
+        "4. Errors and fixes:\n   - none\n"
+    )
+    s = SessionBuilder()
+    s.user(earlier, **{CONTENT_TYPE_KEY: "summary"})
+    s.user("Now make the text field taller.")
+    s.say("Done.")
+    listed = section(summarize_transcript(s.messages), 3)
+    line = next(x for x in listed.split("\n   - ") if x.startswith("Every file"))
+    assert "src/auth/ResetDialog.tsx" in line and "build.log" in line, line
+    assert "console.log" not in line and "json.load" not in line, line
+
+
+def test_a_hash_part_of_a_printed_file_name_is_no_fact_of_its_own() -> None:
+    build = (
+        "vite v5.4.0 building for production...\n"
+        "dist/index.html                          0.71 kB\n"
+        "dist/assets/form-vendor-C2sCgOtr.js     74.10 kB\n"
+        "dist/assets/react-vendor-DsDned5s.js   141.32 kB\n"
+        "built in 3.46s\n"
+    )
+    s = SessionBuilder()
+    s.user("fix the form layout and rebuild")
+    s.call("Bash", {"command": "pnpm build"}, build)
+    s.say("Built. Now the lint.")
+    s.call("Bash", {"command": "pnpm lint"}, "ok\n")
+    current = section(summarize_transcript(s.messages), 8)
+    assert "form-vendor-C2sCgOtr.js" in current, current
+    assert "C2sCgOtr`," not in current and "C2sCgOtr, " not in current, current
+    assert "`DsDned5s`" not in current, current

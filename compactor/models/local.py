@@ -24,6 +24,7 @@ from typing import Any
 from compactor._json import JsonValue
 from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.facts import STOPPED, Entry, cut, shorten
+from compactor.facts.factnoise import only_called
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
 
 from . import local_claims as claims
@@ -248,7 +249,9 @@ def _files(s: Session, lim: Limits) -> str:
     prior = _prior_excerpt(s, 3, lim.prior)
     if prior:
         items.append(f"From the earlier summary: {prior}")
-        earlier = prior_paths(s, set(s.files) | set(s.reads))
+        earlier = [
+            p for p in prior_paths(s, set(s.files) | set(s.reads)) if not only_called(s.prior, p)
+        ]
         if earlier:
             items.append("Every file the earlier summary names: " + ", ".join(earlier[: lim.items]))
     if not s.files:
