@@ -120,3 +120,37 @@ def test_a_hash_part_of_a_printed_file_name_is_no_fact_of_its_own() -> None:
     assert "form-vendor-C2sCgOtr.js" in current, current
     assert "C2sCgOtr`," not in current and "C2sCgOtr, " not in current, current
     assert "`DsDned5s`" not in current, current
+
+
+# -- noise: "Worked around by" only a call that does the failed work another way ---------------
+
+_CRASH = "Exit code 1\nTraceback (most recent call last):\nRuntimeError: CUDA out of memory\n"
+
+
+def _after_crash(said: str, command: str, out: str) -> str:
+    s = SessionBuilder()
+    s.user("train the model on the full dataset")
+    s.call("Bash", {"command": "python train.py --config conf/config.yaml"}, _CRASH)
+    s.say(said)
+    s.call("Bash", {"command": command}, out)
+    return section(summarize_transcript(s.messages), 4)
+
+
+def test_a_look_or_another_python_snippet_is_no_workaround_of_a_failed_run() -> None:
+    look = _after_crash("Let me try to see what is running.", "ps aux | grep -v grep", "u 1 x\n")
+    assert "Worked around by" not in look, look
+    snippet = _after_crash(
+        "Let me check the config.",
+        "python -c \"import yaml; print(yaml.safe_load(open('conf/config.yaml')))\"",
+        "{'batch': 64}\n",
+    )
+    assert "Worked around by" not in snippet, snippet
+
+
+def test_the_same_script_run_another_way_is_still_a_workaround() -> None:
+    errors = _after_crash(
+        "Out of memory: running it with a smaller batch.",
+        "OMP_NUM_THREADS=2 python3 train.py --config conf/small.yaml",
+        "epoch 1 loss 0.3\n",
+    )
+    assert "Worked around by" in errors or "Fixed" in errors, errors
