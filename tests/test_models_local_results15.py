@@ -6,8 +6,14 @@ Codex exec text, Claude Code Bash) says."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+from typer.testing import CliRunner
+
+from compactor.cli.app import app
+from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
+from compactor.schema import content_type, user_text
 
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
@@ -154,3 +160,74 @@ def test_the_same_script_run_another_way_is_still_a_workaround() -> None:
         "epoch 1 loss 0.3\n",
     )
     assert "Worked around by" in errors or "Fixed" in errors, errors
+
+
+# -- noise: a command template is quoted as the user's words, its pages once and cut ------------
+
+_TEMPLATE = (
+    "\n## User Input\n\n```text\n{typed}\n```\n\nYou **MUST** consider the user input before "
+    "proceeding (if not empty).\n\n## Outline\n\n"
+    + "".join(
+        f"{i}. Run step {i} of the workflow: check the plan files, mark finished tasks with "
+        f"[X] and STOP when validation step {i} reports an incomplete checklist.\n"
+        for i in range(1, 60)
+    )
+    + "\nNote: this command assumes a complete task breakdown exists in tasks.md.\n"
+)
+
+
+def _codex_template_session(path: Path) -> Path:
+    meta = {"id": "0195f0aa-1111-7222-8333-944455556688", "cwd": "/home/dev/app",
+            "originator": "codex_cli_rs", "cli_version": "0.48.0", "source": "cli"}  # fmt: skip
+    items: list[tuple[str, dict[str, object]]] = [("session_meta", meta)]
+
+    def user(text: str) -> None:
+        content = [{"type": "input_text", "text": text}]
+        items.append(("response_item", {"type": "message", "role": "user", "content": content}))
+
+    def say(text: str) -> None:
+        content = [{"type": "output_text", "text": text}]
+        items.append(
+            ("response_item", {"type": "message", "role": "assistant", "content": content})
+        )
+
+    user(_TEMPLATE.format(typed=""))
+    for i in range(4):
+        call = {"command": ["bash", "-lc", f"cat src/part_{i}.ts"]}
+        items.append(("response_item", {"type": "function_call", "name": "shell",
+                      "arguments": json.dumps(call), "call_id": f"c{i}"}))  # fmt: skip
+        out = json.dumps({"output": "x\n" * 400, "metadata": {"exit_code": 0}})
+        items.append(
+            ("response_item", {"type": "function_call_output", "call_id": f"c{i}", "output": out})
+        )
+    say("Done: the tasks are implemented. Shall I also enlarge the overlay?")
+    user(_TEMPLATE.format(typed="yes, and make the overlay window 800 by 150"))
+    path.write_text(
+        "".join(
+            json.dumps({"timestamp": f"2026-03-02T10:00:{n:02d}.000Z", "type": k, "payload": p})
+            + "\n"
+            for n, (k, p) in enumerate(items, 1)
+        )
+    )
+    return path
+
+
+def test_a_command_template_is_quoted_as_the_user_s_words_and_listed_cut(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    src = _codex_template_session(tmp_path / "cx.jsonl")
+    result = CliRunner().invoke(
+        app, ["run", str(src), "--force", "--model", "local", "-o", str(out), "--quiet"]
+    )
+    assert result.exit_code == 0, result.output
+    t = read_transcript(str(out), out.read_bytes())
+    text = next(user_text(m) for m in t.messages if content_type(m) == "summary")
+    assert "validation step 40" not in text, text  # the template's pages: never in full
+    request = section(text, 1)
+    assert '"yes, and make the overlay window 800 by 150" (typed into a command template' in (
+        request
+    ), request
+    assert "Run step 3 of" not in request, request
+    assert "(typed into a command template" in section(text, 9), section(text, 9)
+    block = text.split("<all_user_messages>")[1].split("</all_user_messages>")[0]
+    assert block.count("yes, and make the overlay window 800 by 150") == 1, block
+    assert block.count("characters of a command template truncated") == 2, block

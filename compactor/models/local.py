@@ -56,6 +56,7 @@ from .local_state import (
 from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
 from .local_tail import modelled_pair
 from .local_tasklist import task_items
+from .local_template import template_quote
 from .local_text import (
     bullets,
     call_line,
@@ -496,7 +497,8 @@ def _state_step(s: Session, lim: Limits) -> str:
         )
         return f"   {in_flight_step(flying, lim.item // 2, lim.items)}{goal}.{stopped}"
     if not s.turn_ended and last is not None and not s.request_started:
-        return f"   Answer the latest request: {quote(last.text, lim.item)}"
+        said = template_quote(last.text, lim.item) or quote(last.text, lim.item)
+        return f"   Answer the latest request: {said}"
     if not s.turn_ended and last is not None:
         task = next((t for t in s.open_tasks if "progress" in t.status), None)
         doing = f" (task in progress: {cut(task.subject, lim.item)})" if task else ""
