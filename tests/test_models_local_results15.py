@@ -177,7 +177,7 @@ _TEMPLATE = (
 
 
 def _codex_template_session(path: Path) -> Path:
-    meta = {"id": "0195f0aa-1111-7222-8333-944455556688", "cwd": "/home/dev/app",
+    meta: dict[str, object] = {"id": "0195f0aa-1111-7222-8333-944455556688", "cwd": "/home/dev/app",
             "originator": "codex_cli_rs", "cli_version": "0.48.0", "source": "cli"}  # fmt: skip
     items: list[tuple[str, dict[str, object]]] = [("session_meta", meta)]
 
@@ -231,3 +231,41 @@ def test_a_command_template_is_quoted_as_the_user_s_words_and_listed_cut(tmp_pat
     block = text.split("<all_user_messages>")[1].split("</all_user_messages>")[0]
     assert block.count("yes, and make the overlay window 800 by 150") == 1, block
     assert block.count("characters of a command template truncated") == 2, block
+
+
+def test_a_restart_whose_job_then_failed_is_no_workaround() -> None:
+    s = SessionBuilder()
+    s.user("train the model on the full dataset")
+    s.call(
+        "Bash",
+        {"command": "python train.py --config conf/config.yaml", "run_in_background": True},
+        "Command running in background with ID: bqs1z89mh",
+    )
+    s.say("Training started; checking on it.")
+    s.call(
+        "Bash",
+        {"command": "sleep 60 && tail -5 /tmp/tasks/bqs1z89mh.output"},
+        "Exit code 137\n/commands/python: line 47: 163097 Killed\n",
+    )
+    s.say("The process was killed (out of memory). Let me try with fewer workers.")
+    s.call(
+        "Bash",
+        {"command": "python train.py --workers 2", "run_in_background": True},
+        "Command running in background with ID: bxqaitwtg",
+    )
+    s.user(
+        "<task-notification><task-id>bxqaitwtg</task-id><status>failed</status>"
+        "<summary>Background command 'train' failed with exit code 1</summary>"
+        "</task-notification>"
+    )
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "tail -5" in errors and "Worked around by" not in errors, errors
+
+
+def test_words_whose_other_way_was_only_a_read_do_not_set_the_failure_aside() -> None:
+    errors = _after_crash(
+        "Actually, the loader stores the raw audio instead. Let me read it.",
+        "cat src/dataset.py",
+        "class Dataset: ...\n",
+    )
+    assert "Worked around by" not in errors and "Done without it" not in errors, errors

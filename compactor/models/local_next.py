@@ -127,16 +127,18 @@ def _judge(
     said_around = err.after == "worked around"  # the assistant said it does it another way
     goal, since = _goal_programs(s, failed), err.index
     looks = err.reading or (not goal and _only_looks(failed))  # a look only a look can redo
+    doubted = False  # the words' "other way" was only a look: they do not stand alone either
     for c in later:  # the words right before a call present it (not ones before an earlier call)
         how, between, since = _how(s, c, results), _said(s, since, c.index), c.index
-        if how == "succeeded" or how.startswith("started"):
-            if not looks and _only_looks(c):
-                continue  # a read, ps or listing does not do what failed (blind check 15)
+        if how == "succeeded" or (how.startswith("started") and not _ended_badly(how)):
+            if not looks and _only_looks(c):  # a read, ps or listing does not do what failed
+                doubted = doubted or _OTHER_WAY_RE.search(between) is not None  # (blind 15)
+                continue
             if _same_goal(between, failed, c, goal, reading=err.reading, s=s):
                 err.after, err.by, err.why = "worked around by", call_line(c, 160), how
                 return
     ended = [_how(s, c, results) for c in later]
-    if said_around and ("failed" not in ended or "succeeded" in ended):
+    if said_around and not doubted and ("failed" not in ended or "succeeded" in ended):
         return  # its words stand unless the calls made next failed (and none succeeded)
     err.after, err.by, err.why = "", call_line(later[0], 160), ended[0]
 
@@ -179,6 +181,12 @@ def _goal_programs(s: Session, failed: Call) -> set[str]:
     return {
         p for p in map(program_of, commands) if p and p not in _IDLE and not is_reading_program(p)
     }  # fmt: skip
+
+
+def _ended_badly(how: str) -> bool:
+    """A started job that later failed, was killed or stopped: no workaround (blind check 15)."""
+    ended = how.partition("; it later ended: ")[2]
+    return bool(ended) and not ended.startswith(("completed", "exited with code 0"))
 
 
 def _goal_commands(s: Session, command: str) -> list[str]:
