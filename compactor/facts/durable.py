@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from .outcomes import command_of, strip_output_header
+from .templates import bounded_template
 from .text import Entry, one_line, sentence_spans
 
 __all__ = [
@@ -356,6 +357,8 @@ def bounded_user_message(text: str, number: int, keep: int) -> str:
     lost): the pasted material is what goes first. A pasted log: :func:`_bounded_log`."""
     if (log := _bounded_log(text, number, keep)) is not None:
         return log
+    if (template := bounded_template(text, number, keep)) is not None:
+        return template
     removed = len(text) - 2 * keep
     middle = text[keep : len(text) - keep]
     lines = middle.splitlines()

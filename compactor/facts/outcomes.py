@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .noise import is_decoration, is_warning
+from .shellwrap import inner_command
 from .stops import kill_succeeded, rejection, user_stopped
 from .text import Call, Result, clean, cut, lowers_exactly
 
@@ -372,7 +373,7 @@ def exit_one_program(call: Call | None) -> str:
     """The last program of ``call``'s command when its exit code 1 is an answer, not a failure
     (``rg``/``grep``/``git grep``: no match, ``diff``: differences, ``test``/``[``: false), quoted
     words (a regex's ``|``) aside; else ''."""
-    command = command_of(call) if call is not None else None
+    command = inner_command(call) if call is not None else None  # bash -lc SCRIPT: the script
     if command is None:
         return ""
     last = (programs(_QUOTED_RE.sub("Q", command)) or [""])[-1]

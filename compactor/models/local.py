@@ -24,6 +24,7 @@ from typing import Any
 from compactor._json import JsonValue
 from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.facts import STOPPED, Entry, cut, shorten
+from compactor.facts.factnoise import only_called
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
 
 from . import local_claims as claims
@@ -55,6 +56,7 @@ from .local_state import (
 from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
 from .local_tail import modelled_pair
 from .local_tasklist import task_items
+from .local_template import template_quote
 from .local_text import (
     bullets,
     call_line,
@@ -248,7 +250,9 @@ def _files(s: Session, lim: Limits) -> str:
     prior = _prior_excerpt(s, 3, lim.prior)
     if prior:
         items.append(f"From the earlier summary: {prior}")
-        earlier = prior_paths(s, set(s.files) | set(s.reads))
+        earlier = [
+            p for p in prior_paths(s, set(s.files) | set(s.reads)) if not only_called(s.prior, p)
+        ]
         if earlier:
             items.append("Every file the earlier summary names: " + ", ".join(earlier[: lim.items]))
     if not s.files:
@@ -493,7 +497,8 @@ def _state_step(s: Session, lim: Limits) -> str:
         )
         return f"   {in_flight_step(flying, lim.item // 2, lim.items)}{goal}.{stopped}"
     if not s.turn_ended and last is not None and not s.request_started:
-        return f"   Answer the latest request: {quote(last.text, lim.item)}"
+        said = template_quote(last.text, lim.item) or quote(last.text, lim.item)
+        return f"   Answer the latest request: {said}"
     if not s.turn_ended and last is not None:
         task = next((t for t in s.open_tasks if "progress" in t.status), None)
         doing = f" (task in progress: {cut(task.subject, lim.item)})" if task else ""

@@ -39,6 +39,8 @@ from compactor.facts import (
 )
 from compactor.facts.outcomes import is_reading_program, similar_words
 
+from .local_looks import only_looks as _only_looks
+from .local_looks import same_script
 from .local_retries import contains_command, job_started, program_of
 from .local_session import ErrorFact, Session
 from .local_text import call_line
@@ -124,14 +126,19 @@ def _judge(
         return
     said_around = err.after == "worked around"  # the assistant said it does it another way
     goal, since = _goal_programs(s, failed), err.index
+    looks = err.reading or (not goal and _only_looks(failed))  # a look only a look can redo
+    doubted = False  # the words' "other way" was only a look: they do not stand alone either
     for c in later:  # the words right before a call present it (not ones before an earlier call)
         how, between, since = _how(s, c, results), _said(s, since, c.index), c.index
-        if how == "succeeded" or how.startswith("started"):
-            if _same_goal(between, failed, c, goal, reading=err.reading):
+        if how == "succeeded" or (how.startswith("started") and not _ended_badly(how)):
+            if not looks and _only_looks(c):  # a read, ps or listing does not do what failed
+                doubted = doubted or _OTHER_WAY_RE.search(between) is not None  # (blind 15)
+                continue
+            if _same_goal(between, failed, c, goal, reading=err.reading, s=s):
                 err.after, err.by, err.why = "worked around by", call_line(c, 160), how
                 return
     ended = [_how(s, c, results) for c in later]
-    if said_around and ("failed" not in ended or "succeeded" in ended):
+    if said_around and not doubted and ("failed" not in ended or "succeeded" in ended):
         return  # its words stand unless the calls made next failed (and none succeeded)
     err.after, err.by, err.why = "", call_line(later[0], 160), ended[0]
 
@@ -176,18 +183,33 @@ def _goal_programs(s: Session, failed: Call) -> set[str]:
     }  # fmt: skip
 
 
+def _ended_badly(how: str) -> bool:
+    """A started job that later failed, was killed or stopped: no workaround (blind check 15)."""
+    ended = how.partition("; it later ended: ")[2]
+    return bool(ended) and not ended.startswith(("completed", "exited with code 0"))
+
+
+def _goal_commands(s: Session, command: str) -> list[str]:
+    """The failed command and those of the background jobs whose id or output file it names."""
+    return [command] + [
+        bg.command for key, bg in s.background.items() if len(key) >= 4 and key in command
+    ]
+
+
 def _said(s: Session, start: int, end: int) -> str:
     """What the assistant said after entry ``start`` up to the call made in entry ``end``."""
     return " ".join(e.text for e in s.entries[start + 1 : end + 1] if e.role == "assistant")
 
 
-def _same_goal(between: str, failed: Call, later: Call, goal: set[str], *, reading: bool) -> bool:
+def _same_goal(
+    between: str, failed: Call, later: Call, goal: set[str], *, reading: bool, s: Session
+) -> bool:
     if _OTHER_WAY_RE.search(between) is not None:
         return True
     mine, theirs = command_of(failed), command_of(later)
     if mine is not None and theirs is not None:
-        if program_of(theirs) in goal:
-            return True  # the same program with other arguments
+        if program_of(theirs) in goal:  # the same program with other arguments; an
+            return same_script(theirs, _goal_commands(s, mine))  # interpreter: the same script
         one, two = (_words(c.args.get("description")) for c in (failed, later))
         return bool(one and two) and similar_words(one, two)  # Claude Code's own description
     if is_reading_call(later) and not reading:

@@ -12,6 +12,7 @@ from compactor.facts import cut
 from compactor.facts.ide import ide_note_files, without_ide_note
 
 from .local_noise import collapse_resent, request_ref
+from .local_template import template_quote
 from .local_text import bullets, quote
 from .local_turns import continued_request
 from .local_views import head_tail
@@ -65,7 +66,7 @@ def _quote(text: str, limit: int) -> str:
     the quote, not inside it (the user did not write it)."""
     notes = ide_note_files(text)
     if not notes:
-        return quote(text, limit)
+        return template_quote(text, limit) or quote(text, limit)  # not pages of a template
     return f"{quote(without_ide_note(text), limit)} (with {notes[0]} open in the IDE)"
 
 

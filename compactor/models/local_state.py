@@ -39,6 +39,7 @@ from compactor.facts import (
     sentences,
     strip_output_header,
 )
+from compactor.facts.factnoise import without_parts
 from compactor.facts.noise import without_frames
 from compactor.schema import AgenticMessage, Message
 
@@ -490,7 +491,7 @@ def _facts_of(text: str) -> list[str]:
         *((m.start(), f"{m.group(1)}={m.group(2)}") for m in _ID_FIELD_RE.finditer(window)),
     ]
     facts = dict.fromkeys(cut(x, _FACT_CHARS) for _, x in sorted(found) if len(x) >= 3)
-    return list(facts)
+    return without_parts(facts)  # not C2sCgOtr of …/form-vendor-C2sCgOtr.js (blind check 15)
 
 
 def round_facts(s: Session, limit: int) -> list[str]:

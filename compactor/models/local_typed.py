@@ -65,4 +65,24 @@ def own_words(text: str) -> str:
     text = typed_words(text)
     if len(text) <= 3_000:
         return text
-    return text[:600] + "\n" + text[len(text) - 1_000 :]
+    return _word_head(text, 600) + "\n" + _word_tail(text, 1_000)
+
+
+def _word_head(text: str, size: int) -> str:
+    """The first ``size`` characters of ``text``, cut at a word's end with "…" when the cut
+    fell inside a word (blind check 15: a constraint ended "technolog")."""
+    if text[size].isspace() or text[size - 1].isspace():
+        return text[:size]
+    end = max(text.rfind(" ", 0, size), text.rfind("\n", 0, size))
+    return text[: end if end > size // 2 else size].rstrip() + "\u2026"
+
+
+def _word_tail(text: str, size: int) -> str:
+    """The last ``size`` characters of ``text``, from a word's start, after "…" when the cut
+    fell inside a word."""
+    start = len(text) - size
+    if text[start - 1].isspace() or text[start].isspace():
+        return text[start:]
+    ends = [i for i in (text.find(" ", start), text.find("\n", start)) if i >= 0]
+    step = min(ends) if ends and min(ends) < start + size // 2 else start
+    return "\u2026" + text[step:].lstrip()

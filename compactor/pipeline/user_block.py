@@ -61,7 +61,10 @@ def refer_to_quoted(summary: str, texts: list[str]) -> list[str]:
     flat = one_line(without_ide_note(newest))
     if flat in summary or flat.replace('"', "'") in summary:
         return [*texts[:-1], CURRENT_NOTE + label]
-    return texts
+    from compactor.facts.templates import bounded_template  # pages of a command template
+
+    template = bounded_template(newest, 0, 600)  # as finalize.EARLIER_KEEP_CHARS
+    return texts if template is None else [*texts[:-1], template + label]
 
 
 def refer_to_rules(above: str, texts: list[str]) -> list[str]:

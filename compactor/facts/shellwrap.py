@@ -1,0 +1,45 @@
+"""The script a shell wrapper runs: ``bash -lc 'rg x f'`` runs ``rg x f`` (Codex sends its shell
+calls as ``["bash", "-lc", SCRIPT]``; agents also type ``sh -c '…'``). Whatever asks which
+program a command ends with (``rg`` exit 1 is "no match") asks it of the script, not of
+``bash`` (blind check 15, p2m-const: ``bash -lc rg '\\[' FILE`` exit 1 was a failure)."""
+
+from __future__ import annotations
+
+import shlex
+
+from .text import Call
+
+_SHELLS = frozenset("bash sh zsh dash ksh ash".split())
+
+
+def _is_command_flag(word: str) -> bool:
+    """``-c``, ``-lc``, ``-ic``, ``-lic``, ``-ec``: a short-option cluster that ends in ``c``."""
+    return len(word) >= 2 and word[0] == "-" and word[1:].isalpha() and word.endswith("c")
+
+
+def _script(words: list[str]) -> str | None:
+    if len(words) >= 3 and words[0].rsplit("/", 1)[-1] in _SHELLS and _is_command_flag(words[1]):
+        return words[2]
+    return None
+
+
+def inner_command(call: Call) -> str | None:
+    """The command ``call`` runs, with one shell wrapper (``bash -lc SCRIPT``) taken off."""
+    command = call.command
+    if command is None:
+        return None
+    head = command.lstrip()[:6]
+    if not any(head.startswith(shell) for shell in _SHELLS) and "/" not in head:
+        return command  # cheap: no wrapper can start this command
+    for key in ("command", "cmd"):
+        value = call.args.get(key)
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            found = _script([str(v) for v in value])
+            if found is not None:
+                return found
+    try:
+        words = shlex.split(command, posix=True)
+    except ValueError:
+        return command
+    found = _script(words)
+    return found if found is not None else command

@@ -1,0 +1,40 @@
+"""A user message that is a command template with the user's words in its input slot (a slash
+command's expansion: spec-kit's ``## User Input`` and a fenced block, then pages of
+``## Outline``) is listed as its start — the slot and the template's first lines — not also
+its end: the rest is the template's, the same in every such message (blind check 15:
+gd-angular's two expansions printed about 200 lines in section 6)."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["bounded_template"]
+
+_HEADING_RE = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
+_SLOT_RE = re.compile(
+    r"^#{1,6}[ \t]+[^\n]*\b(?:input|arguments?|request)\b[^\n]*\n\s*(```|~~~)[^\n]*\n.*?\n\1",
+    re.IGNORECASE | re.MULTILINE | re.DOTALL,
+)
+"""A template's slot for the user's words: ``## User Input`` and the fenced block under it."""
+
+
+def bounded_template(text: str, number: int, keep: int) -> str | None:
+    """``text``'s first ``keep`` characters (at least through its input slot, cut at a word's
+    end) and a pointer to the rest, when ``text`` is a command template whose input slot is
+    near its start; else None. ``number`` 0: the newest message."""
+    if "```" not in text[: 2 * keep] and "~~~" not in text[: 2 * keep]:
+        return None  # cheap: no fenced slot near the start
+    slot = _SLOT_RE.search(text, 0, 4 * keep)
+    if slot is None or slot.start() > keep or len(_HEADING_RE.findall(text)) < 2:
+        return None
+    end = max(keep, slot.end())
+    if end >= len(text) - keep:
+        return None
+    cut = text.rfind(" ", slot.end(), end)
+    end = cut if cut > slot.end() else end
+    removed = len(text) - end
+    which = f"user message {number}" if number > 0 else "the newest user message"
+    return (
+        f"{text[:end].rstrip()}…{removed} characters of a command template truncated (the full "
+        f"text is {which} of the original transcript)"
+    )
