@@ -1,8 +1,14 @@
 """Blind check 15, Codex sessions (issue 28, rows 610-619): a command that failed in one
-directory and later succeeded in another is not fixed (the first place is unchanged)."""
+directory and later succeeded in another is not fixed (the first place is unchanged); files
+calls changed before a Codex ``compacted`` record were changed by a call."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
+from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 
 from .planted_session import SessionBuilder
@@ -48,3 +54,95 @@ def test_the_same_command_in_the_same_workdir_still_fixes_it() -> None:
     assert "Fixed: a later" in errors, errors
     errors = _status_session({"workdir": "/w/space"}, {})  # later place unknown: as before
     assert "Fixed: a later" in errors, errors
+
+
+# -- a file an earlier call changed, before the rollout's compacted record -------------------------
+
+
+def _rec(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    return {"timestamp": "2026-01-05T19:00:00.000Z", "type": kind, "payload": payload}
+
+
+def _user(text: str) -> dict[str, Any]:
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
+def _compacted_rollout() -> bytes:
+    """A Codex rollout whose ``apply_patch`` call edited ``docs/RULES.md`` and a shell call read
+    ``notes/todo.md`` before its ``compacted`` record (an encrypted compaction: no summary
+    text); the user's messages name both and ``spec/never.md``."""
+    ask = "update docs/RULES.md and notes/todo.md, then spec/never.md"
+    patch = (
+        "*** Begin Patch\n*** Update File: docs/RULES.md\n@@\n-old rule\n+new rule\n*** End Patch"
+    )
+    read = {"command": "sed -n 1,80p notes/todo.md", "workdir": "/w/space"}
+    records = [
+        _rec("session_meta", {"id": "1a2b3c4d-0000-4000-8000-000000000003", "cwd": "/w/space"}),
+        _rec("response_item", _user(ask)),
+        _rec(
+            "response_item",
+            {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c1", "input": patch},
+        ),
+        _rec(
+            "response_item",
+            {
+                "type": "custom_tool_call_output",
+                "call_id": "c1",
+                "output": "Success. Updated the following files:\nM docs/RULES.md",
+            },
+        ),
+        _rec(
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "shell_command",
+                "call_id": "c2",
+                "arguments": json.dumps(read),
+            },
+        ),
+        _rec(
+            "response_item",
+            {
+                "type": "function_call_output",
+                "call_id": "c2",
+                "output": "Exit code: 0\nOutput:\n- todo one\n",
+            },
+        ),
+        _rec(
+            "compacted",
+            {
+                "message": "",
+                "replacement_history": [
+                    _user(ask),
+                    {"type": "compaction", "encrypted_content": "gAAAAB" + "q" * 400},
+                ],
+            },
+        ),
+        _rec("response_item", _user("is everything in place? " + ask)),
+        _rec(
+            "response_item",
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Yes, both are done."}],
+            },
+        ),
+    ]
+    return b"".join(json.dumps(r).encode() + b"\n" for r in records)
+
+
+def test_files_changed_before_a_codex_compaction_are_not_named_never_by_a_call(
+    tmp_path: Path,
+) -> None:
+    """kn-commit: ``apply_patch`` edited ``CLAUDE.md`` and ``.agent/README.md`` before the
+    ``compacted`` record; section 3 said the user named them "never by a call (they may not
+    exist)"."""
+    src = tmp_path / "rollout.jsonl"
+    src.write_bytes(_compacted_rollout())
+    transcript = read_transcript(str(src), src.read_bytes())
+    files = section(summarize_transcript(transcript.messages), 3)
+    never = next((x for x in files.split("\n   - ") if "never by a call" in x), "")
+    assert "spec/never.md" in never, files  # no call named it: still said
+    assert "docs/RULES.md" not in never and "notes/todo.md" not in never, files
+    before = next(x for x in files.split("\n   - ") if "before the earlier compaction" in x)
+    assert "docs/RULES.md" in before and "notes/todo.md" not in before, files

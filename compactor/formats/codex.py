@@ -56,7 +56,7 @@ from compactor.schema import (
     content_type,
 )
 
-from . import _codex_kept, _codex_legacy, _jsonl
+from . import _codex_earlier, _codex_kept, _codex_legacy, _jsonl
 from ._codex_context import reinjected as _reinjected
 from ._codex_tokens import OpaqueTokens, reasoning_before_last_user
 from ._convert import as_chat
@@ -542,6 +542,8 @@ class CodexFormat:
         _mark_call_ends(messages, ends)
         if compaction_total:
             _compaction_baseline(messages, compaction_total)
+        if start:  # what the calls before the compaction did (_codex_earlier)
+            _codex_earlier.note_earlier_calls(messages, lines, start - 1)
         transcript = _jsonl.make_transcript(
             self.name, path, raw, lines, messages, origin, start=start
         )
