@@ -121,6 +121,11 @@ def _compacted_rollout() -> bytes:
         _rec("response_item", _user("is everything in place? " + ask)),
         _rec(
             "response_item",
+            {"type": "function_call", "name": "shell_command", "call_id": "c3", "arguments": "{}"},
+        ),
+        _rec("response_item", {"type": "function_call_output", "call_id": "c3", "output": "ok"}),
+        _rec(
+            "response_item",
             {
                 "type": "message",
                 "role": "assistant",
@@ -146,3 +151,4 @@ def test_files_changed_before_a_codex_compaction_are_not_named_never_by_a_call(
     assert "docs/RULES.md" not in never and "notes/todo.md" not in never, files
     before = next(x for x in files.split("\n   - ") if "before the earlier compaction" in x)
     assert "docs/RULES.md" in before and "notes/todo.md" not in before, files
+    assert "No file was created, edited or deleted since the earlier compaction." in files, files
