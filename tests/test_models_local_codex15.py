@@ -11,6 +11,7 @@ from typing import Any
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 
+from .fake_server_cli import invoke
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
 
@@ -152,3 +153,52 @@ def test_files_changed_before_a_codex_compaction_are_not_named_never_by_a_call(
     before = next(x for x in files.split("\n   - ") if "before the earlier compaction" in x)
     assert "docs/RULES.md" in before and "notes/todo.md" not in before, files
     assert "No file was created, edited or deleted since the earlier compaction." in files, files
+
+
+# -- CRLF text shows as plain lines ---------------------------------------------------------------
+
+
+def test_crlf_instructions_are_plain_lines_in_the_summary_and_in_show(tmp_path: Path) -> None:
+    """gd-angular: the repository guide injected as ``session_meta.instructions`` had CRLF line
+    ends; ``compact show`` printed a literal ``\\x0d`` at every line end of the summary."""
+    guide = "Repository guide\r\n\r\n- frontend/ holds main.js\r\n- never commit target/\r\n"
+    records = [
+        _rec(
+            "session_meta",
+            {"id": "1a2b3c4d-0000-4000-8000-000000000004", "cwd": "/w/app", "instructions": guide},
+        ),
+        _rec("response_item", _user("# AGENTS.md instructions for /w/app\n\n" + guide)),
+        _rec("response_item", _user("fix the tray icon\r\nit is blank on Windows")),
+        _rec(
+            "response_item",
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Fixed:\r\nthe icon path was wrong."}],
+            },
+        ),
+    ]
+    for n in range(8):  # enough history to compact
+        args = json.dumps({"command": f"type src\\tray{n}.rs", "workdir": "C:\\w\\app"})
+        output = "".join(f"{n}: line {i} of the tray source as read\r\n" for i in range(60))
+        records[-1:-1] = [
+            _rec("response_item", {"type": "function_call", "name": "shell_command",
+                                   "call_id": f"t{n}", "arguments": args}),
+            _rec("response_item", {"type": "function_call_output", "call_id": f"t{n}",
+                                   "output": output}),
+        ]  # fmt: skip
+    src = tmp_path / "rollout.jsonl"
+    src.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in records))
+    out = tmp_path / "out.jsonl"
+    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "NO_COLOR": "1"}
+    ran = invoke(["run", str(src), "--model", "local", "--force", "-o", str(out)], env=env)
+    assert ran.returncode == 0, ran.stderr.decode()
+    # the summarizer's own text has plain lines (the user's messages and the instruction
+    # files the finalizer quotes are kept verbatim, CRLF and all: SPEC §5.2)
+    own = summarize_transcript(read_transcript(str(src), src.read_bytes()).messages)
+    assert "\r" not in own and "blank on Windows" in own, own
+    shown = invoke(["show", str(out)], env=env)
+    assert shown.returncode == 0, shown.stderr.decode()
+    text = shown.stdout.decode()
+    assert "\\x0d" not in text and "\r" not in text, text
+    assert "fix the tray icon\nit is blank on Windows" in text, text  # a plain line end
