@@ -202,3 +202,17 @@ def test_crlf_instructions_are_plain_lines_in_the_summary_and_in_show(tmp_path: 
     text = shown.stdout.decode()
     assert "\\x0d" not in text and "\r" not in text, text
     assert "fix the tray icon\nit is blank on Windows" in text, text  # a plain line end
+
+
+def test_patched_paths_of_a_shell_apply_patch_call_are_read_too() -> None:
+    """An older Codex runs ``apply_patch`` through its shell tool: the patch is inside the JSON
+    ``arguments``, its headers on escaped lines."""
+    from compactor.formats._codex_earlier import earlier_calls
+    from compactor.formats._jsonl import parse_lines
+
+    patch = "*** Begin Patch\n*** Add File: docs/NEW.md\n+hi\n*** Update File: src/a.py\n@@\n"
+    call = {"type": "function_call", "name": "shell", "call_id": "c1"}
+    call["arguments"] = json.dumps({"command": ["apply_patch", patch]})
+    raw = json.dumps(_rec("response_item", call)).encode() + b"\n"
+    found = earlier_calls(parse_lines("x.jsonl", raw), 1)
+    assert found is not None and found["changed"] == ["docs/NEW.md", "src/a.py"], found

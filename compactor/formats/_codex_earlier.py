@@ -11,6 +11,7 @@ headers) and every call's arguments, each cut short, go on the first history mes
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 
@@ -33,7 +34,7 @@ _SAID_MOST = 200_000
 
 def earlier_calls(lines: Sequence[Line], end: int) -> JsonObject | None:
     """``{"changed": [paths], "said": text}`` of the calls in ``lines[:end]``; None when none."""
-    changed: dict[str, None] = {}
+    groups: list[list[str]] = []  # each call's changed paths, the newest call first
     said: list[str] = []
     size = 0
     for i in range(end - 1, -1, -1):  # the newest first: the cap drops the oldest
@@ -48,14 +49,29 @@ def earlier_calls(lines: Sequence[Line], end: int) -> JsonObject | None:
             text = item.get("arguments") if isinstance(item.get("arguments"), str) else ""
         assert isinstance(text, str)
         if "*** " in text and "File: " in text:  # an apply_patch's headers name its files
-            for found in _PATCH_FILE_RE.finditer(text):
-                changed[found.group(1) or found.group(2)] = None
+            found = _PATCH_FILE_RE.finditer(_patch_text(text))
+            groups.append([m.group(1) or m.group(2) for m in found])
         if size < _SAID_MOST and text:
             said.append(text[:_SAID_CHARS])
             size += min(len(text), _SAID_CHARS)
+    changed = dict.fromkeys(p for group in reversed(groups) for p in group)
     if not said and not changed:
         return None
-    return {"changed": list(changed)[::-1], "said": "\n".join(reversed(said))}
+    return {"changed": list(changed), "said": "\n".join(reversed(said))}
+
+
+def _patch_text(text: str) -> str:
+    """The patch a call's text holds: JSON arguments (``{"command": ["apply_patch", "*** Begin
+    Patch\\n…"]}``, an older Codex's shell call) are decoded so that each header is a line."""
+    if not text.startswith("{"):
+        return text
+    try:
+        args = json.loads(text)
+    except ValueError:
+        return text
+    values = args.values() if isinstance(args, dict) else ()
+    parts = [v for x in values for v in (x if isinstance(x, list) else [x]) if isinstance(v, str)]
+    return "\n".join(parts)
 
 
 def note_earlier_calls(messages: list[Message], lines: Sequence[Line], end: int) -> None:
