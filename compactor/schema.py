@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CALL_ENDS_KEY",
     "CONTENT_TYPE_KEY",
+    "EARLIER_CALLS_KEY",
     "MAX_JSON_DEPTH",
     "MEDIA_BLOCK_TYPES",
     "MEDIA_PART_TYPES",
@@ -75,6 +76,12 @@ CALL_ENDS_KEY = "_compactor_call_ends"
 "output": str}}`` for calls the harness recorded as ended only in an event (Codex's
 ``event_msg/exec_command_end``), never as a result item. Read by the summarizer (the call is
 not in flight); never written back (the resumed client sees the file as it was)."""
+
+EARLIER_CALLS_KEY = "_compactor_earlier_calls"
+"""Key in ``extra`` of the first message of a history a harness's own compaction started (a Codex
+``compacted`` record): ``{"changed": [paths], "said": text}``, the files the calls before it
+changed and their arguments, cut short (the summarizer no longer sees those calls). Never
+written back."""
 
 SKILL_BODY_KEY = "source_tool_use_id"
 """Key in ``extra`` of a message carrying the text a skill-tool call loaded (the call's id).

@@ -731,8 +731,13 @@ def _is_compaction(rec: Recorded) -> bool:
         kind = None
     body = rec.body if isinstance(rec.body, dict) else {}
     items = body.get("input") or []
+    # (a ``compaction`` item is history: the server's summary a remote compaction returned, kept
+    # and sent on as Codex does; a ``compaction_trigger`` item asks for one)
     return kind == "compaction" or any(
-        isinstance(i, dict) and str(i.get("type", "")).startswith("compaction") for i in items
+        isinstance(i, dict)
+        and str(i.get("type", "")).startswith("compaction")
+        and i.get("type") != "compaction"
+        for i in items
     )
 
 
@@ -1080,3 +1085,37 @@ def test_claude_code_resumes_reduced_output_of_a_session_without_message_ids(
     _without_message_ids(case.src, tmp_path / "session.jsonl")
     case.src, case.strategy = tmp_path / "session.jsonl", "reduce"
     _claude_resumes(case, anthropic)
+
+
+# -- a rollout Codex compacted remotely: its encrypted compaction item (blind check 15) ----------
+
+_COMPACTION = {"type": "compaction", "encrypted_content": "gAAAAABpZ" + "x7Q-" * 300}
+
+
+def _with_remote_compaction(src: Path, dest: Path) -> None:
+    """``src`` as Codex 0.77 leaves a rollout after a remote compaction: right after its
+    ``session_meta``, a ``compacted`` record whose ``replacement_history`` holds an earlier
+    request and the encrypted ``compaction`` item (kn-commit's shape)."""
+    lines = _jsonl(src)
+    stamp = json.loads(lines[0])["payload"]["timestamp"]
+    earlier: dict[str, Any] = {"type": "message", "role": "user"}
+    earlier["content"] = [{"type": "input_text", "text": "Earlier: outline the grant plan."}]
+    payload = {"message": "", "replacement_history": [earlier, _COMPACTION]}
+    compacted = json.dumps({"timestamp": stamp, "type": "compacted", "payload": payload})
+    dest.write_text("\n".join([lines[0], compacted, *lines[1:]]) + "\n", encoding="utf-8")
+
+
+def test_codex_resumes_a_reduced_rollout_with_its_compaction_item(
+    tmp_path: Path, responses: FakeResponses
+) -> None:
+    """``--strategy reduce --append`` keeps the encrypted ``compaction`` item of the
+    ``replacement_history`` (Codex keeps it and sends it: the server's summary of everything
+    before it), and Codex 0.171 resumes the output and sends the item once, unchanged."""
+    case = _case("codex", CODEX_FILES[0], None, tmp_path, "reduce")
+    _with_remote_compaction(case.src, tmp_path / "rollout.jsonl")
+    case.src = tmp_path / "rollout.jsonl"
+    _codex_resumes(case, responses)
+    for request in responses.model_requests():
+        assert isinstance(request.body, dict)
+        sent = [i for i in request.body["input"] if i.get("type") == "compaction"]
+        assert sent == [_COMPACTION], sent

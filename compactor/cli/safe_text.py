@@ -46,11 +46,13 @@ def _escape(match: re.Match[str]) -> str:
 def visible(text: str) -> str:
     """``text`` with every control or reordering character shown as its escape (``\\x1b``).
 
-    Tabs and newlines are kept (a multi-line block stays one); a carriage return, which can
-    hide what came before it on the line, is shown.
+    Tabs and newlines are kept (a multi-line block stays one), a CRLF line end as a newline; a
+    lone carriage return, which can hide what came before it on the line, is shown.
     """
     if text.isprintable():  # no control or format character at all: the common case, in C
         return text
+    if "\r\n" in text:  # a Windows line end hides nothing: it is shown as the newline it is
+        text = text.replace("\r\n", "\n")
     return _pattern(_UNSAFE).sub(_escape, text)
 
 

@@ -56,7 +56,7 @@ from compactor.schema import (
     content_type,
 )
 
-from . import _codex_legacy, _jsonl
+from . import _codex_earlier, _codex_kept, _codex_legacy, _jsonl
 from ._codex_context import reinjected as _reinjected
 from ._codex_tokens import OpaqueTokens, reasoning_before_last_user
 from ._convert import as_chat
@@ -474,6 +474,7 @@ class CodexFormat:
             payload = payload if isinstance(payload, dict) else {}
             summary = payload.get("message")
             history = payload.get("replacement_history")
+            lead: list[JsonObject] = []  # kept items before any message (_codex_kept)
             for item in history if isinstance(history, list) else []:
                 msg = (
                     reader.message(lines[start - 1].number, item)
@@ -481,8 +482,10 @@ class CodexFormat:
                     else None
                 )
                 if msg is None:
-                    opaque.carry(item)
+                    if not _codex_kept.hang(messages, item, lead):
+                        opaque.carry(item)
                     continue
+                _codex_kept.lead_on(msg, lead)
                 opaque.attach(msg, item)
                 if msg.role == "user" and isinstance(summary, str) and msg.content == summary:
                     msg.extra[CONTENT_TYPE_KEY] = "summary"
@@ -539,6 +542,8 @@ class CodexFormat:
         _mark_call_ends(messages, ends)
         if compaction_total:
             _compaction_baseline(messages, compaction_total)
+        if start:  # what the calls before the compaction did (_codex_earlier)
+            _codex_earlier.note_earlier_calls(messages, lines, start - 1)
         transcript = _jsonl.make_transcript(
             self.name, path, raw, lines, messages, origin, start=start
         )
@@ -570,7 +575,12 @@ class CodexFormat:
             if j is not None and origin[j]:
                 recs = [lines[i].obj for i in origin[j]]
                 return [r["payload"] for r in recs if r.get("type") == "response_item"]
-            return _render(new_messages[index])
+            return _codex_kept.around(_kept_on(index), _render(new_messages[index]))
+
+        def _kept_on(index: int) -> Message | AgenticMessage:
+            # the message as read carries the kept items of a replacement_history
+            j = matches[index]
+            return transcript.messages[j] if j is not None else new_messages[index]
 
         cut = len(new_messages)
         for index, (msg, j) in enumerate(zip(new_messages, matches, strict=True)):
@@ -614,7 +624,7 @@ class CodexFormat:
             if j is not None and origin[j]:
                 out.extend(lines[i].text for i in origin[j])
             else:
-                for item in _render(new_messages[index]):
+                for item in items_of(index):
                     out.append(
                         _jsonl.dump({"timestamp": stamp, "type": "response_item", "payload": item})
                     )

@@ -585,7 +585,9 @@ def _summary(
     budget = min(MAX_SUMMARY_TOKENS, cap)
     block = focus_block(focus, items, budget) if focus else ""
     text = _fitted(session, budget - estimate_text(block), state)
-    return masked(insert_focus(text, block, SECTION_TITLES[0]))  # (blind checks 12 and 13)
+    text = masked(insert_focus(text, block, SECTION_TITLES[0]))  # (blind checks 12 and 13)
+    # CRLF texts (instructions a Windows checkout injected) are plain lines (blind check 15)
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def _fitted(session: Session, budget: int, state: Session | None = None) -> str:

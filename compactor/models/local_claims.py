@@ -82,8 +82,9 @@ def _text_created(s: Session) -> list[str]:
 def unchanged_files(s: Session, most: int) -> list[str]:
     """What section 3 says when no call changed a file: "none" when the log has calls; when
     it has none, the files the text says were created (or nothing about files)."""
-    if s.calls:
-        return ["No file was created, edited or deleted."]
+    if s.calls:  # calls before the harness's own compaction did (local_earlier)
+        since = " since the earlier compaction" if s.earlier.get("changed") else ""
+        return [f"No file was created, edited or deleted{since}."]
     said = _text_created(s)
     if not said:
         return ["This part of the log holds no tool calls: it does not show which files changed."]

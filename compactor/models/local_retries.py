@@ -27,6 +27,7 @@ from compactor.facts import (
 from compactor.facts.outcomes import agent_signature, same_head, similar_words
 
 from .local_text import runner_words
+from .local_workdir import PLACE, place, same_place, without_place
 
 __all__ = [
     "contains_command",
@@ -84,8 +85,11 @@ def signature(call: Call) -> tuple[str, str, frozenset[str]]:
     command = command_of(call)
     if command is not None:
         if len(command) <= _CACHED_COMMAND:
-            return _command_signature(command)
-        return _read_command_signature(command)
+            sig = _command_signature(command)
+        else:
+            sig = _read_command_signature(command)
+        where = place(call, command)  # another directory: no retry (local_workdir)
+        return (sig[0], sig[1], sig[2] | {where}) if where else sig
     targets = {v for v in call.args.values() if isinstance(v, str) and 0 < len(v) < 300}
     return agent_signature(call.name, call.args) or (call.name, "", frozenset(targets))
 
@@ -135,6 +139,11 @@ def retries(
             return failed[1] == later[1] and similar_words(failed[2], later[2])
         return bool(failed[2] & later[2]) or not (failed[2] or later[2])
     program = failed[1]
+    if not same_place(failed[2], later[2]):  # the same command run elsewhere (local_workdir)
+        return False
+    if any(t.startswith(PLACE) for t in failed[2] | later[2]):
+        failed = (failed[0], program, without_place(failed[2]))
+        later = (later[0], later[1], without_place(later[2]))
     if contains_command(failed[2], later[2]):  # `brew install x && <the failed command>`
         return True
     if failed[2] & later[2]:  # the same command head: python x.py → python3 x.py, not du → bash

@@ -50,6 +50,7 @@ from .local_noise import is_usage_footer, local_command
 from .local_notices import failed_after
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, retries, signature
+from .local_task import Task
 from .local_text import (
     announces_step,
     asks_user,
@@ -66,7 +67,6 @@ from .local_text import (
 
 __all__ = ["Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
 
-DONE_STATUSES = frozenset({"completed", "complete", "done", "cancelled", "canceled", "deleted"})
 _TERMINAL_TOOLS = re.compile(r"^(?:submit|finish|done|complete|attempt_completion|task_complete|"
                              r"end_conversation|transfer_to_human\w*)$", re.IGNORECASE)  # fmt: skip
 """Tools whose result ends the agent's work (SWE-agent ``submit``, tau-bench's hand-over)."""
@@ -94,20 +94,6 @@ _SEARCH_TOOL_RE = re.compile(r"grep|glob|search|find|list|^ls$", re.IGNORECASE)
 _FILE_MARKER_RE = re.compile(r"\[File: (\S+) \(\d+ lines total\)\]|\(Open file: ([^)\n]+)\)")
 _SHORT_OUTPUT_LINES, _SHORT_OUTPUT_CHARS, _OUTPUT_TAIL = 6, 400, 20_000
 DELIVERABLE_CHARS, _SHORT_REPLY, _RETRY_WINDOW = 500, 40, 64  # retry: last this-many errors
-
-
-@dataclass(slots=True)
-class Task:
-    """One item of the agent's plan."""
-
-    key: str
-    subject: str
-    status: str
-    tool: str
-
-    @property
-    def done(self) -> bool:
-        return self.status.lower().replace(" ", "_") in DONE_STATUSES
 
 
 @dataclass(slots=True)
@@ -212,6 +198,9 @@ class Session:
     harness_errors: list[Entry] = field(default_factory=list)  # ``API Error: 400 …`` texts
     interrupted: Entry | None = None  # the harness's notice that the user interrupted the turn
     trimmed: dict[int, Entry] = field(default_factory=dict)  # requests without embedded rules
+    earlier: dict[str, str] = field(default_factory=dict)
+    """What calls before the harness's own compaction did: ``changed`` (paths, one a line) and
+    ``said`` (their arguments, cut short); :mod:`.local_earlier`."""
 
     @property
     def in_flight(self) -> list[Call]:

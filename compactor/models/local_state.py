@@ -48,6 +48,7 @@ from .local_answers import judge_answers
 from .local_blocked import judge_blocked
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
+from .local_earlier import note_earlier
 from .local_gotpast import judge_got_past
 from .local_jobs import add_shape_jobs, listed_jobs
 from .local_lost import judge_lost
@@ -595,6 +596,7 @@ def judge_fixed(s: Session) -> None:
 def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     """The session model of the messages ``items``, with this module's judgements applied."""
     session = build_session(entries_of(items))
+    note_earlier(session, items)  # calls before the harness's own compaction (set 15)
     judge_user_turns(session)  # a rejection carrying the user's words is a request (set 13)
     judge_blocked(session)  # texts typed while the CLI's usage limit blocked are no requests
     add_shape_jobs(session)

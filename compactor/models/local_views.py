@@ -32,6 +32,7 @@ from compactor.facts.ide import without_ide_note
 from compactor.facts.outcomes import unadvised
 
 from .local_answers import user_answers
+from .local_earlier import earlier_line, earlier_said
 from .local_names import cut_names
 from .local_noise import local_note, normal_path, pasted_listing, path_in
 from .local_rules import RULE_MARK_RE, is_constraint
@@ -332,8 +333,10 @@ def named_lines(s: Session, most: int, shown: int) -> list[str]:
     them), those that no call named apart: only in the user's words, they may not exist."""
     named = cut_names(s, named_files(s, most))[:shown]
     only = untouched(s, named)
-    seen = [p for p in named if p not in only]
+    before, mine = earlier_line(s, named, shown)  # changed before the earlier compaction
+    seen = [p for p in named if p not in only and p not in mine]
     lines = ["Named by the user: " + ", ".join(seen)] if seen else []
+    lines += [before] if before else []
     linked = linked_files(s, shown)
     if linked:
         lines.append("Linked in the assistant's last findings (review): " + linked)
@@ -369,7 +372,7 @@ def untouched(s: Session, named: list[str]) -> list[str]:
     if not named:
         return []
     said = normal_path("\n".join(c.arguments.replace("\\\\", "\\") for c in s.calls))
-    said += "\n" + "\n".join(normal_path(p) for p in s.files)
+    said += "\n" + "\n".join(normal_path(p) for p in s.files) + earlier_said(s)
     return [p for p in named if not path_in(p, said)]
 
 

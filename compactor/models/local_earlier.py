@@ -1,0 +1,66 @@
+"""What the calls before the harness's own compaction did (issue 28, blind check 15).
+
+A Codex rollout resumes from its last ``compacted`` record: the calls before it are no messages,
+so the summary saw none of them and said the files the user named were named "never by a call
+(they may not exist)", although ``apply_patch`` calls had changed them before the compaction.
+The reader notes those calls cheaply (:mod:`compactor.formats._codex_earlier`:
+:data:`~compactor.schema.EARLIER_CALLS_KEY` on the first message); :func:`note_earlier` puts it
+on the session, :func:`earlier_said` counts it as calls' words, and :func:`earlier_line` names
+the files changed then (section 3: "changed before the earlier compaction").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from compactor.schema import EARLIER_CALLS_KEY, AgenticMessage, Message
+
+from .local_noise import normal_path, path_in
+from .local_session import Session
+
+__all__ = ["earlier_line", "earlier_said", "note_earlier"]
+
+_LOOK = 64
+"""The note is on the history's first message: only the first messages are looked at."""
+
+
+def note_earlier(s: Session, items: Sequence[Message | AgenticMessage]) -> None:
+    """Copy the reader's note of the calls before the compaction onto ``s.earlier``."""
+    for msg in items[:_LOOK]:
+        found = msg.extra.get(EARLIER_CALLS_KEY) if msg.extra else None
+        if isinstance(found, dict):
+            changed = found.get("changed")
+            paths = [p for p in changed if isinstance(p, str)] if isinstance(changed, list) else []
+            said = found.get("said")
+            s.earlier = {"changed": "\n".join(paths), "said": said if isinstance(said, str) else ""}
+            return
+
+
+def earlier_said(s: Session) -> str:
+    """The earlier calls' arguments and changed paths (:func:`normal_path`), "" when none."""
+    if not s.earlier:
+        return ""
+    return normal_path(s.earlier.get("said", "") + "\n" + s.earlier.get("changed", ""))
+
+
+def earlier_changed(s: Session, named: Sequence[str]) -> list[str]:
+    """Of ``named``, the files an earlier call changed."""
+    changed = normal_path(s.earlier.get("changed", "")) if s.earlier else ""
+    return [p for p in named if path_in(p, changed)] if changed else []
+
+
+def earlier_line(s: Session, named: Sequence[str], shown: int) -> tuple[str, list[str]]:
+    """Section 3's line of the files changed before the earlier compaction (those the user named
+    first), at most ``shown`` of them, and the ``named`` files it names; ("", []) when none."""
+    paths = s.earlier.get("changed", "").split("\n") if s.earlier else []
+    paths = [p for p in paths if p and p not in s.files]  # (a later change is listed as such)
+    if not paths:
+        return "", []
+    mine = earlier_changed(s, named)
+    first = list(dict.fromkeys([*mine, *paths]))
+    more = f" ({len(first)} in all)" if len(first) > shown else ""
+    line = (
+        "Changed before the earlier compaction (by calls no longer in this history; check "
+        "their state before relying on them): " + ", ".join(first[:shown]) + more
+    )
+    return line, mine

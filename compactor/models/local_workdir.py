@@ -1,0 +1,51 @@
+"""Where a shell call ran, for telling a retry from a run elsewhere (issue 28).
+
+Blind check 15 (a Codex 0.77 rollout): ``git status -sb`` failed with exit 128 ("not a git
+repository") in the call's ``workdir``; the same command later succeeded with another ``workdir``
+(a repository below it), and the summary said "Fixed: a later git status -sb succeeded" although
+the first place still was no repository. A call's directory is its ``workdir`` / ``cwd`` argument
+(Codex's shell tools), moved by a leading ``cd DIR &&``; :func:`place` gives it as a signature
+target (``@ /dir``) and :func:`same_place` tells two apart. A call whose directory is not known
+(no argument, no leading ``cd``) matches any.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from compactor.facts import Call
+
+__all__ = ["PLACE", "place", "same_place", "without_place"]
+
+PLACE = "@ "
+"""Prefix of the signature target that names the directory a call ran in."""
+_DIR_KEYS = ("workdir", "cwd")
+_LEADING_CD_RE = re.compile(r"\A\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|]+)\s*&&")
+
+
+def place(call: Call, command: str) -> str:
+    """The directory the call's command ran in as a signature target, or "" when unknown."""
+    args = call.args
+    where = next((v for k in _DIR_KEYS if isinstance(v := args.get(k), str) and v), "")
+    if command[:8].lstrip().startswith("cd "):  # the cheap test first
+        found = _LEADING_CD_RE.match(command)
+        if found is not None:
+            moved = found.group(1).strip("\"'")
+            if not moved.startswith(("~", "$", "-")):
+                where = posixpath.normpath(posixpath.join(where, moved)) if where else moved
+    return PLACE + where.rstrip("/") if where else ""
+
+
+def same_place(failed: frozenset[str], later: frozenset[str]) -> bool:
+    """Whether two shell signatures' targets may name the same directory (either unknown: yes)."""
+    mine = next((t for t in failed if t.startswith(PLACE)), "")
+    if not mine:
+        return True
+    theirs = next((t for t in later if t.startswith(PLACE)), "")
+    return not theirs or theirs == mine
+
+
+def without_place(targets: frozenset[str]) -> frozenset[str]:
+    """The targets without the directory (it is no shared target of two commands)."""
+    return frozenset(t for t in targets if not t.startswith(PLACE)) if targets else targets
