@@ -25,6 +25,7 @@ me know if it works") ends the session *answered, awaiting the user's verificati
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -59,6 +60,8 @@ _LOST_WORDS = (
     "stick",
 )  # fmt: skip
 """A word :data:`_LOST_RE` needs (a cheap test first: most texts hold none)."""
+_LOST_WORDS_RE = re.compile("|".join(map(re.escape, _LOST_WORDS)))
+"""Any of :data:`_LOST_WORDS` (one C scan, not ten substring tests per message)."""
 _NOT_LOST_RE = re.compile(
     r"\b(?:not|n['’]t|never|no|nothing|none)\b[^.!?\n]{0,40}?\b(?:lost|reverted|gone|undone|"
     r"overwritten)\b|\bas (?:you )?(?:asked|requested|wanted)\b|\bper your\b",
@@ -289,21 +292,43 @@ def _named(s: Session, text: str) -> list[str]:
 def _statements(s: Session) -> list[tuple[int, list[str], list[str]]]:
     """(index, sentences, files named) of the assistant's texts saying changes were lost."""
     out: list[tuple[int, list[str], list[str]]] = []
-    asks = [(e.index, e.text) for e in s.requests]
+    asked_before = _asker(s)
     for entry in s.entries:
         text = entry.text
-        if entry.role != "assistant" or not text or not any(w in text for w in _LOST_WORDS):
+        if entry.role != "assistant" or not text or _LOST_WORDS_RE.search(text) is None:
             continue
         if not _LOST_RE.search(text):
             continue
-        asked = [x for i, x in asks if i < entry.index]
-        if asked and _UNDO_ASKED_RE.search(asked[-1]):
+        asked = asked_before(entry.index)
+        if asked is not None and _UNDO_ASKED_RE.search(asked):
             continue  # the user asked to undo: gone on purpose
         hits = [x for x in sentences(entry.text) if _LOST_RE.search(x)]
         hits = [x for x in hits if not _NOT_LOST_RE.search(x)]
         if hits:
             out.append((entry.index, hits, _named(s, " ".join(hits))))
     return out
+
+
+def _asker(s: Session) -> Callable[[int], str | None]:
+    """The text of the last request of ``s`` before an index, or None (a binary search: the
+    requests are in index order; a linear scan were they not)."""
+    asks: list[tuple[int, str]] = []
+    indexes: list[int] = []
+    ordered = True
+
+    def asked_before(index: int) -> str | None:
+        nonlocal ordered
+        if not asks and s.requests:  # (built on the first statement: most sessions make none)
+            asks.extend((e.index, e.text) for e in s.requests)
+            indexes.extend(i for i, _ in asks)
+            ordered = indexes == sorted(indexes)
+        if ordered:
+            at = bisect.bisect_left(indexes, index)
+            return asks[at - 1][1] if at else None
+        asked = [x for i, x in asks if i < index]
+        return asked[-1] if asked else None
+
+    return asked_before
 
 
 def _said_losses(
