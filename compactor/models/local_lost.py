@@ -60,8 +60,6 @@ _LOST_WORDS = (
     "stick",
 )  # fmt: skip
 """A word :data:`_LOST_RE` needs (a cheap test first: most texts hold none)."""
-_LOST_WORDS_RE = re.compile("|".join(map(re.escape, _LOST_WORDS)))
-"""Any of :data:`_LOST_WORDS` (one C scan, not ten substring tests per message)."""
 _NOT_LOST_RE = re.compile(
     r"\b(?:not|n['’]t|never|no|nothing|none)\b[^.!?\n]{0,40}?\b(?:lost|reverted|gone|undone|"
     r"overwritten)\b|\bas (?:you )?(?:asked|requested|wanted)\b|\bper your\b",
@@ -209,8 +207,10 @@ class _Checks:
 
 
 def _checks(s: Session) -> _Checks:
-    results: dict[str, Result] = {r.call_id: r for e in s.entries for r in e.results}
     out = _Checks([], [])
+    if not s.calls:
+        return out  # (a chat: no result to index)
+    results: dict[str, Result] = {r.call_id: r for e in s.entries for r in e.results}
     find = _finder(s)
     for call in s.calls:
         result = results.get(call.id)
@@ -292,10 +292,12 @@ def _named(s: Session, text: str) -> list[str]:
 def _statements(s: Session) -> list[tuple[int, list[str], list[str]]]:
     """(index, sentences, files named) of the assistant's texts saying changes were lost."""
     out: list[tuple[int, list[str], list[str]]] = []
-    asked_before = _asker(s)
+    asked_before, first = _asker(s), _first_counted(s)
     for entry in s.entries:
         text = entry.text
-        if entry.role != "assistant" or not text or _LOST_WORDS_RE.search(text) is None:
+        if entry.index < first or entry.role != "assistant" or not text:
+            continue
+        if not any(map(text.__contains__, _LOST_WORDS)):
             continue
         if not _LOST_RE.search(text):
             continue
@@ -307,6 +309,18 @@ def _statements(s: Session) -> list[tuple[int, list[str], list[str]]]:
         if hits:
             out.append((entry.index, hits, _named(s, " ".join(hits))))
     return out
+
+
+def _first_counted(s: Session) -> int:
+    """The first index whose statement can count: at or after a file's first change
+    (:func:`_said_losses`), or after the last request and every file's last change
+    (:func:`_unplaced`); one before it changes nothing (a chat with no file changed: only its
+    last round is read)."""
+    firsts = [f.changed_at[0] for f in s.files.values() if f.changed_at]
+    last = s.last_request
+    since = last.index if last is not None else -1
+    changed = max((f.last_index for f in s.files.values()), default=-1)
+    return min([*firsts, max(since, changed) + 1])
 
 
 def _asker(s: Session) -> Callable[[int], str | None]:
