@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import cast
 
+from compactor._json import JsonObject
 from compactor._util import MaybeAwaitable
 from compactor.errors import ConfigError
 from compactor.schema import (
@@ -127,13 +128,17 @@ def _block_bytes_and_media(block: Block) -> tuple[int, int]:
 
 def estimate_message(msg: Message | AgenticMessage) -> int:
     """floor(B / 4) + 2,000 per media part, B = UTF-8 bytes of the counted fields (SPEC §3)."""
-    found = msg.extra.get(OPAQUE_TOKENS_KEY) if msg.extra else None
-    opaque = found if isinstance(found, int) else 0
+    opaque = _opaque_tokens(msg.extra) if msg.extra else 0  # (most messages: no extra)
     if type(msg) is Message and not msg.parts and not msg.tool_calls and not msg.reasoning_content:
         text = msg.content  # most messages: their content is all that counts (counted often)
         return (len(text) if text.isascii() else len(text.encode("utf-8"))) // 4 + opaque
     nbytes, media = _message_bytes_and_media(msg)
     return nbytes // 4 + MEDIA_TOKENS * media + opaque
+
+
+def _opaque_tokens(extra: JsonObject) -> int:
+    found = extra.get(OPAQUE_TOKENS_KEY)
+    return found if isinstance(found, int) else 0
 
 
 def estimate_tools(tools: Sequence[ToolInfo]) -> int:

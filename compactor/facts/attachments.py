@@ -23,6 +23,8 @@ _BLOCK_RE = re.compile(
     r"(?P<tname>[^\"'\n]{1,200})[\"'][^>\n]*>\s*\n(?P<tbody>.*?)\n[ \t]*</(?P=tag)>[ \t]*$",
     re.DOTALL | re.MULTILINE,
 )
+_HINTS = ("[FILE", "[File", "[ATTACH", "[Attach", "<file", "<attach")
+"""What every match of :data:`_BLOCK_RE` holds where it opens (cheap substring tests first)."""
 _KEY_LINE_RE = re.compile(
     r"^\s*(?:(?:async\s+)?def |class |function |(?:export\s+)?(?:default\s+)?(?:async\s+)?"
     r"function |(?:pub\s+)?(?:fn|struct|enum|impl|trait) |func |interface |type )"
@@ -45,8 +47,8 @@ def _named(name: str, body: str) -> str:
 
 def named_attachments(text: str) -> str:
     """``text`` with each attached file of at least :data:`_MIN_LINES` lines named, not printed."""
-    if "[" not in text and "<" not in text:
-        return text
+    if "\n" not in text or not any(map(text.__contains__, _HINTS)):
+        return text  # (a block spans lines, and opens with one of these: most texts hold none)
 
     def name(m: re.Match[str]) -> str:
         body = m.group("body") if m.group("name") is not None else m.group("tbody")
@@ -59,5 +61,7 @@ def named_attachments(text: str) -> str:
 
 def request_entry(e: Entry) -> Entry:
     """``e`` as a request: its attached files named (the same entry when it attaches none)."""
+    if "\n" not in e.text:
+        return e  # (as :func:`named_attachments` finds: a block spans lines)
     text = named_attachments(e.text)
     return e if text == e.text else replace(e, text=text)

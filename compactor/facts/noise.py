@@ -111,9 +111,12 @@ def user_words(msg: Message | AgenticMessage) -> str:
     if text.startswith("<bash-"):
         shown = user_shell(text)
         return text if shown is None else shown
+    shown = without_ide_markup(text) if IDE_MARK in text else text
+    if "\n" not in shown:
+        return shown  # (an attached file spans lines: no import, no scan, for most messages)
     from .attachments import named_attachments  # a pasted file named (blind check 14)
 
-    return named_attachments(without_ide_markup(text) if IDE_MARK in text else text)
+    return named_attachments(shown)
 
 
 _WARNING_RE = re.compile(

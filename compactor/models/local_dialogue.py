@@ -88,6 +88,7 @@ def judge_proposals(s: Session) -> None:
     requests in the newest ``READ_CHARS`` of a longer head are judged."""
     previous = -1
     judged: dict[str, tuple[bool, bool, bool]] = {}  # a short request's verdicts, once per text
+    named: dict[str, str | None] = {}  # a short request's named option, once per text
     for request in s.requests:
         start, previous = previous + 1, request.index
         if request.index < s.read_from:
@@ -118,7 +119,7 @@ def judge_proposals(s: Session) -> None:
         if declined:  # "okay if you think we're good, let's move on" (blind check 15)
             rejects, accepts = True, False
         proposals = [one_line(strip_list_mark(x)) for x in sentences(said.text) if _proposes(x)]
-        picked, chosen = named_option(request.text) if accepts else None, []
+        picked, chosen = _named_option(request.text, named) if accepts else None, []
         if picked is not None:  # "okay, option 1": that option only (blind check 13)
             proposals = [x for x in proposals if option_label(x) is not None]
             chosen = chosen_option(said.text, picked)
@@ -132,6 +133,16 @@ def judge_proposals(s: Session) -> None:
             yes = [x for x in (chosen if picked is not None else proposals) if not is_ask(x)]
             accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in yes]
             s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])
+
+
+def _named_option(text: str, memo: dict[str, str | None]) -> str | None:
+    """:func:`named_option` of a request, once per short text ("ok", "yes": asked often)."""
+    if text in memo:
+        return memo[text]
+    picked = named_option(text)
+    if len(text) <= SHORT_TEXT and len(memo) < MEMO_MOST:
+        memo[text] = picked
+    return picked
 
 
 _PROMISE_RE = re.compile(

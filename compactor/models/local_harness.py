@@ -4,6 +4,7 @@ the usage-limit notices: ``You're out of extra usage · resets 9pm (UTC)``)."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["is_harness_error"]
@@ -25,4 +26,14 @@ _HARNESS_ERROR_RE = re.compile(
 def is_harness_error(text: str) -> bool:
     """Whether an assistant message is an error the API or the CLI wrote in the assistant's
     place (short, and shaped like an error report): it answers nothing."""
+    if len(text) <= _SHORT:
+        return _short_error(text)  # ("Done.", "OK": a chat repeats its short replies)
     return len(text) <= 4_000 and _HARNESS_ERROR_RE.match(text) is not None
+
+
+_SHORT = 200
+
+
+@functools.lru_cache(maxsize=4096)
+def _short_error(text: str) -> bool:
+    return _HARNESS_ERROR_RE.match(text) is not None

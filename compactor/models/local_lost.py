@@ -25,6 +25,7 @@ me know if it works") ends the session *answered, awaiting the user's verificati
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -206,8 +207,10 @@ class _Checks:
 
 
 def _checks(s: Session) -> _Checks:
-    results: dict[str, Result] = {r.call_id: r for e in s.entries for r in e.results}
     out = _Checks([], [])
+    if not s.calls:
+        return out  # (a chat: no result to index)
+    results: dict[str, Result] = {r.call_id: r for e in s.entries for r in e.results}
     find = _finder(s)
     for call in s.calls:
         result = results.get(call.id)
@@ -289,21 +292,57 @@ def _named(s: Session, text: str) -> list[str]:
 def _statements(s: Session) -> list[tuple[int, list[str], list[str]]]:
     """(index, sentences, files named) of the assistant's texts saying changes were lost."""
     out: list[tuple[int, list[str], list[str]]] = []
-    asks = [(e.index, e.text) for e in s.requests]
+    asked_before, first = _asker(s), _first_counted(s)
     for entry in s.entries:
         text = entry.text
-        if entry.role != "assistant" or not text or not any(w in text for w in _LOST_WORDS):
+        if entry.index < first or entry.role != "assistant" or not text:
+            continue
+        if not any(map(text.__contains__, _LOST_WORDS)):
             continue
         if not _LOST_RE.search(text):
             continue
-        asked = [x for i, x in asks if i < entry.index]
-        if asked and _UNDO_ASKED_RE.search(asked[-1]):
+        asked = asked_before(entry.index)
+        if asked is not None and _UNDO_ASKED_RE.search(asked):
             continue  # the user asked to undo: gone on purpose
         hits = [x for x in sentences(entry.text) if _LOST_RE.search(x)]
         hits = [x for x in hits if not _NOT_LOST_RE.search(x)]
         if hits:
             out.append((entry.index, hits, _named(s, " ".join(hits))))
     return out
+
+
+def _first_counted(s: Session) -> int:
+    """The first index whose statement can count: at or after a file's first change
+    (:func:`_said_losses`), or after the last request and every file's last change
+    (:func:`_unplaced`); one before it changes nothing (a chat with no file changed: only its
+    last round is read)."""
+    firsts = [f.changed_at[0] for f in s.files.values() if f.changed_at]
+    last = s.last_request
+    since = last.index if last is not None else -1
+    changed = max((f.last_index for f in s.files.values()), default=-1)
+    return min([*firsts, max(since, changed) + 1])
+
+
+def _asker(s: Session) -> Callable[[int], str | None]:
+    """The text of the last request of ``s`` before an index, or None (a binary search: the
+    requests are in index order; a linear scan were they not)."""
+    asks: list[tuple[int, str]] = []
+    indexes: list[int] = []
+    ordered = True
+
+    def asked_before(index: int) -> str | None:
+        nonlocal ordered
+        if not asks and s.requests:  # (built on the first statement: most sessions make none)
+            asks.extend((e.index, e.text) for e in s.requests)
+            indexes.extend(i for i, _ in asks)
+            ordered = indexes == sorted(indexes)
+        if ordered:
+            at = bisect.bisect_left(indexes, index)
+            return asks[at - 1][1] if at else None
+        asked = [x for i, x in asks if i < index]
+        return asked[-1] if asked else None
+
+    return asked_before
 
 
 def _said_losses(

@@ -146,6 +146,17 @@ def collapse_resent(texts: Sequence[str], at_last: bool = False) -> list[tuple[s
     return out[::-1] if at_last else out
 
 
+def first_resent(texts: Sequence[str]) -> str:
+    """``collapse_resent(texts)[0][0]`` without collapsing them all: the last version of the
+    first message's run of sendings (``texts`` holds one at least)."""
+    last = texts[0]
+    for t in islice(texts, 1, None):
+        if not _same_message(last, t):
+            break
+        last = t
+    return last
+
+
 CURRENT_REF = "the current request (section 1)"
 _QUOTE_AGAIN = 100
 """A current request this short is quoted again where it is named; a longer one is referred to."""

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from compactor.facts import cut
 from compactor.facts.ide import ide_note_files, without_ide_note
 
-from .local_noise import collapse_resent, request_ref
+from .local_noise import collapse_resent, first_resent, request_ref
 from .local_template import template_quote
 from .local_text import bullets, quote
 from .local_turns import continued_request
@@ -31,7 +31,7 @@ def request_lines(
     (Claude Code's own compaction), so the first request here ("Keep going") is a continuation,
     not the initial request (blind check 12): that one is the earlier summary's."""
     runs, continued = collapse_resent(texts, at_last=True), bool(prior)  # latest stays last (13)
-    if (first := collapse_resent(texts)[0][0]) != runs[0][0]:  # the first one was sent again
+    if (first := first_resent(texts)) != runs[0][0]:  # the first one was sent again
         runs.insert(0, (first, " (sent again later)"))  # it still opens the list
     if len(runs) == 1:
         note = f"the only one {_SINCE}" if continued else "the current request"

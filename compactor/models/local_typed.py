@@ -29,6 +29,8 @@ def _without_paste(text: str) -> str:
     """``text`` without the indented lines of a pasted file (YAML, code): when 8 lines or more
     are indented, they are at least half of its lines, and a third of them look like code or
     YAML keys (``max_cost: 1.00``, ``tools: [...]``, ``if x:``)."""
+    if text.count("  ") + text.count("\t") < _PASTE_LEAST:
+        return text  # (each indented line holds one of these at least: too few lines can be)
     lines = text.splitlines()
     indented = [ln for ln in lines if _INDENTED_RE.match(ln)]
     filled = sum(1 for ln in lines if ln.strip())
@@ -41,8 +43,9 @@ def _without_paste(text: str) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _typed(text: str) -> str:
-    headings = list(_HEADING_RE.finditer(text))
-    if len(text) >= _DOCUMENT_LEAST and len(headings) >= 2:
+    document = len(text) >= _DOCUMENT_LEAST and "#" in text  # (a heading's mark first)
+    headings = list(_HEADING_RE.finditer(text)) if document else []
+    if document and len(headings) >= 2:
         slots = [m.group(2).strip() for m in _INPUT_HEADING_RE.finditer(text)]
         text = "\n\n".join([text[: headings[0].start()].strip(), *slots]).strip()
     return _without_paste(text)
