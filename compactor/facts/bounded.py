@@ -1,0 +1,128 @@
+"""Whether a command has a known end, judged by shape (issue 28, blind check 16).
+
+A job that returned an id (a Codex unified-exec session, ``Process running with session ID
+N``) and was never polled again is not proof of a running process: a command wrapped in
+``timeout 4s``, or a short query (``rg``, ``grep``, ``find``, ``ls``, ``cat``, ``rosnode list``,
+``git status``, ``node --version`` …) ends by itself. Such a job has ended by the time the
+session resumes. Anything else (a server, ``npm run dev``, a watcher, ``tail -f``, a ``&`` job,
+a training run) keeps the "may still be running" reading.
+
+:func:`bounded_reason` answers with how the command is bounded (``"timeout 4s"``, ``"rg, a
+query that ends by itself"``) or ``""``."""
+
+from __future__ import annotations
+
+import shlex
+from functools import lru_cache
+
+__all__ = ["bounded_reason"]
+
+_SHELLS = frozenset("bash sh zsh dash ksh ash".split())
+_SETUP = frozenset("cd source . export set unset pushd popd true : umask ulimit".split())
+_QUERIES = frozenset(
+    "rg grep egrep fgrep find fd ls ll cat head wc echo printf stat which whereis type pwd file du "
+    "df ps uname date id whoami hostname readlink realpath basename dirname sort uniq cut tr awk "
+    "sed diff cmp md5sum sha256sum lsof ss netstat ip ifconfig free nproc lscpu env printenv test "
+    "[ jq tree less more dpkg pip3 nvidia-smi".split()
+)
+_QUERY_VERBS = frozenset(
+    "list ls status --version -V -v version info show --help -h help log diff branch rev-parse "
+    "remote describe config".split()
+)
+_FOLLOW = frozenset("-f -F --follow -n0 watch".split())
+_SEPARATORS = frozenset("&& || ; | ;; |& \n".split()) | {"\n"}
+
+
+def _tokens(command: str) -> list[str] | None:
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        return list(lexer)
+    except ValueError:
+        return None
+
+
+def _segments(command: str) -> list[list[str]] | None:
+    """The simple commands of ``command`` (split at ``&&``, ``||``, ``;``, ``|``); ``None`` when
+    it cannot be read or sends a part to the background (``&``)."""
+    tokens = _tokens(command.replace("\n", " ; "))
+    if tokens is None:
+        return None
+    segments: list[list[str]] = [[]]
+    for token in tokens:
+        if token == "&" or (token.endswith("&") and token not in ("&&", "|&")):
+            return None
+        if token in _SEPARATORS or set(token) <= set(";&|"):
+            segments.append([])
+        else:
+            segments[-1].append(token)
+    return [s for s in segments if s]
+
+
+def _strip(words: list[str]) -> list[str]:
+    """``words`` without leading ``VAR=value`` assignments and ``sudo``/``env`` and their flags."""
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if "=" in w and not w.startswith("-") and w.split("=", 1)[0].isidentifier():
+            i += 1
+        elif w in ("sudo", "env", "command", "exec", "time"):
+            i += 1
+            while i < len(words) and words[i].startswith("-"):
+                i += 2 if words[i] in ("-p", "-u", "-g") else 1
+        else:
+            break
+    return words[i:]
+
+
+def _segment(words: list[str], depth: int) -> str | None:
+    """How one simple command is bounded: the reason, ``""`` for set-up (``cd``, ``source``),
+    ``None`` when it has no known end."""
+    words = _strip(words)
+    if not words:
+        return ""
+    name = words[0].rsplit("/", 1)[-1]
+    if name in _SETUP:
+        return ""
+    if name == "timeout":
+        rest = [w for w in words[1:] if not w.startswith("-")]
+        return f"timeout {rest[0]}" if rest else None
+    if name in _SHELLS and depth < 3:
+        flags = [w for w in words[1:] if w.startswith("-")]
+        script = next((w for w in words[1:] if not w.startswith("-")), None)
+        if script is not None and flags and flags[-1][1:].isalpha() and flags[-1].endswith("c"):
+            return _bounded(script, depth + 1)
+        return None
+    if name in ("tail", "less", "watch", "journalctl", "dmesg", "ping", "top"):
+        follows = name != "tail" or any(w in _FOLLOW for w in words[1:])
+        return None if follows or name != "tail" else f"{name}, a query that ends by itself"
+    if name in _QUERIES:
+        return f"{name}, a query that ends by itself"
+    verb = next((w for w in words[1:] if not w.startswith("-") or w in _QUERY_VERBS), "")
+    if verb in _QUERY_VERBS and name not in ("npm", "yarn", "pnpm", "docker", "kubectl"):
+        return f"{name} {verb}, a query that ends by itself"
+    return None
+
+
+@lru_cache(maxsize=256)
+def _bounded(command: str, depth: int = 0) -> str | None:
+    segments = _segments(command)
+    if not segments:
+        return None
+    reasons = []
+    for words in segments:
+        reason = _segment(words, depth)
+        if reason is None:
+            return None
+        reasons.append(reason)
+    timed = next((r for r in reasons if r.startswith("timeout")), "")
+    return timed or next((r for r in reversed(reasons) if r), None)
+
+
+def bounded_reason(command: str) -> str:
+    """How ``command`` is bounded (``"timeout 8s"``, ``"rg, a query that ends by itself"``), or
+    ``""`` when nothing in its shape says it ends by itself."""
+    if len(command) > 4_000:
+        return ""
+    return _bounded(command.strip()) or ""

@@ -1,0 +1,68 @@
+"""Jobs with a known end (issue 28, blind check 16): a Codex ``exec_command`` that returned a
+session id after its short yield and was never polled again is no proof of a running process
+when its command is bounded (wrapped in ``timeout 4s``, or a query such as ``rg``/``ls``/``X
+list``): it has ended by the time the session resumes. A server never polled again stays
+pending; a job that is the session's last record stays as it was."""
+
+from __future__ import annotations
+
+from compactor.facts.bounded import bounded_reason
+from compactor.models.local import summarize_transcript
+
+from .planted_session import SessionBuilder
+from .test_models_local_session import section
+
+
+def _start(s: SessionBuilder, cmd: str, sid: int, out: str = "") -> None:
+    s.call(
+        "exec_command",
+        {"cmd": cmd, "yield_time_ms": 1000},
+        f"Chunk ID: c{sid}\nWall time: 1.0012 seconds\nProcess running with session ID {sid}\n"
+        f"Output:\n{out}",
+    )
+
+
+def _session() -> SessionBuilder:
+    s = SessionBuilder()
+    s.user("Find why the robot does not move and make it walk.")
+    _start(
+        s, "rg -n 'planner|costmap' /srv/ws/src -S", 61001, "Total output lines: 590\nx.launch:1"
+    )
+    _start(s, "bash -lc 'source /opt/env.sh && nodectl list'", 61002, "/base\n/mover\n")
+    _start(s, "bash -lc 'source /opt/env.sh && timeout 4s pubtool -r 10 /cmd \"{x: 1}\"'", 61003)
+    _start(s, "cd /opt/sdk && timeout 8s bash -lc \"printf '\\n' | sudo -S ./walker\"", 61004)
+    _start(s, "bash -lc 'source /opt/env.sh && devserver --port 8080'", 61005, "listening")
+    s.call("exec_command", {"cmd": "ping -c 3 10.0.0.2"}, "Process exited with code 0\n3 received")
+    s.say("The network path is fine; the remaining difference is the root privilege.")
+    return s
+
+
+def test_bounded_commands_never_polled_again_have_ended() -> None:
+    pending = section(summarize_transcript(_session().messages), 7)
+    for sid in ("61001", "61002", "61003", "61004"):
+        assert sid not in pending, pending
+    assert "61005" in pending, pending  # a server: no known end, still pending
+
+
+def test_a_bounded_job_at_the_very_end_is_not_judged() -> None:
+    s = SessionBuilder()
+    s.user("Search the tree.")
+    _start(s, "rg -n needle /srv/src", 7001, "a.py:1: needle")
+    assert "7001" in section(summarize_transcript(s.messages), 7)
+
+
+def test_bounded_reason_by_shape() -> None:
+    assert bounded_reason("timeout 4s pubtool -r 10 /cmd") == "timeout 4s"
+    assert bounded_reason("bash --noprofile --norc -lc 'source a && ls -la /x'").startswith("ls")
+    assert bounded_reason("cd /x && git status").startswith("git status")
+    for open_ended in (
+        "npm run dev",
+        "tail -f /var/log/x.log",
+        "python train.py --epochs 90",
+        "rg x . & sleep 1",
+        "bash -lc 'source a && roslaunch pkg x.launch'",
+        "sleep infinity",
+        "ping 10.0.0.2",
+        "timeout 4s x && npm run dev",
+    ):
+        assert bounded_reason(open_ended) == "", open_ended
