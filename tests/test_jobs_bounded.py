@@ -66,3 +66,56 @@ def test_bounded_reason_by_shape() -> None:
         "timeout 4s x && npm run dev",
     ):
         assert bounded_reason(open_ended) == "", open_ended
+
+
+PROFILE_NOISE = "/home/op/.bash_profile: line 1: souce: command not found\n"
+
+
+def test_exit_124_of_the_agents_own_timeout_is_no_failure_and_startup_noise_no_error() -> None:
+    """Blind check 16 wrong statement 9: a time-boxed run (``timeout 8s``) polled to its exit
+    124 worked (the tick rose); the login shell's start-up error line is not its error."""
+    s = SessionBuilder()
+    s.user("Check the walker runs as root.")
+    _start(
+        s,
+        "cd /opt/sdk/build && timeout 8s bash -lc \"printf 'pw\\n\\n' | sudo -S -p '' ./walker\"",
+        77163,
+        PROFILE_NOISE + "UDP Initialized.",
+    )
+    s.call(
+        "write_stdin",
+        {"session_id": 77163, "yield_time_ms": 4000},
+        "Chunk ID: d1\nWall time: 3.9 seconds\nProcess exited with code 124\nOutput:\n"
+        "t=1002ms send(mode=2) recv(mode=0, tick=6966803)\nt=2004ms recv(mode=0, tick=6972827)\n",
+    )
+    s.call("exec_command", {"cmd": "ls /opt/sdk/build"}, "Process exited with code 0\nwalker")
+    s.say("Root walker works; the node runs without root.")
+    summary = summarize_transcript(s.messages)
+    assert "Unresolved failure" not in section(summary, 7), section(summary, 7)
+    assert "souce" not in summary and "bash_profile" not in summary, summary
+    assert "failed (exit code 124)" not in summary
+
+
+def test_exit_124_without_an_own_timeout_or_with_an_error_line_stays_a_failure() -> None:
+    s = SessionBuilder()
+    s.user("Run the walker.")
+    s.call("exec_command", {"cmd": "./walker --steps 3"}, "Process exited with code 124\nOutput:\n")
+    s.call(
+        "exec_command",
+        {"cmd": "timeout 6s ./walker"},
+        "Process exited with code 124\nOutput:\n" + PROFILE_NOISE + "Error: Pthread set sched "
+        "policy failed.\n",
+    )
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "./walker --steps 3" in errors and "exit code 124" in errors, errors
+    assert "Pthread set sched policy failed" in errors and "souce" not in errors, errors
+
+
+def test_pgrep_and_pkill_exit_one_is_no_process_matched() -> None:
+    s = SessionBuilder()
+    s.user("Make sure no old walker runs.")
+    s.call("exec_command", {"cmd": "pgrep -a -f 'walker|bridge'"}, "Process exited with code 1\n")
+    s.call("exec_command", {"cmd": "pkill -f /opt/sdk/walker"}, "Process exited with code 1\n")
+    s.say("No old walker is running.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "failed" not in errors.replace("No tool call failed", ""), errors

@@ -12,10 +12,30 @@ query that ends by itself"``) or ``""``."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from functools import lru_cache
 
-__all__ = ["bounded_reason"]
+__all__ = ["bounded_reason", "is_startup_noise", "own_timeout"]
+
+_TIMEOUT_RE = re.compile(r"(?:^|[\s;&|(\"'])timeout\s+(?:-\S+\s+)*\d+(?:\.\d+)?[smhd]?\s")
+_STARTUP_RE = re.compile(
+    r"^(?:-?\w*sh: )?\S*/\.(?:bash_profile|bashrc|bash_login|profile|zshrc|zprofile|zshenv|"
+    r"kshrc): line \d+: "
+)
+
+
+def own_timeout(command: str | None) -> bool:
+    """Whether ``command`` runs under its own ``timeout N`` (its exit 124 is that time-box
+    ending the run, as intended, not a failure by itself)."""
+    return command is not None and "timeout" in command and _TIMEOUT_RE.search(command) is not None
+
+
+def is_startup_noise(line: str) -> bool:
+    """A login shell's start-up error (``/home/u/.bash_profile: line 1: souce: command not
+    found``): printed by every command of that machine, never the error of a call."""
+    return ": line " in line and _STARTUP_RE.match(line.strip()) is not None
+
 
 _SHELLS = frozenset("bash sh zsh dash ksh ash".split())
 _SETUP = frozenset("cd source . export set unset pushd popd true : umask ulimit".split())
