@@ -119,3 +119,32 @@ def test_pgrep_and_pkill_exit_one_is_no_process_matched() -> None:
     s.say("No old walker is running.")
     errors = section(summarize_transcript(s.messages), 4)
     assert "failed" not in errors.replace("No tool call failed", ""), errors
+
+
+def test_a_find_that_printed_hits_beside_permission_denied_lines_found_them() -> None:
+    """Blind check 16 wrong statement 1 (ua-walk): ``find`` exited 1 only for two unreadable
+    folders and printed the binary the agent then used; polled through ``write_stdin``."""
+    s = SessionBuilder()
+    s.user("Find the walker binary.")
+    _start(s, 'find /home/op -iname "walker" -o -iname "walker.*"', 84892)
+    s.call(
+        "write_stdin",
+        {"session_id": 84892, "yield_time_ms": 1000},
+        "Chunk ID: e1\nWall time: 0.0 seconds\nProcess exited with code 1\nOutput:\n"
+        "find: '/home/op/.cache/dconf': Permission denied\nfind: '/home/op/.dbus': Permission "
+        "denied\n/home/op/sdk/build/walker\n/home/op/sdk/examples/walker.cpp\n",
+    )
+    s.call("exec_command", {"cmd": "sed -n 1,40p /home/op/sdk/examples/walker.cpp"}, "int main")
+    summary = summarize_transcript(s.messages)
+    assert "Unresolved failure" not in summary and "failed (exit code 1)" not in summary, summary
+
+    # the same find with only denied lines and no hit: still a failure
+    s2 = SessionBuilder()
+    s2.user("Find the walker binary.")
+    s2.call(
+        "exec_command",
+        {"cmd": 'find /root -iname "walker"'},
+        "Process exited with code 1\nOutput:\nfind: '/root': Permission denied\n",
+    )
+    s2.call("exec_command", {"cmd": "sed -n 1,40p /home/op/notes.txt"}, "notes")
+    assert "failed (exit code 1)" in section(summarize_transcript(s2.messages), 4)

@@ -16,7 +16,7 @@ import re
 import shlex
 from functools import lru_cache
 
-__all__ = ["bounded_reason", "is_startup_noise", "own_timeout"]
+__all__ = ["bounded_reason", "expected_exit", "is_startup_noise", "own_timeout"]
 
 _TIMEOUT_RE = re.compile(r"(?:^|[\s;&|(\"'])timeout\s+(?:-\S+\s+)*\d+(?:\.\d+)?[smhd]?\s")
 _STARTUP_RE = re.compile(
@@ -146,3 +146,25 @@ def bounded_reason(command: str) -> str:
     if len(command) > 4_000:
         return ""
     return _bounded(command.strip()) or ""
+
+
+_SEARCHES = ("find,", "grep,", "rg,", "ls,", "du,", "tree,", "fd,", "egrep,")
+_DENIED = ("Permission denied", "Operation not permitted")
+
+
+def _denied(line: str) -> bool:
+    return any(word in line for word in _DENIED)
+
+
+def expected_exit(code: int | None, lines: list[str], body: str, command: str | None) -> bool:
+    """Whether a non-zero exit is the expected end of ``command``, not a failure by itself:
+    124 of a command under its own ``timeout N``; 1 of a search (``find``/``grep``/``ls``…)
+    whose only error lines are "Permission denied" while it printed hits (a search that found
+    results, partly blocked; blind check 16, ua-walk)."""
+    if code == 124:
+        return own_timeout(command)
+    if code != 1 or not command or not lines or not all(_denied(x) for x in lines):
+        return False
+    if not bounded_reason(command).startswith(_SEARCHES):
+        return False
+    return any(x.strip() and not _denied(x) for x in body.splitlines())

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .advice import unadvised as unadvised  # (re-exported: moved there)
-from .bounded import is_startup_noise, own_timeout
+from .bounded import expected_exit, is_startup_noise
 from .noise import is_decoration, is_warning
 from .shellwrap import inner_command
 from .stops import kill_succeeded, rejection, user_stopped
@@ -551,8 +551,9 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     lines = _ranked_lines(body)
     if lines and any(": line " in line for line in lines):
         lines = [line for line in lines if not is_startup_noise(line)]
-    if flagged and code == 124 and call is not None and own_timeout(call.job or call.command):
-        flagged = False
+    job = (call.job or call.command) if call is not None and code in (1, 124) else None
+    if flagged and job and expected_exit(code, lines, body, job):  # timeout N, a blocked find
+        flagged, lines = False, (lines if code == 124 else [])
     if flagged and code == 1 and not result.is_error and not lines and exit_one_program(call):
         flagged = False
     if flagged or marked:
