@@ -148,3 +148,36 @@ def test_a_find_that_printed_hits_beside_permission_denied_lines_found_them() ->
     )
     s2.call("exec_command", {"cmd": "sed -n 1,40p /home/op/notes.txt"}, "notes")
     assert "failed (exit code 1)" in section(summarize_transcript(s2.messages), 4)
+
+
+def test_a_kill_of_the_same_pids_through_sudo_fixes_a_refused_kill() -> None:
+    """ua-live (surfaced once the jobs left section 7): ``kill 12204`` refused ("Operation not
+    permitted"), then ``printf pw | sudo -S kill 12198 12204`` succeeded: fixed, not unresolved.
+    A kill of other pids is no retry."""
+    s = SessionBuilder()
+    s.user("Restart the controller.")
+    s.call(
+        "exec_command",
+        {"cmd": "kill 12204 && sudo -S -p '' kill 12198"},
+        "Process exited with code 1\nOutput:\n/bin/bash: line 0: kill: (12204) - Operation not "
+        "permitted\n",
+    )
+    s.call(
+        "exec_command",
+        {"cmd": "printf '%s\\n' 'pw' | sudo -S -p '' kill 12198 12204"},
+        "Process exited with code 0\nOutput:\n",
+    )
+    s.call("exec_command", {"cmd": "./start_controller.sh"}, "Process exited with code 0\nstarted")
+    assert "Unresolved failure" not in section(summarize_transcript(s.messages), 7)
+    assert "Fixed" in section(summarize_transcript(s.messages), 4)
+
+    s2 = SessionBuilder()
+    s2.user("Restart the controller.")
+    s2.call(
+        "exec_command",
+        {"cmd": "kill 12204"},
+        "Process exited with code 1\nOutput:\nkill: (12204) - Operation not permitted\n",
+    )
+    s2.call("exec_command", {"cmd": "kill 5512"}, "Process exited with code 0\nOutput:\n")
+    s2.call("exec_command", {"cmd": "./start_controller.sh"}, "Process exited with code 0\nstarted")
+    assert "Fixed" not in section(summarize_transcript(s2.messages), 4)
