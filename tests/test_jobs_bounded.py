@@ -64,6 +64,7 @@ def test_bounded_reason_by_shape() -> None:
         "sleep infinity",
         "ping 10.0.0.2",
         "timeout 4s x && npm run dev",
+        "timeout 3h python train.py",
     ):
         assert bounded_reason(open_ended) == "", open_ended
 

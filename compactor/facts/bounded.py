@@ -53,6 +53,22 @@ _FOLLOW = frozenset("-f -F --follow -n0 watch".split())
 _SEPARATORS = frozenset("&& || ; | ;; |& \n".split()) | {"\n"}
 
 
+_SHORT_BOUND = 300.0
+"""A ``timeout`` up to this many seconds has ended by the time a session resumes; a longer one
+(``timeout 3h python train.py``) may still be running."""
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def _seconds(duration: str) -> float:
+    """``8s`` → 8, ``2m`` → 120, ``90`` → 90; ``inf`` for what is not a duration."""
+    unit = _UNITS.get(duration[-1:], 0.0)
+    number = duration[:-1] if unit else duration
+    try:
+        return float(number) * (unit or 1.0)
+    except ValueError:
+        return float("inf")
+
+
 def _tokens(command: str) -> list[str] | None:
     lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
     lexer.whitespace_split = True
@@ -107,7 +123,7 @@ def _segment(words: list[str], depth: int) -> str | None:
         return ""
     if name == "timeout":
         rest = [w for w in words[1:] if not w.startswith("-")]
-        return f"timeout {rest[0]}" if rest else None
+        return f"timeout {rest[0]}" if rest and _seconds(rest[0]) <= _SHORT_BOUND else None
     if name in _SHELLS and depth < 3:
         flags = [w for w in words[1:] if w.startswith("-")]
         script = next((w for w in words[1:] if not w.startswith("-")), None)
