@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .advice import unadvised as unadvised  # (re-exported: moved there)
+from .bounded import expected_exit, is_startup_noise
 from .noise import is_decoration, is_warning
 from .shellwrap import inner_command
 from .stops import kill_succeeded, rejection, user_stopped
@@ -362,11 +363,17 @@ _READING_SUBCOMMANDS = frozenset(
 )
 """Sub-commands that only read; their output is data (logs, listings), not a report."""
 _TWO_WORD_PROGRAMS = frozenset({"git", "docker", "kubectl", "systemctl"})
-_NO_MATCH_PROGRAMS = frozenset([*"grep egrep fgrep rg ag ack diff test [ cmp".split(), "git grep"])
+_NO_MATCH_PROGRAMS = frozenset(
+    [*"grep egrep fgrep rg ag ack diff test [ cmp pgrep pkill".split(), "git grep"]
+)
 """Programs whose exit code 1 means "no match" / "different" / "false", not a failure."""
 _QUOTED_RE = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
 """A quoted word of a command (its ``|`` is a regex's, not a pipe: ``rg "a|b"``)."""
-_MEANINGS = {"diff": "differences found", "cmp": "differences found", "test": "false", "[": "false"}
+_MEANINGS = dict.fromkeys(("pgrep", "pkill"), "no process matched") | {
+    "test": "false",
+    "[": "false",
+}
+_MEANINGS |= dict.fromkeys(("diff", "cmp"), "differences found")
 
 
 def exit_one_program(call: Call | None) -> str:
@@ -527,7 +534,9 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     means "no match" and is not a failure unless an error line says otherwise), or a tool error
     marker (``<tool_use_error>``). Otherwise, unless the output reports exit code 0 or the call
     only reads or searches files, an error line in the output (``XxxError: …``, ``error: …``,
-    ``FAILED …``, ``…: command not found``, ``3 failed``) also counts.
+    ``FAILED …``, ``…: command not found``, ``3 failed``) also counts. Exit 124 of a command run
+    under its own ``timeout N`` (for a poll: the command its job runs) is that time-box
+    ending it; a login shell's start-up error line is never the call's error.
     """
     text = result.text
     stopped = user_stopped(text)
@@ -540,6 +549,11 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         return Outcome(False, code)  # nothing to scan: a success, or file content
     body = strip_output_header(clean(scan_window(text))) if text else ""
     lines = _ranked_lines(body)
+    if lines and any(": line " in line for line in lines):
+        lines = [line for line in lines if not is_startup_noise(line)]
+    job = (call.job or call.command) if call is not None and code in (1, 124) else None
+    if flagged and job and expected_exit(code, lines, body, job):  # timeout N, a blocked find
+        flagged, lines = False, (lines if code == 124 else [])
     if flagged and code == 1 and not result.is_error and not lines and exit_one_program(call):
         flagged = False
     if flagged or marked:
@@ -569,7 +583,7 @@ def first_informative_line(body: str) -> str:
     fallback = ""
     for raw in body.splitlines():
         line = raw.strip()
-        if not line or is_decoration(line):
+        if not line or is_decoration(line) or is_startup_noise(line):
             continue
         low = line.lower()
         if any(word in low for word in _FAILURE_WORDS) or _SHELL_ERROR_RE.search(line):

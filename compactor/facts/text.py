@@ -214,6 +214,9 @@ class Call:
     ended: str = ""
     """How the harness recorded the call's process ending after its result came back (Codex's
     ``exec_command_end`` of a unified-exec process: ``exit code 1``); empty when it did not."""
+    job: str = ""
+    """For a poll of a background job (``write_stdin(session_id=N)``): the command that started
+    the job (set by the session model), so that its exit code is read as that command's."""
 
     @property
     def args(self) -> JsonObject:

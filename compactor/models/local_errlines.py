@@ -8,6 +8,7 @@ calls and a few of their distinct error lines (:func:`printed_error_items`).
 from __future__ import annotations
 
 from compactor.facts import Call
+from compactor.facts.bounded import is_startup_noise
 from compactor.facts.noise import is_warning
 from compactor.facts.outcomes import error_lines, is_reading_call, scan_window
 
@@ -24,7 +25,7 @@ def _printed(text: str) -> tuple[list[str], int]:
     seen: dict[str, None] = {}
     count = 0
     for _, line in error_lines(scan_window(text)):
-        if is_warning(line):
+        if is_warning(line) or is_startup_noise(line):  # a login shell's start-up error: noise
             continue  # a warning: the call went on (as compactor.facts.outcome reads it)
         count += 1
         seen.setdefault(line, None)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from compactor.facts import background_jobs, command_of, cut
+from compactor.facts.bounded import bounded_reason
 from compactor.facts.kills import MAYBE, later_kill, later_report, later_use
 
 from .local_session import Background, Session
@@ -80,8 +81,29 @@ def judge_killed(s: Session) -> None:
             how = later_use(s.entries, bg.key, command, bg.index) or how
         if not how or how.startswith(MAYBE):
             how = later_report(s.entries, command, bg.said, bg.index) or how
+        if not how or how.startswith(MAYBE):
+            how = _bounded_end(s, bg, command) or how
         if how:
             bg.finished = how
+
+
+def _bounded_end(s: Session, bg: Background, command: str) -> str:
+    """How a job that has a known end (``timeout 4s …``, ``rg …``, ``rosnode list``) ended when
+    the session went on after it (a later call) and never polled it again (blind check 16):
+    its id is no proof of a running process; ``""`` for any other job."""
+    later = False
+    for e in reversed(s.entries):  # from the end: stops at the job's start
+        if e.index <= bg.index or (later := bool(e.calls) and not e.internal):
+            break
+    if not later:
+        return ""
+    reason = bounded_reason(command)
+    if not reason:
+        return ""
+    return (
+        f"ended: not polled after it started (id {bg.key}), but a bounded command ({reason}): "
+        "it has ended by now"
+    )
 
 
 def _full_command(s: Session, bg: Background) -> str:

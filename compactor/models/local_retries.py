@@ -94,6 +94,7 @@ def signature(call: Call) -> tuple[str, str, frozenset[str]]:
     return agent_signature(call.name, call.args) or (call.name, "", frozenset(targets))
 
 
+_KILL_PIDS_RE = re.compile(r"\bkill(?:\s+-\w+)*((?:\s+\d{2,7}\b)+)")
 _CACHED_COMMAND = 2_000  # commands up to this length are read once (agents repeat them)
 
 
@@ -113,6 +114,8 @@ def _command_signature(command: str) -> tuple[str, str, frozenset[str]]:
 def _read_command_signature(command: str) -> tuple[str, str, frozenset[str]]:
     targets = {p for _, p in paths(command)}
     targets.add("$ " + " ".join(command.split()))
+    if "kill" in command:  # the pids a kill names are its targets (`printf pw | sudo -S kill N`)
+        targets |= {"pid " + n for m in _KILL_PIDS_RE.findall(command) for n in m.split()}
     program = main_program(command)
     if program in _TEST_PROGRAMS:  # a runner's subcommand tells its steps apart
         program = runner_words(command, program)
@@ -145,6 +148,8 @@ def retries(
         failed = (failed[0], program, without_place(failed[2]))
         later = (later[0], later[1], without_place(later[2]))
     if contains_command(failed[2], later[2]):  # `brew install x && <the failed command>`
+        return True
+    if any(t.startswith("pid ") for t in failed[2] & later[2]):  # a kill of the same pid
         return True
     if failed[2] & later[2]:  # the same command head: python x.py → python3 x.py, not du → bash
         return same_head(program, later[1], failed[2], later[2])

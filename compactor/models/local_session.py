@@ -42,6 +42,7 @@ from compactor.facts import (
     strip_output_header,
 )
 from compactor.facts.attachments import request_entry
+from compactor.facts.bounded import is_startup_noise
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
 
 from .local_callwrites import with_embedded
@@ -437,6 +438,7 @@ class _Builder:
         )  # fmt: skip
         watched = s.background.get(key)
         if watched is not None and watched.index != call.index:
+            call.job = watched.command  # its exit code is the job command's
             status = _BG_STATUS_RE.search(r.text)
             if status is not None:
                 self.finish(watched, status.group(1), r.text)
@@ -520,6 +522,8 @@ class _Builder:
         lines = printed_lines(strip_output_header(clean(text)))
         if "tool_uses" in text or "agentId:" in text:  # a sub-agent's usage footer says nothing
             lines = [ln for ln in lines if not is_usage_footer(ln)]
+        if ": line " in text:  # a login shell's start-up error (blind check 16)
+            lines = [ln for ln in lines if not is_startup_noise(ln)]
         if not lines:
             return
         joined = " | ".join(lines)

@@ -39,6 +39,7 @@ from compactor.facts import (
     sentences,
     strip_output_header,
 )
+from compactor.facts.bounded import is_startup_noise
 from compactor.facts.factnoise import without_parts
 from compactor.facts.noise import without_frames
 from compactor.schema import AgenticMessage, Message
@@ -484,6 +485,8 @@ def _facts_of(text: str) -> list[str]:
     in order of first appearance, each once."""
     window = text if len(text) <= 20_000 else text[:10_000] + "\n" + text[-10_000:]
     window = without_frames(window)  # where an error passed is not a fact (blind check 11)
+    if ": line " in window:  # a login shell's start-up error is no fact (blind check 16)
+        window = "\n".join(x for x in window.splitlines() if not is_startup_noise(x))
     found = [
         *paths(window),
         *identifiers(window),
