@@ -46,6 +46,7 @@ from compactor.schema import AgenticMessage, Message
 from .local_actions import judge_actions
 from .local_answers import judge_answers
 from .local_blocked import judge_blocked
+from .local_busy import ENDED_LATER, judge_busy
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_earlier import note_earlier
@@ -463,6 +464,7 @@ def after_line(err: ErrorFact, width: int) -> str:
         "meant to fail": f"  Meant to fail (run to confirm a failure), not an error: {meant}",
         "worked around by": f"  Worked around by {by} ({err.why}).",
         "user ran": f"  The user ran {by} themselves with `!`{err.why}.",
+        ENDED_LATER: f"  Not a failure to fix: {err.why}.",
     }.get(
         err.after,
         f"  Next call after it: {by} ({err.why})." if err.by else "  Not retried afterwards.",
@@ -612,6 +614,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_revised(session)
     judge_approved_plan(session)
     judge_skipped(session)
+    judge_busy(session)  # refused while an agent ran, which finished later (blind 16)
     judge_next(session)
     judge_got_past(session)  # a missing program a later call ran (blind check 14)
     judge_cli_rejections(session)  # the CLI's STOP text is no rule of the user's (set 13)

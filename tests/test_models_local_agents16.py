@@ -1,0 +1,86 @@
+"""Blind check 16's wrong statements 2-4 and noise in the local summary (issue 28, agents16), each
+on a session built here by shape: async sub-agents launched with the Agent tool, reported by
+``<task-notification>``, a resume refused while one was still running, listings of the folder
+the agents write to, then the CLI's usage limit."""
+
+from __future__ import annotations
+
+from compactor.models.local import summarize_transcript
+
+from .planted_session import SessionBuilder
+from .test_models_local_session import section
+
+_OUT = "/home/dev/proj/deliverables"
+
+
+def _launch(s: SessionBuilder, key: str, files: str) -> None:
+    s.call(
+        "Agent",
+        {
+            "description": f"Write {files}",
+            "prompt": f"Create {files} in {_OUT}/ from the notes in research/.",
+            "run_in_background": True,
+        },
+        f"Async agent launched successfully.\nagentId: {key} (use this id to resume)",
+    )
+
+
+def _notify(s: SessionBuilder, key: str, wrote: str) -> None:
+    s.user(
+        f"<task-notification><task-id>{key}</task-id><status>completed</status>"
+        f'<summary>Agent "{key}" completed</summary>'
+        f"<result>All files written: {wrote}.</result></task-notification>"
+    )
+
+
+def _agents_session(*, finished: bool = True, last_ls: bool = True) -> str:
+    s = SessionBuilder()
+    s.user(
+        f"Implement the plan: create {_OUT.rsplit('/', 1)[1]}/ with alpha.md, beta.md, "
+        "gamma.md and delta.md from the research notes."
+    )
+    s.call("Bash", {"command": f"mkdir -p {_OUT}"}, "")
+    s.say("Launching two agents in parallel.")
+    _launch(s, "a11c0ffee7d2b93e1", "alpha.md and beta.md")
+    _launch(s, "b22d0ffee8e3c04f2", "gamma.md and delta.md")
+    s.call(
+        "Agent",
+        {"description": "Resume agent check", "prompt": "list", "resume": "a11c0ffee7d2b93e1"},
+        "Cannot resume agent a11c0ffee7d2b93e1: it is still running. Use TaskStop to stop it "
+        "first, or wait for it to complete.",
+        error=True,
+    )
+    s.say("I'll wait for the agents to finish.")
+    s.call("Bash", {"command": "sleep 60"}, "")
+    if finished:
+        _notify(s, "a11c0ffee7d2b93e1", f"{_OUT}/alpha.md, {_OUT}/beta.md")
+    if last_ls:
+        s.say("Checking the folder.")
+        s.call(
+            "Bash",
+            {"command": f"ls -la {_OUT}/"},
+            "total 40\ndrwxr-xr-x  4 dev staff  128 Mar 11 15:45 .\n"
+            "drwxr-xr-x 20 dev staff  640 Mar 11 15:40 ..\n"
+            "-rw-r--r--  1 dev staff 17221 Mar 11 15:45 alpha.md\n"
+            "-rw-r--r--  1 dev staff  9299 Mar 11 15:45 beta.md\n",
+        )
+    s.say("You've hit your limit · resets 9pm (Europe/Berlin)")
+    return summarize_transcript(s.messages)
+
+
+# -- 2. a refusal because the agent was still running is moot once it reported completed --------
+
+
+def test_a_resume_refused_while_the_agent_ran_is_no_failure_once_it_completed() -> None:
+    text = _agents_session()
+    errors, pending = section(text, 4), section(text, 7)
+    assert "it is still running" in errors, errors  # the refusal is still told
+    assert "was still running then; it completed later (message " in errors, errors
+    assert "Unresolved failure" not in pending, pending
+    assert "not fixed" not in pending, pending
+
+
+def test_a_refusal_whose_agent_never_reported_stays_open() -> None:
+    text = _agents_session(finished=False)
+    assert "completed later" not in section(text, 4), section(text, 4)
+    assert "a11c0ffee7d2b93e1" in section(text, 7), section(text, 7)
