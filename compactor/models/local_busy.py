@@ -14,6 +14,7 @@ that hold a notification are read.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from .local_session import Session
 
@@ -31,7 +32,7 @@ _NOTICE_RE = re.compile(
 _NOT_STOPPED = frozenset({"running", "pending", "started"})
 
 
-def _busy_ids(lines: list[str]) -> tuple[str, list[str]]:
+def _busy_ids(lines: Sequence[str]) -> tuple[str, list[str]]:
     """What was busy ("the agent", "the job") and the ids the refusal names."""
     for line in lines:
         low = line.lower()
