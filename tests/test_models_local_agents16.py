@@ -84,3 +84,29 @@ def test_a_refusal_whose_agent_never_reported_stays_open() -> None:
     text = _agents_session(finished=False)
     assert "completed later" not in section(text, 4), section(text, 4)
     assert "a11c0ffee7d2b93e1" in section(text, 7), section(text, 7)
+
+
+# -- 3. the listing of the folder the agents write to is the last action, with its names --------
+
+
+def test_a_listing_of_the_work_folder_is_the_last_action_with_its_file_names() -> None:
+    text = _agents_session()
+    current, step = section(text, 8), section(text, 9)
+    action = current.split("The last action", 1)[1].split("What the results", 1)[0]
+    assert f"ls -la {_OUT}/" in action, current
+    assert "alpha.md (17,221 B), beta.md (9,299 B)" in action, current
+    assert "Cannot resume" not in action, current
+    stopped = step.split("Work stopped after the last action:", 1)[1]
+    assert stopped.lstrip().startswith("`Bash: ls -la"), step
+    assert "alpha.md" in stopped, step
+
+
+def test_a_listing_of_an_unrelated_folder_stays_a_status_check() -> None:
+    s = SessionBuilder()
+    s.user("fix the failing parser test in src/parse.py")
+    s.call("Edit", {"file_path": "src/parse.py", "old_string": "a", "new_string": "b"}, "ok")
+    s.say("Fixed; looking around.")
+    s.call("Bash", {"command": "ls -la /tmp/scratch/"}, "total 0\n-rw-r--r-- 1 a b 5 M 1 1 x\n")
+    action = section(summarize_transcript(s.messages), 8).split("The last action", 1)[1]
+    assert action.index("Edit") < action.index("ls -la /tmp/scratch"), action
+    assert "housekeeping or status checks" in action, action

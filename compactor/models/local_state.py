@@ -52,6 +52,7 @@ from .local_dialogue import judge_disputed, judge_proposals
 from .local_earlier import note_earlier
 from .local_gotpast import judge_got_past
 from .local_jobs import add_shape_jobs, listed_jobs
+from .local_listing import lists_work_folder, work_listing
 from .local_lost import judge_lost
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
@@ -265,11 +266,21 @@ def _last_round(s: Session, results: dict[str, Result]) -> list[Call]:
     the real action's round is the last one then, and the checks that end a round are not
     part of it."""
     rounds = _rounds(s, results)
-    real = next((r for r in rounds if not all(_is_peek(c) for c in r)), None)
+
+    def peek(c: Call) -> bool:  # a listing of the work's folder is an action (blind check 16)
+        return _is_peek(c) and not lists_work_folder(c, s)
+
+    real = next((r for r in rounds if not all(peek(c) for c in r)), None)
     if real is None:
         return rounds[0] if rounds else []
-    end = max(i for i, c in enumerate(real) if not _is_peek(c))
+    end = max(i for i, c in enumerate(real) if not peek(c))
     return real[: end + 1]  # the checks after its last real call are said after it
+
+
+def _action_result(call: Call, results: dict[str, Result], s: Session) -> str:
+    result = results.get(call.id)
+    listed = work_listing(call, s, result.text) if result is not None else ""
+    return listed or _established(call, result)
 
 
 def last_action(s: Session, limit: int) -> list[str]:
@@ -279,9 +290,7 @@ def last_action(s: Session, limit: int) -> list[str]:
     housekeeping."""
     results = _results(s)
     calls = _last_round(s, results)
-    lines = [
-        f"{code(call_line(c, limit))} → {_established(c, results.get(c.id))}" for c in calls[-4:]
-    ]
+    lines = [f"{code(call_line(c, limit))} → {_action_result(c, results, s)}" for c in calls[-4:]]
     if len(calls) > 4:
         lines.insert(0, f"({len(calls) - 4} earlier calls of the same round not shown)")
     if calls:
