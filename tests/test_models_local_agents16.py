@@ -110,3 +110,49 @@ def test_a_listing_of_an_unrelated_folder_stays_a_status_check() -> None:
     action = section(summarize_transcript(s.messages), 8).split("The last action", 1)[1]
     assert action.index("Edit") < action.index("ls -la /tmp/scratch"), action
     assert "housekeeping or status checks" in action, action
+
+
+# -- 4. a folder made by mkdir and files sub-agents report writing are no "no file was created" --
+
+
+def test_files_written_by_sub_agents_and_a_mkdir_folder_are_named_in_section_3() -> None:
+    files = section(_agents_session(), 3)
+    assert "No file was created, edited or deleted." not in files, files
+    assert f"Created by mkdir: `{_OUT}`" in files, files
+    assert "Written by background agent a11c0ffee7d2b93e1 (its report):" in files, files
+    assert f"`{_OUT}/alpha.md`, `{_OUT}/beta.md`" in files, files
+    assert "alpha.md (17,221 B), beta.md (9,299 B)" in files, files  # the last listing
+
+
+def test_sub_agents_without_a_report_of_files_are_said_to_have_been_told_to_write() -> None:
+    files = section(_agents_session(finished=False, last_ls=False), 3)
+    assert "No file was created, edited or deleted." not in files, files
+    assert "Background agents were told to write files" in files, files
+    assert "`Write alpha.md and beta.md`" in files, files
+
+
+def test_a_session_of_reads_only_still_says_no_file_was_created() -> None:
+    s = SessionBuilder()
+    s.user("what does src/parse.py do?")
+    s.call("Bash", {"command": "ls src"}, "parse.py\n")
+    s.call("Read", {"file_path": "src/parse.py"}, "def parse(x):\n    return x\n")
+    s.say("It returns its input.")
+    assert "No file was created, edited or deleted." in section(summarize_transcript(s.messages), 3)
+
+
+def test_a_report_that_only_announces_a_write_names_no_written_file() -> None:
+    s = SessionBuilder()
+    s.user("redesign the settings page")
+    s.call(
+        "Agent",
+        {"description": "Redesign settings", "prompt": "Rewrite src/Settings.tsx"},
+        "Async agent launched successfully.\nagentId: c33e0ffee9f4d15a3",
+    )
+    s.user(
+        "<task-notification><task-id>c33e0ffee9f4d15a3</task-id><status>completed</status>"
+        "<result>Now let me write the new Settings.tsx:</result></task-notification>"
+    )
+    s.say("The agent stopped before writing.")
+    files = section(summarize_transcript(s.messages), 3)
+    assert "Written by background agent" not in files, files
+    assert "Background agents were told to write files" in files, files

@@ -18,11 +18,11 @@ from compactor.facts.outcomes import command_of, programs
 
 from .local_session import Session
 
-__all__ = ["listed_names", "lists_work_folder", "work_listing"]
+__all__ = ["SUBAGENT_TOOLS", "listed_names", "lists_work_folder", "work_listing"]
 
 _LISTERS = frozenset({"ls", "tree"})
 _HOUSE = frozenset({"echo", "true", "printf"})
-_SUBAGENT_TOOLS = frozenset({"Agent", "Task", "spawn_agent"})
+SUBAGENT_TOOLS = frozenset({"Agent", "Task", "spawn_agent"})
 _LONG_RE = re.compile(
     r"^([-dlbcps])[rwxsStT@+.-]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+(\d+)\s+\S+\s+\S+\s+\S+\s+(.+)$"
 )
@@ -57,7 +57,7 @@ def lists_work_folder(call: Call, s: Session) -> bool:
             break
         if target not in other.arguments:
             continue
-        if other.name in _SUBAGENT_TOOLS:
+        if other.name in SUBAGENT_TOOLS:
             return True
         made = command_of(other)
         if made is not None and "mkdir" in programs(made):
