@@ -156,3 +156,21 @@ def test_a_report_that_only_announces_a_write_names_no_written_file() -> None:
     files = section(summarize_transcript(s.messages), 3)
     assert "Written by background agent" not in files, files
     assert "Background agents were told to write files" in files, files
+
+
+# -- noise: a remark is no constraint -------------------------------------------------------------
+
+
+def test_a_remark_that_the_user_does_not_really_understand_is_no_constraint() -> None:
+    s = SessionBuilder()
+    s.user("Which option should we take for the cleanup, A or B? You must keep the API stable.")
+    s.say("Option A removes the cache; option B keeps it. Which one?")
+    s.user("i dont really understand the implications of each option")
+    s.say("A is faster; B is safer.")
+    s.user("Ok, option B")
+    s.call("Bash", {"command": "git status"}, "clean")
+    s.say("Applied option B.")
+    intent = section(summarize_transcript(s.messages), 1)
+    assert "You must keep the API stable" in intent, intent  # a constraint stays one
+    rules = intent.split("Constraints and preferences", 1)[-1]
+    assert "implications of each option" not in rules, intent
