@@ -5,6 +5,12 @@ the agents write to, then the CLI's usage limit."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from compactor.cli.app import app
 from compactor.models.local import summarize_transcript
 
 from .planted_session import SessionBuilder
@@ -174,3 +180,51 @@ def test_a_remark_that_the_user_does_not_really_understand_is_no_constraint() ->
     assert "You must keep the API stable" in intent, intent  # a constraint stays one
     rules = intent.split("Constraints and preferences", 1)[-1]
     assert "implications of each option" not in rules, intent
+
+
+# -- noise: a long plan or instruction list is printed once, its lines kept ----------------------
+
+
+def _run_local(tmp_path: Path, request: str) -> str:
+    src = tmp_path / "plan.jsonl"
+    bulk = " ".join(f"line {i} of the research notes read so far." for i in range(300))
+    records = [
+        {"role": "user", "content": request},
+        *({"role": "assistant", "content": f"Notes part {n}: {bulk}"} for n in range(8)),
+        {"role": "assistant", "content": "Starting with step 1: creating the folder."},
+    ]
+    src.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(
+        app, ["run", str(src), "--model", "local", "--force", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    return str(json.loads(out.read_text().splitlines()[0])["content"])
+
+
+def test_a_long_plan_is_printed_once_whole_in_section_6(tmp_path: Path) -> None:
+    steps = [
+        f"## Step {i}: write deliverable-{i:02d}.md with its checklist table" for i in range(60)
+    ]
+    plan = "Implement the following plan:\n# Plan\n" + "\n".join(steps) + "\nVerify the build."
+    text = _run_local(tmp_path, plan)
+    middle = "## Step 30: write deliverable-30.md with its checklist table"
+    assert text.count(middle) == 1, text  # not cut in section 1 and whole again in section 6
+    assert f"\n{middle}\n" in text.split("<all_user_messages>")[1], text  # its lines kept
+    intent = section(text, 1)
+    assert "Implement the following plan" in intent and "Verify the build." in intent, intent
+    assert f"{len(plan):,} characters" in intent and "latest user message in section 6" in intent
+
+
+def test_a_structured_instruction_list_keeps_its_lines(tmp_path: Path) -> None:
+    rules = [f"- rule {i}: run the tests of module m{i} before each commit" for i in range(24)]
+    request = "Work through doc/tasks.json in order.\n## Rules\n" + "\n".join(rules)
+    text = _run_local(tmp_path, request)
+    block = text.split("<all_user_messages>")[1]
+    assert "\n- rule 12: run the tests of module m12 before each commit\n" in block, block
+    assert text.count("rule 12: run the tests of module m12") == 1, text
+
+
+def test_a_short_request_is_still_quoted_whole_in_section_1(tmp_path: Path) -> None:
+    text = _run_local(tmp_path, "Fix the parser.\n- keep the API\n- add a test")
+    assert "Fix the parser. - keep the API - add a test" in section(text, 1), section(text, 1)
