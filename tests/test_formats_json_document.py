@@ -147,3 +147,38 @@ def test_pretty_printed_records_get_the_jsonl_hint(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["check", str(one)])
     assert result.exit_code == 2
     assert EXPECTED in result.stderr and "jq -c ." in result.stderr
+
+
+@pytest.mark.parametrize(
+    "source", [CHAT["openai"], LONG, FIXTURES / "codex.jsonl"], ids=["openai", "long", "codex"]
+)
+def test_a_last_line_cut_short_is_called_incomplete_not_pretty_printed(
+    tmp_path: Path, source: Path
+) -> None:
+    # a JSONL file copied while an agent was still writing it: the last record stops in the
+    # middle, without a final newline; the hint is to wait or drop that line, not jq -c
+    whole = source.read_bytes().rstrip(b"\n")
+    last = whole.rsplit(b"\n", 1)[1]
+    src = tmp_path / "live.jsonl"
+    src.write_bytes(whole[: len(whole) - len(last) // 2])
+    before = src.read_bytes()
+    n = before.count(b"\n") + 1
+    for args in (["run", str(src), "--model", "local", "--force"], ["check", str(src)]):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2, result.output
+        line = result.stderr.strip()
+        assert f"{src}:{n}: this line (the last line) is incomplete" in line, line
+        assert "the file ends in the middle of a record" in line
+        assert "pretty-printed" not in line and "jq -c" not in line
+        assert f"head -n -1 {src} > " in line
+    assert src.read_bytes() == before
+    fixed = tmp_path / "fixed.jsonl"
+    fixed.write_bytes(b"\n".join(before.split(b"\n")[:-1]) + b"\n")  # what head -n -1 writes
+    assert CliRunner().invoke(app, ["check", str(fixed)]).exit_code in (0, 1)
+    # a pretty-printed file without a final newline still gets the jq hint
+    pretty = tmp_path / "pretty.jsonl"
+    pretty.write_text(
+        "".join(json.dumps(r, indent=2) + "\n" for r in _records(CHAT["openai"])[:3]).rstrip()
+    )
+    result = CliRunner().invoke(app, ["check", str(pretty)])
+    assert result.exit_code == 2 and "jq -c ." in result.stderr, result.stderr

@@ -105,6 +105,31 @@ def cut_short(line: bytes) -> bool:
     return False
 
 
+def incomplete_last_line(path: str, number: int) -> TranscriptError:
+    """The error for a file whose last line (``number``, no newline after it) stops in the
+    middle of a record: a file still being written by its agent, or cut short."""
+    src, out = _quote(path), _quote(_jsonl_name(path))
+    return TranscriptError(
+        path,
+        number,
+        None,
+        "this line (the last line) is incomplete: the file ends in the middle of a record "
+        "(is an agent still writing it, or was it cut short?); wait until the agent has "
+        f"finished, or remove the partial last line: head -n -1 {src} > {out}",
+    )
+
+
+def _last_line_cut(data: bytes, number: int) -> bool:
+    """Whether line ``number`` is the file's last line, ends without a newline and starts a
+    record that the end of the file cuts off: a file still being written, or cut short (a
+    pretty-printed record fails at its first line, which the file's end does not cut)."""
+    body = _body(data)
+    if body.endswith(b"\n") or body.count(b"\n") != number - 1:
+        return False
+    last = body.rsplit(b"\n", 1)[-1].strip(_WS)
+    return last[:1] == b"{" and cut_short(last)
+
+
 def is_array(raw: bytes | FileSource) -> bool:
     """The file's first byte (after a BOM and whitespace) opens a JSON array."""
     return _body(_head(raw)).lstrip(_WS)[:1] == b"["
@@ -288,6 +313,13 @@ def explain(path: str, raw: bytes | FileSource, err: TranscriptError) -> Transcr
     multi_line = b"\n" in _body(data).strip(_WS)
     lines = _body(data).split(b"\n")
     bad = lines[err.line - 1] if err.line is not None and 0 < err.line <= len(lines) else b""
+    if (
+        err.message.startswith("invalid JSON")
+        and value is None
+        and err.line is not None
+        and _last_line_cut(data, err.line)
+    ):
+        return incomplete_last_line(path, err.line)
     if (
         err.message.startswith("invalid JSON")
         and multi_line

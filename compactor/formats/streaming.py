@@ -186,6 +186,20 @@ def _maybe_document(lines: list[bytes], more: bool) -> bool:
     return first[:1] == b"[" and len(nonblank) == 1 and not more
 
 
+def _explain_line(
+    path: str, fh: BinaryIO, rest: Iterator[bytes], number: int, chunk: bytes, err: TranscriptError
+) -> TranscriptError:
+    """``err`` for line ``number``, unless that line is the file's last, has no newline after it
+    and stops in the middle of a record: then the error says the file is incomplete."""
+    if not err.message.startswith("invalid JSON") or next(rest, None) is not None:
+        return err
+    fh.seek(-1, os.SEEK_END)
+    cut = chunk.strip()
+    if fh.read(1) == b"\n" or cut[:1] != b"{" or not json_document.cut_short(cut):
+        return err
+    return json_document.incomplete_last_line(path, number)
+
+
 def stream_check(
     path: str,
     trigger: TriggerCondition | None,
@@ -259,7 +273,10 @@ def stream_check(
             except decode_error:
                 obj = None
             if type(obj) is not dict:
-                line = _jsonl.parse_line(path, number, chunk)  # raises this line's error
+                try:
+                    line = _jsonl.parse_line(path, number, chunk)  # raises this line's error
+                except TranscriptError as err:
+                    raise _explain_line(path, fh, chunks, number, chunk, err) from err
                 if line is None:
                     continue  # blank
                 obj = line.obj

@@ -256,7 +256,7 @@ def _files(s: Session, lim: Limits) -> str:
         if earlier:
             items.append("Every file the earlier summary names: " + ", ".join(earlier[: lim.items]))
     if not s.files:
-        items[:0] = claims.unchanged_files(s, lim.items)
+        items[:0] = claims.unchanged_files(s, lim.items, lim.item)
     return bullets(items)
 
 

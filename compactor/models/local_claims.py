@@ -27,6 +27,7 @@ from compactor.facts import Entry, paths
 from .local_lost import verify_ask
 from .local_offers import asks_to_choose
 from .local_session import Session
+from .local_subfiles import outside_writes
 from .local_text import quote
 
 __all__ = [
@@ -79,11 +80,19 @@ def _text_created(s: Session) -> list[str]:
     return list(found)
 
 
-def unchanged_files(s: Session, most: int) -> list[str]:
-    """What section 3 says when no call changed a file: "none" when the log has calls; when
-    it has none, the files the text says were created (or nothing about files)."""
+def unchanged_files(s: Session, most: int, width: int = 400) -> list[str]:
+    """What section 3 says when no call changed a file: "none" when the log has calls (but the
+    folders a mkdir made and the files sub-agents wrote, blind check 16); when it has none,
+    the files the text says were created (or nothing about files)."""
     if s.calls:  # calls before the harness's own compaction did (local_earlier)
         since = " since the earlier compaction" if s.earlier.get("changed") else ""
+        outside = outside_writes(s, most, width)
+        if outside:
+            return [
+                "No file was created, edited or deleted by this agent's own edit calls"
+                f"{since}; but:",
+                *outside,
+            ]
         return [f"No file was created, edited or deleted{since}."]
     said = _text_created(s)
     if not said:

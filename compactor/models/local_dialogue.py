@@ -252,7 +252,7 @@ _CLAIMS_RE = re.compile(
 _CLAIM_HEAD = 600
 _GONE = frozenset(
     {"fixed", "skipped", "meant to fail", "not found", "rejected", "worked around"}
-    | {"worked around by", "user ran"}
+    | {"worked around by", "user ran", "ended later"}
 )
 """What became of a failure that does not overtake an answer (it was fixed, or not a failure)."""
 

@@ -36,7 +36,7 @@ def request_lines(
     if len(runs) == 1:
         note = f"the only one {_SINCE}" if continued else "the current request"
         return [f"   {'Current' if continued else 'Initial'} request: "
-                f"{_quote(runs[0][0], verbatim)}{runs[0][1]} ({note})"]  # fmt: skip
+                f"{_current(runs[0][0], verbatim)}{runs[0][1]} ({note})"]  # fmt: skip
     first = _quote(runs[0][0], item * 2) + runs[0][1]
     lines = [f"   First request {_SINCE}: {first}" if continued else f"   Initial request: {first}"]
     later = runs[1:-1]
@@ -48,8 +48,32 @@ def request_lines(
     current, label = runs[-1]
     if (before := continued_request(texts[-40:])) is not None:  # "2", "お願いします。"
         label += f" (a short reply: it continues the request before it, {_quote(before, item)})"
-    lines.append(f"   Current request: {_quote(current, verbatim)}{label}")
+    lines.append(f"   Current request: {_current(current, verbatim)}{label}")
     return lines
+
+
+_HEAD = 500
+"""Characters of a long or structured current request that section 1 quotes (start and end)."""
+_LINES_LEAST = 4
+"""A request of this many line breaks or more is an instruction list: its lines matter."""
+
+
+def _current(text: str, verbatim: int) -> str:
+    """The current request as section 1 quotes it: whole; or, when it is longer than
+    ``verbatim`` (a pasted plan, which section 6 prints whole again) or a long instruction list
+    of several lines (which a quote flattens, and section 6 then only points back to), its start
+    and end, saying that the full text is the latest user message (section 6 shows it, with its
+    line breaks; blind check 16). Not the pages of a command template, nor a message with an
+    IDE note (quoted as before)."""
+    lines = text.strip().count("\n") + 1
+    if len(text) <= 2 * _HEAD or (len(text) <= verbatim and lines <= _LINES_LEAST):
+        return _quote(text, verbatim)
+    if ide_note_files(text) or template_quote(text, verbatim) is not None:
+        return _quote(text, verbatim)
+    return (
+        f"{quote(text, _HEAD)} ({len(text):,} characters, {lines} lines: its start and end "
+        "here; the full text, with its line breaks, is the latest user message in section 6)"
+    )
 
 
 def user_message_lines(users: Sequence[str], head: int, tail: int, chars: int) -> list[str]:

@@ -26,7 +26,8 @@ _RULE_WORD_RE = re.compile(
     re.IGNORECASE,
 )
 _OPINION_RE = re.compile(
-    r"^(?:(?:but|and|so|also|hmm|well|no|yeah)[,\s]+)?(?:i|we)\s+(?:do not|don['’]?t)\s+(?:"
+    r"^(?:(?:but|and|so|also|hmm|well|no|yeah)[,\s]+)?(?:i|we)\s+(?:do not|don['’]?t)\s+"
+    r"(?:(?:really|quite|fully|actually|even|totally|exactly|yet)\s+)?(?:"
     r"(?:think|believe)\s+(?:that['’]?s|that is|this is|it['’]?s|it is|so|this|that)\b|"
     r"know|see|understand|remember|recall|feel|suppose|guess|get it|mind|care)\b",
     re.IGNORECASE,

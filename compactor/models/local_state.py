@@ -47,11 +47,13 @@ from compactor.schema import AgenticMessage, Message
 from .local_actions import judge_actions
 from .local_answers import judge_answers
 from .local_blocked import judge_blocked
+from .local_busy import ENDED_LATER, judge_busy
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_earlier import note_earlier
 from .local_gotpast import judge_got_past
 from .local_jobs import add_shape_jobs, listed_jobs
+from .local_listing import lists_work_folder, work_listing
 from .local_lost import judge_lost
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
@@ -265,11 +267,21 @@ def _last_round(s: Session, results: dict[str, Result]) -> list[Call]:
     the real action's round is the last one then, and the checks that end a round are not
     part of it."""
     rounds = _rounds(s, results)
-    real = next((r for r in rounds if not all(_is_peek(c) for c in r)), None)
+
+    def peek(c: Call) -> bool:  # a listing of the work's folder is an action (blind check 16)
+        return _is_peek(c) and not lists_work_folder(c, s)
+
+    real = next((r for r in rounds if not all(peek(c) for c in r)), None)
     if real is None:
         return rounds[0] if rounds else []
-    end = max(i for i, c in enumerate(real) if not _is_peek(c))
+    end = max(i for i, c in enumerate(real) if not peek(c))
     return real[: end + 1]  # the checks after its last real call are said after it
+
+
+def _action_result(call: Call, results: dict[str, Result], s: Session) -> str:
+    result = results.get(call.id)
+    listed = work_listing(call, s, result.text) if result is not None else ""
+    return listed or _established(call, result)
 
 
 def last_action(s: Session, limit: int) -> list[str]:
@@ -279,9 +291,7 @@ def last_action(s: Session, limit: int) -> list[str]:
     housekeeping."""
     results = _results(s)
     calls = _last_round(s, results)
-    lines = [
-        f"{code(call_line(c, limit))} → {_established(c, results.get(c.id))}" for c in calls[-4:]
-    ]
+    lines = [f"{code(call_line(c, limit))} → {_action_result(c, results, s)}" for c in calls[-4:]]
     if len(calls) > 4:
         lines.insert(0, f"({len(calls) - 4} earlier calls of the same round not shown)")
     if calls:
@@ -464,6 +474,7 @@ def after_line(err: ErrorFact, width: int) -> str:
         "meant to fail": f"  Meant to fail (run to confirm a failure), not an error: {meant}",
         "worked around by": f"  Worked around by {by} ({err.why}).",
         "user ran": f"  The user ran {by} themselves with `!`{err.why}.",
+        ENDED_LATER: f"  Not a failure to fix: {err.why}.",
     }.get(
         err.after,
         f"  Next call after it: {by} ({err.why})." if err.by else "  Not retried afterwards.",
@@ -615,6 +626,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_revised(session)
     judge_approved_plan(session)
     judge_skipped(session)
+    judge_busy(session)  # refused while an agent ran, which finished later (blind 16)
     judge_next(session)
     judge_got_past(session)  # a missing program a later call ran (blind check 14)
     judge_cli_rejections(session)  # the CLI's STOP text is no rule of the user's (set 13)

@@ -1,0 +1,104 @@
+"""Files and folders made by other means than this agent's own edit calls (blind check 16,
+issue 28).
+
+adl-agents: the agent ran ``mkdir -p …/workflow`` and three background agents wrote four files
+into it, yet section 3 said "No file was created, edited or deleted": a resuming agent may
+rewrite all of them. :func:`outside_writes` says what section 3 must add then: the folders a
+``mkdir`` created, the files a sub-agent's final report (``<task-notification>`` result) says
+it wrote, the sub-agents told to write files, and the names the last listing of their folder
+showed. Only calls whose command holds ``mkdir``, sub-agent calls and notifications are read.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from compactor.facts import cut, paths
+
+from .local_listing import SUBAGENT_TOOLS, listed_names, lists_work_folder
+from .local_session import Session
+from .local_text import code
+
+__all__ = ["outside_writes"]
+
+_RESULT_RE = re.compile(
+    r"<task-id>\s*([\w\-.]+)\s*</task-id>.*?<result>(.*?)(?:</result>|\Z)", re.S
+)
+_WROTE_RE = re.compile(r"\b(?:created|wrote|written|saved|generated|produced)\b", re.IGNORECASE)
+_INTENT_RE = re.compile(r"\b(?:let me|I'll|I will|going to|will|next|now I)\b", re.IGNORECASE)
+"""A sentence that announces a write ("Now let me write …") reports none."""
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+|\n")
+
+
+def _mkdir_targets(command: str) -> list[str]:
+    found: list[str] = []
+    for part in re.split(r"&&|;|\|\||\n", command):
+        try:
+            words = shlex.split(part)
+        except ValueError:
+            words = part.split()
+        if not words or words[0].rsplit("/", 1)[-1] != "mkdir":
+            continue
+        found.extend(w for w in words[1:] if not w.startswith("-") and not _hidden(w))
+    return found
+
+
+def _hidden(path: str) -> bool:
+    """A hidden folder (``~/.superstack``, ``.cache/x``): the tooling's, not the work's."""
+    return any(part.startswith(".") and part not in (".", "..") for part in path.split("/"))
+
+
+def _reported(s: Session) -> dict[str, list[str]]:
+    """The files each sub-agent's final report says it wrote (by task id)."""
+    said: dict[str, list[str]] = {}
+    for e in s.entries:
+        if e.role != "user" or "<task-notification>" not in e.text or "<result>" not in e.text:
+            continue
+        for m in _RESULT_RE.finditer(e.text):
+            for sentence in _SENTENCE_END_RE.split(m.group(2)[:4_000]):
+                if _WROTE_RE.search(sentence) is None or _INTENT_RE.search(sentence):
+                    continue
+                for _, path in paths(sentence):
+                    if "." in path.rsplit("/", 1)[-1]:
+                        said.setdefault(m.group(1), []).append(path)
+    return said
+
+
+def outside_writes(s: Session, most: int, width: int) -> list[str]:
+    """Section 3's lines for what this agent's own edit calls did not write: folders made by
+    ``mkdir``, files sub-agents report writing, sub-agents told to write, and the last listing
+    of a folder they write to (none when there is nothing of the kind)."""
+    lines: list[str] = []
+    made: dict[str, None] = {}
+    agents: list[str] = []
+    for call in s.calls:
+        if call.name in SUBAGENT_TOOLS:
+            what = call.args.get("description")
+            if isinstance(what, str) and what and "resume" not in call.args:
+                agents.append(code(cut(what, width // 4)))
+            continue
+        command = call.command
+        if command is None or "mkdir" not in command or call.id in s.failed_calls:
+            continue
+        made.update(dict.fromkeys(_mkdir_targets(command)))
+    if made:
+        shown = ", ".join(code(p) for p in list(made)[:most])
+        lines.append(f"Created by mkdir: {shown}")
+    for key, files in _reported(s).items():
+        shown = ", ".join(code(p) for p in dict.fromkeys(files))
+        lines.append(f"Written by background agent {key} (its report): {cut(shown, width)}")
+    if agents and not any(x.startswith("Written by") for x in lines):
+        lines.append(
+            "Background agents were told to write files (their own writes are not in this log; "
+            f"check what exists): {', '.join(agents[:most])}"
+        )
+    results = {r.call_id: r for e in s.entries[-200:] for r in e.results if r.call_id}
+    for call in reversed(s.calls[-200:]):
+        if call.id in results and lists_work_folder(call, s):
+            names = listed_names(results[call.id].text)
+            if names:
+                target = code(cut(call.command or "", width // 2))
+                lines.append(f"The last listing ({target}) showed: {cut(', '.join(names), width)}")
+            break
+    return lines
