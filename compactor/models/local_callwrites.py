@@ -83,7 +83,7 @@ def direct_change(call: Call, result: str) -> Change | None:
     read-shaped call or a result that says it failed."""
     args = {k: v for k, v in call.args.items() if isinstance(v, str)}
     path = next((args[k] for k in _PATH_KEYS if args.get(k)), None)
-    if path is None or clean_path(path) is None or _verb(args, call.name) != "write":
+    if path is None or _verb(args, call.name) != "write" or clean_path(path) is None:
         return None
     if _FAILED_RE.search(result[:4000]) is not None:
         return None
