@@ -29,6 +29,7 @@ import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 
 from compactor.facts import Call, Result, clean, sentences, shell_words
 
@@ -210,7 +211,8 @@ def _checks(s: Session) -> _Checks:
     out = _Checks([], [])
     if not s.calls:
         return out  # (a chat: no result to index)
-    results: dict[str, Result] = {r.call_id: r for e in s.entries for r in e.results}
+    with_results = filter(attrgetter("results"), s.entries)  # (a C-level skip of the others)
+    results: dict[str, Result] = {r.call_id: r for e in with_results for r in e.results}
     find = _finder(s)
     for call in s.calls:
         result = results.get(call.id)
