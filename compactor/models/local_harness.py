@@ -7,6 +7,8 @@ from __future__ import annotations
 import functools
 import re
 
+from compactor.facts import lowers_exactly
+
 __all__ = ["is_harness_error"]
 
 _HARNESS_ERROR_RE = re.compile(
@@ -21,14 +23,30 @@ _HARNESS_ERROR_RE = re.compile(
 )
 """How an error the API or the agent CLI wrote in the assistant's place begins (Claude Code's
 ``isApiErrorMessage`` records: ``API Error: 400 {...}``, ``Request timed out``)."""
+_NEEDS = (
+    "error",
+    "{",
+    "timed out",
+    "too long",
+    "credit",
+    "api key",
+    "limit",
+    "overloaded",
+    "out of",
+)
+"""One of these (lower-cased) is in every text :data:`_HARNESS_ERROR_RE` matches."""
 
 
 def is_harness_error(text: str) -> bool:
     """Whether an assistant message is an error the API or the CLI wrote in the assistant's
     place (short, and shaped like an error report): it answers nothing."""
+    if len(text) > 4_000:
+        return False
+    if lowers_exactly(text) and not any(map(text.lower().__contains__, _NEEDS)):
+        return False  # (a chat's replies: a few substring tests, not the regex)
     if len(text) <= _SHORT:
         return _short_error(text)  # ("Done.", "OK": a chat repeats its short replies)
-    return len(text) <= 4_000 and _HARNESS_ERROR_RE.match(text) is not None
+    return _HARNESS_ERROR_RE.match(text) is not None
 
 
 _SHORT = 200
