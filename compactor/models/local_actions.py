@@ -8,15 +8,12 @@ the context the CLI injected, with the start of its results."""
 from __future__ import annotations
 
 import re
-from operator import attrgetter
 
 from compactor.facts import cut, one_line
 
 from .local_session import Session
 
 __all__ = ["judge_actions", "user_actions"]
-
-_INJECTED = attrgetter("injected")
 
 _ACTION_RE = re.compile(
     r"\A\s*<user_action>(?:(?!</user_action>).)*?<action>\s*([^<]{1,80}?)\s*</action>"
@@ -30,8 +27,8 @@ RESULTS_CHARS = 800
 def user_actions(s: Session) -> list[tuple[int, str, str]]:
     """(entry index, action, results on one line) of each CLI action the user ran, in order."""
     found: list[tuple[int, str, str]] = []
-    for e in filter(_INJECTED, s.entries):  # (a C-level skip of the others)
-        if not e.text.lstrip().startswith("<user_action>"):
+    for e in s.entries:
+        if not e.injected or not e.text.lstrip().startswith("<user_action>"):
             continue
         match = _ACTION_RE.match(e.text[:20_000])
         if match is not None:

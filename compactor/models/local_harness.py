@@ -40,13 +40,9 @@ _NEEDS = (
 def is_harness_error(text: str) -> bool:
     """Whether an assistant message is an error the API or the CLI wrote in the assistant's
     place (short, and shaped like an error report): it answers nothing."""
-    if len(text) > 4_000:
-        return False
-    if lowers_exactly(text) and not any(map(text.lower().__contains__, _NEEDS)):
-        return False  # (a chat's replies: a few substring tests, not the regex)
     if len(text) <= _SHORT:
         return _short_error(text)  # ("Done.", "OK": a chat repeats its short replies)
-    return _HARNESS_ERROR_RE.match(text) is not None
+    return len(text) <= 4_000 and _may_be(text) and _HARNESS_ERROR_RE.match(text) is not None
 
 
 _SHORT = 200
@@ -54,4 +50,9 @@ _SHORT = 200
 
 @functools.lru_cache(maxsize=4096)
 def _short_error(text: str) -> bool:
-    return _HARNESS_ERROR_RE.match(text) is not None
+    return _may_be(text) and _HARNESS_ERROR_RE.match(text) is not None
+
+
+def _may_be(text: str) -> bool:
+    """A few substring tests first (exact where lower-casing is what the regex compares)."""
+    return not lowers_exactly(text) or any(map(text.lower().__contains__, _NEEDS))

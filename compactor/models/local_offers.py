@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from compactor.facts import Entry, lowers_exactly, one_line
+from compactor.facts import Entry, one_line
 
 from .local_session import Session
 from .local_text import asks_user, strip_list_mark
@@ -22,8 +22,6 @@ _DECLINES_RE = re.compile(
     r"that['’]?s enough\b|good enough\b)",
     re.IGNORECASE,
 )
-_DECLINE_NEEDS = ("think", "need", "necess", "skip", "enough")
-"""One of these (lower-cased) is in every text :data:`_DECLINES_RE` finds (a cheap test first)."""
 _MOVE_ON_RE = re.compile(r"\blet['’]?s move on\b|\blets move on\b|\bmove on\b", re.IGNORECASE)
 _OPTIONAL_RE = re.compile(
     r"\bif you(?:['’]d like| would like| want)\b|\boptional(?:ly)?\b", re.IGNORECASE
@@ -39,12 +37,10 @@ def declines_extras(request: str, offer: str) -> bool:
     think we're good", "no need", "skip that"; "let's move on" when the offer was optional
     ("If you want …")."""
     head = request[:300]
-    low = head.lower()
-    may = not lowers_exactly(head) or any(map(low.__contains__, _DECLINE_NEEDS))
-    if may and _DECLINES_RE.search(head) is not None:
+    if _DECLINES_RE.search(head) is not None:
         return True
     return (
-        "move on" in low
+        "move on" in head.lower()
         and _MOVE_ON_RE.search(head) is not None
         and (_OPTIONAL_RE.search(offer) is not None)
     )
