@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from operator import attrgetter
 
 from compactor.facts import cut, one_line
 
@@ -29,10 +30,11 @@ _REQUEST_WORDS = 8
 """An answer this many words long (or typed as notes) may be a request typed in, not a pick."""
 
 
-def _answers(s: Session) -> list[tuple[int, str, str]]:
-    """(entry index, question, answer) of every answer a tool result carries, in order."""
+def _answers(s: Session, after: int = -1) -> list[tuple[int, str, str]]:
+    """(entry index, question, answer) of every answer a tool result after entry ``after``
+    carries, in order."""
     found: list[tuple[int, str, str]] = []
-    for e in s.entries:
+    for e in filter(attrgetter("results"), s.entries[after + 1 :] if after >= 0 else s.entries):
         for r in e.results:
             if r.name == "AskUserQuestion" or _ANSWERED_RE.match(r.text):
                 pairs = _PAIR_RE.findall(r.text[:8_000])
@@ -43,9 +45,10 @@ def _answers(s: Session) -> list[tuple[int, str, str]]:
     return [x for x in found if not any(x[2] in text for text in said)]
 
 
-def user_answers(s: Session) -> list[tuple[int, str]]:
-    """(entry index, text) of the user's answers, to list with the user's messages."""
-    return [(i, f'(answered "{cut(q, 200)}") {a}') for i, q, a in _answers(s)]
+def user_answers(s: Session, after: int = -1) -> list[tuple[int, str]]:
+    """(entry index, text) of the user's answers (those after entry ``after``), to list with
+    the user's messages."""
+    return [(i, f'(answered "{cut(q, 200)}") {a}') for i, q, a in _answers(s, after)]
 
 
 def judge_answers(s: Session) -> None:

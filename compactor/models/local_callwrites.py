@@ -32,6 +32,8 @@ _WRITE_FIELDS = re.compile(
     r"|old_?(?:text|string|str)|lines?(?:_?range)?|line_?(?:number|start|end)|start_line"
     r"|end_line|snippet(?:_path)?|text|insert_text|patch|diff)$"
 )
+_WORD_RE = re.compile(r"\w{1,40}")
+"""A command that is one word (a tool's own name, not a shell command)."""
 _DICT_RE = re.compile(r"\{[^{}]{1,4000}\}")
 _PAIR_RE = re.compile(
     r"""(['"])(\w{1,40})\1\s*:\s*(?:(['"])((?:(?!\3)[^\\\n]|\\.){0,2000})\3|[\w.\-]+)"""
@@ -69,7 +71,7 @@ def with_embedded(call: Call, result: str, found: list[Change]) -> list[Change]:
     """``found`` (what :func:`.local_files.file_changes` read from ``call``) and the changes
     :func:`embedded_changes` and :func:`direct_change` find that it could not."""
     command = command_of(call)
-    if command is not None and re.fullmatch(r"\w{1,40}", command.strip()) is None:
+    if command is not None and _WORD_RE.fullmatch(command.strip()) is None:
         return found + embedded_changes(call, result) if "{" in command else found
     if found:
         return found
@@ -81,9 +83,12 @@ def direct_change(call: Call, result: str) -> Change | None:
     """The file an unknown tool's own call changes: a path argument, and a write verb (its
     ``command`` argument, ``replace``, or its name, ``save_file``) or write fields; None for a
     read-shaped call or a result that says it failed."""
-    args = {k: v for k, v in call.args.items() if isinstance(v, str)}
-    path = next((args[k] for k in _PATH_KEYS if args.get(k)), None)
-    if path is None or clean_path(path) is None or _verb(args, call.name) != "write":
+    raw = call.args
+    path = next((v for k in _PATH_KEYS if isinstance(v := raw.get(k), str) and v), None)
+    if path is None:
+        return None  # (most calls: no string dict built)
+    args = {k: v for k, v in raw.items() if isinstance(v, str)}
+    if _verb(args, call.name) != "write" or clean_path(path) is None:
         return None
     if _FAILED_RE.search(result[:4000]) is not None:
         return None

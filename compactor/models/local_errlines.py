@@ -7,6 +7,8 @@ calls and a few of their distinct error lines (:func:`printed_error_items`).
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from compactor.facts import Call
 from compactor.facts.bounded import is_startup_noise
 from compactor.facts.noise import is_warning
@@ -18,6 +20,7 @@ from .local_text import call_line
 
 _LINES_MOST = 3
 _CALLS_MOST = 4
+_RESULTS = attrgetter("results")
 
 
 def _printed(text: str) -> tuple[list[str], int]:
@@ -38,7 +41,7 @@ def printed_error_items(s: Session, width: int) -> list[str]:
     print file content, not reports, and are left out."""
     calls: dict[str, Call] = {c.id: c for c in s.calls}
     found: list[str] = []
-    for e in reversed(s.entries):
+    for e in filter(_RESULTS, reversed(s.entries)):  # (most entries carry none: a C-level skip)
         for r in e.results:
             call = calls.get(r.call_id)
             if not r.text or r.call_id in s.failed_calls or is_reading_call(call):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import functools
 import re
 
+from compactor.facts import lowers_exactly
+
 __all__ = ["is_harness_error"]
 
 _HARNESS_ERROR_RE = re.compile(
@@ -21,6 +23,18 @@ _HARNESS_ERROR_RE = re.compile(
 )
 """How an error the API or the agent CLI wrote in the assistant's place begins (Claude Code's
 ``isApiErrorMessage`` records: ``API Error: 400 {...}``, ``Request timed out``)."""
+_NEEDS = (
+    "error",
+    "{",
+    "timed out",
+    "too long",
+    "credit",
+    "api key",
+    "limit",
+    "overloaded",
+    "out of",
+)
+"""One of these (lower-cased) is in every text :data:`_HARNESS_ERROR_RE` matches."""
 
 
 def is_harness_error(text: str) -> bool:
@@ -28,7 +42,7 @@ def is_harness_error(text: str) -> bool:
     place (short, and shaped like an error report): it answers nothing."""
     if len(text) <= _SHORT:
         return _short_error(text)  # ("Done.", "OK": a chat repeats its short replies)
-    return len(text) <= 4_000 and _HARNESS_ERROR_RE.match(text) is not None
+    return len(text) <= 4_000 and _may_be(text) and _HARNESS_ERROR_RE.match(text) is not None
 
 
 _SHORT = 200
@@ -36,4 +50,9 @@ _SHORT = 200
 
 @functools.lru_cache(maxsize=4096)
 def _short_error(text: str) -> bool:
-    return _HARNESS_ERROR_RE.match(text) is not None
+    return _may_be(text) and _HARNESS_ERROR_RE.match(text) is not None
+
+
+def _may_be(text: str) -> bool:
+    """A few substring tests first (exact where lower-casing is what the regex compares)."""
+    return not lowers_exactly(text) or any(map(text.lower().__contains__, _NEEDS))

@@ -29,6 +29,8 @@ import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import islice
+from operator import attrgetter
 
 from compactor.facts import Call, Result, clean, sentences, shell_words
 
@@ -210,7 +212,8 @@ def _checks(s: Session) -> _Checks:
     out = _Checks([], [])
     if not s.calls:
         return out  # (a chat: no result to index)
-    results: dict[str, Result] = {r.call_id: r for e in s.entries for r in e.results}
+    with_results = filter(attrgetter("results"), s.entries)  # (a C-level skip of the others)
+    results: dict[str, Result] = {r.call_id: r for e in with_results for r in e.results}
     find = _finder(s)
     for call in s.calls:
         result = results.get(call.id)
@@ -293,7 +296,7 @@ def _statements(s: Session) -> list[tuple[int, list[str], list[str]]]:
     """(index, sentences, files named) of the assistant's texts saying changes were lost."""
     out: list[tuple[int, list[str], list[str]]] = []
     asked_before, first = _asker(s), _first_counted(s)
-    for entry in s.entries:
+    for entry in islice(s.entries, max(first, 0), None):  # (an entry's index is its position)
         text = entry.text
         if entry.index < first or entry.role != "assistant" or not text:
             continue

@@ -27,7 +27,7 @@ from compactor.facts import (
 from compactor.facts.outcomes import agent_signature, same_head, similar_words
 
 from .local_text import runner_words
-from .local_workdir import PLACE, place, same_place, without_place
+from .local_workdir import place, place_of, without_place
 
 __all__ = [
     "contains_command",
@@ -142,9 +142,10 @@ def retries(
             return failed[1] == later[1] and similar_words(failed[2], later[2])
         return bool(failed[2] & later[2]) or not (failed[2] or later[2])
     program = failed[1]
-    if not same_place(failed[2], later[2]):  # the same command run elsewhere (local_workdir)
+    mine, theirs = place_of(failed[2]), place_of(later[2])
+    if mine and theirs and theirs != mine:  # the same command run elsewhere (local_workdir)
         return False
-    if any(t.startswith(PLACE) for t in failed[2] | later[2]):
+    if mine or theirs:
         failed = (failed[0], program, without_place(failed[2]))
         later = (later[0], later[1], without_place(later[2]))
     if contains_command(failed[2], later[2]):  # `brew install x && <the failed command>`

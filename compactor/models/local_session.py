@@ -259,7 +259,11 @@ class _Builder:
             self.s.requests.append(trimmed := replace(e, text=request))
             self.s.trimmed[e.index] = trimmed
             return
-        self.s.requests.append(replace(e, text=command) if command else request_entry(e))
+        if command:
+            e = replace(e, text=command)
+        elif "\n" in e.text:  # (a one-line request attaches no file: no call)
+            e = request_entry(e)
+        self.s.requests.append(e)
 
     def injected(self, e: Entry) -> None:
         text = e.text

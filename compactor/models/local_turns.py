@@ -111,7 +111,9 @@ def answers_since(s: Session, width: int) -> str:
     """Section 1's line naming the user's answers to the agent's questions given after the
     current request ('' when none)."""
     last = s.last_request
-    after = [t for i, t in user_answers(s) if last is not None and i > last.index]
+    if last is None:
+        return ""
+    after = [t for _, t in user_answers(s, last.index)]  # only the entries after it are read
     if not after:
         return ""
     shown = "; ".join(cut(t, width) for t in after[-4:])

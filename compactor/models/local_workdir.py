@@ -16,7 +16,7 @@ import re
 
 from compactor.facts import Call
 
-__all__ = ["PLACE", "place", "same_place", "without_place"]
+__all__ = ["PLACE", "place", "place_of", "same_place", "without_place"]
 
 PLACE = "@ "
 """Prefix of the signature target that names the directory a call ran in."""
@@ -37,12 +37,20 @@ def place(call: Call, command: str) -> str:
     return PLACE + where.rstrip("/") if where else ""
 
 
+def place_of(targets: frozenset[str]) -> str:
+    """The directory target of a shell signature's targets (``@ /dir``), or "" when unknown."""
+    for t in targets:
+        if t.startswith(PLACE):
+            return t
+    return ""
+
+
 def same_place(failed: frozenset[str], later: frozenset[str]) -> bool:
     """Whether two shell signatures' targets may name the same directory (either unknown: yes)."""
-    mine = next((t for t in failed if t.startswith(PLACE)), "")
+    mine = place_of(failed)
     if not mine:
         return True
-    theirs = next((t for t in later if t.startswith(PLACE)), "")
+    theirs = place_of(later)
     return not theirs or theirs == mine
 
 
