@@ -15,15 +15,11 @@ from typing import Any
 
 import pytest
 
+from .codex_rollout import STAMP, read_rounds, rec
 from .fake_server_cli import invoke
 
-STAMP = "2026-01-02T03:04:05.000Z"
 SECRET = "gAAAAABpZ" + "x7Q-" * 300  # an encrypted server-side summary (opaque to us)
 COMPACTION = {"type": "compaction", "encrypted_content": SECRET}
-
-
-def _rec(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
-    return {"timestamp": STAMP, "type": kind, "payload": payload}
 
 
 def _user(text: str) -> dict[str, Any]:
@@ -38,28 +34,16 @@ def rollout(compaction_first: bool = False, rounds: int = 5) -> bytes:
     history = [COMPACTION, *users] if compaction_first else [*users, COMPACTION]
     meta = {"id": "1a2b3c4d-0000-4000-8000-000000000002", "timestamp": STAMP, "cwd": "/work/shop"}
     records = [
-        _rec("session_meta", meta),
-        _rec("compacted", {"message": "", "replacement_history": history}),
-        _rec("event_msg", {"type": "context_compacted"}),
-        _rec("turn_context", {"cwd": "/work/shop", "model": "gpt-5.5"}),
-        _rec("response_item", _user("Now apply the migration and run the tests.")),
+        rec("session_meta", meta),
+        rec("compacted", {"message": "", "replacement_history": history}),
+        rec("event_msg", {"type": "context_compacted"}),
+        rec("turn_context", {"cwd": "/work/shop", "model": "gpt-5.5"}),
+        rec("response_item", _user("Now apply the migration and run the tests.")),
     ]
-    for n in range(rounds):
-        out = "".join(f"{n}: line {i} of migrate.py as read in this round\n" for i in range(40))
-        call = {"type": "function_call", "name": "shell", "call_id": f"call_{n}"}
-        call["arguments"] = json.dumps({"command": ["cat", "migrate.py"]})
-        usage = {"input_tokens": 1000 * (n + 1), "output_tokens": 10, "total_tokens": 1010}
-        records += [
-            _rec("response_item", call),
-            _rec(
-                "response_item",
-                {"type": "function_call_output", "call_id": f"call_{n}", "output": out},
-            ),
-            _rec("event_msg", {"type": "token_count", "info": {"last_token_usage": usage}}),
-        ]
+    records += read_rounds(rounds, "migrate.py", "as read in this round")
     answer: dict[str, Any] = {"type": "message", "role": "assistant"}
     answer["content"] = [{"type": "output_text", "text": "Applied; 12 tests pass."}]
-    records.append(_rec("response_item", answer))
+    records.append(rec("response_item", answer))
     return b"".join(json.dumps(r).encode() + b"\n" for r in records)
 
 

@@ -22,6 +22,7 @@ import pytest
 
 from compactor.formats.registry import read_transcript
 
+from .codex_rollout import STAMP, read_rounds, rec
 from .fake_server_cli import invoke
 
 PERMISSIONS = "<permissions instructions>\nFilesystem sandboxing: workspace-write.\n"
@@ -30,16 +31,11 @@ AGENTS = (
     "committing; never touch vendor/.\n</INSTRUCTIONS>"
 )
 ENV = "<environment_context>\n  <cwd>/work/shop</cwd>\n</environment_context>"
-STAMP = "2026-01-02T03:04:05.000Z"
-
-
-def _rec(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
-    return {"timestamp": STAMP, "type": kind, "payload": payload}
 
 
 def _message(role: str, text: str) -> dict[str, Any]:
     part = "output_text" if role == "assistant" else "input_text"
-    return _rec(
+    return rec(
         "response_item",
         {"type": "message", "role": role, "content": [{"type": part, "text": text}]},
     )
@@ -51,26 +47,14 @@ def rollout(rounds: int = 5) -> bytes:
     token count after each, and an answer."""
     meta = {"id": "1a2b3c4d-0000-4000-8000-000000000001", "timestamp": STAMP, "cwd": "/work/shop"}
     records = [
-        _rec("session_meta", meta),
+        rec("session_meta", meta),
         _message("developer", PERMISSIONS),
         _message("user", AGENTS),
         _message("user", ENV),
-        _rec("turn_context", {"cwd": "/work/shop", "model": "gpt-5.5"}),
+        rec("turn_context", {"cwd": "/work/shop", "model": "gpt-5.5"}),
         _message("user", "Fix the coupon total in cart.py and run the tests."),
     ]
-    for n in range(rounds):
-        out = "".join(f"{n}: line {i} of cart.py as it was read in this round\n" for i in range(40))
-        call = {"type": "function_call", "name": "shell", "call_id": f"call_{n}"}
-        call["arguments"] = json.dumps({"command": ["cat", "cart.py"]})
-        usage = {"input_tokens": 1000 * (n + 1), "output_tokens": 10, "total_tokens": 1010}
-        records += [
-            _rec("response_item", call),
-            _rec(
-                "response_item",
-                {"type": "function_call_output", "call_id": f"call_{n}", "output": out},
-            ),
-            _rec("event_msg", {"type": "token_count", "info": {"last_token_usage": usage}}),
-        ]
+    records += read_rounds(rounds, "cart.py", "as it was read in this round")
     records.append(_message("assistant", "Fixed: the coupon is applied once; 8 tests pass."))
     return b"".join(json.dumps(r).encode() + b"\n" for r in records)
 

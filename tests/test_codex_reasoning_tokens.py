@@ -20,7 +20,8 @@ import pytest
 
 from compactor.formats.registry import read_transcript
 
-from .test_codex_instructions_kept import _message, _rec, _run
+from .codex_rollout import rec
+from .test_codex_instructions_kept import _message, _run
 
 ENCRYPTED = "gAAAAB" + "Zm9vYmFy" * 1_500  # 12,006 base64 characters: ~2,088 tokens to Codex
 
@@ -30,7 +31,7 @@ def rollout_with_reasoning(turns: int = 4, calls: int = 4) -> bytes:
     encrypted reasoning item, with outputs longer than a placeholder, a token count after each
     call (as the server reports it: no past reasoning), and an answer."""
     meta = {"id": "1a2b3c4d-0000-4000-8000-000000000002", "timestamp": "t", "cwd": "/work/app"}
-    records: list[dict[str, Any]] = [_rec("session_meta", meta)]
+    records: list[dict[str, Any]] = [rec("session_meta", meta)]
     total = 3_000
     for t in range(turns):
         records.append(_message("user", f"設定ファイル {t} を読んで、テストを実行してください。"))
@@ -43,13 +44,13 @@ def rollout_with_reasoning(turns: int = 4, calls: int = 4) -> bytes:
             total += len(out.encode()) // 4 + 40
             usage = {"input_tokens": total, "output_tokens": 20, "total_tokens": total + 20}
             records += [
-                _rec("response_item", reasoning),
-                _rec("response_item", call),
-                _rec(
+                rec("response_item", reasoning),
+                rec("response_item", call),
+                rec(
                     "response_item",
                     {"type": "function_call_output", "call_id": f"call_{n}", "output": out},
                 ),
-                _rec("event_msg", {"type": "token_count", "info": {"last_token_usage": usage}}),
+                rec("event_msg", {"type": "token_count", "info": {"last_token_usage": usage}}),
             ]
         records.append(_message("assistant", f"設定 {t} を確認しました。テストは成功です。"))
     return b"".join(json.dumps(r, ensure_ascii=False).encode() + b"\n" for r in records)
@@ -62,11 +63,11 @@ def codex_measure(raw: bytes) -> int:
     records = [json.loads(line) for line in raw.split(b"\n") if line.strip()]
     history: list[dict[str, Any]] = []
     last = 0
-    for rec in records:
-        payload = rec.get("payload") or {}
-        if rec["type"] == "compacted":
+    for line in records:
+        payload = line.get("payload") or {}
+        if line["type"] == "compacted":
             history = list(payload["replacement_history"])
-        elif rec["type"] == "response_item":
+        elif line["type"] == "response_item":
             history.append(payload)
         elif payload.get("type") == "token_count":
             last = payload["info"]["last_token_usage"]["total_tokens"]

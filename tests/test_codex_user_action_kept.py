@@ -19,7 +19,8 @@ import pytest
 from compactor.formats.registry import read_transcript
 from compactor.schema import Message
 
-from .test_codex_instructions_kept import ENV, _message, _rec, _replacement, _run, _texts, rollout
+from .codex_rollout import rec
+from .test_codex_instructions_kept import ENV, _message, _replacement, _run, _texts, rollout
 
 REVIEW = (
     "<user_action>\n  <context>User initiated a review task. Here's the full review output from "
@@ -49,7 +50,7 @@ def rollout_with_review() -> bytes:
         call = {"type": "function_call", "name": "shell", "call_id": f"call_{n}"}
         call["arguments"] = json.dumps({"command": ["cat", "cart.html"]})
         output = {"type": "function_call_output", "call_id": f"call_{n}", "output": out}
-        extra += [_rec("response_item", call), _rec("response_item", output)]
+        extra += [rec("response_item", call), rec("response_item", output)]
     extra.append(_message("assistant", "Fixed the double coupon and the total."))
     return rollout() + b"".join(json.dumps(r).encode() + b"\n" for r in extra)
 

@@ -1,0 +1,34 @@
+"""Records of a Codex rollout built inside a test: one owner for the timestamped record and the
+rounds of shell reads that give reduce something to clear (each with its ``token_count``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+STAMP = "2026-01-02T03:04:05.000Z"
+
+
+def rec(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """A rollout line of ``kind`` holding ``payload``."""
+    return {"timestamp": STAMP, "type": kind, "payload": payload}
+
+
+def read_rounds(rounds: int, file: str, read_as: str) -> list[dict[str, Any]]:
+    """``rounds`` rounds of ``cat FILE``: the call, its 40-line output (each line ``{n}: line
+    {i} of FILE {read_as}``) and the token count after it, growing by 1,000 a round."""
+    records: list[dict[str, Any]] = []
+    for n in range(rounds):
+        out = "".join(f"{n}: line {i} of {file} {read_as}\n" for i in range(40))
+        call = {"type": "function_call", "name": "shell", "call_id": f"call_{n}"}
+        call["arguments"] = json.dumps({"command": ["cat", file]})
+        usage = {"input_tokens": 1000 * (n + 1), "output_tokens": 10, "total_tokens": 1010}
+        records += [
+            rec("response_item", call),
+            rec(
+                "response_item",
+                {"type": "function_call_output", "call_id": f"call_{n}", "output": out},
+            ),
+            rec("event_msg", {"type": "token_count", "info": {"last_token_usage": usage}}),
+        ]
+    return records
