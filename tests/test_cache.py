@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -433,3 +436,65 @@ def test_a_cached_reply_the_later_runs_checks_refuse_is_asked_again(
     assert cached.removeprefix("<summary>\n")[:30] not in second["written"]
     third = _run_with(tmp_path, fake, "third", settings)
     assert len(fake.requests) == 2 and third["cache"]["hits"] == 1
+
+
+# -- in-process models: the key holds the code's fingerprint ---------------------------------------
+
+
+def _local_run(pkg_root: Path, src: Path, out: Path, cache: Path) -> str:
+    """``compact run --model local --cache`` with the ``compactor`` package found in ``pkg_root``;
+    the output's text."""
+    env = {**os.environ, "PYTHONPATH": str(pkg_root), "XDG_CACHE_HOME": str(cache)}
+    args = [sys.executable, "-m", "compactor", "run", str(src), "--model", "local", "--force"]
+    args += ["--cache", "-q", "-o", str(out)]
+    # cwd: ``python -m`` puts the working folder first on sys.path
+    done = subprocess.run(
+        args, env=env, cwd=pkg_root, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert str(pkg_root) in subprocess.run(  # the copy is the code that ran
+        [sys.executable, "-c", "import compactor; print(compactor.__file__)"],
+        env=env, cwd=pkg_root, capture_output=True, text=True, timeout=60, check=True,
+    ).stdout  # fmt: skip
+    return out.read_text("utf-8")
+
+
+def test_an_edited_embedded_summarizer_is_never_served_its_older_selfs_summary(
+    tmp_path: Path,
+) -> None:
+    """The defect: the key had no code version, so after an upgrade (or a local edit) of the
+    embedded summarizer, ``run --model local --cache`` kept returning what the old code wrote."""
+    root = tmp_path / "pkg"
+    shutil.copytree(
+        REPO / "compactor", root / "compactor", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    src = REPO / "sample_transcripts" / "coding-session.jsonl"
+    cache = tmp_path / "cache"
+    first = _local_run(root, src, tmp_path / "a.jsonl", cache)
+    assert "Primary Request and Intent" in first
+    again = _local_run(root, src, tmp_path / "b.jsonl", cache)
+    assert again == first  # same code, same input: a hit (and the same bytes)
+    local = root / "compactor" / "models" / "local.py"
+    text = local.read_text("utf-8")
+    local.write_text(text.replace('"Primary Request and Intent"', '"The Request"', 1), "utf-8")
+    edited = _local_run(root, src, tmp_path / "c.jsonl", cache)
+    assert "The Request" in edited and "Primary Request and Intent" not in edited
+
+
+def test_in_process_models_key_their_code_and_remote_ones_their_endpoint(tmp_path: Path) -> None:
+    from compactor.models.local import LocalSummarizer
+    from compactor.pipeline.cache import model_code, request_key
+
+    local = model_code(LocalSummarizer())
+    assert local is not None and len(local) == 64
+    assert model_code(ScriptedModel([])) == local  # compact's own classes: compact's source
+    remote = OpenAIModel("m", base_url="http://127.0.0.1:9/v1")
+    assert model_code(remote) is None  # its server owns its behaviour
+
+    class Declared:
+        code_version = "v7"
+
+    assert model_code(Declared()) == "v7"
+    key, _ = request_key(LocalSummarizer(), "local", {}, INPUT)
+    assert key != cache_key("local", {}, INPUT)  # the same request without the code is another key
+    assert key == cache_key("local", {}, INPUT, None, local)

@@ -1,15 +1,18 @@
 """A content-addressed cache of summaries: the same summarizer request never runs (or costs) twice.
 
-The key is the SHA-256 of a canonical JSON document holding what makes a request what it is:
-the endpoint it goes to (``base_url``; two servers never share an entry), the model's name, the
-model options and the exact summarizer input. The instructions are part of that input (the
-system instruction first, the user instruction last, or whatever ``gen_model_input`` built), so
-a changed prompt is a different key. A hit returns the stored reply text, so re-running CI on the
-same transcript gives the same bytes without a model call.
+The key is the SHA-256 of a canonical JSON document holding what makes a request what it is: the
+endpoint it goes to (``base_url``; two servers never share an entry), the model's name, the model
+options, the exact summarizer input and, for a model that runs in this process (the embedded
+summarizer, a Python model handed to the library), the fingerprint of its code
+(:func:`model_code`): a summary an older compact wrote is never served by a newer one. The
+instructions are part of that input (the system instruction first, the user instruction last, or
+whatever ``gen_model_input`` built), so a changed prompt is a different key. A hit returns the
+stored reply text, so re-running CI on the same transcript gives the same bytes without a model
+call.
 
 Layout, one small JSON file per key with a two-level fan-out like git's object store::
 
-    <dir>/ab/abcdef….json   {"version": 2, "key": "abcdef…", "model": "...", "text": "...",
+    <dir>/ab/abcdef….json   {"version": 3, "key": "abcdef…", "model": "...", "text": "...",
                              "sha256": "<of text>", "usage": {...}}
 
 Safety:
@@ -44,11 +47,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import errno
+import functools
 import hashlib
 import json
 import os
 import re
 import stat
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -66,12 +71,14 @@ __all__ = [
     "SummaryCache",
     "cache_key",
     "default_cache_dir",
+    "model_code",
     "model_endpoint",
     "request_key",
 ]
 
-CACHE_VERSION = 2
-"""Entries of another version are misses (version 1 keys had no endpoint)."""
+CACHE_VERSION = 3
+"""Entries of another version are misses (version 1 keys had no endpoint, version 2 keys no code
+fingerprint for in-process models)."""
 
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 """An entry file larger than this (a reply is capped at 16 MiB too) is not read: a miss."""
@@ -96,6 +103,52 @@ def model_endpoint(model: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+@functools.cache
+def _package_code() -> str:
+    """The fingerprint of compact's own source: every ``.py`` file of the ``compactor`` package,
+    by path and bytes. Any change to the code (an upgrade, a local edit) is a new fingerprint."""
+    root = Path(__file__).resolve().parent.parent
+    files = sorted(root.rglob("*.py"))
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+@functools.cache
+def _module_code(module: str) -> str | None:
+    """The fingerprint of a model's own module file when it lives outside compact (None when it
+    has no readable source file)."""
+    found = sys.modules.get(module)
+    source = getattr(found, "__file__", None)
+    if not isinstance(source, str) or not source.endswith(".py"):
+        return None
+    try:
+        return hashlib.sha256(Path(source).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def model_code(model: object) -> str | None:
+    """The code identity of ``model`` for the cache key: None for a model behind an endpoint
+    (its server owns its behaviour; the key has the endpoint and the model's name). For a model
+    that runs in this process, its ``code_version`` attribute when it has a non-empty one, else
+    the fingerprint of compact's source plus, for a class defined outside compact, its module
+    file: an edited or upgraded summarizer never gets the summaries its older self wrote."""
+    if model_endpoint(model) is not None:
+        return None
+    declared = getattr(model, "code_version", None)
+    if isinstance(declared, str) and declared:
+        return declared
+    module = type(model).__module__
+    if module == "compactor" or module.startswith("compactor."):
+        return _package_code()
+    own = _module_code(module)
+    return _package_code() if own is None else f"{_package_code()}+{own}"
+
+
 def _canonical(value: object) -> JsonValue:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         data = {f.name: _canonical(getattr(value, f.name)) for f in dataclasses.fields(value)}
@@ -115,11 +168,13 @@ def cache_key(
     options: JsonObject,
     messages: Sequence[Message | AgenticMessage],
     endpoint: str | None = None,
+    code: str | None = None,
 ) -> str:
-    """SHA-256 hex digest of (endpoint, model, options, summarizer input)."""
+    """SHA-256 hex digest of (endpoint, model, options, summarizer input, code fingerprint)."""
     doc = {
         "v": CACHE_VERSION,
         "endpoint": endpoint,
+        "code": code,
         "model": model,
         "options": options,
         "input": messages,
@@ -139,7 +194,7 @@ def request_key(
     build = getattr(model, "request_body", None)
     endpoint = model_endpoint(model)
     if not callable(build):
-        return cache_key(name, options, messages, endpoint), None
+        return cache_key(name, options, messages, endpoint, model_code(model)), None
     body = build(messages, **options)
     head = {"v": CACHE_VERSION, "endpoint": endpoint, "model": name, "options": options}
     head["body_sha256"] = body.sha256  # of the bytes sent (hashed as they were serialised)
