@@ -37,7 +37,7 @@ from .local_focus import ContextView, context_span, focus_block, focus_of, inser
 from .local_jobs import listed_jobs, running_head, still_running
 from .local_lost import lost_items, lost_step
 from .local_notices import failed_after_items, failed_after_step
-from .local_prior import prior_current, prior_pending
+from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
 from .local_requests import current_ref, request_lines, user_message_lines
 from .local_results import said_changed
@@ -305,7 +305,7 @@ def _errors(s: Session, lim: Limits) -> str:
         said = group[-1].next_text
     prior = _prior_excerpt(s, 4, lim.prior)
     if prior:
-        items.append(f"From the earlier summary: {prior}")
+        items.append(f"{stale_prior(s)}: {prior}")
     if not s.errors:
         items[0:0] = no_errors_items(s, lim.item)
     return bullets(items)
@@ -353,7 +353,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
                 items.append(f"  {call_line(c, lim.item)}{failed}")
     prior = _prior_excerpt(s, 5, lim.prior)
     if prior:
-        items.append(f"From the earlier summary: {prior}")
+        items.append(f"{stale_prior(s)}: {prior}")
     return bullets(items) if items else "   - No problem solving recorded."
 
 
@@ -418,7 +418,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     items: list[str] = []
     last = s.last_request
     last_text = s.last_text
-    items.extend(prior_current(s, lim.prior))  # kept whole (blind check 12)
+    items.extend(prior_current(s, lim.prior, first=True))  # kept whole (blind check 12)
     if last is not None:
         if s.announced:
             state = "is in progress (the assistant announced its next step)"
@@ -446,7 +446,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     ]
     if changed:
         items.append("Files changed for it: " + ", ".join(changed[: lim.items]))
-    if not s.turn_ended and s.request_started:
+    if not s.turn_ended and (s.request_started or stale_goal(s)):
         action = last_action(s, lim.item)
         if any(IN_FLIGHT not in a and not a.startswith("(") for a in action):
             # (only in flight: section 7 lists them)
@@ -463,6 +463,7 @@ def _current_work(s: Session, lim: Limits) -> str:
         items.extend(verbatim_text(claims.reply_title(s), reply.text, lim.reply))
     for title, answer in deliverables(s):
         items.extend(verbatim_text(title, answer.text, lim.deliverable))
+    items.extend(prior_current(s, lim.prior, first=False))  # after the calls (blind check 18)
     return bullets(items) if items else "   - No work in progress."
 
 
@@ -493,7 +494,7 @@ def _state_step(s: Session, lim: Limits) -> str:
         goal = (
             f", then continue the latest request: {current_ref(last.text, lim.item // 2)}"
             if last
-            else ""
+            else stale_goal(s)
         )
         return f"   {in_flight_step(flying, lim.item // 2, lim.items)}{goal}.{stopped}"
     if not s.turn_ended and last is not None and not s.request_started:
@@ -534,7 +535,7 @@ def _state_step(s: Session, lim: Limits) -> str:
         return f"   None: {ANSWERED}. The latest request was {quote(last.text, lim.item // 2)}."
     prior = _prior_excerpt(s, 9, lim.prior)
     if prior:
-        return f"   From the earlier summary: {prior}"
+        return prior_step(s, prior, stopped)
     return "   None."
 
 
