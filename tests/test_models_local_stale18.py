@@ -9,6 +9,7 @@ from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 
 from .cc_session import Session
+from .planted_session import SessionBuilder
 from .test_models_local_session import section
 
 _OWN_SUMMARY = (
@@ -90,3 +91,82 @@ def test_the_earlier_summary_s_current_work_is_its_state_before_the_calls_after_
     assert "From the earlier summary (its state before the 6 tool calls after it): " in (
         section(asked, 5)
     )
+
+
+def _pasted_traceback(words: str) -> str:
+    """The user's words, then a server's start-up log with a chained Python traceback: library
+    frames (an installed package, the standard library) around two frames of the user's code."""
+    lib = "/home/me/app/.venv/lib/python3.12/site-packages/enginex"
+    std = "/usr/lib/python3.12"
+    lines = [f"{words} (venv) $ uvicorn app.main:app --port 8080"]
+    lines += [f"INFO:     Started server process [{4000 + i}]" for i in range(6)]
+    lines.append("(Worker pid=77) Traceback (most recent call last):")
+    for i in range(12):
+        where = f"{lib}/core/stage_{i}.py" if i % 3 else f"{std}/asyncio/runners.py"
+        lines.append(f'(Worker pid=77)   File "{where}", line {100 + i}, in run_stage_{i}')
+        lines.append(f"(Worker pid=77)     return enginex.stage_{i}.launch_engine_now(args)")
+    lines.append("(Worker pid=77) enginex.errors.ConfigError: 1 validation error for EngineConfig")
+    lines.append("(Worker pid=77)   Value error, model directory has no config.json")
+    lines.append("")
+    lines.append("Traceback (most recent call last):")
+    lines.append('  File "/home/me/app/app/main.py", line 53, in lifespan')
+    lines.append("    await manager.ensure_loaded(default_model)")
+    lines.append(f'  File "{lib}/manager.py", line 12, in ensure_loaded')
+    lines.append("    raise RuntimeError(detail)")
+    lines.append('  File "/home/me/app/app/services/loader.py", line 303, in start')
+    lines.append("    raise RuntimeError(f'engine exited: {detail}')")
+    lines.append("RuntimeError: engine exited: model directory has no config.json")
+    lines.append("ERROR:    Application startup failed. Exiting.")
+    return "\n".join(lines)
+
+
+def test_a_pasted_traceback_is_its_key_lines_even_in_the_newest_message() -> None:
+    """tripolar-cc: the latest user message, 11,426 characters of tracebacks, was re-inserted
+    whole (about 250 lines of library frames): it is its first line, its exception lines, the
+    last frames in the user's own code and its last lines, with its size."""
+    import asyncio
+
+    from compactor.facts.durable import bounded_user_message
+    from compactor.pipeline.finalize import select_user_messages
+    from compactor.schema import AgenticMessage, Block
+
+    text = _pasted_traceback("still this error after your change:")
+    shown = bounded_user_message(text, 7, 600)
+    assert shown.startswith("still this error after your change: (venv) $ uvicorn"), shown
+    assert f"(a pasted traceback or log of {len(text.splitlines()) - 1} lines, " in shown, shown
+    assert f"{len(text):,} characters; the full text is user message 7" in shown, shown
+    assert (
+        "its exception lines: enginex.errors.ConfigError: 1 validation error for EngineConfig "
+        "Value error, model directory has no config.json | RuntimeError: engine exited:"
+    ) in shown, shown
+    assert "/home/me/app/app/main.py:53 in lifespan: await manager.ensure_loaded" in shown
+    assert "/home/me/app/app/services/loader.py:303 in start" in shown, shown
+    assert "site-packages" not in shown and "runners.py" not in shown, shown  # library frames
+    assert shown.endswith("ERROR:    Application startup failed. Exiting."), shown
+    assert len(shown) < len(text) // 2, shown
+
+    def user(said: str) -> AgenticMessage:
+        return AgenticMessage("user", [Block("user_input_text", said)])
+
+    prose = "Please rewrite the loader so that it retries. " * 60
+    kept, _ = asyncio.run(select_user_messages([user(prose), user(text)], 50_000, None, 1_500))
+    assert kept[-1].startswith("still this error after your change:"), kept[-1]
+    assert "characters truncated (a pasted traceback or log of" in kept[-1], kept[-1]
+    assert kept[0].startswith(prose[:600]) and "characters truncated" in kept[0], kept[0]
+    kept, _ = asyncio.run(select_user_messages([user(text), user(prose)], 50_000, None, 1_500))
+    assert kept[-1] == prose, kept[-1]  # a long newest message that is no paste stays whole
+
+
+def test_traceback_frames_are_no_identifiers_and_library_paths_no_user_files() -> None:
+    """tripolar-cc: §2 "Identifiers" listed traceback frames (``uvloop.run``, ``run_server``)
+    and §3 "Named by the user, never by a call" listed ``…/site-packages/vllm/…/api_server.py``
+    from the user's pasted traceback: a library's path is no file of the user's work."""
+    s = SessionBuilder()
+    s.user(_pasted_traceback("fix this please, see app/services/notes.md:"))
+    s.call("Read", {"file_path": "/home/me/app/app/services/loader.py"}, "def start(): ...")
+    s.say("The engine exits because the model directory has no config.json.")
+    text = summarize_transcript(s.messages)
+    concepts, files = section(text, 2), section(text, 3)
+    assert "launch_engine_now" not in concepts and "run_stage_" not in concepts, concepts
+    assert "site-packages" not in files and "runners.py" not in files, files
+    assert "app/services/notes.md" in files, files  # a file the user named is still listed

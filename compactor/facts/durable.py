@@ -26,6 +26,7 @@ from .templates import bounded_template
 from .text import Entry, one_line, sentence_spans
 
 __all__ = [
+    "bounded_paste",
     "bounded_user_message",
     "earlier_summary_view",
     "earlier_user_messages",
@@ -350,12 +351,20 @@ def _bounded_log(text: str, number: int, keep: int) -> str | None:
     )
 
 
+def bounded_paste(text: str, number: int, keep: int) -> str | None:
+    """A message that is mostly a pasted traceback or log as its key lines (even the newest
+    message: blind check 18), None when it is neither."""
+    from compactor.facts.tracebacks import bounded_traceback
+
+    return bounded_traceback(text, number, keep) or _bounded_log(text, number, keep)
+
+
 def bounded_user_message(text: str, number: int, keep: int) -> str:
     """A long user message as its first and last ``keep`` characters with a pointer to the full
     text, and the user's orders from the cut middle kept (blind check 6: "DO NOT CHANGE ANY CODE
     YET" and "keep the current owner/admin/user divide" were in the middle of a pasted issue and
     lost): the pasted material is what goes first. A pasted log: :func:`_bounded_log`."""
-    if (log := _bounded_log(text, number, keep)) is not None:
+    if (log := bounded_paste(text, number, keep)) is not None:
         return log
     if (template := bounded_template(text, number, keep)) is not None:
         return template

@@ -30,6 +30,7 @@ from compactor.facts import (
 )
 from compactor.facts.ide import without_ide_note
 from compactor.facts.outcomes import unadvised
+from compactor.facts.tracebacks import is_library_path
 
 from .local_answers import user_answers
 from .local_earlier import earlier_line, earlier_said
@@ -315,6 +316,7 @@ def named_files(s: Session, most: int) -> list[str]:
             for _, p in paths(without_ide_note(typed_words(text))):  # not an open file
                 if (
                     p not in pasted
+                    and not is_library_path(p)  # a pasted frame's file (blind check 18)
                     and not path_in(p, changed_or_read)
                     and p not in found
                     and p not in s.files

@@ -217,8 +217,8 @@ async def select_user_messages(
             seen[key] = seen.get(key, 0) + 1
             if seen[key] > 1:
                 continue  # the same words sent again: kept once, where they were sent last
-            if kept and len(text) > earlier_chars:
-                text = bounded(text, number, EARLIER_KEEP_CHARS)
+            if len(text) > earlier_chars:  # the newest only when a pasted log (blind check 18)
+                text = bounded(text, number, EARLIER_KEEP_CHARS, newest=not kept)
         cost = estimate_message(msg) if text is user_text(msg) else estimate_text(text)
         if cost <= remaining:
             kept.append(text)
