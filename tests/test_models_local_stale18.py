@@ -170,3 +170,31 @@ def test_traceback_frames_are_no_identifiers_and_library_paths_no_user_files() -
     assert "launch_engine_now" not in concepts and "run_stage_" not in concepts, concepts
     assert "site-packages" not in files and "runners.py" not in files, files
     assert "app/services/notes.md" in files, files  # a file the user named is still listed
+
+
+def test_identical_results_of_one_command_are_listed_once_with_their_count() -> None:
+    """madinah-codex: five `pnpm test` results, the same but for their timings, were listed one
+    after another in "What commands printed": the same command with the same result is one
+    line with "×5", the last one's result; a run with another result keeps its own line."""
+    s = SessionBuilder()
+    s.user("Make the blog list responsive and keep the tests green.")
+    for n in range(5):
+        s.call(
+            "Edit",
+            {"file_path": f"app/blog/list_{n}.tsx", "old_string": "a", "new_string": "b"},
+            f"The file app/blog/list_{n}.tsx has been updated.",
+        )
+        s.call(
+            "Bash",
+            {"command": "pnpm test"},
+            f"✓ app/blog/list.test.tsx (3 tests) {40 + n}ms\n"
+            f"Test Files 10 passed (10)\nTests 53 passed (53)\nDuration {1 + n}.2{n}s",
+        )
+    s.call("Bash", {"command": "pnpm test"}, "Test Files 10 passed (10)\nTests 54 passed (54)")
+    s.say("54 tests pass now.")
+    solving = section(summarize_transcript(s.messages), 5)
+    printed = solving.split("What commands printed:", 1)[1].split("Tool calls", 1)[0]
+    assert printed.count("Tests 53 passed") == 1, printed
+    assert "`Bash: pnpm test` (×5 with this result; the last shown) → " in printed
+    assert "Duration 5.24s" in printed and "Duration 1.20s" not in printed, printed  # the last
+    assert printed.count("Tests 54 passed") == 1, printed  # another result: its own line

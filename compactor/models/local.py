@@ -40,7 +40,7 @@ from .local_notices import failed_after_items, failed_after_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
 from .local_requests import current_ref, request_lines, user_message_lines
-from .local_results import said_changed
+from .local_results import said_changed, same_results
 from .local_session import ErrorFact, Session
 from .local_state import (
     ANSWERED,
@@ -333,8 +333,8 @@ def _problem_solving(s: Session, lim: Limits) -> str:
         items.append("Proposals the user turned down (not decisions; do not act on them):")
         items.extend(f"  {shorten(x, lim.item)}" for x in s.rejected[-3:])
     outputs = [
-        (i, score, f"{code(shorten(c, lim.item // 2))} → {shorten(o, lim.item)}")
-        for i, score, c, o in s.outputs
+        (i, score, f"{code(shorten(c, lim.item // 2))}{n} → {shorten(o, lim.item)}")
+        for i, score, c, o, n in same_results(s.outputs)  # each result once (blind check 18)
     ]
     if outputs:
         items.append("What commands printed:")
