@@ -3,10 +3,15 @@ the current one once calls ran after it; and noise a resuming agent does not nee
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
 
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
+from compactor.pipeline.finalize import PreserveSkillsConfig, new_finalizer
+from compactor.prompts import PLAN_HEADING
+from compactor.schema import Message, ToolCall, user_text
 
 from .cc_session import Session
 from .planted_session import SessionBuilder
@@ -124,8 +129,6 @@ def test_a_pasted_traceback_is_its_key_lines_even_in_the_newest_message() -> Non
     """tripolar-cc: the latest user message, 11,426 characters of tracebacks, was re-inserted
     whole (about 250 lines of library frames): it is its first line, its exception lines, the
     last frames in the user's own code and its last lines, with its size."""
-    import asyncio
-
     from compactor.facts.durable import bounded_user_message
     from compactor.pipeline.finalize import select_user_messages
     from compactor.schema import AgenticMessage, Block
@@ -198,3 +201,41 @@ def test_identical_results_of_one_command_are_listed_once_with_their_count() -> 
     assert "`Bash: pnpm test` (×5 with this result; the last shown) → " in printed
     assert "Duration 5.24s" in printed and "Duration 1.20s" not in printed, printed  # the last
     assert printed.count("Tests 54 passed") == 1, printed  # another result: its own line
+
+
+def _todo_session(latest: str) -> list[Message]:
+    """A plan whose item is marked completed, then the user's messages about that work."""
+    todos = [{"content": "Add the delete member button with a confirmation", "status": "completed"}]
+    call = ToolCall("t1", "TodoWrite", json.dumps({"todos": todos}))
+    return [
+        Message(role="user", content="add a delete member button to the member page"),
+        Message(role="assistant", content="", tool_calls=[call]),
+        Message(role="tool", content="Todos have been modified successfully", tool_call_id="t1"),
+        Message(role="assistant", content="Done: the delete member button is on the page."),
+        Message(role="user", content="i cant find the delete button on the member page"),
+        Message(role="assistant", content="It is in app/members/page.tsx; please reload."),
+        Message(role="user", content=latest),
+        Message(role="assistant", content="Let me check the layout of the page."),
+    ]
+
+
+def _finalized(msgs: list[Message]) -> str:
+    finalize = new_finalizer().preserve_durable(PreserveSkillsConfig()).build()
+    summary = Message(role="user", content=summarize_transcript(msgs))
+    return user_text(asyncio.run(finalize(msgs, summary))[0])
+
+
+def test_a_todo_list_the_user_reports_a_problem_with_does_not_lead_the_summary() -> None:
+    """atlas-cc: the summary opened with "The agent's latest plan (TodoWrite): [completed] Add
+    delete member functionality" while the user's latest messages said the button was not
+    there: the list is shown after the current request, as the agent last wrote it."""
+    text = _finalized(_todo_session("still not there, same as before"))
+    heading = PLAN_HEADING.format(tool="TodoWrite")
+    assert not text.startswith("<system-reminder>\n" + heading), text[:300]
+    assert "(the list as the agent last wrote it; the user's messages since report a " in text
+    summary = text[text.index("<summary>") :]
+    plan = summary.index("- [completed] Add the delete member button")
+    assert summary.index("1. ") < plan < summary.index("\n2. "), text  # after the request
+    # no problem reported: the list still leads, as before
+    fine = _finalized(_todo_session("great, that works now; thanks"))
+    assert fine.startswith("<system-reminder>\n" + heading), fine[:300]
