@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from compactor.facts import Entry
 
@@ -138,12 +139,15 @@ def same_results(
     that printed the same (a test run's timings aside) once, where the last of them ran, with
     its result and the highest score, and a note of the count (blind check 18, madinah-codex:
     five identical ``pnpm test`` results listed one after another)."""
+    counts = Counter(item[2] for item in outputs)
+    if len(counts) == len(outputs):  # no command ran twice
+        return [(*item, "") for item in outputs]
     groups: dict[tuple[str, str], list[tuple[int, int, str, str]]] = {}
     for item in outputs:
         printed = item[3]
-        tests = any(c.isdigit() for c in printed) and _TEST_COUNT_RE.search(printed) is not None
-        key = (item[2], _TIMING_RE.sub("", printed) if tests else printed)
-        groups.setdefault(key, []).append(item)
+        if counts[item[2]] > 1 and _TEST_COUNT_RE.search(printed) is not None:
+            printed = _TIMING_RE.sub("", printed)  # a test run's timings are no result
+        groups.setdefault((item[2], printed), []).append(item)
     merged = []
     for runs in groups.values():
         pos, _, command, printed = runs[-1]
