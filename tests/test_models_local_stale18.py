@@ -96,6 +96,20 @@ def test_the_earlier_summary_s_current_work_is_its_state_before_the_calls_after_
     assert "From the earlier summary (its state before the 6 tool calls after it): " in (
         section(asked, 5)
     )
+    # the agent's last message ended the turn: the old next step is said to be older
+    s = Session()
+    s.user(_OWN_SUMMARY)
+    s.records[-1]["isCompactSummary"] = True
+    s.bash("cat handlers/extra.py", "routes.add('queue.v2.jobs')")
+    s.bash("docker compose up -d queue", "Container queue Started")
+    s.assistant([{"type": "text", "text": "The service is up and healthy now."}])
+    path = tmp_path / "ended.jsonl"
+    path.write_bytes(b"\n".join(s.lines()) + b"\n")
+    ended = summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+    step = section(ended, 9)
+    assert "From the earlier summary: " not in step, step
+    assert "Work stopped after the last action: `Bash: docker compose up -d queue`" in step, step
+    assert "Its next step, written before the 2 tool calls after it (check whether" in step, step
 
 
 def _pasted_traceback(words: str) -> str:
