@@ -119,6 +119,7 @@ def _pasted_traceback(words: str) -> str:
     std = "/usr/lib/python3.12"
     lines = [f"{words} (venv) $ uvicorn app.main:app --port 8080"]
     lines += [f"INFO:     Started server process [{4000 + i}]" for i in range(6)]
+    lines.append("(Worker pid=77) INFO 03-02 22:40:35 [arg_utils.py:620] offline mode is on")
     lines.append("(Worker pid=77) Traceback (most recent call last):")
     for i in range(12):
         where = f"{lib}/core/stage_{i}.py" if i % 3 else f"{std}/asyncio/runners.py"
@@ -186,6 +187,7 @@ def test_traceback_frames_are_no_identifiers_and_library_paths_no_user_files() -
     concepts, files = section(text, 2), section(text, 3)
     assert "launch_engine_now" not in concepts and "run_stage_" not in concepts, concepts
     assert "site-packages" not in files and "runners.py" not in files, files
+    assert "arg_utils.py" not in files, files  # a log line's source tag
     assert "app/services/notes.md" in files, files  # a file the user named is still listed
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["blank_frames", "bounded_traceback", "is_library_path"]
+__all__ = ["blank_frames", "bounded_traceback", "is_library_path", "is_log_tag"]
 
 _TRACEBACK = "Traceback (most recent call last)"
 _PREFIX_RE = re.compile(r"^\s*(?:\([^()\n]{1,60}\)\s+)?")
@@ -32,6 +32,15 @@ def is_library_path(path: str) -> bool:
     ``/usr/lib/python3.12/…``, ``node_modules/…``, ``<frozen runpy>``): in a user's message it
     is a frame of pasted output, not a file of the user's work."""
     return _LIBRARY_RE.search(path.replace("\\", "/")) is not None
+
+
+_TAG_END_RE = re.compile(r":\d+\]")
+
+
+def is_log_tag(text: str, pos: int, path: str) -> bool:
+    """Whether the file name at ``pos`` of ``text`` is a log line's source tag (``[utils.py:287]``
+    in ``INFO 03-02 22:40:35 [utils.py:287] …``): the logging module's file, not the user's."""
+    return text[pos - 1 : pos] == "[" and _TAG_END_RE.match(text, pos + len(path)) is not None
 
 
 def _frame(line: str) -> tuple[str, str, str] | None:
