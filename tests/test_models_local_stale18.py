@@ -255,3 +255,22 @@ def test_a_todo_list_the_user_reports_a_problem_with_does_not_lead_the_summary()
     # no problem reported: the list still leads, as before
     fine = _finalized(_todo_session("great, that works now; thanks"))
     assert fine.startswith("<system-reminder>\n" + heading), fine[:300]
+
+
+def test_a_dynamic_route_folder_is_no_glob() -> None:
+    """atlas-cc: "files matching atlas-fitness-onboarding/app/members/[id]/page.tsx (edited
+    …)": a bracketed whole path segment is a web framework's route folder, not a shell
+    character class; `rm reports/kp-[0-9].txt` still names the files it matched."""
+    s = SessionBuilder()
+    s.user("add a delete button to the member page")
+    s.call(
+        "Edit",
+        {"file_path": "app/members/[id]/page.tsx", "old_string": "a", "new_string": "b"},
+        "The file app/members/[id]/page.tsx has been updated.",
+    )
+    s.call("Bash", {"command": "rm reports/kp-[0-9].txt"}, "")
+    s.say("Added the button.")
+    files = section(summarize_transcript(s.messages), 3)
+    assert "- app/members/[id]/page.tsx (edited by Edit)" in files, files
+    assert "files matching app/members" not in files, files
+    assert "files matching reports/kp-[0-9].txt (deleted by Bash)" in files, files
