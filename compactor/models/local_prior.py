@@ -72,16 +72,17 @@ def _reported(session: Session, limit: int) -> list[str]:
 def prior_current(session: Session, limit: int, *, first: bool) -> list[str]:
     """Section 8's line from an earlier summary's Current Work (kept whole, within budget):
     ``first`` as the section's first line, else as its last, after what the calls since the
-    earlier summary did when no request came since (blind check 18)."""
-    prior = prior_excerpt(session, 8, limit) if session.prior and first != _stale(session) else ""
+    earlier summary did, when calls ran after it (blind check 18), with or without a request."""
+    n = calls_since_prior(session)
+    prior = prior_excerpt(session, 8, limit) if session.prior and first != (n > 0) else ""
     if not prior:
         return []
+    if n:  # (blind check 18: its "was investigating … next file" is no current work)
+        return [
+            f"The earlier summary's state (before the {plural(n, 'tool call')} after it; "
+            f"the lines above say where they left the work): {prior}"
+        ]
     if session.last_request is None:
-        if n := calls_since_prior(session):  # (blind check 18: no request since, calls ran)
-            return [
-                f"The earlier summary's state (before the {plural(n, 'tool call')} after it; "
-                f"the lines above say where they left the work): {prior}"
-            ]
         return [f"From the earlier summary: {prior}"]
     return [f"Current work in the earlier summary (before the later work described here): {prior}"]
 
