@@ -128,6 +128,7 @@ def _pasted_traceback(words: str) -> str:
     lines.append("(Worker pid=77) enginex.errors.ConfigError: 1 validation error for EngineConfig")
     lines.append("(Worker pid=77)   Value error, model directory has no config.json")
     lines.append("")
+    lines.append("Do not change the model catalog, only the loader.")
     lines.append("Traceback (most recent call last):")
     lines.append('  File "/home/me/app/app/main.py", line 53, in lifespan')
     lines.append("    await manager.ensure_loaded(default_model)")
@@ -161,6 +162,7 @@ def test_a_pasted_traceback_is_its_key_lines_even_in_the_newest_message() -> Non
     assert "/home/me/app/app/services/loader.py:303 in start" in shown, shown
     assert "site-packages" not in shown and "runners.py" not in shown, shown  # library frames
     assert shown.endswith("ERROR:    Application startup failed. Exiting."), shown
+    assert "; kept from it: Do not change the model catalog, only the loader.)" in shown, shown
     assert len(shown) < len(text) // 2, shown
 
     def user(said: str) -> AgenticMessage:

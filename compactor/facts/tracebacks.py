@@ -52,9 +52,10 @@ def _frame(line: str) -> tuple[str, str, str] | None:
     return None
 
 
-def bounded_traceback(text: str, number: int, keep: int) -> str | None:
+def bounded_traceback(text: str, number: int, keep: int, kept: str = "") -> str | None:
     """``text`` as its key lines when it holds a pasted traceback of at least
-    :data:`_FRAMES_LEAST` frames and :data:`_LINES_LEAST` lines; None otherwise."""
+    :data:`_FRAMES_LEAST` frames and :data:`_LINES_LEAST` lines; None otherwise. ``kept``:
+    what else the parenthesis says (the user's orders found among the pasted lines)."""
     if ("File " not in text or _TRACEBACK not in text) and "    at " not in text:
         return None
     lines = [x.rstrip() for x in text.splitlines() if x.strip()]
@@ -92,7 +93,8 @@ def bounded_traceback(text: str, number: int, keep: int) -> str | None:
         last = list(own.values())[-_OWN_FRAMES:]
         parts.append("the last frames in the user's own code: " + " | ".join(last))
     removed = len(text) - len(head) - sum(map(len, tail))
-    return f"{head}…{removed:,} characters truncated ({'; '.join(parts)})…{chr(10).join(tail)}"
+    what = "; ".join(parts) + kept
+    return f"{head}…{removed:,} characters truncated ({what})…{chr(10).join(tail)}"
 
 
 _BLANK_RE = re.compile(
