@@ -1,0 +1,63 @@
+"""Issue 28 after blind check 17 (last17): files a download command wrote are created."""
+
+from __future__ import annotations
+
+from compactor.models.local import summarize_transcript
+
+from .planted_session import SessionBuilder
+from .test_models_local_session import section
+
+# -- 1. a file curl/wget/yt-dlp wrote with an output option is a created file ------------------
+
+
+def test_files_a_download_command_writes_are_created() -> None:
+    s = SessionBuilder()
+    s.user("download the talk and the helper to my desktop")
+    s.call(
+        "Bash",
+        {"command": "curl -sL 'https://example.org/v.mp4' -o ~/Desktop/talk_full.mp4"},
+        "",
+    )
+    s.call("Bash", {"command": "wget -q -O /tmp/dl/helper.crx https://example.org/h"}, "")
+    s.call(
+        "Bash",
+        {"command": "yt-dlp -f best --output ~/Videos/talk.mp4 'https://example.org/w?v=1'"},
+        "[download] 100% of 16.2MiB",
+    )
+    s.call(
+        "Bash",
+        {"command": "ls -lh ~/Desktop/talk_full.mp4"},
+        "-rw-r--r--@ 1 me staff 75M May 4 21:53 /Users/me/Desktop/talk_full.mp4",
+    )
+    s.say("Video downloaded to your Desktop.")
+    files = section(summarize_transcript(s.messages), 3)
+    assert "No file was created, edited or deleted." not in files, files
+    for path in ("~/Desktop/talk_full.mp4", "/tmp/dl/helper.crx", "~/Videos/talk.mp4"):
+        assert f"{path} (created by Bash" in files, files
+
+
+def test_a_download_to_stdout_or_a_name_template_names_no_file() -> None:
+    s = SessionBuilder()
+    s.user("check the page")
+    s.call("Bash", {"command": "curl -s -o /dev/null -w '%{http_code}' https://example.org"}, "200")
+    s.call("Bash", {"command": "yt-dlp -o '%(title)s.%(ext)s' https://example.org/w"}, "")
+    s.call("Bash", {"command": "wget -qO- https://example.org/api | head"}, "{}")
+    s.say("The page answers 200.")
+    files = section(summarize_transcript(s.messages), 3)
+    assert "/dev/null" not in files and "%(title)s" not in files, files
+    assert "example.org" not in files, files
+
+
+def test_a_download_whose_output_option_is_on_a_continued_line_is_created() -> None:
+    s = SessionBuilder()
+    s.user("save the video")
+    s.call(
+        "Bash",
+        {"command": "curl 'https://cdn.example.org/v.mp4' \\\n  -H 'Accept: */*' \\\n"
+                    "  -o ~/Desktop/video_full.mp4 && rm \\\n  old.part"},
+        "",
+    )  # fmt: skip
+    s.say("Saved.")
+    files = section(summarize_transcript(s.messages), 3)
+    assert "~/Desktop/video_full.mp4 (created by Bash" in files, files
+    assert "old.part (deleted by Bash" in files, files
