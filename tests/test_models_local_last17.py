@@ -61,3 +61,38 @@ def test_a_download_whose_output_option_is_on_a_continued_line_is_created() -> N
     files = section(summarize_transcript(s.messages), 3)
     assert "~/Desktop/video_full.mp4 (created by Bash" in files, files
     assert "old.part (deleted by Bash" in files, files
+
+
+# -- 2. a task-output poll that retrieved a finished search is no failure ----------------------
+
+
+def _polled_search(command: str) -> SessionBuilder:
+    s = SessionBuilder()
+    s.user("find the course files that mention the hectare")
+    s.call(
+        "Bash",
+        {"command": command, "run_in_background": True},
+        "Command running in background with ID: bq7x. Output is being written to: /tmp/t/x.out",
+    )
+    s.call(
+        "TaskOutput",
+        {"task_id": "bq7x", "block": True, "timeout": 30000},
+        "<retrieval_status>success</retrieval_status>\n\n<task_id>bq7x</task_id>\n\n"
+        "<task_type>local_bash</task_type>\n\n<status>failed</status>\n\n<exit_code>1</exit_code>",
+    )
+    s.say("No file mentions it.")
+    return s
+
+
+def test_a_task_output_that_retrieved_a_search_with_no_match_is_no_failure() -> None:
+    s = _polled_search("grep -rl 'hectare' --include='*.md' . 2>/dev/null | grep -i courses")
+    summary = summarize_transcript(s.messages)
+    errors = section(summary, 4)
+    assert "TaskOutput(task_id=bq7x" not in errors, errors
+    assert "TaskOutput(task_id=bq7x, block=true, timeout=30000) (failed)" not in summary, summary
+
+
+def test_a_task_output_that_retrieved_a_failed_build_is_a_failure() -> None:
+    s = _polled_search("make -C build all")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "exit code 1" in errors, errors
