@@ -66,12 +66,12 @@ def test_a_download_whose_output_option_is_on_a_continued_line_is_created() -> N
 # -- 2. a task-output poll that retrieved a finished search is no failure ----------------------
 
 
-def _polled_search(command: str) -> SessionBuilder:
+def _polled_search(command: str, *, flag: bool = True) -> SessionBuilder:
     s = SessionBuilder()
     s.user("find the course files that mention the hectare")
     s.call(
         "Bash",
-        {"command": command, "run_in_background": True},
+        {"command": command, "run_in_background": True} if flag else {"command": command},
         "Command running in background with ID: bq7x. Output is being written to: /tmp/t/x.out",
     )
     s.call(
@@ -90,6 +90,11 @@ def test_a_task_output_that_retrieved_a_search_with_no_match_is_no_failure() -> 
     errors = section(summary, 4)
     assert "TaskOutput(task_id=bq7x" not in errors, errors
     assert "TaskOutput(task_id=bq7x, block=true, timeout=30000) (failed)" not in summary, summary
+
+
+def test_a_search_sent_to_the_background_without_the_flag_is_polled_the_same() -> None:
+    s = _polled_search("grep -rl 'hectare' . | grep -i courses", flag=False)
+    assert "TaskOutput(task_id=bq7x" not in section(summarize_transcript(s.messages), 4)
 
 
 def test_a_task_output_that_retrieved_a_failed_build_is_a_failure() -> None:

@@ -426,7 +426,7 @@ class _Builder:
                 bg.key = started.group(1)
                 s.background[bg.key] = bg
         elif (
-            "session ID" in r.text[:600]
+            ("session ID" in r.text[:600] or "in background with ID" in r.text[:200])
             and not call.ended  # its process's end was recorded (Codex's exec_command_end)
             and (started := _BG_START_RE.search(r.text[:600])) is not None
             and "session_id" not in call.args  # a poll: the job is named after its start
