@@ -101,3 +101,27 @@ def test_a_task_output_that_retrieved_a_failed_build_is_a_failure() -> None:
     s = _polled_search("make -C build all")
     errors = section(summarize_transcript(s.messages), 4)
     assert "exit code 1" in errors, errors
+
+
+def test_a_kill_of_a_job_already_seen_completed_keeps_it_completed() -> None:
+    s = SessionBuilder()
+    s.user("build the image")
+    s.call("Bash", {"command": "./build.sh all"}, "error: no pool", error=True)
+    s.call(
+        "Bash",
+        {"command": "./build.sh all 2>&1 | tee /tmp/b.log"},
+        "Command running in background with ID: bash_8",
+    )
+    s.call(
+        "BashOutput",
+        {"bash_id": "bash_8"},
+        "<status>completed</status>\n\n<exit_code>0</exit_code>",
+    )
+    s.call(
+        "KillBash",
+        {"shell_id": "bash_8"},
+        '{"success":false,"message":"Shell bash_8 is not running (status: completed)"}',
+    )
+    s.say("The image is built.")
+    summary = summarize_transcript(s.messages)
+    assert "ended: killed" not in summary, summary

@@ -378,8 +378,8 @@ class _Builder:
             self.s.background[call.id] = Background(call.id, cut(label, 200), call.index)
         elif name in ("KillShell", "KillBash", "TaskStop", "KillTask"):
             key = str(args.get("shell_id") or args.get("bash_id") or args.get("task_id") or "")
-            if key in self.s.background:
-                self.s.background[key].finished = "killed"
+            if key in self.s.background and not self.s.background[key].finished:
+                self.s.background[key].finished = "killed"  # (a job seen ending keeps its end)
 
     # -- results -------------------------------------------------------------------------------
 
