@@ -48,7 +48,7 @@ from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_na
 from .local_callwrites import with_embedded
 from .local_files import FileState, file_changes
 from .local_noise import is_usage_footer, local_command
-from .local_notices import failed_after
+from .local_notices import failed_after, notified_end
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, retries, signature
 from .local_task import Task
@@ -303,6 +303,9 @@ class _Builder:
             bg = self.s.background.get(match.group(1))
             if bg is not None and status is not None:
                 self.finish(bg, status.group(1), text)
+        for bg in self.s.running if "<task-notification>" in text else ():
+            if bg.key and (said := notified_end(bg.key, text)) is not None:
+                self.finish(bg, *said)  # its plain form: "… ID completed (exit code 0)"
 
     def finish(self, bg: Background, status: str, text: str) -> None:
         status = status.lower()
