@@ -24,3 +24,48 @@ def test_a_job_a_plain_notification_reports_completed_is_not_running() -> None:
     summary = summarize_transcript(s.messages)
     assert "still running" not in summary, summary
     assert "Nothing is running" in section(summary, 7), section(summary, 7)
+
+
+# -- 2. the latest answer before the current request is quoted first ---------------------------
+
+_NO_LINK = (
+    "I could not find a direct link to the video. The page is small (5 KB): the video is "
+    "loaded by JavaScript and needs a logged-in session on the site, so a plain download "
+    "cannot reach it.\n\n**Options:**\n"
+    "1. Open the video in Chrome, press F12, open the Network tab, reload the page, find the "
+    ".mp4 or .m3u8 file, right-click it, choose 'Copy as cURL' and send it to me: I will "
+    "download it.\n"
+    "2. Use a browser extension that records videos from pages.\n"
+    "3. Save it through the site's own player (right-click the video, 'Save video as').\n\n"
+    "Which option do you prefer?"
+)
+
+
+def _superseded_answer() -> str:
+    s = SessionBuilder()
+    s.user("download the lecture video from https://course.example.org/l/42 to my Desktop")
+    s.call("Bash", {"command": "yt-dlp -o '~/Desktop/%(title)s.%(ext)s' URL"}, "ERROR: Unsupported URL", error=True)  # fmt: skip  # noqa: E501
+    s.call("Bash", {"command": "curl -s https://course.example.org/l/42 | wc -c"}, "5388")
+    s.say(_NO_LINK)
+    s.user("curl 'https://cdn.example.org/v/360p.mp4' -H 'Referer: https://player.example.org/'")
+    s.call(
+        "Bash",
+        {"command": "curl 'https://cdn.example.org/v/360p.mp4' -o ~/Desktop/video_full.mp4"},
+        "100 75.1M  100 75.1M",
+    )
+    s.call("Bash", {"command": "ls -lh ~/Desktop/video_full.mp4"}, "-rw-r--r-- 1 me 75M video_full.mp4")  # fmt: skip  # noqa: E501
+    s.say("The video is downloaded: video_full.mp4 (75 MB) is on your Desktop.")
+    s.user("now install the page recorder extension")
+    s.say("Browser extensions cannot be installed from the command line: open the store page.")
+    return section(summarize_transcript(s.messages), 8)
+
+
+def test_a_later_answer_to_the_same_work_is_quoted_before_the_longer_superseded_one() -> None:
+    work = _superseded_answer()
+    earlier = work.split("An earlier request's answer, verbatim", 1)[1]
+    first = earlier.split("\n   - ", 1)[0]
+    assert "The video is downloaded: video_full.mp4 (75 MB)" in first, work
+    assert "could not find a direct link" not in first, work
+    if "could not find a direct link" in work:  # kept, but said to be older than the above
+        older = work.split("could not find a direct link", 1)[0].rsplit("\n   - ", 1)[1]
+        assert "came after it" in older, work
