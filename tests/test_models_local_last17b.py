@@ -69,3 +69,55 @@ def test_a_later_answer_to_the_same_work_is_quoted_before_the_longer_superseded_
     if "could not find a direct link" in work:  # kept, but said to be older than the above
         older = work.split("could not find a direct link", 1)[0].rsplit("\n   - ", 1)[1]
         assert "came after it" in older, work
+
+
+# -- 3. an unquoted here-document's $(…)/$VAR are the shell's, not the file's text -------------
+
+_STATUS = '{\n  "timestamp": "%s",\n  "host": "%s",\n  "action": "NOTHING",\n  "healthy": true\n}'
+_PATH = "/srv/boot/.status.json"
+
+
+def _written(*commands: tuple[str, str]) -> str:
+    s = SessionBuilder()
+    s.user("write the boot status file")
+    for command, printed in commands:
+        s.call("Bash", {"command": command}, printed)
+    s.say("Status written.")
+    return section(summarize_transcript(s.messages), 3)
+
+
+def test_an_unquoted_heredoc_printed_back_shows_the_printed_text() -> None:
+    quoted = (
+        f"cat > {_PATH} << 'EOF'\n{_STATUS % ('$(date -Iseconds)', '$HOSTNAME')}\nEOF\ncat {_PATH}"
+    )
+    literal = _STATUS % ("$(date -Iseconds)", "$HOSTNAME")
+    unquoted = quoted.replace("<< 'EOF'", "<< EOF")
+    printed = _STATUS % ("2026-01-24T20:12:58+00:00", "boot-7")
+    files = _written((quoted, literal), (unquoted, printed))
+    assert '"timestamp": "2026-01-24T20:12:58+00:00"' in files, files
+    assert '"host": "boot-7"' in files, files
+    assert "$(date" not in files and "$HOSTNAME" not in files, files
+
+
+def test_an_unquoted_heredoc_not_printed_back_marks_what_the_shell_expanded() -> None:
+    body = _STATUS % ("$(date -Iseconds)", "`hostname`")
+    files = _written((f"mkdir -p /srv/boot && cat > {_PATH} <<EOF\n{body}\nEOF", ""))
+    assert _PATH in files, files
+    content = files[files.index(_PATH) :]
+    if "$(date -Iseconds)" in content or "`hostname`" in content:
+        head = content[: content.index('"action"')]
+        assert "the shell replaced its" in head, files
+
+
+def test_a_quoted_heredoc_is_the_files_literal_text() -> None:
+    body = _STATUS % ("$(date -Iseconds)", "${HOST:-x}")
+    files = _written((f"cat > {_PATH} <<'EOF'\n{body}\nEOF", ""))
+    assert '"timestamp": "$(date -Iseconds)"' in files, files
+    assert "the shell replaced" not in files, files
+
+
+def test_an_unquoted_heredoc_with_escaped_dollars_is_literal() -> None:
+    body = _STATUS % ("\\$(date)", "\\$HOST")
+    files = _written((f"cat > {_PATH} <<EOF\n{body}\nEOF", ""))
+    assert "the shell replaced" not in files, files
+    assert '"timestamp": "$(date)"' in files, files

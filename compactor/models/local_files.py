@@ -23,10 +23,12 @@ import functools
 import json
 import re
 from dataclasses import dataclass, field
+from dataclasses import replace as with_fields
 
 from compactor.facts import Call, clean_path, command_of, cut, shell_words
 from compactor.facts.shellwrites import script_writes
 
+from .local_heredoc import EXPANDED_NOTE, as_printed, heredoc_text
 from .local_noise import glob_name, is_shell_fragment
 from .local_text import code_line
 
@@ -40,6 +42,7 @@ __all__ = [
     "file_changes",
     "file_item",
     "key_lines",
+    "printed_back",
     "regenerated",
 ]
 
@@ -92,6 +95,9 @@ class Change:
     replace: tuple[str, str] | None = None
     """(old, new) text of an exact replacement, to apply to known content."""
     more: tuple[tuple[str, str], ...] = ()  # the next replacements of a multi-edit, in order
+    expanded: bool = False
+    """The content is an unquoted here-document's body whose ``$(…)``/``$VAR`` the shell
+    expanded (:mod:`.local_heredoc`): not the file's literal text."""
 
 
 @dataclass(slots=True)
@@ -111,6 +117,7 @@ class FileState:
     lost_at: int = -1
     changed_at: list[int] = field(default_factory=list)
     """The entry index of each change's result (read by :mod:`.local_lost`)."""
+    expanded: bool = False  # its content has expansions the shell made (Change.expanded)
 
     def how(self, times: str = "") -> str:
         """``created, then edited by Edit``; a script's change names the shell tool after it;
@@ -135,6 +142,7 @@ class FileState:
         self.last_index = index
         if change.content is not None:
             self.content, self.added, self.removed = change.content, (), ()
+            self.expanded = change.expanded
             return
         if change.added or change.removed:
             self.added, self.removed = change.added, change.removed
@@ -152,7 +160,7 @@ class FileState:
             else:
                 self.content = None  # changed in a way this reader cannot replay
         if action == "deleted":
-            self.content, self.added, self.removed = None, (), ()
+            self.content, self.added, self.removed, self.expanded = None, (), (), False
 
 
 def _path_arg(call: Call) -> str | None:
@@ -285,7 +293,8 @@ def _heredoc_changes(command: str) -> tuple[list[Change], str]:
         if op == ">>":
             out.append(Change(path, "edited", added=tuple(ln for ln in body.splitlines() if ln)))
         else:
-            out.append(Change(path, "written", content=body))
+            text, expanded = heredoc_text(body) if not match.group(1) else (body, False)
+            out.append(Change(path, "written", content=text, expanded=expanded))
     kept.append(command[pos:])
     return out, "".join(kept)
 
@@ -542,7 +551,8 @@ def file_item(f: FileState, width: int, code_lines: int) -> list[str]:
     if f.content is not None:
         shown = key_lines(f.content, code_lines)
         whole = len(shown) >= len([ln for ln in f.content.splitlines() if ln.strip()])
-        items.append("  content:" if whole else "  latest content (key lines):")
+        title = "content" if whole else "latest content (key lines)"
+        items.append(f"  {title} {EXPANDED_NOTE}:" if f.expanded else f"  {title}:")
         items.extend("      " + code_line(ln, width) for ln in shown)
     if f.added or f.removed:
         room = code_lines if f.content is None else max(2, code_lines // 2)
@@ -551,3 +561,12 @@ def file_item(f: FileState, width: int, code_lines: int) -> list[str]:
         items.append("  the lost change (not in the file now):" if f.lost else "  latest change:")
         items.extend("      " + cut(ln, width) for ln in change)
     return items
+
+
+def printed_back(change: Change, printed: str) -> Change:
+    """``change`` with the content its call printed back (``cat F`` after an unquoted
+    here-document: :func:`.local_heredoc.as_printed`) when it is such a change and did."""
+    if not change.expanded or change.content is None:
+        return change
+    text = as_printed(change.content, printed)
+    return change if text is None else with_fields(change, content=text, expanded=False)
