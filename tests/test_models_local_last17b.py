@@ -121,3 +121,49 @@ def test_an_unquoted_heredoc_with_escaped_dollars_is_literal() -> None:
     files = _written((f"cat > {_PATH} <<EOF\n{body}\nEOF", ""))
     assert "the shell replaced" not in files, files
     assert '"timestamp": "$(date)"' in files, files
+
+
+# -- 4. a job started before the user ended the session with /exit is not "still running" -------
+
+_EXIT = (
+    "<command-name>/exit</command-name>\n            <command-message>exit</command-message>\n"
+    "            <command-args></command-args>"
+)
+
+
+def _dev_server(*, resumed: bool, polled: bool = False) -> str:
+    s = SessionBuilder()
+    s.user("start the dev server and check the page")
+    s.call(
+        "Bash",
+        {"command": "npm run dev", "run_in_background": True},
+        "Command running in background with ID: b1",
+    )
+    s.call("Bash", {"command": "curl -s localhost:5173 | head -3"}, "<!doctype html>")
+    s.say("The dev server runs at http://localhost:5173.")
+    s.user(_EXIT)
+    s.user("<local-command-stdout>See ya!</local-command-stdout>")
+    if resumed:
+        s.user("now add a footer to the page")
+        if polled:
+            s.call("BashOutput", {"bash_id": "b1"}, "<status>running</status>\n  VITE ready")
+        s.call("Read", {"file_path": "/app/src/App.tsx"}, "export default function App() {}")
+    return summarize_transcript(s.messages)
+
+
+def test_a_job_started_before_exit_is_no_order_not_to_start_it_again() -> None:
+    for resumed in (False, True):
+        summary = _dev_server(resumed=resumed)
+        assert "still running" not in summary, summary
+        pending = " ".join(section(summary, 7).split())
+        assert "`npm run dev` (id b1)" in pending, pending
+        assert "ended the session with /exit" in pending, pending
+        assert "check whether it runs before starting it again" in pending, pending
+    step = " ".join(section(_dev_server(resumed=False), 9).split())
+    assert "may still be running (b1; section 7)" in step, step
+    assert "nothing is pending" not in step, step  # (compact eval: b1 was never seen ending)
+
+
+def test_a_job_polled_running_after_exit_is_still_running() -> None:
+    summary = _dev_server(resumed=True, polled=True)
+    assert "Background job still running" in summary, summary
