@@ -116,6 +116,13 @@ def test_a_quoted_heredoc_is_the_files_literal_text() -> None:
     assert "the shell replaced" not in files, files
 
 
+def test_lines_an_unquoted_heredoc_appended_are_marked_expanded() -> None:
+    files = _written(("cat >> /srv/boot/runs.md <<EOF\n- triage run at $(date -u)\nEOF", ""))
+    change = files[files.index("/srv/boot/runs.md") :]
+    assert "$(date -u)" in change, files
+    assert "the shell replaced its" in change[: change.index("$(date -u)")], files
+
+
 def test_an_unquoted_heredoc_with_escaped_dollars_is_literal() -> None:
     body = _STATUS % ("\\$(date)", "\\$HOST")
     files = _written((f"cat > {_PATH} <<EOF\n{body}\nEOF", ""))

@@ -159,6 +159,7 @@ class FileState:
                 self.content = self.content + "\n" + "\n".join(change.added)
             else:
                 self.content = None  # changed in a way this reader cannot replay
+        self.expanded = change.expanded or (self.expanded and self.content is not None)
         if action == "deleted":
             self.content, self.added, self.removed, self.expanded = None, (), (), False
 
@@ -290,10 +291,11 @@ def _heredoc_changes(command: str) -> tuple[list[Change], str]:
             continue
         if path is None:
             continue
+        text, expanded = heredoc_text(body) if not match.group(1) else (body, False)
         if op == ">>":
-            out.append(Change(path, "edited", added=tuple(ln for ln in body.splitlines() if ln)))
+            added = tuple(ln for ln in text.splitlines() if ln)
+            out.append(Change(path, "edited", added=added, expanded=expanded))
         else:
-            text, expanded = heredoc_text(body) if not match.group(1) else (body, False)
             out.append(Change(path, "written", content=text, expanded=expanded))
     kept.append(command[pos:])
     return out, "".join(kept)
@@ -558,7 +560,9 @@ def file_item(f: FileState, width: int, code_lines: int) -> list[str]:
         room = code_lines if f.content is None else max(2, code_lines // 2)
         change = [f"+ {ln.strip()}" for ln in f.added[:room]]
         change += [f"- {ln.strip()}" for ln in f.removed[: max(1, min(room - len(change), 3))]]
-        items.append("  the lost change (not in the file now):" if f.lost else "  latest change:")
+        title = "the lost change (not in the file now)" if f.lost else "latest change"
+        note = f" {EXPANDED_NOTE}" if f.expanded and f.content is None else ""
+        items.append(f"  {title}{note}:")
         items.extend("      " + cut(ln, width) for ln in change)
     return items
 
