@@ -48,7 +48,7 @@ from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_na
 from .local_callwrites import with_embedded
 from .local_files import FileState, file_changes
 from .local_noise import is_usage_footer, local_command
-from .local_notices import failed_after
+from .local_notices import failed_after, notified_end
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, retries, signature
 from .local_task import Task
@@ -303,6 +303,9 @@ class _Builder:
             bg = self.s.background.get(match.group(1))
             if bg is not None and status is not None:
                 self.finish(bg, status.group(1), text)
+        for bg in self.s.running if "<task-notification>" in text else ():
+            if bg.key and (said := notified_end(bg.key, text)) is not None:
+                self.finish(bg, *said)  # its plain form: "… ID completed (exit code 0)"
 
     def finish(self, bg: Background, status: str, text: str) -> None:
         status = status.lower()
@@ -378,8 +381,8 @@ class _Builder:
             self.s.background[call.id] = Background(call.id, cut(label, 200), call.index)
         elif name in ("KillShell", "KillBash", "TaskStop", "KillTask"):
             key = str(args.get("shell_id") or args.get("bash_id") or args.get("task_id") or "")
-            if key in self.s.background:
-                self.s.background[key].finished = "killed"
+            if key in self.s.background and not self.s.background[key].finished:
+                self.s.background[key].finished = "killed"  # (a job seen ending keeps its end)
 
     # -- results -------------------------------------------------------------------------------
 
@@ -426,7 +429,7 @@ class _Builder:
                 bg.key = started.group(1)
                 s.background[bg.key] = bg
         elif (
-            "session ID" in r.text[:600]
+            ("session ID" in r.text[:600] or "in background with ID" in r.text[:200])
             and not call.ended  # its process's end was recorded (Codex's exec_command_end)
             and (started := _BG_START_RE.search(r.text[:600])) is not None
             and "session_id" not in call.args  # a poll: the job is named after its start

@@ -32,11 +32,13 @@ from compactor.facts.ide import without_ide_note
 from compactor.facts.outcomes import unadvised
 
 from .local_answers import user_answers
+from .local_dialogue import answered_later
 from .local_earlier import earlier_line, earlier_said
 from .local_names import cut_names
 from .local_noise import local_note, normal_path, pasted_listing, path_in
 from .local_rules import RULE_MARK_RE, is_constraint
 from .local_session import Session
+from .local_supersede import stale_next
 from .local_text import MEMO_MOST, SHORT_TEXT, code, prior_sections, prior_users
 from .local_typed import own_words, typed_words
 
@@ -473,7 +475,15 @@ def judge_revised(s: Session) -> None:
     answer that ended a later turn (the assistant's last text before the next request) and
     names a file the substantial answer named ("Updated solaudd-grant-application.md with the
     milestone dates", after the draft that said they were still to fill). The latest such
-    answer is then the one quoted first; the earlier one is kept as :attr:`Session.revised`."""
+    answer is then the one quoted first; the earlier one is kept as :attr:`Session.revised`.
+    Else, when it answers an earlier request and a later answer ended the turn before the
+    current request, that later answer is quoted first (:func:`.local_dialogue.answered_later`)."""
+    _revised_by_files(s)
+    if s.revised is None:
+        answered_later(s)
+
+
+def _revised_by_files(s: Session) -> None:
     d = s.deliverable
     if d is None or len(s.requests) < 2:
         return
@@ -524,6 +534,8 @@ def deliverables(s: Session) -> list[tuple[str, Entry]]:
         )
         if not _revised_files(s, s.revised, s.deliverable):  # no file changed between (blind 15)
             title = "An earlier substantial answer, verbatim (the answer above came after it)"
+        if note := stale_next(s, s.revised):  # its "← NEXT" is not current (blind check 10)
+            title = f"{title[:-1]}; {note})"
         quoted.append((title, s.revised))
     return quoted
 
