@@ -131,9 +131,10 @@ def test_a_head_longer_than_read_chars_is_scored_for_decisions_from_its_newest_t
     problem = section(within, 5)
     assert "BOM at the start of march.csv" in problem
     assert "turned down (not decisions; do not act on them):\n     - I'll rewrite" in problem
-    assert "rounding in totals.py" in problem
+    # the newest decision: in section 5, or quoted once as the earlier request's answer (section 8)
+    assert "rounding in totals.py" in problem + section(within, 8)
     beyond = _long_session(READ_CHARS // 200_000 + 1)
     problem = section(beyond, 5)
     assert "BOM at the start of march.csv" not in problem
     assert "rewrite the importer" not in problem  # nor the proposals the user judged there
-    assert "rounding in totals.py" in problem
+    assert "rounding in totals.py" in problem + section(beyond, 8)
