@@ -53,6 +53,7 @@ from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_earlier import note_earlier
 from .local_gotpast import judge_got_past
+from .local_handoff import judge_handoff
 from .local_jobs import add_shape_jobs, listed_jobs
 from .local_listing import lists_work_folder, work_listing
 from .local_lost import judge_lost
@@ -616,6 +617,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     note_earlier(session, items)  # calls before the harness's own compaction (set 15)
     judge_user_turns(session)  # a rejection carrying the user's words is a request (set 13)
     judge_blocked(session)  # texts typed while the CLI's usage limit blocked are no requests
+    judge_handoff(session)  # answered, then only a note call in flight (blind check 18)
     add_shape_jobs(session)
     judge_answers(session)
     judge_actions(session)
