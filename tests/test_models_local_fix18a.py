@@ -83,3 +83,44 @@ def test_a_reply_handing_over_then_real_work_in_flight_stays_in_progress() -> No
         assert "is in progress (no answer yet)" in current, current
         assert "awaiting the user's action" not in current, current
         assert "Wait for the user" not in section(text, 9), section(text, 9)
+
+
+# -- 721: an option of the assistant's menu is decided only by the user's reply -----------------
+
+_MENU = (
+    "Here is where we are. Your system needs a small package, but that needs admin access.\n\n"
+    "**Your options:**\n\n"
+    "option,what_to_do,effort,notes\n"
+    "A,Run: sudo apt install python3.12-venv,1 min,Needs your password. Then I can install it.\n"
+    "B,Skip the linter for now,0 min,We can add it later when convenient.\n"
+    "C,Use a different tool,varies,I can find one that needs no Python.\n\n"
+    "Which feels right for you?"
+)
+
+
+def _menu_session(reply: str) -> str:
+    s = SessionBuilder()
+    s.user("install the linter tool for me")
+    s.call(
+        "Bash", {"command": "python3 -m venv ~/.venv && ~/.venv/bin/pip install linter"},
+        "Error: ensurepip is not available. Failing command: ~/.venv/bin/python3", error=True,
+    )  # fmt: skip
+    s.say(_MENU)
+    s.user(reply)
+    s.call("Bash", {"command": "sudo -n true && echo ok"}, "ok")
+    s.say("Admin access works; installing now.")
+    return summarize_transcript(s.messages)
+
+
+def test_an_option_the_user_did_not_choose_is_not_set_aside() -> None:
+    """goat-semgrep: the user answered "A - let's run sudo" to the A/B/C menu; section 4 said
+    the venv failure was "Set aside on purpose, not to be fixed: 'B,Skip semgrep for now…'"."""
+    errors = section(_menu_session("A - let's run sudo"), 4)
+    assert "Set aside" not in errors, errors
+    assert "Skip the linter" not in errors.split("Next the assistant said")[0], errors
+
+
+def test_the_option_the_user_chose_is_the_decision() -> None:
+    """The same menu answered "B" sets the failure aside with option B's words."""
+    errors = section(_menu_session("B please, later is fine"), 4)
+    assert 'Set aside on purpose, not to be fixed: "B,Skip the linter for now' in errors, errors

@@ -59,7 +59,7 @@ from .local_listing import lists_work_folder, work_listing
 from .local_lost import judge_lost
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
-from .local_offers import drop_unchosen_options
+from .local_offers import drop_unchosen_options, unchosen_dropped
 from .local_present import judge_present
 from .local_results import head_of, tail_matters
 from .local_session import ErrorFact, Session, build_session
@@ -423,6 +423,7 @@ def judge_skipped(s: Session) -> None:
              and not e.internal and e.text.strip()),
             None,
         )  # fmt: skip
+        told = unchosen_dropped(err.next_text, user.text if user else "", told)  # (blind 18)
         if user is not None:
             told += [x for x in sentences(user.text) if _SKIPS_RE.search(x)]
         said = " ".join(err.outcome.lines)
@@ -436,6 +437,7 @@ def judge_skipped(s: Session) -> None:
             err.after, err.by = "not found", ""  # a probe that established a fact
             continue
         around = [x for x in sentences(err.next_text) if _AROUND_RE.search(x)]
+        around = unchosen_dropped(err.next_text, user.text if user else "", around)
         if around and went_on:
             words = set(_WORD_RE.findall(err.call.lower()))
             best = max(around, key=lambda x: len(words & set(_WORD_RE.findall(x.lower()))))
