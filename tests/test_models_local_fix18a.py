@@ -124,3 +124,145 @@ def test_the_option_the_user_chose_is_the_decision() -> None:
     """The same menu answered "B" sets the failure aside with option B's words."""
     errors = section(_menu_session("B please, later is fine"), 4)
     assert 'Set aside on purpose, not to be fixed: "B,Skip the linter for now' in errors, errors
+
+
+# -- 722: a read that printed an error is no failure; an edit before the success is the fix --------
+
+_CRASH_LOG = (
+    "app  | INFO:     Started server process [1]\n"
+    'app  | ERROR:    Error loading ASGI app. Could not import module "pkg.runtime.server_v2".\n'
+)
+
+
+def _crash_session(logs: str, failed_start: bool) -> str:
+    s = SessionBuilder()
+    s.user("the app container keeps crash-looping, fix it")
+    if failed_start:
+        s.call(
+            "Bash", {"command": "docker compose up app 2>&1 | tail -5"},
+            f"{_CRASH_LOG}app exited with code 1", error=True,
+        )  # fmt: skip
+    s.call("Bash", {"command": logs}, _CRASH_LOG)
+    s.call("Read", {"file_path": "/srv/app/docker-compose.yml"}, "command: uvicorn x:app\n")
+    s.call(
+        "Edit",
+        {"file_path": "/srv/app/docker-compose.yml", "old_string": "server_v2:app",
+         "new_string": "server:app"},
+        "The file /srv/app/docker-compose.yml has been updated.",
+    )  # fmt: skip
+    s.call("Bash", {"command": "docker compose up -d app 2>&1"}, "Container app  Started")
+    s.call("Bash", {"command": "curl -s http://127.0.0.1:8000/health"}, '{"status":"ok"}')
+    s.say("The container is up and the health endpoint answers.")
+    return summarize_transcript(s.messages)
+
+
+def test_a_compose_log_read_that_printed_an_error_is_no_failure() -> None:
+    """forge-cc: `docker compose logs app --tail=30 2>&1` (is_error false) printed the crashing
+    app's "ERROR: Error loading ASGI app"; section 4 listed the read as a failed call."""
+    for logs in (
+        "docker compose logs app --tail=30 2>&1",
+        "cd /srv/app && docker-compose logs --tail 30 app | tail -20",
+        "curl -s http://127.0.0.1:8000/logs",
+    ):
+        errors = section(_crash_session(logs, failed_start=False), 4)
+        assert "No call failed" in errors, (logs, errors)
+        assert "did not fail, but printed" in errors, (logs, errors)
+
+
+def test_the_edit_before_the_success_is_credited_with_the_fix() -> None:
+    """forge-cc: the start failed, the logs were read, docker-compose.yml was edited, then the
+    start succeeded; section 4 credited the next call ("Worked around by …"), not the edit."""
+    errors = section(_crash_session("docker compose logs app --tail=30", failed_start=True), 4)
+    assert "docker compose up app 2>&1 | tail -5` failed" in errors, errors
+    assert "Fixed by editing /srv/app/docker-compose.yml" in errors, errors
+    assert "docker compose up -d app 2>&1` succeeded" in errors, errors
+    assert "Worked around by `Bash: docker compose logs" not in errors, errors
+
+
+def test_an_edit_is_not_credited_for_getting_past_a_missing_program() -> None:
+    """vo-inflight (seen set 13): `uv run ruff check .` failed to spawn ruff, a test file was
+    edited, then `uv run --with ruff ruff check .` passed: the changed command got past it."""
+    s = SessionBuilder()
+    s.user("fix the form field and run the linter")
+    s.call(
+        "Bash", {"command": "uv run ruff check ."},
+        "error: Failed to spawn: `ruff`\n  Caused by: No such file or directory (os error 2)",
+        error=True,
+    )  # fmt: skip
+    s.call(
+        "Edit",
+        {"file_path": "/w/backend/tests/test_stream.py", "old_string": "a", "new_string": "b"},
+        "The file /w/backend/tests/test_stream.py has been updated.",
+    )
+    s.call("Bash", {"command": "uv run --with ruff ruff check ."}, "All checks passed!")
+    s.say("Fixed and the linter passes.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Fixed by editing" not in errors, errors
+    assert "Worked around by `Bash: uv run --with ruff ruff check .`" in errors, errors
+
+
+# -- 723: a failure whose program later ran in another form is worked around, not unfixed --------
+
+
+def _install_session() -> str:
+    s = SessionBuilder()
+    s.user("implement the list layout and run the tests")
+    s.call(
+        "Bash", {"command": "yes | pnpm install --offline"},
+        "ERR_PNPM_NO_OFFLINE_TARBALL  A package is missing from the store", error=True,
+    )  # fmt: skip
+    s.call(
+        "Bash", {"command": 'pnpm test --filter "list"'},
+        "> vitest run --filter list\n\nsh: vitest: command not found", error=True,
+    )  # fmt: skip
+    for n in range(14):  # later failures, each of its own kind, each fixed by its re-run
+        check: dict[str, object] = {"command": f"./scripts/check_{n}.sh"}
+        s.call("Bash", check, f"check_{n}: error: lint {n} failed", error=True)
+        s.call("Bash", check, f"check_{n}: ok")
+    s.call("Bash", {"command": "pnpm install"}, "Packages: +312\nDone in 4.1s")
+    s.call("Bash", {"command": "pnpm exec vitest run app/list.test.tsx"}, "Tests  5 passed (5)")
+    s.say("Installed the dependencies; the list tests pass.")
+    return section(summarize_transcript(s.messages), 4)
+
+
+def test_a_failure_whose_program_later_ran_in_another_form_is_worked_around() -> None:
+    """madinah-codex: `yes | pnpm install --offline` failed and `pnpm install` later succeeded;
+    `pnpm test --filter "list"` failed with "vitest: command not found" and vitest later ran;
+    section 4 headed both "the unfixed ones first"."""
+    errors = _install_session()
+    assert "(the unfixed ones first, then the latest)" in errors, errors
+    assert "pnpm install --offline" not in errors and "vitest" not in errors, errors
+    assert "check_13.sh" in errors, errors
+
+
+def test_the_other_forms_say_how_they_got_past() -> None:
+    """With room for every failure, each says what got past it."""
+    s = SessionBuilder()
+    s.user("install and test")
+    s.call(
+        "Bash", {"command": "yes | pnpm install --offline 2>&1"},
+        "ERR_PNPM_NO_OFFLINE_TARBALL  A package is missing from the store", error=True,
+    )  # fmt: skip
+    s.call(
+        "Bash", {"command": 'pnpm test --filter "list"'}, "sh: vitest: command not found",
+        error=True,
+    )  # fmt: skip
+    s.call("Bash", {"command": "pnpm install"}, "Packages: +312\nDone in 4.1s")
+    s.call("Bash", {"command": "pnpm exec vitest run app/list.test.tsx"}, "Tests  5 passed (5)")
+    s.say("Installed the dependencies; the list tests pass.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Worked around by `Bash: pnpm install` (succeeded)" in errors, errors
+    assert "`vitest` is there now and ran without failing" in errors, errors
+
+
+def test_a_later_run_with_other_arguments_does_not_fix_a_failure() -> None:
+    """`pnpm install left-pad` failing is not got past by a bare `pnpm install`: the package
+    the failed form named is still missing."""
+    s = SessionBuilder()
+    s.user("run the tests")
+    s.call("Bash", {"command": "pnpm install left-pad"}, "ERR_PNPM_FETCH_404 left-pad", error=True)
+    s.call("Bash", {"command": "pnpm install"}, "Done in 1.0s")
+    s.say("The other packages are installed; left-pad is not on the registry.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "pnpm install left-pad` failed" in errors, errors
+    assert "Worked around" not in errors and "Fixed" not in errors, errors

@@ -31,6 +31,7 @@ from . import local_claims as claims
 from .base import KEPT_AFTER_SUMMARY
 from .local_answers import answer_room
 from .local_blocked import blocked_items, blocked_step
+from .local_dialogue import resolved
 from .local_errlines import no_errors_items
 from .local_files import file_item
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
@@ -292,7 +293,7 @@ def _errors(s: Session, lim: Limits) -> str:
     cap = max(2, lim.items)
     if len(groups) > cap:
         # the failures still open first, then the latest ones
-        ranked = sorted(range(len(groups)), key=lambda i: (groups[i][-1].after == "fixed", -i))
+        ranked = sorted(range(len(groups)), key=lambda i: (resolved(groups[i][-1].after), -i))
         keep = sorted(ranked[:cap])
         items.append(
             f"{len(s.errors)} failed tool calls; {cap} of {len(groups)} kinds shown "

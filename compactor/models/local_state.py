@@ -479,6 +479,7 @@ def after_line(err: ErrorFact, width: int) -> str:
         "not found": f"  A fact it established (not a failure to fix): {found}; the work went on.",
         "meant to fail": f"  Meant to fail (run to confirm a failure), not an error: {meant}",
         "worked around by": f"  Worked around by {by} ({err.why}).",
+        "fixed by editing": f"  Fixed by editing {err.why}; then a later {by} succeeded.",
         "user ran": f"  The user ran {by} themselves with `!`{err.why}.",
         ENDED_LATER: f"  Not a failure to fix: {err.why}.",
     }.get(
