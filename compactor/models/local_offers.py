@@ -136,7 +136,8 @@ _MENU_LINE_RE = re.compile(
 _NAMED_OPTION_RE = re.compile(r"\boption\s+([A-F]|\d{1,2})\b", re.IGNORECASE)
 _PICKED_RE = re.compile(
     r"^\W{0,4}(?:(?:let['’]?s |i['’]?ll |we['’]?ll )?(?:go with|take|do|pick|choose)\s+)?"
-    r"(?:option\s+)?([A-F]|\d{1,2})\b(?![.,]\d)",
+    r"(?:option\s+)?([A-F]|\d{1,2})(?:\s*$|\s*[-–—:,.)!]\s|\s*[-–—:,.)!]$|"
+    r"\s+(?:please|then|it is|is (?:fine|good|best)|sounds|works|let['’]?s|go|for)\b)",
     re.IGNORECASE,
 )
 """The user's reply naming an option first: "A - let's run sudo", "option 2", "go with B"."""
