@@ -177,6 +177,8 @@ def test_the_edit_before_the_success_is_credited_with_the_fix() -> None:
     assert "Fixed by editing /srv/app/docker-compose.yml" in errors, errors
     assert "docker compose up -d app 2>&1` succeeded" in errors, errors
     assert "Worked around by `Bash: docker compose logs" not in errors, errors
+    read = "docker compose logs app --tail=30 did not fail, but printed: app | ERROR"
+    assert read in errors, errors  # what the log held stays, as a fact
 
 
 def test_an_edit_is_not_credited_for_getting_past_a_missing_program() -> None:

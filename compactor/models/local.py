@@ -32,7 +32,7 @@ from .base import KEPT_AFTER_SUMMARY
 from .local_answers import answer_room
 from .local_blocked import blocked_items, blocked_step
 from .local_dialogue import resolved
-from .local_errlines import no_errors_items
+from .local_errlines import no_errors_items, read_error_items
 from .local_files import file_item
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import listed_jobs, running_head, still_running
@@ -307,8 +307,7 @@ def _errors(s: Session, lim: Limits) -> str:
     prior = _prior_excerpt(s, 4, lim.prior)
     if prior:
         items.append(f"From the earlier summary: {prior}")
-    if not s.errors:
-        items[0:0] = no_errors_items(s, lim.item)
+    items[0:0] = read_error_items(s, lim.item) if s.errors else no_errors_items(s, lim.item)
     return bullets(items)
 
 
