@@ -56,7 +56,10 @@ def _ran_it(call: Call, program: str, s: Session, flying: set[str]) -> bool:
     return re.search(rf"{_RUNNERS_RE}{re.escape(program)}(?![\w.-])", command) is not None
 
 
-def _step(call: Call) -> tuple[tuple[str, ...], ...]:
+Steps = tuple[tuple[str, ...], ...]
+
+
+def _step(call: Call) -> Steps:
     """The words of each working segment of the chain without options and redirections:
     ``yes | pnpm install --offline 2>&1 | tail -5`` → ``((pnpm, install),)``."""
     steps: list[tuple[str, ...]] = []
@@ -69,18 +72,22 @@ def _step(call: Call) -> tuple[tuple[str, ...], ...]:
     return tuple(steps)
 
 
-def _other_form(err: ErrorFact, failed: Call, s: Session, flying: set[str]) -> Call | None:
-    """A later call that ran the failed command's program and step with other options (the
-    same words but its flags: ``pnpm install`` after ``pnpm install --offline``) and did not
-    fail; None when none did."""
-    step = _step(failed)
-    if not any(len(words) >= 2 for words in step) or failed.command is None:
-        return None
-    return next(
-        (c for c in s.calls if c.index > err.index and c.id not in s.failed_calls
-         and c.id not in flying and c.command != failed.command and _step(c) == step),
-        None,
-    )  # fmt: skip
+def _other_forms(s: Session, failed: list[Call], flying: set[str]) -> dict[Steps, list[Call]]:
+    """The later calls that did not fail, by the steps of :func:`_step`, for the steps of the
+    ``failed`` calls (each other call's command is split only when it names one of their
+    programs: a long session's thousands of calls stay cheap)."""
+    wanted = {step for step in map(_step, failed) if any(len(words) >= 2 for words in step)}
+    heads = {words[0] for step in wanted for words in step}
+    found: dict[Steps, list[Call]] = {}
+    if not wanted:
+        return found
+    for c in s.calls:
+        command = c.command
+        if command is None or c.id in s.failed_calls or c.id in flying:
+            continue
+        if any(head in command for head in heads) and (step := _step(c)) in wanted:
+            found.setdefault(step, []).append(c)
+    return found
 
 
 def judge_got_past(s: Session) -> None:
@@ -89,6 +96,7 @@ def judge_got_past(s: Session) -> None:
     later call ran with other options without failing (blind check 18)."""
     flying = {c.id for c in s.in_flight}
     failed: dict[str, list[Call]] | None = None
+    opened: list[tuple[ErrorFact, Call]] = []
     for err in s.errors:
         if err.after:  # (a later attempt already judged: its verdict stands)
             continue
@@ -105,6 +113,16 @@ def judge_got_past(s: Session) -> None:
             for c in (c for c in s.calls if c.id in s.failed_calls):
                 failed.setdefault(call_line(c, 300), []).append(c)
         call = next((c for c in reversed(failed.get(err.call, ())) if c.index <= err.index), None)
-        other = _other_form(err, call, s, flying) if call is not None else None
+        if call is not None:
+            opened.append((err, call))
+    if not opened:
+        return
+    forms = _other_forms(s, [call for _, call in opened], flying)
+    for err, call in opened:  # ran its program and step with other options and did not fail
+        other = next(
+            (c for c in forms.get(_step(call), ()) if c.index > err.index
+             and c.command != call.command),
+            None,
+        )  # fmt: skip
         if other is not None:
             err.after, err.by, err.why = "worked around by", call_line(other, 160), "succeeded"
