@@ -76,6 +76,8 @@ def test_a_reply_handing_over_then_real_work_in_flight_stays_in_progress() -> No
     calls: tuple[tuple[str, dict[str, object]], ...] = (
         ("Bash", {"command": "python -m pytest tests/ -q"}),
         ("Edit", {"file_path": "/home/u/project/app.py", "old_string": "a", "new_string": "b"}),
+        ("NotebookEdit", {"notebook_path": "/home/u/project/analysis.ipynb", "new_source": "x"}),
+        ("Write", {"file_path": "/home/u/project/denote.py", "content": "x = 1\n"}),
     )
     for call in calls:
         text = summarize_transcript(_handed_over(call).messages)

@@ -41,11 +41,11 @@ _NOTE_WORD_RE = re.compile(
     re.IGNORECASE,
 )
 _NOTE_PATH_RE = re.compile(
-    r"(?:^|[/\\])(?:[\w.-]*notes?|memory|memories|todos?|progress|handoff|journal|scratchpad)"
-    r"(?:[._-][\w.-]*)?$|[/\\](?:\.?memory|\.?notes)[/\\]",
+    r"(?:^|[/\\])(?:[\w-]*[._-])?(?:notes?|memory|memories|todos?|progress|handoff|journal|"
+    r"scratchpad)(?:[._-][\w.-]*)?$|[/\\](?:\.?memory|\.?notes)[/\\]",
     re.IGNORECASE,
 )
-_PLAN_TOOL_RE = re.compile(r"todo|plan|task_?(?:create|update)|memor|note", re.IGNORECASE)
+_PLAN_TOOL_RE = re.compile(r"todo|plan|task_?(?:create|update)|memor|note(?!book)", re.IGNORECASE)
 """Tools that keep the assistant's plan or notes (``TodoWrite``, ``update_plan``, a memory)."""
 _APPEND_RE = re.compile(r">>?\s*([^\s;&|]+)")
 _PATH_KEYS = ("file_path", "path", "notebook_path")
