@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .bounded import expected_exit, is_startup_noise
 from .noise import is_decoration, is_warning
+from .reads import only_reads
 from .shellwrap import inner_command
 from .stops import kill_succeeded, rejection, user_stopped
 from .text import Call, Result, clean, cut, lowers_exactly
@@ -544,7 +545,7 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     code = exit_code(text)
     marked = tool_error(text)
     flagged = result.is_error or (code is not None and code != 0)
-    if not (flagged or marked) and (code == 0 or is_reading_call(call)):
+    if not (flagged or marked) and (code == 0 or is_reading_call(call) or only_reads(call)):
         return Outcome(False, code)  # nothing to scan: a success, or file content
     body = strip_output_header(clean(scan_window(text))) if text else ""
     lines = _ranked_lines(body)

@@ -31,7 +31,8 @@ from . import local_claims as claims
 from .base import KEPT_AFTER_SUMMARY
 from .local_answers import answer_room
 from .local_blocked import blocked_items, blocked_step
-from .local_errlines import no_errors_items
+from .local_dialogue import resolved
+from .local_errlines import no_errors_items, read_error_items
 from .local_files import file_item
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import idle_step, listed_jobs, running_head, still_running
@@ -292,7 +293,7 @@ def _errors(s: Session, lim: Limits) -> str:
     cap = max(2, lim.items)
     if len(groups) > cap:
         # the failures still open first, then the latest ones
-        ranked = sorted(range(len(groups)), key=lambda i: (groups[i][-1].after == "fixed", -i))
+        ranked = sorted(range(len(groups)), key=lambda i: (resolved(groups[i][-1].after), -i))
         keep = sorted(ranked[:cap])
         items.append(
             f"{len(s.errors)} failed tool calls; {cap} of {len(groups)} kinds shown "
@@ -306,8 +307,7 @@ def _errors(s: Session, lim: Limits) -> str:
     prior = _prior_excerpt(s, 4, lim.prior)
     if prior:
         items.append(f"From the earlier summary: {prior}")
-    if not s.errors:
-        items[0:0] = no_errors_items(s, lim.item)
+    items[0:0] = read_error_items(s, lim.item) if s.errors else no_errors_items(s, lim.item)
     return bullets(items)
 
 

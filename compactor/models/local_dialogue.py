@@ -15,7 +15,7 @@ from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, strip_list_mark
 from .local_typed import typed_words
 
-__all__ = ["answered_later", "judge_disputed", "judge_proposals"]
+__all__ = ["answered_later", "judge_disputed", "judge_proposals", "resolved"]
 
 _REJECTS_RE = re.compile(
     r"^\W*(?:no\b|nope\b|nah\b|don['’]?t\b|do not\b|not (?:that|this|like that)\b|instead\b|"
@@ -253,9 +253,14 @@ _CLAIMS_RE = re.compile(
 _CLAIM_HEAD = 600
 _GONE = frozenset(
     {"fixed", "skipped", "meant to fail", "not found", "rejected", "worked around"}
-    | {"worked around by", "user ran", "ended later"}
+    | {"worked around by", "fixed by editing", "user ran", "ended later"}
 )
 """What became of a failure that does not overtake an answer (it was fixed, or not a failure)."""
+
+
+def resolved(after: str) -> bool:
+    """Whether a failure's ``after`` says it was fixed, got past or is no failure to fix."""
+    return after in _GONE
 
 
 def judge_disputed(s: Session) -> None:

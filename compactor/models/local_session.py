@@ -176,6 +176,7 @@ class Session:
     ended_output: str = ""  # what that tool returned (SWE-agent's ``submit``: the final diff)
     question: str = ""
     """The question the assistant's final message asked the user."""
+    handoff: str = ""  # its sentences handing the next step to the user (local_handoff)
     request_started: bool = False
     """The assistant did something (said or called) after the latest request."""
     announced: str = ""
