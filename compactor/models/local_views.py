@@ -360,12 +360,15 @@ def linked_files(s: Session, most: int) -> str:
     """The files the last assistant answer linking 3+ files (a review's findings) links to that
     no call changed, each once: the findings otherwise survived only as identifier lists
     (blind check 6: ``auth-member-role-hook.ts`` and ``transfer-service.ts`` were lost)."""
-    for e in reversed(s.entries):
-        if e.role == "assistant" and e.text.count("](") >= _LINKS_LEAST:
-            found = dict.fromkeys(m.group(1) for m in _LINKED_RE.finditer(e.text))
-            if len(found) >= _LINKS_LEAST:
-                return ", ".join([p for p in found if p not in s.files][:most])
-    return ""
+    if s.linked is None:  # found once: every rendering of the summary asks again
+        s.linked = []
+        for e in reversed(s.entries):
+            if e.role == "assistant" and e.text.count("](") >= _LINKS_LEAST:
+                found = dict.fromkeys(m.group(1) for m in _LINKED_RE.finditer(e.text))
+                if len(found) >= _LINKS_LEAST:
+                    s.linked = list(found)
+                    break
+    return ", ".join([p for p in s.linked if p not in s.files][:most])
 
 
 def untouched(s: Session, named: list[str]) -> list[str]:
