@@ -49,6 +49,7 @@ from .local_callwrites import with_embedded
 from .local_files import FileState, file_changes
 from .local_noise import is_usage_footer, local_command
 from .local_notices import failed_after, notified_end
+from .local_records import Background, ErrorFact
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, retries, signature
 from .local_task import Task
@@ -97,41 +98,7 @@ _SHORT_OUTPUT_LINES, _SHORT_OUTPUT_CHARS, _OUTPUT_TAIL = 6, 400, 20_000
 DELIVERABLE_CHARS, _SHORT_REPLY, _RETRY_WINDOW = 500, 40, 64  # retry: last this-many errors
 
 
-@dataclass(slots=True)
-class Background:
-    """A process started in the background (``run_in_background``, a Codex session)."""
-
-    key: str
-    command: str
-    index: int
-    finished: str = ""
-    """How it ended (``completed (exit 0)``, ``killed``); empty while not seen finishing."""
-    said: str = ""  # what its start result said (its id, where its output goes), on one line
-
-
 _REFUSED = "The user rejected this call"  # how compactor.facts.outcome says so
-
-
-@dataclass(slots=True)
-class ErrorFact:
-    """A failed tool call: what ran, how it failed, and what happened after."""
-
-    call: str
-    outcome: Outcome
-    index: int
-    signature: tuple[str, str, frozenset[str]]
-    reading: bool = False
-    """The failed call only read or searched (only a reading call can fix it then)."""
-    after: str = ""
-    """``fixed``, ``failed again`` or ``retry pending`` (empty: no later attempt)."""
-    by: str = ""
-    """The later call that fixed it, failed again or is pending."""
-    next_text: str = ""
-    """What the assistant said next (often the diagnosis)."""
-    job: str = ""
-    """The background job the later call started (its final status decides, issue 28)."""
-    why: str = ""
-    """Why the later call did not fix it (the error its piped output holds, the job's end)."""
 
 
 @dataclass(slots=True)
