@@ -36,7 +36,7 @@ from compactor.io.paths import os_cause
 if TYPE_CHECKING:
     import threading
 
-__all__ = ["FileOffload", "OffloadBackend", "OffloadKind", "check_offload_dir", "spread_below"]
+__all__ = ["FileOffload", "OffloadBackend", "OffloadKind", "check_offload_dir"]
 
 OffloadKind = Literal["trunc", "clear"]
 
@@ -92,44 +92,6 @@ def check_offload_dir(folder: str | os.PathLike[str]) -> None:
         raise ConfigError(f"cannot write the {what} {str(probe)!r}: {why}")
 
 
-_TOPDIR_IOCTLS = {"x86_64", "aarch64", "arm64", "i686", "riscv64", "s390x"}
-"""Machines whose ``FS_IOC_GETFLAGS``/``FS_IOC_SETFLAGS`` numbers are the generic ones below."""
-
-
-def spread_below(folder: str) -> None:
-    """Mark ``folder`` (one this run just made) the top of a directory tree, as ``chattr +T``
-    does: ext4's inode allocator (Orlov) then places the folders made in it in a little-used
-    block group instead of beside their parent, and their files with them. On this VM's
-    journal-less ext4 every file created in a block group where many files were deleted in the
-    last minutes (pytest's temp folders, an earlier run's offload) skips those inodes one by
-    one (``recently_deleted``): 8,000 files took 0.13-0.63 s beside the output, 0.10-0.11 s
-    below a marked folder (issue 30 point 5). Nothing else changes (names, bytes, modes); a
-    file system without the flag (tmpfs, btrfs, XFS), another OS or a refusal: left as is."""
-    if os.uname().machine not in _TOPDIR_IOCTLS:  # pragma: no cover - other ioctl numbers
-        return
-    try:
-        import fcntl
-        import struct
-
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    except (ImportError, OSError):  # pragma: no cover - no fcntl, or the folder went away
-        return
-    try:
-        got = fcntl.ioctl(fd, _FS_IOC_GETFLAGS, b"\0\0\0\0")
-        flags = struct.unpack("I", got)[0]
-        if not flags & _FS_TOPDIR_FL:
-            fcntl.ioctl(fd, _FS_IOC_SETFLAGS, struct.pack("I", flags | _FS_TOPDIR_FL))
-    except OSError:  # no such flags on this file system: nothing to spread
-        pass
-    finally:
-        os.close(fd)
-
-
-_FS_IOC_GETFLAGS, _FS_IOC_SETFLAGS = 0x80086601, 0x40086602
-_FS_TOPDIR_FL = 0x00020000
-"""``linux/fs.h``: ``_IOR('f', 1, long)``, ``_IOW('f', 2, long)`` and ``FS_TOPDIR_FL`` (the
-kernel reads and writes an ``int`` whatever the declared size)."""
-
 _SYNC_EVERY = 2048
 """Files written between two ``syncfs`` begun on a thread (:meth:`FileOffload.start_sync`)."""
 
@@ -160,11 +122,9 @@ class FileOffload:
         if folder is None:
             path = self.root / kind
             if not path.exists():
-                if not self.root.exists():
-                    self._made.append(self.root)
-                    make_private_dirs(self.root)
-                    spread_below(self._root)
-                self._made.append(path)
+                for made in (self.root, path):
+                    if not made.exists():
+                        self._made.append(made)
                 make_private_dirs(path)
             folder = self._folders[kind] = str(path)
         return folder
