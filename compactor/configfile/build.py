@@ -404,8 +404,12 @@ def config_fields(
 ) -> dict[str, Any]:
     """The :class:`compactor.Config` fields of a resolved ``file_cfg`` (see
     :func:`build_config`), each key's own checks done, located at it in the file."""
-    from compactor.counting.config import FailoverConfig, PreserveUserMessages, RetryConfig
-    from compactor.pipeline.finalize import user_message_budget
+    from compactor.counting.config import (
+        FailoverConfig,
+        PreserveUserMessages,
+        RetryConfig,
+        user_message_budget,
+    )
 
     alone = require_keys and not chain_goes_on(file_cfg)
     primary = model_settings(file_cfg)

@@ -21,7 +21,7 @@ from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, AgentState, M, Message
 
 from .tokens import TokenCounter
-from .trigger import DEFAULT_CONTEXT_TOKENS, TriggerCondition
+from .trigger import DEFAULT_CONTEXT_TOKENS, TriggerCondition, thresholds
 
 if TYPE_CHECKING:  # an annotation only: `compact check` loads configs without the events module
     from compactor.events import EventSink
@@ -48,6 +48,7 @@ __all__ = [
     "check_retention",
     "check_summary_check",
     "check_trigger",
+    "user_message_budget",
     "validate_config",
 ]
 
@@ -384,6 +385,17 @@ def check_preserve_user_messages(pum: PreserveUserMessages | None) -> None:
     """``max_tokens`` is None or a non-negative integer (``Config`` and ``default_finalizer``)."""
     if pum is not None and pum.max_tokens is not None:
         check_non_negative(pum.max_tokens, "preserve_user_messages.max_tokens")
+
+
+def user_message_budget(pum: PreserveUserMessages, trigger: TriggerCondition | None) -> int:
+    """The user-message budget of a summarization: ``pum.max_tokens``, else a third of the
+    token threshold ``trigger`` resolves to (``context_tokens``, or ``context_fraction`` ×
+    ``window_tokens``; the smaller when both are set), else 160,000 // 3 (SPEC §5.2). Here,
+    not in :mod:`compactor.pipeline.finalize`: checking a config asks for it, and importing
+    the finalizer (the fact patterns with it) cost every ``compact run`` ~20 ms (issue 30)."""
+    if pum.max_tokens is not None:
+        return int(pum.max_tokens)
+    return (thresholds(trigger)[0] or DEFAULT_CONTEXT_TOKENS) // 3
 
 
 def check_keep(keep: KeepTail) -> None:

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .bounded import expected_exit, is_startup_noise
 from .noise import is_decoration, is_warning
+from .reads import only_reads
 from .shellwrap import inner_command
 from .stops import kill_succeeded, rejection, user_stopped
 from .text import Call, Result, clean, cut, lowers_exactly
+from .toolerror import TOOL_ERROR_RE, tool_error
 
 SCAN_HEAD = 12_000
 SCAN_TAIL = 40_000
@@ -383,8 +385,24 @@ def exit_one_program(call: Call | None) -> str:
     command = inner_command(call) if call is not None else None  # bash -lc SCRIPT: the script
     if command is None:
         return ""
+    return _no_match_program(command)
+
+
+def _no_match_program(command: str) -> str:
     last = (programs(_QUOTED_RE.sub("Q", command)) or [""])[-1]
     return last if last in _NO_MATCH_PROGRAMS else ""
+
+
+def _retrieved_no_match(text: str, call: Call | None, lines: list[str]) -> bool:
+    """A poll of a background job (``TaskOutput``) that says it retrieved the job's end
+    (``<retrieval_status>success``) and reports exit 1 of a job whose command's exit 1 is an
+    answer (a ``grep`` with no match): the poll did not fail and neither did the search; its
+    only error line is the job's ``<status>failed</status>``."""
+    if call is None or not call.job or "<retrieval_status>success" not in text[:200]:
+        return False
+    if not all(line.startswith("<status>") for line in lines):
+        return False
+    return bool(_no_match_program(call.job))
 
 
 def exit_one_meaning(call: Call | None) -> str:
@@ -395,27 +413,9 @@ def exit_one_meaning(call: Call | None) -> str:
 
 
 _SEGMENT_RE = re.compile(r"\|\||&&|[|;\n]")
-_TOOL_ERROR_STARTS = (
-    r"<tool_use_error>|<error>|Error: |execution error:|(?:sandbox|spawn|exec) error\b"
-    r"|(?i:failed to (?:spawn|execute|launch|start (?:the )?process|run (?:the )?command)\b)"
-)
-_TOOL_ERROR_RE = re.compile(
-    rf"\A\s*(?:{_TOOL_ERROR_STARTS}|[^\n]{{0,200}}?\bCreateProcess\w* failed\b)"
-)
-"""A result that is the tool's or harness's own error (the command could not be run: a sandbox
-or spawn failure) rather than the command's output: a failure whatever the command was."""
-_TOOL_ERROR_START_RE = re.compile(rf"\A\s*(?:{_TOOL_ERROR_STARTS})")
-_CREATE_PROCESS = "CreateProcess"
 
 
-def _tool_error(text: str) -> bool:
-    """``_TOOL_ERROR_RE.match(text)``; its last branch, which reads up to 200 characters, only
-    when ``CreateProcess`` stands where it can start (200 characters after the leading
-    whitespace at most): most outputs are decided by their first characters."""
-    lead = len(text) - len(text.lstrip())
-    if _CREATE_PROCESS in text[: lead + 200 + len(_CREATE_PROCESS)]:
-        return _TOOL_ERROR_RE.match(text) is not None
-    return _TOOL_ERROR_START_RE.match(text) is not None
+_tool_error, _TOOL_ERROR_RE = tool_error, TOOL_ERROR_RE  # (for a property test: moved there)
 
 
 def command_of(call: Call) -> str | None:
@@ -543,9 +543,9 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     if stopped:  # never a success, never a failure to fix: the user stopped it (blind check 11)
         return Outcome(True, exit_code(text), (stopped,))
     code = exit_code(text)
-    marked = _tool_error(text)
+    marked = tool_error(text)
     flagged = result.is_error or (code is not None and code != 0)
-    if not (flagged or marked) and (code == 0 or is_reading_call(call)):
+    if not (flagged or marked) and (code == 0 or is_reading_call(call) or only_reads(call)):
         return Outcome(False, code)  # nothing to scan: a success, or file content
     body = strip_output_header(clean(scan_window(text))) if text else ""
     lines = _ranked_lines(body)
@@ -556,6 +556,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         flagged, lines = False, (lines if code == 124 else [])
     if flagged and code == 1 and not result.is_error and not lines and exit_one_program(call):
         flagged = False
+    if flagged and code == 1 and not result.is_error and _retrieved_no_match(text, call, lines):
+        flagged, lines = False, []  # TaskOutput got a finished grep's exit 1 (blind check 17)
     if flagged or marked:
         refused = rejection(text)
         if refused:

@@ -175,9 +175,13 @@ def is_injected(msg: Message | AgenticMessage, text: str | None = None) -> bool:
     if text is None:
         text = user_text(msg)
     text = text.strip()
+    if text[:1] not in _INJECTED_FIRSTS:  # (a test of sixteen prefixes costs 0.5 µs)
+        return False
     return text.startswith(_INJECTED_PREFIXES) or _HARNESS_BLOCK_RE.fullmatch(text) is not None
 
 
+_INJECTED_FIRSTS = frozenset(p[0] for p in _INJECTED_PREFIXES) | {"<"}
+"""How an injected text can start (a prefix, or a harness block's ``<``)."""
 _HARNESS_BLOCK_RE = re.compile(r"<([a-z]+(?:[_-][a-z]+)+)>.*</\1>", re.DOTALL)
 """A whole message that is one ``<snake_case>`` block (``<turn_aborted>``, ``<user_shell_command>``
 …): a notice the harness wrote, never the user's request (judged by shape, not by tag name)."""

@@ -388,18 +388,19 @@ def _parse_source(
                 _add_line(path, number, buf, 0, len(buf), pending_at, lines)
             elif fast is None:
                 _add_line(path, number, block, pos, nl, offset + pos, lines)
-            else:  # _add_line inlined for the common line: an object, shallow, parsed once
+            else:  # _add_line inlined for the common line: an object, parsed once
                 end = nl - 1 if nl > pos and block[nl - 1] == 0x0D else nl
                 view = whole[pos:end]
                 try:
                     obj = loads(view)
                 except orjson.JSONDecodeError:
                     obj = None  # blank or bad: _add_line says which
-                content = obj.get("content") if type(obj) is dict else None
-                shallow = end - pos - (len(content) if type(content) is str else 0) <= most
-                if type(obj) is not dict or not shallow:
+                if type(obj) is not dict:
                     _add_line(path, number, block, pos, nl, offset + pos, lines)
                 else:
+                    content = obj.get("content")
+                    if end - pos - (len(content) if type(content) is str else 0) > most:
+                        check_depth(path, number, block, obj, pos, end)  # parsed once, too
                     add_number(number)
                     add_start(offset + pos)
                     add_end(offset + end)

@@ -31,10 +31,11 @@ from . import local_claims as claims
 from .base import KEPT_AFTER_SUMMARY
 from .local_answers import answer_room
 from .local_blocked import blocked_items, blocked_step
-from .local_errlines import no_errors_items
+from .local_dialogue import resolved
+from .local_errlines import no_errors_items, read_error_items
 from .local_files import file_item
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
-from .local_jobs import listed_jobs, running_head, still_running
+from .local_jobs import idle_step, listed_jobs, running_head, still_running
 from .local_lost import lost_items, lost_step
 from .local_notices import failed_after_items, failed_after_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
@@ -292,7 +293,7 @@ def _errors(s: Session, lim: Limits) -> str:
     cap = max(2, lim.items)
     if len(groups) > cap:
         # the failures still open first, then the latest ones
-        ranked = sorted(range(len(groups)), key=lambda i: (groups[i][-1].after == "fixed", -i))
+        ranked = sorted(range(len(groups)), key=lambda i: (resolved(groups[i][-1].after), -i))
         keep = sorted(ranked[:cap])
         items.append(
             f"{len(s.errors)} failed tool calls; {cap} of {len(groups)} kinds shown "
@@ -306,8 +307,7 @@ def _errors(s: Session, lim: Limits) -> str:
     prior = _prior_excerpt(s, 4, lim.prior)
     if prior:
         items.append(f"{stale_prior(s)}: {prior}")
-    if not s.errors:
-        items[0:0] = no_errors_items(s, lim.item)
+    items[0:0] = read_error_items(s, lim.item) if s.errors else no_errors_items(s, lim.item)
     return bullets(items)
 
 
@@ -512,12 +512,8 @@ def _state_step(s: Session, lim: Limits) -> str:
         return f"   Wait for the user's answer to: {quote(s.question, lim.item * 2)}"
     if s.failed_after:  # a background task failed after the answer (blind check 12)
         return failed_after_step(s.failed_after)
-    if s.turn_ended and running and not s.announced and not s.ended_by_tool:
-        return (
-            "   None for now: the last request was answered; wait for the user's next message. "
-            f"Background jobs it started are still running ({', '.join(running[:4])}): check "
-            "on them before starting anything like them again."
-        )
+    if s.turn_ended and not s.announced and not s.ended_by_tool and (idle := idle_step(s)):
+        return idle  # jobs still running, or that may be (blind check 17)
     if s.announced:
         goal = f" (for the latest request: {current_ref(last.text, lim.item // 2)})" if last else ""
         return f"   Do the step the assistant announced last{goal}: {quote(s.announced, lim.item)}"

@@ -18,7 +18,7 @@ import re
 
 from compactor.facts import Call, clean_path, command_of
 
-from .local_files import Change, editor_change
+from .local_files import Change, editor_change, printed_back
 
 __all__ = ["READ_WORDS", "direct_change", "embedded_changes", "with_embedded"]
 
@@ -69,7 +69,10 @@ def _verb(args: dict[str, str], name: str) -> str | None:
 
 def with_embedded(call: Call, result: str, found: list[Change]) -> list[Change]:
     """``found`` (what :func:`.local_files.file_changes` read from ``call``) and the changes
-    :func:`embedded_changes` and :func:`direct_change` find that it could not."""
+    :func:`embedded_changes` and :func:`direct_change` find that it could not; an unquoted
+    here-document's content as the call printed it back (:func:`.local_files.printed_back`)."""
+    if found and any(c.expanded for c in found):
+        found = [printed_back(c, result) for c in found]
     command = command_of(call)
     if command is not None and _WORD_RE.fullmatch(command.strip()) is None:
         return found + embedded_changes(call, result) if "{" in command else found

@@ -1,7 +1,8 @@
 """Decisions from the dialogue (issue 28, point 2): what the user said about the assistant's
 proposals (rejected, accepted, the options picked), moved here from
 :mod:`compactor.models.local_state`; and (blind check 9) an earlier answer the user disputed
-next or a later result overtook, labelled so when the summary quotes it."""
+next or a later result overtook, labelled so when the summary quotes it; (blind check 17) the
+latest answer before the current request, quoted before a longer earlier one."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, strip_list_mark
 from .local_typed import typed_words
 
-__all__ = ["judge_disputed", "judge_proposals"]
+__all__ = ["answered_later", "judge_disputed", "judge_proposals", "resolved"]
 
 _REJECTS_RE = re.compile(
     r"^\W*(?:no\b|nope\b|nah\b|don['’]?t\b|do not\b|not (?:that|this|like that)\b|instead\b|"
@@ -252,9 +253,14 @@ _CLAIMS_RE = re.compile(
 _CLAIM_HEAD = 600
 _GONE = frozenset(
     {"fixed", "skipped", "meant to fail", "not found", "rejected", "worked around"}
-    | {"worked around by", "user ran", "ended later"}
+    | {"worked around by", "fixed by editing", "user ran", "ended later"}
 )
 """What became of a failure that does not overtake an answer (it was fixed, or not a failure)."""
+
+
+def resolved(after: str) -> bool:
+    """Whether a failure's ``after`` says it was fixed, got past or is no failure to fix."""
+    return after in _GONE
 
 
 def judge_disputed(s: Session) -> None:
@@ -299,3 +305,19 @@ def _short(text: str, limit: int) -> str:
 
 def _quoted(text: str) -> str:
     return "'" + _short(text, 200).replace("'", "’") + "'"
+
+
+def answered_later(s: Session) -> None:
+    """Blind check 17 (liza-main): the long "no direct link found … which option?" was quoted as
+    the earlier answer, while the user then sent the link and "The video is downloaded" ended
+    that turn. The latest answer before the current request (the assistant's text that ended
+    its turn, with no call after it) is quoted first; the longer one after it, as older."""
+    d, last = s.deliverable, s.last_request
+    if d is None or last is None or d.index > last.index or s.entries[d.index] is not d:
+        return
+    for e in reversed(s.entries[d.index + 1 : last.index]):
+        if e.role == "assistant" and not e.internal and (e.calls or e.text.strip()):
+            same = s.reply is not None and s.reply.text.strip() == e.text.strip()
+            if not e.calls and not same and e not in s.harness_errors:  # (same: said above)
+                s.deliverable, s.revised = e, d
+            return

@@ -13,6 +13,7 @@ from compactor.facts import Call
 from compactor.facts.bounded import is_startup_noise
 from compactor.facts.noise import is_warning
 from compactor.facts.outcomes import error_lines, is_reading_call, scan_window
+from compactor.facts.reads import only_reads
 
 from .local_claims import no_errors_line
 from .local_session import Session
@@ -35,16 +36,19 @@ def _printed(text: str) -> tuple[list[str], int]:
     return list(seen)[:_LINES_MOST], count
 
 
-def printed_error_items(s: Session, width: int) -> list[str]:
+def printed_error_items(s: Session, width: int, *, reads: bool = False) -> list[str]:
     """One item per call (the latest :data:`_CALLS_MOST`) whose result was not counted as a
     failure but printed error lines; empty when none did. Calls that only read or search files
-    print file content, not reports, and are left out."""
+    print file content, not reports, and are left out; with ``reads``, only the reads of
+    :func:`~compactor.facts.reads.only_reads` (a compose log, a fetch) are in."""
     calls: dict[str, Call] = {c.id: c for c in s.calls}
     found: list[str] = []
     for e in filter(_RESULTS, reversed(s.entries)):  # (most entries carry none: a C-level skip)
         for r in e.results:
             call = calls.get(r.call_id)
-            if not r.text or r.call_id in s.failed_calls or is_reading_call(call):
+            if not r.text or r.call_id in s.failed_calls:
+                continue
+            if not only_reads(call) if reads else is_reading_call(call):
                 continue
             lines, count = _printed(r.text)
             if not lines:
@@ -68,3 +72,16 @@ def no_errors_items(s: Session, width: int) -> list[str]:
         "error lines:"
     )
     return [head, *(f"  {item}" for item in printed)]
+
+
+def read_error_items(s: Session, width: int) -> list[str]:
+    """Section 4's first items when calls failed: the reads of a compose log or a fetch that
+    did not fail but printed error lines (a crashing service's log: blind check 18), as
+    tool-result facts, not failures."""
+    printed = printed_error_items(s, width, reads=True)
+    if not printed:
+        return []
+    return [
+        "These reads did not fail, but what they read holds error lines:",
+        *(f"  {item}" for item in printed),
+    ]

@@ -23,10 +23,12 @@ import functools
 import json
 import re
 from dataclasses import dataclass, field
+from dataclasses import replace as with_fields
 
 from compactor.facts import Call, clean_path, command_of, cut, shell_words
 from compactor.facts.shellwrites import script_writes
 
+from .local_heredoc import EXPANDED_NOTE, as_printed, heredoc_text
 from .local_noise import glob_name, is_shell_fragment
 from .local_text import code_line
 
@@ -40,6 +42,7 @@ __all__ = [
     "file_changes",
     "file_item",
     "key_lines",
+    "printed_back",
     "regenerated",
 ]
 
@@ -92,6 +95,9 @@ class Change:
     replace: tuple[str, str] | None = None
     """(old, new) text of an exact replacement, to apply to known content."""
     more: tuple[tuple[str, str], ...] = ()  # the next replacements of a multi-edit, in order
+    expanded: bool = False
+    """The content is an unquoted here-document's body whose ``$(…)``/``$VAR`` the shell
+    expanded (:mod:`.local_heredoc`): not the file's literal text."""
 
 
 @dataclass(slots=True)
@@ -111,6 +117,7 @@ class FileState:
     lost_at: int = -1
     changed_at: list[int] = field(default_factory=list)
     """The entry index of each change's result (read by :mod:`.local_lost`)."""
+    expanded: bool = False  # its content has expansions the shell made (Change.expanded)
 
     def how(self, times: str = "") -> str:
         """``created, then edited by Edit``; a script's change names the shell tool after it;
@@ -135,6 +142,7 @@ class FileState:
         self.last_index = index
         if change.content is not None:
             self.content, self.added, self.removed = change.content, (), ()
+            self.expanded = change.expanded
             return
         if change.added or change.removed:
             self.added, self.removed = change.added, change.removed
@@ -151,8 +159,9 @@ class FileState:
                 self.content = self.content + "\n" + "\n".join(change.added)
             else:
                 self.content = None  # changed in a way this reader cannot replay
+        self.expanded = change.expanded or (self.expanded and self.content is not None)
         if action == "deleted":
-            self.content, self.added, self.removed = None, (), ()
+            self.content, self.added, self.removed, self.expanded = None, (), (), False
 
 
 def _path_arg(call: Call) -> str | None:
@@ -282,10 +291,12 @@ def _heredoc_changes(command: str) -> tuple[list[Change], str]:
             continue
         if path is None:
             continue
+        text, expanded = heredoc_text(body) if not match.group(1) else (body, False)
         if op == ">>":
-            out.append(Change(path, "edited", added=tuple(ln for ln in body.splitlines() if ln)))
+            added = tuple(ln for ln in text.splitlines() if ln)
+            out.append(Change(path, "edited", added=added, expanded=expanded))
         else:
-            out.append(Change(path, "written", content=body))
+            out.append(Change(path, "written", content=text, expanded=expanded))
     kept.append(command[pos:])
     return out, "".join(kept)
 
@@ -350,6 +361,8 @@ def _read_shell_changes(command: str) -> list[Change]:
     if "<<" in command:
         found, command = _heredoc_changes(command)
         out.extend(found)
+    if "\\\n" in command:  # a line continued by a backslash is one line to the shell
+        command = command.replace("\\\n", " ")
     done = {c.path for c in out}
     spans = _quoted(command) if "'" in command or '"' in command else []
     if ">" in command:
@@ -379,6 +392,8 @@ def _read_shell_changes(command: str) -> list[Change]:
             out.extend(Change(p, "written") for w in rest if (p := _target(w)) and p not in done)
         elif prog in ("sed", "perl") and _in_place(words) and len(rest) >= 2:
             out.extend(Change(p, "edited") for w in rest[1:] if (p := _target(w)))
+        elif prog in _DOWNLOADERS and (p := _download_target(words)):  # blind 17
+            out.append(Change(p, "written"))
         elif prog in ("mv", "cp") and len(rest) >= 2 and (p := _target(rest[-1])):
             out.append(Change(p, "written"))
             if prog == "mv":
@@ -391,6 +406,36 @@ def _read_shell_changes(command: str) -> list[Change]:
             action = {"add-content": "edited", "remove-item": "deleted"}.get(verb, "written")
             out.append(Change(path, action))
     return out
+
+
+_DOWNLOADERS = frozenset({"curl", "wget", "yt-dlp", "youtube-dl"})
+_OUTPUT_FLAGS = frozenset({"-o", "--output", "-O", "--output-document"})
+"""The options naming the file a download writes (curl's bare ``-O`` takes no value)."""
+
+
+def _download_target(words: list[str]) -> str | None:
+    """The file ``curl -o F``/``wget -O F``/``yt-dlp -o F`` writes (``-qO F``, ``--output=F``
+    too); none for standard output (``-O-``), ``/dev/null`` or a name template (``%(title)s``)."""
+    prog = words[0].rsplit("/", 1)[-1]
+    for i, word in enumerate(words[1:], 1):
+        value: str | None = None
+        if word.startswith("--output") and "=" in word:
+            flag, value = word.split("=", 1)
+            if flag not in _OUTPUT_FLAGS:
+                continue
+        elif word in _OUTPUT_FLAGS or (
+            word.startswith("-") and not word.startswith("--") and word[-1] in "oO"
+        ):
+            if prog != "wget" and word.endswith("O"):
+                continue  # curl -O: the remote name; yt-dlp -O: --print
+            value = words[i + 1] if i + 1 < len(words) else None
+        elif re.fullmatch(r"-[a-zA-Z]*O[^-\s].*", word) and prog == "wget":
+            value = word[word.index("O") + 1 :]
+        if value is not None:
+            if "%(" in value or value == "-":
+                return None
+            return _target(value)
+    return None
 
 
 REMOVED_AND_REGENERATED = "removed and regenerated by"
@@ -508,12 +553,24 @@ def file_item(f: FileState, width: int, code_lines: int) -> list[str]:
     if f.content is not None:
         shown = key_lines(f.content, code_lines)
         whole = len(shown) >= len([ln for ln in f.content.splitlines() if ln.strip()])
-        items.append("  content:" if whole else "  latest content (key lines):")
+        title = "content" if whole else "latest content (key lines)"
+        items.append(f"  {title} {EXPANDED_NOTE}:" if f.expanded else f"  {title}:")
         items.extend("      " + code_line(ln, width) for ln in shown)
     if f.added or f.removed:
         room = code_lines if f.content is None else max(2, code_lines // 2)
         change = [f"+ {ln.strip()}" for ln in f.added[:room]]
         change += [f"- {ln.strip()}" for ln in f.removed[: max(1, min(room - len(change), 3))]]
-        items.append("  the lost change (not in the file now):" if f.lost else "  latest change:")
+        title = "the lost change (not in the file now)" if f.lost else "latest change"
+        note = f" {EXPANDED_NOTE}" if f.expanded and f.content is None else ""
+        items.append(f"  {title}{note}:")
         items.extend("      " + cut(ln, width) for ln in change)
     return items
+
+
+def printed_back(change: Change, printed: str) -> Change:
+    """``change`` with the content its call printed back (``cat F`` after an unquoted
+    here-document: :func:`.local_heredoc.as_printed`) when it is such a change and did."""
+    if not change.expanded or change.content is None:
+        return change
+    text = as_printed(change.content, printed)
+    return change if text is None else with_fields(change, content=text, expanded=False)

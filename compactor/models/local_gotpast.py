@@ -12,13 +12,22 @@ from __future__ import annotations
 import re
 
 from compactor.facts import Call
-from compactor.facts.outcomes import command_of, programs
+from compactor.facts.outcomes import command_of, programs, shell_words
+from compactor.facts.shellwrap import inner_command
 
 from .local_session import ErrorFact, Session
 from .local_text import call_line, code
 
 __all__ = ["judge_got_past", "missing_program"]
 
+_SEGMENT_RE = re.compile(r"\s*(?:&&|\|\||[;|\n])\s*")
+_REDIRECT_RE = re.compile(r"\d*[<>]")
+_FEEDERS = frozenset("yes echo printf cd true sudo env".split())
+"""Programs that feed or prepare a chain's work (``yes | pnpm install``), no step of it."""
+_FILTERS = frozenset("tail head grep sort uniq wc cat less more cut tr".split())
+"""Programs a chain pipes its output to (``| tail -5``), no step of it."""
+_RUNNERS_RE = r"(?:\b(?:exec|npx|bunx|pnpx|dlx|uvx|run)\s+(?:-\S+\s+)*)"
+"""What runs a program by name (``pnpm exec vitest``, ``npx tsc``, ``uv run pytest``)."""
 _MISSING_RE = re.compile(
     r"(?:^|[\s:])([\w.+-]+): (?:command )?not found\b"
     r"|command not found: ([\w.+-]+)"
@@ -42,22 +51,78 @@ def _ran_it(call: Call, program: str, s: Session, flying: set[str]) -> bool:
     command = command_of(call)
     if command is None or call.id in s.failed_calls or call.id in flying:
         return False
-    return program in programs(command)
+    if program in programs(command):
+        return True
+    return re.search(rf"{_RUNNERS_RE}{re.escape(program)}(?![\w.-])", command) is not None
+
+
+Steps = tuple[tuple[str, ...], ...]
+
+
+def _step(call: Call) -> Steps:
+    """The words of each working segment of the chain without options and redirections:
+    ``yes | pnpm install --offline 2>&1 | tail -5`` → ``((pnpm, install),)``."""
+    steps: list[tuple[str, ...]] = []
+    for segment in _SEGMENT_RE.split(inner_command(call) or ""):
+        words = shell_words(segment)
+        while words and ("=" in words[0] or words[0] in _FEEDERS):
+            words = words[1:]
+        if words and words[0] not in _FILTERS:
+            steps.append(tuple(w for w in words if w[:1] != "-" and not _REDIRECT_RE.match(w)))
+    return tuple(steps)
+
+
+def _other_forms(s: Session, failed: list[Call], flying: set[str]) -> dict[Steps, list[Call]]:
+    """The later calls that did not fail, by the steps of :func:`_step`, for the steps of the
+    ``failed`` calls (each other call's command is split only when it names one of their
+    programs: a long session's thousands of calls stay cheap)."""
+    wanted = {step for step in map(_step, failed) if any(len(words) >= 2 for words in step)}
+    heads = {words[0] for step in wanted for words in step}
+    found: dict[Steps, list[Call]] = {}
+    if not wanted:
+        return found
+    for c in s.calls:
+        command = c.command
+        if command is None or c.id in s.failed_calls or c.id in flying:
+            continue
+        if any(head in command for head in heads) and (step := _step(c)) in wanted:
+            found.setdefault(step, []).append(c)
+    return found
 
 
 def judge_got_past(s: Session) -> None:
     """Mark ``fixed`` each open failure for a missing program that a later call ran without
-    failing (the program is there now)."""
+    failing (the program is there now); and ``worked around by`` one whose program and step a
+    later call ran with other options without failing (blind check 18)."""
     flying = {c.id for c in s.in_flight}
+    failed: dict[str, list[Call]] | None = None
+    opened: list[tuple[ErrorFact, Call]] = []
     for err in s.errors:
         if err.after:  # (a later attempt already judged: its verdict stands)
             continue
         program = missing_program(err)
-        if not program:
-            continue
-        later = next(
+        later = program and next(
             (c for c in s.calls if c.index > err.index and _ran_it(c, program, s, flying)), None
         )
-        if later is not None:
+        if later:
             err.after, err.by = "fixed", call_line(later, 160)
             err.why = f"{code(program)} is there now and ran without failing"
+            continue
+        if failed is None:
+            failed = {}
+            for c in (c for c in s.calls if c.id in s.failed_calls):
+                failed.setdefault(call_line(c, 300), []).append(c)
+        call = next((c for c in reversed(failed.get(err.call, ())) if c.index <= err.index), None)
+        if call is not None:
+            opened.append((err, call))
+    if not opened:
+        return
+    forms = _other_forms(s, [call for _, call in opened], flying)
+    for err, call in opened:  # ran its program and step with other options and did not fail
+        other = next(
+            (c for c in forms.get(_step(call), ()) if c.index > err.index
+             and c.command != call.command),
+            None,
+        )  # fmt: skip
+        if other is not None:
+            err.after, err.by, err.why = "worked around by", call_line(other, 160), "succeeded"

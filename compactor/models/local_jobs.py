@@ -14,6 +14,7 @@ from .local_session import Background, Session
 
 __all__ = [
     "add_shape_jobs",
+    "idle_step",
     "judge_killed",
     "listed_jobs",
     "running_head",
@@ -83,8 +84,36 @@ def judge_killed(s: Session) -> None:
             how = later_report(s.entries, command, bg.said, bg.index) or how
         if not how or how.startswith(MAYBE):
             how = _bounded_end(s, bg, command) or how
+        if not how and s.local_commands:
+            how = _exited_after(s, bg)
         if how:
             bg.finished = how
+
+
+_SESSION_ENDS = frozenset({"/exit", "/quit"})
+
+
+def _exited_after(s: Session, bg: Background) -> str:
+    """A job started before the user ended the session (``/exit``, ``/quit``) and not polled
+    after it: the CLI stops its background shells when it exits, so the job is no longer known
+    to run (no "do not start it again"); a job started with ``nohup``/``setsid`` may outlive it.
+    ``""`` when no such end followed it."""
+    end = next(
+        (
+            (i, said.split()[0])
+            for i, said in s.local_commands
+            if i > bg.index and said.split()[0] in _SESSION_ENDS
+        ),
+        None,
+    )
+    if end is None or not bg.key:
+        return ""
+    if any(bg.key in c.arguments for e in s.entries[end[0] + 1 :] for c in e.calls):
+        return ""  # polled after the exit: what the poll said holds
+    return (
+        f"{MAYBE} (the user ended the session with {end[1]} after it started, which stops the "
+        "CLI's background shells)"
+    )
 
 
 def _bounded_end(s: Session, bg: Background, command: str) -> str:
@@ -140,3 +169,21 @@ def still_running(running: list[str]) -> str:
         f" Background jobs still running ({', '.join(running[:4])}): check on them; do not "
         "start them again."
     )
+
+
+def idle_step(s: Session) -> str:
+    """Section 9 when the last request was answered and jobs it started still run, or may
+    (:data:`MAYBE`: a kill named only their port, the user ended the session with ``/exit``);
+    ``""`` when none does."""
+    wait = "   None for now: the last request was answered; wait for the user's next message."
+    if running := [b.key or b.command for b in s.running]:
+        return (
+            f"{wait} Background jobs it started are still running ({', '.join(running[:4])}): "
+            "check on them before starting anything like them again."
+        )
+    if maybe := [b.key or b.command for b in listed_jobs(s)]:
+        return (
+            f"{wait} Background jobs it started may still be running ({', '.join(maybe[:4])}; "
+            "section 7): check whether they run before starting them again."
+        )
+    return ""

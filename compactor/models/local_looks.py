@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from compactor.facts import Call, command_of, is_reading_call, programs
 from compactor.facts.outcomes import is_reading_program
+from compactor.facts.reads import only_reads
 
 __all__ = ["only_looks", "same_script"]
 
@@ -24,7 +25,7 @@ _SCRIPT_FREE = ("-c", "-e")
 
 def only_looks(call: Call) -> bool:
     """Whether ``call`` only reads, searches, lists or looks at processes (no work done)."""
-    if is_reading_call(call):
+    if is_reading_call(call) or only_reads(call):  # (``docker compose logs``: blind check 18)
         return True
     command = command_of(call)
     if command is None:

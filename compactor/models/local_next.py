@@ -42,6 +42,7 @@ from compactor.facts.outcomes import is_reading_program, similar_words
 
 from .local_looks import only_looks as _only_looks
 from .local_looks import same_script
+from .local_noise import is_file_edit
 from .local_retries import contains_command, job_started, program_of
 from .local_session import ErrorFact, Session
 from .local_text import call_line
@@ -141,11 +142,38 @@ def _judge(
                 continue
             if _same_goal(between, failed, c, goal, reading=err.reading, s=s):
                 err.after, err.by, err.why = "worked around by", call_line(c, 160), how
+                _credit_edit(s, err, (failed, c), later[: later.index(c)], results)
                 return
     ended = [_how(s, c, results) for c in later]
     if said_around and not doubted and ("failed" not in ended or "succeeded" in ended):
         return  # its words stand unless the calls made next failed (and none succeeded)
     err.after, err.by, err.why = "", call_line(later[0], 160), ended[0]
+
+
+def _credit_edit(
+    s: Session,
+    err: ErrorFact,
+    pair: tuple[Call, Call],
+    before: list[Call],
+    results: dict[str, Result],
+) -> None:
+    """A file edit that succeeded between the failure and the success of the same program and
+    step is the fix ("fixed by editing FILE"), not the call that then succeeded (blind check
+    18); not when a missing program failed (a changed command got past it) unless the error
+    names the edited file."""
+    edits = [
+        c for c in before if is_file_edit(c) and c.id in results and c.id not in s.failed_calls
+    ]
+    if not edits:
+        return
+    args = edits[-1].args
+    path = next((v for k in _PATH_KEYS if isinstance(v := args.get(k), str)), "")
+    said = " ".join(err.outcome.lines)
+    named = bool(path) and path.rsplit("/", 1)[-1] in said + err.call
+    command, later = (command_of(c) or c.name for c in pair)
+    rerun = program_of(command) == program_of(later) and _MISSING_RE.search(said) is None
+    if named or rerun:
+        err.after, err.why = "fixed by editing", path or call_line(edits[-1], 120)
 
 
 def _cmd(command: str) -> frozenset[str]:
@@ -158,6 +186,15 @@ def _idle(call: Call) -> bool:
         return call.name in ("TodoWrite", "todo_write", "update_plan")
     names = programs(command)
     return bool(names) and all(n in _IDLE for n in names)
+
+
+_PATH_KEYS = ("file_path", "path", "notebook_path")
+_MISSING_RE = re.compile(
+    r"command not found|: not found|failed to spawn|is not recognized|executable file not found|"
+    r"no such file or directory \(os error|not installed",
+    re.IGNORECASE,
+)
+"""A failure of a missing program: a changed command, not an edit, gets past it."""
 
 
 def _how(s: Session, call: Call, results: dict[str, Result]) -> str:

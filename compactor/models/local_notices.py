@@ -14,13 +14,15 @@ import re
 
 from compactor.facts import Entry, one_line
 
-__all__ = ["failed_after", "failed_after_items", "failed_after_step"]
+__all__ = ["failed_after", "failed_after_items", "failed_after_step", "notified_end"]
 
 _NOTICE_RE = re.compile(
     r"<task-id>\s*([\w\-.]+)\s*</task-id>(?:(?!<task-id>).)*?<status>\s*(\w+)\s*</status>"
     r"(?:(?:(?!<task-id>).)*?<summary>(.*?)</summary>)?",
     re.DOTALL,
 )
+_PLAIN_END = r"\b[^\n<]{0,40}?\b(completed|failed|killed|exited|stopped|cancell?ed|finished)\b"
+"""After a job's id in a notification without ``<task-id>``/``<status>`` tags: its end word."""
 _FAILED = ("failed", "killed", "error", "cancelled", "canceled", "timeout")
 
 
@@ -59,3 +61,11 @@ def failed_after_step(failed: list[tuple[str, str, str]]) -> str:
         f"   A background task failed after the last answer ({'; '.join(map(_said, failed))}): "
         f"tell the user, read the output of {keys}, and start it again once the cause is known."
     )
+
+
+def notified_end(key: str, text: str) -> tuple[str, str] | None:
+    """(status, the words that report it) when the notification ``text`` says, in its plain
+    form without tags (``<task-notification> bg7f3a2 completed (exit code 0)``), that the job
+    ``key`` ended; None when it does not."""
+    said = re.search(re.escape(key) + _PLAIN_END, text)
+    return None if said is None else (said.group(1), text[said.start() : said.end() + 80])

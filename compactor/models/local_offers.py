@@ -13,7 +13,13 @@ from compactor.facts import Entry, one_line
 from .local_session import Session
 from .local_text import asks_user, strip_list_mark
 
-__all__ = ["asks_to_choose", "declines_extras", "drop_unchosen_options", "is_ask"]
+__all__ = [
+    "asks_to_choose",
+    "declines_extras",
+    "drop_unchosen_options",
+    "is_ask",
+    "unchosen_dropped",
+]
 
 _DECLINES_RE = re.compile(
     r"\b(?:if you think (?:we['’]?re|were|we are|it['’]?s|its|that['’]?s) "
@@ -119,3 +125,39 @@ def asks_to_choose(s: Session) -> bool:
     ):
         return True
     return False
+
+
+# -- an option of a menu is decided only by the user's reply (blind check 18) -------------------
+
+_MENU_LINE_RE = re.compile(
+    r"^\W{0,6}(?:option\s+)?([A-F]|\d{1,2})(?:\s*[.):,|]|\s+[-–—:])\s*\S", re.IGNORECASE
+)
+"""An option line: ``A,Skip it,0 min``, ``B) …``, ``2. …``, ``Option C: …``, ``| A | … |``."""
+_NAMED_OPTION_RE = re.compile(r"\boption\s+([A-F]|\d{1,2})\b", re.IGNORECASE)
+_PICKED_RE = re.compile(
+    r"^\W{0,4}(?:(?:let['’]?s |i['’]?ll |we['’]?ll )?(?:go with|take|do|pick|choose)\s+)?"
+    r"(?:option\s+)?([A-F]|\d{1,2})(?:\s*$|\s*[-–—:,.)!]\s|\s*[-–—:,.)!]$|"
+    r"\s+(?:please|then|it is|is (?:fine|good|best)|sounds|works|let['’]?s|go|for)\b)",
+    re.IGNORECASE,
+)
+"""The user's reply naming an option first: "A - let's run sudo", "option 2", "go with B"."""
+
+
+def _label(sentence: str) -> str:
+    """The option a sentence is (its line's label, or the "Option B" it names); "" if none."""
+    found = _MENU_LINE_RE.match(sentence) or _NAMED_OPTION_RE.search(sentence)
+    return found.group(1).upper() if found else ""
+
+
+def unchosen_dropped(offer: str, reply: str, said: list[str]) -> list[str]:
+    """``said`` (sentences of the assistant's ``offer``) without those that are options of a
+    menu the offer listed (two labelled option lines or more: A/B/C, 1/2/3) other than the one
+    the user's ``reply`` chose: an option is decided only by the user's choice."""
+    if not said:
+        return said
+    labels = {m.group(1).upper() for ln in offer.splitlines() if (m := _MENU_LINE_RE.match(ln))}
+    if len(labels) < 2:
+        return said
+    picked = _PICKED_RE.match(reply)
+    chosen = picked.group(1).upper() if picked else ""
+    return [x for x in said if _label(x) in ("", chosen)]

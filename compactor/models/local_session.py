@@ -48,7 +48,8 @@ from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_na
 from .local_callwrites import with_embedded
 from .local_files import FileState, file_changes
 from .local_noise import is_usage_footer, local_command
-from .local_notices import failed_after
+from .local_notices import failed_after, notified_end
+from .local_records import Background, ErrorFact
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, retries, signature
 from .local_task import Task
@@ -97,41 +98,7 @@ _SHORT_OUTPUT_LINES, _SHORT_OUTPUT_CHARS, _OUTPUT_TAIL = 6, 400, 20_000
 DELIVERABLE_CHARS, _SHORT_REPLY, _RETRY_WINDOW = 500, 40, 64  # retry: last this-many errors
 
 
-@dataclass(slots=True)
-class Background:
-    """A process started in the background (``run_in_background``, a Codex session)."""
-
-    key: str
-    command: str
-    index: int
-    finished: str = ""
-    """How it ended (``completed (exit 0)``, ``killed``); empty while not seen finishing."""
-    said: str = ""  # what its start result said (its id, where its output goes), on one line
-
-
 _REFUSED = "The user rejected this call"  # how compactor.facts.outcome says so
-
-
-@dataclass(slots=True)
-class ErrorFact:
-    """A failed tool call: what ran, how it failed, and what happened after."""
-
-    call: str
-    outcome: Outcome
-    index: int
-    signature: tuple[str, str, frozenset[str]]
-    reading: bool = False
-    """The failed call only read or searched (only a reading call can fix it then)."""
-    after: str = ""
-    """``fixed``, ``failed again`` or ``retry pending`` (empty: no later attempt)."""
-    by: str = ""
-    """The later call that fixed it, failed again or is pending."""
-    next_text: str = ""
-    """What the assistant said next (often the diagnosis)."""
-    job: str = ""
-    """The background job the later call started (its final status decides, issue 28)."""
-    why: str = ""
-    """Why the later call did not fix it (the error its piped output holds, the job's end)."""
 
 
 @dataclass(slots=True)
@@ -176,6 +143,7 @@ class Session:
     ended_output: str = ""  # what that tool returned (SWE-agent's ``submit``: the final diff)
     question: str = ""
     """The question the assistant's final message asked the user."""
+    handoff: str = ""  # its sentences handing the next step to the user (local_handoff)
     request_started: bool = False
     """The assistant did something (said or called) after the latest request."""
     announced: str = ""
@@ -189,6 +157,7 @@ class Session:
     """The user's constraints (filled on first use; like the next two, the same for any limits)."""
     named: list[str] | None = None
     """Files the user named that were not changed (filled by the summarizer on first use)."""
+    linked: list[str] | None = None  # the last review's linked files (local_views.linked_files)
     users: list[str] | None = None
     """Every user message, earlier summaries' first (filled by the summarizer on first use)."""
     tools: list[tuple[str, int]] | None = None
@@ -303,6 +272,9 @@ class _Builder:
             bg = self.s.background.get(match.group(1))
             if bg is not None and status is not None:
                 self.finish(bg, status.group(1), text)
+        for bg in self.s.running if "<task-notification>" in text else ():
+            if bg.key and (said := notified_end(bg.key, text)) is not None:
+                self.finish(bg, *said)  # its plain form: "… ID completed (exit code 0)"
 
     def finish(self, bg: Background, status: str, text: str) -> None:
         status = status.lower()
@@ -378,8 +350,8 @@ class _Builder:
             self.s.background[call.id] = Background(call.id, cut(label, 200), call.index)
         elif name in ("KillShell", "KillBash", "TaskStop", "KillTask"):
             key = str(args.get("shell_id") or args.get("bash_id") or args.get("task_id") or "")
-            if key in self.s.background:
-                self.s.background[key].finished = "killed"
+            if key in self.s.background and not self.s.background[key].finished:
+                self.s.background[key].finished = "killed"  # (a job seen ending keeps its end)
 
     # -- results -------------------------------------------------------------------------------
 
@@ -426,7 +398,7 @@ class _Builder:
                 bg.key = started.group(1)
                 s.background[bg.key] = bg
         elif (
-            "session ID" in r.text[:600]
+            ("session ID" in r.text[:600] or "in background with ID" in r.text[:200])
             and not call.ended  # its process's end was recorded (Codex's exec_command_end)
             and (started := _BG_START_RE.search(r.text[:600])) is not None
             and "session_id" not in call.args  # a poll: the job is named after its start

@@ -53,12 +53,13 @@ from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_earlier import note_earlier
 from .local_gotpast import judge_got_past
+from .local_handoff import judge_handoff
 from .local_jobs import add_shape_jobs, listed_jobs
 from .local_listing import lists_work_folder, work_listing
 from .local_lost import judge_lost
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
-from .local_offers import drop_unchosen_options
+from .local_offers import drop_unchosen_options, unchosen_dropped
 from .local_present import judge_present
 from .local_results import head_of, tail_matters
 from .local_session import ErrorFact, Session, build_session
@@ -425,6 +426,7 @@ def judge_skipped(s: Session) -> None:
              and not e.internal and e.text.strip()),
             None,
         )  # fmt: skip
+        told = unchosen_dropped(err.next_text, user.text if user else "", told)  # (blind 18)
         if user is not None:
             told += [x for x in sentences(user.text) if _SKIPS_RE.search(x)]
         said = " ".join(err.outcome.lines)
@@ -438,6 +440,7 @@ def judge_skipped(s: Session) -> None:
             err.after, err.by = "not found", ""  # a probe that established a fact
             continue
         around = [x for x in sentences(err.next_text) if _AROUND_RE.search(x)]
+        around = unchosen_dropped(err.next_text, user.text if user else "", around)
         if around and went_on:
             words = set(_WORD_RE.findall(err.call.lower()))
             best = max(around, key=lambda x: len(words & set(_WORD_RE.findall(x.lower()))))
@@ -479,6 +482,7 @@ def after_line(err: ErrorFact, width: int) -> str:
         "not found": f"  A fact it established (not a failure to fix): {found}; the work went on.",
         "meant to fail": f"  Meant to fail (run to confirm a failure), not an error: {meant}",
         "worked around by": f"  Worked around by {by} ({err.why}).",
+        "fixed by editing": f"  Fixed by editing {err.why}; then a later {by} succeeded.",
         "user ran": f"  The user ran {by} themselves with `!`{err.why}.",
         ENDED_LATER: f"  Not a failure to fix: {err.why}.",
     }.get(
@@ -619,6 +623,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     note_earlier(session, items)  # calls before the harness's own compaction (set 15)
     judge_user_turns(session)  # a rejection carrying the user's words is a request (set 13)
     judge_blocked(session)  # texts typed while the CLI's usage limit blocked are no requests
+    judge_handoff(session)  # answered, then only a note call in flight (blind check 18)
     add_shape_jobs(session)
     judge_answers(session)
     judge_actions(session)

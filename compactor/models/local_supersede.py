@@ -21,7 +21,7 @@ import re
 from bisect import bisect_right
 from dataclasses import replace
 
-from compactor.facts import one_line, sentences
+from compactor.facts import Entry, one_line, sentences
 
 from .local_session import Session
 
@@ -31,6 +31,7 @@ __all__ = [
     "judge_overtaken_causes",
     "judge_refused_command",
     "judge_stale_next",
+    "stale_next",
 ]
 
 _NEXT_RE = re.compile(r"←\s*NEXT\b|<-+\s*NEXT\b|\bNext:|^\s*(?:[-*+]|\d{1,2}[.)])?\s*\[ \]", re.M)
@@ -50,18 +51,24 @@ def _quoted(text: str, limit: int = 160) -> str:
 def judge_stale_next(s: Session) -> None:
     """An earlier answer the summary quotes (:attr:`Session.deliverable` before the latest
     request) that marks what comes next (``← NEXT``, ``Next:``, ``[ ]``) is stale in that: later
-    requests followed it. Its note says so, with the user's next words and what the latest
-    answer says comes next, so that its old "next" is not read as current."""
+    requests followed it. Its note says so (:func:`stale_next`)."""
     d, last = s.deliverable, s.last_request
     if d is None or last is None or d.index > last.index or s.deliverable_note:
         return
+    s.deliverable_note = stale_next(s, d)
+
+
+def stale_next(s: Session, d: Entry) -> str:
+    """The note of an earlier answer ``d`` whose "next" marks later requests moved on from, with
+    the user's next words and what the latest answer says comes next, so that its old "next" is
+    not read as current; '' when it marks none or no request followed it."""
     if "NEXT" not in d.text and "Next" not in d.text and "[ ]" not in d.text:
-        return  # str pre-checks: most answers mark nothing
+        return ""  # str pre-checks: most answers mark nothing
     if _NEXT_RE.search(d.text) is None:
-        return
+        return ""
     after = next((r for r in s.requests if r.index > d.index), None)
     if after is None:
-        return
+        return ""
     note = (
         f"superseded: its 'next' marks are not current, the user then wrote {_quoted(after.text)}"
     )
@@ -70,7 +77,7 @@ def judge_stale_next(s: Session) -> None:
         says = [x for x in sentences(latest.text[-2_000:]) if _SAYS_NEXT_RE.search(x)]
         if says:
             note += f", and the latest answer says {_quoted(says[-1])}"
-    s.deliverable_note = note
+    return note
 
 
 _INSTEAD_RE = re.compile(

@@ -26,6 +26,7 @@ from dataclasses import replace
 from compactor.facts import cut, one_line
 
 from .local_answers import user_answers
+from .local_handoff import handoff_line, handoff_step
 from .local_session import Session
 from .local_supersede import continues
 from .local_text import code, quote
@@ -138,10 +139,11 @@ def on_hold(s: Session) -> tuple[str, str] | None:
 
 
 def hold_line(s: Session, ref: str, width: int) -> str:
-    """Sections 7 and 8: that the user told the agent to stop and wait ('' when not)."""
+    """Sections 7 and 8: that the user told the agent to stop and wait, or that the last reply
+    handed the next step to the user ('' when neither)."""
     held = on_hold(s)
     if held is None:
-        return ""
+        return handoff_line(s, ref, width)
     call, said = held
     return (
         f"The user told the agent to stop and wait: they rejected {code(cut(call, _CALL))}, "
@@ -151,10 +153,11 @@ def hold_line(s: Session, ref: str, width: int) -> str:
 
 
 def hold_step(s: Session, ref: str, width: int) -> str:
-    """Section 9 when the user told the agent to stop and wait ('' when not)."""
+    """Section 9 when the user told the agent to stop and wait, or the last reply handed the
+    next step to the user ('' when neither)."""
     held = on_hold(s)
     if held is None:
-        return ""
+        return handoff_step(s, width, 4)
     call, said = held
     return (
         f"   Wait for the user's instruction: the user rejected {code(cut(call, _CALL))} and said "

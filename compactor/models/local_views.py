@@ -33,11 +33,13 @@ from compactor.facts.outcomes import unadvised
 from compactor.facts.tracebacks import is_library_path, is_log_tag
 
 from .local_answers import user_answers
+from .local_dialogue import answered_later
 from .local_earlier import earlier_line, earlier_said
 from .local_names import cut_names
 from .local_noise import local_note, normal_path, pasted_listing, path_in
 from .local_rules import RULE_MARK_RE, is_constraint
 from .local_session import Session
+from .local_supersede import stale_next
 from .local_text import MEMO_MOST, SHORT_TEXT, code, prior_sections, prior_users
 from .local_typed import own_words, typed_words
 
@@ -362,12 +364,15 @@ def linked_files(s: Session, most: int) -> str:
     """The files the last assistant answer linking 3+ files (a review's findings) links to that
     no call changed, each once: the findings otherwise survived only as identifier lists
     (blind check 6: ``auth-member-role-hook.ts`` and ``transfer-service.ts`` were lost)."""
-    for e in reversed(s.entries):
-        if e.role == "assistant" and e.text.count("](") >= _LINKS_LEAST:
-            found = dict.fromkeys(m.group(1) for m in _LINKED_RE.finditer(e.text))
-            if len(found) >= _LINKS_LEAST:
-                return ", ".join([p for p in found if p not in s.files][:most])
-    return ""
+    if s.linked is None:  # found once: every rendering of the summary asks again
+        s.linked = []
+        for e in reversed(s.entries):
+            if e.role == "assistant" and e.text.count("](") >= _LINKS_LEAST:
+                found = dict.fromkeys(m.group(1) for m in _LINKED_RE.finditer(e.text))
+                if len(found) >= _LINKS_LEAST:
+                    s.linked = list(found)
+                    break
+    return ", ".join([p for p in s.linked if p not in s.files][:most])
 
 
 def untouched(s: Session, named: list[str]) -> list[str]:
@@ -477,7 +482,15 @@ def judge_revised(s: Session) -> None:
     answer that ended a later turn (the assistant's last text before the next request) and
     names a file the substantial answer named ("Updated solaudd-grant-application.md with the
     milestone dates", after the draft that said they were still to fill). The latest such
-    answer is then the one quoted first; the earlier one is kept as :attr:`Session.revised`."""
+    answer is then the one quoted first; the earlier one is kept as :attr:`Session.revised`.
+    Else, when it answers an earlier request and a later answer ended the turn before the
+    current request, that later answer is quoted first (:func:`.local_dialogue.answered_later`)."""
+    _revised_by_files(s)
+    if s.revised is None:
+        answered_later(s)
+
+
+def _revised_by_files(s: Session) -> None:
     d = s.deliverable
     if d is None or len(s.requests) < 2:
         return
@@ -528,6 +541,8 @@ def deliverables(s: Session) -> list[tuple[str, Entry]]:
         )
         if not _revised_files(s, s.revised, s.deliverable):  # no file changed between (blind 15)
             title = "An earlier substantial answer, verbatim (the answer above came after it)"
+        if note := stale_next(s, s.revised):  # its "← NEXT" is not current (blind check 10)
+            title = f"{title[:-1]}; {note})"
         quoted.append((title, s.revised))
     return quoted
 

@@ -20,9 +20,9 @@ from compactor.counting.config import (
     MessageFilter,
     PreserveUserMessages,
     check_preserve_user_messages,
+    user_message_budget,
 )
 from compactor.counting.tokens import estimate_message, estimate_text
-from compactor.counting.trigger import DEFAULT_CONTEXT_TOKENS, TriggerCondition, thresholds
 from compactor.errors import ConfigError, SummarizationError
 from compactor.facts.fences import cut_bytes as _truncate_bytes  # closes a cut ``` (blind 14)
 from compactor.io.paths import name_text
@@ -350,15 +350,6 @@ async def _default_finalize(
     out: list[M] = copy.deepcopy(system_messages)
     out.append(summary_message)
     return out
-
-
-def user_message_budget(pum: PreserveUserMessages, trigger: TriggerCondition | None) -> int:
-    """The user-message budget of a summarization: ``pum.max_tokens``, else a third of the
-    token threshold ``trigger`` resolves to (``context_tokens``, or ``context_fraction`` ×
-    ``window_tokens``; the smaller when both are set), else 160,000 // 3 (SPEC §5.2)."""
-    if pum.max_tokens is not None:
-        return int(pum.max_tokens)
-    return (thresholds(trigger)[0] or DEFAULT_CONTEXT_TOKENS) // 3
 
 
 def default_finalizer(config: DefaultFinalizerConfig | None = None) -> Finalize:

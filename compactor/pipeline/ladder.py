@@ -10,7 +10,7 @@ validation error), a stricter instruction after a cut reply, and the circuit bre
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, Protocol, cast
 
@@ -364,12 +364,20 @@ async def summarize_input(
         key, body = prepare(model, inp, sent, form, options)
         cached = False
 
+        counted: list[int] = []  # input_tokens(inp), once for the reply checks and the scale
+
+        def inp_tokens() -> int:
+            if not counted:
+                counted.append(input_tokens(inp))
+            return counted[0]
+
         def refused(reply: object) -> ModelError | None:
             """What a reply (fresh or cached) fails of the run's reply checks, if anything."""
             replaced = replaced_tokens(inp) if chunk is not None else None
             return oversized_reply(
-                config, reply, inp, name, last_rung=last_rung, replaced=replaced
-            ) or weak_reply(config, reply, name)
+                config, reply, inp, name, last_rung=last_rung, replaced=replaced,
+                input_size=inp_tokens,
+            ) or weak_reply(config, reply, name)  # fmt: skip
 
         if cache is not None and key is not None:
             # A hit goes through the checks a fresh reply does; a refused one is a miss.
@@ -410,7 +418,7 @@ async def summarize_input(
             if cache is not None and key is not None and outcome.error is None:
                 cache.put(key, name, outcome.response)
             if outcome.error is None and phase != "fallback":
-                _learn_scale(job, outcome.response, sent)
+                _learn_scale(job, outcome.response, sent, inp_tokens if sent is inp else None)
             elif context_limit_error(outcome.error) is not None:
                 job.refused_tokens = input_tokens(sent)
         attempts.append(
@@ -524,14 +532,18 @@ async def summarize_input(
 
 
 def _learn_scale(
-    job: SummaryRun[M], reply: object, sent: Sequence[Message | AgenticMessage]
+    job: SummaryRun[M],
+    reply: object,
+    sent: Sequence[Message | AgenticMessage],
+    estimated: Callable[[], int] | None = None,
 ) -> None:
     """The provider's ``usage.prompt_tokens`` per estimated token of ``sent``, when the input
-    was large enough for the count to mean something."""
+    was large enough for the count to mean something (``estimated``: gives ``sent``'s
+    :func:`input_tokens`, counted already)."""
     usage = getattr(reply, "usage", None)
     counted = getattr(usage, "prompt_tokens", 0) if usage is not None else 0
     if not isinstance(counted, int) or counted <= 0:
         return
-    estimate = input_tokens(sent)
+    estimate = input_tokens(sent) if estimated is None else estimated()
     if estimate >= SCALE_SAMPLE_MIN:
         job.scale = clamp_scale(counted / estimate)

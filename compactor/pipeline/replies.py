@@ -8,7 +8,7 @@ by ``check --explain``; no model is called here.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from compactor.counting.config import Config
 from compactor.counting.tokens import estimate_message, estimate_text
@@ -66,6 +66,7 @@ def oversized_reply(
     *,
     last_rung: bool = False,
     replaced: int | None = None,
+    input_size: Callable[[], int] | None = None,
 ) -> ModelError | None:
     """The error for a reply too long to be a summary of ``model_input``, else None.
 
@@ -80,7 +81,9 @@ def oversized_reply(
     if not isinstance(reply, Message | AgenticMessage):
         return None
     tokens = estimate_message(reply)
-    limit, what = reply_limit(config, model_input, last_rung=last_rung, replaced=replaced)
+    limit, what = reply_limit(
+        config, model_input, last_rung=last_rung, replaced=replaced, input_size=input_size
+    )
     if tokens <= limit:
         return None
     return ModelError(
@@ -98,12 +101,15 @@ def reply_limit(
     *,
     last_rung: bool = False,
     replaced: int | None = None,
+    input_size: Callable[[], int] | None = None,
 ) -> tuple[float, str]:
     """(the most estimated tokens a reply to ``model_input`` may have, what sets it): its
     whole input or ``config.reply_reserve_tokens``, whichever is larger, at most ``replaced``
     (what a chunk's reply replaces) and at most ``config.max_summary_tokens`` (only that for
-    the ``last_rung``)."""
-    limit: float = max(input_tokens(model_input), config.reply_reserve_tokens)
+    the ``last_rung``). ``input_size``: gives ``model_input``'s :func:`input_tokens` (a caller
+    that needs the count again counts the messages once)."""
+    size = input_tokens(model_input) if input_size is None else input_size()
+    limit: float = max(size, config.reply_reserve_tokens)
     if last_rung:
         limit = math.inf
     what = "its whole input"

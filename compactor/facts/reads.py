@@ -1,0 +1,66 @@
+"""Commands that only read although their program is no reader by name (blind check 18): a
+read-only sub-command of ``docker compose`` (``logs``, ``ps``, ``config``) and a ``curl`` that
+fetches a URL (no data, upload, output file or other method). Their output is data, often a
+crashing program's log full of "Error" lines: without an error flag or a non-zero exit code,
+the call did not fail."""
+
+from __future__ import annotations
+
+import re
+
+from .text import Call
+
+__all__ = ["only_reads"]
+
+_SEGMENT_RE = re.compile(r"\s*(?:&&|\|\||[;|\n])\s*")
+_LEAD = frozenset("sudo env time nohup exec command".split())
+_COMPOSE_READS = frozenset("logs ps config top images ls port version events".split())
+_VALUED = frozenset("-f --file -p --project-name --profile --env-file --project-directory".split())
+_FILTERS = frozenset(
+    "cd cat head tail grep egrep rg jq sed awk sort uniq wc cut tr echo printf true sleep".split()
+)
+"""The programs a compose read or a fetch may be piped to or chained with."""
+_CURL_WRITES_RE = re.compile(
+    r"\s(?:-[a-zA-Z]*[dFTXoO]\b|--(?:data|form|upload|request|output|remote-name|json)\b)"
+)
+
+
+def _compose_reads(words: list[str]) -> bool:
+    """Whether the words after ``docker compose`` name a read-only sub-command."""
+    skip = False
+    for word in words:
+        if skip or word.startswith("-"):
+            skip = not skip and word in _VALUED
+            continue
+        return word in _COMPOSE_READS
+    return False
+
+
+def _segment_reads(segment: str) -> bool | None:
+    """True when the segment is a compose read or a fetch, None when a filter, else False."""
+    words = [w for w in segment.split() if not w.startswith(("2>", ">&", "1>"))]
+    while words and ("=" in words[0] or words[0] in _LEAD):
+        words = words[1:]
+    if not words:
+        return None
+    name = words[0].rsplit("/", 1)[-1].lower()
+    if name == "docker-compose" or (name == "docker" and words[1:2] == ["compose"]):
+        return _compose_reads(words[1 if name == "docker-compose" else 2 :])
+    if name == "curl":
+        return _CURL_WRITES_RE.search(f" {segment}") is None
+    return None if name in _FILTERS else False
+
+
+def only_reads(call: Call | None) -> bool:
+    """Whether the command of ``call`` is a compose read or a ``curl`` fetch, alone or with
+    filters (``| tail -20``, ``cd DIR &&``)."""
+    command = call.command if call is not None else None
+    if not command or ("compose" not in command and "curl" not in command):
+        return False
+    found = False
+    for segment in _SEGMENT_RE.split(command.strip()):
+        said = _segment_reads(segment)
+        if said is False:
+            return False
+        found = found or said is True
+    return found
