@@ -26,6 +26,7 @@ from .templates import bounded_template
 from .text import Entry, one_line, sentence_spans
 
 __all__ = [
+    "bounded_paste",
     "bounded_user_message",
     "earlier_summary_view",
     "earlier_user_messages",
@@ -321,7 +322,7 @@ _SAYS_RE = re.compile(r"[A-Za-z]{4,}")
 _LOG_LEAST, _KEY_LINES, _LAST_LINES = 8, 4, 3
 
 
-def _bounded_log(text: str, number: int, keep: int) -> str | None:
+def _bounded_log(text: str, number: int, keep: int, kept: str = "") -> str | None:
     """A message that is mostly a pasted log (a timestamp or a level first on most of its lines)
     as a few key lines (blind check 12: om-winvm's freerdp log filled section 6, cut in the
     middle): its first line, its error and warning lines (each distinct one once, the last
@@ -346,8 +347,21 @@ def _bounded_log(text: str, number: int, keep: int) -> str | None:
     said = f"; its error and warning lines: {' | '.join(key)}" if key else ""
     return (
         f"{head}…{removed} characters truncated (a pasted log of {len(lines)} lines; the full text "
-        f"is user message {number} of the original transcript{said})…{chr(10).join(tail)}"
+        f"is user message {number} of the original transcript{said}{kept})…{chr(10).join(tail)}"
     )
+
+
+def bounded_paste(text: str, number: int, keep: int) -> str | None:
+    """A message that is mostly a pasted traceback or log as its key lines (even the newest
+    message: blind check 18), None when it is neither."""
+    from compactor.facts.tracebacks import bounded_traceback
+
+    kept = ""
+    if text.count("\n") >= _LOG_LEAST:  # the user's orders among the pasted lines
+        lines = text.splitlines()[1:-2]
+        orders = [one_line(x) for n in lines for _, x in sentence_spans(n) if _is_order(x.strip())]
+        kept = "; kept from it: " + " ".join(orders[:_ORDERS_MOST]) if orders else ""
+    return bounded_traceback(text, number, keep, kept) or _bounded_log(text, number, keep, kept)
 
 
 def bounded_user_message(text: str, number: int, keep: int) -> str:
@@ -355,7 +369,7 @@ def bounded_user_message(text: str, number: int, keep: int) -> str:
     text, and the user's orders from the cut middle kept (blind check 6: "DO NOT CHANGE ANY CODE
     YET" and "keep the current owner/admin/user divide" were in the middle of a pasted issue and
     lost): the pasted material is what goes first. A pasted log: :func:`_bounded_log`."""
-    if (log := _bounded_log(text, number, keep)) is not None:
+    if (log := bounded_paste(text, number, keep)) is not None:
         return log
     if (template := bounded_template(text, number, keep)) is not None:
         return template

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from .text import cut, lowers_exactly, one_line, sentence_spans
+from .tracebacks import blank_frames
 
 MAX_URL = 300
 """URLs longer than this are not facts (signed links, tracking URLs)."""
@@ -465,6 +466,7 @@ def work_identifiers(text: str) -> list[str]:
     names (``src/contexts/AuthContext.jsx`` → ``AuthContext``)."""
     if ("[" in text or ":" in text) and _LOG_LINE_RE.search(text) is not None:
         text = _LOG_LINE_RE.sub(lambda m: " " * len(m.group()), text)  # positions stay valid
+    text = blank_frames(text)  # a pasted traceback's frames (blind check 18)
     found = []
     for pos, word in identifiers(text):
         end = pos + len(word)

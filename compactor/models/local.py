@@ -38,10 +38,10 @@ from .local_focus import ContextView, context_span, focus_block, focus_of, inser
 from .local_jobs import idle_step, listed_jobs, running_head, still_running
 from .local_lost import lost_items, lost_step
 from .local_notices import failed_after_items, failed_after_step
-from .local_prior import prior_current, prior_pending
+from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
 from .local_requests import current_ref, request_lines, user_message_lines
-from .local_results import said_changed
+from .local_results import said_changed, same_results
 from .local_session import ErrorFact, Session
 from .local_state import (
     ANSWERED,
@@ -306,7 +306,7 @@ def _errors(s: Session, lim: Limits) -> str:
         said = group[-1].next_text
     prior = _prior_excerpt(s, 4, lim.prior)
     if prior:
-        items.append(f"From the earlier summary: {prior}")
+        items.append(f"{stale_prior(s)}: {prior}")
     items[0:0] = read_error_items(s, lim.item) if s.errors else no_errors_items(s, lim.item)
     return bullets(items)
 
@@ -333,8 +333,8 @@ def _problem_solving(s: Session, lim: Limits) -> str:
         items.append("Proposals the user turned down (not decisions; do not act on them):")
         items.extend(f"  {shorten(x, lim.item)}" for x in s.rejected[-3:])
     outputs = [
-        (i, score, f"{code(shorten(c, lim.item // 2))} → {shorten(o, lim.item)}")
-        for i, score, c, o in s.outputs
+        (i, score, f"{code(shorten(c, lim.item // 2))}{n} → {shorten(o, lim.item)}")
+        for i, score, c, o, n in same_results(s.outputs)  # each result once (blind check 18)
     ]
     if outputs:
         items.append("What commands printed:")
@@ -353,7 +353,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
                 items.append(f"  {call_line(c, lim.item)}{failed}")
     prior = _prior_excerpt(s, 5, lim.prior)
     if prior:
-        items.append(f"From the earlier summary: {prior}")
+        items.append(f"{stale_prior(s)}: {prior}")
     return bullets(items) if items else "   - No problem solving recorded."
 
 
@@ -418,7 +418,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     items: list[str] = []
     last = s.last_request
     last_text = s.last_text
-    items.extend(prior_current(s, lim.prior))  # kept whole (blind check 12)
+    items.extend(prior_current(s, lim.prior, first=True))  # kept whole (blind check 12)
     if last is not None:
         if s.announced:
             state = "is in progress (the assistant announced its next step)"
@@ -446,7 +446,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     ]
     if changed:
         items.append("Files changed for it: " + ", ".join(changed[: lim.items]))
-    if not s.turn_ended and s.request_started:
+    if not s.turn_ended and (s.request_started or stale_goal(s)):
         action = last_action(s, lim.item)
         if any(IN_FLIGHT not in a and not a.startswith("(") for a in action):
             # (only in flight: section 7 lists them)
@@ -463,6 +463,7 @@ def _current_work(s: Session, lim: Limits) -> str:
         items.extend(verbatim_text(claims.reply_title(s), reply.text, lim.reply))
     for title, answer in deliverables(s):
         items.extend(verbatim_text(title, answer.text, lim.deliverable))
+    items.extend(prior_current(s, lim.prior, first=False))  # after the calls (blind check 18)
     return bullets(items) if items else "   - No work in progress."
 
 
@@ -493,7 +494,7 @@ def _state_step(s: Session, lim: Limits) -> str:
         goal = (
             f", then continue the latest request: {current_ref(last.text, lim.item // 2)}"
             if last
-            else ""
+            else stale_goal(s)
         )
         return f"   {in_flight_step(flying, lim.item // 2, lim.items)}{goal}.{stopped}"
     if not s.turn_ended and last is not None and not s.request_started:
@@ -530,7 +531,7 @@ def _state_step(s: Session, lim: Limits) -> str:
         return f"   None: {ANSWERED}. The latest request was {quote(last.text, lim.item // 2)}."
     prior = _prior_excerpt(s, 9, lim.prior)
     if prior:
-        return f"   From the earlier summary: {prior}"
+        return prior_step(s, prior, stopped)
     return "   None."
 
 

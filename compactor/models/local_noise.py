@@ -93,9 +93,18 @@ def is_shell_fragment(word: str) -> bool:
     return not w or w[0] in "<>&|" or (w[0].isdigit() and ">" in w[:3]) or w.startswith("/dev/")
 
 
+_ROUTE_SEGMENT_RE = re.compile(r"(?:^|(?<=[/\\]))\[{1,2}(?:\.\.\.)?[A-Za-z_]\w*\]{1,2}(?=$|[/\\.])")
+"""A bracketed name that is a whole path segment: a web framework's dynamic route folder or
+file (``app/members/[id]/page.tsx``, ``[...slug].tsx``), not a shell character class."""
+
+
 def is_glob(word: str) -> bool:
-    """A shell pattern (``reports/kp-pipeline-s1-*``): the files it matched, not one file."""
-    return any(ch in word for ch in "*?[")
+    """A shell pattern (``reports/kp-pipeline-s1-*``): the files it matched, not one file. A
+    dynamic route segment (``[id]``) is a real folder's name (blind check 18, atlas-cc: "files
+    matching app/members/[id]/page.tsx")."""
+    if "*" in word or "?" in word:
+        return True
+    return "[" in word and "[" in _ROUTE_SEGMENT_RE.sub("", word)
 
 
 def glob_name(path: str) -> str:

@@ -10,10 +10,18 @@ from .local_blocked import mid_work
 from .local_lost import answered_line, prior_state
 from .local_session import Session
 from .local_state import ANSWERED
-from .local_text import code, prior_sections, quote
+from .local_text import code, plural, prior_sections, quote
 from .local_views import whole_quote
 
-__all__ = ["prior_current", "prior_excerpt", "prior_pending"]
+__all__ = [
+    "calls_since_prior",
+    "prior_current",
+    "prior_excerpt",
+    "prior_pending",
+    "prior_step",
+    "stale_goal",
+    "stale_prior",
+]
 
 _KEPT_WHOLE = (7, 8)
 """Pending Tasks and Current Work: what a resuming agent needs, never cut to a few lines."""
@@ -39,12 +47,13 @@ def prior_pending(session: Session, limit: int) -> list[str]:
     answered, that is said first (else only the earlier summary's list would be there)."""
     reported = _reported(session, limit) if session.prior else []
     blocked = mid_work(session)  # the CLI's usage limit stopped the work (blind check 14)
-    asked = session.requests or blocked or reported
+    asked = session.requests or blocked or reported or calls_since_prior(session)
     prior = prior_excerpt(session, 7, limit) if session.prior and asked else ""
     if not prior:
         return reported
     said = [f"{prior_state(session)}: {prior}", *reported]
-    return [answered_line(session, ANSWERED), *said] if session.turn_ended else said
+    answered = session.turn_ended and session.requests
+    return [answered_line(session, ANSWERED), *said] if answered else said
 
 
 def _reported(session: Session, limit: int) -> list[str]:
@@ -60,11 +69,64 @@ def _reported(session: Session, limit: int) -> list[str]:
     ]
 
 
-def prior_current(session: Session, limit: int) -> list[str]:
-    """Section 8's line from an earlier summary's Current Work (kept whole, within budget)."""
-    prior = prior_excerpt(session, 8, limit) if session.prior else ""
+def prior_current(session: Session, limit: int, *, first: bool) -> list[str]:
+    """Section 8's line from an earlier summary's Current Work (kept whole, within budget):
+    ``first`` as the section's first line, else as its last, after what the calls since the
+    earlier summary did, when calls ran after it (blind check 18), with or without a request."""
+    n = calls_since_prior(session)
+    prior = prior_excerpt(session, 8, limit) if session.prior and first != (n > 0) else ""
     if not prior:
         return []
+    if n:  # (blind check 18: its "was investigating … next file" is no current work)
+        return [
+            f"The earlier summary's state (before the {plural(n, 'tool call')} after it; "
+            f"the lines above say where they left the work): {prior}"
+        ]
     if session.last_request is None:
         return [f"From the earlier summary: {prior}"]
     return [f"Current work in the earlier summary (before the later work described here): {prior}"]
+
+
+def calls_since_prior(session: Session) -> int:
+    """The tool calls made after the latest earlier summary (0 without one): when there are,
+    what that summary says of current work, errors and next steps is the state at its
+    boundary, not the current one (blind check 18: a "crash-loop … next file to investigate"
+    quoted as current after the calls since had fixed the crash)."""
+    if not session.prior:
+        return 0
+    latest = session.prior[-1]  # the entry's own text (the session model keeps it)
+    start = next((e.index for e in reversed(session.entries) if e.text == latest), -1)
+    return sum(1 for c in session.calls if c.index > start)
+
+
+def stale_prior(session: Session) -> str:
+    """How a quote of an earlier summary's state (errors, problem solving) is introduced."""
+    n = calls_since_prior(session)
+    if not n:
+        return "From the earlier summary"
+    return f"From the earlier summary (its state before the {plural(n, 'tool call')} after it)"
+
+
+_LEFT_IT = "from where the calls after the earlier summary left it (section 8)"
+
+
+def stale_goal(session: Session) -> str:
+    """What section 9 adds after its in-flight step when no request came since the earlier
+    summary: its work, from where the calls since left it ("" when none ran)."""
+    return f", then continue the earlier summary's work {_LEFT_IT}" if _stale(session) else ""
+
+
+def prior_step(session: Session, prior: str, stopped: str) -> str:
+    """Section 9 from an earlier summary's next step (``prior``): as it is when no call ran
+    after it; else the calls since come first, and the old step is said to be older."""
+    n = calls_since_prior(session)
+    if not n:
+        return f"   From the earlier summary: {prior}"
+    return (
+        f"   Continue the earlier summary's work {_LEFT_IT}.{stopped} Its next step, written "
+        f"before the {plural(n, 'tool call')} after it (check whether they did it): {prior}"
+    )
+
+
+def _stale(session: Session) -> bool:
+    return session.last_request is None and calls_since_prior(session) > 0

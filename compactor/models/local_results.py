@@ -18,10 +18,18 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from compactor.facts import Entry
 
-__all__ = ["ended_how", "head_of", "output_succeeded", "said_changed", "tail_matters"]
+__all__ = [
+    "ended_how",
+    "head_of",
+    "output_succeeded",
+    "said_changed",
+    "same_results",
+    "tail_matters",
+]
 
 _EXIT_RE = re.compile(
     r"<exit_code>\s*(-?\d+)\s*</exit_code>|exit(?:ed with)? code[:\s]+(-?\d+)", re.IGNORECASE
@@ -114,3 +122,35 @@ def _said(text: str, path: str) -> bool:
             return True
         pos = text.find(name, pos + len(name))
     return False
+
+
+_TIMING_RE = re.compile(
+    r"\b\d+(?:\.\d+)?\s?(?:ms|µs|s|sec|secs|seconds)\b|\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?"
+)
+"""A duration or a clock time: what differs between two test runs that had the same result."""
+_TEST_COUNT_RE = re.compile(r"\b\d+ (?:passed|failed|tests?\b)|\btest result: ")
+"""A test runner's summary: its timings are no result (a benchmark's are: compared as printed)."""
+
+
+def same_results(
+    outputs: list[tuple[int, int, str, str]],
+) -> list[tuple[int, int, str, str, str]]:
+    """``outputs`` (position, score, command, what it printed) with the runs of one command
+    that printed the same (a test run's timings aside) once, where the last of them ran, with
+    its result and the highest score, and a note of the count (blind check 18, madinah-codex:
+    five identical ``pnpm test`` results listed one after another)."""
+    counts = Counter(item[2] for item in outputs)
+    if len(counts) == len(outputs):  # no command ran twice
+        return [(*item, "") for item in outputs]
+    groups: dict[tuple[str, str], list[tuple[int, int, str, str]]] = {}
+    for item in outputs:
+        printed = item[3]
+        if counts[item[2]] > 1 and _TEST_COUNT_RE.search(printed) is not None:
+            printed = _TIMING_RE.sub("", printed)  # a test run's timings are no result
+        groups.setdefault((item[2], printed), []).append(item)
+    merged = []
+    for runs in groups.values():
+        pos, _, command, printed = runs[-1]
+        times = f" (×{len(runs)} with this result; the last shown)" if len(runs) > 1 else ""
+        merged.append((pos, max(r[1] for r in runs), command, printed, times))
+    return sorted(merged)

@@ -275,7 +275,10 @@ def _last_round(s: Session, results: dict[str, Result]) -> list[Call]:
     def peek(c: Call) -> bool:  # a listing of the work's folder is an action (blind check 16)
         return _is_peek(c) and not lists_work_folder(c, s)
 
-    real = next((r for r in rounds if not all(peek(c) for c in r)), None)
+    def ran(r: list[Call]) -> bool:  # a round only in flight is no action (blind check 18)
+        return not all(peek(c) for c in r) and any(c.id in results for c in r)
+
+    real = next(filter(ran, rounds), None)
     if real is None:
         return rounds[0] if rounds else []
     end = max(i for i, c in enumerate(real) if not peek(c))

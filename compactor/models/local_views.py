@@ -30,6 +30,7 @@ from compactor.facts import (
 )
 from compactor.facts.ide import without_ide_note
 from compactor.facts.outcomes import unadvised
+from compactor.facts.tracebacks import is_library_path, is_log_tag
 
 from .local_answers import user_answers
 from .local_dialogue import answered_later
@@ -314,9 +315,12 @@ def named_files(s: Session, most: int) -> list[str]:
         changed_or_read = {normal_path(f) for f in s.files}  # E:/x/A.md is e:\x\A.md
         for text in first_times(e.text for e in s.requests):  # again: names no new file
             pasted = pasted_listing(text)  # a pasted ``find``'s lines are not files of the work
-            for _, p in paths(without_ide_note(typed_words(text))):  # not an open file
+            said = without_ide_note(typed_words(text))  # not an open file
+            for pos, p in paths(said):
                 if (
                     p not in pasted
+                    and not is_library_path(p)  # a pasted frame's file (blind check 18)
+                    and not is_log_tag(said, pos, p)  # a log line's [utils.py:287]
                     and not path_in(p, changed_or_read)
                     and p not in found
                     and p not in s.files

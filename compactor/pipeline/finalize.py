@@ -26,6 +26,7 @@ from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.errors import ConfigError, SummarizationError
 from compactor.facts.fences import cut_bytes as _truncate_bytes  # closes a cut ``` (blind 14)
 from compactor.io.paths import name_text
+from compactor.pipeline.plan_block import after_request, plan_reminder
 from compactor.pipeline.skill_focus import focus_skills
 from compactor.pipeline.user_block import block_texts, bounded, refer_to_quoted, refer_to_rules
 from compactor.prompts import (
@@ -33,8 +34,6 @@ from compactor.prompts import (
     CONTINUE_INSTRUCTION,
     INSTRUCTIONS_PREAMBLE,
     INSTRUCTIONS_TRUNCATED_MARKER,
-    PLAN_EARLIER_HEADING,
-    PLAN_HEADING,
     PREAMBLE,
     SKILL_TRUNCATED_MARKER,
     SKILLS_PREAMBLE,
@@ -217,8 +216,8 @@ async def select_user_messages(
             seen[key] = seen.get(key, 0) + 1
             if seen[key] > 1:
                 continue  # the same words sent again: kept once, where they were sent last
-            if kept and len(text) > earlier_chars:
-                text = bounded(text, number, EARLIER_KEEP_CHARS)
+            if len(text) > earlier_chars:  # the newest only when a pasted log (blind check 18)
+                text = bounded(text, number, EARLIER_KEEP_CHARS, newest=not kept)
         cost = estimate_message(msg) if text is user_text(msg) else estimate_text(text)
         if cost <= remaining:
             kept.append(text)
@@ -541,7 +540,7 @@ class _PreserveDurable(_PreserveSkills):
         if self.cfg.max_skills == 0:
             return summary
         from compactor.facts import entry_of
-        from compactor.facts.durable import instruction_files, latest_plan, skill_reads
+        from compactor.facts.durable import instruction_files, skill_reads
         from compactor.models.base import KEPT_AFTER_SUMMARY
 
         source: Sequence[Message | AgenticMessage] = _model_input.get() or original
@@ -557,13 +556,12 @@ class _PreserveDurable(_PreserveSkills):
             blocks.append(
                 f"<system-reminder>\n{INSTRUCTIONS_PREAMBLE}\n\n{body}\n</system-reminder>"
             )
-        plan = latest_plan(entries)
-        if plan is not None:
-            items = "\n".join(f"- [{status}] {item}" for status, item in plan[1])
-            text = _truncate_bytes(items, self.cfg.max_tokens_per_skill * 4)
-            later = latest_plan([entry_of(i, m) for i, m in enumerate(KEPT_AFTER_SUMMARY.get())])
-            heading = (PLAN_EARLIER_HEADING if later else PLAN_HEADING).format(tool=plan[0])
-            blocks.append(f"<system-reminder>\n{heading}\n{text}\n</system-reminder>")
+
+        plan = plan_reminder(entries, KEPT_AFTER_SUMMARY.get, self.cfg.max_tokens_per_skill * 4)
+        if plan is not None:  # after the current request when the user disputes it (bc 18)
+            placed = after_request(summary, plan[0]) if plan[1] else None
+            summary = placed if placed is not None else summary
+            blocks.append("" if placed is not None else plan[0])
         prefix = "\n\n".join(b for b in blocks if b)
         return _prepend_text(summary, prefix) if prefix else summary
 

@@ -17,11 +17,15 @@ _REFER_LEAST = 100
 """A newest message at least this long is referred to when the summary quotes it."""
 
 
-def bounded(text: str, number: int, keep: int) -> str:
-    """A long earlier message's first and last ``keep`` characters with a pointer to it."""
-    from compactor.facts.durable import bounded_user_message  # its orders kept from the middle
+def bounded(text: str, number: int, keep: int, *, newest: bool = False) -> str:
+    """A long earlier message's first and last ``keep`` characters with a pointer to it; the
+    newest message only when it is mostly a pasted traceback or log (its key lines, blind
+    check 18: 11,426 characters of tracebacks re-inserted whole), else whole."""
+    from compactor.facts.durable import bounded_paste, bounded_user_message
 
-    return bounded_user_message(text, number, keep)
+    if newest:
+        return bounded_paste(text, number, keep) or text
+    return bounded_user_message(text, number, keep)  # its orders kept from the middle
 
 
 def block_texts(kept: Sequence[str], sent: dict[str, int]) -> list[str]:
