@@ -44,6 +44,7 @@ from compactor.facts import (
 from compactor.facts.attachments import request_entry
 from compactor.facts.bounded import is_startup_noise
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
+from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_callwrites import with_embedded
 from .local_files import FileState, file_changes
@@ -432,7 +433,7 @@ class _Builder:
             if err.signature[0] == sig[0] and err.index < index and retries(err.signature, sig):
                 err.after, err.by, err.why = after, (by := by or call_line(call, 160)), why
         self.s.failed_calls.add(call.id)
-        err = ErrorFact(call_line(call, 300), oc, index, sig, reading)
+        err = ErrorFact(call_line(call, 300), oc, index, sig, reading, is_wrapped_read(call))
         if stopped:  # the user stopped it: neither a success nor a failure to fix
             err.after, err.why = "interrupted", stopped
         self.s.errors.append(err)

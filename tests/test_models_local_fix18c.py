@@ -1,0 +1,69 @@
+"""Blind check 18's leftovers (issue 28, rows 760-779): a read inside a shell wrapper whose
+failure is a finding; a later command that is only part of a failed chain is no workaround."""
+
+from __future__ import annotations
+
+from compactor.models.local import summarize_transcript
+
+from .planted_session import SessionBuilder
+from .test_models_local_session import section
+
+# -- 760: a failed read inside ``bash -lc`` is a fact it established ---------------------------
+
+_MISSING_BIN = (
+    '{"output":"ls: node_modules/.bin: No such file or directory\\n",'
+    '"metadata":{"exit_code":1,"duration_seconds":0.6}}'
+)
+_MISSING_STAT = (
+    "Exit code: 1\nOutput:\nstat: node_modules/.modules.yaml: No such file or directory\n"
+)
+_LISTED = "Exit code: 0\nOutput:\nreact\nreact-dom\n"
+
+
+def _probe_session(command: object, out: str) -> str:
+    s = SessionBuilder()
+    s.user("make the blog list responsive")
+    s.call("shell", {"command": command, "workdir": "/w/app"}, out, error=True)
+    s.call("shell", {"command": ["bash", "-lc", "ls node_modules | head"], "workdir": "/w/app"},
+           _LISTED)  # fmt: skip
+    s.say("node_modules has no vitest yet; I will install the dependencies next.")
+    return section(summarize_transcript(s.messages), 4)
+
+
+def test_a_failed_read_inside_bash_lc_is_a_fact_it_established() -> None:
+    """madinah-codex §4 listed `bash -lc ls node_modules/.bin | grep vitest` (exit 1, "No such
+    file or directory") and `bash -lc stat … .modules.yaml` first among the failures, with no
+    word that they only looked: the same commands without the wrapper were facts."""
+    for argv, out in (
+        (["bash", "-lc", "ls node_modules/.bin | grep vitest"], _MISSING_BIN),
+        (["bash", "-lc", 'stat -f "%Sm" node_modules/.modules.yaml'], _MISSING_STAT),
+        (["zsh", "-lc", "cat node_modules/.modules.yaml"], _MISSING_STAT),
+        ("sh -c 'ls node_modules/.bin | grep vitest'", _MISSING_BIN),
+    ):
+        errors = _probe_session(argv, out)
+        assert "A fact it established (not a failure to fix)" in errors, (argv, errors)
+        assert "No such file or directory" in errors, errors
+        assert "Next call after it" not in errors, errors
+
+
+def test_a_failed_wrapped_command_that_does_not_only_read_stays_a_failure() -> None:
+    """A build or an install inside the wrapper is no read, whatever it printed."""
+    for argv in (
+        ["bash", "-lc", "pnpm install --offline"],
+        ["bash", "-lc", "ls node_modules/.bin && pnpm test"],
+        ["bash", "-lc", "rm node_modules/.modules.yaml"],
+    ):
+        errors = _probe_session(argv, _MISSING_STAT)
+        assert "A fact it established" not in errors, (argv, errors)
+
+
+def test_a_successful_read_inside_bash_lc_keeps_its_output() -> None:
+    """The unwrapping serves the failure decision only: a wrapped rg's matches stay printed."""
+    s = SessionBuilder()
+    s.user("where is the reduced motion hook used?")
+    found = "Exit code: 0\nOutput:\napp/features/blog/list.tsx:3:import usePrefersReducedMotion\n"
+    argv = ["bash", "-lc", 'rg "usePrefersReducedMotion" app']
+    s.call("shell", {"command": argv, "workdir": "/w/app"}, found)
+    s.say("It is used in the blog list only.")
+    text = summarize_transcript(s.messages)
+    assert "app/features/blog/list.tsx:3" in text, text
