@@ -67,3 +67,57 @@ def test_a_successful_read_inside_bash_lc_keeps_its_output() -> None:
     s.say("It is used in the blog list only.")
     text = summarize_transcript(s.messages)
     assert "app/features/blog/list.tsx:3" in text, text
+
+
+# -- 761: a later call that redoes only a part of the failed chain is no workaround --------------
+
+_REJECTED = (
+    "Exit code: 1\nOutput:\nTo github.com:u/app.git\n ! [rejected]        main -> main (fetch "
+    "first)\nerror: failed to push some refs to 'github.com:u/app.git'\n"
+)
+
+
+def _push_session(later: str) -> str:
+    s = SessionBuilder()
+    s.user("commit and push the docs")
+    s.call("Bash", {"command": "git add -A && git push"}, _REJECTED, error=True)
+    s.call("Bash", {"command": later}, "Exit code: 0\nOutput:\n")
+    s.say("Staged the files.")
+    return section(summarize_transcript(s.messages), 4)
+
+
+def test_the_first_step_of_a_failed_chain_alone_is_no_workaround() -> None:
+    """A failed `git add -A && git push` was "Worked around by `git add -A`": the push, the step
+    that failed, never ran again."""
+    for later in (
+        "git add -A",
+        "git add -A && git status --short",
+        "git add -A && git commit -m x",
+    ):
+        errors = _push_session(later)
+        assert "Worked around" not in errors, (later, errors)
+        assert f"Next call after it: `Bash: {later}` (succeeded)" in errors, errors
+
+
+def test_a_later_chain_that_runs_the_undone_step_still_works_around_it() -> None:
+    """The rule is the shape, not git: a later chain that runs the failed step's program with
+    other options is judged as before."""
+    errors = _push_session("git add -A && git push --force-with-lease")
+    assert "Worked around by `Bash: git add -A && git push --force-with-lease`" in errors, errors
+
+
+def test_a_pipe_inside_a_quoted_pattern_is_no_step_of_the_chain() -> None:
+    """liza-main (seen while checking): ``curl -s URL | grep -oiE 'a|(b'`` failed on its regex
+    and ``curl -s URL | grep -oE 'a|b'`` then worked; the regex's ``|`` split no chain."""
+    s = SessionBuilder()
+    s.user("find the video link on the page")
+    url = "https://example.test/lessons/6319"
+    bad = f"curl -s '{url}' | grep -oiE '(mp4|m3u8|(video'"
+    s.call(
+        "Bash", {"command": bad}, "Exit code: 2\nOutput:\ngrep: Unmatched ( or \\(\n", error=True
+    )
+    s.call("Bash", {"command": f"curl -s '{url}' | grep -oE 'https?://[^\"]+(mp4|m3u8)'"},
+           "Exit code: 0\nOutput:\nhttps://cdn.example.test/v.m3u8\n")  # fmt: skip
+    s.say("Found the stream.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Worked around by" in errors, errors
