@@ -121,3 +121,47 @@ def test_a_pipe_inside_a_quoted_pattern_is_no_step_of_the_chain() -> None:
     s.say("Found the stream.")
     errors = section(summarize_transcript(s.messages), 4)
     assert "Worked around by" in errors, errors
+
+
+# -- 762: a pkill pattern that matches the script a runner's output echoed -----------------------
+
+_VITE_POLL = (
+    "<status>running</status>\n<stdout>\n> app@0.0.0 dev\n> vite --host\n\n"
+    "  VITE v5.4.2  ready in 312 ms\n\n  ➜  Local:   http://localhost:5173/\n</stdout>"
+)
+
+
+def _dev_server_stopped(kill: str, poll: str = _VITE_POLL) -> tuple[str, str]:
+    s = SessionBuilder()
+    s.user("start the dev server and check the page")
+    s.call(
+        "Bash",
+        {"command": "npm run dev", "run_in_background": True},
+        "Command running in background with ID: b1",
+    )
+    s.call("BashOutput", {"bash_id": "b1"}, poll)
+    s.say("The dev server runs at http://localhost:5173.")
+    s.user("stop the server, then update the README")
+    s.call("Bash", {"command": kill}, "")
+    s.call("Edit", {"file_path": "/app/README.md", "old_string": "a", "new_string": "b"}, "ok")
+    s.say("Stopped the server and updated the README.")
+    text = summarize_transcript(s.messages)
+    return section(text, 7), section(text, 9)
+
+
+def test_a_pkill_of_the_program_a_runner_started_stops_the_job() -> None:
+    """``npm run dev`` in the background printed "> app@0.0.0 dev / > vite --host"; a later
+    ``pkill -f vite`` (or ``killall vite``) stopped it, yet sections 7 and 9 said "Background
+    job still running (…; check it, do not start it again)"."""
+    for kill in ("pkill -f vite", "pkill -f 'vite --host'", "killall vite"):
+        pending, step = _dev_server_stopped(kill)
+        assert "still running" not in pending + step, (kill, pending, step)
+        assert "nothing is pending" in pending, pending
+
+
+def test_a_pkill_of_another_program_or_an_unechoed_one_leaves_the_job_running() -> None:
+    pending, _ = _dev_server_stopped("pkill -f webpack")
+    assert "Background job still running" in pending, pending
+    silent = _VITE_POLL.replace("> app@0.0.0 dev\n> vite --host\n", "")
+    pending, _ = _dev_server_stopped("pkill -f vite", silent)  # nothing says it runs vite
+    assert "Background job still running" in pending, pending
