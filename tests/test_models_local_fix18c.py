@@ -165,3 +165,33 @@ def test_a_pkill_of_another_program_or_an_unechoed_one_leaves_the_job_running() 
     silent = _VITE_POLL.replace("> app@0.0.0 dev\n> vite --host\n", "")
     pending, _ = _dev_server_stopped("pkill -f vite", silent)  # nothing says it runs vite
     assert "Background job still running" in pending, pending
+
+
+# -- 763: a read inside ``bash -lc`` fixes no failed build or test run ---------------------------
+
+_TEST_FAILED = (
+    "Exit code: 1\nOutput:\n FAIL  app/blog/detail.layout.test.tsx > constrains the measure\n"
+    "AssertionError: expected null to be truthy\n Tests  1 failed | 3 passed (4)\n"
+)
+
+
+def test_a_read_inside_bash_lc_does_not_fix_a_failed_test_run() -> None:
+    """madinah-codex (seen once row 760 freed §4's slots): a failed ``bash -lc pnpm exec vitest
+    run F`` was "Fixed: a later shell: bash -lc sed -n '1,40p' F succeeded": the read shares
+    the test file, and the wrapper hid that it only read."""
+    s = SessionBuilder()
+    s.user("make the detail page tests pass")
+    run = ["bash", "-lc", "pnpm exec vitest run app/blog/detail.layout.test.tsx"]
+    s.call("shell", {"command": run, "workdir": "/w/app"}, _TEST_FAILED, error=True)
+    read = ["bash", "-lc", "sed -n '1,40p' app/blog/detail.layout.test.tsx"]
+    s.call("shell", {"command": read, "workdir": "/w/app"}, "Exit code: 0\nOutput:\nimport x\n")
+    s.say("The mock is missing the location hook; I will add it next.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Fixed" not in errors, errors
+    assert "AssertionError: expected null to be truthy" in errors, errors
+    s.call(
+        "shell", {"command": run, "workdir": "/w/app"}, "Exit code: 0\nOutput:\n Tests  4 passed\n"
+    )
+    s.say("All four pass now.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "Fixed: a later `shell: bash -lc pnpm exec vitest run" in errors, errors

@@ -441,8 +441,12 @@ class _Builder:
 
     def success(self, call: Call, r: Result, index: int, reading: bool) -> None:
         sig, fixed, by, job, piped = signature(call), False, "", None, None
+        looked: bool | None = None  # a read, ``bash -lc 'sed -n …'`` too, fixes no build
         for err in (e for e in self.unfixed[-_RETRY_WINDOW:] if e.signature[0] == sig[0]):
-            if err.index < index and (err.reading or not reading) and retries(err.signature, sig):
+            if err.index < index and retries(err.signature, sig):
+                looked = (reading or is_wrapped_read(call)) if looked is None else looked
+                if looked and not (err.reading or err.probe):
+                    continue
                 by = by or call_line(call, 160)
                 job = job_started(r.text) if job is None else job  # its job's end decides
                 piped = piped_error(command_of(call) or "", r.text) if piped is None else piped
