@@ -6,7 +6,8 @@ output printed (``Started reloader process [23005]``, ``pid: 7311``) or that a l
 ``ps`` listed on a line naming its port or its program; ``pkill -f uvicorn`` naming a
 distinctive word of its command, or ``pkill -f PATTERN`` / ``pkill NAME`` / ``killall NAME``
 whose pattern matches the command that started it (``pkill -f "_test.py"`` after ``python -u
-work/_test.py &``). Those are sure. A kill that names only the port the job
+work/_test.py &``) or the script its runner's output echoed (``> vite`` of ``npm run dev``).
+Those are sure. A kill that names only the port the job
 listens on (``lsof -ti tcp:8000 | xargs kill``, ``fuser -k 8000/tcp``) is not: the job may have
 moved or may hold the port through another process, so it is reported as "may still be
 running".
@@ -71,6 +72,7 @@ def later_kill(entries: list[Entry], key: str, command: str, index: int) -> tupl
     ports, words = _ports(command), _words(command)
     started = _HEREDOC_BODY_RE.sub("", command) if "<<" in command else command
     pids: set[str] = set()
+    ran: list[str] = []  # what its runner's output said it runs (``npm run dev`` → ``vite``)
     listed: set[str] = set()  # pids a later lsof/ps row listed on its port: maybe another's
     watching: set[str] = set()
     for e in entries:
@@ -86,7 +88,7 @@ def later_kill(entries: list[Entry], key: str, command: str, index: int) -> tupl
             hit = next((p for p in sorted(pids) if _names(line, p)), None)
             if hit is not None:
                 return True, f"killed: a later command named its pid {hit}: {said}"
-            if _pattern_kills(line, started):
+            if _pattern_kills(line, started) or (ran and _pattern_kills(line, " ".join(ran))):
                 return True, f"killed: a later command's pattern matched its command: {said}"
             word = next((w for w in sorted(words) if _names(line, w)), None)
             if word is not None and re.search(r"\b(?:pkill|killall)\b", line):
@@ -101,6 +103,7 @@ def later_kill(entries: list[Entry], key: str, command: str, index: int) -> tupl
             if e.index == index or r.call_id in watching:
                 pids |= _pids(r.text)
                 ports |= _ports(r.text)
+                ran += [m.group(1) for m in _SCRIPT_ECHO_RE.finditer(r.text[:4_000])]
             elif ports or words:
                 for row in r.text[:6_000].splitlines():
                     if (m := _ROW_PID_RE.match(row)) is None:
@@ -112,6 +115,9 @@ def later_kill(entries: list[Entry], key: str, command: str, index: int) -> tupl
     return False, ""
 
 
+_SCRIPT_ECHO_RE = re.compile(r"^> \S+@\S+ [\w:.\-]+[^\n]*\n> ([^\n]+)$", re.MULTILINE)
+"""npm's and pnpm's echo of the script a job runs (``> app@0.0.0 dev`` then ``> vite``): a
+``pkill -f vite`` matches the process of ``npm run dev`` (blind check 18 brief)."""
 _HEREDOC_BODY_RE = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?([^\n]*)\n.*?\n\s*\1\s*$", re.M | re.S)
 _PATTERN_KILL_RE = re.compile(r"\b(?:pkill|killall)\b[^\n;&|]*")
 _VALUE_FLAGS = frozenset(

@@ -43,6 +43,7 @@ from compactor.facts.outcomes import is_reading_program, similar_words
 from .local_looks import only_looks as _only_looks
 from .local_looks import same_script
 from .local_noise import is_file_edit
+from .local_partof import only_a_part
 from .local_retries import contains_command, job_started, program_of
 from .local_session import ErrorFact, Session
 from .local_text import call_line
@@ -139,6 +140,8 @@ def _judge(
         if how == "succeeded" or (how.startswith("started") and not _ended_badly(how)):
             if not looks and _only_looks(c):  # a read, ps or listing does not do what failed
                 doubted = doubted or _OTHER_WAY_RE.search(between) is not None  # (blind 15)
+                continue
+            if only_a_part(failed, c):  # ``git add -A`` of ``git add -A && git push``
                 continue
             if _same_goal(between, failed, c, goal, reading=err.reading, s=s):
                 err.after, err.by, err.why = "worked around by", call_line(c, 160), how

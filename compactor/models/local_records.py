@@ -35,6 +35,9 @@ class ErrorFact:
     signature: tuple[str, str, frozenset[str]]
     reading: bool = False
     """The failed call only read or searched (only a reading call can fix it then)."""
+    probe: bool = False
+    """The failed call only read inside a shell wrapper (``bash -lc 'ls x'``): its failure may be
+    a fact it established; it is not a read for any other decision (blind check 18)."""
     after: str = ""
     """``fixed``, ``failed again`` or ``retry pending`` (empty: no later attempt)."""
     by: str = ""

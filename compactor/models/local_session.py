@@ -44,6 +44,7 @@ from compactor.facts import (
 from compactor.facts.attachments import request_entry
 from compactor.facts.bounded import is_startup_noise
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
+from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_callwrites import with_embedded
 from .local_files import FileState, file_changes
@@ -432,7 +433,7 @@ class _Builder:
             if err.signature[0] == sig[0] and err.index < index and retries(err.signature, sig):
                 err.after, err.by, err.why = after, (by := by or call_line(call, 160)), why
         self.s.failed_calls.add(call.id)
-        err = ErrorFact(call_line(call, 300), oc, index, sig, reading)
+        err = ErrorFact(call_line(call, 300), oc, index, sig, reading, is_wrapped_read(call))
         if stopped:  # the user stopped it: neither a success nor a failure to fix
             err.after, err.why = "interrupted", stopped
         self.s.errors.append(err)
@@ -440,8 +441,12 @@ class _Builder:
 
     def success(self, call: Call, r: Result, index: int, reading: bool) -> None:
         sig, fixed, by, job, piped = signature(call), False, "", None, None
+        looked: bool | None = None  # a read, ``bash -lc 'sed -n …'`` too, fixes no build
         for err in (e for e in self.unfixed[-_RETRY_WINDOW:] if e.signature[0] == sig[0]):
-            if err.index < index and (err.reading or not reading) and retries(err.signature, sig):
+            if err.index < index and retries(err.signature, sig):
+                looked = (reading or is_wrapped_read(call)) if looked is None else looked
+                if looked and not (err.reading or err.probe):
+                    continue
                 by = by or call_line(call, 160)
                 job = job_started(r.text) if job is None else job  # its job's end decides
                 piped = piped_error(command_of(call) or "", r.text) if piped is None else piped

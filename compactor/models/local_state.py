@@ -436,7 +436,8 @@ def judge_skipped(s: Session) -> None:
             err.after, err.by = "skipped", one_line(told[0])
             continue
         went_on = any(c.index > err.index for c in s.calls)
-        if err.reading and went_on and (_NOT_FOUND_RE.search(said) or not err.outcome.lines):
+        looked = err.reading or err.probe  # a read inside ``bash -lc`` too (blind check 18)
+        if looked and went_on and (_NOT_FOUND_RE.search(said) or not err.outcome.lines):
             err.after, err.by = "not found", ""  # a probe that established a fact
             continue
         around = [x for x in sentences(err.next_text) if _AROUND_RE.search(x)]
