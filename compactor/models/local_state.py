@@ -52,6 +52,7 @@ from .local_busy import ENDED_LATER, judge_busy
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_earlier import note_earlier
+from .local_fixed import judge_fixed
 from .local_gotpast import judge_got_past
 from .local_handoff import judge_handoff
 from .local_jobs import add_shape_jobs, listed_jobs
@@ -91,7 +92,6 @@ __all__ = [
     "is_housekeeping",
     "is_housekeeping_path",
     "job_polls",
-    "judge_fixed",
     "judge_proposals",
     "judge_skipped",
     "last_action",
@@ -592,30 +592,6 @@ def job_polls(s: Session, limit: int) -> dict[str, str]:
                 last = [ln for ln in lines if not is_prompt_line(ln)][-2:]
                 latest[key] = " | ".join(last) if last else _established(call, result)
     return {k: f"; its latest poll returned: {quote(v, limit)}" for k, v in latest.items()}
-
-
-_PROBLEM_RE = re.compile(
-    r"instead of (?:a |the )?proper|\bis not (?:a function|working|defined)|do(?:es)?n['’]t work|"
-    r"not working|\bissue\b|\bproblem\b|\bbroken\b|\bmissing\b",
-    re.IGNORECASE,
-)
-_FIX_RE = re.compile(r"\b(?:fix|updat|switch|replac|resolv|chang)\w*|\bnow uses?\b", re.I)
-_COMMON = frozenset("that this with from have been were will they them then than when what".split())
-
-
-def judge_fixed(s: Session) -> None:
-    """A diagnosis the assistant stated (a problem, no fix: "uses a button instead of a proper
-    toggle") that a later sentence of the assistant fixes or changes (a fix word and two of
-    its words: "use the checkbox instead of the button") is fixed since: not a decision."""
-    fixes = [(i, set(_WORD_RE.findall(x.lower())) - _COMMON) for i, _, x in s.decisions
-             if _FIX_RE.search(x)]  # fmt: skip
-    stale = set()
-    for n, (i, _, x) in enumerate(s.decisions):
-        if _PROBLEM_RE.search(x) and not re.search(r"\b(?:fix|resolv)\w*", x, re.I):
-            words = set(_WORD_RE.findall(x.lower())) - _COMMON
-            if any(j > i and len(words & later) >= 2 for j, later in fixes):
-                stale.add(n)
-    s.decisions = [d for n, d in enumerate(s.decisions) if n not in stale]
 
 
 def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
