@@ -197,3 +197,33 @@ def test_the_last_allowed_attempt_failing_still_wants_more() -> None:
     assert str(out.error) == "only"
     assert still is True
     assert log == ["call 1", "go_on only"]
+
+
+def test_a_format_spec_defaults_as_the_dataclass_did() -> None:
+    """FormatSpec is a plain class now (``compact check`` defines it on every start-up): its
+    defaults are the dataclass's, each spec gets dicts of its own, and a misspelt keyword is
+    still a TypeError."""
+    import pytest
+
+    from compactor.formats.base import FormatSpec
+
+    a = FormatSpec(name="a", help="h", detect_order=1, list_order=2, family="chat")
+    b = FormatSpec("a", "h", 1, 2, "chat")
+    assert a == b
+    with pytest.raises(TypeError):  # its dicts are unhashable, as the frozen dataclass's were
+        hash(a)
+    assert (a.typed, a.roles, a.streaming, a.can_append, a.agent_session) == (
+        None,
+        (),
+        None,
+        False,
+        False,
+    )
+    assert (a.read_tool, a.record_kind, a.is_message_record) == (None, None, None)
+    assert (a.patch_reduced, a.fix_appended, a.append_refused) == (None, None, None)
+    assert a.call_keys == {} and a.result_keys == {}
+    assert a.call_keys is not b.call_keys and a.call_keys is not a.result_keys
+    c = FormatSpec("c", "h", 1, 2, "codex", roles=("user",), call_keys={"x": "id"})
+    assert (c.roles, c.call_keys, c.result_keys) == (("user",), {"x": "id"}, {})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'rols'"):
+        FormatSpec("d", "h", 1, 2, "chat", rols=("user",))  # type: ignore[call-arg]

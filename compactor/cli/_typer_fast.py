@@ -21,7 +21,6 @@ Without it ``compact check`` starts in 143 ms instead of 75 ms (BENCHMARKS.md, i
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["install"]
@@ -45,12 +44,19 @@ def install() -> bool:
     if getattr(original, _INSTALLED, False):
         return True
 
-    @dataclass(frozen=True)
     class PlainValues(RuntimeParam):
-        """Passes plain values through; anything else goes to typer's coercion."""
+        """Passes plain values through; anything else goes to typer's coercion. A plain
+        subclass of typer's frozen dataclass, not a dataclass itself: every start-up defines
+        it, and generating a frozen dataclass's methods costs ~0.5 ms."""
 
-        descriptor: Any = None
-        typer_param: list[Any] = field(default_factory=list)  # typer's, built on first need
+        def __init__(self, parameter_info: Any, annotation: Any, descriptor: Any) -> None:
+            super().__init__(parameter_info=parameter_info, annotation=annotation)
+            object.__setattr__(self, "descriptor", descriptor)
+            # typer's own coercion, built on first need
+            object.__setattr__(self, "typer_param", [])
+
+        descriptor: Any
+        typer_param: list[Any]
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
             ann = self.annotation
