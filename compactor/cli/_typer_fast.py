@@ -20,13 +20,14 @@ Without it ``compact check`` starts in 143 ms instead of 75 ms (BENCHMARKS.md, i
 
 from __future__ import annotations
 
-import re
 from typing import Any
+
+from compactor._util import lazy_pattern
 
 __all__ = ["install"]
 
 _INSTALLED = "_compact_plain_values"
-_DIGITS = re.compile(r"[1-9][0-9]{0,17}|0")
+_DIGITS = lazy_pattern(r"[1-9][0-9]{0,17}|0")
 """A plain decimal integer, as pydantic reads it too (bounds are checked, errors go to typer)."""
 
 

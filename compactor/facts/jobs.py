@@ -33,6 +33,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from compactor._util import lazy_pattern
+
 from .agentresults import NOT_DONE, blocked_report
 from .outcomes import command_of, is_reading_program, programs, strip_output_header
 from .text import Call, Entry, cut, lowers_exactly, one_line
@@ -41,7 +43,7 @@ __all__ = ["Job", "background_jobs", "stopped_jobs"]
 
 _HEAD = 2_000
 _ID = r"`?['\"]?([A-Za-z0-9][\w\-.]{1,63})"
-_START_RE = re.compile(
+_START_RE = lazy_pattern(
     r"(?:running in (?:the )?background with (?:ID|id)|in the background[^\n]{0,40}?\b(?:id|ID)|"
     r"background (?:task|shell|job|process) (?:started|id|ID)|"
     r"\b(?:task|job|shell|bash|process|session|agent|run)[ _-]?(?:id|ID|Id)\b|agentId|\bpid\b|"
@@ -56,7 +58,7 @@ _LAST_ID_RE = re.compile(
 )
 """An id a tool prints as its output's last line (``SESSION_ID=89726``): what it left running,
 unless the command exited (:func:`_foreground`)."""
-_EXIT_HEAD_RE = re.compile(
+_EXIT_HEAD_RE = lazy_pattern(
     r"Process exited with code\s*-?\d+|\bexit(?:ed)?[ _]?code\b[\"'>:=\s]*-?\d+", re.IGNORECASE
 )
 
@@ -79,7 +81,7 @@ def _foreground(text: str, arguments: str, label: str) -> bool:
     return re.search(printer + re.escape(label), arguments, re.IGNORECASE) is not None
 
 
-_FIELD_RE = re.compile(r"\.\s*(?:session|process|shell|job|task)_?id\b", re.IGNORECASE)
+_FIELD_RE = lazy_pattern(r"\.\s*(?:session|process|shell|job|task)_?id\b", re.IGNORECASE)
 
 
 _RUNNING_WORDS = re.compile(
@@ -110,7 +112,7 @@ _EXITED_RE = re.compile(
 )
 """An exit reported about a job: an exit code or status, or a job/process noun with an end
 word (never a bare "Finished" or "done": build tools print those about their own steps)."""
-_KILL_NAME_RE = re.compile(r"kill|stop|cancel|terminate", re.IGNORECASE)
+_KILL_NAME_RE = lazy_pattern(r"kill|stop|cancel|terminate", re.IGNORECASE)
 _ID_WORDS = frozenset(
     "the a an and or of to is in on for with not none null true false id ids this that".split()
 )
@@ -329,10 +331,10 @@ def _exit_report(text: str, arguments: str, key: str) -> str:
     return ""
 
 
-_MARKER_RE = re.compile(r"\b([A-Z][A-Z_]*_ID)=")
+_MARKER_RE = lazy_pattern(r"\b([A-Z][A-Z_]*_ID)=")
 """The marker a poll script prints with the id of a process that still runs (``SESSION_ID=``)."""
 _WAIT_RE = re.compile(r"\b(?:yield_time_ms|timeout_ms|wait_ms)\\?[\"']?\s*[:=]\s*(\d{3,7})")
-_WALL_RE = re.compile(r"^Wall time:?\s*([\d.]+)\s*s", re.MULTILINE)
+_WALL_RE = lazy_pattern(r"^Wall time:?\s*([\d.]+)\s*s", re.MULTILINE)
 
 
 _HARNESS_HEADS = (
@@ -343,12 +345,12 @@ _SCRIPT_LINES = ("Script completed", "Script failed", "Wall time", "Command: ")
 """Header lines about the script or call that polled, not about the job."""
 
 
-_LISTEN_RE = re.compile(
+_LISTEN_RE = lazy_pattern(
     r"\b(?:listening|listens|serving|running on|bound to|started server)\b[^\n]{0,60}?"
     r"(?::(\d{2,5})\b|\bport (\d{2,5})\b)",
     re.IGNORECASE,
 )
-_PORT_FLAG_RE = re.compile(
+_PORT_FLAG_RE = lazy_pattern(
     r"--(?:bind|port|listen|addr(?:ess)?|host)[= ]+['\"]?(?:[\w.\-\[\]]*:)?(\d{2,5})\b"
 )
 
@@ -386,14 +388,14 @@ def _names(arguments: str, key: str) -> bool:
 _TRAILING_AMP_RE = re.compile(r"(?<![&|>])&[ \t]*(?:disown\b[^\n]*)?$|^\s*(?:nohup|setsid)\b")
 """A shell command that ends in ``&`` (or starts with ``nohup``/``setsid``): it leaves its
 process running when it returns, whether or not the harness names a job id."""
-_START_FAILED_RE = re.compile(
+_START_FAILED_RE = lazy_pattern(
     r"not found|No such file|cannot |can't |Errno|Traceback|\berror\b|already in use|"
     r"Permission denied|Exit code: [1-9]|exit(?:ed)? (?:code|status)[: ]+[1-9]",
     re.IGNORECASE,
 )
 """What the output of a backgrounding command says when its process could not start (the
 shell's exit code is 0 anyway: ``python: not found`` after ``python -m http.server &``)."""
-_STOP_RE = re.compile(r"\b(?:kill|pkill|killall|fuser\s+-k|stop|shutdown)\b", re.IGNORECASE)
+_STOP_RE = lazy_pattern(r"\b(?:kill|pkill|killall|fuser\s+-k|stop|shutdown)\b", re.IGNORECASE)
 _COMMON_WORDS = frozenset("python python3 node npm npx bash sh nohup setsid cd exec".split())
 
 
@@ -493,7 +495,7 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
     return list(jobs.values())
 
 
-_NOTIFIED_RE = re.compile(
+_NOTIFIED_RE = lazy_pattern(
     r"<task-id>\s*([\w\-.]+)\s*</task-id>.*?<status>\s*(\w+)\s*</status>"
     r"(?:(?:(?!<task-id>).)*?<summary>(.*?)</summary>)?",
     re.DOTALL,

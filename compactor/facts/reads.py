@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 from .text import Call
 
 __all__ = ["only_reads"]
@@ -20,7 +22,7 @@ _FILTERS = frozenset(
     "cd cat head tail grep egrep rg jq sed awk sort uniq wc cut tr echo printf true sleep".split()
 )
 """The programs a compose read or a fetch may be piped to or chained with."""
-_CURL_WRITES_RE = re.compile(
+_CURL_WRITES_RE = lazy_pattern(
     r"\s(?:-[a-zA-Z]*[dFTXoO]\b|--(?:data|form|upload|request|output|remote-name|json)\b)"
 )
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 from .local_session import Session
 
 __all__ = ["judge_fixed"]
@@ -14,7 +16,7 @@ _PROBLEM_RE = re.compile(
     r"not working|\bissue\b|\bproblem\b|\bbroken\b|\bmissing\b",
     re.IGNORECASE,
 )
-_FIX_RE = re.compile(r"\b(?:fix|updat|switch|replac|resolv|chang)\w*|\bnow uses?\b", re.I)
+_FIX_RE = lazy_pattern(r"\b(?:fix|updat|switch|replac|resolv|chang)\w*|\bnow uses?\b", re.I)
 _COMMON = frozenset("that this with from have been were will they them then than when what".split())
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import Call
 from compactor.facts.outcomes import is_reading_program, programs, shell_words
 from compactor.facts.shellwrap import inner_command
@@ -33,7 +34,7 @@ _FILTERS = frozenset("tail head grep sort uniq wc cat less more cut tr".split())
 
 
 _REDIRECT_RE = re.compile(r"\d*[<>]")
-_SEPARATORS_RE = re.compile(r"[|;&\n]")
+_SEPARATORS_RE = lazy_pattern(r"[|;&\n]")
 
 
 def _masked(quoted: re.Match[str]) -> str:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from compactor._util import lazy_pattern
 from compactor.facts import Entry, entry_of
 from compactor.facts.durable import latest_plan
 from compactor.facts.fences import cut_bytes
@@ -42,7 +43,7 @@ _COMMON = frozenset(
     "with that this from into have will when then them they their there what which your "
     "about after before page file code make sure also only just each".split()
 )
-_SECTION_TWO_RE = re.compile(r"\n[ \t]*(?:#+[ \t]*)?\**2\.[ \t]")
+_SECTION_TWO_RE = lazy_pattern(r"\n[ \t]*(?:#+[ \t]*)?\**2\.[ \t]")
 
 
 _INSTRUCTION = USER_INSTRUCTION[:60]

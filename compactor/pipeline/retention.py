@@ -71,6 +71,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from compactor._json import JsonObject
+from compactor._util import lazy_pattern
 from compactor.facts import (
     ASSISTANT,
     CALL,
@@ -170,11 +171,11 @@ class RetentionReport:
 # --------------------------------------------------------------------------------------------------
 # Extraction (the patterns live in compactor.facts, shared with the embedded summarizer)
 
-_PRESERVED_BLOCK_RE = re.compile(
+_PRESERVED_BLOCK_RE = lazy_pattern(
     r"\n?" + re.escape(PRESERVED_FACTS_HEADER) + r"\n<preserved_facts>\n(.*?)</preserved_facts>\n?",
     re.DOTALL,
 )
-_FACT_LINE_RE = re.compile(r"^\s*- \[([a-z_]+)\] (.+)$")
+_FACT_LINE_RE = lazy_pattern(r"^\s*- \[([a-z_]+)\] (.+)$")
 _SPLIT_RE = re.compile(r"[/\\]")
 
 
@@ -359,9 +360,9 @@ def _path_variants(path: str) -> list[str]:
     return variants
 
 
-_ISSUE_WORD_RE = re.compile(r"(?:issue|pr|pull request|bug|ticket) #?(\d+)$")
+_ISSUE_WORD_RE = lazy_pattern(r"(?:issue|pr|pull request|bug|ticket) #?(\d+)$")
 _EXIT_RE = re.compile(r"exit\D*?(\d+)$")
-_VERSION_CORE_RE = re.compile(r"v?(\d+(?:\.\d+)+(?:-[0-9a-z.]+)?)$")
+_VERSION_CORE_RE = lazy_pattern(r"v?(\d+(?:\.\d+)+(?:-[0-9a-z.]+)?)$")
 _PORT_RE = re.compile(r"(?:port\D*|:)(\d+)$")
 
 

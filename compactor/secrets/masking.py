@@ -71,6 +71,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from compactor._json import JsonValue
+from compactor._util import lazy_pattern
 from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Block, M, Message, loads_json
 
@@ -88,7 +89,7 @@ SECRET_KINDS: tuple[str, ...] = (
 )
 """The kinds of secret the built-in rules find (the ``kind`` in ``[REDACTED:kind#n]``)."""
 
-_KIND_NAME_RE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+_KIND_NAME_RE = lazy_pattern(r"[A-Za-z0-9_.\-]{1,64}")
 _PLACEHOLDER_RE = re.compile(r"\[REDACTED:[A-Za-z0-9_.\-]{1,64}#\d+\]")
 # base64 media inline in text: never a secret, and mangling it would break the media.
 _DATA_URI_RE = re.compile(r"data:[\w.+\-]+/[\w.+\-]+;base64,[A-Za-z0-9+/=]+")
@@ -305,7 +306,7 @@ def _plausible_value(value: str, name: str, text: str, end: int, bare: bool) -> 
     return True
 
 
-_CODE_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_CODE_NAME_RE = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CODE_WORDS = ("key", "pass", "pwd", "token", "secret", "auth", "cred")
 
 
