@@ -296,30 +296,39 @@ def lazy_pattern(pattern: str, flags: int = 0) -> re.Pattern[str]:
 
     The stand-in compiles the pattern the first time any of its attributes but ``pattern`` is
     read, then rebinds every global of the defining module that holds it to the compiled
-    pattern, so that its module's functions use the real pattern from then on, at no cost.
-    Only for a pattern that its module uses as ``NAME.method(...)`` / ``NAME.pattern`` (never
-    handed to ``re`` functions, ``isinstance`` or other modules: elsewhere the stand-in works
-    too, a little slower)."""
+    pattern, so that its module's functions use the real pattern from then on, at no cost; a
+    module that imported it gets the same at its own first use. Only for a pattern used as
+    ``NAME.method(...)`` / ``NAME.pattern`` and imported under its own name (never handed to
+    ``re`` functions, ``isinstance`` or kept in a container: there the stand-in still works,
+    a little slower, but is no ``re.Pattern``)."""
     return cast("re.Pattern[str]", _LazyPattern(pattern, flags, sys._getframe(1).f_globals))
 
 
 class _LazyPattern:
-    __slots__ = ("_flags", "_real", "_where", "pattern")
+    __slots__ = ("_flags", "_real", "_scanned", "_where", "pattern")
 
     def __init__(self, pattern: str, flags: int, where: dict[str, object]) -> None:
         self.pattern = pattern
         self._flags = flags
         self._where = where
         self._real: re.Pattern[str] | None = None
+        self._scanned = {id(where)}  # the module globals it has looked for itself in
 
     def __getattr__(self, name: str) -> object:
         real = self._real
         if real is None:
             real = self._real = re.compile(self.pattern, self._flags)
-            where = self._where
-            for key in [k for k, v in where.items() if v is self]:
-                where[key] = real
+            _rebind(self._where, self, real)
+        caller = sys._getframe(1).f_globals
+        if id(caller) not in self._scanned:  # a module that imported it: rebound at its first use
+            self._scanned.add(id(caller))
+            _rebind(caller, self, real)
         return getattr(real, name)
 
     def __repr__(self) -> str:
         return repr(self._real or re.compile(self.pattern, self._flags))
+
+
+def _rebind(where: dict[str, object], stand_in: _LazyPattern, real: re.Pattern[str]) -> None:
+    for key in [k for k, v in where.items() if v is stand_in]:
+        where[key] = real

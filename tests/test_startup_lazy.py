@@ -285,3 +285,21 @@ def test_a_local_run_leaves_most_summarizer_patterns_uncompiled(tmp_path: Path) 
     assert proc.returncode == 0, proc.stderr
     assert out.stat().st_size > 0
     assert int(proc.stdout.strip().splitlines()[-1]) >= 150
+
+
+def test_a_module_that_imported_a_lazy_pattern_holds_the_compiled_one_after_its_first_use() -> None:
+    import re
+
+    maker: dict[str, object] = {}
+    exec("from compactor._util import lazy_pattern\nX_RE = lazy_pattern('x+')\n", maker)
+    user: dict[str, object] = {"X_RE": maker["X_RE"]}  # `from maker import X_RE`
+    exec("def count(text):\n    return len(X_RE.findall(text))\n", user)
+    other: dict[str, object] = {"X_RE": maker["X_RE"]}
+    count = user["count"]
+    assert callable(count)
+    assert count("xx-x") == 2
+    assert isinstance(user["X_RE"], re.Pattern)
+    assert isinstance(maker["X_RE"], re.Pattern)  # its own module's name as well
+    assert user["X_RE"] is maker["X_RE"]
+    assert not isinstance(other["X_RE"], re.Pattern)  # not used there yet: still the stand-in
+    assert other["X_RE"].pattern == "x+"  # type: ignore[attr-defined]

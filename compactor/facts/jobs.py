@@ -52,7 +52,7 @@ _START_RE = lazy_pattern(
     r"['\"]?\s*(?:[:=#]|is)?\s*" + _ID,
     re.IGNORECASE,
 )
-_LAST_ID_RE = re.compile(
+_LAST_ID_RE = lazy_pattern(
     r"\b(?:session|process|shell|job|task)[ _-]?id\s*[:=]\s*`?([A-Za-z0-9][\w\-]{1,63})`?\s*$",
     re.IGNORECASE,
 )
@@ -216,7 +216,7 @@ _STARTS_RE = re.compile(
 """Words by which a foreground command's own output says it left something running ("started
 process, pid 7311", "job queued"): never a bare "running", which a server's "A server is already
 running (pid: 19784)" also prints while it exits."""
-_BACKGROUNDS_RE = re.compile(
+_BACKGROUNDS_RE = lazy_pattern(
     r"(?<![&|>])&[ \t]*(?:$|;|\n|\)|\bdisown\b|\becho\b|\bwait\b|\bsleep\b)|\bnohup\b|"
     r"\bsetsid\b|\bdisown\b|--detach\b|\b(?:docker|podman)\b[^\n;|]*\s-d\b|"
     r"\bStart-(?:Process|Job)\b|\bstart\s+/b\b|\bscreen\s+-d|\btmux\s+new[^\n;|]*\s-d\b|"
@@ -385,7 +385,7 @@ def _names(arguments: str, key: str) -> bool:
     return False
 
 
-_TRAILING_AMP_RE = re.compile(r"(?<![&|>])&[ \t]*(?:disown\b[^\n]*)?$|^\s*(?:nohup|setsid)\b")
+_TRAILING_AMP_RE = lazy_pattern(r"(?<![&|>])&[ \t]*(?:disown\b[^\n]*)?$|^\s*(?:nohup|setsid)\b")
 """A shell command that ends in ``&`` (or starts with ``nohup``/``setsid``): it leaves its
 process running when it returns, whether or not the harness names a job id."""
 _START_FAILED_RE = lazy_pattern(

@@ -28,7 +28,7 @@ _DIR = rf"(?:{_SEG}|\[\[?(?:\.\.\.)?[\w\-]+\]\]?|\([\w.\-]+\))"
 """A directory: a plain name, or a route segment of file-system routers (Next.js, SvelteKit,
 Nuxt: ``[slug]``, ``[...rest]``, ``[[...opt]]``, ``(group)``), so that ``app/[slug]/page.tsx``
 is one path and not its fragment ``/page.tsx``."""
-_PATH_RE = re.compile(
+_PATH_RE = lazy_pattern(
     r"(?<![\w/.\-\\:@$])("
     # absolute, home-relative or dot-relative POSIX paths
     rf"(?:~|\.{{1,2}})?/(?:{_DIR}/)*{_SEG}"
@@ -52,7 +52,7 @@ _WINDOWS_RE = lazy_pattern(r"[A-Za-z]:\\")
 _SPLIT_RE = re.compile(r"[/\\]")
 _LETTER_RE = lazy_pattern(r"[A-Za-z]")
 # tool-result lines whose paths matter: traceback frames and file:line diagnostics
-_RESULT_PATH_LINE_RE = re.compile(r'^\s*File "|^\s*at .*:\d+|^\S+:\d+(?::\d+)?[: ]')
+_RESULT_PATH_LINE_RE = lazy_pattern(r'^\s*File "|^\s*at .*:\d+|^\S+:\d+(?::\d+)?[: ]')
 
 _URL_RE = lazy_pattern(r"\b(?:https?|wss?|ftp|file|git|ssh)://[^\s<>\"'`\]}|\\]+", re.IGNORECASE)
 _URL_TRAIL = ".,;:!?*_"
@@ -99,7 +99,7 @@ _PATH_NEEDS_RE = lazy_pattern(r"[/\\]|\.[a-z]|file", re.IGNORECASE)
 ``file``): most prose has none, and this scan is a tenth of the path pattern's."""
 
 
-_PATH_ANCHOR_RE = re.compile(r"/|\.[a-z]|file", re.IGNORECASE)
+_PATH_ANCHOR_RE = lazy_pattern(r"/|\.[a-z]|file", re.IGNORECASE)
 """What a path holds when the text has no ``:\\`` (no Windows path): a ``/``, a dot before an
 extension's first letter, a bare name's ``file``."""
 _PATH_RUN_RE = re.compile(r"[\w.@+\-/~\[\]()]*")
@@ -207,7 +207,7 @@ def urls(text: str) -> Iterator[tuple[int, str]]:
 # --------------------------------------------------------------------------------------------------
 # Identifiers, numbers, instructions
 
-_CALL_IDENT_RE = re.compile(
+_CALL_IDENT_RE = lazy_pattern(
     r"(?<![\w.$])([a-z_][a-z0-9_]*_[a-z0-9_]+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\("
 )
 _CAMEL = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+"
@@ -216,7 +216,7 @@ _CAMEL_CONTEXT_RE = lazy_pattern(
     rf"|\b({_CAMEL})(?=\(|\.[A-Za-z_]|::)"
     r"|\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+){2,})\b"
 )
-_MODULE_RE = re.compile(r"(?<![\w./\-])([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){2,})(?![\w/\-(])")
+_MODULE_RE = lazy_pattern(r"(?<![\w./\-])([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){2,})(?![\w/\-(])")
 _BACKTICK_RE = lazy_pattern(r"`([^`\n]{2,80})`")
 _BACKTICK_IDENT_RE = lazy_pattern(r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*(?:\(\))?")
 _INNER_CAP_RE = lazy_pattern(r"[a-z][A-Z]")
@@ -296,7 +296,7 @@ _NUMBER_RES: tuple[tuple[re.Pattern[str], bool, Callable[[str, str | None], bool
 """Number patterns, each run only on a text that holds what it needs (a quick scan): tool
 outputs are long and most hold no exit code or HTTP status."""
 
-_AMOUNT_RE = re.compile(
+_AMOUNT_RE = lazy_pattern(
     r"(?:(?<![\w.])[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[$€£]\d+(?:\.\d+)?)"
     r"(?:(?:[kKMB]|bn|mn)(?![A-Za-z])|\s(?:thousand|million|billion|trillion)\b)?%?"
     r"(?![\w.]\w)"
@@ -319,7 +319,9 @@ def amount_spans(text: str) -> Iterator[tuple[int, str]]:
     return ((m.start(), m.group()) for m in _AMOUNT_RE.finditer(text))
 
 
-_INSTRUCTION_RE = re.compile(r"\b(?:must|never|don['’]?t|do not|always|make sure)\b", re.IGNORECASE)
+_INSTRUCTION_RE = lazy_pattern(
+    r"\b(?:must|never|don['’]?t|do not|always|make sure)\b", re.IGNORECASE
+)
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'\-]*")
 
 
@@ -369,7 +371,7 @@ _CALL_NAME_RE = lazy_pattern(r"[a-z_][a-z0-9_]*_[a-z0-9_]+|[A-Za-z_]\w*(?:\.[A-Z
 """The name of :data:`_CALL_IDENT_RE` (its group)."""
 _CALL_RUN_RE = re.compile(r"[\w.$]*")
 """The characters before a ``(`` that its name and the look-behind read (on the reversed text)."""
-_MODULE_ANCHOR_RE = re.compile(r"\.[a-z_][a-z0-9_]*\.[a-z_]")
+_MODULE_ANCHOR_RE = lazy_pattern(r"\.[a-z_][a-z0-9_]*\.[a-z_]")
 """What every match of :data:`_MODULE_RE` holds (its last two dotted parts start so)."""
 _MODULE_RUN_RE = re.compile(r"[\w./\-]*")
 """A match of :data:`_MODULE_RE` starts a run of these (its look-behind) and stays in it."""

@@ -31,7 +31,7 @@ USER, ASSISTANT, CALL, RESULT = "user", "assistant", "call", "result"
 _WS_RE = lazy_pattern(r"\s+")
 _CONTROL_RE = lazy_pattern(r"[\x00-\x08\x0e-\x1f\x7f]")
 """Control characters that are not whitespace (tabs, line breaks, \\v, \\f stay)."""
-_CLEAN_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CLEAN_RE = lazy_pattern(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SENTENCE_RE = re.compile(r"[.!?](\s+)|\n+")
 """A sentence's end: its ``.``/``!``/``?`` and the space after it (group 1, the separator), or
 line breaks. ``(?<=[.!?])\\s+|\\n+`` says the same, but a pattern that starts by looking behind is
@@ -186,7 +186,7 @@ _INJECTED_FIRSTS = frozenset(p[0] for p in _INJECTED_PREFIXES) | {"<"}
 _HARNESS_BLOCK_RE = lazy_pattern(r"<([a-z]+(?:[_-][a-z]+)+)>.*</\1>", re.DOTALL)
 """A whole message that is one ``<snake_case>`` block (``<turn_aborted>``, ``<user_shell_command>``
 …): a notice the harness wrote, never the user's request (judged by shape, not by tag name)."""
-INTERRUPT_RE = re.compile(
+INTERRUPT_RE = lazy_pattern(
     r"\A\s*(?:<turn_aborted>|\[Request interrupted by user)|interrupted the previous turn"
 )
 """A harness notice that the user interrupted the turn (Codex ``<turn_aborted>``, Claude Code)."""

@@ -40,7 +40,7 @@ _PROPOSES_RE = lazy_pattern(
 
 
 _OPTIONS_RE = lazy_pattern(r"^\W{0,6}(?:\d{1,2}[.)]|\(?[a-f]\))\s+\S", re.MULTILINE)
-_CHOOSES_RE = re.compile(
+_CHOOSES_RE = lazy_pattern(
     r"^\W*(?:(?:ok(?:ay)?|so|now|then|alright|and|but)\b[,\s]*)*(?:ditch|drop|remove|skip|"
     r"exclude|go with|pick|choose|keep only|let['’]?s go with|i (?:choose|pick|prefer)|"
     r"(?:number|option|item)s? \w+ (?:is|are|sounds?) (?:good|fine|best))\b",
@@ -165,7 +165,7 @@ def _proposes(sentence: str) -> bool:
     )
 
 
-_LABEL_RE = re.compile(
+_LABEL_RE = lazy_pattern(
     r"^\W{0,8}(?:(?:option|choice|plan|approach|alternative|variant)(?:\s+#?|\s*#)\s*(\d{1,2}|[A-Za-z])"
     r"(?![\w'’])|(\d{1,2}|[A-Ha-h])[.)]\s|\(([A-Ha-h]|\d{1,2})\)\s)",
     re.IGNORECASE,

@@ -23,12 +23,12 @@ _LIMITS = (
     r"[\w ]{0,40}(?:usage|session|rate|weekly|[\d-]+ ?hour) limit reached\b|"
     r"[\w ]{0,40}(?:usage|rate) limit (?:exceeded|hit)\b"
 )
-_HARNESS_ERROR_RE = re.compile(rf"\A\s*(?:{_STARTS}|{_LIMITS})", re.IGNORECASE)
+_HARNESS_ERROR_RE = lazy_pattern(rf"\A\s*(?:{_STARTS}|{_LIMITS})", re.IGNORECASE)
 """How an error the API or the agent CLI wrote in the assistant's place begins (Claude Code's
 ``isApiErrorMessage`` records: ``API Error: 400 {...}``, ``Request timed out``)."""
 _STARTS_RE = re.compile(rf"\A\s*(?:{_STARTS})", re.IGNORECASE)
 """Its branches that start with a word: each fails at its first character."""
-_LIMITS_RE = re.compile(rf"\A\s*(?:{_LIMITS})", re.IGNORECASE)
+_LIMITS_RE = lazy_pattern(rf"\A\s*(?:{_LIMITS})", re.IGNORECASE)
 """Its branches after up to 40 ``[\\w ]`` characters, tried at each of them: a chat's every
 long reply took 2 µs (a third of the embedded summarizer's reading of the paths bench shape)."""
 _OUT_OF_RUN_RE = lazy_pattern(r"[^\w \-]")

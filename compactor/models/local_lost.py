@@ -48,7 +48,7 @@ __all__ = [
     "verify_ask",
 ]
 
-_LOST_RE = re.compile(
+_LOST_RE = lazy_pattern(
     r"\b(?:changes?|edits?|modifications?|additions?|updates?|work)\b(?:(?!\band\b|\bbut\b)"
     r"[^.!?\n,;]){0,60}?\b"
     r"(?:were|was|got|have been|has been|had been|are|is|seem to have been)\s+(?:all\s+)?"

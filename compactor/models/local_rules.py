@@ -11,7 +11,7 @@ from compactor._util import lazy_pattern
 
 __all__ = ["RULE_MARK_RE", "is_constraint"]
 
-RULE_MARK_RE = re.compile(r"^(?:[-*•>]\s*|\d+[.)]\s*)+")
+RULE_MARK_RE = lazy_pattern(r"^(?:[-*•>]\s*|\d+[.)]\s*)+")
 """A list mark before a rule (``- ``, ``1. ``)."""
 _CUT_AT = 180  # a sentence this long may have been cut at MAX_LINE by its length
 _FRAGMENT_END_RE = lazy_pattern(

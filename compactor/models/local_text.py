@@ -176,7 +176,7 @@ _WEAK_RE = re.compile(
     re.IGNORECASE,
 )
 _DONE_PREFIX_RE = re.compile(r"^(?:done|fixed|found it|result|cause|fix|decision)\s*[:—-]", re.I)
-_ANY_DECISION_RE = re.compile(
+_ANY_DECISION_RE = lazy_pattern(
     "|".join(f"(?:{p.pattern})" for p in (_DONE_PREFIX_RE, _STRONG_RE, _CHANGE_RE, _WEAK_RE)),
     re.IGNORECASE,
 )

@@ -90,9 +90,9 @@ SECRET_KINDS: tuple[str, ...] = (
 """The kinds of secret the built-in rules find (the ``kind`` in ``[REDACTED:kind#n]``)."""
 
 _KIND_NAME_RE = lazy_pattern(r"[A-Za-z0-9_.\-]{1,64}")
-_PLACEHOLDER_RE = re.compile(r"\[REDACTED:[A-Za-z0-9_.\-]{1,64}#\d+\]")
+_PLACEHOLDER_RE = lazy_pattern(r"\[REDACTED:[A-Za-z0-9_.\-]{1,64}#\d+\]")
 # base64 media inline in text: never a secret, and mangling it would break the media.
-_DATA_URI_RE = re.compile(r"data:[\w.+\-]+/[\w.+\-]+;base64,[A-Za-z0-9+/=]+")
+_DATA_URI_RE = lazy_pattern(r"data:[\w.+\-]+/[\w.+\-]+;base64,[A-Za-z0-9+/=]+")
 
 # Characters that may surround a token-shaped secret (a boundary is any other character).
 _TOKEN_CHARS = r"A-Za-z0-9_\-"
