@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import hashlib
 import heapq
 import json
 import os
@@ -506,6 +505,8 @@ class SecretMasker:
         return match.span(group_name)
 
     def _placeholder(self, kind: str, value: str) -> str:
+        import hashlib  # here only: a run that masks nothing need not load OpenSSL (~1 ms)
+
         digest = hashlib.blake2b(
             _identity(value).encode("utf-8", "surrogatepass"), key=self._digest_key, digest_size=16
         ).digest()
