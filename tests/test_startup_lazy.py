@@ -26,7 +26,7 @@ CODING = REPO / "sample_transcripts" / "coding-session.jsonl"
 # the atexit handlers).
 _PROBE = """\
 import atexit, json, sys
-names = ("asyncio", "tenacity", "tornado", "rich")
+names = ("asyncio", "tenacity", "tornado", "rich", "hashlib")
 atexit.register(lambda: print(json.dumps([n for n in names if n in sys.modules])))
 sys.argv = ["compact", *sys.argv[1:]]
 from compactor.cli.app import main
@@ -48,7 +48,7 @@ def _run(args: list[str], env: dict[str, str] | None = None) -> tuple[int, list[
     return proc.returncode, json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
 
 
-def test_a_quiet_local_run_imports_no_asyncio_tenacity_or_rich(tmp_path: Path) -> None:
+def test_a_quiet_local_run_imports_no_asyncio_tenacity_rich_or_hashlib(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     args = ["run", str(CODING), "--force", "--model", "local", "--no-cache", "-q", "-o", str(out)]
     code, loaded, err = _run(args)
