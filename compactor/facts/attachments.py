@@ -15,7 +15,7 @@ from .text import Entry
 
 __all__ = ["named_attachments", "request_entry"]
 
-_BLOCK_RE = re.compile(
+_BLOCK_RE = lazy_pattern(
     # [FILE: name] … [END name] / [END FILE] / [/FILE]
     r"^[ \t]*\[(?:FILE|File|ATTACHMENT|Attachment|ATTACHED FILE|Attached file)\s*:\s*"
     r"(?P<name>[^\]\n]{1,200})\]\s*\n(?P<body>.*?)\n[ \t]*\[(?:END|End|/FILE|/File)"

@@ -40,7 +40,7 @@ __all__ = [
     "skill_reads",
 ]
 
-_AGENTS_RE = re.compile(
+_AGENTS_RE = lazy_pattern(
     r"# AGENTS\.md instructions for ([^\n]+)\n+<INSTRUCTIONS>\n?(.*?)\n?</INSTRUCTIONS>", re.DOTALL
 )
 _USER_INSTRUCTIONS_RE = lazy_pattern(
@@ -53,7 +53,7 @@ _CLAUDE_MD_RE = lazy_pattern(
     re.DOTALL | re.MULTILINE,
 )
 _SKILL_FILE_RE = lazy_pattern(r"(\S*/([\w.\-]+)/SKILL\.md)\b")
-_INNER_COMMAND_RE = re.compile(r'"(?:cmd|command)"\s*:\s*"((?:[^"\\]|\\.){1,2000})"')
+_INNER_COMMAND_RE = lazy_pattern(r'"(?:cmd|command)"\s*:\s*"((?:[^"\\]|\\.){1,2000})"')
 _READERS = ("cat ", "sed ", "head ", "nl ", "Get-Content ", "type ", "bat ")
 _PLAN_KEYS = (("TodoWrite", "todos", "content"), ("todo_write", "todos", "content"),
               ("update_plan", "plan", "step"))  # fmt: skip
@@ -161,7 +161,7 @@ def skill_reads(entries: list[Entry]) -> list[tuple[str, str]]:
     return list(found.items())
 
 
-_SEGMENT_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
+_SEGMENT_RE = lazy_pattern(r"\s*(?:&&|\|\||;|\n)\s*")
 """Where a shell command line chains another command (a pipe stays in its segment)."""
 _PRINT_RE = lazy_pattern(r"""^(?:printf|echo)(?: -[en]+)? (['"])(.*?)\1""", re.DOTALL)
 
@@ -219,7 +219,7 @@ _CLOSING_RE = lazy_pattern(
     r"^\s*if you need (?:specific|exact) details from before",
     re.IGNORECASE,
 )
-_ANALYSIS_RE = re.compile(r"<analysis>.*?</analysis>", re.DOTALL)
+_ANALYSIS_RE = lazy_pattern(r"<analysis>.*?</analysis>", re.DOTALL)
 EARLIER_SUMMARY = "[an earlier summary of the conversation"
 
 
@@ -235,7 +235,7 @@ def is_earlier_summary(text: str) -> bool:
     return "primary request and intent" in titles and bool(titles & _STATE_TITLES)
 
 
-_BOUNDARY_RE = re.compile(r"[.!?;)](?=\s)|\s(?=- |\* )")
+_BOUNDARY_RE = lazy_pattern(r"[.!?;)](?=\s)|\s(?=- |\* )")
 
 
 def earlier_user_messages(text: str, limit: int) -> str:
@@ -313,7 +313,7 @@ def _is_order(sentence: str) -> bool:
     return _ORDER_RE.match(sentence) is not None
 
 
-_LOG_LINE_RE = re.compile(
+_LOG_LINE_RE = lazy_pattern(
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}|\[?\d{1,2}:\d{2}:\d{2}|"
     r"\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\b)"
 )

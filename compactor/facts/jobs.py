@@ -94,7 +94,7 @@ _DONE_RE = re.compile(
     r"failed|succeeded|success)\b|exit[ _]code|<status>\s*(?:completed|failed|killed)",
     re.IGNORECASE,
 )
-_STILL_RE = re.compile(
+_STILL_RE = lazy_pattern(
     r"<status>\s*running|status[\"':\s]+running|still running|Process running with session ID",
     re.IGNORECASE,
 )
@@ -333,7 +333,7 @@ def _exit_report(text: str, arguments: str, key: str) -> str:
 
 _MARKER_RE = lazy_pattern(r"\b([A-Z][A-Z_]*_ID)=")
 """The marker a poll script prints with the id of a process that still runs (``SESSION_ID=``)."""
-_WAIT_RE = re.compile(r"\b(?:yield_time_ms|timeout_ms|wait_ms)\\?[\"']?\s*[:=]\s*(\d{3,7})")
+_WAIT_RE = lazy_pattern(r"\b(?:yield_time_ms|timeout_ms|wait_ms)\\?[\"']?\s*[:=]\s*(\d{3,7})")
 _WALL_RE = lazy_pattern(r"^Wall time:?\s*([\d.]+)\s*s", re.MULTILINE)
 
 

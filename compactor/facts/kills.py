@@ -36,7 +36,7 @@ _KILL_RE = lazy_pattern(r"\b(?:kill|pkill|killall)\b|\bfuser\b[^\n|;]*\s-k\b", r
 _PID_RE = lazy_pattern(
     r"\bpid\b[\"'\s:=#]*(\d{2,7})\b|\bprocess\s*\[(\d{2,7})\]|\bPID\s+(\d{2,7})\b", re.IGNORECASE
 )
-_PORT_RE = re.compile(r"(?:--port[= ]+|:)(\d{2,5})\b|\bport\s+(\d{2,5})\b")
+_PORT_RE = lazy_pattern(r"(?:--port[= ]+|:)(\d{2,5})\b|\bport\s+(\d{2,5})\b")
 _ROW_PID_RE = lazy_pattern(r"^\s*\S+\s+(\d{2,7})\s", re.MULTILINE)
 """The pid column of an ``lsof``/``ps`` row (``Python 23003 user …``)."""
 _COMMON = frozenset(

@@ -70,8 +70,8 @@ def without_reminders(text: str) -> str:
     return _REMINDER_RE.sub("", text).rstrip()
 
 
-_COMMAND_NAME_RE = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
-_COMMAND_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+_COMMAND_NAME_RE = lazy_pattern(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
+_COMMAND_ARGS_RE = lazy_pattern(r"<command-args>(.*?)</command-args>", re.S)
 
 
 def command_markup(text: str) -> str | None:
@@ -201,7 +201,7 @@ def _shared_head(one: str, two: str) -> str:
     return head
 
 
-_FRAME_RE = re.compile(
+_FRAME_RE = lazy_pattern(
     r"\[file: ~?c?\"[^\"\n]+\", line: \d+\]"  # an Erlang frame: [file: ~c"lib/mix.ex", line: 647]
     r"|^[ \t]*\([\w.-]+ [\w.-]+\) \S+?:\d+:.*$"  # Elixir: (mix 1.19.5) lib/mix/task.ex:499: …
     r"|^[ \t]*File \"[^\"\n]+\", line \d+.*$"  # Python: File "x.py", line 3, in f

@@ -49,7 +49,7 @@ _BARE_NAME_RE = lazy_pattern(
     r"(?:Makefile|Dockerfile|Justfile|Gemfile|Rakefile|Procfile|Jenkinsfile)"
 )
 _WINDOWS_RE = lazy_pattern(r"[A-Za-z]:\\")
-_SPLIT_RE = re.compile(r"[/\\]")
+_SPLIT_RE = lazy_pattern(r"[/\\]")
 _LETTER_RE = lazy_pattern(r"[A-Za-z]")
 # tool-result lines whose paths matter: traceback frames and file:line diagnostics
 _RESULT_PATH_LINE_RE = lazy_pattern(r'^\s*File "|^\s*at .*:\d+|^\S+:\d+(?::\d+)?[: ]')
@@ -322,7 +322,7 @@ def amount_spans(text: str) -> Iterator[tuple[int, str]]:
 _INSTRUCTION_RE = lazy_pattern(
     r"\b(?:must|never|don['’]?t|do not|always|make sure)\b", re.IGNORECASE
 )
-_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'\-]*")
+_WORD_RE = lazy_pattern(r"[A-Za-z0-9][A-Za-z0-9_'\-]*")
 
 
 def _longest_first(items: Iterator[tuple[int, int, str]]) -> Iterator[tuple[int, str]]:
@@ -455,7 +455,7 @@ def identifiers(text: str) -> Iterator[tuple[int, str]]:
     return _longest_first(_identifier_spans(text))
 
 
-_LOG_LINE_RE = re.compile(
+_LOG_LINE_RE = lazy_pattern(
     r"^[ \t]*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}|\[?\d{1,2}:\d{2}:\d{2}|"
     r"\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\b).*$",
     re.MULTILINE,

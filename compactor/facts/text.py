@@ -32,7 +32,7 @@ _WS_RE = lazy_pattern(r"\s+")
 _CONTROL_RE = lazy_pattern(r"[\x00-\x08\x0e-\x1f\x7f]")
 """Control characters that are not whitespace (tabs, line breaks, \\v, \\f stay)."""
 _CLEAN_RE = lazy_pattern(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_SENTENCE_RE = re.compile(r"[.!?](\s+)|\n+")
+_SENTENCE_RE = lazy_pattern(r"[.!?](\s+)|\n+")
 """A sentence's end: its ``.``/``!``/``?`` and the space after it (group 1, the separator), or
 line breaks. ``(?<=[.!?])\\s+|\\n+`` says the same, but a pattern that starts by looking behind is
 tried at every character; this one only where one of ``.!?`` or a line break stands

@@ -16,9 +16,9 @@ __all__ = ["blank_frames", "bounded_traceback", "is_library_path", "is_log_tag"]
 _TRACEBACK = "Traceback (most recent call last)"
 _PREFIX_RE = lazy_pattern(r"^\s*(?:\([^()\n]{1,60}\)\s+)?")
 """A worker's tag before each line (``(APIServer pid=36443) ``): not part of what it says."""
-_FRAME_RE = re.compile(r'^\s*File "([^"\n]+)", line (\d+)(?:, in (\S+))?')
+_FRAME_RE = lazy_pattern(r'^\s*File "([^"\n]+)", line (\d+)(?:, in (\S+))?')
 _JS_FRAME_RE = lazy_pattern(r"^\s*at (?:(\S+) )?\(?([^()\s]+):(\d+):\d+\)?\s*$")
-_EXCEPTION_RE = re.compile(
+_EXCEPTION_RE = lazy_pattern(
     r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Fault)\b(?::|$)"
 )
 _LIBRARY_RE = lazy_pattern(

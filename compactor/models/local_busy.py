@@ -27,7 +27,7 @@ ENDED_LATER = "ended later"
 
 _BUSY_WORDS = ("still running", "is busy", "already running", "still in progress")
 _ID_RE = lazy_pattern(r"\b(?=[\w\-.]*\d)[A-Za-z0-9][\w\-.]{5,63}\b")
-_NOTICE_RE = re.compile(
+_NOTICE_RE = lazy_pattern(
     r"<task-id>\s*([\w\-.]+)\s*</task-id>(?:(?!<task-id>).)*?<status>\s*(\w+)\s*</status>",
     re.DOTALL,
 )

@@ -131,7 +131,7 @@ _LOOK_CHARS = 8_000
 _STANDING_MOST = 3
 
 
-_CONDITIONAL_RE = re.compile(r"\b(?:if|in case|should you)\b|如果|若", re.IGNORECASE)
+_CONDITIONAL_RE = lazy_pattern(r"\b(?:if|in case|should you)\b|如果|若", re.IGNORECASE)
 
 
 def _asks(text: str) -> str:
@@ -385,7 +385,7 @@ def _failed_since_proposal(s: Session, index: int) -> bool:
 
 # -- superseded job statuses ----------------------------------------------------------------------
 
-_STILL_RE = re.compile(
+_STILL_RE = lazy_pattern(
     r"\b(?:still|actually|genuinely) (?:running|RUNNING|in progress|pending|queued)\b|"
     r"\bis (?:still )?(?:running|RUNNING|queued|pending)\b"
 )
@@ -399,8 +399,8 @@ _NEAR = 200
 _SCAN_CHARS = 6_000
 
 
-_FAILED_RE = re.compile(r"\b(?:failed|died|crashed|aborted|exited early)\b", re.IGNORECASE)
-_SUCCESS_RE = re.compile(r"\b(?:completed?|succeeded|successfully|exit(?: code)?[ =:]+0)\b", re.I)
+_FAILED_RE = lazy_pattern(r"\b(?:failed|died|crashed|aborted|exited early)\b", re.IGNORECASE)
+_SUCCESS_RE = lazy_pattern(r"\b(?:completed?|succeeded|successfully|exit(?: code)?[ =:]+0)\b", re.I)
 _NONZERO_RE = lazy_pattern(r"\bexit(?: ?code)?\s*[ =:(]+\s*[1-9]|\bfailed\b|\berror\b", re.I)
 
 

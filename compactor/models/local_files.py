@@ -59,14 +59,14 @@ _EDIT_PAIRS = (
 _WRITE_NAMES = ("write", "create")
 _EDIT_NAMES = ("edit", "replace", "insert", "patch", "update", "modify", "append")
 _DELETE_NAMES = ("delete", "remove")
-_PATCH_FILE_RE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$", re.MULTILINE)
+_PATCH_FILE_RE = lazy_pattern(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$", re.MULTILINE)
 _PATCH_MOVE_RE = lazy_pattern(r"^\*\*\* Move to: (.+?)\s*$", re.MULTILINE)
 _HEREDOC_RE = lazy_pattern(
     r"<<-?[ \t]*(['\"]?)(\w+)\1([^\n]*)\n(.*?)(?:\n[ \t]*\2[ \t]*(?=\n|$)|\Z)", re.DOTALL
 )
 """A here-document: ``<<'EOF'``, the rest of its line, its body up to the ``EOF`` line."""
 _HEREDOC_WRITER_RE = lazy_pattern(r"(?:^|[\s;&|(])(cat|tee)\b([^\n]*)$")
-_REDIRECT_RE = re.compile(r"(?<![0-9&<>])(>>?)\s*([^\s<>|;&()]+)")
+_REDIRECT_RE = lazy_pattern(r"(?<![0-9&<>])(>>?)\s*([^\s<>|;&()]+)")
 _PS_WRITE_RE = lazy_pattern(
     r"\b(Set-Content|Add-Content|Out-File|New-Item|Remove-Item)\b[^|;\n]*?"
     r"(?:-(?:Path|FilePath|LiteralPath)\s+)?['\"]?([^\s'\";|]+\.[A-Za-z0-9]{1,8})['\"]?",
@@ -77,7 +77,7 @@ SHOWN_PRESENT = "shown present by a later result"
 """The last action of a deleted file a later result lists (``git status``: `` M file``)."""
 SCRIPT_CHANGE = "changed by a script in a shell call"
 """The action of a file a script inside a shell command wrote (:func:`script_writes`)."""
-_SEGMENT_RE = re.compile(r"&&|\|\||[;|\n]")
+_SEGMENT_RE = lazy_pattern(r"&&|\|\||[;|\n]")
 _NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "&1", "&2", "-"})
 
 

@@ -10,8 +10,8 @@ from .local_session import Session
 
 __all__ = ["judge_fixed"]
 
-_WORD_RE = re.compile(r"[a-z]{4,}")
-_PROBLEM_RE = re.compile(
+_WORD_RE = lazy_pattern(r"[a-z]{4,}")
+_PROBLEM_RE = lazy_pattern(
     r"instead of (?:a |the )?proper|\bis not (?:a function|working|defined)|do(?:es)?n['’]t work|"
     r"not working|\bissue\b|\bproblem\b|\bbroken\b|\bmissing\b",
     re.IGNORECASE,

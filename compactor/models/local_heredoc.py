@@ -32,7 +32,7 @@ _EXPANSION_RE = lazy_pattern(
     r"|`[^`\n]*`)"
 )
 """One expansion the shell makes in an unquoted here-document (not one escaped by ``\\``)."""
-_ESCAPE_RE = re.compile(r"\\([$`\\\n])")
+_ESCAPE_RE = lazy_pattern(r"\\([$`\\\n])")
 _MIN_LITERAL = 8
 """Fewest characters of literal text a body needs for its printed copy to be recognised."""
 

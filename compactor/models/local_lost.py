@@ -418,7 +418,7 @@ _CLAIM_RE = lazy_pattern(
     re.IGNORECASE,
 )
 """A sentence of the assistant's that claims a change done."""
-_WORD_RE = re.compile(r"[a-z]{5,}")
+_WORD_RE = lazy_pattern(r"[a-z]{5,}")
 _LOST_NOTE = "Later found lost (section 3): "
 
 

@@ -193,7 +193,7 @@ def _idle(call: Call) -> bool:
 
 
 _PATH_KEYS = ("file_path", "path", "notebook_path")
-_MISSING_RE = re.compile(
+_MISSING_RE = lazy_pattern(
     r"command not found|: not found|failed to spawn|is not recognized|executable file not found|"
     r"no such file or directory \(os error|not installed",
     re.IGNORECASE,

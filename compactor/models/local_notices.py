@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import Entry, one_line
 
 __all__ = ["failed_after", "failed_after_items", "failed_after_step", "notified_end"]
 
-_NOTICE_RE = re.compile(
+_NOTICE_RE = lazy_pattern(
     r"<task-id>\s*([\w\-.]+)\s*</task-id>(?:(?!<task-id>).)*?<status>\s*(\w+)\s*</status>"
     r"(?:(?:(?!<task-id>).)*?<summary>(.*?)</summary>)?",
     re.DOTALL,

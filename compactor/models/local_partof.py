@@ -26,14 +26,14 @@ _STEP_TOOLS = frozenset(
 """Programs whose second word names the step (``git push``, ``npm run``)."""
 
 
-_QUOTED_RE = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
+_QUOTED_RE = lazy_pattern(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
 """A quoted word (a regex's ``|`` in ``grep -E 'a|b'`` is no pipe)."""
-_SEGMENT_RE = re.compile(r"\s*(?:&&|\|\||[;|\n])\s*")
+_SEGMENT_RE = lazy_pattern(r"\s*(?:&&|\|\||[;|\n])\s*")
 _FEEDERS = frozenset("yes echo printf cd true sudo env".split())
 _FILTERS = frozenset("tail head grep sort uniq wc cat less more cut tr".split())
 
 
-_REDIRECT_RE = re.compile(r"\d*[<>]")
+_REDIRECT_RE = lazy_pattern(r"\d*[<>]")
 _SEPARATORS_RE = lazy_pattern(r"[|;&\n]")
 
 

@@ -32,10 +32,10 @@ __all__ = [
     "tail_matters",
 ]
 
-_EXIT_RE = re.compile(
+_EXIT_RE = lazy_pattern(
     r"<exit_code>\s*(-?\d+)\s*</exit_code>|exit(?:ed with)? code[:\s]+(-?\d+)", re.IGNORECASE
 )
-_SUCCESS_RE = re.compile(
+_SUCCESS_RE = lazy_pattern(
     r"test result: ok\b|✓ built\b|\b\d+ (?:passed|tests? passed)\b|\bBUILD SUCCESSFUL\b|"
     r"\bAll tests passed\b|\bCompiled successfully\b|\bbuilt in \d",
     re.IGNORECASE,

@@ -46,7 +46,7 @@ _JOB_START_RE = lazy_pattern(
 )
 _JOB_HEAD = 600
 """A result that only starts a job is short: its id is in its first characters."""
-_SHELL_ERROR_RE = re.compile(
+_SHELL_ERROR_RE = lazy_pattern(
     r"^\S+: line \d+: .{3,}$|^\S+: (?:\S+: )?(?:command not found|unbound variable|"
     r"readonly variable|Permission denied|No such file or directory)$",
     re.MULTILINE,

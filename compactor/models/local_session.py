@@ -88,7 +88,7 @@ _LISTED_TASK_RE = lazy_pattern(
     re.IGNORECASE | re.MULTILINE,
 )
 _ENV_FIELD_RE = lazy_pattern(r"<(cwd|shell|current_date|timezone)>([^<]{1,200})</\1>")
-_AGENTS_RE = re.compile(r"# AGENTS\.md instructions for ([^\n]+)")
+_AGENTS_RE = lazy_pattern(r"# AGENTS\.md instructions for ([^\n]+)")
 _SKILL_DIR_RE = lazy_pattern(r"Base directory for this skill:\s*(\S+)")
 _PLAN_TOOLS = frozenset(
     "TodoWrite todo_write update_plan TaskCreate TaskUpdate TaskList TaskGet".split()

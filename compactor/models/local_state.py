@@ -376,7 +376,7 @@ _AROUND_RE = lazy_pattern(
     re.IGNORECASE,
 )
 """What the assistant says when it does without a failed call (another way, or not at all)."""
-_WORD_RE = re.compile(r"[a-z]{4,}")
+_WORD_RE = lazy_pattern(r"[a-z]{4,}")
 _REJECTED = "The user rejected this call"  # how compactor.facts.outcome says so
 _REFUSED = "the user refused to let this call run"
 _USER_REFUSED_RE = lazy_pattern(
@@ -384,7 +384,7 @@ _USER_REFUSED_RE = lazy_pattern(
     r"rejected by the user|user (?:denied|declined|rejected)",
     re.IGNORECASE,
 )
-_NOT_FOUND_RE = re.compile(
+_NOT_FOUND_RE = lazy_pattern(
     r"no such file|does not exist|doesn['’]t exist|cannot find|can['’]t find|not found|"
     r"could not find|cannot access|not recognized as|not a (?:git |\w+ )?repository",
     re.IGNORECASE,

@@ -23,11 +23,11 @@ from .local_text import code
 
 __all__ = ["outside_writes"]
 
-_RESULT_RE = re.compile(
+_RESULT_RE = lazy_pattern(
     r"<task-id>\s*([\w\-.]+)\s*</task-id>.*?<result>(.*?)(?:</result>|\Z)", re.S
 )
 _WROTE_RE = lazy_pattern(r"\b(?:created|wrote|written|saved|generated|produced)\b", re.IGNORECASE)
-_INTENT_RE = re.compile(r"\b(?:let me|I'll|I will|going to|will|next|now I)\b", re.IGNORECASE)
+_INTENT_RE = lazy_pattern(r"\b(?:let me|I'll|I will|going to|will|next|now I)\b", re.IGNORECASE)
 """A sentence that announces a write ("Now let me write …") reports none."""
 _SENTENCE_END_RE = lazy_pattern(r"(?<=[.!?])\s+|\n")
 

@@ -151,7 +151,7 @@ _YES_BUT_RE = lazy_pattern(
     r"^\W*(?:ok(?:ay)?|yes|yeah|yep|sure|right|fine|alright)\W+(?:but|though|however)\b",
     re.IGNORECASE,
 )
-_CONDITIONAL_RE = re.compile(r"^\W*(?:if|when|once|unless|in case)\b", re.IGNORECASE)
+_CONDITIONAL_RE = lazy_pattern(r"^\W*(?:if|when|once|unless|in case)\b", re.IGNORECASE)
 
 
 def judge_accepted(s: Session) -> None:

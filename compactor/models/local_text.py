@@ -205,7 +205,7 @@ checks it with hypothesis and keyword by keyword. Splitting a text into words co
 microseconds, the patterns about fifteen per sentence."""
 _NEGATED = ("was not", "were not", "is not", "are not", "did not")
 _NOW_WORDS = frozenset("works returns passes fails prints raises rejects uses handles".split())
-_WORD_RE = re.compile(r"[a-z0-9]+")
+_WORD_RE = lazy_pattern(r"[a-z0-9]+")
 _NOT_WORD_TO_SPACE = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
 """A ``bytes.translate`` table: what :data:`_WORD_RE` does not take becomes a space."""
 
@@ -315,7 +315,7 @@ def _hints_re(hints: frozenset[str]) -> re.Pattern[str]:
     return re.compile("|".join(re.escape(h) for h in sorted(hints, key=lambda h: (-len(h), h))))
 
 
-_INTENT_RE = re.compile(
+_INTENT_RE = lazy_pattern(
     r"^(?:now,?\s+|next,?\s+|then,?\s+)?(?:let me(?! know)|let's|i'll|i will|i'm going to|"
     r"i am going to|next,? i)\b|"
     r"^(?:now|next),?\s+(?:i['’]m\s+)?(?:updating|writing|adding|creating|fixing|running|editing|"
@@ -344,8 +344,8 @@ _RULE_RE = lazy_pattern(r"^[=\-_*#~]{3,}\s*|\s*[=\-_*#~]{3,}$")
 """The rules around a line (``==== 14 passed ====``)."""
 _PROGRESS_RE = lazy_pattern(r"[.FEsx]*\s*\[\s*\d+%\]")
 _LIST_MARK_RE = lazy_pattern(r"^(?:[-*•]|\d{1,2}[.)])\s+")
-_COMMAND_NAME_RE = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
-_COMMAND_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+_COMMAND_NAME_RE = lazy_pattern(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
+_COMMAND_ARGS_RE = lazy_pattern(r"<command-args>(.*?)</command-args>", re.DOTALL)
 
 
 def decision_score(sentence: str) -> int:
@@ -436,7 +436,7 @@ def _json_object(text: str) -> JsonObject:
     return value if isinstance(value, dict) else {}
 
 
-_INNER_COMMAND_RE = re.compile(r'"(?:cmd|command)"\s*:\s*"((?:[^"\\]|\\.){1,2000})"')
+_INNER_COMMAND_RE = lazy_pattern(r'"(?:cmd|command)"\s*:\s*"((?:[^"\\]|\\.){1,2000})"')
 
 
 def _unescape(text: str) -> str:
@@ -549,7 +549,7 @@ def bullets(items: list[str]) -> str:
     return "\n".join(out)
 
 
-_HEADING_RE = re.compile(
+_HEADING_RE = lazy_pattern(
     r"^\s*(?:#+[ \t]*)?(\d{1,2})\.\s+(?:([A-Z][^\n:]{2,60}):|\*\*([A-Z][^\n:*]{2,60}?):?\*\*:?)"
     r"[ \t]*$|^[ \t]*#+[ \t]*(\d{1,2})\.[ \t]+[A-Z][^\n:]{2,60}$",  # or ``## 7. Pending Tasks``
     re.MULTILINE,

@@ -49,7 +49,7 @@ _SAID_RE = lazy_pattern(
 _CLI_TEMPLATE = "the user wants to clarify these questions"
 _CLARIFIED = "the user chose to clarify these questions"  # how facts.rejection says so
 _REJECTED = "The user rejected this call: "  # how compactor.facts.rejection says so
-_WAIT_RE = re.compile(r"STOP what you are doing|wait for the user to tell you how to proceed")
+_WAIT_RE = lazy_pattern(r"STOP what you are doing|wait for the user to tell you how to proceed")
 """The CLI's words for a bare rejection (the user's own words are a request: no hold)."""
 _TYPED_AFTER_RE = lazy_pattern(
     r"\A\s*\[Request interrupted by user[^\]\n]{0,40}\]\s*(\S.*)", re.DOTALL

@@ -13,7 +13,7 @@ from compactor._util import lazy_pattern
 
 __all__ = ["own_words", "typed_words"]
 
-_HEADING_RE = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
+_HEADING_RE = lazy_pattern(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 _DOCUMENT_LEAST = 600
 """A user message this long with two Markdown headings or more is a document (a template)."""
 _INPUT_HEADING_RE = lazy_pattern(

@@ -176,7 +176,7 @@ _PRESERVED_BLOCK_RE = lazy_pattern(
     re.DOTALL,
 )
 _FACT_LINE_RE = lazy_pattern(r"^\s*- \[([a-z_]+)\] (.+)$")
-_SPLIT_RE = re.compile(r"[/\\]")
+_SPLIT_RE = lazy_pattern(r"[/\\]")
 
 
 def _preserved_facts(text: str) -> Iterator[Anchor]:
@@ -310,7 +310,7 @@ _STOP_WORDS = frozenset(
     "those i you we he she they me my our your us them their there here so if then than also "
     "into onto about".split()
 )
-_WORD_RE = re.compile(r"[a-z0-9][a-z0-9_'\-]*")
+_WORD_RE = lazy_pattern(r"[a-z0-9][a-z0-9_'\-]*")
 
 
 def _norm(text: str) -> str:
@@ -361,9 +361,9 @@ def _path_variants(path: str) -> list[str]:
 
 
 _ISSUE_WORD_RE = lazy_pattern(r"(?:issue|pr|pull request|bug|ticket) #?(\d+)$")
-_EXIT_RE = re.compile(r"exit\D*?(\d+)$")
+_EXIT_RE = lazy_pattern(r"exit\D*?(\d+)$")
 _VERSION_CORE_RE = lazy_pattern(r"v?(\d+(?:\.\d+)+(?:-[0-9a-z.]+)?)$")
-_PORT_RE = re.compile(r"(?:port\D*|:)(\d+)$")
+_PORT_RE = lazy_pattern(r"(?:port\D*|:)(\d+)$")
 
 
 def _number_variants(text: str) -> list[str]:
@@ -382,7 +382,7 @@ def _number_variants(text: str) -> list[str]:
     return []
 
 
-_CLAUSE_RE = re.compile(r"(?<=[.!?])\s+|\n+|;\s*")
+_CLAUSE_RE = lazy_pattern(r"(?<=[.!?])\s+|\n+|;\s*")
 
 
 class _Summary:

@@ -67,7 +67,7 @@ _TERMINAL_RE = lazy_pattern(
 """A call that ends the episode by its name (SWE-agent's ``submit``, tau-bench's
 ``transfer_to_human_agents``, Cline's ``attempt_completion``): answered once its result is back,
 with no reply expected after it."""
-_ANSWERED_RE = re.compile(
+_ANSWERED_RE = lazy_pattern(
     r"\b(?:was|were|has been|have been|is) (?:answered|completed)\b|"
     r"\bnothing (?:else )?(?:is )?pending\b|\bpending(?: tasks)?\s*:\s*none\b|"
     r"\bno pending (?:work|tasks?)\b",
