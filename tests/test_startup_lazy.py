@@ -257,9 +257,9 @@ def test_a_lazy_pattern_compiles_on_first_use_and_its_module_then_holds_the_patt
 
 
 def test_a_local_run_leaves_most_summarizer_patterns_uncompiled(tmp_path: Path) -> None:
-    """~290 module-level patterns of the summarizer, its facts and the run path are compiled on
-    first use (``lazy_pattern``): a run on a small coding session leaves ~200 of them alone
-    (~40 ms of start-up on a coding-agent transcript)."""
+    """~380 module-level patterns of the summarizer, its facts and the run path are compiled on
+    first use (``lazy_pattern``): a run on a small coding session leaves ~275 of them alone
+    (~45 ms of start-up on a coding-agent transcript)."""
     code = (
         "import atexit, sys\n"
         "def report():\n"
@@ -284,7 +284,7 @@ def test_a_local_run_leaves_most_summarizer_patterns_uncompiled(tmp_path: Path) 
     )
     assert proc.returncode == 0, proc.stderr
     assert out.stat().st_size > 0
-    assert int(proc.stdout.strip().splitlines()[-1]) >= 150
+    assert int(proc.stdout.strip().splitlines()[-1]) >= 200
 
 
 def test_a_module_that_imported_a_lazy_pattern_holds_the_compiled_one_after_its_first_use() -> None:
