@@ -48,7 +48,7 @@ from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_callwrites import with_embedded
 from .local_files import FileState, file_changes
-from .local_noise import is_usage_footer, local_command
+from .local_noise import is_usage_footer, local_command, ran_locally
 from .local_notices import failed_after, notified_end
 from .local_records import Background, ErrorFact
 from .local_results import ended_how
@@ -211,7 +211,10 @@ class _Builder:
             self.result(r, e.index)
         if not e.text.strip():
             return
-        if (local := local_command(e.text)) is not None:  # /model opus; a `!` shell command
+        local = local_command(e.text)
+        if local is None and "<command-name>" in e.text:  # a /plugin the CLI ran (check 19)
+            local = ran_locally(self.s.entries, e.index)
+        if local is not None:  # /model opus; a `!` shell command
             if local:  # not the shell command's echo
                 self.s.local_commands.append((e.index, local))
             return
