@@ -62,3 +62,51 @@ def test_a_custom_slash_command_without_local_output_stays_a_request() -> None:
     s.say("Starting the refactor of login.")
     text = summarize_transcript(s.messages)
     assert "/refactor-livedata login" in section(text, 1).split("Current request", 1)[-1], text
+
+
+def test_a_git_clone_creates_the_repository_folder() -> None:
+    """neuro-codex (W4): ``bash -lc "git clone URL"`` (escalated) put a ``spec-kit/`` checkout
+    into the workspace; section 3 said "No file was created, edited or deleted". A clone the
+    user rejected (no result) created nothing."""
+    s = SessionBuilder()
+    s.user("Read the toolkit's README and tell me how to use it here")
+    url = "https://github.com/acme/widget-kit"
+    s.call(
+        "shell", {"command": ["bash", "-lc", f"git clone {url}"]}, "Cloning into 'widget-kit'..."
+    )
+    s.call("shell", {"command": ["bash", "-lc", "ls widget-kit"]}, "README.md\ntemplates")
+    s.call(
+        "shell", {"command": ["bash", "-lc", "git clone https://github.com/acme/other.git"]}, None
+    )
+    s.call(
+        "shell",
+        {"command": ["bash", "-lc", "git clone --depth 1 git@h:o/lib.git vendor/lib"]},
+        "x",
+        error=True,
+    )
+    s.call(
+        "shell",
+        {"command": ["bash", "-lc", "git clone https://h.org/o/gone"]},
+        "exec command rejected by user",
+    )
+    text = summarize_transcript(s.messages)
+    files = " ".join(section(text, 3).split())
+    assert "No file was created, edited or deleted." not in files, files
+    assert "`widget-kit/` (git clone)" in files, files
+    assert "other" not in files and "vendor/lib" not in files and "gone" not in files, files
+    # Codex's bare "exec command rejected by user" (no error flag) is a rejection, not a success
+    current = " ".join(section(text, 8).split())
+    assert "gone` → failed: The user rejected this call" in current, current
+
+
+def test_a_cloned_folder_is_named_beside_the_edited_files() -> None:
+    """The same clone in a session that also edits files: the folder is still listed."""
+    s = SessionBuilder()
+    s.user("Vendor the parser and patch its entry point")
+    s.call("Bash", {"command": "cd deps && git clone -b v2 https://example.org/p/parser.git"}, "ok")
+    s.call("Edit", {"file_path": "/srv/app/main.py", "old_string": "a", "new_string": "b"}, "ok")
+    s.call("Bash", {"command": "cargo new --lib shim && git log clone"}, "Created library `shim`")
+    s.say("Done.")
+    files = " ".join(section(summarize_transcript(s.messages), 3).split())
+    assert "/srv/app/main.py" in files, files
+    assert "`parser/` (git clone)" in files and "`shim/` (cargo new)" in files, files
