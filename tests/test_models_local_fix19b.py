@@ -4,8 +4,12 @@ an interrupted turn."""
 
 from __future__ import annotations
 
+import json
+
+from compactor.formats.registry import read_transcript, write_transcript
 from compactor.models.local import summarize_transcript
 
+from .codex_rollout import rec
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
 
@@ -110,3 +114,69 @@ def test_a_cloned_folder_is_named_beside_the_edited_files() -> None:
     files = " ".join(section(summarize_transcript(s.messages), 3).split())
     assert "/srv/app/main.py" in files, files
     assert "`parser/` (git clone)" in files and "`shim/` (cargo new)" in files, files
+
+
+def _aborted_rollout(aborted: bool) -> bytes:
+    """A Codex rollout (0.42-shaped: the abort only as ``event_msg/turn_aborted``) whose user
+    interrupted the turn right after a rejected escalated command."""
+    ask = "study the toolkit and give me the commands to run it on Windows"
+    call = {"command": ["bash", "-lc", "ls docs"], "workdir": "/w/space"}
+    second = {"command": ["bash", "-lc", "git clone https://h.org/o/cli"]}
+    records = [
+        rec("session_meta", {"id": "1a2b3c4d-0000-4000-8000-000000000019", "cwd": "/w/space"}),
+        rec(
+            "response_item",
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": ask}]},
+        ),
+        rec(
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "shell",
+                "call_id": "c1",
+                "arguments": json.dumps(call),
+            },
+        ),
+        rec(
+            "response_item",
+            {
+                "type": "function_call_output",
+                "call_id": "c1",
+                "output": "Exit code: 0\nOutput:\nREADME.md\n",
+            },
+        ),
+        rec(
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "shell",
+                "call_id": "c2",
+                "arguments": json.dumps(second),
+            },
+        ),
+        rec(
+            "response_item",
+            {
+                "type": "function_call_output",
+                "call_id": "c2",
+                "output": "exec command rejected by user",
+            },
+        ),
+    ]
+    if aborted:
+        records.append(rec("event_msg", {"type": "turn_aborted", "reason": "interrupted"}))
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+def test_a_codex_turn_aborted_event_is_an_interrupted_turn() -> None:
+    """neuro-codex: the rollout ends with ``event_msg/turn_aborted`` (reason interrupted) and the
+    summary said only "still in progress … continue"; Claude Code's "[Request interrupted by
+    user]" is told in sections 8 and 9, and so is this."""
+    said = "The user interrupted the turn"
+    t = read_transcript("rollout.jsonl", _aborted_rollout(True), "codex")
+    text = summarize_transcript(t.messages)
+    assert said in section(text, 8) and said in section(text, 9), text
+    written = write_transcript(t, t.messages[1:]).decode()  # the mark is never written back
+    assert "_compactor_turn" not in written, written
+    t = read_transcript("rollout.jsonl", _aborted_rollout(False), "codex")
+    assert said not in summarize_transcript(t.messages)

@@ -579,7 +579,7 @@ class _Builder:
         if last is not None and last.role == "assistant" and not last.calls:
             s.turn_ended = True
             notice = s.interrupted  # the user cut the turn after this text: it is no answer
-            if notice is not None and notice.index > last.index and s.last_text is not None:
+            if notice is not None and notice.index >= last.index and s.last_text is not None:
                 s.turn_ended = False  # (blind check 11: "now updating X…", then interrupted)
                 said = sentences(s.last_text.text)
                 s.announced = said[-1] if said and announces_step(said[-1]) else ""
@@ -623,4 +623,6 @@ def build_session(entries: list[Entry]) -> Session:
         if e.role != "user" and not e.internal:  # a call's message may carry its end (Codex)
             for r in e.results:
                 b.result(r, e.index)
+        if e.aborted:  # Codex's turn_aborted event: as its `<turn_aborted>` notice (check 19)
+            b.s.interrupted = e
     return b.finish_session()
