@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from compactor.facts.shellmade import made_folders
 from compactor.formats.registry import read_transcript, write_transcript
 from compactor.models.local import summarize_transcript
 
@@ -180,3 +183,27 @@ def test_a_codex_turn_aborted_event_is_an_interrupted_turn() -> None:
     assert "_compactor_turn" not in written, written
     t = read_transcript("rollout.jsonl", _aborted_rollout(False), "codex")
     assert said not in summarize_transcript(t.messages)
+
+
+@pytest.mark.parametrize(
+    ("command", "made"),
+    [
+        ("git clone https://github.com/acme/spec-kit", [("spec-kit/", "git clone")]),
+        ("cd deps && git clone --depth 1 -b v2 git@h.org:o/r.git dest", [("dest/", "git clone")]),
+        ("git -C /tmp clone https://h.org/o/x.git", [("x/", "git clone")]),
+        ("git clone --bare https://h.org/o/x", [("x.git/", "git clone")]),
+        ("git log clone", []),
+        ("git clone https://h.org/o/x .", []),
+        ("cargo new --lib --name shim shim-crate", [("shim-crate/", "cargo new")]),
+        ("django-admin startproject site", [("site/", "django-admin startproject")]),
+        ("django-admin startproject site .", []),
+        ("npx create-vite@latest web --template react", [("web/", "npx create-vite")]),
+        ("npm create vite@latest web", [("web/", "npm create")]),
+        ("npx create-next-app --ts web", []),  # a flag first: which word is the folder?
+        ("echo renew the news; ls created", []),
+    ],
+)
+def test_made_folders_reads_the_folder_each_command_creates(
+    command: str, made: list[tuple[str, str]]
+) -> None:
+    assert made_folders(command) == made

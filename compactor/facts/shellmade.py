@@ -5,8 +5,8 @@
 clone URL [DIR]`` creates DIR (by default the repository's name from the URL, without
 ``.git``), ``cargo new NAME``, ``django-admin startproject NAME [DIR]`` and a project
 generator given its folder right after its name (``npx create-vite NAME``, ``npm create vite
-NAME``) create NAME. Only commands holding ``clone``, ``new`` or ``create``/``startproject``
-are split into words, so that plain commands cost nothing.
+NAME``) create NAME. Only commands holding ``clone``, ``cargo``, ``create`` or
+``startproject`` are split into words, so that plain commands cost nothing.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import re
 
 from .outcomes import shell_words
 
-__all__ = ["made_folders"]
+__all__ = ["made_folders", "might_make"]
 
-_HINTS = ("clone", "new", "create", "startproject")
+_HINTS = ("clone", "cargo", "create", "startproject")
 _SPLIT_RE = re.compile(r"&&|\|\||;|\||\n")
 _GIT_VALUED = frozenset(
     "-b --branch -o --origin --depth -c --config --reference --separate-git-dir -u "
@@ -85,10 +85,15 @@ def _made(words: list[str]) -> tuple[str, str] | None:
     return None
 
 
+def might_make(command: str) -> bool:
+    """Whether ``command`` holds a word :func:`made_folders` looks for (a cheap pre-check)."""
+    return any(h in command for h in _HINTS)
+
+
 def made_folders(command: str) -> list[tuple[str, str]]:
     """(folder, the command that made it) for each folder ``command`` creates with content
     (``git clone``, ``cargo new``, a project generator); ``.`` (the current folder) is none."""
-    if not any(h in command for h in _HINTS):
+    if not might_make(command):
         return []
     out: list[tuple[str, str]] = []
     for part in _SPLIT_RE.split(command):

@@ -15,7 +15,7 @@ import re
 import shlex
 
 from compactor.facts import cut, paths
-from compactor.facts.shellmade import made_folders
+from compactor.facts.shellmade import made_folders, might_make
 from compactor.facts.shellwrap import inner_command
 
 from .local_listing import SUBAGENT_TOOLS, listed_names, lists_work_folder
@@ -117,9 +117,8 @@ def shell_made(s: Session, most: int) -> list[str]:
         command = call.command
         if command is None or call.id in s.failed_calls:
             continue
-        if "clone" not in command and "new" not in command and "create" not in command:
-            if "startproject" not in command:
-                continue
+        if not might_make(command):
+            continue
         found = made_folders(inner_command(call) or command)
         if not found:
             continue
