@@ -36,6 +36,7 @@ __all__ = [
     "SHARED_EMPTY_DICT",
     "SHARED_EMPTY_LIST",
     "SKILL_BODY_KEY",
+    "TURN_ABORTED_KEY",
     "AgentState",
     "AgenticMessage",
     "Block",
@@ -76,6 +77,11 @@ CALL_ENDS_KEY = "_compactor_call_ends"
 "output": str}}`` for calls the harness recorded as ended only in an event (Codex's
 ``event_msg/exec_command_end``), never as a result item. Read by the summarizer (the call is
 not in flight); never written back (the resumed client sees the file as it was)."""
+
+TURN_ABORTED_KEY = "_compactor_turn_aborted"
+"""Key in ``extra`` of the last message before a turn the user aborted, when the harness recorded
+the abort only as an event (Codex's ``event_msg/turn_aborted``): its reason (``interrupted``).
+Read by the summarizer (the turn was interrupted); never written back."""
 
 EARLIER_CALLS_KEY = "_compactor_earlier_calls"
 """Key in ``extra`` of the first message of a history a harness's own compaction started (a Codex

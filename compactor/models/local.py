@@ -55,6 +55,7 @@ from .local_state import (
     round_facts,
 )
 from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
+from .local_subfiles import shell_made
 from .local_tail import modelled_pair
 from .local_tasklist import task_items
 from .local_template import template_quote
@@ -257,8 +258,8 @@ def _files(s: Session, lim: Limits) -> str:
         if earlier:
             items.append("Every file the earlier summary names: " + ", ".join(earlier[: lim.items]))
     if not s.files:
-        items[:0] = claims.unchanged_files(s, lim.items, lim.item)
-    return bullets(items)
+        items[:0] = claims.unchanged_files(s, lim.items, lim.item)  # (with shell_made's line)
+    return bullets(items if not s.files else [*items, *shell_made(s, lim.items)])
 
 
 def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str]:

@@ -48,7 +48,7 @@ from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_callwrites import with_embedded
 from .local_files import FileState, file_changes
-from .local_noise import is_usage_footer, local_command
+from .local_noise import is_usage_footer, local_command, ran_locally
 from .local_notices import failed_after, notified_end
 from .local_records import Background, ErrorFact
 from .local_results import ended_how
@@ -211,7 +211,10 @@ class _Builder:
             self.result(r, e.index)
         if not e.text.strip():
             return
-        if (local := local_command(e.text)) is not None:  # /model opus; a `!` shell command
+        local = local_command(e.text)
+        if local is None and "<command-name>" in e.text:  # a /plugin the CLI ran (check 19)
+            local = ran_locally(self.s.entries, e.index)
+        if local is not None:  # /model opus; a `!` shell command
             if local:  # not the shell command's echo
                 self.s.local_commands.append((e.index, local))
             return
@@ -576,7 +579,7 @@ class _Builder:
         if last is not None and last.role == "assistant" and not last.calls:
             s.turn_ended = True
             notice = s.interrupted  # the user cut the turn after this text: it is no answer
-            if notice is not None and notice.index > last.index and s.last_text is not None:
+            if notice is not None and notice.index >= last.index and s.last_text is not None:
                 s.turn_ended = False  # (blind check 11: "now updating X…", then interrupted)
                 said = sentences(s.last_text.text)
                 s.announced = said[-1] if said and announces_step(said[-1]) else ""
@@ -620,4 +623,6 @@ def build_session(entries: list[Entry]) -> Session:
         if e.role != "user" and not e.internal:  # a call's message may carry its end (Codex)
             for r in e.results:
                 b.result(r, e.index)
+        if e.aborted:  # Codex's turn_aborted event: as its `<turn_aborted>` notice (check 19)
+            b.s.interrupted = e
     return b.finish_session()
