@@ -159,6 +159,7 @@ _INJECTED_PREFIXES = (
     "<bash-stderr>",
     "Caveat: The messages below were generated",
     "<task-notification>",
+    "<agent-notification>",
     "Base directory for this skill:",
     "[Request interrupted by user",
     "<turn_aborted>",

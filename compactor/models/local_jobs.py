@@ -13,6 +13,7 @@ from compactor.facts.kills import MAYBE, later_kill, later_report, later_use
 from .local_session import Background, Session
 
 __all__ = [
+    "ANSWERED_WITH_JOBS",
     "add_shape_jobs",
     "idle_step",
     "judge_killed",
@@ -21,6 +22,14 @@ __all__ = [
     "settle_job_retries",
     "still_running",
 ]
+
+
+ANSWERED_WITH_JOBS = (
+    "the last request was answered; only the background jobs listed in this section are still "
+    "open; wait for the user's next message"
+)
+"""What a session whose last request was answered while jobs it started may still run says
+instead of "nothing is pending" (blind check 19, W3: that contradicted its own job list)."""
 
 
 def add_shape_jobs(s: Session) -> None:

@@ -1,0 +1,156 @@
+"""Blind check 19's job-state wrong statements (issue 28, fix19a), each on a session built here
+by shape: async agents a notification (``<agent-notification>``, in ``queue-operation`` records
+only) reported completed, agents a poll found gone ("No task found with ID"), background Task
+calls the user rejected, the "nothing is pending" beside a running job, and a background shell
+started before the Claude Code CLI restarted (its ``sessionId`` changed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from compactor.formats.registry import read_transcript
+from compactor.models.local import summarize_transcript
+from compactor.runs.claims import contradictions
+from compactor.runs.evaluate import evaluate_files
+
+from .cc_session import OLD_SUMMARY, SESSION, Session
+from .planted_session import SessionBuilder
+from .test_evaluate import _compacted
+from .test_models_local_session import section
+
+_REJECTED = (
+    "The user doesn't want to take this action right now. STOP what you are doing and wait for "
+    "the user to tell you how to proceed."
+)
+
+
+def _agent(s: SessionBuilder, key: str, what: str) -> None:
+    s.call(
+        "Task",
+        {"description": what, "prompt": f"{what} in deploy/", "run_in_background": True},
+        f"Async agent launched successfully.\nagentId: {key} (internal ID)\nThe agent is "
+        "currently working in the background.",
+    )
+
+
+def _agents_session(*, polled: str) -> list[Any]:
+    s = SessionBuilder()
+    s.user("Create the deployment files: Helm chart, Ansible playbook, Nomad job.")
+    _agent(s, "c1d2e3f", "Create Helm chart")
+    s.call(
+        "Task",
+        {"description": "Create Ansible playbook", "prompt": "x", "run_in_background": True},
+        _REJECTED,
+        error=True,
+    )
+    s.user("[Request interrupted by user for tool use]")
+    s.user("Check on the agents")
+    s.call(
+        "TaskOutput",
+        {"task_id": "c1d2e3f", "block": False},
+        polled,
+        error=polled.startswith("<tool_use_error>"),
+    )
+    s.say("The background agents were cancelled when you interrupted. What next?")
+    return s.messages
+
+
+def test_a_background_task_the_user_rejected_started_nothing() -> None:
+    pending = section(summarize_transcript(_agents_session(polled="still working")), 7)
+    assert "Create Ansible playbook" not in pending, pending
+    assert "toolu_0002" not in pending, pending
+    assert "c1d2e3f" in pending, pending  # the launched agent, never seen ending, is listed
+
+
+def test_a_poll_answered_no_task_found_ends_the_job() -> None:
+    gone = "<tool_use_error>No task found with ID: c1d2e3f</tool_use_error>"
+    text = summarize_transcript(_agents_session(polled=gone))
+    pending = section(text, 7)
+    assert "still running" not in pending, pending
+    assert "c1d2e3f" not in pending, pending
+
+
+def _queue(content: str) -> dict[str, Any]:
+    return {
+        "type": "queue-operation",
+        "operation": "enqueue",
+        "timestamp": "2026-08-09T12:30:00.000Z",
+        "sessionId": SESSION,
+        "content": content,
+    }
+
+
+def _notice(key: str, what: str) -> str:
+    return (
+        f"<agent-notification>\n<agent-id>{key}</agent-id>\n<output-file>/tmp/claude/tasks/"
+        f'{key}.output</output-file>\n<status>completed</status>\n<summary>Agent "{what}" '
+        "completed.</summary>\nRead the output file to retrieve the full result.\n"
+        "</agent-notification>"
+    )
+
+
+def _launch(s: Session, call: str, key: str, what: str) -> None:
+    task = {"description": what, "prompt": f"{what} in deploy/", "run_in_background": True}
+    s.assistant([{"type": "tool_use", "id": call, "name": "Task", "input": task}])
+    launched = f"Async agent launched successfully.\nagentId: {key} (internal ID)"
+    s.user([{"type": "tool_result", "tool_use_id": call, "content": launched}])
+
+
+def _notified_session(tmp_path: Path, *, earlier: bool = False) -> Path:
+    s = Session()
+    if earlier:  # Claude Code's own compaction before it
+        s.user(OLD_SUMMARY + "\n\n7. Pending Tasks:\n   - Deploy the board to staging.")
+    s.user("Create the Helm chart and the Nomad job for the board.")
+    _launch(s, "toolu_helm", "e4f5a6b", "Create Helm chart")
+    _launch(s, "toolu_nomad", "f5a6b7c", "Create Nomad job")
+    s.assistant([{"type": "text", "text": "Both agents are working in the background."}])
+    s.records.append(_queue(_notice("e4f5a6b", "Create Helm chart")))
+    s.user("Thanks. Is the Helm chart in place?")
+    s.bash("ls deploy/helm", "Chart.yaml\nvalues.yaml\ntemplates")
+    s.assistant([{"type": "text", "text": "Yes: deploy/helm has Chart.yaml and values.yaml."}])
+    src = tmp_path / "session.jsonl"
+    src.write_bytes(b"\n".join(orjson.dumps(r) for r in s.records) + b"\n")
+    return src
+
+
+def test_an_agent_notification_in_a_queue_record_ends_the_agent(tmp_path: Path) -> None:
+    src = _notified_session(tmp_path)
+    t = read_transcript(str(src), src.read_bytes())
+    pending = section(summarize_transcript(t.messages), 7)
+    assert "e4f5a6b" not in pending, pending  # reported completed by the CLI
+    assert "f5a6b7c" in pending, pending  # never reported: still listed
+
+
+def test_an_answered_session_with_a_running_job_does_not_say_nothing_is_pending(
+    tmp_path: Path,
+) -> None:
+    src = _notified_session(tmp_path, earlier=True)
+    t = read_transcript(str(src), src.read_bytes())
+    text = summarize_transcript(t.messages)
+    assert "Since the earlier summary, the last request was answered" in section(text, 7)
+    assert "f5a6b7c" in section(text, 7)
+    assert "nothing is pending" not in text, section(text, 7)
+    assert contradictions(t.messages, text) == []
+
+
+def test_eval_judges_the_jobs_as_the_summarizer_does(tmp_path: Path) -> None:
+    """``compact eval`` counts a job a poll found gone, or one the user rejected, as no running
+    job: a summary saying nothing is pending is no contradiction, and the job is no fact the
+    summary lacks."""
+    gone = "<tool_use_error>No task found with ID: c1d2e3f</tool_use_error>"
+    messages = _agents_session(polled=gone)
+    said = "7. Pending Tasks:\n   - None: the last request was answered; nothing is pending."
+    assert contradictions(messages, said) == []
+    wrong = "Background job still running (started, never seen finishing): x (id c1d2e3f)"
+    found = contradictions(messages, wrong)
+    assert [(c.kind, c.original) for c in found] == [("running job", "job c1d2e3f finished")]
+    src = _notified_session(tmp_path)
+    summary = summarize_transcript(read_transcript(str(src), src.read_bytes()).messages)
+    out = _compacted(tmp_path / "out.jsonl", summary.split("<summary>", 1)[1])
+    result = evaluate_files(str(src), str(out))
+    assert result.contradictions == [], result.contradictions
+    jobs = next(c for c in result.categories if c.name == "running jobs")
+    assert [i.text for i in jobs.items] == ["f5a6b7c"], jobs.items
