@@ -15,8 +15,10 @@ from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 from compactor.runs.claims import contradictions
 from compactor.runs.evaluate import evaluate_files
+from compactor.schema import PROCESS_KEY
 
 from .cc_session import OLD_SUMMARY, SESSION, Session
+from .fake_server_cli import invoke
 from .planted_session import SessionBuilder
 from .test_evaluate import _compacted
 from .test_models_local_session import section
@@ -154,3 +156,88 @@ def test_eval_judges_the_jobs_as_the_summarizer_does(tmp_path: Path) -> None:
     assert result.contradictions == [], result.contradictions
     jobs = next(c for c in result.categories if c.name == "running jobs")
     assert [i.text for i in jobs.items] == ["f5a6b7c"], jobs.items
+
+
+# -- W1: a background shell started before the CLI restarted ended with that run ---------------
+
+_NEW_RUN = "9a8b7c6d-1111-4222-8333-944455556666"
+
+
+def _restarted_session(tmp_path: Path, *, restart: bool) -> Path:
+    s = Session()
+    s.user("The CI run failed; fetch the failing job's log.")
+    command = "gh api repos/acme/board/actions/runs/42/jobs | head -100"
+    s.assistant(
+        [
+            {
+                "type": "tool_use",
+                "id": "toolu_bg",
+                "name": "Bash",
+                "input": {"command": command, "run_in_background": True},
+            }
+        ]
+    )
+    s.user(
+        [
+            {
+                "type": "tool_result",
+                "tool_use_id": "toolu_bg",
+                "content": "Command running in background with ID: b9x8y7z. Output is being "
+                f"written to: /tmp/claude-0/board/{SESSION}/tasks/b9x8y7z.output",
+            }
+        ]
+    )
+    s.assistant([{"type": "text", "text": "Fetching the log in the background."}])
+    first_of_new_run = len(s.records)
+    s.user("Merged, branch deleted. Now deploy it to the server.")
+    s.bash("git pull && ./deploy.sh", "Deployed board 1.4.2 to prod-1")
+    s.assistant([{"type": "text", "text": "Deployed 1.4.2 to prod-1."}])
+    for rec in s.records[first_of_new_run:] if restart else ():
+        rec["sessionId"] = _NEW_RUN  # a new CLI process (restart or --resume)
+    src = tmp_path / "session.jsonl"
+    src.write_bytes(b"\n".join(orjson.dumps(r) for r in s.records) + b"\n")
+    return src
+
+
+def test_a_background_shell_started_before_a_cli_restart_is_not_running(tmp_path: Path) -> None:
+    src = _restarted_session(tmp_path, restart=True)
+    t = read_transcript(str(src), src.read_bytes())
+    text = summarize_transcript(t.messages)
+    pending, step = section(text, 7), section(text, 9)
+    assert "still running" not in pending, pending
+    assert "do not start it again" not in pending, pending
+    assert "was started in an earlier run of the CLI (it ended with that run" in pending, pending
+    assert "start it again if still needed: `gh api repos/acme/board" in pending, pending
+    assert "b9x8y7z" in pending and "still running" not in step, step
+    assert contradictions(t.messages, text) == []
+    out = _compacted(tmp_path / "out.jsonl", text.split("<summary>", 1)[1])
+    jobs = next(
+        c for c in evaluate_files(str(src), str(out)).categories if c.name == "running jobs"
+    )
+    assert jobs.items == [], jobs.items  # eval expects no running job either
+
+
+def test_a_background_shell_of_the_same_cli_run_is_still_running(tmp_path: Path) -> None:
+    src = _restarted_session(tmp_path, restart=False)
+    t = read_transcript(str(src), src.read_bytes())
+    pending = section(summarize_transcript(t.messages), 7)
+    assert "Background job still running" in pending and "b9x8y7z" in pending, pending
+    assert "earlier run of the CLI" not in pending, pending
+
+
+def test_the_process_mark_is_never_written_back(tmp_path: Path) -> None:
+    """The reader marks each message with its CLI process only when the file has several, and
+    no writer copies the mark into a record."""
+    src = _restarted_session(tmp_path, restart=True)
+    t = read_transcript(str(src), src.read_bytes())
+    marks = {m.extra.get(PROCESS_KEY) for m in t.messages}
+    assert marks == {SESSION, _NEW_RUN}, marks
+    one = _restarted_session(tmp_path, restart=False)
+    assert all(
+        PROCESS_KEY not in m.extra for m in read_transcript(str(one), one.read_bytes()).messages
+    )
+    for how in (["--strategy", "reduce"], ["--model", "local"]):
+        out = tmp_path / f"out{len(how[1])}.jsonl"
+        run = invoke(["run", *how, "--force", "--no-cache", str(src), "-o", str(out)])
+        assert run.returncode == 0, run.stderr
+        assert PROCESS_KEY.encode() not in out.read_bytes()

@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, field
 
 from .agentresults import NOT_DONE, blocked_report
-from .jobstate import ID_TAG, gone_reply, is_notice
+from .jobstate import ID_TAG, earlier_run, gone_reply, is_notice, last_process
 from .outcomes import command_of, is_reading_program, programs, strip_output_header
 from .text import Call, Entry, cut, lowers_exactly, one_line
 
@@ -132,6 +132,8 @@ class Job:
     """The line of the result that named it (where its output goes, what it runs)."""
     ports: set[str] = field(default_factory=set)
     """Ports it serves on (``--bind 127.0.0.1:8080``, "listening on :8080")."""
+    process: str = ""
+    """The CLI process its start result came from (:attr:`Entry.process`)."""
 
     @property
     def running(self) -> bool:
@@ -484,6 +486,7 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
             for key in new:
                 if key not in jobs and key != r.call_id:
                     job = Job(key, _label(started_by, r.name), e.index, "", _line(r.text))
+                    job.process = e.process
                     heard = listening if serving else _listening(r.text)
                     job.ports = _serves(r.text) | _serves(job.label) | heard
                     if started_by is not None and started_by.ended and key != job.label:
@@ -493,6 +496,10 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
             for key, job in jobs.items():
                 if not job.finished and key in e.text:
                     job.finished = _finished_line(e.text, key)
+    last = last_process(entries) if jobs else ""
+    for job in jobs.values() if last else ():  # a harness's job ends with its CLI process
+        if not job.finished and job.id != job.label:
+            job.finished = earlier_run(job.process, last)
     return list(jobs.values())
 
 

@@ -13,31 +13,32 @@ Three shapes end a job, or show it never started, whatever the harness calls its
 
 And one shape bounds it: a Claude Code background shell lives in its CLI process. When the
 records after its start come from another process (their ``sessionId`` changed: the CLI was
-restarted or resumed), the job ended with the process it ran in (:data:`PROCESS_KEY`).
+restarted or resumed), the job ended with the process it ran in
+(:data:`compactor.schema.PROCESS_KEY`, read into :attr:`Entry.process`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+from .text import Entry
 
 __all__ = [
+    "EARLIER_RUN",
     "ID_TAG",
     "NOTICE_TAGS",
-    "PROCESS_KEY",
+    "earlier_run",
     "gone_reply",
     "is_notice",
+    "last_process",
     "rejected",
-    "restarted_note",
 ]
 
 NOTICE_TAGS = ("<task-notification>", "<agent-notification>")
 """How a CLI's notification that a background task or async agent stopped opens."""
 ID_TAG = r"<(?:task|agent)-id>"
 """The tag that names the stopped job inside a notification (see :data:`NOTICE_TAGS`)."""
-PROCESS_KEY = "cli_process"
-"""``Message.extra`` key: the id of the CLI process that wrote the message's record (Claude
-Code's ``sessionId``, which a restart or ``--resume`` changes); a reader sets it, no writer
-writes it."""
 
 _GONE_RE = re.compile(
     r"\bno (?:such )?(?:task|job|shell|process|agent|session|background \w+)\b[^\n]{0,30}?"
@@ -77,9 +78,22 @@ def rejected(text: str) -> bool:
     return _REJECTED_RE.search(text[:300]) is not None
 
 
-def restarted_note() -> str:
-    """How a job started in an earlier CLI process is said to have ended."""
+EARLIER_RUN = "was started in an earlier run of the CLI"
+"""How a job that ended with the CLI process it ran in is introduced."""
+
+
+def last_process(entries: Sequence[Entry]) -> str:
+    """The CLI process that wrote the newest of ``entries`` (``""``: one process, or unknown)."""
+    return next((e.process for e in reversed(entries) if e.process), "")
+
+
+def earlier_run(started: str, last: str) -> str:
+    """How a harness-run background job ended when the CLI process it was started in
+    (``started``) is not the one that wrote the session's last records (``last``): with that
+    process; ``""`` when it is the same one, or either is unknown."""
+    if not started or not last or started == last:
+        return ""
     return (
-        "was started in an earlier run of the CLI (it ended with that run); start it again if "
-        "still needed"
+        f"{EARLIER_RUN} (it ended with that run: the CLI restarted after it started); start it "
+        "again if still needed"
     )

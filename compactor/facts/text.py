@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from compactor._json import JsonObject, JsonValue
 from compactor.schema import (
     CALL_ENDS_KEY,
+    PROCESS_KEY,
     AgenticMessage,
     Block,
     Message,
@@ -274,6 +275,8 @@ class Entry:
     """Written by the compactor (an earlier summary)."""
     injected: bool = False
     """A user-role message the agent CLI wrote (context, not a request)."""
+    process: str = ""
+    """The agent CLI process that wrote it, when a file holds several (``PROCESS_KEY``)."""
 
 
 READ_CHARS = 4_000_000
@@ -394,6 +397,8 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
     if msg.role == "assistant" and isinstance(ended := msg.extra.get(CALL_ENDS_KEY), dict):
         entry.results = list(_ended_results(entry.calls, ended))
     entry.injected = msg.role == "user" and not entry.internal and is_injected(msg, entry.text)
+    if PROCESS_KEY in msg.extra:  # the CLI restarted in this history (blind check 19)
+        entry.process = str(msg.extra[PROCESS_KEY])
     return entry
 
 
