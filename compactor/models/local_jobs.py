@@ -27,7 +27,7 @@ __all__ = [
 
 
 ANSWERED_WITH_JOBS = (
-    "the last request was answered; only the background jobs listed in this section are still "
+    "the last request was answered; besides the background jobs above, nothing started since is "
     "open; wait for the user's next message"
 )
 """What a session whose last request was answered while jobs it started may still run says
