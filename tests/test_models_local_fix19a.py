@@ -241,3 +241,18 @@ def test_the_process_mark_is_never_written_back(tmp_path: Path) -> None:
         run = invoke(["run", *how, "--force", "--no-cache", str(src), "-o", str(out)])
         assert run.returncode == 0, run.stderr
         assert PROCESS_KEY.encode() not in out.read_bytes()
+
+
+def test_the_eino_writer_drops_the_process_mark(tmp_path: Path) -> None:
+    """The one writer that copies ``extra`` into its records leaves the reader's mark out and
+    keeps the user's own keys."""
+    from compactor.formats.eino import FORMAT
+    from compactor.schema import Message
+
+    src = tmp_path / "eino.jsonl"
+    src.write_bytes(b'{"role":"user","content":"hi","extra":{"team":"ops"}}\n')
+    t = FORMAT.read(str(src), src.read_bytes())
+    new = Message(role="user", content="hello", extra={PROCESS_KEY: "p1", "team": "ops"})
+    written = FORMAT.write(t, [new])
+    assert PROCESS_KEY.encode() not in written, written
+    assert b'"team":"ops"' in written, written
