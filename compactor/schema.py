@@ -32,6 +32,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MEDIA_BLOCK_TYPES",
     "MEDIA_PART_TYPES",
+    "PROCESS_KEY",
     "SHARED_EMPTY_CALLS",
     "SHARED_EMPTY_DICT",
     "SHARED_EMPTY_LIST",
@@ -88,6 +89,11 @@ EARLIER_CALLS_KEY = "_compactor_earlier_calls"
 ``compacted`` record): ``{"changed": [paths], "said": text}``, the files the calls before it
 changed and their arguments, cut short (the summarizer no longer sees those calls). Never
 written back."""
+
+PROCESS_KEY = "_compactor_cli_process"
+"""Key in ``extra``: the id of the agent CLI process that wrote the message's record (Claude
+Code's ``sessionId``, which a restart or ``--resume`` changes), set only when a file holds more
+than one. A background shell ends with its process. Never written back."""
 
 SKILL_BODY_KEY = "source_tool_use_id"
 """Key in ``extra`` of a message carrying the text a skill-tool call loaded (the call's id).

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from compactor._json import JsonObject, JsonValue
 from compactor.schema import (
     CALL_ENDS_KEY,
+    PROCESS_KEY,
     TURN_ABORTED_KEY,
     AgenticMessage,
     Block,
@@ -160,6 +161,7 @@ _INJECTED_PREFIXES = (
     "<bash-stderr>",
     "Caveat: The messages below were generated",
     "<task-notification>",
+    "<agent-notification>",
     "Base directory for this skill:",
     "[Request interrupted by user",
     "<turn_aborted>",
@@ -277,6 +279,8 @@ class Entry:
     aborted: bool = False
     """The user aborted the turn right after this message (the harness recorded it only as an
     event: ``extra[TURN_ABORTED_KEY]``)."""
+    process: str = ""
+    """The agent CLI process that wrote it, when a file holds several (``PROCESS_KEY``)."""
 
 
 READ_CHARS = 4_000_000
@@ -400,6 +404,8 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
     if msg.role == "assistant" and isinstance(ended := msg.extra.get(CALL_ENDS_KEY), dict):
         entry.results = list(_ended_results(entry.calls, ended))
     entry.injected = msg.role == "user" and not entry.internal and is_injected(msg, entry.text)
+    if PROCESS_KEY in msg.extra:  # the CLI restarted in this history (blind check 19)
+        entry.process = str(msg.extra[PROCESS_KEY])
     return entry
 
 

@@ -44,6 +44,7 @@ from compactor.facts import (
 from compactor.facts.attachments import request_entry
 from compactor.facts.bounded import is_startup_noise
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
+from compactor.facts.jobstate import gone_reply, is_notice, rejected
 from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_callwrites import with_embedded
@@ -80,7 +81,7 @@ _BG_START_RE = re.compile(
     re.IGNORECASE,
 )
 _BG_STATUS_RE = re.compile(r"<status>\s*(\w+)\s*</status>")
-_NOTIFY_ID_RE = re.compile(r"<(?:task|shell|bash)[-_]id>\s*([\w\-]+)\s*</", re.IGNORECASE)
+_NOTIFY_ID_RE = re.compile(r"<(?:task|shell|bash|agent)[-_]id>\s*([\w\-]+)\s*</", re.IGNORECASE)
 _LISTED_TASK_RE = re.compile(
     r"^\s*(?:[-*]\s*)?(?:#?(\w{1,12})[.):]?\s+)?"
     r"\[(pending|in[_ ]progress|completed|done)\]\s+(.+)$",
@@ -261,7 +262,7 @@ class _Builder:
         if (skill := _SKILL_DIR_RE.search(text)) is not None:
             name = skill.group(1).rstrip("/").rsplit("/", 1)[-1]
             s.context.append(f"Skill `{name}` instructions were loaded (context, not requests)")
-        if "<task-notification>" in text or "background" in text.lower():
+        if is_notice(text) or "background" in text.lower():
             self.notification(text)
         lowered = text.lower()
         if ("task" in lowered or "todo" in lowered) and "[" in text:
@@ -276,7 +277,7 @@ class _Builder:
             bg = self.s.background.get(match.group(1))
             if bg is not None and status is not None:
                 self.finish(bg, status.group(1), text)
-        for bg in self.s.running if "<task-notification>" in text else ():
+        for bg in self.s.running if is_notice(text) else ():
             if bg.key and (said := notified_end(bg.key, text)) is not None:
                 self.finish(bg, *said)  # its plain form: "… ID completed (exit code 0)"
 
@@ -397,7 +398,9 @@ class _Builder:
         s = self.s
         if call.id in s.background:
             started = _BG_START_RE.search(r.text[:2000])
-            if started is not None:
+            if started is None and rejected(r.text):
+                del s.background[call.id]  # the user rejected the call: nothing started
+            elif started is not None:
                 bg = s.background.pop(call.id)
                 bg.key = started.group(1)
                 s.background[bg.key] = bg
@@ -424,6 +427,8 @@ class _Builder:
                 self.finish(watched, status.group(1), r.text)
             elif re.search(r"Process exited with code (-?\d+)", r.text[:600]):
                 self.finish(watched, "exited", r.text[:600])
+            elif gone := gone_reply(r.text):  # "No task found with ID: …": the harness lost it
+                watched.finished = gone
 
     def failure(self, call: Call, oc: Outcome, index: int, reading: bool) -> None:
         sig, by = signature(call), ""  # by: the call's line, made once (not once an error)
