@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, overload
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, overload
 import orjson
 
 from compactor._json import JsonArray, JsonObject, JsonValue
+from compactor._util import lazy_pattern
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
@@ -545,7 +545,7 @@ def _deeper_than(value: JsonObject | JsonArray, limit: int) -> bool:
 
 
 _NOT_PARSED = object()
-_LONG_NUMBER_RE = re.compile(r"\d{19}")
+_LONG_NUMBER_RE = lazy_pattern(r"\d{19}")
 _DIGIT_BYTES = bytes(0x30) + b"\x01" * 10 + bytes(256 - 0x3A)  # 1 at the bytes 0-9
 _DIGIT_RUN = b"\x01" * 19
 

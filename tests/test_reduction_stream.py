@@ -272,7 +272,8 @@ _PROBE = (
     "import atexit, sys\n"
     "where = sys.argv[1]\n"
     "def seen():\n"
-    "    heavy = ('asyncio', 'rich', 'compactor.facts', 'compactor.pipeline.finalize')\n"
+    "    heavy = ('asyncio', 'tenacity', 'rich', 'compactor.facts',\n"
+    "             'compactor.pipeline.finalize')\n"
     "    names = [m for m in heavy if m in sys.modules]\n"
     "    open(where, 'w').write(' '.join(names))\n"
     "atexit.register(seen)\n"
@@ -291,7 +292,7 @@ _PROBE = (
         (
             ["--strategy", "summarize", "--model", "local", "-q"],
             False,
-            "asyncio compactor.facts compactor.pipeline.finalize",
+            "compactor.facts compactor.pipeline.finalize",  # no loop, no tenacity either
         ),
     ],
     ids=["reduce", "reduce-general", "reduce-not-quiet", "summarize"],

@@ -122,6 +122,7 @@ PLAIN = (
     "compactor.formats.base:TypedRecords",
     "compactor.formats.streaming:StreamResult",
     "compactor.formats.json_document:DocumentStyle",
+    "compactor.formats.base:FormatSpec",
 )
 
 # Reports, at exit, how many credential-pattern sets were compiled and which dataclasses exist.

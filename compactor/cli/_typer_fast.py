@@ -20,14 +20,14 @@ Without it ``compact check`` starts in 143 ms instead of 75 ms (BENCHMARKS.md, i
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
 from typing import Any
+
+from compactor._util import lazy_pattern
 
 __all__ = ["install"]
 
 _INSTALLED = "_compact_plain_values"
-_DIGITS = re.compile(r"[1-9][0-9]{0,17}|0")
+_DIGITS = lazy_pattern(r"[1-9][0-9]{0,17}|0")
 """A plain decimal integer, as pydantic reads it too (bounds are checked, errors go to typer)."""
 
 
@@ -45,12 +45,19 @@ def install() -> bool:
     if getattr(original, _INSTALLED, False):
         return True
 
-    @dataclass(frozen=True)
     class PlainValues(RuntimeParam):
-        """Passes plain values through; anything else goes to typer's coercion."""
+        """Passes plain values through; anything else goes to typer's coercion. A plain
+        subclass of typer's frozen dataclass, not a dataclass itself: every start-up defines
+        it, and generating a frozen dataclass's methods costs ~0.5 ms."""
 
-        descriptor: Any = None
-        typer_param: list[Any] = field(default_factory=list)  # typer's, built on first need
+        def __init__(self, parameter_info: Any, annotation: Any, descriptor: Any) -> None:
+            super().__init__(parameter_info=parameter_info, annotation=annotation)
+            object.__setattr__(self, "descriptor", descriptor)
+            # typer's own coercion, built on first need
+            object.__setattr__(self, "typer_param", [])
+
+        descriptor: Any
+        typer_param: list[Any]
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
             ann = self.annotation

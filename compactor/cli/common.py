@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import sys
 import traceback
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
+from compactor._util import lazy_pattern
 from compactor.errors import StreamError
 from compactor.formats import FORMAT_HELP, FORMAT_NAMES
 
@@ -79,7 +79,7 @@ FormatOpt = Annotated[
         help=FORMAT_OPTION_HELP,
     ),
 ]
-_TOKENS = re.compile(r"\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([kKmM]?)\s*")
+_TOKENS = lazy_pattern(r"\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([kKmM]?)\s*")
 
 
 def tokens(text: str | None, flag: str = "--threshold") -> int | None:

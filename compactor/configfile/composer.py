@@ -23,6 +23,7 @@ from compactor._json import JsonObject
 from compactor._util import (
     MIN_FREE_TEXT_SECRET,
     is_query_secret_name,
+    lazy_pattern,
     register_secret,
     url_secrets,
 )
@@ -48,7 +49,7 @@ from .schema import (
 
 __all__ = ["parse"]
 
-_ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_ENV_RE = lazy_pattern(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 def parse(text: str, path: str) -> FileConfig:

@@ -18,13 +18,13 @@ from __future__ import annotations
 import dataclasses
 import os
 import posixpath
-import re
 import shutil
 import sys
 import tempfile
 from typing import TYPE_CHECKING, Any
 
 from compactor._json import JsonObject
+from compactor._util import lazy_pattern
 from compactor.errors import CompactorError, ConfigError, TranscriptError
 from compactor.runs.inputs import OUTPUT_SUFFIX, Inputs, gathered, is_output_name
 from compactor.sizes import InputLimits
@@ -48,7 +48,7 @@ __all__ = [
     "write_bytes",
 ]
 
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_URL = lazy_pattern(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 _BACKENDS = {
     "s3": ("s3fs", "pip install 'compact-transcripts[s3]'"),

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 __all__ = ["unadvised"]
 
-_TOOL_ADVICE_RE = re.compile(
+_TOOL_ADVICE_RE = lazy_pattern(
     r"[^.;\n]*(?:\b(?:pass|use|add|run with|re-?run with|try(?: again)? with|specify|set)\b"
     r"[^.;\n]{0,60}?(?:--force\b|--hard\b|\s-f\b|--yes\b|--no-verify\b|--overwrite\b|"
     r"--allow[\w-]*|--skip[\w-]*)|\bto (?:override|bypass|force)\b)[^.;\n]*[.;]?",

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 from .text import cut, one_line
 
 __all__ = ["NOT_DONE", "blocked_report"]
@@ -18,15 +20,15 @@ __all__ = ["NOT_DONE", "blocked_report"]
 NOT_DONE = "but its report says it was blocked"
 """What follows a sub-agent's status when :func:`blocked_report` found such a sentence."""
 
-_RESULT_RE = re.compile(r"<result>\s*(.*?)\s*(?:</result>|\Z)", re.DOTALL)
-_BLOCKED_RE = re.compile(
+_RESULT_RE = lazy_pattern(r"<result>\s*(.*?)\s*(?:</result>|\Z)", re.DOTALL)
+_BLOCKED_RE = lazy_pattern(
     r"\b(?:denied|not permitted|permission|need (?:\w+ ){0,3}access|"
     r"(?:cannot|can['’]t|could not|couldn['’]t|unable to|am not able to) (?:\w+ ){0,2}"
     r"(?:write|edit|create|modify|make|run|execute|complete|proceed|change|apply)\b|"
     r"out of (?:extra )?usage|usage limit|rate limit|session limit|terminated early|API Error)",
     re.IGNORECASE,
 )
-_SENTENCE_RE = re.compile(r"[^.!?\n]+[.!?]?")
+_SENTENCE_RE = lazy_pattern(r"[^.!?\n]+[.!?]?")
 _HEAD = 1_500
 """Only the report's head is read: an agent says first that it was blocked."""
 

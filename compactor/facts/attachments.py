@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from compactor._util import lazy_pattern
+
 from .text import Entry
 
 __all__ = ["named_attachments", "request_entry"]
 
-_BLOCK_RE = re.compile(
+_BLOCK_RE = lazy_pattern(
     # [FILE: name] … [END name] / [END FILE] / [/FILE]
     r"^[ \t]*\[(?:FILE|File|ATTACHMENT|Attachment|ATTACHED FILE|Attached file)\s*:\s*"
     r"(?P<name>[^\]\n]{1,200})\]\s*\n(?P<body>.*?)\n[ \t]*\[(?:END|End|/FILE|/File)"
@@ -25,7 +27,7 @@ _BLOCK_RE = re.compile(
 )
 _HINTS = ("[FILE", "[File", "[ATTACH", "[Attach", "<file", "<attach")
 """What every match of :data:`_BLOCK_RE` holds where it opens (cheap substring tests first)."""
-_KEY_LINE_RE = re.compile(
+_KEY_LINE_RE = lazy_pattern(
     r"^\s*(?:(?:async\s+)?def |class |function |(?:export\s+)?(?:default\s+)?(?:async\s+)?"
     r"function |(?:pub\s+)?(?:fn|struct|enum|impl|trait) |func |interface |type )"
 )

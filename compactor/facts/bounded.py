@@ -12,14 +12,15 @@ query that ends by itself"``) or ``""``."""
 
 from __future__ import annotations
 
-import re
 import shlex
 from functools import lru_cache
 
+from compactor._util import lazy_pattern
+
 __all__ = ["bounded_reason", "expected_exit", "is_startup_noise", "own_timeout"]
 
-_TIMEOUT_RE = re.compile(r"(?:^|[\s;&|(\"'])timeout\s+(?:-\S+\s+)*\d+(?:\.\d+)?[smhd]?\s")
-_STARTUP_RE = re.compile(
+_TIMEOUT_RE = lazy_pattern(r"(?:^|[\s;&|(\"'])timeout\s+(?:-\S+\s+)*\d+(?:\.\d+)?[smhd]?\s")
+_STARTUP_RE = lazy_pattern(
     r"^(?:-?\w*sh: )?\S*/\.(?:bash_profile|bashrc|bash_login|profile|zshrc|zprofile|zshenv|"
     r"kshrc): line \d+: "
 )

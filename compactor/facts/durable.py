@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 from .outcomes import command_of, strip_output_header
 from .templates import bounded_template
 from .text import Entry, one_line, sentence_spans
@@ -38,18 +40,20 @@ __all__ = [
     "skill_reads",
 ]
 
-_AGENTS_RE = re.compile(
+_AGENTS_RE = lazy_pattern(
     r"# AGENTS\.md instructions for ([^\n]+)\n+<INSTRUCTIONS>\n?(.*?)\n?</INSTRUCTIONS>", re.DOTALL
 )
-_USER_INSTRUCTIONS_RE = re.compile(r"<user_instructions>\n?(.*?)\n?</user_instructions>", re.DOTALL)
-_CLAUDE_MD_RE = re.compile(
+_USER_INSTRUCTIONS_RE = lazy_pattern(
+    r"<user_instructions>\n?(.*?)\n?</user_instructions>", re.DOTALL
+)
+_CLAUDE_MD_RE = lazy_pattern(
     r"^Contents of (\S+) \([^)\n]*instructions[^)\n]*\):\n\n(.*?)"
     r"(?=\n\nContents of \S+ \(|\n*</system-reminder>|\n# currentDate\n|"
     r"\n+\s*IMPORTANT: this context|\Z)",
     re.DOTALL | re.MULTILINE,
 )
-_SKILL_FILE_RE = re.compile(r"(\S*/([\w.\-]+)/SKILL\.md)\b")
-_INNER_COMMAND_RE = re.compile(r'"(?:cmd|command)"\s*:\s*"((?:[^"\\]|\\.){1,2000})"')
+_SKILL_FILE_RE = lazy_pattern(r"(\S*/([\w.\-]+)/SKILL\.md)\b")
+_INNER_COMMAND_RE = lazy_pattern(r'"(?:cmd|command)"\s*:\s*"((?:[^"\\]|\\.){1,2000})"')
 _READERS = ("cat ", "sed ", "head ", "nl ", "Get-Content ", "type ", "bat ")
 _PLAN_KEYS = (("TodoWrite", "todos", "content"), ("todo_write", "todos", "content"),
               ("update_plan", "plan", "step"))  # fmt: skip
@@ -57,10 +61,10 @@ _PLAN_KEYS = (("TodoWrite", "todos", "content"), ("todo_write", "todos", "conten
 
 RULES_MIN = 2_000
 """A user message longer than this may embed rules (guidelines pasted before the request)."""
-_RULE_MARK_RE = re.compile(r"^(?:#{1,6} \S[^\n]*|<!--[^\n]*-->|</?[A-Za-z_][\w-]*>)[ \t]*$", re.M)
+_RULE_MARK_RE = lazy_pattern(r"^(?:#{1,6} \S[^\n]*|<!--[^\n]*-->|</?[A-Za-z_][\w-]*>)[ \t]*$", re.M)
 """A line that structures a rules text: a Markdown heading, an HTML comment marker, a tag."""
 _REQUEST_MAX = 3_000
-_ORDER_WORD_RE = re.compile(
+_ORDER_WORD_RE = lazy_pattern(
     r"\b(?:always|never|must|should|do not|don't|avoid|forbidden|required|prefer|only)\b", re.I
 )
 """Words that give orders: rules hold at least 3 per 1,000 characters (guidelines ~5, a pasted
@@ -157,9 +161,9 @@ def skill_reads(entries: list[Entry]) -> list[tuple[str, str]]:
     return list(found.items())
 
 
-_SEGMENT_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
+_SEGMENT_RE = lazy_pattern(r"\s*(?:&&|\|\||;|\n)\s*")
 """Where a shell command line chains another command (a pipe stays in its segment)."""
-_PRINT_RE = re.compile(r"""^(?:printf|echo)(?: -[en]+)? (['"])(.*?)\1""", re.DOTALL)
+_PRINT_RE = lazy_pattern(r"""^(?:printf|echo)(?: -[en]+)? (['"])(.*?)\1""", re.DOTALL)
 
 
 def _marker(rest: list[str]) -> str | None:
@@ -204,18 +208,18 @@ _SUMMARY_OPENINGS = (
     "This session continues an earlier conversation",  # ours (prompts.PREAMBLE)
     "Another language model started to solve this problem",  # Codex's summary prefix
 )
-_SECTION_RE = re.compile(
+_SECTION_RE = lazy_pattern(
     r"^[ \t]*(?:#+[ \t]*)?\**(\d{1,2})\.[ \t]+\**([A-Z][A-Za-z /&-]{2,40}?)\**[ \t]*:?\**[ \t]*$",
     re.MULTILINE,
 )
 _STATE_TITLES = frozenset({"pending tasks", "current work", "optional next step", "next step"})
-_CLOSING_RE = re.compile(
+_CLOSING_RE = lazy_pattern(
     r"without asking the user any further questions|^\s*(?:please )?continue (?:the conversation|"
     r"with the last task)|^\s*resume directly|^\s*pick up the last task|"
     r"^\s*if you need (?:specific|exact) details from before",
     re.IGNORECASE,
 )
-_ANALYSIS_RE = re.compile(r"<analysis>.*?</analysis>", re.DOTALL)
+_ANALYSIS_RE = lazy_pattern(r"<analysis>.*?</analysis>", re.DOTALL)
 EARLIER_SUMMARY = "[an earlier summary of the conversation"
 
 
@@ -231,7 +235,7 @@ def is_earlier_summary(text: str) -> bool:
     return "primary request and intent" in titles and bool(titles & _STATE_TITLES)
 
 
-_BOUNDARY_RE = re.compile(r"[.!?;)](?=\s)|\s(?=- |\* )")
+_BOUNDARY_RE = lazy_pattern(r"[.!?;)](?=\s)|\s(?=- |\* )")
 
 
 def earlier_user_messages(text: str, limit: int) -> str:
@@ -287,14 +291,14 @@ def earlier_summary_view(text: str, limit: int) -> str:
     return " ".join([label, *parts])
 
 
-_ORDER_RE = re.compile(
+_ORDER_RE = lazy_pattern(
     r"^\W*(?:(?:please|and|but|so|also|just|then)\s+)?(?:do not|don['’]?t|never|always|must|"
     r"make sure|keep|no new|only|stop|avoid)\b",
     re.IGNORECASE,
 )
 _ORDERS_MOST, _ORDER_CHARS = 6, 300
-_SHOUTED_ORDER_RE = re.compile(r"\b(?:DO NOT|DON'T|NEVER|MUST|ONLY|KEEP|STOP|AVOID|NO)\b")
-_PASTED_RE = re.compile(r"`|^\s*#|[\u2500-\u257f|]")
+_SHOUTED_ORDER_RE = lazy_pattern(r"\b(?:DO NOT|DON'T|NEVER|MUST|ONLY|KEEP|STOP|AVOID|NO)\b")
+_PASTED_RE = lazy_pattern(r"`|^\s*#|[\u2500-\u257f|]")
 
 
 def _is_order(sentence: str) -> bool:
@@ -309,15 +313,15 @@ def _is_order(sentence: str) -> bool:
     return _ORDER_RE.match(sentence) is not None
 
 
-_LOG_LINE_RE = re.compile(
+_LOG_LINE_RE = lazy_pattern(
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}|\[?\d{1,2}:\d{2}:\d{2}|"
     r"\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\b)"
 )
-_ERROR_LOG_LINE_RE = re.compile(r"\b(?:ERROR|FATAL|CRITICAL)\b|Traceback|Exception")
-_KEY_LOG_LINE_RE = re.compile(r"\b(?:ERROR|FATAL|CRITICAL|WARN(?:ING)?)\b|Traceback|Exception")
-_DIGITS_RE = re.compile(r"\d+")
-_TAGS_RE = re.compile(r"\[[^\]]*\]")
-_SAYS_RE = re.compile(r"[A-Za-z]{4,}")
+_ERROR_LOG_LINE_RE = lazy_pattern(r"\b(?:ERROR|FATAL|CRITICAL)\b|Traceback|Exception")
+_KEY_LOG_LINE_RE = lazy_pattern(r"\b(?:ERROR|FATAL|CRITICAL|WARN(?:ING)?)\b|Traceback|Exception")
+_DIGITS_RE = lazy_pattern(r"\d+")
+_TAGS_RE = lazy_pattern(r"\[[^\]]*\]")
+_SAYS_RE = lazy_pattern(r"[A-Za-z]{4,}")
 """What a key line must say besides its bracketed tags: a word (not a ``*****`` banner)."""
 _LOG_LEAST, _KEY_LINES, _LAST_LINES = 8, 4, 3
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 __all__ = ["cut_bytes", "fence_closed"]
 
-_FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
+_FENCE_RE = lazy_pattern(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
 
 
 def open_fence(text: str) -> str | None:

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 IDE_MARK = "<ide_"
 """Every IDE block starts so (a ``str.find`` pre-check before any regex)."""
 
-_BLOCK_RE = re.compile(r"<(ide_[a-z_]+)>.*?(?:</\1>|\Z)", re.S)
-_OPENED_RE = re.compile(r"opened the file (.+?) in the IDE")
-_NOTE_RE = re.compile(r" \(with (.+?) open in the IDE\)")
-_FILE_RE = re.compile(r"[^\\/\s]\.[A-Za-z0-9]{1,8}$")
+_BLOCK_RE = lazy_pattern(r"<(ide_[a-z_]+)>.*?(?:</\1>|\Z)", re.S)
+_OPENED_RE = lazy_pattern(r"opened the file (.+?) in the IDE")
+_NOTE_RE = lazy_pattern(r" \(with (.+?) open in the IDE\)")
+_FILE_RE = lazy_pattern(r"[^\\/\s]\.[A-Za-z0-9]{1,8}$")
 """An opened file worth naming ends in an extension (not the extension's own
 ``\\temp\\readonly\\command (0qjan6)`` output views)."""
 

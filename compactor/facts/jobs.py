@@ -33,6 +33,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from compactor._util import lazy_pattern
+
 from .agentresults import NOT_DONE, blocked_report
 from .jobstate import ID_TAG, earlier_run, gone_reply, is_notice, last_process
 from .outcomes import command_of, is_reading_program, programs, strip_output_header
@@ -42,7 +44,7 @@ __all__ = ["Job", "background_jobs", "stopped_jobs"]
 
 _HEAD = 2_000
 _ID = r"`?['\"]?([A-Za-z0-9][\w\-.]{1,63})"
-_START_RE = re.compile(
+_START_RE = lazy_pattern(
     r"(?:running in (?:the )?background with (?:ID|id)|in the background[^\n]{0,40}?\b(?:id|ID)|"
     r"background (?:task|shell|job|process) (?:started|id|ID)|"
     r"\b(?:task|job|shell|bash|process|session|agent|run)[ _-]?(?:id|ID|Id)\b|agentId|\bpid\b|"
@@ -51,13 +53,13 @@ _START_RE = re.compile(
     r"['\"]?\s*(?:[:=#]|is)?\s*" + _ID,
     re.IGNORECASE,
 )
-_LAST_ID_RE = re.compile(
+_LAST_ID_RE = lazy_pattern(
     r"\b(?:session|process|shell|job|task)[ _-]?id\s*[:=]\s*`?([A-Za-z0-9][\w\-]{1,63})`?\s*$",
     re.IGNORECASE,
 )
 """An id a tool prints as its output's last line (``SESSION_ID=89726``): what it left running,
 unless the command exited (:func:`_foreground`)."""
-_EXIT_HEAD_RE = re.compile(
+_EXIT_HEAD_RE = lazy_pattern(
     r"Process exited with code\s*-?\d+|\bexit(?:ed)?[ _]?code\b[\"'>:=\s]*-?\d+", re.IGNORECASE
 )
 
@@ -80,7 +82,7 @@ def _foreground(text: str, arguments: str, label: str) -> bool:
     return re.search(printer + re.escape(label), arguments, re.IGNORECASE) is not None
 
 
-_FIELD_RE = re.compile(r"\.\s*(?:session|process|shell|job|task)_?id\b", re.IGNORECASE)
+_FIELD_RE = lazy_pattern(r"\.\s*(?:session|process|shell|job|task)_?id\b", re.IGNORECASE)
 
 
 _RUNNING_WORDS = re.compile(
@@ -93,7 +95,7 @@ _DONE_RE = re.compile(
     r"failed|succeeded|success)\b|exit[ _]code|<status>\s*(?:completed|failed|killed)",
     re.IGNORECASE,
 )
-_STILL_RE = re.compile(
+_STILL_RE = lazy_pattern(
     r"<status>\s*running|status[\"':\s]+running|still running|Process running with session ID",
     re.IGNORECASE,
 )
@@ -111,7 +113,7 @@ _EXITED_RE = re.compile(
 )
 """An exit reported about a job: an exit code or status, or a job/process noun with an end
 word (never a bare "Finished" or "done": build tools print those about their own steps)."""
-_KILL_NAME_RE = re.compile(r"kill|stop|cancel|terminate", re.IGNORECASE)
+_KILL_NAME_RE = lazy_pattern(r"kill|stop|cancel|terminate", re.IGNORECASE)
 _ID_WORDS = frozenset(
     "the a an and or of to is in on for with not none null true false id ids this that".split()
 )
@@ -217,7 +219,7 @@ _STARTS_RE = re.compile(
 """Words by which a foreground command's own output says it left something running ("started
 process, pid 7311", "job queued"): never a bare "running", which a server's "A server is already
 running (pid: 19784)" also prints while it exits."""
-_BACKGROUNDS_RE = re.compile(
+_BACKGROUNDS_RE = lazy_pattern(
     r"(?<![&|>])&[ \t]*(?:$|;|\n|\)|\bdisown\b|\becho\b|\bwait\b|\bsleep\b)|\bnohup\b|"
     r"\bsetsid\b|\bdisown\b|--detach\b|\b(?:docker|podman)\b[^\n;|]*\s-d\b|"
     r"\bStart-(?:Process|Job)\b|\bstart\s+/b\b|\bscreen\s+-d|\btmux\s+new[^\n;|]*\s-d\b|"
@@ -334,10 +336,10 @@ def _exit_report(text: str, arguments: str, key: str) -> str:
     return ""
 
 
-_MARKER_RE = re.compile(r"\b([A-Z][A-Z_]*_ID)=")
+_MARKER_RE = lazy_pattern(r"\b([A-Z][A-Z_]*_ID)=")
 """The marker a poll script prints with the id of a process that still runs (``SESSION_ID=``)."""
-_WAIT_RE = re.compile(r"\b(?:yield_time_ms|timeout_ms|wait_ms)\\?[\"']?\s*[:=]\s*(\d{3,7})")
-_WALL_RE = re.compile(r"^Wall time:?\s*([\d.]+)\s*s", re.MULTILINE)
+_WAIT_RE = lazy_pattern(r"\b(?:yield_time_ms|timeout_ms|wait_ms)\\?[\"']?\s*[:=]\s*(\d{3,7})")
+_WALL_RE = lazy_pattern(r"^Wall time:?\s*([\d.]+)\s*s", re.MULTILINE)
 
 
 _HARNESS_HEADS = (
@@ -348,12 +350,12 @@ _SCRIPT_LINES = ("Script completed", "Script failed", "Wall time", "Command: ")
 """Header lines about the script or call that polled, not about the job."""
 
 
-_LISTEN_RE = re.compile(
+_LISTEN_RE = lazy_pattern(
     r"\b(?:listening|listens|serving|running on|bound to|started server)\b[^\n]{0,60}?"
     r"(?::(\d{2,5})\b|\bport (\d{2,5})\b)",
     re.IGNORECASE,
 )
-_PORT_FLAG_RE = re.compile(
+_PORT_FLAG_RE = lazy_pattern(
     r"--(?:bind|port|listen|addr(?:ess)?|host)[= ]+['\"]?(?:[\w.\-\[\]]*:)?(\d{2,5})\b"
 )
 
@@ -388,17 +390,17 @@ def _names(arguments: str, key: str) -> bool:
     return False
 
 
-_TRAILING_AMP_RE = re.compile(r"(?<![&|>])&[ \t]*(?:disown\b[^\n]*)?$|^\s*(?:nohup|setsid)\b")
+_TRAILING_AMP_RE = lazy_pattern(r"(?<![&|>])&[ \t]*(?:disown\b[^\n]*)?$|^\s*(?:nohup|setsid)\b")
 """A shell command that ends in ``&`` (or starts with ``nohup``/``setsid``): it leaves its
 process running when it returns, whether or not the harness names a job id."""
-_START_FAILED_RE = re.compile(
+_START_FAILED_RE = lazy_pattern(
     r"not found|No such file|cannot |can't |Errno|Traceback|\berror\b|already in use|"
     r"Permission denied|Exit code: [1-9]|exit(?:ed)? (?:code|status)[: ]+[1-9]",
     re.IGNORECASE,
 )
 """What the output of a backgrounding command says when its process could not start (the
 shell's exit code is 0 anyway: ``python: not found`` after ``python -m http.server &``)."""
-_STOP_RE = re.compile(r"\b(?:kill|pkill|killall|fuser\s+-k|stop|shutdown)\b", re.IGNORECASE)
+_STOP_RE = lazy_pattern(r"\b(?:kill|pkill|killall|fuser\s+-k|stop|shutdown)\b", re.IGNORECASE)
 _COMMON_WORDS = frozenset("python python3 node npm npx bash sh nohup setsid cd exec".split())
 
 
@@ -503,7 +505,7 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
     return list(jobs.values())
 
 
-_NOTIFIED_RE = re.compile(
+_NOTIFIED_RE = lazy_pattern(
     ID_TAG + r"\s*([\w\-.]+)\s*</(?:task|agent)-id>.*?<status>\s*(\w+)\s*</status>"
     r"(?:(?:(?!" + ID_TAG + r").)*?<summary>(.*?)</summary>)?",
     re.DOTALL,

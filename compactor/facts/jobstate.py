@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from compactor._util import lazy_pattern
+
 from .text import Entry
 
 __all__ = [
@@ -40,7 +42,7 @@ NOTICE_TAGS = ("<task-notification>", "<agent-notification>")
 ID_TAG = r"<(?:task|agent)-id>"
 """The tag that names the stopped job inside a notification (see :data:`NOTICE_TAGS`)."""
 
-_GONE_RE = re.compile(
+_GONE_RE = lazy_pattern(
     r"\bno (?:such )?(?:task|job|shell|process|agent|session|background \w+)\b[^\n]{0,30}?"
     r"\b(?:found|exists?)\b|"
     r"\b(?:task|job|shell|process|agent|session)(?:[ _]?id)?\s*[:#=]?\s*[`'\"]?[\w\-.]{2,64}[`'\"]?"
@@ -48,7 +50,7 @@ _GONE_RE = re.compile(
     r"\bunknown (?:task|job|shell|process|agent|session)(?: id)?\b",
     re.IGNORECASE,
 )
-_REJECTED_RE = re.compile(
+_REJECTED_RE = lazy_pattern(
     r"^\s*(?:Error: )?The user doesn't want to (?:take this action|proceed with this tool use)|"
     r"\bThe tool use was rejected\b",
     re.IGNORECASE,

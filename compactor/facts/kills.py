@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 from .outcomes import command_of, outcome, shell_words
 from .text import Call, Entry, cut, one_line
 
@@ -30,12 +32,12 @@ __all__ = ["MAYBE", "later_kill", "later_report", "later_use"]
 MAYBE = "may still be running"
 """How a job a later kill named only by its port is described."""
 
-_KILL_RE = re.compile(r"\b(?:kill|pkill|killall)\b|\bfuser\b[^\n|;]*\s-k\b", re.IGNORECASE)
-_PID_RE = re.compile(
+_KILL_RE = lazy_pattern(r"\b(?:kill|pkill|killall)\b|\bfuser\b[^\n|;]*\s-k\b", re.IGNORECASE)
+_PID_RE = lazy_pattern(
     r"\bpid\b[\"'\s:=#]*(\d{2,7})\b|\bprocess\s*\[(\d{2,7})\]|\bPID\s+(\d{2,7})\b", re.IGNORECASE
 )
-_PORT_RE = re.compile(r"(?:--port[= ]+|:)(\d{2,5})\b|\bport\s+(\d{2,5})\b")
-_ROW_PID_RE = re.compile(r"^\s*\S+\s+(\d{2,7})\s", re.MULTILINE)
+_PORT_RE = lazy_pattern(r"(?:--port[= ]+|:)(\d{2,5})\b|\bport\s+(\d{2,5})\b")
+_ROW_PID_RE = lazy_pattern(r"^\s*\S+\s+(\d{2,7})\s", re.MULTILINE)
 """The pid column of an ``lsof``/``ps`` row (``Python 23003 user …``)."""
 _COMMON = frozenset(
     "python python3 node npm npx pnpm yarn bun bash sh nohup setsid exec run uv dev start serve "
@@ -115,11 +117,11 @@ def later_kill(entries: list[Entry], key: str, command: str, index: int) -> tupl
     return False, ""
 
 
-_SCRIPT_ECHO_RE = re.compile(r"^> \S+@\S+ [\w:.\-]+[^\n]*\n> ([^\n]+)$", re.MULTILINE)
+_SCRIPT_ECHO_RE = lazy_pattern(r"^> \S+@\S+ [\w:.\-]+[^\n]*\n> ([^\n]+)$", re.MULTILINE)
 """npm's and pnpm's echo of the script a job runs (``> app@0.0.0 dev`` then ``> vite``): a
 ``pkill -f vite`` matches the process of ``npm run dev`` (blind check 18 brief)."""
-_HEREDOC_BODY_RE = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?([^\n]*)\n.*?\n\s*\1\s*$", re.M | re.S)
-_PATTERN_KILL_RE = re.compile(r"\b(?:pkill|killall)\b[^\n;&|]*")
+_HEREDOC_BODY_RE = lazy_pattern(r"<<-?\s*['\"]?(\w+)['\"]?([^\n]*)\n.*?\n\s*\1\s*$", re.M | re.S)
+_PATTERN_KILL_RE = lazy_pattern(r"\b(?:pkill|killall)\b[^\n;&|]*")
 _VALUE_FLAGS = frozenset(
     "-u -U -g -G -P -s -t -n --signal -signal --user --group --session".split()
 )
@@ -157,11 +159,11 @@ def _pattern_kills(line: str, command: str) -> bool:
     return False
 
 
-_INSTALL_RE = re.compile(
+_INSTALL_RE = lazy_pattern(
     r"\b(?:pip3?|uv pip|conda|mamba|apt(?:-get)?|brew|gem|npm|pnpm|yarn|bun|cargo)\s+"
     r"(?:install|add|i)\b([^\n;&|>]*)"
 )
-_SPEC_RE = re.compile(r"[=<>!~@\[;].*$")
+_SPEC_RE = lazy_pattern(r"[=<>!~@\[;].*$")
 
 
 def _installed(command: str) -> set[str]:
@@ -201,9 +203,9 @@ def later_use(entries: list[Entry], key: str, command: str, index: int) -> str:
     return ""
 
 
-_OUTPUT_RE = re.compile(r"(?<![0-9<>])(?:&>|>>?)\s*([^\s<>|;&()'\"]+)")
-_WRITTEN_TO_RE = re.compile(r"[Oo]utput is being written to:?\s*(\S+?)\.?(?:\s|$)")
-_ENDED_RE = re.compile(
+_OUTPUT_RE = lazy_pattern(r"(?<![0-9<>])(?:&>|>>?)\s*([^\s<>|;&()'\"]+)")
+_WRITTEN_TO_RE = lazy_pattern(r"[Oo]utput is being written to:?\s*(\S+?)\.?(?:\s|$)")
+_ENDED_RE = lazy_pattern(
     r"\bEXIT(?:_?CODE)?\s*[=:]\s*-?\d+|\bexit(?:ed)? (?:with )?(?:code|status)[ :=]+-?\d+|"
     r"\bProcess exited\b",
     re.IGNORECASE | re.MULTILINE,

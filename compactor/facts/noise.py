@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from compactor._util import lazy_pattern
 from compactor.schema import AgenticMessage, Message, user_text
 
 from .ide import IDE_MARK, without_ide_markup
@@ -35,7 +36,7 @@ CLI_COMMANDS = frozenset(
 """Claude Code's own CLI commands for settings, views and the session itself: never a request
 (the embedded summary and ``compact eval`` both read them so)."""
 
-_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?)")
+_ANSI_RE = lazy_pattern(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?)")
 """CSI sequences (colours, cursor moves) and OSC sequences (titles, links); a lone escape
 character is a control character, which :func:`~compactor.facts.text.clean` drops."""
 
@@ -57,7 +58,7 @@ def is_decoration(line: str) -> bool:
     return all(ch in _RULE_CHARS or "\u2500" <= ch <= "\u259f" for ch in stripped)
 
 
-_REMINDER_RE = re.compile(r"[ \t]*<system-reminder>.*?(?:</system-reminder>|\Z)[ \t]*\n?", re.S)
+_REMINDER_RE = lazy_pattern(r"[ \t]*<system-reminder>.*?(?:</system-reminder>|\Z)[ \t]*\n?", re.S)
 
 
 def without_reminders(text: str) -> str:
@@ -69,8 +70,8 @@ def without_reminders(text: str) -> str:
     return _REMINDER_RE.sub("", text).rstrip()
 
 
-_COMMAND_NAME_RE = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
-_COMMAND_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+_COMMAND_NAME_RE = lazy_pattern(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
+_COMMAND_ARGS_RE = lazy_pattern(r"<command-args>(.*?)</command-args>", re.S)
 
 
 def command_markup(text: str) -> str | None:
@@ -87,7 +88,7 @@ def command_markup(text: str) -> str | None:
     return f"/{name.group(1)} {args}" if args else f"/{name.group(1)} (a CLI command)"
 
 
-_BASH_INPUT_RE = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
+_BASH_INPUT_RE = lazy_pattern(r"<bash-input>(.*?)</bash-input>", re.S)
 
 
 def user_shell(text: str) -> str | None:
@@ -119,7 +120,7 @@ def user_words(msg: Message | AgenticMessage) -> str:
     return named_attachments(shown)
 
 
-_WARNING_RE = re.compile(
+_WARNING_RE = lazy_pattern(
     r"(?i:\bwarn(?:ing)?\b|unable to re-open stdin|debconf: (?:unable|falling back|delaying))"
     r"|^W: "
 )
@@ -200,7 +201,7 @@ def _shared_head(one: str, two: str) -> str:
     return head
 
 
-_FRAME_RE = re.compile(
+_FRAME_RE = lazy_pattern(
     r"\[file: ~?c?\"[^\"\n]+\", line: \d+\]"  # an Erlang frame: [file: ~c"lib/mix.ex", line: 647]
     r"|^[ \t]*\([\w.-]+ [\w.-]+\) \S+?:\d+:.*$"  # Elixir: (mix 1.19.5) lib/mix/task.ex:499: …
     r"|^[ \t]*File \"[^\"\n]+\", line \d+.*$"  # Python: File "x.py", line 3, in f

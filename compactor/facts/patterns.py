@@ -8,6 +8,8 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 
+from compactor._util import lazy_pattern
+
 from .text import cut, lowers_exactly, one_line, sentence_spans
 from .tracebacks import blank_frames
 
@@ -26,7 +28,7 @@ _DIR = rf"(?:{_SEG}|\[\[?(?:\.\.\.)?[\w\-]+\]\]?|\([\w.\-]+\))"
 """A directory: a plain name, or a route segment of file-system routers (Next.js, SvelteKit,
 Nuxt: ``[slug]``, ``[...rest]``, ``[[...opt]]``, ``(group)``), so that ``app/[slug]/page.tsx``
 is one path and not its fragment ``/page.tsx``."""
-_PATH_RE = re.compile(
+_PATH_RE = lazy_pattern(
     r"(?<![\w/.\-\\:@$])("
     # absolute, home-relative or dot-relative POSIX paths
     rf"(?:~|\.{{1,2}})?/(?:{_DIR}/)*{_SEG}"
@@ -40,19 +42,19 @@ _PATH_RE = re.compile(
     r")(?![\w/\\])",
     re.IGNORECASE,
 )
-_EXT_END_RE = re.compile(rf"\.(?:{_EXTS})$", re.IGNORECASE)
+_EXT_END_RE = lazy_pattern(rf"\.(?:{_EXTS})$", re.IGNORECASE)
 _NOISE_PATHS = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty"})
-_PRODUCT_RE = re.compile(r"[A-Z][A-Za-z0-9]*\.js")
-_BARE_NAME_RE = re.compile(
+_PRODUCT_RE = lazy_pattern(r"[A-Z][A-Za-z0-9]*\.js")
+_BARE_NAME_RE = lazy_pattern(
     r"(?:Makefile|Dockerfile|Justfile|Gemfile|Rakefile|Procfile|Jenkinsfile)"
 )
-_WINDOWS_RE = re.compile(r"[A-Za-z]:\\")
-_SPLIT_RE = re.compile(r"[/\\]")
-_LETTER_RE = re.compile(r"[A-Za-z]")
+_WINDOWS_RE = lazy_pattern(r"[A-Za-z]:\\")
+_SPLIT_RE = lazy_pattern(r"[/\\]")
+_LETTER_RE = lazy_pattern(r"[A-Za-z]")
 # tool-result lines whose paths matter: traceback frames and file:line diagnostics
-_RESULT_PATH_LINE_RE = re.compile(r'^\s*File "|^\s*at .*:\d+|^\S+:\d+(?::\d+)?[: ]')
+_RESULT_PATH_LINE_RE = lazy_pattern(r'^\s*File "|^\s*at .*:\d+|^\S+:\d+(?::\d+)?[: ]')
 
-_URL_RE = re.compile(r"\b(?:https?|wss?|ftp|file|git|ssh)://[^\s<>\"'`\]}|\\]+", re.IGNORECASE)
+_URL_RE = lazy_pattern(r"\b(?:https?|wss?|ftp|file|git|ssh)://[^\s<>\"'`\]}|\\]+", re.IGNORECASE)
 _URL_TRAIL = ".,;:!?*_"
 
 
@@ -92,12 +94,12 @@ def blank_urls(text: str) -> str:
     return _URL_RE.sub(lambda m: " " * len(m.group()), text)
 
 
-_PATH_NEEDS_RE = re.compile(r"[/\\]|\.[a-z]|file", re.IGNORECASE)
+_PATH_NEEDS_RE = lazy_pattern(r"[/\\]|\.[a-z]|file", re.IGNORECASE)
 """What any path needs (a separator, a dot before an extension's first letter, a bare name's
 ``file``): most prose has none, and this scan is a tenth of the path pattern's."""
 
 
-_PATH_ANCHOR_RE = re.compile(r"/|\.[a-z]|file", re.IGNORECASE)
+_PATH_ANCHOR_RE = lazy_pattern(r"/|\.[a-z]|file", re.IGNORECASE)
 """What a path holds when the text has no ``:\\`` (no Windows path): a ``/``, a dot before an
 extension's first letter, a bare name's ``file``."""
 _PATH_RUN_RE = re.compile(r"[\w.@+\-/~\[\]()]*")
@@ -170,13 +172,13 @@ _RESULT_PATH_LINE = (
     rf"(?=[^\n\r]*(?i:{_PATH_NEEDS_RE.pattern}))"
     r"[^\n\r]*"
 )
-_FIRST_RESULT_PATH_LINE_RE = re.compile(_RESULT_PATH_LINE)
-_RESULT_PATH_LINES_RE = re.compile(rf"[\n\r]({_RESULT_PATH_LINE})")
+_FIRST_RESULT_PATH_LINE_RE = lazy_pattern(_RESULT_PATH_LINE)
+_RESULT_PATH_LINES_RE = lazy_pattern(rf"[\n\r]({_RESULT_PATH_LINE})")
 """A whole line (``\\n`` and ``\\r`` end lines) that :data:`_RESULT_PATH_LINE_RE` accepts and
 that holds what a path needs: the first line, and the lines after a line break, found in one
 pass over the text from break to break (a pattern that starts with the break is scanned for
 quickly). A text without ``File "`` or a colon before a digit has none."""
-_COLON_DIGIT_RE = re.compile(r":\d")
+_COLON_DIGIT_RE = lazy_pattern(r":\d")
 
 
 def result_paths(text: str) -> Iterator[tuple[int, str]]:
@@ -205,26 +207,26 @@ def urls(text: str) -> Iterator[tuple[int, str]]:
 # --------------------------------------------------------------------------------------------------
 # Identifiers, numbers, instructions
 
-_CALL_IDENT_RE = re.compile(
+_CALL_IDENT_RE = lazy_pattern(
     r"(?<![\w.$])([a-z_][a-z0-9_]*_[a-z0-9_]+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\("
 )
 _CAMEL = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+"
-_CAMEL_CONTEXT_RE = re.compile(
+_CAMEL_CONTEXT_RE = lazy_pattern(
     rf"(?:\b(?:class|new|extends|implements|interface|type|struct|enum|trait|impl)\s+)({_CAMEL})\b"
     rf"|\b({_CAMEL})(?=\(|\.[A-Za-z_]|::)"
     r"|\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+){2,})\b"
 )
-_MODULE_RE = re.compile(r"(?<![\w./\-])([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){2,})(?![\w/\-(])")
-_BACKTICK_RE = re.compile(r"`([^`\n]{2,80})`")
-_BACKTICK_IDENT_RE = re.compile(r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*(?:\(\))?")
-_INNER_CAP_RE = re.compile(r"[a-z][A-Z]")
+_MODULE_RE = lazy_pattern(r"(?<![\w./\-])([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){2,})(?![\w/\-(])")
+_BACKTICK_RE = lazy_pattern(r"`([^`\n]{2,80})`")
+_BACKTICK_IDENT_RE = lazy_pattern(r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*(?:\(\))?")
+_INNER_CAP_RE = lazy_pattern(r"[a-z][A-Z]")
 _TLDS = frozenset(
     "com org net io dev ai app co uk de fr jp cn ru edu gov info biz me us ca eu sh xyz "
     "cloud".split()
 )
 
-_DIGIT_DOT_RE = re.compile(r"\d\.\d")
-_DIGIT_RE = re.compile(r"\d")
+_DIGIT_DOT_RE = lazy_pattern(r"\d\.\d")
+_DIGIT_RE = lazy_pattern(r"\d")
 _ISSUE_WORDS = ("issue", "pr", "pull request", "bug", "ticket")
 
 
@@ -294,7 +296,7 @@ _NUMBER_RES: tuple[tuple[re.Pattern[str], bool, Callable[[str, str | None], bool
 """Number patterns, each run only on a text that holds what it needs (a quick scan): tool
 outputs are long and most hold no exit code or HTTP status."""
 
-_AMOUNT_RE = re.compile(
+_AMOUNT_RE = lazy_pattern(
     r"(?:(?<![\w.])[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[$€£]\d+(?:\.\d+)?)"
     r"(?:(?:[kKMB]|bn|mn)(?![A-Za-z])|\s(?:thousand|million|billion|trillion)\b)?%?"
     r"(?![\w.]\w)"
@@ -317,8 +319,10 @@ def amount_spans(text: str) -> Iterator[tuple[int, str]]:
     return ((m.start(), m.group()) for m in _AMOUNT_RE.finditer(text))
 
 
-_INSTRUCTION_RE = re.compile(r"\b(?:must|never|don['’]?t|do not|always|make sure)\b", re.IGNORECASE)
-_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'\-]*")
+_INSTRUCTION_RE = lazy_pattern(
+    r"\b(?:must|never|don['’]?t|do not|always|make sure)\b", re.IGNORECASE
+)
+_WORD_RE = lazy_pattern(r"[A-Za-z0-9][A-Za-z0-9_'\-]*")
 
 
 def _longest_first(items: Iterator[tuple[int, int, str]]) -> Iterator[tuple[int, str]]:
@@ -359,15 +363,15 @@ def _is_call_name(name: str) -> bool:
     return _EXT_END_RE.search(name) is None
 
 
-_CAMEL_NEEDS_RE = re.compile(r"[A-Z][a-z0-9]+[A-Z]")
-_MODULE_NEEDS_RE = re.compile(r"\.[a-z_]")
+_CAMEL_NEEDS_RE = lazy_pattern(r"[A-Z][a-z0-9]+[A-Z]")
+_MODULE_NEEDS_RE = lazy_pattern(r"\.[a-z_]")
 
 
-_CALL_NAME_RE = re.compile(r"[a-z_][a-z0-9_]*_[a-z0-9_]+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_CALL_NAME_RE = lazy_pattern(r"[a-z_][a-z0-9_]*_[a-z0-9_]+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 """The name of :data:`_CALL_IDENT_RE` (its group)."""
 _CALL_RUN_RE = re.compile(r"[\w.$]*")
 """The characters before a ``(`` that its name and the look-behind read (on the reversed text)."""
-_MODULE_ANCHOR_RE = re.compile(r"\.[a-z_][a-z0-9_]*\.[a-z_]")
+_MODULE_ANCHOR_RE = lazy_pattern(r"\.[a-z_][a-z0-9_]*\.[a-z_]")
 """What every match of :data:`_MODULE_RE` holds (its last two dotted parts start so)."""
 _MODULE_RUN_RE = re.compile(r"[\w./\-]*")
 """A match of :data:`_MODULE_RE` starts a run of these (its look-behind) and stays in it."""
@@ -451,13 +455,13 @@ def identifiers(text: str) -> Iterator[tuple[int, str]]:
     return _longest_first(_identifier_spans(text))
 
 
-_LOG_LINE_RE = re.compile(
+_LOG_LINE_RE = lazy_pattern(
     r"^[ \t]*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}|\[?\d{1,2}:\d{2}:\d{2}|"
     r"\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\b).*$",
     re.MULTILINE,
 )
 """A log line (a timestamp or a level first): its logger names are no identifiers of the work."""
-_FILE_STEM_END_RE = re.compile(r"\.[A-Za-z0-9]{1,8}\b(?![(\w])")
+_FILE_STEM_END_RE = lazy_pattern(r"\.[A-Za-z0-9]{1,8}\b(?![(\w])")
 
 
 def work_identifiers(text: str) -> list[str]:

@@ -6,13 +6,13 @@ the call did not fail."""
 
 from __future__ import annotations
 
-import re
+from compactor._util import lazy_pattern
 
 from .text import Call
 
 __all__ = ["only_reads"]
 
-_SEGMENT_RE = re.compile(r"\s*(?:&&|\|\||[;|\n])\s*")
+_SEGMENT_RE = lazy_pattern(r"\s*(?:&&|\|\||[;|\n])\s*")
 _LEAD = frozenset("sudo env time nohup exec command".split())
 _COMPOSE_READS = frozenset("logs ps config top images ls port version events".split())
 _VALUED = frozenset("-f --file -p --project-name --profile --env-file --project-directory".split())
@@ -20,7 +20,7 @@ _FILTERS = frozenset(
     "cd cat head tail grep egrep rg jq sed awk sort uniq wc cut tr echo printf true sleep".split()
 )
 """The programs a compose read or a fetch may be piped to or chained with."""
-_CURL_WRITES_RE = re.compile(
+_CURL_WRITES_RE = lazy_pattern(
     r"\s(?:-[a-zA-Z]*[dFTXoO]\b|--(?:data|form|upload|request|output|remote-name|json)\b)"
 )
 

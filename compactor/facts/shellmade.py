@@ -11,14 +11,14 @@ NAME``) create NAME. Only commands holding ``clone``, ``cargo``, ``create`` or
 
 from __future__ import annotations
 
-import re
+from compactor._util import lazy_pattern
 
 from .outcomes import shell_words
 
 __all__ = ["made_folders", "might_make"]
 
 _HINTS = ("clone", "cargo", "create", "startproject")
-_SPLIT_RE = re.compile(r"&&|\|\||;|\||\n")
+_SPLIT_RE = lazy_pattern(r"&&|\|\||;|\||\n")
 _GIT_VALUED = frozenset(
     "-b --branch -o --origin --depth -c --config --reference --separate-git-dir -u "
     "--upload-pack --template -j --jobs --shallow-since --shallow-exclude --filter".split()

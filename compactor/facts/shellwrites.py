@@ -12,13 +12,13 @@ those write words are read (a ``str.find`` pre-check), so that plain commands co
 
 from __future__ import annotations
 
-import re
+from compactor._util import lazy_pattern
 
 __all__ = ["script_writes"]
 
 _HINTS = ("write_text", "write_bytes", "open(", "riteFile", "ppendFile")
 _LIT = r"(['\"])([^'\"\n]{1,300})\2"
-_SCRIPT_RE = re.compile(
+_SCRIPT_RE = lazy_pattern(
     # a name bound to a path literal: path = Path('x') / p = pathlib.Path("x") / out = 'x.json'
     r"(?P<bind>\b\w+)\s*=\s*(?:(?:pathlib\.)?Path\(\s*)?[rbf]?(['\"])(?P<bval>[^'\"\n]{1,300})\2"
     # Path('x').write_text( / name.write_text( / name.open('w')
@@ -30,7 +30,7 @@ _SCRIPT_RE = re.compile(
     # fs.writeFileSync('x', …) / fs.appendFile(name, …)
     r"|\b(?:writeFile|appendFile)(?:Sync)?\(\s*(?:(['\"])(?P<flit>[^'\"\n]{1,300})\10|(?P<fvar>\w+))"
 )
-_PATHISH_RE = re.compile(r"^[\w.~/\\-][\w./\\@+~-]*$")
+_PATHISH_RE = lazy_pattern(r"^[\w.~/\\-][\w./\\@+~-]*$")
 """A path literal: no spaces or code (``'import x;\\n'`` is not one)."""
 
 

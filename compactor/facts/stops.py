@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 from .text import Call, cut, one_line
 
 __all__ = ["ESCALATED", "STOPPED", "escalated", "justification", "rejection", "user_stopped"]
 
-_REJECTED_RE = re.compile(
+_REJECTED_RE = lazy_pattern(
     r"(?:doesn['’]t|does not) want to proceed with this tool use|tool use was rejected|"
     r"(?:rejected|denied|declined) by (?:the )?user\b",
     re.IGNORECASE,
 )
-_REASON_RE = re.compile(
+_REASON_RE = lazy_pattern(
     r"(?:reason for (?:the )?(?:rejection|denial)|how to proceed, the user said)\s*:\s*"
     r"(\S[^\n]*(?:\n(?!\n)[^\n]*){0,3})|"
     r"(STOP what you are doing and wait for the user to tell you how to proceed)",
@@ -27,7 +29,7 @@ _CLARIFY = "the user wants to clarify these questions"
 
 STOPPED = "Interrupted by the user"
 """How :func:`outcome` starts the line of a call the user aborted, interrupted or cancelled."""
-_STOPPED_RE = re.compile(
+_STOPPED_RE = lazy_pattern(
     r"\b(?:abort|interrupt|cancel|stopp)(?:ed|led)\b(?: \w+)? by (?:the )?user\b|"
     r"\[Request interrupted by user",
     re.IGNORECASE,
@@ -87,7 +89,7 @@ def justification(call: Call) -> str:
     return one_line(value) if isinstance(value, str) else ""
 
 
-_KILL_TOOL_RE = re.compile(r"(?i)^(?:kill\w*|\w*kill)$")
+_KILL_TOOL_RE = lazy_pattern(r"(?i)^(?:kill\w*|\w*kill)$")
 """A tool whose job is to kill something (Claude Code's ``KillShell``/``KillBash``, ``kill``)."""
 
 

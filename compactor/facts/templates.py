@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 __all__ = ["bounded_template"]
 
-_HEADING_RE = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
-_SLOT_RE = re.compile(
+_HEADING_RE = lazy_pattern(r"^#{1,6}[ \t]+\S", re.MULTILINE)
+_SLOT_RE = lazy_pattern(
     r"^#{1,6}[ \t]+[^\n]*\b(?:input|arguments?|request)\b[^\n]*\n\s*(```|~~~)[^\n]*\n.*?\n\1",
     re.IGNORECASE | re.MULTILINE | re.DOTALL,
 )

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from compactor._json import JsonObject, JsonValue
+from compactor._util import lazy_pattern
 from compactor.schema import (
     CALL_ENDS_KEY,
     PROCESS_KEY,
@@ -29,19 +30,19 @@ MAX_LINE = 200
 USER, ASSISTANT, CALL, RESULT = "user", "assistant", "call", "result"
 """Where a text comes from (see :func:`text_sources`)."""
 
-_WS_RE = re.compile(r"\s+")
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_WS_RE = lazy_pattern(r"\s+")
+_CONTROL_RE = lazy_pattern(r"[\x00-\x08\x0e-\x1f\x7f]")
 """Control characters that are not whitespace (tabs, line breaks, \\v, \\f stay)."""
-_CLEAN_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_SENTENCE_RE = re.compile(r"[.!?](\s+)|\n+")
+_CLEAN_RE = lazy_pattern(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SENTENCE_RE = lazy_pattern(r"[.!?](\s+)|\n+")
 """A sentence's end: its ``.``/``!``/``?`` and the space after it (group 1, the separator), or
 line breaks. ``(?<=[.!?])\\s+|\\n+`` says the same, but a pattern that starts by looking behind is
 tried at every character; this one only where one of ``.!?`` or a line break stands
 (``test_facts`` checks they split every text the same, with hypothesis)."""
-_LINE_RE = re.compile(r"[^\n\r]+")
+_LINE_RE = lazy_pattern(r"[^\n\r]+")
 
 
-_FOLDS_TO_ASCII_RE = re.compile("[\u0130\u0131\u017f\u212a]")
+_FOLDS_TO_ASCII_RE = lazy_pattern("[\u0130\u0131\u017f\u212a]")
 
 
 def lowers_exactly(text: str) -> bool:
@@ -185,10 +186,10 @@ def is_injected(msg: Message | AgenticMessage, text: str | None = None) -> bool:
 
 _INJECTED_FIRSTS = frozenset(p[0] for p in _INJECTED_PREFIXES) | {"<"}
 """How an injected text can start (a prefix, or a harness block's ``<``)."""
-_HARNESS_BLOCK_RE = re.compile(r"<([a-z]+(?:[_-][a-z]+)+)>.*</\1>", re.DOTALL)
+_HARNESS_BLOCK_RE = lazy_pattern(r"<([a-z]+(?:[_-][a-z]+)+)>.*</\1>", re.DOTALL)
 """A whole message that is one ``<snake_case>`` block (``<turn_aborted>``, ``<user_shell_command>``
 …): a notice the harness wrote, never the user's request (judged by shape, not by tag name)."""
-INTERRUPT_RE = re.compile(
+INTERRUPT_RE = lazy_pattern(
     r"\A\s*(?:<turn_aborted>|\[Request interrupted by user)|interrupted the previous turn"
 )
 """A harness notice that the user interrupted the turn (Codex ``<turn_aborted>``, Claude Code)."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 __all__ = ["TOOL_ERROR_RE", "tool_error"]
 
 _TOOL_ERROR_STARTS = (
@@ -19,7 +21,7 @@ TOOL_ERROR_RE = re.compile(
 )
 """A result that is the tool's or harness's own error (the command could not be run: a sandbox
 or spawn failure) rather than the command's output: a failure whatever the command was."""
-_TOOL_ERROR_START_RE = re.compile(rf"\A\s*(?:{_TOOL_ERROR_STARTS})")
+_TOOL_ERROR_START_RE = lazy_pattern(rf"\A\s*(?:{_TOOL_ERROR_STARTS})")
 _CREATE_PROCESS = "CreateProcess"
 
 

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 __all__ = ["blank_frames", "bounded_traceback", "is_library_path", "is_log_tag"]
 
 _TRACEBACK = "Traceback (most recent call last)"
-_PREFIX_RE = re.compile(r"^\s*(?:\([^()\n]{1,60}\)\s+)?")
+_PREFIX_RE = lazy_pattern(r"^\s*(?:\([^()\n]{1,60}\)\s+)?")
 """A worker's tag before each line (``(APIServer pid=36443) ``): not part of what it says."""
-_FRAME_RE = re.compile(r'^\s*File "([^"\n]+)", line (\d+)(?:, in (\S+))?')
-_JS_FRAME_RE = re.compile(r"^\s*at (?:(\S+) )?\(?([^()\s]+):(\d+):\d+\)?\s*$")
-_EXCEPTION_RE = re.compile(
+_FRAME_RE = lazy_pattern(r'^\s*File "([^"\n]+)", line (\d+)(?:, in (\S+))?')
+_JS_FRAME_RE = lazy_pattern(r"^\s*at (?:(\S+) )?\(?([^()\s]+):(\d+):\d+\)?\s*$")
+_EXCEPTION_RE = lazy_pattern(
     r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Fault)\b(?::|$)"
 )
-_LIBRARY_RE = re.compile(
+_LIBRARY_RE = lazy_pattern(
     r"[/\\](?:site-packages|dist-packages|node_modules|\.venv|vendor[/\\]bundle)[/\\]|"
     r"[/\\]lib[/\\]python\d(?:\.\d+)?[/\\]|^<frozen |^node:|^internal/|\.pyx$"
 )
@@ -34,7 +36,7 @@ def is_library_path(path: str) -> bool:
     return _LIBRARY_RE.search(path.replace("\\", "/")) is not None
 
 
-_TAG_END_RE = re.compile(r":\d+\]")
+_TAG_END_RE = lazy_pattern(r":\d+\]")
 
 
 def is_log_tag(text: str, pos: int, path: str) -> bool:
@@ -97,7 +99,7 @@ def bounded_traceback(text: str, number: int, keep: int, kept: str = "") -> str 
     return f"{head}…{removed:,} characters truncated ({what})…{chr(10).join(tail)}"
 
 
-_BLANK_RE = re.compile(
+_BLANK_RE = lazy_pattern(
     r'^.*File "[^"\n]+", line \d+.*$(?:\n(?![^\n]*(?:File "|Error\b|Exception\b))[^\n]*)?|'
     r"^\s*at \S+ \(\S+:\d+:\d+\)\s*$",
     re.M,

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 
 from compactor._json import JsonObject
+from compactor._util import lazy_pattern
 from compactor.schema import EARLIER_CALLS_KEY, Message
 
 from ._jsonl import Line
@@ -23,7 +24,7 @@ from ._jsonl import Line
 __all__ = ["earlier_calls", "note_earlier_calls"]
 
 _CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
-_PATCH_FILE_RE = re.compile(
+_PATCH_FILE_RE = lazy_pattern(
     r"^\*\*\* (?:Update|Add|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.MULTILINE
 )
 _SAID_CHARS = 400

@@ -44,6 +44,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from compactor._json import JsonObject, JsonValue
+from compactor._util import lazy_pattern
 from compactor.errors import TranscriptError
 from compactor.schema import (
     CALL_ENDS_KEY,
@@ -77,7 +78,7 @@ if TYPE_CHECKING:
 __all__ = ["CodexFormat"]
 
 _INJECTED_PREFIXES = ("<", "# AGENTS.md instructions")
-_GOAL_RE = re.compile(
+_GOAL_RE = lazy_pattern(
     r"\A\s*<goal_context>.*?<((?:untrusted_)?objective)>\s*(.*?)\s*</\1>", re.DOTALL
 )
 """A thread-goal message (Codex ``goals/continuation.md``, ``objective_updated.md``): the

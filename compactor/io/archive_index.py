@@ -23,7 +23,6 @@ import errno
 import fcntl
 import json
 import os
-import re
 import stat
 import time
 import uuid
@@ -31,6 +30,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from compactor._util import lazy_pattern
 from compactor.errors import StreamError
 
 from .paths import os_cause
@@ -164,7 +164,7 @@ def record_archived(
     return record
 
 
-_ENTRY = re.compile(r"[0-9a-f]{64}\.jsonl")
+_ENTRY = lazy_pattern(r"[0-9a-f]{64}\.jsonl")
 
 
 def _parse(data: bytes) -> list[IndexRecord]:

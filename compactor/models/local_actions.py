@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import cut, one_line
 
 from .local_session import Session
 
 __all__ = ["judge_actions", "user_actions"]
 
-_ACTION_RE = re.compile(
+_ACTION_RE = lazy_pattern(
     r"\A\s*<user_action>(?:(?!</user_action>).)*?<action>\s*([^<]{1,80}?)\s*</action>"
     r"(?:(?:(?!</user_action>).)*?<results>\s*(.*?)\s*(?:</results>|\Z))?",
     re.DOTALL,

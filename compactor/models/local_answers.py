@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 from operator import attrgetter
 
+from compactor._util import lazy_pattern
 from compactor.facts import cut, one_line
 
 from .local_session import Session
@@ -21,11 +22,11 @@ __all__ = ["ANSWERED_BY_USER", "answer_room", "judge_answers", "user_answers"]
 
 ANSWERED_BY_USER = "The user answered "
 
-_ANSWERED_RE = re.compile(
+_ANSWERED_RE = lazy_pattern(
     r"^\W{0,3}(?:User has answered your questions?|Your questions? (?:have|has) been answered)\s*:",
     re.IGNORECASE,
 )
-_PAIR_RE = re.compile(r'"((?:[^"\\]|\\.){1,600})"\s*=\s*"((?:[^"\\]|\\.){1,4000})"')
+_PAIR_RE = lazy_pattern(r'"((?:[^"\\]|\\.){1,600})"\s*=\s*"((?:[^"\\]|\\.){1,4000})"')
 _REQUEST_WORDS = 8
 """An answer this many words long (or typed as notes) may be a request typed in, not a pick."""
 

@@ -13,8 +13,7 @@ the work was doing is not finished, and the short texts the user typed while blo
 
 from __future__ import annotations
 
-import re
-
+from compactor._util import lazy_pattern
 from compactor.facts import Entry, cut
 
 from .local_session import Session
@@ -29,13 +28,13 @@ __all__ = [
     "typed_while_blocked",
 ]
 
-_LIMIT_RE = re.compile(
+_LIMIT_RE = lazy_pattern(
     r"(?i:\b(?:usage|rate|session|weekly|[\d-]+ ?hour) limit\b|\bout of (?:extra |free )?"
     r"(?:usage|credits?|messages|tokens)\b|\blimit (?:reached|exceeded|hit)\b|\bresets? (?:at )?\d)"
 )
 """A limit notice's shape (``You're out of extra usage · resets 9pm``, ``Claude usage limit
 reached``, ``Rate limit: …``, ``5-hour limit reached ∙ resets 3pm``)."""
-_RESETS_RE = re.compile(r"(?i:\bresets?\b[^\n.]{0,40})")
+_RESETS_RE = lazy_pattern(r"(?i:\bresets?\b[^\n.]{0,40})")
 _CANCELLED = "Cancelled: parallel tool call"  # a sibling call's failure, not its own
 _PROBE_CHARS, _PROBE_WORDS = 40, 4
 """A text typed while blocked is a probe (not a request) when this short."""

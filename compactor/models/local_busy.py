@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from compactor._util import lazy_pattern
+
 from .local_session import Session
 
 __all__ = ["ENDED_LATER", "judge_busy"]
@@ -24,8 +26,8 @@ ENDED_LATER = "ended later"
 """What became of a failure refused because its agent or job was busy, which stopped later."""
 
 _BUSY_WORDS = ("still running", "is busy", "already running", "still in progress")
-_ID_RE = re.compile(r"\b(?=[\w\-.]*\d)[A-Za-z0-9][\w\-.]{5,63}\b")
-_NOTICE_RE = re.compile(
+_ID_RE = lazy_pattern(r"\b(?=[\w\-.]*\d)[A-Za-z0-9][\w\-.]{5,63}\b")
+_NOTICE_RE = lazy_pattern(
     r"<task-id>\s*([\w\-.]+)\s*</task-id>(?:(?!<task-id>).)*?<status>\s*(\w+)\s*</status>",
     re.DOTALL,
 )

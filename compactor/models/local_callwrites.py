@@ -14,8 +14,8 @@ from the directory the command ``cd``'s into first."""
 from __future__ import annotations
 
 import posixpath
-import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import Call, clean_path, command_of
 
 from .local_files import Change, editor_change, printed_back
@@ -27,20 +27,20 @@ _WRITE_WORDS = ("write", "replace", "edit", "insert", "append", "patch", "create
 _WRITE_WORDS_MORE = ("modify", "update", "overwrite", "put", "set")
 _VERB_KEYS = ("command", "action", "operation", "op", "mode", "cmd")
 _PATH_KEYS = ("file_path", "path", "filename", "file", "target_file", "filepath", "target")
-_WRITE_FIELDS = re.compile(
+_WRITE_FIELDS = lazy_pattern(
     r"^(?:content|contents|replacement|replace_with|new_?(?:text|string|str|content|code|lines?)"
     r"|old_?(?:text|string|str)|lines?(?:_?range)?|line_?(?:number|start|end)|start_line"
     r"|end_line|snippet(?:_path)?|text|insert_text|patch|diff)$"
 )
-_WORD_RE = re.compile(r"\w{1,40}")
+_WORD_RE = lazy_pattern(r"\w{1,40}")
 """A command that is one word (a tool's own name, not a shell command)."""
-_DICT_RE = re.compile(r"\{[^{}]{1,4000}\}")
-_PAIR_RE = re.compile(
+_DICT_RE = lazy_pattern(r"\{[^{}]{1,4000}\}")
+_PAIR_RE = lazy_pattern(
     r"""(['"])(\w{1,40})\1\s*:\s*(?:(['"])((?:(?!\3)[^\\\n]|\\.){0,2000})\3|[\w.\-]+)"""
 )
-_NAME_RE = re.compile(r"""(['"])(\w{1,60})\1\s*,\s*$""")
-_CD_RE = re.compile(r"(?:^|[;&|]\s*)cd\s+(['\"]?)([^\s'\";&|]+)\1\s*(?:&&|;)")
-_FAILED_RE = re.compile(
+_NAME_RE = lazy_pattern(r"""(['"])(\w{1,60})\1\s*,\s*$""")
+_CD_RE = lazy_pattern(r"(?:^|[;&|]\s*)cd\s+(['\"]?)([^\s'\";&|]+)\1\s*(?:&&|;)")
+_FAILED_RE = lazy_pattern(
     r"""(?i:['"]?success['"]?\s*[:=]\s*false|\btraceback\b|\bfailed\b|\bexception\b"""
     r"""|no such file|not found|permission denied|['"]?error['"]?\s*:\s*['"][^'"\s])"""
 )

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from compactor._util import lazy_pattern
 from compactor.facts import Entry, paths
 
 from .local_lost import verify_ask
@@ -44,7 +45,7 @@ __all__ = [
 
 # -- a log without tool calls --------------------------------------------------------------------
 
-_CREATED_RE = re.compile(
+_CREATED_RE = lazy_pattern(
     r"(?:^|[.!;:,—–]\s+|\n\s*(?:[-*]\s+)?|\b(?:I|we)(?:['’]ve| have)?\s+)"
     r"(?:created|wrote|saved|generated|produced)\b([^\n]{0,80})",
     re.IGNORECASE,
@@ -113,7 +114,7 @@ def no_errors_line(s: Session) -> str:
 
 # -- a last reply that asked the user for input ---------------------------------------------------
 
-_ASKS_INPUT_RE = re.compile(
+_ASKS_INPUT_RE = lazy_pattern(
     r"\b(?:please (?:provide|share|send|paste|give|specify|supply|upload|attach)|"
     r"(?:could|can|would) you (?:please )?(?:provide|share|send|paste|give me|specify|supply|"
     r"upload|attach)|"
@@ -130,7 +131,7 @@ _LOOK_CHARS = 8_000
 _STANDING_MOST = 3
 
 
-_CONDITIONAL_RE = re.compile(r"\b(?:if|in case|should you)\b|如果|若", re.IGNORECASE)
+_CONDITIONAL_RE = lazy_pattern(r"\b(?:if|in case|should you)\b|如果|若", re.IGNORECASE)
 
 
 def _asks(text: str) -> str:
@@ -229,12 +230,12 @@ def input_step(s: Session, width: int) -> str:
 
 # -- proposals the assistant withdrew -------------------------------------------------------------
 
-_WITHDRAWS_RE = re.compile(
+_WITHDRAWS_RE = lazy_pattern(
     r"\b(?:scratch that|never ?mind|forget (?:that|what i said)|on second thought|"
     r"i take (?:that|it) back|actually,? (?:let['’]s|i(?:['’]ll| will)|we(?:['’]ll| will)) not)\b",
     re.IGNORECASE,
 )
-_PRIOR_IDEA_RE = re.compile(
+_PRIOR_IDEA_RE = lazy_pattern(
     r"\b(?:my|the|our) (?:prior|earlier|previous|original) "
     r"(?:[\"'“‘`]([^\"'”’`]{3,60})[\"'”’`] )?"
     r"(?:idea|plan|proposal|approach|suggestion|design|recommendation)\b[^.;]{0,40}?"
@@ -249,7 +250,7 @@ point 7)."""
 
 
 _OPENING = 80  # a withdrawal this close to its message's start takes back the message before
-_PROPOSAL_RE = re.compile(
+_PROPOSAL_RE = lazy_pattern(
     r"\b(?:i['’]ll|i will|let['’]s|we should|we['’]ll|i (?:suggest|propose|recommend)|"
     r"rather than|the (?:answer|plan|approach) (?:that fits )?is)\b",
     re.IGNORECASE,
@@ -335,11 +336,11 @@ def _after_decisions(s: Session) -> Iterator[Entry]:
         k += 1
 
 
-_CORRECTS_RE = re.compile(
+_CORRECTS_RE = lazy_pattern(
     r"\b(?:false alarm|misfired|misread|(?:was|were|came) from (?:the|an) \*{0,2}(?:old|stale)\b)",
     re.IGNORECASE,
 )
-_FAILURE_CLAIM_RE = re.compile(
+_FAILURE_CLAIM_RE = lazy_pattern(
     r"\b(?:error|failed|fails|failing|crashed|persists|didn['’]t take effect)\b|"
     r"\bEXIT=[1-9]|\bexit code [1-9]",
     re.IGNORECASE,
@@ -384,12 +385,12 @@ def _failed_since_proposal(s: Session, index: int) -> bool:
 
 # -- superseded job statuses ----------------------------------------------------------------------
 
-_STILL_RE = re.compile(
+_STILL_RE = lazy_pattern(
     r"\b(?:still|actually|genuinely) (?:running|RUNNING|in progress|pending|queued)\b|"
     r"\bis (?:still )?(?:running|RUNNING|queued|pending)\b"
 )
-_JOB_ID_RE = re.compile(r"\b(?=[\w\-]*\d)[\w\-]{5,40}\b")
-_DONE_NEAR_RE = re.compile(
+_JOB_ID_RE = lazy_pattern(r"\b(?=[\w\-]*\d)[\w\-]{5,40}\b")
+_DONE_NEAR_RE = lazy_pattern(
     r"\b(?:completed?|finished|done|exited|exit(?: code)?[ =:]+-?\d+|succeeded|failed|cancell?ed|"
     r"killed|timed? ?out)\b",
     re.IGNORECASE,
@@ -398,9 +399,9 @@ _NEAR = 200
 _SCAN_CHARS = 6_000
 
 
-_FAILED_RE = re.compile(r"\b(?:failed|died|crashed|aborted|exited early)\b", re.IGNORECASE)
-_SUCCESS_RE = re.compile(r"\b(?:completed?|succeeded|successfully|exit(?: code)?[ =:]+0)\b", re.I)
-_NONZERO_RE = re.compile(r"\bexit(?: ?code)?\s*[ =:(]+\s*[1-9]|\bfailed\b|\berror\b", re.I)
+_FAILED_RE = lazy_pattern(r"\b(?:failed|died|crashed|aborted|exited early)\b", re.IGNORECASE)
+_SUCCESS_RE = lazy_pattern(r"\b(?:completed?|succeeded|successfully|exit(?: code)?[ =:]+0)\b", re.I)
+_NONZERO_RE = lazy_pattern(r"\bexit(?: ?code)?\s*[ =:(]+\s*[1-9]|\bfailed\b|\berror\b", re.I)
 
 
 def judge_superseded(s: Session) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import Entry, finds_any, one_line, sentences
 
 from .local_offers import declines_extras, is_ask
@@ -17,20 +18,20 @@ from .local_typed import typed_words
 
 __all__ = ["answered_later", "judge_disputed", "judge_proposals", "resolved"]
 
-_REJECTS_RE = re.compile(
+_REJECTS_RE = lazy_pattern(
     r"^\W*(?:no\b|nope\b|nah\b|don['’]?t\b|do not\b|not (?:that|this|like that)\b|instead\b|"
     r"rather\b|stop\b|wait\b|wrong\b|that['’]?s (?:wrong|not)\b|let['’]?s not\b|never ?mind\b|"
     r"cancel\b|i (?:don['’]?t|do not) want\b)",
     re.IGNORECASE,
 )
-_ACCEPTS_RE = re.compile(
+_ACCEPTS_RE = lazy_pattern(
     r"^\W*(?:yes|yep|yeah|ok(?:ay)?|sure|sounds good|go ahead|do it|lgtm|approved?|agreed|"
     r"perfect|great|let['’]?s do (?:it|that))\b",
     re.IGNORECASE,
 )
 
 
-_PROPOSES_RE = re.compile(
+_PROPOSES_RE = lazy_pattern(
     r"\b(?:i['’]ll|i will|i would|i['’]d|let['’]s|we should|we could|you could|i suggest|"
     r"i propose|i recommend|my recommendation|how about|shall i|should i|want me to|"
     r"the plan is|plan:|option)\b",
@@ -38,8 +39,8 @@ _PROPOSES_RE = re.compile(
 )
 
 
-_OPTIONS_RE = re.compile(r"^\W{0,6}(?:\d{1,2}[.)]|\(?[a-f]\))\s+\S", re.MULTILINE)
-_CHOOSES_RE = re.compile(
+_OPTIONS_RE = lazy_pattern(r"^\W{0,6}(?:\d{1,2}[.)]|\(?[a-f]\))\s+\S", re.MULTILINE)
+_CHOOSES_RE = lazy_pattern(
     r"^\W*(?:(?:ok(?:ay)?|so|now|then|alright|and|but)\b[,\s]*)*(?:ditch|drop|remove|skip|"
     r"exclude|go with|pick|choose|keep only|let['’]?s go with|i (?:choose|pick|prefer)|"
     r"(?:number|option|item)s? \w+ (?:is|are|sounds?) (?:good|fine|best))\b",
@@ -146,7 +147,7 @@ def _named_option(text: str, memo: dict[str, str | None]) -> str | None:
     return picked
 
 
-_PROMISE_RE = re.compile(
+_PROMISE_RE = lazy_pattern(
     r"\b(?:i['’]ll|i will)\s+(?:let you know|keep you (?:posted|updated|informed)|report back|"
     r"get back to you|notify you|ping you|update you|tell you)\b",
     re.IGNORECASE,
@@ -164,24 +165,24 @@ def _proposes(sentence: str) -> bool:
     )
 
 
-_LABEL_RE = re.compile(
+_LABEL_RE = lazy_pattern(
     r"^\W{0,8}(?:(?:option|choice|plan|approach|alternative|variant)(?:\s+#?|\s*#)\s*(\d{1,2}|[A-Za-z])"
     r"(?![\w'’])|(\d{1,2}|[A-Ha-h])[.)]\s|\(([A-Ha-h]|\d{1,2})\)\s)",
     re.IGNORECASE,
 )
 """An option's label where its line or sentence starts: ``**Option 1:**``, ``Plan B -``,
 ``2.``, ``b)``, ``(c)``."""
-_NAMED_RE = re.compile(
+_NAMED_RE = lazy_pattern(
     r"\b(option|choice|plan|approach|alternative|variant|number)(?:\s+#?|\s*#)\s*(\d{1,2}|[A-Za-z])"
     r"(?![\w'’])(?!\s*(?:,|&|\+|and\b|or\b)\s*(?:\d|[A-Za-z]\b))",
     re.IGNORECASE,
 )
-_ORDINAL_RE = re.compile(
+_ORDINAL_RE = lazy_pattern(
     r"\b(first|second|third|fourth|fifth)(?:\s+(?:one|option|choice|approach|plan|way|"
     r"alternative)\b|\W*$)",
     re.IGNORECASE,
 )
-_BARE_RE = re.compile(
+_BARE_RE = lazy_pattern(
     r"^\W*(?:(?i:yes|yep|yeah|ok(?:ay)?|sure|go|do)\W+)*(?:(?i:option|choice|plan)\s*#?\s*)?"
     r"(\d{1,2}|[A-H])(?:\W+(?i:please|pls|thanks))?\W*$"
 )
@@ -233,7 +234,7 @@ def named_option(reply: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-_DISPUTES_RE = re.compile(
+_DISPUTES_RE = lazy_pattern(
     r"^\W*(?:(?:yes|yeah|yep|ok(?:ay)?|sure|right)\W+but\b|but\b|no\b|nope\b|wrong\b|not true\b|"
     r"incorrect\b|that['’]?s (?:wrong|not|incorrect|false)\b|you['’]?re wrong\b|"
     r"(?:it )?(?:still|doesn['’]?t|does not|didn['’]?t|did not|isn['’]?t|is not)\b|"
@@ -242,9 +243,9 @@ _DISPUTES_RE = re.compile(
 )
 """A next message that disputes the answer before it ("yes but …", "no, …", "still says …",
 "fail")."""
-_SHOUT_RE = re.compile(r"\b[A-Z]{4,}\b")
+_SHOUT_RE = lazy_pattern(r"\b[A-Z]{4,}\b")
 """A capitalised word: three of them are a protest ("I BUILT THE AGENTS BRIDGE")."""
-_CLAIMS_RE = re.compile(
+_CLAIMS_RE = lazy_pattern(
     r"\b(?:success(?:ful(?:ly)?)?|succeeded|complete[d]?|fixed|resolved|running|works|working|"
     r"passe[sd]|done|finished|ready)\b|✅",
     re.IGNORECASE,
@@ -286,7 +287,7 @@ def judge_disputed(s: Session) -> None:
             return
 
 
-_AGREES_RE = re.compile(
+_AGREES_RE = lazy_pattern(
     r"^\W*(?:yes|yeah|yep|sure|of course|ok(?:ay)?|да|конечно|хорошо|ладно|ага|oui|sí|ja)(?!\w)",
     re.IGNORECASE,
 )

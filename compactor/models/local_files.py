@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from dataclasses import replace as with_fields
 
+from compactor._util import lazy_pattern
 from compactor.facts import Call, clean_path, command_of, cut, shell_words
 from compactor.facts.shellwrites import script_writes
 
@@ -58,25 +59,25 @@ _EDIT_PAIRS = (
 _WRITE_NAMES = ("write", "create")
 _EDIT_NAMES = ("edit", "replace", "insert", "patch", "update", "modify", "append")
 _DELETE_NAMES = ("delete", "remove")
-_PATCH_FILE_RE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$", re.MULTILINE)
-_PATCH_MOVE_RE = re.compile(r"^\*\*\* Move to: (.+?)\s*$", re.MULTILINE)
-_HEREDOC_RE = re.compile(
+_PATCH_FILE_RE = lazy_pattern(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$", re.MULTILINE)
+_PATCH_MOVE_RE = lazy_pattern(r"^\*\*\* Move to: (.+?)\s*$", re.MULTILINE)
+_HEREDOC_RE = lazy_pattern(
     r"<<-?[ \t]*(['\"]?)(\w+)\1([^\n]*)\n(.*?)(?:\n[ \t]*\2[ \t]*(?=\n|$)|\Z)", re.DOTALL
 )
 """A here-document: ``<<'EOF'``, the rest of its line, its body up to the ``EOF`` line."""
-_HEREDOC_WRITER_RE = re.compile(r"(?:^|[\s;&|(])(cat|tee)\b([^\n]*)$")
-_REDIRECT_RE = re.compile(r"(?<![0-9&<>])(>>?)\s*([^\s<>|;&()]+)")
-_PS_WRITE_RE = re.compile(
+_HEREDOC_WRITER_RE = lazy_pattern(r"(?:^|[\s;&|(])(cat|tee)\b([^\n]*)$")
+_REDIRECT_RE = lazy_pattern(r"(?<![0-9&<>])(>>?)\s*([^\s<>|;&()]+)")
+_PS_WRITE_RE = lazy_pattern(
     r"\b(Set-Content|Add-Content|Out-File|New-Item|Remove-Item)\b[^|;\n]*?"
     r"(?:-(?:Path|FilePath|LiteralPath)\s+)?['\"]?([^\s'\";|]+\.[A-Za-z0-9]{1,8})['\"]?",
     re.IGNORECASE,
 )
-_PERL_IN_PLACE_RE = re.compile(r"-[a-hj-zA-Z0]*i(?:\.?\w+)?$")
+_PERL_IN_PLACE_RE = lazy_pattern(r"-[a-hj-zA-Z0]*i(?:\.?\w+)?$")
 SHOWN_PRESENT = "shown present by a later result"
 """The last action of a deleted file a later result lists (``git status``: `` M file``)."""
 SCRIPT_CHANGE = "changed by a script in a shell call"
 """The action of a file a script inside a shell command wrote (:func:`script_writes`)."""
-_SEGMENT_RE = re.compile(r"&&|\|\||[;|\n]")
+_SEGMENT_RE = lazy_pattern(r"&&|\|\||[;|\n]")
 _NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "&1", "&2", "-"})
 
 
@@ -229,7 +230,7 @@ def editor_change(call: Call, path: str) -> Change | None:
     return None
 
 
-_PATCH_LITERAL_RE = re.compile(r'"(\*\*\* Begin Patch(?:[^"\\]|\\.)*?\*\*\* End Patch(?:\\n)?)"')
+_PATCH_LITERAL_RE = lazy_pattern(r'"(\*\*\* Begin Patch(?:[^"\\]|\\.)*?\*\*\* End Patch(?:\\n)?)"')
 """An ``apply_patch`` text written as a string literal in code (``const patch = "*** Begin …"``)."""
 
 
@@ -335,7 +336,7 @@ def _quoted(command: str) -> list[tuple[int, int]]:
     return spans
 
 
-_QUOTE_RE = re.compile("['\"]")
+_QUOTE_RE = lazy_pattern("['\"]")
 
 
 def _outside(spans: list[tuple[int, int]], pos: int) -> bool:
@@ -510,15 +511,15 @@ def file_changes(call: Call, open_file: str | None = None) -> list[Change]:
     return [change] if change is not None else []
 
 
-_DEFINITION_RE = re.compile(
+_DEFINITION_RE = lazy_pattern(
     r"^\s*(?:(?:async\s+)?def |class |(?:export\s+)?(?:default\s+)?(?:async\s+)?function\b|fn |"
     r"pub |func |(?:export\s+)?(?:type|interface|enum|struct|trait|impl)\b|#{1,3} |@\w|\[[\w.]+\]$)"
 )
-_STATEMENT_RE = re.compile(
+_STATEMENT_RE = lazy_pattern(
     r"^\s*(?:(?:export\s+)?(?:const|let|var)\b|return\b|raise\b|throw\b|if\b|for\b|while\b|"
     r"[\w.\[\]\"']+\s*[:=]\s*\S|[\w.]+\()"
 )
-_SKIP_LINE_RE = re.compile(r'^\s*(?:import\b|from\s+\S+\s+import\b|#(?!#)|//|"""|\'\'\'|\*|/\*)')
+_SKIP_LINE_RE = lazy_pattern(r'^\s*(?:import\b|from\s+\S+\s+import\b|#(?!#)|//|"""|\'\'\'|\*|/\*)')
 
 
 def _weight(line: str) -> int:

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 from .local_session import Session
 
 __all__ = ["judge_fixed"]
 
-_WORD_RE = re.compile(r"[a-z]{4,}")
-_PROBLEM_RE = re.compile(
+_WORD_RE = lazy_pattern(r"[a-z]{4,}")
+_PROBLEM_RE = lazy_pattern(
     r"instead of (?:a |the )?proper|\bis not (?:a function|working|defined)|do(?:es)?n['’]t work|"
     r"not working|\bissue\b|\bproblem\b|\bbroken\b|\bmissing\b",
     re.IGNORECASE,
 )
-_FIX_RE = re.compile(r"\b(?:fix|updat|switch|replac|resolv|chang)\w*|\bnow uses?\b", re.I)
+_FIX_RE = lazy_pattern(r"\b(?:fix|updat|switch|replac|resolv|chang)\w*|\bnow uses?\b", re.I)
 _COMMON = frozenset("that this with from have been were will they them then than when what".split())
 
 

@@ -14,13 +14,14 @@ from collections.abc import Iterator, Sequence
 from itertools import islice
 from typing import TypeVar, overload
 
+from compactor._util import lazy_pattern
 from compactor.counting.tokens import estimate_text
 from compactor.prompts import FOCUS_HEADER
 from compactor.schema import AgenticMessage, Message, blocks_text, is_internal, parts_text
 
 __all__ = ["ContextView", "context_span", "focus_block", "focus_of", "focus_terms", "insert_focus"]
 
-_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]*[A-Za-z0-9_]|[A-Za-z0-9_]")
+_WORD = lazy_pattern(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 _STOP_WORDS = frozenset(
     "a about above after again against all also an and any are as at be because been before "
     "being below between both but by can could did do does doing done down during each few for "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import Call
 from compactor.facts.outcomes import command_of, programs, shell_words
 from compactor.facts.shellwrap import inner_command
@@ -20,15 +21,15 @@ from .local_text import call_line, code
 
 __all__ = ["judge_got_past", "missing_program"]
 
-_SEGMENT_RE = re.compile(r"\s*(?:&&|\|\||[;|\n])\s*")
-_REDIRECT_RE = re.compile(r"\d*[<>]")
+_SEGMENT_RE = lazy_pattern(r"\s*(?:&&|\|\||[;|\n])\s*")
+_REDIRECT_RE = lazy_pattern(r"\d*[<>]")
 _FEEDERS = frozenset("yes echo printf cd true sudo env".split())
 """Programs that feed or prepare a chain's work (``yes | pnpm install``), no step of it."""
 _FILTERS = frozenset("tail head grep sort uniq wc cat less more cut tr".split())
 """Programs a chain pipes its output to (``| tail -5``), no step of it."""
 _RUNNERS_RE = r"(?:\b(?:exec|npx|bunx|pnpx|dlx|uvx|run)\s+(?:-\S+\s+)*)"
 """What runs a program by name (``pnpm exec vitest``, ``npx tsc``, ``uv run pytest``)."""
-_MISSING_RE = re.compile(
+_MISSING_RE = lazy_pattern(
     r"(?:^|[\s:])([\w.+-]+): (?:command )?not found\b"
     r"|command not found: ([\w.+-]+)"
     r"|['\"]?([\w.+-]+)['\"]? is not recognized as",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import Call, clean, command_of, one_line, sentence_spans
 
 from .local_session import Session
@@ -19,7 +20,7 @@ from .local_text import asks_user, quote
 
 __all__ = ["handoff_line", "handoff_step", "judge_handoff"]
 
-_HANDS_OVER_RE = re.compile(
+_HANDS_OVER_RE = lazy_pattern(
     r"\b(?:come back|get back to me|let me know|tell me|ping me|say [\"'“‘`]?done|"
     r"(?:once|when|after) you(?:['’]ve| have| are|['’]re)?\b[^.]{0,60}\b(?:run|done|ready|"
     r"working|enabled?|installed|finished|approved?|restart\w*)|"
@@ -28,26 +29,26 @@ _HANDS_OVER_RE = re.compile(
     re.IGNORECASE,
 )
 """A sentence handing the next step to the user (act, then answer)."""
-_NOTE_SAID_RE = re.compile(
+_NOTE_SAID_RE = lazy_pattern(
     r"\b(?:sav\w*|writ\w*|record\w*|add\w*|leav\w*|jot\w*|log\w*|stor\w*|updat\w*|keep\w*)\b"
     r"[^.]{0,40}?\b(?:notes?|memory|memories|memo|reminder|insights?|progress|todo)\b"
     r"|\bremember where\b|\bnote (?:this|that|it) down\b",
     re.IGNORECASE,
 )
 """The text announcing a bookkeeping call: "(I will save a note so we remember …)"."""
-_NOTE_WORD_RE = re.compile(
+_NOTE_WORD_RE = lazy_pattern(
     r"\b(?:notes?|memory|memories|memo|reminder|insights?|pending\w*|todo|remember|"
     r"waiting for|left off)\b",
     re.IGNORECASE,
 )
-_NOTE_PATH_RE = re.compile(
+_NOTE_PATH_RE = lazy_pattern(
     r"(?:^|[/\\])(?:[\w-]*[._-])?(?:notes?|memory|memories|todos?|progress|handoff|journal|"
     r"scratchpad)(?:[._-][\w.-]*)?$|[/\\](?:\.?memory|\.?notes)[/\\]",
     re.IGNORECASE,
 )
-_PLAN_TOOL_RE = re.compile(r"todo|plan|task_?(?:create|update)|memor|note(?!book)", re.IGNORECASE)
+_PLAN_TOOL_RE = lazy_pattern(r"todo|plan|task_?(?:create|update)|memor|note(?!book)", re.IGNORECASE)
 """Tools that keep the assistant's plan or notes (``TodoWrite``, ``update_plan``, a memory)."""
-_APPEND_RE = re.compile(r">>?\s*([^\s;&|]+)")
+_APPEND_RE = lazy_pattern(r">>?\s*([^\s;&|]+)")
 _PATH_KEYS = ("file_path", "path", "notebook_path")
 
 

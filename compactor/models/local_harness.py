@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import lowers_exactly
 
 __all__ = ["is_harness_error"]
@@ -22,15 +23,15 @@ _LIMITS = (
     r"[\w ]{0,40}(?:usage|session|rate|weekly|[\d-]+ ?hour) limit reached\b|"
     r"[\w ]{0,40}(?:usage|rate) limit (?:exceeded|hit)\b"
 )
-_HARNESS_ERROR_RE = re.compile(rf"\A\s*(?:{_STARTS}|{_LIMITS})", re.IGNORECASE)
+_HARNESS_ERROR_RE = lazy_pattern(rf"\A\s*(?:{_STARTS}|{_LIMITS})", re.IGNORECASE)
 """How an error the API or the agent CLI wrote in the assistant's place begins (Claude Code's
 ``isApiErrorMessage`` records: ``API Error: 400 {...}``, ``Request timed out``)."""
 _STARTS_RE = re.compile(rf"\A\s*(?:{_STARTS})", re.IGNORECASE)
 """Its branches that start with a word: each fails at its first character."""
-_LIMITS_RE = re.compile(rf"\A\s*(?:{_LIMITS})", re.IGNORECASE)
+_LIMITS_RE = lazy_pattern(rf"\A\s*(?:{_LIMITS})", re.IGNORECASE)
 """Its branches after up to 40 ``[\\w ]`` characters, tried at each of them: a chat's every
 long reply took 2 µs (a third of the embedded summarizer's reading of the paths bench shape)."""
-_OUT_OF_RUN_RE = re.compile(r"[^\w \-]")
+_OUT_OF_RUN_RE = lazy_pattern(r"[^\w \-]")
 """What ends the run of characters every match of :data:`_LIMITS_RE` stays in after its
 leading white space (its words, digits, dashes and spaces)."""
 

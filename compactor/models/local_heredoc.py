@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 __all__ = ["EXPANDED_NOTE", "as_printed", "heredoc_text"]
 
 EXPANDED_NOTE = (
@@ -25,12 +27,12 @@ EXPANDED_NOTE = (
     "with their values when it wrote the file)"
 )
 """What the title of an unquoted here-document's content says it is."""
-_EXPANSION_RE = re.compile(
+_EXPANSION_RE = lazy_pattern(
     r"(?<!\\)(?:\$\((?:[^()\n]|\([^()\n]*\))*\)|\$\{[^}\n]*\}|\$[A-Za-z_]\w*|\$[0-9@*#?!$-]"
     r"|`[^`\n]*`)"
 )
 """One expansion the shell makes in an unquoted here-document (not one escaped by ``\\``)."""
-_ESCAPE_RE = re.compile(r"\\([$`\\\n])")
+_ESCAPE_RE = lazy_pattern(r"\\([$`\\\n])")
 _MIN_LITERAL = 8
 """Fewest characters of literal text a body needs for its printed copy to be recognised."""
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import background_jobs, command_of, cut
 from compactor.facts.bounded import bounded_reason
 from compactor.facts.jobstate import EARLIER_RUN, earlier_run, last_process
@@ -51,13 +52,13 @@ def add_shape_jobs(s: Session) -> None:
     judge_killed(s)
 
 
-_TAG_RE = re.compile(r"</?[A-Za-z][\w\-]*>")
-_JOB_OK_RE = re.compile(
+_TAG_RE = lazy_pattern(r"</?[A-Za-z][\w\-]*>")
+_JOB_OK_RE = lazy_pattern(
     r"\b(?:completed?|succeeded|success(?:ful(?:ly)?)?|finished|done)\b|"
     r"exit(?:ed)?(?:[ _]?code)?\W{0,3}(?:with )?(?:code )?0\b",
     re.IGNORECASE,
 )
-_JOB_BAD_RE = re.compile(
+_JOB_BAD_RE = lazy_pattern(
     r"\b(?:fail\w*|error\w*|killed|cancell?ed|aborted|timed? ?out|crashed)\b|"
     r"exit(?:ed)?(?:[ _]?code)?\W{0,3}(?:with )?(?:code )?-?[1-9]\d*",
     re.IGNORECASE,

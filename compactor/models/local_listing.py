@@ -11,8 +11,7 @@ into it) is an action: :func:`lists_work_folder` says so, and
 
 from __future__ import annotations
 
-import re
-
+from compactor._util import lazy_pattern
 from compactor.facts import Call
 from compactor.facts.outcomes import command_of, programs
 
@@ -23,7 +22,7 @@ __all__ = ["SUBAGENT_TOOLS", "listed_names", "lists_work_folder", "work_listing"
 _LISTERS = frozenset({"ls", "tree"})
 _HOUSE = frozenset({"echo", "true", "printf"})
 SUBAGENT_TOOLS = frozenset({"Agent", "Task", "spawn_agent"})
-_LONG_RE = re.compile(
+_LONG_RE = lazy_pattern(
     r"^([-dlbcps])[rwxsStT@+.-]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+(\d+)\s+\S+\s+\S+\s+\S+\s+(.+)$"
 )
 _SHOWN = 24

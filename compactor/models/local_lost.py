@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from itertools import islice
 from operator import attrgetter
 
+from compactor._util import lazy_pattern
 from compactor.facts import Call, Result, clean, sentences, shell_words
 
 from .local_files import FileState, file_changes
@@ -47,7 +48,7 @@ __all__ = [
     "verify_ask",
 ]
 
-_LOST_RE = re.compile(
+_LOST_RE = lazy_pattern(
     r"\b(?:changes?|edits?|modifications?|additions?|updates?|work)\b(?:(?!\band\b|\bbut\b)"
     r"[^.!?\n,;]){0,60}?\b"
     r"(?:were|was|got|have been|has been|had been|are|is|seem to have been)\s+(?:all\s+)?"
@@ -62,34 +63,34 @@ _LOST_WORDS = (
     "stick",
 )  # fmt: skip
 """A word :data:`_LOST_RE` needs (a cheap test first: most texts hold none)."""
-_NOT_LOST_RE = re.compile(
+_NOT_LOST_RE = lazy_pattern(
     r"\b(?:not|n['’]t|never|no|nothing|none)\b[^.!?\n]{0,40}?\b(?:lost|reverted|gone|undone|"
     r"overwritten)\b|\bas (?:you )?(?:asked|requested|wanted)\b|\bper your\b",
     re.IGNORECASE,
 )
 """A statement that nothing was lost, or that the loss was what the user asked for."""
-_UNDO_ASKED_RE = re.compile(
+_UNDO_ASKED_RE = lazy_pattern(
     r"\b(?:revert|undo|roll ?back|discard|reset|restore|remove|delete|drop|get rid of)\b",
     re.IGNORECASE,
 )
 """A request whose answer may say the changes are gone on purpose."""
-_PART_RE = re.compile(
+_PART_RE = lazy_pattern(
     r"\b(?:to|in|on|of|for|from) (?:the |my |our )?([\w.-]+) (?:component|module|template|file|"
     r"files|page|directory|folder|class|service|package|screen|view)s?\b",
     re.IGNORECASE,
 )
 _SEARCH_PROGRAMS = frozenset({"grep", "rg", "egrep", "fgrep", "ag", "ack"})
 _ARG_OPTIONS = frozenset("-A -B -C -m -e -f --after-context --before-context --context".split())
-_NO_MATCH_RE = re.compile(
+_NO_MATCH_RE = lazy_pattern(
     r"^(?:no matches found|no files found|found 0 (?:files|matches)|\(no output\)|"
     r"(?:error: )?exit code:? 1|\(?exit(?:ed)? (?:code|status):? ?1\)?)\.?$",
     re.IGNORECASE,
 )
-_CUT_RE = re.compile(r"truncat|omitted|more lines|\bshowing lines\b", re.IGNORECASE)
-_NON_WORD_RE = re.compile(r"[\W_]+")
-_READ_RE = re.compile(r"(?i)read(?:_?file)?|view")
-_LINE_NUMBER_RE = re.compile(r"^\s*\d+[→\t:|]\s?", re.MULTILINE)
-_VERIFY_RE = re.compile(
+_CUT_RE = lazy_pattern(r"truncat|omitted|more lines|\bshowing lines\b", re.IGNORECASE)
+_NON_WORD_RE = lazy_pattern(r"[\W_]+")
+_READ_RE = lazy_pattern(r"(?i)read(?:_?file)?|view")
+_LINE_NUMBER_RE = lazy_pattern(r"^\s*\d+[→\t:|]\s?", re.MULTILINE)
+_VERIFY_RE = lazy_pattern(
     r"(?:^|(?<=[.!?:]\s)|(?<=\n))\s*(?:please |go ahead and |now,? |so,? )?"
     r"(?:try (?:it|this|that|again|refreshing|reloading|running|restarting|testing|it out|out)|"
     r"test (?:it|this|that|again)|give it a (?:try|test|spin|go)|refresh (?:and|the|your)|"
@@ -411,13 +412,13 @@ def carry_lost(state: Session, session: Session) -> None:
             _flag_claims(session)
 
 
-_CLAIM_RE = re.compile(
+_CLAIM_RE = lazy_pattern(
     r"^(?:i(?:['’]ve| have)?\s+(?:now\s+)?(?:added|implemented|updated|created|fixed|changed|"
     r"made|wired)|(?:added|implemented|updated|created|done)\b)",
     re.IGNORECASE,
 )
 """A sentence of the assistant's that claims a change done."""
-_WORD_RE = re.compile(r"[a-z]{5,}")
+_WORD_RE = lazy_pattern(r"[a-z]{5,}")
 _LOST_NOTE = "Later found lost (section 3): "
 
 

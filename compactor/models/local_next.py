@@ -30,6 +30,7 @@ import re
 from itertools import islice
 from operator import attrgetter
 
+from compactor._util import lazy_pattern
 from compactor.facts import (
     Call,
     Result,
@@ -54,7 +55,7 @@ _HAS_RESULTS = attrgetter("results")
 """An entry's results (an entry without any is skipped by ``filter``, at C speed)."""
 _WINDOW = 6
 """Calls after a failure (housekeeping aside) that may have been its workaround."""
-_OTHER_WAY_RE = re.compile(
+_OTHER_WAY_RE = lazy_pattern(
     r"\b(?:instead(?! of)|let me try|try(?:ing)? (?:a |an )?(?:different|another|other)|"
     r"alternative(?:ly)?|work ?around|fall(?:ing)? back|fallback|use \S+ (?:instead|rather))\b",
     re.IGNORECASE,
@@ -66,8 +67,8 @@ _IDLE = frozenset(
 )
 """Programs that do no work of their own (or only run the real one: ``bash -lc x``): sharing
 them says nothing about the goal."""
-_DESCRIPTION_WORD_RE = re.compile(r"[a-z]{3,}")
-_USER_RAN_RE = re.compile(r"^the user ran `(.+)` themselves$", re.S)
+_DESCRIPTION_WORD_RE = lazy_pattern(r"[a-z]{3,}")
+_USER_RAN_RE = lazy_pattern(r"^the user ran `(.+)` themselves$", re.S)
 
 
 def judge_next(s: Session) -> None:
@@ -192,7 +193,7 @@ def _idle(call: Call) -> bool:
 
 
 _PATH_KEYS = ("file_path", "path", "notebook_path")
-_MISSING_RE = re.compile(
+_MISSING_RE = lazy_pattern(
     r"command not found|: not found|failed to spawn|is not recognized|executable file not found|"
     r"no such file or directory \(os error|not installed",
     re.IGNORECASE,

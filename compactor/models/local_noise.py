@@ -9,13 +9,14 @@ import re
 from collections.abc import Sequence
 from itertools import islice, repeat
 
+from compactor._util import lazy_pattern
 from compactor.facts import Call, Entry, one_line, shorten
 from compactor.facts.noise import CLI_COMMANDS, user_shell
 
 from .local_text import slash_command
 
 LOCAL_COMMANDS = CLI_COMMANDS  # never a request (``/plan`` alone only switches plan mode)
-_TYPED_COMMAND_RE = re.compile(r"/[a-z][a-z\-]*(?:[ \t][^\n]{0,150})?")
+_TYPED_COMMAND_RE = lazy_pattern(r"/[a-z][a-z\-]*(?:[ \t][^\n]{0,150})?")
 
 
 def local_command(text: str) -> str | None:
@@ -121,7 +122,9 @@ def is_shell_fragment(word: str) -> bool:
     return not w or w[0] in "<>&|" or (w[0].isdigit() and ">" in w[:3]) or w.startswith("/dev/")
 
 
-_ROUTE_SEGMENT_RE = re.compile(r"(?:^|(?<=[/\\]))\[{1,2}(?:\.\.\.)?[A-Za-z_]\w*\]{1,2}(?=$|[/\\.])")
+_ROUTE_SEGMENT_RE = lazy_pattern(
+    r"(?:^|(?<=[/\\]))\[{1,2}(?:\.\.\.)?[A-Za-z_]\w*\]{1,2}(?=$|[/\\.])"
+)
 """A bracketed name that is a whole path segment: a web framework's dynamic route folder or
 file (``app/members/[id]/page.tsx``, ``[...slug].tsx``), not a shell character class."""
 
@@ -209,7 +212,7 @@ def request_ref(text: str, quoted: str) -> str:
 
 
 _FOOTER_MARKS = ("agentId:", "<usage>", "total_tokens:", "tool_uses:")
-_API_ERROR_RE = re.compile(r"^.*\bAPI Error: \d{3}\b.*$", re.M)
+_API_ERROR_RE = lazy_pattern(r"^.*\bAPI Error: \d{3}\b.*$", re.M)
 
 
 def agent_error_line(text: str) -> str | None:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import Entry, one_line
 from compactor.facts.jobstate import ID_TAG, is_notice
 
 __all__ = ["failed_after", "failed_after_items", "failed_after_step", "notified_end"]
 
-_NOTICE_RE = re.compile(
+_NOTICE_RE = lazy_pattern(
     ID_TAG + r"\s*([\w\-.]+)\s*</(?:task|agent)-id>(?:(?!" + ID_TAG + r").)*?<status>\s*(\w+)"
     r"\s*</status>(?:(?:(?!" + ID_TAG + r").)*?<summary>(.*?)</summary>)?",
     re.DOTALL,

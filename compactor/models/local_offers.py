@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import Entry, one_line
 
 from .local_session import Session
@@ -21,19 +22,19 @@ __all__ = [
     "unchosen_dropped",
 ]
 
-_DECLINES_RE = re.compile(
+_DECLINES_RE = lazy_pattern(
     r"\b(?:if you think (?:we['’]?re|were|we are|it['’]?s|its|that['’]?s) "
     r"(?:good|fine|ok(?:ay)?|enough)|no need\b|not (?:needed|necessary)\b|"
     r"skip (?:that|it|this|those|them|the (?:extra|audit|rest))\b|"
     r"that['’]?s enough\b|good enough\b)",
     re.IGNORECASE,
 )
-_MOVE_ON_RE = re.compile(r"\blet['’]?s move on\b|\blets move on\b|\bmove on\b", re.IGNORECASE)
-_OPTIONAL_RE = re.compile(
+_MOVE_ON_RE = lazy_pattern(r"\blet['’]?s move on\b|\blets move on\b|\bmove on\b", re.IGNORECASE)
+_OPTIONAL_RE = lazy_pattern(
     r"\bif you(?:['’]d like| would like| want)\b|\boptional(?:ly)?\b", re.IGNORECASE
 )
-_OPTION_LINE_RE = re.compile(r"^\W{0,6}(?:\d{1,2}[.)]|\(?[a-f]\))\s+\S", re.MULTILINE)
-_ASK_HEAD_RE = re.compile(
+_OPTION_LINE_RE = lazy_pattern(r"^\W{0,6}(?:\d{1,2}[.)]|\(?[a-f]\))\s+\S", re.MULTILINE)
+_ASK_HEAD_RE = lazy_pattern(
     r"^\W*(?:tell me|let me know|if you (?:want|would like|['’]d like)\b)", re.I
 )
 
@@ -59,7 +60,7 @@ def is_ask(sentence: str) -> bool:
     return flat.endswith((":", "?")) or _ASK_HEAD_RE.match(flat) is not None or asks_user(flat)
 
 
-_PICK_RE = re.compile(
+_PICK_RE = lazy_pattern(
     r"\b(?:which (?:option|one|approach|way)|tell me which|"
     r"how (?:do|would|should) you (?:want|like)"
     r"|how should (?:we|i) proceed|what would you like (?:me )?to do|option)\b",
@@ -105,7 +106,7 @@ def drop_unchosen_options(s: Session) -> None:
     s.decisions = [d for d in s.decisions if not unchosen(d[0], d[2])]
 
 
-_CHOOSE_RE = re.compile(
+_CHOOSE_RE = lazy_pattern(
     r"\b(?:how (?:do|would|should) you (?:want|like) (?:me )?to proceed|"
     r"how should (?:we|i) proceed|which (?:option|one|approach)|tell me which|"
     r"please confirm|(?:can|could) you confirm)\b",
@@ -129,12 +130,12 @@ def asks_to_choose(s: Session) -> bool:
 
 # -- an option of a menu is decided only by the user's reply (blind check 18) -------------------
 
-_MENU_LINE_RE = re.compile(
+_MENU_LINE_RE = lazy_pattern(
     r"^\W{0,6}(?:option\s+)?([A-F]|\d{1,2})(?:\s*[.):,|]|\s+[-–—:])\s*\S", re.IGNORECASE
 )
 """An option line: ``A,Skip it,0 min``, ``B) …``, ``2. …``, ``Option C: …``, ``| A | … |``."""
-_NAMED_OPTION_RE = re.compile(r"\boption\s+([A-F]|\d{1,2})\b", re.IGNORECASE)
-_PICKED_RE = re.compile(
+_NAMED_OPTION_RE = lazy_pattern(r"\boption\s+([A-F]|\d{1,2})\b", re.IGNORECASE)
+_PICKED_RE = lazy_pattern(
     r"^\W{0,4}(?:(?:let['’]?s |i['’]?ll |we['’]?ll )?(?:go with|take|do|pick|choose)\s+)?"
     r"(?:option\s+)?([A-F]|\d{1,2})(?:\s*$|\s*[-–—:,.)!]\s|\s*[-–—:,.)!]$|"
     r"\s+(?:please|then|it is|is (?:fine|good|best)|sounds|works|let['’]?s|go|for)\b)",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import Call
 from compactor.facts.outcomes import is_reading_program, programs, shell_words
 from compactor.facts.shellwrap import inner_command
@@ -25,15 +26,15 @@ _STEP_TOOLS = frozenset(
 """Programs whose second word names the step (``git push``, ``npm run``)."""
 
 
-_QUOTED_RE = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
+_QUOTED_RE = lazy_pattern(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
 """A quoted word (a regex's ``|`` in ``grep -E 'a|b'`` is no pipe)."""
-_SEGMENT_RE = re.compile(r"\s*(?:&&|\|\||[;|\n])\s*")
+_SEGMENT_RE = lazy_pattern(r"\s*(?:&&|\|\||[;|\n])\s*")
 _FEEDERS = frozenset("yes echo printf cd true sudo env".split())
 _FILTERS = frozenset("tail head grep sort uniq wc cat less more cut tr".split())
 
 
-_REDIRECT_RE = re.compile(r"\d*[<>]")
-_SEPARATORS_RE = re.compile(r"[|;&\n]")
+_REDIRECT_RE = lazy_pattern(r"\d*[<>]")
+_SEPARATORS_RE = lazy_pattern(r"[|;&\n]")
 
 
 def _masked(quoted: re.Match[str]) -> str:

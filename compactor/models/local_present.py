@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import Call, command_of, is_reading_call, programs
 
 from .local_files import SHOWN_PRESENT
@@ -14,7 +15,7 @@ from .local_session import Session
 
 __all__ = ["judge_present"]
 
-_STATUS_RE = re.compile(
+_STATUS_RE = lazy_pattern(
     r"^[ \t]?(?:[MARCU?][MARCU ?]?|[ MARCU][MARCU])[ \t]+\"?(?P<path>[^\"\r\n]+?)\"?[ \t]*$"
     r"|^\s*(?:modified|new file|renamed|copied):\s+(?:\S+ -> )?(?P<long>[^\r\n]+?)\s*$",
     re.MULTILINE,

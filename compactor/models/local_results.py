@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from compactor._util import lazy_pattern
 from compactor.facts import Entry
 
 __all__ = [
@@ -31,15 +32,15 @@ __all__ = [
     "tail_matters",
 ]
 
-_EXIT_RE = re.compile(
+_EXIT_RE = lazy_pattern(
     r"<exit_code>\s*(-?\d+)\s*</exit_code>|exit(?:ed with)? code[:\s]+(-?\d+)", re.IGNORECASE
 )
-_SUCCESS_RE = re.compile(
+_SUCCESS_RE = lazy_pattern(
     r"test result: ok\b|✓ built\b|\b\d+ (?:passed|tests? passed)\b|\bBUILD SUCCESSFUL\b|"
     r"\bAll tests passed\b|\bCompiled successfully\b|\bbuilt in \d",
     re.IGNORECASE,
 )
-_FAILURE_RE = re.compile(
+_FAILURE_RE = lazy_pattern(
     r"\b[1-9]\d* (?:failed|errors?)\b|\bFAILED\b|\btest result: FAILED\b|^error(?:\[\w+\])?:|"
     r"\bpanicked at\b|\bTraceback \(most recent call last\)|\bBUILD FAILED\b|"
     r"\bcommand not found\b|\bexit code[:\s]+[1-9]",
@@ -91,7 +92,7 @@ def head_of(lines: list[str], keep: int) -> tuple[list[str], str]:
     return lines[:keep], f" … ({more} more {'line' if more == 1 else 'lines'})"
 
 
-_EDIT_VERB_RE = re.compile(
+_EDIT_VERB_RE = lazy_pattern(
     r"\b(?:Removed|Added|Updated|Changed|Edited|Modified|Fixed|Replaced|Rewrote|Rewritten|"
     r"Renamed|Created|Deleted|Moved|Wrote|Written|Refactored|Patched|Inserted|Dropped|Tightened|"
     r"Adjusted|Switched|Simplified|Reworked|Implemented|Extended|Restyled|Cleaned up)\b",
@@ -124,11 +125,11 @@ def _said(text: str, path: str) -> bool:
     return False
 
 
-_TIMING_RE = re.compile(
+_TIMING_RE = lazy_pattern(
     r"\b\d+(?:\.\d+)?\s?(?:ms|µs|s|sec|secs|seconds)\b|\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?"
 )
 """A duration or a clock time: what differs between two test runs that had the same result."""
-_TEST_COUNT_RE = re.compile(r"\b\d+ (?:passed|failed|tests?\b)|\btest result: ")
+_TEST_COUNT_RE = lazy_pattern(r"\b\d+ (?:passed|failed|tests?\b)|\btest result: ")
 """A test runner's summary: its timings are no result (a benchmark's are: compared as printed)."""
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import (
     Call,
     clean,
@@ -38,20 +39,20 @@ __all__ = [
     "signature",
 ]
 
-_JOB_START_RE = re.compile(
+_JOB_START_RE = lazy_pattern(
     r"(?:running in (?:the )?background with ID|background (?:task|shell|job) (?:started|id)|"
     r"agentId|Process running with session ID)[:\s]+`?([\w\-]+)",
     re.IGNORECASE,
 )
 _JOB_HEAD = 600
 """A result that only starts a job is short: its id is in its first characters."""
-_SHELL_ERROR_RE = re.compile(
+_SHELL_ERROR_RE = lazy_pattern(
     r"^\S+: line \d+: .{3,}$|^\S+: (?:\S+: )?(?:command not found|unbound variable|"
     r"readonly variable|Permission denied|No such file or directory)$",
     re.MULTILINE,
 )
 """A shell's own error line (``./x.sh: line 3: X: readonly variable``)."""
-_PIPE_RE = re.compile(r"(?<![|\\])\|(?!\|)")
+_PIPE_RE = lazy_pattern(r"(?<![|\\])\|(?!\|)")
 """A pipe (``a | tee log``), not ``||``."""
 _PIPE_TAIL = 8_000
 
@@ -94,7 +95,7 @@ def signature(call: Call) -> tuple[str, str, frozenset[str]]:
     return agent_signature(call.name, call.args) or (call.name, "", frozenset(targets))
 
 
-_KILL_PIDS_RE = re.compile(r"\bkill(?:\s+-\w+)*((?:\s+\d{2,7}\b)+)")
+_KILL_PIDS_RE = lazy_pattern(r"\bkill(?:\s+-\w+)*((?:\s+\d{2,7}\b)+)")
 _CACHED_COMMAND = 2_000  # commands up to this length are read once (agents repeat them)
 
 
@@ -161,7 +162,7 @@ def retries(
     return not failed[2] and not later[2] and not is_reading_program(program)
 
 
-_JOINER_RE = re.compile(r"\s*(?:&&|\|\||;)\s*")
+_JOINER_RE = lazy_pattern(r"\s*(?:&&|\|\||;)\s*")
 _MIN_PART = 6
 """A failed command shorter than this (``ls``, ``cd x``) is no sign of a retry inside another."""
 

@@ -7,25 +7,27 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 __all__ = ["RULE_MARK_RE", "is_constraint"]
 
-RULE_MARK_RE = re.compile(r"^(?:[-*•>]\s*|\d+[.)]\s*)+")
+RULE_MARK_RE = lazy_pattern(r"^(?:[-*•>]\s*|\d+[.)]\s*)+")
 """A list mark before a rule (``- ``, ``1. ``)."""
 _CUT_AT = 180  # a sentence this long may have been cut at MAX_LINE by its length
-_FRAGMENT_END_RE = re.compile(
+_FRAGMENT_END_RE = lazy_pattern(
     r"\b(?:for|to|of|the|a|an|and|or|with|in|on|at|by|from|that|than|as|is|be)$", re.IGNORECASE
 )
-_DESCRIBED_NOT_RE = re.compile(
+_DESCRIBED_NOT_RE = lazy_pattern(
     r"^(?:(?:please|and|but|so|also|just|then|i|we|you|you should|we should)\s+)?"
     r"(?:do not|don['’]?t|never|always|must|make sure)\b",
     re.IGNORECASE,
 )
-_RULE_WORD_RE = re.compile(
+_RULE_WORD_RE = lazy_pattern(
     r"\b(?:must|never|always|make sure|should)\b|(?:^|[,;:]\s+)(?:please\s+)?keep\s+(?:the|it|all|"
     r"every|our|my|this|these|those|them|to)\b|\bno new\b",
     re.IGNORECASE,
 )
-_OPINION_RE = re.compile(
+_OPINION_RE = lazy_pattern(
     r"^(?:(?:but|and|so|also|hmm|well|no|yeah)[,\s]+)?(?:i|we)\s+(?:do not|don['’]?t)\s+"
     r"(?:(?:really|quite|fully|actually|even|totally|exactly|yet)\s+)?(?:"
     r"(?:think|believe)\s+(?:that['’]?s|that is|this is|it['’]?s|it is|so|this|that)\b|"
@@ -34,7 +36,7 @@ _OPINION_RE = re.compile(
 )
 _CLOSERS = "\"'”’»)]}*_` \t"
 """What may close a sentence after its "?" (quotes, brackets, Markdown emphasis)."""
-_DESCRIBES_RE = re.compile(
+_DESCRIBES_RE = lazy_pattern(
     r"(?<!^)\b(?:never|always)\s+(?:\w*[^\Ws]s|been|gets?|got|had|did)\b|"
     r"\b(?:is|are|was|were|has|have|had|did|does)\s+(?:never|always)\b",
     re.IGNORECASE,

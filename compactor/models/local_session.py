@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from compactor._util import lazy_pattern
 from compactor.facts import (
     INTERRUPT_RE,
     STOPPED,
@@ -71,31 +72,31 @@ from .local_text import (
 
 __all__ = ["Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
 
-_TERMINAL_TOOLS = re.compile(r"^(?:submit|finish|done|complete|attempt_completion|task_complete|"
+_TERMINAL_TOOLS = lazy_pattern(r"^(?:submit|finish|done|complete|attempt_completion|task_complete|"
                              r"end_conversation|transfer_to_human\w*)$", re.IGNORECASE)  # fmt: skip
 """Tools whose result ends the agent's work (SWE-agent ``submit``, tau-bench's hand-over)."""
-_TASK_ID_RE = re.compile(r"Task #?(\w+) created", re.IGNORECASE)
-_BG_START_RE = re.compile(
+_TASK_ID_RE = lazy_pattern(r"Task #?(\w+) created", re.IGNORECASE)
+_BG_START_RE = lazy_pattern(
     r"(?:running in (?:the )?background with ID|background (?:task|shell) (?:started|id)|"
     r"agentId|Process running with session ID)[:\s]+`?([\w\-]+)",
     re.IGNORECASE,
 )
-_BG_STATUS_RE = re.compile(r"<status>\s*(\w+)\s*</status>")
-_NOTIFY_ID_RE = re.compile(r"<(?:task|shell|bash|agent)[-_]id>\s*([\w\-]+)\s*</", re.IGNORECASE)
-_LISTED_TASK_RE = re.compile(
+_BG_STATUS_RE = lazy_pattern(r"<status>\s*(\w+)\s*</status>")
+_NOTIFY_ID_RE = lazy_pattern(r"<(?:task|shell|bash|agent)[-_]id>\s*([\w\-]+)\s*</", re.IGNORECASE)
+_LISTED_TASK_RE = lazy_pattern(
     r"^\s*(?:[-*]\s*)?(?:#?(\w{1,12})[.):]?\s+)?"
     r"\[(pending|in[_ ]progress|completed|done)\]\s+(.+)$",
     re.IGNORECASE | re.MULTILINE,
 )
-_ENV_FIELD_RE = re.compile(r"<(cwd|shell|current_date|timezone)>([^<]{1,200})</\1>")
-_AGENTS_RE = re.compile(r"# AGENTS\.md instructions for ([^\n]+)")
-_SKILL_DIR_RE = re.compile(r"Base directory for this skill:\s*(\S+)")
+_ENV_FIELD_RE = lazy_pattern(r"<(cwd|shell|current_date|timezone)>([^<]{1,200})</\1>")
+_AGENTS_RE = lazy_pattern(r"# AGENTS\.md instructions for ([^\n]+)")
+_SKILL_DIR_RE = lazy_pattern(r"Base directory for this skill:\s*(\S+)")
 _PLAN_TOOLS = frozenset(
     "TodoWrite todo_write update_plan TaskCreate TaskUpdate TaskList TaskGet".split()
 )
 _LOG_PROGRAMS = frozenset({"journalctl", "docker logs", "kubectl logs", "systemctl status"})
-_SEARCH_TOOL_RE = re.compile(r"grep|glob|search|find|list|^ls$", re.IGNORECASE)
-_FILE_MARKER_RE = re.compile(r"\[File: (\S+) \(\d+ lines total\)\]|\(Open file: ([^)\n]+)\)")
+_SEARCH_TOOL_RE = lazy_pattern(r"grep|glob|search|find|list|^ls$", re.IGNORECASE)
+_FILE_MARKER_RE = lazy_pattern(r"\[File: (\S+) \(\d+ lines total\)\]|\(Open file: ([^)\n]+)\)")
 _SHORT_OUTPUT_LINES, _SHORT_OUTPUT_CHARS, _OUTPUT_TAIL = 6, 400, 20_000
 DELIVERABLE_CHARS, _SHORT_REPLY, _RETRY_WINDOW = 500, 40, 64  # retry: last this-many errors
 

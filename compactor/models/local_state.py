@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from operator import attrgetter
 
+from compactor._util import lazy_pattern
 from compactor.facts import (
     STOPPED,
     Call,
@@ -114,7 +115,7 @@ empty; "grep is /usr/bin/grep" answers what the assistant said it would check (i
 _PLAN_TOOLS = frozenset(
     "TodoWrite todo_write update_plan TaskCreate TaskUpdate TaskList TaskGet".split()
 )
-_TELEMETRY_RE = re.compile(r"telemetry|analytics\.jsonl|/\.superstack/", re.IGNORECASE)
+_TELEMETRY_RE = lazy_pattern(r"telemetry|analytics\.jsonl|/\.superstack/", re.IGNORECASE)
 _RESULT_CHARS = 200
 
 
@@ -315,10 +316,10 @@ def last_action(s: Session, limit: int) -> list[str]:
     return lines
 
 
-_TIMED_OUT_RE = re.compile(r"\btimed? ?out\b|\btimeout\b|deadline exceeded", re.IGNORECASE)
-_CHECK_FAILED_RE = re.compile(r"✗|✘|❌|\bFAIL(?:ED|URE|S)?\b|\bnot ok\b|\[(?:FAIL|ERROR)\]")
+_TIMED_OUT_RE = lazy_pattern(r"\btimed? ?out\b|\btimeout\b|deadline exceeded", re.IGNORECASE)
+_CHECK_FAILED_RE = lazy_pattern(r"✗|✘|❌|\bFAIL(?:ED|URE|S)?\b|\bnot ok\b|\[(?:FAIL|ERROR)\]")
 """A line of a check run that reports a failed check (``Memory check … ✗ FAILED``)."""
-_SGR_RE = re.compile(r"\x1b?\[[0-9;]{0,12}m")
+_SGR_RE = lazy_pattern(r"\x1b?\[[0-9;]{0,12}m")
 
 
 def next_step_notes(s: Session, limit: int) -> str:
@@ -361,34 +362,34 @@ def next_step_notes(s: Session, limit: int) -> str:
     return "".join(f" {n}." for n in notes)
 
 
-_SKIPS_RE = re.compile(
+_SKIPS_RE = lazy_pattern(
     r"\b(?:skip(?:s|ped|ping)?\b|not needed|no longer needed|(?:is|are)n['’]t needed|"
     r"unnecessary|not necessary|not required|(?:continue|proceed|go on|carry on|move on|"
     r"moving on) without|ignore (?:it|that|this)\b|safe to ignore|"
     r"does(?:n['’]t| not) (?:matter|affect|block)|harmless|not a blocker)",
     re.IGNORECASE,
 )
-_AROUND_RE = re.compile(
+_AROUND_RE = lazy_pattern(
     r"\b(?:instead(?! of)|fall(?:ing)? back|work(?:ing)? around|workaround|another way|recreat\w*|"
     r"(?:got|have) enough|moving on|move on|switch(?:ing|ed)? to|fallback|equivalent|"
     r"alternative)\b",
     re.IGNORECASE,
 )
 """What the assistant says when it does without a failed call (another way, or not at all)."""
-_WORD_RE = re.compile(r"[a-z]{4,}")
+_WORD_RE = lazy_pattern(r"[a-z]{4,}")
 _REJECTED = "The user rejected this call"  # how compactor.facts.outcome says so
 _REFUSED = "the user refused to let this call run"
-_USER_REFUSED_RE = re.compile(
+_USER_REFUSED_RE = lazy_pattern(
     r"user (?:doesn['’]t|does not) want to (?:proceed|run|take)|tool use was rejected|"
     r"rejected by the user|user (?:denied|declined|rejected)",
     re.IGNORECASE,
 )
-_NOT_FOUND_RE = re.compile(
+_NOT_FOUND_RE = lazy_pattern(
     r"no such file|does not exist|doesn['’]t exist|cannot find|can['’]t find|not found|"
     r"could not find|cannot access|not recognized as|not a (?:git |\w+ )?repository",
     re.IGNORECASE,
 )
-_MEANT_TO_FAIL_RE = re.compile(
+_MEANT_TO_FAIL_RE = lazy_pattern(
     r"\bmutat(?:e|ions?)\b|\b(?:prove|confirm|check|show|verify|make sure)\w* (?:that )?"
     r"(?:\w+ ){0,3}(?:can |will |would |should |does |do )?(?:fail|go(?:es)? red|turn red)|"
     r"\b(?:expect\w*|meant|supposed|should|must) (?:\w+ ){0,2}(?:to )?fail\b|"
@@ -494,7 +495,7 @@ def after_line(err: ErrorFact, width: int) -> str:
 
 LAST_ROUNDS = 3
 """Rounds (assistant messages with calls) whose results' facts the summary keeps."""
-_ID_FIELD_RE = re.compile(
+_ID_FIELD_RE = lazy_pattern(
     r"[\"']?\b(\w*(?:_id|Id|ID)|id)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9][\w\-.]{2,63})", re.ASCII
 )
 """An id a result names as a field (``"refund_id": "re_3PqX9"``, ``task_id=42``)."""

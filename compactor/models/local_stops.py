@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import ESCALATED, STOPPED, Call, escalated, justification
 
 from .local_session import Session
@@ -55,7 +56,7 @@ def stopped_how(line: str) -> str:
     return line.removeprefix(STOPPED).lstrip(": ") or "no words"
 
 
-_SANDBOX_RE = re.compile(
+_SANDBOX_RE = lazy_pattern(
     r".{0,80}(?:eperm|operation not permitted|permission denied|sandbox|read-only file system)"
     r".{0,40}",
     re.IGNORECASE,

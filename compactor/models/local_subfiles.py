@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import shlex
 
+from compactor._util import lazy_pattern
 from compactor.facts import cut, paths
 from compactor.facts.shellmade import made_folders, might_make
 from compactor.facts.shellwrap import inner_command
@@ -24,13 +25,13 @@ from .local_text import code
 
 __all__ = ["outside_writes", "shell_made"]
 
-_RESULT_RE = re.compile(
+_RESULT_RE = lazy_pattern(
     r"<task-id>\s*([\w\-.]+)\s*</task-id>.*?<result>(.*?)(?:</result>|\Z)", re.S
 )
-_WROTE_RE = re.compile(r"\b(?:created|wrote|written|saved|generated|produced)\b", re.IGNORECASE)
-_INTENT_RE = re.compile(r"\b(?:let me|I'll|I will|going to|will|next|now I)\b", re.IGNORECASE)
+_WROTE_RE = lazy_pattern(r"\b(?:created|wrote|written|saved|generated|produced)\b", re.IGNORECASE)
+_INTENT_RE = lazy_pattern(r"\b(?:let me|I'll|I will|going to|will|next|now I)\b", re.IGNORECASE)
 """A sentence that announces a write ("Now let me write …") reports none."""
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+|\n")
+_SENTENCE_END_RE = lazy_pattern(r"(?<=[.!?])\s+|\n")
 
 
 def _mkdir_targets(command: str) -> list[str]:

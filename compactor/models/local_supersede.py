@@ -21,6 +21,7 @@ import re
 from bisect import bisect_right
 from dataclasses import replace
 
+from compactor._util import lazy_pattern
 from compactor.facts import Entry, one_line, sentences
 
 from .local_session import Session
@@ -34,9 +35,9 @@ __all__ = [
     "stale_next",
 ]
 
-_NEXT_RE = re.compile(r"←\s*NEXT\b|<-+\s*NEXT\b|\bNext:|^\s*(?:[-*+]|\d{1,2}[.)])?\s*\[ \]", re.M)
+_NEXT_RE = lazy_pattern(r"←\s*NEXT\b|<-+\s*NEXT\b|\bNext:|^\s*(?:[-*+]|\d{1,2}[.)])?\s*\[ \]", re.M)
 """A plan's "next" mark in an answer: an arrow, a ``Next:`` line, an unchecked box."""
-_SAYS_NEXT_RE = re.compile(r"\bnext\b|\bready for\b|\bup next\b", re.IGNORECASE)
+_SAYS_NEXT_RE = lazy_pattern(r"\bnext\b|\bready for\b|\bup next\b", re.IGNORECASE)
 
 
 def _short(text: str, limit: int) -> str:
@@ -80,19 +81,19 @@ def stale_next(s: Session, d: Entry) -> str:
     return note
 
 
-_INSTEAD_RE = re.compile(
+_INSTEAD_RE = lazy_pattern(
     r"\binstead of (?:using |the |a |an )?[`*\"']?([\w][\w.\-]{2,})", re.IGNORECASE
 )
-_NOT_WORK_RE = re.compile(
+_NOT_WORK_RE = lazy_pattern(
     r"[`*\"']?([\w][\w.\-]{2,})[`*\"']? (?:does(?:n['’]t| not)|did(?:n['’]t| not)|is not|isn['’]t) "
     r"work", re.IGNORECASE
 )  # fmt: skip
-_HOLDS_RE = re.compile(
+_HOLDS_RE = lazy_pattern(
     r"✅|\b(?:works|worked|working|now (?:being )?used|now uses?|now runs?|correctly|"
     r"succeeded|confirmed|is now)\b",
     re.IGNORECASE,
 )
-_NEGATED_RE = re.compile(
+_NEGATED_RE = lazy_pattern(
     r"\b(?:not|no|never|instead|rather than|still|without|should|will|would|may|might|could|"
     r"expect\w*|hopefully|if)\b|n['’]t\b|❌",
     re.IGNORECASE,
@@ -140,17 +141,17 @@ def judge_overtaken_causes(s: Session) -> None:
 
 
 _ACCEPTED = "Accepted by the user: "
-_FRAGMENT_RE = re.compile(
+_FRAGMENT_RE = lazy_pattern(
     r"^\W*(?:this|that|it|here)(?: is|['’]s) (?:a |an |the |very |really |one )*"
     r"(?:\w+ ){0,3}(?:decision|point|question|issue|step|change|idea|thing|part)\W*$",
     re.IGNORECASE,
 )
 """A sentence that only comments ("This is a critical design decision."): decides nothing."""
-_YES_BUT_RE = re.compile(
+_YES_BUT_RE = lazy_pattern(
     r"^\W*(?:ok(?:ay)?|yes|yeah|yep|sure|right|fine|alright)\W+(?:but|though|however)\b",
     re.IGNORECASE,
 )
-_CONDITIONAL_RE = re.compile(r"^\W*(?:if|when|once|unless|in case)\b", re.IGNORECASE)
+_CONDITIONAL_RE = lazy_pattern(r"^\W*(?:if|when|once|unless|in case)\b", re.IGNORECASE)
 
 
 def judge_accepted(s: Session) -> None:
@@ -177,8 +178,8 @@ def judge_accepted(s: Session) -> None:
 
 
 _UNKNOWN = "Unknown command"
-_UNKNOWN_RE = re.compile(r"Unknown command:\s*(/[\w:.\-]+)")
-_ARGS_RE = re.compile(r"Args from unknown (?:skill|command):\s*(.+)")
+_UNKNOWN_RE = lazy_pattern(r"Unknown command:\s*(/[\w:.\-]+)")
+_ARGS_RE = lazy_pattern(r"Args from unknown (?:skill|command):\s*(.+)")
 _REFUSED = " — the CLI did not know the command; the request is not done"
 
 
@@ -210,7 +211,7 @@ def judge_refused_command(s: Session) -> None:
     s.question = s.announced = ""
 
 
-_CONTINUES_RE = re.compile(
+_CONTINUES_RE = lazy_pattern(
     r"^\W*(?:re-?try|try again|again|fail(?:s|ed|ing)?|continue|go on|go ahead|carry on|"
     r"keep going|proceed|resume|yes|yep|yeah|ok(?:ay)?|sure|do it|next|still\b.*|"
     r"(?:it )?(?:still )?(?:doesn['’]t|does not|didn['’]t) work|same (?:error|problem|issue)|"
@@ -219,7 +220,7 @@ _CONTINUES_RE = re.compile(
     r"続けて(?:ください)?)|[0-9０-９]{1,2})\W*$",
     re.IGNORECASE,
 )
-_QUESTION_START_RE = re.compile(
+_QUESTION_START_RE = lazy_pattern(
     r"^\W*(?:how|what|why|when|where|which|who|is|are|can|could|does|do|should|would|will|"
     r"如何|怎么|怎样|为什么|是否|什么|哪)",
     re.IGNORECASE,

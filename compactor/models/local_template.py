@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import one_line
 
 from .local_text import quote
@@ -17,7 +18,7 @@ __all__ = ["template_quote"]
 
 _LEAST = 1_500
 """A message shorter than this is quoted as it is (its template, if any, is short)."""
-_SLOT_RE = re.compile(
+_SLOT_RE = lazy_pattern(
     r"^#{1,6}[ \t]+[^\n]*\b(?:input|arguments?|request)\b[^\n]*\n\s*(```|~~~)[^\n]*\n.*?\n\1",
     re.IGNORECASE | re.MULTILINE | re.DOTALL,
 )

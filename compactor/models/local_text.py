@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from compactor._json import JsonObject
-from compactor._util import mask_secret_values
+from compactor._util import lazy_pattern, mask_secret_values
 from compactor.facts import (
     ESCALATED,
     Call,
@@ -68,8 +68,8 @@ __all__ = [
 # --------------------------------------------------------------------------------------------------
 # Reading
 
-_SHELL_SPLIT_RE = re.compile(r"\|\||&&|[|;\n]")
-_SUBCOMMAND_RE = re.compile(r"^[a-z][\w:-]*$")
+_SHELL_SPLIT_RE = lazy_pattern(r"\|\||&&|[|;\n]")
+_SUBCOMMAND_RE = lazy_pattern(r"^[a-z][\w:-]*$")
 
 
 def runner_words(command: str, program: str) -> str:
@@ -91,7 +91,7 @@ def runner_words(command: str, program: str) -> str:
     return program
 
 
-_LIST_ITEM_RE = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•])\s+(\S.*)$")
+_LIST_ITEM_RE = lazy_pattern(r"^\s*(?:\d{1,2}[.)]|[-*•])\s+(\S.*)$")
 _MOST_QUESTIONS, _QUESTION_ITEM = 5, 100
 
 
@@ -141,7 +141,7 @@ def final_round_start(entries: Sequence[Entry]) -> int:
     return -1
 
 
-_QUESTION_RE = re.compile(
+_QUESTION_RE = lazy_pattern(
     r"[?？]\s*$|\b(?:would you like|do you want|shall I|should I|let me know|want me to|"
     r"when you are ready|ready to \w+ when you)\b",
     re.IGNORECASE,
@@ -176,7 +176,7 @@ _WEAK_RE = re.compile(
     re.IGNORECASE,
 )
 _DONE_PREFIX_RE = re.compile(r"^(?:done|fixed|found it|result|cause|fix|decision)\s*[:—-]", re.I)
-_ANY_DECISION_RE = re.compile(
+_ANY_DECISION_RE = lazy_pattern(
     "|".join(f"(?:{p.pattern})" for p in (_DONE_PREFIX_RE, _STRONG_RE, _CHANGE_RE, _WEAK_RE)),
     re.IGNORECASE,
 )
@@ -205,7 +205,7 @@ checks it with hypothesis and keyword by keyword. Splitting a text into words co
 microseconds, the patterns about fifteen per sentence."""
 _NEGATED = ("was not", "were not", "is not", "are not", "did not")
 _NOW_WORDS = frozenset("works returns passes fails prints raises rejects uses handles".split())
-_WORD_RE = re.compile(r"[a-z0-9]+")
+_WORD_RE = lazy_pattern(r"[a-z0-9]+")
 _NOT_WORD_TO_SPACE = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
 """A ``bytes.translate`` table: what :data:`_WORD_RE` does not take becomes a space."""
 
@@ -315,7 +315,7 @@ def _hints_re(hints: frozenset[str]) -> re.Pattern[str]:
     return re.compile("|".join(re.escape(h) for h in sorted(hints, key=lambda h: (-len(h), h))))
 
 
-_INTENT_RE = re.compile(
+_INTENT_RE = lazy_pattern(
     r"^(?:now,?\s+|next,?\s+|then,?\s+)?(?:let me(?! know)|let's|i'll|i will|i'm going to|"
     r"i am going to|next,? i)\b|"
     r"^(?:now|next),?\s+(?:i['’]m\s+)?(?:updating|writing|adding|creating|fixing|running|editing|"
@@ -326,7 +326,7 @@ _INTENT_RE = re.compile(
     r"读取|查看|完成)|^(?:让我|我来|我将|我会|我现在)",
     re.IGNORECASE,
 )
-_RESULT_LINE_RE = re.compile(
+_RESULT_LINE_RE = lazy_pattern(
     r"^(?:.*\b\d+ (?:passed|failed|tests?|errors?|skipped|warnings?)\b.*"
     r"|.*\bcoverage\b.*\d+(?:\.\d+)?\s*%.*|TOTAL\s+.*\d+%"
     r"|.*\b(?:deployed|deploying|released|published|live at|listening on|serving on|"
@@ -338,14 +338,14 @@ _RESULT_LINE_RE = re.compile(
     r"(?: -> v?\d\S*)?)$",
     re.IGNORECASE,
 )
-_PROMPT_RE = re.compile(r"^(?:\((?:Open file|Current directory): [^)]*\)|bash-\$|\$)$")
+_PROMPT_RE = lazy_pattern(r"^(?:\((?:Open file|Current directory): [^)]*\)|bash-\$|\$)$")
 """Shell prompt lines some harnesses add to every output (SWE-agent)."""
-_RULE_RE = re.compile(r"^[=\-_*#~]{3,}\s*|\s*[=\-_*#~]{3,}$")
+_RULE_RE = lazy_pattern(r"^[=\-_*#~]{3,}\s*|\s*[=\-_*#~]{3,}$")
 """The rules around a line (``==== 14 passed ====``)."""
-_PROGRESS_RE = re.compile(r"[.FEsx]*\s*\[\s*\d+%\]")
-_LIST_MARK_RE = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
-_COMMAND_NAME_RE = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
-_COMMAND_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+_PROGRESS_RE = lazy_pattern(r"[.FEsx]*\s*\[\s*\d+%\]")
+_LIST_MARK_RE = lazy_pattern(r"^(?:[-*•]|\d{1,2}[.)])\s+")
+_COMMAND_NAME_RE = lazy_pattern(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
+_COMMAND_ARGS_RE = lazy_pattern(r"<command-args>(.*?)</command-args>", re.DOTALL)
 
 
 def decision_score(sentence: str) -> int:
@@ -425,7 +425,7 @@ def call_line(call: Call, limit: int, *, keep_end: bool = False) -> str:
     return f"{call.name}({cut(one_line(call.arguments), limit)})"
 
 
-_INNER_TOOL_RE = re.compile(r"\btools\.(\w+)\(\s*(\{.*?\})\s*\)\s*[;)]", re.DOTALL)
+_INNER_TOOL_RE = lazy_pattern(r"\btools\.(\w+)\(\s*(\{.*?\})\s*\)\s*[;)]", re.DOTALL)
 
 
 def _json_object(text: str) -> JsonObject:
@@ -436,7 +436,7 @@ def _json_object(text: str) -> JsonObject:
     return value if isinstance(value, dict) else {}
 
 
-_INNER_COMMAND_RE = re.compile(r'"(?:cmd|command)"\s*:\s*"((?:[^"\\]|\\.){1,2000})"')
+_INNER_COMMAND_RE = lazy_pattern(r'"(?:cmd|command)"\s*:\s*"((?:[^"\\]|\\.){1,2000})"')
 
 
 def _unescape(text: str) -> str:
@@ -549,14 +549,14 @@ def bullets(items: list[str]) -> str:
     return "\n".join(out)
 
 
-_HEADING_RE = re.compile(
+_HEADING_RE = lazy_pattern(
     r"^\s*(?:#+[ \t]*)?(\d{1,2})\.\s+(?:([A-Z][^\n:]{2,60}):|\*\*([A-Z][^\n:*]{2,60}?):?\*\*:?)"
     r"[ \t]*$|^[ \t]*#+[ \t]*(\d{1,2})\.[ \t]+[A-Z][^\n:]{2,60}$",  # or ``## 7. Pending Tasks``
     re.MULTILINE,
 )
 """A numbered section heading of a summary: ``7. Pending Tasks:``, or Claude Code's bold
 ``1. **Primary Request and Intent:**`` (issue 28, blind check 9)."""
-_ALL_USERS_RE = re.compile(r"<all_user_messages>(.*?)</all_user_messages>", re.DOTALL)
+_ALL_USERS_RE = lazy_pattern(r"<all_user_messages>(.*?)</all_user_messages>", re.DOTALL)
 
 
 def prior_sections(text: str) -> dict[int, str]:

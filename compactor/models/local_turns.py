@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from compactor._util import lazy_pattern
 from compactor.facts import cut, one_line
 
 from .local_answers import user_answers
@@ -40,7 +41,7 @@ __all__ = [
     "judge_user_turns",
 ]
 
-_SAID_RE = re.compile(
+_SAID_RE = lazy_pattern(
     r"(?:doesn['’]t|does not) want to proceed with this tool use.{0,300}?"
     r"(?:how to proceed, the user said|reason for (?:the )?(?:rejection|denial))\s*:\s*",
     re.IGNORECASE | re.DOTALL,
@@ -48,9 +49,9 @@ _SAID_RE = re.compile(
 _CLI_TEMPLATE = "the user wants to clarify these questions"
 _CLARIFIED = "the user chose to clarify these questions"  # how facts.rejection says so
 _REJECTED = "The user rejected this call: "  # how compactor.facts.rejection says so
-_WAIT_RE = re.compile(r"STOP what you are doing|wait for the user to tell you how to proceed")
+_WAIT_RE = lazy_pattern(r"STOP what you are doing|wait for the user to tell you how to proceed")
 """The CLI's words for a bare rejection (the user's own words are a request: no hold)."""
-_TYPED_AFTER_RE = re.compile(
+_TYPED_AFTER_RE = lazy_pattern(
     r"\A\s*\[Request interrupted by user[^\]\n]{0,40}\]\s*(\S.*)", re.DOTALL
 )
 _CALL = 90  # characters of the rejected call's line

@@ -9,18 +9,20 @@ from __future__ import annotations
 import functools
 import re
 
+from compactor._util import lazy_pattern
+
 __all__ = ["own_words", "typed_words"]
 
-_HEADING_RE = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
+_HEADING_RE = lazy_pattern(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 _DOCUMENT_LEAST = 600
 """A user message this long with two Markdown headings or more is a document (a template)."""
-_INPUT_HEADING_RE = re.compile(
+_INPUT_HEADING_RE = lazy_pattern(
     r"^#{1,6}[ \t]+[^\n]*\b(?:input|arguments?|request)\b[^\n]*\n\s*(```|~~~)[^\n]*\n(.*?)\n\1",
     re.IGNORECASE | re.MULTILINE | re.DOTALL,
 )
 """A template's slot for the user's words: ``## User Input`` and the fenced block under it."""
-_INDENTED_RE = re.compile(r"^(?: {2,}|\t)\S")
-_CODE_LINE_RE = re.compile(r"^\s+(?:[\w.\-]+:(?:\s|$)|[-#/]|.*[{}();=\[\]])")
+_INDENTED_RE = lazy_pattern(r"^(?: {2,}|\t)\S")
+_CODE_LINE_RE = lazy_pattern(r"^\s+(?:[\w.\-]+:(?:\s|$)|[-#/]|.*[{}();=\[\]])")
 _PASTE_LEAST = 8
 """Indented lines a message needs before its indented lines count as a pasted file."""
 

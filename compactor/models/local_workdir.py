@@ -12,8 +12,8 @@ target (``@ /dir``) and :func:`same_place` tells two apart. A call whose directo
 from __future__ import annotations
 
 import posixpath
-import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import Call
 
 __all__ = ["PLACE", "place", "place_of", "same_place", "without_place"]
@@ -21,7 +21,7 @@ __all__ = ["PLACE", "place", "place_of", "same_place", "without_place"]
 PLACE = "@ "
 """Prefix of the signature target that names the directory a call ran in."""
 _DIR_KEYS = ("workdir", "cwd")
-_LEADING_CD_RE = re.compile(r"\A\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|]+)\s*&&")
+_LEADING_CD_RE = lazy_pattern(r"\A\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|]+)\s*&&")
 
 
 def place(call: Call, command: str) -> str:

@@ -29,6 +29,7 @@ import re
 
 import openai
 
+from compactor._util import lazy_pattern
 from compactor.errors import ErrorKind, ModelError
 from compactor.models.http_common import body_code as _body_code
 from compactor.models.http_common import body_int as _body_int
@@ -38,7 +39,7 @@ from compactor.models.sdk_call import SdkErrors, SdkTypes
 
 __all__ = ["CallErrors", "one_line"]
 
-_VALIDATION_RE = re.compile(
+_VALIDATION_RE = lazy_pattern(
     r"validation errors?\b|input should be|literal_error|string_type|extra_forbidden"
     r"|union_tag_invalid|extra inputs are not permitted|invalid (?:type|value) for '?messages"
     r"|roles? must alternate|(?:unexpected|invalid|unknown|unsupported) (?:message )?role"

@@ -51,7 +51,6 @@ import functools
 import hashlib
 import json
 import os
-import re
 import stat
 import sys
 import tempfile
@@ -61,6 +60,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compactor._json import JsonObject, JsonValue
+from compactor._util import lazy_pattern
 from compactor.io import make_private_dirs, unsafe_folder
 from compactor.schema import AgenticMessage, M, Message, Usage, assistant_text, make_assistant
 
@@ -83,8 +83,8 @@ fingerprint for in-process models)."""
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 """An entry file larger than this (a reply is capped at 16 MiB too) is not read: a miss."""
 
-_ENTRY_RE = re.compile(r"[0-9a-f]{64}\.json")
-_FANOUT_RE = re.compile(r"[0-9a-f]{2}")
+_ENTRY_RE = lazy_pattern(r"[0-9a-f]{64}\.json")
+_FANOUT_RE = lazy_pattern(r"[0-9a-f]{2}")
 _USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic
 
 from compactor._json import JsonObject
-from compactor._util import call_maybe_async, input_for, maybe_await
+from compactor._util import call_maybe_async, input_for, lazy_pattern, maybe_await
 from compactor.counting.config import Config, PreserveUserMessages, validate_config
 from compactor.counting.tokens import TokenCounter, default_token_counter
 from compactor.counting.trigger import TriggerCondition, TriggerDecision, decide
@@ -297,7 +297,7 @@ def without_usage(messages: list[M]) -> list[M]:
     return messages
 
 
-_ANALYSIS_RE = re.compile(r"<analysis>.*?</analysis>\s*", re.DOTALL)
+_ANALYSIS_RE = lazy_pattern(r"<analysis>.*?</analysis>\s*", re.DOTALL)
 
 
 def strip_analysis(reply: M) -> M:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from compactor._util import lazy_pattern
 from compactor.facts import Entry, entry_of
 from compactor.facts.durable import latest_plan
 from compactor.facts.fences import cut_bytes
@@ -26,7 +27,7 @@ CONTESTED_NOTE = (
     " (the list as the agent last wrote it; the user's messages since report a problem with"
     " work it marks completed: check it before relying on it)"
 )
-_PROBLEM_RE = re.compile(
+_PROBLEM_RE = lazy_pattern(
     r"\b(?:still (?:not|no|doesn'?t|don'?t|isn'?t|can'?t|cant|broken|missing|fails?|the same)|"
     r"not (?:there|showing|shown|visible|working|fixed|appearing)|(?:can'?t|cannot|cant|don'?t|"
     r"dont) (?:find|see)|missing|(?:doesn'?t|does not|isn'?t|is not) (?:work|show|appear|there)|"
@@ -37,12 +38,12 @@ _PROBLEM_RE = re.compile(
 _OWN_WORDS = 500
 """The report is in the message's opening, the user's own words (not a command template's
 "missing" pages below, nor a pasted log's)."""
-_WORD_RE = re.compile(r"[a-z]{4,}")
+_WORD_RE = lazy_pattern(r"[a-z]{4,}")
 _COMMON = frozenset(
     "with that this from into have will when then them they their there what which your "
     "about after before page file code make sure also only just each".split()
 )
-_SECTION_TWO_RE = re.compile(r"\n[ \t]*(?:#+[ \t]*)?\**2\.[ \t]")
+_SECTION_TWO_RE = lazy_pattern(r"\n[ \t]*(?:#+[ \t]*)?\**2\.[ \t]")
 
 
 _INSTRUCTION = USER_INSTRUCTION[:60]

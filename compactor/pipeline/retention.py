@@ -71,6 +71,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from compactor._json import JsonObject
+from compactor._util import lazy_pattern
 from compactor.facts import (
     ASSISTANT,
     CALL,
@@ -170,12 +171,12 @@ class RetentionReport:
 # --------------------------------------------------------------------------------------------------
 # Extraction (the patterns live in compactor.facts, shared with the embedded summarizer)
 
-_PRESERVED_BLOCK_RE = re.compile(
+_PRESERVED_BLOCK_RE = lazy_pattern(
     r"\n?" + re.escape(PRESERVED_FACTS_HEADER) + r"\n<preserved_facts>\n(.*?)</preserved_facts>\n?",
     re.DOTALL,
 )
-_FACT_LINE_RE = re.compile(r"^\s*- \[([a-z_]+)\] (.+)$")
-_SPLIT_RE = re.compile(r"[/\\]")
+_FACT_LINE_RE = lazy_pattern(r"^\s*- \[([a-z_]+)\] (.+)$")
+_SPLIT_RE = lazy_pattern(r"[/\\]")
 
 
 def _preserved_facts(text: str) -> Iterator[Anchor]:
@@ -309,7 +310,7 @@ _STOP_WORDS = frozenset(
     "those i you we he she they me my our your us them their there here so if then than also "
     "into onto about".split()
 )
-_WORD_RE = re.compile(r"[a-z0-9][a-z0-9_'\-]*")
+_WORD_RE = lazy_pattern(r"[a-z0-9][a-z0-9_'\-]*")
 
 
 def _norm(text: str) -> str:
@@ -359,10 +360,10 @@ def _path_variants(path: str) -> list[str]:
     return variants
 
 
-_ISSUE_WORD_RE = re.compile(r"(?:issue|pr|pull request|bug|ticket) #?(\d+)$")
-_EXIT_RE = re.compile(r"exit\D*?(\d+)$")
-_VERSION_CORE_RE = re.compile(r"v?(\d+(?:\.\d+)+(?:-[0-9a-z.]+)?)$")
-_PORT_RE = re.compile(r"(?:port\D*|:)(\d+)$")
+_ISSUE_WORD_RE = lazy_pattern(r"(?:issue|pr|pull request|bug|ticket) #?(\d+)$")
+_EXIT_RE = lazy_pattern(r"exit\D*?(\d+)$")
+_VERSION_CORE_RE = lazy_pattern(r"v?(\d+(?:\.\d+)+(?:-[0-9a-z.]+)?)$")
+_PORT_RE = lazy_pattern(r"(?:port\D*|:)(\d+)$")
 
 
 def _number_variants(text: str) -> list[str]:
@@ -381,7 +382,7 @@ def _number_variants(text: str) -> list[str]:
     return []
 
 
-_CLAUSE_RE = re.compile(r"(?<=[.!?])\s+|\n+|;\s*")
+_CLAUSE_RE = lazy_pattern(r"(?<=[.!?])\s+|\n+|;\s*")
 
 
 class _Summary:

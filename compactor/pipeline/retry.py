@@ -12,15 +12,15 @@ summary: …``).
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import math
 import random
+import sys
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Generic, Protocol, SupportsFloat, SupportsIndex, cast
-
-from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
 from compactor._json import JsonObject
 from compactor._util import call_maybe_async, redact
@@ -40,6 +40,8 @@ from compactor.schema import M
 from .replies import is_embedded
 
 if TYPE_CHECKING:
+    from tenacity import RetryCallState
+
     from compactor.secrets.masking import SecretMasker
 
 __all__ = [
@@ -179,8 +181,22 @@ class LadderState(Protocol[M]):
 
 
 async def default_sleep(seconds: float) -> None:
-    """``asyncio.sleep``: the clock when ``Config.sleep`` is None."""
-    await asyncio.sleep(seconds)
+    """``asyncio.sleep``: the clock when ``Config.sleep`` is None; a plain ``time.sleep`` in a
+    run driven without an event loop (:func:`compactor.runs.run_reduce.loopless`: only the
+    embedded summarizer, which awaits no I/O, so nothing else could run meanwhile)."""
+    aio = sys.modules.get("asyncio")  # never imported: no loop can be running
+    if aio is None or not _loop_running(aio):
+        time.sleep(seconds)  # noqa: ASYNC251 - no loop runs: nothing else could run meanwhile
+        return
+    await aio.sleep(seconds)
+
+
+def _loop_running(aio: ModuleType) -> bool:
+    try:
+        aio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 async def retry_and_failover(
@@ -346,16 +362,30 @@ async def _run_phase(
     whether ``go_on`` still wanted another attempt.
     """
     cap = DEFAULT_MAX_DELAY if max_delay is None else float(max_delay)
+    # The first attempt runs here, without tenacity: most phases end with it (the reply was
+    # good), and importing tenacity (and the tornado it loads) is ~12 ms of every run's
+    # start-up. Only when ``go_on`` wants another attempt does tenacity run, and its first
+    # attempt then replays this one (neither the call nor ``go_on`` runs twice), so that the
+    # calls, waits and events are exactly those of tenacity from the first attempt on.
+    first = await attempt_fn(1)
+    still_wanted = bool(await call_maybe_async(go_on, first.response, first.error))
+    if not still_wanted:
+        return first, False
+    from tenacity import AsyncRetrying, stop_after_attempt
+
     counter = 0
-    still_wanted = False
 
     async def attempt() -> Outcome:
         nonlocal counter
         counter += 1
+        if counter == 1:
+            return first
         return await attempt_fn(counter)
 
     async def should_go_on(retry_state: RetryCallState) -> bool:
         nonlocal still_wanted
+        if retry_state.attempt_number == 1:
+            return True  # the first attempt's answer, asked above
         outcome: Outcome = retry_state.outcome.result()  # type: ignore[union-attr]
         still_wanted = bool(await call_maybe_async(go_on, outcome.response, outcome.error))
         return still_wanted
@@ -382,7 +412,7 @@ async def _run_phase(
         stop=stop_after_attempt(max_calls),
         retry=should_go_on,
         # AsyncRetrying awaits an async wait; its annotation names only the sync kind
-        wait=cast(Callable[[RetryCallState], float], wait),
+        wait=cast("Callable[[RetryCallState], float]", wait),
         sleep=sleep,
         before_sleep=announce,
         retry_error_callback=lambda state: state.outcome.result(),  # type: ignore[union-attr]

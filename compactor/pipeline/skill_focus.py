@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
+from compactor._util import lazy_pattern
 from compactor.facts import Entry
 from compactor.schema import AgenticMessage, Message, assistant_text
 
@@ -27,7 +28,7 @@ NAMED_HEADING = (
     "Skills also loaded earlier in this session, bodies not repeated here (load one again "
     "before relying on it):"
 )
-_BASE_RE = re.compile(r"Base directory for this skill:\s*(\S+)")
+_BASE_RE = lazy_pattern(r"Base directory for this skill:\s*(\S+)")
 
 
 class _Loaded(Protocol):

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from compactor._util import lazy_pattern
 from compactor.errors import ConfigError, StreamError
 from compactor.io import (
     make_private_dirs,
@@ -40,7 +40,7 @@ __all__ = ["FileOffload", "OffloadBackend", "OffloadKind", "check_offload_dir"]
 
 OffloadKind = Literal["trunc", "clear"]
 
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
+_UNSAFE_NAME = lazy_pattern(r"[^A-Za-z0-9_.-]")
 _MAX_NAME = 100
 
 
@@ -58,7 +58,7 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
 
 
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
+_PLAIN_NAME = lazy_pattern(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
 """A call id that is a plain file name as it is (what :func:`_file_name` keeps unchanged)."""
 
 

@@ -25,12 +25,12 @@ write (or that belongs to another user) is refused: :func:`compactor.io.unsafe_f
 from __future__ import annotations
 
 import os
-import re
 import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compactor._util import lazy_pattern
 from compactor.errors import ConfigError
 
 __all__ = [
@@ -42,10 +42,10 @@ __all__ = [
     "prune_archive",
 ]
 
-_ARCHIVED = re.compile(r"[0-9a-f]{64}\.jsonl")
-_LEFTOVER = re.compile(r"\.[0-9a-f]{64}\.jsonl\..+\.tmp")
+_ARCHIVED = lazy_pattern(r"[0-9a-f]{64}\.jsonl")
+_LEFTOVER = lazy_pattern(r"\.[0-9a-f]{64}\.jsonl\..+\.tmp")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-_AGE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([smhdw])\s*")
+_AGE = lazy_pattern(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([smhdw])\s*")
 
 
 @dataclass(frozen=True)

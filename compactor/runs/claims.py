@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from compactor._util import lazy_pattern
 from compactor.facts import background_jobs, clean, entry_of
 from compactor.schema import AgenticMessage, Message
 
@@ -45,25 +46,25 @@ class Contradiction:
 
 
 _CLAIM_CHARS = 200
-_JOB_RE = re.compile(
+_JOB_RE = lazy_pattern(
     r"(?:still running|running in the background|never seen finishing)[^\n]*?"
     r"\(id ([A-Za-z0-9][\w\-.:]{1,63})\)",
     re.IGNORECASE,
 )
-_NOTHING_PENDING_RE = re.compile(
+_NOTHING_PENDING_RE = lazy_pattern(
     r"nothing is pending|pending(?: tasks)?\s*:\s*none\b|^\s*-\s*none\b[^\n]*pending|"
     r"no (?:task, )?background job or tool call is open",
     re.IGNORECASE | re.MULTILINE,
 )
-_IN_FLIGHT_RE = re.compile(r"Tool calls in flight when the session was saved \((\d+)")
-_REQUEST_RE = re.compile(
+_IN_FLIGHT_RE = lazy_pattern(r"Tool calls in flight when the session was saved \((\d+)")
+_REQUEST_RE = lazy_pattern(
     r"(?:The latest request (?:is still in progress|is not answered yet|is in progress|"
     r"was completed)|Continue the latest request|Answer the latest request)"
     r"\s*:\s*\"(.+?)\"(?=[\s.,;)]|$)",
     re.MULTILINE,
 )
-_COMPLETED_RE = re.compile(r"The latest request was completed\b")
-_UNRESOLVED_RE = re.compile(r"Unresolved failure: `(.+?)`(?:\s|$)", re.MULTILINE)
+_COMPLETED_RE = lazy_pattern(r"The latest request was completed\b")
+_UNRESOLVED_RE = lazy_pattern(r"Unresolved failure: `(.+?)`(?:\s|$)", re.MULTILINE)
 _SETTLED = {
     "fixed": "it was fixed: a later {by} succeeded",
     "skipped": 'it was set aside on purpose: "{by}"',
@@ -72,7 +73,7 @@ _SETTLED = {
 }
 """What the original shows of a failure that is not unresolved, by its state."""
 _CUT = " … "
-_SPACE_RE = re.compile(r"\s+")
+_SPACE_RE = lazy_pattern(r"\s+")
 
 
 def _norm(text: str) -> str:

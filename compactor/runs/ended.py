@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from compactor._util import lazy_pattern
 from compactor.facts import Call, Entry
 
 __all__ = ["Ending", "claim_of", "ending_of"]
@@ -41,24 +42,24 @@ class Ending:
 
 _INTERRUPTED = ("[request interrupted by user", "<turn_aborted>", "aborted by user")
 _OPEN_DONE = frozenset({"completed", "complete", "done", "cancelled", "canceled", "skipped"})
-_ANNOUNCE_RE = re.compile(
+_ANNOUNCE_RE = lazy_pattern(
     r"(?:^|\n)\s*(?:let me|let's|i'll|i will|i'm going to|i am going to|now i'll|now let me|"
     r"next,? i|first,? i|now,? i)\b[^\n]*\Z|:\s*\Z",
     re.IGNORECASE,
 )
-_ASK_RE = re.compile(
+_ASK_RE = lazy_pattern(
     r"\?\s*\Z|\b(?:let me know|would you like|do you want|should i|shall i|please confirm|"
     r"which (?:one|option) (?:do|would) you)\b[^\n]*\Z",
     re.IGNORECASE,
 )
-_OFFER_RE = re.compile(
+_OFFER_RE = lazy_pattern(
     r"\b(?:what else|anything else|let me know if|if you (?:want|need|would like|'d like)|"
     r"happy to help)\b",
     re.IGNORECASE,
 )
 """A closing offer after an answer ("What else would you like me to do?"): not a request for
 input about the current work."""
-_TERMINAL_RE = re.compile(
+_TERMINAL_RE = lazy_pattern(
     r"(?:submit|finish|done|attempt_completion|task_complete|complete_task|end_conversation|"
     r"transfer_to_human(?:_agents?)?)",
     re.IGNORECASE,
@@ -66,13 +67,13 @@ _TERMINAL_RE = re.compile(
 """A call that ends the episode by its name (SWE-agent's ``submit``, tau-bench's
 ``transfer_to_human_agents``, Cline's ``attempt_completion``): answered once its result is back,
 with no reply expected after it."""
-_ANSWERED_RE = re.compile(
+_ANSWERED_RE = lazy_pattern(
     r"\b(?:was|were|has been|have been|is) (?:answered|completed)\b|"
     r"\bnothing (?:else )?(?:is )?pending\b|\bpending(?: tasks)?\s*:\s*none\b|"
     r"\bno pending (?:work|tasks?)\b",
     re.IGNORECASE,
 )
-_OPEN_RE = re.compile(
+_OPEN_RE = lazy_pattern(
     r"\b(?:is|was) (?:still )?in progress\b|\bnot (?:yet )?(?:answered|completed|finished)\b|"
     r"\bwas interrupted\b|\binterrupted by the user\b|\bstill (?:pending|open)\b|"
     r"\bcalls? in flight\b|\bmid-(?:way|turn)\b|\[request interrupted by user|<turn_aborted>",

@@ -30,11 +30,11 @@ data out; the CLI renders it.
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 
 from compactor._json import JsonObject
+from compactor._util import lazy_pattern
 from compactor.facts import (
     Call,
     Entry,
@@ -81,8 +81,8 @@ WEIGHTS = {
 _MAX_FACTS = 60
 """Last-round facts looked for at most (the latest first)."""
 _ITEM_CHARS = 300
-_WORD_RE = re.compile(r"[a-z0-9_]+(?:[.\-/][a-z0-9_]+)*")
-_LOCAL_COMMAND_RE = re.compile(r"^\s*(?:<command-name>\s*)?/[a-z\-]+\b")
+_WORD_RE = lazy_pattern(r"[a-z0-9_]+(?:[.\-/][a-z0-9_]+)*")
+_LOCAL_COMMAND_RE = lazy_pattern(r"^\s*(?:<command-name>\s*)?/[a-z\-]+\b")
 _CLI_COMMANDS = CLI_COMMANDS | frozenset(
     "/plan /init /release-notes /upgrade /terminal-setup /privacy-settings".split()
 )
@@ -176,7 +176,7 @@ class Evaluation:
 
 # -- matching ---------------------------------------------------------------------------------
 
-_ESCAPE_RE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>&~])")
+_ESCAPE_RE = lazy_pattern(r"\\([\\`*_{}\[\]()#+\-.!|<>&~])")
 
 
 def _normal(text: str) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from compactor._util import lazy_pattern
 from compactor.configfile import (
     CONFIG_ENV,
     FileConfig,
@@ -75,7 +76,7 @@ _FIELDS = {
     "--cache": "cache",
 }
 """``compact run``'s flags → the :class:`RunOptions` fields they set."""
-_FLAG = re.compile(
+_FLAG = lazy_pattern(
     r"(?<![\w/-])("
     + "|".join(re.escape(flag) for flag in sorted(_FIELDS, key=len, reverse=True))
     + r")(?![\w-])"

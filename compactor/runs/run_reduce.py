@@ -92,11 +92,27 @@ def loopless(plan: RunPlan) -> bool:
     model, and its counter (the estimate, or tiktoken's) is a plain function; a counter of
     the user's (``pkg.mod:func``) may be a coroutine that waits on I/O. Such a run is driven
     by :func:`compactor._util.run_without_loop` and never imports asyncio (the process's
-    start-up is a third of ``reduce``'s time on a 50 MB file: BENCHMARKS.md, issue 30)."""
-    if plan.strategy != "reduce":
-        return False
+    start-up is a third of ``reduce``'s time on a 50 MB file: BENCHMARKS.md, issue 30).
+
+    So is a summarize (or hybrid) run whose every model is the embedded summarizer
+    (``--model local``, its failovers ``local`` too) with none of the user's code to call
+    (``callback``, ``gen_model_input``, a ``pkg.mod:func`` finalize): it computes in the
+    process and awaits no I/O (a retry's wait is then a plain sleep,
+    :func:`compactor.pipeline.retry.default_sleep`); asyncio is ~17 ms of its start-up."""
     name = plan.file_config.counter_name()
-    return name == "estimate" or name.startswith("tiktoken:")
+    if name != "estimate" and not name.startswith("tiktoken:"):
+        return False
+    return plan.strategy == "reduce" or _embedded_only(plan.file_config)
+
+
+def _embedded_only(cfg: FileConfig) -> bool:
+    """Every model of ``cfg``'s chain is the embedded summarizer and no user hook is set."""
+    if cfg.callback or cfg.gen_model_input or isinstance(cfg.finalize, str):
+        return False
+    from compactor.configfile.build import model_settings
+
+    models = [model_settings(cfg), *cfg.failover_models()]
+    return all(m.get("provider") == "local" for m in models)
 
 
 def plan_offload(options: RunOptions, file_cfg: FileConfig, output: Destination) -> Path | None:

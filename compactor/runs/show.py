@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from compactor._util import lazy_pattern
 from compactor.errors import TranscriptError
 from compactor.prompts import PREAMBLE
 from compactor.schema import AgenticMessage, Message, assistant_text, content_type, user_text
@@ -84,14 +85,14 @@ def find_summary(path: str, format: str | None = None) -> FoundSummary:
 # --------------------------------------------------------------------------------------------------
 # Markdown
 
-_TAG = re.compile(r"^\s*<(/?)([A-Za-z][\w-]{0,40})>\s*$")
-_OPEN_WITH_TEXT = re.compile(r"^<([A-Za-z][\w-]{0,40})>(.+)$")
-_CLOSE_AFTER_TEXT = re.compile(r"^(.*\S)</([A-Za-z][\w-]{0,40})>\s*$")
-_SECTION = re.compile(r"^(\d{1,2})\.\s+([A-Z][^:\n]{1,80}):\s*(.*)$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_NUMBER_MARK = re.compile(r"^\d{1,9}(?=[.)])")
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-_SPECIAL = re.compile(r"([\\*_<>&`\[\]|~])")
+_TAG = lazy_pattern(r"^\s*<(/?)([A-Za-z][\w-]{0,40})>\s*$")
+_OPEN_WITH_TEXT = lazy_pattern(r"^<([A-Za-z][\w-]{0,40})>(.+)$")
+_CLOSE_AFTER_TEXT = lazy_pattern(r"^(.*\S)</([A-Za-z][\w-]{0,40})>\s*$")
+_SECTION = lazy_pattern(r"^(\d{1,2})\.\s+([A-Z][^:\n]{1,80}):\s*(.*)$")
+_FENCE = lazy_pattern(r"^ {0,3}(`{3,}|~{3,})")
+_NUMBER_MARK = lazy_pattern(r"^\d{1,9}(?=[.)])")
+_CODE_SPAN = lazy_pattern(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_SPECIAL = lazy_pattern(r"([\\*_<>&`\[\]|~])")
 _LEADING = frozenset("-+=>#")
 """A line starting with one of these could become a list, a setext underline, a quote or a
 heading: its first character is escaped."""

@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import hashlib
 import heapq
 import json
 import os
@@ -71,6 +70,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from compactor._json import JsonValue
+from compactor._util import lazy_pattern
 from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Block, M, Message, loads_json
 
@@ -88,10 +88,10 @@ SECRET_KINDS: tuple[str, ...] = (
 )
 """The kinds of secret the built-in rules find (the ``kind`` in ``[REDACTED:kind#n]``)."""
 
-_KIND_NAME_RE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
-_PLACEHOLDER_RE = re.compile(r"\[REDACTED:[A-Za-z0-9_.\-]{1,64}#\d+\]")
+_KIND_NAME_RE = lazy_pattern(r"[A-Za-z0-9_.\-]{1,64}")
+_PLACEHOLDER_RE = lazy_pattern(r"\[REDACTED:[A-Za-z0-9_.\-]{1,64}#\d+\]")
 # base64 media inline in text: never a secret, and mangling it would break the media.
-_DATA_URI_RE = re.compile(r"data:[\w.+\-]+/[\w.+\-]+;base64,[A-Za-z0-9+/=]+")
+_DATA_URI_RE = lazy_pattern(r"data:[\w.+\-]+/[\w.+\-]+;base64,[A-Za-z0-9+/=]+")
 
 # Characters that may surround a token-shaped secret (a boundary is any other character).
 _TOKEN_CHARS = r"A-Za-z0-9_\-"
@@ -305,7 +305,7 @@ def _plausible_value(value: str, name: str, text: str, end: int, bare: bool) -> 
     return True
 
 
-_CODE_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_CODE_NAME_RE = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CODE_WORDS = ("key", "pass", "pwd", "token", "secret", "auth", "cred")
 
 
@@ -505,6 +505,8 @@ class SecretMasker:
         return match.span(group_name)
 
     def _placeholder(self, kind: str, value: str) -> str:
+        import hashlib  # here only: a run that masks nothing need not load OpenSSL (~1 ms)
+
         digest = hashlib.blake2b(
             _identity(value).encode("utf-8", "surrogatepass"), key=self._digest_key, digest_size=16
         ).digest()
