@@ -567,7 +567,8 @@ def render_strategies(data: JsonObject) -> list[str]:
             f"with --force: clears every round outside the retained ones, to "
             f"{hyb.get('forced_tokens_after_reduce', 0):,} tokens"
         )
-        if "forced_tokens_before_reduce" in hyb:
+        if hyb.get("forced_tokens_before_reduce", red["tokens_before"]) != red["tokens_before"]:
+            # the count above read the provider's usage; this one the text, as after is
             forced += f" (from {hyb['forced_tokens_before_reduce']:,}, counted the same way)"
     return [
         f"  strategies (this config: {data['chosen']}):",
