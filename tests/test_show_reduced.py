@@ -63,3 +63,27 @@ def test_show_of_a_transcript_neither_summarized_nor_reduced_is_still_exit_2(
     proc = compact(tmp_path, "show", "s.jsonl")
     assert proc.returncode == 2
     assert "it has not been compacted" in proc.stderr.decode()
+
+
+def test_show_names_a_truncated_result_and_a_transcript_line(tmp_path: Path) -> None:
+    """A truncated result names its offload file; without offload, a cleared one names the
+    transcript line that holds it."""
+    write_session(tmp_path / "s.jsonl", big=60_000)
+    proc = compact(tmp_path, "run", "s.jsonl", "--strategy", "reduce", "-o", "t.jsonl")
+    assert proc.returncode == 0, proc.stderr
+    proc = compact(tmp_path, "show", "--json", "t.jsonl")
+    assert proc.returncode == 0, proc.stderr
+    (only,) = json.loads(proc.stdout)["reduced"]
+    assert only["state"] == "truncated" and only["call_id"] == "call_2"
+    assert Path(only["file"]).read_text().startswith("out 2 zzz")
+    write_session(tmp_path / "s.jsonl", size=500)
+    proc = compact(
+        tmp_path, "run", "s.jsonl", "--strategy", "reduce", "--force", "-o", "n.jsonl",
+        config={"reduction": {"offload": False, "clear_retention_suffix_limit": 2}},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    proc = compact(tmp_path, "show", "--raw", "n.jsonl")
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout.decode()
+    assert f"message 4 · cleared · sh call_0 → {tmp_path / 's.jsonl'}, line 4" in text
+    assert "Offload folder" not in text
