@@ -32,10 +32,12 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MEDIA_BLOCK_TYPES",
     "MEDIA_PART_TYPES",
+    "PROCESS_KEY",
     "SHARED_EMPTY_CALLS",
     "SHARED_EMPTY_DICT",
     "SHARED_EMPTY_LIST",
     "SKILL_BODY_KEY",
+    "TURN_ABORTED_KEY",
     "AgentState",
     "AgenticMessage",
     "Block",
@@ -77,11 +79,21 @@ CALL_ENDS_KEY = "_compactor_call_ends"
 ``event_msg/exec_command_end``), never as a result item. Read by the summarizer (the call is
 not in flight); never written back (the resumed client sees the file as it was)."""
 
+TURN_ABORTED_KEY = "_compactor_turn_aborted"
+"""Key in ``extra`` of the last message before a turn the user aborted, when the harness recorded
+the abort only as an event (Codex's ``event_msg/turn_aborted``): its reason (``interrupted``).
+Read by the summarizer (the turn was interrupted); never written back."""
+
 EARLIER_CALLS_KEY = "_compactor_earlier_calls"
 """Key in ``extra`` of the first message of a history a harness's own compaction started (a Codex
 ``compacted`` record): ``{"changed": [paths], "said": text}``, the files the calls before it
 changed and their arguments, cut short (the summarizer no longer sees those calls). Never
 written back."""
+
+PROCESS_KEY = "_compactor_cli_process"
+"""Key in ``extra``: the id of the agent CLI process that wrote the message's record (Claude
+Code's ``sessionId``, which a restart or ``--resume`` changes), set only when a file holds more
+than one. A background shell ends with its process. Never written back."""
 
 SKILL_BODY_KEY = "source_tool_use_id"
 """Key in ``extra`` of a message carrying the text a skill-tool call loaded (the call's id).

@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass, field
 
 from .agentresults import NOT_DONE, blocked_report
+from .jobstate import ID_TAG, earlier_run, gone_reply, is_notice, last_process
 from .outcomes import command_of, is_reading_program, programs, strip_output_header
 from .text import Call, Entry, cut, lowers_exactly, one_line
 
@@ -131,6 +132,8 @@ class Job:
     """The line of the result that named it (where its output goes, what it runs)."""
     ports: set[str] = field(default_factory=set)
     """Ports it serves on (``--bind 127.0.0.1:8080``, "listening on :8080")."""
+    process: str = ""
+    """The CLI process its start result came from (:attr:`Entry.process`)."""
 
     @property
     def running(self) -> bool:
@@ -311,6 +314,8 @@ def _exit_report(text: str, arguments: str, key: str) -> str:
         head = "\n".join(ln for ln in head.splitlines() if not ln.startswith(_SCRIPT_LINES))
     if _STILL_RE.search(head) or _STILL_RE.search(body[:2_000]) or _STILL_RE.search(body[-2_000:]):
         return ""
+    if gone := gone_reply(text):  # "No task found with ID: a6c21cb": the harness lost it
+        return gone
     for part in (head, body[:2_000], body[-2_000:]):
         exited = _EXITED_RE.search(part)
         if exited is not None:
@@ -481,6 +486,7 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
             for key in new:
                 if key not in jobs and key != r.call_id:
                     job = Job(key, _label(started_by, r.name), e.index, "", _line(r.text))
+                    job.process = e.process
                     heard = listening if serving else _listening(r.text)
                     job.ports = _serves(r.text) | _serves(job.label) | heard
                     if started_by is not None and started_by.ended and key != job.label:
@@ -490,12 +496,16 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
             for key, job in jobs.items():
                 if not job.finished and key in e.text:
                     job.finished = _finished_line(e.text, key)
+    last = last_process(entries) if jobs else ""
+    for job in jobs.values() if last else ():  # a harness's job ends with its CLI process
+        if not job.finished and job.id != job.label:
+            job.finished = earlier_run(job.process, last)
     return list(jobs.values())
 
 
 _NOTIFIED_RE = re.compile(
-    r"<task-id>\s*([\w\-.]+)\s*</task-id>.*?<status>\s*(\w+)\s*</status>"
-    r"(?:(?:(?!<task-id>).)*?<summary>(.*?)</summary>)?",
+    ID_TAG + r"\s*([\w\-.]+)\s*</(?:task|agent)-id>.*?<status>\s*(\w+)\s*</status>"
+    r"(?:(?:(?!" + ID_TAG + r").)*?<summary>(.*?)</summary>)?",
     re.DOTALL,
 )
 """A notification the CLI injects as a user message when a background task or an async
@@ -523,7 +533,7 @@ def unlaunched_reports(entries: list[Entry]) -> list[tuple[str, str, str]]:
     started in a part an earlier summary covers; blind check 14), the latest report of each.
     What it said is the sentence of its result saying it could not do its work (the status
     then ends with :data:`NOT_DONE`), else its summary."""
-    if not any(e.role == "user" and "<task-notification>" in e.text for e in entries):
+    if not any(e.role == "user" and is_notice(e.text) for e in entries):
         return []
     named: list[str] = []
     found: dict[str, tuple[str, str, str]] = {}
@@ -531,7 +541,7 @@ def unlaunched_reports(entries: list[Entry]) -> list[tuple[str, str, str]]:
         if e.internal:
             continue
         named.extend(r.text for r in e.results if r.text)
-        if e.role != "user" or "<task-notification>" not in e.text:
+        if e.role != "user" or not is_notice(e.text):
             continue
         for m in _NOTIFIED_RE.finditer(e.text):
             key, status = m.group(1), m.group(2).lower()

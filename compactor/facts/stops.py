@@ -12,7 +12,7 @@ __all__ = ["ESCALATED", "STOPPED", "escalated", "justification", "rejection", "u
 
 _REJECTED_RE = re.compile(
     r"(?:doesn['’]t|does not) want to proceed with this tool use|tool use was rejected|"
-    r"(?:rejected|denied|declined) by the user",
+    r"(?:rejected|denied|declined) by (?:the )?user\b",
     re.IGNORECASE,
 )
 _REASON_RE = re.compile(
@@ -42,6 +42,8 @@ def user_stopped(text: str) -> str:
     head = text[:300] if "user" in text[:300] else ""
     if not head:
         return ""
+    if len(text) < 200 and (refused := rejection(text)):
+        return refused  # Codex's bare "exec command rejected by user" (no error flag, check 19)
     found = _STOPPED_RE.search(head)
     if found is None or (len(text) > 300 and "\n" in text[: found.start()]):
         return ""

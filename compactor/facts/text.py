@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from compactor._json import JsonObject, JsonValue
 from compactor.schema import (
     CALL_ENDS_KEY,
+    PROCESS_KEY,
+    TURN_ABORTED_KEY,
     AgenticMessage,
     Block,
     Message,
@@ -159,6 +161,7 @@ _INJECTED_PREFIXES = (
     "<bash-stderr>",
     "Caveat: The messages below were generated",
     "<task-notification>",
+    "<agent-notification>",
     "Base directory for this skill:",
     "[Request interrupted by user",
     "<turn_aborted>",
@@ -273,6 +276,11 @@ class Entry:
     """Written by the compactor (an earlier summary)."""
     injected: bool = False
     """A user-role message the agent CLI wrote (context, not a request)."""
+    aborted: bool = False
+    """The user aborted the turn right after this message (the harness recorded it only as an
+    event: ``extra[TURN_ABORTED_KEY]``)."""
+    process: str = ""
+    """The agent CLI process that wrote it, when a file holds several (``PROCESS_KEY``)."""
 
 
 READ_CHARS = 4_000_000
@@ -343,7 +351,9 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
             if msg.role == "user" and IDE_MARK in text:
                 text = without_ide_markup(text)
             injected = msg.role == "user" and not internal and is_injected(msg, text)
-            return Entry(index, msg.role, text, internal=internal, injected=injected)
+            entry = Entry(index, msg.role, text, internal=internal, injected=injected)
+            entry.aborted = TURN_ABORTED_KEY in msg.extra
+            return entry
     entry = Entry(index=index, role=msg.role, internal=is_internal(msg))
     if isinstance(msg, Message):
         media = [_placeholder(p.type) for p in msg.parts if p.type.endswith("_url")]
@@ -390,9 +400,12 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
         entry.text = without_ide_markup(entry.text)
     if entry.text.strip() in _NULL_TEXTS:
         entry.text = ""
+    entry.aborted = TURN_ABORTED_KEY in msg.extra  # Codex's turn_aborted event (blind check 19)
     if msg.role == "assistant" and isinstance(ended := msg.extra.get(CALL_ENDS_KEY), dict):
         entry.results = list(_ended_results(entry.calls, ended))
     entry.injected = msg.role == "user" and not entry.internal and is_injected(msg, entry.text)
+    if PROCESS_KEY in msg.extra:  # the CLI restarted in this history (blind check 19)
+        entry.process = str(msg.extra[PROCESS_KEY])
     return entry
 
 

@@ -13,10 +13,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from compactor._json import JsonObject, JsonValue
+from compactor.schema import PROCESS_KEY, AgenticMessage
 
 from . import _jsonl
 
-__all__ = ["chain_records", "history_order", "is_boundary", "is_old_compaction", "preserved_uuids"]
+__all__ = [
+    "chain_records",
+    "history_order",
+    "is_boundary",
+    "is_old_compaction",
+    "mark_processes",
+    "preserved_uuids",
+]
 
 _CHAIN_TYPES = frozenset({"user", "assistant", "attachment", "system"})
 """Records Claude Code links by ``parentUuid`` (``progress`` records are bridged over)."""
@@ -126,3 +134,26 @@ def history_order(lines: Sequence[_jsonl.Line]) -> tuple[int, list[int], set[int
     if not placed:
         order = before + order
     return boundary + 1, order, set(preserved)
+
+
+def mark_processes(
+    messages: list[AgenticMessage], origin: Sequence[Sequence[int]], lines: Sequence[_jsonl.Line]
+) -> list[AgenticMessage]:
+    """``messages``, each marked with the ``sessionId`` of the first record it came from
+    (``extra[PROCESS_KEY]``) when the history holds more than one: each is one run of the CLI
+    (a restart or ``--resume`` starts a new one, whose background shells are its own; blind
+    check 19). A message without a record of its own (a queued notice) is not marked."""
+    ids = [_process_of(where, lines) for where in origin]
+    if len({i for i in ids if i}) > 1:
+        for msg, key in zip(messages, ids, strict=False):
+            if key:
+                msg.extra[PROCESS_KEY] = key
+    return messages
+
+
+def _process_of(where: Sequence[int], lines: Sequence[_jsonl.Line]) -> str:
+    for i in where:
+        key = lines[i].obj.get("sessionId")
+        if isinstance(key, str) and key:
+            return key
+    return ""

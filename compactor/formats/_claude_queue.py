@@ -37,7 +37,8 @@ from . import _jsonl
 __all__ = ["QUEUE_RECORD", "Queued", "queued_messages"]
 
 QUEUE_RECORD = "queue-operation"
-_NOTIFICATION = "<task-notification>"
+_NOTIFICATION = ("<task-notification>", "<agent-notification>")
+"""How a notice opens (2.0.x wrote an async agent's end as ``<agent-notification>``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,7 +62,7 @@ from compactor.schema import (
 
 from . import _jsonl
 from ._attachments import attachment_text, queued_prompt
-from ._claude_history import history_order
+from ._claude_history import history_order, mark_processes
 from ._convert import as_agentic
 from ._family import UNTYPED, check_records, family, is_untyped_metadata, unknown_record
 from .anthropic import (
@@ -404,7 +404,7 @@ class ClaudeCodeFormat:
             elif i in queued:
                 reader.queued(queued[i])
         reader.flush()
-        messages = reader.messages
+        messages = mark_processes(reader.messages, reader.origin, lines)
         for idx, body in reader.last_line_of.items():
             if body.get("model") != "<synthetic>" and not preserved.intersection(
                 reader.origin[idx]

@@ -48,6 +48,7 @@ from compactor.errors import TranscriptError
 from compactor.schema import (
     CALL_ENDS_KEY,
     CONTENT_TYPE_KEY,
+    TURN_ABORTED_KEY,
     AgenticMessage,
     Message,
     Part,
@@ -524,6 +525,8 @@ class CodexFormat:
             elif kind == "event_msg" and isinstance(payload, dict):
                 if payload.get("type") == "exec_command_end":
                     ends[str(payload.get("call_id") or "")] = _call_end(payload)
+                elif payload.get("type") == "turn_aborted" and messages:  # (blind check 19)
+                    messages[-1].extra[TURN_ABORTED_KEY] = str(payload.get("reason") or "")
                 info = payload.get("info")
                 last = info.get("last_token_usage") if isinstance(info, dict) else None
                 if payload.get("type") == "token_count" and isinstance(last, dict):

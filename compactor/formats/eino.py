@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING
 
 from compactor._json import JsonObject, JsonValue
 from compactor.errors import TranscriptError
-from compactor.schema import CONTENT_TYPE_KEY, AgenticMessage, Message, Usage, content_type
+from compactor.schema import (
+    CONTENT_TYPE_KEY,
+    PROCESS_KEY,
+    AgenticMessage,
+    Message,
+    Usage,
+    content_type,
+)
 
 from . import _jsonl
 from ._convert import as_chat
@@ -127,7 +134,11 @@ def _record(msg: Message | AgenticMessage) -> JsonObject:
         rec["response_meta"] = meta
     if msg.reasoning_content is not None:
         rec["reasoning_content"] = msg.reasoning_content
-    extra = {k: v for k, v in msg.extra.items() if k not in _jsonl.INTERNAL_EXTRA_KEYS}
+    extra = {
+        k: v
+        for k, v in msg.extra.items()
+        if k not in _jsonl.INTERNAL_EXTRA_KEYS and k != PROCESS_KEY  # a reader's mark of its own
+    }
     if kind is not None:
         extra[EINO_MARKER_KEY] = kind
     if extra:

@@ -35,7 +35,7 @@ from .local_dialogue import resolved
 from .local_errlines import no_errors_items, read_error_items
 from .local_files import file_item
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
-from .local_jobs import idle_step, listed_jobs, running_head, still_running
+from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_running
 from .local_lost import lost_items, lost_step
 from .local_notices import failed_after_items, failed_after_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
@@ -55,6 +55,7 @@ from .local_state import (
     round_facts,
 )
 from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
+from .local_subfiles import shell_made
 from .local_tail import modelled_pair
 from .local_tasklist import task_items
 from .local_template import template_quote
@@ -257,8 +258,8 @@ def _files(s: Session, lim: Limits) -> str:
         if earlier:
             items.append("Every file the earlier summary names: " + ", ".join(earlier[: lim.items]))
     if not s.files:
-        items[:0] = claims.unchanged_files(s, lim.items, lim.item)
-    return bullets(items)
+        items[:0] = claims.unchanged_files(s, lim.items, lim.item)  # (with shell_made's line)
+    return bullets(items if not s.files else [*items, *shell_made(s, lim.items)])
 
 
 def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str]:
@@ -366,7 +367,7 @@ def _user_messages(s: Session, lim: Limits) -> str:
 def _pending(s: Session, lim: Limits) -> str:
     items = task_items(s, lim.item, lim.items)
     polls = job_polls(s, lim.item)
-    for bg in listed_jobs(s):
+    for bg in shown_jobs(s):
         said = f"; it returned: {quote(bg.said, lim.item)}" if bg.said else ""
         said += polls.get(bg.key, "")
         key = f" (id {bg.key})" if bg.key and bg.key != bg.command else ""

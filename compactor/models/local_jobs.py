@@ -8,19 +8,30 @@ import re
 
 from compactor.facts import background_jobs, command_of, cut
 from compactor.facts.bounded import bounded_reason
+from compactor.facts.jobstate import EARLIER_RUN, earlier_run, last_process
 from compactor.facts.kills import MAYBE, later_kill, later_report, later_use
 
 from .local_session import Background, Session
 
 __all__ = [
+    "ANSWERED_WITH_JOBS",
     "add_shape_jobs",
     "idle_step",
     "judge_killed",
     "listed_jobs",
     "running_head",
     "settle_job_retries",
+    "shown_jobs",
     "still_running",
 ]
+
+
+ANSWERED_WITH_JOBS = (
+    "the last request was answered; besides the background jobs above, nothing started since is "
+    "open; wait for the user's next message"
+)
+"""What a session whose last request was answered while jobs it started may still run says
+instead of "nothing is pending" (blind check 19, W3: that contradicted its own job list)."""
 
 
 def add_shape_jobs(s: Session) -> None:
@@ -86,8 +97,15 @@ def judge_killed(s: Session) -> None:
             how = _bounded_end(s, bg, command) or how
         if not how and s.local_commands:
             how = _exited_after(s, bg)
+        if (not how or how.startswith(MAYBE)) and bg.key and bg.key != bg.command:
+            how = earlier_run(_process(s, bg.index), last_process(s.entries)) or how
         if how:
             bg.finished = how
+
+
+def _process(s: Session, index: int) -> str:
+    """The CLI process that wrote entry ``index`` (``""`` when unknown)."""
+    return s.entries[index].process if 0 <= index < len(s.entries) else ""
 
 
 _SESSION_ENDS = frozenset({"/exit", "/quit"})
@@ -153,8 +171,18 @@ def listed_jobs(s: Session) -> list[Background]:
     return [b for b in s.background.values() if not b.finished or b.finished.startswith(MAYBE)]
 
 
+def shown_jobs(s: Session) -> list[Background]:
+    """The jobs section 7 shows: :func:`listed_jobs`, and those that ended with the CLI run
+    they were started in (the CLI restarted since: blind check 19, W1), which may need
+    starting again."""
+    shown = (MAYBE, EARLIER_RUN)
+    return [b for b in s.background.values() if not b.finished or b.finished.startswith(shown)]
+
+
 def running_head(bg: Background) -> str:
     """How the pending section introduces a job it lists."""
+    if bg.finished.startswith(EARLIER_RUN):
+        return f"Background job that {bg.finished}"
     if bg.finished.startswith(MAYBE):
         return f"Background job that {bg.finished}; check whether it runs before starting it again"
     return (

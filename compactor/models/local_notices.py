@@ -13,12 +13,13 @@ from __future__ import annotations
 import re
 
 from compactor.facts import Entry, one_line
+from compactor.facts.jobstate import ID_TAG, is_notice
 
 __all__ = ["failed_after", "failed_after_items", "failed_after_step", "notified_end"]
 
 _NOTICE_RE = re.compile(
-    r"<task-id>\s*([\w\-.]+)\s*</task-id>(?:(?!<task-id>).)*?<status>\s*(\w+)\s*</status>"
-    r"(?:(?:(?!<task-id>).)*?<summary>(.*?)</summary>)?",
+    ID_TAG + r"\s*([\w\-.]+)\s*</(?:task|agent)-id>(?:(?!" + ID_TAG + r").)*?<status>\s*(\w+)"
+    r"\s*</status>(?:(?:(?!" + ID_TAG + r").)*?<summary>(.*?)</summary>)?",
     re.DOTALL,
 )
 _PLAIN_END = r"\b[^\n<]{0,40}?\b(completed|failed|killed|exited|stopped|cancell?ed|finished)\b"
@@ -31,7 +32,7 @@ def failed_after(entries: list[Entry], since: int) -> list[tuple[str, str, str]]
     entry ``since`` reported failed (the summary names the exit code)."""
     found: list[tuple[str, str, str]] = []
     for e in entries[since + 1 :]:
-        if e.role != "user" or "<task-notification>" not in e.text:
+        if e.role != "user" or not is_notice(e.text):
             continue
         for m in _NOTICE_RE.finditer(e.text):
             status = m.group(2).lower()

@@ -7,6 +7,7 @@ from __future__ import annotations
 from compactor.facts import unlaunched_reports
 
 from .local_blocked import mid_work
+from .local_jobs import ANSWERED_WITH_JOBS, listed_jobs
 from .local_lost import answered_line, prior_state
 from .local_session import Session
 from .local_state import ANSWERED
@@ -53,7 +54,8 @@ def prior_pending(session: Session, limit: int) -> list[str]:
         return reported
     said = [f"{prior_state(session)}: {prior}", *reported]
     answered = session.turn_ended and session.requests
-    return [answered_line(session, ANSWERED), *said] if answered else said
+    words = ANSWERED_WITH_JOBS if listed_jobs(session) else ANSWERED  # (blind check 19, W3)
+    return [answered_line(session, words), *said] if answered else said
 
 
 def _reported(session: Session, limit: int) -> list[str]:

@@ -44,11 +44,12 @@ from compactor.facts import (
 from compactor.facts.attachments import request_entry
 from compactor.facts.bounded import is_startup_noise
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
+from compactor.facts.jobstate import gone_reply, is_notice, rejected
 from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_callwrites import with_embedded
 from .local_files import FileState, file_changes
-from .local_noise import is_usage_footer, local_command
+from .local_noise import is_usage_footer, local_command, ran_locally
 from .local_notices import failed_after, notified_end
 from .local_records import Background, ErrorFact
 from .local_results import ended_how
@@ -80,7 +81,7 @@ _BG_START_RE = re.compile(
     re.IGNORECASE,
 )
 _BG_STATUS_RE = re.compile(r"<status>\s*(\w+)\s*</status>")
-_NOTIFY_ID_RE = re.compile(r"<(?:task|shell|bash)[-_]id>\s*([\w\-]+)\s*</", re.IGNORECASE)
+_NOTIFY_ID_RE = re.compile(r"<(?:task|shell|bash|agent)[-_]id>\s*([\w\-]+)\s*</", re.IGNORECASE)
 _LISTED_TASK_RE = re.compile(
     r"^\s*(?:[-*]\s*)?(?:#?(\w{1,12})[.):]?\s+)?"
     r"\[(pending|in[_ ]progress|completed|done)\]\s+(.+)$",
@@ -211,7 +212,10 @@ class _Builder:
             self.result(r, e.index)
         if not e.text.strip():
             return
-        if (local := local_command(e.text)) is not None:  # /model opus; a `!` shell command
+        local = local_command(e.text)
+        if local is None and "<command-name>" in e.text:  # a /plugin the CLI ran (check 19)
+            local = ran_locally(self.s.entries, e.index)
+        if local is not None:  # /model opus; a `!` shell command
             if local:  # not the shell command's echo
                 self.s.local_commands.append((e.index, local))
             return
@@ -258,7 +262,7 @@ class _Builder:
         if (skill := _SKILL_DIR_RE.search(text)) is not None:
             name = skill.group(1).rstrip("/").rsplit("/", 1)[-1]
             s.context.append(f"Skill `{name}` instructions were loaded (context, not requests)")
-        if "<task-notification>" in text or "background" in text.lower():
+        if is_notice(text) or "background" in text.lower():
             self.notification(text)
         lowered = text.lower()
         if ("task" in lowered or "todo" in lowered) and "[" in text:
@@ -273,7 +277,7 @@ class _Builder:
             bg = self.s.background.get(match.group(1))
             if bg is not None and status is not None:
                 self.finish(bg, status.group(1), text)
-        for bg in self.s.running if "<task-notification>" in text else ():
+        for bg in self.s.running if is_notice(text) else ():
             if bg.key and (said := notified_end(bg.key, text)) is not None:
                 self.finish(bg, *said)  # its plain form: "… ID completed (exit code 0)"
 
@@ -394,7 +398,9 @@ class _Builder:
         s = self.s
         if call.id in s.background:
             started = _BG_START_RE.search(r.text[:2000])
-            if started is not None:
+            if started is None and rejected(r.text):
+                del s.background[call.id]  # the user rejected the call: nothing started
+            elif started is not None:
                 bg = s.background.pop(call.id)
                 bg.key = started.group(1)
                 s.background[bg.key] = bg
@@ -421,6 +427,8 @@ class _Builder:
                 self.finish(watched, status.group(1), r.text)
             elif re.search(r"Process exited with code (-?\d+)", r.text[:600]):
                 self.finish(watched, "exited", r.text[:600])
+            elif gone := gone_reply(r.text):  # "No task found with ID: …": the harness lost it
+                watched.finished = gone
 
     def failure(self, call: Call, oc: Outcome, index: int, reading: bool) -> None:
         sig, by = signature(call), ""  # by: the call's line, made once (not once an error)
@@ -576,7 +584,7 @@ class _Builder:
         if last is not None and last.role == "assistant" and not last.calls:
             s.turn_ended = True
             notice = s.interrupted  # the user cut the turn after this text: it is no answer
-            if notice is not None and notice.index > last.index and s.last_text is not None:
+            if notice is not None and notice.index >= last.index and s.last_text is not None:
                 s.turn_ended = False  # (blind check 11: "now updating X…", then interrupted)
                 said = sentences(s.last_text.text)
                 s.announced = said[-1] if said and announces_step(said[-1]) else ""
@@ -620,4 +628,6 @@ def build_session(entries: list[Entry]) -> Session:
         if e.role != "user" and not e.internal:  # a call's message may carry its end (Codex)
             for r in e.results:
                 b.result(r, e.index)
+        if e.aborted:  # Codex's turn_aborted event: as its `<turn_aborted>` notice (check 19)
+            b.s.interrupted = e
     return b.finish_session()

@@ -15,12 +15,14 @@ import re
 import shlex
 
 from compactor.facts import cut, paths
+from compactor.facts.shellmade import made_folders, might_make
+from compactor.facts.shellwrap import inner_command
 
 from .local_listing import SUBAGENT_TOOLS, listed_names, lists_work_folder
 from .local_session import Session
 from .local_text import code
 
-__all__ = ["outside_writes"]
+__all__ = ["outside_writes", "shell_made"]
 
 _RESULT_RE = re.compile(
     r"<task-id>\s*([\w\-.]+)\s*</task-id>.*?<result>(.*?)(?:</result>|\Z)", re.S
@@ -85,6 +87,7 @@ def outside_writes(s: Session, most: int, width: int) -> list[str]:
     if made:
         shown = ", ".join(code(p) for p in list(made)[:most])
         lines.append(f"Created by mkdir: {shown}")
+    lines.extend(shell_made(s, most))
     for key, files in _reported(s).items():
         shown = ", ".join(code(p) for p in dict.fromkeys(files))
         lines.append(f"Written by background agent {key} (its report): {cut(shown, width)}")
@@ -102,3 +105,28 @@ def outside_writes(s: Session, most: int, width: int) -> list[str]:
                 lines.append(f"The last listing ({target}) showed: {cut(', '.join(names), width)}")
             break
     return lines
+
+
+def shell_made(s: Session, most: int) -> list[str]:
+    """Section 3's line for the folders shell commands created with their whole content (``git
+    clone URL`` → the repository's folder, ``cargo new``; blind check 19, neuro-codex): only
+    calls that returned without failing (a rejected or unanswered clone made nothing)."""
+    answered: set[str] | None = None
+    made: dict[str, str] = {}
+    for call in s.calls:
+        command = call.command
+        if command is None or call.id in s.failed_calls:
+            continue
+        if not might_make(command):
+            continue
+        found = made_folders(inner_command(call) or command)
+        if not found:
+            continue
+        if answered is None:
+            answered = {r.call_id for e in s.entries for r in e.results if r.call_id}
+        if call.id in answered:
+            made.update((folder, how) for folder, how in found if folder not in made)
+    if not made:
+        return []
+    shown = ", ".join(f"{code(p)} ({how})" for p, how in list(made.items())[:most])
+    return [f"Created by shell commands (a folder with its content): {shown}"]

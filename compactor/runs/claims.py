@@ -96,16 +96,17 @@ def contradictions(
 ) -> list[Contradiction]:
     """The claims of ``summary`` (the compacted summary's text) about where work stands that
     the state model of ``original`` (messages) contradicts; empty when none does."""
+    from compactor.models.local_jobs import add_shape_jobs, listed_jobs
     from compactor.models.local_session import build_session
     from compactor.models.local_state import judge_skipped
 
     entries = [entry_of(i, m) for i, m in enumerate(original)]
     s = build_session(entries)
     judge_skipped(s)
-    jobs = background_jobs(entries)
-    running = {b.key for b in s.running if b.key} | {j.id for j in jobs if j.running}
-    finished = {b.key for b in s.background.values() if b.finished and b.key}
-    finished |= {j.id for j in jobs if not j.running}
+    add_shape_jobs(s)  # the summarizer's own judgement of its jobs (blind check 19, W3)
+    running = {b.key for b in listed_jobs(s) if b.key}
+    finished = {b.key for b in s.background.values() if b.key} - running
+    finished |= {j.id for j in background_jobs(entries) if not j.running} - running
     flying = s.in_flight
     last = s.last_request
     open_work = bool(flying) or bool(running) or (last is not None and not s.turn_ended)
