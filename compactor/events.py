@@ -333,6 +333,9 @@ class AfterReduce:
     clear_skipped: str | None = None
     kept: int = 0
     """Results left as they were: their placeholder would have been longer."""
+    tokens_before_usage: int | None = None
+    """The count before from the provider's usage (``tokens_before`` is then the text's
+    estimate, counted as ``tokens_after`` is); None when before was counted that way already."""
     type: Literal["after_reduce"] = "after_reduce"
 
     @property

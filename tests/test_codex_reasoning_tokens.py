@@ -112,13 +112,17 @@ def test_compacts_count_of_a_codex_output_is_codexs_own(
 
 def test_compacts_count_of_a_codex_input_is_codexs_own(tmp_path: Path, src: Path) -> None:
     """Before compaction too: the last token count plus the reasoning Codex adds (12 of the 16
-    reasoning items are before the last user turn)."""
+    reasoning items are before the last user turn). A reduction's report shows that count as
+    ``tokens_before_usage`` (its ``tokens_before`` is the text's estimate, counted as
+    ``tokens_after`` is: blind check 19)."""
     raw = _run(
         tmp_path, src, "--strategy", "reduce", "--force", "--report", str(tmp_path / "r.json")
     )
     assert raw
-    before = int(json.loads((tmp_path / "r.json").read_text("utf-8"))["tokens_before"])
+    rep = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    before = int(rep["reduction"]["tokens_before_usage"])
     assert codex_measure(src.read_bytes()) <= before < codex_measure(src.read_bytes()) + 2_000
+    assert rep["tokens_before"] == rep["reduction"]["tokens_before"]
 
 
 def test_the_exact_counter_counts_the_reasoning_too(src: Path) -> None:

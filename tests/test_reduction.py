@@ -324,9 +324,10 @@ def test_events_before_and_after() -> None:
         "type": "before_reduce",
         "messages": 9,
         "tool_results": 3,
-        "tokens": out.tokens_before,
+        "tokens": out.tokens_before_usage,  # the trigger's count: from the usage
     }
     after = seen[1].to_dict()
+    assert after["tokens_before_usage"] == out.tokens_before_usage is not None
     assert after["cleared"] == 2 and after["truncated"] == 0
     assert after["tokens_freed"] == out.tokens_before - out.tokens_after > 0
 

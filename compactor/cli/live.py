@@ -227,10 +227,14 @@ class LiveView:
             case AfterReduce(truncated=truncated, cleared=cleared):
                 skipped = f"; not cleared: {event.clear_skipped}" if event.clear_skipped else ""
                 kept = f", {event.kept:,} kept (shorter than a placeholder)" if event.kept else ""
+                usage = ""
+                if event.tokens_before_usage is not None:
+                    provider = event.tokens_before_usage
+                    usage = f"; estimates of the text, the provider's usage before: {provider:,}"
                 line = (
                     f"reduced: {count(truncated, 'result')} truncated, {count(cleared, 'result')} "
                     f"cleared{kept}, {event.tokens_before:,} → {event.tokens_after:,} tokens "
-                    f"({event.tokens_freed:,} freed){skipped}"
+                    f"({event.tokens_freed:,} freed{usage}){skipped}"
                 )
                 self._log(f"[cyan]{escape(line)}[/]", line.replace("→", "->"), always=True)
             case BeforeSummarize(messages=messages):

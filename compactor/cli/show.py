@@ -16,7 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -25,6 +25,9 @@ from .common import DebugOpt, FormatOpt
 from .exitcodes import short_exit_codes
 from .helptext import epilog
 from .safe_text import visible
+
+if TYPE_CHECKING:
+    from compactor.runs.show import FoundReduction
 
 __all__ = ["EPILOG", "render", "show"]
 
@@ -38,7 +41,8 @@ EPILOG = epilog(
         ("as JSON, for a program", "compact show --json session.compact.jsonl"),
     ],
     short_exit_codes(
-        "the summary was shown", "the file cannot be read or holds no summary (not compacted)"
+        "the summary was shown (a reduced transcript: its cleared results and their files)",
+        "the file cannot be read or holds no summary and no reduced result (not compacted)",
     ),
 )
 
@@ -108,10 +112,13 @@ def show(
     Its <analysis> and <summary> blocks and numbered sections become headings, and every
     line reads as written; colour on a terminal only. Any format, stdin too.
     """
-    from compactor.runs.show import find_summary
+    from compactor.runs.show import FoundReduction, find_shown
 
     try:
-        found = find_summary(transcript, fmt)
+        found = find_shown(transcript, fmt)
+        if isinstance(found, FoundReduction):
+            _show_reduced(found, as_json=as_json, raw=raw, pager=pager)
+            return
         if as_json:
             record = {
                 "path": found.path,
@@ -129,16 +136,48 @@ def show(
         command = _pager(pager)
         if command is not None and _page(command, text):
             return
-        try:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        except (OSError, ValueError) as err:
-            from compactor.errors import StreamError
-
-            cause = err.strerror if isinstance(err, OSError) and err.strerror else "closed"
-            raise StreamError("<stdout>", cause) from err
+        _write(text)
     except (Exception, KeyboardInterrupt) as err:  # noqa: BLE001
         common.fail(err, debug)
+
+
+def _show_reduced(found: "FoundReduction", *, as_json: bool, raw: bool, pager: bool | None) -> None:
+    """A transcript that was reduced, not summarized: which results were cleared or truncated,
+    and where each original is (exit 0: it is what this compaction wrote)."""
+    if as_json:
+        record = {
+            "path": found.path,
+            "format": found.format,
+            "messages": found.messages,
+            "summary": None,
+            "reduced": [
+                {"position": r.position, "call_id": r.call_id, "tool": r.tool, "state": r.state,
+                 "file": r.file}
+                for r in found.results
+            ],
+        }  # fmt: skip
+        common.say(json.dumps(record, ensure_ascii=False), json_text=True)
+        return
+    body = visible(found.text())
+    if not raw:
+        header = f"{found.path} · {found.format} · no summary, {len(found.results):,} reduced "
+        header += f"result(s) in {found.messages:,} messages"
+        body = visible(header) + "\n\n" + body
+    command = _pager(pager)
+    if command is not None and _page(command, body):
+        return
+    _write(body)
+
+
+def _write(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except (OSError, ValueError) as err:
+        from compactor.errors import StreamError
+
+        cause = err.strerror if isinstance(err, OSError) and err.strerror else "closed"
+        raise StreamError("<stdout>", cause) from err
 
 
 def _pager(wanted: bool | None) -> str | None:

@@ -58,7 +58,7 @@ from compactor.schema import (
     content_type,
 )
 
-from . import _codex_earlier, _codex_kept, _codex_legacy, _jsonl
+from . import _codex_earlier, _codex_events, _codex_kept, _codex_legacy, _jsonl
 from ._codex_context import reinjected as _reinjected
 from ._codex_tokens import OpaqueTokens, reasoning_before_last_user
 from ._convert import as_chat
@@ -632,6 +632,8 @@ class CodexFormat:
                     out.append(
                         _jsonl.dump({"timestamp": stamp, "type": "response_item", "payload": item})
                     )
+        if mode == "shrink":  # append: the file keeps them where they are
+            out.extend(_codex_events.events_after_history(lines, origin))
         body = nl.join(out) + nl
         if mode == "append":
             return _jsonl.with_final_newline(transcript.raw) + body

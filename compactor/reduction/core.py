@@ -25,7 +25,9 @@ from compactor.counting.tokens import (
     MEDIA_TOKENS,
     TokenCounter,
     TokenCounterInput,
+    baseline_index,
     default_token_counter,
+    estimate_message,
     estimate_text,
 )
 from compactor.counting.trigger import checked_count
@@ -122,7 +124,14 @@ class ReduceOutcome(Generic[M]):
     offloaded: list[str] = field(default_factory=list)
     """Files (or addresses) the backend named, one per reduced result."""
     tokens_before: int = 0
+    """The history before, counted as ``tokens_after`` is (the text, when the counter read a
+    provider's usage: see ``tokens_before_usage``), so ``tokens_freed`` compares like with like."""
     tokens_after: int = 0
+    tokens_before_usage: int | None = None
+    """The count before as the trigger read it, from the provider's usage of the newest turn,
+    when the history had one and the reduction changed it (else None). That usage can be far
+    below the text (Claude Code 2.1 clears old results server-side: blind check 19), so it is
+    shown as its own figure, never set against the estimate after."""
     clear_skipped: str | None = None
     """Why phase 2 cleared nothing (under the threshold, nothing to clear, too little freed)."""
     retained_from: int = 0
@@ -141,6 +150,7 @@ class ReduceOutcome(Generic[M]):
             "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after,
             "tokens_freed": self.tokens_freed,
+            "tokens_before_usage": self.tokens_before_usage,
             "clear_skipped": self.clear_skipped,
         }
 
@@ -224,10 +234,14 @@ class Reduction(Generic[M]):
         if outcome.offloaded and callable(sync):
             sync()  # the files durable before anything names them
         if outcome.changed:
+            freed = self._freed_by_text(state.messages, messages)
             for i, msg in enumerate(messages):
                 if msg.usage is not None:
                     messages[i] = dataclasses.replace(copy.deepcopy(msg), usage=None)
             outcome.tokens_after = await self.count(messages, state.tools)
+            if freed is not None:  # before: the provider's usage; after: the text
+                outcome.tokens_before_usage = before
+                outcome.tokens_before = outcome.tokens_after + freed
         else:
             outcome.messages = list(state.messages)
             outcome.tokens_after = before
@@ -239,9 +253,25 @@ class Reduction(Generic[M]):
                 tokens_before=outcome.tokens_before,
                 tokens_after=outcome.tokens_after,
                 clear_skipped=outcome.clear_skipped,
+                tokens_before_usage=outcome.tokens_before_usage,
             )
         )
         return outcome
+
+    def _freed_by_text(self, original: Sequence[M], reduced: Sequence[M]) -> int | None:
+        """What the reduction freed by the estimate of the text, when the default counter took
+        its count before from a provider's usage (None otherwise: before and after were counted
+        the same way). The estimate is a sum over messages, so only the replaced ones are
+        estimated again: the count of the text before is the count after plus this."""
+        if self.config.token_counter not in (None, default_token_counter):
+            return None
+        if baseline_index(original) < 0:
+            return None
+        return sum(
+            estimate_message(old) - estimate_message(new)
+            for old, new in zip(original, reduced, strict=True)
+            if new is not old
+        )
 
     # -- phase 1 ---------------------------------------------------------------------------------
     def _truncate(

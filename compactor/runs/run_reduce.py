@@ -241,6 +241,8 @@ async def _reduce_as(
         tokens=decision.tokens,  # the trigger counted it with this counter already
     )
     report: JsonObject = {"strategy": strategy, **outcome.to_dict(), "streamed": False}
+    if outcome.tokens_before_usage is not None:  # before and after counted the same way
+        r.tokens_before = outcome.tokens_before
     if plan.offload_dir is not None:
         report["offload_dir"] = str(plan.offload_dir)
     r.extras["reduction"] = report
@@ -549,6 +551,7 @@ async def explain_strategies(
             "summarizes": after.triggered,
             # --force clears every round outside the retained ones; when that clears nothing
             # (nothing to clear, or less than clear_at_least_tokens) the run summarizes
+            "forced_tokens_before_reduce": forced.tokens_before,  # counted as after is
             "forced_tokens_after_reduce": forced.tokens_after,
             "forced_summarizes": not forced.cleared,
             "forced_clear_skipped": forced.clear_skipped,
@@ -580,6 +583,9 @@ def render_strategies(data: JsonObject) -> list[str]:
             f"with --force: clears every round outside the retained ones, to "
             f"{hyb.get('forced_tokens_after_reduce', 0):,} tokens"
         )
+        if hyb.get("forced_tokens_before_reduce", red["tokens_before"]) != red["tokens_before"]:
+            # the count above read the provider's usage; this one the text, as after is
+            forced += f" (from {hyb['forced_tokens_before_reduce']:,}, counted the same way)"
     return [
         f"  strategies (this config: {data['chosen']}):",
         f"    summarize:         replaces ~{data['summarize']['summarized_tokens']:,} tokens "

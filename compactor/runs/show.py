@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from compactor._util import lazy_pattern
 from compactor.errors import TranscriptError
@@ -28,8 +29,12 @@ from compactor.schema import AgenticMessage, Message, assistant_text, content_ty
 
 __all__ = [
     "KEEP_INDENT",
+    "FoundReduction",
     "FoundSummary",
+    "ReducedResult",
+    "find_shown",
     "find_summary",
+    "reduced_results",
     "summary_markdown",
     "summary_message_index",
 ]
@@ -48,6 +53,83 @@ class FoundSummary:
     """Messages in the transcript (the model-visible history)."""
 
 
+@dataclass(frozen=True)
+class ReducedResult:
+    """One tool result a reduction replaced by a placeholder."""
+
+    position: int
+    """1-based position of its message in the transcript's messages."""
+    call_id: str
+    tool: str
+    state: str
+    """``cleared`` or ``truncated``."""
+    file: str | None
+    """Where the placeholder says the original is (an offload file, or ``path, line N``)."""
+
+
+@dataclass(frozen=True)
+class FoundReduction:
+    """A transcript that holds no summary but was reduced (``--strategy reduce``, or hybrid
+    under its trigger): the results it cleared or truncated, and where their originals are."""
+
+    path: str
+    format: str
+    messages: int
+    results: tuple[ReducedResult, ...]
+
+    def text(self) -> str:
+        """One line per reduced result, then where the originals are."""
+        cleared = sum(r.state == "cleared" for r in self.results)
+        lines = [
+            f"No summary in this transcript: it was reduced, not summarized. "
+            f"{cleared:,} tool result(s) cleared and {len(self.results) - cleared:,} "
+            f"truncated; every message and call is kept, each reduced result names where its "
+            f"original is.",
+            "",
+        ]
+        for r in self.results:
+            where = r.file if r.file is not None else "(nowhere named)"
+            lines.append(
+                f"message {r.position:,} · {r.state} · {r.tool or '?'} {r.call_id} → {where}"
+            )
+        files = [r.file for r in self.results if r.file is not None and not _LINE_OF.search(r.file)]
+        folders = sorted({str(PurePath(file).parent.parent) for file in files})
+        if folders:
+            lines.extend(("", "Offload folder: " + ", ".join(folders)))
+        return "\n".join(lines) + "\n"
+
+
+_SAVED = re.compile(r"(?:Tool result saved to|Full output saved to): ([^\n]+)\n")
+_IN_TRANSCRIPT = re.compile(r"\(the full result is in the transcript ([^\n]+)\)")
+
+
+_LINE_OF = re.compile(r", line \d+$")
+"""The end of a ``path, line N`` place (the original is in a transcript, not a file)."""
+
+
+def reduced_results(messages: Sequence[Message | AgenticMessage]) -> list[ReducedResult]:
+    """Every tool result of ``messages`` that is a reduction's placeholder, oldest first."""
+    from compactor.reduction.results import find_results, result_text, text_state
+
+    found: list[ReducedResult] = []
+    for ref in find_results(messages):
+        text = result_text(messages[ref.index], ref)[0]
+        state = text_state(text)
+        if state is None:
+            continue
+        where = _SAVED.search(text[:4096]) or _IN_TRANSCRIPT.search(text[:4096])
+        found.append(
+            ReducedResult(
+                ref.index + 1,
+                ref.call_id,
+                ref.name,
+                "truncated" if state == "trunc" else "cleared",
+                where.group(1).strip() if where else None,
+            )
+        )
+    return found
+
+
 def summary_message_index(messages: Sequence[Message | AgenticMessage]) -> int | None:
     """Index of the newest summary message, or None."""
     for i in range(len(messages) - 1, -1, -1):
@@ -62,6 +144,17 @@ def summary_message_index(messages: Sequence[Message | AgenticMessage]) -> int |
 def find_summary(path: str, format: str | None = None) -> FoundSummary:
     """Read ``path`` (``-``: stdin) and return its newest summary; a transcript without one
     is a :class:`~compactor.errors.TranscriptError` (exit 2)."""
+    found = find_shown(path, format, reduced=False)
+    assert isinstance(found, FoundSummary)
+    return found
+
+
+def find_shown(
+    path: str, format: str | None = None, *, reduced: bool = True
+) -> FoundSummary | FoundReduction:
+    """Read ``path`` (``-``: stdin) and return its newest summary; without one, the results a
+    reduction replaced (``reduced``); a transcript with neither is a
+    :class:`~compactor.errors.TranscriptError` (exit 2)."""
     from compactor.formats.registry import read_transcript
     from compactor.io import read_input
 
@@ -70,6 +163,9 @@ def find_summary(path: str, format: str | None = None) -> FoundSummary:
     messages = parsed.messages
     index = summary_message_index(messages)
     if index is None:
+        results = reduced_results(messages) if reduced else []
+        if results:
+            return FoundReduction(display, parsed.format, len(messages), tuple(results))
         raise TranscriptError(
             display,
             None,

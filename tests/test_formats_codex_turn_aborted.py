@@ -1,0 +1,87 @@
+"""A Codex ``turn_aborted`` event survives reduce, hybrid and summarize (blind check 19,
+neuro-codex, Codex 0.42: the rollout ends with ``event_msg/turn_aborted`` "interrupted", its only
+trace of the interruption; every rewritten rollout dropped it, and the report listed it under
+``dropped_records``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from compactor.formats.registry import read_transcript
+
+from .test_reduction_cli import _codex_session, compact, report
+
+ABORTED = (
+    '{"timestamp":"2026-03-02T10:05:00.000Z","type":"event_msg",'
+    '"payload":{"type":"turn_aborted","reason":"interrupted"}}'
+)
+
+
+def _aborted_session(path: Path) -> bytes:
+    """The Codex rollout of test_reduction_cli, its last turn interrupted by the user."""
+    _codex_session(path)
+    tail = (
+        '{"timestamp":"2026-03-02T10:04:59.000Z","type":"event_msg",'
+        '"payload":{"type":"token_count","info":null}}\n'
+    )
+    path.write_bytes(path.read_bytes() + tail.encode() + ABORTED.encode() + b"\n")
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--strategy", "reduce", "--force"),
+        ("--strategy", "hybrid", "--force"),
+        ("--force",),  # summarize (the embedded summarizer)
+    ],
+)
+def test_turn_aborted_at_the_end_is_kept_as_it_was(tmp_path: Path, args: tuple[str, ...]) -> None:
+    before = _aborted_session(tmp_path / "s.jsonl")
+    proc = compact(
+        tmp_path, "run", "s.jsonl", *args, "-o", "out.jsonl", "--report", "report.json",
+        "--model", "local",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "s.jsonl").read_bytes() == before
+    raw = (tmp_path / "out.jsonl").read_bytes()
+    lines = raw.decode().splitlines()
+    assert lines[-1] == ABORTED  # byte for byte, and still the rollout's last word
+    assert lines.count(ABORTED) == 1
+    assert any(json.loads(x).get("type") == "compacted" for x in lines)
+    assert "event_msg/turn_aborted" not in report(tmp_path).get("dropped_records", {})
+    # the file reads back, with the same history as without the event
+    out = read_transcript("out.jsonl", raw)
+    assert out.format == "codex"
+    proc = compact(tmp_path, "check", "out.jsonl")
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_append_keeps_turn_aborted_where_it_was_and_adds_no_copy(tmp_path: Path) -> None:
+    before = _aborted_session(tmp_path / "s.jsonl")
+    proc = compact(
+        tmp_path, "run", "s.jsonl", "--strategy", "reduce", "--force", "--append", "-o",
+        "out.jsonl",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    raw = (tmp_path / "out.jsonl").read_bytes()
+    assert raw.startswith(before)  # the file as it was, the abort in it
+    assert raw.decode().splitlines().count(ABORTED) == 1
+
+
+def test_turn_aborted_between_two_turns_is_not_moved_after_the_history(tmp_path: Path) -> None:
+    """An abort the user's next message took up again: not written after the history."""
+    src = tmp_path / "s.jsonl"
+    _codex_session(src)
+    lines = src.read_text().splitlines()
+    user = {"timestamp": "2026-03-02T10:06:00.000Z", "type": "response_item",
+            "payload": {"type": "message", "role": "user",
+                        "content": [{"type": "input_text", "text": "go on"}]}}  # fmt: skip
+    lines[-1:-1] = [ABORTED, json.dumps(user)]  # before the final answer
+    src.write_text("\n".join(lines) + "\n")
+    proc = compact(tmp_path, "run", "s.jsonl", "--strategy", "reduce", "--force", "-o", "out.jsonl")
+    assert proc.returncode == 0, proc.stderr
+    assert ABORTED not in (tmp_path / "out.jsonl").read_text()
