@@ -39,3 +39,19 @@ def test_a_not_found_that_the_same_command_found_from_another_workdir_is_no_fact
 def test_a_not_found_never_found_elsewhere_is_still_a_fact() -> None:
     errors = _session(None)
     assert "A fact it established" in errors, errors
+
+
+def test_a_not_found_of_a_path_that_repeats_its_workdir_says_where_it_was_looked_up() -> None:
+    """coda's ``cat .codex/prompts/constitution.md`` in ``workdir`` ``.codex``: the fact is only
+    about the doubled path (the file was read later as ``prompts/constitution.md``)."""
+    errors = _session(None)
+    assert "(it ran in docs: the path was looked up as docs/docs/guide/steps.md)" in errors, errors
+    s = SessionBuilder()
+    s.user("follow guide/steps.md")
+    cat: dict[str, object] = {"command": ["bash", "-lc", "cat guide/steps.md"], "workdir": "docs"}
+    s.call("shell", cat, _MISSING.replace("docs/guide", "guide"), error=True)
+    s.call("shell", {"command": ["bash", "-lc", "ls"], "workdir": "docs"}, _LISTING)
+    s.say("There is no guide folder here.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "A fact it established" in errors, errors
+    assert "looked up as" not in errors, errors  # a path that does not repeat the folder

@@ -12,6 +12,8 @@ a fact about that place (blind check 15).
 
 from __future__ import annotations
 
+import posixpath
+
 from compactor.facts import Call
 
 from .local_records import ErrorFact
@@ -20,7 +22,7 @@ from .local_session import Session
 from .local_text import call_line
 from .local_workdir import PLACE, place_of, without_place
 
-__all__ = ["found_elsewhere"]
+__all__ = ["found_elsewhere", "looked_up_as"]
 
 
 def found_elsewhere(s: Session, err: ErrorFact) -> bool:
@@ -59,3 +61,19 @@ def _same_elsewhere(
 def _relative(target: str) -> bool:
     """Whether a signature target is a relative path (it depends on the directory)."""
     return bool(target) and not target.startswith(("$ ", "pid ", "/", "~", PLACE))
+
+
+def looked_up_as(err: ErrorFact) -> str:
+    """For a "not found" of a relative path that starts with the name of the directory the call
+    ran in (``workdir .codex``, ``cat .codex/prompts/x.md``): `` (it ran in .codex: the path was
+    looked up as .codex/.codex/prompts/x.md)``, else "". The file may well exist from the folder
+    above; the fact is only about the doubled path (blind check 20)."""
+    mine = place_of(err.signature[2]).removeprefix(PLACE)
+    if not mine:
+        return ""
+    said = " ".join(err.outcome.lines)
+    base = posixpath.basename(mine.rstrip("/"))
+    for target in without_place(err.signature[2]):
+        if _relative(target) and target.startswith(base + "/") and target in said:
+            return f" (it ran in {mine}: the path was looked up as {posixpath.join(mine, target)})"
+    return ""
