@@ -145,7 +145,7 @@ def message_from_record(
         raise TranscriptError(path, line, "role", f"must be a string, got {role!r}")
     role = _ROLE_NAMES.get(role, role)  # one string for every message, not one per record
     content = rec.get("content")
-    if role == "user" and type(content) is list:
+    if role == "user" and type(content) is list and known is _KNOWN_KEYS:  # openai, not Eino
         item = _mixed_results.result_block(rec)
         if item is not None:  # an Anthropic tool_result answering a tool_calls entry
             return _mixed_results.result_message(path, line, rec, item, parse_parts)
