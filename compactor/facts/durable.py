@@ -23,6 +23,7 @@ import re
 
 from compactor._util import lazy_pattern
 
+from .fences import cut_middle
 from .outcomes import command_of, strip_output_header
 from .templates import bounded_template
 from .text import Entry, one_line, sentence_spans
@@ -382,7 +383,8 @@ def bounded_user_message(text: str, number: int, keep: int) -> str:
     lines = middle.splitlines()
     orders = [one_line(x) for n in lines for _, x in sentence_spans(n) if _is_order(x.strip())]
     kept = "; kept from it: " + " ".join(orders[:_ORDERS_MOST]) if orders else ""
-    return (
-        f"{text[:keep]}…{removed} characters truncated (the full text is user message {number} "
-        f"of the original transcript{kept})…{text[-keep:]}"
+    marker = (
+        f"…{removed} characters truncated (the full text is user message {number} "
+        f"of the original transcript{kept})…"
     )
+    return cut_middle(text, keep, marker)  # a code block it cuts inside closed, then reopened

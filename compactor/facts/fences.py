@@ -8,7 +8,7 @@ import re
 
 from compactor._util import lazy_pattern
 
-__all__ = ["cut_bytes", "fence_closed"]
+__all__ = ["cut_bytes", "cut_middle", "fence_closed"]
 
 _FENCE_RE = lazy_pattern(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
 
@@ -45,3 +45,20 @@ def cut_bytes(text: str, max_bytes: int) -> str:
         return cut
     room = max(0, max_bytes - len(mark) - 1)
     return fence_closed(data[:room].decode("utf-8", errors="ignore"))
+
+
+def cut_middle(text: str, keep: int, marker: str) -> str:
+    """``text``'s first and last ``keep`` characters with ``marker`` between, no fence left
+    unbalanced by the cut (blind check 20: a quoted plan cut inside its code block left an odd
+    number of fences, and ``compact show`` rendered the rest of the summary as code): a fence the
+    head leaves open is closed before the marker, and one the tail starts inside is reopened
+    after it. ``keep`` must leave a middle (``len(text) > 2 * keep``)."""
+    head, tail = text[:keep], text[len(text) - keep :]
+    if "`" not in text and "~" not in text:  # no fence anywhere: the common case, no scan
+        return f"{head}{marker}{tail}"
+    if open_fence(head) is not None:
+        head = fence_closed(head) + "\n"
+    inside = open_fence(text[: len(text) - keep])
+    if inside is not None:
+        tail = f"\n{inside}\n{tail}"
+    return f"{head}{marker}{tail}"

@@ -27,7 +27,7 @@ from compactor.schema import (
     content_type,
 )
 
-from . import _jsonl
+from . import _jsonl, _mixed_results
 from ._convert import as_chat
 from ._family import fits, mismatch
 from .base import CompactionInfo, FormatSpec, Streaming, Transcript, WriteMode
@@ -145,6 +145,10 @@ def message_from_record(
         raise TranscriptError(path, line, "role", f"must be a string, got {role!r}")
     role = _ROLE_NAMES.get(role, role)  # one string for every message, not one per record
     content = rec.get("content")
+    if role == "user" and type(content) is list and known is _KNOWN_KEYS:  # openai, not Eino
+        item = _mixed_results.result_block(rec)
+        if item is not None:  # an Anthropic tool_result answering a tool_calls entry
+            return _mixed_results.result_message(path, line, rec, item, parse_parts)
     parts: list[Part] = []
     if content is None:
         text = ""
@@ -225,6 +229,8 @@ def record_from_message(msg: Message | AgenticMessage) -> JsonObject:
     m = _as_message(msg)
     if content_type(m) == "summary":
         return {"role": "user", "content": _jsonl.message_text(m)}
+    if _mixed_results.RESULT_KEY in m.extra:
+        return _mixed_results.result_record(m, render_parts)
     rec: JsonObject = {"role": m.role}
     if m.parts:
         rec["content"] = render_parts(m.parts)

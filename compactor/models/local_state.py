@@ -53,6 +53,7 @@ from .local_busy import ENDED_LATER, judge_busy
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_earlier import note_earlier
+from .local_elsewhere import found_elsewhere, looked_up_as
 from .local_fixed import judge_fixed
 from .local_gotpast import judge_got_past
 from .local_handoff import judge_handoff
@@ -439,7 +440,8 @@ def judge_skipped(s: Session) -> None:
         went_on = any(c.index > err.index for c in s.calls)
         looked = err.reading or err.probe  # a read inside ``bash -lc`` too (blind check 18)
         if looked and went_on and (_NOT_FOUND_RE.search(said) or not err.outcome.lines):
-            err.after, err.by = "not found", ""  # a probe that established a fact
+            if not found_elsewhere(s, err):  # not in the wrong folder (blind check 20)
+                err.after, err.by = "not found", ""  # a probe that established a fact
             continue
         around = [x for x in sentences(err.next_text) if _AROUND_RE.search(x)]
         around = unchosen_dropped(err.next_text, user.text if user else "", around)
@@ -481,7 +483,8 @@ def after_line(err: ErrorFact, width: int) -> str:
         "retry pending": f"  Retried with {by}; its result is not in the transcript yet.",
         "skipped": f"  Set aside on purpose, not to be fixed: {quote(err.by, width)}",
         "worked around": f"  Done without it, not to be fixed: {quote(err.by, width)}",
-        "not found": f"  A fact it established (not a failure to fix): {found}; the work went on.",
+        "not found": f"  A fact it established (not a failure to fix): {found}"
+        f"{looked_up_as(err)}; the work went on.",
         "meant to fail": f"  Meant to fail (run to confirm a failure), not an error: {meant}",
         "worked around by": f"  Worked around by {by} ({err.why}).",
         "fixed by editing": f"  Fixed by editing {err.why}; then a later {by} succeeded.",

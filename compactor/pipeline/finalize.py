@@ -25,6 +25,7 @@ from compactor.counting.config import (
 from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.errors import ConfigError, SummarizationError
 from compactor.facts.fences import cut_bytes as _truncate_bytes  # closes a cut ``` (blind 14)
+from compactor.facts.fences import cut_middle
 from compactor.io.paths import name_text
 from compactor.pipeline.plan_block import after_request, plan_reminder
 from compactor.pipeline.skill_focus import focus_skills
@@ -138,7 +139,7 @@ def cut_text(text: str, keep: int = CUT_KEEP_CHARS) -> str:
     if len(text) <= 2 * keep:
         return text
     removed = len(text) - 2 * keep
-    return f"{text[:keep]}…{removed} characters truncated…{text[-keep:]}"
+    return cut_middle(text, keep, f"…{removed} characters truncated…")  # no fence left open
 
 
 def is_user_candidate(msg: Message | AgenticMessage) -> bool:

@@ -245,7 +245,7 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat, texts: bool) -> None:
             continue
         _check_depth(raw, start, nl, rec, content)
         msg = message_of(out.path, index + 1, rec)  # parts: counted as the reader counts them
-        if msg.tool_calls:
+        if msg.tool_calls or msg.role != role:  # a result in a user record: the general path
             raise _NotStreamable
         tokens += estimate_message(msg)
     out.tokens = tokens
