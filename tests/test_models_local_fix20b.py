@@ -1,0 +1,99 @@
+"""Blind check 20 (issue 28, fix20b): a harness's evaluation notice is no user request; work
+after Claude Code's own summary that ended with an answer ended answered; a unified-exec
+session whose last poll said it still runs is an open job."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from compactor.formats.registry import read_transcript
+from compactor.models.local import summarize_transcript
+from compactor.schema import Message, ToolCall
+
+from .cc_session import Session
+from .test_models_local_session import section
+
+_NOTICE = "The agent has finished. Now running automated tests to validate the solution."
+_REPORT = (
+    "=" * 40 + "\nGRADING REPORT\n" + "=" * 40 + "\n--- CHECKS ---\n"
+    "✓ PASS: Lint check\n       Warnings: 0\n       Items processed: 0\n"
+    "✓ PASS: Unit suite -> parser\n       Coverage: 100.00% (required: 100%)\n"
+    "✗ FAIL: Unit suite -> printer\n       Coverage: 80.00% (required: 100%)\n"
+    "--- METRICS ---\nWall Clock Time:     0.00 sec\nTotal Items:  0\n" + "=" * 40
+)
+
+
+def _graded() -> str:
+    """An OpenAI-chat session: the request, the agent's work and answer, then the harness's
+    notice (user role, third person) and its own calls that build, run and grade the work."""
+    build = ToolCall("c1", "Bash", json.dumps({"command": "make build"}))
+    grade = ToolCall("c2", "Bash", json.dumps({"command": "pytest grade.py::test_grade"}))
+    write = ToolCall("w1", "Write", json.dumps({"file_path": "src/parser.py", "content": "x=1"}))
+    msgs = [
+        Message(role="system", content="You are a coding agent."),
+        Message(role="user", content="Write a parser in src/parser.py with full test coverage."),
+        Message(role="assistant", content="", tool_calls=[write]),
+        Message(
+            role="tool", content="File created successfully at: src/parser.py", tool_call_id="w1"
+        ),
+        Message(role="assistant", content="Done: src/parser.py is written and covered."),
+        Message(role="user", content=_NOTICE),
+        Message(role="assistant", content="Compiling the project", tool_calls=[build]),
+        Message(role="tool", content="building...\nerrors: 0, warnings: 0", tool_call_id="c1"),
+        Message(role="assistant", content="Analyzing results and grading", tool_calls=[grade]),
+        Message(role="tool", content=_REPORT, tool_call_id="c2"),
+    ]
+    return summarize_transcript(msgs)
+
+
+def test_a_harness_notice_is_no_request_and_its_grading_report_ends_the_work() -> None:
+    """taxi-chat: "The agent has finished. Now running automated tests …" (user role, written by
+    the harness) was the current request, "still in progress"; §9 said to continue it, and the
+    grading report's PASS lines were dropped for "Total Transactions: 0"."""
+    text = _graded()
+    intent, pending, current, step = (section(text, n) for n in (1, 7, 8, 9))
+    assert 'Current request: "The agent has finished' not in intent, intent
+    assert "Write a parser" in intent, intent
+    assert "still in progress" not in pending and "in progress" not in current, (pending, current)
+    assert "Continue the latest request" not in step, step
+    assert "evaluated" in current and "evaluated" in step, (current, step)
+    assert "✓ PASS: Lint check" in current and "✗ FAIL: Unit suite -> printer" in current, current
+    assert "wait for the user" in step, step
+    # the notice's result lines come before any metric line, and every verdict is kept
+    assert current.count("PASS:") == 2, current
+
+
+def _own_summary_then_answer(tmp_path: Path, answered: bool) -> str:
+    s = Session()
+    s.user(
+        "This session is being continued from a previous conversation that ran out of context. "
+        "The conversation is summarized below:\nSummary:\n## 1. Primary Request and Intent\n"
+        "Fix the audio capture.\n\n## 7. Pending Tasks\n- Disable echo cancellation in "
+        "capture.ts\n\n## 8. Current Work\nWas about to edit capture.ts.\n\n"
+        "## 9. Optional Next Step\nEdit capture.ts to disable echo cancellation.\n"
+    )
+    s.records[-1]["isCompactSummary"] = True
+    s.bash("cat src/capture.ts", "echoCancellation: true,")
+    s.bash("sed -i 's/true/false/' src/capture.ts", "")
+    if answered:
+        s.assistant([{"type": "text", "text": "Done. Echo cancellation is off; rerun the app."}])
+    path = tmp_path / f"own{answered}.jsonl"
+    path.write_bytes(b"\n".join(s.lines()) + b"\n")
+    return summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+
+
+def test_work_after_an_own_summary_that_ended_with_an_answer_ended_answered(
+    tmp_path: Path,
+) -> None:
+    """k3rn-speechy: after Claude Code's own summary the fix was applied and answered ("Fait …
+    reteste"), but §7 and §9 sent the agent back to the earlier summary's next step."""
+    text = _own_summary_then_answer(tmp_path, answered=True)
+    pending, step = section(text, 7), section(text, 9)
+    assert "answered" in pending.split("\n   - ")[0] + pending[:300], pending
+    assert "wait for the user's next message" in step, step
+    assert "Continue the earlier summary's work" not in step, step
+    assert "Edit capture.ts to disable" not in step, step
+    # without the answer, the older path stays (calls ran, nothing answered)
+    open_text = _own_summary_then_answer(tmp_path, answered=False)
+    assert "Continue the earlier summary's work" in section(open_text, 9), section(open_text, 9)
