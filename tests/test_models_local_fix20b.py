@@ -97,3 +97,30 @@ def test_work_after_an_own_summary_that_ended_with_an_answer_ended_answered(
     # without the answer, the older path stays (calls ran, nothing answered)
     open_text = _own_summary_then_answer(tmp_path, answered=False)
     assert "Continue the earlier summary's work" in section(open_text, 9), section(open_text, 9)
+
+
+def test_config_names_in_the_cut_part_of_a_quoted_own_summary_survive(tmp_path: Path) -> None:
+    """k3rn-speechy: OVERLAY_SIZE 320x72 and WHISPER_LANGUAGE=fr were in the part of the own
+    summary's file list cut with "… (2375 more characters)": the names in the cut part are
+    listed after the cut."""
+    filler = "".join(
+        f"- **src/mod{n}.ts** - Reworked the handler number {n} to keep its state local. "
+        for n in range(80)
+    )
+    s = Session()
+    s.user(
+        "This session is being continued from a previous conversation that ran out of context. "
+        "The conversation is summarized below:\nSummary:\n## 1. Primary Request and Intent\n"
+        "Fix the overlay.\n\n## 3. Files and Code Sections\n" + filler
+        + "- **src/config/constants.ts** - PANEL_SIZE changed to 320x72.\n"
+        "- **.env** - enabled `APP_LANGUAGE=fr`.\n\n## 7. Pending Tasks\n- None\n"
+    )  # fmt: skip
+    s.records[-1]["isCompactSummary"] = True
+    s.user("is the overlay smaller now?")
+    s.assistant([{"type": "text", "text": "Yes, it is 320x72 now."}])
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(b"\n".join(s.lines()) + b"\n")
+    text = summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+    files = section(text, 3)
+    assert "more characters" in files, files  # the quote is cut
+    assert "PANEL_SIZE" in files and "APP_LANGUAGE=fr" in files, files
