@@ -12,6 +12,7 @@ from compactor.models.local import summarize_transcript
 from compactor.schema import Message, ToolCall
 
 from .cc_session import Session
+from .planted_session import SessionBuilder
 from .test_models_local_session import section
 
 _NOTICE = "The agent has finished. Now running automated tests to validate the solution."
@@ -124,3 +125,38 @@ def test_config_names_in_the_cut_part_of_a_quoted_own_summary_survive(tmp_path: 
     files = section(text, 3)
     assert "more characters" in files, files  # the quote is cut
     assert "PANEL_SIZE" in files and "APP_LANGUAGE=fr" in files, files
+
+
+def _polled(cmd: str, answered: bool) -> str:
+    """A Codex exec session started, polled once with ``write_stdin`` (still running, no exit
+    code), never mentioned again; other work, then (optionally) the answer."""
+    b = SessionBuilder()
+    b.user("Add short routes like /12 to the board.")
+    running = "Wall time: {t} seconds\nProcess running with session ID 67001\nOutput:\n"
+    b.call("exec_command", {"cmd": cmd, "yield_time_ms": 1000}, running.format(t="1.0016"))
+    b.call("write_stdin", {"session_id": 67001, "chars": ""}, running.format(t="5.0016"))
+    b.call("exec_command", {"cmd": "ls app"}, "Process exited with code 0\nOutput:\napp.py\n")
+    b.call("apply_patch", {"input": "*** Begin Patch\n*** Update File: app.py\n"}, "Success.")
+    if answered:
+        b.say("Done: app.py now routes /12 to the board of grade 1, section 2.")
+    return summarize_transcript(b.messages)
+
+
+def test_a_polled_exec_session_still_running_at_its_last_poll_is_an_open_job() -> None:
+    """dimi-codex: ``find .. -name AGENTS.md`` (session 67141) still said "Process running"
+    at its last poll and never ended, but §7 said "no background job … is open"."""
+    server = _polled("npm run dev", answered=True)
+    pending = section(server, 7)
+    assert "67001" in pending and "no task, background job" not in pending, pending
+    assert "still running" in pending, pending
+    # a bounded search, session answered: said as it was at its last poll, not as an order
+    search = _polled("find .. -name AGENTS.md -print", answered=True)
+    pending, step = section(search, 7), section(search, 9)
+    assert "67001" in pending and "no task, background job" not in pending, pending
+    assert "was still running at its last poll" in pending, pending
+    assert "its output was not read" in pending, pending
+    assert "do not start it again" not in pending, pending
+    assert "do not start" not in step, step
+    # a bounded search while the work goes on (no answer): an open job
+    busy = section(_polled("find .. -name AGENTS.md -print", answered=False), 7)
+    assert "67001" in busy and "still running" in busy, busy
