@@ -160,3 +160,20 @@ def test_a_polled_exec_session_still_running_at_its_last_poll_is_an_open_job() -
     # a bounded search while the work goes on (no answer): an open job
     busy = section(_polled("find .. -name AGENTS.md -print", answered=False), 7)
     assert "67001" in busy and "still running" in busy, busy
+
+
+def test_a_report_s_pass_fail_lines_are_what_its_call_returned() -> None:
+    """taxi-chat: the last action's result was given as "Wall Clock Time: 0.00 sec | Total
+    Transactions: 0", dropping every "✓ PASS" line of the grading report."""
+    grade = ToolCall("g1", "Bash", json.dumps({"command": "pytest grade.py::test_grade"}))
+    msgs = [
+        Message(role="user", content="Write a parser in src/parser.py and grade it."),
+        Message(role="assistant", content="Grading it", tool_calls=[grade]),
+        Message(role="tool", content=_REPORT, tool_call_id="g1"),
+    ]
+    current = section(summarize_transcript(msgs), 8)
+    assert "1 of 3 checks FAILED: ✗ FAIL: Unit suite -> printer" in current, current
+    report = _REPORT.replace("✗ FAIL", "✓ PASS")
+    passed = [*msgs[:2], Message(role="tool", content=report, tool_call_id="g1")]
+    current = section(summarize_transcript(passed), 8)
+    assert "all 3 checks PASS" in current and "Total Items" not in current, current

@@ -15,7 +15,13 @@ from compactor.facts import Entry, cut
 if TYPE_CHECKING:
     from .local_session import Session
 
-__all__ = ["evaluated_items", "evaluated_step", "is_evaluation_notice", "verdict_lines"]
+__all__ = [
+    "evaluated_items",
+    "evaluated_step",
+    "is_evaluation_notice",
+    "verdict_lines",
+    "verdicts_said",
+]
 
 _NOTICE_RE = re.compile(
     r"\A\W*(?:the (?:agent|assistant|model)\b[^\n.]{0,60}\b(?:has|have|is) (?:finished|completed|"
@@ -47,6 +53,23 @@ def verdict_lines(text: str) -> list[str]:
     """The verdict lines of a result, in order (at most ``_MOST``)."""
     found = [ln.strip() for ln in text.splitlines() if _VERDICT_RE.search(ln.strip())]
     return found[:_MOST]
+
+
+_CHECK_RE = re.compile(r"^\W{0,4}(?:✓|✗|✘|✔)?\s*(PASS(?:ED)?|FAIL(?:ED)?)\b")
+"""A check's verdict line of a grading or test report (``✓ PASS: …``, ``FAIL: …``; upper case)."""
+
+
+def verdicts_said(lines: list[str], width: int) -> str:
+    """What a result's PASS/FAIL verdict lines say, on one line (blind check 20: the picker
+    gave "Total Transactions: 0" for a report of 12 "✓ PASS" lines); "" when it has none."""
+    marks = [(m.group(1)[:4], ln) for ln in lines if (m := _CHECK_RE.match(ln.strip()))]
+    if not marks:
+        return ""
+    failed = [ln.strip() for kind, ln in marks if kind == "FAIL"]
+    if failed:
+        shown = cut(" | ".join(failed[:3]), width)
+        return f"{len(failed)} of {len(marks)} checks FAILED: {shown}"
+    return f"all {len(marks)} checks PASS (last: {cut(marks[-1][1].strip(), width // 2)})"
 
 
 def _after(entries: list[Entry], notice: Entry) -> list[str]:
