@@ -177,3 +177,49 @@ def test_a_report_s_pass_fail_lines_are_what_its_call_returned() -> None:
     passed = [*msgs[:2], Message(role="tool", content=report, tool_call_id="g1")]
     current = section(summarize_transcript(passed), 8)
     assert "all 3 checks PASS" in current and "Total Items" not in current, current
+
+
+def test_eval_judges_a_session_ended_by_the_harness_s_evaluation_answered(tmp_path: Path) -> None:
+    """``compact eval`` flagged the summary's "answered" as wrong for taxi-chat: it read the
+    harness's notice as the last request and its calls as work before any reply."""
+    from compactor.facts import entries_of
+    from compactor.runs.ended import ending_of
+    from compactor.runs.evaluate import _is_request
+
+    build = ToolCall("c1", "Bash", json.dumps({"command": "make build"}))
+    msgs = [
+        Message(role="user", content="Write a parser in src/parser.py."),
+        Message(role="assistant", content="Done: src/parser.py is written."),
+        Message(role="user", content=_NOTICE),
+        Message(role="assistant", content="Compiling the project", tool_calls=[build]),
+        Message(role="tool", content="✓ PASS: build", tool_call_id="c1"),
+    ]
+    ending = ending_of(entries_of(msgs), _is_request)
+    assert ending is not None and ending.answered, ending
+    # a real request after the answer, then calls: not answered
+    msgs[2] = Message(role="user", content="Now also add a printer to src/printer.py.")
+    ending = ending_of(entries_of(msgs), _is_request)
+    assert ending is not None and not ending.answered, ending
+
+
+def test_eval_a_call_the_log_kept_without_result_mid_session_is_not_in_flight() -> None:
+    """taxi-chat: two parallel ``make clean_compile`` calls have no result in the export; the
+    agent went on (a later result, then its next turn): not "2 call(s) in flight" at the end."""
+    from compactor.facts import entries_of
+    from compactor.runs.ended import ending_of
+    from compactor.runs.evaluate import _is_request
+
+    lost = ToolCall("l1", "Bash", json.dumps({"command": "make clean"}))
+    build = ToolCall("b1", "Bash", json.dumps({"command": "make build"}))
+    msgs = [
+        Message(role="user", content="Build the project."),
+        Message(role="assistant", content="", tool_calls=[lost]),
+        Message(role="assistant", content="", tool_calls=[build]),
+        Message(role="tool", content="built", tool_call_id="b1"),
+        Message(role="assistant", content="Built: the project compiles."),
+    ]
+    ending = ending_of(entries_of(msgs), _is_request)
+    assert ending is not None and ending.answered, ending
+    # the same call at the end, with no turn after it: in flight
+    ending = ending_of(entries_of([*msgs[:4], msgs[1]]), _is_request)
+    assert ending is not None and not ending.answered and "in flight" in ending.why, ending
