@@ -9,6 +9,7 @@ from pathlib import Path
 
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
+from compactor.models.local_evalnotice import is_evaluation_notice
 from compactor.schema import Message, ToolCall
 
 from .cc_session import Session
@@ -63,6 +64,12 @@ def test_a_harness_notice_is_no_request_and_its_grading_report_ends_the_work() -
     assert "wait for the user" in step, step
     # the notice's result lines come before any metric line, and every verdict is kept
     assert current.count("PASS:") == 2, current
+    # a user writing about "the agent" who asks for something is a request
+    for asked in (
+        "The agent has finished the refactor. Now running the tests shows 3 failures, fix them.",
+        "The agent has finished. Now run the tests and tell me if you see errors?",
+    ):
+        assert is_evaluation_notice(_NOTICE) and not is_evaluation_notice(asked), asked
 
 
 def _own_summary_then_answer(tmp_path: Path, answered: bool) -> str:

@@ -44,9 +44,19 @@ _VERDICT_RE = re.compile(
 _MOST = 40
 
 
+_ASKS_RE = re.compile(
+    r"\?|\b(?:you|your|please|pls|fix|can|could|should|would|why|shows?|failed|fails|errors?)\b",
+    re.IGNORECASE,
+)
+"""Words of a user who writes about the agent but asks something ("… now running the tests
+shows 3 failures, please fix them"): a request, never a harness notice."""
+
+
 def is_evaluation_notice(text: str) -> bool:
     """Whether a user-role text is a harness's notice that it evaluates the agent's work."""
-    return len(text) <= _NOTICE_MAX and _NOTICE_RE.search(text.strip()) is not None
+    if len(text) > _NOTICE_MAX or _NOTICE_RE.search(text.strip()) is None:
+        return False
+    return _ASKS_RE.search(text) is None
 
 
 def verdict_lines(text: str) -> list[str]:
