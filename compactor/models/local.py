@@ -33,6 +33,7 @@ from .local_answers import answer_room
 from .local_blocked import blocked_items, blocked_step
 from .local_dialogue import resolved
 from .local_errlines import no_errors_items, read_error_items
+from .local_evalnotice import evaluated_items, evaluated_step
 from .local_files import file_item
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_running
@@ -431,7 +432,7 @@ def _current_work(s: Session, lim: Limits) -> str:
         items.append(hold_line(s, ref, lim.item) or f"The latest request {state}: {ref}")
         ended = [] if s.turn_ended else error_replies(s, lim.item) + launched_outcomes(s, lim.item)
         items.extend([*filter(None, [interruption(s)]), *ended])
-    items.extend(blocked_items(s, lim.item, brief=True))
+    items.extend(blocked_items(s, lim.item, brief=True) + evaluated_items(s, lim.item))
     if s.ended_by_tool:
         items.append(f"The work ended with {code(s.ended_by_tool)}.")
         if s.ended_output:
@@ -507,7 +508,7 @@ def _state_step(s: Session, lim: Limits) -> str:
         return (
             f"   Continue the latest request: {current_ref(last.text, lim.item)}{doing}.{stopped}"
         )
-    if asked := claims.input_step(s, lim.item):
+    if (asked := evaluated_step(s)) or (asked := claims.input_step(s, lim.item)):
         return asked
     if s.turn_ended and s.question:
         return f"   Wait for the user's answer to: {quote(s.question, lim.item * 2)}"

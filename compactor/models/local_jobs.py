@@ -16,6 +16,7 @@ from .local_session import Background, Session
 
 __all__ = [
     "ANSWERED_WITH_JOBS",
+    "POLLED",
     "add_shape_jobs",
     "idle_step",
     "judge_killed",
@@ -148,10 +149,37 @@ def _bounded_end(s: Session, bg: Background, command: str) -> str:
     reason = bounded_reason(command)
     if not reason:
         return ""
+    if (polled := _last_poll(s, bg)) is not None:  # polled, and still running then (check 20)
+        if not polled or not s.turn_ended:
+            return ""  # the poll showed no end: an open job while the work goes on
+        return f"{POLLED} (a bounded search: {reason}; its output was not read)"
     return (
         f"ended: not polled after it started (id {bg.key}), but a bounded command ({reason}): "
         "it has ended by now"
     )
+
+
+POLLED = "was still running at its last poll"
+"""How a bounded job is described whose last poll still said it runs, in a session that ended
+answered (blind check 20, W7: ``find .. -name AGENTS.md``, session 67141)."""
+_ENDED_RE = re.compile(
+    r"Process exited with code|exit(?:ed)? (?:with )?code\b|<status>\s*(?!running)"
+)
+
+
+def _last_poll(s: Session, bg: Background) -> bool | None:
+    """Whether the last poll of ``bg`` (``write_stdin(session_id=…)``) still said it runs
+    (``None`` when it was never polled; ``False`` when the last poll showed its end)."""
+    polls = {
+        c.id
+        for e in s.entries[bg.index + 1 :]
+        for c in e.calls
+        if bg.key and str(c.args.get("session_id", "")) == bg.key
+    }
+    said = [r.text for e in s.entries[bg.index + 1 :] for r in e.results if r.call_id in polls]
+    if not said:
+        return None
+    return _ENDED_RE.search(said[-1][:600]) is None
 
 
 def _full_command(s: Session, bg: Background) -> str:
@@ -169,20 +197,21 @@ def _full_command(s: Session, bg: Background) -> str:
 
 def listed_jobs(s: Session) -> list[Background]:
     """The jobs the summary lists as pending: the running ones and those that may still run."""
-    return [b for b in s.background.values() if not b.finished or b.finished.startswith(MAYBE)]
+    shown = (MAYBE, POLLED)
+    return [b for b in s.background.values() if not b.finished or b.finished.startswith(shown)]
 
 
 def shown_jobs(s: Session) -> list[Background]:
     """The jobs section 7 shows: :func:`listed_jobs`, and those that ended with the CLI run
     they were started in (the CLI restarted since: blind check 19, W1), which may need
     starting again."""
-    shown = (MAYBE, EARLIER_RUN)
+    shown = (MAYBE, EARLIER_RUN, POLLED)
     return [b for b in s.background.values() if not b.finished or b.finished.startswith(shown)]
 
 
 def running_head(bg: Background) -> str:
     """How the pending section introduces a job it lists."""
-    if bg.finished.startswith(EARLIER_RUN):
+    if bg.finished.startswith((EARLIER_RUN, POLLED)):
         return f"Background job that {bg.finished}"
     if bg.finished.startswith(MAYBE):
         return f"Background job that {bg.finished}; check whether it runs before starting it again"
@@ -210,9 +239,15 @@ def idle_step(s: Session) -> str:
             f"{wait} Background jobs it started are still running ({', '.join(running[:4])}): "
             "check on them before starting anything like them again."
         )
-    if maybe := [b.key or b.command for b in listed_jobs(s)]:
+    listed = listed_jobs(s)
+    if maybe := [b.key or b.command for b in listed if not b.finished.startswith(POLLED)]:
         return (
             f"{wait} Background jobs it started may still be running ({', '.join(maybe[:4])}; "
             "section 7): check whether they run before starting them again."
+        )
+    if polled := [b.key or b.command for b in listed]:  # bounded searches (blind check 20)
+        return (
+            f"{wait} Bounded searches it started were still running at their last poll "
+            f"({', '.join(polled[:4])}; section 7); their output was never read."
         )
     return ""

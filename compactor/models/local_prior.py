@@ -15,6 +15,7 @@ from .local_text import code, plural, prior_sections, quote
 from .local_views import whole_quote
 
 __all__ = [
+    "answered_since_prior",
     "calls_since_prior",
     "prior_current",
     "prior_excerpt",
@@ -53,8 +54,12 @@ def prior_pending(session: Session, limit: int) -> list[str]:
     if not prior:
         return reported
     said = [f"{prior_state(session)}: {prior}", *reported]
-    answered = session.turn_ended and session.requests
+    answered = session.turn_ended and (session.requests or answered_since_prior(session))
     words = ANSWERED_WITH_JOBS if listed_jobs(session) else ANSWERED  # (blind check 19, W3)
+    if not session.requests:  # the request is the earlier summary's (blind check 20, W6)
+        words = words.replace(
+            "the last request was answered", "the work after it ended with an answer", 1
+        )
     return [answered_line(session, words), *said] if answered else said
 
 
@@ -124,9 +129,31 @@ def prior_step(session: Session, prior: str, stopped: str) -> str:
     n = calls_since_prior(session)
     if not n:
         return f"   From the earlier summary: {prior}"
+    if answered_since_prior(session):  # the work since ended answered (blind check 20, W6)
+        return (
+            f"   None: {_WORK_ANSWERED} (the last assistant message, section 8); wait for the "
+            "user's next message. The earlier summary's pending tasks and next step (section 7) "
+            f"were written before the {plural(n, 'tool call')} after it: not the next step now."
+        )
     return (
         f"   Continue the earlier summary's work {_LEFT_IT}.{stopped} Its next step, written "
         f"before the {plural(n, 'tool call')} after it (check whether they did it): {prior}"
+    )
+
+
+_WORK_ANSWERED = "the work after the earlier summary ended with an answer"
+
+
+def answered_since_prior(session: Session) -> bool:
+    """Whether, with no request since the earlier summary, the calls after it were followed by
+    an assistant answer that ended the turn (nothing in flight): the session ended answered,
+    and the earlier summary's next step is no longer the next step (blind check 20, W6)."""
+    return (
+        session.last_request is None
+        and session.turn_ended
+        and not session.ended_by_tool
+        and not session.in_flight
+        and calls_since_prior(session) > 0
     )
 
 

@@ -49,6 +49,7 @@ from compactor.facts.jobstate import gone_reply, is_notice, rejected
 from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_callwrites import with_embedded
+from .local_evalnotice import is_evaluation_notice
 from .local_files import FileState, file_changes
 from .local_noise import is_usage_footer, local_command, ran_locally
 from .local_notices import failed_after, notified_end
@@ -170,6 +171,7 @@ class Session:
     flying: list[Call] | None = None  # :attr:`in_flight`, kept once the session is built
     harness_errors: list[Entry] = field(default_factory=list)  # ``API Error: 400 …`` texts
     interrupted: Entry | None = None  # the harness's notice that the user interrupted the turn
+    evaluated: Entry | None = None  # the harness's notice that it evaluates the work (check 20)
     trimmed: dict[int, Entry] = field(default_factory=dict)  # requests without embedded rules
     earlier: dict[str, str] = field(default_factory=dict)
     """What calls before the harness's own compaction did: ``changed`` (paths, one a line) and
@@ -222,6 +224,9 @@ class _Builder:
             return
         if e.injected or is_earlier_summary(e.text):
             self.injected(e)
+            return
+        if self.s.requests and is_evaluation_notice(e.text):  # no request (blind check 20)
+            self.s.evaluated = e
             return
         command = slash_command(e.text)
         split = embedded_rules(e.text) if command is None else None
@@ -293,7 +298,8 @@ class _Builder:
         if not e.calls and is_harness_error(e.text):
             s.harness_errors.append(e)  # not an answer: the request it follows is unanswered
             return
-        if e.text.strip():
+        harness = s.evaluated is not None and s.requests[-1].index < s.evaluated.index
+        if e.text.strip() and not harness:  # not the harness's own evaluation (blind check 20)
             s.last_text = e
             if len(e.text.strip()) >= DELIVERABLE_CHARS:
                 s.deliverable = e
@@ -572,10 +578,13 @@ class _Builder:
         for err in s.errors:
             err.next_text = texts.get(err.index, "")
         local = {i for i, _ in s.local_commands} | {e.index for e in s.harness_errors}
+        if (ev := s.evaluated) is not None and s.requests[-1].index > ev.index:
+            s.evaluated = None  # a request came after the evaluation: it is past
+        upto = len(s.entries) if s.evaluated is None else s.evaluated.index
         last = next(
             (
                 e
-                for e in reversed(s.entries)
+                for e in reversed(s.entries[:upto])
                 if not e.internal and not e.injected and e.role != "system"
                 and e.index not in local and (e.text.strip() or e.calls or e.results)
                 and not self.orphan(e)

@@ -54,6 +54,7 @@ from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_earlier import note_earlier
 from .local_elsewhere import found_elsewhere, looked_up_as
+from .local_evalnotice import verdicts_said
 from .local_fixed import judge_fixed
 from .local_gotpast import judge_got_past
 from .local_handoff import judge_handoff
@@ -206,6 +207,8 @@ def _established(call: Call, result: Result | None) -> str:
     if len(lines) > 2 and not (command is not None and tail_matters(programs(command))):
         head, more = head_of(lines, 2)  # a listing, `git log`: its first lines (HEAD) matter
         return f"returned: {cut(one_line(' | '.join(head)), _RESULT_CHARS)}{more}"
+    if verdicts := verdicts_said(lines, _RESULT_CHARS):  # a report's PASS/FAIL (check 20)
+        return f"returned: {verdicts}"
     found = [ln for ln in lines if is_result_line(ln)]
     picked = (found or lines)[-2:] if len(lines) > 2 else lines
     return "returned: " + cut(one_line(" | ".join(picked)), _RESULT_CHARS)

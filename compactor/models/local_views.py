@@ -33,6 +33,7 @@ from compactor.facts.outcomes import unadvised
 from compactor.facts.tracebacks import is_library_path, is_log_tag
 
 from .local_answers import user_answers
+from .local_cutnames import names_left_out
 from .local_dialogue import answered_later
 from .local_earlier import earlier_line, earlier_said
 from .local_names import cut_names
@@ -595,7 +596,8 @@ def whole_quote(text: str, limit: int) -> str:
     ends = [m.end() for m in _BOUNDARY_RE.finditer(flat, 0, limit)]
     cut_at = ends[-1] if ends and ends[-1] > limit // 3 else limit
     left = len(flat) - cut_at
-    return '"' + flat[:cut_at].rstrip().replace('"', "'") + f' … ({left} more characters)"'
+    names = names_left_out(flat[cut_at:], flat[:cut_at]).replace('"', "'")  # (blind check 20)
+    return '"' + flat[:cut_at].rstrip().replace('"', "'") + f' … ({left} more characters{names})"'
 
 
 _BOUNDARY_RE = re.compile(r"[.!?;:)](?=\s)|\s(?=- |\* |\d{1,2}\. )")

@@ -21,6 +21,7 @@ interruption marker. Both or neither: no claim (the row has no item). Plain data
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, Entry
+from compactor.models.local_evalnotice import is_evaluation_notice
 
 __all__ = ["Ending", "claim_of", "ending_of"]
 
@@ -97,6 +99,15 @@ def _todo_items(call: Call) -> list[object] | None:
     return None
 
 
+def _went_on(index: int, results: list[int], turns: list[int]) -> bool:
+    """Whether, after the call at entry ``index``, a result came back and the assistant then
+    spoke or called again: a call whose result the log lacks was not in flight at its end
+    (blind check 20, taxi-chat: two parallel ``make clean_compile`` calls an OpenAI-chat export
+    kept without results, mid-session)."""
+    after = bisect.bisect_right(results, index)
+    return after < len(results) and turns[-1] > results[after] if turns else False
+
+
 def _last_line(text: str) -> str:
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     return lines[-1].strip() if lines else ""
@@ -107,13 +118,21 @@ def ending_of(entries: Sequence[Entry], is_request: Callable[[Entry], bool]) -> 
     starts = [e.index for e in entries if is_request(e)]
     if not starts:
         return None
-    after = [e for e in entries if e.index > starts[-1] and not e.internal]
+    end = entries[-1].index + 1  # a harness's evaluation notice ends the work (blind check 20)
+    notice = next((e for e in reversed(entries) if e.index == starts[-1]), None)
+    if len(starts) > 1 and notice is not None and is_evaluation_notice(notice.text):
+        end, starts = starts[-1], starts[:-1]
+    after = [e for e in entries if starts[-1] < e.index < end and not e.internal]
     answered_ids = {r.call_id for e in entries for r in e.results}
     for e in after:
         texts = [e.text, *(r.text for r in e.results)]
         if any(m in t.lower() for t in texts for m in _INTERRUPTED):
             return Ending(False, "the original ends interrupted (the user stopped the turn)")
     flying = [c for e in after for c in e.calls if c.id and c.id not in answered_ids]
+    if flying:  # one the agent went on past (a later result, then its next turn) was dropped
+        results = [e.index for e in after if e.results]
+        turns = [e.index for e in after if e.role == "assistant"]
+        flying = [c for c in flying if not _went_on(c.index, results, turns)]
     if flying:
         return Ending(False, f"the original ends with {len(flying)} call(s) in flight")
     todos = [items for e in after for c in e.calls if (items := _todo_items(c)) is not None]
