@@ -3,8 +3,17 @@ a crash of the embedded summarizer is not retried, pip's resolver report is no f
 
 from __future__ import annotations
 
-from compactor.models.local import summarize_transcript
+from pathlib import Path
+from typing import Any
 
+import pytest
+
+import compactor as c
+from compactor._json import JsonValue
+from compactor.errors import SummarizationError
+from compactor.models.local import LocalSummarizer, summarize_transcript
+
+from .fake_server_cli import CODING, invoke
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
 
@@ -25,3 +34,81 @@ def test_a_failed_chain_with_an_echo_of_dashes_does_not_crash() -> None:
     s.say("The container runs; curl failed because the port was not ready yet.")
     text = summarize_transcript(s.messages)
     assert "docker run -d --name web-test" in section(text, 4), text
+
+
+class _Crashing:
+    """An embedded summarizer with a bug: every call raises the same IndexError."""
+
+    name = "local"
+    embedded = True
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def generate(self, messages: list[Any], **options: JsonValue) -> Any:
+        self.calls += 1
+        return ().__getitem__(0)
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+def _history() -> c.AgentState[c.Message]:
+    return c.AgentState([c.Message("user", "fix the bug " * 50), c.Message("assistant", "done")])
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_a_crash_of_the_embedded_summarizer_is_not_retried() -> None:
+    """phish-cc (C1): the deterministic embedded summarizer raised IndexError and was called 3
+    times with backoff (1 s, 2 s) before "exceeds max retries: tuple index out of range"."""
+    crashing, clock = _Crashing(), _Clock()
+    cfg = c.Config(model=crashing, retry=c.RetryConfig(max_retries=3), sleep=clock)
+    with pytest.raises(SummarizationError) as caught:
+        await c.new(cfg).summarize_detailed(_history())
+    message = str(caught.value)
+    assert crashing.calls == 1 and clock.waits == []
+    assert "exceeds max retries" not in message, message
+    assert "embedded summarizer 'local' crashed (IndexError: tuple index out of range)" in message
+    assert "bug in compact" in message and "Traceback" not in message
+
+
+@pytest.mark.anyio
+async def test_a_crash_of_the_embedded_summarizer_fails_over_to_the_fallback_at_once() -> None:
+    crashing, clock = _Crashing(), _Clock()
+    fallback = c.ScriptedModel(["<summary>\nshort\n</summary>"], name="backup")
+    cfg = c.Config(
+        model=crashing, retry=c.RetryConfig(max_retries=3), fallback_model=fallback, sleep=clock
+    )
+    outcome = await c.new(cfg).summarize_detailed(_history())
+    assert crashing.calls == 1 and len(fallback.calls) == 1 and clock.waits == []
+    assert outcome.degraded
+    assert [a.phase for a in outcome.attempts] == ["primary", "fallback"]
+    assert "IndexError" in (outcome.attempts[0].error or "")
+
+
+def test_the_cli_reports_the_embedded_summarizer_s_crash_with_exit_3(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole run: one line naming the crash, exit 3, nothing written, no traceback."""
+
+    async def crash(self: LocalSummarizer, messages: list[Any], **options: JsonValue) -> Any:
+        raise IndexError("tuple index out of range")
+
+    monkeypatch.setattr(LocalSummarizer, "generate", crash)
+    out = tmp_path / "out.jsonl"
+    done = invoke(["run", "--model", "local", "--force", "--no-cache", str(CODING), "-o", str(out)])
+    err = done.stderr.decode()
+    assert done.returncode == 3, err
+    assert "embedded summarizer 'local' crashed (IndexError: tuple index out of range)" in err
+    assert "exceeds max retries" not in err and "Traceback" not in err, err
+    assert not out.exists()
