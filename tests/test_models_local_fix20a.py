@@ -112,3 +112,54 @@ def test_the_cli_reports_the_embedded_summarizer_s_crash_with_exit_3(
     assert "embedded summarizer 'local' crashed (IndexError: tuple index out of range)" in err
     assert "exceeds max retries" not in err and "Traceback" not in err, err
     assert not out.exists()
+
+
+_PIP = (
+    "Requirement already satisfied: widgetlib in /opt/lib/python3.12/site-packages (4.12.0)\n"
+    "Requirement already satisfied: numpy<2 in /opt/lib/python3.12/site-packages (from "
+    "widgetlib) (1.26.4)\n"
+    "Installing collected packages: importlib-metadata\n"
+    "Successfully installed importlib-metadata-7.1.0\n"
+    "ERROR: pip's dependency resolver does not currently take into account all the packages "
+    "that are installed. This behaviour is the source of the following dependency conflicts.\n"
+    "kernelpkg 1.23.1 requires pydantic<2.11,>=2.0, but you have pydantic 2.11.5 which is "
+    "incompatible.\n"
+    "otherpkg 1.75.5 requires openai>=1.99.5, but you have openai 1.66.2 which is incompatible.\n"
+)
+
+
+def _installed(output: str, error: bool) -> str:
+    s = SessionBuilder()
+    s.user("Install widgetlib and open the trace viewer")
+    s.call("Bash", {"command": "pip install widgetlib"}, output, error=error)
+    s.say("widgetlib is installed. Let me run the viewer:")
+    s.call(
+        "Bash",
+        {"command": "python open_trace.py"},
+        "Exit code 1\nModuleNotFoundError: No module named 'widgetlib'",
+        error=True,
+    )
+    return summarize_transcript(s.messages)
+
+
+def test_pip_s_resolver_report_after_an_install_is_no_failure() -> None:
+    """taxi-cc (W1): a ``pip install`` result not flagged as an error ("Requirement already
+    satisfied … (4.12.0)", "Successfully installed …") ended with pip's dependency-conflict
+    report ("ERROR: pip's dependency resolver does not currently take into account…"): the
+    summary said the install failed and dropped "already satisfied (4.12.0)"."""
+    text = _installed(_PIP, error=False)
+    assert "pip install widgetlib` failed" not in text, text
+    assert "Unresolved failure: `Bash: pip install widgetlib`" not in section(text, 7), text
+    assert "widgetlib (4.12.0)" in text or "already satisfied: widgetlib" in text, text
+    assert "pip reported dependency conflicts: kernelpkg 1.23.1 requires pydantic" in text, text
+    assert "open_trace.py` failed (exit code 1)" in section(text, 4), text  # still a failure
+
+
+def test_an_install_flagged_as_an_error_still_failed() -> None:
+    """The other shape: the same report in a result flagged as an error (pip exited 1), or
+    with no sign that anything was installed, is a failure."""
+    flagged = _installed("Exit code 1\n" + _PIP, error=True)
+    assert "pip install widgetlib` failed" in section(flagged, 4), flagged
+    bare = "\n".join(line for line in _PIP.splitlines() if "ERROR" in line or "requires" in line)
+    unflagged = _installed(bare + "\nERROR: Could not install packages due to an OSError", False)
+    assert "pip install widgetlib` failed" in section(unflagged, 4), unflagged

@@ -32,7 +32,7 @@ from compactor.counting.config import (
     FailoverContext,
     ShouldRetry,
 )
-from compactor.errors import ModelError, SummarizationError
+from compactor.errors import ErrorKind, ModelError, SummarizationError
 from compactor.events import Event, GenerateSummary, Phase, RetryWait
 from compactor.models.base import ChatModel
 from compactor.schema import M
@@ -446,7 +446,7 @@ def embedded_crash(error: BaseException, name: str) -> ModelError:
     err = ModelError(
         f"the embedded summarizer {name!r} crashed ({what}); this is a bug in compact, "
         "not in the input: please report it",
-        kind="other",
+        kind=ErrorKind.OTHER,
         transient=False,
         persistent=True,
         model=name,
