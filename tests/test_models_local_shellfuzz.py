@@ -121,21 +121,23 @@ _outputs = st.one_of(
     ),
 )
 _turn = st.tuples(shellish, _outputs, st.booleans(), st.booleans())
+_tool = st.sampled_from((("Bash", "command"), ("exec_command", "cmd"), ("shell", "command")))
 
 
 @settings(max_examples=60, database=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(_turn, min_size=1, max_size=6), st.booleans())
+@given(st.lists(_turn, min_size=1, max_size=6), st.booleans(), _tool)
 def test_the_embedded_summarizer_summarizes_any_shell_session(
-    turns: list[tuple[str, str, bool, bool]], answered: bool
+    turns: list[tuple[str, str, bool, bool]], answered: bool, tool: tuple[str, str]
 ) -> None:
-    """A small session whose Bash commands and outputs are arbitrary: a summary comes back."""
+    """A small session whose shell commands and outputs are arbitrary: a summary comes back."""
     s = SessionBuilder()
     s.user("Get the service running and check its logs")
+    name, key = tool
     for command, output, error, background in turns:
-        args: dict[str, object] = {"command": command}
+        args: dict[str, object] = {key: command}
         if background:
             args["run_in_background"] = True
-        s.call("Bash", args, output, error=error)
+        s.call(name, args, output, error=error)
     if answered:
         s.say("Done: the service runs.")
     text = summarize_transcript(s.messages)
