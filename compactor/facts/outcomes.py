@@ -10,12 +10,14 @@ from dataclasses import dataclass
 
 from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .bounded import expected_exit, is_startup_noise
-from .noise import is_decoration, is_warning
+from .noise import is_warning
 from .reads import only_reads
 from .shellwrap import inner_command
-from .stops import kill_succeeded, rejection, user_stopped
+from .stops import rejection, user_stopped
 from .text import Call, Result, clean, cut, lowers_exactly
 from .toolerror import TOOL_ERROR_RE, tool_error
+from .wenton import first_informative_line as first_informative_line  # (moved there)
+from .wenton import went_on
 
 SCAN_HEAD = 12_000
 SCAN_TAIL = 40_000
@@ -567,31 +569,9 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
             first = first_informative_line(body)
             lines = [cut(first)] if first else []
         return Outcome(True, code, tuple(lines))
-    if not lines or all(is_warning(line) for line in lines) or kill_succeeded(call, lines):
-        return Outcome(False, code)  # a warning (dpkg-preconfigure's stdin): the call went on
+    if went_on(call, lines, body):  # a warning (dpkg-preconfigure's stdin), pip's conflicts
+        return Outcome(False, code)
     return Outcome(True, code, tuple(lines))
-
-
-_SHELL_ERROR_RE = re.compile(r"^\S+: line \d+: \S")
-"""A shell's own error (``x.sh: line 3: SCRIPT_DIR: readonly variable``)."""
-_FAILURE_WORDS = ("fail", "error", "\u2717", "\u2718", "denied", "not found", "cannot")
-
-
-def first_informative_line(body: str) -> str:
-    """The line of a failed call's output to show when no line ranks as an error: the first
-    that says it failed (``Memory check for pool... ✗ FAILED``, a shell's ``x.sh: line 3: …``),
-    else the first that is not decoration (rules, box drawing; blind check 9: a banner's
-    ``═════`` was the failure)."""
-    fallback = ""
-    for raw in body.splitlines():
-        line = raw.strip()
-        if not line or is_decoration(line) or is_startup_noise(line):
-            continue
-        low = line.lower()
-        if any(word in low for word in _FAILURE_WORDS) or _SHELL_ERROR_RE.search(line):
-            return line
-        fallback = fallback or line
-    return fallback
 
 
 def shell_words(command: str) -> list[str]:

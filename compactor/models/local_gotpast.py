@@ -69,7 +69,9 @@ def _step(call: Call) -> Steps:
         while words and ("=" in words[0] or words[0] in _FEEDERS):
             words = words[1:]
         if words and words[0] not in _FILTERS:
-            steps.append(tuple(w for w in words if w[:1] != "-" and not _REDIRECT_RE.match(w)))
+            kept = tuple(w for w in words if w[:1] != "-" and not _REDIRECT_RE.match(w))
+            if kept:  # (``echo "--- logs ---"`` leaves only an option-like word: no step)
+                steps.append(kept)
     return tuple(steps)
 
 
@@ -78,7 +80,7 @@ def _other_forms(s: Session, failed: list[Call], flying: set[str]) -> dict[Steps
     ``failed`` calls (each other call's command is split only when it names one of their
     programs: a long session's thousands of calls stay cheap)."""
     wanted = {step for step in map(_step, failed) if any(len(words) >= 2 for words in step)}
-    heads = {words[0] for step in wanted for words in step}
+    heads = {words[0] for step in wanted for words in step if words}
     found: dict[Steps, list[Call]] = {}
     if not wanted:
         return found

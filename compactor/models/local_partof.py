@@ -51,7 +51,9 @@ def _steps(call: Call) -> tuple[tuple[str, ...], ...]:
         while words and ("=" in words[0] or words[0] in _FEEDERS):
             words = words[1:]
         if words and words[0] not in _FILTERS:
-            steps.append(tuple(w for w in words if w[:1] != "-" and not _REDIRECT_RE.match(w)))
+            kept = tuple(w for w in words if w[:1] != "-" and not _REDIRECT_RE.match(w))
+            if kept:  # (``echo "--- logs ---"`` leaves only an option-like word: no step)
+                steps.append(kept)
     return tuple(steps)
 
 

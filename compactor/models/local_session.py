@@ -46,6 +46,7 @@ from compactor.facts.attachments import request_entry
 from compactor.facts.bounded import is_startup_noise
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
 from compactor.facts.jobstate import gone_reply, is_notice, rejected
+from compactor.facts.wenton import install_report
 from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_callwrites import with_embedded
@@ -514,6 +515,9 @@ class _Builder:
     def output(self, call: Call, r: Result, index: int) -> None:
         """What a successful command printed: a short output whole, else its result lines
         (read on the output's last :data:`_OUTPUT_TAIL` characters only)."""
+        if (installed := install_report(r.text)) is not None:  # pip's conflicts (check 20)
+            self._output(index, 2, call, installed)
+            return
         text = r.text if len(r.text) <= _OUTPUT_TAIL else r.text[len(r.text) - _OUTPUT_TAIL :]
         lines = printed_lines(strip_output_header(clean(text)))
         if "tool_uses" in text or "agentId:" in text:  # a sub-agent's usage footer says nothing

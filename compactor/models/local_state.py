@@ -44,6 +44,7 @@ from compactor.facts import (
 from compactor.facts.bounded import is_startup_noise
 from compactor.facts.factnoise import without_parts
 from compactor.facts.noise import without_frames
+from compactor.facts.wenton import install_report
 from compactor.schema import AgenticMessage, Message
 
 from .local_actions import judge_actions
@@ -196,6 +197,8 @@ def _established(call: Call, result: Result | None) -> str:
         return f"returned an error: {cut(one_line(api_error), _RESULT_CHARS)}"
     if oc.exit_code == 1 and (meaning := exit_one_meaning(call)):  # an answer (blind check 11)
         return f"{meaning} (exit 1, not a failure)"
+    if (installed := install_report(result.text)) is not None:  # pip's conflicts (check 20)
+        return f"returned: {installed}"
     lines = [
         ln
         for ln in printed_lines(strip_output_header(clean(result.text[-20_000:])))
@@ -557,6 +560,9 @@ def round_facts(s: Session, limit: int) -> list[str]:
                 if call.id not in shown:  # (the last action says it)
                     lines.append(f"{code(call_line(call, limit))} → returned an error: {api_error}")
                 continue
+            if not oc.failed and (installed := install_report(result.text)) is not None:
+                lines.append(f"{code(call_line(call, limit))} → ok: {installed}")
+                continue  # what it installed and the conflicts pip reported (blind check 20)
             said = call_line(call, 2_000)
             facts = [f for f in _facts_of(strip_output_header(clean(result.text))) if f not in said]
             facts = facts[:_FACTS_PER_CALL]  # (what the call itself named is no news)

@@ -53,6 +53,7 @@ from .retry import (
     Outcome,
     SummaryResult,
     default_sleep,
+    embedded_crash,
     error_text,
     retry_and_failover,
 )
@@ -411,6 +412,8 @@ async def summarize_input(
                 if isinstance(err, ModelError):
                     # What the model did send with its error (Eino hands (resp, err) on).
                     outcome.response = err.partial_response
+                elif is_embedded(model):  # a bug: the same input fails the same way
+                    outcome.error = embedded_crash(err, name)
             if outcome.error is None:
                 outcome.error = refused(outcome.response)
                 if outcome.error is not None:

@@ -32,7 +32,7 @@ from compactor.counting.config import (
     FailoverContext,
     ShouldRetry,
 )
-from compactor.errors import ModelError, SummarizationError
+from compactor.errors import ErrorKind, ModelError, SummarizationError
 from compactor.events import Event, GenerateSummary, Phase, RetryWait
 from compactor.models.base import ChatModel
 from compactor.schema import M
@@ -56,6 +56,7 @@ __all__ = [
     "default_should_failover",
     "default_should_retry",
     "default_sleep",
+    "embedded_crash",
     "error_text",
     "retry_and_failover",
 ]
@@ -432,6 +433,26 @@ def capped_delay(asked: object, cap: float) -> float:
     if math.isnan(seconds):
         return cap
     return min(max(0.0, seconds), cap)
+
+
+def embedded_crash(error: BaseException, name: str) -> ModelError:
+    """What an exception raised by an embedded summarizer becomes (blind check 20): a bug in
+    compact, not a failure of the model's service. The summarizer is deterministic, so the same
+    input fails the same way: the error is not transient (no retry, no backoff) but
+    persistent (its circuit breaker opens: it is not asked again in this run), and the
+    configured fallback (if any) is asked at once. Its message names the crash, secrets redacted,
+    no traceback."""
+    what = redact(f"{type(error).__name__}: {error}" if str(error) else type(error).__name__)
+    err = ModelError(
+        f"the embedded summarizer {name!r} crashed ({what}); this is a bug in compact, "
+        "not in the input: please report it",
+        kind=ErrorKind.OTHER,
+        transient=False,
+        persistent=True,
+        model=name,
+    )
+    err.__cause__ = error
+    return err
 
 
 def _exhausted(error: BaseException) -> SummarizationError:

@@ -1,0 +1,110 @@
+"""What a call's output says when its error lines alone do not settle the verdict (moved out of
+:mod:`compactor.facts.outcomes`, which was at its size limit): whether a call not flagged as an
+error went on despite error-like lines, and which line to show for a failed call that printed
+no error line.
+
+A package manager that installed what it was asked prints, when the environment holds other
+packages whose pins now clash, a dependency-conflict report: pip's "ERROR: pip's dependency
+resolver does not currently take into account all the packages that are installed…" and its
+"X requires Y, but you have Z which is incompatible." lines, after "Successfully installed …"
+or "Requirement already satisfied: …", and exits 0 (blind check 20, taxi-cc: the summary said
+``pip install`` failed, and a resuming agent believed the package was installed nowhere). Such
+a report in a result not flagged as an error is no failure; :func:`install_report` keeps it
+as what the result established ("pip reported dependency conflicts: …").
+"""
+
+from __future__ import annotations
+
+import re
+
+from compactor._util import lazy_pattern
+
+from .bounded import is_startup_noise
+from .noise import is_decoration, is_warning
+from .stops import kill_succeeded
+from .text import Call, cut, one_line
+
+__all__ = ["first_informative_line", "install_report", "went_on"]
+
+_REPORT_LINE_RE = lazy_pattern(
+    r"dependency resolver does not currently take into account"
+    r"|\brequires [^\n]+?, but you have [^\n]+ which is incompatible"
+    r"|\bERESOLVE overriding peer dependency"
+)
+"""A line of a package manager's dependency-conflict report (pip's, npm's ERESOLVE)."""
+_INSTALLED_RE = lazy_pattern(
+    r"^(?:Successfully installed \S|Requirement already satisfied: \S"
+    r"|(?:added|changed) \d+ packages?\b|up to date, audited \d+)",
+    re.MULTILINE,
+)
+"""A line that says the package manager installed (or already had) what it was asked."""
+_CONFLICT_RE = lazy_pattern(
+    r"^\s*(\S[^\n]*?\brequires [^\n]+?, but you have [^\n]+? which is incompatible)\.?\s*$",
+    re.MULTILINE,
+)
+_SATISFIED_RE = lazy_pattern(r"^Requirement already satisfied: (?![^\n]*\(from )[^\n]+$", re.M)
+_DONE_RE = lazy_pattern(r"^Successfully installed [^\n]+$", re.MULTILINE)
+_MOST_CONFLICTS = 3
+_REPORT_WORDS = ("dependency resolver", "which is incompatible", "ERESOLVE")
+"""Words every report line of :data:`_REPORT_LINE_RE` holds one of (as cased there)."""
+
+
+def _resolver_report_only(lines: list[str], body: str) -> bool:
+    """Every error line is part of a dependency-conflict report, and the output says the
+    package manager installed (or already had) what it was asked."""
+    if not all(_REPORT_LINE_RE.search(line) for line in lines):
+        return False
+    return _INSTALLED_RE.search(body) is not None
+
+
+def went_on(call: Call | None, lines: list[str], body: str) -> bool:
+    """Whether an unflagged call whose output has the error-like ``lines`` went on: no line, only
+    warnings (dpkg-preconfigure's stdin), a kill tool's "killed", or a package manager's
+    dependency-conflict report after it installed what it was asked (module docstring)."""
+    return (
+        not lines
+        or all(is_warning(line) for line in lines)
+        or kill_succeeded(call, lines)
+        or _resolver_report_only(lines, body)
+    )
+
+
+def install_report(text: str) -> str | None:
+    """What an install that printed a dependency-conflict report established, on one line:
+    the requested package already there, what was installed, and the conflicts
+    (``pip reported dependency conflicts: a requires b, but you have c which is incompatible;
+    …``); None for any other output."""
+    if not any(word in text for word in _REPORT_WORDS):  # (plain searches: most outputs)
+        return None
+    if _REPORT_LINE_RE.search(text) is None or _INSTALLED_RE.search(text) is None:
+        return None
+    said = [m.group(0) for m in (_SATISFIED_RE.search(text), _DONE_RE.search(text)) if m]
+    conflicts = [m.group(1).strip() for m in _CONFLICT_RE.finditer(text)]
+    if conflicts:
+        who = "pip" if "pip's dependency resolver" in text else "the package manager"
+        more = len(conflicts) - _MOST_CONFLICTS
+        listed = "; ".join(conflicts[:_MOST_CONFLICTS]) + (f" (+{more} more)" if more > 0 else "")
+        said.append(f"{who} reported dependency conflicts: {listed}")
+    return cut(one_line(" | ".join(said)), 600) if said else None
+
+
+_SHELL_ERROR_RE = re.compile(r"^\S+: line \d+: \S")
+"""A shell's own error (``x.sh: line 3: SCRIPT_DIR: readonly variable``)."""
+_FAILURE_WORDS = ("fail", "error", "\u2717", "\u2718", "denied", "not found", "cannot")
+
+
+def first_informative_line(body: str) -> str:
+    """The line of a failed call's output to show when no line ranks as an error: the first
+    that says it failed (``Memory check for pool... ✗ FAILED``, a shell's ``x.sh: line 3: …``),
+    else the first that is not decoration (rules, box drawing; blind check 9: a banner's
+    ``═════`` was the failure)."""
+    fallback = ""
+    for raw in body.splitlines():
+        line = raw.strip()
+        if not line or is_decoration(line) or is_startup_noise(line):
+            continue
+        low = line.lower()
+        if any(word in low for word in _FAILURE_WORDS) or _SHELL_ERROR_RE.search(line):
+            return line
+        fallback = fallback or line
+    return fallback
