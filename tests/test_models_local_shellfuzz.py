@@ -88,7 +88,7 @@ def test_no_command_parsing_helper_raises(first: str, second: str, name: str, ke
     only_a_part(later, failed)
     for command in (first, second):
         shell_words(command)
-        programs(command)
+        assert all(isinstance(p, str) for p in programs(command))
         main_program(command)
         made_folders(command)
         might_make(command)
