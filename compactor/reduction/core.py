@@ -41,6 +41,7 @@ from .results import (
     PERSISTED_CLOSE,
     PERSISTED_OPEN,
     ResultRef,
+    carries_user_words,
     find_results,
     replace_result,
     result_payload,
@@ -287,8 +288,8 @@ class Reduction(Generic[M]):
             if ref.name in cfg.trunc_exclude_tools or result_state(msg, ref) is not None:
                 continue
             text, media = result_text(msg, ref)
-            if media or len(text) <= limit:
-                continue  # images, files: whole, or cleared with their round
+            if media or len(text) <= limit or carries_user_words(text):
+                continue  # images, files: whole, or cleared with their round; the user's words
             if not self.shrinks("trunc", text, self._expected(ref.index, ref.call_id, "trunc")):
                 outcome.kept.append(ref.call_id)
                 continue
@@ -346,6 +347,8 @@ class Reduction(Generic[M]):
             if ref.name in cfg.clear_exclude_tools or state == "clear":
                 continue
             text, media = result_text(msg, ref)
+            if carries_user_words(text):  # the user's words are never cleared (issue 30)
+                continue
             where = trunc_paths.get((ref.index, ref.call_id))
             if not media and not self.shrinks(
                 "clear", text, where or self._expected(ref.index, ref.call_id, "clear")

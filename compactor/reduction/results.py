@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ __all__ = [
     "PERSISTED_OPEN",
     "PROCESSED_KEY",
     "ResultRef",
+    "carries_user_words",
     "cutoff_of",
     "find_results",
     "original_content",
@@ -330,3 +332,22 @@ def replace_result(msg: M, ref: ResultRef, text: str, kind: str) -> M:
     assert ref.block is not None
     new.blocks[ref.block].content = [Block("user_input_text", text)]
     return new
+
+
+_USER_WORDS_RE = re.compile(
+    r"\A[^\n]{0,40}?(?:The user (?:doesn['’]t|does not) want to proceed with this tool use.{0,300}?"
+    r"(?:how to proceed, the user said|reason for (?:the )?(?:rejection|denial))\s*:"
+    r"|User has answered your questions?\s*:|Your questions? (?:have|has) been answered\s*:)",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def carries_user_words(text: str) -> bool:
+    """Whether a tool result carries the user's own words: Claude Code's rejection of a call
+    with what the user said ("The user doesn't want to proceed with this tool use … the user
+    said: …") or the user's answers to the agent's questions (``AskUserQuestion``: "User has
+    answered your questions: …"), each at the start of the result, as the CLI writes them.
+    Reduction never clears or truncates such a result: issue 30 keeps every user text (blind
+    check 21: the user's corrections and answers went to offload files). Anchored at the start,
+    so a test costs about a microsecond whatever the result's length."""
+    return _USER_WORDS_RE.match(text, 0, 800) is not None

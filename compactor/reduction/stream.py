@@ -32,6 +32,7 @@ from .core import ReduceOutcome, Reduction, ReductionConfig, expected_where
 from .offload import FileOffload, OffloadKind
 from .results import (
     ResultRef,
+    carries_user_words,
     cutoff_of,
     original_content,
     original_payload,
@@ -96,6 +97,8 @@ class StreamResult:
     """A plain result not kept: the length of its text."""
     was: str | None = None
     """A plain result not kept: ``trunc`` / ``clear`` when its text is a placeholder."""
+    user: bool = False
+    """A plain result not kept: whether its text carries the user's words (kept whole)."""
 
 
 @dataclass(slots=True)
@@ -207,7 +210,19 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat, texts: bool) -> None:
                 else:
                     was = _text_state(content)
                     results.append(
-                        StreamResult(index, cid, tool, e, None, rec, None, None, len(content), was)
+                        StreamResult(
+                            index,
+                            cid,
+                            tool,
+                            e,
+                            None,
+                            rec,
+                            None,
+                            None,
+                            len(content),
+                            was,
+                            carries_user_words(content),
+                        )
                     )
                     del rec["content"]  # freed now: the next line's strings reuse its memory
             else:
@@ -282,6 +297,13 @@ class _Pass:
                 return text, False
             return r.text, False
         return result_text(r.message, self.ref(r))
+
+    def has_user_words(self, r: StreamResult) -> bool:
+        """:func:`carries_user_words` of ``r``'s text (for a result the scan did not keep, the
+        scan's answer: its line is not read again)."""
+        if r.message is None and r.text is None:
+            return r.user  # tested when the scan read its line
+        return carries_user_words(self.text(r)[0])
 
     def chars(self, r: StreamResult) -> int | None:
         """The length of a plain result's text that the scan did not keep (None: read it)."""
@@ -399,7 +421,7 @@ def _truncate(run: _Pass) -> int:
         if chars is not None and chars <= limit:
             continue
         text, media = run.text(r)
-        if media or len(text) <= limit:
+        if media or len(text) <= limit or carries_user_words(text):
             continue
         if r.name in cfg.trunc_exclude_tools or run.state(r) is not None:
             continue
@@ -420,6 +442,8 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
     chosen: list[tuple[StreamResult, int]] = []
     for r in candidates:
         if r.name in cfg.clear_exclude_tools or run.state(r) == "clear":
+            continue
+        if run.has_user_words(r):  # the user's words are never cleared (issue 30)
             continue
         where = run.trunc_paths.get(r.index) or run.expected(r, "clear")
         chars = run.chars(r)
