@@ -19,7 +19,7 @@ from compactor.facts.shellwrap import inner_command
 from .local_session import ErrorFact, Session
 from .local_text import call_line, code
 
-__all__ = ["judge_got_past", "missing_program"]
+__all__ = ["Steps", "chain_steps", "judge_got_past", "missing_program"]
 
 _SEGMENT_RE = lazy_pattern(r"\s*(?:&&|\|\||[;|\n])\s*")
 _REDIRECT_RE = lazy_pattern(r"\d*[<>]")
@@ -61,10 +61,17 @@ Steps = tuple[tuple[str, ...], ...]
 
 
 def _step(call: Call) -> Steps:
-    """The words of each working segment of the chain without options and redirections:
-    ``yes | pnpm install --offline 2>&1 | tail -5`` → ``((pnpm, install),)``."""
+    """The words of each working segment of the call's chain without options and
+    redirections: ``yes | pnpm install --offline 2>&1 | tail -5`` → ``((pnpm, install),)``."""
+    return chain_steps(inner_command(call) or "")
+
+
+def chain_steps(script: str) -> Steps:
+    """The words of each working segment of ``script`` (split at ``&&``, ``||``, ``;``, ``|``
+    and newlines) without options, redirections, feeders (``cd``, ``yes |``) and output
+    filters (``| tail -5``); a segment left with no word is no step."""
     steps: list[tuple[str, ...]] = []
-    for segment in _SEGMENT_RE.split(inner_command(call) or ""):
+    for segment in _SEGMENT_RE.split(script):
         words = shell_words(segment)
         while words and ("=" in words[0] or words[0] in _FEEDERS):
             words = words[1:]

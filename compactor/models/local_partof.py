@@ -15,8 +15,10 @@ import re
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call
-from compactor.facts.outcomes import is_reading_program, programs, shell_words
+from compactor.facts.outcomes import is_reading_program, programs
 from compactor.facts.shellwrap import inner_command
+
+from .local_gotpast import Steps, chain_steps
 
 __all__ = ["only_a_part"]
 
@@ -28,12 +30,8 @@ _STEP_TOOLS = frozenset(
 
 _QUOTED_RE = lazy_pattern(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
 """A quoted word (a regex's ``|`` in ``grep -E 'a|b'`` is no pipe)."""
-_SEGMENT_RE = lazy_pattern(r"\s*(?:&&|\|\||[;|\n])\s*")
-_FEEDERS = frozenset("yes echo printf cd true sudo env".split())
-_FILTERS = frozenset("tail head grep sort uniq wc cat less more cut tr".split())
 
 
-_REDIRECT_RE = lazy_pattern(r"\d*[<>]")
 _SEPARATORS_RE = lazy_pattern(r"[|;&\n]")
 
 
@@ -41,20 +39,10 @@ def _masked(quoted: re.Match[str]) -> str:
     return _SEPARATORS_RE.sub("_", quoted.group(0))
 
 
-def _steps(call: Call) -> tuple[tuple[str, ...], ...]:
-    """The working steps of the call's chain: each segment's words without options, feeders
-    (``cd``, ``yes |``) and output filters (``| tail -5``), quoted words kept whole."""
-    script = _QUOTED_RE.sub(_masked, inner_command(call) or "")
-    steps: list[tuple[str, ...]] = []
-    for segment in _SEGMENT_RE.split(script):
-        words = shell_words(segment)
-        while words and ("=" in words[0] or words[0] in _FEEDERS):
-            words = words[1:]
-        if words and words[0] not in _FILTERS:
-            kept = tuple(w for w in words if w[:1] != "-" and not _REDIRECT_RE.match(w))
-            if kept:  # (``echo "--- logs ---"`` leaves only an option-like word: no step)
-                steps.append(kept)
-    return tuple(steps)
+def _steps(call: Call) -> Steps:
+    """The working steps of the call's chain (:func:`chain_steps`), quoted words kept whole
+    (a quoted ``|``, ``;`` or ``&`` separates nothing)."""
+    return chain_steps(_QUOTED_RE.sub(_masked, inner_command(call) or ""))
 
 
 def _program(step: tuple[str, ...]) -> tuple[str, ...]:
