@@ -481,6 +481,23 @@ def test_an_edited_embedded_summarizer_is_never_served_its_older_selfs_summary(
     assert "The Request" in edited and "Primary Request and Intent" not in edited
 
 
+def test_a_fifo_or_a_dangling_link_in_the_package_never_blocks_or_fails_a_cached_run(
+    tmp_path: Path,
+) -> None:
+    """The fingerprint reads every ``*.py`` of the package: one that is a FIFO (opening it
+    would block for ever) or a dangling symlink is named, not opened, and the run goes on."""
+    root = tmp_path / "pkg"
+    shutil.copytree(
+        REPO / "compactor", root / "compactor", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    os.mkfifo(root / "compactor" / "zz_fifo.py")
+    (root / "compactor" / "zz_gone.py").symlink_to(tmp_path / "missing.py")
+    src = REPO / "sample_transcripts" / "coding-session.jsonl"
+    first = _local_run(root, src, tmp_path / "a.jsonl", tmp_path / "cache")
+    again = _local_run(root, src, tmp_path / "b.jsonl", tmp_path / "cache")
+    assert "Primary Request and Intent" in first and again == first
+
+
 def test_in_process_models_key_their_code_and_remote_ones_their_endpoint(tmp_path: Path) -> None:
     from compactor.models.local import LocalSummarizer
     from compactor.pipeline.cache import model_code, request_key

@@ -112,7 +112,11 @@ def _package_code() -> str:
     digest = hashlib.sha256()
     for path in files:
         digest.update(path.relative_to(root).as_posix().encode("utf-8", "surrogateescape") + b"\0")
-        digest.update(path.read_bytes())
+        try:  # a FIFO, a device or a dangling link named *.py is never opened (it could block)
+            regular = stat.S_ISREG(path.stat().st_mode)
+            digest.update(path.read_bytes() if regular else b"(not a file)")
+        except OSError:  # unreadable: this process's keys are its own (never stale, never fatal)
+            digest.update(os.urandom(16))
         digest.update(b"\0")
     return digest.hexdigest()
 
