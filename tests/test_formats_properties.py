@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import compactor as c
@@ -135,6 +135,58 @@ def test_compaction_output_always_parses(case: tuple[str, bytes], mode: str) -> 
     assert read_transcript("again.jsonl", again).format == back.format
 
 
+# Found by the property below (2026-12-06): a kept segment whose tool result comes before its
+# call. The appended boundary preserves the segment in place; its call was read as one made
+# before the live history, so the reader of the output dropped the result the input kept.
+_RESULT_BEFORE_CALL = b"\n".join(
+    json.dumps(r).encode()
+    for r in [
+        {"type": "permission-mode", "permissionMode": "default", "sessionId": "s"},
+        {
+            "parentUuid": None,
+            "sessionId": "s",
+            "type": "user",
+            "uuid": "u1",
+            "message": {"role": "user", "content": "a"},
+        },
+        {
+            "parentUuid": "u1",
+            "sessionId": "s",
+            "type": "user",
+            "uuid": "u2",
+            "isMeta": True,
+            "message": {"role": "user", "content": "<local-command-stdout>x"},
+        },
+        {
+            "parentUuid": "u2",
+            "sessionId": "s",
+            "type": "user",
+            "uuid": "u3",
+            "toolUseResult": "ok",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "call_0", "content": ""}],
+            },
+        },
+        {
+            "parentUuid": "u3",
+            "sessionId": "s",
+            "type": "assistant",
+            "uuid": "u4",
+            "requestId": "r",
+            "message": {
+                "model": "claude-x",
+                "id": "msg_2",
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "call_0", "name": "_", "input": {}}],
+                "usage": {"input_tokens": 3, "cache_read_input_tokens": 100},
+            },
+        },
+    ]
+)
+
+
 def _any_kind(messages: Sequence[Message | AgenticMessage]) -> list[Any]:
     """A transcript's messages for an AgentState: chat or agentic, as the format reads them
     (the generated transcripts are of both kinds)."""
@@ -145,6 +197,7 @@ def _any_kind(messages: Sequence[Message | AgenticMessage]) -> list[Any]:
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
 )
 @given(transcripts(formats=("claude-code", "codex")), st.integers(1, 6))
+@example(case=("claude-code", _RESULT_BEFORE_CALL), keep=3)
 def test_append_with_a_kept_tail_resumes_as_summary_then_tail_once(
     case: tuple[str, bytes], keep: int
 ) -> None:

@@ -257,10 +257,11 @@ def _orphans(blocks: list[Block], calls: dict[str, str], earlier: set[str]) -> b
     return bool(earlier) and any(_orphan(b, calls, earlier) for b in blocks)
 
 
-def _calls_before(lines: Sequence[_jsonl.Line], start: int) -> set[str]:
-    """The ids of the tool calls in the records before line index ``start``."""
+def _calls_before(lines: Sequence[_jsonl.Line], start: int, live: set[int]) -> set[str]:
+    """The ids of the tool calls in the records before line index ``start`` that are no part of
+    the live history (``live``: the kept segment a boundary preserves is read in place)."""
     found: set[str] = set()
-    for ln in lines[:start]:
+    for ln in (lines[i] for i in range(start) if i not in live):
         body = ln.obj.get("message")
         content = body.get("content") if isinstance(body, dict) else None
         if ln.obj.get("type") == "assistant" and isinstance(content, list):
@@ -388,7 +389,7 @@ class ClaudeCodeFormat:
         check_records(path, self.name, lines)
         start, order, preserved = history_order(lines)
         reader = _Reader(path)
-        reader.earlier_calls = _calls_before(lines, start)
+        reader.earlier_calls = _calls_before(lines, start, preserved)
         steps = [i for i in order if lines[i].obj.get("type") in _STEP_TYPES]
         if any(not lines[i].obj.get("isSidechain") for i in steps):
             # 1.0.x wrote a sub-agent's conversation inline (isSidechain): not the main one
