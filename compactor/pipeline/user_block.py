@@ -63,6 +63,8 @@ def refer_to_quoted(summary: str, texts: list[str]) -> list[str]:
     from compactor.facts.ide import without_ide_note
 
     flat = one_line(without_ide_note(newest))
+    if not flat:  # blank once flattened: "" is in every summary, yet it quotes nothing
+        return texts
     if flat in summary or flat.replace('"', "'") in summary:
         return [*texts[:-1], CURRENT_NOTE + label]
     from compactor.facts.templates import bounded_template  # pages of a command template
