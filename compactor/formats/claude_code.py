@@ -36,12 +36,13 @@ the summary as an ``isCompactSummary`` user record, with the envelope (session, 
 Messages kept after the summary are listed in ``preservedSegment`` / ``preservedMessages``, so
 Claude Code chains them after the summary and drops their stale usage. ``append`` keeps the file
 byte for byte and leaves the kept messages where they are, as Claude Code's own compaction does
-(a copy would reach the model twice). Messages it cannot leave in place (a reduced history, or
-reduced rounds among the kept ones) are written again after the boundary as copies with fresh
-uuids and message ids and their usage zeroed; a reduce writes no summary record (nothing was
-summarized: Claude Code resumes from the boundary and the copies alone). ``shrink`` keeps
-session-level metadata records, then the boundary, the summary and the kept messages' own
-records, re-linked into one chain.
+(a copy would reach the model twice). Messages it cannot leave in place (a reduced history,
+reduced rounds among the kept ones, or messages before an own compaction whose summary failed,
+which the reader reads over: the client loads from the newest boundary) are written again
+after the boundary as copies with fresh uuids and message ids and their usage zeroed; a reduce
+writes no summary record (nothing was summarized: Claude Code resumes from the boundary and the
+copies alone). ``shrink`` keeps session-level metadata records, then the boundary, the summary
+and the kept messages' own records, re-linked into one chain.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ from compactor.schema import (
 
 from . import _jsonl
 from ._attachments import attachment_text, queued_prompt
-from ._claude_history import history_order, mark_processes
+from ._claude_failed import crosses
+from ._claude_history import calls_before, history_order, mark_processes, skipped_starts
 from ._convert import as_agentic
 from ._family import UNTYPED, check_records, family, is_untyped_metadata, unknown_record
 from .anthropic import (
@@ -137,7 +139,7 @@ class _Reader:
         self.tool_names: dict[str, str] = {}
         self.open_calls: set[str] = set()
         self.deferred: list[tuple[AgenticMessage, list[int]]] = []
-        self.earlier_calls: set[str] = set()  # made before the live history (_calls_before)
+        self.earlier_calls: set[str] = set()  # made before the live history (calls_before)
 
     def add(self, msg: AgenticMessage, index: int) -> None:
         self.messages.append(msg)
@@ -257,23 +259,6 @@ def _orphans(blocks: list[Block], calls: dict[str, str], earlier: set[str]) -> b
     return bool(earlier) and any(_orphan(b, calls, earlier) for b in blocks)
 
 
-def _calls_before(lines: Sequence[_jsonl.Line], start: int) -> set[str]:
-    """The ids of the tool calls in the records before line index ``start``."""
-    found: set[str] = set()
-    for ln in lines[:start]:
-        body = ln.obj.get("message")
-        content = body.get("content") if isinstance(body, dict) else None
-        if ln.obj.get("type") == "assistant" and isinstance(content, list):
-            found.update(
-                b["id"]
-                for b in content
-                if isinstance(b, dict)
-                and b.get("type") == "tool_use"
-                and isinstance(b.get("id"), str)
-            )
-    return found
-
-
 RECORD_TYPES = frozenset(
     {
         "user",
@@ -388,7 +373,7 @@ class ClaudeCodeFormat:
         check_records(path, self.name, lines)
         start, order, preserved = history_order(lines)
         reader = _Reader(path)
-        reader.earlier_calls = _calls_before(lines, start)
+        reader.earlier_calls = calls_before(lines, start)
         steps = [i for i in order if lines[i].obj.get("type") in _STEP_TYPES]
         if any(not lines[i].obj.get("isSidechain") for i in steps):
             # 1.0.x wrote a sub-agent's conversation inline (isSidechain): not the main one
@@ -495,6 +480,10 @@ class _Writer:
                 if self.matches[index] is None:
                     break
                 run.append(index)  # match_messages keeps originals in order
+        if self.mode == "append" and crosses(
+            skipped_starts(self.lines), [i for x in run for i in self.origin[self.matches[x] or 0]]
+        ):
+            run = []  # written again after the summary: the client could not chain them
         preserved = [u for index in run for u in self._uuids(self.matches[index] or 0)]
 
         out: list[bytes] = []
