@@ -120,10 +120,17 @@ _INJECTED_PREFIXES = (
 )
 
 
-def _injected(rec: JsonObject, msg: AgenticMessage) -> bool:
+_CAVEAT = "<local-command-caveat>"
+
+
+def _injected(rec: JsonObject, msg: AgenticMessage, caveat: bool = False) -> bool:
+    """Text the CLI wrote; ``caveat``: right after its local-command caveat, where a short line
+    without command markup is its reply to a command it ran (``Unknown skill: load``)."""
     if rec.get("isMeta") or rec.get("isCompactSummary"):
         return True
     text = "\n".join(b.text or "" for b in msg.blocks if b.type == "user_input_text").lstrip()
+    if caveat and 0 < len(text) <= 300 and "\n" not in text.rstrip() and "<" not in text:
+        return True
     return bool(text) and text.startswith(_INJECTED_PREFIXES)
 
 
@@ -140,6 +147,7 @@ class _Reader:
         self.open_calls: set[str] = set()
         self.deferred: list[tuple[AgenticMessage, list[int]]] = []
         self.earlier_calls: set[str] = set()  # made before the live history (calls_before)
+        self.caveat = False  # the last record was the CLI's local-command caveat
 
     def add(self, msg: AgenticMessage, index: int) -> None:
         self.messages.append(msg)
@@ -220,9 +228,11 @@ class _Reader:
             if not blocks:  # the record stays in the file; the client never sends it
                 return
         msg = AgenticMessage(role=role, blocks=blocks)
+        caveat, self.caveat = self.caveat, False
         if kind == "user":
-            if _injected(rec, msg):
+            if _injected(rec, msg, caveat):
                 msg.extra["injected"] = True
+            self.caveat = bool(rec.get("isMeta")) and _CAVEAT in str(body.get("content"))[:40]
             if rec.get("isCompactSummary"):
                 msg.extra[CONTENT_TYPE_KEY] = "summary"
                 msg.extra["compact_summary"] = True
