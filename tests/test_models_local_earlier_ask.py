@@ -102,3 +102,23 @@ def test_a_numbered_list_inside_a_section_is_quoted_with_it(tmp_path: Path) -> N
     current = " ".join(_section(_summary(tmp_path, True), 8).split())
     assert DESIGN_TAIL in current, current
     assert "Background Refresh Job" in current
+
+
+def test_numbered_comments_in_a_code_block_are_no_sections() -> None:
+    """``# 2. Validate`` comments inside a fenced block of section 3 (tripolar-cc, seen set
+    18) are no headings: section 3 holds the whole block, section 4 is the summary's own."""
+    from compactor.models.local_text import prior_sections
+
+    text = (
+        "Summary:\n1. Primary Request and Intent:\n   Add the warm-up.\n\n"
+        "2. Key Technical Concepts:\n   - lifespan hooks\n\n3. Files and Code Sections:\n"
+        "   - server/main.py\n   ```python\n   async def lifespan(app):\n      # 1. DB\n"
+        "      create_tables()\n      # 2. Validate default model\n      check()\n"
+        "      # 3. Warm-up\n      await warm()\n      # 4. Background prefetch\n"
+        "      spawn()\n   ```\n\n4. Errors and Fixes:\n   - bcrypt pinned.\n\n"
+        "5. Problem Solving:\n   Done.\n"
+    )
+    sections = prior_sections(text)
+    assert sections[4] == "- bcrypt pinned."
+    assert "spawn()" in sections[3] and "# 4. Background prefetch" in sections[3]
+    assert sections[5] == "Done."

@@ -567,7 +567,7 @@ def prior_sections(text: str) -> dict[int, str]:
         body = text.split("<summary>", 1)[1]
     elif "Summary:" in text:
         body = text.split("Summary:", 1)[1]
-    heads = sections_in_order(list(_HEADING_RE.finditer(body)))
+    heads = sections_in_order(list(_HEADING_RE.finditer(body)), body)
     out: dict[int, str] = {}
     for i, head in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
