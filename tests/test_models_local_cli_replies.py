@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from compactor.formats.registry import read_transcript
 from compactor.schema import AgenticMessage
 
@@ -71,9 +73,14 @@ def _summary(tmp_path: Path) -> str:
     return str(next(r for r in records if r.get("isCompactSummary"))["message"]["content"])
 
 
-def test_the_clis_reply_after_its_caveat_is_no_users_message(tmp_path: Path) -> None:
+@pytest.mark.parametrize("blocks", [False, True], ids=["text", "text-blocks"])
+def test_the_clis_reply_after_its_caveat_is_no_users_message(tmp_path: Path, blocks: bool) -> None:
+    s = blocked_session()
+    if blocks:  # the caveat and the reply as lists of text blocks
+        for rec in s.records[-2:]:
+            rec["message"]["content"] = [{"type": "text", "text": rec["message"]["content"]}]
     src = tmp_path / "session.jsonl"
-    src.write_bytes(b"\n".join(blocked_session().lines()) + b"\n")
+    src.write_bytes(b"\n".join(s.lines()) + b"\n")
     t = read_transcript(str(src), src.read_bytes())
     reply = [
         m

@@ -20,7 +20,7 @@ from compactor._json import JsonObject
 
 from . import _jsonl
 
-__all__ = ["crosses", "failed_starts", "is_failed_summary"]
+__all__ = ["failed_starts", "is_failed_summary"]
 
 _PREAMBLE_RE = re.compile(
     r"\A\s*This session is being continued from a previous conversation[^\n]*"
@@ -97,10 +97,3 @@ def failed_starts(lines: Sequence[_jsonl.Line], starts: Sequence[int]) -> set[in
             if ln.obj.get("type") in ("user", "assistant"):
                 break
     return failed
-
-
-def crosses(skipped: Sequence[int], kept_lines: Sequence[int]) -> bool:
-    """Whether messages kept in place would lie before a boundary the reader skipped: Claude
-    Code, which loads from the newest boundary, could not chain them after a new summary, so
-    they must be written again."""
-    return bool(skipped) and bool(kept_lines) and min(kept_lines) < max(skipped)

@@ -22,6 +22,7 @@ __all__ = [
     "calls_before",
     "chain_records",
     "history_order",
+    "in_place",
     "is_boundary",
     "is_old_compaction",
     "mark_processes",
@@ -203,3 +204,18 @@ def calls_before(lines: Sequence[_jsonl.Line], start: int) -> set[str]:
                 and isinstance(b.get("id"), str)
             )
     return found
+
+
+def in_place(
+    lines: Sequence[_jsonl.Line],
+    origin: Sequence[Sequence[int]],
+    matches: Sequence[int | None],
+    run: list[int],
+) -> list[int]:
+    """The kept run ``run`` (indices of new messages matched to originals) an ``append`` may
+    leave in place: none when one of them lies before an own compaction the reader skipped.
+    Claude Code loads from the newest boundary; a ``preservedSegment`` walked from the run's
+    tail breaks at the skipped boundary, so the run is written again after the summary."""
+    kept = [i for x in run for i in origin[matches[x] or 0]]
+    skipped = skipped_starts(lines) if kept else []
+    return [] if skipped and min(kept) < max(skipped) else run

@@ -63,8 +63,7 @@ from compactor.schema import (
 
 from . import _jsonl
 from ._attachments import attachment_text, queued_prompt
-from ._claude_failed import crosses
-from ._claude_history import calls_before, history_order, mark_processes, skipped_starts
+from ._claude_history import calls_before, history_order, in_place, mark_processes
 from ._convert import as_agentic
 from ._family import UNTYPED, check_records, family, is_untyped_metadata, unknown_record
 from .anthropic import (
@@ -232,7 +231,9 @@ class _Reader:
         if kind == "user":
             if _injected(rec, msg, caveat):
                 msg.extra["injected"] = True
-            self.caveat = bool(rec.get("isMeta")) and _CAVEAT in str(body.get("content"))[:40]
+            self.caveat = bool(rec.get("isMeta")) and any(
+                _CAVEAT in (b.text or "")[:40] for b in blocks if b.type == "user_input_text"
+            )
             if rec.get("isCompactSummary"):
                 msg.extra[CONTENT_TYPE_KEY] = "summary"
                 msg.extra["compact_summary"] = True
@@ -490,10 +491,8 @@ class _Writer:
                 if self.matches[index] is None:
                     break
                 run.append(index)  # match_messages keeps originals in order
-        if self.mode == "append" and crosses(
-            skipped_starts(self.lines), [i for x in run for i in self.origin[self.matches[x] or 0]]
-        ):
-            run = []  # written again after the summary: the client could not chain them
+        if self.mode == "append":  # none before a failed own compaction (_claude_failed)
+            run = in_place(self.lines, self.origin, self.matches, run)
         preserved = [u for index in run for u in self._uuids(self.matches[index] or 0)]
 
         out: list[bytes] = []
