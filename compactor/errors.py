@@ -187,7 +187,8 @@ class LoopGuardError(SummarizationError):
             message = (
                 f"loop guard: the compacted history has {tokens_after:,} tokens, {ratio:.1f}× "
                 f"the {tokens_before:,} before; a compaction may grow a transcript at most "
-                f"{max_growth:g}× (loop_guard.max_growth)"
+                f"{max_growth:g}× (loop_guard.max_growth): the history is already smaller "
+                "than its summary would be, so there is nothing to compact"
             )
         else:
             message = (

@@ -233,9 +233,10 @@ def test_the_first_request_after_claude_code_s_compaction_is_no_initial_request(
     compaction boundary); the initial request is the one the earlier summary states."""
     intent = _continued(tmp_path, "Keep going", "the spinner keeps showing after the backfill")
     assert "Initial request" not in intent, intent
-    assert 'First request since the earlier summary, which states the initial request: "Keep' in (
-        intent
-    )
+    assert (
+        "First request since the earlier summary (the initial request is the one the earlier "
+        'summary states): "Keep' in intent
+    ), intent
     assert 'Current request: "the spinner keeps showing after the backfill"' in intent, intent
     assert "Split the budget sync" in intent, intent  # the initial request, from the summary
     only = _continued(tmp_path, "Keep going")

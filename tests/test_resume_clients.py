@@ -48,6 +48,8 @@ from .cc_session import inflight_session, old_compaction_session
 from .client_fakes import REPLY, FakeAnthropic, FakeResponses, Recorded
 from .conftest import TRANSCRIPTS
 from .fake_server_cli import compact_exe
+from .test_claude_code_failed_compaction import REQUEST as FAILED_REQUEST
+from .test_claude_code_failed_compaction import failed_session
 
 CLAUDE = os.environ.get("RESUME_CLAUDE")
 CODEX = os.environ.get("RESUME_CODEX")
@@ -672,6 +674,22 @@ def test_claude_code_resumes_append_after_its_own_1_0_compaction(
     assert "PATCHER deployment in six waves" not in sent  # the inline sub-agent's own reply
     if strategy == "reduce":
         assert "machinectl shell" in sent and "I'll continue with the DNS fix" in sent
+
+
+@pytest.mark.parametrize("keep", [None, 6], ids=["summary", "tail"])
+def test_claude_code_resumes_append_after_its_own_failed_compaction(
+    keep: int | None, tmp_path: Path, anthropic: FakeAnthropic
+) -> None:
+    """A session whose last own compaction failed (its summary only "You've hit your limit";
+    synthetic, ``test_claude_code_failed_compaction.failed_session``): after our ``--append``
+    the client, which loads from the newest boundary, sends our summary with the request from
+    before the failed boundary, and each kept message once (those before it are copies)."""
+    src = tmp_path / "failed-compaction.jsonl"
+    src.write_bytes(b"\n".join(failed_session().lines()) + b"\n")
+    case = Case("claude-code", src, keep, tmp_path)
+    _claude_resumes(case, anthropic)
+    sent = (tmp_path / "request.json").read_text("utf-8")
+    assert FAILED_REQUEST[:60] in sent
 
 
 @pytest.mark.parametrize(("strategy", "threshold"), [("reduce", None), ("hybrid", 4_000)])

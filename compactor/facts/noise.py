@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 CLI_COMMANDS = frozenset(
     "/compact /clear /exit /quit /model /cost /help /config /status /resume /login /logout "
     "/permissions /memory /doctor /context /usage /statusline /theme /vim /export /effort /fast "
-    "/output-style /add-dir /agents /hooks /mcp /ide /rewind /todos /bashes /tasks /stats".split()
+    "/output-style /add-dir /agents /hooks /mcp /ide /rewind /todos /bashes /tasks /stats "
+    "/rate-limit-options /extra-usage /upgrade".split()
 )
 """Claude Code's own CLI commands for settings, views and the session itself: never a request
 (the embedded summary and ``compact eval`` both read them so)."""

@@ -16,14 +16,18 @@ from compactor._json import JsonObject, JsonValue
 from compactor.schema import PROCESS_KEY, AgenticMessage
 
 from . import _jsonl
+from ._claude_failed import failed_starts
 
 __all__ = [
+    "calls_before",
     "chain_records",
     "history_order",
+    "in_place",
     "is_boundary",
     "is_old_compaction",
     "mark_processes",
     "preserved_uuids",
+    "skipped_starts",
 ]
 
 _CHAIN_TYPES = frozenset({"user", "assistant", "attachment", "system"})
@@ -98,21 +102,47 @@ def is_old_compaction(rec: JsonObject) -> bool:
     )
 
 
+def _starts(lines: Sequence[_jsonl.Line]) -> list[int]:
+    """The lines where a compaction starts the history: boundaries and 1.0.x summaries."""
+    return [
+        i
+        for i, ln in enumerate(lines)
+        if is_boundary(ln.obj)
+        or (ln.obj.get("isCompactSummary") is True and is_old_compaction(ln.obj))
+    ]
+
+
+def skipped_starts(lines: Sequence[_jsonl.Line], starts: Sequence[int] | None = None) -> list[int]:
+    """The compactions after the last real one whose summary failed (only the CLI's error,
+    :mod:`._claude_failed`), in file order: the history reads on over them."""
+    starts = _starts(lines) if starts is None else starts
+    if not starts:
+        return []
+    failed = failed_starts(lines, starts)
+    real = [i for i in starts if i not in failed]
+    return [i for i in starts if i in failed and (not real or i > real[-1])]
+
+
 def history_order(lines: Sequence[_jsonl.Line]) -> tuple[int, list[int], set[int]]:
     """(first line after the last boundary, line indices in history order, preserved lines).
 
     A 1.0.x compaction (:func:`is_old_compaction`) after the last boundary starts the history
-    at its summary, as a boundary would start it at the line after it."""
-    boundary = -1
-    old = -1
-    for i, ln in enumerate(lines):
-        if is_boundary(ln.obj):
-            boundary = i
-        elif ln.obj.get("isCompactSummary") is True and is_old_compaction(ln.obj):
-            old = i
+    at its summary, as a boundary would start it at the line after it. A compaction whose
+    summary failed (:func:`skipped_starts`) starts nothing: the history reads on over it,
+    without its error "summary"."""
+    starts = _starts(lines)
+    skipped = skipped_starts(lines, starts)
+    real = [i for i in starts if i not in skipped]
+    boundary = max((i for i in real if is_boundary(lines[i].obj)), default=-1)
+    old = max((i for i in real if not is_boundary(lines[i].obj)), default=-1)
+    drop: set[int] = set()
+    if skipped:  # the failed compactions' "summaries": no part of the history
+        drop = {
+            j for j in range(skipped[0], len(lines)) if lines[j].obj.get("isCompactSummary") is True
+        }
     if old > boundary:
-        return old, list(range(old, len(lines))), set()
-    after = list(range(boundary + 1, len(lines)))
+        return old, [i for i in range(old, len(lines)) if i not in drop], set()
+    after = [i for i in range(boundary + 1, len(lines)) if i not in drop]
     if boundary < 0:
         return 0, after, set()
     meta = lines[boundary].obj.get("compactMetadata")
@@ -157,3 +187,36 @@ def _process_of(where: Sequence[int], lines: Sequence[_jsonl.Line]) -> str:
         if isinstance(key, str) and key:
             return key
     return ""
+
+
+def calls_before(lines: Sequence[_jsonl.Line], start: int, live: set[int]) -> set[str]:
+    """The ids of the tool calls in the records before line index ``start`` that are no part of
+    the live history (``live``: the kept segment a boundary preserves is read in place)."""
+    found: set[str] = set()
+    for ln in (lines[i] for i in range(start) if i not in live):
+        body = ln.obj.get("message")
+        content = body.get("content") if isinstance(body, dict) else None
+        if ln.obj.get("type") == "assistant" and isinstance(content, list):
+            found.update(
+                b["id"]
+                for b in content
+                if isinstance(b, dict)
+                and b.get("type") == "tool_use"
+                and isinstance(b.get("id"), str)
+            )
+    return found
+
+
+def in_place(
+    lines: Sequence[_jsonl.Line],
+    origin: Sequence[Sequence[int]],
+    matches: Sequence[int | None],
+    run: list[int],
+) -> list[int]:
+    """The kept run ``run`` (indices of new messages matched to originals) an ``append`` may
+    leave in place: none when one of them lies before an own compaction the reader skipped.
+    Claude Code loads from the newest boundary; a ``preservedSegment`` walked from the run's
+    tail breaks at the skipped boundary, so the run is written again after the summary."""
+    kept = [i for x in run for i in origin[matches[x] or 0]]
+    skipped = skipped_starts(lines) if kept else []
+    return [] if skipped and min(kept) < max(skipped) else run

@@ -36,12 +36,13 @@ the summary as an ``isCompactSummary`` user record, with the envelope (session, 
 Messages kept after the summary are listed in ``preservedSegment`` / ``preservedMessages``, so
 Claude Code chains them after the summary and drops their stale usage. ``append`` keeps the file
 byte for byte and leaves the kept messages where they are, as Claude Code's own compaction does
-(a copy would reach the model twice). Messages it cannot leave in place (a reduced history, or
-reduced rounds among the kept ones) are written again after the boundary as copies with fresh
-uuids and message ids and their usage zeroed; a reduce writes no summary record (nothing was
-summarized: Claude Code resumes from the boundary and the copies alone). ``shrink`` keeps
-session-level metadata records, then the boundary, the summary and the kept messages' own
-records, re-linked into one chain.
+(a copy would reach the model twice). Messages it cannot leave in place (a reduced history,
+reduced rounds among the kept ones, or messages before an own compaction whose summary failed,
+which the reader reads over: the client loads from the newest boundary) are written again
+after the boundary as copies with fresh uuids and message ids and their usage zeroed; a reduce
+writes no summary record (nothing was summarized: Claude Code resumes from the boundary and the
+copies alone). ``shrink`` keeps session-level metadata records, then the boundary, the summary
+and the kept messages' own records, re-linked into one chain.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ from compactor.schema import (
 
 from . import _jsonl
 from ._attachments import attachment_text, queued_prompt
-from ._claude_history import history_order, mark_processes
+from ._claude_history import calls_before, history_order, in_place, mark_processes
 from ._convert import as_agentic
 from ._family import UNTYPED, check_records, family, is_untyped_metadata, unknown_record
 from .anthropic import (
@@ -118,10 +119,17 @@ _INJECTED_PREFIXES = (
 )
 
 
-def _injected(rec: JsonObject, msg: AgenticMessage) -> bool:
+_CAVEAT = "<local-command-caveat>"
+
+
+def _injected(rec: JsonObject, msg: AgenticMessage, caveat: bool = False) -> bool:
+    """Text the CLI wrote; ``caveat``: right after its local-command caveat, where a short line
+    without command markup is its reply to a command it ran (``Unknown skill: load``)."""
     if rec.get("isMeta") or rec.get("isCompactSummary"):
         return True
     text = "\n".join(b.text or "" for b in msg.blocks if b.type == "user_input_text").lstrip()
+    if caveat and 0 < len(text) <= 300 and "\n" not in text.rstrip() and "<" not in text:
+        return True
     return bool(text) and text.startswith(_INJECTED_PREFIXES)
 
 
@@ -137,7 +145,8 @@ class _Reader:
         self.tool_names: dict[str, str] = {}
         self.open_calls: set[str] = set()
         self.deferred: list[tuple[AgenticMessage, list[int]]] = []
-        self.earlier_calls: set[str] = set()  # made before the live history (_calls_before)
+        self.earlier_calls: set[str] = set()  # made before the live history (calls_before)
+        self.caveat = False  # the last record was the CLI's local-command caveat
 
     def add(self, msg: AgenticMessage, index: int) -> None:
         self.messages.append(msg)
@@ -218,9 +227,13 @@ class _Reader:
             if not blocks:  # the record stays in the file; the client never sends it
                 return
         msg = AgenticMessage(role=role, blocks=blocks)
+        caveat, self.caveat = self.caveat, False
         if kind == "user":
-            if _injected(rec, msg):
+            if _injected(rec, msg, caveat):
                 msg.extra["injected"] = True
+            self.caveat = bool(rec.get("isMeta")) and any(
+                _CAVEAT in (b.text or "")[:40] for b in blocks if b.type == "user_input_text"
+            )
             if rec.get("isCompactSummary"):
                 msg.extra[CONTENT_TYPE_KEY] = "summary"
                 msg.extra["compact_summary"] = True
@@ -255,24 +268,6 @@ def _orphan(block: Block, calls: dict[str, str], earlier: set[str]) -> bool:
 
 def _orphans(blocks: list[Block], calls: dict[str, str], earlier: set[str]) -> bool:
     return bool(earlier) and any(_orphan(b, calls, earlier) for b in blocks)
-
-
-def _calls_before(lines: Sequence[_jsonl.Line], start: int, live: set[int]) -> set[str]:
-    """The ids of the tool calls in the records before line index ``start`` that are no part of
-    the live history (``live``: the kept segment a boundary preserves is read in place)."""
-    found: set[str] = set()
-    for ln in (lines[i] for i in range(start) if i not in live):
-        body = ln.obj.get("message")
-        content = body.get("content") if isinstance(body, dict) else None
-        if ln.obj.get("type") == "assistant" and isinstance(content, list):
-            found.update(
-                b["id"]
-                for b in content
-                if isinstance(b, dict)
-                and b.get("type") == "tool_use"
-                and isinstance(b.get("id"), str)
-            )
-    return found
 
 
 RECORD_TYPES = frozenset(
@@ -389,7 +384,7 @@ class ClaudeCodeFormat:
         check_records(path, self.name, lines)
         start, order, preserved = history_order(lines)
         reader = _Reader(path)
-        reader.earlier_calls = _calls_before(lines, start, preserved)
+        reader.earlier_calls = calls_before(lines, start, preserved)
         steps = [i for i in order if lines[i].obj.get("type") in _STEP_TYPES]
         if any(not lines[i].obj.get("isSidechain") for i in steps):
             # 1.0.x wrote a sub-agent's conversation inline (isSidechain): not the main one
@@ -496,6 +491,8 @@ class _Writer:
                 if self.matches[index] is None:
                     break
                 run.append(index)  # match_messages keeps originals in order
+        if self.mode == "append":  # none before a failed own compaction (_claude_failed)
+            run = in_place(self.lines, self.origin, self.matches, run)
         preserved = [u for index in run for u in self._uuids(self.matches[index] or 0)]
 
         out: list[bytes] = []

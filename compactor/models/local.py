@@ -37,6 +37,7 @@ from .local_evalnotice import evaluated_items, evaluated_step
 from .local_files import file_item
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_running
+from .local_lastask import asked_step, earlier_ask_line
 from .local_lost import lost_items, lost_step
 from .local_notices import failed_after_items, failed_after_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
@@ -208,7 +209,7 @@ def _intent(s: Session, lim: Limits) -> str:
             lines.append("   Constraints and preferences stated by the user:")
             lines.append(bullets([cut(r, lim.item) for r in rules[: lim.items]]))
     elif s.prior:
-        lines.append("   Continues the work described in the earlier summary.")
+        lines.append(earlier_ask_line(s, lim.item * 2))  # or "Continues the work …"
     else:
         lines.append("   No request from the user in this part of the conversation.")
     prior = _prior_excerpt(s, 1, lim.prior)
@@ -476,7 +477,7 @@ def _next_step(s: Session, lim: Limits) -> str:
     """The step; when the CLI's usage limit stopped the work, to be taken once the limit allows
     (with no request since an earlier summary: its current work and pending tasks)."""
     step = _state_step(s, lim)
-    then = step.strip() if s.last_request is not None else _GOAL
+    then, step = asked_step(s, step, _GOAL, lim.item, lim.prior)  # (blind check 21)
     return blocked_step(s, then, lim.item) or step  # (blind check 14)
 
 

@@ -30,10 +30,12 @@ __all__ = [
 
 _LIMIT_RE = lazy_pattern(
     r"(?i:\b(?:usage|rate|session|weekly|[\d-]+ ?hour) limit\b|\bout of (?:extra |free )?"
-    r"(?:usage|credits?|messages|tokens)\b|\blimit (?:reached|exceeded|hit)\b|\bresets? (?:at )?\d)"
+    r"(?:usage|credits?|messages|tokens)\b|\blimit (?:reached|exceeded|hit)\b|\bresets? (?:at )?\d|"
+    r"\b(?:hit|reached) your [\w -]{0,30}limit\b)"
 )
 """A limit notice's shape (``You're out of extra usage · resets 9pm``, ``Claude usage limit
-reached``, ``Rate limit: …``, ``5-hour limit reached ∙ resets 3pm``)."""
+reached``, ``Rate limit: …``, ``5-hour limit reached ∙ resets 3pm``, ``You've hit your limit ·
+resets Jan 18, 8pm``: blind check 21)."""
 _RESETS_RE = lazy_pattern(r"(?i:\bresets?\b[^\n.]{0,40})")
 _CANCELLED = "Cancelled: parallel tool call"  # a sibling call's failure, not its own
 _PROBE_CHARS, _PROBE_WORDS = 40, 4

@@ -30,7 +30,21 @@ def local_command(text: str) -> str | None:
         command = one_line(stripped)
     if command is not None and (command.split()[0] in LOCAL_COMMANDS or command == "/plan"):
         return command
-    return None
+    return _only_commands(text) if command is None and "\n" in text else None
+
+
+_BARE_COMMAND_RE = lazy_pattern(r"/[a-z][a-z0-9\-]*")
+
+
+def _only_commands(text: str) -> str | None:
+    """A message of several lines that are each only a bare slash command (``/rate-limit-options``
+    ten times: commands typed while the agent worked, sent on as one text; blind check 21): no
+    request. ``/name (typed N times)`` or the names in order; None for any other text."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 2 or not all(_BARE_COMMAND_RE.fullmatch(ln) for ln in lines):
+        return None
+    names = list(dict.fromkeys(lines))
+    return f"{names[0]} (typed {len(lines)} times)" if len(names) == 1 else " ".join(names)
 
 
 _LOCAL_OUTPUT = ("<local-command-stdout>", "<local-command-stderr>")

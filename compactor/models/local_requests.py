@@ -20,6 +20,8 @@ from .local_views import head_tail
 __all__ = ["current_ref", "request_lines", "user_message_lines"]
 
 _SINCE = "since the earlier summary, which states the initial request"
+_FIRST = "since the earlier summary (the initial request is the one the earlier summary states)"
+"""Not "…, which states the initial request: '…'", which read as if the quote were it."""
 
 
 def request_lines(
@@ -38,7 +40,7 @@ def request_lines(
         return [f"   {'Current' if continued else 'Initial'} request: "
                 f"{_current(runs[0][0], verbatim)}{runs[0][1]} ({note})"]  # fmt: skip
     first = _quote(runs[0][0], item * 2) + runs[0][1]
-    lines = [f"   First request {_SINCE}: {first}" if continued else f"   Initial request: {first}"]
+    lines = [f"   First request {_FIRST}: {first}" if continued else f"   Initial request: {first}"]
     later = runs[1:-1]
     if later:
         lines.append("   Later requests, in order:")

@@ -33,6 +33,7 @@ from compactor.facts import (
 )
 
 from .local_harness import is_harness_error
+from .local_headings import sections_in_order, without_closing
 
 __all__ = [
     "announces_step",
@@ -566,11 +567,11 @@ def prior_sections(text: str) -> dict[int, str]:
         body = text.split("<summary>", 1)[1]
     elif "Summary:" in text:
         body = text.split("Summary:", 1)[1]
-    heads = list(_HEADING_RE.finditer(body))
+    heads = sections_in_order(list(_HEADING_RE.finditer(body)), body)
     out: dict[int, str] = {}
     for i, head in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
-        content = body[head.end() : end].split("</summary>", 1)[0].strip()
+        content = without_closing(body[head.end() : end].split("</summary>", 1)[0]).strip()
         out.setdefault(int(head.group(1) or head.group(4)), content)
     return out
 
