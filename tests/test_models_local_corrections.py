@@ -73,3 +73,57 @@ def test_rejection_words_no_call_acted_on_are_a_pending_correction_not_the_reque
         part = section(text, number)
         assert _WORDS in part and "ot acted on yet" in part, part
     assert "act on the user's correction" in section(text, 9), section(text, 9)
+
+
+# -- 931: failures a pipe hides (exit 0, no error flag, the output says it failed) --------------
+
+_NO_TESTS = (
+    "> shop@1.2.0 test /repo/core\n> node scripts/jest.js --testPathPattern=libs/coupon\n\n"
+    "No tests found, exiting with code 1\nRun with `--passWithNoTests` to exit with code 0\n"
+    "In /repo/core\n  412 files checked.\n  testMatch: **/tests/**/*.spec.ts - 61 matches\n"
+    "Pattern: libs/coupon - 0 matches\n"
+)
+
+
+def _masked_session(*, read_log: bool = False) -> SessionBuilder:
+    s = SessionBuilder()
+    s.user("Fix the coupon rounding and run its tests")
+    edit: dict[str, object] = {"file_path": "core/libs/coupon.ts", "old_string": "a"}
+    edit["new_string"] = "b"
+    s.call("Edit", edit, "The file core/libs/coupon.ts has been updated successfully.")
+    s.call(
+        "Bash",
+        {"command": "pnpm run --filter @shop/core test -- coupon 2>&1 | tail -50"},
+        'No projects matched the filters in "/repo"',
+    )
+    s.call(
+        "Bash",
+        {"command": 'pnpm run test -- --testPathPattern="libs/coupon" 2>&1 | tail -100'},
+        _NO_TESTS,
+    )
+    if read_log:
+        s.call("Bash", {"command": "tail -50 /tmp/app.log"}, "Error: connection refused\n")
+    s.say("The tests could not be selected; I will look for the spec file next.")
+    return s
+
+
+def test_a_failure_masked_by_a_pipe_is_named_not_no_call_failed() -> None:
+    """cc-pk28: `… 2>&1 | tail -100` printed "No tests found, exiting with code 1" with exit 0;
+    §4 said "No call failed (none was flagged …)" and §5 showed the output's first line."""
+    text = summarize_transcript(_masked_session().messages)
+    errors = section(text, 4)
+    assert "none was flagged as an error or exited non-zero), but these printed" not in errors
+    assert "No tests found, exiting with code 1" in errors, errors
+    assert "No projects matched the filters" in errors, errors
+    assert "hides" in errors, errors
+    solving = section(text, 5)
+    printed = solving[solving.index("What commands printed") :]
+    line = next(x for x in printed.splitlines() if "libs/coupon" in x)
+    assert "No tests found, exiting with code 1" in line, printed  # the key line is shown
+
+
+def test_a_log_read_that_prints_errors_is_no_masked_failure() -> None:
+    text = summarize_transcript(_masked_session(read_log=True).messages)
+    errors = section(text, 4)
+    masked = errors[errors.index("hides") :].split("\n   - ", 1)[0]
+    assert "No tests found" in masked and "tail -50 /tmp/app.log" not in masked, errors

@@ -11,6 +11,7 @@ from operator import attrgetter
 
 from compactor.facts import Call
 from compactor.facts.bounded import is_startup_noise
+from compactor.facts.masked import masked_lines
 from compactor.facts.noise import is_warning
 from compactor.facts.outcomes import error_lines, is_reading_call, scan_window
 from compactor.facts.reads import only_reads
@@ -61,10 +62,41 @@ def printed_error_items(s: Session, width: int, *, reads: bool = False) -> list[
     return found[::-1]
 
 
+def masked_items(s: Session, width: int) -> list[str]:
+    """One item per call (the latest :data:`_CALLS_MOST`) that was not counted as a failure
+    although its pipe hid its exit status and its output says it failed (blind check 21)."""
+    calls: dict[str, Call] = {c.id: c for c in s.calls}
+    found: list[str] = []
+    for e in filter(_RESULTS, reversed(s.entries)):
+        for r in e.results:
+            call = calls.get(r.call_id)
+            if r.call_id in s.failed_calls or call is None:
+                continue
+            lines = masked_lines(call, r.text)
+            if lines:
+                found.append(f"{call_line(call, width)} → its output shows: " + " | ".join(lines))
+                if len(found) >= _CALLS_MOST:
+                    return found[::-1]
+    return found[::-1]
+
+
+_MASKED_HEAD = (
+    "These calls were not flagged as errors and exited 0 only because a pipe (`| tail`, `| "
+    "grep` …) hides a command's exit code; their output shows a failure:"
+)
+
+
 def no_errors_items(s: Session, width: int) -> list[str]:
-    """Section 4's first items when no call failed: the calls that still printed error lines
-    (the sentence "no result printed an error line" is then not said), else that sentence."""
+    """Section 4's first items when no call failed: the calls whose output shows a failure a
+    pipe hid, the calls that still printed error lines (the sentence "no result printed an
+    error line" is then not said), else that sentence."""
+    masked = masked_items(s, width)
     printed = printed_error_items(s, width)
+    if masked:
+        shown = {item.split(" → ", 1)[0] for item in masked}
+        printed = [p for p in printed if p.split(" did not fail", 1)[0] not in shown]
+        more = ["These did not fail, but printed error lines:"] if printed else []
+        return [_MASKED_HEAD, *(f"  {x}" for x in masked), *more, *(f"  {x}" for x in printed)]
     if not printed:
         return [no_errors_line(s)]
     head = (
@@ -78,10 +110,13 @@ def read_error_items(s: Session, width: int) -> list[str]:
     """Section 4's first items when calls failed: the reads of a compose log or a fetch that
     did not fail but printed error lines (a crashing service's log: blind check 18), as
     tool-result facts, not failures."""
+    masked = masked_items(s, width)
+    head = [_MASKED_HEAD, *(f"  {item}" for item in masked)] if masked else []
     printed = printed_error_items(s, width, reads=True)
     if not printed:
-        return []
+        return head
     return [
+        *head,
         "These reads did not fail, but what they read holds error lines:",
         *(f"  {item}" for item in printed),
     ]
