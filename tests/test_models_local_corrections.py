@@ -127,3 +127,19 @@ def test_a_log_read_that_prints_errors_is_no_masked_failure() -> None:
     errors = section(text, 4)
     masked = errors[errors.index("hides") :].split("\n   - ", 1)[0]
     assert "No tests found" in masked and "tail -50 /tmp/app.log" not in masked, errors
+
+
+def test_the_same_failing_command_read_through_another_filter_is_no_failed_fix() -> None:
+    """cc-lint: `pnpm lint 2>&1 | head -100` then `… | tail -100` (the rest of the same output)
+    read as "Not fixed: a later … failed too" and listed twice as "Unresolved failure"."""
+    s = SessionBuilder()
+    s.user("Fix the lint errors in the working tree")
+    lint = "src/a.tsx(12,3): error TS6133: 'x' is declared but never read.\nFailed tasks: lint"
+    s.call("Bash", {"command": "cd /repo && pnpm lint 2>&1 | head -100"}, lint, error=True)
+    s.call("Bash", {"command": "cd /repo && pnpm lint 2>&1 | tail -100"}, lint, error=True)
+    s.call("Read", {"file_path": "/repo/src/a.tsx"}, "1\tconst x = 1")
+    fix: dict[str, object] = {"file_path": "/repo/src/a.tsx", "old_string": "x", "new_string": "_"}
+    s.call("Edit", fix, None, text="Now I understand the issues. Let me fix them.")  # in flight
+    text = summarize_transcript(s.messages)
+    assert "Not fixed: a later" not in section(text, 4), section(text, 4)
+    assert section(text, 7).count("Unresolved failure") == 1, section(text, 7)

@@ -12,11 +12,13 @@ finds them in the result of a command whose exit status a pipe filter replaced. 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Protocol, TypeVar
 
 from .outcomes import command_of, is_reading_call
 from .text import Call, cut
 
-__all__ = ["failure_report", "hides_exit", "masked_lines"]
+__all__ = ["distinct_runs", "failure_report", "hides_exit", "masked_lines", "reran", "rereads"]
 
 _REPORT_RE = re.compile(
     r"\bexit(?:ing|ed)? with (?:exit )?code [1-9]|\bno tests found\b|\bno projects matched\b"
@@ -61,3 +63,57 @@ def masked_lines(call: Call | None, text: str) -> list[str]:
             if len(found) >= _MOST:
                 break
     return list(found)
+
+
+_CALL_LINE_RE = re.compile(r"^[\w.\-]+: ")
+"""A command's call line starts with its tool's name (``Bash: pnpm lint``)."""
+
+
+def run_of(command: str) -> str:
+    """``command`` without its last stages that only filter the output (``pnpm lint 2>&1 |
+    tail -100`` → ``pnpm lint 2>&1``): what ran, whichever part of its output was shown."""
+    run = command.strip()
+    while (found := _FILTER_PIPE_RE.search(run)) is not None and found.start() > 0:
+        run = run[: found.start()].rstrip()
+    return run
+
+
+def rereads(failed_line: str, call: Call) -> bool:
+    """Whether ``call`` runs the command of the failed call ``failed_line`` (its call line,
+    ``Bash: …``) again only to show another part of its output (``| head -100`` then
+    ``| tail -100``, blind check 21 cc-lint): the same failure read again, not an attempt to
+    fix it."""
+    command = command_of(call)
+    if command is None or "|" not in command or not failed_line.startswith(f"{call.name}: "):
+        return False
+    before = failed_line[len(call.name) + 2 :]
+    return before != command.strip() and run_of(before) == run_of(command) != command.strip()
+
+
+def distinct_runs(lines: list[str]) -> list[str]:
+    """Call lines, each run once (the latest line of a command shown twice through different
+    output filters stands for both)."""
+    latest: dict[str, str] = {}
+    for line in lines:
+        tool = _CALL_LINE_RE.match(line)
+        key = f"{tool.group(0)}{run_of(line[tool.end() :])}" if tool is not None else line
+        latest.pop(key, None)
+        latest[key] = line
+    return list(latest.values())
+
+
+class _Failed(Protocol):
+    @property
+    def call(self) -> str: ...
+
+
+_F = TypeVar("_F", bound=_Failed)
+
+
+def reran(failed: Sequence[_F], call: Call) -> list[_F]:
+    """The failures of ``failed`` that ``call`` may retry: not those it only reads again
+    (:func:`rereads`)."""
+    command = command_of(call)
+    if command is None or "|" not in command:
+        return list(failed)
+    return [f for f in failed if not rereads(f.call, call)]
