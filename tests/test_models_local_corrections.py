@@ -4,7 +4,9 @@ a user request nor the current request; pending only while no later call acted o
 
 from __future__ import annotations
 
-from compactor.models.local import summarize_transcript
+from compactor.counting.tokens import estimate_message
+from compactor.models.local import _summary, summarize_transcript
+from compactor.schema import CONTENT_TYPE_KEY
 
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
@@ -143,3 +145,68 @@ def test_the_same_failing_command_read_through_another_filter_is_no_failed_fix()
     text = summarize_transcript(s.messages)
     assert "Not fixed: a later" not in section(text, 4), section(text, 4)
     assert section(text, 7).count("Unresolved failure") == 1, section(text, 7)
+
+
+# -- 933: a command's output log is no deliverable ------------------------------------------------
+
+
+def test_a_tee_or_redirect_log_of_a_commands_output_is_no_changed_file() -> None:
+    """cc-pk28 N1: `pnpm run coverage 2>&1 | tee /tmp/coverage-output.txt | tail -50` listed the
+    log under "Files and Code Sections" and as a "File changed for it"."""
+    s = SessionBuilder()
+    s.user("Fix the rounding of coupon totals and run the coverage")
+    edit: dict[str, object] = {"file_path": "core/libs/coupon.ts", "old_string": "a"}
+    edit["new_string"] = "b"
+    s.call("Edit", edit, "The file core/libs/coupon.ts has been updated successfully.")
+    cov = "pnpm run coverage 2>&1 | tee /tmp/coverage-output.txt | tail -50"
+    s.call("Bash", {"command": cov}, "Tests: 223 passed, 223 total")
+    s.call("Bash", {"command": "cd core && npm test > /tmp/test-run.log 2>&1"}, "")
+    s.call("Bash", {"command": "echo 'LEVEL=debug' | tee config/app.env"}, "LEVEL=debug")
+    s.call("Bash", {"command": "tail -5 /tmp/test-run.log"}, "Tests: 223 passed")
+    text = summarize_transcript(s.messages)
+    files, work = section(text, 3), section(text, 8)
+    changed = next(x for x in work.splitlines() if "Files changed for it" in x)
+    for log in ("/tmp/coverage-output.txt", "/tmp/test-run.log"):
+        assert f"{log} (created" not in files, files
+        assert log not in changed, work
+    assert "config/app.env" in files and "core/libs/coupon.ts" in files, files
+
+
+# -- 934: no request in this part: where the request is; 935: section 3 with a kept tail ---------
+
+
+def test_a_part_without_a_request_says_the_request_is_in_the_earlier_summary() -> None:
+    """cc-pk28 N2: "The conversation has 80 messages: 0 requests from the user"."""
+    earlier = (
+        "This session is being continued from a previous conversation that ran out of context. "
+        "The summary below covers the earlier portion of the conversation.\n\nSummary:\n"
+        "1. Primary Request and Intent:\n   Fix the trial discount display.\n"
+        "8. Current Work:\n   Editing the discount calculation.\n"
+    )
+    s = SessionBuilder()
+    s.user(earlier, **{CONTENT_TYPE_KEY: "summary"})
+    s.call("Bash", {"command": "pnpm test 2>&1 | tail -3"}, "Tests: 12 passed, 12 total")
+    s.say("All tests pass.")
+    text = summarize_transcript(s.messages)
+    analysis = text[: text.index("</analysis>")]
+    assert "0 requests" not in analysis, analysis
+    assert "no new request from the user (the request is in the earlier summary)" in analysis
+
+
+def test_section_3_with_a_kept_tail_that_writes_does_not_say_no_file_changed() -> None:
+    """cc-aikit hybrid N4: §3 "No file was created, edited or deleted." while the kept tail (and
+    §8) held the Write of REVIEW.md."""
+    s = SessionBuilder()
+    s.user("Review the skill and write your findings to REVIEW.md")
+    s.call("Read", {"file_path": "skill/SKILL.md"}, "1\t# Skill")
+    s.call("Grep", {"pattern": "TODO"}, "skill/SKILL.md:3: TODO")
+    cut = len(s.messages)
+    s.call(
+        "Write", {"file_path": "REVIEW.md", "content": "# Review\n"}, "File created successfully"
+    )
+    s.say("Wrote REVIEW.md with five issues.")
+    head, tail = s.messages[:cut], s.messages[cut:]
+    text = _summary(head, sum(map(estimate_message, head)), "", tail)
+    files = section(text, 3)
+    assert "No file was created, edited or deleted." not in files, files
+    assert "REVIEW.md" in files and "kept after this summary" in files, files

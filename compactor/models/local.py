@@ -72,7 +72,7 @@ from .local_text import (
     top,
     verbatim_text,
 )
-from .local_turns import answers_since, hold_line, hold_step
+from .local_turns import answers_since, hold_line, hold_step, requests_from_user
 from .local_views import (
     deliverables,
     head_tail,
@@ -191,7 +191,7 @@ def _analysis(s: Session, lim: Limits) -> str:
     assistants = sum(1 for e in s.entries if e.role == "assistant")
     title = (
         f"The conversation has {plural(len(s.entries), 'message')}: "
-        f"{plural(len(s.requests), 'request')} from the user, {assistants} from the assistant, "
+        f"{requests_from_user(s)}, {assistants} from the assistant, "
         f"{plural(len(s.calls), 'tool call')} ({len(s.failed_calls)} failed)."
     )
     return "\n".join([title, *(f"{i}. {x}" for i, x in enumerate(lines, 1))])

@@ -31,7 +31,7 @@ from .local_answers import user_answers
 from .local_handoff import handoff_line, handoff_step
 from .local_session import Session
 from .local_supersede import continues
-from .local_text import code, quote
+from .local_text import code, plural, quote
 
 __all__ = [
     "answers_since",
@@ -41,6 +41,7 @@ __all__ = [
     "judge_cli_rejections",
     "judge_user_turns",
     "pending_correction",
+    "requests_from_user",
 ]
 
 _CLARIFIED = "the user chose to clarify these questions"  # how facts.rejection says so
@@ -186,3 +187,12 @@ def hold_step(s: Session, ref: str, width: int) -> str:
         f"{quote(one_line(said), width)}. Do not go on with {ref} or run anything until the "
         "user says how to proceed."
     )
+
+
+def requests_from_user(s: Session) -> str:
+    """The analysis line's count of the user's requests; with none in this part after an
+    earlier summary, where the request is (blind check 21, cc-pk28: "0 requests from the user"
+    read as if nothing was asked)."""
+    if not s.requests and s.prior:
+        return "no new request from the user (the request is in the earlier summary)"
+    return f"{plural(len(s.requests), 'request')} from the user"
