@@ -55,6 +55,7 @@ from compactor.schema import AgenticMessage, Message
 
 from .claims import Contradiction, contradictions
 from .ended import claim_of, ending_of
+from .evalchecks import failure_lines, stated_request, user_words
 
 __all__ = [
     "KEPT",
@@ -77,6 +78,9 @@ WEIGHTS = {
     "ended": 2.0,
     "user requests": 1.0,
     "last-round facts": 1.0,
+    "stated request": 2.0,
+    "user words in results": 1.5,
+    "failures shown": 1.5,
 }
 _MAX_FACTS = 60
 """Last-round facts looked for at most (the latest first)."""
@@ -398,6 +402,13 @@ def evaluate(
     original_name, compacted_name, fmt = names
     at = summary_message_index(compacted)
     summary = entry_of(at, compacted[at]).text if at is not None else ""
+    stated = stated_request(summary or hay.raw, requests[-1] if requests else None, entries)
+    if stated is not None:  # (blind check 21: a tool result's text stated as the request)
+        score, how, wrong_request = stated
+        cats["stated request"].items.append(Item("the current request stated", score, how))
+        wrong += [wrong_request] if wrong_request is not None else []
+    cats["user words in results"].items += [hay.item(clean(w)) for w in user_words(entries)]
+    cats["failures shown"].items += [hay.item(x) for x in failure_lines(entries, _last_rounds)]
     return Evaluation(
         original_name,
         compacted_name,
