@@ -18,7 +18,10 @@ for in the whole COMPACTED transcript (the summary and every message kept after 
 * **ended** — whether the compacted text's claim about where work stands ("the last request was
   answered", "nothing is pending" or "still in progress") agrees with how the original ended,
   read independently of the embedded summarizer (:mod:`compactor.runs.ended`): 1 when it
-  agrees, 0 (and a wrong statement) when it contradicts, no item when it claims nothing.
+  agrees, 0 (and a wrong statement) when it contradicts, no item when it claims nothing;
+* **stated request**, **user words in results**, **failures shown** — the current request the
+  compacted text states against the original's last request, the user's words carried in tool
+  results, the failure lines of the last rounds' results (:mod:`compactor.runs.evalchecks`).
 
 An item scores 1 when its text is found as written (case, whitespace, backticks and Markdown
 escapes aside), else the share of its word pairs found (a request cut or paraphrased keeps some);
