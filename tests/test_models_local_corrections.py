@@ -124,6 +124,15 @@ def test_a_failure_masked_by_a_pipe_is_named_not_no_call_failed() -> None:
     assert "No tests found, exiting with code 1" in line, printed  # the key line is shown
 
 
+def test_a_masked_failure_names_the_later_run_whose_tests_passed() -> None:
+    s = _masked_session()
+    run = 'pnpm run test 2>&1 | grep -E "(PASS|FAIL|Tests:)" | head -30'
+    s.call("Bash", {"command": run}, "PASS tests/libs/coupon.spec.ts\nTests: 31 passed, 31 total")
+    errors = section(summarize_transcript(s.messages), 4)
+    item = next(x for x in errors.splitlines() if "libs/coupon" in x and "→" in x)
+    assert "No tests found" in item and "printed: Tests: 31 passed, 31 total" in item, errors
+
+
 def test_a_log_read_that_prints_errors_is_no_masked_failure() -> None:
     text = summarize_transcript(_masked_session(read_log=True).messages)
     errors = section(text, 4)

@@ -7,9 +7,10 @@ calls and a few of their distinct error lines (:func:`printed_error_items`).
 
 from __future__ import annotations
 
+import re
 from operator import attrgetter
 
-from compactor.facts import Call
+from compactor.facts import Call, cut
 from compactor.facts.bounded import is_startup_noise
 from compactor.facts.masked import masked_lines
 from compactor.facts.noise import is_warning
@@ -17,9 +18,12 @@ from compactor.facts.outcomes import error_lines, is_reading_call, scan_window
 from compactor.facts.reads import only_reads
 
 from .local_claims import no_errors_line
+from .local_retries import retries, signature
 from .local_session import Session
-from .local_text import call_line
+from .local_text import call_line, code
 
+_PASSED_RE = re.compile(r"\b\d+ (?:passed|passing)\b(?!.*\b[1-9]\d* fail)", re.IGNORECASE)
+"""A test run's count line that reports passes and no failure (``Tests: 223 passed``)."""
 _LINES_MOST = 3
 _CALLS_MOST = 4
 _RESULTS = attrgetter("results")
@@ -64,8 +68,10 @@ def printed_error_items(s: Session, width: int, *, reads: bool = False) -> list[
 
 def masked_items(s: Session, width: int) -> list[str]:
     """One item per call (the latest :data:`_CALLS_MOST`) that was not counted as a failure
-    although its pipe hid its exit status and its output says it failed (blind check 21)."""
+    although its pipe hid its exit status and its output says it failed (blind check 21); with
+    the later run of the same program whose tests passed, when there is one."""
     calls: dict[str, Call] = {c.id: c for c in s.calls}
+    texts = {r.call_id: r.text for e in filter(_RESULTS, s.entries) for r in e.results}
     found: list[str] = []
     for e in filter(_RESULTS, reversed(s.entries)):
         for r in e.results:
@@ -74,10 +80,33 @@ def masked_items(s: Session, width: int) -> list[str]:
                 continue
             lines = masked_lines(call, r.text)
             if lines:
-                found.append(f"{call_line(call, width)} → its output shows: " + " | ".join(lines))
+                later = _passed_later(s, call, texts)
+                shown = " | ".join(lines)
+                if later is not None:
+                    shown += f" (a later {code(call_line(later[0], width))} printed: {later[1]})"
+                found.append(f"{call_line(call, width)} → its output shows: {shown}")
                 if len(found) >= _CALLS_MOST:
                     return found[::-1]
     return found[::-1]
+
+
+def _passed_later(s: Session, call: Call, texts: dict[str, str]) -> tuple[Call, str] | None:
+    """The first later call that runs the same program again (a retry, as section 4 judges
+    one), was not failed, shows no failure and printed a count of passed tests with none failed,
+    with that line; else None."""
+    sig = signature(call)
+    for later in s.calls:
+        if later.index <= call.index or later.id in s.failed_calls or later.id not in texts:
+            continue
+        text = texts[later.id]
+        if not text.strip() or masked_lines(later, text):
+            continue
+        if signature(later)[0] != sig[0] or not retries(sig, signature(later)):
+            continue
+        result = [ln.strip() for ln in text[-20_000:].splitlines() if _PASSED_RE.search(ln)]
+        if result:
+            return later, cut(result[-1], 160)
+    return None
 
 
 _MASKED_HEAD = (
