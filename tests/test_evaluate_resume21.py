@@ -97,3 +97,20 @@ def test_a_compaction_without_the_last_rounds_failure_line_scores_lower() -> Non
     good, bad = evaluate(original, _compacted(faithful)), evaluate(original, _compacted(dropped))
     assert _cat(bad, "failures shown") == 0.0, bad.as_dict()
     assert bad.score < good.score - 3, (bad.score, good.score)
+
+
+def test_a_check_said_still_to_fix_that_the_original_shows_fixed_is_a_wrong_statement() -> None:
+    from compactor.runs.claims import contradictions
+
+    s = SessionBuilder()
+    s.user("Make the integration tests pass")
+    s.call("Bash", {"command": "pytest -q tests"}, "FAILED tests/a.py::t\n1 failed", error=True)
+    edit: dict[str, object] = {"file_path": "src/a.py", "old_string": "1", "new_string": "2"}
+    s.call("Edit", edit, "The file src/a.py has been updated successfully.")
+    s.call("Bash", {"command": "pytest -q tests"}, "1 passed in 0.1s")
+    said = (
+        "7. Pending Tasks:\n   - Still to fix, as this check reported before any change (run it "
+        "again when done): `Bash: pytest -q tests`\n"
+    )
+    found = [c for c in contradictions(s.messages, said) if c.kind == "unresolved failure"]
+    assert found and "fixed" in found[0].original, found

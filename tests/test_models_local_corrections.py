@@ -153,7 +153,7 @@ def test_the_same_failing_command_read_through_another_filter_is_no_failed_fix()
     s.call("Edit", fix, None, text="Now I understand the issues. Let me fix them.")  # in flight
     text = summarize_transcript(s.messages)
     assert "Not fixed: a later" not in section(text, 4), section(text, 4)
-    assert section(text, 7).count("Unresolved failure") == 1, section(text, 7)
+    assert section(text, 7).count("pnpm lint") == 1, section(text, 7)  # one run, once
 
 
 # -- 933: a command's output log is no deliverable ------------------------------------------------
@@ -219,3 +219,30 @@ def test_section_3_with_a_kept_tail_that_writes_does_not_say_no_file_changed() -
     files = section(text, 3)
     assert "No file was created, edited or deleted." not in files, files
     assert "REVIEW.md" in files and "kept after this summary" in files, files
+
+
+def test_a_check_that_failed_before_any_change_is_the_tasks_input_not_a_failure() -> None:
+    """cc-lint: the lint run that listed the errors to fix, before any edit, was §7's
+    "Unresolved failure" (the lint errors are the task itself)."""
+    s = SessionBuilder()
+    s.user("Fix the lint errors in the working tree")
+    lint = "src/a.tsx(12,3): error TS6133: 'x' is declared but never read.\nFailed tasks: lint"
+    s.call("Bash", {"command": "cd /repo && pnpm lint 2>&1 | tail -100"}, lint, error=True)
+    s.call("Read", {"file_path": "/repo/src/a.tsx"}, "1\tconst x = 1")
+    fix: dict[str, object] = {"file_path": "/repo/src/a.tsx", "old_string": "x", "new_string": "_"}
+    s.call("Edit", fix, None, text="Let me fix them.")  # in flight
+    pending = section(summarize_transcript(s.messages), 7)
+    assert "Unresolved failure" not in pending, pending
+    assert "before any change" in pending and "pnpm lint" in pending, pending
+
+
+def test_a_check_that_failed_after_a_change_stays_an_unresolved_failure() -> None:
+    s = SessionBuilder()
+    s.user("Fix the lint errors in the working tree")
+    fix: dict[str, object] = {"file_path": "/repo/src/a.tsx", "old_string": "x", "new_string": "_"}
+    s.call("Edit", fix, "The file /repo/src/a.tsx has been updated successfully.")
+    lint = "src/a.tsx(12,3): error TS6133: '_' is declared but never read.\nFailed tasks: lint"
+    s.call("Bash", {"command": "cd /repo && pnpm lint 2>&1 | tail -100"}, lint, error=True)
+    s.call("Read", {"file_path": "/repo/src/a.tsx"}, None)  # in flight
+    pending = section(summarize_transcript(s.messages), 7)
+    assert "Unresolved failure" in pending and "pnpm lint" in pending, pending

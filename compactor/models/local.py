@@ -25,7 +25,6 @@ from compactor._json import JsonValue
 from compactor.counting.tokens import estimate_message, estimate_text
 from compactor.facts import STOPPED, Entry, cut, shorten
 from compactor.facts.factnoise import only_called
-from compactor.facts.masked import distinct_runs
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
 
 from . import local_claims as claims
@@ -73,6 +72,7 @@ from .local_text import (
     verbatim_text,
 )
 from .local_turns import answers_since, hold_line, hold_step, requests_from_user
+from .local_unresolved import unresolved_items
 from .local_views import (
     deliverables,
     head_tail,
@@ -385,8 +385,7 @@ def _pending(s: Session, lim: Limits) -> str:
         unresolved = [
             e for e in s.errors if e.index > last.index and e.after in ("", "failed again")
         ]
-        for line in distinct_runs([e.call for e in unresolved[-3:]]):  # each once (blind 11, 21)
-            items.append(f"Unresolved failure: {code(cut(line, lim.item))}")
+        items.extend(unresolved_items(s, unresolved[-3:], lim.item))  # (blind checks 11, 21)
         for err in [e for e in s.errors if e.index > last.index and e.after == "interrupted"][-2:]:
             if not err.by:  # the user stopped it (an earlier failure it retried says so in 4)
                 said = code(cut(err.call, lim.item))
