@@ -130,13 +130,14 @@ def _plan_session(stop: bool) -> SessionBuilder:
 
 def test_a_rejection_with_the_users_words_is_a_user_turn_and_keeps_the_feedback() -> None:
     """luis-plan record 266: the first plan rejection's feedback drove the redesign and was
-    lost; the current request stayed "give me the pros and cons", answered long before."""
+    lost. Blind check 21 (cc-skill): the feedback is a correction of the rejected call, kept in
+    section 1, never the current request (the last typed message stays current)."""
     text = summarize_transcript(_plan_session(stop=False).messages)
     intent = section(text, 1)
     feedback = "There is redundancy in the project table; make a separate table for general"
     current = intent[intent.index("Current request") :]
-    assert feedback in current, intent
-    assert "pros and cons" not in current, intent
+    assert feedback in intent, intent
+    assert feedback not in current.split("\n", 1)[0], intent
     assert feedback in section(text, 4), section(text, 4)  # the rejection keeps the user's words
     assert "Set aside on purpose" not in section(text, 4), section(text, 4)
     # 563: the AskUserQuestion answers after it are the user's later turns, named in section 1
@@ -250,7 +251,8 @@ def test_an_edited_first_request_sent_right_again_is_not_doubled() -> None:
 
 def test_a_rejection_whose_words_say_not_to_proceed_is_a_request_not_a_hold() -> None:
     """The user's own words ("don't proceed with X, instead …") are an instruction to act on,
-    not the CLI's bare STOP: the next step is that request, never "wait"."""
+    not the CLI's bare STOP: the next step is to act on them, never "wait" (blind check 21: a
+    correction of the current request, not a request of its own)."""
     s = SessionBuilder()
     s.user("migrate the users table")
     s.call("Bash", {"command": "alembic upgrade head"},
@@ -258,5 +260,6 @@ def test_a_rejection_whose_words_say_not_to_proceed_is_a_request_not_a_hold() ->
            error=True)  # fmt: skip
     text = summarize_transcript(s.messages)
     intent, step = section(text, 1), section(text, 9)
-    assert "Current request: \"Don't proceed with the migration." in intent, intent
+    assert '"migrate the users table" (the current request)' in intent, intent
+    assert "Not acted on yet" in intent and "Don't proceed with the migration." in intent, intent
     assert "Wait for the user" not in step and "Instead write a backup script" in step, step

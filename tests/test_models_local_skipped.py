@@ -95,7 +95,9 @@ def test_a_failure_nobody_set_aside_is_still_unresolved() -> None:
     s.say("The login test fails on the token check. Let me look at the fixture.")
     s.call("Read", {"file_path": "tests/integration/conftest.py"}, None)
     text = summarize_transcript(s.messages)
-    assert "Unresolved failure: `Bash: pytest -q tests/integration`" in section(text, 7)
+    # blind check 21: a check that failed before any change is named as what is still to fix
+    still = "Still to fix, as this check reported before any change (run it again when done): "
+    assert still + "`Bash: pytest -q tests/integration`" in section(text, 7)
 
 
 def test_eval_flags_a_summary_that_calls_a_skipped_failure_unresolved() -> None:

@@ -63,9 +63,11 @@ def eval_command(
 
     Every user request, the current request, the last assistant action, calls in flight,
     running background jobs and the paths, identifiers, numbers and error lines of the last
-    rounds are looked for in the compacted transcript (summary and kept messages). Each item
-    scores 1 when found as written, else the share of its word pairs found; the score is a
-    weighted mean over the categories, 0 to 100.
+    rounds are looked for in the compacted transcript (summary and kept messages), with the
+    user's words carried in tool results (rejection feedback, answers to the agent's questions)
+    and the last rounds' failure lines; the current request the summary states is checked
+    against the original's. Each item scores 1 when found as written, else the share of its
+    word pairs found; the score is a weighted mean over the categories, 0 to 100.
     """
     from compactor.runs.evaluate import evaluate_files
 

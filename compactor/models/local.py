@@ -72,7 +72,8 @@ from .local_text import (
     top,
     verbatim_text,
 )
-from .local_turns import answers_since, hold_line, hold_step
+from .local_turns import answers_since, hold_line, hold_step, requests_from_user
+from .local_unresolved import unresolved_items
 from .local_views import (
     deliverables,
     head_tail,
@@ -191,7 +192,7 @@ def _analysis(s: Session, lim: Limits) -> str:
     assistants = sum(1 for e in s.entries if e.role == "assistant")
     title = (
         f"The conversation has {plural(len(s.entries), 'message')}: "
-        f"{plural(len(s.requests), 'request')} from the user, {assistants} from the assistant, "
+        f"{requests_from_user(s)}, {assistants} from the assistant, "
         f"{plural(len(s.calls), 'tool call')} ({len(s.failed_calls)} failed)."
     )
     return "\n".join([title, *(f"{i}. {x}" for i, x in enumerate(lines, 1))])
@@ -385,8 +386,7 @@ def _pending(s: Session, lim: Limits) -> str:
         unresolved = [
             e for e in s.errors if e.index > last.index and e.after in ("", "failed again")
         ]
-        for line in dict.fromkeys(e.call for e in unresolved[-3:]):  # each once (blind check 11)
-            items.append(f"Unresolved failure: {code(cut(line, lim.item))}")
+        items.extend(unresolved_items(s, unresolved[-3:], lim.item))  # (blind checks 11, 21)
         for err in [e for e in s.errors if e.index > last.index and e.after == "interrupted"][-2:]:
             if not err.by:  # the user stopped it (an earlier failure it retried says so in 4)
                 said = code(cut(err.call, lim.item))

@@ -81,6 +81,12 @@ def _text_created(s: Session) -> list[str]:
     return list(found)
 
 
+_KEPT_CHANGES = (
+    "No file was created, edited or deleted in the part this summary covers; the messages kept "
+    "after this summary change: "
+)
+
+
 def unchanged_files(s: Session, most: int, width: int = 400) -> list[str]:
     """What section 3 says when no call changed a file: "none" when the log has calls (but the
     folders a mkdir made and the files sub-agents wrote, blind check 16); when it has none,
@@ -94,6 +100,8 @@ def unchanged_files(s: Session, most: int, width: int = 400) -> list[str]:
                 f"{since}; but:",
                 *outside,
             ]
+        if kept := s.earlier.get("kept", ""):  # a kept tail after the summary changed files
+            return [_KEPT_CHANGES + ", ".join(kept.split("\n")[:most])]
         return [f"No file was created, edited or deleted{since}."]
     said = _text_created(s)
     if not said:

@@ -38,7 +38,7 @@ def note_earlier(s: Session, items: Sequence[Message | AgenticMessage]) -> None:
 
 def earlier_said(s: Session) -> str:
     """The earlier calls' arguments and changed paths (:func:`normal_path`), "" when none."""
-    if not s.earlier:
+    if not (s.earlier.get("said") or s.earlier.get("changed")):  # (``kept``: local_tail's)
         return ""
     return normal_path(s.earlier.get("said", "") + "\n" + s.earlier.get("changed", ""))
 

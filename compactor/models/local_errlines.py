@@ -7,18 +7,23 @@ calls and a few of their distinct error lines (:func:`printed_error_items`).
 
 from __future__ import annotations
 
+import re
 from operator import attrgetter
 
-from compactor.facts import Call
+from compactor.facts import Call, cut
 from compactor.facts.bounded import is_startup_noise
+from compactor.facts.masked import masked_lines
 from compactor.facts.noise import is_warning
 from compactor.facts.outcomes import error_lines, is_reading_call, scan_window
 from compactor.facts.reads import only_reads
 
 from .local_claims import no_errors_line
+from .local_retries import retries, signature
 from .local_session import Session
-from .local_text import call_line
+from .local_text import call_line, code
 
+_PASSED_RE = re.compile(r"\b\d+ (?:passed|passing)\b(?!.*\b[1-9]\d* fail)", re.IGNORECASE)
+"""A test run's count line that reports passes and no failure (``Tests: 223 passed``)."""
 _LINES_MOST = 3
 _CALLS_MOST = 4
 _RESULTS = attrgetter("results")
@@ -61,10 +66,66 @@ def printed_error_items(s: Session, width: int, *, reads: bool = False) -> list[
     return found[::-1]
 
 
+def masked_items(s: Session, width: int) -> list[str]:
+    """One item per call (the latest :data:`_CALLS_MOST`) that was not counted as a failure
+    although its pipe hid its exit status and its output says it failed (blind check 21); with
+    the later run of the same program whose tests passed, when there is one."""
+    calls: dict[str, Call] = {c.id: c for c in s.calls}
+    texts = {r.call_id: r.text for e in filter(_RESULTS, s.entries) for r in e.results}
+    found: list[str] = []
+    for e in filter(_RESULTS, reversed(s.entries)):
+        for r in e.results:
+            call = calls.get(r.call_id)
+            if r.call_id in s.failed_calls or call is None:
+                continue
+            lines = masked_lines(call, r.text)
+            if lines:
+                later = _passed_later(s, call, texts)
+                shown = " | ".join(lines)
+                if later is not None:
+                    shown += f" (a later {code(call_line(later[0], width))} printed: {later[1]})"
+                found.append(f"{call_line(call, width)} → its output shows: {shown}")
+                if len(found) >= _CALLS_MOST:
+                    return found[::-1]
+    return found[::-1]
+
+
+def _passed_later(s: Session, call: Call, texts: dict[str, str]) -> tuple[Call, str] | None:
+    """The first later call that runs the same program again (a retry, as section 4 judges
+    one), was not failed, shows no failure and printed a count of passed tests with none failed,
+    with that line; else None."""
+    sig = signature(call)
+    for later in s.calls:
+        if later.index <= call.index or later.id in s.failed_calls or later.id not in texts:
+            continue
+        text = texts[later.id]
+        if not text.strip() or masked_lines(later, text):
+            continue
+        if signature(later)[0] != sig[0] or not retries(sig, signature(later)):
+            continue
+        result = [ln.strip() for ln in text[-20_000:].splitlines() if _PASSED_RE.search(ln)]
+        if result:
+            return later, cut(result[-1], 160)
+    return None
+
+
+_MASKED_HEAD = (
+    "These calls were not flagged as errors and exited 0 only because a pipe (`| tail`, `| "
+    "grep` …) hides a command's exit code; their output shows a failure:"
+)
+
+
 def no_errors_items(s: Session, width: int) -> list[str]:
-    """Section 4's first items when no call failed: the calls that still printed error lines
-    (the sentence "no result printed an error line" is then not said), else that sentence."""
+    """Section 4's first items when no call failed: the calls whose output shows a failure a
+    pipe hid, the calls that still printed error lines (the sentence "no result printed an
+    error line" is then not said), else that sentence."""
+    masked = masked_items(s, width)
     printed = printed_error_items(s, width)
+    if masked:
+        shown = {item.split(" → ", 1)[0] for item in masked}
+        printed = [p for p in printed if p.split(" did not fail", 1)[0] not in shown]
+        more = ["These did not fail, but printed error lines:"] if printed else []
+        return [_MASKED_HEAD, *(f"  {x}" for x in masked), *more, *(f"  {x}" for x in printed)]
     if not printed:
         return [no_errors_line(s)]
     head = (
@@ -78,10 +139,13 @@ def read_error_items(s: Session, width: int) -> list[str]:
     """Section 4's first items when calls failed: the reads of a compose log or a fetch that
     did not fail but printed error lines (a crashing service's log: blind check 18), as
     tool-result facts, not failures."""
+    masked = masked_items(s, width)
+    head = [_MASKED_HEAD, *(f"  {item}" for item in masked)] if masked else []
     printed = printed_error_items(s, width, reads=True)
     if not printed:
-        return []
+        return head
     return [
+        *head,
         "These reads did not fail, but what they read holds error lines:",
         *(f"  {item}" for item in printed),
     ]

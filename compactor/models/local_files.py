@@ -371,6 +371,8 @@ def _read_shell_changes(command: str) -> list[Change]:
             if spans and not _outside(spans, match.start()):
                 continue
             path = _target(match.group(2))
+            if path is not None and _output_log(path, command[: match.start()]):
+                continue  # a log of the command's output, not a deliverable (blind check 21)
             if path is not None and path not in done:
                 out.append(Change(path, "edited" if match.group(1) == ">>" else "written"))
                 done.add(path)
@@ -389,6 +391,12 @@ def _read_shell_changes(command: str) -> list[Change]:
                 else c
                 for c in out
             ]
+        elif prog == "tee" and _piped_into(command, segment):
+            out.extend(
+                Change(p, "written")
+                for w in rest
+                if (p := _target(w)) and p not in done and not _output_log(p, "")
+            )
         elif prog in ("touch", "tee"):
             out.extend(Change(p, "written") for w in rest if (p := _target(w)) and p not in done)
         elif prog in ("sed", "perl") and _in_place(words) and len(rest) >= 2:
@@ -407,6 +415,34 @@ def _read_shell_changes(command: str) -> list[Change]:
             action = {"add-content": "edited", "remove-item": "deleted"}.get(verb, "written")
             out.append(Change(path, action))
     return out
+
+
+_TEMP_DIRS = ("/tmp/", "/var/tmp/", "/private/tmp/", "$TMPDIR/", "${TMPDIR}/")
+_LOG_SUFFIXES = (".log", ".txt", ".out", ".output")
+_CONTENT_WRITERS = frozenset({"echo", "printf", "cat", "jq", "base64", "envsubst"})
+"""Programs whose output is content written on purpose (``echo x > f``), not a run's log."""
+_LAST_STEP_RE = lazy_pattern(r"(?:&&|\|\||;|\n|\|)\s*")
+
+
+def _output_log(path: str, before: str) -> bool:
+    """A file that keeps a command's output for reading it later (``… | tee /tmp/run.txt``,
+    ``npm test > /tmp/test.log 2>&1``): under a temp folder with a log-like name, or a
+    ``.log`` file; for a redirect (``before``: the command up to it), only when the program
+    writing it is not one that prints content (``echo``, ``cat``, ``printf``)."""
+    low = path.lower()
+    temp = low.startswith(_TEMP_DIRS) and (low.endswith(_LOG_SUFFIXES) or "." not in low[-8:])
+    if not (temp or low.endswith(".log")):
+        return False
+    words = _LAST_STEP_RE.split(before)[-1].split() if before else []
+    return not words or words[0].rsplit("/", 1)[-1] not in _CONTENT_WRITERS
+
+
+def _piped_into(command: str, segment: str) -> bool:
+    """``tee`` takes a command's output through a pipe (``cmd | tee f``)."""
+    at = command.find(segment)
+    return (
+        at > 0 and command[:at].rstrip().endswith("|") and not command[:at].rstrip().endswith("||")
+    )
 
 
 _DOWNLOADERS = frozenset({"curl", "wget", "yt-dlp", "youtube-dl"})

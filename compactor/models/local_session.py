@@ -46,6 +46,7 @@ from compactor.facts.attachments import request_entry
 from compactor.facts.bounded import is_startup_noise
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
 from compactor.facts.jobstate import gone_reply, is_notice, rejected
+from compactor.facts.masked import reran
 from compactor.facts.wenton import install_report
 from compactor.facts.wrappedread import is_wrapped_read
 
@@ -445,7 +446,7 @@ class _Builder:
         after, why = (
             ("interrupted", stopped or refused) if stopped or refused else ("failed again", "")
         )
-        for err in self.unfixed[-_RETRY_WINDOW:]:
+        for err in reran(self.unfixed[-_RETRY_WINDOW:], call):  # not a re-read (set 21)
             if err.signature[0] == sig[0] and err.index < index and retries(err.signature, sig):
                 err.after, err.by, err.why = after, (by := by or call_line(call, 160)), why
         self.s.failed_calls.add(call.id)

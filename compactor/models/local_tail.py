@@ -25,6 +25,8 @@ def modelled_pair(
         return session, None
     state = modelled_with_tail(items, kept)
     carry_lost(state, session)
+    if not session.files and (later := [p for p in state.files if p not in session.files]):
+        session.earlier["kept"] = "\n".join(later)  # section 3 must not say "no file" (set 21)
     return session, state
 
 

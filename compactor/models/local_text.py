@@ -31,6 +31,7 @@ from compactor.facts import (
     sentences_holding,
     shorten,
 )
+from compactor.facts.masked import failure_report
 
 from .local_harness import is_harness_error
 from .local_headings import sections_in_order, without_closing
@@ -384,8 +385,8 @@ def strip_list_mark(sentence: str) -> str:
 
 def is_result_line(line: str) -> bool:
     """A line that reports a result: tests passed/failed, coverage, a deployment, a commit, a
-    push, a ``name: number`` metric."""
-    return _RESULT_LINE_RE.match(line) is not None
+    push, a ``name: number`` metric; or the command's own failure a pipe may hide (set 21)."""
+    return _RESULT_LINE_RE.match(line) is not None or failure_report(line)
 
 
 def _wordy(line: str) -> bool:

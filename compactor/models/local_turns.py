@@ -3,9 +3,10 @@
 
 * A rejected call whose result carries the user's words (Claude Code's "The user doesn't want to
   proceed with this tool use … To tell you how to proceed, the user said: …", or "… the
-  following reason for the rejection: …") is the user's turn: those words are a request, at the
-  rejection's place (:func:`judge_user_turns`). The CLI's own "the user wants to clarify these
-  questions" text is not the user's words.
+  following reason for the rejection: …") is a correction attached to that call, never a user
+  request (blind check 21, cc-skill): it stays among the constraints and in section 4, and is
+  pending only while no later call acted on it (:func:`pending_correction`). The CLI's own "the
+  user wants to clarify these questions" text is not the user's words.
 * A rejection that tells the agent to stop and wait ("STOP what you are doing and wait for the
   user to tell you how to proceed"), when nothing the agent did or the user typed follows it,
   puts the latest request on hold: the next step is to wait for the user (:func:`on_hold`).
@@ -30,7 +31,7 @@ from .local_answers import user_answers
 from .local_handoff import handoff_line, handoff_step
 from .local_session import Session
 from .local_supersede import continues
-from .local_text import code, quote
+from .local_text import code, plural, quote
 
 __all__ = [
     "answers_since",
@@ -39,14 +40,10 @@ __all__ = [
     "hold_step",
     "judge_cli_rejections",
     "judge_user_turns",
+    "pending_correction",
+    "requests_from_user",
 ]
 
-_SAID_RE = lazy_pattern(
-    r"(?:doesn['’]t|does not) want to proceed with this tool use.{0,300}?"
-    r"(?:how to proceed, the user said|reason for (?:the )?(?:rejection|denial))\s*:\s*",
-    re.IGNORECASE | re.DOTALL,
-)
-_CLI_TEMPLATE = "the user wants to clarify these questions"
 _CLARIFIED = "the user chose to clarify these questions"  # how facts.rejection says so
 _REJECTED = "The user rejected this call: "  # how compactor.facts.rejection says so
 _WAIT_RE = lazy_pattern(r"STOP what you are doing|wait for the user to tell you how to proceed")
@@ -68,36 +65,46 @@ def continued_request(texts: Sequence[str]) -> str | None:
 
 
 def judge_user_turns(s: Session) -> None:
-    """Each rejection that carries the user's words joins the requests at its place (the
-    latest one becomes the current request; its start and reply are then judged again)."""
-    added = False
+    """Words typed after the CLI's interrupt notice in the same message are a request (they
+    become the current request; its start and reply are then judged again). A rejection's
+    words are not (:func:`pending_correction`)."""
     notice = s.interrupted  # "[Request interrupted by user for tool use] use the v2 API"
     typed = _TYPED_AFTER_RE.match(notice.text) if notice is not None else None
-    if notice is not None and typed is not None:
-        s.requests.append(replace(notice, text=typed.group(1).strip(), injected=False))
-        s.interrupted, added = None, True  # it cut the request before, not these words
-    for err in s.errors:
-        if not err.outcome.lines or not err.outcome.lines[0].startswith(_REJECTED):
-            continue
-        entry = s.entries[err.index] if 0 <= err.index < len(s.entries) else None
-        said = ""
-        for r in entry.results if entry is not None else ():
-            found = _SAID_RE.search(r.text[:20_000])
-            if found is not None:
-                said = r.text[found.end() : found.end() + 20_000].strip()
-        if entry is None or not said or said.lower().startswith(_CLI_TEMPLATE):
-            continue
-        turn = replace(entry, text=said, results=(), calls=(), injected=False)
-        s.requests.append(turn)
-        s.trimmed[entry.index] = turn  # the walk quotes the user's words, not the empty record
-        added = True
-    if not added:
+    if notice is None or typed is None:
         return
+    s.requests.append(replace(notice, text=typed.group(1).strip(), injected=False))
+    s.interrupted = None  # it cut the request before, not these words
     s.requests.sort(key=lambda e: e.index)
     last = s.requests[-1]
     s.request_started = any(e.role == "assistant" for e in s.entries[last.index + 1 :])
     if s.reply is not None and s.reply.index < last.index:
         s.reply = None
+
+
+def pending_correction(s: Session) -> tuple[str, str] | None:
+    """(call, the user's words) of the latest rejection that carries the user's words when
+    nothing acted on it yet: no call after it and no later request; else None."""
+    last = s.last_request
+    for err in reversed(s.errors):
+        if err.after != "rejected" or not err.by:
+            continue
+        if last is not None and err.index <= last.index:
+            return None  # the user typed a request after it
+        if any(c.index > err.index for c in s.calls):
+            return None  # a later call acted on it (redid the call, or went on)
+        return err.call, err.by
+    return None
+
+
+def _correction_text(s: Session, width: int) -> str:
+    found = pending_correction(s)
+    if found is None:
+        return ""
+    call, said = found
+    return (
+        f"the user rejected {code(cut(call, _CALL))} and said {quote(said, width)} (a correction "
+        "of the current request, not a new request; no call acted on it yet)"
+    )
 
 
 def judge_cli_rejections(s: Session) -> None:
@@ -110,12 +117,18 @@ def judge_cli_rejections(s: Session) -> None:
 
 
 def answers_since(s: Session, width: int) -> str:
-    """Section 1's line naming the user's answers to the agent's questions given after the
-    current request ('' when none)."""
+    """Section 1's lines naming the user's answers to the agent's questions given after the
+    current request, and a correction not acted on yet ('' when neither)."""
     last = s.last_request
     if last is None:
         return ""
-    after = [t for _, t in user_answers(s, last.index)]  # only the entries after it are read
+    fix = _correction_text(s, width)
+    lines = [_answers(s, last.index, width), f"   Not acted on yet: {fix}" if fix else ""]
+    return "\n".join(x for x in lines if x)
+
+
+def _answers(s: Session, since: int, width: int) -> str:
+    after = [t for _, t in user_answers(s, since)]  # only the entries after it are read
     if not after:
         return ""
     shown = "; ".join(cut(t, width) for t in after[-4:])
@@ -143,6 +156,9 @@ def hold_line(s: Session, ref: str, width: int) -> str:
     """Sections 7 and 8: that the user told the agent to stop and wait, or that the last reply
     handed the next step to the user ('' when neither)."""
     held = on_hold(s)
+    fix = _correction_text(s, width)
+    if held is None and fix:
+        return f"The latest request is in progress: {ref}. Not acted on yet: {fix}"
     if held is None:
         return handoff_line(s, ref, width)
     call, said = held
@@ -157,6 +173,12 @@ def hold_step(s: Session, ref: str, width: int) -> str:
     """Section 9 when the user told the agent to stop and wait, or the last reply handed the
     next step to the user ('' when neither)."""
     held = on_hold(s)
+    fix = _correction_text(s, width)
+    if held is None and fix:
+        return (
+            f"   First act on the user's correction, not acted on yet: {fix}. Then continue the "
+            f"latest request: {ref}."
+        )
     if held is None:
         return handoff_step(s, width, 4)
     call, said = held
@@ -165,3 +187,12 @@ def hold_step(s: Session, ref: str, width: int) -> str:
         f"{quote(one_line(said), width)}. Do not go on with {ref} or run anything until the "
         "user says how to proceed."
     )
+
+
+def requests_from_user(s: Session) -> str:
+    """The analysis line's count of the user's requests; with none in this part after an
+    earlier summary, where the request is (blind check 21, cc-pk28: "0 requests from the user"
+    read as if nothing was asked)."""
+    if not s.requests and s.prior:
+        return "no new request from the user (the request is in the earlier summary)"
+    return f"{plural(len(s.requests), 'request')} from the user"

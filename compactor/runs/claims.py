@@ -64,7 +64,11 @@ _REQUEST_RE = lazy_pattern(
     re.MULTILINE,
 )
 _COMPLETED_RE = lazy_pattern(r"The latest request was completed\b")
-_UNRESOLVED_RE = lazy_pattern(r"Unresolved failure: `(.+?)`(?:\s|$)", re.MULTILINE)
+_UNRESOLVED_RE = lazy_pattern(
+    r"(?:Unresolved failure|Still to fix, as this check reported before any change \(run it "
+    r"again when done\)): `(.+?)`(?:\s|$)",
+    re.MULTILINE,
+)
 _SETTLED = {
     "fixed": "it was fixed: a later {by} succeeded",
     "skipped": 'it was set aside on purpose: "{by}"',

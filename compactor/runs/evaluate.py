@@ -18,7 +18,10 @@ for in the whole COMPACTED transcript (the summary and every message kept after 
 * **ended** — whether the compacted text's claim about where work stands ("the last request was
   answered", "nothing is pending" or "still in progress") agrees with how the original ended,
   read independently of the embedded summarizer (:mod:`compactor.runs.ended`): 1 when it
-  agrees, 0 (and a wrong statement) when it contradicts, no item when it claims nothing.
+  agrees, 0 (and a wrong statement) when it contradicts, no item when it claims nothing;
+* **stated request**, **user words in results**, **failures shown** — the current request the
+  compacted text states against the original's last request, the user's words carried in tool
+  results, the failure lines of the last rounds' results (:mod:`compactor.runs.evalchecks`).
 
 An item scores 1 when its text is found as written (case, whitespace, backticks and Markdown
 escapes aside), else the share of its word pairs found (a request cut or paraphrased keeps some);
@@ -55,6 +58,7 @@ from compactor.schema import AgenticMessage, Message
 
 from .claims import Contradiction, contradictions
 from .ended import claim_of, ending_of
+from .evalchecks import failure_lines, stated_request, user_words
 
 __all__ = [
     "KEPT",
@@ -77,6 +81,9 @@ WEIGHTS = {
     "ended": 2.0,
     "user requests": 1.0,
     "last-round facts": 1.0,
+    "stated request": 2.0,
+    "user words in results": 1.5,
+    "failures shown": 1.5,
 }
 _MAX_FACTS = 60
 """Last-round facts looked for at most (the latest first)."""
@@ -398,6 +405,13 @@ def evaluate(
     original_name, compacted_name, fmt = names
     at = summary_message_index(compacted)
     summary = entry_of(at, compacted[at]).text if at is not None else ""
+    stated = stated_request(summary or hay.raw, requests[-1] if requests else None, entries)
+    if stated is not None:  # (blind check 21: a tool result's text stated as the request)
+        score, how, wrong_request = stated
+        cats["stated request"].items.append(Item("the current request stated", score, how))
+        wrong += [wrong_request] if wrong_request is not None else []
+    cats["user words in results"].items += [hay.item(clean(w)) for w in user_words(entries)]
+    cats["failures shown"].items += [hay.item(x) for x in failure_lines(entries, _last_rounds)]
     return Evaluation(
         original_name,
         compacted_name,
