@@ -58,6 +58,7 @@ __all__ = [
     "likely_where",
     "new",
     "read_hint",
+    "too_little",
     "validate_reduction",
 ]
 
@@ -364,10 +365,7 @@ class Reduction(Generic[M]):
             return
         freed = self.would_free(messages, chosen)
         if freed < cfg.clear_at_least_tokens:
-            outcome.clear_skipped = (
-                f"clearing would free about {freed:,} tokens, fewer than "
-                f"clear_at_least_tokens ({cfg.clear_at_least_tokens:,})"
-            )
+            outcome.clear_skipped = too_little(cfg, freed, len(chosen))
             return
         for ref, _ in chosen:
             msg = messages[ref.index]
@@ -445,6 +443,20 @@ def expected_where(
         return str(longest(kind, call_id)) if callable(longest) else _GUESSED_PATH
     found = locate(index, call_id) if locate is not None else None
     return None if found is None else f"{found[0]}, line {found[1]}"
+
+
+def too_little(config: ReductionConfig, freed: int, results: int) -> str:
+    """Why clearing is not done: it would free fewer than ``clear_at_least_tokens``; with what
+    it would clear (the retained rounds are the config's: another config clears more)."""
+    rounds = config.clear_retention_suffix_limit
+    scope = (
+        f"{results:,} result{'s' if results != 1 else ''} outside the newest {rounds:,} "
+        f"tool round{'s' if rounds != 1 else ''}"
+    )
+    return (
+        f"clearing would free about {freed:,} tokens ({scope}), fewer than "
+        f"clear_at_least_tokens ({config.clear_at_least_tokens:,})"
+    )
 
 
 def likely_where(backend: OffloadBackend | None, longest: str | None) -> str | None:

@@ -28,7 +28,14 @@ from compactor.errors import TranscriptError
 from compactor.events import AfterReduce, BeforeReduce
 from compactor.schema import MAX_JSON_DEPTH, AgenticMessage, M, Message, json_deeper_than
 
-from .core import ReduceOutcome, Reduction, ReductionConfig, expected_where, likely_where
+from .core import (
+    ReduceOutcome,
+    Reduction,
+    ReductionConfig,
+    expected_where,
+    likely_where,
+    too_little,
+)
 from .offload import FileOffload, OffloadKind
 from .results import (
     ResultRef,
@@ -478,10 +485,7 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
         return 0
     freed = sum(run.frees(r, run.reduction.cleared_text(where)) for r, where in chosen)
     if freed < cfg.clear_at_least_tokens:
-        outcome.clear_skipped = (
-            f"clearing would free about {freed:,} tokens, fewer than "
-            f"clear_at_least_tokens ({cfg.clear_at_least_tokens:,})"
-        )
+        outcome.clear_skipped = too_little(cfg, freed, len(chosen))
         return 0
     total = 0
     for r, _ in chosen:
