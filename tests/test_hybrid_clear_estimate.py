@@ -62,18 +62,26 @@ def _session(folder: Path, fmt: str) -> Path:
     return src
 
 
-def _config(least: int, strategy: str = "hybrid") -> dict[str, Any]:
-    return {"strategy": strategy, "reduction": {"clear_at_least_tokens": least}}
+def _config(least: int, counter: str) -> dict[str, Any]:
+    return {
+        "strategy": "hybrid",
+        "token_counter": counter,
+        "reduction": {"clear_at_least_tokens": least},
+    }
 
 
-def _run(tmp: Path, src: Path, fmt: str, strategy: str, least: int) -> tuple[int, Any, str]:
+def _run(
+    tmp: Path, src: Path, how: tuple[str, str], strategy: str, least: int
+) -> tuple[int, Any, str]:
     """One forced run (the default output beside the input, its offload folder too): its exit
-    code, report and stderr; the output and offload folder removed after."""
+    code, report and stderr; the output and offload folder removed after. ``how``: (format,
+    token counter)."""
+    fmt, counter = how
     rep = tmp / "report.json"
     rep.unlink(missing_ok=True)
     proc = compact(
         tmp, "run", str(src), "--format", fmt, "--strategy", strategy, "--force", "--model",
-        "local", "--no-cache", "--report", str(rep), config=_config(least),
+        "local", "--no-cache", "--report", str(rep), config=_config(least, counter),
     )  # fmt: skip
     report = json.loads(rep.read_text()) if rep.exists() else None
     src.with_name("session.compact.jsonl").unlink(missing_ok=True)
@@ -81,9 +89,17 @@ def _run(tmp: Path, src: Path, fmt: str, strategy: str, least: int) -> tuple[int
     return proc.returncode, report, proc.stderr.decode()
 
 
-def _explain(tmp: Path, src: Path, fmt: str, least: int) -> Any:
+def _explain(tmp: Path, src: Path, how: tuple[str, str], least: int) -> Any:
+    fmt, counter = how
     proc = compact(
-        tmp, "check", "--explain", "--json", "--format", fmt, str(src), config=_config(least)
+        tmp,
+        "check",
+        "--explain",
+        "--json",
+        "--format",
+        fmt,
+        str(src),
+        config=_config(least, counter),
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.decode().splitlines()[0])["explain"]["strategies"]["hybrid"]
@@ -95,8 +111,15 @@ def _estimate(skipped: str | None) -> int:
     return int(found.group(1).replace(",", ""))
 
 
-@pytest.mark.parametrize("fmt", sorted(CASES))
-def test_clearing_estimate_is_what_clearing_frees(tmp_path: Path, fmt: str) -> None:
+@pytest.mark.parametrize(
+    ("fmt", "counter"),
+    [(fmt, "estimate") for fmt in sorted(CASES)]
+    + [(fmt, "tiktoken:cl100k_base") for fmt in ("claude-code", "codex", "openai")],
+)
+def test_clearing_estimate_is_what_clearing_frees(tmp_path: Path, fmt: str, counter: str) -> None:
+    """By the estimate, and by tiktoken (the run counts the history with it: so must the
+    estimate, else a floor in tiktoken's tokens is set against bytes / 4)."""
+    how = (fmt, counter)
     folder = tmp_path / DEEP / DEEP
     folder.mkdir(parents=True)
     src = _session(folder, fmt)
@@ -104,7 +127,7 @@ def test_clearing_estimate_is_what_clearing_frees(tmp_path: Path, fmt: str) -> N
     # what clearing really frees, under the same settings (nothing truncated: all short)
     freed: dict[str, int] = {}
     for strategy in ("reduce", "hybrid"):
-        rc, rep, err = _run(tmp_path, src, fmt, strategy, 0)
+        rc, rep, err = _run(tmp_path, src, how, strategy, 0)
         assert rc == 0, err
         red = rep["reduction"]
         assert red["truncated"] == 0 and red["cleared"] == 5, (strategy, red)
@@ -112,20 +135,20 @@ def test_clearing_estimate_is_what_clearing_frees(tmp_path: Path, fmt: str) -> N
         freed[strategy] = red["tokens_freed"]
     assert freed["reduce"] == freed["hybrid"] > 0, freed
     really = freed["reduce"]
-    hyb = _explain(tmp_path, src, fmt, 0)
+    hyb = _explain(tmp_path, src, how, 0)
     assert hyb["forced_tokens_before_reduce"] - hyb["forced_tokens_after_reduce"] == really
     # the estimate when it is too little: the run's and check --explain's, the same number
-    rc, rep, err = _run(tmp_path, src, fmt, "hybrid", 10**9)
+    rc, rep, err = _run(tmp_path, src, how, "hybrid", 10**9)
     assert rc == 0, err
     assert rep["reduction"]["cleared"] == 0 and rep["reduction"]["summarized"] is True
     run_estimate = _estimate(rep["reduction"]["clear_skipped"])
-    explain_estimate = _estimate(_explain(tmp_path, src, fmt, 10**9)["forced_clear_skipped"])
-    assert run_estimate == explain_estimate == really, (fmt, run_estimate, explain_estimate, really)
+    explain_estimate = _estimate(_explain(tmp_path, src, how, 10**9)["forced_clear_skipped"])
+    assert run_estimate == explain_estimate == really, (how, run_estimate, explain_estimate, really)
     # so the decision is the real one: a floor of exactly what it frees clears, one more does not
-    rc, rep, err = _run(tmp_path, src, fmt, "hybrid", really)
+    rc, rep, err = _run(tmp_path, src, how, "hybrid", really)
     assert rc == 0, err
     assert rep["reduction"]["cleared"] == 5 and rep["reduction"]["tokens_freed"] == really
-    rc, rep, err = _run(tmp_path, src, fmt, "reduce", really + 1)
+    rc, rep, err = _run(tmp_path, src, how, "reduce", really + 1)
     assert rc == 4, err
     # with what it would clear: another config's retained rounds clear more (cc-aikit: 1 result
     # outside hybrid's 2 rounds, 3 outside the default's 1)

@@ -230,7 +230,8 @@ class Reduction(Generic[M]):
                 f"{tokens:,} tokens, not over max_tokens_for_clear ({cfg.max_tokens_for_clear:,})"
             )
         else:
-            self._clear(messages, [r for r in results if r.index < cutoff], outcome, trunc_paths)
+            candidates = [r for r in results if r.index < cutoff]
+            await self._clear(messages, candidates, outcome, trunc_paths, (tokens, state.tools))
         sync = getattr(cfg.backend, "sync", None)
         if outcome.offloaded and callable(sync):
             sync()  # the files durable before anything names them
@@ -332,13 +333,15 @@ class Reduction(Generic[M]):
         return None if found is None else f"{found[0]}, line {found[1]}"
 
     # -- phase 2 ---------------------------------------------------------------------------------
-    def _clear(
+    async def _clear(
         self,
         messages: list[M],
         candidates: list[ResultRef],
         outcome: ReduceOutcome[M],
         trunc_paths: dict[tuple[int, str], str],
+        counted: tuple[int, Sequence[ToolInfo]],
     ) -> None:
+        """Phase 2; ``counted``: the history's count now (after phase 1) and the tools."""
         cfg = self.config
         chosen: list[tuple[ResultRef, str | None]] = []  # each with the address it would get
         for ref in candidates:
@@ -363,7 +366,7 @@ class Reduction(Generic[M]):
                 else "no tool result outside the retained rounds to clear"
             )
             return
-        freed = self.would_free(messages, chosen)
+        freed = await self.would_free(messages, chosen, counted)
         if freed < cfg.clear_at_least_tokens:
             outcome.clear_skipped = too_little(cfg, freed, len(chosen))
             return
@@ -377,19 +380,30 @@ class Reduction(Generic[M]):
             outcome.cleared.append(ref.call_id)
             outcome.changed = True
 
-    def would_free(
-        self, messages: Sequence[M], chosen: Sequence[tuple[ResultRef, str | None]]
+    async def would_free(
+        self,
+        messages: Sequence[M],
+        chosen: Sequence[tuple[ResultRef, str | None]],
+        counted: tuple[int, Sequence[ToolInfo]],
     ) -> int:
         """What clearing the ``chosen`` results (each with the address its placeholder would
-        name) frees, counted as the run counts it afterwards: each message holding one is
-        estimated (SPEC §3) before and with its placeholders in. Not the result's text alone:
-        its parts are not joined by newlines, every image counts, and the placeholder names the
-        real path (issue 30, blind check 21: 1,995 estimated where the text freed more)."""
+        name) frees, counted as :meth:`reduce` then counts it: by the default counter, each
+        message holding one estimated (SPEC §3) before and with its placeholders in (not the
+        result's text alone: its parts are not joined by newlines, every image counts, the
+        placeholder names the real path; issue 30, blind check 21); by another counter
+        (tiktoken), the history with them in and no usage, counted against ``counted``."""
         replaced: dict[int, M] = {}
         for ref, where in chosen:
             msg = replaced.get(ref.index, messages[ref.index])
             replaced[ref.index] = replace_result(msg, ref, self.cleared_text(where), "clear")
-        return sum(estimate_message(messages[i]) - estimate_message(m) for i, m in replaced.items())
+        if self.config.token_counter in (None, default_token_counter):
+            return sum(
+                estimate_message(messages[i]) - estimate_message(m) for i, m in replaced.items()
+            )
+        tokens, tools = counted
+        after = [replaced.get(i, msg) for i, msg in enumerate(messages)]
+        after = [m if m.usage is None else dataclasses.replace(m, usage=None) for m in after]
+        return tokens - await self.count(after, tools)
 
     def _likely(self, index: int, call_id: str) -> str | None:
         """The address :meth:`_store` will most likely give this result (nothing is written)."""
