@@ -48,9 +48,10 @@ if TYPE_CHECKING:
 
 __all__ = ["ProcessOffload", "Speculator"]
 
-DIE_AFTER_ENV = "COMPACT_TEST_OFFLOAD_WRITER_DIES"
-"""Test hook, unset in normal use: the writer process kills itself (SIGKILL) after this many
-files, so that tests can see the parent take over."""
+WRITER_TEST_ENV = "COMPACT_TEST_OFFLOAD_WRITER"
+"""Test hook, unset in normal use: ``die:N`` makes the writer process kill itself (SIGKILL)
+after N files (the run must take over), ``pause:N`` stop for a minute after N files (a signal
+to the run must still leave nothing)."""
 
 _PIPE_SIZE = 1 << 20
 _BATCH = 256
@@ -160,7 +161,8 @@ class ProcessOffload(FileOffload):
         with contextlib.suppress(OSError, AttributeError):
             fcntl.fcntl(down_w, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
         parent = os.getpid()
-        die_after = int(os.environ.get(DIE_AFTER_ENV) or 0)
+        what, _, count = (os.environ.get(WRITER_TEST_ENV) or "").partition(":")
+        test_hook = (what, int(count or 0))
         pid = os.fork()
         if pid == 0:  # the child: never returns
             code = 1
@@ -168,7 +170,7 @@ class ProcessOffload(FileOffload):
                 os.close(down_w)
                 os.close(up_r)
                 _die_with(parent)
-                code = _child(down_r, up_w, self._raw, folder, str(self.root), die_after)
+                code = _child(down_r, up_w, self._raw, folder, str(self.root), test_hook)
             finally:
                 os._exit(code)
         os.close(down_r)
@@ -236,6 +238,10 @@ class ProcessOffload(FileOffload):
         """Wait for the child's answer and reap it; raise what it met."""
         try:
             lines = _read_to_end(self._from_child)
+        except BaseException:  # a signal (Interrupted): the child dies first, then the run
+            with contextlib.suppress(OSError):
+                os.kill(self._pid, signal.SIGKILL)
+            raise
         finally:
             self._reap()
         foreign = [ln[2:].decode() for ln in lines if ln.startswith(b"e ")]
@@ -336,6 +342,7 @@ class Speculator:
         self.at_least = cfg.clear_at_least_tokens
         self.limit = cfg.max_length_for_trunc
         self.exclude = frozenset(cfg.clear_exclude_tools)
+        self.trunc_exclude = frozenset(cfg.trunc_exclude_tools)
         self.reduction = reduction
         from compactor.counting.tokens import estimate_text
 
@@ -381,9 +388,10 @@ class Speculator:
             if text is None or r.message is not None:
                 continue
             n = len(text)
-            if limit is not None and n > limit:
-                continue  # it may be truncated: decided after the scan
-            if r.name in exclude or text_state(text) == "clear":
+            state = text_state(text)
+            if limit is not None and n > limit and self.truncated(r, text, state):
+                continue  # its file is the truncated one's
+            if r.name in exclude or state == "clear":
                 continue
             if n <= short and len(self.cleared(r.call_id)) >= n:
                 continue  # its placeholder would not be shorter: kept
@@ -399,6 +407,14 @@ class Speculator:
         pending.clear()
         if len(backend.frames) >= _BATCH:
             backend.send()
+
+    def truncated(self, r: StreamResult, text: str, state: str | None) -> bool:
+        """Whether the truncation (which runs before the clearing) replaces ``r``, as
+        :func:`~.stream._truncate` decides it."""
+        if r.name in self.trunc_exclude or state is not None:
+            return False
+        where = self.backend.longest_path("trunc", r.call_id)
+        return self.reduction.shrinks("trunc", text, where)
 
     def cleared(self, call_id: str) -> str:
         """The longest placeholder of a cleared result ``call_id`` (as the clearing tests it)."""
@@ -417,7 +433,9 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
-def _child(down: int, up: int, raw: bytes, folder: str, root: str, die_after: int) -> int:
+def _child(
+    down: int, up: int, raw: bytes, folder: str, root: str, test_hook: tuple[str, int]
+) -> int:
     """The writer process: ``c START END NAME`` creates ``NAME`` holding the ``content`` of the
     record at ``raw[START:END]``, ``u NAME`` removes it, ``f`` ends (``syncfs``, then ``k``, or
     ``x ERRNO NAME`` after removing every file it made). ``e NAME``: it existed already."""
@@ -462,8 +480,8 @@ def _child(down: int, up: int, raw: bytes, folder: str, root: str, die_after: in
                     made.discard(name)
                 finally:
                     os.close(fd)
-                if die_after and len(made) >= die_after:
-                    os.kill(os.getpid(), signal.SIGKILL)
+                if test_hook[1] and len(made) == test_hook[1]:
+                    _test_hook(test_hook[0])
             elif op == b"u":
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(line[2:], dir_fd=dfd)
@@ -490,6 +508,15 @@ def _encode(text: str) -> bytes:
 
 def _bytes(held: str | bytes) -> bytes:
     return _encode(held) if isinstance(held, str) else held
+
+
+def _test_hook(what: str) -> None:
+    if what == "die":
+        os.kill(os.getpid(), signal.SIGKILL)
+    elif what == "pause":
+        import time
+
+        time.sleep(60)
 
 
 def _write_all(fd: int, data: bytes) -> None:
