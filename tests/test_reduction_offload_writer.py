@@ -174,3 +174,33 @@ def test_a_signal_while_the_writer_works_leaves_nothing(tmp_path: Path, sig: int
     assert not out.exists()
     assert src.read_bytes() == before
     assert not [w for w in writers if _alive(w)]
+
+
+def test_a_writer_process_dies_with_its_run(tmp_path: Path) -> None:
+    """The run killed outright (SIGKILL: nothing of it runs again) while its writer works:
+    the writer dies too (``PR_SET_PDEATHSIG``) rather than go on alone."""
+    src = tmp_path / "s.jsonl"
+    _session(src, 300)
+    folder = tmp_path / "out.offload"
+    proc = subprocess.Popen(
+        [COMPACT, "run", str(src), "--strategy", "reduce", "--force", "-o", "out.jsonl"],
+        env=child_env({WRITER_TEST_ENV: "pause:5", INLINE_ENV: "0"}),
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    writers: list[int] = []
+    while time.monotonic() < deadline and proc.poll() is None:
+        files = list((folder / "clear").glob("*")) if folder.exists() else []
+        writers = _children(proc.pid)
+        if len(files) >= 5 and writers:
+            break
+        time.sleep(0.01)
+    assert writers, "no writer process seen"
+    proc.kill()
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while [w for w in writers if _alive(w)] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not [w for w in writers if _alive(w)]

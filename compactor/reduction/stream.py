@@ -236,7 +236,7 @@ def _scan_into(
             if called:
                 called = False
                 events.append(len(results) - 1)
-                if ahead is not None:
+                if ahead is not None and not len(events) % _ROUNDS_TOLD:
                     ahead.round_done(results, events, tokens)
             continue
         if role != "assistant":
@@ -270,6 +270,12 @@ def _scan_into(
             raise _NotStreamable
         tokens += estimate_message(msg)
     out.tokens = tokens
+    if ahead is not None:
+        ahead.round_done(results, events, tokens)
+
+
+_ROUNDS_TOLD = 16
+"""The scan tells ``ahead`` of finished rounds 16 at a time (and at its end)."""
 
 
 def _check_depth(raw: bytes, start: int, end: int, rec: JsonObject, content: JsonValue) -> None:
