@@ -10,6 +10,7 @@ and removed after the last run: on an ext4 without a journal (this VM's disk) th
 every inode deleted in the last minutes when it allocates one (``recently_deleted``), so removing
 the 8,000 files of one run right before the next made that next run pay for the deletion
 (``--remove-between``: the old way, to see it).
+``--inline``: no writer process (every file made by the run itself, as before).
 ``--offload-dir DIR`` puts the offload folder elsewhere (a tmpfs: what creating 10,000 files
 costs on the disk aside). Prints one result line: the median ratio run / loop of wall time,
 target <= 3x, and of CPU time (user + system of the process, which other load on the machine
@@ -38,10 +39,10 @@ def _cpu() -> float:
     return use.ru_utime + use.ru_stime
 
 
-def timed(cmd: list[str]) -> tuple[float, float]:
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of ``cmd``."""
     start, cpu = time.perf_counter(), _cpu()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"{cmd[0]} failed ({proc.returncode}): {proc.stderr.strip()}")
@@ -57,6 +58,12 @@ def main() -> int:
         "--no-offload", action="store_true", help="reduction.offload: false (no files written)"
     )
     parser.add_argument("--offload-dir", type=Path, default=None, help="the offload folder")
+    parser.add_argument(
+        "--inline",
+        action="store_true",
+        help="every offload file made by the run's own process (COMPACT_OFFLOAD_INLINE=1: no "
+        "writer process, as before issue 30 point 5's writer)",
+    )
     parser.add_argument(
         "--remove-between",
         action="store_true",
@@ -83,7 +90,8 @@ def main() -> int:
                 cmd += ["-c", str(work / "c.yaml")]
             elif args.offload_dir is not None:
                 cmd += ["--offload-dir", str(args.offload_dir)]
-            run_s, run_cpu = timed([*cmd, "-o", str(out), "--report", str(work / "r.json")])
+            env = {**os.environ, "COMPACT_OFFLOAD_INLINE": "1" if args.inline else "0"}
+            run_s, run_cpu = timed([*cmd, "-o", str(out), "--report", str(work / "r.json")], env)
             line = (work / "r.json").read_text()
             files = sum(1 for p in offload.rglob("*") if p.is_file())
             if args.remove_between:
@@ -108,6 +116,8 @@ def main() -> int:
     what = "reduce (no offload)" if args.no_offload else "reduce"
     if args.offload_dir is not None:
         what += f" (offload in {args.offload_dir})"
+    if args.inline and not args.no_offload:
+        what += " (in line)"
     if args.remove_between and not args.no_offload:
         what += " (files removed between runs)"
     path_of = os.environ.get("PYTHONPATH", "")

@@ -54,6 +54,7 @@ after N files (the run must take over), ``pause:N`` stop for a minute after N fi
 to the run must still leave nothing)."""
 
 _PIPE_SIZE = 1 << 20
+_MAYBE = ("", "[", "<")
 _SYNC_EVERY = 2048
 _BATCH = 256
 """Files named before they are handed to the child (one pipe write, one wake-up)."""
@@ -389,7 +390,8 @@ class Speculator:
             if text is None or r.message is not None:
                 continue
             n = len(text)
-            state = text_state(text)
+            first = text[:1]  # a placeholder starts with "[" or "<" after blanks
+            state = text_state(text) if first in _MAYBE or first.isspace() else None
             if limit is not None and n > limit and self.truncated(r, text, state):
                 continue  # its file is the truncated one's
             if r.name in exclude or state == "clear":
