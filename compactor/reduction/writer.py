@@ -28,6 +28,7 @@ the child first, then removes every file of the run.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 from typing import TYPE_CHECKING
@@ -55,6 +56,7 @@ to the run must still leave nothing)."""
 
 _PIPE_SIZE = 1 << 20
 _MAYBE = ("", "[", "<")
+_FOREIGN = "another process created this file during the run"
 _SYNC_EVERY = 2048
 _BATCH = 256
 """Files named before they are handed to the child (one pipe write, one wake-up)."""
@@ -255,18 +257,13 @@ class ProcessOffload(FileOffload):
             self.written = [p for p in self.written if p not in mine]
             err = int(number)
             path = name.decode() if name.startswith(b"/") else f"{folder}/{name.decode()}"
+            if err == errno.EEXIST:  # not the run's file: never removed, never overwritten
+                raise StreamError(path, _FOREIGN)
             raise StreamError(path, os.strerror(err))
         if last != b"k":
             self._pid = 0
             self._take_over(foreign)
             self.sync()
-            return
-        for other in foreign:  # another process made this name meanwhile
-            path = f"{folder}/{other}"
-            held = self._held.get(path)
-            if held is None or not self._on_disk(path, _bytes(held)):
-                raise StreamError(path, "another process created this file during the run")
-            self.written.remove(path)
 
     def _reap(self) -> None:
         for fd in (self._to_child, self._from_child):
@@ -307,7 +304,7 @@ class ProcessOffload(FileOffload):
             if path in skip:
                 continue
             if not self._create(path, _bytes(self._held[path])):
-                raise StreamError(path, "another process created this file during the run")
+                raise StreamError(path, _FOREIGN)
 
     def discard(self) -> None:
         """Stop the child (killed, reaped), then remove every file and folder of this run."""
@@ -466,8 +463,9 @@ def _child(
                 data = _encode(text)
                 try:
                     fd = os.open(name, CREATE_FLAGS, 0o600, dir_fd=dfd)
-                except FileExistsError:
+                except FileExistsError:  # another process's: noted at once, then it stops
                     os.write(up, b"e " + name + b"\n")
+                    failed = (errno.EEXIST, name)
                     continue
                 except OSError as err:
                     failed = (err.errno or 5, name)
