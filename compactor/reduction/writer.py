@@ -74,8 +74,6 @@ class ProcessOffload(FileOffload):
     def __init__(self, root: str | os.PathLike[str], raw: bytes) -> None:
         super().__init__(root)
         self._raw = raw
-        self.fresh = not self.root.exists()
-        """No offload folder yet: nothing on disk to compare with (else everything in line)."""
         self.ahead: dict[int, str] = {}
         """Result index → the path decided for it in advance (the child writes it)."""
         self._used: set[str] = set()
@@ -140,6 +138,7 @@ class ProcessOffload(FileOffload):
 
     def save(self, kind: OffloadKind, call_id: str, content: str) -> str:
         path = super().save(kind, call_id, content)
+        self._used.add(path)  # also a file named in advance, for the same bytes
         if path not in self._held:
             self._held[path] = _encode(content)
         return path
@@ -291,7 +290,7 @@ class ProcessOffload(FileOffload):
         self._reap()
         folder = self._folder("clear")
         skip = {f"{folder}/{name}" for name in foreign}
-        paths, self._child_paths = self._child_paths, []
+        paths = self._child_paths  # still the files named in advance (the unused go later)
         self.frames.clear()
         gone = set(paths)
         self.written = [p for p in self.written if p not in gone]
@@ -300,9 +299,9 @@ class ProcessOffload(FileOffload):
                 continue
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
+        if skip:  # another process's file, left alone
+            raise StreamError(min(skip), _FOREIGN)
         for path in paths:
-            if path in skip:
-                continue
             if not self._create(path, _bytes(self._held[path])):
                 raise StreamError(path, _FOREIGN)
 
