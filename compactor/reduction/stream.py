@@ -451,7 +451,11 @@ def _truncate(run: _Pass) -> int:
 def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
     cfg, outcome = run.reduction.config, run.outcome
     chosen: list[tuple[StreamResult, int]] = []
+    named = cfg.backend.ahead if isinstance(cfg.backend, ProcessOffload) else {}
     for r in candidates:
+        if r.index in named:  # the scan found it to clear (these same tests) and named its file
+            chosen.append((r, r.tokens))
+            continue
         if r.name in cfg.clear_exclude_tools or run.state(r) == "clear":
             continue
         where = run.trunc_paths.get(r.index) or run.expected(r, "clear")
