@@ -453,7 +453,9 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
 
 
 INLINE_ENV = "COMPACT_OFFLOAD_INLINE"
-"""``1``: every offload file is written by the run's own process (no writer process)."""
+"""``1``: every offload file is made by the run's own process (no writer process); ``0``: by
+a writer process whatever the load; unset: a writer process when a CPU is free
+(:func:`_cpu_to_spare`)."""
 
 
 def _offload_backend(run: Run, raw: bytes) -> FileOffload | None:
@@ -468,10 +470,24 @@ def _offload_backend(run: Run, raw: bytes) -> FileOffload | None:
     if plan.offload_dir is None:
         return None
     backend = FileOffload(plan.offload_dir)
-    if os.environ.get(INLINE_ENV) != "1" and hasattr(os, "fork") and not backend.root.exists():
+    inline = os.environ.get(INLINE_ENV)
+    writer = inline == "0" or (inline != "1" and _cpu_to_spare())
+    if writer and hasattr(os, "fork") and not backend.root.exists():
         backend = ProcessOffload(plan.offload_dir, raw)
     run.offload = backend
     return backend
+
+
+def _cpu_to_spare() -> bool:
+    """Whether another CPU is likely free for a writer process: the last minute's load average
+    at least half a CPU below the CPUs this process may use. On a machine already busy the
+    writer only adds its own work (it reads each result again) to the run's: in line then."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return False
+    return cpus > 1 and load < cpus - 0.5
 
 
 def replaced_results(
