@@ -204,3 +204,34 @@ def test_a_writer_process_dies_with_its_run(tmp_path: Path) -> None:
     while [w for w in writers if _alive(w)] and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not [w for w in writers if _alive(w)]
+
+
+@pytest.mark.parametrize(("load", "by_writer"), [(0.0, True), (50.0, False)])
+def test_the_writer_process_is_used_only_when_a_cpu_is_idle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, load: float, by_writer: bool
+) -> None:
+    """Unset ``COMPACT_OFFLOAD_INLINE``: the run asks the load average; on a busy machine the
+    writer would only add its own work, so the run makes the files itself (same files)."""
+    import compactor.reduction.offload as offload
+    import compactor.reduction.writer as writer
+    from compactor.io import sync_filesystem
+
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one CPU: never a writer process")
+    log = tmp_path / "syncs"
+
+    def spy(path: Any) -> None:
+        with log.open("a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        sync_filesystem(path)
+
+    monkeypatch.setattr(offload, "sync_filesystem", spy)
+    monkeypatch.setattr(writer, "sync_filesystem", spy)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.delenv(INLINE_ENV, raising=False)
+    _session(tmp_path / "s.jsonl", 300)
+    proc = _run(tmp_path, "a")
+    assert proc.returncode == 0, proc.stderr
+    pids = {int(x) for x in log.read_text().split()}
+    assert (pids != {os.getpid()}) is by_writer
+    assert len(_files(tmp_path / "a.offload")) == 300 - 2
