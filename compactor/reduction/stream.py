@@ -43,6 +43,7 @@ from .results import (
     rounds_of,
 )
 from .results import text_state as _text_state
+from .writer import ProcessOffload, Speculator
 
 __all__ = ["LineFormat", "Scan", "StreamResult", "reduce_scanned", "scan"]
 
@@ -160,27 +161,41 @@ def _calls_bytes(calls: JsonValue, names: dict[str, str]) -> int:
     return nbytes
 
 
-def scan(path: str, raw: bytes, fmt: LineFormat, *, texts: bool = True) -> Scan | None:
+def scan(
+    path: str, raw: bytes, fmt: LineFormat, *, texts: bool = True, ahead: Speculator | None = None
+) -> Scan | None:
     """Read ``raw`` line by line as ``fmt`` (None: leave it to the general path).
     ``texts=False`` (no offload: a result's text is written nowhere): a plain result keeps only
     its length and whether it is a placeholder, not its text (40 MB of strings on the bench
-    file: page faults cost more than reading the few long ones again)."""
+    file: page faults cost more than reading the few long ones again). ``ahead``: told of each
+    finished round (:mod:`.writer`: the files of results certain to be cleared are made while
+    the scan goes on); its files are removed again when the scan returns None."""
     if not raw or raw.startswith(_BOM) or b"\r" in raw:
         return None
     out = Scan(path)
     try:
-        _scan_into(out, raw, fmt, texts)
+        _scan_into(out, raw, fmt, texts, ahead)
     except (_NotStreamable, orjson.JSONDecodeError, TranscriptError):
+        if ahead is not None:
+            ahead.backend.discard()
         return None
+    if not out.spans and ahead is not None:
+        ahead.backend.discard()
     return out if out.spans else None
 
 
-def _scan_into(out: Scan, raw: bytes, fmt: LineFormat, texts: bool) -> None:
+def _scan_into(
+    out: Scan, raw: bytes, fmt: LineFormat, texts: bool, ahead: Speculator | None
+) -> None:
     loads, find, view = orjson.loads, raw.find, memoryview(raw)
     fits, message_of, roles = fmt.record_fits, fmt.message_of, fmt.chat_roles
     spans, results, starts, others = out.spans, out.results, out.starts, out.others
     names: dict[str, str] = {}  # call id → tool name of its latest call
     size, pos, tokens = len(raw), 0, 0
+    events: list[int] = []  # where each finished round's first result is in ``results``
+    called = False  # a call since the last result
+    if ahead is not None:
+        ahead.spans = spans
     while pos < size:
         nl = find(b"\n", pos)
         if nl < 0:
@@ -233,6 +248,11 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat, texts: bool) -> None:
                 tool = msg.tool_name or names.get(cid, "")
                 results.append(StreamResult(index, cid, tool, e, None, rec, msg))
             tokens += e
+            if called:
+                called = False
+                events.append(len(results) - 1)
+                if ahead is not None and not len(events) % _ROUNDS_TOLD:
+                    ahead.round_done(results, events, tokens)
             continue
         if role != "assistant":
             if rec.get("tool_calls") is not None:
@@ -253,6 +273,7 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat, texts: bool) -> None:
                     nbytes += _calls_bytes(calls, names)
                     if calls:
                         starts.append(index)
+                        called = True
             # nbytes: the UTF-8 bytes of strings of the line, each no longer than it is written
             if nl - start - nbytes > _PLAIN and _deep(raw, start, nl, rec):
                 raise _NotStreamable
@@ -264,6 +285,12 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat, texts: bool) -> None:
             raise _NotStreamable
         tokens += estimate_message(msg)
     out.tokens = tokens
+    if ahead is not None:
+        ahead.round_done(results, events, tokens)
+
+
+_ROUNDS_TOLD = 16
+"""The scan tells ``ahead`` of finished rounds 16 at a time (and at its end)."""
 
 
 def _check_depth(raw: bytes, start: int, end: int, rec: JsonObject, content: JsonValue) -> None:
@@ -321,13 +348,18 @@ class _Pass:
     def expected(self, r: StreamResult, kind: OffloadKind) -> str | None:
         """The longest address :meth:`store` may give ``r`` (nothing is written)."""
         backend = self.reduction.config.backend
-        if type(backend) is FileOffload:  # the default backend: its own answer, directly
+        if isinstance(backend, FileOffload):  # the default backend: its own answer, directly
             return backend.longest_path(kind, r.call_id)
         return expected_where(backend, self.locate, (r.index, r.call_id, kind))
 
     def store(self, kind: str, r: StreamResult) -> str | None:
         cfg = self.reduction.config
         if cfg.backend is not None:
+            if kind == "clear" and isinstance(cfg.backend, ProcessOffload):
+                ahead = cfg.backend.use_ahead(r.index)  # named during the scan
+                if ahead is not None:
+                    self.outcome.offloaded.append(ahead)
+                    return ahead
             payload = r.text
             if payload is None and r.message is None:  # a plain result not kept: read again
                 payload = self.text(r)[0]
@@ -384,7 +416,8 @@ async def reduce_scanned(
         )
     else:
         tokens -= _clear(run, [r for r in results if r.index < cutoff])
-    sync = getattr(cfg.backend, "sync", None) if outcome.offloaded else None
+    named = outcome.offloaded or (isinstance(cfg.backend, ProcessOffload) and cfg.backend.ahead)
+    sync = getattr(cfg.backend, "sync", None) if named else None
     start_sync = getattr(cfg.backend, "start_sync", None) if callable(sync) else None
     if callable(start_sync):
         start_sync()  # the disk's writeback runs while the transcript is rendered
@@ -440,7 +473,11 @@ def _truncate(run: _Pass) -> int:
 def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
     cfg, outcome = run.reduction.config, run.outcome
     chosen: list[tuple[StreamResult, int]] = []
+    named = cfg.backend.ahead if isinstance(cfg.backend, ProcessOffload) else {}
     for r in candidates:
+        if r.index in named:  # the scan found it to clear (these same tests) and named its file
+            chosen.append((r, r.tokens))
+            continue
         if r.name in cfg.clear_exclude_tools or run.state(r) == "clear":
             continue
         if run.has_user_words(r):  # the user's words are never cleared (issue 30)
