@@ -177,7 +177,8 @@ def main() -> int:
         f"median of {args.repeat} ({min(ratios):.2f}-{max(ratios):.2f}x); target <= 3x "
         f"{'OK' if ratio <= 3 else 'MISSED'}; CPU ratio {statistics.median(cpu_ratios):.2f}x "
         f"({min(cpu_ratios):.2f}-{max(cpu_ratios):.2f}x); streamed: {red.get('streamed')}"
-        f"{removal}; load average {os.getloadavg()[0]:.2f}" + (f"; PYTHONPATH={path_of}" if path_of else "")
+        f"{removal}; load average {os.getloadavg()[0]:.2f}"
+        + (f"; PYTHONPATH={path_of}" if path_of else "")
     )
     return 0
 
