@@ -49,14 +49,11 @@ __all__ = ["LineFormat", "Scan", "StreamResult", "reduce_scanned", "scan"]
 
 _SIMPLE_RESULT_KEYS = frozenset({"role", "content", "tool_call_id", "name"})
 _BOM = b"\xef\xbb\xbf"
-_COUNT_BYTES = 64 * 1024
 _SHALLOW = 8
 """Records nested at most this deep need no walk (far under ``MAX_JSON_DEPTH``)."""
 _PLAIN = 2 * MAX_JSON_DEPTH
 """A line with at most this many bytes outside its ``content`` string cannot be too deep
 (every level costs two bytes): the readers' first test."""
-"""Records nested at most this deep need no walk (far under ``MAX_JSON_DEPTH``)."""
-"""Lines longer than this are cleared by counting brackets before any walk (as the reader)."""
 
 
 class LineFormat(Protocol):
@@ -120,14 +117,11 @@ class Scan:
 
 def _deep(raw: bytes, start: int, end: int, rec: JsonObject) -> bool:
     """Whether ``rec`` (``raw[start:end]``), with more than :data:`_PLAIN` bytes outside its
-    content, nests deeper than the readers accept: a bounded walk, then their own tests (few
-    brackets in a long line, else their walk)."""
-    size = end - start
+    content, nests deeper than the readers accept: their own first test (no more brackets in
+    the line than levels allowed: a C count), then a bounded walk, then their walk."""
+    if raw.count(b"[", start, end) + raw.count(b"{", start, end) <= MAX_JSON_DEPTH:
+        return False  # fewer brackets than levels (a C count: cheaper than any walk)
     if _within(rec, _SHALLOW):
-        return False
-    if size > _COUNT_BYTES and (
-        raw.count(b"[", start, end) + raw.count(b"{", start, end) <= MAX_JSON_DEPTH
-    ):
         return False
     return json_deeper_than(rec) is not None
 
@@ -157,7 +151,8 @@ def _calls_bytes(calls: JsonValue, names: dict[str, str]) -> int:
         if type(cid) is not str or type(name) is not str or type(args) is not str or not cid:
             raise _NotStreamable
         names[cid] = name
-        nbytes += utf8_len(name) + utf8_len(args)
+        nbytes += len(name) if name.isascii() else len(name.encode("utf-8"))  # utf8_len inline
+        nbytes += len(args) if args.isascii() else len(args.encode("utf-8"))
     return nbytes
 
 
