@@ -469,13 +469,18 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
     cfg, outcome = run.reduction.config, run.outcome
     chosen: list[tuple[StreamResult, int]] = []
     named = cfg.backend.ahead if isinstance(cfg.backend, ProcessOffload) else {}
+    longest = _longest_placeholder(run)
+    exclude = cfg.clear_exclude_tools
     for r in candidates:
         if r.index in named:  # the scan found it to clear (these same tests) and named its file
             chosen.append((r, r.tokens))
             continue
-        if r.name in cfg.clear_exclude_tools or run.state(r) == "clear":
+        if r.name in exclude or run.state(r) == "clear":
             continue
         if run.has_user_words(r):  # the user's words are never cleared (issue 30)
+            continue
+        if r.message is None and r.text is not None and len(r.text) > longest:
+            chosen.append((r, r.tokens))  # a plain result longer than any placeholder
             continue
         where = run.trunc_paths.get(r.index) or run.expected(r, "clear")
         chars = run.chars(r)
@@ -516,6 +521,21 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
         total += run.replace(r, run.reduction.cleared_text(where), "clear")
         outcome.cleared.append(r.call_id)
     return total
+
+
+_NO_LENGTH = 1 << 62
+
+
+def _longest_placeholder(run: _Pass) -> int:
+    """No cleared placeholder of the default backend is longer than this (another backend: a
+    length no text has). Its file names have at most 113 characters (a hash added to 100), all
+    safe in a shell: the longest placeholder names a 113-character call id
+    (:meth:`FileOffload.longest_path`); a longer result shrinks whatever its name (the test
+    :meth:`Reduction.shrinks` makes)."""
+    backend = run.reduction.config.backend
+    if not isinstance(backend, FileOffload):
+        return _NO_LENGTH
+    return len(run.reduction.cleared_text(backend.longest_path("clear", "x" * 113)))
 
 
 def _render(scanned: Scan, raw: bytes, fmt: LineFormat) -> bytes:
