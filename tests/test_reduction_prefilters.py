@@ -8,6 +8,9 @@ depth test first counts the line's brackets: each must give the answer of the te
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import orjson
 import pytest
 
@@ -92,3 +95,28 @@ def test_the_bracket_count_answers_as_the_walk(depth: int, in_strings: int) -> N
     raw = orjson.dumps(rec)
     assert _deep(raw, 0, len(raw), rec) is (json_deeper_than(rec) is not None)
     assert _deep(raw, 0, len(raw), rec) is (depth > MAX_JSON_DEPTH)
+
+
+@pytest.mark.parametrize("reader", ["Read", "shell"])
+def test_results_near_the_longest_placeholder_are_cleared_as_on_the_general_path(
+    tmp_path: Path, reader: str
+) -> None:
+    """The clearing takes a plain result longer than the longest placeholder (a 113-character
+    file name) without building its own: results of every length around the placeholders of
+    short and of the longest names are kept or cleared as the general path decides."""
+    from .test_reduction_stream import _both, _call, _write
+
+    recs: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    n = 0
+    for length in range(150, 640, 4):
+        for cid in (f"c{n}", f"{'x' * 110}{n:03d}", f"id {n}/ü"):
+            n += 1
+            recs.append({"role": "assistant", "content": "", "tool_calls": [_call(cid)]})
+            recs.append({"role": "tool", "tool_call_id": cid, "content": "o" * length})
+    recs.append({"role": "assistant", "content": "", "tool_calls": [_call("last")]})
+    recs.append({"role": "tool", "tool_call_id": "last", "content": "kept"})
+    src = tmp_path / "s.jsonl"
+    _write(src, recs)
+    _, seen = _both(tmp_path, src, ["--force"], {"reduction": {"read_file_tool_name": reader}})
+    assert seen["exit"] == 0, seen["stderr"]
+    assert seen["reduction"]["kept"] > 0 and seen["reduction"]["cleared"] > 0  # both sides met
