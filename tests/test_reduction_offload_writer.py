@@ -206,18 +206,34 @@ def test_a_writer_process_dies_with_its_run(tmp_path: Path) -> None:
     assert not [w for w in writers if _alive(w)]
 
 
-@pytest.mark.parametrize(("load", "by_writer"), [(0.0, True), (50.0, False)])
+@pytest.mark.parametrize(
+    ("load", "running", "by_writer"),
+    [(0.0, 9, True), (50.0, 1, False), (-0.2, 1, True), (-0.2, 0, False), (-0.2, None, False)],
+)
 def test_the_writer_process_is_used_only_when_a_cpu_is_idle(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, load: float, by_writer: bool
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    load: float,
+    running: int | None,
+    by_writer: bool,
 ) -> None:
     """Unset ``COMPACT_OFFLOAD_INLINE``: the run asks the load average; on a busy machine the
-    writer would only add its own work, so the run makes the files itself (same files)."""
+    writer would only add its own work, so the run makes the files itself (same files). Less
+    than half a CPU under the CPUs (a negative ``load`` here: that much under them), the
+    tasks runnable right now decide: fewer than the CPUs (``running`` 1; 0 here: as many as
+    the CPUs), a writer; as many, or not known (None), in line."""
     import compactor.reduction.offload as offload
     import compactor.reduction.writer as writer
     from compactor.io import sync_filesystem
 
-    if len(os.sched_getaffinity(0)) < 2:
+    cpus = len(os.sched_getaffinity(0))
+    if cpus < 2:
         pytest.skip("one CPU: never a writer process")
+    if load < 0:
+        load += cpus
+    if running == 0:
+        running = cpus
+    monkeypatch.setattr(writer, "_running_now", lambda: running)
     log = tmp_path / "syncs"
 
     def spy(path: Any) -> None:

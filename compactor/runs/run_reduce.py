@@ -473,7 +473,7 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
 INLINE_ENV = "COMPACT_OFFLOAD_INLINE"
 """``1``: every offload file is made by the run's own process (no writer process); ``0``: by
 a writer process whatever the load; unset: a writer process when a CPU is free
-(:func:`_cpu_to_spare`)."""
+(:func:`compactor.reduction.writer.cpu_to_spare`)."""
 
 
 def _offload_backend(run: Run, raw: bytes) -> FileOffload | None:
@@ -482,32 +482,18 @@ def _offload_backend(run: Run, raw: bytes) -> FileOffload | None:
     the scan goes on; else (a folder that exists: earlier runs' files to compare with) the
     files are made in line."""
     from compactor.reduction import FileOffload
-    from compactor.reduction.writer import ProcessOffload
+    from compactor.reduction.writer import ProcessOffload, cpu_to_spare
 
     plan = run.plan
     if plan.offload_dir is None:
         return None
     backend = FileOffload(plan.offload_dir)
     inline = os.environ.get(INLINE_ENV)
-    writer = inline == "0" or (inline != "1" and _cpu_to_spare())
+    writer = inline == "0" or (inline != "1" and cpu_to_spare())
     if writer and hasattr(os, "fork") and not backend.root.exists():
         backend = ProcessOffload(plan.offload_dir, raw)
     run.offload = backend
     return backend
-
-
-def _cpu_to_spare() -> bool:
-    """Whether another CPU is likely idle for a writer process: the last minute's load average
-    at least half a CPU below the CPUs this process may use. The writer's own work (it reads
-    each result again) is extra CPU: on the 2 vCPUs, interleaved runs of the bench gave 4.76x
-    with it against 4.14x in line at load 2.4-2.5, 5.7x against 4.6x at 3.3-4.1; it wins only
-    where the second CPU is free (3.6x against 4.2-4.4x at load 0.3-1.4)."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return False
-    return cpus > 1 and load < cpus - 0.5
 
 
 def replaced_results(
