@@ -13,6 +13,8 @@ the 8,000 files of one run right before the next made that next run pay for the 
 That removal still slows a bench started in the next ~6 minutes (sync or a wait of a minute or
 two does not help: BENCHMARKS.md, offload18): the result line says when the last bench removed
 its files less than 6 minutes before this one began.
+``--inline``: no writer process (every file made by the run itself, as before); ``--writer``:
+one whatever the load; by default the run chooses (a writer process when a CPU is free).
 ``--offload-dir DIR`` puts the offload folder elsewhere (a tmpfs: what creating 10,000 files
 costs on the disk aside). Prints one result line: the median ratio run / loop of wall time,
 target <= 3x, and of CPU time (user + system of the process, which other load on the machine
@@ -41,10 +43,10 @@ def _cpu() -> float:
     return use.ru_utime + use.ru_stime
 
 
-def timed(cmd: list[str]) -> tuple[float, float]:
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of ``cmd``."""
     start, cpu = time.perf_counter(), _cpu()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"{cmd[0]} failed ({proc.returncode}): {proc.stderr.strip()}")
@@ -89,6 +91,19 @@ def main() -> int:
         "--no-offload", action="store_true", help="reduction.offload: false (no files written)"
     )
     parser.add_argument("--offload-dir", type=Path, default=None, help="the offload folder")
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument(
+        "--inline",
+        action="store_true",
+        help="every offload file made by the run's own process (COMPACT_OFFLOAD_INLINE=1: no "
+        "writer process, as before issue 30 point 5's writer)",
+    )
+    how.add_argument(
+        "--writer",
+        action="store_true",
+        help="a writer process whatever the load (COMPACT_OFFLOAD_INLINE=0); default: the "
+        "run's own choice (a writer process when the load average leaves a CPU free)",
+    )
     parser.add_argument(
         "--remove-between",
         action="store_true",
@@ -116,7 +131,10 @@ def main() -> int:
                 cmd += ["-c", str(work / "c.yaml")]
             elif args.offload_dir is not None:
                 cmd += ["--offload-dir", str(args.offload_dir)]
-            run_s, run_cpu = timed([*cmd, "-o", str(out), "--report", str(work / "r.json")])
+            env = {k: v for k, v in os.environ.items() if k != "COMPACT_OFFLOAD_INLINE"}
+            if args.inline or args.writer:
+                env["COMPACT_OFFLOAD_INLINE"] = "1" if args.inline else "0"
+            run_s, run_cpu = timed([*cmd, "-o", str(out), "--report", str(work / "r.json")], env)
             line = (work / "r.json").read_text()
             files = sum(1 for p in offload.rglob("*") if p.is_file())
             if args.remove_between:
@@ -144,6 +162,10 @@ def main() -> int:
     what = "reduce (no offload)" if args.no_offload else "reduce"
     if args.offload_dir is not None:
         what += f" (offload in {args.offload_dir})"
+    if args.inline and not args.no_offload:
+        what += " (in line)"
+    if args.writer and not args.no_offload:
+        what += " (writer process)"
     if args.remove_between and not args.no_offload:
         what += " (files removed between runs)"
     path_of = os.environ.get("PYTHONPATH", "")
@@ -154,7 +176,8 @@ def main() -> int:
         f"{red['tokens_before']:,} -> {red['tokens_after']:,} tokens), ratio {ratio:.2f}x "
         f"median of {args.repeat} ({min(ratios):.2f}-{max(ratios):.2f}x); target <= 3x "
         f"{'OK' if ratio <= 3 else 'MISSED'}; CPU ratio {statistics.median(cpu_ratios):.2f}x "
-        f"({min(cpu_ratios):.2f}-{max(cpu_ratios):.2f}x); streamed: {red.get('streamed')}{removal}"
+        f"({min(cpu_ratios):.2f}-{max(cpu_ratios):.2f}x); streamed: {red.get('streamed')}"
+        f"{removal}; load average {os.getloadavg()[0]:.2f}"
         + (f"; PYTHONPATH={path_of}" if path_of else "")
     )
     return 0

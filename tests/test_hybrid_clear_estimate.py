@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from .test_reduction_cli import compact
+from .test_reduction_cli import compact, write_session
 from .test_reduction_offload_original import CASES, PNG, Content
 
 DEEP = "a-folder-whose-name-is-long-enough-to-change-the-placeholder-tokens"
@@ -71,17 +71,18 @@ def _config(least: int, counter: str) -> dict[str, Any]:
 
 
 def _run(
-    tmp: Path, src: Path, how: tuple[str, str], strategy: str, least: int
+    tmp: Path, src: Path, how: tuple[str, str, str], strategy: str, least: int
 ) -> tuple[int, Any, str]:
     """One forced run (the default output beside the input, its offload folder too): its exit
     code, report and stderr; the output and offload folder removed after. ``how``: (format,
-    token counter)."""
-    fmt, counter = how
+    token counter, ``COMPACT_OFFLOAD_INLINE``: 0 a writer process, 1 none)."""
+    fmt, counter, inline = how
     rep = tmp / "report.json"
     rep.unlink(missing_ok=True)
     proc = compact(
         tmp, "run", str(src), "--format", fmt, "--strategy", strategy, "--force", "--model",
         "local", "--no-cache", "--report", str(rep), config=_config(least, counter),
+        COMPACT_OFFLOAD_INLINE=inline,
     )  # fmt: skip
     report = json.loads(rep.read_text()) if rep.exists() else None
     src.with_name("session.compact.jsonl").unlink(missing_ok=True)
@@ -89,8 +90,8 @@ def _run(
     return proc.returncode, report, proc.stderr.decode()
 
 
-def _explain(tmp: Path, src: Path, how: tuple[str, str], least: int) -> Any:
-    fmt, counter = how
+def _explain(tmp: Path, src: Path, how: tuple[str, str, str], least: int) -> Any:
+    fmt, counter, _ = how
     proc = compact(
         tmp,
         "check",
@@ -112,14 +113,17 @@ def _estimate(skipped: str | None) -> int:
 
 
 @pytest.mark.parametrize(
-    ("fmt", "counter"),
-    [(fmt, "estimate") for fmt in sorted(CASES)]
-    + [(fmt, "tiktoken:cl100k_base") for fmt in ("claude-code", "codex", "openai")],
+    ("fmt", "counter", "inline"),
+    [(fmt, "estimate", "1") for fmt in sorted(CASES)]
+    + [("openai", "estimate", "0")]  # the streaming pass with its writer process
+    + [(fmt, "tiktoken:cl100k_base", "1") for fmt in ("claude-code", "codex", "openai")],
 )
-def test_clearing_estimate_is_what_clearing_frees(tmp_path: Path, fmt: str, counter: str) -> None:
+def test_clearing_estimate_is_what_clearing_frees(
+    tmp_path: Path, fmt: str, counter: str, inline: str
+) -> None:
     """By the estimate, and by tiktoken (the run counts the history with it: so must the
     estimate, else a floor in tiktoken's tokens is set against bytes / 4)."""
-    how = (fmt, counter)
+    how = (fmt, counter, inline)
     folder = tmp_path / DEEP / DEEP
     folder.mkdir(parents=True)
     src = _session(folder, fmt)
@@ -157,3 +161,24 @@ def test_clearing_estimate_is_what_clearing_frees(tmp_path: Path, fmt: str, coun
         in err
     )
     assert src.read_bytes() == before
+
+
+def test_streaming_estimate_with_files_named_during_the_scan(tmp_path: Path) -> None:
+    """The streaming pass's writer process names the files of results certain to be cleared
+    while the scan goes on (here every result: plain texts, ``--force``, a floor its own
+    rougher count passes); the estimate then prices the placeholders naming those files."""
+    folder = tmp_path / DEEP / DEEP
+    folder.mkdir(parents=True)
+    src = folder / "session.jsonl"
+    write_session(src, rounds=12, size=600)
+    how = ("openai", "estimate", "0")
+    rc, rep, err = _run(tmp_path, src, how, "reduce", 0)
+    assert rc == 0, err
+    assert rep["reduction"]["streamed"] is True and rep["reduction"]["cleared"] == 11
+    really = rep["reduction"]["tokens_freed"]
+    rc, rep, err = _run(tmp_path, src, how, "reduce", really + 1)
+    assert rc == 4, err
+    assert f"clearing would free about {really:,} tokens (11 results outside" in err
+    rc, rep, err = _run(tmp_path, src, how, "reduce", really)
+    assert rc == 0, err
+    assert rep["reduction"]["cleared"] == 11 and rep["reduction"]["tokens_freed"] == really

@@ -6,6 +6,7 @@ counts, events and exit codes; the inputs it must leave to the general path go t
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from compactor.runs.run_reduce import STREAM_OFF_ENV
+from compactor.runs.run_reduce import INLINE_ENV, STREAM_OFF_ENV
 
 from .fake_server_cli import invoke
 
@@ -222,31 +223,43 @@ def test_inputs_left_to_the_general_path(tmp_path: Path, damage: str) -> None:
         assert "s.jsonl" in seen["stderr"]
 
 
-@pytest.mark.parametrize("streaming", [True, False], ids=["streaming", "general"])
+@pytest.mark.parametrize(
+    ("streaming", "inline"),
+    [(True, False), (True, True), (False, False)],
+    ids=["streaming-writer-process", "streaming-inline", "general"],
+)
 def test_offload_files_are_made_durable_once_before_the_output_is_renamed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streaming: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streaming: bool, inline: bool
 ) -> None:
     """No fsync per file: one ``syncfs`` of the offload folder's file system, after the last
-    file is written and before the transcript that names them is renamed into place."""
+    file is written and before the transcript that names them is renamed into place (by the
+    writer process when there is one: the spy notes each call in a file, which the forked
+    child writes too)."""
     import compactor.reduction.offload as offload
+    import compactor.reduction.writer as writer
     from compactor.io import sync_filesystem
 
-    seen: list[tuple[bool, int]] = []
     real = sync_filesystem
-    out, folder = tmp_path / "out.jsonl", tmp_path / "out.offload"
+    out, folder, log = tmp_path / "out.jsonl", tmp_path / "out.offload", tmp_path / "syncs"
 
     def spy(path: Any) -> None:
         files = [p for p in folder.rglob("*") if p.is_file()]
-        seen.append((out.exists(), len(files)))
+        with log.open("a") as fh:
+            fh.write(json.dumps([out.exists(), len(files), os.getpid()]) + "\n")
         real(path)
 
     monkeypatch.setattr(offload, "sync_filesystem", spy)
+    monkeypatch.setattr(writer, "sync_filesystem", spy)
+    monkeypatch.setenv(INLINE_ENV, "1" if inline else "0")
     src = tmp_path / "s.jsonl"
     _write(src, _mixed())
     streamed, result = _run(tmp_path, src, ["--force"], {}, streaming)
     assert result["exit"] == 0, result["stderr"]
     assert streamed is streaming
-    assert seen == [(False, len(result["files"]))]  # once, every file written, no output yet
+    seen = [json.loads(line) for line in log.read_text().splitlines()]
+    # once, every file written, no output yet; by the writer process or by the run itself
+    assert [s[:2] for s in seen] == [[False, len(result["files"])]]
+    assert (seen[0][2] != os.getpid()) is (streaming and not inline)
     assert len(result["files"]) == result["reduction"]["offloaded"] > 0
     assert all(mode == 0o600 for _, mode in result["files"].values())
 

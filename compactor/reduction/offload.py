@@ -52,7 +52,7 @@ class OffloadBackend(Protocol):
         ...
 
 
-def _digest(data: bytes) -> str:
+def digest(data: bytes) -> str:
     import hashlib  # only for a name that needs a hash (OpenSSL is slow to load)
 
     return hashlib.sha256(data).hexdigest()[:12]
@@ -67,7 +67,7 @@ def _file_name(call_id: str, data: bytes) -> str:
         return call_id
     name = _UNSAFE_NAME.sub("_", call_id)[:_MAX_NAME].lstrip(".")
     if name != call_id or not name:
-        name = f"{name or 'call'}-{_digest(call_id.encode('utf-8', 'surrogatepass'))}"
+        name = f"{name or 'call'}-{digest(call_id.encode('utf-8', 'surrogatepass'))}"
     return name
 
 
@@ -95,7 +95,7 @@ def check_offload_dir(folder: str | os.PathLike[str]) -> None:
 _SYNC_EVERY = 2048
 """Files written between two ``syncfs`` begun on a thread (:meth:`FileOffload.start_sync`)."""
 
-_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
 class FileOffload:
@@ -157,7 +157,7 @@ class FileOffload:
         elif self._on_disk(path, data):  # an earlier run's identical file
             self._names[path] = len(data)
             return path
-        path = f"{path}-{_digest(data)}"  # the name holds other bytes: never overwritten
+        path = f"{path}-{digest(data)}"  # the name holds other bytes: never overwritten
         if path in self._names:
             if self._saved(path, data):
                 return path
@@ -173,7 +173,7 @@ class FileOffload:
         """Write ``data`` to the new file ``path``; False when ``path`` exists already. A
         failed write removes the file again (:class:`StreamError`)."""
         try:
-            fd = os.open(path, _CREATE, 0o600)
+            fd = os.open(path, CREATE_FLAGS, 0o600)
         except FileExistsError:
             return False
         except OSError as err:
@@ -195,8 +195,11 @@ class FileOffload:
         os.close(fd)
         self._names[path] = len(data)
         if len(self.written) % _SYNC_EVERY == 0:
-            self.start_sync()  # the disk's writeback of these runs while the next are made
+            self._periodic_sync()
         return True
+
+    def _periodic_sync(self) -> None:
+        self.start_sync()  # the disk's writeback of these runs while the next are made
 
     @staticmethod
     def _on_disk(path: str, data: bytes) -> bool:

@@ -292,6 +292,9 @@ def result_state(msg: Message | AgenticMessage, ref: ResultRef) -> str | None:
 
 def text_state(text: str) -> str | None:
     """``trunc`` / ``clear`` when ``text`` is a placeholder this reduction wrote, else None."""
+    first = text[:1]
+    if first != "[" and first != "<" and not first.isspace():
+        return None  # both placeholders start with "[" / "<" after blanks (most results: here)
     head = text[:160].lstrip()  # not the whole result: a placeholder starts near the start
     if len(head) < 80 and len(text) > 160:  # a long run of leading blanks: the rest decides
         head = text.lstrip()
@@ -350,4 +353,7 @@ def carries_user_words(text: str) -> bool:
     Reduction never clears or truncates such a result: issue 30 keeps every user text (blind
     check 21: the user's corrections and answers went to offload files). Anchored at the start,
     so a test costs about a microsecond whatever the result's length."""
+    head = text[:64].casefold()  # the phrases hold "user" / "your" within 48 characters
+    if "user" not in head and "your" not in head:
+        return False  # (casefold: as the IGNORECASE match, "ſ" is an "s"); most results: here
     return _USER_WORDS_RE.match(text, 0, 800) is not None

@@ -50,19 +50,17 @@ from .results import (
     rounds_of,
 )
 from .results import text_state as _text_state
+from .writer import ProcessOffload, Speculator
 
 __all__ = ["LineFormat", "Scan", "StreamResult", "reduce_scanned", "scan"]
 
 _SIMPLE_RESULT_KEYS = frozenset({"role", "content", "tool_call_id", "name"})
 _BOM = b"\xef\xbb\xbf"
-_COUNT_BYTES = 64 * 1024
 _SHALLOW = 8
 """Records nested at most this deep need no walk (far under ``MAX_JSON_DEPTH``)."""
 _PLAIN = 2 * MAX_JSON_DEPTH
 """A line with at most this many bytes outside its ``content`` string cannot be too deep
 (every level costs two bytes): the readers' first test."""
-"""Records nested at most this deep need no walk (far under ``MAX_JSON_DEPTH``)."""
-"""Lines longer than this are cleared by counting brackets before any walk (as the reader)."""
 
 
 class LineFormat(Protocol):
@@ -126,14 +124,11 @@ class Scan:
 
 def _deep(raw: bytes, start: int, end: int, rec: JsonObject) -> bool:
     """Whether ``rec`` (``raw[start:end]``), with more than :data:`_PLAIN` bytes outside its
-    content, nests deeper than the readers accept: a bounded walk, then their own tests (few
-    brackets in a long line, else their walk)."""
-    size = end - start
+    content, nests deeper than the readers accept: their own first test (no more brackets in
+    the line than levels allowed: a C count), then a bounded walk, then their walk."""
+    if raw.count(b"[", start, end) + raw.count(b"{", start, end) <= MAX_JSON_DEPTH:
+        return False  # fewer brackets than levels (a C count: cheaper than any walk)
     if _within(rec, _SHALLOW):
-        return False
-    if size > _COUNT_BYTES and (
-        raw.count(b"[", start, end) + raw.count(b"{", start, end) <= MAX_JSON_DEPTH
-    ):
         return False
     return json_deeper_than(rec) is not None
 
@@ -163,31 +158,46 @@ def _calls_bytes(calls: JsonValue, names: dict[str, str]) -> int:
         if type(cid) is not str or type(name) is not str or type(args) is not str or not cid:
             raise _NotStreamable
         names[cid] = name
-        nbytes += utf8_len(name) + utf8_len(args)
+        nbytes += len(name) if name.isascii() else len(name.encode("utf-8"))  # utf8_len inline
+        nbytes += len(args) if args.isascii() else len(args.encode("utf-8"))
     return nbytes
 
 
-def scan(path: str, raw: bytes, fmt: LineFormat, *, texts: bool = True) -> Scan | None:
+def scan(
+    path: str, raw: bytes, fmt: LineFormat, *, texts: bool = True, ahead: Speculator | None = None
+) -> Scan | None:
     """Read ``raw`` line by line as ``fmt`` (None: leave it to the general path).
     ``texts=False`` (no offload: a result's text is written nowhere): a plain result keeps only
     its length and whether it is a placeholder, not its text (40 MB of strings on the bench
-    file: page faults cost more than reading the few long ones again)."""
+    file: page faults cost more than reading the few long ones again). ``ahead``: told of each
+    finished round (:mod:`.writer`: the files of results certain to be cleared are made while
+    the scan goes on); its files are removed again when the scan returns None."""
     if not raw or raw.startswith(_BOM) or b"\r" in raw:
         return None
     out = Scan(path)
     try:
-        _scan_into(out, raw, fmt, texts)
+        _scan_into(out, raw, fmt, texts, ahead)
     except (_NotStreamable, orjson.JSONDecodeError, TranscriptError):
+        if ahead is not None:
+            ahead.backend.discard()
         return None
+    if not out.spans and ahead is not None:
+        ahead.backend.discard()
     return out if out.spans else None
 
 
-def _scan_into(out: Scan, raw: bytes, fmt: LineFormat, texts: bool) -> None:
+def _scan_into(
+    out: Scan, raw: bytes, fmt: LineFormat, texts: bool, ahead: Speculator | None
+) -> None:
     loads, find, view = orjson.loads, raw.find, memoryview(raw)
     fits, message_of, roles = fmt.record_fits, fmt.message_of, fmt.chat_roles
     spans, results, starts, others = out.spans, out.results, out.starts, out.others
     names: dict[str, str] = {}  # call id → tool name of its latest call
     size, pos, tokens = len(raw), 0, 0
+    events: list[int] = []  # where each finished round's first result is in ``results``
+    called = False  # a call since the last result
+    if ahead is not None:
+        ahead.spans = spans
     while pos < size:
         nl = find(b"\n", pos)
         if nl < 0:
@@ -240,6 +250,11 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat, texts: bool) -> None:
                 tool = msg.tool_name or names.get(cid, "")
                 results.append(StreamResult(index, cid, tool, e, None, rec, msg))
             tokens += e
+            if called:
+                called = False
+                events.append(len(results) - 1)
+                if ahead is not None and not len(events) % _ROUNDS_TOLD:
+                    ahead.round_done(results, events, tokens)
             continue
         if role != "assistant":
             if rec.get("tool_calls") is not None:
@@ -260,6 +275,7 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat, texts: bool) -> None:
                     nbytes += _calls_bytes(calls, names)
                     if calls:
                         starts.append(index)
+                        called = True
             # nbytes: the UTF-8 bytes of strings of the line, each no longer than it is written
             if nl - start - nbytes > _PLAIN and _deep(raw, start, nl, rec):
                 raise _NotStreamable
@@ -271,6 +287,12 @@ def _scan_into(out: Scan, raw: bytes, fmt: LineFormat, texts: bool) -> None:
             raise _NotStreamable
         tokens += estimate_message(msg)
     out.tokens = tokens
+    if ahead is not None:
+        ahead.round_done(results, events, tokens)
+
+
+_ROUNDS_TOLD = 16
+"""The scan tells ``ahead`` of finished rounds 16 at a time (and at its end)."""
 
 
 def _check_depth(raw: bytes, start: int, end: int, rec: JsonObject, content: JsonValue) -> None:
@@ -328,7 +350,7 @@ class _Pass:
     def expected(self, r: StreamResult, kind: OffloadKind) -> str | None:
         """The longest address :meth:`store` may give ``r`` (nothing is written)."""
         backend = self.reduction.config.backend
-        if type(backend) is FileOffload:  # the default backend: its own answer, directly
+        if isinstance(backend, FileOffload):  # the default backend: its own answer, directly
             return backend.longest_path(kind, r.call_id)
         return expected_where(backend, self.locate, (r.index, r.call_id, kind))
 
@@ -346,6 +368,11 @@ class _Pass:
     def store(self, kind: str, r: StreamResult) -> str | None:
         cfg = self.reduction.config
         if cfg.backend is not None:
+            if kind == "clear" and isinstance(cfg.backend, ProcessOffload):
+                ahead = cfg.backend.use_ahead(r.index)  # named during the scan
+                if ahead is not None:
+                    self.outcome.offloaded.append(ahead)
+                    return ahead
             payload = r.text
             if payload is None and r.message is None:  # a plain result not kept: read again
                 payload = self.text(r)[0]
@@ -402,7 +429,8 @@ async def reduce_scanned(
         )
     else:
         tokens -= _clear(run, [r for r in results if r.index < cutoff])
-    sync = getattr(cfg.backend, "sync", None) if outcome.offloaded else None
+    named = outcome.offloaded or (isinstance(cfg.backend, ProcessOffload) and cfg.backend.ahead)
+    sync = getattr(cfg.backend, "sync", None) if named else None
     start_sync = getattr(cfg.backend, "start_sync", None) if callable(sync) else None
     if callable(start_sync):
         start_sync()  # the disk's writeback runs while the transcript is rendered
@@ -458,10 +486,20 @@ def _truncate(run: _Pass) -> int:
 def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
     cfg, outcome = run.reduction.config, run.outcome
     chosen: list[tuple[StreamResult, str | None]] = []  # each with the address it would get
+    named = cfg.backend.ahead if isinstance(cfg.backend, ProcessOffload) else {}
+    longest = _longest_placeholder(run)
+    exclude = cfg.clear_exclude_tools
     for r in candidates:
-        if r.name in cfg.clear_exclude_tools or run.state(r) == "clear":
+        if r.index in named:  # the scan found it to clear (these same tests) and named its file
+            chosen.append((r, run.trunc_paths.get(r.index) or named[r.index]))
+            continue
+        if r.name in exclude or run.state(r) == "clear":
             continue
         if run.has_user_words(r):  # the user's words are never cleared (issue 30)
+            continue
+        if r.message is None and r.text is not None and len(r.text) > longest:
+            # a plain result longer than any placeholder
+            chosen.append((r, run.trunc_paths.get(r.index) or run.likely(r)))
             continue
         where = run.trunc_paths.get(r.index) or run.expected(r, "clear")
         chars = run.chars(r)
@@ -495,6 +533,21 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
         total += run.replace(r, run.reduction.cleared_text(where), "clear")
         outcome.cleared.append(r.call_id)
     return total
+
+
+_NO_LENGTH = 1 << 62
+
+
+def _longest_placeholder(run: _Pass) -> int:
+    """No cleared placeholder of the default backend is longer than this (another backend: a
+    length no text has). Its file names have at most 113 characters (a hash added to 100), all
+    safe in a shell: the longest placeholder names a 113-character call id
+    (:meth:`FileOffload.longest_path`); a longer result shrinks whatever its name (the test
+    :meth:`Reduction.shrinks` makes)."""
+    backend = run.reduction.config.backend
+    if not isinstance(backend, FileOffload):
+        return _NO_LENGTH
+    return len(run.reduction.cleared_text(backend.longest_path("clear", "x" * 113)))
 
 
 def _render(scanned: Scan, raw: bytes, fmt: LineFormat) -> bytes:

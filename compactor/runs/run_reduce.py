@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from compactor.configfile import FileConfig
     from compactor.counting.trigger import TriggerDecision
     from compactor.formats.base import Transcript
-    from compactor.reduction import OffloadKind, ReduceOutcome
+    from compactor.reduction import FileOffload, OffloadKind, ReduceOutcome
     from compactor.reduction.core import Locate, Original
     from compactor.reduction.stream import LineFormat
     from compactor.schema import M, Message, ToolInfo
@@ -400,8 +400,9 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
     from compactor.events import TranscriptRead, TriggerChecked
     from compactor.formats import json_document
     from compactor.formats.registry import FORMATS, detect_format
-    from compactor.reduction import FileOffload, Reduction
+    from compactor.reduction import Reduction
     from compactor.reduction.stream import reduce_scanned, scan
+    from compactor.reduction.writer import ProcessOffload, Speculator
 
     plan, r = run.plan, run.result
     opts, file_cfg = plan.options, plan.file_config
@@ -424,8 +425,21 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
     if found is None or not getattr(found, "streams_reduce", False):
         return False, None
     fmt = cast("LineFormat", found)  # a format that streams_reduce offers a LineFormat
-    scanned = scan(display, raw, fmt, texts=plan.offload_dir is not None)
+    backend = _offload_backend(run, raw)
+    note = None if backend is not None else _note_path(run)
+    cfg = reduction_config(
+        file_cfg,
+        fmt=fmt.name,
+        force=opts.force,
+        backend=backend,
+        locate=None if note is None else (lambda index, _call: (note, index + 1)),
+        on_event=run.emit,
+    )
+    reduction = Reduction(cfg)
+    ahead = Speculator(reduction, backend) if isinstance(backend, ProcessOffload) else None
+    scanned = scan(display, raw, fmt, texts=plan.offload_dir is not None, ahead=ahead)
     if scanned is None:
+        run.offload = None  # what the scan began is removed: the general path has its own
         return False, None
     n = len(scanned.spans)
     decision = verdict(n, scanned.tokens, file_cfg.trigger_condition())
@@ -440,18 +454,7 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
             decision.triggered, opts.force, decision.reason, decision.tokens, decision.messages
         )
     )
-    backend = FileOffload(plan.offload_dir) if plan.offload_dir is not None else None
-    run.offload = backend
-    note = None if backend is not None else _note_path(run)
-    cfg = reduction_config(
-        file_cfg,
-        fmt=fmt.name,
-        force=opts.force,
-        backend=backend,
-        locate=None if note is None else (lambda index, _call: (note, index + 1)),
-        on_event=run.emit,
-    )
-    outcome, data = await reduce_scanned(scanned, raw, Reduction(cfg), fmt)
+    outcome, data = await reduce_scanned(scanned, raw, reduction, fmt)
     report: JsonObject = {"strategy": "reduce", **outcome.to_dict(), "streamed": True}
     if plan.offload_dir is not None:
         report["offload_dir"] = str(plan.offload_dir)
@@ -465,6 +468,32 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
     r.tokens_after = outcome.tokens_after
     r.dropped_records = {}  # one record per line, every one kept
     return True, data
+
+
+INLINE_ENV = "COMPACT_OFFLOAD_INLINE"
+"""``1``: every offload file is made by the run's own process (no writer process); ``0``: by
+a writer process whatever the load; unset: a writer process when a CPU is free
+(:func:`compactor.reduction.writer.cpu_to_spare`)."""
+
+
+def _offload_backend(run: Run, raw: bytes) -> FileOffload | None:
+    """The streaming pass's offload backend (also ``run.offload``): for a folder this run
+    creates, one whose files a writer process makes (:mod:`compactor.reduction.writer`) while
+    the scan goes on; else (a folder that exists: earlier runs' files to compare with) the
+    files are made in line."""
+    from compactor.reduction import FileOffload
+    from compactor.reduction.writer import ProcessOffload, cpu_to_spare
+
+    plan = run.plan
+    if plan.offload_dir is None:
+        return None
+    backend = FileOffload(plan.offload_dir)
+    inline = os.environ.get(INLINE_ENV)
+    writer = inline == "0" or (inline != "1" and cpu_to_spare())
+    if writer and hasattr(os, "fork") and not backend.root.exists():
+        backend = ProcessOffload(plan.offload_dir, raw)
+    run.offload = backend
+    return backend
 
 
 def replaced_results(
