@@ -22,13 +22,11 @@ from typing import Any, Generic
 from compactor._json import JsonObject
 from compactor._util import maybe_await
 from compactor.counting.tokens import (
-    MEDIA_TOKENS,
     TokenCounter,
     TokenCounterInput,
     baseline_index,
     default_token_counter,
     estimate_message,
-    estimate_text,
 )
 from compactor.counting.trigger import checked_count
 from compactor.errors import ConfigError
@@ -57,8 +55,10 @@ __all__ = [
     "Reduction",
     "ReductionConfig",
     "expected_where",
+    "likely_where",
     "new",
     "read_hint",
+    "too_little",
     "validate_reduction",
 ]
 
@@ -230,7 +230,8 @@ class Reduction(Generic[M]):
                 f"{tokens:,} tokens, not over max_tokens_for_clear ({cfg.max_tokens_for_clear:,})"
             )
         else:
-            self._clear(messages, [r for r in results if r.index < cutoff], outcome, trunc_paths)
+            candidates = [r for r in results if r.index < cutoff]
+            await self._clear(messages, candidates, outcome, trunc_paths, (tokens, state.tools))
         sync = getattr(cfg.backend, "sync", None)
         if outcome.offloaded and callable(sync):
             sync()  # the files durable before anything names them
@@ -332,15 +333,17 @@ class Reduction(Generic[M]):
         return None if found is None else f"{found[0]}, line {found[1]}"
 
     # -- phase 2 ---------------------------------------------------------------------------------
-    def _clear(
+    async def _clear(
         self,
         messages: list[M],
         candidates: list[ResultRef],
         outcome: ReduceOutcome[M],
         trunc_paths: dict[tuple[int, str], str],
+        counted: tuple[int, Sequence[ToolInfo]],
     ) -> None:
+        """Phase 2; ``counted``: the history's count now (after phase 1) and the tools."""
         cfg = self.config
-        chosen: list[tuple[ResultRef, int]] = []
+        chosen: list[tuple[ResultRef, str | None]] = []  # each with the address it would get
         for ref in candidates:
             msg = messages[ref.index]
             state = result_state(msg, ref)
@@ -355,7 +358,7 @@ class Reduction(Generic[M]):
             ):
                 outcome.kept.append(ref.call_id)
                 continue
-            chosen.append((ref, estimate_text(text) + MEDIA_TOKENS * media))
+            chosen.append((ref, where or self._likely(ref.index, ref.call_id)))
         if not chosen:
             outcome.clear_skipped = (
                 "every tool result outside the retained rounds is shorter than its placeholder"
@@ -363,13 +366,9 @@ class Reduction(Generic[M]):
                 else "no tool result outside the retained rounds to clear"
             )
             return
-        placeholder_tokens = estimate_text(self.cleared_text("/" + "x" * 80))
-        freed = sum(max(t - placeholder_tokens, 0) for _, t in chosen)
+        freed = await self.would_free(messages, chosen, counted)
         if freed < cfg.clear_at_least_tokens:
-            outcome.clear_skipped = (
-                f"clearing would free about {freed:,} tokens, fewer than "
-                f"clear_at_least_tokens ({cfg.clear_at_least_tokens:,})"
-            )
+            outcome.clear_skipped = too_little(cfg, freed, len(chosen))
             return
         for ref, _ in chosen:
             msg = messages[ref.index]
@@ -380,6 +379,35 @@ class Reduction(Generic[M]):
             messages[ref.index] = replace_result(msg, ref, text, "clear")
             outcome.cleared.append(ref.call_id)
             outcome.changed = True
+
+    async def would_free(
+        self,
+        messages: Sequence[M],
+        chosen: Sequence[tuple[ResultRef, str | None]],
+        counted: tuple[int, Sequence[ToolInfo]],
+    ) -> int:
+        """What clearing the ``chosen`` results (each with the address its placeholder would
+        name) frees, counted as :meth:`reduce` then counts it: by the default counter, each
+        message holding one estimated (SPEC §3) before and with its placeholders in (not the
+        result's text alone: its parts are not joined by newlines, every image counts, the
+        placeholder names the real path; issue 30, blind check 21); by another counter
+        (tiktoken), the history with them in and no usage, counted against ``counted``."""
+        replaced: dict[int, M] = {}
+        for ref, where in chosen:
+            msg = replaced.get(ref.index, messages[ref.index])
+            replaced[ref.index] = replace_result(msg, ref, self.cleared_text(where), "clear")
+        if self.config.token_counter in (None, default_token_counter):
+            return sum(
+                estimate_message(messages[i]) - estimate_message(m) for i, m in replaced.items()
+            )
+        tokens, tools = counted
+        after = [replaced.get(i, msg) for i, msg in enumerate(messages)]
+        after = [m if m.usage is None else dataclasses.replace(m, usage=None) for m in after]
+        return tokens - await self.count(after, tools)
+
+    def _likely(self, index: int, call_id: str) -> str | None:
+        """The address :meth:`_store` will most likely give this result (nothing is written)."""
+        return likely_where(self.config.backend, self._expected(index, call_id, "clear"))
 
     def _expected(self, index: int, call_id: str, kind: OffloadKind) -> str | None:
         """The longest address :meth:`_store` may give this result (nothing is written)."""
@@ -404,6 +432,12 @@ class Reduction(Generic[M]):
         return CLEARED_TEXT
 
 
+_HASH_TAIL = "-" + "0" * 12
+"""What ``longest_path`` adds for a call id whose file name is taken (a short content hash)."""
+HASH_TAIL_TOKENS = -(-len(_HASH_TAIL) // 4)
+"""How far below what clearing frees its estimate may be, per result whose call id was used
+before (its file gets the hash the estimate leaves out)."""
+
 _GUESSED_PATH = "/" + "x" * 120
 """The address assumed for a backend that cannot say its paths in advance."""
 
@@ -423,6 +457,29 @@ def expected_where(
         return str(longest(kind, call_id)) if callable(longest) else _GUESSED_PATH
     found = locate(index, call_id) if locate is not None else None
     return None if found is None else f"{found[0]}, line {found[1]}"
+
+
+def too_little(config: ReductionConfig, freed: int, results: int) -> str:
+    """Why clearing is not done: it would free fewer than ``clear_at_least_tokens``; with what
+    it would clear (the retained rounds are the config's: another config clears more)."""
+    rounds = config.clear_retention_suffix_limit
+    scope = (
+        f"{results:,} result{'s' if results != 1 else ''} outside the newest {rounds:,} "
+        f"tool round{'s' if rounds != 1 else ''}"
+    )
+    return (
+        f"clearing would free about {freed:,} tokens ({scope}), fewer than "
+        f"clear_at_least_tokens ({config.clear_at_least_tokens:,})"
+    )
+
+
+def likely_where(backend: OffloadBackend | None, longest: str | None) -> str | None:
+    """The address a backend most likely gives a result whose longest one is ``longest``: that
+    without the hash only a reused call id gets (for such a result, an estimate made with it
+    is short by at most :data:`HASH_TAIL_TOKENS`)."""
+    if longest is not None and backend is not None and longest.endswith(_HASH_TAIL):
+        return longest[: -len(_HASH_TAIL)]
+    return longest
 
 
 def new(config: ReductionConfig | None = None) -> Reduction[Any]:

@@ -23,12 +23,19 @@ import orjson
 
 from compactor._json import JsonObject, JsonValue
 from compactor._util import maybe_await
-from compactor.counting.tokens import MEDIA_TOKENS, estimate_message, estimate_text, utf8_len
+from compactor.counting.tokens import estimate_message, estimate_text, utf8_len
 from compactor.errors import TranscriptError
 from compactor.events import AfterReduce, BeforeReduce
 from compactor.schema import MAX_JSON_DEPTH, AgenticMessage, M, Message, json_deeper_than
 
-from .core import ReduceOutcome, Reduction, ReductionConfig, expected_where
+from .core import (
+    ReduceOutcome,
+    Reduction,
+    ReductionConfig,
+    expected_where,
+    likely_where,
+    too_little,
+)
 from .offload import FileOffload, OffloadKind
 from .results import (
     ResultRef,
@@ -347,6 +354,17 @@ class _Pass:
             return backend.longest_path(kind, r.call_id)
         return expected_where(backend, self.locate, (r.index, r.call_id, kind))
 
+    def likely(self, r: StreamResult) -> str | None:
+        """The address :meth:`store` most likely gives ``r`` when cleared (nothing is written)."""
+        return likely_where(self.reduction.config.backend, self.expected(r, "clear"))
+
+    def frees(self, r: StreamResult, text: str) -> int:
+        """The tokens replacing ``r``'s result by ``text`` would free, as :meth:`replace`
+        counts them (nothing is replaced)."""
+        if r.message is None:
+            return r.tokens - estimate_text(text)
+        return r.tokens - estimate_message(replace_result(r.message, self.ref(r), text, "clear"))
+
     def store(self, kind: str, r: StreamResult) -> str | None:
         cfg = self.reduction.config
         if cfg.backend is not None:
@@ -467,20 +485,21 @@ def _truncate(run: _Pass) -> int:
 
 def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
     cfg, outcome = run.reduction.config, run.outcome
-    chosen: list[tuple[StreamResult, int]] = []
+    chosen: list[tuple[StreamResult, str | None]] = []  # each with the address it would get
     named = cfg.backend.ahead if isinstance(cfg.backend, ProcessOffload) else {}
     longest = _longest_placeholder(run)
     exclude = cfg.clear_exclude_tools
     for r in candidates:
         if r.index in named:  # the scan found it to clear (these same tests) and named its file
-            chosen.append((r, r.tokens))
+            chosen.append((r, run.trunc_paths.get(r.index) or named[r.index]))
             continue
         if r.name in exclude or run.state(r) == "clear":
             continue
         if run.has_user_words(r):  # the user's words are never cleared (issue 30)
             continue
         if r.message is None and r.text is not None and len(r.text) > longest:
-            chosen.append((r, r.tokens))  # a plain result longer than any placeholder
+            # a plain result longer than any placeholder
+            chosen.append((r, run.trunc_paths.get(r.index) or run.likely(r)))
             continue
         where = run.trunc_paths.get(r.index) or run.expected(r, "clear")
         chars = run.chars(r)
@@ -488,16 +507,13 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
             if len(run.reduction.cleared_text(where)) >= chars:
                 outcome.kept.append(r.call_id)
                 continue
-            chosen.append((r, r.tokens))
+            chosen.append((r, run.trunc_paths.get(r.index) or run.likely(r)))
             continue
         text, media = run.text(r)
         if not media and not run.reduction.shrinks("clear", text, where):
             outcome.kept.append(r.call_id)
             continue
-        if r.message is None:  # a plain result: its estimate is its text's
-            chosen.append((r, r.tokens))
-            continue
-        chosen.append((r, estimate_text(text) + MEDIA_TOKENS * media))
+        chosen.append((r, run.trunc_paths.get(r.index) or run.likely(r)))
     if not chosen:
         outcome.clear_skipped = (
             "every tool result outside the retained rounds is shorter than its placeholder"
@@ -505,13 +521,9 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
             else "no tool result outside the retained rounds to clear"
         )
         return 0
-    placeholder_tokens = estimate_text(run.reduction.cleared_text("/" + "x" * 80))
-    freed = sum(max(t - placeholder_tokens, 0) for _, t in chosen)
+    freed = sum(run.frees(r, run.reduction.cleared_text(where)) for r, where in chosen)
     if freed < cfg.clear_at_least_tokens:
-        outcome.clear_skipped = (
-            f"clearing would free about {freed:,} tokens, fewer than "
-            f"clear_at_least_tokens ({cfg.clear_at_least_tokens:,})"
-        )
+        outcome.clear_skipped = too_little(cfg, freed, len(chosen))
         return 0
     total = 0
     for r, _ in chosen:
