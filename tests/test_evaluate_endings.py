@@ -189,3 +189,29 @@ def test_a_warning_or_a_passing_command_of_the_user_is_no_failure(tmp_path: Path
     result = evaluate_files(str(src), str(said))
     assert not result.contradictions, result.contradictions
     assert _ended(result) == [(1.0, "agrees: the original ends answered")]
+
+
+def test_a_codex_users_own_command_failing_after_the_answer_is_seen(tmp_path: Path) -> None:
+    """Codex records a command the user ran (``!cmd``) as a ``<user_shell_command>`` message."""
+    shell = (
+        "<user_shell_command>\n<command>\ncargo test -p core\n</command>\n<result>\nExit code: "
+        "101\nDuration: 4.2000 seconds\nOutput:\n   Compiling core v0.1.0\nerror[E0425]: cannot "
+        "find value `retries` in this scope\n</result>\n</user_shell_command>"
+    )
+    messages = [
+        {"role": "user", "content": "Add a retry count to fetch_rows()."},
+        {"role": "assistant", "content": "Done: fetch_rows() takes `retries` (default 3)."},
+        {"role": "user", "content": shell},
+    ]
+    original = _write(tmp_path / "s.jsonl", messages)
+    said = _compacted(tmp_path / "c.jsonl", "The last request was answered; nothing is pending.")
+    bad = evaluate_files(str(original), str(said))
+    assert [c.kind for c in bad.contradictions] == ["ended"], bad.contradictions
+    assert "`cargo test -p core` themselves and it failed: error[E0425]" in (
+        bad.contradictions[0].original
+    )
+    messages[-1]["content"] = shell.replace("Exit code: 101", "Exit code: 0").replace(
+        "error[E0425]: cannot find value `retries` in this scope", "test result: ok"
+    )
+    passed = evaluate_files(str(_write(tmp_path / "p.jsonl", messages)), str(said))
+    assert not passed.contradictions, passed.contradictions

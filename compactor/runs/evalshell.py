@@ -8,7 +8,8 @@ from the ORIGINAL by shape, independently of the embedded summarizer:
 * **the user's own command failing at the end** — after the agent's last reply the user ran a
   command themselves (Claude Code's ``!cmd``: ``<bash-input>cmd</bash-input>``, then its echo
   ``<bash-stdout>…</bash-stdout><bash-stderr>…</bash-stderr>``) and its output reports an error:
-  the last request was answered, but work is not where the answer left it (:func:`shell_failure`).
+  the last request was answered, but work is not where the answer left it (:func:`shell_failure`);
+  Codex's ``<user_shell_command><command>cmd</command><result>Exit code: 1 …</result>`` alike.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ _ERROR_RE = re.compile(
     r"(?: code)? [1-9]\d*\b|\bTraceback \(most recent call last\)",
     re.IGNORECASE,
 )
+_CODEX_RE = re.compile(
+    r"<user_shell_command>\s*<command>\s*(.*?)\s*</command>\s*<result>(.*?)(?:</result>|\Z)",
+    re.DOTALL,
+)
+_EXIT_RE = re.compile(r"^\s*Exit code:\s*(-?\d+)\s*$", re.MULTILINE)
 _WARNING_RE = re.compile(r"^\s*warn(?:ing)?\b", re.IGNORECASE)
 _LINE_CHARS = 300
 
@@ -76,6 +82,13 @@ def shell_failure(entries: Sequence[Entry]) -> tuple[str, str] | None:
         if e.index <= last_reply or e.role != "user":
             continue
         text = e.text
+        if (codex := _CODEX_RE.search(text)) is not None:
+            command = " ".join(codex.group(1).split())
+            code = _EXIT_RE.search(codex.group(2))
+            failed = code is not None and code.group(1) != "0"
+            line = _error_line(codex.group(2)) if failed else ""
+            found = (command, line or (code.group(0).strip() if code else "")) if failed else None
+            continue
         if (given := _INPUT_RE.search(text)) is not None:
             command, found = " ".join(given.group(1).split()), None
         if command and "<bash-std" in text:
