@@ -14,7 +14,12 @@ from typing import Any
 import orjson
 import pytest
 
-from compactor.reduction.results import _USER_WORDS_RE, carries_user_words, text_state
+from compactor.reduction.results import (
+    _REJECTION_RE,
+    _USER_WORDS_RE,
+    carries_user_words,
+    text_state,
+)
 from compactor.reduction.stream import _deep
 from compactor.schema import MAX_JSON_DEPTH, json_deeper_than
 
@@ -27,6 +32,10 @@ PHRASES = (
     "your questions have been answered: both",
     "The uſer doesn't want to proceed with this tool use. the user said: ſ is an s",
     "uſer has answered your questions: the long s",
+    "The user doesn't want to proceed with this tool use. The tool use was rejected. STOP",
+    "exec command rejected by user",
+    "Tool call declined by the uſer",
+    "USER REJECTED THE TOOL CALL",
 )
 
 
@@ -48,7 +57,8 @@ def test_the_user_words_head_test_answers_as_the_full_match() -> None:
     assert found  # the phrases at the start are found
     assert any("uſer" in t for t in found)  # the long s, folded as the match folds it
     for text in texts:
-        assert carries_user_words(text) is (_USER_WORDS_RE.match(text, 0, 800) is not None), text
+        full = _USER_WORDS_RE.match(text, 0, 800) or _REJECTION_RE.match(text)
+        assert carries_user_words(text) is (full is not None), text
 
 
 def _full_text_state(text: str) -> str | None:

@@ -26,6 +26,7 @@ __all__ = [
     "carries_user_words",
     "cutoff_of",
     "find_results",
+    "is_rejection",
     "original_content",
     "original_payload",
     "replace_result",
@@ -343,17 +344,41 @@ _USER_WORDS_RE = re.compile(
     r"|User has answered your questions?\s*:|Your questions? (?:have|has) been answered\s*:)",
     re.IGNORECASE | re.DOTALL,
 )
+_REJECTION_RE = re.compile(
+    r"\A[^\n]{0,40}?(?:The user (?:doesn['’]t|does not) want to (?:proceed with this tool use"
+    r"|take this action)|(?:the )?user (?:rejected|denied|declined) (?:this|the)\b"
+    r"|(?:rejected|denied|declined) by (?:the )?user\b)",
+    re.IGNORECASE,
+)
+_REJECTION_CHARS = 2_000
+"""A bare rejection is a line or two (Claude Code's is about 220 characters): a longer result
+whose first line says "rejected by user" is output that mentions it, not the call's end."""
+
+
+def is_rejection(text: str) -> bool:
+    """Whether a tool result is the user's bare rejection of the call: Claude Code's "The user
+    doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file
+    edit, the new_string was NOT written to the file). STOP what you are doing …", Codex's "exec
+    command rejected by user", another harness's "… denied by the user", at the start of a short
+    result (a rejection with the user's words is also one: :func:`carries_user_words`). Such a
+    result is the only record that the call did nothing (a Write's draft was never written):
+    blind check 22 found it cleared behind a placeholder marked as an error."""
+    return len(text) <= _REJECTION_CHARS and _REJECTION_RE.match(text) is not None
 
 
 def carries_user_words(text: str) -> bool:
-    """Whether a tool result carries the user's own words: Claude Code's rejection of a call
-    with what the user said ("The user doesn't want to proceed with this tool use … the user
-    said: …") or the user's answers to the agent's questions (``AskUserQuestion``: "User has
-    answered your questions: …"), each at the start of the result, as the CLI writes them.
-    Reduction never clears or truncates such a result: issue 30 keeps every user text (blind
-    check 21: the user's corrections and answers went to offload files). Anchored at the start,
-    so a test costs about a microsecond whatever the result's length."""
-    head = text[:64].casefold()  # the phrases hold "user" / "your" within 48 characters
+    """Whether a tool result carries the user's own words or decision: Claude Code's rejection
+    of a call, bare or with what the user said ("The user doesn't want to proceed with this tool
+    use … the user said: …"), any harness's short "rejected by user" (:func:`is_rejection`), or
+    the user's answers to the agent's questions (``AskUserQuestion``: "User has answered your
+    questions: …"), each at the start of the result, as the CLI writes them. Reduction never
+    clears or truncates such a result: issue 30 keeps every user text (blind check 21: the
+    user's corrections and answers went to offload files; blind check 22: bare rejections were
+    cleared, so a rejected Write's input read as written). Anchored at the start, so a test
+    costs about a microsecond whatever the result's length."""
+    head = text[:64].casefold()  # the phrases hold "user" / "your" within 64 characters
     if "user" not in head and "your" not in head:
         return False  # (casefold: as the IGNORECASE match, "ſ" is an "s"); most results: here
-    return _USER_WORDS_RE.match(text, 0, 800) is not None
+    if _USER_WORDS_RE.match(text, 0, 800) is not None:
+        return True
+    return len(text) <= _REJECTION_CHARS and _REJECTION_RE.match(text) is not None

@@ -16,7 +16,12 @@ the reason.
 The COMPACTED text (summary and kept messages) claims *answered* when it says so in words ("the
 last request was answered", "nothing is pending", "was completed", "pending: none"), and *not
 answered* when it says the work is in progress, interrupted or unanswered, or keeps an
-interruption marker. Both or neither: no claim (the row has no item). Plain data out.
+interruption marker. Both or neither: no claim (the row has no item). Only the compacted
+transcript's END claims anything (:func:`end_claim`): its messages after the summary, read as the
+original is; when the summary is its end, the summary's closing sections (§7 "Pending Tasks" to
+§9, else the whole summary). A marker kept mid-history ("[Request interrupted by user for tool
+use]" before a later request that was answered) says how that turn ended, not the session
+(blind check 22: verbatim reduce outputs scored 61-75). Plain data out.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Call, Entry
 from compactor.models.local_evalnotice import is_evaluation_notice
 
-__all__ = ["Ending", "claim_of", "ending_of"]
+__all__ = ["Ending", "claim_of", "end_claim", "ending_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,3 +175,32 @@ def claim_of(text: str) -> tuple[bool, str] | None:
     end = text.find("\n", m.end())
     line = " ".join(text[begin : end if end >= 0 else len(text)].split())
     return yes is not None, line if len(line) <= 200 else line[:199] + "…"
+
+
+_CLOSING_RE = lazy_pattern(r"^[ \t]*(?:#+[ \t]*)?(?:§[ \t]*)?7\.[ \t]+\S[^\n]*$", re.MULTILINE)
+"""The summary's section 7 heading ("7. Pending Tasks:"): where its closing sections begin."""
+
+
+def _closing(summary: str) -> str:
+    """The summary's closing sections (§7-§9: pending work, current work, next step), from its
+    last section-7 heading on; the whole summary when it has none."""
+    starts = [m.start() for m in _CLOSING_RE.finditer(summary)]
+    return summary[starts[-1] :] if starts else summary
+
+
+def end_claim(
+    entries: Sequence[Entry], at: int | None, is_request: Callable[[Entry], bool]
+) -> tuple[bool, str] | None:
+    """(claims answered, the words) of the compacted transcript ``entries`` by its END; ``at``:
+    the index of its summary message (None: none). Messages after the summary (or every message
+    without one) end it: read as :func:`ending_of` reads the original, the summary standing for
+    the request it carries; a summary with nothing after it claims by its closing sections
+    (:func:`claim_of`). None when it claims nothing."""
+    summary = next((e for e in entries if e.index == at), None) if at is not None else None
+    after = [e for e in entries if (at is None or e.index > at) and e.role in ("user", "assistant")]
+    if summary is not None and not any(e.text.strip() or e.calls or e.results for e in after):
+        return claim_of(_closing(summary.text))
+    ending = ending_of(entries, lambda e: e.index == at or (not e.internal and is_request(e)))
+    if ending is None:
+        return claim_of("\n".join(e.text for e in entries))
+    return ending.answered, ending.why.replace("the original", "the compacted transcript", 1)

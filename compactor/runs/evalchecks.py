@@ -5,7 +5,9 @@
   "…"``, ``"…" (the current request)``, ``The latest request is …: "…"``, ``continue the latest
   request: "…"``) against the original's last request: 1 when it is that request (a cut quote's
   pieces all in it), 0 when it is another text; a tool result's text (the user's feedback on a
-  rejected call) stated as the request is also a wrong statement. No item when none is stated.
+  rejected call) or a harness's JSON record (a queued task's registration, blind check 22)
+  stated as the request is also a wrong statement. No item when none is stated. A request kept
+  verbatim after the summary is the current one: the summary's is then not checked.
 * **user words in results** — the user's words a tool result carries: the feedback of a rejected
   call ("… the user said: …", "… reason for the rejection: …") and the answers to the agent's
   questions (``User has answered your questions: "Q"="A"``), each looked for in the compacted
@@ -43,6 +45,9 @@ _CLI_WORDS = "the user wants to clarify these questions"
 _WORDS_CHARS = 300
 _BY_USER = ("The user rejected", "Interrupted by the user")  # the user's act, no failure
 _SPACE_RE = re.compile(r"\s+")
+_RECORD_RE = re.compile(r"\A\s*\{\s*['\"][A-Za-z_]\w*['\"]\s*:\s*['\"\d\[{tfn]")
+"""A stated request that opens as an object of quoted keys: a harness's record (Claude Code's
+queued task registration, blind check 22), never the user's words."""
 _CUT_RE = re.compile(r"…|\.\.\.")
 
 
@@ -93,6 +98,10 @@ def stated_request(
             continue
         end = summary.find("\n", at)
         line = summary[at : end if end >= 0 else len(summary)][:200]
+        if _RECORD_RE.match(quoted):
+            why = "a harness's record (JSON), not the user's words"
+            shows = f'{why}; the last request is "{current[:120]}"'
+            return 0.0, f"wrong: {why}", Contradiction("current request", line, shows)
         if any(all(p in w for p in pieces) for w in words):
             why = "a tool result's text (the user's feedback on a rejected call), not a request"
             shows = f'{why}; the last request is "{current[:120]}"'

@@ -57,8 +57,9 @@ from compactor.facts.noise import CLI_COMMANDS, command_markup
 from compactor.schema import AgenticMessage, Message
 
 from .claims import Contradiction, contradictions
-from .ended import claim_of, ending_of
+from .ended import end_claim, ending_of
 from .evalchecks import failure_lines, stated_request, user_words
+from .evalshell import machine_record, shell_failure
 
 __all__ = [
     "KEPT",
@@ -252,6 +253,8 @@ def _request_text(e: Entry) -> str | None:
         return markup.removesuffix(" (a CLI command)")
     if _LOCAL_COMMAND_RE.match(text) and len(text) < 200 and "\n" not in text:
         return None
+    if machine_record(text):  # a harness's record (a queued task's registration: check 22)
+        return None
     return text
 
 
@@ -393,19 +396,31 @@ def evaluate(
         cats["last-round facts"].items.append(hay.exact(fact) if exact else hay.item(fact))
     wrong: list[Contradiction] = []
     ending = ending_of(entries, _is_request)
-    claim = claim_of(hay.raw) if ending is not None else None
+    at = summary_message_index(compacted)
+    ends = [entry_of(i, m) for i, m in enumerate(compacted)]
+    claim = end_claim(ends, at, _is_request) if ending is not None else None
+    failed = shell_failure(entries)
+    shown = hay.item(failed[1]) if failed is not None else None
+    if shown is not None:  # the user's own command failed after the last answer (check 22)
+        cats["failures shown"].items.append(shown)
     if ending is not None and claim is not None:
         says_answered, words = claim
         said = "claims answered" if says_answered else "claims not answered"
-        if says_answered == ending.answered:
+        why = ending.why
+        missed = failed is not None and shown is not None and says_answered and not shown.kept
+        if failed is not None and missed:  # "nothing is pending", the failure nowhere
+            why = f"then the user ran `{failed[0]}` themselves and it failed: {failed[1]}"
+            said = "claims nothing is pending"
+        if says_answered == ending.answered and not missed:
             cats["ended"].items.append(Item(words, 1.0, f"agrees: {ending.why}"))
         else:
-            cats["ended"].items.append(Item(words, 0.0, f"wrong: {said}; {ending.why}"))
-            wrong.append(Contradiction("ended", words, f"{said}; {ending.why}"))
+            cats["ended"].items.append(Item(words, 0.0, f"wrong: {said}; {why}"))
+            wrong.append(Contradiction("ended", words, f"{said}; {why}"))
     original_name, compacted_name, fmt = names
-    at = summary_message_index(compacted)
     summary = entry_of(at, compacted[at]).text if at is not None else ""
-    stated = stated_request(summary or hay.raw, requests[-1] if requests else None, entries)
+    later = at is not None and any(_is_request(e) for e in ends[at + 1 :])
+    said_text = "" if later else summary or hay.raw  # a request kept after it is the current one
+    stated = stated_request(said_text, requests[-1] if requests else None, entries)
     if stated is not None:  # (blind check 21: a tool result's text stated as the request)
         score, how, wrong_request = stated
         cats["stated request"].items.append(Item("the current request stated", score, how))
