@@ -158,6 +158,8 @@ def test_a_failing_user_command_after_the_last_answer_is_the_open_point(tmp_path
     assert "make check" in pending and "alpha' does not exist" in pending, pending
     assert "it failed" in state, state
     assert "make check" in step and "failure" in step and "alpha" in step, step
+    errors = section(summary, 4)  # what the user saw fail, apart from the agent's calls
+    assert "`make check` failed" in errors and "not part of a project" in errors, errors
     everyone = section(summary, 6)
     assert "sent 2 times" not in everyone, everyone
     assert "not part of a project" in everyone and "alpha' does not exist" in everyone, everyone

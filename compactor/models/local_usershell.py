@@ -27,7 +27,7 @@ from .local_text import code, quote
 if TYPE_CHECKING:
     from .local_session import Session
 
-__all__ = ["add_local", "after_items", "after_step", "shell_failed_after"]
+__all__ = ["add_local", "after_items", "after_step", "shell_error_items", "shell_failed_after"]
 
 _RAN = "the user ran `"
 _COMMAND_RE = lazy_pattern(r"the user ran `(.+)` themselves(?:; it |$)", re.S)
@@ -46,6 +46,28 @@ def add_local(commands: list[tuple[int, str]], e: Entry, local: str) -> None:
         commands[-1] = (at, said + shell_printed(e.text))
 
 
+def _failed(said: str) -> tuple[str, str] | None:
+    if FAILED not in said or (m := _COMMAND_RE.match(said)) is None:
+        return None
+    return m.group(1), said.split(FAILED, 1)[1]
+
+
+_SHOWN_MOST = 4
+
+
+def shell_error_items(s: Session, width: int) -> list[str]:
+    """Section 4's lines for the ``!`` commands the user ran that failed (the last few): not
+    the agent's calls, but what the user saw fail."""
+    failed = [f for _, said in s.local_commands if (f := _failed(said)) is not None]
+    if not failed:
+        return []
+    more = f" (the last {_SHOWN_MOST} of {len(failed)})" if len(failed) > _SHOWN_MOST else ""
+    return [
+        f"Commands the user ran themselves with `!` that failed{more}:",
+        *(f"  {code(c)} failed: {quote(e, width)}" for c, e in failed[-_SHOWN_MOST:]),
+    ]
+
+
 def shell_failed_after(s: Session) -> list[tuple[str, str]]:
     """(command, error) of each ``!`` command the user ran after the assistant's last answer
     whose output shows a failure (only when the turn ended with that answer)."""
@@ -54,8 +76,8 @@ def shell_failed_after(s: Session) -> list[tuple[str, str]]:
     answered = next((e.index for e in reversed(s.entries) if e.role == "assistant"), -1)
     found: list[tuple[str, str]] = []
     for at, said in s.local_commands:
-        if at > answered and FAILED in said and (m := _COMMAND_RE.match(said)) is not None:
-            found.append((m.group(1), said.split(FAILED, 1)[1]))
+        if at > answered and (failed := _failed(said)) is not None:
+            found.append(failed)
     return found
 
 
