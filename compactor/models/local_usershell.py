@@ -63,7 +63,8 @@ def shell_error_items(s: Session, width: int) -> list[str]:
         return []
     more = f" (the last {_SHOWN_MOST} of {len(failed)})" if len(failed) > _SHOWN_MOST else ""
     return [
-        f"Commands the user ran themselves with `!` that failed{more}:",
+        f"Commands the user ran themselves with `!` that failed when run{more}; later work "
+        "may have fixed the earlier ones:",
         *(f"  {code(c)} failed: {quote(e, width)}" for c, e in failed[-_SHOWN_MOST:]),
     ]
 
