@@ -47,17 +47,22 @@ def test_user_shell_commands_are_not_requests() -> None:
     users = section(text, 6)
     ran = "the user ran `sudo ip link add macvlan-host link enp1 type macvlan` themselves"
     assert users.count(ran) == 1 and "the user ran `ip a` themselves" in users, users
-    assert "fingerprint" not in users and "terminal is required" not in users, users
+    # its echo is no message of its own: what it printed goes with the command (blind check 22)
+    assert f"{ran}; it printed: Place your right index finger" in users, users
+    assert users.count("fingerprint") == 1 and "- Place your" not in users, users
 
 
 @pytest.mark.anyio
 async def test_shell_echoes_are_not_reinserted_as_user_messages() -> None:
-    """The finalizer's list: the command on one line, its stdout/stderr echo dropped."""
+    """The finalizer's list: the command on one line, its stdout/stderr echo no message of its
+    own (what it printed goes with the command since blind check 22)."""
     history = [_user("set up the vm"), _user(_INPUT + "\n"), _user(_ECHO), _user("check it")]
     kept, dropped = await select_user_messages(history, 10_000, None, 1_500)
     assert kept == [
         "set up the vm",
-        "the user ran `sudo ip link add macvlan-host link enp1 type macvlan` themselves",
+        "the user ran `sudo ip link add macvlan-host link enp1 type macvlan` themselves; it "
+        "printed: Place your right index finger on the fingerprint reader | sudo: a terminal is "
+        "required to read the password",  # with the command (blind check 22), not as a message
         "check it",
     ]
     assert not dropped

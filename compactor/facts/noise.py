@@ -100,7 +100,12 @@ def user_shell(text: str) -> str | None:
     if not head.startswith("<bash-"):
         return None
     if (found := _BASH_INPUT_RE.match(head)) is not None:
-        return f"the user ran `{' '.join(found.group(1).split())}` themselves"
+        said = f"the user ran `{' '.join(found.group(1).split())}` themselves"
+        if "<bash-std" not in head[found.end() :]:
+            return said
+        from .usershell import shell_printed  # the output in the same record (blind check 22)
+
+        return said + shell_printed(head[found.end() :])
     return "" if head.startswith(("<bash-stdout>", "<bash-stderr>")) else None
 
 

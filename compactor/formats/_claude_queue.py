@@ -17,6 +17,10 @@ kinds of content matter to a summary:
   file), so a removed prompt is read as the user's message at its ``remove``, unless the file
   holds the same text later as a user record or queued command. ``popAll``/``popOne`` put
   prompts back into the user's editor: nothing was sent.
+* Bookkeeping that is one JSON object and no prose: 2.1.4x enqueues ``{"task_id": …,
+  "tool_use_id": …, "description": …, "task_type": "local_bash"}`` when a Bash call goes to the
+  background (cc-citedml, 2.1.49), and removes it later. Its job is already a fact (the call's
+  result: "Command running in background with ID: …"); it is never a prompt, so it is not read.
 
 Which entry a ``dequeue`` or ``remove`` takes is not logged: the oldest user prompt waiting,
 else the oldest entry (Claude Code takes ``next``-priority prompts before ``later`` ones, the
@@ -29,6 +33,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+import orjson
 
 from compactor._json import JsonObject, JsonValue
 
@@ -47,6 +53,17 @@ class Queued:
 
     text: str
     notification: bool
+
+
+def _structured(text: str) -> bool:
+    """Whether an enqueued text is one JSON object (no prose): the harness's own record."""
+    body = text.strip()
+    if not (body.startswith("{") and body.endswith("}")):
+        return False
+    try:
+        return isinstance(orjson.loads(body), dict)
+    except orjson.JSONDecodeError:
+        return False
 
 
 def _texts(content: JsonValue) -> Iterable[str]:
@@ -73,7 +90,7 @@ def _written(rec: JsonObject) -> Iterable[str]:
 def queued_messages(lines: Sequence[_jsonl.Line], steps: Sequence[int]) -> dict[int, Queued]:
     """Line index → the message a queue record there adds (``steps``: the history's message
     and queue records in history order)."""
-    pending: list[tuple[int, str, bool]] = []  # (enqueue line, content, notification) waiting
+    pending: list[tuple[int, str, bool]] = []  # (enqueue line, content, a prompt?) waiting
     found: dict[int, Queued] = {}
     notices: set[str] = set()
     removed: list[tuple[int, int, str]] = []  # (enqueue line, remove line, prompt)
@@ -86,19 +103,19 @@ def queued_messages(lines: Sequence[_jsonl.Line], steps: Sequence[int]) -> dict[
             content = rec.get("content")
             text = content if isinstance(content, str) else ""
             notice = text.lstrip().startswith(_NOTIFICATION)
-            pending.append((i, text, notice))
+            pending.append((i, text, not notice and not _structured(text)))
             if notice and text not in notices:
                 notices.add(text)
                 found[i] = Queued(text, notification=True)
         elif operation in ("dequeue", "remove") and pending:
-            at = next((k for k, p in enumerate(pending) if not p[2]), 0)
-            enqueued, text, notice = pending.pop(at)
-            if operation == "remove" and not notice and text.strip():
+            at = next((k for k, p in enumerate(pending) if p[2]), 0)
+            enqueued, text, prompt = pending.pop(at)
+            if operation == "remove" and prompt and text.strip():
                 removed.append((enqueued, i, text))
         elif operation == "popAll":
-            pending = [p for p in pending if p[2]]
+            pending = [p for p in pending if not p[2]]
         elif operation == "popOne":
-            prompts = [k for k, p in enumerate(pending) if not p[2]]
+            prompts = [k for k, p in enumerate(pending) if p[2]]
             if prompts:
                 pending.pop(prompts[-1])
     if removed or found:

@@ -39,7 +39,6 @@ from .local_focus import ContextView, context_span, focus_block, focus_of, inser
 from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_running
 from .local_lastask import asked_step, earlier_ask_line
 from .local_lost import lost_items, lost_step
-from .local_notices import failed_after_items, failed_after_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
 from .local_requests import current_ref, request_lines, user_message_lines
@@ -74,6 +73,7 @@ from .local_text import (
 )
 from .local_turns import answers_since, hold_line, hold_step, requests_from_user
 from .local_unresolved import unresolved_items
+from .local_usershell import after_items, after_step
 from .local_views import (
     deliverables,
     head_tail,
@@ -395,7 +395,7 @@ def _pending(s: Session, lim: Limits) -> str:
             items.append("Nothing is running and no call is in flight: every call returned")
     items.extend(prior_pending(s, lim.prior))  # always, by section (issue 28, blind check 12)
     asked = claims.input_items(s, lim.item)
-    items.extend([*asked, *failed_after_items(s.failed_after), *lost_items(s, lim.item)])
+    items.extend([*asked, *after_items(s, lim.item), *lost_items(s, lim.item)])
     if s.turn_ended and s.question and not asked:
         items.append(
             f"The assistant asked the user and awaits an answer: {quote(s.question, lim.item * 2)}"
@@ -513,8 +513,8 @@ def _state_step(s: Session, lim: Limits) -> str:
         return asked
     if s.turn_ended and s.question:
         return f"   Wait for the user's answer to: {quote(s.question, lim.item * 2)}"
-    if s.failed_after:  # a background task failed after the answer (blind check 12)
-        return failed_after_step(s.failed_after)
+    if failed := after_step(s):  # a background task, a `!` command failed after the answer
+        return failed
     if s.turn_ended and not s.announced and not s.ended_by_tool and (idle := idle_step(s)):
         return idle  # jobs still running, or that may be (blind check 17)
     if s.announced:

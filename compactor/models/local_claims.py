@@ -30,6 +30,7 @@ from .local_offers import asks_to_choose
 from .local_session import Session
 from .local_subfiles import outside_writes
 from .local_text import quote
+from .local_usershell import shell_failed_after
 
 __all__ = [
     "asked_for_input",
@@ -210,6 +211,8 @@ def reply_state(s: Session) -> str:
         return "was not done: the last reply asked the user for input instead"
     if s.failed_after:
         return "was answered, but a background task it started failed after the answer (section 7)"
+    if failed := shell_failed_after(s):  # the user's own check of the work (blind check 22)
+        return f"was answered, but the user then ran `{failed[-1][0]}` and it failed (section 7)"
     if verify_ask(s):  # "Try refreshing and testing it now!" (blind check 12)
         return "was answered, awaiting the user's verification (section 7)"
     if s.question and asks_to_choose(s):  # options to choose are no completion (blind 15)

@@ -21,6 +21,7 @@ from .local_claims import no_errors_line
 from .local_retries import retries, signature
 from .local_session import Session
 from .local_text import call_line, code
+from .local_usershell import shell_error_items
 
 _PASSED_RE = re.compile(r"\b\d+ (?:passed|passing)\b(?!.*\b[1-9]\d* fail)", re.IGNORECASE)
 """A test run's count line that reports passes and no failure (``Tests: 223 passed``)."""
@@ -116,6 +117,11 @@ _MASKED_HEAD = (
 
 
 def no_errors_items(s: Session, width: int) -> list[str]:
+    """:func:`_no_errors_items`, then the ``!`` commands of the user's that failed."""
+    return _no_errors_items(s, width) + shell_error_items(s, width)
+
+
+def _no_errors_items(s: Session, width: int) -> list[str]:
     """Section 4's first items when no call failed: the calls whose output shows a failure a
     pipe hid, the calls that still printed error lines (the sentence "no result printed an
     error line" is then not said), else that sentence."""
@@ -136,6 +142,11 @@ def no_errors_items(s: Session, width: int) -> list[str]:
 
 
 def read_error_items(s: Session, width: int) -> list[str]:
+    """:func:`_read_error_items`, then the ``!`` commands of the user's that failed."""
+    return _read_error_items(s, width) + shell_error_items(s, width)
+
+
+def _read_error_items(s: Session, width: int) -> list[str]:
     """Section 4's first items when calls failed: the reads of a compose log or a fetch that
     did not fail but printed error lines (a crashing service's log: blind check 18), as
     tool-result facts, not failures."""

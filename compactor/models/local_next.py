@@ -68,7 +68,7 @@ _IDLE = frozenset(
 """Programs that do no work of their own (or only run the real one: ``bash -lc x``): sharing
 them says nothing about the goal."""
 _DESCRIPTION_WORD_RE = lazy_pattern(r"[a-z]{3,}")
-_USER_RAN_RE = lazy_pattern(r"^the user ran `(.+)` themselves$", re.S)
+_USER_RAN_RE = lazy_pattern(r"^the user ran `(.+)` themselves(?:; it |$)", re.S)
 
 
 def judge_next(s: Session) -> None:

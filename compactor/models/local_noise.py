@@ -158,6 +158,7 @@ def glob_name(path: str) -> str:
 
 
 _RESENT_PREFIX = 120
+_USER_RAN = "the user ran `"
 
 
 def _same_message(a: str, b: str) -> bool:
@@ -166,6 +167,8 @@ def _same_message(a: str, b: str) -> bool:
     again with more)."""
     if a == b:
         return True
+    if a.startswith(_USER_RAN):  # a `!` command run again: one only if it printed the same
+        return False
     n = _RESENT_PREFIX
     return len(a) >= n and len(b) >= n and a[:n] == b[:n]
 

@@ -72,6 +72,7 @@ from .local_text import (
     scored_once,
     slash_command,
 )
+from .local_usershell import add_local
 
 __all__ = ["Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
 
@@ -221,8 +222,7 @@ class _Builder:
         if local is None and "<command-name>" in e.text:  # a /plugin the CLI ran (check 19)
             local = ran_locally(self.s.entries, e.index)
         if local is not None:  # /model opus; a `!` shell command
-            if local:  # not the shell command's echo
-                self.s.local_commands.append((e.index, local))
+            add_local(self.s.local_commands, e, local)  # an echo: what the command printed
             return
         if e.injected or is_earlier_summary(e.text):
             self.injected(e)

@@ -195,13 +195,16 @@ async def select_user_messages(
     candidates, summary = _earlier_summaries(candidates)
     if not candidates or max_tokens == 0:
         return [], bool(candidates)
+    from compactor.facts.usershell import shell_echoes  # a `!` command's output (blind 22)
+
+    echoes = shell_echoes(context, candidates)
     if len(candidates) == 1 and candidates[0] is not summary:
-        return [user_words(candidates[0])], False
+        return [user_words(candidates[0]) + echoes.get(id(candidates[0]), "")], False
     kept: list[str] = []
     seen: dict[str, int] = {}  # a text's key: how many times it was sent
     remaining = max_tokens
     for number, msg in reversed(list(enumerate(candidates, 1))):
-        text = user_words(msg)
+        text = user_words(msg) + echoes.get(id(msg), "")
         if msg is summary and _summary_message(msg):  # a reader's: its user messages only
             from compactor.facts.durable import earlier_user_messages
 
