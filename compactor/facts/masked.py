@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
 from .outcomes import command_of, is_reading_call
-from .text import Call, cut
+from .text import Call, cut, lowers_exactly
 
 __all__ = ["distinct_runs", "failure_report", "hides_exit", "masked_lines", "reran", "rereads"]
 
@@ -37,15 +37,29 @@ def failure_report(line: str) -> bool:
     """Whether ``line`` reports that the command itself failed ("No tests found, exiting with
     code 1", "No projects matched the filters", "ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL …",
     "FAIL src/a.spec.ts"); an exit announcement with code 0 is not one."""
-    return len(line) <= 400 and _REPORT_RE.search(line.strip()) is not None
+    return len(line) <= 400 and _may_report(line) and _REPORT_RE.search(line.strip()) is not None
+
+
+def _may_report(line: str) -> bool:
+    """What every match of :data:`_REPORT_RE` holds (any case, when lower-casing is what it
+    compares: :func:`~compactor.facts.text.lowers_exactly`): the pattern, tried at every
+    character, ran on each line a successful command printed (issue 28 point 7)."""
+    if not lowers_exactly(line):
+        return True
+    low = line.lower()
+    return (
+        "exit" in low
+        or "no tests found" in low
+        or "no projects matched" in low
+        or "err_pnpm_" in low
+        or line.lstrip().startswith(("FAIL", "npm ERR!", "ELIFECYCLE"))
+    )
 
 
 def hides_exit(call: Call | None) -> bool:
     """A command (not a read) whose last pipe stage is a text filter (``| tail -100``)."""
-    if call is None or is_reading_call(call):
-        return False
-    command = command_of(call)
-    if command is None or "|" not in command:
+    command = command_of(call) if call is not None else None
+    if call is None or command is None or "|" not in command or is_reading_call(call):
         return False
     last = command.strip().splitlines()[-1] if command.strip() else ""
     return _FILTER_PIPE_RE.search(last) is not None
