@@ -372,6 +372,28 @@ def test_the_deliverable_takes_the_room_the_other_sections_leave(
     assert local.MIN_VERBATIM < kept < MAX_DELIVERABLE
 
 
+def test_only_the_current_work_section_reads_the_deliverable_limit() -> None:
+    """A deliverable grown into the room left renders section 8 alone again (the others come
+    from the render before): every other part reads the same at any ``deliverable`` limit."""
+    from dataclasses import replace
+
+    from compactor.models import local
+    from compactor.models.local_tail import modelled_pair
+
+    answer = "Findings:\n" + "\n".join(f"{i}. `src/m{i}.py` drops case {i}." for i in range(400))
+    msgs = [Message("user", "Review the parser."), Message("assistant", answer)]
+    session, state = modelled_pair(msgs, ())
+    small, large = local.Limits(), replace(local.Limits(), deliverable=MAX_DELIVERABLE)
+    for n, part in enumerate(local._SECTIONS, 1):
+        same = part(session, small) == part(session, large)
+        assert same is (n != local._GROWN), n
+    assert local._analysis(session, small) == local._analysis(session, large)
+    fresh = local.render(session, large, state)
+    memo: dict[tuple[int, local.Limits], str] = {}
+    local.render(session, small, state, memo)
+    assert local.render(session, large, state, memo) == fresh != local.render(session, small, state)
+
+
 # -- the planted facts -----------------------------------------------------------------------------
 
 
