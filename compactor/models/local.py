@@ -519,7 +519,7 @@ _SECTIONS: tuple[Callable[[Session, Limits], str], ...] = (
 
 
 _STATE_SECTIONS = frozenset({4, 7, 8, 9})  # where work stands: from the whole session
-_GROWN = 8  # _current_work: the one section that reads Limits.deliverable
+_GROWN = frozenset({5, 8})  # the sections that read Limits.deliverable (what 8 quotes, 5 skips)
 
 
 def render(
@@ -530,17 +530,17 @@ def render(
 ) -> str:
     """The whole ``<analysis>`` + ``<summary>`` text for one set of limits (``state``: the
     session with the kept tail, for :data:`_STATE_SECTIONS`; ``memo``: the parts of earlier
-    renders of the session, by number and limits: only section :data:`_GROWN` reads
-    ``deliverable``, so a deliverable grown into the room left renders that one again)."""
+    renders of the session, by number and limits: only the sections :data:`_GROWN` read
+    ``deliverable``, so a deliverable grown into the room left renders those again)."""
     pick = dict.fromkeys(_STATE_SECTIONS, state) if state is not None else {}
     memo, same = {} if memo is None else memo, replace(lim, deliverable=0)
     for n, section in enumerate(_SECTIONS, 1):
-        if (key := (n, lim if n == _GROWN else same)) not in memo:
+        if (key := (n, lim if n in _GROWN else same)) not in memo:
             memo[key] = section(pick.get(n, s), lim)
     if (0, same) not in memo:
         memo[0, same] = _analysis(s, lim)
     body = "\n".join(
-        f"{n}. {title}:\n{memo[n, lim if n == _GROWN else same]}"
+        f"{n}. {title}:\n{memo[n, lim if n in _GROWN else same]}"
         for n, title in enumerate(SECTION_TITLES, 1)
     )
     return f"<analysis>\n{memo[0, same]}\n</analysis>\n\n<summary>\n{body}\n</summary>"
