@@ -15,18 +15,20 @@ import re
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
+from compactor._util import lazy_pattern
+
 from .outcomes import command_of, is_reading_call
 from .text import Call, cut, lowers_exactly
 
 __all__ = ["distinct_runs", "failure_report", "hides_exit", "masked_lines", "reran", "rereads"]
 
-_REPORT_RE = re.compile(
+_REPORT_RE = lazy_pattern(
     r"\bexit(?:ing|ed)? with (?:exit )?code [1-9]|\bno tests found\b|\bno projects matched\b"
     r"|\bERR_PNPM_\w+|\bcommand failed with exit code [1-9]|(?-i:^FAIL\s+\S)"
     r"|(?-i:^(?:npm ERR!|ELIFECYCLE)\s)",
     re.IGNORECASE,
 )
-_FILTER_PIPE_RE = re.compile(
+_FILTER_PIPE_RE = lazy_pattern(
     r"\|\s*(?:tail|head|grep|egrep|sed|awk|tee|less|more|cat|sort|uniq|cut|wc|tr)\b[^|;&]*$"
 )
 """The command's last stage is a text filter: the pipeline's status is the filter's."""
@@ -79,7 +81,7 @@ def masked_lines(call: Call | None, text: str) -> list[str]:
     return list(found)
 
 
-_CALL_LINE_RE = re.compile(r"^[\w.\-]+: ")
+_CALL_LINE_RE = lazy_pattern(r"^[\w.\-]+: ")
 """A command's call line starts with its tool's name (``Bash: pnpm lint``)."""
 
 
