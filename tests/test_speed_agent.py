@@ -222,3 +222,21 @@ def test_a_pipe_hides_the_exit_of_a_command_but_not_of_a_read_or_a_call_without_
     assert not hides_exit(bash("tail -50 app.log | grep ERROR"))  # a read of a log
     assert not hides_exit(Call("c2", "Read", json.dumps({"file_path": "a | tail"}), 0))
     assert not hides_exit(None)
+
+
+_CUT_PIECES = st.sampled_from(
+    ["truncated", "TRUNCAT", "omitted", "OMİTTED", "omıtted", "more lines", "More Lines",
+     "showing lines", "Showing  lines", "xshowing lines", "ſhowing lines", "\u212a", " ", "\n",
+     "x", "é", "line"]
+)  # fmt: skip
+
+
+@settings(max_examples=examples(2000), deadline=None, database=None, derandomize=True)
+@given(st.lists(_CUT_PIECES, max_size=8).map("".join))
+def test_property_a_whole_read_is_what_the_cut_pattern_says(text: str) -> None:
+    """The substring test before the pattern that tells a read the tool cut (run on each whole
+    file read after its last change) only skips texts the pattern finds nothing in."""
+    from compactor.models import local_lost
+
+    expected = text.count("\n") < 1_900 and local_lost._CUT_RE.search(text) is None
+    assert local_lost._whole(text) is expected
