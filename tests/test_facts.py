@@ -168,7 +168,7 @@ _PIECES = st.sampled_from(
      "internal or external", "1 failed", "3 errors", "12 failing", "E   ", ": ", "src/a.py:3:",
      "2026-11-03T12:34:56.789Z ", "raise ", "thread 'main' ", " at ", "x", " ", "_", ".", "1",
      "é", "→", "İ", "ſ", "ı", "\u212a", "CRITICAL", "err!", "No ſuch file", "tımed out",
-     "ſegmentation fault", "Faıled"]
+     "ſegmentation fault", "Faıled", "[", "]", "[ERROR] ", "FATAL:", "PANIC]"]
 )  # fmt: skip
 """Pieces of error lines, and the characters that case-insensitive matching treats specially
 (``ſ`` matches ``s``, ``ı`` matches ``i``, the Kelvin sign matches ``k``, ``İ`` grows)."""
@@ -181,6 +181,18 @@ def _all_patterns(line: str) -> int:
     if not body or o._NOT_ERROR_RE.match(body):
         return 0
     return o._rank_all_patterns(line, body)
+
+
+@pytest.mark.parametrize(
+    "tag", ["[ERROR]", "[FATAL]", "[PANIC]", "[CRITICAL]", "ERROR:", "FATAL:", "CRITICAL:"]
+)
+def test_a_level_tag_after_a_prefix_is_an_error_line_and_the_bare_word_is_not(tag: str) -> None:
+    """The tagged-level prefilter (a tag in brackets or before a colon) keeps every tag the
+    pattern accepts; a log line whose level word stands alone is ranked by the other patterns."""
+    line = f"[CONVEX seed(run)] {tag} 'the row was rejected'"
+    assert outcomes_module._rank_patterns(line) == _all_patterns(line) == 2
+    bare = f"2026-11-03T10:58:14.039Z {tag.strip('[]:')}   [check_limits:104] over the limit"
+    assert outcomes_module._rank_patterns(bare) == _all_patterns(bare) == 0
 
 
 # 1000 in make test too: at 300, prefilters that forgot `critical` or ` error` passed

@@ -372,6 +372,33 @@ def test_the_deliverable_takes_the_room_the_other_sections_leave(
     assert local.MIN_VERBATIM < kept < MAX_DELIVERABLE
 
 
+def test_only_the_grown_sections_read_the_deliverable_limit() -> None:
+    """A deliverable grown into the room left renders sections 5 (which skips the sentences of
+    an answer quoted whole) and 8 (which quotes it) again; the others come from the render
+    before: every other part reads the same at any ``deliverable`` limit."""
+    from dataclasses import replace
+
+    from compactor.models import local
+    from compactor.models.local_tail import modelled_pair
+
+    answer = " ".join(
+        f"I changed the parser in src/m{i}.py because the old tokenizer dropped case {i}, so "
+        "the tests pass now."
+        for i in range(40)
+    )  # its decisions are listed in section 5 unless section 8 quotes it whole
+    msgs = [Message("user", "Review the parser."), Message("assistant", answer)]
+    session, state = modelled_pair(msgs, ())
+    small, large = local.Limits(), replace(local.Limits(), deliverable=MAX_DELIVERABLE)
+    for n, part in enumerate(local._SECTIONS, 1):
+        same = part(session, small) == part(session, large)
+        assert same is (n not in local._GROWN), n
+    assert local._analysis(session, small) == local._analysis(session, large)
+    fresh = local.render(session, large, state)
+    memo: dict[tuple[int, local.Limits], str] = {}
+    local.render(session, small, state, memo)
+    assert local.render(session, large, state, memo) == fresh != local.render(session, small, state)
+
+
 # -- the planted facts -----------------------------------------------------------------------------
 
 

@@ -189,3 +189,54 @@ def test_property_a_long_number_is_what_the_pattern_finds(text: str) -> None:
     what ``\\d{19}`` says, marked in C for ASCII text."""
     expected = schema._LONG_NUMBER_RE.search(text) is not None
     assert schema._has_long_number(text) is expected
+
+
+_REPORT_PIECES = st.sampled_from(
+    ["No tests found, exiting with code 1", "exited with code 2", "EXİTED with code 1",
+     "exıting with code 2", "Exit", "exit ", "with code ", "with exit code ", "1", "0",
+     "No projects matched", "no tests found", "ERR_PNPM_", "err_pnpm_X",
+     "command failed with exit code 3", "FAIL", "FAIL ", "npm ERR!", "ELIFECYCLE", "fail", " ",
+     "\t", "\u3000", "x", "ſ", "\u212a", "é"]
+)  # fmt: skip
+
+
+@settings(max_examples=examples(2000), deadline=None, database=None, derandomize=True)
+@given(st.lists(_REPORT_PIECES, max_size=8).map("".join))
+def test_property_a_masked_failure_report_is_what_its_pattern_finds(line: str) -> None:
+    """The substring test before the masked-failure pattern (blind check 21, run on every line a
+    successful command printed) only skips lines the pattern would not find a report in."""
+    from compactor.facts import masked
+
+    expected = len(line) <= 400 and masked._REPORT_RE.search(line.strip()) is not None
+    assert masked.failure_report(line) is expected
+
+
+def test_a_pipe_hides_the_exit_of_a_command_but_not_of_a_read_or_a_call_without_a_pipe() -> None:
+    from compactor.facts.masked import hides_exit
+
+    def bash(command: str, name: str = "Bash") -> Call:
+        return Call("c1", name, json.dumps({"command": command}), 0)
+
+    assert hides_exit(bash("pnpm run test 2>&1 | tail -100"))
+    assert not hides_exit(bash("pnpm run test"))
+    assert not hides_exit(bash("tail -50 app.log | grep ERROR"))  # a read of a log
+    assert not hides_exit(Call("c2", "Read", json.dumps({"file_path": "a | tail"}), 0))
+    assert not hides_exit(None)
+
+
+_CUT_PIECES = st.sampled_from(
+    ["truncated", "TRUNCAT", "omitted", "OMİTTED", "omıtted", "more lines", "More Lines",
+     "showing lines", "Showing  lines", "xshowing lines", "ſhowing lines", "\u212a", " ", "\n",
+     "x", "é", "line"]
+)  # fmt: skip
+
+
+@settings(max_examples=examples(2000), deadline=None, database=None, derandomize=True)
+@given(st.lists(_CUT_PIECES, max_size=8).map("".join))
+def test_property_a_whole_read_is_what_the_cut_pattern_says(text: str) -> None:
+    """The substring test before the pattern that tells a read the tool cut (run on each whole
+    file read after its last change) only skips texts the pattern finds nothing in."""
+    from compactor.models import local_lost
+
+    expected = text.count("\n") < 1_900 and local_lost._CUT_RE.search(text) is None
+    assert local_lost._whole(text) is expected

@@ -15,18 +15,20 @@ import re
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
+from compactor._util import lazy_pattern
+
 from .outcomes import command_of, is_reading_call
-from .text import Call, cut
+from .text import Call, cut, lowers_exactly
 
 __all__ = ["distinct_runs", "failure_report", "hides_exit", "masked_lines", "reran", "rereads"]
 
-_REPORT_RE = re.compile(
+_REPORT_RE = lazy_pattern(
     r"\bexit(?:ing|ed)? with (?:exit )?code [1-9]|\bno tests found\b|\bno projects matched\b"
     r"|\bERR_PNPM_\w+|\bcommand failed with exit code [1-9]|(?-i:^FAIL\s+\S)"
     r"|(?-i:^(?:npm ERR!|ELIFECYCLE)\s)",
     re.IGNORECASE,
 )
-_FILTER_PIPE_RE = re.compile(
+_FILTER_PIPE_RE = lazy_pattern(
     r"\|\s*(?:tail|head|grep|egrep|sed|awk|tee|less|more|cat|sort|uniq|cut|wc|tr)\b[^|;&]*$"
 )
 """The command's last stage is a text filter: the pipeline's status is the filter's."""
@@ -37,15 +39,29 @@ def failure_report(line: str) -> bool:
     """Whether ``line`` reports that the command itself failed ("No tests found, exiting with
     code 1", "No projects matched the filters", "ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL …",
     "FAIL src/a.spec.ts"); an exit announcement with code 0 is not one."""
-    return len(line) <= 400 and _REPORT_RE.search(line.strip()) is not None
+    return len(line) <= 400 and _may_report(line) and _REPORT_RE.search(line.strip()) is not None
+
+
+def _may_report(line: str) -> bool:
+    """What every match of :data:`_REPORT_RE` holds (any case, when lower-casing is what it
+    compares: :func:`~compactor.facts.text.lowers_exactly`): the pattern, tried at every
+    character, ran on each line a successful command printed (issue 28 point 7)."""
+    if not lowers_exactly(line):
+        return True
+    low = line.lower()
+    return (
+        "exit" in low
+        or "no tests found" in low
+        or "no projects matched" in low
+        or "err_pnpm_" in low
+        or line.lstrip().startswith(("FAIL", "npm ERR!", "ELIFECYCLE"))
+    )
 
 
 def hides_exit(call: Call | None) -> bool:
     """A command (not a read) whose last pipe stage is a text filter (``| tail -100``)."""
-    if call is None or is_reading_call(call):
-        return False
-    command = command_of(call)
-    if command is None or "|" not in command:
+    command = command_of(call) if call is not None else None
+    if call is None or command is None or "|" not in command or is_reading_call(call):
         return False
     last = command.strip().splitlines()[-1] if command.strip() else ""
     return _FILTER_PIPE_RE.search(last) is not None
@@ -65,7 +81,7 @@ def masked_lines(call: Call | None, text: str) -> list[str]:
     return list(found)
 
 
-_CALL_LINE_RE = re.compile(r"^[\w.\-]+: ")
+_CALL_LINE_RE = lazy_pattern(r"^[\w.\-]+: ")
 """A command's call line starts with its tool's name (``Bash: pnpm lint``)."""
 
 

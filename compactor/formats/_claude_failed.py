@@ -17,24 +17,25 @@ import re
 from collections.abc import Sequence
 
 from compactor._json import JsonObject
+from compactor._util import lazy_pattern
 
 from . import _jsonl
 
 __all__ = ["failed_starts", "is_failed_summary"]
 
-_PREAMBLE_RE = re.compile(
+_PREAMBLE_RE = lazy_pattern(
     r"\A\s*This session is being continued from a previous conversation[^\n]*"
     r"(?:\n[^\n]*(?:summary below|summarized below)[^\n]*)?",
     re.IGNORECASE,
 )
 """Claude Code's first line(s) before the summary ("… ran out of context. The summary below
 covers the earlier portion of the conversation." / "… The conversation is summarized below:")."""
-_CLOSING_RE = re.compile(
+_CLOSING_RE = lazy_pattern(
     r"\n\s*(?:If you need specific details from before compaction|Please continue the "
     r"conversation from where we left|Continue with the last task)",
     re.IGNORECASE,
 )
-_ERROR_RE = re.compile(
+_ERROR_RE = lazy_pattern(
     r"\A(?:API Error\b|API error:|\{\s*\"type\"\s*:\s*\"error\"|Request timed out\b|"
     r"Prompt is too long\b|Conversation too long\b|Context (?:window|length) exceeded\b|"
     r"Credit balance is too low\b|Invalid API key\b|Error(?: during compaction)?:|"

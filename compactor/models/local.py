@@ -18,7 +18,7 @@ bytes: no clock, no randomness, only insertion-ordered or sorted collections.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from compactor._json import JsonValue
@@ -38,6 +38,8 @@ from .local_files import file_item
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_running
 from .local_lastask import asked_step, earlier_ask_line
+from .local_limits import FACTORS, Limits
+from .local_limits import MIN_VERBATIM as MIN_VERBATIM  # (re-exported: moved there)
 from .local_lost import lost_items, lost_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
@@ -101,7 +103,6 @@ __all__ = [
 
 MAX_SUMMARY_TOKENS = 6_000  # upper bound of the summary (also ≤ 30 % of an input over 20k)
 
-MIN_VERBATIM = 300
 MAX_DELIVERABLE = 16_000
 """Most characters of the final deliverable a summary keeps verbatim."""
 WHOLE_DELIVERABLE = 2_000
@@ -118,40 +119,6 @@ SECTION_TITLES = (
     "Optional Next Step",
 )
 
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """How much of each kind of item a summary keeps (scaled down until it fits)."""
-
-    item: int = 240  # characters of one quoted item
-    items: int = 12  # items of one list
-    users_head: int = 10
-    users_tail: int = 40
-    user_chars: int = 300
-    walk: int = 14  # steps of the chronological walk in ``<analysis>``
-    code_lines: int = 8  # key lines shown per changed file
-    deliverable: int = MIN_VERBATIM
-    """Characters of the final deliverable kept verbatim (grown into the room the rest of the
-    summary leaves, up to :data:`MAX_DELIVERABLE`)."""
-    reply: int = 2_000  # characters of the answer to the latest request kept verbatim
-    prior: int = 2_500  # characters of one section of an earlier summary (whole sentences)
-
-    def scaled(self, factor: float) -> Limits:
-        return Limits(
-            item=max(60, int(self.item * factor)),
-            items=max(2, int(self.items * factor)),
-            users_head=max(2, int(self.users_head * factor)),
-            users_tail=max(3, int(self.users_tail * factor)),
-            user_chars=max(80, int(self.user_chars * factor)),
-            walk=max(4, int(self.walk * factor)),
-            code_lines=max(2, int(self.code_lines * factor)),
-            deliverable=self.deliverable,
-            reply=max(MIN_VERBATIM, int(self.reply * factor)),
-            prior=max(300, int(self.prior * factor)),
-        )
-
-
-_FACTORS = (1.0, 0.7, 0.5, 0.35, 0.25, 0.15, 0.1)
 
 # --------------------------------------------------------------------------------------------------
 # Formatting helpers
@@ -552,17 +519,31 @@ _SECTIONS: tuple[Callable[[Session, Limits], str], ...] = (
 
 
 _STATE_SECTIONS = frozenset({4, 7, 8, 9})  # where work stands: from the whole session
+_GROWN = frozenset({5, 8})  # the sections that read Limits.deliverable (what 8 quotes, 5 skips)
 
 
-def render(s: Session, lim: Limits, state: Session | None = None) -> str:
+def render(
+    s: Session,
+    lim: Limits,
+    state: Session | None = None,
+    memo: dict[tuple[int, Limits], str] | None = None,
+) -> str:
     """The whole ``<analysis>`` + ``<summary>`` text for one set of limits (``state``: the
-    session with the kept tail, for :data:`_STATE_SECTIONS`)."""
+    session with the kept tail, for :data:`_STATE_SECTIONS`; ``memo``: the parts of earlier
+    renders of the session, by number and limits: only the sections :data:`_GROWN` read
+    ``deliverable``, so a deliverable grown into the room left renders those again)."""
     pick = dict.fromkeys(_STATE_SECTIONS, state) if state is not None else {}
+    memo, same = {} if memo is None else memo, replace(lim, deliverable=0)
+    for n, section in enumerate(_SECTIONS, 1):
+        if (key := (n, lim if n in _GROWN else same)) not in memo:
+            memo[key] = section(pick.get(n, s), lim)
+    if (0, same) not in memo:
+        memo[0, same] = _analysis(s, lim)
     body = "\n".join(
-        f"{n}. {title}:\n{section(pick.get(n, s), lim)}"
-        for n, (title, section) in enumerate(zip(SECTION_TITLES, _SECTIONS, strict=True), 1)
+        f"{n}. {title}:\n{memo[n, lim if n in _GROWN else same]}"
+        for n, title in enumerate(SECTION_TITLES, 1)
     )
-    return f"<analysis>\n{_analysis(s, lim)}\n</analysis>\n\n<summary>\n{body}\n</summary>"
+    return f"<analysis>\n{memo[0, same]}\n</analysis>\n\n<summary>\n{body}\n</summary>"
 
 
 def summarize_transcript(context: list[Message] | list[AgenticMessage]) -> str:
@@ -596,11 +577,12 @@ def _fitted(session: Session, budget: int, state: Session | None = None) -> str:
     other sections shrink first: it is the result a resuming agent reports from)."""
     text = ""
     fitted: Limits | None = None
+    memo: dict[tuple[int, Limits], str] = {}
     size = max((len(answer.text.strip()) for _, answer in deliverables(session)), default=0)
-    for factor in _FACTORS:
+    for factor in FACTORS:
         lim = Limits().scaled(factor)
         lim = replace(lim, deliverable=size) if MIN_VERBATIM < size <= WHOLE_DELIVERABLE else lim
-        text = render(session, lim, state)
+        text = render(session, lim, state, memo)
         if estimate_text(text) <= budget:
             fitted = lim
             break
@@ -609,7 +591,7 @@ def _fitted(session: Session, budget: int, state: Session | None = None) -> str:
     # The final deliverable takes the room the other sections leave (SPEC §7: kept verbatim).
     size = min(size, MAX_DELIVERABLE)
     while size > fitted.deliverable:
-        grown = render(session, replace(fitted, deliverable=size), state)
+        grown = render(session, replace(fitted, deliverable=size), state, memo)
         if estimate_text(grown) <= budget:
             return grown
         size = int(size * 0.8)

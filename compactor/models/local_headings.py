@@ -8,6 +8,8 @@ from __future__ import annotations
 import bisect
 import re
 
+from compactor._util import lazy_pattern
+
 __all__ = ["sections_in_order", "without_closing"]
 
 
@@ -28,14 +30,14 @@ def sections_in_order(heads: list[re.Match[str]], body: str) -> list[re.Match[st
     return kept
 
 
-_FENCE_RE = re.compile(r"^[ \t]*```", re.MULTILINE)
+_FENCE_RE = lazy_pattern(r"^[ \t]*```", re.MULTILINE)
 
 
 def _unindented_hash(heading: str) -> bool:
     return heading.rsplit("\n", 1)[-1].startswith("#")
 
 
-_CLOSING_RE = re.compile(
+_CLOSING_RE = lazy_pattern(
     r"\n?[ \t]*(?:If you need specific details from before compaction|Please continue the "
     r"conversation from where we left)"
 )

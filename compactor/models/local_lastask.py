@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 from .local_blocked import blocked_at
 from .local_prior import calls_since_prior, prior_excerpt
 from .local_session import Session
@@ -20,16 +22,16 @@ from .local_text import prior_sections, quote
 
 __all__ = ["asked_step", "earlier_ask", "earlier_ask_line", "earlier_ask_step"]
 
-_FINAL_RE = re.compile(
+_FINAL_RE = lazy_pattern(
     r"^[\W_]*(?:the )?user['’]?s? (?:final|last|latest|open|pending) "
     r"(?:question|message|request|ask)\b[*_ ]*:?[*_ ]*:?\s*(\S.*)$",
     re.IGNORECASE | re.MULTILINE,
 )
 """A labelled line naming the user's last message (``**User's Final Question**: "…"``)."""
-_ITEM_RE = re.compile(r"^\s*(?:[-*] |\d{1,3}[.)] )\s*(\S.*)$", re.MULTILINE)
-_COMPACT_ASK_RE = re.compile(r"(?i)\A\s*/compact\b|\bsummary of the conversation\b")
+_ITEM_RE = lazy_pattern(r"^\s*(?:[-*] |\d{1,3}[.)] )\s*(\S.*)$", re.MULTILINE)
+_COMPACT_ASK_RE = lazy_pattern(r"(?i)\A\s*/compact\b|\bsummary of the conversation\b")
 """The compaction's own prompt, which the earlier summary answered."""
-_QUOTED_RE = re.compile(r"\A[\"“「](.+?)[\"”」](?=\s|$|[(.,;:])")
+_QUOTED_RE = lazy_pattern(r"\A[\"“「](.+?)[\"”」](?=\s|$|[(.,;:])")
 
 
 def _said(text: str) -> str:

@@ -33,7 +33,7 @@ from itertools import islice
 from operator import attrgetter
 
 from compactor._util import lazy_pattern
-from compactor.facts import Call, Result, clean, sentences, shell_words
+from compactor.facts import Call, Result, clean, lowers_exactly, sentences, shell_words
 
 from .local_files import FileState, file_changes
 from .local_session import Session
@@ -246,7 +246,17 @@ def _checks(s: Session) -> _Checks:
 def _whole(text: str) -> bool:
     """A read's result that is the whole file: not cut by the tool (Claude Code's Read shows
     2,000 lines; harnesses mark what they left out)."""
-    return text.count("\n") < 1_900 and _CUT_RE.search(text) is None
+    return text.count("\n") < 1_900 and not (_may_say_cut(text) and _CUT_RE.search(text))
+
+
+def _may_say_cut(text: str) -> bool:
+    """What every match of :data:`_CUT_RE` holds, looked for in the lower-cased text when that
+    is what the pattern compares (:func:`~compactor.facts.lowers_exactly`): the pattern, tried at
+    every character, read each whole file read after its last change (issue 28 point 7)."""
+    if not lowers_exactly(text):
+        return True
+    low = text.lower()
+    return "truncat" in low or "omitted" in low or "more lines" in low or "showing lines" in low
 
 
 def _new_lines(text: str) -> list[tuple[str, str]]:

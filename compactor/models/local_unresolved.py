@@ -9,9 +9,9 @@ which listed them): it is named as what is still to fix, to run again when done.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from compactor._util import lazy_pattern
 from compactor.facts import cut
 from compactor.facts.masked import distinct_runs
 
@@ -21,7 +21,7 @@ from .local_text import code
 
 __all__ = ["unresolved_items"]
 
-_CHECK_RE = re.compile(
+_CHECK_RE = lazy_pattern(
     r"(?:^|[\s:/])(?:lint|eslint|biome|tsc|typecheck|type-check|mypy|pyright|ruff|flake8|pylint|"
     r"clippy|vet|test|tests|pytest|jest|vitest|mocha|phpunit|rspec)(?=$|[\s:;&|])"
 )
