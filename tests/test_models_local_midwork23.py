@@ -54,3 +54,18 @@ def test_an_answer_after_the_last_calls_is_the_answer_and_the_plan_stays_a_plan(
     assert "The answer to it, verbatim:" in current, current
     assert "Done: the deck now names both products." in current, current
     assert "Final deliverable" not in current, current
+
+
+def test_an_answer_before_the_harness_evaluation_stays_the_final_deliverable() -> None:
+    """taxi-chat (blind check 20): the calls after the harness's notice "The agent has
+    finished. Now running automated tests …" are the harness's, not the agent's."""
+    s = SessionBuilder()
+    s.user("add the assistant and the design AI to the deck")
+    s.call("PowerShell", {"command": "./edit.ps1"}, "SAVED\nALL DONE")
+    s.say(_PLAN.replace("The plan,", "Done,"))  # the agent's long last answer
+    s.user("The agent has finished. Now running automated tests to validate the solution.")
+    s.call("Bash", {"command": "make grade"}, "✓ PASS: deck names both products\n✓ PASS: slides")
+    current = section(summarize_transcript(s.messages), 8)
+    assert "the harness (not the user) evaluated it" in current, current
+    assert "plan or progress note" not in current, current
+    assert "Done, four existing slides" in current, current
