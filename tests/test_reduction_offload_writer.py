@@ -279,3 +279,26 @@ def test_the_writer_process_never_clears_a_result_carrying_the_users_words(
         assert not (tmp_path / f"{name}.offload" / "clear" / "call_30").exists()
         assert len(_files(tmp_path / f"{name}.offload")) == 60 - 2 - 2
     assert _files(tmp_path / "a.offload") == _files(tmp_path / "b.offload")
+
+
+def test_the_writer_process_names_no_file_for_a_running_jobs_start(tmp_path: Path) -> None:
+    """The scan's look-ahead names no file for a result that started a background job: the
+    clearing keeps a running job's start whole (issue 30; blind check 23, cc-formula)."""
+    from .test_reduction_jobs import SHELL
+
+    _session(tmp_path / "s.jsonl", 60)
+    lines = (tmp_path / "s.jsonl").read_text(encoding="utf-8").splitlines()
+    recs = [json.loads(line) for line in lines]
+    for rec in recs:
+        if rec.get("role") == "tool" and rec["tool_call_id"] == "call_20":
+            rec["content"] = SHELL
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    for name, inline in (("a", "0"), ("b", "1")):
+        proc = _run(tmp_path, name, **{INLINE_ENV: inline})
+        assert proc.returncode == 0, proc.stderr
+        out = [json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()]
+        kept = {r["tool_call_id"]: r["content"] for r in out if r.get("role") == "tool"}
+        assert kept["call_20"] == SHELL
+        assert not (tmp_path / f"{name}.offload" / "clear" / "call_20").exists()
+        assert len(_files(tmp_path / f"{name}.offload")) == 60 - 2 - 1
+    assert _files(tmp_path / "a.offload") == _files(tmp_path / "b.offload")

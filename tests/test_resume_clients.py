@@ -1137,3 +1137,26 @@ def test_codex_resumes_a_reduced_rollout_with_its_compaction_item(
         assert isinstance(request.body, dict)
         sent = [i for i in request.body["input"] if i.get("type") == "compaction"]
         assert sent == [_COMPACTION], sent
+
+
+def test_codex_resumes_a_reduced_rollout_with_the_current_requests_skill(
+    tmp_path: Path, responses: FakeResponses
+) -> None:
+    """Blind check 23 G1: Codex does not inject a skill's body again on resume; the reduced
+    ``replacement_history`` keeps the ``<skill>`` message of the current request, and the real
+    client sends it to the model (the older skill's body it does not)."""
+    from .test_codex_skills_kept import CURRENT, OLD, rollout
+
+    src = tmp_path / "skills.jsonl"
+    lines = [json.loads(line) for line in rollout().splitlines()]
+    lines[0]["payload"] |= {"originator": "codex_exec", "cli_version": "0.171.0", "source": "exec"}
+    for rec in lines:  # the context the client last measured: far over the reduced history
+        if rec["payload"].get("type") == "token_count":
+            rec["payload"]["info"]["last_token_usage"]["total_tokens"] = 30_000
+    src.write_text("".join(json.dumps(rec) + "\n" for rec in lines), encoding="utf-8")
+    case = Case("codex", src, REDUCED["reduce"], tmp_path / "case", "reduce")
+    case.tmp.mkdir()
+    _codex_resumes(case, responses)
+    sent = (case.tmp / "request.json").read_text("utf-8")
+    assert json.dumps(CURRENT)[1:-1] in sent
+    assert json.dumps(OLD)[1:-1] not in sent

@@ -40,7 +40,7 @@ from .jobstate import ID_TAG, earlier_run, gone_reply, is_notice, last_process
 from .outcomes import command_of, is_reading_program, programs, strip_output_header
 from .text import Call, Entry, cut, lowers_exactly, one_line
 
-__all__ = ["Job", "background_jobs", "stopped_jobs"]
+__all__ = ["Job", "background_jobs", "job_ended_in", "job_starts", "stopped_jobs"]
 
 _HEAD = 2_000
 _ID = r"`?['\"]?([A-Za-z0-9][\w\-.]{1,63})"
@@ -197,6 +197,19 @@ def _started(text: str, call: Call | None = None) -> list[str]:
             continue  # a "run_id" field of a record, far from any word that something runs
         found.append(key)
     return list(dict.fromkeys(found))
+
+
+def job_starts(text: str) -> list[str]:
+    """The ids of the jobs a tool result ``text`` names as started, read as
+    :func:`background_jobs` reads a result whose call it does not know (any words that
+    something runs near the id): what reduction keeps of a job still running (issue 30)."""
+    return _started(text)
+
+
+def job_ended_in(text: str, key: str) -> bool:
+    """Whether ``text`` reports job ``key`` ended (an exit near its id, and not "still
+    running"), as :func:`background_jobs` reads a later message naming a job."""
+    return bool(_finished_line(text, key, _EXITED_RE))
 
 
 def _says_harness_words(low: str) -> bool:

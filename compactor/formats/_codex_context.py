@@ -16,11 +16,13 @@ never the current request); this module only decides what the writer drops.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from compactor.schema import AgenticMessage, Message, content_type
 
 from . import _jsonl
 
-__all__ = ["reinjected"]
+__all__ = ["current_skills", "reinjected"]
 
 INSTRUCTION_FILES = ("# AGENTS.md instructions", "<user_instructions>")
 """Injected instruction files (AGENTS.md; ``<user_instructions>`` is how Codex wrapped them before
@@ -74,3 +76,24 @@ def reinjected(msg: Message | AgenticMessage, original: bool, summarized: bool =
     ):
         return False
     return (msg.role == "system" and from_file) or bool(msg.extra.get("injected"))
+
+
+def current_skills(messages: Sequence[Message | AgenticMessage]) -> set[int]:
+    """Indexes of the newest ``<skill>`` message of each skill injected with the current
+    request (after the last message the user typed). A history with no summary keeps them
+    (blind check 23 G1): Codex injects a skill's body once, with the request that names it, and
+    does not inject it again on resume, so dropping it as its own compaction does leaves the
+    current work without the skill's rules. Older skill bodies are dropped as Codex drops them."""
+    newest: dict[str, int] = {}
+    for index in range(len(messages) - 1, -1, -1):
+        msg = messages[index]
+        if msg.role != "user" or content_type(msg) is not None:
+            continue
+        text = _jsonl.message_text(msg).lstrip()
+        if text[:7].lower() == "<skill>":
+            end = text.find("</name>", 0, 300)
+            name = text[text.find("<name>", 0, 300) + 6 : end].strip() if end > 0 else text[:80]
+            newest.setdefault(name, index)
+        elif text and not _contextual(text):
+            break  # the current request: skills injected before it belong to earlier ones
+    return set(newest.values())

@@ -36,6 +36,7 @@ from .local_answers import user_answers
 from .local_cutnames import names_left_out
 from .local_dialogue import answered_later
 from .local_earlier import earlier_line, earlier_said
+from .local_midwork import mid_work_title
 from .local_names import cut_names
 from .local_noise import local_note, normal_path, pasted_listing, path_in
 from .local_rules import RULE_MARK_RE, is_constraint
@@ -560,8 +561,8 @@ def deliverable_title(s: Session) -> str:
         return (
             f"An earlier request's answer, verbatim (NOT the answer to the current request{then})"
         )
-    if d is not None and d.text.rstrip().endswith(":"):  # "Let me check …:" (blind check 15)
-        return "The last substantial assistant message, verbatim (a note mid-work, no final answer)"
+    if d is not None and (mid := mid_work_title(s, d)) is not None:  # (blind checks 15, 23)
+        return mid
     return "Final deliverable, the last substantial assistant answer, verbatim"
 
 

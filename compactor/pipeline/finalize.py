@@ -28,7 +28,7 @@ from compactor.facts.fences import cut_bytes as _truncate_bytes  # closes a cut 
 from compactor.facts.fences import cut_middle
 from compactor.io.paths import name_text
 from compactor.pipeline.plan_block import after_request, plan_reminder
-from compactor.pipeline.skill_focus import focus_skills
+from compactor.pipeline.skill_focus import focus_skills, injected_skills
 from compactor.pipeline.user_block import block_texts, bounded, refer_to_quoted, refer_to_rules
 from compactor.prompts import (
     CLEARED_NOTE,
@@ -550,6 +550,9 @@ class _PreserveDurable(_PreserveSkills):
         source: Sequence[Message | AgenticMessage] = _model_input.get() or original
         entries = [entry_of(i, m) for i, m in enumerate(source)]
         tool_skills: list[_Skill] = find_skills(source, self.cfg.skill_tool_name)
+        shown: list[_Skill] = [_Skill(*found) for found in injected_skills(entries)]  # Codex
+        newest = {s.name: s for s in [*tool_skills, *shown]}
+        tool_skills = sorted(newest.values(), key=lambda s: s.order) if shown else tool_skills
         named = {s.name for s in tool_skills}
         read: list[_Skill] = [_Skill(n, t, -1) for n, t in skill_reads(entries) if n not in named]
         kept, others = focus_skills(entries, [*read, *tool_skills], summary, _model_input.get())

@@ -29,6 +29,8 @@ NAMED_HEADING = (
     "before relying on it):"
 )
 _BASE_RE = lazy_pattern(r"Base directory for this skill:\s*(\S+)")
+_PATH_RE = lazy_pattern(r"<path>\s*(\S+?)\s*</path>")
+_INJECTED_RE = lazy_pattern(r"\s*<skill>\s*<name>\s*([^<\n]{1,200}?)\s*</name>", re.IGNORECASE)
 
 
 class _Loaded(Protocol):
@@ -88,6 +90,8 @@ def focus_skills(
     for s in others:
         base = _BASE_RE.search(s.content[:2_000])
         where = f"{base.group(1).rstrip('/')}/SKILL.md" if base else "its SKILL.md"
+        path = _PATH_RE.search(s.content[:1_000]) if s.content.lstrip()[:7] == "<skill>" else None
+        where = path.group(1) if path is not None else where
         lines.append(f"- {s.name}: {read[s.name][1] if s.name in read else where}")
     return kept, "<system-reminder>\n" + NAMED_HEADING + "\n" + "\n".join(
         lines
@@ -104,3 +108,19 @@ def _read_at(entries: Sequence[Entry], name: str) -> tuple[int, str]:
                 found = re.search(r"[^\s'\"]*" + re.escape(mark), call.arguments)
                 return e.index, found.group(0) if found else "its SKILL.md"
     return -1, "its SKILL.md"
+
+
+def injected_skills(entries: Sequence[Entry]) -> list[tuple[str, str, int]]:
+    """(name, body, index) of each skill the CLI injected as a user message (Codex writes
+    ``<skill><name>NAME</name><path>…</path>BODY</skill>`` right after the request that named
+    the skill), the newest per name, in order (blind check 23 G1: the body the current request
+    loaded was in no output). :func:`focus_skills` then keeps those of the current work."""
+    found: dict[str, tuple[str, str, int]] = {}
+    for e in entries:
+        if e.role != "user" or e.internal or not e.text.lstrip()[:7].lower() == "<skill>":
+            continue
+        named = _INJECTED_RE.match(e.text, 0, 400)
+        if named is not None:
+            found.pop(named.group(1), None)
+            found[named.group(1)] = (named.group(1), e.text.strip(), e.index)
+    return list(found.values())

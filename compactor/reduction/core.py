@@ -33,6 +33,7 @@ from compactor.errors import ConfigError
 from compactor.events import AfterReduce, BeforeReduce, Event, EventSink
 from compactor.schema import AgentState, M, ToolInfo
 
+from .jobs import running_starts
 from .offload import OffloadBackend, OffloadKind
 from .results import (
     CLEARED_TEXT,
@@ -221,6 +222,9 @@ class Reduction(Generic[M]):
         before = tokens if tokens is not None else await self.count(messages, state.tools)
         await self._emit(BeforeReduce(len(messages), len(results), before))
         outcome: ReduceOutcome[M] = ReduceOutcome(messages, tokens_before=before)
+        running = running_starts(messages, results)  # a running job's start: kept whole
+        if running:
+            results = [r for i, r in enumerate(results) if i not in running]
         trunc_paths = self._truncate(messages, results, outcome)
         tokens = await self.count(messages, state.tools) if outcome.truncated else before
         cutoff = retention_cutoff(messages, cfg.clear_retention_suffix_limit)

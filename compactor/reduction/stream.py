@@ -36,6 +36,7 @@ from .core import (
     likely_where,
     too_little,
 )
+from .jobs import may_start, started_ids
 from .offload import FileOffload, OffloadKind
 from .results import (
     ResultRef,
@@ -104,6 +105,8 @@ class StreamResult:
     """A plain result not kept: ``trunc`` / ``clear`` when its text is a placeholder."""
     user: bool = False
     """A plain result not kept: whether its text carries the user's words (kept whole)."""
+    job: tuple[str, ...] = ()
+    """The ids of the background jobs its result started (:mod:`.jobs`): kept whole."""
 
 
 @dataclass(slots=True)
@@ -222,8 +225,9 @@ def _scan_into(
             ):  # strings only: one level deep, no depth to test
                 e = (len(content) if content.isascii() else len(content.encode())) // 4
                 tool = name or names.get(cid, "")
+                job = tuple(started_ids(content)) if may_start(content) else ()
                 if texts:
-                    results.append(StreamResult(index, cid, tool, e, content, rec))
+                    results.append(StreamResult(index, cid, tool, e, content, rec, job=job))
                 else:
                     was = _text_state(content)
                     results.append(
@@ -239,6 +243,7 @@ def _scan_into(
                             len(content),
                             was,
                             carries_user_words(content),
+                            job,
                         )
                     )
                     del rec["content"]  # freed now: the next line's strings reuse its memory
@@ -248,7 +253,9 @@ def _scan_into(
                 e = estimate_message(msg)
                 cid = msg.tool_call_id or ""
                 tool = msg.tool_name or names.get(cid, "")
-                results.append(StreamResult(index, cid, tool, e, None, rec, msg))
+                text, media = result_text(msg, ResultRef(index, None, cid, tool))
+                job = () if media else tuple(started_ids(text))
+                results.append(StreamResult(index, cid, tool, e, None, rec, msg, job=job))
             tokens += e
             if called:
                 called = False
@@ -287,8 +294,19 @@ def _scan_into(
             raise _NotStreamable
         tokens += estimate_message(msg)
     out.tokens = tokens
+    _check_jobs(results, spans, raw)
     if ahead is not None:
         ahead.round_done(results, events, tokens)
+
+
+def _check_jobs(results: list[StreamResult], spans: list[tuple[int, int]], raw: bytes) -> None:
+    """Leave to the general path a transcript where a later line names a job a result started
+    (whether it ended is read from that line's texts there, :mod:`.jobs`); a job no later byte
+    names is running: its start stays whole (``job`` set)."""
+    for r in results:
+        for key in r.job:
+            if raw.find(key.encode(), spans[r.index][1]) >= 0:
+                raise _NotStreamable
 
 
 _ROUNDS_TOLD = 16
@@ -464,8 +482,8 @@ def _truncate(run: _Pass) -> int:
         return freed
     for r in run.scanned.results:
         chars = run.chars(r)
-        if chars is not None and chars <= limit:
-            continue
+        if (chars is not None and chars <= limit) or r.job:
+            continue  # short, or a running job's start (kept whole)
         text, media = run.text(r)
         if media or len(text) <= limit or carries_user_words(text):
             continue
@@ -495,7 +513,7 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
             continue
         if r.name in exclude or run.state(r) == "clear":
             continue
-        if run.has_user_words(r):  # the user's words are never cleared (issue 30)
+        if run.has_user_words(r) or r.job:  # the user's words, a running job's start: kept
             continue
         if r.message is None and r.text is not None and len(r.text) > longest:
             # a plain result longer than any placeholder

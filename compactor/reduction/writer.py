@@ -417,7 +417,7 @@ class Speculator:
             text = r.text
             if text is None or r.message is not None:
                 continue
-            if carries_user_words(text):
+            if r.job or carries_user_words(text):
                 continue  # never truncated nor cleared (issue 30): no file
             n = len(text)
             first = text[:1]  # a placeholder starts with "[" or "<" after blanks
