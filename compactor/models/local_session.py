@@ -92,7 +92,7 @@ _LISTED_TASK_RE = lazy_pattern(
     re.IGNORECASE | re.MULTILINE,
 )
 _ENV_FIELD_RE = lazy_pattern(r"<(cwd|shell|current_date|timezone)>([^<]{1,200})</\1>")
-_AGENTS_RE = lazy_pattern(r"# AGENTS\.md instructions for ([^\n]+)")
+_AGENTS_RE = lazy_pattern(r"# AGENTS\.md instructions(?: for ([^\n]+))?[ \t]*(?:\n|\Z)")
 _SKILL_DIR_RE = lazy_pattern(r"Base directory for this skill:\s*(\S+)")
 _PLAN_TOOLS = frozenset(
     "TodoWrite todo_write update_plan TaskCreate TaskUpdate TaskList TaskGet".split()
@@ -263,9 +263,9 @@ class _Builder:
                     + ", ".join(f"{k.replace('_', ' ')} {v.strip()}" for k, v in fields.items())
                 )
         if (agents := _AGENTS_RE.search(text)) is not None:
+            where = f" for {agents.group(1).strip()}" if agents.group(1) else ""  # (Desktop: none)
             s.context.append(
-                f"AGENTS.md instructions for {agents.group(1).strip()} were injected "
-                "(rules for the agent, not requests)"
+                f"AGENTS.md instructions{where} were injected (rules for the agent, not requests)"
             )
         if (skill := _SKILL_DIR_RE.search(text)) is not None:
             name = skill.group(1).rstrip("/").rsplit("/", 1)[-1]
