@@ -57,7 +57,7 @@ from .local_noise import is_usage_footer, local_command, ran_locally
 from .local_notices import failed_after, notified_end
 from .local_records import Background, ErrorFact
 from .local_results import ended_how
-from .local_retries import job_started, piped_error, retries, signature
+from .local_retries import job_started, piped_error, restated, retries, signature
 from .local_task import Task
 from .local_text import (
     announces_step,
@@ -467,9 +467,10 @@ class _Builder:
                 by = by or call_line(call, 160)
                 job = job_started(r.text) if job is None else job  # its job's end decides
                 piped = piped_error(command_of(call) or "", r.text) if piped is None else piped
-                if job or (piped and not reading):  # a pipe hid the exit status
+                said = piped or restated(err.outcome.lines, r.text)  # or it printed the error
+                if job or (said and not reading):  # a pipe hid the exit status
                     err.after, err.by, err.job = "retry pending" if job else "failed again", by, job
-                    err.why = f"its output says: {piped}" if not job else err.why
+                    err.why = f"its output says: {said}" if not job else err.why
                     continue
                 err.after, err.by = "fixed", by
                 fixed = True
