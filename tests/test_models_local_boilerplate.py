@@ -8,6 +8,7 @@ The session is built here: every shell result opens with a profile warning, as C
 
 from __future__ import annotations
 
+from compactor.facts.text import entries_of
 from compactor.models.local import summarize_transcript
 
 from .planted_session import SessionBuilder
@@ -72,9 +73,20 @@ def test_failures_that_ended_differently_are_not_merged() -> None:
     assert "(exit code 1): npm error code ENOTFOUND" in errors, errors
 
 
+def _results(s: SessionBuilder) -> list[str]:
+    return [r.text for e in entries_of(s.messages) for r in e.results]
+
+
+def test_the_line_is_dropped_from_the_results_and_nothing_else() -> None:
+    texts = _results(_session())
+    assert texts and not any(NOISE in t for t in texts)
+    assert sum("Exit code: " in t for t in texts) == len(texts)  # the header stays
+    assert any("npm error code ENOTFOUND" in t for t in texts)
+
+
 def test_a_line_one_program_prints_is_kept() -> None:
     """A first line that only one program prints (a test runner's banner) is that program's
-    output, not the environment's: with no warning in the session, nothing is dropped."""
+    output, not the environment's: nothing is dropped."""
     s = SessionBuilder()
     s.user("make the tests pass")
     banner = "============ test session starts (platform linux, python 3.12) ============"
@@ -84,5 +96,6 @@ def test_a_line_one_program_prints_is_kept() -> None:
         )
         s.call("shell_command", {"command": f"pytest -k total_{n}"}, failed)
     s.say("Five tests fail.")
+    assert all(banner in t for t in _results(s))
     errors = section(summarize_transcript(s.messages), 4)
     assert "FAILED tests/test_cart.py::test_total_4" in errors, errors
