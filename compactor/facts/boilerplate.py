@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .text import Entry, Result
+    from .text import Call, Entry, Result
 
 __all__ = ["drop_boilerplate"]
 
@@ -43,34 +43,44 @@ def _first_line(text: str) -> str:
 def drop_boilerplate(entries: Sequence[Entry]) -> None:
     """Drop from the results of ``entries`` the line that opens most of them (see the module);
     nothing when no line does."""
-    from .outcomes import main_program
-
-    commands = {c.id: c.command for e in entries if e.calls for c in e.calls}
     by_tool: dict[str, list[Result]] = {}
     for e in entries:
         for r in e.results:
             by_tool.setdefault(r.name, []).append(r)
+    calls: dict[str, Call] | None = None
     for results in by_tool.values():
         if len(results) < _MIN_SEEN:
             continue
-        seen: dict[str, set[str]] = {}
+        firsts = [_first_line(r.text) for r in results]
         counts: dict[str, int] = {}
-        for r in results:
-            line = _first_line(r.text)
-            if len(line) < _MIN_CHARS:
-                continue
-            counts[line] = counts.get(line, 0) + 1
-            command = commands.get(r.call_id)
-            if command:
-                seen.setdefault(line, set()).add(main_program(command))
+        for line in firsts:
+            if len(line) >= _MIN_CHARS:
+                counts[line] = counts.get(line, 0) + 1
         if not counts:
             continue
         line, count = max(counts.items(), key=lambda kv: kv[1])
         if count < _MIN_SEEN or 2 * count < len(results):
             continue
-        if len(seen.get(line, ())) < _MIN_PROGRAMS:
+        if calls is None:  # (only now: most sessions have no such line)
+            calls = {c.id: c for e in entries if e.calls for c in e.calls}
+        if len(_programs(line, results, firsts, calls)) < _MIN_PROGRAMS:
             continue
         alone = re.compile(r"^[ \t]*" + re.escape(line) + r"[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
         for r in results:
             if line in r.text:
                 r.text = alone.sub("", r.text)
+
+
+def _programs(
+    line: str, results: list[Result], firsts: list[str], calls: dict[str, Call]
+) -> set[str]:
+    """The programs of the commands whose results ``line`` opens."""
+    from .outcomes import main_program
+
+    found: set[str] = set()
+    for r, first in zip(results, firsts, strict=True):
+        call = calls.get(r.call_id) if first == line else None
+        command = call.command if call is not None else None
+        if command:
+            found.add(main_program(command))
+    return found
