@@ -41,8 +41,9 @@ __all__ = [
     "skill_reads",
 ]
 
-_AGENTS_RE = lazy_pattern(
-    r"# AGENTS\.md instructions for ([^\n]+)\n+<INSTRUCTIONS>\n?(.*?)\n?</INSTRUCTIONS>", re.DOTALL
+_AGENTS_RE = lazy_pattern(  # (Codex Desktop writes no "for <dir>": blind check 23, G2)
+    r"# AGENTS\.md instructions(?: for ([^\n]+))?[ \t]*\n+<INSTRUCTIONS>\n?(.*?)\n?</INSTRUCTIONS>",
+    re.DOTALL,
 )
 _USER_INSTRUCTIONS_RE = lazy_pattern(
     r"<user_instructions>\n?(.*?)\n?</user_instructions>", re.DOTALL
@@ -108,8 +109,9 @@ def instruction_files(entries: list[Entry]) -> list[tuple[str, str]]:
         text = e.text
         if "AGENTS.md instructions" in text:
             for path, body in _AGENTS_RE.findall(text):
-                found.pop(f"AGENTS.md for {path.strip()}", None)
-                found[f"AGENTS.md for {path.strip()}"] = body.strip()
+                name = f"AGENTS.md for {path.strip()}" if path.strip() else "AGENTS.md"
+                found.pop(name, None)
+                found[name] = body.strip()
         if "<user_instructions>" in text:
             for body in _USER_INSTRUCTIONS_RE.findall(text):
                 found.pop("user instructions", None)

@@ -21,6 +21,7 @@ from compactor.schema import (
     user_text,
 )
 
+from .boilerplate import drop_boilerplate
 from .ide import IDE_MARK, without_ide_markup
 from .noise import drop_banner, strip_ansi, unwrapped_output, without_reminders
 
@@ -437,6 +438,7 @@ def entries_of(items: Iterable[Message | AgenticMessage]) -> list[Entry]:
                 known[text] = seen
         append(Entry(index, role, seen[0], (), (), False, seen[1]))
     drop_banner(out)
+    drop_boilerplate(out)
     return out
 
 

@@ -23,13 +23,31 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import orjson
+
 from compactor._json import JsonObject, JsonValue
 from compactor.counting.tokens import OPAQUE_TOKENS_KEY
 from compactor.schema import Message
 
 from ._codex_context import CONTEXTUAL_PREFIXES
 
-__all__ = ["OpaqueTokens", "reasoning_before_last_user", "reasoning_tokens", "user_turn"]
+__all__ = [
+    "CARRIED_ITEMS",
+    "OpaqueTokens",
+    "reasoning_before_last_user",
+    "reasoning_tokens",
+    "user_turn",
+]
+
+CARRIED_ITEMS = frozenset({"tool_search_call", "tool_search_output", "image_generation_call"})
+"""Model-visible response items of a current Codex (``ResponseItem`` in
+``codex-rs/protocol/src/models.rs``) that are not messages and travel, verbatim, with the next
+one: the client-side tool search (``tool_search_call``, whose ``arguments`` hold the query, and
+its ``tool_search_output``, whose ``tools`` are the schemas it loaded: the model calls them
+later, so a kept history keeps the pair whole) and ``image_generation_call`` (blind check 23,
+Codex Desktop 0.142.5: a rollout holding the pair was refused). Unlike the encrypted reasoning,
+the ``token_count`` after them already holds them: their estimate (UTF-8 bytes / 4) goes on the
+message they travel with, never into :attr:`OpaqueTokens.before_user`."""
 
 
 def reasoning_tokens(item: JsonObject) -> int:
@@ -71,6 +89,7 @@ class OpaqueTokens:
 
     def __init__(self) -> None:
         self.pending = 0
+        self.visible = 0  # the CARRIED_ITEMS carried so far
         self.total = 0
         self.before_user = 0
 
@@ -78,13 +97,16 @@ class OpaqueTokens:
         """A response item that is not a message (it travels with the next one)."""
         if isinstance(item, dict):
             self.pending += reasoning_tokens(item)
+            if item.get("type") in CARRIED_ITEMS:
+                self.visible += (len(orjson.dumps(item)) + 3) // 4
 
     def attach(self, msg: Message, item: JsonObject) -> None:
         """``msg`` (read from ``item``) takes the reasoning carried so far."""
-        if self.pending:
+        if self.pending or self.visible:
             found = msg.extra.get(OPAQUE_TOKENS_KEY)
-            msg.extra[OPAQUE_TOKENS_KEY] = (found if isinstance(found, int) else 0) + self.pending
+            carried = self.pending + self.visible
+            msg.extra[OPAQUE_TOKENS_KEY] = (found if isinstance(found, int) else 0) + carried
             self.total += self.pending
-            self.pending = 0
+            self.pending = self.visible = 0
         if user_turn(item):
             self.before_user = self.total

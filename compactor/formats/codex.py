@@ -58,7 +58,7 @@ from compactor.schema import (
     content_type,
 )
 
-from . import _codex_earlier, _codex_events, _codex_kept, _codex_legacy, _jsonl
+from . import _codex_earlier, _codex_events, _codex_kept, _codex_legacy, _codex_tokens, _jsonl
 from ._codex_context import current_skills
 from ._codex_context import reinjected as _reinjected
 from ._codex_tokens import OpaqueTokens, reasoning_before_last_user
@@ -348,12 +348,14 @@ RESPONSE_ITEMS = frozenset(
         "web_search_call",
         "ghost_snapshot",
         "local_shell_call",
+        *_codex_tokens.CARRIED_ITEMS,
     }
 )
 """``response_item`` payload types the reader knows: the first five are messages, ``reasoning``
 (opaque) and ``web_search_call`` travel with the next message, ``ghost_snapshot`` is metadata;
 ``local_shell_call`` (the built-in shell of 2025 models: ``action`` holds the command, a
-``function_call_output`` answers it) is a call named ``local_shell``."""
+``function_call_output`` answers it) is a call named ``local_shell``; the items of
+:data:`._codex_tokens.CARRIED_ITEMS` (tool search, image generation) travel with the next one."""
 
 
 def _owns(rec: JsonObject, kind: str) -> bool:

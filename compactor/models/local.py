@@ -247,16 +247,16 @@ def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str
     return items
 
 
-def _stopped(err: ErrorFact) -> bool:
-    """The user stopped or refused this call (not one more failure of the same call)."""
-    lines = err.outcome.lines
-    return bool(lines) and lines[0].startswith((STOPPED, "The user rejected this call"))
+def _ended(err: ErrorFact) -> tuple[bool, int | None]:
+    """Stopped or refused by the user, and the exit code: one item only for failures alike."""
+    lines, code = err.outcome.lines, err.outcome.exit_code
+    return bool(lines) and lines[0].startswith((STOPPED, "The user rejected")), code
 
 
 def _errors(s: Session, lim: Limits) -> str:
     groups: list[list[ErrorFact]] = []
     for err in s.errors:
-        if groups and groups[-1][-1].call == err.call and _stopped(groups[-1][-1]) == _stopped(err):
+        if groups and groups[-1][-1].call == err.call and _ended(groups[-1][-1]) == _ended(err):
             groups[-1].append(err)
         else:
             groups.append([err])

@@ -39,7 +39,7 @@ from compactor.facts import (
     paths,
     programs,
 )
-from compactor.facts.outcomes import is_reading_program, similar_words
+from compactor.facts.outcomes import exit_code, exit_one_meaning, is_reading_program, similar_words
 
 from .local_looks import only_looks as _only_looks
 from .local_looks import same_script
@@ -207,6 +207,8 @@ def _how(s: Session, call: Call, results: dict[str, Result]) -> str:
         return "no result yet"
     if call.id in s.failed_calls:
         return "failed"
+    if (meaning := exit_one_meaning(call)) and exit_code(result.text) == 1:
+        return f"{meaning}, exit 1"  # rg found nothing: an answer (blind check 23)
     job = job_started(result.text)
     if not job:
         return "succeeded"

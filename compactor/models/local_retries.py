@@ -7,6 +7,9 @@ that only says a background job started (``Command running in background with ID
 the job's final status decides (:func:`compactor.models.local_jobs.settle_job_retries`).
 :func:`piped_error` finds the error line in the output of a command piped to ``tee`` or another
 program, whose exit status the pipe hid (``script.sh: line 3: SCRIPT_DIR: readonly variable``).
+:func:`restated` finds the line of a later run's output that repeats the failure's error (blind
+check 23, cx-qz: ``python -m pip install`` failed "No module named pip", a later ``python - <<PY
+import pip`` printed "pip missing No module named 'pip'" and read "Fixed").
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ __all__ = [
     "job_started",
     "piped_error",
     "program_of",
+    "restated",
     "retries",
     "signature",
 ]
@@ -78,6 +82,29 @@ def piped_error(command: str, text: str) -> str:
         return shell[-1]
     found = last_error_lines(scan_window(window), 1)
     return found[0] if found else ""
+
+
+_CORE_MIN = 12
+_QUOTES = str.maketrans("", "", "'\"`\u2018\u2019\u201c\u201d")
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.translate(_QUOTES).casefold().split())
+
+
+def restated(lines: tuple[str, ...], text: str) -> str:
+    """The line of ``text`` (a later run's output that did not fail) that repeats the error of a
+    failure (its first error line ``lines[0]``, from its last ``": "`` on: the message without
+    the program or file that printed it), quotes and case aside; empty when none does."""
+    if not lines or not text:
+        return ""
+    core = _plain(lines[0].rsplit(": ", 1)[-1])
+    if len(core) < _CORE_MIN:
+        return ""
+    window = scan_window(text)
+    if core not in _plain(window):
+        return ""
+    return next((ln.strip() for ln in window.splitlines() if core in _plain(ln)), core)
 
 
 def signature(call: Call) -> tuple[str, str, frozenset[str]]:

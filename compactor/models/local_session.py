@@ -57,7 +57,7 @@ from .local_noise import is_usage_footer, local_command, ran_locally
 from .local_notices import failed_after, notified_end
 from .local_records import Background, ErrorFact
 from .local_results import ended_how
-from .local_retries import job_started, piped_error, retries, signature
+from .local_retries import job_started, piped_error, restated, retries, signature
 from .local_task import Task
 from .local_text import (
     announces_step,
@@ -93,7 +93,7 @@ _LISTED_TASK_RE = lazy_pattern(
     re.IGNORECASE | re.MULTILINE,
 )
 _ENV_FIELD_RE = lazy_pattern(r"<(cwd|shell|current_date|timezone)>([^<]{1,200})</\1>")
-_AGENTS_RE = lazy_pattern(r"# AGENTS\.md instructions for ([^\n]+)")
+_AGENTS_RE = lazy_pattern(r"# AGENTS\.md instructions(?: for ([^\n]+))?[ \t]*(?:\n|\Z)")
 _SKILL_DIR_RE = lazy_pattern(r"Base directory for this skill:\s*(\S+)")
 _PLAN_TOOLS = frozenset(
     "TodoWrite todo_write update_plan TaskCreate TaskUpdate TaskList TaskGet".split()
@@ -263,9 +263,9 @@ class _Builder:
                     + ", ".join(f"{k.replace('_', ' ')} {v.strip()}" for k, v in fields.items())
                 )
         if (agents := _AGENTS_RE.search(text)) is not None:
+            where = f" for {agents.group(1).strip()}" if agents.group(1) else ""  # (Desktop: none)
             s.context.append(
-                f"AGENTS.md instructions for {agents.group(1).strip()} were injected "
-                "(rules for the agent, not requests)"
+                f"AGENTS.md instructions{where} were injected (rules for the agent, not requests)"
             )
         if (skill := _SKILL_DIR_RE.search(text)) is not None:
             name = skill.group(1).rstrip("/").rsplit("/", 1)[-1]
@@ -467,9 +467,10 @@ class _Builder:
                 by = by or call_line(call, 160)
                 job = job_started(r.text) if job is None else job  # its job's end decides
                 piped = piped_error(command_of(call) or "", r.text) if piped is None else piped
-                if job or (piped and not reading):  # a pipe hid the exit status
+                said = piped or restated(err.outcome.lines, r.text)  # or it printed the error
+                if job or (said and not reading):  # a pipe hid the exit status
                     err.after, err.by, err.job = "retry pending" if job else "failed again", by, job
-                    err.why = f"its output says: {piped}" if not job else err.why
+                    err.why = f"its output says: {said}" if not job else err.why
                     continue
                 err.after, err.by = "fixed", by
                 fixed = True

@@ -67,6 +67,7 @@ from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_offers import drop_unchosen_options, unchosen_dropped
 from .local_present import judge_present
 from .local_results import head_of, tail_matters
+from .local_retries import job_started
 from .local_session import ErrorFact, Session, build_session
 from .local_stops import IN_FLIGHT, stopped_how
 from .local_supersede import (
@@ -603,6 +604,8 @@ def job_polls(s: Session, limit: int) -> dict[str, str]:
             if call.index > bg.index and key in call.arguments:
                 lines = printed_lines(strip_output_header(clean(result.text[-20_000:])))
                 last = [ln for ln in lines if not is_prompt_line(ln)][-2:]
+                if not last and job_started(result.text):  # "Process running with session ID"
+                    last = ["still running, no new output"]  # not "succeeded" (blind check 23)
                 latest[key] = " | ".join(last) if last else _established(call, result)
     return {k: f"; its latest poll returned: {quote(v, limit)}" for k, v in latest.items()}
 
