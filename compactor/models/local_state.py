@@ -67,6 +67,7 @@ from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_offers import drop_unchosen_options, unchosen_dropped
 from .local_present import judge_present
 from .local_results import head_of, tail_matters
+from .local_reverted import judge_reverted
 from .local_session import ErrorFact, Session, build_session
 from .local_stops import IN_FLIGHT, stopped_how
 from .local_supersede import (
@@ -636,5 +637,6 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_overtaken_causes(session)
     judge_accepted(session)
     judge_refused_command(session)
+    judge_reverted(session)  # rejected or replaced by a later change (blind check 22)
     judge_present(session)
     return session

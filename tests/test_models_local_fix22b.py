@@ -1,0 +1,125 @@
+"""Blind check 22's superseded statements and rejected fixes (issue 28 point 2, fix22b), each on
+a session built here by shape: a change the user said did not work and had reverted, an
+instruction a later accepted change made void, lead-in fragments ("Here's the fix:") listed as
+decisions."""
+
+from __future__ import annotations
+
+import re
+
+from compactor.models.local import summarize_transcript
+from compactor.models.local_text import decision_score
+
+from .planted_session import SessionBuilder
+from .test_models_local_session import section
+
+_PAGE = "docs/chart.md"
+
+
+def _items(text: str) -> list[str]:
+    """The bullet items of a section, each on one line."""
+    return [" ".join(x.split()) for x in re.split(r"\n\s*- ", text)]
+
+
+def _reverted_session(*, answer: str) -> SessionBuilder:
+    s = SessionBuilder()
+    s.user("Why does the chart legend show literal <br> tags in the preview?")
+    s.call("Read", {"file_path": _PAGE}, "1\tlegend: a<br>b\n")
+    s.call(
+        "Edit",
+        {"file_path": _PAGE, "old_string": "legend: a<br>b", "new_string": "legend: a&#10;b"},
+        "The file docs/chart.md has been updated successfully.",
+        text="The legend escapes HTML, so the tag is printed as text. Here's the fix:",
+    )
+    s.say(
+        "Done. I replaced `<br>` with `&#10;` in the legend labels. This works because:\n\n"
+        "1. The renderer decodes entities\n2. The legend then breaks the line\n\n"
+        "The legend should now render on two lines."
+    )
+    s.user(answer)
+    s.call(
+        "Edit",
+        {"file_path": _PAGE, "old_string": "legend: a&#10;b", "new_string": "legend: a<br>b"},
+        "The file docs/chart.md has been updated successfully.",
+    )
+    s.say("Reverted back to `<br>`.")
+    s.user("Now list the other charts in docs/.")
+    s.call("Bash", {"command": "ls docs"}, "chart.md\nbars.md\n")
+    s.say("There are two charts: chart.md and bars.md. Want me to check bars.md too?")
+    return s
+
+
+def test_a_change_the_user_had_reverted_is_no_decision() -> None:
+    text = summarize_transcript(
+        _reverted_session(answer="That didn't work, can you revert it?").messages
+    )
+    solving = section(text, 5)
+    assert "Here's the fix:" not in solving, solving
+    assert "This works because:" not in solving, solving
+    flat = " ".join(solving.split())
+    for line in _items(solving):
+        if "I replaced" in line:
+            assert line.startswith("Reverted at the user's request"), line
+    assert "Reverted at the user's request" in flat, flat
+    assert "That didn't work, can you revert it?" in flat, flat
+    assert "Reverted back to `<br>`" in flat or "Reverted back to <br>" in flat, flat
+
+
+def test_a_plain_follow_up_leaves_the_change_a_decision() -> None:
+    text = summarize_transcript(
+        _reverted_session(answer="Thanks, and is it the same in bars.md?").messages
+    )
+    flat = " ".join(section(text, 5).split())
+    assert "Reverted at the user's request" not in flat, flat
+    assert "Not accepted by the user" not in flat, flat
+
+
+def _replaced_session() -> SessionBuilder:
+    conf = "config/site.toml"
+    s = SessionBuilder()
+    s.user("Add a pinned download of the theme to the site config.")
+    s.call("Read", {"file_path": conf}, '1\t[theme]\n2\tname = "plain"\n')
+    pinned = '[theme]\nurl = "https://example.org/theme.tar"\nchecksum_sha1 = ""  # fill in later'
+    s.call(
+        "Edit",
+        {"file_path": conf, "old_string": "[theme]", "new_string": pinned},
+        "The file config/site.toml has been updated successfully.",
+    )
+    s.say(
+        "I've added the pinned theme download to site.toml.\n\n"
+        "**First build**: Run `make site` - it will fail and print the correct checksum that "
+        "you need to copy into the checksum_sha1 field."
+    )
+    s.user("Can it follow the latest release instead of a pinned copy?")
+    s.say(
+        "Yes: a release feed needs no checksum. Would you like me to switch to the release "
+        "feed, or keep the pinned copy?"
+    )
+    s.user("yes")
+    s.call(
+        "Edit",
+        {
+            "file_path": conf,
+            "old_string": pinned,
+            "new_string": '[theme]\nfeed = "latest"  # no checksum_sha1 needed',
+        },
+        "The file config/site.toml has been updated successfully.",
+    )
+    s.say("Done! The theme now follows the latest release.")
+    return s
+
+
+def test_an_instruction_a_later_accepted_change_made_void_no_longer_holds() -> None:
+    solving = section(summarize_transcript(_replaced_session().messages), 5)
+    flat = " ".join(solving.split())
+    assert "checksum_sha1 field" in flat, flat
+    for line in _items(solving):
+        if "checksum_sha1 field" in line:
+            assert line.startswith('No longer holds (a later change to site.toml removed "'), line
+
+
+def test_a_lead_in_ending_in_a_colon_is_no_decision() -> None:
+    assert decision_score("Here's the fix:") == 0
+    assert decision_score("This works because:") == 0
+    assert decision_score("**The fix I applied**:") == 0
+    assert decision_score("I changed the retry limit to 5 because the API throttles.") > 0
