@@ -123,3 +123,65 @@ def test_a_lead_in_ending_in_a_colon_is_no_decision() -> None:
     assert decision_score("This works because:") == 0
     assert decision_score("**The fix I applied**:") == 0
     assert decision_score("I changed the retry limit to 5 because the API throttles.") > 0
+
+
+_REJECTED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+    "was a file edit, the new_string was NOT written to the file). STOP what you are doing and "
+    "wait for the user to tell you how to proceed."
+)
+
+
+def test_a_rejected_retry_is_no_part_of_the_later_fix() -> None:
+    mod = "app/prompts.py"
+    edit: dict[str, object] = {"file_path": mod, "old_string": "A = 1", "new_string": "A = 2"}
+    s = SessionBuilder()
+    s.user("Set A to 2 in the prompt module.")
+    s.call(
+        "Edit",
+        edit,
+        "<tool_use_error>File has not been read yet. Read it first before writing to it."
+        "</tool_use_error>",
+        error=True,
+    )
+    s.call("Read", {"file_path": mod}, "1\tA = 1\n")
+    s.call("Edit", edit, _REJECTED, error=True)
+    s.user("[Request interrupted by user for tool use]")
+    s.user("Set it to 3 instead.")
+    s.call("Edit", {**edit, "new_string": "A = 3"}, f"The file {mod} has been updated.")
+    s.say("A is 3 now.")
+    errors = " ".join(section(summarize_transcript(s.messages), 4).split())
+    assert "Fixed: a later `Edit(app/prompts.py)` succeeded." in errors, errors
+    assert "ran; The user rejected this call" not in errors, errors
+
+
+def _question_rejection(words: str) -> str:
+    page = "docs/chart.md"
+    s = SessionBuilder()
+    s.user("Make the legend break its lines.")
+    s.call("Read", {"file_path": page}, "1\tlegend: a<br>b\n")
+    s.call(
+        "Edit",
+        {"file_path": page, "old_string": "a<br>b", "new_string": "a&#10;b"},
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "
+        "it was a file edit, the new_string was NOT written to the file). To tell you how to "
+        f"proceed, the user said:\n{words}",
+        error=True,
+    )
+    s.call(
+        "Edit",
+        {"file_path": page, "old_string": "a<br>b", "new_string": "a\\\\nb"},
+        f"The file {page} has been updated successfully.",
+    )
+    s.say("Done: the legend now uses a double backslash.")
+    return summarize_transcript(s.messages)
+
+
+def test_a_question_given_as_a_rejections_reason_is_no_constraint() -> None:
+    text = _question_rejection("can we use a double backslash?")
+    request = " ".join(section(text, 1).split())
+    assert "can we use a double backslash?" not in request, request
+    errors = " ".join(section(text, 4).split())
+    assert "can we use a double backslash?" in errors, errors  # the feedback on that call
+    ruled = " ".join(section(_question_rejection("never use HTML entities here"), 1).split())
+    assert "never use HTML entities here (the user's reason for rejecting a Edit call)" in ruled

@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, one_line, sentences
+from compactor.facts.ide import without_ide_note
 
 from .local_files import Change, file_changes
 from .local_session import Session
@@ -63,7 +64,7 @@ def judge_reverted(s: Session) -> None:
     added: list[tuple[int, int, str]] = []
     for k in range(1, len(s.requests)):
         request = s.requests[k]
-        head = request.text[:_HEAD].strip().split("\n")[0]
+        head = without_ide_note(request.text[:_HEAD]).strip().split("\n")[0]
         if _UNDO_RE.search(head) is None and _NO_RE.match(head) is None:
             continue
         first = _first_change(s, s.requests[k - 1].index, request.index)
