@@ -185,3 +185,35 @@ def test_a_question_given_as_a_rejections_reason_is_no_constraint() -> None:
     assert "can we use a double backslash?" in errors, errors  # the feedback on that call
     ruled = " ".join(section(_question_rejection("never use HTML entities here"), 1).split())
     assert "never use HTML entities here (the user's reason for rejecting a Edit call)" in ruled
+
+
+def _answered(reply: str, asked: str = "") -> str:
+    s = SessionBuilder()
+    s.user("Pin the theme download in the site config.")
+    s.call("Edit", {"file_path": "site.toml", "old_string": "a", "new_string": "b"}, "updated")
+    s.say("Pinned it.")
+    s.user("Does the release feed need a checksum?")
+    s.say(
+        "No, a release feed needs none.\n\n"
+        + (
+            asked
+            or "Would you like me to switch to the release feed, or would you prefer keeping "
+            "the pin?"
+        )
+    )
+    s.user(reply)
+    s.call("Edit", {"file_path": "site.toml", "old_string": "b", "new_string": "c"}, "updated")
+    s.say("Done: it follows the release feed now.")
+    return " ".join(section(summarize_transcript(s.messages), 1).split())
+
+
+def test_a_short_reply_to_the_assistants_question_says_what_it_answers() -> None:
+    intent = _answered("yes")
+    assert (
+        'Current request: "yes" (a short reply: it answers the assistant\'s question "Would you '
+        'like me to switch to the release feed, or would you prefer keeping the pin?"' in intent
+    ), intent
+    offer = _answered("sure", "If you want, I can also pin the fonts the same way.")
+    assert "it answers the assistant's offer \"If you want, I can also pin the fonts" in offer
+    own = _answered("why not?")  # the user's own question answers nothing
+    assert "it answers the assistant's question" not in own, own

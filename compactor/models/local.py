@@ -42,7 +42,7 @@ from .local_lost import lost_items, lost_step
 from .local_notices import failed_after_items, failed_after_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
-from .local_requests import current_ref, request_lines, user_message_lines
+from .local_requests import asked_before, current_ref, request_lines, user_message_lines
 from .local_results import said_changed, same_results
 from .local_session import ErrorFact, Session
 from .local_state import (
@@ -201,9 +201,8 @@ def _analysis(s: Session, lim: Limits) -> str:
 def _intent(s: Session, lim: Limits) -> str:
     lines: list[str] = []
     if s.requests:
-        lines += request_lines(
-            [e.text for e in s.requests], lim.item, lim.items, lim.reply, s.prior
-        )
+        texts = [e.text for e in s.requests]
+        lines += request_lines(texts, lim.item, lim.items, lim.reply, s.prior, asked_before(s))
         lines += filter(None, [answers_since(s, lim.item)])  # AskUserQuestion (blind check 13)
         rules = user_rules(s)
         if rules:

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from compactor.facts import cut
+from compactor.facts import cut, one_line, sentences
 from compactor.facts.ide import ide_note_files, without_ide_note
 
 from .local_noise import collapse_resent, first_resent, request_ref
+from .local_offers import is_ask
+from .local_session import Session
 from .local_template import template_quote
-from .local_text import bullets, quote
+from .local_text import asks_user, bullets, quote
 from .local_turns import continued_request
 from .local_views import head_tail
 
-__all__ = ["current_ref", "request_lines", "user_message_lines"]
+__all__ = ["asked_before", "current_ref", "request_lines", "user_message_lines"]
 
 _SINCE = "since the earlier summary, which states the initial request"
 _FIRST = "since the earlier summary (the initial request is the one the earlier summary states)"
@@ -25,13 +27,19 @@ _FIRST = "since the earlier summary (the initial request is the one the earlier 
 
 
 def request_lines(
-    texts: Sequence[str], item: int, items: int, verbatim: int, prior: Sequence[str] = ()
+    texts: Sequence[str],
+    item: int,
+    items: int,
+    verbatim: int,
+    prior: Sequence[str] = (),
+    asked: str = "",
 ) -> list[str]:
     """Section 1's lines for the requests ``texts`` (in order, at least one): the first, the
     later ones (each sent-again run once), the current one (the last) quoted up to ``verbatim``
     characters, once in the whole summary. ``prior``: the context's earlier summaries; with one
     (Claude Code's own compaction), so the first request here ("Keep going") is a continuation,
-    not the initial request (blind check 12): that one is the earlier summary's."""
+    not the initial request (blind check 12): that one is the earlier summary's. ``asked``: the
+    assistant's question or offer a short current request answers (:func:`asked_before`)."""
     runs, continued = collapse_resent(texts, at_last=True), bool(prior)  # latest stays last (13)
     if (first := first_resent(texts)) != runs[0][0]:  # the first one was sent again
         runs.insert(0, (first, " (sent again later)"))  # it still opens the list
@@ -48,8 +56,12 @@ def request_lines(
         show = head_tail(later, head, tail, "requests", lambda r: _quote(r[0], item) + r[1])
         lines.append(bullets(show))
     current, label = runs[-1]
-    if (before := continued_request(texts[-40:])) is not None:  # "2", "お願いします。"
-        label += f" (a short reply: it continues the request before it, {_quote(before, item)})"
+    before = continued_request(texts[-40:])  # "2", "お願いします。"
+    answers = f"it answers the assistant's {asked}" if asked else ""
+    if before is not None:  # "yes" to "Would you like me to implement X, or Y?" (set 22)
+        answers += f"{', and ' if answers else 'it '}continues the request before it, "
+        answers += _quote(before, item)
+    label += f" (a short reply: {answers})" if answers else ""
     lines.append(f"   Current request: {_current(current, verbatim)}{label}")
     return lines
 
@@ -99,3 +111,34 @@ def _quote(text: str, limit: int) -> str:
 def current_ref(text: str, limit: int) -> str:
     """The current request as sections 7-9 name it: quoted when short, else by reference."""
     return request_ref(text, _quote(text, limit))
+
+
+_ANSWER_WORDS = 6
+"""A current request of at most this many words may be an answer to the assistant's question."""
+_ASKED = 300  # characters of the question quoted
+_BACK = 400  # entries before the current request where the assistant's last text is looked for
+
+
+def asked_before(s: Session) -> str:
+    """``question "…"`` or ``offer "…"``: what the assistant's last text ended with, when the
+    current request is a short reply to it ("yes" after "Would you like me to implement the
+    fetchGit approach, or …?", "sure" after "If you want, I can also add …"); else "". A short
+    question of the user's own ("why?") answers nothing."""
+    last = s.last_request
+    if last is None or len(s.requests) < 2:
+        return ""
+    typed = one_line(without_ide_note(last.text))
+    if not typed or len(typed.split()) > _ANSWER_WORDS or typed.endswith(("?", "？")):
+        return ""
+    before = s.requests[-2].index
+    for e in reversed(s.entries[max(before + 1, last.index - _BACK) : last.index]):
+        if e.role == "user" and e.text.strip() and not e.injected and not e.results:
+            return ""  # another message of the user's came between
+        if e.role == "assistant" and not e.internal and e.text.strip():
+            said = sentences(e.text)
+            last_said = said[-1].rstrip() if said else ""
+            if asks_user(last_said):
+                return f"question {quote(last_said, _ASKED)}"
+            offers = is_ask(last_said) and not last_said.endswith(":")  # "If you want, I can …"
+            return f"offer {quote(last_said, _ASKED)}" if offers else ""
+    return ""
