@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import re
 
-from compactor.models.local import summarize_transcript
+from compactor.counting.tokens import estimate_message
+from compactor.models.local import _summary, summarize_transcript
 from compactor.models.local_text import decision_score
+from compactor.pipeline.user_block import CURRENT_NOTE, PART_NOTE, refer_to_quoted
 
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
@@ -217,3 +219,43 @@ def test_a_short_reply_to_the_assistants_question_says_what_it_answers() -> None
     assert "it answers the assistant's offer \"If you want, I can also pin the fonts" in offer
     own = _answered("why not?")  # the user's own question answers nothing
     assert "it answers the assistant's question" not in own, own
+
+
+def test_with_a_kept_tail_section_1_names_the_tails_request_as_current() -> None:
+    """cc-nixdot hybrid N4: §1 "Current request: <the summarized part's last>" beside §8 "The
+    latest request was completed: "yes"" (a request of the kept tail), and the analysis's
+    counts of the summarized part only beside §4's rejected call of the tail."""
+    s = SessionBuilder()
+    s.user("Add the theme download to the site config.")
+    s.call("Edit", {"file_path": "site.toml", "old_string": "a", "new_string": "b"}, "updated")
+    s.say("Added it; the checksum is filled in after the first build.")
+    s.user("Can it follow the latest release automatically instead of a pinned copy?")
+    cut = len(s.messages)
+    s.say("Would you like me to switch to the release feed, or keep the pin?")
+    s.user("yes")
+    s.call("Edit", {"file_path": "site.toml", "old_string": "b", "new_string": "c"}, "updated")
+    s.say("Done: it follows the release feed now.")
+    head, tail = s.messages[:cut], s.messages[cut:]
+    text = _summary(head, sum(map(estimate_message, head)), "", tail)
+    intent = " ".join(section(text, 1).split())
+    assert (
+        'Latest request in the part this summary covers: "Can it follow the latest release '
+        'automatically instead of a pinned copy?"' in intent
+    ), intent
+    assert (
+        'Current request: "yes" (in the messages kept after this summary; a short reply: it '
+        "answers the assistant's question \"Would you like me to switch to the release feed, or "
+        'keep the pin?")' in intent
+    ), intent
+    assert intent.count("Current request:") == 1, intent
+    assert "The messages kept after this summary are not counted." in text, text
+    alone = " ".join(section(summarize_transcript(s.messages), 1).split())
+    assert "Latest request in the part" not in alone and 'Current request: "yes"' in alone
+
+
+def test_the_user_block_names_the_summarized_parts_latest_request_so() -> None:
+    long = "Can it follow the latest release automatically? Not a pinned copy of the theme. " * 2
+    long = long.strip()
+    said = f'1. Latest request in the part this summary covers: "{long}"\n'
+    assert refer_to_quoted(said, ["first", long]) == ["first", PART_NOTE]
+    assert refer_to_quoted(f'1. Current request: "{long}"\n', ["first", long])[-1] == CURRENT_NOTE

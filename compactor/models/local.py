@@ -42,7 +42,7 @@ from .local_lost import lost_items, lost_step
 from .local_notices import failed_after_items, failed_after_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
-from .local_requests import asked_before, current_ref, request_lines, user_message_lines
+from .local_requests import current_ref, session_request_lines, user_message_lines
 from .local_results import said_changed, same_results
 from .local_session import ErrorFact, Session
 from .local_state import (
@@ -58,7 +58,7 @@ from .local_state import (
 )
 from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
 from .local_subfiles import shell_made
-from .local_tail import modelled_pair
+from .local_tail import TAIL, modelled_pair
 from .local_tasklist import task_items
 from .local_template import template_quote
 from .local_text import (
@@ -194,15 +194,14 @@ def _analysis(s: Session, lim: Limits) -> str:
         f"The conversation has {plural(len(s.entries), 'message')}: "
         f"{requests_from_user(s)}, {assistants} from the assistant, "
         f"{plural(len(s.calls), 'tool call')} ({len(s.failed_calls)} failed)."
-    )
+    ) + (" The messages kept after this summary are not counted." if TAIL in s.earlier else "")
     return "\n".join([title, *(f"{i}. {x}" for i, x in enumerate(lines, 1))])
 
 
 def _intent(s: Session, lim: Limits) -> str:
     lines: list[str] = []
     if s.requests:
-        texts = [e.text for e in s.requests]
-        lines += request_lines(texts, lim.item, lim.items, lim.reply, s.prior, asked_before(s))
+        lines += session_request_lines(s, lim.item, lim.items, lim.reply)
         lines += filter(None, [answers_since(s, lim.item)])  # AskUserQuestion (blind check 13)
         rules = user_rules(s)
         if rules:

@@ -19,7 +19,21 @@ from .local_text import asks_user, bullets, quote
 from .local_turns import continued_request
 from .local_views import head_tail
 
-__all__ = ["asked_before", "current_ref", "request_lines", "user_message_lines"]
+__all__ = [
+    "KEPT_ASKED",
+    "KEPT_REQUEST",
+    "asked_before",
+    "current_ref",
+    "request_lines",
+    "session_request_lines",
+    "user_message_lines",
+]
+
+KEPT_REQUEST = "kept_request"
+"""Key of :attr:`Session.earlier`: the latest request, when only the tail kept verbatim after
+the summary holds it (set by :func:`compactor.models.local_tail.modelled_pair`)."""
+KEPT_ASKED = "kept_asked"
+"""Key of :attr:`Session.earlier`: the question or offer that request answers (``asked_before``)."""
 
 _SINCE = "since the earlier summary, which states the initial request"
 _FIRST = "since the earlier summary (the initial request is the one the earlier summary states)"
@@ -66,6 +80,28 @@ def request_lines(
     return lines
 
 
+def session_request_lines(s: Session, item: int, items: int, verbatim: int) -> list[str]:
+    """:func:`request_lines` of the session's requests. When the tail kept after the summary
+    holds a later request (:data:`KEPT_REQUEST`), that one is the current request, as sections
+    7-9 (read from the whole session) say; the summarized part's last is named as its latest
+    (blind check 22 N4: §1 "Current request: "Can I have this update dynamically?"" beside §8
+    "The latest request was completed: "yes"")."""
+    texts = [e.text for e in s.requests]
+    lines = request_lines(texts, item, items, verbatim, s.prior, asked_before(s))
+    later = s.earlier.get(KEPT_REQUEST, "")
+    if not later:
+        return lines
+    last = lines[-1]
+    if last.startswith(_CURRENT):
+        last = "   Latest request in the part this summary covers: " + last[len(_CURRENT) :]
+    lines[-1] = last.replace(" (the current request)", " (the latest in the part summarized)")
+    asked = s.earlier.get(KEPT_ASKED, "")
+    note = f"; a short reply: it answers the assistant's {asked}" if asked else ""
+    kept = f"{_quote(later, item * 2)} (in the messages kept after this summary{note})"
+    return [*lines, f"{_CURRENT}{kept}"]
+
+
+_CURRENT = "   Current request: "
 _HEAD = 500
 """Characters of a long or structured current request that section 1 quotes (start and end)."""
 _LINES_LEAST = 4
