@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
@@ -38,6 +39,7 @@ _UNDO_RE = lazy_pattern(
     re.IGNORECASE,
 )
 """A request saying the last change failed or asking to undo it."""
+_UNDO_WORDS = ("work", "revert", "undo", "back", "still")  # one is in each match of _UNDO_RE
 _NO_RE = lazy_pattern(
     r"^\W*(?:no\b|nope\b|instead\b|wrong\b|that['’]?s (?:wrong|not (?:it|right|what))\b)",
     re.IGNORECASE,
@@ -62,9 +64,17 @@ def judge_reverted(s: Session) -> None:
         return
     labels: dict[int, str] = {}
     added: list[tuple[int, int, str]] = []
-    for k in range(1, len(s.requests)):
+    starts = [r.index for r in s.requests]
+    marks = {j for f in s.files.values() for j in f.changed_at}  # the changes' results
+    for k in sorted({bisect_right(starts, j) for j in marks}):  # the request after a change
+        if not 0 < k < len(starts):
+            continue
         request = s.requests[k]
-        head = without_ide_note(request.text[:_HEAD]).strip().split("\n")[0]
+        raw = request.text[:_HEAD]
+        low = raw.lower()  # a cheap pre-filter: a long chat has thousands of requests
+        if not any(w in low for w in _UNDO_WORDS) and _NO_RE.match(raw.lstrip()) is None:
+            continue
+        head = without_ide_note(raw).strip().split("\n")[0]
         if _UNDO_RE.search(head) is None and _NO_RE.match(head) is None:
             continue
         first = _first_change(s, s.requests[k - 1].index, request.index)
@@ -135,38 +145,34 @@ def _tokens(text: str) -> set[str]:
     return {t for t in found if len(t) >= 4}
 
 
-def _turn_of(s: Session, index: int) -> tuple[int, int]:
+def _turn_of(s: Session, starts: list[int], index: int) -> tuple[int, int]:
     """The entries (start, end) of the turn holding entry ``index``: from the request before
-    it to the next request."""
-    start, end = -1, len(s.entries)
-    for r in s.requests:
-        if r.index <= index:
-            start = r.index
-        else:
-            end = r.index
-            break
-    return start, end
+    it to the next request (``starts``: the requests' indices, in order)."""
+    at = bisect_right(starts, index)
+    return (starts[at - 1] if at else -1), (starts[at] if at < len(starts) else len(s.entries))
 
 
 def _replaced(s: Session, done: set[int]) -> dict[int, str]:
     """The decisions naming code that a later turn's successful change of a file their own turn
     changed removed and did not add back."""
     labels: dict[int, str] = {}
-    turns: dict[tuple[int, int], list[Change]] = {}
-    later: dict[int, list[Change]] = {}  # the changes after each turn's end
+    starts = [r.index for r in s.requests]
+    every: list[tuple[int, Change]] | None = None  # (entry index, change), made once if needed
+    at: list[int] = []
     for n, (i, _, x) in enumerate(s.decisions):
-        if n in done or x.startswith(_LABELS):
+        if n in done or x.startswith(_LABELS) or not (tokens := _tokens(x)):
             continue
-        turn = _turn_of(s, i)
-        if turn not in turns:
-            turns[turn] = _calls_changes(_change_calls(s, *turn))
-        paths = {c.path for c in turns[turn]}
-        tokens = {t for t in _tokens(x) if not any(t in p for p in paths)} if paths else set()
-        if not tokens:
+        if every is None:
+            every = [(j, c) for j, call in _change_calls(s, -1, len(s.entries))
+                     for c in file_changes(call)]  # fmt: skip
+            at = [j for j, _ in every]
+        first, end = _turn_of(s, starts, i)
+        own = every[bisect_right(at, first) : bisect_right(at, end - 1)]
+        paths = {c.path for _, c in own}
+        tokens = {t for t in tokens if not any(t in p for p in paths)}
+        if not paths or not tokens:
             continue
-        if turn[1] not in later:
-            later[turn[1]] = _calls_changes(_change_calls(s, turn[1], len(s.entries)))
-        for change in later[turn[1]]:
+        for _, change in every[bisect_right(at, end - 1) :]:
             if change.path not in paths or not change.removed:
                 continue
             removed, added = _code(change.removed), _code(change.added)
@@ -176,7 +182,3 @@ def _replaced(s: Session, done: set[int]) -> dict[int, str]:
                 labels[n] = f'{NO_LONGER}(a later change to {name} removed "{gone[0]}"): '
                 break
     return labels
-
-
-def _calls_changes(calls: Iterator[tuple[int, Call]]) -> list[Change]:
-    return [change for _, call in calls for change in file_changes(call)]
