@@ -259,3 +259,65 @@ def test_the_user_block_names_the_summarized_parts_latest_request_so() -> None:
     said = f'1. Latest request in the part this summary covers: "{long}"\n'
     assert refer_to_quoted(said, ["first", long]) == ["first", PART_NOTE]
     assert refer_to_quoted(f'1. Current request: "{long}"\n', ["first", long])[-1] == CURRENT_NOTE
+
+
+def _agents_made() -> str:
+    s = SessionBuilder()
+    s.user("Build the monitoring feature: its types and its page.")
+    s.call(
+        "Task",
+        {
+            "description": "Create types",
+            "prompt": "Create src/types/monitor.ts",
+            "run_in_background": True,
+        },
+        "Async agent launched successfully.\nagentId: ab12cd3 (internal ID)\nThe agent is working "
+        "in the background.",
+    )
+    s.call(
+        "Task",
+        {"description": "Create page", "prompt": "Create src/pages/Monitor.tsx"},
+        "I created the file `src/pages/Monitor.tsx` with the dashboard layout and two charts.",
+    )
+    s.call(
+        "Write",
+        {"file_path": "src/App.tsx", "content": "import Monitor from './pages/Monitor'\n"},
+        "The file src/App.tsx has been overwritten successfully.",
+    )
+    s.user(
+        "<task-notification>\n<task-id>ab12cd3</task-id>\n<status>completed</status>\n"
+        '<summary>Agent "Create types" completed</summary>\n<result>The file has been created at '
+        "`src/types/monitor.ts` with the interfaces MonitorRow and MonitorResult.</result>\n"
+        "</task-notification>"
+    )
+    s.say("The monitoring types, page and route are in place.")
+    s.user("restart the dev server and check the page")
+    s.call("Bash", {"command": "rm -rf .next/trace"}, "")
+    s.call("Bash", {"command": "npm run dev -- --port 3001"}, None)
+    return summarize_transcript(s.messages)
+
+
+def test_files_sub_agents_report_they_created_are_in_section_3() -> None:
+    files = " ".join(section(_agents_made(), 3).split())
+    assert "src/types/monitor.ts (created by a sub-agent" in files, files
+    assert "src/pages/Monitor.tsx (created by a sub-agent" in files, files
+
+
+def test_a_write_that_overwrote_a_file_did_not_create_it() -> None:
+    files = " ".join(section(_agents_made(), 3).split())
+    assert "src/App.tsx (written by Write)" in files, files
+
+
+def test_a_deleted_build_trace_is_no_file_changed_for_the_request() -> None:
+    work = " ".join(section(_agents_made(), 8).split())
+    assert "Files changed for it: .next/trace" not in work, work
+    assert ".next/trace" in " ".join(section(_agents_made(), 3).split())  # still shown there
+
+
+def test_a_deleted_file_in_a_config_folder_stays_a_change_for_the_request() -> None:
+    s = SessionBuilder()
+    s.user("Drop the template files from the skill.")
+    s.call("Bash", {"command": "rm -rf ~/.claude/skills/planner/scripts"}, "")
+    s.call("Bash", {"command": "rm -f yarn.lock"}, "")
+    work = " ".join(section(summarize_transcript(s.messages), 8).split())
+    assert "Files changed for it: ~/.claude/skills/planner/scripts, yarn.lock" in work, work

@@ -39,6 +39,7 @@ from .local_focus import ContextView, context_span, focus_block, focus_of, inser
 from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_running
 from .local_lastask import asked_step, earlier_ask_line
 from .local_lost import lost_items, lost_step
+from .local_madeby import request_files
 from .local_notices import failed_after_items, failed_after_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
@@ -440,11 +441,9 @@ def _current_work(s: Session, lim: Limits) -> str:
     for task in active[:3]:
         items.append(f"In progress on the task list: {cut(task.subject, lim.item)}")
     since = last.index if last is not None else -1
-    changed = [
-        f.path
-        for f in s.files.values()
-        if f.last_index > since and not is_housekeeping_path(f.path)
-    ]
+    changed = request_files(
+        [f for f in s.files.values() if f.last_index > since and not is_housekeeping_path(f.path)]
+    )
     if changed:
         items.append("Files changed for it: " + ", ".join(changed[: lim.items]))
     if not s.turn_ended and (s.request_started or stale_goal(s)):
