@@ -321,3 +321,22 @@ def test_a_deleted_file_in_a_config_folder_stays_a_change_for_the_request() -> N
     s.call("Bash", {"command": "rm -f yarn.lock"}, "")
     work = " ".join(section(summarize_transcript(s.messages), 8).split())
     assert "Files changed for it: ~/.claude/skills/planner/scripts, yarn.lock" in work, work
+
+
+def test_a_no_to_the_assistants_follow_up_question_rejects_no_change() -> None:
+    s = SessionBuilder()
+    s.user("Raise the retry limit to 5.")
+    s.call(
+        "Edit",
+        {"file_path": "conf/net.toml", "old_string": "retries = 3", "new_string": "retries = 5"},
+        "The file conf/net.toml has been updated successfully.",
+    )
+    s.say(
+        "Done. I changed the retry limit to 5 because the API throttles. Should I also lower "
+        "the timeout?"
+    )
+    s.user("no, that's all")
+    s.say("Alright.")
+    flat = " ".join(section(summarize_transcript(s.messages), 5).split())
+    assert "Not accepted by the user" not in flat and "Reverted at" not in flat, flat
+    assert "I changed the retry limit to 5" in flat, flat

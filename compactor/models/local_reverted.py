@@ -23,6 +23,7 @@ from compactor.facts import Call, one_line, sentences
 from compactor.facts.ide import without_ide_note
 
 from .local_files import Change, file_changes
+from .local_offers import is_ask
 from .local_session import Session
 
 __all__ = ["REVERTED", "judge_reverted"]
@@ -75,8 +76,10 @@ def judge_reverted(s: Session) -> None:
         if not any(w in low for w in _UNDO_WORDS) and _NO_RE.match(raw.lstrip()) is None:
             continue
         head = without_ide_note(raw).strip().split("\n")[0]
-        if _UNDO_RE.search(head) is None and _NO_RE.match(head) is None:
-            continue
+        if _UNDO_RE.search(head) is None and (
+            _NO_RE.match(head) is None or _ended_asking(s, request.index)
+        ):
+            continue  # (a "no" to the assistant's "Should I also …?" rejects no change)
         first = _first_change(s, s.requests[k - 1].index, request.index)
         if first is None:
             continue  # nothing was changed: an answer or a proposal (judge_proposals)
@@ -115,6 +118,16 @@ def _change_calls(s: Session, start: int, end: int) -> Iterator[tuple[int, Call]
             if hit:
                 yield from ((e.index, c) for c in hit)
                 break
+
+
+def _ended_asking(s: Session, index: int) -> bool:
+    """Whether the assistant's last text before entry ``index`` ended with a question or an
+    offer to the user."""
+    for e in reversed(s.entries[max(0, index - _BACK) : index]):
+        if e.role == "assistant" and not e.internal and e.text.strip():
+            said = sentences(e.text)
+            return bool(said) and is_ask(said[-1].rstrip())
+    return False
 
 
 def _first_change(s: Session, start: int, end: int) -> int | None:
