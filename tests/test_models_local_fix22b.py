@@ -217,6 +217,8 @@ def test_a_short_reply_to_the_assistants_question_says_what_it_answers() -> None
     ), intent
     offer = _answered("sure", "If you want, I can also pin the fonts the same way.")
     assert "it answers the assistant's offer \"If you want, I can also pin the fonts" in offer
+    redirect = _answered("commit it first")  # a request of its own, no answer
+    assert "it answers the assistant's" not in redirect, redirect
     own = _answered("why not?")  # the user's own question answers nothing
     assert "it answers the assistant's question" not in own, own
 

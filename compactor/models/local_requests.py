@@ -6,6 +6,7 @@ the latest message (blind check 13)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from compactor.facts import cut, one_line, sentences
@@ -14,6 +15,7 @@ from compactor.facts.ide import ide_note_files, without_ide_note
 from .local_noise import collapse_resent, first_resent, request_ref
 from .local_offers import is_ask
 from .local_session import Session
+from .local_supersede import continues
 from .local_template import template_quote
 from .local_text import asks_user, bullets, quote
 from .local_turns import continued_request
@@ -150,6 +152,13 @@ def current_ref(text: str, limit: int) -> str:
 
 
 _ANSWER_WORDS = 6
+_ANSWER_RE = re.compile(
+    r"^\W*(?:yes|yep|yeah|y|ok(?:ay)?|sure|please|go ahead|do it|go for it|sounds good|lgtm|"
+    r"no|nope|nah|not now|both|neither|the (?:first|second|third|last|former|latter)|"
+    r"option\s*\w+|\d{1,2}|[a-f])\b",
+    re.IGNORECASE,
+)
+"""A short reply that answers a question or an offer (yes, no, a choice)."""
 """A current request of at most this many words may be an answer to the assistant's question."""
 _ASKED = 300  # characters of the question quoted
 _BACK = 400  # entries before the current request where the assistant's last text is looked for
@@ -166,6 +175,8 @@ def asked_before(s: Session) -> str:
     typed = one_line(without_ide_note(last.text))
     if not typed or len(typed.split()) > _ANSWER_WORDS or typed.endswith(("?", "？")):
         return ""
+    if _ANSWER_RE.match(typed) is None and not continues(typed):
+        return ""  # "commit it first": a request of its own, not an answer
     before = s.requests[-2].index
     for e in reversed(s.entries[max(before + 1, last.index - _BACK) : last.index]):
         if e.role == "user" and e.text.strip() and not e.injected and not e.results:
