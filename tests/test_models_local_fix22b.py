@@ -342,3 +342,17 @@ def test_a_no_to_the_assistants_follow_up_question_rejects_no_change() -> None:
     flat = " ".join(section(summarize_transcript(s.messages), 5).split())
     assert "Not accepted by the user" not in flat and "Reverted at" not in flat, flat
     assert "I changed the retry limit to 5" in flat, flat
+
+
+def test_a_sub_agent_describing_a_file_it_read_made_no_file() -> None:
+    s = SessionBuilder()
+    s.user("Explore how the legacy loader works.")
+    s.call(
+        "Task",
+        {"description": "Explore loader", "prompt": "Explore src/legacy"},
+        "The loader lives in `src/legacy/loader.ts`; that file was created in 2023 by the "
+        "migration and is read at start-up.",
+    )
+    s.say("The legacy loader is read at start-up.")
+    files = " ".join(section(summarize_transcript(s.messages), 3).split())
+    assert "created by a sub-agent" not in files, files

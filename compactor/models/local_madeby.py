@@ -27,10 +27,12 @@ AGENT = "a sub-agent (its report says so)"
 _AGENT_TOOLS = frozenset({"task", "agent"})
 _HEAD = 700  # characters of a report where it says what it created
 _MADE_RE = lazy_pattern(
-    r"\b(?:ha(?:s|ve) been (?:created|written)|(?:was|were) (?:created|written)|"
-    r"(?:i )?(?:created|wrote) (?:the )?(?:file|files)\b|written to|saved to)",
+    r"\b(?:ha(?:s|ve) been (?:created|written)|i (?:have )?(?:created|wrote)\b|"
+    r"created (?:the )?(?:file|files)\b|written to|saved to)",
     re.IGNORECASE,
 )
+"""The agent's own report of what it made ("The file has been created at …", "I created the
+file …"); not "X was created in 2023", which tells the past of a file it read."""
 _PATH_RE = lazy_pattern(
     r"`([^`\n]*[\\/][^`\n]*?\.[A-Za-z0-9]{1,8})`"
     r"|(?<![\w`])((?:[A-Za-z]:\\|/)[^\s`'\"<>()]+\.[A-Za-z0-9]{1,8})(?![\w`])"
