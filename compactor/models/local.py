@@ -41,9 +41,10 @@ from .local_lastask import asked_step, earlier_ask_line
 from .local_limits import FACTORS, Limits
 from .local_limits import MIN_VERBATIM as MIN_VERBATIM  # (re-exported: moved there)
 from .local_lost import lost_items, lost_step
+from .local_madeby import request_files
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
-from .local_requests import current_ref, request_lines, user_message_lines
+from .local_requests import current_ref, session_request_lines, user_message_lines
 from .local_results import said_changed, same_results
 from .local_session import ErrorFact, Session
 from .local_state import (
@@ -59,7 +60,7 @@ from .local_state import (
 )
 from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
 from .local_subfiles import shell_made
-from .local_tail import modelled_pair
+from .local_tail import TAIL, modelled_pair
 from .local_tasklist import task_items
 from .local_template import template_quote
 from .local_text import (
@@ -161,16 +162,14 @@ def _analysis(s: Session, lim: Limits) -> str:
         f"The conversation has {plural(len(s.entries), 'message')}: "
         f"{requests_from_user(s)}, {assistants} from the assistant, "
         f"{plural(len(s.calls), 'tool call')} ({len(s.failed_calls)} failed)."
-    )
+    ) + (" The messages kept after this summary are not counted." if TAIL in s.earlier else "")
     return "\n".join([title, *(f"{i}. {x}" for i, x in enumerate(lines, 1))])
 
 
 def _intent(s: Session, lim: Limits) -> str:
     lines: list[str] = []
     if s.requests:
-        lines += request_lines(
-            [e.text for e in s.requests], lim.item, lim.items, lim.reply, s.prior
-        )
+        lines += session_request_lines(s, lim.item, lim.items, lim.reply)
         lines += filter(None, [answers_since(s, lim.item)])  # AskUserQuestion (blind check 13)
         rules = user_rules(s)
         if rules:
@@ -409,11 +408,9 @@ def _current_work(s: Session, lim: Limits) -> str:
     for task in active[:3]:
         items.append(f"In progress on the task list: {cut(task.subject, lim.item)}")
     since = last.index if last is not None else -1
-    changed = [
-        f.path
-        for f in s.files.values()
-        if f.last_index > since and not is_housekeeping_path(f.path)
-    ]
+    changed = request_files(
+        [f for f in s.files.values() if f.last_index > since and not is_housekeeping_path(f.path)]
+    )
     if changed:
         items.append("Files changed for it: " + ", ".join(changed[: lim.items]))
     if not s.turn_ended and (s.request_started or stale_goal(s)):

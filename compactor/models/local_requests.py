@@ -6,18 +6,36 @@ the latest message (blind check 13)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from compactor.facts import cut
+from compactor.facts import cut, one_line, sentences
 from compactor.facts.ide import ide_note_files, without_ide_note
 
 from .local_noise import collapse_resent, first_resent, request_ref
+from .local_offers import is_ask
+from .local_session import Session
+from .local_supersede import continues
 from .local_template import template_quote
-from .local_text import bullets, quote
+from .local_text import asks_user, bullets, quote
 from .local_turns import continued_request
 from .local_views import head_tail
 
-__all__ = ["current_ref", "request_lines", "user_message_lines"]
+__all__ = [
+    "KEPT_ASKED",
+    "KEPT_REQUEST",
+    "asked_before",
+    "current_ref",
+    "request_lines",
+    "session_request_lines",
+    "user_message_lines",
+]
+
+KEPT_REQUEST = "kept_request"
+"""Key of :attr:`Session.earlier`: the latest request, when only the tail kept verbatim after
+the summary holds it (set by :func:`compactor.models.local_tail.modelled_pair`)."""
+KEPT_ASKED = "kept_asked"
+"""Key of :attr:`Session.earlier`: the question or offer that request answers (``asked_before``)."""
 
 _SINCE = "since the earlier summary, which states the initial request"
 _FIRST = "since the earlier summary (the initial request is the one the earlier summary states)"
@@ -25,13 +43,19 @@ _FIRST = "since the earlier summary (the initial request is the one the earlier 
 
 
 def request_lines(
-    texts: Sequence[str], item: int, items: int, verbatim: int, prior: Sequence[str] = ()
+    texts: Sequence[str],
+    item: int,
+    items: int,
+    verbatim: int,
+    prior: Sequence[str] = (),
+    asked: str = "",
 ) -> list[str]:
     """Section 1's lines for the requests ``texts`` (in order, at least one): the first, the
     later ones (each sent-again run once), the current one (the last) quoted up to ``verbatim``
     characters, once in the whole summary. ``prior``: the context's earlier summaries; with one
     (Claude Code's own compaction), so the first request here ("Keep going") is a continuation,
-    not the initial request (blind check 12): that one is the earlier summary's."""
+    not the initial request (blind check 12): that one is the earlier summary's. ``asked``: the
+    assistant's question or offer a short current request answers (:func:`asked_before`)."""
     runs, continued = collapse_resent(texts, at_last=True), bool(prior)  # latest stays last (13)
     if (first := first_resent(texts)) != runs[0][0]:  # the first one was sent again
         runs.insert(0, (first, " (sent again later)"))  # it still opens the list
@@ -48,12 +72,38 @@ def request_lines(
         show = head_tail(later, head, tail, "requests", lambda r: _quote(r[0], item) + r[1])
         lines.append(bullets(show))
     current, label = runs[-1]
-    if (before := continued_request(texts[-40:])) is not None:  # "2", "お願いします。"
-        label += f" (a short reply: it continues the request before it, {_quote(before, item)})"
+    before = continued_request(texts[-40:])  # "2", "お願いします。"
+    answers = f"it answers the assistant's {asked}" if asked else ""
+    if before is not None:  # "yes" to "Would you like me to implement X, or Y?" (set 22)
+        answers += f"{', and ' if answers else 'it '}continues the request before it, "
+        answers += _quote(before, item)
+    label += f" (a short reply: {answers})" if answers else ""
     lines.append(f"   Current request: {_current(current, verbatim)}{label}")
     return lines
 
 
+def session_request_lines(s: Session, item: int, items: int, verbatim: int) -> list[str]:
+    """:func:`request_lines` of the session's requests. When the tail kept after the summary
+    holds a later request (:data:`KEPT_REQUEST`), that one is the current request, as sections
+    7-9 (read from the whole session) say; the summarized part's last is named as its latest
+    (blind check 22 N4: §1 "Current request: "Can I have this update dynamically?"" beside §8
+    "The latest request was completed: "yes"")."""
+    texts = [e.text for e in s.requests]
+    lines = request_lines(texts, item, items, verbatim, s.prior, asked_before(s))
+    later = s.earlier.get(KEPT_REQUEST, "")
+    if not later:
+        return lines
+    last = lines[-1]
+    if last.startswith(_CURRENT):
+        last = "   Latest request in the part this summary covers: " + last[len(_CURRENT) :]
+    lines[-1] = last.replace(" (the current request)", " (the latest in the part summarized)")
+    asked = s.earlier.get(KEPT_ASKED, "")
+    note = f"; a short reply: it answers the assistant's {asked}" if asked else ""
+    kept = f"{_quote(later, item * 2)} (in the messages kept after this summary{note})"
+    return [*lines, f"{_CURRENT}{kept}"]
+
+
+_CURRENT = "   Current request: "
 _HEAD = 500
 """Characters of a long or structured current request that section 1 quotes (start and end)."""
 _LINES_LEAST = 4
@@ -99,3 +149,43 @@ def _quote(text: str, limit: int) -> str:
 def current_ref(text: str, limit: int) -> str:
     """The current request as sections 7-9 name it: quoted when short, else by reference."""
     return request_ref(text, _quote(text, limit))
+
+
+_ANSWER_WORDS = 6
+_ANSWER_RE = re.compile(
+    r"^\W*(?:yes|yep|yeah|y|ok(?:ay)?|sure|please|go ahead|do it|go for it|sounds good|lgtm|"
+    r"no|nope|nah|not now|both|neither|the (?:first|second|third|last|former|latter)|"
+    r"option\s*\w+|\d{1,2}|[a-f])\b",
+    re.IGNORECASE,
+)
+"""A short reply that answers a question or an offer (yes, no, a choice)."""
+"""A current request of at most this many words may be an answer to the assistant's question."""
+_ASKED = 300  # characters of the question quoted
+_BACK = 400  # entries before the current request where the assistant's last text is looked for
+
+
+def asked_before(s: Session) -> str:
+    """``question "…"`` or ``offer "…"``: what the assistant's last text ended with, when the
+    current request is a short reply to it ("yes" after "Would you like me to implement the
+    fetchGit approach, or …?", "sure" after "If you want, I can also add …"); else "". A short
+    question of the user's own ("why?") answers nothing."""
+    last = s.last_request
+    if last is None or len(s.requests) < 2:
+        return ""
+    typed = one_line(without_ide_note(last.text))
+    if not typed or len(typed.split()) > _ANSWER_WORDS or typed.endswith(("?", "？")):
+        return ""
+    if _ANSWER_RE.match(typed) is None and not continues(typed):
+        return ""  # "commit it first": a request of its own, not an answer
+    before = s.requests[-2].index
+    for e in reversed(s.entries[max(before + 1, last.index - _BACK) : last.index]):
+        if e.role == "user" and e.text.strip() and not e.injected and not e.results:
+            return ""  # another message of the user's came between
+        if e.role == "assistant" and not e.internal and e.text.strip():
+            said = sentences(e.text)
+            last_said = said[-1].rstrip() if said else ""
+            if asks_user(last_said):
+                return f"question {quote(last_said, _ASKED)}"
+            offers = is_ask(last_said) and not last_said.endswith(":")  # "If you want, I can …"
+            return f"offer {quote(last_said, _ASKED)}" if offers else ""
+    return ""

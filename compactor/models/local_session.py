@@ -472,7 +472,7 @@ class _Builder:
                     err.after, err.by, err.job = "retry pending" if job else "failed again", by, job
                     err.why = f"its output says: {said}" if not job else err.why
                     continue
-                err.after, err.by = "fixed", by
+                err.after, err.by, err.why = "fixed", by, ""  # not an earlier verdict's why
                 fixed = True
         if fixed:
             self.unfixed = [e for e in self.unfixed if e.after != "fixed"]

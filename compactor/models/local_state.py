@@ -62,12 +62,14 @@ from .local_handoff import judge_handoff
 from .local_jobs import add_shape_jobs, listed_jobs
 from .local_listing import lists_work_folder, work_listing
 from .local_lost import judge_lost
+from .local_madeby import add_agent_files
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_offers import drop_unchosen_options, unchosen_dropped
 from .local_present import judge_present
 from .local_results import head_of, tail_matters
 from .local_retries import job_started
+from .local_reverted import judge_reverted
 from .local_session import ErrorFact, Session, build_session
 from .local_stops import IN_FLIGHT, stopped_how
 from .local_supersede import (
@@ -618,6 +620,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_blocked(session)  # texts typed while the CLI's usage limit blocked are no requests
     judge_handoff(session)  # answered, then only a note call in flight (blind check 18)
     add_shape_jobs(session)
+    add_agent_files(session)  # what sub-agents say they made (blind check 22)
     judge_answers(session)
     judge_actions(session)
     judge_proposals(session)
@@ -639,5 +642,6 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_overtaken_causes(session)
     judge_accepted(session)
     judge_refused_command(session)
+    judge_reverted(session)  # rejected or replaced by a later change (blind check 22)
     judge_present(session)
     return session

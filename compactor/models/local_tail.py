@@ -9,10 +9,15 @@ from collections.abc import Sequence
 from compactor.schema import AgenticMessage, Message
 
 from .local_lost import carry_lost
+from .local_requests import KEPT_ASKED, KEPT_REQUEST, asked_before
 from .local_session import Session
 from .local_state import modelled
 
-__all__ = ["modelled_pair", "modelled_with_tail"]
+__all__ = ["TAIL", "modelled_pair", "modelled_with_tail"]
+
+TAIL = "tail"
+"""Key of :attr:`Session.earlier`: a tail is kept verbatim after the summary (the analysis's
+counts are of the summarized part only)."""
 
 
 def modelled_pair(
@@ -25,6 +30,13 @@ def modelled_pair(
         return session, None
     state = modelled_with_tail(items, kept)
     carry_lost(state, session)
+    session.earlier[TAIL] = "kept"
+    last, latest = session.last_request, state.last_request
+    if latest is not None and (last is None or latest.index > last.index):  # (blind check 22)
+        session.earlier[KEPT_REQUEST], session.earlier[KEPT_ASKED] = (
+            latest.text,
+            asked_before(state),
+        )
     if not session.files and (later := [p for p in state.files if p not in session.files]):
         session.earlier["kept"] = "\n".join(later)  # section 3 must not say "no file" (set 21)
     return session, state

@@ -352,8 +352,8 @@ _COMMAND_ARGS_RE = lazy_pattern(r"<command-args>(.*?)</command-args>", re.DOTALL
 
 def decision_score(sentence: str) -> int:
     """3 = a decision or cause, 2 = a change or result, 1 = a reason, 0 = none of these."""
-    if not 15 <= len(sentence) <= 600 or sentence.rstrip().endswith("?"):
-        return 0
+    if not 15 <= len(sentence) <= 600 or sentence.rstrip(" *_").endswith(("?", ":")):
+        return 0  # a question, or a lead-in ("Here's the fix:") whose content follows
     if sentence.startswith(("|", "[", "#", ">")) or "](" in sentence:
         return 0  # table rows, links, headings, quotes
     if not may_state_decision(sentence) or _ANY_DECISION_RE.search(sentence) is None:

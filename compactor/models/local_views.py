@@ -42,7 +42,7 @@ from .local_noise import local_note, normal_path, pasted_listing, path_in
 from .local_rules import RULE_MARK_RE, is_constraint
 from .local_session import Session
 from .local_supersede import stale_next
-from .local_text import MEMO_MOST, SHORT_TEXT, code, prior_sections, prior_users
+from .local_text import MEMO_MOST, SHORT_TEXT, asks_user, code, prior_sections, prior_users
 from .local_typed import own_words, typed_words
 
 T = TypeVar("T")
@@ -187,7 +187,7 @@ def user_rules(s: Session) -> list[str]:
         refused = (
             f"{err.by} (the user's reason for rejecting a {_TOOL_RE.split(err.call, 1)[0]} call)"
             for err in s.errors
-            if err.after == "rejected"
+            if err.after == "rejected" and not asks_user(err.by)  # a question is no rule
         )
         s.rules = list(dict.fromkeys([*found, *refused]))
     return s.rules

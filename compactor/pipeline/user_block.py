@@ -13,6 +13,10 @@ RESENT_PREFIX = 120
 again (the later one an edited version)."""
 
 CURRENT_NOTE = "(the current request, quoted verbatim in the summary above)"
+PART_NOTE = "(the latest request of the part summarized, quoted verbatim in the summary above)"
+"""The note when the summary says a later request is in the messages kept after it (the local
+summary's "Latest request in the part this summary covers": blind check 22 N4)."""
+_PART_SAID = "Latest request in the part this summary covers"
 _REFER_LEAST = 100
 """A newest message at least this long is referred to when the summary quotes it."""
 
@@ -66,7 +70,7 @@ def refer_to_quoted(summary: str, texts: list[str]) -> list[str]:
     if not flat:  # blank once flattened: "" is in every summary, yet it quotes nothing
         return texts
     if flat in summary or flat.replace('"', "'") in summary:
-        return [*texts[:-1], CURRENT_NOTE + label]
+        return [*texts[:-1], (PART_NOTE if _PART_SAID in summary else CURRENT_NOTE) + label]
     from compactor.facts.templates import bounded_template  # pages of a command template
 
     template = bounded_template(newest, 0, 600)  # as finalize.EARLIER_KEEP_CHARS

@@ -1,0 +1,103 @@
+"""Which files the work made, as the resuming agent must see them (issue 28, blind check 22 N1):
+
+* files a sub-agent (``Task``/``Agent`` calls, background agents' ``<task-notification>``)
+  reports it created or wrote are changes of the session, "created by a sub-agent", in
+  section 3 and among the files changed for the current request (:func:`add_agent_files`);
+* a ``Write`` whose result says the file "has been overwritten" replaced an existing file: it
+  was written, not created (:func:`add_agent_files` too);
+* a deleted file under a hidden build folder or a lock/trace file (``rm -rf .next/trace``) is
+  no deliverable of the request (:func:`request_files`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from compactor._util import lazy_pattern
+
+from .local_files import FileState
+from .local_noise import normal_path
+from .local_session import Session
+
+__all__ = ["AGENT", "add_agent_files", "request_files"]
+
+AGENT = "a sub-agent (its report says so)"
+"""The tool :meth:`FileState.how` names for a file a sub-agent's report says it made."""
+_AGENT_TOOLS = frozenset({"task", "agent"})
+_HEAD = 700  # characters of a report where it says what it created
+_MADE_RE = lazy_pattern(
+    r"\b(?:ha(?:s|ve) been (?:created|written)|i (?:have )?(?:created|wrote)\b|"
+    r"created (?:the )?(?:file|files)\b|written to|saved to)",
+    re.IGNORECASE,
+)
+"""The agent's own report of what it made ("The file has been created at …", "I created the
+file …"); not "X was created in 2023", which tells the past of a file it read."""
+_PATH_RE = lazy_pattern(
+    r"`([^`\n]*[\\/][^`\n]*?\.[A-Za-z0-9]{1,8})`"
+    r"|(?<![\w`])((?:[A-Za-z]:\\|/)[^\s`'\"<>()]+\.[A-Za-z0-9]{1,8})(?![\w`])"
+)
+"""A file path in a report: in backticks, or absolute, with a separator and an extension."""
+_DONE_RE = lazy_pattern(r"<status>\s*completed\s*</status>", re.IGNORECASE)
+_RESULT_RE = lazy_pattern(r"<result>(.*)", re.DOTALL)
+_OVERWRITTEN = "has been overwritten"  # Claude Code's Write result for an existing file
+
+
+def add_agent_files(s: Session) -> None:
+    """Record the files sub-agents' reports say they created (module docstring) and mark a
+    ``Write`` that overwrote an existing file as written."""
+    _overwritten(s)
+    agents = {c.id for c in s.calls if c.name.lower() in _AGENT_TOOLS}
+    if not agents:
+        return  # no sub-agent was started here: no report to read (a long chat stays cheap)
+    known = {normal_path(p) for p in s.files}
+    for e in s.entries:
+        if e.role != "user":
+            continue
+        reports = [r.text for r in e.results if r.call_id in agents] if e.results else []
+        notice = e.text.find("<task-notification>", 0, 200) >= 0  # no copy: a chat is long
+        if notice and _DONE_RE.search(e.text[:600]):
+            found = _RESULT_RE.search(e.text[: _HEAD * 2])
+            reports.append(found.group(1) if found is not None else "")
+        for report in reports:
+            for path in _made(report):
+                if normal_path(path) not in known:
+                    known.add(normal_path(path))
+                    s.files[path] = FileState(path, ["created"], tool=AGENT, last_index=e.index)
+
+
+def _made(report: str) -> list[str]:
+    """The files a sub-agent's report says it created or wrote (in its opening)."""
+    head = report[:_HEAD]
+    if not head or _MADE_RE.search(head) is None:
+        return []
+    found = (m.group(1) or m.group(2) for m in _PATH_RE.finditer(head))
+    return list(dict.fromkeys(p.strip() for p in found if p and "*" not in p))
+
+
+def _overwritten(s: Session) -> None:
+    for f in s.files.values():
+        if f.actions[:1] != ["created"] or not f.changed_at or f.tool == AGENT:
+            continue
+        at = f.changed_at[0]
+        if 0 <= at < len(s.entries) and any(
+            _OVERWRITTEN in r.text[:300] for r in s.entries[at].results
+        ):
+            f.actions[0] = "written"  # an existing file's whole content, not a new file
+
+
+_DEBRIS_RE = lazy_pattern(
+    r"(?:^|[\\/])(?:\.next|\.nuxt|\.turbo|\.cache|\.parcel-cache|\.vite|\.svelte-kit|\.angular|"
+    r"\.expo|\.gradle|\.pytest_cache|\.mypy_cache|\.ruff_cache|__pycache__)(?:[\\/]|$)"
+    r"|\.pid$|(?:^|[\\/])(?:trace|LOCK|lockfile)$"
+)
+"""A path in a build tool's cache or output folder (``.next/trace``), or a lock, pid or trace
+file; not a configuration folder (``~/.claude/skills/…``: deleting there is work), nor a
+package lockfile (``yarn.lock``: removing it is a change of its own)."""
+
+
+def request_files(files: Sequence[FileState]) -> list[str]:
+    """The paths of ``files`` (changed for the current request) without deleted build debris:
+    its deletion (``rm -rf .next/trace`` before a restart) made nothing the request asked for;
+    section 3 and the call itself still show it."""
+    return [f.path for f in files if not (f.actions[-1] == "deleted" and _DEBRIS_RE.search(f.path))]
