@@ -151,10 +151,15 @@ def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
 
 _SECRET_VALUE = (  # compiled on first use (re caches it): _util is imported at every start-up
     r"""(?i)((?<![\w-])["']?[\w.-]*?(?:password|passwd|secret|token|api[_-]?key|access[_-]?key"""
-    r"""|private[_-]?key)["']?[ \t]*[:=][ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"',;}]+)"""
+    r"""|private[_-]?key)["']?[ \t]*(?:=>|[:=])[ \t]*)"""
+    r"""("[^"\n]*"|'[^'\n]*'|[\w.:\\>-]+\([ \t]*(?:"[^"\n]*"|'[^'\n]*')|[^\s"',;}]+)"""
 )
 """A value assigned to a key named like a credential: YAML ``PASSWORD: "x"``, env
-``API_KEY=x``, JSON ``"client_secret": "x"`` (the key ends with the credential word)."""
+``API_KEY=x``, JSON ``"client_secret": "x"``, PHP/Ruby ``'password' => 'x'`` (the key ends with
+the credential word); a call whose first argument is a string literal is a value too
+(``'password' => Hash::make('x')``, ``password=bcrypt("x")``: blind check 24 printed a seeded
+admin password in clear after masking the ``>`` of ``=>``)."""
+_ENV_NAME = r"[A-Z][A-Z0-9_]*"  # os.getenv("DB_PASSWORD"): the name of a variable, no secret
 _NOT_A_VALUE = frozenset({"str", "string", "int", "bool", "none", "null", "true", "false", "***"})
 
 
@@ -165,6 +170,13 @@ def mask_secret_values(text: str) -> str:
 
     def masked(m: re.Match[str]) -> str:
         value = m.group(2)
+        if "(" in value and value[-1] in "\"'":  # a call with a literal argument: mask the literal
+            call, _, literal = value.partition("(")
+            quote, inner = value[-1], literal.strip()[1:-1]
+            if not inner or re.fullmatch(_ENV_NAME, inner):
+                return m.group(0)
+            space = literal[: len(literal) - len(literal.lstrip())]
+            return f"{m.group(1)}{call}({space}{quote}***{quote}"
         bare = value.strip("\"'")
         code = value == bare and ("(" in value or "[" in value)  # a call or index: code
         if not bare or bare.lower() in _NOT_A_VALUE or bare[0] in "$<{%*" or code:

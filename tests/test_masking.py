@@ -843,3 +843,18 @@ _PIECES = st.sampled_from(
 def test_linear_scan_finds_exactly_what_the_pairwise_rule_finds(text: str) -> None:
     masker = SecretMasker([("custom", r"abc\d+")])
     assert masker._find(text) == _reference_spans(masker, text)
+
+
+def test_a_password_passed_to_a_call_behind_a_hash_arrow_is_masked() -> None:
+    """Blind check 24 (cc-cmmc): a seeder's ``'password' => Hash::make('…')`` kept its literal;
+    a variable's name passed to ``env()``/``getenv()`` is no secret and stays."""
+    masker = SecretMasker()
+    seeder = (
+        "'password' => Hash::make('Adm1n@Seeded2026!'),\n"
+        "'passwd' => bcrypt( \"Sh0rt&Sweet9\" ),\n"
+        "'db_password' => env('DB_PASSWORD'),\n"
+    )
+    out = masker.mask_text(seeder)
+    assert "Adm1n@Seeded2026!" not in out and "Sh0rt&Sweet9" not in out, out
+    assert "'password' => Hash::make('[REDACTED:password#1]')," in out, out
+    assert "env('DB_PASSWORD')" in out, out

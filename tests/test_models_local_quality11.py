@@ -181,3 +181,31 @@ def test_an_earlier_summary_s_pending_and_current_work_are_kept_whole(tmp_path: 
     assert "more characters" not in pending + current, pending + current
     assert "the last request was answered" in pending, pending  # the later work's state too
     assert "The sync step 0" in section(text, 1), section(text, 1)  # ``## 1. …`` is read
+
+
+def test_a_password_behind_a_hash_arrow_or_in_a_call_never_reaches_the_summary(
+    tmp_path: Path,
+) -> None:
+    """Blind check 24 (cc-cmmc): a seeder's ``'password' => Hash::make('…')`` reached §3 as
+    ``'password' =*** Hash::make('…')``: the masker took the ``>`` of ``=>`` for the value."""
+    seeder = (
+        "<?php\nUser::create([\n    'name' => 'Admin',\n"
+        "    'password' => Hash::make('Adm1n@Seeded2026!'),\n"
+        "    'api_token' => 'tok-PLANTED-42',\n    'secret' => bcrypt( \"Sh0rt&Sweet\" ),\n"
+        "    'db_password' => env('DB_PASSWORD'),\n]);\n"
+    )
+    s = Session()
+    s.user("seed an admin user")
+    _call(
+        s,
+        "Write",
+        {"file_path": "/srv/app/database/seeders/AdminSeeder.php", "content": seeder},
+        "ok",
+    )
+    s.assistant([{"type": "text", "text": f"Seeded. The seeder reads:\n{seeder}"}])
+    text = _summary(s, tmp_path)
+    for secret in ("Adm1n@Seeded2026!", "tok-PLANTED-42", "Sh0rt&Sweet"):
+        assert secret not in text, text
+    assert "'password' => Hash::make('***')" in text, text
+    assert "'api_token' => '***'" in text, text
+    assert "env('DB_PASSWORD')" in text and "'name' => 'Admin'" in text, text  # no secrets: kept

@@ -74,6 +74,7 @@ from compactor._util import lazy_pattern
 from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Block, M, Message, loads_json
 
+from .plausible import ENV_NAME_RE, NOT_SECRET_RE, plausible_value
 from .secret_scan import API_KEY_WORDS, PASSWORD_WORDS, clean_messages, scan
 
 __all__ = ["SECRET_KINDS", "SecretMasker", "mask_messages"]
@@ -117,17 +118,19 @@ def _assignment(name: str) -> str:
         r"""(?P<q>["'])(?P<secret>(?:\\[^\n]|(?!(?P=q))[^\\\n])+)(?P=q)"""
         # quoted with escaped quotes, inside a JSON string: \"password\": \"x\"
         r"""|\\(?P<eq_q>["'])(?P<esc>[^\\\n"']+)\\(?P=eq_q)"""
+        # a call whose first argument is a literal: 'password' => Hash::make('x') (blind check 24)
+        r"""|[A-Za-z_][\w.:\\>-]{0,60}\(\s{0,3}(?P<cq>["'])(?P<call>(?:\\[^\n]|(?!(?P=cq))[^\\\n])+)(?P=cq)"""
         # bare, ending its line (the only bare form a ':' may introduce)
         rf"|(?P<line>{_BARE}+)(?=[ \t]*(?:\n|\r|$|\\[nr]|[,;}}\])\"']))"
         # bare after '=' (command lines, env files, query strings)
         rf"|(?<=[=>])(?P<eq>{_BARE}+)"
-        # bare and mid-line after ':' (only random-looking values: see _plausible_value)
+        # bare and mid-line after ':' (only random-looking values: see plausible_value)
         rf"|(?P<word>{_BARE}+)"
         r")"
     )
 
 
-_VALUE_GROUPS = ("secret", "esc", "line", "eq", "word")
+_VALUE_GROUPS = ("secret", "esc", "call", "line", "eq", "word")
 
 
 def _flag(names: str) -> str:
@@ -266,47 +269,12 @@ _BUILTIN_RULES: tuple[_Rule, ...] = tuple(
     for r, hints in zip(_UNHINTED_RULES, _HINTS, strict=True)
 )
 
-# Values that are obviously not secrets: references, templates, masks, placeholders, literals.
-_NOT_SECRET_RE = re.compile(
-    r"""[$<{%*\[#]|\.{3}|…
-    |x{4,}|X{4,}
-    |(?:your|my|the|an?|some|example|sample|dummy|fake|placeholder|insert|enter|redacted)(?:[_\-.]|$)
-    |(?:none|null|nil|true|false|undefined|required|optional|empty|changeme|string|str|bytes|int
-       |number|boolean|bool|any|secret|password|text|env|getenv|os|process|settings|config
-       |self|this|args|kwargs|options|opts|params|request|req|input|value|values)$
-    """,
-    re.IGNORECASE | re.VERBOSE,
-)
-
-
 ShapeRule = tuple[re.Pattern[str], tuple[str, ...], Callable[[str], bool] | None]
 SHAPE_RULES: tuple[ShapeRule, ...] = tuple(
     (r.regex, r.hints, r.check) for r in _BUILTIN_RULES if not r.assignment
 )
 """The built-in rules that find a secret by its shape, not by its name (:mod:`.shapes`): the
 regex, its hints, and the check a value it matched must pass; and :data:`NOT_SECRET_RE`."""
-NOT_SECRET_RE = _NOT_SECRET_RE
-
-
-def _plausible_value(value: str, name: str, text: str, end: int, bare: bool) -> bool:
-    """False for an assigned value that is code, a placeholder or prose rather than a secret."""
-    if len(value) < (4 if bare else 3) or _NOT_SECRET_RE.match(value):
-        return False
-    if value.lower() == name.lower():
-        return False  # api_key=api_key, "password": "password"
-    if not bare:
-        return True
-    if text[end : end + 1] in ("(", "["):
-        return False  # password=get_password(), key=os.environ["KEY"]
-    if not any(ch.isdigit() for ch in value) and _CODE_NAME_RE.fullmatch(value):
-        low = value.lower()
-        if "." in low or any(word in low for word in _CODE_WORDS):
-            return False  # password=self.password, api_key=settings.service_key, pwd=user_pwd
-    return True
-
-
-_CODE_NAME_RE = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_CODE_WORDS = ("key", "pass", "pwd", "token", "secret", "auth", "cred")
 
 
 def _escape_unit_start(text: str, pos: int) -> tuple[int, int] | None:
@@ -488,8 +456,10 @@ class SecretMasker:
         if rule.assignment:
             group = next(g for g in _VALUE_GROUPS if match.group(g) is not None)
             value = match.group(group)
+            if group == "call" and ENV_NAME_RE.fullmatch(value):
+                return None  # os.getenv("DB_PASSWORD"): a variable's name
             bare = group in ("line", "eq", "word")
-            if not _plausible_value(value, match.group("name"), text, match.end(group), bare):
+            if not plausible_value(value, match.group("name"), text, match.end(group), bare):
                 return None
             if group == "word" and not _has_digit_and_letter(value):
                 return None  # "the password: must be long" is prose
@@ -498,7 +468,7 @@ class SecretMasker:
         value = match.group(group_name)
         if not value:
             return None
-        if rule.builtin and _NOT_SECRET_RE.match(value):
+        if rule.builtin and NOT_SECRET_RE.match(value):
             return None
         if rule.check is not None and not rule.check(value):
             return None

@@ -22,7 +22,8 @@ import functools
 import re
 from collections.abc import Callable
 
-from .masking import NOT_SECRET_RE, SHAPE_RULES, ShapeRule
+from .masking import SHAPE_RULES, ShapeRule
+from .plausible import NOT_SECRET_RE
 
 __all__ = ["PASSWORD_SHAPES", "mask_key_shapes"]
 
