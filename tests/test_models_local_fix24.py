@@ -11,6 +11,7 @@ from compactor.models.local import summarize_transcript
 from compactor.schema import Message
 
 from .cc_session import Session
+from .planted_session import SessionBuilder
 from .test_models_local_session import section
 
 _INSTEAD = "asked the user for input instead"
@@ -153,3 +154,33 @@ def test_a_late_failure_of_the_latest_requests_task_stays_its_open_point(
     text = _cc_summary(_links_session(late_launch=True), tmp_path)
     assert "failed after the answer" in section(text, 8), section(text, 8)
     assert "bq7x2k9m" in section(text, 9) and "start it again" in section(text, 9), text
+
+
+# -- noise: a request to choose is no acceptance and no decision ---------------------------------
+
+
+def test_a_request_to_pick_between_options_it_lists_is_no_acceptance() -> None:
+    """cc-steam: "ok PICK ONE please be objective: A) Pick a better solution or B) if the
+    current one is already the best then inspect the plot" after "I'd recommend the former."
+    asks the assistant to choose: neither "Accepted by the user" nor "Decided by the user"."""
+    s = SessionBuilder()
+    s.user("make the chart readable")
+    s.say(
+        "Two ways:\n1. Bin the games by price.\n2. Keep the scatter with a log axis.\n"
+        "I'd recommend the former."
+    )
+    s.user(
+        "ok PICK ONE please be objective: A) Pick a better solution or B) if the current one "
+        "is already the best then inspect what is going on with the plot"
+    )
+    s.say("A: the binned chart is better; switching to it now.")
+    problem = " ".join(section(summarize_transcript(s.messages), 5).split())
+    assert "Accepted by the user" not in problem, problem
+    assert "Decided by the user" not in problem, problem
+    s = SessionBuilder()
+    s.user("make the chart readable")
+    s.say("Two ways:\n1. Bin the games by price.\n2. Keep the scatter with a log axis.")
+    s.user("ok, go with 1")
+    s.say("Binned by price now.")
+    problem = " ".join(section(summarize_transcript(s.messages), 5).split())
+    assert "Decided by the user: ok, go with 1" in problem, problem
