@@ -184,3 +184,24 @@ def test_a_request_to_pick_between_options_it_lists_is_no_acceptance() -> None:
     s.say("Binned by price now.")
     problem = " ".join(section(summarize_transcript(s.messages), 5).split())
     assert "Decided by the user: ok, go with 1" in problem, problem
+
+
+# -- noise: a line of several statistics is a result line ----------------------------------------
+
+
+def test_a_line_of_several_statistics_is_kept_among_a_results_key_lines() -> None:
+    """cc-steam N2: of one output, "Median price: 9.29" was kept and "Spearman r: -0.0085  p:
+    0.6665" (the answer to the question) dropped: a line of several ``name: number`` pairs is a
+    result line too."""
+    s = SessionBuilder()
+    s.user("is price correlated with the review ratio?")
+    printed = (
+        "exec_count: 1\nLoading...\nLoaded: (27075, 18)\nGames with >= 1000 ratings: 2578\n"
+        "Median price: 9.29\nMedian positive review ratio: 0.8437\n\n"
+        "Spearman r: -0.0085  p: 0.6665823689145232\n"
+        "Pearson  r: -0.0565  p: 0.004125322243352175\n\nFIGURE PRESENT: True"
+    )
+    s.call("Bash", {"command": "python analyze.py"}, printed)
+    s.say("No: the correlation is negligible.")
+    problem = " ".join(section(summarize_transcript(s.messages), 5).split())
+    assert "Spearman r: -0.0085" in problem and "Pearson r: -0.0565" in problem, problem
