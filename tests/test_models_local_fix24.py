@@ -205,3 +205,27 @@ def test_a_line_of_several_statistics_is_kept_among_a_results_key_lines() -> Non
     s.say("No: the correlation is negligible.")
     problem = " ".join(section(summarize_transcript(s.messages), 5).split())
     assert "Spearman r: -0.0085" in problem and "Pearson r: -0.0565" in problem, problem
+
+
+# -- noise: a background start's result is no output worth a place -------------------------------
+
+
+def test_background_start_results_rank_below_what_commands_printed() -> None:
+    """cc-cmmc N1: five "Command running in background with ID: …" results filled §5's "What
+    commands printed", and the migration, seed and verification outputs were among "6 more of
+    lower weight omitted"."""
+    s = SessionBuilder()
+    s.user("deploy the tenant change")
+    for n, table in enumerate(("tenants", "tenant_users", "tenant_roles", "audit", "plans")):
+        s.call("Bash", {"command": f"php artisan migrate --step {n}"}, f"Migrated: {table}_table")
+    for n in range(5):
+        s.call(
+            "Bash",
+            {"command": f"php artisan cache:clear --n {n}", "run_in_background": True},
+            f"Command running in background with ID: bq{n}x7k2m. Output is being written to: "
+            f"/tmp/tasks/bq{n}x7k2m.output",
+        )
+    s.say("Deployed: both migrations ran and the caches are cleared.")
+    printed = section(summarize_transcript(s.messages), 5).split("Tool calls")[0]
+    assert "Migrated: plans_table" in printed and "Migrated: audit_table" in printed, printed
+    assert "Command running in background" not in printed or "tenants_table" in printed, printed
