@@ -85,11 +85,12 @@ it neither accepts a proposal nor makes a choice (blind check 24, cc-steam)."""
 
 def _verdicts(text: str) -> tuple[bool, bool, bool]:
     """Whether a request rejects, accepts, may choose (:func:`judge_proposals`)."""
-    if len(text) <= 2_000 and _ASKS_TO_PICK_RE.search(text):
-        return False, False, False  # a request to choose (blind check 24)
     rejects = _REJECTS_RE.match(text) is not None
     accepts = not rejects and (_ACCEPTS_RE.match(text) or _BARE_RE.match(text)) is not None
-    return rejects, accepts, finds_any(text, _CHOICE_WORDS, _CHOICE_WORD_RE)
+    choosing = finds_any(text, _CHOICE_WORDS, _CHOICE_WORD_RE)
+    if (accepts or choosing) and len(text) <= 2_000 and _ASKS_TO_PICK_RE.search(text):
+        return rejects, False, False  # a request to choose (blind check 24)
+    return rejects, accepts, choosing
 
 
 def judge_proposals(s: Session) -> None:
