@@ -362,9 +362,9 @@ def _pending(s: Session, lim: Limits) -> str:
     items.extend(prior_pending(s, lim.prior))  # always, by section (issue 28, blind check 12)
     asked = claims.input_items(s, lim.item)
     items.extend([*asked, *after_items(s, lim.item), *lost_items(s, lim.item)])
-    if s.turn_ended and s.question and not asked:
+    if s.turn_ended and (question := s.question or claims.answered_ask(s)) and not asked:
         items.append(
-            f"The assistant asked the user and awaits an answer: {quote(s.question, lim.item * 2)}"
+            f"The assistant asked the user and awaits an answer: {quote(question, lim.item * 2)}"
         )
     if s.announced:
         items.append(
@@ -475,8 +475,8 @@ def _state_step(s: Session, lim: Limits) -> str:
         )
     if (asked := evaluated_step(s)) or (asked := claims.input_step(s, lim.item)):
         return asked
-    if s.turn_ended and s.question:
-        return f"   Wait for the user's answer to: {quote(s.question, lim.item * 2)}"
+    if s.turn_ended and (question := s.question or claims.answered_ask(s)):
+        return f"   Wait for the user's answer to: {quote(question, lim.item * 2)}"
     if failed := after_step(s):  # a background task, a `!` command failed after the answer
         return failed
     if s.turn_ended and not s.announced and not s.ended_by_tool and (idle := idle_step(s)):

@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from compactor._util import lazy_pattern
 from compactor.facts import Entry, paths
 
+from .local_answered import answers_question
+from .local_latetasks import own_failed
 from .local_lost import verify_ask
 from .local_offers import asks_to_choose
 from .local_session import Session
@@ -33,6 +35,7 @@ from .local_text import quote
 from .local_usershell import shell_failed_after
 
 __all__ = [
+    "answered_ask",
     "asked_for_input",
     "input_items",
     "input_step",
@@ -178,8 +181,8 @@ def asked_for_input(s: Session) -> tuple[str, list[Entry]]:
     if last is None or any(e.calls for e in s.entries[s.requests[-1].index : last.index + 1]):
         return "", []  # the turn did work: a closing ask is a follow-up, not a lack of input
     asked = _asks(last.text)
-    if not asked:
-        return "", []
+    if not asked or answers_question(s.requests[-1].text, last.text, asked):
+        return "", []  # an answered question that closes with a follow-up (blind check 24)
     standing = [s.requests[-1]]
     for n in range(len(s.requests) - 2, max(-1, len(s.requests) - 1 - _STANDING_MOST), -1):
         reply = _reply_to(s, n)
@@ -187,6 +190,18 @@ def asked_for_input(s: Session) -> tuple[str, list[Entry]]:
             break
         standing.insert(0, s.requests[n])
     return asked, standing
+
+
+def answered_ask(s: Session) -> str:
+    """The follow-up a reply asked after answering the user's question (blind check 24): its
+    closing ask; "" when the last reply did not answer a question and then ask."""
+    if not s.turn_ended or s.ended_by_tool or not s.requests:
+        return ""
+    last = _reply_to(s, len(s.requests) - 1)
+    if last is None or any(e.calls for e in s.entries[s.requests[-1].index : last.index + 1]):
+        return ""
+    asked = _asks(last.text)
+    return asked if asked and answers_question(s.requests[-1].text, last.text, asked) else ""
 
 
 def _standing(requests: list[Entry], width: int) -> str:
@@ -209,12 +224,14 @@ def reply_state(s: Session) -> str:
     """How section 8 says the latest request ended (the turn ended)."""
     if asked_for_input(s)[0]:
         return "was not done: the last reply asked the user for input instead"
-    if s.failed_after:
+    if own_failed(s):  # not an earlier request's task (blind check 24)
         return "was answered, but a background task it started failed after the answer (section 7)"
     if failed := shell_failed_after(s):  # the user's own check of the work (blind check 22)
         return f"was answered, but the user then ran `{failed[-1][0]}` and it failed (section 7)"
     if verify_ask(s):  # "Try refreshing and testing it now!" (blind check 12)
         return "was answered, awaiting the user's verification (section 7)"
+    if answered_ask(s):  # a closing ask after the answer (blind check 24)
+        return "was answered; the reply then asked the user a follow-up (section 7)"
     if s.question and asks_to_choose(s):  # options to choose are no completion (blind 15)
         return "ended with the assistant asking the user (section 7); it waits for the answer"
     return "was completed"

@@ -74,11 +74,23 @@ def _choices(s: Session, request: Entry, said: Entry) -> None:
         s.decisions = sorted([*s.decisions, *picked], key=lambda d: d[0])
 
 
+_ASKS_TO_PICK_RE = re.compile(
+    r"\b(?:pick|choose|select) (?:one|either|between)\b|\bwhich (?:one|option)\b|"
+    r"(?:^|\s)\(?[Aa]\)\s+\S.*?\s\(?[Bb]\)\s+\S",
+    re.IGNORECASE | re.DOTALL,
+)
+"""A request that asks the assistant to choose ("PICK ONE: A) … or B) …", "which one?"):
+it neither accepts a proposal nor makes a choice (blind check 24, cc-steam)."""
+
+
 def _verdicts(text: str) -> tuple[bool, bool, bool]:
     """Whether a request rejects, accepts, may choose (:func:`judge_proposals`)."""
     rejects = _REJECTS_RE.match(text) is not None
     accepts = not rejects and (_ACCEPTS_RE.match(text) or _BARE_RE.match(text)) is not None
-    return rejects, accepts, finds_any(text, _CHOICE_WORDS, _CHOICE_WORD_RE)
+    choosing = finds_any(text, _CHOICE_WORDS, _CHOICE_WORD_RE)
+    if (accepts or choosing) and len(text) <= 2_000 and _ASKS_TO_PICK_RE.search(text):
+        return rejects, False, False  # a request to choose (blind check 24)
+    return rejects, accepts, choosing
 
 
 def judge_proposals(s: Session) -> None:

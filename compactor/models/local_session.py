@@ -533,7 +533,7 @@ class _Builder:
             first = [ln for ln in lines if is_result_line(ln)]
             long = len(joined) > 200  # to be cut: the result lines go first
             ordered = list(dict.fromkeys([*first, *lines])) if long else lines
-            score = 2 if first else 1
+            score = 2 if first else 0 if "in background with ID" in joined[:200] else 1
             self._output(index, score, call, " | ".join(ordered))
             return
         found = [ln for ln in lines[-400:] if len(ln) <= 240 and is_result_line(ln)]

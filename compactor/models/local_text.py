@@ -335,6 +335,8 @@ _RESULT_LINE_RE = lazy_pattern(
     r"successfully|succeeded|build (?:succeeded|complete)|finished)\b.*"
     r"|\[[\w./\-]+ [0-9a-f]{7,}\] .+|\s*[0-9a-f]{7,}\.\.[0-9a-f]{7,}\s+\S+ -> \S+.*"
     r"|[\w .%/()\-]{2,40}:\s*-?\$?\d[\d,.]*\s*(?:%|ms|s|sec|MB|GB|KB|x|req/s|rps)?"
+    # several statistics on one line ("Spearman r: -0.0085  p: 0.667"; blind check 24)
+    r"(?:[,;]?\s+[\w.%()\-]{1,20}:\s*-?\d[\d,.]*(?:e-?\d+)?\s*(?:%|ms|s|sec)?){0,4}"
     # a dependency's version changed (cargo update: "Downgrading alloc-stdlib v0.2.3 -> v0.2.2")
     r"|\s*(?:Downgrading|Upgrading|Updating|Removing|Adding|Locking) [\w\-]+ v?\d\S*"
     r"(?: -> v?\d\S*)?)$",

@@ -21,6 +21,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Entry
 from compactor.facts.usershell import FAILED, shell_printed
 
+from .local_latetasks import earlier_failed_items, own_failed
 from .local_notices import failed_after_items, failed_after_step
 from .local_text import code, quote
 
@@ -94,13 +95,14 @@ def _shell_items(failed: list[tuple[str, str]], width: int) -> list[str]:
 def after_items(s: Session, width: int = 300) -> list[str]:
     """Section 7's lines for what failed after the last answer: a background task the CLI
     reported, a ``!`` command the user ran."""
-    return failed_after_items(s.failed_after) + _shell_items(shell_failed_after(s), width)
+    own = failed_after_items(own_failed(s))  # only the latest request's tasks (blind check 24)
+    return own + earlier_failed_items(s, width) + _shell_items(shell_failed_after(s), width)
 
 
 def after_step(s: Session) -> str:
     """Section 9 when something failed after the last answer ("" when nothing did)."""
-    if s.failed_after:
-        return failed_after_step(s.failed_after)
+    if own := own_failed(s):
+        return failed_after_step(own)
     failed = shell_failed_after(s)
     if not failed:
         return ""
