@@ -64,3 +64,20 @@ def test_a_script_written_but_never_run_changes_nothing() -> None:
     files = _files(summarize_transcript(_session(run=False, execute=False).messages))
     assert "written by make_nb.py" not in files
     assert f"Read, not changed: {_DIR}/report.ipynb" in files, files
+
+
+def test_a_relative_name_after_cd_is_a_call_naming_the_users_file() -> None:
+    """Blind check 24 W4: the user named an absolute (Windows) path; the calls used it by a
+    relative name after ``cd`` (``head -2 games.csv``, ``cp "../../games.csv" …``): it is no
+    "may not exist" file. A file no call names at all still is."""
+    s = SessionBuilder()
+    s.user(r"Use D:\Home\ana\study\games.csv and D:\Home\ana\study\extra.csv for task 2.")
+    head = 'cd "D:/Home/ana/study" && head -2 games.csv && wc -l games.csv'
+    s.call("Bash", {"command": head}, "app,price\n1,9.99\n27075 games.csv\n")
+    copy = 'cd "D:/Home/ana/study/tasks/task 2" && cp "../../games.csv" work/steam.csv'
+    s.call("Bash", {"command": copy}, "")
+    s.say("Copied the data into the work folder.")
+    files = _files(summarize_transcript(s.messages))
+    never = files.split("never by a call")[1] if "never by a call" in files else ""
+    assert "games.csv" not in never, files
+    assert r"D:\Home\ana\study\extra.csv" in never, files

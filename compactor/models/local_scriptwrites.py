@@ -28,7 +28,7 @@ from .local_files import Change
 if TYPE_CHECKING:
     from .local_session import Session
 
-__all__ = ["script_writes"]
+__all__ = ["ABSOLUTE", "CD_RE", "script_writes"]
 
 _NAME = r"""[rfbu]?(['"`])([^'"`\n]{1,300})\1"""
 _WRITES = re.compile(
@@ -47,8 +47,8 @@ _WRITES = re.compile(
 _HINTS = ("open(", "write", ".to_", "savefig", ".save(")
 _RUNNERS = re.compile(r"(?:^|[\s;&|(/\\])(?:python[\d.]*|py|node|deno|bun|ruby|Rscript|uv run)\b")
 _SCRIPTS = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".r", ".R")
-_CD_RE = re.compile(r"""(?:^|[;&|]\s*)cd\s+(?:(['"])(.+?)\1|([^\s;&|'"]+))\s*(?:&&|;)""")
-_ABSOLUTE = re.compile(r"^(?:/|~|[A-Za-z]:[\\/]|\\\\)")
+CD_RE = re.compile(r"""(?:^|[;&|]\s*)cd\s+(?:(['"])(.+?)\1|([^\s;&|'"]+))\s*(?:&&|;)""")
+ABSOLUTE = re.compile(r"^(?:/|~|[A-Za-z]:[\\/]|\\\\)")
 
 
 def _written(code: str) -> list[str]:
@@ -64,7 +64,7 @@ def _written(code: str) -> list[str]:
 
 
 def _resolve(name: str, base: str | None) -> str:
-    if _ABSOLUTE.match(name) or not base:
+    if ABSOLUTE.match(name) or not base:
         return name
     return posixpath.normpath(posixpath.join(base.replace("\\", "/"), name.replace("\\", "/")))
 
@@ -84,7 +84,7 @@ def script_writes(call: Call, s: Session, found: list[Change]) -> list[Change]:
     command = command_of(call)
     if command is None or _RUNNERS.search(command) is None:
         return []
-    cd = _CD_RE.search(command)
+    cd = CD_RE.search(command)
     where = (cd.group(2) or cd.group(3)) if cd is not None else None
     writes: list[tuple[str, str | None, str]] = []  # (name, base, by)
     for name in _written(command):  # python -c "…", a here-document
@@ -102,7 +102,7 @@ def script_writes(call: Call, s: Session, found: list[Change]) -> list[Change]:
     out: list[Change] = []
     for name, base_dir, how in writes:
         path = _known(_resolve(name, base_dir), s)
-        if path not in have:
+        if name not in have and path not in have:  # (the command's own changes name it)
             have.add(path)
             out.append(Change(path, how))
     return out
