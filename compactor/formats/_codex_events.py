@@ -11,6 +11,9 @@ session no longer showed that the last turn was aborted). Such an event after th
 of the history is written back as it was, after the compaction's records, so it stays the last
 thing the rollout says. One between two messages is not moved there: the user's next message
 already says the turn was taken up again, and writing it after the history would misplace it.
+
+The reader's notes of ``exec_command_end`` events (:func:`call_end`, :func:`mark_call_ends`: a
+call's exit code and output, metadata for the summarizer) live here too (moved from :mod:`.codex`).
 """
 
 from __future__ import annotations
