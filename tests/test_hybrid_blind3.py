@@ -1,7 +1,9 @@
 """``--strategy hybrid`` after blind check 3 (issue 30), through the real command line:
 
 * a clearing that frees less than ``clear_at_least_tokens`` is not applied, and ``--force``
-  then summarizes (no exit 4; ``reduce`` alone still refuses);
+  then keeps a history under its trigger as it is, saying why (no exit 4, no summary of the
+  whole session: blind check 24; ``reduce`` alone still refuses); with nothing to clear at all
+  ``--force`` summarizes;
 * a summary is kept only when it is smaller than the reduced history and under the trigger,
   with one retained round fewer at a time; when none gets there, exit 4, nothing written;
 * with a kept tail (hybrid's retained rounds, summarize's ``keep``), the summary says where work
@@ -89,7 +91,13 @@ def _summary_text(out: Path) -> str:
 
 
 # -- point 1: a clearing that frees too little -----------------------------------------------------
-def test_hybrid_force_summarizes_when_clearing_would_free_too_little(tmp_path: Path) -> None:
+def test_hybrid_force_keeps_a_history_under_its_trigger_when_clearing_would_free_too_little(
+    tmp_path: Path,
+) -> None:
+    """Blind check 24 H1: a forced hybrid whose clearing was skipped as not worth it summarized
+    the whole 20k-token session (trigger 160k); the floor says clearing so little is not worth
+    a cache miss, so a summary of everything is not either: the history stays, the report says
+    why."""
     _mid_work(tmp_path / "s.jsonl")
     before = (tmp_path / "s.jsonl").read_bytes()
     proc = compact(
@@ -99,14 +107,28 @@ def test_hybrid_force_summarizes_when_clearing_would_free_too_little(tmp_path: P
     assert proc.returncode == 0, proc.stderr
     assert "reduction refused" not in proc.stderr.decode()
     assert (tmp_path / "s.jsonl").read_bytes() == before
+    assert (tmp_path / "out.jsonl").read_bytes() == before  # kept as it is
     rep = report(tmp_path)
     assert rep["reduction"]["cleared"] == 0
     assert "clear_at_least_tokens" in rep["reduction"]["clear_skipped"]
-    assert rep["reduction"]["summarized"] is True
-    assert rep["tokens_after"] < rep["tokens_before"]
+    assert rep["reduction"]["summarized"] is False
+    why = rep["reduction"]["hybrid_why"]
+    assert why.startswith("--force, but clearing would free about ") and why.endswith(
+        "fewer than clear_at_least_tokens (1,000,000); under the trigger: the history stays "
+        "as it is"
+    ), why
+    assert rep["tokens_after"] == rep["tokens_before"]
     events = [json.loads(x) for x in (tmp_path / "ev.jsonl").read_text().splitlines()]
-    hybrid = [e for e in events if e["type"] == "hybrid_outcome"]
-    assert len(hybrid) == 1 and hybrid[0]["reached"] is True
+    assert not [e for e in events if e["type"] == "hybrid_outcome"]  # no summary was tried
+    # over the trigger (it fires) the same floor does not stop the summary
+    proc = compact(
+        tmp_path, "run", "s.jsonl", "--strategy", "hybrid", "--threshold", "1000", "--model",
+        "local", "-o", "over.jsonl", "--report", "report.json", config=NOT_ENOUGH,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rep = report(tmp_path)
+    assert rep["reduction"]["summarized"] is True
+    assert rep["reduction"]["hybrid_why"].startswith("the reduced history still fires the trigger")
     # reduce alone still refuses it: clearing was its whole point
     proc = compact(
         tmp_path, "run", "s.jsonl", "--strategy", "reduce", "--force", "-o", "r.jsonl",
@@ -124,7 +146,7 @@ def test_check_explain_says_what_hybrid_force_does(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     text = " ".join(proc.stdout.decode().split())
     assert "with --force: clears nothing (clearing would free about" in text
-    assert "so it summarizes the older part (kept only if smaller)" in text
+    assert "under the trigger the history stays as it is" in text
     proc = compact(tmp_path, "check", "--explain", "s.jsonl", config={"strategy": "hybrid"})
     text = " ".join(proc.stdout.decode().split())
     assert "with --force: clears every round outside the retained ones, to" in text
@@ -202,11 +224,11 @@ def test_hybrid_force_never_writes_a_summary_larger_than_the_reduced_history(
 # -- points 3 and 4: where work stands, read from the whole session -------------------------------
 def test_summary_above_a_kept_open_call_never_says_nothing_is_pending(tmp_path: Path) -> None:
     """The summarized part ends answered; the kept tail holds a new request and a call that
-    never returned. Hybrid (forced) and summarize with a kept tail both say so."""
+    never returned. Hybrid (over its trigger) and summarize with a kept tail both say so."""
     _mid_work(tmp_path / "s.jsonl")
     runs = {
         "sum.jsonl": (("--force",), {"keep": {"messages": 3}}),
-        "hyb.jsonl": (("--strategy", "hybrid", "--force"), NOT_ENOUGH),
+        "hyb.jsonl": (("--strategy", "hybrid", "--threshold", "1000"), NOT_ENOUGH),
     }
     for out, (flags, cfg) in runs.items():
         proc = compact(
@@ -228,7 +250,7 @@ def test_failure_fixed_in_the_kept_tail_is_not_unresolved(tmp_path: Path) -> Non
     _fixed_later(tmp_path / "s.jsonl")
     runs = {
         "sum.jsonl": (("--force",), {"keep": {"messages": 3}}),
-        "hyb.jsonl": (("--strategy", "hybrid", "--force"), NOT_ENOUGH),
+        "hyb.jsonl": (("--strategy", "hybrid", "--threshold", "1000"), NOT_ENOUGH),
     }
     for out, (flags, cfg) in runs.items():
         proc = compact(

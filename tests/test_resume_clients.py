@@ -1110,15 +1110,18 @@ def test_claude_code_resumes_reduced_output_of_a_session_without_message_ids(
 _COMPACTION = {"type": "compaction", "encrypted_content": "gAAAAABpZ" + "x7Q-" * 300}
 
 
-def _with_remote_compaction(src: Path, dest: Path) -> None:
+def _with_remote_compaction(
+    src: Path, dest: Path, item: dict[str, Any] = _COMPACTION, extra: tuple[Any, ...] = ()
+) -> None:
     """``src`` as Codex 0.77 leaves a rollout after a remote compaction: right after its
     ``session_meta``, a ``compacted`` record whose ``replacement_history`` holds an earlier
-    request and the encrypted ``compaction`` item (kn-commit's shape)."""
+    request and the encrypted ``compaction`` item (kn-commit's shape; Codex 0.64 names it
+    ``compaction_summary`` and adds ghost snapshots, ``extra``)."""
     lines = _jsonl(src)
     stamp = json.loads(lines[0])["payload"]["timestamp"]
     earlier: dict[str, Any] = {"type": "message", "role": "user"}
     earlier["content"] = [{"type": "input_text", "text": "Earlier: outline the grant plan."}]
-    payload = {"message": "", "replacement_history": [earlier, _COMPACTION]}
+    payload = {"message": "", "replacement_history": [earlier, item, *extra]}
     compacted = json.dumps({"timestamp": stamp, "type": "compacted", "payload": payload})
     dest.write_text("\n".join([lines[0], compacted, *lines[1:]]) + "\n", encoding="utf-8")
 
@@ -1137,6 +1140,26 @@ def test_codex_resumes_a_reduced_rollout_with_its_compaction_item(
         assert isinstance(request.body, dict)
         sent = [i for i in request.body["input"] if i.get("type") == "compaction"]
         assert sent == [_COMPACTION], sent
+
+
+@pytest.mark.parametrize(("strategy", "keep"), [("reduce", None), ("summarize", 6)])
+def test_codex_resumes_its_own_0_64_compaction_summary_after_ours(
+    tmp_path: Path, responses: FakeResponses, strategy: str, keep: int | None
+) -> None:
+    """Blind check 24 R1 (cx-brainbuddy, Codex 0.64): the ``compaction_summary`` item (Codex
+    reads it as ``ResponseItem::Compaction``) survives reduce and summarize with a kept tail
+    under ``--append``, and the real client sends it once, unchanged, to the model."""
+    item = {"type": "compaction_summary", "encrypted_content": "gAAAAABq" + "Zr9-" * 300}
+    ghost = {"type": "ghost_snapshot", "ghost_commit": {"id": "a" * 40, "parent": "b" * 40}}
+    case = _case("codex", CODEX_FILES[0], None, tmp_path, strategy)
+    _with_remote_compaction(case.src, tmp_path / "rollout.jsonl", item, (ghost,))
+    case.src, case.keep = tmp_path / "rollout.jsonl", keep
+    _codex_resumes(case, responses)
+    assert responses.model_requests()
+    for request in responses.model_requests():
+        assert isinstance(request.body, dict)
+        sent = [i for i in request.body["input"] if str(i.get("type")).startswith("compaction")]
+        assert [i["encrypted_content"] for i in sent] == [item["encrypted_content"]], sent
 
 
 def test_codex_resumes_a_reduced_rollout_with_the_current_requests_skill(

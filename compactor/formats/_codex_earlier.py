@@ -6,7 +6,9 @@ are not messages. Blind check 15 (kn-commit, Codex 0.77): ``apply_patch`` calls 
 them "never by a call (they may not exist)". :func:`earlier_calls` scans those records once,
 cheaply (no message is built): the files ``apply_patch`` changed (its ``*** Update File:``
 headers) and every call's arguments, each cut short, go on the first history message under
-:data:`~compactor.schema.EARLIER_CALLS_KEY`.
+:data:`~compactor.schema.EARLIER_CALLS_KEY`, with ``"encrypted"`` when the history holds the
+server's encrypted summary (``compaction``/``compaction_summary``: the summary says it cannot read
+it, blind check 24).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from compactor._json import JsonObject
 from compactor._util import lazy_pattern
 from compactor.schema import EARLIER_CALLS_KEY, Message
 
+from ._codex_kept import COMPACTIONS
 from ._jsonl import Line
 
 __all__ = ["earlier_calls", "note_earlier_calls"]
@@ -77,8 +80,18 @@ def _patch_text(text: str) -> str:
 
 def note_earlier_calls(messages: list[Message], lines: Sequence[Line], end: int) -> None:
     """Put :func:`earlier_calls` of ``lines[:end]`` on the first of ``messages``."""
-    if not messages or end <= 0:
+    if not messages or end < 0:
         return
-    found = earlier_calls(lines, end)
-    if found is not None:
+    found = earlier_calls(lines, end) or {}
+    if _encrypted(lines[end].obj):  # the summarizer says it cannot read it (blind check 24)
+        found["encrypted"] = "yes"
+    if found:
         messages[0].extra[EARLIER_CALLS_KEY] = found
+
+
+def _encrypted(rec: JsonObject) -> bool:
+    """Whether a ``compacted`` record's history holds the server's encrypted summary."""
+    payload = rec.get("payload")
+    history = payload.get("replacement_history") if isinstance(payload, dict) else None
+    items = history if isinstance(history, list) else []
+    return any(isinstance(i, dict) and i.get("type") in COMPACTIONS for i in items)

@@ -11,15 +11,21 @@ session no longer showed that the last turn was aborted). Such an event after th
 of the history is written back as it was, after the compaction's records, so it stays the last
 thing the rollout says. One between two messages is not moved there: the user's next message
 already says the turn was taken up again, and writing it after the history would misplace it.
+
+The reader's notes of ``exec_command_end`` events (:func:`call_end`, :func:`mark_call_ends`: a
+call's exit code and output, metadata for the summarizer) live here too (moved from :mod:`.codex`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from compactor._json import JsonObject
+from compactor.schema import CALL_ENDS_KEY, Message
+
 from . import _jsonl
 
-__all__ = ["KEPT_EVENTS", "events_after_history"]
+__all__ = ["KEPT_EVENTS", "call_end", "events_after_history", "mark_call_ends"]
 
 KEPT_EVENTS = frozenset({"turn_aborted"})
 """``event_msg`` payload types whose trace is in no response item."""
@@ -42,3 +48,29 @@ def events_after_history(
         ):
             kept.append(ln.text)
     return kept
+
+
+def call_end(payload: JsonObject) -> JsonObject:
+    """What an ``exec_command_end`` event says of its call: exit code and output."""
+    code = payload.get("exit_code")
+    output = payload.get("aggregated_output") or payload.get("formatted_output") or ""
+    try:
+        exit_code = int(code) if isinstance(code, (int, str)) else None
+    except ValueError:
+        exit_code = None
+    return {"exit_code": exit_code, "output": output if isinstance(output, str) else ""}
+
+
+def mark_call_ends(messages: list[Message], ends: dict[str, JsonObject]) -> None:
+    """Note on each call's message the ``exec_command_end`` of its call (``extra[CALL_ENDS_KEY]``:
+    metadata for the summarizer, never written back). A call that also has a result item (a
+    unified-exec process whose result said "Process running with session ID N") is marked
+    ``answered``: the end says only that its process is over."""
+    answered = {m.tool_call_id for m in messages if m.role == "tool"}
+    for msg in messages:
+        for call in msg.tool_calls:
+            end = ends.get(call.id)
+            if end is not None:
+                marked = msg.extra.setdefault(CALL_ENDS_KEY, {})
+                if isinstance(marked, dict):
+                    marked[call.id] = {**end, "answered": True} if call.id in answered else end

@@ -47,7 +47,6 @@ from compactor._json import JsonObject, JsonValue
 from compactor._util import lazy_pattern
 from compactor.errors import TranscriptError
 from compactor.schema import (
-    CALL_ENDS_KEY,
     CONTENT_TYPE_KEY,
     TURN_ABORTED_KEY,
     AgenticMessage,
@@ -177,32 +176,6 @@ class _Reader:
                 msg.extra["custom_tool"] = True
             return msg
         return None
-
-
-def _call_end(payload: JsonObject) -> JsonObject:
-    """What an ``exec_command_end`` event says of its call: exit code and output."""
-    code = payload.get("exit_code")
-    output = payload.get("aggregated_output") or payload.get("formatted_output") or ""
-    try:
-        exit_code = int(code) if isinstance(code, (int, str)) else None
-    except ValueError:
-        exit_code = None
-    return {"exit_code": exit_code, "output": output if isinstance(output, str) else ""}
-
-
-def _mark_call_ends(messages: list[Message], ends: dict[str, JsonObject]) -> None:
-    """Note on each call's message the ``exec_command_end`` of its call (``extra[CALL_ENDS_KEY]``:
-    metadata for the summarizer, never written back). A call that also has a result item (a
-    unified-exec process whose result said "Process running with session ID N") is marked
-    ``answered``: the end says only that its process is over."""
-    answered = {m.tool_call_id for m in messages if m.role == "tool"}
-    for msg in messages:
-        for call in msg.tool_calls:
-            end = ends.get(call.id)
-            if end is not None:
-                marked = msg.extra.setdefault(CALL_ENDS_KEY, {})
-                if isinstance(marked, dict):
-                    marked[call.id] = {**end, "answered": True} if call.id in answered else end
 
 
 def _render(msg: Message | AgenticMessage) -> list[JsonObject]:
@@ -528,7 +501,7 @@ class CodexFormat:
                 pending = []
             elif kind == "event_msg" and isinstance(payload, dict):
                 if payload.get("type") == "exec_command_end":
-                    ends[str(payload.get("call_id") or "")] = _call_end(payload)
+                    ends[str(payload.get("call_id") or "")] = _codex_events.call_end(payload)
                 elif payload.get("type") == "turn_aborted" and messages:  # (blind check 19)
                     messages[-1].extra[TURN_ABORTED_KEY] = str(payload.get("reason") or "")
                 info = payload.get("info")
@@ -546,7 +519,7 @@ class CodexFormat:
         if pending and origin:
             origin[-1].extend(pending)
             opaque.attach(messages[-1], {})
-        _mark_call_ends(messages, ends)
+        _codex_events.mark_call_ends(messages, ends)
         if compaction_total:
             _compaction_baseline(messages, compaction_total)
         if start:  # what the calls before the compaction did (_codex_earlier)
@@ -608,6 +581,10 @@ class CodexFormat:
             or not _reinjected(new_messages[index], matches[index] is not None, bool(summaries))
             for item in items_of(index)
         ]
+        tail = [item for index in range(cut, len(new_messages)) for item in items_of(index)]
+        own = [[lines[i].obj.get("payload") for i in records] for records in origin]
+        at = len(history) - len(items_of(cut - 1)) if summaries else 0  # before the summary
+        history = _codex_kept.carry_dropped(history, tail, transcript.messages, own, at)
 
         out: list[bytes] = []
         if mode == "shrink":
@@ -622,7 +599,6 @@ class CodexFormat:
         if info is not None and info.tokens_after is not None:
             # Codex adds its own estimate of the encrypted reasoning before the last user turn
             # to this count when it resumes (_codex_tokens): ours already holds it.
-            tail = (item for index in range(cut, len(new_messages)) for item in items_of(index))
             after = info.tokens_after - reasoning_before_last_user([*history, *tail])
             count = _token_count_after(lines, max(0, after))
             out.append(_jsonl.dump({"timestamp": stamp, "type": "event_msg", "payload": count}))

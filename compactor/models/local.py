@@ -32,6 +32,7 @@ from .base import KEPT_AFTER_SUMMARY
 from .local_answers import answer_room
 from .local_blocked import blocked_items, blocked_step
 from .local_dialogue import resolved
+from .local_earlier import encrypted_line
 from .local_errlines import no_errors_items, read_error_items
 from .local_evalnotice import evaluated_items, evaluated_step
 from .local_files import file_item
@@ -182,6 +183,7 @@ def _intent(s: Session, lim: Limits) -> str:
     prior = _prior_excerpt(s, 1, lim.prior)
     if prior:
         lines.append(f"   From the earlier summary: {prior}")
+    lines += filter(None, [encrypted_line(s)])  # (blind check 24)
     if s.context:
         lines.append("   Context injected by the agent CLI (not the user's words):")
         lines.append(bullets(list(dict.fromkeys(s.context))[: lim.items]))

@@ -14,11 +14,16 @@ from the directory the command ``cd``'s into first."""
 from __future__ import annotations
 
 import posixpath
+from typing import TYPE_CHECKING
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, clean_path, command_of
 
 from .local_files import Change, editor_change, printed_back
+from .local_scriptwrites import script_writes
+
+if TYPE_CHECKING:
+    from .local_session import Session
 
 __all__ = ["READ_WORDS", "direct_change", "embedded_changes", "with_embedded"]
 
@@ -67,10 +72,18 @@ def _verb(args: dict[str, str], name: str) -> str | None:
     return None
 
 
-def with_embedded(call: Call, result: str, found: list[Change]) -> list[Change]:
+def with_embedded(
+    call: Call, result: str, found: list[Change], s: Session | None = None
+) -> list[Change]:
     """``found`` (what :func:`.local_files.file_changes` read from ``call``) and the changes
     :func:`embedded_changes` and :func:`direct_change` find that it could not; an unquoted
-    here-document's content as the call printed it back (:func:`.local_files.printed_back`)."""
+    here-document's content as the call printed it back (:func:`.local_files.printed_back`);
+    with the session ``s``, what the code the command runs writes (:mod:`.local_scriptwrites`)."""
+    own = _own_changes(call, result, found)
+    return own + script_writes(call, s, own) if s is not None else own
+
+
+def _own_changes(call: Call, result: str, found: list[Change]) -> list[Change]:
     if found and any(c.expanded for c in found):
         found = [printed_back(c, result) for c in found]
     command = command_of(call)

@@ -6,7 +6,8 @@ so the summary saw none of them and said the files the user named were named "ne
 The reader notes those calls cheaply (:mod:`compactor.formats._codex_earlier`:
 :data:`~compactor.schema.EARLIER_CALLS_KEY` on the first message); :func:`note_earlier` puts it
 on the session, :func:`earlier_said` counts it as calls' words, and :func:`earlier_line` names
-the files changed then (section 3: "changed before the earlier compaction").
+the files changed then (section 3: "changed before the earlier compaction"); when that
+compaction's summary is encrypted, :func:`encrypted_line` says once that it is not in this one.
 """
 
 from __future__ import annotations
@@ -18,7 +19,11 @@ from compactor.schema import EARLIER_CALLS_KEY, AgenticMessage, Message
 from .local_noise import normal_path, path_in
 from .local_session import Session
 
-__all__ = ["earlier_line", "earlier_said", "note_earlier"]
+__all__ = ["ENCRYPTED", "earlier_line", "earlier_said", "encrypted_line", "note_earlier"]
+
+ENCRYPTED = "encrypted"
+"""Key of :attr:`Session.earlier`: the history holds an earlier Codex compaction's encrypted
+summary (``compaction_summary``), which the writer keeps for the model (blind check 24)."""
 
 _LOOK = 64
 """The note is on the history's first message: only the first messages are looked at."""
@@ -33,6 +38,8 @@ def note_earlier(s: Session, items: Sequence[Message | AgenticMessage]) -> None:
             paths = [p for p in changed if isinstance(p, str)] if isinstance(changed, list) else []
             said = found.get("said")
             s.earlier = {"changed": "\n".join(paths), "said": said if isinstance(said, str) else ""}
+            if found.get("encrypted"):
+                s.earlier[ENCRYPTED] = "yes"
             return
 
 
@@ -64,3 +71,14 @@ def earlier_line(s: Session, named: Sequence[str], shown: int) -> tuple[str, lis
         "their state before relying on them): " + ", ".join(first[:shown]) + more
     )
     return line, mine
+
+
+def encrypted_line(s: Session) -> str:
+    """Section 1's line when the history holds an encrypted Codex compaction summary: a resuming
+    agent must not take this summary for all there is ("" otherwise)."""
+    if not s.earlier.get(ENCRYPTED):
+        return ""
+    return (
+        "   Note: an earlier Codex compaction summary is encrypted; its content is not in this "
+        "summary (it is kept for the model)."
+    )

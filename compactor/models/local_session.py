@@ -394,7 +394,7 @@ class _Builder:
             return
         reading = is_reading_call(call)
         self.success(call, r, index, reading)
-        changes = with_embedded(call, r.text, file_changes(call, self.open_file))
+        changes = with_embedded(call, r.text, file_changes(call, self.open_file), s)
         for change in changes:
             self.file_state(change.path).apply(change, call.name, index)
         if reading:

@@ -35,7 +35,7 @@ from compactor.facts.tracebacks import is_library_path, is_log_tag
 from .local_answers import user_answers
 from .local_cutnames import names_left_out
 from .local_dialogue import answered_later
-from .local_earlier import earlier_line, earlier_said
+from .local_earlier import earlier_line
 from .local_midwork import mid_work_title
 from .local_names import cut_names
 from .local_noise import local_note, normal_path, pasted_listing, path_in
@@ -44,6 +44,7 @@ from .local_session import Session
 from .local_supersede import stale_next
 from .local_text import MEMO_MOST, SHORT_TEXT, asks_user, code, prior_sections, prior_users
 from .local_typed import own_words, typed_words
+from .local_untouched import untouched
 
 T = TypeVar("T")
 
@@ -375,16 +376,6 @@ def linked_files(s: Session, most: int) -> str:
                     s.linked = list(found)
                     break
     return ", ".join([p for p in s.linked if p not in s.files][:most])
-
-
-def untouched(s: Session, named: list[str]) -> list[str]:
-    """Of the files the user named, those no call of the session names (never opened, searched
-    for or changed): they are only in the user's words and may not exist (issue 28)."""
-    if not named:
-        return []
-    said = normal_path("\n".join(c.arguments.replace("\\\\", "\\") for c in s.calls))
-    said += "\n" + "\n".join(normal_path(p) for p in s.files) + earlier_said(s)
-    return [p for p in named if not path_in(p, said)]
 
 
 def user_messages(s: Session) -> list[str]:

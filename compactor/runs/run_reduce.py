@@ -5,8 +5,9 @@
   No model is called, so the loop guard's ratio does not apply: a clearing that frees less than
   ``reduction.clear_at_least_tokens`` is refused (exit 4) when it was the run's whole point.
 * ``hybrid`` reduces first and summarizes only when the reduced history still fires the
-  trigger (or, with ``--force``, when clearing cleared nothing: a clearing that frees too
-  little is not applied, never refused): the oldest part, the retained rounds kept verbatim
+  trigger (or, with ``--force``, when there was nothing to clear; a clearing that frees too
+  little is not applied, never refused, and then a history under its trigger stays as it is,
+  ``--force`` or not: :func:`hybrid_why`): the oldest part, the retained rounds kept verbatim
   after the summary. A summary is kept only when smaller than the reduced history and under
   the trigger, else made again with one retained round fewer; when none gets under a trigger
   the history fired, exit 4 (:class:`HybridOverTriggerError`), nothing written.
@@ -50,6 +51,7 @@ __all__ = [
     "HybridOverTriggerError",
     "ReductionRefusedError",
     "explain_strategies",
+    "hybrid_why",
     "locator",
     "loopless",
     "names",
@@ -323,10 +325,9 @@ async def _hybrid_summary(
     stands (it is under the trigger, or no summary is smaller than it).
 
     It summarizes when the reduced history still fires the trigger, or with ``--force`` when
-    clearing cleared nothing (nothing to clear, or less than ``clear_at_least_tokens``: the
-    clearing is not applied, the forced compaction summarizes). A summary is kept only when
-    it is smaller than the reduced history and under the trigger; else the summary is made
-    again with one retained round fewer, down to none. When none gets under the trigger
+    there was nothing to clear (:func:`hybrid_why`; the report says which). A summary is kept
+    only when it is smaller than the reduced history and under the trigger; else the summary is
+    made again with one retained round fewer, down to none. When none gets under the trigger
     although the history fired it: :class:`HybridOverTriggerError` (exit 4, nothing written).
     """
     from compactor.counting.trigger import verdict
@@ -336,7 +337,8 @@ async def _hybrid_summary(
     trigger = plan.file_config.trigger_condition()
     reduced = outcome.tokens_after
     over = verdict(len(outcome.messages), reduced, trigger)
-    forced = plan.options.force and not outcome.cleared
+    why = over.reason if over.triggered else None
+    forced, report["hybrid_why"] = hybrid_why(plan.options.force, outcome, why)
     report["summarized"] = False
     if not over.triggered and not forced:
         return None
@@ -373,6 +375,21 @@ async def _hybrid_summary(
     r.messages_after = len(outcome.messages)  # forced: the reduced history stands, smaller
     r.tokens_after = reduced
     return None
+
+
+def hybrid_why(force: bool, outcome: ReduceOutcome[M], over: str | None) -> tuple[bool, str]:
+    """Whether a forced hybrid summarizes a history under its trigger, and why hybrid did what
+    it did. A clearing skipped as worth too little (``clear_at_least_tokens``) makes no summary:
+    summarizing the whole session would lose far more than the clearing judged not worth a
+    cache miss (blind check 24: a 20k-token session, trigger 160k, was summarized whole)."""
+    skipped = outcome.clear_skipped or ""
+    if over:
+        return False, f"the reduced history still fires the trigger: {over}"
+    if outcome.cleared or not force:
+        return False, "the reduced history is under the trigger: no summary"
+    if "clear_at_least_tokens" in skipped:
+        return False, f"--force, but {skipped}; under the trigger: the history stays as it is"
+    return True, f"--force, and clearing cleared nothing ({skipped}): it summarizes"
 
 
 def names(data: bytes, path: str) -> bool:
@@ -578,11 +595,11 @@ async def explain_strategies(
         "hybrid": {
             "tokens_after_reduce": outcome.tokens_after,
             "summarizes": after.triggered,
-            # --force clears every round outside the retained ones; when that clears nothing
-            # (nothing to clear, or less than clear_at_least_tokens) the run summarizes
+            # --force clears every round outside the retained ones; when there is nothing to
+            # clear the run summarizes (less than clear_at_least_tokens: it stays as it is)
             "forced_tokens_before_reduce": forced.tokens_before,  # counted as after is
             "forced_tokens_after_reduce": forced.tokens_after,
-            "forced_summarizes": not forced.cleared,
+            "forced_summarizes": hybrid_why(True, forced, None)[0],
             "forced_clear_skipped": forced.clear_skipped,
         },
     }
@@ -607,6 +624,9 @@ def render_strategies(data: JsonObject) -> list[str]:
             f"with --force: clears nothing ({hyb['forced_clear_skipped']}), so it summarizes "
             "the older part (kept only if smaller)"
         )
+    elif hyb.get("forced_clear_skipped"):  # too little to clear: no summary either
+        forced = f"with --force: clears nothing ({hyb['forced_clear_skipped']}); under the "
+        forced += "trigger the history stays as it is"
     else:
         forced = (
             f"with --force: clears every round outside the retained ones, to "
