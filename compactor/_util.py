@@ -163,6 +163,21 @@ _ENV_NAME = r"[A-Z][A-Z0-9_]*"  # os.getenv("DB_PASSWORD"): the name of a variab
 _NOT_A_VALUE = frozenset({"str", "string", "int", "bool", "none", "null", "true", "false", "***"})
 
 
+_CODE_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+_CODE_WORDS = ("key", "pass", "pwd", "token", "secret", "auth", "cred")
+
+
+def code_reference(value: str) -> bool:
+    """Whether an unquoted value given to a credential-named key is code, not a secret: an
+    identifier path without digits that is an attribute access or names a credential
+    (``self.password``, ``settings.service_key``, ``user_pwd``). Shared by the summary masker
+    and ``secrets.plausible`` so that both judge alike."""
+    if any(ch.isdigit() for ch in value) or not re.fullmatch(_CODE_NAME, value):
+        return False
+    low = value.lower()
+    return "." in low or any(word in low for word in _CODE_WORDS)
+
+
 def mask_secret_values(text: str) -> str:
     """``text`` with the value of every credential-named key shown as ``***`` (quotes kept).
     A type (``password: str``), a variable (``$TOKEN``, ``${TOKEN}``) or a placeholder
@@ -179,6 +194,11 @@ def mask_secret_values(text: str) -> str:
             return f"{m.group(1)}{call}({space}{quote}***{quote}"
         bare = value.strip("\"'")
         code = value == bare and ("(" in value or "[" in value)  # a call or index: code
+        name = re.search(r"[\w.-]+", m.group(1))
+        if name and bare.lower() == name.group(0).lower():
+            return m.group(0)  # password=password, "client_secret": "client_secret"
+        if value == bare and code_reference(value.rstrip(")]")):
+            return m.group(0)  # token=registration.registration_token (blind check 25)
         if not bare or bare.lower() in _NOT_A_VALUE or bare[0] in "$<{%*" or code:
             return m.group(0)
         quote = value[0] if value[0] in "\"'" else ""

@@ -222,4 +222,4 @@ def test_reports_of_tasks_launched_before_the_earlier_summary_are_kept() -> None
         "`a562625e12c50ac40` completed, but its report says it was blocked: \"You're out of "
         "extra usage" in pending
     ), pending
-    assert "`a3ec9576eab48b7b8` completed: \"Agent 'Modules A' completed\"" in pending, pending
+    assert '`a3ec9576eab48b7b8` completed: "Agent "Modules A" completed"' in pending, pending

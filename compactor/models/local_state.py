@@ -25,25 +25,18 @@ from compactor.facts import (
     STOPPED,
     Call,
     Result,
-    amount_spans,
     clean,
     command_of,
     cut,
     entries_of,
     exit_one_meaning,
-    identifiers,
     is_reading_call,
-    numbers,
     one_line,
     outcome,
-    paths,
     programs,
     sentences,
     strip_output_header,
 )
-from compactor.facts.bounded import is_startup_noise
-from compactor.facts.factnoise import without_parts
-from compactor.facts.noise import without_frames
 from compactor.facts.wenton import install_report
 from compactor.schema import AgenticMessage, Message
 
@@ -67,6 +60,7 @@ from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_offers import drop_unchosen_options, unchosen_dropped
 from .local_present import judge_present
+from .local_resultfacts import result_facts
 from .local_results import head_of, tail_matters
 from .local_retries import job_started
 from .local_reverted import judge_reverted
@@ -507,30 +501,7 @@ def after_line(err: ErrorFact, width: int) -> str:
 
 LAST_ROUNDS = 3
 """Rounds (assistant messages with calls) whose results' facts the summary keeps."""
-_ID_FIELD_RE = lazy_pattern(
-    r"[\"']?\b(\w*(?:_id|Id|ID)|id)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9][\w\-.]{2,63})", re.ASCII
-)
-"""An id a result names as a field (``"refund_id": "re_3PqX9"``, ``task_id=42``)."""
 _FACTS_PER_CALL = 12
-_FACT_CHARS = 80
-
-
-def _facts_of(text: str) -> list[str]:
-    """Paths, identifiers, id fields, amounts and exit codes / HTTP statuses a result printed,
-    in order of first appearance, each once."""
-    window = text if len(text) <= 20_000 else text[:10_000] + "\n" + text[-10_000:]
-    window = without_frames(window)  # where an error passed is not a fact (blind check 11)
-    if ": line " in window:  # a login shell's start-up error is no fact (blind check 16)
-        window = "\n".join(x for x in window.splitlines() if not is_startup_noise(x))
-    found = [
-        *paths(window),
-        *identifiers(window),
-        *numbers(window, from_result=True),
-        *amount_spans(window),
-        *((m.start(), f"{m.group(1)}={m.group(2)}") for m in _ID_FIELD_RE.finditer(window)),
-    ]
-    facts = dict.fromkeys(cut(x, _FACT_CHARS) for _, x in sorted(found) if len(x) >= 3)
-    return without_parts(facts)  # not C2sCgOtr of …/form-vendor-C2sCgOtr.js (blind check 15)
 
 
 def round_facts(s: Session, limit: int) -> list[str]:
@@ -567,17 +538,21 @@ def round_facts(s: Session, limit: int) -> list[str]:
                 lines.append(f"{code(call_line(call, limit))} → ok: {installed}")
                 continue  # what it installed and the conflicts pip reported (blind check 20)
             said = call_line(call, 2_000)
-            facts = [f for f in _facts_of(strip_output_header(clean(result.text))) if f not in said]
+            facts = [
+                f for f in result_facts(strip_output_header(clean(result.text))) if f not in said
+            ]
             facts = facts[:_FACTS_PER_CALL]  # (what the call itself named is no news)
-            printed = f"printed {', '.join(code(f) for f in facts)}" if facts else ""
+            verb = "its output named" if oc.failed else "printed"  # a failure printed no result
+            printed = f"{verb} {', '.join(code(f) for f in facts)}" if facts else ""
             meaning = exit_one_meaning(call) if oc.exit_code == 1 and not oc.failed else ""
             if meaning and call.id not in shown:  # rg exit 1: a fact, not a failure
                 lines.append(f"{code(call_line(call, limit))} → {meaning} (exit 1, not a failure)")
                 continue
             if call.id in shown or (not facts and not oc.failed):
                 # the last action says how it ended; "ok" alone says nothing
-                if facts:
-                    lines.append(f"{code(call_line(call, limit))} (the last action) {printed}")
+                if facts:  # (blind check 25: a failure's usage line was what it "printed")
+                    how = "the last action, failed" if oc.failed else "the last action"
+                    lines.append(f"{code(call_line(call, limit))} ({how}) {printed}")
                 continue
             state = (
                 f"failed: {cut(oc.lines[0], limit)}"

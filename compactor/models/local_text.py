@@ -513,7 +513,7 @@ def quote(text: str, limit: int) -> str:
         start = masked(flat[: head + 100])[:head].rstrip()
         end = masked(flat[max(0, len(flat) - tail - 100) :])
         flat = start + " … " + end[len(end) - tail :].lstrip()
-    return '"' + flat.replace('"', "'") + '"'
+    return '"' + flat + '"'  # the user's quote marks kept (blind check 25 N6)
 
 
 def code(text: str) -> str:

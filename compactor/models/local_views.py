@@ -584,12 +584,12 @@ def whole_quote(text: str, limit: int) -> str:
     all), with a note of how much was left out."""
     flat = one_line(text)
     if len(flat) <= limit:
-        return '"' + flat.replace('"', "'") + '"'
+        return '"' + flat + '"'  # the quote marks kept: it is verbatim (blind check 25)
     ends = [m.end() for m in _BOUNDARY_RE.finditer(flat, 0, limit)]
     cut_at = ends[-1] if ends and ends[-1] > limit // 3 else limit
     left = len(flat) - cut_at
     names = names_left_out(flat[cut_at:], flat[:cut_at]).replace('"', "'")  # (blind check 20)
-    return '"' + flat[:cut_at].rstrip().replace('"', "'") + f' … ({left} more characters{names})"'
+    return '"' + flat[:cut_at].rstrip() + f' … ({left} more characters{names})"'
 
 
 _BOUNDARY_RE = re.compile(r"[.!?;:)](?=\s)|\s(?=- |\* |\d{1,2}\. )")

@@ -52,7 +52,12 @@ _CUT_RE = re.compile(r"…|\.\.\.")
 
 
 def _norm(text: str) -> str:
-    return _SPACE_RE.sub(" ", text.replace("`", "")).strip().lower()
+    """``text`` lowercased, its spaces collapsed and every quote mark one (a summary that
+    shows the user's ``"x"`` as ``'x'`` states the same request: blind check 25 E1)."""
+    return _SPACE_RE.sub(" ", text.replace("`", "").translate(_QUOTES)).strip().lower()
+
+
+_QUOTES = str.maketrans(dict.fromkeys('"“”‘’', "'"))
 
 
 def _pieces(quoted: str) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from compactor._util import lazy_pattern
+from compactor._util import code_reference, lazy_pattern
 
 __all__ = ["ENV_NAME_RE", "NOT_SECRET_RE", "plausible_value"]
 
@@ -32,13 +32,8 @@ def plausible_value(value: str, name: str, text: str, end: int, bare: bool) -> b
         return True
     if text[end : end + 1] in ("(", "["):
         return False  # password=get_password(), key=os.environ["KEY"]
-    if not any(ch.isdigit() for ch in value) and _CODE_NAME_RE.fullmatch(value):
-        low = value.lower()
-        if "." in low or any(word in low for word in _CODE_WORDS):
-            return False  # password=self.password, api_key=settings.service_key, pwd=user_pwd
-    return True
+    # password=self.password, api_key=settings.service_key, pwd=user_pwd
+    return not code_reference(value)
 
 
-_CODE_NAME_RE = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_CODE_WORDS = ("key", "pass", "pwd", "token", "secret", "auth", "cred")
 ENV_NAME_RE = lazy_pattern(r"[A-Z][A-Z0-9_]*")
