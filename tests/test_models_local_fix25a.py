@@ -61,3 +61,88 @@ def test_converter_commands_that_write_nothing_name_no_file() -> None:
     ):
         assert converter_output(shell_words(command)) is None, command
     assert converter_output(shell_words("do ffmpeg -i a.mov -y b.mp4")) == ("b.mp4", "ffmpeg")
+
+
+# -- 2. a later request's unrelated failure, or a failed read retried, overtakes no answer ------
+
+_DONE = "Added the archive button to the list page; it is working and the build passed. " * 7
+
+
+def _earlier_title(text: str) -> str:
+    return text.split("An earlier request's answer", 1)[1].split("\n", 1)[0]
+
+
+def test_a_failed_read_in_the_next_request_retried_at_once_overtakes_no_answer() -> None:
+    s = SessionBuilder()
+    s.user("add an archive button to the list page")
+    s.call("Edit", {"file_path": "web/ListPage.vue", "old_string": "a", "new_string": "b"}, "ok")
+    s.say(_DONE)
+    s.user("the build now fails in the detail page, fix it")
+    s.call(
+        "Bash",
+        {"command": "sed -n '1,80p' web/pages/[itemId]/detail.vue"},
+        "zsh:1: no matches found: web/pages/[itemId]/detail.vue",
+        error=True,
+    )
+    s.call("Bash", {"command": "cat 'web/pages/[itemId]/detail.vue'"}, "<template>x</template>")
+    s.call("Bash", {"command": "npm run build"}, "vite v5 building…")
+    title = _earlier_title(summarize_transcript(s.messages))
+    assert "overtook" not in title, title
+
+
+def test_a_later_requests_failure_on_another_subject_overtakes_no_answer() -> None:
+    s = SessionBuilder()
+    s.user("add an archive button to the list page")
+    s.call("Edit", {"file_path": "web/ListPage.vue", "old_string": "a", "new_string": "b"}, "ok")
+    s.say(_DONE)
+    s.user("now make the report export faster")
+    s.call(
+        "Bash",
+        {"command": "python tools/export_report.py --bench"},
+        "Traceback: boom\nError: x",
+        error=True,
+    )
+    s.call("Bash", {"command": "ls tools"}, "export_report.py")
+    title = _earlier_title(summarize_transcript(s.messages))
+    assert "overtook" not in title, title
+    s = SessionBuilder()  # a failure on the file the answer changed still overtakes it
+    s.user("add an archive button to the list page")
+    s.call("Edit", {"file_path": "web/ListPage.vue", "old_string": "a", "new_string": "b"}, "ok")
+    s.say(_DONE)
+    s.user("now style it")
+    s.call(
+        "Bash", {"command": "npx eslint web/ListPage.vue"}, "web/ListPage.vue: 3 errors", error=True
+    )
+    s.call("Bash", {"command": "ls web"}, "ListPage.vue")
+    title = _earlier_title(summarize_transcript(s.messages))
+    assert "a later result overtook it" in title, title
+
+
+def test_a_no_such_file_a_later_call_created_is_no_standing_fact() -> None:
+    s = SessionBuilder()
+    s.user("add the draw service")
+    s.call(
+        "Bash",
+        {"command": "sed -n '1,50p' app/services/draw_service.py"},
+        "sed: app/services/draw_service.py: No such file or directory",
+        error=True,
+    )
+    s.call(
+        "Write", {"file_path": "app/services/draw_service.py", "content": "def draw(): ...\n"}, "ok"
+    )
+    s.say("Created the draw service.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "A fact it established" not in errors, errors
+    assert "Not there at the time" in errors and "a later call created" in errors, errors
+    s = SessionBuilder()  # never created: still a fact it established
+    s.user("is there a draw service?")
+    s.call(
+        "Bash",
+        {"command": "sed -n '1,50p' app/services/draw_service.py"},
+        "sed: app/services/draw_service.py: No such file or directory",
+        error=True,
+    )
+    s.call("Bash", {"command": "ls app/services"}, "user_service.py")
+    s.say("There is none.")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert "A fact it established" in errors, errors
