@@ -146,3 +146,32 @@ def test_a_no_such_file_a_later_call_created_is_no_standing_fact() -> None:
     s.say("There is none.")
     errors = section(summarize_transcript(s.messages), 4)
     assert "A fact it established" in errors, errors
+
+
+# -- 3. a prohibition said of one object ("do not resize it") ends when a later request asks for it
+
+
+def _rules(intent: str) -> str:
+    head = "Constraints and preferences stated by the user:"
+    return intent.split(head, 1)[1] if head in intent else ""
+
+
+def test_a_pronoun_prohibition_a_later_request_asks_for_is_superseded() -> None:
+    s = SessionBuilder()
+    s.user("I just replaced banner-03. do not resize it. just export it to png")
+    s.call("Bash", {"command": "magick banner-03.tif banner-03.png"}, "")
+    s.say("Done: banner-03.png at its own size.")
+    s.user("i added a hero image. resize it to 800x600 and export to png")
+    s.call("Bash", {"command": "magick hero.tif -resize 800x600 hero.png"}, "")
+    s.say("Done: hero.png at 800x600.")
+    intent = section(summarize_transcript(s.messages), 1)
+    assert "do not resize it" not in _rules(intent), intent
+    s = SessionBuilder()  # no later request asks to resize: the rule stands
+    s.user("I just replaced banner-03. do not resize it. just export it to png")
+    s.call("Bash", {"command": "magick banner-03.tif banner-03.png"}, "")
+    s.say("Done: banner-03.png at its own size.")
+    s.user("now export it to jpg too")
+    s.call("Bash", {"command": "magick banner-03.tif banner-03.jpg"}, "")
+    s.say("Done.")
+    intent = section(summarize_transcript(s.messages), 1)
+    assert "do not resize it" in _rules(intent), intent
