@@ -175,3 +175,30 @@ def test_a_pronoun_prohibition_a_later_request_asks_for_is_superseded() -> None:
     s.say("Done.")
     intent = section(summarize_transcript(s.messages), 1)
     assert "do not resize it" in _rules(intent), intent
+
+
+# -- 4. a guessed cause the agent replaced by the real one later is labelled so ------------------
+
+
+def _guessed(real: str) -> SessionBuilder:
+    s = SessionBuilder()
+    s.user("the sync job keeps failing, fix it")
+    s.call("Bash", {"command": "./sync.sh"}, "sync: cannot open data/in.csv", error=True)
+    s.say("Background jobs aren't inheriting the working directory. Running with absolute paths:")
+    s.call("Bash", {"command": "/srv/app/sync.sh"}, "sync: cannot open data/in.csv", error=True)
+    s.say(real)
+    s.call("Bash", {"command": "/srv/app/sync.sh --input ' in.csv'"}, "synced 120 rows")
+    s.say("Done: the sync ran and wrote 120 rows.")
+    return s
+
+
+def test_a_guessed_cause_replaced_by_the_real_one_is_labelled_so() -> None:
+    s = _guessed(
+        "The input file has a leading space in its name — that's what was tripping up every "
+        "previous attempt. Running with the right name:"
+    )
+    solving = section(summarize_transcript(s.messages), 5)
+    assert "First guess, later replaced: Background jobs aren't inheriting" in solving, solving
+    s = _guessed("Running it once more with the name quoted:")
+    solving = section(summarize_transcript(s.messages), 5)
+    assert "First guess" not in solving, solving
