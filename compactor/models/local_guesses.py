@@ -5,8 +5,9 @@ failed the same way, and later it found the real cause: "… a leading space in 
 that's what was tripping up every previous attempt". Section 5 still listed the guess as a cause.
 :func:`judge_replaced_guesses`: when an assistant sentence names the real cause of the earlier
 failures ("that's what was tripping up every previous attempt", "the real cause was …",
-"turns out …"), each earlier negative statement among the decisions since the user's request
-before it (a diagnosis: "X isn't/doesn't/can't …") is labelled "First guess, later replaced".
+"turns out …") after a negative statement among the decisions (a diagnosis: "X isn't/doesn't/
+can't …") and before the user's next request, that statement is labelled "First guess, later
+replaced".
 """
 
 from __future__ import annotations
@@ -38,20 +39,30 @@ _LABEL = "First guess, later replaced: "
 
 
 def judge_replaced_guesses(s: Session) -> None:
-    """Label the decisions a later statement of the real cause replaced (see the module)."""
-    if not s.decisions:
+    """Label the decisions a later statement of the real cause replaced (see the module): only
+    the assistant texts after a diagnosis and before the user's next request are read."""
+    guesses = [
+        n
+        for n, (_, _, text) in enumerate(s.decisions)
+        if not text.startswith(("Superseded", _LABEL)) and _DIAGNOSIS_RE.search(text)
+    ]
+    if not guesses:
         return
-    first = min(i for i, _, _ in s.decisions)
-    for e in s.entries[first + 1 :]:
-        if e.role != "assistant" or e.internal or not e.text.strip():
+    asked = [r.index for r in s.requests]
+    for n in guesses:
+        i, score, text = s.decisions[n]
+        if _REAL_CAUSE_RE.search(text) is not None:
             continue
-        if _REAL_CAUSE_RE.search(e.text) is None:
-            continue
-        said = next((x for x in sentences(e.text) if _REAL_CAUSE_RE.search(x)), "")
-        since = max((r.index for r in s.requests if r.index < e.index), default=-1)
-        for n, (i, score, text) in enumerate(s.decisions):
-            if not since < i < e.index or text.startswith(("Superseded", _LABEL)):
-                continue
-            if _DIAGNOSIS_RE.search(text) and _REAL_CAUSE_RE.search(text) is None:
-                short = said if len(said) <= 120 else said[:119].rstrip() + "…"
-                s.decisions[n] = (i, score, f"{_LABEL}{text} (later: '{short}')")
+        end = next((a for a in asked if a > i), len(s.entries))
+        said = _real_cause(s, i + 1, end)
+        if said:
+            short = said if len(said) <= 120 else said[:119].rstrip() + "…"
+            s.decisions[n] = (i, score, f"{_LABEL}{text} (later: '{short}')")
+
+
+def _real_cause(s: Session, start: int, end: int) -> str:
+    """The first assistant sentence in entries ``start`` to ``end`` naming the real cause."""
+    for e in s.entries[start:end]:
+        if e.role == "assistant" and not e.internal and _REAL_CAUSE_RE.search(e.text):
+            return next((x for x in sentences(e.text) if _REAL_CAUSE_RE.search(x)), "")
+    return ""
