@@ -12,6 +12,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Entry, finds_any, one_line, sentences
 
 from .local_offers import declines_extras, is_ask
+from .local_overtakes import overtakes
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, strip_list_mark
 from .local_typed import typed_words
@@ -292,8 +293,9 @@ def judge_disputed(s: Session) -> None:
         return
     if _CLAIMS_RE.search(d.text[:_CLAIM_HEAD]) is None:
         return
+    nxt = after.index if after is not None else None
     for err in s.errors:
-        if err.index > d.index and err.after not in _GONE:
+        if err.index > d.index and err.after not in _GONE and overtakes(s, d, nxt, err):
             why = f": {_short(err.outcome.lines[0], 120)}" if err.outcome.lines else ""
             s.deliverable_note = f"a later result overtook it: {_short(err.call, 100)} failed{why}"
             return

@@ -27,6 +27,7 @@ from dataclasses import replace as with_fields
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, clean_path, command_of, cut, shell_words
+from compactor.facts.converters import PATTERN_ACTION, converter_output, fill_assigned, is_pattern
 from compactor.facts.shellwrites import script_writes
 
 from .local_heredoc import EXPANDED_NOTE, as_printed, heredoc_text
@@ -403,6 +404,9 @@ def _read_shell_changes(command: str) -> list[Change]:
             out.extend(Change(p, "edited") for w in rest[1:] if (p := _target(w)))
         elif prog in _DOWNLOADERS and (p := _download_target(words)):  # blind 17
             out.append(Change(p, "written"))
+        elif made_by := converter_output(words):  # ffmpeg/magick/cwebp's output (blind 25)
+            p = fill_assigned(made_by[0], command)
+            out.append(Change(p, PATTERN_ACTION if is_pattern(p) else "written"))
         elif prog in ("mv", "cp") and len(rest) >= 2 and (p := _target(rest[-1])):
             out.append(Change(p, "written"))
             if prog == "mv":

@@ -56,6 +56,7 @@ from .local_jobs import add_shape_jobs, listed_jobs
 from .local_listing import lists_work_folder, work_listing
 from .local_lost import judge_lost
 from .local_madeby import add_agent_files
+from .local_madelater import made_later, not_found_line
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_offers import drop_unchosen_options, unchosen_dropped
@@ -445,6 +446,7 @@ def judge_skipped(s: Session) -> None:
         if looked and went_on and (_NOT_FOUND_RE.search(said) or not err.outcome.lines):
             if not found_elsewhere(s, err):  # not in the wrong folder (blind check 20)
                 err.after, err.by = "not found", ""  # a probe that established a fact
+                err.why = made_later(s, err) or err.why  # a later call made it (set 25)
             continue
         around = [x for x in sentences(err.next_text) if _AROUND_RE.search(x)]
         around = unchosen_dropped(err.next_text, user.text if user else "", around)
@@ -477,6 +479,7 @@ def after_line(err: ErrorFact, width: int) -> str:
         return f"  Interrupted by the user ({how}): never completed; not a success, not a failure."
     if err.why and err.after in why:
         return why[err.after]
+
     return {
         "fixed": f"  Fixed: a later {by} succeeded.",
         "found lost": f"  Not fixed: a later {by} succeeded, but its change was found lost "
@@ -486,8 +489,7 @@ def after_line(err: ErrorFact, width: int) -> str:
         "retry pending": f"  Retried with {by}; its result is not in the transcript yet.",
         "skipped": f"  Set aside on purpose, not to be fixed: {quote(err.by, width)}",
         "worked around": f"  Done without it, not to be fixed: {quote(err.by, width)}",
-        "not found": f"  A fact it established (not a failure to fix): {found}"
-        f"{looked_up_as(err)}; the work went on.",
+        "not found": not_found_line(err, found, looked_up_as(err)),  # or made later (set 25)
         "meant to fail": f"  Meant to fail (run to confirm a failure), not an error: {meant}",
         "worked around by": f"  Worked around by {by} ({err.why}).",
         "fixed by editing": f"  Fixed by editing {err.why}; then a later {by} succeeded.",

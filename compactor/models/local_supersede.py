@@ -24,6 +24,7 @@ from dataclasses import replace
 from compactor._util import lazy_pattern
 from compactor.facts import Entry, one_line, sentences
 
+from .local_guesses import judge_replaced_guesses
 from .local_session import Session
 
 __all__ = [
@@ -102,6 +103,13 @@ _CAUSES_MOST = 20
 
 
 def judge_overtaken_causes(s: Session) -> None:
+    """:func:`_judge_overtaken`, then a guess a later "that's what was tripping up every
+    previous attempt" replaced (:func:`judge_replaced_guesses`, blind check 25)."""
+    _judge_overtaken(s)
+    judge_replaced_guesses(s)
+
+
+def _judge_overtaken(s: Session) -> None:
     """A decision sentence that says Y is not what happened ("runs on the parent model instead
     of haiku", "fork didn't work") is superseded when a later assistant sentence names Y with a
     sign that it now holds ("Model: haiku ✅", "haiku is now being used") and no negation: it is

@@ -233,7 +233,8 @@ class _Later:
         code yet." → "Please write the configuration files"; "do not run migration" → "run
         bin/rails db:migrate now"), for a hold meant to end ("yet", "for now", "until"), or
         else naming right after the verb what the rule named (a word stem of the rule after its
-        verb). "Never …" rules are never lifted this way."""
+        verb), or any later use of the verb when the rule named only a pronoun ("do not resize
+        it": said of one object). "Never …" rules are never lifted this way."""
         hold = _HOLD_RE.search(rule)
         if hold is None or n + 1 >= len(self.texts) or _HEDGE_RE.match(rule) is not None:
             return False  # "I don't think …, keep X": the rule is the "keep", not a hold
@@ -241,11 +242,14 @@ class _Later:
         if not later or _FOR_NOW_RE.search(rule) is not None:
             return bool(later)
         objects = stems(hold.group(2))
+        if not objects and _PRONOUN_RE.match(hold.group(2)):  # "do not resize it" (blind 25)
+            return True  # said of one object: a later request for the verb supersedes it
         after = (self.texts[p][end : end + _OBJECT_REACH].lower() for p, end in later)
         return any(stem in text for text in after for stem in objects)
 
 
 _OBJECT_REACH = 80
+_PRONOUN_RE = re.compile(r"\s*(?:it|them|this|that|these|those|one)\b\W*$", re.I)
 """How far after the verb a later request must name what a prohibition named."""
 _SUFFIX_RE = re.compile(r"(?:ions?|ing|ed|es|s)$")
 _COMMON_STEMS = frozenset(

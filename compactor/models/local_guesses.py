@@ -1,0 +1,68 @@
+"""A guessed cause the agent later replaced by the real one (blind check 25, cc-jbiggs-dl W5).
+
+The assistant said "Background tasks aren't inheriting the working directory.", the next run
+failed the same way, and later it found the real cause: "… a leading space in the names —
+that's what was tripping up every previous attempt". Section 5 still listed the guess as a cause.
+:func:`judge_replaced_guesses`: when an assistant sentence names the real cause of the earlier
+failures ("that's what was tripping up every previous attempt", "the real cause was …",
+"turns out …") after a negative statement among the decisions (a diagnosis: "X isn't/doesn't/
+can't …") and before the user's next request, that statement is labelled "First guess, later
+replaced".
+"""
+
+from __future__ import annotations
+
+import re
+
+from compactor.facts import sentences
+
+from .local_session import Session
+
+__all__ = ["judge_replaced_guesses"]
+
+_REAL_CAUSE_RE = re.compile(
+    r"\b(?:that['’]?s|that is|this is|which is|which was|that was|this was) (?:what|why)\b"
+    r"[^.]{0,40}"
+    r"\b(?:tripp|caus|break|broke|fail|went wrong|behind)\w*[^.]{0,40}"
+    r"\b(?:every|all|each|the) (?:previous|earlier|prior|other|of the)\b|"
+    r"\b(?:the )?(?:real|actual|true|root) (?:cause|problem|issue|culprit) (?:is|was)\b|"
+    r"\bturn(?:s|ed) out\b",
+    re.IGNORECASE,
+)
+"""A sentence that names the real cause of the earlier failures."""
+_DIAGNOSIS_RE = re.compile(
+    r"\b(?:is|are|was|were|do|does|did|ca|wo|has|have)n['’]?t\b|\b(?:not|cannot|never)\b",
+    re.IGNORECASE,
+)
+"""A negative statement: the shape of a diagnosis ("aren't inheriting", "can't access")."""
+_LABEL = "First guess, later replaced: "
+
+
+def judge_replaced_guesses(s: Session) -> None:
+    """Label the decisions a later statement of the real cause replaced (see the module): only
+    the assistant texts after a diagnosis and before the user's next request are read."""
+    guesses = [
+        n
+        for n, (_, _, text) in enumerate(s.decisions)
+        if not text.startswith(("Superseded", _LABEL)) and _DIAGNOSIS_RE.search(text)
+    ]
+    if not guesses:
+        return
+    asked = [r.index for r in s.requests]
+    for n in guesses:
+        i, score, text = s.decisions[n]
+        if _REAL_CAUSE_RE.search(text) is not None:
+            continue
+        end = next((a for a in asked if a > i), len(s.entries))
+        said = _real_cause(s, i + 1, end)
+        if said:
+            short = said if len(said) <= 120 else said[:119].rstrip() + "…"
+            s.decisions[n] = (i, score, f"{_LABEL}{text} (later: '{short}')")
+
+
+def _real_cause(s: Session, start: int, end: int) -> str:
+    """The first assistant sentence in entries ``start`` to ``end`` naming the real cause."""
+    for e in s.entries[start:end]:
+        if e.role == "assistant" and not e.internal and _REAL_CAUSE_RE.search(e.text):
+            return next((x for x in sentences(e.text) if _REAL_CAUSE_RE.search(x)), "")
+    return ""
