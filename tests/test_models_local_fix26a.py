@@ -55,3 +55,43 @@ def test_jobs_whose_polls_open_with_a_completed_status_are_not_still_running() -
 def test_a_job_whose_polls_say_running_stays_running() -> None:
     pending = _polled_jobs("<status>running</status>\n\n<stdout>\n")
     assert "Background job still running" in pending, pending
+
+
+# -- 1171: a relative name is the file the agent last named by an absolute path ----------------
+
+_REJECTED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+    "was a file edit, the new_string was NOT written to the file). STOP what you are doing."
+)
+
+
+def _moved_project(rejected_write: bool) -> str:
+    s = SessionBuilder()
+    s.user("add a deploy config to the project")
+    s.call("Write", {"file_path": "/w/proj/deploy.json", "content": '{"out": "proj/dist"}\n'},
+           "File created successfully at: /w/proj/deploy.json")  # fmt: skip
+    s.say("Added /w/proj/deploy.json.")
+    s.user("move the project to the repository root and fix the deploy config")
+    s.call("Bash", {"command": "mv proj/* . && rm -rf proj"}, "")
+    s.call("Write", {"file_path": "/w/deploy.json", "content": '{"out": "dist"}\n'},
+           "<tool_use_error>File has not been read yet. Read it first before writing to it."
+           "</tool_use_error>", error=True)  # fmt: skip
+    if rejected_write:  # never ran: names no path
+        s.call("Write", {"file_path": "/w/proj/deploy.json", "content": "{}\n"}, _REJECTED,
+               error=True)  # fmt: skip
+    s.call("Bash", {"command": 'cat > deploy.json << \'EOF\'\n{"out": "dist"}\nEOF'}, "")
+    s.say("The deploy config now points at dist.")
+    return section(summarize_transcript(s.messages), 3)
+
+
+def test_a_relative_write_is_the_file_the_agent_last_named_not_an_older_one() -> None:
+    """cc-matt §3: ``cat > vercel.json << 'EOF'`` (run in the home folder, right after a failed
+    ``Write(/home/u/vercel.json)``) was listed as the third change of
+    ``/home/u/project/vercel.json``, a folder the agent had just moved away and deleted."""
+    for rejected_write in (False, True):
+        files = _moved_project(rejected_write)
+        assert "/w/deploy.json" in files, files
+        at = files.find("/w/deploy.json")
+        assert '"out": "dist"' in files[at:], files
+        old = files[files.find("/w/proj/deploy.json") :] if "/w/proj/deploy.json" in files else ""
+        assert "written by Bash" not in old.split("\n   - ")[0], files
