@@ -26,8 +26,8 @@ def _progress(n: int) -> str:
 def _polled_jobs(head: str) -> str:
     s = SessionBuilder()
     s.user("install the dependencies, build the sdk and run its tests")
-    jobs = (("pnpm install", "b1", _progress(500)), ("pnpm build", "b2", "built in 3 s\n</stdout>"))
-    jobs += (("pnpm test", "b3", "12 passed\n</stdout>"),)
+    jobs = [("pnpm install", "b1", _progress(500)), ("pnpm build", "b2", "built in 3 s\n</stdout>")]
+    jobs.append(("pnpm test", "b3", "12 passed\n</stdout>"))
     for command, key, out in jobs:
         s.call(
             "Bash",
