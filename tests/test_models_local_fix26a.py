@@ -95,3 +95,33 @@ def test_a_relative_write_is_the_file_the_agent_last_named_not_an_older_one() ->
         assert '"out": "dist"' in files[at:], files
         old = files[files.find("/w/proj/deploy.json") :] if "/w/proj/deploy.json" in files else ""
         assert "written by Bash" not in old.split("\n   - ")[0], files
+
+
+# -- 1172: a failed Write that a later write of the same file made ------------------------------
+
+
+def test_a_failed_write_that_a_later_heredoc_made_is_no_unresolved_failure() -> None:
+    """cc-matt §7: "Unresolved failure: Write(/home/u/vercel.json)" ("File has not been read
+    yet"), although two calls later ``cat > vercel.json << 'EOF'`` wrote the same file."""
+    s = SessionBuilder()
+    s.user("write the deploy config")
+    s.call("Write", {"file_path": "/w/deploy.json", "content": '{"out": "dist"}\n'},
+           "<tool_use_error>File has not been read yet. Read it first before writing to it."
+           "</tool_use_error>", error=True)  # fmt: skip
+    s.call("Bash", {"command": 'cat > /w/deploy.json << \'EOF\'\n{"out": "dist"}\nEOF'}, "")
+    s.call("Bash", {"command": "git add -A && git commit -m deploy"}, "[main 1a2b3c4] deploy")
+    text = summarize_transcript(s.messages)  # (mid-work: no answer yet)
+    assert "Unresolved failure" not in section(text, 7), section(text, 7)
+    assert "Fixed" in section(text, 4), section(text, 4)
+
+
+def test_a_failed_write_of_a_file_nothing_wrote_later_stays_unresolved() -> None:
+    s = SessionBuilder()
+    s.user("write the deploy config")
+    s.call("Write", {"file_path": "/w/deploy.json", "content": '{"out": "dist"}\n'},
+           "<tool_use_error>File has not been read yet. Read it first before writing to it."
+           "</tool_use_error>", error=True)  # fmt: skip
+    s.call("Bash", {"command": "cat > /w/other.json << 'EOF'\n{}\nEOF"}, "")
+    s.call("Bash", {"command": "git add -A && git commit -m deploy"}, "[main 1a2b3c4] deploy")
+    text = summarize_transcript(s.messages)
+    assert "Unresolved failure" in section(text, 7), section(text, 7)
