@@ -204,7 +204,15 @@ def _shared_head(one: str, two: str) -> str:
         return ""
     if head.lstrip().lower().startswith(("exit code", "chunk id", "command:", "process ")):
         return ""
+    if _TAG_LINE_RE.match(head) is not None:
+        return ""  # a harness's tagged header (``<status>completed</status>``: blind check 26)
     return head
+
+
+_TAG_LINE_RE = lazy_pattern(r"\s*<([A-Za-z][\w\-]*)>[^<\n]*</\1>[ \t]*\n")
+"""A head whose first line is one tagged field (``<status>completed</status>``,
+``<exit_code>0</exit_code>``): what a harness writes about the call, whose status a reader needs,
+never a login script's banner."""
 
 
 _FRAME_RE = lazy_pattern(

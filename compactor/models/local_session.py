@@ -56,6 +56,7 @@ from .local_files import FileState, file_changes
 from .local_noise import is_usage_footer, local_command, ran_locally
 from .local_notices import failed_after, notified_end
 from .local_records import Background, ErrorFact
+from .local_relpath import NamedPaths, state_for
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, restated, retries, signature
 from .local_task import Task
@@ -208,6 +209,7 @@ class _Builder:
         self.next_task = 1
         self.pending_creates: dict[str, Task] = {}
         self.by_name: dict[str, list[str]] = {}
+        self.named = NamedPaths()  # the latest absolute path named for a base name
         self.unfixed: list[ErrorFact] = []
         self.memo: dict[str, list[tuple[int, str]]] = {}  # scored_once's
 
@@ -388,6 +390,7 @@ class _Builder:
                 task.key = found.group(1)
                 s.tasks[task.key] = task
         self.background_result(call, r)
+        self.named.note(call, r.text)
         oc = outcome(r, call)
         if oc.failed:
             self.failure(call, oc, index, is_reading_call(call))
@@ -478,16 +481,7 @@ class _Builder:
             self.unfixed = [e for e in self.unfixed if e.after != "fixed"]
 
     def file_state(self, path: str) -> FileState:
-        files = self.s.files
-        if path in files:
-            return files[path]
-        base = path.replace("\\", "/").rsplit("/", 1)[-1]
-        for key in self.by_name.get(base, []):
-            if key.endswith("/" + path) or path.endswith("/" + key):
-                return files[key]
-        self.by_name.setdefault(base, []).append(path)
-        files[path] = FileState(path)
-        return files[path]
+        return state_for(self.s.files, self.by_name, self.named, path)
 
     def read(self, call: Call) -> None:
         if _SEARCH_TOOL_RE.search(call.name):

@@ -65,6 +65,7 @@ from .local_resultfacts import result_facts
 from .local_results import head_of, tail_matters
 from .local_retries import job_started
 from .local_reverted import judge_reverted
+from .local_rewritten import judge_rewritten
 from .local_session import ErrorFact, Session, build_session
 from .local_stops import IN_FLIGHT, stopped_how
 from .local_supersede import (
@@ -613,6 +614,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_busy(session)  # refused while an agent ran, which finished later (blind 16)
     judge_next(session)
     judge_got_past(session)  # a missing program a later call ran (blind check 14)
+    judge_rewritten(session)  # a failed Write whose file a later call wrote (blind check 26)
     judge_cli_rejections(session)  # the CLI's STOP text is no rule of the user's (set 13)
     judge_disputed(session)
     judge_stale_next(session)
