@@ -163,6 +163,12 @@ _ENV_NAME = r"[A-Z][A-Z0-9_]*"  # os.getenv("DB_PASSWORD"): the name of a variab
 _NOT_A_VALUE = frozenset({"str", "string", "int", "bool", "none", "null", "true", "false", "***"})
 
 
+def env_name(value: str) -> bool:
+    """Whether a string literal is an environment variable's name (``os.getenv("DB_PASSWORD")``,
+    ``env('API_KEY')``): no secret. Shared by the summary masker and ``secrets.masking``."""
+    return re.fullmatch(_ENV_NAME, value) is not None
+
+
 _CODE_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
 _CODE_WORDS = ("key", "pass", "pwd", "token", "secret", "auth", "cred")
 
@@ -188,7 +194,7 @@ def mask_secret_values(text: str) -> str:
         if "(" in value and value[-1] in "\"'":  # a call with a literal argument: mask the literal
             call, _, literal = value.partition("(")
             quote, inner = value[-1], literal.strip()[1:-1]
-            if not inner or re.fullmatch(_ENV_NAME, inner):
+            if not inner or env_name(inner):
                 return m.group(0)
             space = literal[: len(literal) - len(literal.lstrip())]
             return f"{m.group(1)}{call}({space}{quote}***{quote}"

@@ -70,11 +70,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from compactor._json import JsonValue
-from compactor._util import lazy_pattern
+from compactor._util import env_name, lazy_pattern
 from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Block, M, Message, loads_json
 
-from .plausible import ENV_NAME_RE, NOT_SECRET_RE, plausible_value
+from .plausible import NOT_SECRET_RE, plausible_value
 from .secret_scan import API_KEY_WORDS, PASSWORD_WORDS, clean_messages, scan
 
 __all__ = ["SECRET_KINDS", "SecretMasker", "mask_messages"]
@@ -456,7 +456,7 @@ class SecretMasker:
         if rule.assignment:
             group = next(g for g in _VALUE_GROUPS if match.group(g) is not None)
             value = match.group(group)
-            if group == "call" and ENV_NAME_RE.fullmatch(value):
+            if group == "call" and env_name(value):
                 return None  # os.getenv("DB_PASSWORD"): a variable's name
             bare = group in ("line", "eq", "word")
             if not plausible_value(value, match.group("name"), text, match.end(group), bare):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from compactor._util import code_reference, lazy_pattern
+from compactor._util import code_reference
 
-__all__ = ["ENV_NAME_RE", "NOT_SECRET_RE", "plausible_value"]
+__all__ = ["NOT_SECRET_RE", "plausible_value"]
 
 # Values that are obviously not secrets: references, templates, masks, placeholders, literals.
 NOT_SECRET_RE = re.compile(
@@ -34,6 +34,3 @@ def plausible_value(value: str, name: str, text: str, end: int, bare: bool) -> b
         return False  # password=get_password(), key=os.environ["KEY"]
     # password=self.password, api_key=settings.service_key, pwd=user_pwd
     return not code_reference(value)
-
-
-ENV_NAME_RE = lazy_pattern(r"[A-Z][A-Z0-9_]*")
