@@ -55,6 +55,7 @@ from .local_evalnotice import is_evaluation_notice
 from .local_files import FileState, file_changes
 from .local_noise import is_usage_footer, local_command, ran_locally
 from .local_notices import failed_after, notified_end
+from .local_places import Places
 from .local_records import Background, ErrorFact
 from .local_relpath import NamedPaths, state_for
 from .local_results import ended_how
@@ -210,6 +211,7 @@ class _Builder:
         self.pending_creates: dict[str, Task] = {}
         self.by_name: dict[str, list[str]] = {}
         self.named = NamedPaths()  # the latest absolute path named for a base name
+        self.places = Places()  # where calls ran; moves and removed directories
         self.unfixed: list[ErrorFact] = []
         self.memo: dict[str, list[tuple[int, str]]] = {}  # scored_once's
 
@@ -398,6 +400,7 @@ class _Builder:
         reading = is_reading_call(call)
         self.success(call, r, index, reading)
         changes = with_embedded(call, r.text, file_changes(call, self.open_file), s)
+        changes = self.places.follow(call, changes, s.files, self.by_name, index)
         for change in changes:
             self.file_state(change.path).apply(change, call.name, index)
         if reading:
@@ -481,7 +484,7 @@ class _Builder:
             self.unfixed = [e for e in self.unfixed if e.after != "fixed"]
 
     def file_state(self, path: str) -> FileState:
-        return state_for(self.s.files, self.by_name, self.named, path)
+        return state_for(self.s.files, self.by_name, self.named, path, self.places.under_gone)
 
     def read(self, call: Call) -> None:
         if _SEARCH_TOOL_RE.search(call.name):

@@ -1,0 +1,118 @@
+"""Blind check 26's W3, W4 and N5 (issue 28, rows 1210-1229): where files are after a project
+moved up and its folder was removed; which later command fixes a failed build; what a small
+session's commands printed. Sessions are built here, by shape, with invented content."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compactor.formats.registry import read_transcript
+from compactor.models.local import summarize_transcript
+
+from .cc_session import Session
+from .test_models_local_session import section
+
+_REJECTED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+    "was a file edit, the new_string was NOT written to the file). STOP what you are doing."
+)
+
+# -- the directory a call ran in, and moves of a directory's contents --------------------------
+
+
+class _Claude(Session):
+    """Claude Code records whose ``cwd`` is ``where`` (None: a harness that records none)."""
+
+    def __init__(self, where: str | None) -> None:
+        super().__init__()
+        self.where = where
+
+    def _add(self, rec: dict[str, Any]) -> dict[str, Any]:
+        full = super()._add(rec)
+        if self.where is None:
+            full.pop("cwd", None)
+        else:
+            full["cwd"] = self.where
+        return full
+
+    def call(self, name: str, args: dict[str, Any], out: str, error: bool = False) -> None:
+        key = f"toolu_{self.n:04d}"
+        self.assistant([{"type": "tool_use", "id": key, "name": name, "input": args}])
+        self.user([{"type": "tool_result", "tool_use_id": key, "content": out, "is_error": error}])
+
+    def say(self, text: str) -> None:
+        self.assistant([{"type": "text", "text": text}])
+
+    def summary(self) -> str:
+        raw = b"\n".join(self.lines()) + b"\n"
+        return summarize_transcript(read_transcript("s.jsonl", raw).messages)
+
+
+def _moved_up(where: str | None) -> str:
+    """A project written under /w/proj, moved up to /w by ``mv proj/* .`` (a dotfile by its
+    own ``mv``), ``proj`` removed, then a config rewritten there by a relative name; before it,
+    a rejected ``cd /w/proj && …`` that never ran."""
+    s = _Claude(where)
+    s.user("add a deploy config to the project")
+    if where is None:  # no recorded directory: the shell's is the last cd of a call that ran
+        s.call("Bash", {"command": "cd /w && git status --short"}, "?? proj/")
+    s.call("Write", {"file_path": "/w/proj/deploy.json", "content": '{"out": "proj/dist"}\n'},
+           "File created successfully at: /w/proj/deploy.json")  # fmt: skip
+    s.call("Write", {"file_path": "/w/proj/src/app.ts", "content": "export const app = 1;\n"},
+           "File created successfully at: /w/proj/src/app.ts")  # fmt: skip
+    s.call("Bash", {"command": "cd /w/proj && echo 'PORT=1' > .env.example"}, "")
+    if where is None:
+        s.call("Bash", {"command": "cd /w && git log --oneline -1"}, "1a2b3c4 start")
+    s.say("Added the deploy config.")
+    s.user("move the project to the repository root")
+    s.call("Bash", {"command": "cd /w/proj && rm deploy.json && git add -A"}, _REJECTED, True)
+    s.call("Bash", {"command": "mv proj/* . && mv proj/.env.example src/.env.example"}, "")
+    s.call("Bash", {"command": "rm -rf proj"}, "")
+    s.call("Bash", {"command": 'cat > deploy.json << \'EOF\'\n{"out": "dist"}\nEOF'}, "")
+    s.say("The project is at the root now.")
+    return s.summary()
+
+
+def test_files_moved_out_of_a_removed_folder_are_listed_where_they_are() -> None:
+    """cc-matt (blind check 26 W3): ``mv DIR/* .``, ``mv DIR/.env.example packages/…``, ``rm
+    -rf DIR`` (all succeeded, record cwd the home folder), then ``cat > vercel.json``; §3 and
+    §8 still listed every file under the removed DIR/, the heredoc merged into the old file."""
+    for where in ("/w", None):
+        text = _moved_up(where)
+        files, work = section(text, 3), section(text, 8)
+        assert "/w/proj/" not in files.replace("moved from /w/proj/", ""), (where, files)
+        assert "/w/deploy.json (created, then moved from /w/proj/deploy.json" in files, files
+        at = files.index("/w/deploy.json")
+        assert '{"out": "dist"}' in files[at : files.find("\n   - ", at + 1)], files
+        assert "/w/src/app.ts" in files and "/w/src/.env.example" in files, files
+        assert "/w/proj/" not in work, (where, work)
+
+
+def test_a_file_left_in_a_removed_folder_is_deleted_and_never_written_again() -> None:
+    """``rm -rf DIR`` removes the files still in it; a later relative write with the same name
+    is not put back into DIR (no directory known: the name the agent last used is in DIR)."""
+    s = _Claude(None)
+    s.user("write the notes, then clean up")
+    s.call("Write", {"file_path": "/w/tmp/notes.md", "content": "# Notes\n"}, "File created")
+    s.call("Bash", {"command": "rm -rf /w/tmp"}, "")
+    s.call("Bash", {"command": "cat > notes.md << 'EOF'\n# Fresh\nEOF"}, "")
+    s.say("Cleaned up; the notes are fresh.")
+    files = section(s.summary(), 3)
+    assert "/w/tmp/notes.md (created, then deleted by Bash" in files, files
+    assert "written by Bash" not in files.split("/w/tmp/notes.md", 1)[1].split("\n   - ")[0]
+
+
+def test_a_failed_move_moves_nothing_and_git_mv_moves() -> None:
+    s = _Claude("/w")
+    s.user("rename the module")
+    s.call("Write", {"file_path": "/w/lib/old.py", "content": "X = 1\n"}, "File created")
+    s.call("Write", {"file_path": "/w/lib/keep.py", "content": "Y = 2\n"}, "File created")
+    s.call("Bash", {"command": "mv lib/keep.py /w/gone/keep.py"},
+           "mv: cannot move 'lib/keep.py' to '/w/gone/keep.py': No such file or directory\n"
+           "Exit code 1", True)  # fmt: skip
+    s.call("Bash", {"command": "git mv lib/old.py lib/new.py"}, "")
+    s.say("Renamed lib/old.py to lib/new.py.")
+    files = section(s.summary(), 3)
+    assert "/w/lib/new.py (created, then moved from /w/lib/old.py" in files, files
+    assert "/w/lib/keep.py (created by Write)" in files, files
+    assert "/w/gone/" not in files, files
