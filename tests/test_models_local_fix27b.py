@@ -4,12 +4,14 @@ session's commands printed. Sessions are built here, by shape, with invented con
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 
 from .cc_session import Session
+from .codex_rollout import rec
 from .test_models_local_session import section
 
 _REJECTED = (
@@ -116,3 +118,87 @@ def test_a_failed_move_moves_nothing_and_git_mv_moves() -> None:
     assert "/w/lib/new.py (created, then moved from /w/lib/old.py" in files, files
     assert "/w/lib/keep.py (created by Write)" in files, files
     assert "/w/gone/" not in files, files
+
+
+# -- a failure fixed by a later command that does the same job --------------------------------
+
+
+class _Codex:
+    """A Codex rollout (``turn_context`` with the directory, ``shell_command`` calls)."""
+
+    def __init__(self, where: str = "/w/shop") -> None:
+        meta = {"id": "1a2b3c4d-0000-4000-8000-000000000027", "cwd": where}
+        self.records = [rec("session_meta", meta), rec("turn_context", {"cwd": where})]
+        self.n = 0
+
+    def message(self, role: str, text: str) -> None:
+        part = "output_text" if role == "assistant" else "input_text"
+        item = {"type": "message", "role": role, "content": [{"type": part, "text": text}]}
+        self.records.append(rec("response_item", item))
+
+    def run(self, command: str, code: int, output: str) -> None:
+        self.n += 1
+        key = f"call_{self.n}"
+        args = json.dumps({"command": command, "workdir": "/w/shop"})
+        call = {"type": "function_call", "name": "shell_command", "arguments": args}
+        out = f"Exit code: {code}\nWall time: 3.2 seconds\nOutput:\n{output}"
+        self.records += [
+            rec("response_item", {**call, "call_id": key}),
+            rec("response_item", {"type": "function_call_output", "call_id": key, "output": out}),
+        ]
+
+    def summary(self) -> str:
+        raw = b"".join(json.dumps(r).encode() + b"\n" for r in self.records)
+        return summarize_transcript(read_transcript("r.jsonl", raw).messages)
+
+
+_NU1301 = (
+    "/w/shop/src/Api/Api.csproj : error NU1301: Unable to load the service index for source "
+    "https://api.nuget.org/v3/index.json.\n\nBuild FAILED.\n    0 Warning(s)\n    1 Error(s)"
+)
+_TESTED = "Build succeeded.\n    0 Warning(s)\n    0 Error(s)\nPassed!  - Failed: 0, Passed: 20"
+
+
+def _errors(build: str, later: list[tuple[str, int, str]]) -> str:
+    s = _Codex()
+    s.message("user", "fix the order totals and make sure the tests pass")
+    s.run(build, 1, _NU1301)
+    for command, code, output in later:
+        s.run(command, code, output)
+    s.message("assistant", "The totals are fixed; the tests pass.")
+    return section(s.summary(), 4)
+
+
+def test_a_failed_build_that_a_later_test_run_built_is_fixed() -> None:
+    """cx-crm (blind check 26 W4): ``dotnet build X --no-restore`` failed (restore blocked,
+    NU1301); after ``dotnet restore``, ``dotnet test`` built and passed 20/20, yet §4 said
+    "Not fixed"."""
+    same = [("dotnet test tests/Shop.Tests/Shop.Tests.csproj", 0, _TESTED)]
+    errors = _errors("dotnet build tests/Shop.Tests/Shop.Tests.csproj", same)
+    assert "Fixed" in errors and "Not fixed" not in errors, errors
+    whole = [("dotnet test", 0, _TESTED)]  # no project: the whole
+    errors = _errors("dotnet build tests/Shop.Tests/Shop.Tests.csproj", whole)
+    assert "Fixed" in errors and "Not fixed" not in errors, errors
+    restored = "Restored /w/shop/src/Api/Api.csproj (in 2.1 s)."
+    tested = "dotnet test tests/Shop.Tests/Shop.Tests.csproj --no-restore"
+    blocked = [("dotnet restore /m:1", 0, restored), (tested, 0, _TESTED)]
+    errors = _errors("dotnet build src/Shop.sln --no-restore", blocked)
+    assert "Fixed" in errors and "Not fixed" not in errors, errors
+    for build, later in (("cargo build", "cargo test"), ("go build ./...", "go test ./..."),
+                         ("mvn -q compile", "mvn package"), ("npm run build", "npx next build"),
+                         ("tsc --noEmit", "npm run build")):  # fmt: skip
+        shown = "> app@1.0.0 build\n> tsc && vite build\n\nbuilt in 2.3s"
+        errors = _errors(build, [(later, 0, shown)])
+        assert "Fixed" in errors and "Not fixed" not in errors, (build, errors)
+
+
+def test_a_later_success_on_another_project_or_stage_fixes_nothing() -> None:
+    for build, later in (
+        ("dotnet build src/Shop.sln", "dotnet test tests/Other.Tests/Other.Tests.csproj"),
+        ("dotnet test tests/Shop.Tests/Shop.Tests.csproj", "dotnet build src/Shop.sln"),
+        ("cargo test", "cargo build"),
+        ("tsc --noEmit", "npm run build"),  # its script does not run tsc
+        ("dotnet build src/Shop.sln --no-restore", "dotnet restore"),
+    ):
+        errors = _errors(build, [(later, 0, "built in 2.3s")])
+        assert "Fixed" not in errors, (build, later, errors)

@@ -60,6 +60,7 @@ from .local_records import Background, ErrorFact
 from .local_relpath import NamedPaths, state_for
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, restated, retries, signature
+from .local_stages import Stages
 from .local_task import Task
 from .local_text import (
     announces_step,
@@ -211,7 +212,7 @@ class _Builder:
         self.pending_creates: dict[str, Task] = {}
         self.by_name: dict[str, list[str]] = {}
         self.named = NamedPaths()  # the latest absolute path named for a base name
-        self.places = Places()  # where calls ran; moves and removed directories
+        self.places, self.stages = Places(), Stages()  # (moves; restores and build stages)
         self.unfixed: list[ErrorFact] = []
         self.memo: dict[str, list[tuple[int, str]]] = {}  # scored_once's
 
@@ -393,7 +394,7 @@ class _Builder:
                 s.tasks[task.key] = task
         self.background_result(call, r)
         self.named.note(call, r.text)
-        oc = outcome(r, call)
+        oc = self.stages.seen(outcome(r, call), r.text, index)  # a blocked restore (W4)
         if oc.failed:
             self.failure(call, oc, index, is_reading_call(call))
             return
@@ -465,8 +466,11 @@ class _Builder:
     def success(self, call: Call, r: Result, index: int, reading: bool) -> None:
         sig, fixed, by, job, piped = signature(call), False, "", None, None
         looked: bool | None = None  # a read, ``bash -lc 'sed -n …'`` too, fixes no build
+        self.stages.note(sig, index)  # a restore (a build blocked before it may pass now)
         for err in (e for e in self.unfixed[-_RETRY_WINDOW:] if e.signature[0] == sig[0]):
-            if err.index < index and retries(err.signature, sig):
+            if err.index < index and (
+                retries(err.signature, sig) or self.stages.fixes(err, sig, r.text)
+            ):  # the same job: `dotnet test` builds (local_stages)
                 looked = (reading or is_wrapped_read(call)) if looked is None else looked
                 if looked and not (err.reading or err.probe):
                     continue
