@@ -202,3 +202,42 @@ def test_a_later_success_on_another_project_or_stage_fixes_nothing() -> None:
     ):
         errors = _errors(build, [(later, 0, "built in 2.3s")])
         assert "Fixed" not in errors, (build, later, errors)
+
+
+# -- a small session keeps what its commands printed ------------------------------------------
+
+_ROOT_COMMIT = (
+    "[master (root-commit) 59f0b77] Initial commit\n 404 files changed, 76000 insertions(+)\n"
+    " create mode 100644 .codex/auth.json\n"
+    + "\n".join(f" create mode 100644 src/module_{i:03d}.ts" for i in range(403))
+)
+
+
+def _first_commit(status: list[str]) -> str:
+    s = _Codex()
+    s.message("user", "put this project under git and make the first commit")
+    s.run("git init", 0, "Initialized empty Git repository in /w/shop/.git/")
+    s.run('git add -A && git commit -m "Initial commit"', 0, _ROOT_COMMIT)
+    for out in status:
+        s.run("git status --short", 0, out)
+    s.message("assistant", "Done: the repository is initialized and everything is committed.")
+    return s.summary()
+
+
+def test_a_small_session_keeps_its_commit_and_says_files_were_committed() -> None:
+    """cx-personalize (blind check 26 N5, 14 messages): the root commit's id, "404 files
+    changed" and the committed ``.codex/auth.json`` were lost (the commit's header came before
+    the last 400 lines of its output), and §3 said "No file was created, edited or deleted"."""
+    text = _first_commit(["?? notes/\n?? .env.local\n"])
+    printed, files = section(text, 5), section(text, 3)
+    assert "59f0b77" in printed and "404 files changed" in printed, printed
+    assert "No file was created, edited or deleted." not in files, files
+    assert "Committed by `git commit`" in files and ".codex/auth.json" in files, files
+    assert "untracked (not committed): notes/, .env.local" in printed, printed
+
+
+def test_only_the_latest_git_status_says_what_is_untracked() -> None:
+    printed = section(_first_commit(["?? notes/\n", ""]), 5)
+    assert "untracked" not in printed, printed
+    printed = section(_first_commit(["?? notes/\n", "?? build/\n"]), 5)
+    assert "untracked (not committed): build/" in printed and "notes/" not in printed, printed
