@@ -120,6 +120,20 @@ def test_a_failed_move_moves_nothing_and_git_mv_moves() -> None:
     assert "/w/gone/" not in files, files
 
 
+def test_a_removal_inside_a_heredoc_is_data_and_a_wrapped_move_moves() -> None:
+    """A script a heredoc writes (``rm -rf dist`` in ``clean.sh``) removed nothing; a move run
+    through ``bash -lc`` (Codex's shell tool) is followed like any other."""
+    s = _Claude("/w")
+    s.user("add the app and a clean script, then move the app")
+    s.call("Write", {"file_path": "/w/dist/app.js", "content": "run();\n"}, "File created")
+    s.call("Bash", {"command": "cat > clean.sh << 'EOF'\nrm -rf dist\nEOF"}, "")
+    s.call("Bash", {"command": "bash -lc 'mv dist/app.js web/app.js'"}, "")
+    s.say("Added the clean script and moved the app.")
+    files = section(s.summary(), 3)
+    assert "/w/web/app.js (created, then moved from /w/dist/app.js by Bash" in files, files
+    assert "deleted" not in files, files
+
+
 # -- a failure fixed by a later command that does the same job --------------------------------
 
 

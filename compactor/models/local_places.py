@@ -23,9 +23,11 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import posixpath
+import re
 
 from compactor._util import lazy_pattern
-from compactor.facts import Call, command_of, shell_words
+from compactor.facts import Call, shell_words
+from compactor.facts.shellwrap import inner_command
 
 from .local_files import Change, FileState
 
@@ -35,6 +37,10 @@ _DIR_KEYS = ("workdir", "cwd")
 _SEGMENT_RE = lazy_pattern(r"&&|\|\||[;\n]")
 _CD_RE = lazy_pattern(r"(?:\A|&&|;|\n)\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|]+)")
 _MOVED = "moved from "
+_HEREDOC_RE = lazy_pattern(
+    r"<<-?[ \t]*(['\"]?)(\w+)\1[^\n]*\n.*?(?:\n[ \t]*\2[ \t]*(?=\n|$)|\Z)", re.DOTALL
+)
+"""A here-document's body: data (a script it writes may say ``rm -rf dist``), never run here."""
 
 
 def _absolute(path: str) -> bool:
@@ -97,11 +103,12 @@ class Places:
         """After a successful call: its changes with their paths resolved, less those its moves
         already carried over; the moves and recursive removals applied to ``files``; the
         shell's directory after it."""
-        command = command_of(call) or ""
+        command = inner_command(call) or ""  # (``bash -lc 'mv a b'``: the script)
         where = self.base(call)
         handled: set[str] = set()
         if command and ("mv " in command or "rm " in command or "cd " in command):
-            where = self._walk(call, command, where, files, by_name, index, handled)
+            script = _HEREDOC_RE.sub("", command) if "<<" in command else command  # its data
+            where = self._walk(call, script, where, files, by_name, index, handled)
         out: list[Change] = []
         start = self.base(call)
         lead = _CD_RE.match(command) if command[:8].lstrip().startswith("cd ") else None
