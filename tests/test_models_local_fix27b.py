@@ -173,10 +173,16 @@ _NU1301 = (
 _TESTED = "Build succeeded.\n    0 Warning(s)\n    0 Error(s)\nPassed!  - Failed: 0, Passed: 20"
 
 
-def _errors(build: str, later: list[tuple[str, int, str]]) -> str:
+_NO_ASSETS = (
+    "/w/shop/src/Api/Api.csproj : error NETSDK1004: Assets file '/w/shop/src/Api/obj/project.assets"
+    ".json' not found. Run a NuGet package restore to generate this file.\n\nBuild FAILED."
+)
+
+
+def _errors(build: str, later: list[tuple[str, int, str]], failed: str = _NU1301) -> str:
     s = _Codex()
     s.message("user", "fix the order totals and make sure the tests pass")
-    s.run(build, 1, _NU1301)
+    s.run(build, 1, failed)
     for command, code, output in later:
         s.run(command, code, output)
     s.message("assistant", "The totals are fixed; the tests pass.")
@@ -196,8 +202,9 @@ def test_a_failed_build_that_a_later_test_run_built_is_fixed() -> None:
     restored = "Restored /w/shop/src/Api/Api.csproj (in 2.1 s)."
     tested = "dotnet test tests/Shop.Tests/Shop.Tests.csproj --no-restore"
     blocked = [("dotnet restore /m:1", 0, restored), (tested, 0, _TESTED)]
-    errors = _errors("dotnet build src/Shop.sln --no-restore", blocked)
-    assert "Fixed" in errors and "Not fixed" not in errors, errors
+    for failed in (_NU1301, _NO_ASSETS):  # the restore blocked, or never run (--no-restore)
+        errors = _errors("dotnet build src/Shop.sln --no-restore", blocked, failed)
+        assert "Fixed" in errors and "Not fixed" not in errors, errors
     for build, later in (("cargo build", "cargo test"), ("go build ./...", "go test ./..."),
                          ("mvn -q compile", "mvn package"), ("npm run build", "npx next build"),
                          ("tsc --noEmit", "npm run build")):  # fmt: skip

@@ -72,7 +72,8 @@ _BLOCKED_RE = lazy_pattern(
     r"NU1301|NU1101|Unable to load the service index|Could not resolve host|"
     r"Temporary failure in name resolution|getaddrinfo|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|"
     r"network is unreachable|Could not transfer artifact|dial tcp|proxyconnect|"
-    r"failed to (?:download|fetch|get)",
+    r"failed to (?:download|fetch|get)|"
+    r"NETSDK1004|Run a NuGet package restore",  # --no-restore after a restore that never ran
     re.IGNORECASE,
 )
 _PROJECT_RE = lazy_pattern(r"[\\/]|\.(?:sln|slnx|csproj|fsproj|vbproj|toml|json)$|^\./")
