@@ -59,8 +59,8 @@ _INCLUDES: dict[str, dict[str, frozenset[str]]] = {
 _MAVEN_PHASES = ("compile", "test", "package", "verify", "install", "deploy")
 _JS_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun"})
 _JS_BUILDERS = frozenset({"next", "vite", "tsc", "webpack", "turbo", "nuxt", "astro"})
-_SCRIPT_TSC_RE = lazy_pattern(r"^> .*\btsc\b", re.MULTILINE)
-"""npm/pnpm print the script they run (``> tsc -b && vite build``): it runs tsc."""
+_SCRIPT_TSC_RE = lazy_pattern(r"^[>$] .*\btsc\b", re.MULTILINE)
+"""npm/pnpm (``> tsc -b && vite build``) and yarn (``$ tsc -b …``) print the script they run."""
 _RESTORES: dict[str, tuple[str, ...]] = {
     "dotnet": ("restore",),
     "cargo": ("fetch", "update", "generate-lockfile"),
