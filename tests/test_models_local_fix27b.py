@@ -113,9 +113,12 @@ def test_a_failed_move_moves_nothing_and_git_mv_moves() -> None:
            "mv: cannot move 'lib/keep.py' to '/w/gone/keep.py': No such file or directory\n"
            "Exit code 1", True)  # fmt: skip
     s.call("Bash", {"command": "git mv lib/old.py lib/new.py"}, "")
+    s.call("Write", {"file_path": "/w/run.sh", "content": "echo run\n"}, "File created")
+    s.call("Bash", {"command": "mv run.sh scripts"}, "")  # into the folder scripts/
     s.say("Renamed lib/old.py to lib/new.py.")
     files = section(s.summary(), 3)
     assert "/w/lib/new.py (created, then moved from /w/lib/old.py" in files, files
+    assert "/w/scripts/run.sh (created, then moved from /w/run.sh" in files, files
     assert "/w/lib/keep.py (created by Write)" in files, files
     assert "/w/gone/" not in files, files
 

@@ -155,7 +155,7 @@ class Places:
             elif prog == "rm" and _recursive(words):
                 for w in rest:
                     gone = self.resolve(where, w).rstrip("/")
-                    if gone in ("", ".", "/") or "*" in gone:
+                    if gone in ("", ".", "/") or "*" in gone or gone.startswith(("$", "~")):
                         continue
                     self.gone.add(gone)
                     for key in [k for k in files if k.startswith(gone + "/")]:
@@ -186,12 +186,13 @@ def _moves(sources: list[str], dest: str, files: dict[str, FileState]) -> list[t
                 hidden = first.startswith(".") and not pattern.startswith(".")
                 if not hidden and fnmatch.fnmatchcase(first, pattern):
                     out.append((key, f"{dest}/{key[len(folder) + 1 :]}"))
-        elif src in files:
-            out.append((src, f"{dest}/{src.rsplit('/', 1)[-1]}" if into else dest))
+        elif src in files:  # a file with an extension moved to a name without one: a folder
+            name = src.rsplit("/", 1)[-1]
+            inside = into or ("." in name.strip(".") and "." not in dest.rsplit("/", 1)[-1])
+            out.append((src, f"{dest}/{name}" if inside else dest))
         else:  # a directory: its known files
-            inside = [k for k in files if k.startswith(src + "/")]
             top = f"{dest}/{src.rsplit('/', 1)[-1]}" if into else dest
-            out.extend((k, top + k[len(src) :]) for k in inside)
+            out.extend((k, top + k[len(src) :]) for k in files if k.startswith(src + "/"))
     return [(old, new) for old, new in out if old != new]
 
 
