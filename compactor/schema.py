@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CALL_ENDS_KEY",
     "CONTENT_TYPE_KEY",
+    "CWD_KEY",
     "EARLIER_CALLS_KEY",
     "MAX_JSON_DEPTH",
     "MEDIA_BLOCK_TYPES",
@@ -89,6 +90,11 @@ EARLIER_CALLS_KEY = "_compactor_earlier_calls"
 ``compacted`` record): ``{"changed": [paths], "said": text}``, the files the calls before it
 changed and their arguments, cut short (the summarizer no longer sees those calls). Never
 written back."""
+
+CWD_KEY = "_compactor_cwd"
+"""Key in ``extra`` of a message with tool calls: the directory the harness recorded its calls
+run in (Claude Code's record ``cwd``, Codex's latest ``turn_context.cwd``). Read by the
+summarizer (a relative path in a call is resolved against it); never written back."""
 
 PROCESS_KEY = "_compactor_cli_process"
 """Key in ``extra``: the id of the agent CLI process that wrote the message's record (Claude

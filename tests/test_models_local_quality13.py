@@ -247,7 +247,7 @@ def test_a_pasted_yaml_files_rules_are_not_the_users_constraints(tmp_path: Path)
 def test_a_deleted_file_a_later_read_finds_is_shown_present(tmp_path: Path) -> None:
     s = _lock_session("rm -f yarn.lock", "")
     call = f"toolu_{s.n:04d}"
-    args = {"file_path": "/repo/yarn.lock"}
+    args = {"file_path": "/home/dev/board/yarn.lock"}  # the records' cwd: where rm ran
     s.assistant([{"type": "tool_use", "id": call, "name": "Read", "input": args}])
     s.user([{"type": "tool_result", "tool_use_id": call, "content": "1\t# yarn lockfile v1"}])
     files = section(_summary(s, tmp_path), 3)

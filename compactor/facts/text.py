@@ -10,6 +10,7 @@ from compactor._json import JsonObject, JsonValue
 from compactor._util import lazy_pattern
 from compactor.schema import (
     CALL_ENDS_KEY,
+    CWD_KEY,
     PROCESS_KEY,
     TURN_ABORTED_KEY,
     AgenticMessage,
@@ -226,6 +227,8 @@ class Call:
     job: str = ""
     """For a poll of a background job (``write_stdin(session_id=N)``): the command that started
     the job (set by the session model), so that its exit code is read as that command's."""
+    cwd: str = ""
+    """The directory the harness recorded the call running in (``CWD_KEY``); empty when none."""
 
     @property
     def args(self) -> JsonObject:
@@ -403,6 +406,9 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
     if entry.text.strip() in _NULL_TEXTS:
         entry.text = ""
     entry.aborted = TURN_ABORTED_KEY in msg.extra  # Codex's turn_aborted event (blind check 19)
+    if entry.calls and isinstance(cwd := msg.extra.get(CWD_KEY), str):
+        for call in entry.calls:
+            call.cwd = cwd
     if msg.role == "assistant" and isinstance(ended := msg.extra.get(CALL_ENDS_KEY), dict):
         entry.results = list(_ended_results(entry.calls, ended))
     entry.injected = msg.role == "user" and not entry.internal and is_injected(msg, entry.text)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from compactor._json import JsonObject, JsonValue
-from compactor.schema import PROCESS_KEY, AgenticMessage
+from compactor.schema import CWD_KEY, PROCESS_KEY, AgenticMessage, Block
 
 from . import _jsonl
 from ._claude_failed import failed_starts
@@ -26,6 +26,7 @@ __all__ = [
     "is_boundary",
     "is_old_compaction",
     "mark_processes",
+    "note_cwd",
     "preserved_uuids",
     "skipped_starts",
 ]
@@ -220,3 +221,11 @@ def in_place(
     kept = [i for x in run for i in origin[matches[x] or 0]]
     skipped = skipped_starts(lines) if kept else []
     return [] if skipped and min(kept) < max(skipped) else run
+
+
+def note_cwd(msg: AgenticMessage, rec: JsonObject, blocks: list[Block]) -> None:
+    """The directory the record says its tool calls run in (``cwd``), for the summarizer."""
+    cwd = rec.get("cwd")
+    if isinstance(cwd, str) and cwd and CWD_KEY not in msg.extra:
+        if any(b.type == "function_tool_call" for b in blocks):
+            msg.extra[CWD_KEY] = cwd

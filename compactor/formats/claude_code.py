@@ -63,7 +63,7 @@ from compactor.schema import (
 
 from . import _jsonl
 from ._attachments import attachment_text, queued_prompt
-from ._claude_history import calls_before, history_order, in_place, mark_processes
+from ._claude_history import calls_before, history_order, in_place, mark_processes, note_cwd
 from ._convert import as_agentic
 from ._family import UNTYPED, check_records, family, is_untyped_metadata, unknown_record
 from .anthropic import (
@@ -216,6 +216,7 @@ class _Reader:
         if kind == "assistant" and isinstance(msg_id, str) and msg_id in self.by_id:
             idx = self.by_id[msg_id]
             self.messages[idx].blocks.extend(blocks)
+            note_cwd(self.messages[idx], rec, blocks)
             self.origin[idx].append(index)
             self.last_line_of[idx] = body
             self.open_calls.update(
@@ -252,6 +253,7 @@ class _Reader:
         if isinstance(msg_id, str):
             self.by_id[msg_id] = len(self.messages)
         self.last_line_of[len(self.messages)] = body
+        note_cwd(msg, rec, blocks)
         self.add(msg, index)
 
 

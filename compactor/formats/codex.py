@@ -48,6 +48,7 @@ from compactor._util import lazy_pattern
 from compactor.errors import TranscriptError
 from compactor.schema import (
     CONTENT_TYPE_KEY,
+    CWD_KEY,
     TURN_ABORTED_KEY,
     AgenticMessage,
     Message,
@@ -475,6 +476,7 @@ class CodexFormat:
         last_assistant: int | None = None
         compaction_total: int | None = None
         fresh = bool(start)  # no response item since the compaction yet
+        cwd = ""  # the latest turn_context's directory
         for i in range(start, len(lines)):
             ln = lines[i]
             rec = ln.obj
@@ -494,11 +496,16 @@ class CodexFormat:
                 opaque.attach(msg, payload)
                 if msg.role == "assistant":
                     last_assistant = len(messages)
+                    if cwd and msg.tool_calls:  # where its call runs (the summarizer reads it)
+                        msg.extra[CWD_KEY] = cwd
                 elif legacy:  # no compaction marker: a summary is known by its preamble
                     _jsonl.mark_earlier_summary(msg)
                 messages.append(msg)
                 origin.append([*pending, i])
                 pending = []
+            elif kind == "turn_context" and isinstance(payload, dict):
+                found = payload.get("cwd")
+                cwd = found if isinstance(found, str) else cwd
             elif kind == "event_msg" and isinstance(payload, dict):
                 if payload.get("type") == "exec_command_end":
                     ends[str(payload.get("call_id") or "")] = _codex_events.call_end(payload)

@@ -11,6 +11,8 @@ path."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from compactor.facts import Call
 from compactor.facts.jobstate import rejected
 
@@ -40,21 +42,27 @@ class NamedPaths:
 
 
 def state_for(
-    files: dict[str, FileState], by_name: dict[str, list[str]], named: NamedPaths, path: str
+    files: dict[str, FileState],
+    by_name: dict[str, list[str]],
+    named: NamedPaths,
+    path: str,
+    gone: Callable[[str], bool] = lambda _: False,
 ) -> FileState:
     """The state of the file ``path`` names: its own, else that of the known file a relative
     ``path`` is (the latest absolute path named for it when that one ends with ``path``, else
-    the first known path ending with it); a new one when none is."""
+    the first known path ending with it), never one in a directory the session removed
+    (``gone``); a new one when none is. A call whose directory is known gave an absolute path
+    (:mod:`.local_places`): only a call without one comes here with a relative name."""
     if path in files:
         return files[path]
     base = path.replace("\\", "/").rsplit("/", 1)[-1]
     meant = named.latest.get(base, "") if not path.startswith("/") else ""
-    if meant.endswith("/" + path.lstrip("./")):
+    if meant.endswith("/" + path.lstrip("./")) and not gone(meant):
         path = meant
         if path in files:
             return files[path]
     for key in by_name.get(base, []):
-        if key.endswith("/" + path) or path.endswith("/" + key):
+        if (key.endswith("/" + path) or path.endswith("/" + key)) and not gone(key):
             return files[key]
     by_name.setdefault(base, []).append(path)
     files[path] = FileState(path)

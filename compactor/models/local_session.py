@@ -32,33 +32,32 @@ from compactor.facts import (
     command_of,
     cut,
     is_reading_call,
-    last_error_lines,
     newest_from,
     one_line,
     outcome,
     paths,
     programs,
-    scan_window,
     sentences,
     strip_output_header,
 )
 from compactor.facts.attachments import request_entry
-from compactor.facts.bounded import is_startup_noise
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
 from compactor.facts.jobstate import gone_reply, is_notice, rejected
 from compactor.facts.masked import reran
-from compactor.facts.wenton import install_report
 from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_callwrites import with_embedded
 from .local_evalnotice import is_evaluation_notice
 from .local_files import FileState, file_changes
-from .local_noise import is_usage_footer, local_command, ran_locally
+from .local_noise import local_command, ran_locally
 from .local_notices import failed_after, notified_end
+from .local_places import Places
+from .local_printed import printed, read_output
 from .local_records import Background, ErrorFact
 from .local_relpath import NamedPaths, state_for
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, restated, retries, signature
+from .local_stages import Stages
 from .local_task import Task
 from .local_text import (
     announces_step,
@@ -67,9 +66,7 @@ from .local_text import (
     final_round_start,
     is_harness_error,
     is_prompt_line,
-    is_result_line,
     listed_questions,
-    printed_lines,
     scored_once,
     slash_command,
 )
@@ -99,10 +96,8 @@ _SKILL_DIR_RE = lazy_pattern(r"Base directory for this skill:\s*(\S+)")
 _PLAN_TOOLS = frozenset(
     "TodoWrite todo_write update_plan TaskCreate TaskUpdate TaskList TaskGet".split()
 )
-_LOG_PROGRAMS = frozenset({"journalctl", "docker logs", "kubectl logs", "systemctl status"})
 _SEARCH_TOOL_RE = lazy_pattern(r"grep|glob|search|find|list|^ls$", re.IGNORECASE)
 _FILE_MARKER_RE = lazy_pattern(r"\[File: (\S+) \(\d+ lines total\)\]|\(Open file: ([^)\n]+)\)")
-_SHORT_OUTPUT_LINES, _SHORT_OUTPUT_CHARS, _OUTPUT_TAIL = 6, 400, 20_000
 DELIVERABLE_CHARS, _SHORT_REPLY, _RETRY_WINDOW = 500, 40, 64  # retry: last this-many errors
 
 
@@ -210,6 +205,7 @@ class _Builder:
         self.pending_creates: dict[str, Task] = {}
         self.by_name: dict[str, list[str]] = {}
         self.named = NamedPaths()  # the latest absolute path named for a base name
+        self.places, self.stages = Places(), Stages()  # (moves; restores and build stages)
         self.unfixed: list[ErrorFact] = []
         self.memo: dict[str, list[tuple[int, str]]] = {}  # scored_once's
 
@@ -391,18 +387,19 @@ class _Builder:
                 s.tasks[task.key] = task
         self.background_result(call, r)
         self.named.note(call, r.text)
-        oc = outcome(r, call)
+        oc = self.stages.seen(outcome(r, call), r.text, index)  # a blocked restore (W4)
         if oc.failed:
             self.failure(call, oc, index, is_reading_call(call))
             return
         reading = is_reading_call(call)
         self.success(call, r, index, reading)
         changes = with_embedded(call, r.text, file_changes(call, self.open_file), s)
+        changes = self.places.follow(call, changes, s.files, self.by_name, index)
         for change in changes:
             self.file_state(change.path).apply(change, call.name, index)
         if reading:
             self.read(call)
-            self.log_lines(call, r, index)
+            read_output(self.s.outputs, index, call, r.text)  # a log's errors, untracked files
         elif call.name not in _PLAN_TOOLS and (not changes or command_of(call) is not None):
             self.output(call, r, index)
 
@@ -462,8 +459,11 @@ class _Builder:
     def success(self, call: Call, r: Result, index: int, reading: bool) -> None:
         sig, fixed, by, job, piped = signature(call), False, "", None, None
         looked: bool | None = None  # a read, ``bash -lc 'sed -n …'`` too, fixes no build
+        self.stages.note(sig, index)  # a restore (a build blocked before it may pass now)
         for err in (e for e in self.unfixed[-_RETRY_WINDOW:] if e.signature[0] == sig[0]):
-            if err.index < index and retries(err.signature, sig):
+            if err.index < index and (
+                retries(err.signature, sig) or self.stages.fixes(err, sig, r.text)
+            ):  # the same job: `dotnet test` builds (local_stages)
                 looked = (reading or is_wrapped_read(call)) if looked is None else looked
                 if looked and not (err.reading or err.probe):
                     continue
@@ -481,7 +481,7 @@ class _Builder:
             self.unfixed = [e for e in self.unfixed if e.after != "fixed"]
 
     def file_state(self, path: str) -> FileState:
-        return state_for(self.s.files, self.by_name, self.named, path)
+        return state_for(self.s.files, self.by_name, self.named, path, self.places.under_gone)
 
     def read(self, call: Call) -> None:
         if _SEARCH_TOOL_RE.search(call.name):
@@ -496,44 +496,10 @@ class _Builder:
             for _, path in paths(command):
                 self.s.reads.setdefault(path, None)
 
-    def log_lines(self, call: Call, r: Result, index: int) -> None:
-        """The error lines of a log a command read (``journalctl``, ``docker logs``, ``*.log``):
-        the log is data, but what went wrong in it is a finding."""
-        command = command_of(call)
-        if command is None or not (
-            ".log" in command or any(p in _LOG_PROGRAMS for p in programs(command))
-        ):
-            return
-        found = last_error_lines(scan_window(r.text), 3)  # the latest: what went wrong last
-        if found:
-            self._output(index, 2, call, " | ".join(found))
-
     def output(self, call: Call, r: Result, index: int) -> None:
-        """What a successful command printed: a short output whole, else its result lines
-        (read on the output's last :data:`_OUTPUT_TAIL` characters only)."""
-        if (installed := install_report(r.text)) is not None:  # pip's conflicts (check 20)
-            self._output(index, 2, call, installed)
-            return
-        text = r.text if len(r.text) <= _OUTPUT_TAIL else r.text[len(r.text) - _OUTPUT_TAIL :]
-        lines = printed_lines(strip_output_header(clean(text)))
-        if "tool_uses" in text or "agentId:" in text:  # a sub-agent's usage footer says nothing
-            lines = [ln for ln in lines if not is_usage_footer(ln)]
-        if ": line " in text:  # a login shell's start-up error (blind check 16)
-            lines = [ln for ln in lines if not is_startup_noise(ln)]
-        if not lines:
-            return
-        joined = " | ".join(lines)
-        if len(lines) <= _SHORT_OUTPUT_LINES and len(joined) <= _SHORT_OUTPUT_CHARS:
-            first = [ln for ln in lines if is_result_line(ln)]
-            long = len(joined) > 200  # to be cut: the result lines go first
-            ordered = list(dict.fromkeys([*first, *lines])) if long else lines
-            score = 2 if first else 0 if "in background with ID" in joined[:200] else 1
-            self._output(index, score, call, " | ".join(ordered))
-            return
-        found = [ln for ln in lines[-400:] if len(ln) <= 240 and is_result_line(ln)]
-        if found:
-            picked = list(dict.fromkeys(cut(ln, 200) for ln in found))[-3:]
-            self._output(index, 2, call, " | ".join(picked))
+        """What a successful command printed (:func:`.local_printed.printed`)."""
+        if (found := printed(r.text)) is not None:
+            self._output(index, found[0], call, found[1])
 
     def _output(self, index: int, score: int, call: Call, printed: str) -> None:
         self.s.outputs.append((index, score, one_line(call_line(call, 160)), one_line(printed)))

@@ -23,7 +23,7 @@ from .local_listing import SUBAGENT_TOOLS, listed_names, lists_work_folder
 from .local_session import Session
 from .local_text import code
 
-__all__ = ["outside_writes", "shell_made"]
+__all__ = ["committed", "outside_writes", "shell_made"]
 
 _RESULT_RE = lazy_pattern(
     r"<task-id>\s*([\w\-.]+)\s*</task-id>.*?<result>(.*?)(?:</result>|\Z)", re.S
@@ -32,6 +32,9 @@ _WROTE_RE = lazy_pattern(r"\b(?:created|wrote|written|saved|generated|produced)\
 _INTENT_RE = lazy_pattern(r"\b(?:let me|I'll|I will|going to|will|next|now I)\b", re.IGNORECASE)
 """A sentence that announces a write ("Now let me write …") reports none."""
 _SENTENCE_END_RE = lazy_pattern(r"(?<=[.!?])\s+|\n")
+_COMMIT_HEAD_RE = lazy_pattern(r"^\[[\w./\-]+ (?:\(root-commit\) )?[0-9a-f]{7,}\] .+$", re.M)
+_COMMIT_SIZE_RE = lazy_pattern(r"^\s*(\d+ files? changed\b.*)$", re.M)
+_COMMIT_NEW_RE = lazy_pattern(r"^\s*create mode \d+ (.+)$", re.M)
 
 
 def _mkdir_targets(command: str) -> list[str]:
@@ -89,6 +92,7 @@ def outside_writes(s: Session, most: int, width: int) -> list[str]:
         shown = ", ".join(code(p) for p in list(made)[:most])
         lines.append(f"Created by mkdir: {shown}")
     lines.extend(shell_made(s, most))
+    lines.extend(committed(s, most, width))
     for key, files in _reported(s).items():
         shown = ", ".join(code(p) for p in dict.fromkeys(files))
         lines.append(f"Written by background agent {key} (its report): {cut(shown, width)}")
@@ -131,3 +135,27 @@ def shell_made(s: Session, most: int) -> list[str]:
         return []
     shown = ", ".join(f"{code(p)} ({how})" for p, how in list(made.items())[:most])
     return [f"Created by shell commands (a folder with its content): {shown}"]
+
+
+def committed(s: Session, most: int, width: int) -> list[str]:
+    """Section 3's line for the latest ``git commit`` that succeeded (blind check 26 N5,
+    cx-personalize: the root commit of 404 files, yet "No file was created, edited or
+    deleted"): its header, its size line and the first files it added."""
+    for call in reversed(s.calls):
+        command = call.command
+        if command is None or "git commit" not in command or call.id in s.failed_calls:
+            continue
+        text = next((r.text for e in s.entries[call.index :] for r in e.results
+                     if r.call_id == call.id), "")  # fmt: skip
+        head = _COMMIT_HEAD_RE.search(text[:4_000])
+        if head is None:
+            continue
+        said = [head.group(0).strip()]
+        if (size := _COMMIT_SIZE_RE.search(text[:4_000])) is not None:
+            said.append(size.group(1).strip())
+        new = [m.group(1).strip() for m in _COMMIT_NEW_RE.finditer(text[:20_000])]
+        if new:
+            more = f", … ({len(new) - most} more)" if len(new) > most else ""
+            said.append("added " + ", ".join(code(p) for p in new[:most]) + more)
+        return [f"Committed by `git commit` (files recorded in git): {cut('; '.join(said), width)}"]
+    return []

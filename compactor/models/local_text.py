@@ -333,7 +333,8 @@ _RESULT_LINE_RE = lazy_pattern(
     r"|.*\bcoverage\b.*\d+(?:\.\d+)?\s*%.*|TOTAL\s+.*\d+%"
     r"|.*\b(?:deployed|deploying|released|published|live at|listening on|serving on|"
     r"successfully|succeeded|build (?:succeeded|complete)|finished)\b.*"
-    r"|\[[\w./\-]+ [0-9a-f]{7,}\] .+|\s*[0-9a-f]{7,}\.\.[0-9a-f]{7,}\s+\S+ -> \S+.*"
+    r"|\[[\w./\-]+ (?:\(root-commit\) )?[0-9a-f]{7,}\] .+|\d+ files? changed\b.*"  # a commit
+    r"|\s*[0-9a-f]{7,}\.\.[0-9a-f]{7,}\s+\S+ -> \S+.*"
     r"|[\w .%/()\-]{2,40}:\s*-?\$?\d[\d,.]*\s*(?:%|ms|s|sec|MB|GB|KB|x|req/s|rps)?"
     # several statistics on one line ("Spearman r: -0.0085  p: 0.667"; blind check 24)
     r"(?:[,;]?\s+[\w.%()\-]{1,20}:\s*-?\d[\d,.]*(?:e-?\d+)?\s*(?:%|ms|s|sec)?){0,4}"

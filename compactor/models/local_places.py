@@ -1,0 +1,223 @@
+"""Where a call's relative paths are, and where files went after moves (issue 28, blind check 26
+W3).
+
+cc-matt ran ``mv private-otc-marketplace/* . && mv private-otc-marketplace/.env.example
+packages/nextjs/.env.example``, then ``rm -rf private-otc-marketplace`` (both succeeded, the
+records' ``cwd`` the home folder), yet the summary listed every changed file under the deleted
+folder: relative names were never put in a directory, and a move of a directory's contents was
+not followed. Now:
+
+* a relative path in a call is resolved against the call's directory: the one the harness
+  recorded (``Call.cwd``: Claude Code's record ``cwd``, Codex's ``turn_context``; a ``workdir``
+  argument below it), else the last ``cd`` of a call that ran (never a rejected or failed one:
+  it had no effect); a leading ``cd X &&`` of the call itself moves it;
+* a successful ``mv``/``git mv`` of known files (``mv DIR/* DEST``, ``mv DIR/.file DEST``,
+  ``mv DIR DEST``) carries their states to the new paths (``moved from …``);
+* a successful ``rm -r DIR`` deletes the known files still under it, and DIR is *gone* until a
+  later change makes a file in it again: a relative name is never put there
+  (:func:`.local_relpath.state_for`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import posixpath
+import re
+
+from compactor._util import lazy_pattern
+from compactor.facts import Call, shell_words
+from compactor.facts.shellwrap import inner_command
+
+from .local_files import Change, FileState
+
+__all__ = ["Places"]
+
+_DIR_KEYS = ("workdir", "cwd")
+_SEGMENT_RE = lazy_pattern(r"&&|\|\||[;\n]")
+_CD_RE = lazy_pattern(r"(?:\A|&&|;|\n)\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|]+)")
+_MOVED = "moved from "
+_HEREDOC_RE = lazy_pattern(
+    r"<<-?[ \t]*(['\"]?)(\w+)\1[^\n]*\n.*?(?:\n[ \t]*\2[ \t]*(?=\n|$)|\Z)", re.DOTALL
+)
+"""A here-document's body: data (a script it writes may say ``rm -rf dist``), never run here."""
+
+
+def _absolute(path: str) -> bool:
+    return path.startswith("/")
+
+
+def _join(where: str, path: str) -> str:
+    return posixpath.normpath(posixpath.join(where, path))
+
+
+class Places:
+    """The session's shell directory (from the calls that ran) and the removed directories."""
+
+    __slots__ = ("gone", "shell")
+
+    def __init__(self) -> None:
+        self.shell = ""
+        """The directory the last ``cd`` of a call that ran left (used when no call records one)."""
+        self.gone: set[str] = set()
+        """Directories a call removed (``rm -r``) that no later change made a file in."""
+
+    # -- where ---------------------------------------------------------------------------------
+
+    def base(self, call: Call) -> str:
+        """The directory the call started in: the recorded one (a ``workdir`` argument below
+        it), else the shell's; "" when unknown."""
+        where = call.cwd
+        args = call.args
+        given = next((v for k in _DIR_KEYS if isinstance(v := args.get(k), str) and v), "")
+        if given:
+            where = _join(where, given) if where else given
+        return where or self.shell
+
+    def resolve(self, where: str, path: str) -> str:
+        """``path`` as an absolute path when ``where`` (an absolute POSIX directory) is known."""
+        if not where or not _absolute(where) or _absolute(path) or path.startswith(("~", "$")):
+            return path
+        if "\\" in path or path[1:2] == ":":  # a Windows path: left as written
+            return path
+        return _join(where, path)
+
+    def under_gone(self, path: str) -> bool:
+        """Whether ``path`` lies in a directory the session removed (a relative removed
+        directory matches any path through a folder of that name)."""
+        for gone in self.gone:
+            if path.startswith(gone + "/") or (not _absolute(gone) and ("/" + gone + "/") in path):
+                return True
+        return False
+
+    # -- what a successful call did ------------------------------------------------------------
+
+    def follow(
+        self,
+        call: Call,
+        changes: list[Change],
+        files: dict[str, FileState],
+        by_name: dict[str, list[str]],
+        index: int,
+    ) -> list[Change]:
+        """After a successful call: its changes with their paths resolved, less those its moves
+        already carried over; the moves and recursive removals applied to ``files``; the
+        shell's directory after it."""
+        command = inner_command(call) or ""  # (``bash -lc 'mv a b'``: the script)
+        where = self.base(call)
+        handled: set[str] = set()
+        if command and ("mv " in command or "rm " in command or "cd " in command):
+            script = _HEREDOC_RE.sub("", command) if "<<" in command else command  # its data
+            where = self._walk(call, script, where, files, by_name, index, handled)
+        out: list[Change] = []
+        start = self.base(call)
+        lead = _CD_RE.match(command) if command[:8].lstrip().startswith("cd ") else None
+        if lead is not None and not (moved := lead.group(1).strip("\"'")).startswith(("~", "$")):
+            start = self.resolve(start, moved) if start else moved  # ``cd X && cat > f``: in X
+        for change in changes:
+            path = self.resolve(start, change.path)
+            if path in handled:
+                continue
+            if self.gone and _absolute(path) and change.action != "deleted":
+                self.gone = {g for g in self.gone if not path.startswith(g + "/")}  # made again
+            out.append(change if path == change.path else dataclasses.replace(change, path=path))
+        if not call.cwd and where and _absolute(where):
+            self.shell = where  # the harness records no directory: the shell keeps it
+        return out
+
+    def _walk(
+        self,
+        call: Call,
+        command: str,
+        where: str,
+        files: dict[str, FileState],
+        by_name: dict[str, list[str]],
+        index: int,
+        handled: set[str],
+    ) -> str:
+        """Apply the command's ``cd``/``mv``/``rm -r`` segments in order; the directory after."""
+        for segment in _SEGMENT_RE.split(command):
+            words = shell_words(segment.strip()) if segment.strip() else []
+            if not words:
+                continue
+            if words[0] == "git" and len(words) > 2 and words[1] == "mv":
+                words = words[1:]
+            prog = words[0]
+            rest = [w for w in words[1:] if not w.startswith("-")]
+            if prog == "cd" and rest and not rest[0].startswith(("~", "$")):
+                where = self.resolve(where, rest[0]) if where else rest[0]
+            elif prog == "mv" and len(rest) >= 2:
+                dest = self.resolve(where, rest[-1])
+                sources = [self.resolve(where, w) for w in rest[:-1]]
+                for old, new in _moves(sources, dest, files):
+                    _rename(files, by_name, old, new, call.name, index)
+                    handled.update((old, new))
+            elif prog == "rm" and _recursive(words):
+                for w in rest:
+                    gone = self.resolve(where, w).rstrip("/")
+                    if gone in ("", ".", "/") or "*" in gone or gone.startswith(("$", "~")):
+                        continue
+                    self.gone.add(gone)
+                    for key in [k for k in files if k.startswith(gone + "/")]:
+                        files[key].apply(Change(key, "deleted"), call.name, index)
+                        handled.add(key)
+        return where
+
+
+def _recursive(words: list[str]) -> bool:
+    return any(
+        w == "--recursive"
+        or (w.startswith("-") and not w.startswith("--") and ("r" in w or "R" in w))
+        for w in words[1:]
+    )
+
+
+def _moves(sources: list[str], dest: str, files: dict[str, FileState]) -> list[tuple[str, str]]:
+    """(old path, new path) of each known file the ``mv`` of ``sources`` to ``dest`` moved."""
+    dest = dest.rstrip("/") or "/"
+    into = len(sources) > 1 or any(k.startswith(dest + "/") for k in files)
+    out: list[tuple[str, str]] = []
+    for src in sources:
+        src = src.rstrip("/")
+        folder, _, pattern = src.rpartition("/")
+        if any(c in pattern for c in "*?["):  # ``DIR/*``: what the pattern names (no dotfile)
+            for key in [k for k in files if k.startswith(folder + "/")]:
+                first = key[len(folder) + 1 :].split("/", 1)[0]
+                hidden = first.startswith(".") and not pattern.startswith(".")
+                if not hidden and fnmatch.fnmatchcase(first, pattern):
+                    out.append((key, f"{dest}/{key[len(folder) + 1 :]}"))
+        elif src in files:  # a file with an extension moved to a name without one: a folder
+            name = src.rsplit("/", 1)[-1]
+            inside = into or ("." in name.strip(".") and "." not in dest.rsplit("/", 1)[-1])
+            out.append((src, f"{dest}/{name}" if inside else dest))
+        else:  # a directory: its known files
+            top = f"{dest}/{src.rsplit('/', 1)[-1]}" if into else dest
+            out.extend((k, top + k[len(src) :]) for k in files if k.startswith(src + "/"))
+    return [(old, new) for old, new in out if old != new]
+
+
+def _rename(
+    files: dict[str, FileState],
+    by_name: dict[str, list[str]],
+    old: str,
+    new: str,
+    tool: str,
+    index: int,
+) -> None:
+    """Carry the state of the file at ``old`` to ``new`` (a move keeps its content)."""
+    state = files.pop(old)
+    if new in files:  # over a known file: the moved one is it now
+        named = by_name.get(new.rsplit("/", 1)[-1], [])
+        if new in named:
+            named.remove(new)
+    base = old.rsplit("/", 1)[-1]
+    if old in by_name.get(base, []):
+        by_name[base].remove(old)
+    state.path = new
+    action = _MOVED + old
+    state.actions.append(action)
+    state.changes += 1
+    state.changed_at.append(index)
+    state.tool, state.last_index = tool, index
+    files[new] = state
+    by_name.setdefault(new.rsplit("/", 1)[-1], []).append(new)

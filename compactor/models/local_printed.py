@@ -1,0 +1,122 @@
+"""What a successful command printed that a resuming agent needs (moved from
+:mod:`.local_session`, which was at its size limit; issue 28, blind check 26 N5).
+
+cx-personalize (a 14-message Codex session): ``git add -A && git commit`` printed the root
+commit's header (``[master (root-commit) 59f0b77] Initial commit``, ``404 files changed, …``)
+and then 404 ``create mode`` lines; only the last 400 lines of a long output were searched for
+result lines, so the commit was lost, §5 had no "What commands printed" and §3 said "No file was
+created, edited or deleted". A long output's head is searched too (a header reports first), and
+the untracked files a ``git status`` listed are kept as one line (the latest status wins).
+"""
+
+from __future__ import annotations
+
+import re
+
+from compactor._util import lazy_pattern
+from compactor.facts import (
+    Call,
+    clean,
+    command_of,
+    cut,
+    last_error_lines,
+    one_line,
+    programs,
+    scan_window,
+    strip_output_header,
+)
+from compactor.facts.bounded import is_startup_noise
+from compactor.facts.wenton import install_report
+
+from .local_noise import is_usage_footer
+from .local_text import call_line, is_result_line, printed_lines
+
+__all__ = ["UNTRACKED", "Printed", "printed", "read_output"]
+
+Printed = tuple[int, int, str, str]
+"""(entry index, score, the call's line, what it printed): one item of ``Session.outputs``."""
+
+_SHORT_OUTPUT_LINES, _SHORT_OUTPUT_CHARS, _OUTPUT_TAIL = 6, 400, 20_000
+_HEAD_CHARS, _HEAD_LINES = 4_000, 12
+"""A long output's head searched for result lines too (a commit's header, a build's summary)."""
+_LOG_PROGRAMS = frozenset({"journalctl", "docker logs", "kubectl logs", "systemctl status"})
+UNTRACKED = "untracked (not committed): "
+"""How the untracked files a ``git status`` listed start their line."""
+_SHORT_UNTRACKED_RE = lazy_pattern(r"^\?\? (.+)$", re.MULTILINE)
+_LONG_UNTRACKED_RE = lazy_pattern(
+    r"^Untracked files:\n(?:\s*\(use .*\n)?((?:\t.*\n?)+)", re.MULTILINE
+)
+
+
+def printed(text: str) -> tuple[int, str] | None:
+    """(score, line) of what a successful command printed: a short output whole, else its
+    result lines (from its head and its last :data:`_OUTPUT_TAIL` characters); None when it
+    printed nothing worth keeping."""
+    if (installed := install_report(text)) is not None:  # pip's conflicts (check 20)
+        return 2, installed
+    tail = text if len(text) <= _OUTPUT_TAIL else text[len(text) - _OUTPUT_TAIL :]
+    lines = _kept(tail, text)
+    if not lines:
+        return None
+    joined = " | ".join(lines)
+    if len(lines) <= _SHORT_OUTPUT_LINES and len(joined) <= _SHORT_OUTPUT_CHARS:
+        first = [ln for ln in lines if is_result_line(ln)]
+        long = len(joined) > 200  # to be cut: the result lines go first
+        ordered = list(dict.fromkeys([*first, *lines])) if long else lines
+        score = 2 if first else 0 if "in background with ID" in joined[:200] else 1
+        return score, " | ".join(ordered)
+    found = [ln for ln in lines[-400:] if len(ln) <= 240 and is_result_line(ln)]
+    picked = list(dict.fromkeys(cut(ln, 200) for ln in found))[-3:]
+    if len(lines) > 400 or len(text) > _OUTPUT_TAIL:  # its head is not in the lines searched
+        head = _kept(text[:_HEAD_CHARS], text)[:_HEAD_LINES]
+        picked = list(
+            dict.fromkeys([*[cut(ln, 200) for ln in head if is_result_line(ln)][:2], *picked])
+        )
+    return (2, " | ".join(picked)) if picked else None
+
+
+def _kept(text: str, whole: str) -> list[str]:
+    lines = printed_lines(strip_output_header(clean(text)))
+    if "tool_uses" in whole or "agentId:" in whole:  # a sub-agent's usage footer says nothing
+        lines = [ln for ln in lines if not is_usage_footer(ln)]
+    if ": line " in whole:  # a login shell's start-up error (blind check 16)
+        lines = [ln for ln in lines if not is_startup_noise(ln)]
+    return lines
+
+
+def untracked_paths(text: str) -> list[str]:
+    """The untracked paths a ``git status`` output lists (``?? path``; the long form's
+    "Untracked files:" block)."""
+    found = [m.group(1).strip() for m in _SHORT_UNTRACKED_RE.finditer(text)]
+    for block in _LONG_UNTRACKED_RE.finditer(text):
+        found += [ln.strip() for ln in block.group(1).splitlines() if ln.strip()]
+    return list(dict.fromkeys(found))
+
+
+def read_output(outputs: list[Printed], index: int, call: Call, text: str) -> None:
+    """Add what a reading command's output holds worth a line (:func:`log_found`) to
+    ``outputs``; a ``git status`` replaces the untracked files an earlier one listed."""
+    found = log_found(call, text)
+    if found.startswith(UNTRACKED):
+        outputs[:] = [o for o in outputs if not o[3].startswith(UNTRACKED)]
+        if found == UNTRACKED:
+            return  # no untracked file (any more)
+    if found:
+        outputs.append((index, 2, one_line(call_line(call, 160)), one_line(found)))
+
+
+def log_found(call: Call, text: str) -> str:
+    """What a reading command's output holds worth a line: the error lines of a log it read
+    (``journalctl``, ``docker logs``, ``*.log``: the log is data, what went wrong in it a
+    finding), or the untracked files a ``git status`` listed; "" when none."""
+    command = command_of(call)
+    if command is None:
+        return ""
+    ran = programs(command)
+    if "git status" in command and any(p.startswith("git") for p in ran):
+        found = untracked_paths(text)
+        shown = ", ".join(found[:8]) + (f", … ({len(found) - 8} more)" if len(found) > 8 else "")
+        return UNTRACKED + shown if found else UNTRACKED
+    if ".log" in command or any(p in _LOG_PROGRAMS for p in ran):
+        return " | ".join(last_error_lines(scan_window(text), 3))  # the latest: went wrong last
+    return ""
