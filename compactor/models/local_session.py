@@ -470,7 +470,7 @@ class _Builder:
                 by = by or call_line(call, 160)
                 job = job_started(r.text) if job is None else job  # its job's end decides
                 piped = piped_error(command_of(call) or "", r.text) if piped is None else piped
-                said = piped or restated(err.outcome.lines, r.text)  # or it printed the error
+                said = piped or restated(err.outcome, r.text)  # or it printed the error
                 if job or (said and not reading):  # a pipe hid the exit status
                     err.after, err.by, err.job = "retry pending" if job else "failed again", by, job
                     err.why = f"its output says: {said}" if not job else err.why
