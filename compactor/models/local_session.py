@@ -47,7 +47,6 @@ from compactor.facts.bounded import is_startup_noise
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
 from compactor.facts.jobstate import gone_reply, is_notice, rejected
 from compactor.facts.masked import reran
-from compactor.facts.wenton import install_report
 from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_callwrites import with_embedded
@@ -55,6 +54,7 @@ from .local_evalnotice import is_evaluation_notice
 from .local_files import FileState, file_changes
 from .local_noise import is_usage_footer, local_command, ran_locally
 from .local_notices import failed_after, notified_end
+from .local_printed import established, shows_document
 from .local_records import Background, ErrorFact
 from .local_relpath import NamedPaths, state_for
 from .local_results import ended_how
@@ -511,8 +511,8 @@ class _Builder:
     def output(self, call: Call, r: Result, index: int) -> None:
         """What a successful command printed: a short output whole, else its result lines
         (read on the output's last :data:`_OUTPUT_TAIL` characters only)."""
-        if (installed := install_report(r.text)) is not None:  # pip's conflicts (check 20)
-            self._output(index, 2, call, installed)
+        if (got := established(call, r.text)) is not None:  # pip's conflicts, an install, all
+            self._output(index, got[0], call, got[1])  # of cargo's tests, pkill's exit 1 (27)
             return
         text = r.text if len(r.text) <= _OUTPUT_TAIL else r.text[len(r.text) - _OUTPUT_TAIL :]
         lines = printed_lines(strip_output_header(clean(text)))
@@ -536,6 +536,7 @@ class _Builder:
             self._output(index, 2, call, " | ".join(picked))
 
     def _output(self, index: int, score: int, call: Call, printed: str) -> None:
+        score = 0 if shows_document(command_of(call)) else score  # a README's lines: room last
         self.s.outputs.append((index, score, one_line(call_line(call, 160)), one_line(printed)))
 
     # -- the end -------------------------------------------------------------------------------

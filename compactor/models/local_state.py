@@ -61,6 +61,7 @@ from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_offers import drop_unchosen_options, unchosen_dropped
 from .local_present import judge_present
+from .local_printed import test_tally
 from .local_resultfacts import result_facts
 from .local_results import head_of, tail_matters
 from .local_retries import job_started
@@ -198,6 +199,8 @@ def _established(call: Call, result: Result | None) -> str:
         return f"{meaning} (exit 1, not a failure)"
     if (installed := install_report(result.text)) is not None:  # pip's conflicts (check 20)
         return f"returned: {installed}"
+    if tally := test_tally(result.text[-20_000:]):  # cargo's every section (blind check 27)
+        return f"returned: {cut(tally, _RESULT_CHARS)}"
     lines = [
         ln
         for ln in printed_lines(strip_output_header(clean(result.text[-20_000:])))
