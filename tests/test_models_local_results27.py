@@ -150,6 +150,20 @@ def test_a_check_that_passes_after_an_install_fixed_the_failed_check(tmp_path: P
     assert "failed too" not in errors and "its output says" not in errors, errors
     assert "Fixed" in errors, errors
     assert "npm install -g chrome-mcp" in text and "added 101 packages" in text, text
+    header = "eldo@0.1.0 /Users/dev/eldo\n"  # a project's `npm ls`: its name and folder first
+    errors = section(
+        _legacy_summary(
+            tmp_path,
+            [
+                ("npm ls chrome-mcp", header + "└── (empty)\n", 1),
+                ("npm install chrome-mcp", _INSTALLED, 0),
+                ("npm ls chrome-mcp", header + "└── chrome-mcp@1.0.0\n", 0),
+            ],
+            "chrome-mcp is a dependency now.",
+        ),
+        4,
+    )
+    assert "failed too" not in errors and "Fixed" in errors, errors
 
 
 def test_a_retry_that_repeats_the_failures_own_marker_is_not_fixed(tmp_path: Path) -> None:

@@ -85,6 +85,8 @@ def piped_error(command: str, text: str) -> str:
 
 
 _CORE_MIN = 12
+_WORD_RE = lazy_pattern(r"(?<!\S)[a-z]{2,}[.,;:!?]?(?!\S)")
+"""A plain word of a (casefolded) message: not a path, a version or a name@version."""
 _QUOTES = str.maketrans("", "", "'\"`\u2018\u2019\u201c\u201d")
 
 
@@ -97,14 +99,14 @@ def restated(failure: Outcome, text: str) -> str:
     failure (its first error line, from its last ``": "`` on: the message without the program
     or file that printed it), quotes and case aside; empty when none does. A line that only
     stands in for the error (the first output line of a failure that printed no error line)
-    counts when it says something (``python: No module named pip``, blind check 23), not when
-    it is one word (npm's prefix path before ``└── (empty)``, printed by every ``npm list -g``:
-    blind check 27, W2)."""
+    counts when it says something in words (``python: No module named pip``, blind check 23),
+    not when it is a path or a name (npm's prefix path, or ``app@1.0.0 /w/app``, before
+    ``└── (empty)``: every ``npm list`` prints it; blind check 27, W2)."""
     lines = failure.lines
     if not lines or not text:
         return ""
     core = _plain(lines[0].rsplit(": ", 1)[-1])
-    if len(core) < _CORE_MIN or (failure.stand_in and " " not in core):
+    if len(core) < _CORE_MIN or (failure.stand_in and len(_WORD_RE.findall(core)) < 2):
         return ""
     window = scan_window(text)
     if core not in _plain(window):
