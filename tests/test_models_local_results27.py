@@ -12,6 +12,7 @@ from typing import Any
 
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
+from compactor.models.local_printed import installed
 from compactor.models.local_printed import test_tally as tally_of
 
 from .planted_session import SessionBuilder
@@ -232,7 +233,15 @@ def test_each_install_is_one_line_with_the_versions_it_printed() -> None:
     printed = section(summarize_transcript(s.messages), 5)
     assert "pip install rich` → Successfully installed rich-13.7.1" in printed, printed
     assert "→ Installed package `ripgrep v14.1.0`" in printed, printed
-    assert "install -y jq` → Setting up jq (1.6-2.1ubuntu3)" in printed, printed
+    assert "→ installed jq: Setting up jq (1.6-2.1ubuntu3)" in printed, printed
+    uv = "Resolved 4 packages in 120ms\nInstalled 1 package in 5ms\n + rich==13.7.1\n"
+    assert installed("uv pip install rich", uv) == "installed rich: + rich==13.7.1"
+    assert (
+        installed("pnpm add -g tsx", "+ tsx 4.7.1\n\nDone in 1.2s\n")
+        == "installed tsx: + tsx 4.7.1"
+    )
+    assert installed("pip install -r requirements.txt", "Successfully installed a-1\n") == ""
+    assert installed("npm init -y", "added 1 package\n") == ""  # not `npm i`
 
 
 # -- N2: pkill / pgrep exit 1 under an error flag --------------------------------------------------

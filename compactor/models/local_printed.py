@@ -49,7 +49,7 @@ _OPTION_VALUE = frozenset(
 _MOST_PACKAGES = 4
 _DONE_RE = lazy_pattern(
     r"^\s*(?:Successfully installed \S.*|(?:added|changed) \d+ packages?\b.*|up to date\b.*"
-    r"|\+ @?\S+@\d\S*|success Installed .+|installed @?\S+@\d\S*.*"
+    r"|\+ @?[\w.\-/]+(?:@|==| )v?\d\S*|success Installed .+|installed @?\S+@\d\S*.*"
     r"|(?:Installed|Replaced) package `[^`]+`.*|\S+ v?\d\S* is already installed.*"
     r"|Installed \d+ packages? in .+|Resolved \d+ packages? in .+"
     r"|(?:🍺|==> Pouring|==> Installing)\s+\S.*|Warning: \S+ \d\S* is already installed.*"
@@ -103,10 +103,10 @@ def installed(command: str | None, text: str) -> str:
         return ""
     bare = [re.split(r"[@=<>~!\[]", n.lstrip("@"), maxsplit=1)[0].lower() for n in names]
     named = list(dict.fromkeys(ln for ln in done if any(b and b in ln.lower() for b in bare)))
-    if named:  # the manager's own lines name the packages (and their versions)
-        return cut(one_line(" | ".join(named[:3])), 240)
+    report = " | ".join(named[:3] or list(dict.fromkeys(done))[-3:])  # npm: "added 101 …"
+    if named and "nstall" in report:  # its own words say so ("Successfully installed rich-1.0")
+        return cut(one_line(report), 240)
     shown = ", ".join(names[:_MOST_PACKAGES]) + (" …" if len(names) > _MOST_PACKAGES else "")
-    report = " | ".join(list(dict.fromkeys(done))[-3:])  # npm's "added 101 packages in 4s"
     return f"installed {shown}: {cut(one_line(report), 240)}"
 
 
