@@ -329,7 +329,7 @@ _HEADER_RE = re.compile(
     r"(?:(?:Chunk ID|Wall time|Process exited with code|Process running with session ID|"
     r"Original token count|Total output lines|Exit code)\b[^\n]*\n)+Output:\n?"
     # Claude Code Bash errors
-    r"|\AExit code -?\d+\n",
+    r"|\AExit code -?\d+(?:\n|\Z)",
     re.IGNORECASE,
 )
 
@@ -427,8 +427,6 @@ def exit_one_meaning(call: Call | None) -> str:
 
 
 _SEGMENT_RE = re.compile(r"\|\||&&|[|;\n]")
-
-
 _tool_error, _TOOL_ERROR_RE = tool_error, TOOL_ERROR_RE  # (for a property test: moved there)
 
 
@@ -510,6 +508,7 @@ class Outcome:
     exit_code: int | None = None
     lines: tuple[str, ...] = ()
     """The error lines, most informative first (at most :data:`_MAX_OUTCOME_LINES`)."""
+    stand_in: bool = False  # lines[0] is the first output line: no error line (blind check 27)
 
 
 _MAX_OUTCOME_LINES = 4
@@ -575,8 +574,9 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     job = (call.job or call.command) if call is not None and code in (1, 124) else None
     if flagged and job and expected_exit(code, lines, body, job):  # timeout N, a blocked find
         flagged, lines = False, (lines if code == 124 else [])
-    if flagged and code == 1 and not result.is_error and not lines and exit_one_program(call):
-        flagged = False
+    program = exit_one_program(call) if flagged and code == 1 and not lines else ""
+    if program and (not result.is_error or (program in ("pkill", "pgrep") and not body.strip())):
+        flagged = False  # a flag that only says pkill's "Exit code 1": none matched (check 27)
     if flagged and code == 1 and not result.is_error and _retrieved_no_match(text, call, lines):
         flagged, lines = False, []  # TaskOutput got a finished grep's exit 1 (blind check 17)
     if flagged or marked:
@@ -584,9 +584,9 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         if refused:
             return Outcome(True, code, (refused,))
         lines.sort(key=is_warning)  # a warning line last: the error says more
-        if not lines:
+        if not lines:  # its first line stands in for the error (npm's prefix: not an error)
             first = first_informative_line(body)
-            lines = [cut(first)] if first else []
+            return Outcome(True, code, (cut(first),) if first else (), bool(first))
         return Outcome(True, code, tuple(lines))
     if went_on(call, lines, body):  # a warning (dpkg-preconfigure's stdin), pip's conflicts
         return Outcome(False, code)

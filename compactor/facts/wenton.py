@@ -20,6 +20,7 @@ import re
 from compactor._util import lazy_pattern
 
 from .bounded import is_startup_noise
+from .killreport import own_kill_report
 from .noise import is_decoration, is_warning
 from .stops import kill_succeeded
 from .text import Call, cut, one_line
@@ -59,12 +60,15 @@ def _resolver_report_only(lines: list[str], body: str) -> bool:
 
 def went_on(call: Call | None, lines: list[str], body: str) -> bool:
     """Whether an unflagged call whose output has the error-like ``lines`` went on: no line, only
-    warnings (dpkg-preconfigure's stdin), a kill tool's "killed", or a package manager's
-    dependency-conflict report after it installed what it was asked (module docstring)."""
+    warnings (dpkg-preconfigure's stdin), a kill tool's "killed", a command's own report of
+    its kill (``echo "Killed root process N"``, not the shell's SIGKILL report: blind check 27),
+    or a package manager's dependency-conflict report after it installed what it was asked
+    (module docstring)."""
     return (
         not lines
         or all(is_warning(line) for line in lines)
         or kill_succeeded(call, lines)
+        or own_kill_report(call, lines)
         or _resolver_report_only(lines, body)
     )
 

@@ -12,6 +12,7 @@ from operator import attrgetter
 
 from compactor.facts import Call, cut
 from compactor.facts.bounded import is_startup_noise
+from compactor.facts.killreport import own_kill_report
 from compactor.facts.masked import masked_lines
 from compactor.facts.noise import is_warning
 from compactor.facts.outcomes import error_lines, is_reading_call, scan_window
@@ -57,8 +58,8 @@ def printed_error_items(s: Session, width: int, *, reads: bool = False) -> list[
             if not only_reads(call) if reads else is_reading_call(call):
                 continue
             lines, count = _printed(r.text)
-            if not lines:
-                continue
+            if not lines or (count == len(lines) and own_kill_report(call, lines)):
+                continue  # `echo "Killed root process N"`: its own report (blind check 27)
             what = call_line(call, width) if call is not None else r.name
             more = f" ({count} error lines in all)" if count > len(lines) else ""
             found.append(f"{what} did not fail, but printed: " + " | ".join(lines) + more)

@@ -26,7 +26,6 @@ from compactor.facts import (
     strip_output_header,
 )
 from compactor.facts.bounded import is_startup_noise
-from compactor.facts.wenton import install_report
 
 from .local_noise import is_usage_footer
 from .local_text import call_line, is_result_line, printed_lines
@@ -52,8 +51,6 @@ def printed(text: str) -> tuple[int, str] | None:
     """(score, line) of what a successful command printed: a short output whole, else its
     result lines (from its head and its last :data:`_OUTPUT_TAIL` characters); None when it
     printed nothing worth keeping."""
-    if (installed := install_report(text)) is not None:  # pip's conflicts (check 20)
-        return 2, installed
     tail = text if len(text) <= _OUTPUT_TAIL else text[len(text) - _OUTPUT_TAIL :]
     lines = _kept(tail, text)
     if not lines:

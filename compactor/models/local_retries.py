@@ -28,7 +28,7 @@ from compactor.facts import (
     paths,
     scan_window,
 )
-from compactor.facts.outcomes import agent_signature, same_head, similar_words
+from compactor.facts.outcomes import Outcome, agent_signature, same_head, similar_words
 
 from .local_text import runner_words
 from .local_workdir import place, place_of, without_place
@@ -85,6 +85,8 @@ def piped_error(command: str, text: str) -> str:
 
 
 _CORE_MIN = 12
+_WORD_RE = lazy_pattern(r"(?<!\S)[a-z]{2,}[.,;:!?]?(?!\S)")
+"""A plain word of a (casefolded) message: not a path, a version or a name@version."""
 _QUOTES = str.maketrans("", "", "'\"`\u2018\u2019\u201c\u201d")
 
 
@@ -92,14 +94,19 @@ def _plain(text: str) -> str:
     return " ".join(text.translate(_QUOTES).casefold().split())
 
 
-def restated(lines: tuple[str, ...], text: str) -> str:
+def restated(failure: Outcome, text: str) -> str:
     """The line of ``text`` (a later run's output that did not fail) that repeats the error of a
-    failure (its first error line ``lines[0]``, from its last ``": "`` on: the message without
-    the program or file that printed it), quotes and case aside; empty when none does."""
+    failure (its first error line, from its last ``": "`` on: the message without the program
+    or file that printed it), quotes and case aside; empty when none does. A line that only
+    stands in for the error (the first output line of a failure that printed no error line)
+    counts when it says something in words (``python: No module named pip``, blind check 23),
+    not when it is a path or a name (npm's prefix path, or ``app@1.0.0 /w/app``, before
+    ``└── (empty)``: every ``npm list`` prints it; blind check 27, W2)."""
+    lines = failure.lines
     if not lines or not text:
         return ""
     core = _plain(lines[0].rsplit(": ", 1)[-1])
-    if len(core) < _CORE_MIN:
+    if len(core) < _CORE_MIN or (failure.stand_in and len(_WORD_RE.findall(core)) < 2):
         return ""
     window = scan_window(text)
     if core not in _plain(window):

@@ -47,6 +47,7 @@ from compactor.facts.masked import reran
 from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_callwrites import with_embedded
+from .local_established import established, shows_document
 from .local_evalnotice import is_evaluation_notice
 from .local_files import FileState, file_changes
 from .local_noise import local_command, ran_locally
@@ -470,7 +471,7 @@ class _Builder:
                 by = by or call_line(call, 160)
                 job = job_started(r.text) if job is None else job  # its job's end decides
                 piped = piped_error(command_of(call) or "", r.text) if piped is None else piped
-                said = piped or restated(err.outcome.lines, r.text)  # or it printed the error
+                said = piped or restated(err.outcome, r.text)  # or it printed the error
                 if job or (said and not reading):  # a pipe hid the exit status
                     err.after, err.by, err.job = "retry pending" if job else "failed again", by, job
                     err.why = f"its output says: {said}" if not job else err.why
@@ -497,11 +498,14 @@ class _Builder:
                 self.s.reads.setdefault(path, None)
 
     def output(self, call: Call, r: Result, index: int) -> None:
-        """What a successful command printed (:func:`.local_printed.printed`)."""
-        if (found := printed(r.text)) is not None:
+        """What a successful command printed (:func:`.local_established.established`: an install,
+        a test run's every section, a ``pkill`` that matched nothing; else
+        :func:`.local_printed.printed`)."""
+        if (found := established(call, r.text) or printed(r.text)) is not None:
             self._output(index, found[0], call, found[1])
 
     def _output(self, index: int, score: int, call: Call, printed: str) -> None:
+        score = 0 if shows_document(command_of(call)) else score  # a README's lines: room last
         self.s.outputs.append((index, score, one_line(call_line(call, 160)), one_line(printed)))
 
     # -- the end -------------------------------------------------------------------------------

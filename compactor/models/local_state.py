@@ -48,6 +48,7 @@ from .local_claims import judge_superseded, judge_withdrawn
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_earlier import note_earlier
 from .local_elsewhere import found_elsewhere, looked_up_as
+from .local_established import test_tally
 from .local_evalnotice import verdicts_said
 from .local_fixed import judge_fixed
 from .local_gotpast import judge_got_past
@@ -198,6 +199,8 @@ def _established(call: Call, result: Result | None) -> str:
         return f"{meaning} (exit 1, not a failure)"
     if (installed := install_report(result.text)) is not None:  # pip's conflicts (check 20)
         return f"returned: {installed}"
+    if tally := test_tally(result.text[-20_000:]):  # cargo's every section (blind check 27)
+        return f"returned: {cut(tally, _RESULT_CHARS)}"
     lines = [
         ln
         for ln in printed_lines(strip_output_header(clean(result.text[-20_000:])))
