@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 
 from compactor._util import lazy_pattern
+from compactor.rejections import is_rejection
 
 from .text import Entry
 
@@ -50,11 +51,6 @@ _GONE_RE = lazy_pattern(
     r"\bunknown (?:task|job|shell|process|agent|session)(?: id)?\b",
     re.IGNORECASE,
 )
-_REJECTED_RE = lazy_pattern(
-    r"^\s*(?:Error: )?The user doesn't want to (?:take this action|proceed with this tool use)|"
-    r"\bThe tool use was rejected\b",
-    re.IGNORECASE,
-)
 
 
 def is_notice(text: str) -> bool:
@@ -76,8 +72,9 @@ def gone_reply(text: str) -> str:
 
 
 def rejected(text: str) -> bool:
-    """Whether a tool result says the user rejected the call (it ran nothing)."""
-    return _REJECTED_RE.search(text[:300]) is not None
+    """Whether a tool result says the user rejected the call (it ran nothing): one owner,
+    :func:`compactor.rejections.is_rejection`."""
+    return is_rejection(text)
 
 
 EARLIER_RUN = "was started in an earlier run of the CLI"

@@ -38,6 +38,7 @@ from compactor.facts import (
     strip_output_header,
 )
 from compactor.facts.wenton import install_report
+from compactor.rejections import is_rejection
 from compactor.schema import AgenticMessage, Message
 
 from .local_actions import judge_actions
@@ -385,11 +386,6 @@ _AROUND_RE = lazy_pattern(
 _WORD_RE = lazy_pattern(r"[a-z]{4,}")
 _REJECTED = "The user rejected this call"  # how compactor.facts.outcome says so
 _REFUSED = "the user refused to let this call run"
-_USER_REFUSED_RE = lazy_pattern(
-    r"user (?:doesn['’]t|does not) want to (?:proceed|run|take)|tool use was rejected|"
-    r"rejected by the user|user (?:denied|declined|rejected)",
-    re.IGNORECASE,
-)
 _NOT_FOUND_RE = lazy_pattern(
     r"no such file|does not exist|doesn['’]t exist|cannot find|can['’]t find|not found|"
     r"could not find|cannot access|not recognized as|not a (?:git |\w+ )?repository",
@@ -437,7 +433,7 @@ def judge_skipped(s: Session) -> None:
         if user is not None:
             told += [x for x in sentences(user.text) if _SKIPS_RE.search(x)]
         said = " ".join(err.outcome.lines)
-        if _USER_REFUSED_RE.search(said) is not None:
+        if any(is_rejection(x) for x in err.outcome.lines):  # one owner (compactor.rejections)
             told.insert(0, _REFUSED)
         if told:
             err.after, err.by = "skipped", one_line(told[0])
