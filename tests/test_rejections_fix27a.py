@@ -97,4 +97,105 @@ def test_the_summary_and_its_job_state_say_rejected_for_every_phrase(text: str) 
     s.say("The release notes are in NOTES.md.")
     summary = summarize_transcript(s.messages)
     assert "still running" not in section(summary, 7), summary
-    assert "The user rejected this call" in section(summary, 4), summary
+    assert "`Bash: rm -rf build` was rejected by the user" in section(summary, 4), summary
+    assert "The user rejected: `Bash: rm -rf build` (not run)" in section(summary, 5), summary
+
+
+# -- 1182-1184: a rejected call is said to be rejected, everywhere (blind check 26, N1) ----------
+
+_LEAD_IN = (
+    "The build is completing too fast (197ms) - it's not actually building your Next.js app. "
+    "The vercel.json approach isn't working. Here's the fix:"
+)
+
+
+def _analysis(text: str) -> str:
+    return text.split("<analysis>", 1)[1].split("</analysis>", 1)[0]
+
+
+def _rejected_session(lead_in: str, *, then: str = "answered") -> SessionBuilder:
+    """cc-matt's shape: a config pushed, the user reports the build is wrong, the assistant says
+    "Here's the fix:" and calls ``rm … && git commit`` then ``git push``: both rejected."""
+    s = SessionBuilder()
+    s.user("deploy the frontend to vercel")
+    s.call("Write", {"file_path": "/w/vercel.json", "content": '{"buildCommand": "pnpm build"}'},
+           "File created successfully at: /w/vercel.json")  # fmt: skip
+    pushed = (
+        "[main 1a2b3c4] cfg\n 1 file changed\nTo github.com:u/app.git\n   0a1..1a2  main -> main"
+    )
+    s.call(
+        "Bash", {"command": "cd /w && git add vercel.json && git commit -m cfg && git push"}, pushed
+    )
+    s.say("Pushed. Vercel should pick up the new config.")
+    s.user("the build finished in 197ms and the site is a 404")
+    rm = "cd /w && rm vercel.json && git add -A && git commit -m 'drop vercel.json'"
+    s.call("Bash", {"command": rm}, CC_BARE, text=lead_in, error=True)
+    s.call("Bash", {"command": "cd /w && git push"}, CC_BARE, error=True)
+    s.user("[Request interrupted by user for tool use]")
+    s.user("set the root directory in the vercel dashboard instead, tell me the value")
+    if then == "answered":
+        s.say("Enter: packages/nextjs as the root directory.")
+    else:  # still working: a call in flight
+        s.call("Bash", {"command": "ls /w/packages"}, None)
+    return s
+
+
+def test_a_rejected_call_is_said_rejected_not_failed() -> None:
+    """The walk said "Failed: `Bash: … rm vercel.json …`", §5 listed it "(failed)" and §4 "failed:
+    The user rejected this call: STOP what you are doing …"; no line said the user rejected it."""
+    summary = summarize_transcript(_rejected_session(_LEAD_IN).messages)
+    walk, errors, solving = _analysis(summary), section(summary, 4), section(summary, 5)
+    assert "Rejected by the user (not run): `Bash: cd /w && rm vercel.json" in walk, walk
+    assert "Failed:" not in walk, walk
+    assert "2 rejected by the user" in walk, walk
+    assert "The user rejected: `Bash: cd /w && rm vercel.json && git add -A" in solving, solving
+    assert "The user rejected: `Bash: cd /w && git push` (not run)" in solving, solving
+    assert "(rejected by the user, not run)" in solving and "(failed)" not in solving, solving
+    assert "was rejected by the user (it never ran)" in errors, errors
+    assert " failed" not in errors, errors
+
+
+def test_the_lead_in_to_rejected_calls_is_a_rejected_proposal_not_a_decision() -> None:
+    summary = summarize_transcript(_rejected_session(_LEAD_IN).messages)
+    solving = section(summary, 5)
+    decisions = solving.split("Proposals the user turned down", 1)[0]
+    assert "vercel.json approach isn't working" not in decisions, solving
+    turned_down = solving.split("Proposals the user turned down", 1)[1]
+    assert "Proposed, then the user rejected its call (not run):" in turned_down, solving
+    assert "Here's the fix" in turned_down, solving
+
+
+def test_a_long_lead_in_quoted_in_section_8_is_titled_a_rejected_proposal() -> None:
+    """cc-matt §8: "An earlier request's answer, verbatim (…): The build is completing too fast
+    … Here's the fix:" — the lead-in to the rejected calls, quoted as an answer."""
+    steps = "".join(
+        f"\n{n}. Step {n}: move the app's config file number {n} to the root." for n in range(1, 9)
+    )
+    lead_in = _LEAD_IN + steps  # a long message: the one section 8 quotes verbatim
+    assert len(lead_in) >= 500
+    summary = summarize_transcript(_rejected_session(lead_in, then="working").messages)
+    current = section(summary, 8)
+    assert "A proposal the user REJECTED, verbatim (NOT an answer" in current, current
+    assert "An earlier request's answer" not in current, current
+    assert "`Bash: cd /w && git push` → rejected by the user (it never ran)" in current, current
+    assert "→ failed" not in current, current
+
+
+def test_a_failed_call_still_fails_and_the_users_words_stay_the_correction() -> None:
+    """Only rejections change: a call that ran and failed is "Failed"; a rejection with the
+    user's words stays their correction (row 930)."""
+    said = (
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "
+        "it was a file edit, the new_string was NOT written to the file). To tell you how to "
+        "proceed, the user said:\nuse pnpm, not npm"
+    )
+    s = SessionBuilder()
+    s.user("install the dependencies and build")
+    s.call("Bash", {"command": "npm run build"}, "Exit code 1\nError: Cannot find module 'next'")
+    s.call("Bash", {"command": "npm install"}, said, error=True)
+    summary = summarize_transcript(s.messages)
+    walk, errors = _analysis(summary), section(summary, 4)
+    assert "Failed: `Bash: npm run build`" in walk, walk
+    assert "Rejected by the user (not run): `Bash: npm install`" in walk, walk
+    assert 'Rejected by the user, not a failure: "use pnpm, not npm"' in errors, errors
+    assert "Not acted on yet: the user rejected `Bash: npm install`" in section(summary, 1)

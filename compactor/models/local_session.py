@@ -134,6 +134,10 @@ class Session:
     """Assistant proposals the user's next message turned down (never listed as decisions)."""
     answered: set[str] = field(default_factory=set)
     failed_calls: set[str] = field(default_factory=set)
+    refused: dict[str, str] = field(
+        default_factory=dict
+    )  # rejected call → its line (local_rejected)
+    refused_at: dict[int, list[str]] = field(default_factory=dict)  # proposals of rejected calls
     last_text: Entry | None = None
     """The last assistant message with text."""
     reply: Entry | None = None

@@ -62,6 +62,7 @@ from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_offers import drop_unchosen_options, unchosen_dropped
 from .local_present import judge_present
+from .local_rejected import judge_rejected_calls, refused_words
 from .local_resultfacts import result_facts
 from .local_results import head_of, tail_matters
 from .local_retries import job_started
@@ -188,6 +189,8 @@ def _established(call: Call, result: Result | None) -> str:
     oc = outcome(result, call)
     if oc.lines and oc.lines[0].startswith(STOPPED):  # never a success (blind check 11)
         return f"interrupted by the user, never completed ({stopped_how(oc.lines[0])})"
+    if oc.lines and is_rejection(result.text):  # the user's decision (blind check 26)
+        return "rejected by the user (it never ran)" + refused_words(oc.lines[0], _RESULT_CHARS)
     if oc.failed:
         exit_part = f" (exit {oc.exit_code})" if oc.exit_code not in (None, 0) else ""
         if not oc.lines:  # nothing but a banner or nothing at all (a search that found none)
@@ -560,6 +563,8 @@ def round_facts(s: Session, limit: int) -> list[str]:
             )
             if oc.lines and oc.lines[0].startswith(STOPPED):  # never a success (blind check 11)
                 state = f"interrupted by the user, never completed ({stopped_how(oc.lines[0])})"
+            if call.id in s.refused:  # the user's decision, not a failure (blind check 26)
+                state = "rejected by the user (it never ran)" + refused_words(oc.lines[0], limit)
             lines.append(
                 f"{code(call_line(call, limit))} → {state}{'; ' + printed if facts else ''}"
             )
@@ -612,6 +617,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_got_past(session)  # a missing program a later call ran (blind check 14)
     judge_rewritten(session)  # a failed Write whose file a later call wrote (blind check 26)
     judge_cli_rejections(session)  # the CLI's STOP text is no rule of the user's (set 13)
+    judge_rejected_calls(session)  # said rejected, its lead-in a rejected proposal (blind 26)
     judge_disputed(session)
     judge_stale_next(session)
     judge_overtaken_causes(session)
