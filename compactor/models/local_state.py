@@ -46,6 +46,7 @@ from .local_answers import judge_answers
 from .local_blocked import judge_blocked
 from .local_busy import ENDED_LATER, judge_busy
 from .local_claims import judge_superseded, judge_withdrawn
+from .local_contradicted import judge_contradicted_claims
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_earlier import note_earlier
 from .local_elsewhere import found_elsewhere, looked_up_as
@@ -621,6 +622,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_disputed(session)
     judge_stale_next(session)
     judge_overtaken_causes(session)
+    judge_contradicted_claims(session)  # "built and pushed!", then the build failed (blind 26)
     judge_accepted(session)
     judge_refused_command(session)
     judge_reverted(session)  # rejected or replaced by a later change (blind check 22)
