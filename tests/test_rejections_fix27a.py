@@ -199,3 +199,15 @@ def test_a_failed_call_still_fails_and_the_users_words_stay_the_correction() -> 
     assert "Rejected by the user (not run): `Bash: npm install`" in walk, walk
     assert 'Rejected by the user, not a failure: "use pnpm, not npm"' in errors, errors
     assert "Not acted on yet: the user rejected `Bash: npm install`" in section(summary, 1)
+
+
+def test_the_last_message_before_a_rejection_that_stopped_the_work_is_a_rejected_proposal() -> None:
+    """The session ends on the rejection (the user's "STOP … wait"): §8 quoted the lead-in as the
+    "Last assistant message", "Here's the fix:" unlabelled."""
+    s = SessionBuilder()
+    s.user("the build finished in 197ms and the site is a 404")
+    rm = {"command": "cd /w && rm vercel.json && git commit -am drop"}
+    s.call("Bash", rm, CC_BARE, text=_LEAD_IN, error=True)
+    s.user("[Request interrupted by user for tool use]")
+    current = section(summarize_transcript(s.messages), 8)
+    assert "Last assistant message (a proposal the user REJECTED: its call never ran;" in current

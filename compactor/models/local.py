@@ -50,6 +50,7 @@ from .local_rejected import (
     REJECTED_STEP,
     failed_count,
     is_refused,
+    proposal_note,
     refused_after,
     rejected_items,
 )
@@ -440,7 +441,8 @@ def _current_work(s: Session, lim: Limits) -> str:
             items.extend(f"  {line}" for line in facts)
     deliverable, reply = s.deliverable, s.reply if s.turn_ended else None
     if last_text is not None and last_text is not deliverable and last_text is not reply:
-        items.append(f"Last assistant message: {quote(last_text.text, lim.item * 2)}")
+        said = "Last assistant message" + proposal_note(s, last_text)  # (blind check 26)
+        items.append(f"{said}: {quote(last_text.text, lim.item * 2)}")
     if reply is not None and reply is not deliverable:
         items.extend(verbatim_text(claims.reply_title(s), reply.text, lim.reply))
     for title, answer in deliverables(s):

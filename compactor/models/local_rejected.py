@@ -31,6 +31,7 @@ __all__ = [
     "failed_count",
     "is_refused",
     "judge_rejected_calls",
+    "proposal_note",
     "refused_after",
     "refused_words",
     "rejected_items",
@@ -126,6 +127,13 @@ def rejected_items(s: Session, width: int) -> list[str]:
     more = f" ({len(lines) - _SHOWN} earlier ones not listed)" if len(lines) > _SHOWN else ""
     shown = [f"  The user rejected: {code(x[:width])} (not run)" for x in lines[-_SHOWN:]]
     return [f"Calls the user rejected (they never ran; not to be redone unasked){more}:", *shown]
+
+
+def proposal_note(s: Session, e: Entry) -> str:
+    """What a quoted assistant message's title adds when it is a proposal the user rejected."""
+    if e.index not in s.refused_at:
+        return ""
+    return " (a proposal the user REJECTED: its call never ran; not an answer, not a decision)"
 
 
 def rejected_proposal_title(s: Session, e: Entry) -> str:
