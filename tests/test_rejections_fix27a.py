@@ -206,7 +206,7 @@ def test_the_last_message_before_a_rejection_that_stopped_the_work_is_a_rejected
     "Last assistant message", "Here's the fix:" unlabelled."""
     s = SessionBuilder()
     s.user("the build finished in 197ms and the site is a 404")
-    rm = {"command": "cd /w && rm vercel.json && git commit -am drop"}
+    rm: dict[str, object] = {"command": "cd /w && rm vercel.json && git commit -am drop"}
     s.call("Bash", rm, CC_BARE, text=_LEAD_IN, error=True)
     s.user("[Request interrupted by user for tool use]")
     current = section(summarize_transcript(s.messages), 8)
