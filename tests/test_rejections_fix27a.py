@@ -9,16 +9,21 @@ through every caller, so they cannot diverge again.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from compactor.facts import outcome
 from compactor.facts.jobstate import rejected
 from compactor.facts.stops import STOPPED, rejection, user_stopped
 from compactor.facts.text import Call, Result
+from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 from compactor.reduction.results import carries_user_words, is_rejection
 from compactor.rejections import is_rejection as owner
 
+from .cc_session import Session as CcSession
+from .codex_rollout import STAMP, rec
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
 
@@ -211,3 +216,64 @@ def test_the_last_message_before_a_rejection_that_stopped_the_work_is_a_rejected
     s.user("[Request interrupted by user for tool use]")
     current = section(summarize_transcript(s.messages), 8)
     assert "Last assistant message (a proposal the user REJECTED: its call never ran;" in current
+
+
+# -- the same through the two harnesses' own records ---------------------------------------------
+
+
+def _cc_records() -> bytes:
+    """Claude Code writes the lead-in and each tool_use as records of their own, the rejection as
+    an error tool_result, then its "[Request interrupted by user for tool use]" notice."""
+    s = CcSession()
+    s.user("the build finished in 197ms and the site is a 404")
+    s.assistant([{"type": "text", "text": _LEAD_IN}])
+    for n, command in enumerate(["cd /w && rm vercel.json && git commit -am drop", "git push"]):
+        call = {"type": "tool_use", "id": f"toolu_r{n}", "name": "Bash",
+                "input": {"command": command}}  # fmt: skip
+        s.assistant([call])
+        s.user([{"type": "tool_result", "tool_use_id": f"toolu_r{n}", "content": CC_BARE,
+                 "is_error": True}])  # fmt: skip
+    s.user([{"type": "text", "text": "[Request interrupted by user for tool use]"}])
+    s.user("set the root directory in the vercel dashboard instead")
+    s.assistant([{"type": "text", "text": "Enter packages/nextjs as the root directory."}])
+    return b"\n".join(s.lines()) + b"\n"
+
+
+def _codex_rollout() -> bytes:
+    """Codex: the lead-in as an assistant message, the command answered "exec command rejected by
+    user" (no error flag, no exit code), then the user's next request."""
+
+    def msg(role: str, text: str) -> dict[str, object]:
+        kind = "input_text" if role == "user" else "output_text"
+        return {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+
+    args = json.dumps({"command": ["bash", "-lc", "rm vercel.json && git commit -am drop"]})
+    call = {"type": "function_call", "name": "shell", "arguments": args, "call_id": "call_r"}
+    out = {"type": "function_call_output", "call_id": "call_r",
+           "output": "exec command rejected by user"}  # fmt: skip
+    meta = {"id": "s-1", "timestamp": STAMP, "cwd": "/w", "originator": "codex_cli_rs"}
+    records = [
+        {"timestamp": STAMP, "type": "session_meta", "payload": meta},
+        rec("response_item", msg("user", "the build finished in 197ms and the site is a 404")),
+        rec("response_item", msg("assistant", _LEAD_IN)),
+        rec("response_item", call),
+        rec("response_item", out),
+        rec("response_item", msg("user", "set the root directory in the vercel dashboard instead")),
+        rec("response_item", msg("assistant", "Enter packages/nextjs as the root directory.")),
+    ]
+    return b"".join(json.dumps(r).encode() + b"\n" for r in records)
+
+
+@pytest.mark.parametrize(
+    ("name", "raw"), [("cc.jsonl", _cc_records()), ("rollout.jsonl", _codex_rollout())]
+)
+def test_both_harnesses_records_say_the_call_was_rejected_and_its_lead_in_a_proposal(
+    name: str, raw: bytes
+) -> None:
+    summary = summarize_transcript(read_transcript(name, raw).messages)
+    walk, solving = _analysis(summary), section(summary, 5)
+    assert "Rejected by the user (not run): `" in walk and "Failed:" not in walk, walk
+    assert "The user rejected: `" in solving and "rm vercel.json" in solving, solving
+    assert "Proposed, then the user rejected its call (not run):" in solving, solving
+    decisions = solving.split("Proposals the user turned down", 1)[0]
+    assert "vercel.json approach isn't working" not in decisions, solving
