@@ -95,15 +95,27 @@ def judge_contradicted_claims(s: Session) -> None:
     """Label the decision sentences whose success claim a later failure of its kind contradicts."""
     if not s.failed_calls or not s.decisions:
         return
-    ran = [c for c in s.calls if c.id in s.answered and c.id not in s.refused]
     first = max(0, len(s.decisions) - _CLAIMS_MOST)
-    for n in range(first, len(s.decisions)):
+    claims = [
+        (n, kinds) for n in range(first, len(s.decisions)) if (kinds := _claimed(s.decisions[n][2]))
+    ]
+    if not claims:
+        return
+    needed, since = {k for _, kinds in claims for k in kinds}, s.decisions[claims[0][0]][0]
+    latest: dict[int, Call] = {}  # kind → the latest call of it that ran (one pass, from the end)
+    for call in reversed(s.calls):
+        if call.index <= since or len(latest) == len(needed):
+            break
+        if call.id in s.answered and call.id not in s.refused:
+            for kind in needed - latest.keys():
+                if _of_kind(call, kind):
+                    latest[kind] = call
+    for n, kinds in claims:
         index, score, text = s.decisions[n]
-        for kind in _claimed(text):
-            latest = next((c for c in reversed(ran) if c.index > index and _of_kind(c, kind)), None)
-            if latest is not None and latest.id in s.failed_calls:
-                s.decisions[n] = (index, score, f"{text} ({_contradiction(s, latest)})")
-                break
+        found = [c for k in kinds if (c := latest.get(k)) is not None and c.index > index]
+        failed = next((c for c in found if c.id in s.failed_calls), None)
+        if failed is not None:
+            s.decisions[n] = (index, score, f"{text} ({_contradiction(s, failed)})")
 
 
 def _contradiction(s: Session, call: Call) -> str:

@@ -92,17 +92,28 @@ def judge_rejected_calls(s: Session) -> None:
     for c in s.calls:
         if c.id in s.refused:
             s.refused[c.id] = call_line(c, _CALL)
-    for e in s.entries:
-        if e.role == "assistant" and not e.internal and e.text.strip():
-            calls = _follow_up(s, e)
-            if calls and all(c in s.refused for c in calls):
-                s.refused_at[e.index] = [s.refused[c] for c in calls]
+    for at in sorted({_lead_in(s, c.index) for c in s.calls if c.id in s.refused} - {-1}):
+        e = s.entries[at]
+        calls = _follow_up(s, e)
+        if calls and all(c in s.refused for c in calls):
+            s.refused_at[e.index] = [s.refused[c] for c in calls]
     if not s.refused_at:
         return
     s.decisions = [d for d in s.decisions if d[0] not in s.refused_at]
     for index in s.refused_at:
         said = quote(s.entries[index].text, 300)
         s.rejected.append(f"Proposed, then the user rejected its call (not run): {said}")
+
+
+def _lead_in(s: Session, index: int) -> int:
+    """The index of the assistant message with text that a call made at entry ``index`` follows
+    (itself, or the nearest before it with no user message between); -1 when there is none."""
+    for e in reversed(s.entries[max(0, index - 40) : index + 1]):
+        if e.role == "assistant" and not e.internal and e.text.strip():
+            return e.index
+        if e.role == "user" and e.text.strip() and not e.results:
+            return -1
+    return -1
 
 
 def _follow_up(s: Session, e: Entry) -> list[str]:
