@@ -22,7 +22,9 @@ first line says so is a log that mentions it.
 
 Claude Code's "[Request interrupted by user for tool use]" and Codex's "aborted by user after
 22.9s" are not rejections: the user stopped a call that had started
-(:func:`compactor.facts.stops.user_stopped`, "Interrupted by the user").
+(:func:`compactor.facts.stops.user_stopped`, "Interrupted by the user"). :func:`interruption`
+owns those words: a short result, or one whose first line says so (a log that mentions an abort
+is output). Either way a call the user stopped started no background job.
 """
 
 from __future__ import annotations
@@ -31,7 +33,14 @@ import re
 
 from compactor._util import lazy_pattern
 
-__all__ = ["MAX_SHORT_REJECTION", "REJECTED_BY_USER", "is_rejection", "might_be_rejection"]
+__all__ = [
+    "MAX_SHORT_REJECTION",
+    "REJECTED_BY_USER",
+    "interruption",
+    "is_rejection",
+    "might_be_rejection",
+    "stopped_by_user",
+]
 
 REJECTED_BY_USER = "Rejected by the user"
 """How the summary's walk of the calls names a call the user rejected (it did not run)."""
@@ -69,3 +78,28 @@ def is_rejection(text: str) -> bool:
     if _CLI_RE.match(text) is not None:
         return True
     return len(text) <= MAX_SHORT_REJECTION and _SHORT_RE.match(text) is not None
+
+
+_STOPPED_RE = lazy_pattern(
+    r"\b(?:abort|interrupt|cancel|stopp)(?:ed|led)\b(?: \w+)? by (?:the )?user\b|"
+    r"\[Request interrupted by user",
+    re.IGNORECASE,
+)
+
+
+def interruption(text: str) -> re.Match[str] | None:
+    """Where the tool result ``text`` says the user aborted, interrupted or cancelled its call
+    while it ran (Codex's ``aborted by user after 22.9s``, Claude Code's ``[Request interrupted
+    by user for tool use]``): the match in its first 300 characters, on its first line unless
+    the result is short; None when it says no such thing."""
+    if "user" not in text[:300]:
+        return None
+    found = _STOPPED_RE.search(text, 0, 300)
+    if found is None or (len(text) > 300 and "\n" in text[: found.start()]):
+        return None
+    return found
+
+
+def stopped_by_user(text: str) -> bool:
+    """Whether the user rejected the call of ``text`` or stopped it while it ran."""
+    return is_rejection(text) or interruption(text) is not None

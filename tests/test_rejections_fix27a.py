@@ -14,7 +14,7 @@ import json
 import pytest
 
 from compactor.facts import outcome
-from compactor.facts.jobstate import rejected
+from compactor.facts.jobstate import rejected, stopped
 from compactor.facts.stops import STOPPED, rejection, user_stopped
 from compactor.facts.text import Call, Result
 from compactor.formats.registry import read_transcript
@@ -71,7 +71,7 @@ def test_every_caller_takes_every_rejection_for_one(text: str) -> None:
     assert rejection(text).startswith("The user rejected this call")  # the summary's facts
     assert user_stopped(text).startswith("The user rejected this call")
     assert judged.failed and judged.lines[0].startswith("The user rejected this call")
-    assert rejected(text)  # the job state: a background call answered so started nothing
+    assert rejected(text) and stopped(text)  # the job state: a background start started nothing
     assert is_rejection(text) and carries_user_words(text)  # reduction keeps it whole
 
 
@@ -84,9 +84,35 @@ def test_no_caller_takes_other_results_for_a_rejection(text: str) -> None:
     assert not user_stopped(text).startswith("The user rejected")
 
 
-def test_an_interruption_stays_an_interruption() -> None:
-    assert user_stopped("[Request interrupted by user for tool use]").startswith(STOPPED)
-    assert user_stopped("aborted by user after 22.9s").startswith(STOPPED)
+INTERRUPTIONS = (
+    "[Request interrupted by user for tool use]",
+    "aborted by user after 22.9s",
+    "Command cancelled by the user",
+    "Error: interrupted by user",
+)
+
+
+@pytest.mark.parametrize("text", INTERRUPTIONS)
+def test_an_interruption_stays_an_interruption_and_starts_no_job(text: str) -> None:
+    """The user stopped a call that had started: "Interrupted by the user" to the summary's
+    facts, no rejection to anyone, and (the job state had its own list) no background job: a
+    ``run_in_background`` start answered so was "Background job still running"."""
+    assert user_stopped(text).startswith(STOPPED)
+    assert not owner(text) and not rejected(text) and not is_rejection(text)
+    assert stopped(text)
+    s = SessionBuilder()
+    s.user("start the dev server")
+    s.call("Bash", {"command": "pnpm dev", "run_in_background": True}, text, error=True)
+    s.user("never mind, write the release notes")
+    s.call("Write", {"file_path": "/w/NOTES.md", "content": "# Notes\n"}, "File created")
+    s.say("The release notes are in NOTES.md.")
+    pending = section(summarize_transcript(s.messages), 7)
+    assert "still running" not in pending, pending
+
+
+@pytest.mark.parametrize("text", NOT_REJECTIONS[2:])
+def test_output_that_mentions_a_stop_stops_nothing(text: str) -> None:
+    assert not stopped(text)
 
 
 @pytest.mark.parametrize("text", REJECTIONS)

@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 
 from compactor._util import lazy_pattern
-from compactor.rejections import is_rejection
+from compactor.rejections import is_rejection, stopped_by_user
 
 from .text import Entry
 
@@ -36,6 +36,7 @@ __all__ = [
     "is_notice",
     "last_process",
     "rejected",
+    "stopped",
 ]
 
 NOTICE_TAGS = ("<task-notification>", "<agent-notification>")
@@ -75,6 +76,12 @@ def rejected(text: str) -> bool:
     """Whether a tool result says the user rejected the call (it ran nothing): one owner,
     :func:`compactor.rejections.is_rejection`."""
     return is_rejection(text)
+
+
+def stopped(text: str) -> bool:
+    """Whether a tool result says the user rejected the call or stopped it while it ran: a
+    background start answered so started no job (:func:`compactor.rejections.stopped_by_user`)."""
+    return stopped_by_user(text)
 
 
 EARLIER_RUN = "was started in an earlier run of the CLI"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from compactor._util import lazy_pattern
-from compactor.rejections import is_rejection
+from compactor.rejections import interruption, is_rejection
 
 from .text import Call, cut, one_line
 
@@ -25,11 +25,6 @@ _CLARIFY = "the user wants to clarify these questions"
 
 STOPPED = "Interrupted by the user"
 """How :func:`outcome` starts the line of a call the user aborted, interrupted or cancelled."""
-_STOPPED_RE = lazy_pattern(
-    r"\b(?:abort|interrupt|cancel|stopp)(?:ed|led)\b(?: \w+)? by (?:the )?user\b|"
-    r"\[Request interrupted by user",
-    re.IGNORECASE,
-)
 
 
 def user_stopped(text: str) -> str:
@@ -39,11 +34,8 @@ def user_stopped(text: str) -> str:
     line says so: a log that mentions an abort is output, not the call's end."""
     if refused := rejection(text):  # one owner decides (compactor.rejections, blind check 26)
         return refused  # Codex's bare "exec command rejected by user" (no error flag, check 19)
-    head = text[:300] if "user" in text[:300] else ""
-    if not head:
-        return ""
-    found = _STOPPED_RE.search(head)
-    if found is None or (len(text) > 300 and "\n" in text[: found.start()]):
+    found = interruption(text)  # one owner of the words too (compactor.rejections)
+    if found is None:
         return ""
     end = text.find("\n", found.end(), 300)
     return f"{STOPPED}: {cut(one_line(text[: end if end >= 0 else 300]).strip(), 160)}"

@@ -45,7 +45,7 @@ from compactor.facts import (
 from compactor.facts.attachments import request_entry
 from compactor.facts.bounded import is_startup_noise
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
-from compactor.facts.jobstate import gone_reply, is_notice, rejected
+from compactor.facts.jobstate import gone_reply, is_notice, stopped
 from compactor.facts.masked import reran
 from compactor.facts.wenton import install_report
 from compactor.facts.wrappedread import is_wrapped_read
@@ -414,8 +414,8 @@ class _Builder:
         s = self.s
         if call.id in s.background:
             started = _BG_START_RE.search(r.text[:2000])
-            if started is None and rejected(r.text):
-                del s.background[call.id]  # the user rejected the call: nothing started
+            if started is None and stopped(r.text):
+                del s.background[call.id]  # the user rejected or stopped it: nothing started
             elif started is not None:
                 bg = s.background.pop(call.id)
                 bg.key = started.group(1)
