@@ -303,3 +303,19 @@ def test_both_harnesses_records_say_the_call_was_rejected_and_its_lead_in_a_prop
     assert "Proposed, then the user rejected its call (not run):" in solving, solving
     decisions = solving.split("Proposals the user turned down", 1)[0]
     assert "vercel.json approach isn't working" not in decisions, solving
+
+
+def test_a_plan_update_beside_the_rejected_call_does_not_hide_the_rejected_proposal() -> None:
+    """The lead-in updated the to-do list (which ran) and called ``rm …`` (rejected): its only
+    real follow-up was rejected, so it is still a proposal the user rejected."""
+    s = SessionBuilder()
+    s.user("the build finished in 197ms and the site is a 404")
+    todos: dict[str, object] = {"todos": [{"content": "drop vercel.json", "status": "in_progress"}]}
+    s.call("TodoWrite", todos, "Todos have been modified successfully", text=_LEAD_IN)
+    s.call("Bash", {"command": "cd /w && rm vercel.json && git commit -am drop"}, CC_BARE,
+           error=True)  # fmt: skip
+    s.user("set the root directory in the vercel dashboard instead")
+    s.say("Enter packages/nextjs as the root directory.")
+    solving = section(summarize_transcript(s.messages), 5)
+    assert "Proposed, then the user rejected its call (not run):" in solving, solving
+    assert "vercel.json approach" not in solving.split("Proposals the user turned down", 1)[0]

@@ -22,7 +22,7 @@ from __future__ import annotations
 from compactor.facts import Entry
 from compactor.rejections import is_rejection
 
-from .local_session import ErrorFact, Session
+from .local_session import PLAN_TOOLS, ErrorFact, Session
 from .local_text import call_line, code, quote
 
 __all__ = [
@@ -118,13 +118,13 @@ def _lead_in(s: Session, index: int) -> int:
 
 def _follow_up(s: Session, e: Entry) -> list[str]:
     """The ids of the calls ``e`` and the text-less assistant messages after it made, up to the
-    next assistant text or user message."""
-    ids = [c.id for c in e.calls]
+    next assistant text or user message; a plan tool's update (``TodoWrite``) is no follow-up."""
+    ids = [c.id for c in e.calls if c.name not in PLAN_TOOLS]
     for later in s.entries[e.index + 1 : e.index + 40]:
         if later.role == "assistant":
             if later.text.strip():
                 break
-            ids.extend(c.id for c in later.calls)
+            ids.extend(c.id for c in later.calls if c.name not in PLAN_TOOLS)
         elif later.role == "user" and later.text.strip() and not later.results:
             break
     return ids

@@ -75,7 +75,7 @@ from .local_text import (
 )
 from .local_usershell import add_local
 
-__all__ = ["Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
+__all__ = ["PLAN_TOOLS", "Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
 
 _TERMINAL_TOOLS = lazy_pattern(r"^(?:submit|finish|done|complete|attempt_completion|task_complete|"
                              r"end_conversation|transfer_to_human\w*)$", re.IGNORECASE)  # fmt: skip
@@ -96,7 +96,7 @@ _LISTED_TASK_RE = lazy_pattern(
 _ENV_FIELD_RE = lazy_pattern(r"<(cwd|shell|current_date|timezone)>([^<]{1,200})</\1>")
 _AGENTS_RE = lazy_pattern(r"# AGENTS\.md instructions(?: for ([^\n]+))?[ \t]*(?:\n|\Z)")
 _SKILL_DIR_RE = lazy_pattern(r"Base directory for this skill:\s*(\S+)")
-_PLAN_TOOLS = frozenset(
+PLAN_TOOLS = frozenset(
     "TodoWrite todo_write update_plan TaskCreate TaskUpdate TaskList TaskGet".split()
 )
 _LOG_PROGRAMS = frozenset({"journalctl", "docker logs", "kubectl logs", "systemctl status"})
@@ -407,7 +407,7 @@ class _Builder:
         if reading:
             self.read(call)
             self.log_lines(call, r, index)
-        elif call.name not in _PLAN_TOOLS and (not changes or command_of(call) is not None):
+        elif call.name not in PLAN_TOOLS and (not changes or command_of(call) is not None):
             self.output(call, r, index)
 
     def background_result(self, call: Call, r: Result) -> None:

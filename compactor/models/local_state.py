@@ -69,7 +69,7 @@ from .local_results import head_of, tail_matters
 from .local_retries import job_started
 from .local_reverted import judge_reverted
 from .local_rewritten import judge_rewritten
-from .local_session import ErrorFact, Session, build_session
+from .local_session import PLAN_TOOLS, ErrorFact, Session, build_session
 from .local_stops import IN_FLIGHT, stopped_how
 from .local_supersede import (
     judge_accepted,
@@ -117,9 +117,6 @@ _HOUSEKEEPING_PROGRAMS = frozenset(
 _DIAGNOSTIC_PROGRAMS = frozenset("which type alias unalias whereis hash command -v".split())
 """Short diagnostics (``type grep``, ``command -v x``): housekeeping only when their result is
 empty; "grep is /usr/bin/grep" answers what the assistant said it would check (issue 28)."""
-_PLAN_TOOLS = frozenset(
-    "TodoWrite todo_write update_plan TaskCreate TaskUpdate TaskList TaskGet".split()
-)
 _TELEMETRY_RE = lazy_pattern(r"telemetry|analytics\.jsonl|/\.superstack/", re.IGNORECASE)
 _RESULT_CHARS = 200
 
@@ -160,7 +157,7 @@ def is_housekeeping_path(path: str) -> bool:
 
 def is_housekeeping(call: Call, result: Result | None) -> bool:
     """A call that does nothing a resuming agent must know about (see the module docstring)."""
-    if call.name in _PLAN_TOOLS:
+    if call.name in PLAN_TOOLS:
         return True
     command = command_of(call)
     if command is None:
@@ -233,7 +230,7 @@ def _is_idle(call: Call, result: Result | None) -> bool:
     names = programs(command) if command is not None else []
     if names and set(names) <= _HOUSEKEEPING_PROGRAMS | _DIAGNOSTIC_PROGRAMS:
         return set(names) <= _HOUSEKEEPING_PROGRAMS or _says_nothing(result)
-    return call.name in _PLAN_TOOLS
+    return call.name in PLAN_TOOLS
 
 
 def _is_peek(call: Call) -> bool:
