@@ -103,7 +103,7 @@ def test_a_git_clone_creates_the_repository_folder() -> None:
     assert "other" not in files and "vendor/lib" not in files and "gone" not in files, files
     # Codex's bare "exec command rejected by user" (no error flag) is a rejection, not a success
     current = " ".join(section(text, 8).split())
-    assert "gone` → failed: The user rejected this call" in current, current
+    assert "gone` → rejected by the user (it never ran)" in current, current
 
 
 def test_a_cloned_folder_is_named_beside_the_edited_files() -> None:

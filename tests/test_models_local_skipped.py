@@ -60,9 +60,7 @@ def test_a_call_the_user_refused_to_let_run_is_not_unresolved() -> None:
     s.call("Read", {"file_path": "README.md"}, None)
     text = summarize_transcript(s.messages)
     assert "Unresolved failure" not in section(text, 7)
-    assert 'Set aside on purpose, not to be fixed: "the user refused to let this call run"' in (
-        section(text, 4)
-    )
+    assert "Not a failure to fix: the user rejected it; nothing of it ran." in section(text, 4)
 
 
 def test_a_read_that_found_nothing_before_the_work_went_on_is_a_finding() -> None:

@@ -15,12 +15,12 @@ import orjson
 import pytest
 
 from compactor.reduction.results import (
-    _REJECTION_RE,
     _USER_WORDS_RE,
     carries_user_words,
     text_state,
 )
 from compactor.reduction.stream import _deep
+from compactor.rejections import _CLI_RE, _SHORT_RE
 from compactor.schema import MAX_JSON_DEPTH, json_deeper_than
 
 PHRASES = (
@@ -36,6 +36,7 @@ PHRASES = (
     "exec command rejected by user",
     "Tool call declined by the uſer",
     "USER REJECTED THE TOOL CALL",
+    "The tool use was rejected (eg. if it was a file edit, the new_string was NOT written)",
 )
 
 
@@ -57,7 +58,11 @@ def test_the_user_words_head_test_answers_as_the_full_match() -> None:
     assert found  # the phrases at the start are found
     assert any("uſer" in t for t in found)  # the long s, folded as the match folds it
     for text in texts:
-        full = _USER_WORDS_RE.match(text, 0, 800) or _REJECTION_RE.match(text)
+        full = (
+            _USER_WORDS_RE.match(text, 0, 800)
+            or _CLI_RE.match(text)
+            or (len(text) <= 2_000 and _SHORT_RE.match(text))
+        )
         assert carries_user_words(text) is (full is not None), text
 
 

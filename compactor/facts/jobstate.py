@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 
 from compactor._util import lazy_pattern
+from compactor.rejections import is_rejection, stopped_by_user
 
 from .text import Entry
 
@@ -35,6 +36,7 @@ __all__ = [
     "is_notice",
     "last_process",
     "rejected",
+    "stopped",
 ]
 
 NOTICE_TAGS = ("<task-notification>", "<agent-notification>")
@@ -48,11 +50,6 @@ _GONE_RE = lazy_pattern(
     r"\b(?:task|job|shell|process|agent|session)(?:[ _]?id)?\s*[:#=]?\s*[`'\"]?[\w\-.]{2,64}[`'\"]?"
     r"\s+(?:was |is )?(?:not found|does not exist|doesn't exist|no longer exists)\b|"
     r"\bunknown (?:task|job|shell|process|agent|session)(?: id)?\b",
-    re.IGNORECASE,
-)
-_REJECTED_RE = lazy_pattern(
-    r"^\s*(?:Error: )?The user doesn't want to (?:take this action|proceed with this tool use)|"
-    r"\bThe tool use was rejected\b",
     re.IGNORECASE,
 )
 
@@ -76,8 +73,15 @@ def gone_reply(text: str) -> str:
 
 
 def rejected(text: str) -> bool:
-    """Whether a tool result says the user rejected the call (it ran nothing)."""
-    return _REJECTED_RE.search(text[:300]) is not None
+    """Whether a tool result says the user rejected the call (it ran nothing): one owner,
+    :func:`compactor.rejections.is_rejection`."""
+    return is_rejection(text)
+
+
+def stopped(text: str) -> bool:
+    """Whether a tool result says the user rejected the call or stopped it while it ran: a
+    background start answered so started no job (:func:`compactor.rejections.stopped_by_user`)."""
+    return stopped_by_user(text)
 
 
 EARLIER_RUN = "was started in an earlier run of the CLI"

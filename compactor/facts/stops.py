@@ -7,16 +7,12 @@ from __future__ import annotations
 import re
 
 from compactor._util import lazy_pattern
+from compactor.rejections import interruption, is_rejection
 
 from .text import Call, cut, one_line
 
 __all__ = ["ESCALATED", "STOPPED", "escalated", "justification", "rejection", "user_stopped"]
 
-_REJECTED_RE = lazy_pattern(
-    r"(?:doesn['’]t|does not) want to proceed with this tool use|tool use was rejected|"
-    r"(?:rejected|denied|declined) by (?:the )?user\b",
-    re.IGNORECASE,
-)
 _REASON_RE = lazy_pattern(
     r"(?:reason for (?:the )?(?:rejection|denial)|how to proceed, the user said)\s*:\s*"
     r"(\S[^\n]*(?:\n(?!\n)[^\n]*){0,3})|"
@@ -29,11 +25,6 @@ _CLARIFY = "the user wants to clarify these questions"
 
 STOPPED = "Interrupted by the user"
 """How :func:`outcome` starts the line of a call the user aborted, interrupted or cancelled."""
-_STOPPED_RE = lazy_pattern(
-    r"\b(?:abort|interrupt|cancel|stopp)(?:ed|led)\b(?: \w+)? by (?:the )?user\b|"
-    r"\[Request interrupted by user",
-    re.IGNORECASE,
-)
 
 
 def user_stopped(text: str) -> str:
@@ -41,13 +32,10 @@ def user_stopped(text: str) -> str:
     ``aborted by user after 22.9s``, Claude Code's ``[Request interrupted by user for tool use]``),
     ``Interrupted by the user: <that line>``; else ''. Only a short result, or one whose first
     line says so: a log that mentions an abort is output, not the call's end."""
-    head = text[:300] if "user" in text[:300] else ""
-    if not head:
-        return ""
-    if len(text) < 200 and (refused := rejection(text)):
+    if refused := rejection(text):  # one owner decides (compactor.rejections, blind check 26)
         return refused  # Codex's bare "exec command rejected by user" (no error flag, check 19)
-    found = _STOPPED_RE.search(head)
-    if found is None or (len(text) > 300 and "\n" in text[: found.start()]):
+    found = interruption(text)  # one owner of the words too (compactor.rejections)
+    if found is None:
         return ""
     end = text.find("\n", found.end(), 300)
     return f"{STOPPED}: {cut(one_line(text[: end if end >= 0 else 300]).strip(), 160)}"
@@ -57,10 +45,11 @@ def rejection(text: str) -> str:
     """For a call the user rejected (Claude Code's "The user doesn't want to proceed with this
     tool use … The user provided the following reason for the rejection: …", "… To tell you how
     to proceed, the user said: …", "… STOP what you are doing and wait for the user …"), the line
-    that says so with the user's reason or instruction, whole (the user's decision); else ''."""
-    head = text[:2_000]
-    if _REJECTED_RE.search(head) is None:
+    that says so with the user's reason or instruction, whole (the user's decision); else ''.
+    Which results are rejections: :func:`compactor.rejections.is_rejection` (one owner)."""
+    if not is_rejection(text):
         return ""
+    head = text[:2_000]
     reason = _REASON_RE.search(head)
     said = one_line(reason.group(1) or reason.group(2)).strip() if reason is not None else ""
     if said.lower().startswith(_CLARIFY):  # the CLI's words for "Chat about this" (set 13)

@@ -45,6 +45,15 @@ from .local_lost import lost_items, lost_step
 from .local_madeby import request_files
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
+from .local_rejected import (
+    REFUSED_ITEM,
+    REJECTED_STEP,
+    failed_count,
+    is_refused,
+    proposal_note,
+    refused_after,
+    rejected_items,
+)
 from .local_requests import current_ref, session_request_lines, user_message_lines
 from .local_results import said_changed, same_results
 from .local_session import ErrorFact, Session
@@ -136,9 +145,10 @@ def _step_line(step: tuple[str, Entry | str | None, list[str]] | Entry, lim: Lim
         return what
     if kind == "user" and what is not None:
         return f"User: {quote(what.text, min(lim.item, 160))}"
-    if kind == "failed":
+    if kind in ("failed", "rejected"):  # a rejected call never ran: no failure (blind 26)
         failed = [code(cut(n, 60)) for n in names[:4]]
-        return "Failed: " + "; ".join(failed) + (" …" if len(names) > 4 else "")
+        head = "Failed: " if kind == "failed" else f"{REJECTED_STEP}: "
+        return head + "; ".join(failed) + (" …" if len(names) > 4 else "")
     said = f"Assistant: {quote(what.text, min(lim.item, 120))}" if what is not None else ""
     called = f"called {tool_names(names)}" if names else ""
     return "; ".join(x for x in (said, called) if x) if said else f"Assistant {called}"
@@ -162,7 +172,7 @@ def _analysis(s: Session, lim: Limits) -> str:
     title = (
         f"The conversation has {plural(len(s.entries), 'message')}: "
         f"{requests_from_user(s)}, {assistants} from the assistant, "
-        f"{plural(len(s.calls), 'tool call')} ({len(s.failed_calls)} failed)."
+        f"{plural(len(s.calls), 'tool call')} ({failed_count(s)})."
     ) + (" The messages kept after this summary are not counted." if TAIL in s.earlier else "")
     return "\n".join([title, *(f"{i}. {x}" for i, x in enumerate(lines, 1))])
 
@@ -241,8 +251,10 @@ def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str
     lines = err.outcome.lines[:2]
     what = ": " + " | ".join(cut(x, lim.item) for x in lines) if lines else ""
     failed = "was stopped" if err.after == "interrupted" and not err.by else "failed"
+    if is_refused(err):  # the user's decision, not a failure (blind check 26)
+        failed, what = REFUSED_ITEM, ""
     items = [f"{code(cut(err.call, lim.item))} {failed}{times}{status}{what}"]
-    items.append(after_line(err, lim.item))
+    items.append(refused_after(err, lim.item) or after_line(err, lim.item))
     if err.next_text and err.next_text != said:
         items.append(f"  Next the assistant said: {quote(err.next_text, lim.item)}")
     return items
@@ -304,6 +316,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
     if s.rejected:
         items.append("Proposals the user turned down (not decisions; do not act on them):")
         items.extend(f"  {shorten(x, lim.item)}" for x in s.rejected[-3:])
+    items.extend(rejected_items(s, lim.item))
     outputs = [
         (i, score, f"{code(shorten(c, lim.item // 2))}{n} → {shorten(o, lim.item)}")
         for i, score, c, o, n in same_results(s.outputs)  # each result once (blind check 18)
@@ -322,6 +335,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
                 items.append(f"  … ({len(s.calls) - head - tail} calls omitted)")
             else:
                 failed = " (failed)" if c.id in s.failed_calls else ""
+                failed = " (rejected by the user, not run)" if c.id in s.refused else failed
                 items.append(f"  {call_line(c, lim.item)}{failed}")
     prior = _prior_excerpt(s, 5, lim.prior)
     if prior:
@@ -427,7 +441,8 @@ def _current_work(s: Session, lim: Limits) -> str:
             items.extend(f"  {line}" for line in facts)
     deliverable, reply = s.deliverable, s.reply if s.turn_ended else None
     if last_text is not None and last_text is not deliverable and last_text is not reply:
-        items.append(f"Last assistant message: {quote(last_text.text, lim.item * 2)}")
+        said = "Last assistant message" + proposal_note(s, last_text)  # (blind check 26)
+        items.append(f"{said}: {quote(last_text.text, lim.item * 2)}")
     if reply is not None and reply is not deliverable:
         items.extend(verbatim_text(claims.reply_title(s), reply.text, lim.reply))
     for title, answer in deliverables(s):

@@ -42,7 +42,7 @@ from compactor.facts import (
 )
 from compactor.facts.attachments import request_entry
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
-from compactor.facts.jobstate import gone_reply, is_notice, rejected
+from compactor.facts.jobstate import gone_reply, is_notice, stopped
 from compactor.facts.masked import reran
 from compactor.facts.wrappedread import is_wrapped_read
 
@@ -73,7 +73,7 @@ from .local_text import (
 )
 from .local_usershell import add_local
 
-__all__ = ["Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
+__all__ = ["PLAN_TOOLS", "Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
 
 _TERMINAL_TOOLS = lazy_pattern(r"^(?:submit|finish|done|complete|attempt_completion|task_complete|"
                              r"end_conversation|transfer_to_human\w*)$", re.IGNORECASE)  # fmt: skip
@@ -94,7 +94,7 @@ _LISTED_TASK_RE = lazy_pattern(
 _ENV_FIELD_RE = lazy_pattern(r"<(cwd|shell|current_date|timezone)>([^<]{1,200})</\1>")
 _AGENTS_RE = lazy_pattern(r"# AGENTS\.md instructions(?: for ([^\n]+))?[ \t]*(?:\n|\Z)")
 _SKILL_DIR_RE = lazy_pattern(r"Base directory for this skill:\s*(\S+)")
-_PLAN_TOOLS = frozenset(
+PLAN_TOOLS = frozenset(
     "TodoWrite todo_write update_plan TaskCreate TaskUpdate TaskList TaskGet".split()
 )
 _SEARCH_TOOL_RE = lazy_pattern(r"grep|glob|search|find|list|^ls$", re.IGNORECASE)
@@ -130,6 +130,10 @@ class Session:
     """Assistant proposals the user's next message turned down (never listed as decisions)."""
     answered: set[str] = field(default_factory=set)
     failed_calls: set[str] = field(default_factory=set)
+    refused: dict[str, str] = field(
+        default_factory=dict
+    )  # rejected call → its line (local_rejected)
+    refused_at: dict[int, list[str]] = field(default_factory=dict)  # proposals of rejected calls
     last_text: Entry | None = None
     """The last assistant message with text."""
     reply: Entry | None = None
@@ -401,15 +405,15 @@ class _Builder:
         if reading:
             self.read(call)
             read_output(self.s.outputs, index, call, r.text)  # a log's errors, untracked files
-        elif call.name not in _PLAN_TOOLS and (not changes or command_of(call) is not None):
+        elif call.name not in PLAN_TOOLS and (not changes or command_of(call) is not None):
             self.output(call, r, index)
 
     def background_result(self, call: Call, r: Result) -> None:
         s = self.s
         if call.id in s.background:
             started = _BG_START_RE.search(r.text[:2000])
-            if started is None and rejected(r.text):
-                del s.background[call.id]  # the user rejected the call: nothing started
+            if started is None and stopped(r.text):
+                del s.background[call.id]  # the user rejected or stopped it: nothing started
             elif started is not None:
                 bg = s.background.pop(call.id)
                 bg.key = started.group(1)

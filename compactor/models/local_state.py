@@ -38,6 +38,7 @@ from compactor.facts import (
     strip_output_header,
 )
 from compactor.facts.wenton import install_report
+from compactor.rejections import is_rejection
 from compactor.schema import AgenticMessage, Message
 
 from .local_actions import judge_actions
@@ -45,6 +46,7 @@ from .local_answers import judge_answers
 from .local_blocked import judge_blocked
 from .local_busy import ENDED_LATER, judge_busy
 from .local_claims import judge_superseded, judge_withdrawn
+from .local_contradicted import judge_contradicted_claims
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_earlier import note_earlier
 from .local_elsewhere import found_elsewhere, looked_up_as
@@ -62,12 +64,13 @@ from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_offers import drop_unchosen_options, unchosen_dropped
 from .local_present import judge_present
+from .local_rejected import judge_rejected_calls, refused_words
 from .local_resultfacts import result_facts
 from .local_results import head_of, tail_matters
 from .local_retries import job_started
 from .local_reverted import judge_reverted
 from .local_rewritten import judge_rewritten
-from .local_session import ErrorFact, Session, build_session
+from .local_session import PLAN_TOOLS, ErrorFact, Session, build_session
 from .local_stops import IN_FLIGHT, stopped_how
 from .local_supersede import (
     judge_accepted,
@@ -115,9 +118,6 @@ _HOUSEKEEPING_PROGRAMS = frozenset(
 _DIAGNOSTIC_PROGRAMS = frozenset("which type alias unalias whereis hash command -v".split())
 """Short diagnostics (``type grep``, ``command -v x``): housekeeping only when their result is
 empty; "grep is /usr/bin/grep" answers what the assistant said it would check (issue 28)."""
-_PLAN_TOOLS = frozenset(
-    "TodoWrite todo_write update_plan TaskCreate TaskUpdate TaskList TaskGet".split()
-)
 _TELEMETRY_RE = lazy_pattern(r"telemetry|analytics\.jsonl|/\.superstack/", re.IGNORECASE)
 _RESULT_CHARS = 200
 
@@ -158,7 +158,7 @@ def is_housekeeping_path(path: str) -> bool:
 
 def is_housekeeping(call: Call, result: Result | None) -> bool:
     """A call that does nothing a resuming agent must know about (see the module docstring)."""
-    if call.name in _PLAN_TOOLS:
+    if call.name in PLAN_TOOLS:
         return True
     command = command_of(call)
     if command is None:
@@ -188,6 +188,8 @@ def _established(call: Call, result: Result | None) -> str:
     oc = outcome(result, call)
     if oc.lines and oc.lines[0].startswith(STOPPED):  # never a success (blind check 11)
         return f"interrupted by the user, never completed ({stopped_how(oc.lines[0])})"
+    if oc.lines and is_rejection(result.text):  # the user's decision (blind check 26)
+        return "rejected by the user (it never ran)" + refused_words(oc.lines[0], _RESULT_CHARS)
     if oc.failed:
         exit_part = f" (exit {oc.exit_code})" if oc.exit_code not in (None, 0) else ""
         if not oc.lines:  # nothing but a banner or nothing at all (a search that found none)
@@ -231,7 +233,7 @@ def _is_idle(call: Call, result: Result | None) -> bool:
     names = programs(command) if command is not None else []
     if names and set(names) <= _HOUSEKEEPING_PROGRAMS | _DIAGNOSTIC_PROGRAMS:
         return set(names) <= _HOUSEKEEPING_PROGRAMS or _says_nothing(result)
-    return call.name in _PLAN_TOOLS
+    return call.name in PLAN_TOOLS
 
 
 def _is_peek(call: Call) -> bool:
@@ -388,11 +390,6 @@ _AROUND_RE = lazy_pattern(
 _WORD_RE = lazy_pattern(r"[a-z]{4,}")
 _REJECTED = "The user rejected this call"  # how compactor.facts.outcome says so
 _REFUSED = "the user refused to let this call run"
-_USER_REFUSED_RE = lazy_pattern(
-    r"user (?:doesn['’]t|does not) want to (?:proceed|run|take)|tool use was rejected|"
-    r"rejected by the user|user (?:denied|declined|rejected)",
-    re.IGNORECASE,
-)
 _NOT_FOUND_RE = lazy_pattern(
     r"no such file|does not exist|doesn['’]t exist|cannot find|can['’]t find|not found|"
     r"could not find|cannot access|not recognized as|not a (?:git |\w+ )?repository",
@@ -440,7 +437,7 @@ def judge_skipped(s: Session) -> None:
         if user is not None:
             told += [x for x in sentences(user.text) if _SKIPS_RE.search(x)]
         said = " ".join(err.outcome.lines)
-        if _USER_REFUSED_RE.search(said) is not None:
+        if any(is_rejection(x) for x in err.outcome.lines):  # one owner (compactor.rejections)
             told.insert(0, _REFUSED)
         if told:
             err.after, err.by = "skipped", one_line(told[0])
@@ -567,6 +564,8 @@ def round_facts(s: Session, limit: int) -> list[str]:
             )
             if oc.lines and oc.lines[0].startswith(STOPPED):  # never a success (blind check 11)
                 state = f"interrupted by the user, never completed ({stopped_how(oc.lines[0])})"
+            if call.id in s.refused:  # the user's decision, not a failure (blind check 26)
+                state = "rejected by the user (it never ran)" + refused_words(oc.lines[0], limit)
             lines.append(
                 f"{code(call_line(call, limit))} → {state}{'; ' + printed if facts else ''}"
             )
@@ -619,9 +618,11 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_got_past(session)  # a missing program a later call ran (blind check 14)
     judge_rewritten(session)  # a failed Write whose file a later call wrote (blind check 26)
     judge_cli_rejections(session)  # the CLI's STOP text is no rule of the user's (set 13)
+    judge_rejected_calls(session)  # said rejected, its lead-in a rejected proposal (blind 26)
     judge_disputed(session)
     judge_stale_next(session)
     judge_overtaken_causes(session)
+    judge_contradicted_claims(session)  # "built and pushed!", then the build failed (blind 26)
     judge_accepted(session)
     judge_refused_command(session)
     judge_reverted(session)  # rejected or replaced by a later change (blind check 22)

@@ -39,6 +39,7 @@ from .local_earlier import earlier_line
 from .local_midwork import mid_work_title
 from .local_names import cut_names
 from .local_noise import local_note, normal_path, pasted_listing, path_in
+from .local_rejected import is_refused, rejected_proposal_title
 from .local_rules import RULE_MARK_RE, is_constraint
 from .local_session import Session
 from .local_supersede import stale_next
@@ -148,12 +149,13 @@ def walk_steps(s: Session) -> list[Step | Entry]:
             elif said:
                 steps.append(e)  # an assistant step that called nothing
         elif e.index in failed_at:
-            failed = failed_at[e.index].call
+            err = failed_at[e.index]  # a call the user rejected is no failure (blind check 26)
+            kind = "rejected" if is_refused(err) else "failed"
             last = step_of(steps[-1]) if steps else None
-            if last is not None and last[0] == "failed":
-                last[2].append(failed)
+            if last is not None and last[0] == kind:
+                last[2].append(err.call)
             else:
-                steps.append(("failed", None, [failed]))
+                steps.append((kind, None, [err.call]))
     s.walk = steps
     return steps
 
@@ -550,6 +552,8 @@ def deliverable_title(s: Session) -> str:
     ended the current request), with the current request said to have no answer yet when
     its turn did not end."""
     last, d = s.last_request, s.deliverable
+    if d is not None and (refused := rejected_proposal_title(s, d)):  # (blind check 26)
+        return refused
     if d is not None and last is not None and d.index < last.index:
         then = "" if s.turn_ended else ", which has no answer yet"
         then += f"; {s.deliverable_note}" if s.deliverable_note else ""

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compactor._json import JsonValue
+from compactor.rejections import is_rejection
 from compactor.schema import MEDIA_BLOCK_TYPES, AgenticMessage, Block, M, Message
 
 __all__ = [
@@ -344,26 +345,6 @@ _USER_WORDS_RE = re.compile(
     r"|User has answered your questions?\s*:|Your questions? (?:have|has) been answered\s*:)",
     re.IGNORECASE | re.DOTALL,
 )
-_REJECTION_RE = re.compile(
-    r"\A[^\n]{0,40}?(?:The user (?:doesn['’]t|does not) want to (?:proceed with this tool use"
-    r"|take this action)|(?:the )?user (?:rejected|denied|declined) (?:this|the)\b"
-    r"|(?:rejected|denied|declined) by (?:the )?user\b)",
-    re.IGNORECASE,
-)
-_REJECTION_CHARS = 2_000
-"""A bare rejection is a line or two (Claude Code's is about 220 characters): a longer result
-whose first line says "rejected by user" is output that mentions it, not the call's end."""
-
-
-def is_rejection(text: str) -> bool:
-    """Whether a tool result is the user's bare rejection of the call: Claude Code's "The user
-    doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file
-    edit, the new_string was NOT written to the file). STOP what you are doing …", Codex's "exec
-    command rejected by user", another harness's "… denied by the user", at the start of a short
-    result (a rejection with the user's words is also one: :func:`carries_user_words`). Such a
-    result is the only record that the call did nothing (a Write's draft was never written):
-    blind check 22 found it cleared behind a placeholder marked as an error."""
-    return len(text) <= _REJECTION_CHARS and _REJECTION_RE.match(text) is not None
 
 
 def carries_user_words(text: str) -> bool:
@@ -376,9 +357,9 @@ def carries_user_words(text: str) -> bool:
     user's corrections and answers went to offload files; blind check 22: bare rejections were
     cleared, so a rejected Write's input read as written). Anchored at the start, so a test
     costs about a microsecond whatever the result's length."""
-    head = text[:64].casefold()  # the phrases hold "user" / "your" within 64 characters
-    if "user" not in head and "your" not in head:
+    head = text[:80].casefold()  # the phrases hold "user" / "your" / "reject" early on
+    if "user" not in head and "your" not in head and "reject" not in head:
         return False  # (casefold: as the IGNORECASE match, "ſ" is an "s"); most results: here
     if _USER_WORDS_RE.match(text, 0, 800) is not None:
         return True
-    return len(text) <= _REJECTION_CHARS and _REJECTION_RE.match(text) is not None
+    return is_rejection(text)

@@ -1,0 +1,159 @@
+"""Calls the user rejected, stated as rejected (blind check 26, N1).
+
+cc-matt: the assistant wrote "The vercel.json approach isn't working. Here's the fix:" and called
+``rm vercel.json && git add -A && git commit``, then ``git push``; the user rejected both and
+asked for something else. The summary quoted the lead-in as an earlier request's answer and
+among the assistant's decisions, called both calls "Failed", and never said the user rejected
+them: "Here's the fix:" invited redoing what the user refused.
+
+By shape, whatever the harness (:func:`compactor.rejections.is_rejection` decides which results
+are rejections):
+
+* every rejected call is stated as such in section 5 ("The user rejected: `call` (not run)"),
+  and named "rejected by the user, not run" in the list of calls and the walk;
+* an assistant message whose only follow-up was calls the user rejected (no other call before
+  the next assistant text or user message) is a **proposal the user rejected**: its sentences
+  leave the decisions for the turned-down proposals, and when it is the answer section 8
+  quotes, its title says so.
+"""
+
+from __future__ import annotations
+
+from compactor.facts import Entry
+from compactor.rejections import is_rejection
+
+from .local_session import PLAN_TOOLS, ErrorFact, Session
+from .local_text import call_line, code, quote
+
+__all__ = [
+    "REFUSED_ITEM",
+    "REJECTED_STEP",
+    "failed_count",
+    "is_refused",
+    "judge_rejected_calls",
+    "proposal_note",
+    "refused_after",
+    "refused_words",
+    "rejected_items",
+    "rejected_proposal_title",
+]
+
+REJECTED_STEP = "Rejected by the user (not run)"
+"""How the walk names the calls the user rejected (never "Failed")."""
+REFUSED_ITEM = "was rejected by the user (it never ran)"
+"""How section 4 names a call the user rejected (never "failed")."""
+_REFUSED = "The user rejected this call"  # how compactor.facts.stops.rejection says so
+_NO_WORDS = "the user refused to let this call run"  # local_state's words for a bare one
+_SHOWN = 5  # rejected calls listed in section 5 (the latest)
+_CALL = 90  # characters of a rejected call's line
+
+
+def failed_count(s: Session) -> str:
+    """The analysis line's count of failed calls, the ones the user rejected apart."""
+    refused = sum(1 for c in s.failed_calls if c in s.refused)
+    told = f", {refused} rejected by the user" if refused else ""
+    return f"{len(s.failed_calls) - refused} failed{told}"
+
+
+def is_refused(err: ErrorFact) -> bool:
+    """Whether the failed call ``err`` is one the user rejected (it never ran)."""
+    return bool(err.outcome.lines) and err.outcome.lines[0].startswith(_REFUSED)
+
+
+def refused_after(err: ErrorFact, width: int) -> str:
+    """Section 4's second line for a call the user rejected with no words of their own (the
+    CLI's "STOP what you are doing …", kept, or nothing): '' for any other failure."""
+    if err.after != "skipped" or not is_refused(err):
+        return ""
+    if not err.by or err.by == _NO_WORDS:
+        return "  Not a failure to fix: the user rejected it; nothing of it ran."
+    return f"  Not a failure to fix: nothing of it ran; the CLI's words: {quote(err.by, width)}"
+
+
+def refused_words(line: str, width: int) -> str:
+    """``: the user said "…"`` for a rejection line that carries the user's own words ('' for a
+    bare one, or one whose only words are the CLI's "STOP what you are doing …")."""
+    said = line.removeprefix(_REFUSED).lstrip(": ")
+    if not said or said.startswith("STOP what you are doing") or "the CLI's words" in said:
+        return ""
+    return f": the user said {quote(said, width)}"
+
+
+def judge_rejected_calls(s: Session) -> None:
+    """Fill :attr:`Session.refused` (call id → its line) and :attr:`Session.refused_at` (the
+    assistant messages whose only follow-up was rejected calls), and move those messages'
+    sentences from the decisions to the proposals the user turned down."""
+    for e in s.entries:
+        for r in e.results:
+            if r.call_id and is_rejection(r.text):
+                s.refused[r.call_id] = ""
+    if not s.refused:
+        return
+    for c in s.calls:
+        if c.id in s.refused:
+            s.refused[c.id] = call_line(c, _CALL)
+    for at in sorted({_lead_in(s, c.index) for c in s.calls if c.id in s.refused} - {-1}):
+        e = s.entries[at]
+        calls = _follow_up(s, e)
+        if calls and all(c in s.refused for c in calls):
+            s.refused_at[e.index] = [s.refused[c] for c in calls]
+    if not s.refused_at:
+        return
+    s.decisions = [d for d in s.decisions if d[0] not in s.refused_at]
+    for index in s.refused_at:
+        said = quote(s.entries[index].text, 300)
+        s.rejected.append(f"Proposed, then the user rejected its call (not run): {said}")
+
+
+def _lead_in(s: Session, index: int) -> int:
+    """The index of the assistant message with text that a call made at entry ``index`` follows
+    (itself, or the nearest before it with no user message between); -1 when there is none."""
+    for e in reversed(s.entries[max(0, index - 40) : index + 1]):
+        if e.role == "assistant" and not e.internal and e.text.strip():
+            return e.index
+        if e.role == "user" and e.text.strip() and not e.results:
+            return -1
+    return -1
+
+
+def _follow_up(s: Session, e: Entry) -> list[str]:
+    """The ids of the calls ``e`` and the text-less assistant messages after it made, up to the
+    next assistant text or user message; a plan tool's update (``TodoWrite``) is no follow-up."""
+    ids = [c.id for c in e.calls if c.name not in PLAN_TOOLS]
+    for later in s.entries[e.index + 1 : e.index + 40]:
+        if later.role == "assistant":
+            if later.text.strip():
+                break
+            ids.extend(c.id for c in later.calls if c.name not in PLAN_TOOLS)
+        elif later.role == "user" and later.text.strip() and not later.results:
+            break
+    return ids
+
+
+def rejected_items(s: Session, width: int) -> list[str]:
+    """Section 5's lines that name the calls the user rejected, the latest first ([] if none)."""
+    lines = [x for x in s.refused.values() if x]
+    if not lines:
+        return []
+    more = f" ({len(lines) - _SHOWN} earlier ones not listed)" if len(lines) > _SHOWN else ""
+    shown = [f"  The user rejected: {code(x[:width])} (not run)" for x in lines[-_SHOWN:]]
+    return [f"Calls the user rejected (they never ran; not to be redone unasked){more}:", *shown]
+
+
+def proposal_note(s: Session, e: Entry) -> str:
+    """What a quoted assistant message's title adds when it is a proposal the user rejected."""
+    if e.index not in s.refused_at:
+        return ""
+    return " (a proposal the user REJECTED: its call never ran; not an answer, not a decision)"
+
+
+def rejected_proposal_title(s: Session, e: Entry) -> str:
+    """The title of a quoted answer that is a proposal the user rejected ('' when it is not)."""
+    calls = s.refused_at.get(e.index)
+    if not calls:
+        return ""
+    named = ", ".join(code(x) for x in calls[:3])
+    return (
+        f"A proposal the user REJECTED, verbatim (NOT an answer and not a decision: the user "
+        f"rejected its call {named}, which never ran)"
+    )
