@@ -20,7 +20,8 @@ def test_a_number_answering_a_continue_to_step_question_picks_no_item() -> None:
     s = SessionBuilder()
     s.user("Fais la revue de la story 1.2")
     s.say(
-        f"{PLAN}\nContinuer vers l'étape 3 (exécution adversarial + constats) ? (`y` / `n` / `edit`)"
+        f"{PLAN}\nContinuer vers l'étape 3 (exécution adversarial + constats) ? "
+        "(`y` / `n` / `edit`)"
     )
     s.user("3")
     s.say("Je lance l'étape 3.")
@@ -55,3 +56,97 @@ def test_a_number_answering_a_question_that_offers_choices_picks_that_item() -> 
     s.say("Going with Redis.")
     text = summarize_transcript(s.messages)
     assert "Accepted by the user: Redis with a 10 minute TTL" in text
+
+
+# -- N1: a nohup job known by the pid it printed; an earlier summary's items done since ---------
+
+
+def _earlier_summary() -> str:
+    return (
+        "This session is being continued from a previous conversation that ran out of context. "
+        "The conversation is summarized below:\nAnalysis:\nThe user runs quantisation runs."
+        "\n\nSummary:\n## 1. Primary Request and Intent\nFix the mxw4a8 rounding code.\n\n"
+        "## 2. Key Technical Concepts\n- round-to-nearest-even\n\n## 3. Files and Code Sections\n"
+        "- quant/mx.py (edited)\n\n## 4. Errors and Fixes\nThe round code was wrong.\n\n"
+        "## 5. Problem Solving\nFound the rounding bug.\n\n## 6. All User Messages\n\n"
+        '1. "修一下 mxw4a8 的 round"\n\n## 7. Pending Tasks\n\n'
+        "1. The 4 running mxw4a8 experiments (PID 2119063) are using the WRONG code and need "
+        "to be killed\n2. Tests have NOT been re-run after the fix\n\n## 8. Current Work\n\n"
+        "4 mxw4a8 experiments are currently running in background (nohup PID 2119063).\n\n"
+        "## 9. Optional Next Step\n\nKill PID 2119063, re-run the tests, relaunch.\n"
+    )
+
+
+def _quant_session(*, killed: bool) -> list[object]:
+    from compactor.formats.registry import read_transcript
+
+    from .cc_session import Session
+
+    s = Session()
+    s._add(
+        {
+            "type": "system",
+            "subtype": "compact_boundary",
+            "content": "Conversation compacted",
+            "compactMetadata": {"trigger": "auto", "preTokens": 150000},
+        }
+    )
+    s.user(_earlier_summary())
+    s.records[-1]["isCompactSummary"] = True
+    s.user("杀掉旧实验，重新跑测试，然后用正确的代码重新启动")
+    if killed:
+        s.bash(
+            "# Step 1: kill the nohup root first\nkill -9 2119063 2>/dev/null; "
+            'echo "Killed root process 2119063"',
+            "Killed root process 2119063",
+        )
+    s.bash("cd /home/u/quant && python -m pytest tests/test_mx.py -q", "16 passed in 3.20s")
+    s.bash(
+        "cd /home/u/quant && nohup bash run_mxw4a8.sh > logs/mxw4a8.log 2>&1 &\n"
+        'echo "Root PID: $!"',
+        "Root PID: 2167150",
+    )
+    s.assistant([{"type": "text", "text": "新实验已启动（PID 2167150），测试 16 个全部通过。"}])
+    raw = b"\n".join(s.lines()) + b"\n"
+    return list(read_transcript("session.jsonl", raw).messages)
+
+
+def test_a_nohup_job_whose_pid_the_call_printed_is_listed_as_running() -> None:
+    text = summarize_transcript(_quant_session(killed=True))  # type: ignore[arg-type]
+    pending = section(text, 7)
+    assert "Background job still running" in pending, pending
+    assert "2167150" in pending and "run_mxw4a8.sh" in pending
+
+
+def test_a_nohup_job_a_later_call_killed_by_its_pid_is_not_running() -> None:
+    s = SessionBuilder()
+    s.user("Start the training and stop it when the loss is flat.")
+    s.call(
+        "Bash",
+        {"command": "nohup python train.py > train.log 2>&1 &\necho $!"},
+        "48213",
+    )
+    s.call("Bash", {"command": "tail -n 3 train.log"}, "step 900 loss 0.412\nstep 1000 loss 0.412")
+    s.call("Bash", {"command": "kill 48213"}, "")
+    s.say("Stopped the run at step 1000.")
+    text = summarize_transcript(s.messages)
+    assert "Background job still running" not in text
+    s2 = SessionBuilder()
+    s2.user("Start the training.")
+    s2.call("Bash", {"command": "nohup python train.py > train.log 2>&1 &\necho $!"}, "48213")
+    s2.say("Started.")
+    assert "(id 48213)" in section(summarize_transcript(s2.messages), 7)
+
+
+def test_an_earlier_summarys_pid_killed_and_tests_rerun_since_are_said_done() -> None:
+    text = summarize_transcript(_quant_session(killed=True))  # type: ignore[arg-type]
+    pending, current = section(text, 7), section(text, 8)
+    for part in (pending, current):
+        assert "pid 2119063 killed since: `# Step 1: kill the nohup root first" in part, part
+    assert (
+        "tests re-run since: `cd /home/u/quant && python -m pytest tests/test_mx.py -q` (ran)"
+        in (pending)
+    )
+    # without the kill, the earlier summary's pid is not said to be done
+    text = summarize_transcript(_quant_session(killed=False))  # type: ignore[arg-type]
+    assert "2119063 killed since" not in text

@@ -427,6 +427,32 @@ def _detached(call: Call, text: str) -> bool:
     return _START_FAILED_RE.search(text[:_HEAD]) is None
 
 
+_PRINTED_PID_RE = lazy_pattern(r"\bPID\b[^\d\n]{0,12}?(\d{2,8})\b", re.IGNORECASE)
+_KILLS_RE = lazy_pattern(r"\bkill\s+(?!-0\b)")
+"""A shell ``kill`` in a call that names a job known by its pid: the job is stopped."""
+_PID_FIELD_RE = lazy_pattern(r"\bPID\s*[:=#]\s*(\d{2,8})\b")
+_BARE_PID_RE = lazy_pattern(r"^\s*(?:\[\d{1,2}\]\s+)?(\d{2,8})\s*$", re.MULTILINE)
+
+
+def _printed_pid(call: Call, text: str) -> str:
+    """The pid a backgrounding command printed (``nohup CMD > LOG 2>&1 & echo "PID: $!"`` →
+    ``PID: 2167150``, or the bare number ``echo $!`` prints), '' when none or when its output
+    says the process could not start: the job it left running, known by that pid."""
+    command = command_of(call)
+    if command is None:
+        return ""
+    echoed = "$!" in command
+    if not (echoed or "PID" in text[:_HEAD]) or not _backgrounds(command):
+        return ""
+    head = text[:_HEAD]
+    if _START_FAILED_RE.search(head) is not None:
+        return ""
+    printed = (_PRINTED_PID_RE if echoed else _PID_FIELD_RE).search(head)
+    if printed is None and echoed:
+        printed = _BARE_PID_RE.search(head)
+    return printed.group(1) if printed is not None else ""
+
+
 def _leaves_running(command: str) -> bool:
     """Whether :data:`_TRAILING_AMP_RE` finds ``command`` (stripped) ending in ``&`` or starting
     with ``nohup``; read once per command, as :func:`_backgrounds`."""
@@ -471,6 +497,7 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                     _KILL_NAME_RE.search(call.name)
                     or _INTERRUPT in call.arguments
                     or "\x03" in call.arguments
+                    or (key.isdigit() and _KILLS_RE.search(call.arguments) is not None)
                 ):
                     job.finished = f"stopped by {call.name}"
                 elif call.id:
@@ -496,7 +523,9 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                     continue
                 port = min(job.ports & listening)
                 job.finished = f"gone: a later process listens on port {port}"
-            if not new and started_by is not None and _detached(started_by, r.text):
+            if not new and started_by is not None and (pid := _printed_pid(started_by, r.text)):
+                new = [pid]  # nohup … & then echo $!: the job is its pid (blind check 27, N1)
+            elif not new and started_by is not None and _detached(started_by, r.text):
                 new = [_label(started_by, r.name)]  # no id: the job is named after its command
             for key in new:
                 if key not in jobs and key != r.call_id:
