@@ -150,3 +150,25 @@ def test_an_earlier_summarys_pid_killed_and_tests_rerun_since_are_said_done() ->
     # without the kill, the earlier summary's pid is not said to be done
     text = summarize_transcript(_quant_session(killed=False))  # type: ignore[arg-type]
     assert "2119063 killed since" not in text
+
+
+# -- N3: a path glued to a CJK word ----------------------------------------------------------------
+
+
+def test_a_path_glued_to_a_cjk_word_is_the_path_and_a_read_file_is_no_untouched_one() -> None:
+    from compactor.facts.patterns import paths
+
+    assert [p for _, p in paths("查看/home/u/x/summary.md 然后总结")] == ["/home/u/x/summary.md"]
+    assert [p for _, p in paths("看/home/u/x/a.md然后总结")] == ["/home/u/x/a.md"]
+    assert [p for _, p in paths("查看src/app.py")] == ["src/app.py"]
+    assert [p for _, p in paths("在 /home/u/文档/报告.md 里")] == ["/home/u/文档/报告.md"]
+    s = SessionBuilder()
+    s.user("查看/home/u/llm/experiment_summary.md，然后告诉我实验配置")
+    s.call(
+        "Read", {"file_path": "/home/u/llm/experiment_summary.md"}, "1\t# Experiments\n2\tlr 3e-4"
+    )
+    s.say("实验配置：学习率 3e-4。")
+    files = section(summarize_transcript(s.messages), 3)
+    assert "never by a call" not in files, files
+    assert "查看/home" not in files
+    assert "/home/u/llm/experiment_summary.md" in files
