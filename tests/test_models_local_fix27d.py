@@ -172,3 +172,27 @@ def test_a_path_glued_to_a_cjk_word_is_the_path_and_a_read_file_is_no_untouched_
     assert "never by a call" not in files, files
     assert "查看/home" not in files
     assert "/home/u/llm/experiment_summary.md" in files
+
+
+# -- N4: two identical short replies apart are two replies -----------------------------------------
+
+
+def test_two_identical_short_replies_apart_are_not_one_request_sent_twice() -> None:
+    s = SessionBuilder()
+    s.user("同步 leo 仓库到服务器")
+    s.say("本地有 3 个未推送的提交。要我现在推送吗？")
+    s.user("好的")
+    s.call("Bash", {"command": "git push origin main"}, "To github.com:leo/sync.git\n  a1..b2")
+    s.say("已推送。需要我再检查一次 CI 吗？")
+    s.user("好的")
+    text = summarize_transcript(s.messages)
+    intent = section(text, 1)
+    assert "sent 2 times" not in text, intent
+    current = intent[intent.index("Current request") :]
+    assert current.startswith('Current request: "好的" (a short reply'), current
+    assert "需要我再检查一次 CI 吗" in current  # the question it answers: the latest one
+    # a short command sent again is still one request sent again
+    s.user("commit and push")
+    s.call("Bash", {"command": "git commit -am wip && git push"}, "ok")
+    s.user("commit and push")
+    assert 'Current request: "commit and push" (sent 2 times' in summarize_transcript(s.messages)
