@@ -62,6 +62,9 @@ def test_a_wandb_key_after_api_in_chinese_never_reaches_the_summary() -> None:
         f"wandb login --relogin {HEX40}",
         f"my wandb token is {HEX40}",
         f"here: {WANDB}",
+        f"我的APIKey是{KEY}",
+        f"apiKey is {KEY}",
+        f"API，{KEY}",
     ],
 )
 def test_a_token_after_a_credential_word_is_masked_everywhere(said: str) -> None:

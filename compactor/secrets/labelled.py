@@ -38,6 +38,7 @@ _ASCII_WORDS = (
     *("api", "key", "keys", "token", "tokens", "secret", "secrets", "password", "passwords"),
     *("passwd", "pwd", "passphrase", "credential", "credentials", "auth", "bearer"),
     *("clave", "chave", "senha", "passwort", r"mot\s+de\s+passe"),
+    *("apikey", "apiKey", "APIKey", "api_key", "api-key", "access_token", "accessToken"),
 )
 """Credential words written in ASCII (English, Spanish ``clave``, Portuguese ``chave``/``senha``,
 German ``Passwort``, French ``mot de passe``)."""
@@ -64,7 +65,7 @@ def _escaped(text: str, hexes: str) -> str:
     return "".join(ch if ch.isascii() else "\\\\u" + hexes % ord(ch) for ch in text)
 
 
-_WIDE_GLUE = "是为為はが는은이가：＝"
+_WIDE_GLUE = "是为為はが는은이가：＝，"
 _ESCAPED_GLUE = "|".join(_escaped(ch, h) for ch in _WIDE_GLUE for h in ("%04x", "%04X"))
 _COPULA = r"(?:is|are|was|es|est|ist|é|era|sont|sind|это|=)"  # "API key is …", "la clave es …"
 _GLUE = rf"(?:[:=]|=>|->|[{_WIDE_GLUE}]|{_ESCAPED_GLUE})"
