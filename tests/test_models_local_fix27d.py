@@ -196,3 +196,33 @@ def test_two_identical_short_replies_apart_are_not_one_request_sent_twice() -> N
     s.call("Bash", {"command": "git commit -am wip && git push"}, "ok")
     s.user("commit and push")
     assert 'Current request: "commit and push" (sent 2 times' in summarize_transcript(s.messages)
+
+
+def test_a_pid_job_ps_no_longer_lists_or_the_shell_reports_done_is_not_running() -> None:
+    start = {"command": "nohup python train.py > train.log 2>&1 &\necho $!"}
+    s = SessionBuilder()
+    s.user("Run the training.")
+    s.call("Bash", start, "48213")
+    s.call("Bash", {"command": "ps -p 48213"}, "    PID TTY          TIME CMD")
+    s.say("The run is over.")
+    assert "Background job still running" not in summarize_transcript(s.messages)
+    s = SessionBuilder()
+    s.user("Run the training.")
+    s.call("Bash", start, "48213")
+    s.call(
+        "Bash",
+        {"command": "ps -p 48213"},
+        "    PID TTY          TIME CMD\n  48213 ?   00:01:02 python",
+    )
+    s.say("Still training.")
+    assert "(id 48213)" in section(summarize_transcript(s.messages), 7)
+    s = SessionBuilder()
+    s.user("Run the training.")
+    s.call("Bash", start, "48213")
+    s.call(
+        "Bash",
+        {"command": "tail -n 1 train.log"},
+        "step 1000 loss 0.41\n[1]+  Done                    nohup python train.py > train.log 2>&1",
+    )
+    s.say("Finished.")
+    assert "Background job still running" not in summarize_transcript(s.messages)

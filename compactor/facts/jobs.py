@@ -453,6 +453,36 @@ def _printed_pid(call: Call, text: str) -> str:
     return printed.group(1) if printed is not None else ""
 
 
+_PS_RE = lazy_pattern(r"(?:^|[;&|(]\s*)(?:ps|pgrep)\b", re.MULTILINE)
+_JOB_REPORT_RE = lazy_pattern(
+    r"^\[\d{1,3}\][+-]?\s+(Done|Exit \d{1,3}|Killed|Terminated)\s+(\S[^\n]*)$", re.MULTILINE
+)
+"""The shell's report of a background job that ended (``[1]+  Done   nohup python x.py …``)."""
+
+
+def _unlisted(call: Call, text: str, job: Job) -> str:
+    """How a later ``ps``/``pgrep`` naming a job known by its pid showed it ended: its output
+    does not list the pid (``ps -p 2167150`` printed only its header); '' otherwise."""
+    command = command_of(call)
+    if command is None or not job.id.isdigit() or _PS_RE.search(command) is None:
+        return ""
+    if re.search(rf"(?<!\d){job.id}(?!\d)", text) is not None:
+        return ""
+    return f"gone: `{cut(one_line(command), 80)}` no longer lists pid {job.id}"
+
+
+def _job_report(text: str, job: Job) -> str:
+    """The shell's ``Done``/``Exit N`` report of ``job`` (a job started with ``&``) in a later
+    output: the report's command is the start of the job's command."""
+    if job.finished or not job.label:
+        return ""
+    for m in _JOB_REPORT_RE.finditer(text):
+        said = " ".join(m.group(2).split())
+        if len(said) >= 8 and said.rstrip("&").strip() in job.label:
+            return cut(m.group(0).strip(), 160)
+    return ""
+
+
 def _leaves_running(command: str) -> bool:
     """Whether :data:`_TRAILING_AMP_RE` finds ``command`` (stripped) ending in ``&`` or starting
     with ``nohup``; read once per command, as :func:`_backgrounds`."""
@@ -508,6 +538,10 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
             watched = jobs.get(watching.pop(r.call_id, ""))
             if watched is not None and not watched.finished and watched.id not in new:
                 watched.finished = _exit_report(r.text, calls[r.call_id].arguments, watched.id)
+                watched.finished = watched.finished or _unlisted(calls[r.call_id], r.text, watched)
+            if ("Done" in r.text or "Exit " in r.text) and jobs:
+                for job in jobs.values():
+                    job.finished = job.finished or _job_report(r.text, job)
             for key, job in jobs.items():
                 if job.finished or key in new or job is watched or key not in r.text:
                     continue
