@@ -199,7 +199,7 @@ def test_two_identical_short_replies_apart_are_not_one_request_sent_twice() -> N
 
 
 def test_a_pid_job_ps_no_longer_lists_or_the_shell_reports_done_is_not_running() -> None:
-    start = {"command": "nohup python train.py > train.log 2>&1 &\necho $!"}
+    start: dict[str, object] = {"command": "nohup python train.py > train.log 2>&1 &\necho $!"}
     s = SessionBuilder()
     s.user("Run the training.")
     s.call("Bash", start, "48213")
