@@ -152,7 +152,8 @@ def judge_proposals(s: Session) -> None:
 
 _OFFERS_RE = lazy_pattern(
     r"\b(?:which|choose|choice|pick|select|options?|prefer|quel(?:le)?s?|lequel|laquelle|choisi\w*"
-    r"|opci[oó]n|elige|cu[aá]l|welche[rsn]?|w[aä]hle)\b|选|哪个|哪一|どれ|どちら|어느"
+    r"|opci[oó]n|elige|cu[aá]l|welche[rsn]?|w[aä]hle|number|num[ée]ro|nummer)\b"
+    r"|选|哪个|哪一|编号|序号|どれ|どちら|番号|어느|번호"
     r"|\b\d{1,2}\s*(?:,|/|or|ou|o|oder|或)\s*\d{1,2}\b[^\n.!?]{0,40}\?",
     re.IGNORECASE,
 )
