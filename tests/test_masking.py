@@ -112,6 +112,19 @@ EXAMPLES: list[tuple[str, str, str]] = [
         "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     ),
     ("api_key", "run --api-key 7d1f0c9e2b8a43 now", "7d1f0c9e2b8a43"),
+    # api_key: Weights & Biases, and a token after a credential word in any language (blind 27)
+    (
+        "api_key",
+        "export KEY_FILE=wandb_v1_Q7mZ2pXk9LfA3sD8gH1jK4lN6bV0cR5tY2uI9oP3 ok",
+        "wandb_v1_Q7mZ2pXk9LfA3sD8gH1jK4lN6bV0cR5tY2uI9oP3",
+    ),
+    (
+        "api_key",
+        "wandb login 3f2a9c1b7e6d5a4f3e2d1c0b9a8f7e6d5c4b3a29",
+        "3f2a9c1b7e6d5a4f3e2d1c0b9a8f7e6d5c4b3a29",
+    ),
+    ("api_key", "团队就是这个，API是a7F3kP9qL2mX8vB4nC6dR1tY5", "a7F3kP9qL2mX8vB4nC6dR1tY5"),
+    ("api_key", "la clave es a7F3kP9qL2mX8vB4nC6dR1tY5 ok", "a7F3kP9qL2mX8vB4nC6dR1tY5"),
     # bearer_token
     (
         "bearer_token",

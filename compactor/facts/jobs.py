@@ -427,6 +427,62 @@ def _detached(call: Call, text: str) -> bool:
     return _START_FAILED_RE.search(text[:_HEAD]) is None
 
 
+_PRINTED_PID_RE = lazy_pattern(r"\bPID\b[^\d\n]{0,12}?(\d{2,8})\b", re.IGNORECASE)
+_KILLS_RE = lazy_pattern(r"\bkill\s+(?!-0\b)")
+"""A shell ``kill`` in a call that names a job known by its pid: the job is stopped."""
+_PID_FIELD_RE = lazy_pattern(r"\bPID\s*[:=#]\s*(\d{2,8})\b")
+_BARE_PID_RE = lazy_pattern(r"^\s*(?:\[\d{1,2}\]\s+)?(\d{2,8})\s*$", re.MULTILINE)
+
+
+def _printed_pid(call: Call, text: str) -> str:
+    """The pid a backgrounding command printed (``nohup CMD > LOG 2>&1 & echo "PID: $!"`` →
+    ``PID: 2167150``, or the bare number ``echo $!`` prints), '' when none or when its output
+    says the process could not start: the job it left running, known by that pid."""
+    command = command_of(call)
+    if command is None:
+        return ""
+    echoed = "$!" in command
+    if not (echoed or "PID" in text[:_HEAD]) or not _backgrounds(command):
+        return ""
+    head = text[:_HEAD]
+    if _START_FAILED_RE.search(head) is not None:
+        return ""
+    printed = (_PRINTED_PID_RE if echoed else _PID_FIELD_RE).search(head)
+    if printed is None and echoed:
+        printed = _BARE_PID_RE.search(head)
+    return printed.group(1) if printed is not None else ""
+
+
+_PS_RE = lazy_pattern(r"(?:^|[;&|(]\s*)(?:ps|pgrep)\b", re.MULTILINE)
+_JOB_REPORT_RE = lazy_pattern(
+    r"^\[\d{1,3}\][+-]?\s+(Done|Exit \d{1,3}|Killed|Terminated)\s+(\S[^\n]*)$", re.MULTILINE
+)
+"""The shell's report of a background job that ended (``[1]+  Done   nohup python x.py …``)."""
+
+
+def _unlisted(call: Call, text: str, job: Job) -> str:
+    """How a later ``ps``/``pgrep`` naming a job known by its pid showed it ended: its output
+    does not list the pid (``ps -p 2167150`` printed only its header); '' otherwise."""
+    command = command_of(call)
+    if command is None or not job.id.isdigit() or _PS_RE.search(command) is None:
+        return ""
+    if re.search(rf"(?<!\d){job.id}(?!\d)", text) is not None:
+        return ""
+    return f"gone: `{cut(one_line(command), 80)}` no longer lists pid {job.id}"
+
+
+def _job_report(text: str, job: Job) -> str:
+    """The shell's ``Done``/``Exit N`` report of ``job`` (a job started with ``&``) in a later
+    output: the report's command is the start of the job's command."""
+    if job.finished or not job.label:
+        return ""
+    for m in _JOB_REPORT_RE.finditer(text):
+        said = " ".join(m.group(2).split())
+        if len(said) >= 8 and said.rstrip("&").strip() in job.label:
+            return cut(m.group(0).strip(), 160)
+    return ""
+
+
 def _leaves_running(command: str) -> bool:
     """Whether :data:`_TRAILING_AMP_RE` finds ``command`` (stripped) ending in ``&`` or starting
     with ``nohup``; read once per command, as :func:`_backgrounds`."""
@@ -471,6 +527,7 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                     _KILL_NAME_RE.search(call.name)
                     or _INTERRUPT in call.arguments
                     or "\x03" in call.arguments
+                    or (key.isdigit() and _KILLS_RE.search(call.arguments) is not None)
                 ):
                     job.finished = f"stopped by {call.name}"
                 elif call.id:
@@ -481,6 +538,10 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
             watched = jobs.get(watching.pop(r.call_id, ""))
             if watched is not None and not watched.finished and watched.id not in new:
                 watched.finished = _exit_report(r.text, calls[r.call_id].arguments, watched.id)
+                watched.finished = watched.finished or _unlisted(calls[r.call_id], r.text, watched)
+            if ("Done" in r.text or "Exit " in r.text) and jobs:
+                for job in jobs.values():
+                    job.finished = job.finished or _job_report(r.text, job)
             for key, job in jobs.items():
                 if job.finished or key in new or job is watched or key not in r.text:
                     continue
@@ -496,7 +557,9 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                     continue
                 port = min(job.ports & listening)
                 job.finished = f"gone: a later process listens on port {port}"
-            if not new and started_by is not None and _detached(started_by, r.text):
+            if not new and started_by is not None and (pid := _printed_pid(started_by, r.text)):
+                new = [pid]  # nohup … & then echo $!: the job is its pid (blind check 27, N1)
+            elif not new and started_by is not None and _detached(started_by, r.text):
                 new = [_label(started_by, r.name)]  # no id: the job is named after its command
             for key in new:
                 if key not in jobs and key != r.call_id:

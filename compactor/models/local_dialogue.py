@@ -124,7 +124,7 @@ def judge_proposals(s: Session) -> None:
             ),
             None,
         )
-        if said is None:
+        if said is None or _step_number(request.text, said.text):
             continue
         if choosing:
             _choices(s, request, said)
@@ -148,6 +148,36 @@ def judge_proposals(s: Session) -> None:
             yes = [x for x in (chosen if picked is not None else proposals) if not is_ask(x)]
             accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in yes]
             s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])
+
+
+_OFFERS_RE = lazy_pattern(
+    r"\b(?:which|choose|choice|pick|select|options?|prefer|quel(?:le)?s?|lequel|laquelle|choisi\w*"
+    r"|opci[oó]n|elige|cu[aá]l|welche[rsn]?|w[aä]hle|number|num[ée]ro|nummer)\b"
+    r"|选|哪个|哪一|编号|序号|どれ|どちら|番号|어느|번호"
+    r"|\b\d{1,2}\s*(?:,|/|or|ou|o|oder|或)\s*\d{1,2}\b[^\n.!?]{0,40}\?",
+    re.IGNORECASE,
+)
+"""A question that offers choices: "which one", "choose", "option", "1, 2 or 3?"."""
+_YES_NO_RE = lazy_pattern(
+    r"\b(?:y|yes|o|oui|s|s[ií])[`'\"]?\s*/\s*[`'\"]?(?:n|no|non)\b|"
+    r"\b(?:continue|continuer|proceed|go on|move on|passer|weiter|seguir|continuar)\b[^\n?]{0,40}"
+    r"\b(?:to )?(?:step|étape|etape|phase|stage|paso|schritt|part)\s*#?\d",
+    re.IGNORECASE,
+)
+"""A yes/no question (``(y / n / edit)``) or "continue to step 3?": no choice among items."""
+
+
+def _step_number(reply: str, said: str) -> bool:
+    """Whether a bare number the user replied with (``3``) is no pick of the same-numbered
+    item of the assistant's message: its closing question offers no choice (``Continuer vers
+    l'étape 3 ? (y / n / edit)``: the list above it is a plan; blind check 27, W3)."""
+    bare = _BARE_RE.match(one_line(reply)) if len(reply) <= 40 else None
+    if bare is None or not bare.group(1).isdigit():
+        return False
+    tail = said[-600:]
+    if _YES_NO_RE.search(tail) is not None:
+        return True
+    return _OFFERS_RE.search(tail) is None
 
 
 def _named_option(text: str, memo: dict[str, str | None]) -> str | None:

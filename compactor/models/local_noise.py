@@ -173,6 +173,21 @@ def _same_message(a: str, b: str) -> bool:
     return len(a) >= n and len(b) >= n and a[:n] == b[:n]
 
 
+_SHORT_REPLY = 24
+
+
+def _short_reply(text: str) -> bool:
+    """A short reply that continues the work ("好的", "yes", "continue", "2": ``continues``):
+    the same words sent again answer another question each time (blind check 27, N4: two "好的"
+    three hours apart were one request "sent 2 times"), so they are never one message sent
+    again. A short command ("commit and push") sent again still is."""
+    if len(text) > _SHORT_REPLY or "\n" in text:
+        return False
+    from .local_supersede import continues  # here: local_supersede reads the session model
+
+    return continues(text)
+
+
 def collapse_resent(texts: Sequence[str], at_last: bool = False) -> list[tuple[str, str]]:
     """``texts`` with a message sent again right after itself (the same text, or an edited
     version of it) listed once, its last version, labelled `` (sent N times)``; identical
@@ -184,7 +199,7 @@ def collapse_resent(texts: Sequence[str], at_last: bool = False) -> list[tuple[s
             return list(zip(texts, repeat(""), strict=False))  # nothing sent twice (most)
     runs: list[tuple[str, int, bool]] = []  # (last version, times sent, edited)
     for t in texts:
-        if runs and _same_message(runs[-1][0], t):
+        if runs and not _short_reply(t) and _same_message(runs[-1][0], t):
             last, n, edited = runs[-1]
             runs[-1] = (t, n + 1, edited or t != last)
         else:
@@ -195,9 +210,9 @@ def collapse_resent(texts: Sequence[str], at_last: bool = False) -> list[tuple[s
     out: list[tuple[str, str]] = []
     shown: set[str] = set()
     for t, _, edited in reversed(runs) if at_last else runs:
-        if t not in shown:
+        if t not in shown or _short_reply(t):
             shown.add(t)
-            n = counts[t]
+            n = 1 if _short_reply(t) else counts[t]
             note = ", edited; the last version" if edited else ""
             out.append((t, f" (sent {n} times{note})" if n > 1 else ""))
     return out[::-1] if at_last else out

@@ -9,6 +9,7 @@ from compactor.facts import unlaunched_reports
 from .local_blocked import mid_work
 from .local_jobs import ANSWERED_WITH_JOBS, listed_jobs
 from .local_lost import answered_line, prior_state
+from .local_priordone import done_since
 from .local_session import Session
 from .local_state import ANSWERED
 from .local_text import code, plural, prior_sections, quote
@@ -53,7 +54,8 @@ def prior_pending(session: Session, limit: int) -> list[str]:
     prior = prior_excerpt(session, 7, limit) if session.prior and asked else ""
     if not prior:
         return reported
-    said = [f"{prior_state(session)}: {prior}", *reported]
+    done = done_since(session, prior)  # its pids killed, its tests re-run since (blind 27 N1)
+    said = [f"{prior_state(session)}: {prior}", *([done] if done else []), *reported]
     answered = session.turn_ended and (session.requests or answered_since_prior(session))
     words = ANSWERED_WITH_JOBS if listed_jobs(session) else ANSWERED  # (blind check 19, W3)
     if not session.requests:  # the request is the earlier summary's (blind check 20, W6)
@@ -85,9 +87,11 @@ def prior_current(session: Session, limit: int, *, first: bool) -> list[str]:
     if not prior:
         return []
     if n:  # (blind check 18: its "was investigating … next file" is no current work)
+        done = done_since(session, prior)
         return [
             f"The earlier summary's state (before the {plural(n, 'tool call')} after it; "
-            f"the lines above say where they left the work): {prior}"
+            f"the lines above say where they left the work): {prior}",
+            *([done] if done else []),
         ]
     if session.last_request is None:
         return [f"From the earlier summary: {prior}"]

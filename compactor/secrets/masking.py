@@ -37,11 +37,13 @@ Built-in kinds (:data:`SECRET_KINDS`), tried in this order (an earlier rule wins
     OpenAI ``sk-``/``sk-proj-``…, Anthropic ``sk-ant-``…, AWS ``AKIA``/``ASIA``…, GitHub
     ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_``/``github_pat_``, GitLab ``glpat-``, Slack
     ``xox[abposr]-``/``xapp-``, Google ``AIza``…, Stripe ``sk_live_``/``rk_live_`` (and
-    ``_test_``), Hugging Face ``hf_``, npm ``npm_``; then, after ``url_password`` and
-    ``bearer_token``, generic assignments: ``api_key=…``, ``"apiKey": "…"``, ``x-api-key: …``,
-    ``client_secret``, ``secret_key``, ``access_token``, ``auth_token``, ``api_token``,
-    ``aws_secret_access_key`` (any prefix: ``MY_SERVICE_API_KEY=…``), and ``--api-key``/``--token``
-    command-line flags.
+    ``_test_``), Hugging Face ``hf_``, npm ``npm_``, Weights & Biases ``wandb_v1_`` and
+    ``wandb login <40 hex>``; then, after ``url_password`` and ``bearer_token``, generic
+    assignments: ``api_key=…``, ``"apiKey": "…"``, ``x-api-key: …``, ``client_secret``,
+    ``secret_key``, ``access_token``, ``auth_token``, ``api_token``, ``aws_secret_access_key``
+    (any prefix: ``MY_SERVICE_API_KEY=…``), and ``--api-key``/``--token`` command-line flags;
+    last, a random-looking token right after a credential word in any language (``API是…``,
+    ``token: …``, ``la clave es …``: :mod:`.labelled`).
 ``url_password``
     ``scheme://user:password@host``: only the password.
 ``bearer_token``
@@ -74,6 +76,7 @@ from compactor._util import env_name, lazy_pattern
 from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Block, M, Message, loads_json
 
+from .labelled import LABELLED_HINTS, LABELLED_RE, WANDB_LOGIN_RE, WANDB_RE, labelled_token
 from .plausible import NOT_SECRET_RE, plausible_value
 from .secret_scan import API_KEY_WORDS, PASSWORD_WORDS, clean_messages, scan
 
@@ -212,6 +215,8 @@ _UNHINTED_RULES: tuple[_Rule, ...] = (
     ),
     _Rule("api_key", re.compile(rf"{_B}hf_[A-Za-z0-9]{{30,}}{_E}"), _after_prefix(3)),
     _Rule("api_key", re.compile(rf"{_B}npm_[A-Za-z0-9]{{36}}{_E}"), _after_prefix(4)),
+    _Rule("api_key", WANDB_RE, _after_prefix(9)),
+    _Rule("api_key", WANDB_LOGIN_RE),
     _Rule(
         "url_password",
         re.compile(
@@ -238,6 +243,8 @@ _UNHINTED_RULES: tuple[_Rule, ...] = (
     _Rule("api_key", re.compile(_flag(r"api-?key|token|secret|auth-token"), re.IGNORECASE)),
     _Rule("password", re.compile(_assignment(_PASSWORD_NAME), re.IGNORECASE), assignment=True),
     _Rule("password", re.compile(_flag(r"password|passwd"), re.IGNORECASE)),
+    # a token right after a credential word, in any language: "API是…", "token: …" (blind 27)
+    _Rule("api_key", LABELLED_RE, labelled_token),
 )
 
 _HINTS: tuple[tuple[str, ...], ...] = (
@@ -254,6 +261,8 @@ _HINTS: tuple[tuple[str, ...], ...] = (
     ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
     ("hf_",),
     ("npm_",),
+    ("wandb_v1_",),
+    ("wandb",),
     ("://",),
     ("authorization",),
     ("bearer",),
@@ -261,6 +270,7 @@ _HINTS: tuple[tuple[str, ...], ...] = (
     ("--",),
     ("pass", "pwd"),
     ("--",),
+    LABELLED_HINTS,
 )
 """One entry per rule of ``_UNHINTED_RULES``, in order (a test checks each hint is needed)."""
 

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING
 
 from compactor.schema import AgenticMessage, Block, Message
 
+from .labelled import LABELLED_PREFILTERS
+
 if TYPE_CHECKING:
     from pydantic_core import SchemaValidator
 
@@ -42,11 +44,13 @@ PASSWORD_WORDS = r"(?:password|passwd|passphrase|pwd)"
 
 PREFILTERS: tuple[str, ...] = (
     "PRIVATE KEY-----|eyJ|sk-|A(?:KIA|SIA|BIA|CCA|IDA|ROA)|github_pat_|glpat-|xapp-|AIza|hf_"
-    "|npm_|://|Bearer",
+    "|npm_|://|Bearer|(?i-u:wandb)",
     "gh[pousr]_|xox[abposr]-|[sr]k_(?:live|test)_",
     "(?i-u:authorization)|--(?i-u:api-?key|token|secret|auth-token|password|passwd)",
     # an assignment: the name ends with its key word, then a quote, spaces and ':' or '='
     r"(?i-u:key|token|secret|pwd|passwd|password|passphrase)\\?[\"']?[\s\x1c-\x1f]{0,3}[:=]",
+    # a token of 20 characters after a credential word in any language (masking.labelled)
+    *LABELLED_PREFILTERS,
 )
 """Together: what every match of a hinted built-in rule of :mod:`compactor.secrets.masking`
 contains."""
