@@ -471,15 +471,22 @@ def _unlisted(call: Call, text: str, job: Job) -> str:
     return f"gone: `{cut(one_line(command), 80)}` no longer lists pid {job.id}"
 
 
-def _job_report(text: str, job: Job) -> str:
-    """The shell's ``Done``/``Exit N`` report of ``job`` (a job started with ``&``) in a later
+def _job_reports(text: str) -> list[tuple[str, str]]:
+    """The shell's ``Done``/``Exit N`` reports of background jobs in an output: (the report
+    line, the command it names); read once per output, whatever the number of jobs."""
+    if "Done" not in text and "Exit " not in text:
+        return []
+    return [(m.group(0), " ".join(m.group(2).split())) for m in _JOB_REPORT_RE.finditer(text)]
+
+
+def _job_report(reports: list[tuple[str, str]], job: Job) -> str:
+    """The report (:func:`_job_reports`) of ``job`` (a job started with ``&``) in a later
     output: the report's command is the start of the job's command."""
     if job.finished or not job.label:
         return ""
-    for m in _JOB_REPORT_RE.finditer(text):
-        said = " ".join(m.group(2).split())
+    for line, said in reports:
         if len(said) >= 8 and said.rstrip("&").strip() in job.label:
-            return cut(m.group(0).strip(), 160)
+            return cut(line.strip(), 160)
     return ""
 
 
@@ -539,9 +546,9 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
             if watched is not None and not watched.finished and watched.id not in new:
                 watched.finished = _exit_report(r.text, calls[r.call_id].arguments, watched.id)
                 watched.finished = watched.finished or _unlisted(calls[r.call_id], r.text, watched)
-            if ("Done" in r.text or "Exit " in r.text) and jobs:
+            if jobs and (reports := _job_reports(r.text)):
                 for job in jobs.values():
-                    job.finished = job.finished or _job_report(r.text, job)
+                    job.finished = job.finished or _job_report(reports, job)
             for key, job in jobs.items():
                 if job.finished or key in new or job is watched or key not in r.text:
                     continue

@@ -392,7 +392,7 @@ class _Builder:
                 s.tasks[task.key] = task
         self.background_result(call, r)
         self.named.note(call, r.text)
-        oc = self.stages.seen(outcome(r, call), r.text, index)  # a blocked restore (W4)
+        oc = self.stages.seen(outcome(r, call), call, r.text, index)  # a blocked restore (W4)
         if oc.failed:
             self.failure(call, oc, index, is_reading_call(call))
             return
