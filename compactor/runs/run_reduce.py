@@ -472,6 +472,8 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
         )
     )
     outcome, data = await reduce_scanned(scanned, raw, reduction, fmt)
+    if run.held is not None:  # a process that exits without freeing it
+        run.held.append(scanned)
     report: JsonObject = {"strategy": "reduce", **outcome.to_dict(), "streamed": True}
     if plan.offload_dir is not None:
         report["offload_dir"] = str(plan.offload_dir)
