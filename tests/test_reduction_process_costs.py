@@ -3,18 +3,27 @@
 The command line ends with ``os._exit``: it runs with the cyclic collector's thresholds of a run
 from its start to its end (no young pass every 700 allocations, none over the history at the
 end), and keeps its last run, and the streaming pass's scan, to that end instead of freeing
-them; a run made through the library (a batch holds every run) keeps nothing it would free."""
+them; a run made through the library (a batch holds every run) keeps nothing it would free.
+With the writer process, the scan keeps no result's text that the writer reads from its line
+itself (only those whose call id an earlier result had: their files' names need a hash of
+them), and the files and the transcript are those of a scan that keeps every text."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from compactor._util import _GC_THRESHOLDS, run_without_loop
-from compactor.reduction.stream import Scan, StreamResult
+from compactor.formats.registry import FORMATS
+from compactor.reduction import Reduction, ReductionConfig
+from compactor.reduction.stream import Scan, StreamResult, reduce_scanned, scan
+from compactor.reduction.writer import ProcessOffload, Speculator
 from compactor.runs.run_plan import RunOptions
 from compactor.runs.runner import Run, plan
 
@@ -46,6 +55,40 @@ def _session(path: Path, rounds: int) -> None:
 
 def _files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the writer process needs fork")
+@pytest.mark.parametrize("limit", [None, 2_000])
+def test_with_the_writer_the_scan_keeps_only_the_texts_a_name_needs(
+    tmp_path: Path, limit: int | None
+) -> None:
+    src = tmp_path / "s.jsonl"
+    _session(src, 60)
+    raw = src.read_bytes()
+    fmt: Any = FORMATS["openai"]
+    got = []
+    for texts in (True, False):
+        folder = tmp_path / f"off-{int(texts)}"  # the same length: the same token counts
+        backend = ProcessOffload(folder, raw)
+        cfg = ReductionConfig(force=True, max_length_for_trunc=limit, backend=backend)
+        reduction: Reduction[Any] = Reduction(cfg)
+        scanned = scan(str(src), raw, fmt, texts=texts, ahead=Speculator(reduction, backend))
+        assert isinstance(scanned, Scan)
+        kept = {r.call_id: r.text is not None for r in scanned.results}
+        if texts:
+            assert all(kept.values())
+        else:  # the second result of call_0, call_5, ... keeps its text, no other does
+            ids = [r.call_id for r in scanned.results]
+            again = {i for i, c in enumerate(ids) if c in ids[:i]}
+            assert again and {i for i, r in enumerate(scanned.results) if r.text} == again
+            assert all(r.size > 0 for r in scanned.results if r.text is None)
+        outcome, data = run_without_loop(reduce_scanned(scanned, raw, reduction, fmt))
+        assert data is not None and len(outcome.cleared) > 40
+        got.append((data.replace(str(folder).encode(), b"OFF"), _files(folder), outcome.to_dict()))
+    assert got[0] == got[1]
+    files = got[1][1]
+    assert any("-" in name for name in files)  # reused call ids: hashed names
+    assert ("trunc/call_12" in files) == (limit is not None)
 
 
 def _stream_run(tmp_path: Path, held: list[object] | None) -> Run:
