@@ -21,7 +21,7 @@ import pytest
 
 from compactor._util import _GC_THRESHOLDS, run_without_loop
 from compactor.formats.registry import FORMATS
-from compactor.reduction import Reduction, ReductionConfig
+from compactor.reduction import FileOffload, Reduction, ReductionConfig
 from compactor.reduction.stream import Scan, StreamResult, reduce_scanned, scan
 from compactor.reduction.writer import ProcessOffload, Speculator
 from compactor.runs.run_plan import RunOptions
@@ -151,3 +151,33 @@ def test_the_command_line_collects_no_garbage_and_frees_no_run_before_it_exits(
     got = json.loads(seen.read_text())
     assert got == {"passes": 0, "threshold": list(_GC_THRESHOLDS), "kept": ["Scan"]}
     assert out.stat().st_size > 0
+
+
+def test_the_clearing_makes_each_placeholder_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The estimate of what clearing frees and the replacement used one placeholder each,
+    made twice (8,000 f-strings on the bench file); a result whose file got a hashed name
+    (a reused call id: not the name the estimate guessed) gets its own."""
+    src = tmp_path / "s.jsonl"
+    _session(src, 60)
+    raw = src.read_bytes()
+    fmt: Any = FORMATS["openai"]
+    made: list[str | None] = []
+    cleared_text = Reduction.cleared_text
+
+    def counted(self: Reduction[Any], where: str | None) -> str:
+        made.append(where)
+        return cleared_text(self, where)
+
+    monkeypatch.setattr(Reduction, "cleared_text", counted)
+    backend = FileOffload(tmp_path / "off")
+    reduction: Reduction[Any] = Reduction(ReductionConfig(force=True, backend=backend))
+    scanned = scan(str(src), raw, fmt)
+    assert scanned is not None
+    made.clear()
+    outcome, data = run_without_loop(reduce_scanned(scanned, raw, reduction, fmt))
+    assert data is not None
+    hashed = [p for p in outcome.offloaded if Path(p).name.count("-") == 1]
+    assert len(outcome.cleared) > 40 and hashed
+    assert len(made) == 1 + len(outcome.cleared) + len(hashed)  # 1: the longest placeholder

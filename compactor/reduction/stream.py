@@ -550,16 +550,19 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
             else "no tool result outside the retained rounds to clear"
         )
         return 0
-    freed = sum(run.frees(r, run.reduction.cleared_text(where)) for r, where in chosen)
+    cleared_text = run.reduction.cleared_text
+    texts = [cleared_text(where) for _, where in chosen]
+    freed = sum(run.frees(r, text) for (r, _), text in zip(chosen, texts, strict=True))
     if freed < cfg.clear_at_least_tokens:
         outcome.clear_skipped = too_little(cfg, freed, len(chosen))
         return 0
     total = 0
-    for r, _ in chosen:
+    for (r, likely), text in zip(chosen, texts, strict=True):
         where = run.trunc_paths.get(r.index)
         if where is None:
             where = run.store("clear", r)
-        total += run.replace(r, run.reduction.cleared_text(where), "clear")
+        # the placeholder made for the estimate, unless the file got another name (a hash)
+        total += run.replace(r, text if where == likely else cleared_text(where), "clear")
         outcome.cleared.append(r.call_id)
     return total
 
