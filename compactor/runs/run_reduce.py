@@ -454,8 +454,7 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
     )
     reduction = Reduction(cfg)
     ahead = Speculator(reduction, backend) if isinstance(backend, ProcessOffload) else None
-    # the writer process reads each result from its line: the scan keeps none it need not
-    texts = plan.offload_dir is not None and ahead is None
+    texts = plan.offload_dir is not None and ahead is None  # the writer reads its own
     scanned = scan(display, raw, fmt, texts=texts, ahead=ahead)
     if scanned is None:
         run.offload = None  # what the scan began is removed: the general path has its own

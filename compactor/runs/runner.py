@@ -146,10 +146,7 @@ class Run:
         """``--strategy reduce|hybrid``: the offload backend (its files are removed when the
         run fails)."""
         self.held: list[object] | None = None
-        """None (the default): what the run makes is freed as it goes. A list: the run adds
-        what it would free at its end (the streaming pass's scan: freeing its 20,000 records
-        and 40 MB of strings takes 5-10 ms), for a caller that exits at once without freeing
-        anything (:func:`compactor.cli.run.run_one`)."""
+        """A list: what the run would free at its end goes there (a caller about to exit)."""
 
     # -- events ----------------------------------------------------------------------------------
     async def emit(self, event: RunEvent) -> None:
