@@ -236,8 +236,10 @@ def main() -> None:
     Owns the process: closed standard streams are guarded, and SIGINT, SIGTERM and SIGHUP
     raise :class:`~compactor.interrupts.Interrupted` (exit 130, 143, 129).
     """
+    from compactor._util import fewer_gc_passes_to_the_end
     from compactor.interrupts import install_handlers
 
+    fewer_gc_passes_to_the_end()  # the process ends with os._exit (_hard_exit)
     guard_std_streams()
     install_handlers()
     try:

@@ -107,6 +107,8 @@ class StreamResult:
     """A plain result not kept: whether its text carries the user's words (kept whole)."""
     job: tuple[str, ...] = ()
     """The ids of the background jobs its result started (:mod:`.jobs`): kept whole."""
+    size: int = 0
+    """A plain result not kept: the UTF-8 bytes of its text."""
 
 
 @dataclass(slots=True)
@@ -174,7 +176,9 @@ def scan(
     its length and whether it is a placeholder, not its text (40 MB of strings on the bench
     file: page faults cost more than reading the few long ones again). ``ahead``: told of each
     finished round (:mod:`.writer`: the files of results certain to be cleared are made while
-    the scan goes on); its files are removed again when the scan returns None."""
+    the scan goes on, by a process that reads each result from its line itself); its files are
+    removed again when the scan returns None. With ``ahead`` and ``texts=False``, a result whose
+    call id an earlier result had keeps its text (its file's name needs a hash of it)."""
     if not raw or raw.startswith(_BOM) or b"\r" in raw:
         return None
     out = Scan(path)
@@ -199,8 +203,11 @@ def _scan_into(
     size, pos, tokens = len(raw), 0, 0
     events: list[int] = []  # where each finished round's first result is in ``results``
     called = False  # a call since the last result
+    seen: set[str] | None = None  # call ids of the results so far (texts=False, ahead)
     if ahead is not None:
         ahead.spans = spans
+        if not texts:
+            seen = set()
     while pos < size:
         nl = find(b"\n", pos)
         if nl < 0:
@@ -223,10 +230,11 @@ def _scan_into(
                 and (name is None or type(name) is str)
                 and rec.keys() <= _SIMPLE_RESULT_KEYS
             ):  # strings only: one level deep, no depth to test
-                e = (len(content) if content.isascii() else len(content.encode())) // 4
+                nb = len(content) if content.isascii() else len(content.encode())
+                e = nb // 4
                 tool = name or names.get(cid, "")
                 job = tuple(started_ids(content)) if may_start(content) else ()
-                if texts:
+                if texts or (seen is not None and cid in seen):
                     results.append(StreamResult(index, cid, tool, e, content, rec, job=job))
                 else:
                     was = _text_state(content)
@@ -244,9 +252,12 @@ def _scan_into(
                             was,
                             carries_user_words(content),
                             job,
+                            nb,
                         )
                     )
                     del rec["content"]  # freed now: the next line's strings reuse its memory
+                if seen is not None:
+                    seen.add(cid)
             else:
                 _check_depth(raw, start, nl, rec, content)
                 msg = message_of(out.path, index + 1, rec)
@@ -539,16 +550,19 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
             else "no tool result outside the retained rounds to clear"
         )
         return 0
-    freed = sum(run.frees(r, run.reduction.cleared_text(where)) for r, where in chosen)
+    cleared_text = run.reduction.cleared_text
+    texts = [cleared_text(where) for _, where in chosen]
+    freed = sum(run.frees(r, text) for (r, _), text in zip(chosen, texts, strict=True))
     if freed < cfg.clear_at_least_tokens:
         outcome.clear_skipped = too_little(cfg, freed, len(chosen))
         return 0
     total = 0
-    for r, _ in chosen:
+    for (r, likely), text in zip(chosen, texts, strict=True):
         where = run.trunc_paths.get(r.index)
         if where is None:
             where = run.store("clear", r)
-        total += run.replace(r, run.reduction.cleared_text(where), "clear")
+        # the placeholder made for the estimate, unless the file got another name (a hash)
+        total += run.replace(r, text if where == likely else cleared_text(where), "clear")
         outcome.cleared.append(r.call_id)
     return total
 

@@ -110,8 +110,9 @@ class ProcessOffload(FileOffload):
         """Result index → the path decided for it in advance (the child writes it)."""
         self._used: set[str] = set()
         """The paths decided in advance that the clearing used (:meth:`use_ahead`)."""
-        self._held: dict[str, str | bytes] = {}
-        """What each path of this run holds (the text, or the bytes written in line)."""
+        self._held: dict[str, str | bytes | tuple[int, int]] = {}
+        """What each path of this run holds (the text, the bytes written in line, or where the
+        line of a result the scan did not keep is in the transcript)."""
         self.frames: list[bytes] = []
         self._pid = 0
         self._to_child = self._from_child = -1
@@ -120,38 +121,61 @@ class ProcessOffload(FileOffload):
 
     # -- naming in advance (the scan) -------------------------------------------------------
 
-    def claim_ahead(self, index: int, call_id: str, text: str, span: tuple[int, int]) -> None:
+    def claim_ahead(
+        self, index: int, call_id: str, text: str | None, span: tuple[int, int], size: int
+    ) -> None:
         """Decide the ``clear`` path of the plain result ``text`` (record ``index``, its line at
-        ``span``) as :meth:`save` would now, and have the child write it when it is new."""
+        ``span``; None: the scan did not keep it, ``size`` is its UTF-8 bytes) as :meth:`save`
+        would now, and have the child write it when it is new."""
         if self._pid < 0:
             return  # the child is gone: everything in line from now on
         folder = self._folder("clear")
         name = self._file_names.get(call_id) or self._file_name(call_id)
         path = f"{folder}/{name}"
+        if text is not None:
+            size = len(text) if text.isascii() else len(_encode(text))
         if path in self._names:  # a call id used again
-            if self._same(path, text):
+            if text is None:
+                text = self.text_at(span)
+            if self._same(path, text, size):
                 self.ahead[index] = path
                 return
             name = f"{name}-{digest(_encode(text))}"
             path = f"{folder}/{name}"
             if path in self._names:
-                if self._same(path, text):
+                if self._same(path, text, size):
                     self.ahead[index] = path
                 return  # a hash collision: left to save()
-        self._names[path] = len(text) if text.isascii() else len(_encode(text))
-        self._held[path] = text
+        self._names[path] = size
+        self._held[path] = span if text is None else text
         self.ahead[index] = path
         self.written.append(path)
         self._child_paths.append(path)
         self.frames.append(b"c %d %d %s\n" % (span[0], span[1], name.encode()))
 
-    def _same(self, path: str, text: str) -> bool:
+    def text_at(self, span: tuple[int, int]) -> str:
+        """The text of the plain result whose line is at ``span`` (read again)."""
+        text = orjson.loads(memoryview(self._raw)[span[0] : span[1]])["content"]
+        assert type(text) is str
+        return text
+
+    def _held_bytes(self, path: str) -> bytes | None:
         held = self._held.get(path)
         if held is None:
+            return None
+        if isinstance(held, tuple):
+            return _encode(self.text_at(held))
+        return _bytes(held)
+
+    def _same(self, path: str, text: str, size: int) -> bool:
+        """``path`` holds ``text`` (``size``: its UTF-8 bytes; another size is another text,
+        with no text read again)."""
+        held = self._held.get(path)
+        if held is None or self._names.get(path) != size:
             return False
         if type(held) is str:
             return held == text
-        return held == _encode(text)
+        return self._held_bytes(path) == _encode(text)
 
     def send(self) -> None:
         """Hand the files named so far to the child (forked at the first)."""
@@ -176,10 +200,10 @@ class ProcessOffload(FileOffload):
         return path
 
     def _saved(self, path: str, data: bytes) -> bool:
-        held = self._held.get(path)
+        held = self._held_bytes(path)
         if held is None:
             return super()._saved(path, data)
-        return _bytes(held) == data
+        return held == data
 
     def _periodic_sync(self) -> None:
         if self._pid < 0 or not self._child_paths:
@@ -334,7 +358,9 @@ class ProcessOffload(FileOffload):
         if skip:  # another process's file, left alone
             raise StreamError(min(skip), _FOREIGN)
         for path in paths:
-            if not self._create(path, _bytes(self._held[path])):
+            data = self._held_bytes(path)
+            assert data is not None
+            if not self._create(path, data):
                 raise StreamError(path, _FOREIGN)
 
     def discard(self) -> None:
@@ -414,14 +440,19 @@ class Speculator:
         ptok = self.placeholder_tokens
         for i in range(self.done, upto):
             r = results[i]
+            if r.message is not None or r.job:
+                continue  # a running job's start is never truncated nor cleared: no file
             text = r.text
-            if text is None or r.message is not None:
-                continue
-            if r.job or carries_user_words(text):
-                continue  # never truncated nor cleared (issue 30): no file
-            n = len(text)
-            first = text[:1]  # a placeholder starts with "[" or "<" after blanks
-            state = text_state(text) if first in _MAYBE or first.isspace() else None
+            if text is None:  # a plain result the scan did not keep: what it noted of it
+                if r.user:
+                    continue
+                n, state = r.chars, r.was
+            else:
+                if carries_user_words(text):
+                    continue  # never truncated nor cleared (issue 30): no file
+                n = len(text)
+                first = text[:1]  # a placeholder starts with "[" or "<" after blanks
+                state = text_state(text) if first in _MAYBE or first.isspace() else None
             if limit is not None and n > limit and self.truncated(r, text, state):
                 continue  # its file is the truncated one's
             if r.name in exclude or state == "clear":
@@ -436,17 +467,19 @@ class Speculator:
             return
         backend, spans = self.backend, self.spans
         for r in pending:
-            backend.claim_ahead(r.index, r.call_id, r.text or "", spans[r.index])
+            backend.claim_ahead(r.index, r.call_id, r.text, spans[r.index], r.size)
         pending.clear()
         if len(backend.frames) >= _BATCH:
             backend.send()
 
-    def truncated(self, r: StreamResult, text: str, state: str | None) -> bool:
+    def truncated(self, r: StreamResult, text: str | None, state: str | None) -> bool:
         """Whether the truncation (which runs before the clearing) replaces ``r``, as
-        :func:`~.stream._truncate` decides it."""
+        :func:`~.stream._truncate` decides it (``text`` None: read again from its line)."""
         if r.name in self.trunc_exclude or state is not None:
             return False
         where = self.backend.longest_path("trunc", r.call_id)
+        if text is None:
+            text = self.backend.text_at(self.spans[r.index])
         return self.reduction.shrinks("trunc", text, where)
 
     def cleared(self, call_id: str) -> str:

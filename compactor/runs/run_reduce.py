@@ -454,7 +454,8 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
     )
     reduction = Reduction(cfg)
     ahead = Speculator(reduction, backend) if isinstance(backend, ProcessOffload) else None
-    scanned = scan(display, raw, fmt, texts=plan.offload_dir is not None, ahead=ahead)
+    texts = plan.offload_dir is not None and ahead is None  # the writer reads its own
+    scanned = scan(display, raw, fmt, texts=texts, ahead=ahead)
     if scanned is None:
         run.offload = None  # what the scan began is removed: the general path has its own
         return False, None
@@ -472,6 +473,8 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
         )
     )
     outcome, data = await reduce_scanned(scanned, raw, reduction, fmt)
+    if run.held is not None:  # a process that exits without freeing it
+        run.held.append(scanned)
     report: JsonObject = {"strategy": "reduce", **outcome.to_dict(), "streamed": True}
     if plan.offload_dir is not None:
         report["offload_dir"] = str(plan.offload_dir)

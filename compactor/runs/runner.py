@@ -145,6 +145,8 @@ class Run:
         self.offload: FileOffload | None = None
         """``--strategy reduce|hybrid``: the offload backend (its files are removed when the
         run fails)."""
+        self.held: list[object] | None = None
+        """A list: what the run would free at its end goes there (a caller about to exit)."""
 
     # -- events ----------------------------------------------------------------------------------
     async def emit(self, event: RunEvent) -> None:
