@@ -161,7 +161,7 @@ def _earlier_summary() -> str:
     )
 
 
-def _redesign_session(*, done: bool) -> CcSession:
+def _redesign_session(*, done: bool, closed: bool = True) -> CcSession:
     s = CcSession()
     s._add(
         {
@@ -179,8 +179,10 @@ def _redesign_session(*, done: bool) -> CcSession:
             edit = {"file_path": f"{_UI}/{name}.tsx", "old_string": "a", "new_string": "b"}
             s.assistant([_tool(f"toolu_{name}", "Edit", edit)])
             _result(s, f"toolu_{name}", f"The file {_UI}/{name}.tsx has been updated.")
-        s.assistant([_tool("toolu_done", "TaskUpdate", {"taskId": "1", "status": "completed"})])
-        _result(s, "toolu_done", "Updated task #1 status")
+        if closed:
+            update = {"taskId": "1", "status": "completed"}
+            s.assistant([_tool("toolu_done", "TaskUpdate", update)])
+            _result(s, "toolu_done", "Updated task #1 status")
     else:
         edit = {"file_path": f"{_UI}/index.tsx", "old_string": "a", "new_string": "b"}
         s.assistant([_tool("toolu_index", "Edit", edit)])
@@ -199,7 +201,7 @@ def test_an_earlier_summarys_task_completed_and_its_files_edited_since_are_said(
     assert "Of those, done by the calls after the earlier summary" in pending, pending
     assert "task #1 marked completed since (`TaskUpdate`)" in pending, pending
     assert (
-        "files it names edited since: "
+        "The files it names were edited after it (check them before redoing that work): "
         f"{_UI}/organization-switcher.tsx, {_UI}/notification-center.tsx"
     ) in pending, pending
 
@@ -212,6 +214,7 @@ def test_an_earlier_summarys_task_not_touched_since_is_said_done_by_nothing(
     pending = section(_summary(_redesign_session(done=False), tmp_path), 7)
     assert "Pending in the earlier summary" in pending, pending
     assert "done by the calls after the earlier summary" not in pending, pending
+    assert "were edited after it" not in pending, pending
 
 
 def test_a_todo_list_completion_of_an_item_the_earlier_summary_names_is_said(
@@ -307,3 +310,13 @@ def test_the_same_pick_answering_two_questions_is_two_answers(tmp_path: Any) -> 
     text = _codex_summary(records, tmp_path)
     assert "sent 2 times" not in text, text
     assert section(text, 6).count("- A\n") == 2, section(text, 6)
+
+
+def test_an_earlier_summarys_files_edited_since_are_said_without_calling_its_task_done(
+    tmp_path: Any,
+) -> None:
+    """Edits of the files an item names are work on it, not its end: said, to be checked."""
+    pending = section(_summary(_redesign_session(done=True, closed=False), tmp_path), 7)
+    assert "not pending any more" not in pending, pending
+    assert "The files it names were edited after it (check them before redoing" in pending
+    assert f"{_UI}/notification-center.tsx" in pending, pending

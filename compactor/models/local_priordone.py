@@ -79,14 +79,16 @@ def done_since(session: Session, quoted: str) -> str:
     if tests:
         done.append(tests)
     done.extend(closed)
-    if edited:
-        done.append("files it names edited since: " + ", ".join(edited[:_FILES]))
-    if not done:
-        return ""
-    return (
-        "Of those, done by the calls after the earlier summary (not pending any more): "
-        + "; ".join(done)
+    worked = (
+        "The files it names were edited after it (check them before redoing that work): "
+        + ", ".join(edited[:_FILES])
+        if edited
+        else ""
     )
+    if not done:
+        return worked
+    said = "Of those, done by the calls after the earlier summary (not pending any more): "
+    return said + "; ".join(done) + (f". {worked}" if worked else "")
 
 
 _FILES = 8  # edited files named in the line
