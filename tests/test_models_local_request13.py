@@ -140,7 +140,8 @@ def test_a_rejection_with_the_users_words_is_a_user_turn_and_keeps_the_feedback(
     current = intent[intent.index("Current request") :]
     assert feedback in intent, intent
     assert feedback not in current.split("\n", 1)[0], intent
-    assert feedback in section(text, 4), section(text, 4)  # the rejection keeps the user's words
+    # the rejection keeps the user's words: a plan's, as a change the user asked for (blind 28)
+    assert f'the user asked to change the plan: "{feedback}' in section(text, 5), text
     assert "Set aside on purpose" not in section(text, 4), section(text, 4)
     # 563: the AskUserQuestion answers after it are the user's later turns, named in section 1
     assert "Option A: separate tables" in current, current

@@ -43,6 +43,7 @@ from .local_limits import FACTORS, Limits
 from .local_limits import MIN_VERBATIM as MIN_VERBATIM  # (re-exported: moved there)
 from .local_lost import lost_items, lost_step
 from .local_madeby import request_files
+from .local_planmode import awaiting_plan
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
 from .local_rejected import (
@@ -51,6 +52,7 @@ from .local_rejected import (
     failed_count,
     is_refused,
     proposal_note,
+    refusal_mark,
     refused_after,
     rejected_items,
 )
@@ -335,7 +337,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
                 items.append(f"  … ({len(s.calls) - head - tail} calls omitted)")
             else:
                 failed = " (failed)" if c.id in s.failed_calls else ""
-                failed = " (rejected by the user, not run)" if c.id in s.refused else failed
+                failed = refusal_mark(s, c.id) or failed
                 items.append(f"  {call_line(c, lim.item)}{failed}")
     prior = _prior_excerpt(s, 5, lim.prior)
     if prior:
@@ -357,7 +359,8 @@ def _pending(s: Session, lim: Limits) -> str:
         said += polls.get(bg.key, "")
         key = f" (id {bg.key})" if bg.key and bg.key != bg.command else ""
         items.append(f"{running_head(bg)}: {code(bg.command)}{key}{said}")
-    items.extend([*in_flight_items(s.in_flight, lim.item * 2, lim.items), *sandbox_reasons(s, 200)])
+    flying = in_flight_items(s.in_flight, lim.item * 2, lim.items, awaiting_plan(s))
+    items.extend([*flying, *sandbox_reasons(s, 200)])
     items.extend(blocked_items(s, lim.item))
     last = s.last_request
     if last is not None and not s.turn_ended:
@@ -480,7 +483,8 @@ def _state_step(s: Session, lim: Limits) -> str:
             if last
             else stale_goal(s)
         )
-        return f"   {in_flight_step(flying, lim.item // 2, lim.items)}{goal}.{stopped}"
+        step = in_flight_step(flying, lim.item // 2, lim.items, awaiting_plan(s))
+        return f"   {step}{goal}.{stopped}"
     if not s.turn_ended and last is not None and not s.request_started:
         said = template_quote(last.text, lim.item) or quote(last.text, lim.item)
         return f"   Answer the latest request: {said}"

@@ -14,6 +14,7 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import Call, clean, command_of, one_line, sentence_spans
 
+from .local_planmode import awaiting_plan
 from .local_session import Session
 from .local_stops import in_flight_step
 from .local_text import asks_user, quote
@@ -111,7 +112,7 @@ def handoff_step(s: Session, width: int, most: int) -> str:
     """Section 9 for a handed-over turn ("" when the turn was not handed over)."""
     if not s.handoff:
         return ""
-    flying = in_flight_step(s.in_flight, width // 2, most)
+    flying = in_flight_step(s.in_flight, width // 2, most, awaiting_plan(s))
     flying = flying[:1].lower() + flying[1:]
     return (
         f"   Wait for the user: the last reply handed the next step to them "

@@ -163,26 +163,60 @@ _USER_RAN = "the user ran `"
 
 def _same_message(a: str, b: str) -> bool:
     """``b`` is ``a`` sent again: the same text, or an edited version of it (the same first
-    :data:`_RESENT_PREFIX` characters, one at least that long: a message interrupted and sent
-    again with more)."""
+    :data:`_RESENT_PREFIX` characters, one at least that long, and the same command: a message
+    interrupted and sent again with more, or with an edit; :func:`_mostly_same`)."""
     if a == b:
         return True
     if a.startswith(_USER_RAN):  # a `!` command run again: one only if it printed the same
         return False
     n = _RESENT_PREFIX
-    return len(a) >= n and len(b) >= n and a[:n] == b[:n]
+    if len(a) < n or len(b) < n or a[:n] != b[:n]:
+        return False
+    return slash_command(a) == slash_command(b) and _mostly_same(a, b)
+
+
+_SAME_SHARE = 0.6
+"""An edited message keeps this share of the longer text at its start and end together."""
+
+
+def _mostly_same(a: str, b: str) -> bool:
+    """One text extends the other, or they share most of the longer one at their start and end
+    (an edit in between). Blind check 28 (W8): two command templates (``/speckit.plan``,
+    ``/speckit.tasks``, 5,918 characters each) share their first 130 characters of boilerplate
+    and nothing much else: two requests, not one "sent 2 times, edited"."""
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    if long.startswith(short):
+        return True
+    start = _shared(a, b)
+    end = _shared(a[start:][::-1], b[start:][::-1])
+    return start + end >= _SAME_SHARE * len(long)
+
+
+def _shared(a: str, b: str) -> int:
+    """The length of the start ``a`` and ``b`` share."""
+    return next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
 
 
 _SHORT_REPLY = 24
+_PICK_RE = lazy_pattern(
+    r"\A\s*[(\[]?(?:[A-Za-z]|\d{1,3}|[A-Za-z]\d{1,2}|\d{1,2}[A-Za-z])[.)\]]?\s*\Z"
+)
+"""A pick of an offered option ("A", "2", "b)", "1a"): it answers the question before it."""
 
 
 def _short_reply(text: str) -> bool:
     """A short reply that continues the work ("好的", "yes", "continue", "2": ``continues``):
     the same words sent again answer another question each time (blind check 27, N4: two "好的"
     three hours apart were one request "sent 2 times"), so they are never one message sent
-    again. A short command ("commit and push") sent again still is."""
+    again. A short command ("commit and push") sent again still is. A pick ("A", "2": two "A"
+    answering two clarify questions were one "A (sent 2 times)", blind check 28 W8) is a reply
+    too."""
     if len(text) > _SHORT_REPLY or "\n" in text:
         return False
+    if _PICK_RE.match(text) is not None:
+        return True
     from .local_supersede import continues  # here: local_supersede reads the session model
 
     return continues(text)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from compactor.facts import Entry
 from compactor.rejections import is_rejection
 
+from .local_planmode import changed_plan, judge_plan_changes, plan_change_items
 from .local_session import PLAN_TOOLS, ErrorFact, Session
 from .local_text import call_line, code, quote
 
@@ -32,6 +33,7 @@ __all__ = [
     "is_refused",
     "judge_rejected_calls",
     "proposal_note",
+    "refusal_mark",
     "refused_after",
     "refused_words",
     "rejected_items",
@@ -82,10 +84,12 @@ def refused_words(line: str, width: int) -> str:
 def judge_rejected_calls(s: Session) -> None:
     """Fill :attr:`Session.refused` (call id → its line) and :attr:`Session.refused_at` (the
     assistant messages whose only follow-up was rejected calls), and move those messages'
-    sentences from the decisions to the proposals the user turned down."""
+    sentences from the decisions to the proposals the user turned down. A plan-approval call
+    rejected with the user's words asks for a revised plan: no rejection (blind check 28, W3)."""
+    judge_plan_changes(s)
     for e in s.entries:
         for r in e.results:
-            if r.call_id and is_rejection(r.text):
+            if r.call_id and r.call_id not in s.plan_changes and is_rejection(r.text):
                 s.refused[r.call_id] = ""
     if not s.refused:
         return
@@ -131,13 +135,23 @@ def _follow_up(s: Session, e: Entry) -> list[str]:
 
 
 def rejected_items(s: Session, width: int) -> list[str]:
-    """Section 5's lines that name the calls the user rejected, the latest first ([] if none)."""
+    """Section 5's lines that name the plan revisions the user asked for and the calls the user
+    rejected, the latest first ([] if none)."""
     lines = [x for x in s.refused.values() if x]
     if not lines:
-        return []
+        return plan_change_items(s, width)
     more = f" ({len(lines) - _SHOWN} earlier ones not listed)" if len(lines) > _SHOWN else ""
     shown = [f"  The user rejected: {code(x[:width])} (not run)" for x in lines[-_SHOWN:]]
-    return [f"Calls the user rejected (they never ran; not to be redone unasked){more}:", *shown]
+    head = f"Calls the user rejected (they never ran; not to be redone unasked){more}:"
+    return [*plan_change_items(s, width), head, *shown]
+
+
+def refusal_mark(s: Session, call_id: str) -> str:
+    """What the list of calls adds to a call the user rejected or answered with plan changes."""
+    if call_id in s.refused:
+        return " (rejected by the user, not run)"
+    said = changed_plan(s, call_id, 80)
+    return f" ({said})" if said else ""
 
 
 def proposal_note(s: Session, e: Entry) -> str:

@@ -134,6 +134,7 @@ class Session:
         default_factory=dict
     )  # rejected call → its line (local_rejected)
     refused_at: dict[int, list[str]] = field(default_factory=dict)  # proposals of rejected calls
+    plan_changes: dict[str, str] = field(default_factory=dict)  # plan call → the user's changes
     last_text: Entry | None = None
     """The last assistant message with text."""
     reply: Entry | None = None

@@ -63,6 +63,7 @@ from .local_madelater import made_later, not_found_line
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_offers import drop_unchosen_options, unchosen_dropped
+from .local_planmode import changed_plan
 from .local_present import judge_present
 from .local_rejected import judge_rejected_calls, refused_words
 from .local_resultfacts import result_facts
@@ -145,10 +146,22 @@ def interruption(s: Session) -> str:
     last, notice = s.last_request, s.interrupted
     if notice is None or (last is not None and notice.index < last.index):
         return ""
+    if worked_after(s, notice.index):
+        return ""  # the turn went on after the notice: it is not how the session ended (W4)
     head = "The user interrupted the turn (the agent CLI's notice, not a request): the request "
     if s.in_flight or listed_jobs(s):
         return head + "was left unfinished; check the state of what was running before going on"
     return head + "was left unfinished; nothing is running and no call is in flight"
+
+
+def worked_after(s: Session, index: int) -> bool:
+    """Whether the assistant wrote or called anything after entry ``index`` (blind check 28,
+    W4: an interrupt of two subagents 80 records before the end, then six answered question
+    sets and three plan rounds, was given as how the session ended)."""
+    return any(
+        e.role == "assistant" and not e.internal and (e.text.strip() or e.calls)
+        for e in s.entries[index + 1 :]
+    )
 
 
 def is_housekeeping_path(path: str) -> bool:
@@ -300,7 +313,7 @@ def _last_round(s: Session, results: dict[str, Result]) -> list[Call]:
 def _action_result(call: Call, results: dict[str, Result], s: Session) -> str:
     result = results.get(call.id)
     listed = work_listing(call, s, result.text) if result is not None else ""
-    return listed or _established(call, result)
+    return changed_plan(s, call.id) or listed or _established(call, result)
 
 
 def last_action(s: Session, limit: int) -> list[str]:
@@ -566,6 +579,7 @@ def round_facts(s: Session, limit: int) -> list[str]:
                 state = f"interrupted by the user, never completed ({stopped_how(oc.lines[0])})"
             if call.id in s.refused:  # the user's decision, not a failure (blind check 26)
                 state = "rejected by the user (it never ran)" + refused_words(oc.lines[0], limit)
+            state = changed_plan(s, call.id, limit) or state  # feedback on a plan (blind 28)
             lines.append(
                 f"{code(call_line(call, limit))} → {state}{'; ' + printed if facts else ''}"
             )

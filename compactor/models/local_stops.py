@@ -8,6 +8,7 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import ESCALATED, STOPPED, Call, escalated, justification
 
+from .local_planmode import is_plan_approval
 from .local_session import Session
 from .local_text import call_line, code, quote
 
@@ -16,22 +17,36 @@ __all__ = ["IN_FLIGHT", "in_flight_items", "in_flight_step", "sandbox_reasons", 
 IN_FLIGHT = "in flight when the session was saved"
 
 
-def in_flight_items(flying: list[Call], width: int, most: int) -> list[str]:
-    """Section 7's lines for calls without a result (none when there are none)."""
+def in_flight_items(flying: list[Call], width: int, most: int, plan: str = "") -> list[str]:
+    """Section 7's lines for calls without a result (none when there are none). ``plan``
+    (:func:`~compactor.models.local_planmode.awaiting_plan`): a plan-approval call among them
+    waits for the user's answer, it is not to be checked and run again (blind check 28, W3)."""
     if not flying:
         return []
+    if plan and all(is_plan_approval(c.name) for c in flying):
+        return [
+            f"Tool calls {IN_FLIGHT} ({len(flying)}): the plan-approval call "
+            f"{code(call_line(flying[-1], width))}: {plan}; wait for the user's answer (approve "
+            "or change it), do not call it again unasked"
+        ]
     head = (
         f"Tool calls {IN_FLIGHT} ({len(flying)}; their results are not in the transcript: "
         "check whether they ran, then run them again if still needed):"
     )
     return [
         head,
-        *(f"  {call_line(c, width, keep_end=True)}{_approval(c, width)}" for c in flying[:most]),
+        *(
+            f"  {call_line(c, width, keep_end=True)}{_approval(c, width, plan)}"
+            for c in flying[:most]
+        ),
     ]
 
 
-def _approval(call: Call, width: int) -> str:
-    """For an escalated call in flight: that it waits for the user's approval, and why it asked."""
+def _approval(call: Call, width: int, plan: str = "") -> str:
+    """For an escalated call in flight: that it waits for the user's approval, and why it asked;
+    for a plan-approval call, that the plan waits for the user's approval."""
+    if plan and is_plan_approval(call.name):
+        return f"; {plan} (the user answers it)"
     if not escalated(call):
         return ""
     why = justification(call)
@@ -39,10 +54,16 @@ def _approval(call: Call, width: int) -> str:
     return f"; it waits for the user's approval to run outside the sandbox{said}"
 
 
-def in_flight_step(flying: list[Call], width: int, most: int) -> str:
+def in_flight_step(flying: list[Call], width: int, most: int, plan: str = "") -> str:
     """The next step for calls without a result: after compaction their results never arrive,
-    so they are to be checked (did they run?) and run again if still needed; all are named."""
+    so they are to be checked (did they run?) and run again if still needed; all are named. A
+    plan-approval call alone in flight (``plan``) is the user's to answer: wait for it."""
     names = "; ".join(code(call_line(c, width)) for c in flying[:most])
+    if plan and all(is_plan_approval(c.name) for c in flying):
+        return (
+            f"Wait for the user's answer: {plan} ({names} was {IN_FLIGHT}; do not call it again "
+            "unasked); once approved, carry the plan out"
+        )
     if len(flying) > most:
         names += f"; {len(flying) - most} more listed in section 7"
     return (

@@ -39,6 +39,7 @@ from .local_earlier import earlier_line
 from .local_midwork import mid_work_title
 from .local_names import cut_names
 from .local_noise import local_note, normal_path, pasted_listing, path_in
+from .local_planmode import plan_rules
 from .local_rejected import is_refused, rejected_proposal_title
 from .local_rules import RULE_MARK_RE, is_constraint
 from .local_session import Session
@@ -192,7 +193,7 @@ def user_rules(s: Session) -> list[str]:
             for err in s.errors
             if err.after == "rejected" and not asks_user(err.by)  # a question is no rule
         )
-        s.rules = list(dict.fromkeys([*found, *refused]))
+        s.rules = list(dict.fromkeys([*found, *refused, *plan_rules(s)]))
     return s.rules
 
 
