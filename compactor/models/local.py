@@ -69,6 +69,7 @@ from .local_state import (
     round_facts,
 )
 from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
+from .local_mask import collecting, mask_repeats
 from .local_subfiles import shell_made
 from .local_tail import TAIL, modelled_pair
 from .local_tasklist import task_items
@@ -579,8 +580,10 @@ def _summary(
     cap = int(input_tokens * 0.3) if input_tokens > 20_000 else MAX_SUMMARY_TOKENS
     budget = min(MAX_SUMMARY_TOKENS, cap)
     block = focus_block(focus, items, budget) if focus else ""
-    text = _fitted(session, budget - estimate_text(block), state)
-    text = masked(insert_focus(text, block, SECTION_TITLES[0]))  # (blind checks 12 and 13)
+    with collecting() as found:  # one rule: a value masked anywhere is masked everywhere
+        text = _fitted(session, budget - estimate_text(block), state)
+        text = masked(insert_focus(text, block, SECTION_TITLES[0]))  # (blind checks 12, 13)
+    text = mask_repeats(text, found)  # (blind check 28: §6 printed what §1 masked)
     # CRLF texts (instructions a Windows checkout injected) are plain lines (blind check 15)
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
