@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
+from compactor.facts.apierror import api_error
 from compactor.models.local import summarize_transcript
 from compactor.models.local_mask import mask_repeats
 
@@ -56,3 +59,56 @@ def test_a_fragment_a_cut_left_of_a_masked_value_is_masked() -> None:
     assert TOKEN[:8] not in out.replace(f"{TOKEN}x", "")
     assert f"{TOKEN}x" in out  # a longer word that only begins like it is not the value
     assert mask_repeats("a shorter word", {"short"}) == "a shorter word"
+
+
+# W1: an HTTP client that exits 0 on an API error failed; it worked around nothing
+
+
+DUPLICATE = '{"code":"23505","message":"duplicate key value violates unique constraint \\"u_key\\""}'
+SIGNUP = "curl -s -X POST http://localhost:9999/signup -d '{\"email\":\"a@b.c\"}'"
+
+
+def test_a_curl_whose_body_is_an_api_error_failed_and_fixed_nothing() -> None:
+    s = SessionBuilder()
+    s.user("create an admin user in the auth server")
+    s.call("Bash", {"command": "node /tmp/create_user.js"}, "Error: Cannot find module 'bcrypt'")
+    s.call("Bash", {"command": f"# try the signup endpoint\n{SIGNUP}"}, DUPLICATE)
+    s.say("Done.")
+    text = summarize_transcript(s.messages)
+    errors = _sections(text)["4"]
+    assert "Worked around" not in errors and "(succeeded)" not in errors
+    assert "duplicate key value violates unique constraint" in errors
+    assert "(failed)" in _sections(text)["5"]
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        (SIGNUP, DUPLICATE),
+        ("curl -s https://api.example.com/v1/x", '{"error": {"type": "invalid_request"}}'),
+        ("curl -s https://api.example.com/v1/x | jq .", '{\n  "errors": [\n    {"m": "no"}\n  ]\n}'),
+        ("http POST :8000/items name=x", '{"status": 422, "detail": "bad"}'),
+        ("curl -i https://x.example/api", "HTTP/1.1 404 Not Found\nServer: x\n\n<html>no</html>"),
+        ("xh :3000/a", "Exit code: 0\nOutput:\n{\"statusCode\": 500, \"message\": \"boom\"}"),
+    ],
+)
+def test_an_api_error_body_or_status_line_is_a_failure(command: str, output: str) -> None:
+    assert api_error(command, output)
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        (SIGNUP, '{"id": 7, "email": "a@b.c"}'),
+        ("curl -s https://cn.example/api", '{"code": 0, "message": "ok", "data": []}'),
+        ("curl -s https://x.example/api", '{"error": null, "result": 1}'),
+        ("curl -si https://x.example/api", "HTTP/1.1 200 OK\n\n{\"ok\": true}"),
+        ("cat response.json", DUPLICATE),  # a file's content, not a call to an API
+        ("curl -s https://x.example/api", "plain text, error: none"),
+    ],
+)
+def test_a_successful_api_reply_or_another_program_is_no_api_error(
+    command: str, output: str
+) -> None:
+    assert api_error(command, output) == ""
+
