@@ -112,3 +112,32 @@ def test_a_successful_api_reply_or_another_program_is_no_api_error(
 ) -> None:
     assert api_error(command, output) == ""
 
+
+# W5: the items of a menu the assistant offered are no decisions
+
+
+MENU = (
+    "Advanced elicitation — choose a number:\n"
+    "1. First Principles — strip the name down to what it must convey.\n"
+    "2. Pre-mortem — imagine the name failed and find why.\n"
+    "5. Decision Matrix — define criteria and score name options objectively.\n"
+    "You can also choose 9 to continue without it."
+)
+
+
+def test_the_items_of_a_menu_offered_are_no_decisions() -> None:
+    s = SessionBuilder()
+    s.user("help me name the product")
+    s.call("Bash", {"command": "ls docs"}, "README.md\narchitecture.md")
+    s.say(MENU)
+    s.user("1")
+    s.say("I decided to use the name Nu because it is short.")
+    s.user("ok")
+    s.say("Summary of changes:\n- Changed the retry limit from 3 to 5 because calls timed out.")
+    s.user("thanks")
+    s.say("Options:\n- Keep Nu — the result is short.\n- Use Swift — decided by speed.\nWhich one?")
+    text = _sections(summarize_transcript(s.messages))["5"]
+    assert "Decision Matrix" not in text and "Pre-mortem" not in text
+    assert "Use Swift" not in text
+    assert "I decided to use the name Nu because it is short." in text
+    assert "Changed the retry limit from 3 to 5" in text  # a list that offers no choice
