@@ -64,8 +64,10 @@ def test_a_fragment_a_cut_left_of_a_masked_value_is_masked() -> None:
 # W1: an HTTP client that exits 0 on an API error failed; it worked around nothing
 
 
-DUPLICATE = '{"code":"23505","message":"duplicate key value violates unique constraint \\"u_key\\""}'
-SIGNUP = "curl -s -X POST http://localhost:9999/signup -d '{\"email\":\"a@b.c\"}'"
+DUPLICATE = (
+    '{"code":"23505","message":"duplicate key value violates unique constraint \\"u_key\\""}'
+)
+SIGNUP = 'curl -s -X POST http://localhost:9999/signup -d \'{"email":"a@b.c"}\''
 
 
 def test_a_curl_whose_body_is_an_api_error_failed_and_fixed_nothing() -> None:
@@ -86,10 +88,13 @@ def test_a_curl_whose_body_is_an_api_error_failed_and_fixed_nothing() -> None:
     [
         (SIGNUP, DUPLICATE),
         ("curl -s https://api.example.com/v1/x", '{"error": {"type": "invalid_request"}}'),
-        ("curl -s https://api.example.com/v1/x | jq .", '{\n  "errors": [\n    {"m": "no"}\n  ]\n}'),
+        (
+            "curl -s https://api.example.com/v1/x | jq .",
+            '{\n  "errors": [\n    {"m": "no"}\n  ]\n}',
+        ),
         ("http POST :8000/items name=x", '{"status": 422, "detail": "bad"}'),
         ("curl -i https://x.example/api", "HTTP/1.1 404 Not Found\nServer: x\n\n<html>no</html>"),
-        ("xh :3000/a", "Exit code: 0\nOutput:\n{\"statusCode\": 500, \"message\": \"boom\"}"),
+        ("xh :3000/a", 'Exit code: 0\nOutput:\n{"statusCode": 500, "message": "boom"}'),
     ],
 )
 def test_an_api_error_body_or_status_line_is_a_failure(command: str, output: str) -> None:
@@ -102,7 +107,7 @@ def test_an_api_error_body_or_status_line_is_a_failure(command: str, output: str
         (SIGNUP, '{"id": 7, "email": "a@b.c"}'),
         ("curl -s https://cn.example/api", '{"code": 0, "message": "ok", "data": []}'),
         ("curl -s https://x.example/api", '{"error": null, "result": 1}'),
-        ("curl -si https://x.example/api", "HTTP/1.1 200 OK\n\n{\"ok\": true}"),
+        ("curl -si https://x.example/api", 'HTTP/1.1 200 OK\n\n{"ok": true}'),
         ("cat response.json", DUPLICATE),  # a file's content, not a call to an API
         ("curl -s https://x.example/api", "plain text, error: none"),
     ],
@@ -141,3 +146,39 @@ def test_the_items_of_a_menu_offered_are_no_decisions() -> None:
     assert "Use Swift" not in text
     assert "I decided to use the name Nu because it is short." in text
     assert "Changed the retry limit from 3 to 5" in text  # a list that offers no choice
+
+
+# W6: a plan written once and left alone while the work went on is not the current step
+
+
+def _planned(calls_after: int, answer: bool) -> str:
+    s = SessionBuilder()
+    s.user("run the product-brief workflow")
+    steps = ["Load workflow config", "Scan project for artifacts", "Write the brief"]
+    plan = [
+        {"step": x, "status": "in_progress" if i == 0 else "pending"} for i, x in enumerate(steps)
+    ]
+    s.call("update_plan", {"plan": plan}, "Plan updated")
+    for i in range(calls_after):
+        s.call("shell_command", {"command": f"cat bmad/step{i}.yaml"}, f"name: step{i}")
+    if answer:
+        s.say("State classified as CLEAN. Which naming method? 1. First Principles 2. Analogies")
+        s.user("1")
+        s.call("shell_command", {"command": "cat docs/brief.md"}, "# Brief")
+    s.say("Working on it.")
+    return summarize_transcript(s.messages)
+
+
+def test_a_plan_not_updated_while_the_work_went_on_is_no_current_step() -> None:
+    for text in (_planned(5, answer=False), _planned(4, answer=True)):
+        sections = _sections(text)
+        assert "In progress on the task list" not in sections["8"]
+        assert "last written" in sections["7"] and "not updated since" in sections["7"]
+        assert "not necessarily the current step): Load workflow config" in sections["8"]
+
+
+def test_a_plan_written_just_before_the_last_calls_is_current() -> None:
+    for text in (_planned(3, answer=False), _planned(1, answer=True)):
+        sections = _sections(text)
+        assert "In progress on the task list: Load workflow config" in sections["8"]
+        assert "not updated since" not in sections["7"]

@@ -72,7 +72,7 @@ from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_rea
 from .local_mask import collecting, mask_repeats
 from .local_subfiles import shell_made
 from .local_tail import TAIL, modelled_pair
-from .local_tasklist import task_items
+from .local_tasklist import active_items, task_items
 from .local_template import template_quote
 from .local_text import (
     bullets,
@@ -421,9 +421,7 @@ def _current_work(s: Session, lim: Limits) -> str:
         items.append(f"The work ended with {code(s.ended_by_tool)}.")
         if s.ended_output:
             items.extend(verbatim_text("What it returned, verbatim", s.ended_output, lim.reply))
-    active = [t for t in s.open_tasks if "progress" in t.status]
-    for task in active[:3]:
-        items.append(f"In progress on the task list: {cut(task.subject, lim.item)}")
+    items.extend(active_items(s, lim.item))  # (a stale plan's step is no current step: W6)
     since = last.index if last is not None else -1
     changed = request_files(
         [f for f in s.files.values() if f.last_index > since and not is_housekeeping_path(f.path)]

@@ -117,6 +117,7 @@ class Session:
     prior: list[str] = field(default_factory=list)
     calls: list[Call] = field(default_factory=list)
     tasks: dict[str, Task] = field(default_factory=dict)
+    plan_at: int = -1  # the entry of the last call that wrote or updated the plan (W6)
     background: dict[str, Background] = field(default_factory=dict)
     errors: list[ErrorFact] = field(default_factory=list)
     files: dict[str, FileState] = field(default_factory=dict)
@@ -332,6 +333,8 @@ class _Builder:
         name = call.name
         args = call.args
         tasks = self.s.tasks
+        if name in PLAN_TOOLS and name not in ("TaskList", "TaskGet"):
+            self.s.plan_at = call.index
         if name in ("TodoWrite", "todo_write", "todowrite") and isinstance(args.get("todos"), list):
             tasks.clear()
             for i, item in enumerate(args["todos"], 1):
