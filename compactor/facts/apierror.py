@@ -57,7 +57,7 @@ def _error_object(body: str) -> dict[str, object] | None:
 
 def api_error(command: str | None, output: str) -> str:
     """The line that says an HTTP client's call failed at the API (see the module doc), or ''."""
-    if not command or "{" not in output and "HTTP/" not in output:
+    if not command or ("{" not in output and "HTTP/" not in output):
         return ""
     if _CLIENT_RE.search(command) is None:
         return ""

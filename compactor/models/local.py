@@ -43,6 +43,7 @@ from .local_limits import FACTORS, Limits
 from .local_limits import MIN_VERBATIM as MIN_VERBATIM  # (re-exported: moved there)
 from .local_lost import lost_items, lost_step
 from .local_madeby import request_files
+from .local_mask import collecting, mask_repeats
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
 from .local_rejected import (
@@ -69,7 +70,6 @@ from .local_state import (
     round_facts,
 )
 from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
-from .local_mask import collecting, mask_repeats
 from .local_subfiles import shell_made
 from .local_tail import TAIL, modelled_pair
 from .local_tasklist import active_items, task_items

@@ -4,8 +4,9 @@
 A plan written and then left alone while the work went on is not where the work stands (blind
 check 28, W6: a Codex ``update_plan`` written once, its first step "in_progress", while later
 calls read the files, scanned the project and wrote the status file it planned): when
-:data:`STALE_CALLS` tool calls or more came after the last call that wrote or updated it, it is shown as "the plan as last written …, not updated since", and
-its in-progress item is not called the current step."""
+:data:`STALE_CALLS` tool calls or more came after the last call that wrote or updated it, it
+is shown as "the plan as last written …, not updated since", and its in-progress item is not
+called the current step."""
 
 from __future__ import annotations
 
