@@ -182,3 +182,41 @@ def test_a_plan_written_just_before_the_last_calls_is_current() -> None:
         sections = _sections(text)
         assert "In progress on the task list: Load workflow config" in sections["8"]
         assert "not updated since" not in sections["7"]
+
+
+# W7: a file read or listed before it was written is overwritten; a missing program is no file
+
+
+def _rewrote() -> str:
+    s = SessionBuilder()
+    s.user("fill in the README and the constitution")
+    s.call("exec_command", {"cmd": "cat .specify/memory/constitution.md"}, "# [PROJECT] [RULE_1]")
+    s.call(
+        "exec_command",
+        {"cmd": "rg --files -g 'README.md'"},
+        "Exit code: 127\nOutput:\n/bin/bash: line 1: rg: command not found",
+    )
+    s.call("exec_command", {"cmd": "find . -name README.md"}, "Exit code: 0\nOutput:\n./README.md")
+    for path, body in (
+        (".specify/memory/constitution.md", "# Platform Constitution"),
+        ("README.md", "# Platform Architect"),
+        ("docs/new.md", "# New"),
+    ):
+        command = f"cat > {path} <<'EOF'\n{body}\nEOF"
+        s.call("exec_command", {"cmd": command}, "Exit code: 0\nOutput:\n")
+    s.say("README and constitution updated.")
+    return summarize_transcript(s.messages)
+
+
+def test_a_file_read_or_listed_before_its_write_is_overwritten_not_created() -> None:
+    files = _sections(_rewrote())["3"]
+    assert "README.md (overwritten by exec_command)" in files
+    assert ".specify/memory/constitution.md (overwritten by exec_command)" in files
+    assert "docs/new.md (created by exec_command)" in files  # never seen before: new
+
+
+def test_a_missing_program_is_not_fixed_by_a_file_a_later_call_wrote() -> None:
+    errors = _sections(_rewrote())["4"]
+    assert "rg: command not found" in errors
+    assert "created `README.md`" not in errors and "exists now" not in errors
+    assert "Done without it" in errors and "find . -name README.md" in errors
