@@ -220,3 +220,29 @@ def test_a_missing_program_is_not_fixed_by_a_file_a_later_call_wrote() -> None:
     assert "rg: command not found" in errors
     assert "created `README.md`" not in errors and "exists now" not in errors
     assert "Done without it" in errors and "find . -name README.md" in errors
+
+
+def test_a_list_after_a_select_component_or_build_settings_is_no_menu() -> None:
+    from compactor.models.local_menu import menu_items
+
+    text = "I updated the select component:\n- Changed the dropdown because it hid items.\n- Done."
+    assert menu_items(text) == frozenset()
+    assert menu_items(MENU)  # (the elicitation menu is one)
+    assert (
+        menu_items("Build options:\n- minify: true because size matters\n- sourcemap: off") == set()
+    )
+    assert menu_items("I looked at it.\n\nOptions:\n- Keep it — small\n- Drop it — simpler")
+
+
+def test_the_next_step_names_no_stale_plan_step_as_the_task_in_progress() -> None:
+    def next_step(calls_after: int) -> str:
+        s = SessionBuilder()
+        s.user("run the product-brief workflow")
+        plan = [{"step": "Load workflow config", "status": "in_progress"}]
+        s.call("update_plan", {"plan": plan}, "Plan updated")
+        for i in range(calls_after):
+            s.call("shell_command", {"command": f"cat bmad/step{i}.yaml"}, f"name: step{i}")
+        return _sections(summarize_transcript(s.messages))["9"]
+
+    assert "task in progress: Load workflow config" in next_step(2)
+    assert "task in progress" not in next_step(6)

@@ -57,9 +57,9 @@ def _error_object(body: str) -> dict[str, object] | None:
 
 def api_error(command: str | None, output: str) -> str:
     """The line that says an HTTP client's call failed at the API (see the module doc), or ''."""
-    if not command or ("{" not in output and "HTTP/" not in output):
+    if not command or _CLIENT_RE.search(command) is None:  # the command first: it is short
         return ""
-    if _CLIENT_RE.search(command) is None:
+    if "{" not in output and "HTTP/" not in output:
         return ""
     statuses = list(_STATUS_RE.finditer(output[:20_000]))
     if statuses and int(statuses[-1].group(1)) >= 400:

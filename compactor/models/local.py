@@ -72,7 +72,7 @@ from .local_state import (
 from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
 from .local_subfiles import shell_made
 from .local_tail import TAIL, modelled_pair
-from .local_tasklist import active_items, task_items
+from .local_tasklist import active_items, stale_note, task_items
 from .local_template import template_quote
 from .local_text import (
     bullets,
@@ -485,6 +485,7 @@ def _state_step(s: Session, lim: Limits) -> str:
         return f"   Answer the latest request: {said}"
     if not s.turn_ended and last is not None:
         task = next((t for t in s.open_tasks if "progress" in t.status), None)
+        task = None if task is None or stale_note(s) else task  # a stale plan's (W6)
         doing = f" (task in progress: {cut(task.subject, lim.item)})" if task else ""
         return (
             f"   Continue the latest request: {current_ref(last.text, lim.item)}{doing}.{stopped}"

@@ -18,9 +18,14 @@ from compactor.facts import clean, one_line
 __all__ = ["menu_items", "on_menu"]
 
 _CUE_RE = re.compile(
-    r"(?i)\b(?:options?|choose|choice|choices|select|pick|prefer|alternatives?|menu"
-    r"|which (?:one|of these|approach|option|would you|do you|should)|would you like)\b"
+    r"(?im)\b(?:choose|choosing|pick one|prefer|alternatives|menu|would you like|reply with"
+    r"|which (?:one|of (?:these|them)|approach|option|would you|do you|should)"
+    r"|select (?:one|an? option|a number|from)"
+    r"|(?:two|three|four|five|several|some|a few|these|the following|\d) (?:options|choices))\b"
+    r"|(?:^[\W_]*|\b(?:your|the|possible|available) )(?:options?|choices)\s*(?:[:(]|are\b)"
 )
+"""What offers a choice: a bare "select" or "options" (a select component, build options) is
+not enough."""
 _ITEM_RE = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)]|\(?[a-zA-Z]\))\s+(\S.*)$")
 
 
