@@ -193,10 +193,10 @@ def code_reference(value: str) -> bool:
     return "." in low or any(word in low for word in _CODE_WORDS)
 
 
-def mask_secret_values(text: str) -> str:
+def mask_secret_values(text: str, found: set[str] | None = None) -> str:
     """``text`` with the value of every credential-named key shown as ``***`` (quotes kept).
     A type (``password: str``), a variable (``$TOKEN``, ``${TOKEN}``) or a placeholder
-    (``<token>``) is not a value and is kept."""
+    (``<token>``) is not a value and is kept. ``found`` (if given) gets every value masked."""
 
     def masked(m: re.Match[str]) -> str:
         value = m.group(2)
@@ -206,6 +206,8 @@ def mask_secret_values(text: str) -> str:
             if not inner or env_name(inner):
                 return m.group(0)
             space = literal[: len(literal) - len(literal.lstrip())]
+            if found is not None:
+                found.add(inner)
             return f"{m.group(1)}{call}({space}{quote}***{quote}"
         bare = value.strip("\"'")
         code = value == bare and ("(" in value or "[" in value)  # a call or index: code
@@ -217,6 +219,8 @@ def mask_secret_values(text: str) -> str:
         if not bare or bare.lower() in _NOT_A_VALUE or bare[0] in "$<{%*" or code:
             return m.group(0)
         quote = value[0] if value[0] in "\"'" else ""
+        if found is not None:
+            found.add(bare)
         return f"{m.group(1)}{quote}***{quote}"
 
     if "=" not in text and ":" not in text:

@@ -43,6 +43,7 @@ from .local_limits import FACTORS, Limits
 from .local_limits import MIN_VERBATIM as MIN_VERBATIM  # (re-exported: moved there)
 from .local_lost import lost_items, lost_step
 from .local_madeby import request_files
+from .local_mask import collecting, mask_repeats
 from .local_planmode import awaiting_plan
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
@@ -73,7 +74,7 @@ from .local_state import (
 from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
 from .local_subfiles import shell_made
 from .local_tail import TAIL, modelled_pair
-from .local_tasklist import task_items
+from .local_tasklist import active_items, stale_note, task_items
 from .local_template import template_quote
 from .local_text import (
     bullets,
@@ -423,9 +424,7 @@ def _current_work(s: Session, lim: Limits) -> str:
         items.append(f"The work ended with {code(s.ended_by_tool)}.")
         if s.ended_output:
             items.extend(verbatim_text("What it returned, verbatim", s.ended_output, lim.reply))
-    active = [t for t in s.open_tasks if "progress" in t.status]
-    for task in active[:3]:
-        items.append(f"In progress on the task list: {cut(task.subject, lim.item)}")
+    items.extend(active_items(s, lim.item))  # (a stale plan's step is no current step: W6)
     since = last.index if last is not None else -1
     changed = request_files(
         [f for f in s.files.values() if f.last_index > since and not is_housekeeping_path(f.path)]
@@ -490,6 +489,7 @@ def _state_step(s: Session, lim: Limits) -> str:
         return f"   Answer the latest request: {said}"
     if not s.turn_ended and last is not None:
         task = next((t for t in s.open_tasks if "progress" in t.status), None)
+        task = None if task is None or stale_note(s) else task  # a stale plan's (W6)
         doing = f" (task in progress: {cut(task.subject, lim.item)})" if task else ""
         return (
             f"   Continue the latest request: {current_ref(last.text, lim.item)}{doing}.{stopped}"
@@ -583,8 +583,10 @@ def _summary(
     cap = int(input_tokens * 0.3) if input_tokens > 20_000 else MAX_SUMMARY_TOKENS
     budget = min(MAX_SUMMARY_TOKENS, cap)
     block = focus_block(focus, items, budget) if focus else ""
-    text = _fitted(session, budget - estimate_text(block), state)
-    text = masked(insert_focus(text, block, SECTION_TITLES[0]))  # (blind checks 12 and 13)
+    with collecting() as found:  # one rule: a value masked anywhere is masked everywhere
+        text = _fitted(session, budget - estimate_text(block), state)
+        text = masked(insert_focus(text, block, SECTION_TITLES[0]))  # (blind checks 12, 13)
+    text = mask_repeats(text, found)  # (blind check 28: §6 printed what §1 masked)
     # CRLF texts (instructions a Windows checkout injected) are plain lines (blind check 15)
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 

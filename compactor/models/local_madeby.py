@@ -15,8 +15,10 @@ import re
 from collections.abc import Sequence
 
 from compactor._util import lazy_pattern
+from compactor.facts import is_reading_call
 
 from .local_files import FileState
+from .local_madelater import same_path
 from .local_noise import normal_path
 from .local_session import Session
 
@@ -76,14 +78,44 @@ def _made(report: str) -> list[str]:
 
 
 def _overwritten(s: Session) -> None:
-    for f in s.files.values():
-        if f.actions[:1] != ["created"] or not f.changed_at or f.tool == AGENT:
-            continue
+    made = [f for f in s.files.values() if f.actions[:1] == ["created"] and f.changed_at]
+    made = [f for f in made if f.tool != AGENT]
+    shown = _shown_before(s, made) if made else {}
+    for f in made:
         at = f.changed_at[0]
         if 0 <= at < len(s.entries) and any(
             _OVERWRITTEN in r.text[:300] for r in s.entries[at].results
         ):
             f.actions[0] = "written"  # an existing file's whole content, not a new file
+        elif shown.get(f.path, at) < at:  # read or listed before: it was there (blind 28 W7)
+            f.actions[0] = "overwritten"
+
+
+_TOKEN_RE = lazy_pattern(r"[^\s'\"`:;,()<>|]+")
+
+
+def _shown_before(s: Session, files: list[FileState]) -> dict[str, int]:
+    """The entry where a successful read or listing first named each of ``files`` (a ``cat``,
+    ``sed -n``, ``Read`` of it, or ``find``/``ls`` output holding it), for those it named."""
+    bases: dict[str, list[str]] = {}
+    for f in files:
+        bases.setdefault(f.path.replace("\\", "/").rsplit("/", 1)[-1], []).append(f.path)
+    end = max(f.changed_at[0] for f in files)
+    readers = {c.id: c for c in s.calls if c.index < end and c.id not in s.failed_calls}
+    readers = {k: c for k, c in readers.items() if is_reading_call(c)}
+    first: dict[str, int] = {}
+    for e in s.entries[:end] if readers else ():
+        for r in e.results:
+            call = readers.get(r.call_id)
+            if call is None:
+                continue
+            text = call.arguments + "\n" + r.text[:20_000]
+            for base in (b for b in bases if b in text):
+                words = [w for w in _TOKEN_RE.findall(text) if w.endswith(base)]
+                for path in bases[base]:
+                    if path not in first and any(same_path(w, path) for w in words):
+                        first[path] = e.index
+    return first
 
 
 _DEBRIS_RE = lazy_pattern(

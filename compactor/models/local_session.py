@@ -50,6 +50,7 @@ from .local_callwrites import with_embedded
 from .local_established import established, shows_document
 from .local_evalnotice import is_evaluation_notice
 from .local_files import FileState, file_changes
+from .local_menu import menu_items, on_menu
 from .local_noise import local_command, ran_locally
 from .local_notices import failed_after, notified_end
 from .local_places import Places
@@ -116,6 +117,7 @@ class Session:
     prior: list[str] = field(default_factory=list)
     calls: list[Call] = field(default_factory=list)
     tasks: dict[str, Task] = field(default_factory=dict)
+    plan_at: int = -1  # the entry of the last call that wrote or updated the plan (W6)
     background: dict[str, Background] = field(default_factory=dict)
     errors: list[ErrorFact] = field(default_factory=list)
     files: dict[str, FileState] = field(default_factory=dict)
@@ -316,8 +318,10 @@ class _Builder:
                     len(e.text.strip()) > _SHORT_REPLY or len(s.reply.text.strip()) <= _SHORT_REPLY
                 ):
                     s.reply = e
+            menu = menu_items(e.text)  # options offered, not decided (blind check 28 W5)
             for score, sentence in scored_once(e.text, self.memo) if e.index >= s.read_from else ():
-                s.decisions.append((e.index, score, sentence))
+                if not menu or not on_menu(sentence, menu):
+                    s.decisions.append((e.index, score, sentence))
         for call in e.calls:
             s.calls.append(call)
             if call.id:
@@ -330,6 +334,8 @@ class _Builder:
         name = call.name
         args = call.args
         tasks = self.s.tasks
+        if name in PLAN_TOOLS and name not in ("TaskList", "TaskGet"):
+            self.s.plan_at = call.index
         if name in ("TodoWrite", "todo_write", "todowrite") and isinstance(args.get("todos"), list):
             tasks.clear()
             for i, item in enumerate(args["todos"], 1):

@@ -53,13 +53,13 @@ from .local_elsewhere import found_elsewhere, looked_up_as
 from .local_established import test_tally
 from .local_evalnotice import verdicts_said
 from .local_fixed import judge_fixed
-from .local_gotpast import judge_got_past
+from .local_gotpast import judge_got_past, missing_program
 from .local_handoff import judge_handoff
 from .local_jobs import add_shape_jobs, listed_jobs
 from .local_listing import lists_work_folder, work_listing
 from .local_lost import judge_lost
 from .local_madeby import add_agent_files
-from .local_madelater import made_later, not_found_line
+from .local_madelater import made_later, not_found_line, without_program
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_offers import drop_unchosen_options, unchosen_dropped
@@ -458,7 +458,9 @@ def judge_skipped(s: Session) -> None:
         went_on = any(c.index > err.index for c in s.calls)
         looked = err.reading or err.probe  # a read inside ``bash -lc`` too (blind check 18)
         if looked and went_on and (_NOT_FOUND_RE.search(said) or not err.outcome.lines):
-            if not found_elsewhere(s, err):  # not in the wrong folder (blind check 20)
+            if missing_program(err):  # no file fixes a missing program (blind check 28 W7)
+                err.after, err.by = without_program(s, err)
+            elif not found_elsewhere(s, err):  # not in the wrong folder (blind check 20)
                 err.after, err.by = "not found", ""  # a probe that established a fact
                 err.why = made_later(s, err) or err.why  # a later call made it (set 25)
             continue

@@ -1,5 +1,12 @@
 """Section 7's lines for the open items of the agent's own task list (moved out of
-:mod:`compactor.models.local` to make room)."""
+:mod:`compactor.models.local` to make room), and section 8's in-progress items.
+
+A plan written and then left alone while the work went on is not where the work stands (blind
+check 28, W6: a Codex ``update_plan`` written once, its first step "in_progress", while later
+calls read the files, scanned the project and wrote the status file it planned): when
+:data:`STALE_CALLS` tool calls or more came after the last call that wrote or updated it, it
+is shown as "the plan as last written …, not updated since", and its in-progress item is not
+called the current step."""
 
 from __future__ import annotations
 
@@ -7,7 +14,23 @@ from compactor.facts import cut
 
 from .local_session import Session
 
-__all__ = ["task_items"]
+__all__ = ["STALE_CALLS", "active_items", "stale_note", "task_items"]
+
+STALE_CALLS = 5
+
+
+def stale_note(s: Session) -> str:
+    """'' when the plan is current; else what came after its last writing ("5 tool calls and
+    1 user message")."""
+    if s.plan_at < 0:
+        return ""
+    calls = sum(1 for c in s.calls if c.index > s.plan_at)
+    users = sum(1 for r in s.requests if r.index > s.plan_at)
+    if calls < STALE_CALLS:  # a few calls: the next update may simply be due
+        return ""
+    asked = f" and {users} user message{'s' if users != 1 else ''}" if users else ""
+    ran = f"{calls} tool call{'s' if calls != 1 else ''}"
+    return ran + asked
 
 
 def task_items(s: Session, item: int, most: int) -> list[str]:
@@ -17,8 +40,26 @@ def task_items(s: Session, item: int, most: int) -> list[str]:
         return []
     tool = open_tasks[0].tool
     done = len(s.tasks) - len(open_tasks)
+    stale = stale_note(s)
     items = [f"Open items of the agent's task list ({tool}; {done} of {len(s.tasks)} done):"]
+    if stale:
+        items[0] = items[0][:-1] + (
+            f" - the plan as last written, {stale} ago; not updated since, so the work since"
+            " may have done some of them:"
+        )
     items.extend(f"  [{t.status}] {cut(t.subject, item)}" for t in open_tasks[:most])
     if len(open_tasks) > most:  # a list shown in part says so (blind check 11)
         items.append(f"  ({len(open_tasks) - most} more)")
     return items
+
+
+def active_items(s: Session, item: int) -> list[str]:
+    """Section 8's lines for the task list's in-progress items (at most three): the current
+    step, or (a stale plan) the step marked so when it was last written."""
+    active = [t for t in s.open_tasks if "progress" in t.status][:3]
+    stale = stale_note(s) if active else ""
+    if stale:
+        head = f"Marked in progress when the plan was last written ({stale} ago; not updated"
+        head += " since, so not necessarily the current step)"
+        return [f"{head}: {cut(t.subject, item)}" for t in active]
+    return [f"In progress on the task list: {cut(t.subject, item)}" for t in active]

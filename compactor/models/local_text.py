@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from compactor._json import JsonObject
-from compactor._util import lazy_pattern, mask_secret_values
+from compactor._util import lazy_pattern
 from compactor.facts import (
     ESCALATED,
     Call,
@@ -35,6 +35,7 @@ from compactor.facts.masked import failure_report
 
 from .local_harness import is_harness_error
 from .local_headings import sections_in_order, without_closing
+from .local_mask import masked
 
 __all__ = [
     "announces_step",
@@ -495,14 +496,6 @@ def slash_command(text: str) -> str | None:
 
 # --------------------------------------------------------------------------------------------------
 # Writing
-
-
-def masked(text: str) -> str:
-    """``text`` with credential values (``_util.mask_secret_values``) and key-shaped secrets
-    (``secrets.shapes``: ``AIza…``, ``ghp_…``, JWTs; blind check 13) shown as ``***``."""
-    from compactor.secrets.shapes import mask_key_shapes  # here: importing it costs 15 ms
-
-    return mask_secret_values(mask_key_shapes(text))  # shapes first: they collect the values
 
 
 def quote(text: str, limit: int) -> str:

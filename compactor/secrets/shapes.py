@@ -105,8 +105,9 @@ def _repeatable(value: str) -> bool:
     return len(value) >= 6 and (any(not ch.isalpha() for ch in value) or len(value) >= 12)
 
 
-def mask_key_shapes(text: str) -> str:
-    """``text`` with every key-shaped secret value shown as ``***`` (see the module doc)."""
+def mask_key_shapes(text: str, found: set[str] | None = None) -> str:
+    """``text`` with every key-shaped secret value shown as ``***`` (see the module doc);
+    ``found`` (if given) gets every value masked, for the caller to mask its repeats too."""
     lowered = text.lower() if text.isascii() else None  # (?i) reads some non-ASCII as ASCII
     seen: set[str] = set()
     for regex, hints, check in _RULES:
@@ -115,4 +116,6 @@ def mask_key_shapes(text: str) -> str:
         text = regex.sub(functools.partial(_masked, check=check, seen=seen), text)
     for value in sorted(filter(_repeatable, seen), key=len, reverse=True):
         text = re.sub(rf"(?<![\w\-]){re.escape(value)}(?![\w\-])", MASK, text)
+    if found is not None:
+        found.update(seen)
     return text

@@ -1,0 +1,89 @@
+"""One masking rule for the whole embedded summary (blind check 28: the summary of a session
+masked the user's GitHub token in §1 but printed it verbatim in §6, and printed a login
+password the user typed while §7 masked the same password in a curl's arguments).
+
+:func:`masked` masks a text with the summary's maskers (``secrets.shapes.mask_key_shapes``
+for key shapes, ``_util.mask_secret_values`` for ``name = value`` credentials); inside
+:func:`collecting` every value they mask, in any part of any render, is kept, and
+:func:`mask_repeats` then masks each of those values wherever else the finished summary holds
+it, whatever its context there (a password the user wrote as prose, a token split from its
+credential word by a line break), and a long value's fragment where a cut ended it
+(``ghp_Ab3dEf… (387 more characters)``). The placeholder is ``***`` for every value.
+
+Only the summary text is masked: messages kept verbatim after the summary are not."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from compactor._util import mask_secret_values
+
+__all__ = ["collecting", "mask_repeats", "masked"]
+
+MASK = "***"
+_FOUND: ContextVar[set[str] | None] = ContextVar("summary_secret_values", default=None)
+_WORD = re.compile(r"[\w\-]")
+_FRAGMENT = 8
+"""A fragment of a value of at least 16 characters that starts the value and is this long
+or longer, ended by a cut (not by another word character), is that value."""
+
+
+def masked(text: str) -> str:
+    """``text`` with credential values (``_util.mask_secret_values``) and key-shaped secrets
+    (``secrets.shapes``: ``AIza…``, ``ghp_…``, JWTs; blind check 13) shown as ``***``; the
+    values masked are collected when :func:`collecting` is active."""
+    from compactor.secrets.shapes import mask_key_shapes  # here: importing it costs 15 ms
+
+    found = _FOUND.get()
+    return mask_secret_values(mask_key_shapes(text, found), found)  # shapes first
+
+
+@contextmanager
+def collecting() -> Iterator[set[str]]:
+    """The values :func:`masked` masks while the block runs (one summary's renders)."""
+    found: set[str] = set()
+    token = _FOUND.set(found)
+    try:
+        yield found
+    finally:
+        _FOUND.reset(token)
+
+
+def _distinct(value: str) -> bool:
+    """A value distinctive enough to mask where else it occurs (not a plain word)."""
+    return len(value) >= 6 and (any(not ch.isalpha() for ch in value) or len(value) >= 12)
+
+
+def _spans(text: str, value: str) -> Iterator[tuple[int, int]]:
+    """Where ``text`` holds ``value`` whole, or (a long value) a fragment of its start of at
+    least :data:`_FRAGMENT` characters that a cut ended; never inside a longer word."""
+    lead = value if len(value) < 2 * _FRAGMENT else value[:_FRAGMENT]
+    start = text.find(lead)
+    while start >= 0:
+        end = start + len(lead)
+        while end < len(text) and end - start < len(value) and text[end] == value[end - start]:
+            end += 1
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not (_WORD.match(before) and _WORD.match(value[0])) and not (
+            _WORD.match(after) and (end - start < len(value) or _WORD.match(value[-1]))
+        ):
+            yield start, end
+        start = text.find(lead, end)
+
+
+def mask_repeats(text: str, values: set[str]) -> str:
+    """``text`` with every distinctive value in ``values`` masked wherever it occurs (see the
+    module doc); the longest values first, so that one containing another goes whole."""
+    for value in sorted(filter(_distinct, values), key=len, reverse=True):
+        if value[: min(len(value), _FRAGMENT)] not in text:
+            continue
+        parts, last = [], 0
+        for start, end in _spans(text, value):
+            parts += [text[last:start], MASK]
+            last = end
+        text = "".join(parts) + text[last:] if parts else text
+    return text

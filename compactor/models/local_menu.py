@@ -1,0 +1,58 @@
+"""The items of a menu the assistant offered are no decisions (blind check 28, W5: option 5 of
+an elicitation menu, "Decision Matrix — define criteria and score name options objectively",
+was listed among the decisions, though the user picked option 1).
+
+:func:`menu_items` finds, in one assistant message, each run of two or more list items
+(``1.``, ``2)``, ``-``, ``*``, ``a)``) that a choice frames: the line before the run or the
+line after it speaks of options, choosing, selecting, picking, preferring or "which one"
+("Options:", "Choose a number:", "Which do you prefer?", "You can also choose 6 …"). Those
+items are what the user may choose, not what anyone decided; the user's own reply says what
+was chosen."""
+
+from __future__ import annotations
+
+import re
+
+from compactor.facts import clean, one_line
+
+__all__ = ["menu_items", "on_menu"]
+
+_CUE_RE = re.compile(
+    r"(?im)\b(?:choose|choosing|pick one|prefer|alternatives|menu|would you like|reply with"
+    r"|which (?:one|of (?:these|them)|approach|option|would you|do you|should)"
+    r"|select (?:one|an? option|a number|from)"
+    r"|(?:two|three|four|five|several|some|a few|these|the following|\d) (?:options|choices))\b"
+    r"|(?:^[\W_]*|\b(?:your|the|possible|available) )(?:options?|choices)\s*(?:[:(]|are\b)"
+)
+"""What offers a choice: a bare "select" or "options" (a select component, build options) is
+not enough."""
+_ITEM_RE = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)]|\(?[a-zA-Z]\))\s+(\S.*)$")
+
+
+def menu_items(text: str) -> frozenset[str]:
+    """The items (one line each, without their marks) of the menus ``text`` offers."""
+    if _CUE_RE.search(text) is None:
+        return frozenset()
+    lines = clean(text).split("\n")
+    found: set[str] = set()
+    i = 0
+    while i < len(lines):
+        if _ITEM_RE.match(lines[i]) is None:
+            i += 1
+            continue
+        start, items = i, []
+        while i < len(lines) and (not lines[i].strip() or _ITEM_RE.match(lines[i])):
+            if match := _ITEM_RE.match(lines[i]):
+                items.append(match.group(1))
+            i += 1
+        before = next((x for x in reversed(lines[:start]) if x.strip()), "")
+        after = next((x for x in lines[i:] if x.strip()), "")
+        if len(items) >= 2 and (_CUE_RE.search(before) or _CUE_RE.search(after)):
+            found.update(one_line(item).replace("**", "") for item in items)
+    return frozenset(found)
+
+
+def on_menu(sentence: str, menu: frozenset[str]) -> bool:
+    """Whether a scored sentence is (part of) one of the ``menu`` items."""
+    plain = sentence.replace("**", "")
+    return any(plain in item for item in menu)
