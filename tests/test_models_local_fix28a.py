@@ -1,0 +1,62 @@
+"""Re-judged shared goldens (issue 28, rows 1270-1289): what a resuming agent was misled by -
+an approved call said to wait, one file under two paths, a self-correction as the only
+decision, a file ``install`` wrote missing, the facts a mid-work round read, the numbered items
+a user's choice names. Sessions are built here, by shape, with invented content."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from compactor.facts.destwrites import dest_writes
+from compactor.formats.registry import read_transcript
+from compactor.models.local import summarize_transcript
+
+from .cc_session import Session
+from .test_models_local_session import section
+
+
+class _Claude(Session):
+    def call(self, name: str, args: dict[str, Any], out: str, error: bool = False) -> None:
+        key = f"toolu_{self.n:04d}"
+        self.assistant([{"type": "tool_use", "id": key, "name": name, "input": args}])
+        self.user([{"type": "tool_result", "tool_use_id": key, "content": out, "is_error": error}])
+
+    def say(self, text: str) -> None:
+        self.assistant([{"type": "text", "text": text}])
+
+    def summary(self) -> str:
+        raw = b"\n".join(self.lines()) + b"\n"
+        return summarize_transcript(read_transcript("s.jsonl", raw).messages)
+
+
+# -- W4: a file a shell command writes through its destination argument ---------------------------
+
+
+def test_install_dd_and_rsync_name_the_file_they_write() -> None:
+    assert dest_writes("install -m 600 /dev/stdin /srv/app/secret < <(vault read x)".split()) == [
+        "/srv/app/secret"
+    ]
+    assert dest_writes(["install", "-D", "out/tool.bin", "/opt/tool/bin/tool"]) == [
+        "/opt/tool/bin/tool"
+    ]
+    assert dest_writes(["install", "-t", "/opt/bin", "a.sh", "b.sh"]) == [
+        "/opt/bin/a.sh",
+        "/opt/bin/b.sh",
+    ]
+    assert dest_writes(["sudo", "install", "-m", "644", "x.conf", "/etc/x.conf"]) == ["/etc/x.conf"]
+    assert dest_writes(["install", "-d", "/var/lib/app"]) == []  # a folder
+    assert dest_writes(["dd", "if=/dev/zero", "of=disk.img", "bs=1M"]) == ["disk.img"]
+    assert dest_writes(["dd", "if=img.iso", "of=/dev/sdb"]) == []  # a device
+    assert dest_writes(["rsync", "-av", "notes.md", "backup/notes.md"]) == ["backup/notes.md"]
+    assert dest_writes(["rsync", "-a", "src/", "host:/srv/"]) == []  # a folder, remote
+
+
+def test_a_file_install_wrote_is_a_change_not_no_file_changed() -> None:
+    s = _Claude()
+    s.user("The new token is in the vault at svc/relay. Update the relay credentials file.")
+    s.call("Bash", {"command": "install -m 600 /dev/stdin /etc/relay/creds < <(vault read x)"}, "")
+    s.say("Updated /etc/relay/creds (mode 600).")
+    files = section(s.summary(), 3)
+    assert "/etc/relay/creds" in files
+    assert "No file was created, edited or deleted" not in files
