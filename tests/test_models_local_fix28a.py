@@ -60,3 +60,33 @@ def test_a_file_install_wrote_is_a_change_not_no_file_changed() -> None:
     files = section(s.summary(), 3)
     assert "/etc/relay/creds" in files
     assert "No file was created, edited or deleted" not in files
+
+
+# -- W3: a self-correction is no decision ----------------------------------------------------------
+
+
+def test_a_self_correction_is_no_decision_but_a_cause_is() -> None:
+    s = _Claude()
+    s.user("The total is off by one for 0.5 values; fix it in src/calc/totals.py.")
+    s.call("Read", {"file_path": "/home/dev/board/src/calc/totals.py"}, "1\treturn int(x)\n")
+    s.say(
+        "My edit command did not use the proper indentation, Let's fix that and make sure to "
+        "use the proper indentation this time."
+    )
+    s.call(
+        "Edit",
+        {
+            "file_path": "/home/dev/board/src/calc/totals.py",
+            "old_string": "return int(x)",
+            "new_string": "return int(round(x))",
+        },
+        "The file has been updated.",
+    )
+    s.say("I made a mistake earlier in the test command. Let me try again with the right path.")
+    s.say("The cause was truncation: int() drops the fraction, so 344.5 became 344.")
+    s.call("Bash", {"command": "python check.py"}, "345")
+    decisions = section(s.summary(), 5)
+    assert "int() drops the fraction" in decisions
+    assert "proper indentation" not in decisions
+    assert "I made a mistake" not in decisions
+    assert "Let me try again" not in decisions
