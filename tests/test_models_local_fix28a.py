@@ -90,3 +90,58 @@ def test_a_self_correction_is_no_decision_but_a_cause_is() -> None:
     assert "proper indentation" not in decisions
     assert "I made a mistake" not in decisions
     assert "Let me try again" not in decisions
+
+
+# -- W2: one file under one name, a relative read resolved against the session's directory --------
+
+
+def _chat_call(n: int, name: str, args: dict[str, Any], out: str, text: str = "") -> list[bytes]:
+    call = {"id": f"call_{n}", "type": "function"}
+    call["function"] = {"name": name, "arguments": json.dumps(args)}
+    return [
+        json.dumps({"role": "assistant", "content": text, "tool_calls": [call]}).encode(),
+        json.dumps({"role": "tool", "tool_call_id": f"call_{n}", "content": out}).encode(),
+    ]
+
+
+def test_a_relative_read_and_an_absolute_edit_of_one_file_are_one_entry() -> None:
+    prompt = "\n(Open file: {})\n(Current directory: /work/repo)\nbash-$"
+    lines = [
+        json.dumps({"role": "system", "content": "You are an autonomous programmer."}).encode(),
+        json.dumps({"role": "user", "content": "Fix the rounding in the duration field."}).encode(),
+        *_chat_call(
+            1,
+            "find_file",
+            {"file_name": "durations.py"},
+            "Found 1 matches in /work/repo/"
+            "lib:\n/work/repo/lib/durations.py" + prompt.format("n/a"),
+        ),
+        *_chat_call(
+            2,
+            "open",
+            {"path": "lib/durations.py"},
+            "[File: lib/durations.py (90 lines "
+            "total)]\n41:    return int(secs / unit)"
+            + prompt.format("/work/repo/lib/durations.py"),
+        ),
+        *_chat_call(
+            3,
+            "edit",
+            {"search": "int(secs / unit)", "replace": "int(round(secs / unit))"},
+            "Text replaced.\n[File: /work/repo/lib/durations.py (90 lines total)]\n41:    "
+            "return int(round(secs / unit))" + prompt.format("/work/repo/lib/durations.py"),
+        ),
+        *_chat_call(
+            4,
+            "open",
+            {"path": "setup.cfg"},
+            "[File: setup.cfg (20 lines total)]\n1:"
+            "[metadata]" + prompt.format("/work/repo/setup.cfg"),
+        ),
+    ]
+    raw = b"\n".join(lines) + b"\n"
+    files = section(summarize_transcript(read_transcript("s.jsonl", raw).messages), 3)
+    assert "/work/repo/lib/durations.py (edited" in files
+    read = next(line for line in files.splitlines() if "Read, not changed" in line)
+    assert "durations.py" not in read  # the edited file, not also "not changed"
+    assert "setup.cfg" in read
