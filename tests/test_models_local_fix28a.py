@@ -13,6 +13,7 @@ from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 
 from .cc_session import Session
+from .codex_rollout import rec
 from .test_models_local_session import section
 
 
@@ -145,3 +146,59 @@ def test_a_relative_read_and_an_absolute_edit_of_one_file_are_one_entry() -> Non
     read = next(line for line in files.splitlines() if "Read, not changed" in line)
     assert "durations.py" not in read  # the edited file, not also "not changed"
     assert "setup.cfg" in read
+
+
+# -- W1: an escalated call a later record approved is not waiting for approval ------------------
+
+
+def _escalated(key: str, command: str, prefix: list[str], why: str) -> dict[str, Any]:
+    args = {
+        "cmd": command,
+        "workdir": "/w/site",
+        "sandbox_permissions": "require_escalated",
+        "justification": why,
+        "prefix_rule": prefix,
+    }
+    item = {"type": "function_call", "name": "exec_command", "arguments": json.dumps(args)}
+    return rec("response_item", {**item, "call_id": key})
+
+
+def test_an_escalated_call_a_later_record_approved_is_not_waiting() -> None:
+    records = [
+        rec("session_meta", {"id": "1a2b3c4d-0000-4000-8000-000000000028", "cwd": "/w/site"}),
+        rec("turn_context", {"cwd": "/w/site"}),
+        rec(
+            "response_item",
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "publish the release notes"}],
+            },
+        ),
+        _escalated(
+            "call_1",
+            "bash /opt/tools/publish.sh notes.md",
+            ["bash", "/opt/tools/publish.sh"],
+            "Allow publishing the notes?",
+        ),
+        _escalated("call_2", "git remote -v", ["git", "remote"], "Allow reading the remote URL?"),
+        rec(
+            "response_item",
+            {
+                "type": "message",
+                "role": "developer",
+                "content": [
+                    {
+                        "type": "input_text",
+                        "text": 'Approved command prefix saved:\n- ["bash", "/opt/tools/publish.sh"]',
+                    }
+                ],
+            },
+        ),
+    ]
+    raw = b"".join(json.dumps(r).encode() + b"\n" for r in records)
+    pending = section(summarize_transcript(read_transcript("r.jsonl", raw).messages), 7)
+    publish = next(line for line in pending.splitlines() if "publish.sh" in line)
+    remote = next(line for line in pending.splitlines() if "git remote -v" in line)
+    assert "the user approved it" in publish and "waits for" not in publish
+    assert "waits for the user's approval" in remote  # no approval names it
