@@ -202,3 +202,23 @@ def test_an_escalated_call_a_later_record_approved_is_not_waiting() -> None:
     remote = next(line for line in pending.splitlines() if "git remote -v" in line)
     assert "the user approved it" in publish and "waits for" not in publish
     assert "waits for the user's approval" in remote  # no approval names it
+
+
+# -- M2: a choice by number names the items it picks ------------------------------------------------
+
+
+def test_a_choice_by_number_names_the_items_of_the_list_it_answers() -> None:
+    s = _Claude()
+    s.user("what gaps do you see in the lending space?")
+    s.say(
+        "Here are the gaps I found:\n\n**1. Fixed-rate vaults** — nobody ships them\n"
+        "**2. Invoice factoring for freelancers**\n**3. Cross-chain collateral registry**\n"
+        "**4. Credit scores from payroll data** — regulatory risk\n\nWhich ones should I dig into?"
+    )
+    s.user("ok now ditch number 2 and 4.")
+    s.say("Dropped them; focusing on 1 and 3.")
+    decisions = section(s.summary(), 5)
+    line = next(x for x in decisions.splitlines() if "Decided by the user" in x)
+    assert "2: Invoice factoring for freelancers" in line
+    assert "4: Credit scores from payroll data" in line
+    assert "Fixed-rate" not in line
