@@ -11,6 +11,7 @@ from typing import Any
 from compactor.facts.destwrites import dest_writes
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
+from compactor.models.local_readfacts import read_fact
 
 from .cc_session import Session
 from .codex_rollout import rec
@@ -222,3 +223,67 @@ def test_a_choice_by_number_names_the_items_of_the_list_it_answers() -> None:
     assert "2: Invoice factoring for freelancers" in line
     assert "4: Credit scores from payroll data" in line
     assert "Fixed-rate" not in line
+
+
+# -- M1: the facts a context-gathering read established survive --------------------------------------
+
+
+def test_what_context_reads_established_is_kept_for_the_work_in_flight() -> None:
+    s = _Claude()
+    s.user("draft the grant application for this project; repo link and proof of work included")
+    s.call(
+        "Bash",
+        {"command": "git remote -v"},
+        "origin\thttps://git.example.org/ana/tidepool.git "
+        "(fetch)\norigin\thttps://git.example.org/ana/tidepool.git (push)\n",
+    )
+    s.call(
+        "Bash",
+        {"command": "git log --oneline -5"},
+        "4be91c2 feat: tide tables offline\n77aa010 fix: chart axis\n0c1d2e3 docs: usage\n",
+    )
+    s.call(
+        "Bash",
+        {"command": "cat package.json"},
+        json.dumps(
+            {"name": "tidepool", "version": "2.3.1", "description": "Offline tide charts"}, indent=2
+        ),
+    )
+    s.call(
+        "Bash",
+        {"command": "cat README.md"},
+        "# Tidepool\n\n[![ci](https://img.shields.io/b"
+        "adge/ci-green)](https://x)\nLive at https://tidepool.example.org and docs.\n",
+    )
+    for n in range(14):  # later rounds of other work push the reads out of the call list
+        s.call("Bash", {"command": f"ls docs/part{n}"}, f"page{n}.md\n")
+    key = f"toolu_{s.n:04d}"
+    s.assistant(
+        [
+            {
+                "type": "tool_use",
+                "id": key,
+                "name": "Bash",
+                "input": {"command": "python draft.py > application.md"},
+            }
+        ]
+    )
+    text = s.summary()
+    assert "https://git.example.org/ana/tidepool.git" in text
+    assert "4be91c2 feat: tide tables offline (3 listed)" in text
+    assert "name tidepool, version 2.3.1, description Offline tide charts" in text
+    assert "title Tidepool" in text and "https://tidepool.example.org" in text
+    assert "img.shields.io" not in text
+
+
+def test_read_facts_by_shape() -> None:
+    full = "commit 0123456789abcdef0123\nAuthor: A <a@x>\nDate:   Mon\n\n    fix: the sum\n"
+    assert read_fact("git log -1", full) == "latest commit 0123456789ab fix: the sum"
+    toml = '[project]\nname = "tidecalc"\nversion = "0.4.0"\n'
+    assert read_fact("cat pyproject.toml", toml) == "pyproject.toml: name tidecalc, version 0.4.0"
+    assert (
+        read_fact("git rev-parse --abbrev-ref HEAD", "release/2.3\n")
+        == "git rev-parse: release/2.3"
+    )
+    assert read_fact("cat notes.txt", "https://x.example.org\n") == ""  # no fact of a known shape
+    assert read_fact("git remote get-url origin", "git@host:a/b.git\n") == ""  # not a URL line

@@ -28,6 +28,7 @@ from compactor.facts import (
 from compactor.facts.bounded import is_startup_noise
 
 from .local_noise import is_usage_footer
+from .local_readfacts import read_fact
 from .local_text import call_line, is_result_line, printed_lines
 
 __all__ = ["UNTRACKED", "Printed", "printed", "read_output"]
@@ -98,6 +99,7 @@ def read_output(outputs: list[Printed], index: int, call: Call, text: str) -> No
         outputs[:] = [o for o in outputs if not o[3].startswith(UNTRACKED)]
         if found == UNTRACKED:
             return  # no untracked file (any more)
+    found = found or read_fact(command_of(call) or "", text)  # a remote, a version (M1)
     if found:
         outputs.append((index, 2, one_line(call_line(call, 160)), one_line(found)))
 
