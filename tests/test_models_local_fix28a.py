@@ -98,8 +98,8 @@ def test_a_self_correction_is_no_decision_but_a_cause_is() -> None:
 
 
 def _chat_call(n: int, name: str, args: dict[str, Any], out: str, text: str = "") -> list[bytes]:
-    call = {"id": f"call_{n}", "type": "function"}
-    call["function"] = {"name": name, "arguments": json.dumps(args)}
+    function = {"name": name, "arguments": json.dumps(args)}
+    call: dict[str, Any] = {"id": f"call_{n}", "type": "function", "function": function}
     return [
         json.dumps({"role": "assistant", "content": text, "tool_calls": [call]}).encode(),
         json.dumps({"role": "tool", "tool_call_id": f"call_{n}", "content": out}).encode(),
@@ -191,7 +191,8 @@ def test_an_escalated_call_a_later_record_approved_is_not_waiting() -> None:
                 "content": [
                     {
                         "type": "input_text",
-                        "text": 'Approved command prefix saved:\n- ["bash", "/opt/tools/publish.sh"]',
+                        "text": "Approved command prefix saved:\n"
+                        '- ["bash", "/opt/tools/publish.sh"]',
                     }
                 ],
             },
@@ -205,7 +206,7 @@ def test_an_escalated_call_a_later_record_approved_is_not_waiting() -> None:
     assert "waits for the user's approval" in remote  # no approval names it
 
 
-# -- M2: a choice by number names the items it picks ------------------------------------------------
+# -- M2: a choice by number names the items it picks -----------------------------------------
 
 
 def test_a_choice_by_number_names_the_items_of_the_list_it_answers() -> None:
@@ -225,7 +226,7 @@ def test_a_choice_by_number_names_the_items_of_the_list_it_answers() -> None:
     assert "Fixed-rate" not in line
 
 
-# -- M1: the facts a context-gathering read established survive --------------------------------------
+# -- M1: the facts a context-gathering read established survive ------------------------------
 
 
 def test_what_context_reads_established_is_kept_for_the_work_in_flight() -> None:

@@ -18,7 +18,9 @@ from compactor._util import lazy_pattern
 
 __all__ = ["is_self_correction"]
 
-_STEP = r"(?:edit|edits|command|commands|change|changes|attempt|call|patch|replacement|syntax|search)"
+_STEP = (
+    r"(?:edit|edits|command|commands|change|changes|attempt|call|patch|replacement|syntax|search)"
+)
 _SELF_FIX_RE = lazy_pattern(
     # my edit command did not … / my last attempt was wrong ("the last command failed" is a
     # result, often with its cause: not read)
@@ -27,7 +29,8 @@ _SELF_FIX_RE = lazy_pattern(
     r"introduced|caused|broke|is (?:not|wrong|incorrect))"
     r"|\bI (?:made|introduced) (?:a |an |some )?(?:\w+ )?(?:mistake|error|typo)s?\b"
     r"|\b(?:oops|my bad|my mistake|my apologies|I apologi[sz]e)\b"
-    r"|\b(?:let me|let's|let us|I'll|I will) (?:try (?:that |this |it )?again|redo (?:that|this|it)\b|"
+    r"|\b(?:let me|let's|let us|I'll|I will) "
+    r"(?:try (?:that |this |it )?again|redo (?:that|this|it)\b|"
     r"fix (?:that|this|it)(?: (?:and|now|then)\b|\W*$)|correct (?:that|this|my)\b)",
     re.IGNORECASE,
 )

@@ -40,7 +40,7 @@ _BADGES = ("img.shields.io", "badge", "badgen.net", "github.com/actions")
 
 
 def _remotes(body: str) -> str:
-    found = {name: url for name, url in _REMOTE_RE.findall(body)}
+    found = dict(_REMOTE_RE.findall(body))
     if not found:
         urls = [u for u in (x.strip() for x in body.splitlines()) if _URL_RE.fullmatch(u)]
         return "remote " + ", ".join(dict.fromkeys(urls)) if urls else ""
@@ -85,9 +85,7 @@ def _manifest(name: str, body: str) -> str:
 
 def _readme(body: str) -> str:
     heading = _HEADING_RE.search(body)
-    urls = [
-        u.rstrip(".,;") for u in _URL_RE.findall(body[:20_000]) if not any(b in u for b in _BADGES)
-    ]
+    urls = [u.rstrip(".,;") for u in _URL_RE.findall(body) if not any(b in u for b in _BADGES)]
     links = list(dict.fromkeys(urls))[:3]
     parts = [f"title {cut(heading.group(1).strip(), 100)}"] if heading else []
     if links:
@@ -96,24 +94,28 @@ def _readme(body: str) -> str:
 
 
 def read_fact(command: str, text: str) -> str:
-    """The fact a reading command's output establishes (module docstring); "" for others."""
-    ran = programs(command)
+    """The fact a reading command's output establishes (module docstring); "" for others.
+    The command's shape is read first: other reads cost no copy of their output."""
+    ran = programs(command) if command else []
     if not ran:
         return ""
-    body = strip_output_header(text).replace("\r\n", "\n")
-    if not body.strip():
-        return ""
     if "git remote" in ran:
-        return _remotes(body)
+        return _remotes(_body(text))
     if "git log" in ran:
-        return _log(body)
-    if any(p in _ONE_ANSWER for p in ran) and len(body.strip().splitlines()) == 1:
-        return f"{ran[-1]}: {cut(body.strip(), 120)}"
+        return _log(_body(text[:200_000]))
+    if any(p in _ONE_ANSWER for p in ran):
+        body = _body(text[:2_000]).strip()
+        return f"{ran[-1]}: {cut(body, 120)}" if body and "\n" not in body else ""
     if ran[0] not in _READERS:
         return ""
     manifest = _MANIFEST_RE.search(command)
     if manifest is not None:
-        return _manifest(manifest.group(1), body)
+        return _manifest(manifest.group(1), _body(text[:200_000]))
     if _README_RE.search(command) is not None:
-        return _readme(body)
+        return _readme(_body(text[:20_000]))
     return ""
+
+
+def _body(text: str) -> str:
+    body = strip_output_header(text)
+    return body.replace("\r\n", "\n") if "\r" in body else body

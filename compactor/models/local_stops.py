@@ -13,7 +13,15 @@ import json
 import re
 
 from compactor._util import lazy_pattern
-from compactor.facts import ESCALATED, STOPPED, Call, command_of, escalated, justification, shell_words
+from compactor.facts import (
+    ESCALATED,
+    STOPPED,
+    Call,
+    command_of,
+    escalated,
+    justification,
+    shell_words,
+)
 
 from .local_session import Session
 from .local_text import call_line, code, quote
@@ -34,7 +42,7 @@ IN_FLIGHT = "in flight when the session was saved"
 _APPROVED_RE = lazy_pattern(r"^\s*Approved command prefix saved\b")
 _PREFIX_LINE_RE = lazy_pattern(r"^\s*-\s*(\[.*\])\s*$", re.MULTILINE)
 APPROVED = (
-    "; the user approved it (a later record: \"Approved command prefix saved\"), so it ran or is "
+    '; the user approved it (a later record: "Approved command prefix saved"), so it ran or is '
     "still running outside the sandbox: do not ask for approval again; its result is not in the "
     "transcript: look for its side effects"
 )
@@ -71,7 +79,9 @@ def approved_calls(s: Session) -> frozenset[str]:
         if e.role in ("system", "developer", "user") and _APPROVED_RE.match(e.text):
             for prefix in _prefixes(e.text):
                 found.update(
-                    c.id for c in waiting if c.index < e.index and _words(c)[: len(prefix)] == prefix
+                    c.id
+                    for c in waiting
+                    if c.index < e.index and _words(c)[: len(prefix)] == prefix
                 )
     return frozenset(found)
 
