@@ -256,6 +256,7 @@ def test_what_context_reads_established_is_kept_for_the_work_in_flight() -> None
         "# Tidepool\n\n[![ci](https://img.shields.io/b"
         "adge/ci-green)](https://x)\nLive at https://tidepool.example.org and docs.\n",
     )
+    s.call("Bash", {"command": "git status --short"}, " M src/tides.ts\n?? notes/\n")
     for n in range(14):  # later rounds of other work push the reads out of the call list
         s.call("Bash", {"command": f"ls docs/part{n}"}, f"page{n}.md\n")
     key = f"toolu_{s.n:04d}"
@@ -275,6 +276,7 @@ def test_what_context_reads_established_is_kept_for_the_work_in_flight() -> None
     assert "name tidepool, version 2.3.1, description Offline tide charts" in text
     assert "title Tidepool" in text and "https://tidepool.example.org" in text
     assert "img.shields.io" not in text
+    assert "untracked (not committed): notes/; changed, not committed: src/tides.ts (M)" in text
 
 
 def test_read_facts_by_shape() -> None:
