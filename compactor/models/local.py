@@ -71,7 +71,7 @@ from .local_state import (
     next_step_notes,
     round_facts,
 )
-from .local_stops import IN_FLIGHT, in_flight_items, in_flight_step, sandbox_reasons
+from .local_stops import IN_FLIGHT, flight_items, in_flight_step
 from .local_subfiles import shell_made
 from .local_tail import TAIL, modelled_pair
 from .local_tasklist import active_items, stale_note, task_items
@@ -360,8 +360,7 @@ def _pending(s: Session, lim: Limits) -> str:
         said += polls.get(bg.key, "")
         key = f" (id {bg.key})" if bg.key and bg.key != bg.command else ""
         items.append(f"{running_head(bg)}: {code(bg.command)}{key}{said}")
-    flying = in_flight_items(s.in_flight, lim.item * 2, lim.items, awaiting_plan(s))
-    items.extend([*flying, *sandbox_reasons(s, 200)])
+    items.extend(flight_items(s, lim.item * 2, lim.items, awaiting_plan(s)))
     items.extend(blocked_items(s, lim.item))
     last = s.last_request
     if last is not None and not s.turn_ended:

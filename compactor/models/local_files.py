@@ -9,7 +9,8 @@
 * ``apply_patch`` patches (Codex), also inside a shell command's here-document or a code-mode
   script's string literal;
 * shell commands: ``> file`` / ``>> file`` redirections (with the here-document body as
-  content), ``tee``, ``sed -i``, ``perl -pi``, ``touch``, ``rm``, ``mv``/``cp`` targets, and
+  content), ``tee``, ``sed -i``, ``perl -pi``, ``touch``, ``rm``, ``mv``/``cp`` targets,
+  ``install``/``dd of=``/``rsync`` destinations (:mod:`compactor.facts.destwrites`), and
   PowerShell's ``Set-Content``/``Add-Content``/``Out-File``/``New-Item``/``Remove-Item``;
 * files a script inside a shell command writes (``python - <<'PY' … Path(p).write_text(…)``,
   ``open(p, 'w')``, ``fs.writeFileSync``): :data:`SCRIPT_CHANGE` (issue 28, blind check 10).
@@ -28,6 +29,7 @@ from dataclasses import replace as with_fields
 from compactor._util import lazy_pattern
 from compactor.facts import Call, clean_path, command_of, cut, shell_words
 from compactor.facts.converters import PATTERN_ACTION, converter_output, fill_assigned, is_pattern
+from compactor.facts.destwrites import DEST_WRITERS, dest_writes
 from compactor.facts.shellwrites import script_writes
 
 from .local_heredoc import EXPANDED_NOTE, as_printed, heredoc_text
@@ -407,6 +409,8 @@ def _read_shell_changes(command: str) -> list[Change]:
         elif made_by := converter_output(words):  # ffmpeg/magick/cwebp's output (blind 25)
             p = fill_assigned(made_by[0], command)
             out.append(Change(p, PATTERN_ACTION if is_pattern(p) else "written"))
+        elif prog in DEST_WRITERS:  # install -m 600 SRC DEST, dd of=, rsync (blind 28 W4)
+            out.extend(Change(p, "written") for w in dest_writes(words) if (p := _target(w)))
         elif prog in ("mv", "cp") and len(rest) >= 2 and (p := _target(rest[-1])):
             out.append(Change(p, "written"))
             if prog == "mv":

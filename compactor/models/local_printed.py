@@ -28,6 +28,7 @@ from compactor.facts import (
 from compactor.facts.bounded import is_startup_noise
 
 from .local_noise import is_usage_footer
+from .local_readfacts import read_fact
 from .local_text import call_line, is_result_line, printed_lines
 
 __all__ = ["UNTRACKED", "Printed", "printed", "read_output"]
@@ -41,7 +42,11 @@ _HEAD_CHARS, _HEAD_LINES = 4_000, 12
 _LOG_PROGRAMS = frozenset({"journalctl", "docker logs", "kubectl logs", "systemctl status"})
 UNTRACKED = "untracked (not committed): "
 """How the untracked files a ``git status`` listed start their line."""
+CHANGED = "changed, not committed: "
+"""How the changed tracked files a ``git status`` listed start their line (re-judged M1)."""
 _SHORT_UNTRACKED_RE = lazy_pattern(r"^\?\? (.+)$", re.MULTILINE)
+_SHORT_CHANGED_RE = lazy_pattern(r"^([MADRCU ][MADRCU]|[MADRCU][MADRCU ]) (.+)$", re.MULTILINE)
+_LONG_CHANGED_RE = lazy_pattern(r"^\t(modified|deleted|new file|renamed):\s+(.+)$", re.MULTILINE)
 _LONG_UNTRACKED_RE = lazy_pattern(
     r"^Untracked files:\n(?:\s*\(use .*\n)?((?:\t.*\n?)+)", re.MULTILINE
 )
@@ -90,14 +95,27 @@ def untracked_paths(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def changed_paths(text: str) -> list[str]:
+    """The changed tracked files a ``git status`` output lists, each with its status (`` M
+    app.tsx`` → ``app.tsx (M)``; the long form's ``modified:   app.tsx`` → ``app.tsx
+    (modified)``)."""
+    found = [
+        f"{m.group(2).strip()} ({m.group(1).strip()})" for m in _SHORT_CHANGED_RE.finditer(text)
+    ]
+    found += [f"{m.group(2).strip()} ({m.group(1)})" for m in _LONG_CHANGED_RE.finditer(text)]
+    return list(dict.fromkeys(found))
+
+
 def read_output(outputs: list[Printed], index: int, call: Call, text: str) -> None:
     """Add what a reading command's output holds worth a line (:func:`log_found`) to
-    ``outputs``; a ``git status`` replaces the untracked files an earlier one listed."""
+    ``outputs``; a ``git status`` replaces the untracked and changed files an earlier one
+    listed."""
     found = log_found(call, text)
-    if found.startswith(UNTRACKED):
-        outputs[:] = [o for o in outputs if not o[3].startswith(UNTRACKED)]
+    if found.startswith((UNTRACKED, CHANGED)):
+        outputs[:] = [o for o in outputs if not o[3].startswith((UNTRACKED, CHANGED))]
         if found == UNTRACKED:
             return  # no untracked file (any more)
+    found = found or read_fact(command_of(call) or "", text)  # a remote, a version (M1)
     if found:
         outputs.append((index, 2, one_line(call_line(call, 160)), one_line(found)))
 
@@ -111,9 +129,12 @@ def log_found(call: Call, text: str) -> str:
         return ""
     ran = programs(command)
     if "git status" in command and any(p.startswith("git") for p in ran):
-        found = untracked_paths(text)
-        shown = ", ".join(found[:8]) + (f", … ({len(found) - 8} more)" if len(found) > 8 else "")
-        return UNTRACKED + shown if found else UNTRACKED
+        parts = [
+            head + ", ".join(found[:8]) + (f", … ({len(found) - 8} more)" if len(found) > 8 else "")
+            for head, found in ((UNTRACKED, untracked_paths(text)), (CHANGED, changed_paths(text)))
+            if found
+        ]
+        return "; ".join(parts) or UNTRACKED
     if ".log" in command or any(p in _LOG_PROGRAMS for p in ran):
         return " | ".join(last_error_lines(scan_window(text), 3))  # the latest: went wrong last
     return ""

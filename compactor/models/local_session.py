@@ -100,6 +100,7 @@ PLAN_TOOLS = frozenset(
 )
 _SEARCH_TOOL_RE = lazy_pattern(r"grep|glob|search|find|list|^ls$", re.IGNORECASE)
 _FILE_MARKER_RE = lazy_pattern(r"\[File: (\S+) \(\d+ lines total\)\]|\(Open file: ([^)\n]+)\)")
+_CWD_MARKER_RE = lazy_pattern(r"\(Current directory: (/[^)\n]*)\)")  # SWE-agent's prompt
 DELIVERABLE_CHARS, _SHORT_REPLY, _RETRY_WINDOW = 500, 40, 64  # retry: last this-many errors
 
 
@@ -409,6 +410,8 @@ class _Builder:
         changes = self.places.follow(call, changes, s.files, self.by_name, index)
         for change in changes:
             self.file_state(change.path).apply(change, call.name, index)
+        if not call.cwd and (mark := _CWD_MARKER_RE.search(r.text[-400:])) is not None:
+            self.places.shell = mark.group(1).rstrip("/") or "/"  # where the next calls run
         if reading:
             self.read(call)
             read_output(self.s.outputs, index, call, r.text)  # a log's errors, untracked files
@@ -500,13 +503,14 @@ class _Builder:
             return  # a search names a directory or a pattern, not a file it read
         for key in ("file_path", "path", "filename", "notebook_path"):
             value = call.args.get(key)
-            if isinstance(value, str) and value:
-                self.s.reads.setdefault(value, None)
+            if isinstance(value, str) and value:  # one file under one name (re-judged W2)
+                self.s.reads.setdefault(self.places.resolve(self.places.base(call), value), None)
                 return
         command = command_of(call)
         if command is not None and programs(command)[:1] in (["cat"], ["sed"], ["head"], ["nl"]):
+            where = self.places.base(call)
             for _, path in paths(command):
-                self.s.reads.setdefault(path, None)
+                self.s.reads.setdefault(self.places.resolve(where, path), None)
 
     def output(self, call: Call, r: Result, index: int) -> None:
         """What a successful command printed (:func:`.local_established.established`: an install,

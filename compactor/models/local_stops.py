@@ -1,26 +1,103 @@
 """Calls the session left open or the user stopped (blind check 11): calls in flight (an escalated
-one waits for the user's approval, and says why it asked) and the words of an aborted call."""
+one waits for the user's approval, and says why it asked) and the words of an aborted call.
+
+An escalated call a later record approves is not waiting (re-judged goldens W1, soul: Codex's
+developer message "Approved command prefix saved: - ["bash", ".../export-session.sh"]" came
+after the escalated export, yet §7 said it "waits for the user's approval"):
+:func:`approved_calls` links such an approval to the in-flight escalated calls before it whose
+``prefix_rule`` is the saved prefix, or whose command starts with its words."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from compactor._util import lazy_pattern
-from compactor.facts import ESCALATED, STOPPED, Call, escalated, justification
+from compactor.facts import (
+    ESCALATED,
+    STOPPED,
+    Call,
+    command_of,
+    escalated,
+    justification,
+    shell_words,
+)
 
 from .local_planmode import is_plan_approval
 from .local_session import Session
 from .local_text import call_line, code, quote
 
-__all__ = ["IN_FLIGHT", "in_flight_items", "in_flight_step", "sandbox_reasons", "stopped_how"]
+__all__ = [
+    "IN_FLIGHT",
+    "approved_calls",
+    "flight_items",
+    "in_flight_items",
+    "in_flight_step",
+    "sandbox_reasons",
+    "stopped_how",
+]
 
 IN_FLIGHT = "in flight when the session was saved"
 
 
-def in_flight_items(flying: list[Call], width: int, most: int, plan: str = "") -> list[str]:
+_APPROVED_RE = lazy_pattern(r"^\s*Approved command prefix saved\b")
+_PREFIX_LINE_RE = lazy_pattern(r"^\s*-\s*(\[.*\])\s*$", re.MULTILINE)
+APPROVED = (
+    '; the user approved it (a later record: "Approved command prefix saved"), so it ran or is '
+    "still running outside the sandbox: do not ask for approval again; its result is not in the "
+    "transcript: look for its side effects"
+)
+
+
+def _prefixes(text: str) -> list[list[str]]:
+    """The command prefixes an approval record saves (``- ["bash", "/x/run.sh"]`` lines)."""
+    out: list[list[str]] = []
+    for m in _PREFIX_LINE_RE.finditer(text):
+        try:
+            words = json.loads(m.group(1))
+        except ValueError:
+            continue
+        if isinstance(words, list) and words and all(isinstance(w, str) for w in words):
+            out.append(words)
+    return out
+
+
+def _words(call: Call) -> list[str]:
+    rule = call.args.get("prefix_rule")
+    if isinstance(rule, list) and rule and all(isinstance(w, str) for w in rule):
+        return rule
+    command = command_of(call)
+    return shell_words(command) if command else []
+
+
+def approved_calls(s: Session) -> frozenset[str]:
+    """The ids of the escalated in-flight calls a later record approved."""
+    waiting = [c for c in s.in_flight if escalated(c)]
+    if not waiting:
+        return frozenset()
+    found: set[str] = set()
+    for e in s.entries:
+        if e.role in ("system", "developer", "user") and _APPROVED_RE.match(e.text):
+            for prefix in _prefixes(e.text):
+                found.update(
+                    c.id
+                    for c in waiting
+                    if c.index < e.index and _words(c)[: len(prefix)] == prefix
+                )
+    return frozenset(found)
+
+
+def in_flight_items(
+    flying: list[Call],
+    width: int,
+    most: int,
+    plan: str = "",
+    approved: frozenset[str] = frozenset(),
+) -> list[str]:
     """Section 7's lines for calls without a result (none when there are none). ``plan``
     (:func:`~compactor.models.local_planmode.awaiting_plan`): a plan-approval call among them
-    waits for the user's answer, it is not to be checked and run again (blind check 28, W3)."""
+    waits for the user's answer, it is not to be checked and run again (blind check 28, W3); an
+    escalated call in ``approved`` is said approved, not waiting."""
     if not flying:
         return []
     if plan and all(is_plan_approval(c.name) for c in flying):
@@ -36,7 +113,8 @@ def in_flight_items(flying: list[Call], width: int, most: int, plan: str = "") -
     return [
         head,
         *(
-            f"  {call_line(c, width, keep_end=True)}{_approval(c, width, plan)}"
+            f"  {call_line(c, width, keep_end=True)}"
+            + (APPROVED if c.id in approved else _approval(c, width, plan))
             for c in flying[:most]
         ),
     ]
@@ -99,3 +177,10 @@ def sandbox_reasons(s: Session, width: int) -> list[str]:
             said = quote(f"…{found.group(0)}…" if found else text, width)
             lines.append(f"  Escalated because its run in the sandbox failed: {said}")
     return lines
+
+
+def flight_items(s: Session, width: int, most: int, plan: str = "") -> list[str]:
+    """Section 7's lines for the calls in flight (approved ones said so; ``plan``: see
+    :func:`in_flight_items`), then why the escalated ones asked."""
+    flying = in_flight_items(s.in_flight, width, most, plan, approved_calls(s))
+    return [*flying, *sandbox_reasons(s, 200)]

@@ -32,6 +32,7 @@ from compactor.facts import (
     shorten,
 )
 from compactor.facts.masked import failure_report
+from compactor.facts.selffix import is_self_correction
 
 from .local_harness import is_harness_error
 from .local_headings import sections_in_order, without_closing
@@ -362,6 +363,8 @@ def decision_score(sentence: str) -> int:
         return 0  # table rows, links, headings, quotes
     if not may_state_decision(sentence) or _ANY_DECISION_RE.search(sentence) is None:
         return 0  # one pass: no keyword of any weight
+    if is_self_correction(sentence):
+        return 0  # "my edit did not …, let's fix that": how the work went (re-judged W3)
     strong = _DONE_PREFIX_RE.match(sentence) or _STRONG_RE.search(sentence)
     if _INTENT_RE.match(sentence):
         return 2 if strong else 0  # "Let me …" is a plan, unless it says why
