@@ -26,12 +26,31 @@ _CUE_RE = re.compile(
 )
 """What offers a choice: a bare "select" or "options" (a select component, build options) is
 not enough."""
+_CUE_WORDS = (
+    "choos",
+    "pick one",
+    "prefer",
+    "alternatives",
+    "menu",
+    "would you like",
+    "reply with",
+    "which ",
+    "select ",
+    "option",
+    "choice",
+)
+"""Words one of which every :data:`_CUE_RE` match holds (lower-cased): looked for first, as
+plain substrings (the case-insensitive alternation cost 0.39 s over the 7,733 assistant
+messages of the 50 MB bench transcript)."""
 _ITEM_RE = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)]|\(?[a-zA-Z]\))\s+(\S.*)$")
 
 
 def menu_items(text: str) -> frozenset[str]:
     """The items (one line each, without their marks) of the menus ``text`` offers."""
-    if _CUE_RE.search(text) is None:
+    if "\n" not in text and "\r" not in text:  # a menu: two list items or more, one a line
+        return frozenset()
+    low = text.lower()
+    if not any(w in low for w in _CUE_WORDS) or _CUE_RE.search(text) is None:
         return frozenset()
     lines = clean(text).split("\n")
     found: set[str] = set()
