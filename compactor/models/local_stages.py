@@ -137,7 +137,10 @@ def _restores(command: str) -> set[str]:
     return found
 
 
+@functools.lru_cache(maxsize=4096)
 def _command(sig: tuple[str, str, frozenset[str]]) -> str:
+    """The command a shell call's signature holds (read once per signature: every success is
+    compared with each open failure)."""
     return next((t[2:] for t in sig[2] if t.startswith("$ ")), "")
 
 
