@@ -33,7 +33,7 @@ from .local_answers import answer_room
 from .local_blocked import blocked_items, blocked_step
 from .local_dialogue import resolved
 from .local_earlier import encrypted_line
-from .local_errlines import no_errors_items, read_error_items
+from .local_errlines import distinct_errors, no_errors_items, read_error_items
 from .local_evalnotice import evaluated_items, evaluated_step
 from .local_files import file_item
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
@@ -244,12 +244,17 @@ def _files(s: Session, lim: Limits) -> str:
 
 
 def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str]:
-    """One failed call, or a run of failures of the same call (its last failure speaks)."""
+    """One failed call, or a run of failures of the same call (its last failure speaks; when
+    their errors differ, each error is named in order)."""
     err = group[-1]
     status = f" (exit code {err.outcome.exit_code})" if err.outcome.exit_code else ""
     times = f" {len(group)} times" if len(group) > 1 else ""
     lines = err.outcome.lines[:2]
     what = ": " + " | ".join(cut(x, lim.item) for x in lines) if lines else ""
+    if len(keys := distinct_errors([e.outcome.lines[0] for e in group if e.outcome.lines])) > 1:
+        # each failure's own error, in order, never the last one for all (blind check 29 W3)
+        keys[1:-1] = keys[1:-1] if len(keys) < 4 else [f"… ({len(keys) - 2} other errors)"]
+        what = ": " + ", then ".join(cut(x, lim.item) for x in keys)
     failed = "was stopped" if err.after == "interrupted" and not err.by else "failed"
     if is_refused(err):  # the user's decision, not a failure (blind check 26)
         failed, what = REFUSED_ITEM, ""

@@ -26,6 +26,7 @@ from .local_usershell import shell_error_items
 
 _PASSED_RE = re.compile(r"\b\d+ (?:passed|passing)\b(?!.*\b[1-9]\d* fail)", re.IGNORECASE)
 """A test run's count line that reports passes and no failure (``Tests: 223 passed``)."""
+_NUMBER_RE = re.compile(r"\d+")
 _LINES_MOST = 3
 _CALLS_MOST = 4
 _RESULTS = attrgetter("results")
@@ -161,3 +162,13 @@ def _read_error_items(s: Session, width: int) -> list[str]:
         "These reads did not fail, but what they read holds error lines:",
         *(f"  {item}" for item in printed),
     ]
+
+
+def distinct_errors(lines: list[str]) -> list[str]:
+    """The key error lines of a run of failures of one call, each kind once (its first), in
+    order; lines alike but for a number are one kind (a flaky test's "(run 1)" … "(run 4)"):
+    blind check 29 W3 printed the last failure's SyntaxError for a first one's TypeError."""
+    kinds: dict[str, str] = {}
+    for line in lines:
+        kinds.setdefault(_NUMBER_RE.sub("#", line), line)
+    return list(kinds.values())

@@ -1,0 +1,110 @@
+"""Blind check 29's wrong statements, on sessions built here by shape (fix28b): a merged
+repeated failure keeps each failure's own error (W3), a wait on a subagent is fixed only by a
+wait on the same agent (W4)."""
+
+from __future__ import annotations
+
+import json
+
+from compactor.models.local import summarize_transcript
+
+from .planted_session import SessionBuilder
+
+TYPE_ERROR = (
+    "Traceback (most recent call last):\n"
+    '  File "skills/weather/scripts/weather.py", line 12, in <module>\n'
+    "    def lookup(city: str) -> tuple[float, float, str] | None:\n"
+    "TypeError: 'type' object is not subscriptable\n"
+    "Exit code 1"
+)
+SYNTAX_ERROR = (
+    '  File "skills/weather/scripts/weather.py", line 2\n'
+    "    from __future__ import annotations\n"
+    "SyntaxError: future feature annotations is not defined\n"
+    "Exit code 1"
+)
+
+
+def _section(text: str, number: int) -> str:
+    text = text[text.index("<summary>") :]
+    start = text.index(f"\n{number}. ")
+    end = text.find(f"\n{number + 1}. ", start)
+    return text[start : end if end != -1 else len(text)]
+
+
+def test_a_repeated_failure_with_two_different_errors_keeps_both_in_order() -> None:
+    s = SessionBuilder()
+    s.user("写一个查询天气的脚本 skills/weather/scripts/weather.py，然后用北京测试")
+    s.call("Write", {"file_path": "skills/weather/scripts/weather.py", "content": "x = 1\n"}, "ok")
+    cmd = "python skills/weather/scripts/weather.py Beijing"
+    s.call("Bash", {"command": cmd}, TYPE_ERROR, error=True)
+    s.say("The interpreter is old; I add the future import.")
+    s.call(
+        "Edit",
+        {
+            "file_path": "skills/weather/scripts/weather.py",
+            "old_string": "x = 1",
+            "new_string": "from __future__ import annotations\nx = 1",
+        },
+        "The file has been updated.",
+    )
+    s.call("Bash", {"command": cmd}, SYNTAX_ERROR, error=True)
+    s.say("Still failing; Python is older than 3.7.")
+    errors = _section(summarize_transcript(s.messages), 4)
+    assert "failed 2 times" in errors
+    assert "TypeError: 'type' object is not subscriptable" in errors, errors
+    assert errors.index("TypeError") < errors.index("SyntaxError"), errors
+
+
+def test_a_repeated_failure_with_one_error_names_it_once() -> None:
+    s = SessionBuilder()
+    s.user("run the weather script for Beijing")
+    cmd = "python skills/weather/scripts/weather.py Beijing"
+    s.call("Bash", {"command": cmd}, TYPE_ERROR, error=True)
+    s.call("Bash", {"command": cmd}, TYPE_ERROR, error=True)
+    s.say("It fails the same way twice.")
+    errors = _section(summarize_transcript(s.messages), 4)
+    assert "failed 2 times" in errors
+    assert errors.count("TypeError: 'type' object is not subscriptable") == 1, errors
+
+
+# -- W4: a wait on a subagent is fixed only by a wait on the same agent ---------------------------
+
+NOETHER = "019d52ee-1111-7aaa-8bbb-0123456789ab"
+LORENTZ = "019d52fd-2222-7ccc-8ddd-0123456789cd"
+
+
+def _waits(*later: tuple[str, str]) -> str:
+    """An interrupted wait on one architect, then ``later`` (agent id, result) waits, a new
+    architect spawned before the first wait on it."""
+    s = SessionBuilder()
+    s.user("$plan review the permissions PRD with an architect")
+    spawned = json.dumps({"agent_id": NOETHER, "nickname": "Noether"})
+    s.call("spawn_agent", {"agent_type": "architect", "message": "Review the PRD"}, spawned)
+    wait = {"targets": [NOETHER], "timeout_ms": 180000}
+    s.call("wait_agent", wait, "aborted by user after 87.6s", error=True)
+    s.user("continue")
+    for agent, result in later:
+        if agent == LORENTZ:
+            again = json.dumps({"agent_id": LORENTZ, "nickname": "Lorentz"})
+            s.call("spawn_agent", {"agent_type": "architect", "message": "Review again"}, again)
+        s.call("wait_agent", {"targets": [agent], "timeout_ms": 300000}, result)
+    s.say("The architect approved the plan.")
+    return _section(summarize_transcript(s.messages), 4)
+
+
+TIMED_OUT = json.dumps({"status": {}, "timed_out": True})
+DONE = json.dumps({"status": {LORENTZ: {"completed": "Plan finished"}}, "timed_out": False})
+
+
+def test_a_wait_on_another_agent_or_a_timed_out_wait_fixes_no_interrupted_wait() -> None:
+    errors = _waits((NOETHER, TIMED_OUT), (LORENTZ, DONE))
+    assert "aborted by user after 87.6s" in errors, errors
+    assert "Fixed: a later" not in errors, errors
+    assert "Fixed: a later" not in _waits((LORENTZ, DONE))
+
+
+def test_a_wait_on_the_same_agent_that_succeeded_still_fixes_it() -> None:
+    done = json.dumps({"status": {NOETHER: {"completed": "Plan finished"}}, "timed_out": False})
+    errors = _waits((NOETHER, TIMED_OUT), (NOETHER, done))
+    assert "Fixed: a later" in errors, errors
