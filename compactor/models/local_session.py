@@ -57,7 +57,7 @@ from .local_printed import printed, read_output
 from .local_records import Background, ErrorFact
 from .local_relpath import NamedPaths, state_for
 from .local_results import ended_how
-from .local_retries import job_started, piped_error, restated, retries, signature
+from .local_retries import job_started, piped_error, restated, retries, signature, waited_out
 from .local_stages import Stages
 from .local_task import Task
 from .local_text import (
@@ -470,8 +470,8 @@ class _Builder:
                 retries(err.signature, sig) or self.stages.fixes(err, sig, r.text)
             ):  # the same job: `dotnet test` builds (local_stages)
                 looked = (reading or is_wrapped_read(call)) if looked is None else looked
-                if looked and not (err.reading or err.probe):
-                    continue
+                if (looked and not (err.reading or err.probe)) or waited_out(r.text):
+                    continue  # a wait that timed out ended nothing (blind check 29 W4)
                 by = by or call_line(call, 160)
                 job = job_started(r.text) if job is None else job  # its job's end decides
                 piped = piped_error(command_of(call) or "", r.text) if piped is None else piped
