@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from compactor.models.local import summarize_transcript
 
 from .planted_session import SessionBuilder
@@ -108,3 +110,64 @@ def test_a_wait_on_the_same_agent_that_succeeded_still_fixes_it() -> None:
     done = json.dumps({"status": {NOETHER: {"completed": "Plan finished"}}, "timed_out": False})
     errors = _waits((NOETHER, TIMED_OUT), (NOETHER, done))
     assert "Fixed: a later" in errors, errors
+
+
+# -- W2: files an inline script writes through a joined Path are changes, not reads ---------------
+
+ROOT = "/Users/u/nexus"
+
+
+def _files_after_script(tool: str, script: str, root_expr: str) -> str:
+    code = (
+        "from pathlib import Path\n"
+        f"root = {root_expr}\n"
+        "ctx_dir = root / '.omx' / 'context'\n"
+        "ctx_dir.mkdir(parents=True, exist_ok=True)\n"
+        "snapshot_path = ctx_dir / 'revision-5-roles.md'\n"
+        "snapshot_path.write_text(content)\n"
+        "drafts = root / '.omx' / 'drafts'\n"
+        "prd = drafts / 'prd-revision-5.md'\n"
+        "with open(prd, 'w') as fh:\n    fh.write(text)\n"
+    )
+    command = script.format(code=code)
+    args: dict[str, object] = (
+        {"cmd": command, "workdir": ROOT}
+        if tool == "exec_command"
+        else {"command": ["bash", "-lc", command], "workdir": ROOT}
+    )
+    s = SessionBuilder()
+    s.user("$deep-interview revision 5: roles and permissions")
+    s.call(tool, args, "Process exited with code 0\nOutput:\n")
+    for name in (".omx/context/revision-5-roles.md", ".omx/drafts/prd-revision-5.md"):
+        read = {"command": ["bash", "-lc", f"sed -n '1,80p' {name}"], "workdir": ROOT}
+        s.call("shell", read, "# Revision 5\n")
+    s.say("The snapshot and the draft PRD are written; round 1 follows.")
+    return _section(summarize_transcript(s.messages), 3)
+
+
+@pytest.mark.parametrize(
+    ("tool", "script", "root_expr"),
+    [
+        ("exec_command", "python3 - <<'PY'\n{code}PY", f"Path('{ROOT}')"),
+        ("shell", "python3 - <<'PY'\n{code}PY", "Path.cwd()"),
+        ("shell", 'cd /Users/u/nexus && python - <<"EOF"\n{code}EOF', "Path('.')"),
+    ],
+)
+def test_files_an_inline_script_writes_through_a_joined_path_are_changed(
+    tool: str, script: str, root_expr: str
+) -> None:
+    files = _files_after_script(tool, script, root_expr)
+    assert "No file was created" not in files, files
+    assert "Read, not changed" not in files, files
+    assert "revision-5-roles.md" in files and "prd-revision-5.md" in files, files
+
+
+def test_a_join_with_an_unknown_part_names_no_file() -> None:
+    from compactor.facts.shellwrites import script_writes
+
+    code = (
+        "python3 - <<'PY'\nfrom pathlib import Path\nhere = Path(__file__).parent\n"
+        "out = here / 'x.md'\nout.write_text('a')\nf2 = Path('d') / f'{stamp}.md'\n"
+        "f2.write_text('b')\nPY"
+    )
+    assert script_writes(code) == []
