@@ -171,3 +171,62 @@ def test_a_join_with_an_unknown_part_names_no_file() -> None:
         "f2.write_text('b')\nPY"
     )
     assert script_writes(code) == []
+
+
+# -- W1: files under a folder a later listing shows gone or empty are not current -----------------
+
+REPO = "/home/d/atelier"
+OK = "Exit code: 0\nWall time: 0.1 seconds\nOutput:\n"
+
+
+def _spec_session(listing: str, printed: str) -> str:
+    s = SessionBuilder()
+    s.user("crée la spec 002-docs")
+    s.call("shell_command", {"command": "mkdir -p specs/002-docs/checklists", "workdir": REPO}, OK)
+    for name in ("spec.md", "plan.md", "checklists/requirements.md"):
+        write = f"cat > specs/002-docs/{name} <<'EOF'\n# {name}\nEOF"
+        s.call("shell_command", {"command": write, "workdir": REPO}, OK)
+    s.call("shell_command", {"command": "mv specs/002-docs specs/001-docs", "workdir": REPO}, OK)
+    s.user("ok on annule la spec 001 : elle sert à rien")
+    s.user("check une derniere mais j'ai suppr à la main")
+    s.call("shell_command", {"command": listing, "workdir": REPO}, printed)
+    s.say("Voilà l'état du dossier.")
+    s.user("tu commits la totale")
+    return _section(summarize_transcript(s.messages), 3)
+
+
+NO_SUCH = (
+    "Exit code: 2\nWall time: 0.1 seconds\nOutput:\nls: specs/001-docs: No such file or directory\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("listing", "printed"),
+    [
+        (f"ls -1 {REPO}/specs", OK),
+        ("ls -la specs/001-docs", NO_SUCH),
+        (f"cd {REPO} && ls specs/", OK),
+        ("ls -la specs", OK + "total 0\ndrwxr-xr-x  2 d d  64 .\ndrwxr-xr-x 12 d d 384 ..\n"),
+    ],
+)
+def test_files_under_a_folder_a_later_listing_shows_gone_are_said_deleted(
+    listing: str, printed: str
+) -> None:
+    files = _spec_session(listing, printed)
+    for name in ("spec.md", "plan.md", "checklists/requirements.md"):
+        line = next(x for x in files.splitlines() if x.strip().startswith("- ") and name in x)
+        assert "deleted by hand or outside the calls" in line, files
+
+
+@pytest.mark.parametrize(
+    ("listing", "printed"),
+    [
+        (f"ls -1 {REPO}/specs", OK + "001-docs\n"),
+        (f"ls -1 {REPO}/docs", OK),  # another folder is empty
+        (f"ls -1 {REPO}/specs | head", OK),  # a pipe: not all the listing is shown
+    ],
+)
+def test_a_listing_that_shows_the_folder_or_another_one_deletes_nothing(
+    listing: str, printed: str
+) -> None:
+    assert "deleted by hand" not in _spec_session(listing, printed)

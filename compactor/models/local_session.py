@@ -393,6 +393,7 @@ class _Builder:
         self.background_result(call, r)
         self.named.note(call, r.text)
         oc = self.stages.seen(outcome(r, call), call, r.text, index)  # a blocked restore (W4)
+        self.places.listed(call, r.text, s.files, index)  # a folder gone or empty (set 29)
         if oc.failed:
             self.failure(call, oc, index, is_reading_call(call))
             return
