@@ -54,7 +54,7 @@ from .local_noise import local_command, ran_locally
 from .local_notices import failed_after, notified_end
 from .local_places import Places
 from .local_printed import printed, read_output
-from .local_records import Background, ErrorFact
+from .local_records import Background, ErrorFact, subagent_note
 from .local_relpath import NamedPaths, state_for
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, restated, retries, signature, waited_out
@@ -273,6 +273,8 @@ class _Builder:
         if (skill := _SKILL_DIR_RE.search(text)) is not None:
             name = skill.group(1).rstrip("/").rsplit("/", 1)[-1]
             s.context.append(f"Skill `{name}` instructions were loaded (context, not requests)")
+        if "<subagent_notification>" in text:  # a subagent's end or shutdown (blind check 29)
+            s.context.append(f"Subagent notification (from the harness): {subagent_note(text)}")
         if is_notice(text) or "background" in text.lower():
             self.notification(text)
         lowered = text.lower()
