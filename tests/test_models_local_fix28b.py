@@ -230,3 +230,37 @@ def test_a_listing_that_shows_the_folder_or_another_one_deletes_nothing(
     listing: str, printed: str
 ) -> None:
     assert "deleted by hand" not in _spec_session(listing, printed)
+
+
+# -- G1: a bare reply that picks options by letter and number names them --------------------------
+
+OPTIONS = (
+    "分支现在是这样：\n\n选哪个作为 master 的基础？\nA. master = 001-wallet-auth\n"
+    "B. master = Initial commit from Specify template\nC. master = latest 002-wallet-connect\n\n"
+    "怎么合并？\n1) merge commit\n2) rebase, then merge/fast-forward master\n3) squash"
+)
+
+
+def _branch_plan(reply: str, then: str | None) -> str:
+    s = SessionBuilder()
+    s.user("把分支整理一下，master 应该是最新的")
+    s.say(OPTIONS)
+    s.user(reply)
+    if then is not None:
+        s.say("好的，已经按这个方案合并。.codex 的改动也要提交吗？")
+        s.user(then)
+    s.say("收到。")
+    return _section(summarize_transcript(s.messages), 1)
+
+
+@pytest.mark.parametrize("then", [None, "1"])
+def test_a_reply_picking_options_by_letter_and_number_names_them(then: str | None) -> None:
+    request = _branch_plan("C+2", then)
+    assert "C: master = latest 002-wallet-connect" in request, request
+    assert "2: rebase, then merge/fast-forward master" in request, request
+    assert "001-wallet-auth" not in request  # an option not picked
+
+
+@pytest.mark.parametrize("reply", ["D", "C+7", "好的 C 方案吧但是先别动 master 分支"])
+def test_a_reply_with_marks_the_options_do_not_define_names_nothing(reply: str) -> None:
+    assert "picks these of the options" not in _branch_plan(reply, None)
