@@ -139,7 +139,10 @@ def _files_after_script(tool: str, script: str, root_expr: str) -> str:
     s.user("$deep-interview revision 5: roles and permissions")
     s.call(tool, args, "Process exited with code 0\nOutput:\n")
     for name in (".omx/context/revision-5-roles.md", ".omx/drafts/prd-revision-5.md"):
-        read = {"command": ["bash", "-lc", f"sed -n '1,80p' {name}"], "workdir": ROOT}
+        read: dict[str, object] = {
+            "command": ["bash", "-lc", f"sed -n '1,80p' {name}"],
+            "workdir": ROOT,
+        }
         s.call("shell", read, "# Revision 5\n")
     s.say("The snapshot and the draft PRD are written; round 1 follows.")
     return _section(summarize_transcript(s.messages), 3)
