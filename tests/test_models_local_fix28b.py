@@ -267,3 +267,18 @@ def test_a_reply_picking_options_by_letter_and_number_names_them(then: str | Non
 @pytest.mark.parametrize("reply", ["D", "C+7", "好的 C 方案吧但是先别动 master 分支"])
 def test_a_reply_with_marks_the_options_do_not_define_names_nothing(reply: str) -> None:
     assert "picks these of the options" not in _branch_plan(reply, None)
+
+
+@pytest.mark.parametrize(
+    "status",
+    [
+        "On branch main\nChanges not staged for commit:\n\tdeleted:    specs/001-docs/spec.md\n",
+        "## main...origin/main\n D specs/001-docs/spec.md\n?? notes.md\n",
+    ],
+)
+def test_a_file_a_later_git_status_lists_deleted_is_said_deleted(status: str) -> None:
+    files = _spec_session("git status", OK + status)
+    spec = next(x for x in files.splitlines() if x.strip().startswith("- ") and "spec.md" in x)
+    assert "deleted by hand or outside the calls" in spec and "lists it deleted" in spec, files
+    plan = next(x for x in files.splitlines() if x.strip().startswith("- ") and "plan.md" in x)
+    assert "deleted by hand" not in plan  # git status names only spec.md
