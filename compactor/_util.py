@@ -158,16 +158,24 @@ def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
     return text
 
 
+CJK_PUNCTUATION = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
+"""CJK symbols and punctuation (``、。「」``) and the full-width ASCII punctuation
+(``，：（）``), as a character-class body: never part of a name or of a secret value."""
 _SECRET_VALUE = (  # compiled on first use (re caches it): _util is imported at every start-up
-    r"""(?i)((?<![\w-])["']?[\w.-]*?(?:password|passwd|secret|token|api[_-]?key|access[_-]?key"""
-    r"""|private[_-]?key)["']?[ \t]*(?:=>|[:=])[ \t]*)"""
-    r"""("[^"\n]*"|'[^'\n]*'|[\w.:\\>-]+\([ \t]*(?:"[^"\n]*"|'[^'\n]*')|[^\s"',;}]+)"""
+    r"""(?i)((?<![A-Za-z0-9_-])["']?[\w.-]*?(?:password|passwd|secret|token|api[_-]?key"""
+    r"""|(?:access|private|secret|role|master|signing|encryption)[_-]?key)["']?[ \t]*"""
+    r"""(?:=>|[:=\uff1a\uff1d])[ \t]*)"""
+    r"""("[^"\n]*"|'[^'\n]*'|[\w.:\\>-]+\([ \t]*(?:"[^"\n]*"|'[^'\n]*')"""
+    rf"""|[^\s"',;}}{CJK_PUNCTUATION}]+)"""
 )
 """A value assigned to a key named like a credential: YAML ``PASSWORD: "x"``, env
 ``API_KEY=x``, JSON ``"client_secret": "x"``, PHP/Ruby ``'password' => 'x'`` (the key ends with
 the credential word); a call whose first argument is a string literal is a value too
 (``'password' => Hash::make('x')``, ``password=bcrypt("x")``: blind check 24 printed a seeded
-admin password in clear after masking the ``>`` of ``=>``)."""
+admin password in clear after masking the ``>`` of ``=>``). CJK and full-width punctuation
+bounds a name and a value, and ``：``/``＝`` assign (blind check 29, S1:
+``、SUPABASE_SECRET_KEY=sb_secret_…。`` was printed: no ``secret_key`` name, and a CJK
+character before a name counted as a word character)."""
 _ENV_NAME = r"[A-Z][A-Z0-9_]*"  # os.getenv("DB_PASSWORD"): the name of a variable, no secret
 _NOT_A_VALUE = frozenset({"str", "string", "int", "bool", "none", "null", "true", "false", "***"})
 
@@ -223,7 +231,7 @@ def mask_secret_values(text: str, found: set[str] | None = None) -> str:
             found.add(bare)
         return f"{m.group(1)}{quote}***{quote}"
 
-    if "=" not in text and ":" not in text:
+    if "=" not in text and ":" not in text and "\uff1a" not in text and "\uff1d" not in text:
         return text
     return re.sub(_SECRET_VALUE, masked, text)
 

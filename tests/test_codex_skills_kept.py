@@ -6,9 +6,9 @@ repeated here", and reduce/hybrid dropped every ``<skill>`` message from the
 Codex writes a skill's body once, as a user message right after the request that names it, and
 does not inject it again on resume. The embedded summary keeps the newest body of each skill the
 current request loaded in its system reminder (PreserveSkills' budgets); an older skill is one
-line naming its SKILL.md. A history with no summary (reduce, hybrid that only reduced) keeps the
-newest ``<skill>`` message of each skill of the current request, where it was; older skill
-bodies are left out as before. The rollout is synthetic (:func:`rollout`).
+line naming its SKILL.md. A history with no summary (reduce, hybrid that only reduced) keeps
+every ``<skill>`` message where it was (blind check 29: a reduce keeps every user-role
+record). The rollout is synthetic (:func:`rollout`).
 """
 
 from __future__ import annotations
@@ -85,7 +85,8 @@ def test_a_reduced_history_keeps_the_current_requests_skill_message(
 ) -> None:
     history = _replacement(_run(tmp_path, src, *args))
     texts = _texts(history)
-    assert [t for _, t in texts if t.startswith("<skill>")] == [CURRENT]  # once, the newest
+    # every skill body, each once, in order (blind check 29: a reduce keeps every record)
+    assert [t for _, t in texts if t.startswith("<skill>")] == [OLD, CURRENT]
     at = [t for _, t in texts].index(CURRENT)
     assert texts[at - 1][1].endswith("rewrite docs")  # where it was: after its request
     outputs = [i["output"] for i in history if i["type"] == "function_call_output"]

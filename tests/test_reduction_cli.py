@@ -642,4 +642,4 @@ def test_codex_reduce_and_check_of_its_output_count_the_same(tmp_path: Path) -> 
     assert f"{after:,} tokens (estimate)" in proc.stdout.decode()
     out = read_transcript("out.jsonl", (tmp_path / "out.jsonl").read_bytes())
     assert [m.role for m in out.messages].count("system") == 1  # kept once
-    assert not any("<environment_context>" in str(m) for m in out.messages)
+    assert sum("<environment_context>" in str(m) for m in out.messages) == 1  # (blind check 29)

@@ -16,13 +16,11 @@ never the current request); this module only decides what the writer drops.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from compactor.schema import AgenticMessage, Message, content_type
 
 from . import _jsonl
 
-__all__ = ["current_skills", "reinjected"]
+__all__ = ["reinjected"]
 
 INSTRUCTION_FILES = ("# AGENTS.md instructions", "<user_instructions>")
 """Injected instruction files (AGENTS.md; ``<user_instructions>`` is how Codex wrapped them before
@@ -57,43 +55,17 @@ def reinjected(msg: Message | AgenticMessage, original: bool, summarized: bool =
     the user typed with a leading ``<``) is kept too.
 
     A history with no summary (``summarized`` False: ``--strategy reduce``, or hybrid that only
-    reduced) keeps the developer instructions and the injected instruction files
-    (``# AGENTS.md instructions``, ``<user_instructions>``) where they were, as Codex's own
-    compaction keeps them in its ``replacement_history`` (its initial context; a Codex 0.118
-    ``compacted`` record holds the developer and AGENTS.md messages): nothing else in such a
-    history carries them (a summary quotes them in its system reminder), and Codex re-injects
-    only the files of the folder it is resumed in. Its ``<environment_context>`` is still
-    dropped: Codex writes the current one at the next turn, and its own compaction drops it."""
+    reduced) keeps the developer instructions and every user-role record where they were:
+    nothing in such a history summarizes what it would drop (blind check 29: cx-nexus lost
+    three ``<skill>`` bodies, three ``<subagent_notification>`` messages, one the only trace of
+    a subagent's shutdown, and a second ``<environment_context>``; before, only the instruction
+    files and the current request's skills were kept, as Codex's own compaction keeps them)."""
     if content_type(msg) is not None or msg.extra.get("codex_goal"):
         return False
     text = _jsonl.message_text(msg).lstrip() if msg.role in ("user", "system") else ""
     if msg.role == "user" and (text.startswith(KEPT_NOTICES) or not _contextual(text)):
         return False
     from_file = original or "codex_role" in msg.extra
-    if not summarized and (
-        (msg.role == "system" and from_file)
-        or (msg.role == "user" and text.startswith(INSTRUCTION_FILES))
-    ):
-        return False
+    if not summarized and ((msg.role == "system" and from_file) or msg.role == "user"):
+        return False  # nothing summarizes what it drops: every user-role record stays (set 29)
     return (msg.role == "system" and from_file) or bool(msg.extra.get("injected"))
-
-
-def current_skills(messages: Sequence[Message | AgenticMessage]) -> set[int]:
-    """Indexes of the newest ``<skill>`` message of each skill injected with the current
-    request (after the last message the user typed). A history with no summary keeps them
-    (blind check 23 G1): Codex injects a skill's body once, with the request that names it, and
-    does not inject it again on resume, so dropping it as its own compaction does leaves the
-    current work without the skill's rules. Older skill bodies are dropped as Codex drops them."""
-    newest: dict[str, int] = {}
-    for index in range(len(messages) - 1, -1, -1):
-        msg = messages[index]
-        if msg.role != "user" or content_type(msg) is not None:
-            continue
-        text = _jsonl.message_text(msg).lstrip()
-        if text[:7].lower() == "<skill>":
-            end = text.find("</name>", 0, 300)
-            name = text[text.find("<name>", 0, 300) + 6 : end].strip() if end > 0 else text[:80]
-            newest.setdefault(name, index)
-        elif text and not _contextual(text):
-            break  # the current request: skills injected before it belong to earlier ones
-    return set(newest.values())

@@ -59,7 +59,6 @@ from compactor.schema import (
 )
 
 from . import _codex_earlier, _codex_events, _codex_kept, _codex_legacy, _codex_tokens, _jsonl
-from ._codex_context import current_skills
 from ._codex_context import reinjected as _reinjected
 from ._codex_tokens import OpaqueTokens, reasoning_before_last_user
 from ._convert import as_chat
@@ -578,14 +577,12 @@ class CodexFormat:
         ]
         summary_text = summaries[0] if summaries else ""
         # Codex puts its own instructions and environment context back after a compaction
-        # (it forgets its baseline there): an old copy of them would only cost tokens; a
-        # history without a summary keeps the instruction files (see _reinjected).
-        skills = set() if summaries else current_skills(new_messages[:cut])  # see its doc
+        # (it forgets its baseline there): with a summary an old copy of them would only cost
+        # tokens; a history without a summary keeps every record (see _reinjected).
         history = [
             item
             for index in range(cut)
-            if index in skills
-            or not _reinjected(new_messages[index], matches[index] is not None, bool(summaries))
+            if not _reinjected(new_messages[index], matches[index] is not None, bool(summaries))
             for item in items_of(index)
         ]
         tail = [item for index in range(cut, len(new_messages)) for item in items_of(index)]

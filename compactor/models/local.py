@@ -33,7 +33,7 @@ from .local_answers import answer_room
 from .local_blocked import blocked_items, blocked_step
 from .local_dialogue import resolved
 from .local_earlier import encrypted_line
-from .local_errlines import no_errors_items, read_error_items
+from .local_errlines import each_error, no_errors_items, read_error_items
 from .local_evalnotice import evaluated_items, evaluated_step
 from .local_files import file_item
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
@@ -247,12 +247,13 @@ def _files(s: Session, lim: Limits) -> str:
 
 
 def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str]:
-    """One failed call, or a run of failures of the same call (its last failure speaks)."""
+    """One failed call, or a run of failures of the same call (each error named, in order)."""
     err = group[-1]
     status = f" (exit code {err.outcome.exit_code})" if err.outcome.exit_code else ""
     times = f" {len(group)} times" if len(group) > 1 else ""
     lines = err.outcome.lines[:2]
     what = ": " + " | ".join(cut(x, lim.item) for x in lines) if lines else ""
+    what = each_error([e.outcome.lines for e in group], lim.item) or what  # (29 W3)
     failed = "was stopped" if err.after == "interrupted" and not err.by else "failed"
     if is_refused(err):  # the user's decision, not a failure (blind check 26)
         failed, what = REFUSED_ITEM, ""

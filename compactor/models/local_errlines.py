@@ -8,6 +8,7 @@ calls and a few of their distinct error lines (:func:`printed_error_items`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from operator import attrgetter
 
 from compactor.facts import Call, cut
@@ -26,6 +27,7 @@ from .local_usershell import shell_error_items
 
 _PASSED_RE = re.compile(r"\b\d+ (?:passed|passing)\b(?!.*\b[1-9]\d* fail)", re.IGNORECASE)
 """A test run's count line that reports passes and no failure (``Tests: 223 passed``)."""
+_NUMBER_RE = re.compile(r"\d+")
 _LINES_MOST = 3
 _CALLS_MOST = 4
 _RESULTS = attrgetter("results")
@@ -161,3 +163,24 @@ def _read_error_items(s: Session, width: int) -> list[str]:
         "These reads did not fail, but what they read holds error lines:",
         *(f"  {item}" for item in printed),
     ]
+
+
+def distinct_errors(lines: list[str]) -> list[str]:
+    """The key error lines of a run of failures of one call, each kind once (its first), in
+    order; lines alike but for a number are one kind (a flaky test's "(run 1)" … "(run 4)"):
+    blind check 29 W3 printed the last failure's SyntaxError for a first one's TypeError."""
+    kinds: dict[str, str] = {}
+    for line in lines:
+        kinds.setdefault(_NUMBER_RE.sub("#", line), line)
+    return list(kinds.values())
+
+
+def each_error(lines: Sequence[Sequence[str]], width: int) -> str:
+    """``": E1, then E2"`` when a run of failures' key errors (each failure's ``lines``) differ
+    (:func:`distinct_errors`; more than three: the first, "… (N other errors)", the last); ''
+    when they are one kind."""
+    keys = distinct_errors([found[0] for found in lines if found])
+    if len(keys) < 2:
+        return ""
+    keys[1:-1] = keys[1:-1] if len(keys) < 4 else [f"… ({len(keys) - 2} other errors)"]
+    return ": " + ", then ".join(cut(x, width) for x in keys)

@@ -15,7 +15,12 @@ not followed. Now:
   ``mv DIR DEST``) carries their states to the new paths (``moved from …``);
 * a successful ``rm -r DIR`` deletes the known files still under it, and DIR is *gone* until a
   later change makes a file in it again: a relative name is never put there
-  (:func:`.local_relpath.state_for`).
+  (:func:`.local_relpath.state_for`);
+* a later ``ls DIR`` (or ``find DIR``) that printed nothing, or "No such file or directory",
+  shows DIR gone or empty: its known files were deleted, by the user or outside the calls, and
+  are said to be (blind check 29 W1: a spec folder the user deleted by hand, then ``ls -1
+  specs`` printed nothing, and the summary still listed its seven files as current); a known
+  file a later ``git status`` lists deleted is deleted too.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import posixpath
 import re
 
 from compactor._util import lazy_pattern
-from compactor.facts import Call, shell_words
+from compactor.facts import Call, one_line, shell_words, strip_output_header
 from compactor.facts.shellwrap import inner_command
 
 from .local_files import Change, FileState
@@ -37,6 +42,8 @@ _DIR_KEYS = ("workdir", "cwd")
 _SEGMENT_RE = lazy_pattern(r"&&|\|\||[;\n]")
 _CD_RE = lazy_pattern(r"(?:\A|&&|;|\n)\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|]+)")
 _MOVED = "moved from "
+_STATUS_DELETED_RE = lazy_pattern(r"^(?:\s+deleted:\s+|D[ MD]? |[ MARC]D )(\S.*)$", re.MULTILINE)
+"""A file ``git status`` lists deleted (long form ``deleted:``, short form ``D`` in a column)."""
 _HEREDOC_RE = lazy_pattern(
     r"<<-?[ \t]*(['\"]?)(\w+)\1[^\n]*\n.*?(?:\n[ \t]*\2[ \t]*(?=\n|$)|\Z)", re.DOTALL
 )
@@ -89,6 +96,53 @@ class Places:
             if path.startswith(gone + "/") or (not _absolute(gone) and ("/" + gone + "/") in path):
                 return True
         return False
+
+    # -- what a listing showed -----------------------------------------------------------------
+
+    def listed(self, call: Call, text: str, files: dict[str, FileState], index: int) -> None:
+        """After a call (failed or not) that only lists one folder (``[cd X &&] ls [-1a] DIR``,
+        ``find DIR``): when it printed nothing or "No such file or directory", the known files
+        under DIR are deleted, and DIR is gone until a later change makes a file in it."""
+        command = inner_command(call) or ""
+        lists = " ls " in f" {command}" or "find " in command or "git status" in command
+        if not files or not lists or "|" in command:
+            return
+        where, folder, prog = self.base(call), "", ""
+        for segment in _SEGMENT_RE.split(command):
+            words = shell_words(segment.strip()) if segment.strip() else []
+            rest = [w for w in words[1:] if not w.startswith("-")]
+            if words[:1] == ["cd"] and rest and not folder and _absolute(where or "/"):
+                where = self.resolve(where, rest[0]) if where else rest[0]
+            elif words[:1] in (["ls"], ["find"]) and len(rest) == 1 and not folder:
+                prog, folder = words[0], rest[0].rstrip("/")
+            elif words[:2] == ["git", "status"] and not folder:
+                prog, folder = "git status", "."
+            elif words:
+                return  # anything else: the listing is not all the call shows
+        if prog == "git status":
+            for m in _STATUS_DELETED_RE.finditer(strip_output_header(text)):
+                key = self.resolve(where, m.group(1).strip().strip('"'))
+                if key in files and files[key].actions and files[key].actions[-1] != "deleted":
+                    how = f"hand or outside the calls: a later `{one_line(command)[:120]}` lists it"
+                    files[key].apply(Change(key, "deleted"), how + " deleted", index)
+            return
+        if not folder or folder in (".", "") or any(c in folder for c in "*?[$~"):
+            return
+        body = [x.strip() for x in strip_output_header(text).strip().splitlines() if x.strip()]
+        gone = self.resolve(where, folder)
+        empty = all(
+            x == "total 0" or x.endswith((" .", " ..")) or (prog == "find" and x in (folder, gone))
+            for x in body
+        )
+        missing = len(body) <= 2 and any("No such file or directory" in x for x in body)
+        if not (empty or missing):
+            return
+        self.gone.add(gone)
+        how = f"hand or outside the calls: a later `{' '.join(command.split())[:120]}` found "
+        how += "no such folder" if missing else "the folder empty"
+        for key in [k for k in files if k.startswith(gone + "/")]:
+            if files[key].actions and files[key].actions[-1] != "deleted":
+                files[key].apply(Change(key, "deleted"), how, index)
 
     # -- what a successful call did ------------------------------------------------------------
 

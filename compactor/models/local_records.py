@@ -6,11 +6,34 @@ them) to keep that module within the size rule.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 
-from compactor.facts import Outcome
+from compactor.facts import Outcome, cut, one_line
 
-__all__ = ["Background", "ErrorFact"]
+__all__ = ["Background", "ErrorFact", "subagent_note"]
+
+_SUBAGENT_RE = re.compile(
+    r"<subagent_notification>\s*(.*?)\s*(?:</subagent_notification>|\Z)", re.S
+)
+
+
+def subagent_note(text: str) -> str:
+    """A Codex ``<subagent_notification>`` on one line: the agent and its status (``shutdown``,
+    ``completed: Plan finished…``); blind check 29: a subagent's shutdown was only there."""
+    body = m.group(1) if (m := _SUBAGENT_RE.search(text)) is not None else text
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return cut(one_line(body), 240)
+    if not isinstance(data, dict):
+        return cut(one_line(body), 240)
+    status = data.get("status")
+    if isinstance(status, dict):
+        status = "; ".join(f"{k}: {one_line(str(v))}" for k, v in status.items())
+    agent = data.get("agent_id") or data.get("id") or data.get("nickname") or "a subagent"
+    return cut(f"agent {agent}: {status}", 240)
 
 
 @dataclass(slots=True)

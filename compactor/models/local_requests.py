@@ -14,6 +14,7 @@ from compactor.facts.ide import ide_note_files, without_ide_note
 
 from .local_noise import collapse_resent, first_resent, request_ref
 from .local_offers import is_ask
+from .local_picked import picked_lines
 from .local_session import Session
 from .local_supersede import continues
 from .local_template import template_quote
@@ -90,6 +91,7 @@ def session_request_lines(s: Session, item: int, items: int, verbatim: int) -> l
     "The latest request was completed: "yes"")."""
     texts = [e.text for e in s.requests]
     lines = request_lines(texts, item, items, verbatim, s.prior, asked_before(s))
+    lines += picked_lines(s)  # "C+2": what C and 2 were (blind check 29 G1)
     later = s.earlier.get(KEPT_REQUEST, "")
     if not later:
         return lines

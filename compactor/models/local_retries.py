@@ -41,6 +41,7 @@ __all__ = [
     "restated",
     "retries",
     "signature",
+    "waited_out",
 ]
 
 _JOB_START_RE = lazy_pattern(
@@ -126,7 +127,19 @@ def signature(call: Call) -> tuple[str, str, frozenset[str]]:
         where = place(call, command)  # another directory: no retry (local_workdir)
         return (sig[0], sig[1], sig[2] | {where}) if where else sig
     targets = {v for v in call.args.values() if isinstance(v, str) and 0 < len(v) < 300}
+    for v in call.args.values():  # wait_agent(targets=[id]): the ids it waits on (blind 29 W4)
+        if isinstance(v, list) and len(v) <= 20:
+            targets |= {x for x in v if isinstance(x, str) and 0 < len(x) < 300}
     return agent_signature(call.name, call.args) or (call.name, "", frozenset(targets))
+
+
+_TIMED_OUT_RE = lazy_pattern(r'"timed_out"\s*:\s*true')
+
+
+def waited_out(text: str) -> bool:
+    """Whether a result is a wait that timed out (Codex ``wait_agent``: ``{"status": {},
+    "timed_out": true}``): the agents it waited on have not finished, so it fixes no failure."""
+    return '"timed_out"' in text[:2000] and _TIMED_OUT_RE.search(text[:2000]) is not None
 
 
 _KILL_PIDS_RE = lazy_pattern(r"\bkill(?:\s+-\w+)*((?:\s+\d{2,7}\b)+)")

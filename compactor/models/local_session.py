@@ -55,10 +55,10 @@ from .local_noise import local_command, ran_locally
 from .local_notices import failed_after, notified_end
 from .local_places import Places
 from .local_printed import printed, read_output
-from .local_records import Background, ErrorFact
+from .local_records import Background, ErrorFact, subagent_note
 from .local_relpath import NamedPaths, state_for
 from .local_results import ended_how
-from .local_retries import job_started, piped_error, restated, retries, signature
+from .local_retries import job_started, piped_error, restated, retries, signature, waited_out
 from .local_stages import Stages
 from .local_task import Task
 from .local_text import (
@@ -277,6 +277,8 @@ class _Builder:
         if (skill := _SKILL_DIR_RE.search(text)) is not None:
             name = skill.group(1).rstrip("/").rsplit("/", 1)[-1]
             s.context.append(f"Skill `{name}` instructions were loaded (context, not requests)")
+        if "<subagent_notification>" in text:  # a subagent's end or shutdown (blind check 29)
+            s.context.append(f"Subagent notification (from the harness): {subagent_note(text)}")
         if is_notice(text) or "background" in text.lower():
             self.notification(text)
         lowered = text.lower()
@@ -401,6 +403,7 @@ class _Builder:
         self.background_result(call, r)
         self.named.note(call, r.text)
         oc = self.stages.seen(outcome(r, call), call, r.text, index)  # a blocked restore (W4)
+        self.places.listed(call, r.text, s.files, index)  # a folder gone or empty (set 29)
         if oc.failed:
             self.failure(call, oc, index, is_reading_call(call))
             return
@@ -480,8 +483,8 @@ class _Builder:
                 retries(err.signature, sig) or self.stages.fixes(err, sig, r.text)
             ):  # the same job: `dotnet test` builds (local_stages)
                 looked = (reading or is_wrapped_read(call)) if looked is None else looked
-                if looked and not (err.reading or err.probe):
-                    continue
+                if (looked and not (err.reading or err.probe)) or waited_out(r.text):
+                    continue  # a wait that timed out ended nothing (blind check 29 W4)
                 by = by or call_line(call, 160)
                 job = job_started(r.text) if job is None else job  # its job's end decides
                 piped = piped_error(command_of(call) or "", r.text) if piped is None else piped

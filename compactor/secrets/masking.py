@@ -38,9 +38,10 @@ Built-in kinds (:data:`SECRET_KINDS`), tried in this order (an earlier rule wins
     ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_``/``github_pat_``, GitLab ``glpat-``, Slack
     ``xox[abposr]-``/``xapp-``, Google ``AIza``…, Stripe ``sk_live_``/``rk_live_`` (and
     ``_test_``), Hugging Face ``hf_``, npm ``npm_``, Weights & Biases ``wandb_v1_`` and
-    ``wandb login <40 hex>``; then, after ``url_password`` and ``bearer_token``, generic
-    assignments: ``api_key=…``, ``"apiKey": "…"``, ``x-api-key: …``, ``client_secret``,
-    ``secret_key``, ``access_token``, ``auth_token``, ``api_token``, ``aws_secret_access_key``
+    ``wandb login <40 hex>``, Supabase ``sb_secret_``; then, after ``url_password`` and
+    ``bearer_token``, generic assignments: ``api_key=…``, ``"apiKey": "…"``, ``x-api-key: …``,
+    ``client_secret``, ``secret_key``, ``service_role_key``, ``access_token``, ``auth_token``,
+    ``api_token``, ``aws_secret_access_key``
     (any prefix: ``MY_SERVICE_API_KEY=…``), and ``--api-key``/``--token`` command-line flags;
     last, a random-looking token right after a credential word in any language (``API是…``,
     ``token: …``, ``la clave es …``: :mod:`.labelled`).
@@ -72,7 +73,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from compactor._json import JsonValue
-from compactor._util import env_name, lazy_pattern
+from compactor._util import CJK_PUNCTUATION, env_name, lazy_pattern
 from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Block, M, Message, loads_json
 
@@ -104,10 +105,14 @@ _E = rf"(?![{_TOKEN_CHARS}])"
 
 # A quote, possibly JSON-escaped (\" inside an arguments string that holds JSON text).
 _Q = r"""(?:\\?["'])"""
-# An unquoted value: no whitespace, quotes, backslashes (never splits an escape) or brackets.
-_BARE = r"""[^\s"'`\\,;&<>(){}\[\]|]"""
+# An unquoted value: no whitespace, quotes, backslashes (never splits an escape) or brackets, and
+# no CJK or full-width punctuation (``、KEY=value。``: blind check 29, S1).
+_BARE = rf"""[^\s"'`\\,;&<>(){{}}\[\]|{CJK_PUNCTUATION}]"""
 # ``=``, ``:``, ``=>``, ``:=``, also after a type annotation (``password: str = "..."``).
-_SEP = r"""\s{0,3}(?::\s{0,3}[A-Za-z_][\w.\[\]|, ]{0,40}?\s{0,3}(?==))?(?:=>|:=|=|:)\s{0,3}"""
+_SEP = (
+    r"""\s{0,3}(?::\s{0,3}[A-Za-z_][\w.\[\]|, ]{0,40}?\s{0,3}(?==))?"""
+    r"""(?:=>|:=|=|:|\uff1a|\uff1d)\s{0,3}"""
+)
 
 _API_KEY_NAME = rf"[A-Za-z0-9_.\-]{{0,40}}?{API_KEY_WORDS}"
 _PASSWORD_NAME = rf"[A-Za-z0-9_.\-]{{0,40}}?{PASSWORD_WORDS}"
@@ -124,7 +129,7 @@ def _assignment(name: str) -> str:
         # a call whose first argument is a literal: 'password' => Hash::make('x') (blind check 24)
         r"""|[A-Za-z_][\w.:\\>-]{0,60}\(\s{0,3}(?P<cq>["'])(?P<call>(?:\\[^\n]|(?!(?P=cq))[^\\\n])+)(?P=cq)"""
         # bare, ending its line (the only bare form a ':' may introduce)
-        rf"|(?P<line>{_BARE}+)(?=[ \t]*(?:\n|\r|$|\\[nr]|[,;}}\])\"']))"
+        rf"|(?P<line>{_BARE}+)(?=[ \t]*(?:\n|\r|$|\\[nr]|[,;}}\])\"'{CJK_PUNCTUATION}]))"
         # bare after '=' (command lines, env files, query strings)
         rf"|(?<=[=>])(?P<eq>{_BARE}+)"
         # bare and mid-line after ':' (only random-looking values: see plausible_value)
@@ -216,6 +221,8 @@ _UNHINTED_RULES: tuple[_Rule, ...] = (
     _Rule("api_key", re.compile(rf"{_B}hf_[A-Za-z0-9]{{30,}}{_E}"), _after_prefix(3)),
     _Rule("api_key", re.compile(rf"{_B}npm_[A-Za-z0-9]{{36}}{_E}"), _after_prefix(4)),
     _Rule("api_key", WANDB_RE, _after_prefix(9)),
+    # Supabase's secret key (sb_publishable_ is public; service-role JWTs are jwt; blind 29)
+    _Rule("api_key", re.compile(rf"{_B}sb_secret_[A-Za-z0-9_\-]{{20,}}{_E}")),
     _Rule("api_key", WANDB_LOGIN_RE),
     _Rule(
         "url_password",
@@ -262,6 +269,7 @@ _HINTS: tuple[tuple[str, ...], ...] = (
     ("hf_",),
     ("npm_",),
     ("wandb_v1_",),
+    ("sb_secret_",),
     ("wandb",),
     ("://",),
     ("authorization",),

@@ -36,7 +36,7 @@ __all__ = ["API_KEY_WORDS", "PASSWORD_WORDS", "PREFILTERS", "FastScan", "clean_m
 API_KEY_WORDS = (
     r"(?:api[_.\-]?key|apikey|api[_.\-]?secret|api[_.\-]?token|secret[_.\-]?key|"
     r"client[_.\-]?secret|access[_.\-]?token|auth[_.\-]?token|secret[_.\-]?access[_.\-]?key|"
-    r"private[_.\-]?token)"
+    r"private[_.\-]?token|(?:service[_.\-]?)?role[_.\-]?key)"
 )
 """The key words an ``api_key`` assignment's name ends with (any case)."""
 PASSWORD_WORDS = r"(?:password|passwd|passphrase|pwd)"
@@ -44,11 +44,11 @@ PASSWORD_WORDS = r"(?:password|passwd|passphrase|pwd)"
 
 PREFILTERS: tuple[str, ...] = (
     "PRIVATE KEY-----|eyJ|sk-|A(?:KIA|SIA|BIA|CCA|IDA|ROA)|github_pat_|glpat-|xapp-|AIza|hf_"
-    "|npm_|://|Bearer|(?i-u:wandb)",
+    "|npm_|://|Bearer|(?i-u:wandb)|sb_secret_",
     "gh[pousr]_|xox[abposr]-|[sr]k_(?:live|test)_",
     "(?i-u:authorization)|--(?i-u:api-?key|token|secret|auth-token|password|passwd)",
     # an assignment: the name ends with its key word, then a quote, spaces and ':' or '='
-    r"(?i-u:key|token|secret|pwd|passwd|password|passphrase)\\?[\"']?[\s\x1c-\x1f]{0,3}[:=]",
+    r"(?i-u:key|token|secret|pwd|passwd|password|passphrase)\\?[\"']?[\s\x1c-\x1f]{0,3}[:=：＝]",
     # a token of 20 characters after a credential word in any language (masking.labelled)
     *LABELLED_PREFILTERS,
 )
