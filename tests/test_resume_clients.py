@@ -1167,7 +1167,9 @@ def test_codex_resumes_a_reduced_rollout_with_the_current_requests_skill(
 ) -> None:
     """Blind check 23 G1: Codex does not inject a skill's body again on resume; the reduced
     ``replacement_history`` keeps the ``<skill>`` message of the current request, and the real
-    client sends it to the model (the older skill's body it does not)."""
+    client sends it to the model. Since blind check 29 (row 1295, a Decision) a history nothing
+    summarized keeps every user-role record the harness injected, the older skill's body too:
+    the client sends both, in order."""
     from .test_codex_skills_kept import CURRENT, OLD, rollout
 
     src = tmp_path / "skills.jsonl"
@@ -1182,4 +1184,5 @@ def test_codex_resumes_a_reduced_rollout_with_the_current_requests_skill(
     _codex_resumes(case, responses)
     sent = (case.tmp / "request.json").read_text("utf-8")
     assert json.dumps(CURRENT)[1:-1] in sent
-    assert json.dumps(OLD)[1:-1] not in sent
+    assert json.dumps(OLD)[1:-1] in sent
+    assert sent.index(json.dumps(OLD)[1:-1]) < sent.index(json.dumps(CURRENT)[1:-1])
