@@ -123,7 +123,7 @@ def _edited(report: str, made: list[str]) -> list[tuple[str, str]]:
         found += (m.group(1) or m.group(2) for m in _PATH_RE.finditer(head))
         for line in _ITEM_RE.findall(head):  # "Updated src/app/page.tsx"
             found += _REL_RE.findall(line)
-    listed = _LIST_RE.search(report[:_TAIL]) if "ed" in report[:_TAIL] else None
+    listed = _LIST_RE.search(report[:_TAIL])
     if listed is not None:
         for item in listed.group(1).splitlines():
             paths = [m.group(1) or m.group(2) for m in _PATH_RE.finditer(item)]
