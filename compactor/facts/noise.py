@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from compactor._util import lazy_pattern
 from compactor.schema import AgenticMessage, Message, user_text
 
-from .ide import IDE_MARK, without_ide_markup
+from .ide import has_ide_markup, without_ide_markup
 
 if TYPE_CHECKING:
     from .text import Entry
@@ -118,7 +118,7 @@ def user_words(msg: Message | AgenticMessage) -> str:
     if text.startswith("<bash-"):
         shown = user_shell(text)
         return text if shown is None else shown
-    shown = without_ide_markup(text) if IDE_MARK in text else text
+    shown = without_ide_markup(text) if has_ide_markup(text) else text
     if "\n" not in shown:
         return shown  # (an attached file spans lines: no import, no scan, for most messages)
     from .attachments import named_attachments  # a pasted file named (blind check 14)

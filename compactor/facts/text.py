@@ -23,7 +23,7 @@ from compactor.schema import (
 )
 
 from .boilerplate import drop_boilerplate
-from .ide import IDE_MARK, without_ide_markup
+from .ide import has_ide_markup, without_ide_markup
 from .noise import drop_banner, strip_ansi, unwrapped_output, without_reminders
 
 MAX_LINE = 200
@@ -353,7 +353,7 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
             internal = is_internal(msg)
             if text.strip() in _NULL_TEXTS:
                 text = ""
-            if msg.role == "user" and IDE_MARK in text:
+            if msg.role == "user" and has_ide_markup(text):
                 text = without_ide_markup(text)
             injected = msg.role == "user" and not internal and is_injected(msg, text)
             entry = Entry(index, msg.role, text, internal=internal, injected=injected)
@@ -401,7 +401,7 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
         ]
     if msg.role == "user" and "<system-reminder>" in entry.text:
         entry.text = without_reminders(entry.text) or entry.text  # a reminder alone is injected
-    if msg.role == "user" and IDE_MARK in entry.text:  # IDE context, not the request
+    if msg.role == "user" and has_ide_markup(entry.text):  # IDE context, not the request
         entry.text = without_ide_markup(entry.text)
     if entry.text.strip() in _NULL_TEXTS:
         entry.text = ""
@@ -437,7 +437,7 @@ def entries_of(items: Iterable[Message | AgenticMessage]) -> list[Entry]:
         seen = known.get(text)
         if seen is None:
             shown = "" if text.strip() in _NULL_TEXTS else text
-            if role == "user" and IDE_MARK in shown:
+            if role == "user" and has_ide_markup(shown):
                 shown = without_ide_markup(shown)
             seen = (shown, role == "user" and is_injected(msg, shown))
             if len(text) <= _SHORT_TEXT and len(known) < _MEMO_MOST:

@@ -3,6 +3,9 @@
 * files a sub-agent (``Task``/``Agent`` calls, background agents' ``<task-notification>``)
   reports it created or wrote are changes of the session, "created by a sub-agent", in
   section 3 and among the files changed for the current request (:func:`add_agent_files`);
+* files a sub-agent's report says it updated, modified or edited ("I've successfully updated
+  … the file `…\\page.tsx`", a "Files modified:" list), background agents' reports arriving
+  later included, are "edited by a sub-agent", never "Read, not changed" (blind check 30, W1);
 * a ``Write`` whose result says the file "has been overwritten" replaced an existing file: it
   was written, not created (:func:`add_agent_files` too);
 * a deleted file under a hidden build folder or a lock/trace file (``rm -rf .next/trace``) is
@@ -16,6 +19,7 @@ from collections.abc import Sequence
 
 from compactor._util import lazy_pattern
 from compactor.facts import is_reading_call
+from compactor.facts.agentresults import blocked_report
 
 from .local_files import FileState
 from .local_madelater import same_path
@@ -35,6 +39,24 @@ _MADE_RE = lazy_pattern(
 )
 """The agent's own report of what it made ("The file has been created at …", "I created the
 file …"); not "X was created in 2023", which tells the past of a file it read."""
+_EDITED_RE = lazy_pattern(
+    r"\b(?:i(?:'ve| have)? (?:successfully |also )?(?:updated|modified|edited|changed|restyled)"
+    r"|ha(?:s|ve) been (?:successfully )?(?:updated|modified|edited|restyled)"
+    r"|^[\s*#-]*(?:updated|modified|edited)\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""The agent's own report of a file it edited ("I've successfully updated … the file …", "The
+file has been updated", a line "Updated `src/page.tsx`")."""
+_LIST_RE = lazy_pattern(
+    r"^[\s*#]*(?:files?|pages?) (?:modified|changed|updated|edited)[*\s]*:[*\s]*\n"
+    r"((?:[ \t]*(?:[-*+]|\d+[.)])[^\n]*\n?)+)",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A report's list of the files it changed ("Files modified:" then one item a line)."""
+_REL_RE = lazy_pattern(r"(?<![\w`/\\.])((?:[\w.\[\]-]+[\\/])+[\w.\[\]-]+\.[A-Za-z0-9]{1,8})\b")
+"""A relative path (``src/app/page.tsx``) in a list item or after "Updated"."""
+_ITEM_RE = lazy_pattern(r"^(?:[\s*#-]*(?:updated|modified|edited)\b[^\n]*)", re.I | re.M)
+_TAIL = 6_000  # characters of a report searched for its "Files modified:" list
 _PATH_RE = lazy_pattern(
     r"`([^`\n]*[\\/][^`\n]*?\.[A-Za-z0-9]{1,8})`"
     r"|(?<![\w`])((?:[A-Za-z]:\\|/)[^\s`'\"<>()]+\.[A-Za-z0-9]{1,8})(?![\w`])"
@@ -53,19 +75,34 @@ def add_agent_files(s: Session) -> None:
     if not agents:
         return  # no sub-agent was started here: no report to read (a long chat stays cheap)
     known = {normal_path(p) for p in s.files}
+    polls = {c.id for c in s.calls if c.name == "TaskOutput"}  # a background agent's result
     for e in s.entries:
         if e.role != "user":
             continue
         reports = [r.text for r in e.results if r.call_id in agents] if e.results else []
+        reports += [_polled(r.text) for r in e.results if r.call_id in polls] if polls else []
         notice = e.text.find("<task-notification>", 0, 200) >= 0  # no copy: a chat is long
         if notice and _DONE_RE.search(e.text[:600]):
-            found = _RESULT_RE.search(e.text[: _HEAD * 2])
+            found = _RESULT_RE.search(e.text[:_TAIL])
             reports.append(found.group(1) if found is not None else "")
         for report in reports:
-            for path in _made(report):
+            if blocked_report(f"<t><result>{report[:_HEAD]}", "<t>"):
+                continue  # it says it was denied: it changed nothing (row 592)
+            made = _made(report)
+            for path, action in [*((p, "created") for p in made), *_edited(report, made)]:
                 if normal_path(path) not in known:
                     known.add(normal_path(path))
-                    s.files[path] = FileState(path, ["created"], tool=AGENT, last_index=e.index)
+                    s.files[path] = FileState(path, [action], tool=AGENT, last_index=e.index)
+
+
+def _polled(text: str) -> str:
+    """The output of a ``TaskOutput`` poll that retrieved a completed sub-agent ('' for a
+    shell job's or a running agent's: a build log's "updated 3 packages" is no report)."""
+    head = text[:600]
+    if "local_agent" not in head or _DONE_RE.search(head) is None:
+        return ""
+    at = text.find("<output>")
+    return text[at + len("<output>") :].lstrip() if at >= 0 else ""
 
 
 def _made(report: str) -> list[str]:
@@ -75,6 +112,24 @@ def _made(report: str) -> list[str]:
         return []
     found = (m.group(1) or m.group(2) for m in _PATH_RE.finditer(head))
     return list(dict.fromkeys(p.strip() for p in found if p and "*" not in p))
+
+
+def _edited(report: str, made: list[str]) -> list[tuple[str, str]]:
+    """The files a sub-agent's report says it updated or edited, each ``(path, "edited")``:
+    those its opening names beside such a verb, and those of its "Files modified:" list."""
+    head = report[:_HEAD]
+    found: list[str] = []
+    if head and _EDITED_RE.search(head) is not None:
+        found += (m.group(1) or m.group(2) for m in _PATH_RE.finditer(head))
+        for line in _ITEM_RE.findall(head):  # "Updated src/app/page.tsx"
+            found += _REL_RE.findall(line)
+    listed = _LIST_RE.search(report[:_TAIL])
+    if listed is not None:
+        for item in listed.group(1).splitlines():
+            paths = [m.group(1) or m.group(2) for m in _PATH_RE.finditer(item)]
+            found += paths or _REL_RE.findall(item)[:1]
+    return [(p, "edited") for p in dict.fromkeys(p.strip() for p in found if p) if
+            "*" not in p and p not in made]  # fmt: skip
 
 
 def _overwritten(s: Session) -> None:

@@ -14,7 +14,10 @@ are rejections):
 * an assistant message whose only follow-up was calls the user rejected (no other call before
   the next assistant text or user message) is a **proposal the user rejected**: its sentences
   leave the decisions for the turned-down proposals, and when it is the answer section 8
-  quotes, its title says so.
+  quotes, its title says so;
+* unless a later call of the same tool on the same file succeeded (blind check 30, W4: the user
+  rejected a ``Write``'s content, then approved the next ``Write`` of that file): the rejection
+  was of that attempt, not of the plan; the call is listed "rejected once, then done".
 """
 
 from __future__ import annotations
@@ -96,10 +99,11 @@ def judge_rejected_calls(s: Session) -> None:
     for c in s.calls:
         if c.id in s.refused:
             s.refused[c.id] = call_line(c, _CALL)
+    redone = _redone(s)
     for at in sorted({_lead_in(s, c.index) for c in s.calls if c.id in s.refused} - {-1}):
         e = s.entries[at]
         calls = _follow_up(s, e)
-        if calls and all(c in s.refused for c in calls):
+        if calls and all(c in s.refused for c in calls) and not all(c in redone for c in calls):
             s.refused_at[e.index] = [s.refused[c] for c in calls]
     if not s.refused_at:
         return
@@ -107,6 +111,31 @@ def judge_rejected_calls(s: Session) -> None:
     for index in s.refused_at:
         said = quote(s.entries[index].text, 300)
         s.rejected.append(f"Proposed, then the user rejected its call (not run): {said}")
+
+
+_PATH_KEYS = ("file_path", "path", "notebook_path")
+
+
+def _target(args: object) -> str:
+    """The file a call writes or edits ('' when it names none)."""
+    if not isinstance(args, dict):
+        return ""
+    return next((v for k in _PATH_KEYS if isinstance(v := args.get(k), str) and v), "")
+
+
+def _redone(s: Session) -> set[str]:
+    """The rejected calls a later call of the same tool on the same file did with success."""
+    done: dict[tuple[str, str], int] = {}  # (tool, file) → the latest successful call's index
+    for c in s.calls:
+        if c.id in s.answered and c.id not in s.failed_calls and (path := _target(c.args)):
+            done[(c.name, path)] = c.index
+    return {
+        c.id
+        for c in s.calls
+        if c.id in s.refused
+        and (path := _target(c.args))
+        and done.get((c.name, path), -1) > c.index
+    }
 
 
 def _lead_in(s: Session, index: int) -> int:
@@ -137,13 +166,19 @@ def _follow_up(s: Session, e: Entry) -> list[str]:
 def rejected_items(s: Session, width: int) -> list[str]:
     """Section 5's lines that name the plan revisions the user asked for and the calls the user
     rejected, the latest first ([] if none)."""
-    lines = [x for x in s.refused.values() if x]
+    redone = _redone(s)
+    lines = [x for c, x in s.refused.items() if x and c not in redone]
+    again = [
+        f"Rejected once, then done (a later call on the same file succeeded): {code(x[:width])}"
+        for c, x in s.refused.items()
+        if x and c in redone
+    ]
     if not lines:
-        return plan_change_items(s, width)
+        return [*plan_change_items(s, width), *again[-_SHOWN:]]
     more = f" ({len(lines) - _SHOWN} earlier ones not listed)" if len(lines) > _SHOWN else ""
     shown = [f"  The user rejected: {code(x[:width])} (not run)" for x in lines[-_SHOWN:]]
     head = f"Calls the user rejected (they never ran; not to be redone unasked){more}:"
-    return [*plan_change_items(s, width), head, *shown]
+    return [*plan_change_items(s, width), head, *shown, *again[-_SHOWN:]]
 
 
 def refusal_mark(s: Session, call_id: str) -> str:
