@@ -10,6 +10,7 @@ from typing import Any
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 
+from .cc_session import Session as CcSession
 from .codex_rollout import rec
 from .test_models_local_session import section
 
@@ -80,3 +81,86 @@ def test_a_template_sent_again_with_the_same_input_is_still_one(tmp_path: Any) -
     records = [_codex_user(message), _codex_user(message), _codex_say("The UC-04 spec is written.")]
     text = _codex_summary(records, tmp_path)
     assert "(sent 2 times)" in text, section(text, 1)
+
+
+# -- 1372-1373: set aside only by the user's or assistant's own decision (W2, W7) ---------------
+
+
+def _tool(call: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call, "name": name, "input": args}
+
+
+def _say(s: CcSession, text: str) -> None:
+    s.assistant([{"type": "text", "text": text}])
+
+
+def _result(s: CcSession, call: str, text: str, error: bool = False) -> None:
+    s.user([{"type": "tool_result", "tool_use_id": call, "content": text, "is_error": error}])
+
+
+def _cc_summary(s: CcSession, tmp_path: Any) -> str:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"\n".join(s.lines()) + b"\n")
+    return summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+
+
+def test_a_bug_described_as_what_the_code_skips_is_not_set_aside(tmp_path: Any) -> None:
+    """cc-jtkmid: "The grouping loop only skips handsets with empty manufacturer/model." (the
+    description of bug 1, which the user chose to fix: "both") was "Set aside on purpose"."""
+    s = CcSession()
+    s.user("Review the resolver change for bugs.")
+    s.assistant([_tool("toolu_1", "Bash", {"command": "go vet ./graph/..."})])
+    _result(s, "toolu_1", "graph/resolver.go:41: unreachable code\nexit status 1", True)
+    _say(
+        s,
+        "**1 — A nil price causes a 500 for the whole resolver — real**\n\nThe grouping loop only "
+        "skips handsets with empty manufacturer/model.\n\n**2 — The cache key ignores the "
+        "region.**\n\nFix #1 is a real bug — shall I fix both?",
+    )
+    s.user("both")
+    old, new = 'if maker == "" {', 'if maker == "" || price == "" {'
+    edit = {"file_path": "/w/graph/resolver.go", "old_string": old, "new_string": new}
+    s.assistant([_tool("toolu_2", "Edit", edit)])
+    _result(s, "toolu_2", "The file /w/graph/resolver.go has been updated.")
+    _say(s, "Both are fixed.")
+    text = _cc_summary(s, tmp_path)
+    assert "Set aside on purpose" not in text, section(text, 4)
+
+
+def test_a_skip_decision_of_the_assistants_own_is_still_kept(tmp_path: Any) -> None:
+    s = CcSession()
+    s.user("Run the linters and fix what they find.")
+    s.assistant([_tool("toolu_1", "Bash", {"command": "golangci-lint run ./..."})])
+    _result(s, "toolu_1", "golangci-lint: command not found", True)
+    _say(s, "The linter is not installed here; I'll skip it and run go vet instead.")
+    s.assistant([_tool("toolu_2", "Bash", {"command": "go vet ./..."})])
+    _result(s, "toolu_2", "")
+    _say(s, "go vet is clean.")
+    text = _cc_summary(s, tmp_path)
+    assert 'Set aside on purpose, not to be fixed: "The linter is not installed' in text, text
+
+
+def test_a_templates_rule_is_no_reason_to_set_a_failure_aside(tmp_path: Any) -> None:
+    """cx-cap: a script failure was "Set aside on purpose" with a sentence of the
+    ``/speckit.clarify`` template the user's next message carried ("If the user explicitly
+    states they are skipping clarification …, you may proceed")."""
+    call = {"type": "function_call", "name": "shell", "call_id": "call_1"}
+    call["arguments"] = json.dumps({"command": ["bash", "-lc", ".specify/new-feature.sh uc04"]})
+    out = "Exit code: 1\nOutput:\n10#Fetching: value too great for base\n"
+    rule = (
+        "If the user explicitly states they are skipping clarification (e.g., exploratory "
+        "spike), you may proceed, but must warn that downstream rework risk increases."
+    )
+    records = [
+        _codex_user(_specify(_ask("UC-04"))),
+        rec("response_item", call),
+        rec("response_item", {"type": "function_call_output", "call_id": "call_1", "output": out}),
+        _codex_say("The script failed; I wrote the spec by hand."),
+        _codex_user(
+            f"## User Input\n\n```text\nClarify the UC-04 spec.\n```\n\n## Outline\n\n{rule}\n"
+            f"{_RULES}\n## Behavior Rules\n\n{_RULES}"
+        ),
+        _codex_say("Question 1: which fallback?"),
+    ]
+    text = _codex_summary(records, tmp_path)
+    assert "explicitly states they are skipping" not in section(text, 4), section(text, 4)
