@@ -164,3 +164,43 @@ def test_a_templates_rule_is_no_reason_to_set_a_failure_aside(tmp_path: Any) -> 
     ]
     text = _codex_summary(records, tmp_path)
     assert "explicitly states they are skipping" not in section(text, 4), section(text, 4)
+
+
+# -- 1374: a cause the assistant revised after "that didn't correct it" is superseded (W10) -------
+
+
+def _cause_session(report: str) -> CcSession:
+    s = CcSession()
+    s.user("Why is AF40 two cents off from AF39 minus AA50 in the budget sheet?")
+    _say(
+        s,
+        "The 2 cent difference is due to floating-point precision errors in the SUM of AA50. "
+        "**Root cause confirmed:** Classic binary floating-point arithmetic error. Wrap AA50 in "
+        "ROUND(…, 2).",
+    )
+    s.user(report)
+    _say(
+        s,
+        "**ROUND won't fix this** — ROUND(5813513.67, 2) still equals 5813513.67. Where does "
+        "AF39's value of 5813513.69 come from? It's hardcoded, not a formula.",
+    )
+    return s
+
+
+def test_a_cause_revised_after_the_fix_did_not_work_is_superseded(tmp_path: Any) -> None:
+    """cc-deder: §5 kept "Root cause confirmed: floating-point …" with no mark, although after
+    the user's "I changed it to round in AA 50 but that didn't correct it" the assistant wrote
+    "ROUND won't fix this … It's hardcoded"."""
+    s = _cause_session("I changed it to round in AA 50 but that didn't correct it")
+    text = _cc_summary(s, tmp_path)
+    decisions = section(text, 5)
+    assert "floating-point" in decisions, decisions
+    for line in decisions.splitlines():
+        if "floating-point" in line:
+            assert "Superseded" in line and "ROUND won't fix this" in line, decisions
+
+
+def test_a_cause_the_user_did_not_dispute_stays_a_decision(tmp_path: Any) -> None:
+    s = _cause_session("ok, and how do I format the column as currency?")
+    decisions = section(_cc_summary(s, tmp_path), 5)
+    assert "floating-point" in decisions and "Superseded" not in decisions, decisions
