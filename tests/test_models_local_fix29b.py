@@ -204,3 +204,30 @@ def test_a_cause_the_user_did_not_dispute_stays_a_decision(tmp_path: Any) -> Non
     s = _cause_session("ok, and how do I format the column as currency?")
     decisions = section(_cc_summary(s, tmp_path), 5)
     assert "floating-point" in decisions and "Superseded" not in decisions, decisions
+
+
+def test_a_heading_of_the_next_answer_is_no_way_round_a_failure(tmp_path: Any) -> None:
+    """cx-cap: a failed ``check-prerequisites.sh`` was "Done without it, not to be fixed: "##
+    Question 1: Fallback averaging hierarchy"" — the heading of the next message's question."""
+    calls = []
+    for n, command in enumerate((".specify/check-prerequisites.sh --json", "ls specs")):
+        call = {"type": "function_call", "name": "shell", "call_id": f"call_{n}"}
+        call["arguments"] = json.dumps({"command": ["bash", "-lc", command]})
+        calls.append(call)
+    out = "Exit code: 1\nOutput:\nERROR: Not on a feature branch\n"
+    records = [
+        _codex_user("Clarify the UC-04 spec in specs/004-uc04."),
+        rec("response_item", calls[0]),
+        rec("response_item", {"type": "function_call_output", "call_id": "call_0", "output": out}),
+        _codex_say(
+            "## Question 1: Fallback averaging hierarchy\n\nWhich source should the average use "
+            "first?\n\nA) the parcel\nB) the block"
+        ),
+        rec("response_item", calls[1]),
+        rec(
+            "response_item", {"type": "function_call_output", "call_id": "call_1", "output": "004"}
+        ),
+        _codex_say("Recorded."),
+    ]
+    text = _codex_summary(records, tmp_path)
+    assert "Done without it" not in section(text, 4), section(text, 4)

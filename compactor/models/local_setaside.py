@@ -5,7 +5,9 @@ the assistant's or the user's own decision, never (blind check 31):
   empty manufacturer/model.": the description of a bug the user then chose to fix, W2);
 * the text of a command template injected into the user's message ("If the user explicitly
   states they are skipping clarification …, you may proceed": the template's rule, W7): only
-  the words the user typed there (:func:`typed_words`) can decide."""
+  the words the user typed there (:func:`typed_words`) can decide;
+* a Markdown heading ("## Question 1: Fallback averaging hierarchy": a topic, W7) is no
+  sentence saying the work was done without the failed call (:func:`around_words`)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from .local_offers import unchosen_dropped
 from .local_session import ErrorFact, Session
 from .local_typed import typed_words
 
-__all__ = ["next_typed", "set_aside_words"]
+__all__ = ["around_words", "next_typed", "set_aside_words"]
 
 _DESCRIBES_RE = lazy_pattern(r"\bskips\b", re.IGNORECASE)
 """"X skips Y": what code does (a loop, a check), not a decision to skip anything."""
@@ -45,3 +47,12 @@ def set_aside_words(err: ErrorFact, typed: str, skips: re.Pattern[str]) -> list[
     told = [x for x in sentences(err.next_text) if _decides(x, skips)]
     told = unchosen_dropped(err.next_text, typed, told)  # (blind check 18)
     return told + [x for x in sentences(typed) if _decides(x, skips)]
+
+
+def around_words(err: ErrorFact, typed: str, around: re.Pattern[str]) -> list[str]:
+    """The sentences of the assistant's next words saying it did without ``err`` (``around``
+    matches them; headings name a topic, not a way round), less unchosen menu options."""
+    said = [
+        x for x in sentences(err.next_text) if around.search(x) and not x.startswith("#")
+    ]  # fmt: skip
+    return unchosen_dropped(err.next_text, typed, said)
