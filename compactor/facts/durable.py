@@ -25,7 +25,7 @@ from compactor._util import lazy_pattern
 
 from .fences import cut_middle
 from .outcomes import command_of, strip_output_header
-from .templates import bounded_template
+from .templates import bounded_template, input_slot
 from .text import Entry, one_line, sentence_spans
 
 __all__ = [
@@ -80,7 +80,7 @@ def embedded_rules(text: str) -> tuple[str, str] | None:
     if len(text) <= RULES_MIN or ("\n#" not in text and "<!--" not in text and "\n</" not in text):
         return None
     marks = list(_RULE_MARK_RE.finditer(text))
-    if len(marks) < 2:
+    if len(marks) < 2 or input_slot(text):  # a command template: its request is its input slot
         return None
     end = marks[-1].end()
     rules, request = text[:end].strip(), text[end:].strip()

@@ -7,10 +7,11 @@ gd-angular's two expansions printed about 200 lines in section 6)."""
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from compactor._util import lazy_pattern
 
-__all__ = ["bounded_template"]
+__all__ = ["bounded_template", "input_slot"]
 
 _HEADING_RE = lazy_pattern(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 _SLOT_RE = lazy_pattern(
@@ -18,6 +19,20 @@ _SLOT_RE = lazy_pattern(
     re.IGNORECASE | re.MULTILINE | re.DOTALL,
 )
 """A template's slot for the user's words: ``## User Input`` and the fenced block under it."""
+
+
+def input_slot(text: str) -> bool:
+    """``text`` is a command template with the user's words in its input slot (``## User
+    Input`` and a fenced block) as its first or second heading: its request is the slot, never the
+    template's last section (blind check 31 W1: ``/speckit.specify``'s "Success criteria must
+    be: …" was taken as the request of three messages)."""
+    if "```" not in text and "~~~" not in text:
+        return False
+    slot = _SLOT_RE.search(text)
+    if slot is None:
+        return False
+    heads = [m.start() for m in islice(_HEADING_RE.finditer(text), 2)]
+    return slot.start() in heads
 
 
 def bounded_template(text: str, number: int, keep: int) -> str | None:

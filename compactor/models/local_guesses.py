@@ -18,7 +18,7 @@ from compactor.facts import sentences
 
 from .local_session import Session
 
-__all__ = ["judge_replaced_guesses"]
+__all__ = ["judge_replaced_guesses", "judge_revised_causes"]
 
 _REAL_CAUSE_RE = re.compile(
     r"\b(?:that['’]?s|that is|this is|which is|which was|that was|this was) (?:what|why)\b"
@@ -66,3 +66,50 @@ def _real_cause(s: Session, start: int, end: int) -> str:
         if e.role == "assistant" and not e.internal and _REAL_CAUSE_RE.search(e.text):
             return next((x for x in sentences(e.text) if _REAL_CAUSE_RE.search(x)), "")
     return ""
+
+
+_CAUSE_RE = re.compile(
+    r"\b(?:(?:root |the |real )?cause[sd]?\b|due to|because|comes? from|the (?:problem|issue|"
+    r"culprit|bug) (?:is|was))",
+    re.IGNORECASE,
+)
+"""A statement of a cause (a diagnosis: "The 2 cent difference is due to floating-point …")."""
+_NOT_FIXED_RE = re.compile(
+    r"\b(?:did(?:n['’]?t| not)|does(?:n['’]?t| not)|has(?:n['’]?t| not)) (?:\w+ )?(?:work|fix|"
+    r"correct|help|change|solve|resolve)\w*|\bstill (?:the same|wrong|off|broken|fail\w*|not)\b|"
+    r"\bno (?:change|difference)\b|\bsame (?:error|result|problem|issue)\b",
+    re.IGNORECASE,
+)
+"""The user's report that the fix the diagnosis led to did not work ("… didn't correct it")."""
+_REVISES_RE = re.compile(
+    r"\b(?:wo|wi|does|do|did|would)n['’]?t (?:fix|solve|help|change|correct)\b|"
+    r"\b(?:will|would|does|did) not (?:fix|solve|help|change|correct)\b|"
+    r"\b(?:is|was)(?:n['’]?t| not) (?:the |a )?(?:real |actual )?(?:cause|problem|issue)\b|"
+    r"\b(?:the )?(?:real|actual|true) (?:cause|problem|issue|culprit)\b|\bactually\b|"
+    r"\bturn(?:s|ed) out\b",
+    re.IGNORECASE,
+)
+"""The assistant's words revising its diagnosis ("ROUND won't fix this", "the real cause")."""
+_REVISED = "Superseded: "
+
+
+def judge_revised_causes(s: Session) -> None:
+    """A stated cause (blind check 31 W10: "Root cause confirmed: floating-point …") after which
+    the user reported that the fix did not work ("I changed it to round … but that didn't
+    correct it") and the assistant, before the user's next request, revised it ("ROUND won't fix
+    this … It's hardcoded") is labelled superseded, with the revising words."""
+    for n, (i, score, text) in enumerate(s.decisions):
+        if text.startswith((_REVISED, _LABEL)) or _CAUSE_RE.search(text) is None:
+            continue
+        after = [r for r in s.requests if r.index > i]
+        if not after or _NOT_FIXED_RE.search(after[0].text) is None:
+            continue
+        end = after[1].index if len(after) > 1 else len(s.entries)
+        for e in s.entries[after[0].index + 1 : end]:
+            if e.role != "assistant" or e.internal or _REVISES_RE.search(e.text) is None:
+                continue
+            said = next((x for x in sentences(e.text) if _REVISES_RE.search(x)), "")
+            short = said if len(said) <= 120 else said[:119].rstrip() + "…"
+            label = f"{_REVISED}{text} (later, after the user said the fix did not work: '{short}')"
+            s.decisions[n] = (i, score, label)
+            break

@@ -12,8 +12,10 @@ from itertools import islice, repeat
 from compactor._util import lazy_pattern
 from compactor.facts import Call, Entry, one_line, shorten
 from compactor.facts.noise import CLI_COMMANDS, user_shell
+from compactor.facts.templates import input_slot
 
 from .local_text import slash_command
+from .local_typed import typed_words
 
 LOCAL_COMMANDS = CLI_COMMANDS  # never a request (``/plan`` alone only switches plan mode)
 _TYPED_COMMAND_RE = lazy_pattern(r"/[a-z][a-z\-]*(?:[ \t][^\n]{0,150})?")
@@ -172,7 +174,11 @@ def _same_message(a: str, b: str) -> bool:
     n = _RESENT_PREFIX
     if len(a) < n or len(b) < n or a[:n] != b[:n]:
         return False
-    return slash_command(a) == slash_command(b) and _mostly_same(a, b)
+    if slash_command(a) != slash_command(b):
+        return False
+    if input_slot(a) and input_slot(b) and typed_words(a) != typed_words(b):
+        return False  # other words typed into a template's slot: another request (check 31 W1)
+    return _mostly_same(a, b)
 
 
 _SAME_SHARE = 0.6

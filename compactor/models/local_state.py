@@ -62,7 +62,7 @@ from .local_madeby import add_agent_files
 from .local_madelater import made_later, not_found_line, without_program
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
-from .local_offers import drop_unchosen_options, unchosen_dropped
+from .local_offers import drop_unchosen_options
 from .local_planmode import changed_plan
 from .local_present import judge_present
 from .local_rejected import judge_rejected_calls, refused_words
@@ -72,6 +72,7 @@ from .local_retries import job_started
 from .local_reverted import judge_reverted
 from .local_rewritten import judge_rewritten
 from .local_session import PLAN_TOOLS, ErrorFact, Session, build_session
+from .local_setaside import around_words, next_typed, set_aside_words
 from .local_stops import IN_FLIGHT, stopped_how
 from .local_supersede import (
     judge_accepted,
@@ -440,15 +441,8 @@ def judge_skipped(s: Session) -> None:
         if meant or _MEANT_TO_FAIL_RE.search(err.call):
             err.after, err.by = "meant to fail", one_line(meant[0] if meant else err.call)
             continue
-        told = [x for x in sentences(err.next_text) if _SKIPS_RE.search(x)]
-        user = next(
-            (e for e in s.entries[err.index + 1 :] if e.role == "user" and not e.injected
-             and not e.internal and e.text.strip()),
-            None,
-        )  # fmt: skip
-        told = unchosen_dropped(err.next_text, user.text if user else "", told)  # (blind 18)
-        if user is not None:
-            told += [x for x in sentences(user.text) if _SKIPS_RE.search(x)]
+        typed = next_typed(s, err)  # the user's own words, not a template's (blind check 31 W7)
+        told = set_aside_words(err, typed, _SKIPS_RE)  # not a description of code (W2)
         said = " ".join(err.outcome.lines)
         if any(is_rejection(x) for x in err.outcome.lines):  # one owner (compactor.rejections)
             told.insert(0, _REFUSED)
@@ -464,8 +458,7 @@ def judge_skipped(s: Session) -> None:
                 err.after, err.by = "not found", ""  # a probe that established a fact
                 err.why = made_later(s, err) or err.why  # a later call made it (set 25)
             continue
-        around = [x for x in sentences(err.next_text) if _AROUND_RE.search(x)]
-        around = unchosen_dropped(err.next_text, user.text if user else "", around)
+        around = around_words(err, typed, _AROUND_RE)  # no heading (blind check 31 W7)
         if around and went_on:
             words = set(_WORD_RE.findall(err.call.lower()))
             best = max(around, key=lambda x: len(words & set(_WORD_RE.findall(x.lower()))))

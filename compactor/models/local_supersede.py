@@ -24,7 +24,7 @@ from dataclasses import replace
 from compactor._util import lazy_pattern
 from compactor.facts import Entry, one_line, sentences
 
-from .local_guesses import judge_replaced_guesses
+from .local_guesses import judge_replaced_guesses, judge_revised_causes
 from .local_session import Session
 
 __all__ = [
@@ -107,6 +107,7 @@ def judge_overtaken_causes(s: Session) -> None:
     previous attempt" replaced (:func:`judge_replaced_guesses`, blind check 25)."""
     _judge_overtaken(s)
     judge_replaced_guesses(s)
+    judge_revised_causes(s)  # a cause the user's "that didn't correct it" overturned (set 31)
 
 
 def _judge_overtaken(s: Session) -> None:
