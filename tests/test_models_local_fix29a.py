@@ -85,7 +85,8 @@ def test_a_quoted_path_with_spaces_is_kept_whole() -> None:
     s = SessionBuilder()
     s.user("write the spec from './Use Cases/UC-04.md' and 'Acceptance Tests/UC-04-AT.md'")
     where = "/home/u/proj"
-    s.call("exec_command", {"cmd": "sed -n '1,9p' './Acceptance Tests/UC-04-AT.md'", "workdir": where}, "AT")  # fmt: skip
+    at = "sed -n '1,9p' './Acceptance Tests/UC-04-AT.md'"
+    s.call("exec_command", {"cmd": at, "workdir": where}, "AT")
     s.call("exec_command", {"cmd": 'cat "Use Cases/UC-04.md"', "workdir": where}, "# UC\nflow")
     s.say("Read both.")
     files = _sections(summarize_transcript(s.messages))["3"]
