@@ -59,6 +59,7 @@ from .patterns import (
     paths,
     result_paths,
     urls,
+    whole_paths,
     work_identifiers,
 )
 from .stops import ESCALATED, STOPPED, escalated, justification, user_stopped
@@ -159,5 +160,6 @@ __all__ = [
     "unlaunched_reports",
     "urls",
     "user_stopped",
+    "whole_paths",
     "work_identifiers",
 ]

@@ -12,7 +12,7 @@ from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .apierror import api_error
 from .bounded import expected_exit, is_startup_noise
 from .noise import is_warning
-from .reads import only_reads
+from .reads import is_subagent, only_reads
 from .shellwrap import inner_command
 from .stops import rejection, user_stopped
 from .text import Call, Result, clean, cut, lowers_exactly
@@ -53,8 +53,7 @@ _NOT_FOUND_RE = re.compile(
 _COUNT_FIELD_RE = re.compile(
     r"(?i:failed|failures?)(?:[ \t]+[\w()/-]+){1,3}[ \t]*[:=][ \t]*\d[\d,.]*[ \t]*%?$"
 )
-"""A count in a command's output data (``failed txs: 2``, ``Failed requests: 0``): a number the
-call reported, not a failure of the call."""
+"""A count in output data (``failed txs: 2``, ``Failed requests: 0``): no failure of the call."""
 _LEVEL_FIELD_RE = re.compile(
     r"[A-Za-z][\w -]{0,30}:\s*\**(?:ERROR|FATAL|PANIC|CRITICAL)\**(?:\s*\([^)]{0,20}\))?$"
 )
@@ -566,7 +565,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     flagged = result.is_error or (code is not None and code != 0)
     if not (flagged or marked) and call and (failed := api_error(call.command, text)):
         return Outcome(True, code, (failed,))  # curl exited 0 on an API error (blind check 28)
-    if not (flagged or marked) and (code == 0 or is_reading_call(call) or only_reads(call)):
+    quiet = code == 0 or is_reading_call(call) or only_reads(call) or is_subagent(call)
+    if not (flagged or marked) and quiet:  # (a sub-agent's report: its result, blind check 31)
         return Outcome(False, code)  # nothing to scan: a success, or file content
     body = strip_output_header(clean(scan_window(text))) if text else ""
     lines = _ranked_lines(body)

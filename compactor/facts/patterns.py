@@ -130,6 +130,27 @@ def paths(text: str, offset: int = 0) -> Iterator[tuple[int, str]]:
                 yield offset + at, path
 
 
+_FOLDER_WORD_RE = lazy_pattern(r"(?:\.{0,2}/)?[A-Z0-9][\w.-]*$|[\w.~-]*/[\w./-]*$")
+"""A word of a folder name with spaces (``Acceptance``, ``./Use``): capitalised or a path
+head; not a sentence's lowercase word ("fix the bug in src/app.py")."""
+
+
+def whole_paths(text: str) -> Iterator[tuple[int, str]]:
+    """:func:`paths`, with a path quoted whole that has spaces in its folders
+    (``'./Acceptance Tests/UC-04-AT.md'``) given whole, never as the tail after its last space
+    (blind check 31 W6)."""
+    for at, path in paths(text):
+        if at >= 2 and text[at - 1] == " " and not path.startswith(("/", "~")):
+            end = at + len(path)
+            quote = text[end : end + 1]
+            if quote in ("'", '"', "`"):
+                start = text.rfind(quote, max(0, at - 200), at)
+                words = text[start + 1 : at].split() if start >= 0 else []
+                if words and len(words) <= 4 and all(_FOLDER_WORD_RE.match(w) for w in words):
+                    at, path = start + 1, clean_path(text[start + 1 : end]) or path
+        yield at, path
+
+
 _GLUED_HEAD_RE = lazy_pattern(rf"[{_CJK}]+(?=[A-Za-z0-9_~./])")
 _GLUED_TAIL_RE = lazy_pattern(rf"(?<=[A-Za-z0-9_.\-])[{_CJK}]+$")
 

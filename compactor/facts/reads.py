@@ -10,7 +10,7 @@ from compactor._util import lazy_pattern
 
 from .text import Call
 
-__all__ = ["only_reads"]
+__all__ = ["is_subagent", "only_reads"]
 
 _SEGMENT_RE = lazy_pattern(r"\s*(?:&&|\|\||[;|\n])\s*")
 _LEAD = frozenset("sudo env time nohup exec command".split())
@@ -64,3 +64,13 @@ def only_reads(call: Call | None) -> bool:
             return False
         found = found or said is True
     return found
+
+
+_SUBAGENT_TOOLS = frozenset({"task", "agent"})
+
+
+def is_subagent(call: Call | None) -> bool:
+    """Whether ``call`` ran a sub-agent (Claude Code's ``Task``/``Agent``): its output is the
+    agent's prose report ("Failure scenario: …" among a review's findings), failed only by
+    ``is_error``, an error status or the harness's error marker (blind check 31 W3)."""
+    return call is not None and call.name.lower() in _SUBAGENT_TOOLS

@@ -17,7 +17,7 @@ from compactor.facts.killreport import own_kill_report
 from compactor.facts.masked import masked_lines
 from compactor.facts.noise import is_warning
 from compactor.facts.outcomes import error_lines, is_reading_call, scan_window
-from compactor.facts.reads import only_reads
+from compactor.facts.reads import is_subagent, only_reads
 
 from .local_claims import no_errors_line
 from .local_retries import retries, signature
@@ -59,6 +59,8 @@ def printed_error_items(s: Session, width: int, *, reads: bool = False) -> list[
                 continue
             if not only_reads(call) if reads else is_reading_call(call):
                 continue
+            if is_subagent(call):
+                continue  # a sub-agent's report: prose, not an error output (blind check 31 W3)
             lines, count = _printed(r.text)
             if not lines or (count == len(lines) and own_kill_report(call, lines)):
                 continue  # `echo "Killed root process N"`: its own report (blind check 27)

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from compactor._util import lazy_pattern
-from compactor.facts import is_reading_call
+from compactor.facts import command_of, is_reading_call
 from compactor.facts.agentresults import blocked_report
 
 from .local_files import FileState
@@ -147,11 +147,24 @@ def _overwritten(s: Session) -> None:
 
 
 _TOKEN_RE = lazy_pattern(r"[^\s'\"`:;,()<>|]+")
+_MISSING_RE = lazy_pattern(
+    r"no such file|can(?:no|')t (?:access|open|read|stat)|does not exist|not found|ENOENT",
+    re.IGNORECASE,
+)
+"""A read that found nothing: it shows the file was not there (blind check 31 W8)."""
+_CONTENT_RE = lazy_pattern(
+    r"(?:^|[;&|\n(\"']|\\n)\s*(?:sudo\s+)?(?:cat|sed|head|tail|nl|bat|less|more|awk|wc|stat|"
+    r"Get-Content|type|jq|yq)\b[^;&|\n]*$"
+)
+"""The command segment before a path reads that file's content (``sed -n '1,20p' a.md``);
+not a search (``find . -name a.md``, ``rg a.md``), whose arguments are a pattern."""
 
 
 def _shown_before(s: Session, files: list[FileState]) -> dict[str, int]:
-    """The entry where a successful read or listing first named each of ``files`` (a ``cat``,
-    ``sed -n``, ``Read`` of it, or ``find``/``ls`` output holding it), for those it named."""
+    """The entry where a successful read or listing first showed each of ``files`` existed
+    (a ``cat``, ``sed -n``, ``Read`` of it that found it, or a ``find``/``ls`` output line
+    naming it), for those it showed. A failed read ("No such file"), a search naming it in its
+    pattern or any other text naming it shows nothing (blind check 31 W8/W9)."""
     bases: dict[str, list[str]] = {}
     for f in files:
         bases.setdefault(f.path.replace("\\", "/").rsplit("/", 1)[-1], []).append(f.path)
@@ -164,13 +177,47 @@ def _shown_before(s: Session, files: list[FileState]) -> dict[str, int]:
             call = readers.get(r.call_id)
             if call is None:
                 continue
-            text = call.arguments + "\n" + r.text[:20_000]
-            for base in (b for b in bases if b in text):
-                words = [w for w in _TOKEN_RE.findall(text) if w.endswith(base)]
+            text = r.text[:20_000]
+            for base in (b for b in bases if b in call.arguments or b in text):
                 for path in bases[base]:
-                    if path not in first and any(same_path(w, path) for w in words):
+                    if path not in first and (
+                        _read_it(call.name, command_of(call) or call.arguments, text, path)
+                        or _listed(call.arguments, text, path)
+                    ):
                         first[path] = e.index
     return first
+
+
+def _read_it(name: str, arguments: str, text: str, path: str) -> bool:
+    """Whether a call read ``path``'s content and found it (its output names no missing file)."""
+    if not text.strip() or _MISSING_RE.search(text[:2_000]) is not None:
+        return False
+    for m in _TOKEN_RE.finditer(arguments):
+        if same_path(m.group().strip("\\"), path):
+            if name.lower() in ("read", "view", "read_file", "view_file"):
+                return True
+            if _CONTENT_RE.search(arguments, 0, m.start()) is not None:
+                return True
+    return False
+
+
+def _listed(arguments: str, text: str, path: str) -> bool:
+    """Whether a listing's output holds ``path`` as an entry: a line ending in its path, or in
+    its bare name when the listing was of the file's own folder."""
+    norm = path.replace("\\", "/").lstrip("./")
+    base = norm.rsplit("/", 1)[-1]
+    folder = norm.rsplit("/", 1)[0] if "/" in norm else ""
+    for line in text.splitlines():
+        fields = line.split()
+        if not fields or len(fields) > 10 or not fields[-1].endswith(base):
+            continue
+        entry = fields[-1]
+        if "/" in entry.replace("\\", "/"):
+            if same_path(entry, path):
+                return True
+        elif entry == base and (not folder or folder.rsplit("/", 1)[-1] in arguments):
+            return True
+    return False
 
 
 _DEBRIS_RE = lazy_pattern(

@@ -113,16 +113,37 @@ def said_changed(final: Entry | None, reads: list[str], items: list[str]) -> lis
 
 
 def _said(text: str, path: str) -> bool:
-    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    """Whether ``text`` names ``path`` (whole, or by a relative path with a folder that it
+    ends with; never by its bare name: another file of that name may be the one changed,
+    blind check 31 W4/W5) in a clause with an edit verb before it."""
+    norm = path.replace("\\", "/")
+    name = norm.rsplit("/", 1)[-1]
     if len(name) < 3:
         return False
     pos = text.find(name)
     while pos >= 0:
-        start = max(text.rfind("\n", 0, pos), text.rfind(". ", 0, pos), pos - _CLAUSE_CHARS)
-        if _EDIT_VERB_RE.search(text, start + 1, pos) is not None:
-            return True
+        if _names(text, pos, name, norm):
+            start = max(text.rfind("\n", 0, pos), text.rfind(". ", 0, pos), pos - _CLAUSE_CHARS)
+            if _EDIT_VERB_RE.search(text, start + 1, pos) is not None:
+                return True
         pos = text.find(name, pos + len(name))
     return False
+
+
+_PATH_CHARS_RE = lazy_pattern(r"[^\s`'\"<>()\[\]{}|,;*]*$")
+
+
+def _names(text: str, pos: int, name: str, path: str) -> bool:
+    """Whether the path written where ``name`` occurs at ``pos`` in ``text`` is ``path``."""
+    end = pos + len(name)
+    if end < len(text) and (text[end].isalnum() or text[end] in "_-/\\"):
+        return False  # part of a longer word or path
+    found = _PATH_CHARS_RE.search(text, max(0, pos - 500), pos)
+    written = (text[found.start() : pos] if found else "").replace("\\", "/") + name
+    if "/" not in written:
+        return False
+    written = written.removeprefix("./")
+    return path == written or path.removeprefix("./").endswith(written.lstrip("/"))
 
 
 _TIMING_RE = lazy_pattern(

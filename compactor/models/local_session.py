@@ -35,10 +35,10 @@ from compactor.facts import (
     newest_from,
     one_line,
     outcome,
-    paths,
     programs,
     sentences,
     strip_output_header,
+    whole_paths,
 )
 from compactor.facts.attachments import request_entry
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
@@ -512,7 +512,7 @@ class _Builder:
         command = command_of(call)
         if command is not None and programs(command)[:1] in (["cat"], ["sed"], ["head"], ["nl"]):
             where = self.places.base(call)
-            for _, path in paths(command):
+            for _, path in whole_paths(command):  # a quoted path with spaces, whole (W6)
                 self.s.reads.setdefault(self.places.resolve(where, path), None)
 
     def output(self, call: Call, r: Result, index: int) -> None:

@@ -32,7 +32,7 @@ def untouched(s: Session, named: list[str]) -> list[str]:
         return []
     said = normal_path("\n".join(c.arguments.replace("\\\\", "\\") for c in s.calls))
     said += "\n" + "\n".join(normal_path(p) for p in s.files) + earlier_said(s)
-    left = [p for p in named if not path_in(p, said)]
+    left = [p for p in named if not path_in(p.removeprefix("./"), said)]  # './Use Cases/x.md
     return [p for p in left if not path_in(p, cd_named(s))] if left else left
 
 

@@ -24,8 +24,8 @@ from compactor.facts import (
     instructions,
     is_reading_call,
     one_line,
-    paths,
     stopped_jobs,
+    whole_paths,
     work_identifiers,
 )
 from compactor.facts.ide import without_ide_note
@@ -326,7 +326,7 @@ def named_files(s: Session, most: int) -> list[str]:
         for text in first_times(e.text for e in s.requests):  # again: names no new file
             pasted = pasted_listing(text)  # a pasted ``find``'s lines are not files of the work
             said = without_ide_note(typed_words(text))  # not an open file
-            for pos, p in paths(said):
+            for pos, p in whole_paths(said):
                 if (
                     p not in pasted
                     and not is_library_path(p)  # a pasted frame's file (blind check 18)
@@ -421,8 +421,8 @@ def prior_paths(s: Session, known: set[str]) -> list[str]:
     for text in reversed(s.prior):
         content = prior_sections(text).get(3)
         if content:
-            found = (p for _, p in paths(content) if has_known_extension(p) and p not in known)
-            return list(dict.fromkeys(found))
+            found = [p for _, p in whole_paths(content) if has_known_extension(p)]
+            return list(dict.fromkeys(p for p in found if p not in known))
     return []
 
 
@@ -510,7 +510,7 @@ def _revised_by_files(s: Session) -> None:
 
 
 def _file_names(text: str) -> set[str]:
-    return {_base(p) for _, p in paths(text)}
+    return {_base(p) for _, p in whole_paths(text)}
 
 
 def _revised_files(s: Session, earlier: Entry, later: Entry) -> set[str]:
