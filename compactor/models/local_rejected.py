@@ -125,6 +125,8 @@ def _target(args: object) -> str:
 
 def _redone(s: Session) -> set[str]:
     """The rejected calls a later call of the same tool on the same file did with success."""
+    if not s.refused:  # most sessions: nothing was rejected
+        return set()
     done: dict[tuple[str, str], int] = {}  # (tool, file) → the latest successful call's index
     for c in s.calls:
         if c.id in s.answered and c.id not in s.failed_calls and (path := _target(c.args)):
