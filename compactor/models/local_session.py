@@ -321,8 +321,9 @@ class _Builder:
                     len(e.text.strip()) > _SHORT_REPLY or len(s.reply.text.strip()) <= _SHORT_REPLY
                 ):
                     s.reply = e
-            menu = menu_items(e.text)  # options offered, not decided (blind check 28 W5)
-            for score, sentence in scored_once(e.text, self.memo) if e.index >= s.read_from else ():
+            scored = scored_once(e.text, self.memo) if e.index >= s.read_from else []
+            menu = menu_items(e.text) if scored else frozenset()  # offered, not decided (28 W5)
+            for score, sentence in scored:
                 if not menu or not on_menu(sentence, menu):
                     s.decisions.append((e.index, score, sentence))
         for call in e.calls:
