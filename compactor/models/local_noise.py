@@ -4,6 +4,7 @@ paths, shell fragments taken for files, a sub-agent's usage footer shown as its 
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
 from collections.abc import Sequence
@@ -212,6 +213,7 @@ _PICK_RE = lazy_pattern(
 """A pick of an offered option ("A", "2", "b)", "1a"): it answers the question before it."""
 
 
+@functools.lru_cache(maxsize=4096)  # read once per text: 1.1 million tiny replies repeat 8 texts
 def _short_reply(text: str) -> bool:
     """A short reply that continues the work ("好的", "yes", "continue", "2": ``continues``):
     the same words sent again answer another question each time (blind check 27, N4: two "好的"
