@@ -240,23 +240,25 @@ def collapse_resent(texts: Sequence[str], at_last: bool = False) -> list[tuple[s
         if not any(map(operator.eq, heads, islice(heads, 1, None))):
             return list(zip(texts, repeat(""), strict=False))  # nothing sent twice (most)
     runs: list[tuple[str, int, bool]] = []  # (last version, times sent, edited)
-    for t in texts:
+    once: dict[str, tuple[str, int, bool]] = {}  # one tuple a text: short replies are never
+    for t in texts:  # merged, and a million of them repeat a few texts (the tiny bench shape)
         if runs and not _short_reply(t) and _same_message(runs[-1][0], t):
             last, n, edited = runs[-1]
             runs[-1] = (t, n + 1, edited or t != last)
         else:
-            runs.append((t, 1, False))
+            runs.append(once.setdefault(t, (t, 1, False)))
     counts: dict[str, int] = {}
     for t, n, _ in runs:
         counts[t] = counts.get(t, 0) + n
     out: list[tuple[str, str]] = []
+    plain: dict[str, tuple[str, str]] = {}
     shown: set[str] = set()
     for t, _, edited in reversed(runs) if at_last else runs:
         if t not in shown or _short_reply(t):
             shown.add(t)
             n = 1 if _short_reply(t) else counts[t]
             note = ", edited; the last version" if edited else ""
-            out.append((t, f" (sent {n} times{note})" if n > 1 else ""))
+            out.append((t, f" (sent {n} times{note})") if n > 1 else plain.setdefault(t, (t, "")))
     return out[::-1] if at_last else out
 
 
