@@ -11,14 +11,16 @@ from itertools import islice
 
 from compactor._util import lazy_pattern
 
-__all__ = ["bounded_template", "input_slot"]
+__all__ = ["SLOT_RE", "bounded_template", "input_slot"]
 
 _HEADING_RE = lazy_pattern(r"^#{1,6}[ \t]+\S", re.MULTILINE)
-_SLOT_RE = lazy_pattern(
-    r"^#{1,6}[ \t]+[^\n]*\b(?:input|arguments?|request)\b[^\n]*\n\s*(```|~~~)[^\n]*\n.*?\n\1",
+SLOT_RE = lazy_pattern(
+    r"^#{1,6}[ \t]+[^\n]*\b(?:input|arguments?|request)\b[^\n]*\n\s*(```|~~~)[^\n]*\n(.*?)\n\1",
     re.IGNORECASE | re.MULTILINE | re.DOTALL,
 )
-"""A template's slot for the user's words: ``## User Input`` and the fenced block under it."""
+"""A template's slot for the user's words: ``## User Input`` and the fenced block under it
+(group 2: the words). The one owner: :mod:`compactor.models.local_typed` reads the words
+from it, :mod:`compactor.models.local_template` and ``compact eval`` find templates by it."""
 
 
 def input_slot(text: str) -> bool:
@@ -28,7 +30,7 @@ def input_slot(text: str) -> bool:
     be: …" was taken as the request of three messages)."""
     if "```" not in text and "~~~" not in text:
         return False
-    slot = _SLOT_RE.search(text)
+    slot = SLOT_RE.search(text)
     if slot is None:
         return False
     heads = [m.start() for m in islice(_HEADING_RE.finditer(text), 2)]
@@ -41,7 +43,7 @@ def bounded_template(text: str, number: int, keep: int) -> str | None:
     near its start; else None. ``number`` 0: the newest message."""
     if "```" not in text[: 2 * keep] and "~~~" not in text[: 2 * keep]:
         return None  # cheap: no fenced slot near the start
-    slot = _SLOT_RE.search(text, 0, 4 * keep)
+    slot = SLOT_RE.search(text, 0, 4 * keep)
     if slot is None or slot.start() > keep or len(_HEADING_RE.findall(text)) < 2:
         return None
     end = max(keep, slot.end())

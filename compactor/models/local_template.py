@@ -6,10 +6,8 @@ itself; the other sections say what the user asked and that a template came with
 
 from __future__ import annotations
 
-import re
-
-from compactor._util import lazy_pattern
 from compactor.facts import one_line
+from compactor.facts.templates import SLOT_RE
 
 from .local_text import quote
 from .local_typed import typed_words
@@ -18,11 +16,6 @@ __all__ = ["template_quote"]
 
 _LEAST = 1_500
 """A message shorter than this is quoted as it is (its template, if any, is short)."""
-_SLOT_RE = lazy_pattern(
-    r"^#{1,6}[ \t]+[^\n]*\b(?:input|arguments?|request)\b[^\n]*\n\s*(```|~~~)[^\n]*\n.*?\n\1",
-    re.IGNORECASE | re.MULTILINE | re.DOTALL,
-)
-"""The template's slot for the user's words (as :mod:`local_typed` finds it)."""
 _BEGIN = 160
 
 
@@ -31,12 +24,12 @@ def template_quote(text: str, limit: int) -> str | None:
     section 6 lists the message)`` when ``text`` is mostly a template; else None."""
     if len(text) < _LEAST or text.count("\n") < 10:
         return None
-    if _SLOT_RE.search(text) is None:
+    if SLOT_RE.search(text) is None:
         return None  # a pasted document, not a template with a slot for the user's words
     typed = typed_words(text)
     if 4 * len(typed) > len(text):
         return None  # mostly the user's own words
-    body = one_line(_SLOT_RE.sub(" ", text, count=1))
+    body = one_line(SLOT_RE.sub(" ", text, count=1))
     begin = body[:_BEGIN].rsplit(" ", 1)[0] + " \u2026" if len(body) > _BEGIN else body
     said = quote(typed, limit) if typed.strip() else "no words of the user's own"
     return (

@@ -10,17 +10,13 @@ import functools
 import re
 
 from compactor._util import lazy_pattern
+from compactor.facts.templates import SLOT_RE
 
 __all__ = ["own_words", "typed_words"]
 
 _HEADING_RE = lazy_pattern(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 _DOCUMENT_LEAST = 600
 """A user message this long with two Markdown headings or more is a document (a template)."""
-_INPUT_HEADING_RE = lazy_pattern(
-    r"^#{1,6}[ \t]+[^\n]*\b(?:input|arguments?|request)\b[^\n]*\n\s*(```|~~~)[^\n]*\n(.*?)\n\1",
-    re.IGNORECASE | re.MULTILINE | re.DOTALL,
-)
-"""A template's slot for the user's words: ``## User Input`` and the fenced block under it."""
 _INDENTED_RE = lazy_pattern(r"^(?: {2,}|\t)\S")
 _CODE_LINE_RE = lazy_pattern(r"^\s+(?:[\w.\-]+:(?:\s|$)|[-#/]|.*[{}();=\[\]])")
 _PASTE_LEAST = 8
@@ -48,7 +44,7 @@ def _typed(text: str) -> str:
     document = len(text) >= _DOCUMENT_LEAST and "#" in text  # (a heading's mark first)
     headings = list(_HEADING_RE.finditer(text)) if document else []
     if document and len(headings) >= 2:
-        slots = [m.group(2).strip() for m in _INPUT_HEADING_RE.finditer(text)]
+        slots = [m.group(2).strip() for m in SLOT_RE.finditer(text)]
         text = "\n\n".join([text[: headings[0].start()].strip(), *slots]).strip()
     return _without_paste(text)
 
