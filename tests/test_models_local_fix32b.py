@@ -165,3 +165,32 @@ def test_the_last_call_is_the_last_action_when_nothing_is_in_flight(tmp_path: An
     _result(s, "toolu_1", "usage: cli.py [-h] [--topic TOPIC]\nTOPIC_MAP=/w/atlas/topics.yaml")
     text = _cc_summary(s, tmp_path)
     assert "(the last action)" in section(text, 8), section(text, 8)
+
+
+# -- 1436: list items of an assistant's overview that compare options are no decisions (N4) ----
+
+_OVERVIEW = (
+    "Here is how the slicers handle the fan settings:\n\n"
+    "- **Cura**: Info recommending named pins (string) instead of numeric for exhaust.\n"
+    "- Kiri:Moto (web-based; export templates rather than native configs).\n"
+    "- PrusaSlicer: native INI profiles.\n\n"
+    "I used named pins instead of numeric ones in the converter, because Cura reads them."
+)
+
+
+def test_list_items_comparing_options_are_no_decisions(tmp_path: Any) -> None:
+    """cx-opk shape: §5 "Decisions" listed fragments of the assistant's overview of slicers
+    ("… instead of numeric for exhaust.", "Kiri:Moto (…; export templates rather than native
+    configs).") that no one decided; the assistant's own "I used … instead of …" stays."""
+    s = CcSession()
+    s.user("Which slicers can take our fan settings? Convert the profile for Cura.")
+    _say(s, _OVERVIEW)
+    s.user("Now add the Kiri:Moto template too.")
+    edit = {"file_path": "/w/opk/kiri.json", "content": "{}"}
+    s.assistant([_tool("toolu_1", "Write", edit)])
+    _result(s, "toolu_1", "File created successfully at: /w/opk/kiri.json")
+    _say(s, "The Kiri:Moto template is written.")
+    solving = section(_cc_summary(s, tmp_path), 5)
+    assert "instead of numeric for exhaust" not in solving, solving
+    assert "export templates rather than native configs" not in solving, solving
+    assert "I used named pins instead of numeric ones in the converter" in solving, solving
