@@ -12,12 +12,18 @@ of the history is written back as it was, after the compaction's records, so it 
 thing the rollout says. One between two messages is not moved there: the user's next message
 already says the turn was taken up again, and writing it after the history would misplace it.
 
+An ``error`` event that says the account's usage or rate limit stopped the turn (``You've hit
+your usage limit … try again in 2 days``, ``codex_error_info: usage_limit_exceeded``) is read
+as an assistant message holding its text (:func:`limit_notice`, blind check 30 N4): it is why
+the work stopped, which no response item says. Its record is written back as it was.
+
 The reader's notes of ``exec_command_end`` events (:func:`call_end`, :func:`mark_call_ends`: a
 call's exit code and output, metadata for the summarizer) live here too (moved from :mod:`.codex`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from compactor._json import JsonObject
@@ -25,7 +31,7 @@ from compactor.schema import CALL_ENDS_KEY, Message
 
 from . import _jsonl
 
-__all__ = ["KEPT_EVENTS", "call_end", "events_after_history", "mark_call_ends"]
+__all__ = ["KEPT_EVENTS", "call_end", "events_after_history", "limit_notice", "mark_call_ends"]
 
 KEPT_EVENTS = frozenset({"turn_aborted"})
 """``event_msg`` payload types whose trace is in no response item."""
@@ -48,6 +54,27 @@ def events_after_history(
         ):
             kept.append(ln.text)
     return kept
+
+
+_LIMIT_WORDS = ("usage limit", "rate limit", "hit your limit", "limit reached", "quota")
+_LIMIT_INFO = ("usage_limit", "rate_limit", "quota")
+LIMIT_EVENT = "codex_error"
+"""``Message.extra`` key of a message read from an ``error`` event (its text is the event's)."""
+
+
+def limit_notice(payload: JsonObject) -> str:
+    """The text of an ``error`` event that says a usage or rate limit stopped the turn ("" for
+    any other event, a stream error that was retried among them)."""
+    message = payload.get("message")
+    if payload.get("type") != "error" or not isinstance(message, str) or not message.strip():
+        return ""
+    info = json.dumps(payload.get("codex_error_info") or payload.get("code") or "").lower()
+    lowered = message.lower()
+    if any(w in lowered for w in _LIMIT_WORDS):
+        return message.strip()
+    if any(w in info for w in _LIMIT_INFO):
+        return f"Usage limit reached: {message.strip()}"
+    return ""
 
 
 def call_end(payload: JsonObject) -> JsonObject:

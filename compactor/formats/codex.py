@@ -508,6 +508,10 @@ class CodexFormat:
             elif kind == "event_msg" and isinstance(payload, dict):
                 if payload.get("type") == "exec_command_end":
                     ends[str(payload.get("call_id") or "")] = _codex_events.call_end(payload)
+                elif notice := _codex_events.limit_notice(payload):  # (blind check 30 N4)
+                    extra: JsonObject = {_codex_events.LIMIT_EVENT: True}
+                    messages.append(Message(role="assistant", content=notice, extra=extra))
+                    origin.append([i])  # (the pending items stay for the next message)
                 elif payload.get("type") == "turn_aborted" and messages:  # (blind check 19)
                     messages[-1].extra[TURN_ABORTED_KEY] = str(payload.get("reason") or "")
                 info = payload.get("info")

@@ -71,7 +71,7 @@ from .local_state import (
     next_step_notes,
     round_facts,
 )
-from .local_stops import IN_FLIGHT, flight_items, in_flight_step
+from .local_stops import IN_FLIGHT, flight_items, in_flight_step, stopped_after
 from .local_subfiles import shell_made
 from .local_tail import TAIL, modelled_pair
 from .local_tasklist import active_items, stale_note, task_items
@@ -101,7 +101,6 @@ from .local_views import (
     relaunch_step,
     step_of,
     tools_used,
-    unadvised,
     user_messages,
     user_rules,
     walk_steps,
@@ -470,7 +469,7 @@ def _state_step(s: Session, lim: Limits) -> str:
         return held  # the user told the agent to stop and wait (blind check 13)
     action = last_action(s, lim.item // 2)
     done = [a for a in action if IN_FLIGHT not in a and not a.startswith("(")]
-    stopped = f" Work stopped after the last action: {unadvised(done[-1])}." if done else ""
+    stopped = stopped_after(action, done)  # not "the last action" before calls in flight
     stopped += (f" {interruption(s)}." if interruption(s) else "") + relaunch_step(s, lim.item)
     stopped += next_step_notes(s, lim.item)  # what it continues, a cut-off run, a failed check
     running = [b.key or b.command for b in s.running]

@@ -25,6 +25,7 @@ __all__ = [
     "blocked_step",
     "judge_blocked",
     "mid_work",
+    "resumed_limit",
     "typed_while_blocked",
 ]
 
@@ -36,7 +37,11 @@ _LIMIT_RE = lazy_pattern(
 """A limit notice's shape (``You're out of extra usage · resets 9pm``, ``Claude usage limit
 reached``, ``Rate limit: …``, ``5-hour limit reached ∙ resets 3pm``, ``You've hit your limit ·
 resets Jan 18, 8pm``: blind check 21)."""
-_RESETS_RE = lazy_pattern(r"(?i:\bresets?\b[^\n.]{0,40})")
+_RESETS_RE = lazy_pattern(r"(?i:\b(?:resets?|try again (?:in|at|after))\b[^\n.]{0,40})")
+_RESUMES_RE = lazy_pattern(
+    r"(?i:\b(?:keep (?:going|working|at it)|continue|go on|carry on|resume|proceed|go ahead)\b)"
+)
+"""The user's words taking stopped work up again ("Keep working", "continue")."""
 _CANCELLED = "Cancelled: parallel tool call"  # a sibling call's failure, not its own
 _PROBE_CHARS, _PROBE_WORDS = 40, 4
 """A text typed while blocked is a probe (not a request) when this short."""
@@ -129,12 +134,46 @@ def _notice(s: Session, width: int) -> str:
     return f"{quote(notices[-1].text, width)}{times}"
 
 
+def resumed_limit(s: Session, width: int) -> str:
+    """A line saying that the CLI's usage limit stopped the work before the latest request, which
+    took it up again ("Keep working" after ``You've hit your limit · resets 1am``: blind check
+    30 N4): the notice (its reset time) is why the work stopped, and the request it cut short
+    may be unfinished; "" when no limit notice came before the latest request."""
+    last = s.last_request
+    final = blocked_at(s)
+    if last is None:
+        return ""
+    notices = [
+        e for e in s.harness_errors
+        if e.index < last.index and (final is None or e.index < final.index) and _is_limit(e)
+    ]  # fmt: skip
+    if not notices:
+        return ""
+    notice = notices[-1]
+    cut_short = next((r for r in reversed(s.requests) if r.index < notice.index), None)
+    resumed = next((r for r in s.requests if r.index > notice.index), last)
+    went_on = "took it up again" if _RESUMES_RE.search(resumed.text[:80]) else "came after it"
+    said = (
+        f"The work stopped at the agent CLI's usage limit ({quote(notice.text, width)}); the "
+        f"user's next message ({quote(resumed.text, width // 2)}) {went_on}"
+    )
+    if cut_short is None:
+        return said
+    return (
+        f"{said}. The request the limit cut short: {quote(cut_short.text, width)}; check which "
+        "of its parts were done since (those not done are still to do)"
+    )
+
+
 def blocked_items(s: Session, width: int, *, brief: bool = False) -> list[str]:
     """The lines saying that the session stopped at the CLI's limit (none when it did not);
-    ``brief``: that line alone, else with the failures left open and the probes typed."""
+    ``brief``: that line alone, else with the failures left open and the probes typed. A limit
+    the work got past (the user took the work up again) is said in section 8 (``brief``) and,
+    while the work goes on, in section 7."""
     notice = _notice(s, width)
     if not notice:
-        return []
+        resumed = resumed_limit(s, width) if brief or not s.turn_ended else ""
+        return [resumed] if resumed else []
     if mid_work(s):
         said = "the work was blocked, not finished, and the request it was doing is still open"
     else:

@@ -56,6 +56,7 @@ from .local_fixed import judge_fixed
 from .local_gotpast import judge_got_past, missing_program
 from .local_handoff import judge_handoff
 from .local_jobs import add_shape_jobs, listed_jobs
+from .local_lastlabel import returned_label
 from .local_listing import lists_work_folder, work_listing
 from .local_lost import judge_lost
 from .local_madeby import add_agent_files
@@ -72,7 +73,7 @@ from .local_retries import job_started
 from .local_reverted import judge_reverted
 from .local_rewritten import judge_rewritten
 from .local_session import PLAN_TOOLS, ErrorFact, Session, build_session
-from .local_setaside import around_words, next_typed, set_aside_words
+from .local_setaside import around_words, chosen_fix, next_typed, set_aside_words
 from .local_stops import IN_FLIGHT, stopped_how
 from .local_supersede import (
     judge_accepted,
@@ -442,6 +443,8 @@ def judge_skipped(s: Session) -> None:
             err.after, err.by = "meant to fail", one_line(meant[0] if meant else err.call)
             continue
         typed = next_typed(s, err)  # the user's own words, not a template's (blind check 31 W7)
+        if chosen_fix(s, err, typed):  # the user chose to fix it; an edit did (blind check 32)
+            continue
         told = set_aside_words(err, typed, _SKIPS_RE)  # not a description of code (W2)
         said = " ".join(err.outcome.lines)
         if any(is_rejection(x) for x in err.outcome.lines):  # one owner (compactor.rejections)
@@ -562,7 +565,7 @@ def round_facts(s: Session, limit: int) -> list[str]:
             if call.id in shown or (not facts and not oc.failed):
                 # the last action says how it ended; "ok" alone says nothing
                 if facts:  # (blind check 25: a failure's usage line was what it "printed")
-                    how = "the last action, failed" if oc.failed else "the last action"
+                    how = returned_label(s, call, oc.failed)  # (blind check 32 N5)
                     lines.append(f"{code(call_line(call, limit))} ({how}) {printed}")
                 continue
             state = (

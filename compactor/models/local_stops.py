@@ -22,6 +22,7 @@ from compactor.facts import (
     justification,
     shell_words,
 )
+from compactor.facts.outcomes import unadvised
 
 from .local_planmode import is_plan_approval
 from .local_session import Session
@@ -34,10 +35,24 @@ __all__ = [
     "in_flight_items",
     "in_flight_step",
     "sandbox_reasons",
+    "stopped_after",
     "stopped_how",
 ]
 
 IN_FLIGHT = "in flight when the session was saved"
+
+
+def stopped_after(action: list[str], done: list[str]) -> str:
+    """Section 9's "Work stopped after the last action: …" for ``done``, the last action's
+    calls that returned; "the last call that returned" when later calls of ``action`` are in
+    flight (blind check 32 N5: they, not it, were the last action)."""
+    if not done:
+        return ""
+    last = done[-1]
+    later = any(IN_FLIGHT in a for a in action[action.index(last) + 1 :])
+    return f" Work stopped after the last {'call that returned' if later else 'action'}: " + (
+        f"{unadvised(last)}."
+    )
 
 
 _APPROVED_RE = lazy_pattern(r"^\s*Approved command prefix saved\b")
