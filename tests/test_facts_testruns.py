@@ -130,8 +130,7 @@ def test_tests_due_in_an_earlier_summary_rerun_with_maven_are_said_done() -> Non
     from .cc_session import Session
 
     s = Session()
-    s.user(_earlier_summary())
-    s.records[-1]["isCompactSummary"] = True
+    s.compacted(_earlier_summary())
     s.user("re-run the tests")
     s.bash("cd /w/quant && mvn -q test", "Tests run: 16, Failures: 0, Errors: 0")
     s.assistant([{"type": "text", "text": "All 16 tests pass again."}])
