@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 from typing import Any
 
 import orjson
+
+from compactor.formats.registry import read_transcript
+from compactor.models.local import summarize_transcript
 
 SESSION = "5f0c6f1e-6a2b-4c44-9a37-0d1c2b3a4e5f"
 ENVELOPE = {
@@ -63,6 +67,40 @@ class Session:
 
     def lines(self) -> list[bytes]:
         return [orjson.dumps(r) for r in self.records]
+
+    def call(self, name: str, args: dict[str, Any], out: str, error: bool = False) -> None:
+        """A tool call of ``name`` and its result ``out`` (``error``: flagged as failed)."""
+        key = f"toolu_{self.n:04d}"
+        self.assistant([{"type": "tool_use", "id": key, "name": name, "input": args}])
+        self.user([{"type": "tool_result", "tool_use_id": key, "content": out, "is_error": error}])
+
+    def say(self, text: str) -> None:
+        self.assistant([{"type": "text", "text": text}])
+
+    def compacted(self, summary: str) -> None:
+        """Claude Code's own compaction: its boundary, then ``summary`` as the next user record."""
+        self._add(
+            {
+                "type": "system",
+                "subtype": "compact_boundary",
+                "content": "Conversation compacted",
+                "compactMetadata": {"trigger": "auto", "preTokens": 150000},
+            }
+        )
+        self.user(summary)
+        self.records[-1]["isCompactSummary"] = True
+
+    def summary(self) -> str:
+        """The local summary of these records, read as ``s.jsonl``."""
+        raw = b"\n".join(self.lines()) + b"\n"
+        return summarize_transcript(read_transcript("s.jsonl", raw).messages)
+
+
+def cc_summary(s: Session, tmp_path: Path) -> str:
+    """The local summary of ``s``'s records written to ``tmp_path/session.jsonl``."""
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"\n".join(s.lines()) + b"\n")
+    return summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
 
 
 def delta(i: int) -> dict[str, Any]:

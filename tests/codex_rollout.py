@@ -1,10 +1,15 @@
-"""Records of a Codex rollout built inside a test: one owner for the timestamped record and the
-rounds of shell reads that give reduce something to clear (each with its ``token_count``)."""
+"""Records of a Codex rollout built inside a test: one owner for the timestamped record, the
+rounds of shell reads that give reduce something to clear (each with its ``token_count``), the
+user's and the assistant's messages and the summary of a rollout."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
+
+from compactor.formats.registry import read_transcript
+from compactor.models.local import summarize_transcript
 
 STAMP = "2026-01-02T03:04:05.000Z"
 
@@ -32,3 +37,24 @@ def read_rounds(rounds: int, file: str, read_as: str) -> list[dict[str, Any]]:
             rec("event_msg", {"type": "token_count", "info": {"last_token_usage": usage}}),
         ]
     return records
+
+
+def codex_user(text: str) -> dict[str, Any]:
+    """The user's message ``text``."""
+    message = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+    return rec("response_item", message)
+
+
+def codex_say(text: str) -> dict[str, Any]:
+    """The assistant's message ``text``."""
+    content = [{"type": "output_text", "text": text}]
+    return rec("response_item", {"type": "message", "role": "assistant", "content": content})
+
+
+def codex_summary(records: list[dict[str, Any]], tmp_path: Path, session: str, cwd: str) -> str:
+    """The local summary of a rollout of ``records`` (after a ``session_meta`` of ``session``
+    in ``cwd``), written to ``tmp_path/rollout.jsonl``."""
+    head = rec("session_meta", {"id": session, "cwd": cwd})
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in [head, *records]))
+    return summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)

@@ -49,16 +49,7 @@ def _earlier_summary(final: bool) -> str:
 def limited_session(final: bool) -> Session:
     s = Session()
     s.parent = None
-    s._add(
-        {
-            "type": "system",
-            "subtype": "compact_boundary",
-            "content": "Conversation compacted",
-            "compactMetadata": {"trigger": "auto", "preTokens": 150000},
-        }
-    )
-    s.user(_earlier_summary(final))
-    s.records[-1]["isCompactSummary"] = True
+    s.compacted(_earlier_summary(final))
     s.assistant([{"type": "text", "text": "You've hit your limit · resets 1am (Europe/Berlin)"}])
     s.records[-1]["message"]["model"] = "<synthetic>"
     return s

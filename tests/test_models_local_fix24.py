@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 from compactor.schema import Message
 
-from .cc_session import Session
+from .cc_session import Session, cc_summary
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
 
@@ -79,12 +78,6 @@ def test_a_request_for_work_answered_with_an_ask_still_asked_for_input() -> None
 # -- W1: a late failure notice belongs to the request that launched the task ---------------------
 
 
-def _cc_summary(s: Session, tmp_path: Path) -> str:
-    path = tmp_path / "session.jsonl"
-    path.write_bytes(b"\n".join(s.lines()) + b"\n")
-    return summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
-
-
 def _started(task: str) -> str:
     return (
         f"Command running in background with ID: {task}. Output is being written to: "
@@ -140,7 +133,7 @@ def test_a_late_failure_of_an_earlier_requests_task_is_no_open_point(tmp_path: P
     """cc-claudehome: three setup runs launched ~490 records before, for an earlier request
     whose work was then done inline, failed (exit 58) after the latest answer: the latest
     request stays answered and nothing says "start it again"."""
-    text = _cc_summary(_links_session(late_launch=False), tmp_path)
+    text = cc_summary(_links_session(late_launch=False), tmp_path)
     pending, current, step = section(text, 7), section(text, 8), section(text, 9)
     assert "bq7x2k9m" in pending and "earlier request" in pending, pending
     assert "claim that it runs" not in pending, pending
@@ -151,7 +144,7 @@ def test_a_late_failure_of_an_earlier_requests_task_is_no_open_point(tmp_path: P
 def test_a_late_failure_of_the_latest_requests_task_stays_its_open_point(
     tmp_path: Path,
 ) -> None:
-    text = _cc_summary(_links_session(late_launch=True), tmp_path)
+    text = cc_summary(_links_session(late_launch=True), tmp_path)
     assert "failed after the answer" in section(text, 8), section(text, 8)
     assert "bq7x2k9m" in section(text, 9) and "start it again" in section(text, 9), text
 

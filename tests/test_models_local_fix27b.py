@@ -37,18 +37,6 @@ class _Claude(Session):
             full["cwd"] = self.where
         return full
 
-    def call(self, name: str, args: dict[str, Any], out: str, error: bool = False) -> None:
-        key = f"toolu_{self.n:04d}"
-        self.assistant([{"type": "tool_use", "id": key, "name": name, "input": args}])
-        self.user([{"type": "tool_result", "tool_use_id": key, "content": out, "is_error": error}])
-
-    def say(self, text: str) -> None:
-        self.assistant([{"type": "text", "text": text}])
-
-    def summary(self) -> str:
-        raw = b"\n".join(self.lines()) + b"\n"
-        return summarize_transcript(read_transcript("s.jsonl", raw).messages)
-
 
 def _moved_up(where: str | None) -> str:
     """A project written under /w/proj, moved up to /w by ``mv proj/* .`` (a dotfile by its

@@ -83,16 +83,7 @@ def _quant_session(*, killed: bool) -> list[object]:
     from .cc_session import Session
 
     s = Session()
-    s._add(
-        {
-            "type": "system",
-            "subtype": "compact_boundary",
-            "content": "Conversation compacted",
-            "compactMetadata": {"trigger": "auto", "preTokens": 150000},
-        }
-    )
-    s.user(_earlier_summary())
-    s.records[-1]["isCompactSummary"] = True
+    s.compacted(_earlier_summary())
     s.user("杀掉旧实验，重新跑测试，然后用正确的代码重新启动")
     if killed:
         s.bash(

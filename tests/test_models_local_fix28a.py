@@ -17,21 +17,6 @@ from .cc_session import Session
 from .codex_rollout import rec
 from .test_models_local_session import section
 
-
-class _Claude(Session):
-    def call(self, name: str, args: dict[str, Any], out: str, error: bool = False) -> None:
-        key = f"toolu_{self.n:04d}"
-        self.assistant([{"type": "tool_use", "id": key, "name": name, "input": args}])
-        self.user([{"type": "tool_result", "tool_use_id": key, "content": out, "is_error": error}])
-
-    def say(self, text: str) -> None:
-        self.assistant([{"type": "text", "text": text}])
-
-    def summary(self) -> str:
-        raw = b"\n".join(self.lines()) + b"\n"
-        return summarize_transcript(read_transcript("s.jsonl", raw).messages)
-
-
 # -- W4: a file a shell command writes through its destination argument ---------------------------
 
 
@@ -55,7 +40,7 @@ def test_install_dd_and_rsync_name_the_file_they_write() -> None:
 
 
 def test_a_file_install_wrote_is_a_change_not_no_file_changed() -> None:
-    s = _Claude()
+    s = Session()
     s.user("The new token is in the vault at svc/relay. Update the relay credentials file.")
     s.call("Bash", {"command": "install -m 600 /dev/stdin /etc/relay/creds < <(vault read x)"}, "")
     s.say("Updated /etc/relay/creds (mode 600).")
@@ -68,7 +53,7 @@ def test_a_file_install_wrote_is_a_change_not_no_file_changed() -> None:
 
 
 def test_a_self_correction_is_no_decision_but_a_cause_is() -> None:
-    s = _Claude()
+    s = Session()
     s.user("The total is off by one for 0.5 values; fix it in src/calc/totals.py.")
     s.call("Read", {"file_path": "/home/dev/board/src/calc/totals.py"}, "1\treturn int(x)\n")
     s.say(
@@ -210,7 +195,7 @@ def test_an_escalated_call_a_later_record_approved_is_not_waiting() -> None:
 
 
 def test_a_choice_by_number_names_the_items_of_the_list_it_answers() -> None:
-    s = _Claude()
+    s = Session()
     s.user("what gaps do you see in the lending space?")
     s.say(
         "Here are the gaps I found:\n\n**1. Fixed-rate vaults** — nobody ships them\n"
@@ -230,7 +215,7 @@ def test_a_choice_by_number_names_the_items_of_the_list_it_answers() -> None:
 
 
 def test_what_context_reads_established_is_kept_for_the_work_in_flight() -> None:
-    s = _Claude()
+    s = Session()
     s.user("draft the grant application for this project; repo link and proof of work included")
     s.call(
         "Bash",

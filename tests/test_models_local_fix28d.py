@@ -4,14 +4,13 @@ before the end is not how the session ended (W4)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 
 from .cc_session import Session as CcSession
-from .codex_rollout import rec
+from .codex_rollout import codex_say, codex_summary, codex_user
 from .test_models_local_session import section
 
 _REJECTED = (
@@ -163,16 +162,7 @@ def _earlier_summary() -> str:
 
 def _redesign_session(*, done: bool, closed: bool = True) -> CcSession:
     s = CcSession()
-    s._add(
-        {
-            "type": "system",
-            "subtype": "compact_boundary",
-            "content": "Conversation compacted",
-            "compactMetadata": {"trigger": "auto", "preTokens": 150000},
-        }
-    )
-    s.user(_earlier_summary())
-    s.records[-1]["isCompactSummary"] = True
+    s.compacted(_earlier_summary())
     s.user("go on with the redesign")
     if done:
         for name in ("organization-switcher", "notification-center"):
@@ -254,21 +244,7 @@ _PLAN_CMD = _template("setup-plan.sh", "Plan: research, data model, contracts an
 _TASKS_CMD = _template("check-prerequisites.sh", "Tasks: a dependency-ordered tasks.md")
 
 
-def _codex_user(text: str) -> dict[str, Any]:
-    message = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
-    return rec("response_item", message)
-
-
-def _codex_say(text: str) -> dict[str, Any]:
-    content = [{"type": "output_text", "text": text}]
-    return rec("response_item", {"type": "message", "role": "assistant", "content": content})
-
-
-def _codex_summary(records: list[dict[str, Any]], tmp_path: Any) -> str:
-    head = rec("session_meta", {"id": "1a2b3c4d-0000-4000-8000-000000000028", "cwd": "/w/pa"})
-    path = tmp_path / "rollout.jsonl"
-    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in [head, *records]))
-    return summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+_ROLLOUT = ("1a2b3c4d-0000-4000-8000-000000000028", "/w/pa")  # its session_meta: id, cwd
 
 
 def test_two_commands_whose_templates_share_a_head_are_two_requests(tmp_path: Any) -> None:
@@ -276,12 +252,12 @@ def test_two_commands_whose_templates_share_a_head_are_two_requests(tmp_path: An
     first 130 characters; the plan request vanished and the tasks one was "sent 2 times,
     edited; the last version"."""
     records = [
-        _codex_user(_PLAN_CMD),
-        _codex_say("plan.md, research.md and data-model.md are written."),
-        _codex_user(_TASKS_CMD),
-        _codex_say("tasks.md is written."),
+        codex_user(_PLAN_CMD),
+        codex_say("plan.md, research.md and data-model.md are written."),
+        codex_user(_TASKS_CMD),
+        codex_say("tasks.md is written."),
     ]
-    text = _codex_summary(records, tmp_path)
+    text = codex_summary(records, tmp_path, *_ROLLOUT)
     assert "sent 2 times" not in text, text
     assert "setup-plan.sh" in section(text, 6), section(text, 6)
     assert "check-prerequisites.sh" in section(text, 1), section(text, 1)
@@ -289,8 +265,8 @@ def test_two_commands_whose_templates_share_a_head_are_two_requests(tmp_path: An
 
 def test_a_message_sent_again_with_an_edit_in_the_middle_is_still_one(tmp_path: Any) -> None:
     first = _PLAN_CMD.replace("step 30:", "step 30 (skip the quickstart):")
-    records = [_codex_user(first), _codex_user(_PLAN_CMD), _codex_say("Planning.")]
-    text = _codex_summary(records, tmp_path)
+    records = [codex_user(first), codex_user(_PLAN_CMD), codex_say("Planning.")]
+    text = codex_summary(records, tmp_path, *_ROLLOUT)
     assert "(sent 2 times, edited; the last version)" in text, text
 
 
@@ -298,16 +274,16 @@ def test_the_same_pick_answering_two_questions_is_two_answers(tmp_path: Any) -> 
     """cx-che: "A" answered the report-masking question and, later, the reproducibility one;
     they were one "A (sent 2 times)"."""
     records = [
-        _codex_user("Clarify the spec for the platform planner"),
-        _codex_say("Question 1: should planner reports mask secrets?\nA) no masking\nB) mask all"),
-        _codex_user("A"),
-        _codex_say("Question 2: how many automatic retries?\nA) 2\nB) 3"),
-        _codex_user("B"),
-        _codex_say("Question 3: reproducibility of runs?\nA) pin seeds\nB) best effort"),
-        _codex_user("A"),
-        _codex_say("Recorded: no masking, 3 retries, pinned seeds."),
+        codex_user("Clarify the spec for the platform planner"),
+        codex_say("Question 1: should planner reports mask secrets?\nA) no masking\nB) mask all"),
+        codex_user("A"),
+        codex_say("Question 2: how many automatic retries?\nA) 2\nB) 3"),
+        codex_user("B"),
+        codex_say("Question 3: reproducibility of runs?\nA) pin seeds\nB) best effort"),
+        codex_user("A"),
+        codex_say("Recorded: no masking, 3 retries, pinned seeds."),
     ]
-    text = _codex_summary(records, tmp_path)
+    text = codex_summary(records, tmp_path, *_ROLLOUT)
     assert "sent 2 times" not in text, text
     assert section(text, 6).count("- A\n") == 2, section(text, 6)
 

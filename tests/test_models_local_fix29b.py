@@ -7,11 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from compactor.formats.registry import read_transcript
-from compactor.models.local import summarize_transcript
-
 from .cc_session import Session as CcSession
-from .codex_rollout import rec
+from .cc_session import cc_summary
+from .codex_rollout import codex_say, codex_summary, codex_user, rec
 from .test_models_local_session import section
 
 # -- 1370-1371: a template's request is its input slot; other inputs are other requests (W1) ----
@@ -38,21 +36,7 @@ def _specify(words: str) -> str:
     )
 
 
-def _codex_user(text: str) -> dict[str, Any]:
-    message = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
-    return rec("response_item", message)
-
-
-def _codex_say(text: str) -> dict[str, Any]:
-    content = [{"type": "output_text", "text": text}]
-    return rec("response_item", {"type": "message", "role": "assistant", "content": content})
-
-
-def _codex_summary(records: list[dict[str, Any]], tmp_path: Any) -> str:
-    head = rec("session_meta", {"id": "1a2b3c4d-0000-4000-8000-000000000031", "cwd": "/w/cap"})
-    path = tmp_path / "rollout.jsonl"
-    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in [head, *records]))
-    return summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+_ROLLOUT = ("1a2b3c4d-0000-4000-8000-000000000031", "/w/cap")  # its session_meta: id, cwd
 
 
 def _ask(case: str) -> str:
@@ -67,8 +51,8 @@ def test_a_templates_request_is_its_input_slot_not_its_last_section(tmp_path: An
     template's "Success criteria must be: …" as the request, "sent 3 times"."""
     records = []
     for case in ("UC-03", "UC-04", "UC-05"):
-        records += [_codex_user(_specify(_ask(case))), _codex_say(f"The {case} spec is written.")]
-    text = _codex_summary(records, tmp_path)
+        records += [codex_user(_specify(_ask(case))), codex_say(f"The {case} spec is written.")]
+    text = codex_summary(records, tmp_path, *_ROLLOUT)
     first = section(text, 1)
     assert "Success criteria must be" not in first, first
     assert "sent 3 times" not in text and "sent 2 times" not in text, first
@@ -78,8 +62,8 @@ def test_a_templates_request_is_its_input_slot_not_its_last_section(tmp_path: An
 
 def test_a_template_sent_again_with_the_same_input_is_still_one(tmp_path: Any) -> None:
     message = _specify(_ask("UC-04"))
-    records = [_codex_user(message), _codex_user(message), _codex_say("The UC-04 spec is written.")]
-    text = _codex_summary(records, tmp_path)
+    records = [codex_user(message), codex_user(message), codex_say("The UC-04 spec is written.")]
+    text = codex_summary(records, tmp_path, *_ROLLOUT)
     assert "(sent 2 times)" in text, section(text, 1)
 
 
@@ -96,12 +80,6 @@ def _say(s: CcSession, text: str) -> None:
 
 def _result(s: CcSession, call: str, text: str, error: bool = False) -> None:
     s.user([{"type": "tool_result", "tool_use_id": call, "content": text, "is_error": error}])
-
-
-def _cc_summary(s: CcSession, tmp_path: Any) -> str:
-    path = tmp_path / "session.jsonl"
-    path.write_bytes(b"\n".join(s.lines()) + b"\n")
-    return summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
 
 
 def test_a_bug_described_as_what_the_code_skips_is_not_set_aside(tmp_path: Any) -> None:
@@ -123,7 +101,7 @@ def test_a_bug_described_as_what_the_code_skips_is_not_set_aside(tmp_path: Any) 
     s.assistant([_tool("toolu_2", "Edit", edit)])
     _result(s, "toolu_2", "The file /w/graph/resolver.go has been updated.")
     _say(s, "Both are fixed.")
-    text = _cc_summary(s, tmp_path)
+    text = cc_summary(s, tmp_path)
     assert "Set aside on purpose" not in text, section(text, 4)
 
 
@@ -136,7 +114,7 @@ def test_a_skip_decision_of_the_assistants_own_is_still_kept(tmp_path: Any) -> N
     s.assistant([_tool("toolu_2", "Bash", {"command": "go vet ./..."})])
     _result(s, "toolu_2", "")
     _say(s, "go vet is clean.")
-    text = _cc_summary(s, tmp_path)
+    text = cc_summary(s, tmp_path)
     assert 'Set aside on purpose, not to be fixed: "The linter is not installed' in text, text
 
 
@@ -152,17 +130,17 @@ def test_a_templates_rule_is_no_reason_to_set_a_failure_aside(tmp_path: Any) -> 
         "spike), you may proceed, but must warn that downstream rework risk increases."
     )
     records = [
-        _codex_user(_specify(_ask("UC-04"))),
+        codex_user(_specify(_ask("UC-04"))),
         rec("response_item", call),
         rec("response_item", {"type": "function_call_output", "call_id": "call_1", "output": out}),
-        _codex_say("The script failed; I wrote the spec by hand."),
-        _codex_user(
+        codex_say("The script failed; I wrote the spec by hand."),
+        codex_user(
             f"## User Input\n\n```text\nClarify the UC-04 spec.\n```\n\n## Outline\n\n{rule}\n"
             f"{_RULES}\n## Behavior Rules\n\n{_RULES}"
         ),
-        _codex_say("Question 1: which fallback?"),
+        codex_say("Question 1: which fallback?"),
     ]
-    text = _codex_summary(records, tmp_path)
+    text = codex_summary(records, tmp_path, *_ROLLOUT)
     assert "explicitly states they are skipping" not in section(text, 4), section(text, 4)
 
 
@@ -192,7 +170,7 @@ def test_a_cause_revised_after_the_fix_did_not_work_is_superseded(tmp_path: Any)
     the user's "I changed it to round in AA 50 but that didn't correct it" the assistant wrote
     "ROUND won't fix this … It's hardcoded"."""
     s = _cause_session("I changed it to round in AA 50 but that didn't correct it")
-    text = _cc_summary(s, tmp_path)
+    text = cc_summary(s, tmp_path)
     decisions = section(text, 5)
     assert "floating-point" in decisions, decisions
     for line in decisions.splitlines():
@@ -202,7 +180,7 @@ def test_a_cause_revised_after_the_fix_did_not_work_is_superseded(tmp_path: Any)
 
 def test_a_cause_the_user_did_not_dispute_stays_a_decision(tmp_path: Any) -> None:
     s = _cause_session("ok, and how do I format the column as currency?")
-    decisions = section(_cc_summary(s, tmp_path), 5)
+    decisions = section(cc_summary(s, tmp_path), 5)
     assert "floating-point" in decisions and "Superseded" not in decisions, decisions
 
 
@@ -216,10 +194,10 @@ def test_a_heading_of_the_next_answer_is_no_way_round_a_failure(tmp_path: Any) -
         calls.append(call)
     out = "Exit code: 1\nOutput:\nERROR: Not on a feature branch\n"
     records = [
-        _codex_user("Clarify the UC-04 spec in specs/004-uc04."),
+        codex_user("Clarify the UC-04 spec in specs/004-uc04."),
         rec("response_item", calls[0]),
         rec("response_item", {"type": "function_call_output", "call_id": "call_0", "output": out}),
-        _codex_say(
+        codex_say(
             "## Question 1: Fallback averaging hierarchy\n\nWhich source should the average use "
             "first?\n\nA) the parcel\nB) the block"
         ),
@@ -227,7 +205,7 @@ def test_a_heading_of_the_next_answer_is_no_way_round_a_failure(tmp_path: Any) -
         rec(
             "response_item", {"type": "function_call_output", "call_id": "call_1", "output": "004"}
         ),
-        _codex_say("Recorded."),
+        codex_say("Recorded."),
     ]
-    text = _codex_summary(records, tmp_path)
+    text = codex_summary(records, tmp_path, *_ROLLOUT)
     assert "Done without it" not in section(text, 4), section(text, 4)

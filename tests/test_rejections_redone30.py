@@ -9,7 +9,11 @@ rejection was of that attempt: "rejected once, then done". The session is built 
 
 from __future__ import annotations
 
+import pytest
+
+from compactor.models import local_rejected
 from compactor.models.local import summarize_transcript
+from compactor.models.local_session import Session
 
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
@@ -45,3 +49,21 @@ def test_a_rejected_write_never_redone_is_still_a_turned_down_proposal() -> None
     solving = section(summarize_transcript(_session(redone=False).messages), 5)
     assert "Proposed, then the user rejected its call (not run):" in solving, solving
     assert "Rejected once, then done" not in solving, solving
+
+
+def test_the_redone_rejections_are_worked_out_once_per_summary(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The judge of rejected calls and section 5 both ask which rejections were redone: one
+    pass over the calls answers both (debt32, row 1452)."""
+    counted: list[int] = []
+    redone = local_rejected._redone
+
+    def counting(s: Session) -> set[str]:
+        counted.append(1)
+        return redone(s)
+
+    monkeypatch.setattr(local_rejected, "_redone", counting)
+    solving = section(summarize_transcript(_session(redone=True).messages), 5)
+    assert "Rejected once, then done" in solving, solving
+    assert len(counted) == 1, counted

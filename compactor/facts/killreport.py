@@ -21,7 +21,7 @@ from compactor._util import lazy_pattern
 from .shellwrap import inner_command
 from .text import Call
 
-__all__ = ["own_kill_report", "sigkill_report"]
+__all__ = ["ERROR_WORDS", "own_kill_report", "sigkill_report"]
 
 _SIGKILL_RE = lazy_pattern(
     r"^(?:Killed(?::?\s*9)?"  # a bare "Killed", macOS "Killed: 9"
@@ -43,7 +43,7 @@ _KILLS_RE = lazy_pattern(
 """A command that kills processes (``kill -9 N``, ``pkill -f x``, ``… | xargs kill``)."""
 _ECHO_RE = lazy_pattern(r"\b(?:echo|printf|Write-(?:Host|Output))\b([^\n;&|]*)", re.IGNORECASE)
 """A command's own printing (``echo "Killed root process N"``): its text."""
-_OTHER_ERROR_WORDS = (
+ERROR_WORDS = (
     "rror",
     "xception",
     "ail",
@@ -51,15 +51,18 @@ _OTHER_ERROR_WORDS = (
     "anic",
     "ritical",
     "not found",
-    "o such",
     "denied",
     "not permitted",
-    "annot",
     "timed out",
     "egmentation",
     "emory",
 )
-"""Words that make a line more than a report of a kill (``kill: (N) - No such process``)."""
+"""Words of an error line (lower-cased, cut so that any case of their first letter holds them),
+shared with :data:`compactor.facts.outcomes._ERROR_HINTS`, which extends them."""
+_OTHER_ERROR_WORDS = (*ERROR_WORDS, "o such", "annot")
+"""Words that make a line more than a report of a kill (``kill: (N) - No such process``): the
+shared ones, with "o such" and "annot" wider than the hints' "o such file" and "annot find"
+(any "no such …", "cannot …" is more than a kill); never "illed" (the kill report's own word)."""
 
 
 def sigkill_report(line: str) -> bool:

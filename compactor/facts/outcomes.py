@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .apierror import api_error
 from .bounded import expected_exit, is_startup_noise
+from .killreport import ERROR_WORDS
 from .noise import is_warning
 from .reads import is_subagent, only_reads
 from .shellwrap import inner_command
@@ -76,25 +77,7 @@ _NOT_ERROR_RE = re.compile(
 )
 _LOCATION_RE = re.compile(r"^[\w./\\\-]+[:\-]\d+(?:[:\-]\d+)?[:\-]\s*")
 """A ``file:line:`` prefix (grep, rg, compilers): the rest of the line decides."""
-_ERROR_HINTS = (
-    "rror",
-    "xception",
-    "ail",
-    "atal",
-    "anic",
-    "ritical",
-    "err!",
-    "not found",
-    "o such file",
-    "denied",
-    "not permitted",
-    "not recognized",
-    "annot find",
-    "timed out",
-    "egmentation",
-    "emory",
-    "illed",
-)
+_ERROR_HINTS = (*ERROR_WORDS, "err!", "o such file", "not recognized", "annot find", "illed")
 """Every line an error pattern accepts contains one of these once lower-cased (a cheap test
 before the regexes; ``test_facts`` checks with hypothesis that it changes no result)."""
 

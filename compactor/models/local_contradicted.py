@@ -17,13 +17,14 @@ import re
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, command_of, cut, one_line
+from compactor.facts.testruns import is_test_run
 
 from .local_session import Session
 from .local_text import call_line, code
 
 __all__ = ["judge_contradicted_claims"]
 
-_KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
+_KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = (
     (
         "build",
         lazy_pattern(
@@ -50,12 +51,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
             r"\ball (?:\d+ )?(?:tests?|specs?) (?:now )?pass",
             re.IGNORECASE,
         ),
-        lazy_pattern(
-            r"\b(?:pytest|jest|vitest|mocha|rspec|phpunit|unittest|playwright test)\b|"
-            r"\b(?:npm|pnpm|yarn|bun|go|cargo|dotnet|mix|make|deno|swift|mvn|gradle)\b"
-            r"[^|;&\n]{0,20}?\btest\b",
-            re.IGNORECASE,
-        ),
+        None,  # a test run: compactor.facts.testruns.is_test_run
     ),
     (
         "deploy",
@@ -87,8 +83,10 @@ def _claimed(text: str) -> list[int]:
 
 
 def _of_kind(call: Call, kind: int) -> bool:
-    command = command_of(call)
-    return command is not None and _KINDS[kind][2].search(command) is not None
+    command, runs = command_of(call), _KINDS[kind][2]
+    if command is None:
+        return False
+    return is_test_run(command) if runs is None else runs.search(command) is not None
 
 
 def judge_contradicted_claims(s: Session) -> None:

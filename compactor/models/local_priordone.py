@@ -21,6 +21,7 @@ import re
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, command_of, cut, one_line
+from compactor.facts.testruns import is_test_run
 
 from .local_session import PLAN_TOOLS, Session
 
@@ -33,12 +34,6 @@ _TESTS_DUE_RE = lazy_pattern(
     re.IGNORECASE,
 )
 """An earlier summary's note that tests are still to run ("Tests have NOT been re-run")."""
-_TEST_RUN_RE = lazy_pattern(
-    r"\b(?:pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest)\b|"
-    r"\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test\b|\b(?:cargo|go|dotnet|mix|deno)\s+test\b|"
-    r"\bmake\s+(?:test|check)\b|\bpython[\d.]*\s+(?:-\S+\s+)*\S*test\S*\.py\b",
-    re.IGNORECASE,
-)
 _KILL_RE = lazy_pattern(r"\b(?:kill|pkill)\b")
 
 
@@ -72,7 +67,7 @@ def done_since(session: Session, quoted: str) -> str:
             for pid in pids:
                 if pid not in killed and re.search(rf"(?<![\w.\-]){pid}(?![\w.])", command):
                     killed[pid] = cut(line, 100)
-        if due and _TEST_RUN_RE.search(command) is not None:
+        if due and is_test_run(command):
             how = "failed" if call.id in session.failed_calls else "ran"
             tests = f"tests re-run since: `{cut(line, 100)}` ({how})"
     done = [f"pid {pid} killed since: `{how}`" for pid, how in killed.items()]

@@ -99,7 +99,7 @@ def judge_rejected_calls(s: Session) -> None:
     for c in s.calls:
         if c.id in s.refused:
             s.refused[c.id] = call_line(c, _CALL)
-    redone = _redone(s)
+    redone = _redone_once(s)
     for at in sorted({_lead_in(s, c.index) for c in s.calls if c.id in s.refused} - {-1}):
         e = s.entries[at]
         calls = _follow_up(s, e)
@@ -121,6 +121,14 @@ def _target(args: object) -> str:
     if not isinstance(args, dict):
         return ""
     return next((v for k in _PATH_KEYS if isinstance(v := args.get(k), str) and v), "")
+
+
+def _redone_once(s: Session) -> set[str]:
+    """:func:`_redone`, worked out once per session (the judge and section 5 both ask): once
+    :attr:`Session.refused` is filled it no longer changes."""
+    if s.redone is None:
+        s.redone = _redone(s)
+    return s.redone
 
 
 def _redone(s: Session) -> set[str]:
@@ -168,7 +176,7 @@ def _follow_up(s: Session, e: Entry) -> list[str]:
 def rejected_items(s: Session, width: int) -> list[str]:
     """Section 5's lines that name the plan revisions the user asked for and the calls the user
     rejected, the latest first ([] if none)."""
-    redone = _redone(s)
+    redone = _redone_once(s)
     lines = [x for c, x in s.refused.items() if x and c not in redone]
     again = [
         f"Rejected once, then done (a later call on the same file succeeded): {code(x[:width])}"

@@ -137,6 +137,7 @@ class Session:
         default_factory=dict
     )  # rejected call → its line (local_rejected)
     refused_at: dict[int, list[str]] = field(default_factory=dict)  # proposals of rejected calls
+    redone: set[str] | None = None  # rejected calls a later call did (local_rejected, once)
     plan_changes: dict[str, str] = field(default_factory=dict)  # plan call → the user's changes
     last_text: Entry | None = None
     """The last assistant message with text."""

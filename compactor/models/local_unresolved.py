@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from compactor._util import lazy_pattern
 from compactor.facts import cut
 from compactor.facts.masked import distinct_runs
+from compactor.facts.testruns import is_test_run
 
 from .local_records import ErrorFact
 from .local_session import Session
@@ -23,9 +24,12 @@ __all__ = ["unresolved_items"]
 
 _CHECK_RE = lazy_pattern(
     r"(?:^|[\s:/])(?:lint|eslint|biome|tsc|typecheck|type-check|mypy|pyright|ruff|flake8|pylint|"
-    r"clippy|vet|test|tests|pytest|jest|vitest|mocha|phpunit|rspec)(?=$|[\s:;&|])"
+    r"clippy|vet)(?=$|[\s:;&|])"
 )
-"""A word that makes a command a check (``pnpm lint``, ``npx tsc --noEmit``, ``npm test``)."""
+"""A word that makes a command a check (``pnpm lint``, ``npx tsc --noEmit``); a test run
+(``npm test``) is one too (:func:`compactor.facts.testruns.is_test_run`)."""
+
+_CALL_NAME_RE = lazy_pattern(r"^[\w.\-]+: ")  # a call line's ``Bash: `` before its command
 
 
 def unresolved_items(s: Session, errors: Sequence[ErrorFact], width: int) -> list[str]:
@@ -48,4 +52,5 @@ def unresolved_items(s: Session, errors: Sequence[ErrorFact], width: int) -> lis
 
 
 def _is_check(line: str) -> bool:
-    return _CHECK_RE.search(line.split(" | ", 1)[0].split("|", 1)[0]) is not None
+    first = line.split(" | ", 1)[0].split("|", 1)[0]
+    return _CHECK_RE.search(first) is not None or is_test_run(_CALL_NAME_RE.sub("", first, 1))

@@ -1,0 +1,62 @@
+"""Whether a shell command runs tests (or a project's ``check`` target): one owner for the three
+readers that ask (a later call re-ran the tests an earlier summary said were due, a later failed
+test run contradicts a claim that tests pass, a check that failed before any change is what the
+request is about).
+
+By shape: a test runner (``pytest``, ``jest``, ``ctest``, ``playwright test`` …), a build tool's
+test step (``npm test``, ``go test ./...``, ``./gradlew test``, ``mvn -q test``, ``make check``),
+``python …test….py`` or a project's test script (``./test.sh``, ``scripts/run-tests``), standing
+where a command starts: at the start, after ``&&``, ``;``, ``|``, ``(`` or a shell's ``-c '``,
+behind ``VAR=value``, ``sudo``, ``timeout 60``, ``npx``, ``uv run``, ``python -m`` and the like,
+with or without a path (``.venv/bin/pytest``). A word that only names tests is no run:
+``ls tests/``, ``cat test_x.py``, ``git add tests``, ``echo pytest``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from compactor._util import lazy_pattern
+
+__all__ = ["TEST_RUN_WORDS", "is_test_run"]
+
+TEST_RUN_WORDS = ("test", "tox", "nox", "jest", "mocha", "rspec", "phpunit", "check")
+"""Words one of which every :data:`_TEST_RUN_RE` match holds (lower-cased): looked for first, as
+plain substrings (most commands hold none)."""
+_RUNNERS = (
+    "pytest",
+    "py.test",
+    "unittest",
+    "tox",
+    "nox",
+    "jest",
+    "vitest",
+    "mocha",
+    "rspec",
+    "phpunit",
+    "ctest",
+    "playwright test",
+    "cargo nextest",
+)
+"""Programs that run tests by themselves (``playwright test``: its test command)."""
+_TOOLS = "npm|pnpm|yarn|bun|go|cargo|dotnet|mix|make|deno|swift|mvn|mvnw|gradle|gradlew"  # … test
+_TEST_RUN_RE = lazy_pattern(
+    r"(?:^|[;&|(\n{`]|\$\(|\s-\w*c\s+['\"])\s*"  # where a command starts
+    r"(?:\w+=\S*\s+|(?:sudo|time|nohup|env|exec|command|timeout(?:\s+-\S+)*\s+\S+|npx|bunx|pnpx"
+    r"|(?:npm|pnpm|yarn|bun)\s+exec|pnpm|yarn|(?:uv|poetry|pipenv|hatch|pdm|rye)\s+run"
+    r"|bundle\s+exec|xvfb-run(?:\s+-\S+)*|python[\d.]*\s+-m|py\s+-m)\s+)*"  # what runs it
+    r"(?:\S*/)?"  # a path to the program
+    r"(?:(?:" + "|".join(re.escape(r).replace(r"\ ", r"\s+") for r in _RUNNERS) + r")\b"
+    r"|(?:" + _TOOLS + r")\b[^|;&\n]{0,30}?\btest\b|make\s+check\b"
+    r"|python[\d.]*\s+(?:-\S+\s+)*\S*test\S*\.py\b"
+    r"|(?<=/)(?:run[-_]?)?tests?(?:\.sh)?(?=$|[\s;&|)'\"]))",  # ./test.sh, bin/run-tests
+    re.IGNORECASE,
+)
+
+
+def is_test_run(command: str) -> bool:
+    """Whether ``command`` runs tests or a ``check`` target (module docstring)."""
+    low = command.lower()
+    if not any(w in low for w in TEST_RUN_WORDS):
+        return False
+    return _TEST_RUN_RE.search(command) is not None
