@@ -1,0 +1,135 @@
+"""Blind check 32 (fix32a): a bare rejection's fixed text is the CLI's, not the user's (W1); a
+question to the user keeps its options wherever the summary names it, and a question left open at
+the end is listed with every option (N1); a dismissed question is no proposal turned down."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from compactor.facts import Call
+from compactor.formats.registry import read_transcript
+from compactor.models.local import summarize_transcript
+from compactor.models.local_question import questions_of
+from compactor.models.local_text import call_line
+
+from .cc_session import Session as CcSession
+from .test_models_local_session import section
+
+_BARE = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+    "was a file edit, the new_string was NOT written to the file). STOP what you are doing and "
+    "wait for the user to tell you how to proceed."
+)
+_NOTICE = "[Request interrupted by user for tool use]"
+_ASK = "Can the dashboard skip the login screen on my laptop?"
+_QUESTION = {
+    "question": "Which way should the login be skipped locally?",
+    "header": "Bypass",
+    "multiSelect": False,
+    "options": [
+        {
+            "label": "Open every route",
+            "description": "Let the gateway accept any request until we revert it",
+            "preview": "gateway.allow_all = true",
+        },
+        {"label": "Local flag", "description": "Add skip_login: true to settings.local.toml"},
+    ],
+}
+
+
+def _summary(s: CcSession, tmp_path: Any) -> str:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"\n".join(s.lines()) + b"\n")
+    return summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+
+
+def _asked(result: str | None, notice: bool) -> CcSession:
+    """A request, a search, then the agent's question with two options; its result (``None``:
+    none, the session ended on it) and the CLI's interrupt notice after it."""
+    s = CcSession()
+    s.user(_ASK)
+    s.bash("grep -rn login_required src/", "src/gateway.py:12: @login_required")
+    ask = {"type": "tool_use", "id": "toolu_q1", "name": "AskUserQuestion"}
+    lead = {"type": "text", "text": "Every route needs a token. There are two ways; which one?"}
+    s.assistant([lead, {**ask, "input": {"questions": [_QUESTION]}}])
+    if result is not None:
+        s.user([{"type": "tool_result", "tool_use_id": "toolu_q1", "content": result}])
+    if notice:
+        s.user([{"type": "text", "text": _NOTICE}])
+    return s
+
+
+def _has_options(part: str) -> None:
+    assert "Which way should the login be skipped locally?" in part, part
+    assert "Option 1: Open every route — Let the gateway accept any request" in part, part
+    assert "Option 2: Local flag — Add skip_login: true to settings.local.toml" in part, part
+
+
+def test_a_bare_rejection_is_never_quoted_as_the_users_words(tmp_path: Any) -> None:
+    """cc-ohc: "they rejected AskUserQuestion(…), saying "STOP what you are doing …"": the
+    sentence is Claude Code's fixed text; the user typed nothing."""
+    text = _summary(_asked(_BARE, notice=True), tmp_path)
+    for number in (7, 8, 9):
+        part = section(text, number)
+        assert "STOP what you are doing" not in part, part
+        assert "saying" not in part and "and said" not in part, part
+        assert "not the user's words" in part, part
+        assert "the turn was interrupted" in part, part
+    assert "Wait for the user" in section(text, 9), section(text, 9)
+
+
+def test_a_rejection_of_another_call_says_the_clis_text_is_not_the_users(tmp_path: Any) -> None:
+    s = CcSession()
+    s.user("Clean the build folder.")
+    rm = {"type": "tool_use", "id": "toolu_r", "name": "Bash", "input": {"command": "rm -rf b/"}}
+    s.assistant([{"type": "text", "text": "I'll remove it."}, rm])
+    s.user([{"type": "tool_result", "tool_use_id": "toolu_r", "content": _BARE, "is_error": True}])
+    text = _summary(s, tmp_path)
+    for number in (7, 8, 9):
+        part = section(text, number)
+        assert "STOP what you are doing" not in part and "saying" not in part, part
+        assert "rm -rf b/" in part and "not the user's words" in part, part
+
+
+def test_a_dismissed_question_keeps_its_options_and_is_no_proposal(tmp_path: Any) -> None:
+    """cc-ohc o2: the two options were lost ("questions=[1 items]") and the question was listed
+    among "Proposals the user turned down"."""
+    text = _summary(_asked(_BARE, notice=True), tmp_path)
+    assert "items]" not in text, text
+    for number in (7, 8, 9):
+        _has_options(section(text, number))
+    assert "still open" in section(text, 7), section(text, 7)
+    assert "Proposals the user turned down" not in section(text, 5), section(text, 5)
+    assert "a proposal the user REJECTED" not in section(text, 8), section(text, 8)
+    assert "dismissed the question" in section(text, 5), section(text, 5)
+
+
+def test_a_question_the_session_ended_on_keeps_every_option(tmp_path: Any) -> None:
+    """No result (the session was saved while the question waited), or the CLI's interrupt as
+    its result: the next step is to wait for the answer, with each option."""
+    for result, notice in ((None, False), (_NOTICE, True)):
+        text = _summary(_asked(result, notice), tmp_path)
+        assert "items]" not in text, text
+        for number in (7, 8, 9):
+            _has_options(section(text, number))
+        assert "Wait for the user's answer" in section(text, 9), section(text, 9)
+
+
+def test_an_answered_question_is_not_left_open(tmp_path: Any) -> None:
+    answer = 'User has answered your questions: "Which way should the login be skipped locally?"'
+    s = _asked(answer + '="Local flag"', notice=False)
+    s.assistant([{"type": "text", "text": "I'll add the flag."}])
+    text = _summary(s, tmp_path)
+    assert "Option 1:" not in text and "Wait for the user's answer" not in text, text
+
+
+def test_question_inputs_of_other_shapes_name_their_options() -> None:
+    """Other harnesses' list-of-options inputs: a question with options as strings, choices."""
+    plain = {"question": "Deploy now?", "options": ["yes, to staging", "no"]}
+    assert questions_of(plain) == [("Deploy now?", [("yes, to staging", ""), ("no", "")])]
+    listed = {"questions": [{"question": "Pick a db", "choices": [{"title": "Postgres"}]}]}
+    assert questions_of(listed) == [("Pick a db", [("Postgres", "")])]
+    assert questions_of({"paths": ["a", "b"]}) == []
+    line = call_line(Call("c1", "request_user_input", json.dumps(plain), 0), 90)
+    assert line == 'request_user_input("Deploy now?" options: yes, to staging / no)', line
