@@ -8,12 +8,14 @@ import json
 from typing import Any
 
 from compactor.facts import Call
+from compactor.facts.samecommand import core_command, core_tool
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 from compactor.models.local_question import questions_of
 from compactor.models.local_text import call_line
 
 from .cc_session import Session as CcSession
+from .codex_rollout import rec
 from .test_models_local_session import section
 
 _BARE = (
@@ -133,3 +135,71 @@ def test_question_inputs_of_other_shapes_name_their_options() -> None:
     assert questions_of({"paths": ["a", "b"]}) == []
     line = call_line(Call("c1", "request_user_input", json.dumps(plain), 0), 90)
     assert line == 'request_user_input("Deploy now?" options: yes, to staging / no)', line
+
+
+# -- 1412: a failure a variant of its command later passed is fixed (W2) ---------------------------
+
+
+def _codex(records: list[dict[str, Any]], tmp_path: Any) -> str:
+    head = rec("session_meta", {"id": "1a2b3c4d-0000-4000-8000-000000000032", "cwd": "/w/kit"})
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in [head, *records]))
+    return summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+
+
+def _shell(n: int, command: str, out: str) -> list[dict[str, Any]]:
+    call = {"type": "function_call", "name": "shell", "call_id": f"call_{n}"}
+    call["arguments"] = json.dumps({"command": ["bash", "-lc", command]})
+    result = {"type": "function_call_output", "call_id": f"call_{n}", "output": out}
+    return [rec("response_item", call), rec("response_item", result)]
+
+
+def _message(role: str, text: str) -> dict[str, Any]:
+    kind = "input_text" if role == "user" else "output_text"
+    body = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+    return rec("response_item", body)
+
+
+def _suite_session(later: str) -> list[dict[str, Any]]:
+    """cx-opk's shape: ``pytest -q`` fails (no module), the agent adds ``__init__.py`` files, a
+    lint fails and is left, then ``later`` passes and the user asks for the next thing."""
+    failed = "Exit code: 1\nOutput:\nE   ModuleNotFoundError: No module named 'kit'\n1 error\n"
+    return [
+        _message("user", "Add the profile schema and make the test suite pass."),
+        *_shell(1, "pytest -q", failed),
+        _message("assistant", "I'll add the missing __init__.py files."),
+        *_shell(2, "touch kit/__init__.py kit/core/__init__.py", "Exit code: 0\nOutput:\n"),
+        *_shell(3, "ruff check kit", "Exit code: 1\nOutput:\nkit/x.py:3:1: F401 unused\n"),
+        *_shell(4, later, "Exit code: 0\nOutput:\n46 passed in 1.2s\n"),
+        _message("assistant", "The suite passes: 46 passed."),
+        _message("user", "Now add the convert command."),
+        *_shell(5, "python -m kit.cli convert --help", "Exit code: 0\nOutput:\nusage: kit\n"),
+    ]
+
+
+def test_a_failure_a_variant_of_its_command_later_passed_is_fixed(tmp_path: Any) -> None:
+    """cx-opk §4: "bash -lc pytest -q failed: No module named 'opk'" listed first among "the
+    unfixed ones" although every later ``PYTHONPATH=. pytest -q`` passed."""
+    for later in (
+        "PYTHONPATH=. pytest -q",
+        "cd /w/kit && FOO=1 BAR=x pytest -q -x tests",
+        "uv run pytest -q",
+        "python -m pytest -q",
+        "sh -c 'pytest -q'",
+    ):
+        errors = section(_codex(_suite_session(later), tmp_path), 4)
+        first = errors[errors.index("pytest -q` failed") :]
+        assert first.split("\n")[1].strip().startswith("- Fixed: a later"), (later, errors)
+        lint = errors[errors.index("ruff check kit` failed") :]
+        assert "Fixed" not in lint.split("\n")[1], (later, errors)  # the lint was never rerun
+
+
+def test_another_tool_or_step_is_no_variant() -> None:
+    assert core_command("bash -lc 'cd /w && PYTHONPATH=. uv run pytest -q'") == "pytest -q"
+    assert core_command("env A=1 python3 -m pytest -x") == "pytest -x"
+    assert core_tool("PYTHONPATH=. pytest -q tests/test_a.py") == core_tool("pytest")
+    assert core_tool("npm run build") != core_tool("npm run test")
+    assert core_tool("ruff check kit") != core_tool("ruff format kit")
+    assert core_tool("python scripts/gen.py") == ""
+    assert core_tool("pytest -q && git push") == ""
+    assert core_command("git push origin main") == "git push origin main"
