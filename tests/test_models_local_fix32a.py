@@ -203,3 +203,90 @@ def test_another_tool_or_step_is_no_variant() -> None:
     assert core_tool("python scripts/gen.py") == ""
     assert core_tool("pytest -q && git push") == ""
     assert core_command("git push origin main") == "git push origin main"
+
+
+# -- 1413: a nohup server a later ss/ps/curl showed alive is a running job (N2) --------------------
+
+_START = (
+    "cd /home/dev/watch && nohup streamlit run src/board/app.py --server.port 8502 "
+    "--server.address 0.0.0.0 > /tmp/board.log 2>&1 & sleep 3; tail -2 /tmp/board.log"
+)
+_SS = 'LISTEN 0  128  0.0.0.0:8502  0.0.0.0:*  users:(("streamlit",pid=81031,fd=6))'
+
+
+def _served(*later: tuple[str, str]) -> CcSession:
+    """cc-ikn7comp's shape: a restart killed with its shell (exit 144), the server started with
+    ``nohup … &`` then more commands (no ``echo $!``), a later ``ss`` shows it listening, then
+    ``later`` (command, output) calls and the answer."""
+    s = CcSession()
+    s.user("I can't reach the board from another machine on the LAN.")
+    killed = "pkill -f 'streamlit run' && streamlit run src/board/app.py --server.port 8502 &"
+    s.assistant(
+        [{"type": "tool_use", "id": "toolu_k", "name": "Bash", "input": {"command": killed}}]
+    )
+    s.user(
+        [
+            {
+                "type": "tool_result",
+                "tool_use_id": "toolu_k",
+                "content": "Exit code 144",
+                "is_error": True,
+            }
+        ]
+    )
+    s.bash(_START, "  You can now view your Streamlit app in your browser.")
+    s.bash("sleep 2 && ss -tlnp | grep 8502", _SS)
+    for command, output in later:
+        s.bash(command, output)
+    s.assistant([{"type": "text", "text": "Port 8502 is open on 0.0.0.0. Try again."}])
+    return s
+
+
+def test_a_nohup_server_a_later_listing_showed_alive_is_running(tmp_path: Any) -> None:
+    """cc-ikn7comp: the dashboard started with ``nohup … &`` (no ``echo $!``) was listening
+    (pid 81031, port 8502) and never killed; the summary listed no running job."""
+    pending = section(_summary(_served(), tmp_path), 7)
+    assert "Background job still running" in pending, pending
+    assert "pid 81031" in pending and "port 8502" in pending, pending
+    assert "nohup streamlit run src/board/app.py" in pending, pending
+    shown = section(
+        _summary(
+            _served(
+                (
+                    "ps aux | grep streamlit",
+                    "dev 81031 1.2 streamlit run src/board/app.py\ndev 9 grep streamlit",
+                )
+            ),
+            tmp_path,
+        ),
+        7,
+    )
+    assert "pid 81031" in shown, shown
+
+
+def test_a_nohup_server_killed_later_is_not_running(tmp_path: Any) -> None:
+    for kill in ("pkill -f 'streamlit run'", "kill 81031"):
+        pending = section(_summary(_served((kill, "")), tmp_path), 7)
+        assert "still running" not in pending, (kill, pending)
+
+
+def test_a_nohup_command_never_seen_alive_is_no_job_by_this_rule(tmp_path: Any) -> None:
+    """No later listing: nothing says the process outlived its call (``& sleep 3; tail``)."""
+    s = CcSession()
+    s.user("Start the board.")
+    s.bash(_START, "  You can now view your Streamlit app in your browser.")
+    s.bash("curl -s localhost:9000/health", "curl: (7) Failed to connect to localhost port 9000")
+    s.assistant([{"type": "text", "text": "Started."}])
+    assert "still running" not in section(_summary(s, tmp_path), 7)
+
+
+def test_a_trailing_ampersand_job_gets_the_pid_a_later_listing_showed(tmp_path: Any) -> None:
+    s = CcSession()
+    s.user("Serve the docs.")
+    s.bash("nohup python3 -m http.server 8000 --directory site > /tmp/docs.log 2>&1 &", "")
+    s.bash(
+        "lsof -i :8000", "COMMAND PID USER FD TYPE\npython3 4242 dev 3u IPv4 TCP *:8000 (LISTEN)"
+    )
+    s.assistant([{"type": "text", "text": "The docs are served on port 8000."}])
+    pending = section(_summary(s, tmp_path), 7)
+    assert "Background job still running" in pending and "pid 4242" in pending, pending
