@@ -161,12 +161,26 @@ def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
 CJK_PUNCTUATION = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
 """CJK symbols and punctuation (``、。「」``) and the full-width ASCII punctuation
 (``，：（）``), as a character-class body: never part of a name or of a secret value."""
+_QUOTED = r"""(?:"[^"\n]*"|'[^'\n]*'|«[^»\n]*»|`[^`\n]*`|“[^”\n]*”|「[^」\n]*」)"""
+_BARE_CHAR = rf"""[^\s"',;/()\[\]{{}}«»“”`:=\uff1a\uff1d{CJK_PUNCTUATION}]"""
+_MORE_VALUE = (
+    rf"""(?P<value>{_QUOTED}|{_BARE_CHAR}*?[\d!@#$%^&*+_~?-]{_BARE_CHAR}*?"""
+    rf"""(?=[ \t]*(?:\n|$|[,;/)\]}}、，。]|\.(?:\s|$)|(?:(?:and|or|및)\b|&)|\()))"""
+    r"""(?![ \t]*[:=\uff1a\uff1d])"""
+)
+"""A further value in a list after a credential label (``passwords: «a», «b»``, ``password: a1,
+b2``, ``pw: a1 / b2``): quoted, or a bare token with a digit or a symbol that ends where the
+list goes on or the clause ends; never a key (``, "user": …``, ``, user=…``)."""
+_MORE_SEP = r"""[ \t]*(?:[,/、，](?:[ \t]*(?:and|or)\b)?|(?:(?:and|or|및)\b|&))[ \t]*"""
+_MORE = "(?i)" + _MORE_SEP + _MORE_VALUE  # compiled on first use (re caches it)
 _SECRET_VALUE = (  # compiled on first use (re caches it): _util is imported at every start-up
-    r"""(?i)((?<![A-Za-z0-9_-])["']?[\w.-]*?(?:password|passwd|secret|token|api[_-]?key"""
-    r"""|(?:access|private|secret|role|master|signing|encryption)[_-]?key)["']?[ \t]*"""
+    r"""(?i)((?<![A-Za-z0-9_-])["']?[\w.-]*?(?:passwords?|passwd|secret|token|api[_-]?key"""
+    r"""|(?:access|private|secret|role|master|signing|encryption)[_-]?key|pw"""
+    r"""|비밀번호|암호|密码|密碼|パスワード|contraseña|senha|passwort|пароль)["']?[ \t]*"""
     r"""(?:=>|[:=\uff1a\uff1d])[ \t]*)"""
     r"""("[^"\n]*"|'[^'\n]*'|[\w.:\\>-]+\([ \t]*(?:"[^"\n]*"|'[^'\n]*')"""
     rf"""|[^\s"',;}}{CJK_PUNCTUATION}]+)"""
+    rf"""((?:{_MORE_SEP}{_MORE_VALUE.replace("?P<value>", "?:")})*)"""
 )
 """A value assigned to a key named like a credential: YAML ``PASSWORD: "x"``, env
 ``API_KEY=x``, JSON ``"client_secret": "x"``, PHP/Ruby ``'password' => 'x'`` (the key ends with
@@ -201,6 +215,26 @@ def code_reference(value: str) -> bool:
     return "." in low or any(word in low for word in _CODE_WORDS)
 
 
+def _more(listed: str, found: set[str] | None) -> str:
+    """The further values of a credential label's list (:data:`_MORE_VALUE`), each ``***``
+    (blind check 32: "평문: ***, «…»" printed the second of two passwords)."""
+    if not listed:
+        return listed
+
+    def one(m: re.Match[str]) -> str:
+        value = m.group("value")
+        quoted = value[0] in "\"'«`“「"
+        bare = value[1:-1] if quoted else value
+        if not bare.strip() or bare.lower() in _NOT_A_VALUE or bare[0] in "$<{%*":
+            return m.group(0)
+        if found is not None:
+            found.add(bare)
+        masked = f"{value[0]}***{value[-1]}" if quoted else "***"
+        return m.group(0)[: m.start("value") - m.start()] + masked
+
+    return re.sub(_MORE, one, listed)
+
+
 def mask_secret_values(text: str, found: set[str] | None = None) -> str:
     """``text`` with the value of every credential-named key shown as ``***`` (quotes kept).
     A type (``password: str``), a variable (``$TOKEN``, ``${TOKEN}``) or a placeholder
@@ -229,7 +263,7 @@ def mask_secret_values(text: str, found: set[str] | None = None) -> str:
         quote = value[0] if value[0] in "\"'" else ""
         if found is not None:
             found.add(bare)
-        return f"{m.group(1)}{quote}***{quote}"
+        return f"{m.group(1)}{quote}***{quote}{_more(m.group(3), found)}"
 
     if "=" not in text and ":" not in text and "\uff1a" not in text and "\uff1d" not in text:
         return text

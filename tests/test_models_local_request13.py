@@ -155,7 +155,8 @@ def test_a_rejection_saying_stop_and_wait_makes_the_next_step_wait() -> None:
     step = section(text, 9)
     assert "Continue the latest request" not in step, step
     assert step.split("\n", 1)[1].strip().startswith("Wait for the user"), step
-    assert "STOP what you are doing and wait for the user" in step, step
+    # the CLI's fixed text is named as the CLI's, never quoted as the user's (blind check 32, W1)
+    assert "STOP what you are doing" not in step and "not the user's words" in step, step
     assert "ExitPlanMode" in step, step
     for number in (7, 8):
         part = section(text, number)

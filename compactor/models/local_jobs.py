@@ -12,6 +12,7 @@ from compactor.facts.bounded import bounded_reason
 from compactor.facts.jobstate import EARLIER_RUN, earlier_run, last_process
 from compactor.facts.kills import MAYBE, later_kill, later_report, later_use
 
+from .local_seenjobs import add_seen_servers
 from .local_session import Background, Session
 
 __all__ = [
@@ -50,6 +51,7 @@ def add_shape_jobs(s: Session) -> None:
         bg = s.background[job.id]
         if not bg.said:
             bg.said = job.said
+    add_seen_servers(s, {job.label for job in jobs})  # (blind check 32, N2)
     judge_killed(s)
 
 
@@ -215,6 +217,11 @@ def running_head(bg: Background) -> str:
         return f"Background job that {bg.finished}"
     if bg.finished.startswith(MAYBE):
         return f"Background job that {bg.finished}; check whether it runs before starting it again"
+    if bg.seen:  # a later ss/ps/curl showed it alive (blind check 32, N2)
+        return (
+            f"Background job still running (started, never seen finishing; a later result "
+            f"showed it alive: {bg.seen}; check it, do not start it again)"
+        )
     return (
         "Background job still running (started, never seen finishing; check it, do not start it "
         "again)"

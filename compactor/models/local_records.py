@@ -46,6 +46,7 @@ class Background:
     finished: str = ""
     """How it ended (``completed (exit 0)``, ``killed``); empty while not seen finishing."""
     said: str = ""  # what its start result said (its id, where its output goes), on one line
+    seen: str = ""  # how a later result showed it alive (``pid 81031, listening on port 8502``)
 
 
 @dataclass(slots=True)

@@ -26,6 +26,7 @@ from compactor.facts import Entry
 from compactor.rejections import is_rejection
 
 from .local_planmode import changed_plan, judge_plan_changes, plan_change_items
+from .local_question import is_question_call
 from .local_session import PLAN_TOOLS, ErrorFact, Session
 from .local_text import call_line, code, quote
 
@@ -100,9 +101,12 @@ def judge_rejected_calls(s: Session) -> None:
         if c.id in s.refused:
             s.refused[c.id] = call_line(c, _CALL)
     redone = _redone_once(s)
+    asked = {c.id for c in s.calls if c.id in s.refused and is_question_call(c)}
     for at in sorted({_lead_in(s, c.index) for c in s.calls if c.id in s.refused} - {-1}):
         e = s.entries[at]
         calls = _follow_up(s, e)
+        if asked.intersection(calls):  # a question the user dismissed: no proposal (check 32)
+            continue
         if calls and all(c in s.refused for c in calls) and not all(c in redone for c in calls):
             s.refused_at[e.index] = [s.refused[c] for c in calls]
     if not s.refused_at:
@@ -186,7 +190,13 @@ def rejected_items(s: Session, width: int) -> list[str]:
     if not lines:
         return [*plan_change_items(s, width), *again[-_SHOWN:]]
     more = f" ({len(lines) - _SHOWN} earlier ones not listed)" if len(lines) > _SHOWN else ""
-    shown = [f"  The user rejected: {code(x[:width])} (not run)" for x in lines[-_SHOWN:]]
+    asked = {s.refused[c.id] for c in s.calls if c.id in s.refused and is_question_call(c)}
+    shown = [
+        f"  The user dismissed the question {code(x[:width])} (no option chosen; still open)"
+        if x in asked
+        else f"  The user rejected: {code(x[:width])} (not run)"
+        for x in lines[-_SHOWN:]
+    ]
     head = f"Calls the user rejected (they never ran; not to be redone unasked){more}:"
     return [*plan_change_items(s, width), head, *shown, *again[-_SHOWN:]]
 

@@ -29,6 +29,7 @@ from compactor.facts import (
     scan_window,
 )
 from compactor.facts.outcomes import Outcome, agent_signature, same_head, similar_words
+from compactor.facts.samecommand import core_command, core_tool
 
 from .local_text import runner_words
 from .local_workdir import place, place_of, without_place
@@ -199,6 +200,8 @@ def retries(
     if mine or theirs:
         failed = (failed[0], program, without_place(failed[2]))
         later = (later[0], later[1], without_place(later[2]))
+    if same_core(failed[2], later[2]):  # `PYTHONPATH=. pytest -q` reran `pytest -q` (check 32)
+        return True
     if contains_command(failed[2], later[2]):  # `brew install x && <the failed command>`
         return True
     if any(t.startswith("pid ") for t in failed[2] & later[2]):  # a kill of the same pid
@@ -210,6 +213,20 @@ def retries(
     if program.split(" ", 1)[0] in _TEST_PROGRAMS:
         return True
     return not failed[2] and not later[2] and not is_reading_program(program)
+
+
+def same_core(failed: frozenset[str], later: frozenset[str]) -> bool:
+    """Whether two commands are one run but for a wrapper, a ``cd``, environment assignments, a
+    runner or (for a test or build tool) flags and paths (:mod:`compactor.facts.samecommand`)."""
+    mine = next((t[2:] for t in failed if t.startswith("$ ")), "")
+    theirs = next((t[2:] for t in later if t.startswith("$ ")), "")
+    if not mine or not theirs:
+        return False
+    core = core_command(mine)
+    if core and core == core_command(theirs):
+        return True
+    tool = core_tool(mine)
+    return bool(tool) and tool == core_tool(theirs)
 
 
 _JOINER_RE = lazy_pattern(r"\s*(?:&&|\|\||;)\s*")

@@ -37,6 +37,7 @@ from compactor.facts.selffix import is_self_correction
 from .local_harness import is_harness_error
 from .local_headings import sections_in_order, without_closing
 from .local_mask import masked
+from .local_question import question_brief, questions_of
 
 __all__ = [
     "announces_step",
@@ -422,6 +423,8 @@ def call_line(call: Call, limit: int, *, keep_end: bool = False) -> str:
     if not call.arguments.strip():
         return call.name
     if args:
+        if "question" in call.arguments and (asked := questions_of(args)):
+            return question_brief(call.name, asked, max(limit, _ASKED))
         return f"{call.name}({cut(_plain_args(args), limit)})"
     inner = _INNER_COMMAND_RE.search(call.arguments[:4000])
     if inner is not None:  # code that calls a tool: the command it runs, not the code
@@ -434,6 +437,7 @@ def call_line(call: Call, limit: int, *, keep_end: bool = False) -> str:
     return f"{call.name}({cut(one_line(call.arguments), limit)})"
 
 
+_ASKED = 240  # characters of a question to the user and its option labels (blind check 32)
 _INNER_TOOL_RE = lazy_pattern(r"\btools\.(\w+)\(\s*(\{.*?\})\s*\)\s*[;)]", re.DOTALL)
 
 

@@ -25,10 +25,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from compactor._util import lazy_pattern
-from compactor.facts import cut, one_line
+from compactor.facts import cut
 
 from .local_answers import user_answers
 from .local_handoff import handoff_line, handoff_step
+from .local_question import Question, is_question_call, question_full, questions_of
+from .local_records import ErrorFact
 from .local_session import Session
 from .local_supersede import continues
 from .local_text import code, plural, quote
@@ -136,9 +138,9 @@ def _answers(s: Session, since: int, width: int) -> str:
     return f"   Since then the user answered the assistant's questions{more}: {shown}"
 
 
-def on_hold(s: Session) -> tuple[str, str] | None:
-    """(call, the words) of a rejection that told the agent to stop and wait, when it is the
-    last thing that happened (no later request, no later call); else None."""
+def _held(s: Session) -> ErrorFact | None:
+    """The rejection that told the agent to stop and wait, when it is the last thing that
+    happened (no later request, no later call); else None."""
     last = s.last_request
     for err in reversed(s.errors):
         if last is not None and err.index <= last.index:  # the user's words came with it
@@ -148,23 +150,106 @@ def on_hold(s: Session) -> tuple[str, str] | None:
             continue
         if any(c.index > err.index for c in s.calls):
             return None  # the agent went on (or was told how to)
-        return err.call, head.removeprefix(_REJECTED)
+        return err
     return None
+
+
+def on_hold(s: Session) -> tuple[str, str] | None:
+    """(call, the CLI's words) of a rejection that told the agent to stop and wait, when it is
+    the last thing that happened (no later request, no later call); else None."""
+    err = _held(s)
+    if err is None:
+        return None
+    return err.call, err.outcome.lines[0].removeprefix(_REJECTED)
+
+
+def _asked(s: Session, err: ErrorFact) -> list[Question]:
+    """The questions (with their options) of the rejected call ``err`` when it asked the user a
+    question ([] for any other call): the user dismissed it, its options are still open."""
+    call = next((c for c in reversed(s.calls) if c.index <= err.index and c.id in s.refused), None)
+    return questions_of(call.args) if call is not None and is_question_call(call) else []
+
+
+def _how(s: Session, err: ErrorFact, call: str) -> str:
+    """What happened, without the CLI's words as the user's (blind check 32, W1): the CLI's
+    fixed rejection text and its interrupt notice are the harness's, not the user's."""
+    cut_off = s.interrupted is not None and s.interrupted.index > err.index
+    turn = " and the turn was interrupted (the CLI's notice)" if cut_off else ""
+    return (
+        f"the user rejected {code(cut(call, _CALL))} without a word of their own{turn}; the "
+        "CLI's fixed rejection text (not the user's words) told the agent to stop and wait"
+    )
+
+
+def _options(questions: list[Question], pad: str) -> str:
+    """The question and each option on a nested line of their own (``pad``: the indent)."""
+    lines = question_full(questions)
+    return "".join(f"\n{pad}  - {x.strip()}" if x[:1] == " " else f"\n{pad}- {x}" for x in lines)
+
+
+def _open_question(s: Session) -> tuple[str, list[Question]] | None:
+    """(how it ended, its questions) when the last call asked the user a question with options
+    and got no answer: the session ended while it waited, or the user interrupted it, and no
+    request came after it; else None (a rejection saying stop and wait: :func:`_held`)."""
+    call = s.calls[-1] if s.calls else None
+    last = s.last_request
+    if call is None or (last is not None and last.index > call.index):
+        return None
+    if not is_question_call(call):
+        return None
+    if call.id and call.id not in s.answered:
+        how = "the session ended while it waited for the user's answer"
+    elif call.id in s.failed_calls:
+        how = "the user closed it without choosing an option"
+    else:
+        return None
+    return how, questions_of(call.args)
+
+
+def _question_line(s: Session, ref: str) -> str:
+    found = _open_question(s)
+    if found is None:
+        return ""
+    how, asked = found
+    return (
+        f"The agent asked the user a question and got no answer ({how}): the question is still "
+        f"open, the user may still pick one of its options. The latest request waits for the "
+        f"answer: {ref}{_options(asked, '     ')}"
+    )
+
+
+def _question_step(s: Session, ref: str) -> str:
+    found = _open_question(s)
+    if found is None:
+        return ""
+    how, asked = found
+    return (
+        f"   Wait for the user's answer to the agent's question ({how}). When the user picks an "
+        f'option ("the second one"), do what that option says, then continue {ref}.'
+        f"{_options(asked, '   ')}"
+    )
 
 
 def hold_line(s: Session, ref: str, width: int) -> str:
     """Sections 7 and 8: that the user told the agent to stop and wait, or that the last reply
     handed the next step to the user ('' when neither)."""
-    held = on_hold(s)
+    held = _held(s)
     fix = _correction_text(s, width)
     if held is None and fix:
         return f"The latest request is in progress: {ref}. Not acted on yet: {fix}"
     if held is None:
-        return handoff_line(s, ref, width)
-    call, said = held
+        return _question_line(s, ref) or handoff_line(s, ref, width)
+    asked = _asked(s, held)
+    how = _how(s, held, held.call.split("(", 1)[0] if asked else held.call)  # options below
+    if asked:
+        return (
+            f"The user dismissed the agent's question without choosing an option ({how}). The "
+            "question is still open (not a proposal the user turned down): the user may still "
+            f"pick one of its options. Until the user answers, the latest request is on hold: "
+            f"{ref}{_options(asked, '     ')}"
+        )
     return (
-        f"The user told the agent to stop and wait: they rejected {code(cut(call, _CALL))}, "
-        f"saying {quote(said, width)}. Until the user says how to proceed, the latest request is "
+        f"{how[0].upper()}{how[1:]}. Until the user says how to proceed, the latest request is "
         f"on hold: {ref}"
     )
 
@@ -172,7 +257,7 @@ def hold_line(s: Session, ref: str, width: int) -> str:
 def hold_step(s: Session, ref: str, width: int) -> str:
     """Section 9 when the user told the agent to stop and wait, or the last reply handed the
     next step to the user ('' when neither)."""
-    held = on_hold(s)
+    held = _held(s)
     fix = _correction_text(s, width)
     if held is None and fix:
         return (
@@ -180,12 +265,18 @@ def hold_step(s: Session, ref: str, width: int) -> str:
             f"latest request: {ref}."
         )
     if held is None:
-        return handoff_step(s, width, 4)
-    call, said = held
+        return _question_step(s, ref) or handoff_step(s, width, 4)
+    asked = _asked(s, held)
+    how = _how(s, held, held.call.split("(", 1)[0] if asked else held.call)  # options below
+    if asked:
+        return (
+            f"   Wait for the user's answer: {how}. The question is still open; when the user "
+            'picks an option ("the second one"), do what that option says. Do not go on with '
+            f"{ref} or run anything until the user answers.{_options(asked, '   ')}"
+        )
     return (
-        f"   Wait for the user's instruction: the user rejected {code(cut(call, _CALL))} and said "
-        f"{quote(one_line(said), width)}. Do not go on with {ref} or run anything until the "
-        "user says how to proceed."
+        f"   Wait for the user's instruction: {how}. Do not go on with {ref} or run anything "
+        "until the user says how to proceed."
     )
 
 

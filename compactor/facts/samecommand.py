@@ -1,0 +1,90 @@
+"""The command a variant runs, for telling whether a later run repeats a failed one (blind check
+32, W2).
+
+cx-opk: ``bash -lc 'pytest -q'`` failed (No module named 'opk'); the agent added the package's
+``__init__.py`` files and every later run, ``bash -lc 'PYTHONPATH=. pytest -q'``, passed. The
+summary listed the first failure among "the unfixed ones": the later runs were another command
+by their words. By shape, these are the same command for this purpose:
+
+* a shell wrapper (``bash -lc '…'``, ``sh -c "…"``) around it;
+* ``cd DIR &&`` (or ``;``) before it, ``env``/``time`` and ``NAME=value`` assignments before it;
+* a runner that starts it: ``uv run``, ``poetry run``, ``pipenv run``, ``pdm run``, ``hatch
+  run``, ``rye run``, ``python -m``, ``npx``, ``pnpm exec``/``dlx``, ``yarn dlx``, ``bunx``,
+  ``npm exec``;
+* for a test or build tool, other flags or paths of the same tool and step (``pytest -q`` and
+  ``pytest -q -x tests``; :func:`core_tool`).
+
+:func:`core_command` takes those off; a command of several ``&&``-joined steps keeps them all.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from compactor._util import lazy_pattern
+
+__all__ = ["core_command", "core_tool"]
+
+_WRAPPER_RE = lazy_pattern(r"\A(?:\S*/)?(?:bash|sh|zsh|dash)\s+-[a-z]*c\s+(.+)\Z", re.DOTALL)
+_CD_RE = lazy_pattern(r"\Acd\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s*(?:&&|;)\s*")
+_ASSIGN_RE = lazy_pattern(r"\A(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s+")
+_PREFIX_RE = lazy_pattern(
+    r"\A(?:env|time|command|exec|uv\s+run|poetry\s+run|pipenv\s+run|pdm\s+run|hatch\s+run|"
+    r"rye\s+run|npx|bunx|pnpm\s+(?:exec|dlx)|yarn\s+dlx|npm\s+exec|"
+    r"(?:\S*/)?python(?:3(?:\.\d+)?)?\s+-m|py\s+-m)\s+(?!-)"
+)
+"""A runner with no option of its own (``uv run --with ruff ruff …`` changed how it runs: blind
+check 18's missing program got past by it is worked around, not fixed)."""
+_TOOLS = frozenset(
+    "pytest tox nox jest vitest mocha cargo go npm pnpm yarn make mvn gradle bun deno dotnet "
+    "ctest phpunit rspec unittest tsc mypy ruff eslint pyright".split()
+)
+"""Test and build tools: another flag or path of the same tool and step is the same run."""
+_STEPPED = frozenset("cargo go npm pnpm yarn make mvn gradle bun deno dotnet ruff vitest".split())
+"""Tools whose first words after the name name the step (``npm run build``, ``cargo test``)."""
+_STEP_RE = lazy_pattern(r"\A[a-z][\w:.-]*\Z")
+_MAX = 2_000
+
+
+def _unquote(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
+
+
+@functools.lru_cache(maxsize=2048)
+def core_command(command: str) -> str:
+    """``command`` without a shell wrapper, a leading ``cd DIR &&``, environment assignments
+    and a runner prefix (see the module), on one line; the command itself when it has none."""
+    text = " ".join(command[:_MAX].split())
+    for _ in range(8):  # at most a few layers: `bash -lc 'cd x && FOO=1 uv run pytest'`
+        before = text
+        wrapped = _WRAPPER_RE.match(text)
+        if wrapped is not None:
+            text = _unquote(wrapped.group(1).strip())
+        text = _CD_RE.sub("", text)
+        text = _ASSIGN_RE.sub("", text)
+        text = _PREFIX_RE.sub("", text)
+        if text == before:
+            break
+    return text.strip()
+
+
+def core_tool(command: str) -> str:
+    """For a single-step test or build command (:func:`core_command` of it), the tool and its
+    step (``pytest``, ``npm run test``, ``cargo test``): two runs with the same are one
+    command whatever their flags or paths; '' for any other command."""
+    core = core_command(command)
+    if not core or any(j in core for j in ("&&", "||", ";", "|")):
+        return ""
+    words = core.split()
+    tool = words[0].rsplit("/", 1)[-1]
+    if tool not in _TOOLS:
+        return ""
+    step = [tool]
+    for word in words[1:3] if tool in _STEPPED else ():
+        if _STEP_RE.match(word) is None or "/" in word or "." in word:
+            break
+        step.append(word)
+    return " ".join(step)
