@@ -1,0 +1,113 @@
+"""Blind check 33 (fix33b): an earlier summary's pending item the user interrupted before the
+compaction and replaced with a new request is dropped, not pending (W5); one a later request
+restated and the work since answered is done (W6); a session left in plan mode says so (format
+gap); a result a later one superseded is labelled (N1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compactor.formats.registry import read_transcript
+from compactor.models.local import summarize_transcript
+
+from .cc_session import Session as CcSession
+from .test_models_local_session import section
+
+_PLAN_FILE = "/home/dev/.claude/plans/amber-river.md"
+
+
+def _tool(call: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call, "name": name, "input": args}
+
+
+def _result(s: CcSession, call: str, text: str) -> None:
+    s.user([{"type": "tool_result", "tool_use_id": call, "content": text}])
+
+
+def _summary(s: CcSession) -> str:
+    raw = b"\n".join(s.lines()) + b"\n"
+    return summarize_transcript(list(read_transcript("session.jsonl", raw).messages))  # type: ignore[arg-type]
+
+
+def _earlier(pending: str, current: str) -> str:
+    return (
+        "This session is being continued from a previous conversation that ran out of context. "
+        "The conversation is summarized below:\nAnalysis:\nThe user studies the timer driver."
+        "\n\nSummary:\n1. Primary Request and Intent:\n   Explain how the timer driver works.\n\n"
+        "2. Key Technical Concepts:\n   - tick counting\n\n3. Files and Code Sections:\n"
+        "   - drivers/timer.c (read)\n\n4. Errors and fixes:\n   None.\n\n"
+        "5. Problem Solving:\n   Traced the tick path.\n\n6. All user messages:\n"
+        '   - "explain the timer driver"\n\n'
+        f"7. Pending Tasks:\n{pending}\n\n8. Current Work:\n   {current}\n\n"
+        "9. Optional Next Step:\n   Present the trace.\n"
+    )
+
+
+def _compacted(s: CcSession, summary: str, *, interrupted: bool) -> None:
+    """The turns before Claude Code's own compaction (the last one interrupted or answered), the
+    user's ``/compact`` records, the boundary and the summary."""
+    s.user("explain the timer driver")
+    s.assistant([{"type": "text", "text": "The timer driver counts ticks in drivers/timer.c."}])
+    s.user("now trace the testing code path end to end")
+    s.assistant([{"type": "text", "text": "Let me trace the testing code path."}])
+    if interrupted:
+        s.user([{"type": "text", "text": "[Request interrupted by user]"}])
+    else:
+        s.assistant([{"type": "text", "text": "The test calls timer_init, then tick()."}])
+    s.user("<command-name>/compact</command-name>\n<command-message>compact</command-message>")
+    s.user("<local-command-stdout>Compacted</local-command-stdout>")
+    s._add(
+        {
+            "type": "system",
+            "subtype": "compact_boundary",
+            "content": "Conversation compacted",
+            "compactMetadata": {"trigger": "manual", "preTokens": 40000},
+        }
+    )
+    s.user(summary)
+    s.records[-1]["isCompactSummary"] = True
+
+
+# -- Plan mode: a session whose last permission mode is plan ---------------------------------------
+
+
+def _mode(s: CcSession, mode: str) -> None:
+    s.records.append({"type": "permission-mode", "permissionMode": mode, "sessionId": "5f0c"})
+
+
+def _plan_mode_session(*, then: str = "") -> CcSession:
+    """Plan mode: the mode record, the user's request with its ``plan_mode`` attachment, the plan
+    file written, the approval tool loaded (ToolSearch) and no ExitPlanMode call yet."""
+    s = CcSession()
+    s.user("Make the icount calibration configurable; plan it first.")
+    _mode(s, "plan")
+    s.attachment(
+        {"type": "plan_mode", "reminderType": "full", "planFilePath": _PLAN_FILE,
+         "planExists": False, "isSubAgent": False}
+    )  # fmt: skip
+    s.assistant([_tool("toolu_w", "Write", {"file_path": _PLAN_FILE, "content": "# Plan\n1. a"})])
+    _result(s, "toolu_w", f"File created successfully at: {_PLAN_FILE}")
+    s.assistant([_tool("toolu_s", "ToolSearch", {"query": "select:ExitPlanMode"})])
+    _result(s, "toolu_s", "Loaded tool: ExitPlanMode")
+    if then == "default":
+        _mode(s, "default")
+    elif then == "approved":
+        s.assistant([_tool("toolu_x", "ExitPlanMode", {"plan": "# Plan\n1. a"})])
+        _result(s, "toolu_x", "User has approved your plan. You can now start coding.")
+        _mode(s, "acceptEdits")
+    return s
+
+
+def test_a_session_left_in_plan_mode_says_so_with_its_plan_file() -> None:
+    text = _summary(_plan_mode_session())
+    for n in (7, 9):
+        part = section(text, n)
+        assert "The session is in plan mode: present the plan with ExitPlanMode for the user's " \
+            "approval before editing any file" in part, part  # fmt: skip
+        assert _PLAN_FILE in part
+
+
+def test_plan_mode_ends_when_the_mode_changes_or_the_plan_is_approved() -> None:
+    for then in ("default", "approved"):
+        text = _summary(_plan_mode_session(then=then))
+        assert "in plan mode" not in text, (then, section(text, 7))
