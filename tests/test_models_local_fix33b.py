@@ -68,6 +68,79 @@ def _compacted(s: CcSession, summary: str, *, interrupted: bool) -> None:
     s.records[-1]["isCompactSummary"] = True
 
 
+# -- W5: an earlier summary's pending answer the user interrupted, then a new request -----------
+
+_TRACE_ITEM = (
+    '   - Deliver the synthesized answer to "the testing code path": present the end-to-end '
+    "source code trace for what demo_roundtrip.sh exercises."
+)
+
+
+def _interrupted_session(*, interrupted: bool) -> CcSession:
+    s = CcSession()
+    summary = _earlier(_TRACE_ITEM, "Tracing the testing code path when the user interrupted.")
+    _compacted(s, summary, interrupted=interrupted)
+    s.user("Add a watchdog to the timer driver that resets after 5 missed ticks.")
+    edit = {"file_path": "/home/dev/board/drivers/timer.c", "old_string": "a", "new_string": "b"}
+    s.assistant([_tool("toolu_e1", "Edit", edit)])
+    _result(s, "toolu_e1", "The file /home/dev/board/drivers/timer.c has been updated.")
+    s.assistant([{"type": "text", "text": "The watchdog resets the timer after 5 missed ticks."}])
+    return s
+
+
+def test_an_earlier_summarys_answer_the_user_interrupted_then_replaced_is_dropped() -> None:
+    pending = section(_summary(_interrupted_session(interrupted=True)), 7)
+    assert "dropped by the user (interrupted, then a new request)" in pending, pending
+    assert "Pending in the earlier summary (some may be done since)" not in pending
+    assert "demo_roundtrip.sh" in pending  # still quoted, as the work the user dropped
+
+
+def test_an_earlier_summarys_answer_not_interrupted_is_not_said_dropped() -> None:
+    pending = section(_summary(_interrupted_session(interrupted=False)), 7)
+    assert "dropped by the user" not in pending, pending
+    assert "demo_roundtrip.sh" in pending
+
+
+# -- W6: an earlier summary's item a later request restated and the work since answered ---------
+
+_PATCH_ITEMS = (
+    "   - **Implement plugin patch to support V instructions in QEMU 1** — the handoff plugin "
+    "drops vector state on a switch.\n"
+    "   - Potential: extend state_drain.hpp::drain_with_passthrough for masked loads."
+)
+
+
+def _restated_session(*, worked: bool) -> CcSession:
+    s = CcSession()
+    summary = _earlier(_PATCH_ITEMS, "Reviewed how the handoff plugin saves vector state.")
+    _compacted(s, summary, interrupted=False)
+    s.user("make a plan: support V instructions in QEMU 1. patch the plugin?")
+    s.assistant([{"type": "text", "text": "Plan: save vtype/vl and the v registers on handoff."}])
+    if worked:
+        s.user("go ahead")
+        path = "/home/dev/board/qemu_plugin/hybrid_handoff.c"
+        edit = {"file_path": path, "old_string": "save_x()", "new_string": "save_x(); save_v()"}
+        s.assistant([_tool("toolu_e1", "Edit", edit)])
+        _result(s, "toolu_e1", f"The file {path} has been updated.")
+        s.bash('git commit -am "plugin: carry V state across handoff"', "[main b3525d7] plugin")
+        s.assistant([{"type": "text", "text": "Committed b3525d7: the plugin carries V state."}])
+    return s
+
+
+def test_an_earlier_summarys_item_a_later_request_restated_and_did_is_done_since() -> None:
+    text = _summary(_restated_session(worked=True))
+    pending = section(text, 7)
+    assert '"Implement plugin patch to support V instructions in QEMU 1" done since' in pending
+    assert "1 file changed, 1 commit" in pending, pending
+    assert "(some may be done since)" not in pending  # section 9 says nothing is pending
+    assert "nothing is pending" in section(text, 9)
+
+
+def test_an_earlier_summarys_item_only_planned_since_is_not_done() -> None:
+    pending = section(_summary(_restated_session(worked=False)), 7)
+    assert "done since (the user asked for it again" not in pending, pending
+
+
 # -- Plan mode: a session whose last permission mode is plan ---------------------------------------
 
 
