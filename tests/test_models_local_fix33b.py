@@ -184,3 +184,36 @@ def test_plan_mode_ends_when_the_mode_changes_or_the_plan_is_approved() -> None:
     for then in ("default", "approved"):
         text = _summary(_plan_mode_session(then=then))
         assert "in plan mode" not in text, (then, section(text, 7))
+
+
+# -- N1: a result a later one superseded ----------------------------------------------------------
+
+
+def _superseded_session(*, later: bool) -> CcSession:
+    s = CcSession()
+    s.user("The OCR endpoint hangs; make it fail fast and finish the setup tasks.")
+    s.bash("curl -s localhost:3000/api/health", "curl: (7) Failed to connect")
+    s.assistant(
+        [{"type": "text", "text": "The health check failed because the app isn't running on "
+          "port 3000. I added a 10s timeout to the OCR request in src/ocr.ts. I can't complete "
+          "T001 in this session because installing dependencies requires network access."}]
+    )  # fmt: skip
+    if later:
+        s.user('curl localhost:3000/api/health → {"status":"ok"}; the OCR call still aborts')
+        s.assistant(
+            [{"type": "text", "text": "I raised the timeout to 45s (OCR_TIMEOUT_MS). The "
+              "escalated install worked, so T001 is done. The health check passes now."}]
+        )  # fmt: skip
+    s.user("Now list the parser's open issues.")
+    s.bash("gh issue list --label parser", "12  parser drops empty pages")
+    s.assistant([{"type": "text", "text": "One parser issue is open: #12, empty pages dropped."}])
+    return s
+
+
+def test_a_result_a_later_one_superseded_is_labelled() -> None:
+    decisions = section(_summary(_superseded_session(later=True)), 5)
+    for said in ("10s timeout", "can't complete T001", "health check failed"):
+        line = next((x for x in decisions.splitlines() if said in x), "")
+        assert line and "(superseded later:" in line, (said, decisions)
+    decisions = section(_summary(_superseded_session(later=False)), 5)
+    assert "10s timeout" in decisions and "superseded later" not in decisions, decisions
