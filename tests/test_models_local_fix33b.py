@@ -217,3 +217,37 @@ def test_a_result_a_later_one_superseded_is_labelled() -> None:
         assert line and "(superseded later:" in line, (said, decisions)
     decisions = section(_summary(_superseded_session(later=False)), 5)
     assert "10s timeout" in decisions and "superseded later" not in decisions, decisions
+
+
+def test_plan_mode_from_the_mode_records_alone_names_the_plan_file_written() -> None:
+    """No plan-mode attachment in the history (it came before the compaction): the mode record
+    says plan mode, the plan file is the one the agent wrote into the plans folder."""
+    s = _plan_mode_session()
+    s.records = [r for r in s.records if r.get("type") != "attachment"]
+    pending = section(_summary(s), 7)
+    assert "The session is in plan mode" in pending and _PLAN_FILE in pending, pending
+
+
+def test_a_timeout_a_constant_later_set_to_another_value_is_superseded() -> None:
+    s = CcSession()
+    s.user("The OCR call hangs.")
+    s.assistant([{"type": "text", "text": "I added a 10s timeout to the OCR request."}])
+    s.bash("grep -n TIMEOUT src/ocr.ts", "3: const OCR_TIMEOUT_MS = 10000")
+    s.assistant([{"type": "text", "text": "Raised OCR_TIMEOUT_MS to 45000 for large scans."}])
+    s.user("Now list the parser's open issues.")
+    s.bash("gh issue list --label parser", "12  parser drops empty pages")
+    s.assistant([{"type": "text", "text": "One parser issue is open: #12, empty pages dropped."}])
+    decisions = section(_summary(s), 5)
+    line = next((x for x in decisions.splitlines() if "10s timeout" in x), "")
+    assert "(superseded later: 'Raised OCR_TIMEOUT_MS to 45000" in line, decisions
+
+
+def test_an_interrupted_answer_the_user_then_asked_to_continue_is_not_dropped() -> None:
+    for again in ("continue", "present the end-to-end source code trace for demo_roundtrip.sh"):
+        s = CcSession()
+        summary = _earlier(_TRACE_ITEM, "Tracing the testing code path when interrupted.")
+        _compacted(s, summary, interrupted=True)
+        s.user(again)
+        s.assistant([{"type": "text", "text": "The test calls timer_init, then tick()."}])
+        pending = section(_summary(s), 7)
+        assert "dropped by the user" not in pending, (again, pending)

@@ -176,8 +176,7 @@ def _plan_mode(s: Session) -> tuple[bool, str]:
             found = _PLAN_FILE_RE.search(e.text)
             path = found.group(1).strip() if found else ""
             break
-    if mode and mode != "plan":
-        return False, path
+    path = path or _written_plan(s)  # (no attachment after the compaction: the plan written)
     if not mode and last not in ("plan_mode", "plan_mode_reentry"):
         return False, path
     approved = any(
@@ -190,6 +189,18 @@ def _plan_mode(s: Session) -> tuple[bool, str]:
         for c in s.calls
     )
     return not approved, path
+
+
+_PLANS_DIR = "/.claude/plans/"  # where Claude Code keeps plan files
+
+
+def _written_plan(s: Session) -> str:
+    """The plan file the latest call wrote into Claude Code's plans folder ('' when none)."""
+    for c in reversed(s.calls):
+        path = c.args.get("file_path") if _PLANS_DIR in c.arguments else None
+        if isinstance(path, str) and _PLANS_DIR in path:
+            return path
+    return ""
 
 
 def _said(s: Session) -> str:

@@ -30,6 +30,7 @@ from compactor.facts import Entry, command_of, cut, one_line
 from .local_earlier import INTERRUPTED
 from .local_lost import prior_state
 from .local_session import Session
+from .local_supersede import continues
 from .local_text import prior_sections, quote
 
 __all__ = ["DROPPED", "closed_items", "prior_intro"]
@@ -137,11 +138,16 @@ def closed_items(s: Session, within: str = "") -> list[str]:
 
 def dropped(s: Session) -> bool:
     """Whether the user interrupted the turn before the earlier summary and then made a new
-    request: its pending work is dropped, not pending (W5)."""
+    request (not "continue", not one sharing its pending work's distinctive words): its
+    pending work is dropped, not pending (W5)."""
     if not s.prior or s.earlier.get(INTERRUPTED) != "yes":
         return False
     start = _start(s)
-    return any(r.index > start for r in s.requests)
+    later = [r for r in s.requests if r.index > start]
+    if not later or continues(later[0].text):  # "continue": the user took it up again
+        return False
+    pending = _words(prior_sections(s.prior[-1]).get(7, ""))
+    return len(pending & _words(later[0].text)) < _MIN_SHARED  # not the same work asked again
 
 
 def prior_intro(s: Session, pending: str, answered: bool, closed: int, items: int) -> str:

@@ -32,11 +32,19 @@ from .local_session import Session
 
 __all__ = ["judge_superseded_results"]
 
-_SETTING_RE = lazy_pattern(r"\b(timeouts?|delay|interval|ttl|deadline)\b", re.IGNORECASE)
+_SETTING_RE = lazy_pattern(
+    r"(?<![A-Za-z0-9])(timeouts?|delay|interval|ttl|deadline)(?![A-Za-z0-9])", re.IGNORECASE
+)
+"""A time setting's word, also inside a constant's name (``OCR_TIMEOUT_MS``)."""
 _DURATION_RE = lazy_pattern(
     r"(?<![\w.])(\d+(?:\.\d+)?)\s?(ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hours?)\b",
     re.IGNORECASE,
 )
+_UNIT_NAME_RE = lazy_pattern(
+    r"\b[A-Za-z]\w*?_(MS|SECS?|SECONDS|S)\b[\s=:`'\"]{0,4}(?:(?:to|from|=)\s+)?(\d+(?:\.\d+)?)\b",
+    re.IGNORECASE,
+)
+"""A number right after a constant whose name gives its unit (``OCR_TIMEOUT_MS=45000``)."""
 _FAILED_RE = lazy_pattern(
     r"\b(?:can['’]t|cannot|unable to|couldn['’]t|fail(?:ed|s)|is failing|"
     r"(?:isn['’]t|is not|wasn['’]t) running)\b",
@@ -69,6 +77,7 @@ def _setting(text: str) -> tuple[str, set[float]] | None:
     """(setting word, its durations) of a sentence naming a time setting with a duration."""
     m = _SETTING_RE.search(text)
     durations = {_seconds(v, u) for v, u in _DURATION_RE.findall(text)}
+    durations.update(_seconds(v, u) for u, v in _UNIT_NAME_RE.findall(text))
     if m is None or not durations:
         return None
     return m.group(1).lower().removesuffix("s"), durations
@@ -81,7 +90,8 @@ def _subject(text: str) -> str:
         return ""
     for found in _IDENT_RE.finditer(text):
         ident = next(g for g in found.groups() if g)
-        if not ident.replace(".", "").isdigit():
+        bare = ident.replace(".", "").replace("_", "")
+        if len(bare) >= 3 and not bare.isdigit():  # (not "e.g.", not "1.2")
             return ident
     before = _BEFORE_RE.search(text[: m.start()])
     words = before.group(1) if before else ""
