@@ -30,9 +30,11 @@ __all__ = [
     "CONTENT_TYPE_KEY",
     "CWD_KEY",
     "EARLIER_CALLS_KEY",
+    "INTERRUPTED_BEFORE_KEY",
     "MAX_JSON_DEPTH",
     "MEDIA_BLOCK_TYPES",
     "MEDIA_PART_TYPES",
+    "PERMISSION_MODE_KEY",
     "PROCESS_KEY",
     "SHARED_EMPTY_CALLS",
     "SHARED_EMPTY_DICT",
@@ -100,6 +102,18 @@ PROCESS_KEY = "_compactor_cli_process"
 """Key in ``extra``: the id of the agent CLI process that wrote the message's record (Claude
 Code's ``sessionId``, which a restart or ``--resume`` changes), set only when a file holds more
 than one. A background shell ends with its process. Never written back."""
+
+PERMISSION_MODE_KEY = "_compactor_permission_mode"
+"""Key in ``extra`` of a history's last message: the permission mode the session was last in
+(Claude Code's ``permission-mode`` records and the ``permissionMode`` of its user records:
+``plan``, ``default``, ``acceptEdits``, ...). Read by the summarizer (a session in ``plan`` mode
+must present its plan for approval before editing); never written back."""
+
+INTERRUPTED_BEFORE_KEY = "_compactor_interrupted_before"
+"""Key in ``extra`` of the summary of a harness's own compaction: the last user turn before the
+boundary was interrupted by the user (``[Request interrupted by user]``), so the work that
+summary lists as pending was the work the user stopped. Read by the summarizer; never written
+back."""
 
 SKILL_BODY_KEY = "source_tool_use_id"
 """Key in ``extra`` of a message carrying the text a skill-tool call loaded (the call's id).

@@ -17,6 +17,7 @@ from compactor.schema import CWD_KEY, PROCESS_KEY, AgenticMessage, Block
 
 from . import _jsonl
 from ._claude_failed import failed_starts
+from ._claude_modes import mark_modes
 
 __all__ = [
     "calls_before",
@@ -26,6 +27,7 @@ __all__ = [
     "is_boundary",
     "is_old_compaction",
     "mark_processes",
+    "marked_history",
     "note_cwd",
     "preserved_uuids",
     "skipped_starts",
@@ -180,6 +182,17 @@ def mark_processes(
             if key:
                 msg.extra[PROCESS_KEY] = key
     return messages
+
+
+def marked_history(
+    messages: list[AgenticMessage],
+    origin: Sequence[Sequence[int]],
+    lines: Sequence[_jsonl.Line],
+    start: int,
+) -> list[AgenticMessage]:
+    """:func:`mark_processes`, then the marks of :mod:`._claude_modes` (the session's last
+    permission mode, an interrupt just before the compaction that starts the history)."""
+    return mark_modes(mark_processes(messages, origin, lines), lines, start)
 
 
 def _process_of(where: Sequence[int], lines: Sequence[_jsonl.Line]) -> str:

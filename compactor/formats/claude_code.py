@@ -63,7 +63,7 @@ from compactor.schema import (
 
 from . import _jsonl
 from ._attachments import attachment_text, queued_prompt
-from ._claude_history import calls_before, history_order, in_place, mark_processes, note_cwd
+from ._claude_history import calls_before, history_order, in_place, marked_history, note_cwd
 from ._convert import as_agentic
 from ._family import UNTYPED, check_records, family, is_untyped_metadata, unknown_record
 from .anthropic import (
@@ -402,7 +402,7 @@ class ClaudeCodeFormat:
             elif i in queued:
                 reader.queued(queued[i])
         reader.flush()
-        messages = mark_processes(reader.messages, reader.origin, lines)
+        messages = marked_history(reader.messages, reader.origin, lines, start)
         for idx, body in reader.last_line_of.items():
             if body.get("model") != "<synthetic>" and not preserved.intersection(
                 reader.origin[idx]

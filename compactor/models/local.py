@@ -44,7 +44,7 @@ from .local_limits import MIN_VERBATIM as MIN_VERBATIM  # (re-exported: moved th
 from .local_lost import lost_items, lost_step
 from .local_madeby import request_files
 from .local_mask import collecting, mask_repeats
-from .local_planmode import awaiting_plan
+from .local_planmode import awaiting_plan, plan_mode_items, plan_mode_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
 from .local_rejected import (
@@ -361,7 +361,7 @@ def _pending(s: Session, lim: Limits) -> str:
         key = f" (id {bg.key})" if bg.key and bg.key != bg.command else ""
         items.append(f"{running_head(bg)}: {code(bg.command)}{key}{said}")
     items.extend(flight_items(s, lim.item * 2, lim.items, awaiting_plan(s)))
-    items.extend(blocked_items(s, lim.item))
+    items.extend(blocked_items(s, lim.item) + plan_mode_items(s))
     last = s.last_request
     if last is not None and not s.turn_ended:
         state = "still in progress" if s.request_started else "not answered yet"
@@ -460,7 +460,7 @@ def _next_step(s: Session, lim: Limits) -> str:
     (with no request since an earlier summary: its current work and pending tasks)."""
     step = _state_step(s, lim)
     then, step = asked_step(s, step, _GOAL, lim.item, lim.prior)  # (blind check 21)
-    return blocked_step(s, then, lim.item) or step  # (blind check 14)
+    return plan_mode_step(s, blocked_step(s, then, lim.item) or step)  # (blind 14, 33)
 
 
 def _state_step(s: Session, lim: Limits) -> str:

@@ -14,23 +14,46 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from compactor.schema import EARLIER_CALLS_KEY, AgenticMessage, Message
+from compactor.schema import (
+    EARLIER_CALLS_KEY,
+    INTERRUPTED_BEFORE_KEY,
+    PERMISSION_MODE_KEY,
+    AgenticMessage,
+    Message,
+)
 
 from .local_noise import normal_path, path_in
 from .local_session import Session
 
-__all__ = ["ENCRYPTED", "earlier_line", "earlier_said", "encrypted_line", "note_earlier"]
+__all__ = [
+    "ENCRYPTED",
+    "INTERRUPTED",
+    "MODE",
+    "earlier_line",
+    "earlier_said",
+    "encrypted_line",
+    "note_earlier",
+]
 
 ENCRYPTED = "encrypted"
 """Key of :attr:`Session.earlier`: the history holds an earlier Codex compaction's encrypted
 summary (``compaction_summary``), which the writer keeps for the model (blind check 24)."""
+
+MODE = "permission mode"
+"""Key of :attr:`Session.earlier`: the permission mode the session was last in (Claude Code's
+``plan``, ``default``, ...; :data:`~compactor.schema.PERMISSION_MODE_KEY`, blind check 33)."""
+INTERRUPTED = "interrupted before"
+"""Key of :attr:`Session.earlier`: the user interrupted the last turn before the harness's own
+compaction (:data:`~compactor.schema.INTERRUPTED_BEFORE_KEY`, blind check 33 W5)."""
 
 _LOOK = 64
 """The note is on the history's first message: only the first messages are looked at."""
 
 
 def note_earlier(s: Session, items: Sequence[Message | AgenticMessage]) -> None:
-    """Copy the reader's note of the calls before the compaction onto ``s.earlier``."""
+    """Copy the reader's note of the calls before the compaction onto ``s.earlier``, and its
+    marks of the session's last permission mode and of an interrupt before the compaction."""
+    _note_marks(s, items)
     for msg in items[:_LOOK]:
         found = msg.extra.get(EARLIER_CALLS_KEY) if msg.extra else None
         if isinstance(found, dict):
@@ -40,7 +63,16 @@ def note_earlier(s: Session, items: Sequence[Message | AgenticMessage]) -> None:
             s.earlier = {"changed": "\n".join(paths), "said": said if isinstance(said, str) else ""}
             if found.get("encrypted"):
                 s.earlier[ENCRYPTED] = "yes"
+            _note_marks(s, items)
             return
+
+
+def _note_marks(s: Session, items: Sequence[Message | AgenticMessage]) -> None:
+    mode = items[-1].extra.get(PERMISSION_MODE_KEY) if items and items[-1].extra else None
+    if isinstance(mode, str) and mode:
+        s.earlier[MODE] = mode
+    if any(m.extra.get(INTERRUPTED_BEFORE_KEY) for m in items[:_LOOK] if m.extra):
+        s.earlier[INTERRUPTED] = "yes"
 
 
 def earlier_said(s: Session) -> str:

@@ -15,6 +15,15 @@ user's constraints, and a plan-approval call left without a result is "the revis
 awaits the user's approval" (sections 7 and 9), not a call to check and run again. A bare
 rejection (no words of the user's, or only the CLI's) stays a rejection
 (:mod:`compactor.models.local_rejected`).
+
+Blind check 33 (format gap): cc-hsim32 ended in plan mode (Claude Code 2.1.x ``permission-mode``
+records ``plan``, a ``plan_mode`` attachment naming the plan file), the plan written and the
+approval call not yet made; the summary never said the session was in plan mode, so a resuming
+agent could edit files before the user approved. :func:`plan_mode` reads the session's last
+permission mode (:data:`~compactor.models.local_earlier.MODE`) or, without one, its latest
+plan-mode attachment; a plan-approval call approved after that attachment, or a later
+``plan_mode_exit`` / other mode, ends it. :func:`plan_mode_items` (section 7) and
+:func:`plan_mode_step` (section 9) say so, with the plan file.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Call
 from compactor.facts.stops import rejection
 
+from .local_earlier import MODE
 from .local_session import Session
 from .local_text import call_line, code, quote
 
@@ -35,6 +45,9 @@ __all__ = [
     "is_plan_approval",
     "judge_plan_changes",
     "plan_change_items",
+    "plan_mode",
+    "plan_mode_items",
+    "plan_mode_step",
     "plan_rules",
 ]
 
@@ -131,3 +144,79 @@ def plan_change_items(s: Session, width: int) -> list[str]:
     ]
     waiting = awaiting_plan(s)
     return [f"{head}:", *said[-_SHOWN:], *([f"  Now {waiting}"] if waiting else [])]
+
+
+PLAN_MODE = (
+    "The session is in plan mode: present the plan with ExitPlanMode for the user's approval "
+    "before editing any file"
+)
+_ATTACHMENT_RE = lazy_pattern(r"\A(?:<system-reminder>\s*)?attachment (plan_mode\w*)")
+_PLAN_FILE_RE = lazy_pattern(r"^planFilePath: *(\S[^\n]*)$", re.MULTILINE)
+
+
+def plan_mode(s: Session) -> tuple[bool, str]:
+    """(whether the session is in plan mode at its end, the plan file its latest plan-mode
+    attachment names or ''), worked out once per session (each render asks)."""
+    if (known := s.earlier.get(_KNOWN)) is None:
+        on, path = _plan_mode(s)
+        known = s.earlier[_KNOWN] = ("1" if on else "0") + path
+    return known[:1] == "1", known[1:]
+
+
+_KNOWN = "plan mode"  # key of Session.earlier: "1" or "0", then the plan file
+
+
+def _plan_mode(s: Session) -> tuple[bool, str]:
+    mode, path, at, last = s.earlier.get(MODE, ""), "", -1, ""
+    if mode and mode != "plan":
+        return False, ""
+    for e in reversed(s.entries):
+        if e.role == "user" and e.injected and (m := _ATTACHMENT_RE.match(e.text)):
+            at, last = e.index, m.group(1)
+            found = _PLAN_FILE_RE.search(e.text)
+            path = found.group(1).strip() if found else ""
+            break
+    path = path or _written_plan(s)  # (no attachment after the compaction: the plan written)
+    if not mode and last not in ("plan_mode", "plan_mode_reentry"):
+        return False, path
+    approved = any(
+        is_plan_approval(c.name)
+        and c.index > at
+        and c.id in s.answered
+        and c.id not in s.failed_calls
+        and c.id not in s.plan_changes
+        and c.id not in s.refused
+        for c in s.calls
+    )
+    return not approved, path
+
+
+_PLANS_DIR = "/.claude/plans/"  # where Claude Code keeps plan files
+
+
+def _written_plan(s: Session) -> str:
+    """The plan file the latest call wrote into Claude Code's plans folder ('' when none)."""
+    for c in reversed(s.calls):
+        path = c.args.get("file_path") if _PLANS_DIR in c.arguments else None
+        if isinstance(path, str) and _PLANS_DIR in path:
+            return path
+    return ""
+
+
+def _said(s: Session) -> str:
+    on, path = plan_mode(s)
+    if not on:
+        return ""
+    return PLAN_MODE + (f" (the plan file: {code(path)})" if path else "")
+
+
+def plan_mode_items(s: Session) -> list[str]:
+    """Section 7's line when the session is in plan mode ([] otherwise)."""
+    said = _said(s)
+    return [said] if said else []
+
+
+def plan_mode_step(s: Session, step: str) -> str:
+    """Section 9's ``step`` with the plan-mode rule after it when the session is in plan mode."""
+    said = _said(s)
+    return f"{step}\n   {said}; once the user approves, carry the plan out." if said else step

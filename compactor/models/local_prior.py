@@ -9,6 +9,7 @@ from compactor.facts import unlaunched_reports
 from .local_blocked import mid_work
 from .local_jobs import ANSWERED_WITH_JOBS, listed_jobs
 from .local_lost import answered_line, prior_state
+from .local_priorclosed import closed_items, item_count, prior_intro
 from .local_priordone import done_since
 from .local_session import Session
 from .local_state import ANSWERED
@@ -55,8 +56,10 @@ def prior_pending(session: Session, limit: int) -> list[str]:
     if not prior:
         return reported
     done = done_since(session, prior)  # its pids killed, its tests re-run since (blind 27 N1)
-    said = [f"{prior_state(session)}: {prior}", *([done] if done else []), *reported]
     answered = session.turn_ended and (session.requests or answered_since_prior(session))
+    closed = len(closed_items(session))  # restated by a later request and done (blind 33 W6)
+    intro = prior_intro(session, prior_state(session), bool(answered), closed, item_count(session))
+    said = [f"{intro}: {prior}", *([done] if done else []), *reported]
     words = ANSWERED_WITH_JOBS if listed_jobs(session) else ANSWERED  # (blind check 19, W3)
     if not session.requests:  # the request is the earlier summary's (blind check 20, W6)
         words = words.replace(

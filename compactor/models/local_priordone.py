@@ -23,6 +23,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Call, command_of, cut, one_line
 from compactor.facts.testruns import is_test_run
 
+from .local_priorclosed import closed_items
 from .local_session import PLAN_TOOLS, Session
 
 __all__ = ["done_since"]
@@ -52,7 +53,9 @@ def done_since(session: Session, quoted: str) -> str:
     pids = list(dict.fromkeys(_PID_RE.findall(quoted)))
     due = _TESTS_DUE_RE.search(quoted) is not None
     start = _start(session)
-    closed = _completed_since(session, quoted, start)
+    closed = _completed_since(session, quoted, start) + closed_items(
+        session, quoted
+    )  # (blind 33 W6)
     edited = _edited_since(session, quoted, start)
     if not pids and not due and not closed and not edited:
         return ""

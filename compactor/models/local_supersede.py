@@ -26,6 +26,7 @@ from compactor.facts import Entry, one_line, sentences
 
 from .local_guesses import judge_replaced_guesses, judge_revised_causes
 from .local_session import Session
+from .local_superseded import judge_superseded_results
 
 __all__ = [
     "continues",
@@ -108,6 +109,7 @@ def judge_overtaken_causes(s: Session) -> None:
     _judge_overtaken(s)
     judge_replaced_guesses(s)
     judge_revised_causes(s)  # a cause the user's "that didn't correct it" overturned (set 31)
+    judge_superseded_results(s)  # "added 10s timeout", later 45 s (blind check 33, N1)
 
 
 def _judge_overtaken(s: Session) -> None:
