@@ -29,7 +29,7 @@ from compactor.facts import (
     scan_window,
 )
 from compactor.facts.outcomes import Outcome, agent_signature, same_head, similar_words
-from compactor.facts.samecommand import core_command, core_tool
+from compactor.facts.samecommand import core_command, core_tool, leading_cd
 
 from .local_text import runner_words
 from .local_workdir import place, place_of, without_place
@@ -161,7 +161,8 @@ def _command_signature(command: str) -> tuple[str, str, frozenset[str]]:
 
 
 def _read_command_signature(command: str) -> tuple[str, str, frozenset[str]]:
-    targets = {p for _, p in paths(command)}
+    body = leading_cd(command)[1]  # the directory is its place, no target (blind check 33)
+    targets = {p for _, p in paths(body)}
     targets.add("$ " + " ".join(command.split()))
     if "kill" in command:  # the pids a kill names are its targets (`printf pw | sudo -S kill N`)
         targets |= {"pid " + n for m in _KILL_PIDS_RE.findall(command) for n in m.split()}

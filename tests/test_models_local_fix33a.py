@@ -1,0 +1,151 @@
+"""Blind check 33 (fix33a): a later call fixes a failure only when it runs the same program and
+step on the same path, whatever directory change both start with (W1-W3); a listing or delete of
+a path that is not there is a fact, not a failure (W1, W2); pasted runs of one command with other
+output are different messages, not one "edited" (W4); a failed legacy ``apply_patch`` heredoc
+changed nothing (N2); an answer to a long question is quoted whole (N6). Every session is built
+here, by shape, with invented content."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from compactor.facts.samecommand import core_command, leading_cd
+from compactor.formats.registry import read_transcript
+from compactor.models.local import summarize_transcript
+
+from .codex_rollout import rec
+from .test_models_local_session import section
+
+
+def _codex(records: list[dict[str, Any]], tmp_path: Path) -> str:
+    head = rec("session_meta", {"id": "1a2b3c4d-0000-4000-8000-000000000133", "cwd": "/w/kit"})
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in [head, *records]))
+    return summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+
+
+def _message(role: str, text: str) -> dict[str, Any]:
+    kind = "input_text" if role == "user" else "output_text"
+    body = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+    return rec("response_item", body)
+
+
+class _Calls:
+    """``shell_command`` calls (Codex 0.6x, the PowerShell or zsh command as one string) with
+    their ``Exit code: N`` outputs, and ``apply_patch`` custom calls."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def _id(self) -> str:
+        self.n += 1
+        return f"call_{self.n}"
+
+    def shell(self, command: str, code: int, out: str) -> list[dict[str, Any]]:
+        cid = self._id()
+        args = json.dumps({"command": command, "workdir": "/w/kit"})
+        call = {"type": "function_call", "name": "shell_command", "call_id": cid, "arguments": args}
+        text = f"Exit code: {code}\nWall time: 0.2 seconds\nOutput:\n{out}"
+        result = {"type": "function_call_output", "call_id": cid, "output": text}
+        return [rec("response_item", call), rec("response_item", result)]
+
+    def patch(self, path: str, old: str, new: str) -> list[dict[str, Any]]:
+        cid = self._id()
+        body = f"*** Begin Patch\n*** Update File: {path}\n@@\n-{old}\n+{new}\n*** End Patch"
+        call = {"type": "custom_tool_call", "name": "apply_patch", "call_id": cid, "input": body}
+        out = {"output": f"Success. Updated the following files:\nM {path}\n"}
+        out["metadata"] = {"exit_code": 0}  # type: ignore[assignment]
+        result = {"type": "custom_tool_call_output", "call_id": cid, "output": json.dumps(out)}
+        return [rec("response_item", call), rec("response_item", result)]
+
+
+_CD = "cd /Users/dev/repos/lintkit && "
+_PS = "Set-Location -Path C:\\Users\\dev\\scanapp; "
+_FRONT = "Set-Location -Path C:\\Users\\dev\\scanapp\\frontend; "
+_GONE = "Remove-Item: Cannot find path 'C:\\Users\\dev\\scanapp\\{0}' because it does not exist.\n"
+_TS = (
+    "src/services/roles.service.ts(1,1): error TS6133: 'x' is declared but its value is never "
+    "read.\nsrc/services/export.service.ts(40,22): error TS2322: Type 'string' is not "
+    "assignable to type 'number'.\n"
+)
+
+
+def _folder_session() -> list[dict[str, Any]]:
+    """cx-dslint's and cx-ocr's shapes: every call starts with the same directory change; a
+    listing of a missing folder, two deletes of files that were not there, a failed build; a
+    later call in the same folder does something else; the build passes after an edit."""
+    sh = _Calls()
+    return [
+        _message("user", "Start the new feature, drop the old docker files, make the build pass."),
+        *sh.shell(_CD + "ls specs 2>/dev/null", 1, ""),
+        *sh.shell(_CD + "ls .specify/scripts/bash", 0, "create-new-feature.sh\ncommon.sh\n"),
+        *sh.shell(_PS + "Remove-Item Dockerfile.dev", 1, _GONE.format("Dockerfile.dev")),
+        *sh.shell(_PS + "Remove-Item backend/Dockerfile.dev", 0, ""),
+        *sh.shell(_PS + "Remove-Item backend/compose.yml", 1, _GONE.format("backend\\compose.yml")),
+        *sh.shell(_PS + "Remove-Item .dockerignore", 0, ""),
+        *sh.shell(_FRONT + "npm run --silent build", 1, _TS),
+        *sh.shell(_FRONT + "Get-Content src/services/roles.service.ts", 0, "import x from 'y';\n"),
+        _message("assistant", "I'll fix the two type errors."),
+        *sh.patch("frontend/src/services/roles.service.ts", "import x from 'y';", ""),
+        *sh.shell(_FRONT + "npm run --silent build", 0, "vite v5 building...\n✓ built in 5.9s\n"),
+        _message("assistant", "The build passes now."),
+        _message("user", "thanks, now write the commit message"),
+    ]
+
+
+def _item(errors: str, failed: str) -> str:
+    """Section 4's lines about the failure whose call ends with ``failed``."""
+    start = errors.index(failed + "` failed")
+    rest = errors[start:].split("\n   - `", 1)[0]
+    return rest
+
+
+def test_a_later_call_in_the_same_folder_fixes_only_the_same_command(tmp_path: Path) -> None:
+    """Blind check 33 W1-W3: "Fixed: a later `cd DIR && ls .specify/scripts/bash` succeeded" for
+    ``ls specs``; a delete "fixed" by the delete of another file; a failed build "fixed" by a
+    ``Get-Content`` read: the later call only shared the directory change."""
+    errors = section(_codex(_folder_session(), tmp_path), 4)
+    listing = _item(errors, "ls specs 2>/dev/null")
+    assert "Fixed" not in listing and ".specify" not in listing, errors
+    for gone in ("Remove-Item Dockerfile.dev", "Remove-Item backend/compose.yml"):
+        deleted = _item(errors, gone)
+        assert "Fixed" not in deleted and "Worked around" not in deleted, errors
+        assert "backend/Dockerfile.dev" not in deleted and ".dockerignore" not in deleted, errors
+    build = _item(errors, "npm run --silent build")
+    assert "Get-Content" not in build, errors
+    assert "Fixed" in build and build.count("npm run --silent build") == 2, errors
+
+
+def test_a_listing_or_delete_of_a_missing_path_is_a_fact(tmp_path: Path) -> None:
+    """``ls X 2>/dev/null`` that printed nothing, PowerShell's "Cannot find path … because it
+    does not exist" on a delete, and ``rm``'s "No such file or directory" are facts found, wrapped
+    in a directory change or not."""
+    errors = section(_codex(_folder_session(), tmp_path), 4)
+    listing = _item(errors, "ls specs 2>/dev/null")
+    assert "A fact it established (not a failure to fix): `specs` is not there" in listing, errors
+    for gone in ("Remove-Item Dockerfile.dev", "Remove-Item backend/compose.yml"):
+        deleted = _item(errors, gone)
+        assert "A fact it established (not a failure to fix)" in deleted, errors
+        assert "nothing to delete" in deleted, errors
+    sh = _Calls()
+    gone = "rm: cannot remove 'notes/old.md': No such file or directory\n"
+    records = [
+        _message("user", "Tidy the notes folder."),
+        *sh.shell("rm notes/old.md", 1, gone),
+        *sh.shell("rm notes/draft.md", 0, ""),
+        _message("assistant", "Tidied."),
+    ]
+    errors = section(_codex(records, tmp_path), 4)
+    deleted = _item(errors, "rm notes/old.md")
+    assert "A fact it established" in deleted and "Fixed" not in deleted, errors
+
+
+def test_a_directory_change_is_where_a_command_ran_not_what_it_ran() -> None:
+    assert leading_cd(_PS + "Remove-Item a.txt") == ("C:\\Users\\dev\\scanapp", "Remove-Item a.txt")
+    assert leading_cd("set-location 'C:\\a b'; npm test") == ("C:\\a b", "npm test")
+    assert leading_cd("cd /w && ls") == ("/w", "ls")
+    assert leading_cd("ls /w") == ("", "ls /w")
+    assert core_command(_FRONT + "npm run build") == "npm run build"  # fix32a's variants too
+    assert core_command("cd /w && PYTHONPATH=. pytest -q") == "pytest -q"
