@@ -11,11 +11,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from compactor.facts.resent import edited_again
 from compactor.facts.samecommand import core_command, leading_cd
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
+from compactor.models.local_noise import collapse_resent
 
 from .codex_rollout import rec
+from .test_finalize import REPLY, A, U, block_lines, direct
 from .test_models_local_session import section
 
 
@@ -149,3 +152,54 @@ def test_a_directory_change_is_where_a_command_ran_not_what_it_ran() -> None:
     assert leading_cd("ls /w") == ("", "ls /w")
     assert core_command(_FRONT + "npm run build") == "npm run build"  # fix32a's variants too
     assert core_command("cd /w && PYTHONPATH=. pytest -q") == "pytest -q"
+
+
+# -- W4: pasted runs of one command are different messages -----------------------------------------
+
+_PROMPT = (
+    "PS C:\\Users\\dev\\Desktop\\scanapp> curl.exe -X POST http://localhost:3000/api/scan `\n"
+    '>> -F "images=@C:\\Users\\dev\\Desktop\\scanapp\\data\\sample_0002.jpg"\n'
+)
+_PAGE = (
+    "<!DOCTYPE html><html><head><title>500: Internal Server Error</title></head><body>"
+    "<pre>Module not found: Can't resolve '../../shared/report.schema'</pre></body></html>"
+)
+
+
+def _aborted(ms: int) -> str:
+    return (
+        '{"success":false,"error":"Request was aborted."}\n server log:\n Error: Request was '
+        f"aborted.\n    at async POST (app/api/scan/route.ts:41:18)\n    timeout: {ms} ms\n"
+    )
+
+
+_OK = '{"success":true,"data":{"patient":"Taro","height_cm":171.2,"blood_pressure":"118/76"}}'
+_RUNS = [_PROMPT + out for out in (_PAGE, _aborted(10_000), _aborted(20_000), _OK)]
+
+
+def test_pasted_runs_of_one_command_are_different_messages() -> None:
+    """cx-ocr: four pastes of one ``curl.exe`` line with a 500 page, two aborts and the success
+    were one message "sent 4 times, edited; the last version" in the re-inserted block."""
+    history: list[Any] = [U("Build the scan endpoint and let me test it."), A("Built.")]
+    for n, text in enumerate(_RUNS):
+        history += [U(text), A(f"Fixed step {n}.")]
+    history.append(U("great, write the commit message"))
+    lines = "\n".join(block_lines(direct(history, A(REPLY), earlier_user_chars=4_000)))
+    assert "sent 4 times" not in lines and "edited; the last version" not in lines, lines
+    for marker in ("Module not found", "timeout: 10000 ms", "timeout: 20000 ms", '"success":true'):
+        assert marker in lines, (marker, lines)
+    runs = collapse_resent(_RUNS)  # the local summary's own list (section 6)
+    assert [label for _, label in runs] == ["", "", "", ""], runs
+
+
+def test_an_edited_message_sent_again_is_still_one() -> None:
+    """Not every shared start is a paste: a message interrupted and sent again with an edit, or
+    a pasted run sent again with more of its output, is one message."""
+    ask = "Please refactor the export service so that every CSV column is typed and validated " * 2
+    assert edited_again(ask + "before writing.", ask + "before it is written.")
+    assert edited_again(_RUNS[1], _RUNS[1] + "    at process.processTicksAndRejections\n")
+    assert not edited_again(_RUNS[1], _RUNS[2]) and not edited_again(_RUNS[0], _RUNS[3])
+    history: list[Any] = [U(ask + "before writing."), U(ask + "before it is written."), A("ok")]
+    history.append(U("and the tests"))
+    lines = "\n".join(block_lines(direct(history, A(REPLY), earlier_user_chars=4_000)))
+    assert "(sent 2 times, edited; the last version)" in lines, lines
