@@ -203,3 +203,40 @@ def test_an_edited_message_sent_again_is_still_one() -> None:
     history.append(U("and the tests"))
     lines = "\n".join(block_lines(direct(history, A(REPLY), earlier_user_chars=4_000)))
     assert "(sent 2 times, edited; the last version)" in lines, lines
+
+
+# -- N2: a failed legacy apply_patch heredoc changed nothing ---------------------------------------
+
+
+def _legacy_patch(n: int, path: str, old: str, new: str, applied: bool) -> list[dict[str, Any]]:
+    script = (
+        f"apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: {path}\n@@\n-{old}\n+{new}\n"
+        "*** End Patch\nPATCH"
+    )
+    args = json.dumps({"command": ["bash", "-lc", script], "workdir": "/w/kit"})
+    call = {"type": "function_call", "name": "shell", "call_id": f"p{n}", "arguments": args}
+    out = (
+        f"Success. Updated the following files:\nM {path}\n"
+        if applied
+        else f"apply_patch verification failed: Failed to find expected lines in /w/kit/{path}:\n"
+        f"- {old}\n"
+    )
+    result = {"type": "function_call_output", "call_id": f"p{n}", "output": out}
+    return [rec("response_item", call), rec("response_item", result)]
+
+
+def test_a_failed_legacy_apply_patch_changes_nothing(tmp_path: Path) -> None:
+    """cx-udocket (Codex 0.58, legacy ``shell``): "constitution.md (7 changes)" where 4 patches
+    applied; the others' plain output said "apply_patch verification failed", no exit code."""
+    path = "memory/charter.md"
+    records = [_message("user", "Renumber the charter's principles.")]
+    for n, (old, applied) in enumerate(
+        [("Principle 1", True), ("Principle 9", False), ("Principle 8", False), ("P 2", True)]
+    ):
+        records += _legacy_patch(n, path, old, old.upper(), applied)
+    records += [_message("assistant", "Renumbered."), _message("user", "thanks")]
+    text = _codex(records, tmp_path)
+    files = section(text, 3)
+    assert "(edited by shell, 2 changes)" in files, files
+    errors = section(text, 4)
+    assert errors.count("apply_patch verification failed") == 2, errors
