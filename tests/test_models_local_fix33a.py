@@ -17,6 +17,7 @@ from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 from compactor.models.local_noise import collapse_resent
 
+from .cc_session import Session as CcSession
 from .codex_rollout import rec
 from .test_finalize import REPLY, A, U, block_lines, direct
 from .test_models_local_session import section
@@ -240,3 +241,44 @@ def test_a_failed_legacy_apply_patch_changes_nothing(tmp_path: Path) -> None:
     assert "(edited by shell, 2 changes)" in files, files
     errors = section(text, 4)
     assert errors.count("apply_patch verification failed") == 2, errors
+
+
+# -- N6: an answer to a long question is quoted whole ----------------------------------------------
+
+_LONG_Q = (
+    "The three markerless loops (the boot delay, the UART poll and the timer calibration in "
+    "demo_roundtrip.sh) still call icount_spin to burn cycles while the guest waits. With the "
+    "marked loops moved to the hybrid handoff, how should the plan treat these three when the "
+    "new timing mode is on, and should they be able to switch back?"
+)
+_ANSWER = "Keep them as they are for now but you could add a macro to enable/disable it"
+
+
+def test_an_answer_to_a_long_question_is_quoted_whole(tmp_path: Path) -> None:
+    """cc-hsim32 §1: "you could add a macro to" of an answer ending "…to enable/disable it": the
+    question's text took the room of the answer."""
+    s = CcSession()
+    s.user("Plan how the emulator should handle the spin loops in the timing demo.")
+    s.bash("grep -rn icount_spin src/", "src/cpu.c:12: icount_spin(3);")
+    second = "Should the thresholds be fixed constants or self-calibrated at start-up?"
+    options = [{"label": "Keep as is", "description": "no change"}, {"label": "Drop them"}]
+    questions = [
+        {"question": _LONG_Q, "header": "Spin", "multiSelect": False, "options": options},
+        {"question": second, "header": "Limits", "multiSelect": False, "options": options},
+    ]
+    ask = {"type": "tool_use", "id": "toolu_q1", "name": "AskUserQuestion"}
+    s.assistant(
+        [{"type": "text", "text": "Two questions."}, {**ask, "input": {"questions": questions}}]
+    )
+    said = (
+        f'User has answered your questions: "{_LONG_Q}"="{_ANSWER}", "{second}"="Fixed constants".'
+    )
+    s.user([{"type": "tool_result", "tool_use_id": "toolu_q1", "content": said}])
+    s.say("I'll write the plan with a macro and fixed constants.")
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"\n".join(s.lines()) + b"\n")
+    text = summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+    intent = section(text, 1)
+    assert f") {_ANSWER};" in intent, intent
+    assert "guest…" in intent, intent  # the question is cut, and says so
+    assert _ANSWER in section(text, 6), text
