@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from compactor.facts.resent import edited_again
-from compactor.facts.samecommand import core_command, leading_cd
+from compactor.facts.samecommand import core_command, leading_cd, unwrapped
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 from compactor.models.local_noise import collapse_resent
@@ -146,6 +146,33 @@ def test_a_listing_or_delete_of_a_missing_path_is_a_fact(tmp_path: Path) -> None
     assert "A fact it established" in deleted and "Fixed" not in deleted, errors
 
 
+def test_the_legacy_wrapped_form_is_judged_alike(tmp_path: Path) -> None:
+    """The legacy Codex ``shell`` tool runs ``bash -lc 'cd DIR && …'``: its directory change is
+    inside the wrapper, and no more a shared target there than outside."""
+
+    def legacy(n: int, script: str, code: int, out: str) -> list[dict[str, Any]]:
+        args = json.dumps({"command": ["bash", "-lc", script]})
+        call = {"type": "function_call", "name": "shell", "call_id": f"s{n}", "arguments": args}
+        text = f"Exit code: {code}\nOutput:\n{out}"
+        result = {"type": "function_call_output", "call_id": f"s{n}", "output": text}
+        return [rec("response_item", call), rec("response_item", result)]
+
+    cd = "cd /w/kit && "
+    records = [
+        _message("user", "Start the feature and build it."),
+        *legacy(1, cd + "ls specs 2>/dev/null", 1, ""),
+        *legacy(2, cd + "ls .specify/scripts/bash", 0, "common.sh\n"),
+        *legacy(3, cd + "npm run build", 1, _TS),
+        *legacy(4, cd + "cat src/services/roles.service.ts", 0, "import x from 'y';\n"),
+        _message("assistant", "Done looking."),
+    ]
+    errors = section(_codex(records, tmp_path), 4)
+    listing = _item(errors, "ls specs 2>/dev/null")
+    assert "Fixed" not in listing and "`specs` is not there" in listing, errors
+    build = _item(errors, "npm run build")
+    assert "Fixed" not in build and "Next call after it: `shell: bash -lc cd" in build, errors
+
+
 def test_a_directory_change_is_where_a_command_ran_not_what_it_ran() -> None:
     assert leading_cd(_PS + "Remove-Item a.txt") == ("C:\\Users\\dev\\scanapp", "Remove-Item a.txt")
     assert leading_cd("set-location 'C:\\a b'; npm test") == ("C:\\a b", "npm test")
@@ -153,6 +180,7 @@ def test_a_directory_change_is_where_a_command_ran_not_what_it_ran() -> None:
     assert leading_cd("ls /w") == ("", "ls /w")
     assert core_command(_FRONT + "npm run build") == "npm run build"  # fix32a's variants too
     assert core_command("cd /w && PYTHONPATH=. pytest -q") == "pytest -q"
+    assert unwrapped("bash -lc cd /w && ls") == "cd /w && ls" and unwrapped("ls -la") == "ls -la"
 
 
 # -- W4: pasted runs of one command are different messages -----------------------------------------

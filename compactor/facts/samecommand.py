@@ -24,7 +24,7 @@ import re
 
 from compactor._util import lazy_pattern
 
-__all__ = ["core_command", "core_tool", "leading_cd"]
+__all__ = ["core_command", "core_tool", "leading_cd", "unwrapped"]
 
 _WRAPPER_RE = lazy_pattern(r"\A(?:\S*/)?(?:bash|sh|zsh|dash)\s+-[a-z]*c\s+(.+)\Z", re.DOTALL)
 _CD_RE = lazy_pattern(
@@ -74,6 +74,15 @@ def core_command(command: str) -> str:
         if text == before:
             break
     return text.strip()
+
+
+def unwrapped(command: str) -> str:
+    """The script a shell wrapper runs (``bash -lc 'cd x && ls'`` → ``cd x && ls``, the legacy
+    Codex ``shell`` tool's argv form), else ``command``."""
+    if "-" not in command[:40]:
+        return command
+    found = _WRAPPER_RE.match(command.strip())
+    return _unquote(found.group(1).strip()) if found is not None else command
 
 
 def leading_cd(command: str) -> tuple[str, str]:
