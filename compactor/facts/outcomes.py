@@ -353,7 +353,7 @@ _READING_TOOLS = frozenset(
 _READING_PROGRAMS = frozenset(
     "cat head tail less more nl sed awk grep egrep fgrep rg ag ack find fd ls tree wc file stat "
     "jq yq diff cut sort uniq column xxd od strings which whereis type echo printf pwd cd true "
-    "get-content select-string get-childitem get-item gc gci ls dir".split()
+    "get-content select-string get-childitem get-item gc gci ls dir set-location".split()
 )
 _READING_SUBCOMMANDS = frozenset(
     "git show|git diff|git log|git blame|git grep|git status|git ls-files|git remote|git branch|"
@@ -454,7 +454,9 @@ def _programs(command: str) -> list[str]:
     return out
 
 
-_NEUTRAL_PROGRAMS = frozenset("cd pushd popd set export source . unset true".split())
+_NEUTRAL_PROGRAMS = frozenset(
+    "cd pushd popd set export source . unset true set-location push-location".split()
+)
 
 
 def main_program(command: str) -> str:

@@ -24,10 +24,15 @@ import re
 
 from compactor._util import lazy_pattern
 
-__all__ = ["core_command", "core_tool"]
+__all__ = ["core_command", "core_tool", "leading_cd", "unwrapped"]
 
 _WRAPPER_RE = lazy_pattern(r"\A(?:\S*/)?(?:bash|sh|zsh|dash)\s+-[a-z]*c\s+(.+)\Z", re.DOTALL)
-_CD_RE = lazy_pattern(r"\Acd\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s*(?:&&|;)\s*")
+_CD_RE = lazy_pattern(
+    r"\A(?:cd|pushd|chdir|(?i:set-location|push-location))\s+(?:-(?i:path|literalpath)\s+)?"
+    r"(\"[^\"]*\"|'[^']*'|[^\s;&|]+)\s*(?:&&|;)\s*"
+)
+"""A leading directory change: ``cd DIR &&``/``;``, PowerShell's ``Set-Location -Path DIR;``
+(blind check 33, cx-ocr: every call of a Windows rollout starts with one)."""
 _ASSIGN_RE = lazy_pattern(r"\A(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s+")
 _PREFIX_RE = lazy_pattern(
     r"\A(?:env|time|command|exec|uv\s+run|poetry\s+run|pipenv\s+run|pdm\s+run|hatch\s+run|"
@@ -69,6 +74,28 @@ def core_command(command: str) -> str:
         if text == before:
             break
     return text.strip()
+
+
+def unwrapped(command: str) -> str:
+    """The script a shell wrapper runs (``bash -lc 'cd x && ls'`` → ``cd x && ls``, the legacy
+    Codex ``shell`` tool's argv form), else ``command``."""
+    if "-" not in command[:40]:
+        return command
+    found = _WRAPPER_RE.match(command.strip())
+    return _unquote(found.group(1).strip()) if found is not None else command
+
+
+def leading_cd(command: str) -> tuple[str, str]:
+    """(directory, rest) of a command that starts with a directory change (:data:`_CD_RE`);
+    ``("", command)`` when it does not. The directory is where the rest ran, not a target of it
+    (blind check 33 W1-W3: ``cd DIR && ls specs`` and ``cd DIR && ls .specify`` share no path)."""
+    head = command[:16].lstrip().lower()
+    if not head.startswith(("cd ", "pushd ", "chdir ", "set-location ", "push-location ")):
+        return "", command
+    found = _CD_RE.match(command.lstrip())
+    if found is None:
+        return "", command
+    return _unquote(found.group(1)), command.lstrip()[found.end() :]
 
 
 def core_tool(command: str) -> str:

@@ -1,7 +1,9 @@
 """Whether a tool result is the tool's or harness's own error (moved from outcomes.py to make room).
 
 A sandbox or spawn failure (``<tool_use_error>``, ``exec error``, ``CreateProcess… failed``)
-means the command could not be run: a failure whatever the command was.
+means the command could not be run: a failure whatever the command was. So does Codex's
+"apply_patch verification failed" (the legacy ``shell`` tool's ``apply_patch <<PATCH``, whose
+plain output has no exit code; blind check 33 N2): the patch changed nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ __all__ = ["TOOL_ERROR_RE", "tool_error"]
 _TOOL_ERROR_STARTS = (
     r"<tool_use_error>|<error>|Error: |execution error:|(?:sandbox|spawn|exec) error\b"
     r"|(?i:failed to (?:spawn|execute|launch|start (?:the )?process|run (?:the )?command)\b)"
+    r"|apply_patch verification failed\b"  # Codex's patch tool, with no exit code (check 33 N2)
 )
 TOOL_ERROR_RE = re.compile(
     rf"\A\s*(?:{_TOOL_ERROR_STARTS}|[^\n]{{0,200}}?\bCreateProcess\w* failed\b)"

@@ -18,7 +18,14 @@ from compactor.facts import cut, one_line
 
 from .local_session import Session
 
-__all__ = ["ANSWERED_BY_USER", "answer_room", "judge_answers", "user_answers"]
+__all__ = [
+    "ANSWERED_BY_USER",
+    "answer_line",
+    "answer_pairs",
+    "answer_room",
+    "judge_answers",
+    "user_answers",
+]
 
 ANSWERED_BY_USER = "The user answered "
 
@@ -46,10 +53,33 @@ def _answers(s: Session, after: int = -1) -> list[tuple[int, str, str]]:
     return [x for x in found if not any(x[2] in text for text in said)]
 
 
+_QUESTION = 160
+"""How much of the question an answer names: the answer, not the question, is the user's."""
+
+
+def _clip(text: str, limit: int) -> str:
+    """:func:`cut` with "…" when it cut."""
+    short = cut(text, limit)
+    return short if len(short) >= len(one_line(text)) else short + "…"
+
+
+def answer_line(question: str, answer: str, width: int | None = None) -> str:
+    """``(answered "Q") A``: the question cut short, the answer whole (up to ``width``, cut at
+    a word with "…"). Blind check 33 N6: the whole line was cut to the width, and a long question
+    left "you could add a macro to" of an answer that ended "…to enable/disable it"."""
+    said = answer if width is None else _clip(answer, width)
+    return f'(answered "{_clip(question, _QUESTION)}") {said}'
+
+
+def answer_pairs(s: Session, after: int = -1) -> list[tuple[int, str, str]]:
+    """(entry index, question, answer) of the user's answers after entry ``after``."""
+    return _answers(s, after)
+
+
 def user_answers(s: Session, after: int = -1) -> list[tuple[int, str]]:
     """(entry index, text) of the user's answers (those after entry ``after``), to list with
     the user's messages."""
-    return [(i, f'(answered "{cut(q, 200)}") {a}') for i, q, a in _answers(s, after)]
+    return [(i, answer_line(q, a)) for i, q, a in _answers(s, after)]
 
 
 def judge_answers(s: Session) -> None:

@@ -11,19 +11,36 @@ with "rg: command not found", and section 4 said a later call "created README.md
 now"; README.md had been there all along): :func:`without_program` judges such a failure by the
 program alone. A later call that ran it fixed it (``judge_got_past``); a read or search done
 next by another program did the job without it; else it is a fact: the program is not there.
+
+A delete of a path that was not there (blind check 33 W2, PowerShell: ``Remove-Item Dockerfile.dev``
+→ "Cannot find path '…' because it does not exist") is a fact too (:func:`deletes_missing`), not
+a failure a later delete of another file fixed; and a listing that printed nothing (``ls specs
+2>/dev/null``, exit 1, W1) says which path is not there (:func:`absent_words`).
 """
 
 from __future__ import annotations
 
-from compactor.facts import is_reading_call
+import re
+
+from compactor._util import lazy_pattern
+from compactor.facts import is_reading_call, shell_words
 from compactor.facts.outcomes import command_of, programs
+from compactor.facts.samecommand import core_command
 
 from .local_gotpast import missing_program
 from .local_records import ErrorFact
 from .local_session import Session
 from .local_text import call_line
 
-__all__ = ["MADE_LATER", "made_later", "not_found_line", "same_path", "without_program"]
+__all__ = [
+    "MADE_LATER",
+    "absent_words",
+    "deletes_missing",
+    "made_later",
+    "not_found_line",
+    "same_path",
+    "without_program",
+]
 
 MADE_LATER = "created later: "
 """How :attr:`ErrorFact.why` of a "not found" starts when a later call made the path."""
@@ -60,7 +77,56 @@ def not_found_line(err: ErrorFact, found: str, looked: str) -> str:
             f"  Not there at the time (not a failure to fix): {found}; a later call "
             f"created `{err.why.removeprefix(MADE_LATER)}`, so it exists now."
         )
+    if found == "not there":  # no error line: name the path (``ls specs 2>/dev/null``, W1)
+        found = absent_words(err) or found
+    elif deletes_missing(err):
+        found += " (nothing to delete: it was not there)"
     return f"  A fact it established (not a failure to fix): {found}{looked}; the work went on."
+
+
+_DELETES = frozenset("rm rmdir unlink del erase rd remove-item ri".split())
+_GONE_RE = lazy_pattern(
+    r"no such file|does not exist|cannot find path|could not find|cannot remove|"
+    r"did not match any files",
+    re.IGNORECASE,
+)
+_LISTS = frozenset("ls stat test file get-item get-childitem dir gci".split())
+
+
+def _words(err: ErrorFact) -> list[str]:
+    """The words of the failed command without its directory change, runner, options and
+    redirections (``cd DIR && ls specs 2>/dev/null`` → ``ls specs``)."""
+    command = next((t[2:] for t in err.signature[2] if t.startswith("$ ")), "")
+    core = core_command(command) if command else ""
+    if not core or any(j in core for j in ("&&", "||", ";", "|")):
+        return []
+    words = shell_words(core)
+    return [w for w in words if w[:1] != "-" and not _REDIRECT_RE.match(w)]
+
+
+_REDIRECT_RE = lazy_pattern(r"\A\d?[<>]")
+
+
+def deletes_missing(err: ErrorFact) -> bool:
+    """Whether the failure is a delete of a path its own error line says is not there
+    (``rm: cannot remove 'x': No such file or directory``, PowerShell's "Cannot find path …
+    because it does not exist"): the delete had nothing to do, a fact, not a failure to fix.
+    Another program's line (``stat: x: No such file``) is no word of the delete's."""
+    words = _words(err)
+    program = words[0].lower() if len(words) >= 2 else ""
+    if program not in _DELETES:
+        return False
+    said = re.compile(rf"(?<![\w-]){re.escape(program)}\b|cannot find path", re.IGNORECASE)
+    return any(_GONE_RE.search(x) and said.search(x) for x in err.outcome.lines)  # its own words
+
+
+def absent_words(err: ErrorFact) -> str:
+    """For a listing of one path that failed without a word (``ls specs 2>/dev/null``):
+    "`specs` is not there (… printed nothing)"; "" for any other failure."""
+    words = _words(err)
+    if len(words) != 2 or words[0].lower() not in _LISTS or err.outcome.lines:
+        return ""
+    return f"`{words[1]}` is not there (`{' '.join(words)}` failed and printed nothing)"
 
 
 _NEXT_CALLS = 3

@@ -13,6 +13,7 @@ from itertools import islice, repeat
 from compactor._util import lazy_pattern
 from compactor.facts import Call, Entry, one_line, shorten
 from compactor.facts.noise import CLI_COMMANDS, user_shell
+from compactor.facts.resent import mostly_same
 from compactor.facts.templates import input_slot
 
 from .local_text import slash_command
@@ -167,7 +168,8 @@ _USER_RAN = "the user ran `"
 def _same_message(a: str, b: str) -> bool:
     """``b`` is ``a`` sent again: the same text, or an edited version of it (the same first
     :data:`_RESENT_PREFIX` characters, one at least that long, and the same command: a message
-    interrupted and sent again with more, or with an edit; :func:`_mostly_same`)."""
+    interrupted and sent again with more, or with an edit;
+    :func:`compactor.facts.resent.mostly_same`)."""
     if a == b:
         return True
     if a.startswith(_USER_RAN):  # a `!` command run again: one only if it printed the same
@@ -179,31 +181,7 @@ def _same_message(a: str, b: str) -> bool:
         return False
     if input_slot(a) and input_slot(b) and typed_words(a) != typed_words(b):
         return False  # other words typed into a template's slot: another request (check 31 W1)
-    return _mostly_same(a, b)
-
-
-_SAME_SHARE = 0.6
-"""An edited message keeps this share of the longer text at its start and end together."""
-
-
-def _mostly_same(a: str, b: str) -> bool:
-    """One text extends the other, or they share most of the longer one at their start and end
-    (an edit in between). Blind check 28 (W8): two command templates (``/speckit.plan``,
-    ``/speckit.tasks``, 5,918 characters each) share their first 130 characters of boilerplate
-    and nothing much else: two requests, not one "sent 2 times, edited"."""
-    short, long = (a, b) if len(a) <= len(b) else (b, a)
-    if long.startswith(short):
-        return True
-    start = _shared(a, b)
-    end = _shared(a[start:][::-1], b[start:][::-1])
-    return start + end >= _SAME_SHARE * len(long)
-
-
-def _shared(a: str, b: str) -> int:
-    """The length of the start ``a`` and ``b`` share."""
-    return next(
-        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
-    )
+    return mostly_same(a, b)  # the tails too (blind check 28 W8, 33 W4: compactor.facts.resent)
 
 
 _SHORT_REPLY = 24

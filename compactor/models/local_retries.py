@@ -29,7 +29,7 @@ from compactor.facts import (
     scan_window,
 )
 from compactor.facts.outcomes import Outcome, agent_signature, same_head, similar_words
-from compactor.facts.samecommand import core_command, core_tool
+from compactor.facts.samecommand import core_command, core_tool, leading_cd, unwrapped
 
 from .local_text import runner_words
 from .local_workdir import place, place_of, without_place
@@ -125,7 +125,7 @@ def signature(call: Call) -> tuple[str, str, frozenset[str]]:
             sig = _command_signature(command)
         else:
             sig = _read_command_signature(command)
-        where = place(call, command)  # another directory: no retry (local_workdir)
+        where = place(call, unwrapped(command))  # another directory: no retry (local_workdir)
         return (sig[0], sig[1], sig[2] | {where}) if where else sig
     targets = {v for v in call.args.values() if isinstance(v, str) and 0 < len(v) < 300}
     for v in call.args.values():  # wait_agent(targets=[id]): the ids it waits on (blind 29 W4)
@@ -161,7 +161,8 @@ def _command_signature(command: str) -> tuple[str, str, frozenset[str]]:
 
 
 def _read_command_signature(command: str) -> tuple[str, str, frozenset[str]]:
-    targets = {p for _, p in paths(command)}
+    body = leading_cd(unwrapped(command))[1]  # its directory is its place (blind check 33)
+    targets = {p for _, p in paths(body)}
     targets.add("$ " + " ".join(command.split()))
     if "kill" in command:  # the pids a kill names are its targets (`printf pw | sudo -S kill N`)
         targets |= {"pid " + n for m in _KILL_PIDS_RE.findall(command) for n in m.split()}

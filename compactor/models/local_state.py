@@ -60,7 +60,7 @@ from .local_lastlabel import returned_label
 from .local_listing import lists_work_folder, work_listing
 from .local_lost import judge_lost
 from .local_madeby import add_agent_files
-from .local_madelater import made_later, not_found_line, without_program
+from .local_madelater import deletes_missing, made_later, not_found_line, without_program
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_offers import drop_unchosen_options
@@ -453,7 +453,7 @@ def judge_skipped(s: Session) -> None:
             err.after, err.by = "skipped", one_line(told[0])
             continue
         went_on = any(c.index > err.index for c in s.calls)
-        looked = err.reading or err.probe  # a read inside ``bash -lc`` too (blind check 18)
+        looked = err.reading or err.probe or deletes_missing(err)  # (blind check 18, 33)
         if looked and went_on and (_NOT_FOUND_RE.search(said) or not err.outcome.lines):
             if missing_program(err):  # no file fixes a missing program (blind check 28 W7)
                 err.after, err.by = without_program(s, err)

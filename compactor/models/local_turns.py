@@ -27,7 +27,7 @@ from dataclasses import replace
 from compactor._util import lazy_pattern
 from compactor.facts import cut
 
-from .local_answers import user_answers
+from .local_answers import answer_line, answer_pairs
 from .local_handoff import handoff_line, handoff_step
 from .local_question import Question, is_question_call, question_full, questions_of
 from .local_records import ErrorFact
@@ -130,10 +130,10 @@ def answers_since(s: Session, width: int) -> str:
 
 
 def _answers(s: Session, since: int, width: int) -> str:
-    after = [t for _, t in user_answers(s, since)]  # only the entries after it are read
+    after = answer_pairs(s, since)  # only the entries after it are read
     if not after:
         return ""
-    shown = "; ".join(cut(t, width) for t in after[-4:])
+    shown = "; ".join(answer_line(q, a, width) for _, q, a in after[-4:])  # (blind check 33 N6)
     more = f" ({len(after) - 4} earlier ones in section 6)" if len(after) > 4 else ""
     return f"   Since then the user answered the assistant's questions{more}: {shown}"
 

@@ -4,9 +4,10 @@ Blind check 15 (a Codex 0.77 rollout): ``git status -sb`` failed with exit 128 (
 repository") in the call's ``workdir``; the same command later succeeded with another ``workdir``
 (a repository below it), and the summary said "Fixed: a later git status -sb succeeded" although
 the first place still was no repository. A call's directory is its ``workdir`` / ``cwd`` argument
-(Codex's shell tools), moved by a leading ``cd DIR &&``; :func:`place` gives it as a signature
-target (``@ /dir``) and :func:`same_place` tells two apart. A call whose directory is not known
-(no argument, no leading ``cd``) matches any.
+(Codex's shell tools), moved by a leading ``cd DIR &&`` or PowerShell's ``Set-Location -Path
+DIR;`` (blind check 33: the directory is no target the command names); :func:`place` gives it as
+a signature target (``@ /dir``) and :func:`same_place` tells two apart. A call whose directory is
+not known (no argument, no leading ``cd``) matches any.
 """
 
 from __future__ import annotations
@@ -15,26 +16,27 @@ import posixpath
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call
+from compactor.facts.samecommand import leading_cd
 
 __all__ = ["PLACE", "place", "place_of", "same_place", "without_place"]
 
 PLACE = "@ "
 """Prefix of the signature target that names the directory a call ran in."""
 _DIR_KEYS = ("workdir", "cwd")
-_LEADING_CD_RE = lazy_pattern(r"\A\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|]+)\s*&&")
+_DRIVE_RE = lazy_pattern(r"[A-Za-z]:[\\/]")
 
 
 def place(call: Call, command: str) -> str:
     """The directory the call's command ran in as a signature target, or "" when unknown."""
     args = call.args
     where = next((v for k in _DIR_KEYS if isinstance(v := args.get(k), str) and v), "")
-    if command[:8].lstrip().startswith("cd "):  # the cheap test first
-        found = _LEADING_CD_RE.match(command)
-        if found is not None:
-            moved = found.group(1).strip("\"'")
-            if not moved.startswith(("~", "$", "-")):
-                where = posixpath.normpath(posixpath.join(where, moved)) if where else moved
-    return PLACE + where.rstrip("/") if where else ""
+    moved = leading_cd(command)[0]  # `cd DIR &&`, `Set-Location -Path DIR;` (blind check 33)
+    if moved and not moved.startswith(("~", "$", "-")):
+        if _DRIVE_RE.match(moved):  # a Windows path: C:\\Users\\x
+            where = moved
+        else:
+            where = posixpath.normpath(posixpath.join(where, moved)) if where else moved
+    return PLACE + where.rstrip("/\\") if where else ""
 
 
 def place_of(targets: frozenset[str]) -> str:

@@ -1,16 +1,14 @@
 """The user messages the default finalizer re-inserts (SPEC §5.2), without noise (issue 28
 point 6, blind check 10): IDE markup is not the user's words, a message sent again (the same
-words, or an edited version sent right after an interrupted one) is listed once with
-``(sent N times)``, and the newest message, when the summary above already quotes it verbatim,
-is named by reference instead of a second copy."""
+words, or an edited version sent right after an interrupted one, :mod:`compactor.facts.resent`)
+is listed once with ``(sent N times)``, and the newest message, when the summary above already
+quotes it verbatim, is named by reference instead of a second copy."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-RESENT_PREFIX = 120
-"""Two consecutive messages that share their first this many characters are one message sent
-again (the later one an edited version)."""
+from compactor.facts.resent import edited_again
 
 CURRENT_NOTE = "(the current request, quoted verbatim in the summary above)"
 PART_NOTE = "(the latest request of the part summarized, quoted verbatim in the summary above)"
@@ -41,7 +39,7 @@ def block_texts(kept: Sequence[str], sent: dict[str, int]) -> list[str]:
     for text in kept:
         n = sent.get(text.strip(), 1)
         prev = out[-1] if out else ""
-        if len(prev) >= RESENT_PREFIX and prev[:RESENT_PREFIX] == text[:RESENT_PREFIX]:
+        if prev and edited_again(prev, text):  # the tails too, not the prefix only (check 33)
             out[-1], counts[-1], edited[-1] = text, counts[-1] + n, True
             continue
         out.append(text)
