@@ -1,6 +1,8 @@
 """The user's answers to an agent's questions (issue 28): a tool result that carries what the
 user chose or typed (Claude Code's ``AskUserQuestion``: ``User has answered your questions:
-"Q"="A", … You can now continue …``, or ``Your questions have been answered: …``) holds the
+"Q"="A", … You can now continue …``, or ``Your questions have been answered: …``; Codex's
+``request_user_input``: ``{"answers": {"<question id>": {"answers": ["…"]}}}``, the question's
+text in the call's ``questions``) holds the
 user's own words, not a command's output. Each answer joins the user's messages and the
 accepted decisions; when the session's first request is a slash command
 (``/superpowers:brainstorm``) and the answer that follows it is the actual request typed in,
@@ -14,7 +16,8 @@ from dataclasses import replace
 from operator import attrgetter
 
 from compactor._util import lazy_pattern
-from compactor.facts import cut, one_line
+from compactor.facts import Result, cut, one_line
+from compactor.facts.useranswers import json_answers
 
 from .local_session import Session
 
@@ -38,6 +41,22 @@ _REQUEST_WORDS = 8
 """An answer this many words long (or typed as notes) may be a request typed in, not a pick."""
 
 
+def _json_answers(s: Session, r: Result) -> list[tuple[str, str]]:
+    """(question, answer) of a Codex ``request_user_input`` result (:func:`json_answers`), the
+    question's text from the call's ``questions`` list (its id when the call is not found)."""
+    pairs = json_answers(r.text)
+    if not pairs:
+        return pairs
+    call = next((c for c in s.calls if c.id == r.call_id), None)
+    asked: dict[str, str] = {}
+    listed = call.args.get("questions") if call is not None else None
+    for item in listed if isinstance(listed, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("id"), str):
+            text = item.get("question") or item.get("header")
+            asked[item["id"]] = one_line(text) if isinstance(text, str) else item["id"]
+    return [(asked.get(key, key), said) for key, said in pairs]
+
+
 def _answers(s: Session, after: int = -1) -> list[tuple[int, str, str]]:
     """(entry index, question, answer) of every answer a tool result after entry ``after``
     carries, in order."""
@@ -47,6 +66,8 @@ def _answers(s: Session, after: int = -1) -> list[tuple[int, str, str]]:
             if r.name == "AskUserQuestion" or _ANSWERED_RE.match(r.text):
                 pairs = _PAIR_RE.findall(r.text[:8_000])
                 found += [(e.index, q, one_line(a)) for q, a in pairs]
+            elif "answers" in r.text[:40]:
+                found += [(e.index, q, a) for q, a in _json_answers(s, r)]
     if not found:  # most sessions: no request text is read (one_line on each is ~20 µs)
         return found
     said = {one_line(req.text) for req in s.requests}

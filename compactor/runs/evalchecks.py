@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from compactor.facts import Call, Entry, is_reading_call, outcome
 from compactor.facts.masked import failure_report
+from compactor.facts.useranswers import json_answers
 
 from .claims import Contradiction
 
@@ -80,6 +81,8 @@ def user_words(entries: Sequence[Entry]) -> Iterator[str]:
             found = [_said(r.text)] if "want to proceed" in r.text[:4_000] else []
             if "answered your questions" in r.text[:400]:
                 found += [m.group(1) for m in _ANSWER_RE.finditer(r.text[:4_000])]
+            elif "answers" in r.text[:40]:  # Codex's request_user_input (blind check 34 N1)
+                found += [said for _, said in json_answers(r.text)]
             for words in found:
                 key = _norm(words)
                 if len(key) >= 2 and key not in seen:
