@@ -310,6 +310,11 @@ def _finished_line(text: str, key: str, done_re: re.Pattern[str] = _DONE_RE) -> 
     return cut(window[start : end if end >= 0 else len(window)].strip(), 160)
 
 
+_STOPPED = "stopped by "
+"""How a job a kill/stop call or a Ctrl-C named is marked finished; a later result that says
+the job still runs ("Process running with session ID N") takes it back (blind check 34 N1: a
+Ctrl-C whose write failed, "stdin is closed", then three polls "Process running": the hung
+test session was left out of the running jobs)."""
 _INTERRUPT = "\\u0003"
 """Ctrl-C written to a process's stdin, as it appears in a call's JSON arguments."""
 
@@ -527,7 +532,7 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                 calls[call.id] = call
             for key, job in jobs.items() if jobs else ():
                 if not job.finished and key == job.label and _stops(call, job.label):
-                    job.finished = f"stopped by {_label(call, call.name)}"
+                    job.finished = f"{_STOPPED}{_label(call, call.name)}"
                 if job.finished or not _names(call.arguments, key):
                     continue
                 if (
@@ -536,7 +541,7 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
                     or "\x03" in call.arguments
                     or (key.isdigit() and _KILLS_RE.search(call.arguments) is not None)
                 ):
-                    job.finished = f"stopped by {call.name}"
+                    job.finished = f"{_STOPPED}{call.name}"
                 elif call.id:
                     watching[call.id] = key
         for r in e.results:
@@ -569,6 +574,8 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
             elif not new and started_by is not None and _detached(started_by, r.text):
                 new = [_label(started_by, r.name)]  # no id: the job is named after its command
             for key in new:
+                if key in jobs and jobs[key].finished.startswith(_STOPPED):
+                    jobs[key].finished = ""  # a later result says it runs: the stop did not take
                 if key not in jobs and key != r.call_id:
                     job = Job(key, _label(started_by, r.name), e.index, "", _line(r.text))
                     job.process = e.process
