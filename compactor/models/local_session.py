@@ -182,6 +182,7 @@ class Session:
     interrupted: Entry | None = None  # the harness's notice that the user interrupted the turn
     evaluated: Entry | None = None  # the harness's notice that it evaluates the work (check 20)
     trimmed: dict[int, Entry] = field(default_factory=dict)  # requests without embedded rules
+    dirs: dict[str, str] = field(default_factory=dict)  # reading call → the directory it ran in
     earlier: dict[str, str] = field(default_factory=dict)
     """What calls before the harness's own compaction did: ``changed`` (paths, one a line) and
     ``said`` (their arguments, cut short); :mod:`.local_earlier`."""
@@ -410,6 +411,8 @@ class _Builder:
             self.failure(call, oc, index, is_reading_call(call))
             return
         reading = is_reading_call(call)
+        if reading and (where := self.places.start(call)):
+            self.s.dirs[call.id] = where  # its relative paths are there (blind check 34 W1)
         self.success(call, r, index, reading)
         changes = with_embedded(call, r.text, file_changes(call, self.open_file), s)
         changes = self.places.follow(call, changes, s.files, self.by_name, index)
