@@ -166,3 +166,28 @@ def test_a_path_in_a_read_documents_code_sample_is_no_listing(tmp_path: Path) ->
     line = next((x for x in files.splitlines() if "invites/route.ts" in x), "")
     assert "(created" in line and "overwritten" not in line, files
 
+
+# W3: Ctrl-C written to a dev server to stop it is the agent's stop, no failure
+
+
+def test_ctrl_c_written_to_a_server_is_a_stop_not_a_failure(tmp_path: Path) -> None:
+    root = "/work/shopapp"
+    r = _Rollout(root)
+    r.records.append(codex_user("start the app, check it answers, then stop it"))
+    for session, port in ((15657, 3001), (35626, 3002)):
+        running = (
+            f"Chunk ID: 1\nWall time: 1.0 seconds\nProcess running with session ID {session}\n"
+        )
+        r.exec(f"PORT={port} npm start", f"{running}Output:\nShop listening on :{port}\n", root)
+        r.exec(f"curl -s http://localhost:{port}/api/health", _done('{"ok":true}\n'), root)
+        r.stdin(
+            session, "\u0003", "Wall time: 0.2 seconds\nProcess exited with code 1\nOutput:\n^C\n"
+        )
+    r.records.append(codex_say("Both servers answered on /api/health; I stopped them."))
+    text = codex_summary(r.records, tmp_path, "0b1c2d3e-0000-4000-8000-000000000037", root)
+    sections = _sections(text)
+    assert "write_stdin" not in sections["4"] and "Not fixed" not in text, sections["4"]
+    for session, port in ((15657, 3001), (35626, 3002)):
+        line = f"stopped with Ctrl-C by the agent: session {session} (`PORT={port} npm start`)"
+        assert line in sections["5"], sections["5"]
+    assert "(failed)" not in sections["5"], sections["5"]
