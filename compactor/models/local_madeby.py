@@ -14,11 +14,12 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Sequence
 
 from compactor._util import lazy_pattern
-from compactor.facts import command_of, is_reading_call
+from compactor.facts import Call, command_of, is_reading_call, programs
 from compactor.facts.agentresults import blocked_report
 
 from .local_files import FileState
@@ -135,7 +136,7 @@ def _edited(report: str, made: list[str]) -> list[tuple[str, str]]:
 def _overwritten(s: Session) -> None:
     made = [f for f in s.files.values() if f.actions[:1] == ["created"] and f.changed_at]
     made = [f for f in made if f.tool != AGENT]
-    shown = _shown_before(s, made) if made else {}
+    shown, maybe = _shown_before(s, made) if made else ({}, {})
     for f in made:
         at = f.changed_at[0]
         if 0 <= at < len(s.entries) and any(
@@ -144,6 +145,8 @@ def _overwritten(s: Session) -> None:
             f.actions[0] = "written"  # an existing file's whole content, not a new file
         elif shown.get(f.path, at) < at:  # read or listed before: it was there (blind 28 W7)
             f.actions[0] = "overwritten"
+        elif maybe.get(f.path, at) < at:  # the same spelling, a directory unknown (check 34 W1)
+            f.actions[0] = "written"
 
 
 _TOKEN_RE = lazy_pattern(r"[^\s'\"`:;,()<>|]+")
@@ -158,13 +161,26 @@ _CONTENT_RE = lazy_pattern(
 )
 """The command segment before a path reads that file's content (``sed -n '1,20p' a.md``);
 not a search (``find . -name a.md``, ``rg a.md``), whose arguments are a pattern."""
+_READ_TOOLS = frozenset({"read", "view", "read_file", "view_file"})
+_CONTENT_PROGRAMS = frozenset(
+    {"cat", "sed", "head", "tail", "nl", "bat", "less", "more", "awk", "type", "get-content"}
+)
+"""Programs whose output is a file's content: a path in it (a document's code sample) is no
+listing entry (blind check 34 W2)."""
+_SURE, _MAYBE = 2, 1
+_PATH_KEYS = ("file_path", "path", "filename", "notebook_path")
 
 
-def _shown_before(s: Session, files: list[FileState]) -> dict[str, int]:
+def _shown_before(s: Session, files: list[FileState]) -> tuple[dict[str, int], dict[str, int]]:
     """The entry where a successful read or listing first showed each of ``files`` existed
     (a ``cat``, ``sed -n``, ``Read`` of it that found it, or a ``find``/``ls`` output line
-    naming it), for those it showed. A failed read ("No such file"), a search naming it in its
-    pattern or any other text naming it shows nothing (blind check 31 W8/W9)."""
+    naming it), for those it showed; then the same for those only a read or listing of the
+    same relative spelling showed while the directory of the read or of the write is unknown.
+    A failed read ("No such file"), a search naming it in its pattern, a path inside a read
+    file's content or any other text naming it shows nothing (blind check 31 W8/W9, 34 W2).
+    Each call's relative paths are resolved against the directory it ran in (its ``workdir``,
+    a leading ``cd``, the recorded ``cwd``): a file of the same relative name in another
+    folder is another file (blind check 34 W1)."""
     bases: dict[str, list[str]] = {}
     for f in files:
         bases.setdefault(f.path.replace("\\", "/").rsplit("/", 1)[-1], []).append(f.path)
@@ -172,52 +188,112 @@ def _shown_before(s: Session, files: list[FileState]) -> dict[str, int]:
     readers = {c.id: c for c in s.calls if c.index < end and c.id not in s.failed_calls}
     readers = {k: c for k, c in readers.items() if is_reading_call(c)}
     first: dict[str, int] = {}
+    maybe: dict[str, int] = {}
     for e in s.entries[:end] if readers else ():
         for r in e.results:
             call = readers.get(r.call_id)
             if call is None:
                 continue
             text = r.text[:20_000]
+            where = s.dirs.get(call.id, "")
             for base in (b for b in bases if b in call.arguments or b in text):
                 for path in bases[base]:
-                    if path not in first and (
-                        _read_it(call.name, command_of(call) or call.arguments, text, path)
-                        or _listed(call.arguments, text, path)
-                    ):
+                    if path in first:
+                        continue
+                    how = _read_it(call, where, text, path) or _listed(call, where, text, path)
+                    if how == _SURE:
                         first[path] = e.index
-    return first
+                    elif how == _MAYBE:
+                        maybe.setdefault(path, e.index)
+    return first, maybe
 
 
-def _read_it(name: str, arguments: str, text: str, path: str) -> bool:
-    """Whether a call read ``path``'s content and found it (its output names no missing file)."""
+def _absolute(path: str) -> bool:
+    return path.startswith("/") or path[1:3] in (":\\", ":/")
+
+
+def _norm(path: str) -> str:
+    path = posixpath.normpath(path.replace("\\", "/"))
+    return path.lower() if path[1:2] == ":" else path  # a Windows drive: any case
+
+
+def _in(where: str, token: str) -> str:
+    """``token`` resolved against the directory ``where`` (as written when either is not)."""
+    if not where.startswith("/") or _absolute(token) or token.startswith(("~", "$")):
+        return token
+    return posixpath.normpath(posixpath.join(where, token))
+
+
+def _same_file(token: str, where: str, path: str) -> int:
+    """Whether ``token``, in a call that ran in ``where`` ("" unknown), names the file ``path``:
+    ``_SURE`` (the same absolute path, or the same relative spelling where no directory is
+    known at all), ``_MAYBE`` (the same spelling, but only one side's directory is known), 0."""
+    full = _in(where, token)
+    if _absolute(full) and _absolute(path):
+        return _SURE if _norm(full) == _norm(path) else 0
+    if not same_path(full, path):
+        return 0
+    return _SURE if not _absolute(full) and not _absolute(path) else _MAYBE
+
+
+def _read_it(call: Call, where: str, text: str, path: str) -> int:
+    """Whether a call read ``path``'s content and found it (its output names no missing file):
+    ``_SURE``, ``_MAYBE`` or 0 (:func:`_same_file`)."""
     if not text.strip() or _MISSING_RE.search(text[:2_000]) is not None:
-        return False
+        return 0
+    if call.name.lower() in _READ_TOOLS:  # its path argument, whole (spaces kept)
+        named = [v for k in _PATH_KEYS if isinstance(v := call.args.get(k), str) and v]
+        if named:
+            return max(_same_file(v, where, path) for v in named)
+    arguments = command_of(call) or call.arguments
+    best = 0
     for m in _TOKEN_RE.finditer(arguments):
-        if same_path(m.group().strip("\\"), path):
-            if name.lower() in ("read", "view", "read_file", "view_file"):
-                return True
-            if _CONTENT_RE.search(arguments, 0, m.start()) is not None:
-                return True
-    return False
+        how = _same_file(m.group().strip("\\"), where, path)
+        if how > best and (
+            call.name.lower() in _READ_TOOLS
+            or _CONTENT_RE.search(arguments, 0, m.start()) is not None
+        ):
+            best = how
+    return best
 
 
-def _listed(arguments: str, text: str, path: str) -> bool:
+def _listed(call: Call, where: str, text: str, path: str) -> int:
     """Whether a listing's output holds ``path`` as an entry: a line ending in its path, or in
-    its bare name when the listing was of the file's own folder."""
+    its bare name when the listing was of the file's own folder. The content a ``Read`` or a
+    ``cat``/``sed -n`` printed is no listing."""
+    if call.name.lower() in _READ_TOOLS:
+        return 0
+    command = command_of(call)
+    if command is not None and all(p in _CONTENT_PROGRAMS for p in programs(command)):
+        return 0
+    arguments = call.arguments
     norm = path.replace("\\", "/").lstrip("./")
     base = norm.rsplit("/", 1)[-1]
     folder = norm.rsplit("/", 1)[0] if "/" in norm else ""
+    best = 0
     for line in text.splitlines():
         fields = line.split()
         if not fields or len(fields) > 10 or not fields[-1].endswith(base):
             continue
         entry = fields[-1]
         if "/" in entry.replace("\\", "/"):
-            if same_path(entry, path):
-                return True
-        elif entry == base and (not folder or folder.rsplit("/", 1)[-1] in arguments):
-            return True
-    return False
+            best = max(best, _same_file(entry, where, path))
+        elif entry == base:
+            best = max(best, _own_folder(arguments, where, path, folder))
+        if best == _SURE:
+            break
+    return best
+
+
+def _own_folder(arguments: str, where: str, path: str, folder: str) -> int:
+    """Whether a listing (``arguments``, run in ``where``) was of ``path``'s own folder."""
+    if where.startswith("/") and _absolute(path):
+        own = _norm(posixpath.dirname(path.replace("\\", "/")))
+        tokens = (_in(where, m.group()) for m in _TOKEN_RE.finditer(arguments))
+        return _SURE if own == _norm(where) or any(_norm(t) == own for t in tokens) else 0
+    if folder and folder.rsplit("/", 1)[-1] not in arguments:
+        return 0
+    return _SURE if not _absolute(path) and not where.startswith("/") else _MAYBE
 
 
 _DEBRIS_RE = lazy_pattern(

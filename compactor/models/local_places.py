@@ -81,6 +81,16 @@ class Places:
             where = _join(where, given) if where else given
         return where or self.shell
 
+    def start(self, call: Call) -> str:
+        """The directory the call's command ran in: :meth:`base`, moved by a leading ``cd X &&``
+        of the command itself; "" when unknown."""
+        start = self.base(call)
+        command = inner_command(call) or ""
+        lead = _CD_RE.match(command) if command[:8].lstrip().startswith("cd ") else None
+        if lead is not None and not (moved := lead.group(1).strip("\"'")).startswith(("~", "$")):
+            start = self.resolve(start, moved) if start else moved
+        return start
+
     def resolve(self, where: str, path: str) -> str:
         """``path`` as an absolute path when ``where`` (an absolute POSIX directory) is known."""
         if not where or not _absolute(where) or _absolute(path) or path.startswith(("~", "$")):
@@ -164,10 +174,7 @@ class Places:
             script = _HEREDOC_RE.sub("", command) if "<<" in command else command  # its data
             where = self._walk(call, script, where, files, by_name, index, handled)
         out: list[Change] = []
-        start = self.base(call)
-        lead = _CD_RE.match(command) if command[:8].lstrip().startswith("cd ") else None
-        if lead is not None and not (moved := lead.group(1).strip("\"'")).startswith(("~", "$")):
-            start = self.resolve(start, moved) if start else moved  # ``cd X && cat > f``: in X
+        start = self.start(call)  # ``cd X && cat > f``: in X
         for change in changes:
             path = self.resolve(start, change.path)
             if path in handled:

@@ -47,6 +47,7 @@ from compactor.facts.masked import reran
 from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_callwrites import with_embedded
+from .local_ctrlc import STOPPED_BY_CTRL_C, ctrl_c_stop, sent_ctrl_c
 from .local_established import established, shows_document
 from .local_evalnotice import is_evaluation_notice
 from .local_files import FileState, file_changes
@@ -182,6 +183,7 @@ class Session:
     interrupted: Entry | None = None  # the harness's notice that the user interrupted the turn
     evaluated: Entry | None = None  # the harness's notice that it evaluates the work (check 20)
     trimmed: dict[int, Entry] = field(default_factory=dict)  # requests without embedded rules
+    dirs: dict[str, str] = field(default_factory=dict)  # reading call → the directory it ran in
     earlier: dict[str, str] = field(default_factory=dict)
     """What calls before the harness's own compaction did: ``changed`` (paths, one a line) and
     ``said`` (their arguments, cut short); :mod:`.local_earlier`."""
@@ -405,11 +407,15 @@ class _Builder:
         self.background_result(call, r)
         self.named.note(call, r.text)
         oc = self.stages.seen(outcome(r, call), call, r.text, index)  # a blocked restore (W4)
+        if oc.failed and sent_ctrl_c(call, r.text):
+            oc = Outcome(failed=False)  # the agent's own interrupt stopped it (blind check 34 W3)
         self.places.listed(call, r.text, s.files, index)  # a folder gone or empty (set 29)
         if oc.failed:
             self.failure(call, oc, index, is_reading_call(call))
             return
         reading = is_reading_call(call)
+        if reading and (where := self.places.start(call)):
+            self.s.dirs[call.id] = where  # its relative paths are there (blind check 34 W1)
         self.success(call, r, index, reading)
         changes = with_embedded(call, r.text, file_changes(call, self.open_file), s)
         changes = self.places.follow(call, changes, s.files, self.by_name, index)
@@ -458,6 +464,8 @@ class _Builder:
                 self.finish(watched, "exited", r.text[:600])
             elif gone := gone_reply(r.text):  # "No task found with ID: …": the harness lost it
                 watched.finished = gone
+            if sent_ctrl_c(call, r.text):
+                watched.finished = STOPPED_BY_CTRL_C
 
     def failure(self, call: Call, oc: Outcome, index: int, reading: bool) -> None:
         sig, by = signature(call), ""  # by: the call's line, made once (not once an error)
@@ -521,7 +529,8 @@ class _Builder:
         """What a successful command printed (:func:`.local_established.established`: an install,
         a test run's every section, a ``pkill`` that matched nothing; else
         :func:`.local_printed.printed`)."""
-        if (found := established(call, r.text) or printed(r.text)) is not None:
+        found = ctrl_c_stop(call, r.text) or established(call, r.text) or printed(r.text)
+        if found is not None:
             self._output(index, found[0], call, found[1])
 
     def _output(self, index: int, score: int, call: Call, printed: str) -> None:
