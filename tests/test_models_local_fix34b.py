@@ -81,3 +81,74 @@ async def test_a_long_prompt_is_cut_and_a_builtin_command_stays_a_cli_command() 
     s.user("<local-command-stdout>Total cost: $0.10</local-command-stdout>")
     kept, _ = await select_user_messages(_messages(s), 10_000, None, 1_500)
     assert kept == ["Port the parser to rust.", "/cost (a CLI command)"], kept
+
+
+_BUN_ERROR = """<status>completed</status>
+
+<exit_code>0</exit_code>
+
+<stdout>
+Starting the speech server on port 8899...
+</stdout>
+
+<stderr>
+ 41 |   const server = Bun.serve({
+ 42 |     port: PORT,
+             ^
+error: Failed to start server. Is port 8899 in use?
+ syscall: "listen",
+   errno: 0,
+    code: "EADDRINUSE"
+
+      at serve (unknown)
+      at /home/dev/speech/server.ts:41:18
+</stderr>
+
+<timestamp>2026-03-04T10:00:00.000Z</timestamp>
+"""
+_NODE_ERROR = """node:events:497
+      throw er; // Unhandled 'error' event
+      ^
+
+Error: listen EADDRINUSE: address already in use :::3000
+    at Server.setupListenHandle [as _listen2] (node:net:1817:16)
+Emitted 'error' event on Server instance at:
+    at emitErrorNT (node:net:1844:8) {
+  code: 'EADDRINUSE',
+  errno: -98,
+  syscall: 'listen',
+  address: '::',
+  port: 3000
+}
+
+Node.js v20.11.0
+"""
+
+
+def test_a_background_servers_error_block_is_shown_by_its_error_line() -> None:
+    s = Session()
+    s.user("Start the speech server in the background and test it.")
+    start = {"command": "bun run server.ts", "run_in_background": True}
+    s.assistant([{"type": "tool_use", "id": "toolu_bg", "name": "Bash", "input": start}])
+    started = "Command running in background with ID: 5ab7c1"
+    s.user([{"type": "tool_result", "tool_use_id": "toolu_bg", "content": started}])
+    s.call("BashOutput", {"bash_id": "5ab7c1"}, _BUN_ERROR)
+    s.say("The port is taken by another process.")
+    text = s.summary()
+    assert "errno: 0," not in text, text
+    assert (
+        "`BashOutput(bash_id=5ab7c1)` → error: Failed to start server. Is port 8899 in use? | "
+        'code: "EADDRINUSE"' in text
+    ), text
+    assert "still running" not in text, text  # it failed to start: nothing runs
+
+
+def test_a_node_error_objects_property_lines_are_never_what_it_printed() -> None:
+    from compactor.models.local_printed import printed
+
+    assert printed(_NODE_ERROR) == (
+        2,
+        "Error: listen EADDRINUSE: address already in use :::3000 | code: 'EADDRINUSE'",
+    )
+    assert printed("errno: 0,") is None
+    assert printed("Server ready\nport: 8080") == (2, "Server ready | port: 8080")
