@@ -1,16 +1,23 @@
 """Blind check 34 (fix34b): a user's own slash command is a request whose task is the prompt
 it expands into (W4); a Node error block is summarised by its error line, never by a bare
-``errno: 0,`` property line (W5)."""
+``errno: 0,`` property line (W5); a test run whose failure a trailing ``; echo EXIT:$?`` or
+``|| true`` hid is a failure, never the fix of the one before (N4)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+from compactor.facts.maskedexit import hidden_failure
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 from compactor.pipeline.finalize import select_user_messages
 
 from .cc_session import Session
+from .codex_rollout import codex_say, codex_summary, codex_user, rec
 
 _PROMPT = (
     "# Save a recovery point\n\nDo these steps:\n\n"
@@ -152,3 +159,42 @@ def test_a_node_error_objects_property_lines_are_never_what_it_printed() -> None
     )
     assert printed("errno: 0,") is None
     assert printed("Server ready\nport: 8080") == (2, "Server ready | port: 8080")
+
+
+def _shell(i: int, command: str, code: int, out: str) -> list[dict[str, Any]]:
+    args = {"command": ["bash", "-lc", command], "workdir": "/w/lms"}
+    call = {"type": "function_call", "name": "shell", "call_id": f"c{i}"}
+    call["arguments"] = json.dumps(args)
+    body = json.dumps({"output": out, "metadata": {"exit_code": code, "duration_seconds": 1.0}})
+    result = {"type": "function_call_output", "call_id": f"c{i}", "output": body}
+    return [rec("response_item", call), rec("response_item", result)]
+
+
+_GO_FAIL = (
+    "--- FAIL: TestShelf (0.00s)\n    shelf_test.go:42: want 200, got 500\n"
+    "FAIL\nFAIL\tlms/internal/shelf\t0.012s\nFAIL"
+)
+
+
+def test_a_failed_test_run_whose_exit_an_echo_or_true_hid_is_no_fix(tmp_path: Path) -> None:
+    run = "go test ./internal/shelf -run TestShelf -v"
+    records = [codex_user("Fix the failing shelf handler test.")]
+    records += _shell(0, run, 1, _GO_FAIL)
+    records += _shell(1, f"{run}; echo EXIT:$?", 0, _GO_FAIL + "\nEXIT:1")
+    records += _shell(2, f"{run} 2>&1 || true", 0, _GO_FAIL)
+    records.append(codex_say("The shelf test still fails; looking at the handler."))
+    text = codex_summary(records, tmp_path, "s34", "/w/lms")
+    assert "Fixed:" not in text, text
+    assert "echo EXIT:$?` failed: --- FAIL: TestShelf (0.00s) (exit status 1" in text, text
+    assert "|| true` failed: --- FAIL: TestShelf (0.00s) (the exit status hidden" in text, text
+
+
+def test_an_echoed_exit_of_zero_or_a_grep_without_error_is_no_failure() -> None:
+    assert hidden_failure("go test ./...; echo EXIT:$?", "ok  \tlms/x\t0.1s\nEXIT:0") == ""
+    assert hidden_failure("grep -c foo notes.txt; echo EXIT:$?", "0\nEXIT:1") == ""
+    assert hidden_failure("pytest -q || true", "10 passed, 0 failed in 1.2s") == ""
+    assert hidden_failure("go test ./...", "FAIL\nEXIT:1") == ""  # its own exit code counts
+    said = hidden_failure(
+        'npm test; echo "exit code: $?"', "Error: Cannot find module 'x'\nexit code: 1"
+    )
+    assert said == "Error: Cannot find module 'x' (exit status 1)"
