@@ -174,11 +174,12 @@ list goes on or the clause ends; never a key (``, "user": …``, ``, user=…``)
 _MORE_SEP = r"""[ \t]*(?:[,/、，](?:[ \t]*(?:and|or)\b)?|(?:(?:and|or|및)\b|&))[ \t]*"""
 _MORE = "(?i)" + _MORE_SEP + _MORE_VALUE  # compiled on first use (re caches it)
 _SECRET_VALUE = (  # compiled on first use (re caches it): _util is imported at every start-up
-    r"""(?i)((?<![A-Za-z0-9_-])["']?[\w.-]*?(?:passwords?|passwd|secret|token|api[_-]?key"""
+    r"""(?i)((?<![A-Za-z0-9_-])(?:\\*["'])?[\w.-]*?(?:passwords?|passwd|secret|token|api[_-]?key"""
     r"""|(?:access|private|secret|role|master|signing|encryption)[_-]?key|pw"""
-    r"""|비밀번호|암호|密码|密碼|パスワード|contraseña|senha|passwort|пароль)["']?[ \t]*"""
+    r"""|비밀번호|암호|密码|密碼|パスワード|contraseña|senha|passwort|пароль)(?:\\*["'])?[ \t]*"""
     r"""(?:=>|[:=\uff1a\uff1d])[ \t]*)"""
-    r"""("[^"\n]*"|'[^'\n]*'|[\w.:\\>-]+\([ \t]*(?:"[^"\n]*"|'[^'\n]*')"""
+    r"""(\\+"[^"\n]*?\\+"|"[^"\n]*"|'[^'\n]*'|[\w.:\\>-]+\([ \t]*(?:"[^"\n]*"|'[^'\n]*')"""
+    r"""|\\*["'][^\s"'\\`…]+(?=`|…|\n|$)"""
     rf"""|[^\s"',;}}{CJK_PUNCTUATION}]+)"""
     rf"""((?:{_MORE_SEP}{_MORE_VALUE.replace("?P<value>", "?:")})*)"""
 )
@@ -235,6 +236,23 @@ def _more(listed: str, found: set[str] | None) -> str:
     return re.sub(_MORE, one, listed)
 
 
+def _escaped_or_cut(m: re.Match[str], value: str, found: set[str] | None) -> str:
+    """A credential's value quoted with escaped quotes (``\\"password\\":\\"x\\"``, JSON in a
+    double-quoted shell string) or cut before its closing quote (``"password":"hunt``): the
+    value between the quotes as ``***``, the quotes kept (blind check 34: a curl body's
+    password was printed)."""
+    lead = re.match(r"\\*[\"']", value)
+    opening = lead.group(0) if lead else ""
+    closing = re.search(r"\\*[\"']$", value[len(opening) :]) if value[-1] in "\"'" else None
+    end = closing.group(0) if closing else ""
+    bare = value[len(opening) : len(value) - len(end)]
+    if not bare.strip() or bare.lower() in _NOT_A_VALUE or bare[0] in "$<{%*":
+        return m.group(0)
+    if found is not None:
+        found.add(bare)
+    return f"{m.group(1)}{opening}***{end}{_more(m.group(3), found)}"
+
+
 def mask_secret_values(text: str, found: set[str] | None = None) -> str:
     """``text`` with the value of every credential-named key shown as ``***`` (quotes kept).
     A type (``password: str``), a variable (``$TOKEN``, ``${TOKEN}``) or a placeholder
@@ -251,6 +269,8 @@ def mask_secret_values(text: str, found: set[str] | None = None) -> str:
             if found is not None:
                 found.add(inner)
             return f"{m.group(1)}{call}({space}{quote}***{quote}"
+        if value[0] == "\\" or (value[0] in "\"'" and value[-1] != value[0]):
+            return _escaped_or_cut(m, value, found)  # \"password\":\"x\", a cut "x…
         bare = value.strip("\"'")
         code = value == bare and ("(" in value or "[" in value)  # a call or index: code
         name = re.search(r"[\w.-]+", m.group(1))

@@ -75,18 +75,28 @@ _COMMAND_NAME_RE = lazy_pattern(r"<command-name>\s*/?([^<\s]+)\s*</command-name>
 _COMMAND_ARGS_RE = lazy_pattern(r"<command-args>(.*?)</command-args>", re.S)
 
 
+def command_name(text: str) -> str | None:
+    """``/name`` of Claude Code's ``<command-name>`` markup in ``text``, or None."""
+    name = _COMMAND_NAME_RE.search(text)
+    return None if name is None else "/" + name.group(1)
+
+
 def command_markup(text: str) -> str | None:
     """For a user message that is Claude Code's local-command markup (``<command-name>/exit
-    </command-name> <command-message>…`` ``<command-args>…``): ``/exit (a CLI command)``, or
-    ``/name args`` when it has arguments (then it asks for something); None for other texts."""
+    </command-name> <command-message>…`` ``<command-args>…``): ``/exit (a CLI command)`` for
+    one of the CLI's own commands (:data:`CLI_COMMANDS`), ``/name`` for the user's own command
+    (a request: its prompt follows, ``facts.cmdprompt``; blind check 34 W4), or ``/name args``
+    when it has arguments (then it asks for something); None for other texts."""
     if not text.lstrip().startswith(("<command-name>", "<command-message>")):
         return None
-    name = _COMMAND_NAME_RE.search(text)
+    name = command_name(text)
     if name is None:
         return None
     found = _COMMAND_ARGS_RE.search(text)
     args = " ".join(found.group(1).split()) if found else ""
-    return f"/{name.group(1)} {args}" if args else f"/{name.group(1)} (a CLI command)"
+    if args:
+        return f"{name} {args}"
+    return f"{name} (a CLI command)" if name in CLI_COMMANDS else name
 
 
 _BASH_INPUT_RE = lazy_pattern(r"<bash-input>(.*?)</bash-input>", re.S)

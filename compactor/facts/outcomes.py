@@ -12,6 +12,7 @@ from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .apierror import api_error
 from .bounded import expected_exit, is_startup_noise
 from .killreport import ERROR_WORDS
+from .maskedexit import hidden_failure
 from .noise import is_warning
 from .reads import is_subagent, only_reads
 from .shellwrap import inner_command
@@ -550,6 +551,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     flagged = result.is_error or (code is not None and code != 0)
     if not (flagged or marked) and call and (failed := api_error(call.command, text)):
         return Outcome(True, code, (failed,))  # curl exited 0 on an API error (blind check 28)
+    if code == 0 and call is not None and (hidden := hidden_failure(call.command, text)):
+        return Outcome(True, code, (hidden,))  # `; echo EXIT:$?` printed 1 (blind check 34)
     quiet = code == 0 or is_reading_call(call) or only_reads(call) or is_subagent(call)
     if not (flagged or marked) and quiet:  # (a sub-agent's report: its result, blind check 31)
         return Outcome(False, code)  # nothing to scan: a success, or file content

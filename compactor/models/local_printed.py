@@ -52,12 +52,28 @@ _LONG_UNTRACKED_RE = lazy_pattern(
 )
 
 
+_ERROR_FIELD_RE = lazy_pattern(
+    r"(?:errno|syscall|code|errorno)\s*:\s*(?:-?\d+|\"[\w.\-]*\"|'[\w.\-]*')\s*,?"
+)
+"""A property line of a Node or Bun error object (``errno: -98,``, ``code: 'EADDRINUSE',``,
+``syscall: "listen",``): part of an error block, never a result of its own (blind check 34 W5:
+"BashOutput(…) → errno: 0," read as success for a server that failed to start)."""
+
+
 def printed(text: str) -> tuple[int, str] | None:
     """(score, line) of what a successful command printed: a short output whole, else its
     result lines (from its head and its last :data:`_OUTPUT_TAIL` characters); None when it
-    printed nothing worth keeping."""
+    printed nothing worth keeping. An error block's property lines (:data:`_ERROR_FIELD_RE`)
+    are not results: its error line stands for it."""
     tail = text if len(text) <= _OUTPUT_TAIL else text[len(text) - _OUTPUT_TAIL :]
     lines = _kept(tail, text)
+    fields = [ln for ln in lines if _ERROR_FIELD_RE.fullmatch(ln)] if "errno" in tail else []
+    if fields:
+        errors = last_error_lines(scan_window(text), 1)
+        if errors:  # the error line, and the error's code (``code: "EADDRINUSE"``)
+            named = [f.rstrip(", ") for f in fields if re.match(r"code\s*:\s*[\"']", f)]
+            return 2, " | ".join([*errors, *named[-1:]])
+        lines = [ln for ln in lines if ln not in fields]
     if not lines:
         return None
     joined = " | ".join(lines)

@@ -41,6 +41,7 @@ from compactor.facts import (
     whole_paths,
 )
 from compactor.facts.attachments import request_entry
+from compactor.facts.cmdprompt import with_prompt
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
 from compactor.facts.jobstate import gone_reply, is_notice, stopped
 from compactor.facts.masked import reran
@@ -235,7 +236,8 @@ class _Builder:
             add_local(self.s.local_commands, e, local)  # an echo: what the command printed
             return
         if e.injected or is_earlier_summary(e.text):
-            self.injected(e)
+            if not with_prompt(self.s.requests, self.s.entries, e):  # a /command's (blind 34)
+                self.injected(e)
             return
         if self.s.requests and is_evaluation_notice(e.text):  # no request (blind check 20)
             self.s.evaluated = e

@@ -195,9 +195,10 @@ async def select_user_messages(
     candidates, summary = _earlier_summaries(candidates)
     if not candidates or max_tokens == 0:
         return [], bool(candidates)
+    from compactor.facts.cmdprompt import command_prompts  # a user's own /command's prompt
     from compactor.facts.usershell import shell_echoes  # a `!` command's output (blind 22)
 
-    echoes = shell_echoes(context, candidates)
+    echoes = shell_echoes(context, candidates) | command_prompts(context, candidates)
     if len(candidates) == 1 and candidates[0] is not summary:
         return [user_words(candidates[0]) + echoes.get(id(candidates[0]), "")], False
     kept: list[str] = []

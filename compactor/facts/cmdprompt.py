@@ -1,0 +1,77 @@
+"""The prompt a user's own slash command expands into (blind check 34 W4: Claude Code's
+``/create-checkpoint``, a command the user wrote, was shown as "/create-checkpoint (a CLI
+command)" and the prompt it ran, "… git commit -m "Checkpoint: …" and report the hash", was
+dropped, so its pending commit step appeared nowhere).
+
+Claude Code records such a command as its ``<command-name>`` markup, then an ``isMeta`` user
+record holding the command's expanded prompt (the reader marks that one injected). Only the
+CLI's built-in commands (:data:`~compactor.facts.noise.CLI_COMMANDS`) are "a CLI command";
+any other slash command is the user's request, and its task is that prompt:
+``/name: <the prompt's first words> …``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from compactor.schema import AgenticMessage, Message, user_text
+
+from .noise import CLI_COMMANDS, command_name
+from .text import Entry, is_injected
+
+__all__ = ["PROMPT_CHARS", "command_prompts", "prompt_head", "users_command", "with_prompt"]
+
+PROMPT_CHARS = 600
+"""How much of a command's expanded prompt (on one line) its request shows; the rest is cut."""
+_CLI_TEXT_HEADS = ("<", "Caveat:", "Base directory for this skill:", "[Request interrupted")
+
+
+def users_command(text: str) -> str | None:
+    """The name (``/create-checkpoint``) of a slash command in Claude Code's markup that is not
+    one of the CLI's built-in commands; None for a built-in one and for other texts."""
+    if not text.lstrip().startswith(("<command-name>", "<command-message>")):
+        return None
+    name = command_name(text)
+    return None if name is None or name in CLI_COMMANDS else name
+
+
+def prompt_head(text: str) -> str | None:
+    """The first :data:`PROMPT_CHARS` characters of a command's expanded prompt on one line
+    (`` …`` where cut); None for a text the CLI wrote by shape (its output, a caveat, a
+    reminder, a skill's base directory: not a prompt)."""
+    stripped = text.strip()
+    if not stripped or stripped.startswith(_CLI_TEXT_HEADS):
+        return None
+    flat = " ".join(stripped.split())
+    return flat if len(flat) <= PROMPT_CHARS else flat[:PROMPT_CHARS].rstrip() + " …"
+
+
+def command_prompts(
+    context: Sequence[Message | AgenticMessage], users: Sequence[Message | AgenticMessage]
+) -> dict[int, str]:
+    """``id(message)`` → ``": <prompt head>"`` for each user's own slash command of ``users``
+    (messages of ``context``) whose next message is an injected prompt (:func:`prompt_head`)."""
+    wanted = {id(m) for m in users if m.role == "user" and users_command(user_text(m))}
+    found: dict[int, str] = {}
+    if not wanted:
+        return found
+    for i, msg in enumerate(context[:-1]):
+        after = context[i + 1]
+        if id(msg) in wanted and after.role == "user" and is_injected(after):
+            if (head := prompt_head(user_text(after))) is not None:
+                found[id(msg)] = ": " + head
+    return found
+
+
+def with_prompt(requests: list[Entry], entries: Sequence[Entry], e: Entry) -> bool:
+    """When the injected ``e`` is the expanded prompt of the request just before it (a user's
+    own slash command): that request becomes ``/name: <prompt head>``; whether it was."""
+    if not requests or requests[-1].index != e.index - 1 or e.index < 1:
+        return False
+    if users_command(entries[e.index - 1].text) is None:
+        return False
+    head = prompt_head(e.text)
+    if head is None:
+        return False
+    requests[-1] = replace(requests[-1], text=f"{requests[-1].text}: {head}")
+    return True

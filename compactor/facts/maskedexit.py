@@ -1,0 +1,59 @@
+"""A command whose failure a trailing ``; echo …$?`` or ``|| true`` hid (blind check 34 N4,
+cx-arnaud: ``go test … -v; echo EXIT:$?`` printed ``FAIL`` and ``EXIT:1``, exited 0 because
+of the ``echo``, and was cited as the fix of the failure before it).
+
+:func:`hidden_failure` reads such a call's output: a non-zero exit marker it printed
+(``EXIT:1``, ``exit code: 2``, ``rc=1``) together with an error line, or (for ``|| true``) a
+test runner's FAIL summary, is the call's failure."""
+
+from __future__ import annotations
+
+import re
+
+from compactor._util import lazy_pattern
+
+__all__ = ["hidden_failure"]
+
+_WINDOW = 4_000
+"""How much of the output's end is read (where the marker and the summary are)."""
+_MARKER_RE = lazy_pattern(
+    r"^[ \t]*(?:exit(?:[ _-]?(?:code|status))?|status|rc|code)[ \t]*[:=]?[ \t]*(-?\d+)[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A line an ``echo …$?`` printed: ``EXIT:1``, ``exit code: 1``, ``Exit status 2``, ``rc=1``."""
+_FAIL_SUMMARY_RE = lazy_pattern(
+    r"^(?:FAIL\b.*|FAILED\b.*|--- FAIL: .*|.*\b[1-9]\d* failed\b.*)$",
+    re.MULTILINE,
+)
+"""A test runner's summary of a failed run: Go's ``FAIL``/``--- FAIL:``, pytest's ``FAILED`` and
+``N failed``, Jest's ``Tests: N failed``."""
+
+
+def _masks_exit(command: str) -> bool:
+    """Whether the command's exit status is another's: ``; echo …$?`` or ``|| true`` at the
+    end of a part of it."""
+    if "$?" in command:
+        return True
+    return (
+        "||" in command and re.search(r"\|\|[ \t]*(?:true\b|:(?:[ \t;)]|$))", command) is not None
+    )
+
+
+def hidden_failure(command: str | None, output: str) -> str:
+    """For a call that exited 0: the line that says it failed when its command hides its exit
+    status (:func:`_masks_exit`) and its output says so; "" otherwise."""
+    if not command or not _masks_exit(command):
+        return ""
+    tail = output[-_WINDOW:]
+    summaries = _FAIL_SUMMARY_RE.findall(tail)
+    markers = [int(m) for m in _MARKER_RE.findall(tail)]
+    if "$?" in command and markers:
+        if markers[-1] == 0:
+            return ""  # the last marker says the command passed
+        if summaries:
+            return f"{summaries[0].strip()} (exit status {markers[-1]}, printed by the echo)"
+        from .outcomes import last_error_lines
+
+        errors = last_error_lines(tail, 1)
+        return f"{errors[0]} (exit status {markers[-1]})" if errors else ""
+    return f"{summaries[0].strip()} (the exit status hidden by || true)" if summaries else ""
