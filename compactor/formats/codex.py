@@ -1,7 +1,9 @@
 """OpenAI Codex CLI / Desktop rollout files (FORMATS.md §2).
 
 Natural message type: :class:`~compactor.schema.Message`. Model-visible: ``response_item`` records
-after the last ``compacted`` record (whose ``replacement_history`` starts the history):
+after the last ``compacted`` record (whose ``replacement_history`` starts the history; a record
+without one: the user's own messages before it, then its summary, as Codex rebuilds them:
+:mod:`._codex_bridge`):
 ``message`` (``developer`` → ``system``), ``function_call`` / ``custom_tool_call`` (an assistant
 message with one tool call) and their outputs (``tool`` messages). ``reasoning`` and
 ``web_search_call`` items are not messages; their records travel with the next message so a kept
@@ -58,7 +60,15 @@ from compactor.schema import (
     content_type,
 )
 
-from . import _codex_earlier, _codex_events, _codex_kept, _codex_legacy, _codex_tokens, _jsonl
+from . import (
+    _codex_bridge,
+    _codex_earlier,
+    _codex_events,
+    _codex_kept,
+    _codex_legacy,
+    _codex_tokens,
+    _jsonl,
+)
 from ._codex_context import reinjected as _reinjected
 from ._codex_tokens import OpaqueTokens, reasoning_before_last_user
 from ._convert import as_chat
@@ -470,6 +480,10 @@ class CodexFormat:
                     msg.extra["injected"] = True
                 messages.append(msg)
                 origin.append([])
+            if not isinstance(history, list) and isinstance(summary, str) and summary.strip():
+                for msg in _codex_bridge.bridged_history(lines, start - 1, summary, reader.message):
+                    messages.append(msg)  # (Codex rebuilds it: user messages, then the summary)
+                    origin.append([])
         pending: list[int] = []
         ends: dict[str, JsonObject] = {}
         last_assistant: int | None = None
