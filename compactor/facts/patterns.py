@@ -120,14 +120,36 @@ def paths(text: str, offset: int = 0) -> Iterator[tuple[int, str]]:
     if _PATH_NEEDS_RE.search(text) is None:
         return
     text = blank_urls(text)
+    globs = "*" in text or "?" in text or "{" in text
     for start, end in _path_windows(text):
         for match in _PATH_RE.finditer(text, start, end):
             at, raw = match.start(1), match.group(1)
+            if globs and in_glob(text, match.start(1), match.end(1)):
+                continue  # a piece of a pattern (``01-data-reception/*-SUMMARY.md``): no file
             if not raw.isascii():
                 at, raw = _unglued(at, raw)
             path = clean_path(raw)
             if path is not None:
                 yield offset + at, path
+
+
+_GLOB_RUN_RE = re.compile(r"[\w.@+\-/~\[\]()*?{},]*")
+"""The characters of a path or of a glob pattern (``src/**/*.ts``, ``{a,b}.md``)."""
+_GLOB_CHARS = frozenset("_.@+-/~[](){}*?,")
+_BRACES_RE = lazy_pattern(r"\{[^{}]*,[^{}]*\}")
+
+
+def in_glob(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a piece of a glob pattern (``/x/01-data`` and
+    ``-SUMMARY.md`` of ``cat /x/01-data-reception/*-SUMMARY.md``, blind check 35 W5): the run
+    of path and pattern characters around it holds a ``*``, a ``?`` or a ``{a,b}`` inside it
+    (a markdown ``**bold**`` and a closing ``?`` or ``*`` at its ends are no pattern)."""
+    begin = start
+    while begin > 0 and (text[begin - 1].isalnum() or text[begin - 1] in _GLOB_CHARS):
+        begin -= 1
+    stop = end + _run(_GLOB_RUN_RE, text, end)
+    core = text[begin:stop].lstrip("*_").rstrip("*_?,.:;)")
+    return "*" in core or "?" in core or _BRACES_RE.search(core) is not None
 
 
 _FOLDER_WORD_RE = lazy_pattern(r"(?:\.{0,2}/)?[A-Z0-9][\w.-]*$|[\w.~-]*/[\w./-]*$")

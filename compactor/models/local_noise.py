@@ -79,8 +79,34 @@ def ran_locally(entries: Sequence[Entry], index: int) -> str | None:
     return f"{command} (it printed: {shorten(printed, 160)})"
 
 
+_STDERR = "<local-command-stderr>"
+_STDOUT = "<local-command-stdout>"
+_FAILED_RE = lazy_pattern(r"\s*(?:error\b|[^\n]{0,80}?\b(?:failed|cancell?ed|aborted)\b)", re.I)
+"""What the CLI printed for a command it could not carry out (``Error: Compaction canceled.``)."""
+CLI_FAILED = " (it failed: "
+
+
+def cli_failed(entries: Sequence[Entry], index: int) -> str:
+    """`` (it failed: <what the CLI printed>)`` when the user message after the CLI command at
+    ``index`` is the CLI's report that the command failed (its ``<local-command-stderr>``, or a
+    ``<local-command-stdout>`` that starts with an error or says failed/canceled: blind check
+    35 F3, ``/compact and continue`` answered "Error: Compaction canceled." was reported as
+    handled by the CLI); else ""."""
+    after = entries[index + 1] if index + 1 < len(entries) else None
+    text = after.text.lstrip() if after is not None and after.role == "user" else ""
+    if not text.startswith((_STDERR, _STDOUT)):
+        return ""
+    printed = one_line(re.sub(r"</?local-command-std(?:out|err)>", "", text)).strip()
+    if not printed or (text.startswith(_STDOUT) and _FAILED_RE.match(printed) is None):
+        return ""
+    return f"{CLI_FAILED}{shorten(printed, 160)})"
+
+
 def local_note(command: str) -> str:
     """The steps' note for :func:`local_command`'s ``command``."""
+    if command.startswith("/") and CLI_FAILED in command:
+        undone = "the conversation was not compacted" if command.startswith("/compact") else ""
+        return f"User ran {command}: {undone or 'the CLI did not carry it out'}."
     if command.startswith("/"):
         return f"User ran {command} (handled by the CLI)."
     return f"{command[0].upper()}{command[1:]}."

@@ -25,6 +25,7 @@ from .local_views import head_tail
 __all__ = [
     "KEPT_ASKED",
     "KEPT_REQUEST",
+    "aborted_turn_lines",
     "asked_before",
     "current_ref",
     "request_lines",
@@ -92,6 +93,7 @@ def session_request_lines(s: Session, item: int, items: int, verbatim: int) -> l
     texts = [e.text for e in s.requests]
     lines = request_lines(texts, item, items, verbatim, s.prior, asked_before(s))
     lines += picked_lines(s)  # "C+2": what C and 2 were (blind check 29 G1)
+    lines += aborted_turn_lines(s, item)  # Codex's turn_aborted before a later request (F2)
     later = s.earlier.get(KEPT_REQUEST, "")
     if not later:
         return lines
@@ -191,3 +193,33 @@ def asked_before(s: Session) -> str:
             offers = is_ask(last_said) and not last_said.endswith(":")  # "If you want, I can …"
             return f"offer {quote(last_said, _ASKED)}" if offers else ""
     return ""
+
+
+def aborted_turn_lines(s: Session, item: int) -> list[str]:
+    """A line for each turn the user interrupted that a later request of the user's follows
+    (blind check 35 F2: Codex 0.63 wrote a ``turn_aborted`` event and no ``<turn_aborted>``
+    message, the user sent the same command again, and the summary said only "(sent 2
+    times)"). The reader marks the message before the event (:attr:`Entry.aborted`); a
+    ``<turn_aborted>`` notice is a message of its own. The last turn's interruption, with no
+    request after it, is said where the work stands (:attr:`Session.interrupted`)."""
+    marks = [
+        e.index
+        for e in s.entries
+        if e.aborted or (e.injected and e.text.lstrip().startswith("<turn_aborted>"))
+    ]
+    lines: list[str] = []
+    for at in marks:
+        before = [r for r in s.requests if r.index <= at]
+        after = next((r for r in s.requests if r.index > at), None)
+        if not before or after is None:
+            continue
+        asked = before[-1]
+        same = first_resent([asked.text, after.text]) == after.text  # the same, or edited
+        then = "sent it again" if same else f"sent {_quote(after.text, item)}"
+        line = (
+            f"   The user interrupted the turn of {_quote(asked.text, item)} (the agent CLI's "
+            f"turn_aborted notice, not a request), then {then}."
+        )
+        if line not in lines:
+            lines.append(line)
+    return lines

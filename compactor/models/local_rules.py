@@ -6,10 +6,11 @@ updates", "it always fails"): a statement of the problem, not a rule of the user
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from compactor._util import lazy_pattern
 
-__all__ = ["RULE_MARK_RE", "is_constraint"]
+__all__ = ["RULE_MARK_RE", "conditioned", "is_constraint"]
 
 RULE_MARK_RE = lazy_pattern(r"^(?:[-*•>]\s*|\d+[.)]\s*)+")
 """A list mark before a rule (``- ``, ``1. ``)."""
@@ -57,3 +58,29 @@ def is_constraint(sentence: str) -> bool:
         return False
     ordered = _OPINION_RE.match(text) is None and led
     return ordered or _RULE_WORD_RE.search(_DESCRIBES_RE.sub(" ", text)) is not None
+
+
+_CONDITION_RE = lazy_pattern(
+    r"(?:[-*•>]\s*|\d+[.)]\s*)*((?:if|when|whenever|unless|upon|on|in case|otherwise|"
+    r"else)\b[^\n:.]{0,200}?(?:\([^\n()]{0,200}\)[^\n:.]{0,40}?)?):\s",
+    re.IGNORECASE,
+)
+"""A line led by a condition, up to its colon (``- On guardrail failure (invalid spec, …):
+respond with …``, ``If the build fails: …``); a comma's scope in prose is unclear ("When
+done, tell me. Don't commit." is no conditional rule), a colon's is its line."""
+
+
+def conditioned(text: str, found: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The rule sentences ``found`` (position in ``text``, sentence), each later sentence of a
+    line led by a condition given with its condition (blind check 35 W6: a command's "On
+    guardrail failure (…): respond with `Error: <reason>` only. Do NOT include `Diff:` or
+    `Tests:` sections." was listed as the bare rule "Do NOT include Diff: or Tests: sections.",
+    which on success tells the agent to leave out the sections the command requires)."""
+    out: list[tuple[int, str]] = []
+    for pos, sentence in found:
+        start = text.rfind("\n", 0, pos) + 1
+        head = _CONDITION_RE.match(text, start, pos) if pos > start else None
+        if head is not None and head.end() <= pos:
+            sentence = f"{' '.join(head.group(1).split())}: {sentence}"
+        out.append((pos, sentence))
+    return out

@@ -53,7 +53,7 @@ from .local_established import established, shows_document
 from .local_evalnotice import is_evaluation_notice
 from .local_files import FileState, file_changes
 from .local_menu import menu_items, on_menu
-from .local_noise import local_command, ran_locally
+from .local_noise import cli_failed, local_command, ran_locally
 from .local_notices import failed_after, notified_end
 from .local_places import Places
 from .local_printed import printed, read_output
@@ -230,6 +230,8 @@ class _Builder:
         if not e.text.strip():
             return
         local = local_command(e.text)
+        if local and local.startswith("/"):  # "Error: Compaction canceled." (check 35 F3)
+            local += cli_failed(self.s.entries, e.index)
         if local is None and "<command-name>" in e.text:  # a /plugin the CLI ran (check 19)
             local = ran_locally(self.s.entries, e.index)
         if local is not None:  # /model opus; a `!` shell command

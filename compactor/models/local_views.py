@@ -41,7 +41,7 @@ from .local_names import cut_names
 from .local_noise import local_note, normal_path, pasted_listing, path_in
 from .local_planmode import plan_rules
 from .local_rejected import is_refused, rejected_proposal_title
-from .local_rules import RULE_MARK_RE, is_constraint
+from .local_rules import RULE_MARK_RE, conditioned, is_constraint
 from .local_session import Session
 from .local_supersede import stale_next
 from .local_text import MEMO_MOST, SHORT_TEXT, asks_user, code, prior_sections, prior_users
@@ -285,7 +285,7 @@ def _own_sentences(text: str) -> list[str]:
     page), a sentence within :data:`_PASTE_REACH` lines of one is the paste's, not the user's
     (``URL scheme must be "http" or "https" for CORS request.`` under ``Failed to fetch.``). A
     line that ends with a colon (``CRITICAL:``) is the user's own heading, not an error."""
-    found = list(instructions(text))
+    found = conditioned(text, instructions(text))  # with its line's condition (check 35 W6)
     if not found or text.count("\n") < _PASTE_LINES:
         return [x for _, x in found]
     errors = [text.count("\n", 0, pos) for pos, x in error_lines(text) if not x.endswith(":")]
