@@ -22,11 +22,13 @@ _MARKER_RE = lazy_pattern(
 )
 """A line an ``echo …$?`` printed: ``EXIT:1``, ``exit code: 1``, ``Exit status 2``, ``rc=1``."""
 _FAIL_SUMMARY_RE = lazy_pattern(
-    r"^(?:FAIL\b.*|FAILED\b.*|--- FAIL: .*|.*\b[1-9]\d* failed\b.*)$",
+    r"^(?:FAIL\b.*|FAILED\b.*|--- FAIL: .*|.*\b[1-9]\d* failed\b.*|.*\berror TS\d+: .*|"
+    r".*\b[1-9]\d* errors?\b.*)$",
     re.MULTILINE,
 )
-"""A test runner's summary of a failed run: Go's ``FAIL``/``--- FAIL:``, pytest's ``FAILED`` and
-``N failed``, Jest's ``Tests: N failed``."""
+"""A test runner's or checker's summary of a failed run: Go's ``FAIL``/``--- FAIL:``, pytest's
+``FAILED`` and ``N failed``, Jest's ``Tests: N failed``, tsc's ``error TS2339: …``, eslint's
+``✖ 3 problems (3 errors, 0 warnings)``, mypy's ``Found 2 errors`` (blind check 35 W4)."""
 
 
 def _masks_exit(command: str) -> bool:
@@ -34,9 +36,11 @@ def _masks_exit(command: str) -> bool:
     end of a part of it."""
     if "$?" in command:
         return True
-    return (
-        "||" in command and re.search(r"\|\|[ \t]*(?:true\b|:(?:[ \t;)]|$))", command) is not None
-    )
+    return "||" in command and _OR_RE.search(command) is not None
+
+
+_OR_RE = lazy_pattern(r"\|\|[ \t]*(?:true\b|echo\b|:(?:[ \t;)]|$))")
+"""``|| true``, ``|| :`` or ``|| echo "no errors"``: the command exits 0 whatever failed."""
 
 
 def hidden_failure(command: str | None, output: str) -> str:
@@ -56,4 +60,8 @@ def hidden_failure(command: str | None, output: str) -> str:
 
         errors = last_error_lines(tail, 1)
         return f"{errors[0]} (exit status {markers[-1]})" if errors else ""
-    return f"{summaries[0].strip()} (the exit status hidden by || true)" if summaries else ""
+    if not summaries:
+        return ""
+    found = _OR_RE.search(command)
+    by = "|| echo" if found is not None and found.group().endswith("echo") else "|| true"
+    return f"{summaries[0].strip()} (the exit status hidden by {by})"

@@ -27,6 +27,15 @@ from compactor._util import lazy_pattern
 __all__ = ["core_command", "core_tool", "leading_cd", "unwrapped"]
 
 _WRAPPER_RE = lazy_pattern(r"\A(?:\S*/)?(?:bash|sh|zsh|dash)\s+-[a-z]*c\s+(.+)\Z", re.DOTALL)
+_WIN_WRAPPER_RE = lazy_pattern(
+    r"\A(?:\S*[\\/])?(?:(?:powershell|pwsh)(?:\.exe)?"
+    r"(?:\s+-(?:ExecutionPolicy|ep|WindowStyle|OutputFormat|InputFormat|WorkingDirectory)\s+\S+"
+    r"|\s+-(?!c\b|command\b)[a-z]+)*\s+-(?:c|command)"
+    r"|cmd(?:\.exe)?(?:\s+/[abd-jl-z]\S*)*\s+/[ck])\s+(.+)\Z",
+    re.DOTALL | re.IGNORECASE,
+)
+"""A Windows wrapper: ``powershell.exe -NoLogo -NoProfile -Command SCRIPT`` (``pwsh -c``), or
+``cmd /c SCRIPT``: the legacy Codex ``shell`` tool's argv on Windows (blind check 35, W3)."""
 _CD_RE = lazy_pattern(
     r"\A(?:cd|pushd|chdir|(?i:set-location|push-location))\s+(?:-(?i:path|literalpath)\s+)?"
     r"(\"[^\"]*\"|'[^']*'|[^\s;&|]+)\s*(?:&&|;)\s*"
@@ -52,6 +61,14 @@ _STEP_RE = lazy_pattern(r"\A[a-z][\w:.-]*\Z")
 _MAX = 2_000
 
 
+def _win_wrapped(text: str) -> re.Match[str] | None:
+    """:data:`_WIN_WRAPPER_RE`'s match, tried only when the first word names such a shell."""
+    first = text[:120].split(None, 1)[0].lower() if text[:1].strip() else ""
+    if "pwsh" not in first and "powershell" not in first and "cmd" not in first:
+        return None
+    return _WIN_WRAPPER_RE.match(text)
+
+
 def _unquote(text: str) -> str:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
         return text[1:-1]
@@ -65,7 +82,7 @@ def core_command(command: str) -> str:
     text = " ".join(command[:_MAX].split())
     for _ in range(8):  # at most a few layers: `bash -lc 'cd x && FOO=1 uv run pytest'`
         before = text
-        wrapped = _WRAPPER_RE.match(text)
+        wrapped = _WRAPPER_RE.match(text) or _win_wrapped(text)
         if wrapped is not None:
             text = _unquote(wrapped.group(1).strip())
         text = _CD_RE.sub("", text)
@@ -78,10 +95,13 @@ def core_command(command: str) -> str:
 
 def unwrapped(command: str) -> str:
     """The script a shell wrapper runs (``bash -lc 'cd x && ls'`` → ``cd x && ls``, the legacy
-    Codex ``shell`` tool's argv form), else ``command``."""
-    if "-" not in command[:40]:
+    Codex ``shell`` tool's argv form; ``powershell.exe … -Command SCRIPT``, ``cmd /c SCRIPT``),
+    else ``command``."""
+    head = command[:80]
+    if "-" not in head and "/" not in head:
         return command
-    found = _WRAPPER_RE.match(command.strip())
+    text = command.strip()
+    found = _WRAPPER_RE.match(text) or _win_wrapped(text)
     return _unquote(found.group(1).strip()) if found is not None else command
 
 

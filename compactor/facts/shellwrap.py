@@ -10,6 +10,10 @@ import shlex
 from .text import Call
 
 _SHELLS = frozenset("bash sh zsh dash ksh ash".split())
+_WIN_SHELLS = frozenset("powershell pwsh cmd".split())
+_PS_OPTIONS_WITH_VALUE = frozenset(
+    "-executionpolicy -ep -windowstyle -outputformat -inputformat -workingdirectory".split()
+)
 
 
 def _is_command_flag(word: str) -> bool:
@@ -20,7 +24,38 @@ def _is_command_flag(word: str) -> bool:
 def _script(words: list[str]) -> str | None:
     if len(words) >= 3 and words[0].rsplit("/", 1)[-1] in _SHELLS and _is_command_flag(words[1]):
         return words[2]
-    return None
+    return _win_script(words) if len(words) >= 3 else None
+
+
+def _win_script(words: list[str]) -> str | None:
+    """The script of ``powershell.exe -NoLogo -NoProfile -Command SCRIPT`` (``pwsh -c``) or
+    ``cmd /c SCRIPT`` (the legacy Codex ``shell`` tool on Windows, blind check 35 W3): the
+    words after the flag, joined as the shell joins them; None for any other command."""
+    name = words[0].replace("\\", "/").rsplit("/", 1)[-1].lower().removesuffix(".exe")
+    if name not in _WIN_SHELLS:
+        return None
+    at, skip = 1, False
+    while at < len(words):
+        word = words[at].lower()
+        if skip:
+            skip = False
+        elif name == "cmd" and word in ("/c", "/k"):
+            break
+        elif name != "cmd" and word in ("-c", "-command"):
+            break
+        elif word in _PS_OPTIONS_WITH_VALUE:
+            skip = True
+        elif not word.startswith(("-", "/")):
+            return None  # a script file or an argument: not a wrapped command
+        at += 1
+    rest = words[at + 1 :]
+    return " ".join(rest) if rest and at < len(words) else None
+
+
+def _win_head(command: str) -> bool:
+    first = command.lstrip()[:120].split(None, 1)
+    low = first[0].lower() if first else ""
+    return "pwsh" in low or "powershell" in low or "cmd" in low
 
 
 def inner_command(call: Call) -> str | None:
@@ -29,7 +64,11 @@ def inner_command(call: Call) -> str | None:
     if command is None:
         return None
     head = command.lstrip()[:6]
-    if not any(head.startswith(shell) for shell in _SHELLS) and "/" not in head:
+    if (
+        not any(head.startswith(shell) for shell in _SHELLS)
+        and "/" not in head
+        and not _win_head(command)
+    ):
         return command  # cheap: no wrapper can start this command
     for key in ("command", "cmd"):
         value = call.args.get(key)

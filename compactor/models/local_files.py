@@ -75,6 +75,13 @@ _PS_WRITE_RE = lazy_pattern(
     r"(?:-(?:Path|FilePath|LiteralPath)\s+)?['\"]?([^\s'\";|]+\.[A-Za-z0-9]{1,8})['\"]?",
     re.IGNORECASE,
 )
+_PS_READ_RE = lazy_pattern(r"\b(?:Get-Content|gc|cat|type)\b", re.IGNORECASE)
+_DOTNET_WRITE_RE = lazy_pattern(
+    r"\[(?:System\.)?IO\.File\]::(WriteAll(?:Text|Lines|Bytes)|AppendAll(?:Text|Lines))\(\s*"
+    r"['\"]([^'\"\n]+\.[A-Za-z0-9]{1,8})['\"]",
+    re.IGNORECASE,
+)
+"""A .NET write in PowerShell: ``[IO.File]::WriteAllText('notes.md', $text)``."""
 _PERL_IN_PLACE_RE = lazy_pattern(r"-[a-hj-zA-Z0]*i(?:\.?\w+)?$")
 SHOWN_PRESENT = "shown present by a later result"
 """The last action of a deleted file a later result lists (``git status``: `` M file``)."""
@@ -421,8 +428,22 @@ def _read_shell_changes(command: str) -> list[Change]:
             if clean_path(path) is None:
                 continue
             action = {"add-content": "edited", "remove-item": "deleted"}.get(verb, "written")
+            if action == "written" and _read_first(command[: match.start()], path):
+                action = "edited"  # `(Get-Content X) -replace … | Set-Content X` (blind 35 W2)
             out.append(Change(path, action))
+    if "::" in command:  # [IO.File]::WriteAllText('X', …)
+        for match in _DOTNET_WRITE_RE.finditer(command):
+            if clean_path(path := match.group(2)) is not None:
+                out.append(
+                    Change(path, "edited" if "append" in match.group(1).lower() else "written")
+                )
     return out
+
+
+def _read_first(before: str, path: str) -> bool:
+    """Whether a PowerShell write's command read the same file before it (a read-modify-write:
+    the file was there)."""
+    return path in before and _PS_READ_RE.search(before) is not None
 
 
 _TEMP_DIRS = ("/tmp/", "/var/tmp/", "/private/tmp/", "$TMPDIR/", "${TMPDIR}/")

@@ -19,8 +19,10 @@ import re
 from collections.abc import Sequence
 
 from compactor._util import lazy_pattern
-from compactor.facts import Call, command_of, is_reading_call, programs
+from compactor.facts import Call, is_reading_call, programs
 from compactor.facts.agentresults import blocked_report
+from compactor.facts.shellwrap import inner_command
+from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_files import FileState
 from .local_madelater import same_path
@@ -186,7 +188,7 @@ def _shown_before(s: Session, files: list[FileState]) -> tuple[dict[str, int], d
         bases.setdefault(f.path.replace("\\", "/").rsplit("/", 1)[-1], []).append(f.path)
     end = max(f.changed_at[0] for f in files)
     readers = {c.id: c for c in s.calls if c.index < end and c.id not in s.failed_calls}
-    readers = {k: c for k, c in readers.items() if is_reading_call(c)}
+    readers = {k: c for k, c in readers.items() if is_reading_call(c) or is_wrapped_read(c)}
     first: dict[str, int] = {}
     maybe: dict[str, int] = {}
     for e in s.entries[:end] if readers else ():
@@ -245,7 +247,7 @@ def _read_it(call: Call, where: str, text: str, path: str) -> int:
         named = [v for k in _PATH_KEYS if isinstance(v := call.args.get(k), str) and v]
         if named:
             return max(_same_file(v, where, path) for v in named)
-    arguments = command_of(call) or call.arguments
+    arguments = inner_command(call) or call.arguments  # a wrapper's script (blind check 35 W2)
     best = 0
     for m in _TOKEN_RE.finditer(arguments):
         how = _same_file(m.group().strip("\\"), where, path)
@@ -263,7 +265,7 @@ def _listed(call: Call, where: str, text: str, path: str) -> int:
     ``cat``/``sed -n`` printed is no listing."""
     if call.name.lower() in _READ_TOOLS:
         return 0
-    command = command_of(call)
+    command = inner_command(call)
     if command is not None and all(p in _CONTENT_PROGRAMS for p in programs(command)):
         return 0
     arguments = call.arguments

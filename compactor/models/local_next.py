@@ -39,6 +39,7 @@ from compactor.facts import (
     paths,
     programs,
 )
+from compactor.facts.filteredrun import hides_errors
 from compactor.facts.outcomes import exit_code, exit_one_meaning, is_reading_program, similar_words
 
 from .local_looks import only_looks as _only_looks
@@ -143,6 +144,8 @@ def _judge(
                 doubted = doubted or _OTHER_WAY_RE.search(between) is not None  # (blind 15)
                 continue
             if only_a_part(failed, c):  # ``git add -A`` of ``git add -A && git push``
+                continue
+            if hides_errors(command_of(c) or ""):  # `tsc | grep NAME || echo ok` (check 35 W4)
                 continue
             if _same_goal(between, failed, c, goal, reading=err.reading, s=s):
                 err.after, err.by, err.why = "worked around by", call_line(c, 160), how

@@ -161,17 +161,23 @@ def _command_signature(command: str) -> tuple[str, str, frozenset[str]]:
 
 
 def _read_command_signature(command: str) -> tuple[str, str, frozenset[str]]:
-    body = leading_cd(unwrapped(command))[1]  # its directory is its place (blind check 33)
+    script = unwrapped(command)
+    body = leading_cd(script)[1]  # its directory is its place (blind check 33)
     targets = {p for _, p in paths(body)}
     targets.add("$ " + " ".join(command.split()))
     if "kill" in command:  # the pids a kill names are its targets (`printf pw | sudo -S kill N`)
         targets |= {"pid " + n for m in _KILL_PIDS_RE.findall(command) for n in m.split()}
     program = main_program(command)
+    if script is not command and program in _WIN_SHELLS:  # its script's (blind check 35 W3)
+        program = main_program(script)
     if program in _TEST_PROGRAMS:  # a runner's subcommand tells its steps apart
         program = runner_words(command, program)
     return ("shell", program, frozenset(targets))
 
 
+_WIN_SHELLS = frozenset("powershell powershell.exe pwsh pwsh.exe cmd cmd.exe".split())
+"""The program names of a Windows wrapper (``powershell.exe … -Command SCRIPT``): every call
+of a legacy Codex rollout on Windows has one, so it tells no two calls apart."""
 _TEST_PROGRAMS = frozenset(
     "pytest tox nox jest vitest mocha cargo go npm pnpm yarn npx make mvn gradle bun deno "
     "dotnet ctest phpunit rspec".split()

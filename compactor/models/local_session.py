@@ -43,6 +43,7 @@ from compactor.facts import (
 from compactor.facts.attachments import request_entry
 from compactor.facts.cmdprompt import with_prompt
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
+from compactor.facts.filteredrun import hides_errors
 from compactor.facts.jobstate import gone_reply, is_notice, stopped
 from compactor.facts.masked import reran
 from compactor.facts.wrappedread import is_wrapped_read
@@ -499,6 +500,8 @@ class _Builder:
                 looked = (reading or is_wrapped_read(call)) if looked is None else looked
                 if (looked and not (err.reading or err.probe)) or waited_out(r.text):
                     continue  # a wait that timed out ended nothing (blind check 29 W4)
+                if hides_errors(command_of(call) or ""):  # `| grep NAME || echo ok` (check 35)
+                    continue
                 by = by or call_line(call, 160)
                 job = job_started(r.text) if job is None else job  # its job's end decides
                 piped = piped_error(command_of(call) or "", r.text) if piped is None else piped
