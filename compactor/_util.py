@@ -253,6 +253,13 @@ def _escaped_or_cut(m: re.Match[str], value: str, found: set[str] | None) -> str
     return f"{m.group(1)}{opening}***{end}{_more(m.group(3), found)}"
 
 
+_QUOTE_MARKS = "«»“”‘’「」`"
+"""Quote marks other than ASCII quotes around a credential's value (``password: «x»``): the
+value they enclose is what ``found`` gets, to be masked where else the summary shows it (a
+Hypothesis example in CI: ``«AaAaA222»`` was masked after its label and printed among the
+identifiers of section 2)."""
+
+
 def mask_secret_values(text: str, found: set[str] | None = None) -> str:
     """``text`` with the value of every credential-named key shown as ``***`` (quotes kept).
     A type (``password: str``), a variable (``$TOKEN``, ``${TOKEN}``) or a placeholder
@@ -281,8 +288,8 @@ def mask_secret_values(text: str, found: set[str] | None = None) -> str:
         if not bare or bare.lower() in _NOT_A_VALUE or bare[0] in "$<{%*" or code:
             return m.group(0)
         quote = value[0] if value[0] in "\"'" else ""
-        if found is not None:
-            found.add(bare)
+        if found is not None:  # the value itself, which the summary may show elsewhere bare
+            found.add(bare.strip(_QUOTE_MARKS) or bare)
         return f"{m.group(1)}{quote}***{quote}{_more(m.group(3), found)}"
 
     if "=" not in text and ":" not in text and "\uff1a" not in text and "\uff1d" not in text:

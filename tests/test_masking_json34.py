@@ -76,5 +76,9 @@ def test_no_credential_value_of_a_json_body_survives_in_the_summary(
     command = _command(key, value, quoting)
     text = _summary(command)
     assert value not in text, (command, text)
-    assert value[:5] not in text, (command, text)  # nor the start of it where a cut ended it
+    # nor the start of it where a cut ended it: no more often than in the summary of the same
+    # session without it (a generated value may start like a word the summary holds anyway:
+    # "Reque…" in "Request", a false alarm Hypothesis found)
+    control = _summary(_command(key, "Zq9Zq9Zq", quoting))
+    assert text.count(value[:5]) <= control.count(value[:5]), (command, text)
     assert key in text, (command, text)  # the key is kept

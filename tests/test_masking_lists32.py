@@ -70,3 +70,11 @@ def test_a_list_ends_where_the_prose_or_the_next_key_goes_on() -> None:
     assert mask_secret_values("password: str, token: str") == "password: str, token: str"
     assert mask_secret_values("max_tokens: 4096, top_k: 40") == "max_tokens: 4096, top_k: 40"
     assert mask_secret_values("pw: a1b2 / c3d4") == "pw: *** / ***"
+
+
+def test_a_value_in_guillemets_is_masked_where_else_the_summary_shows_it() -> None:
+    """The example Hypothesis found in CI: the value was masked after its label, and the
+    collected value kept its « » marks, so section 2's identifier list printed it bare."""
+    text = _summary("The local seed accounts use password: «AaAaA222» (local only).")
+    assert "AaAaA222" not in text, text
+    assert "password: *** (local only)" in text, text
