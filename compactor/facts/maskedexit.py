@@ -12,6 +12,8 @@ import re
 
 from compactor._util import lazy_pattern
 
+from .testruns import is_test_run
+
 __all__ = ["hidden_failure"]
 
 _WINDOW = 4_000
@@ -33,10 +35,24 @@ _FAIL_SUMMARY_RE = lazy_pattern(
 
 def _masks_exit(command: str) -> bool:
     """Whether the command's exit status is another's: ``; echo …$?`` or ``|| true`` at the
-    end of a part of it."""
+    end of a part of it, or a test run piped into ``tail``/``head``/``tee`` (:func:`_piped_run`)."""
     if "$?" in command:
         return True
-    return "||" in command and _OR_RE.search(command) is not None
+    return ("||" in command and _OR_RE.search(command) is not None) or _piped_run(command)
+
+
+_PAGER_RE = lazy_pattern(r"(?<![|])\|(?!\|)[ \t]*(?:tail|head|tee|less|more|cat)\b")
+"""A pipe into a program that passes lines on and exits 0 whatever the command before it did."""
+
+
+def _piped_run(command: str) -> bool:
+    """Whether a test run pipes its output into ``tail``/``head``/``tee`` (blind check 36 W1,
+    cc-familiar: ``npm run test:e2e 2>&1 | tail -80`` printed "54 failed" and exited 0, the
+    exit status of ``tail``)."""
+    if "|" not in command:
+        return False
+    found = _PAGER_RE.search(command)
+    return found is not None and is_test_run(command[: found.start()])
 
 
 _OR_RE = lazy_pattern(r"\|\|[ \t]*(?:true\b|echo\b|:(?:[ \t;)]|$))")
@@ -63,5 +79,7 @@ def hidden_failure(command: str | None, output: str) -> str:
     if not summaries:
         return ""
     found = _OR_RE.search(command)
+    if found is None:
+        return f"{summaries[0].strip()} (the exit status is that of the pipe's last program)"
     by = "|| echo" if found is not None and found.group().endswith("echo") else "|| true"
     return f"{summaries[0].strip()} (the exit status hidden by {by})"

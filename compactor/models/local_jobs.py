@@ -11,6 +11,7 @@ from compactor.facts import background_jobs, command_of, cut
 from compactor.facts.bounded import bounded_reason
 from compactor.facts.jobstate import EARLIER_RUN, earlier_run, last_process
 from compactor.facts.kills import MAYBE, later_kill, later_report, later_use
+from compactor.facts.maskedexit import hidden_failure
 
 from .local_seenjobs import add_seen_servers
 from .local_session import Background, Session
@@ -83,8 +84,27 @@ def settle_job_retries(s: Session, ended: dict[str, str]) -> None:
             err.after, err.why = "failed again", f"background job {err.job} ended: {cut(how, 120)}"
         elif _JOB_OK_RE.search(how) is None:  # "exited", no code: not known to have failed
             err.why = f"background job {err.job} ended (exit status not shown)"
+        elif failed := _polled_failure(s, err.by, err.job, err.index):
+            err.after, err.why = "failed again", f"background job {err.job} printed: {failed}"
         else:
             err.after, err.why = "fixed", f"background job {err.job} ended: {cut(how, 120)}"
+
+
+_CALL_NAME_RE = lazy_pattern(r"^[\w.\-]+: ")
+
+
+def _polled_failure(s: Session, command: str, job: str, start: int) -> str:
+    """The failure summary a poll of ``job`` showed when its command hides its exit status
+    (a test run piped into ``| tail -80``: exit 0 is ``tail``'s, blind check 36 W1); ""."""
+    command = _CALL_NAME_RE.sub("", command, 1)  # err.by is a call line: ``Bash: npm test``
+    polls: set[str] = set()
+    failed = ""
+    for e in s.entries[start + 1 :]:
+        polls.update(c.id for c in e.calls if job in c.arguments)
+        for r in e.results:
+            if r.call_id in polls and r.text:
+                failed = hidden_failure(command, r.text)  # the last poll decides
+    return cut(failed, 120)
 
 
 def judge_killed(s: Session) -> None:
