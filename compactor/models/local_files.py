@@ -65,11 +65,12 @@ _DELETE_NAMES = ("delete", "remove")
 _PATCH_FILE_RE = lazy_pattern(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$", re.MULTILINE)
 _PATCH_MOVE_RE = lazy_pattern(r"^\*\*\* Move to: (.+?)\s*$", re.MULTILINE)
 _HEREDOC_RE = lazy_pattern(
-    r"<<-?[ \t]*(['\"]?)(\w+)\1([^\n]*)\n(.*?)(?:\n[ \t]*\2[ \t]*(?=\n|$)|\Z)", re.DOTALL
+    r"<<-?[ \t]*(['\"]?)\\?(\w[\w.-]*)\1([^\n]*)\n(.*?)(?:\n[ \t]*\2[ \t]*(?=\n|$)|\Z)", re.DOTALL
 )
 """A here-document: ``<<'EOF'``, the rest of its line, its body up to the ``EOF`` line."""
 _HEREDOC_WRITER_RE = lazy_pattern(r"(?:^|[\s;&|(])(cat|tee)\b([^\n]*)$")
-_REDIRECT_RE = lazy_pattern(r"(?<![0-9&<>])(>>?)\s*([^\s<>|;&()]+)")
+_REDIRECT_RE = lazy_pattern(r"(?<![0-9&<>=])(>>?)(?!=)\s*([^\s<>|;&()]+)")  # not => or >=
+_PATCH_BODY_RE = lazy_pattern(r"\*\*\* Begin Patch.*?(?:\*\*\* End Patch|\Z)", re.DOTALL)
 _PS_WRITE_RE = lazy_pattern(
     r"\b(Set-Content|Add-Content|Out-File|New-Item|Remove-Item)\b[^|;\n]*?"
     r"(?:-(?:Path|FilePath|LiteralPath)\s+)?['\"]?([^\s'\";|]+\.[A-Za-z0-9]{1,8})['\"]?",
@@ -272,6 +273,8 @@ def _target(word: str) -> str | None:
     word = word.strip("'\"")
     if not word or word in _NOT_FILES or word.startswith(("$", "&", "-")):
         return None
+    if "$(" in word or word.endswith("$"):  # ``> data/$(basename $URL)``: the shell names it
+        return None
     if is_shell_fragment(word):  # ``2>/dev/null``, ``>&2``: a redirection, not a file
         return None
     return clean_path(word) or (word if "/" in word or "." in word.strip(".") else None)
@@ -302,7 +305,8 @@ def _heredoc_changes(command: str) -> tuple[list[Change], str]:
             continue
         if path is None:
             continue
-        text, expanded = heredoc_text(body) if not match.group(1) else (body, False)
+        quoted = match.group(1) or command[match.start(2) - 1] == "\\"  # 'EOF', "EOF", \EOF
+        text, expanded = heredoc_text(body) if not quoted else (body, False)
         if op == ">>":
             added = tuple(ln for ln in text.splitlines() if ln)
             out.append(Change(path, "edited", added=added, expanded=expanded))
@@ -369,6 +373,7 @@ def _read_shell_changes(command: str) -> list[Change]:
     out = [Change(p, SCRIPT_CHANGE) for p in script_writes(command)]  # `python - <<'PY' …`
     if "*** Begin Patch" in command:
         out.extend(_patch_changes(command))
+        command = _PATCH_BODY_RE.sub(" ", command)  # its text is data, not shell (blind 36)
     if "<<" in command:
         found, command = _heredoc_changes(command)
         out.extend(found)
