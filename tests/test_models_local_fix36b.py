@@ -63,3 +63,18 @@ def test_a_piped_run_that_passed_or_a_tail_of_a_log_is_no_failure() -> None:
     assert hidden_failure("npx playwright test 2>&1 | tail -20", "  0 failed\n  104 passed\n") == ""
     assert hidden_failure("cat build.log | tail -20", _STILL_FAILED) == ""
     assert hidden_failure("npx playwright test | tee out.txt", _STILL_FAILED) != ""
+
+
+def test_a_playwright_summary_far_from_the_end_behind_cursor_codes_is_read() -> None:
+    """Blind check 36 W1 as the real output has it: Playwright prints "54 failed" (after ANSI
+    cursor codes), then every failed test's name (6 KB), then "50 passed"."""
+    from compactor.facts.maskedexit import hidden_failure
+
+    names = "".join(
+        f"    [chromium] › e2e/usage.spec.ts:{n}:3 › Usage › should show row {n} ───\n"
+        for n in range(54)
+    )
+    output = f"\x1b[1A\x1b[2K  54 failed\n{names}  50 passed (5.1m)\n"
+    said = hidden_failure("npm run test:e2e 2>&1 | tail -80", output)
+    assert said.startswith("54 failed"), said
+    assert hidden_failure("npm run test:e2e 2>&1 | tail -80", f"{names}  104 passed (5.1m)\n") == ""

@@ -17,7 +17,11 @@ from .testruns import is_test_run
 __all__ = ["hidden_failure"]
 
 _WINDOW = 4_000
-"""How much of the output's end is read (where the marker and the summary are)."""
+"""How much of the output's end is read for an ``echo …$?`` marker (it ends the output)."""
+_SUMMARY_WINDOW = 24_000
+"""How much of the output's end is read for a failure summary: Playwright prints "54 failed",
+then the name of every failed test, then "50 passed", so the summary can be far from the end
+(blind check 36 W1: 6 KB before it, behind ANSI cursor codes)."""
 _MARKER_RE = lazy_pattern(
     r"^[ \t]*(?:exit(?:[ _-]?(?:code|status))?|status|rc|code)[ \t]*[:=]?[ \t]*(-?\d+)[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
@@ -64,8 +68,10 @@ def hidden_failure(command: str | None, output: str) -> str:
     status (:func:`_masks_exit`) and its output says so; "" otherwise."""
     if not command or not _masks_exit(command):
         return ""
+    from .noise import strip_ansi
+
     tail = output[-_WINDOW:]
-    summaries = _FAIL_SUMMARY_RE.findall(tail)
+    summaries = _FAIL_SUMMARY_RE.findall(strip_ansi(output[-_SUMMARY_WINDOW:]))
     markers = [int(m) for m in _MARKER_RE.findall(tail)]
     if "$?" in command and markers:
         if markers[-1] == 0:
