@@ -6,8 +6,6 @@ request from the user" and a resumed Codex would have seen no user message at al
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +13,7 @@ from compactor.formats.registry import read_transcript
 from compactor.schema import CONTENT_TYPE_KEY, Message
 
 from .codex_rollout import codex_say, codex_summary, codex_user, read_rounds, rec
+from .test_cli_run import compact
 
 SUMMARY = "Implemented T001-T019 of tasks.md; T020-T025 remain; the last test run had 10 failures."
 FIRST = "/implement the tasks in specs/001-caddie/tasks.md, all of them"
@@ -71,12 +70,19 @@ def test_reduce_keeps_them_in_the_replacement_history(tmp_path: Path) -> None:
     rounds = read_rounds(3, "notes.txt", "after the compaction")  # something to clear
     path = _write(tmp_path, [*_records({"message": SUMMARY}), *rounds, codex_say("Read them.")])
     out = tmp_path / "out.jsonl"
-    run = subprocess.run(
-        [sys.executable, "-m", "compactor", "run", str(path), "--strategy", "reduce",
-         "--force", "--no-cache", "-q", "-o", str(out)],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr
+    run = compact(
+        tmp_path,
+        "run",
+        str(path),
+        "--strategy",
+        "reduce",
+        "--force",
+        "--no-cache",
+        "-q",
+        "-o",
+        str(out),
+    )
+    assert run.code == 0, run.stderr
     written = [json.loads(line) for line in out.read_text().splitlines()]
     history = next(r["payload"]["replacement_history"] for r in written if r["type"] == "compacted")
     said = json.dumps(history)

@@ -5,14 +5,13 @@ template's opening when the slot is empty, never the template's pages of outline
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from compactor.runs.evaluate import evaluate_files
 
+from .test_cli_run import compact
 from .test_evaluate import SESSION, _compacted, _flat, _write
 
 OUTLINE = "\n".join(
@@ -39,12 +38,19 @@ def _current(original: Path, compacted: Path) -> tuple[str, float]:
 
 def _summarized(tmp_path: Path, original: Path) -> Path:
     out = tmp_path / "c.jsonl"
-    run = subprocess.run(
-        [sys.executable, "-m", "compactor", "run", str(original), "--model", "local",
-         "--force", "--no-cache", "-q", "-o", str(out)],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr
+    run = compact(
+        tmp_path,
+        "run",
+        str(original),
+        "--model",
+        "local",
+        "--force",
+        "--no-cache",
+        "-q",
+        "-o",
+        str(out),
+    )
+    assert run.code == 0, run.stderr
     return out
 
 
