@@ -230,17 +230,26 @@ def _question_step(s: Session, ref: str) -> str:
     )
 
 
+def _holding(s: Session, width: int) -> tuple[ErrorFact | None, str, list[Question], str]:
+    """What sections 7-9 say of a hold: the call the user stopped (or None), a correction not
+    acted on yet, the options of a dismissed question, and how the call is named (a question's
+    call by its tool's name alone: its options are listed below it)."""
+    held = _held(s)
+    fix = _correction_text(s, width)
+    if held is None:
+        return None, fix, [], ""
+    asked = _asked(s, held)
+    return held, fix, asked, _how(s, held, held.call.split("(", 1)[0] if asked else held.call)
+
+
 def hold_line(s: Session, ref: str, width: int) -> str:
     """Sections 7 and 8: that the user told the agent to stop and wait, or that the last reply
     handed the next step to the user ('' when neither)."""
-    held = _held(s)
-    fix = _correction_text(s, width)
+    held, fix, asked, how = _holding(s, width)
     if held is None and fix:
         return f"The latest request is in progress: {ref}. Not acted on yet: {fix}"
     if held is None:
         return _question_line(s, ref) or handoff_line(s, ref, width)
-    asked = _asked(s, held)
-    how = _how(s, held, held.call.split("(", 1)[0] if asked else held.call)  # options below
     if asked:
         return (
             f"The user dismissed the agent's question without choosing an option ({how}). The "
@@ -257,8 +266,7 @@ def hold_line(s: Session, ref: str, width: int) -> str:
 def hold_step(s: Session, ref: str, width: int) -> str:
     """Section 9 when the user told the agent to stop and wait, or the last reply handed the
     next step to the user ('' when neither)."""
-    held = _held(s)
-    fix = _correction_text(s, width)
+    held, fix, asked, how = _holding(s, width)
     if held is None and fix:
         return (
             f"   First act on the user's correction, not acted on yet: {fix}. Then continue the "
@@ -266,8 +274,6 @@ def hold_step(s: Session, ref: str, width: int) -> str:
         )
     if held is None:
         return _question_step(s, ref) or handoff_step(s, width, 4)
-    asked = _asked(s, held)
-    how = _how(s, held, held.call.split("(", 1)[0] if asked else held.call)  # options below
     if asked:
         return (
             f"   Wait for the user's answer: {how}. The question is still open; when the user "
