@@ -4,7 +4,8 @@
 #   bash scripts/resume_clients.sh            # or: make test-resume
 #
 # Installs the pinned clients from the npm registry into ${RESUME_CACHE:-$HOME/.cache/compact-resume}
-# (once; later runs reuse them), then runs tests/test_resume_clients.py, which points each client
+# (once; later runs reuse them), then runs tests/test_resume_clients.py and
+# tests/test_resume_inflight.py (sessions ending with a call in flight), which point each client
 # at a loopback fake of its API. When this machine can make a network namespace (root, `unshare`),
 # the tests run inside one whose only device is loopback, so no byte can leave 127.0.0.1 even if
 # a client ignored its proxy settings. Extra arguments go to pytest; RESUME_PYTHON names
@@ -53,7 +54,7 @@ log "claude $CLAUDE_VERSION, codex $CODEX_VERSION"
 cd "$ROOT"
 export RESUME_CLAUDE="$CLAUDE" RESUME_CODEX="$CODEX"
 export RESUME_CLAUDE_VERSION="$CLAUDE_VERSION" RESUME_CODEX_VERSION="$CODEX_VERSION"
-PYTEST=("${RESUME_PYTHON:-.venv/bin/python}" -m pytest -q -m resume_clients tests/test_resume_clients.py "$@")
+PYTEST=("${RESUME_PYTHON:-.venv/bin/python}" -m pytest -q -m resume_clients tests/test_resume_clients.py tests/test_resume_inflight.py "$@")
 if unshare --net true 2>/dev/null && command -v ip >/dev/null; then
     log "running in a network namespace with loopback only"
     exec unshare --net -- sh -c 'ip link set lo up && exec "$@"' sh "${PYTEST[@]}"
