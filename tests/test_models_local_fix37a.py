@@ -1,0 +1,93 @@
+"""Blind check 36 (fix37a): with the legacy Codex ``shell`` tool (``["bash", "-lc", SCRIPT]``) a
+failed ``git commit`` is fixed by the same commit run again (escalated, outside the sandbox), not
+by a later read-only ``rg``/``sed`` of the same file, and a failed ``apply_patch`` by the next
+patch, not by a commit (W5); a folder a command created and a later ``rm -rf`` removed is no
+longer listed as created, nor are the files read in it (W7); a failure the user says he fixed
+himself is not "Not fixed" (W8); a server whose kill-and-restart call failed is said to be down
+(check 34's leftover). Every session is built here, by shape, with invented content."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .codex_rollout import codex_say, codex_summary, codex_user, rec
+from .test_models_local_session import section
+
+_SESSION = "1a2b3c4d-0000-4000-8000-000000000371"
+
+
+def _legacy(n: int, script: str, code: int, out: str, escalated: bool = False) -> list[Any]:
+    """A legacy ``shell`` call running ``bash -lc SCRIPT`` and its JSON output."""
+    args: dict[str, Any] = {"command": ["bash", "-lc", script], "workdir": "/w/kit"}
+    if escalated:
+        args |= {"with_escalated_permissions": True, "justification": "write .git"}
+    call = {"type": "function_call", "name": "shell", "call_id": f"s{n}"}
+    call["arguments"] = json.dumps(args)
+    body = json.dumps({"output": out, "metadata": {"exit_code": code, "duration_seconds": 0.1}})
+    result = {"type": "function_call_output", "call_id": f"s{n}", "output": body}
+    return [rec("response_item", call), rec("response_item", result)]
+
+
+def _command(n: int, command: str, code: int, out: str) -> list[Any]:
+    """A ``shell_command`` call (one command string) run in /w/kit and its output."""
+    args = json.dumps({"command": command, "workdir": "/w/kit"})
+    call = {"type": "function_call", "name": "shell_command", "call_id": f"c{n}"}
+    call["arguments"] = args
+    text = f"Exit code: {code}\nWall time: 0.2 seconds\nOutput:\n{out}"
+    result = {"type": "function_call_output", "call_id": f"c{n}", "output": text}
+    return [rec("response_item", call), rec("response_item", result)]
+
+
+def _item(errors: str, head: str) -> str:
+    """The section-4 item of the failure whose line starts with ``head``."""
+    at = errors.index(head)
+    end = errors.find("\n   - `", at)
+    return errors[at : end if end > 0 else len(errors)]
+
+
+# -- W5: the same program and target, not the same wrapper -------------------------------------
+
+_COMMIT = 'git add web/app.js && git commit -m "fix(map): base path for pages"'
+_LOCK = "fatal: Unable to create '/w/kit/.git/index.lock': Permission denied\n"
+_READ = "rg -n \"function loadSaved|KEYS.view|view:\" -n web/app.js && sed -n '300,390p' web/app.js"
+
+
+def test_a_wrapped_commit_is_fixed_by_its_escalated_rerun_not_by_a_read(tmp_path: Path) -> None:
+    records = [
+        codex_user("Fix the base path and commit it."),
+        *_legacy(1, _COMMIT, 128, _LOCK),
+        *_legacy(
+            2, "sudo chown -R node:node .git && " + _COMMIT, 1, "sudo: a password is required\n"
+        ),
+        *_legacy(3, _READ, 0, "301: function loadSaved() {\n"),
+        *_legacy(4, _COMMIT, 0, "[main 1410184] fix(map): base path for pages\n", escalated=True),
+        codex_say("Committed."),
+    ]
+    errors = section(codex_summary(records, tmp_path, _SESSION, "/w/kit"), 4)
+    for head in ("`shell: bash -lc git add", "`shell: bash -lc sudo chown"):
+        item = _item(errors, head)
+        assert "rg -n" not in item, errors  # a read of the file fixed no commit
+        assert "Fixed: a later `shell: bash -lc git add web/app.js" in item, errors
+        assert "(escalated, outside the sandbox)` succeeded" in item, errors
+
+
+def test_a_failed_wrapped_patch_is_fixed_by_the_next_patch_not_a_commit(tmp_path: Path) -> None:
+    patch = (
+        "apply_patch << 'PATCH'\n*** Begin Patch\n*** Update File: web/app.js\n@@\n"
+        "-const lang = 'ja';\n+const lang = 'en';\n*** End Patch\nPATCH"
+    )
+    push = 'git add web/app.js && git commit -m "feat(lang): header" && git push'
+    failed = "error: Failed to find expected lines in web/app.js:\nconst lang = 'ja';\n"
+    records = [
+        codex_user("Switch the language and commit."),
+        *_legacy(1, patch, 1, failed),
+        *_legacy(2, push, 0, "[main 4437934] feat(lang): header\n", escalated=True),
+        *_legacy(3, patch.replace("const lang = 'ja'", "let lang = 'ja'"), 0, "Success.\n"),
+        codex_say("Done."),
+    ]
+    errors = section(codex_summary(records, tmp_path, _SESSION, "/w/kit"), 4)
+    item = _item(errors, "`shell: bash -lc apply_patch")
+    assert "git commit" not in item, errors
+    assert "Fixed: a later `shell: bash -lc apply_patch" in item and "let lang" in item, errors
