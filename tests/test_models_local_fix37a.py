@@ -91,3 +91,33 @@ def test_a_failed_wrapped_patch_is_fixed_by_the_next_patch_not_a_commit(tmp_path
     item = _item(errors, "`shell: bash -lc apply_patch")
     assert "git commit" not in item, errors
     assert "Fixed: a later `shell: bash -lc apply_patch" in item and "let lang" in item, errors
+
+
+# -- W7: a folder made, then removed ------------------------------------------------------------
+
+
+def _scaffold(remove: str) -> list[Any]:
+    return [
+        codex_user("Scaffold the app at the repository root."),
+        *_command(1, "npx create-next-app@latest trip-app --ts --yes", 0, "Success! Created\n"),
+        *_command(2, "cat trip-app/package.json", 0, '{"name": "trip-app"}\n'),
+        *_command(3, "cat README.md", 0, "# Kit\n"),
+        *_command(4, "rsync -a /w/kit/trip-app/ /w/kit/", 0, ""),
+        *_command(5, remove, 0, ""),
+        *_command(6, "ls", 0, "app\ncomponents\npackage.json\n"),
+        codex_say("The app is at the repository root now."),
+    ]
+
+
+def test_a_created_folder_removed_later_is_not_listed_as_created(tmp_path: Path) -> None:
+    for remove in ("rm -rf /w/kit/trip-app", "rm -rf trip-app"):  # absolute or relative
+        files = section(codex_summary(_scaffold(remove), tmp_path, _SESSION, "/w/kit"), 3)
+        assert "(npx create-next-app)" not in files, files
+        assert "trip-app/package.json" not in files, files  # gone with its folder
+        assert "Read, not changed: /w/kit/README.md" in files, files  # still there
+
+
+def test_a_created_folder_not_removed_is_still_listed(tmp_path: Path) -> None:
+    files = section(codex_summary(_scaffold("rm -rf /w/kit/tmp"), tmp_path, _SESSION, "/w/kit"), 3)
+    assert "`trip-app/` (npx create-next-app)" in files, files
+    assert "/w/kit/trip-app/package.json" in files, files

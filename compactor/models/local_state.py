@@ -67,6 +67,7 @@ from .local_offers import drop_unchosen_options
 from .local_planmode import changed_plan
 from .local_present import judge_present
 from .local_rejected import judge_rejected_calls, refused_words
+from .local_removed import judge_removed_reads
 from .local_resultfacts import result_facts
 from .local_results import head_of, tail_matters
 from .local_retries import job_started
@@ -639,4 +640,5 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_refused_command(session)
     judge_reverted(session)  # rejected or replaced by a later change (blind check 22)
     judge_present(session)
+    judge_removed_reads(session)  # read in a folder removed later: gone (blind check 36 W7)
     return session
