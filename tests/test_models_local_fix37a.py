@@ -121,3 +121,46 @@ def test_a_created_folder_not_removed_is_still_listed(tmp_path: Path) -> None:
     files = section(codex_summary(_scaffold("rm -rf /w/kit/tmp"), tmp_path, _SESSION, "/w/kit"), 3)
     assert "`trip-app/` (npx create-next-app)" in files, files
     assert "/w/kit/trip-app/package.json" in files, files
+
+
+# -- W8: the user says he fixed it -------------------------------------------------------------
+
+_CACHE = "npm error code EACCES\nnpm error Your cache folder contains root-owned files\n"
+_INSTALL = "npm install toastly next-themes --legacy-peer-deps"
+
+
+def _installs(reply: str, then: list[Any]) -> list[Any]:
+    return [
+        codex_user("Add the toast component."),
+        *_command(1, _INSTALL, 1, _CACHE),
+        *_command(2, _INSTALL, 1, _CACHE),
+        *_command(3, "npx shadcn@latest add toastly", 1, _CACHE),
+        codex_say("npm's cache is owned by root: run `sudo chown -R 501:20 ~/.npm`, then install."),
+        codex_user(reply),
+        *then,
+        codex_say("The toaster is in app/layout.tsx now."),
+    ]
+
+
+def test_a_failure_the_user_says_he_fixed_is_not_unfixed(tmp_path: Path) -> None:
+    read = _command(4, "cat components/ui/toastly.tsx", 0, "export function Toaster() {}\n")
+    for reply in ("ok i already install toastlly. continue", "done, continue"):  # a typo too
+        summary = codex_summary(_installs(reply, read), tmp_path, _SESSION, "/w/kit")
+        errors = section(summary, 4)
+        for head in ("`shell_command: npm install toastly", "`shell_command: npx shadcn"):
+            item = _item(errors, head)
+            assert "Not fixed" not in item, errors
+            assert f'The user says they fixed it themselves: "{reply}"' in item, errors
+        assert "Unresolved failure" not in section(summary, 7), summary
+
+
+def test_a_user_message_that_fixed_nothing_leaves_the_failure_open(tmp_path: Path) -> None:
+    again = _command(4, _INSTALL, 1, _CACHE)
+    for reply, then in (
+        ("I fixed the readme typo, but the install still fails", []),  # not this one
+        ("please continue with the next task", []),  # no word of a fix
+        ("ok i already installed toastly, continue", again),  # it failed again after
+    ):
+        errors = section(codex_summary(_installs(reply, then), tmp_path, _SESSION, "/w/kit"), 4)
+        install = _item(errors, "`shell_command: npm install toastly")
+        assert "The user says they fixed it" not in install, (reply, errors)
