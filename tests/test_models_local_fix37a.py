@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .cc_session import Session as CcSession
+from .cc_session import cc_summary
 from .codex_rollout import codex_say, codex_summary, codex_user, rec
 from .test_models_local_session import section
 
@@ -164,3 +166,46 @@ def test_a_user_message_that_fixed_nothing_leaves_the_failure_open(tmp_path: Pat
         errors = section(codex_summary(_installs(reply, then), tmp_path, _SESSION, "/w/kit"), 4)
         install = _item(errors, "`shell_command: npm install toastly")
         assert "The user says they fixed it" not in install, (reply, errors)
+
+
+# -- check 34's leftover: a kill-and-restart whose restart failed -------------------------------
+
+_START = "cd /home/dev/board && nohup bun run talk-server.ts > logs/talk.log 2>&1 &"
+_RESTART = (
+    "pkill -f talk-server; sleep 2; cd /home/dev/board/talk && "
+    "nohup bun run talk-server.ts > logs/talk.log 2>&1 &"
+)
+
+
+def _restart_session(then: list[tuple[str, str, bool]]) -> CcSession:
+    s = CcSession()
+    s.user("Start the talk server and test German.")
+    started = "Command running in background with ID: bash_7"
+    s.call("Bash", {"command": _START, "run_in_background": True}, started)
+    s.call("Bash", {"command": "curl -s localhost:8888/health"}, '{"ok":true}')
+    s.say("The server runs. Now I restart it with the fix.")
+    gone = "Exit code 1\n(eval):1: no such file or directory: logs/talk.log"
+    s.call("Bash", {"command": _RESTART}, gone, error=True)
+    for command, out, error in then:
+        s.call("Bash", {"command": command}, out, error=error)
+    return s
+
+
+def test_a_server_whose_restart_failed_is_said_to_be_down(tmp_path: Path) -> None:
+    pending = section(cc_summary(_restart_session([]), tmp_path), 7)
+    assert "Background job still running" not in pending, pending
+    assert "Probably down: `cd /home/dev/board && nohup bun run talk-server.ts" in pending, pending
+    assert 'whose restart failed ("(eval):1: no such file or directory: logs/talk.log")' in pending
+
+
+def test_a_server_started_again_or_only_killed_is_not_said_down(tmp_path: Path) -> None:
+    again = ("cd /home/dev/board && nohup bun run talk-server.ts > /tmp/talk.log 2>&1 &", "", False)
+    pending = section(cc_summary(_restart_session([again]), tmp_path), 7)
+    assert "Probably down" not in pending, pending
+    s = CcSession()
+    s.user("Stop the talk server.")
+    s.call(
+        "Bash", {"command": _START, "run_in_background": True}, "running in background with ID: b1"
+    )
+    s.call("Bash", {"command": "pkill -f talk-server; false"}, "Exit code 1", error=True)
+    assert "Probably down" not in section(cc_summary(s, tmp_path), 7)
