@@ -17,8 +17,10 @@ keeps it open: the user's fix did not hold.
 
 from __future__ import annotations
 
+import bisect
+
 from compactor._util import lazy_pattern
-from compactor.facts import is_reading_call, shell_words
+from compactor.facts import Entry, is_reading_call, shell_words
 from compactor.facts.samecommand import core_command
 
 from .local_records import ErrorFact
@@ -88,16 +90,19 @@ def _names(words: set[str], text: str) -> bool:
 
 def judge_user_fixed(s: Session) -> None:
     """Settle as ``user fixed`` each open failure the user's next message says he fixed."""
+    users: list[Entry] | None = None  # the user's own messages, made once (not per failure)
+    starts: list[int] = []
     for err in s.errors:
         if err.after not in ("", "failed again"):
             continue
-        user = next(
-            (e for e in s.entries[err.index + 1 :] if e.role == "user" and not e.injected
-             and not e.internal and e.text.strip()),
-            None,
-        )  # fmt: skip
-        if user is None:
+        if users is None:
+            users = [e for e in s.entries if e.role == "user" and not e.injected
+                     and not e.internal and e.text.strip()]  # fmt: skip
+            starts = [e.index for e in users]
+        at = bisect.bisect_right(starts, err.index)
+        if at >= len(users):
             continue
+        user = users[at]
         typed = " ".join(typed_words(user.text)[:_TYPED_MOST].casefold().split())
         if not typed or _DONE_RE.search(typed) is None or _NOT_RE.search(typed):
             continue
