@@ -298,7 +298,7 @@ _CLAIMS_RE = lazy_pattern(
 _CLAIM_HEAD = 600
 _GONE = frozenset(
     {"fixed", "skipped", "meant to fail", "not found", "rejected", "worked around"}
-    | {"worked around by", "fixed by editing", "user ran", "ended later"}
+    | {"worked around by", "fixed by editing", "user ran", "ended later", "user fixed"}
 )
 """What became of a failure that does not overtake an answer (it was fixed, or not a failure)."""
 

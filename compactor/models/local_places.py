@@ -107,6 +107,15 @@ class Places:
                 return True
         return False
 
+    def removed_by(self, call: Call) -> set[str]:
+        """The folders the ``rm -r`` segments of ``call`` remove, resolved where it ran (after
+        its own ``cd``s); a fresh walk: neither the known files nor the shell's directory move."""
+        command = inner_command(call) or ""
+        script = _HEREDOC_RE.sub("", command) if "<<" in command else command
+        walker = Places()
+        walker._walk(call, script, self.base(call), {}, {}, call.index, set())
+        return walker.gone
+
     # -- what a listing showed -----------------------------------------------------------------
 
     def listed(self, call: Call, text: str, files: dict[str, FileState], index: int) -> None:

@@ -168,16 +168,18 @@ def _read_command_signature(command: str) -> tuple[str, str, frozenset[str]]:
     if "kill" in command:  # the pids a kill names are its targets (`printf pw | sudo -S kill N`)
         targets |= {"pid " + n for m in _KILL_PIDS_RE.findall(command) for n in m.split()}
     program = main_program(command)
-    if script is not command and program in _WIN_SHELLS:  # its script's (blind check 35 W3)
-        program = main_program(script)
+    if script is not command and program in _SHELLS:  # its script's (blind check 35 W3, 36 W5)
+        program = main_program(script) or program
     if program in _TEST_PROGRAMS:  # a runner's subcommand tells its steps apart
         program = runner_words(command, program)
     return ("shell", program, frozenset(targets))
 
 
-_WIN_SHELLS = frozenset("powershell powershell.exe pwsh pwsh.exe cmd cmd.exe".split())
-"""The program names of a Windows wrapper (``powershell.exe … -Command SCRIPT``): every call
-of a legacy Codex rollout on Windows has one, so it tells no two calls apart."""
+_SHELLS = frozenset("powershell powershell.exe pwsh pwsh.exe cmd cmd.exe bash sh zsh dash".split())
+"""The program names of a shell wrapper (``powershell.exe … -Command SCRIPT``, ``bash -lc
+SCRIPT``): every call of a legacy Codex rollout has one, so it tells no two calls apart; the
+script's program does (blind check 36 W5: ``bash -lc git add X && git commit …`` failed, and a
+later ``bash -lc rg … X && sed -n … X`` on the same file is no retry of it)."""
 _TEST_PROGRAMS = frozenset(
     "pytest tox nox jest vitest mocha cargo go npm pnpm yarn npx make mvn gradle bun deno "
     "dotnet ctest phpunit rspec".split()

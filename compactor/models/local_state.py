@@ -67,6 +67,7 @@ from .local_offers import drop_unchosen_options
 from .local_planmode import changed_plan
 from .local_present import judge_present
 from .local_rejected import judge_rejected_calls, refused_words
+from .local_removed import judge_removed_reads
 from .local_resultfacts import result_facts
 from .local_results import head_of, tail_matters
 from .local_retries import job_started
@@ -91,6 +92,7 @@ from .local_text import (
     quote,
 )
 from .local_turns import continued_request, judge_cli_rejections, judge_user_turns
+from .local_userfixed import judge_user_fixed
 from .local_views import judge_approved_plan, judge_revised, judge_stale_state
 
 __all__ = [
@@ -506,6 +508,7 @@ def after_line(err: ErrorFact, width: int) -> str:
         "worked around by": f"  Worked around by {by} ({err.why}).",
         "fixed by editing": f"  Fixed by editing {err.why}; then a later {by} succeeded.",
         "user ran": f"  The user ran {by} themselves with `!`{err.why}.",
+        "user fixed": f"  The user says they fixed it themselves: {quote(err.by, width)}",
         ENDED_LATER: f"  Not a failure to fix: {err.why}.",
     }.get(
         err.after,
@@ -639,4 +642,6 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_refused_command(session)
     judge_reverted(session)  # rejected or replaced by a later change (blind check 22)
     judge_present(session)
+    judge_user_fixed(session)  # "ok i already installed it", when nothing else settled it (W8)
+    judge_removed_reads(session)  # read in a folder removed later: gone (blind check 36 W7)
     return session

@@ -20,6 +20,7 @@ from compactor.facts.shellmade import made_folders, might_make
 from compactor.facts.shellwrap import inner_command
 
 from .local_listing import SUBAGENT_TOOLS, listed_names, lists_work_folder
+from .local_removed import made_then_removed, removed_folders
 from .local_session import Session
 from .local_text import code
 
@@ -115,9 +116,11 @@ def outside_writes(s: Session, most: int, width: int) -> list[str]:
 def shell_made(s: Session, most: int) -> list[str]:
     """Section 3's line for the folders shell commands created with their whole content (``git
     clone URL`` → the repository's folder, ``cargo new``; blind check 19, neuro-codex): only
-    calls that returned without failing (a rejected or unanswered clone made nothing)."""
+    calls that returned without failing (a rejected or unanswered clone made nothing), and not
+    a folder a later ``rm -r`` removed (blind check 36 W7)."""
     answered: set[str] | None = None
     made: dict[str, str] = {}
+    removed: dict[str, int] | None = None  # a folder removed later is no more (blind 36 W7)
     for call in s.calls:
         command = call.command
         if command is None or call.id in s.failed_calls:
@@ -130,7 +133,12 @@ def shell_made(s: Session, most: int) -> list[str]:
         if answered is None:
             answered = {r.call_id for e in s.entries for r in e.results if r.call_id}
         if call.id in answered:
-            made.update((folder, how) for folder, how in found if folder not in made)
+            removed = removed_folders(s) if removed is None else removed
+            made.update(
+                (folder, how)
+                for folder, how in found
+                if folder not in made and not made_then_removed(call, folder, removed)
+            )
     if not made:
         return []
     shown = ", ".join(f"{code(p)} ({how})" for p, how in list(made.items())[:most])

@@ -23,6 +23,7 @@ from compactor.facts.usershell import FAILED, shell_printed
 
 from .local_latetasks import earlier_failed_items, own_failed
 from .local_notices import failed_after_items, failed_after_step
+from .local_restart import down_items
 from .local_text import code, quote
 
 if TYPE_CHECKING:
@@ -96,7 +97,8 @@ def after_items(s: Session, width: int = 300) -> list[str]:
     """Section 7's lines for what failed after the last answer: a background task the CLI
     reported, a ``!`` command the user ran."""
     own = failed_after_items(own_failed(s))  # only the latest request's tasks (blind check 24)
-    return own + earlier_failed_items(s, width) + _shell_items(shell_failed_after(s), width)
+    shell = _shell_items(shell_failed_after(s), width)
+    return own + earlier_failed_items(s, width) + shell + down_items(s, width)  # (check 34)
 
 
 def after_step(s: Session) -> str:
