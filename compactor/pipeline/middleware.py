@@ -198,6 +198,8 @@ class Middleware(Generic[M]):
         retention = None
         if cfg.retention is not None and cfg.retention.enabled:
             retention = self._retain(new_messages, split_system(history)[1], masker)
+        if masker is None and getattr(cfg.model, "embedded", False):
+            _mask_summary(new_messages)  # what finalize re-inserted, as the summary masks
         new_messages.extend(without_usage(copy.deepcopy(tail)))
         tokens_after = None
         if cfg.loop_guard is None and cfg.max_growth is None:
@@ -311,6 +313,24 @@ def strip_analysis(reply: M) -> M:
         return stripped or text
 
     return _edit_text(reply, strip)
+
+
+def _mask_summary(messages: list[M]) -> None:
+    """The embedded summarizer masks its own text (``models.local_mask``), not its input; the
+    user messages finalize re-inserts (SPEC §5.2) and the facts retention appends come from
+    that unmasked input, so the summary message as finalized goes through the same masker
+    once more (blind check 37 S1: a Firebase ``apiKey`` the summary masked in §1 was printed
+    whole in the re-inserted user messages). The kept tail is not touched."""
+    from compactor.models.local_mask import collecting, mask_repeats, masked
+
+    def mask(text: str) -> str:
+        with collecting() as found:
+            text = masked(text)
+        return mask_repeats(text, found)
+
+    for i, message in enumerate(messages):
+        if content_type(message) == "summary":
+            messages[i] = _edit_text(message, mask)
 
 
 def _edit_text(msg: M, fn: Callable[[str], str]) -> M:
