@@ -26,7 +26,7 @@ _ORDINALS = (
 
 
 def _edit(s: SessionBuilder, new: str) -> None:
-    args = {"file_path": "scripts/app.js", "old_string": "x", "new_string": new}
+    args: dict[str, object] = {"file_path": "scripts/app.js", "old_string": "x", "new_string": new}
     s.call("Edit", args, "scripts/app.js updated")
 
 
