@@ -394,10 +394,11 @@ splitter look at (separators, look-behind and look-ahead characters, case-foldin
 
 
 def _paths_of_every_match(text: str) -> list[tuple[int, str]]:
-    from compactor.facts.patterns import _PATH_RE, blank_urls, clean_path
+    from compactor.facts.patterns import _PATH_RE, _is_member, blank_urls, clean_path
 
-    found = ((m.start(1), clean_path(m.group(1))) for m in _PATH_RE.finditer(blank_urls(text)))
-    return [(pos, path) for pos, path in found if path is not None]
+    blank = blank_urls(text)
+    found = ((m.start(1), m.end(1), clean_path(m.group(1))) for m in _PATH_RE.finditer(blank))
+    return [(pos, path) for pos, end, path in found if path and not _is_member(blank, path, end)]
 
 
 def _identifiers_of_every_pattern(text: str) -> list[tuple[int, str]]:

@@ -646,7 +646,7 @@ FILES = shared_transcript_files()
 REAL_ANCHORS: dict[str, dict[str, int]] = {
     "bastion-glm47-skill-lock.jsonl": {
         "instruction": 12,
-        "path": 42,
+        "path": 44,  # with /logs/signature/ and /logs/tx/: a folder's closing slash (row 1652)
         "identifier": 26,
         "url": 6,
         "number": 9,
@@ -660,7 +660,7 @@ REAL_ANCHORS: dict[str, dict[str, int]] = {
     "soul-grant-rollout.jsonl": {"error": 1, "path": 13, "url": 1, "number": 2},
     "swe-agent-marshmallow-1867-function-calling.jsonl": {
         "instruction": 8,
-        "path": 4,
+        "path": 5,  # with ./src/marshmallow/ (row 1652)
         "identifier": 2,
         "url": 1,
     },

@@ -32,16 +32,16 @@ Nuxt: ``[slug]``, ``[...rest]``, ``[[...opt]]``, ``(group)``), so that ``app/[sl
 is one path and not its fragment ``/page.tsx``."""
 _PATH_RE = lazy_pattern(
     r"(?<![\w/.\-\\:@$])("
-    # absolute, home-relative or dot-relative POSIX paths
-    rf"(?:~|\.{{1,2}})?/(?:{_DIR}/)*{_SEG}"
+    # absolute, home-relative or dot-relative POSIX paths (a folder's with its closing slash)
+    rf"(?:~|\.{{1,2}})?/(?:{_DIR}/)*{_SEG}/?"
     # relative paths with at least one directory
-    rf"|(?:{_DIR}/)+{_SEG}"
+    rf"|(?:{_DIR}/)+{_SEG}/?"
     # Windows paths
     r"|[A-Za-z]:\\(?:[\w .\-]+\\)*[\w.\-]+"
     # bare file names with a known extension, and the usual extension-less names
     rf"|[\w\-]+(?:\.[\w\-]+)*\.(?:{_EXTS})"
     r"|(?:Makefile|Dockerfile|Justfile|Gemfile|Rakefile|Procfile|Jenkinsfile)"
-    r")(?![\w/\\])",
+    r")(?![\w/\\\-]|\.\w)",  # never cut inside a name: ``/a/foo`` of ``/a/foo-bar/``, ``x.env.CI``
     re.IGNORECASE,
 )
 _EXT_END_RE = lazy_pattern(rf"\.(?:{_EXTS})$", re.IGNORECASE)
@@ -70,7 +70,7 @@ def clean_path(path: str) -> str | None:
     windows = _WINDOWS_RE.match(path) is not None
     if "\\" in path and not windows:
         return None
-    last = _SPLIT_RE.split(path)[-1]
+    last = _SPLIT_RE.split(path.rstrip("/"))[-1]  # a folder's closing slash (``/a/foo-bar/``)
     if not _LETTER_RE.search(last):
         return None  # 1/2, 10/20/30
     if _PRODUCT_RE.fullmatch(path):
@@ -129,8 +129,20 @@ def paths(text: str, offset: int = 0) -> Iterator[tuple[int, str]]:
             if not raw.isascii():
                 at, raw = _unglued(at, raw)
             path = clean_path(raw)
-            if path is not None:
+            if path is not None and not _is_member(text, path, match.end(1)):
                 yield offset + at, path
+
+
+_MEMBER_RE = lazy_pattern(r"\((?!\d)|\[|\?[.\[]")
+"""What follows a name used in code, not a file: a call, an index, an optional member access
+(``res.json()``, ``process.env["CI"]``, ``process.env?.CI``); not ``cli.ts(877,31)``, tsc's
+position of an error."""
+
+
+def _is_member(text: str, path: str, end: int) -> bool:
+    """Whether ``path``, a bare name without a folder, is a member or call in code (blind check
+    36 W3: ``process.env`` of ``retries: process.env.CI ? 2 : 1`` named as a file)."""
+    return "/" not in path and "\\" not in path and _MEMBER_RE.match(text, end) is not None
 
 
 _GLOB_RUN_RE = re.compile(r"[\w.@+\-/~\[\]()*?{},]*")

@@ -75,6 +75,7 @@ from .local_reverted import judge_reverted
 from .local_rewritten import judge_rewritten
 from .local_session import PLAN_TOOLS, ErrorFact, Session, build_session
 from .local_setaside import around_words, chosen_fix, next_typed, set_aside_words
+from .local_stepdone import went_past
 from .local_stops import IN_FLIGHT, stopped_how
 from .local_supersede import (
     judge_accepted,
@@ -368,6 +369,8 @@ def next_step_notes(s: Session, limit: int) -> str:
         )
     said = s.last_text if s.last_text is not None and s.last_text.index > last.index else None
     steps = [x for x in sentences(said.text) if announces_step(x)] if said is not None else []
+    if said is not None and steps and went_past(s, said, _results(s), is_housekeeping):
+        steps = []  # later rounds did that step: the last action says where it stands (36 W2)
     if steps:
         notes.append(f"The assistant was doing: {quote(steps[-1], limit)}")
     results = {r.call_id: r for e in s.entries[last.index :] for r in e.results if r.call_id}

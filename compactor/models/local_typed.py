@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from itertools import islice
 
 from compactor._util import lazy_pattern
 from compactor.facts.templates import SLOT_RE
@@ -39,8 +40,35 @@ def _without_paste(text: str) -> str:
     return "\n".join(ln for ln in lines if not _INDENTED_RE.match(ln))
 
 
+_ITEM = r"[ \t]*(?:[-*•]|\d{1,2}[.)])[ \t]+"
+_BRANCH_RE = lazy_pattern(
+    rf"^{_ITEM}(?:if|when|whenever|unless|upon|on|in case|otherwise|else)\b[^\n:]{{0,200}}:"
+    r"[ \t]*(?:respond|reply|return|output|print|report|answer|say|write|stop|abort|emit)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A list item that tells the agent how to answer in one case (``- On guardrail failure (…):
+respond with `Error: <reason>` only``, ``- On success: respond with …``)."""
+_RULES_AT_RE = lazy_pattern(rf"^(?:[^\n]{{1,60}}:[ \t]*\n)?{_ITEM}", re.MULTILINE)
+"""Where a prompt's rules begin: a list, with the label line before it (``Rules:``)."""
+
+
+def _procedure_head(text: str) -> str | None:
+    """The words before its rules when ``text`` is a prompt file sent as the message (a Codex
+    custom prompt, ``/prompts:NAME``, has no input slot: check 35 W6, cx-butler's
+    ``/butler-exec``): its list gives the answer for two cases or more (``On success: respond
+    with …``, ``On failure …: respond with …``), the procedure of a command, not rules the user
+    typed for this request. None when ``text`` is no such prompt."""
+    branches = list(islice(_BRANCH_RE.finditer(text), 2))
+    if len(branches) < 2:
+        return None
+    rules = _RULES_AT_RE.search(text, 0, branches[0].end())
+    return text[: rules.start()].strip() if rules is not None else ""
+
+
 @functools.lru_cache(maxsize=256)
 def _typed(text: str) -> str:
+    if ":" in text and (head := _procedure_head(text)) is not None:
+        return head  # (its rules are the command's, not the user's)
     document = len(text) >= _DOCUMENT_LEAST and "#" in text  # (a heading's mark first)
     headings = list(_HEADING_RE.finditer(text)) if document else []
     if document and len(headings) >= 2:

@@ -41,6 +41,7 @@ from .local_names import cut_names
 from .local_noise import local_note, normal_path, pasted_listing, path_in
 from .local_planmode import plan_rules
 from .local_rejected import is_refused, rejected_proposal_title
+from .local_reviser import revised_title
 from .local_rules import RULE_MARK_RE, conditioned, is_constraint
 from .local_session import Session
 from .local_supersede import stale_next
@@ -536,11 +537,8 @@ def deliverables(s: Session) -> list[tuple[str, Entry]]:
         return []
     quoted = [(deliverable_title(s), s.deliverable)]
     if s.revised is not None:
-        title = (
-            "An earlier answer, REVISED since by the answer above (what it left open may be done)"
-        )
-        if not _revised_files(s, s.revised, s.deliverable):  # no file changed between (blind 15)
-            title = "An earlier substantial answer, verbatim (the answer above came after it)"
+        changed = bool(_revised_files(s, s.revised, s.deliverable))  # (blind check 15)
+        title = revised_title(s, s.revised, s.deliverable, changed)  # by which answer (36 W6)
         if note := stale_next(s, s.revised):  # its "← NEXT" is not current (blind check 10)
             title = f"{title[:-1]}; {note})"
         quoted.append((title, s.revised))
