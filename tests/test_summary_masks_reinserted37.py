@@ -57,7 +57,9 @@ def test_the_reinserted_user_messages_are_masked_as_the_summary_is(tmp_path: Pat
 def test_a_kept_tail_keeps_the_users_words_verbatim(tmp_path: Path) -> None:
     src = _session(tmp_path)
     keep = {"keep": {"messages": 3}}
-    res = compact(tmp_path, *run_args(src, "--model", "local", "--force", "--no-cache"), config=keep)
+    res = compact(
+        tmp_path, *run_args(src, "--model", "local", "--force", "--no-cache"), config=keep
+    )
     assert res.proc.returncode == 0, res.proc.stderr
     lines = (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()
     assert KEY not in _summary(tmp_path / "out.jsonl")
