@@ -41,6 +41,7 @@ from typing import Any
 
 import pytest
 
+from compactor.formats._claude_apierror import API_ERROR_KEY
 from compactor.formats.registry import read_transcript
 from compactor.schema import AgenticMessage, Message, content_type
 
@@ -207,6 +208,11 @@ def _client_only(out: Path) -> set[str]:
             content = body.get("content")
             blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
             texts.update(str(b.get("text") or "") for b in blocks if isinstance(b, dict))
+    # the notice the reader makes of trailing ``api_error`` system records (_claude_apierror)
+    parsed = read_transcript(str(out), out.read_bytes(), "claude-code")
+    for m in parsed.messages:
+        if isinstance(m, AgenticMessage) and m.extra.get(API_ERROR_KEY):
+            texts.update(b.text or "" for b in m.blocks)
     return texts
 
 
@@ -1012,6 +1018,49 @@ def test_claude_code_never_sends_its_own_error_notice_kept_in_the_tail(
     _claude_resumes(case, anthropic)
     assert LIMIT_NOTICE in case.client_only
     assert any(LIMIT_NOTICE in text for text in _kept_texts(case.kept))
+
+
+def _with_api_errors(src: Path, dest: Path) -> None:
+    """``src`` ending as a Claude Code 2.1.x session whose model endpoint went away (blind
+    check 37, cc-obstruct): three ``system/api_error`` records (``ConnectionRefused``, one per
+    retry), chained after the last record, and nothing after them."""
+    records = [json.loads(line) for line in _jsonl(src)]
+    last = next(r for r in reversed(records) if r.get("uuid") and r.get("sessionId"))
+    envelope = {k: last[k] for k in ("isSidechain", "userType", "cwd", "sessionId", "version")}
+    parent: str = last["uuid"]
+    lines: list[str] = []
+    for n in (1, 2, 3):
+        rec = envelope | {
+            "parentUuid": parent, "type": "system", "subtype": "api_error", "level": "error",
+            "cause": {"code": "ConnectionRefused", "path": "http://10.9.8.7:4000/v1/messages",
+                      "errno": 0},
+            "error": {"message": "Connection error."}, "retryInMs": 600 * n,
+            "retryAttempt": n, "maxRetries": 3, "timestamp": f"2026-12-06T01:00:0{n}.000Z",
+            "uuid": f"a9e0a9e0-0000-4000-8000-00000000003{n}",
+        }  # fmt: skip
+        parent = rec["uuid"]
+        lines.append(json.dumps(rec))
+    dest.write_text(src.read_text("utf-8").rstrip("\n") + "\n" + "\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize(("keep", "strategy"), [(6, "summarize"), (None, "reduce"), (20, "hybrid")])
+def test_claude_code_resumes_a_session_that_ended_on_api_errors(
+    keep: int | None, strategy: str, tmp_path: Path, anthropic: FakeAnthropic
+) -> None:
+    """The session ends with ``api_error`` records (the model API refused the connection three
+    times): the reader makes them one ``API Error: …`` message, whose records our ``--append``
+    output keeps (in place in the kept tail, or copied after the boundary); the client
+    resumes, sends every kept message once and never that notice (system records)."""
+    case = _case("claude-code", "claude-code/tokenforge-grant-session.jsonl", keep, tmp_path)
+    _with_api_errors(case.src, tmp_path / "session.jsonl")
+    case.src, case.strategy = tmp_path / "session.jsonl", strategy
+    if strategy == "hybrid":
+        case.threshold = HYBRID_THRESHOLD["claude-code/tokenforge-grant-session.jsonl"]
+    _claude_resumes(case, anthropic)
+    notices = [t for t in case.client_only if t.startswith("API Error: ConnectionRefused")]
+    assert notices and any(notices[0] in text for text in _kept_texts(case.kept))
+    sent = (tmp_path / "request.json").read_text("utf-8")
+    assert "ConnectionRefused" not in sent
 
 
 ORPHAN_ERROR = "Tool permission request failed: Error: Tool permission stream closed"

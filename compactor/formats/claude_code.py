@@ -61,7 +61,7 @@ from compactor.schema import (
     content_type,
 )
 
-from . import _jsonl
+from . import _claude_apierror, _jsonl
 from ._attachments import attachment_text, queued_prompt
 from ._claude_history import calls_before, history_order, in_place, marked_history, note_cwd
 from ._convert import as_agentic
@@ -402,6 +402,7 @@ class ClaudeCodeFormat:
             elif i in queued:
                 reader.queued(queued[i])
         reader.flush()
+        _claude_apierror.add_api_error(lines, order, steps, reader.messages, reader.origin)
         messages = marked_history(reader.messages, reader.origin, lines, start)
         for idx, body in reader.last_line_of.items():
             if body.get("model") != "<synthetic>" and not preserved.intersection(
