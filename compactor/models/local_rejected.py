@@ -22,9 +22,10 @@ are rejections):
 
 from __future__ import annotations
 
-from compactor.facts import Entry
+from compactor.facts import Call, Entry
 from compactor.rejections import is_rejection
 
+from .local_dismissed import own_answer
 from .local_planmode import changed_plan, judge_plan_changes, plan_change_items
 from .local_question import is_question_call
 from .local_session import PLAN_TOOLS, ErrorFact, Session
@@ -190,15 +191,27 @@ def rejected_items(s: Session, width: int) -> list[str]:
     if not lines:
         return [*plan_change_items(s, width), *again[-_SHOWN:]]
     more = f" ({len(lines) - _SHOWN} earlier ones not listed)" if len(lines) > _SHOWN else ""
-    asked = {s.refused[c.id] for c in s.calls if c.id in s.refused and is_question_call(c)}
+    asked = {s.refused[c.id]: c for c in s.calls if c.id in s.refused and is_question_call(c)}
     shown = [
-        f"  The user dismissed the question {code(x[:width])} (no option chosen; still open)"
+        _dismissed(s, x, asked[x], width)
         if x in asked
         else f"  The user rejected: {code(x[:width])} (not run)"
         for x in lines[-_SHOWN:]
     ]
     head = f"Calls the user rejected (they never ran; not to be redone unasked){more}:"
     return [*plan_change_items(s, width), head, *shown, *again[-_SHOWN:]]
+
+
+def _dismissed(s: Session, line: str, call: Call, width: int) -> str:
+    """A dismissed question's line: answered in the user's own words later (blind check 37,
+    W3; :mod:`.local_dismissed`), or still open."""
+    said = own_answer(s, call)
+    if said:
+        return (
+            f"  The user dismissed the question {code(line[:width])} and answered in their own "
+            f"words: «{said}» (no longer open)"
+        )
+    return f"  The user dismissed the question {code(line[:width])} (no option chosen; still open)"
 
 
 def refusal_mark(s: Session, call_id: str) -> str:

@@ -57,6 +57,7 @@ from .local_menu import menu_items, on_menu
 from .local_noise import cli_failed, local_command, ran_locally
 from .local_notices import failed_after, notified_end
 from .local_places import Places
+from .local_plan import PlanTracker
 from .local_printed import printed, read_output
 from .local_records import Background, ErrorFact, subagent_note
 from .local_relpath import NamedPaths, state_for
@@ -82,7 +83,6 @@ __all__ = ["PLAN_TOOLS", "Background", "ErrorFact", "Session", "Task", "build_se
 _TERMINAL_TOOLS = lazy_pattern(r"^(?:submit|finish|done|complete|attempt_completion|task_complete|"
                              r"end_conversation|transfer_to_human\w*)$", re.IGNORECASE)  # fmt: skip
 """Tools whose result ends the agent's work (SWE-agent ``submit``, tau-bench's hand-over)."""
-_TASK_ID_RE = lazy_pattern(r"Task #?(\w+) created", re.IGNORECASE)
 _BG_START_RE = lazy_pattern(
     r"(?:running in (?:the )?background with ID|background (?:task|shell) (?:started|id)|"
     r"agentId|Process running with session ID)[:\s]+`?([\w\-]+)",
@@ -215,8 +215,7 @@ class _Builder:
         self.s = Session(entries=entries, read_from=newest_from(entries))
         self.by_id: dict[str, Call] = {}
         self.open_file: str | None = None
-        self.next_task = 1
-        self.pending_creates: dict[str, Task] = {}
+        self.tracker = PlanTracker(self.s.tasks)
         self.by_name: dict[str, list[str]] = {}
         self.named = NamedPaths()  # the latest absolute path named for a base name
         self.places, self.stages = Places(), Stages()  # (moves; restores and build stages)
@@ -345,42 +344,10 @@ class _Builder:
     def plan(self, call: Call) -> None:
         name = call.name
         args = call.args
-        tasks = self.s.tasks
         if name in PLAN_TOOLS and name not in ("TaskList", "TaskGet"):
             self.s.plan_at = call.index
-        if name in ("TodoWrite", "todo_write", "todowrite") and isinstance(args.get("todos"), list):
-            tasks.clear()
-            for i, item in enumerate(args["todos"], 1):
-                if isinstance(item, dict) and isinstance(item.get("content"), str):
-                    key = str(item.get("id") or i)
-                    status = str(item.get("status") or "pending")
-                    tasks[key] = Task(key, cut(item["content"], 200), status, name)
-        elif name == "update_plan" and isinstance(args.get("plan"), list):
-            tasks.clear()
-            for i, item in enumerate(args["plan"], 1):
-                if isinstance(item, dict) and isinstance(item.get("step"), str):
-                    status = str(item.get("status") or "pending")
-                    tasks[str(i)] = Task(str(i), cut(item["step"], 200), status, name)
-        elif name == "TaskCreate" and isinstance(args.get("subject"), str):
-            task = Task(str(self.next_task), cut(args["subject"], 200), "pending", name)
-            self.next_task += 1
-            tasks[task.key] = task
-            if call.id:
-                self.pending_creates[call.id] = task
-        elif name == "TaskUpdate":
-            key = str(args.get("taskId") or args.get("task_id") or args.get("id") or "")
-            found = tasks.get(key)
-            if found is None and key:
-                subject = args.get("subject")
-                found = tasks[key] = Task(key, cut(str(subject or f"task #{key}"), 200), "", name)
-            if found is not None:
-                task = found
-                if isinstance(args.get("status"), str):
-                    task.status = args["status"]
-                if isinstance(args.get("subject"), str):
-                    task.subject = cut(args["subject"], 200)
-                if task.status == "deleted":
-                    tasks.pop(key, None)
+        if name in PLAN_TOOLS:
+            self.tracker.call(call)  # (local_plan: an item's change waits for its result)
         elif args.get("run_in_background") is True:
             label = command_of(call) or str(args.get("description") or args.get("prompt") or "")
             self.s.background[call.id] = Background(call.id, cut(label, 200), call.index)
@@ -402,18 +369,13 @@ class _Builder:
             self.open_file = marker.group(1) or marker.group(2)
         if call is None:
             return
-        if call.id in self.pending_creates:
-            found = _TASK_ID_RE.search(r.text)
-            task = self.pending_creates.pop(call.id)
-            if found is not None and found.group(1) != task.key and task.key in s.tasks:
-                s.tasks.pop(task.key)
-                task.key = found.group(1)
-                s.tasks[task.key] = task
         self.background_result(call, r)
         self.named.note(call, r.text)
         oc = self.stages.seen(outcome(r, call), call, r.text, index)  # a blocked restore (W4)
         if oc.failed and sent_ctrl_c(call, r.text):
             oc = Outcome(failed=False)  # the agent's own interrupt stopped it (blind check 34 W3)
+        if call.name in PLAN_TOOLS:
+            self.tracker.result(call, r.text, oc.failed)  # a failed update changes nothing
         self.places.listed(call, r.text, s.files, index)  # a folder gone or empty (set 29)
         if oc.failed:
             self.failure(call, oc, index, is_reading_call(call))
@@ -567,6 +529,7 @@ class _Builder:
         s = self.s
         start = final_round_start(s.entries)  # an older call without a result was abandoned
         s.flying = [c for c in s.in_flight if c.index > start]  # from here on it stays as it is
+        self.tracker.finish()  # plan-tool calls never answered: as written
         for err in s.errors:
             if err.after:
                 continue

@@ -19,9 +19,7 @@ from compactor.facts import (
     Entry,
     command_of,
     cut,
-    error_lines,
     has_known_extension,
-    instructions,
     is_reading_call,
     one_line,
     stopped_jobs,
@@ -39,10 +37,11 @@ from .local_earlier import earlier_line
 from .local_midwork import mid_work_title
 from .local_names import cut_names
 from .local_noise import local_note, normal_path, pasted_listing, path_in
+from .local_pasted import own_sentences
 from .local_planmode import plan_rules
 from .local_rejected import is_refused, rejected_proposal_title
 from .local_reviser import revised_title
-from .local_rules import RULE_MARK_RE, conditioned, is_constraint
+from .local_rules import RULE_MARK_RE, is_constraint
 from .local_session import Session
 from .local_supersede import stale_next
 from .local_text import MEMO_MOST, SHORT_TEXT, asks_user, code, prior_sections, prior_users
@@ -179,13 +178,13 @@ does not cut there, so the question and the rule after it would be one sentence.
 
 def user_rules(s: Session) -> list[str]:
     """The user's constraints and preferences, each once, without their list marks; not the
-    sentences of pasted output (:func:`_own_sentences`)."""
+    sentences of pasted output (:func:`.local_pasted.own_sentences`)."""
     if s.rules is None:
         later = _Later([_asked(e.text) for e in s.requests])
         found = (
             RULE_MARK_RE.sub("", part).strip()
             for n, text in first_indexed(e.text for e in s.requests)  # a repeat adds none
-            for x in _own_sentences(own_words(text))
+            for x in own_sentences(own_words(text))
             for part in _QUOTED_END_RE.split(one_line(x))
             if is_constraint(part) and not later.lifts(part, n)
         )
@@ -274,26 +273,6 @@ def stems(text: str) -> set[str]:
         if len(stem) >= 4:
             found.add(stem)
     return found
-
-
-_PASTE_LINES = 8
-_PASTE_REACH = 6
-
-
-def _own_sentences(text: str) -> list[str]:
-    """The rule sentences of a user message, without those of pasted output: in a message of
-    at least :data:`_PASTE_LINES` lines that holds error lines (a pasted log, a browser's error
-    page), a sentence within :data:`_PASTE_REACH` lines of one is the paste's, not the user's
-    (``URL scheme must be "http" or "https" for CORS request.`` under ``Failed to fetch.``). A
-    line that ends with a colon (``CRITICAL:``) is the user's own heading, not an error."""
-    found = conditioned(text, instructions(text))  # with its line's condition (check 35 W6)
-    if not found or text.count("\n") < _PASTE_LINES:
-        return [x for _, x in found]
-    errors = [text.count("\n", 0, pos) for pos, x in error_lines(text) if not x.endswith(":")]
-    return [
-        x for pos, x in found
-        if all(abs(text.count("\n", 0, pos) - line) > _PASTE_REACH for line in errors)
-    ]  # fmt: skip
 
 
 def identifiers_used(s: Session) -> list[str]:
