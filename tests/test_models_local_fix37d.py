@@ -1,0 +1,97 @@
+"""Blind check 37 (fix37d): which later call settles a failure. An escalated rerun of the same
+command that got past the first error (the sandbox's docker.sock denial) and failed with
+another (a certificate error) supersedes the first failure; a later rejected call says nothing
+about it (W1). A failed patch of one file is fixed only by a later write of that file, not by a
+patch of another (W5). A prerequisite script that failed for want of a feature folder is not
+open once a later run of the same script succeeded or the missing path was made (W6). Every
+session is built here, by shape, with invented content."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .codex_rollout import codex_say, codex_summary, codex_user, rec
+from .test_models_local_session import section
+
+_SESSION = "1a2b3c4d-0000-4000-8000-000000000374"
+
+
+def _command(
+    n: int, command: str, code: int, out: str, escalated: bool = False, cwd: str = "/w/app"
+) -> list[Any]:
+    """A ``shell_command`` call run in ``cwd`` (escalated: outside the sandbox) and its output."""
+    args: dict[str, Any] = {"command": command, "workdir": cwd}
+    if escalated:
+        args |= {"sandbox_permissions": "require_escalated", "justification": "needs docker"}
+    call = {"type": "function_call", "name": "shell_command", "call_id": f"c{n}"}
+    call["arguments"] = json.dumps(args)
+    text = f"Exit code: {code}\nWall time: 0.2 seconds\nOutput:\n{out}"
+    result = {"type": "function_call_output", "call_id": f"c{n}", "output": text}
+    return [rec("response_item", call), rec("response_item", result)]
+
+
+def _rejected(n: int, command: str) -> list[Any]:
+    """An escalated ``shell_command`` the user rejected."""
+    args = {"command": command, "workdir": "/w/app", "sandbox_permissions": "require_escalated"}
+    call = {"type": "function_call", "name": "shell_command", "call_id": f"c{n}"}
+    call["arguments"] = json.dumps(args)
+    result = {"type": "function_call_output", "call_id": f"c{n}"}
+    result["output"] = "exec command rejected by user"
+    return [rec("response_item", call), rec("response_item", result)]
+
+
+def _item(errors: str, head: str) -> str:
+    """The section-4 item of the failure whose line starts with ``head``."""
+    at = errors.index(head)
+    end = errors.find("\n   - `", at)
+    return errors[at : end if end > 0 else len(errors)]
+
+
+# -- W1: an escalated rerun got past the first error -------------------------------------------
+
+_MIGRATE = "docker compose run --rm api python manage.py migrate"
+_SOCK = (
+    "permission denied while trying to connect to the Docker daemon socket at "
+    'unix:///var/run/docker.sock: Get "http://%2Fvar%2Frun%2Fdocker.sock/v1.51/containers/json"\n'
+)
+_CERT = (
+    'Traceback (most recent call last):\n  File "/app/settings.py", line 88, in <module>\n'
+    "FileNotFoundError: [Errno 2] No such file or directory: '/certs/idp-signing.cer'\n"
+)
+
+
+def _migrations(then: list[Any]) -> list[Any]:
+    return [
+        codex_user("Run the migrations against the compose stack."),
+        *_command(1, _MIGRATE, 1, _SOCK),
+        *_command(2, _MIGRATE, 1, _CERT, escalated=True),
+        codex_say("The sandbox blocked docker; outside it Django now fails on the IdP cert."),
+        *then,
+    ]
+
+
+def test_an_escalated_rerun_with_another_error_supersedes_the_first_failure(
+    tmp_path: Path,
+) -> None:
+    other = "docker compose run --rm -e IDP_CERT_PATH=/dev/null api python manage.py migrate"
+    records = _migrations([*_rejected(3, other), codex_say("Waiting for your approval.")])
+    errors = section(codex_summary(records, tmp_path, _SESSION, "/w/app"), 4)
+    item = _item(errors, "`shell_command: docker compose run --rm api python manage.py migrate`")
+    assert "rejected" not in item, errors  # the rejected call of another command says nothing
+    assert "Not fixed" not in item, errors
+    assert "Got past it" in item and "idp-signing.cer" in item, errors
+
+
+def test_a_rerun_with_the_same_error_still_leaves_the_failure_open(tmp_path: Path) -> None:
+    records = [
+        codex_user("Run the migrations against the compose stack."),
+        *_command(1, _MIGRATE, 1, _SOCK),
+        *_command(2, _MIGRATE, 1, _SOCK.replace("v1.51", "v1.52"), escalated=True),
+        codex_say("Docker is still not reachable."),
+    ]
+    errors = section(codex_summary(records, tmp_path, _SESSION, "/w/app"), 4)
+    item = _item(errors, "`shell_command: docker compose run --rm api python manage.py migrate`")
+    assert "Got past" not in item and "Not fixed: a later" in item, errors
+
