@@ -95,3 +95,64 @@ def test_a_rerun_with_the_same_error_still_leaves_the_failure_open(tmp_path: Pat
     item = _item(errors, "`shell_command: docker compose run --rm api python manage.py migrate`")
     assert "Got past" not in item and "Not fixed: a later" in item, errors
 
+
+# -- W5: a patch failure is fixed by a write of the same file -----------------------------------
+
+
+def _patch(n: int, path: str, old: str, new: str, applied: bool, custom: bool) -> list[Any]:
+    """An ``apply_patch`` of ``path``: Codex's custom tool (``custom``) or the legacy ``shell``
+    tool's ``apply_patch <<'PATCH'`` heredoc; applied or not (the verification failed)."""
+    body = f"*** Begin Patch\n*** Update File: {path}\n@@\n-{old}\n+{new}\n*** End Patch"
+    out = (
+        f"Success. Updated the following files:\nM {path}\n"
+        if applied
+        else "apply_patch verification failed: Failed to find expected lines in "
+        f"C:\\w\\app\\{path.replace('/', chr(92))}:\n{old}\n"
+    )
+    if custom:
+        call = {"type": "custom_tool_call", "name": "apply_patch", "call_id": f"p{n}"}
+        call["input"] = body
+        result = {"type": "custom_tool_call_output", "call_id": f"p{n}", "output": out}
+        return [rec("response_item", call), rec("response_item", result)]
+    script = f"apply_patch <<'PATCH'\n{body}\nPATCH"
+    args = json.dumps({"command": ["bash", "-lc", script], "workdir": "/w/app"})
+    call = {"type": "function_call", "name": "shell", "call_id": f"p{n}", "arguments": args}
+    result = {"type": "function_call_output", "call_id": f"p{n}", "output": out}
+    return [rec("response_item", call), rec("response_item", result)]
+
+
+_HOSTING_OLD = '    "public": "web/public",'
+_HOSTING_NEW = '    "public": "web",'
+_PAGE_OLD = '<script type="module" src="/public/app.js"></script>'
+_PAGE_NEW = '<script type="module" src="/app.js"></script>'
+_REWRITE = (
+    '@\'\n{\n  "hosting": {\n    "public": "web",\n    "rewrites": [{"source": "**", '
+    '"destination": "/index.html"}]\n  }\n}\n\'@ | Set-Content -Path firebase.json -Encoding utf8'
+)
+
+
+def _hosting(custom: bool, rewrite: bool) -> list[Any]:
+    records = [
+        codex_user("Serve the app from web/ and fix the script path."),
+        *_patch(1, "firebase.json", _HOSTING_OLD, _HOSTING_NEW, False, custom),
+        *_patch(2, "web/index.html", _PAGE_OLD, _PAGE_NEW, True, custom),
+    ]
+    if rewrite:
+        records += _command(3, _REWRITE, 0, "", cwd="C:\\w\\app")
+    return [*records, codex_say("Hosting serves web/ now."), codex_user("thanks")]
+
+
+def test_a_failed_patch_is_not_fixed_by_a_patch_of_another_file(tmp_path: Path) -> None:
+    for custom in (True, False):
+        errors = section(codex_summary(_hosting(custom, False), tmp_path, _SESSION, "/w/app"), 4)
+        item = _item(errors, "`apply_patch" if custom else "`shell: bash -lc apply_patch")
+        assert "firebase.json" in item, errors
+        assert "Fixed" not in item and "Worked around" not in item, errors  # only next
+
+
+def test_a_failed_patch_is_fixed_by_a_shell_rewrite_of_its_file(tmp_path: Path) -> None:
+    for custom in (True, False):
+        errors = section(codex_summary(_hosting(custom, True), tmp_path, _SESSION, "/w/app"), 4)
+        item = _item(errors, "`apply_patch" if custom else "`shell: bash -lc apply_patch")
+        assert "Set-Content -Path firebase.json" in item, errors
+        assert "web/index.html" not in item, errors

@@ -46,6 +46,7 @@ from .local_looks import only_looks as _only_looks
 from .local_looks import same_script
 from .local_noise import is_file_edit
 from .local_partof import only_a_part
+from .local_patchfix import touches_patched
 from .local_retries import contains_command, job_started, program_of
 from .local_session import ErrorFact, Session
 from .local_text import call_line
@@ -255,6 +256,9 @@ def _said(s: Session, start: int, end: int) -> str:
 def _same_goal(
     between: str, failed: Call, later: Call, goal: set[str], *, reading: bool, s: Session
 ) -> bool:
+    patched = touches_patched(failed, later)  # a patch's goal is its files (blind check 37 W5)
+    if patched is not None:
+        return patched
     if _OTHER_WAY_RE.search(between) is not None:
         return True
     mine, theirs = command_of(failed), command_of(later)
