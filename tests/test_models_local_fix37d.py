@@ -44,7 +44,7 @@ def _rejected(n: int, command: str) -> list[Any]:
 
 def _item(errors: str, head: str) -> str:
     """The section-4 item of the failure whose line starts with ``head``."""
-    at = errors.index(head)
+    at = errors.index("   - " + head)
     end = errors.find("\n   - `", at)
     return errors[at : end if end > 0 else len(errors)]
 
@@ -156,3 +156,70 @@ def test_a_failed_patch_is_fixed_by_a_shell_rewrite_of_its_file(tmp_path: Path) 
         item = _item(errors, "`apply_patch" if custom else "`shell: bash -lc apply_patch")
         assert "Set-Content -Path firebase.json" in item, errors
         assert "web/index.html" not in item, errors
+
+
+# -- W6: a prerequisite that failed for want of a feature folder, then ran for the named one ----
+
+_ROOT = "C:\\w\\tower"
+_CHECK = ".specify/scripts/powershell/check-prerequisites.ps1 -Json"
+_NO_FEATURE = (
+    f"ERROR: Feature directory not found: {_ROOT}\\specs\\master\n"
+    "Run /speckit.specify first to create the feature structure.\n"
+)
+_MISSING_SPEC = (  # Windows PowerShell in German (blind check 37's cx-jenga)
+    f'Get-Content : Der Pfad "{_ROOT}\\specs\\master\\spec.md" kann nicht gefunden werden, da er '
+    "nicht vorhanden ist.\n"
+)
+
+
+def _planning(later: list[Any]) -> list[Any]:
+    return [
+        codex_user("/speckit.plan Build the stacking game with a score board."),
+        *_command(1, _CHECK, 1, _NO_FEATURE, cwd=_ROOT),
+        *_command(2, f"Get-Content {_ROOT}\\specs\\master\\spec.md", 1, _MISSING_SPEC, cwd=_ROOT),
+        codex_say(
+            f"Cannot proceed: the expected feature spec is missing at {_ROOT}\\specs\\master."
+        ),
+        codex_user("/speckit.plan 001-tower"),
+        *later,
+        codex_say("Plan written: specs/001-tower/plan.md."),
+        codex_user("great, thanks"),
+    ]
+
+
+_FEATURE_RUN = [
+    *_command(
+        3,
+        "$env:SPECIFY_FEATURE='001-tower'; " + _CHECK,
+        0,
+        '{"FEATURE_DIR":"C:\\\\w\\\\tower\\\\specs\\\\001-tower","AVAILABLE_DOCS":[]}\n',
+        cwd=_ROOT,
+    ),
+    *_command(4, f"Get-Content {_ROOT}\\specs\\001-tower\\spec.md", 0, "# Tower\n", cwd=_ROOT),
+    *_patch(5, "specs/001-tower/plan.md", "", "# Plan", True, True),
+]
+
+
+def test_a_prerequisite_that_later_ran_for_the_named_feature_is_not_open(tmp_path: Path) -> None:
+    text = codex_summary(_planning(_FEATURE_RUN), tmp_path, _SESSION, _ROOT)
+    errors = section(text, 4)
+    for head in ("`shell_command: .specify/scripts", "`shell_command: Get-Content"):
+        item = _item(errors, head)
+        assert "Not retried afterwards" not in item and "Not fixed" not in item, errors
+        assert "001-tower" in item, errors  # the later run that got it done
+    assert "Unresolved failure" not in section(text, 7)
+
+
+def test_a_prerequisite_never_run_again_stays_open(tmp_path: Path) -> None:
+    other = [*_command(3, "git status --short", 0, " M README.md\n", cwd=_ROOT)]
+    errors = section(codex_summary(_planning(other), tmp_path, _SESSION, _ROOT), 4)
+    item = _item(errors, "`shell_command: .specify/scripts")
+    assert "Worked around" not in item and "Fixed" not in item, errors
+
+
+def test_a_missing_file_made_later_is_not_open(tmp_path: Path) -> None:
+    made = [*_patch(3, "specs/master/spec.md", "", "# Tower", True, True)]
+    errors = section(codex_summary(_planning(made), tmp_path, _SESSION, _ROOT), 4)
+    item = _item(errors, "`shell_command: Get-Content")
+    assert "Not retried afterwards" not in item, errors
+    assert "Worked around by `apply_patch(" in item and "made after it" in item, errors

@@ -42,6 +42,7 @@ from compactor.facts import (
 from compactor.facts.filteredrun import hides_errors
 from compactor.facts.outcomes import exit_code, exit_one_meaning, is_reading_program, similar_words
 
+from .local_laterrun import judge_later_runs
 from .local_looks import only_looks as _only_looks
 from .local_looks import same_script
 from .local_noise import is_file_edit
@@ -93,6 +94,7 @@ def judge_next(s: Session) -> None:
         call = next((c for c in reversed(failed.get(err.call, ())) if c.index <= err.index), None)
         if call is not None:
             _judge(s, at, err, call, results)
+    judge_later_runs(s)  # a read found at another path later, in any language (check 37 W6)
 
 
 class _Index:
