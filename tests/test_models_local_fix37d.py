@@ -223,3 +223,43 @@ def test_a_missing_file_made_later_is_not_open(tmp_path: Path) -> None:
     item = _item(errors, "`shell_command: Get-Content")
     assert "Not retried afterwards" not in item, errors
     assert "Worked around by `apply_patch(" in item and "made after it" in item, errors
+
+
+def test_a_script_run_again_in_another_form_for_the_named_feature_fixes_it(
+    tmp_path: Path,
+) -> None:
+    check = "& .\\.specify\\scripts\\powershell\\check-prerequisites.ps1 -Json"
+    later = [
+        *_command(
+            3,
+            "powershell -NoProfile -File .specify/scripts/powershell/check-prerequisites.ps1 "
+            "-Json -RequireTasks",
+            0,
+            '{"FEATURE_DIR":"C:\\\\w\\\\tower\\\\specs\\\\001-tower"}\n',
+            cwd=_ROOT,
+        ),
+    ]
+    records = [
+        codex_user("/speckit.tasks"),
+        *_command(1, check, 1, _NO_FEATURE, cwd=_ROOT),
+        codex_say("Cannot proceed: no feature folder for branch master."),
+        codex_user("the feature is 001-tower"),
+        *later,
+        codex_say("Tasks written."),
+    ]
+    errors = section(codex_summary(records, tmp_path, _SESSION, _ROOT), 4)
+    item = _item(errors, "`shell_command: & ")
+    assert "Not retried afterwards" not in item and "Next call after it" not in item, errors
+    assert "check-prerequisites.ps1 -Json -RequireTasks" in item, errors
+
+
+def test_a_script_of_the_same_name_in_another_folder_is_no_fix(tmp_path: Path) -> None:
+    records = [
+        codex_user("Build both packages."),
+        *_command(1, "& .\\pkg-a\\build.ps1 -Release", 1, "ERROR: missing toolchain\n", cwd=_ROOT),
+        *_command(2, "powershell -File pkg-b/build.ps1 -Release", 0, "built\n", cwd=_ROOT),
+        codex_say("pkg-b is built; pkg-a needs the toolchain."),
+    ]
+    errors = section(codex_summary(records, tmp_path, _SESSION, _ROOT), 4)
+    item = _item(errors, "`shell_command: & ")
+    assert "Worked around" not in item and "Fixed" not in item, errors

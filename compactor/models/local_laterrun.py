@@ -12,16 +12,22 @@ retried afterwards", as if the planning were still blocked.
 :func:`judge_later_runs` settles, by shape and in any language, a failed read still open whose
 error names the path it read: ``worked around by`` the first later successful run of the same
 program on a file of the same name at another path, or by the first later call that made that
-path (or a file in it, when it is a folder).
+path (or a file in it, when it is a folder). A failed run of a script still open (spec-kit's
+``check-prerequisites.ps1``, run as ``& .\\…\\x.ps1``, ``powershell -File …``, ``bash x.sh``) is
+``worked around by`` the first later successful run of a script of the same name in any of those
+forms, with any arguments (the plain form of the same script was a retry already).
 """
 
 from __future__ import annotations
 
 import bisect
 import posixpath
+import re
 from typing import TYPE_CHECKING
 
+from compactor._util import lazy_pattern
 from compactor.facts import Call, command_of
+from compactor.facts.samecommand import core_command
 
 from .local_patchfix import same_file
 from .local_retries import signature
@@ -35,6 +41,30 @@ if TYPE_CHECKING:
 __all__ = ["judge_later_runs"]
 
 _MIN_NAME = 3
+_SCRIPT_RE = lazy_pattern(
+    r"\A(?:&\s*|\.\s+)?(?:(?:\S*[\\/])?(?:powershell|pwsh)(?:\.exe)?(?:\s+-(?!File\b)\w+"
+    r"(?:\s+(?!-)\S+)?)*\s+-File\s+|(?:bash|sh|zsh|python3?|py|node|ruby|perl)\s+)?"
+    r"[\"']?([^\s\"']+\.(?:ps1|sh|bat|cmd|py|js|mjs|cjs|rb|pl))[\"']?(?:\s|\Z)",
+    re.IGNORECASE,
+)
+"""A command that runs a script: ``& .\\x.ps1 …``, ``powershell -NoProfile -File x.ps1``,
+``bash x.sh``, ``x.ps1 -Json`` (group 1: the script's path)."""
+
+
+def script_name(command: str) -> str:
+    """The script a command runs: its file name and the folder it is in (``powershell/x.ps1``,
+    lower case; the name alone when the command gives no folder), or ""."""
+    found = _SCRIPT_RE.match(core_command(command))
+    if found is None:
+        return ""
+    parts = [p for p in found.group(1).replace("\\", "/").lower().split("/") if p not in ("", ".")]
+    return "/".join(parts[-2:])
+
+
+def _same_script(one: str, two: str) -> bool:
+    """The same script: the same name in a folder of the same name, or the same name where one
+    command gives no folder (``build.sh`` of two packages is not one script)."""
+    return one == two or (("/" not in one or "/" not in two) and _base(one) == _base(two))
 
 
 def _paths(targets: frozenset[str]) -> list[str]:
@@ -51,7 +81,8 @@ def _base(path: str) -> str:
 
 
 def judge_later_runs(s: Session) -> None:
-    """Mark ``worked around by`` each open failed read (module docstring)."""
+    """Mark ``worked around by`` each open failed read and script run (module docstring)."""
+    _scripts(s)
     reads = [
         e for e in s.errors
         if not e.after and (e.reading or e.probe) and e.signature[0] == "shell"
@@ -100,3 +131,25 @@ def _settle(
                 err.after, err.by = "worked around by", call_line(by[-1], 160)
                 err.why = "the missing path was made after it"
                 return
+
+
+def _command(err: ErrorFact) -> str:
+    return next((t[2:] for t in err.signature[2] if t.startswith("$ ")), "")
+
+
+def _scripts(s: Session) -> None:
+    runs = [e for e in s.errors if not e.after and e.signature[0] == "shell"]
+    named = [(e, name) for e in runs if (name := script_name(_command(e)))]
+    if not named:
+        return
+    later: list[tuple[int, str, Call]] = []
+    for c in s.calls:
+        command = command_of(c)
+        if command is not None and c.id not in s.failed_calls and c.id in s.answered:
+            if name := script_name(command):
+                later.append((c.index, name, c))
+    for err, name in named:
+        hit = next((c for i, n, c in later if i > err.index and _same_script(n, name)), None)
+        if hit is not None:
+            err.after, err.by = "worked around by", call_line(hit, 160)
+            err.why = f"a later run of {_base(name)} succeeded"
