@@ -299,6 +299,7 @@ _CLAIM_HEAD = 600
 _GONE = frozenset(
     {"fixed", "skipped", "meant to fail", "not found", "rejected", "worked around"}
     | {"worked around by", "fixed by editing", "user ran", "ended later", "user fixed"}
+    | {"got past"}  # a rerun of the same command got past it (local_newerror, blind check 37)
 )
 """What became of a failure that does not overtake an answer (it was fixed, or not a failure)."""
 

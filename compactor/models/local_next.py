@@ -42,10 +42,12 @@ from compactor.facts import (
 from compactor.facts.filteredrun import hides_errors
 from compactor.facts.outcomes import exit_code, exit_one_meaning, is_reading_program, similar_words
 
+from .local_laterrun import judge_later_runs
 from .local_looks import only_looks as _only_looks
 from .local_looks import same_script
 from .local_noise import is_file_edit
 from .local_partof import only_a_part
+from .local_patchfix import touches_patched
 from .local_retries import contains_command, job_started, program_of
 from .local_session import ErrorFact, Session
 from .local_text import call_line
@@ -92,6 +94,7 @@ def judge_next(s: Session) -> None:
         call = next((c for c in reversed(failed.get(err.call, ())) if c.index <= err.index), None)
         if call is not None:
             _judge(s, at, err, call, results)
+    judge_later_runs(s)  # a read found at another path later, in any language (check 37 W6)
 
 
 class _Index:
@@ -255,6 +258,9 @@ def _said(s: Session, start: int, end: int) -> str:
 def _same_goal(
     between: str, failed: Call, later: Call, goal: set[str], *, reading: bool, s: Session
 ) -> bool:
+    patched = touches_patched(failed, later)  # a patch's goal is its files (blind check 37 W5)
+    if patched is not None:
+        return patched
     if _OTHER_WAY_RE.search(between) is not None:
         return True
     mine, theirs = command_of(failed), command_of(later)

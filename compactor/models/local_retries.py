@@ -31,6 +31,7 @@ from compactor.facts import (
 from compactor.facts.outcomes import Outcome, agent_signature, same_head, similar_words
 from compactor.facts.samecommand import core_command, core_tool, leading_cd, unwrapped
 
+from .local_patchfix import patch_files
 from .local_text import runner_words
 from .local_workdir import place, place_of, without_place
 
@@ -127,6 +128,8 @@ def signature(call: Call) -> tuple[str, str, frozenset[str]]:
             sig = _read_command_signature(command)
         where = place(call, unwrapped(command))  # another directory: no retry (local_workdir)
         return (sig[0], sig[1], sig[2] | {where}) if where else sig
+    if files := patch_files(call):  # a patch's target is its files (blind check 37 W5)
+        return (call.name, "", files)
     targets = {v for v in call.args.values() if isinstance(v, str) and 0 < len(v) < 300}
     for v in call.args.values():  # wait_agent(targets=[id]): the ids it waits on (blind 29 W4)
         if isinstance(v, list) and len(v) <= 20:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from compactor.facts import Call
 
+from .local_patchfix import judge_patch_rewrites
 from .local_records import ErrorFact
 from .local_text import call_line
 
@@ -24,7 +25,9 @@ _PATH_KEYS = ("file_path", "path", "filename")
 
 
 def judge_rewritten(s: Session) -> None:
-    """Mark ``fixed`` each open failure of a whole-file write whose file a later call changed."""
+    """Mark ``fixed`` each open failure of a whole-file write whose file a later call changed,
+    and each failed patch whose file a later call changed (blind check 37 W5)."""
+    judge_patch_rewrites(s)
     open_errors = [e for e in s.errors if not e.after and e.signature[0] != "shell"]
     if not open_errors:
         return

@@ -61,6 +61,7 @@ from .local_listing import lists_work_folder, work_listing
 from .local_lost import judge_lost
 from .local_madeby import add_agent_files
 from .local_madelater import deletes_missing, made_later, not_found_line, without_program
+from .local_newerror import GOT_PAST, got_past_line, judge_new_error
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_offers import drop_unchosen_options
@@ -512,6 +513,7 @@ def after_line(err: ErrorFact, width: int) -> str:
         "fixed by editing": f"  Fixed by editing {err.why}; then a later {by} succeeded.",
         "user ran": f"  The user ran {by} themselves with `!`{err.why}.",
         "user fixed": f"  The user says they fixed it themselves: {quote(err.by, width)}",
+        GOT_PAST: got_past_line(err, width),  # the same command got past it (blind check 37 W1)
         ENDED_LATER: f"  Not a failure to fix: {err.why}.",
     }.get(
         err.after,
@@ -645,6 +647,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_refused_command(session)
     judge_reverted(session)  # rejected or replaced by a later change (blind check 22)
     judge_present(session)
+    judge_new_error(session)  # a rerun got past it, then failed otherwise (blind check 37 W1)
     judge_user_fixed(session)  # "ok i already installed it", when nothing else settled it (W8)
     judge_removed_reads(session)  # read in a folder removed later: gone (blind check 36 W7)
     return session
