@@ -31,6 +31,7 @@ from compactor.facts import (
 from compactor.facts.outcomes import Outcome, agent_signature, same_head, similar_words
 from compactor.facts.samecommand import core_command, core_tool, leading_cd, unwrapped
 
+from .local_closing import closes_in_success
 from .local_patchfix import patch_files
 from .local_text import runner_words
 from .local_workdir import place, place_of, without_place
@@ -104,7 +105,9 @@ def restated(failure: Outcome, text: str) -> str:
     stands in for the error (the first output line of a failure that printed no error line)
     counts when it says something in words (``python: No module named pip``, blind check 23),
     not when it is a path or a name (npm's prefix path, or ``app@1.0.0 /w/app``, before
-    ``└── (empty)``: every ``npm list`` prints it; blind check 27, W2)."""
+    ``└── (empty)``: every ``npm list`` prints it; blind check 27, W2), nor when the run's
+    closing lines say it succeeded (a banner every run prints; blind check 38 W2,
+    :mod:`.local_closing`)."""
     lines = failure.lines
     if not lines or not text:
         return ""
@@ -114,7 +117,8 @@ def restated(failure: Outcome, text: str) -> str:
     window = scan_window(text)
     if core not in _plain(window):
         return ""
-    return next((ln.strip() for ln in window.splitlines() if core in _plain(ln)), core)
+    found = next((ln.strip() for ln in window.splitlines() if core in _plain(ln)), core)
+    return "" if closes_in_success(text, found) else found  # its banner, then success (38 W2)
 
 
 def signature(call: Call) -> tuple[str, str, frozenset[str]]:
