@@ -48,6 +48,7 @@ from compactor.facts.jobstate import gone_reply, is_notice, stopped
 from compactor.facts.masked import reran
 from compactor.facts.wrappedread import is_wrapped_read
 
+from .local_aborted import aborted_request
 from .local_callwrites import with_embedded
 from .local_ctrlc import STOPPED_BY_CTRL_C, ctrl_c_stop, sent_ctrl_c
 from .local_established import established, shows_document
@@ -183,6 +184,7 @@ class Session:
     flying: list[Call] | None = None  # :attr:`in_flight`, kept once the session is built
     harness_errors: list[Entry] = field(default_factory=list)  # ``API Error: 400 …`` texts
     interrupted: Entry | None = None  # the harness's notice that the user interrupted the turn
+    aborted: Entry | None = None  # the user's last message, interrupted at once: no request
     evaluated: Entry | None = None  # the harness's notice that it evaluates the work (check 20)
     trimmed: dict[int, Entry] = field(default_factory=dict)  # requests without embedded rules
     dirs: dict[str, str] = field(default_factory=dict)  # reading call → the directory it ran in
@@ -547,6 +549,11 @@ class _Builder:
         for err in s.errors:
             err.next_text = texts.get(err.index, "")
         local = {i for i, _ in s.local_commands} | {e.index for e in s.harness_errors}
+        cut_by = s.interrupted  # sent and interrupted at once: withdrawn (blind check 38 W1)
+        if (withdrawn := aborted_request(s.entries, s.requests, cut_by)) is not None:
+            s.requests.pop()
+            s.aborted, s.interrupted = withdrawn, None
+            local.add(withdrawn.index)
         if (ev := s.evaluated) is not None and s.requests[-1].index > ev.index:
             s.evaluated = None  # a request came after the evaluation: it is past
         upto = len(s.entries) if s.evaluated is None else s.evaluated.index
@@ -575,6 +582,8 @@ class _Builder:
                 output = strip_output_header(clean(last.results[-1].text)).splitlines()
                 kept = [ln for ln in output if not is_prompt_line(ln)]
                 s.ended_output = "\n".join(kept).strip()
+        if s.aborted is not None and not s.turn_ended:  # it cut the work on the request too
+            s.interrupted = cut_by
         last_request = s.last_request
         if last_request is not None:
             s.request_started = any(

@@ -41,6 +41,7 @@ from compactor.facts.wenton import install_report
 from compactor.rejections import is_rejection
 from compactor.schema import AgenticMessage, Message
 
+from .local_aborted import aborted_line
 from .local_actions import judge_actions
 from .local_answers import judge_answers
 from .local_blocked import judge_blocked
@@ -150,6 +151,8 @@ def interruption(s: Session) -> str:
     """A sentence saying that the user interrupted the current request's turn, when the
     harness's notice (``<turn_aborted>``, ``[Request interrupted by user]``) follows it."""
     last, notice = s.last_request, s.interrupted
+    if s.aborted is not None:  # the user's last message, interrupted at once (blind 38 W1)
+        return aborted_line(s)
     if notice is None or (last is not None and notice.index < last.index):
         return ""
     if worked_after(s, notice.index):

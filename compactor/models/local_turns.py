@@ -27,6 +27,7 @@ from dataclasses import replace
 from compactor._util import lazy_pattern
 from compactor.facts import cut
 
+from .local_aborted import aborted_step
 from .local_answers import answer_line, answer_pairs
 from .local_handoff import handoff_line, handoff_step
 from .local_question import Question, is_question_call, question_full, questions_of
@@ -265,7 +266,10 @@ def hold_line(s: Session, ref: str, width: int) -> str:
 
 def hold_step(s: Session, ref: str, width: int) -> str:
     """Section 9 when the user told the agent to stop and wait, or the last reply handed the
-    next step to the user ('' when neither)."""
+    next step to the user ('' when neither); when the user then sent a message and interrupted
+    it at once, to wait for the user (blind check 38 W1)."""
+    if step := aborted_step(s, ref):
+        return step
     held, fix, asked, how = _holding(s, width)
     if held is None and fix:
         return (

@@ -30,6 +30,7 @@ from compactor.facts.ide import without_ide_note
 from compactor.facts.outcomes import unadvised
 from compactor.facts.tracebacks import is_library_path, is_log_tag
 
+from .local_aborted import aborted_message, aborted_note
 from .local_answers import user_answers
 from .local_cutnames import names_left_out
 from .local_dialogue import answered_later
@@ -136,6 +137,8 @@ def walk_steps(s: Session) -> list[Step | Entry]:
             steps.append(s.trimmed.get(e.index, e) if s.trimmed else e)  # a user step
         elif e.index in local:
             steps.append(("note", local_note(local[e.index]), _NO_NAMES))
+        elif s.aborted is not None and e.index == s.aborted.index:  # (blind check 38 W1)
+            steps.append(("note", aborted_note(s), _NO_NAMES))
         elif e.role == "assistant":
             said = e.text.strip()
             if not said and steps and step_of(steps[-1])[0] == "assistant":
@@ -370,7 +373,7 @@ def user_messages(s: Session) -> list[str]:
     commands in order (put on one line where they are shown)."""
     if s.users is None:
         prior = [u for text in s.prior for u in prior_users(text)]
-        others = s.local_commands + user_answers(s)
+        others = s.local_commands + user_answers(s) + aborted_message(s)  # (blind 38 W1)
         if not others:  # the requests alone, in order (no tuple per request)
             s.users = prior + [e.text for e in s.requests]
             return s.users

@@ -1,0 +1,95 @@
+"""A message the user interrupted at once is no request (blind check 38 W1).
+
+cx-usage: the user's request was answered; the user then sent a mistyped command
+("/status/staus") and interrupted that turn at once — the agent CLI's ``<turn_aborted>`` notice
+and ``turn_aborted`` event came right after it, with no assistant output and no call in between.
+The summary made that text the current request and section 9 said "Answer the latest request".
+By shape: the user's last message whose turn was interrupted before ANY assistant output or
+call (nothing the assistant wrote or called after it; Codex's ``<turn_aborted>`` notice or
+``turn_aborted`` event, Claude Code's bare ``[Request interrupted by user]``) was withdrawn by
+the user. It stays among the user's messages, but the current request stays the one before it
+(:func:`aborted_request`, which :func:`~.local_session.build_session` applies); sections 8 and
+9 say that the user sent it and interrupted it at once, and that the next step is to wait for
+the user (:func:`aborted_line`, :func:`aborted_step`). A message whose turn the assistant had
+started working on (text or a call) before the interrupt stays the current request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from compactor._util import lazy_pattern
+from compactor.facts import Entry
+
+from .local_text import quote
+
+if TYPE_CHECKING:
+    from .local_session import Session
+
+__all__ = ["aborted_line", "aborted_message", "aborted_note", "aborted_request", "aborted_step"]
+
+_WORDS_AFTER_RE = lazy_pattern(r"\A\s*\[Request interrupted by user[^\]\n]{0,40}\]\s*\S")
+"""Words the user typed after Claude Code's notice: a request of their own (local_turns)."""
+_QUOTED = 120  # characters of the withdrawn message
+
+
+def aborted_request(
+    entries: Sequence[Entry], requests: Sequence[Entry], notice: Entry | None
+) -> Entry | None:
+    """The last of ``requests`` when the user interrupted its turn (``notice``, at or after it)
+    before the assistant wrote or called anything, and a request came before it; else None."""
+    if notice is None or len(requests) < 2 or _WORDS_AFTER_RE.match(notice.text):
+        return None
+    last = requests[-1]
+    if notice.index < last.index:
+        return None
+    quiet = not any(
+        e.role == "assistant" and not e.internal and (e.text.strip() or e.calls)
+        for e in entries[last.index + 1 :]
+    )
+    return last if quiet else None
+
+
+def _said(s: Session) -> str:
+    withdrawn = s.aborted
+    return "" if withdrawn is None else quote(withdrawn.text, _QUOTED)
+
+
+def aborted_message(s: Session) -> list[tuple[int, str]]:
+    """The withdrawn message as (index, text), kept among the user's messages (or none)."""
+    return [] if s.aborted is None else [(s.aborted.index, s.aborted.text)]
+
+
+def aborted_note(s: Session) -> str:
+    """The analysis step of the withdrawn message."""
+    return f"User sent {_said(s)}, then interrupted that turn at once (no request)."
+
+
+def aborted_line(s: Session) -> str:
+    """Section 8's sentence on the withdrawn message ('' when there is none)."""
+    said = _said(s)
+    if not said:
+        return ""
+    head = (
+        f"The user then sent {said} and interrupted that turn at once (the agent CLI's notice, "
+        "before any output or call): it is no request to carry out"
+    )
+    if s.turn_ended:
+        return f"{head}; the latest request above stays the current one. Wait for the user"
+    return f"{head}; the interrupt also stopped the latest request, which was left unfinished"
+
+
+def aborted_step(s: Session, ref: str) -> str:
+    """Section 9 when the latest request was answered and the user then sent a message and
+    interrupted it at once: wait for the user ('' otherwise)."""
+    said = _said(s)
+    if not said or not s.turn_ended:
+        return ""
+    asked = f" The answer asked the user: {quote(s.question, _QUOTED * 2)}." if s.question else ""
+    return (
+        f"   Wait for the user: the latest request ({ref}) was answered; the user then sent "
+        f"{said} and interrupted that turn at once, before any output or call, so it is no "
+        f"request to carry out. Do not act on {said} or run anything until the user sends a "
+        f"new request.{asked}"
+    )
