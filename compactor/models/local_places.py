@@ -29,6 +29,7 @@ import dataclasses
 import fnmatch
 import posixpath
 import re
+from collections.abc import Collection
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, one_line, shell_words, strip_output_header
@@ -221,7 +222,7 @@ class Places:
             elif prog == "mv" and len(rest) >= 2:
                 dest = self.resolve(where, rest[-1])
                 sources = [self.resolve(where, w) for w in rest[:-1]]
-                known = {**files, **reads} if reads else files
+                known = {*files, *reads} if reads else files.keys()
                 moved = _moves(sources, dest, known, rest[-1].endswith("/"))
                 for old, new in moved:
                     if old in files:
@@ -252,7 +253,7 @@ def _recursive(words: list[str]) -> bool:
 
 
 def _moves(
-    sources: list[str], dest: str, files: dict[str, object], slash: bool = False
+    sources: list[str], dest: str, files: Collection[str], slash: bool = False
 ) -> list[tuple[str, str]]:
     """(old path, new path) of each known file the ``mv`` of ``sources`` to ``dest`` moved
     (``slash``: the destination was written ``DIR/``, a folder the sources go into)."""
