@@ -86,3 +86,50 @@ def test_a_move_into_a_folder_written_with_a_slash_keeps_the_folder_name() -> No
     assert f"{_P}/archive/docs/a.md (created, then moved from {_P}/docs/a.md" in files, files
     assert f"{_P}/lib/c.md (created, then moved from {_P}/src/c.md" in files, files
     assert f"Read, not changed: {_P}/archive/docs/b.md" in files, files
+
+
+# -- files deleted before a background job that writes them started ---------------------------
+
+
+def _training(rm_after_start: bool = False, poll: bool = True) -> str:
+    """A training script written; its outputs removed; ``nohup python train.py … &``; a later
+    ``tail`` of its log shows epoch 22 (``rm_after_start``: the removal comes after the job
+    started instead)."""
+    s = _Claude("/h/lab")
+    s.user("train the denoiser again from scratch")
+    script = "import torch\nfor e in range(50):\n    torch.save(m, 'runs/best.ckpt')\n"
+    s.call("Write", {"file_path": "/h/lab/train.py", "content": script}, "File created")
+    s.call("Write", {"file_path": "/h/lab/notes.md", "content": "# Notes\n"}, "File created")
+    start = "nohup python train.py --log runs/log.csv > run_out.log 2>&1 &\necho $!"
+    if rm_after_start:
+        s.call("Bash", {"command": start}, "4242")
+    s.call("Bash", {"command": "rm runs/best.ckpt runs/log.csv notes.md"}, "")
+    if not rm_after_start:
+        s.call("Bash", {"command": start}, "4242")
+    s.say("Started training.")
+    s.user("how is it going?")
+    if poll:
+        s.call(
+            "Bash", {"command": "sleep 60; tail -3 runs/log.csv"}, "epoch,loss\n21,0.12\n22,0.11\n"
+        )
+    s.say("Epoch 22, loss 0.11.")
+    return section(s.summary(), 3)
+
+
+def test_files_a_background_job_writes_are_not_deleted_after_it_started() -> None:
+    """cc-lowlight (blind check 39 W3): ``rm best.pth train_log.csv``, then ``nohup python
+    train.py … &``, then a ``tail`` of the log at epoch 22; §3 said both were "deleted by Bash"."""
+    files = _training()
+    assert "/h/lab/runs/log.csv (deleted by Bash, then re-created by the running job)" in files
+    best = "/h/lab/runs/best.ckpt (deleted by Bash before the background job started; the job"
+    assert best + " may write it again)" in files, files
+    assert "/h/lab/notes.md (created, then deleted by Bash, 2 changes)" in files, files  # not its
+    files = _training(poll=False)
+    assert "/h/lab/runs/log.csv (deleted by Bash before the background job started" in files
+
+
+def test_a_file_deleted_after_the_job_started_stays_deleted() -> None:
+    """Guard: only a job started after the delete may have written the file again."""
+    files = _training(rm_after_start=True)
+    assert "/h/lab/runs/log.csv (deleted by Bash)" in files, files
+    assert "/h/lab/runs/best.ckpt (deleted by Bash)" in files, files
