@@ -135,8 +135,8 @@ class FileState:
         """``created, then edited by Edit``; a script's change names the shell tool after it;
         ``times`` (``, 2 changes``) before a loss found later (``then found lost: …``)."""
         acts, tail = self.actions, ""
-        if acts[-1] == SHOWN_PRESENT and len(acts) > 1:  # "deleted by Bash, then shown present…"
-            acts, tail = acts[:-1], f", then {SHOWN_PRESENT}"
+        if len(acts) > 1 and (acts[-1] == SHOWN_PRESENT or acts[-1].startswith((",", " "))):
+            acts, tail = acts[:-1], acts[-1] if acts[-1][0] in ", " else f", then {acts[-1]}"
         by = f", {self.tool}" if " by " in acts[-1] else f" by {self.tool}"  # a script's change
         lost = f", then found lost: {self.lost}; not in the file now" if self.lost else ""
         return ", then ".join(acts) + by + times + tail + lost

@@ -29,6 +29,7 @@ import dataclasses
 import fnmatch
 import posixpath
 import re
+from collections.abc import Collection
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, one_line, shell_words, strip_output_header
@@ -172,21 +173,22 @@ class Places:
         files: dict[str, FileState],
         by_name: dict[str, list[str]],
         index: int,
+        reads: dict[str, None] | None = None,
     ) -> list[Change]:
         """After a successful call: its changes with their paths resolved, less those its moves
-        already carried over; the moves and recursive removals applied to ``files``; the
-        shell's directory after it."""
+        already carried over; the moves and recursive removals applied to ``files`` (and to the
+        paths read, ``reads``); the shell's directory after it."""
         command = inner_command(call) or ""  # (``bash -lc 'mv a b'``: the script)
         where = self.base(call)
         handled: set[str] = set()
         if command and ("mv " in command or "rm " in command or "cd " in command):
             script = _HEREDOC_RE.sub("", command) if "<<" in command else command  # its data
-            where = self._walk(call, script, where, files, by_name, index, handled)
+            where = self._walk(call, script, where, files, by_name, index, handled, reads)
         out: list[Change] = []
         start = self.start(call)  # ``cd X && cat > f``: in X
         for change in changes:
             path = self.resolve(start, change.path)
-            if path in handled:
+            if path in handled or (handled and path.rstrip("/") in handled):
                 continue
             if self.gone and _absolute(path) and change.action != "deleted":
                 self.gone = {g for g in self.gone if not path.startswith(g + "/")}  # made again
@@ -204,6 +206,7 @@ class Places:
         by_name: dict[str, list[str]],
         index: int,
         handled: set[str],
+        reads: dict[str, None] | None = None,
     ) -> str:
         """Apply the command's ``cd``/``mv``/``rm -r`` segments in order; the directory after."""
         for segment in _SEGMENT_RE.split(command):
@@ -219,9 +222,16 @@ class Places:
             elif prog == "mv" and len(rest) >= 2:
                 dest = self.resolve(where, rest[-1])
                 sources = [self.resolve(where, w) for w in rest[:-1]]
-                for old, new in _moves(sources, dest, files):
-                    _rename(files, by_name, old, new, call.name, index)
+                known = {*files, *reads} if reads else files.keys()
+                moved = _moves(sources, dest, known, rest[-1].endswith("/"))
+                for old, new in moved:
+                    if old in files:
+                        _rename(files, by_name, old, new, call.name, index)
+                    if reads and old in reads:
+                        _reread(reads, old, new)
                     handled.update((old, new))
+                if moved:  # the folders named: no change of their own (blind check 39 W1)
+                    handled.update(w.rstrip("/") for w in (*sources, dest))
             elif prog == "rm" and _recursive(words):
                 for w in rest:
                     gone = self.resolve(where, w).rstrip("/")
@@ -242,10 +252,13 @@ def _recursive(words: list[str]) -> bool:
     )
 
 
-def _moves(sources: list[str], dest: str, files: dict[str, FileState]) -> list[tuple[str, str]]:
-    """(old path, new path) of each known file the ``mv`` of ``sources`` to ``dest`` moved."""
+def _moves(
+    sources: list[str], dest: str, files: Collection[str], slash: bool = False
+) -> list[tuple[str, str]]:
+    """(old path, new path) of each known file the ``mv`` of ``sources`` to ``dest`` moved
+    (``slash``: the destination was written ``DIR/``, a folder the sources go into)."""
     dest = dest.rstrip("/") or "/"
-    into = len(sources) > 1 or any(k.startswith(dest + "/") for k in files)
+    into = slash or len(sources) > 1 or any(k.startswith(dest + "/") for k in files)
     out: list[tuple[str, str]] = []
     for src in sources:
         src = src.rstrip("/")
@@ -266,6 +279,13 @@ def _moves(sources: list[str], dest: str, files: dict[str, FileState]) -> list[t
     return [(old, new) for old, new in out if old != new]
 
 
+def _reread(reads: dict[str, None], old: str, new: str) -> None:
+    """A path read, moved: the read is of the file at ``new`` now (order kept)."""
+    moved = {(new if k == old else k): None for k in reads}
+    reads.clear()
+    reads.update(moved)
+
+
 def _rename(
     files: dict[str, FileState],
     by_name: dict[str, list[str]],
@@ -284,10 +304,15 @@ def _rename(
     if old in by_name.get(base, []):
         by_name[base].remove(old)
     state.path = new
-    action = _MOVED + old
-    state.actions.append(action)
-    state.changes += 1
-    state.changed_at.append(index)
+    first = next((a for a in state.actions if a.startswith(_MOVED)), None)
+    if first is None:
+        state.actions.append(_MOVED + old)
+        state.changes += 1
+        state.changed_at.append(index)
+    else:  # moved again (a folder renamed after its move): one move from where it was made
+        state.actions.remove(first)
+        if first != _MOVED + new:  # (moved back: no move at all)
+            state.actions.append(first)
     state.tool, state.last_index = tool, index
     files[new] = state
     by_name.setdefault(new.rsplit("/", 1)[-1], []).append(new)

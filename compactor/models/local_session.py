@@ -387,7 +387,7 @@ class _Builder:
             self.s.dirs[call.id] = where  # its relative paths are there (blind check 34 W1)
         self.success(call, r, index, reading)
         changes = with_embedded(call, r.text, file_changes(call, self.open_file), s)
-        changes = self.places.follow(call, changes, s.files, self.by_name, index)
+        changes = self.places.follow(call, changes, s.files, self.by_name, index, s.reads)
         for change in changes:
             self.file_state(change.path).apply(change, call.name, index)
         if not call.cwd and (mark := _CWD_MARKER_RE.search(r.text[-400:])) is not None:

@@ -56,6 +56,7 @@ from .local_evalnotice import verdicts_said
 from .local_fixed import judge_fixed
 from .local_gotpast import judge_got_past
 from .local_handoff import judge_handoff
+from .local_jobfiles import judge_job_files
 from .local_jobs import add_shape_jobs, listed_jobs
 from .local_lastlabel import returned_label
 from .local_listing import lists_work_folder, work_listing
@@ -569,6 +570,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_accepted(session)
     judge_refused_command(session)
     judge_reverted(session)  # rejected or replaced by a later change (blind check 22)
+    judge_job_files(session)  # deleted, then a background job that writes it (blind 39 W3)
     judge_present(session)
     judge_new_error(session)  # a rerun got past it, then failed otherwise (blind check 37 W1)
     judge_user_fixed(session)  # "ok i already installed it", when nothing else settled it (W8)
