@@ -97,3 +97,53 @@ def test_unrelated_later_edits_do_not_clear_a_turned_down_proposal() -> None:
     s.say("Added data/README.md.")
     solving = section(summarize_transcript(s.messages), 5)
     assert TURNED_DOWN in solving, solving
+
+
+UPDATES = "Once you confirm and give the command, I'll run the updates and re-check the artifacts."
+
+
+def _aiden(then: str, work: bool = False) -> SessionBuilder:
+    s = SessionBuilder()
+    s.user("analyze the UC011 spec for gaps")
+    s.call("Read", {"file_path": "/w/specs/uc011/spec.md"}, "# UC011\n- citations missing\n")
+    s.say(
+        "Two gaps: the citations are missing and the acceptance criteria are vague. I recommend "
+        "leaving the citation issue for now. " + UPDATES
+    )
+    s.user("yes")
+    if work:
+        s.call(
+            "Edit",
+            {
+                "file_path": "/w/specs/uc011/spec.md",
+                "old_string": "vague",
+                "new_string": "measurable",
+            },
+            "The file /w/specs/uc011/spec.md has been updated.",
+            text="Running the updates.",
+        )
+    s.say("Understood: citations stay as they are. Give the command when you want the updates.")
+    s.user(then)
+    s.say("Switched to the UC012 branch. Do you want the same remediation there?")
+    return s
+
+
+def test_an_acceptance_the_user_cancelled_next_is_no_accepted_decision() -> None:
+    solving = section(
+        summarize_transcript(_aiden("nevermind, move to use case 12 branch").messages), 5
+    )
+    assert "Accepted by the user: Once you confirm" not in solving, solving
+    assert "cancelled by the user" in solving, solving
+
+
+def test_an_acceptance_not_cancelled_stays_accepted() -> None:
+    solving = section(summarize_transcript(_aiden("now check the UC012 branch too").messages), 5)
+    assert "Accepted by the user: Once you confirm" in solving, solving
+    assert "cancelled by the user" not in solving, solving
+
+
+def test_an_acceptance_carried_out_before_the_redirect_stays_accepted() -> None:
+    s = _aiden("nevermind, move to use case 12 branch", work=True)
+    solving = section(summarize_transcript(s.messages), 5)
+    assert "Accepted by the user: Once you confirm" in solving, solving
+    assert "cancelled by the user" not in solving, solving

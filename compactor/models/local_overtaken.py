@@ -1,4 +1,4 @@
-"""Proposals the later dialogue overtook (blind check 39, W2).
+"""Proposals and acceptances the later dialogue overtook (blind check 39, W2 and W5).
 
 * W2 (cc-lowlight): the assistant wrote "Let me fix the model with numerically stable attention
   and lower learning rate, then restart:" and called ``kill PID``; the user rejected only that
@@ -6,18 +6,27 @@
   proposal whose distinctive words later successful changes carry (the text leading in to them,
   what they wrote, the files they changed) was carried out: it is no proposal the user turned
   down (:func:`carried_out`); the rejected call itself stays listed as rejected.
+* W5 (cx-aiden): "Accepted by the user: … I'll run the updates" although the user's next message
+  cancelled it ("nevermind, move to use case 12 branch") before anything of it was done. Such
+  an acceptance is labelled "Accepted, then cancelled by the user" (:func:`judge_cancelled`);
+  one carried out before the redirect, or followed by no cancelling message, stays accepted.
 """
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
+
 from compactor._util import lazy_pattern
-from compactor.facts import Call
+from compactor.facts import Call, one_line
 
 from .local_noise import is_file_edit
 from .local_session import Session
 
-__all__ = ["carried_out"]
+__all__ = ["ACCEPTED", "carried_out", "judge_cancelled"]
 
+ACCEPTED = "Accepted by the user: "
+_CANCELLED = "Accepted, then cancelled by the user"
 _WORD_RE = lazy_pattern(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _GENERIC = frozenset(
     "about after again before being could every first going other their there these those which "
@@ -70,3 +79,39 @@ def carried_out(s: Session, index: int, text: str) -> bool:
     for c in changes:
         said |= _words(c.arguments[:_ARGS])
     return len(wanted & said) >= _SHARED
+
+
+_CANCEL_RE = lazy_pattern(
+    r"^\W*(?:(?:oh|ok(?:ay)?|hm+|actually|wait|no|sorry|ah)\b[\s,.!]*)*"
+    r"(?:never\s*mind|nvm\b|forget (?:it|that|about it|this)\b|cancel (?:that|it|this)\b|"
+    r"scratch that\b|skip (?:that|it|this)\b|don['’]?t (?:do|run|bother|apply|proceed|worry)\b|"
+    r"do not (?:do|run|apply|proceed)\b|instead\b|(?:let['’]?s |please )?(?:move|switch|go) "
+    r"(?:on |back |over )?to\b|leave it\b|no need\b)",
+    re.IGNORECASE,
+)
+"""A message that cancels or redirects what the user just accepted ("nevermind, move to …")."""
+_LOOKED = 2  # requests after the accepting one that may cancel it
+
+
+def judge_cancelled(s: Session) -> None:
+    """An acceptance ("yes" to "I'll run the updates") that one of the next user messages
+    cancelled or redirected ("nevermind, move to use case 12 branch") before any change was made
+    after it is no accepted decision: it is labelled "Accepted, then cancelled by the user"."""
+    if not any(d[2].startswith(ACCEPTED) for d in s.decisions):
+        return
+    starts = [r.index for r in s.requests]
+    for n, (i, score, text) in enumerate(s.decisions):
+        if not text.startswith(ACCEPTED):
+            continue
+        at = bisect_right(starts, i)
+        if at >= len(starts):
+            continue
+        yes = s.requests[at].index
+        for later in s.requests[at + 1 : at + 1 + _LOOKED]:
+            if any(c.index < later.index for c in _changes_after(s, yes)):
+                break  # something was done after the acceptance: it is not cancelled
+            if _CANCEL_RE.match(later.text):
+                said = one_line(later.text)[:120]
+                body = text.removeprefix(ACCEPTED)
+                s.decisions[n] = (i, score, f"{_CANCELLED} («{said}»): {body}")
+                break
