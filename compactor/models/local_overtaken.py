@@ -100,15 +100,16 @@ def judge_cancelled(s: Session) -> None:
     if not any(d[2].startswith(ACCEPTED) for d in s.decisions):
         return
     starts = [r.index for r in s.requests]
+    changed = [c.index for c in _changes_after(s, -1)]  # in call order: sorted (once)
     for n, (i, score, text) in enumerate(s.decisions):
         if not text.startswith(ACCEPTED):
             continue
         at = bisect_right(starts, i)
         if at >= len(starts):
             continue
-        yes = s.requests[at].index
+        first = bisect_right(changed, s.requests[at].index)  # the first change after the yes
         for later in s.requests[at + 1 : at + 1 + _LOOKED]:
-            if any(c.index < later.index for c in _changes_after(s, yes)):
+            if first < len(changed) and changed[first] < later.index:
                 break  # something was done after the acceptance: it is not cancelled
             if _CANCEL_RE.match(later.text):
                 said = one_line(later.text)[:120]
