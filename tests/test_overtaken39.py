@@ -5,7 +5,8 @@ and lower learning rate, then restart:" and called ``kill PID``; the user reject
 call, asked something else, then "run the model", and the assistant made exactly that fix with
 later successful edits (the new training job runs with it). The summary listed the fix among
 the "Proposals the user turned down … do not act on them". A proposal that later successful
-changes carried out is not turned down.
+changes carried out is not turned down, and a rejected call that only stopped a process turns
+down that call, not the plan before it, unless the user's next message says no to the plan.
 
 W5: "Accepted by the user: … I'll run the updates" although the user's next message cancelled
 it ("nevermind, move to use case 12 branch") and nothing of it was done. The sessions are
@@ -28,7 +29,9 @@ TRAIN = "/w/derain/train.py"
 TURNED_DOWN = "Proposed, then the user rejected its call"
 
 
-def _lowlight(carried_out: bool) -> SessionBuilder:
+def _lowlight(
+    carried_out: bool, rejected: str = "bash restart.sh", then: str = ""
+) -> SessionBuilder:
     s = SessionBuilder()
     s.user("train the deraining model on the new pairs")
     s.call(
@@ -38,9 +41,9 @@ def _lowlight(carried_out: bool) -> SessionBuilder:
         text="Starting the training run.",
     )
     s.call("Bash", {"command": "tail -5 train_output.log"}, "epoch 3 loss nan\nepoch 4 loss nan")
-    s.call("Bash", {"command": "kill 4155536"}, CC_BARE, text=FIX, error=True)
+    s.call("Bash", {"command": rejected}, CC_BARE, text=FIX, error=True)
     s.user("[Request interrupted by user for tool use]")
-    s.user("what does PSNR measure exactly?")
+    s.user(then or "what does PSNR measure exactly?")
     s.say("PSNR compares the restored image with the clean one, in decibels: higher is better.")
     if not carried_out:
         return s
@@ -77,7 +80,7 @@ def _lowlight(carried_out: bool) -> SessionBuilder:
 def test_a_proposal_later_edits_carried_out_is_not_turned_down() -> None:
     solving = section(summarize_transcript(_lowlight(carried_out=True).messages), 5)
     assert TURNED_DOWN not in solving, solving
-    assert "kill 4155536" in solving, solving  # the rejected call itself is still said rejected
+    assert "The user rejected: `Bash: bash restart.sh`" in solving, solving  # the call still is
 
 
 def test_a_proposal_nothing_carried_out_is_still_turned_down() -> None:
@@ -95,6 +98,27 @@ def test_unrelated_later_edits_do_not_clear_a_turned_down_proposal() -> None:
         text="Writing the README.",
     )
     s.say("Added data/README.md.")
+    solving = section(summarize_transcript(s.messages), 5)
+    assert TURNED_DOWN in solving, solving
+
+
+def test_a_rejected_kill_turns_down_the_kill_not_the_fix_before_it() -> None:
+    """Rule a: the user rejected only ``kill PID``; the plan before it was not said no to."""
+    s = _lowlight(carried_out=False, rejected="kill 4155536")
+    solving = section(summarize_transcript(s.messages), 5)
+    assert TURNED_DOWN not in solving, solving
+    assert "The user rejected: `Bash: kill 4155536` (not run)" in solving, solving
+
+
+def test_a_rejected_kill_the_user_then_says_no_to_is_still_turned_down() -> None:
+    then = "no, let the run go on and don't touch the model"
+    s = _lowlight(carried_out=False, rejected="kill 4155536", then=then)
+    solving = section(summarize_transcript(s.messages), 5)
+    assert TURNED_DOWN in solving, solving
+
+
+def test_a_rejected_kill_and_restart_in_one_call_is_still_turned_down() -> None:
+    s = _lowlight(carried_out=False, rejected="kill 4155536 && python train.py --lr 2e-4")
     solving = section(summarize_transcript(s.messages), 5)
     assert TURNED_DOWN in solving, solving
 

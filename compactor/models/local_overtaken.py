@@ -5,7 +5,9 @@
   call, and after a later request the assistant made exactly that fix with successful edits. A
   proposal whose distinctive words later successful changes carry (the text leading in to them,
   what they wrote, the files they changed) was carried out: it is no proposal the user turned
-  down (:func:`carried_out`); the rejected call itself stays listed as rejected.
+  down (:func:`carried_out`); the rejected call itself stays listed as rejected. And when the
+  rejected calls only stopped processes, the rejection was of the stop, not of the plan, unless
+  the user's next message says no to it (:func:`stops_only`).
 * W5 (cx-aiden): "Accepted by the user: … I'll run the updates" although the user's next message
   cancelled it ("nevermind, move to use case 12 branch") before anything of it was done. Such
   an acceptance is labelled "Accepted, then cancelled by the user" (:func:`judge_cancelled`);
@@ -23,7 +25,7 @@ from compactor.facts import Call, one_line
 from .local_noise import is_file_edit
 from .local_session import Session
 
-__all__ = ["ACCEPTED", "carried_out", "judge_cancelled"]
+__all__ = ["ACCEPTED", "carried_out", "judge_cancelled", "stops_only"]
 
 ACCEPTED = "Accepted by the user: "
 _CANCELLED = "Accepted, then cancelled by the user"
@@ -79,6 +81,42 @@ def carried_out(s: Session, index: int, text: str) -> bool:
     for c in changes:
         said |= _words(c.arguments[:_ARGS])
     return len(wanted & said) >= _SHARED
+
+
+_STOP_TOOLS = frozenset({"taskstop", "killshell", "killbash", "kill_shell", "stop_task"})
+_STOP_RE = lazy_pattern(r"^\s*(?:sudo\s+)?(?:kill|pkill|killall|taskkill|stop-process)\b", re.I)
+_PARTS_RE = lazy_pattern(r"&&|\|\||;|\n")
+_SAYS_NO_RE = lazy_pattern(
+    r"^\W*(?:no\b|nope\b|nah\b|don['’]?t\b|do not\b|not (?:that|this|now)\b|stop\b|wait\b|"
+    r"never ?mind\b|cancel\b|leave it\b|let['’]?s not\b|i (?:don['’]?t|do not) want\b)|"
+    r"\binstead\b|\bdon['’]?t (?:change|touch|fix|edit|modify|restart)\b",
+    re.IGNORECASE,
+)
+"""A message that says no to what the assistant proposed ("no, …", "don't touch the model")."""
+
+
+def _stops(c: Call) -> bool:
+    """Whether the call only stops processes (``kill PID``, ``pkill -f x``, ``TaskStop``)."""
+    if c.name.lower() in _STOP_TOOLS:
+        return True
+    command = c.args.get("command") or c.args.get("cmd")
+    if isinstance(command, list):
+        command = command[-1] if command else ""
+    if not isinstance(command, str) or not command.strip():
+        return False
+    parts = [x for x in _PARTS_RE.split(command) if x.strip()]
+    return bool(parts) and all(_STOP_RE.match(x) for x in parts)
+
+
+def stops_only(s: Session, calls: list[Call], index: int, text: str) -> bool:
+    """Whether the rejection of ``calls`` (the follow-up of the proposal ``text`` of entry
+    ``index``) turned down only those calls (blind check 39, W2, rule a): each only stopped a
+    process, the proposal says more than that (3 distinctive words or more), and the user's next
+    message does not say no ("no, …", "instead", "don't touch …")."""
+    if not calls or not all(_stops(c) for c in calls) or len(_words(text)) < _SHARED:
+        return False
+    later = next((r for r in s.requests if r.index > index), None)
+    return later is None or _SAYS_NO_RE.search(later.text[:300]) is None
 
 
 _CANCEL_RE = lazy_pattern(

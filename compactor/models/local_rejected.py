@@ -29,7 +29,7 @@ from compactor.facts import Call, Entry
 from compactor.rejections import is_rejection
 
 from .local_dismissed import own_answer
-from .local_overtaken import carried_out
+from .local_overtaken import carried_out, stops_only
 from .local_planmode import changed_plan, judge_plan_changes, plan_change_items
 from .local_question import is_question_call
 from .local_session import PLAN_TOOLS, ErrorFact, Session
@@ -116,6 +116,8 @@ def judge_rejected_calls(s: Session) -> None:
             continue
         if carried_out(s, e.index, e.text):  # later changes did what it proposed (check 39, W2)
             continue
+        if stops_only(s, [c for c in s.calls if c.id in calls], e.index, e.text):
+            continue  # the user stopped a `kill`, not the plan before it (check 39, W2, rule a)
         s.refused_at[e.index] = [s.refused[c] for c in calls]
     if not s.refused_at:
         return
