@@ -17,7 +17,10 @@ are rejections):
   quotes, its title says so;
 * unless a later call of the same tool on the same file succeeded (blind check 30, W4: the user
   rejected a ``Write``'s content, then approved the next ``Write`` of that file): the rejection
-  was of that attempt, not of the plan; the call is listed "rejected once, then done".
+  was of that attempt, not of the plan; the call is listed "rejected once, then done";
+* or unless later successful changes carried the proposal out (blind check 39, W2: the user
+  rejected only the ``kill`` after "Let me fix … with stable attention", and the fix was made
+  after a later request; :func:`.local_overtaken.carried_out`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from compactor.facts import Call, Entry
 from compactor.rejections import is_rejection
 
 from .local_dismissed import own_answer
+from .local_overtaken import carried_out, stops_only
 from .local_planmode import changed_plan, judge_plan_changes, plan_change_items
 from .local_question import is_question_call
 from .local_session import PLAN_TOOLS, ErrorFact, Session
@@ -108,8 +112,13 @@ def judge_rejected_calls(s: Session) -> None:
         calls = _follow_up(s, e)
         if asked.intersection(calls):  # a question the user dismissed: no proposal (check 32)
             continue
-        if calls and all(c in s.refused for c in calls) and not all(c in redone for c in calls):
-            s.refused_at[e.index] = [s.refused[c] for c in calls]
+        if not calls or not all(c in s.refused for c in calls) or all(c in redone for c in calls):
+            continue
+        if carried_out(s, e.index, e.text):  # later changes did what it proposed (check 39, W2)
+            continue
+        if stops_only(s, [c for c in s.calls if c.id in calls], e.index, e.text):
+            continue  # the user stopped a `kill`, not the plan before it (check 39, W2, rule a)
+        s.refused_at[e.index] = [s.refused[c] for c in calls]
     if not s.refused_at:
         return
     s.decisions = [d for d in s.decisions if d[0] not in s.refused_at]

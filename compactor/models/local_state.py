@@ -67,6 +67,7 @@ from .local_newerror import GOT_PAST, got_past_line, judge_new_error
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
 from .local_offers import drop_unchosen_options
+from .local_overtaken import judge_cancelled
 from .local_planmode import changed_plan
 from .local_present import judge_present
 from .local_rejected import judge_rejected_calls, refused_words
@@ -568,6 +569,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_overtaken_causes(session)
     judge_contradicted_claims(session)  # "built and pushed!", then the build failed (blind 26)
     judge_accepted(session)
+    judge_cancelled(session)  # accepted, then "nevermind, move to …" (blind check 39, W5)
     judge_refused_command(session)
     judge_reverted(session)  # rejected or replaced by a later change (blind check 22)
     judge_job_files(session)  # deleted, then a background job that writes it (blind 39 W3)
