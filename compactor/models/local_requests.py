@@ -15,6 +15,7 @@ from compactor.facts.ide import ide_note_files, without_ide_note
 from .local_noise import collapse_resent, first_resent, request_ref
 from .local_offers import is_ask
 from .local_picked import picked_lines
+from .local_queued import KEPT_QUEUED, QUEUED_NOTE
 from .local_session import Session
 from .local_supersede import continues
 from .local_template import template_quote
@@ -96,6 +97,8 @@ def session_request_lines(s: Session, item: int, items: int, verbatim: int) -> l
     lines += aborted_turn_lines(s, item)  # Codex's turn_aborted before a later request (F2)
     later = s.earlier.get(KEPT_REQUEST, "")
     if not later:
+        if s.requests and s.requests[-1].queued and lines[-1].startswith(_CURRENT):
+            lines[-1] += f" ({QUEUED_NOTE})"  # typed, never delivered (blind check 39)
         return lines
     last = lines[-1]
     if last.startswith(_CURRENT):
@@ -103,7 +106,8 @@ def session_request_lines(s: Session, item: int, items: int, verbatim: int) -> l
     lines[-1] = last.replace(" (the current request)", " (the latest in the part summarized)")
     asked = s.earlier.get(KEPT_ASKED, "")
     note = f"; a short reply: it answers the assistant's {asked}" if asked else ""
-    kept = f"{_quote(later, item * 2)} (in the messages kept after this summary{note})"
+    where = QUEUED_NOTE if s.earlier.get(KEPT_QUEUED) else "in the messages kept after this summary"
+    kept = f"{_quote(later, item * 2)} ({where}{note})"
     return [*lines, f"{_CURRENT}{kept}"]
 
 

@@ -29,6 +29,7 @@ from compactor.facts.fences import cut_middle
 from compactor.io.paths import name_text
 from compactor.pipeline.plan_block import after_request, plan_reminder
 from compactor.pipeline.skill_focus import focus_skills, injected_skills
+from compactor.pipeline.still_queued import queued_note, with_kept_queued
 from compactor.pipeline.user_block import block_texts, bounded, refer_to_quoted, refer_to_rules
 from compactor.prompts import (
     CLEARED_NOTE,
@@ -174,7 +175,7 @@ async def select_user_messages(
 
     candidates: list[M] = []
     judged: dict[str, bool] = {}  # 4,096 texts' verdicts (a chat of a million "ok"s)
-    for msg in context:
+    for msg in with_kept_queued(context):  # a prompt still queued at the end (check 39)
         if msg.role != "user":
             continue  # neither a candidate nor a summary (both are user messages)
         if type(msg) is Message and not msg.extra and not msg.parts:  # its text decides
@@ -200,12 +201,14 @@ async def select_user_messages(
 
     echoes = shell_echoes(context, candidates) | command_prompts(context, candidates)
     if len(candidates) == 1 and candidates[0] is not summary:
-        return [user_words(candidates[0]) + echoes.get(id(candidates[0]), "")], False
+        return [
+            user_words(only := candidates[0]) + echoes.get(id(only), "") + queued_note(only)
+        ], False
     kept: list[str] = []
     seen: dict[str, int] = {}  # a text's key: how many times it was sent
     remaining = max_tokens
     for number, msg in reversed(list(enumerate(candidates, 1))):
-        text = user_words(msg) + echoes.get(id(msg), "")
+        text = user_words(msg) + echoes.get(id(msg), "") + queued_note(msg)
         if msg is summary and _summary_message(msg):  # a reader's: its user messages only
             from compactor.facts.durable import earlier_user_messages
 
