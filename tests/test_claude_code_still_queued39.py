@@ -183,3 +183,17 @@ def test_a_prompt_the_user_pulled_back_or_a_notice_is_no_queued_request(tmp_path
     src, raw = _write(tmp_path, s)
     users = _users(read_transcript(str(src), raw).messages)
     assert not any(q for _, q in users), users
+
+
+def test_a_prompt_left_enqueued_before_a_later_user_message_is_not_the_current_one(
+    tmp_path: Path,
+) -> None:
+    """Its ``dequeue`` may not be logged; the user wrote on after it: not read (as before)."""
+    s = _session(last=None)
+    s.records.append(_queue("enqueue", LAST))
+    s.bash("ls", "deck.pptx")
+    s.user("Now make the title slide blue.")
+    s.assistant([{"type": "text", "text": "The title slide is blue now."}])
+    src, raw = _write(tmp_path, s)
+    users = _users(read_transcript(str(src), raw).messages)
+    assert not any(q for _, q in users) and users[-1][0] == "Now make the title slide blue."

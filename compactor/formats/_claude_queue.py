@@ -21,7 +21,8 @@ kinds of content matter to a summary:
   user's last instruction enqueued while the model API kept failing): the user's latest words,
   never delivered. It is read as the user's message after the last record, marked
   :data:`~compactor.schema.STILL_QUEUED_KEY` (the summary says it was still queued), unless
-  the file holds the same text later as a user record or queued command.
+  the file holds the same text later as a user record or queued command, or the user wrote
+  another message after it (then it was not the user's last word: not read, as before).
 * Bookkeeping that is one JSON object and no prose: 2.1.4x enqueues ``{"task_id": …,
   "tool_use_id": …, "description": …, "task_type": "local_bash"}`` when a Bash call goes to the
   background (cc-citedml, 2.1.49), and removes it later. Its job is already a fact (the call's
@@ -105,6 +106,12 @@ def _written(rec: JsonObject) -> Iterable[str]:
             yield from _texts(attachment.get("prompt"))
 
 
+def _typed(rec: JsonObject, text: str) -> bool:
+    """Whether a user record's ``text`` is the user's own message: a prompt still queued
+    before one was never the last thing the user said (its ``dequeue`` may not be logged)."""
+    return rec.get("type") == "user" and not rec.get("isMeta") and not text.lstrip()[:1] == "<"
+
+
 def queued_messages(lines: Sequence[_jsonl.Line], steps: Sequence[int]) -> dict[int, list[Queued]]:
     """Line index → the messages to add after the record there (``steps``: the history's
     message and queue records in history order); the prompts still queued at the end follow
@@ -141,9 +148,12 @@ def queued_messages(lines: Sequence[_jsonl.Line], steps: Sequence[int]) -> dict[
     out: dict[int, list[Queued]] = {}
     if removed or found or waiting:
         written: dict[str, int] = {}  # text → the last line holding it
+        typed = -1  # the last user record of the user's own words (no tool result, no notice)
         for i in steps:
             for text in _written(lines[i].obj):
                 written[text.strip()] = i
+                if _typed(lines[i].obj, text):
+                    typed = i
         for enqueued, at, content in removed:
             if written.get(content.strip(), -1) < enqueued:
                 found[at] = Queued(content, notification=False)
@@ -152,5 +162,7 @@ def queued_messages(lines: Sequence[_jsonl.Line], steps: Sequence[int]) -> dict[
                 del found[i]
         out = {i: [q] for i, q in found.items()}
         last = out.setdefault(steps[-1], []) if waiting else []
-        last += [Queued(t, False, True) for i, t in waiting if written.get(t.strip(), -1) < i]
+        last += [
+            Queued(t, False, True) for i, t in waiting if max(typed, written.get(t.strip(), -1)) < i
+        ]
     return {i: qs for i, qs in out.items() if qs}
