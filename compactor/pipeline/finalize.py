@@ -28,8 +28,9 @@ from compactor.facts.fences import cut_bytes as _truncate_bytes  # closes a cut 
 from compactor.facts.fences import cut_middle
 from compactor.io.paths import name_text
 from compactor.pipeline.plan_block import after_request, plan_reminder
+from compactor.pipeline.sendings import Sendings
 from compactor.pipeline.skill_focus import focus_skills, injected_skills
-from compactor.pipeline.still_queued import Sendings, queued_note, with_kept_queued
+from compactor.pipeline.still_queued import queued_note, with_kept_queued
 from compactor.pipeline.user_block import block_texts, bounded, refer_to_quoted, refer_to_rules
 from compactor.prompts import (
     CLEARED_NOTE,
