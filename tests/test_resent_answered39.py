@@ -90,3 +90,19 @@ def test_section_6_keeps_the_answered_sending_in_its_place(tmp_path: Path) -> No
     listed = [line.strip() for line in block.strip().splitlines()]
     assert listed[1] == f"- {ROUTE}" and listed[2] == f"- {APPROVE}", listed
     assert listed[-1].endswith("(sent 2 times)"), listed
+
+
+def test_a_short_reply_sent_again_after_answers_stays_one_listing_with_its_count() -> None:
+    """ "ok" after each answer: no request an answer closes; a chat of a million replies
+    repeats a few texts, listed once each with the count (as before)."""
+    import asyncio
+
+    from compactor.pipeline.finalize import select_user_messages
+    from compactor.schema import Message
+
+    msgs = [Message(role="user", content=ROUTE), Message(role="assistant", content=PROPOSAL)]
+    for i in range(6):
+        msgs += [Message(role="user", content="ok"), Message(role="assistant", content=f"x{i}")]
+    msgs.append(Message(role="user", content=ROUTE))
+    texts, _ = asyncio.run(select_user_messages(msgs, 4000, None, 1500))
+    assert texts == [ROUTE, "ok (sent 6 times)", ROUTE], texts

@@ -9,6 +9,10 @@ from compactor.schema import AgenticMessage, Message, assistant_text
 
 __all__ = ["Sendings"]
 
+_SHORT = 40
+"""A text this short ("ok", "yes", "go on") sent again is still one listing with its count:
+a chat of a million replies repeats a few texts, and each is no request an answer closes."""
+
 
 class Sendings:
     """Section 6's sendings of the same words (blind check 39 W4, cx-dd-world: a request
@@ -32,14 +36,15 @@ class Sendings:
             or id(last := candidates[-1]) in self._answered
         ):
             return
-        if (assistant_text(msg) or "").strip():
+        text = msg.content if type(msg) is Message and not msg.parts else assistant_text(msg)
+        if text and not text.isspace():
             self._answered.add(id(last))
 
     def merged(self, key: str, msg: Message | AgenticMessage, at: int) -> bool:
         """Whether ``msg`` (walked newest first; ``at``: where it would be kept) is a sending of
         ``key`` merged into a later listing; else it opens a listing at ``at``."""
         later = self._at.get(key)
-        if later is not None and id(msg) not in self._answered:
+        if later is not None and (len(key) <= _SHORT or id(msg) not in self._answered):
             self._count[later] += 1
             return True
         self._at[key], self._count[at] = at, 1
