@@ -40,6 +40,8 @@ __all__ = [
     "SHARED_EMPTY_DICT",
     "SHARED_EMPTY_LIST",
     "SKILL_BODY_KEY",
+    "STILL_QUEUED_KEY",
+    "STILL_QUEUED_NOTE",
     "TURN_ABORTED_KEY",
     "AgentState",
     "AgenticMessage",
@@ -108,6 +110,17 @@ PERMISSION_MODE_KEY = "_compactor_permission_mode"
 (Claude Code's ``permission-mode`` records and the ``permissionMode`` of its user records:
 ``plan``, ``default``, ``acceptEdits``, ...). Read by the summarizer (a session in ``plan`` mode
 must present its plan for approval before editing); never written back."""
+
+STILL_QUEUED_KEY = "_compactor_still_queued"
+"""Key in ``extra`` of a user message read from a prompt the user typed while the agent worked
+that was still queued when the session ended (Claude Code's ``queue-operation`` ``enqueue``
+never dequeued nor removed; blind check 39): the user's latest words, never delivered to the
+model. Read by the summarizer; the message has no record of its own and is never written."""
+
+STILL_QUEUED_NOTE = (
+    "typed while the agent worked; still queued, not yet delivered when the session ended"
+)
+"""What a summary says beside such a message (sections 1 and 6)."""
 
 INTERRUPTED_BEFORE_KEY = "_compactor_interrupted_before"
 """Key in ``extra`` of the summary of a harness's own compaction: the last user turn before the

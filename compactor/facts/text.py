@@ -12,6 +12,7 @@ from compactor.schema import (
     CALL_ENDS_KEY,
     CWD_KEY,
     PROCESS_KEY,
+    STILL_QUEUED_KEY,
     TURN_ABORTED_KEY,
     AgenticMessage,
     Block,
@@ -286,6 +287,9 @@ class Entry:
     event: ``extra[TURN_ABORTED_KEY]``)."""
     process: str = ""
     """The agent CLI process that wrote it, when a file holds several (``PROCESS_KEY``)."""
+    queued: bool = False
+    """A prompt the user typed that was still queued, undelivered, at the end
+    (``STILL_QUEUED_KEY``)."""
 
 
 READ_CHARS = 4_000_000
@@ -412,6 +416,7 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
     if msg.role == "assistant" and isinstance(ended := msg.extra.get(CALL_ENDS_KEY), dict):
         entry.results = list(_ended_results(entry.calls, ended))
     entry.injected = msg.role == "user" and not entry.internal and is_injected(msg, entry.text)
+    entry.queued = STILL_QUEUED_KEY in msg.extra  # typed, never delivered (blind check 39)
     if PROCESS_KEY in msg.extra:  # the CLI restarted in this history (blind check 19)
         entry.process = str(msg.extra[PROCESS_KEY])
     return entry

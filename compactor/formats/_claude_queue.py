@@ -16,7 +16,13 @@ kinds of content matter to a summary:
   prompt enqueued, removed, acted on by the next assistant message, and nowhere else in the
   file), so a removed prompt is read as the user's message at its ``remove``, unless the file
   holds the same text later as a user record or queued command. ``popAll``/``popOne`` put
-  prompts back into the user's editor: nothing was sent.
+  prompts back into the user's editor: nothing was sent. A prompt neither dequeued nor removed
+  when the file ends was still queued when the session ended (blind check 39, cc-admin: the
+  user's last instruction enqueued while the model API kept failing): the user's latest words,
+  never delivered. It is read as the user's message after the last record, marked
+  :data:`~compactor.schema.STILL_QUEUED_KEY` (the summary says it was still queued), unless
+  the file holds the same text later as a user record or queued command, or the user wrote
+  another message after it (then it was not the user's last word: not read, as before).
 * Bookkeeping that is one JSON object and no prose: 2.1.4x enqueues ``{"task_id": …,
   "tool_use_id": …, "description": …, "task_type": "local_bash"}`` when a Bash call goes to the
   background (cc-citedml, 2.1.49), and removes it later. Its job is already a fact (the call's
@@ -37,10 +43,11 @@ from dataclasses import dataclass
 import orjson
 
 from compactor._json import JsonObject, JsonValue
+from compactor.schema import STILL_QUEUED_KEY, AgenticMessage, Block
 
 from . import _jsonl
 
-__all__ = ["QUEUE_RECORD", "Queued", "queued_messages"]
+__all__ = ["QUEUE_RECORD", "Queued", "queued_message", "queued_messages"]
 
 QUEUE_RECORD = "queue-operation"
 _NOTIFICATION = ("<task-notification>", "<agent-notification>")
@@ -53,6 +60,18 @@ class Queued:
 
     text: str
     notification: bool
+    still_queued: bool = False  # never dequeued nor removed: undelivered when the file ends
+
+
+def queued_message(q: Queued) -> AgenticMessage:
+    """The user message of a queued text: a notification is injected context."""
+    msg = AgenticMessage("user", [Block("user_input_text", q.text)])
+    if q.notification:
+        msg.extra["injected"] = True
+    msg.extra["queue_operation"] = "notification" if q.notification else "prompt"
+    if q.still_queued:
+        msg.extra[STILL_QUEUED_KEY] = True
+    return msg
 
 
 def _structured(text: str) -> bool:
@@ -87,9 +106,16 @@ def _written(rec: JsonObject) -> Iterable[str]:
             yield from _texts(attachment.get("prompt"))
 
 
-def queued_messages(lines: Sequence[_jsonl.Line], steps: Sequence[int]) -> dict[int, Queued]:
-    """Line index → the message a queue record there adds (``steps``: the history's message
-    and queue records in history order)."""
+def _typed(rec: JsonObject, text: str) -> bool:
+    """Whether a user record's ``text`` is the user's own message: a prompt still queued
+    before one was never the last thing the user said (its ``dequeue`` may not be logged)."""
+    return rec.get("type") == "user" and not rec.get("isMeta") and not text.lstrip()[:1] == "<"
+
+
+def queued_messages(lines: Sequence[_jsonl.Line], steps: Sequence[int]) -> dict[int, list[Queued]]:
+    """Line index → the messages to add after the record there (``steps``: the history's
+    message and queue records in history order); the prompts still queued at the end follow
+    the last step."""
     pending: list[tuple[int, str, bool]] = []  # (enqueue line, content, a prompt?) waiting
     found: dict[int, Queued] = {}
     notices: set[str] = set()
@@ -118,15 +144,25 @@ def queued_messages(lines: Sequence[_jsonl.Line], steps: Sequence[int]) -> dict[
             prompts = [k for k, p in enumerate(pending) if p[2]]
             if prompts:
                 pending.pop(prompts[-1])
-    if removed or found:
+    waiting = [(i, text) for i, text, prompt in pending if prompt and text.strip()]
+    out: dict[int, list[Queued]] = {}
+    if removed or found or waiting:
         written: dict[str, int] = {}  # text → the last line holding it
+        typed = -1  # the last user record of the user's own words (no tool result, no notice)
         for i in steps:
             for text in _written(lines[i].obj):
                 written[text.strip()] = i
+                if _typed(lines[i].obj, text):
+                    typed = i
         for enqueued, at, content in removed:
             if written.get(content.strip(), -1) < enqueued:
                 found[at] = Queued(content, notification=False)
         for i in [i for i, q in found.items() if q.notification]:
             if written.get(found[i].text.strip(), -1) > i:  # also written as a record
                 del found[i]
-    return found
+        out = {i: [q] for i, q in found.items()}
+        last = out.setdefault(steps[-1], []) if waiting else []
+        last += [
+            Queued(t, False, True) for i, t in waiting if max(typed, written.get(t.strip(), -1)) < i
+        ]
+    return {i: qs for i, qs in out.items() if qs}

@@ -167,15 +167,14 @@ class _Reader:
             self.origin.append(origin)
         self.deferred.clear()
 
-    def queued(self, q: Queued) -> None:
-        """A message read from a ``queue-operation`` (``_claude_queue``): a task notification
-        (injected context) or a prompt the user typed while the agent worked. It has no record
-        of its own (empty origin): writers never copy the queue record into the chain."""
-        msg = AgenticMessage("user", [Block("user_input_text", q.text)])
-        if q.notification:
-            msg.extra["injected"] = True
-        msg.extra["queue_operation"] = "notification" if q.notification else "prompt"
-        self.place(msg, [])
+    def queued(self, found: list[Queued]) -> None:
+        """Messages read from ``queue-operation`` records (``_claude_queue``): a task notice
+        (injected context) or a prompt the user typed while the agent worked. They have no
+        record of their own (empty origin): writers never copy the queue record into the chain."""
+        from ._claude_queue import queued_message
+
+        for q in found:
+            self.place(queued_message(q), [])
 
     def record(self, index: int, ln: _jsonl.Line) -> None:
         rec = ln.obj
@@ -391,7 +390,7 @@ class ClaudeCodeFormat:
         if any(not lines[i].obj.get("isSidechain") for i in steps):
             # 1.0.x wrote a sub-agent's conversation inline (isSidechain): not the main one
             steps = [i for i in steps if not lines[i].obj.get("isSidechain")]
-        queued: dict[int, Queued] = {}
+        queued: dict[int, list[Queued]] = {}
         if any(lines[i].obj.get("type") == QUEUE_RECORD for i in steps):
             from ._claude_queue import queued_messages
 
@@ -399,7 +398,7 @@ class ClaudeCodeFormat:
         for i in steps:
             if lines[i].obj.get("type") != QUEUE_RECORD:
                 reader.record(i, lines[i])
-            elif i in queued:
+            if i in queued:  # (a prompt still queued at the end: after the last record)
                 reader.queued(queued[i])
         reader.flush()
         _claude_apierror.add_api_error(lines, order, steps, reader.messages, reader.origin)

@@ -57,7 +57,7 @@ from .local_rejected import (
     refused_after,
     rejected_items,
 )
-from .local_requests import current_ref, session_request_lines, user_message_lines
+from .local_requests import current_ref, session_request_lines, session_user_lines
 from .local_results import said_changed, same_results
 from .local_session import ErrorFact, Session
 from .local_state import (
@@ -101,7 +101,6 @@ from .local_views import (
     relaunch_step,
     step_of,
     tools_used,
-    user_messages,
     user_rules,
     walk_steps,
 )
@@ -347,7 +346,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
 
 
 def _user_messages(s: Session, lim: Limits) -> str:
-    users = user_message_lines(user_messages(s), lim.users_head, lim.users_tail, lim.user_chars)
+    users = session_user_lines(s, lim.users_head, lim.users_tail, lim.user_chars)
     lines = "".join(f"    - {u}\n" for u in users)
     return f"<all_user_messages>\n{lines}</all_user_messages>"
 

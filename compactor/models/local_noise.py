@@ -234,11 +234,15 @@ def _short_reply(text: str) -> bool:
     return continues(text)
 
 
-def collapse_resent(texts: Sequence[str], at_last: bool = False) -> list[tuple[str, str]]:
+def collapse_resent(
+    texts: Sequence[str], at_last: bool = False, apart: bool = False
+) -> list[tuple[str, str]]:
     """``texts`` with a message sent again right after itself (the same text, or an edited
     version of it) listed once, its last version, labelled `` (sent N times)``; identical
     messages sent apart are counted on their first listing (``at_last``: on their last one, so
-    that the latest message stays last, blind check 13). Each item: (text, label)."""
+    that the latest message stays last, blind check 13), unless ``apart``: an answer came
+    between them, so each run is listed in its place (blind check 39 W4). Each item: (text,
+    label)."""
     if len(set(texts)) == len(texts):  # all distinct: equal heads are long texts' (C loops)
         heads = [t[:_RESENT_PREFIX] for t in texts]
         if not any(map(operator.eq, heads, islice(heads, 1, None))):
@@ -257,10 +261,10 @@ def collapse_resent(texts: Sequence[str], at_last: bool = False) -> list[tuple[s
     out: list[tuple[str, str]] = []
     plain: dict[str, tuple[str, str]] = {}
     shown: set[str] = set()
-    for t, _, edited in reversed(runs) if at_last else runs:
-        if t not in shown or _short_reply(t):
+    for t, sent, edited in reversed(runs) if at_last else runs:
+        if t not in shown or _short_reply(t) or apart:
             shown.add(t)
-            n = 1 if _short_reply(t) else counts[t]
+            n = 1 if _short_reply(t) else sent if apart else counts[t]
             note = ", edited; the last version" if edited else ""
             out.append((t, f" (sent {n} times{note})") if n > 1 else plain.setdefault(t, (t, "")))
     return out[::-1] if at_last else out

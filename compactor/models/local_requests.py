@@ -15,12 +15,14 @@ from compactor.facts.ide import ide_note_files, without_ide_note
 from .local_noise import collapse_resent, first_resent, request_ref
 from .local_offers import is_ask
 from .local_picked import picked_lines
+from .local_queued import KEPT_QUEUED, QUEUED_NOTE
+from .local_resent import answered_earlier
 from .local_session import Session
 from .local_supersede import continues
 from .local_template import template_quote
 from .local_text import asks_user, bullets, quote
 from .local_turns import continued_request
-from .local_views import head_tail
+from .local_views import head_tail, user_messages
 
 __all__ = [
     "KEPT_ASKED",
@@ -30,6 +32,7 @@ __all__ = [
     "current_ref",
     "request_lines",
     "session_request_lines",
+    "session_user_lines",
     "user_message_lines",
 ]
 
@@ -51,14 +54,18 @@ def request_lines(
     verbatim: int,
     prior: Sequence[str] = (),
     asked: str = "",
+    again: str = "",
 ) -> list[str]:
     """Section 1's lines for the requests ``texts`` (in order, at least one): the first, the
     later ones (each sent-again run once), the current one (the last) quoted up to ``verbatim``
     characters, once in the whole summary. ``prior``: the context's earlier summaries; with one
     (Claude Code's own compaction), so the first request here ("Keep going") is a continuation,
     not the initial request (blind check 12): that one is the earlier summary's. ``asked``: the
-    assistant's question or offer a short current request answers (:func:`asked_before`)."""
-    runs, continued = collapse_resent(texts, at_last=True), bool(prior)  # latest stays last (13)
+    assistant's question or offer a short current request answers (:func:`asked_before`).
+    ``again``: an earlier sending of the current request was answered (``answered_earlier``):
+    sendings apart are not merged, and the note follows the current request."""
+    runs = collapse_resent(texts, at_last=True, apart=bool(again))  # latest stays last (13)
+    continued = bool(prior)
     if (first := first_resent(texts)) != runs[0][0]:  # the first one was sent again
         runs.insert(0, (first, " (sent again later)"))  # it still opens the list
     if len(runs) == 1:
@@ -74,6 +81,7 @@ def request_lines(
         show = head_tail(later, head, tail, "requests", lambda r: _quote(r[0], item) + r[1])
         lines.append(bullets(show))
     current, label = runs[-1]
+    label += again
     before = continued_request(texts[-40:])  # "2", "お願いします。"
     answers = f"it answers the assistant's {asked}" if asked else ""
     if before is not None:  # "yes" to "Would you like me to implement X, or Y?" (set 22)
@@ -91,11 +99,14 @@ def session_request_lines(s: Session, item: int, items: int, verbatim: int) -> l
     (blind check 22 N4: §1 "Current request: "Can I have this update dynamically?"" beside §8
     "The latest request was completed: "yes"")."""
     texts = [e.text for e in s.requests]
-    lines = request_lines(texts, item, items, verbatim, s.prior, asked_before(s))
+    again = answered_earlier(s)  # (blind check 39 W4)
+    lines = request_lines(texts, item, items, verbatim, s.prior, asked_before(s), again)
     lines += picked_lines(s)  # "C+2": what C and 2 were (blind check 29 G1)
     lines += aborted_turn_lines(s, item)  # Codex's turn_aborted before a later request (F2)
     later = s.earlier.get(KEPT_REQUEST, "")
     if not later:
+        if s.requests and s.requests[-1].queued and lines[-1].startswith(_CURRENT):
+            lines[-1] += f" ({QUEUED_NOTE})"  # typed, never delivered (blind check 39)
         return lines
     last = lines[-1]
     if last.startswith(_CURRENT):
@@ -103,7 +114,8 @@ def session_request_lines(s: Session, item: int, items: int, verbatim: int) -> l
     lines[-1] = last.replace(" (the current request)", " (the latest in the part summarized)")
     asked = s.earlier.get(KEPT_ASKED, "")
     note = f"; a short reply: it answers the assistant's {asked}" if asked else ""
-    kept = f"{_quote(later, item * 2)} (in the messages kept after this summary{note})"
+    where = QUEUED_NOTE if s.earlier.get(KEPT_QUEUED) else "in the messages kept after this summary"
+    kept = f"{_quote(later, item * 2)} ({where}{note})"
     return [*lines, f"{_CURRENT}{kept}"]
 
 
@@ -132,13 +144,21 @@ def _current(text: str, verbatim: int) -> str:
     )
 
 
-def user_message_lines(users: Sequence[str], head: int, tail: int, chars: int) -> list[str]:
+def user_message_lines(
+    users: Sequence[str], head: int, tail: int, chars: int, apart: bool = False
+) -> list[str]:
     """Section 6's messages, each sent-again run once with ``(sent N times)``, the first
     ``head`` and last ``tail`` of them (only those cut to ``chars``: a chat of 18,000 messages
     shows 30). The finalizer, which fills the block from the transcript, names the current
-    request by reference."""
-    runs = collapse_resent(users)
+    request by reference. ``apart``: messages sent again after an answer are not merged."""
+    runs = collapse_resent(users, apart=apart)
     return head_tail(runs, head, tail, "messages", lambda r: cut(r[0], chars) + r[1])
+
+
+def session_user_lines(s: Session, head: int, tail: int, chars: int) -> list[str]:
+    """:func:`user_message_lines` of the session's user messages; not merged across the answer
+    to an earlier sending of the current request (blind check 39 W4)."""
+    return user_message_lines(user_messages(s), head, tail, chars, bool(answered_earlier(s)))
 
 
 def _quote(text: str, limit: int) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from compactor.schema import AgenticMessage, Message
 
 from .local_lost import carry_lost
+from .local_queued import KEPT_QUEUED
 from .local_requests import KEPT_ASKED, KEPT_REQUEST, asked_before
 from .local_session import Session
 from .local_state import modelled
@@ -37,6 +38,8 @@ def modelled_pair(
             latest.text,
             asked_before(state),
         )
+        if latest.queued:  # typed, never delivered: no kept record holds it (blind check 39)
+            session.earlier[KEPT_QUEUED] = latest.text
     if not session.files and (later := [p for p in state.files if p not in session.files]):
         session.earlier["kept"] = "\n".join(later)  # section 3 must not say "no file" (set 21)
     return session, state

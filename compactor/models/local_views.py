@@ -40,6 +40,7 @@ from .local_names import cut_names
 from .local_noise import local_note, normal_path, pasted_listing, path_in
 from .local_pasted import own_sentences
 from .local_planmode import plan_rules
+from .local_queued import kept_queued, queued_text
 from .local_rejected import is_refused, rejected_proposal_title
 from .local_reviser import revised_title
 from .local_rules import RULE_MARK_RE, is_constraint
@@ -375,12 +376,12 @@ def user_messages(s: Session) -> list[str]:
         prior = [u for text in s.prior for u in prior_users(text)]
         others = s.local_commands + user_answers(s) + aborted_message(s)  # (blind 38 W1)
         if not others:  # the requests alone, in order (no tuple per request)
-            s.users = prior + [e.text for e in s.requests]
+            s.users = prior + [queued_text(e) for e in s.requests] + kept_queued(s)
             return s.users
         own = sorted(  # an entry is a request, a command or an answer: the index orders them
-            [(e.index, e.text) for e in s.requests] + others, key=lambda item: item[0]
+            [(e.index, queued_text(e)) for e in s.requests] + others, key=lambda item: item[0]
         )
-        s.users = prior + [t for _, t in own]
+        s.users = prior + [t for _, t in own] + kept_queued(s)  # (still queued: check 39)
     return s.users
 
 

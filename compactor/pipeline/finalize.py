@@ -28,7 +28,9 @@ from compactor.facts.fences import cut_bytes as _truncate_bytes  # closes a cut 
 from compactor.facts.fences import cut_middle
 from compactor.io.paths import name_text
 from compactor.pipeline.plan_block import after_request, plan_reminder
+from compactor.pipeline.sendings import Sendings
 from compactor.pipeline.skill_focus import focus_skills, injected_skills
+from compactor.pipeline.still_queued import queued_note, with_kept_queued
 from compactor.pipeline.user_block import block_texts, bounded, refer_to_quoted, refer_to_rules
 from compactor.prompts import (
     CLEARED_NOTE,
@@ -173,10 +175,12 @@ async def select_user_messages(
     from compactor.facts.noise import user_words  # /exit's markup as "/exit (a CLI command)"
 
     candidates: list[M] = []
+    sendings = Sendings()  # a text's sendings since an answer: listed once (blind check 39 W4)
     judged: dict[str, bool] = {}  # 4,096 texts' verdicts (a chat of a million "ok"s)
-    for msg in context:
-        if msg.role != "user":
-            continue  # neither a candidate nor a summary (both are user messages)
+    for msg in with_kept_queued(context):  # a prompt still queued at the end (check 39)
+        if msg.role != "user":  # neither a candidate nor a summary (both are user messages)
+            sendings.reply(msg, candidates)  # an answer: a sending before it is never merged on
+            continue
         if type(msg) is Message and not msg.extra and not msg.parts:  # its text decides
             if (verdict := judged.get(msg.content)) is None and len(judged) < 4096:
                 verdict = judged[msg.content] = is_user_candidate(msg)
@@ -200,12 +204,13 @@ async def select_user_messages(
 
     echoes = shell_echoes(context, candidates) | command_prompts(context, candidates)
     if len(candidates) == 1 and candidates[0] is not summary:
-        return [user_words(candidates[0]) + echoes.get(id(candidates[0]), "")], False
+        return [
+            user_words(only := candidates[0]) + echoes.get(id(only), "") + queued_note(only)
+        ], False
     kept: list[str] = []
-    seen: dict[str, int] = {}  # a text's key: how many times it was sent
     remaining = max_tokens
     for number, msg in reversed(list(enumerate(candidates, 1))):
-        text = user_words(msg) + echoes.get(id(msg), "")
+        text = user_words(msg) + echoes.get(id(msg), "") + queued_note(msg)
         if msg is summary and _summary_message(msg):  # a reader's: its user messages only
             from compactor.facts.durable import earlier_user_messages
 
@@ -217,10 +222,8 @@ async def select_user_messages(
 
             text = earlier_summary_view(text, EARLIER_SUMMARY_CHARS)
         elif earlier_chars is not None:
-            key = text.strip()
-            seen[key] = seen.get(key, 0) + 1
-            if seen[key] > 1:
-                continue  # the same words sent again: kept once, where they were sent last
+            if sendings.merged(text.strip(), msg, len(kept)):
+                continue  # the same words sent again, no answer between: kept once, at the last
             if len(text) > earlier_chars:  # the newest only when a pasted log (blind check 18)
                 text = bounded(text, number, EARLIER_KEEP_CHARS, newest=not kept)
         cost = estimate_message(msg) if text is user_text(msg) else estimate_text(text)
@@ -234,7 +237,8 @@ async def select_user_messages(
     kept.reverse()
     if earlier_chars is None:
         return kept, len(kept) < len(candidates)
-    return block_texts(kept, seen), len(kept) < len({user_text(m).strip() for m in candidates})
+    counts = sendings.counts(len(kept))
+    return block_texts(kept, counts), len(kept) < len({user_text(m).strip() for m in candidates})
 
 
 def _summary_message(msg: Message | AgenticMessage) -> bool:

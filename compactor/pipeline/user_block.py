@@ -30,14 +30,13 @@ def bounded(text: str, number: int, keep: int, *, newest: bool = False) -> str:
     return bounded_user_message(text, number, keep)  # its orders kept from the middle
 
 
-def block_texts(kept: Sequence[str], sent: dict[str, int]) -> list[str]:
-    """``kept`` (chronological, each distinct text once) with ``(sent N times)`` where
-    ``sent`` counts a text more than once, and an edited re-send folded into its last version."""
+def block_texts(kept: Sequence[str], sent: Sequence[int]) -> list[str]:
+    """``kept`` (chronological) with ``(sent N times)`` where ``sent`` (one count a kept text)
+    counts more than one sending, and an edited re-send folded into its last version."""
     out: list[str] = []
     counts: list[int] = []
     edited: list[bool] = []
-    for text in kept:
-        n = sent.get(text.strip(), 1)
+    for text, n in zip(kept, sent, strict=True):
         prev = out[-1] if out else ""
         if prev and edited_again(prev, text):  # the tails too, not the prefix only (check 33)
             out[-1], counts[-1], edited[-1] = text, counts[-1] + n, True
