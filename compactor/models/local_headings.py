@@ -51,4 +51,4 @@ def without_closing(section: str) -> str:
 
 
 def _number(head: re.Match[str]) -> int:
-    return int(head.group(1) or head.group(4))
+    return int(head.group(1) or head.group(4) or head.group(5))

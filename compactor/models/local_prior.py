@@ -14,6 +14,7 @@ from .local_priordone import done_since
 from .local_session import Session
 from .local_state import ANSWERED
 from .local_text import code, plural, prior_sections, quote
+from .local_turns import hold_step, on_hold
 from .local_views import whole_quote
 
 __all__ = [
@@ -136,6 +137,12 @@ def prior_step(session: Session, prior: str, stopped: str) -> str:
     n = calls_since_prior(session)
     if not n:
         return f"   From the earlier summary: {prior}"
+    if on_hold(session):  # the user stopped the work since: wait (blind check 40, W1)
+        work = (
+            f"the earlier summary's work (its next step and pending tasks were written before "
+            f"the {plural(n, 'tool call')} after it: not the next step now)"
+        )
+        return hold_step(session, work, _WIDTH)
     if answered_since_prior(session):  # the work since ended answered (blind check 20, W6)
         return (
             f"   None: {_WORK_ANSWERED} (the last assistant message, section 8); wait for the "
@@ -148,6 +155,7 @@ def prior_step(session: Session, prior: str, stopped: str) -> str:
     )
 
 
+_WIDTH = 300  # characters for the user's words in a hold
 _WORK_ANSWERED = "the work after the earlier summary ended with an answer"
 
 

@@ -555,12 +555,15 @@ def bullets(items: list[str]) -> str:
 
 
 _HEADING_RE = lazy_pattern(
-    r"^\s*(?:#+[ \t]*)?(\d{1,2})\.\s+(?:([A-Z][^\n:]{2,60}):|\*\*([A-Z][^\n:*]{2,60}?):?\*\*:?)"
-    r"[ \t]*$|^[ \t]*#+[ \t]*(\d{1,2})\.[ \t]+[A-Z][^\n:]{2,60}$",  # or ``## 7. Pending Tasks``
+    r"^\s*(?:#+[ \t]*)?(\d{1,2})\.\s+(?:([A-Z][^\n:]{2,60}):|\*\*([A-Z][^\n:*]{2,60}?):?\*\*"
+    r"(?:[ \t]*\([^\n()]{0,120}\))?:?)[ \t]*$"  # ``7. **Pending Tasks** (from the plan):``
+    r"|^[ \t]*#+[ \t]*(\d{1,2})\.[ \t]+[A-Z][^\n:]{2,60}$"  # or ``## 7. Pending Tasks``
+    r"|^[ \t]*(?:#+[ \t]*)?\*\*(\d{1,2})\.[ \t]+[A-Z][^\n:*]{2,60}?:?\*\*:?[ \t]*$",  # ``**7. …**``
     re.MULTILINE,
 )
 """A numbered section heading of a summary: ``7. Pending Tasks:``, or Claude Code's bold
-``1. **Primary Request and Intent:**`` (issue 28, blind check 9)."""
+``1. **Primary Request and Intent:**`` (issue 28, blind check 9), also with a parenthesis
+after the bold title or the number inside the bold (blind check 40, W2)."""
 _ALL_USERS_RE = lazy_pattern(r"<all_user_messages>(.*?)</all_user_messages>", re.DOTALL)
 
 
@@ -576,7 +579,7 @@ def prior_sections(text: str) -> dict[int, str]:
     for i, head in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
         content = without_closing(body[head.end() : end].split("</summary>", 1)[0]).strip()
-        out.setdefault(int(head.group(1) or head.group(4)), content)
+        out.setdefault(int(head.group(1) or head.group(4) or head.group(5)), content)
     return out
 
 

@@ -147,12 +147,26 @@ def _held(s: Session) -> ErrorFact | None:
         if last is not None and err.index <= last.index:  # the user's words came with it
             return None
         head = err.outcome.lines[0] if err.outcome.lines else ""
-        if not head.startswith(_REJECTED) or _WAIT_RE.search(head) is None:
+        if not head.startswith(_REJECTED) or not _says_wait(head):
             continue
         if any(c.index > err.index for c in s.calls):
             return None  # the agent went on (or was told how to)
         return err
     return None
+
+
+_USER_WAIT_RE = lazy_pattern(
+    r"\A\W*(?:please\W+)?(?:stop|wait|hold on|halt|pause|停|停止|停下|等等|等一下)"
+    r"(?:\W+(?:and\W+)?(?:wait|stop|here|now|for now|for me|please|a (?:moment|sec(?:ond)?)))*"
+    r"\W*\Z",
+    re.IGNORECASE,
+)
+"""The user's own words of a rejection that only say stop and wait ("STOP", "wait", "stop
+and wait for me"): a hold like the CLI's text, not a correction to act on (blind check 40)."""
+
+
+def _says_wait(head: str) -> bool:
+    return bool(_WAIT_RE.search(head) or _USER_WAIT_RE.match(head.removeprefix(_REJECTED)))
 
 
 def on_hold(s: Session) -> tuple[str, str] | None:
@@ -176,6 +190,10 @@ def _how(s: Session, err: ErrorFact, call: str) -> str:
     fixed rejection text and its interrupt notice are the harness's, not the user's."""
     cut_off = s.interrupted is not None and s.interrupted.index > err.index
     turn = " and the turn was interrupted (the CLI's notice)" if cut_off else ""
+    head = err.outcome.lines[0] if err.outcome.lines else ""
+    if not _WAIT_RE.search(head):  # the user's own words said stop (blind check 40, W1)
+        said = quote(head.removeprefix(_REJECTED), 80)
+        return f"the user rejected {code(cut(call, _CALL))} and said {said}{turn}"
     return (
         f"the user rejected {code(cut(call, _CALL))} without a word of their own{turn}; the "
         "CLI's fixed rejection text (not the user's words) told the agent to stop and wait"
