@@ -137,3 +137,14 @@ def test_a_poll_is_a_retry_only_of_a_poll_of_the_same_session() -> None:
 
     assert retries(signature(poll(52210, 1)), signature(poll(52210, 2)))
     assert not retries(signature(poll(52210, 1)), signature(poll(48820, 2)))
+
+
+def test_an_update_of_a_file_the_user_added_is_no_creation(tmp_path: Path) -> None:
+    text = codex_summary(
+        _rollout().records, tmp_path, "0b1c2d3e-0000-4000-8000-000000000041", _ROOT
+    )
+    sections = _sections(text)
+    assert "No such file or directory" in sections["4"]
+    assert "created `" not in sections["4"] and "exists now" not in sections["4"], sections["4"]
+    line = next(x for x in sections["3"].splitlines() if "agent-notes.md" in x)
+    assert "created" not in line, line
