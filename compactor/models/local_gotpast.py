@@ -5,6 +5,12 @@
 Section 4 said so, yet section 7 listed the chain as an "Unresolved failure". A failure whose
 error names a program that is not there is fixed once a later call runs that program (in any
 part of its chain) and does not fail: :func:`judge_got_past` marks it ``fixed``.
+
+Blind check 40 W3: ``sleep 2 && curl -s URL | jq .`` failed only because ``jq`` is missing;
+the next call, ``curl -s URL`` without the ``| jq`` stage, succeeded, yet section 7 listed an
+"Unresolved failure". A later call that did not fail and runs the failed chain's steps without
+the missing program's pipe stage (:func:`_without_stage`), among them the step that fed it,
+worked around it.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ __all__ = ["Steps", "chain_steps", "judge_got_past", "missing_program"]
 
 _SEGMENT_RE = lazy_pattern(r"\s*(?:&&|\|\||[;|\n])\s*")
 _REDIRECT_RE = lazy_pattern(r"\d*[<>]")
+_PIPE_RE = lazy_pattern(r"(?<!\|)\|(?!\|)")  # a pipe (``a | jq .``), not ``||``
 _FEEDERS = frozenset("yes echo printf cd true sudo env".split())
 """Programs that feed or prepare a chain's work (``yes | pnpm install``), no step of it."""
 _FILTERS = frozenset("tail head grep sort uniq wc cat less more cut tr".split())
@@ -82,6 +89,44 @@ def chain_steps(script: str) -> Steps:
     return tuple(steps)
 
 
+def _without_stage(script: str, program: str) -> tuple[Steps, tuple[str, ...]]:
+    """(the steps of ``script`` without its pipe stages that run ``program``, the step that fed
+    the first of them); ``((), ())`` when no pipe stage runs it (``a && b | jq .`` → the steps
+    of ``a && b`` and ``b``'s)."""
+    kept: list[str] = []
+    fed: tuple[str, ...] = ()
+    for stage in _PIPE_RE.split(script):
+        words = shell_words(stage)
+        if kept and words and words[0] == program:
+            if not fed and (before := chain_steps(kept[-1])):
+                fed = before[-1]
+            continue
+        kept.append(stage)
+    if not fed:
+        return (), ()
+    return chain_steps(" | ".join(kept)), fed
+
+
+def _dropped_stage(
+    s: Session, err: ErrorFact, call: Call, program: str, flying: set[str]
+) -> Call | None:
+    """The first later call that did not fail and ran only steps of the failed chain without
+    the missing ``program``'s pipe stage, the step that fed it among them (blind check 40 W3)."""
+    script = inner_command(call) or ""
+    if "|" not in script:
+        return None
+    steps, fed = _without_stage(script, program)
+    if not fed:
+        return None
+    for c in s.calls:
+        command = c.command
+        if c.index <= err.index or command is None or c.id in s.failed_calls or c.id in flying:
+            continue
+        if fed[0] in command and fed in (mine := _step(c)) and set(mine) <= set(steps):
+            return c
+    return None
+
+
 def _other_forms(s: Session, failed: list[Call], flying: set[str]) -> dict[Steps, list[Call]]:
     """The later calls that did not fail, by the steps of :func:`_step`, for the steps of the
     ``failed`` calls (each other call's command is split only when it names one of their
@@ -123,7 +168,14 @@ def judge_got_past(s: Session) -> None:
             for c in (c for c in s.calls if c.id in s.failed_calls):
                 failed.setdefault(call_line(c, 300), []).append(c)
         call = next((c for c in reversed(failed.get(err.call, ())) if c.index <= err.index), None)
-        if call is not None:
+        if (
+            call is not None
+            and program
+            and (dropped := _dropped_stage(s, err, call, program, flying))
+        ):
+            err.after, err.by = "worked around by", call_line(dropped, 160)
+            err.why = f"succeeded without the {code('| ' + program)} stage"
+        elif call is not None:
             opened.append((err, call))
     if not opened:
         return

@@ -3,8 +3,10 @@
 ``sed -n '1,200p' backend/…/lottery_service.py`` failed with "No such file or directory" and
 section 4 kept it as "A fact it established", while a later ``apply_patch`` created that file and
 section 3 listed it as "created, then edited". :func:`made_later` names the path such a failed
-read named that a later call of the session changed (created, wrote or edited) and did not then
-delete: the "not there" was true only at the time.
+read named that a later call of the session created (and maybe changed since) and did not then
+delete: the "not there" was true only at the time. A path a later call only updated (blind check
+40 W6: the user added ``.github/copilot-instructions.md``, ``ls copilot-instructions.md`` in the
+root failed, and an ``*** Update File:`` patch changed it) was there already: no "created".
 
 A missing program is no missing file (blind check 28, W7: ``rg --files -g 'README.md'`` failed
 with "rg: command not found", and section 4 said a later call "created README.md, so it exists
@@ -59,8 +61,8 @@ def made_later(s: Session, err: ErrorFact) -> str:
     if not targets or not s.files:
         return ""
     for path, state in s.files.items():
-        if not state.actions or state.actions[-1] == "deleted":
-            continue
+        if not state.actions or state.actions[-1] == "deleted" or "created" not in state.actions:
+            continue  # an update (``*** Update File``, an edit) found it there (blind check 40 W6)
         if not any(i > err.index for i in state.changed_at):
             continue
         if any(same_path(t, path) for t in targets):

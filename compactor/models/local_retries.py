@@ -138,6 +138,9 @@ def signature(call: Call) -> tuple[str, str, frozenset[str]]:
     for v in call.args.values():  # wait_agent(targets=[id]): the ids it waits on (blind 29 W4)
         if isinstance(v, list) and len(v) <= 20:
             targets |= {x for x in v if isinstance(x, str) and 0 < len(x) < 300}
+    for k, v in call.args.items():  # a poll's session (write_stdin(session_id=N); blind 40 W5)
+        if isinstance(v, int) and not isinstance(v, bool) and k.lower().endswith("id"):
+            targets.add(f"{k}={v}")
     return agent_signature(call.name, call.args) or (call.name, "", frozenset(targets))
 
 
