@@ -3,11 +3,8 @@ no hinted built-in rule can match, so masking finds exactly what it found withou
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -134,40 +131,6 @@ def test_custom_patterns_read_every_message() -> None:
     messages: list[Message] = [Message("user", "the decision was final")]
     masker = SecretMasker([("decision", r"decision")])
     assert masker.mask_messages(messages)[0].content == "the [REDACTED:decision#1] was final"
-
-
-def test_masking_a_long_clean_history_costs_about_what_parsing_it_does(tmp_path: Path) -> None:
-    """The issue-34 budget, scaled down: masking 4 MB of generated history at most as long as
-    parsing its lines with orjson (twice that here: a shared CI machine is noisy)."""
-    import subprocess
-    import sys
-
-    path = tmp_path / "t.jsonl"
-    bench = Path(__file__).resolve().parent.parent / "bench" / "gen_transcript.py"
-    subprocess.run([sys.executable, str(bench), str(path), "--mb", "4"], check=True)
-    from compactor.formats.registry import read_transcript
-
-    data = path.read_bytes()
-    messages = cast("list[Message]", read_transcript(str(path), data).messages)
-    SecretMasker().mask_messages(messages[:5])
-
-    def parse() -> None:
-        for line in data.splitlines():
-            orjson.loads(line)
-
-    def mask() -> None:
-        SecretMasker().mask_messages(messages)
-
-    def best(fn: object) -> float:
-        times = []
-        for _ in range(5):
-            start = time.process_time()
-            fn()  # type: ignore[operator]
-            times.append(time.process_time() - start)
-        return min(times)
-
-    parsing, masking = best(parse), best(mask)
-    assert masking <= 2 * parsing, (masking, parsing)
 
 
 @pytest.mark.parametrize("text", ["", "plain", "token count: 5", "PASSED tests/test_x.py"])
