@@ -96,6 +96,22 @@ class Session:
         return summarize_transcript(read_transcript("s.jsonl", raw).messages)
 
 
+def queue_record(
+    operation: str, content: str | None = None, stamp: str = "2026-08-09T12:30:00.000Z"
+) -> dict[str, Any]:
+    """A Claude Code ``queue-operation`` record (``enqueue``/``dequeue``/``remove``) of this
+    session, with the queued text when given."""
+    rec: dict[str, Any] = {
+        "type": "queue-operation",
+        "operation": operation,
+        "timestamp": stamp,
+        "sessionId": SESSION,
+    }
+    if content is not None:
+        rec["content"] = content
+    return rec
+
+
 def cc_summary(s: Session, tmp_path: Path) -> str:
     """The local summary of ``s``'s records written to ``tmp_path/session.jsonl``."""
     path = tmp_path / "session.jsonl"

@@ -23,7 +23,7 @@ import pytest
 from compactor.formats.registry import read_transcript
 from compactor.schema import AgenticMessage
 
-from .cc_session import SESSION, Session, work_session
+from .cc_session import Session, queue_record, work_session
 from .fake_server_cli import invoke
 
 NOTICE = (
@@ -38,16 +38,7 @@ DEQUEUED = "Also add a dark mode toggle to the header"
 PULLED = "never mind, ignore this one"
 
 
-def _queue(operation: str, content: str | None = None) -> dict[str, Any]:
-    rec: dict[str, Any] = {
-        "type": "queue-operation",
-        "operation": operation,
-        "timestamp": "2026-08-09T12:30:00.000Z",
-        "sessionId": SESSION,
-    }
-    if content is not None:
-        rec["content"] = content
-    return rec
+_queue = queue_record
 
 
 def _session() -> Session:

@@ -21,7 +21,7 @@ import pytest
 from compactor.formats.registry import read_transcript
 from compactor.schema import STILL_QUEUED_KEY, AgenticMessage
 
-from .cc_session import SESSION, Session, work_session
+from .cc_session import Session, queue_record, work_session
 from .fake_server_cli import invoke
 
 EARLIER = "Put the page numbers at the bottom right of every slide"
@@ -29,15 +29,7 @@ LAST = "Also save the finished deck as deck-final.pptx on the desktop and tell m
 
 
 def _queue(operation: str, content: str | None = None) -> dict[str, Any]:
-    rec: dict[str, Any] = {
-        "type": "queue-operation",
-        "operation": operation,
-        "timestamp": "2026-08-09T13:30:00.000Z",
-        "sessionId": SESSION,
-    }
-    if content is not None:
-        rec["content"] = content
-    return rec
+    return queue_record(operation, content, stamp="2026-08-09T13:30:00.000Z")
 
 
 def _api_error(s: Session, n: int) -> None:

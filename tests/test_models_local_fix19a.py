@@ -17,7 +17,7 @@ from compactor.runs.claims import contradictions
 from compactor.runs.evaluate import evaluate_files
 from compactor.schema import PROCESS_KEY
 
-from .cc_session import OLD_SUMMARY, SESSION, Session
+from .cc_session import OLD_SUMMARY, SESSION, Session, queue_record
 from .fake_server_cli import invoke
 from .planted_session import SessionBuilder
 from .test_evaluate import _compacted
@@ -76,13 +76,7 @@ def test_a_poll_answered_no_task_found_ends_the_job() -> None:
 
 
 def _queue(content: str) -> dict[str, Any]:
-    return {
-        "type": "queue-operation",
-        "operation": "enqueue",
-        "timestamp": "2026-08-09T12:30:00.000Z",
-        "sessionId": SESSION,
-        "content": content,
-    }
+    return queue_record("enqueue", content)
 
 
 def _notice(key: str, what: str) -> str:

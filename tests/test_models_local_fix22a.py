@@ -15,23 +15,14 @@ from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 from compactor.schema import AgenticMessage
 
-from .cc_session import SESSION, Session
+from .cc_session import Session, queue_record
 from .fake_server_cli import invoke
 from .test_models_local_session import section
 
 PROMPT = "start the app so I can try it"
 
 
-def _queue(operation: str, content: str | None = None) -> dict[str, Any]:
-    rec: dict[str, Any] = {
-        "type": "queue-operation",
-        "operation": operation,
-        "timestamp": "2026-08-09T12:30:00.000Z",
-        "sessionId": SESSION,
-    }
-    if content is not None:
-        rec["content"] = content
-    return rec
+_queue = queue_record
 
 
 def _registration(task: str, call: str) -> str:
