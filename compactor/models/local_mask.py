@@ -21,7 +21,7 @@ from contextvars import ContextVar
 
 from compactor._util import mask_secret_values
 
-__all__ = ["collecting", "mask_repeats", "masked"]
+__all__ = ["collecting", "mask_repeats", "masked", "masked_whole"]
 
 MASK = "***"
 _FOUND: ContextVar[set[str] | None] = ContextVar("summary_secret_values", default=None)
@@ -87,3 +87,11 @@ def mask_repeats(text: str, values: set[str]) -> str:
             last = end
         text = "".join(parts) + text[last:] if parts else text
     return text
+
+
+def masked_whole(text: str) -> str:
+    """A finished text masked as one summary is: :func:`masked`, then every value it masked
+    wherever else the text holds it (:func:`mask_repeats`)."""
+    with collecting() as found:
+        text = masked(text)
+    return mask_repeats(text, found)

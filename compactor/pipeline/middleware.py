@@ -321,16 +321,11 @@ def _mask_summary(messages: list[M]) -> None:
     that unmasked input, so the summary message as finalized goes through the same masker
     once more (blind check 37 S1: a Firebase ``apiKey`` the summary masked in §1 was printed
     whole in the re-inserted user messages). The kept tail is not touched."""
-    from compactor.models.local_mask import collecting, mask_repeats, masked
-
-    def mask(text: str) -> str:
-        with collecting() as found:
-            text = masked(text)
-        return mask_repeats(text, found)
+    from compactor.models.local_mask import masked_whole
 
     for i, message in enumerate(messages):
         if content_type(message) == "summary":
-            messages[i] = _edit_text(message, mask)
+            messages[i] = _edit_text(message, masked_whole)
 
 
 def _edit_text(msg: M, fn: Callable[[str], str]) -> M:
