@@ -46,8 +46,10 @@ _TERM_RE = lazy_pattern(
     r"(?:pathlib\.)?Path\(\s*[rb]?(['\"])(?P<lit>[^'\"\n]{1,300})\1\s*\)|(?:pathlib\.)?Path\.cwd\(\)"
     r"|[rb]?(['\"])(?P<part>[^'\"\n]{1,300})\3|(?P<var>\w+)|(?P<other>\S)"
 )
-_PATHISH_RE = lazy_pattern(r"^[\w.~/\\-][\w./\\@+~-]*$")
-"""A path literal: no spaces or code (``'import x;\\n'`` is not one)."""
+_PATHISH_RE = lazy_pattern(r"^[\w.~/\\\[($-][\w./\\@+~\[\]()$-]*$")
+"""A path literal: no spaces or code (``'import x;\\n'`` is not one). Brackets, parentheses and
+``$`` are a web framework's route files (``pages/[id].astro``, ``app/(shop)/page.tsx``,
+``routes/$slug.tsx``; blind check 41 W7)."""
 
 
 def script_writes(command: str) -> list[str]:

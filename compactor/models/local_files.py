@@ -33,6 +33,7 @@ from compactor.facts.destwrites import DEST_WRITERS, dest_writes
 from compactor.facts.shellwrites import script_writes
 
 from .local_heredoc import EXPANDED_NOTE, as_printed, heredoc_text
+from .local_keylines import key_lines
 from .local_noise import glob_name, is_shell_fragment
 from .local_text import code_line
 
@@ -130,6 +131,7 @@ class FileState:
     changed_at: list[int] = field(default_factory=list)
     """The entry index of each change's result (read by :mod:`.local_lost`)."""
     expanded: bool = False  # its content has expansions the shell made (Change.expanded)
+    older: bool = False  # a later change not shown (a script's) came after ``added``/``removed``
 
     def how(self, times: str = "") -> str:
         """``created, then edited by Edit``; a script's change names the shell tool after it;
@@ -157,7 +159,9 @@ class FileState:
             self.expanded = change.expanded
             return
         if change.added or change.removed:
-            self.added, self.removed = change.added, change.removed
+            self.added, self.removed, self.older = change.added, change.removed, False
+        else:  # blind check 41 W7: the diff shown is no longer the latest change
+            self.older = bool(self.added or self.removed)
         if self.content is not None:
             old, new = change.replace or ("", "")
             if old and old in self.content:
@@ -581,38 +585,7 @@ def file_changes(call: Call, open_file: str | None = None) -> list[Change]:
     return [change] if change is not None else []
 
 
-_DEFINITION_RE = lazy_pattern(
-    r"^\s*(?:(?:async\s+)?def |class |(?:export\s+)?(?:default\s+)?(?:async\s+)?function\b|fn |"
-    r"pub |func |(?:export\s+)?(?:type|interface|enum|struct|trait|impl)\b|#{1,3} |@\w|\[[\w.]+\]$)"
-)
-_STATEMENT_RE = lazy_pattern(
-    r"^\s*(?:(?:export\s+)?(?:const|let|var)\b|return\b|raise\b|throw\b|if\b|for\b|while\b|"
-    r"[\w.\[\]\"']+\s*[:=]\s*\S|[\w.]+\()"
-)
-_SKIP_LINE_RE = lazy_pattern(r'^\s*(?:import\b|from\s+\S+\s+import\b|#(?!#)|//|"""|\'\'\'|\*|/\*)')
-
-
-def _weight(line: str) -> int:
-    if _DEFINITION_RE.match(line):
-        return 0
-    if _STATEMENT_RE.match(line):
-        return 1
-    return 3 if _SKIP_LINE_RE.match(line) else 2
-
-
-def key_lines(text: str, limit: int) -> list[str]:
-    """At most ``limit`` lines of ``text`` that show what it is: all of a short text; else its
-    definitions first, then statements, then other lines, before imports, comments and
-    docstrings, each line once; in their order in the text."""
-    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
-    if len(lines) <= limit:
-        return lines
-    first: dict[str, int] = {}
-    for i, line in enumerate(lines):
-        first.setdefault(line, i)
-    ranked = sorted(first.items(), key=lambda kv: (_weight(kv[0]), kv[1]))
-    keep = sorted(i for _, i in ranked[:limit])
-    return [lines[i] for i in keep]
+_LATEST = ("latest change", "an earlier change (the later one, by a script, is not shown)")
 
 
 def file_item(f: FileState, width: int, code_lines: int) -> list[str]:
@@ -631,7 +604,7 @@ def file_item(f: FileState, width: int, code_lines: int) -> list[str]:
         room = code_lines if f.content is None else max(2, code_lines // 2)
         change = [f"+ {ln.strip()}" for ln in f.added[:room]]
         change += [f"- {ln.strip()}" for ln in f.removed[: max(1, min(room - len(change), 3))]]
-        title = "the lost change (not in the file now)" if f.lost else "latest change"
+        title = "the lost change (not in the file now)" if f.lost else _LATEST[f.older]
         note = f" {EXPANDED_NOTE}" if f.expanded and f.content is None else ""
         items.append(f"  {title}{note}:")
         items.extend("      " + cut(ln, width) for ln in change)
