@@ -7,7 +7,8 @@
   … the file `…\\page.tsx`", a "Files modified:" list), background agents' reports arriving
   later included, are "edited by a sub-agent", never "Read, not changed" (blind check 30, W1);
 * a ``Write`` whose result says the file "has been overwritten" replaced an existing file: it
-  was written, not created (:func:`add_agent_files` too);
+  was written, not created (:func:`add_agent_files` too); so was a file a command's output says
+  it created ("Created PATH") that an earlier read or listing showed;
 * a deleted file under a hidden build folder or a lock/trace file (``rm -rf .next/trace``) is
   no deliverable of the request (:func:`request_files`).
 """
@@ -27,6 +28,7 @@ from compactor.facts.wrappedread import is_wrapped_read
 from .local_files import FileState
 from .local_madelater import same_path
 from .local_noise import normal_path
+from .local_reported import REPORTED
 from .local_session import Session
 
 __all__ = ["AGENT", "add_agent_files", "request_files"]
@@ -136,19 +138,25 @@ def _edited(report: str, made: list[str]) -> list[tuple[str, str]]:
 
 
 def _overwritten(s: Session) -> None:
-    made = [f for f in s.files.values() if f.actions[:1] == ["created"] and f.changed_at]
+    made = [f for f in s.files.values() if f.actions and f.changed_at and _created(f.actions[0])]
     made = [f for f in made if f.tool != AGENT]
     shown, maybe = _shown_before(s, made) if made else ({}, {})
     for f in made:
-        at = f.changed_at[0]
+        at, by = f.changed_at[0], f.actions[0].removeprefix("created")  # " by `x`'s script …"
         if 0 <= at < len(s.entries) and any(
             _OVERWRITTEN in r.text[:300] for r in s.entries[at].results
         ):
-            f.actions[0] = "written"  # an existing file's whole content, not a new file
+            f.actions[0] = "written" + by  # an existing file's whole content, not a new file
         elif shown.get(f.path, at) < at:  # read or listed before: it was there (blind 28 W7)
-            f.actions[0] = "overwritten"
+            f.actions[0] = "overwritten" + by
         elif maybe.get(f.path, at) < at:  # the same spelling, a directory unknown (check 34 W1)
-            f.actions[0] = "written"
+            f.actions[0] = "written" + by
+
+
+def _created(action: str) -> bool:
+    """A new file's first action: "created", or a call's output saying it created the file
+    (:data:`.local_reported.REPORTED`: blind check 40 W4)."""
+    return action == "created" or action.startswith(REPORTED)
 
 
 _TOKEN_RE = lazy_pattern(r"[^\s'\"`:;,()<>|]+")

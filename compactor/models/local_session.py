@@ -62,6 +62,7 @@ from .local_plan import PlanTracker
 from .local_printed import printed, read_output
 from .local_records import Background, ErrorFact, subagent_note
 from .local_relpath import NamedPaths, state_for
+from .local_reported import reported_changes
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, restated, retries, signature, waited_out
 from .local_stages import Stages
@@ -381,12 +382,15 @@ class _Builder:
         self.places.listed(call, r.text, s.files, index)  # a folder gone or empty (set 29)
         if oc.failed:
             self.failure(call, oc, index, is_reading_call(call))
+            for change in reported_changes(call, r.text, self.places, []):  # before its error
+                self.file_state(change.path).apply(change, call.name, index)
             return
         reading = is_reading_call(call)
         if reading and (where := self.places.start(call)):
             self.s.dirs[call.id] = where  # its relative paths are there (blind check 34 W1)
         self.success(call, r, index, reading)
         changes = with_embedded(call, r.text, file_changes(call, self.open_file), s)
+        changes = changes + reported_changes(call, r.text, self.places, changes)  # "Wrote F"
         changes = self.places.follow(call, changes, s.files, self.by_name, index, s.reads)
         for change in changes:
             self.file_state(change.path).apply(change, call.name, index)

@@ -1,0 +1,110 @@
+"""Files a program's own output says it wrote (blind check 40, W4).
+
+cx-msr: a spec-kit setup script run through the shell tool printed "Copied plan template to
+/home/…/specs/001-user-login/plan.md" (after an "ERROR: Multiple spec directories found" line)
+and so replaced plan.md, yet section 3 said "No file was created, edited or deleted. – Read, not
+changed: …/plan.md": writes were read only from edit tools and from the command's own text.
+
+:func:`reported_writes` reads the output of a shell call by shape: a line that starts (after log
+prefixes such as ``[INFO]``, ``✓``, ``==>``) with a write verb and names a file (absolute or
+relative; its name has an extension, or is ``Makefile``-like: never a folder, a URL or a word):
+
+* ``Copied|Saved|Wrote|Written|Exported X to PATH`` (also ``-> PATH``, ``into PATH``; X a few
+  words, not "N files" or a folder);
+* ``Created|Wrote|Writing|Saved|Generated|Generating [new] [file] PATH`` (and ``Saved to PATH``,
+  ``Wrote to PATH``); a lower-case verb counts except for the ``-ing`` forms (setuptools'
+  "writing x.egg-info/PKG-INFO" is build noise).
+
+Never from a call that only reads (``cat``/``grep``/``sed -n`` of a log holding such lines:
+:func:`.outcomes.is_reading_call`, a shell wrapper's script too), nor from a line the command
+itself holds (``echo "Created a/b.txt"`` prints the agent's own words). A cheap substring
+prefilter skips the output of most calls.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from compactor._util import lazy_pattern
+
+from .outcomes import command_of, is_reading_call, scan_window, strip_output_header
+from .patterns import clean_path
+from .text import Call
+from .wrappedread import is_wrapped_read
+
+__all__ = ["Reported", "reported_writes"]
+
+_HINTS = ("opied", "reated", "rote", "ritten", "riting", "aved", "enerat", "xported")
+"""Parts of the verbs, both cases (``Copied``/``copied``): most outputs hold none."""
+_PREFIX = (
+    r"(?:\[[^\]\n]{1,24}\]|[^\x00-\x7f\w\s]{1,2}|[=-]{1,3}>|>>>"
+    r"|(?:INFO|NOTE|OK|DONE|SUCCESS|info|note|ok|done|success)\b:?|\d\d:\d\d:\d\d[\d.,]*)"
+)
+"""A log prefix: ``[INFO]``, ``✓``, ``==>``, ``INFO:``, a time of day; never a markdown
+bullet or heading (``- Created x.ts`` in a pull request's text is no report of this call)."""
+_PATH = r"""(?:(['"`])(?P<q>[^'"`\n]{1,400})\1|(?P<w>[^\s'"`]{1,400}))"""
+_REPORT_RE = lazy_pattern(
+    rf"^[ \t]*(?:{_PREFIX}[ \t]*){{0,3}}"
+    r"(?:(?P<copy>[Cc]opied|[Ss]aved|[Ww]rote|[Ww]ritten|[Ee]xported)[ \t]"
+    r"(?P<what>(?:[^\s:;,!?]{1,60}[ \t]){0,6}?)(?:to|->|→|into)[ \t]+"
+    r"|(?P<verb>[Cc]reated|[Ww]rote|Writing|[Ss]aved|[Gg]enerated|Generating)[ \t]+"
+    r"(?:to[ \t]+)?(?P<new>(?:the[ \t]+)?new[ \t]+)?(?:file:?[ \t]+)?)"
+    + _PATH
+    + r"[ \t.:…]*(?:$|[ \t(]|\.\.\.)",
+    re.MULTILINE,
+)
+_NOT_FILES = ("files", "folder", "directory", "directories", "dir")
+_EXT_RE = lazy_pattern(r"\.[A-Za-z][A-Za-z0-9_-]{0,9}$")
+_BARE_NAMES = frozenset("Makefile Dockerfile Justfile Gemfile Rakefile Procfile LICENSE".split())
+"""File names without an extension that a report may name."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reported:
+    """One write a call's output reports."""
+
+    path: str
+    created: bool
+    """The line says the file is new (``Created PATH``, ``Wrote new file PATH``)."""
+    line: str
+    said: str
+    """The words before the path (``Copied plan template to``)."""
+
+
+def _file_path(raw: str) -> str | None:
+    path = raw.strip().rstrip(".,:;…)")
+    if not path or path.endswith(("/", "\\")) or "://" in path or "$" in path or "*" in path:
+        return None
+    last = path.replace("\\", "/").rsplit("/", 1)[-1]
+    if _EXT_RE.search(last) is None and last not in _BARE_NAMES:
+        return None  # a word (``Created branch``) or a folder (``Created /srv/app``)
+    return clean_path(path)
+
+
+def reported_writes(call: Call, text: str) -> list[Reported]:
+    """The files ``call``'s output ``text`` says it wrote (see the module doc), in order, each
+    once; empty for a call that is no shell command or only reads."""
+    if not any(h in text for h in _HINTS):
+        return []
+    command = command_of(call)
+    if command is None or is_reading_call(call) or is_wrapped_read(call):
+        return []
+    out: dict[str, Reported] = {}
+    window = scan_window(strip_output_header(text))
+    for m in _REPORT_RE.finditer(window):
+        path = _file_path(m.group("q") or m.group("w"))
+        if path is None or path in out:
+            continue
+        what = (m.group("what") or "").lower().split()
+        if m.group("copy") and any(w in _NOT_FILES for w in what):
+            continue  # ``Copied 3 files to dist/``: a folder
+        line = m.group(0).strip()
+        if line in command:
+            continue  # the command prints it (``echo "Created a/b.txt"``): the agent's words
+        verb = (m.group("verb") or "").lower()
+        created = verb == "created" or m.group("new") is not None
+        at = m.start("q") - 1 if m.group("q") else m.start("w")
+        said = window[m.start("copy") if m.group("copy") else m.start("verb") : at].strip()
+        out[path] = Reported(path, created, line, said)
+    return list(out.values())
