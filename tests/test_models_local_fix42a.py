@@ -64,9 +64,17 @@ def test_a_closing_choice_waits_for_the_users_answer(final: str, tmp_path: Path)
     assert "quality checklist" not in step
 
 
-def test_a_closing_courtesy_offer_is_no_open_question(tmp_path: Path) -> None:
-    """A closing courtesy offer ("If you want, I can …") after the work is no question the
-    turn waits on (BENCH40 N4): the request was completed."""
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "If you want, I can tweak the task granularity; please tell me which phase to refine.",
+        "Please share the log if the split looks wrong after a rebuild.",
+    ],
+    ids=["offer", "conditional"],
+)
+def test_a_closing_courtesy_offer_is_no_open_question(closing: str, tmp_path: Path) -> None:
+    """A closing courtesy offer ("If you want, I can …") or an ask under a condition after the
+    work is no question the turn waits on (BENCH40 N4): the request was completed."""
     s = Session()
     s.user("Split the tasks file into phases.")
     s.call(
@@ -74,10 +82,7 @@ def test_a_closing_courtesy_offer_is_no_open_question(tmp_path: Path) -> None:
         {"file_path": "/home/dev/board/tasks.md", "old_string": "# Tasks", "new_string": "# P1"},
         "The file has been updated.",
     )
-    s.say(
-        "tasks.md is split into three phases.\n\n"
-        "If you want, I can tweak the task granularity; please tell me which phase to refine."
-    )
+    s.say(f"tasks.md is split into three phases.\n\n{closing}")
     out = cc_summary(s, tmp_path)
     assert "The latest request was completed" in out
     assert "Wait for the user's answer" not in out

@@ -35,7 +35,7 @@ _CHOICE_RE = lazy_pattern(
     r"(?:prefer|want|like|choose|pick|take|go with)\b|"
     r"\b(?:option|plan) [A-F1-9] or (?:option |plan )?[A-F1-9]\b|"
     r"請告訴我|请告诉我|請選擇|请选择|或選擇|或选择|選擇 ?[A-F]|选择 ?[A-F]|請提供|请提供|請確認|"
-    r"请确认|哪一個|哪一个|哪個方案|哪个方案|選哪|选哪|要哪",
+    r"请确认|哪一個|哪一个|哪個方案|哪个方案|選哪|选哪",
     re.IGNORECASE,
 )
 """A line that asks the user to choose, tell or send something."""
@@ -45,6 +45,7 @@ _COURTESY_RE = lazy_pattern(
     re.IGNORECASE,
 )
 """A closing offer ("If you want, I can …", "Let me know if …"): answered, not awaiting."""
+_CONDITION_RE = lazy_pattern(r"\b(?:if|in case|should you|unless)\b|如果|若是|的話|的话", re.I)
 _OPTION_RE = lazy_pattern(
     r"^\W{0,6}(?:option|plan|choice|選項|选项|方案)\s*([A-F]|\d{1,2})\s*[.):：,\-–—]\s*(\S.*)$|"
     r"^\W{0,6}\(?([A-F])\)\s+(\S.*)$",
@@ -87,8 +88,13 @@ def prose_parts(text: str) -> list[list[str]]:
 
 
 def is_choice_ask(line: str) -> bool:
-    """Whether ``line`` asks the user to choose, tell or send something (not a courtesy offer)."""
-    return _CHOICE_RE.search(line) is not None and _COURTESY_RE.match(line.strip()) is None
+    """Whether ``line`` asks the user to choose, tell or send something: not a courtesy offer,
+    nor an ask under a condition ("Please share the log if it fails again")."""
+    return (
+        _CHOICE_RE.search(line) is not None
+        and _COURTESY_RE.match(line.strip()) is None
+        and _CONDITION_RE.search(line) is None
+    )
 
 
 def _options(lines: list[str]) -> list[str]:
