@@ -50,7 +50,21 @@ _OPTIONS_ZH = (
 )
 
 
-@pytest.mark.parametrize("final", [_OPTIONS_EN, _OPTIONS_ZH], ids=["english", "chinese"])
+_OPTIONS_THEN_QUESTION = (
+    "The run failed: no SMTP credentials.\n\nOption A: send me the key.\n"
+    "Option B: configure the node yourself.\n\nWhich do you prefer?"
+)
+_LETTERS_THEN_ASK = (
+    "The run failed: no SMTP credentials.\n\nA) send me the key\n"
+    "B) configure the node yourself\n\nLet me know which one."
+)
+
+
+@pytest.mark.parametrize(
+    "final",
+    [_OPTIONS_EN, _OPTIONS_ZH, _OPTIONS_THEN_QUESTION, _LETTERS_THEN_ASK],
+    ids=["english", "chinese", "options-then-question", "letters-then-ask"],
+)
 def test_a_closing_choice_waits_for_the_users_answer(final: str, tmp_path: Path) -> None:
     """BENCH41 W5: a final answer that closes by offering options and asking the user to pick
     one (or send a key) ended waiting for the user: not "was completed", and section 9 waits
