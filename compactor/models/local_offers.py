@@ -11,6 +11,7 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import Entry, one_line
 
+from .local_closeask import is_choice_ask
 from .local_session import Session
 from .local_text import asks_user, strip_list_mark
 
@@ -120,6 +121,8 @@ def asks_to_choose(s: Session) -> bool:
     a closing "anything else?" after the work is."""
     if s.question.count("(2) ") and s.question.count("(1) "):
         return True  # the options the question listed (local_session's listed_questions)
+    if ("(A) " in s.question and "(B) " in s.question) or is_choice_ask(s.question):
+        return True  # labelled options, "please tell me …", "或選擇 B" (BENCH41 W5)
     lowered = s.question.lower()
     if ("proceed" in lowered or "which" in lowered or "confirm" in lowered) and (
         _CHOOSE_RE.search(s.question) is not None

@@ -41,6 +41,8 @@ _BOLD_RE = lazy_pattern(r"\*\*(.{6,200}?)\*\*")
 _WORD_RE = lazy_pattern(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}")
 _CJK_RE = lazy_pattern(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _COMMIT_RE = lazy_pattern(r"\bgit\b[^\n|;&]{0,80}?\bcommit\b")
+_COMMIT_HEAD_RE = lazy_pattern(r"^\[[\w./\-]+ (?:\(root-commit\) )?[0-9a-f]{7,}\] .+$", re.M)
+"""The line ``git commit`` prints for the commit it made (``[main 3cadca3] …``)."""
 _STOP = frozenset(
     """the and for with that this from into onto then than when what which while also still
     need needs needed should must will would could can may might not are was were been being
@@ -87,17 +89,25 @@ def _start(s: Session) -> int:
     return next((e.index for e in reversed(s.entries) if e.text == latest), -1)
 
 
-def _work_after(s: Session, request: Entry) -> str:
-    """What the calls after ``request`` did that counts as work ('' when nothing: no file
-    changed, no commit made)."""
-    files = sum(1 for f in s.files.values() if f.changed_at and f.changed_at[-1] > request.index)
-    commits = sum(
-        1
+def _work_after(s: Session, request: Entry, until: int) -> str:
+    """What the calls after ``request`` and before entry ``until`` (a later request's) did that
+    counts as work ('' when nothing: no file changed, no commit made). A commit counts only when
+    its call returned the commit (``[branch hash] …``): a call in flight at the end made none
+    that the session saw (BENCH42 W6)."""
+    files = sum(1 for f in s.files.values() if any(request.index < i < until for i in f.changed_at))
+    calls = {
+        c.id
         for c in s.calls
-        if c.index > request.index
+        if request.index < c.index < until
         and c.id not in s.failed_calls
         and (command := command_of(c))
         and _COMMIT_RE.search(command)
+    }
+    commits = sum(
+        1
+        for e in s.entries[request.index + 1 : until]
+        for r in e.results
+        if r.call_id in calls and _COMMIT_HEAD_RE.search(r.text[:4_000])
     )
     said = [f"{files} file{'s' if files != 1 else ''} changed" if files else ""]
     said.append(f"{commits} commit{'s' if commits != 1 else ''}" if commits else "")
@@ -124,7 +134,9 @@ def closed_items(s: Session, within: str = "") -> list[str]:
             shared = words & _words(request.text)
             if len(shared) < _MIN_SHARED or 2 * len(shared) < len(words):
                 continue
-            work = _work_after(s, request)
+            # (not the work of a latest request still unanswered: BENCH42 W6)
+            until = later[-1].index if n + 1 < len(later) and not s.turn_ended else len(s.entries)
+            work = _work_after(s, request, until)
             answered = s.turn_ended or n + 1 < len(later)
             if work and answered:
                 said.append(

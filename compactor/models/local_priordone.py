@@ -23,6 +23,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Call, command_of, cut, one_line
 from compactor.facts.testruns import is_test_run
 
+from .local_keydone import keyed_items
 from .local_priorclosed import closed_items
 from .local_session import PLAN_TOOLS, Session
 
@@ -56,6 +57,7 @@ def done_since(session: Session, quoted: str) -> str:
     closed = _completed_since(session, quoted, start) + closed_items(
         session, quoted
     )  # (blind 33 W6)
+    closed += keyed_items(session, quoted, start, " ".join(closed))  # (BENCH41 W6)
     edited = _edited_since(session, quoted, start)
     if not pids and not due and not closed and not edited:
         return ""

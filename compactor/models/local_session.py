@@ -50,6 +50,7 @@ from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_aborted import aborted_request
 from .local_callwrites import with_embedded
+from .local_closeask import final_question
 from .local_ctrlc import STOPPED_BY_CTRL_C, ctrl_c_stop, sent_ctrl_c
 from .local_established import established, shows_document
 from .local_evalnotice import is_evaluation_notice
@@ -69,12 +70,10 @@ from .local_stages import Stages
 from .local_task import Task
 from .local_text import (
     announces_step,
-    asks_user,
     call_line,
     final_round_start,
     is_harness_error,
     is_prompt_line,
-    listed_questions,
     scored_once,
     slash_command,
 )
@@ -597,13 +596,8 @@ class _Builder:
         if s.reply is not None and (last_request is None or s.reply.index < last_request.index):
             s.reply = None
         if s.turn_ended and not s.ended_by_tool and s.last_text is not None:
-            said = sentences(s.last_text.text)
-            asked = [x for x in said if asks_user(x)]
-            direct = [x for x in asked if x.rstrip().endswith("?")]
-            last_asked = (direct or asked)[-1] if asked else ""  # a real question first
-            s.question = listed_questions(s.last_text.text) or last_asked  # all it listed
-            if not s.question and said and announces_step(said[-1]):
-                s.announced = said[-1]
+            s.question, announced = final_question(s.last_text.text)  # (BENCH41 W5, 42 W1)
+            s.announced = announced or s.announced
         return s
 
 

@@ -163,6 +163,34 @@ _YES_BUT_RE = lazy_pattern(
     re.IGNORECASE,
 )
 _CONDITIONAL_RE = lazy_pattern(r"^\W*(?:if|when|once|unless|in case)\b", re.IGNORECASE)
+_AMENDS_RE = lazy_pattern(
+    r"\b(?:we|i)(?:['’]re| are|['’]m| am|['’]ll| will) not (?:be )?(?:putting|adding|including|"
+    r"using|doing|keeping|going to|put|add|include|use|do|keep)\b|\bnot (?:putting|adding|"
+    r"including|using|keeping)\b|\b(?:don['’]?t|do not|won['’]?t|will not|shouldn['’]?t) (?:put|"
+    r"add|include|use|keep|need)\b|\bwithout\b|\bbut not\b|\binstead\b|\brather than\b|"
+    r"\bleave (?:out|off)\b|(?:^|[,;:–—]\s*|\band\s+|\bbut\s+)no (?!problem|worries|thanks)\w",
+    re.IGNORECASE,
+)
+"""A reply that negates or amends part of the proposal ("we're not putting X in there", "no X",
+"without X", "but not X", "instead"): the user's words are the decision (BENCH41 W10)."""
+_OPTIONS_LINE_RE = lazy_pattern(
+    r"(?:^|[\s:;,])\(?a\)\s*\S.*[\s;,]\(?b\)\s*\S|(?:^|[\s:;,])\(1\)\s*\S.*[\s;,]\(2\)\s*\S",
+    re.I | re.S,
+)
+"""A sentence listing the options (``Options: (a) …; (b) …``): never accepted whole."""
+_AMENDED = "Decided by the user, amending the proposal: "
+_AMEND_SENTENCES, _AMEND_CHARS = 3, 300
+
+
+def _amendment(reply: str) -> str:
+    """The user's own words when ``reply`` negates or amends part of a proposal (its sentences
+    up to the first that does, at most :data:`_AMEND_SENTENCES`); "" when it does not."""
+    said = sentences(reply[:4_000])
+    for n, sentence in enumerate(said[:8]):
+        if _AMENDS_RE.search(sentence):
+            words = " ".join(one_line(x) for x in said[max(0, n + 1 - _AMEND_SENTENCES) : n + 1])
+            return f'"{words[:_AMEND_CHARS]}{"…" if len(words) > _AMEND_CHARS else ""}"'
+    return ""
 
 
 def judge_accepted(s: Session) -> None:
@@ -183,6 +211,12 @@ def judge_accepted(s: Session) -> None:
             at = bisect_right(starts, i)
             if at < len(starts) and _YES_BUT_RE.match(s.requests[at].text):
                 continue  # "Ok but this is redundant": an objection, not an agreement
+            if at < len(starts) and (words := _amendment(s.requests[at].text)):
+                if (i, score, _AMENDED + words) not in kept:  # (BENCH41 W10)
+                    kept.append((i, score, _AMENDED + words))
+                continue  # the user's words decide, not the proposal
+            if _OPTIONS_LINE_RE.search(body):
+                continue  # the options listed, not the one the user took
         kept.append((i, score, text))
     s.decisions = kept
     s.rejected = [x for x in s.rejected if not _CONDITIONAL_RE.match(x)]

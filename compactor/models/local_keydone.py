@@ -1,0 +1,168 @@
+"""Pending items of an earlier summary that a later edit did by its keys (BENCH41 W6).
+
+cc-seo: Claude Code's own compaction listed "Update app/layout.tsx to include the new metadata:"
+with the items "Change title to …", "Change description to …", "Add openGraph object …",
+"Optionally add twitter card metadata". One later Edit of ``app/layout.tsx`` set ``title``,
+``description``, ``openGraph`` and ``twitter``; only the title item (whose words a later request
+restated) was said done since, the three others were quoted as pending.
+
+By shape: an item whose code-like noun (a word of it that is a key or a name: ``description``,
+``openGraph``, ``twitter``) is a key or definition on a line a later edit ADDED to the file the
+item names (or, when it names no edited file, to the single edited file the whole list names)
+is done since; an item whose sub-items are all done is done. An item stays open when a later
+tool result shows its artefact missing (an ``ls``/``grep``/``find`` naming it that printed
+nothing, or "No such file").
+"""
+
+from __future__ import annotations
+
+import re
+
+from compactor._util import lazy_pattern
+from compactor.facts import command_of, cut, one_line
+
+from .local_files import file_changes
+from .local_session import Session
+from .local_text import prior_sections, quote
+
+__all__ = ["keyed_items"]
+
+_ITEM_RE = lazy_pattern(r"^(\s*)(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$")
+_KEY_RE = lazy_pattern(
+    r"(?:^|[\s{,(])[\"']?([A-Za-z_$][\w$]{2,})[\"']?\s*(?::(?!:)|=(?!=))|"
+    r"\b(?:def|function|class|const|let|var|fn|func|type|interface)\s+([A-Za-z_$][\w$]{2,})"
+)
+"""A key (``description:``, ``"twitter":``, ``title =``) or a name defined on a line."""
+_WORD_RE = lazy_pattern(r"(?<![\w/.\-])[A-Za-z_][\w$]{2,}(?![\w/])")
+_PATH_RE = lazy_pattern(r"(?<![\w])((?:[\w.\-]+/)*[\w\-]+\.[A-Za-z]{1,5})\b")
+_MISSING_RE = lazy_pattern(r"no such file|not found|cannot access|does not exist", re.I)
+_LOOKS_RE = lazy_pattern(r"^\s*(?:ls|grep|rg|find|test|stat|cat)\b|\|\s*(?:grep|rg)\b")
+_MAKES_RE = lazy_pattern(
+    r"\b(?:save|saved|create|write|generate|copy|move|download|upload|place|put|export|store)\b"
+    r"[^.;:]{0,40}$",
+    re.I,
+)
+"""The verb that makes the path after it the item's artefact ("Save the OG image to …")."""
+_SETS_RE = lazy_pattern(
+    r"\b(?:add|change|set|update|include|rename|replace|define|introduce|declare|fill)\b", re.I
+)
+"""An item that sets keys ("Change description to …"): a plain word of it may be the key."""
+_CODELIKE_RE = lazy_pattern(r"[a-z][A-Z]|_|\$")
+"""A key that is a name in code (``openGraph``, ``max_age``), whatever the item's verb."""
+_GENERIC = frozenset(
+    """the and for with that this from into add added change changed update updated set use
+    new old file files code item items value values data type types name names object metadata
+    optionally optional include including provided full should also make pointing""".split()
+)
+"""Words that name no key of their own (an item's other words are its code-like nouns)."""
+
+
+def _items(section: str) -> list[tuple[int, str]]:
+    """(indentation, text) of each list item of a pending section, continuation lines joined."""
+    found: list[tuple[int, str]] = []
+    for line in section.splitlines():
+        match = _ITEM_RE.match(line)
+        if match is not None:
+            found.append((len(match.group(1)), match.group(2).strip()))
+        elif found and line.strip():
+            found[-1] = (found[-1][0], f"{found[-1][1]} {line.strip()}")
+    return found
+
+
+def _added_keys(s: Session, start: int) -> dict[str, dict[str, str]]:
+    """The keys and names (casefolded, to as written) on the lines each file's changes after
+    entry ``start`` added."""
+    keys: dict[str, dict[str, str]] = {}
+    for call in s.calls:
+        if call.index <= start or call.id in s.failed_calls or command_of(call):
+            continue
+        for change in file_changes(call):
+            pairs = [change.replace, *change.more] if change.replace else list(change.more)
+            lines = [
+                ln
+                for old, new in pairs
+                if new
+                for ln in set(new.splitlines()) - set(old.splitlines())
+            ]
+            lines += list(change.added) + (change.content or "").splitlines()[:2_000]
+            found = keys.setdefault(change.path, {})
+            for line in lines:
+                for m in _KEY_RE.finditer(line):
+                    key = m.group(1) or m.group(2)
+                    found.setdefault(key.casefold(), key)
+    return keys
+
+
+def _named(text: str, keys: dict[str, dict[str, str]]) -> list[str]:
+    """The edited files ``text`` names (by path or by file name)."""
+    names = {p.rsplit("/", 1)[-1] for p in _PATH_RE.findall(text)}
+    return [p for p in keys if p.rsplit("/", 1)[-1] in names]
+
+
+def _missing(s: Session, text: str, start: int) -> bool:
+    """Whether a later look for the file ``text`` makes ("Save … to public/og.png") found
+    nothing (empty output of an ``ls``/``grep``/``find`` naming it or its folder and stem, or
+    "No such file")."""
+    paths = [p for p in _PATH_RE.findall(text) if _MAKES_RE.search(text.split(p, 1)[0][-60:])]
+    if not paths:
+        return False
+    marks = []
+    for path in paths:
+        name = path.rsplit("/", 1)[-1]
+        folder = path.rsplit("/", 2)[-2] if "/" in path else ""
+        stem = re.split(r"[-_.]", name)[0]
+        marks.append((name.casefold(), folder.casefold(), stem.casefold()))
+    looked = {
+        c.id: command.casefold()
+        for c in s.calls
+        if c.index > start and (command := command_of(c)) and _LOOKS_RE.search(command)
+    }
+    for e in s.entries[start + 1 :]:
+        for r in e.results:
+            command = looked.get(r.call_id)
+            if command is None or (r.text.strip() and _MISSING_RE.search(r.text[:500]) is None):
+                continue
+            if any(n in command or (f and f in command and st in command) for n, f, st in marks):
+                return True
+    return False
+
+
+def keyed_items(s: Session, quoted: str, start: int, said: str) -> list[str]:
+    """``"…" done since (a later edit of F set `key`)`` for the quoted earlier summary's
+    pending items a later edit did by their keys (``said``: lines already saying items done,
+    whose items are not said again)."""
+    if not s.prior or not quoted:
+        return []
+    items = _items(prior_sections(s.prior[-1]).get(7, ""))
+    keys = _added_keys(s, start) if items else {}
+    if not keys:
+        return []
+    listed = _named(" ".join(t for _, t in items), keys)
+    only = listed if len(listed) == 1 else []
+    done: dict[int, str] = {}
+    within = one_line(quoted)
+    for n, (_, text) in enumerate(items):
+        if one_line(text)[:40] not in within:
+            continue  # (the quote is another section, or cut before the item)
+        files = _named(text, keys) or only
+        words = {w.casefold() for w in _WORD_RE.findall(text)} - _GENERIC
+        for path in files:
+            hit = sorted(keys[path][w] for w in words if w in keys[path])
+            sets = _SETS_RE.search(text) is not None or any(_CODELIKE_RE.search(h) for h in hit)
+            if hit and sets and not _missing(s, text, start):
+                done[n] = f"a later edit of {path} set `{'`, `'.join(hit[:3])}`"
+                break
+    for n, (depth, text) in enumerate(items):  # a parent whose sub-items are all done
+        subs: list[int] = []
+        for depth2, _ in items[n + 1 :]:
+            if depth2 <= depth:
+                break
+            subs.append(n + 1 + len(subs))
+        whole = subs and all(k in done for k in subs) and one_line(text)[:40] in within
+        if n not in done and whole and not _missing(s, text, start):
+            done[n] = "all its sub-items done since"
+    return [
+        f"{quote(cut(one_line(items[n][1]), 120), 140)} done since ({why})"
+        for n, why in sorted(done.items())
+        if one_line(items[n][1])[:40] not in said
+    ]
