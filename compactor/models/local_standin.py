@@ -19,8 +19,8 @@ whose only effect is ``rmtree``/``unlink``/``remove``), maybe listing what is le
 no install, build or test run was for, so it stands in only for a failed deletion
 (:func:`stands_in`).
 
-cc-cta (Claude Code, zsh): ``echo "=== … ===" && grep -rn "modal-popup\|ModalPopup" src/
---include=*.astro`` failed on a glob; section 4 said "Fixed: a later ``grep -n "sm:bottom-6\|…"
+cc-cta (Claude Code, zsh): ``echo "=== … ===" && grep -rn "modal-popup|ModalPopup" src/
+--include=*.astro`` failed on a glob; section 4 said "Fixed: a later ``grep -n "sm:bottom-6|…"
 src/components/global/cta-slide-in.astro``", a check of another file 300 records later that
 shared the program and a banner. :func:`retry_tied` asks more of a retry before it is a fix: the
 same command up to a wrapper, options and parts, or a shared path, search term or package
