@@ -201,3 +201,16 @@ def test_a_skip_that_names_the_failed_search_still_sets_it_aside() -> None:
     comment = "The posthog search is not needed any more; skipping it."
     errors = section(summarize_transcript(_posthog_session(comment).messages), 4)
     assert 'Set aside on purpose, not to be fixed: "The posthog search' in errors, errors
+
+
+def test_a_short_skip_reply_to_words_about_the_failure_still_sets_it_aside() -> None:
+    """A call came between the failure and the user's "no, skip it": the reply is short and
+    answers the assistant's words about the failure, so it still sets the failure aside."""
+    s = SessionBuilder()
+    s.user("Publish the docs site.")
+    s.call("Bash", {"command": "mkdocs gh-deploy"}, "mkdocs: command not found", error=True)
+    s.call("Bash", {"command": "ls docs"}, "index.md")
+    s.say("mkdocs is not installed here. Should I keep trying to deploy the docs?")
+    s.user("no, skip it")
+    errors = section(summarize_transcript(s.messages), 4)
+    assert 'Set aside on purpose, not to be fixed: "no, skip it"' in errors, errors

@@ -11,7 +11,9 @@ By shape, a set-aside sentence must (:func:`about_failure`):
 * hold its skip word outside quotation marks (a quoted title or phrase is someone else's words);
 * name the failed call — its program, a word of its command (a path, a search term, a package:
   ``docs`` of ``make docs``, ``lint`` of ``golangci-lint`` in "the linter") or of its error — or
-  come right after the failure, with no other call between (then "skipping it" can only mean it).
+  come right after the failure, with no other call between (then "skipping it" can only mean it);
+  a short reply of the user's ("no, skip it") to assistant words that name the failure counts too
+  (:func:`.local_setaside.set_aside_words`).
 """
 
 from __future__ import annotations

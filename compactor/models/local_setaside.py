@@ -109,7 +109,10 @@ def set_aside_words(s: Session, err: ErrorFact, typed: str, skips: re.Pattern[st
     if told and takes_fix(err.next_text, typed):  # the user chose to fix it (blind check 32)
         told = []
     told = unchosen_dropped(err.next_text, typed, told)  # (blind check 18)
-    near = right_after(s, err, "user") if typed else False
+    near = bool(typed) and (  # a short reply to words about the failure ("no, skip it")
+        right_after(s, err, "user")
+        or (len(typed) < _TAKES_CHARS and about_failure(err, err.next_text, False))
+    )
     return told + [
         x for x in sentences(typed)
         if _decides(unquoted(x), skips) and about_failure(err, x, near)
