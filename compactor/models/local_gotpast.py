@@ -10,7 +10,8 @@ Blind check 40 W3: ``sleep 2 && curl -s URL | jq .`` failed only because ``jq`` 
 the next call, ``curl -s URL`` without the ``| jq`` stage, succeeded, yet section 7 listed an
 "Unresolved failure". A later call that did not fail and runs the failed chain's steps without
 the missing program's pipe stage (:func:`_without_stage`), among them the step that fed it,
-worked around it.
+worked around it. Neither a help call (``tool --help``) nor a cleanup stands in for the failed
+one (:mod:`.local_standin`, blind checks 41 W3 and 42 W2).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from compactor.facts.outcomes import command_of, programs, shell_words
 from compactor.facts.shellwrap import inner_command
 
 from .local_session import ErrorFact, Session
+from .local_standin import result_texts, stands_in
 from .local_text import call_line, code
 
 __all__ = ["Steps", "chain_steps", "judge_got_past", "missing_program"]
@@ -180,10 +182,11 @@ def judge_got_past(s: Session) -> None:
     if not opened:
         return
     forms = _other_forms(s, [call for _, call in opened], flying)
+    texts = result_texts(s, {c.id for calls in forms.values() for c in calls})
     for err, call in opened:  # ran its program and step with other options and did not fail
         other = next(
             (c for c in forms.get(_step(call), ()) if c.index > err.index
-             and c.command != call.command),
+             and c.command != call.command and stands_in(call, c, texts.get(c.id, ""))),
             None,
         )  # fmt: skip
         if other is not None:

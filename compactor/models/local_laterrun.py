@@ -15,7 +15,8 @@ program on a file of the same name at another path, or by the first later call t
 path (or a file in it, when it is a folder). A failed run of a script still open (spec-kit's
 ``check-prerequisites.ps1``, run as ``& .\\…\\x.ps1``, ``powershell -File …``, ``bash x.sh``) is
 ``worked around by`` the first later successful run of a script of the same name in any of those
-forms, with any arguments (the plain form of the same script was a retry already).
+forms, with any arguments (the plain form of the same script was a retry already), but not by
+one that only printed its help (``x.ps1 -Help``: blind check 41 W3, :mod:`.local_standin`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from compactor.facts.samecommand import core_command
 
 from .local_patchfix import same_file
 from .local_retries import signature
+from .local_standin import is_help_call, result_texts
 from .local_text import call_line
 from .local_workdir import without_place
 
@@ -148,6 +150,8 @@ def _scripts(s: Session) -> None:
         if command is not None and c.id not in s.failed_calls and c.id in s.answered:
             if name := script_name(command):
                 later.append((c.index, name, c))
+    texts = result_texts(s, {c.id for _, _, c in later})
+    later = [x for x in later if not is_help_call(x[2], texts.get(x[2].id, ""))]  # (41 W3)
     for err, name in named:
         hit = next((c for i, n, c in later if i > err.index and _same_script(n, name)), None)
         if hit is not None:

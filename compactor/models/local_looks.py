@@ -9,6 +9,7 @@ from __future__ import annotations
 from compactor.facts import Call, command_of, is_reading_call, programs
 from compactor.facts.outcomes import is_reading_program
 from compactor.facts.reads import only_reads
+from compactor.facts.shellwrap import inner_command
 
 __all__ = ["only_looks", "same_script"]
 
@@ -30,7 +31,7 @@ def only_looks(call: Call) -> bool:
     command = command_of(call)
     if command is None:
         return False
-    names = programs(command)
+    names = programs(inner_command(call) or command)  # `bash -lc 'ls -la'` lists (42 W2)
     return bool(names) and all(n in _LOOKING or is_reading_program(n) for n in names)
 
 

@@ -41,6 +41,7 @@ from compactor.facts import (
 )
 from compactor.facts.filteredrun import hides_errors
 from compactor.facts.outcomes import exit_code, exit_one_meaning, is_reading_program, similar_words
+from compactor.facts.shellwrap import inner_command
 
 from .local_laterrun import judge_later_runs
 from .local_looks import only_looks as _only_looks
@@ -50,6 +51,7 @@ from .local_partof import only_a_part
 from .local_patchfix import touches_patched
 from .local_retries import contains_command, job_started, program_of
 from .local_session import ErrorFact, Session
+from .local_standin import stands_in
 from .local_text import call_line
 
 __all__ = ["judge_next"]
@@ -140,11 +142,16 @@ def _judge(
     goal, since = _goal_programs(s, failed), err.index
     looks = err.reading or (not goal and _only_looks(failed))  # a look only a look can redo
     doubted = False  # the words' "other way" was only a look: they do not stand alone either
+    void: set[str] = set()  # a look, help text or cleanup: did nothing of what failed (42 W2)
     for c in later:  # the words right before a call present it (not ones before an earlier call)
         how, between, since = _how(s, c, results), _said(s, since, c.index), c.index
         if how == "succeeded" or (how.startswith("started") and not _ended_badly(how)):
             if not looks and _only_looks(c):  # a read, ps or listing does not do what failed
                 doubted = doubted or _OTHER_WAY_RE.search(between) is not None  # (blind 15)
+                void.add(c.id)
+                continue
+            if not stands_in(failed, c, r.text if (r := results.get(c.id)) else ""):
+                void.add(c.id)
                 continue
             if only_a_part(failed, c):  # ``git add -A`` of ``git add -A && git push``
                 continue
@@ -155,8 +162,9 @@ def _judge(
                 _credit_edit(s, err, (failed, c), later[: later.index(c)], results)
                 return
     ended = [_how(s, c, results) for c in later]
-    if said_around and not doubted and ("failed" not in ended or "succeeded" in ended):
-        return  # its words stand unless the calls made next failed (and none succeeded)
+    done = [how for c, how in zip(later, ended, strict=True) if c.id not in void]
+    if said_around and not doubted and ("succeeded" in done or not ("failed" in done or void)):
+        return  # its words stand unless the calls made next failed, or only looked or cleaned
     err.after, err.by, err.why = "", call_line(later[0], 160), ended[0]
 
 
@@ -194,7 +202,7 @@ def _idle(call: Call) -> bool:
     command = command_of(call)
     if command is None:
         return call.name in ("TodoWrite", "todo_write", "update_plan")
-    names = programs(command)
+    names = programs(inner_command(call) or command)  # `bash -lc 'pip …'` runs pip (42 W2)
     return bool(names) and all(n in _IDLE for n in names)
 
 

@@ -173,6 +173,8 @@ def _command_signature(command: str) -> tuple[str, str, frozenset[str]]:
 def _read_command_signature(command: str) -> tuple[str, str, frozenset[str]]:
     script = unwrapped(command)
     body = leading_cd(script)[1]  # its directory is its place (blind check 33)
+    if "echo" in body or "printf" in body or "Write-" in body:  # a banner names no target
+        body = _BANNER_RE.sub(" ", body)  # (`echo "=== src/x.ts ==="`: blind check 41 W8)
     targets = {p for _, p in paths(body)}
     targets.add("$ " + " ".join(command.split()))
     if "kill" in command:  # the pids a kill names are its targets (`printf pw | sudo -S kill N`)
@@ -185,6 +187,10 @@ def _read_command_signature(command: str) -> tuple[str, str, frozenset[str]]:
     return ("shell", program, frozenset(targets))
 
 
+_BANNER_RE = lazy_pattern(
+    r"""(?<![\w-])(?:echo|printf|Write-Host|Write-Output)(?:\s+-\w+)*\s+("[^"\n]*"|'[^'\n]*')"""
+)
+"""A printed banner's text (``echo "=== src/x.ts ==="``): a label, not a path the command uses."""
 _SHELLS = frozenset("powershell powershell.exe pwsh pwsh.exe cmd cmd.exe bash sh zsh dash".split())
 """The program names of a shell wrapper (``powershell.exe … -Command SCRIPT``, ``bash -lc
 SCRIPT``): every call of a legacy Codex rollout has one, so it tells no two calls apart; the

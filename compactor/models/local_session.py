@@ -67,6 +67,7 @@ from .local_reported import reported_changes
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, restated, retries, signature, waited_out
 from .local_stages import Stages
+from .local_standin import only_help, retry_tied
 from .local_task import Task
 from .local_text import (
     announces_step,
@@ -462,12 +463,15 @@ class _Builder:
         self.stages.note(sig, index)  # a restore (a build blocked before it may pass now)
         for err in (e for e in self.unfixed[-_RETRY_WINDOW:] if e.signature[0] == sig[0]):
             if err.index < index and (
-                retries(err.signature, sig) or self.stages.fixes(err, sig, r.text)
+                (retries(err.signature, sig) and retry_tied(err, sig, index))  # (41 W8)
+                or self.stages.fixes(err, sig, r.text)
             ):  # the same job: `dotnet test` builds (local_stages)
                 looked = (reading or is_wrapped_read(call)) if looked is None else looked
                 if (looked and not (err.reading or err.probe)) or waited_out(r.text):
                     continue  # a wait that timed out ended nothing (blind check 29 W4)
                 if hides_errors(command_of(call) or ""):  # `| grep NAME || echo ok` (check 35)
+                    continue
+                if only_help(err, call, r.text):  # `x.ps1 -Help` fixes nothing (41 W3)
                     continue
                 by = by or call_line(call, 160)
                 job = job_started(r.text) if job is None else job  # its job's end decides

@@ -19,6 +19,7 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import one_line, sentences
 
+from .local_asidenames import about_failure, right_after, unquoted
 from .local_noise import is_file_edit
 from .local_offers import unchosen_dropped
 from .local_session import ErrorFact, Session
@@ -96,14 +97,26 @@ def next_typed(s: Session, err: ErrorFact) -> str:
     return typed_words(user.text) if user is not None else ""
 
 
-def set_aside_words(err: ErrorFact, typed: str, skips: re.Pattern[str]) -> list[str]:
+def set_aside_words(s: Session, err: ErrorFact, typed: str, skips: re.Pattern[str]) -> list[str]:
     """The sentences of the assistant's next words and of the user's next ``typed`` words that
-    set ``err`` aside (``skips`` matches them), the assistant's first."""
-    told = [x for x in sentences(err.next_text) if _decides(x, skips)]
+    set ``err`` aside (``skips`` matches them outside quotes; each names the failed call or
+    came right after it: :mod:`.local_asidenames`), the assistant's first."""
+    near = right_after(s, err, "assistant")
+    told = [
+        x for x in sentences(err.next_text)
+        if _decides(unquoted(x), skips) and about_failure(err, x, near)
+    ]  # fmt: skip
     if told and takes_fix(err.next_text, typed):  # the user chose to fix it (blind check 32)
         told = []
     told = unchosen_dropped(err.next_text, typed, told)  # (blind check 18)
-    return told + [x for x in sentences(typed) if _decides(x, skips)]
+    near = bool(typed) and (  # a short reply to words about the failure ("no, skip it")
+        right_after(s, err, "user")
+        or (len(typed) < _TAKES_CHARS and about_failure(err, err.next_text, False))
+    )
+    return told + [
+        x for x in sentences(typed)
+        if _decides(unquoted(x), skips) and about_failure(err, x, near)
+    ]  # fmt: skip
 
 
 def around_words(err: ErrorFact, typed: str, around: re.Pattern[str]) -> list[str]:

@@ -75,7 +75,7 @@ def judge_skipped(s: Session) -> None:
         typed = next_typed(s, err)  # the user's own words, not a template's (blind check 31 W7)
         if chosen_fix(s, err, typed):  # the user chose to fix it; an edit did (blind check 32)
             continue
-        told = set_aside_words(err, typed, _SKIPS_RE)  # not a description of code (W2)
+        told = set_aside_words(s, err, typed, _SKIPS_RE)  # not a description of code (W2)
         said = " ".join(err.outcome.lines)
         if any(is_rejection(x) for x in err.outcome.lines):  # one owner (compactor.rejections)
             told.insert(0, _REFUSED)
