@@ -18,7 +18,7 @@ from .reads import is_subagent, only_reads
 from .shellwrap import inner_command
 from .stops import rejection, user_stopped
 from .text import Call, Result, clean, cut, lowers_exactly
-from .toolerror import TOOL_ERROR_RE, tool_error
+from .toolerror import TOOL_ERROR_RE, sandbox_denied, tool_error
 from .wenton import first_informative_line as first_informative_line  # (moved there)
 from .wenton import went_on
 
@@ -548,6 +548,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         return Outcome(True, exit_code(text), (stopped,))
     code = exit_code(text)
     marked = tool_error(text)
+    if marked and (denied := sandbox_denied(text)):  # Codex 0.98's bare denial (BENCH41 W1)
+        code, text = (denied.exit_code if code is None else code), denied.output
     flagged = result.is_error or (code is not None and code != 0)
     if not (flagged or marked) and call and (failed := api_error(call.command, text)):
         return Outcome(True, code, (failed,))  # curl exited 0 on an API error (blind check 28)

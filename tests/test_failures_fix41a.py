@@ -1,0 +1,57 @@
+"""What counts as a failure (fix41a): Codex 0.98's bare ``exec_command failed: CreateProcess``
+results, an exit-0 call whose output reports an error, ``grep`` exit 1 with no output, a "No such
+file" of a relative path found later under another folder, and a test run whose error did not
+recur in a later run that failed for other reasons. Sessions are invented, by shape."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from compactor.facts.outcomes import outcome
+from compactor.facts.text import Call, Result
+
+from .codex_rollout import codex_say, codex_summary, codex_user, rec
+
+_DENIED = (
+    'exec_command failed: CreateProcess { message: "Codex(Sandbox(Denied { output: '
+    'ExecToolCallOutput { exit_code: 128, stdout: StreamOutput { text: \\"\\", '
+    'truncated_after_lines: None }, stderr: StreamOutput { text: \\"fatal: cannot lock ref '
+    "'refs/heads/feat-9': Unable to create '/w/.git/refs/heads/feat-9.lock': Operation not "
+    'permitted\\\\n\\", truncated_after_lines: None }, aggregated_output: StreamOutput { text: '
+    '\\"fatal: cannot lock ref\\", truncated_after_lines: None }, duration: 0ns, timed_out: '
+    'false } }))" }'
+)
+_REJECTED = 'exec_command failed: CreateProcess { message: "Rejected(\\"rejected by user\\")" }'
+
+
+def _exec(n: int, cmd: str, out: str, **extra: Any) -> list[dict[str, Any]]:
+    args = json.dumps({"cmd": cmd, **extra})
+    call = {"type": "function_call", "name": "exec_command", "call_id": f"c{n}", "arguments": args}
+    output = {"type": "function_call_output", "call_id": f"c{n}", "output": out}
+    return [rec("response_item", call), rec("response_item", output)]
+
+
+def test_codex_bare_sandbox_denial_is_a_failure_with_its_exit_code_and_stderr() -> None:
+    """BENCH41 W1: no "Process exited with code N" header; the code and stderr sit in the
+    ``Denied { … }`` text."""
+    judged = outcome(Result("c1", "exec_command", _DENIED), Call("c1", "exec_command", "{}", 0))
+    assert judged.failed and judged.exit_code == 128
+    assert judged.lines[0].startswith("fatal: cannot lock ref 'refs/heads/feat-9'")
+
+
+def test_codex_bare_rejection_is_the_user_rejecting_the_call(tmp_path: Path) -> None:
+    """BENCH41 W1: the sandboxed call failed, its escalated retry was rejected by the user;
+    the analysis line counts both, section 4 says why and that the user refused."""
+    records = [
+        codex_user("make a branch feat-9"),
+        *_exec(1, "git checkout -b feat-9", _DENIED),
+        *_exec(2, "git checkout -b feat-9", _REJECTED, sandbox_permissions="require_escalated"),
+        *_exec(3, "git status", "Process exited with code 0\nOutput:\nOn branch main\n"),
+        codex_say("The branch could not be created."),
+    ]
+    summary = codex_summary(records, tmp_path, "s1", "/w")
+    assert "3 tool calls (1 failed, 1 rejected by the user)" in summary, summary
+    assert "failed (exit code 128): fatal: cannot lock ref" in summary, summary
+    assert "was rejected by the user (it never ran)" in summary, summary
