@@ -11,8 +11,10 @@ from typing import Any
 
 from compactor.facts.outcomes import outcome
 from compactor.facts.text import Call, Result
+from compactor.models.local import summarize_transcript
 
 from .codex_rollout import codex_say, codex_summary, codex_user, rec
+from .planted_session import SessionBuilder
 
 _DENIED = (
     'exec_command failed: CreateProcess { message: "Codex(Sandbox(Denied { output: '
@@ -55,3 +57,28 @@ def test_codex_bare_rejection_is_the_user_rejecting_the_call(tmp_path: Path) -> 
     assert "3 tool calls (1 failed, 1 rejected by the user)" in summary, summary
     assert "failed (exit code 128): fatal: cannot lock ref" in summary, summary
     assert "was rejected by the user (it never ran)" in summary, summary
+
+
+def test_grep_exit_one_with_no_output_is_no_match_not_a_failure() -> None:
+    """BENCH42 W4: Claude Code flags ``grep -r`` exit 1 ("Exit code 1", nothing else) as an
+    error; it found nothing, which is a finding: no failure, never "Unresolved failure"."""
+    s = SessionBuilder()
+    s.user("are storeContent or updateContent used in the frontend? then remove them")
+    grep = 'grep -r "storeContent\\|updateContent" /w/app/resources --include="*.tsx"'
+    s.call("Bash", {"command": grep}, "Exit code 1", error=True)
+    s.say("Nothing found; let me check the routes.")
+    s.call("Bash", {"command": "php artisan route:list --name=content"}, "POST content.store")
+    s.say("Now I remove the route.")
+    edit = {"file_path": "/w/app/routes/web.php", "old_string": "Route::post();", "new_string": ""}
+    s.call("Edit", edit, "The file /w/app/routes/web.php has been updated.")
+    summary = summarize_transcript(s.messages)
+    assert "3 tool calls (0 failed)" in summary, summary
+    assert "Unresolved failure" not in summary and "failed (exit code 1)" not in summary, summary
+    assert f"`Bash: {grep}` → no match (exit 1, not a failure)" in summary, summary
+
+
+def test_grep_exit_two_or_an_error_message_stays_a_failure() -> None:
+    call = Call("c1", "Bash", json.dumps({"command": "grep -r x /w/missing"}), 0)
+    missing = "Exit code 2\ngrep: /w/missing: No such file or directory"
+    assert outcome(Result("c1", "Bash", missing, True), call).failed
+    assert outcome(Result("c1", "Bash", "Exit code 1\ngrep: bad regex", True), call).failed

@@ -566,8 +566,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     if flagged and job and expected_exit(code, lines, body, job):  # timeout N, a blocked find
         flagged, lines = False, (lines if code == 124 else [])
     program = exit_one_program(call) if flagged and code == 1 and not lines else ""
-    if program and (not result.is_error or (program in ("pkill", "pgrep") and not body.strip())):
-        flagged = False  # a flag that only says pkill's "Exit code 1": none matched (check 27)
+    if program and (not result.is_error or not body.strip()):  # a flag that only says "Exit
+        flagged = False  # code 1": pkill matched none (check 27), grep no match (BENCH42 W4)
     if flagged and code == 1 and not result.is_error and _retrieved_no_match(text, call, lines):
         flagged, lines = False, []  # TaskOutput got a finished grep's exit 1 (blind check 17)
     if flagged or marked:

@@ -475,8 +475,9 @@ def round_facts(s: Session, limit: int) -> list[str]:
                 (is_reading_call(call) or is_file_edit(call))
                 and not oc.failed
                 and not _reports_state(call)
+                and not (oc.exit_code == 1 and exit_one_meaning(call))  # (BENCH42 W4)
             ):
-                continue  # a file's lines are not facts; that it does not exist is
+                continue  # a file's lines are not facts; that it does not exist, or no match, is
             if (api_error := agent_error_line(result.text)) is not None:  # not its footer's id
                 if call.id not in shown:  # (the last action says it)
                     lines.append(f"{code(call_line(call, limit))} → returned an error: {api_error}")
