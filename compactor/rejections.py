@@ -51,7 +51,8 @@ _PREFIX = r"\A[^\n]{0,40}?"
 _CLI_RE = lazy_pattern(
     _PREFIX + r"(?:The user (?:doesn['’]t|does not) want to (?:proceed with this tool use|"
     r"take this action)|The tool use was rejected\b"
-    r"|CreateProcess \{ message: \\*\"Rejected\(\\*\"(?:rejected|denied|declined) by (?:the )?user)",
+    r"|CreateProcess \{ message: \\*\"Rejected\(\\*\""
+    r"(?:rejected|denied|declined) by (?:the )?user)",
     re.IGNORECASE,
 )
 _SHORT_RE = lazy_pattern(

@@ -12,7 +12,6 @@ stderr are read out of that text (:func:`sandbox_denied`).
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass
 
 from compactor._util import lazy_pattern
@@ -25,7 +24,8 @@ _TOOL_ERROR_STARTS = (
     r"|apply_patch verification failed\b"  # Codex's patch tool, with no exit code (check 33 N2)
 )
 TOOL_ERROR_RE = re.compile(
-    rf"\A\s*(?:{_TOOL_ERROR_STARTS}|[^\n]{{0,200}}?\bCreateProcess\w* failed\b|\w+ failed: CreateProcess\b)"
+    rf"\A\s*(?:{_TOOL_ERROR_STARTS}|[^\n]{{0,200}}?\bCreateProcess\w* failed\b"
+    r"|\w+ failed: CreateProcess\b)"
 )
 """A result that is the tool's or harness's own error (the command could not be run: a sandbox
 or spawn failure) rather than the command's output: a failure whatever the command was."""
