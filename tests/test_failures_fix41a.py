@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from compactor.facts.outcomes import outcome
 from compactor.facts.text import Call, Result
 from compactor.models.local import summarize_transcript
@@ -82,3 +84,53 @@ def test_grep_exit_two_or_an_error_message_stays_a_failure() -> None:
     missing = "Exit code 2\ngrep: /w/missing: No such file or directory"
     assert outcome(Result("c1", "Bash", missing, True), call).failed
     assert outcome(Result("c1", "Bash", "Exit code 1\ngrep: bad regex", True), call).failed
+
+
+def _shell(n: int, command: str, out: str) -> list[dict[str, Any]]:
+    args = json.dumps({"command": command})
+    call = {"type": "function_call", "name": "shell_command", "call_id": f"c{n}", "arguments": args}
+    output = {"type": "function_call_output", "call_id": f"c{n}", "output": out}
+    return [rec("response_item", call), rec("response_item", output)]
+
+
+_EXIT0 = "Exit code: 0\nWall time: 1 seconds\nOutput:\n"
+
+
+def test_exit_zero_whose_catch_block_printed_an_error_is_no_success_and_no_fix(
+    tmp_path: Path,
+) -> None:
+    """BENCH41 W2/W4: a try/catch printed "ERR: … (405) Method Not Allowed." and "… not
+    reachable: … (401) …" and exited 0: neither "(succeeded)" nor the fix of the failure."""
+    post = "try { Invoke-RestMethod -Method Post http://h:5678/run } catch { 'ERR: ' + $_ }"
+    probe = "try { Invoke-RestMethod http://h:5678/api } catch { 'API not reachable: ' + $_ }"
+    said = "ERR: The server returned an error: (405) Method Not Allowed.\n"
+    unreachable = "API not reachable: The server returned an error: (401) Unauthorized.\n"
+    records = [
+        codex_user("run the email test and tell me if the mail went out"),
+        *_shell(1, "pwsh -File scripts/email_test.ps1", "Exit code: 1\nOutput:\nRequest: Error\n"),
+        *_shell(2, f"pwsh -Command {post}", _EXIT0 + said),
+        *_shell(3, f"pwsh -Command {probe}", _EXIT0 + unreachable),
+        codex_say("The API key is wrong; please give me the right key."),
+    ]
+    summary = codex_summary(records, tmp_path, "s2", "/w")
+    assert "3 tool calls (3 failed)" in summary, summary
+    assert "(succeeded)" not in summary and "Fixed" not in summary, summary
+    assert "exit 0, but its output reports an error: ERR: The server returned" in summary
+    assert "exit 0, but its output reports an error: API not reachable" in summary
+
+
+@pytest.mark.parametrize(
+    ("command", "out"),
+    [
+        ("npm run build", "Build finished\n0 errors, 2 warnings"),
+        ("node scripts/check.js", "errors: []\ndone"),
+        ("python manage.py check", "Error: retrying once\nOK"),
+        ("python -m pytest -q", "....\n12 passed, 0 failed in 0.4s"),
+        ("git commit -m 'error handling for the API client'", "[main 1a2b3c4] error handling"),
+        ("grep -rn 'error:' src", "src/a.ts:3: error: 'x' is never used\nsrc/b.ts:9: error: y"),
+        ("rg -n 'ERROR' logs/app.log", "ERROR: disk full\nERROR: disk full again"),
+    ],
+)
+def test_exit_zero_outputs_that_only_mention_errors_stay_successes(command: str, out: str) -> None:
+    call = Call("c1", "shell_command", json.dumps({"command": command}), 0)
+    assert not outcome(Result("c1", "shell_command", _EXIT0 + out), call).failed

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .apierror import api_error
 from .bounded import expected_exit, is_startup_noise
+from .caughterror import CAUGHT, caught_error
 from .killreport import ERROR_WORDS
 from .maskedexit import hidden_failure
 from .noise import is_warning
@@ -555,7 +556,12 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         return Outcome(True, code, (failed,))  # curl exited 0 on an API error (blind check 28)
     if code == 0 and call is not None and (hidden := hidden_failure(call.command, text)):
         return Outcome(True, code, (hidden,))  # `; echo EXIT:$?` printed 1 (blind check 34)
-    quiet = code == 0 or is_reading_call(call) or only_reads(call) or is_subagent(call)
+    reads = is_reading_call(call) or only_reads(call) or is_subagent(call)
+    quiet = code == 0 or reads
+    if code in (0, None) and not (flagged or marked or reads) and call and call.command:
+        caught = caught_error(own := strip_output_header(text))  # a catch block's (BENCH41 W2)
+        if caught and not went_on(call, [caught], own):  # (not pip's conflict report)
+            return Outcome(True, code, (f"{CAUGHT}{cut(caught)}",))
     if not (flagged or marked) and quiet:  # (a sub-agent's report: its result, blind check 31)
         return Outcome(False, code)  # nothing to scan: a success, or file content
     body = strip_output_header(clean(scan_window(text))) if text else ""
