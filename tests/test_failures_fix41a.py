@@ -17,6 +17,7 @@ from compactor.models.local import summarize_transcript
 
 from .codex_rollout import codex_say, codex_summary, codex_user, rec
 from .planted_session import SessionBuilder
+from .test_models_local_session import section
 
 _DENIED = (
     'exec_command failed: CreateProcess { message: "Codex(Sandbox(Denied { output: '
@@ -134,3 +135,48 @@ def test_exit_zero_whose_catch_block_printed_an_error_is_no_success_and_no_fix(
 def test_exit_zero_outputs_that_only_mention_errors_stay_successes(command: str, out: str) -> None:
     call = Call("c1", "shell_command", json.dumps({"command": command}), 0)
     assert not outcome(Result("c1", "shell_command", _EXIT0 + out), call).failed
+
+
+def _test_session(last_run: str) -> SessionBuilder:
+    s = SessionBuilder()
+    s.user("make the relationship tests pass")
+    one = "php artisan test tests/Unit/RelationsTest.php"
+    s.call(
+        "Bash", {"command": f"{one} --verbose"}, 'Exit code 2\n  INFO  Unknown option "--verbose".'
+    )
+    s.say("Without the option.")
+    unique = (
+        "Exit code 1\n   FAIL  Tests\\Unit\\RelationsTest\n  ⨯ it keeps versions unique\n"
+        "  FAILED  Tests\\Unit\\RelationsTest > it keeps versions unique   "
+        "UniqueConstraintViolationException\n  Tests:    1 failed, 12 passed (37 assertions)\n"
+    )
+    s.call("Bash", {"command": one}, unique, error=True)
+    s.say("The factory reuses the version number; fixing it.")
+    edit = {"file_path": "/w/database/factories/V.php", "old_string": "1", "new_string": "2"}
+    s.call("Edit", edit, "The file /w/database/factories/V.php has been updated.")
+    s.call("Bash", {"command": f"{one} tests/Feature/AuthTest.php"}, last_run, error=True)
+    s.say("Checked.")
+    return s
+
+
+def test_a_test_error_a_later_run_of_the_runner_did_not_show_did_not_recur() -> None:
+    """BENCH42 W3: the option error and the constraint violation are gone; a later run of the
+    same runner (more files, no option) failed for other tests: not "failed too"."""
+    other = (
+        "Exit code 1\n   PASS  Tests\\Unit\\RelationsTest\n   FAIL  Tests\\Feature\\AuthTest\n"
+        "  FAILED  Tests\\Feature\\AuthTest > it forbids guests   AuthorizationException\n"
+        "  Tests:    8 failed, 66 passed (201 assertions)\n"
+    )
+    errors = section(summarize_transcript(_test_session(other).messages), 4)
+    assert errors.count("That error did not recur: the later") == 2, errors
+    assert "failed for other reasons" in errors and "failed too" not in errors, errors
+
+
+def test_a_test_error_the_later_run_shows_again_is_not_fixed() -> None:
+    again = (
+        "Exit code 1\n  FAILED  Tests\\Unit\\RelationsTest > it keeps versions unique   "
+        "UniqueConstraintViolationException\n  Tests:    2 failed, 70 passed (201 assertions)\n"
+    )
+    errors = section(summarize_transcript(_test_session(again).messages), 4)
+    assert errors.count("That error did not recur") == 1, errors  # only --verbose's
+    assert "failed too" in errors, errors
