@@ -180,3 +180,45 @@ def test_a_test_error_the_later_run_shows_again_is_not_fixed() -> None:
     errors = section(summarize_transcript(_test_session(again).messages), 4)
     assert errors.count("That error did not recur") == 1, errors  # only --verbose's
     assert "failed too" in errors, errors
+
+
+def _legacy_shell(n: int, cmd: str, code: int, out: str) -> list[dict[str, Any]]:
+    args = json.dumps({"command": ["bash", "-lc", cmd]})
+    call = {"type": "function_call", "name": "shell", "call_id": f"c{n}", "arguments": args}
+    meta = {"exit_code": code, "duration_seconds": 0.1}
+    body = json.dumps({"output": out, "metadata": meta})
+    output = {"type": "function_call_output", "call_id": f"c{n}", "output": body}
+    return [rec("response_item", call), rec("response_item", output)]
+
+
+def test_a_relative_path_found_later_under_another_folder_is_no_established_absence(
+    tmp_path: Path,
+) -> None:
+    """BENCH42 W5: ``grep … src/pages/X.tsx`` from the repository root: "No such file"; the
+    next call greps ``frontend/src/pages/X.tsx``. Not "a fact it established"."""
+    missing = "grep: src/pages/Detail/DetailPage.tsx: No such file or directory\n"
+    records = [
+        codex_user("make the page title an h2"),
+        *_legacy_shell(1, 'grep -n "<h1" src/pages/Detail/DetailPage.tsx', 2, missing),
+        *_legacy_shell(
+            2, 'grep -n "<h1" frontend/src/pages/Detail/DetailPage.tsx', 0, "12: <h1>\n"
+        ),
+        codex_say("The page has one h1 heading."),
+    ]
+    errors = section(codex_summary(records, tmp_path, "s4", "/home/u/proj"), 4)
+    assert "A fact it established" not in errors, errors
+    assert "Not found from the working folder at the time" in errors, errors
+    assert "found it at `frontend/src/pages/Detail/DetailPage.tsx`" in errors, errors
+
+
+def test_a_bare_file_name_found_in_another_folder_stays_a_fact(tmp_path: Path) -> None:
+    """A bare name (``README.md``) found under ``docs/`` may be another file: still a fact."""
+    missing = "cat: README.md: No such file or directory\n"
+    records = [
+        codex_user("read the readme"),
+        *_legacy_shell(1, "cat README.md", 1, missing),
+        *_legacy_shell(2, "cat docs/README.md", 0, "# Docs\n"),
+        codex_say("There is no README at the root."),
+    ]
+    errors = section(codex_summary(records, tmp_path, "s5", "/home/u/proj"), 4)
+    assert "A fact it established" in errors, errors
