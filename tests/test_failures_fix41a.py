@@ -72,7 +72,11 @@ def test_grep_exit_one_with_no_output_is_no_match_not_a_failure() -> None:
     s.say("Nothing found; let me check the routes.")
     s.call("Bash", {"command": "php artisan route:list --name=content"}, "POST content.store")
     s.say("Now I remove the route.")
-    edit = {"file_path": "/w/app/routes/web.php", "old_string": "Route::post();", "new_string": ""}
+    edit: dict[str, object] = {
+        "file_path": "/w/app/routes/web.php",
+        "old_string": "Route::post();",
+        "new_string": "",
+    }
     s.call("Edit", edit, "The file /w/app/routes/web.php has been updated.")
     summary = summarize_transcript(s.messages)
     assert "3 tool calls (0 failed)" in summary, summary
@@ -152,7 +156,11 @@ def _test_session(last_run: str) -> SessionBuilder:
     )
     s.call("Bash", {"command": one}, unique, error=True)
     s.say("The factory reuses the version number; fixing it.")
-    edit = {"file_path": "/w/database/factories/V.php", "old_string": "1", "new_string": "2"}
+    edit: dict[str, object] = {
+        "file_path": "/w/database/factories/V.php",
+        "old_string": "1",
+        "new_string": "2",
+    }
     s.call("Edit", edit, "The file /w/database/factories/V.php has been updated.")
     s.call("Bash", {"command": f"{one} tests/Feature/AuthTest.php"}, last_run, error=True)
     s.say("Checked.")
