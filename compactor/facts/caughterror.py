@@ -21,10 +21,10 @@ import re
 
 from compactor._util import lazy_pattern
 
-__all__ = ["CAUGHT", "caught_error"]
+from .text import Call, cut
+from .wenton import went_on
 
-CAUGHT = "exit 0, but its output reports an error: "
-"""How :func:`compactor.facts.outcomes.outcome` starts the line of such a call."""
+__all__ = ["caught_error", "caught_failure"]
 
 _EDGE_LINES = 3
 """How many of the output's first and last non-blank lines are read."""
@@ -82,3 +82,17 @@ def caught_error(text: str) -> str:
                 return ""
             return line
     return ""
+
+
+def caught_failure(call: Call | None, code: int | None, body: str) -> str:
+    """For a shell call that exited 0 (``code`` 0) or reported no exit code (None) whose own
+    output ``body`` (no exit-code header) reports an error (:func:`caught_error`) that is not
+    one :func:`~compactor.facts.wenton.went_on` excuses (pip's resolver report): the failure's
+    line, ``exit 0, but its output reports an error: …``; else ''."""
+    if call is None or not call.command:
+        return ""
+    caught = caught_error(body)
+    if not caught or went_on(call, [caught], body):
+        return ""
+    exited = "exit 0, but its" if code == 0 else "Its"
+    return f"{exited} output reports an error: {cut(caught)}"

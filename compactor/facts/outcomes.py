@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .apierror import api_error
 from .bounded import expected_exit, is_startup_noise
-from .caughterror import CAUGHT, caught_error
+from .caughterror import caught_failure
 from .killreport import ERROR_WORDS
 from .maskedexit import hidden_failure
 from .noise import is_warning
@@ -558,10 +558,9 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         return Outcome(True, code, (hidden,))  # `; echo EXIT:$?` printed 1 (blind check 34)
     reads = is_reading_call(call) or only_reads(call) or is_subagent(call)
     quiet = code == 0 or reads
-    if code in (0, None) and not (flagged or marked or reads) and call and call.command:
-        caught = caught_error(own := strip_output_header(text))  # a catch block's (BENCH41 W2)
-        if caught and not went_on(call, [caught], own):  # (not pip's conflict report)
-            return Outcome(True, code, (f"{CAUGHT}{cut(caught)}",))
+    if code == 0 and not (flagged or marked or reads):  # a catch block's error (BENCH41 W2)
+        if caught := caught_failure(call, code, strip_output_header(text)):
+            return Outcome(True, code, (caught,))
     if not (flagged or marked) and quiet:  # (a sub-agent's report: its result, blind check 31)
         return Outcome(False, code)  # nothing to scan: a success, or file content
     body = strip_output_header(clean(scan_window(text))) if text else ""
@@ -586,7 +585,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
             return Outcome(True, code, (cut(first),) if first else (), bool(first))
         return Outcome(True, code, tuple(lines))
     if went_on(call, lines, body):  # a warning (dpkg-preconfigure's stdin), pip's conflicts
-        return Outcome(False, code)
+        caught = caught_failure(call, code, body) if not lines else ""  # (BENCH41 W2)
+        return Outcome(True, code, (caught,)) if caught else Outcome(False, code)
     return Outcome(True, code, tuple(lines))
 
 
