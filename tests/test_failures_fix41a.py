@@ -13,6 +13,7 @@ import pytest
 
 from compactor.facts.outcomes import outcome
 from compactor.facts.text import Call, Result
+from compactor.facts.toolerror import sandbox_denied
 from compactor.models.local import summarize_transcript
 
 from .codex_rollout import codex_say, codex_summary, codex_user, rec
@@ -43,7 +44,9 @@ def test_codex_bare_sandbox_denial_is_a_failure_with_its_exit_code_and_stderr() 
     ``Denied { … }`` text."""
     judged = outcome(Result("c1", "exec_command", _DENIED), Call("c1", "exec_command", "{}", 0))
     assert judged.failed and judged.exit_code == 128
-    assert judged.lines[0].startswith("fatal: cannot lock ref 'refs/heads/feat-9'")
+    assert "fatal: cannot lock ref 'refs/heads/feat-9'" in judged.lines[0], judged
+    denied = sandbox_denied(_DENIED)
+    assert denied is not None and denied.output.startswith("fatal: cannot lock ref"), denied
 
 
 def test_codex_bare_rejection_is_the_user_rejecting_the_call(tmp_path: Path) -> None:
