@@ -556,11 +556,11 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         return Outcome(True, code, (failed,))  # curl exited 0 on an API error (blind check 28)
     if code == 0 and call is not None and (hidden := hidden_failure(call.command, text)):
         return Outcome(True, code, (hidden,))  # `; echo EXIT:$?` printed 1 (blind check 34)
-    reads = is_reading_call(call) or only_reads(call) or is_subagent(call)
-    quiet = code == 0 or reads
-    if code == 0 and not (flagged or marked or reads):  # a catch block's error (BENCH41 W2)
-        if caught := caught_failure(call, code, strip_output_header(text)):
+    if code == 0 and not (flagged or marked):  # a catch block's error (BENCH41 W2)
+        caught = caught_failure(call, code, strip_output_header(text))
+        if caught and not (is_reading_call(call) or only_reads(call) or is_subagent(call)):
             return Outcome(True, code, (caught,))
+    quiet = code == 0 or is_reading_call(call) or only_reads(call) or is_subagent(call)
     if not (flagged or marked) and quiet:  # (a sub-agent's report: its result, blind check 31)
         return Outcome(False, code)  # nothing to scan: a success, or file content
     body = strip_output_header(clean(scan_window(text))) if text else ""
