@@ -137,6 +137,7 @@ def test_exit_zero_whose_catch_block_printed_an_error_is_no_success_and_no_fix(
         ("git commit -m 'error handling for the API client'", "[main 1a2b3c4] error handling"),
         ("grep -rn 'error:' src", "src/a.ts:3: error: 'x' is never used\nsrc/b.ts:9: error: y"),
         ("rg -n 'ERROR' logs/app.log", "ERROR: disk full\nERROR: disk full again"),
+        ("cargo build", "warning: unreachable code\n --> src/main.rs:3:5\nFinished dev target(s)"),
     ],
 )
 def test_exit_zero_outputs_that_only_mention_errors_stay_successes(command: str, out: str) -> None:

@@ -36,7 +36,7 @@ _HTTP_ERROR_RE = lazy_pattern(
     r"|\b[45]\d\d (?:Unauthorized|Forbidden|Not Found|Method Not Allowed|Bad Request|Conflict"
     r"|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out|Too Many Requests)\b"
     r"|\bHTTP/\d(?:\.\d)? [45]\d\d\b|\bstatus(?: code)?:? [45]\d\d\b"
-    r"|\bnot reachable\b|\bconnection refused\b|\bunreachable\b",
+    r"|\bnot reachable\b|\bconnection refused\b",  # (not "unreachable code": a warning)
     re.IGNORECASE,
 )
 _NOT_AN_ERROR_RE = lazy_pattern(

@@ -52,7 +52,10 @@ def found_later(s: Session, err: ErrorFact) -> str:
     for call in s.calls:
         if call.index <= err.index or call.id in s.failed_calls or call.id not in done:
             continue
-        found = pattern.search(call.arguments.replace("\\\\", "/"))
+        args = call.arguments.replace("\\\\", "/")
+        if not any(t in args for t in targets):
+            continue  # (most calls: no regular expression run)
+        found = pattern.search(args)
         if found is not None:
             return FOUND_LATER + found.group(0)
     return ""

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from compactor._util import lazy_pattern
-from compactor.facts import STOPPED, Result, cut
+from compactor.facts import STOPPED, cut
 from compactor.facts.samecommand import core_command
 from compactor.facts.testruns import is_test_run
 
@@ -63,14 +63,11 @@ def _command(err: ErrorFact) -> str:
     return next((t[2:] for t in err.signature[2] if t.startswith("$ ")), "")
 
 
-def _texts(s: Session) -> dict[int, str]:
-    """The output of each failed call by the entry index its failure was recorded at."""
-    out: dict[int, str] = {}
-    for entry in s.entries:
-        results: list[Result] = list(entry.results)
-        if results:
-            out[entry.index] = "\n".join(r.text[-40_000:] for r in results)
-    return out
+def _text(s: Session, index: int) -> str:
+    """The output of the results the entry at ``index`` holds (the later run's, and any result
+    beside it: a line found there counts as shown again)."""
+    entry = next((e for e in s.entries if e.index == index), None)
+    return "\n".join(r.text[-40_000:] for r in entry.results) if entry is not None else ""
 
 
 def judge_test_reruns(s: Session) -> None:
@@ -79,7 +76,6 @@ def judge_test_reruns(s: Session) -> None:
     runs = [(e, r) for e in s.errors if e.signature[0] == "shell" and (r := runner(_command(e)))]
     if len(runs) < 2:
         return
-    texts: dict[int, str] | None = None
     for n, (err, name) in enumerate(runs):
         if err.after not in _OPEN or not err.outcome.lines:  # (a stand-in line: compared too)
             continue
@@ -91,12 +87,8 @@ def judge_test_reruns(s: Session) -> None:
             continue
         if later.outcome.lines[0].startswith(_ENDED):
             continue
-        texts = _texts(s) if texts is None else texts
-        seen = (
-            _plain(texts.get(later.index, ""))
-            + "\n"
-            + "\n".join(_plain(x) for x in later.outcome.lines)
-        )
+        shown = [_text(s, later.index), *later.outcome.lines]
+        seen = "\n".join(_plain(x) for x in shown)
         if any(line in seen for line in mine):
             continue
         err.after, err.by = DID_NOT_RECUR, cut(later.call, 160)
