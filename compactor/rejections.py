@@ -11,6 +11,8 @@ another took for output. The harnesses' words, at the start of the result:
   provided the following reason for the rejection: …"), "The user doesn't want to take this
   action right now", with or without "Error: " before it;
 * Codex CLI: "exec command rejected by user", "patch rejected by user", "… declined by user";
+  Codex 0.98's bare ``exec_command failed: CreateProcess { message: "Rejected(\\"rejected by
+  user\\")" }`` (BENCH41 W1);
 * other harnesses: "User rejected the tool call.", "Tool call declined by the user",
   "Permission for this call was denied by the user: …", "[Rejected by user]".
 
@@ -48,7 +50,9 @@ REJECTED_BY_USER = "Rejected by the user"
 _PREFIX = r"\A[^\n]{0,40}?"
 _CLI_RE = lazy_pattern(
     _PREFIX + r"(?:The user (?:doesn['’]t|does not) want to (?:proceed with this tool use|"
-    r"take this action)|The tool use was rejected\b)",
+    r"take this action)|The tool use was rejected\b"
+    r"|CreateProcess \{ message: \\*\"Rejected\(\\*\""
+    r"(?:rejected|denied|declined) by (?:the )?user)",
     re.IGNORECASE,
 )
 _SHORT_RE = lazy_pattern(

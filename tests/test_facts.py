@@ -119,7 +119,10 @@ def test_error_lines_in_output_of_a_command_that_does_more_than_read() -> None:
 
 
 def test_exit_code_zero_wins_over_error_words() -> None:
-    text = "Exit code: 0\nOutput:\nERROR: this is a log line the program printed\n"
+    """An error-like log line amid the output (not among its first or last three lines, where
+    a catch block prints its error: fix41a, BENCH41 W2) does not outweigh exit 0."""
+    log = "starting\nloading config\nconnecting\nERROR: this is a log line the program printed\n"
+    text = "Exit code: 0\nOutput:\n" + log + "retrying\nready\nchecks done\nall good\n"
     assert not outcome(result(text), bash("./server --check")).failed
 
 

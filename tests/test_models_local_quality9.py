@@ -19,7 +19,7 @@ def _font_session(later: str, result: str) -> SessionBuilder:
     s.call(
         "exec_command",
         {"cmd": 'fontlist +list-fonts 2>/dev/null | rg -i "Maple Mono|NF CN"'},
-        "Process exited with code 1\nOutput:\n",
+        "Process exited with code 2\nOutput:\n",  # (exit 1 alone: rg found no match, no failure)
         error=True,
     )
     s.say("The font is not installed yet. Installing it.")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .apierror import api_error
 from .bounded import expected_exit, is_startup_noise
+from .caughterror import caught_failure
 from .killreport import ERROR_WORDS
 from .maskedexit import hidden_failure
 from .noise import is_warning
@@ -18,7 +19,7 @@ from .reads import is_subagent, only_reads
 from .shellwrap import inner_command
 from .stops import rejection, user_stopped
 from .text import Call, Result, clean, cut, lowers_exactly
-from .toolerror import TOOL_ERROR_RE, tool_error
+from .toolerror import TOOL_ERROR_RE, sandbox_denied, tool_error
 from .wenton import first_informative_line as first_informative_line  # (moved there)
 from .wenton import went_on
 
@@ -548,11 +549,17 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         return Outcome(True, exit_code(text), (stopped,))
     code = exit_code(text)
     marked = tool_error(text)
+    if marked and (denied := sandbox_denied(text)):  # Codex 0.98's bare denial (BENCH41 W1)
+        code, text = (denied.exit_code if code is None else code), denied.output
     flagged = result.is_error or (code is not None and code != 0)
     if not (flagged or marked) and call and (failed := api_error(call.command, text)):
         return Outcome(True, code, (failed,))  # curl exited 0 on an API error (blind check 28)
     if code == 0 and call is not None and (hidden := hidden_failure(call.command, text)):
         return Outcome(True, code, (hidden,))  # `; echo EXIT:$?` printed 1 (blind check 34)
+    if code == 0 and not (flagged or marked):  # a catch block's error (BENCH41 W2)
+        caught = caught_failure(call, code, strip_output_header(text))
+        if caught and not (is_reading_call(call) or only_reads(call) or is_subagent(call)):
+            return Outcome(True, code, (caught,))
     quiet = code == 0 or is_reading_call(call) or only_reads(call) or is_subagent(call)
     if not (flagged or marked) and quiet:  # (a sub-agent's report: its result, blind check 31)
         return Outcome(False, code)  # nothing to scan: a success, or file content
@@ -564,8 +571,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     if flagged and job and expected_exit(code, lines, body, job):  # timeout N, a blocked find
         flagged, lines = False, (lines if code == 124 else [])
     program = exit_one_program(call) if flagged and code == 1 and not lines else ""
-    if program and (not result.is_error or (program in ("pkill", "pgrep") and not body.strip())):
-        flagged = False  # a flag that only says pkill's "Exit code 1": none matched (check 27)
+    if program and (not result.is_error or not body.strip()):  # a flag that only says "Exit
+        flagged = False  # code 1": pkill matched none (check 27), grep no match (BENCH42 W4)
     if flagged and code == 1 and not result.is_error and _retrieved_no_match(text, call, lines):
         flagged, lines = False, []  # TaskOutput got a finished grep's exit 1 (blind check 17)
     if flagged or marked:
@@ -578,7 +585,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
             return Outcome(True, code, (cut(first),) if first else (), bool(first))
         return Outcome(True, code, tuple(lines))
     if went_on(call, lines, body):  # a warning (dpkg-preconfigure's stdin), pip's conflicts
-        return Outcome(False, code)
+        caught = caught_failure(call, code, body) if not lines else ""  # (BENCH41 W2)
+        return Outcome(True, code, (caught,)) if caught else Outcome(False, code)
     return Outcome(True, code, tuple(lines))
 
 

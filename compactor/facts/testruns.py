@@ -37,6 +37,7 @@ _RUNNERS = (
     "ctest",
     "playwright test",
     "cargo nextest",
+    "artisan test",  # Laravel's (``php artisan test``, BENCH42 W3)
 )
 """Programs that run tests by themselves (``playwright test``: its test command)."""
 _TOOLS = "npm|pnpm|yarn|bun|go|cargo|dotnet|mix|make|deno|swift|mvn|mvnw|gradle|gradlew"  # … test
@@ -44,7 +45,7 @@ _TEST_RUN_RE = lazy_pattern(
     r"(?:^|[;&|(\n{`]|\$\(|\s-\w*c\s+['\"])\s*"  # where a command starts
     r"(?:\w+=\S*\s+|(?:sudo|time|nohup|env|exec|command|timeout(?:\s+-\S+)*\s+\S+|npx|bunx|pnpx"
     r"|(?:npm|pnpm|yarn|bun)\s+exec|pnpm|yarn|(?:uv|poetry|pipenv|hatch|pdm|rye)\s+run"
-    r"|bundle\s+exec|xvfb-run(?:\s+-\S+)*|python[\d.]*\s+-m|py\s+-m)\s+)*"  # what runs it
+    r"|bundle\s+exec|xvfb-run(?:\s+-\S+)*|python[\d.]*\s+-m|py\s+-m|php[\d.]*)\s+)*"  # what runs it
     r"(?:\S*/)?"  # a path to the program
     r"(?:(?:" + "|".join(re.escape(r).replace(r"\ ", r"\s+") for r in _RUNNERS) + r")\b"
     r"|(?:" + _TOOLS + r")\b[^|;&\n]{0,30}?\btest\b|make\s+check\b"

@@ -3,16 +3,20 @@
 A sandbox or spawn failure (``<tool_use_error>``, ``exec error``, ``CreateProcess… failed``)
 means the command could not be run: a failure whatever the command was. So does Codex's
 "apply_patch verification failed" (the legacy ``shell`` tool's ``apply_patch <<PATCH``, whose
-plain output has no exit code; blind check 33 N2): the patch changed nothing.
+plain output has no exit code; blind check 33 N2): the patch changed nothing. So does Codex
+0.98's bare ``exec_command failed: CreateProcess { message: "Codex(Sandbox(Denied { … exit_code:
+128, stderr: … }))" }`` (no "Process exited with code N" header, BENCH41 W1): its exit code and
+stderr are read out of that text (:func:`sandbox_denied`).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from compactor._util import lazy_pattern
 
-__all__ = ["TOOL_ERROR_RE", "tool_error"]
+__all__ = ["TOOL_ERROR_RE", "Denied", "sandbox_denied", "tool_error"]
 
 _TOOL_ERROR_STARTS = (
     r"<tool_use_error>|<error>|Error: |execution error:|(?:sandbox|spawn|exec) error\b"
@@ -20,7 +24,8 @@ _TOOL_ERROR_STARTS = (
     r"|apply_patch verification failed\b"  # Codex's patch tool, with no exit code (check 33 N2)
 )
 TOOL_ERROR_RE = re.compile(
-    rf"\A\s*(?:{_TOOL_ERROR_STARTS}|[^\n]{{0,200}}?\bCreateProcess\w* failed\b)"
+    rf"\A\s*(?:{_TOOL_ERROR_STARTS}|[^\n]{{0,200}}?\bCreateProcess\w* failed\b"
+    r"|\w+ failed: CreateProcess\b)"
 )
 """A result that is the tool's or harness's own error (the command could not be run: a sandbox
 or spawn failure) rather than the command's output: a failure whatever the command was."""
@@ -36,3 +41,41 @@ def tool_error(text: str) -> bool:
     if _CREATE_PROCESS in text[: lead + 200 + len(_CREATE_PROCESS)]:
         return TOOL_ERROR_RE.match(text) is not None
     return _TOOL_ERROR_START_RE.match(text) is not None
+
+
+_DENIED_RE = lazy_pattern(r"\A\s*\w+ failed: CreateProcess \{ message: \"[^\n]{0,80}?\bDenied \{")
+_DENIED_EXIT_RE = lazy_pattern(r"\bexit_code: (-?\d+)")
+_STREAM_RE = lazy_pattern(
+    r"\b(stderr|aggregated_output|stdout): StreamOutput \{ text: \\*\"(.{0,2000}?)\\*\", truncated"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Denied:
+    """What Codex's bare sandbox denial says: the command's exit code and its output."""
+
+    exit_code: int | None
+    output: str
+
+
+def _unescape(text: str) -> str:
+    """A Rust ``Debug`` string's text, escaped once or twice (``\\n``, ``\\\\n``, ``\\"``)."""
+    for _ in range(2):
+        text = (
+            text.replace("\\\\", "\\").replace('\\"', '"').replace("\\n", "\n").replace("\\t", "\t")
+        )
+    return text.rstrip("\\")
+
+
+def sandbox_denied(text: str) -> Denied | None:
+    """For Codex's bare ``exec_command failed: CreateProcess { message: "Codex(Sandbox(Denied {
+    … exit_code: 128, … stderr: StreamOutput { text: "fatal: …" …`` (BENCH41 W1), the exit code
+    and the command's output (its stderr, else its aggregated output or stdout); else None."""
+    if "Denied" not in text[:200] or _DENIED_RE.match(text) is None:
+        return None
+    code = _DENIED_EXIT_RE.search(text)
+    streams = {m.group(1): _unescape(m.group(2)).strip() for m in _STREAM_RE.finditer(text)}
+    output = next(
+        (streams[k] for k in ("stderr", "aggregated_output", "stdout") if streams.get(k)), ""
+    )
+    return Denied(int(code.group(1)) if code else None, output)

@@ -29,6 +29,7 @@ from compactor.facts import is_reading_call, shell_words
 from compactor.facts.outcomes import command_of, programs
 from compactor.facts.samecommand import core_command
 
+from .local_foundlater import FOUND_LATER
 from .local_gotpast import missing_program
 from .local_records import ErrorFact
 from .local_session import Session
@@ -78,6 +79,11 @@ def not_found_line(err: ErrorFact, found: str, looked: str) -> str:
         return (
             f"  Not there at the time (not a failure to fix): {found}; a later call "
             f"created `{err.why.removeprefix(MADE_LATER)}`, so it exists now."
+        )
+    if err.why.startswith(FOUND_LATER):  # not from the working folder (BENCH42 W5)
+        return (
+            f"  Not found from the working folder at the time (no fact about the file): {found}; "
+            f"a later call found it at `{err.why.removeprefix(FOUND_LATER)}`."
         )
     if found == "not there":  # no error line: name the path (``ls specs 2>/dev/null``, W1)
         found = absent_words(err) or found

@@ -11,6 +11,7 @@ from compactor.facts import one_line, sentences
 from compactor.rejections import is_rejection
 
 from .local_elsewhere import found_elsewhere
+from .local_foundlater import found_later
 from .local_gotpast import missing_program
 from .local_madelater import deletes_missing, made_later, without_program
 from .local_session import Session
@@ -90,6 +91,7 @@ def judge_skipped(s: Session) -> None:
             elif not found_elsewhere(s, err):  # not in the wrong folder (blind check 20)
                 err.after, err.by = "not found", ""  # a probe that established a fact
                 err.why = made_later(s, err) or err.why  # a later call made it (set 25)
+                err.why = err.why or found_later(s, err)  # found elsewhere later (BENCH42 W5)
             continue
         around = around_words(err, typed, _AROUND_RE)  # no heading (blind check 31 W7)
         if around and went_on:

@@ -87,6 +87,7 @@ from .local_supersede import (
     judge_refused_command,
     judge_stale_next,
 )
+from .local_testrerun import DID_NOT_RECUR, did_not_recur_line, judge_test_reruns
 from .local_text import (
     announces_step,
     call_line,
@@ -439,6 +440,7 @@ def after_line(err: ErrorFact, width: int) -> str:
         "user ran": f"  The user ran {by} themselves with `!`{err.why}.",
         "user fixed": f"  The user says they fixed it themselves: {quote(err.by, width)}",
         GOT_PAST: got_past_line(err, width),  # the same command got past it (blind check 37 W1)
+        DID_NOT_RECUR: did_not_recur_line(err, width),  # a later test run (BENCH42 W3)
         ENDED_LATER: f"  Not a failure to fix: {err.why}.",
     }.get(
         err.after,
@@ -475,8 +477,9 @@ def round_facts(s: Session, limit: int) -> list[str]:
                 (is_reading_call(call) or is_file_edit(call))
                 and not oc.failed
                 and not _reports_state(call)
+                and not (oc.exit_code == 1 and exit_one_meaning(call))  # (BENCH42 W4)
             ):
-                continue  # a file's lines are not facts; that it does not exist is
+                continue  # a file's lines are not facts; that it does not exist, or no match, is
             if (api_error := agent_error_line(result.text)) is not None:  # not its footer's id
                 if call.id not in shown:  # (the last action says it)
                     lines.append(f"{code(call_line(call, limit))} → returned an error: {api_error}")
@@ -575,6 +578,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_job_files(session)  # deleted, then a background job that writes it (blind 39 W3)
     judge_present(session)
     judge_new_error(session)  # a rerun got past it, then failed otherwise (blind check 37 W1)
+    judge_test_reruns(session)  # a later test run failed for other reasons (BENCH42 W3)
     judge_user_fixed(session)  # "ok i already installed it", when nothing else settled it (W8)
     judge_removed_reads(session)  # read in a folder removed later: gone (blind check 36 W7)
     return session
