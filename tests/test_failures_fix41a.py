@@ -234,3 +234,13 @@ def test_a_bare_file_name_found_in_another_folder_stays_a_fact(tmp_path: Path) -
     ]
     errors = section(codex_summary(records, tmp_path, "s5", "/home/u/proj"), 4)
     assert "A fact it established" in errors, errors
+
+
+@pytest.mark.parametrize("shown", ["Error", "Exit code 1"])
+def test_a_bare_error_of_a_search_with_no_output_is_no_match(shown: str) -> None:
+    """BENCH42 W4 as Claude Code 1.0 writes it: a ``grep`` that exits 1 with no output is a
+    result of just ``Error`` (``is_error``, no exit code); a search that found nothing."""
+    call = Call("c1", "Bash", json.dumps({"command": 'grep -r "a\\|b" /w/src'}), 0)
+    assert not outcome(Result("c1", "Bash", shown, True), call).failed
+    other = Call("c2", "Bash", json.dumps({"command": "npm run build"}), 0)
+    assert outcome(Result("c2", "Bash", shown, True), other).failed

@@ -551,6 +551,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     marked = tool_error(text)
     if marked and (denied := sandbox_denied(text)):  # Codex 0.98's bare denial (BENCH41 W1)
         code, text = (denied.exit_code if code is None else code), denied.output
+    if code is None and result.is_error and text.strip() == "Error" and exit_one_program(call):
+        code, text = 1, ""  # Claude Code 1.0's bare "Error": a non-zero exit, no output (42 W4)
     flagged = result.is_error or (code is not None and code != 0)
     if not (flagged or marked) and call and (failed := api_error(call.command, text)):
         return Outcome(True, code, (failed,))  # curl exited 0 on an API error (blind check 28)
