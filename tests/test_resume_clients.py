@@ -1235,3 +1235,36 @@ def test_codex_resumes_a_reduced_rollout_with_the_current_requests_skill(
     assert json.dumps(CURRENT)[1:-1] in sent
     assert json.dumps(OLD)[1:-1] in sent
     assert sent.index(json.dumps(OLD)[1:-1]) < sent.index(json.dumps(CURRENT)[1:-1])
+
+
+@pytest.mark.parametrize(("strategy", "keep"), [("reduce", None), ("summarize", 6)])
+def test_codex_resumes_a_replacement_history_written_as_it_was(
+    tmp_path: Path, responses: FakeResponses, strategy: str, keep: int | None
+) -> None:
+    """Blind check 43 (a Codex 0.114 rollout after a remote compaction): the items of its
+    ``replacement_history`` come back as Codex wrote them (an answer's ``phase`` and ``id``, a
+    two-part user context message) and the real client resumes the reduced and the summarized
+    output; the reduced one's request holds the answer's text."""
+    answer: dict[str, Any] = {"id": "msg_0a43", "type": "message", "role": "assistant"}
+    answer["phase"] = "final_answer"
+    answer["content"] = [{"type": "output_text", "text": "Earlier: the grant outline is drafted."}]
+    context = {"type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": "# AGENTS.md instructions for /work/p\n\n<INSTRUCTIONS>\n"
+         "Cite sources.\n</INSTRUCTIONS>"},
+        {"type": "input_text", "text": "<environment_context>\n  <cwd>/work/p</cwd>\n"
+         "</environment_context>"},
+    ]}  # fmt: skip
+    case = _case("codex", CODEX_FILES[0], None, tmp_path, strategy)
+    _with_remote_compaction(case.src, tmp_path / "rollout.jsonl", _COMPACTION, (context, answer))
+    case.src, case.keep = tmp_path / "rollout.jsonl", keep
+    _codex_resumes(case, responses)
+    out = next((case.tmp / "home" / ".codex" / "sessions").rglob("rollout-*.jsonl"))
+    history = [
+        json.loads(line)["payload"]
+        for line in _jsonl(out)
+        if json.loads(line)["type"] == "compacted"
+    ][-1]["replacement_history"]
+    if strategy == "reduce":
+        assert answer in history and context in history
+        sent = (case.tmp / "request.json").read_text("utf-8")
+        assert "Earlier: the grant outline is drafted." in sent

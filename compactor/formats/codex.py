@@ -64,6 +64,7 @@ from . import (
     _codex_bridge,
     _codex_earlier,
     _codex_events,
+    _codex_items,
     _codex_kept,
     _codex_legacy,
     _codex_tokens,
@@ -361,14 +362,8 @@ def _record_problem(
 
 
 _MESSAGE_ITEMS = frozenset(
-    {
-        "message",
-        "function_call",
-        "local_shell_call",
-        "function_call_output",
-        "custom_tool_call",
-        "custom_tool_call_output",
-    }
+    {"message", "function_call", "local_shell_call", "function_call_output"}
+    | {"custom_tool_call", "custom_tool_call_output"}
 )
 
 
@@ -474,6 +469,7 @@ class CodexFormat:
                         opaque.carry(item)
                     continue
                 _codex_kept.lead_on(msg, lead)
+                _codex_items.keep_item(msg, item)  # (written back as it was)
                 opaque.attach(msg, item)
                 if msg.role == "user" and isinstance(summary, str) and msg.content == summary:
                     msg.extra[CONTENT_TYPE_KEY] = "summary"
@@ -579,7 +575,8 @@ class CodexFormat:
             if j is not None and origin[j]:
                 recs = [lines[i].obj for i in origin[j]]
                 return [r["payload"] for r in recs if r.get("type") == "response_item"]
-            return _codex_kept.around(_kept_on(index), _render(new_messages[index]))
+            own = _codex_items.written(new_messages[index], j is not None, _render)
+            return _codex_kept.around(_kept_on(index), own)
 
         def _kept_on(index: int) -> Message | AgenticMessage:
             # the message as read carries the kept items of a replacement_history
