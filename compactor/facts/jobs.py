@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from compactor._util import lazy_pattern
 
 from .agentresults import NOT_DONE, blocked_report
-from .jobstate import ID_TAG, earlier_run, gone_reply, is_notice, last_process
+from .jobstate import ID_END, ID_TAG, earlier_run, gone_reply, is_notice, last_process
 from .outcomes import command_of, is_reading_program, programs, strip_output_header
 from .text import Call, Entry, cut, lowers_exactly, one_line
 
@@ -596,7 +596,7 @@ def background_jobs(entries: list[Entry]) -> list[Job]:
 
 
 _NOTIFIED_RE = lazy_pattern(
-    ID_TAG + r"\s*([\w\-.]+)\s*</(?:task|agent)-id>.*?<status>\s*(\w+)\s*</status>"
+    ID_TAG + r"\s*([\w\-.]+)\s*" + ID_END + r".*?<status>\s*(\w+)\s*</status>"
     r"(?:(?:(?!" + ID_TAG + r").)*?<summary>(.*?)</summary>)?",
     re.DOTALL,
 )

@@ -8,8 +8,10 @@ Three shapes end a job, or show it never started, whatever the harness calls its
 * a **poll answered "No task found"** (``No task found with ID: a6c21cb``, ``unknown task``,
   ``no such shell``) means the harness no longer knows the job: it is gone, not running;
 * a CLI **notification** that an agent or task stopped ends it, whether the CLI calls it a
-  ``<task-notification>`` (``<task-id>``) or an ``<agent-notification>`` (``<agent-id>``,
-  Claude Code 2.0.x, written only in ``queue-operation`` records).
+  ``<task-notification>`` (``<task-id>``), an ``<agent-notification>`` (``<agent-id>``,
+  Claude Code 2.0.x, written only in ``queue-operation`` records) or a ``<bash-notification>``
+  (``<shell-id>``, Claude Code 2.0.x's end of a background shell, a plain-string user record,
+  often after an enqueue/dequeue pair: blind check 44, W1).
 
 And one shape bounds it: a Claude Code background shell lives in its CLI process. When the
 records after its start come from another process (their ``sessionId`` changed: the CLI was
@@ -29,6 +31,7 @@ from .text import Entry
 
 __all__ = [
     "EARLIER_RUN",
+    "ID_END",
     "ID_TAG",
     "NOTICE_TAGS",
     "earlier_run",
@@ -39,10 +42,12 @@ __all__ = [
     "stopped",
 ]
 
-NOTICE_TAGS = ("<task-notification>", "<agent-notification>")
-"""How a CLI's notification that a background task or async agent stopped opens."""
-ID_TAG = r"<(?:task|agent)-id>"
+NOTICE_TAGS = ("<task-notification>", "<agent-notification>", "<bash-notification>")
+"""How a CLI's notification that a background task, shell or async agent stopped opens."""
+ID_TAG = r"<(?:task|agent|shell)-id>"
 """The tag that names the stopped job inside a notification (see :data:`NOTICE_TAGS`)."""
+ID_END = r"</(?:task|agent|shell)-id>"
+"""The tag that closes :data:`ID_TAG`."""
 
 _GONE_RE = lazy_pattern(
     r"\bno (?:such )?(?:task|job|shell|process|agent|session|background \w+)\b[^\n]{0,30}?"

@@ -165,6 +165,7 @@ _INJECTED_PREFIXES = (
     "<bash-stderr>",
     "Caveat: The messages below were generated",
     "<task-notification>",
+    "<bash-notification>",
     "<agent-notification>",
     "Base directory for this skill:",
     "[Request interrupted by user",

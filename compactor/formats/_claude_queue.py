@@ -50,8 +50,9 @@ from . import _jsonl
 __all__ = ["QUEUE_RECORD", "Queued", "queued_message", "queued_messages"]
 
 QUEUE_RECORD = "queue-operation"
-_NOTIFICATION = ("<task-notification>", "<agent-notification>")
-"""How a notice opens (2.0.x wrote an async agent's end as ``<agent-notification>``)."""
+_NOTIFICATION = ("<task-notification>", "<agent-notification>", "<bash-notification>")
+"""How a notice opens (2.0.x wrote an async agent's end as ``<agent-notification>``, a
+background shell's as ``<bash-notification>``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -114,6 +114,7 @@ _INJECTED_PREFIXES = (
     "Caveat: The messages below were generated",
     "<system-reminder>",
     "<task-notification>",
+    "<bash-notification>",
     "[Request interrupted by user",
     "This session is being continued from a previous conversation",
 )

@@ -89,7 +89,7 @@ from .local_text import (
 )
 from .local_turns import answers_since, hold_line, hold_step, requests_from_user
 from .local_unresolved import unresolved_items
-from .local_usershell import after_items, after_step
+from .local_usershell import after_items, after_step, asked_item
 from .local_views import (
     deliverables,
     head_tail,
@@ -381,9 +381,7 @@ def _pending(s: Session, lim: Limits) -> str:
     asked = claims.input_items(s, lim.item)
     items.extend([*asked, *after_items(s, lim.item), *lost_items(s, lim.item)])
     if s.turn_ended and (question := s.question or claims.answered_ask(s)) and not asked:
-        items.append(
-            f"The assistant asked the user and awaits an answer: {quote(question, lim.item * 2)}"
-        )
+        items.append(asked_item(s, quote(question, lim.item * 2)))  # (blind check 44, W1)
     if s.announced:
         items.append(
             "The assistant's last message announced a step not done yet: "
@@ -494,10 +492,10 @@ def _state_step(s: Session, lim: Limits) -> str:
         )
     if (asked := evaluated_step(s)) or (asked := claims.input_step(s, lim.item)):
         return asked
+    if failed := after_step(s):  # a background task, a `!` command failed after the answer
+        return failed  # (before a question the answer asked: blind check 44, W1)
     if s.turn_ended and (question := s.question or claims.answered_ask(s)):
         return f"   Wait for the user's answer to: {quote(question, lim.item * 2)}"
-    if failed := after_step(s):  # a background task, a `!` command failed after the answer
-        return failed
     if s.turn_ended and not s.announced and not s.ended_by_tool and (idle := idle_step(s)):
         return idle  # jobs still running, or that may be (blind check 17)
     if s.announced:

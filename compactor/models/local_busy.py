@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from compactor._util import lazy_pattern
+from compactor.facts.jobstate import ID_END, ID_TAG, is_notice
 
 from .local_session import Session
 
@@ -28,7 +29,7 @@ ENDED_LATER = "ended later"
 _BUSY_WORDS = ("still running", "is busy", "already running", "still in progress")
 _ID_RE = lazy_pattern(r"\b(?=[\w\-.]*\d)[A-Za-z0-9][\w\-.]{5,63}\b")
 _NOTICE_RE = lazy_pattern(
-    r"<task-id>\s*([\w\-.]+)\s*</task-id>(?:(?!<task-id>).)*?<status>\s*(\w+)\s*</status>",
+    rf"{ID_TAG}\s*([\w\-.]+)\s*{ID_END}(?:(?!{ID_TAG}).)*?<status>\s*(\w+)\s*</status>",
     re.DOTALL,
 )
 _NOT_STOPPED = frozenset({"running", "pending", "started"})
@@ -55,7 +56,7 @@ def judge_busy(s: Session) -> None:
             continue
         ended: tuple[str, int] | None = None
         for e in s.entries:
-            if e.index <= err.index or e.role != "user" or "<task-notification>" not in e.text:
+            if e.index <= err.index or e.role != "user" or not is_notice(e.text):
                 continue
             if not any(key in e.text for key in ids):
                 continue

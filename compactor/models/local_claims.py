@@ -28,6 +28,7 @@ from compactor.facts import Entry, paths
 from .local_answered import answers_question
 from .local_latetasks import own_failed
 from .local_lost import verify_ask
+from .local_notices import said_task
 from .local_offers import asks_to_choose
 from .local_session import Session
 from .local_subfiles import outside_writes
@@ -224,8 +225,12 @@ def reply_state(s: Session) -> str:
     """How section 8 says the latest request ended (the turn ended)."""
     if asked_for_input(s)[0]:
         return "was not done: the last reply asked the user for input instead"
-    if own_failed(s):  # not an earlier request's task (blind check 24)
-        return "was answered, but a background task it started failed after the answer (section 7)"
+    if own := own_failed(s):  # not an earlier request's task (blind check 24); which (44, W1)
+        said = "; ".join(map(said_task, own))
+        return (
+            "was answered, but a background task it started failed after the answer "
+            f"({said}; section 7)"
+        )
     if failed := shell_failed_after(s):  # the user's own check of the work (blind check 22)
         return f"was answered, but the user then ran `{failed[-1][0]}` and it failed (section 7)"
     if verify_ask(s):  # "Try refreshing and testing it now!" (blind check 12)
@@ -241,6 +246,8 @@ def reply_title(s: Session) -> str:
     """How section 8 introduces the last reply it quotes."""
     if asked_for_input(s)[0]:
         return "The last reply, verbatim (it asked for input instead; NOT an answer)"
+    if own_failed(s):  # what it says of the task is older than the task's failure (44, W1)
+        return "The answer to it, verbatim (written before that failure: that task stopped since)"
     return "The answer to it, verbatim"
 
 

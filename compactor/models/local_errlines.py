@@ -23,7 +23,7 @@ from .local_claims import no_errors_line
 from .local_retries import retries, signature
 from .local_session import Session
 from .local_text import call_line, code
-from .local_usershell import shell_error_items
+from .local_usershell import notice_error_items, shell_error_items
 
 _PASSED_RE = re.compile(r"\b\d+ (?:passed|passing)\b(?!.*\b[1-9]\d* fail)", re.IGNORECASE)
 """A test run's count line that reports passes and no failure (``Tests: 223 passed``)."""
@@ -123,7 +123,13 @@ _MASKED_HEAD = (
 
 def no_errors_items(s: Session, width: int) -> list[str]:
     """:func:`_no_errors_items`, then the ``!`` commands of the user's that failed."""
-    return _no_errors_items(s, width) + shell_error_items(s, width)
+    items = _no_errors_items(s, width)
+    if (notices := notice_error_items(s)) and items == [no_errors_line(s)]:
+        items = [
+            "No tool call failed (none was flagged as an error, exited non-zero or printed an "
+            "error line), but:"
+        ]  # not "None in this part" (blind check 44, W1)
+    return items + notices + shell_error_items(s, width)
 
 
 def _no_errors_items(s: Session, width: int) -> list[str]:
@@ -148,7 +154,7 @@ def _no_errors_items(s: Session, width: int) -> list[str]:
 
 def read_error_items(s: Session, width: int) -> list[str]:
     """:func:`_read_error_items`, then the ``!`` commands of the user's that failed."""
-    return _read_error_items(s, width) + shell_error_items(s, width)
+    return _read_error_items(s, width) + notice_error_items(s) + shell_error_items(s, width)
 
 
 def _read_error_items(s: Session, width: int) -> list[str]:

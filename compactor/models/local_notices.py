@@ -14,12 +14,19 @@ import re
 
 from compactor._util import lazy_pattern
 from compactor.facts import Entry, one_line
-from compactor.facts.jobstate import ID_TAG, is_notice
+from compactor.facts.jobstate import ID_END, ID_TAG, is_notice
 
-__all__ = ["failed_after", "failed_after_items", "failed_after_step", "notified_end"]
+__all__ = [
+    "asked_before_failure",
+    "failed_after",
+    "failed_after_items",
+    "failed_after_step",
+    "notified_end",
+    "said_task",
+]
 
 _NOTICE_RE = lazy_pattern(
-    ID_TAG + r"\s*([\w\-.]+)\s*</(?:task|agent)-id>(?:(?!" + ID_TAG + r").)*?<status>\s*(\w+)"
+    ID_TAG + r"\s*([\w\-.]+)\s*" + ID_END + r"(?:(?!" + ID_TAG + r").)*?<status>\s*(\w+)"
     r"\s*</status>(?:(?:(?!" + ID_TAG + r").)*?<summary>(.*?)</summary>)?",
     re.DOTALL,
 )
@@ -42,7 +49,8 @@ def failed_after(entries: list[Entry], since: int) -> list[tuple[str, str, str]]
     return found
 
 
-def _said(task: tuple[str, str, str]) -> str:
+def said_task(task: tuple[str, str, str]) -> str:
+    """``background task ID STATUS (SUMMARY)``: a task a notification reported stopped."""
     key, status, summary = task
     return f"background task {key} {status}" + (f" ({summary})" if summary else "")
 
@@ -50,17 +58,28 @@ def _said(task: tuple[str, str, str]) -> str:
 def failed_after_items(failed: list[tuple[str, str, str]]) -> list[str]:
     """Section 7's lines: each task that failed after the answer, and that nothing runs."""
     return [
-        f"After the last answer, the CLI reported: {_said(task)}. The answer's claim that it "
-        "runs no longer holds: it is not running, and nothing started for the request is running"
+        f"After the last answer, the CLI reported: {said_task(task)}. The answer's claim that it "
+        "runs no longer holds: it is not running, and nothing started for the request is "
+        "running. That notice is unanswered: the user has not been told"
         for task in failed
     ]
+
+
+def asked_before_failure(question: str) -> str:
+    """Section 7's line for the question the last answer asked when a background task it
+    started failed after it (blind check 44, W1): the failure is the open point, not the
+    answer ("let me know when to stop the server" asks about a server that is gone)."""
+    return (
+        f"Before that failure, the answer had asked the user: {question}. It was written while "
+        "the task still ran: tell the user of the failure first, not wait for this answer"
+    )
 
 
 def failed_after_step(failed: list[tuple[str, str, str]]) -> str:
     """Section 9 when a background task failed after the last answer."""
     keys = ", ".join(key for key, _, _ in failed)
     return (
-        f"   A background task failed after the last answer ({'; '.join(map(_said, failed))}): "
+        f"   A background task failed after the last answer ({'; '.join(map(said_task, failed))}): "
         f"tell the user, read the output of {keys}, and start it again once the cause is known."
     )
 

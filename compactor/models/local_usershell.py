@@ -22,14 +22,22 @@ from compactor.facts import Entry
 from compactor.facts.usershell import FAILED, shell_printed
 
 from .local_latetasks import earlier_failed_items, own_failed
-from .local_notices import failed_after_items, failed_after_step
+from .local_notices import asked_before_failure, failed_after_items, failed_after_step, said_task
 from .local_restart import down_items
 from .local_text import code, quote
 
 if TYPE_CHECKING:
     from .local_session import Session
 
-__all__ = ["add_local", "after_items", "after_step", "shell_error_items", "shell_failed_after"]
+__all__ = [
+    "add_local",
+    "after_items",
+    "after_step",
+    "asked_item",
+    "notice_error_items",
+    "shell_error_items",
+    "shell_failed_after",
+]
 
 _RAN = "the user ran `"
 _COMMAND_RE = lazy_pattern(r"the user ran `(.+)` themselves(?:; it |$)", re.S)
@@ -69,6 +77,26 @@ def shell_error_items(s: Session, width: int) -> list[str]:
         "may have fixed the earlier ones:",
         *(f"  {code(c)} failed: {quote(e, width)}" for c, e in failed[-_SHOWN_MOST:]),
     ]
+
+
+def notice_error_items(s: Session) -> list[str]:
+    """Section 4's lines for the background tasks the CLI reported failed after the last answer
+    (no tool result shows that failure: a notification does; blind check 44, W1)."""
+    if not s.failed_after:
+        return []
+    return [
+        "Background tasks the CLI reported failed after the last answer (not a tool result):",
+        *(f"  {said_task(task)}" for task in s.failed_after),
+    ]
+
+
+def asked_item(s: Session, question: str) -> str:
+    """Section 7's line for the question the last answer asked (``question``, quoted): when a
+    task started for the latest request failed after that answer, the question came before
+    the failure and is no longer what the session waits for."""
+    if own_failed(s):
+        return asked_before_failure(question)
+    return f"The assistant asked the user and awaits an answer: {question}"
 
 
 def shell_failed_after(s: Session) -> list[tuple[str, str]]:

@@ -48,7 +48,7 @@ from .local_session import Session
 from .local_supersede import stale_next
 from .local_text import MEMO_MOST, SHORT_TEXT, asks_user, code, prior_sections, prior_users
 from .local_typed import own_words, typed_words
-from .local_untouched import untouched
+from .local_untouched import elsewhere_lines, named_elsewhere, untouched
 
 T = TypeVar("T")
 
@@ -340,6 +340,9 @@ def named_lines(s: Session, most: int, shown: int) -> list[str]:
     linked = linked_files(s, shown)
     if linked:
         lines.append("Linked in the assistant's last findings (review): " + linked)
+    if elsewhere := named_elsewhere(s, only):  # not "may not exist" (blind check 44, W4)
+        lines += elsewhere_lines(elsewhere)
+        only = [p for p in only if p not in elsewhere]
     if only:
         lines.append("Named by the user, never by a call (only in the user's words; they may "
                      "not exist): " + ", ".join(only))  # fmt: skip

@@ -23,11 +23,11 @@ for in the whole COMPACTED transcript (the summary and every message kept after 
   compacted text states against the original's last request, the user's words carried in tool
   results, the failure lines of the last rounds' results (:mod:`compactor.runs.evalchecks`).
 
-An item scores 1 when its text is found as written (case, whitespace, backticks and Markdown
-escapes aside), else the share of its word pairs found (a request cut or paraphrased keeps some);
-it counts as *kept* at :data:`KEPT` or more. A category's score is its items' mean; the overall
-score (0–100) is the weighted mean of the categories that have items (:data:`WEIGHTS`). Plain
-data out; the CLI renders it.
+An item scores 1 when its text is found as written (case, whitespace, backticks, Markdown
+escapes and ANSI colour codes aside), else the share of its word pairs found (a request cut or
+paraphrased keeps some); it counts as *kept* at :data:`KEPT` or more. A category's score is its
+items' mean; the overall score (0–100) is the weighted mean of the categories that have items
+(:data:`WEIGHTS`). Plain data out; the CLI renders it.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from compactor.facts import (
     outcome,
     paths,
 )
-from compactor.facts.noise import CLI_COMMANDS, command_markup
+from compactor.facts.noise import CLI_COMMANDS, command_markup, strip_ansi
 from compactor.facts.templates import SLOT_RE
 from compactor.models.local_template import template_quote
 from compactor.models.local_typed import typed_words
@@ -194,7 +194,10 @@ _ESCAPE_RE = lazy_pattern(r"\\([\\`*_{}\[\]()#+\-.!|<>&~])")
 
 
 def _normal(text: str) -> str:
-    text = _ESCAPE_RE.sub(r"\1", text).replace("`", "").lower()
+    """``text`` as items are matched: no ANSI colour codes (an item is the ANSI-free line, the
+    compacted text may keep them between its words: blind check 44), Markdown escapes and
+    backticks, lower case, one space between words."""
+    text = _ESCAPE_RE.sub(r"\1", strip_ansi(text)).replace("`", "").lower()
     return " ".join(text.split())
 
 
