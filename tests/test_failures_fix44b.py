@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from compactor.facts.outcomes import outcome
 from compactor.facts.text import Call, Result
 from compactor.facts.toolerror import sandbox_denied, tool_error
@@ -85,3 +87,81 @@ def test_three_sandbox_denials_are_counted_and_listed_as_failures(tmp_path: Path
     assert "4 tool calls (3 failed)" in summary, summary
     assert "connect: Operation not permitted" in summary, summary
     assert "npm error code EPERM" in summary, summary
+
+
+def _exec_end(n: int, code: int) -> dict[str, Any]:
+    return rec(
+        "event_msg",
+        {"type": "exec_command_end", "call_id": f"c{n}", "exit_code": code, "status": "completed"},
+    )
+
+
+_DONE = (
+    "Chunk ID: 7\nWall time: 0.0000 seconds\nProcess exited with code 0\n"
+    "Original token count: 0\nOutput:\n"
+)
+
+
+def test_a_finished_curl_against_a_local_port_is_no_background_job(tmp_path: Path) -> None:
+    """BENCH44 W3: ``curl -i -s 'http://127.0.0.1:2999/…?token=…&width=…'`` (an ``&`` inside
+    its quoted URL) exited 0 at once; a later curl against the same port (empty output) was
+    taken for proof that "Background job still running … answered on port 2999". The listener
+    is the user's own server: no job of ours was started."""
+    url = "http://127.0.0.1:2999/api/builder/preview?layoutToken=abc&width=640"
+    preview = f"curl -i -s '{url}' | sed -n '1,40p'"
+    tokens = "curl -i -s 'http://127.0.0.1:2999/api/builder/tokens' -H 'Cookie: session=1'"
+    lsof = "node    9559 dev   23u  IPv6 0x1      0t0  TCP *:2999 (LISTEN)\n"
+    records = [
+        codex_user("the builder preview shows nothing; find out why"),
+        *_exec(
+            1, "lsof -nP -iTCP:2999 -sTCP:LISTEN", _DONE.replace("Output:\n", "Output:\n" + lsof)
+        ),
+        *_exec(2, preview, _DONE),
+        _exec_end(2, 0),
+        *_exec(3, tokens, _DONE),
+        _exec_end(3, 0),
+        *_exec(4, "sed -n '1,40p' src/app/api/builder/preview/route.ts", _DONE + "export {}\n"),
+        codex_say("The preview route returns an empty body because the token is not stored."),
+    ]
+    summary = codex_summary(records, tmp_path, "s1", "/w")
+    assert "Background job" not in summary and "still running" not in summary, summary
+    assert "answered on port" not in summary, summary
+
+
+def test_a_backgrounded_server_is_still_a_job_a_later_answer_shows_alive(tmp_path: Path) -> None:
+    """The fix keeps blind check 32 N2: ``nohup … --port 4100 … &`` is a job, and a later curl
+    that got an answer on its port shows it alive."""
+    start = "nohup python3 -m http.server 4100 > /tmp/srv.log 2>&1 & sleep 1; echo started"
+    records = [
+        codex_user("serve the docs folder locally"),
+        *_exec(1, start, _DONE + "started\n"),
+        *_exec(2, "curl -s http://127.0.0.1:4100/ | head -3", _DONE + "<!DOCTYPE HTML>\n<html>\n"),
+        codex_say("The docs are served on http://127.0.0.1:4100/."),
+    ]
+    summary = codex_summary(records, tmp_path, "s1", "/w")
+    assert "answered on port 4100" in summary, summary
+
+
+@pytest.mark.parametrize(
+    ("start", "probe_output", "job"),
+    [
+        # a backgrounded one-shot client: a later answer on its port is the server's
+        ("curl -s -o big.zip http://127.0.0.1:4100/big.zip &", "<html>\n", False),
+        # a backgrounded server, but the later curl got nothing back: no sign of life
+        ("nohup python3 -m http.server 4100 > /tmp/srv.log 2>&1 &", "", False),
+        ("nohup python3 -m http.server 4100 > /tmp/srv.log 2>&1 &", "<html>\n", True),
+    ],
+)
+def test_only_a_server_answering_on_its_port_is_shown_alive(
+    tmp_path: Path, start: str, probe_output: str, job: bool
+) -> None:
+    """BENCH44 W3 by shape: a later command against the same port proves nothing about a
+    client we backgrounded, and an empty answer proves nothing at all."""
+    records = [
+        codex_user("serve the docs folder locally"),
+        *_exec(1, start, _DONE),
+        *_exec(2, "curl -s http://127.0.0.1:4100/", _DONE + probe_output),
+        codex_say("Done."),
+    ]
+    summary = codex_summary(records, tmp_path, "s1", "/w")
+    assert ("answered on port 4100" in summary) is job, summary
