@@ -6,7 +6,10 @@ means the command could not be run: a failure whatever the command was. So does 
 plain output has no exit code; blind check 33 N2): the patch changed nothing. So does Codex
 0.98's bare ``exec_command failed: CreateProcess { message: "Codex(Sandbox(Denied { … exit_code:
 128, stderr: … }))" }`` (no "Process exited with code N" header, BENCH41 W1): its exit code and
-stderr are read out of that text (:func:`sandbox_denied`).
+stderr are read out of that text (:func:`sandbox_denied`). Codex 0.118 names the command:
+``exec_command failed for `ps aux`: CreateProcess { … Denied { output: ExecToolCallOutput {
+exit_code: 127, … } … }`` or ``… failed for `CMD`: SandboxDenied { message: "…", … }`` (BENCH44:
+three denials were not counted as failures); the latter's message is its error line.
 """
 
 from __future__ import annotations
@@ -25,25 +28,35 @@ _TOOL_ERROR_STARTS = (
 )
 TOOL_ERROR_RE = re.compile(
     rf"\A\s*(?:{_TOOL_ERROR_STARTS}|[^\n]{{0,200}}?\bCreateProcess\w* failed\b"
-    r"|\w+ failed: CreateProcess\b)"
+    r"|\w+ failed: CreateProcess\b"
+    r"|\w{1,40} failed for `(?s:.{0,4000}?)`: (?:CreateProcess|SandboxDenied) \{)"
 )
 """A result that is the tool's or harness's own error (the command could not be run: a sandbox
 or spawn failure) rather than the command's output: a failure whatever the command was."""
 _TOOL_ERROR_START_RE = lazy_pattern(rf"\A\s*(?:{_TOOL_ERROR_STARTS})")
 _CREATE_PROCESS = "CreateProcess"
+_FAILED_FOR = " failed for `"  # Codex 0.118's unified-exec error, naming the command (BENCH44)
 
 
 def tool_error(text: str) -> bool:
     """``TOOL_ERROR_RE.match(text)``; its last branch, which reads up to 200 characters, only
     when ``CreateProcess`` stands where it can start (200 characters after the leading
-    whitespace at most): most outputs are decided by their first characters."""
+    whitespace at most): most outputs are decided by their first characters. Codex 0.118's
+    ``exec_command failed for `CMD`: CreateProcess|SandboxDenied { …`` (BENCH44) is one too."""
     lead = len(text) - len(text.lstrip())
-    if _CREATE_PROCESS in text[: lead + 200 + len(_CREATE_PROCESS)]:
+    if _CREATE_PROCESS in text[: lead + 200 + len(_CREATE_PROCESS)] or (
+        _FAILED_FOR in text[lead : lead + 40 + len(_FAILED_FOR)]
+    ):
         return TOOL_ERROR_RE.match(text) is not None
     return _TOOL_ERROR_START_RE.match(text) is not None
 
 
-_DENIED_RE = lazy_pattern(r"\A\s*\w+ failed: CreateProcess \{ message: \"[^\n]{0,80}?\bDenied \{")
+_DENIED_RE = lazy_pattern(
+    r"\A\s*\w+ failed(?: for `.{0,4000}?`)?: (?:CreateProcess \{ message: \"[^\n]{0,80}?\bDenied \{"
+    r"|(SandboxDenied) \{)",
+    re.DOTALL,
+)
+_MESSAGE_RE = lazy_pattern(r"\bmessage: \"((?:[^\"\\]|\\.){0,2000})\"")
 _DENIED_EXIT_RE = lazy_pattern(r"\bexit_code: (-?\d+)")
 _STREAM_RE = lazy_pattern(
     r"\b(stderr|aggregated_output|stdout): StreamOutput \{ text: \\*\"(.{0,2000}?)\\*\", truncated"
@@ -71,11 +84,16 @@ def sandbox_denied(text: str) -> Denied | None:
     """For Codex's bare ``exec_command failed: CreateProcess { message: "Codex(Sandbox(Denied {
     … exit_code: 128, … stderr: StreamOutput { text: "fatal: …" …`` (BENCH41 W1), the exit code
     and the command's output (its stderr, else its aggregated output or stdout); else None."""
-    if "Denied" not in text[:200] or _DENIED_RE.match(text) is None:
+    if "Denied" not in text[:200] and _FAILED_FOR not in text[:40]:
+        return None
+    matched = _DENIED_RE.match(text)
+    if matched is None:
         return None
     code = _DENIED_EXIT_RE.search(text)
     streams = {m.group(1): _unescape(m.group(2)).strip() for m in _STREAM_RE.finditer(text)}
     output = next(
         (streams[k] for k in ("stderr", "aggregated_output", "stdout") if streams.get(k)), ""
     )
+    if matched.group(1) and (message := _MESSAGE_RE.search(text, matched.end())):
+        output = _unescape(message.group(1)).strip() or output  # SandboxDenied's own (BENCH44)
     return Denied(int(code.group(1)) if code else None, output)

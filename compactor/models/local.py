@@ -31,6 +31,7 @@ from . import local_claims as claims
 from .base import KEPT_AFTER_SUMMARY
 from .local_answers import answer_room
 from .local_blocked import blocked_items, blocked_step
+from .local_cutturn import announced_item, cut_note
 from .local_dialogue import resolved
 from .local_earlier import encrypted_line
 from .local_errlines import each_error, no_errors_items, read_error_items
@@ -383,10 +384,7 @@ def _pending(s: Session, lim: Limits) -> str:
     if s.turn_ended and (question := s.question or claims.answered_ask(s)) and not asked:
         items.append(asked_item(s, quote(question, lim.item * 2)))  # (blind check 44, W1)
     if s.announced:
-        items.append(
-            "The assistant's last message announced a step not done yet: "
-            + quote(s.announced, lim.item)
-        )
+        items.append(announced_item(s, lim.item))
     if not items:
         prior = _prior_excerpt(s, 7, lim.prior) if not s.requests else ""
         if prior:
@@ -439,7 +437,7 @@ def _current_work(s: Session, lim: Limits) -> str:
             items.extend(f"  {line}" for line in facts)
     deliverable, reply = s.deliverable, s.reply if s.turn_ended else None
     if last_text is not None and last_text is not deliverable and last_text is not reply:
-        said = "Last assistant message" + proposal_note(s, last_text)  # (blind check 26)
+        said = "Last assistant message" + proposal_note(s, last_text) + cut_note(s, last_text)
         items.append(f"{said}: {quote(last_text.text, lim.item * 2)}")
     if reply is not None and reply is not deliverable:
         items.extend(verbatim_text(claims.reply_title(s), reply.text, lim.reply))

@@ -14,6 +14,11 @@ job. By shape:
 * a later ``ss``/``netstat``/``lsof`` row listening on one of those ports, a ``ps``/``pgrep``
   row naming its words (not the ``grep`` itself), or a ``curl`` that got an answer on its port,
   shows it **alive**: it is a running job, known by the pid and port that result showed;
+* an ``&`` inside a word (a URL's query, ``?token=abc&width=640``) backgrounds nothing, a
+  one-shot client (``curl``, ``wget``, ``nc``…) has no port of its own (a later answer there is
+  the server's), and a curl that got nothing back shows nothing alive (BENCH44 W3: a finished
+  ``curl '…:2999/…?a=1&b=2'`` was "still running … answered on port 2999" by a later, empty
+  curl; the listener was the user's own server);
 * a job :mod:`compactor.facts.jobs` already found (a command ending in ``&``) gets the same
   evidence; a later kill (``pkill``, ``kill PID``) ends either
   (:func:`compactor.models.local_jobs.judge_killed`, run after this).
@@ -25,7 +30,7 @@ import re
 from dataclasses import dataclass
 
 from compactor._util import lazy_pattern
-from compactor.facts import Call, Entry, command_of, cut, one_line
+from compactor.facts import Call, Entry, command_of, cut, one_line, programs, strip_output_header
 
 from .local_records import Background
 from .local_session import Session
@@ -33,8 +38,14 @@ from .local_session import Session
 __all__ = ["add_seen_servers"]
 
 _BACKGROUND_RE = lazy_pattern(
-    r"\b(?:nohup|setsid|disown)\b|(?<![&|>])&(?![&>])[ \t]*(?!\s*wait\b)(?:$|;|\n|\)|\w)"
+    r"\b(?:nohup|setsid|disown)\b|(?<![&|>])&(?![&>])"
+    r"(?:[ \t]*(?:$|;|\n|\))|[ \t]+(?!wait\b)\w|(?<=\s&)(?!wait\b)\w)"
 )
+"""A shell command that backgrounds: ``nohup``, ``setsid``, ``disown``, or an ``&`` operator (at
+the end, before ``;``/``)``/a newline or a command; never inside a word, as in a URL's query
+``?token=abc&width=640``: BENCH44 W3)."""
+_CLIENTS = frozenset({"curl", "wget", "http", "https", "xh", "nc", "ncat", "telnet"})
+"""One-shot clients: a later answer on the port they name is the server's, not theirs (W3)."""
 _PORT_RE = lazy_pattern(
     r"(?:--[\w.\-]*port[= ]+|(?<!\S)-p[= ]?|\bPORT=|\bhttp\.server\s+|"
     r"(?:localhost|0\.0\.0\.0|127\.0\.0\.1|\]|[\w\-]+\.[\w.\-]+):)(\d{2,5})\b",
@@ -87,7 +98,8 @@ def _alive(command: str, text: str, ports: set[str], words: set[str]) -> str:
             pid = _ROW_PID_RE.match(row)
             said = f"pid {pid.group(1)}, " if pid is not None else ""
             return f"{said}listed by `{cut(one_line(command), 80)}`: `{cut(one_line(row), 160)}`"
-    if tools & {"curl", "wget"} and text.strip() and _REFUSED_RE.search(text[:2_000]) is None:
+    body = strip_output_header(text[:2_000]).strip()  # an empty answer is none (BENCH44 W3)
+    if tools & {"curl", "wget"} and body and _REFUSED_RE.search(body) is None:
         port = next((p for p in sorted(ports) if re.search(rf":{p}(?!\d)", command)), None)
         if port is not None:
             return f"answered on port {port}: `{cut(one_line(command), 120)}`"
@@ -157,7 +169,8 @@ def add_seen_servers(s: Session, judged: set[str]) -> None:
                     job.seen, job.killed = seen, ""
                     job.pid = m.group(1) if (m := re.match(r"pid (\d+)", seen)) else ""
         for label, call in _starts(s, e, calls):
-            ports = {m.group(1) for m in _PORT_RE.finditer(label)}
+            client = next(iter(programs(label)), "") in _CLIENTS  # its port is a server's (W3)
+            ports = set() if client else {m.group(1) for m in _PORT_RE.finditer(label)}
             found.pop(label, None)  # started again: the new run is the job
             found[label] = _Candidate(e.index, ports, _words(call.command or ""))
     for label, job in found.items():

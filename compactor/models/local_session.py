@@ -52,6 +52,7 @@ from .local_aborted import aborted_request
 from .local_callwrites import with_embedded
 from .local_closeask import final_question
 from .local_ctrlc import STOPPED_BY_CTRL_C, ctrl_c_stop, sent_ctrl_c
+from .local_cutturn import cut_announcement
 from .local_established import established, shows_document
 from .local_evalnotice import is_evaluation_notice
 from .local_files import FileState, file_changes
@@ -166,6 +167,7 @@ class Session:
     """The assistant did something (said or called) after the latest request."""
     announced: str = ""
     """The next action the assistant's final message announced (``I'll change it …``)."""
+    cut_turn: bool = False  # the final text announced it and no call followed (BENCH44 W2)
     read_from: int = 0  # decisions and identifiers are read from this entry on (newest_from)
     identifiers: list[str] | None = None
     """Identifiers ranked by use (filled by the summarizer on first use)."""
@@ -602,6 +604,8 @@ class _Builder:
         if s.turn_ended and not s.ended_by_tool and s.last_text is not None:
             s.question, announced = final_question(s.last_text.text)  # (BENCH41 W5, 42 W1)
             s.announced = announced or s.announced
+            if not s.question and (step := cut_announcement(s.last_text.text, announced)):
+                s.announced, s.turn_ended, s.cut_turn = step, False, True  # (BENCH44 W2)
         return s
 
 
