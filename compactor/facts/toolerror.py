@@ -47,7 +47,10 @@ def own_failure(text: str, name: str) -> bool:
     """Whether ``text`` starts with the tool's own ``<name> failed:`` (Codex's plain-text
     ``write_stdin failed: stdin is closed for this session …``, no exit code; blind check 43 W2):
     the call could not do what it was sent for, a failure whatever it asked."""
-    return bool(name) and text.lstrip()[: len(name) + 8].lower() == f"{name.lower()} failed:"
+    if not name:
+        return False
+    head = text[: len(name) + 48].lstrip()  # (not the whole output: most results are long)
+    return head[: len(name) + 8].lower() == f"{name.lower()} failed:"
 
 
 _DENIED_RE = lazy_pattern(r"\A\s*\w+ failed: CreateProcess \{ message: \"[^\n]{0,80}?\bDenied \{")
