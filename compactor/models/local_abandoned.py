@@ -40,9 +40,17 @@ _EXITED_RE = lazy_pattern(r"Process exited with code -?\d+|exit(?:ed)? (?:with )
 _STARTED_RE = lazy_pattern(r"Process running with session ID (\d+)")
 
 
+_CODE_RE = lazy_pattern(r"\.(?:[cm]?[jt]sx?|py|sh|rb|go|rs|php|java|kt|swift|ps1)$")
+
+
 def _files(command: str) -> frozenset[str]:
-    """The files a command names (scripts, test files: ``e2e/a.spec.ts``)."""
-    return frozenset(m.group(0) for m in _FILE_RE.finditer(command) if "/" in m.group(0))
+    """The names of the files a command names (scripts, test files: ``e2e/a.spec.ts`` →
+    ``a.spec.ts``, so ``apps/web/e2e/a.spec.ts`` run from the root is the same file)."""
+    return frozenset(
+        m.group(0).rsplit("/", 1)[-1]
+        for m in _FILE_RE.finditer(command)
+        if "/" in m.group(0) or _CODE_RE.search(m.group(0))
+    )
 
 
 def _program(command: str) -> str:
