@@ -19,7 +19,7 @@ from .reads import is_subagent, only_reads
 from .shellwrap import inner_command
 from .stops import rejection, user_stopped
 from .text import Call, Result, clean, cut, lowers_exactly
-from .toolerror import TOOL_ERROR_RE, sandbox_denied, tool_error
+from .toolerror import TOOL_ERROR_RE, own_failure, sandbox_denied, tool_error
 from .wenton import first_informative_line as first_informative_line  # (moved there)
 from .wenton import went_on
 
@@ -548,7 +548,7 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     if stopped:  # never a success, never a failure to fix: the user stopped it (blind check 11)
         return Outcome(True, exit_code(text), (stopped,))
     code = exit_code(text)
-    marked = tool_error(text)
+    marked = tool_error(text) or own_failure(text, call.name if call else result.name)
     if marked and (denied := sandbox_denied(text)):  # Codex 0.98's bare denial (BENCH41 W1)
         code, text = (denied.exit_code if code is None else code), denied.output
     if code is None and result.is_error and text.strip() == "Error" and exit_one_program(call):

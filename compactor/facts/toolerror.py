@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from compactor._util import lazy_pattern
 
-__all__ = ["TOOL_ERROR_RE", "Denied", "sandbox_denied", "tool_error"]
+__all__ = ["TOOL_ERROR_RE", "Denied", "own_failure", "sandbox_denied", "tool_error"]
 
 _TOOL_ERROR_STARTS = (
     r"<tool_use_error>|<error>|Error: |execution error:|(?:sandbox|spawn|exec) error\b"
@@ -49,6 +49,16 @@ def tool_error(text: str) -> bool:
     ):
         return TOOL_ERROR_RE.match(text) is not None
     return _TOOL_ERROR_START_RE.match(text) is not None
+
+
+def own_failure(text: str, name: str) -> bool:
+    """Whether ``text`` starts with the tool's own ``<name> failed:`` (Codex's plain-text
+    ``write_stdin failed: stdin is closed for this session …``, no exit code; blind check 43 W2):
+    the call could not do what it was sent for, a failure whatever it asked."""
+    if not name:
+        return False
+    head = text[: len(name) + 48].lstrip()  # (not the whole output: most results are long)
+    return head[: len(name) + 8].lower() == f"{name.lower()} failed:"
 
 
 _DENIED_RE = lazy_pattern(

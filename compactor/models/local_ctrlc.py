@@ -14,12 +14,22 @@ from __future__ import annotations
 from compactor.facts import Call, one_line
 from compactor.facts.text import cut
 
-__all__ = ["STOPPED_BY_CTRL_C", "ctrl_c_stop", "sent_ctrl_c"]
+__all__ = ["STOPPED_BY_CTRL_C", "ctrl_c_stop", "sent_ctrl_c", "writes_ctrl_c"]
 
 STOPPED_BY_CTRL_C = "stopped with Ctrl-C by the agent"
 """How a background job the agent interrupted ended."""
 _KEYS = ("chars", "input", "text", "data", "keys")
 _ENDED = ("Process exited with code", "^C", "exited with code", "Terminated", "SIGINT")
+
+
+def writes_ctrl_c(call: Call) -> bool:
+    """Whether ``call`` writes Ctrl-C (and nothing else) to a process: the agent's stop, never a
+    retry or a fix of an earlier call to that process, whatever it returned (blind check 43 W2)."""
+    if "\\u0003" not in call.arguments and "\x03" not in call.arguments:
+        return False
+    args = call.args
+    sent = next((v for k in _KEYS if isinstance(v := args.get(k), str) and v), "")
+    return sent.strip() == "\x03"
 
 
 def sent_ctrl_c(call: Call, text: str) -> bool:

@@ -13,6 +13,7 @@ from compactor.facts.jobstate import EARLIER_RUN, earlier_run, last_process
 from compactor.facts.kills import MAYBE, later_kill, later_report, later_use
 from compactor.facts.maskedexit import hidden_failure
 
+from .local_abandoned import ABANDONED, abandoned
 from .local_seenjobs import add_seen_servers
 from .local_session import Background, Session
 
@@ -119,6 +120,8 @@ def judge_killed(s: Session) -> None:
             how = later_report(s.entries, command, bg.said, bg.index) or how
         if not how or how.startswith(MAYBE):
             how = _bounded_end(s, bg, command) or how
+        if not how or how.startswith(MAYBE):  # stopped, or run again (blind check 43 W1)
+            how = abandoned(s, bg, command) or how
         if not how and s.local_commands:
             how = _exited_after(s, bg)
         if (not how or how.startswith(MAYBE)) and bg.key and bg.key != bg.command:
@@ -227,12 +230,14 @@ def shown_jobs(s: Session) -> list[Background]:
     """The jobs section 7 shows: :func:`listed_jobs`, and those that ended with the CLI run
     they were started in (the CLI restarted since: blind check 19, W1), which may need
     starting again."""
-    shown = (MAYBE, EARLIER_RUN, POLLED)
+    shown = (MAYBE, EARLIER_RUN, POLLED, ABANDONED)
     return [b for b in s.background.values() if not b.finished or b.finished.startswith(shown)]
 
 
 def running_head(bg: Background) -> str:
     """How the pending section introduces a job it lists."""
+    if bg.finished.startswith(ABANDONED):  # no "do not start it again" (blind check 43 W1)
+        return f"Background job {bg.finished}"
     if bg.finished.startswith((EARLIER_RUN, POLLED)):
         return f"Background job that {bg.finished}"
     if bg.finished.startswith(MAYBE):

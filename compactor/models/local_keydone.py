@@ -12,6 +12,14 @@ item names (or, when it names no edited file, to the single edited file the whol
 is done since; an item whose sub-items are all done is done. An item stays open when a later
 tool result shows its artefact missing (an ``ls``/``grep``/``find`` naming it that printed
 nothing, or "No such file").
+
+Blind check 43 (W5): cc-gli's own summary listed "Rename split_sentences_simple to
+split_sentences_regex" and "Rename split_sentences_advanced to split_sentences_sat"; right after
+it a MultiEdit replaced both names and a TodoWrite marked both completed, yet one was left
+pending and the other credited to a later, unrelated request sharing its words. An item "Rename
+(replace, change) A to B" is done since when a later edit's old text holds A and its new text B
+(not A's own text again), and an item is done since when a later todo/plan update marked an item
+holding all its words completed (:func:`did_items`); those credits win over a later request's.
 """
 
 from __future__ import annotations
@@ -22,10 +30,10 @@ from compactor._util import lazy_pattern
 from compactor.facts import command_of, cut, one_line
 
 from .local_files import file_changes
-from .local_session import Session
+from .local_session import PLAN_TOOLS, Session
 from .local_text import prior_sections, quote
 
-__all__ = ["keyed_items"]
+__all__ = ["item_head", "keyed_items"]
 
 _ITEM_RE = lazy_pattern(r"^(\s*)(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$")
 _KEY_RE = lazy_pattern(
@@ -134,9 +142,9 @@ def keyed_items(s: Session, quoted: str, start: int, said: str) -> list[str]:
     if not s.prior or not quoted:
         return []
     items = _items(prior_sections(s.prior[-1]).get(7, ""))
-    keys = _added_keys(s, start) if items else {}
-    if not keys:
+    if not items:
         return []
+    keys = _added_keys(s, start)
     listed = _named(" ".join(t for _, t in items), keys)
     only = listed if len(listed) == 1 else []
     done: dict[int, str] = {}
@@ -144,6 +152,9 @@ def keyed_items(s: Session, quoted: str, start: int, said: str) -> list[str]:
     for n, (_, text) in enumerate(items):
         if one_line(text)[:40] not in within:
             continue  # (the quote is another section, or cut before the item)
+        if did := _renamed(s, text, start) or _marked_done(s, text, start):  # (43 W5)
+            done[n] = did
+            continue
         files = _named(text, keys) or only
         words = {w.casefold() for w in _WORD_RE.findall(text)} - _GENERIC
         for path in files:
@@ -166,3 +177,53 @@ def keyed_items(s: Session, quoted: str, start: int, said: str) -> list[str]:
         for n, why in sorted(done.items())
         if one_line(items[n][1])[:40] not in said
     ]
+
+
+_RENAME_RE = lazy_pattern(
+    r"\b(?:rename|replace|change|move)\s+`?([\w$.\-]{3,}?)`?\s+(?:to|with|into|by|→|->)\s+"
+    r"`?([\w$.\-]{3,}?)`?(?=[\s,;:)]|\.?$)",
+    re.I,
+)
+_DONE = frozenset({"completed", "complete", "done"})
+
+
+def _renamed(s: Session, text: str, start: int) -> str:
+    """``a later edit of F replaced `A` by `B` `` when ``text`` asks to rename A to B and a
+    later edit's old text holds A and its new text B; ''."""
+    found = _RENAME_RE.search(text)
+    if found is None:
+        return ""
+    one, two = found.group(1), found.group(2)
+    for call in s.calls:
+        if call.index <= start or call.id in s.failed_calls or command_of(call):
+            continue
+        for change in file_changes(call):
+            pairs = [change.replace, *change.more] if change.replace else list(change.more)
+            if any(one in old and two in new and two not in old for old, new in pairs):
+                return f"a later edit of {change.path} replaced `{one}` by `{two}`"
+    return ""
+
+
+def _marked_done(s: Session, text: str, start: int) -> str:
+    """``TodoWrite marked "…" completed`` (the tool's name in backticks) when a later todo or
+    plan update marked completed an item holding every word of ``text`` (two at least); ''."""
+    words = {w.casefold() for w in _WORD_RE.findall(text)} - _GENERIC
+    if len(words) < 2:
+        return ""
+    for call in s.calls:
+        if call.index <= start or call.id in s.failed_calls or call.name not in PLAN_TOOLS:
+            continue
+        todos = call.args.get("plan") if call.name == "update_plan" else call.args.get("todos")
+        for todo in todos if isinstance(todos, list) else []:
+            if not isinstance(todo, dict) or str(todo.get("status", "")).casefold() not in _DONE:
+                continue
+            said = str(todo.get("content") or todo.get("step") or "")
+            if words <= {w.casefold() for w in _WORD_RE.findall(said)}:
+                return f'`{call.name}` marked "{cut(one_line(said), 80)}" completed'
+    return ""
+
+
+def item_head(line: str) -> str:
+    """How a ``"…" done since (…)`` line's item starts, to tell two credits of one item."""
+    head = line.split(" done since (", 1)[0].split(" marked completed since", 1)[0]
+    return re.sub(r"^[\s\"“'\-*•\d.)]+", "", head)[:30].casefold()

@@ -49,6 +49,7 @@ from .local_looks import same_script
 from .local_noise import is_file_edit
 from .local_partof import only_a_part
 from .local_patchfix import touches_patched
+from .local_reinstall import judge_reinstalls
 from .local_retries import contains_command, job_started, program_of
 from .local_session import ErrorFact, Session
 from .local_standin import stands_in
@@ -83,6 +84,7 @@ def judge_next(s: Session) -> None:
     request (found by bisection: a long session's thousands of failures stay linear)."""
     pending = [e for e in s.errors if not e.after or e.after == "worked around"]
     if not pending:
+        judge_reinstalls(s)
         return
     results = {
         r.call_id: r for e in filter(_HAS_RESULTS, s.entries) for r in e.results if r.call_id
@@ -97,6 +99,7 @@ def judge_next(s: Session) -> None:
         if call is not None:
             _judge(s, at, err, call, results)
     judge_later_runs(s)  # a read found at another path later, in any language (check 37 W6)
+    judge_reinstalls(s)  # an installed CLI reinstalled, then working (blind check 43 W4)
 
 
 class _Index:

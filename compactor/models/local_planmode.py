@@ -132,9 +132,16 @@ def plan_change_items(s: Session, width: int) -> list[str]:
     if not s.plan_changes:
         return []
     numbers = {c.id: _number(s, c) for c in s.calls if c.id in s.plan_changes}
+    last = max((c.index for c in s.calls if c.id in numbers), default=-1)
+    again = any(is_plan_approval(c.name) and c.index > last for c in s.calls)
     head = (
         f"Plan revisions the user asked for ({len(numbers)}; rejecting a plan-approval call with "
-        "words is feedback on the plan, not a refusal: the plan was revised and presented again)"
+        "words is feedback on the plan, not a refusal: "
+        + (
+            "the plan was revised and presented again)"
+            if again  # no later plan: none was presented yet (blind check 43 W3)
+            else "no revised plan was presented after the last one yet)"
+        )
     )
     said = [
         f"  Plan #{numbers[i]} {code(call_line(c, 60))}: {CHANGE_PLAN}: "

@@ -23,7 +23,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Call, command_of, cut, one_line
 from compactor.facts.testruns import is_test_run
 
-from .local_keydone import keyed_items
+from .local_keydone import item_head, keyed_items
 from .local_priorclosed import closed_items
 from .local_session import PLAN_TOOLS, Session
 
@@ -54,10 +54,11 @@ def done_since(session: Session, quoted: str) -> str:
     pids = list(dict.fromkeys(_PID_RE.findall(quoted)))
     due = _TESTS_DUE_RE.search(quoted) is not None
     start = _start(session)
-    closed = _completed_since(session, quoted, start) + closed_items(
-        session, quoted
-    )  # (blind 33 W6)
-    closed += keyed_items(session, quoted, start, " ".join(closed))  # (BENCH41 W6)
+    completed = _completed_since(session, quoted, start)
+    keyed = keyed_items(session, quoted, start, " ".join(completed))  # (BENCH41 W6)
+    heads = {item_head(k) for k in keyed + completed}  # an edit's or todo's credit wins (43 W5)
+    closed = completed + [c for c in closed_items(session, quoted) if item_head(c) not in heads]
+    closed += keyed  # (blind 33 W6: closed_items)
     edited = _edited_since(session, quoted, start)
     if not pids and not due and not closed and not edited:
         return ""

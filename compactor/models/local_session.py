@@ -51,7 +51,7 @@ from compactor.facts.wrappedread import is_wrapped_read
 from .local_aborted import aborted_request
 from .local_callwrites import with_embedded
 from .local_closeask import final_question
-from .local_ctrlc import STOPPED_BY_CTRL_C, ctrl_c_stop, sent_ctrl_c
+from .local_ctrlc import STOPPED_BY_CTRL_C, ctrl_c_stop, sent_ctrl_c, writes_ctrl_c
 from .local_cutturn import cut_announcement
 from .local_established import established, shows_document
 from .local_evalnotice import is_evaluation_notice
@@ -449,7 +449,8 @@ class _Builder:
         after, why = (
             ("interrupted", stopped or refused) if stopped or refused else ("failed again", "")
         )
-        for err in reran(self.unfixed[-_RETRY_WINDOW:], call):  # not a re-read (set 21)
+        tries = [] if writes_ctrl_c(call) else self.unfixed[-_RETRY_WINDOW:]  # a stop (43 W2)
+        for err in reran(tries, call):  # not a re-read (set 21)
             if err.signature[0] == sig[0] and err.index < index and retries(err.signature, sig):
                 err.after, err.by, err.why = after, (by := by or call_line(call, 160)), why
         self.s.failed_calls.add(call.id)
@@ -463,7 +464,8 @@ class _Builder:
         sig, fixed, by, job, piped = signature(call), False, "", None, None
         looked: bool | None = None  # a read, ``bash -lc 'sed -n …'`` too, fixes no build
         self.stages.note(sig, index)  # a restore (a build blocked before it may pass now)
-        for err in (e for e in self.unfixed[-_RETRY_WINDOW:] if e.signature[0] == sig[0]):
+        tries = [] if writes_ctrl_c(call) else self.unfixed[-_RETRY_WINDOW:]  # a stop (43 W2)
+        for err in (e for e in tries if e.signature[0] == sig[0]):
             if err.index < index and (
                 (retries(err.signature, sig) and retry_tied(err, sig, index))  # (41 W8)
                 or self.stages.fixes(err, sig, r.text)

@@ -41,6 +41,7 @@ from compactor.facts.wenton import install_report
 from compactor.rejections import is_rejection
 from compactor.schema import AgenticMessage, Message
 
+from .local_abandoned import judge_stop_writes
 from .local_aborted import aborted_line
 from .local_actions import judge_actions
 from .local_answers import judge_answers
@@ -563,6 +564,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_skipped(session)
     judge_busy(session)  # refused while an agent ran, which finished later (blind 16)
     judge_next(session)
+    judge_stop_writes(session)  # a failed Ctrl-C to a job that ended (blind check 43 W2)
     judge_got_past(session)  # a missing program a later call ran (blind check 14)
     judge_rewritten(session)  # a failed Write whose file a later call wrote (blind check 26)
     judge_cli_rejections(session)  # the CLI's STOP text is no rule of the user's (set 13)
