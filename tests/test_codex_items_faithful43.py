@@ -169,3 +169,40 @@ def test_kept_codex_items_are_written_as_they_were(
     ]
     assert [len(i["content"]) for i in items if i.get("role") == "developer"] == [2]
     assert [i for i in items if i.get("type") == "reasoning"] == [_later()[1]]
+
+
+SUMMARY = (
+    "Another language model started to solve this problem and produced a summary of its "
+    "thinking process. The kiln scheduler is ported; the retry policy is next."
+)
+
+
+def _with_plain_summary() -> bytes:
+    """Codex 0.117's own compaction (blind check 45, cx-collect): no encrypted item; its
+    ``replacement_history`` holds the context messages and its summary as a user message, and
+    ``message`` holds that summary too."""
+    meta = {"id": "5e6f7a8b-0000-4000-8000-000000000045", "timestamp": STAMP, "cwd": "/work/kiln"}
+    earlier = [i for i in _earlier() if i is not COMPACTION] + [_parts("user", SUMMARY)]
+    records = [
+        rec("session_meta", meta),
+        rec("turn_context", {"cwd": "/work/kiln"}),
+        rec("compacted", {"message": SUMMARY, "replacement_history": earlier}),
+        rec("event_msg", {"type": "context_compacted"}),
+        rec("turn_context", {"cwd": "/work/kiln"}),
+        *[rec("response_item", i) for i in _later()],
+    ]
+    return b"".join(json.dumps(r).encode() + b"\n" for r in records)
+
+
+@pytest.mark.parametrize("strategy", ["reduce", "hybrid"])
+def test_a_reduce_keeps_the_context_a_plain_codex_compaction_kept(
+    tmp_path: Path, strategy: str
+) -> None:
+    """Blind check 45: the raw's own summary (a user message) made the writer take the history
+    for a summarized one and leave out the developer and AGENTS.md messages, which Codex 0.117
+    had put in its replacement_history; a reduce (no summary of ours) keeps every one."""
+    src = tmp_path / "rollout.jsonl"
+    src.write_bytes(_with_plain_summary())
+    items = _written(_run(tmp_path, src, "--strategy", strategy, "--force"), False, b"")
+    assert CONTEXT[0] in items and CONTEXT[1] in items, [i.get("role") for i in items]
+    assert _parts("user", SUMMARY) in items

@@ -590,6 +590,8 @@ class CodexFormat:
         summaries = [
             _jsonl.message_text(m) for m in new_messages[:cut] if content_type(m) == "summary"
         ]
+        pairs = zip(new_messages, matches, strict=True)  # ours, not the raw's own (check 45)
+        ours = any(j is None and content_type(m) == "summary" for m, j in pairs)
         summary_text = summaries[0] if summaries else ""
         # Codex puts its own instructions and environment context back after a compaction
         # (it forgets its baseline there): with a summary an old copy of them would only cost
@@ -597,12 +599,12 @@ class CodexFormat:
         history = [
             item
             for index in range(cut)
-            if not _reinjected(new_messages[index], matches[index] is not None, bool(summaries))
+            if not _reinjected(new_messages[index], matches[index] is not None, ours)
             for item in items_of(index)
         ]
         tail = [item for index in range(cut, len(new_messages)) for item in items_of(index)]
         own = [[lines[i].obj.get("payload") for i in records] for records in origin]
-        at = len(history) - len(items_of(cut - 1)) if summaries else 0  # before the summary
+        at = len(history) - len(items_of(cut - 1)) if ours else 0  # before the summary
         history = _codex_kept.carry_dropped(history, tail, transcript.messages, own, at)
 
         out: list[bytes] = []
