@@ -15,7 +15,7 @@ from .caughterror import caught_failure
 from .killreport import ERROR_WORDS
 from .maskedexit import hidden_failure
 from .noise import is_warning
-from .reads import is_subagent, only_reads
+from .reads import answers_itself, is_subagent, only_reads
 from .shellwrap import inner_command
 from .stops import rejection, user_stopped
 from .text import Call, Result, clean, cut, lowers_exactly
@@ -563,6 +563,7 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         if caught and not (is_reading_call(call) or only_reads(call) or is_subagent(call)):
             return Outcome(True, code, (caught,))
     quiet = code == 0 or is_reading_call(call) or only_reads(call) or is_subagent(call)
+    quiet = quiet or answers_itself(call, text)  # help text, a retrieved report (45 W2, W8)
     if not (flagged or marked) and quiet:  # (a sub-agent's report: its result, blind check 31)
         return Outcome(False, code)  # nothing to scan: a success, or file content
     body = strip_output_header(clean(scan_window(text))) if text else ""

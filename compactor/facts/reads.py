@@ -74,3 +74,21 @@ def is_subagent(call: Call | None) -> bool:
     agent's prose report ("Failure scenario: …" among a review's findings), failed only by
     ``is_error``, an error status or the harness's error marker (blind check 31 W3)."""
     return call is not None and call.name.lower() in _SUBAGENT_TOOLS
+
+
+_HELP_WORDS = frozenset({"--help", "-h", "-help", "-?", "/?"})
+_RETRIEVED = "<retrieval_status>success</retrieval_status>"
+
+
+def answers_itself(call: Call | None, text: str) -> bool:
+    """Whether ``call``'s output is an answer whose words are no error lines: a help text asked
+    for (``npm run test -- --help``: jest's "Run tests that failed …", blind check 45 W8), or a
+    finished background task's retrieved report (``TaskOutput`` with a success retrieval and a
+    completed status: a sub-agent's prose, "Failed map[…]" code in it, 45 W2). Either still
+    fails by ``is_error``, an exit code or the harness's marker."""
+    if call is None:
+        return False
+    if _RETRIEVED in text[:4096] and "<status>completed</status>" in text[:4096]:
+        return True
+    command = call.command
+    return command is not None and not _HELP_WORDS.isdisjoint(command.split())
