@@ -54,7 +54,12 @@ log "claude $CLAUDE_VERSION, codex $CODEX_VERSION"
 cd "$ROOT"
 export RESUME_CLAUDE="$CLAUDE" RESUME_CODEX="$CODEX"
 export RESUME_CLAUDE_VERSION="$CLAUDE_VERSION" RESUME_CODEX_VERSION="$CODEX_VERSION"
-PYTEST=("${RESUME_PYTHON:-.venv/bin/python}" -m pytest -q -m resume_clients tests/test_resume_clients.py tests/test_resume_inflight.py "$@")
+# A short, fixed --basetemp: a reduced result's placeholder names its offload file by absolute
+# path, and a result shorter than its placeholder is kept whole; under pytest's default
+# /tmp/pytest-of-USER/pytest-NNNN/… the path grows with the run counter, and past pytest-999 the
+# hybrid in-flight case kept every result of its retained rounds (nothing left to check).
+BASETEMP="${RESUME_BASETEMP:-/tmp/compact-resume-$(id -u)}"
+PYTEST=("${RESUME_PYTHON:-.venv/bin/python}" -m pytest -q -m resume_clients --basetemp "$BASETEMP" tests/test_resume_clients.py tests/test_resume_inflight.py "$@")
 if unshare --net true 2>/dev/null && command -v ip >/dev/null; then
     log "running in a network namespace with loopback only"
     exec unshare --net -- sh -c 'ip link set lo up && exec "$@"' sh "${PYTEST[@]}"
