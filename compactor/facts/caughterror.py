@@ -21,6 +21,7 @@ import re
 
 from compactor._util import lazy_pattern
 
+from .probes import probe_answered
 from .text import Call, cut
 from .wenton import went_on
 
@@ -89,8 +90,8 @@ def caught_failure(call: Call | None, code: int | None, body: str) -> str:
     output ``body`` (no exit-code header) reports an error (:func:`caught_error`) that is not
     one :func:`~compactor.facts.wenton.went_on` excuses (pip's resolver report): the failure's
     line, ``exit 0, but its output reports an error: …``; else ''."""
-    if call is None or not call.command:
-        return ""
+    if call is None or not call.command or probe_answered(code, body, call.job or call.command):
+        return ""  # a probe's "no" (blind check 45, W7)
     caught = caught_error(body)
     if not caught or went_on(call, [caught], body):
         return ""

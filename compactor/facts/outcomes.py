@@ -10,11 +10,12 @@ from dataclasses import dataclass
 
 from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .apierror import api_error
-from .bounded import expected_exit, is_startup_noise
+from .bounded import is_startup_noise
 from .caughterror import caught_failure
 from .killreport import ERROR_WORDS
 from .maskedexit import hidden_failure
 from .noise import is_warning
+from .probes import answered_exit
 from .reads import answers_itself, is_subagent, only_reads
 from .shellwrap import inner_command
 from .stops import rejection, user_stopped
@@ -570,8 +571,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     lines = _ranked_lines(body)
     if lines and any(": line " in line for line in lines):
         lines = [line for line in lines if not is_startup_noise(line)]
-    job = (call.job or call.command) if call is not None and code in (1, 124) else None
-    if flagged and job and expected_exit(code, lines, body, job):  # timeout N, a blocked find
+    job = (call.job or call.command) if call is not None and code in (1, 124, 128) else None
+    if flagged and job and answered_exit(code, lines, body, job):  # timeout N, blocked find, probe
         flagged, lines = False, (lines if code == 124 else [])
     program = exit_one_program(call) if flagged and code == 1 and not lines else ""
     if program and (not result.is_error or not body.strip()):  # a flag that only says "Exit

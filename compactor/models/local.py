@@ -75,7 +75,7 @@ from .local_state import (
 from .local_stops import IN_FLIGHT, flight_items, in_flight_step, stopped_after
 from .local_subfiles import shell_made
 from .local_tail import TAIL, modelled_pair
-from .local_tasklist import active_items, stale_note, task_items
+from .local_tasklist import active_items, open_items, stale_note, task_items
 from .local_template import template_quote
 from .local_text import (
     bullets,
@@ -482,7 +482,7 @@ def _state_step(s: Session, lim: Limits) -> str:
         said = template_quote(last.text, lim.item) or quote(last.text, lim.item)
         return f"   Answer the latest request: {said}"
     if not s.turn_ended and last is not None:
-        task = next((t for t in s.open_tasks if "progress" in t.status), None)
+        task = next((t for t in open_items(s) if "progress" in t.status), None)
         task = None if task is None or stale_note(s) else task  # a stale plan's (W6)
         doing = f" (task in progress: {cut(task.subject, lim.item)})" if task else ""
         return (
@@ -503,9 +503,9 @@ def _state_step(s: Session, lim: Limits) -> str:
         return f"   None: the work was handed in with {code(s.ended_by_tool)}."
     if step := lost_step(s, lim.item):  # lost work, an answer awaiting verification (bc 12)
         return step
-    if last is not None and s.open_tasks:  # not "nothing is pending" (blind check 11)
+    if last is not None and (tasks := open_items(s)):  # not "nothing is pending" (bc 11)
         return (
-            f"   None for now: the last reply ended the turn, but {len(s.open_tasks)} task-list "
+            f"   None for now: the last reply ended the turn, but {len(tasks)} task-list "
             "items are still open (section 7); resume them only if the user asks. The latest "
             f"request was {quote(last.text, lim.item // 2)}."
         )

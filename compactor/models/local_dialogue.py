@@ -13,6 +13,7 @@ from compactor.facts import Entry, finds_any, one_line, sentences
 
 from .local_numbered import named_items
 from .local_offers import declines_extras, is_ask
+from .local_optlist import offer_scope
 from .local_overtakes import overtakes
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, strip_list_mark
@@ -138,7 +139,8 @@ def judge_proposals(s: Session) -> None:
         picked, chosen = _named_option(request.text, named) if accepts else None, []
         if picked is not None:  # "okay, option 1": that option only (blind check 13)
             proposals = [x for x in proposals if option_label(x) is not None]
-            chosen = chosen_option(said.text, picked)
+            scoped = chosen_option(offer_scope(said.text), picked)  # (BENCH45 W1)
+            chosen = scoped or chosen_option(said.text, picked)
         if not proposals and picked is None:
             continue
         kept = [d for d in s.decisions if not (d[0] == said.index and d[2] in proposals)]

@@ -17,6 +17,7 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import Entry, cut, one_line
 
+from .local_optlist import offer_scope
 from .local_session import Session
 
 __all__ = ["picked_lines"]
@@ -46,7 +47,8 @@ def _picked(reply: str, offer: str) -> str:
     if len(reply) > 24 or _REPLY_RE.match(reply) is None:
         return ""
     marks = list(dict.fromkeys(m.group(1) for m in _MARK_RE.finditer(reply)))
-    named = [(m, _options(offer, m)) for m in marks]
+    scope = offer_scope(offer)  # the options' list, not a list above it (BENCH45 W1)
+    named = [(m, _options(scope, m) or _options(offer, m)) for m in marks]  # (C+2: two lists)
     if not named or not all(text for _, text in named):
         return ""  # a mark the message defines nowhere: not a pick from it
     return "; ".join(f"{m}: {text}" for m, text in named)

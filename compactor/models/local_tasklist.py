@@ -11,10 +11,11 @@ called the current step."""
 from __future__ import annotations
 
 from compactor.facts import cut
+from compactor.facts.answered_plan import ANSWERED_PLAN_NOTE, plan_answered
 
-from .local_session import Session
+from .local_session import Session, Task
 
-__all__ = ["STALE_CALLS", "active_items", "stale_note", "task_items"]
+__all__ = ["STALE_CALLS", "active_items", "open_items", "stale_note", "task_items"]
 
 STALE_CALLS = 5
 
@@ -33,21 +34,32 @@ def stale_note(s: Session) -> str:
     return ran + asked
 
 
+def open_items(s: Session) -> list[Task]:
+    """The open task-list items; none when the plan belongs to an answered turn (blind check
+    45, W6: :func:`~compactor.facts.answered_plan.plan_answered`)."""
+    open_tasks = s.open_tasks
+    return [] if open_tasks and plan_answered(s.entries, s.plan_at) else open_tasks
+
+
 def task_items(s: Session, item: int, most: int) -> list[str]:
-    """The open task-list items, ``most`` of them cut to ``item`` characters (none when none)."""
+    """The open task-list items, ``most`` of them cut to ``item`` characters (none when none;
+    under a note that they are no pending work when the plan belongs to an answered turn)."""
     open_tasks = s.open_tasks
     if not open_tasks:
         return []
     tool = open_tasks[0].tool
     done = len(s.tasks) - len(open_tasks)
-    stale = stale_note(s)
-    items = [f"Open items of the agent's task list ({tool}; {done} of {len(s.tasks)} done):"]
-    if stale:
-        items[0] = items[0][:-1] + (
-            f" - the plan as last written, {stale} ago; not updated since, so the work since"
-            " may have done some of them:"
-        )
-    items.extend(f"  [{t.status}] {cut(t.subject, item)}" for t in open_tasks[:most])
+    if plan_answered(s.entries, s.plan_at):  # (blind check 45, W6)
+        items = [ANSWERED_PLAN_NOTE.format(tool=tool, done=done, total=len(s.tasks))]
+        items.extend(f"  {cut(t.subject, item)} (marked {t.status})" for t in open_tasks[:most])
+    else:
+        items = [f"Open items of the agent's task list ({tool}; {done} of {len(s.tasks)} done):"]
+        if stale := stale_note(s):
+            items[0] = items[0][:-1] + (
+                f" - the plan as last written, {stale} ago; not updated since, so the work since"
+                " may have done some of them:"
+            )
+        items.extend(f"  [{t.status}] {cut(t.subject, item)}" for t in open_tasks[:most])
     if len(open_tasks) > most:  # a list shown in part says so (blind check 11)
         items.append(f"  ({len(open_tasks) - most} more)")
     return items
@@ -56,7 +68,7 @@ def task_items(s: Session, item: int, most: int) -> list[str]:
 def active_items(s: Session, item: int) -> list[str]:
     """Section 8's lines for the task list's in-progress items (at most three): the current
     step, or (a stale plan) the step marked so when it was last written."""
-    active = [t for t in s.open_tasks if "progress" in t.status][:3]
+    active = [t for t in open_items(s) if "progress" in t.status][:3]
     stale = stale_note(s) if active else ""
     if stale:
         head = f"Marked in progress when the plan was last written ({stale} ago; not updated"

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from compactor._util import lazy_pattern
 from compactor.facts import Entry, entry_of
+from compactor.facts.answered_plan import ANSWERED_PLAN_HEADING, plan_answered
 from compactor.facts.durable import latest_plan
 from compactor.facts.fences import cut_bytes
 from compactor.prompts import PLAN_EARLIER_HEADING, PLAN_HEADING, USER_INSTRUCTION
@@ -61,13 +62,12 @@ def _requests(entries: Sequence[Entry], after: int) -> list[str]:
     return [x for x in said if x]
 
 
-def _contested(entries: Sequence[Entry], plan: list[tuple[str, str]]) -> bool:
-    """Whether the user's latest message, after the plan was written, reports a problem, and
-    a user message since names a word of an item the plan calls completed."""
+def _contested(entries: Sequence[Entry], plan: list[tuple[str, str]], at: int) -> bool:
+    """Whether the user's latest message, after the plan was written (entry ``at``), reports a
+    problem, and a user message since names a word of an item the plan calls completed."""
     done = {w for s, item in plan if s == "completed" for w in _WORD_RE.findall(item.lower())}
     if not done - _COMMON:
         return False
-    at = next((i for i in range(len(entries) - 1, -1, -1) if latest_plan([entries[i]])), -1)
     since = _requests(entries, at)
     if not since or _PROBLEM_RE.search(since[-1][:_OWN_WORDS]) is None:
         return False
@@ -86,9 +86,14 @@ def plan_reminder(
     if plan is None:
         return None
     items = cut_bytes("\n".join(f"- [{status}] {item}" for status, item in plan[1]), limit)
-    later = latest_plan([entry_of(i, m) for i, m in enumerate(kept())])
-    heading = (PLAN_EARLIER_HEADING if later else PLAN_HEADING).format(tool=plan[0])
-    contested = _contested(entries, plan[1])
+    tail = [entry_of(i, m) for i, m in enumerate(kept())]
+    later = latest_plan(tail)
+    at = next((i for i in range(len(entries) - 1, -1, -1) if latest_plan([entries[i]])), -1)
+    open_items = not later and any(status != "completed" for status, _ in plan[1])
+    answered = open_items and plan_answered([*entries, *tail], at, _INSTRUCTION)  # (45 W6)
+    heading = PLAN_EARLIER_HEADING if later else PLAN_HEADING
+    heading = (ANSWERED_PLAN_HEADING if answered else heading).format(tool=plan[0])
+    contested = _contested(entries, plan[1], at)
     if contested:
         heading = heading.rstrip(":") + CONTESTED_NOTE + ":"
     return f"<system-reminder>\n{heading}\n{items}\n</system-reminder>", contested
