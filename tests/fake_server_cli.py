@@ -201,6 +201,20 @@ def write_config(
     return cfg
 
 
+def run_local(tmp: Path, src: Path, *args: str) -> bytes:
+    """``compact run SRC --model local --no-cache ARGS -o TMP/out.jsonl`` (its data under ``tmp``);
+    the bytes it wrote (the run must succeed)."""
+    out = tmp / "out.jsonl"
+    out.unlink(missing_ok=True)
+    proc = invoke(
+        ["run", str(src), "--model", "local", "--no-cache", *args, "-o", str(out)],
+        env={"XDG_DATA_HOME": str(tmp / "data"), "NO_COLOR": "1"},
+        cwd=tmp,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    return out.read_bytes()
+
+
 def run_compact(
     folder: Path,
     fake: FakeOpenAI,

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from .codex_rollout import read_rounds, rec
-from .fake_server_cli import invoke
+from .fake_server_cli import run_local
 
 SUMMARY_ITEM = {"type": "compaction_summary", "encrypted_content": "gAAAAABq" + "Zr9-" * 400}
 GHOSTS = [
@@ -76,18 +76,6 @@ def _resumed(raw: bytes) -> list[dict[str, Any]]:
     return [*_history(raw), *later]
 
 
-def _run(tmp: Path, src: Path, *args: str) -> bytes:
-    out = tmp / "out.jsonl"
-    out.unlink(missing_ok=True)
-    proc = invoke(
-        ["run", str(src), "--model", "local", "--no-cache", *args, "-o", str(out)],
-        env={"XDG_DATA_HOME": str(tmp / "data"), "NO_COLOR": "1"},
-        cwd=tmp,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()
-    return out.read_bytes()
-
-
 def _keep_tail(tmp: Path) -> str:
     config = tmp / "keep.yaml"
     config.write_text("keep:\n  messages: 4\n")
@@ -112,7 +100,7 @@ def test_codex_encrypted_compaction_summary_and_snapshots_are_kept(
     src = tmp_path / "rollout.jsonl"
     src.write_bytes(rollout())
     args = tuple(_keep_tail(tmp_path) if a == "KEEP" else a for a in args)
-    raw = _run(tmp_path, src, *args)
+    raw = run_local(tmp_path, src, *args)
     resumed = _resumed(raw)
     # the encrypted summary once, byte for byte, in the history Codex resumes from
     assert [i for i in _history(raw) if i["type"] == "compaction_summary"] == [SUMMARY_ITEM]
@@ -132,8 +120,8 @@ def test_compacting_the_output_again_keeps_it_once(tmp_path: Path) -> None:
     src = tmp_path / "rollout.jsonl"
     src.write_bytes(rollout())
     again = tmp_path / "again.jsonl"
-    again.write_bytes(_run(tmp_path, src, "--strategy", "summarize", "--force"))
-    raw = _run(tmp_path, again, "--strategy", "summarize", "--force")
+    again.write_bytes(run_local(tmp_path, src, "--strategy", "summarize", "--force"))
+    raw = run_local(tmp_path, again, "--strategy", "summarize", "--force")
     assert [i for i in _resumed(raw) if i["type"] == "compaction_summary"] == [SUMMARY_ITEM]
     assert [i for i in _resumed(raw) if i["type"] == "ghost_snapshot"] == GHOSTS
     text = json.dumps(_history(raw))
@@ -144,5 +132,5 @@ def test_a_rollout_without_an_encrypted_summary_says_nothing_of_one(tmp_path: Pa
     src = tmp_path / "rollout.jsonl"
     plain = [r for r in _records(rollout()) if r["type"] != "compacted"]
     src.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in plain))
-    raw = _run(tmp_path, src, "--strategy", "summarize", "--force")
+    raw = run_local(tmp_path, src, "--strategy", "summarize", "--force")
     assert "encrypted" not in json.dumps(_history(raw))

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from .codex_rollout import STAMP, read_rounds, rec
-from .fake_server_cli import invoke
+from .fake_server_cli import run_local
 
 COMPACTION = {"type": "compaction", "encrypted_content": "gAAAAABq" + "Zk9-" * 200}
 
@@ -113,18 +113,6 @@ def _written(raw: bytes, append: bool, src: bytes) -> list[dict[str, Any]]:
     return items
 
 
-def _run(tmp: Path, src: Path, *args: str) -> bytes:
-    out = tmp / "out.jsonl"
-    out.unlink(missing_ok=True)
-    proc = invoke(
-        ["run", str(src), "--model", "local", "--no-cache", *args, "-o", str(out)],
-        env={"XDG_DATA_HOME": str(tmp / "data"), "NO_COLOR": "1"},
-        cwd=tmp,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()
-    return out.read_bytes()
-
-
 @pytest.mark.parametrize("compacted", [True, False], ids=["after-compaction", "plain"])
 @pytest.mark.parametrize(
     "args",
@@ -140,7 +128,7 @@ def test_kept_codex_items_are_written_as_they_were(
 ) -> None:
     src = tmp_path / "rollout.jsonl"
     src.write_bytes(rollout(compacted))
-    items = _written(_run(tmp_path, src, *args), "--append" in args, src.read_bytes())
+    items = _written(run_local(tmp_path, src, *args), "--append" in args, src.read_bytes())
     originals = [i for i in [*_earlier(), *_later()] if compacted or i is not COMPACTION]
     cleared = 0
     cursor = 0
@@ -203,6 +191,6 @@ def test_a_reduce_keeps_the_context_a_plain_codex_compaction_kept(
     had put in its replacement_history; a reduce (no summary of ours) keeps every one."""
     src = tmp_path / "rollout.jsonl"
     src.write_bytes(_with_plain_summary())
-    items = _written(_run(tmp_path, src, "--strategy", strategy, "--force"), False, b"")
+    items = _written(run_local(tmp_path, src, "--strategy", strategy, "--force"), False, b"")
     assert CONTEXT[0] in items and CONTEXT[1] in items, [i.get("role") for i in items]
     assert _parts("user", SUMMARY) in items

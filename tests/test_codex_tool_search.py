@@ -23,7 +23,7 @@ from compactor.counting.tokens import estimate_message
 from compactor.formats.registry import read_transcript
 
 from .codex_rollout import STAMP, read_rounds, rec
-from .fake_server_cli import invoke
+from .fake_server_cli import invoke, run_local
 
 _SCHEMA = {
     "type": "function",
@@ -76,18 +76,6 @@ def rollout(rounds: int = 5, image: bool = False) -> bytes:
     return b"".join(json.dumps(r).encode() + b"\n" for r in records)
 
 
-def _run(tmp: Path, src: Path, *args: str) -> bytes:
-    out = tmp / "out.jsonl"
-    out.unlink(missing_ok=True)
-    proc = invoke(
-        ["run", str(src), "--model", "local", "--no-cache", *args, "-o", str(out)],
-        env={"XDG_DATA_HOME": str(tmp / "data"), "NO_COLOR": "1"},
-        cwd=tmp,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()
-    return out.read_bytes()
-
-
 def _replacement(raw: bytes) -> list[dict[str, Any]]:
     records = [json.loads(line) for line in raw.split(b"\n") if line.strip()]
     compacted = [r for r in records if r["type"] == "compacted"]
@@ -109,7 +97,7 @@ def test_reduced_history_keeps_the_tool_search_pair(tmp_path: Path, args: tuple[
     src = tmp_path / "rollout.jsonl"
     raw = rollout()
     src.write_bytes(raw)
-    out = _run(tmp_path, src, *args)
+    out = run_local(tmp_path, src, *args)
     if "--append" in args:
         assert out.startswith(raw)  # the file byte for byte, then the compaction
     history = _replacement(out)
@@ -126,7 +114,7 @@ def test_reduced_history_keeps_the_tool_search_pair(tmp_path: Path, args: tuple[
 def test_every_strategy_and_command_reads_it(tmp_path: Path) -> None:
     src = tmp_path / "rollout.jsonl"
     src.write_bytes(rollout(image=True))
-    summary = _run(tmp_path, src, "--force")  # the default: summarize
+    summary = run_local(tmp_path, src, "--force")  # the default: summarize
     assert b"GPU memory" in summary
     kept = [json.loads(line) for line in summary.splitlines() if b'"tool_search_' in line]
     items = [r["payload"] for r in kept if r["type"] == "response_item"]
