@@ -25,6 +25,7 @@ import re
 from collections.abc import Sequence
 
 from compactor._util import lazy_pattern
+from compactor.formats.notices import NOTICE_TAGS
 from compactor.rejections import is_rejection, stopped_by_user
 
 from .text import Entry
@@ -42,8 +43,6 @@ __all__ = [
     "stopped",
 ]
 
-NOTICE_TAGS = ("<task-notification>", "<agent-notification>", "<bash-notification>")
-"""How a CLI's notification that a background task, shell or async agent stopped opens."""
 ID_TAG = r"<(?:task|agent|shell)-id>"
 """The tag that names the stopped job inside a notification (see :data:`NOTICE_TAGS`)."""
 ID_END = r"</(?:task|agent|shell)-id>"

@@ -46,13 +46,11 @@ from compactor._json import JsonObject, JsonValue
 from compactor.schema import STILL_QUEUED_KEY, AgenticMessage, Block
 
 from . import _jsonl
+from .notices import NOTICE_TAGS
 
 __all__ = ["QUEUE_RECORD", "Queued", "queued_message", "queued_messages"]
 
 QUEUE_RECORD = "queue-operation"
-_NOTIFICATION = ("<task-notification>", "<agent-notification>", "<bash-notification>")
-"""How a notice opens (2.0.x wrote an async agent's end as ``<agent-notification>``, a
-background shell's as ``<bash-notification>``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +127,7 @@ def queued_messages(lines: Sequence[_jsonl.Line], steps: Sequence[int]) -> dict[
         if operation == "enqueue":
             content = rec.get("content")
             text = content if isinstance(content, str) else ""
-            notice = text.lstrip().startswith(_NOTIFICATION)
+            notice = text.lstrip().startswith(NOTICE_TAGS)
             pending.append((i, text, not notice and not _structured(text)))
             if notice and text not in notices:
                 notices.add(text)
