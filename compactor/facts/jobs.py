@@ -517,10 +517,10 @@ def _stops(call: Call, label: str) -> bool:
     return any(len(w) >= 4 and w not in _COMMON_WORDS and w in call.arguments for w in words)
 
 
-def background_jobs(entries: list[Entry]) -> list[Job]:
-    """Every job a tool result named, in order, with ``finished`` set when a later message
-    reported it done (see the module docstring)."""
-    jobs: dict[str, Job] = {}
+def background_jobs(entries: list[Entry], seed: tuple[Job, ...] = ()) -> list[Job]:
+    """Every job a tool result named (and the ``seed``: jobs started before ``entries``), in
+    order, with ``finished`` set when a later message reported it done (the module docstring)."""
+    jobs: dict[str, Job] = {job.id: job for job in seed}
     calls: dict[str, Call] = {}
     watching: dict[str, str] = {}
     """call id → the running job its arguments name (its result may report the job's end)."""

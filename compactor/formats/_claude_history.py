@@ -16,6 +16,7 @@ from compactor._json import JsonObject, JsonValue
 from compactor.schema import CWD_KEY, PROCESS_KEY, AgenticMessage, Block
 
 from . import _jsonl
+from ._claude_earlier import note_earlier_jobs
 from ._claude_failed import failed_starts
 from ._claude_modes import mark_modes
 
@@ -189,9 +190,13 @@ def marked_history(
     origin: Sequence[Sequence[int]],
     lines: Sequence[_jsonl.Line],
     start: int,
+    live: set[int],
 ) -> list[AgenticMessage]:
     """:func:`mark_processes`, then the marks of :mod:`._claude_modes` (the session's last
-    permission mode, an interrupt just before the compaction that starts the history)."""
+    permission mode, an interrupt just before the compaction that starts the history) and the
+    background jobs started before that compaction (:mod:`._claude_earlier`; ``live``: the
+    lines before it that the history keeps in place)."""
+    note_earlier_jobs(messages, lines, start, live)
     return mark_modes(mark_processes(messages, origin, lines), lines, start)
 
 

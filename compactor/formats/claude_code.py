@@ -403,7 +403,7 @@ class ClaudeCodeFormat:
                 reader.queued(queued[i])
         reader.flush()
         _claude_apierror.add_api_error(lines, order, steps, reader.messages, reader.origin)
-        messages = marked_history(reader.messages, reader.origin, lines, start)
+        messages = marked_history(reader.messages, reader.origin, lines, start, preserved)
         for idx, body in reader.last_line_of.items():
             if body.get("model") != "<synthetic>" and not preserved.intersection(
                 reader.origin[idx]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from compactor.facts.jobs import Job
 from compactor.schema import (
     EARLIER_CALLS_KEY,
     INTERRUPTED_BEFORE_KEY,
@@ -26,11 +27,14 @@ from .local_noise import normal_path, path_in
 from .local_session import Session
 
 __all__ = [
+    "BEFORE",
     "ENCRYPTED",
     "INTERRUPTED",
+    "JOBS",
     "MODE",
     "earlier_line",
     "earlier_said",
+    "earlier_seed",
     "encrypted_line",
     "note_earlier",
 ]
@@ -63,8 +67,30 @@ def note_earlier(s: Session, items: Sequence[Message | AgenticMessage]) -> None:
             s.earlier = {"changed": "\n".join(paths), "said": said if isinstance(said, str) else ""}
             if found.get("encrypted"):
                 s.earlier[ENCRYPTED] = "yes"
+            if isinstance(jobs := found.get("jobs"), list):
+                s.earlier[JOBS] = "\n".join(_job_line(j) for j in jobs if isinstance(j, dict))
             _note_marks(s, items)
             return
+
+
+JOBS = "jobs"
+"""Key of :attr:`Session.earlier`: the background jobs a Claude Code session started before its
+own compaction and never saw end there (``id``, command and what the start said, one per line,
+tab-separated; :mod:`compactor.formats._claude_earlier`)."""
+BEFORE = -1
+"""The entry index of a job started before the history (:func:`earlier_seed`)."""
+
+
+def _job_line(job: dict[str, object]) -> str:
+    return "\t".join(" ".join(str(job.get(k) or "").split()) for k in ("id", "command", "said"))
+
+
+def earlier_seed(s: Session) -> tuple[Job, ...]:
+    """The jobs started before the history (:data:`JOBS`), for
+    :func:`~compactor.facts.jobs.background_jobs` to end when a later notice or poll names them."""
+    found = s.earlier.get(JOBS, "") if s.earlier else ""
+    rows = [line.split("\t") for line in found.split("\n") if line]
+    return tuple(Job(r[0], r[1], BEFORE, "", r[2]) for r in rows if len(r) == 3 and r[0] and r[1])
 
 
 def _note_marks(s: Session, items: Sequence[Message | AgenticMessage]) -> None:

@@ -14,6 +14,7 @@ from compactor.facts.kills import MAYBE, later_kill, later_report, later_use
 from compactor.facts.maskedexit import hidden_failure
 
 from .local_abandoned import ABANDONED, abandoned
+from .local_earlier import BEFORE, earlier_seed
 from .local_seenjobs import add_seen_servers
 from .local_session import Background, Session
 
@@ -43,7 +44,7 @@ def add_shape_jobs(s: Session) -> None:
     """Add the jobs judged by shape that the session model did not see start, as running
     :class:`Background` entries (their id, the command that started them), and give every
     running job what its start result said (its id, where its output goes)."""
-    known, jobs = set(s.background), background_jobs(s.entries)
+    known, jobs = set(s.background), background_jobs(s.entries, earlier_seed(s))
     settle_job_retries(s, {job.id: job.finished for job in jobs})
     for job in jobs:
         if not job.running:
@@ -236,6 +237,11 @@ def shown_jobs(s: Session) -> list[Background]:
 
 def running_head(bg: Background) -> str:
     """How the pending section introduces a job it lists."""
+    if bg.index == BEFORE and not bg.finished:  # started before the harness's own compaction
+        return (
+            "Background job still running (started before the earlier compaction, never seen "
+            "finishing; check it, do not start it again)"
+        )
     if bg.finished.startswith(ABANDONED):  # no "do not start it again" (blind check 43 W1)
         return f"Background job {bg.finished}"
     if bg.finished.startswith((EARLIER_RUN, POLLED)):
