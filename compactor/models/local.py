@@ -29,6 +29,7 @@ from compactor.schema import AgenticMessage, Message, Usage, make_assistant, mes
 
 from . import local_claims as claims
 from .base import KEPT_AFTER_SUMMARY
+from .local_analysis import analysis_items
 from .local_answers import answer_room
 from .local_blocked import blocked_items, blocked_step
 from .local_cutturn import announced_item, cut_note
@@ -213,6 +214,7 @@ def _concepts(s: Session, lim: Limits) -> str:
         items.append("Identifiers: " + ", ".join(code(w) for w in ranked_words))
     if earlier := prior_concepts(s, lim.item // 2, lim.items):
         items += ["From the earlier summary (concepts, decisions):", *(f"  {x}" for x in earlier)]
+    items += analysis_items(s, lim.item, lim.items)  # (blind checks 43, 44)
     return bullets(items) if items else "   - None recorded."
 
 
