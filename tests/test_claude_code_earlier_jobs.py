@@ -128,3 +128,30 @@ def test_a_session_without_its_own_compaction_notes_nothing() -> None:
     _started(s, DEV, "npm run dev")
     raw = b"\n".join(s.lines()) + b"\n"
     assert all(EARLIER_CALLS_KEY not in m.extra for m in read_transcript("s.jsonl", raw).messages)
+
+
+def _killed_later(kill: str) -> Session:
+    """A dev server started in the background before the compaction, then a later foreground
+    command before it that kills by program name or port."""
+    s = Session()
+    s.user("run the dashboard")
+    _started(s, DEV, "cd dashboard && npx next dev --port 3001")
+    s.bash(kill, "")
+    s.say("Restarted.")
+    s.compacted("This session is being continued from a previous conversation. Summary: ...")
+    s.user("is it up?")
+    s.bash("curl -s localhost:3001 | head -1", "<!DOCTYPE html>")
+    return s
+
+
+def test_a_later_kill_of_its_program_before_the_boundary_ends_the_job(tmp_path: Path) -> None:
+    """(set 28 cc-mkauth, seen: ``sudo killall -9 node`` after the job started; the job was
+    listed as running once the reader noted jobs before the boundary.)"""
+    pending = section(cc_summary(_killed_later("pkill -f 'next dev'"), tmp_path), 7)
+    assert DEV not in pending, pending
+
+
+def test_a_later_kill_of_its_port_only_says_it_may_still_run(tmp_path: Path) -> None:
+    pending = section(cc_summary(_killed_later("lsof -ti:3001 | xargs kill -9"), tmp_path), 7)
+    assert DEV in pending and "may still be running" in pending, pending
+    assert "do not start it again" not in pending, pending

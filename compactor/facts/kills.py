@@ -27,7 +27,7 @@ from compactor._util import lazy_pattern
 from .outcomes import command_of, outcome, shell_words
 from .text import Call, Entry, cut, one_line
 
-__all__ = ["MAYBE", "later_kill", "later_report", "later_use"]
+__all__ = ["MAYBE", "kill_ends", "later_kill", "later_report", "later_use"]
 
 MAYBE = "may still be running"
 """How a job a later kill named only by its port is described."""
@@ -117,6 +117,21 @@ def later_kill(entries: list[Entry], key: str, command: str, index: int) -> tupl
                     elif any(f":{p}" in row for p in ports):
                         listed.add(m.group(1))
     return False, ""
+
+
+def kill_ends(line: str, key: str, command: str) -> str:
+    """How the kill command ``line`` ends the job ``key`` started by ``command`` when only the
+    commands are known (no results: a job started before the history, whose later kills are
+    noted by the reader): named by its id, a pattern or distinctive word matching its command
+    (sure), or its port (:data:`MAYBE`); ``""`` when it names none of them."""
+    said = f"`{cut(one_line(line), 120)}`"
+    if _names(line, key) or _pattern_kills(line, command):
+        return f"killed: a later command named it: {said}"
+    word = next((w for w in sorted(_words(command)) if _names(line, w)), None)
+    if word is not None and re.search(r"\b(?:pkill|killall)\b", line):
+        return f"killed: a later command named `{word}`: {said}"
+    port = next((p for p in sorted(_ports(command)) if re.search(rf"[:\s]{p}\b", line)), None)
+    return f"{MAYBE} (a later kill named its port {port}: {said})" if port else ""
 
 
 _REFUSED_RE = lazy_pattern(

@@ -42,6 +42,8 @@ _ENDED_RE = lazy_pattern(
     re.IGNORECASE,
 )
 """A poll's result or a notification that reports the job's end."""
+_KILL_RE = lazy_pattern(r"\b(?:kill|pkill|killall)\b|\bfuser\b[^\n|;]*\s-k\b")
+"""A shell command that may kill a job started earlier (its words: :mod:`compactor.facts.kills`)."""
 _HEAD = 2_000
 _MOST = 20
 """At most this many jobs (the newest) go on the message."""
@@ -61,8 +63,10 @@ def _one_line(text: str, limit: int) -> str:
 
 
 def earlier_jobs(lines: Sequence[Line], start: int, live: set[int]) -> list[JsonObject]:
-    """``[{"id", "command", "said"}]``: the jobs started in ``lines[:start]`` (records no part of
-    the live history ``live``) that nothing there reported ended, oldest first."""
+    """``[{"id", "command", "said", "kills"?}]``: the jobs started in ``lines[:start]`` (records
+    no part of the live history ``live``) that nothing there reported ended, oldest first, each
+    with the later shell commands there that kill something (which ones end it is judged by
+    the summarizer)."""
     starts: dict[str, tuple[str, str]] = {}  # call id → (its command, the CLI run that made it)
     polls: dict[str, str] = {}  # call id → the job id its input names
     jobs: dict[str, JsonObject] = {}
@@ -107,6 +111,12 @@ def _call(
     if not isinstance(call_id, str) or not isinstance(args, dict):
         return
     name = str(block.get("name") or "")
+    command = args.get("command")
+    if isinstance(command, str) and _KILL_RE.search(command):
+        for job in jobs.values():  # judged by the summarizer (``facts.kills``), by shape
+            kills = job.setdefault("kills", [])
+            if isinstance(kills, list) and len(kills) < _MOST:
+                kills.append(_one_line(command, 300))
     if args.get("run_in_background") is True:
         what = args.get("command") or args.get("description") or args.get("prompt") or name
         run = rec.get("sessionId")

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from compactor.facts.jobs import Job
+from compactor.facts.kills import MAYBE, kill_ends
 from compactor.schema import (
     EARLIER_CALLS_KEY,
     INTERRUPTED_BEFORE_KEY,
@@ -82,7 +83,17 @@ BEFORE = -1
 
 
 def _job_line(job: dict[str, object]) -> str:
-    return "\t".join(" ".join(str(job.get(k) or "").split()) for k in ("id", "command", "said"))
+    kills = job.get("kills")
+    said = [" ".join(str(job.get(k) or "").split()) for k in ("id", "command", "said")]
+    shown = [" ".join(str(k).split()) for k in kills] if isinstance(kills, list) else []
+    return "\t".join([*said, *shown])
+
+
+def _ended(row: list[str]) -> str:
+    """How a later kill before the compaction ended the job of ``row`` (id, command, said,
+    kills…): the surest of them (:func:`~compactor.facts.kills.kill_ends`), ``""`` when none."""
+    hows = [how for line in row[3:] if (how := kill_ends(line, row[0], row[1]))]
+    return next((h for h in hows if not h.startswith(MAYBE)), hows[0] if hows else "")
 
 
 def earlier_seed(s: Session) -> tuple[Job, ...]:
@@ -90,7 +101,7 @@ def earlier_seed(s: Session) -> tuple[Job, ...]:
     :func:`~compactor.facts.jobs.background_jobs` to end when a later notice or poll names them."""
     found = s.earlier.get(JOBS, "") if s.earlier else ""
     rows = [line.split("\t") for line in found.split("\n") if line]
-    return tuple(Job(r[0], r[1], BEFORE, "", r[2]) for r in rows if len(r) == 3 and r[0] and r[1])
+    return tuple(Job(r[0], r[1], BEFORE, _ended(r), r[2]) for r in rows if len(r) >= 3 and r[1])
 
 
 def _note_marks(s: Session, items: Sequence[Message | AgenticMessage]) -> None:

@@ -47,10 +47,11 @@ def add_shape_jobs(s: Session) -> None:
     known, jobs = set(s.background), background_jobs(s.entries, earlier_seed(s))
     settle_job_retries(s, {job.id: job.finished for job in jobs})
     for job in jobs:
-        if not job.running:
+        maybe = job.index == BEFORE and job.finished.startswith(MAYBE)  # (a kill of its port)
+        if not job.running and not maybe:
             continue
         if job.id not in known:
-            s.background[job.id] = Background(job.id, job.label, job.index)
+            s.background[job.id] = Background(job.id, job.label, job.index, job.finished)
         bg = s.background[job.id]
         if not bg.said:
             bg.said = job.said
