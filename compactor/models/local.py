@@ -37,7 +37,7 @@ from .local_dialogue import resolved
 from .local_earlier import encrypted_line
 from .local_errlines import each_error, no_errors_items, read_error_items
 from .local_evalnotice import evaluated_items, evaluated_step
-from .local_files import file_item
+from .local_files import file_item, omitted_files
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_running
 from .local_lastask import asked_step, earlier_ask_line
@@ -227,7 +227,9 @@ def _files(s: Session, lim: Limits) -> str:
         changed = [*changed[:head], *changed[len(changed) - (cap - head) :]]
     for i, f in enumerate(changed):
         if len(s.files) > cap and i == cap // 3:
-            items.append(f"… ({len(s.files) - cap} more changed files omitted)")
+            items.append(
+                omitted_files(list(s.files.values())[i : len(s.files) - cap + i], lim.items * 4)
+            )
         items.extend(file_item(f, lim.item, lim.code_lines))
     reads = said_changed(s.last_text, [p for p in s.reads if p not in s.files], items)
     if reads:

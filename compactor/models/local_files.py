@@ -618,3 +618,12 @@ def printed_back(change: Change, printed: str) -> Change:
         return change
     text = as_printed(change.content, printed)
     return change if text is None else with_fields(change, content=text, expanded=False)
+
+
+def omitted_files(files: list[FileState], most: int) -> str:
+    """Section 3's line for the changed files shown without their content when there are too
+    many: each named with how it changed, at most ``most`` (blind check 47 N2: "16 more changed
+    files omitted" hid the feature's source files from a resuming agent)."""
+    named = [f"{glob_name(f.path)} ({cut(f.how(''), 60)})" for f in files[:most]]
+    more = f"; and {len(files) - most} more" if len(files) > most else ""
+    return f"… {len(files)} more changed files, named only: {', '.join(named)}{more}"
