@@ -83,3 +83,25 @@ def test_a_git_status_digest_cut_to_little_room_keeps_its_count() -> None:
     shown = fitted.count("handler.py")
     assert fitted.endswith(f"… and {26 - shown} more"), fitted
     assert fit_listing("pytest → 3 passed, 1 failed in 2.1s", 12) == "pytest → 3"
+
+
+# W5: a call with an empty result returned; an earlier failed call is not the last that returned
+
+
+@pytest.mark.parametrize("empty", ["", "  \n", "(no output)", "Tool ran without output"])
+def test_a_retry_with_an_empty_result_is_the_last_call_that_returned(
+    tmp_path: Path, empty: str
+) -> None:
+    s = Session()
+    s.user("Commit the finished work.")
+    s.bash("git status --short", " M app/[locale]/page.tsx\n M api/server.py")
+    failed = "Exit code 1\n/bin/bash: line 1: no matches found: app/[locale]/page.tsx"
+    s.call("Bash", {"command": "git add app/[locale]/page.tsx api/server.py"}, failed, True)
+    s.call("Bash", {"command": 'git add -- "app/[locale]/page.tsx" api/server.py'}, empty)
+    key = f"toolu_{s.n:04d}"
+    commit = {"command": "git commit -m 'Phase done'"}
+    s.assistant([{"type": "tool_use", "id": key, "name": "Bash", "input": commit}])
+    parts = _sections(cc_summary(s, tmp_path))
+    assert "the last call that returned, failed" not in parts["8"], parts["8"]
+    assert "a later call returned after it" in parts["8"], parts["8"]
+    assert 'Work stopped after the last call that returned: `Bash: git add -- "' in parts["9"]
