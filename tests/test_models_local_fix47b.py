@@ -105,3 +105,77 @@ def test_a_retry_with_an_empty_result_is_the_last_call_that_returned(
     assert "the last call that returned, failed" not in parts["8"], parts["8"]
     assert "a later call returned after it" in parts["8"], parts["8"]
     assert 'Work stopped after the last call that returned: `Bash: git add -- "' in parts["9"]
+
+
+# W6: a probe of a missing folder the assistant settled at once is not unresolved
+
+_HOOKS = ".charter/blueprints/hooks"
+
+
+def _charter(said: str, tmp_path: Path) -> dict[str, str]:
+    records: list[dict[str, Any]] = [rec("turn_context", {"cwd": "/home/dev/charter"})]
+
+    def ex(n: int, cmd: str, code: int, out: str) -> None:
+        args = json.dumps({"cmd": cmd})
+        call = {"type": "function_call", "name": "exec_command", "call_id": f"c{n}"}
+        head = f"Chunk ID: 9f0\nWall time: 0.1 seconds\nProcess exited with code {code}\nOutput:\n"
+        output = {"type": "function_call_output", "call_id": f"c{n}", "output": head + out}
+        records.extend(
+            [rec("response_item", {**call, "arguments": args}), rec("response_item", output)]
+        )
+
+    records.append(codex_user("Update the charter and sync the dependent templates."))
+    ex(1, "cat .charter/memory/charter.md", 0, "# Charter\n\n## Principles\n- Keep it small\n")
+    loop = f"for f in {_HOOKS}/*.md; do sed -n '1,40p' \"$f\"; done"
+    probe = f"rg --files {_HOOKS} | sed -n '1,200p' && {loop}"
+    ex(2, probe, 2, f"rg: {_HOOKS}: No such file or directory (os error 2)\n")
+    ex(3, "ls .charter/blueprints", 0, "plan-blueprint.md\nspec-blueprint.md\n")
+    records.append(codex_say(said))
+    ex(4, "sed -n 1,40p .charter/blueprints/plan-blueprint.md", 0, "# Plan\n## Checks\n")
+    return _sections(codex_summary(records, tmp_path, "s-47", "/home/dev/charter"))
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        f"There is no `{_HOOKS}/` directory in this repo, so I'll mark that check as not "
+        "applicable in the sync report.",
+        f"No such folder as {_HOOKS} — that's expected here.",
+        "The hooks templates aren't in this repo; not needed for this sync.",
+    ],
+)
+def test_a_missing_folder_the_assistant_settled_is_not_unresolved(
+    tmp_path: Path, said: str
+) -> None:
+    parts = _charter(said, tmp_path)
+    assert "Unresolved failure" not in parts["7"], parts["7"]
+    assert "Set aside on purpose" in parts["4"], parts["4"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The version line needs a bump; I'll skip the changelog for now.",
+        f"The {_HOOKS} folder should exist; it is not expected to be missing.",
+    ],
+)
+def test_words_that_do_not_settle_the_missing_folder_leave_it_unresolved(
+    tmp_path: Path, said: str
+) -> None:
+    parts = _charter(said, tmp_path)
+    assert "Unresolved failure" in parts["7"], parts["7"]
+
+
+def test_a_missing_folder_listed_by_ls_and_settled_is_not_unresolved(tmp_path: Path) -> None:
+    s = Session()
+    s.user("Audit the deploy scripts and tidy them up.")
+    s.call(
+        "Bash",
+        {"command": "ls -la deploy/legacy_hooks"},
+        "Exit code 2\nls: cannot access 'deploy/legacy_hooks': No such file or directory",
+        True,
+    )
+    s.say("No legacy_hooks folder here, which is expected; the hooks moved into deploy/run.sh.")
+    s.bash("sed -n 1,30p deploy/run.sh", "#!/bin/sh\nset -e\n./hooks.sh pre\n")
+    parts = _sections(cc_summary(s, tmp_path))
+    assert "Unresolved failure" not in parts["7"], parts["7"]
