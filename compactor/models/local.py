@@ -43,6 +43,7 @@ from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_
 from .local_lastask import asked_step, earlier_ask_line
 from .local_limits import FACTORS, Limits
 from .local_limits import MIN_VERBATIM as MIN_VERBATIM  # (re-exported: moved there)
+from .local_listfit import fit_listing
 from .local_lost import lost_items, lost_step
 from .local_madeby import request_files
 from .local_mask import collecting, mask_repeats
@@ -325,7 +326,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
         items.extend(f"  {shorten(x, lim.item)}" for x in s.rejected[-3:])
     items.extend(rejected_items(s, lim.item))
     outputs = [
-        (i, score, f"{code(shorten(c, lim.item // 2))}{n} → {shorten(o, lim.item)}")
+        (i, score, f"{code(shorten(c, lim.item // 2))}{n} → {fit_listing(o, lim.item)}")
         for i, score, c, o, n in same_results(s.outputs)  # each result once (blind check 18)
     ]
     if outputs:

@@ -31,7 +31,7 @@ from .local_noise import is_usage_footer
 from .local_readfacts import read_fact
 from .local_text import call_line, is_result_line, printed_lines
 
-__all__ = ["UNTRACKED", "Printed", "printed", "read_output"]
+__all__ = ["UNTRACKED", "Printed", "more_note", "printed", "read_output"]
 
 Printed = tuple[int, int, str, str]
 """(entry index, score, the call's line, what it printed): one item of ``Session.outputs``."""
@@ -39,6 +39,9 @@ Printed = tuple[int, int, str, str]
 _SHORT_OUTPUT_LINES, _SHORT_OUTPUT_CHARS, _OUTPUT_TAIL = 6, 400, 20_000
 _HEAD_CHARS, _HEAD_LINES = 4_000, 12
 """A long output's head searched for result lines too (a commit's header, a build's summary)."""
+_LISTED = 8
+"""The files of one ``git status`` list named at most; the others are counted
+(:func:`more_note`)."""
 _LOG_PROGRAMS = frozenset({"journalctl", "docker logs", "kubectl logs", "systemctl status"})
 UNTRACKED = "untracked (not committed): "
 """How the untracked files a ``git status`` listed start their line."""
@@ -136,6 +139,12 @@ def read_output(outputs: list[Printed], index: int, call: Call, text: str) -> No
         outputs.append((index, 2, one_line(call_line(call, 160)), one_line(found)))
 
 
+def more_note(count: int) -> str:
+    """The end of a list that does not name ``count`` of its files ("" when none; blind check
+    47 W4: a list cut short must say so)."""
+    return f", … and {count} more" if count > 0 else ""
+
+
 def log_found(call: Call, text: str) -> str:
     """What a reading command's output holds worth a line: the error lines of a log it read
     (``journalctl``, ``docker logs``, ``*.log``: the log is data, what went wrong in it a
@@ -146,7 +155,7 @@ def log_found(call: Call, text: str) -> str:
     ran = programs(command)
     if "git status" in command and any(p.startswith("git") for p in ran):
         parts = [
-            head + ", ".join(found[:8]) + (f", … ({len(found) - 8} more)" if len(found) > 8 else "")
+            head + ", ".join(found[:_LISTED]) + more_note(len(found) - _LISTED)
             for head, found in ((UNTRACKED, untracked_paths(text)), (CHANGED, changed_paths(text)))
             if found
         ]

@@ -10,6 +10,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import one_line, sentences
 from compactor.rejections import is_rejection
 
+from .local_absentok import settled_absence
 from .local_elsewhere import found_elsewhere
 from .local_foundlater import found_later
 from .local_gotpast import missing_program
@@ -77,6 +78,7 @@ def judge_skipped(s: Session) -> None:
         if chosen_fix(s, err, typed):  # the user chose to fix it; an edit did (blind check 32)
             continue
         told = set_aside_words(s, err, typed, _SKIPS_RE)  # not a description of code (W2)
+        told = told or [x for x in (settled_absence(err),) if x]  # "no such folder: n/a" (47 W6)
         said = " ".join(err.outcome.lines)
         if any(is_rejection(x) for x in err.outcome.lines):  # one owner (compactor.rejections)
             told.insert(0, _REFUSED)
