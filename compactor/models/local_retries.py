@@ -27,8 +27,10 @@ from compactor.facts import (
     main_program,
     paths,
     scan_window,
+    strip_output_header,
 )
 from compactor.facts.outcomes import Outcome, agent_signature, same_head, similar_words
+from compactor.facts.preamble import sets_pipefail
 from compactor.facts.samecommand import core_command, core_tool, leading_cd, unwrapped
 
 from .local_closing import closes_in_success
@@ -78,8 +80,9 @@ def piped_error(command: str, text: str) -> str:
     """The error line a piped command's output holds (its exit status is the last program's,
     ``tee``'s): a shell error line first, else the last error-shaped line; empty when the
     command has no pipe or its output no error line."""
-    if "|" not in command or _PIPE_RE.search(command) is None:
+    if "|" not in command or _PIPE_RE.search(command) is None or sets_pipefail(command):
         return ""
+    text = strip_output_header(text)  # the echoed command is no output (BENCH46 W1)
     window = clean(text if len(text) <= _PIPE_TAIL else text[len(text) - _PIPE_TAIL :])
     shell = [m.group(0).strip() for m in _SHELL_ERROR_RE.finditer(window)]
     if shell:
@@ -114,7 +117,7 @@ def restated(failure: Outcome, text: str) -> str:
     core = _plain(lines[0].rsplit(": ", 1)[-1])
     if len(core) < _CORE_MIN or (failure.stand_in and len(_WORD_RE.findall(core)) < 2):
         return ""
-    window = scan_window(text)
+    window = scan_window(strip_output_header(text))  # not the echoed command (BENCH46 W1)
     if core not in _plain(window):
         return ""
     found = next((ln.strip() for ln in window.splitlines() if core in _plain(ln)), core)
