@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from compactor.facts.outcomes import main_program, outcome
-from compactor.facts.preamble import is_preamble_step, sets_pipefail
+from compactor.facts.preamble import ends_with_own_marker, is_preamble_step, sets_pipefail
 from compactor.facts.text import Call, Result
 from compactor.models.local import summarize_transcript
+from compactor.models.local_retries import piped_error
 from compactor.models.local_sameoutput import output_files, writes_same_output
 from compactor.models.local_standin import tied
 
@@ -98,6 +99,20 @@ def test_a_shared_preamble_ties_no_two_scripts() -> None:
     assert is_preamble_step(("set", "-euo", "pipefail")) and is_preamble_step(("#", "Rename"))
     assert not is_preamble_step(("set", "x")) and not is_preamble_step(("mv", "a", "b"))
     assert sets_pipefail("set -euo pipefail\nx | y") and not sets_pipefail("echo pipefail")
+
+
+def test_search_hits_and_a_set_e_script_s_own_ok_marker_are_no_piped_error() -> None:
+    """BENCH46 W1: the ``rg -n`` hits of old logs (ERROR lines) in an exit-0 script's output,
+    and a ``set -e`` script that printed the OK marker it echoes last, hold no hidden failure;
+    a piped test run's FAILED line still does."""
+    hits = "/u/.tool/logs/run4.log:4: ERROR hook step failed: old-runtime not found\n"
+    search = "mv a b\nrg -n old-runtime ~/.tool/logs | head -20 || true\necho RENAMED_OK"
+    assert piped_error(search, hits + "RENAMED_OK\n") == ""
+    assert piped_error("set -e\n" + search.replace("rg -n", "cat"), hits + "RENAMED_OK\n") == ""
+    assert ends_with_own_marker("set -eu\nx | y\necho 'WROTE_OK'", "…\nWROTE_OK\n")
+    assert not ends_with_own_marker("x | y\necho WROTE_OK", "WROTE_OK\n")  # no set -e
+    piped = piped_error("pytest -q | tee log", "E   AssertionError: x\nFAILED test_a.py::t\n")
+    assert piped == "FAILED test_a.py::t", piped
 
 
 def test_an_unrelated_success_with_old_log_hits_is_no_failed_retry(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from compactor._util import lazy_pattern
 
-__all__ = ["is_preamble_step", "sets_pipefail"]
+__all__ = ["ends_with_own_marker", "is_preamble_step", "sets_pipefail"]
 
 _PIPEFAIL_RE = lazy_pattern(r"\bset\s+(?:-[a-zA-Z]+\s+)*-[a-zA-Z]*o\s+pipefail\b")
 _QUIET = frozenset("set shopt set-strictmode cd pushd chdir set-location".split())
@@ -28,6 +28,22 @@ _PREFERENCE_RE = lazy_pattern(r"\A\$(?:ErrorActionPreference|ProgressPreference)
 def sets_pipefail(command: str) -> bool:
     """Whether ``command`` turns ``pipefail`` on (``set -euo pipefail``, ``set -o pipefail``)."""
     return "pipefail" in command and _PIPEFAIL_RE.search(command) is not None
+
+
+_ERREXIT_RE = lazy_pattern(r"\bset\s+(?:-[a-zA-Z]*e[a-zA-Z]*|-o\s+errexit)\b")
+_MARKER_RE = lazy_pattern(r"\A[A-Z][A-Z0-9_]*_OK\Z|\A(?:OK|DONE|ALL_OK|SUCCESS)\Z")
+
+
+def ends_with_own_marker(command: str, output: str) -> bool:
+    """Whether a script that stops at its first failing step (``set -e``) printed, as its last
+    output line, the OK marker it echoes at its end (``echo RENAMED_OK``): every step before it
+    exited 0 (BENCH46 W1)."""
+    if "set" not in command or _ERREXIT_RE.search(command) is None:
+        return False
+    tail = output[-400:].rstrip().rsplit("\n", 1)[-1].strip()
+    return _MARKER_RE.match(tail) is not None and f"echo {tail}" in command.replace(
+        "'", ""
+    ).replace('"', "")
 
 
 def is_preamble_step(words: Sequence[str]) -> bool:

@@ -26,11 +26,12 @@ from compactor.facts import (
     last_error_lines,
     main_program,
     paths,
+    programs,
     scan_window,
     strip_output_header,
 )
 from compactor.facts.outcomes import Outcome, agent_signature, same_head, similar_words
-from compactor.facts.preamble import sets_pipefail
+from compactor.facts.preamble import ends_with_own_marker, sets_pipefail
 from compactor.facts.samecommand import core_command, core_tool, leading_cd, unwrapped
 
 from .local_closing import closes_in_success
@@ -65,6 +66,9 @@ _SHELL_ERROR_RE = lazy_pattern(
 _PIPE_RE = lazy_pattern(r"(?<![|\\])\|(?!\|)")
 """A pipe (``a | tee log``), not ``||``."""
 _PIPE_TAIL = 8_000
+_SEARCHES = frozenset({"rg", "grep", "egrep", "fgrep", "ag", "ack", "git grep", "select-string"})
+_HIT_RE = lazy_pattern(r"[^\s:]+[:-]\d+[:-]")
+"""A search hit (``logs/run4.log:4: ERROR …``, ``file:12-context``): a line of a file, no error."""
 
 
 def job_started(text: str) -> str:
@@ -83,7 +87,11 @@ def piped_error(command: str, text: str) -> str:
     if "|" not in command or _PIPE_RE.search(command) is None or sets_pipefail(command):
         return ""
     text = strip_output_header(text)  # the echoed command is no output (BENCH46 W1)
+    if ends_with_own_marker(command, text):  # `set -e … echo RENAMED_OK` got to its end
+        return ""
     window = clean(text if len(text) <= _PIPE_TAIL else text[len(text) - _PIPE_TAIL :])
+    if _SEARCHES & set(programs(command)):  # a search's hits (old logs) are data, no error
+        window = "\n".join(ln for ln in window.splitlines() if _HIT_RE.match(ln) is None)
     shell = [m.group(0).strip() for m in _SHELL_ERROR_RE.finditer(window)]
     if shell:
         return shell[-1]
