@@ -311,7 +311,7 @@ _EXIT_RE = re.compile(
 _HEADER_RE = re.compile(
     # Codex exec_command / shell_command output headers; Codex Desktop first repeats the command
     # (``Command: /bin/zsh -lc …``, over several lines when the command has them)
-    r"\A(?:Command: [\s\S]{0,8000}?\n(?=Chunk ID|Wall time|Process ))?"
+    r"\A(?:Command: [\s\S]{0,100000}?\n(?=Chunk ID|Wall time|Process ))?"
     r"(?:(?:Chunk ID|Wall time|Process exited with code|Process running with session ID|"
     r"Original token count|Total output lines|Exit code)\b[^\n]*\n)+Output:\n?"
     # Claude Code Bash errors
@@ -448,7 +448,7 @@ def _programs(command: str) -> list[str]:
             or words[0] in ("sudo", "env", "time", "nohup", "exec", "command")
         ):  # in any order: sudo VAR=1 ./build.sh runs build.sh
             words = words[1:]
-        if not words:
+        if not words or words[0].startswith("#"):  # a comment, a shebang (BENCH46 W1)
             continue
         name = words[0].strip("'\"()").rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower()
         if name in _TWO_WORD_PROGRAMS and len(words) > 1:
@@ -567,7 +567,7 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     quiet = quiet or answers_itself(call, text)  # help text, a retrieved report (45 W2, W8)
     if not (flagged or marked) and quiet:  # (a sub-agent's report: its result, blind check 31)
         return Outcome(False, code)  # nothing to scan: a success, or file content
-    body = strip_output_header(clean(scan_window(text))) if text else ""
+    body = clean(scan_window(strip_output_header(text))) if text else ""  # (BENCH46 W1)
     lines = _ranked_lines(body)
     if lines and any(": line " in line for line in lines):
         lines = [line for line in lines if not is_startup_noise(line)]

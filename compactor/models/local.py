@@ -29,6 +29,7 @@ from compactor.schema import AgenticMessage, Message, Usage, make_assistant, mes
 
 from . import local_claims as claims
 from .base import KEPT_AFTER_SUMMARY
+from .local_again import still_open
 from .local_analysis import analysis_items
 from .local_answers import answer_room
 from .local_blocked import blocked_items, blocked_step
@@ -373,9 +374,7 @@ def _pending(s: Session, lim: Limits) -> str:
         ref = current_ref(last.text, lim.item)
         items.append(hold_line(s, ref, lim.item) or f"The latest request is {state}: {ref}")
         items.extend(error_replies(s, lim.item))
-        unresolved = [
-            e for e in s.errors if e.index > last.index and e.after in ("", "failed again")
-        ]
+        unresolved = [e for e in s.errors if e.index > last.index and still_open(e)]
         items.extend(unresolved_items(s, unresolved[-3:], lim.item))  # (blind checks 11, 21)
         for err in [e for e in s.errors if e.index > last.index and e.after == "interrupted"][-2:]:
             if not err.by:  # the user stopped it (an earlier failure it retried says so in 4)

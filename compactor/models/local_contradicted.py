@@ -19,7 +19,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Call, command_of, cut, one_line
 from compactor.facts.testruns import is_test_run
 
-from .local_session import Session
+from .local_session import ErrorFact, Session
 from .local_text import call_line, code
 
 __all__ = ["judge_contradicted_claims"]
@@ -71,6 +71,15 @@ _FAILURE_WORDS_RE = lazy_pattern(
     r"didn['’]t|isn['’]t|wasn['’]t|aren['’]t)\b|n['’]t\b",
     re.IGNORECASE,
 )
+_SUBJECT_RE = lazy_pattern(
+    r"\b(\w{2,})['’]s (?:own |\w+ )?(?:tests?|specs?|suite|build|e2e)\b"  # Stefan's tests
+    r"|\b(?:Test[A-Z_]\w*|test_\w+|\w+_test|\w+\.(?:test|spec)\.\w+)\b"  # a test, its file
+    r"|(?<![\w/.:-])[\w-]+(?:/[\w.-]+)+|\b[\w-]+\.(?:py|ts|tsx|js|jsx|go|rs|rb|java|kt|"
+    r"swift|cs|php|c|cc|cpp|h|vue|svelte|json|ya?ml|toml|sh)\b"  # a path or a file
+    r"|\b[a-z]+_[a-z]\w*\b"  # a snake_case identifier
+)
+"""What a success claim names (module docstring, BENCH45 W3): someone's tests (group 1: the
+name), a test or test file, a path or file, a snake_case identifier."""
 _CLAIMS_MOST = 40  # the newest decision sentences looked at
 _LINE = 120  # characters of the failure line
 
@@ -112,13 +121,38 @@ def judge_contradicted_claims(s: Session) -> None:
         index, score, text = s.decisions[n]
         found = [c for k in kinds if (c := latest.get(k)) is not None and c.index > index]
         failed = next((c for c in found if c.id in s.failed_calls), None)
-        if failed is not None:
+        if failed is not None and _same_subject(text, _failure_text(s, failed)):
             s.decisions[n] = (index, score, f"{text} ({_contradiction(s, failed)})")
+
+
+def _same_subject(claim: str, failure: str) -> bool:
+    """Whether a failure (its command and error lines) is about what ``claim`` names: a claim
+    that names a subject (a test, a file, an identifier, someone's tests) is contradicted only by
+    a failure that names it too; a claim that names none (``all tests pass``) by any failure of
+    its kind (BENCH45 W3)."""
+    named = {m.group(1) or m.group(0) for m in _SUBJECT_RE.finditer(claim)}
+    low = failure.lower()
+    return not named or any(n.lower() in low or _base(n) in low for n in named)
+
+
+def _base(name: str) -> str:
+    return name.rstrip("/").rsplit("/", 1)[-1].lower()
+
+
+def _failure_text(s: Session, call: Call) -> str:
+    line = call_line(call, 300)
+    err = _error_of(s, call, line)
+    said = " ".join(err.outcome.lines) if err is not None else ""
+    return f"{command_of(call) or line} {said}"
+
+
+def _error_of(s: Session, call: Call, line: str) -> ErrorFact | None:
+    return next((e for e in s.errors if e.index > call.index and e.call == line), None)
 
 
 def _contradiction(s: Session, call: Call) -> str:
     line = call_line(call, 300)
-    err = next((e for e in s.errors if e.index > call.index and e.call == line), None)
+    err = _error_of(s, call, line)
     said = err.outcome.lines[0] if err is not None and err.outcome.lines else ""
     how = f" failed: {cut(one_line(said), _LINE)}" if said else " failed"
     return f"contradicted later: {code(call_line(call, 80))}{how}"

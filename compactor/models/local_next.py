@@ -51,6 +51,7 @@ from .local_partof import only_a_part
 from .local_patchfix import touches_patched
 from .local_reinstall import judge_reinstalls
 from .local_retries import contains_command, job_started, program_of
+from .local_sameoutput import writes_same_output
 from .local_session import ErrorFact, Session
 from .local_standin import stands_in
 from .local_text import call_line
@@ -276,6 +277,8 @@ def _same_goal(
         return True
     mine, theirs = command_of(failed), command_of(later)
     if mine is not None and theirs is not None:
+        if writes_same_output(mine, theirs):  # another interpreter, the same file (45 W5)
+            return True
         if program_of(theirs) in goal:  # the same program with other arguments; an
             return same_script(theirs, _goal_commands(s, mine))  # interpreter: the same script
         one, two = (_words(c.args.get("description")) for c in (failed, later))

@@ -26,9 +26,12 @@ from compactor.facts import (
     last_error_lines,
     main_program,
     paths,
+    programs,
     scan_window,
+    strip_output_header,
 )
 from compactor.facts.outcomes import Outcome, agent_signature, same_head, similar_words
+from compactor.facts.preamble import ends_with_own_marker, sets_pipefail
 from compactor.facts.samecommand import core_command, core_tool, leading_cd, unwrapped
 
 from .local_closing import closes_in_success
@@ -63,6 +66,9 @@ _SHELL_ERROR_RE = lazy_pattern(
 _PIPE_RE = lazy_pattern(r"(?<![|\\])\|(?!\|)")
 """A pipe (``a | tee log``), not ``||``."""
 _PIPE_TAIL = 8_000
+_SEARCHES = frozenset({"rg", "grep", "egrep", "fgrep", "ag", "ack", "git grep", "select-string"})
+_HIT_RE = lazy_pattern(r"[^\s:]+[:-]\d+[:-]")
+"""A search hit (``logs/run4.log:4: ERROR …``, ``file:12-context``): a line of a file, no error."""
 
 
 def job_started(text: str) -> str:
@@ -78,9 +84,14 @@ def piped_error(command: str, text: str) -> str:
     """The error line a piped command's output holds (its exit status is the last program's,
     ``tee``'s): a shell error line first, else the last error-shaped line; empty when the
     command has no pipe or its output no error line."""
-    if "|" not in command or _PIPE_RE.search(command) is None:
+    if "|" not in command or _PIPE_RE.search(command) is None or sets_pipefail(command):
+        return ""
+    text = strip_output_header(text)  # the echoed command is no output (BENCH46 W1)
+    if ends_with_own_marker(command, text):  # `set -e … echo RENAMED_OK` got to its end
         return ""
     window = clean(text if len(text) <= _PIPE_TAIL else text[len(text) - _PIPE_TAIL :])
+    if _SEARCHES & set(programs(command)):  # a search's hits (old logs) are data, no error
+        window = "\n".join(ln for ln in window.splitlines() if _HIT_RE.match(ln) is None)
     shell = [m.group(0).strip() for m in _SHELL_ERROR_RE.finditer(window)]
     if shell:
         return shell[-1]
@@ -114,7 +125,7 @@ def restated(failure: Outcome, text: str) -> str:
     core = _plain(lines[0].rsplit(": ", 1)[-1])
     if len(core) < _CORE_MIN or (failure.stand_in and len(_WORD_RE.findall(core)) < 2):
         return ""
-    window = scan_window(text)
+    window = scan_window(strip_output_header(text))  # not the echoed command (BENCH46 W1)
     if core not in _plain(window):
         return ""
     found = next((ln.strip() for ln in window.splitlines() if core in _plain(ln)), core)

@@ -49,6 +49,7 @@ from compactor.facts.masked import reran
 from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_aborted import aborted_request
+from .local_again import FailedAgain
 from .local_callwrites import with_embedded
 from .local_closeask import final_question
 from .local_ctrlc import STOPPED_BY_CTRL_C, ctrl_c_stop, sent_ctrl_c, writes_ctrl_c
@@ -225,6 +226,7 @@ class _Builder:
         self.named = NamedPaths()  # the latest absolute path named for a base name
         self.places, self.stages = Places(), Stages()  # (moves; restores and build stages)
         self.unfixed: list[ErrorFact] = []
+        self.again = FailedAgain()  # a failure's later failing retries (BENCH45 W4)
         self.memo: dict[str, list[tuple[int, str]]] = {}  # scored_once's
 
     # -- messages ------------------------------------------------------------------------------
@@ -450,11 +452,15 @@ class _Builder:
             ("interrupted", stopped or refused) if stopped or refused else ("failed again", "")
         )
         tries = [] if writes_ctrl_c(call) else self.unfixed[-_RETRY_WINDOW:]  # a stop (43 W2)
-        for err in reran(tries, call):  # not a re-read (set 21)
-            if err.signature[0] == sig[0] and err.index < index and retries(err.signature, sig):
-                err.after, err.by, err.why = after, (by := by or call_line(call, 160)), why
-        self.s.failed_calls.add(call.id)
         err = ErrorFact(call_line(call, 300), oc, index, sig, reading, is_wrapped_read(call))
+        for old in reran(tries, call):  # not a re-read (set 21)
+            if (
+                old.signature[0] == sig[0] and old.index < index
+                and retries(old.signature, sig) and retry_tied(old, sig, index)  # (BENCH46 W1)
+            ):  # fmt: skip
+                old.after, old.by, old.why = after, (by := by or call_line(call, 160)), why
+                self.again.link(old, err)
+        self.s.failed_calls.add(call.id)
         if stopped:  # the user stopped it: neither a success nor a failure to fix
             err.after, err.why = "interrupted", stopped
         self.s.errors.append(err)
@@ -486,6 +492,7 @@ class _Builder:
                     err.why = f"its output says: {said}" if not job else err.why
                     continue
                 err.after, err.by, err.why = "fixed", by, ""  # not an earlier verdict's why
+                self.again.fixed(err, by)  # and the failures it retried (BENCH45 W4)
                 fixed = True
         if fixed:
             self.unfixed = [e for e in self.unfixed if e.after != "fixed"]

@@ -37,6 +37,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Call, clean, shell_words, strip_output_header
 from compactor.facts.noise import unwrapped_output
 from compactor.facts.outcomes import is_reading_program
+from compactor.facts.preamble import is_preamble_step
 from compactor.facts.samecommand import unwrapped
 from compactor.facts.shellwrap import inner_command
 
@@ -82,7 +83,8 @@ _PY_EFFECT_RE = lazy_pattern(
 
 @functools.lru_cache(maxsize=1024)
 def _steps(script: str) -> tuple[tuple[str, ...], ...]:
-    """The words of each working segment of ``script`` (banners and empty segments left out)."""
+    """The words of each working segment of ``script`` (banners, empty segments and the
+    preamble, :func:`compactor.facts.preamble.is_preamble_step`, left out)."""
     steps: list[tuple[str, ...]] = []
     for segment in _SEGMENT_RE.split(script[:_HEAD]):
         words = shell_words(segment) if segment.strip() else []
@@ -92,8 +94,8 @@ def _steps(script: str) -> tuple[tuple[str, ...], ...]:
             words = words[1:]
         if words and words[0] in ("&", "."):
             words = words[1:]  # PowerShell's call operator (``& .\\x.ps1``), a sourcing dot
-        if words and _name(words[0]) not in _BANNERS:
-            steps.append(tuple(words))
+        if words and _name(words[0]) not in _BANNERS and not is_preamble_step(words):
+            steps.append(tuple(words))  # `set -euo pipefail`, a comment: no step (BENCH46 W1)
     return tuple(steps)
 
 
@@ -226,7 +228,7 @@ def _words(script: str) -> tuple[frozenset[str], frozenset[str]]:
         plain = [w for w in step if not w.startswith("-")]
         every.update(plain)
         for word in plain[1:]:  # (a module, `python -m pip`, is a target: `import pip`)
-            if word.lower() in _VERBS:
+            if word.lower() in _VERBS or word.startswith("<<"):  # a heredoc's opener (46 W1)
                 continue
             for term in _TERM_RE.split(word):
                 term = term.strip().rstrip("/\\") if len(term) > 1 else term

@@ -1,0 +1,52 @@
+"""A failure's fix found through the retries that failed too (BENCH45 W4, issue 28).
+
+cx-collect (Codex, PowerShell): a ``python -`` script failed (UnicodeDecodeError), a corrected
+variant failed next (JSONDecodeError), and the variant after that, trying ``utf-8-sig`` first,
+exited 0 and printed the summary. Section 4 said of the first "Not fixed: a later … failed too"
+and section 7 listed it as an "Unresolved failure": the search for its fix stopped at the first
+later attempt, which failed. :class:`FailedAgain` keeps, for each failure, the earlier failures it
+retried; when a later call fixes it, :meth:`FailedAgain.fixed` settles those too (and theirs),
+whatever failed in between. A failure no later tied call got past stays "Not fixed".
+"""
+
+from __future__ import annotations
+
+from .local_records import ErrorFact
+
+__all__ = ["OPEN", "FailedAgain", "still_open"]
+
+
+class FailedAgain:
+    """The earlier failures each failure retried (``failed again`` by it)."""
+
+    __slots__ = ("_retried",)
+
+    def __init__(self) -> None:
+        self._retried: dict[int, list[ErrorFact]] = {}
+
+    def link(self, earlier: ErrorFact, later: ErrorFact) -> None:
+        """``later`` (a failure) retried ``earlier``, which it left failed too."""
+        self._retried.setdefault(id(later), []).append(earlier)
+
+    def fixed(self, err: ErrorFact, by: str) -> None:
+        """``err`` was fixed by the call ``by``: so was every failure it retried that is still
+        open as "failed again", and every one those retried."""
+        todo, seen = [err], {id(err)}
+        while todo:
+            for old in self._retried.get(id(todo.pop()), ()):
+                if id(old) in seen or old.after != "failed again":
+                    continue
+                seen.add(id(old))
+                old.after, old.by, old.why = "fixed", by, ""
+                todo.append(old)
+
+
+OPEN = ("", "failed again")
+"""The verdicts of a failure nothing resolved: no later call got past it (``after`` empty: at
+most a neutral "Next call after it") or every later attempt failed too."""
+
+
+def still_open(err: ErrorFact) -> bool:
+    """Whether nothing resolved the failure ``err``: the one test section 4's "Not fixed" /
+    "Next call after it" and section 7's "Unresolved failure" share (BENCH45 W5)."""
+    return err.after in OPEN
