@@ -10,6 +10,8 @@ URL) was quoted in section 8 as an earlier request's answer, unmarked."""
 
 from __future__ import annotations
 
+import pytest
+
 from compactor.models.local import summarize_transcript
 from compactor.models.local_corrected import corrects
 from compactor.models.local_restated import restated_proposals
@@ -26,24 +28,31 @@ _PROPOSAL = (
 )
 
 
-def _skills_session(reply: str) -> str:
+def _skills_session(reply: str, changed_first: bool = False) -> str:
     s = SessionBuilder()
     s.user("move the skills to ~/.agents/skills and clean up the duplicates")
     s.call("shell_command", {"command": "ls ~/.codex/skills ~/.agents"}, "skills-a\nskills-b")
+    if changed_first:  # a change before the proposal: the "no" follows a change
+        readme: dict[str, object] = {"file_path": "/home/u/.codex/skills/README.md", "content": "x"}
+        s.call("Write", readme, "File created successfully")
     s.say(_PROPOSAL)
     s.user(reply)
     s.call("shell_command", {"command": "mv ~/.codex/skills ~/.agents/skills"}, "")
     return summarize_transcript(s.messages)
 
 
-def test_a_no_that_restates_part_of_the_proposal_is_the_users_decision() -> None:
+@pytest.mark.parametrize("changed_first", [False, True])
+def test_a_no_that_restates_part_of_the_proposal_is_the_users_decision(
+    changed_first: bool,
+) -> None:
     reply = (
         "no match the documentation formatting standard and move skills to ~/.agents/skills "
         "and remove the duplicate ~/.codex/skills"
     )
-    summary = section(_skills_session(reply), 5)
+    summary = section(_skills_session(reply, changed_first), 5)
     assert "Proposals the user turned down" not in summary, summary
-    assert f'Decided by the user, amending the proposal: "{reply}"' in summary, summary
+    decided = f'Decided by the user, amending the proposal: "{reply}"'
+    assert f"- {decided}" in summary, summary  # not "Not accepted by the user (…): Decided …"
     assert "compatibility symlink" not in summary, summary  # the rejected detail stays out
 
 

@@ -32,7 +32,8 @@ __all__ = ["REVERTED", "judge_reverted"]
 REVERTED = "Reverted at the user's request "
 NOT_ACCEPTED = "Not accepted by the user "
 NO_LONGER = "No longer holds "
-_LABELS = (REVERTED, NOT_ACCEPTED, NO_LONGER)
+_LABELS = (REVERTED, NOT_ACCEPTED, NO_LONGER, "Decided by the user")
+"""The labels, and the user's own decisions (never "not accepted by the user": BENCH46 W3)."""
 
 _UNDO_RE = lazy_pattern(
     r"\b(?:did(?:n['’]?t| not) work|does(?:n['’]?t| not) work|(?:is|it['’]?s) not working|"
