@@ -201,6 +201,7 @@ def _replaced(s: Session, done: set[int]) -> dict[int, str]:
     starts = [r.index for r in s.requests]
     every: list[tuple[int, Change]] | None = None  # (entry index, change), made once if needed
     at: list[int] = []
+    left: dict[int, str] = {}  # id(change) → the code it leaves (:func:`_still_there`), once
     for n, (i, _, x) in enumerate(s.decisions):
         if n in done or x.startswith(_LABELS) or not (tokens := _tokens(x)):
             continue
@@ -217,8 +218,14 @@ def _replaced(s: Session, done: set[int]) -> dict[int, str]:
         for _, change in every[bisect_right(at, end - 1) :]:
             if change.path not in paths or not change.removed:
                 continue
-            removed, kept = _code(change.removed), _still_there(s, change)
-            gone = sorted(t for t in tokens if t in removed and t not in kept)
+            removed = _code(change.removed)
+            hit = [t for t in tokens if t in removed]
+            if not hit:
+                continue  # most changes: what they removed is not named (no new text needed)
+            kept = left.get(id(change))
+            if kept is None:
+                kept = left[id(change)] = _still_there(s, change)
+            gone = sorted(t for t in hit if t not in kept)
             if gone:
                 name = PurePosixPath(change.path).name or change.path
                 labels[n] = f'{NO_LONGER}(a later change to {name} removed "{gone[0]}"): '
