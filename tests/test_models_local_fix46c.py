@@ -78,6 +78,11 @@ _PLAIN = "    set({ userEmail: email });"
 _PERSISTED = "    localStorage.setItem('userEmail', email);\n" + _PLAIN
 
 
+_NO_PII = (
+    "given the privacy focus of the app, I think its better not to store any PII in local storage"
+)
+
+
 def _email_session(next_request: str) -> str:
     s = SessionBuilder()
     s.user("the user menu loses the email after a page reload, fix it")
@@ -111,13 +116,23 @@ def _decision(summary: str, sentence: str) -> str:
 
 
 def test_a_rejected_approach_marks_the_proposal_and_its_justification() -> None:
-    summary = _email_session(
-        "given the privacy focus of the app, I think its better not to store any PII in local "
-        "storage"
-    )
+    summary = _email_session(_NO_PII)
     for sentence in ("so the simplest fix is", "so this is safe"):
         line = _decision(summary, sentence)
         assert "at the user's request" in line or "Not accepted" in line, summary
+
+
+def test_a_rejected_approach_before_any_change_marks_the_whole_message() -> None:
+    s = SessionBuilder()
+    s.user("the user menu loses the email after a page reload, how would you fix it?")
+    s.say(f"{_PROPOSES} I'll add it to the auth store. {_JUSTIFIES.removeprefix('Done: ')}")
+    s.user(_NO_PII)
+    s.call("Read", {"file_path": "/app/src/api/auth.ts"}, "return { token }")
+    summary = section(summarize_transcript(s.messages), 5)
+    for sentence in ("so the simplest fix is", "so this is safe"):
+        assert _decision(summary, sentence).lstrip(" -").startswith("Not accepted"), summary
+    turned_down = summary.split("Proposals the user turned down", 1)[1]
+    assert "I'll add it to the auth store." in turned_down, summary
 
 
 def test_no_longer_holds_names_a_token_the_later_change_removed() -> None:

@@ -16,7 +16,8 @@ from .local_numbered import named_items
 from .local_offers import declines_extras, is_ask
 from .local_optlist import offer_scope
 from .local_overtakes import overtakes
-from .local_restated import amended_by, restated_proposals
+from .local_restated import amended_by, rejects_approach, restated_proposals
+from .local_reverted import not_accepted
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, strip_list_mark
 from .local_typed import typed_words
@@ -90,7 +91,7 @@ it neither accepts a proposal nor makes a choice (blind check 24, cc-steam)."""
 
 def _verdicts(text: str) -> tuple[bool, bool, bool]:
     """Whether a request rejects, accepts, may choose (:func:`judge_proposals`)."""
-    rejects = _REJECTS_RE.match(text) is not None
+    rejects = _REJECTS_RE.match(text) is not None or rejects_approach(text)  # (BENCH46 W5)
     accepts = not rejects and (_ACCEPTS_RE.match(text) or _BARE_RE.match(text)) is not None
     choosing = finds_any(text, _CHOICE_WORDS, _CHOICE_WORD_RE)
     if (accepts or choosing) and len(text) <= 2_000 and _ASKS_TO_PICK_RE.search(text):
@@ -143,6 +144,14 @@ def judge_proposals(s: Session) -> None:
             proposals = [x for x in proposals if option_label(x) is not None]
             scoped = chosen_option(offer_scope(said.text), picked)  # (BENCH45 W1)
             chosen = scoped or chosen_option(said.text, picked)
+        if rejects and rejects_approach(request.text):  # all of the message (BENCH46 W5)
+            s.rejected.extend(proposals)
+            s.decisions = not_accepted(
+                [d for d in s.decisions if not (d[0] == said.index and d[2] in proposals)],
+                said.index,
+                request.text,
+            )
+            continue
         if not proposals and picked is None:
             continue
         kept = [d for d in s.decisions if not (d[0] == said.index and d[2] in proposals)]

@@ -11,6 +11,11 @@ By shape: a reply that starts by rejecting and then, in a clause with no negatio
 restates a proposal (two or more of its content words or paths) amends that proposal. The
 user's words are the decision (as for amended proposals, RELIABILITY row 1972); the proposal
 is listed neither whole as turned down nor as accepted (:func:`restated_proposals`).
+
+A reply that turns down the approach itself ("I think its better not to store any PII in local
+storage", BENCH46 W5: :func:`rejects_approach`) rejects the proposals of the message it answers,
+and that message's other decisions (its justification: "this is safe — unlike …") are labelled
+not accepted (:func:`.local_dialogue.judge_proposals`).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import one_line
 
-__all__ = ["AMENDED", "amended_by", "content_words", "restated_proposals"]
+__all__ = ["AMENDED", "amended_by", "content_words", "rejects_approach", "restated_proposals"]
 
 AMENDED = "Decided by the user, amending the proposal: "
 """How the decision in the user's words is labelled (the same as :mod:`.local_supersede`'s)."""
@@ -37,6 +42,14 @@ _STOP = frozenset(
     "here were been being does done doing sounds good okay".split()
 )  # fmt: skip
 _SHARED = 2  # content words a clause shares with the proposal to restate it
+_APPROACH_RE = lazy_pattern(
+    r"\b(?:better not|rather not|let['’]?s not|(?:i|we) (?:don['’]?t|do not) want (?:to|any|the)|"
+    r"(?:shouldn['’]?t|should not) (?:store|keep|save|persist|put|use|add|log|send))\b",
+    re.IGNORECASE,
+)
+"""A reply turning down the approach itself ("I think its better not to store any PII in local
+storage": BENCH46 W5), wherever in its first line."""
+_HEAD = 300
 _WORDS_CHARS = 300
 
 
@@ -73,6 +86,12 @@ def restated_proposals(reply: str, proposals: list[str]) -> list[str]:
         if any(len(words & c) >= _SHARED for c in clauses):
             found.append(x)
     return found
+
+
+def rejects_approach(reply: str) -> bool:
+    """Whether the first line of ``reply`` turns down the approach (:data:`_APPROACH_RE`)."""
+    head = reply[:_HEAD].split("\n", 1)[0]
+    return "not" in head.lower() and _APPROACH_RE.search(head) is not None
 
 
 def amended_by(reply: str) -> str:

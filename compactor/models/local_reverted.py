@@ -27,7 +27,7 @@ from .local_offers import is_ask
 from .local_sameclaim import same_claim
 from .local_session import Session
 
-__all__ = ["REVERTED", "judge_reverted"]
+__all__ = ["REVERTED", "judge_reverted", "not_accepted"]
 
 REVERTED = "Reverted at the user's request "
 NOT_ACCEPTED = "Not accepted by the user "
@@ -105,6 +105,19 @@ def judge_reverted(s: Session) -> None:
         return
     decisions = [(i, score, labels.get(n, "") + x) for n, (i, score, x) in enumerate(s.decisions)]
     s.decisions = sorted([*decisions, *added], key=lambda d: d[0])
+
+
+def not_accepted(
+    decisions: list[tuple[int, int, str]], index: int, request: str
+) -> list[tuple[int, int, str]]:
+    """``decisions`` with those of entry ``index`` not labelled yet labelled "Not accepted by
+    the user ("<the request's first line>")" (a rejected approach's justification: BENCH46 W5)."""
+    head = _cut(without_ide_note(request[:_HEAD]).strip().split("\n")[0], 120)
+    label = f'{NOT_ACCEPTED}("{head}"): '
+    return [
+        (i, score, x if i != index or x.startswith(_LABELS) else label + x)
+        for i, score, x in decisions
+    ]
 
 
 def _cut(text: str, limit: int) -> str:
