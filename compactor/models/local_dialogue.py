@@ -11,10 +11,13 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import Entry, finds_any, one_line, sentences
 
+from .local_corrected import CORRECTED, corrects
 from .local_numbered import named_items
 from .local_offers import declines_extras, is_ask
 from .local_optlist import offer_scope
 from .local_overtakes import overtakes
+from .local_restated import amended_by, rejects_approach, restated_proposals
+from .local_reverted import not_accepted
 from .local_session import Session
 from .local_text import MEMO_MOST, SHORT_TEXT, strip_list_mark
 from .local_typed import typed_words
@@ -88,7 +91,7 @@ it neither accepts a proposal nor makes a choice (blind check 24, cc-steam)."""
 
 def _verdicts(text: str) -> tuple[bool, bool, bool]:
     """Whether a request rejects, accepts, may choose (:func:`judge_proposals`)."""
-    rejects = _REJECTS_RE.match(text) is not None
+    rejects = _REJECTS_RE.match(text) is not None or rejects_approach(text)  # (BENCH46 W5)
     accepts = not rejects and (_ACCEPTS_RE.match(text) or _BARE_RE.match(text)) is not None
     choosing = finds_any(text, _CHOICE_WORDS, _CHOICE_WORD_RE)
     if (accepts or choosing) and len(text) <= 2_000 and _ASKS_TO_PICK_RE.search(text):
@@ -141,10 +144,23 @@ def judge_proposals(s: Session) -> None:
             proposals = [x for x in proposals if option_label(x) is not None]
             scoped = chosen_option(offer_scope(said.text), picked)  # (BENCH45 W1)
             chosen = scoped or chosen_option(said.text, picked)
+        if rejects and rejects_approach(request.text):  # all of the message (BENCH46 W5)
+            s.rejected.extend(proposals)
+            s.decisions = not_accepted(
+                [d for d in s.decisions if not (d[0] == said.index and d[2] in proposals)],
+                said.index,
+                request.text,
+            )
+            continue
         if not proposals and picked is None:
             continue
         kept = [d for d in s.decisions if not (d[0] == said.index and d[2] in proposals)]
-        if rejects:
+        restated = [] if declined else restated_proposals(request.text, proposals)
+        if restated:  # "no … and move X to Y": the user's own instruction (BENCH46 W3)
+            s.rejected.extend(x for x in proposals if x not in restated)
+            amended = (said.index, 3, amended_by(request.text))
+            s.decisions = sorted([*kept, amended], key=lambda d: d[0])
+        elif rejects:
             s.rejected.extend(x for x in proposals if not (declined and is_ask(x)))
             s.decisions = kept
         else:
@@ -324,6 +340,9 @@ def judge_disputed(s: Session) -> None:
     said = one_line(typed_words(after.text)) if after is not None else ""  # not a template's
     if said and (_DISPUTES_RE.match(said) or _protests(said)):
         s.deliverable_note = f"the user disputed it next: {_quoted(said)}"
+        return
+    if said and corrects(said, d.text):  # sent the review's URL, "look again" (BENCH46 W6)
+        s.deliverable_note = f"{CORRECTED}: {_quoted(said)}"
         return
     if _CLAIMS_RE.search(d.text[:_CLAIM_HEAD]) is None:
         return

@@ -24,23 +24,27 @@ from compactor.facts.ide import without_ide_note
 
 from .local_files import Change, file_changes
 from .local_offers import is_ask
+from .local_sameclaim import same_claim
 from .local_session import Session
 
-__all__ = ["REVERTED", "judge_reverted"]
+__all__ = ["REVERTED", "judge_reverted", "not_accepted"]
 
 REVERTED = "Reverted at the user's request "
 NOT_ACCEPTED = "Not accepted by the user "
 NO_LONGER = "No longer holds "
-_LABELS = (REVERTED, NOT_ACCEPTED, NO_LONGER)
+_LABELS = (REVERTED, NOT_ACCEPTED, NO_LONGER, "Decided by the user")
+"""The labels, and the user's own decisions (never "not accepted by the user": BENCH46 W3)."""
 
 _UNDO_RE = lazy_pattern(
     r"\b(?:did(?:n['’]?t| not) work|does(?:n['’]?t| not) work|(?:is|it['’]?s) not working|"
     r"still (?:not|doesn['’]?t|broken)|revert|undo|roll (?:it |that |this )?back|"
-    r"put (?:it |that )?back|change (?:it |that )?back|go back to)\b",
+    r"put (?:it |that )?back|change (?:it |that )?back|go back to|better not|rather not|"
+    r"let['’]?s not|(?:don['’]?t|do not) (?:want|store|keep|save|persist|put|add|use|log|send))\b",
     re.IGNORECASE,
 )
-"""A request saying the last change failed or asking to undo it."""
-_UNDO_WORDS = ("work", "revert", "undo", "back", "still")  # one is in each match of _UNDO_RE
+"""A request saying the last change failed or asking to undo it, or rejecting its approach ("I
+think it's better not to store any PII in local storage": BENCH46 W5)."""
+_UNDO_WORDS = ("work", "revert", "undo", "back", "still", "not", "n't", "n’t")  # one is in each
 _NO_RE = lazy_pattern(
     r"^\W*(?:no\b|nope\b|instead\b|wrong\b|that['’]?s (?:wrong|not (?:it|right|what))\b)",
     re.IGNORECASE,
@@ -55,6 +59,8 @@ _HEAD = 300  # characters of a request looked at for its verdict
 _TICKED_RE = lazy_pattern(r"`([^`\n]{3,60})`")
 _CODE_WORD_RE = lazy_pattern(r"(?<![\w.])(?=[\w.-]*(?:\d|_))[A-Za-z_][\w.-]{3,40}")
 """A word that reads as code: with a digit or an underscore (``sha256``, ``api_key``)."""
+_CAMEL_RE = lazy_pattern(r"(?<![\w.])[a-z]+[A-Z][A-Za-z0-9]*(?!\w)")
+"""A camelCase identifier (``localStorage``, ``userEmail``): code even without backticks."""
 _COMMENT_RE = lazy_pattern(r"(?:^|\s)(?:#|//|--)\s.*$")
 
 
@@ -83,6 +89,7 @@ def judge_reverted(s: Session) -> None:
         first = _first_change(s, s.requests[k - 1].index, request.index)
         if first is None:
             continue  # nothing was changed: an answer or a proposal (judge_proposals)
+        first = _proposed_at(s, s.requests[k - 1].index, first)  # its lead-in too (BENCH46 W5)
         until = s.requests[k + 1].index if k + 1 < len(s.requests) else len(s.entries)
         undo = _undo_said(s, request.index, until)
         said = '("' + _cut(head, 120) + '")'
@@ -93,10 +100,24 @@ def judge_reverted(s: Session) -> None:
         if undo is not None and all(x != undo[2] for _, _, x in s.decisions):
             added.append(undo)
     labels.update(_replaced(s, set(labels)))
+    labels.update(same_claim(s, labels, NO_LONGER))  # its justification too (BENCH46 W5)
     if not labels and not added:
         return
     decisions = [(i, score, labels.get(n, "") + x) for n, (i, score, x) in enumerate(s.decisions)]
     s.decisions = sorted([*decisions, *added], key=lambda d: d[0])
+
+
+def not_accepted(
+    decisions: list[tuple[int, int, str]], index: int, request: str
+) -> list[tuple[int, int, str]]:
+    """``decisions`` with those of entry ``index`` not labelled yet labelled "Not accepted by
+    the user ("<the request's first line>")" (a rejected approach's justification: BENCH46 W5)."""
+    head = _cut(without_ide_note(request[:_HEAD]).strip().split("\n")[0], 120)
+    label = f'{NOT_ACCEPTED}("{head}"): '
+    return [
+        (i, score, x if i != index or x.startswith(_LABELS) else label + x)
+        for i, score, x in decisions
+    ]
 
 
 def _cut(text: str, limit: int) -> str:
@@ -134,6 +155,15 @@ def _first_change(s: Session, start: int, end: int) -> int | None:
     return next((i for i, _ in _change_calls(s, start, end)), None)
 
 
+def _proposed_at(s: Session, start: int, first: int) -> int:
+    """The assistant message that led to the change at entry ``first`` (the nearest one with
+    text after entry ``start``, the request): its proposal is the change's (BENCH46 W5)."""
+    for e in reversed(s.entries[max(start + 1, first - _BACK) : first + 1]):
+        if e.role == "assistant" and not e.internal and e.text.strip():
+            return e.index
+    return first
+
+
 def _undo_said(s: Session, start: int, end: int) -> tuple[int, int, str] | None:
     """The agent's sentence saying it undid the change, when it changed a file after ``start``."""
     if _first_change(s, start, end) is None:
@@ -155,7 +185,19 @@ def _code(lines: tuple[str, ...]) -> str:
 def _tokens(text: str) -> set[str]:
     found = {m.group(1).strip() for m in _TICKED_RE.finditer(text)}
     found |= {m.group().rstrip(".-") for m in _CODE_WORD_RE.finditer(text)}
+    found |= {m.group() for m in _CAMEL_RE.finditer(text)}  # localStorage (BENCH46 W5)
     return {t for t in found if len(t) >= 4}
+
+
+def _still_there(s: Session, change: Change) -> str:
+    """The code a change leaves in its file: its added side, the whole new text of its
+    replacements and the file's latest known content. A token in it was not removed, even when
+    a removed line held it too (BENCH46 W5: "removed "userEmail"" while only the
+    ``localStorage`` lines went and ``userEmail`` stayed)."""
+    texts = [new for _, new in ((change.replace,) if change.replace else ()) + change.more]
+    latest = s.files.get(change.path)
+    texts.extend(x for x in (change.content, latest.content if latest else None) if x)
+    return "\n".join([_code(change.added), *(_code(tuple(x.splitlines())) for x in texts)])
 
 
 def _turn_of(s: Session, starts: list[int], index: int) -> tuple[int, int]:
@@ -172,6 +214,7 @@ def _replaced(s: Session, done: set[int]) -> dict[int, str]:
     starts = [r.index for r in s.requests]
     every: list[tuple[int, Change]] | None = None  # (entry index, change), made once if needed
     at: list[int] = []
+    left: dict[int, str] = {}  # id(change) → the code it leaves (:func:`_still_there`), once
     for n, (i, _, x) in enumerate(s.decisions):
         if n in done or x.startswith(_LABELS) or not (tokens := _tokens(x)):
             continue
@@ -188,8 +231,14 @@ def _replaced(s: Session, done: set[int]) -> dict[int, str]:
         for _, change in every[bisect_right(at, end - 1) :]:
             if change.path not in paths or not change.removed:
                 continue
-            removed, added = _code(change.removed), _code(change.added)
-            gone = sorted(t for t in tokens if t in removed and t not in added)
+            removed = _code(change.removed)
+            hit = [t for t in tokens if t in removed]
+            if not hit:
+                continue  # most changes: what they removed is not named (no new text needed)
+            kept = left.get(id(change))
+            if kept is None:
+                kept = left[id(change)] = _still_there(s, change)
+            gone = sorted(t for t in hit if t not in kept)
             if gone:
                 name = PurePosixPath(change.path).name or change.path
                 labels[n] = f'{NO_LONGER}(a later change to {name} removed "{gone[0]}"): '
