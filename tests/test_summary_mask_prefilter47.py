@@ -166,3 +166,11 @@ def test_a_secret_in_a_long_summary_is_still_masked(always_scan: None) -> None:
     out = local_mask.masked_whole(text)
     assert key not in out and "Zq7!mKp2vRw" not in out
     assert out.count("***") == 3
+
+
+def test_the_fold_table_holds_every_character_ignorecase_reads_as_an_ascii_letter() -> None:
+    letter = re.compile("(?i)[a-z]")
+    folded = {ch for ch in map(chr, range(128, 0x110000)) if letter.fullmatch(ch)}
+    assert folded == {chr(c) for c in shapes._FOLD}
+    for ch in folded:  # each to the letter (?i) reads
+        assert re.fullmatch(f"(?i){shapes._FOLD[ord(ch)]}", ch)
