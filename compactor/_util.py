@@ -191,6 +191,13 @@ admin password in clear after masking the ``>`` of ``=>``). CJK and full-width p
 bounds a name and a value, and ``：``/``＝`` assign (blind check 29, S1:
 ``、SUPABASE_SECRET_KEY=sb_secret_…。`` was printed: no ``secret_key`` name, and a CJK
 character before a name counted as a word character)."""
+SECRET_VALUE_PREFILTER = (
+    r"(?:(?i-u:passwords?|passwd|secret|token|key|pw|senha|passwort)|(?i-u:contrase).(?i-u:a)"
+    r"|[^\x00-\x7f])(?:\\*[\"'])?[ \t]*[:=\uff1a\uff1d]"
+)
+"""What every match of :data:`_SECRET_VALUE` holds, in Rust's ``regex`` syntax (a superset
+test for ``secrets.secret_scan.FastScan``): the end of its credential word (a non-ASCII word
+ends in a non-ASCII letter, ``contraseña`` in ``a``), quotes, blanks and the separator."""
 _ENV_NAME = r"[A-Z][A-Z0-9_]*"  # os.getenv("DB_PASSWORD"): the name of a variable, no secret
 _NOT_A_VALUE = frozenset({"str", "string", "int", "bool", "none", "null", "true", "false", "***"})
 

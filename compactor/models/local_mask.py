@@ -14,12 +14,17 @@ Only the summary text is masked: messages kept verbatim after the summary are no
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
-from compactor._util import mask_secret_values
+from compactor._util import SECRET_VALUE_PREFILTER, mask_secret_values
+
+if TYPE_CHECKING:
+    from compactor.secrets.secret_scan import FastScan
 
 __all__ = ["collecting", "mask_repeats", "masked", "masked_whole"]
 
@@ -38,7 +43,22 @@ def masked(text: str) -> str:
     from compactor.secrets.shapes import mask_key_shapes  # here: importing it costs 15 ms
 
     found = _FOUND.get()
-    return mask_secret_values(mask_key_shapes(text, found), found)  # shapes first
+    text = mask_key_shapes(text, found)  # shapes first
+    if len(text) >= _SCAN_FROM and not _value_scan().may_match(text):
+        return text  # a long summary: no credential word before a separator (Rust scan)
+    return mask_secret_values(text, found)
+
+
+_SCAN_FROM = 32_768
+"""From this length a text is first searched for :data:`_util.SECRET_VALUE_PREFILTER` (the
+scan's first use imports pydantic-core: some 25 ms)."""
+
+
+@functools.cache
+def _value_scan() -> FastScan:
+    from compactor.secrets.secret_scan import FastScan
+
+    return FastScan([SECRET_VALUE_PREFILTER])
 
 
 @contextmanager

@@ -29,6 +29,7 @@ __all__ = [
     "LABELLED_HINTS",
     "LABELLED_PREFILTERS",
     "LABELLED_RE",
+    "LABELLED_WIDE_HINTS",
     "WANDB_LOGIN_RE",
     "WANDB_RE",
     "labelled_token",
@@ -89,8 +90,16 @@ _GAP = (
     rf"(?:[\s:=>\-\\\"'`“‘「『{_WIDE_GLUE}]|\\u[0-9A-Fa-f]{{4}}"
     r"|is|are|was|es|est|ist|é|era|sont|sind|это){0,20}"
 )
+_WS = r"\s\x1c-\x1f"  # Python's \s: Rust's and the four separators U+001C..U+001F
+_RUST_GAP = _GAP.replace(r"[\s", "[" + _WS)
+
+
+def _rust_words(words: tuple[str, ...]) -> str:
+    return _spellings(words).replace(r"\s", "[" + _WS + "]")
+
+
 LABELLED_PREFILTERS = tuple(
-    rf"(?:{_spellings(words)}){_GAP}[A-Za-z0-9][A-Za-z0-9_\-]{{19}}"
+    rf"(?:{_rust_words(words)}){_RUST_GAP}[A-Za-z0-9][A-Za-z0-9_\-]{{19}}"
     for words in (_ASCII_WORDS, _WIDE_WORDS)
 )
 """What every match of :data:`LABELLED_RE` holds, in the syntax of Rust's ``regex`` (no
@@ -103,6 +112,9 @@ LABELLED_HINTS: tuple[str, ...] = (
 )
 """What an ASCII text holding a match holds (a non-ASCII text is always read): a word, or a
 JSON escape (``\\u5bc6\\u94a5``, ``API\\u662f…``)."""
+LABELLED_WIDE_HINTS: tuple[str, ...] = tuple(dict.fromkeys(w.lower() for w in _WIDE_WORDS))
+"""What a non-ASCII text holding a match holds besides :data:`LABELLED_HINTS`: a non-ASCII
+word, lowered (with ``str.lower``, as the hints are read)."""
 
 WANDB_RE = re.compile(r"(?<![A-Za-z0-9_\-])wandb_v1_[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9_\-])")
 """A Weights & Biases API key of the current shape (``wandb_v1_`` + 77 characters)."""

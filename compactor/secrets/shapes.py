@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+from .labelled import LABELLED_RE, LABELLED_WIDE_HINTS
 from .masking import SHAPE_RULES, ShapeRule
 from .plausible import NOT_SECRET_RE
+from .secret_scan import PREFILTERS, FastScan
 
-__all__ = ["PASSWORD_SHAPES", "mask_key_shapes"]
+__all__ = ["PASSWORD_PREFILTERS", "PASSWORD_SHAPES", "mask_key_shapes"]
 
 MASK = "***"
 
@@ -83,7 +85,29 @@ PASSWORD_SHAPES: tuple[ShapeRule, ...] = (
 )
 """Password shapes with no ``name = value`` assignment (see the module doc)."""
 
-_RULES: tuple[ShapeRule, ...] = SHAPE_RULES + PASSWORD_SHAPES
+_WS = r"[\s\x1c-\x1f]"  # Python's \s: Rust's and the four separators U+001C..U+001F
+PASSWORD_PREFILTERS: tuple[str, ...] = (
+    rf"(?i-u:password|identified{_WS}+by){_WS}+\\?['\"]",
+    rf"""[:=]{_WS}{{0,3}}[^\n'"|?]{{1,80}}(?:\|\||\?\?|or){_WS}{{0,3}}\\?['"]""",
+    r"(?i-u:getenv|environ\.get|env\.get)\(",
+    r"(?:PASSWORD|PASSWD|PWD)=",
+    r"-p\\?['\"]",
+    r"(?i-u:mysql|mariadb)",
+)
+"""What every match of a :data:`PASSWORD_SHAPES` rule holds, in Rust's ``regex`` syntax (for
+:class:`.secret_scan.FastScan`): a superset test, checked by a property test."""
+
+_RULES: tuple[ShapeRule, ...] = tuple(
+    (regex, hints + LABELLED_WIDE_HINTS if regex is LABELLED_RE else hints, check)
+    for regex, hints, check in SHAPE_RULES + PASSWORD_SHAPES
+)
+"""The rules with their hints; the labelled rule's include its non-ASCII words (its own hints
+cover an ASCII text only)."""
+_SCAN_FROM = 32_768
+"""A text this long or longer is first searched by the Rust scans (building them imports
+pydantic-core: about 25 ms, what Python's rules take over some 40 KB of text)."""
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+"""İ ı ſ K: Python's ``(?i)`` reads them as ``i``, ``s``, ``k``, ``lower()`` does not."""
 
 
 def _masked(
@@ -105,15 +129,45 @@ def _repeatable(value: str) -> bool:
     return len(value) >= 6 and (any(not ch.isalpha() for ch in value) or len(value) >= 12)
 
 
+@functools.cache
+def _scans() -> tuple[FastScan, FastScan]:
+    return FastScan(PREFILTERS), FastScan(PASSWORD_PREFILTERS)
+
+
+_SHAPE_REGEXES = frozenset(regex for regex, _, _ in SHAPE_RULES)
+
+
+def _hinted(text: str) -> list[ShapeRule]:
+    """The rules one of whose hints ``text`` holds (lowered as ``(?i)`` reads it): no other
+    rule can match it, nor the text the rules before it leave (they only write ``***``)."""
+    lowered = text.lower()
+    if not text.isascii() and any(ch in text for ch in "\u0130\u0131\u017f\u212a"):
+        lowered = text.translate(_FOLD).lower()
+    return [rule for rule in _RULES if any(h in lowered for h in rule[1])]
+
+
 def mask_key_shapes(text: str, found: set[str] | None = None) -> str:
     """``text`` with every key-shaped secret value shown as ``***`` (see the module doc);
-    ``found`` (if given) gets every value masked, for the caller to mask its repeats too."""
-    lowered = text.lower() if text.isascii() else None  # (?i) reads some non-ASCII as ASCII
+    ``found`` (if given) gets every value masked, for the caller to mask its repeats too.
+    A long text is first searched by the Rust scans of the two groups of rules (a summary's
+    paths hold ``key`` and ``token``, hints of several rules)."""
+    return _mask(text, found, _hinted(text), scan=len(text) >= _SCAN_FROM)
+
+
+def _mask(text: str, found: set[str] | None, rules: Sequence[ShapeRule], scan: bool) -> str:
     seen: set[str] = set()
-    for regex, hints, check in _RULES:
-        if lowered is not None and hints and not any(h in lowered for h in hints):
-            continue
-        text = regex.sub(functools.partial(_masked, check=check, seen=seen), text)
+    maybe: dict[int, bool] = {}  # per group of rules: may one match the text as it is now
+    for regex, _, check in rules:
+        if scan:
+            group = 0 if regex in _SHAPE_REGEXES else 1
+            if group not in maybe:
+                maybe[group] = _scans()[group].may_match(text)
+            if not maybe[group]:
+                continue
+        new = regex.sub(functools.partial(_masked, check=check, seen=seen), text)
+        if new is not text and new != text:
+            text = new
+            maybe.clear()  # a rule wrote ***: scan the new text again
     for value in sorted(filter(_repeatable, seen), key=len, reverse=True):
         text = re.sub(rf"(?<![\w\-]){re.escape(value)}(?![\w\-])", MASK, text)
     if found is not None:
