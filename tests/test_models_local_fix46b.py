@@ -244,3 +244,125 @@ def test_a_link_in_a_moved_folder_s_place_and_files_written_through_it() -> None
     assert "/home/bo/kept/c.md (created, then moved from /home/bo/proj/tpl/c.md" in files, files
     assert re.search(r"/home/bo/proj/tpl/d\.md \(created, then deleted", files), files
     assert "/home/bo/proj/prompts (" not in files, files
+
+
+# -- W4: an item said open, closed by a later change or run -------------------------------------
+
+_OPEN = (
+    "Phase 6 is mostly done. T030 is still unchecked because the quickstart validation needs the "
+    "desktop app and full test runs; I did not execute those here."
+)
+
+
+def _tasks(r: _Rollout, check: bool, item: str = "T030") -> None:
+    r.user("implement phase 6 from specs/tasks.md")
+    r.patch(
+        "*** Begin Patch\n*** Add File: specs/tasks.md\n+# Tasks\n+- [x] T029 Write release notes\n"
+        "+- [ ] T030 Run quickstart validation steps\n+- [ ] T031 Tag the release\n*** End Patch\n"
+    )
+    r.say(_OPEN)
+    r.user("run the quickstart validation now")
+    r.exec("npm run test:all", "all 41 tests passed\n")
+    if check:
+        text = {"T030": "Run quickstart validation steps", "T031": "Tag the release"}[item]
+        r.patch(
+            f"*** Begin Patch\n*** Update File: specs/tasks.md\n@@\n-- [ ] {item} {text}\n"
+            f"+- [x] {item} {text}\n*** End Patch\n"
+        )
+    r.say("Validation passed; Phase 6 is complete.")
+
+
+def _decisions(summary: str) -> str:
+    return _part(summary, 5).split("- What commands printed", 1)[0]
+
+
+def test_an_open_task_a_later_patch_checked_no_longer_holds(tmp_path: Path) -> None:
+    """cx-tauri (blind check 46 W4): "T030 is still unchecked because …", then an apply_patch of
+    tasks.md turned ``- [ ] T030`` into ``- [x] T030``; §5 kept the sentence unmarked."""
+    r = _Rollout("/w/app")
+    _tasks(r, check=True)
+    decisions = _decisions(r.summary(tmp_path))
+    label = 'No longer holds (a later change to tasks.md checked "T030 Run quickstart validation'
+    assert label + ' steps"): T030 is still unchecked' in decisions, decisions
+
+
+def test_an_open_task_left_open_or_another_task_checked_stays(tmp_path: Path) -> None:
+    """Guards: no later check, or a later check of another task (T031): the sentence stands."""
+    for check, item in ((False, "T030"), (True, "T031")):
+        r = _Rollout("/w/app")
+        _tasks(r, check=check, item=item)
+        decisions = _decisions(r.summary(tmp_path))
+        assert "T030 is still unchecked" in decisions, decisions
+        assert "No longer holds" not in decisions, decisions
+
+
+def test_a_checkbox_checked_by_a_later_edit_closes_the_sentence_naming_its_text() -> None:
+    """Claude Code Edit of a checklist with no task ids: "Update the changelog is not done yet",
+    then ``- [ ] Update the changelog`` → ``- [x] Update the changelog``."""
+    s = _claude("/w/lib")
+    s.user("finish the release checklist")
+    s.call(
+        "Write",
+        {
+            "file_path": "/w/lib/RELEASE.md",
+            "content": "- [x] Bump version\n- [ ] Update the changelog\n",
+        },
+        "File created successfully at: /w/lib/RELEASE.md",
+    )
+    s.say(
+        "The version is bumped. Update the changelog is not done yet because the notes are missing."
+    )
+    s.user("here are the notes: fixed the parser")
+    s.call(
+        "Edit",
+        {"file_path": "/w/lib/RELEASE.md", "old_string": "- [ ] Update the changelog",
+         "new_string": "- [x] Update the changelog"},
+        "The file /w/lib/RELEASE.md has been updated successfully.",
+    )  # fmt: skip
+    s.say("Checked the changelog item.")
+    decisions = _decisions(s.summary())
+    assert (
+        'No longer holds (a later change to RELEASE.md checked "Update the changelog")' in decisions
+    )
+
+
+def test_a_command_said_not_run_that_a_later_call_ran_no_longer_holds(tmp_path: Path) -> None:
+    """ "I did not run `npm run e2e` here." then ``npm run e2e`` ran and exited 0: no longer holds;
+    a later run that failed leaves the sentence as it is."""
+    for code in (0, 1):
+        r = _Rollout("/w/app")
+        r.user("add the login page")
+        r.patch(
+            "*** Begin Patch\n*** Add File: src/login.ts\n+export const login = 1;\n*** End Patch\n"
+        )
+        r.say("Added the login page. I did not run `npm run e2e` because the browser is missing.")
+        r.user("the browser is installed now")
+        r.exec("npm run e2e", "12 passed\n" if code == 0 else "3 failed\n", code=code)
+        r.say("Ran the end-to-end tests.")
+        decisions = _decisions(r.summary(tmp_path))
+        marked = (
+            "No longer holds (a later call ran `npm run e2e` and it succeeded): I did not"
+            in decisions
+        )
+        assert marked == (code == 0), decisions
+
+
+def test_an_item_checked_before_the_sentence_or_another_clause_s_id_closes_nothing() -> None:
+    """Guards: "T030 is done, T031 is still open" names T031 as the open one; a whole-file write
+    after it repeating the already checked T030 checks nothing new; an item checked before the
+    sentence was said does not close it."""
+    s = _claude("/w/app")
+    s.user("work through specs/tasks.md")
+    tasks = "/w/app/specs/tasks.md"
+    s.call(
+        "Write",
+        {"file_path": tasks, "content": "- [x] T030 Validate\n- [ ] T031 Tag\n"},
+        "File created",
+    )
+    s.say("T030 is done, T031 is still open because the tag needs your approval.")
+    s.user("fix the heading")
+    content = "# Tasks\n- [x] T030 Validate\n- [ ] T031 Tag\n"
+    s.call("Write", {"file_path": tasks, "content": content}, "File updated")
+    s.say("Fixed the heading.")
+    decisions = _decisions(s.summary())
+    assert "T031 is still open" in decisions and "No longer holds" not in decisions, decisions
