@@ -246,6 +246,31 @@ def test_a_link_in_a_moved_folder_s_place_and_files_written_through_it() -> None
     assert "/home/bo/proj/prompts (" not in files, files
 
 
+def test_folders_renamed_in_a_for_loop_through_temp_names_carry_their_files(tmp_path: Path) -> None:
+    """The same case rename written as a loop (``for d in Hooks Rules Skills; do
+    lower=$(printf '%s' "$d" | tr '[:upper:]' '[:lower:]'); tmp="${lower}.tmp_$$"; mv "$d"
+    "$tmp"; mv "$tmp" "$lower"; done``); a loop over ``$(ls)`` moves nothing."""
+    for words in ("Hooks Rules Skills", "$(ls)"):
+        r = _Rollout()
+        _written(r)
+        r.exec(
+            'cd "$HOME/.codex"\nfor d in ' + words + "; do\n"
+            "  lower=$(printf '%s' \"$d\" | tr '[:upper:]' '[:lower:]')\n"
+            '  if [ -d "$d" ]; then\n    tmp="${lower}.tmp_$$"\n    mv "$d" "$tmp"\n'
+            '    mv "$tmp" "$lower"\n  fi\ndone\necho DONE',
+            "DONE\n",
+        )
+        r.say("Renamed the folders.")
+        files = _part(r.summary(tmp_path), 3)
+        if words == "$(ls)":
+            assert "moved from" not in files, files
+            continue
+        assert "~/.codex/skills/registry.yaml (created, then moved from ~/.codex/Skills/" in files
+        assert "~/.codex/hooks/_internal/pipeline (created, then moved from" in files, files
+        assert f"{_HOME}/.codex/rules/base.md (created, then moved from" in files, files
+        assert "tmp" not in files, files
+
+
 # -- W4: an item said open, closed by a later change or run -------------------------------------
 
 _OPEN = (

@@ -37,6 +37,7 @@ from compactor.facts.shellwrap import inner_command
 
 from .local_files import Change, FileState
 from .local_home import aliases, folds_case, home_of, rooted, tilde
+from .local_loops import unrolled
 
 __all__ = ["Places"]
 
@@ -125,7 +126,7 @@ class Places:
         """The folders the ``rm -r`` segments of ``call`` remove, resolved where it ran (after
         its own ``cd``s); a fresh walk: neither the known files nor the shell's directory move."""
         command = inner_command(call) or ""
-        script = _HEREDOC_RE.sub("", command) if "<<" in command else command
+        script = unrolled(_HEREDOC_RE.sub("", command) if "<<" in command else command)
         walker = Places()
         walker.home = self.home
         walker._walk(call, script, self.base(call), {}, {}, call.index, set())
@@ -197,6 +198,7 @@ class Places:
         handled: set[str] = set()
         if command and any(w in command for w in ("mv ", "rm ", "cd ", "cp ", "ln ")):
             script = _HEREDOC_RE.sub("", command) if "<<" in command else command  # its data
+            script = unrolled(script)  # ``for d in A B; do mv "$d" …; done`` (blind 46 W2)
             where = self._walk(call, script, where, files, by_name, index, handled, reads)
         out: list[Change] = []
         start = self.start(call)  # ``cd X && cat > f``: in X
