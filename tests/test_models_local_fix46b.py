@@ -152,17 +152,21 @@ def test_a_rename_in_a_call_that_failed_moves_nothing(tmp_path: Path) -> None:
     assert ".agents" not in files and "moved from" not in files, files
 
 
-def _claude(where: str) -> Session:
-    s = Session()
-    add = s._add
+class _Claude(Session):
+    """Claude Code records whose ``cwd`` is ``where``."""
 
-    def _add(record: dict[str, Any]) -> dict[str, Any]:
-        full = add(record)
-        full["cwd"] = where
+    def __init__(self, where: str) -> None:
+        super().__init__()
+        self.where = where
+
+    def _add(self, rec: dict[str, Any]) -> dict[str, Any]:
+        full = super()._add(rec)
+        full["cwd"] = self.where
         return full
 
-    s._add = _add  # type: ignore[method-assign]
-    return s
+
+def _claude(where: str) -> Session:
+    return _Claude(where)
 
 
 def test_claude_bash_moves_and_removals_of_home_folders_follow_every_spelling() -> None:
