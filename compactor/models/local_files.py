@@ -33,6 +33,7 @@ from compactor.facts.destwrites import DEST_WRITERS, dest_writes
 from compactor.facts.shellwrites import script_writes
 
 from .local_heredoc import EXPANDED_NOTE, as_printed, heredoc_text
+from .local_home import tilde
 from .local_keylines import key_lines
 from .local_noise import glob_name, is_shell_fragment
 from .local_text import code_line
@@ -274,7 +275,7 @@ def _patch_changes(patch: str) -> list[Change]:
 
 
 def _target(word: str) -> str | None:
-    word = word.strip("'\"")
+    word = tilde(word.strip("'\""))  # ``$HOME/x`` is ``~/x`` (blind check 46 W2)
     if not word or word in _NOT_FILES or word.startswith(("$", "&", "-")):
         return None
     if "$(" in word or word.endswith("$"):  # ``> data/$(basename $URL)``: the shell names it

@@ -29,13 +29,15 @@ import dataclasses
 import fnmatch
 import posixpath
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, one_line, shell_words, strip_output_header
 from compactor.facts.shellwrap import inner_command
 
 from .local_files import Change, FileState
+from .local_home import aliases, folds_case, home_of, rooted, tilde
+from .local_loops import unrolled
 
 __all__ = ["Places"]
 
@@ -43,6 +45,8 @@ _DIR_KEYS = ("workdir", "cwd")
 _SEGMENT_RE = lazy_pattern(r"&&|\|\||[;\n]")
 _CD_RE = lazy_pattern(r"(?:\A|&&|;|\n)\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|]+)")
 _MOVED = "moved from "
+_KEYWORDS = frozenset(("then", "do", "else", "{", "(", "!"))
+"""A compound command's words before the command itself (``if …; then mv A B; fi``)."""
 _STATUS_DELETED_RE = lazy_pattern(r"^(?:\s+deleted:\s+|D[ MD]? |[ MARC]D )(\S.*)$", re.MULTILINE)
 """A file ``git status`` lists deleted (long form ``deleted:``, short form ``D`` in a column)."""
 _HEREDOC_RE = lazy_pattern(
@@ -62,13 +66,20 @@ def _join(where: str, path: str) -> str:
 class Places:
     """The session's shell directory (from the calls that ran) and the removed directories."""
 
-    __slots__ = ("gone", "shell")
+    __slots__ = ("copies", "gone", "home", "links", "shell")
 
     def __init__(self) -> None:
         self.shell = ""
         """The directory the last ``cd`` of a call that ran left (used when no call records one)."""
         self.gone: set[str] = set()
         """Directories a call removed (``rm -r``) that no later change made a file in."""
+        self.home = ""
+        """The home folder, told from a recorded directory under it (``~`` is it)."""
+        self.copies: dict[str, tuple[str, bool, int]] = {}
+        """Folders a ``cp -r`` copied → (where to, written ``DEST/``, when): removed later, the
+        files they held then were moved."""
+        self.links: dict[str, str] = {}
+        """Links an ``ln -s`` made → their target: removing one leaves the target's files."""
 
     # -- where ---------------------------------------------------------------------------------
 
@@ -76,6 +87,8 @@ class Places:
         """The directory the call started in: the recorded one (a ``workdir`` argument below
         it), else the shell's; "" when unknown."""
         where = call.cwd
+        if where and not self.home:
+            self.home = home_of(where)
         args = call.args
         given = next((v for k in _DIR_KEYS if isinstance(v := args.get(k), str) and v), "")
         if given:
@@ -88,13 +101,14 @@ class Places:
         start = self.base(call)
         command = inner_command(call) or ""
         lead = _CD_RE.match(command) if command[:8].lstrip().startswith("cd ") else None
-        if lead is not None and not (moved := lead.group(1).strip("\"'")).startswith(("~", "$")):
+        moved = tilde(lead.group(1).strip("\"'")) if lead is not None else ""
+        if moved and (rooted(moved) or not moved.startswith(("~", "$"))):
             start = self.resolve(start, moved) if start else moved
         return start
 
     def resolve(self, where: str, path: str) -> str:
         """``path`` as an absolute path when ``where`` (an absolute POSIX directory) is known."""
-        if not where or not _absolute(where) or _absolute(path) or path.startswith(("~", "$")):
+        if not where or not rooted(where) or rooted(path) or path.startswith(("~", "$")):
             return path
         if "\\" in path or path[1:2] == ":":  # a Windows path: left as written
             return path
@@ -112,8 +126,9 @@ class Places:
         """The folders the ``rm -r`` segments of ``call`` remove, resolved where it ran (after
         its own ``cd``s); a fresh walk: neither the known files nor the shell's directory move."""
         command = inner_command(call) or ""
-        script = _HEREDOC_RE.sub("", command) if "<<" in command else command
+        script = unrolled(_HEREDOC_RE.sub("", command) if "<<" in command else command)
         walker = Places()
+        walker.home = self.home
         walker._walk(call, script, self.base(call), {}, {}, call.index, set())
         return walker.gone
 
@@ -181,19 +196,20 @@ class Places:
         command = inner_command(call) or ""  # (``bash -lc 'mv a b'``: the script)
         where = self.base(call)
         handled: set[str] = set()
-        if command and ("mv " in command or "rm " in command or "cd " in command):
+        if command and any(w in command for w in ("mv ", "rm ", "cd ", "cp ", "ln ")):
             script = _HEREDOC_RE.sub("", command) if "<<" in command else command  # its data
+            script = unrolled(script)  # ``for d in A B; do mv "$d" …; done`` (blind 46 W2)
             where = self._walk(call, script, where, files, by_name, index, handled, reads)
         out: list[Change] = []
         start = self.start(call)  # ``cd X && cat > f``: in X
         for change in changes:
             path = self.resolve(start, change.path)
-            if path in handled or (handled and path.rstrip("/") in handled):
+            if handled and (path.rstrip("/") in handled or change.path.rstrip("/") in handled):
                 continue
-            if self.gone and _absolute(path) and change.action != "deleted":
+            if self.gone and rooted(path) and change.action != "deleted":
                 self.gone = {g for g in self.gone if not path.startswith(g + "/")}  # made again
             out.append(change if path == change.path else dataclasses.replace(change, path=path))
-        if not call.cwd and where and _absolute(where):
+        if not call.cwd and where and rooted(where):
             self.shell = where  # the harness records no directory: the shell keeps it
         return out
 
@@ -208,74 +224,175 @@ class Places:
         handled: set[str],
         reads: dict[str, None] | None = None,
     ) -> str:
-        """Apply the command's ``cd``/``mv``/``rm -r`` segments in order; the directory after."""
+        """Apply the command's ``cd``/``mv``/``rm -r`` segments in order (a ``cp -r`` and an
+        ``ln -s`` are noted); the directory after."""
+        temps: set[str] = set()  # the names its moves went to (``mv A a.tmp && mv a.tmp a``)
         for segment in _SEGMENT_RE.split(command):
             words = shell_words(segment.strip()) if segment.strip() else []
+            while words and words[0] in _KEYWORDS:
+                words = words[1:]
             if not words:
                 continue
+            if "$" in segment:
+                words = [tilde(w) for w in words]
             if words[0] == "git" and len(words) > 2 and words[1] == "mv":
                 words = words[1:]
             prog = words[0]
             rest = [w for w in words[1:] if not w.startswith("-")]
-            if prog == "cd" and rest and not rest[0].startswith(("~", "$")):
+            if prog == "cd" and rest and (rooted(rest[0]) or not rest[0].startswith(("~", "$"))):
                 where = self.resolve(where, rest[0]) if where else rest[0]
             elif prog == "mv" and len(rest) >= 2:
                 dest = self.resolve(where, rest[-1])
                 sources = [self.resolve(where, w) for w in rest[:-1]]
-                known = {*files, *reads} if reads else files.keys()
-                moved = _moves(sources, dest, known, rest[-1].endswith("/"))
-                for old, new in moved:
-                    if old in files:
-                        _rename(files, by_name, old, new, call.name, index)
-                    if reads and old in reads:
-                        _reread(reads, old, new)
-                    handled.update((old, new))
-                if moved:  # the folders named: no change of their own (blind check 39 W1)
-                    handled.update(w.rstrip("/") for w in (*sources, dest))
-            elif prog == "rm" and _recursive(words):
+                move: tuple[list[str], str, bool | None] = (sources, dest, rest[-1].endswith("/"))
+                if self._carry(call, move, files, by_name, index, handled, reads):
+                    handled.update(w.rstrip("/") for w in rest)  # (as written, too)
+                handled.update(w.rstrip("/") for w in rest[:-1] if w in temps)  # a temp name
+                temps.add(rest[-1])
+            elif prog in ("rm", "unlink"):
+                deep = prog == "rm" and _recursive(words)
                 for w in rest:
-                    gone = self.resolve(where, w).rstrip("/")
-                    if gone in ("", ".", "/") or "*" in gone or gone.startswith(("$", "~")):
-                        continue
-                    self.gone.add(gone)
-                    for key in [k for k in files if k.startswith(gone + "/")]:
-                        files[key].apply(Change(key, "deleted"), call.name, index)
-                        handled.add(key)
+                    path = self.resolve(where, w).rstrip("/")
+                    if path in self.links:  # a link removed: its target's files stay there
+                        move = ([path], self.links.pop(path), None)  # (never into it)
+                        self._carry(call, move, files, by_name, index, handled, reads)
+                        handled.add(path)
+                    elif (
+                        deep
+                        and path not in ("", ".", "/", "~")
+                        and _plain(path)
+                        and "*" not in path
+                    ):
+                        self._remove(call, path, files, by_name, index, handled, reads)
+            elif prog == "cp" and _recursive(words, "a") and len(rest) == 2:
+                source = self.resolve(where, rest[0]).rstrip("/")
+                if _plain(source) and "*" not in source:
+                    dest = self.resolve(where, rest[1])
+                    self.copies[source] = (dest, rest[1].endswith("/"), index)
+            elif prog == "ln" and len(rest) == 2 and any("s" in w for w in words if w[:1] == "-"):
+                link = self.resolve(where, rest[1]).rstrip("/")  # a relative target: beside it
+                self.links[link] = self.resolve(posixpath.dirname(link) or where, rest[0])
         return where
 
+    def _carry(
+        self,
+        call: Call,
+        move: tuple[list[str], str, bool | None],
+        files: dict[str, FileState],
+        by_name: dict[str, list[str]],
+        index: int,
+        handled: set[str],
+        reads: dict[str, None] | None,
+        since: int | None = None,
+    ) -> bool:
+        """Carry the states (and reads) of the known files a move of ``sources`` to ``dest``
+        (``slash``: written ``DEST/``) takes along, in each spelling of the home folder (``~``,
+        ``/Users/NAME``), case folded on macOS (``since``: a copy's index, the files changed
+        after it were not copied); whether it took any."""
+        sources, dest, slash = move
+        known: Collection[str] = files.keys() if not reads else {*files, *reads}
+        if since is not None:
+            known = [k for k in known if k not in files or files[k].last_index <= since]
+        fold = folds_case(self.home, dest)
+        moved = _moves(sources, dest, known, slash, fold)
+        if self.home and (other := [aliases(p, self.home)[-1] for p in sources]) != sources:
+            seen = {old for old, _ in moved}
+            there = _moves(other, aliases(dest, self.home)[-1], known, slash, fold)
+            moved += [(old, new) for old, new in there if old not in seen]
+        for old, new in moved:
+            if old in files:
+                _rename(files, by_name, old, new, call.name, index)
+            if reads and old in reads:
+                _reread(reads, old, new)
+            handled.update((old, new))
+        if moved:  # the folders named: no change of their own (blind check 39 W1)
+            handled.update(w.rstrip("/") for w in (*sources, dest))
+        return bool(moved)
 
-def _recursive(words: list[str]) -> bool:
+    def _remove(
+        self,
+        call: Call,
+        gone: str,
+        files: dict[str, FileState],
+        by_name: dict[str, list[str]],
+        index: int,
+        handled: set[str],
+        reads: dict[str, None] | None,
+    ) -> None:
+        """An ``rm -r`` of ``gone``: the known files under it deleted (in every spelling of the
+        home folder), or moved when the folder was copied before (``cp -r A B && rm -rf A``)."""
+        copied = next(
+            (self.copies.pop(g) for g in aliases(gone, self.home) if g in self.copies), None
+        )
+        if copied is not None:  # the files it held then are there; any later one is gone
+            self._carry(
+                call, ([gone], *copied[:2]), files, by_name, index, handled, reads, copied[2]
+            )
+        self.gone.add(gone)
+        fold = folds_case(self.home, gone)
+        for g in aliases(gone, self.home):
+            head = (g.lower() if fold else g) + "/"
+            for key in [k for k in files if (k.lower() if fold else k).startswith(head)]:
+                files[key].apply(Change(key, "deleted"), call.name, index)
+                handled.add(key)
+
+
+def _recursive(words: list[str], also: str = "R") -> bool:
+    """Whether the command has ``-r``/``-R``/``--recursive`` (or the flag letter ``also``)."""
     return any(
         w == "--recursive"
-        or (w.startswith("-") and not w.startswith("--") and ("r" in w or "R" in w))
+        or (w.startswith("-") and not w.startswith("--") and ("r" in w or "R" in w or also in w))
         for w in words[1:]
     )
 
 
+def _plain(path: str) -> bool:
+    """A path the shell does not expand further (no ``$VAR``, no ``~user``)."""
+    return "$" not in path and (not path.startswith("~") or path == "~" or path[1] == "/")
+
+
 def _moves(
-    sources: list[str], dest: str, files: Collection[str], slash: bool = False
+    sources: list[str],
+    dest: str,
+    files: Collection[str],
+    slash: bool | None = False,
+    fold: bool = False,
 ) -> list[tuple[str, str]]:
     """(old path, new path) of each known file the ``mv`` of ``sources`` to ``dest`` moved
-    (``slash``: the destination was written ``DIR/``, a folder the sources go into)."""
+    (``slash``: the destination was written ``DIR/``, a folder the sources go into; None: the
+    source is another name of the destination, a link to it, never put into it; ``fold``:
+    names that differ in case only are one, as on macOS)."""
     dest = dest.rstrip("/") or "/"
-    into = slash or len(sources) > 1 or any(k.startswith(dest + "/") for k in files)
+    if not _plain(dest) or any(not _plain(s) for s in sources):
+        return []
+    low: Callable[[str], str] = str.lower if fold else str
+    keys = [(k, low(k)) for k in files]
+    renamed = fold and low(dest) in {low(s.rstrip("/")) for s in sources}  # Skills → skills
+    into = slash is not None and (
+        slash
+        or len(sources) > 1
+        or (not renamed and any(k.startswith(low(dest) + "/") for _, k in keys))
+    )
     out: list[tuple[str, str]] = []
     for src in sources:
         src = src.rstrip("/")
         folder, _, pattern = src.rpartition("/")
         if any(c in pattern for c in "*?["):  # ``DIR/*``: what the pattern names (no dotfile)
-            for key in [k for k in files if k.startswith(folder + "/")]:
+            for key in [k for k, _ in keys if k.startswith(folder + "/")]:
                 first = key[len(folder) + 1 :].split("/", 1)[0]
                 hidden = first.startswith(".") and not pattern.startswith(".")
                 if not hidden and fnmatch.fnmatchcase(first, pattern):
                     out.append((key, f"{dest}/{key[len(folder) + 1 :]}"))
-        elif src in files:  # a file with an extension moved to a name without one: a folder
+            continue
+        same = [k for k, low_k in keys if low_k == low(src)]
+        if same:  # a file with an extension moved to a name without one: a folder
             name = src.rsplit("/", 1)[-1]
             inside = into or ("." in name.strip(".") and "." not in dest.rsplit("/", 1)[-1])
-            out.append((src, f"{dest}/{name}" if inside else dest))
+            out.extend((k, f"{dest}/{name}" if inside else dest) for k in same)
         else:  # a directory: its known files
             top = f"{dest}/{src.rsplit('/', 1)[-1]}" if into else dest
-            out.extend((k, top + k[len(src) :]) for k in files if k.startswith(src + "/"))
+            head = low(src) + "/"
+            out.extend((k, top + k[len(src) :]) for k, low_k in keys if low_k.startswith(head))
     return [(old, new) for old, new in out if old != new]
 
 
@@ -313,6 +430,8 @@ def _rename(
         state.actions.remove(first)
         if first != _MOVED + new:  # (moved back: no move at all)
             state.actions.append(first)
+        elif state.changes > 1:  # (``mv Skills skills.tmp && mv skills.tmp skills`` on macOS)
+            state.changes -= 1
     state.tool, state.last_index = tool, index
     files[new] = state
     by_name.setdefault(new.rsplit("/", 1)[-1], []).append(new)

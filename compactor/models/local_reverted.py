@@ -27,7 +27,7 @@ from .local_offers import is_ask
 from .local_sameclaim import same_claim
 from .local_session import Session
 
-__all__ = ["REVERTED", "judge_reverted", "not_accepted"]
+__all__ = ["NO_LONGER", "REVERTED", "change_calls", "judge_reverted", "not_accepted"]
 
 REVERTED = "Reverted at the user's request "
 NOT_ACCEPTED = "Not accepted by the user "
@@ -139,6 +139,9 @@ def _change_calls(s: Session, start: int, end: int) -> Iterator[tuple[int, Call]
             if hit:
                 yield from ((e.index, c) for c in hit)
                 break
+
+
+change_calls = _change_calls  # (for :mod:`.local_checkedlater`)
 
 
 def _ended_asking(s: Session, index: int) -> bool:

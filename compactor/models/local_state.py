@@ -47,6 +47,7 @@ from .local_actions import judge_actions
 from .local_answers import judge_answers
 from .local_blocked import judge_blocked
 from .local_busy import ENDED_LATER, judge_busy
+from .local_checkedlater import judge_checked_later
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_contradicted import judge_contradicted_claims
 from .local_dialogue import judge_disputed, judge_proposals
@@ -577,6 +578,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_cancelled(session)  # accepted, then "nevermind, move to …" (blind check 39, W5)
     judge_refused_command(session)
     judge_reverted(session)  # rejected or replaced by a later change (blind check 22)
+    judge_checked_later(session)  # "T030 is still unchecked", then checked (blind 46 W4)
     judge_job_files(session)  # deleted, then a background job that writes it (blind 39 W3)
     judge_present(session)
     judge_new_error(session)  # a rerun got past it, then failed otherwise (blind check 37 W1)
