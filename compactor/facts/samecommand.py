@@ -134,4 +134,18 @@ def core_tool(command: str) -> str:
         if _STEP_RE.match(word) is None or "/" in word or "." in word:
             break
         step.append(word)
-    return " ".join(step)
+    scope = _SCOPE_RE.search(core)  # `--workspace backend`: another package's run (BENCH47 N2)
+    if scope is not None and scope.group(1) and _SHORT_SCOPE.get(scope.group(1)) != tool:
+        scope = None  # `pytest -p no:cacheprovider`: a plugin, no package
+    return " ".join(step) + (f" @{scope.group(2)}" if scope is not None else "")
+
+
+_SCOPE_RE = lazy_pattern(
+    r"(?:^|\s)(?:--workspace|--filter|--package|--project|--prefix|(-[wFp]))(?:=|\s+)"
+    r"['\"]?([^\s'\"]+)"
+)
+"""The package or project a test or build step runs in (``npm run lint --workspace backend``,
+``pnpm --filter web test``, ``cargo test -p core``): the same step in another one is another
+command, never a retry of it."""
+_SHORT_SCOPE = {"-w": "npm", "-F": "pnpm", "-p": "cargo"}
+"""The tool whose short flag names a package (``npm -w``, ``pnpm -F``, ``cargo -p``)."""
