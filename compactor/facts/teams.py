@@ -10,7 +10,9 @@ running. No ``<task-notification>`` ever reports a teammate's end. Two shapes do
   "message":"NAME has shut down."}`` ends the teammate it names;
 * a successful ``TeamDelete`` (its result: ``Cleaned up directories and worktrees for team
   "TEAM"``) ends every teammate of that team (of every team, when the result names none)
-  spawned before it; a refusal (``Cannot cleanup team with 2 active member(s)``) ends none.
+  spawned before it; a refusal (``Cannot cleanup team with 2 active member(s)``) ends none;
+  another call's result that says a named team was removed (``Team "TEAM" deleted``) ends the
+  teammates of that team.
 
 :func:`teammates` reads both; :func:`close_team_jobs` ends the shape-judged jobs
 (:func:`compactor.facts.jobs.background_jobs`) that are such teammates.
@@ -44,6 +46,12 @@ _DELETED_RE = lazy_pattern(r"\b(?:cleaned up|clean(?:ed)?-up|removed|deleted)\b"
 _REFUSED_RE = lazy_pattern(
     r"\b(?:cannot|can't|could not|couldn't|failed|error|refused|active member)", re.IGNORECASE
 )
+_TEAM_GONE_RE = lazy_pattern(
+    r"\b(?:cleaned up|removed|deleted)\b[^\n]{0,60}?\bteam\s+[\"']([^\"'\n]+)[\"']|"
+    r"\bteam\s+[\"']([^\"'\n]+)[\"']\s+(?:was |has been )?(?:deleted|removed|cleaned up)\b",
+    re.IGNORECASE,
+)
+"""A result that says a named team was removed, whatever call it answers."""
 _DELETE_TOOLS = frozenset({"teamdelete", "team_delete", "deleteteam"})
 
 
@@ -127,13 +135,18 @@ def teammates(entries: Sequence[Entry]) -> list[Teammate]:
                 live[mate.name] = mate
             elif call.id and _deletes(call.name, call.args):
                 deletes[call.id] = e.index
-        for r in e.results if deletes and live else ():
-            if r.call_id not in deletes:
+        for r in e.results if live else ():
+            if r.call_id in deletes:
+                team = _deleted_team(r.text, r.is_error)
+            elif r.is_error or (said := _TEAM_GONE_RE.search(r.text[:1_000])) is None:
                 continue
-            team = _deleted_team(r.text, r.is_error)
+            else:  # another call's result says a team was removed: only a team it names
+                team = said.group(1) or said.group(2)
             if team is None:
                 continue
             members = [m for m in live.values() if m.team == team] if team else []
+            if not members and r.call_id not in deletes:
+                continue
             for mate in members or list(live.values()):
                 mate.ended = f"its team {mate.team} was deleted (TeamDelete)"
                 live.pop(mate.name, None)
