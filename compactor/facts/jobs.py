@@ -38,6 +38,7 @@ from compactor._util import lazy_pattern
 from .agentresults import NOT_DONE, blocked_report
 from .jobstate import ID_END, ID_TAG, earlier_run, gone_reply, is_notice, last_process
 from .outcomes import command_of, is_reading_program, programs, strip_output_header
+from .teams import teammate_end, teammates
 from .text import Call, Entry, cut, lowers_exactly, one_line
 
 __all__ = ["Job", "background_jobs", "job_ended_in", "job_starts", "stopped_jobs"]
@@ -592,6 +593,9 @@ def background_jobs(entries: list[Entry], seed: tuple[Job, ...] = ()) -> list[Jo
     for job in jobs.values() if last else ():  # a harness's job ends with its CLI process
         if not job.finished and job.id != job.label:
             job.finished = earlier_run(job.process, last)
+    mates = teammates(entries) if any(j.running for j in jobs.values()) else []
+    for job in jobs.values() if mates else ():  # an agent team's teammate (blind check 47, W1)
+        job.finished = job.finished or teammate_end(mates, job.id, job.index)
     return list(jobs.values())
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from compactor._json import JsonObject, JsonValue
 from compactor._util import lazy_pattern
+from compactor.formats.notices import TEAMMATE_TAG
 from compactor.schema import (
     CALL_ENDS_KEY,
     CWD_KEY,
@@ -167,6 +168,7 @@ _INJECTED_PREFIXES = (
     "<task-notification>",
     "<bash-notification>",
     "<agent-notification>",
+    TEAMMATE_TAG,  # an agent-team lead's mailbox delivery (blind check 47, W3)
     "Base directory for this skill:",
     "[Request interrupted by user",
     "<turn_aborted>",

@@ -74,6 +74,7 @@ from .anthropic import (
     usage_from,
 )
 from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
+from .notices import CLAUDE_INJECTED as _INJECTED_PREFIXES
 from .patching import ZEROED_USAGE_KEYS, patch_claude_code_results, zero_appended_usage
 
 if TYPE_CHECKING:
@@ -107,19 +108,6 @@ _ENVELOPE = (
 )
 _MESSAGE_TYPES = ("user", "assistant", "attachment")
 _STEP_TYPES = frozenset({*_MESSAGE_TYPES, QUEUE_RECORD})
-_INJECTED_PREFIXES = (
-    "<local-command-stdout>",
-    "<local-command-stderr>",
-    "<local-command-caveat>",
-    "Caveat: The messages below were generated",
-    "<system-reminder>",
-    "<task-notification>",
-    "<bash-notification>",
-    "[Request interrupted by user",
-    "This session is being continued from a previous conversation",
-)
-
-
 _CAVEAT = "<local-command-caveat>"
 
 

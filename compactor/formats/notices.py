@@ -5,11 +5,32 @@ Claude Code writes a background task's, shell's or async agent's end as a user m
 queued one) that opens with one of :data:`NOTICE_TAGS`: ``<task-notification>`` (2.1.x),
 ``<agent-notification>`` (2.0.x, an async agent) and ``<bash-notification>`` (2.0.x, a
 background shell).
+
+An agent-team lead (Claude Code 2.1.x, ``CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS``) receives its
+teammates' mailbox deliveries as user records that open with :data:`TEAMMATE_TAG`
+(``<teammate-message teammate_id="verify" color="blue">…</teammate-message>``: idle
+notifications, shutdown approvals, ``teammate_terminated``, free-text reports). They are
+agent-to-agent traffic, never the user's words (blind check 47, W3).
 """
 
 from __future__ import annotations
 
-__all__ = ["NOTICE_TAGS"]
+__all__ = ["CLAUDE_INJECTED", "NOTICE_TAGS", "TEAMMATE_TAG"]
 
 NOTICE_TAGS = ("<task-notification>", "<agent-notification>", "<bash-notification>")
 """How a CLI's notification that a background task, shell or async agent stopped opens."""
+TEAMMATE_TAG = "<teammate-message"
+"""How a teammate's mailbox delivery to an agent-team lead opens (attributes follow the name)."""
+CLAUDE_INJECTED = (
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "Caveat: The messages below were generated",
+    "<system-reminder>",
+    "<task-notification>",
+    "<bash-notification>",
+    TEAMMATE_TAG,
+    "[Request interrupted by user",
+    "This session is being continued from a previous conversation",
+)
+"""How a Claude Code user record the CLI wrote (not the user) opens (``formats.claude_code``)."""

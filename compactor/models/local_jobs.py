@@ -12,6 +12,7 @@ from compactor.facts.bounded import bounded_reason
 from compactor.facts.jobstate import EARLIER_RUN, earlier_run, last_process
 from compactor.facts.kills import MAYBE, later_kill, later_report, later_use
 from compactor.facts.maskedexit import hidden_failure
+from compactor.facts.teams import teammate_end, teammates
 
 from .local_abandoned import ABANDONED, abandoned
 from .local_earlier import BEFORE, earlier_seed
@@ -45,6 +46,9 @@ def add_shape_jobs(s: Session) -> None:
     :class:`Background` entries (their id, the command that started them), and give every
     running job what its start result said (its id, where its output goes)."""
     known, jobs = set(s.background), background_jobs(s.entries, earlier_seed(s))
+    mates = teammates(s.entries) if any(not bg.finished for bg in s.background.values()) else []
+    for bg in s.background.values() if mates else ():  # (blind check 47, W1)
+        bg.finished = bg.finished or teammate_end(mates, bg.key, bg.index)
     settle_job_retries(s, {job.id: job.finished for job in jobs})
     for job in jobs:
         maybe = job.index == BEFORE and job.finished.startswith(MAYBE)  # (a kill of its port)

@@ -14,7 +14,12 @@ entry, so two of the five were lost. So:
   applied at the end as it was written, as before;
 - a created task's id is the one its result names (``Task #N created``); without one it gets
   the next number no task holds;
-- a status is stored without the quotes a malformed call wrapped it in.
+- a status is stored without the quotes a malformed call wrapped it in;
+- a ``TaskList`` / ``TaskGet`` result is the list as the harness holds it, read back after
+  other agents changed it (an agent-team lead's teammates mark their own tasks completed, blind
+  check 47, W2: the lead's own ``TaskUpdate`` calls only set owners, so the plan said "0 of 19
+  marked done" while its last ``TaskList`` showed 18 ``[completed]``): the statuses it lists
+  (``#3 [completed] Subject (owner)``, ``Status: completed``) replace the older ones.
 """
 
 from __future__ import annotations
@@ -30,6 +35,19 @@ __all__ = ["PlanTracker"]
 
 _TASK_ID_RE = lazy_pattern(r"Task #?(\w+) created", re.IGNORECASE)
 _WHOLE_LIST = ("TodoWrite", "todo_write", "todowrite")
+_READ_BACK = ("TaskList", "TaskGet")
+_LISTED_RE = lazy_pattern(
+    r"^[ \t]*(?:[-*][ \t]*)?#?(\w{1,12})[.):]?[ \t]+\[(pending|in[_ ]progress|completed|deleted)\]"
+    r"[ \t]+([^\n]+)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A ``TaskList`` line: ``#3 [completed] Subject (owner) [blocked by #1]``."""
+_GOT_STATUS_RE = lazy_pattern(
+    r"^[ \t]*Status:[ \t]*(pending|in[_ ]progress|completed|deleted)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""The status line of a ``TaskGet`` result."""
+_LISTED_TAIL_RE = lazy_pattern(r"(?:\s*\[blocked by [^\]]*\])?(?:\s*\([\w.@\-]+\))?\s*$")
 
 
 def _status(value: object) -> str:
@@ -72,11 +90,35 @@ class PlanTracker:
             else:
                 self.apply(call, "")
 
-    def result(self, call: Call, text: str, failed: bool) -> None:
-        """The result of ``call`` arrived: apply the call unless it failed or was rejected."""
+    def result(self, call: Call, text: str, failed: bool) -> bool:
+        """The result of ``call`` arrived: apply the call unless it failed or was rejected;
+        whether a read-back (``TaskList``/``TaskGet``) changed a status."""
         waiting = self.waiting.pop(call.id, None) if call.id else None
         if waiting is not None and not failed:
             self.apply(waiting, text)
+        elif call.name in _READ_BACK and not failed:
+            return self.read_back(call, text)
+        return False
+
+    def read_back(self, call: Call, text: str) -> bool:
+        """Take the statuses a ``TaskList``/``TaskGet`` result shows; whether one changed."""
+        changed = False
+        if call.name == "TaskGet":
+            key, got = _task_key(call.args), _GOT_STATUS_RE.search(text[:4_000])
+            found = [(key, got.group(1), "")] if key and got is not None else []
+        else:
+            found = [(m.group(1), m.group(2), m.group(3)) for m in _LISTED_RE.finditer(text)]
+        for key, status, subject in found:
+            status = status.lower().replace(" ", "_")
+            task = self.tasks.get(key)
+            if task is None and subject:
+                subject = _LISTED_TAIL_RE.sub("", subject.strip())
+                task = self.tasks[key] = Task(key, cut(subject, 200), "", call.name)
+            if task is not None and task.status != status:
+                task.status, changed = status, True
+            if task is not None and status == "deleted":
+                self.tasks.pop(key, None)
+        return changed
 
     def finish(self) -> None:
         """Calls never answered are applied as written (the session ended before their

@@ -382,7 +382,8 @@ class _Builder:
         if oc.failed and sent_ctrl_c(call, r.text):
             oc = Outcome(failed=False)  # the agent's own interrupt stopped it (blind check 34 W3)
         if call.name in PLAN_TOOLS:
-            self.tracker.result(call, r.text, oc.failed)  # a failed update changes nothing
+            if self.tracker.result(call, r.text, oc.failed):  # a failed update changes nothing
+                s.plan_at = max(s.plan_at, call.index)  # read back, changed by others (47 W2)
         self.places.listed(call, r.text, s.files, index)  # a folder gone or empty (set 29)
         if oc.failed:
             self.failure(call, oc, index, is_reading_call(call))

@@ -89,6 +89,7 @@ from .local_supersede import (
     judge_refused_command,
     judge_stale_next,
 )
+from .local_teammates import judge_teammates
 from .local_testrerun import DID_NOT_RECUR, did_not_recur_line, judge_test_reruns
 from .local_text import (
     announces_step,
@@ -553,6 +554,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     add_agent_files(session)  # what sub-agents say they made (blind check 22)
     judge_answers(session)
     judge_actions(session)
+    judge_teammates(session)  # mailbox deliveries: other agents' words (blind check 47)
     judge_proposals(session)
     drop_unchosen_options(session)  # an option the user did not choose is not decided (blind 15)
     judge_withdrawn(session)
