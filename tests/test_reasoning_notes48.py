@@ -17,6 +17,7 @@ from compactor.schema import REASONING_NOTES_KEY
 
 from .cc_session import Session, cc_summary
 from .codex_rollout import codex_say, codex_summary, codex_user, rec
+from .test_codex_legacy import ASK, ENV, META, STATE, _round, _text
 from .test_reduction_cli import compact
 
 SECRET = "sk-ant-api03-AbCdEf0123456789_abcdefGHIJ-xyzKLMN"
@@ -175,3 +176,22 @@ def test_the_notes_key_is_never_written(
         assert proc.returncode == 0, proc.stderr
         assert REASONING_NOTES_KEY not in out.read_text(encoding="utf-8")
         assert "_compactor_" not in out.read_text(encoding="utf-8")
+
+
+def test_a_legacy_rollouts_bare_reasoning_items_are_read_too() -> None:
+    rounds = [item for n in range(3) for item in _round(n)]
+    rounds[0]["summary"] = [{"type": "summary_text", "text": "Noting the score is never saved."}]
+    records = [META, STATE, _text("user", ENV), _text("user", "old"), _text("user", ASK), *rounds]
+    raw = b"".join(json.dumps(r).encode() + b"\n" for r in records)
+    messages = read_transcript("legacy.jsonl", raw).messages
+    assert messages[-1].extra[REASONING_NOTES_KEY] == ["Noting the score is never saved."]
+
+
+def test_the_reader_keeps_the_newest_notes_of_a_long_turn(tmp_path: Path) -> None:
+    records = [rec("session_meta", {"id": "a7", "cwd": "/w"}), codex_user("audit")]
+    for n in range(100):
+        records += [_reasoning(f"Note {n}."), *_shell(n, f"cat m{n}.py", "pass")]
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in records))
+    notes = read_transcript(str(path), path.read_bytes()).messages[-1].extra[REASONING_NOTES_KEY]
+    assert notes == [f"Note {n}." for n in range(36, 100)]
