@@ -36,6 +36,7 @@ __all__ = [
     "MEDIA_PART_TYPES",
     "PERMISSION_MODE_KEY",
     "PROCESS_KEY",
+    "REASONING_NOTES_KEY",
     "SHARED_EMPTY_CALLS",
     "SHARED_EMPTY_DICT",
     "SHARED_EMPTY_LIST",
@@ -88,6 +89,12 @@ TURN_ABORTED_KEY = "_compactor_turn_aborted"
 """Key in ``extra`` of the last message before a turn the user aborted, when the harness recorded
 the abort only as an event (Codex's ``event_msg/turn_aborted``): its reason (``interrupted``).
 Read by the summarizer (the turn was interrupted); never written back."""
+
+REASONING_NOTES_KEY = "_compactor_reasoning_notes"
+"""Key in ``extra`` of a history's last message: the readable summaries of the model's reasoning
+in the current turn (after the last user message), in order (Codex's ``reasoning`` items'
+``summary_text``; never ``encrypted_content``). Read by the summarizer (the agent's working notes
+of a turn that ended mid-work, blind check 48 N1); never written back."""
 
 EARLIER_CALLS_KEY = "_compactor_earlier_calls"
 """Key in ``extra`` of the first message of a history a harness's own compaction started (a Codex

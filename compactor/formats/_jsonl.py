@@ -4,8 +4,7 @@
   bytes, the parsed object). CRLF, a UTF-8 BOM, blank lines and a missing final newline are
   tolerated; invalid UTF-8, invalid JSON and lines that are not objects raise TranscriptError.
 * :func:`match_messages` finds which messages of a compacted history are unchanged originals, so
-  writers can copy their records byte for byte.
-"""
+  writers can copy their records byte for byte."""
 
 from __future__ import annotations
 
@@ -26,6 +25,7 @@ from compactor.schema import (
     CALL_ENDS_KEY,
     CONTENT_TYPE_KEY,
     MAX_JSON_DEPTH,
+    REASONING_NOTES_KEY,
     SKILL_BODY_KEY,
     AgenticMessage,
     Message,
@@ -69,6 +69,7 @@ BOM = b"\xef\xbb\xbf"
 
 INTERNAL_EXTRA_KEYS = frozenset(
     {CONTENT_TYPE_KEY, SKILL_BODY_KEY, CALL_ENDS_KEY, "injected", "compact_summary", "attachment"}
+    | {REASONING_NOTES_KEY}
 )
 """``extra`` keys the readers set for the core; never written into a record."""
 

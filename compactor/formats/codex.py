@@ -67,6 +67,7 @@ from . import (
     _codex_items,
     _codex_kept,
     _codex_legacy,
+    _codex_notes,
     _codex_tokens,
     _jsonl,
 )
@@ -540,6 +541,7 @@ class CodexFormat:
             origin[-1].extend(pending)
             opaque.attach(messages[-1], {})
         _codex_events.mark_call_ends(messages, ends)
+        _codex_notes.note_turn_reasoning(messages, lines, start)  # (blind check 48 N1)
         if compaction_total:
             _compaction_baseline(messages, compaction_total)
         if start:  # what the calls before the compaction did (_codex_earlier)

@@ -48,6 +48,7 @@ from .local_listfit import fit_listing
 from .local_lost import lost_items, lost_step
 from .local_madeby import request_files
 from .local_mask import collecting, mask_repeats
+from .local_notes import working_notes
 from .local_planmode import awaiting_plan, plan_mode_items, plan_mode_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
@@ -439,6 +440,7 @@ def _current_work(s: Session, lim: Limits) -> str:
         if facts:
             items.append("What the results of the last rounds established:")
             items.extend(f"  {line}" for line in facts)
+    items.extend(working_notes(s, lim))  # mid-work: its reasoning summaries (blind check 48 N1)
     deliverable, reply = s.deliverable, s.reply if s.turn_ended else None
     if last_text is not None and last_text is not deliverable and last_text is not reply:
         said = "Last assistant message" + proposal_note(s, last_text) + cut_note(s, last_text)

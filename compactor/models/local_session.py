@@ -192,6 +192,7 @@ class Session:
     evaluated: Entry | None = None  # the harness's notice that it evaluates the work (check 20)
     trimmed: dict[int, Entry] = field(default_factory=dict)  # requests without embedded rules
     dirs: dict[str, str] = field(default_factory=dict)  # reading call → the directory it ran in
+    notes: list[str] = field(default_factory=list)  # the turn's reasoning texts (local_notes)
     earlier: dict[str, str] = field(default_factory=dict)
     """What calls before the harness's own compaction did: ``changed`` (paths, one a line) and
     ``said`` (their arguments, cut short); :mod:`.local_earlier`."""

@@ -68,6 +68,7 @@ from .local_madelater import not_found_line
 from .local_newerror import GOT_PAST, got_past_line, judge_new_error
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
+from .local_notes import note_reasoning
 from .local_offers import drop_unchosen_options
 from .local_overtaken import judge_cancelled
 from .local_planmode import changed_plan
@@ -587,4 +588,5 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_test_reruns(session)  # a later test run failed for other reasons (BENCH42 W3)
     judge_user_fixed(session)  # "ok i already installed it", when nothing else settled it (W8)
     judge_removed_reads(session)  # read in a folder removed later: gone (blind check 36 W7)
+    note_reasoning(session, items)  # the current turn's reasoning (blind check 48 N1)
     return session
