@@ -55,6 +55,7 @@ from .local_earlier import note_earlier
 from .local_elsewhere import looked_up_as
 from .local_established import test_tally
 from .local_evalnotice import verdicts_said
+from .local_fetchneed import judge_fetch_needs
 from .local_fixed import judge_fixed
 from .local_gotpast import judge_got_past
 from .local_handoff import judge_handoff
@@ -569,6 +570,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_next(session)
     judge_stop_writes(session)  # a failed Ctrl-C to a job that ended (blind check 43 W2)
     judge_got_past(session)  # a missing program a later call ran (blind check 14)
+    judge_fetch_needs(session)  # a failed fetch whose need a later lookup met (BENCH48 W3)
     judge_rewritten(session)  # a failed Write whose file a later call wrote (blind check 26)
     judge_cli_rejections(session)  # the CLI's STOP text is no rule of the user's (set 13)
     judge_rejected_calls(session)  # said rejected, its lead-in a rejected proposal (blind 26)
