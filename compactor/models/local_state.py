@@ -45,6 +45,7 @@ from .local_abandoned import judge_stop_writes
 from .local_aborted import aborted_line
 from .local_actions import judge_actions
 from .local_answers import judge_answers
+from .local_argretry import judge_arg_retries
 from .local_blocked import judge_blocked
 from .local_busy import ENDED_LATER, judge_busy
 from .local_checkedlater import judge_checked_later
@@ -565,6 +566,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_stale_state(session)
     judge_revised(session)
     judge_approved_plan(session)
+    judge_arg_retries(session)  # retried with one argument corrected (BENCH48 W4)
     judge_skipped(session)
     judge_busy(session)  # refused while an agent ran, which finished later (blind 16)
     judge_next(session)
