@@ -44,6 +44,13 @@ _STOP = frozenset(
 """Words of a command or an error that name nothing in particular."""
 _PREFIX = 4
 """Two words this long or longer match when one starts the other (``lint`` / ``linter``)."""
+_PROSE_ARG_RE = lazy_pattern(
+    r"\b(?:prompt|content|message|plan|body|text|new_string|old_string|instructions)="
+    r".*?(?=, [a-z_]+=|\)?$)"
+)
+"""A tool call's argument of prose the agent wrote (``Task(prompt=…)``): a later sentence sharing
+one of its words is not about the failure (BENCH48 W4: the final report's "Removed unnecessary
+try/except …" shared a word with a failed sub-agent call's prompt)."""
 
 
 def unquoted(sentence: str) -> str:
@@ -57,6 +64,8 @@ def _terms(err: ErrorFact) -> set[str]:
     """The words of the failed call (its line without the tool's name) and of its error lines
     that may name it."""
     line = err.call.split(": ", 1)[-1] if ": " in err.call[:40] else err.call
+    if "=" in line and "(" in line[:60] and _PROSE_ARG_RE.search(line):  # (BENCH48 W4)
+        line = _PROSE_ARG_RE.sub(" ", line)
     text = " ".join((line, err.signature[1], *err.outcome.lines[:2]))
     return {t for t in _TOKEN_RE.findall(text.lower()) if t not in _STOP}
 

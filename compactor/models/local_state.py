@@ -45,6 +45,7 @@ from .local_abandoned import judge_stop_writes
 from .local_aborted import aborted_line
 from .local_actions import judge_actions
 from .local_answers import judge_answers
+from .local_argretry import judge_arg_retries
 from .local_blocked import judge_blocked
 from .local_busy import ENDED_LATER, judge_busy
 from .local_checkedlater import judge_checked_later
@@ -55,6 +56,7 @@ from .local_earlier import note_earlier
 from .local_elsewhere import looked_up_as
 from .local_established import test_tally
 from .local_evalnotice import verdicts_said
+from .local_fetchneed import judge_fetch_needs
 from .local_fixed import judge_fixed
 from .local_gotpast import judge_got_past
 from .local_handoff import judge_handoff
@@ -565,11 +567,13 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_stale_state(session)
     judge_revised(session)
     judge_approved_plan(session)
+    judge_arg_retries(session)  # retried with one argument corrected (BENCH48 W4)
     judge_skipped(session)
     judge_busy(session)  # refused while an agent ran, which finished later (blind 16)
     judge_next(session)
     judge_stop_writes(session)  # a failed Ctrl-C to a job that ended (blind check 43 W2)
     judge_got_past(session)  # a missing program a later call ran (blind check 14)
+    judge_fetch_needs(session)  # a failed fetch whose need a later lookup met (BENCH48 W3)
     judge_rewritten(session)  # a failed Write whose file a later call wrote (blind check 26)
     judge_cli_rejections(session)  # the CLI's STOP text is no rule of the user's (set 13)
     judge_rejected_calls(session)  # said rejected, its lead-in a rejected proposal (blind 26)
