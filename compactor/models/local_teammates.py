@@ -17,9 +17,10 @@ from .local_session import Session
 
 __all__ = ["judge_teammates"]
 
-_REPORTS = 4
-"""The latest free-text reports listed (each one line, cut to :data:`_REPORT_CHARS`)."""
-_REPORT_CHARS = 400
+_REPORTS = 8
+"""Free-text reports listed: each teammate's fullest one, then the next fullest, shown in
+order (each one line, cut to :data:`_REPORT_CHARS`)."""
+_REPORT_CHARS = 600
 _NOTICE_HEADS = ("{", "[")
 """How a mailbox notice opens (``{"type":"idle_notification",…}``): JSON, not a report."""
 
@@ -27,7 +28,8 @@ _NOTICE_HEADS = ("{", "[")
 def judge_teammates(s: Session) -> None:
     """Add to the injected context what teammates' deliveries said (module docstring)."""
     senders: dict[str, int] = {}
-    reports: list[str] = []
+    reports: list[tuple[str, str]] = []
+    sizes: list[int] = []
     for e in s.entries:
         if e.role != "user" or not e.injected or TEAMMATE_TAG not in e.text[:200]:
             continue
@@ -35,7 +37,8 @@ def judge_teammates(s: Session) -> None:
             who = sender or "a teammate"
             senders[who] = senders.get(who, 0) + 1
             if body and not body.startswith(_NOTICE_HEADS):
-                reports.append(f"{who}: {cut(one_line(body), _REPORT_CHARS)}")
+                reports.append((who, f"{who}: {cut(one_line(body), _REPORT_CHARS)}"))
+                sizes.append(len(body))
     if not senders:
         return
     counts = ", ".join(f"{who} {n}" for who, n in senders.items())
@@ -43,7 +46,15 @@ def judge_teammates(s: Session) -> None:
         f"Agent-team mailbox: {sum(senders.values())} teammate messages ({counts}): other agents'"
         " reports and notices, not the user's words"
     )
-    shown = reports[-_REPORTS:]
-    if len(reports) > len(shown):
-        s.context.append(f"({len(reports) - len(shown)} earlier teammate reports not shown)")
-    s.context.extend(f"Teammate report from {line}" for line in shown)
+    # the fullest reports (a verify agent's counts, not its "Standing by": check 47 T8), each
+    # teammate's fullest first, then the next fullest; shown in order
+    fullest: dict[str, int] = {}
+    for n, (who, _) in enumerate(reports):
+        if who not in fullest or sizes[n] >= sizes[fullest[who]]:
+            fullest[who] = n
+    chosen = set(fullest.values())
+    ranked = sorted(range(len(reports)), key=lambda n: (n in chosen, sizes[n], n))
+    keep = sorted(ranked[-_REPORTS:])
+    if len(reports) > len(keep):
+        s.context.append(f"({len(reports) - len(keep)} shorter teammate reports not shown)")
+    s.context.extend(f"Teammate report from {reports[n][1]}" for n in keep)
