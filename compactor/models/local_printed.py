@@ -31,7 +31,7 @@ from .local_noise import is_usage_footer
 from .local_readfacts import read_fact
 from .local_text import call_line, is_result_line, printed_lines
 
-__all__ = ["UNTRACKED", "Printed", "more_note", "printed", "read_output"]
+__all__ = ["UNTRACKED", "Printed", "echoed", "more_note", "printed", "read_output"]
 
 Printed = tuple[int, int, str, str]
 """(entry index, score, the call's line, what it printed): one item of ``Session.outputs``."""
@@ -163,3 +163,19 @@ def log_found(call: Call, text: str) -> str:
     if ".log" in command or any(p in _LOG_PROGRAMS for p in ran):
         return " | ".join(last_error_lines(scan_window(text), 3))  # the latest: went wrong last
     return ""
+
+
+_ECHO_MIN = 24
+"""A shown piece shorter than this may be in the arguments by chance ("ok", a path)."""
+
+
+def echoed(call: Call, shown: str) -> bool:
+    """Whether what a result's lines show only repeats the call's own arguments (a plan tool's
+    approval echoes the plan: its expected results "resolves and builds successfully" are no
+    command's output; blind check 49 N1)."""
+    values = [v for v in call.args.values() if isinstance(v, str) and len(v) >= _ECHO_MIN]
+    if not values:
+        return False
+    said = " ".join(" ".join(v.split()) for v in values)
+    pieces = [p.strip() for p in shown.split(" | ") if p.strip()]
+    return bool(pieces) and all(len(p) >= _ECHO_MIN and p in said for p in pieces)

@@ -62,7 +62,7 @@ from .local_noise import cli_failed, local_command, ran_locally
 from .local_notices import failed_after, notified_end
 from .local_places import Places
 from .local_plan import PlanTracker
-from .local_printed import printed, read_output
+from .local_printed import echoed, printed, read_output
 from .local_records import Background, ErrorFact, subagent_note
 from .local_relpath import NamedPaths, state_for
 from .local_reported import reported_changes
@@ -521,7 +521,7 @@ class _Builder:
         a test run's every section, a ``pkill`` that matched nothing; else
         :func:`.local_printed.printed`)."""
         found = ctrl_c_stop(call, r.text) or established(call, r.text) or printed(r.text)
-        if found is not None:
+        if found is not None and not echoed(call, found[1]):  # a plan's echo (blind check 49 N1)
             self._output(index, found[0], call, found[1])
 
     def _output(self, index: int, score: int, call: Call, printed: str) -> None:
