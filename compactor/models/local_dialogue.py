@@ -16,6 +16,7 @@ from .local_numbered import named_items
 from .local_offers import declines_extras, is_ask
 from .local_optlist import offer_scope
 from .local_overtakes import overtakes
+from .local_reask import reasked_suggestion
 from .local_restated import amended_by, rejects_approach, restated_proposals
 from .local_reverted import not_accepted
 from .local_session import Session
@@ -165,6 +166,7 @@ def judge_proposals(s: Session) -> None:
             s.decisions = kept
         else:
             yes = [x for x in (chosen if picked is not None else proposals) if not is_ask(x)]
+            yes = [again] if (again := reasked_suggestion(s, said)) else yes  # (49 N3)
             accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in yes]
             s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])
 
