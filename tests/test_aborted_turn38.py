@@ -71,10 +71,10 @@ def _check_withdrawn(text: str) -> None:
     assert TYPO in users, users  # still among the user's messages
     assert "not answered yet" not in section(text, 7) + current, text
     assert f'sent "{TYPO}" and interrupted that turn at once' in current, current
-    assert "no request to carry out" in current, current
+    assert "ask the user whether to continue with it" in current, current  # (49 W4)
     assert "\n   Wait for the user: " in step, step
     assert "Answer the latest request" not in step and ASK in step, step
-    assert f'Do not act on "{TYPO}"' in step, step
+    assert "Do not start it or run anything on your own" in step, step  # (49 W4)
 
 
 def test_a_codex_message_interrupted_at_once_is_no_request(tmp_path: Path) -> None:

@@ -11,7 +11,9 @@ from itertools import islice
 
 from compactor._util import lazy_pattern
 
-__all__ = ["SLOT_RE", "bounded_template", "input_slot"]
+from .ide import without_ide_note
+
+__all__ = ["SLOT_RE", "bounded_template", "input_slot", "tail_words"]
 
 _HEADING_RE = lazy_pattern(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 SLOT_RE = lazy_pattern(
@@ -21,6 +23,28 @@ SLOT_RE = lazy_pattern(
 """A template's slot for the user's words: ``## User Input`` and the fenced block under it
 (group 2: the words). The one owner: :mod:`compactor.models.local_typed` reads the words
 from it, :mod:`compactor.models.local_template` and ``compact eval`` find templates by it."""
+
+
+_UNFILLED_RE = lazy_pattern(r"\A\s*(?:\$[A-Z_]+|\{\{\s*\w+\s*\}\})?\s*\Z")
+"""An input slot the CLI left unfilled: ``$ARGUMENTS``, ``{{args}}`` or nothing."""
+_NOT_PROSE_RE = lazy_pattern(r"\A(?:#|[-*+>|<]|\d+[.)]\s|```|~~~)")
+
+
+def tail_words(text: str) -> str:
+    """The user's words appended after a command template whose input slot was left unfilled
+    (``## User Input`` with ``$ARGUMENTS``, the words at the end of the expansion; blind check
+    49 W4): the last paragraph after the slot when it is prose (no heading, list item, table
+    row, fence or tag) and names no placeholder; '' otherwise. Without an IDE note."""
+    if "```" not in text and "~~~" not in text:
+        return ""
+    slot = SLOT_RE.search(text)
+    if slot is None or not _UNFILLED_RE.match(slot.group(2)):
+        return ""
+    rest = without_ide_note(text[slot.end() :]).rstrip()
+    last = rest.rsplit("\n\n", 1)[-1].strip() if "\n\n" in rest else ""
+    if not last or "$" in last or _NOT_PROSE_RE.match(last):
+        return ""
+    return last
 
 
 def input_slot(text: str) -> bool:
@@ -53,7 +77,9 @@ def bounded_template(text: str, number: int, keep: int) -> str | None:
     end = cut if cut > slot.end() else end
     removed = len(text) - end
     which = f"user message {number}" if number > 0 else "the newest user message"
+    words = tail_words(text)  # the user's words after the template (blind check 49 W4)
+    after = f"; the user's words at its end: {words}" if words else ""
     return (
         f"{text[:end].rstrip()}…{removed} characters of a command template truncated (the full "
-        f"text is {which} of the original transcript)"
+        f"text is {which} of the original transcript){after}"
     )

@@ -12,6 +12,11 @@ the user. It stays among the user's messages, but the current request stays the 
 9 say that the user sent it and interrupted it at once, and that the next step is to wait for
 the user (:func:`aborted_line`, :func:`aborted_step`). A message whose turn the assistant had
 started working on (text or a call) before the interrupt stays the current request.
+
+Blind check 49 W4: such a message may be a real request (a command template's feature
+description, interrupted before any work). The summary names it by the user's words
+(:func:`~.local_template.template_quote`), calls it interrupted, not "no request", and says to
+ask the user whether to continue with it rather than act on it.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import TYPE_CHECKING
 from compactor._util import lazy_pattern
 from compactor.facts import Entry
 
+from .local_template import template_quote
 from .local_text import quote
 
 if TYPE_CHECKING:
@@ -32,6 +38,7 @@ __all__ = ["aborted_line", "aborted_message", "aborted_note", "aborted_request",
 _WORDS_AFTER_RE = lazy_pattern(r"\A\s*\[Request interrupted by user[^\]\n]{0,40}\]\s*\S")
 """Words the user typed after Claude Code's notice: a request of their own (local_turns)."""
 _QUOTED = 120  # characters of the withdrawn message
+_WORDS = 400  # characters of the user's words typed into a command template (49 W4)
 
 
 def aborted_request(
@@ -53,7 +60,9 @@ def aborted_request(
 
 def _said(s: Session) -> str:
     withdrawn = s.aborted
-    return "" if withdrawn is None else quote(withdrawn.text, _QUOTED)
+    if withdrawn is None:
+        return ""
+    return template_quote(withdrawn.text, _WORDS) or quote(withdrawn.text, _QUOTED)
 
 
 def aborted_message(s: Session) -> list[tuple[int, str]]:
@@ -63,7 +72,10 @@ def aborted_message(s: Session) -> list[tuple[int, str]]:
 
 def aborted_note(s: Session) -> str:
     """The analysis step of the withdrawn message."""
-    return f"User sent {_said(s)}, then interrupted that turn at once (no request)."
+    return (
+        f"User sent {_said(s)}, then interrupted that turn at once (interrupted before any "
+        "work: ask the user whether to continue with it)."
+    )
 
 
 def aborted_line(s: Session) -> str:
@@ -73,10 +85,11 @@ def aborted_line(s: Session) -> str:
         return ""
     head = (
         f"The user then sent {said} and interrupted that turn at once (the agent CLI's notice, "
-        "before any output or call): it is no request to carry out"
+        "before any output or call): interrupted before any work, not carried out; ask the user "
+        "whether to continue with it"
     )
     if s.turn_ended:
-        return f"{head}; the latest request above stays the current one. Wait for the user"
+        return f"{head}; the request before it was answered. Wait for the user"
     return f"{head}; the interrupt also stopped the latest request, which was left unfinished"
 
 
@@ -89,7 +102,7 @@ def aborted_step(s: Session, ref: str) -> str:
     asked = f" The answer asked the user: {quote(s.question, _QUOTED * 2)}." if s.question else ""
     return (
         f"   Wait for the user: the latest request ({ref}) was answered; the user then sent "
-        f"{said} and interrupted that turn at once, before any output or call, so it is no "
-        f"request to carry out. Do not act on {said} or run anything until the user sends a "
-        f"new request.{asked}"
+        f"{said} and interrupted that turn at once, before any output or call. Do not start it "
+        "or run anything on your own: ask the user whether to continue with it, and wait for "
+        f"the answer.{asked}"
     )

@@ -167,7 +167,8 @@ def _quote(text: str, limit: int) -> str:
     notes = ide_note_files(text)
     if not notes:
         return template_quote(text, limit) or quote(text, limit)  # not pages of a template
-    return f"{quote(without_ide_note(text), limit)} (with {notes[0]} open in the IDE)"
+    bare = without_ide_note(text)  # a template's words after it (blind check 49 W4)
+    return f"{template_quote(bare, limit) or quote(bare, limit)} (with {notes[0]} open in the IDE)"
 
 
 def current_ref(text: str, limit: int) -> str:

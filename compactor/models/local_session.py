@@ -229,6 +229,7 @@ class _Builder:
         self.unfixed: list[ErrorFact] = []
         self.again = FailedAgain()  # a failure's later failing retries (BENCH45 W4)
         self.memo: dict[str, list[tuple[int, str]]] = {}  # scored_once's
+        self.early: dict[str, Result] = {}  # results written before their call (49 W3)
 
     # -- messages ------------------------------------------------------------------------------
 
@@ -346,6 +347,8 @@ class _Builder:
             if call.id:
                 self.by_id[call.id] = call
             self.plan(call)
+        for call in [c for c in e.calls if c.id in self.early]:  # paired by id, not file order
+            self.result(self.early.pop(call.id), e.index)
 
     # -- the agent's plan ----------------------------------------------------------------------
 
@@ -376,6 +379,8 @@ class _Builder:
         ) is not None:
             self.open_file = marker.group(1) or marker.group(2)
         if call is None:
+            if r.call_id and r.call_id not in self.early:
+                self.early[r.call_id] = r  # its call may come later in the file (49 W3)
             return
         self.background_result(call, r)
         self.named.note(call, r.text)

@@ -11,7 +11,7 @@ import re
 from itertools import islice
 
 from compactor._util import lazy_pattern
-from compactor.facts.templates import SLOT_RE
+from compactor.facts.templates import SLOT_RE, tail_words
 
 __all__ = ["own_words", "typed_words"]
 
@@ -71,6 +71,8 @@ def _typed(text: str) -> str:
         return head  # (its rules are the command's, not the user's)
     document = len(text) >= _DOCUMENT_LEAST and "#" in text  # (a heading's mark first)
     headings = list(_HEADING_RE.finditer(text)) if document else []
+    if document and len(headings) >= 2 and (tail := tail_words(text)):
+        return _without_paste(tail)  # the slot unfilled: the words after the template (49 W4)
     if document and len(headings) >= 2:
         slots = [m.group(2).strip() for m in SLOT_RE.finditer(text)]
         text = "\n\n".join([text[: headings[0].start()].strip(), *slots]).strip()
