@@ -37,9 +37,9 @@ _FAILED_TESTS = (
 _NO_TESTS = (
     "    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.31s\n"
     "     Running unittests src/lib.rs (target/debug/deps/widgets-1a2b)\n\nrunning 0 tests\n\n"
-    "test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 12 filtered out; finished in 0.00s\n"
+    "test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 12 filtered out\n"
     "     Running unittests src/main.rs (target/debug/deps/widgets-3c4d)\n\nrunning 0 tests\n\n"
-    "test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 3 filtered out; finished in 0.00s\n"
+    "test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 3 filtered out\n"
 )
 _SOME_TESTS = _NO_TESTS.replace("running 0 tests", "running 12 tests", 1).replace(
     "ok. 0 passed; 0 failed; 0 ignored; 0 measured; 12 filtered out", "ok. 12 passed; 0 failed", 1

@@ -56,9 +56,9 @@ __all__ = [
     "only_help",
     "result_texts",
     "retry_tied",
-    "vacuous",
     "stands_in",
     "tied",
+    "vacuous",
 ]
 
 _SEGMENT_RE = lazy_pattern(r"\s*(?:&&|\|\||[;|\n])\s*")
