@@ -125,3 +125,59 @@ def test_a_shell_read_of_the_patched_file_fixes_nothing(tmp_path: Path) -> None:
     ]
     errors = section(codex_summary(records, tmp_path, _SESSION, "C:\\w\\app"), 4)
     assert "Fixed" not in errors, errors
+
+
+# -- W1: a stub result whose recorded output says the command failed ---------------------------
+
+_INDEX = "error: could not write index"
+
+
+def _stub(s: Session, command: str, stdout: str, stderr: str = "") -> None:
+    """A Bash call whose visible result is the stub "ok"; its record's ``toolUseResult`` holds
+    what the command printed."""
+    key = f"toolu_{s.n:04d}"
+    s.assistant([{"type": "tool_use", "id": key, "name": "Bash", "input": {"command": command}}])
+    s.user([{"type": "tool_result", "tool_use_id": key, "content": "ok", "is_error": False}])
+    s.records[-1]["toolUseResult"] = {
+        "stdout": stdout,
+        "stderr": stderr,
+        "interrupted": False,
+        "isImage": False,
+    }
+
+
+def _stashes(tmp_path: Path, retry: str, stdout: str, stderr: str = "") -> str:
+    s = Session()
+    s.user("Stash my changes and start a branch off main for the libs.")
+    for command in ("git stash", "git stash -u"):
+        s.call("Bash", {"command": command}, f"Exit code 1\n{_INDEX}", True)
+    s.say("The index cannot be written. Let me trace it.")
+    _stub(s, retry, stdout, stderr)
+    s.say("Moving on.")
+    return section(cc_summary(s, tmp_path), 4)
+
+
+@pytest.mark.parametrize(
+    ("retry", "stdout", "stderr"),
+    [
+        ("GIT_TRACE=1 git stash 2>&1 | tail -10", f"trace: built-in: git stash\n{_INDEX}", ""),
+        ("git stash 2>&1", _INDEX, ""),
+        ("git stash --include-untracked", "", f"{_INDEX}\nfatal: unable to stash"),
+    ],
+    ids=["piped", "merged", "stderr"],
+)
+def test_a_stub_result_whose_recorded_output_failed_fixes_nothing(
+    tmp_path: Path, retry: str, stdout: str, stderr: str
+) -> None:
+    errors = _stashes(tmp_path, retry, stdout, stderr)
+    item = _item(errors, "`Bash: git stash`")
+    assert "Fixed" not in item and "Worked around" not in item, errors
+    assert "(succeeded)" not in item, errors
+
+
+def test_a_stub_result_whose_recorded_output_is_clean_still_fixes(tmp_path: Path) -> None:
+    errors = _stashes(
+        tmp_path, "git stash", "Saved working directory and index state WIP on main: 1a2b3c4"
+    )
+    item = _item(errors, "`Bash: git stash`")
+    assert "Fixed" in item or "Worked around" in item, errors
