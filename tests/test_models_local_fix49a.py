@@ -181,3 +181,32 @@ def test_a_stub_result_whose_recorded_output_is_clean_still_fixes(tmp_path: Path
     )
     item = _item(errors, "`Bash: git stash`")
     assert "Fixed" in item or "Worked around" in item, errors
+
+
+_CONFIG = "/home/dev/app/src/config.py"
+
+
+@pytest.mark.parametrize(
+    ("command", "fixed"),
+    [
+        (f"sed -i 's/timeout = 5/timeout = 30/' {_CONFIG}", True),
+        (f"python3 -c \"p='{_CONFIG}'; s=open(p).read(); open(p,'w').write(s)\"", True),
+        (f"f={_CONFIG}; sed 's/5/30/' $f > $f.tmp && cat $f.tmp > $f", True),
+        (f"sed -n '1,20p' {_CONFIG}", False),
+        (f"grep -n timeout {_CONFIG} > /tmp/timeouts.txt", False),
+    ],
+    ids=["sed-i", "python-open", "variable", "read", "other-file"],
+)
+def test_a_failed_edit_is_fixed_by_a_shell_write_of_the_same_file(
+    tmp_path: Path, command: str, fixed: bool
+) -> None:
+    s = Session()
+    s.user("Raise the timeout in config.py to 30.")
+    s.call("Read", {"file_path": _CONFIG}, "     1\ttimeout = 5\n")
+    edit = {"file_path": _CONFIG, "old_string": "timeout=5", "new_string": "timeout=30"}
+    missing = "<tool_use_error>String to replace not found in file.\nString: timeout=5"
+    s.call("Edit", edit, missing + "</tool_use_error>", True)
+    s.call("Bash", {"command": command}, "")
+    s.say("Done.")
+    item = _item(section(cc_summary(s, tmp_path), 4), f"`Edit({_CONFIG})`")
+    assert ("Fixed" in item) is fixed, item

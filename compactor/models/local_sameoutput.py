@@ -48,7 +48,7 @@ def _norm(text: str) -> str:
 
 
 _ASSIGN_RE = lazy_pattern(
-    r"""(?:^|[;\n&|(])\s*\$?(\w+)\s*=\s*(?:'([^'\n]*)'|"([^"\n]*)"|([^\s;'"|&]+))"""
+    r"""(?:^|[;\n&|("'])\s*\$?(\w+)\s*=\s*(?:'([^'\n]*)'|"([^"\n]*)"|([^\s;'"|&]+))"""
 )
 """A variable set to a path (``$path = 'C:\\w\\spec.md'``, ``f="src/a.py"``)."""
 _VAR_RE = lazy_pattern(r"\$\{?(\w+)\}?")
@@ -65,6 +65,8 @@ _WRITES_RE = lazy_pattern(
 """Where a command writes a file: a PowerShell ``Set-Content``/``Out-File``, a redirection,
 ``tee``, ``-OutFile``, Python's ``open(PATH, 'w')``, ``Path(PATH).write_text``,
 ``[IO.File]::WriteAllText(PATH, …)``."""
+_OPEN_VAR_RE = lazy_pattern(r"\bopen\(\s*(\w+)\s*,\s*['\"][wa]")
+"""Python's ``open(p, 'w')`` of a variable set in the same command (``p='src/a.py'; …``)."""
 _IN_PLACE_RE = lazy_pattern(r"(?<![\w-])(?:sed|perl)\s+(?:-\S+\s+)*-\w*i\S*\s+(.+)$", re.MULTILINE)
 """``sed -i … FILE``, ``perl -pi -e … FILE``: the words after the script name the files."""
 
@@ -79,6 +81,7 @@ def rewritten_files(command: str) -> frozenset[str]:
     if values:
         command = _VAR_RE.sub(lambda m: values.get(m.group(1), m.group(0)), command)
     found = {_norm(p) for m in _WRITES_RE.finditer(command) for p in m.groups() if p}
+    found.update(_norm(values[n]) for n in _OPEN_VAR_RE.findall(command) if n in values)
     for m in _IN_PLACE_RE.finditer(command):
         words = (w.strip("'\"") for w in m.group(1).split())
         found.update(_norm(w) for w in words if _FILE_WORD_RE.fullmatch(w) is not None)

@@ -17,14 +17,19 @@ from typing import TYPE_CHECKING
 
 from compactor.facts import Call, command_of
 
+from .local_again import still_open
+from .local_noise import is_file_edit
 from .local_sameoutput import rewritten_files
+from .local_text import call_line
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from .local_session import Session
 
-__all__ = ["shell_rewrite"]
+__all__ = ["judge_edit_rewrites", "shell_rewrite"]
+
+_PATH_KEYS = ("file_path", "path", "filename", "notebook_path")
 
 
 def shell_rewrite(s: Session, after: int, files: Iterable[str]) -> Call | None:
@@ -42,6 +47,26 @@ def shell_rewrite(s: Session, after: int, files: Iterable[str]) -> Call | None:
         if any(_same(w, t) for w in written for t in targets):
             return call
     return None
+
+
+def judge_edit_rewrites(s: Session) -> None:
+    """Mark ``fixed`` each failure of a file edit (``Edit``, ``MultiEdit``, ``str_replace`` …)
+    still open when a later successful shell call wrote the same file (``sed -i PATH``,
+    ``… > PATH``, ``Set-Content PATH``): the change was made another way."""
+    open_errors = [e for e in s.errors if still_open(e) and e.signature[0] != "shell"]
+    if not open_errors:
+        return
+    edits: dict[str, list[Call]] = {}
+    for c in s.calls:
+        if c.id in s.failed_calls and is_file_edit(c):
+            edits.setdefault(call_line(c, 300), []).append(c)
+    for err in open_errors:
+        call = next((c for c in reversed(edits.get(err.call, [])) if c.index <= err.index), None)
+        if call is None:
+            continue
+        path = next((v for k in _PATH_KEYS if isinstance(v := call.args.get(k), str) and v), "")
+        if path and (by := shell_rewrite(s, err.index, [path])) is not None:
+            err.after, err.why, err.by = "fixed", "", call_line(by, 160)
 
 
 def _same(one: str, two: str) -> bool:
