@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from compactor.facts.testruns import ran_no_tests
+
 from .cc_session import Session, cc_summary
 from .codex_rollout import codex_say, codex_summary, codex_user, rec
 from .test_models_local_session import section
@@ -46,7 +48,9 @@ _SOME_TESTS = _NO_TESTS.replace("running 0 tests", "running 12 tests", 1).replac
 )
 
 
-@pytest.mark.parametrize(("later", "fixed"), [(_NO_TESTS, False), (_SOME_TESTS, True)])
+@pytest.mark.parametrize(
+    ("later", "fixed"), [(_NO_TESTS, False), (_SOME_TESTS, True)], ids=["none-ran", "some-ran"]
+)
 def test_a_test_run_that_ran_no_test_does_not_fix_failing_tests(
     tmp_path: Path, later: str, fixed: bool
 ) -> None:
@@ -210,3 +214,28 @@ def test_a_failed_edit_is_fixed_by_a_shell_write_of_the_same_file(
     s.say("Done.")
     item = _item(section(cc_summary(s, tmp_path), 4), f"`Edit({_CONFIG})`")
     assert ("Fixed" in item) is fixed, item
+
+
+@pytest.mark.parametrize(
+    ("text", "none"),
+    [
+        (_NO_TESTS, True),
+        ("============ no tests ran in 0.01s ============", True),
+        ("collected 0 items\n\n==== no tests ran ====", True),
+        (
+            "No tests found, exiting with code 1\nRun with `--passWithNoTests` to exit with code 0",
+            True,
+        ),
+        ("Ran 0 tests in 0.000s\n\nOK", True),
+        ("?   \tgithub.com/acme/widgets\t[no test files]", True),
+        (_SOME_TESTS, False),
+        ("collected 12 items\n\ntests/test_a.py ....\n==== 12 passed in 0.4s ====", False),
+        (
+            "ok  \tgithub.com/acme/widgets\t0.012s\n?   \tgithub.com/acme/cmd\t[no test files]",
+            False,
+        ),
+        ("Build succeeded.", False),
+    ],
+)
+def test_ran_no_tests_by_shape(text: str, none: bool) -> None:
+    assert ran_no_tests(text) is none
