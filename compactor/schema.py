@@ -43,6 +43,7 @@ __all__ = [
     "SKILL_BODY_KEY",
     "STILL_QUEUED_KEY",
     "STILL_QUEUED_NOTE",
+    "TOOL_OUTPUT_KEY",
     "TURN_ABORTED_KEY",
     "AgentState",
     "AgenticMessage",
@@ -111,6 +112,12 @@ PROCESS_KEY = "_compactor_cli_process"
 """Key in ``extra``: the id of the agent CLI process that wrote the message's record (Claude
 Code's ``sessionId``, which a restart or ``--resume`` changes), set only when a file holds more
 than one. A background shell ends with its process. Never written back."""
+
+TOOL_OUTPUT_KEY = "_compactor_tool_output"
+"""Key in ``extra`` of a tool-result message: ``{call id: output}`` for a result whose visible
+text is a bare stub ("ok", empty) while the harness recorded the command's real output beside it
+(Claude Code's ``toolUseResult`` ``stdout``/``stderr``, BENCH49 W1). Read by the summarizer in the
+stub's place; never written back."""
 
 PERMISSION_MODE_KEY = "_compactor_permission_mode"
 """Key in ``extra`` of a history's last message: the permission mode the session was last in

@@ -18,7 +18,7 @@ import re
 
 from compactor._util import lazy_pattern
 
-__all__ = ["TEST_RUN_WORDS", "is_test_run"]
+__all__ = ["TEST_RUN_WORDS", "is_test_run", "ran_no_tests"]
 
 TEST_RUN_WORDS = ("test", "tox", "nox", "jest", "mocha", "rspec", "phpunit", "check")
 """Words one of which every :data:`_TEST_RUN_RE` match holds (lower-cased): looked for first, as
@@ -61,3 +61,25 @@ def is_test_run(command: str) -> bool:
     if not any(w in low for w in TEST_RUN_WORDS):
         return False
     return _TEST_RUN_RE.search(command) is not None
+
+
+_NONE_RAN_RE = lazy_pattern(
+    r"\brunning 0 tests\b|(?<![\d.])0 passed\b|\bno tests ran\b|\bcollected 0 items\b|"
+    r"\bno tests? (?:were )?found\b|\bRan 0 tests\b|(?<![\d.])0 tests?,|\bTests: +0 total\b|"
+    r"\bno test files\b|\bno tests to run\b",
+    re.IGNORECASE,
+)
+_SOME_RAN_RE = lazy_pattern(
+    r"\brunning [1-9]\d* tests?\b|(?<![\d.])[1-9]\d* (?:passed|failed|passing|failing)\b|"
+    r"\bcollected [1-9]\d* items?\b|\bRan [1-9]\d* tests?\b|(?<![\d.])[1-9]\d* tests?,|"
+    r"\bTests: +[1-9]|^(?:ok|PASS|FAIL)\s+\S+\s+[\d.]+s$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def ran_no_tests(text: str) -> bool:
+    """Whether a test run's output ``text`` says it ran no test ("running 0 tests", "0 passed",
+    "collected 0 items", "no tests ran", "No tests found") and nowhere that it ran one: it passed
+    vacuously, so it fixes no failing test (BENCH49 W2: ``cargo test models::book`` matched no
+    test in all of its targets)."""
+    return _NONE_RAN_RE.search(text) is not None and _SOME_RAN_RE.search(text) is None

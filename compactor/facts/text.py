@@ -14,6 +14,7 @@ from compactor.schema import (
     CWD_KEY,
     PROCESS_KEY,
     STILL_QUEUED_KEY,
+    TOOL_OUTPUT_KEY,
     TURN_ABORTED_KEY,
     AgenticMessage,
     Block,
@@ -406,6 +407,10 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
             for b in msg.blocks
             if b.type == "function_tool_result"
         ]
+        if isinstance(recorded := msg.extra.get(TOOL_OUTPUT_KEY), dict):  # a stub (49 W1)
+            for r in entry.results:
+                if isinstance(out := recorded.get(r.call_id), str):
+                    r.text = out
     if msg.role == "user" and "<system-reminder>" in entry.text:
         entry.text = without_reminders(entry.text) or entry.text  # a reminder alone is injected
     if msg.role == "user" and has_ide_markup(entry.text):  # IDE context, not the request

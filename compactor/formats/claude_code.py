@@ -64,6 +64,7 @@ from compactor.schema import (
 from . import _claude_apierror, _jsonl
 from ._attachments import attachment_text, queued_prompt
 from ._claude_history import calls_before, history_order, in_place, marked_history, note_cwd
+from ._claude_tooloutput import note_tool_output
 from ._convert import as_agentic
 from ._family import UNTYPED, check_records, family, is_untyped_metadata, unknown_record
 from .anthropic import (
@@ -223,6 +224,7 @@ class _Reader:
             self.caveat = bool(rec.get("isMeta")) and any(
                 _CAVEAT in (b.text or "")[:40] for b in blocks if b.type == "user_input_text"
             )
+            note_tool_output(rec, msg)  # a stub's recorded output (BENCH49 W1)
             if rec.get("isCompactSummary"):
                 msg.extra[CONTENT_TYPE_KEY] = "summary"
                 msg.extra["compact_summary"] = True

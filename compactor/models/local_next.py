@@ -53,7 +53,7 @@ from .local_reinstall import judge_reinstalls
 from .local_retries import contains_command, job_started, program_of
 from .local_sameoutput import writes_same_output
 from .local_session import ErrorFact, Session
-from .local_standin import stands_in
+from .local_standin import stands_in, vacuous
 from .local_text import call_line
 
 __all__ = ["judge_next"]
@@ -154,7 +154,8 @@ def _judge(
                 doubted = doubted or _OTHER_WAY_RE.search(between) is not None  # (blind 15)
                 void.add(c.id)
                 continue
-            if not stands_in(failed, c, r.text if (r := results.get(c.id)) else ""):
+            text = r.text if (r := results.get(c.id)) else ""
+            if not stands_in(failed, c, text) or vacuous(c, text):  # ran no test (49 W2)
                 void.add(c.id)
                 continue
             if only_a_part(failed, c):  # ``git add -A`` of ``git add -A && git push``

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from compactor._util import lazy_pattern
 from compactor.facts import Call, command_of
 
+from .local_shellwrite import shell_rewrite
 from .local_text import call_line
 
 if TYPE_CHECKING:
@@ -101,6 +102,8 @@ def judge_patch_rewrites(s: Session) -> None:
                 if later and (first is None or later[0] < first[0]):
                     first = (later[0], path)
         if first is None:
+            if (by_shell := shell_rewrite(s, err.index, files)) is not None:
+                err.after, err.why, err.by = "fixed", "", call_line(by_shell, 160)  # (49 W5)
             continue
         base = first[1].replace("\\", "/").rsplit("/", 1)[-1]
         by = [

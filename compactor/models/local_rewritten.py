@@ -14,6 +14,7 @@ from compactor.facts import Call
 
 from .local_patchfix import judge_patch_rewrites
 from .local_records import ErrorFact
+from .local_shellwrite import judge_edit_rewrites
 from .local_text import call_line
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ def judge_rewritten(s: Session) -> None:
     """Mark ``fixed`` each open failure of a whole-file write whose file a later call changed,
     and each failed patch whose file a later call changed (blind check 37 W5)."""
     judge_patch_rewrites(s)
+    judge_edit_rewrites(s)  # an edit's file a shell call wrote (BENCH49 W5)
     open_errors = [e for e in s.errors if not e.after and e.signature[0] != "shell"]
     if not open_errors:
         return

@@ -17,7 +17,7 @@ import re
 
 from compactor._util import lazy_pattern
 
-__all__ = ["output_files", "writes_same_output"]
+__all__ = ["output_files", "rewritten_files", "writes_same_output"]
 
 _OUTPUT_RE = lazy_pattern(
     r"""(?:(?<![\w-])(?:-o|--output|--out|-OutFile|-FilePath|-Path)|>>?|(?<![\w-])(?:Out-File|"""
@@ -45,3 +45,48 @@ def writes_same_output(failed: str, later: str) -> bool:
 
 def _norm(text: str) -> str:
     return text.replace("\\\\", "/").replace("\\", "/").lower()
+
+
+_ASSIGN_RE = lazy_pattern(
+    r"""(?:^|[;\n&|("'])\s*\$?(\w+)\s*=\s*(?:'([^'\n]*)'|"([^"\n]*)"|([^\s;'"|&]+))"""
+)
+"""A variable set to a path (``$path = 'C:\\w\\spec.md'``, ``f="src/a.py"``)."""
+_VAR_RE = lazy_pattern(r"\$\{?(\w+)\}?")
+_PATH = r"""['"]?([^\s'",;()\[\]<>|`]+\.\w{1,8})\b"""
+_WRITES_RE = lazy_pattern(
+    r"(?:(?<![\w-])(?:Set-Content|Out-File|Add-Content|tee)(?:\s+-(?:Path|LiteralPath|FilePath|a))?"
+    r"|(?<![\w-])-OutFile|(?<![<>\d&])>>?|\bopen\(\s*r?(?=['\"]\S+['\"]\s*,\s*['\"][wa]))\s*"
+    + _PATH
+    + r"|\b(?:Path|WriteAllText|write_text)\(\s*r?"
+    + _PATH
+    + r"(?=['\"]?\)?\.write_text|['\"]\s*,)",
+    re.IGNORECASE,
+)
+"""Where a command writes a file: a PowerShell ``Set-Content``/``Out-File``, a redirection,
+``tee``, ``-OutFile``, Python's ``open(PATH, 'w')``, ``Path(PATH).write_text``,
+``[IO.File]::WriteAllText(PATH, …)``."""
+_OPEN_VAR_RE = lazy_pattern(r"\bopen\(\s*(\w+)\s*,\s*['\"][wa]")
+"""Python's ``open(p, 'w')`` of a variable set in the same command (``p='src/a.py'; …``)."""
+_IN_PLACE_RE = lazy_pattern(r"(?<![\w-])(?:sed|perl)\s+(?:-\S+\s+)*-\w*i\S*\s+(.+)$", re.MULTILINE)
+"""``sed -i … FILE``, ``perl -pi -e … FILE``: the words after the script name the files."""
+
+
+def rewritten_files(command: str) -> frozenset[str]:
+    """The files ``command`` writes (``$var`` paths set in it resolved), normalised, whatever
+    their length (tied to one file by the caller, not by a substring)."""
+    values = {
+        m.group(1): next(v for v in m.groups()[1:] if v is not None)
+        for m in _ASSIGN_RE.finditer(command)
+    }
+    if values:
+        command = _VAR_RE.sub(lambda m: values.get(m.group(1), m.group(0)), command)
+    found = {_norm(p) for m in _WRITES_RE.finditer(command) for p in m.groups() if p}
+    found.update(_norm(values[n]) for n in _OPEN_VAR_RE.findall(command) if n in values)
+    for m in _IN_PLACE_RE.finditer(command):
+        words = (w.strip("'\"") for w in m.group(1).split())
+        found.update(_norm(w) for w in words if _FILE_WORD_RE.fullmatch(w) is not None)
+    return frozenset(found)
+
+
+_FILE_WORD_RE = lazy_pattern(r"[^\s'\"-][^\s'\"]*\.\w{1,8}")
+"""A word of ``sed -i``'s arguments that names a file (not its ``s/…/…/`` script)."""

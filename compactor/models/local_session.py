@@ -69,7 +69,7 @@ from .local_reported import reported_changes
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, restated, retries, signature, waited_out
 from .local_stages import Stages
-from .local_standin import only_help, retry_tied
+from .local_standin import only_help, retry_tied, vacuous
 from .local_task import Task
 from .local_text import (
     announces_step,
@@ -489,6 +489,8 @@ class _Builder:
                 if hides_errors(command_of(call) or ""):  # `| grep NAME || echo ok` (check 35)
                     continue
                 if only_help(err, call, r.text):  # `x.ps1 -Help` fixes nothing (41 W3)
+                    continue
+                if vacuous(call, r.text):  # a test run that ran no test (BENCH49 W2)
                     continue
                 by = by or call_line(call, 160)
                 job = job_started(r.text) if job is None else job  # its job's end decides

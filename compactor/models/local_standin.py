@@ -34,12 +34,13 @@ import re
 from typing import TYPE_CHECKING
 
 from compactor._util import lazy_pattern
-from compactor.facts import Call, clean, shell_words, strip_output_header
+from compactor.facts import Call, clean, command_of, shell_words, strip_output_header
 from compactor.facts.noise import unwrapped_output
 from compactor.facts.outcomes import is_reading_program
 from compactor.facts.preamble import is_preamble_step
 from compactor.facts.samecommand import unwrapped
 from compactor.facts.shellwrap import inner_command
+from compactor.facts.testruns import is_test_run, ran_no_tests
 
 from .local_retries import contains_command, same_core
 
@@ -57,6 +58,7 @@ __all__ = [
     "retry_tied",
     "stands_in",
     "tied",
+    "vacuous",
 ]
 
 _SEGMENT_RE = lazy_pattern(r"\s*(?:&&|\|\||[;|\n])\s*")
@@ -277,3 +279,10 @@ def only_help(err: ErrorFact, call: Call, text: str) -> bool:
     """Whether the successful ``call`` only printed a help text the failure ``err`` did not ask
     for: it fixes nothing (blind check 41 W3)."""
     return is_help_call(call, text) and not asks_help(_command(err.signature))
+
+
+def vacuous(call: Call, text: str) -> bool:
+    """Whether the successful ``call`` is a test run that ran no test: it fixes nothing, not a
+    failed test run either (BENCH49 W2, :func:`compactor.facts.testruns.ran_no_tests`)."""
+    command = command_of(call)
+    return command is not None and is_test_run(command) and ran_no_tests(text)
