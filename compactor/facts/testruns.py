@@ -82,4 +82,14 @@ def ran_no_tests(text: str) -> bool:
     "collected 0 items", "no tests ran", "No tests found") and nowhere that it ran one: it passed
     vacuously, so it fixes no failing test (BENCH49 W2: ``cargo test models::book`` matched no
     test in all of its targets)."""
-    return _NONE_RAN_RE.search(text) is not None and _SOME_RAN_RE.search(text) is None
+    low = text.lower()
+    if not any(key in low for key in _NONE_KEYS):
+        return False  # (most outputs: one pass in C, not the pattern over every position)
+    lines = (line for line in low.splitlines() if any(key in line for key in _NONE_KEYS))
+    return any(_NONE_RAN_RE.search(line) for line in lines) and _SOME_RAN_RE.search(text) is None
+
+
+_NONE_KEYS = ("0 pass", "0 test", "no test", "0 item", "tests:")
+"""A line :data:`_NONE_RAN_RE` can match holds one of these (lowercased): the pattern runs only
+on such lines (a search of every position of a 25 KB output cost 0.24 ms; 1,200 test runs of
+the agent bench shape added 15 % to its run)."""
