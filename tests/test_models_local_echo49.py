@@ -46,3 +46,21 @@ def test_a_plan_echo_is_not_listed_as_what_a_command_printed(tmp_path: Path) -> 
     printed = problems.split("What commands printed:", 1)[1].split("Tool calls (", 1)[0]
     assert "resolves and builds successfully" not in printed, printed
     assert "4f2c1aa Split the packages" in printed, printed  # real output still listed
+
+
+def test_a_shell_commands_echo_is_still_its_output(tmp_path: Path) -> None:
+    """(seen set 30 cc-dealer: ``npx eslint … || echo "Linting completed (warnings may be
+    present)"`` printed the fallback line; it is what the run printed, and was dropped.)"""
+    s = Session()
+    s.user("Lint the two form pages.")
+    s.call(
+        "Bash",
+        {
+            "command": "npx eslint pages/forms --quiet"
+            ' || echo "Linting completed (warnings may be present)"'
+        },
+        "Linting completed (warnings may be present)",
+    )
+    s.say("Lint ran.")
+    problems = " ".join(section(cc_summary(s, tmp_path), 5).split())
+    assert "Linting completed (warnings may be present)" in problems.split("Tool calls (", 1)[0]

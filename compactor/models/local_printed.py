@@ -172,7 +172,10 @@ _ECHO_MIN = 24
 def echoed(call: Call, shown: str) -> bool:
     """Whether what a result's lines show only repeats the call's own arguments (a plan tool's
     approval echoes the plan: its expected results "resolves and builds successfully" are no
-    command's output; blind check 49 N1)."""
+    command's output; blind check 49 N1). A shell command's output is its own even when it
+    echoes a string of the command (``eslint … || echo "Linting completed"``: what it printed)."""
+    if command_of(call) is not None:
+        return False
     values = [v for v in call.args.values() if isinstance(v, str) and len(v) >= _ECHO_MIN]
     if not values:
         return False
