@@ -108,3 +108,17 @@ def test_a_templated_current_request_with_an_ide_note_quotes_the_users_words(
     text = codex_summary(records, tmp_path, "s-tpl2", "/work/almacen")
     assert "campo de etiqueta" in section(text, 1), section(text, 1)
     assert "$ARGUMENTS" not in section(text, 1), section(text, 1)
+
+
+def test_words_typed_right_under_the_templates_last_list_are_the_users() -> None:
+    """(set 49 cx_kardex_abort, seen: the words followed the last list item with no blank line
+    between, so the last paragraph was a list and the words were lost.)"""
+    from compactor.facts.templates import tail_words
+
+    text = _template().split("## My request for Codex:\n", 1)[1]
+    joined = text.replace(
+        "- Avoid HOW to implement.\n\n" + WORDS, "- Avoid HOW to implement.\n" + WORDS
+    )
+    assert tail_words(joined) == WORDS
+    wrapped = joined.replace("\n" + WORDS, "\n  continues the item above")
+    assert tail_words(wrapped) == ""  # an indented line continues the list item

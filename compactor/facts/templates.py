@@ -34,7 +34,9 @@ def tail_words(text: str) -> str:
     """The user's words appended after a command template whose input slot was left unfilled
     (``## User Input`` with ``$ARGUMENTS``, the words at the end of the expansion; blind check
     49 W4): the last paragraph after the slot when it is prose (no heading, list item, table
-    row, fence or tag) and names no placeholder; '' otherwise. Without an IDE note."""
+    row, fence or tag), or the unindented prose lines that end it under a list (the words typed
+    right after the template's last item, set 49 seen), naming no placeholder; '' otherwise.
+    Without an IDE note."""
     if "```" not in text and "~~~" not in text:
         return ""
     slot = SLOT_RE.search(text)
@@ -42,7 +44,14 @@ def tail_words(text: str) -> str:
         return ""
     rest = without_ide_note(text[slot.end() :]).rstrip()
     last = rest.rsplit("\n\n", 1)[-1].strip() if "\n\n" in rest else ""
-    if not last or "$" in last or _NOT_PROSE_RE.match(last):
+    if last and _NOT_PROSE_RE.match(last):  # words typed right under the template's last list
+        tail: list[str] = []
+        for line in reversed(last.splitlines()):
+            if not line.strip() or line != line.lstrip() or _NOT_PROSE_RE.match(line):
+                break  # (an indented line continues the item above it)
+            tail.append(line)
+        last = "\n".join(reversed(tail)).strip()
+    if not last or "$" in last:
         return ""
     return last
 
