@@ -22,6 +22,7 @@ from compactor._util import lazy_pattern
 from .bounded import is_startup_noise
 from .killreport import own_kill_report
 from .noise import is_decoration, is_warning
+from .passedanyway import passed_anyway
 from .stops import kill_succeeded
 from .text import Call, cut, one_line
 
@@ -63,13 +64,14 @@ def went_on(call: Call | None, lines: list[str], body: str) -> bool:
     warnings (dpkg-preconfigure's stdin), a kill tool's "killed", a command's own report of
     its kill (``echo "Killed root process N"``, not the shell's SIGKILL report: blind check 27),
     or a package manager's dependency-conflict report after it installed what it was asked
-    (module docstring)."""
+    (module docstring), or lines of a diff or followed by a success line (:mod:`.passedanyway`)."""
     return (
         not lines
         or all(is_warning(line) for line in lines)
         or kill_succeeded(call, lines)
         or own_kill_report(call, lines)
         or _resolver_report_only(lines, body)
+        or passed_anyway(lines, body)  # a hook's passing tests, a diff's lines (BENCH50 W1-W3)
     )
 
 

@@ -1,0 +1,72 @@
+"""Error-like lines of a call not flagged as an error that say nothing of its failure (BENCH50
+W1-W3: a pre-commit hook ran the test suite, whose passing tests printed "error: Database connection
+failed" as expected output, then "1274 pass / 0 fail" and git's "[main 37016ac] subject"; a ``git
+diff`` showed a source line "error: string | null;" — both calls were "failed, not retried").
+
+:func:`passed_anyway` says such a result did not fail when every one of its error lines is
+
+* a line of data: a line of a diff hunk (``+``/``-``/`` `` after an ``@@ -1,2 +1,3 @@`` header)
+  or of a numbered file listing (``cat -n``'s ``  12<tab>…``, ``  12→…``); or
+* followed by a success line of the same output: a test runner's summary with no failure in the
+  whole output ("1274 pass", "Tests: 1274 passed", "✓ 1274 tests"; none of "2 failed", "1
+  fail", "3 errors") or git's commit line (``[main 37016ac] subject``). An error printed after
+  that line (a push that failed after the commit) still fails the call.
+"""
+
+from __future__ import annotations
+
+from compactor._util import lazy_pattern
+
+from .text import cut
+
+__all__ = ["passed_anyway"]
+
+_HUNK_RE = lazy_pattern(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
+_LISTED_RE = lazy_pattern(r"^\s*\d+(?:\t|\u2192)")
+_PASSED_RE = lazy_pattern(
+    r"(?<![\d.])[1-9]\d* (?:tests? )?pass(?:ed|ing|es)?\b|[\u2713\u2714] *[1-9]\d* tests?\b"
+)
+_FAILED_RE = lazy_pattern(
+    r"(?<![\d.])[1-9]\d* (?:tests? )?(?:fail(?:ed|ing|ures?|s)?|errors?|errored)\b"
+)
+_COMMITTED_RE = lazy_pattern(r"(?m)^\[[^\s\]]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] \S")
+
+
+def _report_ends(lines: list[str], body: str) -> int:
+    """The end of the last line of ``body`` that shows one of ``lines`` (as :func:`cut` shows
+    it) and is no diff or listing line; -1 when every such line is data (the end of ``body``
+    when one of ``lines`` is not found: no verdict on it)."""
+    targets: dict[str, set[str]] = {}
+    for line in lines:
+        targets.setdefault(line[:8], set()).add(line)
+    seen: set[str] = set()
+    last, in_hunk, pos = -1, False, 0
+    for raw in body.splitlines(keepends=True):
+        start, pos = pos, pos + len(raw)
+        if raw.startswith("@@"):
+            in_hunk = in_hunk or _HUNK_RE.match(raw) is not None
+            continue
+        if in_hunk and raw[:1] not in ("+", "-", " ", "\\", "\n", "\r", ""):
+            in_hunk = False
+        stripped = raw.strip()
+        hit = cut(stripped) if stripped[:8] in targets else ""
+        if hit not in targets.get(stripped[:8], ()):
+            continue
+        seen.add(hit)
+        if not (in_hunk and raw[:1] in ("+", "-", " ")) and not _LISTED_RE.match(raw):
+            last = start + len(raw)
+    return last if len(seen) == len(set(lines)) else len(body)
+
+
+def passed_anyway(lines: list[str], body: str) -> bool:
+    """Whether the error ``lines`` of an unflagged result's output ``body`` are all data or all
+    followed by a success line (module docstring)."""
+    if not lines:
+        return False
+    ends = _report_ends(lines, body)
+    if ends < 0:
+        return True  # only a diff's or a listing's lines
+    after = body[ends:]
+    if _COMMITTED_RE.search(after):
+        return True
+    return _PASSED_RE.search(after) is not None and _FAILED_RE.search(body) is None
