@@ -294,9 +294,6 @@ class Entry:
     queued: bool = False
     """A prompt the user typed that was still queued, undelivered, at the end
     (``STILL_QUEUED_KEY``)."""
-    aside: bool = False
-    """A prompt the user typed while the agent worked, delivered into the running turn (Claude
-    Code's ``queued_command`` attachment)."""
 
 
 READ_CHARS = 4_000_000
@@ -428,7 +425,6 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
         entry.results = list(_ended_results(entry.calls, ended))
     entry.injected = msg.role == "user" and not entry.internal and is_injected(msg, entry.text)
     entry.queued = STILL_QUEUED_KEY in msg.extra  # typed, never delivered (blind check 39)
-    entry.aside = msg.extra.get("attachment") == "queued_command"  # taken mid-turn (50 W4)
     if PROCESS_KEY in msg.extra:  # the CLI restarted in this history (blind check 19)
         entry.process = str(msg.extra[PROCESS_KEY])
     return entry

@@ -7,7 +7,10 @@ section 1 lists the aside as the user's note to it (section 6 keeps it among the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from compactor.facts import one_line
+from compactor.schema import AgenticMessage, Message
 
 from .local_session import Session
 from .local_text import quote
@@ -23,9 +26,23 @@ def _aside(text: str) -> bool:
     return len(text.split()) <= _WORDS_MOST and not text.rstrip().endswith(("?", "？"))
 
 
-def judge_asides(s: Session) -> None:
-    """Take the short asides delivered mid-turn after a request out of the requests."""
-    asides = [r for k, r in enumerate(s.requests) if k and r.aside and _aside(one_line(r.text))]
+def _delivered_mid_turn(msg: Message | AgenticMessage) -> bool:
+    """A prompt the user typed while the agent worked, delivered into the running turn: Claude
+    Code's ``queued_command`` attachment (``formats._attachments``)."""
+    return isinstance(msg, AgenticMessage) and msg.extra.get("attachment") == "queued_command"
+
+
+def judge_asides(s: Session, items: Sequence[Message | AgenticMessage]) -> None:
+    """Take the short asides delivered mid-turn after a request out of the requests
+    (``items``: the messages the entries were read from, by index)."""
+    asides = [
+        r
+        for k, r in enumerate(s.requests)
+        if k
+        and r.index < len(items)
+        and _delivered_mid_turn(items[r.index])
+        and _aside(one_line(r.text))
+    ]
     if not asides:
         return
     taken = {r.index for r in asides}
