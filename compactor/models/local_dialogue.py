@@ -11,6 +11,7 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import Entry, finds_any, one_line, sentences
 
+from .local_alternative import alternatives, names_alternative
 from .local_corrected import CORRECTED, corrects
 from .local_numbered import named_items
 from .local_offers import declines_extras, is_ask
@@ -166,6 +167,8 @@ def judge_proposals(s: Session) -> None:
             s.decisions = kept
         else:
             yes = [x for x in (chosen if picked is not None else proposals) if not is_ask(x)]
+            if picked is None and (alt := alternatives(said.text)):  # (BENCH50 W6)
+                yes = [x for x in yes if x not in alt or names_alternative(request.text, alt[x])]
             yes = [again] if (again := reasked_suggestion(s, said)) else yes  # (49 N3)
             accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in yes]
             s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])

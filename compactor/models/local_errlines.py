@@ -27,6 +27,10 @@ from .local_usershell import notice_error_items, shell_error_items
 
 _PASSED_RE = re.compile(r"\b\d+ (?:passed|passing)\b(?!.*\b[1-9]\d* fail)", re.IGNORECASE)
 """A test run's count line that reports passes and no failure (``Tests: 223 passed``)."""
+_ALL_PASSED_RE = re.compile(
+    r"^\W*all\b[\w \t-]{0,40}?\b(?:passed|pass|succeeded)\W*$", re.IGNORECASE
+)
+"""A check script's closing line with no count: ``ALL UI CHECKS PASSED`` (BENCH50 W5)."""
 _NUMBER_RE = re.compile(r"\d+")
 _LINES_MOST = 3
 _CALLS_MOST = 4
@@ -109,7 +113,11 @@ def _passed_later(s: Session, call: Call, texts: dict[str, str]) -> tuple[Call, 
             continue
         if signature(later)[0] != sig[0] or not retries(sig, signature(later)):
             continue
-        result = [ln.strip() for ln in text[-20_000:].splitlines() if _PASSED_RE.search(ln)]
+        result = [
+            ln.strip()
+            for ln in text[-20_000:].splitlines()
+            if _PASSED_RE.search(ln) or _ALL_PASSED_RE.match(ln.strip())
+        ]
         if result:
             return later, cut(result[-1], 160)
     return None

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from compactor.facts import cut, one_line, sentences
 from compactor.facts.ide import ide_note_files, without_ide_note
 
+from .local_aside import aside_lines
 from .local_noise import collapse_resent, first_resent, request_ref
 from .local_offers import is_ask
 from .local_picked import picked_lines
@@ -107,7 +108,7 @@ def session_request_lines(s: Session, item: int, items: int, verbatim: int) -> l
     if not later:
         if s.requests and s.requests[-1].queued and lines[-1].startswith(_CURRENT):
             lines[-1] += f" ({QUEUED_NOTE})"  # typed, never delivered (blind check 39)
-        return lines
+        return lines + aside_lines(s, item)  # typed mid-turn: a note to it (BENCH50 W4)
     last = lines[-1]
     if last.startswith(_CURRENT):
         last = "   Latest request in the part this summary covers: " + last[len(_CURRENT) :]
@@ -116,7 +117,7 @@ def session_request_lines(s: Session, item: int, items: int, verbatim: int) -> l
     note = f"; a short reply: it answers the assistant's {asked}" if asked else ""
     where = QUEUED_NOTE if s.earlier.get(KEPT_QUEUED) else "in the messages kept after this summary"
     kept = f"{_quote(later, item * 2)} ({where}{note})"
-    return [*lines, f"{_CURRENT}{kept}"]
+    return [*lines, *aside_lines(s, item), f"{_CURRENT}{kept}"]
 
 
 _CURRENT = "   Current request: "

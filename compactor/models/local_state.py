@@ -46,6 +46,7 @@ from .local_aborted import aborted_line
 from .local_actions import judge_actions
 from .local_answers import judge_answers
 from .local_argretry import judge_arg_retries
+from .local_aside import judge_asides
 from .local_blocked import judge_blocked
 from .local_busy import ENDED_LATER, judge_busy
 from .local_checkedlater import judge_checked_later
@@ -552,6 +553,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     note_earlier(session, items)  # calls before the harness's own compaction (set 15)
     judge_user_turns(session)  # a rejection carrying the user's words is a request (set 13)
     judge_blocked(session)  # texts typed while the CLI's usage limit blocked are no requests
+    judge_asides(session, items)  # a short note typed mid-turn is no new request (BENCH50 W4)
     judge_handoff(session)  # answered, then only a note call in flight (blind check 18)
     add_shape_jobs(session)
     add_agent_files(session)  # what sub-agents say they made (blind check 22)

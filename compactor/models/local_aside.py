@@ -1,0 +1,69 @@
+"""A short message the user typed while the agent worked, delivered into the running turn
+(BENCH50 W4: Claude Code's ``queue-operation`` enqueue and ``queued_command`` attachment, "hey
+dont use example.com" typed during a UI overhaul, was read as the current request, and section
+9 said to "continue" it). Such an aside is a note to the request in progress (a constraint or a
+correction), not a new request: the current request stays the one the turn was working on, and
+section 1 lists the aside as the user's note to it (section 6 keeps it among the messages)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from compactor.facts import one_line
+from compactor.schema import AgenticMessage, Message
+
+from .local_session import Session
+from .local_text import quote
+
+__all__ = ["aside_lines", "judge_asides"]
+
+_WORDS_MOST = 40
+"""An aside of more words may be a request of its own: read as before."""
+
+
+def _aside(text: str) -> bool:
+    """A short note, not a question (a question typed mid-turn asks for its own answer)."""
+    return len(text.split()) <= _WORDS_MOST and not text.rstrip().endswith(("?", "？"))
+
+
+def _delivered_mid_turn(msg: Message | AgenticMessage) -> bool:
+    """A prompt the user typed while the agent worked, delivered into the running turn: Claude
+    Code's ``queued_command`` attachment (``formats._attachments``)."""
+    return isinstance(msg, AgenticMessage) and msg.extra.get("attachment") == "queued_command"
+
+
+def judge_asides(s: Session, items: Sequence[Message | AgenticMessage]) -> None:
+    """Take the short asides delivered mid-turn after a request out of the requests
+    (``items``: the messages the entries were read from, by index)."""
+    asides = [
+        r
+        for k, r in enumerate(s.requests)
+        if k
+        and r.index < len(items)
+        and _delivered_mid_turn(items[r.index])
+        and _aside(one_line(r.text))
+    ]
+    if not asides:
+        return
+    taken = {r.index for r in asides}
+    s.requests = [r for r in s.requests if r.index not in taken]
+    s.asides = asides
+    last = s.requests[-1]
+    if s.reply is not None and s.reply.index < last.index:
+        s.reply = None
+    s.request_started = s.request_started or any(
+        e.role == "assistant" for e in s.entries[last.index + 1 :]
+    )
+
+
+def aside_lines(s: Session, item: int) -> list[str]:
+    """Section 1's line for each aside: the user's note to the request in progress."""
+    lines: list[str] = []
+    for a in s.asides:
+        to = next((r for r in reversed(s.requests) if r.index < a.index), None)
+        which = "the current request" if to is s.requests[-1] else "the request in progress"
+        lines.append(
+            f"   While the agent worked on {which}, the user added {quote(a.text, item)} (typed "
+            "during the turn: a note or constraint for that request, not a new request)"
+        )
+    return lines
