@@ -23,6 +23,7 @@ from compactor._json import JsonObject, JsonValue
 from compactor._util import lazy_pattern
 from compactor.schema import EARLIER_CALLS_KEY, AgenticMessage
 
+from ._claude_queue import content_texts
 from ._jsonl import Line
 from .notices import NOTICE_TAGS
 
@@ -50,11 +51,7 @@ _MOST = 20
 
 
 def _text(content: JsonValue) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(p.get("text")) for p in content if isinstance(p, dict) and "text" in p)
-    return ""
+    return "\n".join(content_texts(content))
 
 
 def _one_line(text: str, limit: int) -> str:

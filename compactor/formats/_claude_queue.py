@@ -48,7 +48,7 @@ from compactor.schema import STILL_QUEUED_KEY, AgenticMessage, Block
 from . import _jsonl
 from .notices import NOTICE_TAGS
 
-__all__ = ["QUEUE_RECORD", "Queued", "queued_message", "queued_messages"]
+__all__ = ["QUEUE_RECORD", "Queued", "content_texts", "queued_message", "queued_messages"]
 
 QUEUE_RECORD = "queue-operation"
 
@@ -84,7 +84,9 @@ def _structured(text: str) -> bool:
         return False
 
 
-def _texts(content: JsonValue) -> Iterable[str]:
+def content_texts(content: JsonValue) -> Iterable[str]:
+    """The texts of a Claude Code record's ``content``: itself when a string, else its blocks'
+    ``text`` fields (a tool result's blocks, a queued prompt's parts)."""
     if isinstance(content, str):
         yield content
     elif isinstance(content, list):
@@ -98,11 +100,11 @@ def _written(rec: JsonObject) -> Iterable[str]:
     if rec.get("type") == "user":
         body = rec.get("message")
         if isinstance(body, dict):
-            yield from _texts(body.get("content"))
+            yield from content_texts(body.get("content"))
     elif rec.get("type") == "attachment":
         attachment = rec.get("attachment")
         if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
-            yield from _texts(attachment.get("prompt"))
+            yield from content_texts(attachment.get("prompt"))
 
 
 def _typed(rec: JsonObject, text: str) -> bool:
