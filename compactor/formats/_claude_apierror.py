@@ -26,6 +26,7 @@ from compactor._json import JsonObject, JsonValue
 from compactor.schema import AgenticMessage, Block
 
 from . import _jsonl
+from ._claude_texts import one_line
 
 __all__ = ["API_ERROR_KEY", "add_api_error", "api_error_text"]
 
@@ -129,5 +130,4 @@ def _message(error: JsonObject, depth: int = 0) -> str:
     text = error.get("message")
     if not isinstance(text, str) or not text.strip():
         return ""
-    line = " ".join(text.split())
-    return line if len(line) <= _MESSAGE_CHARS else line[: _MESSAGE_CHARS - 1] + "…"
+    return one_line(text, _MESSAGE_CHARS)

@@ -23,7 +23,7 @@ from compactor._json import JsonObject, JsonValue
 from compactor._util import lazy_pattern
 from compactor.schema import EARLIER_CALLS_KEY, AgenticMessage
 
-from ._claude_queue import content_texts
+from ._claude_texts import content_texts, one_line
 from ._jsonl import Line
 from .notices import NOTICE_TAGS
 
@@ -52,11 +52,6 @@ _MOST = 20
 
 def _text(content: JsonValue) -> str:
     return "\n".join(content_texts(content))
-
-
-def _one_line(text: str, limit: int) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def earlier_jobs(lines: Sequence[Line], start: int, live: set[int]) -> list[JsonObject]:
@@ -113,11 +108,11 @@ def _call(
         for job in jobs.values():  # judged by the summarizer (``facts.kills``), by shape
             kills = job.setdefault("kills", [])
             if isinstance(kills, list) and len(kills) < _MOST:
-                kills.append(_one_line(command, 300))
+                kills.append(one_line(command, 300))
     if args.get("run_in_background") is True:
         what = args.get("command") or args.get("description") or args.get("prompt") or name
         run = rec.get("sessionId")
-        starts[call_id] = (_one_line(str(what), 200), run if isinstance(run, str) else "")
+        starts[call_id] = (one_line(str(what), 200), run if isinstance(run, str) else "")
         return
     values = " ".join(str(v) for v in args.values() if isinstance(v, str | int))
     for key in [k for k in jobs if k in values]:
@@ -144,7 +139,7 @@ def _result(
             jobs[found.group(1)] = {
                 "id": found.group(1),
                 "command": command,
-                "said": _one_line(text, 200),
+                "said": one_line(text, 200),
                 "process": run,
             }
         return

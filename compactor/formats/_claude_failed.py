@@ -20,6 +20,7 @@ from compactor._json import JsonObject
 from compactor._util import lazy_pattern
 
 from . import _jsonl
+from ._claude_texts import content_texts
 
 __all__ = ["failed_starts", "is_failed_summary"]
 
@@ -53,15 +54,7 @@ _MAX_ERROR = 400
 def _text(rec: JsonObject) -> str:
     body = rec.get("message")
     content = body.get("content") if isinstance(body, dict) else None
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(b.get("text") or "")
-            for b in content
-            if isinstance(b, dict) and b.get("type") == "text"
-        )
-    return ""
+    return "\n".join(content_texts(content, text_blocks_only=True))
 
 
 def is_failed_summary(rec: JsonObject) -> bool:

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from compactor._json import JsonValue
 from compactor.schema import INTERRUPTED_BEFORE_KEY, PERMISSION_MODE_KEY, AgenticMessage
 
 from . import _jsonl
+from ._claude_texts import content_texts
 
 __all__ = ["interrupted_before", "last_mode", "mark_modes"]
 
@@ -46,21 +46,6 @@ def last_mode(lines: Sequence[_jsonl.Line]) -> str:
     return ""
 
 
-def _texts(content: JsonValue) -> list[str]:
-    """The texts of a user record's content: its text blocks and its tool results' texts."""
-    if isinstance(content, str):
-        return [content]
-    found: list[str] = []
-    for block in content if isinstance(content, list) else ():
-        if not isinstance(block, dict):
-            continue
-        if isinstance(text := block.get("text"), str):
-            found.append(text)
-        elif block.get("type") == "tool_result":
-            found.extend(_texts(block.get("content")))
-    return found
-
-
 def interrupted_before(lines: Sequence[_jsonl.Line], start: int) -> bool:
     """Whether the last user turn before the history's start (line index ``start``, the line
     after a compaction boundary) is the CLI's notice that the user interrupted it."""
@@ -72,7 +57,8 @@ def interrupted_before(lines: Sequence[_jsonl.Line], start: int) -> bool:
         if kind == "assistant":
             return False
         body = rec.get("message")
-        texts = [t.lstrip() for t in _texts(body.get("content") if isinstance(body, dict) else "")]
+        content = body.get("content") if isinstance(body, dict) else ""
+        texts = [t.lstrip() for t in content_texts(content, tool_results=True)]
         if any(t.startswith(_INTERRUPT) for t in texts):
             return True
         if any(t and not t.startswith(_CLI_TEXTS) for t in texts):

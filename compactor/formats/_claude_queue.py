@@ -42,13 +42,14 @@ from dataclasses import dataclass
 
 import orjson
 
-from compactor._json import JsonObject, JsonValue
+from compactor._json import JsonObject
 from compactor.schema import STILL_QUEUED_KEY, AgenticMessage, Block
 
 from . import _jsonl
+from ._claude_texts import content_texts
 from .notices import NOTICE_TAGS
 
-__all__ = ["QUEUE_RECORD", "Queued", "content_texts", "queued_message", "queued_messages"]
+__all__ = ["QUEUE_RECORD", "Queued", "queued_message", "queued_messages"]
 
 QUEUE_RECORD = "queue-operation"
 
@@ -82,17 +83,6 @@ def _structured(text: str) -> bool:
         return isinstance(orjson.loads(body), dict)
     except orjson.JSONDecodeError:
         return False
-
-
-def content_texts(content: JsonValue) -> Iterable[str]:
-    """The texts of a Claude Code record's ``content``: itself when a string, else its blocks'
-    ``text`` fields (a tool result's blocks, a queued prompt's parts)."""
-    if isinstance(content, str):
-        yield content
-    elif isinstance(content, list):
-        for block in content:
-            if isinstance(block, dict) and isinstance(block.get("text"), str):
-                yield block["text"]
 
 
 def _written(rec: JsonObject) -> Iterable[str]:
