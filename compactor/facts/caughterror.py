@@ -11,7 +11,9 @@ error status (``(405) Method Not Allowed``, ``401 Unauthorized``, ``HTTP/1.1 500
 404``) or an unreachable service (``not reachable``, ``connection refused``) is the call's
 failure, unless a clear success marker follows it (``OK``, ``passed``, ``success``…). Counts
 (``0 errors``, ``errors: []``), words (``error handling``) and test summaries with ``0 failed``
-are no such line; a call that only reads or searches files (a grep printing matching lines) is
+are no such line, nor a line of printed data (a JSON response's ``"status": "401 Unauthorized"``,
+a log record opening with its timestamp: the command printed them, they are no report of its
+own; debt51); a call that only reads or searches files (a grep printing matching lines) is
 never judged here (its caller does not ask).
 """
 
@@ -48,11 +50,20 @@ _SUCCESS_RE = lazy_pattern(
     r"|\b(?:succeeded|successfully|all tests passed|[1-9]\d* passed)\b",
     re.IGNORECASE,
 )
+_DATA_LINE_RE = lazy_pattern(
+    r"^(?:[{\"']|\[(?:\s*$|\s*[\[{\"'\d])|<\w[^>]{0,80}>"
+    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\d\d:\d\d:\d\d\b|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d\b)"
+)
+"""A line of printed data, never the command's own error report (debt51): a JSON or dict
+document or one of its fields (``"status": "401 Unauthorized",``, ``{'status': '404 Not
+Found'}``), a quoted string, a markup element, or a log record that opens with its timestamp
+(``2025-01-02 10:00:00 ERROR: …``, ``[2025-…]``, ``Jan  2 10:00:00``): an API response or a log
+the command printed. ``[ERROR] x`` is no data."""
 _HINTS = ("err", "fail", "fatal", "(4", "(5", "40", "41", "42", "50", "http", "status", "reach")
 
 
 def _error_line(line: str) -> bool:
-    if _NOT_AN_ERROR_RE.search(line):
+    if _NOT_AN_ERROR_RE.search(line) or _DATA_LINE_RE.match(line):
         return False
     return _ERROR_START_RE.match(line) is not None or _HTTP_ERROR_RE.search(line) is not None
 

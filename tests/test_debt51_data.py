@@ -1,0 +1,84 @@
+"""An exit-0 call whose printed DATA holds error words did not fail (debt51, item 1): a JSON
+response's ``"status": "401 Unauthorized"``, a dict, a log record quoted from a log; a real
+failure (a non-zero exit, the command's own error report or traceback) still fails. Sessions
+are invented, by shape."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compactor.facts.outcomes import outcome
+from compactor.facts.text import Call, Result
+from compactor.models.local import summarize_transcript
+
+from .codex_rollout import codex_say, codex_summary, codex_user, rec
+from .planted_session import SessionBuilder
+
+_EXIT0 = "Exit code: 0\nWall time: 1 seconds\nOutput:\n"
+_RESPONSE = '{\n  "id": 3,\n  "status": "401 Unauthorized",\n  "detail": "token expired"\n}'
+_DATA = [
+    ("node scripts/fetch.js", _RESPONSE),
+    ("node scripts/fetch.js", '{"id": 3, "status": "401 Unauthorized", "detail": "expired"}'),
+    ("python3 check_api.py", "{'status': '404 Not Found', 'url': '/v1/items'}"),
+    ("gh api repos/o/r/runs --jq .runs", '[\n  {\n    "error": "HTTP/1.1 500 upstream"\n  }\n]'),
+    ("cat data.json | python3 -m json.tool", '{\n    "message": "403 Forbidden"\n}'),
+    (
+        "ssh prod 'tail -n 2 /var/log/app.log' | python3 scripts/fmt.py",
+        "2025-01-02 10:00:00 ERROR: connection refused\n"
+        "2025-01-02 10:00:02 upstream returned 503 Service Unavailable",
+    ),
+]
+
+
+def _shell(n: int, command: str, out: str) -> list[dict[str, Any]]:
+    args = json.dumps({"command": command})
+    call = {"type": "function_call", "name": "shell_command", "call_id": f"c{n}", "arguments": args}
+    output = {"type": "function_call_output", "call_id": f"c{n}", "output": out}
+    return [rec("response_item", call), rec("response_item", output)]
+
+
+@pytest.mark.parametrize(("command", "out"), _DATA)
+def test_exit_zero_output_whose_data_holds_error_words_did_not_fail(command: str, out: str) -> None:
+    codex = Call("c1", "shell_command", json.dumps({"command": command}), 0)
+    assert not outcome(Result("c1", "shell_command", _EXIT0 + out), codex).failed
+    claude = Call("c1", "Bash", json.dumps({"command": command}), 0)  # is_error false
+    judged = outcome(Result("c1", "Bash", out), claude)
+    assert not judged.failed or not judged.lines[0].startswith("Its output reports"), judged
+
+
+@pytest.mark.parametrize(("command", "out"), _DATA[:3])
+def test_the_same_data_after_a_non_zero_exit_is_a_failure(command: str, out: str) -> None:
+    codex = Call("c1", "shell_command", json.dumps({"command": command}), 0)
+    assert outcome(Result("c1", "shell_command", "Exit code: 1\nOutput:\n" + out), codex).failed
+    claude = Call("c1", "Bash", json.dumps({"command": command}), 0)
+    assert outcome(Result("c1", "Bash", "Exit code 1\n" + out, True), claude).failed
+
+
+def test_the_command_s_own_error_report_or_traceback_still_fails() -> None:
+    call = Call("c1", "shell_command", json.dumps({"command": "python fetch.py"}), 0)
+    own = "ERR: The server returned an error: (401) Unauthorized.\n"
+    assert outcome(Result("c1", "shell_command", _EXIT0 + own), call).failed
+    claude = Call("c1", "Bash", json.dumps({"command": "python fetch.py 2>&1 | tail -3"}), 0)
+    trace = "Traceback (most recent call last):\n  File \"fetch.py\", line 3\nKeyError: 'id'"
+    assert outcome(Result("c1", "Bash", trace), claude).failed
+
+
+def test_a_printed_api_response_is_no_unresolved_error_in_the_summary(tmp_path: Path) -> None:
+    records = [
+        codex_user("show me what the items endpoint answers without a token"),
+        *_shell(1, "node scripts/fetch.js /v1/items", _EXIT0 + _RESPONSE),
+        codex_say("Without a token the endpoint answers 401, as expected."),
+    ]
+    summary = codex_summary(records, tmp_path, "s1", "/w")
+    assert "1 tool call (0 failed)" in summary or "1 tool calls (0 failed)" in summary, summary
+    assert "reports an error" not in summary and "Unresolved" not in summary, summary
+    s = SessionBuilder()
+    s.user("what does the items endpoint answer without a token?")
+    s.call("Bash", {"command": "node scripts/fetch.js /v1/items"}, _RESPONSE)
+    s.say("It answers 401, as expected.")
+    summary = summarize_transcript(s.messages)
+    assert "reports an error" not in summary and "Unresolved" not in summary, summary
