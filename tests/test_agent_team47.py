@@ -247,3 +247,16 @@ def test_teammate_deliveries_are_no_requests_and_no_constraints(tmp_path: Path) 
     assert "teammate-message" not in everyone and DEBT not in everyone, everyone
     assert "1 requests from the user" in text or "1 request from the user" in text, text[:400]
     assert "was completed" in section(text, 8), section(text, 8)
+
+
+def test_a_teammate_never_seen_ending_is_listed_once_with_its_id_and_name(tmp_path: Path) -> None:
+    """debt51: the spawn call (its call id) and the job its result named (the agent's name)
+    are one job: one pending item each, naming both; the next step names the call ids."""
+    text = cc_summary(_team(shutdowns=False, delete="refused"), tmp_path)
+    pending = section(text, 7)
+    assert pending.count("Background job still running") == len(NAMES), pending
+    for name in NAMES:
+        item = next(line for line in pending.splitlines() if f"`{name} teammate`" in line)
+        assert "(id toolu_" in item and f"agent_id: {name}@{TEAM}" in item, item
+        assert f"(id {name})" not in pending, pending
+    assert ", linker)" not in section(text, 9) and ", checker)" not in section(text, 9)

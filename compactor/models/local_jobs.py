@@ -9,6 +9,7 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import background_jobs, command_of, cut
 from compactor.facts.bounded import bounded_reason
+from compactor.facts.jobs import Job
 from compactor.facts.jobstate import EARLIER_RUN, earlier_run, last_process
 from compactor.facts.kills import MAYBE, later_kill, later_report, later_use
 from compactor.facts.maskedexit import hidden_failure
@@ -51,6 +52,10 @@ def add_shape_jobs(s: Session) -> None:
         bg.finished = bg.finished or teammate_end(mates, bg.key, bg.index)
     settle_job_retries(s, {job.id: job.finished for job in jobs})
     for job in jobs:
+        if job.id not in known and (same := _started_by(s, job, known)):
+            bg = s.background[same]  # one job, not two (its call's id and its own: debt51)
+            bg.said = bg.said or job.said  # (what names it: "agent_id: NAME@TEAM name: NAME")
+            continue
         maybe = job.index == BEFORE and job.finished.startswith(MAYBE)  # (a kill of its port)
         if not job.running and not maybe:
             continue
@@ -61,6 +66,17 @@ def add_shape_jobs(s: Session) -> None:
             bg.said = job.said
     add_seen_servers(s, {job.label for job in jobs})  # (blind check 32, N2)
     judge_killed(s)
+
+
+def _started_by(s: Session, job: Job, known: set[str]) -> str:
+    """The key of the job the session model already tracks under its call's id (a
+    ``run_in_background`` call: a teammate, a background agent) whose result is the one that
+    named ``job`` by another id (the agent's name); '' when none or more than one is."""
+    entry = s.entries[job.index] if 0 <= job.index < len(s.entries) else None
+    if entry is None or entry.index != job.index:
+        return ""
+    owners = [r.call_id for r in entry.results if r.call_id in known and job.id in r.text[:2_000]]
+    return owners[0] if len(owners) == 1 else ""
 
 
 _TAG_RE = lazy_pattern(r"</?[A-Za-z][\w\-]*>")
