@@ -85,6 +85,7 @@ from .local_reverted import judge_reverted
 from .local_rewritten import judge_rewritten
 from .local_session import PLAN_TOOLS, ErrorFact, Session, build_session
 from .local_skipped import NOT_FOUND_RE, REJECTED, judge_skipped
+from .local_stashlist import judge_stash_listed
 from .local_stepdone import went_past
 from .local_stops import IN_FLIGHT, stopped_how
 from .local_supersede import (
@@ -588,6 +589,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_refused_command(session)
     judge_reverted(session)  # rejected or replaced by a later change (blind check 22)
     judge_checked_later(session)  # "T030 is still unchecked", then checked (blind 46 W4)
+    judge_stash_listed(session)  # "the work is stashed", then `git stash list` shows none
     judge_job_files(session)  # deleted, then a background job that writes it (blind 39 W3)
     judge_present(session)
     judge_new_error(session)  # a rerun got past it, then failed otherwise (blind check 37 W1)
