@@ -12,7 +12,8 @@ not followed. Now:
   argument below it), else the last ``cd`` of a call that ran (never a rejected or failed one:
   it had no effect); a leading ``cd X &&`` of the call itself moves it;
 * a successful ``mv``/``git mv`` of known files (``mv DIR/* DEST``, ``mv DIR/.file DEST``,
-  ``mv DIR DEST``) carries their states to the new paths (``moved from …``);
+  ``mv DIR DEST``) carries their states to the new paths (``moved from …``), and so does a
+  move in Python code the call runs (``shutil.move('a', 'b')``: :mod:`.local_pymoves`);
 * a successful ``rm -r DIR`` deletes the known files still under it, and DIR is *gone* until a
   later change makes a file in it again: a relative name is never put there
   (:func:`.local_relpath.state_for`);
@@ -38,6 +39,7 @@ from compactor.facts.shellwrap import inner_command
 from .local_files import Change, FileState
 from .local_home import aliases, folds_case, home_of, rooted, tilde
 from .local_loops import unrolled
+from .local_pymoves import might_move, with_python_moves
 
 __all__ = ["Places"]
 
@@ -194,6 +196,8 @@ class Places:
         already carried over; the moves and recursive removals applied to ``files`` (and to the
         paths read, ``reads``); the shell's directory after it."""
         command = inner_command(call) or ""  # (``bash -lc 'mv a b'``: the script)
+        if might_move(command):  # ``python3 -c "…shutil.move('a', 'b')"``: ``mv a b`` (debt51)
+            command = with_python_moves(command)
         where = self.base(call)
         handled: set[str] = set()
         if command and any(w in command for w in ("mv ", "rm ", "cd ", "cp ", "ln ")):
