@@ -51,3 +51,28 @@ def test_a_sentence_about_taking_work_out_of_the_stash_is_not_labelled() -> None
     said = "Decision: I will pop the stash once the baseline run is done, then apply the fix."
     decisions = section(_session("", said=said), 5)
     assert said in decisions and _LABEL not in decisions, decisions
+
+
+def _replied(listed: bool) -> str:
+    s = SessionBuilder()
+    s.user("park my parser changes and check whether the test failure is pre-existing")
+    s.call("Bash", {"command": "git stash"}, _SAVED)
+    s.call("Bash", {"command": "python -m pytest -q tests/test_parse.py"}, "1 failed, 12 passed")
+    s.say(_REPLY)
+    s.call("Bash", {"command": "git stash pop"}, "Dropped refs/stash@{0} (9f8e7d6)")
+    if listed:
+        s.call("Bash", {"command": "git stash list"}, "")
+    s.say("Ok.")
+    return section(summarize_transcript(s.messages), 8)
+
+
+_REPLY = "The failure is pre-existing. Your parser changes are stashed in stash@{0}."
+
+
+def test_a_reply_saying_work_is_stashed_is_titled_so_after_an_empty_stash_list() -> None:
+    work = _replied(listed=True)
+    title = "The answer to it, verbatim (written before a later `git stash list` showed no stash"
+    assert title in work and _REPLY in work, work
+    work = _replied(listed=False)  # no `git stash list`: the usual title
+    assert "The answer to it, verbatim\n" in work or "The answer to it, verbatim:" in work, work
+    assert "git stash list" not in work, work

@@ -31,6 +31,7 @@ from .local_lost import verify_ask
 from .local_notices import said_task
 from .local_offers import asks_to_choose
 from .local_session import Session
+from .local_stashlist import NO_STASH, stash_denied
 from .local_subfiles import outside_writes
 from .local_text import quote
 from .local_usershell import shell_failed_after
@@ -248,6 +249,8 @@ def reply_title(s: Session) -> str:
         return "The last reply, verbatim (it asked for input instead; NOT an answer)"
     if own_failed(s):  # what it says of the task is older than the task's failure (44, W1)
         return "The answer to it, verbatim (written before that failure: that task stopped since)"
+    if stash_denied(s, s.reply):  # "the work is stashed", then no stash in the list (debt51)
+        return f"The answer to it, verbatim (written before {NO_STASH}: none of its work is there)"
     return "The answer to it, verbatim"
 
 
