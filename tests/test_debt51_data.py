@@ -82,3 +82,29 @@ def test_a_printed_api_response_is_no_unresolved_error_in_the_summary(tmp_path: 
     s.say("It answers 401, as expected.")
     summary = summarize_transcript(s.messages)
     assert "reports an error" not in summary and "Unresolved" not in summary, summary
+
+
+_LOG = "ERROR: connection refused\nERROR: upstream returned status 500"
+_REMOTE_READS = [
+    "ssh -p 2222 deploy@prod 'tail -n 50 /var/log/app.log | grep -i error'",
+    "docker exec -it api cat /app/logs/err.log",
+    "docker compose exec -T api sh -c 'tail -n 20 /app/logs/err.log'",
+    "kubectl exec -n prod api-7f9 -- cat /var/log/app.log",
+]
+
+
+@pytest.mark.parametrize("command", _REMOTE_READS)
+def test_a_log_read_on_another_host_or_in_a_container_is_data(command: str) -> None:
+    codex = Call("c1", "shell_command", json.dumps({"command": command}), 0)
+    assert not outcome(Result("c1", "shell_command", _EXIT0 + _LOG), codex).failed
+    claude = Call("c1", "Bash", json.dumps({"command": command}), 0)
+    assert not outcome(Result("c1", "Bash", _LOG), claude).failed
+    assert outcome(
+        Result("c1", "Bash", "Exit code 255\nssh: connect: refused", True), claude
+    ).failed
+
+
+def test_a_remote_command_that_does_more_than_read_is_judged_as_before() -> None:
+    restart = "ssh prod 'sudo systemctl restart app && tail -n 5 /var/log/app.log'"
+    claude = Call("c1", "Bash", json.dumps({"command": restart}), 0)
+    assert outcome(Result("c1", "Bash", _LOG), claude).failed

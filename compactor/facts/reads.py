@@ -2,9 +2,13 @@
 read-only sub-command of ``docker compose`` (``logs``, ``ps``, ``config``) and a ``curl`` that
 fetches a URL (no data, upload, output file or other method). Their output is data, often a
 crashing program's log full of "Error" lines: without an error flag or a non-zero exit code,
-the call did not fail."""
+the call did not fail. So is a file read on another host or in a container (debt51): ``ssh
+HOST 'tail -n 50 /var/log/app.log'``, ``docker exec C cat /app/err.log``, ``docker compose exec
+SVC tail log``, ``kubectl exec POD -- cat log``, whose remote command only reads and filters."""
 
 from __future__ import annotations
+
+import shlex
 
 from compactor._util import lazy_pattern
 
@@ -53,8 +57,10 @@ def _segment_reads(segment: str) -> bool | None:
 
 def only_reads(call: Call | None) -> bool:
     """Whether the command of ``call`` is a compose read or a ``curl`` fetch, alone or with
-    filters (``| tail -20``, ``cd DIR &&``)."""
+    filters (``| tail -20``, ``cd DIR &&``), or a read on another host or in a container."""
     command = call.command if call is not None else None
+    if command and _REMOTE_HEAD_RE.match(command) and _remote_reads(command):
+        return True
     if not command or ("compose" not in command and "curl" not in command):
         return False
     found = False
@@ -63,6 +69,56 @@ def only_reads(call: Call | None) -> bool:
         if said is False:
             return False
         found = found or said is True
+    return found
+
+
+_REMOTE_HEAD_RE = lazy_pattern(r"\s*(?:ssh|docker|kubectl)\s")
+_REMOTE_READERS = frozenset("cat head tail tac less more zcat zgrep journalctl".split())
+"""What a remote command reads a file or a log with (with :data:`_FILTERS` around it)."""
+_SSH_VALUED = frozenset("-p -i -l -o -F -J -L -R -D -E -b -c -e -m -S -W -w -O -Q".split())
+_EXEC_VALUED = frozenset(
+    "-u --user -w --workdir -e --env --env-file -c --container -n --namespace".split()
+)
+
+
+def _remote_script(words: list[str]) -> str:
+    """The command ``ssh HOST CMD``, ``docker [compose] exec C CMD`` or ``kubectl exec POD --
+    CMD`` runs there ('' for any other command)."""
+    name = words[0].rsplit("/", 1)[-1]
+    if name == "ssh":
+        at, valued = 1, _SSH_VALUED
+    elif name == "docker" and words[1:2] == ["exec"]:
+        at, valued = 2, _EXEC_VALUED
+    elif name == "docker" and words[1:3] == ["compose", "exec"]:
+        at, valued = 3, _EXEC_VALUED
+    elif name == "kubectl" and words[1:2] == ["exec"] and "--" in words:
+        return " ".join(words[words.index("--") + 1 :])
+    else:
+        return ""
+    while at < len(words) and words[at].startswith("-"):
+        at += 2 if words[at] in valued else 1
+    rest = words[at + 1 :]  # after the host or container
+    if len(rest) >= 3 and rest[0].rsplit("/", 1)[-1] in ("sh", "bash") and rest[1] == "-c":
+        rest = rest[2:3]  # ``sh -c 'tail log'``: the script
+    return " ".join(rest)
+
+
+def _remote_reads(command: str) -> bool:
+    """Whether ``command`` runs, on another host or in a container, only file reads and
+    filters (at least one read)."""
+    try:
+        words = shlex.split(command, posix=True)
+    except ValueError:
+        return False
+    script = _remote_script(words) if len(words) > 2 else ""
+    found = False
+    for segment in _SEGMENT_RE.split(script.strip()) if script else ():
+        heads = [w for w in segment.split() if "=" not in w and w not in _LEAD]
+        name = heads[0].rsplit("/", 1)[-1] if heads else ""
+        if name in _REMOTE_READERS:
+            found = True
+        elif name not in _FILTERS:
+            return False
     return found
 
 
