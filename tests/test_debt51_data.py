@@ -108,3 +108,31 @@ def test_a_remote_command_that_does_more_than_read_is_judged_as_before() -> None
     restart = "ssh prod 'sudo systemctl restart app && tail -n 5 /var/log/app.log'"
     claude = Call("c1", "Bash", json.dumps({"command": restart}), 0)
     assert outcome(Result("c1", "Bash", _LOG), claude).failed
+
+
+def test_a_codex_process_whose_end_event_says_exit_0_did_not_fail(tmp_path: Path) -> None:
+    """A unified-exec start answered "Process running with session ID …" holds no exit code;
+    its ``exec_command_end`` (exit 0) does: the log records it printed while running are data."""
+    started = "Chunk ID: 1\nWall time: 1.0 seconds\nProcess running with session ID 7\nOutput:\n"
+    printed = (
+        "2025-01-02 10:00:00 ERROR: cache miss for lodash, fetching\n"
+        "2025-01-02 10:00:01 ERROR: registry request failed, retrying\n"
+    )
+    args = json.dumps({"cmd": "npm ci"})
+    call = {"type": "function_call", "name": "exec_command", "call_id": "c1", "arguments": args}
+    output = {"type": "function_call_output", "call_id": "c1", "output": started + printed}
+    end = {"type": "exec_command_end", "call_id": "c1", "exit_code": 0, "aggregated_output": ""}
+    records = [
+        codex_user("install the dependencies"),
+        rec("response_item", call),
+        rec("response_item", output),
+        rec("event_msg", end),
+        codex_say("Installed."),
+    ]
+    summary = codex_summary(records, tmp_path, "s3", "/w")
+    assert "1 tool call (0 failed)" in summary, summary
+    assert "`exec_command: npm ci` failed" not in summary, summary
+    ran = Call("c1", "exec_command", args, 0, ended="exit code 0")
+    assert not outcome(Result("c1", "exec_command", started + printed), ran).failed
+    died = Call("c1", "exec_command", args, 0, ended="exit code 1")  # as before: its lines
+    assert outcome(Result("c1", "exec_command", started + printed), died).failed

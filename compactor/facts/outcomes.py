@@ -548,7 +548,7 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     stopped = user_stopped(text)
     if stopped:  # never a success, never a failure to fix: the user stopped it (blind check 11)
         return Outcome(True, exit_code(text), (stopped,))
-    code = exit_code(text)
+    code = exit_code(text) if call is None or call.ended != "exit code 0" else exit_code(text) or 0
     marked = tool_error(text) or own_failure(text, call.name if call else result.name)
     if marked and (denied := sandbox_denied(text)):  # Codex 0.98's bare denial (BENCH41 W1)
         code, text = (denied.exit_code if code is None else code), denied.output
