@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,6 +16,7 @@ from compactor.models.local import summarize_transcript
 
 from .codex_rollout import codex_say, codex_summary, codex_user, rec
 from .planted_session import SessionBuilder
+from .test_failures_fix41a import _shell
 
 _EXIT0 = "Exit code: 0\nWall time: 1 seconds\nOutput:\n"
 _RESPONSE = '{\n  "id": 3,\n  "status": "401 Unauthorized",\n  "detail": "token expired"\n}'
@@ -32,13 +32,6 @@ _DATA = [
         "2025-01-02 10:00:02 upstream returned 503 Service Unavailable",
     ),
 ]
-
-
-def _shell(n: int, command: str, out: str) -> list[dict[str, Any]]:
-    args = json.dumps({"command": command})
-    call = {"type": "function_call", "name": "shell_command", "call_id": f"c{n}", "arguments": args}
-    output = {"type": "function_call_output", "call_id": f"c{n}", "output": out}
-    return [rec("response_item", call), rec("response_item", output)]
 
 
 @pytest.mark.parametrize(("command", "out"), _DATA)
@@ -85,15 +78,12 @@ def test_a_printed_api_response_is_no_unresolved_error_in_the_summary(tmp_path: 
 
 
 _LOG = "ERROR: connection refused\nERROR: upstream returned status 500"
-_REMOTE_READS = [
-    "ssh -p 2222 deploy@prod 'tail -n 50 /var/log/app.log | grep -i error'",
-    "docker exec -it api cat /app/logs/err.log",
-    "docker compose exec -T api sh -c 'tail -n 20 /app/logs/err.log'",
-    "kubectl exec -n prod api-7f9 -- cat /var/log/app.log",
-]
+_SSH_READ = "ssh -p 2222 deploy@prod 'tail -n 50 /var/log/app.log | grep -i error'"
+_EXEC_READ = "docker compose exec -T api sh -c 'tail -n 20 /app/logs/err.log'"
+_OTHER_READS = ("docker exec -it api cat /app/logs/err.log", "kubectl exec api -- cat /log/x")
 
 
-@pytest.mark.parametrize("command", _REMOTE_READS)
+@pytest.mark.parametrize("command", (_SSH_READ, _EXEC_READ, *_OTHER_READS))
 def test_a_log_read_on_another_host_or_in_a_container_is_data(command: str) -> None:
     codex = Call("c1", "shell_command", json.dumps({"command": command}), 0)
     assert not outcome(Result("c1", "shell_command", _EXIT0 + _LOG), codex).failed

@@ -25,7 +25,7 @@ from pathlib import PurePosixPath
 from compactor._util import lazy_pattern
 
 from .local_files import file_changes
-from .local_reverted import NO_LONGER, change_calls
+from .local_reverted import NO_LONGER, change_calls, labelled
 from .local_session import Session
 
 __all__ = ["judge_checked_later"]
@@ -72,7 +72,7 @@ def judge_checked_later(s: Session) -> None:
         if why is not None:
             labels[n] = f"{NO_LONGER}({why}): "
     if labels:
-        s.decisions = [(i, sc, labels.get(n, "") + x) for n, (i, sc, x) in enumerate(s.decisions)]
+        s.decisions = labelled(s.decisions, labels)
 
 
 def _checked(s: Session) -> list[tuple[int, str, str]]:

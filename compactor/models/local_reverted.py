@@ -27,7 +27,14 @@ from .local_offers import is_ask
 from .local_sameclaim import same_claim
 from .local_session import Session
 
-__all__ = ["NO_LONGER", "REVERTED", "change_calls", "judge_reverted", "not_accepted"]
+__all__ = [
+    "NO_LONGER",
+    "REVERTED",
+    "change_calls",
+    "judge_reverted",
+    "labelled",
+    "not_accepted",
+]
 
 REVERTED = "Reverted at the user's request "
 NOT_ACCEPTED = "Not accepted by the user "
@@ -103,8 +110,14 @@ def judge_reverted(s: Session) -> None:
     labels.update(same_claim(s, labels, NO_LONGER))  # its justification too (BENCH46 W5)
     if not labels and not added:
         return
-    decisions = [(i, score, labels.get(n, "") + x) for n, (i, score, x) in enumerate(s.decisions)]
-    s.decisions = sorted([*decisions, *added], key=lambda d: d[0])
+    s.decisions = sorted([*labelled(s.decisions, labels), *added], key=lambda d: d[0])
+
+
+def labelled(
+    decisions: list[tuple[int, int, str]], labels: dict[int, str]
+) -> list[tuple[int, int, str]]:
+    """``decisions`` with the label ``labels`` has for a decision's position put before it."""
+    return [(i, score, labels.get(n, "") + x) for n, (i, score, x) in enumerate(decisions)]
 
 
 def not_accepted(

@@ -20,7 +20,7 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import Entry
 
-from .local_reverted import NO_LONGER
+from .local_reverted import NO_LONGER, labelled
 from .local_session import Session
 
 __all__ = ["NO_STASH", "judge_stash_listed", "parks", "stash_denied"]
@@ -55,7 +55,7 @@ def judge_stash_listed(s: Session) -> None:
         if any(j > s.decisions[n][0] for j in empty):
             labels[n] = f"{NO_LONGER}({NO_STASH}): "
     if labels:
-        s.decisions = [(i, sc, labels.get(n, "") + x) for n, (i, sc, x) in enumerate(s.decisions)]
+        s.decisions = labelled(s.decisions, labels)
 
 
 def parks(text: str) -> bool:
