@@ -5,8 +5,13 @@ options they need (debt51)."""
 from __future__ import annotations
 
 from compactor._json import JsonValue
-from compactor.formats import _claude_apierror, _claude_earlier, _claude_failed, _claude_modes
-from compactor.formats import _claude_queue
+from compactor.formats import (
+    _claude_apierror,
+    _claude_earlier,
+    _claude_failed,
+    _claude_modes,
+    _claude_queue,
+)
 from compactor.formats._claude_texts import content_texts, one_line
 
 _CONTENT: JsonValue = [
@@ -32,7 +37,8 @@ def test_the_readers_share_the_owner() -> None:
     for module in (_claude_modes, _claude_failed, _claude_queue, _claude_earlier):
         assert getattr(module, "content_texts", None) is content_texts
         assert not hasattr(module, "_texts")
-    assert _claude_earlier.one_line is one_line and _claude_apierror.one_line is one_line
+    for module in (_claude_earlier, _claude_apierror):
+        assert getattr(module, "one_line", None) is one_line and not hasattr(module, "_one_line")
     rec = {"isCompactSummary": True, "message": {"content": _CONTENT}}
     assert _claude_failed._text(rec) == "prose"
 
