@@ -83,7 +83,7 @@ _EXEC_READ = "docker compose exec -T api sh -c 'tail -n 20 /app/logs/err.log'"
 _OTHER_READS = ("docker exec -it api cat /app/logs/err.log", "kubectl exec api -- cat /log/x")
 
 
-@pytest.mark.parametrize("command", (_SSH_READ, _EXEC_READ, *_OTHER_READS))
+@pytest.mark.parametrize("command", [_SSH_READ, _EXEC_READ, *_OTHER_READS])
 def test_a_log_read_on_another_host_or_in_a_container_is_data(command: str) -> None:
     codex = Call("c1", "shell_command", json.dumps({"command": command}), 0)
     assert not outcome(Result("c1", "shell_command", _EXIT0 + _LOG), codex).failed
