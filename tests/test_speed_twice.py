@@ -3,26 +3,88 @@ gives the answer of the code it skips, checked with hypothesis."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compactor.facts import Call
+import compactor as c
+from compactor.facts import Call, Entry
 from compactor.facts import reportedwrites as rw
+from compactor.facts.outcomes import is_reading_call
+from compactor.facts.wrappedread import is_wrapped_read
+from compactor.models import local_noise
+from compactor.models.base import INPUT_TOKENS, estimated_input
+from compactor.models.local_noise import collapse_resent
+from compactor.models.local_requests import (
+    request_lines,
+    session_request_lines,
+    session_user_lines,
+    user_message_lines,
+)
+from compactor.models.local_session import Session
+from compactor.pipeline.chunking import input_tokens
+from compactor.schema import make_assistant
 
 from .conftest import examples
 
-_VERBS = ("Copied", "copied", "Saved", "saved", "Wrote", "wrote", "Written", "written",
-          "Exported", "exported", "Created", "created", "Writing", "writing", "Generated",
-          "generated", "Generating", "generating", "opied", "reated", "rote", "aved", "x")
+_VERBS = (
+    "Copied",
+    "copied",
+    "Saved",
+    "saved",
+    "Wrote",
+    "wrote",
+    "Written",
+    "written",
+    "Exported",
+    "exported",
+    "Created",
+    "created",
+    "Writing",
+    "writing",
+    "Generated",
+    "generated",
+    "Generating",
+    "generating",
+    "opied",
+    "reated",
+    "rote",
+    "aved",
+    "x",
+)
 _REPORT_LINES = st.tuples(
     st.sampled_from(["", "[INFO] ", "✓ ", "==> ", "OK: ", "12:30:01 ", "- ", "  "]),
     st.sampled_from(_VERBS),
-    st.sampled_from([" ", " plan template to ", " -> ", " 3 files to ", " new file ", " to ",
-                     " the new ", " report into ", "\t"]),
-    st.sampled_from(["src/app.py", "/srv/x/plan.md", "Makefile", "notes", "a.txt.", "'a b.md'",
-                     "dist/", "https://x.io/a.md", "$OUT/a.md", "é.md"]),
+    st.sampled_from(
+        [
+            " ",
+            " plan template to ",
+            " -> ",
+            " 3 files to ",
+            " new file ",
+            " to ",
+            " the new ",
+            " report into ",
+            "\t",
+        ]
+    ),
+    st.sampled_from(
+        [
+            "src/app.py",
+            "/srv/x/plan.md",
+            "Makefile",
+            "notes",
+            "a.txt.",
+            "'a b.md'",
+            "dist/",
+            "https://x.io/a.md",
+            "$OUT/a.md",
+            "é.md",
+        ]
+    ),
     st.sampled_from(["", " (3 KB)", "...", " …", ":", " done"]),
 ).map("".join)
 _REPORTS = st.lists(st.one_of(_REPORT_LINES, st.sampled_from(["", "ok", "Error: x"])), max_size=5)
@@ -39,5 +101,115 @@ def test_property_reported_writes_prefilter_drops_no_report(command: str, text: 
     (most calls only read): the same reports as running the report pattern on every shell call
     that does not only read, whatever the output holds."""
     call = Call("c1", "exec_command", json.dumps({"cmd": command}), 1)
-    reads = rw.is_reading_call(call) or rw.is_wrapped_read(call)
+    reads = is_reading_call(call) or is_wrapped_read(call)
     assert rw.reported_writes(call, text) == ([] if reads else rw._reports(command, text))
+
+
+class _ReadingModel:
+    """A model that only reads its input and notes what the pipeline told it it counted."""
+
+    name = "reading"
+    readonly_input = True
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[bool, int | None, int]] = []
+
+    async def generate(self, messages: list[Any], **options: Any) -> Any:
+        told = INPUT_TOKENS.get()
+        count = None if told is None else told[1]
+        self.seen.append((told is not None and told[0] is messages, count, input_tokens(messages)))
+        return make_assistant(c.Message, "<summary>\n1. Primary Request: the work.\n</summary>")
+
+
+def _history(n: int) -> list[Any]:
+    out: list[Any] = [c.Message("system", "You are an agent.")]
+    for i in range(n):
+        out += [c.Message("user", f"request {i} é"), c.Message("assistant", f"done {i}")]
+    return out
+
+
+def test_a_model_that_only_reads_its_input_is_told_the_count_the_checks_make() -> None:
+    """The pipeline counts every model input for its reply checks; a model handed that very
+    list (``readonly_input``) is told the count (:data:`INPUT_TOKENS`), so the embedded
+    summarizer does not walk a million messages a third time (the tiny bench shape)."""
+    model = _ReadingModel()
+    asyncio.run(c.new(c.Config(model=model)).summarize(c.AgentState(_history(30))))
+    assert model.seen and all(same and told == real for same, told, real in model.seen)
+    assert INPUT_TOKENS.get() is None  # only around the call
+
+
+@settings(max_examples=examples(500), deadline=None, database=None, derandomize=True)
+@given(
+    st.lists(st.sampled_from(["", "ok", "yes é", "x" * 41, "日本語のテキスト"]), max_size=12),
+    st.integers(0, 14),
+    st.integers(0, 14),
+)
+def test_property_estimated_input_with_the_count_is_the_count_made_again(
+    texts: list[str], start: int, end: int
+) -> None:
+    """:func:`estimated_input` with the pipeline's count of the list gives what counting the
+    context and the messages around it gives."""
+    from compactor.models.local_focus import ContextView
+
+    messages: list[Any] = [
+        c.Message("user" if i % 2 else "assistant", t) for i, t in enumerate(texts)
+    ]
+    start = min(start, len(messages))
+    end = max(start, min(end, len(messages)))
+    context = ContextView(messages, start, end)
+    plain = estimated_input(messages, context, start, end)
+    told = INPUT_TOKENS.set((messages, input_tokens(messages)))
+    try:
+        assert estimated_input(messages, context, start, end) == plain
+        assert estimated_input(list(messages), context, start, end) == plain  # another list
+    finally:
+        INPUT_TOKENS.reset(told)
+
+
+@settings(max_examples=examples(1500), deadline=None, database=None, derandomize=True)
+@given(
+    st.lists(st.sampled_from(["ok", "yes", "2", "fix the bug", "x" * 130, "x" * 130 + "y",
+                              "commit and push", "the user ran `ls`", "好的"]), max_size=14),
+    st.lists(st.sampled_from(["ok", "fix the bug", "x" * 130 + "z"]), max_size=3),
+    st.booleans(),
+    st.booleans(),
+)  # fmt: skip
+def test_property_collapse_resent_with_the_memo_is_collapsing_again(
+    texts: list[str], more: list[str], at_last: bool, apart: bool
+) -> None:
+    """A session remembers the runs of sendings of the last texts read (sections 1 and 6 read
+    the same ones): a call that finds them, a call on an equal list, and a call on other
+    texts give what a call without the memo gives."""
+    memo: list[Any] = []
+    fresh = collapse_resent(texts, at_last, apart)
+    assert collapse_resent(texts, not at_last, not apart, memo) == collapse_resent(
+        texts, not at_last, not apart
+    )
+    assert collapse_resent(list(texts), at_last, apart, memo) == fresh  # found in the memo
+    longer = texts + more  # other texts
+    assert collapse_resent(longer, at_last, apart, memo) == collapse_resent(longer, at_last, apart)
+    assert collapse_resent(texts, at_last, apart, memo) == fresh
+
+
+def test_the_requests_and_the_messages_are_collapsed_once(monkeypatch: Any) -> None:
+    """Section 1's requests and section 6's messages of a chat are the same texts: the
+    session's runs of sendings are worked out once (a million tiny messages: each compared
+    once, not twice, and not again for each render of the summary)."""
+    texts = ["fix the bug", "x" * 130, "x" * 130 + " more", "ok", "ok", "fix the bug"] * 50
+    entries = [Entry(2 * i + 1, "user", t) for i, t in enumerate(texts)]
+    s = Session(entries=entries, requests=list(entries))
+    compared: list[int] = []
+    real = local_noise._same_message
+
+    def counting(a: str, b: str) -> bool:
+        compared.append(1)
+        return real(a, b)
+
+    monkeypatch.setattr(local_noise, "_same_message", counting)
+    first = session_request_lines(s, 80, 10, 500)
+    once = len(compared)
+    users = session_user_lines(s, 5, 5, 80)
+    again = session_request_lines(s, 80, 10, 500)
+    assert once > 100 and len(compared) <= once + 2  # (first_resent: the first two texts)
+    assert users == user_message_lines(texts, 5, 5, 80)
+    assert again == first == request_lines(texts, 80, 10, 500)

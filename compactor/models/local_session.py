@@ -194,6 +194,8 @@ class Session:
     trimmed: dict[int, Entry] = field(default_factory=dict)  # requests without embedded rules
     dirs: dict[str, str] = field(default_factory=dict)  # reading call → the directory it ran in
     notes: list[str] = field(default_factory=list)  # the turn's reasoning texts (local_notes)
+    resent: list[tuple[list[str], list[tuple[str, int, bool]]]] = field(default_factory=list)
+    """:func:`~.local_noise.collapse_resent`'s memo of the runs of sendings (sections 1 and 6)."""
     earlier: dict[str, str] = field(default_factory=dict)
     """What calls before the harness's own compaction did: ``changed`` (paths, one a line) and
     ``said`` (their arguments, cut short); :mod:`.local_earlier`."""
