@@ -7,6 +7,7 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +16,7 @@ from compactor.facts import Call, Entry
 from compactor.facts import reportedwrites as rw
 from compactor.facts.outcomes import is_reading_call
 from compactor.facts.wrappedread import is_wrapped_read
-from compactor.models import local_noise
+from compactor.models import local_noise, local_session
 from compactor.models.base import INPUT_TOKENS, estimated_input
 from compactor.models.local_noise import collapse_resent
 from compactor.models.local_requests import (
@@ -24,7 +25,7 @@ from compactor.models.local_requests import (
     session_user_lines,
     user_message_lines,
 )
-from compactor.models.local_session import Session
+from compactor.models.local_session import Session, build_session
 from compactor.pipeline.chunking import input_tokens
 from compactor.schema import make_assistant
 
@@ -213,3 +214,51 @@ def test_the_requests_and_the_messages_are_collapsed_once(monkeypatch: Any) -> N
     assert once > 100 and len(compared) <= once + 2  # (first_resent: the first two texts)
     assert users == user_message_lines(texts, 5, 5, 80)
     assert again == first == request_lines(texts, 80, 10, 500)
+
+
+_USER_TEXTS = st.sampled_from(
+    ["yes", "ok", "run the tests", "  ", "", "/model opus", "/clear", "/plan", "/compact now",
+     "<command-name>/clear</command-name>", "<command-name>review</command-name> x",
+     "<bash-input>ls</bash-input>", "<bash-stdout>a.txt</bash-stdout>", "fix it\nand test it",
+     "/rate-limit-options\n/rate-limit-options", "This session is being continued from a "
+     "previous conversation that ran out of context.", "Please evaluate the work so far.",
+     "[Request interrupted by user]", "<environment_context>x</environment_context>",
+     "The agent has finished. Now running the automated tests.",
+     "why did it fail?", "x" * 199, "x" * 201, "好的", "2"]
+)  # fmt: skip
+
+
+@settings(max_examples=examples(1500), deadline=None, database=None, derandomize=True)
+@given(st.lists(st.tuples(_USER_TEXTS, st.booleans(), st.booleans()), max_size=10))
+def test_property_plain_requests_are_read_as_the_long_way_reads_them(
+    turns: list[tuple[str, bool, bool]],
+) -> None:
+    """A short user text judged once a plain request (``plain_request``) makes the session the
+    long way of judging each text makes, whatever the texts around it."""
+    entries: list[Entry] = []
+    for text, injected, answered in turns:
+        entries.append(Entry(len(entries), "user", text, injected=injected))
+        if answered:
+            entries.append(Entry(len(entries), "assistant", "Done."))
+    fast = build_session(list(entries))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(local_session, "plain_request", lambda text: False)
+        slow = build_session(list(entries))
+    assert fast == slow
+
+
+def test_a_short_user_text_is_judged_once(monkeypatch: Any) -> None:
+    """A chat of a million tiny messages repeats a few texts: each is judged a request once,
+    not asked again per message whether it is a CLI command, an earlier summary, a notice."""
+    asked: list[str] = []
+    real = local_noise.local_command
+
+    def counting(text: str) -> str | None:
+        asked.append(text)
+        return real(text)
+
+    monkeypatch.setattr(local_session, "local_command", counting)
+    texts = ["run the tests", "yes", "/model opus", "ok"] * 100
+    s = build_session([Entry(i, "user", t) for i, t in enumerate(texts)])
+    assert [e.text for e in s.requests] == [t for t in texts if t != "/model opus"]
+    assert set(asked) == {"/model opus"}  # the CLI command only, the long way

@@ -12,10 +12,12 @@ from itertools import islice, repeat
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, Entry, one_line, shorten
+from compactor.facts.durable import embedded_rules, is_earlier_summary
 from compactor.facts.noise import CLI_COMMANDS, user_shell
 from compactor.facts.resent import mostly_same
 from compactor.facts.templates import input_slot
 
+from .local_evalnotice import is_evaluation_notice
 from .local_text import slash_command
 from .local_typed import typed_words
 
@@ -35,6 +37,33 @@ def local_command(text: str) -> str | None:
     if command is not None and (command.split()[0] in LOCAL_COMMANDS or command == "/plan"):
         return command
     return _only_commands(text) if command is None and "\n" in text else None
+
+
+_PLAIN_MOST = 200
+"""User texts up to this long are judged once per process (:func:`plain_request`)."""
+
+
+def plain_request(text: str) -> bool:
+    """Whether the session model reads a user text (of an entry not injected) as a request just
+    as it stands: a line of words, no CLI command or its echo, no markup, no earlier summary,
+    no evaluation notice, no embedded rules (``_Builder.user`` asks each of those in turn). A
+    short text is judged once (a chat of a million tiny messages repeats a few texts); a long
+    one is False here, and judged the long way."""
+    return len(text) <= _PLAIN_MOST and _plain_short(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_short(text: str) -> bool:
+    return (
+        bool(text.strip())
+        and "\n" not in text
+        and "<command-name>" not in text
+        and local_command(text) is None
+        and slash_command(text) is None
+        and not is_earlier_summary(text)
+        and not is_evaluation_notice(text)
+        and embedded_rules(text) is None
+    )
 
 
 _BARE_COMMAND_RE = lazy_pattern(r"/[a-z][a-z0-9\-]*")

@@ -58,7 +58,7 @@ from .local_established import established, shows_document
 from .local_evalnotice import is_evaluation_notice
 from .local_files import FileState, file_changes
 from .local_menu import menu_items, on_menu
-from .local_noise import cli_failed, local_command, ran_locally
+from .local_noise import cli_failed, local_command, plain_request, ran_locally
 from .local_notices import failed_after, notified_end
 from .local_places import Places
 from .local_plan import PlanTracker
@@ -239,6 +239,8 @@ class _Builder:
     def user(self, e: Entry) -> None:
         for r in e.results:
             self.result(r, e.index)
+        if not e.injected and plain_request(e.text):  # (most texts, each judged once)
+            return self.s.requests.append(e)
         if not e.text.strip():
             return
         local = local_command(e.text)
