@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 import compactor as c
 from compactor.facts import Call, Entry
 from compactor.facts import reportedwrites as rw
+from compactor.facts.cmdprompt import command_prompts, markup_echoes
 from compactor.facts.outcomes import is_reading_call
+from compactor.facts.usershell import shell_echoes
 from compactor.facts.wrappedread import is_wrapped_read
 from compactor.models import local_noise, local_session
 from compactor.models.base import INPUT_TOKENS, estimated_input
@@ -262,3 +264,29 @@ def test_a_short_user_text_is_judged_once(monkeypatch: Any) -> None:
     s = build_session([Entry(i, "user", t) for i, t in enumerate(texts)])
     assert [e.text for e in s.requests] == [t for t in texts if t != "/model opus"]
     assert set(asked) == {"/model opus"}  # the CLI command only, the long way
+
+
+_CHAT_TEXTS = st.sampled_from(
+    ["ok", " <bash-input>ls</bash-input>", "<bash-input>ls</bash-input>",
+     "<bash-stdout>a.txt</bash-stdout><bash-stderr></bash-stderr>", "<bash-input>x</bash-input>"
+     "<bash-stdout>1</bash-stdout>", "<command-name>/deploy</command-name>",
+     "\n<command-message>review</command-message>\n<command-name>/review</command-name>",
+     "<command-name>/clear</command-name>", "Deploy the app to staging, then run the checks.",
+     "<system-reminder>x</system-reminder>", "  "]
+)  # fmt: skip
+
+
+@settings(max_examples=examples(1500), deadline=None, database=None, derandomize=True)
+@given(st.lists(st.tuples(_CHAT_TEXTS, st.sampled_from(["user", "assistant"]), st.booleans())))
+def test_property_markup_echoes_are_the_shell_echoes_and_command_prompts(
+    turns: list[tuple[str, str, bool]],
+) -> None:
+    """The finalizer walks its candidates once for both the ``!`` commands' echoes and the
+    slash commands' prompts: what the two walks over every candidate found."""
+    context = [
+        c.Message(role, text, extra={"injected": True} if injected else {})
+        for text, role, injected in turns
+    ]
+    users = [m for m in context if m.role == "user"]
+    both = shell_echoes(context, users) | command_prompts(context, users)
+    assert markup_echoes(context, users) == both
