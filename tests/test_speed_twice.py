@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -12,13 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import compactor as c
-from compactor.facts import Call, Entry
+from compactor.facts import Call, Entry, one_line
 from compactor.facts import reportedwrites as rw
 from compactor.facts.cmdprompt import command_prompts, markup_echoes
 from compactor.facts.outcomes import is_reading_call
 from compactor.facts.usershell import shell_echoes
 from compactor.facts.wrappedread import is_wrapped_read
-from compactor.models import local_noise, local_session
+from compactor.models import local_aside, local_noise, local_session
 from compactor.models.base import INPUT_TOKENS, estimated_input
 from compactor.models.local_noise import collapse_resent
 from compactor.models.local_requests import (
@@ -29,7 +30,7 @@ from compactor.models.local_requests import (
 )
 from compactor.models.local_session import Session, build_session
 from compactor.pipeline.chunking import input_tokens
-from compactor.schema import make_assistant
+from compactor.schema import Block, make_assistant
 
 from .conftest import examples
 
@@ -290,3 +291,81 @@ def test_property_markup_echoes_are_the_shell_echoes_and_command_prompts(
     users = [m for m in context if m.role == "user"]
     both = shell_echoes(context, users) | command_prompts(context, users)
     assert markup_echoes(context, users) == both
+
+
+def _asides_the_long_way(s: Session, items: Sequence[Any]) -> None:
+    """judge_asides as it was: each request's message looked up, whatever the messages."""
+    asides = [
+        r
+        for k, r in enumerate(s.requests)
+        if k
+        and r.index < len(items)
+        and local_aside._delivered_mid_turn(items[r.index])
+        and local_aside._aside(one_line(r.text))
+    ]
+    if not asides:
+        return
+    taken = {r.index for r in asides}
+    s.requests = [r for r in s.requests if r.index not in taken]
+    s.asides = asides
+    last = s.requests[-1]
+    if s.reply is not None and s.reply.index < last.index:
+        s.reply = None
+    s.request_started = s.request_started or any(
+        e.role == "assistant" for e in s.entries[last.index + 1 :]
+    )
+
+
+_QUEUED = {"attachment": "queued_command"}
+
+
+@settings(max_examples=examples(1000), deadline=None, database=None, derandomize=True)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["user", "assistant"]),
+            st.sampled_from(["dont use example.com", "why is it slow?", "fix it", "Done."]),
+            st.sampled_from(["chat", "agent", "queued"]),
+        ),
+        max_size=10,
+    ),
+    st.integers(0, 3),
+)
+def test_property_asides_of_a_chat_are_none_and_of_an_agent_as_before(
+    turns: list[tuple[str, str, str]], extra_items: int
+) -> None:
+    """Only an agent's message is delivered mid-turn: a history of chat messages alone is not
+    looked through (a million of them), and any other history gives the asides it gave."""
+    items: list[Any] = []
+    for role, text, kind in turns:
+        if kind == "chat":
+            items.append(c.Message(role, text))
+        else:
+            block = Block("user_input_text" if role == "user" else "assistant_gen_text", text)
+            items.append(
+                c.AgenticMessage(role, [block], extra=dict(_QUEUED) if kind == "queued" else {})
+            )
+    entries = [Entry(i, role, text) for i, (role, text, _) in enumerate(turns)]
+    requests = [e for e in entries if e.role == "user"]
+    shown = items[: max(0, len(items) - extra_items)]  # entries past the items too
+    fast = Session(entries=list(entries), requests=list(requests))
+    slow = Session(entries=list(entries), requests=list(requests))
+    local_aside.judge_asides(fast, shown)
+    _asides_the_long_way(slow, shown)
+    assert fast == slow
+
+
+class _NoLookups(list[Any]):
+    def __getitem__(self, index: Any) -> Any:
+        raise AssertionError("a chat's message looked up")
+
+
+def test_a_chat_is_not_looked_through_for_asides() -> None:
+    """A chat of a million tiny messages (no agent's message among them) holds no aside."""
+    items = _NoLookups(c.Message("user" if i % 2 else "assistant", "ok") for i in range(40))
+    requests = [Entry(i, "user", "ok") for i in range(1, 40, 2)]
+    s = Session(
+        entries=[Entry(i, m.role, m.content) for i, m in enumerate(items)], requests=requests
+    )
+    local_aside.judge_asides(s, items)
+    assert s.requests == requests and not s.asides
