@@ -19,7 +19,14 @@ from compactor.schema import AgenticMessage, Message, user_text
 from .noise import CLI_COMMANDS, command_name
 from .text import Entry, is_injected
 
-__all__ = ["PROMPT_CHARS", "command_prompts", "prompt_head", "users_command", "with_prompt"]
+__all__ = [
+    "PROMPT_CHARS",
+    "command_prompts",
+    "markup_echoes",
+    "prompt_head",
+    "users_command",
+    "with_prompt",
+]
 
 PROMPT_CHARS = 600
 """How much of a command's expanded prompt (on one line) its request shows; the rest is cut."""
@@ -75,3 +82,17 @@ def with_prompt(requests: list[Entry], entries: Sequence[Entry], e: Entry) -> bo
         return False
     requests[-1] = replace(requests[-1], text=f"{requests[-1].text}: {head}")
     return True
+
+
+def markup_echoes(
+    context: Sequence[Message | AgenticMessage], users: Sequence[Message | AgenticMessage]
+) -> dict[int, str]:
+    """:func:`~.usershell.shell_echoes` and :func:`command_prompts` of ``users`` together, the
+    users walked once: both look only at a message whose text opens with markup (``<bash-input>``,
+    ``<command-name>``), and a chat of a million tiny messages holds none."""
+    from .usershell import shell_echoes
+
+    marked = [m for m in users if user_text(m).lstrip().startswith("<")]
+    if not marked:
+        return {}
+    return shell_echoes(context, marked) | command_prompts(context, marked)

@@ -85,11 +85,17 @@ def _file_path(raw: str) -> str | None:
 def reported_writes(call: Call, text: str) -> list[Reported]:
     """The files ``call``'s output ``text`` says it wrote (see the module doc), in order, each
     once; empty for a call that is no shell command or only reads."""
-    if not any(h in text for h in _HINTS):
-        return []
     command = command_of(call)
     if command is None or is_reading_call(call) or is_wrapped_read(call):
-        return []
+        return []  # decided by the call first: most calls read (bench agent: 9 in 10)
+    if not any(h in text for h in _HINTS):
+        return []  # eight scans of the output: 0.18 s of the agent shape's 2.4 s for all calls
+    return _reports(command, text)
+
+
+def _reports(command: str, text: str) -> list[Reported]:
+    """:func:`reported_writes` of a shell call that does not only read, without the hint
+    prefilter (its tests check that the prefilter never drops a report)."""
     out: dict[str, Reported] = {}
     window = scan_window(strip_output_header(text))
     for m in _REPORT_RE.finditer(window):

@@ -28,7 +28,7 @@ from compactor.facts.factnoise import only_called
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
 
 from . import local_claims as claims
-from .base import KEPT_AFTER_SUMMARY
+from .base import KEPT_AFTER_SUMMARY, estimated_input
 from .local_again import still_open
 from .local_analysis import analysis_items
 from .local_answers import answer_room
@@ -637,8 +637,7 @@ class LocalSummarizer:
         kind = message_kind(messages)
         start, end = context_span(messages)
         context = ContextView(messages, start, end)  # read only: not a copy of the history
-        inner = sum(map(estimate_message, context))  # each counted once, for both uses
-        prompt = inner + sum(estimate_message(m) for m in (*messages[:start], *messages[end:]))
+        inner, prompt = estimated_input(messages, context, start, end)  # (INPUT_TOKENS)
         focus = focus_of(messages[-1]) if end < len(messages) else ""
         text = _summary(context, inner, focus, KEPT_AFTER_SUMMARY.get())
         completion = estimate_text(text)

@@ -35,13 +35,13 @@ def _delivered_mid_turn(msg: Message | AgenticMessage) -> bool:
 def judge_asides(s: Session, items: Sequence[Message | AgenticMessage]) -> None:
     """Take the short asides delivered mid-turn after a request out of the requests
     (``items``: the messages the entries were read from, by index)."""
+    if not any(issubclass(t, AgenticMessage) for t in set(map(type, items))):  # (in C)
+        return  # only an agent's message is delivered mid-turn: not a chat's million
+    n = len(items)
     asides = [
         r
         for k, r in enumerate(s.requests)
-        if k
-        and r.index < len(items)
-        and _delivered_mid_turn(items[r.index])
-        and _aside(one_line(r.text))
+        if k and r.index < n and _delivered_mid_turn(items[r.index]) and _aside(one_line(r.text))
     ]
     if not asides:
         return

@@ -12,10 +12,12 @@ from itertools import islice, repeat
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, Entry, one_line, shorten
+from compactor.facts.durable import embedded_rules, is_earlier_summary
 from compactor.facts.noise import CLI_COMMANDS, user_shell
 from compactor.facts.resent import mostly_same
 from compactor.facts.templates import input_slot
 
+from .local_evalnotice import is_evaluation_notice
 from .local_text import slash_command
 from .local_typed import typed_words
 
@@ -35,6 +37,33 @@ def local_command(text: str) -> str | None:
     if command is not None and (command.split()[0] in LOCAL_COMMANDS or command == "/plan"):
         return command
     return _only_commands(text) if command is None and "\n" in text else None
+
+
+_PLAIN_MOST = 200
+"""User texts up to this long are judged once per process (:func:`plain_request`)."""
+
+
+def plain_request(text: str) -> bool:
+    """Whether the session model reads a user text (of an entry not injected) as a request just
+    as it stands: a line of words, no CLI command or its echo, no markup, no earlier summary,
+    no evaluation notice, no embedded rules (``_Builder.user`` asks each of those in turn). A
+    short text is judged once (a chat of a million tiny messages repeats a few texts); a long
+    one is False here, and judged the long way."""
+    return len(text) <= _PLAIN_MOST and _plain_short(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_short(text: str) -> bool:
+    return (
+        bool(text.strip())
+        and "\n" not in text
+        and "<command-name>" not in text
+        and local_command(text) is None
+        and slash_command(text) is None
+        and not is_earlier_summary(text)
+        and not is_evaluation_notice(text)
+        and embedded_rules(text) is None
+    )
 
 
 _BARE_COMMAND_RE = lazy_pattern(r"/[a-z][a-z0-9\-]*")
@@ -234,27 +263,27 @@ def _short_reply(text: str) -> bool:
     return continues(text)
 
 
+Runs = list[tuple[str, int, bool]]
+"""(last version, times sent, edited) of each run of texts sent again right after itself."""
+
+
 def collapse_resent(
-    texts: Sequence[str], at_last: bool = False, apart: bool = False
+    texts: Sequence[str],
+    at_last: bool = False,
+    apart: bool = False,
+    memo: list[tuple[list[str], Runs]] | None = None,
 ) -> list[tuple[str, str]]:
     """``texts`` with a message sent again right after itself (the same text, or an edited
     version of it) listed once, its last version, labelled `` (sent N times)``; identical
     messages sent apart are counted on their first listing (``at_last``: on their last one, so
     that the latest message stays last, blind check 13), unless ``apart``: an answer came
     between them, so each run is listed in its place (blind check 39 W4). Each item: (text,
-    label)."""
+    label). ``memo``: see :func:`_runs`."""
     if len(set(texts)) == len(texts):  # all distinct: equal heads are long texts' (C loops)
         heads = [t[:_RESENT_PREFIX] for t in texts]
         if not any(map(operator.eq, heads, islice(heads, 1, None))):
             return list(zip(texts, repeat(""), strict=False))  # nothing sent twice (most)
-    runs: list[tuple[str, int, bool]] = []  # (last version, times sent, edited)
-    once: dict[str, tuple[str, int, bool]] = {}  # one tuple a text: short replies are never
-    for t in texts:  # merged, and a million of them repeat a few texts (the tiny bench shape)
-        if runs and not _short_reply(t) and _same_message(runs[-1][0], t):
-            last, n, edited = runs[-1]
-            runs[-1] = (t, n + 1, edited or t != last)
-        else:
-            runs.append(once.setdefault(t, (t, 1, False)))
+    runs = _runs(texts, memo)
     counts: dict[str, int] = {}
     for t, n, _ in runs:
         counts[t] = counts.get(t, 0) + n
@@ -267,7 +296,29 @@ def collapse_resent(
             n = 1 if _short_reply(t) else sent if apart else counts[t]
             note = ", edited; the last version" if edited else ""
             out.append((t, f" (sent {n} times{note})") if n > 1 else plain.setdefault(t, (t, "")))
-    return out[::-1] if at_last else out
+    if at_last:
+        out.reverse()  # in place: a million tiny replies list 285,000 (no second list)
+    return out
+
+
+def _runs(texts: Sequence[str], memo: list[tuple[list[str], Runs]] | None) -> Runs:
+    """The runs of ``texts``; ``memo`` (a session's: section 1's requests and section 6's
+    messages are mostly the same list, and each render of the summary asks for both again)
+    remembers them for the last texts (equal lists: the runs are a function of the texts),
+    which must not change afterwards."""
+    if memo and len(memo[0][0]) == len(texts) and memo[0][0] == texts:  # pointer compares
+        return memo[0][1]
+    runs: Runs = []
+    once: dict[str, tuple[str, int, bool]] = {}  # one tuple a text: short replies are never
+    for t in texts:  # merged, and a million of them repeat a few texts (the tiny bench shape)
+        if runs and not _short_reply(t) and _same_message(runs[-1][0], t):
+            last, n, edited = runs[-1]
+            runs[-1] = (t, n + 1, edited or t != last)
+        else:
+            runs.append(once.setdefault(t, (t, 1, False)))
+    if memo is not None:  # (a session's texts never change: not copied, 9 MB for a million)
+        memo[:] = [(texts if isinstance(texts, list) else list(texts), runs)]
+    return runs
 
 
 def first_resent(texts: Sequence[str]) -> str:

@@ -13,7 +13,8 @@ from compactor.facts import cut, one_line, sentences
 from compactor.facts.ide import ide_note_files, without_ide_note
 
 from .local_aside import aside_lines
-from .local_noise import collapse_resent, first_resent, request_ref
+from .local_focus import ContextView
+from .local_noise import Runs, collapse_resent, first_resent, request_ref
 from .local_offers import is_ask
 from .local_picked import picked_lines
 from .local_queued import KEPT_QUEUED, QUEUED_NOTE
@@ -56,6 +57,7 @@ def request_lines(
     prior: Sequence[str] = (),
     asked: str = "",
     again: str = "",
+    memo: list[tuple[list[str], Runs]] | None = None,
 ) -> list[str]:
     """Section 1's lines for the requests ``texts`` (in order, at least one): the first, the
     later ones (each sent-again run once), the current one (the last) quoted up to ``verbatim``
@@ -64,8 +66,9 @@ def request_lines(
     not the initial request (blind check 12): that one is the earlier summary's. ``asked``: the
     assistant's question or offer a short current request answers (:func:`asked_before`).
     ``again``: an earlier sending of the current request was answered (``answered_earlier``):
-    sendings apart are not merged, and the note follows the current request."""
-    runs = collapse_resent(texts, at_last=True, apart=bool(again))  # latest stays last (13)
+    sendings apart are not merged, and the note follows the current request. ``memo``: the
+    session's memo of the runs of sendings (:func:`~.local_noise.collapse_resent`)."""
+    runs = collapse_resent(texts, True, bool(again), memo)  # latest stays last (13)
     continued = bool(prior)
     if (first := first_resent(texts)) != runs[0][0]:  # the first one was sent again
         runs.insert(0, (first, " (sent again later)"))  # it still opens the list
@@ -75,7 +78,7 @@ def request_lines(
                 f"{_current(runs[0][0], verbatim)}{runs[0][1]} ({note})"]  # fmt: skip
     first = _quote(runs[0][0], item * 2) + runs[0][1]
     lines = [f"   First request {_FIRST}: {first}" if continued else f"   Initial request: {first}"]
-    later = runs[1:-1]
+    later = ContextView(runs, 1, len(runs) - 1)  # runs[1:-1], not copied (285,000 in tiny)
     if later:
         lines.append("   Later requests, in order:")
         head, tail = items // 3, items - items // 3
@@ -100,8 +103,10 @@ def session_request_lines(s: Session, item: int, items: int, verbatim: int) -> l
     (blind check 22 N4: §1 "Current request: "Can I have this update dynamically?"" beside §8
     "The latest request was completed: "yes"")."""
     texts = [e.text for e in s.requests]
+    if texts == (users := user_messages(s)):  # (most chats): one list in the memo, not two
+        texts = users
     again = answered_earlier(s)  # (blind check 39 W4)
-    lines = request_lines(texts, item, items, verbatim, s.prior, asked_before(s), again)
+    lines = request_lines(texts, item, items, verbatim, s.prior, asked_before(s), again, s.resent)
     lines += picked_lines(s)  # "C+2": what C and 2 were (blind check 29 G1)
     lines += aborted_turn_lines(s, item)  # Codex's turn_aborted before a later request (F2)
     later = s.earlier.get(KEPT_REQUEST, "")
@@ -146,20 +151,27 @@ def _current(text: str, verbatim: int) -> str:
 
 
 def user_message_lines(
-    users: Sequence[str], head: int, tail: int, chars: int, apart: bool = False
+    users: Sequence[str],
+    head: int,
+    tail: int,
+    chars: int,
+    apart: bool = False,
+    memo: list[tuple[list[str], Runs]] | None = None,
 ) -> list[str]:
     """Section 6's messages, each sent-again run once with ``(sent N times)``, the first
     ``head`` and last ``tail`` of them (only those cut to ``chars``: a chat of 18,000 messages
     shows 30). The finalizer, which fills the block from the transcript, names the current
-    request by reference. ``apart``: messages sent again after an answer are not merged."""
-    runs = collapse_resent(users, apart=apart)
+    request by reference. ``apart``: messages sent again after an answer are not merged.
+    ``memo``: as for :func:`request_lines`."""
+    runs = collapse_resent(users, apart=apart, memo=memo)
     return head_tail(runs, head, tail, "messages", lambda r: cut(r[0], chars) + r[1])
 
 
 def session_user_lines(s: Session, head: int, tail: int, chars: int) -> list[str]:
     """:func:`user_message_lines` of the session's user messages; not merged across the answer
     to an earlier sending of the current request (blind check 39 W4)."""
-    return user_message_lines(user_messages(s), head, tail, chars, bool(answered_earlier(s)))
+    again = bool(answered_earlier(s))
+    return user_message_lines(user_messages(s), head, tail, chars, again, s.resent)
 
 
 def _quote(text: str, limit: int) -> str:

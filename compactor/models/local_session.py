@@ -58,7 +58,7 @@ from .local_established import established, shows_document
 from .local_evalnotice import is_evaluation_notice
 from .local_files import FileState, file_changes
 from .local_menu import menu_items, on_menu
-from .local_noise import cli_failed, local_command, ran_locally
+from .local_noise import cli_failed, local_command, plain_request, ran_locally
 from .local_notices import failed_after, notified_end
 from .local_places import Places
 from .local_plan import PlanTracker
@@ -194,6 +194,8 @@ class Session:
     trimmed: dict[int, Entry] = field(default_factory=dict)  # requests without embedded rules
     dirs: dict[str, str] = field(default_factory=dict)  # reading call → the directory it ran in
     notes: list[str] = field(default_factory=list)  # the turn's reasoning texts (local_notes)
+    resent: list[tuple[list[str], list[tuple[str, int, bool]]]] = field(default_factory=list)
+    """:func:`~.local_noise.collapse_resent`'s memo of the runs of sendings (sections 1 and 6)."""
     earlier: dict[str, str] = field(default_factory=dict)
     """What calls before the harness's own compaction did: ``changed`` (paths, one a line) and
     ``said`` (their arguments, cut short); :mod:`.local_earlier`."""
@@ -237,6 +239,8 @@ class _Builder:
     def user(self, e: Entry) -> None:
         for r in e.results:
             self.result(r, e.index)
+        if not e.injected and plain_request(e.text):  # (most texts, each judged once)
+            return self.s.requests.append(e)
         if not e.text.strip():
             return
         local = local_command(e.text)

@@ -199,10 +199,9 @@ async def select_user_messages(
     candidates, summary = _earlier_summaries(candidates)
     if not candidates or max_tokens == 0:
         return [], bool(candidates)
-    from compactor.facts.cmdprompt import command_prompts  # a user's own /command's prompt
-    from compactor.facts.usershell import shell_echoes  # a `!` command's output (blind 22)
+    from compactor.facts.cmdprompt import markup_echoes  # a /command's prompt, a `!` one's output
 
-    echoes = shell_echoes(context, candidates) | command_prompts(context, candidates)
+    echoes = markup_echoes(context, candidates)  # (blind check 22)
     if len(candidates) == 1 and candidates[0] is not summary:
         return [
             user_words(only := candidates[0]) + echoes.get(id(only), "") + queued_note(only)

@@ -28,7 +28,7 @@ from compactor.events import (
     Phase,
     ShorterSummary,
 )
-from compactor.models.base import KEPT_AFTER_SUMMARY, ChatModel
+from compactor.models.base import INPUT_TOKENS, KEPT_AFTER_SUMMARY, ChatModel
 from compactor.schema import AgenticMessage, M, Message, make_user, message_kind, user_text
 
 from .chunking import (
@@ -406,7 +406,12 @@ async def summarize_input(
                         body, message_kind(sent), **options
                     )
                 else:
-                    outcome.response = await model.generate(input_for(model, sent), **options)
+                    handed = input_for(model, sent)  # counted once: the reply checks need it
+                    told = INPUT_TOKENS.set((handed, inp_tokens()) if handed is inp else None)
+                    try:
+                        outcome.response = await model.generate(handed, **options)
+                    finally:
+                        INPUT_TOKENS.reset(told)
             except Exception as err:  # noqa: BLE001 - a failed call is data for retry/failover
                 outcome.error = err
                 if isinstance(err, ModelError):
