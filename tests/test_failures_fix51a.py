@@ -15,6 +15,7 @@ import pytest
 
 from compactor.facts import Call, Result, outcome
 from compactor.facts.absence import expected_absence
+from compactor.facts.samecommand import core_command
 
 from .cc_session import Session, cc_summary
 from .test_models_local_session import section
@@ -75,3 +76,59 @@ def test_the_outcome_of_an_expected_absence_is_a_success() -> None:
     call = Call("c1", "Bash", '{"command": "rm -rf build/ && ls build; echo cleaned"}', 0)
     said = Result("c1", "Bash", "ls: cannot access 'build': No such file or directory\ncleaned")
     assert not outcome(said, call).failed
+
+
+# -- W4: a wrapper prefix dropped on the retry --------------------------------------------------
+
+ACT = "act -j rust-lint --container-architecture linux/amd64 -W .github/workflows/ci.yml | tail"
+NOTICE = (
+    "<task-notification>\n<task-id>b43ol38ob</task-id>\n<status>completed</status>\n"
+    '<summary>Background command "act" completed (exit code 0)</summary>\n</task-notification>'
+)
+
+
+def _wrapped_then_plain(tmp_path: Path, wrapper: str, later: str = ACT) -> str:
+    s = Session()
+    s.user("Run the CI lint job locally with act and fix what fails.")
+    missing = f"Exit code 127\n(eval):1: command not found: {wrapper.split()[0]}"
+    s.call("Bash", {"command": f"{wrapper} {ACT}"}, missing, error=True)
+    gtk = "Exit code 1\n| error: failed to run custom build command for `gtk-sys v0.18.0`"
+    s.call("Bash", {"command": later}, gtk, error=True)
+    s.call(
+        "Edit",
+        {"file_path": ".github/workflows/ci.yml", "old_string": "- run: cargo clippy",
+         "new_string": "- run: sudo apt-get install -y libgtk-3-dev && cargo clippy"},
+        "The file .github/workflows/ci.yml has been updated successfully.",
+    )  # fmt: skip
+    started = "Command running in background with ID: b43ol38ob. Output is being written to: x"
+    s.call("Bash", {"command": later, "run_in_background": True}, started)
+    s.user(NOTICE)
+    s.bash("git status --short", " M .github/workflows/ci.yml")
+    return cc_summary(s, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "wrapper", ["timeout 540", "gtimeout -k 5 540", "nice -n 10", "stdbuf -oL", "time"]
+)
+def test_a_missing_wrapper_is_fixed_by_the_command_run_without_it(
+    tmp_path: Path, wrapper: str
+) -> None:
+    text = _wrapped_then_plain(tmp_path, wrapper)
+    errors, pending = section(text, 4), section(text, 7)
+    assert "Unresolved failure" not in pending, pending
+    first = errors.split(f"`Bash: {wrapper} act", 1)[1].split("\n   - ", 1)[0]
+    assert "Fixed: a later `Bash: act -j rust-lint" in first, errors
+
+
+def test_the_same_wrapper_around_another_job_is_no_fix(tmp_path: Path) -> None:
+    other = ACT.replace("rust-lint", "rust-test")
+    text = _wrapped_then_plain(tmp_path, "timeout 540", later=other)
+    assert "Unresolved failure: `Bash: timeout 540 act -j rust-lint" in section(text, 7)
+
+
+def test_one_normaliser_takes_the_wrappers_off() -> None:
+    assert core_command("timeout 540 act -j x") == "act -j x"
+    assert core_command("gtimeout --signal=KILL 10s pytest -q") == "pytest -q"
+    assert core_command("nice -n 10 stdbuf -oL make check") == "make check"
+    assert core_command("sudo -E env -i CI=1 apt-get install -y jq") == "apt-get install -y jq"
+    assert core_command("timeout --help") == "timeout --help"  # the wrapper run by itself
