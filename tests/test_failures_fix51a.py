@@ -132,3 +132,43 @@ def test_one_normaliser_takes_the_wrappers_off() -> None:
     assert core_command("nice -n 10 stdbuf -oL make check") == "make check"
     assert core_command("sudo -E env -i CI=1 apt-get install -y jq") == "apt-get install -y jq"
     assert core_command("timeout --help") == "timeout --help"  # the wrapper run by itself
+
+
+# -- W5: a call the harness refused -------------------------------------------------------------
+
+REFUSAL = (
+    "<tool_use_error>Blocked: sleep 60 followed by: tail -40 /tmp/claude/tasks/b43ol38ob.output. "
+    "To wait for a condition, use Monitor with an until-loop (e.g. `until grep -q done file; do "
+    "sleep 2; done`). To wait for a command you started, use run_in_background: true."
+    "</tool_use_error>"
+)
+
+
+@pytest.mark.parametrize("used", [True, False])
+def test_a_call_the_harness_blocked_is_no_unresolved_failure(tmp_path: Path, used: bool) -> None:
+    s = Session()
+    s.user("Run the CI lint job locally and tell me when it passes.")
+    started = "Command running in background with ID: b43ol38ob. Output is being written to: x"
+    s.call("Bash", {"command": "act -j rust-lint", "run_in_background": True}, started)
+    s.call(
+        "Bash", {"command": "sleep 60 && tail -40 /tmp/claude/tasks/b43ol38ob.output"}, REFUSAL,
+        error=True,
+    )  # fmt: skip
+    if used:
+        s.call(
+            "Monitor",
+            {"command": "until grep -q 'Job succeeded' /tmp/claude/tasks/b43ol38ob.output; do "
+             "sleep 5; done", "description": "act lint"},
+            "Monitor started (task m9x2k1p0q, timeout 300000ms). You will be notified on each "
+            "event.",
+        )  # fmt: skip
+        s.user(NOTICE.replace("b43ol38ob", "m9x2k1p0q"))
+    s.user(NOTICE)
+    s.bash("tail -3 /tmp/claude/tasks/b43ol38ob.output", "[CI/rust-lint] Job succeeded")
+    text = cc_summary(s, tmp_path)
+    errors, pending = section(text, 4), section(text, 7)
+    assert "Unresolved failure" not in pending, pending
+    assert "sleep 60" not in pending, pending
+    assert "was blocked by the harness (it never ran)" in errors, errors
+    assert "Never ran, nothing to fix" in errors, errors
+    assert ("the agent used Monitor next" in errors) is used, errors
