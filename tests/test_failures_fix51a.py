@@ -172,3 +172,65 @@ def test_a_call_the_harness_blocked_is_no_unresolved_failure(tmp_path: Path, use
     assert "was blocked by the harness (it never ran)" in errors, errors
     assert "Never ran, nothing to fix" in errors, errors
     assert ("the agent used Monitor next" in errors) is used, errors
+
+
+# -- W6/W7: a push that succeeded, and claims a failure of another push does not contradict -----
+
+PUSHED = (
+    "[main 0f8d765] docs: fix ref\nTo https://github.com/acme/scout.git\n"
+    "   f89edc7..0f8d765  main -> main"
+)
+HOOK_SIDE_PUSH = (
+    "[main 4b43b09] docs: remove notes.md reference\n 1 file changed, 1 deletion(-)\n"
+    "[hookr] Syncing checkpoints...\n"
+    "error: RPC failed; curl 56 LibreSSL SSL_read: SSL_ERROR_SYSCALL, errno 54\n"
+    "fatal: the remote end hung up unexpectedly\n"
+    "[hookr] Warning: failed to push hookr/checkpoints/v1 after sync: exit status 128\n"
+    "To https://github.com/acme/scout.git\n   18683fb..4b43b09  main -> main"
+)
+REJECTED_PUSH = (
+    "To https://github.com/acme/scout.git\n ! [rejected]        {ref} -> {ref} (fetch first)\n"
+    "error: failed to push some refs to 'https://github.com/acme/scout.git'"
+)
+
+
+def _pushes(tmp_path: Path, claim: str, later: str, output: str, *, error: bool) -> str:
+    s = Session()
+    s.user("Commit the README fix and push it.")
+    s.bash("git commit -am 'docs: fix ref' && git push origin main", PUSHED)
+    s.say(claim)
+    s.user("Drop the notes.md reference too, and push.")
+    s.call("Bash", {"command": later}, output, error=error)
+    s.say("Done.")
+    return cc_summary(s, tmp_path)
+
+
+def test_a_push_whose_output_has_gits_success_line_succeeded(tmp_path: Path) -> None:
+    later = "git add docs/README.md && git commit -m 'docs: drop ref' && git push origin main"
+    text = _pushes(tmp_path, "Pushed 0f8d765.", later, HOOK_SIDE_PUSH, error=False)
+    errors, done = section(text, 4), section(text, 5)
+    assert "No call failed" in errors and "(failed)" not in done, errors
+    assert "contradicted later" not in done, done
+
+
+def test_a_ref_rejected_after_another_was_pushed_still_failed() -> None:
+    call = Call("c1", "Bash", '{"command": "git push origin main dev"}', 0)
+    text = "To x\n   a1b2c3d..e4f5a6b  main -> main\n" + REJECTED_PUSH.format(ref="dev")
+    assert outcome(Result("c1", "Bash", text), call).failed
+
+
+@pytest.mark.parametrize(
+    ("claim", "ref", "contradicted"),
+    [
+        ("Pushed 0f8d765.", "feature/rename", False),  # another commit, another branch
+        ("Pushed to GitHub.", "feature/rename", False),  # the claim's push was main's
+        ("Pushed to GitHub.", "main", True),  # the same branch's push failed later
+    ],
+)
+def test_only_a_failed_push_of_the_same_thing_contradicts_a_pushed_claim(
+    tmp_path: Path, claim: str, ref: str, contradicted: bool
+) -> None:
+    output = REJECTED_PUSH.format(ref=ref)
+    text = _pushes(tmp_path, claim, f"git push origin {ref}", output, error=True)
+    line = next(x for x in section(text, 5).splitlines() if claim in x)
+    assert ("contradicted later" in line) is contradicted, line
