@@ -133,7 +133,12 @@ def test_a_result_naming_the_id_it_started_is_a_job(said: str, key: str) -> None
 
 
 def test_words_without_an_id_start_nothing() -> None:
-    for said in ("the task is running fine", "job done, started over", "Build started (3 steps)"):
+    for said in (
+        "the task is running fine",
+        "job done, started over",
+        "Build started (3 steps)",
+        "Shell script started at 10:00",
+    ):
         assert job_starts(said) == [], said
 
 

@@ -59,11 +59,13 @@ _START_RE = lazy_pattern(
     re.IGNORECASE,
 )
 _AFTER_RE = lazy_pattern(
-    r"\b(?:task|job|shell|process)\s+" + _ID + r"\s+(?:(?:has |was )?(?:started|launched|spawned)|"
+    r"\b(?:task|job|shell|process)\s+`?['\"]?(?=[\w\-.]*\d)([A-Za-z0-9][\w\-.]{1,63})`?['\"]?"
+    r"\s+(?:(?:has |was )?(?:started|launched|spawned)|"
     r"is running(?: in (?:the )?background)?)\b",
     re.IGNORECASE,
 )
-"""A start that names the id before the words (``Task 7f3a9c2 started``): blind check 51, W2."""
+"""A start that names the id before the words (``Task 7f3a9c2 started``; an id with a digit:
+"shell script started" names none): blind check 51, W2."""
 _LAST_ID_RE = lazy_pattern(
     r"\b(?:session|process|shell|job|task)[ _-]?id\s*[:=]\s*`?([A-Za-z0-9][\w\-]{1,63})`?\s*$",
     re.IGNORECASE,
