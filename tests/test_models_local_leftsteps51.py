@@ -95,3 +95,9 @@ def test_please_run_a_command_the_agent_ran_itself_hands_nothing_over(tmp_path: 
     reply = "Committed. Please run `git commit --amend` only if you want another message."
     text = _session(tmp_path, reply, request="Fix the typo in the README.")
     assert LEFT not in text, section(text, 7)
+
+
+def test_a_command_shown_that_does_no_asked_action_is_an_example(tmp_path: Path) -> None:
+    reply = "Done: CHANGELOG.md has the notes. You can run `make docs` to render the release notes."
+    text = _session(tmp_path, reply, request="Write the release notes for 0.4.6 in CHANGELOG.md.")
+    assert LEFT not in text, section(text, 7)

@@ -12,9 +12,9 @@ tij``", "for reference, the commands were …"):
 
 * the reply must hand something over in so many words (:data:`_HANDS_RE`);
 * when the request names actions (commit, push, tag, publish, release, deploy, merge, install…),
-  an action no successful call since the request did must remain, and the reply's hand-over
-  must name it (in a command or in words): where every asked action was done, a command shown is
-  an example;
+  an action no successful call since the request did must remain, and what the reply hands over
+  must name it (its commands, else its hand-over sentence): where every asked action was done, a
+  command shown is an example;
 * when the request names none, only a strong hand-over ("please run the following", "run these
   commands") with a command no call since the request ran counts.
 
@@ -119,21 +119,21 @@ def left_steps(s: Session) -> tuple[str, list[str]]:
     ]
     asked = _actions(last.text)
     commands = _commands(text, hands.start())
+    start = text.rfind("\n", 0, hands.start()) + 1
+    end = text.find("\n", hands.end())
+    said = text[start : end if end >= 0 else len(text)].strip()
     if asked:
         undone = [a for a in asked if not any(re.search(rf"\b{a}", c) for c in ran)]
-        handed = text[hands.start() :].lower()
+        handed = (" ".join(commands) if commands else said).lower()  # what it hands over
         if not any(a in handed for a in undone):
             return "", []  # every asked action was done: a command shown is an example
-        steps = commands or [a for a in undone if a in handed]
+        steps = [c for c in commands if not any(c in r for r in ran)]
+        steps = steps if commands else [a for a in undone if a in handed]
     elif _STRONG_RE.search(text) is not None:
         steps = [c for c in commands if not any(_key(c) in r for r in ran)]
     else:
         return "", []
-    if not steps:
-        return "", []
-    start = text.rfind("\n", 0, hands.start()) + 1
-    end = text.find("\n", hands.end())
-    return text[start : end if end >= 0 else len(text)].strip(), steps[:_MAX]
+    return (said, steps[:_MAX]) if steps else ("", [])
 
 
 def _named(steps: list[str]) -> str:
