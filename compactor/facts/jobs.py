@@ -10,7 +10,9 @@ is narrow, because build tools print "Finished", "completed" and "done" all the 
   ``"status": "finished"``, "job 42 finished", "No such process") and does not name the id as
   still alive (``SESSION_ID=89726`` again, ``<status>running``, "still running");
 * a kill/stop call naming it, or Ctrl-C written to it;
-* a notification the CLI injected as a user message that names the id with a status;
+* a notification the CLI injected as a user message that names the id with a status (a
+  ``<task-notification>`` of a watch's event, the watched command's output, never ends it:
+  :mod:`.jobnotice`);
 * any other later result only when it ties the id to such an exit status (``<task-id>b7x</task-id>
   <status>completed</status>``).
 
