@@ -10,7 +10,9 @@ is narrow, because build tools print "Finished", "completed" and "done" all the 
   ``"status": "finished"``, "job 42 finished", "No such process") and does not name the id as
   still alive (``SESSION_ID=89726`` again, ``<status>running``, "still running");
 * a kill/stop call naming it, or Ctrl-C written to it;
-* a notification the CLI injected as a user message that names the id with a status;
+* a notification the CLI injected as a user message that names the id with a status (a
+  ``<task-notification>`` of a watch's event, the watched command's output, never ends it:
+  :mod:`.jobnotice`);
 * any other later result only when it ties the id to such an exit status (``<task-id>b7x</task-id>
   <status>completed</status>``).
 
@@ -36,6 +38,9 @@ from dataclasses import dataclass, field
 from compactor._util import lazy_pattern
 
 from .agentresults import NOT_DONE, blocked_report
+from .jobnotice import notice_end
+from .jobports import listening as _listening
+from .jobports import serves as _serves
 from .jobstate import ID_END, ID_TAG, earlier_run, gone_reply, is_notice, last_process
 from .outcomes import command_of, is_reading_program, programs, strip_output_header
 from .teams import teammate_end, teammates
@@ -49,11 +54,20 @@ _START_RE = lazy_pattern(
     r"(?:running in (?:the )?background with (?:ID|id)|in the background[^\n]{0,40}?\b(?:id|ID)|"
     r"background (?:task|shell|job|process) (?:started|id|ID)|"
     r"\b(?:task|job|shell|bash|process|session|agent|run)[ _-]?(?:id|ID|Id)\b|agentId|\bpid\b|"
-    r"Process running with session ID|started (?:job|task|process)|"
-    r"(?:job|task) (?:submitted|queued|started)(?: with id)?)"
+    r"Process running with session ID|started (?:job|task|process|shell)|"
+    r"\bstarted\s*\(\s*(?:task|job|shell|process)|"
+    r"(?:job|task|shell|process) (?:submitted|queued|started|launched|spawned)(?: with id)?)"
     r"['\"]?\s*(?:[:=#]|is)?\s*" + _ID,
     re.IGNORECASE,
 )
+_AFTER_RE = lazy_pattern(
+    r"\b(?:task|job|shell|process)\s+`?['\"]?(?=[\w\-.]*\d)([A-Za-z0-9][\w\-.]{1,63})`?['\"]?"
+    r"\s+(?:(?:has |was )?(?:started|launched|spawned)|"
+    r"is running(?: in (?:the )?background)?)\b",
+    re.IGNORECASE,
+)
+"""A start that names the id before the words (``Task 7f3a9c2 started``; an id with a digit:
+"shell script started" names none): blind check 51, W2."""
 _LAST_ID_RE = lazy_pattern(
     r"\b(?:session|process|shell|job|task)[ _-]?id\s*[:=]\s*`?([A-Za-z0-9][\w\-]{1,63})`?\s*$",
     re.IGNORECASE,
@@ -187,7 +201,7 @@ def _started(text: str, call: Call | None = None) -> list[str]:
     if _RUNNING_WORDS.search(head) is None:
         return []  # an id in a result that says nothing runs is a record, not a job
     found = []
-    for match in _START_RE.finditer(head):
+    for match in [*_START_RE.finditer(head), *_AFTER_RE.finditer(head)]:
         key = match.group(1).strip(".")
         if key.lower() in _ID_WORDS or len(key) < 2:
             continue
@@ -210,17 +224,19 @@ def job_starts(text: str) -> list[str]:
 def job_ended_in(text: str, key: str) -> bool:
     """Whether ``text`` reports job ``key`` ended (an exit near its id, and not "still
     running"), as :func:`background_jobs` reads a later message naming a job."""
-    return bool(_finished_line(text, key, _EXITED_RE))
+    how = notice_end(text, key)
+    return bool(_finished_line(text, key, _EXITED_RE) if how is None else how)
 
 
 def _says_harness_words(low: str) -> bool:
     """Whether a lower-cased text holds what every match of :data:`_HARNESS_START_RE` holds."""
-    return "background" in low or "process running with session id" in low
+    return "background" in low or "process running with session id" in low or "started (" in low
 
 
 _HARNESS_START_RE = re.compile(
     r"(?:running in (?:the )?background with (?:ID|id)|Process running with session ID|"
-    r"background (?:task|shell|job|process) (?:started|id|ID))[:\s]+" + _ID,
+    r"background (?:task|shell|job|process) (?:started|id|ID)|"
+    r"\bstarted \((?:task|job|shell|process))[:\s]+" + _ID,
     re.IGNORECASE,
 )
 """What a harness says of a call it left running (Claude Code's ``run_in_background``, Codex's
@@ -369,33 +385,9 @@ _SCRIPT_LINES = ("Script completed", "Script failed", "Wall time", "Command: ")
 """Header lines about the script or call that polled, not about the job."""
 
 
-_LISTEN_RE = lazy_pattern(
-    r"\b(?:listening|listens|serving|running on|bound to|started server)\b[^\n]{0,60}?"
-    r"(?::(\d{2,5})\b|\bport (\d{2,5})\b)",
-    re.IGNORECASE,
-)
-_PORT_FLAG_RE = lazy_pattern(
-    r"--(?:bind|port|listen|addr(?:ess)?|host)[= ]+['\"]?(?:[\w.\-\[\]]*:)?(\d{2,5})\b"
-)
-
-
-def _listening(text: str) -> set[str]:
-    """Ports a result reports a process listening on (two processes cannot share one)."""
-    if "isten" not in text and "unning on" not in text and "erving" not in text:
-        return set()
-    found = _LISTEN_RE.finditer(text[:2_000] + "\n" + text[-2_000:])
-    return {m.group(1) or m.group(2) for m in found}
-
-
 def _serving(jobs: dict[str, Job]) -> bool:
     """Whether a job not seen finishing serves on a port (a later listener there ends it)."""
     return any(job.ports and not job.finished for job in jobs.values())
-
-
-def _serves(text: str) -> set[str]:
-    """Ports a command or its start output names as where it serves (``--bind A:8080``)."""
-    head = text[:2_000]
-    return {m.group(1) for m in _PORT_FLAG_RE.finditer(head)} | _listening(head)
 
 
 def _names(arguments: str, key: str) -> bool:
@@ -587,8 +579,9 @@ def background_jobs(entries: list[Entry], seed: tuple[Job, ...] = ()) -> list[Jo
                     jobs[key] = job
         if e.role == "user" and e.text and jobs:
             for key, job in jobs.items():
-                if not job.finished and key in e.text:
-                    job.finished = _finished_line(e.text, key)
+                if not job.finished and key in e.text:  # an event of a watch never ends it
+                    how = notice_end(e.text, key)  # (blind check 51, W2)
+                    job.finished = how if how == "" else _finished_line(e.text, key) or how or ""
     last = last_process(entries) if jobs else ""
     for job in jobs.values() if last else ():  # a harness's job ends with its CLI process
         if not job.finished and job.id != job.label:

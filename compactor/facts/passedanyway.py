@@ -9,8 +9,10 @@ diff`` showed a source line "error: string | null;" — both calls were "failed,
   or of a numbered file listing (``cat -n``'s ``  12<tab>…``, ``  12→…``); or
 * followed by a success line of the same output: a test runner's summary with no failure in the
   whole output ("1274 pass", "Tests: 1274 passed", "✓ 1274 tests"; none of "2 failed", "1
-  fail", "3 errors") or git's commit line (``[main 37016ac] subject``). An error printed after
-  that line (a push that failed after the commit) still fails the call.
+  fail", "3 errors"), git's commit line (``[main 37016ac] subject``) or git's line of a ref a
+  push updated (``18683fb..4b43b09  main -> main``: a hook's failed side push printed before it
+  is not the push's failure, blind check 51 W6). An error printed after that line (a push that
+  failed after the commit, a ref rejected after another was pushed) still fails the call.
 """
 
 from __future__ import annotations
@@ -30,6 +32,14 @@ _FAILED_RE = lazy_pattern(
     r"(?<![\d.])[1-9]\d* (?:tests? )?(?:fail(?:ed|ing|ures?|s)?|errors?|errored)\b"
 )
 _COMMITTED_RE = lazy_pattern(r"(?m)^\[[^\s\]]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] \S")
+_PUSHED_RE = lazy_pattern(
+    r"(?m)^\s*(?:\+ )?[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40}\s+\S+ -> \S+|"
+    r"^\s*\* \[new (?:branch|tag|reference)\]\s+\S+ -> \S+|^Everything up-to-date$"
+)
+"""git's own line that a push updated a ref (``18683fb..4b43b09  main -> main``, ``* [new
+branch]  x -> x``, ``Everything up-to-date``): printed after a hook's complaints (a side push of
+another branch that failed: "fatal: the remote end hung up"), it says the push succeeded (blind
+check 51, W6)."""
 
 
 def _report_ends(lines: list[str], body: str) -> int:
@@ -67,6 +77,6 @@ def passed_anyway(lines: list[str], body: str) -> bool:
     if ends < 0:
         return True  # only a diff's or a listing's lines
     after = body[ends:]
-    if _COMMITTED_RE.search(after):
+    if _COMMITTED_RE.search(after) or _PUSHED_RE.search(after):
         return True
     return _PASSED_RE.search(after) is not None and _FAILED_RE.search(body) is None

@@ -8,6 +8,7 @@ by their words. By shape, these are the same command for this purpose:
 
 * a shell wrapper (``bash -lc '…'``, ``sh -c "…"``) around it;
 * ``cd DIR &&`` (or ``;``) before it, ``env``/``time`` and ``NAME=value`` assignments before it;
+* a wrapper that only limits it: ``timeout N``, ``gtimeout``, ``nice``, ``stdbuf``, ``sudo``;
 * a runner that starts it: ``uv run``, ``poetry run``, ``pipenv run``, ``pdm run``, ``hatch
   run``, ``rye run``, ``python -m``, ``npx``, ``pnpm exec``/``dlx``, ``yarn dlx``, ``bunx``,
   ``npm exec``;
@@ -50,6 +51,15 @@ _PREFIX_RE = lazy_pattern(
 )
 """A runner with no option of its own (``uv run --with ruff ruff …`` changed how it runs: blind
 check 18's missing program got past by it is worked around, not fixed)."""
+_LIMITS_RE = lazy_pattern(
+    r"\A(?:\S*/)?(?:g?timeout(?:\s+(?:-[sk]\s+\S+|--?[a-z][\w-]*(?:=\S+)?))*\s+\d+(?:\.\d+)?[smhd]?|"
+    r"nice(?:\s+-n\s*-?\d+|\s+--adjustment=-?\d+|\s+-\d+)?|stdbuf(?:\s+-[ioe]\s*\S+)+|"
+    r"sudo(?:\s+-[a-zA-Z]+)*|env(?:\s+-[a-zA-Z]+)*)\s+(?!-)"
+)
+"""A wrapper that limits or runs a command as another user and changes nothing it does:
+``timeout 540``, ``gtimeout -k 5 60``, ``nice -n 10``, ``stdbuf -oL``, ``sudo``, ``env -i``. A
+failure of the wrapper itself ("command not found: timeout" on macOS) is fixed by the command
+run without it (blind check 51, W4)."""
 _TOOLS = frozenset(
     "pytest tox nox jest vitest mocha cargo go npm pnpm yarn make mvn gradle bun deno dotnet "
     "ctest phpunit rspec unittest tsc mypy ruff eslint pyright".split()
@@ -88,6 +98,7 @@ def core_command(command: str) -> str:
         text = _CD_RE.sub("", text)
         text = _ASSIGN_RE.sub("", text)
         text = _PREFIX_RE.sub("", text)
+        text = _LIMITS_RE.sub("", text)
         if text == before:
             break
     return text.strip()

@@ -19,6 +19,7 @@ import re
 
 from compactor._util import lazy_pattern
 
+from .absence import expected_absence, says_missing
 from .bounded import is_startup_noise
 from .killreport import own_kill_report
 from .noise import is_decoration, is_warning
@@ -64,7 +65,11 @@ def went_on(call: Call | None, lines: list[str], body: str) -> bool:
     warnings (dpkg-preconfigure's stdin), a kill tool's "killed", a command's own report of
     its kill (``echo "Killed root process N"``, not the shell's SIGKILL report: blind check 27),
     or a package manager's dependency-conflict report after it installed what it was asked
-    (module docstring), or lines of a diff or followed by a success line (:mod:`.passedanyway`)."""
+    (module docstring), or lines of a diff or followed by a success line (:mod:`.passedanyway`).
+    A line saying a path is missing that the command itself removed or checked for absence
+    (``rm -rf X && ls X``: :mod:`.absence`, blind check 51 W3) is none of its error lines."""
+    if call is not None and any(says_missing(line) for line in lines):
+        lines = [line for line in lines if not expected_absence(call.command, line)]
     return (
         not lines
         or all(is_warning(line) for line in lines)

@@ -29,7 +29,7 @@ from compactor.schema import AgenticMessage, Message, Usage, make_assistant, mes
 
 from . import local_claims as claims
 from .base import KEPT_AFTER_SUMMARY, estimated_input
-from .local_again import still_open
+from .local_again import failed_word, still_open
 from .local_analysis import analysis_items
 from .local_answers import answer_room
 from .local_blocked import blocked_items, blocked_step
@@ -260,7 +260,7 @@ def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str
     lines = err.outcome.lines[:2]
     what = ": " + " | ".join(cut(x, lim.item) for x in lines) if lines else ""
     what = each_error([e.outcome.lines for e in group], lim.item) or what  # (29 W3)
-    failed = "was stopped" if err.after == "interrupted" and not err.by else "failed"
+    failed = "was stopped" if err.after == "interrupted" and not err.by else failed_word(err)
     if is_refused(err):  # the user's decision, not a failure (blind check 26)
         failed, what = REFUSED_ITEM, ""
     items = [f"{code(cut(err.call, lim.item))} {failed}{times}{status}{what}"]

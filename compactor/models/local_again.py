@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .local_records import ErrorFact
 
-__all__ = ["OPEN", "FailedAgain", "still_open"]
+__all__ = ["BLOCKED", "OPEN", "FailedAgain", "failed_word", "still_open"]
 
 
 class FailedAgain:
@@ -50,3 +50,13 @@ def still_open(err: ErrorFact) -> bool:
     """Whether nothing resolved the failure ``err``: the one test section 4's "Not fixed" /
     "Next call after it" and section 7's "Unresolved failure" share (BENCH45 W5)."""
     return err.after in OPEN
+
+
+BLOCKED = "blocked by the harness"
+"""The verdict of a call the harness refused to run (``<tool_use_error>Blocked: … use Monitor``):
+it never ran, so there is nothing to fix (:mod:`.local_harnessblock`, blind check 51 W5)."""
+
+
+def failed_word(err: ErrorFact) -> str:
+    """How section 4 says the call ``err`` ended: "failed", or that the harness refused it."""
+    return f"was {BLOCKED} (it never ran)" if err.after == BLOCKED else "failed"

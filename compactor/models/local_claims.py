@@ -27,6 +27,7 @@ from compactor.facts import Entry, paths
 
 from .local_answered import answers_question
 from .local_latetasks import own_failed
+from .local_leftsteps import left_state
 from .local_lost import verify_ask
 from .local_notices import said_task
 from .local_offers import asks_to_choose
@@ -240,7 +241,7 @@ def reply_state(s: Session) -> str:
         return "was answered; the reply then asked the user a follow-up (section 7)"
     if s.question and asks_to_choose(s):  # options to choose are no completion (blind 15)
         return "ended with the assistant asking the user (section 7); it waits for the answer"
-    return "was completed"
+    return left_state(s) or "was completed"  # steps handed to the user (blind check 51, W1)
 
 
 def reply_title(s: Session) -> str:

@@ -77,9 +77,11 @@ _SUBJECT_RE = lazy_pattern(
     r"|(?<![\w/.:-])[\w-]+(?:/[\w.-]+)+|\b[\w-]+\.(?:py|ts|tsx|js|jsx|go|rs|rb|java|kt|"
     r"swift|cs|php|c|cc|cpp|h|vue|svelte|json|ya?ml|toml|sh)\b"  # a path or a file
     r"|\b[a-z]+_[a-z]\w*\b"  # a snake_case identifier
+    r"|\b(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}\b"  # a commit (51 W7)
 )
 """What a success claim names (module docstring, BENCH45 W3): someone's tests (group 1: the
-name), a test or test file, a path or file, a snake_case identifier."""
+name), a test or test file, a path or file, a snake_case identifier, a commit ("Pushed 0f8d765":
+a later push of other commits that failed says nothing of it, blind check 51 W7)."""
 _CLAIMS_MOST = 40  # the newest decision sentences looked at
 _LINE = 120  # characters of the failure line
 
@@ -121,8 +123,36 @@ def judge_contradicted_claims(s: Session) -> None:
         index, score, text = s.decisions[n]
         found = [c for k in kinds if (c := latest.get(k)) is not None and c.index > index]
         failed = next((c for c in found if c.id in s.failed_calls), None)
-        if failed is not None and _same_subject(text, _failure_text(s, failed)):
+        if failed is None or (kinds == [_PUSH] and _other_refs(s, index, failed)):
+            continue  # a push of another branch says nothing of this one (blind check 51, W7)
+        if _same_subject(text, _failure_text(s, failed)):
             s.decisions[n] = (index, score, f"{text} ({_contradiction(s, failed)})")
+
+
+_PUSH = 1  # the position of "push" in _KINDS
+_PUSH_ARGS_RE = lazy_pattern(r"\bgit\b[^|;&\n]*?\bpush\b([^|;&\n]*)")
+
+
+def _refs(call: Call) -> frozenset[str]:
+    """The refs a ``git push REMOTE REF…`` names (the part after ``:`` of ``a:b``); empty when it
+    names none (``git push``: the current branch, not known here)."""
+    found = _PUSH_ARGS_RE.search(command_of(call) or "")
+    words = (
+        [w.strip("'\"") for w in found.group(1).split() if not w.startswith("-")] if found else []
+    )
+    return frozenset(w.rsplit(":", 1)[-1].removeprefix("refs/heads/") for w in words[1:])
+
+
+def _other_refs(s: Session, index: int, failed: Call) -> bool:
+    """Whether the failed push named other refs than the latest push that succeeded before the
+    claim at entry ``index`` (both known): it is not the claim's push."""
+    mine = frozenset[str]()
+    for call in reversed(s.calls):
+        if call.index < index and call.id not in s.failed_calls and _of_kind(call, _PUSH):
+            mine = _refs(call)
+            break
+    theirs = _refs(failed)
+    return bool(mine) and bool(theirs) and not mine & theirs
 
 
 def _same_subject(claim: str, failure: str) -> bool:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from operator import attrgetter
 
 from compactor.facts import Call, cut
+from compactor.facts.absence import expected_absence, says_missing
 from compactor.facts.bounded import is_startup_noise
 from compactor.facts.killreport import own_kill_report
 from compactor.facts.masked import masked_lines
@@ -66,6 +67,8 @@ def printed_error_items(s: Session, width: int, *, reads: bool = False) -> list[
             if is_subagent(call):
                 continue  # a sub-agent's report: prose, not an error output (blind check 31 W3)
             lines, count = _printed(r.text)
+            if call is not None and any(says_missing(line) for line in lines):  # (51, W3)
+                lines = [x for x in lines if not expected_absence(call.command, x)]
             if not lines or (count == len(lines) and own_kill_report(call, lines)):
                 continue  # `echo "Killed root process N"`: its own report (blind check 27)
             what = call_line(call, width) if call is not None else r.name

@@ -36,6 +36,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Call, Result, clean, lowers_exactly, sentences, shell_words
 
 from .local_files import FileState, file_changes
+from .local_leftsteps import LEFT, left_item, left_step
 from .local_session import Session
 from .local_text import code, quote
 
@@ -514,6 +515,8 @@ def lost_items(s: Session, width: int) -> list[str]:
             f"The last request was answered, awaiting the user's verification: the last reply "
             f"asked the user to test it ({quote(ask, width)}){changed}"
         )
+    if left := left_item(s, width):  # steps handed to the user (blind check 51, W1)
+        items.append(left)
     return items
 
 
@@ -521,7 +524,8 @@ def answered_line(s: Session, answered: str) -> str:
     """The "Since the earlier summary, …" line: :data:`ANSWERED` unless work was found lost or
     the answer awaits the user's verification."""
     if not _any_lost(s) and not verify_ask(s):
-        return f"Since the earlier summary, {answered}"
+        left = left_step(s, 80) and f"the last request was {LEFT} (below)"
+        return f"Since the earlier summary, {left or answered}"
     how = "answered, awaiting the user's verification" if verify_ask(s) else "answered"
     lost = "; work found lost is still pending (below)" if _any_lost(s) else ""
     return f"Since the earlier summary, the last request was {how}{lost}"
@@ -539,7 +543,7 @@ def lost_step(s: Session, width: int) -> str:
     """Section 9 when the answer awaits verification or work was found lost; "" otherwise."""
     ask, lost = verify_ask(s), _lost_files(s)
     if not s.turn_ended or (not ask and not _any_lost(s)):
-        return ""
+        return left_step(s, width) if s.turn_ended else ""  # (blind check 51, W1)
     names = ", ".join(f.path for f in lost[:4])
     redo = f"the changes found lost in {names} (section 7); re-add them" if lost else ""
     if s.lost_said and not lost:

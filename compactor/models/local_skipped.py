@@ -11,9 +11,11 @@ from compactor.facts import one_line, sentences
 from compactor.rejections import is_rejection
 
 from .local_absentok import settled_absence
+from .local_again import BLOCKED
 from .local_elsewhere import found_elsewhere
 from .local_foundlater import found_later
 from .local_gotpast import missing_program
+from .local_harnessblock import judge_harness_blocks
 from .local_madelater import deletes_missing, made_later, without_program
 from .local_session import Session
 from .local_setaside import around_words, chosen_fix, next_typed, set_aside_words
@@ -60,7 +62,10 @@ def judge_skipped(s: Session) -> None:
     "I've got enough") and calls followed is ``worked around``; a read or listing that found nothing
     ("No such file", "does not exist") after which the work went on is ``not found``: a finding
     (the path is not there), not a failure. Neither is listed as an unresolved failure."""
+    judge_harness_blocks(s)  # a call the harness refused never ran (blind check 51, W5)
     for err in s.errors:
+        if err.after == BLOCKED:
+            continue
         refused = next((x for x in err.outcome.lines if x.startswith(REJECTED)), "")
         if refused and err.after != "meant to fail":  # the user's decision, not a failure
             why = refused.removeprefix(REJECTED).lstrip(": ")

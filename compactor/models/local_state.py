@@ -44,6 +44,7 @@ from compactor.schema import AgenticMessage, Message
 from .local_abandoned import judge_stop_writes
 from .local_aborted import aborted_line
 from .local_actions import judge_actions
+from .local_again import BLOCKED
 from .local_answers import judge_answers
 from .local_argretry import judge_arg_retries
 from .local_aside import judge_asides
@@ -440,6 +441,7 @@ def after_line(err: ErrorFact, width: int) -> str:
         "failed again": f"  Not fixed: a later {by} failed too.",
         "retry pending": f"  Retried with {by}; its result is not in the transcript yet.",
         "skipped": f"  Set aside on purpose, not to be fixed: {quote(err.by, width)}",
+        BLOCKED: f"  Never ran, nothing to fix{f' ({err.why})' if err.why else ''}.",
         "worked around": f"  Done without it, not to be fixed: {quote(err.by, width)}",
         "not found": not_found_line(err, found, looked_up_as(err)),  # or made later (set 25)
         "meant to fail": f"  Meant to fail (run to confirm a failure), not an error: {meant}",

@@ -40,12 +40,14 @@ _HINTS = (
 
 def may_start(text: str) -> bool:
     """Whether ``text`` may be a job's start notice: short, naming an id, saying something
-    runs. False for nearly every result, at the cost of a lower-casing of at most 2,000
+    runs (an id word, or a task/job/shell named before its id: "Monitor started (task
+    bh3e3m8we, …)"). False for nearly every result, at the cost of a lower-casing of at most 2,000
     characters."""
     if len(text) > MAX_START_CHARS:
         return False
     low = text.lower()
-    return "id" in low and any(word in low for word in _HINTS)
+    named = "id" in low or "task " in low or "job " in low or "shell " in low  # (check 51, W2)
+    return named and any(word in low for word in _HINTS)
 
 
 def started_ids(text: str) -> list[str]:
