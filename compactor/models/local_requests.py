@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from compactor.facts import cut, one_line, sentences
 from compactor.facts.ide import ide_note_files, without_ide_note
+from compactor.formats.harness_asks import HARNESS_SENT, harness_ask_tag
 
 from .local_aside import aside_lines
 from .local_noise import collapse_resent, first_resent, request_ref
@@ -102,6 +103,8 @@ def session_request_lines(s: Session, item: int, items: int, verbatim: int) -> l
     texts = [e.text for e in s.requests]
     again = answered_earlier(s)  # (blind check 39 W4)
     lines = request_lines(texts, item, items, verbatim, s.prior, asked_before(s), again)
+    if texts and (tag := harness_ask_tag(texts[-1])) and lines[-1].startswith(_CURRENT):
+        lines[-1] += f" ({HARNESS_SENT.format(tag=tag)})"  # (blind check 52 W2)
     lines += picked_lines(s)  # "C+2": what C and 2 were (blind check 29 G1)
     lines += aborted_turn_lines(s, item)  # Codex's turn_aborted before a later request (F2)
     later = s.earlier.get(KEPT_REQUEST, "")
