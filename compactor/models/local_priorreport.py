@@ -32,16 +32,16 @@ _REPORT_RE = lazy_pattern(
 )
 """A report that the listed work is done ("All four fixed and verified", "Done: …")."""
 _QUESTION_RE = lazy_pattern(
-    r"^\W*(?:why|what|how|where|when|which|who|is|are|do|does|did|can|could|should|would)\b",
+    r"^\W*(?:why|what|how|where|when|which|who|whose|is|are|does|did)\b",
     re.IGNORECASE,
 )
 
 
 def is_question(text: str) -> bool:
-    """Whether a user's message asks a question (its first line ends with "?" or opens with a
-    question word): no restatement of pending work."""
-    head = text.strip().split("\n", 1)[0]
-    return head.rstrip().endswith("?") or _QUESTION_RE.match(head) is not None
+    """Whether a user's message opens with a question word ("why do we have three flavors …?"):
+    no restatement of pending work. A request that asks politely ("can you …?") or ends a
+    plan with a question ("make a plan: … patch the plugin?") may restate an item."""
+    return _QUESTION_RE.match(text.lstrip()) is not None
 
 
 def reported_done(s: Session, items: int) -> str:
