@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from compactor._json import JsonObject, JsonValue
 from compactor._util import lazy_pattern
+from compactor.formats.harness_asks import harness_ask_tag
 from compactor.formats.notices import TEAMMATE_TAG
 from compactor.schema import (
     CALL_ENDS_KEY,
@@ -188,7 +189,10 @@ def is_injected(msg: Message | AgenticMessage, text: str | None = None) -> bool:
     text = text.strip()
     if text[:1] not in _INJECTED_FIRSTS:  # (a test of sixteen prefixes costs 0.5 µs)
         return False
-    return text.startswith(_INJECTED_PREFIXES) or _HARNESS_BLOCK_RE.fullmatch(text) is not None
+    if text.startswith(_INJECTED_PREFIXES):
+        return True
+    # a harness block is a notice, unless it asks for work (blind check 52 W2)
+    return _HARNESS_BLOCK_RE.fullmatch(text) is not None and not harness_ask_tag(text)
 
 
 _INJECTED_FIRSTS = frozenset(p[0] for p in _INJECTED_PREFIXES) | {"<"}

@@ -19,8 +19,11 @@ from __future__ import annotations
 from compactor.schema import AgenticMessage, Message, content_type
 
 from . import _jsonl
+from .harness_asks import harness_ask_tag
 
-__all__ = ["reinjected"]
+__all__ = ["injected_user_text", "reinjected"]
+
+_INJECTED_PREFIXES = ("<", "# AGENTS.md instructions")
 
 INSTRUCTION_FILES = ("# AGENTS.md instructions", "<user_instructions>")
 """Injected instruction files (AGENTS.md; ``<user_instructions>`` is how Codex wrapped them before
@@ -37,6 +40,12 @@ CONTEXTUAL_PREFIXES = (
 )
 """User-role messages Codex's own compaction leaves out of its ``replacement_history``
 (case-insensitive, after leading blanks, as Codex matches them)."""
+
+
+def injected_user_text(text: str) -> bool:
+    """A Codex user message the reader marks ``injected``: any ``<…>`` markup or AGENTS.md, except
+    one tagged block a harness integration wrote to ask for work (blind check 52 W2)."""
+    return text.lstrip().startswith(_INJECTED_PREFIXES) and not harness_ask_tag(text)
 
 
 def _contextual(text: str) -> bool:

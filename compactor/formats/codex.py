@@ -71,6 +71,7 @@ from . import (
     _codex_tokens,
     _jsonl,
 )
+from ._codex_context import injected_user_text
 from ._codex_context import reinjected as _reinjected
 from ._codex_tokens import OpaqueTokens, reasoning_before_last_user
 from ._convert import as_chat
@@ -89,7 +90,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CodexFormat"]
 
-_INJECTED_PREFIXES = ("<", "# AGENTS.md instructions")
 _GOAL_RE = lazy_pattern(
     r"\A\s*<goal_context>.*?<((?:untrusted_)?objective)>\s*(.*?)\s*</\1>", re.DOTALL
 )
@@ -158,7 +158,7 @@ class _Reader:
             if goal is not None and goal.group(2):
                 msg.content = goal.group(2)  # the objective, as the user typed it
                 msg.extra["codex_goal"] = True
-            elif msg.role == "user" and text.lstrip().startswith(_INJECTED_PREFIXES):
+            elif msg.role == "user" and injected_user_text(text):
                 msg.extra["injected"] = True
             return msg
         if kind in ("function_call", "custom_tool_call", "local_shell_call"):

@@ -29,6 +29,7 @@ from compactor.schema import AgenticMessage, Message, Usage, make_assistant, mes
 
 from . import local_claims as claims
 from .base import KEPT_AFTER_SUMMARY, estimated_input
+from .local_aborted import nothing_pending
 from .local_again import failed_word, still_open
 from .local_analysis import analysis_items
 from .local_answers import answer_room
@@ -395,10 +396,7 @@ def _pending(s: Session, lim: Limits) -> str:
         if prior:
             return f"   - From the earlier summary: {prior}"
         done = f" ({quote(last.text, lim.item // 2)})" if last is not None else ""
-        return (
-            f"   - None: {ANSWERED}. The latest request{done} was completed and no task, "
-            "background job or tool call is open."
-        )
+        return nothing_pending(s, done, ANSWERED)  # as sections 8/9 say it (BENCH52 W9)
     return bullets(items)
 
 

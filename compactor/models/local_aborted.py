@@ -33,7 +33,14 @@ from .local_text import quote
 if TYPE_CHECKING:
     from .local_session import Session
 
-__all__ = ["aborted_line", "aborted_message", "aborted_note", "aborted_request", "aborted_step"]
+__all__ = [
+    "aborted_line",
+    "aborted_message",
+    "aborted_note",
+    "aborted_request",
+    "aborted_step",
+    "nothing_pending",
+]
 
 _WORDS_AFTER_RE = lazy_pattern(r"\A\s*\[Request interrupted by user[^\]\n]{0,40}\]\s*\S")
 """Words the user typed after Claude Code's notice: a request of their own (local_turns)."""
@@ -103,6 +110,26 @@ def aborted_step(s: Session, ref: str) -> str:
     return (
         f"   Wait for the user: the latest request ({ref}) was answered; the user then sent "
         f"{said} and interrupted that turn at once, before any output or call. Do not start it "
-        "or run anything on your own: ask the user whether to continue with it, and wait for "
-        f"the answer.{asked}"
+        "or run anything on your own (the user interrupted it: do not redo it). No task is left "
+        "to continue, so this step wins over the closing instruction to continue without "
+        f"asking: ask the user whether to continue with it, and wait for the answer.{asked}"
+    )
+
+
+def nothing_pending(s: Session, done: str, answered: str) -> str:
+    """Section 7 when nothing is open: the latest request (``done``: its quote) was answered
+    (``answered``: the fixed words); when the user then sent a message and interrupted it at
+    once, that is said, as sections 8 and 9 say it (blind check 52 W9: one owner for how the
+    session ended, so the three never disagree)."""
+    said = _said(s)
+    if said and s.turn_ended:
+        return (
+            f"   - None to carry out on your own: the latest request{done} was answered; the "
+            f"user then sent {said} and interrupted that turn at once, before any output or "
+            "call: not carried out, not done (section 9: ask the user whether to continue with "
+            "it). No task, background job or tool call is open."
+        )
+    return (
+        f"   - None: {answered}. The latest request{done} was completed and no task, "
+        "background job or tool call is open."
     )

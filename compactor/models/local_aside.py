@@ -3,7 +3,13 @@
 dont use example.com" typed during a UI overhaul, was read as the current request, and section
 9 said to "continue" it). Such an aside is a note to the request in progress (a constraint or a
 correction), not a new request: the current request stays the one the turn was working on, and
-section 1 lists the aside as the user's note to it (section 6 keeps it among the messages)."""
+section 1 lists the aside as the user's note to it (section 6 keeps it among the messages).
+
+Blind check 52 (W7): a note queued and delivered during an EARLIER turn (a rename-and-commit
+turn, which answered it) was listed under the current request ("commit"), so it read as an open
+constraint of the last turn. A note belongs to the turn running when it was delivered (its
+position): when that turn is not the current request's, section 1 names that request and says
+the turn ended with an answer, so the note is no open constraint."""
 
 from __future__ import annotations
 
@@ -61,9 +67,22 @@ def aside_lines(s: Session, item: int) -> list[str]:
     lines: list[str] = []
     for a in s.asides:
         to = next((r for r in reversed(s.requests) if r.index < a.index), None)
-        which = "the current request" if to is s.requests[-1] else "the request in progress"
-        lines.append(
-            f"   While the agent worked on {which}, the user added {quote(a.text, item)} (typed "
-            "during the turn: a note or constraint for that request, not a new request)"
+        if to is None or to is s.requests[-1]:
+            which = "the current request" if to is not None else "the request in progress"
+            lines.append(
+                f"   While the agent worked on {which}, the user added {quote(a.text, item)} "
+                "(typed during the turn: a note or constraint for that request, not a new request)"
+            )
+            continue
+        until = next((r.index for r in s.requests if r.index > a.index), len(s.entries))
+        answered = any(
+            e.role == "assistant" and not e.internal and e.text.strip()
+            for e in s.entries[a.index + 1 : until]
+        )
+        ended = "ended with an answer" if answered else "ended"
+        lines.append(  # a note to an earlier turn, answered there (BENCH52 W7)
+            f"   While the agent worked on an earlier request, {quote(to.text, item // 2)}, the "
+            f"user added {quote(a.text, item)} (typed during that turn, which {ended} before "
+            "the next request: a note for that request, no open constraint of the current one)"
         )
     return lines

@@ -11,6 +11,7 @@ from .local_jobs import ANSWERED_WITH_JOBS, listed_jobs
 from .local_lost import answered_line, prior_state
 from .local_priorclosed import closed_items, item_count, prior_intro
 from .local_priordone import done_since
+from .local_priorreport import reported_done
 from .local_session import Session
 from .local_state import ANSWERED
 from .local_text import code, plural, prior_sections, quote
@@ -60,6 +61,14 @@ def prior_pending(session: Session, limit: int) -> list[str]:
     answered = session.turn_ended and (session.requests or answered_since_prior(session))
     closed = len(closed_items(session))  # restated by a later request and done (blind 33 W6)
     intro = prior_intro(session, prior_state(session), bool(answered), closed, item_count(session))
+    report = reported_done(session, item_count(session))
+    if report and intro.startswith(
+        "Pending in the earlier summary"
+    ):  # the agent's own word (BENCH52 W6)
+        intro = (
+            f'Reported done by the assistant after the earlier summary ("{report}"; check '
+            "whether any is still pending), the earlier summary's pending tasks"
+        )
     said = [f"{intro}: {prior}", *([done] if done else []), *reported]
     words = ANSWERED_WITH_JOBS if listed_jobs(session) else ANSWERED  # (blind check 19, W3)
     if not session.requests:  # the request is the earlier summary's (blind check 20, W6)

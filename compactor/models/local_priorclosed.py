@@ -29,6 +29,7 @@ from compactor.facts import Entry, command_of, cut, one_line
 
 from .local_earlier import INTERRUPTED
 from .local_lost import prior_state
+from .local_priorreport import is_question
 from .local_session import Session
 from .local_supersede import continues
 from .local_text import prior_sections, quote
@@ -131,6 +132,8 @@ def closed_items(s: Session, within: str = "") -> list[str]:
         if len(words) < _MIN_SHARED or (within and one_line(head)[:40] not in within):
             continue
         for n, request in enumerate(later):
+            if is_question(request.text):
+                continue  # a question restates nothing (BENCH52 W6)
             shared = words & _words(request.text)
             if len(shared) < _MIN_SHARED or 2 * len(shared) < len(words):
                 continue

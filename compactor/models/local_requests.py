@@ -11,11 +11,13 @@ from collections.abc import Sequence
 
 from compactor.facts import cut, one_line, sentences
 from compactor.facts.ide import ide_note_files, without_ide_note
+from compactor.formats.harness_asks import HARNESS_SENT, harness_ask_tag
 
 from .local_aside import aside_lines
 from .local_focus import ContextView
 from .local_noise import Runs, collapse_resent, first_resent, request_ref
 from .local_offers import is_ask
+from .local_pasteonly import pasted_only_label
 from .local_picked import picked_lines
 from .local_queued import KEPT_QUEUED, QUEUED_NOTE
 from .local_resent import answered_earlier
@@ -107,6 +109,10 @@ def session_request_lines(s: Session, item: int, items: int, verbatim: int) -> l
         texts = users
     again = answered_earlier(s)  # (blind check 39 W4)
     lines = request_lines(texts, item, items, verbatim, s.prior, asked_before(s), again, s.resent)
+    if texts and (tag := harness_ask_tag(texts[-1])) and lines[-1].startswith(_CURRENT):
+        lines[-1] += f" ({HARNESS_SENT.format(tag=tag)})"  # (blind check 52 W2)
+    if lines[-1].startswith(_CURRENT):  # a paste answering the request before it (52 N2)
+        lines[-1] += pasted_only_label(texts, item)
     lines += picked_lines(s)  # "C+2": what C and 2 were (blind check 29 G1)
     lines += aborted_turn_lines(s, item)  # Codex's turn_aborted before a later request (F2)
     later = s.earlier.get(KEPT_REQUEST, "")

@@ -26,6 +26,7 @@ from .local_files import Change, file_changes
 from .local_offers import is_ask
 from .local_sameclaim import same_claim
 from .local_session import Session
+from .local_verdict import failure_only, reaches
 
 __all__ = [
     "NO_LONGER",
@@ -101,9 +102,11 @@ def judge_reverted(s: Session) -> None:
         undo = _undo_said(s, request.index, until)
         said = '("' + _cut(head, 120) + '")'
         label = f"{REVERTED if undo is not None else NOT_ACCEPTED}{said}: "
+        only = failure_only(head)  # a bare failure report reaches what it names (BENCH52 W5)
         for n, (i, _, x) in enumerate(s.decisions):
             if first <= i < request.index and n not in labels and not x.startswith(_LABELS):
-                labels[n] = label
+                if not only or reaches(head, x):
+                    labels[n] = label
         if undo is not None and all(x != undo[2] for _, _, x in s.decisions):
             added.append(undo)
     labels.update(_replaced(s, set(labels)))
