@@ -79,6 +79,8 @@ from compactor.schema import AgenticMessage, Block, M, Message, loads_json
 
 from .labelled import LABELLED_HINTS, LABELLED_RE, WANDB_LOGIN_RE, WANDB_RE, labelled_token
 from .plausible import NOT_SECRET_RE, plausible_value
+from .prose import MYSQL_HINTS, MYSQL_SPACED_RE, PROSE_BARE_RE, PROSE_HINTS, PROSE_PLAIN_RE
+from .prose import plain_value, secret_looking
 from .secret_scan import API_KEY_WORDS, PASSWORD_WORDS, clean_messages, scan
 
 __all__ = ["SECRET_KINDS", "SecretMasker", "mask_messages"]
@@ -252,6 +254,10 @@ _UNHINTED_RULES: tuple[_Rule, ...] = (
     _Rule("password", re.compile(_flag(r"password|passwd"), re.IGNORECASE)),
     # a token right after a credential word, in any language: "API是…", "token: …" (blind 27)
     _Rule("api_key", LABELLED_RE, labelled_token),
+    # a password in prose: "密码是…", "the password is …", sshpass -p …, mysql -p … (blind 52)
+    _Rule("password", PROSE_PLAIN_RE, plain_value),
+    _Rule("password", PROSE_BARE_RE, secret_looking),
+    _Rule("password", MYSQL_SPACED_RE, secret_looking),
 )
 
 _HINTS: tuple[tuple[str, ...], ...] = (
@@ -279,6 +285,9 @@ _HINTS: tuple[tuple[str, ...], ...] = (
     ("pass", "pwd"),
     ("--",),
     LABELLED_HINTS,
+    PROSE_HINTS,
+    PROSE_HINTS,
+    MYSQL_HINTS,
 )
 """One entry per rule of ``_UNHINTED_RULES``, in order (a test checks each hint is needed)."""
 
