@@ -78,9 +78,9 @@ from compactor._util import CJK_PUNCTUATION, env_name, lazy_pattern
 from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Block, M, Message, loads_json
 
+from . import prose
 from .labelled import LABELLED_HINTS, LABELLED_RE, WANDB_LOGIN_RE, WANDB_RE, labelled_token
 from .plausible import NOT_SECRET_RE, plausible_value
-from . import prose
 from .secret_scan import API_KEY_WORDS, PASSWORD_WORDS, clean_messages, scan
 
 __all__ = ["SECRET_KINDS", "SecretMasker", "mask_messages"]
