@@ -134,7 +134,7 @@ def test_the_chain_rules() -> None:
 def test_a_file_the_answer_cites_with_a_line_anchor_is_not_changed() -> None:
     from compactor.models.local import summarize_transcript
 
-    from .test_models_local_session import SessionBuilder
+    from .planted_session import SessionBuilder
 
     s = SessionBuilder()
     s.user("The release pipeline fails since the last change, please fix it.")
