@@ -147,3 +147,53 @@ def test_property_masking_is_idempotent_and_keeps_every_secret_free_part(
     assert out == f"{before} {word}***{after}"  # only the value changed, nothing grew
     assert masked_whole(out) == out  # idempotent
     assert masked_whole(before + after) == before + after  # secret-free text is unchanged
+
+
+_PIECES = st.sampled_from(
+    [
+        *("password", "Password", "PASSWORD", "passwd", "pwd", "pass phrase", "passcode", "PIN"),
+        *("token", "Token", "secret", "API key", "api_key", "credentials", "mot de passe"),
+        *("Passwort", "Kennwort", "senha", "contraseña", "CONTRASEÑA", "пароль", "Пароль"),
+        *("密码", "口令", "密钥", "令牌", "パスワード", "暗証番号", "비밀번호", "암호"),
+        *(" for root", " of the VM", " für den Server", " to it"),
+        *(" is ", " was ", " are ", " es ", " est ", " ist ", " lautet ", " é ", " это ", " — "),
+        *(":", ": ", " = ", "=", "：", "是", "都是", "为", "は", "는 ", "이 ", " -> ", " is: "),
+        *('"', "'", "`", "“", "”", "「", "」", "«", "»"),
+        *("Xy7#kq2!pw", "hunter2", "admin", "S3cr3t", "./src/a.py", "models.json", "***"),
+        *("a.b:c", "x?y", "9", "$PW", "re-used", "DB_PASS"),
+        *("sshpass -p ", "mysql -u root -p ", "mysql -pS3cret", "mariadb ", " -p "),
+        *(" ", "\n", "，", "。", ".", ",", " and then ", "ſ", "İ"),
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(_PIECES, min_size=1, max_size=9))
+def test_property_the_prose_prefilters_clear_no_text_a_prose_rule_masks(
+    pieces: list[str],
+) -> None:
+    from compactor.secrets import prose
+    from compactor.secrets.secret_scan import PREFILTERS, FastScan
+
+    text = "".join(pieces)
+    rules = (
+        (prose.PROSE_PLAIN_RE, prose.plain_value),
+        (prose.PROSE_BARE_RE, prose.secret_looking),
+        (prose.MYSQL_SPACED_RE, prose.secret_looking),
+    )
+    if any(check(m.group("secret")) for rule, check in rules for m in rule.finditer(text)):
+        assert FastScan(prose.PROSE_PREFILTERS).may_match(text), text
+        assert FastScan(PREFILTERS).may_match(text), text  # the transcript masker's scan
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(_PIECES, min_size=1, max_size=12))
+def test_property_masking_only_replaces_values_and_is_idempotent(pieces: list[str]) -> None:
+    import re
+
+    text = "".join(pieces)
+    out = masked_whole(text)
+    assert masked_whole(out) == out
+    # every character outside a *** is the input's, in order: only values were replaced
+    pattern = "(?s)" + ".*?".join(re.escape(part) for part in out.split("***"))
+    assert re.fullmatch(pattern, text), (text, out)

@@ -94,15 +94,22 @@ _RUST_LATIN = (
     r"|credentials?|mot[ \t]+de[ \t]+passe|passwort|kennwort|senha)|(?i-u:contrase).(?i-u:a)"
     r"|PIN|[Пп]ароль|ПАРОЛЬ)"
 )
-_RUST_FOR = r"(?:[ \t]+(?i:for|of|to|on|de|für|для)(?:[ \t]+[^ \t\n]{1,40}){1,3})?"
+_RUST_FOR = r"(?:[ \t]+(?i:for|of|to|on|de|für|для)(?:[ \t]+[^\s/:=]{1,40}){1,3})?"
 _RUST_SEP = (
     r"(?:[ \t]*(?:[:=：＝]|->)[ \t]*"
     r"|[ \t]+(?:(?i-u:is|was|are|es|est|ist|lautet|era)|é|É|это|Это|—|–|-)(?:[ \t]*:)?[ \t]+)"
 )
+_RUST_SECRETISH = (
+    r"(?:[A-Za-z.]+[0-9!#$%&*+\-/=@^_~]|[0-9!&+\-/=@^_~]"
+    r"|[A-Za-z.]*[:?]+[A-Za-z0-9!#$%&*+\-/=@^_~.])"
+)
+"""The start of an unquoted value :func:`secret_looking` can take: a digit or a symbol other
+than ``.`` after letters and dots (``:`` and ``?`` end no value; ``$``, ``%``, ``*`` and ``#``
+start none: ``NOT_SECRET_RE``, so the summary's ``***`` is no value)."""
 PROSE_PREFILTERS: tuple[str, ...] = (
-    rf"{_RUST_LATIN}{_RUST_FOR}{_RUST_SEP}[\"'`“「«]?[{_CHARS}]",
+    rf"{_RUST_LATIN}{_RUST_FOR}{_RUST_SEP}(?:[\"'`“「«]|{_RUST_SECRETISH})",
     rf"{_WIDE}[ \t]*(?:[^ \t\n]{{1,2}}[ \t]*)?[\"'`“「«]?[{_CHARS}]",
-    r"(?i-u:sshpass|mysql|mariadb)",
+    r"sshpass|(?i-u:mysql|mariadb)[^\n|;&]{0,220}-p",
 )
 """What every match of the three rules holds, in Rust's ``regex`` syntax (no look-around): a
 superset test (no look-around: a word's bounds are left out)."""
@@ -121,12 +128,12 @@ def plain_value(value: str) -> bool:
 
 def secret_looking(value: str) -> bool:
     """An unquoted value in prose that is a secret, not a word, path, URL or code: it has a
-    digit or a symbol; not a hyphenated word (``re-used``), an ``ENV_NAME`` or
+    digit or a symbol other than ``.``; not a hyphenated word (``re-used``), an ``ENV_NAME`` or
     ``settings.password``."""
     if len(value) < 4 or not plain_value(value):
         return False
-    if not any(ch.isdigit() or not ch.isalnum() for ch in value):
-        return False
+    if not any(ch.isdigit() or (ch != "." and not ch.isalnum()) for ch in value):
+        return False  # a word, or a file's name (``models.json``)
     if _HYPHENATED.fullmatch(value) or _ENV.fullmatch(value):
         return False
     return not code_reference(value)
