@@ -122,6 +122,10 @@ KEPT_AS_WRITTEN = [
     "the pwd is /home/user/project",
     "the PIN is 12",
     "GPIO pin is 13",
+    "the token is src/app/models/config.rs and src/v2/app.py",
+    "the token was models.json",
+    "the API key is v1.2.3 of the client",
+    "the new token is great!",
 ]
 
 
@@ -160,7 +164,8 @@ _PIECES = st.sampled_from(
         *(":", ": ", " = ", "=", "：", "是", "都是", "为", "は", "는 ", "이 ", " -> ", " is: "),
         *('"', "'", "`", "“", "”", "「", "」", "«", "»"),
         *("Xy7#kq2!pw", "hunter2", "admin", "S3cr3t", "./src/a.py", "models.json", "***"),
-        *("a.b:c", "x?y", "9", "$PW", "re-used", "DB_PASS"),
+        *("a.b:c", "x?y", "9", "$PW", "re-used", "DB_PASS", "great!", "a!b", "Ab3/x9k"),
+        *("src/v2/app.py", "v1.2.3", "/etc/x", "!x", ":?"),
         *("sshpass -p ", "mysql -u root -p ", "mysql -pS3cret", "mariadb ", " -p "),
         *(" ", "\n", "，", "。", ".", ",", " and then ", "ſ", "İ"),
     ]

@@ -100,12 +100,13 @@ _RUST_SEP = (
     r"|[ \t]+(?:(?i-u:is|was|are|es|est|ist|lautet|era)|é|É|это|Это|—|–|-)(?:[ \t]*:)?[ \t]+)"
 )
 _RUST_SECRETISH = (
-    r"(?:[A-Za-z.]+[0-9!#$%&*+\-/=@^_~]|[0-9!&+\-/=@^_~]"
-    r"|[A-Za-z.]*[:?]+[A-Za-z0-9!#$%&*+\-/=@^_~.])"
+    r"(?:[A-Za-z./]+[0-9#$%&*+\-=@^_~]|[0-9&+\-=@^_~]"
+    r"|[A-Za-z./]*[:?!]+[A-Za-z0-9!#$%&*+\-/=@^_~.])"
 )
 """The start of an unquoted value :func:`secret_looking` can take: a digit or a symbol other
-than ``.`` after letters and dots (``:`` and ``?`` end no value; ``$``, ``%``, ``*`` and ``#``
-start none: ``NOT_SECRET_RE``, so the summary's ``***`` is no value)."""
+than ``.`` and ``/`` after letters, dots and slashes (``:`` and ``?`` end no value, ``!``
+no secret: "compact!"; ``$``,
+``%``, ``*`` and ``#`` start none: ``NOT_SECRET_RE``, so the summary's ``***`` is no value)."""
 PROSE_PREFILTERS: tuple[str, ...] = (
     rf"{_RUST_LATIN}{_RUST_FOR}{_RUST_SEP}(?:[\"'`“「«]|{_RUST_SECRETISH})",
     rf"{_WIDE}[ \t]*(?:[^ \t\n]{{1,2}}[ \t]*)?[\"'`“「«]?[{_CHARS}]",
@@ -116,6 +117,8 @@ superset test (no look-around: a word's bounds are left out)."""
 
 _HYPHENATED = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
 _ENV = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*")
+_VERSION = re.compile(r"[vV]?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
+_PATH = re.compile(r"[\w.\-@]*(?:/[\w.\-@]+)+?(\.[A-Za-z][A-Za-z0-9]{0,5})?/?")
 
 
 def plain_value(value: str) -> bool:
@@ -128,12 +131,15 @@ def plain_value(value: str) -> bool:
 
 def secret_looking(value: str) -> bool:
     """An unquoted value in prose that is a secret, not a word, path, URL or code: it has a
-    digit or a symbol other than ``.``; not a hyphenated word (``re-used``), an ``ENV_NAME`` or
-    ``settings.password``."""
+    digit or a symbol other than ``.`` and ``/``; not a hyphenated word (``re-used``), an
+    ``ENV_NAME``, a version (``v1.2.3``), ``settings.password`` or a path (``src/v2/app.py``)."""
     if len(value) < 4 or not plain_value(value):
         return False
-    if not any(ch.isdigit() or (ch != "." and not ch.isalnum()) for ch in value):
-        return False  # a word, or a file's name (``models.json``)
-    if _HYPHENATED.fullmatch(value) or _ENV.fullmatch(value):
+    core = value.rstrip("!")  # "the token is great!": a sentence's "!"
+    if not any(ch.isdigit() or (ch not in "./" and not ch.isalnum()) for ch in core):
+        return False  # a word, a file's name (``models.json``) or path (``src/app/x.rs``)
+    if _HYPHENATED.fullmatch(value) or _ENV.fullmatch(value) or _VERSION.fullmatch(value):
         return False
+    if "/" in value and (m := _PATH.fullmatch(value)) and (m.group(1) or value.count("/") > 1):
+        return False  # ``src/v2/app.py``, ``api/v1/users``
     return not code_reference(value)
