@@ -17,16 +17,22 @@ __all__ = ["SLOT_RE", "bounded_template", "input_slot", "tail_words"]
 
 _HEADING_RE = lazy_pattern(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 SLOT_RE = lazy_pattern(
-    r"^#{1,6}[ \t]+[^\n]*\b(?:input|arguments?|request)\b[^\n]*\n\s*(```|~~~)[^\n]*\n(.*?)\n\1",
+    r"^#{1,6}[ \t]+[^\n]*\b(?:input|arguments?|request)\b[^\n]*\n\s*(```|~~~)[^\n]*\n(.*?)"
+    r"(?:\n|(?<=\n))\1",
     re.IGNORECASE | re.MULTILINE | re.DOTALL,
 )
 """A template's slot for the user's words: ``## User Input`` and the fenced block under it
-(group 2: the words). The one owner: :mod:`compactor.models.local_typed` reads the words
-from it, :mod:`compactor.models.local_template` and ``compact eval`` find templates by it."""
+(group 2: the words; ``""`` for an empty block, whose closing fence is on the next line).
+The one owner: :mod:`compactor.models.local_typed` reads the words from it,
+:mod:`compactor.models.local_template` and ``compact eval`` find templates by it."""
 
 
-_UNFILLED_RE = lazy_pattern(r"\A\s*(?:\$[A-Z_]+|\{\{\s*\w+\s*\}\})?\s*\Z")
-"""An input slot the CLI left unfilled: ``$ARGUMENTS``, ``{{args}}`` or nothing."""
+_UNFILLED_RE = lazy_pattern(r"\A\s*(?:\$[A-Z_]+|\{\{\s*\w+\s*\}\})\s*\Z")
+"""An input slot the CLI left unfilled: ``$ARGUMENTS`` or ``{{args}}`` as written. An EMPTY
+slot is no such slot: the CLI put the user's words in, and there were none (blind check 52
+W11: ``/speckit.constitution`` with an empty ``## User Input`` block; its last line, "Do not
+create a new template; always operate on the existing … file.", became the user's request and
+constraint). The template's text after it is the template's, never the user's words."""
 _NOT_PROSE_RE = lazy_pattern(r"\A(?:#|[-*+>|<]|\d+[.)]\s|```|~~~)")
 
 

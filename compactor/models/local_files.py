@@ -32,6 +32,7 @@ from compactor.facts.converters import PATTERN_ACTION, converter_output, fill_as
 from compactor.facts.destwrites import DEST_WRITERS, dest_writes
 from compactor.facts.shellwrites import script_writes
 
+from .local_chain import LINKED, links, remade, settled
 from .local_heredoc import EXPANDED_NOTE, as_printed, heredoc_text
 from .local_home import tilde
 from .local_keylines import key_lines
@@ -396,7 +397,7 @@ def _read_shell_changes(command: str) -> list[Change]:
             if path is not None and path not in done:
                 out.append(Change(path, "edited" if match.group(1) == ">>" else "written"))
                 done.add(path)
-    for segment in _segments(command, spans):
+    for segment in (segments := _segments(command, spans)):
         words = shell_words(segment.strip())
         if not words:
             continue
@@ -428,10 +429,15 @@ def _read_shell_changes(command: str) -> list[Change]:
             out.append(Change(p, PATTERN_ACTION if is_pattern(p) else "written"))
         elif prog in DEST_WRITERS:  # install -m 600 SRC DEST, dd of=, rsync (blind 28 W4)
             out.extend(Change(p, "written") for w in dest_writes(words) if (p := _target(w)))
+        elif prog == "ln":  # ``ln -s T L`` makes the link L (blind check 52 W10)
+            out.extend(Change(p, LINKED + t) for w, t in links(words) if (p := _target(w)))
         elif prog in ("mv", "cp") and len(rest) >= 2 and (p := _target(rest[-1])):
             out.append(Change(p, "written"))
             if prog == "mv":
                 out.extend(Change(q, "deleted") for w in rest[:-1] if (q := _target(w)))
+    gone = {c.path for c in out if c.action == "deleted"}
+    if gone and len(segments) > 1 and (back := remade(segments, gone, _target)):
+        out = settled(out, back)  # ``rm -rf X && mkdir -p X``: the last effect decides
     if "-" in command:
         for match in _PS_WRITE_RE.finditer(command):
             verb, path = match.group(1).lower(), match.group(2)

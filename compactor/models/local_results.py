@@ -12,7 +12,8 @@
   line is HEAD).
 * :func:`head_of`: the first lines of an output and, if cut, how many more there were.
 * :func:`said_changed`: the files the assistant's final answer says it changed ("Removed X
-  from path/file.tsx"): never "Read, not changed", whatever calls the transcript shows.
+  from path/file.tsx", "I updated …"): never "Read, not changed", whatever calls the
+  transcript shows; a file it only cites ("the recently added step in [ci.yml:76]") is not.
 """
 
 from __future__ import annotations
@@ -123,11 +124,34 @@ def _said(text: str, path: str) -> bool:
     pos = text.find(name)
     while pos >= 0:
         if _names(text, pos, name, norm):
-            start = max(text.rfind("\n", 0, pos), text.rfind(". ", 0, pos), pos - _CLAUSE_CHARS)
-            if _EDIT_VERB_RE.search(text, start + 1, pos) is not None:
+            start = max(
+                text.rfind("\n", 0, pos),
+                text.rfind(". ", 0, pos),
+                text.rfind("; ", 0, pos),
+                pos - _CLAUSE_CHARS,
+            )
+            verb = _EDIT_VERB_RE.search(text, start + 1, pos)
+            if verb is not None and _reported(text[start + 1 : verb.start()]):
                 return True
         pos = text.find(name, pos + len(name))
     return False
+
+
+_LEAD_RE = lazy_pattern(r"[\w'’]+")
+_SUBJECTS = frozenset(("i", "we", "i've", "we've", "i’ve", "we’ve"))
+_LINKS = frozenset(("have", "also", "just", "then", "and", "now", "finally", "already"))
+
+
+def _reported(lead: str) -> bool:
+    """Whether an edit verb after ``lead`` (the clause before it) reports the agent's own
+    change: the verb opens the clause ("Removed X from …", "- Updated …", "and changed …") or
+    follows "I"/"we" ("I've also updated …"); never a participle that describes a thing ("The
+    recently added step in [release.yml:76] …", "the file was changed upstream": blind check
+    52 W8, a file cited as the cause was listed as changed)."""
+    words = [w.lower() for w in _LEAD_RE.findall(lead)]
+    while words and words[-1] in _LINKS:
+        words.pop()
+    return not words or words[-1] in _SUBJECTS
 
 
 _PATH_CHARS_RE = lazy_pattern(r"[^\s`'\"<>()\[\]{}|,;*]*$")

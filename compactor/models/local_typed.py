@@ -65,6 +65,11 @@ def _procedure_head(text: str) -> str | None:
     return text[: rules.start()].strip() if rules is not None else ""
 
 
+_FRONT_MATTER_RE = lazy_pattern(r"\A---[ \t]*\n(?:[^\n]*\n){0,40}?---[ \t]*(?:\n|\Z)")
+"""A command file's YAML front matter (``---`` / ``description: …`` / ``---``), copied into
+the expansion before its ``## User Input`` slot: the template's, not the user's words."""
+
+
 @functools.lru_cache(maxsize=256)
 def _typed(text: str) -> str:
     if ":" in text and (head := _procedure_head(text)) is not None:
@@ -75,7 +80,10 @@ def _typed(text: str) -> str:
         return _without_paste(tail)  # the slot unfilled: the words after the template (49 W4)
     if document and len(headings) >= 2:
         slots = [m.group(2).strip() for m in SLOT_RE.finditer(text)]
-        text = "\n\n".join([text[: headings[0].start()].strip(), *slots]).strip()
+        head = text[: headings[0].start()].strip()
+        if slots and head.startswith("---"):  # the command file's front matter (blind 52 W11)
+            head = _FRONT_MATTER_RE.sub("", head, count=1).strip()
+        text = "\n\n".join([head, *slots]).strip()
     return _without_paste(text)
 
 

@@ -44,7 +44,8 @@ Built-in kinds (:data:`SECRET_KINDS`), tried in this order (an earlier rule wins
     ``api_token``, ``aws_secret_access_key``
     (any prefix: ``MY_SERVICE_API_KEY=…``), and ``--api-key``/``--token`` command-line flags;
     last, a random-looking token right after a credential word in any language (``API是…``,
-    ``token: …``, ``la clave es …``: :mod:`.labelled`).
+    ``token: …``, ``la clave es …``: :mod:`.labelled`); then, as ``password``, a value given in
+    prose (``密码是…``, ``the password is …``, ``sshpass -p …``: :mod:`.prose`).
 ``url_password``
     ``scheme://user:password@host``: only the password.
 ``bearer_token``
@@ -77,6 +78,7 @@ from compactor._util import CJK_PUNCTUATION, env_name, lazy_pattern
 from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Block, M, Message, loads_json
 
+from . import prose
 from .labelled import LABELLED_HINTS, LABELLED_RE, WANDB_LOGIN_RE, WANDB_RE, labelled_token
 from .plausible import NOT_SECRET_RE, plausible_value
 from .secret_scan import API_KEY_WORDS, PASSWORD_WORDS, clean_messages, scan
@@ -252,6 +254,10 @@ _UNHINTED_RULES: tuple[_Rule, ...] = (
     _Rule("password", re.compile(_flag(r"password|passwd"), re.IGNORECASE)),
     # a token right after a credential word, in any language: "API是…", "token: …" (blind 27)
     _Rule("api_key", LABELLED_RE, labelled_token),
+    # a password in prose: "密码是…", "the password is …", sshpass -p …, mysql -p … (blind 52)
+    _Rule("password", prose.PROSE_PLAIN_RE, prose.plain_value),
+    _Rule("password", prose.PROSE_BARE_RE, prose.secret_looking),
+    _Rule("password", prose.MYSQL_SPACED_RE, prose.secret_looking),
 )
 
 _HINTS: tuple[tuple[str, ...], ...] = (
@@ -279,6 +285,9 @@ _HINTS: tuple[tuple[str, ...], ...] = (
     ("pass", "pwd"),
     ("--",),
     LABELLED_HINTS,
+    prose.PROSE_HINTS,
+    prose.PROSE_HINTS,
+    prose.MYSQL_HINTS,
 )
 """One entry per rule of ``_UNHINTED_RULES``, in order (a test checks each hint is needed)."""
 

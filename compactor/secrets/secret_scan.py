@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from compactor.schema import AgenticMessage, Block, Message
 
 from .labelled import LABELLED_PREFILTERS
+from .prose import PROSE_PREFILTERS
 
 if TYPE_CHECKING:
     from pydantic_core import SchemaValidator
@@ -51,6 +52,8 @@ PREFILTERS: tuple[str, ...] = (
     r"(?i-u:key|token|secret|pwd|passwd|password|passphrase)\\?[\"']?[\s\x1c-\x1f]{0,3}[:=：＝]",
     # a token of 20 characters after a credential word in any language (masking.labelled)
     *LABELLED_PREFILTERS,
+    # a password in prose, in any language (masking.prose)
+    *PROSE_PREFILTERS,
 )
 """Together: what every match of a hinted built-in rule of :mod:`compactor.secrets.masking`
 contains."""

@@ -1,0 +1,145 @@
+"""A credential the user gives in prose, in any common language (blind check 52, S1: the user
+pasted an SSH password as "…，密码是XXXX" and the summary printed it twice; no ``name = value``
+assignment and no key shape was there, and the value was too short and too plain for
+:mod:`.labelled`'s random-token rule).
+
+Three shape rules, in :mod:`.masking`'s built-in rules (so the transcript masker and the
+summary's :mod:`.shapes` share them):
+
+* :data:`PROSE_BARE_RE`: a credential word (``password``, ``passwd``, ``pwd``, ``pass phrase``,
+  ``passcode``, ``PIN``, ``token``, ``secret``, ``API key``, ``credentials``, ``mot de passe``,
+  ``Passwort``, ``Kennwort``, ``contraseña``, ``senha``, ``пароль``, optionally "for root" /
+  "of the VM"), then ``is``/``was``/``are``/``es``/``est``/``ist``/``lautet``/``é``/``это``/a
+  dash/``:``/``=``/``：``, then an unquoted value; or a CJK/Japanese/Korean credential word
+  (``密码``, ``口令``, ``密钥``, ``令牌``, ``パスワード``, ``暗証番号``, ``비밀번호``, ``암호``)
+  and a space. The value must look like a secret (:func:`secret_looking`: a digit or a
+  symbol, not a path, URL, call, hyphenated word or ``ENV_NAME``), so prose ("the password is
+  required", "password reset flow") and code (``password: str``, ``password=None``,
+  ``password=os.environ[…]``, ``password=getpass()``) are kept.
+* :data:`PROSE_PLAIN_RE`: a value that needs no such look: after a CJK/Japanese/Korean word and
+  its particle or copula (``密码是admin``, ``密码都是…``, ``パスワードは…``, ``비밀번호는 …``,
+  ``口令：…``: an ASCII run inside CJK prose is the value), or quoted after any of the words and
+  separators (``password is "swordfish"``); and ``sshpass -p X``.
+* :data:`MYSQL_SPACED_RE`: ``mysql … -p X`` (the value after a space; ``mysql -pX`` and
+  ``-p'X'`` are :mod:`.shapes`' ``PASSWORD_SHAPES``); a plain word there is a database's name.
+
+Only the value is replaced; the words around it stay. ``user:pass@host`` in a URL is
+:mod:`.masking`'s ``url_password`` rule. :data:`PROSE_PREFILTERS` are the rules' superset tests
+in Rust's ``regex`` syntax (:mod:`.secret_scan`)."""
+
+from __future__ import annotations
+
+import re
+
+from compactor._util import code_reference
+
+from .plausible import NOT_SECRET_RE
+
+__all__ = [
+    "MYSQL_SPACED_RE",
+    "PROSE_BARE_RE",
+    "PROSE_HINTS",
+    "PROSE_PLAIN_RE",
+    "PROSE_PREFILTERS",
+    "plain_value",
+    "secret_looking",
+]
+
+_LATIN = (
+    r"(?<![A-Za-z0-9_\-.])(?:(?i:passwords?|passwd|pwd|pass[ \t]?phrase|passcode|token|secret"
+    r"|api[ _\-]?key|credentials?|mot[ \t]+de[ \t]+passe|passwort|kennwort|senha|contraseña)"
+    r"|PIN|[Пп]ароль|ПАРОЛЬ)(?![A-Za-z0-9_])"
+)
+"""The credential words written with Latin (or Cyrillic) letters; ``PIN`` in capitals only."""
+_FOR = r"(?:[ \t]+(?i:for|of|to|on|de|für|для)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"
+_VERBS = r"(?i:is|was|are|es|est|ist|lautet|era)|é|É|это|Это|—|–|-"
+"""An optional "for root" / "of the VM" between the word and its verb."""
+_LATIN_SEP = (
+    r"(?:[ \t]*(?:[:=：＝]|->)[ \t]*"
+    rf"|[ \t]+(?:{_VERBS})(?:[ \t]*:)?[ \t]+)"
+)
+_WIDE = r"(?:密码|密碼|口令|密钥|秘钥|密鑰|令牌|パスワード|暗証番号|비밀번호|암호)"
+_WIDE_GLUE = r"(?:[ \t]*(?:[就都也还還]?[是为為]|は|が|는|은|이|가|[：:=＝])[ \t]*)"
+_CHARS = r"A-Za-z0-9!#$%&*+\-./:=?@^_~"
+_VALUE = rf"(?P<secret>[{_CHARS}]{{0,63}}[{_CHARS.replace('./:', '/').replace('?', '')}])"
+_END = rf"(?=[.:?]*(?![{_CHARS}\[(]))"
+"""The value ends before a sentence's ``.``/``:``/``?`` and never before ``(`` or ``[`` (code)."""
+_OPEN = "[\"'`“「«]"
+_CLOSE = "[\"'`”」»]"
+
+PROSE_BARE_RE = re.compile(rf"(?:{_LATIN}{_FOR}{_LATIN_SEP}|{_WIDE}[ \t]+){_VALUE}{_END}")
+"""An unquoted value after a credential word and its verb (see the module doc)."""
+PROSE_PLAIN_RE = re.compile(
+    rf"(?:{_WIDE}{_WIDE_GLUE}(?P<wq>{_OPEN})?|{_LATIN}{_FOR}{_LATIN_SEP}(?P<lq>{_OPEN})"
+    rf"|(?<![\w\-])sshpass[ \t]+(?:-[a-oq-zA-Z]\S*[ \t]+)*-p[ \t]*(?P<sq>{_OPEN})?)"
+    rf"{_VALUE}(?(wq){_CLOSE}|(?(lq){_CLOSE}|(?(sq){_CLOSE}|{_END})))"
+)
+"""A value after a CJK word and its copula, a quoted value, or ``sshpass -p``'s value."""
+MYSQL_SPACED_RE = re.compile(
+    rf"(?i:\b(?:mysql|mysqldump|mysqladmin|mariadb))\b[^\n|;&]{{0,200}}?"
+    rf"(?<![\w\-])-p[ \t]*{_VALUE}{_END}"
+)
+"""``mysql … -p X``: masked only when ``X`` looks like a secret (else a database's name)."""
+
+PROSE_HINTS: tuple[str, ...] = (
+    *("pass", "pwd", "pin", "token", "secret", "api", "credential", "kennwort", "senha"),
+    *("contrase", "пароль", "密码", "密碼", "口令", "密钥", "秘钥", "密鑰", "令牌"),
+    *("パスワード", "暗証番号", "비밀번호", "암호"),
+)
+"""What every match of the two prose rules holds, lowered (``sshpass`` holds ``pass``)."""
+MYSQL_HINTS: tuple[str, ...] = ("mysql", "mariadb")
+
+_RUST_LATIN = (
+    r"(?:(?i-u:passwords?|passwd|pwd|pass[ \t]?phrase|passcode|token|secret|api[ _\-]?key"
+    r"|credentials?|mot[ \t]+de[ \t]+passe|passwort|kennwort|senha)|(?i-u:contrase).(?i-u:a)"
+    r"|PIN|[Пп]ароль|ПАРОЛЬ)"
+)
+_RUST_FOR = r"(?:[ \t]+(?i:for|of|to|on|de|für|для)(?:[ \t]+[^\s/:=]{1,40}){1,3})?"
+_RUST_SEP = (
+    r"(?:[ \t]*(?:[:=：＝]|->)[ \t]*"
+    r"|[ \t]+(?:(?i-u:is|was|are|es|est|ist|lautet|era)|é|É|это|Это|—|–|-)(?:[ \t]*:)?[ \t]+)"
+)
+_RUST_SECRETISH = (
+    r"(?:[A-Za-z./]+[0-9#$%&*+\-=@^_~]|[0-9&+\-=@^_~]"
+    r"|[A-Za-z./]*[:?!]+[A-Za-z0-9!#$%&*+\-/=@^_~.])"
+)
+"""The start of an unquoted value :func:`secret_looking` can take: a digit or a symbol other
+than ``.`` and ``/`` after letters, dots and slashes (``:`` and ``?`` end no value, ``!``
+no secret: "compact!"; ``$``,
+``%``, ``*`` and ``#`` start none: ``NOT_SECRET_RE``, so the summary's ``***`` is no value)."""
+PROSE_PREFILTERS: tuple[str, ...] = (
+    rf"{_RUST_LATIN}{_RUST_FOR}{_RUST_SEP}(?:[\"'`“「«]|{_RUST_SECRETISH})",
+    rf"{_WIDE}[ \t]*(?:[^ \t\n]{{1,2}}[ \t]*)?[\"'`“「«]?[{_CHARS}]",
+    r"sshpass|(?i-u:mysql|mariadb)[^\n|;&]{0,220}-p",
+)
+"""What every match of the three rules holds, in Rust's ``regex`` syntax (no look-around): a
+superset test (no look-around: a word's bounds are left out)."""
+
+_HYPHENATED = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
+_ENV = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*")
+_VERSION = re.compile(r"[vV]?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
+_PATH = re.compile(r"[\w.\-@]*(?:/[\w.\-@]+)+?(\.[A-Za-z][A-Za-z0-9]{0,5})?/?")
+
+
+def plain_value(value: str) -> bool:
+    """A value after a CJK copula, in quotes or after ``sshpass -p``: anything but a
+    placeholder, a type or a path."""
+    if len(value) < 3 or NOT_SECRET_RE.match(value):
+        return False
+    return not (value.startswith(("/", "./", "~/")) or "://" in value)
+
+
+def secret_looking(value: str) -> bool:
+    """An unquoted value in prose that is a secret, not a word, path, URL or code: it has a
+    digit or a symbol other than ``.`` and ``/``; not a hyphenated word (``re-used``), an
+    ``ENV_NAME``, a version (``v1.2.3``), ``settings.password`` or a path (``src/v2/app.py``)."""
+    if len(value) < 4 or not plain_value(value):
+        return False
+    core = value.rstrip("!")  # "the token is great!": a sentence's "!"
+    if not any(ch.isdigit() or (ch not in "./" and not ch.isalnum()) for ch in core):
+        return False  # a word, a file's name (``models.json``) or path (``src/app/x.rs``)
+    if _HYPHENATED.fullmatch(value) or _ENV.fullmatch(value) or _VERSION.fullmatch(value):
+        return False
+    if "/" in value and (m := _PATH.fullmatch(value)) and (m.group(1) or value.count("/") > 1):
+        return False  # ``src/v2/app.py``, ``api/v1/users``
+    return not code_reference(value)
