@@ -15,7 +15,17 @@ from compactor._json import JsonObject, JsonValue
 from compactor.errors import ConfigError, TranscriptError
 from compactor.schema import AgenticMessage, Message
 
-from . import _jsonl, anthropic, claude_code, codex, eino, json_document, openai_chat
+from . import (
+    _jsonl,
+    anthropic,
+    claude_code,
+    codex,
+    copilot,
+    cursor,
+    eino,
+    json_document,
+    openai_chat,
+)
 from ._family import fits
 from .base import CompactionInfo, Format, FormatSpec, Transcript, WriteMode
 
@@ -37,6 +47,8 @@ _DECLARED: tuple[Format, ...] = (
     anthropic.FORMAT,
     claude_code.FORMAT,
     codex.FORMAT,
+    copilot.FORMAT,
+    cursor.FORMAT,
     eino.FORMAT,
     openai_chat.FORMAT,
 )
