@@ -74,7 +74,9 @@ def copilot_session(turns: int = 6, *, fail_last: bool = False) -> list[dict[str
     s = _Events()
     s.add("session.start", {"sessionId": "s-1", "version": 1, "producer": "copilot-agent"})
     for i in range(turns):
-        s.add("user.message", {"content": f"Rename helper{i} to tool{i} in lib/h{i}.py"})
+        words = f"Rename helper{i} to tool{i} in lib/h{i}.py"
+        sent = f"<current_datetime>2026-10-01T09:0{i}</current_datetime>\n\n{words}"
+        s.add("user.message", {"content": words, "transformedContent": sent})
         s.add("assistant.turn_start", {"turnId": str(i)})
         request = {"toolCallId": f"c{i}", "name": "bash", "arguments": {"command": f"grep {i}"}}
         s.add("assistant.message", {"messageId": f"a{i}", "content": "", "toolRequests": [request]})
@@ -160,22 +162,27 @@ def test_copilot_events_are_read_with_calls_paired_and_housekeeping_kept() -> No
     assert detect_format("events.jsonl", raw) == "copilot"
     t = read_transcript("events.jsonl", raw)
     entries = entries_of(t.messages)
-    users = [e.text for e in entries if e.role == "user" and e.text]
+    users = [e.text for e in entries if e.role == "user" and not e.injected and e.text]
     assert users == [f"Rename helper{i} to tool{i} in lib/h{i}.py" for i in range(6)]
     calls = [(c.id, c.name) for e in entries for c in e.calls]
     assert calls == [(f"c{i}", "bash") for i in range(6)]
     results = [(r.call_id, r.name, r.is_error) for e in entries for r in e.results]
     assert results == [(f"c{i}", "bash", i == 5) for i in range(6)]
-    assert len(t.messages) == 6 * 4  # housekeeping events are no messages
+    assert len(t.messages) == 6 * 5  # housekeeping events are no messages
     assert not t.meta.unknown  # every event type here is known
+    context = [e.text for e in entries if e.injected]  # what transformedContent added: counted
+    assert context == [f"<current_datetime>2026-10-01T09:0{i}</current_datetime>" for i in range(6)]
 
 
 def test_copilot_round_trip_and_summary_written_as_a_user_message(tmp_path: Path) -> None:
     raw = _lines(copilot_session())
     t = read_transcript("events.jsonl", raw)
     assert write_transcript(t, t.messages) == raw
-    tail = t.messages[-8:]
+    tail = t.messages[-10:]  # two turns, each user.message read as context + words
     again = read_transcript("events.jsonl", write_transcript(t, tail))
+    assert again.messages == tail
+    words = t.messages[-9:]  # the words without their context: the event is written once
+    again = read_transcript("events.jsonl", write_transcript(t, words))
     assert again.messages == tail
     src = tmp_path / "events.jsonl"
     src.write_bytes(_lines(copilot_session(30)))
@@ -240,3 +247,21 @@ def test_copilot_hostile_input(tmp_path: Path) -> None:
     with pytest.raises(TranscriptError) as caught:
         read_transcript("events.jsonl", _lines(bad))
     assert (caught.value.line, caught.value.field) == (2, "data.content")
+
+
+def test_cursor_hostile_input(tmp_path: Path) -> None:
+    records = cursor_session(2)
+    stray = {"type": "tool_result", "tool_use_id": "nobody", "content": "stray output"}
+    records.append({"role": "user", "message": {"content": [stray]}})
+    odd = {"type": "mermaid_diagram", "source": "graph TD; a-->b"}  # a block type no one knows
+    records.append({"role": "assistant", "message": {"content": [odd]}})
+    raw = _lines(records)
+    t = read_transcript("c.jsonl", raw)
+    assert write_transcript(t, t.messages) == raw
+    entries = entries_of(t.messages)
+    assert entries[-2].results[0].call_id == "nobody"
+    assert "graph TD; a-->b" in entries[-1].text  # its text read, not dropped
+    src = tmp_path / "cut.jsonl"
+    src.write_bytes(raw[:-15])  # a truncated last line
+    check = invoke(["check", str(src)])
+    assert check.returncode == 2 and b"cut.jsonl:" in check.stderr

@@ -3,7 +3,8 @@
 Unchanged messages are their original event lines; housekeeping events stay in place
 (:func:`._kept.with_kept`), except a ``tool.execution_start`` of a call the new history no
 longer holds; a changed tool result keeps its event's envelope and other ``data`` keys (its
-``detailedContent``, the UI's copy of the old output, goes); anything else is rendered afresh:
+``detailedContent`` and ``contents``, the UI's copies of the old output, go); anything else is
+rendered afresh:
 the summary as a ``user.message``. An event whose ``parentId`` named an event left out is
 linked to the event now before it, so the chain holds.
 """
@@ -76,17 +77,21 @@ def write_events(
     when = _jsonl.compaction_time(info, lines)
     nl = transcript.newline
     out: list[bytes] = []
+    last = -1  # the line the previous message was written as (an event read as two messages)
     for n, (msg, j) in enumerate(zip(new_messages, matches, strict=True)):
         if j is not None and not _jsonl.usage_dropped(transcript, msg, j):
-            out.append(lines[origin[j][0]].text)
+            line = origin[j][0]
+            out.append(b"" if line == last else lines[line].text)  # b"": written already
+            last = line
         else:
+            last = -1
             out.append(nl.join(_jsonl.dump(e) for e in _events(msg, n, when, results)))
     # a changed result stays where its event was (after its call's housekeeping)
     placed = [
         j if j is not None else _result_of(msg, results)
         for msg, j in zip(new_messages, matches, strict=True)
     ]
-    out = with_kept(out, placed, origin, keep, lines)
+    out = [text for text in with_kept(out, placed, origin, keep, lines) if text]
     written = nl.join(out).split(nl)
     kept_ids = {_id(line) for line in written}
     left_out = {i for ln in lines if isinstance(i := ln.obj.get("id"), str)} - kept_ids
@@ -106,6 +111,10 @@ def _result_of(
         return results[msg.tool_call_id][0]
     return None
 
+
+_UI_COPIES = ("detailedContent", "contents")
+"""A result's copies of its output besides ``content`` (the text the model reads): the UI's
+full text and the tool's native blocks. A result changed by a reduction goes without them."""
 
 _LINK = ""
 """The ``parentId`` of an event this writer adds until :func:`_relinked` links it."""
@@ -203,7 +212,7 @@ def _events(
         data = dict(old) if isinstance(old, dict) else {}
         result = data.get("result")
         kept = (
-            {k: v for k, v in result.items() if k != "detailedContent"}
+            {k: v for k, v in result.items() if k not in _UI_COPIES}
             if isinstance(result, dict)
             else {}
         )

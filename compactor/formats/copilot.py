@@ -4,7 +4,10 @@ One event per line: ``{"type", "data": {...}, "id", "timestamp", "parentId"}``; 
 the id of the event before it (null for the first), so the events form one chain. The shapes
 come from the ``session-events.schema.json`` the CLI ships (as read by public parsers of it):
 
-* ``user.message`` {``content``, ``attachments``?, …} → a user message (the user's words);
+* ``user.message`` {``content``, ``transformedContent``?, ``attachments``?, …} → a user
+  message (``content``: the user's words); what ``transformedContent`` (the text the model was
+  sent) adds around them is read as a message of its own marked injected: counted, never quoted
+  as the user's;
 * ``assistant.message`` {``messageId``, ``content``, ``toolRequests``: [{``toolCallId``,
   ``name``, ``arguments`` (any JSON), ``type``?}], ``reasoningText``?, ``outputTokens``?, …} →
   an assistant message: its text, reasoning and one tool call per request;
@@ -140,6 +143,33 @@ def _result_text(data: JsonObject) -> str:
     return _text(error)
 
 
+def _injected(data: JsonObject) -> str:
+    """What a ``user.message``'s ``transformedContent`` (the text the model was sent: the
+    user's words wrapped, with timestamps and other augmentations) adds to its ``content``."""
+    sent, typed = data.get("transformedContent"), data.get("content")
+    if not isinstance(sent, str) or not isinstance(typed, str) or sent.strip() == typed.strip():
+        return ""
+    at = sent.find(typed) if typed else -1
+    if at < 0:
+        return sent.strip()  # not found in it: all of it was sent (the words counted twice)
+    parts = (sent[:at].strip(), sent[at + len(typed) :].strip())
+    return "\n".join(p for p in parts if p)
+
+
+def _messages(
+    path: str, line: int, kind: str, data: JsonObject, names: dict[str, str]
+) -> list[AgenticMessage]:
+    """The messages of one event: a user message whose ``transformedContent`` added context
+    is two, the context (marked injected) and the user's words."""
+    msg = _message(path, line, kind, data, names)
+    context = _injected(data) if kind == USER else ""
+    if not context:
+        return [msg]
+    added = AgenticMessage("user", [Block("user_input_text", context)])
+    added.extra["injected"] = True
+    return [added, msg]
+
+
 def _message(
     path: str, line: int, kind: str, data: JsonObject, names: dict[str, str]
 ) -> AgenticMessage:
@@ -212,10 +242,10 @@ class CopilotFormat:
             if _is_message(rec):
                 data = rec["data"]
                 assert isinstance(data, dict)  # _owns
-                msg = _message(path, ln.number, kind, data, names)
-                _jsonl.mark_earlier_summary(msg)
-                messages.append(msg)
-                origin.append([i])
+                for msg in _messages(path, ln.number, kind, data, names):
+                    _jsonl.mark_earlier_summary(msg)
+                    messages.append(msg)
+                    origin.append([i])
             elif kind not in KNOWN_TYPES and not kind.startswith(_KNOWN_PREFIXES):
                 unknown.setdefault(kind, []).append(ln.number)
         transcript = _jsonl.make_transcript(self.name, path, raw, lines, messages, origin=origin)
