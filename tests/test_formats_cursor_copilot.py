@@ -265,3 +265,13 @@ def test_cursor_hostile_input(tmp_path: Path) -> None:
     src.write_bytes(raw[:-15])  # a truncated last line
     check = invoke(["check", str(src)])
     assert check.returncode == 2 and b"cut.jsonl:" in check.stderr
+
+
+@pytest.mark.parametrize("session", [cursor_session, copilot_session])
+def test_check_json_counts_the_files_calls_and_results(tmp_path: Path, session: Any) -> None:
+    """``check --json``'s whole-file pairs agree with the history's (no earlier compaction)."""
+    src = tmp_path / "s.jsonl"
+    src.write_bytes(_lines(session()))
+    data = json.loads(invoke(["check", str(src), "--json"]).stdout)
+    counts = [data[k] for k in ("tool_calls", "tool_results", "file_tool_calls")]
+    assert counts + [data["file_tool_results"]] == [6, 6, 6, 6]
