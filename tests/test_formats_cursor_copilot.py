@@ -273,5 +273,5 @@ def test_check_json_counts_the_files_calls_and_results(tmp_path: Path, session: 
     src = tmp_path / "s.jsonl"
     src.write_bytes(_lines(session()))
     data = json.loads(invoke(["check", str(src), "--json"]).stdout)
-    counts = [data[k] for k in ("tool_calls", "tool_results", "file_tool_calls")]
-    assert counts + [data["file_tool_results"]] == [6, 6, 6, 6]
+    keys = ("tool_calls", "tool_results", "file_tool_calls", "file_tool_results")
+    assert [data[k] for k in keys] == [6, 6, 6, 6]
