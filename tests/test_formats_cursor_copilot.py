@@ -275,3 +275,19 @@ def test_check_json_counts_the_files_calls_and_results(tmp_path: Path, session: 
     data = json.loads(invoke(["check", str(src), "--json"]).stdout)
     keys = ("tool_calls", "tool_results", "file_tool_calls", "file_tool_results")
     assert [data[k] for k in keys] == [6, 6, 6, 6]
+
+
+def test_copilot_skill_messages_and_header_lines_are_not_the_users() -> None:
+    """A ``user.message`` the CLI wrote for a skill (``source: skill-…``) is injected context;
+    a record with no type and no message keys (a tool's header) is kept with a warning."""
+    events = copilot_session(1)
+    skill = {"content": "Read PDFs with pdftotext -layout.", "source": "skill-pdf"}
+    events.insert(2, {"type": "user.message", "data": skill, "id": "k1", "parentId": "x"})
+    events.insert(0, {"_exporter": "session-dump", "v": 2})
+    t = read_transcript("events.jsonl", _lines(events))
+    users = [
+        e.text for e in entries_of(t.messages) if e.role == "user" and not e.injected and e.text
+    ]
+    assert users == ["Rename helper0 to tool0 in lib/h0.py"]
+    assert [kind for kind, _, _ in t.meta.unknown] == ["(no type)"]
+    assert write_transcript(t, t.messages) == _lines(events)

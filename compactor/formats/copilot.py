@@ -4,8 +4,8 @@ One event per line: ``{"type", "data": {...}, "id", "timestamp", "parentId"}``; 
 the id of the event before it (null for the first), so the events form one chain. The shapes
 come from the ``session-events.schema.json`` the CLI ships (as read by public parsers of it):
 
-* ``user.message`` {``content``, ``transformedContent``?, ``attachments``?, …} → a user
-  message (``content``: the user's words); what ``transformedContent`` (the text the model was
+* ``user.message`` {``content``, ``transformedContent``?, ``attachments``?, ``source``?, …} → a
+  user message (``content``: the user's words; a ``source`` of ``skill-…``: injected); what ``transformedContent`` (the text the model was
   sent) adds around them is read as a message of its own marked injected: counted, never quoted
   as the user's;
 * ``assistant.message`` {``messageId``, ``content``, ``toolRequests``: [{``toolCallId``,
@@ -47,7 +47,7 @@ from compactor.errors import TranscriptError
 from compactor.schema import AgenticMessage, Block, Message
 
 from . import _jsonl
-from ._family import check_records, untyped_metadata
+from ._family import check_records, is_untyped_metadata, untyped_metadata
 from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
 
 if TYPE_CHECKING:
@@ -84,6 +84,9 @@ KNOWN_TYPES = MESSAGE_TYPES | {
 }
 """Events this reader knows (others with a ``session.`` or ``subagent.`` prefix too)."""
 _KNOWN_PREFIXES = ("session.", "subagent.")
+INJECTED_SOURCES = ("skill-",)
+"""``user.message.data.source`` of a message the CLI wrote, not the user (the schema: "skill-pdf"
+for skill-injected messages hidden from the user's timeline)."""
 
 
 def _owns(rec: JsonObject, kind: str) -> bool:
@@ -92,7 +95,7 @@ def _owns(rec: JsonObject, kind: str) -> bool:
 
 
 def _problem(rec: JsonObject, kind: str | None, owned: bool) -> tuple[str | None, str] | None:
-    if owned:
+    if owned or is_untyped_metadata(rec):  # a tool's own header line: kept, with a warning
         return None
     if kind is not None and "." in kind:
         return "data", "must be an object (a Copilot event's payload)"
@@ -162,6 +165,9 @@ def _messages(
     """The messages of one event: a user message whose ``transformedContent`` added context
     is two, the context (marked injected) and the user's words."""
     msg = _message(path, line, kind, data, names)
+    source = data.get("source")
+    if kind == USER and isinstance(source, str) and source.startswith(INJECTED_SOURCES):
+        msg.extra["injected"] = True  # the CLI's, hidden from the user's timeline
     context = _injected(data) if kind == USER else ""
     if not context:
         return [msg]
