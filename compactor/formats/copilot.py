@@ -5,9 +5,9 @@ the id of the event before it (null for the first), so the events form one chain
 come from the ``session-events.schema.json`` the CLI ships (as read by public parsers of it):
 
 * ``user.message`` {``content``, ``transformedContent``?, ``attachments``?, ``source``?, …} → a
-  user message (``content``: the user's words; a ``source`` of ``skill-…``: injected); what ``transformedContent`` (the text the model was
-  sent) adds around them is read as a message of its own marked injected: counted, never quoted
-  as the user's;
+  user message (``content``: the user's words; a ``source`` of ``skill-…``: injected); what
+  ``transformedContent`` (the text the model was sent) adds around them is read as a message of
+  its own marked injected: counted, never quoted as the user's;
 * ``assistant.message`` {``messageId``, ``content``, ``toolRequests``: [{``toolCallId``,
   ``name``, ``arguments`` (any JSON), ``type``?}], ``reasoningText``?, ``outputTokens``?, …} →
   an assistant message: its text, reasoning and one tool call per request;
