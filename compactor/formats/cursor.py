@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from compactor._json import JsonObject, JsonValue
+from compactor._util import lazy_pattern
 from compactor.errors import TranscriptError
 from compactor.schema import AgenticMessage, Block, Message, content_type
 
@@ -45,7 +46,7 @@ TAG_KEY = "_compactor_cursor_tag"
 """``extra`` of a message read from inside ``<user_query>``: written back wrapped in it."""
 KEYS_KEY = "_compactor_cursor_keys"
 """``extra``: the record's other keys and its ``message``'s, for a record rendered afresh."""
-_BLOCK_RE = re.compile(r"<([a-z][a-z0-9]*(?:[_-][a-z0-9]+)*)>(.*?)</\1>", re.DOTALL)
+_BLOCK_RE = lazy_pattern(r"<([a-z][a-z0-9]*(?:[_-][a-z0-9]+)*)>(.*?)</\1>", re.DOTALL)
 """A top-level ``<tag>…</tag>`` block of a user turn's text."""
 
 
