@@ -291,3 +291,19 @@ def test_copilot_skill_messages_and_header_lines_are_not_the_users() -> None:
     assert users == ["Rename helper0 to tool0 in lib/h0.py"]
     assert [kind for kind, _, _ in t.meta.unknown] == ["(no type)"]
     assert write_transcript(t, t.messages) == _lines(events)
+
+
+def test_copilot_events_of_unknown_types_outnumbering_its_messages_are_refused() -> None:
+    """A log whose conversation sits in event types the reader does not know (a newer CLI that
+    renamed them) is refused, never read as a history of the few events it knows."""
+    s = _Events()
+    s.add("session.start", {"sessionId": "s-2"})
+    for i in range(5):
+        s.add("user.prompt", {"text": f"Deploy build {i}"})
+        s.add("agent.reply", {"text": f"Deployed build {i}."})
+    s.add("user.message", {"content": "and the last one?"})
+    with pytest.raises(TranscriptError) as caught:
+        read_transcript("events.jsonl", _lines(s.events))
+    err = caught.value
+    assert (err.line, err.field) == (2, "type")
+    assert "10 events of types copilot does not read" in err.message

@@ -68,21 +68,47 @@ KNOWN_TYPES = MESSAGE_TYPES | {
     START,
     "abort",
     "assistant.intent",
+    "assistant.message_delta",
+    "assistant.message_start",
     "assistant.reasoning",
-    "assistant.turn_start",
+    "assistant.reasoning_delta",
+    "assistant.streaming_delta",
     "assistant.turn_end",
+    "assistant.turn_start",
     "assistant.usage",
-    "hook.start",
+    "auto_mode_switch.completed",
+    "auto_mode_switch.requested",
+    "capabilities.changed",
+    "command.completed",
+    "command.execute",
+    "command.queued",
+    "commands.changed",
+    "elicitation.completed",
+    "elicitation.requested",
+    "exit_plan_mode.completed",
+    "exit_plan_mode.requested",
+    "external_tool.completed",
+    "external_tool.requested",
     "hook.end",
+    "hook.start",
+    "mcp.oauth_completed",
+    "mcp.oauth_required",
+    "model.call_failure",
     "pending_messages.modified",
-    "permission.requested",
     "permission.completed",
+    "permission.requested",
+    "sampling.completed",
+    "sampling.requested",
     "skill.invoked",
+    "system.notification",
     "tool.execution_partial_result",
     "tool.execution_progress",
     "tool.user_requested",
+    "user_input.completed",
+    "user_input.requested",
 }
-"""Events this reader knows (others with a ``session.`` or ``subagent.`` prefix too)."""
+"""Events this reader knows (the schema's; others with a ``session.`` or ``subagent.`` prefix
+too): housekeeping but for :data:`MESSAGE_TYPES`."""
 _KNOWN_PREFIXES = ("session.", "subagent.")
 INJECTED_SOURCES = ("skill-",)
 """``user.message.data.source`` of a message the CLI wrote, not the user (the schema: "skill-pdf"
@@ -218,6 +244,25 @@ def _message(
     return AgenticMessage("assistant", blocks)
 
 
+def _refuse_unread(path: str, unknown: dict[str, list[int]], spoken: int) -> None:
+    """Events of types this reader does not know that outnumber the events it reads as messages
+    are a Copilot CLI of another shape (renamed message events): refused at the first of them,
+    never read as a nearly empty history (the misread guard, :mod:`.misread`, for events)."""
+    unread = sum(len(lines) for lines in unknown.values())
+    if not unread or unread <= spoken:
+        return
+    first = min(unknown, key=lambda kind: unknown[kind][0])
+    kinds = ", ".join(sorted(unknown)[:5])
+    raise TranscriptError(
+        path,
+        unknown[first][0],
+        "type",
+        f"{unread} events of types copilot does not read ({kinds}) outnumber the {spoken} it "
+        f"reads as messages ({first!r} here): a Copilot CLI log of another shape; not read as "
+        "a nearly empty history",
+    )
+
+
 class CopilotFormat:
     """``copilot``: GitHub Copilot CLI ``events.jsonl``."""
 
@@ -254,6 +299,7 @@ class CopilotFormat:
                     origin.append([i])
             elif kind not in KNOWN_TYPES and not kind.startswith(_KNOWN_PREFIXES):
                 unknown.setdefault(kind, []).append(ln.number)
+        _refuse_unread(path, unknown, len({where[0] for where in origin}))
         transcript = _jsonl.make_transcript(self.name, path, raw, lines, messages, origin=origin)
         transcript.meta.unknown = [
             (kind, numbers[0], len(numbers)) for kind, numbers in unknown.items()
