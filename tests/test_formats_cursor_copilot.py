@@ -204,6 +204,9 @@ def test_copilot_round_trip_and_summary_written_as_a_user_message(tmp_path: Path
         for r in e["data"].get("toolRequests", [])
     }
     assert starts <= requested  # a start of a call summarized away went with it
+    assert invoke(["eval", str(src), str(out)]).returncode == 0
+    shown = invoke(["show", str(out), "--raw"])
+    assert shown.returncode == 0 and b"Rename helper29 to tool29" in shown.stdout
 
 
 def test_copilot_reduce_keeps_event_order_and_envelope(tmp_path: Path) -> None:
