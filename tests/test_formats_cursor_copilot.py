@@ -20,6 +20,7 @@ import pytest
 
 from compactor.errors import TranscriptError
 from compactor.facts import entries_of
+from compactor.formats.cursor import split_user_text
 from compactor.formats.registry import detect_format, read_transcript, write_transcript
 from compactor.models.local import summarize_transcript
 
@@ -310,3 +311,19 @@ def test_copilot_events_of_unknown_types_outnumbering_its_messages_are_refused()
     err = caught.value
     assert (err.line, err.field) == (2, "type")
     assert "10 events of types copilot does not read" in err.message
+
+
+def test_cursor_text_beside_the_query_is_the_users_and_written_back_unwrapped() -> None:
+    context = "<attached_files>\na.py\n</attached_files>"
+    text = f"{context}\nalso: keep it short\n<user_query>\nfix a\n</user_query>"
+    assert split_user_text(text) == [
+        ("context", context),
+        ("loose", "also: keep it short"),
+        ("query", "fix a"),
+    ]
+    turn = {"role": "user", "message": {"content": [{"type": "text", "text": text}]}}
+    t = read_transcript("c.jsonl", _lines([turn, *cursor_session(1)]))
+    loose, query = t.messages[1], t.messages[2]
+    written = write_transcript(t, [loose, query, *t.messages[3:]])
+    first = [json.loads(line)["message"]["content"][0]["text"] for line in written.splitlines()[:2]]
+    assert first == ["also: keep it short", "<user_query>\nfix a\n</user_query>"]

@@ -50,19 +50,23 @@ _BLOCK_RE = lazy_pattern(r"<([a-z][a-z0-9]*(?:[_-][a-z0-9]+)*)>(.*?)</\1>", re.D
 """A top-level ``<tag>…</tag>`` block of a user turn's text."""
 
 
-def split_user_text(text: str) -> list[tuple[bool, str]]:
-    """``(is the user's own words, text)`` parts of a user turn's text, in order: the inside of
-    each ``<user_query>`` (the user's), each run of other tagged blocks (context, tags kept),
-    and text outside any tag (the user's). A text with no ``<user_query>`` is one part, the
-    user's: Cursor's wrappers are told by the query they come with."""
+QUERY, CONTEXT, LOOSE = "query", "context", "loose"
+
+
+def split_user_text(text: str) -> list[tuple[str, str]]:
+    """``(kind, text)`` parts of a user turn's text, in order: the inside of each
+    ``<user_query>`` (:data:`QUERY`, the user's), each run of other tagged blocks
+    (:data:`CONTEXT`, tags kept) and text outside any tag (:data:`LOOSE`, the user's). A text
+    with no ``<user_query>`` is one loose part: Cursor's wrappers are told by the query they
+    come with."""
     if f"<{QUERY_TAG}>" not in text:
-        return [(True, text)]
-    parts: list[tuple[bool, str]] = []
+        return [(LOOSE, text)]
+    parts: list[tuple[str, str]] = []
     context: list[str] = []
 
     def flush() -> None:
         if context:
-            parts.append((False, "\n".join(context)))
+            parts.append((CONTEXT, "\n".join(context)))
             context.clear()
 
     pos = 0
@@ -71,16 +75,16 @@ def split_user_text(text: str) -> list[tuple[bool, str]]:
         pos = match.end()
         if loose:
             flush()
-            parts.append((True, loose))
+            parts.append((LOOSE, loose))
         if match.group(1) == QUERY_TAG:
             flush()
-            parts.append((True, match.group(2).strip("\n")))
+            parts.append((QUERY, match.group(2).strip("\n")))
         else:
             context.append(match.group(0))
     loose = text[pos:].strip()
     flush()
     if loose:
-        parts.append((True, loose))
+        parts.append((LOOSE, loose))
     return parts
 
 
@@ -112,11 +116,11 @@ def _messages(
         if len(texts) == len(items) and all(isinstance(t, str) for t in texts):
             joined = "\n".join(str(t) for t in texts)
             out: list[AgenticMessage] = []
-            for own, text in split_user_text(joined):
+            for kind, text in split_user_text(joined):
                 msg = AgenticMessage("user", [Block("user_input_text", text)])
-                if not own:
+                if kind == CONTEXT:
                     msg.extra["injected"] = True
-                elif f"<{QUERY_TAG}>" in joined:
+                elif kind == QUERY:
                     msg.extra[TAG_KEY] = QUERY_TAG
                 if keys is not None:
                     msg.extra[KEYS_KEY] = keys
