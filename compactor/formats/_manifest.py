@@ -2,7 +2,7 @@
 ``python -m compactor.formats.registry``: do not edit. A test fails when it is stale.
 """
 
-FORMAT_NAMES = ("openai", "eino", "claude-code", "codex", "anthropic")
+FORMAT_NAMES = ("openai", "eino", "claude-code", "codex", "anthropic", "cursor", "copilot")
 APPEND_FORMATS = ("claude-code", "codex")
 FORMAT_HELP = {
     "openai": "OpenAI chat-completions messages, one {role, content} object per line",
@@ -10,9 +10,12 @@ FORMAT_HELP = {
     "claude-code": "Claude Code session logs (~/.claude/projects/*/*.jsonl)",
     "codex": "OpenAI Codex CLI / Desktop rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
     "anthropic": "Anthropic Messages API turns, one {role, content} object per line",
+    "cursor": "Cursor agent transcripts, one {role, message: {content}} object per line",
+    "copilot": "GitHub Copilot CLI session logs (~/.copilot/session-state/*/events.jsonl)",
 }
 READ_TOOLS = {
     "eino": "read_file",
     "claude-code": "Read",
     "codex": "shell",
+    "copilot": "view",
 }

@@ -25,6 +25,7 @@ from . import _jsonl
 from ._convert import as_chat
 from ._family import check_records
 from .base import CompactionInfo, FormatSpec, Streaming, Transcript, WriteMode
+from .misread import SilentRecords
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
@@ -174,6 +175,11 @@ class EinoFormat:
         lines = _jsonl.parse_lines(path, raw)
         check_records(path, self.name, lines)
         messages = [eino_message(path, ln.number, ln.obj) for ln in lines]
+        silent = SilentRecords()
+        for ln, msg in zip(lines, messages, strict=True):
+            if not (msg.content or msg.parts or msg.tool_calls or msg.tool_call_id):
+                silent.see(ln.number, ln.obj)
+        silent.check(path, self.name, len(messages))
         return _jsonl.make_transcript(self.name, path, raw, lines, messages)
 
     def write(

@@ -31,6 +31,7 @@ from . import _jsonl, _mixed_results
 from ._convert import as_chat
 from ._family import fits, mismatch
 from .base import CompactionInfo, FormatSpec, Streaming, Transcript, WriteMode
+from .misread import SilentRecords
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
@@ -288,7 +289,18 @@ class _Reader:
     does not fit the format, then the first record that is not a message.
     """
 
-    __slots__ = ("failure", "first_meta", "meta", "misfit", "name", "out", "path", "roles", "texts")
+    __slots__ = (
+        "failure",
+        "first_meta",
+        "meta",
+        "misfit",
+        "name",
+        "out",
+        "path",
+        "roles",
+        "silent",
+        "texts",
+    )
 
     def __init__(self, path: str, spec: FormatSpec) -> None:
         self.path = path
@@ -301,6 +313,7 @@ class _Reader:
         self.texts: dict[str, str] = {}
         self.meta: list[int] = []  # the indexes of the metadata records among the records
         self.first_meta = 0  # the line of the first one
+        self.silent = SilentRecords()  # records read as empty messages that hold other keys
 
     def add(self, number: int, rec: JsonObject) -> None:
         if self.misfit is not None:
@@ -341,6 +354,8 @@ class _Reader:
             self.failure = err
             return
         _jsonl.mark_earlier_summary(msg)
+        if msg.extra and not (msg.content or msg.parts or msg.tool_calls or msg.tool_call_id):
+            self.silent.see(number, rec)  # nothing read, other keys: another format's record?
         self.out.append(msg)
 
     def messages(self) -> list[Message]:
@@ -348,6 +363,7 @@ class _Reader:
             raise self.misfit
         if self.failure is not None:
             raise self.failure
+        self.silent.check(self.path, self.name, len(self.out))
         return self.out
 
     def origin(self) -> list[list[int]] | None:

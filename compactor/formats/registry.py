@@ -15,7 +15,17 @@ from compactor._json import JsonObject, JsonValue
 from compactor.errors import ConfigError, TranscriptError
 from compactor.schema import AgenticMessage, Message
 
-from . import _jsonl, anthropic, claude_code, codex, eino, json_document, openai_chat
+from . import (
+    _jsonl,
+    anthropic,
+    claude_code,
+    codex,
+    copilot,
+    cursor,
+    eino,
+    json_document,
+    openai_chat,
+)
 from ._family import fits
 from .base import CompactionInfo, Format, FormatSpec, Transcript, WriteMode
 
@@ -37,6 +47,8 @@ _DECLARED: tuple[Format, ...] = (
     anthropic.FORMAT,
     claude_code.FORMAT,
     codex.FORMAT,
+    copilot.FORMAT,
+    cursor.FORMAT,
     eino.FORMAT,
     openai_chat.FORMAT,
 )
@@ -292,7 +304,8 @@ def file_tool_pairs(t: Transcript) -> tuple[int, int]:
 
     Unlike the model-visible history (which starts after an existing compaction boundary), this
     counts the whole file, whatever the format: Anthropic ``tool_use``/``tool_result`` blocks,
-    Responses-API ``function_call``/``*_output`` items, chat ``tool_calls``/``tool_call_id(s)``.
+    Responses-API ``function_call``/``*_output`` items, chat ``tool_calls``/``tool_call_id(s)``,
+    Copilot ``toolRequests``/``tool.execution_complete``.
     """
     calls: set[str] = set()
     n_calls = 0
@@ -321,8 +334,16 @@ def file_tool_pairs(t: Transcript) -> tuple[int, int]:
         if node.get("role") == "tool":
             ids = node.get("tool_call_ids") or [node.get("tool_call_id")]
             results.extend(i for i in ids if isinstance(i, str))
+        if isinstance(node.get("toolRequests"), list):  # Copilot's untyped requests
+            for call in node["toolRequests"]:
+                if isinstance(call, dict) and isinstance(call.get("toolCallId"), str):
+                    calls.add(call["toolCallId"])
+                    n_calls += 1
+        if kind == copilot.RESULT and isinstance(data := node.get("data"), dict):
+            if isinstance(data.get("toolCallId"), str):
+                results.append(data["toolCallId"])
         for key, value in node.items():
-            if key != "tool_calls" and isinstance(value, dict | list):
+            if key not in ("tool_calls", "toolRequests") and isinstance(value, dict | list):
                 walk(value)
 
     for record in t.records:  # a list, or a chat file's Records view (not a list)

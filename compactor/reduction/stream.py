@@ -26,6 +26,7 @@ from compactor._util import maybe_await
 from compactor.counting.tokens import estimate_message, estimate_text, utf8_len
 from compactor.errors import TranscriptError
 from compactor.events import AfterReduce, BeforeReduce
+from compactor.formats.misread import silent_field
 from compactor.schema import MAX_JSON_DEPTH, AgenticMessage, M, Message, json_deeper_than
 
 from .core import (
@@ -279,6 +280,8 @@ def _scan_into(
                 raise _NotStreamable  # the reader checks them on any record
             others.append(index)
         if type(content) is str or content is None:
+            if not content and not rec.get("tool_calls") and silent_field(rec) is not None:
+                raise _NotStreamable  # the general path refuses a file of such records
             nbytes = 0
             if content:
                 nbytes = len(content) if content.isascii() else len(content.encode())
