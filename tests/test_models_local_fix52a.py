@@ -167,3 +167,23 @@ def test_what_reports_an_edit() -> None:
     assert not _said("The recently added check in [main.py:12](src/app/main.py#L12) fails", path)
     assert not _said("The file was changed upstream in src/app/main.py", path)
     assert not _said("See the newly created helper in src/app/main.py:40", path)
+
+
+RELINK = (
+    "unlink .dazi/skills/dazi/SKILL.md && unlink .dazi/skills/dazi/assets && "
+    "ln -s ../../../../SKILL.md .dazi/skills/dazi/SKILL.md && "
+    "ln -s ../../../../assets .dazi/skills/dazi/assets"
+)
+
+
+def test_a_link_removed_and_made_again_stays_where_it_is(tmp_path: Path) -> None:
+    """``unlink L && ln -s T L`` (a link's depth corrected): the link L stays a link at L; it is
+    never "moved" to its target's place, which the agent did not touch (set 52 cx_dazi, seen)."""
+    records = _install_session()[:-1]
+    records += [*_exec(4, RELINK), *_exec(5, RELINK.replace("../../../../", "../../../"))]
+    records += [codex_say("Fixed the link depth."), rec("event_msg", {"type": "task_complete"})]
+    files = section(codex_summary(records, tmp_path, "s-relink", "/work/dazi"), 3)
+    assert "skills/dazi/SKILL.md (created as a link to ../../../SKILL.md" in files, files
+    assert "skills/dazi/assets (created as a link to ../../../assets" in files, files
+    assert "moved from" not in files, files
+    assert "/work/dazi/SKILL.md (" not in files, files

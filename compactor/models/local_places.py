@@ -258,8 +258,11 @@ class Places:
                 for w in rest:
                     path = self.resolve(where, w).rstrip("/")
                     if path in self.links:  # a link removed: its target's files stay there
+                        own = files.pop(path, None)  # the link itself goes nowhere (52 W10)
                         move = ([path], self.links.pop(path), None)  # (never into it)
                         self._carry(call, move, files, by_name, index, handled, reads)
+                        if own is not None:
+                            files[path] = own
                         handled.add(path)
                     elif (
                         deep
