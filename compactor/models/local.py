@@ -77,6 +77,7 @@ from .local_state import (
     next_step_notes,
     round_facts,
 )
+from .local_statusdate import dated_status
 from .local_stops import IN_FLIGHT, flight_items, in_flight_step, stopped_after
 from .local_subfiles import shell_made
 from .local_tail import TAIL, modelled_pair
@@ -330,7 +331,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
     items.extend(rejected_items(s, lim.item))
     outputs = [
         (i, score, f"{code(shorten(c, lim.item // 2))}{n} → {fit_listing(o, lim.item)}")
-        for i, score, c, o, n in same_results(s.outputs)  # each result once (blind check 18)
+        for i, score, c, o, n in same_results(dated_status(s))  # each once (blind check 18)
     ]
     if outputs:
         items.append("What commands printed:")
