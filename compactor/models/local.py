@@ -43,7 +43,7 @@ from .local_files import file_item, omitted_files
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_running
 from .local_lastask import asked_step, earlier_ask_line
-from .local_limits import FACTORS, Limits
+from .local_limits import FACTORS, Limits, prior_room
 from .local_limits import MIN_VERBATIM as MIN_VERBATIM  # (re-exported: moved there)
 from .local_listfit import fit_listing
 from .local_lost import lost_items, lost_step
@@ -580,7 +580,7 @@ def _summary(
     items: Sequence[Message | AgenticMessage] = context  # only read: no copy of a long history
     session, state = modelled_pair(items, kept)
     cap = int(input_tokens * 0.3) if input_tokens > 20_000 else MAX_SUMMARY_TOKENS
-    budget = min(MAX_SUMMARY_TOKENS, cap)
+    budget = min(MAX_SUMMARY_TOKENS, cap) + prior_room(session)  # (blind check 53 N5)
     block = focus_block(focus, items, budget) if focus else ""
     with collecting() as found:  # one rule: a value masked anywhere is masked everywhere
         text = _fitted(session, budget - estimate_text(block), state)
