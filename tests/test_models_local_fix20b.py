@@ -113,7 +113,7 @@ def test_config_names_in_the_cut_part_of_a_quoted_own_summary_survive(tmp_path: 
     listed after the cut."""
     filler = "".join(
         f"- **src/mod{n}.ts** - Reworked the handler number {n} to keep its state local. "
-        for n in range(80)
+        for n in range(300)  # past the 20,000 characters a section keeps whole (check 53 N5)
     )
     s = Session()
     s.user(

@@ -43,7 +43,7 @@ from .local_files import file_item, omitted_files
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_running
 from .local_lastask import asked_step, earlier_ask_line
-from .local_limits import FACTORS, Limits
+from .local_limits import FACTORS, Limits, prior_room
 from .local_limits import MIN_VERBATIM as MIN_VERBATIM  # (re-exported: moved there)
 from .local_listfit import fit_listing
 from .local_lost import lost_items, lost_step
@@ -77,6 +77,7 @@ from .local_state import (
     next_step_notes,
     round_facts,
 )
+from .local_statusdate import dated_status
 from .local_stops import IN_FLIGHT, flight_items, in_flight_step, stopped_after
 from .local_subfiles import shell_made
 from .local_tail import TAIL, modelled_pair
@@ -330,7 +331,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
     items.extend(rejected_items(s, lim.item))
     outputs = [
         (i, score, f"{code(shorten(c, lim.item // 2))}{n} → {fit_listing(o, lim.item)}")
-        for i, score, c, o, n in same_results(s.outputs)  # each result once (blind check 18)
+        for i, score, c, o, n in same_results(dated_status(s))  # each once (blind check 18)
     ]
     if outputs:
         items.append("What commands printed:")
@@ -579,7 +580,7 @@ def _summary(
     items: Sequence[Message | AgenticMessage] = context  # only read: no copy of a long history
     session, state = modelled_pair(items, kept)
     cap = int(input_tokens * 0.3) if input_tokens > 20_000 else MAX_SUMMARY_TOKENS
-    budget = min(MAX_SUMMARY_TOKENS, cap)
+    budget = min(MAX_SUMMARY_TOKENS, cap) + prior_room(session)  # (blind check 53 N5)
     block = focus_block(focus, items, budget) if focus else ""
     with collecting() as found:  # one rule: a value masked anywhere is masked everywhere
         text = _fitted(session, budget - estimate_text(block), state)

@@ -4,8 +4,12 @@ scaled down by until the summary fits (:mod:`compactor.models.local`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-__all__ = ["FACTORS", "MIN_VERBATIM", "Limits"]
+if TYPE_CHECKING:
+    from .local_session import Session
+
+__all__ = ["FACTORS", "MIN_VERBATIM", "PRIOR_MOST_TOKENS", "Limits", "prior_room"]
 
 MIN_VERBATIM = 300
 
@@ -25,7 +29,12 @@ class Limits:
     """Characters of the final deliverable kept verbatim (grown into the room the rest of the
     summary leaves, up to :data:`~compactor.models.local.MAX_DELIVERABLE`)."""
     reply: int = 2_000  # characters of the answer to the latest request kept verbatim
-    prior: int = 2_500  # characters of one section of an earlier summary (whole sentences)
+    prior: int = 20_000
+    """Characters of one section of an earlier summary (whole sentences): about 5,000 tokens,
+    PreserveSkills' budget for one preserved text (issue 28 point 4). The earlier summary is the
+    densest fact source a session has; its room is added to the summary's budget
+    (:func:`prior_room`), so it is quoted whole, not cut to a few
+    lines (blind check 53 N5: a Files section cut at "… (626 more characters)")."""
 
     def scaled(self, factor: float) -> Limits:
         return Limits(
@@ -43,3 +52,20 @@ class Limits:
 
 
 FACTORS = (1.0, 0.7, 0.5, 0.35, 0.25, 0.15, 0.1)
+
+
+PRIOR_MOST_TOKENS = 25_000
+"""At most this many tokens of an earlier summary are added to the summary's budget:
+PreserveSkills' budget for all preserved text (issue 28 point 4)."""
+
+
+def prior_room(session: Session) -> int:
+    """The tokens the latest earlier summary's sections may take on top of the summary's own
+    budget (0 without one): its size, at most :data:`PRIOR_MOST_TOKENS`. Its sections are then
+    quoted whole (up to :attr:`~compactor.models.local_limits.Limits.prior` characters each)
+    without squeezing out what the session did since (blind check 53 N5)."""
+    if not session.prior:
+        return 0
+    from compactor.counting.tokens import estimate_text
+
+    return min(estimate_text(session.prior[-1]), PRIOR_MOST_TOKENS)

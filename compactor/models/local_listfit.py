@@ -28,6 +28,9 @@ def fit_listing(text: str, limit: int) -> str:
     :data:`CHANGED`) gets twice that room (the files of a commit in flight) and keeps as many
     whole files of each list as fit, with the count of the others; any other line is cut at a
     word (:func:`shorten`)."""
+    if text.startswith("(before ") and ") " in text:  # dated: the digest after its label
+        label, digest = text.split(") ", 1)
+        return f"{label}) {fit_listing(digest, max(limit - len(label) // 2, 40))}"
     if not text.startswith((UNTRACKED, CHANGED)):
         return shorten(text, limit)
     limit *= 2

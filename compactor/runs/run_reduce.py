@@ -33,6 +33,7 @@ from compactor.configfile.strategy import (
 )
 from compactor.errors import LoopGuardError
 from compactor.io import Destination
+from compactor.runs.hybrid_kept import forced_summary
 from compactor.schema import AgenticMessage
 
 if TYPE_CHECKING:
@@ -378,10 +379,9 @@ async def _hybrid_summary(
 
 
 def hybrid_why(force: bool, outcome: ReduceOutcome[M], over: str | None) -> tuple[bool, str]:
-    """Whether a forced hybrid summarizes a history under its trigger, and why hybrid did what
-    it did. A clearing skipped as worth too little (``clear_at_least_tokens``) makes no summary:
-    summarizing the whole session would lose far more than the clearing judged not worth a
-    cache miss (blind check 24: a 20k-token session, trigger 160k, was summarized whole)."""
+    """Whether a forced hybrid summarizes a history under its trigger, and why. Neither a clearing
+    skipped as worth too little (blind check 24: a 20k-token session was summarized whole) nor an
+    older part that is only the client's own summary (:mod:`.hybrid_kept`) makes a summary."""
     skipped = outcome.clear_skipped or ""
     if over:
         return False, f"the reduced history still fires the trigger: {over}"
@@ -389,7 +389,7 @@ def hybrid_why(force: bool, outcome: ReduceOutcome[M], over: str | None) -> tupl
         return False, "the reduced history is under the trigger: no summary"
     if "clear_at_least_tokens" in skipped:
         return False, f"--force, but {skipped}; under the trigger: the history stays as it is"
-    return True, f"--force, and clearing cleared nothing ({skipped}): it summarizes"
+    return forced_summary(outcome, skipped)  # unless only the client's summary (check 53)
 
 
 def names(data: bytes, path: str) -> bool:
