@@ -336,6 +336,8 @@ class AfterReduce:
     tokens_before_usage: int | None = None
     """The count before from the provider's usage (``tokens_before`` is then the text's
     estimate, counted as ``tokens_after`` is); None when before was counted that way already."""
+    truncated_then_cleared: int = 0
+    """Results counted in both ``truncated`` and ``cleared`` (one placeholder each)."""
     type: Literal["after_reduce"] = "after_reduce"
 
     @property

@@ -231,10 +231,12 @@ class LiveView:
                 if event.tokens_before_usage is not None:
                     provider = event.tokens_before_usage
                     usage = f"; estimates of the text, the provider's usage before: {provider:,}"
+                both = event.truncated_then_cleared
+                first = f" ({both:,} of them truncated first)" if both else ""
                 line = (
                     f"reduced: {count(truncated, 'result')} truncated, {count(cleared, 'result')} "
-                    f"cleared{kept}, {event.tokens_before:,} → {event.tokens_after:,} tokens "
-                    f"({event.tokens_freed:,} freed{usage}){skipped}"
+                    f"cleared{first}{kept}, {event.tokens_before:,} → {event.tokens_after:,} "
+                    f"tokens ({event.tokens_freed:,} freed{usage}){skipped}"
                 )
                 self._log(f"[cyan]{escape(line)}[/]", line.replace("→", "->"), always=True)
             case BeforeSummarize(messages=messages):

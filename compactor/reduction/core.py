@@ -143,12 +143,19 @@ class ReduceOutcome(Generic[M]):
     def tokens_freed(self) -> int:
         return self.tokens_before - self.tokens_after
 
+    @property
+    def truncated_then_cleared(self) -> int:
+        """Results truncated first, then cleared: counted in both lists, one placeholder each
+        (blind check 54 N8: "1 truncated, 6 cleared" read as seven placeholders)."""
+        return len(set(self.truncated).intersection(self.cleared)) if self.truncated else 0
+
     def to_dict(self) -> JsonObject:
         return {
             "truncated": len(self.truncated),
             "cleared": len(self.cleared),
             "kept": len(self.kept),
             "offloaded": len(self.offloaded),
+            "truncated_then_cleared": self.truncated_then_cleared,
             "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after,
             "tokens_freed": self.tokens_freed,
@@ -260,6 +267,7 @@ class Reduction(Generic[M]):
                 tokens_after=outcome.tokens_after,
                 clear_skipped=outcome.clear_skipped,
                 tokens_before_usage=outcome.tokens_before_usage,
+                truncated_then_cleared=outcome.truncated_then_cleared,
             )
         )
         return outcome

@@ -479,6 +479,7 @@ async def reduce_scanned(
                     tokens_before=outcome.tokens_before,
                     tokens_after=outcome.tokens_after,
                     clear_skipped=outcome.clear_skipped,
+                    truncated_then_cleared=outcome.truncated_then_cleared,
                 )
             )
         )
