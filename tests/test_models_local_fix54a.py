@@ -148,6 +148,8 @@ def test_launchers_name_their_job_by_what_they_report() -> None:
     assert check_end("ps -p 4242 -o pid", "  PID\n", "4242").startswith("gone")
     assert check_end("ps -p 4242 -o pid", "  PID\n 4242\n", "4242") == ""
     assert check_end("tmux ls", "no server running on /tmp/x", "4242") == ""
+    assert check_end("kill -0 4242 && echo alive", "alive", "4242") == ""  # a check, no kill
+    assert check_end("kill 4242", "", "4242").startswith("stopped")
 
 
 # W2: pids printed inside a polled session's output are not jobs

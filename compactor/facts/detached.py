@@ -37,7 +37,7 @@ _FAILED_RE = lazy_pattern(
     re.IGNORECASE,
 )
 _KILL_RE = lazy_pattern(
-    r"\b(?:kill(?:-session|-server)?|pkill|killall)\b|-X\s+quit\b|"
+    r"\b(?:kill(?:-session|-server)?(?!\s+-0\b)|pkill|killall)\b|-X\s+quit\b|"
     r"\b(?:docker|podman)\s+(?:stop|kill|rm)\b"
 )
 _LIST_RE = lazy_pattern(
