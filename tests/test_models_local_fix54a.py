@@ -215,6 +215,14 @@ def test_a_clone_into_a_shell_variable_is_resolved_or_dropped(tmp_path: Path) ->
     assert "$PREFIX" not in _eval_run(tmp_path)["3"]
 
 
+def test_a_variable_printed_with_its_name_is_resolved() -> None:
+    from compactor.facts.shellvars import resolve_path
+
+    command = 'P="run_$(date +%s)" && mkdir -p "save/$P" && echo P=$P'
+    assert resolve_path("save/$P", command, "P=run_1773643477\n") == "save/run_1773643477"
+    assert resolve_path("save/$P", command, "P= PID=4242\n") == ""
+
+
 # N7: every section 9 that waits says it wins over the closing "continue without asking"
 
 

@@ -5,7 +5,8 @@
 such a path: a ``$NAME``/``${NAME}`` the same command assigned a plain literal
 (``dir=build/out``) is replaced by it; one assigned a value with a substitution
 (``$(date +%s)``) is replaced by the line of the command's output that the value's literal
-parts match (``echo "$repo"`` printed it); otherwise the path is dropped ('').
+parts match (``echo "$repo"`` or ``echo "repo=$repo"`` printed it); otherwise the path is
+dropped ('').
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ _VALUE = r"(\"[^\"\n]*\"|'[^'\n]*'|(?:\$\([^()\n]*\)|[^\s;&|()])+)"
 def _value(name: str, command: str, output: str) -> str:
     """What variable ``name`` holds by ``command``'s own assignment (its last one), '' when
     not a plain literal nor printed whole by the command."""
-    found = list(re.finditer(rf"(?:^|[\s;&(])(?:export\s+)?{re.escape(name)}={_VALUE}", command))
+    found = list(
+        re.finditer(rf"(?:^|[;&|(\n]\s*)(?:export\s+|local\s+)?{re.escape(name)}={_VALUE}", command)
+    )
     if not found:
         return ""
     raw = found[-1].group(1)
@@ -35,9 +38,13 @@ def _value(name: str, command: str, output: str) -> str:
     if not any(p for p in parts):
         return ""
     printed = re.compile(r"\S+?".join(re.escape(p) for p in parts))
+    label = re.compile(rf"{re.escape(name)}\s*[=:]\s*")  # ``echo "repo=$repo"``
     for line in output.splitlines():
-        if printed.fullmatch(line.strip()) is not None:
-            return line.strip()
+        line = line.strip()
+        said = label.match(line)
+        line = line[said.end() :] if said is not None else line
+        if printed.fullmatch(line) is not None:
+            return line
     return ""
 
 
