@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from compactor._util import lazy_pattern
 
 from .agentresults import NOT_DONE, blocked_report
+from .detached import end_detached, launched, polled_body
 from .jobnotice import notice_end
 from .jobports import listening as _listening
 from .jobports import serves as _serves
@@ -151,6 +152,7 @@ class Job:
     """Ports it serves on (``--bind 127.0.0.1:8080``, "listening on :8080")."""
     process: str = ""
     """The CLI process its start result came from (:attr:`Entry.process`)."""
+    detached: bool = False  # keyed by what a detaching launcher reported (:mod:`.detached`)
 
     @property
     def running(self) -> bool:
@@ -174,9 +176,8 @@ _RUNNING_HINTS = (
     "running", "background", "started", "queued", "submitted", "spawned", "launched",
     "in progress", "pending",
 )  # fmt: skip
-"""The words of :data:`_RUNNING_WORDS`: a text whose lower-cased form holds none has no match
-(when lower-casing is what the pattern compares, :func:`~compactor.facts.text.lowers_exactly`);
-looking for them costs a fraction of the pattern, run at every character of 2,000."""
+"""The words of :data:`_RUNNING_WORDS`: a text whose lower-cased form holds none has no match (if
+lower-casing is what the pattern compares, :func:`~compactor.facts.text.lowers_exactly`): cheap."""
 
 
 def _started(text: str, call: Call | None = None) -> list[str]:
@@ -200,9 +201,11 @@ def _started(text: str, call: Call | None = None) -> list[str]:
             return []
     if _RUNNING_WORDS.search(head) is None:
         return []  # an id in a result that says nothing runs is a record, not a job
-    found = []
+    found, body = [], polled_body(text, call)
     for match in [*_START_RE.finditer(head), *_AFTER_RE.finditer(head)]:
         key = match.group(1).strip(".")
+        if 0 <= body <= match.start() and match.group(0)[:3].lower() == "pid":
+            continue  # a pid a polled session printed (its child), not a job (blind check 54 W2)
         if key.lower() in _ID_WORDS or len(key) < 2:
             continue
         if not any(ch.isdigit() for ch in key) and len(key) < 6:
@@ -535,12 +538,13 @@ def background_jobs(entries: list[Entry], seed: tuple[Job, ...] = ()) -> list[Jo
                     or (key.isdigit() and _KILLS_RE.search(call.arguments) is not None)
                 ):
                     job.finished = f"{_STOPPED}{call.name}"
-                elif call.id:
+                elif call.id and not job.detached:
                     watching[call.id] = key
         for r in e.results:
             started_by = calls.get(r.call_id)
             new = _started(r.text, started_by)
             watched = jobs.get(watching.pop(r.call_id, ""))
+            shell = end_detached(jobs.values(), started_by, r.text)  # (blind check 54, W1)
             if watched is not None and not watched.finished and watched.id not in new:
                 watched.finished = _exit_report(r.text, calls[r.call_id].arguments, watched.id)
                 watched.finished = watched.finished or _unlisted(calls[r.call_id], r.text, watched)
@@ -550,7 +554,7 @@ def background_jobs(entries: list[Entry], seed: tuple[Job, ...] = ()) -> list[Jo
             for key, job in jobs.items():
                 if job.finished or key in new or job is watched or key not in r.text:
                     continue
-                job.finished = _finished_line(r.text, key, _EXITED_RE)
+                job.finished = "" if job.detached else _finished_line(r.text, key, _EXITED_RE)
             # the ports it reports listening on: read only when a job can use them (most
             # results of most sessions: none, and the read looks at the whole text)
             serving = watched is not None or bool(new) or (bool(jobs) and _serving(jobs))
@@ -562,7 +566,8 @@ def background_jobs(entries: list[Entry], seed: tuple[Job, ...] = ()) -> list[Jo
                     continue
                 port = min(job.ports & listening)
                 job.finished = f"gone: a later process listens on port {port}"
-            if not new and started_by is not None and (pid := _printed_pid(started_by, r.text)):
+            name = launched(shell, r.text) if shell and not new else ""
+            if pid := name or (_printed_pid(started_by, r.text) if started_by and not new else ""):
                 new = [pid]  # nohup … & then echo $!: the job is its pid (blind check 27, N1)
             elif not new and started_by is not None and _detached(started_by, r.text):
                 new = [_label(started_by, r.name)]  # no id: the job is named after its command
@@ -574,7 +579,8 @@ def background_jobs(entries: list[Entry], seed: tuple[Job, ...] = ()) -> list[Jo
                     job.process = e.process
                     heard = listening if serving else _listening(r.text)
                     job.ports = _serves(r.text) | _serves(job.label) | heard
-                    if started_by is not None and started_by.ended and key != job.label:
+                    job.detached = key == pid  # the launcher's exit is not the job's end
+                    if started_by is not None and started_by.ended and key not in (job.label, pid):
                         job.finished = f"its process ended ({started_by.ended})"
                     jobs[key] = job
         if e.role == "user" and e.text and jobs:
@@ -584,7 +590,7 @@ def background_jobs(entries: list[Entry], seed: tuple[Job, ...] = ()) -> list[Jo
                     job.finished = how if how == "" else _finished_line(e.text, key) or how or ""
     last = last_process(entries) if jobs else ""
     for job in jobs.values() if last else ():  # a harness's job ends with its CLI process
-        if not job.finished and job.id != job.label:
+        if not job.finished and job.id != job.label and not job.detached:
             job.finished = earlier_run(job.process, last)
     mates = teammates(entries) if any(j.running for j in jobs.values()) else []
     for job in jobs.values() if mates else ():  # an agent team's teammate (blind check 47, W1)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from compactor._util import lazy_pattern
 from compactor.facts import command_of
+from compactor.facts.detached import launcher_part
 from compactor.facts.kills import MAYBE
 from compactor.facts.samecommand import core_command
 
@@ -66,7 +67,13 @@ def _program(command: str) -> str:
 
 def same_command(job: str, later: str) -> bool:
     """Whether ``later`` runs what ``job`` ran: the same program on every file the job named
-    (a loop around the run may be gone), or, when the job named no file, the same command."""
+    (a loop around the run may be gone), or, when the job named no file, the same command. A
+    job a detaching launcher started is compared from its launcher on: another launcher, or
+    the same preamble (``cd X && PREFIX=… &&``) before another job, is not the same command."""
+    own, other = launcher_part(job), launcher_part(later)
+    if own.split(None, 1)[:1] != other.split(None, 1)[:1]:
+        return False  # ``nohup …`` is not ``tmux new-session -d …`` (blind check 54, W1)
+    job, later = (own, other) if own else (job, later)
     files = _files(job)
     if not files:
         return " ".join(core_command(job).split()) == " ".join(core_command(later).split())
@@ -91,8 +98,8 @@ def _rerun(s: Session, bg: Background, command: str) -> str | None:
     for e in s.entries[bg.index + 1 :]:
         for call in e.calls:
             later = command_of(call)
-            if not later or not same_command(command, later):
-                continue
+            if not later or not same_command(command, later) or _detaches(later):
+                continue  # a detaching launcher exits at once: no end of the job (check 54 W1)
             head = results.get(call.id, "")[:600]
             started = _STARTED_RE.search(head)
             if started is None:
@@ -103,6 +110,11 @@ def _rerun(s: Session, bg: Background, command: str) -> str | None:
             if other is not None and other.finished and not other.finished.startswith(MAYBE):
                 return f"session {other.key}"
     return None
+
+
+def _detaches(command: str) -> bool:
+    """Whether ``command`` starts a job that outlives it (``tmux new -d``, ``nohup … &``)."""
+    return bool(launcher_part(command))
 
 
 def abandoned(s: Session, bg: Background, command: str) -> str:

@@ -21,6 +21,7 @@ ask the user whether to continue with it rather than act on it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -40,7 +41,14 @@ __all__ = [
     "aborted_request",
     "aborted_step",
     "nothing_pending",
+    "wins_over_closing",
 ]
+
+WINS = "this step wins over the closing instruction to continue without asking"
+"""What section 9 says when it waits for the user while the closing instruction (SPEC §5.2, the
+client's continuation text, which stays) says to continue without asking (blind checks 52 W9,
+54 N7): one owner of the words, for every step that waits."""
+_WAITS_RE = lazy_pattern(r"\bwait (?:for|until) the user\b", re.IGNORECASE)
 
 _WORDS_AFTER_RE = lazy_pattern(r"\A\s*\[Request interrupted by user[^\]\n]{0,40}\]\s*\S")
 """Words the user typed after Claude Code's notice: a request of their own (local_turns)."""
@@ -111,8 +119,8 @@ def aborted_step(s: Session, ref: str) -> str:
         f"   Wait for the user: the latest request ({ref}) was answered; the user then sent "
         f"{said} and interrupted that turn at once, before any output or call. Do not start it "
         "or run anything on your own (the user interrupted it: do not redo it). No task is left "
-        "to continue, so this step wins over the closing instruction to continue without "
-        f"asking: ask the user whether to continue with it, and wait for the answer.{asked}"
+        f"to continue, so {WINS}: ask the user whether to continue with it, and wait for the "
+        f"answer.{asked}"
     )
 
 
@@ -133,3 +141,13 @@ def nothing_pending(s: Session, done: str, answered: str) -> str:
         f"   - None: {answered}. The latest request{done} was completed and no task, "
         "background job or tool call is open."
     )
+
+
+def wins_over_closing(s: Session, step: str, approval: bool = False) -> str:
+    """Section 9's ``step`` saying plainly that it wins over the closing instruction when it
+    waits for the user (``approval``: a plan awaiting the user's approval) and no job is left
+    running ('' and other steps unchanged)."""
+    if WINS in step or s.running or not (approval or _WAITS_RE.search(step)):
+        return step
+    why = "The plan needs the user's approval" if approval else "No task is left to continue"
+    return f"{step.rstrip()}{'' if step.rstrip().endswith('.') else '.'} {why}, so {WINS}."

@@ -26,6 +26,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Entry, paths
 
 from .local_answered import answers_question
+from .local_inprogress import progress_state
 from .local_latetasks import own_failed
 from .local_leftsteps import left_state
 from .local_lost import verify_ask
@@ -241,7 +242,9 @@ def reply_state(s: Session) -> str:
         return "was answered; the reply then asked the user a follow-up (section 7)"
     if s.question and asks_to_choose(s):  # options to choose are no completion (blind 15)
         return "ended with the assistant asking the user (section 7); it waits for the answer"
-    return left_state(s) or "was completed"  # steps handed to the user (blind check 51, W1)
+    if left := left_state(s):  # steps handed to the user (blind check 51, W1)
+        return left
+    return progress_state(s) or "was completed"  # "not done yet" (blind check 54, W3)
 
 
 def reply_title(s: Session) -> str:

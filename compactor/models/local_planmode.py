@@ -225,5 +225,11 @@ def plan_mode_items(s: Session) -> list[str]:
 
 def plan_mode_step(s: Session, step: str) -> str:
     """Section 9's ``step`` with the plan-mode rule after it when the session is in plan mode."""
+    from .local_aborted import wins_over_closing
+
     said = _said(s)
-    return f"{step}\n   {said}; once the user approves, carry the plan out." if said else step
+    if not said:
+        return wins_over_closing(s, step)  # a step that waits (blind check 54, N7)
+    return wins_over_closing(
+        s, f"{step}\n   {said}; once the user approves, carry the plan out", True
+    )

@@ -17,6 +17,7 @@ import shlex
 from compactor._util import lazy_pattern
 from compactor.facts import cut, paths
 from compactor.facts.shellmade import made_folders, might_make
+from compactor.facts.shellvars import resolve_path
 from compactor.facts.shellwrap import inner_command
 
 from .local_listing import SUBAGENT_TOOLS, listed_names, lists_work_folder
@@ -49,6 +50,11 @@ def _mkdir_targets(command: str) -> list[str]:
             continue
         found.extend(w for w in words[1:] if not w.startswith("-") and not _hidden(w))
     return found
+
+
+def _output(s: Session, call_id: str) -> str:
+    """The result text of call ``call_id`` ('' when none)."""
+    return next((r.text for e in s.entries for r in e.results if r.call_id == call_id), "")
 
 
 def _hidden(path: str) -> bool:
@@ -88,7 +94,9 @@ def outside_writes(s: Session, most: int, width: int) -> list[str]:
         command = call.command
         if command is None or "mkdir" not in command or call.id in s.failed_calls:
             continue
-        made.update(dict.fromkeys(_mkdir_targets(command)))
+        targets = _mkdir_targets(command)
+        said = _output(s, call.id) if any("$" in t for t in targets) else ""
+        made.update(dict.fromkeys(p for t in targets if (p := resolve_path(t, command, said))))
     if made:
         shown = ", ".join(code(p) for p in list(made)[:most])
         lines.append(f"Created by mkdir: {shown}")
@@ -134,6 +142,9 @@ def shell_made(s: Session, most: int) -> list[str]:
             answered = {r.call_id for e in s.entries for r in e.results if r.call_id}
         if call.id in answered:
             removed = removed_folders(s) if removed is None else removed
+            if any("$" in folder for folder, _ in found):  # ``"$repo"`` (blind check 54, W4)
+                said = _output(s, call.id)
+                found = [(p, how) for f, how in found if (p := resolve_path(f, command, said))]
             made.update(
                 (folder, how)
                 for folder, how in found
