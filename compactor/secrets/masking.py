@@ -78,7 +78,7 @@ from compactor._util import CJK_PUNCTUATION, env_name, lazy_pattern
 from compactor.errors import ConfigError
 from compactor.schema import AgenticMessage, Block, M, Message, loads_json
 
-from . import prose
+from . import prose, url_query
 from .labelled import LABELLED_HINTS, LABELLED_RE, WANDB_LOGIN_RE, WANDB_RE, labelled_token
 from .plausible import NOT_SECRET_RE, plausible_value
 from .secret_scan import API_KEY_WORDS, PASSWORD_WORDS, clean_messages, scan
@@ -258,6 +258,8 @@ _UNHINTED_RULES: tuple[_Rule, ...] = (
     _Rule("password", prose.PROSE_PLAIN_RE, prose.plain_value),
     _Rule("password", prose.PROSE_BARE_RE, prose.secret_looking),
     _Rule("password", prose.MYSQL_SPACED_RE, prose.secret_looking),
+    # a credential in a URL's query, ``?k=<hex>``, or a subscription link's token (blind 56)
+    *(_Rule("api_key", regex, check) for regex, check in url_query.URL_SHAPES),
 )
 
 _HINTS: tuple[tuple[str, ...], ...] = (
@@ -288,6 +290,7 @@ _HINTS: tuple[tuple[str, ...], ...] = (
     prose.PROSE_HINTS,
     prose.PROSE_HINTS,
     prose.MYSQL_HINTS,
+    *url_query.URL_HINTS,
 )
 """One entry per rule of ``_UNHINTED_RULES``, in order (a test checks each hint is needed)."""
 

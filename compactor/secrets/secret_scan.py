@@ -28,6 +28,7 @@ from compactor.schema import AgenticMessage, Block, Message
 
 from .labelled import LABELLED_PREFILTERS
 from .prose import PROSE_PREFILTERS
+from .url_query import URL_PREFILTERS
 
 if TYPE_CHECKING:
     from pydantic_core import SchemaValidator
@@ -54,6 +55,8 @@ PREFILTERS: tuple[str, ...] = (
     *LABELLED_PREFILTERS,
     # a password in prose, in any language (masking.prose)
     *PROSE_PREFILTERS,
+    # a credential in a URL's query or a subscription link (secrets.url_query)
+    *URL_PREFILTERS,
 )
 """Together: what every match of a hinted built-in rule of :mod:`compactor.secrets.masking`
 contains."""

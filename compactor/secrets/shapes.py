@@ -27,6 +27,7 @@ from .masking import SHAPE_RULES, ShapeRule
 from .plausible import NOT_SECRET_RE
 from .prose import MYSQL_SPACED_RE, PROSE_BARE_RE, PROSE_PLAIN_RE, PROSE_PREFILTERS
 from .secret_scan import PREFILTERS, FastScan
+from .url_query import URL_PREFILTERS, URL_SHAPES
 
 __all__ = ["PASSWORD_PREFILTERS", "PASSWORD_SHAPES", "mask_key_shapes"]
 
@@ -131,15 +132,29 @@ def _repeatable(value: str) -> bool:
 
 
 @functools.cache
-def _scans() -> tuple[FastScan, FastScan, FastScan]:
-    shapes = tuple(p for p in PREFILTERS if p not in PROSE_PREFILTERS)
-    return FastScan(shapes), FastScan(PASSWORD_PREFILTERS), FastScan(PROSE_PREFILTERS)
+def _scans() -> tuple[FastScan, FastScan, FastScan, FastScan]:
+    own = PROSE_PREFILTERS + URL_PREFILTERS
+    shapes = tuple(p for p in PREFILTERS if p not in own)
+    return (
+        FastScan(shapes),
+        FastScan(PASSWORD_PREFILTERS),
+        FastScan(PROSE_PREFILTERS),
+        FastScan(URL_PREFILTERS),
+    )
 
 
 _SHAPE_REGEXES = frozenset(regex for regex, _, _ in SHAPE_RULES)
 _PROSE_REGEXES = frozenset((PROSE_PLAIN_RE, PROSE_BARE_RE, MYSQL_SPACED_RE))
 """Their own group: prose that names a token or a password ("the token is …") runs these
 three rules, not every shape rule (blind check 52: the bench's summaries hold such prose)."""
+_URL_REGEXES = frozenset(regex for regex, _ in URL_SHAPES)
+"""Their own group too: a summary's URLs hold ``?``, ``&`` and ``=`` (blind check 56)."""
+_GROUPS: dict[re.Pattern[str], int] = {
+    **dict.fromkeys(_SHAPE_REGEXES, 0),
+    **dict.fromkeys(_PROSE_REGEXES, 2),
+    **dict.fromkeys(_URL_REGEXES, 3),
+}
+"""Each rule's scan group (:func:`_scans`); the password shapes are group 1."""
 
 
 def _hinted(text: str) -> list[ShapeRule]:
@@ -164,7 +179,7 @@ def _mask(text: str, found: set[str] | None, rules: Sequence[ShapeRule], scan: b
     maybe: dict[int, bool] = {}  # per group of rules: may one match the text as it is now
     for regex, _, check in rules:
         if scan:
-            group = 2 if regex in _PROSE_REGEXES else 0 if regex in _SHAPE_REGEXES else 1
+            group = _GROUPS.get(regex, 1)
             if group not in maybe:
                 maybe[group] = _scans()[group].may_match(text)
             if not maybe[group]:
