@@ -31,7 +31,9 @@ def _notice(status: str, summary: str) -> str:
 
 
 KILLED = _notice("killed", 'Background command "Wait for the benchmark to finish" was stopped')
-FAILED = _notice("failed", 'Background command "Wait for the benchmark to finish" failed with exit code 1')
+FAILED = _notice(
+    "failed", 'Background command "Wait for the benchmark to finish" failed with exit code 1'
+)
 
 
 def _waited(notice: str, exit_first: bool) -> Session:
