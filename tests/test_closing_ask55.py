@@ -88,3 +88,13 @@ def test_closing_ask_by_shape() -> None:
     assert closing_ask("Should I also delete the old branch?") == "also delete the old branch"
     assert closing_ask("I'll add tests. Sound good?") is None
     assert closing_ask(f"{SCRUB} I'll wait.") is None  # the answer does not close with it
+
+
+def test_a_question_that_carries_out_the_proposals_accepts_them_too(tmp_path: Path) -> None:
+    answer = (
+        "We should default to submit with an opt-out window. Should I update the main plan "
+        "document now with all these refinements?"
+    )
+    decisions = section(cc_summary(_answered(answer, "yes"), tmp_path), 5)
+    assert "Accepted by the user: We should default to submit" in decisions, decisions
+    assert "Accepted by the user: update the main plan document now" in decisions, decisions

@@ -15,7 +15,8 @@ or leave it?"; the user's "Yes, scrub the token" was listed as "Accepted by the 
 revoke/regenerate it". When the answer closes with a question that offers an action of the
 agent's (``Want me to …?``, ``Should I …?``), a "yes" accepts that question (:func:`closing_ask`),
 not the statements before it: those stay what the assistant said (advice to the user stays the
-user's to act on).
+user's to act on), unless the question offers to carry them out ("… with all these
+refinements?", :func:`refers_back`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from compactor.facts import Entry, one_line, sentences
 
 from .local_session import Session
 
-__all__ = ["closing_ask", "reasked_suggestion"]
+__all__ = ["closing_ask", "reasked_suggestion", "refers_back"]
 
 _REASK_RE = lazy_pattern(
     r"\b(?:say|reply|answer|type)\s+[\"“'‘]?(?:yes|ok|y)[\"”'’]?\s+to\s+accept\s+(?:my|the)\s+"
@@ -67,6 +68,12 @@ _OR_NOT_RE = lazy_pattern(
     re.IGNORECASE,
 )
 """The question's other way ("…, or leave it?"): not what a yes accepts."""
+_BACK_RE = lazy_pattern(
+    r"\b(?:these|those|the above|all of (?:this|that|them|it)|all that|everything above)\b",
+    re.IGNORECASE,
+)
+"""The question offers to carry out what the answer proposed ("update the plan with all these
+refinements"): a yes accepts those proposals too."""
 _TAIL = 1_500
 """The end of the answer where its closing question is looked for."""
 
@@ -86,3 +93,10 @@ def closing_ask(text: str) -> str | None:
         return None
     action = _OR_NOT_RE.sub("", last[head.end() :]).strip(" ?？")
     return action or None
+
+
+def refers_back(action: str) -> bool:
+    """Whether the action a closing question offers (:func:`closing_ask`) carries out the
+    proposals before it ("update the plan document with these refinements"): then a yes
+    accepts them as well as the action."""
+    return _BACK_RE.search(action) is not None
