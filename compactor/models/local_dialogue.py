@@ -18,7 +18,7 @@ from .local_numbered import named_items
 from .local_offers import declines_extras, is_ask
 from .local_optlist import offer_scope
 from .local_overtakes import overtakes
-from .local_reask import reasked_suggestion
+from .local_reask import closing_ask, reasked_suggestion, refers_back
 from .local_restated import amended_by, rejects_approach, restated_proposals
 from .local_reverted import not_accepted
 from .local_session import Session
@@ -170,7 +170,13 @@ def judge_proposals(s: Session) -> None:
             yes = [x for x in (chosen if picked is not None else proposals) if not is_ask(x)]
             if picked is None and (alt := alternatives(said.text)):  # (BENCH50 W6)
                 yes = [x for x in yes if x not in alt or names_alternative(request.text, alt[x])]
-            yes = [again] if (again := reasked_suggestion(s, said)) else yes  # (49 N3)
+            if again := reasked_suggestion(s, said):  # (49 N3)
+                yes = [again]
+            elif picked is None and (asked := closing_ask(said.text)):  # (BENCH55 W3)
+                if refers_back(asked):  # "… with all these refinements?": them too
+                    yes = [*yes, asked]
+                else:  # the statements before it stay as said
+                    yes, kept = [asked], s.decisions
             accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in yes]
             s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])
 

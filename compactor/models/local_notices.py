@@ -6,6 +6,11 @@ claim that the task runs ("the dev server is running successfully") no longer ho
 session is not "completed, nothing pending" (blind check 12, bh-oauth: the dev server b6fdbf0
 failed with exit code 137 after the answer said it ran). Only the entries after the last answer
 are read (no scan of every message).
+
+A job the CLI stopped because the user ended the session (``/exit``, ``/quit`` after the last
+answer: ``<status>killed</status>``, "was stopped") did not fail: the exit stopped it (blind
+check 55, W1: two wait loops the CLI stopped at ``/exit`` were reported as a failure to tell
+the user of).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import Entry, one_line
 from compactor.facts.jobstate import ID_END, ID_TAG, is_notice
+from compactor.facts.noise import command_name
 
 __all__ = [
     "asked_before_failure",
@@ -33,18 +39,29 @@ _NOTICE_RE = lazy_pattern(
 _PLAIN_END = r"\b[^\n<]{0,40}?\b(completed|failed|killed|exited|stopped|cancell?ed|finished)\b"
 """After a job's id in a notification without ``<task-id>``/``<status>`` tags: its end word."""
 _FAILED = ("failed", "killed", "error", "cancelled", "canceled", "timeout")
+_STOPPED = ("killed", "cancelled", "canceled")
+"""Statuses of a job stopped from outside (not a failure of its own) when the session ended."""
+_SESSION_ENDS = ("/exit", "/quit")
+
+
+def _ended_session(e: Entry) -> bool:
+    """Entry ``e`` is the user's ``/exit`` or ``/quit`` (markup or typed)."""
+    text = e.text.strip()
+    return e.role == "user" and (command_name(text) in _SESSION_ENDS or text in _SESSION_ENDS)
 
 
 def failed_after(entries: list[Entry], since: int) -> list[tuple[str, str, str]]:
     """(id, status, summary) of each background task that a ``<task-notification>`` after
     entry ``since`` reported failed (the summary names the exit code)."""
     found: list[tuple[str, str, str]] = []
-    for e in entries[since + 1 :]:
+    after = entries[since + 1 :]
+    ended = any(map(_ended_session, after))  # the exit stopped its jobs (blind check 55, W1)
+    for e in after:
         if e.role != "user" or not is_notice(e.text):
             continue
         for m in _NOTICE_RE.finditer(e.text):
             status = m.group(2).lower()
-            if status in _FAILED:
+            if status in _FAILED and not (ended and status in _STOPPED):
                 found.append((m.group(1), status, one_line(m.group(3) or "")[:300].rstrip(".")))
     return found
 

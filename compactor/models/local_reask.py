@@ -8,6 +8,15 @@ replied "Your reply “Option B” doesn’t map to anything. Please reply with 
 for the earlier suggestion (``say "yes" to accept my suggestion``), the accepted item is that
 suggestion: the latest ``Suggested:`` / ``Recommended:`` line of the assistant's messages just
 before it.
+
+Blind check 55, W3 (cc-jk): an answer said "I'd revoke/regenerate it on GitHub when convenient"
+(advice to the user) and closed with "Want me to scrub the token string from the archived copy,
+or leave it?"; the user's "Yes, scrub the token" was listed as "Accepted by the user: … I'd
+revoke/regenerate it". When the answer closes with a question that offers an action of the
+agent's (``Want me to …?``, ``Should I …?``), a "yes" accepts that question (:func:`closing_ask`),
+not the statements before it: those stay what the assistant said (advice to the user stays the
+user's to act on), unless the question offers to carry them out ("… with all these
+refinements?", :func:`refers_back`).
 """
 
 from __future__ import annotations
@@ -15,11 +24,11 @@ from __future__ import annotations
 import re
 
 from compactor._util import lazy_pattern
-from compactor.facts import Entry
+from compactor.facts import Entry, one_line, sentences
 
 from .local_session import Session
 
-__all__ = ["reasked_suggestion"]
+__all__ = ["closing_ask", "reasked_suggestion", "refers_back"]
 
 _REASK_RE = lazy_pattern(
     r"\b(?:say|reply|answer|type)\s+[\"“'‘]?(?:yes|ok|y)[\"”'’]?\s+to\s+accept\s+(?:my|the)\s+"
@@ -45,3 +54,49 @@ def reasked_suggestion(s: Session, said: Entry) -> str | None:
             if found:
                 return found[-1].group(1).strip().rstrip("*").strip()
     return None
+
+
+_OFFER_ASK_RE = lazy_pattern(
+    r"^\W*(?:(?:so|ok(?:ay)?|also|and)\W+)?(?:do you want me to|would you like me to|want me to|"
+    r"shall i|should i|can i|may i|ok(?:ay)? (?:if|for me) to|ok to|mind if i)\b",
+    re.IGNORECASE,
+)
+"""A question that offers an action of the agent's: "Want me to scrub it?", "Should I …?"."""
+_OR_NOT_RE = lazy_pattern(
+    r"[,\s]+or\s+(?:not|leave (?:it|them|that|things)(?: as (?:is|it is))?|keep (?:it|them)|"
+    r"skip (?:it|that)|should i\b.*|do you want\b.*|would you\b.*)\W*$",
+    re.IGNORECASE,
+)
+"""The question's other way ("…, or leave it?"): not what a yes accepts."""
+_BACK_RE = lazy_pattern(
+    r"\b(?:these|those|the above|all of (?:this|that|them|it)|all that|everything above)\b",
+    re.IGNORECASE,
+)
+"""The question offers to carry out what the answer proposed ("update the plan with all these
+refinements"): a yes accepts those proposals too."""
+_TAIL = 1_500
+"""The end of the answer where its closing question is looked for."""
+
+
+def closing_ask(text: str) -> str | None:
+    """What the question that closes the answer ``text`` offers to do when it offers an action of
+    the agent's ("Want me to remove the scratch copy, or leave it?": "remove the scratch copy"):
+    what a "yes" to the answer accepts (blind check 55, W3); None when the answer ends otherwise
+    (a statement, "Sound good?")."""
+    tail = text.rstrip()[-_TAIL:]
+    if not tail.endswith("?"):
+        return None
+    said = sentences(tail)
+    last = one_line(said[-1]) if said else ""
+    head = _OFFER_ASK_RE.match(last)
+    if head is None:
+        return None
+    action = _OR_NOT_RE.sub("", last[head.end() :]).strip(" ?？")
+    return action or None
+
+
+def refers_back(action: str) -> bool:
+    """Whether the action a closing question offers (:func:`closing_ask`) carries out the
+    proposals before it ("update the plan document with these refinements"): then a yes
+    accepts them as well as the action."""
+    return _BACK_RE.search(action) is not None

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, clean, command_of, shell_words, strip_output_header
+from compactor.facts.inlinescript import same_inline_script
 from compactor.facts.noise import unwrapped_output
 from compactor.facts.outcomes import is_reading_program
 from compactor.facts.preamble import is_preamble_step
@@ -43,6 +44,7 @@ from compactor.facts.shellwrap import inner_command
 from compactor.facts.testruns import is_test_run, ran_no_tests
 
 from .local_retries import contains_command, same_core
+from .local_workdir import without_place
 
 if TYPE_CHECKING:
     from .local_records import ErrorFact
@@ -272,7 +274,15 @@ def retry_tied(err: ErrorFact, sig: tuple[str, str, frozenset[str]], index: int)
         return True
     if any(t.startswith("pid ") for t in mine & theirs):
         return True
-    return tied(_command(err.signature), _command(sig), index - err.index)
+    failed, later = _command(err.signature), _command(sig)
+    if same_inline_script(failed, later, _files(mine), _files(theirs)):  # -c/heredoc (55 W2)
+        return True
+    return tied(failed, later, index - err.index)
+
+
+def _files(targets: frozenset[str]) -> frozenset[str]:
+    """The paths among a signature's targets (not its ``$ command``, place or pids)."""
+    return frozenset(t for t in without_place(targets) if not t.startswith(("$ ", "pid ")))
 
 
 def only_help(err: ErrorFact, call: Call, text: str) -> bool:
