@@ -61,6 +61,7 @@ from compactor.schema import (
 )
 
 from . import (
+    _codex_agents,
     _codex_bridge,
     _codex_earlier,
     _codex_events,
@@ -187,6 +188,8 @@ class _Reader:
             if kind == "custom_tool_call_output":
                 msg.extra["custom_tool"] = True
             return msg
+        if kind in _codex_agents.MESSAGE_ITEMS:  # a sub-agent's message (blind check 56 F1)
+            return _codex_agents.agent_message(self.path, line, item)
         return None
 
 
@@ -309,18 +312,11 @@ def _compaction_baseline(messages: list[Message], total: int) -> None:
 
 
 RECORD_TYPES = frozenset(
-    {
-        "session_meta",
-        "turn_context",
-        "response_item",
-        "event_msg",
-        "compacted",
-        "token_usage_record",
-        "world_state",
-    }
+    {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
+    | {"token_usage_record", "world_state", *_codex_agents.BOOKKEEPING_RECORDS}
 )
 """Codex rollout record ``type`` values (FORMATS.md §2; ``token_usage_record`` and
-``world_state`` are written by Codex 0.171)."""
+``world_state`` are written by Codex 0.171; :mod:`._codex_agents` for the multi-agent ones)."""
 
 RESPONSE_ITEMS = frozenset(
     {
@@ -334,6 +330,7 @@ RESPONSE_ITEMS = frozenset(
         "ghost_snapshot",
         "local_shell_call",
         *_codex_tokens.CARRIED_ITEMS,
+        *_codex_agents.MESSAGE_ITEMS,
     }
 )
 """``response_item`` payload types the reader knows: the first five are messages, ``reasoning``
@@ -364,7 +361,7 @@ def _record_problem(
 
 _MESSAGE_ITEMS = frozenset(
     {"message", "function_call", "local_shell_call", "function_call_output"}
-    | {"custom_tool_call", "custom_tool_call_output"}
+    | {"custom_tool_call", "custom_tool_call_output", *_codex_agents.MESSAGE_ITEMS}
 )
 
 
@@ -616,7 +613,8 @@ class CodexFormat:
                 (ln for ln in reversed(lines) if ln.obj.get("type") == "turn_context"), None
             )
             heads = [ln for ln in lines if is_untyped_metadata(ln.obj)]  # an extractor's header
-            out.extend(ln.text for ln in (*heads, meta, turn) if ln is not None)
+            kept = _codex_agents.bookkeeping(lines)  # kept verbatim (blind check 56 F1)
+            out.extend(ln.text for ln in (*heads, meta, turn, *kept) if ln is not None)
         compacted = {"message": summary_text, "replacement_history": history}
         out.append(_jsonl.dump({"timestamp": stamp, "type": "compacted", "payload": compacted}))
         if info is not None and info.tokens_after is not None:
