@@ -70,6 +70,7 @@ from . import (
     _codex_legacy,
     _codex_notes,
     _codex_tokens,
+    _codex_unknown,
     _jsonl,
 )
 from ._codex_context import injected_user_text
@@ -80,7 +81,6 @@ from ._family import (
     check_records,
     family,
     is_untyped_metadata,
-    unknown_record,
     untyped_metadata,
 )
 from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
@@ -348,15 +348,7 @@ def _owns(rec: JsonObject, kind: str) -> bool:
 def _record_problem(
     rec: JsonObject, kind: str | None, owned: bool
 ) -> tuple[str | None, str] | None:
-    if owned:
-        item = rec["payload"].get("type")
-        known = isinstance(item, str) and item in RESPONSE_ITEMS
-        if kind == "response_item" and not known:
-            return "payload.type", unknown_record("codex response item", item)
-        return None
-    if kind in RECORD_TYPES or (kind is None and is_untyped_metadata(rec)):
-        return None  # the reader reports the payload that is not an object; metadata is kept
-    return "type", unknown_record("codex record type", kind)
+    return _codex_unknown.problem(rec, kind, owned, RECORD_TYPES, RESPONSE_ITEMS)  # (56 F1)
 
 
 _MESSAGE_ITEMS = frozenset(
@@ -546,7 +538,10 @@ class CodexFormat:
         transcript = _jsonl.make_transcript(
             self.name, path, raw, lines, messages, origin, start=start
         )
-        transcript.meta.unknown = [] if legacy else untyped_metadata(lines)
+        if not legacy:  # a newer Codex's types: kept verbatim, one warning each (56 F1)
+            found = _codex_unknown.unknown(lines, RECORD_TYPES, RESPONSE_ITEMS)
+            _codex_unknown.check_share(path, found, sum(is_message_record(ln.obj) for ln in lines))
+            transcript.meta.unknown = untyped_metadata(lines) + found
         return transcript
 
     def write(
@@ -613,7 +608,8 @@ class CodexFormat:
                 (ln for ln in reversed(lines) if ln.obj.get("type") == "turn_context"), None
             )
             heads = [ln for ln in lines if is_untyped_metadata(ln.obj)]  # an extractor's header
-            kept = _codex_agents.bookkeeping(lines)  # kept verbatim (blind check 56 F1)
+            kept = _codex_agents.bookkeeping(lines) + _codex_unknown.kept(lines, RECORD_TYPES)
+            kept.sort(key=lambda ln: ln.number)  # kept verbatim, in order (blind check 56 F1)
             out.extend(ln.text for ln in (*heads, meta, turn, *kept) if ln is not None)
         compacted = {"message": summary_text, "replacement_history": history}
         out.append(_jsonl.dump({"timestamp": stamp, "type": "compacted", "payload": compacted}))
