@@ -576,17 +576,17 @@ def test_known_metadata_records_of_claude_code_and_codex_fit() -> None:
             "type",
             "claude-code record type",
         ),
-        (
+        (  # no payload object: not shaped as Codex writes a record (with one: kept, warned)
             CODEX_RECORD,
-            {"timestamp": "t", "type": "future_item", "payload": {}},
+            {"timestamp": "t", "type": "future_item", "content": "x"},
             "type",
             "codex record type",
         ),
-        (
+        (  # an item of no type (one of an unknown type is kept and warned: blind check 56 F1)
             CODEX_RECORD,
-            {"timestamp": "t", "type": "response_item", "payload": {"type": "future_shell_call"}},
+            {"timestamp": "t", "type": "response_item", "payload": {"name": "x"}},
             "payload.type",
-            "codex response item 'future_shell_call'",
+            "codex response item None",
         ),
     ],
 )

@@ -17,9 +17,12 @@ nothing is ever silently summarized away or dropped:
   file:line:field; a record of no family (``{}``, a missing role) is left to the reader, which
   reports the field that is wrong.
 * claude-code and codex: record types the reader knows (messages, and metadata that passes
-  through untouched) are accepted; any other ``type`` (and, in codex, any other
-  ``response_item`` payload type) is an error. FORMATS.md asked readers to keep unknown types;
-  the issue overrides it: an unknown record may be something the model saw.
+  through untouched) are accepted; another ``type`` is read by its shape: Claude Code's without
+  a ``message`` and Codex's with a ``payload`` object and no message key (and, in codex, a
+  ``response_item`` of another payload type) are kept verbatim with one warning per type
+  (RELIABILITY rows 301, 2591); any other is an error. FORMATS.md asked readers to keep unknown
+  types; the issue overrode it (an unknown record may be something the model saw), and blind
+  check 56 F1 narrowed that for Codex (RELIABILITY, Decisions).
 """
 
 from __future__ import annotations

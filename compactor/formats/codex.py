@@ -61,6 +61,7 @@ from compactor.schema import (
 )
 
 from . import (
+    _codex_agents,
     _codex_bridge,
     _codex_earlier,
     _codex_events,
@@ -69,6 +70,7 @@ from . import (
     _codex_legacy,
     _codex_notes,
     _codex_tokens,
+    _codex_unknown,
     _jsonl,
 )
 from ._codex_context import injected_user_text
@@ -79,7 +81,6 @@ from ._family import (
     check_records,
     family,
     is_untyped_metadata,
-    unknown_record,
     untyped_metadata,
 )
 from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
@@ -187,6 +188,8 @@ class _Reader:
             if kind == "custom_tool_call_output":
                 msg.extra["custom_tool"] = True
             return msg
+        if kind in _codex_agents.MESSAGE_ITEMS:  # a sub-agent's message (blind check 56 F1)
+            return _codex_agents.agent_message(self.path, line, item)
         return None
 
 
@@ -309,18 +312,11 @@ def _compaction_baseline(messages: list[Message], total: int) -> None:
 
 
 RECORD_TYPES = frozenset(
-    {
-        "session_meta",
-        "turn_context",
-        "response_item",
-        "event_msg",
-        "compacted",
-        "token_usage_record",
-        "world_state",
-    }
+    {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
+    | {"token_usage_record", "world_state", *_codex_agents.BOOKKEEPING_RECORDS}
 )
 """Codex rollout record ``type`` values (FORMATS.md §2; ``token_usage_record`` and
-``world_state`` are written by Codex 0.171)."""
+``world_state`` are written by Codex 0.171; :mod:`._codex_agents` for the multi-agent ones)."""
 
 RESPONSE_ITEMS = frozenset(
     {
@@ -334,6 +330,7 @@ RESPONSE_ITEMS = frozenset(
         "ghost_snapshot",
         "local_shell_call",
         *_codex_tokens.CARRIED_ITEMS,
+        *_codex_agents.MESSAGE_ITEMS,
     }
 )
 """``response_item`` payload types the reader knows: the first five are messages, ``reasoning``
@@ -351,20 +348,12 @@ def _owns(rec: JsonObject, kind: str) -> bool:
 def _record_problem(
     rec: JsonObject, kind: str | None, owned: bool
 ) -> tuple[str | None, str] | None:
-    if owned:
-        item = rec["payload"].get("type")
-        known = isinstance(item, str) and item in RESPONSE_ITEMS
-        if kind == "response_item" and not known:
-            return "payload.type", unknown_record("codex response item", item)
-        return None
-    if kind in RECORD_TYPES or (kind is None and is_untyped_metadata(rec)):
-        return None  # the reader reports the payload that is not an object; metadata is kept
-    return "type", unknown_record("codex record type", kind)
+    return _codex_unknown.problem(rec, kind, owned, RECORD_TYPES, RESPONSE_ITEMS)  # (56 F1)
 
 
 _MESSAGE_ITEMS = frozenset(
     {"message", "function_call", "local_shell_call", "function_call_output"}
-    | {"custom_tool_call", "custom_tool_call_output"}
+    | {"custom_tool_call", "custom_tool_call_output", *_codex_agents.MESSAGE_ITEMS}
 )
 
 
@@ -549,7 +538,10 @@ class CodexFormat:
         transcript = _jsonl.make_transcript(
             self.name, path, raw, lines, messages, origin, start=start
         )
-        transcript.meta.unknown = [] if legacy else untyped_metadata(lines)
+        if not legacy:  # a newer Codex's types: kept verbatim, one warning each (56 F1)
+            found = _codex_unknown.unknown(lines, RECORD_TYPES, RESPONSE_ITEMS)
+            _codex_unknown.check_share(path, found, sum(is_message_record(ln.obj) for ln in lines))
+            transcript.meta.unknown = untyped_metadata(lines) + found
         return transcript
 
     def write(
@@ -616,7 +608,9 @@ class CodexFormat:
                 (ln for ln in reversed(lines) if ln.obj.get("type") == "turn_context"), None
             )
             heads = [ln for ln in lines if is_untyped_metadata(ln.obj)]  # an extractor's header
-            out.extend(ln.text for ln in (*heads, meta, turn) if ln is not None)
+            kept = _codex_agents.bookkeeping(lines) + _codex_unknown.kept(lines, RECORD_TYPES)
+            kept.sort(key=lambda ln: ln.number)  # kept verbatim, in order (blind check 56 F1)
+            out.extend(ln.text for ln in (*heads, meta, turn, *kept) if ln is not None)
         compacted = {"message": summary_text, "replacement_history": history}
         out.append(_jsonl.dump({"timestamp": stamp, "type": "compacted", "payload": compacted}))
         if info is not None and info.tokens_after is not None:

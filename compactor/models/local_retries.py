@@ -34,6 +34,7 @@ from compactor.facts.outcomes import Outcome, agent_signature, same_head, simila
 from compactor.facts.preamble import ends_with_own_marker, sets_pipefail
 from compactor.facts.samecommand import core_command, core_tool, leading_cd, unwrapped
 
+from .local_actioncore import action_marks, cell_signature, same_action
 from .local_closing import closes_in_success
 from .local_patchfix import patch_files
 from .local_text import runner_words
@@ -145,7 +146,12 @@ def signature(call: Call) -> tuple[str, str, frozenset[str]]:
         return (sig[0], sig[1], sig[2] | {where}) if where else sig
     if files := patch_files(call):  # a patch's target is its files (blind check 37 W5)
         return (call.name, "", files)
+    if cell := cell_signature(call, _command_signature):  # Codex code mode (blind check 56 W1)
+        return cell
     targets = {v for v in call.args.values() if isinstance(v, str) and 0 < len(v) < 300}
+    targets |= action_marks(call.args)  # a browser's action=screenshot (blind check 56 W4)
+    if not call.args and call.arguments.strip():  # text, not arguments: itself is its target
+        targets.add("= " + " ".join(call.arguments[:2000].split()))
     for v in call.args.values():  # wait_agent(targets=[id]): the ids it waits on (blind 29 W4)
         if isinstance(v, list) and len(v) <= 20:
             targets |= {x for x in v if isinstance(x, str) and 0 < len(x) < 300}
@@ -228,6 +234,8 @@ def retries(
     if failed[0] != "shell":  # a sub-agent: the same type on a similar description
         if failed[1]:
             return failed[1] == later[1] and similar_words(failed[2], later[2])
+        if not same_action(failed[2], later[2]):  # screenshot, then click: no retry (56 W4)
+            return False
         return bool(failed[2] & later[2]) or not (failed[2] or later[2])
     program = failed[1]
     mine, theirs = place_of(failed[2]), place_of(later[2])

@@ -151,7 +151,7 @@ def in_flight_step(flying: list[Call], width: int, most: int, plan: str = "") ->
     """The next step for calls without a result: after compaction their results never arrive,
     so they are to be checked (did they run?) and run again if still needed; all are named. A
     plan-approval call alone in flight (``plan``) is the user's to answer: wait for it."""
-    names = "; ".join(code(call_line(c, width)) for c in flying[:most])
+    names = "; ".join(code(call_line(c, width, keep_end=True)) for c in flying[:most])
     if plan and all(is_plan_approval(c.name) for c in flying):
         return (
             f"Wait for the user's answer: {plan} ({names} was {IN_FLIGHT}; do not call it again "

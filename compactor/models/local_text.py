@@ -29,11 +29,11 @@ from compactor.facts import (
     one_line,
     sentence_spans,
     sentences_holding,
-    shorten,
 )
 from compactor.facts.masked import failure_report
 from compactor.facts.selffix import is_self_correction
 
+from .local_clip import clip_command
 from .local_harness import is_harness_error
 from .local_headings import sections_in_order, without_closing
 from .local_mask import masked
@@ -411,9 +411,8 @@ def call_line(call: Call, limit: int, *, keep_end: bool = False) -> str:
     if command is not None:
         line = one_line(command)
         more = ESCALATED if escalated(call) else ""
-        if keep_end and len(line) > limit:
-            tail = limit // 3
-            return f"{call.name}: {shorten(line, limit - tail)} … {line[-tail:].lstrip()}{more}"
+        if keep_end and len(line) > limit:  # with "…" and the steps cut (blind check 56 W3)
+            return f"{call.name}: {clip_command(line, limit)}{more}"
         return f"{call.name}: {cut(command, limit)}{more}"
     args = call.args
     for key in ("file_path", "path", "filename", "notebook_path", "skill", "query", "url"):
@@ -428,12 +427,14 @@ def call_line(call: Call, limit: int, *, keep_end: bool = False) -> str:
         return f"{call.name}({cut(_plain_args(args), limit)})"
     inner = _INNER_COMMAND_RE.search(call.arguments[:4000])
     if inner is not None:  # code that calls a tool: the command it runs, not the code
-        return f"{call.name}: {cut(_unescape(inner.group(1)), limit)}"
+        shown = one_line(_unescape(inner.group(1)))
+        return f"{call.name}: {clip_command(shown, limit) if keep_end else cut(shown, limit)}"
     tool = _INNER_TOOL_RE.search(call.arguments[:4000])
     if tool is not None:  # code that calls a tool: the tool and its arguments
         value = _json_object(tool.group(2))
         shown = _plain_args(value) if value else one_line(tool.group(2))
-        return f"{call.name} → {tool.group(1)}({cut(shown, limit)})"
+        clip = clip_command(shown, limit) if keep_end else cut(shown, limit)
+        return f"{call.name} → {tool.group(1)}({clip})"
     return f"{call.name}({cut(one_line(call.arguments), limit)})"
 
 
