@@ -77,3 +77,13 @@ def test_a_job_that_failed_on_its_own_before_the_exit_still_failed(tmp_path: Pat
 def test_a_killed_job_without_an_exit_is_still_reported(tmp_path: Path) -> None:
     text = cc_summary(_waited(KILLED, False), tmp_path)
     assert f"{LOOP} killed" in section(text, 4), section(text, 4)
+
+
+def test_a_job_the_exit_stopped_is_named_as_not_running(tmp_path: Path) -> None:
+    """No failure, but not running either: a resuming agent that needs it (a dev server) must
+    start it again (seen set 44, cc-mysite: row 2630 had dropped the job from the summary)."""
+    text = cc_summary(_waited(KILLED, True), tmp_path)
+    errors = section(text, 4)
+    assert "/exit stopped after the last answer" in errors, errors
+    assert f"background task {LOOP} killed" in errors, errors
+    assert "reported failed" not in errors, errors

@@ -29,6 +29,7 @@ __all__ = [
     "failed_after_step",
     "notified_end",
     "said_task",
+    "stopped_at_exit",
 ]
 
 _NOTICE_RE = lazy_pattern(
@@ -53,7 +54,22 @@ def _ended_session(e: Entry) -> bool:
 def failed_after(entries: list[Entry], since: int) -> list[tuple[str, str, str]]:
     """(id, status, summary) of each background task that a ``<task-notification>`` after
     entry ``since`` reported failed (the summary names the exit code)."""
-    found: list[tuple[str, str, str]] = []
+    return _reported_after(entries, since)[0]
+
+
+def stopped_at_exit(entries: list[Entry], since: int) -> list[tuple[str, str, str]]:
+    """(id, status, summary) of each background task the user's ``/exit`` after entry ``since``
+    stopped: no failure, but not running either (a dev server a resuming agent may need to
+    start again; seen set 44, cc-mysite, after row 2630 dropped it from the failures)."""
+    return _reported_after(entries, since)[1]
+
+
+def _reported_after(
+    entries: list[Entry], since: int
+) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    """(failed, stopped by the session's exit) of the tasks notified after entry ``since``."""
+    failed: list[tuple[str, str, str]] = []
+    stopped: list[tuple[str, str, str]] = []
     after = entries[since + 1 :]
     ended = any(map(_ended_session, after))  # the exit stopped its jobs (blind check 55, W1)
     for e in after:
@@ -61,9 +77,10 @@ def failed_after(entries: list[Entry], since: int) -> list[tuple[str, str, str]]
             continue
         for m in _NOTICE_RE.finditer(e.text):
             status = m.group(2).lower()
-            if status in _FAILED and not (ended and status in _STOPPED):
-                found.append((m.group(1), status, one_line(m.group(3) or "")[:300].rstrip(".")))
-    return found
+            if status in _FAILED:
+                task = (m.group(1), status, one_line(m.group(3) or "")[:300].rstrip("."))
+                (stopped if ended and status in _STOPPED else failed).append(task)
+    return failed, stopped
 
 
 def said_task(task: tuple[str, str, str]) -> str:

@@ -22,7 +22,13 @@ from compactor.facts import Entry
 from compactor.facts.usershell import FAILED, shell_printed
 
 from .local_latetasks import earlier_failed_items, own_failed
-from .local_notices import asked_before_failure, failed_after_items, failed_after_step, said_task
+from .local_notices import (
+    asked_before_failure,
+    failed_after_items,
+    failed_after_step,
+    said_task,
+    stopped_at_exit,
+)
 from .local_restart import down_items
 from .local_text import code, quote
 
@@ -82,12 +88,24 @@ def shell_error_items(s: Session, width: int) -> list[str]:
 def notice_error_items(s: Session) -> list[str]:
     """Section 4's lines for the background tasks the CLI reported failed after the last answer
     (no tool result shows that failure: a notification does; blind check 44, W1)."""
-    if not s.failed_after:
-        return []
-    return [
-        "Background tasks the CLI reported failed after the last answer (not a tool result):",
-        *(f"  {said_task(task)}" for task in s.failed_after),
-    ]
+    lines = []
+    if s.failed_after:
+        lines += [
+            "Background tasks the CLI reported failed after the last answer (not a tool result):",
+            *(f"  {said_task(task)}" for task in s.failed_after),
+        ]
+    if s.turn_ended and (stopped := _stopped_at_exit(s)):
+        lines += [
+            "Background tasks the user's /exit stopped after the last answer (no failure, but "
+            "they are not running now: start them again if the work needs them):",
+            *(f"  {said_task(task)}" for task in stopped),
+        ]
+    return lines
+
+
+def _stopped_at_exit(s: Session) -> list[tuple[str, str, str]]:
+    answered = next((e.index for e in reversed(s.entries) if e.role == "assistant"), -1)
+    return stopped_at_exit(s.entries, answered)
 
 
 def asked_item(s: Session, question: str) -> str:
