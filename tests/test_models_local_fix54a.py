@@ -240,3 +240,22 @@ def test_an_answered_session_says_its_wait_wins_over_the_closing_instruction(
 def test_a_wait_with_a_job_running_is_left_as_it_is(tmp_path: Path) -> None:
     step = _eval_run(tmp_path)["9"]
     assert "wins over the closing instruction" not in step, step
+
+
+def test_a_nohup_job_launched_again_under_tmux_is_replaced_not_running(tmp_path: Path) -> None:
+    """The same script launched again by another detaching launcher (the agent found the nohup
+    run gone and relaunched it under tmux): the earlier launch is no second job running (seen
+    set 54, cx_gfn_bg, after row 2530)."""
+    r = _Rollout()
+    r.records.append(codex_user("now the 1000-prompt run and then the plot"))
+    r.exec(_NOHUP, _head(0, "PREFIX= PID=597828\n"))
+    again = _TMUX.replace("./run_all_tmux.sh 1000 0 80", "./run_all.sh 1000")
+    r.exec(again, _head(0, "PREFIX=fewshot_r80_20260313_121101\nSESSION=evk_1000_121101\n"))
+    r.records.append(codex_say(_ANSWER))
+    parts = _sections(
+        codex_summary(r.records, tmp_path, "0c1d2e3f-0000-4000-8000-000000000055", _CWD)
+    )
+    jobs = parts["7"]
+    assert "launched again later" in jobs and "(id 597828)" in jobs, jobs
+    assert "still running" in jobs and "(id evk_1000_121101)" in jobs, jobs
+    assert "597828" not in parts["9"] and "evk_1000_121101" in parts["9"], parts["9"]

@@ -117,12 +117,31 @@ def _detaches(command: str) -> bool:
     return bool(launcher_part(command))
 
 
+_SCRIPT_RE = re.compile(r"[\w./-]*?([\w.-]+\.(?:sh|py|js|ts|rb|pl))\b")
+
+
+def _relaunched(s: Session, bg: Background, command: str) -> str:
+    """The later detaching launch (``tmux new -d …`` after ``nohup …``) of the same script that
+    ``bg``'s detaching launcher ran, cut to a line; '' when none. The agent relaunched it: the
+    earlier launch is not a second job still running (seen set 54, cx_gfn_bg: a nohup run the
+    agent found gone and started again under tmux)."""
+    own = set(_SCRIPT_RE.findall(launcher_part(command)))
+    for e in s.entries[bg.index + 1 :] if own else ():
+        for call in e.calls:
+            later = launcher_part(command_of(call) or "")
+            if later and own & set(_SCRIPT_RE.findall(later)):
+                return " ".join(later.split())[:100]
+    return ""
+
+
 def abandoned(s: Session, bg: Background, command: str) -> str:
     """How ``bg`` ended when the agent wrote Ctrl-C to it or ran its command again in a call or
     job seen exiting (:data:`ABANDONED`); ``""`` when nothing after it says so."""
     stopped = bool(bg.key) and any(
         _ctrl_c(call.args, bg.key) for e in s.entries[bg.index + 1 :] for call in e.calls
     )
+    if again := _relaunched(s, bg, command):
+        return f"{ABANDONED}; it was launched again later ({again}), which replaced it"
     where = _rerun(s, bg, command)
     if where is not None:
         ran = f" in {where}" if where else ""
