@@ -54,6 +54,11 @@ def _files(command: str) -> frozenset[str]:
     )
 
 
+def _scripts(command: str) -> frozenset[str]:
+    """The names of the scripts (code files) a command names: :func:`_files` of code."""
+    return frozenset(f for f in _files(command) if _CODE_RE.search(f))
+
+
 def _program(command: str) -> str:
     """The words of a command before its first file (``pnpm exec playwright test``)."""
     words = [w for w in core_command(command).split() if "=" not in w]
@@ -117,19 +122,16 @@ def _detaches(command: str) -> bool:
     return bool(launcher_part(command))
 
 
-_SCRIPT_RE = re.compile(r"[\w./-]*?([\w.-]+\.(?:sh|py|js|ts|rb|pl))\b")
-
-
 def _relaunched(s: Session, bg: Background, command: str) -> str:
     """The later detaching launch (``tmux new -d …`` after ``nohup …``) of the same script that
     ``bg``'s detaching launcher ran, cut to a line; '' when none. The agent relaunched it: the
     earlier launch is not a second job still running (seen set 54, cx_gfn_bg: a nohup run the
     agent found gone and started again under tmux)."""
-    own = set(_SCRIPT_RE.findall(launcher_part(command)))
+    own = _scripts(launcher_part(command))
     for e in s.entries[bg.index + 1 :] if own else ():
         for call in e.calls:
             later = launcher_part(command_of(call) or "")
-            if later and own & set(_SCRIPT_RE.findall(later)):
+            if later and own & _scripts(later):
                 return " ".join(later.split())[:100]
     return ""
 
