@@ -1,6 +1,7 @@
 """Records of a Codex rollout built inside a test: one owner for the timestamped record, the
 rounds of shell reads that give reduce something to clear (each with its ``token_count``), the
-user's and the assistant's messages and the summary of a rollout."""
+header of an exec call's result, the user's and the assistant's messages and the summary of a
+rollout."""
 
 from __future__ import annotations
 
@@ -37,6 +38,17 @@ def read_rounds(rounds: int, file: str, read_as: str) -> list[dict[str, Any]]:
             rec("event_msg", {"type": "token_count", "info": {"last_token_usage": usage}}),
         ]
     return records
+
+
+def exec_head(code: int | None, output: str, session: int = 0, *, chunk: str = "7a") -> str:
+    """A Codex ``exec_command``/``write_stdin`` result: its header (``Chunk ID``, wall time, the
+    exit code, or the session still running when ``code`` is None), then ``output``."""
+    state = (
+        f"Process exited with code {code}"
+        if code is not None
+        else f"Process running with session ID {session}"
+    )
+    return f"Chunk ID: {chunk}{session}\nWall time: 1.0 seconds\n{state}\nOutput:\n{output}"
 
 
 def codex_user(text: str) -> dict[str, Any]:

@@ -26,11 +26,11 @@ from compactor.formats.claude_code import attachment_text
 from compactor.formats.registry import read_transcript, write_transcript
 from compactor.pipeline.finalize import (
     PreserveSkillsConfig,
-    find_skills,
     is_user_candidate,
     new_finalizer,
 )
 from compactor.pipeline.planning import tail_start
+from compactor.pipeline.skills import find_skills
 from compactor.schema import (
     CONTENT_TYPE_KEY,
     SKILL_BODY_KEY,

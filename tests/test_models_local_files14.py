@@ -76,7 +76,7 @@ def _fences(text: str) -> int:
 
 
 def test_a_skill_cut_inside_its_code_block_closes_the_fence() -> None:
-    from compactor.pipeline.finalize import PreserveSkillsConfig, _Skill, render_skills
+    from compactor.pipeline.skills import PreserveSkillsConfig, Skill, render_skills
 
     body = (
         "# Update config\n\nEdit settings.json hooks.\n\n```json\n{\n"
@@ -87,7 +87,7 @@ def test_a_skill_cut_inside_its_code_block_closes_the_fence() -> None:
         + "}\n```\n\nAfter the block: test the hook with a pipe.\n"
     )
     cfg = PreserveSkillsConfig(max_tokens_per_skill=500)
-    kept = render_skills([_Skill("update-config", body, 1)], cfg)
+    kept = render_skills([Skill("update-config", body, 1)], cfg)
     assert "was cut to fit the context" in kept and "field399" not in kept, kept
     assert _fences(kept) % 2 == 0, kept
     assert kept.split("[… skill")[0].rstrip().endswith("```"), kept

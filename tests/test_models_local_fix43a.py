@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .cc_session import Session as CcSession
-from .codex_rollout import codex_say, codex_summary, codex_user, rec
+from .codex_rollout import codex_say, codex_summary, codex_user, exec_head, rec
 
 _CWD = "/work/kite"
 _LOOP = (
@@ -51,27 +51,19 @@ class _Rollout:
         self._call("write_stdin", {**args, "max_output_tokens": tokens}, output)
 
 
-def _head(code: int | None, output: str, session: int = 0) -> str:
-    state = (
-        f"Process exited with code {code}"
-        if code is not None
-        else (f"Process running with session ID {session}")
-    )
-    return f"Chunk ID: 9f{session}\nWall time: 1.0 seconds\n{state}\nOutput:\n{output}"
-
-
 def _stopped_loop(tmp_path: Path, rerun: bool = True, stop: bool = True) -> dict[str, str]:
     r = _Rollout()
     r.records.append(codex_user("make the sync specs pass reliably"))
-    r.exec(_LOOP, _head(None, "RUN:1\n", 74101))
+    r.exec(_LOOP, exec_head(None, "RUN:1\n", 74101, chunk="9f"))
     r.stdin(
         74101,
         "",
-        _head(
+        exec_head(
             None,
             "  1) e2e/sync-merge.spec.ts:12 › merges offline edits\n"
             "    Error: expect(locator).toContainText(expected) failed\n  1 failed\n",
             74101,
+            chunk="9f",
         ),
     )
     if stop:
@@ -92,9 +84,9 @@ def _stopped_loop(tmp_path: Path, rerun: bool = True, stop: bool = True) -> dict
         ),
     ]
     if rerun:
-        r.exec(_AGAIN, _head(None, "Running 2 tests\n", 49180))
-        r.stdin(49180, "", _head(0, "  2 passed (31.2s)\n", 49180))
-    r.exec("git status --short", _head(0, " M e2e/sync-merge.spec.ts\n"))
+        r.exec(_AGAIN, exec_head(None, "Running 2 tests\n", 49180, chunk="9f"))
+        r.stdin(49180, "", exec_head(0, "  2 passed (31.2s)\n", 49180, chunk="9f"))
+    r.exec("git status --short", exec_head(0, " M e2e/sync-merge.spec.ts\n", chunk="9f"))
     r.records.append(
         codex_say("The sync specs pass now; the merge spec waited on a stale locator.")
     )

@@ -12,7 +12,7 @@ from typing import Any
 
 from .cc_session import Session as CcSession
 from .cc_session import cc_summary
-from .codex_rollout import codex_say, codex_summary, codex_user, rec
+from .codex_rollout import codex_say, codex_summary, codex_user, exec_head, rec
 
 _CWD = "/home/ana/evalkit"
 _PRE = 'cd /home/ana/evalkit && PREFIX="fewshot_r80_$(date +%Y%m%d_%H%M%S)" && '
@@ -33,15 +33,6 @@ _ANSWER = (
 def _sections(text: str) -> dict[str, str]:
     parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text)
     return {"0": parts[0], **dict(zip(parts[1::2], parts[2::2], strict=True))}
-
-
-def _head(code: int | None, output: str, session: int = 0) -> str:
-    state = (
-        f"Process exited with code {code}"
-        if code is not None
-        else f"Process running with session ID {session}"
-    )
-    return f"Chunk ID: 7a{session}\nWall time: 1.0 seconds\n{state}\nOutput:\n{output}"
 
 
 class _Rollout:
@@ -72,24 +63,26 @@ def _eval_run(
     r = _Rollout()
     r.records.append(codex_user("run the few-shot eval on one task first"))
     engine = "(EngineCore_DP0 pid=541270) INFO loading weights\n"
-    r.exec("cd /home/ana/evalkit && python main.py --task dates", _head(None, engine, 94182))
-    r.stdin(94182, "", _head(None, "(EngineCore_DP0 pid=541270) INFO step 10/40\n", 94182))
+    r.exec("cd /home/ana/evalkit && python main.py --task dates", exec_head(None, engine, 94182))
+    r.stdin(94182, "", exec_head(None, "(EngineCore_DP0 pid=541270) INFO step 10/40\n", 94182))
     r.records.append(codex_user("ok, stop it and run all tasks with 20 prompts"))
-    r.stdin(94182, "\u0003", _head(130, "^C\n"))
+    r.stdin(94182, "\u0003", exec_head(130, "^C\n"))
     tasks = (
         "task finished successfully: task=shuffled_objects pid=545438 rc=0\n"
         "task finished with non-zero exit: task=object_counting pid=545442 rc=1\n"
     )
-    r.exec("cd /home/ana/evalkit && ./run_all.sh 20", _head(None, "launching 4 tasks\n", 14956))
-    r.stdin(14956, "", _head(0, tasks + "all tasks done\n"))
+    r.exec("cd /home/ana/evalkit && ./run_all.sh 20", exec_head(None, "launching 4 tasks\n", 14956))
+    r.stdin(14956, "", exec_head(0, tasks + "all tasks done\n"))
     r.records.append(codex_user("good. now the 1000-prompt run and then the plot"))
-    r.exec(_NOHUP, _head(0, "PREFIX= PID=597828\n"))
+    r.exec(_NOHUP, exec_head(0, "PREFIX= PID=597828\n"))
     if ps:
-        r.exec("ps -p 597828 -o pid,cmd", _head(1, "    PID CMD\n"))
-    r.exec(_TMUX, _head(0, "PREFIX=fewshot_r80_20260313_121101\nSESSION=evk_1000_121101\n"))
-    r.exec("tmux ls", _head(0, "evk_1000_121101: 1 windows (created Fri Mar 13 12:11:01 2026)\n"))
+        r.exec("ps -p 597828 -o pid,cmd", exec_head(1, "    PID CMD\n"))
+    r.exec(_TMUX, exec_head(0, "PREFIX=fewshot_r80_20260313_121101\nSESSION=evk_1000_121101\n"))
+    r.exec(
+        "tmux ls", exec_head(0, "evk_1000_121101: 1 windows (created Fri Mar 13 12:11:01 2026)\n")
+    )
     if tmux_gone:
-        r.exec("tmux ls", _head(1, "no server running on /tmp/tmux-1000/default\n"))
+        r.exec("tmux ls", exec_head(1, "no server running on /tmp/tmux-1000/default\n"))
     r.records.append(codex_say(answer))
     text = codex_summary(r.records, tmp_path, "0c1d2e3f-0000-4000-8000-000000000054", _CWD)
     return _sections(text)
@@ -202,10 +195,11 @@ def test_a_clone_into_a_shell_variable_is_resolved_or_dropped(tmp_path: Path) ->
         '"$repo" && echo "$repo"'
     )
     r.exec(
-        clone, _head(0, "Cloning into '/tmp/upstream_1773643477'...\n/tmp/upstream_1773643477\n")
+        clone,
+        exec_head(0, "Cloning into '/tmp/upstream_1773643477'...\n/tmp/upstream_1773643477\n"),
     )
-    r.exec('out=build/cmp && mkdir -p "$out/diffs"', _head(0, ""))
-    r.exec('d=/tmp/w_$(date +%s) && mkdir -p "$d"', _head(0, ""))
+    r.exec('out=build/cmp && mkdir -p "$out/diffs"', exec_head(0, ""))
+    r.exec('d=/tmp/w_$(date +%s) && mkdir -p "$d"', exec_head(0, ""))
     r.records.append(codex_say("Cloned upstream and compared: two files differ."))
     text = codex_summary(r.records, tmp_path, "0c1d2e3f-0000-4000-8000-000000000154", _CWD)
     files = _sections(text)["3"]
@@ -248,9 +242,9 @@ def test_a_nohup_job_launched_again_under_tmux_is_replaced_not_running(tmp_path:
     set 54, cx_gfn_bg, after row 2530)."""
     r = _Rollout()
     r.records.append(codex_user("now the 1000-prompt run and then the plot"))
-    r.exec(_NOHUP, _head(0, "PREFIX= PID=597828\n"))
+    r.exec(_NOHUP, exec_head(0, "PREFIX= PID=597828\n"))
     again = _TMUX.replace("./run_all_tmux.sh 1000 0 80", "./run_all.sh 1000")
-    r.exec(again, _head(0, "PREFIX=fewshot_r80_20260313_121101\nSESSION=evk_1000_121101\n"))
+    r.exec(again, exec_head(0, "PREFIX=fewshot_r80_20260313_121101\nSESSION=evk_1000_121101\n"))
     r.records.append(codex_say(_ANSWER))
     parts = _sections(
         codex_summary(r.records, tmp_path, "0c1d2e3f-0000-4000-8000-000000000055", _CWD)

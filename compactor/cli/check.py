@@ -210,7 +210,7 @@ class _Check:
             record = done.record(self.counter_name)
             common.say(json.dumps(record, ensure_ascii=False), json_text=True)
         else:
-            from compactor.runs.run_reduce import render_strategies
+            from compactor.runs.explain_reduce import render_strategies
 
             from .report import render_explain
 

@@ -23,7 +23,8 @@ Words such as cargo's "Finished `dev` profile", a harness's "Script completed" h
 "done" in the starting call's own output never end a job. Harness names (``Monitor``,
 ``BashOutput``, ``KillShell``…) are not needed: only the id and the words around it are read.
 
-:func:`background_jobs` walks :class:`~compactor.facts.text.Entry` views once and returns every
+What reports an end is read in :mod:`.jobends`. :func:`background_jobs` walks
+:class:`~compactor.facts.text.Entry` views once and returns every
 job it saw start, each with whether (and how) it was seen to finish. Linear: each result is
 scanned on its first :data:`_HEAD` characters for a start, and on a bounded window for ids it
 reports on.
@@ -39,10 +40,11 @@ from compactor._util import lazy_pattern
 
 from .agentresults import NOT_DONE, blocked_report
 from .detached import end_detached, launched, polled_body
+from .jobends import EXITED_RE, exit_report, finished_line, unlisted
 from .jobnotice import notice_end
 from .jobports import listening as _listening
 from .jobports import serves as _serves
-from .jobstate import ID_END, ID_TAG, earlier_run, gone_reply, is_notice, last_process
+from .jobstate import ID_END, ID_TAG, earlier_run, is_notice, last_process
 from .outcomes import command_of, is_reading_program, programs, strip_output_header
 from .teams import teammate_end, teammates
 from .text import Call, Entry, cut, lowers_exactly, one_line
@@ -106,29 +108,6 @@ _RUNNING_WORDS = re.compile(
     r"(?![\"']\s*:)",  # not a record's key ({"running": true})
     re.IGNORECASE,
 )
-_DONE_RE = re.compile(
-    r"\b(?:completed|complete|finished|done|exited|killed|terminated|stopped|cancell?ed|"
-    r"failed|succeeded|success)\b|exit[ _]code|<status>\s*(?:completed|failed|killed)",
-    re.IGNORECASE,
-)
-_STILL_RE = lazy_pattern(
-    r"<status>\s*running|status[\"':\s]+running|still running|Process running with session ID",
-    re.IGNORECASE,
-)
-_EXITED_RE = re.compile(
-    r"Process exited with code\s*-?\d+|\bexit(?:ed)?[ _]?(?:code|status)\b[\"'>:=\s]*-?\d+|"
-    r"<status>\s*(?:completed|failed|killed|exited|cancell?ed|error)|"
-    r"\b(?:status|state)[\"']?\s*[:=]\s*[\"']?(?:completed|complete|finished|done|failed|killed|"
-    r"exited|cancell?ed|succeeded|terminated|stopped|error)\b|"
-    r"\b(?:process|job|task|shell|session|command|server|run)\b[^\n]{0,40}?"
-    r"\b(?:has |have |was |is )?"
-    r"(?:exited|completed|finished|terminated|killed|stopped|failed|succeeded|cancell?ed|"
-    r"not found|no longer (?:exists|running)|does not exist|gone)\b|"
-    r"No such process|\bexited\b",
-    re.IGNORECASE,
-)
-"""An exit reported about a job: an exit code or status, or a job/process noun with an end
-word (never a bare "Finished" or "done": build tools print those about their own steps)."""
 _KILL_NAME_RE = lazy_pattern(r"kill|stop|cancel|terminate", re.IGNORECASE)
 _ID_WORDS = frozenset(
     "the a an and or of to is in on for with not none null true false id ids this that".split()
@@ -228,7 +207,7 @@ def job_ended_in(text: str, key: str) -> bool:
     """Whether ``text`` reports job ``key`` ended (an exit near its id, and not "still
     running"), as :func:`background_jobs` reads a later message naming a job."""
     how = notice_end(text, key)
-    return bool(_finished_line(text, key, _EXITED_RE) if how is None else how)
+    return bool(finished_line(text, key, EXITED_RE) if how is None else how)
 
 
 def _says_harness_words(low: str) -> bool:
@@ -314,22 +293,6 @@ def _line(text: str) -> str:
     return cut(one_line(strip_output_header(text[:_HEAD])), 240)
 
 
-def _finished_line(text: str, key: str, done_re: re.Pattern[str] = _DONE_RE) -> str:
-    """The line of ``text`` near ``key`` that reports it finished (``done_re``), or ''."""
-    at = text.find(key)
-    if at < 0:
-        return ""
-    window = text[max(0, at - 300) : at + 600]
-    done = done_re.search(window)
-    if done is None:
-        return ""
-    if _STILL_RE.search(window) is not None:
-        return ""
-    start = window.rfind("\n", 0, done.start()) + 1
-    end = window.find("\n", done.end())
-    return cut(window[start : end if end >= 0 else len(window)].strip(), 160)
-
-
 _STOPPED = "stopped by "
 """How a job a kill/stop call or a Ctrl-C named is marked finished; a later result that says
 the job still runs ("Process running with session ID N") takes it back (blind check 34 N1: a
@@ -337,55 +300,6 @@ Ctrl-C whose write failed, "stdin is closed", then three polls "Process running"
 test session was left out of the running jobs)."""
 _INTERRUPT = "\\u0003"
 """Ctrl-C written to a process's stdin, as it appears in a call's JSON arguments."""
-
-
-def _exit_report(text: str, arguments: str, key: str) -> str:
-    """The exit a poll of job ``key`` reported (its result ``text``; the poll's ``arguments``),
-    on one line, or '' when it reports none or says the job still runs. A harness's own header
-    line about the script that polled (``Script completed``) is not read. Besides an explicit
-    exit, two shapes say the process is gone: the poll prints the id while the process lives
-    (``if (r.session_id) text(`SESSION_ID=…`)``) and did not print it; or the poll asked to wait
-    (``yield_time_ms: 30000``) and returned long before the wait was over."""
-    head, body = "", text
-    if text.startswith(_HARNESS_HEADS):
-        cut_at = text.find("Output:", 0, 8_600 if text.startswith("Command: ") else 600)
-        if cut_at >= 0:
-            head, body = text[:cut_at], text[cut_at + 7 :]
-        head = "\n".join(ln for ln in head.splitlines() if not ln.startswith(_SCRIPT_LINES))
-    if _STILL_RE.search(head) or _STILL_RE.search(body[:2_000]) or _STILL_RE.search(body[-2_000:]):
-        return ""
-    if gone := gone_reply(text):  # "No task found with ID: a6c21cb": the harness lost it
-        return gone
-    for part in (head, body[:2_000], body[-2_000:]):
-        exited = _EXITED_RE.search(part)
-        if exited is not None:
-            start = part.rfind("\n", 0, exited.start()) + 1
-            end = part.find("\n", exited.end())
-            return cut(one_line(part[start : end if end >= 0 else len(part)]), 160)
-    marker = _MARKER_RE.search(arguments)
-    if marker is not None and f"{marker.group(1)}={key}" not in text:
-        return f"gone: the poll prints {marker.group(1)}= while the process lives, and did not"
-    wait, wall = _WAIT_RE.search(arguments), _WALL_RE.search(text[:600])
-    if wait is not None and wall is not None and float(wall.group(1)) * 2_000 < int(wait.group(1)):
-        return (
-            f"exited: the poll returned after {wall.group(1)} s of a "
-            f"{int(wait.group(1)) / 1000:g} s wait"
-        )
-    return ""
-
-
-_MARKER_RE = lazy_pattern(r"\b([A-Z][A-Z_]*_ID)=")
-"""The marker a poll script prints with the id of a process that still runs (``SESSION_ID=``)."""
-_WAIT_RE = lazy_pattern(r"\b(?:yield_time_ms|timeout_ms|wait_ms)\\?[\"']?\s*[:=]\s*(\d{3,7})")
-_WALL_RE = lazy_pattern(r"^Wall time:?\s*([\d.]+)\s*s", re.MULTILINE)
-
-
-_HARNESS_HEADS = (
-    "Script completed", "Script failed", "Chunk ID", "Wall time", "Process ", "Command: "
-)  # fmt: skip
-"""How a harness's own header starts (Codex code-mode ``exec``, ``exec_command``)."""
-_SCRIPT_LINES = ("Script completed", "Script failed", "Wall time", "Command: ")
-"""Header lines about the script or call that polled, not about the job."""
 
 
 def _serving(jobs: dict[str, Job]) -> bool:
@@ -454,22 +368,10 @@ def _printed_pid(call: Call, text: str) -> str:
     return printed.group(1) if printed is not None else ""
 
 
-_PS_RE = lazy_pattern(r"(?:^|[;&|(]\s*)(?:ps|pgrep)\b", re.MULTILINE)
 _JOB_REPORT_RE = lazy_pattern(
     r"^\[\d{1,3}\][+-]?\s+(Done|Exit \d{1,3}|Killed|Terminated)\s+(\S[^\n]*)$", re.MULTILINE
 )
 """The shell's report of a background job that ended (``[1]+  Done   nohup python x.py …``)."""
-
-
-def _unlisted(call: Call, text: str, job: Job) -> str:
-    """How a later ``ps``/``pgrep`` naming a job known by its pid showed it ended: its output
-    does not list the pid (``ps -p 2167150`` printed only its header); '' otherwise."""
-    command = command_of(call)
-    if command is None or not job.id.isdigit() or _PS_RE.search(command) is None:
-        return ""
-    if re.search(rf"(?<!\d){job.id}(?!\d)", text) is not None:
-        return ""
-    return f"gone: `{cut(one_line(command), 80)}` no longer lists pid {job.id}"
 
 
 def _job_reports(text: str) -> list[tuple[str, str]]:
@@ -546,15 +448,17 @@ def background_jobs(entries: list[Entry], seed: tuple[Job, ...] = ()) -> list[Jo
             watched = jobs.get(watching.pop(r.call_id, ""))
             shell = end_detached(jobs.values(), started_by, r.text)  # (blind check 54, W1)
             if watched is not None and not watched.finished and watched.id not in new:
-                watched.finished = _exit_report(r.text, calls[r.call_id].arguments, watched.id)
-                watched.finished = watched.finished or _unlisted(calls[r.call_id], r.text, watched)
+                watched.finished = exit_report(r.text, calls[r.call_id].arguments, watched.id)
+                watched.finished = watched.finished or unlisted(
+                    calls[r.call_id], r.text, watched.id
+                )
             if jobs and (reports := _job_reports(r.text)):
                 for job in jobs.values():
                     job.finished = job.finished or _job_report(reports, job)
             for key, job in jobs.items():
                 if job.finished or key in new or job is watched or key not in r.text:
                     continue
-                job.finished = "" if job.detached else _finished_line(r.text, key, _EXITED_RE)
+                job.finished = "" if job.detached else finished_line(r.text, key, EXITED_RE)
             # the ports it reports listening on: read only when a job can use them (most
             # results of most sessions: none, and the read looks at the whole text)
             serving = watched is not None or bool(new) or (bool(jobs) and _serving(jobs))
@@ -587,7 +491,7 @@ def background_jobs(entries: list[Entry], seed: tuple[Job, ...] = ()) -> list[Jo
             for key, job in jobs.items():
                 if not job.finished and key in e.text:  # an event of a watch never ends it
                     how = notice_end(e.text, key)  # (blind check 51, W2)
-                    job.finished = how if how == "" else _finished_line(e.text, key) or how or ""
+                    job.finished = how if how == "" else finished_line(e.text, key) or how or ""
     last = last_process(entries) if jobs else ""
     for job in jobs.values() if last else ():  # a harness's job ends with its CLI process
         if not job.finished and job.id != job.label and not job.detached:

@@ -26,10 +26,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from compactor._json import JsonObject
-from compactor.errors import TranscriptError
 
 from ._family import is_untyped_metadata, unknown_record
 from ._jsonl import Line
+from ._unknown_types import Found, refuse_outnumbered, tally
 
 __all__ = ["check_share", "kept", "problem", "unknown"]
 
@@ -77,37 +77,34 @@ def problem(
     return "type", unknown_record("codex record type", kind)
 
 
-def unknown(
-    lines: Sequence[Line], known: Collection[str], items: Collection[str]
-) -> list[tuple[str, int, int]]:
+def unknown(lines: Sequence[Line], known: Collection[str], items: Collection[str]) -> list[Found]:
     """``(type, first line, count)`` of each unknown record type (``response_item/X`` for an
     item type) kept verbatim."""
-    found: dict[str, list[int]] = {}
-    for ln in lines:
-        kind = ln.obj.get("type")
-        item = _new_item(ln.obj, items)
-        name = (
-            f"response_item/{item}" if item else kind if _new_record(ln.obj, kind, known) else None
-        )
-        if isinstance(name, str):
-            found.setdefault(name, [ln.number, 0])[1] += 1
-    return [(name, first, n) for name, (first, n) in found.items()]
+    return tally(
+        (name, ln.number)
+        for ln in lines
+        if isinstance(name := _unknown_name(ln.obj, known, items), str)
+    )
 
 
-def check_share(path: str, found: list[tuple[str, int, int]], messages: int) -> None:
+def _unknown_name(rec: JsonObject, known: Collection[str], items: Collection[str]) -> object:
+    kind = rec.get("type")
+    item = _new_item(rec, items)
+    return f"response_item/{item}" if item else kind if _new_record(rec, kind, known) else None
+
+
+def check_share(path: str, found: list[Found], messages: int) -> None:
     """Refuse a file whose unknown response items outnumber the ``messages`` it knows."""
-    items = [(name, first, n) for name, first, n in found if name.startswith("response_item/")]
-    total = sum(n for _, _, n in items)
-    if items and total > messages:
-        name, first, _ = min(items, key=lambda x: x[1])
-        item = name.removeprefix("response_item/")
-        raise TranscriptError(
-            path,
-            first,
-            "payload.type",
-            f"{unknown_record('codex response item', item)}: {total} items of types it does "
-            f"not know, more than the {messages} messages it does (a newer Codex's messages?)",
-        )
+    items = [x for x in found if x[0].startswith("response_item/")]
+    refuse_outnumbered(path, items, messages, "payload.type", _outnumbered)
+
+
+def _outnumbered(name: str, total: int, _types: list[str], messages: int) -> str:
+    item = name.removeprefix("response_item/")
+    return (
+        f"{unknown_record('codex response item', item)}: {total} items of types it does "
+        f"not know, more than the {messages} messages it does (a newer Codex's messages?)"
+    )
 
 
 def kept(lines: Sequence[Line], known: Collection[str]) -> list[Line]:

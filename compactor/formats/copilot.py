@@ -48,6 +48,7 @@ from compactor.schema import AgenticMessage, Block, Message
 
 from . import _jsonl
 from ._family import check_records, is_untyped_metadata, untyped_metadata
+from ._unknown_types import refuse_outnumbered, tally
 from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
 
 if TYPE_CHECKING:
@@ -244,22 +245,14 @@ def _message(
     return AgenticMessage("assistant", blocks)
 
 
-def _refuse_unread(path: str, unknown: dict[str, list[int]], spoken: int) -> None:
+def _outnumbered(first: str, unread: int, kinds: list[str], spoken: int) -> str:
     """Events of types this reader does not know that outnumber the events it reads as messages
     are a Copilot CLI of another shape (renamed message events): refused at the first of them,
     never read as a nearly empty history (the misread guard, :mod:`.misread`, for events)."""
-    unread = sum(len(lines) for lines in unknown.values())
-    if not unread or unread <= spoken:
-        return
-    first = min(unknown, key=lambda kind: unknown[kind][0])
-    kinds = ", ".join(sorted(unknown)[:5])
-    raise TranscriptError(
-        path,
-        unknown[first][0],
-        "type",
-        f"{unread} events of types copilot does not read ({kinds}) outnumber the {spoken} it "
-        f"reads as messages ({first!r} here): a Copilot CLI log of another shape; not read as "
-        "a nearly empty history",
+    return (
+        f"{unread} events of types copilot does not read ({', '.join(kinds[:5])}) outnumber the "
+        f"{spoken} it reads as messages ({first!r} here): a Copilot CLI log of another shape; "
+        "not read as a nearly empty history"
     )
 
 
@@ -284,7 +277,7 @@ class CopilotFormat:
         names: dict[str, str] = {}
         messages: list[AgenticMessage] = []
         origin: list[list[int]] = []
-        unknown: dict[str, list[int]] = {}
+        unknown: list[tuple[str, int]] = []
         for i, ln in enumerate(lines):
             rec = ln.obj
             kind = rec.get("type")
@@ -298,12 +291,11 @@ class CopilotFormat:
                     messages.append(msg)
                     origin.append([i])
             elif kind not in KNOWN_TYPES and not kind.startswith(_KNOWN_PREFIXES):
-                unknown.setdefault(kind, []).append(ln.number)
-        _refuse_unread(path, unknown, len({where[0] for where in origin}))
+                unknown.append((kind, ln.number))
+        found, spoken = tally(unknown), len({where[0] for where in origin})
+        refuse_outnumbered(path, found, spoken, "type", _outnumbered)
         transcript = _jsonl.make_transcript(self.name, path, raw, lines, messages, origin=origin)
-        transcript.meta.unknown = [
-            (kind, numbers[0], len(numbers)) for kind, numbers in unknown.items()
-        ] + untyped_metadata(lines)
+        transcript.meta.unknown = found + untyped_metadata(lines)
         return transcript
 
     def write(

@@ -23,21 +23,20 @@ from typing import Any
 
 from compactor._json import JsonValue
 from compactor.counting.tokens import estimate_message, estimate_text
-from compactor.facts import STOPPED, Entry, cut, shorten
+from compactor.facts import Entry, cut, shorten
 from compactor.facts.factnoise import only_called
 from compactor.schema import AgenticMessage, Message, Usage, make_assistant, message_kind
 
 from . import local_claims as claims
 from .base import KEPT_AFTER_SUMMARY, estimated_input
 from .local_aborted import nothing_pending
-from .local_again import failed_word, still_open
+from .local_again import still_open
 from .local_analysis import analysis_items
 from .local_answers import answer_room
 from .local_blocked import blocked_items, blocked_step
 from .local_cutturn import announced_item, cut_note
-from .local_dialogue import resolved
 from .local_earlier import encrypted_line
-from .local_errlines import each_error, no_errors_items, read_error_items
+from .local_errors import errors_section
 from .local_evalnotice import evaluated_items, evaluated_step
 from .local_files import file_item, omitted_files
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
@@ -54,21 +53,17 @@ from .local_planmode import awaiting_plan, plan_mode_items, plan_mode_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
 from .local_rejected import (
-    REFUSED_ITEM,
     REJECTED_STEP,
     failed_count,
-    is_refused,
     proposal_note,
     refusal_mark,
-    refused_after,
     rejected_items,
 )
 from .local_requests import current_ref, session_request_lines, session_user_lines
 from .local_results import said_changed, same_results
-from .local_session import ErrorFact, Session
+from .local_session import Session
 from .local_state import (
     ANSWERED,
-    after_line,
     error_replies,
     interruption,
     is_housekeeping_path,
@@ -252,59 +247,6 @@ def _files(s: Session, lim: Limits) -> str:
     if not s.files:
         items[:0] = claims.unchanged_files(s, lim.items, lim.item)  # (with shell_made's line)
     return bullets(items if not s.files else [*items, *shell_made(s, lim.items)])
-
-
-def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str]:
-    """One failed call, or a run of failures of the same call (each error named, in order)."""
-    err = group[-1]
-    status = f" (exit code {err.outcome.exit_code})" if err.outcome.exit_code else ""
-    times = f" {len(group)} times" if len(group) > 1 else ""
-    lines = err.outcome.lines[:2]
-    what = ": " + " | ".join(cut(x, lim.item) for x in lines) if lines else ""
-    what = each_error([e.outcome.lines for e in group], lim.item) or what  # (29 W3)
-    failed = "was stopped" if err.after == "interrupted" and not err.by else failed_word(err)
-    if is_refused(err):  # the user's decision, not a failure (blind check 26)
-        failed, what = REFUSED_ITEM, ""
-    items = [f"{code(cut(err.call, lim.item))} {failed}{times}{status}{what}"]
-    items.append(refused_after(err, lim.item) or after_line(err, lim.item))
-    if err.next_text and err.next_text != said:
-        items.append(f"  Next the assistant said: {quote(err.next_text, lim.item)}")
-    return items
-
-
-def _ended(err: ErrorFact) -> tuple[bool, int | None]:
-    """Stopped or refused by the user, and the exit code: one item only for failures alike."""
-    lines, code = err.outcome.lines, err.outcome.exit_code
-    return bool(lines) and lines[0].startswith((STOPPED, "The user rejected")), code
-
-
-def _errors(s: Session, lim: Limits) -> str:
-    groups: list[list[ErrorFact]] = []
-    for err in s.errors:
-        if groups and groups[-1][-1].call == err.call and _ended(groups[-1][-1]) == _ended(err):
-            groups[-1].append(err)
-        else:
-            groups.append([err])
-    items: list[str] = []
-    cap = max(2, lim.items)
-    if len(groups) > cap:
-        # the failures still open first, then the latest ones
-        ranked = sorted(range(len(groups)), key=lambda i: (resolved(groups[i][-1].after), -i))
-        keep = sorted(ranked[:cap])
-        items.append(
-            f"{len(s.errors)} failed tool calls; {cap} of {len(groups)} kinds shown "
-            "(the unfixed ones first, then the latest):"
-        )
-        groups = [groups[i] for i in keep]
-    said = ""
-    for group in groups:
-        items.extend(_error_item(group, lim, said))
-        said = group[-1].next_text
-    prior = _prior_excerpt(s, 4, lim.prior)
-    if prior:
-        items.append(f"{stale_prior(s)}: {prior}")
-    items[0:0] = read_error_items(s, lim.item) if s.errors else no_errors_items(s, lim.item)
-    return bullets(items)
 
 
 def _problem_solving(s: Session, lim: Limits) -> str:
@@ -526,7 +468,7 @@ _SECTIONS: tuple[Callable[[Session, Limits], str], ...] = (
     _intent,
     _concepts,
     _files,
-    _errors,
+    errors_section,
     _problem_solving,
     _user_messages,
     _pending,

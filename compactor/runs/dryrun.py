@@ -290,7 +290,7 @@ class Explainer:
         import asyncio
 
         from .explain import explain
-        from .run_reduce import explain_strategies
+        from .explain_reduce import explain_strategies
 
         cfg = cast("Config[M]", self.cfg)  # the config of either type, for this one
         data = asyncio.run(

@@ -13,7 +13,8 @@ Two steps, so that nothing is destroyed at the edges:
   out through a sink as they happen; a report and an events file are written for every outcome
   after the plan, failures and interrupts included.
 
-This module owns the execution (:class:`Run`, :func:`run_file`, :func:`arun_file`); the plan
+This module owns the execution (:class:`Run`, :func:`run_file`, :func:`arun_file`; its
+summarize step is :mod:`compactor.runs.run_summarize`); the plan
 lives in :mod:`compactor.runs.run_plan` (:class:`RunOptions`, :func:`plan`, :class:`RunPlan`) and
 the result in :mod:`compactor.runs.run_result` (:class:`RunResult`, :class:`AttemptLog`). Their
 public names are re-exported here, and a program imports them as ``compactor.runner`` (the name
@@ -30,23 +31,20 @@ program compacts a file exactly as ``compact run`` does::
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Literal
 
 from compactor._util import fewer_gc_passes, maybe_await
 from compactor.errors import CompactorError, InputChangedError, StreamError
 from compactor.events import (
-    CacheRefused,
     RunEvent,
     RunEventSink,
     RunFinished,
     TranscriptRead,
     TriggerChecked,
-    WindowAssumed,
 )
 from compactor.exitcodes import ExitCode, classify
 from compactor.interrupts import Interrupted, last_signal, signal_name
@@ -56,13 +54,12 @@ from compactor.io import (
     InputFile,
     LineWriter,
     archive_held,
-    archive_path,
     json_bytes,
     open_input,
     write_destination,
 )
 from compactor.io.writing import current_umask
-from compactor.pipeline.limits import SpendHold, SpendMeter
+from compactor.pipeline.limits import SpendMeter
 
 from .run_plan import (
     APPEND_FORMATS,
@@ -74,16 +71,14 @@ from .run_plan import (
     plan,
     refuse_append,
 )
-from .run_result import AttemptLog, RunResult, outcome_report
+from .run_result import AttemptLog, RunResult
 
 if TYPE_CHECKING:
-    from compactor.configfile.build import RunFields
-    from compactor.counting.config import Config
     from compactor.counting.trigger import TriggerDecision
-    from compactor.formats.base import Transcript
+    from compactor.formats.base import CompactionInfo, Transcript
     from compactor.models.base import ChatModel
     from compactor.reduction.offload import FileOffload
-    from compactor.schema import AgenticMessage, M, Message
+    from compactor.schema import AgenticMessage, Message
 
 __all__ = [
     "APPEND_FORMATS",
@@ -277,18 +272,6 @@ class Run:
         data = await self._summarize(parsed, decision)
         self._write_output(data)
 
-    async def _say_assumed_window(self, cfg: Config[M]) -> None:
-        """An unknown model without ``model.context_tokens``: its window is assumed (issue 34),
-        said once in the live view (an event) and in the report."""
-        from compactor.configfile import summarizer_window
-
-        if self.model is not None:
-            return  # a model handed in (tests): the config's window is its own
-        window, assumed = summarizer_window(self.plan.file_config)
-        if assumed is not None and window is not None and window == cfg.summarizer_context_tokens:
-            self.result.extras["assumed_window"] = {"model": assumed, "tokens": window}
-            await self.emit(WindowAssumed(assumed, window))
-
     async def _reduce(self, parsed: Transcript, decision: TriggerDecision) -> None:
         """``--strategy reduce|hybrid`` (:mod:`compactor.runs.run_reduce`); offloaded files are
         removed again when the run fails before its output is written."""
@@ -385,110 +368,26 @@ class Run:
     ) -> bytes:
         from compactor.schema import is_agentic
 
+        from .run_summarize import summarize_as
+
         given = parsed.messages if messages is None else messages
         # One history holds one message type: the generic steps are called with it bound.
         if is_agentic(given):  # (not copied: nothing changes it; the middleware copies it)
-            return await self._summarize_as(parsed, decision, given, retained_from, exact)
-        return await self._summarize_as(parsed, decision, given, retained_from, exact)
+            return await summarize_as(self, parsed, decision, given, retained_from, exact)
+        return await summarize_as(self, parsed, decision, given, retained_from, exact)
 
-    async def _summarize_as(
-        self,
-        parsed: Transcript,
-        decision: TriggerDecision,
-        history: list[M],
-        retained_from: int,
-        exact: bool,
-    ) -> bytes:
-        from compactor import new
-        from compactor.configfile import build_config
-        from compactor.counting.trigger import decide
-        from compactor.formats.base import CompactionInfo, WriteMode
-        from compactor.formats.records import dropped_records
-        from compactor.formats.registry import get_format, write_transcript
-        from compactor.schema import AgentState
+    def compaction_info(self, decision: TriggerDecision, after: int | None) -> CompactionInfo:
+        """What the written transcript may record of this compaction (Claude Code's metadata),
+        ``after``: its tokens."""
+        from compactor.formats.base import CompactionInfo
 
-        opts, file_cfg, r = self.plan.options, self.plan.file_config, self.result
-        raw = b""  # the input's bytes, for its archive only (a streamed input is read again)
-        if self._archive is not None:
-            auto_path: str | None = self._archive.path
-        elif self.plan.archive_dir is not None:
-            raw = self._input.raw if self._input is not None else b""
-            auto_path = archive_path(raw, self.plan.archive_dir)
-        elif opts.input == "-":
-            auto_path = "-"  # the note says it was read from stdin, and kept nowhere
-        else:
-            auto_path = os.path.abspath(opts.input)  # noqa: ASYNC240 - string work, no I/O
-        # The run's one Config, built from the tree its plan checked (not checked again),
-        # with the run's own event sink. --force on a transcript below its trigger: it cannot
-        # loop, so no ratio guard; the growth guard (loop_guard.max_growth) still refuses a
-        # result that blows it up.
-        runtime: RunFields = {"emit_internal_events": True, "on_event": self.emit}
-        if not decision.triggered:
-            runtime["loop_guard"] = None
-        cfg: Config[M] = build_config(
-            file_cfg,
-            transcript_path_auto=auto_path,
-            model=self.model,
-            runtime=runtime,
-            checked=True,
-            agent_session=get_format(parsed.format).spec.agent_session,
-        )
-        r.transcript_path = cfg.transcript_file_path
-        if cfg.focus_instructions:
-            r.extras["instructions"] = cfg.focus_instructions
-        if cfg.cache is not None and cfg.cache.refused is not None:
-            # A folder another user can write: its entries could be planted. Run without it.
-            folder, reason = str(cfg.cache.directory), cfg.cache.refused
-            r.extras["cache"] = {"dir": folder, "refused": reason}
-            cfg = dataclasses.replace(cfg, cache=None)
-            await self.emit(CacheRefused(folder, reason))
-        await self._say_assumed_window(cfg)
-        if retained_from:
-            from compactor.reduction.stack import keep_retained, originals_to_summarize
+        how: Literal["auto", "manual"] = "auto" if decision.triggered else "manual"
+        return CompactionInfo(decision.tokens, after, how, self.plan.timestamp)
 
-            cfg = keep_retained(cfg, history, retained_from, exact=exact)
-            # the transcript's own messages: of its history's type (a transcript holds one)
-            originals = cast("list[M]", list(parsed.messages))
-            cfg, history = originals_to_summarize(cfg, history, originals)
-        # Spend limits: the plan must fit before anything is sent or written (the archive too).
-        hold = await self._reserve(cfg, history)
-        try:
-            await self.archive_original()
-            if hold is not None:
-                cfg = dataclasses.replace(cfg, spend=hold)
-            outcome = await new(cfg).summarize_detailed(
-                AgentState(messages=history, tools=list(parsed.tools)),
-                tokens_before=decision.tokens,  # the same counter and trigger as the config's
-            )
-        finally:
-            if hold is not None:
-                hold.release()
-                r.extras["limits"] = hold.report()
-        r.attempts = self.attempts.attempts
-        r.extras = {**outcome_report(outcome, cfg), **r.extras, **self.attempts.report()}
-        r.messages_after = len(outcome.messages)
-        tokens_after = outcome.tokens_after  # counted by the loop guard, when it ran
-        if tokens_after is None:
-            counter, trigger = file_cfg.counter(), file_cfg.trigger_condition()
-            after = await decide(
-                outcome.messages, parsed.tools, trigger, counter, always_count=True
-            )
-            tokens_after = after.tokens
-        r.tokens_after = tokens_after
-        mode: WriteMode = "append" if opts.append else "shrink"
-        data = write_transcript(
-            parsed,
-            outcome.messages,
-            mode=mode,
-            info=CompactionInfo(
-                tokens_before=decision.tokens,
-                tokens_after=tokens_after,
-                trigger="auto" if decision.triggered else "manual",
-                timestamp=self.plan.timestamp,
-            ),
-        )
-        r.dropped_records = dropped_records(parsed, outcome.messages, data, mode)
-        return data
+    @property
+    def archive_entry(self) -> str | None:
+        """The original's path in the archive once :meth:`archive_original` took it."""
+        return self._archive.path if self._archive is not None else None
 
     def _index_archive(self, entry: str) -> None:
         """Note in the archive's index which file ``entry`` was (``compact archive restore``)."""
@@ -499,26 +398,6 @@ class Run:
         by = "run --in-place" if opts.in_place else "run --transcript-path archive"
         assert self.plan.archive_dir is not None
         record_archived(self.plan.archive_dir, entry, original, by=by)
-
-    async def _reserve(self, cfg: Config[M], messages: list[M]) -> SpendHold | None:
-        """Set aside the requests this run plans to send (:mod:`compactor.pipeline.limits`);
-        :class:`~compactor.errors.SpendLimitError` when they do not fit what is left."""
-        if self.meter is None:
-            limits = self.plan.file_config.spend_limits()
-            if limits is None:
-                return None
-            self.meter = SpendMeter(limits)
-        from .explain import plan_requests
-
-        planned = await plan_requests(cfg, messages)
-        self.result.extras["limits"] = {
-            **self.meter.limits.to_dict(),
-            "planned_requests": planned.requests,
-            "planned_input_tokens": planned.input_tokens,
-            "requests": 0,
-            "input_tokens": 0,
-        }
-        return self.meter.reserve(planned.requests, planned.input_tokens)
 
     def _write_output(self, data: bytes) -> None:
         out, r = self.plan.output, self.result
