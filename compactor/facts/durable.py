@@ -7,7 +7,7 @@
   ``<system-reminder>``. The newest text per file, in order.
 * :func:`skill_reads` — skills an agent loaded by reading their ``SKILL.md`` with a shell
   command (Codex: ``sed -n '1,260p' ~/.codex/skills/NAME/SKILL.md``); Claude Code's ``Skill``
-  tool is :func:`compactor.pipeline.finalize.find_skills`'s.
+  tool is :func:`compactor.pipeline.skills.find_skills`'s.
 * :func:`latest_plan` — the agent's latest plan or todo list (``TodoWrite``, ``update_plan``),
   every item with its status.
 * :func:`is_earlier_summary` / :func:`earlier_summary_view` — a user-role message that is an
