@@ -91,6 +91,7 @@ from .local_text import (
 )
 from .local_turns import answers_since, hold_line, hold_step, requests_from_user
 from .local_unresolved import unresolved_items
+from .local_unshipped import unshipped_items
 from .local_usershell import after_items, after_step, asked_item
 from .local_views import (
     deliverables,
@@ -334,13 +335,15 @@ def _pending(s: Session, lim: Limits) -> str:
         items.append(asked_item(s, quote(question, lim.item * 2)))  # (blind check 44, W1)
     if s.announced:
         items.append(announced_item(s, lim.item))
+    local = unshipped_items(s, lim.item // 2)  # facts, not tasks (rows 2710-2711)
     if not items:
         prior = _prior_excerpt(s, 7, lim.prior) if not s.requests else ""
         if prior:
-            return f"   - From the earlier summary: {prior}"
+            return f"   - From the earlier summary: {prior}" + "".join(f"\n   - {x}" for x in local)
         done = f" ({quote(last.text, lim.item // 2)})" if last is not None else ""
-        return nothing_pending(s, done, ANSWERED)  # as sections 8/9 say it (BENCH52 W9)
-    return bullets(items)
+        none = nothing_pending(s, done, ANSWERED)  # as sections 8/9 say it (BENCH52 W9)
+        return none + "".join(f"\n   - {x}" for x in local)
+    return bullets(items + local)
 
 
 def _current_work(s: Session, lim: Limits) -> str:
