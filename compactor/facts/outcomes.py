@@ -8,6 +8,7 @@ import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from .absence import confirms_removal
 from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .apierror import api_error
 from .bounded import is_startup_noise
@@ -579,6 +580,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         flagged = False  # code 1": pkill matched none (check 27), grep no match (BENCH42 W4)
     if flagged and code == 1 and not result.is_error and _retrieved_no_match(text, call, lines):
         flagged, lines = False, []  # TaskOutput got a finished grep's exit 1 (blind check 17)
+    if flagged and code in (None, 1, 2) and call and confirms_removal(call.command, lines):
+        flagged, lines = False, []  # `rm -rf X && ls X` exits 2: its own check, X is gone (57a)
     if flagged or marked:
         refused = rejection(text)
         if refused:

@@ -1,0 +1,78 @@
+"""Five shapes a resuming agent could not trust (fix57a, issue 28).
+
+Claude-Code-shaped sessions written to ``tmp_path``, invented content:
+
+1. A flagged check that a path the agent removed is gone (``rm -rf X && ls X`` exits 2, or
+   ``rm -rf X`` then ``ls X``): it confirms the removal, no unresolved failure.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compactor.facts import Call, Result, outcome
+from compactor.facts.absence import missing_checked, removed_paths
+
+from .cc_session import Session, cc_summary
+from .test_models_local_session import section
+
+GONE = "Exit code 2\nls: cannot access 'build': No such file or directory"
+
+
+def _calls(tmp_path: Path, calls: list[tuple[str, str, bool]], close: str = "") -> str:
+    s = Session()
+    s.user("Clean out the old build output before the release.")
+    for command, output, error in calls:
+        s.call("Bash", {"command": command}, output, error=error)
+    if close:
+        s.say(close)
+    return cc_summary(s, tmp_path)
+
+
+# -- 1: a flagged absence check --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "calls",
+    [
+        [("rm -rf build && ls build", GONE, True)],
+        [("rm -rf build/", "", False), ("ls build 2>&1", GONE, True)],
+        [("rm -rf build/", "", False), ("ls build", GONE, True)],
+        [("rm -rf build", "", False), ("test -e build", "Exit code 1", True)],
+    ],
+)
+def test_a_flagged_check_that_a_removed_path_is_gone_is_no_failure(
+    tmp_path: Path, calls: list[tuple[str, str, bool]]
+) -> None:
+    text = _calls(tmp_path, calls)
+    errors, pending = section(text, 4), section(text, 7)
+    assert "Unresolved failure" not in pending, pending
+    assert "` failed" not in errors, errors
+
+
+def test_a_flagged_check_in_the_removing_command_is_a_success() -> None:
+    call = Call("c1", "Bash", '{"command": "rm -rf build && ls build"}', 0)
+    assert not outcome(Result("c1", "Bash", GONE, is_error=True), call).failed
+
+
+def test_a_check_of_a_path_the_agent_never_removed_still_failed(tmp_path: Path) -> None:
+    dist = "Exit code 2\nls: cannot access 'dist': No such file or directory"
+    text = _calls(tmp_path, [("rm -rf build/", "", False), ("ls dist", dist, True)])
+    assert "Unresolved failure: `Bash: ls dist`" in section(text, 7), section(text, 7)
+    remade = [
+        ("rm -rf build/", "", False),
+        ("make build", "built", False),
+        ("ls build", GONE, True),
+    ]
+    assert "Unresolved failure: `Bash: ls build`" in section(_calls(tmp_path, remade), 7)
+    call = Call("c1", "Bash", '{"command": "rm -rf build && ls dist"}', 0)
+    dist_gone = Result("c1", "Bash", dist, is_error=True)
+    assert outcome(dist_gone, call).failed
+
+
+def test_the_absence_helpers_name_removed_and_checked_paths() -> None:
+    assert removed_paths("rm -rf build/ dist && git rm -q old.txt") == {"build", "dist", "old.txt"}
+    assert missing_checked("ls build 2>&1", "ls: cannot access 'build': No such file") == {"build"}
+    assert not missing_checked("ls build", "ls: cannot access 'build-tools': No such file")
