@@ -76,3 +76,62 @@ def test_the_absence_helpers_name_removed_and_checked_paths() -> None:
     assert removed_paths("rm -rf build/ dist && git rm -q old.txt") == {"build", "dist", "old.txt"}
     assert missing_checked("ls build 2>&1", "ls: cannot access 'build': No such file") == {"build"}
     assert not missing_checked("ls build", "ls: cannot access 'build-tools': No such file")
+
+
+# -- 2: a push judged per (remote, branch) ----------------------------------------------------
+
+PUSHED = "To github.com:acme/widget.git\n   3f2a1b0..9c8d7e6  main -> main"
+DOCS = "To github.com:acme/widget.git\n * [new branch]      docs -> docs"
+CLAIM = "Committed and pushed the parser fix to main."
+
+
+def _rejected(branch: str) -> str:
+    return (
+        f"Exit code 1\nTo github.com:acme/widget.git\n ! [rejected]        {branch} -> {branch} "
+        "(fetch first)\nerror: failed to push some refs to 'github.com:acme/widget.git'"
+    )
+
+
+def _pushes(tmp_path: Path, first: str, after: list[tuple[str, str, bool]]) -> str:
+    s = Session()
+    s.user("Commit the parser fix and push it.")
+    s.bash("git commit -am 'Fix parser'", "[main 9c8d7e6] Fix parser\n 1 file changed")
+    s.bash("git push", first)
+    s.say(CLAIM)
+    s.user("Now push the release branch as well.")
+    for command, output, error in after:
+        s.call("Bash", {"command": command}, output, error=error)
+    return section(cc_summary(s, tmp_path), 5)
+
+
+@pytest.mark.parametrize(
+    ("first", "after"),
+    [
+        (PUSHED, [("git push origin release", _rejected("release"), True)]),
+        ("Everything up-to-date", [("git push upstream main", _rejected("main"), True)]),
+        ("Everything up-to-date", [("git push origin HEAD:release", _rejected("release"), True)]),
+        (
+            PUSHED,
+            [
+                ("git push", _rejected("main"), True),
+                ("git pull --rebase && git push", PUSHED.replace("3f2a1b0", "9c8d7e6"), False),
+            ],
+        ),
+    ],
+)
+def test_a_bare_push_that_succeeded_is_not_contradicted_by_another_push(
+    tmp_path: Path, first: str, after: list[tuple[str, str, bool]]
+) -> None:
+    results = _pushes(tmp_path, first, after)
+    assert CLAIM in results, results
+    assert "contradicted later" not in results, results
+
+
+def test_a_later_failed_push_of_the_same_branch_is_not_hidden_by_another_success(
+    tmp_path: Path,
+) -> None:
+    after = [("git push", _rejected("main"), True), ("git push origin docs", DOCS, False)]
+    results = _pushes(tmp_path, PUSHED, after)
+    assert f"{CLAIM} (contradicted later: `Bash: git push` failed" in results, results
+    after = [("git push origin main", _rejected("main"), True)]
+    assert "contradicted later" in _pushes(tmp_path, "Everything up-to-date", after)
