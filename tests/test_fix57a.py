@@ -135,3 +135,54 @@ def test_a_later_failed_push_of_the_same_branch_is_not_hidden_by_another_success
     assert f"{CLAIM} (contradicted later: `Bash: git push` failed" in results, results
     after = [("git push origin main", _rejected("main"), True)]
     assert "contradicted later" in _pushes(tmp_path, "Everything up-to-date", after)
+
+
+# -- 3: steps left to the user, by shape ------------------------------------------------------
+
+
+def _handed(tmp_path: Path, reply: str) -> str:
+    s = Session()
+    s.user("Change the app port to 8080.")
+    s.call(
+        "Edit",
+        {"file_path": "config/app.yaml", "old_string": "port: 80", "new_string": "port: 8080"},
+        "The file config/app.yaml has been updated successfully.",
+    )
+    s.say(reply)
+    return section(cc_summary(s, tmp_path), 7)
+
+
+@pytest.mark.parametrize(
+    ("reply", "step"),
+    [
+        (
+            "I changed the port to 8080. You'll need to restart the server for it to apply.",
+            "restart the server",
+        ),
+        ("Done. Please reload nginx so that it proxies to the new port.", "reload nginx"),
+        (
+            "Done: the port is 8080 now.\n\nNext steps:\n1. Restart the server with "
+            "`systemctl restart app`\n2. Open port 8080 in the firewall",
+            "Open port 8080 in the firewall",
+        ),
+    ],
+)
+def test_an_imperative_addressed_to_the_user_is_a_step_left_to_them(
+    tmp_path: Path, reply: str, step: str
+) -> None:
+    pending = _handed(tmp_path, reply)
+    assert "answered with steps left to the user" in pending, pending
+    assert step in pending, pending
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Done: the port is 8080. You should see the app on http://localhost:8080 now.",
+        "Done: the port is 8080.\n\nNext steps:\n1. I'll update the docs if you want.",
+    ],
+)
+def test_what_the_user_will_see_or_the_agent_will_do_is_no_step_left(
+    tmp_path: Path, reply: str
+) -> None:
+    assert "steps left to the user" not in _handed(tmp_path, reply)
