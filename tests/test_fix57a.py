@@ -186,3 +186,75 @@ def test_what_the_user_will_see_or_the_agent_will_do_is_no_step_left(
     tmp_path: Path, reply: str
 ) -> None:
     assert "steps left to the user" not in _handed(tmp_path, reply)
+
+
+# -- 4: a script that stops on purpose --------------------------------------------------------
+
+
+def _script(tmp_path: Path, command: str, output: str, error: bool) -> str:
+    s = Session()
+    s.user("Write a script that migrates the user table, and run it.")
+    s.call(
+        "Write",
+        {"file_path": "scripts/migrate.py", "content": "print('migrating')\n"},
+        "File created successfully at: scripts/migrate.py",
+    )
+    s.call("Bash", {"command": command}, output, error=error)
+    s.say("The migration script is in place.")
+    return cc_summary(s, tmp_path)
+
+
+REFUSED = "Refusing to migrate: the database has 3 pending writes; stop the app first."
+USAGE = (
+    "Exit code 2\nusage: migrate.py [-h] --db DB [--dry-run]\n"
+    "migrate.py: error: the following arguments are required: --db"
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "error", "said"),
+    [
+        ("python scripts/migrate.py", REFUSED, False, REFUSED),
+        ("python scripts/migrate.py", "Exit code 1\n" + REFUSED, True, REFUSED),
+        (
+            "python scripts/migrate.py --dry-run",
+            "checked 42 rows\nDry run: nothing written",
+            False,
+            "Dry run: nothing written",
+        ),
+        ("python scripts/migrate.py", USAGE, True, "the following arguments are required: --db"),
+        (
+            "./migrate.sh --db prod.db",
+            "[migrate] Aborting: prod.db is the production database; pass --yes to confirm.",
+            False,
+            "Aborting: prod.db is the production database",
+        ),
+    ],
+)
+def test_a_script_that_stops_on_purpose_is_the_steps_outcome_not_a_crash(
+    tmp_path: Path, command: str, output: str, error: bool, said: str
+) -> None:
+    text = _script(tmp_path, command, output, error)
+    errors, pending = section(text, 4), section(text, 7)
+    assert "` stopped on purpose" in errors, errors
+    assert said in errors, errors
+    assert "Not a crash" in errors and "Not retried" not in errors, errors
+    assert "Unresolved failure" not in pending, pending
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "error"),
+    [
+        ("cat notes/refusals.md", "Refusing to migrate is what the old script did.", False),
+        ("python scripts/migrate.py", "Exit code 134\nAborted (core dumped)", True),
+        (
+            "python scripts/migrate.py",
+            "migrated 42 rows; aborting old jobs was not needed",
+            False,
+        ),
+    ],
+)
+def test_a_read_a_crash_or_a_success_is_no_deliberate_stop(
+    tmp_path: Path, command: str, output: str, error: bool
+) -> None:
+    assert "stopped on purpose" not in section(_script(tmp_path, command, output, error), 4)

@@ -13,6 +13,7 @@ from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .apierror import api_error
 from .bounded import is_startup_noise
 from .caughterror import caught_failure
+from .deliberate import deliberate_stop
 from .killreport import ERROR_WORDS
 from .maskedexit import hidden_failure
 from .noise import is_warning
@@ -497,6 +498,7 @@ class Outcome:
     lines: tuple[str, ...] = ()
     """The error lines, most informative first (at most :data:`_MAX_OUTCOME_LINES`)."""
     stand_in: bool = False  # lines[0] is the first output line: no error line (blind check 27)
+    on_purpose: bool = False  # lines[0] says the script stopped on purpose (fix57a 4)
 
 
 _MAX_OUTCOME_LINES = 4
@@ -556,6 +558,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     if code is None and result.is_error and text.strip() == "Error" and exit_one_program(call):
         code, text = 1, ""  # Claude Code 1.0's bare "Error": a non-zero exit, no output (42 W4)
     flagged = result.is_error or (code is not None and code != 0)
+    if not marked and (stop := _stopped_on_purpose(text, code, call)):  # (fix57a 4)
+        return Outcome(True, code, (stop,), on_purpose=True)  # "Refusing to …": no crash
     if not (flagged or marked) and call and (failed := api_error(call.command, text)):
         return Outcome(True, code, (failed,))  # curl exited 0 on an API error (blind check 28)
     if code == 0 and call is not None and (hidden := hidden_failure(call.command, text)):
@@ -595,6 +599,16 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         caught = caught_failure(call, code, body) if not lines else ""  # (BENCH41 W2)
         return Outcome(True, code, (caught,)) if caught else Outcome(False, code)
     return Outcome(True, code, tuple(lines))
+
+
+def _stopped_on_purpose(text: str, code: int | None, call: Call | None) -> str:
+    """The line of a command's output that says it stopped on purpose ("Refusing to …", "Dry
+    run: nothing written", exit 2 with a usage message: :mod:`.deliberate`); '' for a read."""
+    if call is None or not call.command or code not in (None, 0, 1, 2) or not text:
+        return ""
+    if is_reading_call(call) or only_reads(call) or is_subagent(call):
+        return ""
+    return deliberate_stop(strip_output_header(scan_window(text)), code)
 
 
 def shell_words(command: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""A check that a path the agent had just removed is gone is no failure (fix57a, issue 28).
+"""A check that a path the agent had just removed is gone is no failure, nor is a script that
+stopped on purpose a crash (fix57a 1 and 4, issue 28).
 
 ``rm -rf build/`` in one call, then ``ls build`` (or ``ls build 2>&1``, ``stat build``) in a
 later one: ``ls`` exits 2 with "No such file or directory". That answer CONFIRMS the removal; the
@@ -12,6 +13,11 @@ that the call lists or tests (:func:`compactor.facts.absence.missing_checked`), 
 latest earlier call that names that path removed it (:func:`compactor.facts.absence.removed_paths`),
 within the last :data:`_LOOK_BACK` calls. A check of a path no call removed (``ls dist``), or one
 a call between them may have made again, stays a failure.
+
+:func:`judge_on_purpose`: a script that refused by design and said so ("Refusing to …",
+"Aborting: …", "Dry run: nothing written", exit 2 with its usage message:
+:mod:`compactor.facts.deliberate`) stopped on purpose; section 4 lists its words as the step's
+outcome (what was refused and why), section 7 no "Unresolved failure".
 """
 
 from __future__ import annotations
@@ -19,14 +25,23 @@ from __future__ import annotations
 from compactor.facts import Call, cut
 from compactor.facts.absence import missing_checked, removed_paths, says_missing
 
-from .local_again import CONFIRMED_GONE, OPEN
+from .local_again import CONFIRMED_GONE, ON_PURPOSE, OPEN
 from .local_records import ErrorFact
 from .local_session import Session
 
-__all__ = ["judge_gone_checks"]
+__all__ = ["judge_gone_checks", "judge_on_purpose"]
 
 _LOOK_BACK = 12
 """Calls before the check that may hold the removal ("right after": a few calls at most)."""
+
+
+def judge_on_purpose(s: Session) -> None:
+    """Mark :data:`ON_PURPOSE` each open failure whose output says the script stopped on
+    purpose (fix57a 4: "Refusing to …", "Aborting: …", "Dry run: nothing written", exit 2 with
+    its usage): what it refused and why is the step's outcome, not a crash to fix."""
+    for err in s.errors:
+        if err.after in OPEN and err.outcome.on_purpose and err.outcome.lines:
+            err.after, err.by, err.why = ON_PURPOSE, "", err.outcome.lines[0]
 
 
 def judge_gone_checks(s: Session) -> None:

@@ -37,20 +37,25 @@ __all__ = ["LEFT", "left_item", "left_state", "left_step", "left_steps"]
 LEFT = "answered with steps left to the user"
 """How sections 7-9 say the answer handed steps over."""
 
+_NO_STEP = (
+    r"(?:be|see|have|get|notice|find|expect|receive|now|note|let|feel|advise|keep|tell|share|"
+    r"send|provide|confirm|reply|respond|clarify|specify|choose|pick|decide|answer|look)\b"
+)
+"""Verbs after "please" / "you should" that say what the user will see, or ask for the user's
+input (a question the turn waits on, read elsewhere): no step handed over."""
 _STRONG_RE = lazy_pattern(
     r"\bplease (?:run|execute)\b|\brun (?:the following|these|this|the commands? below)\b|"
     r"\bexecute (?:the following|these)\b|"
     r"\byou(?:['’]ll| will)? (?:need to|have to|must|should) (?:now |then |also |first |still )?"
-    r"(?!be\b|see\b|have\b|get\b|notice\b|find\b|expect\b|receive\b|now\b)[a-z]{3,}\b|"
-    r"(?:^|[.!]\s+)please (?!note\b|let\b|see\b|find\b|feel\b|be\b|advise\b|keep\b)[a-z]{3,}\b|"
+    rf"(?!{_NO_STEP})[a-z]{{3,}}\b|(?:^|[.!]\s+)please (?!{_NO_STEP})[a-z]{{3,}}\b|"
     r"\b(?:next|remaining) steps? (?:for you|on your (?:side|end))\b|"
     r"(?:以下|下記|次)(?:の(?:コマンド|手順))?を実行してください|実行してください|実行をお願いします|"
     r"请(?:运行|执行)",
     re.IGNORECASE,
 )
 """A reply handing steps to the user in so many words: an imperative addressed to the user ("you
-need to …", "you should …", "please …" at a sentence's start: any verb but one that only says
-what the user will see), "run the following" (fix57a 3: the verb list was the only shape)."""
+need to …", "you should …", "please …" at a sentence's start: any verb but :data:`_NO_STEP`),
+"run the following" (fix57a 3: the verb list was the only shape)."""
 _WEAK_RE = lazy_pattern(
     r"\byou can (?:now |then |also )?(?!see\b|find\b|check out\b|read\b)[a-z]{3,}\b|"
     r"\b(?:once|when) you(?:['’]ve| have)? (?:run|pushed|tagged|published|released|merged)\b",
