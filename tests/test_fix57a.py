@@ -258,3 +258,38 @@ def test_a_read_a_crash_or_a_success_is_no_deliberate_stop(
     tmp_path: Path, command: str, output: str, error: bool
 ) -> None:
     assert "stopped on purpose" not in section(_script(tmp_path, command, output, error), 4)
+
+
+# -- 5: advice a yes to another question did not accept -------------------------------------
+
+ROTATE = "I'd rotate the deploy key on the server when convenient."
+ASK = "Want me to delete the leaked copy from logs/deploy.log, or leave it?"
+
+
+def _advised(tmp_path: Path, answer: str) -> str:
+    s = Session()
+    s.user("Deploy the site.")
+    s.bash("./deploy.sh", "deployed build 42 to web-1")
+    s.say(answer)
+    s.user("yes")
+    s.call("Bash", {"command": "sed -i '/KEY=/d' logs/deploy.log"}, "")
+    s.say("Done: the leaked copy is gone from logs/deploy.log.")
+    return cc_summary(s, tmp_path)
+
+
+def test_advice_before_the_closing_question_stays_the_users_open_decision(
+    tmp_path: Path,
+) -> None:
+    text = _advised(tmp_path, f"Deployed build 42. The key was printed in the log. {ROTATE} {ASK}")
+    pending = section(text, 7)
+    undecided = "Not yet decided by the user (their yes answered the closing question, not this"
+    assert f'{undecided} advice): "{ROTATE}"' in pending, pending
+    assert f"Accepted by the user: {ROTATE[:25]}" not in section(text, 5)
+
+
+def test_the_agents_own_statement_before_the_question_is_no_open_decision(
+    tmp_path: Path,
+) -> None:
+    own = "Going forward I'll keep keys out of the deploy log."
+    text = _advised(tmp_path, f"Deployed build 42. {own} {ASK}")
+    assert "Not yet decided" not in section(text, 7), section(text, 7)
