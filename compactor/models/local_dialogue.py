@@ -18,7 +18,7 @@ from .local_numbered import named_items
 from .local_offers import declines_extras, is_ask
 from .local_optlist import offer_scope
 from .local_overtakes import overtakes
-from .local_reask import closing_ask, reasked_suggestion, refers_back, user_advice
+from .local_reask import closing_ask, reasked_suggestion, refers_back
 from .local_restated import amended_by, rejects_approach, restated_proposals
 from .local_reverted import not_accepted
 from .local_session import Session
@@ -175,9 +175,8 @@ def judge_proposals(s: Session) -> None:
             elif picked is None and (asked := closing_ask(said.text)):  # (BENCH55 W3)
                 if refers_back(asked):  # "… with all these refinements?": them too
                     yes = [*yes, asked]
-                else:  # the statements before it stay as said; advice, the user's (57a)
+                else:  # the statements before it stay as said
                     yes, kept = [asked], s.decisions
-                    s.undecided.extend((said.index, x) for x in user_advice(said.text))
             accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in yes]
             s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])
 

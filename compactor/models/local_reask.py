@@ -21,7 +21,8 @@ refinements?", :func:`refers_back`).
 fix57a 5: that advice was then dropped — listed nowhere. Advice to the user before such a
 question (:func:`user_advice`: "I'd revoke/regenerate it …", "you should …", "I recommend …",
 "consider …") stays the user's open decision: section 7 lists it as "not yet decided"
-(:func:`undecided_items`); the agent's own statements ("Going forward I'll …") are no advice.
+(:func:`undecided_items`: an answer whose closing question alone a yes accepted); the agent's
+own statements ("Going forward I'll …") are no advice.
 """
 
 from __future__ import annotations
@@ -131,9 +132,24 @@ def user_advice(text: str) -> list[str]:
 
 def undecided_items(s: Session, width: int) -> list[str]:
     """Section 7's lines for advice the user's "yes" did not answer (it answered the closing
-    question): the user's open decision (fix57a 5)."""
+    question, accepted alone: :func:`closing_ask`, not :func:`refers_back`): the user's open
+    decision (fix57a 5)."""
+    accepted = {
+        index: said.removeprefix(_ACCEPTED)
+        for index, _, said in s.decisions
+        if said.startswith(_ACCEPTED)
+    }
+    advice: list[str] = []
+    for entry in s.entries if accepted else ():
+        action = accepted.get(entry.index) if entry.role == "assistant" else None
+        if action and action == closing_ask(entry.text) and not refers_back(action):
+            advice.extend(user_advice(entry.text))
     return [
         f"Not yet decided by the user (their yes answered the closing question, not this "
         f"advice): {quote(x, width)}"
-        for _, x in s.undecided[-_ADVICE_MOST:]
+        for x in advice[-_ADVICE_MOST:]
     ]
+
+
+_ACCEPTED = "Accepted by the user: "
+"""How :func:`compactor.models.local_dialogue.judge_proposals` says what a yes accepted."""
