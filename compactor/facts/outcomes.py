@@ -608,7 +608,13 @@ def _stopped_on_purpose(text: str, code: int | None, call: Call | None) -> str:
         return ""
     if is_reading_call(call) or only_reads(call) or is_subagent(call):
         return ""
-    return deliberate_stop(strip_output_header(scan_window(text)), code)
+    if len(text) > _STOP_HEAD + _STOP_TAIL:  # its first and last lines are all it reads
+        text = text[:_STOP_HEAD] + "\n" + text[len(text) - _STOP_TAIL :]
+    return deliberate_stop(strip_output_header(text), code)
+
+
+_STOP_HEAD, _STOP_TAIL = 2_000, 3_000
+"""The characters of an output's start and end :func:`_stopped_on_purpose` reads."""
 
 
 def shell_words(command: str) -> list[str]:

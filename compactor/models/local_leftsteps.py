@@ -25,6 +25,7 @@ tij``", "for reference, the commands were …"):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from compactor._util import lazy_pattern
 from compactor.facts import clean, command_of
@@ -129,7 +130,7 @@ def left_steps(s: Session) -> tuple[str, list[str]]:
     text = clean(reply.text)
     hands = _HANDS_RE.search(text)
     if hands is None:
-        return next_steps_list(text, _ran(s, last.index, reply.index))
+        return next_steps_list(text, lambda: _ran(s, last.index, reply.index))
     ran = _ran(s, last.index, reply.index)
     asked = _actions(last.text)
     commands = _commands(text, hands.start())
@@ -183,15 +184,16 @@ _OWN_RE = lazy_pattern(r"^(?:I|I['’]ll|I will|I can|We|We['’]ll|Let me)\b")
 """An item that is the agent's own next step, not the user's."""
 
 
-def next_steps_list(text: str, ran: list[str]) -> tuple[str, list[str]]:
+def next_steps_list(text: str, calls_ran: Callable[[], list[str]]) -> tuple[str, list[str]]:
     """(its heading, its items) of a "Next steps" list in the final answer whose items are the
-    user's (not "I'll …"), each that no successful call since the request ran; ("", [])
-    when there is none (fix57a 3)."""
+    user's (not "I'll …"), each that no successful call since the request (``calls_ran``)
+    ran; ("", []) when there is none (fix57a 3)."""
     found = _NEXT_STEPS_RE.search(text)
     if found is None:
         return "", []
     items = [m.group(1).replace("**", "").strip() for m in _ITEM_RE.finditer(found.group(1))]
     items = [x for x in items if x and not _OWN_RE.match(x)]
+    ran = calls_ran() if items else []  # (the calls since the request: read only when needed)
     left = []
     for item in items:
         commands = [m.group(1) for m in _INLINE_RE.finditer(item)]
