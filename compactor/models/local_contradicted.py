@@ -120,11 +120,14 @@ def judge_contradicted_claims(s: Session) -> None:
             for kind in needed - latest.keys():
                 if _of_kind(call, kind):
                     latest[kind] = call
+    pushes: list[Call] | None = None
     for n, kinds in claims:
         index, score, text = s.decisions[n]
         found = [c for k in kinds if (c := latest.get(k)) is not None and c.index > index]
         failed = next((c for c in found if c.id in s.failed_calls and k_of(c) != _PUSH), None)
-        failed = failed or (_failed_push(s, index) if _PUSH in kinds else None)
+        if failed is None and _PUSH in kinds:  # the session's pushes, listed once
+            pushes = pushes if pushes is not None else _pushes(s)
+            failed = _failed_push(s, index, pushes)
         if failed is None:
             continue  # a push of another branch says nothing of this one (blind check 51, W7)
         if _same_subject(text, _failure_text(s, failed)):
@@ -139,13 +142,18 @@ def k_of(call: Call) -> int:
     return _PUSH if _of_kind(call, _PUSH) else -1
 
 
-def _failed_push(s: Session, index: int) -> Call | None:
+def _pushes(s: Session) -> list[Call]:
+    """The ``git push`` calls that ran (answered, not refused), in order."""
+    return [
+        c for c in s.calls if c.id in s.answered and c.id not in s.refused and _of_kind(c, _PUSH)
+    ]
+
+
+def _failed_push(s: Session, index: int, pushes: list[Call]) -> Call | None:
     """The push after the claim at entry ``index`` that failed last of those to the claim's
     target (the remote and branch the latest push before the claim that succeeded went to:
     :mod:`.local_pushtarget`), when no push to that target succeeded after it; any push that
     failed last when no push before the claim succeeded (fix57a 2)."""
-    pushes = [c for c in s.calls if _of_kind(c, _PUSH) and c.id in s.answered]
-    pushes = [c for c in pushes if c.id not in s.refused]
     mine = next(
         (c for c in reversed(pushes) if c.index < index and c.id not in s.failed_calls), None
     )

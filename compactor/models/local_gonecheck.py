@@ -22,6 +22,8 @@ outcome (what was refused and why), section 7 no "Unresolved failure".
 
 from __future__ import annotations
 
+import bisect
+
 from compactor.facts import Call, cut
 from compactor.facts.absence import missing_checked, removed_paths, says_missing
 
@@ -47,30 +49,33 @@ def judge_on_purpose(s: Session) -> None:
 def judge_gone_checks(s: Session) -> None:
     """Mark :data:`CONFIRMED_GONE` each open failure that only checked that a path an earlier
     call removed is gone (the module docstring); :attr:`ErrorFact.why` names the removal."""
+    starts: list[int] | None = None  # the calls' entry indexes (in order), made once if needed
     for err in s.errors:
         lines = err.outcome.lines
         if err.after not in OPEN or not lines or not all(says_missing(x) for x in lines):
             continue
-        call = _call_of(s, err)
-        if call is None or not call.command:
+        starts = starts if starts is not None else [c.index for c in s.calls]
+        upto = bisect.bisect_right(starts, err.index)  # the calls up to its result
+        at = _call_at(s, err, upto)
+        if at < 0:
             continue
-        before = [c for c in s.calls if c.index < call.index][-_LOOK_BACK:]
-        removal = _removal(call.command, lines, before)
+        call = s.calls[at]
+        before = s.calls[max(0, at - _LOOK_BACK * 4) : at]  # (parallel calls share an entry)
+        before = [c for c in before if c.index < call.index][-_LOOK_BACK:]
+        removal = _removal(call.command or "", lines, before)
         if removal:
             err.after, err.by = CONFIRMED_GONE, ""
             err.why = f"it confirmed that the earlier `{cut(removal, 120)}` removed what it checked"
 
 
-def _call_of(s: Session, err: ErrorFact) -> Call | None:
-    """The failed call ``err`` records (the latest failed call up to its result that runs the
-    command its call line shows)."""
-    found = None
-    for call in s.calls:
-        if call.index > err.index:
-            break
+def _call_at(s: Session, err: ErrorFact, upto: int) -> int:
+    """The position in ``s.calls`` of the failed call ``err`` records (the latest failed call
+    among the first ``upto`` that runs the command its call line shows), or -1."""
+    for at in range(upto - 1, max(-1, upto - 1 - _LOOK_BACK * 4), -1):
+        call = s.calls[at]
         if call.id in s.failed_calls and call.command and call.command[:40] in err.call:
-            found = call
-    return found
+            return at
+    return -1
 
 
 def _removal(command: str, lines: tuple[str, ...], before: list[Call]) -> str:
