@@ -293,3 +293,24 @@ def test_the_agents_own_statement_before_the_question_is_no_open_decision(
     own = "Going forward I'll keep keys out of the deploy log."
     text = _advised(tmp_path, f"Deployed build 42. {own} {ASK}")
     assert "Not yet decided" not in section(text, 7), section(text, 7)
+
+
+# -- a crash the property test found: one id for two calls, its result first -------------------
+
+
+def test_two_calls_with_one_id_after_their_result_do_not_crash_the_session_model() -> None:
+    from compactor.facts.text import Entry
+    from compactor.models.local_session import build_session
+
+    entries = [
+        Entry(index=0, role="user", text="Run the checks."),
+        Entry(index=1, role="user", text="", results=(Result("call_0", "_", "ok"),)),
+        Entry(
+            index=2,
+            role="assistant",
+            text="",
+            calls=[Call("call_0", "_", "{}", 2), Call("call_0", "_", "{}", 2)],
+        ),
+    ]
+    session = build_session(entries)  # KeyError: 'call_0' before (one result, popped twice)
+    assert "call_0" in session.answered
