@@ -22,7 +22,7 @@ import re
 
 from compactor._util import lazy_pattern
 
-__all__ = ["deliberate_stop", "is_deliberate_stop"]
+__all__ = ["deliberate_stop", "is_deliberate_stop", "may_stop"]
 
 _PREFIX = r"^\s*(?:\[[\w .:\-]{1,30}\]\s*|(?:error|fatal|warning|note)\s*:\s*|[\w.\-]{1,40}:\s+)?"
 _STOP_RE = lazy_pattern(
@@ -33,27 +33,41 @@ _STOP_RE = lazy_pattern(
 )
 _USAGE_RE = lazy_pattern(r"^\s*usage:\s+\S", re.IGNORECASE)
 _USAGE_ERROR_RE = lazy_pattern(r"^[\w.\-]+: error: .+$")
-_HINTS = ("efus", "EFUS", "bort", "BORT", "ry run", "ry-run", "RY RUN", "RY-RUN", "proceeding")
 _HEAD = 2
 _TAIL = 5
 _LINE = 300
+_ENDS = 1_500
+_HINTS = ("efus", "EFUS", "bort", "BORT", "ry run", "ry-run", "RY RUN", "RY-RUN", "proceeding")
+"""What every stop line holds: an output without one is not read further."""
+"""Characters of an output's start and end that hold its first and last lines."""
 
 
 def is_deliberate_stop(line: str) -> bool:
     """Whether ``line`` says the script stopped on purpose ("Refusing to …", "Aborting: …")."""
-    return _STOP_RE.search(line[:_LINE]) is not None
+    return _STOP_RE.match(line[:_LINE]) is not None
+
+
+def _lines(text: str) -> list[str]:
+    return [ln.strip() for ln in text.splitlines() if ln.strip()]
+
+
+def may_stop(text: str, code: int | None) -> bool:
+    """Whether ``text`` may hold a stop line: a few substring searches (most outputs: no)."""
+    if code == 2 and ("sage:" in text or "SAGE:" in text):
+        return True
+    return any(map(text.__contains__, _HINTS))
 
 
 def deliberate_stop(text: str, code: int | None) -> str:
-    """The line of a command's output ``text`` (exit code ``code``) that says it stopped on
-    purpose, or '' (the module docstring)."""
-    if code == 2 and ("usage:" in text or "Usage:" in text or "USAGE:" in text):
-        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-        if any(_USAGE_RE.match(ln) for ln in lines[:_TAIL]):
-            said = next((ln for ln in lines if _USAGE_ERROR_RE.match(ln)), "")
-            return (said or next(ln for ln in lines if _USAGE_RE.match(ln)))[:_LINE]
-    if not any(h in text for h in _HINTS):
+    """The line of a command's output ``text`` (exit code ``code``, its harness header off)
+    that says it stopped on purpose, or '' (the module docstring). Only the output's first and
+    last lines are read (a few KB, whatever its size)."""
+    if not may_stop(text, code):
         return ""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    ends = lines[:_HEAD] + lines[max(_HEAD, len(lines) - _TAIL) :]
-    return next((ln[:_LINE] for ln in ends if is_deliberate_stop(ln)), "")
+    usage = code == 2 and ("sage:" in text or "SAGE:" in text)
+    head = _lines(text[:_ENDS])
+    tail = _lines(text[len(text) - _ENDS :])[-_TAIL:] if len(text) > _ENDS else head[-_TAIL:]
+    if usage and any(_USAGE_RE.match(ln) for ln in head[:_TAIL]):
+        said = next((ln for ln in [*head, *tail] if _USAGE_ERROR_RE.match(ln)), "")
+        return (said or next(ln for ln in head if _USAGE_RE.match(ln)))[:_LINE]
+    return next((ln[:_LINE] for ln in [*head[:_HEAD], *tail] if is_deliberate_stop(ln)), "")

@@ -13,7 +13,7 @@ from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .apierror import api_error
 from .bounded import is_startup_noise
 from .caughterror import caught_failure
-from .deliberate import deliberate_stop
+from .deliberate import deliberate_stop, may_stop
 from .killreport import ERROR_WORDS
 from .maskedexit import hidden_failure
 from .noise import is_warning
@@ -604,17 +604,20 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
 def _stopped_on_purpose(text: str, code: int | None, call: Call | None) -> str:
     """The line of a command's output that says it stopped on purpose ("Refusing to …", "Dry
     run: nothing written", exit 2 with a usage message: :mod:`.deliberate`); '' for a read."""
-    if call is None or not call.command or code not in (None, 0, 1, 2) or not text:
+    if call is None or code not in (None, 0, 1, 2) or not text or not call.command:
         return ""
-    if is_reading_call(call) or only_reads(call) or is_subagent(call):
+    tail = text[max(_STOP_HEAD, len(text) - _STOP_HEAD) :]  # (a gap between them: a line break)
+    ends = text[:_STOP_HEAD] + ("\n" if len(text) > 2 * _STOP_HEAD else "") + tail
+    if not may_stop(ends, code):
         return ""
-    if len(text) > _STOP_HEAD + _STOP_TAIL:  # its first and last lines are all it reads
-        text = text[:_STOP_HEAD] + "\n" + text[len(text) - _STOP_TAIL :]
-    return deliberate_stop(strip_output_header(text), code)
+    said = deliberate_stop(strip_output_header(ends), code)  # the harness header off
+    if not said or is_reading_call(call) or only_reads(call) or is_subagent(call):
+        return ""
+    return said
 
 
-_STOP_HEAD, _STOP_TAIL = 2_000, 3_000
-"""The characters of an output's start and end :func:`_stopped_on_purpose` reads."""
+_STOP_HEAD = 2_000
+"""The characters of an output's start and end :func:`_stopped_on_purpose` hands over."""
 
 
 def shell_words(command: str) -> list[str]:
