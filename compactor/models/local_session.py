@@ -396,7 +396,7 @@ class _Builder:
         if call.name in PLAN_TOOLS:
             if self.tracker.result(call, r.text, oc.failed):  # a failed update changes nothing
                 s.plan_at = max(s.plan_at, call.index)  # read back, changed by others (47 W2)
-        self.places.listed(call, r.text, s.files, index)  # a folder gone or empty (set 29)
+        self.places.listed(call, r.text, s.files, index, (self.by_name, s.reads))  # set 29, 58 W1
         if oc.failed:
             self.failure(call, oc, index, is_reading_call(call))
             for change in reported_changes(call, r.text, self.places, []):  # before its error
