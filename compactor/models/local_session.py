@@ -253,7 +253,7 @@ class _Builder:
             add_local(self.s.local_commands, e, local)  # an echo: what the command printed
             return
         if e.injected or is_earlier_summary(e.text):
-            if not with_prompt(self.s.requests, self.s.entries, e):  # a /command's (blind 34)
+            if not with_prompt(self.s.requests, self.s.entries, e, self.s.context):  # 34, 57 N2
                 self.injected(e)
             return
         if self.s.requests and is_evaluation_notice(e.text):  # no request (blind check 20)
