@@ -90,6 +90,7 @@ from .local_text import (
     verbatim_text,
 )
 from .local_turns import answers_since, hold_line, hold_step, requests_from_user
+from .local_unasked import unasked_offer
 from .local_unresolved import unresolved_items
 from .local_usershell import after_items, after_step, asked_item
 from .local_views import (
@@ -423,7 +424,7 @@ def _state_step(s: Session, lim: Limits) -> str:
             if last
             else stale_goal(s)
         )
-        step = in_flight_step(flying, lim.item // 2, lim.items, awaiting_plan(s))
+        step = in_flight_step(flying, lim.item // 2, lim.items, awaiting_plan(s), unasked_offer(s))
         return f"   {step}{goal}.{stopped}"
     if not s.turn_ended and last is not None and not s.request_started:
         said = template_quote(last.text, lim.item) or quote(last.text, lim.item)
