@@ -36,6 +36,7 @@ from .local_answers import answer_room
 from .local_blocked import blocked_items, blocked_step
 from .local_cutturn import announced_item, cut_note
 from .local_earlier import encrypted_line
+from .local_earlierfacts import earlier_fact_lines
 from .local_errors import errors_section
 from .local_evalnotice import evaluated_items, evaluated_step
 from .local_files import file_item, omitted_files
@@ -295,6 +296,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
     prior = _prior_excerpt(s, 5, lim.prior)
     if prior:
         items.append(f"{stale_prior(s)}: {prior}")
+    items.extend(earlier_fact_lines(s, lim.item))  # commits, pushes, checks (58 N4)
     return bullets(items) if items else "   - No problem solving recorded."
 
 
