@@ -9,6 +9,7 @@ from pathlib import Path
 from compactor.facts import entry_of
 from compactor.formats.registry import read_transcript
 from compactor.pipeline.skill_focus import injected_skills
+from compactor.schema import AgenticMessage, Message
 
 from .cc_session import Session, cc_summary
 from .test_models_local_session import section
@@ -49,7 +50,9 @@ def test_the_initial_request_is_the_command_typed_not_its_expanded_prompt(
 def test_the_expanded_prompt_is_a_durable_skill(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"\n".join(_session().lines()) + b"\n")
-    messages = read_transcript(str(path), path.read_bytes()).messages
+    messages: list[Message | AgenticMessage] = list(
+        read_transcript(str(path), path.read_bytes()).messages
+    )
     found = injected_skills([entry_of(i, m) for i, m in enumerate(messages)])
     assert [(name, body.startswith("RUN AT ONCE")) for name, body, _ in found] == [
         ("/tuneloop:tuneloop", True)
