@@ -198,16 +198,16 @@ class GitNames:
         index: int,
     ) -> None:
         """A rename no call made: the known file (or read) at ``old`` is at ``new``."""
-        from .local_places import _rename, _reread  # (one owner of moves)
+        from .local_places import rename_known, reread_moved  # (one owner of moves)
 
         files, by_name, reads = state
         old, new = places.resolve(where, old), places.resolve(where, new)
         if old == new:
             return
         if old in files and files[old].actions and files[old].actions[-1] != "deleted":
-            _rename(files, by_name, old, new, how, index)
+            rename_known(files, by_name, old, new, how, index)
         if old in reads and new not in reads:
-            _reread(reads, old, new)
+            reread_moved(reads, old, new)
 
     @staticmethod
     def _added(

@@ -42,7 +42,7 @@ from .local_home import aliases, folds_case, home_of, rooted, tilde
 from .local_loops import unrolled
 from .local_pymoves import might_move, with_python_moves
 
-__all__ = ["Places"]
+__all__ = ["Places", "rename_known", "reread_moved"]
 
 _DIR_KEYS = ("workdir", "cwd")
 _SEGMENT_RE = lazy_pattern(r"&&|\|\||[;\n]")
@@ -326,9 +326,9 @@ class Places:
             moved += [(old, new) for old, new in there if old not in seen]
         for old, new in moved:
             if old in files:
-                _rename(files, by_name, old, new, call.name, index)
+                rename_known(files, by_name, old, new, call.name, index)
             if reads and old in reads:
-                _reread(reads, old, new)
+                reread_moved(reads, old, new)
             handled.update((old, new))
         if moved:  # the folders named: no change of their own (blind check 39 W1)
             handled.update(w.rstrip("/") for w in (*sources, dest))
@@ -421,14 +421,14 @@ def _moves(
     return [(old, new) for old, new in out if old != new]
 
 
-def _reread(reads: dict[str, None], old: str, new: str) -> None:
+def reread_moved(reads: dict[str, None], old: str, new: str) -> None:
     """A path read, moved: the read is of the file at ``new`` now (order kept)."""
     moved = {(new if k == old else k): None for k in reads}
     reads.clear()
     reads.update(moved)
 
 
-def _rename(
+def rename_known(
     files: dict[str, FileState],
     by_name: dict[str, list[str]],
     old: str,
