@@ -38,6 +38,8 @@ _VERDICT_RE = lazy_pattern(
     r"\ball checks passed\b|\bbuild (?:succeeded|failed|complete)|\bcompiled successfully\b|"
     r"\bSuccess: no issues\b|\berror TS\d+|^FAIL\b|^ok\b|^PASS\b).*$"
 )
+_PUSH_PART_RE = lazy_pattern(r"git push\b[^\n;&|]*")
+_REBASE_PART_RE = lazy_pattern(r"git (?:pull --rebase|rebase)\b[^\n;&|]*")
 _QUIET = "(Bash completed with no output)"
 _MOST = 12
 _CHECKS = 3
@@ -98,6 +100,7 @@ class EarlierFacts:
         if "git commit" in command and (m := _COMMIT_RE.search(text)) and not failed:
             self.found.append(f"commit {m.group(2)} on {m.group(1)}: {one_line(m.group(3), 120)}")
         if "git push" in command:
+            shown = _part(command, _PUSH_PART_RE, shown)  # the push, not a commit before it
             for m in _REJECTED_RE.finditer(text):
                 self.found.append(
                     f"push rejected ({shown}): ! [rejected] {one_line(m.group(1), 100)}"
@@ -107,6 +110,7 @@ class EarlierFacts:
             if "Everything up-to-date" in text and not failed:
                 self.found.append(f"push ({shown}): Everything up-to-date")
         if (m := _REBASED_RE.search(text)) is not None:
+            shown = _part(command, _REBASE_PART_RE, shown)
             self.found.append(f"rebased ({shown}): Successfully rebased and updated {m.group(1)}")
         if len(self.found) == before and _CHECK_RE.search(command):
             said = _verdict(text, failed)
@@ -117,6 +121,12 @@ class EarlierFacts:
     def lines(self) -> list[str]:
         """The facts in order, the last check verdicts after them (at most :data:`_MOST`)."""
         return [*self.found[-(_MOST - _CHECKS) :], *self.checks[-_CHECKS:]]
+
+
+def _part(command: str, pattern: re.Pattern[str], shown: str) -> str:
+    """The segment of ``command`` the fact is about (``git push origin main``), else ``shown``."""
+    m = pattern.search(command)
+    return f"`{one_line(m.group(0).strip(), 90)}`" if m is not None else shown
 
 
 def _verdict(text: str, failed: bool) -> str:
