@@ -66,7 +66,7 @@ def test_a_users_own_slash_command_is_a_request_with_its_prompt() -> None:
     text = summarize_transcript(messages)
     assert "(a CLI command)" not in text, text
     assert 'Current request: "/save-point"\n' in text, text
-    assert "The user's slash command /save-point expanded into a prompt of" in text, text
+    assert "not the user's words: /save-point (300 characters)" in text, text
     entries = [entry_of(i, m) for i, m in enumerate(messages)]
     skills = injected_skills(entries)  # the System reminder keeps it: the pending step is there
     assert [(n, 'git commit -m "Savepoint: [SHORT TEXT]"' in b) for n, b, _ in skills] == [

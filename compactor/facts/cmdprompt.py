@@ -33,6 +33,10 @@ __all__ = [
 
 COMMAND_NOTE = " (a slash command the user typed; its prompt is durable context, not their words)"
 """What the user messages say after a user's own slash command whose prompt was injected."""
+_NOTE_HEAD = (
+    "The user's slash commands expanded into prompts, each the command's own text (durable "
+    "context: see the System reminder), not the user's words: "
+)
 PROMPT_CHARS = 600
 """How much of a command's expanded prompt (on one line) its request shows; the rest is cut."""
 _CLI_TEXT_HEADS = ("<", "Caveat:", "Base directory for this skill:", "[Request interrupted")
@@ -89,12 +93,13 @@ def with_prompt(
     name = users_command(entries[e.index - 1].text)
     if name is None or prompt_head(e.text) is None:
         return False
-    if context is not None:
-        size = len(e.text.strip())
-        context.append(
-            f"The user's slash command {name} expanded into a prompt of {size:,} characters: the "
-            "command's own text (durable context: see the System reminder), not the user's words"
-        )
+    if context is not None:  # one line for all of them
+        said = f"{name} ({len(e.text.strip()):,} characters)"
+        at = next((i for i, x in enumerate(context) if x.startswith(_NOTE_HEAD)), -1)
+        if at < 0:
+            context.append(f"{_NOTE_HEAD}{said}")
+        elif f"{name} (" not in context[at]:
+            context[at] += f", {said}"
     return True
 
 
