@@ -1,7 +1,8 @@
-"""Blind check 34 (fix34b): a user's own slash command is a request whose task is the prompt
-it expands into (W4); a Node error block is summarised by its error line, never by a bare
-``errno: 0,`` property line (W5); a test run whose failure a trailing ``; echo EXIT:$?`` or
-``|| true`` hid is a failure, never the fix of the one before (N4)."""
+"""Blind check 34 (fix34b): a user's own slash command is a request, its prompt kept (W4; since
+blind check 57 N2 the request is the command as typed and the prompt durable context); a Node
+error block is summarised by its error line, never by a bare ``errno: 0,`` property line (W5);
+a test run whose failure a trailing ``; echo EXIT:$?`` or ``|| true`` hid is a failure, never
+the fix of the one before (N4)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,13 @@ from typing import Any
 
 import pytest
 
+from compactor.facts import entry_of
+from compactor.facts.cmdprompt import COMMAND_NOTE
 from compactor.facts.maskedexit import hidden_failure
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 from compactor.pipeline.finalize import select_user_messages
+from compactor.pipeline.skill_focus import injected_skills, recent_from
 
 from .cc_session import Session
 from .codex_rollout import codex_say, codex_summary, codex_user, rec
@@ -58,18 +62,24 @@ def _messages(s: Session) -> list:  # type: ignore[type-arg]
 
 
 def test_a_users_own_slash_command_is_a_request_with_its_prompt() -> None:
-    text = summarize_transcript(_messages(_command_session()))
+    messages = _messages(_command_session())
+    text = summarize_transcript(messages)
     assert "(a CLI command)" not in text, text
-    assert 'Current request: "/save-point: # Save a recovery point' in text, text
-    assert 'git commit -m "Savepoint: [SHORT TEXT]"' in text, text  # the pending step is there
-    assert "- /save-point: # Save a recovery point Do these steps" in text, text  # §6
+    assert 'Current request: "/save-point"\n' in text, text
+    assert "not the user's words: /save-point (300 characters)" in text, text
+    entries = [entry_of(i, m) for i, m in enumerate(messages)]
+    skills = injected_skills(entries)  # the System reminder keeps it: the pending step is there
+    assert [(n, 'git commit -m "Savepoint: [SHORT TEXT]"' in b) for n, b, _ in skills] == [
+        ("/save-point", True)
+    ], skills
+    assert recent_from(entries) <= skills[0][2], "the current request's prompt is kept verbatim"
 
 
 @pytest.mark.anyio
 async def test_the_user_messages_block_shows_a_users_command_with_its_prompt() -> None:
     kept, _ = await select_user_messages(_messages(_command_session()), 10_000, None, 1_500)
     assert kept[0] == "Add a progress bar to the upload dialog."
-    assert kept[1].startswith("/save-point: # Save a recovery point Do these steps: 1. Write"), kept
+    assert kept[1] == "/save-point" + COMMAND_NOTE, kept  # its prompt: durable (57 N2)
     assert "(a CLI command)" not in kept[1]
 
 
@@ -81,7 +91,7 @@ async def test_a_long_prompt_is_cut_and_a_builtin_command_stays_a_cli_command() 
     kept, _ = await select_user_messages(
         _messages(_command_session(prompt=long)), 10_000, None, 1_500
     )
-    assert kept[1].endswith(" …") and len(kept[1]) < 700, kept[1]
+    assert kept[1] == "/save-point" + COMMAND_NOTE, kept[1]
     s = Session()
     s.user("Port the parser to rust.")
     s.user("<command-name>/cost</command-name>\n<command-message>cost</command-message>")

@@ -23,6 +23,7 @@ from compactor._json import JsonObject, JsonValue
 from compactor._util import lazy_pattern
 from compactor.schema import EARLIER_CALLS_KEY, AgenticMessage
 
+from ._claude_earlierfacts import EarlierFacts
 from ._claude_texts import content_texts, one_line
 from ._jsonl import Line
 from .notices import NOTICE_TAGS
@@ -54,11 +55,13 @@ def _text(content: JsonValue) -> str:
     return "\n".join(content_texts(content))
 
 
-def earlier_jobs(lines: Sequence[Line], start: int, live: set[int]) -> list[JsonObject]:
+def earlier_jobs(
+    lines: Sequence[Line], start: int, live: set[int], facts: EarlierFacts | None = None
+) -> list[JsonObject]:
     """``[{"id", "command", "said", "kills"?}]``: the jobs started in ``lines[:start]`` (records
     no part of the live history ``live``) that nothing there reported ended, oldest first, each
     with the later shell commands there that kill something (which ones end it is judged by
-    the summarizer)."""
+    the summarizer); ``facts`` collects the exact results of the calls there (58 N4)."""
     starts: dict[str, tuple[str, str]] = {}  # call id → (its command, the CLI run that made it)
     polls: dict[str, str] = {}  # call id → the job id its input names
     jobs: dict[str, JsonObject] = {}
@@ -76,7 +79,13 @@ def earlier_jobs(lines: Sequence[Line], start: int, live: set[int]) -> list[Json
             for b in content:
                 if isinstance(b, dict) and b.get("type") == "tool_use":
                     _call(b, rec, starts, polls, jobs)
+                    if facts is not None:
+                        facts.call(b)
+            if facts is not None:
+                facts.turn(rec, content)
         elif kind == "user":
+            if facts is not None:
+                facts.turn(rec, content)
             if isinstance(content, str):
                 _notices(content, jobs)
                 continue
@@ -87,6 +96,8 @@ def earlier_jobs(lines: Sequence[Line], start: int, live: set[int]) -> list[Json
                     _notices(_text(b.get("text")), jobs)
                 elif b.get("type") == "tool_result":
                     _result(b, starts, polls, jobs)
+                    if facts is not None:
+                        facts.result(b)
     last = _last_run(lines)
     kept = [j for j in jobs.values() if not last or not j["process"] or j["process"] == last]
     return [{k: v for k, v in j.items() if k != "process"} for j in kept[-_MOST:]]
@@ -169,12 +180,20 @@ def _last_run(lines: Sequence[Line]) -> str:
 def note_earlier_jobs(
     messages: list[AgenticMessage], lines: Sequence[Line], start: int, live: set[int]
 ) -> None:
-    """Put :func:`earlier_jobs` on the first of ``messages`` (``EARLIER_CALLS_KEY["jobs"]``)."""
+    """Put :func:`earlier_jobs` on the first of ``messages`` (``EARLIER_CALLS_KEY["jobs"]``),
+    and the exact results of the calls there (``["facts"]``: :class:`EarlierFacts`)."""
     if start <= 0 or not messages:
         return
-    jobs = earlier_jobs(lines, start, live)
-    if jobs:
+    facts = EarlierFacts()
+    jobs = earlier_jobs(lines, start, live, facts)
+    said = facts.lines()
+    if jobs or said or facts.answered:
         found = messages[0].extra.get(EARLIER_CALLS_KEY)
         note: JsonObject = dict(found) if isinstance(found, dict) else {}
-        note["jobs"] = list(jobs)
+        if jobs:
+            note["jobs"] = list(jobs)
+        if said:
+            note["facts"] = list(said)
+        if facts.answered:
+            note["answered"] = True
         messages[0].extra[EARLIER_CALLS_KEY] = note

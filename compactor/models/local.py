@@ -36,6 +36,7 @@ from .local_answers import answer_room
 from .local_blocked import blocked_items, blocked_step
 from .local_cutturn import announced_item, cut_note
 from .local_earlier import encrypted_line
+from .local_earlierfacts import earlier_fact_lines
 from .local_errors import errors_section
 from .local_evalnotice import evaluated_items, evaluated_step
 from .local_files import file_item, omitted_files
@@ -90,6 +91,7 @@ from .local_text import (
     verbatim_text,
 )
 from .local_turns import answers_since, hold_line, hold_step, requests_from_user
+from .local_unasked import unasked_offer
 from .local_unresolved import unresolved_items
 from .local_unshipped import unshipped_items
 from .local_usershell import after_items, after_step, asked_item
@@ -295,6 +297,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
     prior = _prior_excerpt(s, 5, lim.prior)
     if prior:
         items.append(f"{stale_prior(s)}: {prior}")
+    items.extend(earlier_fact_lines(s, lim.item))  # commits, pushes, checks (58 N4)
     return bullets(items) if items else "   - No problem solving recorded."
 
 
@@ -426,7 +429,7 @@ def _state_step(s: Session, lim: Limits) -> str:
             if last
             else stale_goal(s)
         )
-        step = in_flight_step(flying, lim.item // 2, lim.items, awaiting_plan(s))
+        step = in_flight_step(flying, lim.item // 2, lim.items, awaiting_plan(s), unasked_offer(s))
         return f"   {step}{goal}.{stopped}"
     if not s.turn_ended and last is not None and not s.request_started:
         said = template_quote(last.text, lim.item) or quote(last.text, lim.item)

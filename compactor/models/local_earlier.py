@@ -70,6 +70,10 @@ def note_earlier(s: Session, items: Sequence[Message | AgenticMessage]) -> None:
                 s.earlier[ENCRYPTED] = "yes"
             if isinstance(jobs := found.get("jobs"), list):
                 s.earlier[JOBS] = "\n".join(_job_line(j) for j in jobs if isinstance(j, dict))
+            if isinstance(facts := found.get("facts"), list):  # (blind check 58 N4)
+                s.earlier["facts"] = "\n".join(" ".join(str(f).split()) for f in facts)
+            if found.get("answered") is True:
+                s.earlier["answered before"] = "yes"
             _note_marks(s, items)
             return
 

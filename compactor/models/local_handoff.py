@@ -18,6 +18,7 @@ from .local_planmode import awaiting_plan
 from .local_session import Session
 from .local_stops import in_flight_step
 from .local_text import asks_user, quote
+from .local_unasked import unasked_offer
 
 __all__ = ["handoff_line", "handoff_step", "judge_handoff"]
 
@@ -112,7 +113,7 @@ def handoff_step(s: Session, width: int, most: int) -> str:
     """Section 9 for a handed-over turn ("" when the turn was not handed over)."""
     if not s.handoff:
         return ""
-    flying = in_flight_step(s.in_flight, width // 2, most, awaiting_plan(s))
+    flying = in_flight_step(s.in_flight, width // 2, most, awaiting_plan(s), unasked_offer(s))
     flying = flying[:1].lower() + flying[1:]
     return (
         f"   Wait for the user: the last reply handed the next step to them "

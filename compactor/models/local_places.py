@@ -37,11 +37,12 @@ from compactor.facts import Call, one_line, shell_words, strip_output_header
 from compactor.facts.shellwrap import inner_command
 
 from .local_files import Change, FileState
+from .local_gitnames import GitNames
 from .local_home import aliases, folds_case, home_of, rooted, tilde
 from .local_loops import unrolled
 from .local_pymoves import might_move, with_python_moves
 
-__all__ = ["Places"]
+__all__ = ["Places", "rename_known", "reread_moved"]
 
 _DIR_KEYS = ("workdir", "cwd")
 _SEGMENT_RE = lazy_pattern(r"&&|\|\||[;\n]")
@@ -68,7 +69,7 @@ def _join(where: str, path: str) -> str:
 class Places:
     """The session's shell directory (from the calls that ran) and the removed directories."""
 
-    __slots__ = ("copies", "gone", "home", "links", "shell")
+    __slots__ = ("copies", "git", "gone", "home", "links", "shell")
 
     def __init__(self) -> None:
         self.shell = ""
@@ -82,6 +83,8 @@ class Places:
         files they held then were moved."""
         self.links: dict[str, str] = {}
         """Links an ``ln -s`` made → their target: removing one leaves the target's files."""
+        self.git = GitNames()
+        """Names a ``git status``/``git commit`` shows changed outside the calls (58 W1)."""
 
     # -- where ---------------------------------------------------------------------------------
 
@@ -136,15 +139,26 @@ class Places:
 
     # -- what a listing showed -----------------------------------------------------------------
 
-    def listed(self, call: Call, text: str, files: dict[str, FileState], index: int) -> None:
+    def listed(
+        self,
+        call: Call,
+        text: str,
+        files: dict[str, FileState],
+        index: int,
+        more: tuple[dict[str, list[str]], dict[str, None]] | None = None,
+    ) -> None:
         """After a call (failed or not) that only lists one folder (``[cd X &&] ls [-1a] DIR``,
         ``find DIR``): when it printed nothing or "No such file or directory", the known files
-        under DIR are deleted, and DIR is gone until a later change makes a file in it."""
+        under DIR are deleted, and DIR is gone until a later change makes a file in it; the
+        renames and new files a ``git status``/``git commit`` shows (``more``: the files by
+        base name, the paths read: :mod:`.local_gitnames`)."""
         command = inner_command(call) or ""
+        state = (files, *(more or ({}, {})))
+        self.git.seen(self, call, command, text, state, index)
         lists = " ls " in f" {command}" or "find " in command or "git status" in command
-        if not files or not lists or "|" in command:
+        if not (files or state[2]) or not lists or "|" in command:
             return
-        where, folder, prog = self.base(call), "", ""
+        where, folder, prog, full = self.base(call), "", "", True
         for segment in _SEGMENT_RE.split(command):
             words = shell_words(segment.strip()) if segment.strip() else []
             rest = [w for w in words[1:] if not w.startswith("-")]
@@ -154,9 +168,13 @@ class Places:
                 prog, folder = words[0], rest[0].rstrip("/")
             elif words[:2] == ["git", "status"] and not folder:
                 prog, folder = "git status", "."
+                full = not [w for w in words[2:] if w[:1] != "-" and ">" not in w]
+            elif words[:2] == ["git", "add"] and not folder:
+                continue  # (prints nothing: ``git add DIR && git status --short``, 58 W1)
             elif words:
                 return  # anything else: the listing is not all the call shows
         if prog == "git status":
+            self.git.status(self, where, command, text, state, index, full)
             for m in _STATUS_DELETED_RE.finditer(strip_output_header(text)):
                 key = self.resolve(where, m.group(1).strip().strip('"'))
                 if key in files and files[key].actions and files[key].actions[-1] != "deleted":
@@ -308,9 +326,9 @@ class Places:
             moved += [(old, new) for old, new in there if old not in seen]
         for old, new in moved:
             if old in files:
-                _rename(files, by_name, old, new, call.name, index)
+                rename_known(files, by_name, old, new, call.name, index)
             if reads and old in reads:
-                _reread(reads, old, new)
+                reread_moved(reads, old, new)
             handled.update((old, new))
         if moved:  # the folders named: no change of their own (blind check 39 W1)
             handled.update(w.rstrip("/") for w in (*sources, dest))
@@ -403,14 +421,14 @@ def _moves(
     return [(old, new) for old, new in out if old != new]
 
 
-def _reread(reads: dict[str, None], old: str, new: str) -> None:
+def reread_moved(reads: dict[str, None], old: str, new: str) -> None:
     """A path read, moved: the read is of the file at ``new`` now (order kept)."""
     moved = {(new if k == old else k): None for k in reads}
     reads.clear()
     reads.update(moved)
 
 
-def _rename(
+def rename_known(
     files: dict[str, FileState],
     by_name: dict[str, list[str]],
     old: str,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from compactor.facts import unlaunched_reports
 
 from .local_blocked import mid_work
+from .local_earlierfacts import answered_before
 from .local_jobs import ANSWERED_WITH_JOBS, listed_jobs
 from .local_lost import answered_line, prior_state
 from .local_priorclosed import closed_items, item_count, prior_intro
@@ -144,6 +145,11 @@ def prior_step(session: Session, prior: str, stopped: str) -> str:
     """Section 9 from an earlier summary's next step (``prior``): as it is when no call ran
     after it; else the calls since come first, and the old step is said to be older."""
     n = calls_since_prior(session)
+    if not n and answered_before(session):  # as the other answered sessions (58 N4)
+        return (
+            f"   None: {ANSWERED} (the session ended answered before the earlier compaction; "
+            f"act on its next step only if the user asks). From the earlier summary: {prior}"
+        )
     if not n:
         return f"   From the earlier summary: {prior}"
     if on_hold(session):  # the user stopped the work since: wait (blind check 40, W1)

@@ -252,7 +252,7 @@ class _Builder:
             add_local(self.s.local_commands, e, local)  # an echo: what the command printed
             return
         if e.injected or is_earlier_summary(e.text):
-            if not with_prompt(self.s.requests, self.s.entries, e):  # a /command's (blind 34)
+            if not with_prompt(self.s.requests, self.s.entries, e, self.s.context):  # 34, 57 N2
                 self.injected(e)
             return
         if self.s.requests and is_evaluation_notice(e.text):  # no request (blind check 20)
@@ -395,7 +395,7 @@ class _Builder:
         if call.name in PLAN_TOOLS:
             if self.tracker.result(call, r.text, oc.failed):  # a failed update changes nothing
                 s.plan_at = max(s.plan_at, call.index)  # read back, changed by others (47 W2)
-        self.places.listed(call, r.text, s.files, index)  # a folder gone or empty (set 29)
+        self.places.listed(call, r.text, s.files, index, (self.by_name, s.reads))  # set 29, 58 W1
         if oc.failed:
             self.failure(call, oc, index, is_reading_call(call))
             for change in reported_changes(call, r.text, self.places, []):  # before its error

@@ -27,6 +27,7 @@ from compactor.facts.outcomes import unadvised
 from .local_planmode import is_plan_approval
 from .local_session import Session
 from .local_text import call_line, code, quote
+from .local_unasked import unasked_offer
 
 __all__ = [
     "IN_FLIGHT",
@@ -102,6 +103,9 @@ def approved_calls(s: Session) -> frozenset[str]:
     return frozenset(found)
 
 
+_AGAIN = "then run them again if still needed"
+
+
 def in_flight_items(
     flying: list[Call],
     width: int,
@@ -123,7 +127,7 @@ def in_flight_items(
         ]
     head = (
         f"Tool calls {IN_FLIGHT} ({len(flying)}; their results are not in the transcript: "
-        "check whether they ran, then run them again if still needed):"
+        f"check whether they ran, {_AGAIN}):"
     )
     return [
         head,
@@ -147,11 +151,22 @@ def _approval(call: Call, width: int, plan: str = "") -> str:
     return f"; it waits for the user's approval to run outside the sandbox{said}"
 
 
-def in_flight_step(flying: list[Call], width: int, most: int, plan: str = "") -> str:
+def in_flight_step(
+    flying: list[Call], width: int, most: int, plan: str = "", unasked: str = ""
+) -> str:
     """The next step for calls without a result: after compaction their results never arrive,
     so they are to be checked (did they run?) and run again if still needed; all are named. A
-    plan-approval call alone in flight (``plan``) is the user's to answer: wait for it."""
+    plan-approval call alone in flight (``plan``) is the user's to answer: wait for it. A step
+    the assistant only offered (``unasked``: its question the user never answered,
+    :func:`~.local_unasked.unasked_offer`) awaits that answer (blind check 58 N2)."""
     names = "; ".join(code(call_line(c, width, keep_end=True)) for c in flying[:most])
+    if unasked:
+        return (
+            f"These calls were {IN_FLIGHT} ({names}); they start a step the assistant only "
+            f"offered ({quote(unasked, width * 2)}), a question the user never answered: check "
+            "whether they ran (look for their side effects), tell the user, and do not run them "
+            "again or finish that step until the user answers"
+        )
     if plan and all(is_plan_approval(c.name) for c in flying):
         return (
             f"Wait for the user's answer: {plan} ({names} was {IN_FLIGHT}; do not call it again "
@@ -198,4 +213,10 @@ def flight_items(s: Session, width: int, most: int, plan: str = "") -> list[str]
     """Section 7's lines for the calls in flight (approved ones said so; ``plan``: see
     :func:`in_flight_items`), then why the escalated ones asked."""
     flying = in_flight_items(s.in_flight, width, most, plan, approved_calls(s))
+    if flying and (offer := unasked_offer(s)):  # an offered step started unasked (58 N2)
+        flying[0] = flying[0].replace(_AGAIN, "but do not run them again before the user answers")
+        flying.append(
+            f"  They start a step the assistant only offered ({quote(offer, width)}): the user "
+            "never answered; that step awaits the user's answer"
+        )
     return [*flying, *sandbox_reasons(s, 200)]

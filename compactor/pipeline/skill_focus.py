@@ -16,6 +16,7 @@ from typing import Protocol, TypeVar
 
 from compactor._util import lazy_pattern
 from compactor.facts import Entry
+from compactor.facts.cmdprompt import prompt_head, users_command
 from compactor.schema import AgenticMessage, Message, assistant_text
 
 EMBEDDED_HEAD = "<analysis>\nThe conversation has "
@@ -57,7 +58,7 @@ def recent_from(entries: Sequence[Entry]) -> int:
             and e.text.strip()
             and not e.injected
             and not e.internal
-            and not e.text.lstrip().startswith("<")
+            and (not e.text.lstrip().startswith("<") or users_command(e.text) is not None)
         ):
             request = e.index
             break
@@ -92,6 +93,7 @@ def focus_skills(
         where = f"{base.group(1).rstrip('/')}/SKILL.md" if base else "its SKILL.md"
         path = _PATH_RE.search(s.content[:1_000]) if s.content.lstrip()[:7] == "<skill>" else None
         where = path.group(1) if path is not None else where
+        where = "the prompt the user's slash command expanded to" if s.name[:1] == "/" else where
         lines.append(f"- {s.name}: {read[s.name][1] if s.name in read else where}")
     return kept, "<system-reminder>\n" + NAMED_HEADING + "\n" + "\n".join(
         lines
@@ -114,9 +116,18 @@ def injected_skills(entries: Sequence[Entry]) -> list[tuple[str, str, int]]:
     """(name, body, index) of each skill the CLI injected as a user message (Codex writes
     ``<skill><name>NAME</name><path>…</path>BODY</skill>`` right after the request that named
     the skill), the newest per name, in order (blind check 23 G1: the body the current request
-    loaded was in no output). :func:`focus_skills` then keeps those of the current work."""
+    loaded was in no output); and the prompt a user's own slash command expanded into (Claude
+    Code: an injected message right after the ``<command-name>`` markup), named ``/NAME``: the
+    skill's text, durable context, not the user's words (blind check 57 N2). :func:`focus_skills`
+    then keeps those of the current work."""
     found: dict[str, tuple[str, str, int]] = {}
     for e in entries:
+        if e.injected and e.role == "user" and e.index and (before := entries[e.index - 1]):
+            name = users_command(before.text) if before.role == "user" else None
+            if name is not None and before.index == e.index - 1 and prompt_head(e.text):
+                found.pop(name, None)
+                found[name] = (name, e.text.strip(), e.index)
+                continue
         if e.role != "user" or e.internal or not e.text.lstrip()[:7].lower() == "<skill>":
             continue
         named = _INJECTED_RE.match(e.text, 0, 400)
