@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from compactor.facts import one_line
-from compactor.schema import AgenticMessage, Message
+from compactor.schema import MID_TURN_KEY, AgenticMessage, Message
 
 from .local_session import Session
 from .local_text import quote
@@ -34,16 +34,21 @@ def _aside(text: str) -> bool:
 
 def _delivered_mid_turn(msg: Message | AgenticMessage) -> bool:
     """A prompt the user typed while the agent worked, delivered into the running turn: Claude
-    Code's ``queued_command`` attachment (``formats._attachments``)."""
+    Code's ``queued_command`` attachment (``formats._attachments``), or a Codex user message
+    with no turn record before it (:data:`~compactor.schema.MID_TURN_KEY`, blind check 57 W5)."""
+    if MID_TURN_KEY in msg.extra:
+        return True
     return isinstance(msg, AgenticMessage) and msg.extra.get("attachment") == "queued_command"
 
 
 def judge_asides(s: Session, items: Sequence[Message | AgenticMessage]) -> None:
     """Take the short asides delivered mid-turn after a request out of the requests
     (``items``: the messages the entries were read from, by index)."""
-    if not any(issubclass(t, AgenticMessage) for t in set(map(type, items))):  # (in C)
-        return  # only an agent's message is delivered mid-turn: not a chat's million
     n = len(items)
+    if not any(issubclass(t, AgenticMessage) for t in set(map(type, items))) and not any(
+        r.index < n and MID_TURN_KEY in items[r.index].extra for r in s.requests[1:]
+    ):  # (the types in C; the requests' extras only when none is an agent's message)
+        return  # only an agent's message is delivered mid-turn: not a chat's million
     asides = [
         r
         for k, r in enumerate(s.requests)
