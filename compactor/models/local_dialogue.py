@@ -313,13 +313,22 @@ _DISPUTES_RE = lazy_pattern(
     r"^\W*(?:(?:yes|yeah|yep|ok(?:ay)?|sure|right)\W+but\b|but\b|no\b|nope\b|wrong\b|not true\b|"
     r"incorrect\b|that['’]?s (?:wrong|not|incorrect|false)\b|you['’]?re wrong\b|"
     r"(?:it )?(?:still|doesn['’]?t|does not|didn['’]?t|did not|isn['’]?t|is not)\b|"
+    r"you (?:didn['’]?t|did not|haven['’]?t|have not|forgot|missed|broke)\b|"
     r"(?:it )?(?:fail(?:s|ed)?|crash(?:es|ed)?|broke(?:n)?|error)\W*$)",
     re.IGNORECASE,
 )
 """A next message that disputes the answer before it ("yes but …", "no, …", "still says …",
-"fail")."""
+"you didn't …", "fail")."""
 _SHOUT_RE = lazy_pattern(r"\b[A-Z]{4,}\b")
 """A capitalised word: three of them are a protest ("I BUILT THE AGENTS BRIDGE")."""
+_CHALLENGE_RE = lazy_pattern(
+    r"[?!？！]|\b(?:why|where|how come|what the|not|never|again|still|wrong|broke(?:n)?)\b|"
+    r"n['’]t\b",
+    re.IGNORECASE,
+)
+"""What makes capitals a protest (blind check 57 W2): a question, an exclamation, a negation or
+"still", "again", "wrong"; capitals without one name things ("POWER BI AND PYTHON AND EXCEL" in
+a new change request that builds on the answer: no dispute)."""
 _CLAIMS_RE = lazy_pattern(
     r"\b(?:success(?:ful(?:ly)?)?|succeeded|complete[d]?|fixed|resolved|running|works|working|"
     r"passe[sd]|done|finished|ready)\b|✅",
@@ -378,8 +387,14 @@ _AGREES_RE = lazy_pattern(
 
 
 def _protests(said: str) -> bool:
-    """Whether the user's own words protest in capitals (three words or more) without agreeing."""
-    return len(_SHOUT_RE.findall(said)) >= 3 and _AGREES_RE.match(said) is None
+    """Whether the user's own words protest in capitals (three words or more) without agreeing:
+    with a question, an exclamation or a negation (:data:`_CHALLENGE_RE`), not a follow-up
+    request that names things in capitals (blind check 57 W2)."""
+    return (
+        len(_SHOUT_RE.findall(said)) >= 3
+        and _AGREES_RE.match(said) is None
+        and _CHALLENGE_RE.search(said) is not None
+    )
 
 
 def _short(text: str, limit: int) -> str:
