@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from compactor.models.local import summarize_transcript
 
 from .planted_session import SessionBuilder
+from .test_models_local_fix32a import _BARE, _asked, _summary
+from .test_models_local_session import section
 
 # -- 57 W2: a new change request that builds on the answer is no dispute --------------------------
 
@@ -47,3 +51,43 @@ def test_a_reply_that_says_the_answer_is_wrong_is_a_dispute() -> None:
     ):
         title = _answered_then(reply)
         assert f"the user disputed it next: '{reply}'" in title, title
+
+
+# -- 57 W3: a dismissed question whose rejection carries the user's answer ------------------------
+
+_CLARIFY = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+    "was a file edit, the new_string was NOT written to the file). To tell you how to proceed, "
+    "the user said:\nThe user wants to clarify these questions.\n    This means they may have "
+    "additional information, context or questions for you.\n    Take their response into account "
+    "and then reformulate the questions if appropriate.\n    Start by asking them what they would "
+    'like to clarify.\n\n    Questions asked:\n- "Which way should the login be skipped '
+    'locally?"\n  Answer: neither, keep the login but remember the token for a week on my laptop'
+)
+_MUCH_LATER = "now add a dark theme to the settings page and a logout button in the header"
+
+
+def test_the_answer_a_rejected_question_carries_is_quoted_not_a_later_message(
+    tmp_path: Path,
+) -> None:
+    s = _asked(_CLARIFY, notice=False)
+    say = "Understood: keeping the login, remembering the token for a week."
+    s.assistant([{"type": "text", "text": say}])
+    s.bash("sed -i s/1d/7d/ src/token.py", "")
+    s.user(_MUCH_LATER)
+    s.assistant([{"type": "text", "text": "Adding the dark theme."}])
+    part = section(_summary(s, tmp_path), 5)
+    assert "«neither, keep the login but remember the token for a week on my laptop»" in part, part
+    assert _MUCH_LATER not in part, part
+
+
+def test_the_words_of_a_rejection_are_the_answer_to_its_question(tmp_path: Path) -> None:
+    said = (
+        _BARE.split(" STOP what", 1)[0] + " To tell you how to proceed, the user said:\nuse a flag"
+    )
+    s = _asked(said, notice=False)
+    s.assistant([{"type": "text", "text": "Adding the local flag."}])
+    s.user(_MUCH_LATER)
+    s.assistant([{"type": "text", "text": "Adding the dark theme."}])
+    part = section(_summary(s, tmp_path), 5)
+    assert "«use a flag»" in part and _MUCH_LATER not in part, part
