@@ -91,3 +91,39 @@ def test_the_words_of_a_rejection_are_the_answer_to_its_question(tmp_path: Path)
     s.assistant([{"type": "text", "text": "Adding the dark theme."}])
     part = section(_summary(s, tmp_path), 5)
     assert "«use a flag»" in part and _MUCH_LATER not in part, part
+
+
+# -- 58 W5: an offer is accepted only by a reply that agrees to it -------------------------------
+
+_ABOUT = (
+    "**quillpad-7** is a small note-taking model from a Finnish lab, tuned for short summaries. "
+    "It runs on a laptop CPU. For its benchmarks I'd need to check the lab's own page.\n\n"
+    "Would you like me to search for more info?"
+)
+
+
+def _offered_then(reply: str) -> str:
+    s = SessionBuilder()
+    s.user("what model is this")
+    s.say(_ABOUT)
+    s.user(reply)
+    s.say("Looking into it.")
+    return section(summarize_transcript(s.messages), 5)
+
+
+def test_an_acknowledgement_then_another_question_does_not_accept_the_offer() -> None:
+    reply = "ok great, i am using the desktop app and it says the model is not available, why?"
+    part = _offered_then(reply)
+    assert "Accepted by the user" not in part, part
+
+
+def test_a_reply_that_agrees_accepts_the_offer() -> None:
+    agreeing = (
+        "yes please",
+        "ok",
+        "sure, and check the license too",
+        "ok, can you search the forums?",
+    )
+    for reply in agreeing:
+        part = _offered_then(reply)
+        assert "Accepted by the user: search for more info" in part, (reply, part)

@@ -22,6 +22,7 @@ from .local_reask import closing_ask, reasked_suggestion, refers_back, user_advi
 from .local_restated import amended_by, rejects_approach, restated_proposals
 from .local_reverted import not_accepted
 from .local_session import Session
+from .local_takeup import takes_up
 from .local_text import MEMO_MOST, SHORT_TEXT, strip_list_mark
 from .local_typed import typed_words
 
@@ -167,6 +168,9 @@ def judge_proposals(s: Session) -> None:
             s.rejected.extend(x for x in proposals if not (declined and is_ask(x)))
             s.decisions = kept
         else:
+            offered = [asked] if (asked := closing_ask(said.text)) else proposals
+            if picked is None and not takes_up(one_line(typed_words(request.text)), offered):
+                continue  # "ok great, … why is that?": acknowledged, not taken up (58 W5)
             yes = [x for x in (chosen if picked is not None else proposals) if not is_ask(x)]
             if picked is None and (alt := alternatives(said.text)):  # (BENCH50 W6)
                 yes = [x for x in yes if x not in alt or names_alternative(request.text, alt[x])]
