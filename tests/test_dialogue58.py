@@ -127,3 +127,71 @@ def test_a_reply_that_agrees_accepts_the_offer() -> None:
     for reply in agreeing:
         part = _offered_then(reply)
         assert "Accepted by the user: search for more info" in part, (reply, part)
+
+
+# -- 58 W2: a claim the assistant retracts later is no standing result ---------------------------
+
+
+def _stated(text: str) -> list[str]:
+    part = section(text, 5).split("Decisions, causes and results stated by the assistant:", 1)
+    assert len(part) == 2, text
+    return [ln.strip() for ln in part[1].splitlines() if ln.startswith("     - ")]
+
+
+def test_a_claim_the_assistant_retracted_later_is_marked_so() -> None:
+    s = SessionBuilder()
+    s.user("/garden sync add moss-hub")
+    s.say("The command `/garden sync add moss-hub` isn't a recognized Garden CLI command.")
+    s.user("i saw it in the moss-hub readme, check again")
+    s.call("WebSearch", {"query": "moss-hub garden sync plugin"}, "moss-hub: a Garden plugin …")
+    s.say(
+        "I was wrong earlier about that command not existing; `/garden sync` comes with the "
+        "moss-hub plugin. Install the plugin first, then run it again."
+    )
+    stated = _stated(summarize_transcript(s.messages))
+    claim = next(x for x in stated if "isn't a recognized Garden CLI command" in x)
+    assert claim.startswith("- No longer holds (the assistant retracted it later: "), stated
+    assert "I was wrong earlier about that command not existing" in claim, claim
+
+
+def test_a_claim_nobody_retracted_stands() -> None:
+    s = SessionBuilder()
+    s.user("/garden sync add moss-hub")
+    s.say("The command `/garden sync add moss-hub` isn't a recognized Garden CLI command.")
+    s.user("what about the prune command then")
+    s.call("Bash", {"command": "garden --help"}, "prune  remove dead branches")
+    s.say("I was wrong to skip the help page: `garden prune` is listed there.")
+    stated = _stated(summarize_transcript(s.messages))
+    assert any(x.startswith("- The command `/garden sync add moss-hub`") for x in stated), stated
+
+
+# -- 58 W8: a statement the user's later instruction contradicted, which the agent followed -----
+
+
+def test_a_statement_the_users_instruction_contradicted_no_longer_holds() -> None:
+    s = SessionBuilder()
+    s.user("make the badge endpoint read the badge from the API")
+    s.call(
+        "Edit",
+        {"file_path": "/bot/badges.js", "old_string": "db.query", "new_string": "api.get"},
+        "ok",
+    )
+    s.say(
+        "Done. The badge endpoint reads through the API now. It could also resolve the award "
+        "via the API instead of its own read query, though it still needs a database write to "
+        "persist the new badgestatus after each award. Want me to change it, or leave it as-is?"
+    )
+    s.user(
+        "please finish it. The badgestatus is already written by the website, so no need to "
+        "write the database at all"
+    )
+    s.call(
+        "Edit",
+        {"file_path": "/bot/badges.js", "old_string": "db.write", "new_string": ""},
+        "ok",
+    )
+    s.say("Removed the write: the endpoint only reads now.")
+    stated = _stated(summarize_transcript(s.messages))
+    claim = next(x for x in stated if "still needs a database write" in x)
+    assert claim.startswith('- No longer holds (the user: "'), stated
+    assert "no need to write the database at all" in claim, claim
