@@ -6,13 +6,15 @@ Codex delivered into the running turn as user ``response_item`` messages, with n
 ``task_started`` or ``turn_context`` before them. The summary took the thank-you as the current
 request, said it "was completed" and counted "files changed for it" from there.
 
-By shape: a turn starts at an ``event_msg`` ``task_started`` or a ``turn_context`` record. A
-user message that starts a turn for Codex (:func:`~._codex_tokens.user_turn`: not contextual)
-that comes after the turn's own request and after the agent's work on it (an assistant message
-or call) was typed during the turn: the reader marks it with
-:data:`~compactor.schema.MID_TURN_KEY`, and the summarizer reads it as Claude Code's queued
-prompts (:mod:`compactor.models.local_aside`): a note to the running request, not a new one. A
-rollout with no turn records (a legacy one) marks nothing.
+By shape: a turn runs from an ``event_msg`` ``task_started`` to its ``task_complete`` or
+``turn_aborted``. A user message that starts a turn for Codex (:func:`~._codex_tokens.user_turn`:
+not contextual) that comes inside a running turn, after the turn's own request and after the
+agent's work on it (an assistant message or call), was typed during the turn: the reader marks
+it with :data:`~compactor.schema.MID_TURN_KEY`, and the summarizer reads it as Claude Code's
+queued prompts (:mod:`compactor.models.local_aside`): a note to the running request, not a new
+one. A rollout without ``task_started`` events (older ones, whose turns are known only by their
+``turn_context``, which Codex also writes when a setting changes) marks nothing, nor does a user
+message after a turn ended.
 """
 
 from __future__ import annotations
@@ -31,19 +33,20 @@ class TurnWatch:
     __slots__ = ("_asked", "_seen", "_worked")
 
     def __init__(self) -> None:
-        self._seen = False  # a turn record was read: turns are known
+        self._seen = False  # a turn is running (its task_started read, not ended)
         self._asked = False  # the current turn has its request
         self._worked = False  # the agent worked after it
 
     def record(self, kind: object, payload: object) -> None:
-        """A record that is no message: ``task_started`` and ``turn_context`` start a turn."""
-        started = kind == "turn_context" or (
-            kind == "event_msg"
-            and isinstance(payload, dict)
-            and payload.get("type") == "task_started"
-        )
-        if started:
+        """A record that is no message: ``task_started`` starts a turn, ``task_complete`` and
+        ``turn_aborted`` end it."""
+        if kind != "event_msg" or not isinstance(payload, dict):
+            return
+        event = payload.get("type")
+        if event == "task_started":
             self._seen, self._asked, self._worked = True, False, False
+        elif event in ("task_complete", "turn_aborted"):
+            self._seen = False
 
     def message(self, msg: Message, item: JsonObject) -> None:
         """A message read from the ``response_item`` ``item``."""

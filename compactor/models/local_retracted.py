@@ -81,7 +81,7 @@ def _words(text: str) -> set[str]:
 
 def _standing(text: str) -> bool:
     """An assistant's own statement, not labelled yet (not a decision of the user's)."""
-    return not text.startswith((NO_LONGER, "Accepted by the user", "Decided by the user")) and (
+    return not text.startswith((NO_LONGER, "Accepted by the user", "The user")) and (
         "by the user" not in text[:40]
     )
 
