@@ -55,6 +55,7 @@ _NOT_NEEDED_RE = lazy_pattern(
     r"(?:done|handled|updated|set|written|stored|saved|taken care of|covered)\b",
     re.IGNORECASE,
 )
+_NOT_NEEDED_WORDS = ("need", "necessar", "already", "don", "do not")  # one is in each match
 _NEGATION_RE = lazy_pattern(
     r"\b(?:not|no|never|cannot|doesn['’]?t|isn['’]?t|aren['’]?t)\b|n['’]t\b"
 )
@@ -135,6 +136,9 @@ def judge_overruled(s: Session) -> None:
     for k in range(1, len(s.requests)):
         request = s.requests[k]
         head = request.text[:2_000]
+        low = head.lower()  # a cheap pre-filter (the pattern costs ~0.3 ms a request)
+        if not any(w in low for w in _NOT_NEEDED_WORDS):
+            continue
         m = _NOT_NEEDED_RE.search(head)
         if m is None:
             continue
