@@ -34,6 +34,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MEDIA_BLOCK_TYPES",
     "MEDIA_PART_TYPES",
+    "MID_TURN_KEY",
     "PERMISSION_MODE_KEY",
     "PROCESS_KEY",
     "REASONING_NOTES_KEY",
@@ -130,6 +131,10 @@ STILL_QUEUED_KEY = "_compactor_still_queued"
 that was still queued when the session ended (Claude Code's ``queue-operation`` ``enqueue``
 never dequeued nor removed; blind check 39): the user's latest words, never delivered to the
 model. Read by the summarizer; the message has no record of its own and is never written."""
+
+MID_TURN_KEY = "_compactor_mid_turn"
+"""Key in ``extra`` of a user message Codex delivered into a running turn (typed while the agent
+worked; no turn record before it): a note to that turn's request. Read by the summarizer."""
 
 STILL_QUEUED_NOTE = (
     "typed while the agent worked; still queued, not yet delivered when the session ended"

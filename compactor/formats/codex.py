@@ -68,6 +68,7 @@ from . import (
     _codex_items,
     _codex_kept,
     _codex_legacy,
+    _codex_midturn,
     _codex_notes,
     _codex_tokens,
     _codex_unknown,
@@ -476,6 +477,7 @@ class CodexFormat:
         compaction_total: int | None = None
         fresh = bool(start)  # no response item since the compaction yet
         cwd = ""  # the latest turn_context's directory
+        turns = _codex_midturn.TurnWatch()  # user messages typed mid-turn (57 W5)
         for i in range(start, len(lines)):
             ln = lines[i]
             rec = ln.obj
@@ -493,6 +495,7 @@ class CodexFormat:
                     opaque.carry(payload)
                     continue
                 opaque.attach(msg, payload)
+                turns.message(msg, payload)
                 if msg.role == "assistant":
                     last_assistant = len(messages)
                     if cwd and msg.tool_calls:  # where its call runs (the summarizer reads it)
@@ -502,7 +505,9 @@ class CodexFormat:
                 messages.append(msg)
                 origin.append([*pending, i])
                 pending = []
-            elif kind == "turn_context" and isinstance(payload, dict):
+            else:
+                turns.record(kind, payload)
+            if kind == "turn_context" and isinstance(payload, dict):
                 found = payload.get("cwd")
                 cwd = found if isinstance(found, str) else cwd
             elif kind == "event_msg" and isinstance(payload, dict):

@@ -14,15 +14,17 @@ the turn ended with an answer, so the note is no open constraint."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 from compactor.facts import one_line
-from compactor.schema import AgenticMessage, Message
+from compactor.schema import MID_TURN_KEY, AgenticMessage, Message
 
 from .local_session import Session
 from .local_text import quote
 
 __all__ = ["aside_lines", "judge_asides"]
 
+_EXTRA = attrgetter("extra")
 _WORDS_MOST = 40
 """An aside of more words may be a request of its own: read as before."""
 
@@ -34,16 +36,20 @@ def _aside(text: str) -> bool:
 
 def _delivered_mid_turn(msg: Message | AgenticMessage) -> bool:
     """A prompt the user typed while the agent worked, delivered into the running turn: Claude
-    Code's ``queued_command`` attachment (``formats._attachments``)."""
+    Code's ``queued_command`` attachment (``formats._attachments``), or a Codex user message
+    typed inside a running turn (:data:`~compactor.schema.MID_TURN_KEY`, blind check 57 W5)."""
+    if MID_TURN_KEY in msg.extra:
+        return True
     return isinstance(msg, AgenticMessage) and msg.extra.get("attachment") == "queued_command"
 
 
 def judge_asides(s: Session, items: Sequence[Message | AgenticMessage]) -> None:
     """Take the short asides delivered mid-turn after a request out of the requests
     (``items``: the messages the entries were read from, by index)."""
-    if not any(issubclass(t, AgenticMessage) for t in set(map(type, items))):  # (in C)
-        return  # only an agent's message is delivered mid-turn: not a chat's million
     n = len(items)
+    agents = any(issubclass(t, AgenticMessage) for t in set(map(type, items)))  # (in C)
+    if not agents and not any(map(bool, map(_EXTRA, items))):  # (in C too: a chat's million)
+        return  # an agent's message or a marked one (Codex) is delivered mid-turn, no chat's
     asides = [
         r
         for k, r in enumerate(s.requests)

@@ -22,6 +22,7 @@ from .local_reask import closing_ask, reasked_suggestion, refers_back
 from .local_restated import amended_by, rejects_approach, restated_proposals
 from .local_reverted import not_accepted
 from .local_session import Session
+from .local_takeup import takes_up
 from .local_text import MEMO_MOST, SHORT_TEXT, strip_list_mark
 from .local_typed import typed_words
 
@@ -167,6 +168,9 @@ def judge_proposals(s: Session) -> None:
             s.rejected.extend(x for x in proposals if not (declined and is_ask(x)))
             s.decisions = kept
         else:
+            offered = [asked] if (asked := closing_ask(said.text)) else proposals
+            if picked is None and not takes_up(one_line(typed_words(request.text)), offered):
+                continue  # "ok great, … why is that?": acknowledged, not taken up (58 W5)
             yes = [x for x in (chosen if picked is not None else proposals) if not is_ask(x)]
             if picked is None and (alt := alternatives(said.text)):  # (BENCH50 W6)
                 yes = [x for x in yes if x not in alt or names_alternative(request.text, alt[x])]
@@ -312,13 +316,22 @@ _DISPUTES_RE = lazy_pattern(
     r"^\W*(?:(?:yes|yeah|yep|ok(?:ay)?|sure|right)\W+but\b|but\b|no\b|nope\b|wrong\b|not true\b|"
     r"incorrect\b|that['’]?s (?:wrong|not|incorrect|false)\b|you['’]?re wrong\b|"
     r"(?:it )?(?:still|doesn['’]?t|does not|didn['’]?t|did not|isn['’]?t|is not)\b|"
+    r"you (?:didn['’]?t|did not|haven['’]?t|have not|forgot|missed|broke)\b|"
     r"(?:it )?(?:fail(?:s|ed)?|crash(?:es|ed)?|broke(?:n)?|error)\W*$)",
     re.IGNORECASE,
 )
 """A next message that disputes the answer before it ("yes but …", "no, …", "still says …",
-"fail")."""
+"you didn't …", "fail")."""
 _SHOUT_RE = lazy_pattern(r"\b[A-Z]{4,}\b")
 """A capitalised word: three of them are a protest ("I BUILT THE AGENTS BRIDGE")."""
+_CHALLENGE_RE = lazy_pattern(
+    r"[?!？！]|\b(?:why|where|how come|what the|not|never|again|still|wrong|broke(?:n)?)\b|"
+    r"n['’]t\b",
+    re.IGNORECASE,
+)
+"""What makes capitals a protest (blind check 57 W2): a question, an exclamation, a negation or
+"still", "again", "wrong"; capitals without one name things ("POWER BI AND PYTHON AND EXCEL" in
+a new change request that builds on the answer: no dispute)."""
 _CLAIMS_RE = lazy_pattern(
     r"\b(?:success(?:ful(?:ly)?)?|succeeded|complete[d]?|fixed|resolved|running|works|working|"
     r"passe[sd]|done|finished|ready)\b|✅",
@@ -377,8 +390,14 @@ _AGREES_RE = lazy_pattern(
 
 
 def _protests(said: str) -> bool:
-    """Whether the user's own words protest in capitals (three words or more) without agreeing."""
-    return len(_SHOUT_RE.findall(said)) >= 3 and _AGREES_RE.match(said) is None
+    """Whether the user's own words protest in capitals (three words or more) without agreeing:
+    with a question, an exclamation or a negation (:data:`_CHALLENGE_RE`), not a follow-up
+    request that names things in capitals (blind check 57 W2)."""
+    return (
+        len(_SHOUT_RE.findall(said)) >= 3
+        and _AGREES_RE.match(said) is None
+        and _CHALLENGE_RE.search(said) is not None
+    )
 
 
 def _short(text: str, limit: int) -> str:

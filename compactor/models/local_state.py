@@ -82,6 +82,7 @@ from .local_rejected import judge_rejected_calls, refused_words
 from .local_removed import judge_removed_reads
 from .local_resultfacts import result_facts
 from .local_results import head_of, tail_matters
+from .local_retracted import judge_overruled, judge_retracted
 from .local_retries import job_started
 from .local_reverted import judge_reverted
 from .local_rewritten import judge_rewritten
@@ -597,6 +598,8 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_refused_command(session)
     judge_reverted(session)  # rejected or replaced by a later change (blind check 22)
     judge_checked_later(session)  # "T030 is still unchecked", then checked (blind 46 W4)
+    judge_retracted(session)  # "I was wrong earlier …" (blind check 58 W2)
+    judge_overruled(session)  # the user: "no need to …", and the agent went on (58 W8)
     judge_stash_listed(session)  # "the work is stashed", then `git stash list` shows none
     judge_job_files(session)  # deleted, then a background job that writes it (blind 39 W3)
     judge_present(session)
