@@ -352,7 +352,7 @@ class _Builder:
             if call.id:
                 self.by_id[call.id] = call
             self.plan(call)
-        for call in [c for c in e.calls if c.id in self.early]:  # paired by id, not file order
+        for call in [c for c in e.calls if c.id in self.early] if self.early else ():  # by id
             self.result(self.early.pop(call.id), e.index)
 
     # -- the agent's plan ----------------------------------------------------------------------

@@ -1,0 +1,67 @@
+"""A streamed file parsed for a reader that takes each record (the fast loop of
+``_jsonl._parse_source``, which keeps no line number while no line was skipped) numbers its
+lines as the plain parse of its bytes does."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compactor.formats import _jsonl
+from compactor.io import FileSource, open_input
+
+_LINES = st.sampled_from(
+    [
+        b'{"role":"user","content":"hi"}',
+        b'{"role": "assistant", "content": "ok \\u00e9", "x": [1]}',
+        b"",
+        b"   ",
+        b"\r",
+    ]
+)
+
+
+def _parsed_streamed(raw: bytes, block: int) -> tuple[list[tuple[int, bytes]], list[Any]]:
+    fd, name = tempfile.mkstemp(suffix=".jsonl")
+    try:
+        os.write(fd, raw)
+        os.close(fd)
+        info = open_input(name, stream=True)
+        assert isinstance(info.source, FileSource)
+        info.source.BLOCK = block
+        try:
+            seen: list[Any] = []
+            table = _jsonl.parse_lines(name, info.source, lambda n, rec: seen.append((n, rec)))
+            return [(ln.number, ln.text) for ln in table], seen
+        finally:
+            info.close()
+    finally:
+        os.unlink(name)
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    lines=st.lists(_LINES, max_size=10),
+    newline=st.sampled_from([b"\n", b"\r\n"]),
+    final=st.booleans(),
+    block=st.integers(1, 64),
+)
+def test_the_fast_loop_numbers_lines_as_the_plain_parse(
+    lines: list[bytes], newline: bytes, final: bool, block: int
+) -> None:
+    raw = newline.join(lines) + (newline if final else b"")
+    plain = _jsonl.parse_lines("<src>", raw)
+    expected = [(ln.number, ln.text) for ln in plain]
+    got, seen = _parsed_streamed(raw, block)
+    assert got == expected
+    assert seen == [(ln.number, ln.obj) for ln in plain]
+
+
+def test_a_blank_line_after_dense_lines_numbers_the_rest() -> None:
+    raw = b'{"role":"user","content":"a"}\n\n{"role":"user","content":"b"}\n'
+    got, seen = _parsed_streamed(raw, 1 << 16)  # one block: every line in the fast loop
+    assert [n for n, _ in got] == [1, 3] == [n for n, _ in seen]
