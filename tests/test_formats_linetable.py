@@ -1,16 +1,18 @@
 """A streamed file parsed for a reader that takes each record (the fast loop of
-``_jsonl._parse_source``, which keeps no line number while no line was skipped) numbers its
-lines as the plain parse of its bytes does."""
+``_jsonl._parse_source``: the lines of a block split at once, no line number kept while no line
+was skipped) gives the lines, records and errors of the plain parse of its bytes."""
 
 from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compactor.errors import TranscriptError
 from compactor.formats import _jsonl
 from compactor.io import FileSource, open_input
 
@@ -21,8 +23,20 @@ _LINES = st.sampled_from(
         b"",
         b"   ",
         b"\r",
+        b"[1, 2]",
+        b'{"role": "user", "content": ',
+        b'{"role":"user","content":"\xff"}',
+        b'{"role":"user","content":"deep","x":' + b"[" * 130 + b"]" * 130 + b"}",
+        b'{"role":"user","content":"ok","x":' + b"[" * 100 + b"]" * 100 + b"}",
     ]
 )
+
+
+def _outcome(fn: Callable[[], Any]) -> Any:
+    try:
+        return fn()
+    except TranscriptError as err:
+        return ("error", str(err).replace("<src>", ""), err.line)
 
 
 def _parsed_streamed(raw: bytes, block: int) -> tuple[list[tuple[int, bytes]], list[Any]]:
@@ -35,7 +49,7 @@ def _parsed_streamed(raw: bytes, block: int) -> tuple[list[tuple[int, bytes]], l
         info.source.BLOCK = block
         try:
             seen: list[Any] = []
-            table = _jsonl.parse_lines(name, info.source, lambda n, rec: seen.append((n, rec)))
+            table = _jsonl.parse_lines("<src>", info.source, lambda n, r: seen.append((n, r)))
             return [(ln.number, ln.text) for ln in table], seen
         finally:
             info.close()
@@ -48,17 +62,18 @@ def _parsed_streamed(raw: bytes, block: int) -> tuple[list[tuple[int, bytes]], l
     lines=st.lists(_LINES, max_size=10),
     newline=st.sampled_from([b"\n", b"\r\n"]),
     final=st.booleans(),
-    block=st.integers(1, 64),
+    block=st.integers(1, 700),
 )
 def test_the_fast_loop_numbers_lines_as_the_plain_parse(
     lines: list[bytes], newline: bytes, final: bool, block: int
 ) -> None:
     raw = newline.join(lines) + (newline if final else b"")
-    plain = _jsonl.parse_lines("<src>", raw)
-    expected = [(ln.number, ln.text) for ln in plain]
-    got, seen = _parsed_streamed(raw, block)
-    assert got == expected
-    assert seen == [(ln.number, ln.obj) for ln in plain]
+
+    def plain() -> Any:
+        table = _jsonl.parse_lines("<src>", raw)
+        return [(ln.number, ln.text) for ln in table], [(ln.number, ln.obj) for ln in table]
+
+    assert _outcome(lambda: _parsed_streamed(raw, block)) == _outcome(plain)
 
 
 def test_a_blank_line_after_dense_lines_numbers_the_rest() -> None:
