@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -73,10 +74,27 @@ def test_the_fast_loop_numbers_lines_as_the_plain_parse(
         table = _jsonl.parse_lines("<src>", raw)
         return [(ln.number, ln.text) for ln in table], [(ln.number, ln.obj) for ln in table]
 
-    assert _outcome(lambda: _parsed_streamed(raw, block)) == _outcome(plain)
+    expected = _outcome(plain)
+    for short_lines in (1, 10**9):  # every block split at once; every line found in turn
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(_jsonl, "_SHORT_LINES", short_lines)
+            assert _outcome(lambda: _parsed_streamed(raw, block)) == expected
 
 
-def test_a_blank_line_after_dense_lines_numbers_the_rest() -> None:
+@pytest.mark.parametrize("short_lines", [1, 10**9])
+def test_a_blank_line_after_dense_lines_numbers_the_rest(
+    monkeypatch: pytest.MonkeyPatch, short_lines: int
+) -> None:
+    monkeypatch.setattr(_jsonl, "_SHORT_LINES", short_lines)
     raw = b'{"role":"user","content":"a"}\n\n{"role":"user","content":"b"}\n'
     got, seen = _parsed_streamed(raw, 1 << 16)  # one block: every line in the fast loop
     assert [n for n, _ in got] == [1, 3] == [n for n, _ in seen]
+
+
+def test_a_chat_of_short_lines_is_split_as_it_is_found() -> None:
+    lines = [b'{"role":"user","content":"m%d"}' % i for i in range(5_000)]
+    raw = b"\n".join([*lines[:2_000], b"", *lines[2_000:]]) + b"\n"
+    got, seen = _parsed_streamed(raw, 50_000)  # blocks of ~1,600 lines: split
+    plain = _jsonl.parse_lines("<src>", raw)
+    assert got == [(ln.number, ln.text) for ln in plain]
+    assert seen == [(ln.number, ln.obj) for ln in plain]

@@ -14,6 +14,7 @@ import operator
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from itertools import islice
 from typing import TYPE_CHECKING
 
 import orjson
@@ -201,6 +202,9 @@ def _parse_source(
     for block in source.blocks():
         pos = min(skip, len(block))
         skip -= pos
+        whole = memoryview(block)
+        # a block of short lines (a chat of tiny messages) is split at once below
+        short = fast is not None and block.count(b"\n", pos, pos + _SAMPLE) >= _SHORT_LINES
         while (nl := block.find(b"\n", pos)) >= 0:
             if not newline_seen:
                 newline_seen = True
@@ -213,31 +217,51 @@ def _parse_source(
                 buf = b"".join(pending)
                 pending.clear()
                 _add_line(path, number, buf, 0, len(buf), pending_at, lines)
-            else:
-                _add_line(path, number, block, pos, nl, offset + pos, lines)
-            pos = nl + 1
-            if fast is not None:
                 add_number = add_number or _numbered(lines, number)
+            elif fast is None:
+                _add_line(path, number, block, pos, nl, offset + pos, lines)
+            else:  # _add_line inlined for the common line: an object, parsed once
+                end = nl - 1 if nl > pos and block[nl - 1] == 0x0D else nl
+                view = whole[pos:end]
+                try:
+                    obj = loads(view)
+                except orjson.JSONDecodeError:
+                    obj = None  # blank or bad: _add_line says which
+                if type(obj) is not dict:
+                    _add_line(path, number, block, pos, nl, offset + pos, lines)
+                    add_number = add_number or _numbered(lines, number)
+                else:
+                    content = obj.get("content")
+                    if end - pos - (len(content) if type(content) is str else 0) > most:
+                        check_depth(path, number, block, obj, pos, end)  # parsed once, too
+                    if add_number is not None:
+                        add_number(number)
+                    add_start(offset + pos)
+                    add_end(offset + end)
+                    add_check(hash(view))
+                    each_record(number, obj)
+            pos = nl + 1
+            if short:
                 break  # the block's other whole lines: split at once below
-        if fast is not None and (last := block.rfind(b"\n")) >= pos:
-            # _add_line inlined for the common line (an object, parsed once), over the lines
-            # split in C: no find, no view per line (a million tiny messages)
+        if short and (last := block.rfind(b"\n")) >= pos:
+            # the same for each line, over the lines split in C: no find, no view per line
             at = offset + pos  # file offset of the line
-            for line in block[pos:last].split(b"\n"):
+            parts = block.split(b"\n")  # the first was read above, the last goes on
+            for line in islice(parts, 1, len(parts) - 1):
                 number += 1
                 size = len(line)
                 text = line[:-1] if size and line[-1] == 0x0D else line
                 try:
                     obj = loads(text)
                 except orjson.JSONDecodeError:
-                    obj = None  # blank or bad: _add_line says which
+                    obj = None
                 if type(obj) is not dict:
                     _add_line(path, number, block, at - offset, at - offset + size, at, lines)
                     add_number = add_number or _numbered(lines, number)
                 else:
                     content = obj.get("content")
                     if len(text) - (len(content) if type(content) is str else 0) > most:
-                        check_depth(path, number, text, obj)  # parsed once, too
+                        check_depth(path, number, text, obj)
                     if add_number is not None:
                         add_number(number)
                     add_start(at)
@@ -245,7 +269,7 @@ def _parse_source(
                     add_check(hash(text))  # the hash of the line's bytes, as a view's
                     each_record(number, obj)
                 at += size + 1
-            pos = last + 1
+            pos, parts = last + 1, []
         if pos < len(block):
             if not pending:
                 pending_at = offset + pos
@@ -256,6 +280,11 @@ def _parse_source(
         _add_line(path, number + 1, buf, 0, len(buf), pending_at, lines)
     lines.settle()
     return lines
+
+
+_SAMPLE, _SHORT_LINES = 65_536, 128
+"""A block whose first this many bytes hold this many line ends or more (lines of 512 bytes or
+less: a bytes copy of each costs less than finding it and its view) is split in C."""
 
 
 def _numbered(lines: LineTable, number: int) -> Callable[[int], None] | None:
@@ -398,18 +427,23 @@ def match_messages(
     if known is not None and known[0] is new_messages:
         return list(known[1])  # the caller knows them (a reduction: message i is original i)
     originals = _originals(transcript)
-    contents = _contents(originals) if new_messages else None
+    contents: list[str] | None = None
+    indexed = False  # contents read (None: a history without them)
     result: list[int | None] = []
     cursor = 0
     for msg in new_messages:
         found: int | None = None
-        if contents is not None and type(msg) is Message:
-            found = _indexed(originals, contents, msg, cursor)
-        else:
-            for j in range(cursor, len(originals)):
-                if same_message(originals[j], msg):
-                    found = j
-                    break
+        near = len(originals)  # compared in turn up to here; from there, by content
+        if type(msg) is Message:
+            near = min(near, cursor + _INDEXED_FROM)
+        for j in range(cursor, near):
+            if same_message(originals[j], msg):
+                found = j
+                break
+        if found is None and near < len(originals) and type(msg) is Message:
+            if not indexed:
+                contents, indexed = _contents(originals), True
+            found = _indexed(originals, contents, msg, near)
         if found is not None:
             cursor = found + 1
         result.append(found)
@@ -417,27 +451,35 @@ def match_messages(
 
 
 _INDEXED_FROM = 1_024
-"""A history of at least this many messages is searched by content (:func:`_indexed`)."""
+"""A chat message not among this many originals from where the search stands is looked up by
+content (:func:`_indexed`): the summary, which is none of them, and the kept tail after it."""
 
 
 def _contents(originals: Sequence[Message | AgenticMessage]) -> list[str] | None:
-    """Each original's content (read in C), when there are :data:`_INDEXED_FROM` of them at
-    least and every one is a :class:`Message`; else None."""
-    if len(originals) < _INDEXED_FROM or set(map(type, originals)) != {Message}:
+    """Each original's content (read in C), when every one has one; else None."""
+    try:
+        return list(map(_CONTENT, originals))
+    except AttributeError:  # an AgenticMessage
         return None
-    return list(map(_CONTENT, originals))
 
 
 _CONTENT = operator.attrgetter("content")
 
 
 def _indexed(
-    originals: Sequence[Message | AgenticMessage], contents: list[str], msg: Message, cursor: int
+    originals: Sequence[Message | AgenticMessage],
+    contents: list[str] | None,
+    msg: Message,
+    cursor: int,
 ) -> int | None:
     """The first original from ``cursor`` on that :func:`same_message` finds ``msg`` is, as the
     walk of every original finds it, looked for among those of the same content only (the
     same message has it: a summary is not compared with each of a million messages, in
     Python, on its way to the kept tail after it)."""
+    if contents is None:  # an agentic history: each original compared in turn
+        return next(
+            (j for j in range(cursor, len(originals)) if same_message(originals[j], msg)), None
+        )
     at = cursor
     while True:
         try:
