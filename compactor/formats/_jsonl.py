@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import operator
 import uuid
-from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, overload
+from itertools import islice
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -35,6 +36,7 @@ from compactor.schema import (
 )
 
 from ._kept import with_kept
+from ._lines import Line, LineTable, Records
 from .base import CompactionInfo, OneLineEach, Transcript, TranscriptMeta, WriteMode, newline_of
 
 if TYPE_CHECKING:
@@ -72,181 +74,6 @@ INTERNAL_EXTRA_KEYS = frozenset(
     | {REASONING_NOTES_KEY}
 )
 """``extra`` keys the readers set for the core; never written into a record."""
-
-
-class Line:
-    """One non-blank line of a JSONL file: its 1-based number, its parsed object, and where its
-    bytes are.
-
-    The bytes are not copied per line: a line keeps its span in the bytes it was read from (a
-    50 MB file read as 50 MB of lines would be held twice), or in a
-    :class:`~compactor.io.FileSource`, which reads them again when :attr:`text` is asked for.
-    """
-
-    __slots__ = ("_check", "_end", "_obj", "_source", "_start", "number")
-
-    def __init__(
-        self,
-        number: int,
-        source: bytes | FileSource,
-        obj: JsonObject | None,
-        start: int = 0,
-        end: int = -1,
-        check: int = 0,
-    ) -> None:
-        self.number = number
-        """1-based line number."""
-        self._obj = obj
-        self._source = source
-        self._start = start
-        self._end = end if end >= 0 else len(source) if isinstance(source, bytes) else 0
-        self._check = check
-        """``hash()`` of the bytes, for a line of a FileSource (checked when read again)."""
-
-    @property
-    def obj(self) -> JsonObject:
-        """The parsed JSON object (parsed again from :attr:`text` for a line of a
-        :class:`LineTable` that let its records go)."""
-        obj = self._obj
-        if obj is None:
-            obj = self._obj = orjson.loads(self.text)
-        return obj
-
-    @property
-    def text(self) -> bytes:
-        """The original bytes, without BOM and without the line terminator."""
-        source = self._source
-        if not isinstance(source, bytes):
-            return source.span(self._start, self._end, self._check)
-        if self._start == 0 and self._end == len(source):
-            return source
-        return source[self._start : self._end]
-
-    def __repr__(self) -> str:
-        return f"Line({self.number}, {self.text!r}, {self.obj!r})"
-
-
-class LineTable(Sequence[Line]):
-    """The lines of one parsed file, held as columns: each line's number, span and check in
-    arrays, its record in a list; a :class:`Line` is made when one is asked for.
-
-    A million one-line messages held as a million :class:`Line` objects cost ~220 bytes each
-    (the object and four ints), as much as the messages' own text; the columns cost 32.
-    """
-
-    __slots__ = ("_checks", "_each", "_ends", "_numbers", "_objs", "_source", "_starts")
-
-    def __init__(
-        self, source: bytes | FileSource, each: Callable[[int, JsonObject], None] | None = None
-    ) -> None:
-        """``each``: called with every line's number and record as it is added, the records
-        then not kept (as after :meth:`forget_records`)."""
-        self._source = source
-        self._numbers: array[int] | None = array("q")  # None: line i is number i + 1
-        self._starts = array("q")
-        self._ends = array("q")
-        self._checks = array("q")
-        self._objs: list[JsonObject] | None = [] if each is None else None
-        self._each = each
-
-    def add(self, number: int, obj: JsonObject, start: int, end: int, check: int = 0) -> None:
-        """Append the line ``number`` (its record, its span in the source, its bytes' hash)."""
-        if self._numbers is None:
-            self._numbers = array("q", range(1, len(self._starts) + 1))
-        self._numbers.append(number)
-        self._starts.append(start)
-        self._ends.append(end)
-        self._checks.append(check)
-        if self._objs is not None:
-            self._objs.append(obj)
-        elif self._each is not None:
-            self._each(number, obj)
-
-    def appenders(self) -> tuple[Callable[..., None], ...] | None:
-        """What :meth:`add` does, for a table that gives its records to ``each`` (None for
-        one that keeps them): the columns' appends and ``each``, bound once for the parser's
-        loop (a call fewer per line of a million)."""
-        each, numbers = self._each, self._numbers
-        if self._objs is not None or each is None or numbers is None:
-            return None
-        return (numbers.append, self._starts.append, self._ends.append, self._checks.append, each)
-
-    def settle(self) -> None:
-        """Once every line is added: drop the number column when line i is number i + 1 (a
-        file without blank lines; 8 bytes a line). Numbers only grow, so the last one says."""
-        numbers = self._numbers
-        if numbers is not None and numbers and numbers[-1] == len(numbers):
-            self._numbers = None
-
-    def __len__(self) -> int:
-        return len(self._starts)
-
-    def _line(self, i: int) -> Line:
-        objs, numbers = self._objs, self._numbers
-        return Line(
-            i + 1 if numbers is None else numbers[i],
-            self._source,
-            None if objs is None else objs[i],
-            self._starts[i],
-            self._ends[i],
-            self._checks[i],
-        )
-
-    @overload
-    def __getitem__(self, index: int) -> Line: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Line]: ...
-    def __getitem__(self, index: int | slice) -> Line | list[Line]:
-        if isinstance(index, slice):
-            return [self._line(i) for i in range(len(self._starts))[index]]
-        return self._line(range(len(self._starts))[index])
-
-    def __iter__(self) -> Iterator[Line]:
-        for i in range(len(self._starts)):
-            yield self._line(i)
-
-    def __reversed__(self) -> Iterator[Line]:
-        for i in range(len(self._starts) - 1, -1, -1):
-            yield self._line(i)
-
-    def forget_records(self) -> None:
-        """Let the parsed records go; a line's record is parsed again from its bytes when
-        asked for. For a format whose messages hold all a writer needs (the chat formats copy
-        an unchanged message's bytes and render a changed one from the message): a two-key
-        record of a tiny message costs ~240 bytes more than its message."""
-        self._objs = None
-
-    @property
-    def records(self) -> Sequence[JsonObject]:
-        """Every line's record, in order (a new list of the same objects; a view that parses
-        them again after :meth:`forget_records`)."""
-        return list(self._objs) if self._objs is not None else Records(self)
-
-
-class Records(Sequence[JsonObject]):
-    """The records of a :class:`LineTable` that let them go, parsed again when read."""
-
-    __slots__ = ("_lines",)
-
-    def __init__(self, lines: LineTable) -> None:
-        self._lines = lines
-
-    def __len__(self) -> int:
-        return len(self._lines)
-
-    @overload
-    def __getitem__(self, index: int) -> JsonObject: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[JsonObject]: ...
-    def __getitem__(self, index: int | slice) -> JsonObject | list[JsonObject]:
-        if isinstance(index, slice):
-            return [ln.obj for ln in self._lines[index]]
-        return self._lines[index].obj
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and list(self) == list(other)
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 def _parse(path: str, number: int, buf: bytes, start: int, end: int) -> JsonObject | None:
@@ -369,12 +196,15 @@ def _parse_source(
     skip = len(BOM) if source.bom else 0  # bytes at the start that are no line's
     fast = lines.appenders()
     if fast is not None:
-        add_number, add_start, add_end, add_check, each_record = fast
+        add_start, add_end, add_check, each_record = fast
+    add_number: Callable[[int], None] | None = None  # the number column, once a line is skipped
     loads, most = orjson.loads, 2 * MAX_JSON_DEPTH
     for block in source.blocks():
         pos = min(skip, len(block))
         skip -= pos
         whole = memoryview(block)
+        # a block of short lines (a chat of tiny messages) is split at once below
+        short = fast is not None and block.count(b"\n", pos, pos + _SAMPLE) >= _SHORT_LINES
         while (nl := block.find(b"\n", pos)) >= 0:
             if not newline_seen:
                 newline_seen = True
@@ -387,6 +217,7 @@ def _parse_source(
                 buf = b"".join(pending)
                 pending.clear()
                 _add_line(path, number, buf, 0, len(buf), pending_at, lines)
+                add_number = add_number or _numbered(lines, number)
             elif fast is None:
                 _add_line(path, number, block, pos, nl, offset + pos, lines)
             else:  # _add_line inlined for the common line: an object, parsed once
@@ -398,16 +229,47 @@ def _parse_source(
                     obj = None  # blank or bad: _add_line says which
                 if type(obj) is not dict:
                     _add_line(path, number, block, pos, nl, offset + pos, lines)
+                    add_number = add_number or _numbered(lines, number)
                 else:
                     content = obj.get("content")
                     if end - pos - (len(content) if type(content) is str else 0) > most:
                         check_depth(path, number, block, obj, pos, end)  # parsed once, too
-                    add_number(number)
+                    if add_number is not None:
+                        add_number(number)
                     add_start(offset + pos)
                     add_end(offset + end)
                     add_check(hash(view))
                     each_record(number, obj)
             pos = nl + 1
+            if short:
+                break  # the block's other whole lines: split at once below
+        if short and (last := block.rfind(b"\n")) >= pos:
+            # the same for each line, over the lines split in C: no find, no view per line
+            at = offset + pos  # file offset of the line
+            parts = block.split(b"\n")  # the first was read above, the last goes on
+            for line in islice(parts, 1, len(parts) - 1):
+                number += 1
+                size = len(line)
+                text = line[:-1] if size and line[-1] == 0x0D else line
+                try:
+                    obj = loads(text)
+                except orjson.JSONDecodeError:
+                    obj = None
+                if type(obj) is not dict:
+                    _add_line(path, number, block, at - offset, at - offset + size, at, lines)
+                    add_number = add_number or _numbered(lines, number)
+                else:
+                    content = obj.get("content")
+                    if len(text) - (len(content) if type(content) is str else 0) > most:
+                        check_depth(path, number, text, obj)
+                    if add_number is not None:
+                        add_number(number)
+                    add_start(at)
+                    add_end(at + len(text))
+                    add_check(hash(text))  # the hash of the line's bytes, as a view's
+                    each_record(number, obj)
+                at += size + 1
+            pos, parts = last + 1, []
         if pos < len(block):
             if not pending:
                 pending_at = offset + pos
@@ -418,6 +280,17 @@ def _parse_source(
         _add_line(path, number + 1, buf, 0, len(buf), pending_at, lines)
     lines.settle()
     return lines
+
+
+_SAMPLE, _SHORT_LINES = 65_536, 128
+"""A block whose first this many bytes hold this many line ends or more (lines of 512 bytes or
+less: a bytes copy of each costs less than finding it and its view) is split in C."""
+
+
+def _numbered(lines: LineTable, number: int) -> Callable[[int], None] | None:
+    """The number column's append once a line up to ``number`` was skipped (blank), else None:
+    while none is, line i is number i + 1 and the fast loop appends no number."""
+    return lines.numbered() if len(lines) != number else None
 
 
 def _add_line(
@@ -554,18 +427,68 @@ def match_messages(
     if known is not None and known[0] is new_messages:
         return list(known[1])  # the caller knows them (a reduction: message i is original i)
     originals = _originals(transcript)
+    contents: list[str] | None = None
+    indexed = False  # contents read (None: a history without them)
     result: list[int | None] = []
     cursor = 0
     for msg in new_messages:
         found: int | None = None
-        for j in range(cursor, len(originals)):
+        near = len(originals)  # compared in turn up to here; from there, by content
+        if type(msg) is Message:
+            near = min(near, cursor + _INDEXED_FROM)
+        for j in range(cursor, near):
             if same_message(originals[j], msg):
                 found = j
                 break
+        if found is None and near < len(originals) and type(msg) is Message:
+            if not indexed:
+                contents, indexed = _contents(originals), True
+            found = _indexed(originals, contents, msg, near)
         if found is not None:
             cursor = found + 1
         result.append(found)
     return result
+
+
+_INDEXED_FROM = 1_024
+"""A chat message not among this many originals from where the search stands is looked up by
+content (:func:`_indexed`): the summary, which is none of them, and the kept tail after it."""
+
+
+def _contents(originals: Sequence[Message | AgenticMessage]) -> list[str] | None:
+    """Each original's content (read in C), when every one has one; else None."""
+    try:
+        return list(map(_CONTENT, originals))
+    except AttributeError:  # an AgenticMessage
+        return None
+
+
+_CONTENT = operator.attrgetter("content")
+
+
+def _indexed(
+    originals: Sequence[Message | AgenticMessage],
+    contents: list[str] | None,
+    msg: Message,
+    cursor: int,
+) -> int | None:
+    """The first original from ``cursor`` on that :func:`same_message` finds ``msg`` is, as the
+    walk of every original finds it, looked for among those of the same content only (the
+    same message has it: a summary is not compared with each of a million messages, in
+    Python, on its way to the kept tail after it)."""
+    if contents is None:  # an agentic history: each original compared in turn
+        return next(
+            (j for j in range(cursor, len(originals)) if same_message(originals[j], msg)), None
+        )
+    at = cursor
+    while True:
+        try:
+            at = contents.index(msg.content, at)
+        except ValueError:
+            return None
+        if same_message(originals[at], msg):
+            return at
+        at += 1
 
 
 def _originals(transcript: Transcript) -> Sequence[Message | AgenticMessage]:

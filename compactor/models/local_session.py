@@ -352,7 +352,7 @@ class _Builder:
             if call.id:
                 self.by_id[call.id] = call
             self.plan(call)
-        for call in {c.id: c for c in e.calls if c.id in self.early}.values():  # by id, once
+        for call in {c.id: c for c in e.calls if self.early and c.id in self.early}.values():
             self.result(self.early.pop(call.id), e.index)
 
     # -- the agent's plan ----------------------------------------------------------------------
