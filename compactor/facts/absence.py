@@ -16,6 +16,11 @@ A later step's failure on the removed path (``rm -rf build && cat build/out.txt`
 
 Read by :func:`compactor.facts.wenton.went_on` (an unflagged call whose only error lines are
 such answers went on) and by the summary's "did not fail, but printed" list.
+
+A flagged one (``rm -rf X && ls X`` exits 2: :func:`confirms_removal`, fix57a) is no failure
+either: every error line it printed is such an answer. A check of a path an EARLIER call removed
+(``rm -rf X``, then ``ls X`` exits 2) is one too, judged by the session model with
+:func:`removed_paths` and :func:`missing_checked`.
 """
 
 from __future__ import annotations
@@ -25,7 +30,13 @@ import re
 
 from compactor._util import lazy_pattern
 
-__all__ = ["expected_absence", "says_missing"]
+__all__ = [
+    "confirms_removal",
+    "expected_absence",
+    "missing_checked",
+    "removed_paths",
+    "says_missing",
+]
 
 _SEGMENT_RE = re.compile(r"(\|\||&&|[|;\n])")
 _MISSING_RE = lazy_pattern(
@@ -61,11 +72,13 @@ def _paths(words: list[str]) -> set[str]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _expected_paths(command: str) -> frozenset[str]:
-    """The paths ``command`` removed, or checked with a fallback for their absence."""
+def _scan(command: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(the paths ``command`` removed, or checked with a fallback for their absence; the paths it
+    removed; the paths it checked)."""
     parts = _SEGMENT_RE.split(command)
     removed: set[str] = set()
     found: set[str] = set()
+    checks: set[str] = set()
     for i in range(0, len(parts), 2):
         words = _words(parts[i])
         if not words:
@@ -75,8 +88,39 @@ def _expected_paths(command: str) -> frozenset[str]:
             removed |= _paths(words)
         elif words[0] in _CHECKERS:
             checked = _paths(words)
+            checks |= checked
             found |= checked if after == "||" else checked & removed
-    return frozenset(p for p in found if p and p not in (".", "..", "/"))
+    return _real(found), _real(removed), _real(checks)
+
+
+def _real(paths: set[str]) -> frozenset[str]:
+    return frozenset(p for p in paths if p and p not in (".", "..", "/"))
+
+
+def _expected_paths(command: str) -> frozenset[str]:
+    """The paths ``command`` removed, or checked with a fallback for their absence."""
+    return _scan(command)[0]
+
+
+def removed_paths(command: str | None) -> frozenset[str]:
+    """The paths ``command`` removes (``rm -rf X``, ``rmdir X``, ``git rm X``, ``unlink X``)."""
+    if not command or len(command) > _MAX_COMMAND:
+        return frozenset()
+    return _scan(command)[1]
+
+
+def missing_checked(command: str | None, line: str) -> frozenset[str]:
+    """The paths ``command`` lists or tests (``ls X``, ``stat X``, ``test -e X``) that the error
+    ``line`` says are missing."""
+    if not command or len(command) > _MAX_COMMAND or not says_missing(line):
+        return frozenset()
+    return frozenset(path for path in _scan(command)[2] if _names(line, path))
+
+
+def confirms_removal(command: str | None, lines: tuple[str, ...] | list[str]) -> bool:
+    """Whether ``lines``, the error lines of a flagged ``command``, are all its own check that a
+    path it removed is gone (``rm -rf X && ls X`` exits 2: "No such file or directory")."""
+    return bool(lines) and all(expected_absence(command, line) for line in lines)
 
 
 def expected_absence(command: str | None, line: str) -> bool:
@@ -84,15 +128,17 @@ def expected_absence(command: str | None, line: str) -> bool:
     command removed or checked for absence (the module docstring)."""
     if not command or len(command) > _MAX_COMMAND or not says_missing(line):
         return False
-    for path in _expected_paths(command):
-        at = line.find(path)
-        while at >= 0:
-            end = at + len(path)
-            before = line[at - 1] if at else " "
-            after = line[end] if end < len(line) else " "
-            if not (before.isalnum() or before in "_-./") and not (
-                after.isalnum() or after in "_-/"
-            ):
-                return True
-            at = line.find(path, at + 1)
+    return any(_names(line, path) for path in _expected_paths(command))
+
+
+def _names(line: str, path: str) -> bool:
+    """Whether ``line`` names ``path`` as a whole word (not ``build`` of ``build-tools``)."""
+    at = line.find(path)
+    while at >= 0:
+        end = at + len(path)
+        before = line[at - 1] if at else " "
+        after = line[end] if end < len(line) else " "
+        if not (before.isalnum() or before in "_-./") and not (after.isalnum() or after in "_-/"):
+            return True
+        at = line.find(path, at + 1)
     return False

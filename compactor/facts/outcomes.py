@@ -8,10 +8,12 @@ import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from .absence import confirms_removal
 from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .apierror import api_error
 from .bounded import is_startup_noise
 from .caughterror import caught_failure
+from .deliberate import deliberate_stop
 from .killreport import ERROR_WORDS
 from .maskedexit import hidden_failure
 from .noise import is_warning
@@ -496,6 +498,7 @@ class Outcome:
     lines: tuple[str, ...] = ()
     """The error lines, most informative first (at most :data:`_MAX_OUTCOME_LINES`)."""
     stand_in: bool = False  # lines[0] is the first output line: no error line (blind check 27)
+    on_purpose: bool = False  # lines[0] says the script stopped on purpose (fix57a 4)
 
 
 _MAX_OUTCOME_LINES = 4
@@ -555,6 +558,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     if code is None and result.is_error and text.strip() == "Error" and exit_one_program(call):
         code, text = 1, ""  # Claude Code 1.0's bare "Error": a non-zero exit, no output (42 W4)
     flagged = result.is_error or (code is not None and code != 0)
+    if not marked and (stop := _stopped_on_purpose(text, code, call)):  # (fix57a 4)
+        return Outcome(True, code, (stop,), on_purpose=True)  # "Refusing to …": no crash
     if not (flagged or marked) and call and (failed := api_error(call.command, text)):
         return Outcome(True, code, (failed,))  # curl exited 0 on an API error (blind check 28)
     if code == 0 and call is not None and (hidden := hidden_failure(call.command, text)):
@@ -579,6 +584,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         flagged = False  # code 1": pkill matched none (check 27), grep no match (BENCH42 W4)
     if flagged and code == 1 and not result.is_error and _retrieved_no_match(text, call, lines):
         flagged, lines = False, []  # TaskOutput got a finished grep's exit 1 (blind check 17)
+    if flagged and code in (None, 1, 2) and call and confirms_removal(call.command, lines):
+        flagged, lines = False, []  # `rm -rf X && ls X` exits 2: its own check, X is gone (57a)
     if flagged or marked:
         refused = rejection(text)
         if refused:
@@ -594,57 +601,19 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     return Outcome(True, code, tuple(lines))
 
 
+def _stopped_on_purpose(text: str, code: int | None, call: Call | None) -> str:
+    """The line of a command's output that says it stopped on purpose ("Refusing to …", "Dry
+    run: nothing written", exit 2 with a usage message: :mod:`.deliberate`); '' for a read."""
+    if call is None or not call.command or code not in (None, 0, 1, 2) or not text:
+        return ""
+    if is_reading_call(call) or only_reads(call) or is_subagent(call):
+        return ""
+    return deliberate_stop(strip_output_header(scan_window(text)), code)
+
+
 def shell_words(command: str) -> list[str]:
     """``shlex`` words of a command (a whitespace split when the quoting is broken)."""
     try:
         return shlex.split(command, posix=True)
     except ValueError:
         return command.split()
-
-
-# --------------------------------------------------------------------------------------------------
-# Is a later call another attempt at a failed one? (blind check 9: "Errors and fixes" links)
-
-Signature = tuple[str, str, frozenset[str]]
-"""(tool, program, targets): what a later call must share with a failed one to retry it."""
-
-
-def agent_signature(name: str, args: dict[str, object]) -> Signature | None:
-    """A sub-agent call's signature (a ``subagent_type`` argument, as Claude Code's Task):
-    ``agent:TYPE`` and the words of its description; None for other calls."""
-    kind = args.get("subagent_type")
-    if not isinstance(kind, str) or not kind:
-        return None
-    about = args.get("description")
-    words = set(about.lower().split()) if isinstance(about, str) else set()
-    return (name, "agent:" + kind, frozenset(words))
-
-
-def similar_words(one: frozenset[str], two: frozenset[str]) -> bool:
-    """Whether two descriptions say much the same: half of their words or more in common."""
-    if not one or not two:
-        return not one and not two
-    return 2 * len(one & two) >= len(one | two)
-
-
-def _program_name(program: str) -> str:
-    """A program without its version (``python3`` → ``python``, ``pip3.12`` → ``pip``)."""
-    return program.rstrip("0123456789.") or program
-
-
-def same_head(program: str, later: str, targets: frozenset[str], others: frozenset[str]) -> bool:
-    """Whether two commands on a shared target have the same head: the same program (its
-    version aside), or the later one's program is one the failed command ran (``git add &&
-    git commit`` → ``git commit``), or the other way round. ``du`` of a folder is not another
-    attempt at a ``bash -c`` script that writes into it."""
-    if _program_name(program) == _program_name(later):
-        return True
-    ran = _ran(targets)
-    again = _ran(others)
-    return (bool(later) and later in ran) or (bool(program) and program in again)
-
-
-def _ran(targets: frozenset[str]) -> set[str]:
-    """The programs of the command a signature's targets name (its ``$ command`` target)."""
-    command = next((t[2:] for t in targets if t.startswith("$ ")), "")
-    return set(programs(command)) if command else set()

@@ -13,7 +13,15 @@ from __future__ import annotations
 
 from .local_records import ErrorFact
 
-__all__ = ["BLOCKED", "OPEN", "FailedAgain", "failed_word", "still_open"]
+__all__ = [
+    "BLOCKED",
+    "CONFIRMED_GONE",
+    "ON_PURPOSE",
+    "OPEN",
+    "FailedAgain",
+    "failed_word",
+    "still_open",
+]
 
 
 class FailedAgain:
@@ -57,6 +65,22 @@ BLOCKED = "blocked by the harness"
 it never ran, so there is nothing to fix (:mod:`.local_harnessblock`, blind check 51 W5)."""
 
 
+CONFIRMED_GONE = "confirmed gone"
+"""The verdict of a check (``ls X`` exits 2) that a path an earlier call removed is gone: it
+confirmed the removal, no failure (:mod:`.local_gonecheck`, fix57a)."""
+
+
+ON_PURPOSE = "stopped on purpose"
+"""The verdict of a script that refused by design and said so ("Refusing to …", "Dry run:
+nothing written", exit 2 with its usage): its words are the step's outcome, no crash to fix
+(:attr:`compactor.facts.Outcome.on_purpose`, fix57a 4)."""
+
+
 def failed_word(err: ErrorFact) -> str:
-    """How section 4 says the call ``err`` ended: "failed", or that the harness refused it."""
+    """How section 4 says the call ``err`` ended: "failed", that the harness refused it, or that
+    it exited non-zero as a check that a removed path is gone (:data:`CONFIRMED_GONE`)."""
+    if err.after == ON_PURPOSE:
+        return ON_PURPOSE
+    if err.after == CONFIRMED_GONE:
+        return "exited non-zero as a check of a removed path"
     return f"was {BLOCKED} (it never ran)" if err.after == BLOCKED else "failed"

@@ -19,6 +19,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Call, command_of, cut, one_line
 from compactor.facts.testruns import is_test_run
 
+from .local_pushtarget import output_of, push_target, same_target
 from .local_session import ErrorFact, Session
 from .local_text import call_line, code
 
@@ -122,37 +123,37 @@ def judge_contradicted_claims(s: Session) -> None:
     for n, kinds in claims:
         index, score, text = s.decisions[n]
         found = [c for k in kinds if (c := latest.get(k)) is not None and c.index > index]
-        failed = next((c for c in found if c.id in s.failed_calls), None)
-        if failed is None or (kinds == [_PUSH] and _other_refs(s, index, failed)):
+        failed = next((c for c in found if c.id in s.failed_calls and k_of(c) != _PUSH), None)
+        failed = failed or (_failed_push(s, index) if _PUSH in kinds else None)
+        if failed is None:
             continue  # a push of another branch says nothing of this one (blind check 51, W7)
         if _same_subject(text, _failure_text(s, failed)):
             s.decisions[n] = (index, score, f"{text} ({_contradiction(s, failed)})")
 
 
 _PUSH = 1  # the position of "push" in _KINDS
-_PUSH_ARGS_RE = lazy_pattern(r"\bgit\b[^|;&\n]*?\bpush\b([^|;&\n]*)")
 
 
-def _refs(call: Call) -> frozenset[str]:
-    """The refs a ``git push REMOTE REF…`` names (the part after ``:`` of ``a:b``); empty when it
-    names none (``git push``: the current branch, not known here)."""
-    found = _PUSH_ARGS_RE.search(command_of(call) or "")
-    words = (
-        [w.strip("'\"") for w in found.group(1).split() if not w.startswith("-")] if found else []
+def k_of(call: Call) -> int:
+    """:data:`_PUSH` for a ``git push``, else -1 (the other kinds keep the latest call)."""
+    return _PUSH if _of_kind(call, _PUSH) else -1
+
+
+def _failed_push(s: Session, index: int) -> Call | None:
+    """The push after the claim at entry ``index`` that failed last of those to the claim's
+    target (the remote and branch the latest push before the claim that succeeded went to:
+    :mod:`.local_pushtarget`), when no push to that target succeeded after it; any push that
+    failed last when no push before the claim succeeded (fix57a 2)."""
+    pushes = [c for c in s.calls if _of_kind(c, _PUSH) and c.id in s.answered]
+    pushes = [c for c in pushes if c.id not in s.refused]
+    mine = next(
+        (c for c in reversed(pushes) if c.index < index and c.id not in s.failed_calls), None
     )
-    return frozenset(w.rsplit(":", 1)[-1].removeprefix("refs/heads/") for w in words[1:])
-
-
-def _other_refs(s: Session, index: int, failed: Call) -> bool:
-    """Whether the failed push named other refs than the latest push that succeeded before the
-    claim at entry ``index`` (both known): it is not the claim's push."""
-    mine = frozenset[str]()
-    for call in reversed(s.calls):
-        if call.index < index and call.id not in s.failed_calls and _of_kind(call, _PUSH):
-            mine = _refs(call)
-            break
-    theirs = _refs(failed)
-    return bool(mine) and bool(theirs) and not mine & theirs
+    later = [c for c in pushes if c.index > index]
+    if mine is not None:
+        target = push_target(s, mine, output_of(s, mine))
+        later = [c for c in later if same_target(target, push_target(s, c, output_of(s, c)))]
+    return later[-1] if later and later[-1].id in s.failed_calls else None
 
 
 def _same_subject(claim: str, failure: str) -> bool:

@@ -11,14 +11,14 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import Entry, finds_any, one_line, sentences
 
-from .local_again import BLOCKED
+from .local_again import BLOCKED, CONFIRMED_GONE, ON_PURPOSE
 from .local_alternative import alternatives, names_alternative
 from .local_corrected import CORRECTED, corrects
 from .local_numbered import named_items
 from .local_offers import declines_extras, is_ask
 from .local_optlist import offer_scope
 from .local_overtakes import overtakes
-from .local_reask import closing_ask, reasked_suggestion, refers_back
+from .local_reask import closing_ask, reasked_suggestion, refers_back, user_advice
 from .local_restated import amended_by, rejects_approach, restated_proposals
 from .local_reverted import not_accepted
 from .local_session import Session
@@ -175,8 +175,9 @@ def judge_proposals(s: Session) -> None:
             elif picked is None and (asked := closing_ask(said.text)):  # (BENCH55 W3)
                 if refers_back(asked):  # "… with all these refinements?": them too
                     yes = [*yes, asked]
-                else:  # the statements before it stay as said
+                else:  # the statements before it stay as said; advice, the user's (57a)
                     yes, kept = [asked], s.decisions
+                    s.undecided.extend((said.index, x) for x in user_advice(said.text))
             accepted = [(said.index, 3, f"Accepted by the user: {x}") for x in yes]
             s.decisions = sorted([*kept, *accepted], key=lambda d: d[0])
 
@@ -331,6 +332,8 @@ _GONE = frozenset(
     | {"worked around by", "fixed by editing", "user ran", "ended later", "user fixed"}
     | {"got past"}  # a rerun of the same command got past it (local_newerror, blind check 37)
     | {BLOCKED}  # the harness refused it: it never ran (blind check 51, W5)
+    | {CONFIRMED_GONE}  # `ls X` exits 2 right after `rm -rf X`: as meant (fix57a)
+    | {ON_PURPOSE}  # "Refusing to …": the script's own decision, no crash (fix57a)
 )
 """What became of a failure that does not overtake an answer (it was fixed, or not a failure)."""
 

@@ -37,23 +37,32 @@ __all__ = ["LEFT", "left_item", "left_state", "left_step", "left_steps"]
 LEFT = "answered with steps left to the user"
 """How sections 7-9 say the answer handed steps over."""
 
+_NO_STEP = (
+    r"(?:be|see|have|get|notice|find|expect|receive|now|note|let|feel|advise|keep|tell|share|"
+    r"send|provide|confirm|reply|respond|clarify|specify|choose|pick|decide|answer|look)\b"
+)
+"""Verbs after "please" / "you should" that say what the user will see, or ask for the user's
+input (a question the turn waits on, read elsewhere): no step handed over."""
 _STRONG_RE = lazy_pattern(
     r"\bplease (?:run|execute)\b|\brun (?:the following|these|this|the commands? below)\b|"
     r"\bexecute (?:the following|these)\b|"
-    r"\byou(?:['’]ll| will)? (?:need to|have to|must|should) (?:run|execute|push|tag|publish|"
-    r"release|deploy|merge)\b|\b(?:next|remaining) steps? (?:for you|on your (?:side|end))\b|"
+    r"\byou(?:['’]ll| will)? (?:need to|have to|must|should) (?:now |then |also |first |still )?"
+    rf"(?!{_NO_STEP})[a-z]{{3,}}\b|(?:^|[.!]\s+)please (?!{_NO_STEP})[a-z]{{3,}}\b|"
+    r"\b(?:next|remaining) steps? (?:for you|on your (?:side|end))\b|"
     r"(?:以下|下記|次)(?:の(?:コマンド|手順))?を実行してください|実行してください|実行をお願いします|"
     r"请(?:运行|执行)",
     re.IGNORECASE,
 )
-"""A reply handing steps to the user in so many words."""
+"""A reply handing steps to the user in so many words: an imperative addressed to the user ("you
+need to …", "you should …", "please …" at a sentence's start: any verb but :data:`_NO_STEP`),
+"run the following" (fix57a 3: the verb list was the only shape)."""
 _WEAK_RE = lazy_pattern(
-    r"\byou can (?:now |then )?(?:run|execute|push|tag|publish|release|deploy|merge)\b|"
+    r"\byou can (?:now |then |also )?(?!see\b|find\b|check out\b|read\b)[a-z]{3,}\b|"
     r"\b(?:once|when) you(?:['’]ve| have)? (?:run|pushed|tagged|published|released|merged)\b",
     re.IGNORECASE,
 )
 """A hand-over that may be an example ("you can run … to check"): only with an asked action
-no call did."""
+no call did (any verb: the asked actions are the hint, fix57a 3)."""
 _HANDS_RE = lazy_pattern(_STRONG_RE.pattern + "|" + _WEAK_RE.pattern, re.IGNORECASE)
 _ACTIONS = (
     "commit", "push", "tag", "publish", "release", "deploy", "merge", "upload", "install",
@@ -96,6 +105,17 @@ def _key(command: str) -> str:
     return words[0] if words else ""
 
 
+def _ran(s: Session, start: int, end: int) -> list[str]:
+    """The commands of the calls between entries ``start`` and ``end`` that did not fail."""
+    return [
+        " ".join(command.split())
+        for e in s.entries
+        if start <= e.index < end
+        for call in e.calls
+        if call.id not in s.failed_calls and (command := command_of(call))
+    ]
+
+
 def left_steps(s: Session) -> tuple[str, list[str]]:
     """(the reply's hand-over sentence, the steps it left to the user: commands, else asked
     actions) when the last reply handed the request's remaining steps to the user; ("", [])
@@ -109,14 +129,8 @@ def left_steps(s: Session) -> tuple[str, list[str]]:
     text = clean(reply.text)
     hands = _HANDS_RE.search(text)
     if hands is None:
-        return "", []
-    ran = [
-        " ".join(command.split())
-        for e in s.entries
-        if last.index <= e.index < reply.index
-        for call in e.calls
-        if call.id not in s.failed_calls and (command := command_of(call))
-    ]
+        return next_steps_list(text, _ran(s, last.index, reply.index))
+    ran = _ran(s, last.index, reply.index)
     asked = _actions(last.text)
     commands = _commands(text, hands.start())
     start = text.rfind("\n", 0, hands.start()) + 1
@@ -129,11 +143,63 @@ def left_steps(s: Session) -> tuple[str, list[str]]:
             return "", []  # every asked action was done: a command shown is an example
         steps = [c for c in commands if not any(c in r for r in ran)]
         steps = steps if commands else [a for a in undone if a in handed]
-    elif _STRONG_RE.search(text) is not None:
+    elif (strong := _STRONG_RE.search(text)) is not None:
         steps = [c for c in commands if not any(_key(c) in r for r in ran)]
+        steps = steps or ([] if commands else _phrase(text, strong))  # "restart the server"
     else:
         return "", []
     return (said, steps[:_MAX]) if steps else ("", [])
+
+
+_CLAUSE_END_RE = lazy_pattern(
+    r"[.;!?\n]|,\s+(?:and|so|then|but)\b|\s+(?:and|so) (?:I|I['’]ll|we)\b"
+)
+_PHRASE = 100
+
+
+def _phrase(text: str, hands: re.Match[str]) -> list[str]:
+    """The step an addressed imperative without a command hands over: its verb phrase ("restart
+    the server"), from the verb to the clause's end; [] for a hand-over phrase without a verb of
+    its own ("run the following")."""
+    verb = re.search(r"[a-z]{3,}$", hands.group(0))
+    if verb is None or verb.group(0) in ("run", "execute", "the", "following", "these", "this"):
+        return []
+    rest = text[hands.start() + verb.start() :]
+    end = _CLAUSE_END_RE.search(rest)
+    step = rest[: end.start() if end else len(rest)].strip()
+    return [step[:_PHRASE]] if len(step.split()) >= 2 else []
+
+
+_NEXT_STEPS_RE = lazy_pattern(
+    r"^[ \t]*(?:#{1,4}[ \t]*|\*\*)?(?:next steps?|remaining steps?|steps? for you|"
+    r"what(?:['’]s| is) left(?: for you)?|to do on your (?:side|end)|action items?)"
+    r"(?: for you| on your (?:side|end))?[ \t]*:?(?:\*\*)?:?[ \t]*\n((?:[ \t]*\n)?"
+    r"(?:[ \t]*(?:\d+[.)]|[-*])[ \t]+[^\n]+\n?)+)",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A "Next steps" heading and the numbered or bulleted list right under it."""
+_ITEM_RE = lazy_pattern(r"^[ \t]*(?:\d+[.)]|[-*])[ \t]+(.+)$", re.MULTILINE)
+_OWN_RE = lazy_pattern(r"^(?:I|I['’]ll|I will|I can|We|We['’]ll|Let me)\b")
+"""An item that is the agent's own next step, not the user's."""
+
+
+def next_steps_list(text: str, ran: list[str]) -> tuple[str, list[str]]:
+    """(its heading, its items) of a "Next steps" list in the final answer whose items are the
+    user's (not "I'll …"), each that no successful call since the request ran; ("", [])
+    when there is none (fix57a 3)."""
+    found = _NEXT_STEPS_RE.search(text)
+    if found is None:
+        return "", []
+    items = [m.group(1).replace("**", "").strip() for m in _ITEM_RE.finditer(found.group(1))]
+    items = [x for x in items if x and not _OWN_RE.match(x)]
+    left = []
+    for item in items:
+        commands = [m.group(1) for m in _INLINE_RE.finditer(item)]
+        if commands and all(any(_key(c) in r for r in ran) for c in commands):
+            continue  # its command ran
+        left.append(item[:_PHRASE])
+    heading = text[found.start() : text.find("\n", found.start())].strip(" \t#*:")
+    return heading, left
 
 
 def _named(steps: list[str]) -> str:

@@ -37,6 +37,7 @@ from compactor.facts import Call, Result, clean, lowers_exactly, sentences, shel
 
 from .local_files import FileState, file_changes
 from .local_leftsteps import LEFT, left_item, left_step
+from .local_reask import undecided_items
 from .local_session import Session
 from .local_text import code, quote
 
@@ -517,6 +518,7 @@ def lost_items(s: Session, width: int) -> list[str]:
         )
     if left := left_item(s, width):  # steps handed to the user (blind check 51, W1)
         items.append(left)
+    items.extend(undecided_items(s, width))  # advice a yes to another question left (57a)
     return items
 
 

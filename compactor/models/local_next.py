@@ -40,7 +40,8 @@ from compactor.facts import (
     programs,
 )
 from compactor.facts.filteredrun import hides_errors
-from compactor.facts.outcomes import exit_code, exit_one_meaning, is_reading_program, similar_words
+from compactor.facts.outcomes import exit_code, exit_one_meaning, is_reading_program
+from compactor.facts.retrysig import similar_words
 from compactor.facts.shellwrap import inner_command
 
 from .local_laterrun import judge_later_runs

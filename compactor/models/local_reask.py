@@ -17,6 +17,11 @@ agent's (``Want me to …?``, ``Should I …?``), a "yes" accepts that question 
 not the statements before it: those stay what the assistant said (advice to the user stays the
 user's to act on), unless the question offers to carry them out ("… with all these
 refinements?", :func:`refers_back`).
+
+fix57a 5: that advice was then dropped — listed nowhere. Advice to the user before such a
+question (:func:`user_advice`: "I'd revoke/regenerate it …", "you should …", "I recommend …",
+"consider …") stays the user's open decision: section 7 lists it as "not yet decided"
+(:func:`undecided_items`); the agent's own statements ("Going forward I'll …") are no advice.
 """
 
 from __future__ import annotations
@@ -27,8 +32,9 @@ from compactor._util import lazy_pattern
 from compactor.facts import Entry, one_line, sentences
 
 from .local_session import Session
+from .local_text import quote
 
-__all__ = ["closing_ask", "reasked_suggestion", "refers_back"]
+__all__ = ["closing_ask", "reasked_suggestion", "refers_back", "undecided_items", "user_advice"]
 
 _REASK_RE = lazy_pattern(
     r"\b(?:say|reply|answer|type)\s+[\"“'‘]?(?:yes|ok|y)[\"”'’]?\s+to\s+accept\s+(?:my|the)\s+"
@@ -100,3 +106,34 @@ def refers_back(action: str) -> bool:
     proposals before it ("update the plan document with these refinements"): then a yes
     accepts them as well as the action."""
     return _BACK_RE.search(action) is not None
+
+
+_ADVICE_RE = lazy_pattern(
+    r"\b(?:I['’]d|I would) (?!like\b|love\b|be\b|have\b|say\b|guess\b|think\b)[a-z]+|"
+    r"\bI (?:recommend|suggest|advise|strongly recommend)\b|"
+    r"\byou (?:should|could|might|may) (?:also |still |want to |consider |need to )?"
+    r"(?!see\b|get\b|notice\b|find\b|be\b)[a-z]+|\byou(?:['’]ll| will) (?:want|need) to\b|"
+    r"^\W*(?:consider|make sure|remember to|don['’]t forget to)\b|\bit(?:['’]s| is) worth\b|"
+    r"\b(?:my |the )?recommendation\b",
+    re.IGNORECASE,
+)
+"""A sentence that advises the user: "I'd revoke it", "you should …", "I recommend …"."""
+_ADVICE_MOST = 2
+
+
+def user_advice(text: str) -> list[str]:
+    """The sentences of the answer ``text`` before its closing question that advise the user
+    (:data:`_ADVICE_RE`; not a question): what a "yes" to the question leaves undecided."""
+    said = sentences(text.rstrip()[-_TAIL:])
+    found = [one_line(x) for x in said[:-1] if not x.rstrip().endswith("?")]
+    return [x for x in found if _ADVICE_RE.search(x)][-_ADVICE_MOST:]
+
+
+def undecided_items(s: Session, width: int) -> list[str]:
+    """Section 7's lines for advice the user's "yes" did not answer (it answered the closing
+    question): the user's open decision (fix57a 5)."""
+    return [
+        f"Not yet decided by the user (their yes answered the closing question, not this "
+        f"advice): {quote(x, width)}"
+        for _, x in s.undecided[-_ADVICE_MOST:]
+    ]

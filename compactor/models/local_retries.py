@@ -30,8 +30,9 @@ from compactor.facts import (
     scan_window,
     strip_output_header,
 )
-from compactor.facts.outcomes import Outcome, agent_signature, same_head, similar_words
+from compactor.facts.outcomes import Outcome
 from compactor.facts.preamble import ends_with_own_marker, sets_pipefail
+from compactor.facts.retrysig import agent_signature, same_head, similar_words
 from compactor.facts.samecommand import core_command, core_tool, leading_cd, unwrapped
 
 from .local_actioncore import action_marks, cell_signature, same_action

@@ -139,6 +139,7 @@ class Session:
     metric), else 1."""
     rejected: list[str] = field(default_factory=list)
     """Assistant proposals the user's next message turned down (never listed as decisions)."""
+    undecided: list[tuple[int, str]] = field(default_factory=list)  # advice a yes left (57a)
     answered: set[str] = field(default_factory=set)
     failed_calls: set[str] = field(default_factory=set)
     refused: dict[str, str] = field(

@@ -44,7 +44,7 @@ from compactor.schema import AgenticMessage, Message
 from .local_abandoned import judge_stop_writes
 from .local_aborted import aborted_line
 from .local_actions import judge_actions
-from .local_again import BLOCKED
+from .local_again import BLOCKED, CONFIRMED_GONE, ON_PURPOSE
 from .local_answers import judge_answers
 from .local_argretry import judge_arg_retries
 from .local_aside import judge_asides
@@ -60,6 +60,7 @@ from .local_established import test_tally
 from .local_evalnotice import verdicts_said
 from .local_fetchneed import judge_fetch_needs
 from .local_fixed import judge_fixed
+from .local_gonecheck import judge_gone_checks, judge_on_purpose
 from .local_gotpast import judge_got_past
 from .local_handoff import judge_handoff
 from .local_jobfiles import judge_job_files
@@ -452,6 +453,9 @@ def after_line(err: ErrorFact, width: int) -> str:
         GOT_PAST: got_past_line(err, width),  # the same command got past it (blind check 37 W1)
         DID_NOT_RECUR: did_not_recur_line(err, width),  # a later test run (BENCH42 W3)
         ENDED_LATER: f"  Not a failure to fix: {err.why}.",
+        CONFIRMED_GONE: f"  Not a failure to fix: {err.why}.",  # `ls X` after `rm -rf X` (57a)
+        ON_PURPOSE: "  Not a crash: the script refused by design; what it refused (above) was "
+        "not done, for the reason it gives.",  # (fix57a 4)
     }.get(
         err.after,
         f"  Next call after it: {by} ({err.why})." if err.by else "  Not retried afterwards.",
@@ -573,6 +577,8 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_revised(session)
     judge_approved_plan(session)
     judge_arg_retries(session)  # retried with one argument corrected (BENCH48 W4)
+    judge_gone_checks(session)  # `ls X` exits 2 right after `rm -rf X` (fix57a)
+    judge_on_purpose(session)  # "Refusing to …": the step's outcome, no crash (fix57a)
     judge_skipped(session)
     judge_busy(session)  # refused while an agent ran, which finished later (blind 16)
     judge_next(session)
