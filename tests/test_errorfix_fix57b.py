@@ -1,0 +1,54 @@
+"""Section 4's "error → fix" pairing and section 7's unfixed failures (fix57b, issue 28; blind
+checks 57 and 58). Each session is built by shape, with invented content."""
+
+from __future__ import annotations
+
+import json
+
+from compactor.facts.outcomes import outcome
+from compactor.facts.probes import listing_answered
+from compactor.facts.text import Call, Result
+from compactor.models.local import summarize_transcript
+
+from .planted_session import SessionBuilder
+from .test_models_local_session import section
+
+
+def _bash_failed(command: str, text: str) -> bool:
+    call = Call("c1", "Bash", json.dumps({"command": command}), 0)
+    return outcome(Result("c1", "Bash", text, True), call).failed
+
+
+# -- 7. a listing used as an existence check (57 W4) ----------------------------------------------
+
+_NO_MATCH = "Exit code 1\n(eval):1: no matches found: /Users/pat/hangar/launch-*.command"
+
+
+def test_a_silenced_or_globbed_listing_that_finds_nothing_is_no_failure() -> None:
+    assert not _bash_failed("ls -la ~/hangar/launch-*.command 2>/dev/null", _NO_MATCH)
+    assert not _bash_failed("ls /opt/relay/spool 2>/dev/null", "Exit code 2")
+    assert not _bash_failed(
+        "find /srv/relay -name '*.pid'", "Exit code 1\nfind: '/srv/relay': No such file or directory"
+    )
+    assert listing_answered(2, "ls: cannot access 'x*.log': No such file or directory", "ls x*.log")
+
+
+def test_other_listings_still_fail() -> None:
+    assert _bash_failed("ls /opt/relay/spool", "Exit code 2\nls: /opt/relay/spool: Permission denied")
+    assert _bash_failed("ls /opt/relay/spool", "Exit code 2\nls: /opt/relay/spool: No such file")
+    assert _bash_failed(
+        "cd /nowhere && ls *.log 2>/dev/null", "Exit code 1\ncd: no such file or directory: /nowhere"
+    )
+    assert not listing_answered(1, "", "cat x*.log 2>/dev/null")
+
+
+def test_section_7_lists_no_existence_check_as_unresolved() -> None:
+    s = SessionBuilder()
+    s.user("stop the hangar launcher and clean up its helper scripts")
+    probe = "ls -la ~/hangar/launch-*.command 2>/dev/null"
+    s.call("Bash", {"command": probe}, _NO_MATCH, error=True)
+    s.say("No launch scripts exist; stopping the process now.")
+    s.call("Bash", {"command": "kill 48213"}, "")
+    summary = summarize_transcript(s.messages)
+    assert "Unresolved failure" not in section(summary, 7), section(summary, 7)
+    assert "launch-*.command 2>/dev/null` failed" not in section(summary, 4), section(summary, 4)
