@@ -52,3 +52,34 @@ def test_section_7_lists_no_existence_check_as_unresolved() -> None:
     summary = summarize_transcript(s.messages)
     assert "Unresolved failure" not in section(summary, 7), section(summary, 7)
     assert "launch-*.command 2>/dev/null` failed" not in section(summary, 4), section(summary, 4)
+
+
+# -- 5. "installed" is about what the user was asked to do (58 W3) --------------------------------
+
+
+def _installed_after_failures(later_node: str, *, error: bool) -> str:
+    s = SessionBuilder()
+    s.user("set up the weather widget build on this machine")
+    for command in ("node --version; npm --version", 'Write-Output "probe"', "Get-Location"):
+        s.call("PowerShell", {"command": command}, "Exit code 1", error=True)
+    s.say(
+        "Node.js is not installed. Download the LTS installer from nodejs.org, run it, then "
+        "reopen the terminal and tell me when node is installed."
+    )
+    s.user("installed")
+    s.call("Bash", {"command": "node --version"}, later_node, error=error)
+    s.say("Checked node.")
+    return section(summarize_transcript(s.messages), 4)
+
+
+def test_a_short_done_message_is_tied_only_to_the_failure_it_answers() -> None:
+    four = _installed_after_failures("v22.3.0", error=False)
+    assert four.count("fixed it themselves") == 1, four  # node's, not Write-Output's
+    assert 'Write-Output "probe"` failed' in four
+    probe_line = next(x for x in four.splitlines() if "Write-Output" in x)
+    assert "themselves" not in probe_line, four
+
+
+def test_a_done_message_does_not_fix_what_fails_again_later() -> None:
+    four = _installed_after_failures("Exit code 127\nbash: node: command not found", error=True)
+    assert "fixed it themselves" not in four, four
