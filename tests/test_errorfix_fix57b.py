@@ -83,3 +83,63 @@ def test_a_short_done_message_is_tied_only_to_the_failure_it_answers() -> None:
 def test_a_done_message_does_not_fix_what_fails_again_later() -> None:
     four = _installed_after_failures("Exit code 127\nbash: node: command not found", error=True)
     assert "fixed it themselves" not in four, four
+
+
+# -- 6. "the last failures before the limit" are the last ones, and open (57 W1) -----------------
+
+_LIMIT = "You've hit your limit · resets 3am (Europe/Lisbon)"
+
+
+def _limited(last_fails: bool) -> str:
+    s = SessionBuilder()
+    s.user("build the portfolio landing page with my photo")
+    s.call(
+        "AskUserQuestion",
+        {"questions": [{"question": "Which stage first?", "options": [{"label": "photos"}]}]},
+        "User rejected using . Please acknowledge this and suggest alternative approaches.",
+        error=True,
+    )
+    s.say("Understood, I won't ask again; I'll start with a static photo.")
+    s.call("Write", {"file_path": "/w/site/index.html", "content": "<h1>Hi</h1>"}, "File created")
+    s.call(
+        "WebFetch",
+        {"url": "https://pixhost.example/9QwErT"},
+        'Host "pixhost.example" is not on the network allowlist (egress-blocked).',
+        error=True,
+    )
+    s.say("I can't reach that host; please paste the direct image link.")
+    s.user('<a href="https://i.pixhost.example/9QwErT/me.jpg">me</a>')
+    for n in range(8):
+        s.call("Edit", {"file_path": "/w/site/index.html", "old_string": f"v{n}",
+                        "new_string": f"v{n + 1}"}, "The file has been updated.")  # fmt: skip
+    if last_fails:
+        s.call("Bash", {"command": "npx netlify deploy --prod"}, "Exit code 1\nError: Not authorized",
+               error=True)  # fmt: skip
+    s.say(_LIMIT)
+    return section(summarize_transcript(s.messages), 7)
+
+
+def test_the_last_failures_before_the_limit_are_near_it_and_open() -> None:
+    pending = _limited(last_fails=False)
+    assert "stopped at the agent CLI's usage limit" in pending, pending
+    assert "The last failures before the limit" not in pending, pending
+    pending = _limited(last_fails=True)
+    line = next(x for x in pending.splitlines() if "The last failures before the limit" in x)
+    assert "netlify deploy" in line and "pixhost" not in line and "rejected" not in line, line
+
+
+def test_a_rejected_question_and_a_fetch_the_user_supplied_are_not_open_failures() -> None:
+    s = SessionBuilder()
+    s.user("put my photo on the landing page")
+    s.call("AskUserQuestion", {"questions": [{"question": "Avatar or photo?"}]},
+           "User rejected using . Please acknowledge this.", error=True)  # fmt: skip
+    s.say("Understood; a static photo then.")
+    s.call("WebFetch", {"url": "https://pixhost.example/7Zx"},
+           'Host "pixhost.example" is not on the network allowlist.', error=True)  # fmt: skip
+    s.say("Please paste the direct link.")
+    s.user("https://i.pixhost.example/7Zx/me.jpg")
+    s.call("Edit", {"file_path": "/w/site/index.html", "old_string": "a", "new_string": "b"},
+           "The file has been updated.")  # fmt: skip
+    s.say(_LIMIT)
+    pending = section(summarize_transcript(s.messages), 7)
+    assert "The last failures before the limit" not in pending, pending
