@@ -143,3 +143,22 @@ def test_a_rejected_question_and_a_fetch_the_user_supplied_are_not_open_failures
     s.say(_LIMIT)
     pending = section(summarize_transcript(s.messages), 7)
     assert "The last failures before the limit" not in pending, pending
+
+
+# -- 2. a retry is the same search, not the same tool on the same path (58 W6) -------------------
+
+
+def _globs(later_pattern: str) -> str:
+    s = SessionBuilder()
+    s.user("where are my editor settings files?")
+    s.call("Glob", {"pattern": "**/.editor/prefs*.json", "path": "/home/lin"},
+           "Ripgrep search timed out after 20 seconds", error=True)  # fmt: skip
+    s.call("Glob", {"pattern": later_pattern, "path": "/home/lin"}, "No files found")
+    s.say("Done looking.")
+    return section(summarize_transcript(s.messages), 4)
+
+
+def test_a_narrower_search_of_the_same_path_does_not_fix_a_timed_out_one() -> None:
+    four = _globs(".editor/prefs.json")
+    assert "Fixed: a later" not in four, four
+    assert "Fixed: a later" in _globs("**/.editor/prefs*.json"), _globs("**/.editor/prefs*.json")
