@@ -28,16 +28,20 @@ def test_a_silenced_or_globbed_listing_that_finds_nothing_is_no_failure() -> Non
     assert not _bash_failed("ls -la ~/hangar/launch-*.command 2>/dev/null", _NO_MATCH)
     assert not _bash_failed("ls /opt/relay/spool 2>/dev/null", "Exit code 2")
     assert not _bash_failed(
-        "find /srv/relay -name '*.pid'", "Exit code 1\nfind: '/srv/relay': No such file or directory"
+        "find /srv/relay -name '*.pid'",
+        "Exit code 1\nfind: '/srv/relay': No such file or directory",
     )
     assert listing_answered(2, "ls: cannot access 'x*.log': No such file or directory", "ls x*.log")
 
 
 def test_other_listings_still_fail() -> None:
-    assert _bash_failed("ls /opt/relay/spool", "Exit code 2\nls: /opt/relay/spool: Permission denied")
+    assert _bash_failed(
+        "ls /opt/relay/spool", "Exit code 2\nls: /opt/relay/spool: Permission denied"
+    )
     assert _bash_failed("ls /opt/relay/spool", "Exit code 2\nls: /opt/relay/spool: No such file")
     assert _bash_failed(
-        "cd /nowhere && ls *.log 2>/dev/null", "Exit code 1\ncd: no such file or directory: /nowhere"
+        "cd /nowhere && ls *.log 2>/dev/null",
+        "Exit code 1\ncd: no such file or directory: /nowhere",
     )
     assert not listing_answered(1, "", "cat x*.log 2>/dev/null")
 
@@ -110,11 +114,18 @@ def _limited(last_fails: bool) -> str:
     s.say("I can't reach that host; please paste the direct image link.")
     s.user('<a href="https://i.pixhost.example/9QwErT/me.jpg">me</a>')
     for n in range(8):
-        s.call("Edit", {"file_path": "/w/site/index.html", "old_string": f"v{n}",
-                        "new_string": f"v{n + 1}"}, "The file has been updated.")  # fmt: skip
+        s.call(
+            "Edit",
+            {"file_path": "/w/site/index.html", "old_string": f"v{n}", "new_string": f"v{n + 1}"},
+            "The file has been updated.",
+        )
     if last_fails:
-        s.call("Bash", {"command": "npx netlify deploy --prod"}, "Exit code 1\nError: Not authorized",
-               error=True)  # fmt: skip
+        s.call(
+            "Bash",
+            {"command": "npx netlify deploy --prod"},
+            "Exit code 1\nError: Not authorized",
+            error=True,
+        )
     s.say(_LIMIT)
     return section(summarize_transcript(s.messages), 7)
 
@@ -131,15 +142,26 @@ def test_the_last_failures_before_the_limit_are_near_it_and_open() -> None:
 def test_a_rejected_question_and_a_fetch_the_user_supplied_are_not_open_failures() -> None:
     s = SessionBuilder()
     s.user("put my photo on the landing page")
-    s.call("AskUserQuestion", {"questions": [{"question": "Avatar or photo?"}]},
-           "User rejected using . Please acknowledge this.", error=True)  # fmt: skip
+    s.call(
+        "AskUserQuestion",
+        {"questions": [{"question": "Avatar or photo?"}]},
+        "User rejected using . Please acknowledge this.",
+        error=True,
+    )
     s.say("Understood; a static photo then.")
-    s.call("WebFetch", {"url": "https://pixhost.example/7Zx"},
-           'Host "pixhost.example" is not on the network allowlist.', error=True)  # fmt: skip
+    s.call(
+        "WebFetch",
+        {"url": "https://pixhost.example/7Zx"},
+        'Host "pixhost.example" is not on the network allowlist.',
+        error=True,
+    )
     s.say("Please paste the direct link.")
     s.user("https://i.pixhost.example/7Zx/me.jpg")
-    s.call("Edit", {"file_path": "/w/site/index.html", "old_string": "a", "new_string": "b"},
-           "The file has been updated.")  # fmt: skip
+    s.call(
+        "Edit",
+        {"file_path": "/w/site/index.html", "old_string": "a", "new_string": "b"},
+        "The file has been updated.",
+    )
     s.say(_LIMIT)
     pending = section(summarize_transcript(s.messages), 7)
     assert "The last failures before the limit" not in pending, pending
@@ -151,8 +173,12 @@ def test_a_rejected_question_and_a_fetch_the_user_supplied_are_not_open_failures
 def _globs(later_pattern: str) -> str:
     s = SessionBuilder()
     s.user("where are my editor settings files?")
-    s.call("Glob", {"pattern": "**/.editor/prefs*.json", "path": "/home/lin"},
-           "Ripgrep search timed out after 20 seconds", error=True)  # fmt: skip
+    s.call(
+        "Glob",
+        {"pattern": "**/.editor/prefs*.json", "path": "/home/lin"},
+        "Ripgrep search timed out after 20 seconds",
+        error=True,
+    )
     s.call("Glob", {"pattern": later_pattern, "path": "/home/lin"}, "No files found")
     s.say("Done looking.")
     return section(summarize_transcript(s.messages), 4)
@@ -162,3 +188,53 @@ def test_a_narrower_search_of_the_same_path_does_not_fix_a_timed_out_one() -> No
     four = _globs(".editor/prefs.json")
     assert "Fixed: a later" not in four, four
     assert "Fixed: a later" in _globs("**/.editor/prefs*.json"), _globs("**/.editor/prefs*.json")
+
+
+# -- 1. a dry run fixes nothing; a cause that comes back is not fixed (58 W7) ---------------------
+
+_MIGRATE = "cd /srv/tally; node scripts/move-rosters.js"
+_DENIED = "Exit code 1\nERROR on league 41: Missing Access"
+
+
+def _migration(*, real: bool, denied_later: bool = False) -> str:
+    s = SessionBuilder()
+    s.user("migrate leagues 41 and 42 to the new roster channels")
+    s.call("Bash", {"command": f"{_MIGRATE} --commit 41 42 2>&1"}, _DENIED, error=True)
+    s.say("League 41 failed with Missing Access; let me try a dry run for 41.")
+    s.call(
+        "Bash",
+        {"command": f"{_MIGRATE} --dry-run 41"},
+        "mode: DRY-RUN\n[dry-run] would reuse existing channel 771\n[dry-run] would post roster",
+    )
+    if real:
+        s.call(
+            "Bash",
+            {"command": f"{_MIGRATE} --commit --in-place 41"},
+            "reused channel 771, posted roster message 9031, locked it, DB updated",
+        )
+    if denied_later:
+        s.call(
+            "Bash",
+            {"command": "node scripts/add-members.js 41"},
+            "Exit code 1\nDiscordAPIError[50001]: Missing Access (status 403)",
+            error=True,
+        )
+    s.say("Done with league 41.")
+    return section(summarize_transcript(s.messages), 4)
+
+
+def test_a_dry_run_fixes_nothing_the_real_run_does() -> None:
+    four = _migration(real=False)
+    assert "--dry-run 41` succeeded" not in four, four
+    assert "Not fixed: a later run of it was only a dry run" in four, four
+    four = _migration(real=True)
+    assert (
+        "Fixed: a later `Bash: cd /srv/tally; node scripts/move-rosters.js --commit --in-place 41`"
+        in four
+    ), four
+
+
+def test_a_fix_whose_permission_cause_comes_back_is_not_fixed() -> None:
+    four = _migration(real=True, denied_later=True)
+    item = four.split("--commit 41 42 2>&1` failed", 1)[1].split("\n   - ", 1)[0]
+    assert "Fixed:" not in item and "the same cause came back: Missing Access" in item, four

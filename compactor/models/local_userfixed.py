@@ -123,8 +123,7 @@ def judge_user_fixed(s: Session) -> None:
         ):  # (58 W3: "installed" answered the install steps, not each failure before it)
             continue
         if any(
-            e.index > user.index
-            and (retries(err.signature, e.signature) or about & _about(e.call))
+            e.index > user.index and (retries(err.signature, e.signature) or about & _about(e.call))
             for e in s.errors
         ):  # failed again after the user's fix
             continue
