@@ -4,12 +4,15 @@ checks 57 and 58). Each session is built by shape, with invented content."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 from compactor.facts.outcomes import outcome
 from compactor.facts.probes import listing_answered
 from compactor.facts.text import Call, Result
 from compactor.models.local import summarize_transcript
 
+from .codex_rollout import codex_say, codex_summary, codex_user, exec_head, rec
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
 
@@ -238,3 +241,43 @@ def test_a_fix_whose_permission_cause_comes_back_is_not_fixed() -> None:
     four = _migration(real=True, denied_later=True)
     item = four.split("--commit 41 42 2>&1` failed", 1)[1].split("\n   - ", 1)[0]
     assert "Fixed:" not in item and "the same cause came back: Missing Access" in item, four
+
+
+# -- 3. the sandbox's refusal is worked around by the same command with more rights (57 W6) -------
+
+_SERVE = "python3 tools/preview_server.py --port 4455"
+_REFUSED = (
+    'Traceback (most recent call last):\n  File "tools/preview_server.py", line 40, in <module>\n'
+    "PermissionError: [Errno 1] Operation not permitted"
+)
+
+
+def _codex_call(n: int, name: str, args: dict[str, Any], out: str) -> list[dict[str, Any]]:
+    call = {"type": "function_call", "name": name, "call_id": f"c{n}"}
+    call["arguments"] = json.dumps(args)
+    output = {"type": "function_call_output", "call_id": f"c{n}", "output": out}
+    return [rec("response_item", call), rec("response_item", output)]
+
+
+def test_a_sandboxed_failure_is_worked_around_by_its_escalated_rerun(tmp_path: Path) -> None:
+    patch = "*** Begin Patch\n*** Update File: svc/orchestrator.py\n@@\n-import web\n+import a\n"
+    records = [
+        codex_user("start the preview server and fix the orchestrator import"),
+        *_codex_call(1, "exec_command", {"cmd": _SERVE}, exec_head(None, "", 5521)),
+        *_codex_call(2, "write_stdin", {"session_id": 5521, "chars": ""}, exec_head(1, _REFUSED)),
+        codex_say("The sandbox blocks binding the port; re-running with escalation."),
+        *_codex_call(
+            3,
+            "exec_command",
+            {"cmd": _SERVE, "sandbox_permissions": "require_escalated"},
+            exec_head(None, "Preview server running at http://localhost:4455/", 5530),
+        ),
+        *_codex_call(4, "apply_patch", {"input": patch}, "Success. Updated the following files"),
+        codex_say("The server runs and the import is fixed."),
+    ]
+    four = section(
+        codex_summary(records, tmp_path, "0b0e0c0a-0000-4000-8000-000000000057", "/w"), 4
+    )
+    item = four.split("PermissionError", 1)[1].split("\n   - ", 1)[0]
+    assert "Worked around by `exec_command" in item and "(escalated" in item, four
+    assert "apply_patch" not in item, four

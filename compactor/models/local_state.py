@@ -57,6 +57,7 @@ from .local_dialogue import judge_disputed, judge_proposals
 from .local_dryfix import judge_dry_fixes
 from .local_earlier import note_earlier
 from .local_elsewhere import looked_up_as
+from .local_escalated import judge_escalated
 from .local_established import test_tally
 from .local_evalnotice import verdicts_said
 from .local_fetchneed import judge_fetch_needs
@@ -583,6 +584,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_on_purpose(session)  # "Refusing to …": the step's outcome, no crash (fix57a)
     judge_skipped(session)
     judge_busy(session)  # refused while an agent ran, which finished later (blind 16)
+    judge_escalated(session)  # re-run with more rights after the sandbox's refusal (57 W6)
     judge_next(session)
     judge_stop_writes(session)  # a failed Ctrl-C to a job that ended (blind check 43 W2)
     judge_got_past(session)  # a missing program a later call ran (blind check 14)
