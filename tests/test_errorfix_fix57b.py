@@ -281,3 +281,49 @@ def test_a_sandboxed_failure_is_worked_around_by_its_escalated_rerun(tmp_path: P
     item = four.split("PermissionError", 1)[1].split("\n   - ", 1)[0]
     assert "Worked around by `exec_command" in item and "(escalated" in item, four
     assert "apply_patch" not in item, four
+
+
+# -- 4. a failure split into parts, the rest fixed by an edit, is fixed (58 W4) -------------------
+
+_FIRST = "git add .gitignore notes/ -vendor-kit/ README.md 2>&1"
+_SPLIT = 'git add .gitignore notes/ README.md 2>&1 && git add -- "-vendor-kit/" 2>&1'
+
+
+def _split_then_fixed(*, committed: bool) -> str:
+    s = SessionBuilder()
+    s.user("put the workspace under git and make the first commit")
+    s.call("Bash", {"command": _FIRST}, "Exit code 129\nerror: unknown switch `v'", error=True)
+    s.say("The dash-named folder is read as a flag; staging the rest first, then that one.")
+    s.call(
+        "Bash",
+        {"command": _SPLIT},
+        "Exit code 128\nerror: '-vendor-kit/' does not have a commit checked out\n"
+        "fatal: adding files failed",
+        error=True,
+    )
+    s.say("-vendor-kit/ is a nested repository; excluding it in .gitignore.")
+    s.call(
+        "Edit",
+        {
+            "file_path": "/w/ws/.gitignore",
+            "old_string": "*.log",
+            "new_string": "*.log\n-vendor-kit/",
+        },
+        "The file has been updated.",
+    )
+    s.call("Bash", {"command": "git add .gitignore 2>&1 && git status --short | wc -l"}, "212")
+    if committed:
+        s.call(
+            "Bash",
+            {"command": 'git commit -m "Initial commit" 2>&1'},
+            "[master (root-commit) 5e1d2c3] Initial commit\n 212 files changed",
+        )
+    s.say("Committed.")
+    return section(summarize_transcript(s.messages), 4)
+
+
+def test_a_split_failure_whose_rest_an_edit_fixed_is_not_left_unfixed() -> None:
+    four = _split_then_fixed(committed=True)
+    item = four.split(f"{_FIRST}` failed", 1)[1].split("\n   - ", 1)[0]
+    assert "Not fixed" not in item, four
+    assert "Fixed by editing" in item or "Worked around by" in item or "Fixed:" in item, four
