@@ -7,46 +7,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from compactor.facts.outcomes import outcome
-from compactor.facts.probes import listing_answered
-from compactor.facts.text import Call, Result
 from compactor.models.local import summarize_transcript
 
 from .codex_rollout import codex_say, codex_summary, codex_user, exec_head, rec
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
 
-
-def _bash_failed(command: str, text: str) -> bool:
-    call = Call("c1", "Bash", json.dumps({"command": command}), 0)
-    return outcome(Result("c1", "Bash", text, True), call).failed
-
-
 # -- 7. a listing used as an existence check (57 W4) ----------------------------------------------
 
 _NO_MATCH = "Exit code 1\n(eval):1: no matches found: /Users/pat/hangar/launch-*.command"
-
-
-def test_a_silenced_or_globbed_listing_that_finds_nothing_is_no_failure() -> None:
-    assert not _bash_failed("ls -la ~/hangar/launch-*.command 2>/dev/null", _NO_MATCH)
-    assert not _bash_failed("ls /opt/relay/spool 2>/dev/null", "Exit code 2")
-    assert not _bash_failed(
-        "find /srv/relay -name '*.pid'",
-        "Exit code 1\nfind: '/srv/relay': No such file or directory",
-    )
-    assert listing_answered(2, "ls: cannot access 'x*.log': No such file or directory", "ls x*.log")
-
-
-def test_other_listings_still_fail() -> None:
-    assert _bash_failed(
-        "ls /opt/relay/spool", "Exit code 2\nls: /opt/relay/spool: Permission denied"
-    )
-    assert _bash_failed("ls /opt/relay/spool", "Exit code 2\nls: /opt/relay/spool: No such file")
-    assert _bash_failed(
-        "cd /nowhere && ls *.log 2>/dev/null",
-        "Exit code 1\ncd: no such file or directory: /nowhere",
-    )
-    assert not listing_answered(1, "", "cat x*.log 2>/dev/null")
 
 
 def test_section_7_lists_no_existence_check_as_unresolved() -> None:
@@ -58,7 +27,8 @@ def test_section_7_lists_no_existence_check_as_unresolved() -> None:
     s.call("Bash", {"command": "kill 48213"}, "")
     summary = summarize_transcript(s.messages)
     assert "Unresolved failure" not in section(summary, 7), section(summary, 7)
-    assert "launch-*.command 2>/dev/null` failed" not in section(summary, 4), section(summary, 4)
+    four = section(summary, 4)
+    assert "A fact it established (not a failure to fix)" in four, four
 
 
 # -- 5. "installed" is about what the user was asked to do (58 W3) --------------------------------

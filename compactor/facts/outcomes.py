@@ -576,7 +576,7 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     lines = _ranked_lines(body)
     if lines and any(": line " in line for line in lines):
         lines = [line for line in lines if not is_startup_noise(line)]
-    job = (call.job or call.command) if call is not None and code in (1, 2, 124, 128) else None
+    job = (call.job or call.command) if call is not None and code in (1, 124, 128) else None
     if flagged and job and answered_exit(code, lines, body, job):  # timeout N, blocked find, probe
         flagged, lines = False, (lines if code == 124 else [])
     program = exit_one_program(call) if flagged and code == 1 and not lines else ""

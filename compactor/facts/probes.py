@@ -8,12 +8,6 @@ whose last step is such a probe (``git ls-files --error-unmatch``, ``git rev-par
 ``type -p``, ``test -e``) and whose output is only the probe's own "no such …" answer (or
 nothing) exited with its answer: :func:`answered_exit` says so, beside
 :func:`~compactor.facts.bounded.expected_exit`'s time-boxed and partly blocked searches.
-
-A listing used as an existence check is such a probe too (blind check 57 W4: §7 "Unresolved
-failure: Bash: ls -la ~/x/spawn-*.command 2>/dev/null", exit 1 with zsh's "no matches found"; the
-agent went straight on): ``ls``/``find`` as the last step, its errors silenced (``2>/dev/null``)
-or a glob in its path, exit 1 or 2, and every line it printed says no such path (zsh's "no
-matches found: …", "No such file or directory", "cannot access"): :func:`listing_answered`.
 """
 
 from __future__ import annotations
@@ -24,7 +18,7 @@ from compactor._util import lazy_pattern
 
 from .bounded import expected_exit
 
-__all__ = ["answered_exit", "listing_answered", "probe_answered"]
+__all__ = ["answered_exit", "probe_answered"]
 
 _SEGMENT_RE = re.compile(r"\|\||&&|[|;\n]")
 _REDIRECT_RE = re.compile(r"\s*\d?>>?\s*(?:&\d|/dev/null)")
@@ -45,35 +39,9 @@ _ANSWER_RE = lazy_pattern(
 harness's exit line."""
 
 
-_LISTING_RE = lazy_pattern(r"^(?:sudo\s+)?(?:ls|find)\s")
-_SILENCED_RE = lazy_pattern(r"\s2>\s*/dev/null|\s&>\s*/dev/null|[*?]")
-"""A listing run as a check: its errors silenced, or a glob (that may match nothing)."""
-_NONE_RE = lazy_pattern(
-    r"no matches found|No such file or directory|cannot access|^exit code \d+$", re.IGNORECASE
-)
-"""A listing's "no such path" (zsh's ``(eval):1: no matches found: …``), or the exit line."""
-
-
-def listing_answered(code: int | None, body: str, command: str | None) -> bool:
-    """Whether ``command``'s last step is a listing used as an existence check (``ls`` /
-    ``find`` with its errors silenced or a glob) whose exit 1 or 2 says "no such path": every
-    line it printed says so, or it printed nothing (blind check 57 W4)."""
-    if code not in (1, 2) or not command or len(command) > 2_000:
-        return False
-    segments = [x.strip() for x in _SEGMENT_RE.split(command) if x.strip()]
-    last = segments[-1] if segments else ""
-    if _LISTING_RE.match(last) is None or _SILENCED_RE.search(last) is None:
-        return False
-    said = [x.strip() for x in body.splitlines() if x.strip()]
-    return all(_NONE_RE.search(x) and "cd:" not in x for x in said)  # not a failed ``cd``
-
-
 def probe_answered(code: int | None, body: str, command: str | None) -> bool:
     """Whether ``command``'s last step is a probe whose exit ``code`` (1; 128 for git's) is its
-    answer: every line it printed is the probe's "no such …" (or it printed nothing); or a
-    listing used as an existence check (:func:`listing_answered`)."""
-    if listing_answered(code, body, command):
-        return True
+    answer: every line it printed is the probe's "no such …" (or it printed nothing)."""
     if code not in (1, 128) or not command or len(command) > 2_000:
         return False
     segments = [x.strip() for x in _SEGMENT_RE.split(command) if x.strip()]
