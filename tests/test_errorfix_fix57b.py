@@ -297,3 +297,21 @@ def test_a_split_failure_whose_rest_an_edit_fixed_is_not_left_unfixed() -> None:
     item = four.split(f"{_FIRST}` failed", 1)[1].split("\n   - ", 1)[0]
     assert "Not fixed" not in item, four
     assert "Fixed by editing" in item or "Worked around by" in item or "Fixed:" in item, four
+
+
+def test_a_later_sandbox_refusal_elsewhere_does_not_reopen_a_fixed_read() -> None:
+    s = SessionBuilder()
+    s.user("read the release checklist and list the repo files")
+    denied = "Exit code 1\nsed: /opt/notes/checklist.md: Operation not permitted"
+    s.call("Bash", {"command": "sed -n '1,80p' /opt/notes/checklist.md"}, denied, error=True)
+    s.call("Bash", {"command": "sed -n '1,80p' /opt/notes/checklist.md"}, "1. tag\n2. publish")
+    s.call(
+        "Bash",
+        {"command": "rg --files /opt/other"},
+        "Exit code 2\nrg: /opt/other: Operation not permitted",
+        error=True,
+    )
+    s.say("Read the checklist.")
+    four = section(summarize_transcript(s.messages), 4)
+    item = four.split("checklist.md` failed", 1)[1].split("\n   - ", 1)[0]
+    assert "Fixed: a later" in item and "same cause" not in item, four

@@ -11,8 +11,8 @@ was a dry run (a ``--dry-run`` flag, or output saying "DRY-RUN" / "dry run" / "[
 lines that begin "would …") and the failed call was not one itself, the fix is the first later
 real run of the same command (a retry: :func:`.local_retries.retries`) that succeeded and was
 no dry run: section 4 names that one; without one the failure is :data:`DRY_ONLY`, still open.
-And when a later failure's error line holds the failure's permission cause ("Missing Access",
-"permission denied", "403", "Forbidden", "EACCES", "not permitted") after the fix, the failure
+And when a later failure's error line holds the failure's permission cause at a service
+("Missing Access", "403", "Forbidden", "access denied", "Unauthorized") after the fix, the failure
 is not fixed: section 4 says a later call failed too, for the same cause.
 """
 
@@ -37,10 +37,13 @@ _DRY_SAID_RE = lazy_pattern(
 )
 """A dry run's own words: "mode: DRY-RUN", "[dry-run] would reuse …", "Would delete 3 files"."""
 _CAUSE_RE = lazy_pattern(
-    r"(?i:missing access|missing permissions?|permission denied|\b403\b|forbidden|\bEACCES\b|"
-    r"not permitted|access denied|unauthori[sz]ed|\b401\b)"
+    r"(?i:missing access|missing permissions?|\b403\b|forbidden|access denied|"
+    r"unauthori[sz]ed|\b401\b)"
 )
-"""An error line's cause that is the account's or the bot's permission, not the command's."""
+"""An error line's cause that is the account's or the bot's permission at a service, not the
+command's: it stays until someone grants it. (A sandbox's "Operation not permitted" or a file's
+"permission denied" is the call's own: an escalated re-run gets past it, and a later call's
+refusal is another matter — the shared soul-grant rollout.)"""
 _SCAN = 20_000
 
 
