@@ -34,6 +34,9 @@ _DENIED_RE = lazy_pattern(
 )
 _SUDO_RE = lazy_pattern(r"^(?:sudo(?:\s+-\S+)*\s+)")
 _USER_FLAG_RE = lazy_pattern(r"(?:^|\s)--user\b")
+_OPEN = ("", "failed again", "worked around")
+"""Verdicts a re-run with more rights overrides: none, failed again, or "done without it" (the
+assistant's words, blind check 57 W6 — the re-run is the concrete workaround)."""
 _RIGHTS_KEYS = ("sandbox_permissions", "with_escalated_permissions", "escalated")
 
 
@@ -42,7 +45,7 @@ def judge_escalated(s: Session) -> None:
     the same command got past (module docstring)."""
     open_ = [
         e for e in s.errors
-        if e.after in ("", "failed again") and any(_DENIED_RE.search(x) for x in e.outcome.lines)
+        if e.after in _OPEN and any(_DENIED_RE.search(x) for x in e.outcome.lines)
     ]  # fmt: skip
     if not open_:
         return
