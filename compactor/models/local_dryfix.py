@@ -18,6 +18,9 @@ is not fixed: section 4 says a later call failed too, for the same cause.
 
 from __future__ import annotations
 
+import bisect
+from operator import attrgetter
+
 from compactor._util import lazy_pattern
 from compactor.facts import Call, Result, cut
 
@@ -50,9 +53,12 @@ _SCAN = 20_000
 def dry_run(call: Call, result: Result | None) -> bool:
     """Whether ``call`` was a dry run: its command has a ``--dry-run`` flag, or its output says
     it was one (module docstring)."""
-    if call.command and _DRY_FLAG_RE.search(call.command):
+    if call.command and "--" in call.command and _DRY_FLAG_RE.search(call.command):
         return True
-    return result is not None and _DRY_SAID_RE.search(result.text[:_SCAN]) is not None
+    if result is None:
+        return False
+    head = result.text[:_SCAN].lower()  # most outputs say neither word: no regex run (bench)
+    return ("dry" in head or "would" in head) and _DRY_SAID_RE.search(head) is not None
 
 
 def judge_dry_fixes(s: Session) -> None:
@@ -62,13 +68,19 @@ def judge_dry_fixes(s: Session) -> None:
     if not fixed:
         return
     results = {r.call_id: r for e in s.entries for r in e.results if r.call_id}
-    lines: dict[int, str] = {}  # call lines, made once per call (not once per failure)
+    lines: dict[str, list[Call]] = {}  # the calls of each line, made once (not per failure)
+    for c in s.calls:
+        if c.id not in s.failed_calls:
+            lines.setdefault(call_line(c, 160), []).append(c)
     for err in fixed:
-        by = _fixing_call(s, err, lines)
+        same = lines.get(err.by, [])  # in call order: the first after the failure (bisect)
+        at = bisect.bisect_right(same, err.index, key=attrgetter("index"))
+        by = same[at] if at < len(same) else None
         if by is None:
             continue
-        mine = _failed_call(s, err)
-        if dry_run(by, results.get(by.id)) and not (mine and dry_run(mine, None)):
+        if dry_run(by, results.get(by.id)) and not (
+            (mine := _failed_call(s, err)) and dry_run(mine, None)
+        ):  # (its own call looked up only then: a scan of the calls)
             real = next(
                 (c for c in s.calls
                  if c.index > by.index and c.id in s.answered and c.id not in s.failed_calls
@@ -102,19 +114,6 @@ def _cause_back(s: Session, err: ErrorFact, since: int) -> None:
     if again is not None:
         err.after, err.by = "failed again", again.call[:160]
         err.why = f"the same cause came back: {cut(cause, 60)}"
-
-
-def _fixing_call(s: Session, err: ErrorFact, lines: dict[int, str]) -> Call | None:
-    """The later call whose line section 4 names as the fix of ``err``."""
-    for c in s.calls:
-        if c.index <= err.index or c.id in s.failed_calls:
-            continue
-        line = lines.get(id(c))
-        if line is None:
-            line = lines[id(c)] = call_line(c, 160)
-        if line == err.by:
-            return c
-    return None
 
 
 def _failed_call(s: Session, err: ErrorFact) -> Call | None:
