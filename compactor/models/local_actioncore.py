@@ -18,6 +18,10 @@ of a short string on either side. Three harnesses made that "a later call of the
   tab was the shared argument. :func:`action_marks` names the argument that selects what the
   call does (``action``, ``operation``, ``method``, …): two calls that differ in it never retry
   one another.
+* A search tool (blind check 58 W6): ``Glob(pattern=**/.claude/settings*.json, path=HOME)``
+  timed out and was "Fixed" by ``Glob(pattern=.claude/settings.json, path=HOME)``, a narrower
+  search that answered another question: the shared ``path`` was the shared argument. What a
+  search looks for (``pattern``, ``query``, ``regex``, ``glob``) is marked the same way.
 """
 
 from __future__ import annotations
@@ -34,6 +38,9 @@ ACTION = "\x00action "
 """The prefix of a signature target that names a call's action (``\\x00action action=click``)."""
 ACTION_KEYS = ("action", "operation", "op", "method", "subcommand", "verb", "kind")
 """Argument names that select what a generic tool does (a browser's ``action=screenshot``)."""
+_WHAT_KEYS = ("pattern", "query", "regex", "glob", "search_query")
+"""Argument names that say what a search looks for: a later ``Glob`` of the same ``path`` with
+another ``pattern`` is another search, no retry of a failed one (blind check 58 W6)."""
 _CELL = 8_000
 _TOOL_RE = lazy_pattern(r"\btools\.(\w+)\s*\(")
 _COMMAND_RE = lazy_pattern(
@@ -48,7 +55,7 @@ def action_marks(args: dict[str, object]) -> frozenset[str]:
     """The action-selecting arguments of a generic call, as signature targets."""
     return frozenset(
         f"{ACTION}{k}={v}"
-        for k in ACTION_KEYS
+        for k in (*ACTION_KEYS, *_WHAT_KEYS)
         if isinstance(v := args.get(k), str) and 0 < len(v) < 200
     )
 

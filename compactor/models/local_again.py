@@ -49,7 +49,11 @@ class FailedAgain:
                 todo.append(old)
 
 
-OPEN = ("", "failed again")
+DRY_ONLY = "dry run only"
+"""The verdict of a failure whose only later success of the same command was a dry run: it fixed
+nothing, the failure is open (:mod:`.local_dryfix`, blind check 58 W7)."""
+
+OPEN = ("", "failed again", DRY_ONLY)
 """The verdicts of a failure nothing resolved: no later call got past it (``after`` empty: at
 most a neutral "Next call after it") or every later attempt failed too."""
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from compactor._util import lazy_pattern
 from compactor.facts import Entry, cut
 
+from .local_records import ErrorFact
 from .local_session import Session
 from .local_text import quote
 
@@ -37,6 +38,11 @@ _LIMIT_RE = lazy_pattern(
 """A limit notice's shape (``You're out of extra usage · resets 9pm``, ``Claude usage limit
 reached``, ``Rate limit: …``, ``5-hour limit reached ∙ resets 3pm``, ``You've hit your limit ·
 resets Jan 18, 8pm``: blind check 21)."""
+_NEAR = 6
+"""How many calls before the limit notice count as "the last" (its failures may be open)."""
+_REJECTED_RE = lazy_pattern(r"(?i:^(?:the )?user rejected\b|doesn't want to proceed)")
+_URL_RE = lazy_pattern(r"https?://([\w.-]+)")
+_FETCH_RE = lazy_pattern(r"(?i:fetch|browse|open_?url|curl|wget)")
 _RESETS_RE = lazy_pattern(r"(?i:\b(?:resets?|try again (?:in|at|after))\b[^\n.]{0,40})")
 _RESUMES_RE = lazy_pattern(
     r"(?i:\b(?:keep (?:going|working|at it)|continue|go on|carry on|resume|proceed|go ahead)\b)"
@@ -184,12 +190,7 @@ def blocked_items(s: Session, width: int, *, brief: bool = False) -> list[str]:
     items = [f"The session stopped at the agent CLI's usage limit ({notice}): {said}"]
     if brief:
         return items
-    failures = [
-        e
-        for e in s.errors
-        if e.after in ("", "failed again")
-        and not any(_CANCELLED in line for line in e.outcome.lines)
-    ]
+    failures = _last_open(s)
     if failures and mid_work(s):
         shown = dict.fromkeys(
             f"{cut(e.call, width // 2)} → {cut(e.outcome.lines[0], width)}"
@@ -206,6 +207,37 @@ def blocked_items(s: Session, width: int, *, brief: bool = False) -> list[str]:
             f"new request): {said}"
         )
     return items
+
+
+def _last_open(s: Session) -> list[ErrorFact]:
+    """The failures left open among the last :data:`_NEAR` calls before the limit (blind check
+    57 W1: a rejected question the assistant acknowledged 37 calls earlier, and a blocked fetch
+    whose link the user then pasted, were listed as "the last failures before the limit, not
+    fixed"): not a rejection (a decision of the user's, no failure to fix), nor a fetch whose
+    host a later message of the user's names (the user supplied what it was to get)."""
+    first = blocked_at(s)
+    end = first.index if first is not None else len(s.entries)
+    before = [c.index for c in s.calls if c.index < end][-_NEAR:]
+    if not before:
+        return []
+    said = [e for e in s.entries if e.role == "user" and not e.injected and e.text.strip()]
+    return [
+        e
+        for e in s.errors
+        if before[0] <= e.index < end and e.after in ("", "failed again")
+        and not any(_CANCELLED in line for line in e.outcome.lines)
+        and not (e.outcome.lines and _REJECTED_RE.search(e.outcome.lines[0]))
+        and not _supplied(e, [u.text for u in said if u.index > e.index])
+    ]  # fmt: skip
+
+
+def _supplied(err: ErrorFact, later: list[str]) -> bool:
+    """Whether ``err`` fetched a URL whose host a later user message (``later``) names."""
+    found = _URL_RE.search(err.call)
+    if found is None or not _FETCH_RE.search(err.call.split("(", 1)[0]):
+        return False
+    host = found.group(1).lower().removeprefix("www.")
+    return any(host in text.lower() for text in later)
 
 
 def blocked_step(s: Session, then: str, width: int) -> str:

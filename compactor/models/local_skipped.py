@@ -41,7 +41,8 @@ REJECTED = "The user rejected this call"  # how compactor.facts.outcome says so
 _REFUSED = "the user refused to let this call run"
 NOT_FOUND_RE = lazy_pattern(
     r"no such file|does not exist|doesn['’]t exist|cannot find|can['’]t find|not found|"
-    r"could not find|cannot access|not recognized as|not a (?:git |\w+ )?repository",
+    r"no matches found|could not find|cannot access|not recognized as|"
+    r"not a (?:git |\w+ )?repository",  # zsh's glob "no matches found" (blind check 57 W4)
     re.IGNORECASE,
 )
 _MEANT_TO_FAIL_RE = lazy_pattern(

@@ -44,7 +44,7 @@ from compactor.schema import AgenticMessage, Message
 from .local_abandoned import judge_stop_writes
 from .local_aborted import aborted_line
 from .local_actions import judge_actions
-from .local_again import BLOCKED, CONFIRMED_GONE, ON_PURPOSE
+from .local_again import BLOCKED, CONFIRMED_GONE, DRY_ONLY, ON_PURPOSE
 from .local_answers import judge_answers
 from .local_argretry import judge_arg_retries
 from .local_aside import judge_asides
@@ -54,8 +54,10 @@ from .local_checkedlater import judge_checked_later
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_contradicted import judge_contradicted_claims
 from .local_dialogue import judge_disputed, judge_proposals
+from .local_dryfix import judge_dry_fixes
 from .local_earlier import note_earlier
 from .local_elsewhere import looked_up_as
+from .local_escalated import judge_escalated
 from .local_established import test_tally
 from .local_evalnotice import verdicts_said
 from .local_fetchneed import judge_fetch_needs
@@ -84,6 +86,7 @@ from .local_resultfacts import result_facts
 from .local_results import head_of, tail_matters
 from .local_retracted import judge_overruled, judge_retracted
 from .local_retries import job_started
+from .local_retrychain import judge_chains
 from .local_reverted import judge_reverted
 from .local_rewritten import judge_rewritten
 from .local_session import PLAN_TOOLS, ErrorFact, Session, build_session
@@ -454,6 +457,7 @@ def after_line(err: ErrorFact, width: int) -> str:
         GOT_PAST: got_past_line(err, width),  # the same command got past it (blind check 37 W1)
         DID_NOT_RECUR: did_not_recur_line(err, width),  # a later test run (BENCH42 W3)
         ENDED_LATER: f"  Not a failure to fix: {err.why}.",
+        DRY_ONLY: f"  Not fixed: a later run of it was only a dry run ({quote(err.why, 80)}).",
         CONFIRMED_GONE: f"  Not a failure to fix: {err.why}.",  # `ls X` after `rm -rf X` (57a)
         ON_PURPOSE: "  Not a crash: the script refused by design; what it refused (above) was "
         "not done, for the reason it gives.",  # (fix57a 4)
@@ -582,6 +586,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_on_purpose(session)  # "Refusing to …": the step's outcome, no crash (fix57a)
     judge_skipped(session)
     judge_busy(session)  # refused while an agent ran, which finished later (blind 16)
+    judge_escalated(session)  # re-run with more rights after the sandbox's refusal (57 W6)
     judge_next(session)
     judge_stop_writes(session)  # a failed Ctrl-C to a job that ended (blind check 43 W2)
     judge_got_past(session)  # a missing program a later call ran (blind check 14)
@@ -606,6 +611,8 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_new_error(session)  # a rerun got past it, then failed otherwise (blind check 37 W1)
     judge_test_reruns(session)  # a later test run failed for other reasons (BENCH42 W3)
     judge_user_fixed(session)  # "ok i already installed it", when nothing else settled it (W8)
+    judge_dry_fixes(session)  # a dry run fixes nothing; a permission cause came back (58 W7)
+    judge_chains(session)  # failed again, then that attempt was resolved (blind check 58 W4)
     judge_removed_reads(session)  # read in a folder removed later: gone (blind check 36 W7)
     note_reasoning(session, items)  # the current turn's reasoning (blind check 48 N1)
     return session

@@ -13,6 +13,14 @@ done outside the calls (a small English list, by shape: "already installed", "I 
 words (a package or file name: ``sonner``, ``next-themes``) or comes right after the failure
 (no call succeeded between them). A later failure of the same command after that message
 keeps it open: the user's fix did not hold.
+
+Blind check 58 W3: seven failed PowerShell calls (``node --version; …``, ``Write-Output "test"``,
+…), the assistant's Node.js install steps, then the user's "installed"; each of the seven was
+said "fixed by the user", though the message answered the install steps only and the next
+``node --version`` still failed. A message that names none of the failure's target words counts
+only for a failure the assistant's text just before it named (its targets or programs:
+what the user was asked to do), and never when a later failed call works on the same thing
+(the same targets or programs: :func:`_about`).
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from __future__ import annotations
 import bisect
 
 from compactor._util import lazy_pattern
-from compactor.facts import Entry, is_reading_call, shell_words
+from compactor.facts import Entry, is_reading_call, programs, shell_words
 from compactor.facts.samecommand import core_command
 
 from .local_records import ErrorFact
@@ -49,10 +57,13 @@ _VERBS = frozenset(
     "sudo latest dlx create new".split()
 )
 """A command's words that name what it does, not what it does it to."""
+_SHELL = frozenset("cd echo set export true false sleep test exit source eval".split())
+"""Programs that say nothing of what a command works on."""
 _WORD_RE = lazy_pattern(r"[a-z0-9][a-z0-9._-]+")
 _LEAST = 3
 _FUZZY_LEAST = 5
 _TYPED_MOST = 600
+_SAID_MOST = 4_000
 
 
 def targets(line: str) -> set[str]:
@@ -106,13 +117,52 @@ def judge_user_fixed(s: Session) -> None:
         typed = " ".join(typed_words(user.text)[:_TYPED_MOST].casefold().split())
         if not typed or _DONE_RE.search(typed) is None or _NOT_RE.search(typed):
             continue
-        if not _names(targets(err.call), typed) and not _right_after(s, err, user.index):
+        about = _about(err.call)
+        if not _names(targets(err.call), typed) and not (
+            _right_after(s, err, user.index) and _asked_about(s, err, user.index, about)
+        ):  # (58 W3: "installed" answered the install steps, not each failure before it)
             continue
         if any(
-            e.index > user.index and retries(err.signature, e.signature) for e in s.errors
+            e.index > user.index and (retries(err.signature, e.signature) or about & _about(e.call))
+            for e in s.errors
         ):  # failed again after the user's fix
             continue
         err.after, err.by, err.why = "user fixed", typed_words(user.text).strip(), ""
+
+
+def _about(line: str) -> set[str]:
+    """What a failed call's line works on: its targets and its programs (``node --version;
+    npm --version`` → node, npm), not a shell's built-ins."""
+    command = _NOTE_RE.sub("", _NAME_RE.sub("", line.strip(), count=1))
+    named = {p.lower() for p in programs(core_command(command))}
+    return targets(line) | {p for p in named if len(p) >= _LEAST and p not in _SHELL}
+
+
+def _asked(s: Session, start: int, at: int, about: set[str]) -> bool:
+    """Whether the assistant's last text between the failure and the user's message at ``at``
+    names what the failure works on (the user was asked to do that)."""
+    said = next(
+        (e.text for e in reversed(s.entries)
+         if start < e.index < at and e.role == "assistant" and e.text.strip()),
+        "",
+    )  # fmt: skip
+    return bool(about) and _names(about, said[-_SAID_MOST:].casefold())
+
+
+def _asked_about(s: Session, err: ErrorFact, at: int, about: set[str]) -> bool:
+    """:func:`_asked` of ``err``, or of a failure since the user's last message with the same
+    first error line (one cause: ``npm install x`` and ``npx shadcn add x`` both failed on the
+    npm cache)."""
+    if _asked(s, err.index, at, about):
+        return True
+    first = err.outcome.lines[:1]
+    since = max((e.index for e in s.entries if e.role == "user" and e.index < err.index
+                 and not e.injected and e.text.strip()), default=-1)  # fmt: skip
+    return bool(first) and any(
+        e is not err and since < e.index < at and e.outcome.lines[:1] == first
+        and _asked(s, e.index, at, _about(e.call))
+        for e in s.errors
+    )  # fmt: skip
 
 
 def _right_after(s: Session, err: ErrorFact, at: int) -> bool:
