@@ -37,7 +37,8 @@ Built-in kinds (:data:`SECRET_KINDS`), tried in this order (an earlier rule wins
     OpenAI ``sk-``/``sk-proj-``…, Anthropic ``sk-ant-``…, AWS ``AKIA``/``ASIA``…, GitHub
     ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_``/``github_pat_``, GitLab ``glpat-``, Slack
     ``xox[abposr]-``/``xapp-``, Google ``AIza``…, Stripe ``sk_live_``/``rk_live_`` (and
-    ``_test_``), Hugging Face ``hf_``, npm ``npm_``, Weights & Biases ``wandb_v1_`` and
+    ``_test_``), Hugging Face ``hf_``, npm ``npm_``, Telegram bot ``123456789:AA…``,
+    Weights & Biases ``wandb_v1_`` and
     ``wandb login <40 hex>``, Supabase ``sb_secret_``; then, after ``url_password`` and
     ``bearer_token``, generic assignments: ``api_key=…``, ``"apiKey": "…"``, ``x-api-key: …``,
     ``client_secret``, ``secret_key``, ``service_role_key``, ``access_token``, ``auth_token``,
@@ -222,6 +223,7 @@ _UNHINTED_RULES: tuple[_Rule, ...] = (
     ),
     _Rule("api_key", re.compile(rf"{_B}hf_[A-Za-z0-9]{{30,}}{_E}"), _after_prefix(3)),
     _Rule("api_key", re.compile(rf"{_B}npm_[A-Za-z0-9]{{36}}{_E}"), _after_prefix(4)),
+    _Rule("api_key", re.compile(rf"(?:(?<=bot)|{_B})\d{{8,10}}:AA[\w\-]{{33}}{_E}", re.A)),
     _Rule("api_key", WANDB_RE, _after_prefix(9)),
     # Supabase's secret key (sb_publishable_ is public; service-role JWTs are jwt; blind 29)
     _Rule("api_key", re.compile(rf"{_B}sb_secret_[A-Za-z0-9_\-]{{20,}}{_E}")),
@@ -276,6 +278,7 @@ _HINTS: tuple[tuple[str, ...], ...] = (
     ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
     ("hf_",),
     ("npm_",),
+    (":aa",),
     ("wandb_v1_",),
     ("sb_secret_",),
     ("wandb",),

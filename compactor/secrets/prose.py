@@ -47,10 +47,12 @@ __all__ = [
 
 _LATIN = (
     r"(?<![A-Za-z0-9_\-.])(?:(?i:passwords?|passwd|pwd|pass[ \t]?phrase|passcode|token|secret"
-    r"|api[ _\-]?key|credentials?|mot[ \t]+de[ \t]+passe|passwort|kennwort|senha|contraseña)"
-    r"|PIN|[Пп]ароль|ПАРОЛЬ)(?![A-Za-z0-9_])"
+    r"|api[ _\-]?key|credentials?|mot[ \t]+de[ \t]+passe|passwort|kennwort|senha"
+    r"|contrase[ñn\ufffd]a)|PIN|[Пп]ароль|ПАРОЛЬ)(?![A-Za-z0-9_])(?:\*\*?|__?)?"
 )
-"""The credential words written with Latin (or Cyrillic) letters; ``PIN`` in capitals only."""
+"""The credential words written with Latin (or Cyrillic) letters; ``PIN`` in capitals only;
+``contrasena`` and ``contrase�a`` (a mis-decoded ñ) too; a Markdown emphasis may close the word
+(``**Password**: …``, blind check 59 N1)."""
 _FOR = r"(?:[ \t]+(?i:for|of|to|on|de|für|для)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"
 _VERBS = r"(?i:is|was|are|es|est|ist|lautet|era)|é|É|это|Это|—|–|-"
 """An optional "for root" / "of the VM" between the word and its verb."""
@@ -94,7 +96,7 @@ _RUST_LATIN = (
     r"|credentials?|mot[ \t]+de[ \t]+passe|passwort|kennwort|senha)|(?i-u:contrase).(?i-u:a)"
     r"|PIN|[Пп]ароль|ПАРОЛЬ)"
 )
-_RUST_FOR = r"(?:[ \t]+(?i:for|of|to|on|de|für|для)(?:[ \t]+[^\s/:=]{1,40}){1,3})?"
+_RUST_FOR = r"(?:\*\*?|__?)?(?:[ \t]+(?i:for|of|to|on|de|für|для)(?:[ \t]+[^\s/:=]{1,40}){1,3})?"
 _RUST_SEP = (
     r"(?:[ \t]*(?:[:=：＝]|->)[ \t]*"
     r"|[ \t]+(?:(?i-u:is|was|are|es|est|ist|lautet|era)|é|É|это|Это|—|–|-)(?:[ \t]*:)?[ \t]+)"
@@ -123,8 +125,8 @@ _PATH = re.compile(r"[\w.\-@]*(?:/[\w.\-@]+)+?(\.[A-Za-z][A-Za-z0-9]{0,5})?/?")
 
 def plain_value(value: str) -> bool:
     """A value after a CJK copula, in quotes or after ``sshpass -p``: anything but a
-    placeholder, a type or a path."""
-    if len(value) < 3 or NOT_SECRET_RE.match(value):
+    placeholder, a type, a path or a value already masked (``password:***``: masking twice)."""
+    if len(value) < 3 or NOT_SECRET_RE.match(value) or "***" in value:
         return False
     return not (value.startswith(("/", "./", "~/")) or "://" in value)
 

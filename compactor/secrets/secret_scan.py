@@ -46,7 +46,7 @@ PASSWORD_WORDS = r"(?:password|passwd|passphrase|pwd)"
 
 PREFILTERS: tuple[str, ...] = (
     "PRIVATE KEY-----|eyJ|sk-|A(?:KIA|SIA|BIA|CCA|IDA|ROA)|github_pat_|glpat-|xapp-|AIza|hf_"
-    "|npm_|://|Bearer|(?i-u:wandb)|sb_secret_",
+    "|npm_|://|Bearer|(?i-u:wandb)|sb_secret_|[0-9]:AA",
     "gh[pousr]_|xox[abposr]-|[sr]k_(?:live|test)_",
     "(?i-u:authorization)|--(?i-u:api-?key|token|secret|auth-token|password|passwd)",
     # an assignment: the name ends with its key word, then a quote, spaces and ':' or '='
