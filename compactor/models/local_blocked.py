@@ -24,6 +24,7 @@ __all__ = [
     "blocked_at",
     "blocked_items",
     "blocked_step",
+    "is_limit",
     "judge_blocked",
     "mid_work",
     "resumed_limit",
@@ -53,7 +54,8 @@ _PROBE_CHARS, _PROBE_WORDS = 40, 4
 """A text typed while blocked is a probe (not a request) when this short."""
 
 
-def _is_limit(e: Entry) -> bool:
+def is_limit(e: Entry) -> bool:
+    """Whether ``e`` is the agent CLI's usage-limit notice (short, of :data:`_LIMIT_RE`'s shape)."""
     return len(e.text) <= 600 and _LIMIT_RE.search(e.text) is not None
 
 
@@ -66,7 +68,7 @@ def blocked_at(s: Session) -> Entry | None:
         if e.internal or e.injected or e.role != "assistant":
             continue
         if e.index in notices and not e.calls:
-            if not _is_limit(e):
+            if not is_limit(e):
                 break
             first = e
         elif e.calls or e.text.strip():
@@ -151,7 +153,7 @@ def resumed_limit(s: Session, width: int) -> str:
         return ""
     notices = [
         e for e in s.harness_errors
-        if e.index < last.index and (final is None or e.index < final.index) and _is_limit(e)
+        if e.index < last.index and (final is None or e.index < final.index) and is_limit(e)
     ]  # fmt: skip
     if not notices:
         return ""

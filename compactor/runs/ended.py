@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, Entry
+from compactor.models.local_blocked import is_limit
 from compactor.models.local_evalnotice import is_evaluation_notice
 
 __all__ = ["Ending", "claim_of", "end_claim", "ending_of"]
@@ -154,6 +155,8 @@ def ending_of(entries: Sequence[Entry], is_request: Callable[[Entry], bool]) -> 
         return Ending(True, f"the original ends answered (a closing {last.calls[-1].name} call)")
     if last.calls or later_results:
         return Ending(False, "the original ends after tool calls, before any reply")
+    if is_limit(last):  # (blind check 59: the usage limit stopped the work, no answer)
+        return Ending(False, "the original ends at the agent CLI's usage limit, not answered")
     tail = _last_line(last.text)
     if _ASK_RE.search(tail) and not _OFFER_RE.search(tail):
         return Ending(False, "the original ends asking the user for input")
