@@ -1,0 +1,129 @@
+"""Blind check 59 (fix59a): a job started with ``nohup … & echo $!`` that a later process
+listing did not show is not running (W1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from compactor.formats.registry import read_transcript
+from compactor.models.local import summarize_transcript
+
+from .cc_session import Session as CcSession
+from .test_models_local_session import section
+
+_LAUNCH = (
+    "nohup /opt/venv/bin/python /srv/relay/relay_north.py > /tmp/north.log 2>&1 & "
+    'echo "PID north: $!"'
+    "\nnohup /opt/venv/bin/python /srv/relay/relay_south.py > /tmp/south.log 2>&1 & "
+    'echo "PID south: $!"'
+)
+
+
+def _summary(s: CcSession, tmp_path: Any) -> str:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"\n".join(s.lines()) + b"\n")
+    return summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+
+
+def _relays(check: str, out: str, error: bool) -> CcSession:
+    """Two bots started with ``nohup … & echo "PID: $!"``, a look at a log, then ``check``."""
+    s = CcSession()
+    s.user("Bring both relay bots up.")
+    s.bash(_LAUNCH, "PID north: 4410021\nPID south: 4410022")
+    s.bash("sleep 3; cat /tmp/north.log", "")
+    s.call("Bash", {"command": check}, out, error=error)
+    s.assistant([{"type": "text", "text": "Checking why they stop."}])
+    return s
+
+
+@pytest.mark.parametrize(
+    ("check", "out", "error"),
+    [
+        ('pgrep -a -f "relay_north\\|relay_south" | grep -v bash', "Exit code 1", True),
+        ("pgrep -af relay_north", "", False),
+        ("ps aux | grep relay_north", "dev  4410099  0.0  0.0 grep relay_north", False),
+        ("pidof relay_north", "Exit code 1", True),
+        ("kill -0 4410021", "Exit code 1\nbash: kill: (4410021) - No such process", True),
+    ],
+)
+def test_a_pid_job_a_later_listing_did_not_show_is_not_running(
+    check: str, out: str, error: bool, tmp_path: Any
+) -> None:
+    text = _summary(_relays(check, out, error), tmp_path)
+    pending, step = section(text, 7), section(text, 9)
+    assert "still running" not in pending and "do not start it again" not in pending, pending
+    assert "still running" not in step, step
+    assert "Background job not running at `" in pending, pending
+    assert check.split()[0] in pending, pending
+
+
+@pytest.mark.parametrize(
+    ("check", "out"),
+    [
+        (
+            "ps aux | grep relay_north",
+            "dev  4410021  0.3  1.1 /opt/venv/bin/python /srv/relay/relay_north.py\n"
+            "dev  4410099  0.0  0.0 grep relay_north",
+        ),
+        ("pgrep -f relay_north", "4410021"),
+        ("pgrep -f relay_north", "pgrep: command not found"),
+    ],
+)
+def test_a_pid_job_a_later_listing_showed_stays_running(
+    check: str, out: str, tmp_path: Any
+) -> None:
+    pending = section(_summary(_relays(check, out, False), tmp_path), 7)
+    assert "Background job still running" in pending, pending
+
+
+_BUILT = (
+    "/opt/venv/bin/python -c \"\nfor name in ['North', 'South']:\n    text = make(name)\n"
+    "    with open(f'/srv/relay/brief_{name.lower()}.txt', 'w') as f:\n        f.write(text)\n"
+    "    print(f'Salvo em brief_{name.lower()}.txt')\n\""
+)
+_JOINED = (
+    "python3 - <<'EOF'\nimport os\nbase = '/srv/relay'\nfor n in ['a', 'b']:\n"
+    "    with open(os.path.join(base, f'out_{n}.json'), 'w') as f:\n        f.write('{}')\n"
+    "    print('wrote', f'out_{n}.json')\nEOF"
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "out", "paths"),
+    [
+        (
+            _BUILT,
+            "Salvo em brief_north.txt\nSalvo em brief_south.txt",
+            ["/srv/relay/brief_north.txt", "/srv/relay/brief_south.txt"],
+        ),
+        (_JOINED, "wrote out_a.json\nwrote out_b.json", ["/srv/relay/out_a.json"]),
+        (
+            "python3 - <<'EOF'\nwith open('/srv/relay/notes.txt', 'w') as f:\n"
+            "    f.write('hi')\nEOF",
+            "",
+            ["/srv/relay/notes.txt"],
+        ),
+        ("cat > /srv/relay/conf.ini <<EOF\n[a]\nb=1\nEOF", "", ["/srv/relay/conf.ini"]),
+        ("echo 'x=1' | tee /srv/relay/env.txt", "x=1", ["/srv/relay/env.txt"]),
+    ],
+)
+def test_a_file_a_shell_script_wrote_then_read_back_is_changed(
+    command: str, out: str, paths: list[str], tmp_path: Any
+) -> None:
+    """cc_jake_compact's shape: an inline script writes files whose names it builds from a
+    literal folder (its output names them, relative, in another language); a later ``cat`` and
+    Read of them were listed as "Read, not changed"."""
+    s = CcSession()
+    s.user("Make the relay files.")
+    s.bash(command, out)
+    for path in paths:
+        s.call("Read", {"file_path": path}, "     1\tcontent")
+        s.bash(f"cat {path}", "content")
+    s.assistant([{"type": "text", "text": "Done."}])
+    files = section(_summary(s, tmp_path), 3)
+    assert "Read, not changed" not in files, files
+    for path in paths:
+        assert f"- {path} (" in files, files
+    assert "/home/dev/board/" not in files, files
