@@ -127,3 +127,56 @@ def test_a_file_a_shell_script_wrote_then_read_back_is_changed(
     for path in paths:
         assert f"- {path} (" in files, files
     assert "/home/dev/board/" not in files, files
+
+
+def _usage(uses: int) -> dict[str, str]:
+    return {
+        "type": "text",
+        "text": f"agentId: a1\n<usage>total_tokens: 9\ntool_uses: {uses}</usage>",
+    }
+
+
+def _delegated(second: str, uses: int) -> CcSession:
+    """cc_jake_limit's shape: the parent read two files, a sub-agent's numbered report says it
+    created a test file and changed one of them, a second sub-agent told to modify the other
+    returned ``second`` after ``uses`` tool uses."""
+    s = CcSession()
+    s.user("Implement the plan with subagents.")
+    s.call("Read", {"file_path": "/srv/shop/server.py"}, "     1\timport flask")
+    s.call("Read", {"file_path": "/srv/shop/templates/home.html"}, "     1\t<html>")
+    report = (
+        "DONE.\n\n**Summary:**\n\n1. Created `/srv/shop/tests/test_orders.py` with 4 tests.\n"
+        "2. Inserted the new route into `/srv/shop/server.py` after the health route.\n"
+        "3. 4/4 tests pass. Committed."
+    )
+    prompt = "Implement Task 1: add the route to `/srv/shop/server.py`. Write tests first."
+    s.call(
+        "Agent",
+        {"description": "Task 1", "prompt": prompt},
+        [{"type": "text", "text": report}, _usage(9)],  # type: ignore[arg-type]
+    )
+    told = "Implement Task 2.\n\nFile to modify: `/srv/shop/templates/home.html`\nRead little."
+    s.call(
+        "Agent",
+        {"description": "Task 2", "prompt": told},
+        [{"type": "text", "text": second}, _usage(uses)],  # type: ignore[arg-type]
+    )
+    s.assistant([{"type": "text", "text": "Task 2 stopped."}])
+    return s
+
+
+def test_files_a_subagent_report_lists_are_changed_and_a_cut_off_one_half_edited(
+    tmp_path: Any,
+) -> None:
+    files = section(_summary(_delegated("You've hit your limit · resets 5pm", 4), tmp_path), 3)
+    assert "- /srv/shop/tests/test_orders.py (created by a sub-agent" in files, files
+    assert "- /srv/shop/server.py (edited by a sub-agent" in files, files
+    assert "- /srv/shop/templates/home.html (possibly half-edited by a sub-agent cut off" in files
+    assert "Read, not changed" not in files, files
+
+
+def test_a_subagent_cut_off_before_any_tool_use_changed_nothing(tmp_path: Any) -> None:
+    files = section(_summary(_delegated("You've hit your limit · resets 5pm", 0), tmp_path), 3)
+    assert "half-edited" not in files, files
+    read = next(line for line in files.splitlines() if "Read, not changed" in line)
+    assert "/srv/shop/templates/home.html" in read, files
