@@ -180,3 +180,41 @@ def test_a_subagent_cut_off_before_any_tool_use_changed_nothing(tmp_path: Any) -
     assert "half-edited" not in files, files
     read = next(line for line in files.splitlines() if "Read, not changed" in line)
     assert "/srv/shop/templates/home.html" in read, files
+
+
+def _memory(answer: str) -> CcSession:
+    """cc_paige's shape: a Read of a missing index file fails, a listing of its folder prints
+    nothing, Write creates another note and then the index itself, and the final answer's bullet
+    uses a skip word about something else."""
+    s = CcSession()
+    s.user("Remember that voice commands are not wanted inside tmux.")
+    index = "/home/dev/.notes/memory/INDEX.md"
+    s.call("Read", {"file_path": index}, "File does not exist.", error=True)
+    s.bash("ls /home/dev/.notes/memory/", "")
+    s.call(
+        "Write",
+        {"file_path": "/home/dev/.notes/memory/no_voice.md", "content": "No voice in tmux.\n"},
+        "File created successfully at: /home/dev/.notes/memory/no_voice.md",
+    )
+    s.call(
+        "Write",
+        {"file_path": index, "content": "- [no voice](no_voice.md)\n"},
+        f"File created successfully at: {index}",
+    )
+    s.assistant([{"type": "text", "text": answer}])
+    return s
+
+
+def test_a_missing_file_created_later_is_not_set_aside_by_an_unrelated_line(
+    tmp_path: Any,
+) -> None:
+    answer = "Done.\n\n- Saved a memory note so I also skip voice commands in tmux sessions."
+    errors = section(_summary(_memory(answer), tmp_path), 4)
+    assert "Set aside on purpose" not in errors, errors
+    assert "Not there at the time" in errors and "INDEX.md" in errors, errors
+
+
+def test_a_missing_file_the_answer_names_as_skipped_stays_set_aside(tmp_path: Any) -> None:
+    answer = "Done. I skip INDEX.md from now on: the memory folder needs no index."
+    errors = section(_summary(_memory(answer), tmp_path), 4)
+    assert "Set aside on purpose" in errors, errors
