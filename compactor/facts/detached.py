@@ -20,7 +20,7 @@ from typing import Protocol
 from compactor._util import lazy_pattern
 
 from .outcomes import command_of
-from .pidchecks import _PROBE_RE, probe_end, unlisted_by_name
+from .pidchecks import PROBE_RE, probe_end, unlisted_by_name
 from .text import Call
 
 __all__ = ["check_end", "end_detached", "launched", "launcher_part", "polled_body"]
@@ -126,7 +126,7 @@ def check_end(command: str, text: str, key: str, label: str = "") -> str:
     listing = _LIST_RE.search(command)
     if named and listing is None and _KILL_RE.search(command) is not None:
         return f"stopped by `{line}`"
-    if named and key.isdigit() and _PROBE_RE.search(command) is not None:
+    if named and key.isdigit() and PROBE_RE.search(command) is not None:
         return probe_end(command, text, key)
     if key.isdigit() and listing is not None and not named:
         return unlisted_by_name(command, text, key, label)

@@ -21,13 +21,13 @@ from compactor._util import lazy_pattern
 
 from .outcomes import exit_code
 
-__all__ = ["NOT_RUNNING", "probe_end", "unlisted_by_name"]
+__all__ = ["NOT_RUNNING", "PROBE_RE", "probe_end", "unlisted_by_name"]
 
 NOT_RUNNING = "not running at "
 """How a job these checks ended starts its ``finished``: section 7 shows it (it exited; a
 resuming agent may need to start it again), never as running."""
 
-_PROBE_RE = lazy_pattern(r"\bkill\s+-0\b")
+PROBE_RE = lazy_pattern(r"\bkill\s+-0\b")
 """A probe of one pid: ``kill -0 PID`` (``ps -p PID`` is read as a listing by :mod:`.detached`)."""
 _NO_PROCESS_RE = lazy_pattern(r"No such process", re.IGNORECASE)
 _BROKEN_RE = lazy_pattern(
