@@ -218,3 +218,9 @@ def test_a_missing_file_the_answer_names_as_skipped_stays_set_aside(tmp_path: An
     answer = "Done. I skip INDEX.md from now on: the memory folder needs no index."
     errors = section(_summary(_memory(answer), tmp_path), 4)
     assert "Set aside on purpose" in errors, errors
+
+
+def test_a_kill_of_what_pgrep_finds_is_no_listing(tmp_path: Any) -> None:
+    """``kill $(pgrep -f relay_north)`` prints nothing: no listing that shows the job gone."""
+    s = _relays("kill $(pgrep -f relay_north | grep -v bash) 2>/dev/null; sleep 1", "", False)
+    assert "not running at" not in section(_summary(s, tmp_path), 7)

@@ -41,6 +41,8 @@ _COMMON = frozenset(
 )
 _SELF_RE = lazy_pattern(r"\b(?:grep|pgrep|egrep|rg)\b|\bbash\s+-c\b|/bin/(?:ba|z)?sh\b")
 """A row of the check itself (``grep relay``; the shell running ``pgrep -f relay``)."""
+_KILLS_RE = lazy_pattern(r"\b(?:kill|pkill|killall)\b(?!\s+-0\b)|\$\(\s*(?:pgrep|ps|pidof)\b")
+"""A listing that kills what it finds, or whose output a ``$(…)`` takes: no report of it."""
 _BARE_PID_ROW_RE = lazy_pattern(r"^\s*\d{2,8}\s*$")
 
 
@@ -69,8 +71,8 @@ def unlisted_by_name(command: str, text: str, key: str, label: str) -> str:
     the job of pid ``key`` (started by ``label``) not running, or '' (the listing names no word
     of the job, could not run, or shows it)."""
     words = [w for w in _stems(label) if w in command]
-    if not words:
-        return ""
+    if not words or _KILLS_RE.search(command) is not None:
+        return ""  # ``kill $(pgrep -f x)``: its output lists nothing; the kill is the news
     body = text.split("\nOutput:\n", 1)[-1]
     if _BROKEN_RE.search(body[:2_000]) is not None:
         return ""
