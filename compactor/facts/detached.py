@@ -20,6 +20,7 @@ from typing import Protocol
 from compactor._util import lazy_pattern
 
 from .outcomes import command_of
+from .pidchecks import PROBE_RE, probe_end, unlisted_by_name
 from .text import Call
 
 __all__ = ["check_end", "end_detached", "launched", "launcher_part", "polled_body"]
@@ -42,7 +43,7 @@ _KILL_RE = lazy_pattern(
 )
 _LIST_RE = lazy_pattern(
     r"\btmux\s+(?:ls|list-sessions|has-session|has)\b|\bscreen\s+-(?:ls|list)\b|"
-    r"\b(?:docker|podman)\s+(?:ps|container\s+ls)\b|(?:^|[;&|(]\s*)(?:ps|pgrep)\b",
+    r"\b(?:docker|podman)\s+(?:ps|container\s+ls)\b|(?:^|[;&|(]\s*)(?:ps|pgrep|pidof)\b",
     re.MULTILINE,
 )
 _GONE_RE = lazy_pattern(
@@ -125,6 +126,10 @@ def check_end(command: str, text: str, key: str, label: str = "") -> str:
     listing = _LIST_RE.search(command)
     if named and listing is None and _KILL_RE.search(command) is not None:
         return f"stopped by `{line}`"
+    if named and key.isdigit() and PROBE_RE.search(command) is not None:
+        return probe_end(command, text, key)
+    if key.isdigit() and listing is not None and not named:
+        return unlisted_by_name(command, text, key, label)
     kind = "" if key.isdigit() else _kind(label)
     if listing is None or (kind and kind not in command) or (not kind and not named):
         return ""  # another kind's listing, or a ps of other processes: nothing of this job

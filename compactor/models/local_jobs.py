@@ -13,6 +13,7 @@ from compactor.facts.jobs import Job
 from compactor.facts.jobstate import EARLIER_RUN, earlier_run, last_process
 from compactor.facts.kills import MAYBE, later_kill, later_report, later_use
 from compactor.facts.maskedexit import hidden_failure
+from compactor.facts.pidchecks import NOT_RUNNING
 from compactor.facts.teams import teammate_end, teammates
 
 from .local_abandoned import ABANDONED, abandoned
@@ -57,6 +58,7 @@ def add_shape_jobs(s: Session) -> None:
             bg.said = bg.said or job.said  # (what names it: "agent_id: NAME@TEAM name: NAME")
             continue
         maybe = job.index == BEFORE and job.finished.startswith(MAYBE)  # (a kill of its port)
+        maybe = maybe or job.finished.startswith(NOT_RUNNING)  # shown as exited (59 W1)
         if not job.running and not maybe:
             continue
         if job.id not in known:
@@ -252,7 +254,7 @@ def shown_jobs(s: Session) -> list[Background]:
     """The jobs section 7 shows: :func:`listed_jobs`, and those that ended with the CLI run
     they were started in (the CLI restarted since: blind check 19, W1), which may need
     starting again."""
-    shown = (MAYBE, EARLIER_RUN, POLLED, ABANDONED)
+    shown = (MAYBE, EARLIER_RUN, POLLED, ABANDONED, NOT_RUNNING)
     return [b for b in s.background.values() if not b.finished or b.finished.startswith(shown)]
 
 
@@ -263,6 +265,8 @@ def running_head(bg: Background) -> str:
             "Background job still running (started before the earlier compaction, never seen "
             "finishing; check it, do not start it again)"
         )
+    if bg.finished.startswith(NOT_RUNNING):  # a later listing did not show it (59 W1)
+        return f"Background job {bg.finished} (it exited; start it again if it is still needed)"
     if bg.finished.startswith(ABANDONED):  # no "do not start it again" (blind check 43 W1)
         return f"Background job {bg.finished}"
     if bg.finished.startswith((EARLIER_RUN, POLLED)):

@@ -25,6 +25,7 @@ from compactor.facts.agentresults import blocked_report
 from compactor.facts.shellwrap import inner_command
 from compactor.facts.wrappedread import is_wrapped_read
 
+from .local_agentreports import CUT_OFF, cut_off_targets, report_items
 from .local_files import FileState
 from .local_madelater import same_path
 from .local_noise import normal_path
@@ -90,14 +91,32 @@ def add_agent_files(s: Session) -> None:
         if notice and _DONE_RE.search(e.text[:600]):
             found = _RESULT_RE.search(e.text[:_TAIL])
             reports.append(found.group(1) if found is not None else "")
+        for r in e.results if e.results else ():  # cut off mid-task (blind check 59, W6)
+            if r.call_id in agents and (told := _told(s, r.call_id, r.text)):
+                for path in told:
+                    if normal_path(path) not in known:
+                        known.add(normal_path(path))
+                        s.files[path] = FileState(path, [CUT_OFF], tool=_CUT, last_index=e.index)
         for report in reports:
             if blocked_report(f"<t><result>{report[:_HEAD]}", "<t>"):
                 continue  # it says it was denied: it changed nothing (row 592)
             made = _made(report)
-            for path, action in [*((p, "created") for p in made), *_edited(report, made)]:
+            listed = [(p, a) for p, a, _ in report_items(report)]  # "1. Created `x`" (59 W6)
+            for path, action in [*((p, "created") for p in made), *_edited(report, made), *listed]:
                 if normal_path(path) not in known:
                     known.add(normal_path(path))
                     s.files[path] = FileState(path, [action], tool=AGENT, last_index=e.index)
+
+
+_CUT = "a sub-agent cut off before it finished (its prompt told it to change it)"
+
+
+def _told(s: Session, call_id: str, text: str) -> list[str]:
+    """The files a sub-agent call's prompt told it to change when its result ``text`` says it
+    was cut off (:func:`.local_agentreports.cut_off_targets`)."""
+    call = next((c for c in s.calls if c.id == call_id), None)
+    prompt = call.args.get("prompt") if call is not None else None
+    return cut_off_targets(prompt, text) if isinstance(prompt, str) else []
 
 
 def _polled(text: str) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from compactor.facts import Call, command_of, cut
 from compactor.facts.reportedwrites import reported_writes
 from compactor.facts.shellwrap import inner_command
+from compactor.facts.templatewrites import template_dirs, template_folder, template_names
 
 from .local_files import Change
 from .local_places import Places
@@ -30,18 +31,24 @@ def reported_changes(call: Call, text: str, places: Places, found: list[Change])
     """The changes ``call``'s output ``text`` reports that ``found`` (the command's own
     changes) does not hold, their paths resolved where the call ran."""
     reported = reported_writes(call, text)
-    if not reported:
+    templates = template_dirs(command_of(call) or "") if "{" in call.arguments else []
+    if not reported and not templates:
         return []
     where = places.start(call)
     have = {places.resolve(where, c.path) for c in found}
     short = cut(inner_command(call) or command_of(call) or call.name, 80)
     out: list[Change] = []
     for rep in reported:
-        path = places.resolve(where, rep.path)
+        folder = template_folder(rep.path, templates) if templates else ""
+        path = places.resolve(where, f"{folder}/{rep.path}" if folder else rep.path)
         if path in have:
             continue
         have.add(path)
         said = cut(rep.said, 60)
         act = REPORTED if rep.created else "written by `"
         out.append(Change(path, f"{act}{short}`'s script (its output: “{said} …”)"))
+    for path in template_names(text, templates) if templates else ():  # (blind check 59 W2)
+        if path not in have:  # "Salvo em prompt_north.txt" fits f'/srv/x/prompt_{n}.txt'
+            have.add(path)
+            out.append(Change(path, f"written by `{short}`'s script (its code builds the name)"))
     return out
