@@ -397,7 +397,9 @@ def _current_work(s: Session, lim: Limits) -> str:
         items.extend(verbatim_text(claims.reply_title(s), reply.text, lim.reply))
     for title, answer in deliverables(s):
         items.extend(verbatim_text(title, answer.text, lim.deliverable))
-    items.extend(since_prior_items(s))  # the turns since the earlier summary (blind check 60 W3)
+    items.extend(
+        since_prior_items(s, lim.item)
+    )  # the turns since the earlier summary (blind check 60 W3)
     items.extend(prior_current(s, lim.prior, first=False))  # after the calls (blind check 18)
     return bullets(items) if items else "   - No work in progress."
 

@@ -24,9 +24,7 @@ from .local_text import plural, quote
 
 __all__ = ["since_prior_items", "since_start"]
 
-_BUDGET = 3_000  # characters for the turns listed
-_REQUEST = 100  # characters of a request
-_ANSWER = 220  # characters of an answer
+_WIDTH = 240  # the summary's width of a quoted item (``Limits.item``), before any scaling
 _RULE_RE = lazy_pattern(r"^\s*\|?[\s:|-]+\|?\s*$", re.MULTILINE)
 """A Markdown table's separator row (``|---|---|``): nothing to quote."""
 
@@ -47,10 +45,12 @@ def _answer(entries: list[Entry]) -> str:
     return ""
 
 
-def since_prior_items(session: Session) -> list[str]:
+def since_prior_items(session: Session, width: int = _WIDTH) -> list[str]:
     """Section 8's lines on the turns after the latest earlier summary and before the latest
     request ([] when there are none: no earlier summary, no request since it, or no tool call in
-    those turns)."""
+    those turns). ``width``: the summary's item width; the turns get twelve of them (2,880
+    characters unscaled), a request 5/12 of one, an answer one less 20 characters, so the list
+    shrinks with the rest when the summary is scaled down to fit."""
     start = since_start(session)
     last = session.last_request
     if start < 0 or last is None or last.index <= start:
@@ -67,12 +67,12 @@ def since_prior_items(session: Session) -> list[str]:
                 continue
             request = "(no request: the earlier summary's work went on)"
         else:
-            request = quote(session.entries[begin].text, _REQUEST)
+            request = quote(session.entries[begin].text, width * 5 // 12)
         turns.append((request, calls, answer))
     if not any(calls for _, calls, _ in turns):
         return []  # talk only: sections 1 and 6 hold it (and a tiny chat stays tiny)
-    lines = [_line(*t) for t in turns]
-    keep = _within_budget(turns, lines)
+    lines = [_line(*t, width - 20) for t in turns]
+    keep = _within_budget(turns, lines, width * 12)
     left = len(turns) - len(keep)
     head = (
         "Work since the earlier summary, turn by turn in order (the request, then the assistant's "
@@ -83,22 +83,22 @@ def since_prior_items(session: Session) -> list[str]:
     return [head, *(f"  {lines[i]}" for i in keep)]
 
 
-def _line(request: str, calls: int, answer: str) -> str:
+def _line(request: str, calls: int, answer: str, width: int) -> str:
     did = f" ({plural(calls, 'tool call')})" if calls else ""
-    said = quote(answer, _ANSWER) if answer else "(no answer)"
+    said = quote(answer, width) if answer else "(no answer)"
     return f"{request}{did} → {said}"
 
 
-def _within_budget(turns: list[tuple[str, int, str]], lines: list[str]) -> list[int]:
+def _within_budget(turns: list[tuple[str, int, str]], lines: list[str], budget: int) -> list[int]:
     """The turns to list: all within the budget; else those with tool calls first, then the
     others in order, as long as they fit (indexes in order)."""
-    if sum(len(x) for x in lines) <= _BUDGET:
+    if sum(len(x) for x in lines) <= budget:
         return list(range(len(lines)))
     order = [i for i, t in enumerate(turns) if t[1]] + [i for i, t in enumerate(turns) if not t[1]]
     keep: list[int] = []
     used = 0
     for i in order:
-        if used + len(lines[i]) > _BUDGET and (keep or not turns[i][1]):
+        if used + len(lines[i]) > budget and (keep or not turns[i][1]):
             continue
         keep.append(i)
         used += len(lines[i])
