@@ -30,6 +30,7 @@ __all__ = [
     "CONTENT_TYPE_KEY",
     "CWD_KEY",
     "EARLIER_CALLS_KEY",
+    "HARNESS_TEXT_KEY",
     "INTERRUPTED_BEFORE_KEY",
     "MAX_JSON_DEPTH",
     "MEDIA_BLOCK_TYPES",
@@ -125,6 +126,10 @@ PERMISSION_MODE_KEY = "_compactor_permission_mode"
 (Claude Code's ``permission-mode`` records and the ``permissionMode`` of its user records:
 ``plan``, ``default``, ``acceptEdits``, ...). Read by the summarizer (a session in ``plan`` mode
 must present its plan for approval before editing); never written back."""
+
+HARNESS_TEXT_KEY = "_compactor_harness_text"
+"""Key in ``extra`` of a tool-result record's message whose text blocks the harness wrote beside
+the results (Claude Code's "Tool loaded."; blind check 60 W2): never the user's words."""
 
 STILL_QUEUED_KEY = "_compactor_still_queued"
 """Key in ``extra`` of a user message read from a prompt the user typed while the agent worked
@@ -462,6 +467,8 @@ def user_text(msg: Message | AgenticMessage) -> str:
     if isinstance(msg, Message):
         texts = [p.text or "" for p in msg.parts if p.type == "text"]
         return "\n".join(texts) if texts else msg.content
+    if HARNESS_TEXT_KEY in msg.extra:  # text the harness put beside tool results
+        return ""
     return "\n".join(b.text or "" for b in msg.blocks if b.type == "user_input_text")
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from compactor.formats._codex_events import ABORT_NOTICE
 from compactor.formats.registry import read_transcript
 
 from .test_reduction_cli import _codex_session, compact, report
@@ -85,3 +86,74 @@ def test_turn_aborted_between_two_turns_is_not_moved_after_the_history(tmp_path:
     proc = compact(tmp_path, "run", "s.jsonl", "--strategy", "reduce", "--force", "-o", "out.jsonl")
     assert proc.returncode == 0, proc.stderr
     assert ABORTED not in (tmp_path / "out.jsonl").read_text()
+
+
+def _history_texts(raw: str) -> list[str]:
+    """The message texts of a rewritten rollout in order: its replacement_history, then the
+    response items after it."""
+    items: list[dict[str, object]] = []
+    for line in raw.splitlines():
+        rec = json.loads(line)
+        if rec.get("type") == "compacted":
+            items.extend(rec["payload"]["replacement_history"])
+        elif rec.get("type") == "response_item":
+            items.append(rec["payload"])
+    texts = []
+    for item in items:
+        if item.get("type") == "message":
+            content = item.get("content")
+            assert isinstance(content, list)
+            texts.append(f"{item['role']}: " + "".join(c.get("text", "") for c in content))
+    return texts
+
+
+def _aborted_mid_history(path: Path, notice: bool) -> None:
+    """The rollout of test_reduction_cli, its first turn interrupted after two calls (the event
+    alone as Codex 0.58 wrote it, or with Codex's own ``<turn_aborted>`` item), then a second
+    request."""
+    _codex_session(path)
+    lines = path.read_text().splitlines()
+    second = lines.index(next(x for x in lines if '"call_id": "c2"' in x))
+
+    def said(text: str) -> dict[str, object]:
+        content = [{"type": "input_text", "text": text}]
+        payload = {"type": "message", "role": "user", "content": content}
+        return {
+            "timestamp": "2026-03-02T10:06:00.000Z",
+            "type": "response_item",
+            "payload": payload,
+        }
+
+    user, own = said("try the parser instead"), said(ABORT_NOTICE)
+    lines[second:second] = [ABORTED, *([json.dumps(own)] if notice else []), json.dumps(user)]
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("strategy", ["reduce", "hybrid"])
+def test_turn_aborted_between_two_requests_stays_visible_as_codex_writes_it(
+    tmp_path: Path, strategy: str
+) -> None:
+    """Blind check 59: Codex 0.58 wrote the interruption only as an event, which reduce and
+    hybrid drop; the reduced history showed two requests in a row. Codex's own ``<turn_aborted>``
+    user message now stands between them; the texts around it are unchanged."""
+    _aborted_mid_history(tmp_path / "s.jsonl", notice=False)
+    proc = compact(
+        tmp_path, "run", "s.jsonl", "--strategy", strategy, "--force", "-o", "out.jsonl",
+        "--model", "local",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    texts = _history_texts((tmp_path / "out.jsonl").read_text())
+    at = texts.index("user: try the parser instead")
+    assert texts[at - 1] == f"user: {ABORT_NOTICE}", texts
+    assert texts.count(f"user: {ABORT_NOTICE}") == 1
+    assert "user: fix the failing test" in texts and texts[-1] == "assistant: done"
+    back = read_transcript("out.jsonl", (tmp_path / "out.jsonl").read_bytes())
+    assert back.format == "codex"
+
+
+def test_codex_own_turn_aborted_item_is_not_doubled(tmp_path: Path) -> None:
+    _aborted_mid_history(tmp_path / "s.jsonl", notice=True)
+    proc = compact(tmp_path, "run", "s.jsonl", "--strategy", "reduce", "--force", "-o", "out.jsonl")
+    assert proc.returncode == 0, proc.stderr
+    texts = _history_texts((tmp_path / "out.jsonl").read_text())
+    assert texts.count(f"user: {ABORT_NOTICE}") == 1, texts

@@ -13,6 +13,7 @@ from compactor.formats.notices import TEAMMATE_TAG
 from compactor.schema import (
     CALL_ENDS_KEY,
     CWD_KEY,
+    HARNESS_TEXT_KEY,
     PROCESS_KEY,
     STILL_QUEUED_KEY,
     TOOL_OUTPUT_KEY,
@@ -400,6 +401,8 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
         ]
     else:
         texts = [b.text or "" for b in msg.blocks if b.type in ("user_input_text", "text")]
+        if HARNESS_TEXT_KEY in msg.extra:  # beside tool results: the harness's (60 W2)
+            texts = []
         entry.text = "\n".join([*texts, *_media_texts(msg.blocks)]).strip("\n")
         entry.results = [
             Result(
@@ -529,7 +532,7 @@ def text_sources(msg: Message | AgenticMessage) -> Iterator[tuple[str, str, Resu
         if b.type == "function_tool_result":
             body = "\n".join(_block_texts(b.content))
             yield RESULT, body, Result(b.call_id or "", b.name or "tool", body, b.is_error)
-        elif b.type == "user_input_text" and b.text:
+        elif b.type == "user_input_text" and b.text and HARNESS_TEXT_KEY not in msg.extra:
             if not b.text.lstrip().startswith(_INJECTED_PREFIXES):
                 yield USER, b.text, None
 

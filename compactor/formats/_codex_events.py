@@ -10,7 +10,10 @@ history (Codex 0.42, blind check 19 neuro-codex: reduce and hybrid dropped it, s
 session no longer showed that the last turn was aborted). Such an event after the last message
 of the history is written back as it was, after the compaction's records, so it stays the last
 thing the rollout says. One between two messages is not moved there: the user's next message
-already says the turn was taken up again, and writing it after the history would misplace it.
+already says the turn was taken up again, and writing it after the history would misplace it;
+there the writer puts in the ``<turn_aborted>`` user message newer Codex writes itself
+(:func:`with_abort_notices`, blind check 59: Codex 0.58 wrote the event alone, and the reduced
+history showed two requests in a row with no sign the first turn was interrupted).
 
 An ``error`` event that says the account's usage or rate limit stopped the turn (``You've hit
 your usage limit … try again in 2 days``, ``codex_error_info: usage_limit_exceeded``) is read
@@ -27,14 +30,57 @@ import json
 from collections.abc import Sequence
 
 from compactor._json import JsonObject
-from compactor.schema import CALL_ENDS_KEY, Message
+from compactor.schema import CALL_ENDS_KEY, TURN_ABORTED_KEY, AgenticMessage, Message
 
 from . import _jsonl
 
-__all__ = ["KEPT_EVENTS", "call_end", "events_after_history", "limit_notice", "mark_call_ends"]
+__all__ = [
+    "ABORT_NOTICE",
+    "KEPT_EVENTS",
+    "call_end",
+    "events_after_history",
+    "limit_notice",
+    "mark_call_ends",
+    "with_abort_notices",
+]
 
 KEPT_EVENTS = frozenset({"turn_aborted"})
 """``event_msg`` payload types whose trace is in no response item."""
+
+
+ABORT_NOTICE = (
+    "<turn_aborted>\nThe user interrupted the previous turn on purpose. Any running unified exec "
+    "processes may still be running in the background. If any tools/commands were aborted, they "
+    "may have partially executed.\n</turn_aborted>"
+)
+"""The user message Codex puts into the history when the user interrupts a turn."""
+
+
+def _is_notice(msg: Message | AgenticMessage) -> bool:
+    text = _jsonl.message_text(msg) if msg.role == "user" else ""
+    return text.lstrip().startswith("<turn_aborted>")
+
+
+def with_abort_notices(
+    messages: Sequence[Message | AgenticMessage], matches: Sequence[int | None]
+) -> tuple[list[Message | AgenticMessage], list[int | None]]:
+    """``messages`` (and their ``matches``) with a ``<turn_aborted>`` user message after each
+    message that ends a turn aborted only in an event (``TURN_ABORTED_KEY``) when another message
+    follows and no such notice is there already (the last one's event is kept as it was)."""
+    out: list[Message | AgenticMessage] = []
+    found: list[int | None] = []
+    for i, (msg, j) in enumerate(zip(messages, matches, strict=True)):
+        out.append(msg)
+        found.append(j)
+        if (
+            TURN_ABORTED_KEY in msg.extra
+            and i + 1 < len(messages)
+            and not _is_notice(msg)
+            and not _is_notice(messages[i + 1])
+        ):
+            out.append(Message(role="user", content=ABORT_NOTICE))
+            found.append(None)
+    return out, found
 
 
 def events_after_history(

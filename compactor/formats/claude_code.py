@@ -63,7 +63,9 @@ from compactor.schema import (
 
 from . import _claude_apierror, _jsonl
 from ._attachments import attachment_text, queued_prompt
+from ._claude_harness_text import mark_harness_text
 from ._claude_history import calls_before, history_order, in_place, marked_history, note_cwd
+from ._claude_replay import without_replays
 from ._claude_tooloutput import note_tool_output
 from ._convert import as_agentic
 from ._family import UNTYPED, check_records, family, is_untyped_metadata, unknown_record
@@ -225,6 +227,7 @@ class _Reader:
                 _CAVEAT in (b.text or "")[:40] for b in blocks if b.type == "user_input_text"
             )
             note_tool_output(rec, msg)  # a stub's recorded output (BENCH49 W1)
+            mark_harness_text(msg)  # "Tool loaded." beside a result: not the user's (60 W2)
             if rec.get("isCompactSummary"):
                 msg.extra[CONTENT_TYPE_KEY] = "summary"
                 msg.extra["compact_summary"] = True
@@ -381,6 +384,7 @@ class ClaudeCodeFormat:
         if any(not lines[i].obj.get("isSidechain") for i in steps):
             # 1.0.x wrote a sub-agent's conversation inline (isSidechain): not the main one
             steps = [i for i in steps if not lines[i].obj.get("isSidechain")]
+        steps = without_replays(lines, steps)  # the Agent SDK's echo of a prompt (60 N7)
         queued: dict[int, list[Queued]] = {}
         if any(lines[i].obj.get("type") == QUEUE_RECORD for i in steps):
             from ._claude_queue import queued_messages

@@ -568,6 +568,7 @@ class CodexFormat:
             return _codex_legacy.write(
                 transcript, new_messages, matches, mode, _render, _reinjected
             )
+        new_messages, matches = _codex_events.with_abort_notices(new_messages, matches)  # (59)
 
         def items_of(index: int) -> list[JsonObject]:
             j = matches[index]

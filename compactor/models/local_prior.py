@@ -14,6 +14,7 @@ from .local_priorclosed import closed_items, item_count, prior_intro
 from .local_priordone import done_since
 from .local_priorreport import reported_done
 from .local_session import Session
+from .local_since import since_prior_items
 from .local_state import ANSWERED
 from .local_text import code, plural, prior_sections, quote
 from .local_turns import hold_step, on_hold
@@ -102,9 +103,14 @@ def prior_current(session: Session, limit: int, *, first: bool) -> list[str]:
         return []
     if n:  # (blind check 18: its "was investigating … next file" is no current work)
         done = done_since(session, prior)
+        where = (  # the turns since are listed above it (blind check 60 W3)
+            "the work since it, listed above, is where the work stands now"
+            if since_prior_items(session)
+            else "the lines above say where they left the work"
+        )
         return [
             f"The earlier summary's state (before the {plural(n, 'tool call')} after it; "
-            f"the lines above say where they left the work): {prior}",
+            f"{where}): {prior}",
             *([done] if done else []),
         ]
     if session.last_request is None:

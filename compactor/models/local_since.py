@@ -1,0 +1,105 @@
+"""The work done after an earlier summary, turn by turn (blind check 60 W3).
+
+After the harness's own compaction the agent went on: it finished the earlier summary's item,
+did three more, found a wrong formula the user asked to have recorded — in turns that changed
+no file, whose results live only in the assistant's answers. Section 8 said only the last
+exchange and the earlier summary's state ("the lines above say where they left the work"), so a
+resuming agent would have started again from the earlier summary's item. Section 8 now lists
+each turn since the earlier summary, in order: the request (or none: the earlier summary's work
+went on), its tool calls, and the assistant's final answer of that turn, compactly; the latest
+request, said in full above it, is the last of them. Only when tool calls ran in those turns:
+talk alone is in sections 1 and 6 already (and a tiny chat must stay tiny).
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+from compactor._util import lazy_pattern
+from compactor.facts import Entry
+
+from .local_session import Session
+from .local_text import plural, quote
+
+__all__ = ["since_prior_items", "since_start"]
+
+_WIDTH = 240  # the summary's width of a quoted item (``Limits.item``), before any scaling
+_RULE_RE = lazy_pattern(r"^\s*\|?[\s:|-]+\|?\s*$", re.MULTILINE)
+"""A Markdown table's separator row (``|---|---|``): nothing to quote."""
+
+
+def since_start(session: Session) -> int:
+    """The index of the latest earlier summary's entry (-1 without one)."""
+    if not session.prior:
+        return -1
+    latest = session.prior[-1]
+    return next((e.index for e in reversed(session.entries) if e.text == latest), -1)
+
+
+def _answer(entries: list[Entry]) -> str:
+    """The last assistant text of a turn, table rules dropped ("" when it said nothing)."""
+    for e in reversed(entries):
+        if e.role == "assistant" and e.text.strip():
+            return _RULE_RE.sub("", e.text)
+    return ""
+
+
+def since_prior_items(session: Session, width: int = _WIDTH) -> list[str]:
+    """Section 8's lines on the turns after the latest earlier summary and before the latest
+    request ([] when there are none: no earlier summary, no request since it, or no tool call in
+    those turns). ``width``: the summary's item width; the turns get twelve of them (2,880
+    characters unscaled), a request 5/12 of one, an answer one less 20 characters, so the list
+    shrinks with the rest when the summary is scaled down to fit."""
+    start = since_start(session)
+    last = session.last_request
+    if start < 0 or last is None or last.index <= start:
+        return []
+    marks = [r.index for r in session.requests if start < r.index < last.index]
+    bounds = [start, *marks, last.index]
+    turns: list[tuple[str, int, str]] = []  # (request, calls, answer)
+    for begin, end in pairwise(bounds):
+        part = session.entries[begin + 1 : end]
+        calls = sum(len(e.calls) for e in part)
+        answer = _answer(part)
+        if begin == start:
+            if not calls:  # (an answer alone is no work done since)
+                continue
+            request = "(no request: the earlier summary's work went on)"
+        else:
+            request = quote(session.entries[begin].text, width * 5 // 12)
+        turns.append((request, calls, answer))
+    if not any(calls for _, calls, _ in turns):
+        return []  # talk only: sections 1 and 6 hold it (and a tiny chat stays tiny)
+    lines = [_line(*t, width - 20) for t in turns]
+    keep = _within_budget(turns, lines, width * 12)
+    left = len(turns) - len(keep)
+    head = (
+        "Work since the earlier summary, turn by turn in order (the request, then the assistant's "
+        "answer that ended it; the latest request above came after these)"
+        + (f"; {plural(left, 'exchange')} without tool calls left out" if left else "")
+        + ":"
+    )
+    return [head, *(f"  {lines[i]}" for i in keep)]
+
+
+def _line(request: str, calls: int, answer: str, width: int) -> str:
+    did = f" ({plural(calls, 'tool call')})" if calls else ""
+    said = quote(answer, width) if answer else "(no answer)"
+    return f"{request}{did} → {said}"
+
+
+def _within_budget(turns: list[tuple[str, int, str]], lines: list[str], budget: int) -> list[int]:
+    """The turns to list: all within the budget; else those with tool calls first, then the
+    others in order, as long as they fit (indexes in order)."""
+    if sum(len(x) for x in lines) <= budget:
+        return list(range(len(lines)))
+    order = [i for i, t in enumerate(turns) if t[1]] + [i for i, t in enumerate(turns) if not t[1]]
+    keep: list[int] = []
+    used = 0
+    for i in order:
+        if used + len(lines[i]) > budget and (keep or not turns[i][1]):
+            continue
+        keep.append(i)
+        used += len(lines[i])
+    return sorted(keep)
