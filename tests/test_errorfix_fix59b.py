@@ -96,3 +96,140 @@ for p in items:
     line = next(x for x in four.splitlines() if "KeyError" in x)
     after = four.split(line, 1)[1].split("\n   - ", 1)[0]
     assert "Fixed" not in after, four
+
+
+# -- the same script run another way is its fix (59 W7) ------------------------------------------
+
+_SEED_ERROR = (
+    'Exit code 1\nTraceback (most recent call last):\n  File "/srv/shop/seed_rows.py", line 4\n'
+    "django.core.exceptions.ImproperlyConfigured: Requested setting INSTALLED_APPS"
+)
+
+
+def _seed_session(other_way: str, output: str = "") -> tuple[str, str]:
+    s = SessionBuilder()
+    s.user("the shop has no demo data, load it")
+    s.call("Bash", {"command": "cd /srv/shop && python seed_rows.py"}, _SEED_ERROR, error=True)
+    s.call(
+        "Bash",
+        {"command": "cd /srv/shop && DJANGO_SETTINGS_MODULE=shop.settings python seed_rows.py"},
+        _SEED_ERROR,
+        error=True,
+    )
+    s.call("Bash", {"command": f"cd /srv/shop && {other_way}"}, output)
+    summary = summarize_transcript(s.messages)
+    return section(summary, 4), section(summary, 7)
+
+
+def test_a_script_run_through_the_framework_shell_later_fixes_its_direct_runs() -> None:
+    for way in (
+        "python manage.py shell < seed_rows.py",
+        "python manage.py shell -c \"exec(open('seed_rows.py').read())\"",
+        "python -m shop.seed_rows",
+        "python manage.py shell -c 'import seed_rows'",
+    ):
+        four, seven = _seed_session(way)
+        assert "Unresolved failure" not in seven, (way, seven)
+        assert "Not fixed" not in four and four.count("Fixed: a later") == 2, (way, four)
+
+
+def test_reading_the_script_or_another_step_of_the_same_runner_fixes_nothing() -> None:
+    for way in ("cat seed_rows.py", "python manage.py check"):
+        four, seven = _seed_session(way, "ok")
+        assert "Fixed: a later" not in four, (way, four)
+        assert "Unresolved failure" in seven, (way, seven)
+
+
+# -- the same operation done by another tool is a workaround (59 W4) -----------------------------
+
+_DDL = "CREATE TABLE IF NOT EXISTS gift_cards (id SERIAL PRIMARY KEY, code TEXT);\n" + (
+    "CREATE TABLE IF NOT EXISTS gift_redemptions (id SERIAL PRIMARY KEY, card_id INT);"
+)
+
+
+def _ddl_session(later_sql: str) -> tuple[str, str]:
+    s = SessionBuilder()
+    s.user("add the gift card tables to the database")
+    s.call(
+        "Bash",
+        {"command": f'psql "postgresql://app@db.example.test/shop" -c "{_DDL}"'},
+        "Exit code 127\n/bin/bash: line 3: psql: command not found",
+        error=True,
+    )
+    script = (
+        '/opt/venv/bin/python3 -c "\nimport psycopg2\n'
+        "conn = psycopg2.connect('postgresql://app@db.example.test/shop')\n"
+        f"cur = conn.cursor()\ncur.execute('''{later_sql}''')\nconn.commit()\nprint('ok')\n\""
+    )
+    s.call("Bash", {"command": script}, "ok")
+    summary = summarize_transcript(s.messages)
+    return section(summary, 4), section(summary, 7)
+
+
+def test_the_same_tables_created_by_another_tool_work_around_the_failed_client() -> None:
+    four, seven = _ddl_session(_DDL)
+    assert "Unresolved failure" not in seven, seven
+    assert "Worked around by" in four and "gift_cards, gift_redemptions" in four, four
+
+
+def test_other_tables_created_by_another_tool_work_around_nothing() -> None:
+    four, seven = _ddl_session("CREATE TABLE IF NOT EXISTS gift_cards (id SERIAL PRIMARY KEY);")
+    assert "Unresolved failure" in seven, seven
+    assert "gift_redemptions" not in four.split("failed", 1)[1].split("\n   - ", 1)[0], four
+
+
+# -- a failed probe that another environment answered (59 W5) ------------------------------------
+
+
+def _probe_session(later: str) -> str:
+    s = SessionBuilder()
+    s.user("restart the dashboard with the new routes")
+    s.call(
+        "Bash",
+        {"command": '/root/venv/bin/python3 -c "import starlette; print(starlette.__version__)"'},
+        'Exit code 1\nTraceback (most recent call last):\n  File "<string>", line 1\n'
+        "ModuleNotFoundError: No module named 'starlette'",
+        error=True,
+    )
+    s.call("Bash", {"command": "ls /srv/dash/venv/bin/python3"}, "/srv/dash/venv/bin/python3")
+    s.call("Bash", {"command": later}, "0.37.2")
+    return section(summarize_transcript(s.messages), 7)
+
+
+def test_a_failed_import_probe_answered_in_another_environment_is_not_unresolved() -> None:
+    seven = _probe_session(
+        '/srv/dash/venv/bin/python3 -c "import starlette; print(starlette.__version__)"'
+    )
+    assert "Unresolved failure" not in seven, seven
+
+
+def test_a_probe_of_another_module_answers_nothing() -> None:
+    seven = _probe_session(
+        '/srv/dash/venv/bin/python3 -c "import uvicorn; print(uvicorn.__version__)"'
+    )
+    assert "Unresolved failure" in seven and "starlette" in seven, seven
+
+
+def _other_tool_session(failed: str, error: str, later: str) -> str:
+    s = SessionBuilder()
+    s.user("get the rate table ready")
+    s.call("Bash", {"command": failed}, error, error=True)
+    s.call("Bash", {"command": later}, "done")
+    return section(summarize_transcript(s.messages), 7)
+
+
+def test_the_same_url_or_packages_got_by_another_tool_are_no_unresolved_failure() -> None:
+    url = "https://rates.example.test/v2/table.csv?region=eu"
+    seven = _other_tool_session(
+        f"curl -fsSL '{url}' -o /tmp/rates.csv",
+        "Exit code 60\ncurl: (60) SSL certificate problem: unable to get local issuer certificate",
+        f"/opt/venv/bin/python3 -c \"import urllib.request as u; u.urlretrieve('{url}', "
+        "'/tmp/rates.csv'); print('done')\"",
+    )
+    assert "Unresolved failure" not in seven, seven
+    seven = _other_tool_session(
+        "pip install ratelimit-table==2.1 tabulate",
+        "Exit code 1\nerror: externally-managed-environment",
+        "uv pip install --system tabulate ratelimit-table",
+    )
+    assert "Unresolved failure" not in seven, seven
