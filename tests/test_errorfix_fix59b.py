@@ -5,6 +5,8 @@ invented content."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from compactor.models.local import summarize_transcript
 
 from .planted_session import SessionBuilder
@@ -233,3 +235,49 @@ def test_the_same_url_or_packages_got_by_another_tool_are_no_unresolved_failure(
         "uv pip install --system tabulate ratelimit-table",
     )
     assert "Unresolved failure" not in seven, seven
+
+
+# -- an edit of what the failure names, then a re-run: the edit is the fix (59 W3) ---------------
+
+
+def _edit_then_rerun(failed: str, error: str, edit: dict[str, Any], rerun: str) -> str:
+    s = SessionBuilder()
+    s.user("the nightly report crashes, fix it")
+    s.call("Bash", {"command": failed}, error, error=True)
+    s.call("Read", {"file_path": edit["file_path"]}, "1\tdef render_totals(rows):")
+    s.call("Edit", edit, "The file has been updated.")
+    s.call("Bash", {"command": rerun}, "report written")
+    s.say("Fixed the report.")
+    return section(summarize_transcript(s.messages), 4)
+
+
+def test_an_edit_of_the_file_the_traceback_names_is_the_fix_of_a_rerun() -> None:
+    four = _edit_then_rerun(
+        "python tools/nightly_report.py",
+        'Exit code 1\nTraceback (most recent call last):\n  File "/w/tools/nightly_report.py", '
+        "line 3, in <module>\nNameError: name 'totl' is not defined",
+        {"file_path": "/w/tools/nightly_report.py", "old_string": "totl", "new_string": "total"},
+        "python tools/nightly_report.py",
+    )
+    assert "Fixed by editing /w/tools/nightly_report.py" in four, four
+
+
+def test_an_edit_of_the_function_an_inline_test_names_is_its_fix() -> None:
+    test = (
+        "/w/venv/bin/python3 -c \"\nimport sys\nsys.path.insert(0, '/w/tools')\n"
+        "from tabulate import tabulate\n"
+        "def render_totals(rows):\n    return tabulate(rows, tablefmt='nope')\n"
+        'print(render_totals([[1, 2]]))\n"'
+    )
+    four = _edit_then_rerun(
+        test,
+        "Exit code 1\ntabulate.errors.FormatError: unknown table format 'nope'",
+        {
+            "file_path": "/w/tools/totals.py",
+            "old_string": "def render_totals(rows):\n    return tabulate(rows, tablefmt='nope')",
+            "new_string": "def render_totals(rows):\n    return tabulate(rows, tablefmt='github')",
+        },
+        '/w/venv/bin/python3 -c "\nfrom tabulate import tabulate\n'
+        "print(tabulate([[1, 2]], tablefmt='github'))\n\"",
+    )
+    assert "Fixed by editing /w/tools/totals.py" in four, four
