@@ -29,6 +29,8 @@ nothing.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from collections.abc import Callable
 from itertools import islice
@@ -37,6 +39,7 @@ from compactor._util import lazy_pattern
 from compactor.facts.filteredrun import hides_errors
 from compactor.facts.inlinescript import inline_interpreter
 
+from .local_dryfix import dry_run
 from .local_records import ErrorFact
 from .local_session import Session
 from .local_text import call_line
@@ -85,15 +88,21 @@ def judge_same_work(s: Session) -> None:
         return
     flying = {c.id for c in s.in_flight}
     requests = [r.index for r in s.requests]
+    starts = [c.index for c in s.calls]
     for err, (matches, why) in pending:
-        stop = next((i for i in requests if i > err.index), len(s.entries))
+        n = bisect.bisect_right(requests, err.index)
+        stop = requests[n] if n < len(requests) else len(s.entries)
         later = (
-            c for c in s.calls
-            if err.index < c.index < stop and c.id not in s.failed_calls and c.id not in flying
+            c for c in islice(s.calls, bisect.bisect_right(starts, err.index), None)
+            if c.id not in s.failed_calls and c.id not in flying
         )  # fmt: skip
         for call in islice(later, _WINDOW):
+            if call.index >= stop:
+                break
             command = call.command
-            if command and not hides_errors(command) and matches(command):
+            if not command or hides_errors(command) or dry_run(call, None):  # (58 W7)
+                continue
+            if matches(command):
                 verdict = "worked around by" if why else "fixed"  # a script: "a later X succeeded"
                 err.after, err.by, err.why = verdict, call_line(call, 160), why
                 break
@@ -137,6 +146,7 @@ def _work(err: ErrorFact) -> tuple[Callable[[str], bool], str] | None:
     return None
 
 
+@functools.lru_cache(maxsize=256)
 def _runs_script(stem: str, ext: str) -> Callable[[str], bool]:
     name = re.escape(f"{stem}.{ext}")
     forms = [
