@@ -56,6 +56,7 @@ from .local_contradicted import judge_contradicted_claims
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_dryfix import judge_dry_fixes
 from .local_earlier import note_earlier
+from .local_editfix import judge_edit_fixes
 from .local_elsewhere import looked_up_as
 from .local_escalated import judge_escalated
 from .local_established import test_tally
@@ -89,6 +90,7 @@ from .local_retries import job_started
 from .local_retrychain import judge_chains
 from .local_reverted import judge_reverted
 from .local_rewritten import judge_rewritten
+from .local_samework import judge_same_work
 from .local_session import PLAN_TOOLS, ErrorFact, Session, build_session
 from .local_skipped import NOT_FOUND_RE, REJECTED, judge_skipped
 from .local_stashlist import judge_stash_listed
@@ -612,6 +614,8 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_test_reruns(session)  # a later test run failed for other reasons (BENCH42 W3)
     judge_user_fixed(session)  # "ok i already installed it", when nothing else settled it (W8)
     judge_dry_fixes(session)  # a dry run fixes nothing; a permission cause came back (58 W7)
+    judge_same_work(session)  # the same script, operation or probe done another way (59)
+    judge_edit_fixes(session)  # an edit of what the failure names, then a re-run (59 W3)
     judge_chains(session)  # failed again, then that attempt was resolved (blind check 58 W4)
     judge_removed_reads(session)  # read in a folder removed later: gone (blind check 36 W7)
     note_reasoning(session, items)  # the current turn's reasoning (blind check 48 N1)
