@@ -91,3 +91,21 @@ def test_masking_a_masked_value_again_changes_nothing() -> None:
     # found by the idempotence property of tests/test_secrets_prose52.py (row 2852)
     once = masked_whole("password is password:пароль")
     assert masked_whole(once) == once
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "**Password:** `Xk9mP2vQ7w`",
+        "- **API Key:** `B7F2A9C1E5D8`",
+        "**API Key:** 4f8a9c2e7b1d6a3f",
+    ],
+)
+def test_a_value_after_a_label_whose_bold_closes_after_the_colon_is_masked(text: str) -> None:
+    # blind check 62 N8: "**Password:** `…`" and "**API Key:** `…`" in an answer (row 2853)
+    value = text.rsplit(" ", 1)[1].strip("`")
+    assert value not in masked_whole(text)
+    assert value not in masked_whole(("words about the stack. " * 2000) + text)
+    assert value not in SecretMasker().mask_text(text)
+    for kept in ("**Password:** the one in the vault", "**Password:** `${N8N_PASSWORD}`"):
+        assert masked_whole(kept) == kept

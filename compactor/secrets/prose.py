@@ -57,7 +57,7 @@ _FOR = r"(?:[ \t]+(?i:for|of|to|on|de|für|для)(?:[ \t]+[\w.@\-]{1,40}){1,3}?
 _VERBS = r"(?i:is|was|are|es|est|ist|lautet|era)|é|É|это|Это|—|–|-"
 """An optional "for root" / "of the VM" between the word and its verb."""
 _LATIN_SEP = (
-    r"(?:[ \t]*(?:[:=：＝]|->)[ \t]*"
+    r"(?:[ \t]*(?:[:=：＝]|->)(?:\*\*?|__?)?[ \t]*"  # ``**Password:** `…```: bold closes after
     rf"|[ \t]+(?:{_VERBS})(?:[ \t]*:)?[ \t]+)"
 )
 _WIDE = r"(?:密码|密碼|口令|密钥|秘钥|密鑰|令牌|パスワード|暗証番号|비밀번호|암호)"
@@ -98,7 +98,7 @@ _RUST_LATIN = (
 )
 _RUST_FOR = r"(?:\*\*?|__?)?(?:[ \t]+(?i:for|of|to|on|de|für|для)(?:[ \t]+[^\s/:=]{1,40}){1,3})?"
 _RUST_SEP = (
-    r"(?:[ \t]*(?:[:=：＝]|->)[ \t]*"
+    r"(?:[ \t]*(?:[:=：＝]|->)(?:\*\*?|__?)?[ \t]*"
     r"|[ \t]+(?:(?i-u:is|was|are|es|est|ist|lautet|era)|é|É|это|Это|—|–|-)(?:[ \t]*:)?[ \t]+)"
 )
 _RUST_SECRETISH = (
