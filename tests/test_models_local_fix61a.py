@@ -55,3 +55,26 @@ def test_a_piped_call_whose_output_ends_in_an_error_line_failed(tmp_path: Any) -
     text = _summary(s, tmp_path)
     assert "handler not registered" in text, text
     assert "→ ok" not in text, text
+
+
+_BANNER = "[Plugin Shim] Manifest index not found: /home/dev/.quill/plugins/manifest.json"
+
+
+def test_a_failure_is_told_by_its_error_lines_not_by_a_banner(tmp_path: Any) -> None:
+    s = CcSession()
+    s.user("Export the notes and commit the backup.")
+    s.bash("quillsync notes list --limit 2", f"{_BANNER}\nnote-1 groceries\nnote-2 ideas")
+    s.call(
+        "Bash",
+        {"command": 'echo "step 2: export" && quillsync notes export > notes.bak && ls notes.bak'},
+        f"Exit code 1\nstep 2: export\n{_BANNER}\n"
+        "[ERROR] Required option missing: --dest\n"
+        "[ERROR] Invalid value for --kind: text. Must be one of: json, csv",
+        error=True,
+    )
+    s.assistant([{"type": "text", "text": "The export needs other flags."}])
+    text = _summary(s, tmp_path)
+    failed = [line for line in text.splitlines() if "quillsync notes export" in line]
+    told = [line for line in failed if "failed" in line and ":" in line.split("failed", 1)[1]]
+    assert told and all("Manifest index not found" not in line for line in told), failed
+    assert any("[ERROR] " in line for line in told), told

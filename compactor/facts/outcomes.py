@@ -511,6 +511,10 @@ def scan_window(text: str) -> str:
     return text[:SCAN_HEAD] + "\n" + text[len(text) - SCAN_TAIL :]
 
 
+_LEVEL_START_RE = re.compile(r"(?:\[(?:ERROR|FATAL)\]|(?:ERROR|fatal):)[ \t]*[A-Za-z]")
+"""``[ERROR] …``, ``fatal: …``: an error line, not a "not found" banner of every call (61 W3)."""
+
+
 def _ranked_lines(text: str) -> list[str]:
     """Error lines of ``text``: highest rank first; within a rank the last one first (the last
     line of a traceback names the exception)."""
@@ -522,6 +526,7 @@ def _ranked_lines(text: str) -> list[str]:
             if len(line) < 6:
                 continue
             rank = _rank_known(line) if len(line) <= 400 else _rank_patterns(line)
+            rank = rank or 2 * (_LEVEL_START_RE.match(line) is not None)  # (61 W3)
             if rank:
                 found.append((-rank, -(offset + pos), cut(line)))
                 if rank == 3:
