@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 
@@ -78,3 +80,35 @@ def test_a_failure_is_told_by_its_error_lines_not_by_a_banner(tmp_path: Any) -> 
     told = [line for line in failed if "failed" in line and ":" in line.split("failed", 1)[1]]
     assert told and all("Manifest index not found" not in line for line in told), failed
     assert any("[ERROR] " in line for line in told), told
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'echo "=== on another PC ===" && echo "1. cd ~; git clone https://git.example.org/ana/'
+        'widget-kit.git" "2. run setup" && git ls-files | sort',
+        "cat << 'EOF'\nON ANOTHER PC\n  git clone https://git.example.org/ana/widget-kit.git\n"
+        "  cd widget-kit && ./setup.sh\nEOF",
+        "printf '%s\\n' 'then: git clone https://git.example.org/ana/widget-kit.git | tee log'",
+    ],
+)
+def test_git_clone_as_text_of_echo_or_a_heredoc_creates_no_folder(
+    command: str, tmp_path: Any
+) -> None:
+    s = CcSession()
+    s.user("Show how the setup is restored on another PC.")
+    s.bash(command, "ON ANOTHER PC\n  git clone https://git.example.org/ana/widget-kit.git")
+    s.assistant([{"type": "text", "text": "That is the whole restore."}])
+    text = _summary(s, tmp_path)
+    assert "widget-kit/" not in section(text, 3), section(text, 3)
+
+
+def test_a_real_git_clone_still_creates_its_folder(tmp_path: Any) -> None:
+    s = CcSession()
+    s.user("Fetch the kit.")
+    s.bash(
+        'echo "cloning; wait" && git clone https://git.example.org/ana/widget-kit.git',
+        "Cloning into 'widget-kit'...",
+    )
+    s.assistant([{"type": "text", "text": "Cloned."}])
+    assert "widget-kit/" in section(_summary(s, tmp_path), 3)
