@@ -119,4 +119,4 @@ def _piped_error(command: str, output: str) -> str:
     lines = [line.strip() for line in output[-_WINDOW:].splitlines() if line.strip()]
     if not lines or _ERROR_END_RE.match(lines[-1]) is None:
         return ""
-    return f"{lines[-1][:200]} (the exit status is that of the pipe's last program)"
+    return f"{lines[-1][:200]} (the pipe hid its exit status)"
