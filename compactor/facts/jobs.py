@@ -233,13 +233,14 @@ process, pid 7311", "job queued"): never a bare "running", which a server's "A s
 running (pid: 19784)" also prints while it exits."""
 _BACKGROUNDS_RE = lazy_pattern(
     r"(?<![&|>])&[ \t]*(?:$|;|\n|\)|\bdisown\b|\becho\b|\bwait\b|\bsleep\b)|\bnohup\b|"
-    r"\bsetsid\b|\bdisown\b|--detach\b|\b(?:docker|podman)\b[^\n;|]*\s-d\b|"
+    r"\bsetsid\b|\bdisown\b|\b(?:docker|podman)\b[^\n;|]*\s(?:-d|--detach)\b|"
     r"\bStart-(?:Process|Job)\b|\bstart\s+/b\b|\bscreen\s+-d|\btmux\s+new[^\n;|]*\s-d\b|"
     r"\bpm2\s+start\b|\bsystemd-run\b",
     re.IGNORECASE | re.MULTILINE,
 )
 """A shell command that leaves a process running when it returns (``cmd &``, ``nohup``,
-``docker run -d``…)."""
+``docker run -d``…). A program's own ``--detach`` flag is not one: the daemon it reports
+starting ("started in background (PID: N)") is not the agent's job (blind check 61, W1)."""
 
 
 def _says(call: Call | None) -> re.Pattern[str]:

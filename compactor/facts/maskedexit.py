@@ -66,8 +66,10 @@ _OR_RE = lazy_pattern(r"\|\|[ \t]*(?:true\b|echo\b|:(?:[ \t;)]|$))")
 def hidden_failure(command: str | None, output: str) -> str:
     """For a call that exited 0: the line that says it failed when its command hides its exit
     status (:func:`_masks_exit`) and its output says so; "" otherwise."""
-    if not command or not _masks_exit(command):
+    if not command:
         return ""
+    if not _masks_exit(command):
+        return _piped_error(command, output) if "|" in command else ""
     from .noise import strip_ansi
 
     tail = output[-_WINDOW:]
@@ -83,9 +85,38 @@ def hidden_failure(command: str | None, output: str) -> str:
         errors = last_error_lines(tail, 1)
         return f"{errors[0]} (exit status {markers[-1]})" if errors else ""
     if not summaries:
-        return ""
+        return _piped_error(command, output) if "|" in command else ""
     found = _OR_RE.search(command)
     if found is None:
         return f"{summaries[0].strip()} (the exit status is that of the pipe's last program)"
     by = "|| echo" if found is not None and found.group().endswith("echo") else "|| true"
     return f"{summaries[0].strip()} (the exit status hidden by {by})"
+
+
+_FILTER_RE = lazy_pattern(r"(?<![|])\|(?!\|)[ \t]*(?:tail|head|grep|egrep)\b([^|;&\n]*)$")
+"""The command's last part: a pipe into ``head``/``tail``/``grep`` (their exit status, not the
+command's, is the call's)."""
+_ERROR_END_RE = lazy_pattern(
+    r"^[ \t]*(?:\[(?:ERROR|FATAL)\]|(?:Error|ERROR|error|fatal|FATAL):)[ \t]*\S"
+)
+"""An error line a command printed about itself: ``[ERROR] …``, ``Error: …``, ``fatal: …``."""
+
+
+def _piped_error(command: str, output: str) -> str:
+    """The error line that ends the output of a command whose exit status is that of a
+    ``| head``/``| tail``/``| grep`` after it (blind check 61 W2: ``tool export … | head -5``
+    printed "[ERROR] Export error: …" and exited 0); "" when the command before the pipe only
+    reads (a log's old errors), when ``grep`` looks for errors, or when the output ends
+    otherwise."""
+    found = _FILTER_RE.search(command.rstrip())
+    if found is None or re.search(r"err|fail|fatal|warn", found.group(1), re.IGNORECASE):
+        return ""
+    from .outcomes import is_reading_program, programs
+
+    part = re.split(r"&&|\|\||;|\n", command[: found.start()])[-1]
+    if any(is_reading_program(name) for name in programs(part)):
+        return ""
+    lines = [line.strip() for line in output[-_WINDOW:].splitlines() if line.strip()]
+    if not lines or _ERROR_END_RE.match(lines[-1]) is None:
+        return ""
+    return f"{lines[-1][:200]} (the pipe hid its exit status)"

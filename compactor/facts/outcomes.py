@@ -511,6 +511,10 @@ def scan_window(text: str) -> str:
     return text[:SCAN_HEAD] + "\n" + text[len(text) - SCAN_TAIL :]
 
 
+_LEVEL_START_RE = re.compile(r"(?:\[(?:ERROR|FATAL)\]|(?:ERROR|fatal):)[ \t]*[A-Za-z]")
+"""``[ERROR] …``, ``fatal: …``: an error line, not a "not found" banner of every call (61 W3)."""
+
+
 def _ranked_lines(text: str) -> list[str]:
     """Error lines of ``text``: highest rank first; within a rank the last one first (the last
     line of a traceback names the exception)."""
@@ -522,6 +526,7 @@ def _ranked_lines(text: str) -> list[str]:
             if len(line) < 6:
                 continue
             rank = _rank_known(line) if len(line) <= 400 else _rank_patterns(line)
+            rank = rank or 2 * (_LEVEL_START_RE.match(line) is not None)  # (61 W3)
             if rank:
                 found.append((-rank, -(offset + pos), cut(line)))
                 if rank == 3:
@@ -562,8 +567,10 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         return Outcome(True, code, (stop,), on_purpose=True)  # "Refusing to …": no crash
     if not (flagged or marked) and call and (failed := api_error(call.command, text)):
         return Outcome(True, code, (failed,))  # curl exited 0 on an API error (blind check 28)
-    if code == 0 and call is not None and (hidden := hidden_failure(call.command, text)):
-        return Outcome(True, code, (hidden,))  # `; echo EXIT:$?` printed 1 (blind check 34)
+    masked = call and (code == 0 or (code is None and not flagged))  # Claude Code: no code
+    hidden = hidden_failure(call.command, text) if call and masked else ""
+    if hidden:  # `; echo EXIT:$?` printed 1 (blind check 34); `| head` hid an error (61 W2)
+        return Outcome(True, code, (hidden,))
     if code == 0 and not (flagged or marked):  # a catch block's error (BENCH41 W2)
         caught = caught_failure(call, code, strip_output_header(text))
         if caught and not (is_reading_call(call) or only_reads(call) or is_subagent(call)):

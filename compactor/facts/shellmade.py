@@ -11,6 +11,8 @@ NAME``) create NAME. Only commands holding ``clone``, ``cargo``, ``create`` or
 
 from __future__ import annotations
 
+import re
+
 from compactor._util import lazy_pattern
 
 from .outcomes import shell_words
@@ -19,6 +21,11 @@ __all__ = ["made_folders", "might_make"]
 
 _HINTS = ("clone", "cargo", "create", "startproject")
 _SPLIT_RE = lazy_pattern(r"&&|\|\||;|\||\n")
+_HEREDOC_BODY_RE = lazy_pattern(
+    r"<<-?[ \t]*['\"]?(\w+)['\"]?([^\n]*)\n.*?(?:\n[ \t]*\1[ \t]*(?=\n|\Z)|\Z)", re.DOTALL
+)
+"""A heredoc from its ``<<WORD`` to its closing ``WORD`` line (or the command's end): group 2
+is the rest of its first line (``> notes.txt && …``)."""
 _GIT_VALUED = frozenset(
     "-b --branch -o --origin --depth -c --config --reference --separate-git-dir -u "
     "--upload-pack --template -j --jobs --shallow-since --shallow-exclude --filter".split()
@@ -95,6 +102,8 @@ def made_folders(command: str) -> list[tuple[str, str]]:
     (``git clone``, ``cargo new``, a project generator); ``.`` (the current folder) is none."""
     if not might_make(command):
         return []
+    if "<<" in command:  # a heredoc's body is text (``cat << 'EOF'`` … git clone …): 61 W4
+        command = _HEREDOC_BODY_RE.sub(r"\2", command)
     out: list[tuple[str, str]] = []
     for part in _SPLIT_RE.split(command):
         words = shell_words(part.strip())
