@@ -43,7 +43,7 @@ def note_read(s: Session, places: Places, call: Call, text: str) -> None:
         if isinstance(value, str) and value:  # one file under one name (re-judged W2)
             path = places.resolve(places.base(call), value)
             s.reads.setdefault(path, None)
-            if not (call.args.get("offset") or call.args.get("limit")):
+            if _changed(s, path) and not (call.args.get("offset") or call.args.get("limit")):
                 _read_back(s, path, _unnumbered(text))
             return
     command = command_of(call)
@@ -55,7 +55,14 @@ def note_read(s: Session, places: Places, call: Call, text: str) -> None:
         words = command.split()
         if len(words) == 2 and words[0] == "cat" and not _SHELL_RE.search(command):
             path = places.resolve(where, words[1].strip("'\""))  # `cat FILE` alone (.gitignore)
-            _read_back(s, path, strip_output_header(text))
+            if _changed(s, path):
+                _read_back(s, path, strip_output_header(text))
+
+
+def _changed(s: Session, path: str) -> bool:
+    """Whether the session changed ``path`` and holds its rebuilt content (cheap: first)."""
+    f = s.files.get(path)
+    return f is not None and f.content is not None
 
 
 def _unnumbered(text: str) -> str | None:
