@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from compactor._util import lazy_pattern
 from compactor.facts import Entry
 
+from .local_asksonly import ASKS_ONLY, asks_only
 from .local_template import template_quote
 from .local_text import quote
 
@@ -137,6 +138,8 @@ def nothing_pending(s: Session, done: str, answered: str) -> str:
             "call: not carried out, not done (section 9: ask the user whether to continue with "
             "it). No task, background job or tool call is open."
         )
+    if asks_only(s):  # questions before any change are no completion (blind check 61 W6)
+        return f"   - The latest request{done} was {ASKS_ONLY}; it waits for the user's answers."
     return (
         f"   - None: {answered}. The latest request{done} was completed and no task, "
         "background job or tool call is open."

@@ -26,6 +26,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Entry, paths
 
 from .local_answered import answers_question
+from .local_asksonly import ASKS_ONLY, asks_only
 from .local_inprogress import progress_state
 from .local_latetasks import own_failed
 from .local_leftsteps import left_state
@@ -240,6 +241,8 @@ def reply_state(s: Session) -> str:
         return "was answered, awaiting the user's verification (section 7)"
     if answered_ask(s):  # a closing ask after the answer (blind check 24)
         return "was answered; the reply then asked the user a follow-up (section 7)"
+    if asks_only(s):  # questions before any change: waits for the answers (blind check 61 W6)
+        return f"was {ASKS_ONLY} (section 7); it waits for the user's answers"
     if s.question and asks_to_choose(s):  # options to choose are no completion (blind 15)
         return "ended with the assistant asking the user (section 7); it waits for the answer"
     if left := left_state(s):  # steps handed to the user (blind check 51, W1)

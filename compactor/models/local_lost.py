@@ -35,6 +35,7 @@ from operator import attrgetter
 from compactor._util import lazy_pattern
 from compactor.facts import Call, Result, clean, lowers_exactly, sentences, shell_words
 
+from .local_asksonly import ASKS_ONLY, asks_only
 from .local_files import FileState, file_changes
 from .local_leftsteps import LEFT, left_item, left_step
 from .local_reask import undecided_items
@@ -526,6 +527,8 @@ def answered_line(s: Session, answered: str) -> str:
     """The "Since the earlier summary, …" line: :data:`ANSWERED` unless work was found lost or
     the answer awaits the user's verification."""
     if not _any_lost(s) and not verify_ask(s):
+        if asks_only(s):  # not "nothing is pending" (blind check 61 W6)
+            return f"Since the earlier summary, the last request was {ASKS_ONLY} (below)"
         left = left_step(s, 80) and f"the last request was {LEFT} (below)"
         return f"Since the earlier summary, {left or answered}"
     how = "answered, awaiting the user's verification" if verify_ask(s) else "answered"

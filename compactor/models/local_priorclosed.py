@@ -34,7 +34,7 @@ from .local_session import Session
 from .local_supersede import continues
 from .local_text import prior_sections, quote
 
-__all__ = ["DROPPED", "closed_items", "prior_intro"]
+__all__ = ["DROPPED", "closed_items", "prior_intro", "reasked_items"]
 
 DROPPED = "dropped by the user (interrupted, then a new request)"
 _ITEM_RE = lazy_pattern(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+", re.MULTILINE)
@@ -179,6 +179,12 @@ def prior_intro(s: Session, pending: str, answered: bool, closed: int, items: in
         )
     if items and closed >= items:
         return "Done since (below), the earlier summary's pending tasks"
+    if answered and (again := reasked_items(s)):  # not "not asked for again" (61 W7)
+        return (
+            f"{_USUAL}, written before the work since; asked for again since: {again} (wanted "
+            "now, whatever the earlier summary says of it); check whether each other item is "
+            "still wanted"
+        )
     if answered:
         return (
             f"{_USUAL}, written before the work since (which ended with an answer: not asked "
@@ -193,3 +199,41 @@ _USUAL = "Pending in the earlier summary"
 def item_count(s: Session) -> int:
     """How many items the latest earlier summary's pending section lists."""
     return len(_items(prior_sections(s.prior[-1]).get(7, ""))) if s.prior else 0
+
+
+_TERM_RE = lazy_pattern(r"\b[A-Z][A-Z0-9]{1,7}\b")
+"""A key term written in capitals (``RAG``, ``MCP``): the name of a piece of work."""
+_GENERIC_TERMS = frozenset(
+    """API CLI UI UX URL JSON YAML HTML CSS SQL PR CI CD MD OK TODO README IDE OS ID IO VM LLM
+    AI""".split()
+)
+"""Capitalized words that name no particular piece of work."""
+
+
+def _terms(text: str) -> set[str]:
+    return {t for t in _TERM_RE.findall(text) if t not in _GENERIC_TERMS}
+
+
+def reasked_items(s: Session) -> str:
+    """``"item" (the user: "…")`` for each of the latest earlier summary's pending items that a
+    later request of the user's asks for again in other words: it shares a key term written in
+    capitals (``RAG``) or :data:`_MIN_SHARED` distinctive words with the item's head (blind
+    check 61 W7: "now back to the RAG integration" after the item "Build RAG-over-textbooks MCP
+    tool", still introduced as "not asked for again since"); '' when none does."""
+    if not s.prior or not s.requests:
+        return ""
+    start = _start(s)
+    later = [r for r in s.requests if r.index > start and not is_question(r.text)]
+    said: list[str] = []
+    for item in _items(prior_sections(s.prior[-1]).get(7, "")):
+        head = _head(item)
+        terms, words = _terms(head), _words(head)
+        for request in reversed(later):  # the latest that asks for it
+            shared = words & _words(request.text)
+            if terms & _terms(request.text) or len(shared) >= _MIN_SHARED:
+                said.append(
+                    f"{quote(cut(one_line(head), 120), 140)} (the user: "
+                    f"{quote(cut(one_line(request.text), 120), 140)})"
+                )
+                break
+    return "; ".join(said)

@@ -35,10 +35,8 @@ from compactor.facts import (
     newest_from,
     one_line,
     outcome,
-    programs,
     sentences,
     strip_output_header,
-    whole_paths,
 )
 from compactor.facts.attachments import request_entry
 from compactor.facts.cmdprompt import with_prompt
@@ -56,6 +54,7 @@ from .local_ctrlc import STOPPED_BY_CTRL_C, ctrl_c_stop, sent_ctrl_c, writes_ctr
 from .local_cutturn import cut_announcement
 from .local_established import established, shows_document
 from .local_evalnotice import is_evaluation_notice
+from .local_fileread import note_read
 from .local_files import FileState, file_changes
 from .local_menu import menu_items, on_menu
 from .local_noise import cli_failed, local_command, plain_request, ran_locally
@@ -105,7 +104,6 @@ _SKILL_DIR_RE = lazy_pattern(r"Base directory for this skill:\s*(\S+)")
 PLAN_TOOLS = frozenset(
     "TodoWrite todo_write update_plan TaskCreate TaskUpdate TaskList TaskGet".split()
 )
-_SEARCH_TOOL_RE = lazy_pattern(r"grep|glob|search|find|list|^ls$", re.IGNORECASE)
 _FILE_MARKER_RE = lazy_pattern(r"\[File: (\S+) \(\d+ lines total\)\]|\(Open file: ([^)\n]+)\)")
 _CWD_MARKER_RE = lazy_pattern(r"\(Current directory: (/[^)\n]*)\)")  # SWE-agent's prompt
 DELIVERABLE_CHARS, _SHORT_REPLY, _RETRY_WINDOW = 500, 40, 64  # retry: last this-many errors
@@ -413,7 +411,7 @@ class _Builder:
         if not call.cwd and (mark := _CWD_MARKER_RE.search(r.text[-400:])) is not None:
             self.places.shell = mark.group(1).rstrip("/") or "/"  # where the next calls run
         if reading:
-            self.read(call)
+            self.read(call, r.text)
             read_output(self.s.outputs, index, call, r.text)  # a log's errors, untracked files
         elif call.name not in PLAN_TOOLS and (not changes or command_of(call) is not None):
             self.output(call, r, index)
@@ -514,19 +512,8 @@ class _Builder:
     def file_state(self, path: str) -> FileState:
         return state_for(self.s.files, self.by_name, self.named, path, self.places.under_gone)
 
-    def read(self, call: Call) -> None:
-        if _SEARCH_TOOL_RE.search(call.name):
-            return  # a search names a directory or a pattern, not a file it read
-        for key in ("file_path", "path", "filename", "notebook_path"):
-            value = call.args.get(key)
-            if isinstance(value, str) and value:  # one file under one name (re-judged W2)
-                self.s.reads.setdefault(self.places.resolve(self.places.base(call), value), None)
-                return
-        command = command_of(call)
-        if command is not None and programs(command)[:1] in (["cat"], ["sed"], ["head"], ["nl"]):
-            where = self.places.base(call)
-            for _, path in whole_paths(command):  # a quoted path with spaces, whole (W6)
-                self.s.reads.setdefault(self.places.resolve(where, path), None)
+    def read(self, call: Call, text: str) -> None:
+        note_read(self.s, self.places, call, text)  # (blind check 61 W5)
 
     def output(self, call: Call, r: Result, index: int) -> None:
         """What a successful command printed (:func:`.local_established.established`: an install,
