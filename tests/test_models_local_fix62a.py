@@ -36,3 +36,57 @@ def test_a_cleanup_steps_killed_pid_line_is_no_failure_of_an_unflagged_call() ->
 def test_a_flagged_call_with_a_killed_pid_line_stays_a_failure() -> None:
     assert "1 tool call (1 failed)" in _restart_session(flagged=True)
     assert "1 tool call (1 failed)" not in _restart_session(flagged=False)
+
+
+def _probe_session(output: str, next_text: str, *, flagged: bool = False) -> str:
+    s = SessionBuilder()
+    s.user("Check that the gateway answers after the database fix.")
+    s.call(
+        "Bash",
+        {"command": "sleep 5 && curl -sI http://localhost:7310/ 2>&1 | head -n 3"},
+        output,
+        error=flagged,
+    )
+    s.say(next_text)
+    s.call("Bash", {"command": "docker compose ps --format json"}, '{"Service": "gateway"}')
+    return summarize_transcript(s.messages)  # (mid-turn: section 7 lists what is open)
+
+
+def test_an_unflagged_probes_404_the_assistant_calls_normal_is_no_unresolved_failure() -> None:
+    text = _probe_session(
+        "HTTP/1.1 404 Not Found\nServer: nginx\nContent-Type: text/plain",
+        "The gateway answers locally now (404 is normal: the root route does not exist).",
+    )
+    assert "Unresolved failure" not in section(text, 7), section(text, 7)
+    assert "answered: HTTP/1.1 404 Not Found" in section(text, 4), section(text, 4)
+
+
+def test_an_error_body_the_assistant_accepts_as_a_validation_error_is_an_answer() -> None:
+    s = SessionBuilder()
+    s.user("Can a tester log in to the store API?")
+    s.call(
+        "Bash",
+        {
+            "command": "curl -s -X POST https://api.example.test/auth/login -H "
+            '"Content-Type: application/json" -d \'{"token":"made-up-token"}\''
+        },
+        '{"error": "Invalid access token", "hint": "check the token"}',
+    )
+    s.say("The login endpoint is working - it returns a proper validation error.")
+    s.call("Bash", {"command": "grep -n 'router' src/routes.ts"}, "12: router.post('/login')")
+    text = summarize_transcript(s.messages)
+    assert "Unresolved failure" not in section(text, 7), section(text, 7)
+    assert 'answered: {"error": "Invalid access token"' in section(text, 4), section(text, 4)
+
+
+def test_a_probe_answer_the_assistant_doubts_or_the_tool_flagged_stays_a_failure() -> None:
+    doubted = _probe_session(
+        "HTTP/1.1 404 Not Found\nServer: nginx",
+        "Still 404 — the route is not working yet; I will look at the proxy config.",
+    )
+    assert "failed: HTTP/1.1 404 Not Found" in section(doubted, 4), section(doubted, 4)
+    assert "Unresolved failure" in section(doubted, 7), section(doubted, 7)
+    broken = _probe_session("HTTP/1.1 503 Service Unavailable", "As expected.")
+    assert "failed: HTTP/1.1 503" in section(broken, 4), section(broken, 4)
+    flagged = _probe_session("HTTP/1.1 404 Not Found", "404 is normal here.", flagged=True)
+    assert "answered: HTTP/1.1 404" not in flagged and "Not a failure to fix" not in flagged
