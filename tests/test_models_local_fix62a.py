@@ -59,6 +59,7 @@ def test_an_unflagged_probes_404_the_assistant_calls_normal_is_no_unresolved_fai
     )
     assert "Unresolved failure" not in section(text, 7), section(text, 7)
     assert "answered: HTTP/1.1 404 Not Found" in section(text, 4), section(text, 4)
+    assert "(0 failed)" in text and "Failed: `Bash: sleep 5" not in text
 
 
 def test_an_error_body_the_assistant_accepts_as_a_validation_error_is_an_answer() -> None:

@@ -140,7 +140,8 @@ def judge_expected_answers(s: Session, items: Sequence[Message | AgenticMessage]
         status = m.group(1) if (m := _STATUS_RE.search(lines[0])) and "{" not in lines[0] else ""
         starts = starts or [e.index for e in s.entries]
         said = _accepted(_words_after(s, items, starts, err.index), status)
-        if not said or _unflagged(s, err) is None:
+        if not said or (call := _unflagged(s, err)) is None:
             continue
+        s.failed_calls.discard(call.id)  # no failed call in the counts and the walk
         err.after, err.by = EXPECTED_ANSWER, ""
         err.why = f'the assistant took it as the expected answer: "{cut(one_line(said), 160)}"'
