@@ -9,7 +9,10 @@ a job table's ``[1]+  Killed   …``, zsh's ``zsh: killed     python x.py``; Go'
 killed``. Those stay failures. A line that only holds the word "killed" (no other error word),
 printed by a call not flagged as failed whose command kills (``kill``, ``pkill``, ``killall``,
 ``taskkill``, ``fuser -k``) or itself prints the word (``echo``/``printf`` of it, not after
-``||``), went on; so does a bare ``Killed`` the command itself echoes.
+``||``), went on; so does a bare ``Killed`` the command itself echoes. A line that names the
+pid it killed (``Killed PID 33964``, ``Killed process 4242``: a cleanup script run before a
+restart, ``.\\cleanup.ps1; ssh -f …``, blind check 62 W2) is its own report of a kill whatever
+the command's words: no shell reports a SIGKILL in that order.
 """
 
 from __future__ import annotations
@@ -41,6 +44,12 @@ _KILLS_RE = lazy_pattern(
     re.IGNORECASE,
 )
 """A command that kills processes (``kill -9 N``, ``pkill -f x``, ``… | xargs kill``)."""
+_NAMES_PID_RE = lazy_pattern(
+    r"^\W*(?:successfully\s+)?killed\s+(?:old\s+|stale\s+|previous\s+)?"
+    r"(?:pid|process(?:es)?|processo)\b[\s:#=]*\d+",
+    re.IGNORECASE,
+)
+"""A line that names the pid a command's own cleanup killed (``Killed PID 33964``)."""
 _ECHO_RE = lazy_pattern(r"\b(?:echo|printf|Write-(?:Host|Output))\b([^\n;&|]*)", re.IGNORECASE)
 """A command's own printing (``echo "Killed root process N"``): its text."""
 ERROR_WORDS = (
@@ -93,7 +102,7 @@ def own_kill_report(call: Call | None, lines: list[str]) -> bool:
     prints = "echo" in command or "print" in command or "Write-" in command
     echoed = _echoed(command) if prints else []
     kills = any("killed" in e for e in echoed) or _KILLS_RE.search(command) is not None
-    if not kills:
+    if not kills and not all(_NAMES_PID_RE.match(line.strip()) for line in lines):
         return False
     for line in lines:
         low = line.lower()

@@ -16,6 +16,7 @@ from .local_records import ErrorFact
 __all__ = [
     "BLOCKED",
     "CONFIRMED_GONE",
+    "EXPECTED_ANSWER",
     "ON_PURPOSE",
     "OPEN",
     "FailedAgain",
@@ -80,11 +81,19 @@ nothing written", exit 2 with its usage): its words are the step's outcome, no c
 (:attr:`compactor.facts.Outcome.on_purpose`, fix57a 4)."""
 
 
+EXPECTED_ANSWER = "expected answer"
+"""The verdict of an HTTP probe not flagged as failed whose 4xx status or error-shaped body the
+assistant's next words accepted ("404 is normal", "as expected"): the probe's answer, no failure
+(:mod:`.local_expectedanswer`, blind check 62 W1, W4)."""
+
+
 def failed_word(err: ErrorFact) -> str:
     """How section 4 says the call ``err`` ended: "failed", that the harness refused it, or that
     it exited non-zero as a check that a removed path is gone (:data:`CONFIRMED_GONE`)."""
     if err.after == ON_PURPOSE:
         return ON_PURPOSE
+    if err.after == EXPECTED_ANSWER:
+        return "answered"
     if err.after == CONFIRMED_GONE:
         return "exited non-zero as a check of a removed path"
     return f"was {BLOCKED} (it never ran)" if err.after == BLOCKED else "failed"

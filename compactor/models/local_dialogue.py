@@ -11,7 +11,7 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import Entry, finds_any, one_line, sentences
 
-from .local_again import BLOCKED, CONFIRMED_GONE, ON_PURPOSE
+from .local_again import BLOCKED, CONFIRMED_GONE, EXPECTED_ANSWER, ON_PURPOSE
 from .local_alternative import alternatives, names_alternative
 from .local_corrected import CORRECTED, corrects
 from .local_numbered import named_items
@@ -346,6 +346,7 @@ _GONE = frozenset(
     | {BLOCKED}  # the harness refused it: it never ran (blind check 51, W5)
     | {CONFIRMED_GONE}  # `ls X` exits 2 right after `rm -rf X`: as meant (fix57a)
     | {ON_PURPOSE}  # "Refusing to …": the script's own decision, no crash (fix57a)
+    | {EXPECTED_ANSWER}  # an unflagged probe's 404 the assistant called normal (blind 62 W4)
 )
 """What became of a failure that does not overtake an answer (it was fixed, or not a failure)."""
 

@@ -24,7 +24,7 @@ from .local_limits import Limits
 from .local_mask import masked
 from .local_session import Session
 
-__all__ = ["NOTES_TITLE", "note_reasoning", "working_notes"]
+__all__ = ["NOTES_TITLE", "note_reasoning", "thoughts", "working_notes"]
 
 NOTES_TITLE = (
     "The agent's working notes in this turn (its own reasoning summaries, not verified; "
@@ -32,7 +32,7 @@ NOTES_TITLE = (
 )
 
 
-def _thoughts(msg: Message | AgenticMessage) -> list[str]:
+def thoughts(msg: Message | AgenticMessage) -> list[str]:
     """The readable reasoning texts of an assistant message."""
     if msg.role != "assistant":
         return []
@@ -55,7 +55,7 @@ def note_reasoning(s: Session, items: Sequence[Message | AgenticMessage]) -> Non
     last = s.last_request
     if last is None:
         return
-    s.notes = [t for m in items[last.index + 1 :] for t in _thoughts(m)]
+    s.notes = [t for m in items[last.index + 1 :] for t in thoughts(m)]
 
 
 def _most(lim: Limits) -> tuple[int, int]:

@@ -44,7 +44,7 @@ from compactor.schema import AgenticMessage, Message
 from .local_abandoned import judge_stop_writes
 from .local_aborted import aborted_line
 from .local_actions import judge_actions
-from .local_again import BLOCKED, CONFIRMED_GONE, DRY_ONLY, ON_PURPOSE
+from .local_again import BLOCKED, CONFIRMED_GONE, DRY_ONLY, EXPECTED_ANSWER, ON_PURPOSE
 from .local_answers import judge_answers
 from .local_argretry import judge_arg_retries
 from .local_aside import judge_asides
@@ -61,6 +61,7 @@ from .local_elsewhere import looked_up_as
 from .local_escalated import judge_escalated
 from .local_established import test_tally
 from .local_evalnotice import verdicts_said
+from .local_expectedanswer import judge_expected_answers
 from .local_fetchneed import judge_fetch_needs
 from .local_fixed import judge_fixed
 from .local_gonecheck import judge_gone_checks, judge_on_purpose
@@ -459,6 +460,7 @@ def after_line(err: ErrorFact, width: int) -> str:
         GOT_PAST: got_past_line(err, width),  # the same command got past it (blind check 37 W1)
         DID_NOT_RECUR: did_not_recur_line(err, width),  # a later test run (BENCH42 W3)
         ENDED_LATER: f"  Not a failure to fix: {err.why}.",
+        EXPECTED_ANSWER: f"  Not a failure to fix: {err.why}.",  # (blind check 62 W1, W4)
         DRY_ONLY: f"  Not fixed: a later run of it was only a dry run ({quote(err.why, 80)}).",
         CONFIRMED_GONE: f"  Not a failure to fix: {err.why}.",  # `ls X` after `rm -rf X` (57a)
         ON_PURPOSE: "  Not a crash: the script refused by design; what it refused (above) was "
@@ -616,6 +618,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_dry_fixes(session)  # a dry run fixes nothing; a permission cause came back (58 W7)
     judge_same_work(session)  # the same script, operation or probe done another way (59)
     judge_edit_fixes(session)  # an edit of what the failure names, then a re-run (59 W3)
+    judge_expected_answers(session, items)  # an unflagged probe's 404, "404 is normal" (62 W1, W4)
     judge_chains(session)  # failed again, then that attempt was resolved (blind check 58 W4)
     judge_removed_reads(session)  # read in a folder removed later: gone (blind check 36 W7)
     note_reasoning(session, items)  # the current turn's reasoning (blind check 48 N1)

@@ -31,6 +31,7 @@ from compactor.facts.outcomes import unadvised
 from compactor.facts.tracebacks import is_library_path, is_log_tag
 
 from .local_aborted import aborted_message, aborted_note
+from .local_again import EXPECTED_ANSWER
 from .local_answers import user_answers
 from .local_cutnames import names_left_out
 from .local_dialogue import answered_later
@@ -130,7 +131,7 @@ def walk_steps(s: Session) -> list[Step | Entry]:
     steps: list[Step | Entry] = []
     requests = request_flags(s)
     local = dict(s.local_commands)
-    failed_at = {err.index: err for err in s.errors}
+    failed_at = {err.index: err for err in s.errors if err.after != EXPECTED_ANSWER}  # (62 W4)
     for e in s.entries:
         if e.internal:
             steps.append(("note", "An earlier summary of the conversation was given.", _NO_NAMES))
