@@ -40,6 +40,7 @@ def judge_edit_fixes(s: Session) -> None:
     if not edits:
         return
     starts = [c.index for c in s.calls]
+    at = [c.index for c in edits]  # the edits' entries, in order: a failure's window by bisection
     lines: dict[str, str] = {}  # each call's line, made once
     for err in fixed:
         if edits[-1].index <= err.index:
@@ -56,7 +57,8 @@ def judge_edit_fixes(s: Session) -> None:
         if rerun is None:
             continue
         named = err.call + " " + " ".join(err.outcome.lines)
-        for edit in reversed([c for c in edits if err.index < c.index < rerun.index]):
+        between = edits[bisect.bisect_right(at, err.index) : bisect.bisect_left(at, rerun.index)]
+        for edit in reversed(between):
             path = next((v for k in _PATH_KEYS if isinstance(v := edit.args.get(k), str)), "")
             if path and _touches(edit.args.get("old_string"), path, named):
                 err.after, err.why = "fixed by editing", path
