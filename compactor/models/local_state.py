@@ -91,6 +91,7 @@ from .local_retries import job_started
 from .local_retrychain import judge_chains
 from .local_reverted import judge_reverted
 from .local_rewritten import judge_rewritten
+from .local_samepath import judge_same_path
 from .local_samework import judge_same_work
 from .local_session import PLAN_TOOLS, ErrorFact, Session, build_session
 from .local_skipped import NOT_FOUND_RE, REJECTED, judge_skipped
@@ -617,6 +618,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_user_fixed(session)  # "ok i already installed it", when nothing else settled it (W8)
     judge_dry_fixes(session)  # a dry run fixes nothing; a permission cause came back (58 W7)
     judge_same_work(session)  # the same script, operation or probe done another way (59)
+    judge_same_path(session)  # a failed probe's URL path later answered 200 (blind check 62 W3)
     judge_edit_fixes(session)  # an edit of what the failure names, then a re-run (59 W3)
     judge_expected_answers(session, items)  # an unflagged probe's 404, "404 is normal" (62 W1, W4)
     judge_chains(session)  # failed again, then that attempt was resolved (blind check 58 W4)
