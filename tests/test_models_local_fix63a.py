@@ -63,3 +63,47 @@ def test_a_later_200_of_another_path_or_a_later_error_fixes_nothing() -> None:
     assert "Unresolved failure: `Bash: curl -sI http://localhost:7420" in section(broken, 7)
     root = _gateway_session("https://ledger-tunnel.example.net/", "HTTP/1.1 200 OK")
     assert "Unresolved failure: `Bash: curl -sI http://localhost:7420" in section(root, 7)
+
+
+_BANNER = "[Plugin Shim] Extension index not found: /opt/vaultctl/ext/index.js"
+
+
+def _banner_session(failure: str) -> str:
+    s = SessionBuilder()
+    s.user("Export the vault entries to a backup file.")
+    s.call("Bash", {"command": "vaultctl status"}, f"{_BANNER}\nVault: 42 entries, unlocked")
+    s.call("Bash", {"command": "vaultctl list --limit 3"}, f"{_BANNER}\nalpha\nbeta\ngamma")
+    s.call(
+        "Bash",
+        {"command": 'echo "== export ==" && vaultctl export --format text > backup.txt'},
+        f"Exit code 1\n== export ==\n{_BANNER}\n{failure}",
+        error=True,
+    )
+    s.say("The export needs other options. Let me look at its help.")
+    s.call("Bash", {"command": "vaultctl export --help"}, f"{_BANNER}\nUsage: vaultctl export")
+    return summarize_transcript(s.messages)
+
+
+def test_a_failures_excerpt_is_not_a_banner_every_call_of_the_program_prints() -> None:
+    text = _banner_session("Required option missing: --output")
+    assert "failed (exit code 1): Required option missing: --output" in section(text, 4), section(
+        text, 4
+    )
+    assert "failed (exit code 1): [Plugin Shim]" not in text
+    assert "→ failed: Required option missing: --output" in section(text, 8), section(text, 8)
+
+
+def test_a_line_no_successful_call_of_the_program_printed_stays_the_excerpt() -> None:
+    s = SessionBuilder()
+    s.user("Export the vault entries to a backup file.")
+    s.call("Bash", {"command": "ls backups"}, f"{_BANNER}\nold.txt")  # another program
+    s.call(
+        "Bash",
+        {"command": "vaultctl export --format text > backup.txt"},
+        f"Exit code 1\n{_BANNER}\nRequired option missing: --output",
+        error=True,
+    )
+    s.say("Let me look at the options.")
+    s.call("Bash", {"command": "vaultctl export --help"}, "Usage: vaultctl export")
+    text = summarize_transcript(s.messages)
+    assert f"failed (exit code 1): {_BANNER}" in section(text, 4), section(text, 4)

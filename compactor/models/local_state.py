@@ -48,6 +48,7 @@ from .local_again import BLOCKED, CONFIRMED_GONE, DRY_ONLY, EXPECTED_ANSWER, ON_
 from .local_answers import judge_answers
 from .local_argretry import judge_arg_retries
 from .local_aside import judge_asides
+from .local_banner import Banners, judge_banners
 from .local_blocked import judge_blocked
 from .local_busy import ENDED_LATER, judge_busy
 from .local_checkedlater import judge_checked_later
@@ -491,12 +492,13 @@ def round_facts(s: Session, limit: int) -> list[str]:
         and any(not is_housekeeping(c, results.get(c.id)) for c in e.calls)
     ]  # fmt: skip
     lines: list[str] = []
+    banners = Banners(s)  # a line every call of the program prints is no cause (61 W3)
     for e in rounds[-LAST_ROUNDS:]:
         for call in e.calls:
             result = results.get(call.id)
             if result is None or is_housekeeping(call, result):
                 continue
-            oc = outcome(result, call)
+            oc = banners.fix(call, result.text, outcome(result, call))
             if (
                 (is_reading_call(call) or is_file_edit(call))
                 and not oc.failed
@@ -568,6 +570,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     """The session model of the messages ``items``, with this module's judgements applied."""
     session = build_session(entries_of(items))
     note_earlier(session, items)  # calls before the harness's own compaction (set 15)
+    judge_banners(session)  # a line every call of the program prints is no cause (61 W3)
     judge_user_turns(session)  # a rejection carrying the user's words is a request (set 13)
     judge_blocked(session)  # texts typed while the CLI's usage limit blocked are no requests
     judge_asides(session, items)  # a short note typed mid-turn is no new request (BENCH50 W4)
