@@ -3,8 +3,16 @@ answers 2xx/3xx through another command (62 W3)."""
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 
+from .cc_session import Session as CcSession
+from .codex_rollout import codex_say, codex_summary, codex_user, exec_head, rec
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
 
@@ -107,3 +115,77 @@ def test_a_line_no_successful_call_of_the_program_printed_stays_the_excerpt() ->
     s.call("Bash", {"command": "vaultctl export --help"}, "Usage: vaultctl export")
     text = summarize_transcript(s.messages)
     assert f"failed (exit code 1): {_BANNER}" in section(text, 4), section(text, 4)
+
+
+# 3: a job the session stopped is not pending; §7 and §9 agree on it
+
+
+def _codex_job_session(tmp_path: Path, *, stop: bool) -> dict[str, str]:
+    records: list[dict[str, Any]] = [rec("turn_context", {"cwd": "/work/orchard"})]
+    n = 0
+
+    def call(name: str, args: dict[str, Any], output: str) -> None:
+        nonlocal n
+        n += 1
+        head = {"type": "function_call", "name": name, "call_id": f"call_{n}"}
+        out = {"type": "function_call_output", "call_id": f"call_{n}", "output": output}
+        records.extend([rec("response_item", {**head, "arguments": json.dumps(args)}),
+                        rec("response_item", out)])  # fmt: skip
+
+    records.append(codex_user("seed the orchard database and check the importer"))
+    call(
+        "exec_command",
+        {"cmd": "while true; do python tools/import_feed.py --once; sleep 30; done"},
+        exec_head(None, "imported 14 rows\n", 61523),
+    )
+    if stop:
+        records.append(codex_say("One pass is enough; I'm stopping the import loop."))
+        call(
+            "write_stdin",
+            {"session_id": 61523, "chars": "\u0003"},
+            "write_stdin failed: stdin is closed for this session; rerun exec_command",
+        )
+    call("exec_command", {"cmd": "sqlite3 orchard.db 'select count(*) from trees'"},
+         exec_head(0, "14\n"))  # fmt: skip
+    records.append(codex_say("The importer works: one pass imported 14 rows into trees."))
+    text = codex_summary(records, tmp_path, "0c1d2e3f-0000-4000-8000-000000000063", "/w")
+    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def test_a_job_the_agent_stopped_is_not_pending_in_section_7_when_9_says_nothing_is() -> None:
+    import tempfile
+
+    parts = _codex_job_session(Path(tempfile.mkdtemp()), stop=True)
+    seven, nine = parts["7"], parts["9"]
+    assert "61523" in seven, seven  # (still named: what became of it)
+    listed_as_pending = "- Background job" in seven
+    assert not (listed_as_pending and "nothing is pending" in nine), (seven, nine)
+    assert "Not pending: background job stopped" in seven, seven
+
+
+def test_a_job_still_running_is_pending_and_section_9_says_so(tmp_path: Path) -> None:
+    parts = _codex_job_session(tmp_path, stop=False)
+    assert "Background job still running" in parts["7"], parts["7"]
+    assert "nothing is pending" not in parts["9"], parts["9"]
+    assert "61523" in parts["9"], parts["9"]
+
+
+def test_a_job_that_exited_listed_in_section_7_is_named_by_9_not_nothing_is_pending(
+    tmp_path: Path,
+) -> None:
+    s = CcSession()
+    s.user("Start the feed watcher in the background.")
+    s.bash(
+        'nohup /opt/venv/bin/python /srv/feeds/watch_feed.py > /tmp/feed.log 2>&1 & echo "PID: $!"',
+        "PID: 7730412",
+    )
+    s.call("Bash", {"command": "kill -0 7730412"}, "Exit code 1\nkill: (7730412) - No such process",
+           error=True)  # fmt: skip
+    s.assistant([{"type": "text", "text": "The watcher started and exited; its log is empty."}])
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"\n".join(s.lines()) + b"\n")
+    text = summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+    assert "Background job not running at" in section(text, 7), section(text, 7)
+    assert "nothing is pending" not in section(text, 9), section(text, 9)
+    assert "have ended (" in section(text, 9), section(text, 9)
