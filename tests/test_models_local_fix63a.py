@@ -189,3 +189,50 @@ def test_a_job_that_exited_listed_in_section_7_is_named_by_9_not_nothing_is_pend
     assert "Background job not running at" in section(text, 7), section(text, 7)
     assert "nothing is pending" not in section(text, 9), section(text, 9)
     assert "have ended (" in section(text, 9), section(text, 9)
+
+
+# 4: a permission the final answer tells the user to grant is the user's open step
+
+
+def _permission_session(reply: str) -> str:
+    s = SessionBuilder()
+    s.user("Post the weekly roster to the #crew channel with the bot.")
+    s.call(
+        "Bash",
+        {"command": "python tools/post_roster.py --channel crew"},
+        'Traceback (most recent call last):\n  File "tools/post_roster.py", line 52, in <module>\n'
+        "chatlib.errors.Forbidden: 403 Forbidden (error code: 50001): Missing Access",
+        error=True,
+    )
+    s.call(
+        "Bash",
+        {"command": "python tools/post_roster.py --channel crew --dry-run"},
+        "Roster: 9 shifts (dry run, nothing posted)",
+    )
+    s.say(reply)
+    return summarize_transcript(s.messages)
+
+
+def test_a_permission_the_answer_tells_the_user_to_grant_is_carried_to_section_7() -> None:
+    text = _permission_session(
+        "The roster builds (9 shifts), but the bot cannot post: the server answered 403 Missing "
+        "Access for #crew. The bot is missing the Send Messages permission in that channel; add "
+        "it in the server settings (Roles → RosterBot), then run the script again."
+    )
+    seven, nine = section(text, 7), section(text, 9)
+    assert "add it in the server settings (Roles → RosterBot)" in seven, seven
+    assert "nothing is pending" not in seven + nine, (seven, nine)
+    assert "was completed" not in section(text, 8), section(text, 8)
+
+
+def test_an_own_report_or_a_conditional_hint_about_a_permission_is_no_open_step() -> None:
+    done = _permission_session(
+        "The bot was missing the Send Messages permission; I granted it through the admin API "
+        "and the roster posted."
+    )
+    assert "steps left to the user" not in done, section(done, 7)
+    hint = _permission_session(
+        "The roster posted to #crew. If the bot ever lacks access to a new channel, add it to "
+        "the RosterBot role."
+    )
+    assert "steps left to the user" not in hint, section(hint, 7)
