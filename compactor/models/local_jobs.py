@@ -268,7 +268,7 @@ def running_head(bg: Background) -> str:
     if bg.finished.startswith(NOT_RUNNING):  # a later listing did not show it (59 W1)
         return f"Background job {bg.finished} (it exited; start it again if it is still needed)"
     if bg.finished.startswith(ABANDONED):  # no "do not start it again" (blind check 43 W1)
-        return f"Background job {bg.finished}"
+        return f"Not pending: background job {bg.finished}"  # stopped: §9's "nothing is pending"
     if bg.finished.startswith((EARLIER_RUN, POLLED)):
         return f"Background job that {bg.finished}"
     if bg.finished.startswith(MAYBE):
@@ -312,5 +312,11 @@ def idle_step(s: Session) -> str:
         return (
             f"{wait} Bounded searches it started were still running at their last poll "
             f"({', '.join(polled[:4])}; section 7); their output was never read."
+        )
+    ended = [b.key or b.command for b in shown_jobs(s) if not b.finished.startswith(ABANDONED)]
+    if ended:  # it exited, or ended with an earlier CLI run: not "nothing is pending" (fix63a)
+        return (
+            f"{wait} Background jobs it started have ended ({', '.join(ended[:4])}; section 7): "
+            "start one again only if it is still needed."
         )
     return ""

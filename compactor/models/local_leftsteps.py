@@ -28,8 +28,9 @@ import re
 from collections.abc import Callable
 
 from compactor._util import lazy_pattern
-from compactor.facts import clean, command_of
+from compactor.facts import Entry, clean, command_of
 
+from .local_permstep import permission_step
 from .local_session import Session
 from .local_text import code, quote
 
@@ -128,6 +129,11 @@ def left_steps(s: Session) -> tuple[str, list[str]]:
     if reply is None or reply.index < last.index or reply.calls:
         return "", []
     text = clean(reply.text)
+    found = _handed_over(s, last, reply, text)
+    return found if found[1] else permission_step(text)  # "add it in the settings" (fix63a)
+
+
+def _handed_over(s: Session, last: Entry, reply: Entry, text: str) -> tuple[str, list[str]]:
     hands = _HANDS_RE.search(text)
     if hands is None:
         return next_steps_list(text, lambda: _ran(s, last.index, reply.index))

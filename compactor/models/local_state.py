@@ -48,6 +48,7 @@ from .local_again import BLOCKED, CONFIRMED_GONE, DRY_ONLY, EXPECTED_ANSWER, ON_
 from .local_answers import judge_answers
 from .local_argretry import judge_arg_retries
 from .local_aside import judge_asides
+from .local_banner import Banners, judge_banners
 from .local_blocked import judge_blocked
 from .local_busy import ENDED_LATER, judge_busy
 from .local_checkedlater import judge_checked_later
@@ -91,6 +92,7 @@ from .local_retries import job_started
 from .local_retrychain import judge_chains
 from .local_reverted import judge_reverted
 from .local_rewritten import judge_rewritten
+from .local_samepath import judge_same_path
 from .local_samework import judge_same_work
 from .local_session import PLAN_TOOLS, ErrorFact, Session, build_session
 from .local_skipped import NOT_FOUND_RE, REJECTED, judge_skipped
@@ -490,12 +492,13 @@ def round_facts(s: Session, limit: int) -> list[str]:
         and any(not is_housekeeping(c, results.get(c.id)) for c in e.calls)
     ]  # fmt: skip
     lines: list[str] = []
+    banners = Banners(s)  # a line every call of the program prints is no cause (61 W3)
     for e in rounds[-LAST_ROUNDS:]:
         for call in e.calls:
             result = results.get(call.id)
             if result is None or is_housekeeping(call, result):
                 continue
-            oc = outcome(result, call)
+            oc = banners.fix(call, result.text, outcome(result, call))
             if (
                 (is_reading_call(call) or is_file_edit(call))
                 and not oc.failed
@@ -567,6 +570,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     """The session model of the messages ``items``, with this module's judgements applied."""
     session = build_session(entries_of(items))
     note_earlier(session, items)  # calls before the harness's own compaction (set 15)
+    judge_banners(session)  # a line every call of the program prints is no cause (61 W3)
     judge_user_turns(session)  # a rejection carrying the user's words is a request (set 13)
     judge_blocked(session)  # texts typed while the CLI's usage limit blocked are no requests
     judge_asides(session, items)  # a short note typed mid-turn is no new request (BENCH50 W4)
@@ -617,6 +621,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_user_fixed(session)  # "ok i already installed it", when nothing else settled it (W8)
     judge_dry_fixes(session)  # a dry run fixes nothing; a permission cause came back (58 W7)
     judge_same_work(session)  # the same script, operation or probe done another way (59)
+    judge_same_path(session)  # a failed probe's URL path later answered 200 (blind check 62 W3)
     judge_edit_fixes(session)  # an edit of what the failure names, then a re-run (59 W3)
     judge_expected_answers(session, items)  # an unflagged probe's 404, "404 is normal" (62 W1, W4)
     judge_chains(session)  # failed again, then that attempt was resolved (blind check 58 W4)
