@@ -52,7 +52,8 @@ from .results import (
     rounds_of,
 )
 from .results import text_state as _text_state
-from .writer import ProcessOffload, Speculator
+from .speculate import Speculator
+from .writer import ProcessOffload
 
 __all__ = ["LineFormat", "Scan", "StreamResult", "reduce_scanned", "scan"]
 
