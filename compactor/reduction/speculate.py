@@ -119,7 +119,7 @@ class Speculator:
 
     def truncated(self, r: StreamResult, text: str | None, state: str | None) -> bool:
         """Whether the truncation (which runs before the clearing) replaces ``r``, as
-        :func:`~.stream._truncate` decides it (``text`` None: read again from its line)."""
+        :func:`~.stream_reduce._truncate` decides it (``text`` None: read again from its line)."""
         if r.name in self.trunc_exclude or state is not None:
             return False
         where = self.backend.longest_path("trunc", r.call_id)
