@@ -17,7 +17,7 @@ import orjson
 from compactor._json import JsonObject
 from compactor._util import maybe_await
 from compactor.counting.tokens import estimate_message, estimate_text
-from compactor.events import AfterReduce, BeforeReduce
+from compactor.events import BeforeReduce
 from compactor.schema import AgenticMessage, M, Message
 
 from .core import (
@@ -184,19 +184,7 @@ async def reduce_scanned(
         sync()  # the files durable before anything names them
     outcome.tokens_after = tokens if outcome.changed else scanned.tokens
     if emit is not None:
-        await maybe_await(
-            emit(
-                AfterReduce(
-                    truncated=len(outcome.truncated),
-                    cleared=len(outcome.cleared),
-                    kept=len(outcome.kept),
-                    tokens_before=outcome.tokens_before,
-                    tokens_after=outcome.tokens_after,
-                    clear_skipped=outcome.clear_skipped,
-                    truncated_then_cleared=outcome.truncated_then_cleared,
-                )
-            )
-        )
+        await maybe_await(emit(outcome.after_event()))  # (tokens_before_usage: never set here)
     data = _render(scanned, raw, fmt) if outcome.changed else None
     if callable(start_sync) and callable(sync):
         sync()  # the files durable before anything names them
