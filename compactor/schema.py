@@ -6,21 +6,26 @@ Two message shapes exist and the core is generic over them (``M``):
 * :class:`AgenticMessage` — content-block style (Anthropic / Responses API shape).
 
 The helpers at the bottom (role tests, user/assistant text, building messages of the same type,
-the content-type marker) live here once; other modules must not re-implement them.
+the content-type marker) live here once; other modules must not re-implement them. How the
+messages are stored and copied cheaply is :mod:`compactor._slots`; JSON held in strings is parsed
+by :mod:`compactor.jsontext` (both re-exported here).
 """
 
 from __future__ import annotations
 
 import copy
-import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
-import orjson
-
-from compactor._json import JsonArray, JsonObject, JsonValue
-from compactor._util import lazy_pattern
+from compactor._json import JsonObject
+from compactor._slots import (
+    SHARED_EMPTY_CALLS,
+    SHARED_EMPTY_DICT,
+    SHARED_EMPTY_LIST,
+    deepcopy_slots,
+)
+from compactor.jsontext import MAX_JSON_DEPTH, json_deeper_than, loads_json
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
@@ -175,89 +180,11 @@ MEDIA_BLOCK_TYPES = frozenset(
 )
 
 
-def _shared_empty(base: type, changers: tuple[str, ...]) -> object:
-    """One empty ``base`` (list or dict) that refuses to change: shared by every message a
-    reader builds without tool calls, parts or extra keys (a million tiny messages held three
-    fresh empty containers each, 176 bytes a message). Equal to ``[]`` / ``{}``; a copy, a deep
-    copy or an unpickled one is a plain, new, mutable ``base``."""
-
-    def refuse(self: object, *args: object, **kwargs: object) -> None:
-        raise TypeError(
-            f"this message's empty {base.__name__} is shared by the messages a reader built: "
-            f"assign a new {base.__name__} to the field instead of changing it in place"
-        )
-
-    def fresh(self: object, *args: object) -> object:
-        return base()
-
-    def reduce(self: object) -> tuple[type, tuple[()]]:
-        return base, ()
-
-    names: dict[str, object] = dict.fromkeys(changers, refuse)
-    names.update(__slots__=(), __copy__=fresh, __deepcopy__=fresh, __reduce__=reduce)
-    return type(f"SharedEmpty{base.__name__.title()}", (base,), names)()
-
-
-_LIST_CHANGERS = ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse")
-_DICT_CHANGERS = ("pop", "popitem", "clear", "update", "setdefault", "__ior__")
-_ITEM_CHANGERS = ("__setitem__", "__delitem__")
-SHARED_EMPTY_LIST = cast(
-    "list[Part]", _shared_empty(list, (*_LIST_CHANGERS, *_ITEM_CHANGERS, "__iadd__", "__imul__"))
-)
-"""The shared, unchangeable empty list a reader may put in ``Message.parts`` (and, as
-:data:`SHARED_EMPTY_CALLS`, in ``Message.tool_calls``: :func:`_shared_empty`); assign a new
-list to change the field."""
-SHARED_EMPTY_CALLS = cast("list[ToolCall]", SHARED_EMPTY_LIST)
-""":data:`SHARED_EMPTY_LIST`, typed for ``Message.tool_calls``."""
-SHARED_EMPTY_DICT = cast("JsonObject", _shared_empty(dict, (*_DICT_CHANGERS, *_ITEM_CHANGERS)))
-"""The shared, unchangeable empty dict a reader may put in ``Message.extra``."""
-
-_ATOMIC: frozenset[type] = frozenset({str, int, float, bool, type(None), bytes})
-_STATE_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def _state_names(cls: type) -> tuple[str, ...]:
-    names = _STATE_NAMES.get(cls)
-    if names is None:
-        found: list[str] = []
-        for klass in cls.__mro__:
-            slots = klass.__dict__.get("__slots__", ())
-            for name in (slots,) if isinstance(slots, str) else slots:
-                if name not in ("__dict__", "__weakref__") and name not in found:
-                    found.append(name)
-        names = _STATE_NAMES[cls] = tuple(found)
-    return names
-
-
-def _deepcopy_slots(self: object, memo: dict[int, object]) -> object:
-    """``copy.deepcopy`` for the message dataclasses, attribute by attribute.
-
-    The middleware copies histories at every step (SPEC §8: nothing the caller holds is ever
-    changed); the generic ``__reduce_ex__`` route costs about 10 calls per message, this one
-    copies only what is not immutable. Subclasses (extra slots or a ``__dict__``) are covered.
-    """
-    cls = type(self)
-    new = object.__new__(cls)
-    memo[id(self)] = new
-    for name in _state_names(cls):
-        try:
-            value = getattr(self, name)
-        except AttributeError:
-            continue
-        if type(value) not in _ATOMIC:
-            value = copy.deepcopy(value, memo)
-        object.__setattr__(new, name, value)
-    state = getattr(self, "__dict__", None)
-    if state:
-        new.__dict__.update(copy.deepcopy(state, memo))
-    return new
-
-
 @dataclass(slots=True)
 class Usage:
     """Token usage reported by a provider for one model call."""
 
-    __deepcopy__ = _deepcopy_slots
+    __deepcopy__ = deepcopy_slots
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -274,7 +201,7 @@ class Part:
     writer puts ``raw`` back as it was unless the text was changed.
     """
 
-    __deepcopy__ = _deepcopy_slots
+    __deepcopy__ = deepcopy_slots
 
     type: str
     text: str | None = None
@@ -286,7 +213,7 @@ class Part:
 class ToolCall:
     """A function call made by the assistant; ``arguments`` is a JSON string."""
 
-    __deepcopy__ = _deepcopy_slots
+    __deepcopy__ = deepcopy_slots
 
     id: str
     name: str
@@ -297,7 +224,7 @@ class ToolCall:
 class Message:
     """A chat-completions style message (``role`` is system, user, assistant or tool)."""
 
-    __deepcopy__ = _deepcopy_slots
+    __deepcopy__ = deepcopy_slots
 
     role: str
     content: str = ""
@@ -328,7 +255,7 @@ class Block:
     is counted and summarized, and a writer puts ``raw`` back as it was unless the text changed.
     """
 
-    __deepcopy__ = _deepcopy_slots
+    __deepcopy__ = deepcopy_slots
 
     type: str
     text: str | None = None
@@ -345,7 +272,7 @@ class Block:
 class AgenticMessage:
     """A content-block message; tool results travel in user-role messages."""
 
-    __deepcopy__ = _deepcopy_slots
+    __deepcopy__ = deepcopy_slots
 
     role: str
     blocks: list[Block] = field(default_factory=list)
@@ -360,7 +287,7 @@ M = TypeVar("M", Message, AgenticMessage)
 class ToolInfo:
     """A tool definition visible to the agent (counted by the token counter)."""
 
-    __deepcopy__ = _deepcopy_slots
+    __deepcopy__ = deepcopy_slots
 
     name: str
     description: str = ""
@@ -567,80 +494,3 @@ def with_content_type(msg: M, kind: ContentType) -> M:
 def is_internal(msg: Message | AgenticMessage) -> bool:
     """Messages written by the compactor itself; never quoted back as user messages."""
     return content_type(msg) is not None
-
-
-MAX_JSON_DEPTH = 128
-"""The deepest JSON the compactor handles (real agent records nest about 10 deep). A transcript
-record nested deeper is refused when it is read (exit 2, naming file and line); tool-call
-arguments nested deeper count as plain text. Deeper data would reach Python's recursion limit
-in ``copy.deepcopy`` and friends, and orjson writes at most 254 levels."""
-
-
-def json_deeper_than(value: JsonValue, limit: int = MAX_JSON_DEPTH) -> str | None:
-    """None when ``value`` (parsed JSON) nests at most ``limit`` containers deep; else the
-    top-level key (or ``[index]``) under which it goes deeper. Iterative: any depth is safe."""
-    if isinstance(value, dict):
-        top: Iterable[tuple[object, JsonValue]] = value.items()
-    elif isinstance(value, list):
-        top = ((f"[{i}]", v) for i, v in enumerate(value))
-    else:
-        return None
-    if limit < 1:
-        return "<record>"
-    for key, child in top:
-        if isinstance(child, dict | list) and _deeper_than(child, limit - 1):
-            return str(key)
-    return None
-
-
-def _deeper_than(value: JsonObject | JsonArray, limit: int) -> bool:
-    stack: list[tuple[JsonObject | JsonArray, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        for child in item.values() if isinstance(item, dict) else item:
-            if isinstance(child, dict | list):
-                stack.append((child, depth + 1))
-    return False
-
-
-_NOT_PARSED = object()
-_LONG_NUMBER_RE = lazy_pattern(r"\d{19}")
-_DIGIT_BYTES = bytes(0x30) + b"\x01" * 10 + bytes(256 - 0x3A)  # 1 at the bytes 0-9
-_DIGIT_RUN = b"\x01" * 19
-
-
-def _has_long_number(text: str) -> bool:
-    """Whether :data:`_LONG_NUMBER_RE` finds 19 digits in a row in ``text``: for ASCII text
-    (where its digits are 0-9) the digits are marked in C and the run looked for, 13 times
-    faster than the pattern, which is tried at every character (a third of the time the
-    summarizer spent reading tool-call arguments)."""
-    if text.isascii():
-        return text.encode("ascii").translate(_DIGIT_BYTES).find(_DIGIT_RUN) >= 0
-    return _LONG_NUMBER_RE.search(text) is not None
-
-
-def loads_json(text: str, parse_constant: Callable[[str], object] | None = None) -> JsonValue:
-    """``json.loads(text)`` for JSON held in a string (tool-call arguments): nesting deeper
-    than :data:`MAX_JSON_DEPTH` raises ``ValueError`` like invalid JSON does, never a
-    ``RecursionError`` (callers already treat a ``ValueError`` as "not JSON: plain text")."""
-    value: JsonValue = _NOT_PARSED
-    if parse_constant is None and not _has_long_number(text):
-        # orjson first (a summarizer parses ~10k tool-call arguments of a big transcript, five
-        # times faster): without integers past 64 bits (it makes floats of them) it accepts a
-        # subset of what json does (no NaN, no lone surrogates, 1,024 levels at most) and then
-        # gives the same value; the rest is json's (a property test compares the two).
-        try:
-            value = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            pass
-    if value is _NOT_PARSED:
-        try:
-            value = json.loads(text, parse_constant=parse_constant)
-        except RecursionError as err:
-            raise ValueError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep") from err
-    # Each level needs a bracket: text with few of them cannot be too deep (no walk needed).
-    if text.count("[") + text.count("{") > MAX_JSON_DEPTH and json_deeper_than(value):
-        raise ValueError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep")
-    return value

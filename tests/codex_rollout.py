@@ -1,11 +1,12 @@
 """Records of a Codex rollout built inside a test: one owner for the timestamped record, the
 rounds of shell reads that give reduce something to clear (each with its ``token_count``), the
-header of an exec call's result, the user's and the assistant's messages and the summary of a
-rollout."""
+header of an exec call's result, the user's and the assistant's messages, a rollout built call
+by call (:class:`Rollout`), the summary of a rollout and its numbered sections."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -70,3 +71,45 @@ def codex_summary(records: list[dict[str, Any]], tmp_path: Path, session: str, c
     path = tmp_path / "rollout.jsonl"
     path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in [head, *records]))
     return summarize_transcript(read_transcript(str(path), path.read_bytes()).messages)
+
+
+class Rollout:
+    """A rollout built call by call: a ``turn_context`` in ``cwd``, then ``function_call`` /
+    ``function_call_output`` pairs (``call_1``, ``call_2``, ...) and whatever a test appends to
+    :attr:`records`."""
+
+    def __init__(self, cwd: str) -> None:
+        self.records: list[dict[str, Any]] = [rec("turn_context", {"cwd": cwd})]
+        self.n = 0
+
+    def call(self, name: str, args: dict[str, Any], output: str) -> None:
+        self.n += 1
+        key = f"call_{self.n}"
+        call = {"type": "function_call", "name": name, "call_id": key}
+        call["arguments"] = json.dumps(args)
+        out = {"type": "function_call_output", "call_id": key, "output": output}
+        self.records += [rec("response_item", call), rec("response_item", out)]
+
+    def exec(self, cmd: str, output: str) -> None:
+        self.call("exec_command", {"cmd": cmd, "yield_time_ms": 1000}, output)
+
+    def stdin(
+        self,
+        session: int,
+        chars: str,
+        output: str,
+        *,
+        yield_ms: int = 1000,
+        tokens: int | None = None,
+    ) -> None:
+        """A ``write_stdin`` call (with ``max_output_tokens`` when ``tokens`` is given)."""
+        args: dict[str, Any] = {"session_id": session, "chars": chars, "yield_time_ms": yield_ms}
+        if tokens is not None:
+            args["max_output_tokens"] = tokens
+        self.call("write_stdin", args, output)
+
+
+def sections(text: str) -> dict[str, str]:
+    """A summary's numbered sections by number (and the text before the first as "0")."""
+    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text)
+    return {"0": parts[0], **dict(zip(parts[1::2], parts[2::2], strict=True))}

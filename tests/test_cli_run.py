@@ -66,6 +66,27 @@ def run_args(src: Path, *extra: str) -> tuple[str, ...]:
     return ("run", str(src), "-o", "out.jsonl", "--report", "report.json", *extra)
 
 
+def assistant_steps(pad: str, count: int = 10) -> list[dict[str, str]]:
+    """``count`` long assistant messages (``Step i. PAD``): a history worth compacting."""
+    return [{"role": "assistant", "content": f"Step {i}. {pad}"} for i in range(count)]
+
+
+def local_chat_run(tmp: Path, messages: list[dict[str, str]]) -> Result:
+    """``messages`` written as the chat ``tmp/chat.jsonl`` (UTF-8, non-ASCII as it is) and
+    compacted by the embedded summarizer, forced and without the cache, into ``tmp/out.jsonl``:
+    the finished run, checked to have succeeded."""
+    src = tmp / "chat.jsonl"
+    src.write_text("".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages), "utf-8")
+    res = compact(tmp, *run_args(src, "--model", "local", "--force", "--no-cache"))
+    assert res.proc.returncode == 0, res.proc.stderr
+    return res
+
+
+def first_content(out: Path) -> str:
+    """The ``content`` of the first record of a chat output (its summary)."""
+    return str(json.loads(out.read_text(encoding="utf-8").splitlines()[0])["content"])
+
+
 def openai_model(fake: FakeOpenAI, name: str = "primary-model", **more: Any) -> dict[str, Any]:
     return {"provider": "openai", "name": name, "base_url": fake.base_url, "timeout": 5, **more}
 

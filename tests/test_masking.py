@@ -716,18 +716,18 @@ def test_property_masking_is_idempotent_on_any_text(text: str) -> None:
 
 
 def _unhinted() -> SecretMasker:
-    from compactor.secrets import masking
+    from compactor.secrets import rules
 
     masker = SecretMasker()
-    masker._rules = tuple(masking._UNHINTED_RULES)  # the same rules without their prefilter
+    masker._rules = tuple(rules.UNHINTED_RULES)  # the same rules without their prefilter
     return masker
 
 
 def test_every_rule_has_a_hint_and_every_example_needs_its_rule() -> None:
-    from compactor.secrets import masking
+    from compactor.secrets import rules
 
-    assert len(masking._HINTS) == len(masking._UNHINTED_RULES)
-    assert all(rule.hints for rule in masking._BUILTIN_RULES)
+    assert len(rules.HINTS) == len(rules.UNHINTED_RULES)
+    assert all(rule.hints for rule in rules.BUILTIN_RULES)
     for kind, text, _ in EXAMPLES:
         assert SecretMasker().mask_text(text) == _unhinted().mask_text(text), (kind, text)
 

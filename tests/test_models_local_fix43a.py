@@ -5,13 +5,11 @@ shape, with invented content."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
-from typing import Any
 
 from .cc_session import Session as CcSession
-from .codex_rollout import codex_say, codex_summary, codex_user, exec_head, rec
+from .codex_rollout import Rollout, codex_say, codex_summary, codex_user, exec_head, rec, sections
 
 _CWD = "/work/kite"
 _LOOP = (
@@ -25,34 +23,8 @@ _CLOSED = (
 )
 
 
-def _sections(text: str) -> dict[str, str]:
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text)
-    return {"0": parts[0], **dict(zip(parts[1::2], parts[2::2], strict=True))}
-
-
-class _Rollout:
-    def __init__(self) -> None:
-        self.records: list[dict[str, Any]] = [rec("turn_context", {"cwd": _CWD})]
-        self.n = 0
-
-    def _call(self, name: str, args: dict[str, Any], output: str) -> None:
-        self.n += 1
-        key = f"call_{self.n}"
-        call = {"type": "function_call", "name": name, "call_id": key}
-        call["arguments"] = json.dumps(args)
-        out = {"type": "function_call_output", "call_id": key, "output": output}
-        self.records += [rec("response_item", call), rec("response_item", out)]
-
-    def exec(self, cmd: str, output: str) -> None:
-        self._call("exec_command", {"cmd": cmd, "yield_time_ms": 1000}, output)
-
-    def stdin(self, session: int, chars: str, output: str, tokens: int = 12000) -> None:
-        args = {"session_id": session, "chars": chars, "yield_time_ms": 1000}
-        self._call("write_stdin", {**args, "max_output_tokens": tokens}, output)
-
-
 def _stopped_loop(tmp_path: Path, rerun: bool = True, stop: bool = True) -> dict[str, str]:
-    r = _Rollout()
+    r = Rollout(_CWD)
     r.records.append(codex_user("make the sync specs pass reliably"))
     r.exec(_LOOP, exec_head(None, "RUN:1\n", 74101, chunk="9f"))
     r.stdin(
@@ -65,6 +37,7 @@ def _stopped_loop(tmp_path: Path, rerun: bool = True, stop: bool = True) -> dict
             74101,
             chunk="9f",
         ),
+        tokens=12000,
     )
     if stop:
         r.records.append(codex_say("The first run failed; I'm stopping the repeated loop there."))
@@ -85,13 +58,13 @@ def _stopped_loop(tmp_path: Path, rerun: bool = True, stop: bool = True) -> dict
     ]
     if rerun:
         r.exec(_AGAIN, exec_head(None, "Running 2 tests\n", 49180, chunk="9f"))
-        r.stdin(49180, "", exec_head(0, "  2 passed (31.2s)\n", 49180, chunk="9f"))
+        r.stdin(49180, "", exec_head(0, "  2 passed (31.2s)\n", 49180, chunk="9f"), tokens=12000)
     r.exec("git status --short", exec_head(0, " M e2e/sync-merge.spec.ts\n", chunk="9f"))
     r.records.append(
         codex_say("The sync specs pass now; the merge spec waited on a stale locator.")
     )
     text = codex_summary(r.records, tmp_path, "0c1d2e3f-0000-4000-8000-000000000043", _CWD)
-    return _sections(text)
+    return sections(text)
 
 
 # W2: a poll tool's "write_stdin failed: …" is a failed call, never the fix of an earlier failure

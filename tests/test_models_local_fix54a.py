@@ -5,14 +5,11 @@ shell variable. Every session is built here, by shape, with invented content."""
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
-from typing import Any
 
 from .cc_session import Session as CcSession
 from .cc_session import cc_summary
-from .codex_rollout import codex_say, codex_summary, codex_user, exec_head, rec
+from .codex_rollout import Rollout, codex_say, codex_summary, codex_user, exec_head, sections
 
 _CWD = "/home/ana/evalkit"
 _PRE = 'cd /home/ana/evalkit && PREFIX="fewshot_r80_$(date +%Y%m%d_%H%M%S)" && '
@@ -30,49 +27,23 @@ _ANSWER = (
 )
 
 
-def _sections(text: str) -> dict[str, str]:
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text)
-    return {"0": parts[0], **dict(zip(parts[1::2], parts[2::2], strict=True))}
-
-
-class _Rollout:
-    def __init__(self) -> None:
-        self.records: list[dict[str, Any]] = [rec("turn_context", {"cwd": _CWD})]
-        self.n = 0
-
-    def call(self, name: str, args: dict[str, Any], output: str) -> None:
-        self.n += 1
-        key = f"call_{self.n}"
-        call = {"type": "function_call", "name": name, "call_id": key}
-        call["arguments"] = json.dumps(args)
-        out = {"type": "function_call_output", "call_id": key, "output": output}
-        self.records += [rec("response_item", call), rec("response_item", out)]
-
-    def exec(self, cmd: str, output: str) -> None:
-        self.call("exec_command", {"cmd": cmd, "yield_time_ms": 1000}, output)
-
-    def stdin(self, session: int, chars: str, output: str) -> None:
-        self.call(
-            "write_stdin", {"session_id": session, "chars": chars, "yield_time_ms": 30000}, output
-        )
-
-
 def _eval_run(
     tmp_path: Path, tmux_gone: bool = False, answer: str = _ANSWER, ps: bool = True
 ) -> dict[str, str]:
-    r = _Rollout()
+    r = Rollout(_CWD)
     r.records.append(codex_user("run the few-shot eval on one task first"))
     engine = "(EngineCore_DP0 pid=541270) INFO loading weights\n"
     r.exec("cd /home/ana/evalkit && python main.py --task dates", exec_head(None, engine, 94182))
-    r.stdin(94182, "", exec_head(None, "(EngineCore_DP0 pid=541270) INFO step 10/40\n", 94182))
+    step = exec_head(None, "(EngineCore_DP0 pid=541270) INFO step 10/40\n", 94182)
+    r.stdin(94182, "", step, yield_ms=30000)
     r.records.append(codex_user("ok, stop it and run all tasks with 20 prompts"))
-    r.stdin(94182, "\u0003", exec_head(130, "^C\n"))
+    r.stdin(94182, "\u0003", exec_head(130, "^C\n"), yield_ms=30000)
     tasks = (
         "task finished successfully: task=shuffled_objects pid=545438 rc=0\n"
         "task finished with non-zero exit: task=object_counting pid=545442 rc=1\n"
     )
     r.exec("cd /home/ana/evalkit && ./run_all.sh 20", exec_head(None, "launching 4 tasks\n", 14956))
-    r.stdin(14956, "", exec_head(0, tasks + "all tasks done\n"))
+    r.stdin(14956, "", exec_head(0, tasks + "all tasks done\n"), yield_ms=30000)
     r.records.append(codex_user("good. now the 1000-prompt run and then the plot"))
     r.exec(_NOHUP, exec_head(0, "PREFIX= PID=597828\n"))
     if ps:
@@ -85,7 +56,7 @@ def _eval_run(
         r.exec("tmux ls", exec_head(1, "no server running on /tmp/tmux-1000/default\n"))
     r.records.append(codex_say(answer))
     text = codex_summary(r.records, tmp_path, "0c1d2e3f-0000-4000-8000-000000000054", _CWD)
-    return _sections(text)
+    return sections(text)
 
 
 # W1: a detaching launcher's exit is not the end of the job it started
@@ -188,7 +159,7 @@ def test_a_completed_answer_stays_completed(tmp_path: Path) -> None:
 
 
 def test_a_clone_into_a_shell_variable_is_resolved_or_dropped(tmp_path: Path) -> None:
-    r = _Rollout()
+    r = Rollout(_CWD)
     r.records.append(codex_user("compare our copy with upstream"))
     clone = (
         "repo=/tmp/upstream_$(date +%s); git clone --depth 1 https://example.org/ana/upkit.git "
@@ -202,7 +173,7 @@ def test_a_clone_into_a_shell_variable_is_resolved_or_dropped(tmp_path: Path) ->
     r.exec('d=/tmp/w_$(date +%s) && mkdir -p "$d"', exec_head(0, ""))
     r.records.append(codex_say("Cloned upstream and compared: two files differ."))
     text = codex_summary(r.records, tmp_path, "0c1d2e3f-0000-4000-8000-000000000154", _CWD)
-    files = _sections(text)["3"]
+    files = sections(text)["3"]
     assert "$repo" not in files and "$out" not in files and "$d" not in files, files
     assert "/tmp/upstream_1773643477/" in files, files
     assert "build/cmp/diffs" in files, files
@@ -226,7 +197,7 @@ def test_an_answered_session_says_its_wait_wins_over_the_closing_instruction(
     s = CcSession()
     s.user("what does the retry flag do?")
     s.say("It retries a failed request up to three times with a growing delay.")
-    step = _sections(cc_summary(s, tmp_path))["9"]
+    step = sections(cc_summary(s, tmp_path))["9"]
     assert "wait for the user" in step.lower(), step
     assert "wins over the closing instruction to continue without asking" in step, step
 
@@ -240,13 +211,13 @@ def test_a_nohup_job_launched_again_under_tmux_is_replaced_not_running(tmp_path:
     """The same script launched again by another detaching launcher (the agent found the nohup
     run gone and relaunched it under tmux): the earlier launch is no second job running (seen
     set 54, cx_gfn_bg, after row 2530)."""
-    r = _Rollout()
+    r = Rollout(_CWD)
     r.records.append(codex_user("now the 1000-prompt run and then the plot"))
     r.exec(_NOHUP, exec_head(0, "PREFIX= PID=597828\n"))
     again = _TMUX.replace("./run_all_tmux.sh 1000 0 80", "./run_all.sh 1000")
     r.exec(again, exec_head(0, "PREFIX=fewshot_r80_20260313_121101\nSESSION=evk_1000_121101\n"))
     r.records.append(codex_say(_ANSWER))
-    parts = _sections(
+    parts = sections(
         codex_summary(r.records, tmp_path, "0c1d2e3f-0000-4000-8000-000000000055", _CWD)
     )
     jobs = parts["7"]

@@ -19,7 +19,8 @@ import pytest
 from compactor._util import run_without_loop
 from compactor.formats.registry import FORMATS
 from compactor.reduction import FileOffload, Reduction, ReductionConfig
-from compactor.reduction.stream import reduce_scanned, scan
+from compactor.reduction.stream import scan
+from compactor.reduction.stream_reduce import reduce_scanned
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_transcripts"

@@ -22,8 +22,10 @@ import pytest
 from compactor._util import _GC_THRESHOLDS, run_without_loop
 from compactor.formats.registry import FORMATS
 from compactor.reduction import FileOffload, Reduction, ReductionConfig
-from compactor.reduction.stream import Scan, StreamResult, reduce_scanned, scan
-from compactor.reduction.writer import ProcessOffload, Speculator
+from compactor.reduction.speculate import Speculator
+from compactor.reduction.stream import Scan, StreamResult, scan
+from compactor.reduction.stream_reduce import reduce_scanned
+from compactor.reduction.writer import ProcessOffload
 from compactor.runs.run_plan import RunOptions
 from compactor.runs.runner import Run, plan
 

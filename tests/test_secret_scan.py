@@ -18,10 +18,10 @@ from .test_masking import EXAMPLES, planted_secret, prose
 
 def _plain() -> SecretMasker:
     """The reference: the same rules, none gated by a prefilter or a hint."""
-    from compactor.secrets import masking
+    from compactor.secrets import rules
 
     masker = SecretMasker()
-    masker._rules = tuple(masking._UNHINTED_RULES)
+    masker._rules = tuple(rules.UNHINTED_RULES)
     return masker
 
 

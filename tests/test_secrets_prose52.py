@@ -5,7 +5,6 @@ credential word in prose, in many languages, in the summary and in the transcrip
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -15,13 +14,9 @@ from hypothesis import strategies as st
 from compactor.models.local_mask import masked_whole
 from compactor.secrets.masking import SecretMasker
 
-from .test_cli_run import compact, run_args
+from .test_cli_run import first_content, local_chat_run
 
 PASSWORD = "Xy7#kq2!pw"
-
-
-def _summary(out: Path) -> str:
-    return str(json.loads(out.read_text(encoding="utf-8").splitlines()[0])["content"])
 
 
 def test_a_password_in_chinese_prose_never_reaches_the_summary(tmp_path: Path) -> None:
@@ -39,11 +34,7 @@ def test_a_password_in_chinese_prose_never_reaches_the_summary(tmp_path: Path) -
         {"role": "user", "content": "好的，继续看后端日志"},
         {"role": "assistant", "content": "后端日志显示 404 page not found。"},
     ]
-    src = tmp_path / "chat.jsonl"
-    src.write_text("".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages), "utf-8")
-    res = compact(tmp_path, *run_args(src, "--model", "local", "--force", "--no-cache"))
-    assert res.proc.returncode == 0, res.proc.stderr
-    summary = _summary(tmp_path / "out.jsonl")
+    summary = first_content(local_chat_run(tmp_path, messages).out)
     assert "密码给你了" in summary  # the user's words are there
     assert PASSWORD not in summary and "Xy7#" not in summary
     assert "密码是***" in summary  # only the value is replaced

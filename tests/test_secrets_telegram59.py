@@ -7,7 +7,6 @@ The same session set's README gave a default password as ``**Contraseña**: …`
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ import pytest
 from compactor.models.local_mask import masked_whole
 from compactor.secrets.masking import SecretMasker
 
-from .test_cli_run import compact, run_args
+from .test_cli_run import assistant_steps, local_chat_run
 
 TOKEN = "7412598630:AAHk3vQ9zX_2LmPw8RtYb5NcJd-0sEfUgOi"  # invented, of the real shape
 
@@ -55,15 +54,11 @@ def test_a_pasted_bot_token_never_reaches_the_summary(tmp_path: Path) -> None:
     messages = [
         {"role": "user", "content": f"Set up my bot with {TOKEN} and put it in .env"},
         {"role": "assistant", "content": f"I put {TOKEN} into .env for the bot."},
-        *({"role": "assistant", "content": f"Step {i}. {pad}"} for i in range(10)),
+        *assistant_steps(pad),
         {"role": "user", "content": "Great, now make /start reply in Portuguese"},
         {"role": "assistant", "content": "Done: /start replies in Portuguese now."},
     ]
-    src = tmp_path / "chat.jsonl"
-    src.write_text("".join(json.dumps(m) + "\n" for m in messages), "utf-8")
-    res = compact(tmp_path, *run_args(src, "--model", "local", "--force", "--no-cache"))
-    assert res.proc.returncode == 0, res.proc.stderr
-    out = (tmp_path / "out.jsonl").read_text(encoding="utf-8")
+    out = local_chat_run(tmp_path, messages).out.read_text(encoding="utf-8")
     assert TOKEN.split(":")[1][:10] not in out
 
 

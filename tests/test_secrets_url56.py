@@ -5,7 +5,6 @@ credential parameter in a URL's query or fragment, and a subscription link's pat
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -18,14 +17,10 @@ from compactor.secrets import url_query
 from compactor.secrets.masking import SecretMasker
 from compactor.secrets.secret_scan import PREFILTERS, FastScan
 
-from .test_cli_run import compact, run_args
+from .test_cli_run import assistant_steps, first_content, local_chat_run
 
 HEX = "839c5e0f4a7b21d96c3e8f50a1b2c3d4"
 B64 = "Zq8_kL3-xW9vTb2RmN7pYc4H"
-
-
-def _summary(out: Path) -> str:
-    return str(json.loads(out.read_text(encoding="utf-8").splitlines()[0])["content"])
 
 
 def test_a_subscription_key_in_a_pasted_url_never_reaches_the_summary(tmp_path: Path) -> None:
@@ -34,17 +29,13 @@ def test_a_subscription_key_in_a_pasted_url_never_reaches_the_summary(tmp_path: 
     messages = [
         {"role": "user", "content": "My VPN client stopped connecting after the update."},
         {"role": "assistant", "content": "Let me look at the client's configuration first."},
-        *({"role": "assistant", "content": f"Step {i}. {pad}"} for i in range(10)),
+        *assistant_steps(pad),
         {"role": "user", "content": f"Here is my subscription link: {url} import it and test"},
         {"role": "assistant", "content": f"I imported {url} and the nodes list loads now."},
         {"role": "user", "content": "Great, now check why the Tokyo node times out"},
         {"role": "assistant", "content": "The Tokyo node answers on port 443 only."},
     ]
-    src = tmp_path / "chat.jsonl"
-    src.write_text("".join(json.dumps(m) + "\n" for m in messages), "utf-8")
-    res = compact(tmp_path, *run_args(src, "--model", "local", "--force", "--no-cache"))
-    assert res.proc.returncode == 0, res.proc.stderr
-    summary = _summary(tmp_path / "out.jsonl")
+    summary = first_content(local_chat_run(tmp_path, messages).out)
     assert "vpn.example.net/Subscribe?k=***" in summary  # the link's words stay
     for start in range(0, len(HEX) - 8 + 1):
         assert HEX[start : start + 8] not in summary  # no part of the value

@@ -11,7 +11,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compactor import schema
+from compactor import jsontext
 from compactor.facts import Call, Job, background_jobs, clean, entry_of, lowers_exactly, one_line
 from compactor.facts import jobs as jobs_module
 from compactor.facts import outcomes as outcomes_module
@@ -187,8 +187,8 @@ two (it does not)."""
 def test_property_a_long_number_is_what_the_pattern_finds(text: str) -> None:
     """Whether tool-call arguments hold an integer orjson cannot keep (19 digits in a row) is
     what ``\\d{19}`` says, marked in C for ASCII text."""
-    expected = schema._LONG_NUMBER_RE.search(text) is not None
-    assert schema._has_long_number(text) is expected
+    expected = jsontext._LONG_NUMBER_RE.search(text) is not None
+    assert jsontext._has_long_number(text) is expected
 
 
 _REPORT_PIECES = st.sampled_from(

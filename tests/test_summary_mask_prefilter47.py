@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from compactor._util import mask_secret_values
 from compactor.models import local_mask
 from compactor.secrets import shapes
-from compactor.secrets.masking import SHAPE_RULES
+from compactor.secrets.rules import SHAPE_RULES
 
 from .test_masking import EXAMPLES, planted_secret
 

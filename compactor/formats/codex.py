@@ -40,13 +40,10 @@ for byte and appends the same records. Added records carry the input's newest ti
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from compactor._json import JsonObject, JsonValue
-from compactor._util import lazy_pattern
 from compactor.errors import TranscriptError
 from compactor.schema import (
     CONTENT_TYPE_KEY,
@@ -54,8 +51,6 @@ from compactor.schema import (
     TURN_ABORTED_KEY,
     AgenticMessage,
     Message,
-    Part,
-    ToolCall,
     Usage,
     content_type,
 )
@@ -74,10 +69,9 @@ from . import (
     _codex_unknown,
     _jsonl,
 )
-from ._codex_context import injected_user_text
 from ._codex_context import reinjected as _reinjected
+from ._codex_response_items import ItemReader, render
 from ._codex_tokens import OpaqueTokens, reasoning_before_last_user
-from ._convert import as_chat
 from ._family import (
     check_records,
     family,
@@ -85,164 +79,15 @@ from ._family import (
     untyped_metadata,
 )
 from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
-from .openai_chat import part_text
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
 
 __all__ = ["CodexFormat"]
 
-_GOAL_RE = lazy_pattern(
-    r"\A\s*<goal_context>.*?<((?:untrusted_)?objective)>\s*(.*?)\s*</\1>", re.DOTALL
-)
-"""A thread-goal message (Codex ``goals/continuation.md``, ``objective_updated.md``): the
-objective inside it is the user's own request (``/goal …``), not context Codex re-injects."""
-
 
 def _int(value: JsonValue) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _output_text(output: JsonValue) -> str:
-    if isinstance(output, str):
-        return output
-    if isinstance(output, list):
-        return "\n".join(
-            str(i.get("text") or "") for i in output if isinstance(i, dict) and "text" in i
-        )
-    return json.dumps(output, ensure_ascii=False)
-
-
-class _Reader:
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.tool_names: dict[str, str] = {}
-
-    def message(self, line: int, item: JsonObject) -> Message | None:
-        """A response item → Message, or None for items that are not messages."""
-        kind = item.get("type")
-        if kind == "message":
-            role = item.get("role")
-            if not isinstance(role, str):
-                raise TranscriptError(
-                    self.path, line, "payload.role", f"must be a string, got {role!r}"
-                )
-            content = item.get("content")
-            parts: list[Part] = []
-            if isinstance(content, str):
-                parts = [Part("text", content)]
-            elif isinstance(content, list):
-                for c in content:
-                    if not isinstance(c, dict):
-                        raise TranscriptError(
-                            self.path, line, "payload.content", "items must be objects"
-                        )
-                    text = part_text(c)  # input_text, output_text, refusal, ...
-                    if "text" in c or text is not None:
-                        parts.append(Part("text", text or str(c.get("text") or "")))
-                    elif c.get("type") == "input_image":
-                        url = c.get("image_url")
-                        parts.append(Part("image_url", url=url if isinstance(url, str) else None))
-            elif content is not None:
-                raise TranscriptError(
-                    self.path,
-                    line,
-                    "payload.content",
-                    f"must be a list, got {type(content).__name__}",
-                )
-            text = "\n".join(p.text or "" for p in parts if p.type == "text")
-            msg = Message(role="system" if role == "developer" else role, content=text)
-            if any(p.type != "text" for p in parts):
-                msg.parts = parts
-            if role == "developer":
-                msg.extra["codex_role"] = "developer"
-            goal = _GOAL_RE.match(text) if msg.role == "user" else None
-            if goal is not None and goal.group(2):
-                msg.content = goal.group(2)  # the objective, as the user typed it
-                msg.extra["codex_goal"] = True
-            elif msg.role == "user" and injected_user_text(text):
-                msg.extra["injected"] = True
-            return msg
-        if kind in ("function_call", "custom_tool_call", "local_shell_call"):
-            call_id = str(item.get("call_id") or item.get("id") or "")
-            name = str(item.get("name") or ("local_shell" if kind == "local_shell_call" else ""))
-            self.tool_names[call_id] = name
-            args = (
-                item.get("arguments")
-                if kind == "function_call"
-                else item.get("action" if kind == "local_shell_call" else "input")
-            )
-            if not isinstance(args, str):
-                args = json.dumps(args, ensure_ascii=False)
-            msg = Message(role="assistant", tool_calls=[ToolCall(call_id, name, args)])
-            if kind == "custom_tool_call":
-                msg.extra["custom_tool"] = True
-            return msg
-        if kind in ("function_call_output", "custom_tool_call_output"):
-            call_id = str(item.get("call_id") or "")
-            msg = Message(
-                role="tool",
-                content=_output_text(item.get("output")),
-                tool_call_id=call_id,
-                tool_name=self.tool_names.get(call_id),
-            )
-            if kind == "custom_tool_call_output":
-                msg.extra["custom_tool"] = True
-            return msg
-        if kind in _codex_agents.MESSAGE_ITEMS:  # a sub-agent's message (blind check 56 F1)
-            return _codex_agents.agent_message(self.path, line, item)
-        return None
-
-
-def _render(msg: Message | AgenticMessage) -> list[JsonObject]:
-    """A message → Responses API items (an agentic one added by a finalizer: its text, tool
-    calls and tool results as the items Codex writes for them)."""
-    if content_type(msg) == "summary":
-        text = _jsonl.message_text(msg)
-        return [
-            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
-        ]
-    return [item for m in as_chat(msg) for item in _render_chat(m)]
-
-
-def _render_chat(msg: Message) -> list[JsonObject]:
-    text = _jsonl.message_text(msg)
-    custom = bool(msg.extra.get("custom_tool"))
-    if msg.role == "tool":
-        kind = "custom_tool_call_output" if custom else "function_call_output"
-        return [{"type": kind, "call_id": msg.tool_call_id or "", "output": text}]
-    items: list[JsonObject] = []
-    if text or msg.parts or not msg.tool_calls:
-        role = "developer" if msg.role == "system" else msg.role
-        part = "output_text" if role == "assistant" else "input_text"
-        content: list[JsonObject] = [
-            {"type": part, "text": p.text or ""}
-            if p.type == "text"
-            else {"type": "input_image", "image_url": p.url or ""}
-            for p in msg.parts
-            if p.type in ("text", "image_url")
-        ] or [{"type": part, "text": text}]
-        items.append({"type": "message", "role": role, "content": content})
-    for call in msg.tool_calls:
-        if custom:
-            items.append(
-                {
-                    "type": "custom_tool_call",
-                    "call_id": call.id,
-                    "name": call.name,
-                    "input": call.arguments,
-                }
-            )
-        else:
-            items.append(
-                {
-                    "type": "function_call",
-                    "name": call.name,
-                    "arguments": call.arguments,
-                    "call_id": call.id,
-                }
-            )
-    return items
 
 
 _USAGE_KEYS = (
@@ -435,7 +280,7 @@ class CodexFormat:
             _codex_legacy.check(path, lines, RESPONSE_ITEMS)
         else:
             check_records(path, self.name, lines)
-        reader = _Reader(path)
+        reader = ItemReader(path)
         messages: list[Message] = []
         origin: list[list[int]] = []
         start = 0
@@ -565,9 +410,7 @@ class CodexFormat:
         nl = transcript.newline
         stamp = _jsonl.compaction_time(info, lines)
         if _codex_legacy.is_legacy_file(lines, RESPONSE_ITEMS):
-            return _codex_legacy.write(
-                transcript, new_messages, matches, mode, _render, _reinjected
-            )
+            return _codex_legacy.write(transcript, new_messages, matches, mode, render, _reinjected)
         new_messages, matches = _codex_events.with_abort_notices(new_messages, matches)  # (59)
 
         def items_of(index: int) -> list[JsonObject]:
@@ -575,7 +418,7 @@ class CodexFormat:
             if j is not None and origin[j]:
                 recs = [lines[i].obj for i in origin[j]]
                 return [r["payload"] for r in recs if r.get("type") == "response_item"]
-            own = _codex_items.written(new_messages[index], j is not None, _render)
+            own = _codex_items.written(new_messages[index], j is not None, render)
             return _codex_kept.around(_kept_on(index), own)
 
         def _kept_on(index: int) -> Message | AgenticMessage:

@@ -149,6 +149,20 @@ class ReduceOutcome(Generic[M]):
         (blind check 54 N8: "1 truncated, 6 cleared" read as seven placeholders)."""
         return len(set(self.truncated).intersection(self.cleared)) if self.truncated else 0
 
+    def after_event(self) -> AfterReduce:
+        """The :class:`~compactor.events.AfterReduce` event that reports this outcome (the
+        general path and the streaming pass emit the same one)."""
+        return AfterReduce(
+            truncated=len(self.truncated),
+            cleared=len(self.cleared),
+            kept=len(self.kept),
+            tokens_before=self.tokens_before,
+            tokens_after=self.tokens_after,
+            clear_skipped=self.clear_skipped,
+            tokens_before_usage=self.tokens_before_usage,
+            truncated_then_cleared=self.truncated_then_cleared,
+        )
+
     def to_dict(self) -> JsonObject:
         return {
             "truncated": len(self.truncated),
@@ -258,18 +272,7 @@ class Reduction(Generic[M]):
         else:
             outcome.messages = list(state.messages)
             outcome.tokens_after = before
-        await self._emit(
-            AfterReduce(
-                truncated=len(outcome.truncated),
-                cleared=len(outcome.cleared),
-                kept=len(outcome.kept),
-                tokens_before=outcome.tokens_before,
-                tokens_after=outcome.tokens_after,
-                clear_skipped=outcome.clear_skipped,
-                tokens_before_usage=outcome.tokens_before_usage,
-                truncated_then_cleared=outcome.truncated_then_cleared,
-            )
-        )
+        await self._emit(outcome.after_event())
         return outcome
 
     def _freed_by_text(self, original: Sequence[M], reduced: Sequence[M]) -> int | None:

@@ -3,9 +3,9 @@
 Creating a file costs this kind of disk 10-25 µs of kernel time, and a run offloads one file per
 cleared result (8,000 on the bench file): in line, that time adds to the single streaming pass.
 :class:`ProcessOffload` hands it to a forked child while the parent still scans. The scan tells
-it, round by round, which results are *certain* to be cleared (:class:`Speculator`): outside the
-retained rounds, once clearing is certain (``--force``, or the count of what the scan read so far,
-without what truncation may free, already over the threshold); it names each file as
+it, round by round, which results are *certain* to be cleared (:class:`~.speculate.Speculator`):
+outside the retained rounds, once clearing is certain (``--force``, or the count of what the scan
+read so far, without what truncation may free, already over the threshold); it names each file as
 :class:`~.offload.FileOffload` does, in the same order, and sends the child one line per file
 (the file name and where the result's line is in the transcript, which the child shares with the
 parent: it reads the result from there). The clearing that follows the scan finds these
@@ -31,7 +31,6 @@ import contextlib
 import errno
 import os
 import signal
-from typing import TYPE_CHECKING
 
 import orjson
 
@@ -39,15 +38,8 @@ from compactor.errors import StreamError
 from compactor.io import sync_filesystem
 
 from .offload import CREATE_FLAGS, FileOffload, OffloadKind, digest
-from .results import carries_user_words, text_state
 
-if TYPE_CHECKING:
-    from compactor.schema import AgenticMessage, Message
-
-    from .core import Reduction
-    from .stream import StreamResult
-
-__all__ = ["ProcessOffload", "Speculator"]
+__all__ = ["ProcessOffload"]
 
 WRITER_TEST_ENV = "COMPACT_TEST_OFFLOAD_WRITER"
 """Test hook, unset in normal use: ``die:N`` makes the writer process kill itself (SIGKILL)
@@ -55,11 +47,8 @@ after N files (the run must take over), ``pause:N`` stop for a minute after N fi
 to the run must still leave nothing)."""
 
 _PIPE_SIZE = 1 << 20
-_MAYBE = ("", "[", "<")
 _FOREIGN = "another process created this file during the run"
 _SYNC_EVERY = 2048
-_BATCH = 256
-"""Files named before they are handed to the child (one pipe write, one wake-up)."""
 _PR_SET_PDEATHSIG = 1
 
 
@@ -381,110 +370,6 @@ class ProcessOffload(FileOffload):
         self.ahead.clear()
         self._child_paths.clear()
         super().discard()
-
-
-class Speculator:
-    """Names the files of the results a scan makes certain to be cleared, round by round
-    (:class:`ProcessOffload`): called by :func:`~.stream.scan` at each finished round."""
-
-    def __init__(
-        self, reduction: Reduction[Message] | Reduction[AgenticMessage], backend: ProcessOffload
-    ) -> None:
-        cfg = reduction.config
-        self.backend = backend
-        self.keep = cfg.clear_retention_suffix_limit
-        self.force = cfg.force
-        self.threshold = cfg.max_tokens_for_clear
-        self.at_least = cfg.clear_at_least_tokens
-        self.limit = cfg.max_length_for_trunc
-        self.exclude = frozenset(cfg.clear_exclude_tools)
-        self.trunc_exclude = frozenset(cfg.trunc_exclude_tools)
-        self.reduction = reduction
-        from compactor.counting.tokens import estimate_text
-
-        self.placeholder_tokens = estimate_text(reduction.cleared_text("/" + "x" * 80))
-        self.done = 0
-        """Results before this position are decided (named, or not to clear)."""
-        self.seen = 0
-        """Results before this position are counted in ``uncertain``."""
-        self.uncertain = 0
-        """Tokens of the results seen whose count truncation may lower."""
-        self.freed = 0
-        self.certain = self.force
-        """Clearing will happen (``--force``, or the count so far over the threshold)."""
-        self.pending: list[StreamResult] = []
-        self.spans: list[tuple[int, int]] = []
-        self.short = len(self.cleared("x" * 113))
-        """No placeholder is longer (a file name has at most 113 characters, all safe in a
-        shell): a longer result shrinks whatever its name."""
-
-    def round_done(self, results: list[StreamResult], events: list[int], tokens: int) -> None:
-        """``events``: the positions in ``results`` where a finished round's first result is;
-        ``tokens``: the scan's count so far."""
-        limit = self.limit
-        if not self.certain:
-            for r in results[self.seen :]:
-                if r.text is None or (limit is not None and len(r.text) > limit):
-                    self.uncertain += r.tokens
-            self.seen = len(results)
-            self.certain = tokens - self.uncertain > self.threshold
-        if self.keep:
-            if len(events) < self.keep:
-                return
-            upto = events[-self.keep]
-        else:
-            upto = len(results)
-        if upto <= self.done:
-            return
-        pending, exclude, short = self.pending, self.exclude, self.short
-        ptok = self.placeholder_tokens
-        for i in range(self.done, upto):
-            r = results[i]
-            if r.message is not None or r.job:
-                continue  # a running job's start is never truncated nor cleared: no file
-            text = r.text
-            if text is None:  # a plain result the scan did not keep: what it noted of it
-                if r.user:
-                    continue
-                n, state = r.chars, r.was
-            else:
-                if carries_user_words(text):
-                    continue  # never truncated nor cleared (issue 30): no file
-                n = len(text)
-                first = text[:1]  # a placeholder starts with "[" or "<" after blanks
-                state = text_state(text) if first in _MAYBE or first.isspace() else None
-            if limit is not None and n > limit and self.truncated(r, text, state):
-                continue  # its file is the truncated one's
-            if r.name in exclude or state == "clear":
-                continue
-            if n <= short and len(self.cleared(r.call_id)) >= n:
-                continue  # its placeholder would not be shorter: kept
-            pending.append(r)
-            if r.tokens > ptok:
-                self.freed += r.tokens - ptok
-        self.done = upto
-        if not self.certain or self.freed < self.at_least or not pending:
-            return
-        backend, spans = self.backend, self.spans
-        for r in pending:
-            backend.claim_ahead(r.index, r.call_id, r.text, spans[r.index], r.size)
-        pending.clear()
-        if len(backend.frames) >= _BATCH:
-            backend.send()
-
-    def truncated(self, r: StreamResult, text: str | None, state: str | None) -> bool:
-        """Whether the truncation (which runs before the clearing) replaces ``r``, as
-        :func:`~.stream._truncate` decides it (``text`` None: read again from its line)."""
-        if r.name in self.trunc_exclude or state is not None:
-            return False
-        where = self.backend.longest_path("trunc", r.call_id)
-        if text is None:
-            text = self.backend.text_at(self.spans[r.index])
-        return self.reduction.shrinks("trunc", text, where)
-
-    def cleared(self, call_id: str) -> str:
-        """The longest placeholder of a cleared result ``call_id`` (as the clearing tests it)."""
-        return self.reduction.cleared_text(self.backend.longest_path("clear", call_id))
 
 
 def _die_with(parent: int) -> None:

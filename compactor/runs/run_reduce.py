@@ -407,8 +407,10 @@ async def stream_reduce(run: Run) -> tuple[bool, bytes | None]:
     from compactor.formats import json_document
     from compactor.formats.registry import FORMATS, detect_format
     from compactor.reduction import Reduction
-    from compactor.reduction.stream import reduce_scanned, scan
-    from compactor.reduction.writer import ProcessOffload, Speculator
+    from compactor.reduction.speculate import Speculator
+    from compactor.reduction.stream import scan
+    from compactor.reduction.stream_reduce import reduce_scanned
+    from compactor.reduction.writer import ProcessOffload
 
     plan, r = run.plan, run.result
     opts, file_cfg = plan.options, plan.file_config

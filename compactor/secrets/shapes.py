@@ -2,7 +2,7 @@
 (issue 28, blind check 13: a diff's removed line ``"description": "AIza…"`` carried a Firebase
 API key into the summary, under a key name that no credential word flags).
 
-:func:`mask_key_shapes` applies the built-in rules of :mod:`.masking` that find a secret by its
+:func:`mask_key_shapes` applies the built-in rules of :mod:`.rules` that find a secret by its
 shape (PEM private keys, JWTs, OpenAI/Anthropic ``sk-``, AWS ``AKIA…``, GitHub ``ghp_``/``gho_``/
 ``github_pat_``, GitLab, Slack ``xox…``, Google ``AIza…``, Stripe ``sk_live_``, Hugging Face,
 npm, URL passwords, ``Authorization: Bearer …``, ``--token …`` flags), not the ``name = value``
@@ -23,9 +23,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from .labelled import LABELLED_RE, LABELLED_WIDE_HINTS
-from .masking import SHAPE_RULES, ShapeRule
 from .plausible import NOT_SECRET_RE
 from .prose import MYSQL_SPACED_RE, PROSE_BARE_RE, PROSE_PLAIN_RE, PROSE_PREFILTERS
+from .rules import SHAPE_RULES, ShapeRule
 from .secret_scan import PREFILTERS, FastScan
 from .url_query import URL_PREFILTERS, URL_SHAPES
 
