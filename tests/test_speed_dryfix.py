@@ -1,0 +1,71 @@
+"""Speed shortcuts of the failure judgements give the answers of the plain code (perf63).
+
+``local_dryfix._says_dry`` splits ``_DRY_SAID_RE`` in its two halves and tries the ``would``
+half only at the start of a line that holds ``would ``; ``deliberate.may_stop`` looks for its
+hints in the lower-cased text first. Hypothesis builds texts from the pieces the patterns care
+about (line breaks, tags, negations, the verbs, characters that fold to ASCII letters) and
+checks each shortcut against the plain code."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compactor.facts import deliberate
+from compactor.models import local_dryfix
+from compactor.models.local_files import _diff_lines
+
+_PIECES = [
+    "dry", "run", "dry-run", "dry_run", "dry run", "would ", "would", "create", "delete", "send",
+    "lock", "[dry-run] ", "[x y] ", "not a ", "non-", "no ", " ", "  ", "\t", "\n", "\n\n",
+    "\r\n", "a", "x", "ſ", "K", "İ", "ı", "Would ", "WOULD ", "DRY-RUN", "efus", "EFUS", "eFuS",
+    "bort", "BORT", "BoRt", "ry run", "ry-run", "RY RUN", "RY-RUN", "Ry Run", "proceeding",
+    "PROCEEDING", "sage:", "SAGE:", "SaGe:", "é", "ß", "\u2028",
+]  # fmt: skip
+_TEXTS = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_TEXTS)
+def test_says_dry_is_the_whole_pattern(text: str) -> None:
+    head = text.lower()  # (dry_run lower-cases the output first)
+    assert local_dryfix._says_dry(head) is (local_dryfix._DRY_SAID_RE.search(head) is not None)
+
+
+def test_says_dry_examples() -> None:
+    assert local_dryfix._says_dry("mode: dry-run\nok")
+    assert local_dryfix._says_dry("done\n\n  [dry-run] would reuse thread 3")
+    assert local_dryfix._says_dry("\n   \n would delete 3 files")
+    assert not local_dryfix._says_dry("this is not a dry run; it would be nice")
+    assert not local_dryfix._says_dry("he said it would create x")  # not at a line's start
+
+
+def _plain_may_stop(text: str, code: int | None) -> bool:
+    if code == 2 and ("sage:" in text or "SAGE:" in text):
+        return True
+    return any(hint in text for hint in deliberate._HINTS)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_TEXTS, st.sampled_from([None, 0, 1, 2, 3]))
+def test_may_stop_is_the_plain_hints(text: str, code: int | None) -> None:
+    assert deliberate.may_stop(text, code) is _plain_may_stop(text, code)
+
+
+def _plain_diff_lines(old: str, new: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    old_lines = [ln for ln in old.splitlines() if ln.strip()]
+    new_lines = [ln for ln in new.splitlines() if ln.strip()]
+    old_set = {ln.strip() for ln in old_lines}
+    new_set = {ln.strip() for ln in new_lines}
+    added = tuple(ln for ln in new_lines if ln.strip() not in old_set)
+    removed = tuple(ln for ln in old_lines if ln.strip() not in new_set)
+    return added, removed
+
+
+_LINES = st.lists(st.sampled_from(["a", " a", "a ", "b", "", " ", "\n", "\r", "\u2028", "x y"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINES.map("".join), _LINES.map("".join))
+def test_diff_lines_is_the_plain_diff(old: str, new: str) -> None:
+    assert _diff_lines(old, new) == _plain_diff_lines(old, new)
