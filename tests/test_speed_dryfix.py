@@ -8,7 +8,7 @@ checks each shortcut against the plain code."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from compactor.facts import deliberate
@@ -27,6 +27,9 @@ _TEXTS = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
 
 @settings(max_examples=400, deadline=None)
 @given(_TEXTS)
+@example("he would say so\n would send it")  # the second "would " starts a line
+@example("not a dry run; a dry run")  # the first "dry" negated, the second not
+@example("x\n\n  \n[a b]\n\twould copy")  # a match from a blank line before
 def test_says_dry_is_the_whole_pattern(text: str) -> None:
     head = text.lower()  # (dry_run lower-cases the output first)
     assert local_dryfix._says_dry(head) is (local_dryfix._DRY_SAID_RE.search(head) is not None)
@@ -69,3 +72,52 @@ _LINES = st.lists(st.sampled_from(["a", " a", "a ", "b", "", " ", "\n", "\r", "\
 @given(_LINES.map("".join), _LINES.map("".join))
 def test_diff_lines_is_the_plain_diff(old: str, new: str) -> None:
     assert _diff_lines(old, new) == _plain_diff_lines(old, new)
+
+
+def _plain_report_ends(lines: list[str], body: str) -> int:
+    """passedanyway._report_ends as a loop over every line of ``body`` (before perf63)."""
+    from compactor.facts.passedanyway import _HUNK_RE, _LISTED_RE
+    from compactor.facts.text import cut
+
+    targets: dict[str, set[str]] = {}
+    for line in lines:
+        targets.setdefault(line[:8], set()).add(line)
+    seen: set[str] = set()
+    last, in_hunk, pos = -1, False, 0
+    for raw in body.splitlines(keepends=True):
+        start, pos = pos, pos + len(raw)
+        if raw.startswith("@@"):
+            in_hunk = in_hunk or _HUNK_RE.match(raw) is not None
+            continue
+        if in_hunk and raw[:1] not in ("+", "-", " ", "\\", "\n", "\r", ""):
+            in_hunk = False
+        stripped = raw.strip()
+        hit = cut(stripped) if stripped[:8] in targets else ""
+        if hit not in targets.get(stripped[:8], ()):
+            continue
+        seen.add(hit)
+        if not (in_hunk and raw[:1] in ("+", "-", " ")) and not _LISTED_RE.match(raw):
+            last = start + len(raw)
+    return last if len(seen) == len(set(lines)) else len(body)
+
+
+_REPORT_LINES = ["error: x", "FAILED t", "==== 1 failed ====", "E   Err", "error: x y", "====", ""]
+_BODY_PIECES = [
+    *_REPORT_LINES, "\n", "\n", "\r\n", "\r", "\x0c", "\u2028", " ", "  ", "\t", "  12\t",
+    "  3\u2192", "@@ -1,2 +1,3 @@\n", "@@", "+", "-", "1 passed", "=", "========", "x",
+]  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from(_REPORT_LINES), min_size=1, max_size=3),
+    st.lists(st.sampled_from(_BODY_PIECES), max_size=40).map("".join),
+)
+@example(["error: x"], "x\rerror: x\n")  # a \r line break inside a "\n" line
+@example(["error: x"], "error: x\x0cok\nerror: x")
+@example(["==== 1 failed ===="], "========\n==== 1 failed ====\n  12\t==== 1 failed ====")
+@example(["error: x", "FAILED t"], "FAILED t\nerror: x\n1 passed")
+def test_report_ends_is_the_loop_over_every_line(lines: list[str], body: str) -> None:
+    from compactor.facts.passedanyway import _report_ends
+
+    assert _report_ends(lines, body) == _plain_report_ends(lines, body)
