@@ -121,3 +121,44 @@ def test_report_ends_is_the_loop_over_every_line(lines: list[str], body: str) ->
     from compactor.facts.passedanyway import _report_ends
 
     assert _report_ends(lines, body) == _plain_report_ends(lines, body)
+
+
+def _plain_collapse_resent(texts: list[str], at_last: bool, apart: bool) -> list[tuple[str, str]]:
+    """local_noise.collapse_resent as one loop over the runs (before perf63)."""
+    from compactor.models.local_noise import _runs, _short_reply
+
+    runs = _runs(texts, None)
+    counts: dict[str, int] = {}
+    for t, n, _ in runs:
+        counts[t] = counts.get(t, 0) + n
+    out: list[tuple[str, str]] = []
+    plain: dict[str, tuple[str, str]] = {}
+    shown: set[str] = set()
+    for t, sent, edited in reversed(runs) if at_last else runs:
+        if t not in shown or _short_reply(t) or apart:
+            shown.add(t)
+            n = 1 if _short_reply(t) else sent if apart else counts[t]
+            note = ", edited; the last version" if edited else ""
+            out.append((t, f" (sent {n} times{note})") if n > 1 else plain.setdefault(t, (t, "")))
+    if at_last:
+        out.reverse()
+    return out
+
+
+_LONG = "please refactor the parser module so that it reads the whole config file " * 2
+_MESSAGES = ["yes", "2", "A", "好的", "continue", "commit and push", "fix it", _LONG,
+             _LONG + " twice", _LONG + " and the tests", "!ls", "/review now"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_MESSAGES), min_size=1, max_size=30),
+    st.booleans(),
+    st.booleans(),
+)
+def test_collapse_resent_is_the_loop(texts: list[str], at_last: bool, apart: bool) -> None:
+    from compactor.models.local_noise import collapse_resent
+
+    assert collapse_resent(texts, at_last, apart) == _plain_collapse_resent(texts, at_last, apart)
+    memo: list[tuple[list[str], list[tuple[str, int, bool]]]] = []
+    assert collapse_resent(texts, at_last, apart, memo) == collapse_resent(texts, at_last, apart)
