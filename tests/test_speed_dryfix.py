@@ -8,6 +8,8 @@ checks each shortcut against the plain code."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -162,3 +164,66 @@ def test_collapse_resent_is_the_loop(texts: list[str], at_last: bool, apart: boo
     assert collapse_resent(texts, at_last, apart) == _plain_collapse_resent(texts, at_last, apart)
     memo: list[tuple[list[str], list[tuple[str, int, bool]]]] = []
     assert collapse_resent(texts, at_last, apart, memo) == collapse_resent(texts, at_last, apart)
+
+
+_ROLES = st.sampled_from(["user", "assistant", "system", "tool"])
+
+
+@st.composite
+def _entries(draw: st.DrawFn) -> list[Any]:
+    from compactor.facts.text import Call, Entry
+
+    out = []
+    for index in range(draw(st.integers(0, 12))):
+        role = draw(_ROLES)
+        calls: tuple[Call, ...] = ()
+        if role == "assistant" and draw(st.booleans()):
+            calls = tuple(
+                Call(f"c{index}{k}", draw(st.sampled_from(["Bash", "Read", "Edit"])),
+                     '{"command": "make test"}', index)
+                for k in range(draw(st.integers(1, 2)))
+            )  # fmt: skip
+        text = draw(st.sampled_from(["", " ", "ok", "Done: fixed it", "fix the build"]))
+        internal, injected = draw(st.booleans()), draw(st.booleans())
+        out.append(Entry(index, role, text, calls, internal=internal, injected=injected))
+    return out
+
+
+def _plain_rounds(s: Any) -> list[list[object]]:
+    """local_state._rounds (results: none) as the walk back through every entry (perf63)."""
+    from compactor.models.local_state import is_housekeeping
+
+    rounds: list[list[object]] = []
+    calls: list[object] = []
+    for e in reversed(s.entries):
+        if e.internal or e.injected:
+            continue
+        if e.role == "assistant" and e.calls:
+            calls[:0] = [c for c in e.calls if not is_housekeeping(c, None)]
+            if e.text.strip() and calls:
+                rounds.append(calls)
+                calls = []
+        elif e.role == "assistant" and e.text.strip() and calls:
+            rounds.append(calls)
+            calls = []
+        elif e.role == "user" and e.text.strip():
+            if calls:
+                rounds.append(calls)
+            if rounds:
+                break
+            calls = []
+    if calls:
+        rounds.append(calls)
+    return rounds
+
+
+@settings(max_examples=300, deadline=None)
+@given(_entries())
+def test_rounds_is_the_walk(entries: list[Any]) -> None:
+    """local_state._rounds returns at once when the session has no call: the walk back through
+    every entry finds no round then."""
+    from compactor.models import local_state
+    from compactor.models.local_session import build_session
+
+    s = build_session(entries)
+    assert local_state._rounds(s, {}) == _plain_rounds(s)
