@@ -40,6 +40,8 @@ _ENDS = 1_500
 _HINTS = ("efus", "EFUS", "bort", "BORT", "ry run", "ry-run", "RY RUN", "RY-RUN", "proceeding")
 """What every stop line holds: an output without one is not read further."""
 """Characters of an output's start and end that hold its first and last lines."""
+_LOW_HINTS = tuple(dict.fromkeys(hint.lower() for hint in _HINTS))
+"""The hints lower-cased (an ASCII hint's lower-case form is in the lower-cased text)."""
 
 
 def is_deliberate_stop(line: str) -> bool:
@@ -55,7 +57,8 @@ def may_stop(text: str, code: int | None) -> bool:
     """Whether ``text`` may hold a stop line: a few substring searches (most outputs: no)."""
     if code == 2 and ("sage:" in text or "SAGE:" in text):
         return True
-    return any(map(text.__contains__, _HINTS))
+    low = text.lower()  # a hint's lower-case form is in it too: five scans rule most out
+    return any(map(low.__contains__, _LOW_HINTS)) and any(map(text.__contains__, _HINTS))
 
 
 def deliberate_stop(text: str, code: int | None) -> str:

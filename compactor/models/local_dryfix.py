@@ -39,6 +39,13 @@ _DRY_SAID_RE = lazy_pattern(
     r"move|rename|add|insert|drop|upload|lock|copy)\b)"
 )
 """A dry run's own words: "mode: DRY-RUN", "[dry-run] would reuse …", "Would delete 3 files"."""
+_DRY_WORD_RE = lazy_pattern(r"(?i:(?<!not a )(?<!non-)(?<!no )\bdry[-_ ]run\b)")
+_WOULD_LINE_RE = lazy_pattern(
+    r"(?im:^\s*(?:\[[\w -]+\]\s*)?would (?:create|delete|remove|write|update|post|reuse|send|"
+    r"migrate|apply|push|change|move|rename|add|insert|drop|upload|lock|copy)\b)"
+)
+"""The two halves of :data:`_DRY_SAID_RE`, for :func:`_says_dry` (its ``would`` half tried only
+at the start of a line that holds ``would ``, not at every character of the output)."""
 _CAUSE_RE = lazy_pattern(
     r"(?i:missing access|missing permissions?|\b403\b|forbidden|access denied|"
     r"unauthori[sz]ed|\b401\b)"
@@ -57,8 +64,26 @@ def dry_run(call: Call, result: Result | None) -> bool:
         return True
     if result is None:
         return False
-    head = result.text[:_SCAN].lower()  # most outputs say neither word: no regex run (bench)
-    return ("dry" in head or "would" in head) and _DRY_SAID_RE.search(head) is not None
+    return _says_dry(result.text[:_SCAN].lower())
+
+
+def _says_dry(head: str) -> bool:
+    """``_DRY_SAID_RE.search(head) is not None`` for a lower-cased ``head``, by its halves: the
+    ``dry run`` half searched from the first ``dry`` on, the ``would …`` half matched at the
+    start of each line holding ``would `` (a match that starts on blank lines before the line
+    of its ``would`` has a match from that line's start too). The whole pattern, tried at every
+    character of 20 KB, took 2 % of the agent shape's run (a fifth of its outputs hold a
+    "would"); ``test_speed_dryfix``
+    checks with hypothesis that both give the same answer."""
+    at = head.find("dry")
+    if at >= 0 and _DRY_WORD_RE.search(head, at) is not None:
+        return True
+    at = head.find("would ")
+    while at >= 0:
+        if _WOULD_LINE_RE.match(head, head.rfind("\n", 0, at) + 1) is not None:
+            return True
+        at = head.find("would ", at + 6)
+    return False
 
 
 def judge_dry_fixes(s: Session) -> None:

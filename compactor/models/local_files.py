@@ -192,12 +192,12 @@ def _path_arg(call: Call) -> str | None:
 
 
 def _diff_lines(old: str, new: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    old_lines = [ln for ln in old.splitlines() if ln.strip()]
-    new_lines = [ln for ln in new.splitlines() if ln.strip()]
-    old_set = {ln.strip() for ln in old_lines}
-    new_set = {ln.strip() for ln in new_lines}
-    added = tuple(ln for ln in new_lines if ln.strip() not in old_set)
-    removed = tuple(ln for ln in old_lines if ln.strip() not in new_set)
+    old_lines = [(ln, bare) for ln in old.splitlines() if (bare := ln.strip())]
+    new_lines = [(ln, bare) for ln in new.splitlines() if (bare := ln.strip())]
+    old_set = {bare for _, bare in old_lines}  # (each line stripped once: test_speed_dryfix)
+    new_set = {bare for _, bare in new_lines}
+    added = tuple(ln for ln, bare in new_lines if bare not in old_set)
+    removed = tuple(ln for ln, bare in old_lines if bare not in new_set)
     return added, removed
 
 

@@ -350,7 +350,9 @@ class _Builder:
             if call.id:
                 self.by_id[call.id] = call
             self.plan(call)
-        for call in {c.id: c for c in e.calls if self.early and c.id in self.early}.values():
+        if not self.early or not e.calls:
+            return  # (most entries: no dict built, a million times in a chat of tiny replies)
+        for call in {c.id: c for c in e.calls if c.id in self.early}.values():
             self.result(self.early.pop(call.id), e.index)
 
     # -- the agent's plan ----------------------------------------------------------------------

@@ -298,6 +298,8 @@ def _rounds(s: Session, results: dict[str, Result]) -> list[list[Call]]:
     user request: the calls of the assistant messages after the last assistant text before
     them (Codex writes each parallel call as its own message)."""
     rounds: list[list[Call]] = []
+    if not s.calls:  # every call of an assistant message not internal is there: no round
+        return rounds  # (a chat without tools was walked back to its start: 1.1 M in tiny)
     calls: list[Call] = []
     for e in reversed(s.entries):
         if e.internal or e.injected:
