@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from compactor._json import JsonObject, JsonValue
 from compactor._util import lazy_pattern
+from compactor.formats.cli_errors import CLI_ERROR_KEY
 from compactor.formats.harness_asks import harness_ask_tag
 from compactor.formats.notices import TEAMMATE_TAG
 from compactor.schema import (
@@ -299,6 +300,9 @@ class Entry:
     queued: bool = False
     """A prompt the user typed that was still queued, undelivered, at the end
     (``STILL_QUEUED_KEY``)."""
+    cli_error: bool = False
+    """An assistant message the agent CLI wrote for a failed model call, not the model
+    (``formats.cli_errors``: ``isApiErrorMessage``): never an answer (blind check 63 W3)."""
 
 
 READ_CHARS = 4_000_000
@@ -399,6 +403,7 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
             for b in msg.blocks
             if b.type == "function_tool_call"
         ]
+        entry.cli_error = CLI_ERROR_KEY in msg.extra
     else:
         texts = [b.text or "" for b in msg.blocks if b.type in ("user_input_text", "text")]
         if HARNESS_TEXT_KEY in msg.extra:  # beside tool results: the harness's (60 W2)
