@@ -94,3 +94,18 @@ def test_eval_calls_the_original_unanswered() -> None:
     ended = next(c for c in evaluate(original, copy).categories if c.name == "ended")
     assert ended.items, "no claim read"
     assert "the original ends with the last request unanswered" in ended.items[0].how
+
+
+def test_the_clis_no_response_requested_is_no_answer() -> None:
+    """Blind check 64 N1: Claude Code writes "No response requested." as a ``<synthetic>``
+    assistant record when a queued prompt is sent again; it was quoted as an answer."""
+    s = Session()
+    s.user("Write the export script for the chat log.")
+    s.call("Write", {"file_path": "/home/dev/board/export.py", "content": "print(1)\n"}, "ok")
+    s.say("Done: export.py writes the chat log to chat-log.txt.")
+    s.user("no, I want to read this chat in a file on my machine")
+    s.say("No response requested.")
+    s.records[-1]["message"]["model"] = "<synthetic>"
+    s.user("try again")
+    summary = s.summary()
+    assert "No response requested" not in summary, summary

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from compactor._json import JsonObject, JsonValue
 from compactor._util import lazy_pattern
-from compactor.formats.cli_errors import CLI_ERROR_KEY
+from compactor.formats.cli_errors import CLI_ERROR_KEY, CLI_NOOP_KEY
 from compactor.formats.harness_asks import harness_ask_tag
 from compactor.formats.notices import TEAMMATE_TAG
 from compactor.schema import (
@@ -404,6 +404,8 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
             if b.type == "function_tool_call"
         ]
         entry.cli_error = CLI_ERROR_KEY in msg.extra
+        if CLI_NOOP_KEY in msg.extra:  # "No response requested.": no words (blind 64 N1)
+            entry.text = ""
     else:
         texts = [b.text or "" for b in msg.blocks if b.type in ("user_input_text", "text")]
         if HARNESS_TEXT_KEY in msg.extra:  # beside tool results: the harness's (60 W2)

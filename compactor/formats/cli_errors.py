@@ -6,7 +6,12 @@ Claude Code writes an assistant record in the model's place when a model call fa
 401 Invalid authentication credentials``: the ``API Error:`` is not at the start, so the text
 alone passed for an answer. :func:`mark_cli_errors` marks the message read from such a record
 (``extra[CLI_ERROR_KEY]``, internal: never written); :class:`compactor.facts.Entry` carries it as
-``cli_error`` and no reader of where work stands takes it for an answer."""
+``cli_error`` and no reader of where work stands takes it for an answer.
+
+The CLI also writes ``No response requested.`` as a ``<synthetic>`` assistant record (when a
+queued prompt is sent again, blind check 64 N1): no model's words, it is marked
+``extra[CLI_NOOP_KEY]`` and read as an assistant message without text, never quoted as an
+answer."""
 
 from __future__ import annotations
 
@@ -17,9 +22,23 @@ from compactor.schema import AgenticMessage
 
 from . import _jsonl
 
-__all__ = ["CLI_ERROR_KEY", "is_cli_error_record", "mark_cli_errors"]
+__all__ = ["CLI_ERROR_KEY", "CLI_NOOP_KEY", "is_cli_error_record", "mark_cli_errors"]
 
 CLI_ERROR_KEY = "_compactor_cli_error"
+CLI_NOOP_KEY = "_compactor_cli_noop"
+_NOOP_TEXTS = frozenset({"No response requested."})
+
+
+def _noop_record(rec: JsonObject) -> bool:
+    """A ``<synthetic>`` assistant record whose only text is the CLI's fixed no-op words."""
+    body = rec.get("message")
+    if rec.get("type") != "assistant" or not isinstance(body, dict):
+        return False
+    content = body.get("content")
+    if body.get("model") != "<synthetic>" or not isinstance(content, list) or len(content) != 1:
+        return False
+    block = content[0]
+    return isinstance(block, dict) and str(block.get("text", "")).strip() in _NOOP_TEXTS
 
 
 def is_cli_error_record(rec: JsonObject) -> bool:
@@ -43,3 +62,5 @@ def mark_cli_errors(
         if msg.role == "assistant" and where:
             if all(is_cli_error_record(lines[i].obj) for i in where):
                 msg.extra[CLI_ERROR_KEY] = True
+            elif all(_noop_record(lines[i].obj) for i in where):
+                msg.extra[CLI_NOOP_KEY] = True
