@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from compactor._json import JsonObject, JsonValue
 from compactor._util import lazy_pattern
@@ -300,9 +301,17 @@ class Entry:
     queued: bool = False
     """A prompt the user typed that was still queued, undelivered, at the end
     (``STILL_QUEUED_KEY``)."""
-    cli_error: bool = False
+    cli_error: ClassVar[bool] = False
     """An assistant message the agent CLI wrote for a failed model call, not the model
-    (``formats.cli_errors``: ``isApiErrorMessage``): never an answer (blind check 63 W3)."""
+    (``formats.cli_errors``: ``isApiErrorMessage``): never an answer (blind check 63 W3). A
+    class attribute (:class:`_CliErrorEntry`'s is True): no slot in each of a million entries."""
+
+
+@dataclass(slots=True)
+class _CliErrorEntry(Entry):
+    """The :class:`Entry` of a message the agent CLI wrote for a failed model call."""
+
+    cli_error: ClassVar[bool] = True
 
 
 READ_CHARS = 4_000_000
@@ -376,7 +385,8 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
             entry = Entry(index, msg.role, text, internal=internal, injected=injected)
             entry.aborted = TURN_ABORTED_KEY in msg.extra
             return entry
-    entry = Entry(index=index, role=msg.role, internal=is_internal(msg))
+    cls = _CliErrorEntry if CLI_ERROR_KEY in msg.extra else Entry  # (blind check 63 W3)
+    entry = cls(index=index, role=msg.role, internal=is_internal(msg))
     if isinstance(msg, Message):
         media = [_placeholder(p.type) for p in msg.parts if p.type.endswith("_url")]
         if msg.role == "tool":
@@ -403,7 +413,6 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
             for b in msg.blocks
             if b.type == "function_tool_call"
         ]
-        entry.cli_error = CLI_ERROR_KEY in msg.extra
         if CLI_NOOP_KEY in msg.extra:  # "No response requested.": no words (blind 64 N1)
             entry.text = ""
     else:
