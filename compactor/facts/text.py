@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from compactor._json import JsonObject, JsonValue
 from compactor._util import lazy_pattern
+from compactor.formats.cli_errors import CLI_ERROR_KEY, CLI_NOOP_KEY
 from compactor.formats.harness_asks import harness_ask_tag
 from compactor.formats.notices import TEAMMATE_TAG
 from compactor.schema import (
@@ -299,6 +301,17 @@ class Entry:
     queued: bool = False
     """A prompt the user typed that was still queued, undelivered, at the end
     (``STILL_QUEUED_KEY``)."""
+    cli_error: ClassVar[bool] = False
+    """An assistant message the agent CLI wrote for a failed model call, not the model
+    (``formats.cli_errors``: ``isApiErrorMessage``): never an answer (blind check 63 W3). A
+    class attribute (:class:`_CliErrorEntry`'s is True): no slot in each of a million entries."""
+
+
+@dataclass(slots=True)
+class _CliErrorEntry(Entry):
+    """The :class:`Entry` of a message the agent CLI wrote for a failed model call."""
+
+    cli_error: ClassVar[bool] = True
 
 
 READ_CHARS = 4_000_000
@@ -372,7 +385,8 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
             entry = Entry(index, msg.role, text, internal=internal, injected=injected)
             entry.aborted = TURN_ABORTED_KEY in msg.extra
             return entry
-    entry = Entry(index=index, role=msg.role, internal=is_internal(msg))
+    cls = _CliErrorEntry if CLI_ERROR_KEY in msg.extra else Entry  # (blind check 63 W3)
+    entry = cls(index=index, role=msg.role, internal=is_internal(msg))
     if isinstance(msg, Message):
         media = [_placeholder(p.type) for p in msg.parts if p.type.endswith("_url")]
         if msg.role == "tool":
@@ -399,6 +413,8 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
             for b in msg.blocks
             if b.type == "function_tool_call"
         ]
+        if CLI_NOOP_KEY in msg.extra:  # "No response requested.": no words (blind 64 N1)
+            entry.text = ""
     else:
         texts = [b.text or "" for b in msg.blocks if b.type in ("user_input_text", "text")]
         if HARNESS_TEXT_KEY in msg.extra:  # beside tool results: the harness's (60 W2)

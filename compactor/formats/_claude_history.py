@@ -19,6 +19,7 @@ from . import _jsonl
 from ._claude_earlier import note_earlier_jobs
 from ._claude_failed import failed_starts
 from ._claude_modes import mark_modes
+from .cli_errors import mark_cli_errors
 
 __all__ = [
     "calls_before",
@@ -197,6 +198,7 @@ def marked_history(
     background jobs started before that compaction (:mod:`._claude_earlier`; ``live``: the
     lines before it that the history keeps in place)."""
     note_earlier_jobs(messages, lines, start, live)
+    mark_cli_errors(messages, origin, lines)  # (blind check 63 W3)
     return mark_modes(mark_processes(messages, origin, lines), lines, start)
 
 

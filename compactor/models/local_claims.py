@@ -231,10 +231,11 @@ def reply_state(s: Session) -> str:
         return "was not done: the last reply asked the user for input instead"
     if own := own_failed(s):  # not an earlier request's task (blind check 24); which (44, W1)
         said = "; ".join(map(said_task, own))
-        return (
-            "was answered, but a background task it started failed after the answer "
-            f"({said}; section 7)"
-        )
+        last = s.last_request  # a task an earlier request launched: the answer relies on it
+        began = all(last is not None and s.background[k].index > last.index for k, _, _ in own)
+        whose = "it started" if began else "the answer relies on"
+        after = "failed after the answer"
+        return f"was answered, but a background task {whose} {after} ({said}; section 7)"
     if failed := shell_failed_after(s):  # the user's own check of the work (blind check 22)
         return f"was answered, but the user then ran `{failed[-1][0]}` and it failed (section 7)"
     if verify_ask(s):  # "Try refreshing and testing it now!" (blind check 12)

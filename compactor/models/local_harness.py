@@ -49,7 +49,15 @@ _SHORT = 200
 
 @functools.lru_cache(maxsize=4096)
 def _short_error(text: str) -> bool:
-    return _error_start(text)
+    return _error_start(text) or (
+        "API Error: " in text and _INNER_API_ERROR_RE.search(text) is not None
+    )
+
+
+_INNER_API_ERROR_RE = lazy_pattern(r"(?:\A|[·•|:;.!\-–—]\s*)API Error: (?:\d{3}\b|[A-Z])")
+"""``API Error:`` after a short lead the CLI wrote before it (``Please run /login · API
+Error: 401 …``, blind check 63 W3), in a short text: a hint where the record's own markers
+(``formats.cli_errors``) are not there."""
 
 
 def _error_start(text: str) -> bool:

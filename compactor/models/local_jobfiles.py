@@ -9,7 +9,9 @@ is tied to is no longer called plainly deleted:
 
 * a later result shows it (a read tool read it, a command naming it — ``cat``, ``tail``, ``ls`` —
   printed something and no "No such file", or a poll of the job named it): "deleted by Bash,
-  then re-created by the running job";
+  then re-created by the running job" (by "the background job" once it ended, when it is tied
+  to the file as below; else "then re-created later": a job that ended without naming the
+  file is not what made it again);
 * else, when the job's command names it, or a tracked script the command runs names it: "deleted
   by Bash before the background job started; the job may write it again".
 
@@ -23,10 +25,14 @@ from compactor.facts import Call, command_of, is_reading_call
 from .local_records import Background
 from .local_session import Session
 
-__all__ = ["MAY_WRITE", "REMADE", "judge_job_files"]
+__all__ = ["LATER", "MAY_WRITE", "REMADE", "judge_job_files"]
 
 REMADE = ", then re-created by the running job"
 """The tail of a deleted file a later result shows again once a job it is tied to started."""
+LATER = ", then re-created later"
+"""The tail of a deleted file a later result shows again when every job started after the
+delete ended and none is tied to it: a foreground call (the deleting one itself, a later
+run) made it again, not a job (blind check 63 W2: three killed jobs, none about logs)."""
 MAY_WRITE = " before the background job started; the job may write it again"
 """The tail of a deleted file a background job started after the delete names."""
 _PATH_KEYS = ("file_path", "path", "filename", "notebook_path")
@@ -103,8 +109,12 @@ def judge_job_files(s: Session) -> None:
             for c in e.calls
             if (r := answered.get(c.id)) is not None and c.id not in s.failed_calls
         )
-        if shown:
-            running = any(not b.finished for b in jobs)
-            f.actions.append(REMADE if running else REMADE.replace(" running", " background"))
+        if shown:  # a job that ended and never named it did not make it (blind check 63 W2)
+            if any(not b.finished for b in jobs):
+                f.actions.append(REMADE)
+            elif any(_tied(s, b, name, path) for b in jobs):
+                f.actions.append(REMADE.replace(" running", " background"))
+            else:
+                f.actions.append(LATER)
         elif any(_tied(s, b, name, path) for b in jobs):
             f.actions.append(MAY_WRITE)

@@ -16,16 +16,18 @@ this log when there is no earlier summary.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from compactor.facts import Entry
+from compactor.facts.jobports import listening, serves
 
 from .local_text import code, quote
 
 if TYPE_CHECKING:
     from .local_session import Session
 
-__all__ = ["earlier_failed_items", "own_failed"]
+__all__ = ["earlier_failed_items", "own_failed", "relied_on"]
 
 Failed = tuple[str, str, str]
 
@@ -37,11 +39,31 @@ def _launched(s: Session, key: str) -> int:
 
 
 def own_failed(s: Session) -> list[Failed]:
-    """The failures after the last answer of tasks launched for the latest request."""
+    """The failures after the last answer of tasks launched for the latest request, or that
+    the last answer relies on (:func:`relied_on`)."""
     last = s.last_request
     if not s.failed_after or last is None:
         return s.failed_after
-    return [f for f in s.failed_after if _launched(s, f[0]) > last.index]
+    return [f for f in s.failed_after if _launched(s, f[0]) > last.index or relied_on(s, f[0])]
+
+
+def relied_on(s: Session, key: str) -> bool:
+    """The last answer, written after task ``key`` was launched for an earlier request, names
+    its id or a port it serves on (blind check 63 W1: "Servidor opencode rodando em
+    http://127.0.0.1:3737" for ``opencode serve --port 3737``, which failed with exit code 137
+    after that answer): the task's failure makes the answer's claim stale, whichever request
+    launched it, and is the next thing to handle."""
+    bg = s.background.get(key)
+    answer = next(
+        (e for e in reversed(s.entries) if e.role == "assistant" and not e.internal and e.text),
+        None,
+    )
+    if bg is None or answer is None or answer.index < bg.index:
+        return False
+    if re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", answer.text):
+        return True
+    ports = serves(bg.command) | serves(bg.said) | listening(bg.seen)
+    return any(re.search(rf"(?::|\bport )({port})\b", answer.text) for port in ports)
 
 
 def _request_of(s: Session, at: int) -> Entry | None:
@@ -65,7 +87,7 @@ def earlier_failed_items(s: Session, width: int = 300) -> list[str]:
     items: list[str] = []
     for key, status, summary in s.failed_after:
         at = _launched(s, key)
-        if at > last.index:
+        if at > last.index or relied_on(s, key):  # (those are the latest request's: 63 W1)
             continue
         what = f"background task {code(key)} {status}" + (f" ({summary})" if summary else "")
         if at < 0:

@@ -43,6 +43,7 @@ from compactor.facts.filteredrun import hides_errors
 from compactor.facts.outcomes import exit_code, exit_one_meaning, is_reading_program
 from compactor.facts.retrysig import similar_words
 from compactor.facts.shellwrap import inner_command
+from compactor.rejections import is_rejection
 
 from .local_laterrun import judge_later_runs
 from .local_looks import only_looks as _only_looks
@@ -168,6 +169,7 @@ def _judge(
                 _credit_edit(s, err, (failed, c), later[: later.index(c)], results)
                 return
     ended = [_how(s, c, results) for c in later]
+    void.update(c.id for c, how in zip(later, ended, strict=True) if how.startswith("rejected"))
     done = [how for c, how in zip(later, ended, strict=True) if c.id not in void]
     if said_around and not doubted and ("succeeded" in done or not ("failed" in done or void)):
         return  # its words stand unless the calls made next failed, or only looked or cleaned
@@ -225,8 +227,8 @@ def _how(s: Session, call: Call, results: dict[str, Result]) -> str:
     result = results.get(call.id)
     if result is None:
         return "no result yet"
-    if call.id in s.failed_calls:
-        return "failed"
+    if call.id in s.failed_calls:  # a rejection is no failure: it never ran (blind 64 W1)
+        return "rejected by the user, never ran" if is_rejection(result.text) else "failed"
     if (meaning := exit_one_meaning(call)) and exit_code(result.text) == 1:
         return f"{meaning}, exit 1"  # rg found nothing: an answer (blind check 23)
     job = job_started(result.text)

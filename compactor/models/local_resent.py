@@ -35,7 +35,10 @@ def answered_earlier(s: Session) -> str:
         (
             e
             for e in reversed(s.entries[reqs[j].index + 1 : reqs[j + 1].index])
-            if e.role == "assistant" and e.text.strip() and not is_harness_error(e.text)
+            if e.role == "assistant"
+            and e.text.strip()
+            and not e.cli_error
+            and not is_harness_error(e.text)
         ),
         None,
     )

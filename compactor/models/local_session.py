@@ -325,7 +325,7 @@ class _Builder:
 
     def assistant(self, e: Entry) -> None:
         s = self.s
-        if not e.calls and is_harness_error(e.text):
+        if not e.calls and (e.cli_error or is_harness_error(e.text)):
             s.harness_errors.append(e)  # not an answer: the request it follows is unanswered
             return
         harness = s.evaluated is not None and s.requests[-1].index < s.evaluated.index

@@ -139,7 +139,7 @@ def final_round_start(entries: Sequence[Entry]) -> int:
             if seen_work:
                 return e.index
         elif e.role == "assistant":
-            if e.calls or (e.text.strip() and not is_harness_error(e.text)):
+            if e.calls or (e.text.strip() and not e.cli_error and not is_harness_error(e.text)):
                 seen_work = True
         elif e.role == "user" and e.text.strip():
             return e.index

@@ -36,6 +36,7 @@ from .local_answers import user_answers
 from .local_cutnames import names_left_out
 from .local_dialogue import answered_later
 from .local_earlier import earlier_line
+from .local_latetasks import own_failed
 from .local_midwork import mid_work_title
 from .local_names import cut_names
 from .local_noise import local_note, normal_path, pasted_listing, path_in
@@ -549,6 +550,8 @@ def deliverable_title(s: Session) -> str:
         )
     if d is not None and (mid := mid_work_title(s, d)) is not None:  # (blind checks 15, 23)
         return mid
+    if s.failed_after and own_failed(s):  # what it says of a task failed since (63 W1)
+        return "Final deliverable, verbatim (written before that failure: that task stopped since)"
     return "Final deliverable, the last substantial assistant answer, verbatim"
 
 

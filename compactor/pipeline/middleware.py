@@ -25,6 +25,7 @@ from compactor.schema import (
     M,
     Message,
     ToolInfo,
+    assistant_text,
     content_type,
     split_system,
 )
@@ -199,7 +200,7 @@ class Middleware(Generic[M]):
         if cfg.retention is not None and cfg.retention.enabled:
             retention = self._retain(new_messages, split_system(history)[1], masker)
         if masker is None and getattr(cfg.model, "embedded", False):
-            _mask_summary(new_messages)  # what finalize re-inserted, as the summary masks
+            _mask_summary(new_messages, history, reply)  # what finalize re-inserted, as masked
         new_messages.extend(without_usage(copy.deepcopy(tail)))
         tokens_after = None
         if cfg.loop_guard is None and cfg.max_growth is None:
@@ -315,17 +316,22 @@ def strip_analysis(reply: M) -> M:
     return _edit_text(reply, strip)
 
 
-def _mask_summary(messages: list[M]) -> None:
+def _mask_summary(messages: list[M], history: list[M], reply: M) -> None:
     """The embedded summarizer masks its own text (``models.local_mask``), not its input; the
     user messages finalize re-inserts (SPEC §5.2) and the facts retention appends come from
     that unmasked input, so the summary message as finalized goes through the same masker
     once more (blind check 37 S1: a Firebase ``apiKey`` the summary masked in §1 was printed
-    whole in the re-inserted user messages). The kept tail is not touched."""
+    whole in the re-inserted user messages), and a value the summary masked where the input
+    gave it a credential context is masked there too (blind check 63 S1: a key the user typed
+    on its own line, masked in §1 by a tool call's ``"key": "…"``). The kept tail is not touched."""
     from compactor.models.local_mask import masked_whole
+    from compactor.models.local_maskinput import mask_input_values
 
+    written = assistant_text(reply)
     for i, message in enumerate(messages):
         if content_type(message) == "summary":
-            messages[i] = _edit_text(message, masked_whole)
+            whole = _edit_text(message, masked_whole)
+            messages[i] = _edit_text(whole, lambda t: mask_input_values(t, history, written))
 
 
 def _edit_text(msg: M, fn: Callable[[str], str]) -> M:

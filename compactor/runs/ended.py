@@ -36,6 +36,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Call, Entry
 from compactor.models.local_blocked import is_limit
 from compactor.models.local_evalnotice import is_evaluation_notice
+from compactor.models.local_harness import is_harness_error
 
 __all__ = ["Ending", "claim_of", "end_claim", "ending_of"]
 
@@ -147,6 +148,10 @@ def ending_of(entries: Sequence[Entry], is_request: Callable[[Entry], bool]) -> 
         if still:
             return Ending(False, f"the original ends with {len(still)} todo item(s) open")
     said = [e for e in after if e.role == "assistant" and (e.text.strip() or e.calls)]
+    errors = [e for e in said if not e.calls and (e.cli_error or is_harness_error(e.text))]
+    if errors and errors[-1] is said[-1] and not is_limit(said[-1]):  # (63 W3: "Please run /login
+        errors_only = "errors the API or the agent CLI wrote, no answer"  # · API Error: 401")
+        return Ending(False, f"the original ends with the last request unanswered ({errors_only})")
     if not said:
         return Ending(False, "the original ends with the last request unanswered (no reply)")
     last = said[-1]

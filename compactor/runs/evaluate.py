@@ -33,8 +33,8 @@ items' mean; the overall score (0–100) is the weighted mean of the categories 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field, replace
 
 from compactor._json import JsonObject
 from compactor._util import lazy_pattern
@@ -62,6 +62,7 @@ from compactor.schema import AgenticMessage, Message
 from .claims import Contradiction, contradictions
 from .ended import end_claim, ending_of
 from .evalchecks import failure_lines, stated_request, user_words
+from .evalmask import SecretValues
 from .evalshell import machine_record, shell_failure
 
 __all__ = [
@@ -211,13 +212,16 @@ def _pairs(text: str) -> set[tuple[str, str]]:
 class _Haystack:
     """The compacted transcript's text, normalized once, and its word pairs."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, mask: Callable[[str], str] = str) -> None:
+        self.mask = mask
+        """Shows an item of the original as the summary does: its secrets ``***``."""
         self.raw = text
         self.text = _normal(text)
         self.pairs = _pairs(self.text)
         self.words = set(_WORD_RE.findall(self.text))
 
     def item(self, text: str) -> Item:
+        text = self.mask(text)
         shown = one_line(text)[:_ITEM_CHARS]
         wanted = _normal(text)
         if not wanted:
@@ -237,6 +241,7 @@ class _Haystack:
 
     def exact(self, text: str) -> Item:
         """Found as written or not at all (an id, a path, a number)."""
+        text = self.mask(text)
         shown = one_line(text)[:_ITEM_CHARS]
         found = _normal(text) in self.text
         return Item(shown, 1.0 if found else 0.0, "verbatim" if found else "missing")
@@ -359,7 +364,9 @@ def _call_strings(call: Call) -> Iterator[str]:
             yield value
 
 
-def _haystack(messages: Sequence[Message | AgenticMessage]) -> _Haystack:
+def _haystack(
+    messages: Sequence[Message | AgenticMessage], mask: Callable[[str], str] = str
+) -> _Haystack:
     parts: list[str] = []
     for i, msg in enumerate(messages):
         e = entry_of(i, msg)
@@ -367,7 +374,7 @@ def _haystack(messages: Sequence[Message | AgenticMessage]) -> _Haystack:
         for c in e.calls:
             parts += [c.name, *_call_strings(c)]
         parts += [r.text for r in e.results]
-    return _Haystack("\n".join(parts))
+    return _Haystack("\n".join(parts), mask)
 
 
 def evaluate(
@@ -381,7 +388,7 @@ def evaluate(
     from .show import summary_message_index
 
     entries = [entry_of(i, m) for i, m in enumerate(original)]
-    hay = _haystack(compacted)
+    hay = _haystack(compacted, SecretValues(original))  # (blind check 63 S1)
     cats = {name: Category(name, weight) for name, weight in WEIGHTS.items()}
     requests = [t for e in entries if (t := _request_text(e)) is not None]
     if requests:
@@ -451,13 +458,18 @@ def evaluate(
         wrong += [wrong_request] if wrong_request is not None else []
     cats["user words in results"].items += [hay.item(clean(w)) for w in user_words(entries)]
     cats["failures shown"].items += [hay.item(x) for x in failure_lines(entries, _last_rounds)]
+    for cat in cats.values():  # the items quoting the original's words as they are (S1)
+        cat.items = [replace(i, text=hay.mask(i.text), how=hay.mask(i.how)) for i in cat.items]
     return Evaluation(
         original_name,
         compacted_name,
         fmt,
         list(cats.values()),
         at is not None,
-        [*wrong, *(contradictions(original, summary) if summary else [])],
+        [
+            replace(c, claim=hay.mask(c.claim), original=hay.mask(c.original))
+            for c in [*wrong, *(contradictions(original, summary) if summary else [])]
+        ],
     )
 
 

@@ -33,7 +33,15 @@ from .url_query import URL_PREFILTERS
 if TYPE_CHECKING:
     from pydantic_core import SchemaValidator
 
-__all__ = ["API_KEY_WORDS", "PASSWORD_WORDS", "PREFILTERS", "FastScan", "clean_messages", "scan"]
+__all__ = [
+    "API_KEY_WORDS",
+    "PASSWORD_WORDS",
+    "PREFILTERS",
+    "FastScan",
+    "clean_messages",
+    "message_texts",
+    "scan",
+]
 
 API_KEY_WORDS = (
     r"(?:api[_.\-]?key|apikey|api[_.\-]?secret|api[_.\-]?token|secret[_.\-]?key|"
@@ -154,6 +162,11 @@ def _texts(msg: object) -> list[str]:
     if isinstance(msg, AgenticMessage):
         return [t for b in msg.blocks for t in _block_texts(b)]
     return []
+
+
+def message_texts(msg: object) -> list[str]:
+    """Every text of a message that masking reads (a tool call's arguments, a result's)."""
+    return _texts(msg)
 
 
 def clean_messages(messages: Sequence[object]) -> list[bool]:
