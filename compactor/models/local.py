@@ -53,6 +53,7 @@ from .local_notes import working_notes
 from .local_planmode import awaiting_plan, plan_mode_items, plan_mode_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
+from .local_recap import recap_items
 from .local_rejected import (
     REJECTED_STEP,
     failed_count,
@@ -367,6 +368,7 @@ def _current_work(s: Session, lim: Limits) -> str:
         items.append(hold_line(s, ref, lim.item) or f"The latest request {state}: {ref}")
         ended = [] if s.turn_ended else error_replies(s, lim.item) + launched_outcomes(s, lim.item)
         ended += unanswered_items(s, lim.item)  # (blind check 63 N4)
+        ended += recap_items(s, lim.item)  # Claude Code's own recap (blind check 63 N5)
         items.extend([*filter(None, [interruption(s)]), *ended])
     items.extend(blocked_items(s, lim.item, brief=True) + evaluated_items(s, lim.item))
     if s.ended_by_tool:
