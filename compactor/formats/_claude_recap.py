@@ -74,9 +74,9 @@ def add_recap(
         return
     text = content.strip().removesuffix("(disable recaps in /config)").strip()
     stamp = rec.get("timestamp")
-    at = f" at {stamp[:16].replace('T', ' ')}" if isinstance(stamp, str) and stamp else ""
+    when = f" at {stamp[:16].replace('T', ' ')}" if isinstance(stamp, str) and stamp else ""
     msg = AgenticMessage(
-        "user", [Block("user_input_text", f"{RECAP_HEAD}{at}: {text}\n</system-reminder>")]
+        "user", [Block("user_input_text", f"{RECAP_HEAD}{when}: {text}\n</system-reminder>")]
     )
     msg.extra["injected"] = True
     msg.extra[RECAP_KEY] = True
