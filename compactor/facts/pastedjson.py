@@ -6,7 +6,8 @@ words; sections 1 and 6 kept the message's start and its end, so the JSON's tail
 needs: the full text is in the transcript.
 
 :func:`without_json` finds each JSON value the message holds that starts a line (``{`` or ``[``
-first on the line, after the user's words on an earlier line or on its own line) and parses
+in its first column, after the user's words on an earlier line: an indented one is a piece of a
+larger paste, cut short when that one does not parse) and parses
 whole (``json.JSONDecoder.raw_decode``) into at least :data:`LEAST` characters, and replaces it
 with its first characters on one line and "(pasted JSON, N characters)". The user's own words,
 before, between and after, stay whole. A value that does not parse (a paste cut short) or a
@@ -26,7 +27,7 @@ _HEAD = 80
 """Characters of a shortened value kept, on one line."""
 _TRIES = 12
 """Line starts tried that do not parse, at most."""
-_START_RE = re.compile(r"(?m)^[ \t]*[\[{]")
+_START_RE = re.compile(r"(?m)^[\[{]")
 _DECODER = json.JSONDecoder()
 
 
