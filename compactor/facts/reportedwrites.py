@@ -35,7 +35,7 @@ from .wrappedread import is_wrapped_read
 
 __all__ = ["Reported", "reported_writes"]
 
-_HINTS = ("opied", "reated", "rote", "ritten", "riting", "aved", "enerat", "xported")
+_HINTS = ("opied", "reated", "rote", "ritten", "riting", "aved", "enerat", "xported", "Output")
 """Parts of the verbs, both cases (``Copied``/``copied``): most outputs hold none."""
 _PREFIX = (
     r"(?:\[[^\]\n]{1,24}\]|[^\x00-\x7f\w\s]{1,2}|[=-]{1,3}>|>>>"
@@ -46,14 +46,18 @@ bullet or heading (``- Created x.ts`` in a pull request's text is no report of t
 _PATH = r"""(?:(['"`])(?P<q>[^'"`\n]{1,400})\1|(?P<w>[^\s'"`]{1,400}))"""
 _REPORT_RE = lazy_pattern(
     rf"^[ \t]*(?:{_PREFIX}[ \t]*){{0,3}}"
-    r"(?:(?P<copy>[Cc]opied|[Ss]aved|[Ww]rote|[Ww]ritten|[Ee]xported)[ \t]"
+    r"(?:(?P<label>Output(?:[ \t]file)?|Saved[ \t]to|Written[ \t]to|Wrote)[ \t]*:[ \t]*"
+    r"|(?P<copy>[Cc]opied|[Ss]aved|[Ww]rote|[Ww]ritten|[Ee]xported)[ \t]"
     r"(?P<what>(?:[^\s:;,!?]{1,60}[ \t]){0,6}?)(?:to|->|→|into)[ \t]+"
     r"|(?P<verb>[Cc]reated|[Ww]rote|Writing|[Ss]aved|[Gg]enerated|Generating)[ \t]+"
-    r"(?:to[ \t]+)?(?P<new>(?:the[ \t]+)?new[ \t]+)?(?:file:?[ \t]+)?)"
+    r"(?:to[ \t]+)?(?P<new>(?:the[ \t]+)?new[ \t]+)?(?:file:?[ \t]+)?"
+    r"|(?P<mid>[A-Z][^\n:]{0,60}?[ \t](?:written|saved)[ \t]+to)[ \t]+)"
     + _PATH
-    + r"[ \t.:…]*(?:$|[ \t(]|\.\.\.)",
+    + r"[ \t.:…\r]*(?:$|[ \t(]|\.\.\.)",
     re.MULTILINE,
 )
+_FUTURE = frozenset("will would should be not never can cannot nothing no wasn't".split())
+"""Words that make ``… written to PATH`` a plan or a negation, no report of a write."""
 _NOT_FILES = ("files", "folder", "directory", "directories", "dir")
 _EXT_RE = lazy_pattern(r"\.[A-Za-z][A-Za-z0-9_-]{0,9}$")
 _BARE_NAMES = frozenset("Makefile Dockerfile Justfile Gemfile Rakefile Procfile LICENSE".split())
@@ -108,9 +112,12 @@ def _reports(command: str, text: str) -> list[Reported]:
         line = m.group(0).strip()
         if line in command:
             continue  # the command prints it (``echo "Created a/b.txt"``): the agent's words
+        if m.group("mid") and any(w in _FUTURE for w in m.group("mid").lower().split()):
+            continue  # ``Results will be written to x.json``: not done yet
         verb = (m.group("verb") or "").lower()
         created = verb == "created" or m.group("new") is not None
         at = m.start("q") - 1 if m.group("q") else m.start("w")
-        said = window[m.start("copy") if m.group("copy") else m.start("verb") : at].strip()
+        start = next(m.start(g) for g in ("copy", "verb", "label", "mid") if m.group(g))
+        said = window[start:at].strip()
         out[path] = Reported(path, created, line, said)
     return list(out.values())

@@ -26,6 +26,7 @@ from compactor._json import JsonObject, JsonValue
 from compactor.schema import AgenticMessage, Block
 
 from . import _jsonl
+from ._claude_recap import add_recap
 from ._claude_texts import one_line
 
 __all__ = ["API_ERROR_KEY", "add_api_error", "api_error_text"]
@@ -42,6 +43,20 @@ def _is_api_error(rec: JsonObject) -> bool:
 
 
 def add_api_error(
+    lines: Sequence[_jsonl.Line],
+    order: Sequence[int],
+    steps: Sequence[int],
+    messages: list[AgenticMessage],
+    origin: list[list[int]],
+) -> None:
+    """Append the trailing messages read from ``system`` records: the API failures (below),
+    then Claude Code's own latest recap when no work follows it (:mod:`._claude_recap`)."""
+    _add_api_error(lines, order, steps, messages, origin)
+    if messages:
+        add_recap(lines, order, messages, origin)
+
+
+def _add_api_error(
     lines: Sequence[_jsonl.Line],
     order: Sequence[int],
     steps: Sequence[int],

@@ -53,6 +53,7 @@ from .local_notes import working_notes
 from .local_planmode import awaiting_plan, plan_mode_items, plan_mode_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
+from .local_recap import recap_items
 from .local_rejected import (
     REJECTED_STEP,
     failed_count,
@@ -92,6 +93,7 @@ from .local_text import (
     verbatim_text,
 )
 from .local_turns import answers_since, hold_line, hold_step, requests_from_user
+from .local_unanswered import unanswered_items, unanswered_step
 from .local_unasked import unasked_offer
 from .local_unresolved import unresolved_items
 from .local_unshipped import unshipped_items
@@ -323,7 +325,7 @@ def _pending(s: Session, lim: Limits) -> str:
         state = "still in progress" if s.request_started else "not answered yet"
         ref = current_ref(last.text, lim.item)
         items.append(hold_line(s, ref, lim.item) or f"The latest request is {state}: {ref}")
-        items.extend(error_replies(s, lim.item))
+        items.extend(error_replies(s, lim.item) + unanswered_items(s, lim.item))  # (63 N4)
         unresolved = [e for e in s.errors if e.index > last.index and still_open(e)]
         items.extend(unresolved_items(s, unresolved[-3:], lim.item))  # (blind checks 11, 21)
         for err in [e for e in s.errors if e.index > last.index and e.after == "interrupted"][-2:]:
@@ -365,6 +367,8 @@ def _current_work(s: Session, lim: Limits) -> str:
         ref = current_ref(last.text, lim.item)
         items.append(hold_line(s, ref, lim.item) or f"The latest request {state}: {ref}")
         ended = [] if s.turn_ended else error_replies(s, lim.item) + launched_outcomes(s, lim.item)
+        ended += unanswered_items(s, lim.item)  # (blind check 63 N4)
+        ended += recap_items(s, lim.item)  # Claude Code's own recap (blind check 63 N5)
         items.extend([*filter(None, [interruption(s)]), *ended])
     items.extend(blocked_items(s, lim.item, brief=True) + evaluated_items(s, lim.item))
     if s.ended_by_tool:
@@ -437,7 +441,7 @@ def _state_step(s: Session, lim: Limits) -> str:
         return f"   {step}{goal}.{stopped}"
     if not s.turn_ended and last is not None and not s.request_started:
         said = template_quote(last.text, lim.item) or quote(last.text, lim.item)
-        return f"   Answer the latest request: {said}"
+        return f"   Answer the latest request: {said}{unanswered_step(s, lim.item)}"
     if not s.turn_ended and last is not None:
         task = next((t for t in open_items(s) if "progress" in t.status), None)
         task = None if task is None or stale_note(s) else task  # a stale plan's (W6)

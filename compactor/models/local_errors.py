@@ -8,6 +8,7 @@ from compactor.facts import STOPPED, cut
 from .local_again import failed_word
 from .local_dialogue import resolved
 from .local_errlines import each_error, no_errors_items, read_error_items
+from .local_hooks import hook_failure_items
 from .local_limits import Limits
 from .local_prior import prior_excerpt, stale_prior
 from .local_rejected import REFUSED_ITEM, is_refused, refused_after
@@ -70,4 +71,5 @@ def errors_section(s: Session, lim: Limits) -> str:
     if prior:
         items.append(f"{stale_prior(s)}: {prior}")
     items[0:0] = read_error_items(s, lim.item) if s.errors else no_errors_items(s, lim.item)
+    items.extend(hook_failure_items(s, lim.item))  # (blind check 63 N4)
     return bullets(items)

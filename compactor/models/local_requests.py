@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from compactor.facts import cut, one_line, sentences
 from compactor.facts.ide import ide_note_files, without_ide_note
+from compactor.facts.pastedjson import without_json
 from compactor.formats.harness_asks import HARNESS_SENT, harness_ask_tag
 
 from .local_aside import aside_lines
@@ -145,6 +146,8 @@ def _current(text: str, verbatim: int) -> str:
     and end, saying that the full text is the latest user message (section 6 shows it, with its
     line breaks; blind check 16). Not the pages of a command template, nor a message with an
     IDE note (quoted as before)."""
+    if len(text) > 2 * _HEAD and (short := without_json(text)) is not None:
+        return _quote(short, verbatim)  # the user's words, the JSON's head (blind check 64 N5)
     lines = text.strip().count("\n") + 1
     if len(text) <= 2 * _HEAD or (len(text) <= verbatim and lines <= _LINES_LEAST):
         return _quote(text, verbatim)
@@ -170,7 +173,12 @@ def user_message_lines(
     request by reference. ``apart``: messages sent again after an answer are not merged.
     ``memo``: as for :func:`request_lines`."""
     runs = collapse_resent(users, apart=apart, memo=memo)
-    return head_tail(runs, head, tail, "messages", lambda r: cut(r[0], chars) + r[1])
+    return head_tail(runs, head, tail, "messages", lambda r: cut(_short(r[0], chars), chars) + r[1])
+
+
+def _short(text: str, limit: int) -> str:
+    """``text`` with its long pasted JSON shortened when it is over ``limit`` (64 N5)."""
+    return (without_json(text) or text) if len(text) > limit else text
 
 
 def session_user_lines(s: Session, head: int, tail: int, chars: int) -> list[str]:
@@ -183,6 +191,7 @@ def session_user_lines(s: Session, head: int, tail: int, chars: int) -> list[str
 def _quote(text: str, limit: int) -> str:
     """:func:`quote` of the user's words; the IDE note (``(with X open in the IDE)``) after
     the quote, not inside it (the user did not write it)."""
+    text = _short(text, limit)  # the user's words, a pasted JSON's head (blind check 64 N5)
     notes = ide_note_files(text)
     if not notes:
         return template_quote(text, limit) or quote(text, limit)  # not pages of a template

@@ -38,6 +38,7 @@ from .local_harness import is_harness_error
 from .local_headings import sections_in_order, without_closing
 from .local_mask import masked
 from .local_question import question_brief, questions_of
+from .local_separator import unruled
 
 __all__ = [
     "announces_step",
@@ -348,8 +349,6 @@ _RESULT_LINE_RE = lazy_pattern(
 )
 _PROMPT_RE = lazy_pattern(r"^(?:\((?:Open file|Current directory): [^)]*\)|bash-\$|\$)$")
 """Shell prompt lines some harnesses add to every output (SWE-agent)."""
-_RULE_RE = lazy_pattern(r"^[=\-_*#~]{3,}\s*|\s*[=\-_*#~]{3,}$")
-"""The rules around a line (``==== 14 passed ====``)."""
 _PROGRESS_RE = lazy_pattern(r"[.FEsx]*\s*\[\s*\d+%\]")
 _LIST_MARK_RE = lazy_pattern(r"^(?:[-*•]|\d{1,2}[.)])\s+")
 _COMMAND_NAME_RE = lazy_pattern(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
@@ -485,7 +484,7 @@ def printed_lines(body: str) -> list[str]:
     """The lines of a command's output worth keeping: no prompts, rules or progress bars, and
     the rules around a line (``==== 14 passed ====``) dropped."""
     return [
-        _RULE_RE.sub("", ln.strip())
+        unruled(ln.strip())  # a label between rules keeps them (blind check 64 N3)
         for ln in body.splitlines()
         if ln.strip() and not _PROMPT_RE.match(ln.strip()) and _wordy(ln)
     ]

@@ -24,7 +24,13 @@ def bounded(text: str, number: int, keep: int, *, newest: bool = False) -> str:
     newest message only when it is mostly a pasted traceback or log (its key lines, blind
     check 18: 11,426 characters of tracebacks re-inserted whole), else whole."""
     from compactor.facts.durable import bounded_paste, bounded_user_message
+    from compactor.facts.pastedjson import without_json
 
+    note = f"; the full text is user message {number} of the original transcript"
+    if (short := without_json(text, note)) is not None:  # (blind check 64 N5)
+        if len(short) <= 2 * keep:
+            return short
+        text = short
     if newest:
         return bounded_paste(text, number, keep) or text
     return bounded_user_message(text, number, keep)  # its orders kept from the middle
