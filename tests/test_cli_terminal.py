@@ -161,7 +161,7 @@ def _complete(shell: str, words: str) -> str:
 
 def test_model_and_format_complete_their_values() -> None:
     assert _complete("bash", "compact run --format cl").split() == ["claude-code"]
-    assert _complete("bash", "compact check --format o").split() == ["openai"]
+    assert _complete("bash", "compact check --format op").split() == ["openai", "opencode-hooks"]
     models = _complete("bash", "compact run --model openai:gpt-4o").split()
     assert models == ["openai:gpt-4o", "openai:gpt-4o-mini"]
     # every provider of the table completes its well-known models

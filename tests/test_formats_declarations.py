@@ -82,7 +82,7 @@ class _Probe(OpenAIChatFormat):
         name="probe-fmt",
         help="a format added by a test",
         detect_order=45,
-        list_order=60,
+        list_order=90,
         family="chat",
         roles=("user", "assistant"),
         streaming=Streaming(message_from_record),

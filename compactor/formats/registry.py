@@ -25,6 +25,7 @@ from . import (
     eino,
     json_document,
     openai_chat,
+    opencode_hooks,
 )
 from ._family import fits
 from .base import CompactionInfo, Format, FormatSpec, Transcript, WriteMode
@@ -51,6 +52,7 @@ _DECLARED: tuple[Format, ...] = (
     cursor.FORMAT,
     eino.FORMAT,
     openai_chat.FORMAT,
+    opencode_hooks.FORMAT,
 )
 """Each format module's ``FORMAT``; everything below is generated from their ``spec``."""
 
@@ -366,16 +368,19 @@ def render_manifest() -> str:
         f"    {json.dumps(s.name)}: {json.dumps(s.read_tool)},\n" for s in listed if s.read_tool
     )
 
-    def names(specs: list[FormatSpec]) -> str:
+    def names(var: str, specs: list[FormatSpec]) -> str:
         inner = ", ".join(json.dumps(s.name) for s in specs)
-        return f"({inner},)" if len(specs) == 1 else f"({inner})"
+        line = f"{var} = ({inner},)" if len(specs) == 1 else f"{var} = ({inner})"
+        if len(line) <= 100:  # else one name a line, as ruff format writes it
+            return line
+        return f"{var} = (\n" + "".join(f"    {json.dumps(s.name)},\n" for s in specs) + ")"
 
     return (
         '"""GENERATED from the formats\' declarations (``SPEC`` in each format module) by\n'
         "``python -m compactor.formats.registry``: do not edit. A test fails when it is stale.\n"
         '"""\n\n'
-        f"FORMAT_NAMES = {names(listed)}\n"
-        f"APPEND_FORMATS = {names([s for s in listed if s.can_append])}\n"
+        f"{names('FORMAT_NAMES', listed)}\n"
+        f"{names('APPEND_FORMATS', [s for s in listed if s.can_append])}\n"
         f"FORMAT_HELP = {{\n{help_lines}}}\n"
         f"READ_TOOLS = {{\n{tools}}}\n"
     )
