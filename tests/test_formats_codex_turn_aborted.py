@@ -107,7 +107,15 @@ def _history_texts(raw: str) -> list[str]:
     return texts
 
 
-def _aborted_mid_history(path: Path, notice: bool) -> None:
+NEWER_NOTICE = (
+    "<turn_aborted>\nThe user interrupted the previous turn on purpose. Any running unified exec "
+    "processes were terminated. If any tools/commands were aborted, they may have partially "
+    "executed; verify current state before retrying.\n</turn_aborted>"
+)
+"""The wording of a later Codex version than :data:`ABORT_NOTICE`'s (invented by shape)."""
+
+
+def _aborted_mid_history(path: Path, notice: bool, own_later: str | None = None) -> None:
     """The rollout of test_reduction_cli, its first turn interrupted after two calls (the event
     alone as Codex 0.58 wrote it, or with Codex's own ``<turn_aborted>`` item), then a second
     request."""
@@ -126,17 +134,20 @@ def _aborted_mid_history(path: Path, notice: bool) -> None:
 
     user, own = said("try the parser instead"), said(ABORT_NOTICE)
     lines[second:second] = [ABORTED, *([json.dumps(own)] if notice else []), json.dumps(user)]
+    if own_later is not None:  # a later interruption Codex wrote its own notice for
+        lines.append(json.dumps(said(own_later)))
     path.write_text("\n".join(lines) + "\n")
 
 
 @pytest.mark.parametrize("strategy", ["reduce", "hybrid"])
-def test_turn_aborted_between_two_requests_stays_visible_as_codex_writes_it(
+def test_turn_aborted_between_two_requests_stays_visible_in_the_rollouts_own_words(
     tmp_path: Path, strategy: str
 ) -> None:
-    """Blind check 59: Codex 0.58 wrote the interruption only as an event, which reduce and
-    hybrid drop; the reduced history showed two requests in a row. Codex's own ``<turn_aborted>``
-    user message now stands between them; the texts around it are unchanged."""
-    _aborted_mid_history(tmp_path / "s.jsonl", notice=False)
+    """Blind check 59: an interruption written only as an event, which reduce and hybrid drop,
+    left two requests in a row. Codex's ``<turn_aborted>`` user message now stands between them,
+    in the wording this rollout's Codex wrote for another interruption (blind check 66: never
+    another version's); the texts around it are unchanged."""
+    _aborted_mid_history(tmp_path / "s.jsonl", notice=False, own_later=NEWER_NOTICE)
     proc = compact(
         tmp_path, "run", "s.jsonl", "--strategy", strategy, "--force", "-o", "out.jsonl",
         "--model", "local",
@@ -144,11 +155,31 @@ def test_turn_aborted_between_two_requests_stays_visible_as_codex_writes_it(
     assert proc.returncode == 0, proc.stderr
     texts = _history_texts((tmp_path / "out.jsonl").read_text())
     at = texts.index("user: try the parser instead")
-    assert texts[at - 1] == f"user: {ABORT_NOTICE}", texts
-    assert texts.count(f"user: {ABORT_NOTICE}") == 1
-    assert "user: fix the failing test" in texts and texts[-1] == "assistant: done"
+    assert texts[at - 1] == f"user: {NEWER_NOTICE}", texts
+    assert texts.count(f"user: {NEWER_NOTICE}") == 2  # the added one and Codex's own
+    assert f"user: {ABORT_NOTICE}" not in texts
+    assert "user: fix the failing test" in texts and texts[-2] == "assistant: done"
     back = read_transcript("out.jsonl", (tmp_path / "out.jsonl").read_bytes())
     assert back.format == "codex"
+
+
+@pytest.mark.parametrize("strategy", ["reduce", "hybrid"])
+def test_no_notice_is_added_to_a_rollout_whose_codex_wrote_none(
+    tmp_path: Path, strategy: str
+) -> None:
+    """Blind check 66 (a Codex 0.46 rollout, interruptions written only as events): reduce added
+    ``<turn_aborted>`` messages in a later version's words ("unified exec processes", a tool
+    that version did not have). A rollout with no such message of its own gets none."""
+    _aborted_mid_history(tmp_path / "s.jsonl", notice=False)
+    proc = compact(
+        tmp_path, "run", "s.jsonl", "--strategy", strategy, "--force", "-o", "out.jsonl",
+        "--model", "local",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    texts = _history_texts((tmp_path / "out.jsonl").read_text())
+    assert not [t for t in texts if "<turn_aborted>" in t], texts
+    at = texts.index("user: try the parser instead")
+    assert "user: fix the failing test" in texts[:at] and texts[-1] == "assistant: done"
 
 
 def test_codex_own_turn_aborted_item_is_not_doubled(tmp_path: Path) -> None:

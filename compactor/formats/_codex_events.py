@@ -11,9 +11,10 @@ session no longer showed that the last turn was aborted). Such an event after th
 of the history is written back as it was, after the compaction's records, so it stays the last
 thing the rollout says. One between two messages is not moved there: the user's next message
 already says the turn was taken up again, and writing it after the history would misplace it;
-there the writer puts in the ``<turn_aborted>`` user message newer Codex writes itself
-(:func:`with_abort_notices`, blind check 59: Codex 0.58 wrote the event alone, and the reduced
-history showed two requests in a row with no sign the first turn was interrupted).
+there the writer puts in the ``<turn_aborted>`` user message Codex writes itself, in the
+rollout's own wording (:func:`with_abort_notices`, blind check 59), and none when the rollout's
+Codex wrote none (blind check 66: a notice of newer versions in a Codex 0.46 rollout told of
+"unified exec processes" that version never ran).
 
 An ``error`` event that says the account's usage or rate limit stopped the turn (``You've hit
 your usage limit … try again in 2 days``, ``codex_error_info: usage_limit_exceeded``) is read
@@ -41,6 +42,7 @@ __all__ = [
     "events_after_history",
     "limit_notice",
     "mark_call_ends",
+    "rollout_abort_notice",
     "with_abort_notices",
 ]
 
@@ -53,7 +55,8 @@ ABORT_NOTICE = (
     "processes may still be running in the background. If any tools/commands were aborted, they "
     "may have partially executed.\n</turn_aborted>"
 )
-"""The user message Codex puts into the history when the user interrupts a turn."""
+"""The user message Codex puts into the history when the user interrupts a turn (the wording
+of the versions after 0.58; never added to a rollout whose own Codex did not write it)."""
 
 
 def _is_notice(msg: Message | AgenticMessage) -> bool:
@@ -61,12 +64,29 @@ def _is_notice(msg: Message | AgenticMessage) -> bool:
     return text.lstrip().startswith("<turn_aborted>")
 
 
+def rollout_abort_notice(messages: Sequence[Message | AgenticMessage]) -> str | None:
+    """The ``<turn_aborted>`` user message the rollout's own Codex wrote (its first), or None:
+    the wording differs between Codex versions (0.46 and 0.58 wrote none, only the event; later
+    ones "… may still be running in the background", then "… were terminated …"), so a notice
+    compact adds is the one this rollout's version writes, never another version's (check 66)."""
+    for msg in messages:
+        if _is_notice(msg):
+            return _jsonl.message_text(msg)
+    return None
+
+
 def with_abort_notices(
-    messages: Sequence[Message | AgenticMessage], matches: Sequence[int | None]
+    messages: Sequence[Message | AgenticMessage],
+    matches: Sequence[int | None],
+    notice: str | None,
 ) -> tuple[list[Message | AgenticMessage], list[int | None]]:
-    """``messages`` (and their ``matches``) with a ``<turn_aborted>`` user message after each
-    message that ends a turn aborted only in an event (``TURN_ABORTED_KEY``) when another message
-    follows and no such notice is there already (the last one's event is kept as it was)."""
+    """``messages`` (and their ``matches``) with ``notice`` (:func:`rollout_abort_notice`: the
+    rollout's own ``<turn_aborted>`` message; None: its Codex wrote none, and none is added) as a
+    user message after each message that ends a turn aborted only in an event
+    (``TURN_ABORTED_KEY``) when another message follows and no such notice is there already (the
+    last one's event is kept as it was)."""
+    if notice is None:
+        return list(messages), list(matches)
     out: list[Message | AgenticMessage] = []
     found: list[int | None] = []
     for i, (msg, j) in enumerate(zip(messages, matches, strict=True)):
@@ -78,7 +98,7 @@ def with_abort_notices(
             and not _is_notice(msg)
             and not _is_notice(messages[i + 1])
         ):
-            out.append(Message(role="user", content=ABORT_NOTICE))
+            out.append(Message(role="user", content=notice))
             found.append(None)
     return out, found
 

@@ -411,7 +411,8 @@ class CodexFormat:
         stamp = _jsonl.compaction_time(info, lines)
         if _codex_legacy.is_legacy_file(lines, RESPONSE_ITEMS):
             return _codex_legacy.write(transcript, new_messages, matches, mode, render, _reinjected)
-        new_messages, matches = _codex_events.with_abort_notices(new_messages, matches)  # (59)
+        notice = _codex_events.rollout_abort_notice(transcript.messages)  # its own (66)
+        new_messages, matches = _codex_events.with_abort_notices(new_messages, matches, notice)
 
         def items_of(index: int) -> list[JsonObject]:
             j = matches[index]
