@@ -51,3 +51,51 @@ def test_another_programs_line_in_what_was_read_is_no_piped_error() -> None:
     # a line of another program's, in what was read: content, not this pipeline's diagnostic
     errors = _piped_read("cp: /x: No such file or directory\n", "cat notes.txt | head -5")
     assert "None in this part" in errors, errors
+
+
+def _unpacking(*, poll: str, claude: bool = False) -> dict[str, str]:
+    s = SessionBuilder()
+    s.user("unpack the disk image and check its partition table")
+    s.call(
+        "exec_command", {"cmd": "ls -lh /data/disk.zip"}, _ok("-rw-r--r-- 1 u u 1.3G disk.zip\n")
+    )
+    command = "rm -f /tmp/disk.raw && unzip -p /data/disk.zip disk.raw | dd of=/tmp/disk.raw bs=16M"
+    if claude:
+        s.call(
+            "Bash",
+            {"command": command, "run_in_background": True},
+            "Command running in background with ID: bq41x",
+        )
+        s.call("BashOutput", {"bash_id": "bq41x"}, poll)
+    else:
+        s.call(
+            "exec_command",
+            {"cmd": command},
+            "Chunk ID: a1\nWall time: 10.0 seconds\nProcess running with session ID 4711\n"
+            "Original token count: 3\nOutput:\n1048576 bytes copied\n",
+        )
+        s.call("write_stdin", {"session_id": 4711, "chars": "", "yield_time_ms": 30000}, poll)
+    s.say("The extraction is still running; I will read the partition table once it finishes.")
+    return _sections(summarize_transcript(s.messages))
+
+
+def test_a_file_a_still_running_job_writes_is_no_finished_change() -> None:
+    running = (
+        "Chunk ID: a2\nWall time: 30.0 seconds\nProcess running with session ID 4711\nOutput:\n"
+    )
+    sections = _unpacking(poll=running)
+    assert "/tmp/disk.raw (deleted, then being written by the running job 4711" in sections["3"]
+    assert "written by exec_command" not in sections["3"], sections["3"]
+    assert "/tmp/disk.raw (being written by the running job 4711, not finished)" in sections["8"]
+    sections = _unpacking(
+        poll="<status>running</status>\n<stdout>42+0 records</stdout>", claude=True
+    )
+    assert "being written by the running job bq41x" in sections["3"], sections["3"]
+    assert "written by Bash" not in sections["3"], sections["3"]
+
+
+def test_a_file_a_finished_job_wrote_is_a_change() -> None:
+    ended = "Chunk ID: a2\nWall time: 3.0 seconds\nProcess exited with code 0\nOutput:\n9 records\n"
+    sections = _unpacking(poll=ended)
+    assert "being written" not in sections["3"] + sections["8"], sections["3"]
+    assert "/tmp/disk.raw (deleted, then written by exec_command" in sections["3"], sections["3"]
