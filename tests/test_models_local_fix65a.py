@@ -99,3 +99,38 @@ def test_a_file_a_finished_job_wrote_is_a_change() -> None:
     sections = _unpacking(poll=ended)
     assert "being written" not in sections["3"] + sections["8"], sections["3"]
     assert "/tmp/disk.raw (deleted, then written by exec_command" in sections["3"], sections["3"]
+
+
+_LINKS = (
+    "Yes. The wrapper is [README.md](/home/u/dots/strap/README.md), the steps are in "
+    "[migration.md](/home/u/dots/docs/migration.md) and [init.sh](/home/u/dots/strap/init.sh:12)."
+)
+
+
+def _linked(*, answered_now: bool) -> str:
+    s = SessionBuilder()
+    s.user("how does the bootstrap clone work in this repo?")
+    s.call("exec_command", {"cmd": "git status --short"}, _ok(" M strap/init.sh\n"))
+    s.say(_LINKS)
+    s.user("now review the CI workflow and the build scripts")
+    s.call("exec_command", {"cmd": "cat .ci/pipeline.yml"}, _ok("steps:\n  - run: ./tools/mk.sh\n"))
+    if answered_now:
+        s.say(
+            "Findings: [pipeline.yml](/home/u/dots/.ci/pipeline.yml:4) calls "
+            "[mk.sh](/home/u/dots/tools/mk.sh), moved to [mk.sh](/home/u/dots/opt/tools/mk.sh)."
+        )
+    return _sections(summarize_transcript(s.messages))["3"]
+
+
+def test_links_of_an_earlier_requests_answer_are_not_the_current_findings() -> None:
+    files = _linked(answered_now=False)
+    assert "last findings (review)" not in files, files
+    line = next(x for x in files.splitlines() if "/home/u/dots/strap/README.md" in x)
+    assert 'answer to an earlier request ("how does the bootstrap clone work' in line, line
+
+
+def test_links_of_the_current_requests_answer_are_its_findings() -> None:
+    files = _linked(answered_now=True)
+    line = next(x for x in files.splitlines() if "Linked in" in x)
+    assert "last findings (review)" in line and "/home/u/dots/tools/mk.sh" in line, line
+    assert "strap/README.md" not in line, line
