@@ -134,3 +134,58 @@ def test_links_of_the_current_requests_answer_are_its_findings() -> None:
     line = next(x for x in files.splitlines() if "Linked in" in x)
     assert "last findings (review)" in line and "/home/u/dots/tools/mk.sh" in line, line
     assert "strap/README.md" not in line, line
+
+
+_REPORT = """## Where you are
+
+You are in **Phase 4 (Implementation)** of the planner workflow.
+
+| Epic | Status | Stories |
+|---|---|---|
+| 1 - Accounts | done | 3/3 |
+| 2 - Billing | done | 5/5 |
+| 3 - Reports | done | 6/6 |
+| 4 - Exports | backlog | 0/4 |
+
+Epics 1 to 3 are complete, every story merged and reviewed. Epic 4 has not started: none of its
+stories has a file yet, and the sprint status still lists it as backlog.
+
+## What comes next
+
+- **Required:** `planner-create-story` for Epic 4, story 4-1 (the first export format).
+- **Optional:** a retrospective on epics 1-3, or `planner-sprint-status` for an overview.
+
+"""
+_OFFERS = (
+    "Want me to kick off `planner-create-story` for story 4-1? "
+    "Or would you rather do a retrospective on the completed epics first?"
+)
+
+
+def _answered(reply: str) -> dict[str, str]:
+    s = SessionBuilder()
+    s.user("/planner-help")
+    s.call("Read", {"file_path": "/p/status.yaml"}, "epic-1: done\nepic-4: backlog\n")
+    s.call("Glob", {"pattern": "docs/**/*.md"}, "/p/docs/prd.md\n/p/docs/architecture.md\n")
+    s.say(reply)
+    return _sections(summarize_transcript(s.messages))
+
+
+def test_a_full_answer_closing_with_offers_is_answered() -> None:
+    sections = _answered(_REPORT + _OFFERS)
+    assert "only asked the user questions" not in sections["8"], sections["8"]
+    assert "was answered, and the answer ended by offering a next step" in sections["8"]
+    assert "None to continue: the answer ended by offering:" in sections["9"], sections["9"]
+    assert "wait for the user's choice" in sections["9"], sections["9"]
+    # a few words leading to the questions: the reply only asked (blind check 61 W6 stays)
+    sections = _answered("Two things to settle first.\n\n" + _OFFERS)
+    assert "only asked the user questions" in sections["8"], sections["8"]
+
+
+def test_every_closing_question_is_kept_in_order() -> None:
+    for reply in (_REPORT + _OFFERS, "Renamed the module and its imports. " + _OFFERS):
+        sections = _answered(reply)
+        for number in ("7", "9"):
+            said = sections[number]
+            first, second = said.find("Want me to kick off"), said.find("Or would you rather")
+            assert 0 <= first < second, said
