@@ -189,3 +189,11 @@ def test_every_closing_question_is_kept_in_order() -> None:
             said = sections[number]
             first, second = said.find("Want me to kick off"), said.find("Or would you rather")
             assert 0 <= first < second, said
+
+
+def test_a_probe_list_without_a_pipe_is_no_piped_error() -> None:
+    errors = _piped_read(
+        "ls: cannot access '/srv/app/tools': No such file or directory\n--- done ---\n",
+        'ls -ld /srv/app/tools 2>&1; echo "--- done ---"',
+    )
+    assert "piped error" not in errors, errors

@@ -39,22 +39,21 @@ def answers_first(text: str) -> bool:
     return len(body) >= _ANSWER_LEAST and not _ASKED_RE.search(body)
 
 
-def closing_offer(s: Session) -> bool:
-    """Whether the turn ended on a reply to the latest request that answers first
-    (:func:`answers_first`) and closes with the question ``s.question`` holds: an offer of the
-    next step, the user's choice (blind check 66 W1)."""
-    last, reply = s.last_request, s.last_text
-    if not s.turn_ended or s.ended_by_tool or not s.question or last is None or reply is None:
-        return False
-    return (
-        reply.index > last.index and bool(_END_RE.search(reply.text)) and answers_first(reply.text)
-    )
-
-
 def asks_only(s: Session) -> bool:
     """Whether the turn ended on a reply that ends with a question and asks two or more, no
     file was changed after the latest request, and that request is not itself a question
-    (an answer to a question may close with a follow-up: that one is answered)."""
+    (an answer to a question may close with a follow-up: that one is answered); a reply that
+    answers first (:func:`answers_first`) is no such reply: :func:`closing_offer`."""
+    return _asks(s) and not answers_first(s.last_text.text if s.last_text else "")
+
+
+def closing_offer(s: Session) -> bool:
+    """Whether the reply :func:`asks_only` would read as only asking answers first and closes
+    with questions: offers of the next step, the user's choice (blind check 66 W1)."""
+    return bool(s.question) and _asks(s) and answers_first(s.last_text.text if s.last_text else "")
+
+
+def _asks(s: Session) -> bool:
     last, reply = s.last_request, s.last_text
     if not s.turn_ended or s.ended_by_tool or last is None or reply is None:
         return False
@@ -62,6 +61,4 @@ def asks_only(s: Session) -> bool:
         return False
     if _END_RE.search(last.text.rstrip()) or reply.text.count("?") < _QUESTIONS_LEAST:
         return False
-    if answers_first(reply.text):
-        return False  # a full answer closing with offers of a next step (blind check 66 W1)
     return not any(at > last.index for f in s.files.values() for at in f.changed_at)

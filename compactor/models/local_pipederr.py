@@ -37,9 +37,26 @@ PIPED_HEAD = (
 )
 
 
+_LIST_RE = re.compile(r"&&|\|\||;|\n")
+
+
+def _piped(command: str) -> set[str]:
+    """The programs of ``command`` whose output goes into a pipe (not a pipeline's last one:
+    its status is the pipeline's); a ``;`` list's probes (``ls -ld X 2>&1; echo …``) are none."""
+    found: set[str] = set()
+    for part in _LIST_RE.split(command):
+        stages = part.split("|")
+        for stage in stages[:-1]:
+            found.update(programs(stage))
+    return found
+
+
 def _diagnostics(command: str, text: str) -> tuple[list[str], int]:
-    """(the first few distinct diagnostics of ``command``'s own programs in ``text``, how many)."""
-    names = set(programs(command))
+    """(the first few distinct diagnostics of ``command``'s piped programs in ``text``, how
+    many)."""
+    names = _piped(command)
+    if not names:
+        return [], 0
     seen: dict[str, None] = {}
     count = 0
     for raw in scan_window(text).splitlines():
@@ -66,7 +83,7 @@ def piped_error_items(s: Session, width: int) -> list[str]:
             if call is None or not r.text or r.call_id in s.failed_calls:
                 continue
             command = call.command
-            if not command or len(programs(command)) < 2 or not is_reading_call(call):
+            if not command or "|" not in command or not is_reading_call(call):
                 continue  # other calls: printed_error_items reads their error lines
             lines, count = _diagnostics(command, r.text)
             if not lines:
