@@ -33,6 +33,7 @@ from .local_aborted import nothing_pending
 from .local_again import still_open
 from .local_analysis import analysis_items
 from .local_answers import answer_room
+from .local_asksonly import OFFERED, closing_offer
 from .local_blocked import blocked_items, blocked_step
 from .local_cutturn import announced_item, cut_note
 from .local_earlier import encrypted_line
@@ -454,6 +455,9 @@ def _state_step(s: Session, lim: Limits) -> str:
     if failed := after_step(s):  # a background task, a `!` command failed after the answer
         return failed  # (before a question the answer asked: blind check 44, W1)
     if s.turn_ended and (question := s.question or claims.answered_ask(s)):
+        if closing_offer(s):  # the user's choice of the next step (blind check 66 W1)
+            offers = quote(question, lim.item * 2)
+            return f"   None to continue: {OFFERED}: {offers}; wait for the user's choice"
         return f"   Wait for the user's answer to: {quote(question, lim.item * 2)}"
     if s.turn_ended and not s.announced and not s.ended_by_tool and (idle := idle_step(s)):
         return idle  # jobs still running, or that may be (blind check 17)

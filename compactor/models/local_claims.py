@@ -26,7 +26,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Entry, paths
 
 from .local_answered import answers_question
-from .local_asksonly import ASKS_ONLY, asks_only
+from .local_asksonly import ASKS_ONLY, OFFERED, asks_only, closing_offer
 from .local_inprogress import progress_state
 from .local_latetasks import own_failed
 from .local_leftsteps import left_state
@@ -242,6 +242,8 @@ def reply_state(s: Session) -> str:
         return "was answered, awaiting the user's verification (section 7)"
     if answered_ask(s):  # a closing ask after the answer (blind check 24)
         return "was answered; the reply then asked the user a follow-up (section 7)"
+    if closing_offer(s):  # a full answer, then offers of the next step (blind check 66 W1)
+        return f"was answered, and {OFFERED} a next step, the user's choice (section 7)"
     if asks_only(s):  # questions before any change: waits for the answers (blind check 61 W6)
         return f"was {ASKS_ONLY} (section 7); it waits for the user's answers"
     if s.question and asks_to_choose(s):  # options to choose are no completion (blind 15)

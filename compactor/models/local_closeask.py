@@ -128,6 +128,22 @@ def _listed(parts: list[list[str]]) -> str:
     return ""
 
 
+_CLOSING_MOST = 3
+
+
+def _closing_questions(said: list[str], direct: list[str]) -> list[str]:
+    """The questions ``said`` ends with (up to :data:`_CLOSING_MOST`, in order): "Want me to kick
+    off A? Or would you rather do B?" offers both; a "yes" answers the first (blind check 66
+    W2: only the last was kept)."""
+    asking = {id(x) for x in direct}
+    run: list[str] = []
+    for sentence in reversed(said):
+        if id(sentence) not in asking or len(run) == _CLOSING_MOST:
+            break
+        run.append(sentence)
+    return run[::-1]
+
+
 def final_question(text: str) -> tuple[str, str]:
     """(the question the final answer ``text`` asks the user, the step it announces when it asks
     none): its closing choice ask, else its question with the items it lists, else its last
@@ -138,6 +154,8 @@ def final_question(text: str) -> tuple[str, str]:
     asked = [x for x in said if asks_user(x)]
     direct = [x for x in asked if x.rstrip().endswith("?")]
     last_asked = (direct or asked)[-1] if asked else ""  # a real question first
+    if direct and said[-1] is direct[-1]:  # every closing question, in order (66 W2)
+        last_asked = " ".join(_closing_questions(said, direct))
     question = _listed(parts) or _closing_ask(lines) or last_asked
     if not question and said and announces_step(said[-1]):
         return "", said[-1]

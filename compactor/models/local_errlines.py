@@ -21,6 +21,7 @@ from compactor.facts.outcomes import error_lines, is_reading_call, scan_window
 from compactor.facts.reads import is_subagent, only_reads
 
 from .local_claims import no_errors_line
+from .local_pipederr import PIPED_HEAD, piped_error_items
 from .local_retries import retries, signature
 from .local_session import Session
 from .local_text import call_line, code
@@ -149,18 +150,33 @@ def _no_errors_items(s: Session, width: int) -> list[str]:
     error line" is then not said), else that sentence."""
     masked = masked_items(s, width)
     printed = printed_error_items(s, width)
+    piped = _piped(s, width)
     if masked:
         shown = {item.split(" → ", 1)[0] for item in masked}
         printed = [p for p in printed if p.split(" did not fail", 1)[0] not in shown]
         more = ["These did not fail, but printed error lines:"] if printed else []
-        return [_MASKED_HEAD, *(f"  {x}" for x in masked), *more, *(f"  {x}" for x in printed)]
-    if not printed:
+        return [
+            _MASKED_HEAD,
+            *(f"  {x}" for x in masked),
+            *more,
+            *(f"  {x}" for x in printed),
+            *piped,
+        ]
+    if not printed and not piped:
         return [no_errors_line(s)]
+    if not printed:
+        return piped  # (no "no tool result printed an error line": blind check 65, W1)
     head = (
         "No call failed (none was flagged as an error or exited non-zero), but these printed "
         "error lines:"
     )
-    return [head, *(f"  {item}" for item in printed)]
+    return [head, *(f"  {item}" for item in printed), *piped]
+
+
+def _piped(s: Session, width: int) -> list[str]:
+    """:data:`PIPED_HEAD` and the items of :func:`piped_error_items`; empty when none."""
+    items = piped_error_items(s, width)
+    return [PIPED_HEAD, *(f"  {x}" for x in items)] if items else []
 
 
 def read_error_items(s: Session, width: int) -> list[str]:
@@ -175,12 +191,14 @@ def _read_error_items(s: Session, width: int) -> list[str]:
     masked = masked_items(s, width)
     head = [_MASKED_HEAD, *(f"  {item}" for item in masked)] if masked else []
     printed = printed_error_items(s, width, reads=True)
+    piped = _piped(s, width)
     if not printed:
-        return head
+        return head + piped
     return [
         *head,
         "These reads did not fail, but what they read holds error lines:",
         *(f"  {item}" for item in printed),
+        *piped,
     ]
 
 

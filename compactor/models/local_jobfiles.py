@@ -25,7 +25,7 @@ from compactor.facts import Call, command_of, is_reading_call
 from .local_records import Background
 from .local_session import Session
 
-__all__ = ["LATER", "MAY_WRITE", "REMADE", "judge_job_files"]
+__all__ = ["BEING_WRITTEN", "LATER", "MAY_WRITE", "REMADE", "judge_job_files"]
 
 REMADE = ", then re-created by the running job"
 """The tail of a deleted file a later result shows again once a job it is tied to started."""
@@ -35,6 +35,9 @@ delete ended and none is tied to it: a foreground call (the deleting one itself,
 run) made it again, not a job (blind check 63 W2: three killed jobs, none about logs)."""
 MAY_WRITE = " before the background job started; the job may write it again"
 """The tail of a deleted file a background job started after the delete names."""
+BEING_WRITTEN = "being written"
+"""The last action of a file the command of a job still running writes (blind check 65 W3):
+not a finished change (:func:`judge_running_writes`)."""
 _PATH_KEYS = ("file_path", "path", "filename", "notebook_path")
 _JOB_KEYS = ("bash_id", "shell_id", "task_id", "session_id")
 _MISSING = ("No such file", "cannot access", "cannot open", "not found")
@@ -92,6 +95,7 @@ def judge_job_files(s: Session) -> None:
     is tied to it (its command or its script names the file); untouched otherwise."""
     if not s.background:
         return
+    judge_running_writes(s)
     gone = [f for f in s.files.values() if f.actions and f.actions[-1] == "deleted"]
     if not gone:
         return
@@ -118,3 +122,32 @@ def judge_job_files(s: Session) -> None:
                 f.actions.append(LATER)
         elif any(_tied(s, b, name, path) for b in jobs):
             f.actions.append(MAY_WRITE)
+
+
+def judge_running_writes(s: Session) -> None:
+    """Every file whose latest change is the one the start of a job not seen finishing made (its
+    command names the file: ``rm -f X && unzip -p A | dd of=X`` polled "Process running"): the
+    write goes on, so it is :data:`BEING_WRITTEN` by "the running job ID (not finished)", not
+    "written by exec_command" (blind check 65 W3: §3 and §8 listed a half-written image as a
+    finished change)."""
+    running = {b.index: b for b in s.background.values() if not b.finished}
+    if not running:
+        return
+    starts: dict[int, tuple[Background, str]] = {}  # result entry index → (job, its command)
+    for c in s.calls:
+        job = running.get(c.index)
+        if job is not None and (command := command_of(c)):
+            at = next(
+                (i for i, e in enumerate(s.entries) if any(r.call_id == c.id for r in e.results)),
+                -1,
+            )
+            if at >= 0:
+                starts[at] = (job, command)
+    for f in s.files.values():
+        start = starts.get(f.changed_at[-1]) if f.changed_at and f.actions else None
+        if start is None or f.actions[-1] not in ("written", "created", "edited"):
+            continue
+        path = f.path.replace("\\", "/")
+        if _named(start[1], path.rsplit("/", 1)[-1], path):
+            f.actions[-1] = BEING_WRITTEN
+            f.tool = f"the running job {start[0].key} (not finished)"

@@ -177,7 +177,8 @@ class Session:
     """The user's constraints (filled on first use; like the next two, the same for any limits)."""
     named: list[str] | None = None
     """Files the user named that were not changed (filled by the summarizer on first use)."""
-    linked: list[str] | None = None  # the last review's linked files (local_views.linked_files)
+    linked: list[str] | None = None  # the last review's linked files (local_linked)
+    linked_to: str = ""  # the earlier request they answer ("": the current one)
     users: list[str] | None = None
     """Every user message, earlier summaries' first (filled by the summarizer on first use)."""
     tools: list[tuple[str, int]] | None = None

@@ -21,6 +21,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Entry
 from compactor.facts.usershell import FAILED, shell_printed
 
+from .local_asksonly import OFFERED, closing_offer
 from .local_latetasks import earlier_failed_items, own_failed
 from .local_notices import (
     asked_before_failure,
@@ -114,6 +115,8 @@ def asked_item(s: Session, question: str) -> str:
     the failure and is no longer what the session waits for."""
     if own_failed(s):
         return asked_before_failure(question)
+    if closing_offer(s):  # (blind check 66 W1)
+        return f"Nothing is pending for the answered request; {OFFERED}: {question}"
     return f"The assistant asked the user and awaits an answer: {question}"
 
 

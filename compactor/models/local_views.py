@@ -37,6 +37,7 @@ from .local_cutnames import names_left_out
 from .local_dialogue import answered_later
 from .local_earlier import earlier_line
 from .local_latetasks import own_failed
+from .local_linked import linked_line
 from .local_midwork import mid_work_title
 from .local_names import cut_names
 from .local_noise import local_note, normal_path, pasted_listing, path_in
@@ -339,9 +340,8 @@ def named_lines(s: Session, most: int, shown: int) -> list[str]:
     seen = [p for p in named if p not in only and p not in mine]
     lines = ["Named by the user: " + ", ".join(seen)] if seen else []
     lines += [before] if before else []
-    linked = linked_files(s, shown)
-    if linked:
-        lines.append("Linked in the assistant's last findings (review): " + linked)
+    if linked := linked_line(s, shown):  # (blind check 65, W2)
+        lines.append(linked)
     if elsewhere := named_elsewhere(s, only):  # not "may not exist" (blind check 44, W4)
         lines += elsewhere_lines(elsewhere)
         only = [p for p in only if p not in elsewhere]
@@ -349,29 +349,6 @@ def named_lines(s: Session, most: int, shown: int) -> list[str]:
         lines.append("Named by the user, never by a call (only in the user's words; they may "
                      "not exist): " + ", ".join(only))  # fmt: skip
     return lines
-
-
-_LINKED_RE = re.compile(r"\]\(<?((?:[A-Za-z]:)?/[^()<>\s]+?\.\w{1,8})(?::\d+(?::\d+)?)?>?\)")
-"""A Markdown link to a file (``[hook.ts](/repo/src/hook.ts:26)``), as Codex writes review
-findings: the link names the file its words only allude to."""
-
-
-_LINKS_LEAST = 3
-
-
-def linked_files(s: Session, most: int) -> str:
-    """The files the last assistant answer linking 3+ files (a review's findings) links to that
-    no call changed, each once: the findings otherwise survived only as identifier lists
-    (blind check 6: ``auth-member-role-hook.ts`` and ``transfer-service.ts`` were lost)."""
-    if s.linked is None:  # found once: every rendering of the summary asks again
-        s.linked = []
-        for e in reversed(s.entries):
-            if e.role == "assistant" and e.text.count("](") >= _LINKS_LEAST:
-                found = dict.fromkeys(m.group(1) for m in _LINKED_RE.finditer(e.text))
-                if len(found) >= _LINKS_LEAST:
-                    s.linked = list(found)
-                    break
-    return ", ".join([p for p in s.linked if p not in s.files][:most])
 
 
 def user_messages(s: Session) -> list[str]:
