@@ -38,7 +38,7 @@ __all__ = [
     "says_missing",
 ]
 
-_SEGMENT_RE = re.compile(r"(\|\||&&|[|;\n])")
+_SEGMENT_RE = lazy_pattern(r"(\|\||&&|[|;\n])")
 _MISSING_RE = lazy_pattern(
     r"No such file or directory|cannot access|does not exist|doesn['’]t exist|"
     r"cannot find (?:path|the path)",

@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 import re
 
+from compactor._util import lazy_pattern
+
 __all__ = ["api_error"]
 
 _CLIENT_RE = re.compile(r"(?:^|[\s|;&(`])(?:curl|wget|xh|https?)\s+[-'\"\w$:/]")
-_STATUS_RE = re.compile(r"(?m)^(?:< )?HTTP/\d(?:\.\d)? ([1-5]\d\d)\b[^\n]*")
+_STATUS_RE = lazy_pattern(r"(?m)^(?:< )?HTTP/\d(?:\.\d)? ([1-5]\d\d)\b[^\n]*")
 _SUCCESS_CODES = frozenset({"0", "ok", "success", "200", "201", "202", "204"})
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 __all__ = ["PATTERN_ACTION", "converter_output", "fill_assigned", "is_pattern"]
 
 PATTERN_ACTION = "written by a loop, one file per value of this name pattern"
@@ -24,11 +26,11 @@ _OPTION_OUT_TOOLS = frozenset({"cwebp", "dwebp", "gif2webp", "img2webp", "sips",
 _OUT_FLAGS = frozenset({"-o", "--out", "--output", "--resampleOut"})
 _MAGICK_NOT_WRITING = frozenset({"identify", "compare", "-version", "--version", "mogrify"})
 _KEYWORDS = frozenset({"do", "then", "else", "time", "!", "{", "("})
-_ASSIGN_RE = re.compile(
+_ASSIGN_RE = lazy_pattern(
     r"^\s*(?:export\s+)?([A-Za-z_]\w*)=(\"[^\"$`]*\"|'[^']*'|[^\s;&|$`]+)\s*$", re.M
 )
-_VAR_RE = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
-_EXT_RE = re.compile(r"\.[A-Za-z0-9]{1,6}$")
+_VAR_RE = lazy_pattern(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
+_EXT_RE = lazy_pattern(r"\.[A-Za-z0-9]{1,6}$")
 
 
 def _program(words: list[str]) -> tuple[str, list[str]]:

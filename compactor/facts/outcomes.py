@@ -8,6 +8,8 @@ import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from compactor._util import lazy_pattern
+
 from .absence import confirms_removal
 from .advice import unadvised as unadvised  # (re-exported: moved there)
 from .apierror import api_error
@@ -50,23 +52,23 @@ _DIAGNOSTIC_RE = re.compile(
     r"|(?i:failed|failure)(?:\b.*)?"
     r")$"
 )
-_NOT_FOUND_RE = re.compile(
+_NOT_FOUND_RE = lazy_pattern(
     r"(?i:command not found|no such file or directory|permission denied|operation not permitted"
     r"|access is denied|is not recognized as (?:the name of a cmdlet|an internal or external)"
     r"|cannot find (?:the )?(?:path|file|module)|module not found|timed out|segmentation fault"
     r"|out of memory|killed)"
 )
-_COUNT_FIELD_RE = re.compile(
+_COUNT_FIELD_RE = lazy_pattern(
     r"(?i:failed|failures?)(?:[ \t]+[\w()/-]+){1,3}[ \t]*[:=][ \t]*\d[\d,.]*[ \t]*%?$"
 )
 """A count in output data (``failed txs: 2``, ``Failed requests: 0``): no failure of the call."""
-_LEVEL_FIELD_RE = re.compile(
+_LEVEL_FIELD_RE = lazy_pattern(
     r"[A-Za-z][\w -]{0,30}:\s*\**(?:ERROR|FATAL|PANIC|CRITICAL)\**(?:\s*\([^)]{0,20}\))?$"
 )
 """A field whose value is a level word alone (``Priority: CRITICAL``, ``Severity: ERROR``): a
 label in a report or plan, not a failure of the call (blind check 9)."""
-_PANIC_RE = re.compile(r"^thread '.*' panicked at .+$|^npm ERR! .+$")
-_TAGGED_LEVEL_RE = re.compile(
+_PANIC_RE = lazy_pattern(r"^thread '.*' panicked at .+$|^npm ERR! .+$")
+_TAGGED_LEVEL_RE = lazy_pattern(
     # a log line whose level tag follows a timestamp or a ``[source]`` tag:
     # ``[CONVEX x(y)] [ERROR] '…'``, ``2025-01-02 10:00:00 ERROR: x``
     r"^(?:\S+[ \t]+){1,4}?(?:\[(?:ERROR|FATAL|PANIC|CRITICAL)\]|(?:ERROR|FATAL|CRITICAL):)[ \t]*\S"

@@ -17,7 +17,8 @@ short one is left as it is.
 from __future__ import annotations
 
 import json
-import re
+
+from compactor._util import lazy_pattern
 
 __all__ = ["LEAST", "without_json"]
 
@@ -27,7 +28,7 @@ _HEAD = 80
 """Characters of a shortened value kept, on one line."""
 _TRIES = 12
 """Line starts tried that do not parse, at most."""
-_START_RE = re.compile(r"(?m)^[\[{]")
+_START_RE = lazy_pattern(r"(?m)^[\[{]")
 _DECODER = json.JSONDecoder()
 
 

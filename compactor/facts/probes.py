@@ -21,7 +21,7 @@ from .bounded import expected_exit
 __all__ = ["answered_exit", "probe_answered"]
 
 _SEGMENT_RE = re.compile(r"\|\||&&|[|;\n]")
-_REDIRECT_RE = re.compile(r"\s*\d?>>?\s*(?:&\d|/dev/null)")
+_REDIRECT_RE = lazy_pattern(r"\s*\d?>>?\s*(?:&\d|/dev/null)")
 _PROBE_RE = lazy_pattern(
     r"^(?:sudo\s+)?(?:(?P<git>git(?:\s+-C\s+\S+)?\s+(?:ls-files\b.*\s--error-unmatch\b|"
     r"rev-parse\b.*\s--verify\b|show-ref\b.*\s--(?:verify|exists)\b|cat-file\s+-e\b|"

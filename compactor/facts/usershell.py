@@ -10,9 +10,9 @@ shown); :func:`shell_echoes` finds the echo of each ``!`` command among the user
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from compactor._util import lazy_pattern
 from compactor.schema import AgenticMessage, Message, user_text
 
 from .outcomes import outcome
@@ -25,7 +25,7 @@ FAILED = "; it failed: "
 """How :func:`shell_printed` opens for a command whose output shows a failure."""
 _SHOWN = 3
 """Lines shown of an output with no error line (its key lines are its first ones)."""
-_ECHO_TAG_RE = re.compile(r"</?bash-std(?:out|err)>")
+_ECHO_TAG_RE = lazy_pattern(r"</?bash-std(?:out|err)>")
 
 
 def shell_printed(echo: str) -> str:

@@ -99,7 +99,7 @@ def install_report(text: str) -> str | None:
     return cut(one_line(" | ".join(said)), 600) if said else None
 
 
-_SHELL_ERROR_RE = re.compile(r"^\S+: line \d+: \S")
+_SHELL_ERROR_RE = lazy_pattern(r"^\S+: line \d+: \S")
 """A shell's own error (``x.sh: line 3: SCRIPT_DIR: readonly variable``)."""
 _FAILURE_WORDS = ("fail", "error", "\u2717", "\u2718", "denied", "not found", "cannot")
 

@@ -22,7 +22,7 @@ _ALT_RE = lazy_pattern(
     re.IGNORECASE,
 )
 """The start of a line or sentence that offers a conditional alternative."""
-_WORD_RE = re.compile(r"[^\W\d_][\w-]{2,}")
+_WORD_RE = lazy_pattern(r"[^\W\d_][\w-]{2,}")
 _STOP = frozenset(
     "you you'd would rather prefer want like instead alternatively otherwise the and for with "
     "via that this then can could will i'll i'd me it's its your from into can't just also".split()

@@ -36,8 +36,8 @@ _TOKEN_RE = lazy_pattern(
     r"\b(\d[\d,.]*\s+(?:[a-z]+\s+)?(?:passed|failed|tests?|specs?|files?|errors?|warnings?|"
     r"records?|rows?|items?|commits?|lines?|ms|MB|KB|GB|tokens?))\b"  # 7: counts
 )
-_HEX_LETTER_RE = re.compile(r"[a-f]")
-_HEX_DIGIT_RE = re.compile(r"\d")
+_HEX_LETTER_RE = lazy_pattern(r"[a-f]")
+_HEX_DIGIT_RE = lazy_pattern(r"\d")
 _PATH_RE = re.compile(r"^[~./]|\.\w{1,6}$|/.*/|[\d-]")
 """A slashed token that is a path or a branch (``/a/b``, ``x.py``, ``feat/phase-12``), not
 "sum/average" or "and/or"."""
@@ -46,7 +46,7 @@ _COMMON = frozenset(
     "iphone ipad nodejs graphql webassembly devops fastapi".split()
 )
 """Product names a walk mentions in passing: no fact of the session."""
-_USER_LINE_RE = re.compile(r"^\W*(?:\*\*)?(?:\w+ )?User(?: Message)?", re.IGNORECASE)
+_USER_LINE_RE = lazy_pattern(r"^\W*(?:\*\*)?(?:\w+ )?User(?: Message)?", re.IGNORECASE)
 
 
 def _tokens(line: str) -> set[str]:

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 __all__ = ["answers_question"]
 
-_IDE_NOTE_RE = re.compile(r"\s*\(with .+? open in the IDE\)\s*$", re.DOTALL)
-_QUESTION_END_RE = re.compile(r"(?:[?？]|か[。！!]?|かな[。]?|[吗嗎呢][。]?)[\s)）\"”'’]*$")
-_ORDER_RE = re.compile(
+_IDE_NOTE_RE = lazy_pattern(r"\s*\(with .+? open in the IDE\)\s*$", re.DOTALL)
+_QUESTION_END_RE = lazy_pattern(r"(?:[?？]|か[。！!]?|かな[。]?|[吗嗎呢][。]?)[\s)）\"”'’]*$")
+_ORDER_RE = lazy_pattern(
     r"^\s*(?:please\b|(?:can|could|would|will) you\b|請|请|帮我|幫我)", re.IGNORECASE
 )
 _ANSWER_LEAST = 160

@@ -6,11 +6,11 @@ part does not name are listed after the cut, so a resuming agent still knows the
 
 from __future__ import annotations
 
-import re
+from compactor._util import lazy_pattern
 
 __all__ = ["names_left_out"]
 
-_NAME_RE = re.compile(r"(?<![\w$])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(=[^\s,;'\"`)]{1,40})?(?!\w)")
+_NAME_RE = lazy_pattern(r"(?<![\w$])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(=[^\s,;'\"`)]{1,40})?(?!\w)")
 """``OVERLAY_SIZE``, ``WHISPER_LANGUAGE=fr``: an UPPER_CASE name with an underscore."""
 _MOST = 12
 

@@ -84,7 +84,7 @@ def _choices(s: Session, request: Entry, said: Entry) -> None:
         s.decisions = sorted([*s.decisions, *picked], key=lambda d: d[0])
 
 
-_ASKS_TO_PICK_RE = re.compile(
+_ASKS_TO_PICK_RE = lazy_pattern(
     r"\b(?:pick|choose|select) (?:one|either|between)\b|\bwhich (?:one|option)\b|"
     r"(?:^|\s)\(?[Aa]\)\s+\S.*?\s\(?[Bb]\)\s+\S",
     re.IGNORECASE | re.DOTALL,

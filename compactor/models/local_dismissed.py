@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from compactor._util import lazy_pattern
 from compactor.facts import Call, cut, one_line
 from compactor.facts.stops import rejection
 
@@ -31,7 +32,7 @@ from .local_session import Session
 __all__ = ["own_answer"]
 
 _QUOTED = 200  # characters of the user's own answer quoted
-_ANSWER_RE = re.compile(
+_ANSWER_RE = lazy_pattern(
     r"^\s*Answer:[ \t]*(\S.*?)(?=\n\s*- \"|\n\s*\n|\Z)", re.MULTILINE | re.DOTALL
 )
 """An answer the rejection of a question carries, under its question (Claude Code's "Questions

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from operator import attrgetter
 
+from compactor._util import lazy_pattern
 from compactor.facts import Call, cut
 from compactor.facts.absence import expected_absence, says_missing
 from compactor.facts.bounded import is_startup_noise
@@ -27,9 +28,9 @@ from .local_session import Session
 from .local_text import call_line, code
 from .local_usershell import notice_error_items, shell_error_items
 
-_PASSED_RE = re.compile(r"\b\d+ (?:passed|passing)\b(?!.*\b[1-9]\d* fail)", re.IGNORECASE)
+_PASSED_RE = lazy_pattern(r"\b\d+ (?:passed|passing)\b(?!.*\b[1-9]\d* fail)", re.IGNORECASE)
 """A test run's count line that reports passes and no failure (``Tests: 223 passed``)."""
-_ALL_PASSED_RE = re.compile(
+_ALL_PASSED_RE = lazy_pattern(
     r"^\W*all\b[\w \t-]{0,40}?\b(?:passed|pass|succeeded)\W*$", re.IGNORECASE
 )
 """A check script's closing line with no count: ``ALL UI CHECKS PASSED`` (BENCH50 W5)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from compactor._util import lazy_pattern
 from compactor.facts import Entry, cut
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ _NOTICE_RE = re.compile(
 )
 """The harness speaking of the agent in the third person and announcing its own evaluation."""
 _NOTICE_MAX = 400
-_VERDICT_RE = re.compile(
+_VERDICT_RE = lazy_pattern(
     r"^\W{0,4}(?:PASS(?:ED)?|FAIL(?:ED|URE)?|ERROR|OK)\b|\b(?:PASS(?:ED)?|FAIL(?:ED)?)\s*[:\-]|"
     r"^\W*(?:total |final |overall )?(?:score|grade|result)\s*[:=]|"
     r"^=+ .*\b\d+ (?:passed|failed)\b",
@@ -44,7 +45,7 @@ _VERDICT_RE = re.compile(
 _MOST = 40
 
 
-_ASKS_RE = re.compile(
+_ASKS_RE = lazy_pattern(
     r"\?|\b(?:you|your|please|pls|fix|can|could|should|would|why|shows?|failed|fails|errors?)\b",
     re.IGNORECASE,
 )

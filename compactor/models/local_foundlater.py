@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
+
 from .local_records import ErrorFact
 from .local_session import Session
 
@@ -22,7 +24,7 @@ __all__ = ["FOUND_LATER", "found_later"]
 
 FOUND_LATER = "found later at: "
 """How :attr:`ErrorFact.why` of a "not found" starts when a later call found the file elsewhere."""
-_ABSOLUTE_RE = re.compile(r"\A(?:[/~\\]|[A-Za-z]:)")
+_ABSOLUTE_RE = lazy_pattern(r"\A(?:[/~\\]|[A-Za-z]:)")
 _PATH_CHARS = r"[\w.~@+\-]"
 
 

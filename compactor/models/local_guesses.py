@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import sentences
 
 from .local_session import Session
@@ -74,14 +75,14 @@ _CAUSE_RE = re.compile(
     re.IGNORECASE,
 )
 """A statement of a cause (a diagnosis: "The 2 cent difference is due to floating-point …")."""
-_NOT_FIXED_RE = re.compile(
+_NOT_FIXED_RE = lazy_pattern(
     r"\b(?:did(?:n['’]?t| not)|does(?:n['’]?t| not)|has(?:n['’]?t| not)) (?:\w+ )?(?:work|fix|"
     r"correct|help|change|solve|resolve)\w*|\bstill (?:the same|wrong|off|broken|fail\w*|not)\b|"
     r"\bno (?:change|difference)\b|\bsame (?:error|result|problem|issue)\b",
     re.IGNORECASE,
 )
 """The user's report that the fix the diagnosis led to did not work ("… didn't correct it")."""
-_REVISES_RE = re.compile(
+_REVISES_RE = lazy_pattern(
     r"\b(?:wo|wi|does|do|did|would)n['’]?t (?:fix|solve|help|change|correct)\b|"
     r"\b(?:will|would|does|did) not (?:fix|solve|help|change|correct)\b|"
     r"\b(?:is|was)(?:n['’]?t| not) (?:the |a )?(?:real |actual )?(?:cause|problem|issue)\b|"

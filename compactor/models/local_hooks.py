@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import cut
 
 from .local_session import Session
@@ -24,11 +25,11 @@ from .local_text import code
 
 __all__ = ["hook_failure_items"]
 
-_HEAD_RE = re.compile(r"^<system-reminder>\nattachment (hook_[a-z_]*error[a-z_]*)\n")
-_FIELD_RE = re.compile(r"^(hookEvent|hookName|command|stderr|exitCode): ?(.*)$", re.MULTILINE)
+_HEAD_RE = lazy_pattern(r"^<system-reminder>\nattachment (hook_[a-z_]*error[a-z_]*)\n")
+_FIELD_RE = lazy_pattern(r"^(hookEvent|hookName|command|stderr|exitCode): ?(.*)$", re.MULTILINE)
 _MOST = 4
 """Failing hooks listed at most (each once, with its count)."""
-_ERROR_RE = re.compile(r"^\s*(?:[A-Z]\w*)?(?:Error|error|ERROR)\b[^\n]*", re.MULTILINE)
+_ERROR_RE = lazy_pattern(r"^\s*(?:[A-Z]\w*)?(?:Error|error|ERROR)\b[^\n]*", re.MULTILINE)
 
 
 def _error_line(stderr: str) -> str:

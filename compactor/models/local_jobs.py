@@ -211,7 +211,7 @@ def _bounded_end(s: Session, bg: Background, command: str) -> str:
 POLLED = "was still running at its last poll"
 """How a bounded job is described whose last poll still said it runs, in a session that ended
 answered (blind check 20, W7: ``find .. -name AGENTS.md``, session 67141)."""
-_ENDED_RE = re.compile(
+_ENDED_RE = lazy_pattern(
     r"Process exited with code|exit(?:ed)? (?:with )?code\b|<status>\s*(?!running)"
 )
 

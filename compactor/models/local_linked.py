@@ -10,15 +10,14 @@ answer yet) are labelled with that request, or left out when no request came bef
 
 from __future__ import annotations
 
-import re
-
+from compactor._util import lazy_pattern
 from compactor.facts import cut
 
 from .local_session import Session
 
 __all__ = ["linked_line"]
 
-_LINKED_RE = re.compile(r"\]\(<?((?:[A-Za-z]:)?/[^()<>\s]+?\.\w{1,8})(?::\d+(?::\d+)?)?>?\)")
+_LINKED_RE = lazy_pattern(r"\]\(<?((?:[A-Za-z]:)?/[^()<>\s]+?\.\w{1,8})(?::\d+(?::\d+)?)?>?\)")
 """A Markdown link to a file (``[hook.ts](/repo/src/hook.ts:26)``), as Codex writes review
 findings: the link names the file its words only allude to."""
 _LINKS_LEAST = 3

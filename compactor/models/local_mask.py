@@ -15,13 +15,12 @@ Only the summary text is masked: messages kept verbatim after the summary are no
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
-from compactor._util import SECRET_VALUE_PREFILTER, mask_secret_values
+from compactor._util import SECRET_VALUE_PREFILTER, lazy_pattern, mask_secret_values
 
 if TYPE_CHECKING:
     from compactor.secrets.secret_scan import FastScan
@@ -30,7 +29,7 @@ __all__ = ["collecting", "mask_repeats", "masked", "masked_whole"]
 
 MASK = "***"
 _FOUND: ContextVar[set[str] | None] = ContextVar("summary_secret_values", default=None)
-_WORD = re.compile(r"[\w\-]")
+_WORD = lazy_pattern(r"[\w\-]")
 _FRAGMENT = 8
 """A fragment of a value of at least 16 characters that starts the value and is this long
 or longer, ended by a cut (not by another word character), is that value."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import clean, one_line
 
 __all__ = ["compared_items", "menu_items", "on_menu"]
@@ -47,9 +48,9 @@ _CUE_WORDS = (
 """Words one of which every :data:`_CUE_RE` match holds (lower-cased): looked for first, as
 plain substrings (the case-insensitive alternation cost 0.39 s over the 7,733 assistant
 messages of the 50 MB bench transcript)."""
-_ITEM_RE = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)]|\(?[a-zA-Z]\))\s+(\S.*)$")
-_COMPARES_RE = re.compile(r"\b(?:instead of|rather than)\b", re.IGNORECASE)
-_DECIDER_RE = re.compile(
+_ITEM_RE = lazy_pattern(r"^\s*(?:[-*•]|\d{1,2}[.)]|\(?[a-zA-Z]\))\s+(\S.*)$")
+_COMPARES_RE = lazy_pattern(r"\b(?:instead of|rather than)\b", re.IGNORECASE)
+_DECIDER_RE = lazy_pattern(
     r"\b(?:I|[Ww]e|[Ll]et['’]s)\b|\b(?:decided|decision|chose|opted|going with|went with)\b"
 )
 """Someone deciding in the item ("I used X instead of Y", "we went with …")."""

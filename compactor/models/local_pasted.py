@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import error_lines, instructions
 
 from .local_rules import conditioned
@@ -37,20 +38,20 @@ __all__ = ["PASTE_LINES", "PASTE_REACH", "own_sentences", "pasted_at"]
 PASTE_LINES = 8
 PASTE_REACH = 6
 
-_HEAD_RE = re.compile(
+_HEAD_RE = lazy_pattern(
     r"(?:Uncaught\s+(?:\(in promise\)\s+)?)?"
     r"(?:\b[A-Z]\w*(?:Error|Exception)|\bError|\bException|\bUncaught)(?:\s*\[[\w-]+\])?:\s"
 )
 """Where a pasted error's text starts on its line (a word start, then one word: linear)."""
-_LOWER_HEAD_RE = re.compile(r"\s*(?:error|fatal)(?:\[\w+\])?:\s")
+_LOWER_HEAD_RE = lazy_pattern(r"\s*(?:error|fatal)(?:\[\w+\])?:\s")
 """A compiler's lower-case error line (``error[E0382]: …``, ``error: …``), at a line's start."""
-_CONSOLE_RE = re.compile(r"[\w./\\-]+\.\w{1,5}:\d+(?::\d+)?")
+_CONSOLE_RE = lazy_pattern(r"[\w./\\-]+\.\w{1,5}:\d+(?::\d+)?")
 """A browser console's source prefix before the error (``index.html:1``, ``app.js:12:5``)."""
-_OUTPUT_LINE_RE = re.compile(
+_OUTPUT_LINE_RE = lazy_pattern(
     r"\s*(?:at\s+(?:\S+\s+\()?[^\s()]+:\d+(?::\d+)?\)?\s*$|\[(?:ERROR|WARN(?:ING)?|FATAL|SEVERE)\])"
 )
 """A whole line of tool output: a stack frame, a log line opening with its level tag."""
-_OWN_RE = re.compile(
+_OWN_RE = lazy_pattern(
     r"\b(?:I|I'm|I've|my|me|we|our|us|please|pls|plz|you|your|let's|lets|don't|do not|never|"
     r"always|make sure|should|want|need|so|also|instead|use|keep|fix|avoid|stick)\b",
     re.IGNORECASE,

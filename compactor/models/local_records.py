@@ -10,11 +10,12 @@ import json
 import re
 from dataclasses import dataclass
 
+from compactor._util import lazy_pattern
 from compactor.facts import Outcome, cut, one_line
 
 __all__ = ["Background", "ErrorFact", "subagent_note"]
 
-_SUBAGENT_RE = re.compile(
+_SUBAGENT_RE = lazy_pattern(
     r"<subagent_notification>\s*(.*?)\s*(?:</subagent_notification>|\Z)", re.S
 )
 

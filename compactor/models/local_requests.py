@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from compactor._util import lazy_pattern
 from compactor.facts import cut, one_line, sentences
 from compactor.facts.ide import ide_note_files, without_ide_note
 from compactor.facts.pastedjson import without_json
@@ -205,7 +206,7 @@ def current_ref(text: str, limit: int) -> str:
 
 
 _ANSWER_WORDS = 6
-_ANSWER_RE = re.compile(
+_ANSWER_RE = lazy_pattern(
     r"^\W*(?:yes|yep|yeah|y|ok(?:ay)?|sure|please|go ahead|do it|go for it|sounds good|lgtm|"
     r"no|nope|nah|not now|both|neither|the (?:first|second|third|last|former|latter)|"
     r"option\s*\w+|\d{1,2}|[a-f])\b",

@@ -12,17 +12,16 @@ which answer: the one above, or a later one, quoted.
 
 from __future__ import annotations
 
-import re
-
+from compactor._util import lazy_pattern
 from compactor.facts import Entry, cut, whole_paths
 
 from .local_session import Session
 
 __all__ = ["revised_title"]
 
-_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]+|[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff]{2,}")
+_WORD_RE = lazy_pattern(r"[A-Za-z][A-Za-z0-9]+|[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff]{2,}")
 """A word: Latin letters, or a run of katakana and kanji (Japanese and Chinese content words)."""
-_SUFFIX_RE = re.compile(r"(?:ions?|ing|ed|es|s)$")
+_SUFFIX_RE = lazy_pattern(r"(?:ions?|ing|ed|es|s)$")
 _COMMON = frozenset(
     "about above added after again also been before being both changed changes commit committed "
     "could does done each file files from have here into just like made make more most much need "

@@ -21,6 +21,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
+from compactor._util import lazy_pattern
 from compactor.facts import Call, command_of
 
 from .local_files import Change
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["ABSOLUTE", "CD_RE", "script_writes"]
 
 _NAME = r"""[rfbu]?(['"`])([^'"`\n]{1,300})\1"""
-_WRITES = re.compile(
+_WRITES = lazy_pattern(
     r"\bopen\(\s*" + _NAME + r"""\s*,\s*(?:mode\s*=\s*)?[rfbu]?['"][rbt+]*[wax]"""
     r"|\bnbformat\.write\(\s*[^,()]{1,200},\s*"
     + _NAME.replace(r"\1", r"\3")

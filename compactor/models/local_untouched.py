@@ -18,6 +18,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from compactor._util import lazy_pattern
 from compactor.facts import command_of
 
 from .local_earlier import earlier_said
@@ -27,7 +28,7 @@ from .local_session import Session
 
 __all__ = ["cd_named", "elsewhere_lines", "named_elsewhere", "untouched"]
 
-_FILE_RE = re.compile(r"""(?<![\w./\\-])((?:\.{1,2}/)*[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]\w{0,7})\b""")
+_FILE_RE = lazy_pattern(r"""(?<![\w./\\-])((?:\.{1,2}/)*[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]\w{0,7})\b""")
 """A relative file name (with an extension) in a command."""
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import TypeVar
 
+from compactor._util import lazy_pattern
 from compactor.facts import (
     Entry,
     command_of,
@@ -174,11 +175,11 @@ def _asked(text: str) -> str:
     return text if len(text) <= 3_000 else text[:600]
 
 
-_HEDGE_RE = re.compile(r"^\W*(?:i|we)\s+(?:do not|don['’]?t)\s+(?:think|believe)\b", re.I)
+_HEDGE_RE = lazy_pattern(r"^\W*(?:i|we)\s+(?:do not|don['’]?t)\s+(?:think|believe)\b", re.I)
 """A user's opinion or reaction ("I don't think that's it."): a "don't" that orders nothing."""
 
 
-_QUOTED_END_RE = re.compile(r"(?<=[?!.][\"'”’)\]])\s+(?=\S)")
+_QUOTED_END_RE = lazy_pattern(r"(?<=[?!.][\"'”’)\]])\s+(?=\S)")
 """A sentence end inside quotes or brackets (``… submitting?" Never …``): a sentence split
 does not cut there, so the question and the rule after it would be one sentence."""
 
@@ -204,11 +205,11 @@ def user_rules(s: Session) -> list[str]:
     return s.rules
 
 
-_TOOL_RE = re.compile(r"[(:]")  # where a call line's tool name ends (``Bash: …``, ``Edit(p)``)
-_HOLD_RE = re.compile(
+_TOOL_RE = lazy_pattern(r"[(:]")  # where a call line's tool name ends (``Bash: …``, ``Edit(p)``)
+_HOLD_RE = lazy_pattern(
     r"\b(?:do not|don['’]?t|dont|no need to)\s+(?:yet\s+)?([a-z]{2,})\b(.*)", re.I
 )
-_FOR_NOW_RE = re.compile(
+_FOR_NOW_RE = lazy_pattern(
     r"\b(?:yet|for now|for the moment|until|before|at this (?:point|stage))\b", re.I
 )
 _LATER_CHARS = 4_000
@@ -259,7 +260,7 @@ class _Later:
 
 
 _OBJECT_REACH = 80
-_PRONOUN_RE = re.compile(r"\s*(?:it|them|this|that|these|those|one)\b\W*$", re.I)
+_PRONOUN_RE = lazy_pattern(r"\s*(?:it|them|this|that|these|those|one)\b\W*$", re.I)
 """How far after the verb a later request must name what a prohibition named."""
 _SUFFIX_RE = re.compile(r"(?:ions?|ing|ed|es|s)$")
 _COMMON_STEMS = frozenset(
@@ -417,7 +418,7 @@ _NOT_DONE_RE = re.compile(
 )
 
 
-_CLAUSE_RE = re.compile(r"[,;:()—–]|\s-\s|\b(?:so|but|and|which|because)\b", re.IGNORECASE)
+_CLAUSE_RE = lazy_pattern(r"[,;:()—–]|\s-\s|\b(?:so|but|and|which|because)\b", re.IGNORECASE)
 """Where a clause ends: only the words of the clause that says what has not happened count."""
 
 
@@ -532,8 +533,10 @@ def deliverable_title(s: Session) -> str:
     return "Final deliverable, the last substantial assistant answer, verbatim"
 
 
-_APPROVED_RE = re.compile(r"\b(?:user|you) (?:has |have )?approved (?:your|the|this) plan\b", re.I)
-_PLAN_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+(.+)$", re.MULTILINE)
+_APPROVED_RE = lazy_pattern(
+    r"\b(?:user|you) (?:has |have )?approved (?:your|the|this) plan\b", re.I
+)
+_PLAN_ITEM_RE = lazy_pattern(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+(.+)$", re.MULTILINE)
 
 
 def judge_approved_plan(s: Session) -> None:
@@ -567,7 +570,7 @@ def whole_quote(text: str, limit: int) -> str:
     return '"' + flat[:cut_at].rstrip() + f' … ({left} more characters{names})"'
 
 
-_BOUNDARY_RE = re.compile(r"[.!?;:)](?=\s)|\s(?=- |\* |\d{1,2}\. )")
+_BOUNDARY_RE = lazy_pattern(r"[.!?;:)](?=\s)|\s(?=- |\* |\d{1,2}\. )")
 
 
 def head_tail(
