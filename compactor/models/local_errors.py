@@ -6,6 +6,7 @@ from __future__ import annotations
 from compactor.facts import STOPPED, cut
 
 from .local_again import failed_word
+from .local_configfix import via_line
 from .local_dialogue import resolved
 from .local_errlines import each_error, no_errors_items, read_error_items
 from .local_hooks import hook_failure_items
@@ -31,7 +32,7 @@ def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str
     if is_refused(err):  # the user's decision, not a failure (blind check 26)
         failed, what = REFUSED_ITEM, ""
     items = [f"{code(cut(err.call, lim.item))} {failed}{times}{status}{what}"]
-    items.append(refused_after(err, lim.item) or after_line(err, lim.item))
+    items.append(refused_after(err, lim.item) or via_line(after_line(err, lim.item), err, lim.item))
     if err.next_text and err.next_text != said:
         items.append(f"  Next the assistant said: {quote(err.next_text, lim.item)}")
     return items

@@ -73,3 +73,5 @@ class ErrorFact:
     """The background job the later call started (its final status decides, issue 28)."""
     why: str = ""
     """Why the later call did not fix it (the error its piped output holds, the job's end)."""
+    via: str = ""
+    """A configuration change made before the fix (``.local_configfix``, blind check 66 N4)."""

@@ -57,6 +57,7 @@ from .local_contradicted import judge_contradicted_claims
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_dryfix import judge_dry_fixes
 from .local_earlier import note_earlier
+from .local_configfix import judge_config_fixes
 from .local_editfix import judge_edit_fixes
 from .local_elsewhere import looked_up_as
 from .local_escalated import judge_escalated
@@ -627,6 +628,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_edit_fixes(session)  # an edit of what the failure names, then a re-run (59 W3)
     judge_expected_answers(session, items)  # an unflagged probe's 404, "404 is normal" (62 W1, W4)
     judge_chains(session)  # failed again, then that attempt was resolved (blind check 58 W4)
+    judge_config_fixes(session)  # `git config …` between a failure and its fix (66 N4)
     judge_removed_reads(session)  # read in a folder removed later: gone (blind check 36 W7)
     note_reasoning(session, items)  # the current turn's reasoning (blind check 48 N1)
     return session
