@@ -53,11 +53,11 @@ from .local_blocked import judge_blocked
 from .local_busy import ENDED_LATER, judge_busy
 from .local_checkedlater import judge_checked_later
 from .local_claims import judge_superseded, judge_withdrawn
+from .local_configfix import judge_config_fixes
 from .local_contradicted import judge_contradicted_claims
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_dryfix import judge_dry_fixes
 from .local_earlier import note_earlier
-from .local_configfix import judge_config_fixes
 from .local_editfix import judge_edit_fixes
 from .local_elsewhere import looked_up_as
 from .local_escalated import judge_escalated
