@@ -47,3 +47,44 @@ def test_a_config_read_is_no_change() -> None:
 def test_a_wrapped_config_change_is_named_without_its_shell() -> None:
     four = _config_then_retry("bash -lc 'git config --global commit.gpgsign false'")
     assert "after `git config --global commit.gpgsign false` (a standing" in four, four
+
+
+# -- a check that passed among failures is kept (66 N2) ------------------------------------------
+
+
+def _checks(*runs: tuple[str, str, bool]) -> str:
+    s = SessionBuilder()
+    s.user("is there any hope of fixing this branch?")
+    s.call(
+        "Bash",
+        {"command": "pnpm nx run-many -t typecheck"},
+        "Exit code 1\nFailed to start plugin worker.",
+        error=True,
+    )
+    for command, output, failed in runs:
+        s.call("Bash", {"command": command}, output, error=failed)
+    for n in range(30):  # enough later calls that the check is among the calls omitted
+        s.call("Bash", {"command": f"cat .cache/worker-{n}.log"}, f"worker {n}: EPERM")
+    return section(summarize_transcript(s.messages), 5)
+
+
+def test_a_green_type_check_among_failures_is_kept() -> None:
+    five = _checks(("pnpm exec tsc --noEmit", "", False))
+    assert "`pnpm exec tsc --noEmit` passed (" in five, five
+    assert "no output" in five, five
+
+
+def test_a_check_that_failed_after_it_passed_is_no_pass() -> None:
+    five = _checks(
+        ("pnpm exec tsc --noEmit", "", False),
+        ("pnpm exec tsc --noEmit", "Exit code 2\nsrc/a.ts(3,1): error TS2304: x", True),
+    )
+    assert "tsc --noEmit` passed" not in five, five
+
+
+def test_a_piped_check_or_one_counting_errors_is_no_pass() -> None:
+    five = _checks(
+        ("pytest -q | tail -5", "3 passed", False),
+        ("cargo test", "test result: FAILED. 3 passed; 1 failed", False),
+    )
+    assert "passed (" not in five, five

@@ -42,6 +42,7 @@ from .local_errors import errors_section
 from .local_evalnotice import evaluated_items, evaluated_step
 from .local_files import file_item, omitted_files
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
+from .local_greencheck import green_check_lines
 from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_running
 from .local_lastask import asked_step, earlier_ask_line
 from .local_limits import FACTORS, Limits, prior_room
@@ -285,6 +286,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
     if outputs:
         items.append("What commands printed:")
         items.extend(f"  {x}" for x in top(outputs, max(2, lim.items * 2 // 3)))
+    items.extend(green_check_lines(s, lim.item))  # a green check among failures (66 N2)
     if s.calls:
         items.append(f"Tool calls ({len(s.calls)} in total, in order):")
         head, tail = lim.items // 3, lim.items // 2

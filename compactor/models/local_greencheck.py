@@ -1,0 +1,88 @@
+"""A check that passed among failures is kept as a fact (blind check 66 N2, issue 28).
+
+cx-stall: ``pnpm exec tsc --noEmit`` exited 0 with no output; the failing ``nx run-many -t
+typecheck`` calls of the same project were kept, the green type-check was one of the "calls
+omitted": a resuming agent could conclude the code does not type-check. :func:`green_check_lines`
+names, in a session with failed calls, each check (type-check, tests, build, lint: ``tsc``,
+``mypy``, ``pytest``, ``cargo check/test``, ``go test``, ``npm/pnpm/yarn test/build``, ``ruff``,
+``eslint`` …) whose last run passed: "`pnpm exec tsc --noEmit` passed (exit 0, no output)". A
+run piped or chained (its exit code may be another program's) or whose output counts errors
+is no pass.
+"""
+
+from __future__ import annotations
+
+import re
+
+from compactor._util import lazy_pattern
+from compactor.facts import cut, outcome, strip_output_header
+from compactor.facts.samecommand import core_command, unwrapped
+
+from .local_session import Session
+from .local_text import code
+
+__all__ = ["green_check_lines"]
+
+_CHECK_RE = lazy_pattern(
+    r"^(?:(?:npx|bunx|pnpm\s+(?:exec|dlx)|yarn|uv\s+run|poetry\s+run|python3?\s+-m)\s+)?"
+    r"(?P<tool>tsc|mypy|pyright|pytest|ruff\s+check|ruff|eslint|vitest|jest)\b"
+    r"|^(?P<two>cargo\s+(?:check|test|clippy|build)|go\s+(?:test|vet|build))\b"
+    r"|^(?P<pm>npm|pnpm|yarn|bun)\s+(?:run\s+)?(?P<script>test|build|typecheck|type-check|lint|check)\b"
+)
+"""A check command, on the core of a command (no shell wrapper, no ``cd DIR &&``)."""
+_CHAINED_RE = lazy_pattern(r"\||&&|;|\n")
+_COUNTS_ERRORS_RE = lazy_pattern(
+    r"\b[1-9]\d* (?:errors?|failed|failures?)\b|\berror TS\d+|\bFAILED\b|^FAIL\b|\bpanicked\b",
+    re.MULTILINE,
+)
+"""Output that says the check found problems (whatever the exit code said)."""
+_MAX = 3
+
+
+def _kind(command: str) -> str:
+    """The check ``command`` runs (``tsc``, ``cargo test``, ``pnpm build``), or ""."""
+    core = core_command(command)
+    if _CHAINED_RE.search(core) is not None:
+        return ""
+    m = _CHECK_RE.match(core)
+    if m is None:
+        return ""
+    if m.group("pm"):
+        return f"{m.group('pm')} {m.group('script')}"
+    return " ".join((m.group("tool") or m.group("two")).split())
+
+
+def green_check_lines(s: Session, width: int) -> list[str]:
+    """Section 5's items for the checks whose last run passed (module docstring), [] if none."""
+    if not s.failed_calls:
+        return []
+    results = {r.call_id: r for e in s.entries for r in e.results if r.call_id}
+    last: dict[str, tuple[str, str]] = {}  # kind → (the call's command, its verdict; "" failed)
+    for c in s.calls:
+        kind = _kind(c.command) if c.command else ""
+        if not kind:
+            continue
+        r = results.get(c.id)
+        if r is None:
+            last.pop(kind, None)  # in flight: no verdict
+            continue
+        oc = outcome(r, c)
+        text = strip_output_header(r.text).strip()
+        if c.id in s.failed_calls or oc.failed or _COUNTS_ERRORS_RE.search(text[-4_000:]):
+            last.pop(kind, None)
+            last[kind] = (c.command, "")
+            continue
+        status = f"exit {oc.exit_code}" if oc.exit_code is not None else "no error"
+        tail = text.splitlines()[-1].strip() if text else ""
+        said = (
+            f"{status}, no output" if not tail else f"{status}; it ended: {cut(tail, width // 2)}"
+        )
+        last.pop(kind, None)  # the checks in the order of their last runs
+        last[kind] = (" ".join(unwrapped(c.command).split()), said)
+    passed = [(command, said) for command, said in last.values() if said][-_MAX:]
+    if not passed:
+        return []
+    return [
+        "Checks whose last run passed (after any failure of the same check):",
+        *(f"  {code(cut(command, width // 2))} passed ({said})" for command, said in passed),
+    ]
