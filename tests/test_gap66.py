@@ -88,3 +88,30 @@ def test_a_piped_check_or_one_counting_errors_is_no_pass() -> None:
         ("cargo test", "test result: FAILED. 3 passed; 1 failed", False),
     )
     assert "passed (" not in five, five
+
+
+# -- the per-item values of a change cut in section 3 are kept (66 N3) ---------------------------
+
+
+def test_the_estimates_of_items_past_the_cut_of_a_change_are_kept() -> None:
+    stories = []
+    for n, size in enumerate(("Small (≈1h)", "Medium (≈3h)", "Large (≈2d)", "Small (≈2h)"), 21):
+        stories += [
+            f"**Q-{n:03}** Move the ledger client to the shared runtime, part {n}",
+            f"* Difficulty: {size}.",
+            f"* DoD: every ledger call of part {n} goes through the shared client.",
+            f"* Output: a note in docs/ledger-runtime.md for part {n}.",
+            f"* Deps: Q-{n - 1:03}.",
+        ]
+    s = SessionBuilder()
+    s.user("write the migration stories and estimate the difficulty of each")
+    s.call("Read", {"file_path": "/w/BACKLOG.md"}, "1\t# Backlog\n2\t---")
+    s.call(
+        "Edit",
+        {"file_path": "/w/BACKLOG.md", "old_string": "---", "new_string": "\n".join(stories)},
+        "The file has been updated.",
+    )
+    s.say("Added Q-021 to Q-024 with their estimates.")
+    three = section(summarize_transcript(s.messages), 3)
+    assert "Q-024 Difficulty: Small (≈2h)" in three, three
+    assert "Q-023 Difficulty: Large (≈2d)" in three, three

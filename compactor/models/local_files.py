@@ -35,6 +35,7 @@ from compactor.facts.shellwrites import script_writes
 from .local_chain import LINKED, links, remade, settled
 from .local_heredoc import EXPANDED_NOTE, as_printed, heredoc_text
 from .local_home import tilde
+from .local_itemvalues import item_values
 from .local_keylines import key_lines
 from .local_noise import glob_name, is_shell_fragment
 from .local_text import code_line
@@ -615,6 +616,8 @@ def file_item(f: FileState, width: int, code_lines: int) -> list[str]:
         note = f" {EXPANDED_NOTE}" if f.expanded and f.content is None else ""
         items.append(f"  {title}{note}:")
         items.extend("      " + cut(ln, width) for ln in change)
+        if values := item_values(f.added, room, width):  # estimates past the cut (66 N3)
+            items.append(f"    {values}")
     return items
 
 
