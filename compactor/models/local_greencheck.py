@@ -59,7 +59,8 @@ def green_check_lines(s: Session, width: int) -> list[str]:
     results = {r.call_id: r for e in s.entries for r in e.results if r.call_id}
     last: dict[str, tuple[str, str]] = {}  # kind → (the call's command, its verdict; "" failed)
     for c in s.calls:
-        kind = _kind(c.command) if c.command else ""
+        command = c.command or ""
+        kind = _kind(command) if command else ""
         if not kind:
             continue
         r = results.get(c.id)
@@ -70,7 +71,7 @@ def green_check_lines(s: Session, width: int) -> list[str]:
         text = strip_output_header(r.text).strip()
         if c.id in s.failed_calls or oc.failed or _COUNTS_ERRORS_RE.search(text[-4_000:]):
             last.pop(kind, None)
-            last[kind] = (c.command, "")
+            last[kind] = (command, "")
             continue
         status = f"exit {oc.exit_code}" if oc.exit_code is not None else "no error"
         tail = text.splitlines()[-1].strip() if text else ""
@@ -78,7 +79,7 @@ def green_check_lines(s: Session, width: int) -> list[str]:
             f"{status}, no output" if not tail else f"{status}; it ended: {cut(tail, width // 2)}"
         )
         last.pop(kind, None)  # the checks in the order of their last runs
-        last[kind] = (" ".join(unwrapped(c.command).split()), said)
+        last[kind] = (" ".join(unwrapped(command).split()), said)
     passed = [(command, said) for command, said in last.values() if said][-_MAX:]
     if not passed:
         return []

@@ -12,6 +12,7 @@ with the item it belongs to (the last ``ABC-123`` id before it): "S-007 Difficul
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from compactor._util import lazy_pattern
 from compactor.facts import cut
@@ -29,7 +30,7 @@ _VALUE_RE = lazy_pattern(
 _MAX = 8
 
 
-def item_values(added: list[str], shown: int, width: int) -> str:
+def item_values(added: Sequence[str], shown: int, width: int) -> str:
     """The values of items in ``added`` past its first ``shown`` lines, on one line ("" if none)."""
     if len(added) <= shown:
         return ""
