@@ -74,7 +74,7 @@ def green_check_lines(s: Session, width: int) -> list[str]:
             last[kind] = (command, "")
             continue
         status = f"exit {oc.exit_code}" if oc.exit_code is not None else "no error"
-        tail = text.splitlines()[-1].strip() if text else ""
+        tail = text.splitlines()[-1].strip(" =-*") if text else ""  # "=== 15 passed in 2s ==="
         said = (
             f"{status}, no output" if not tail else f"{status}; it ended: {cut(tail, width // 2)}"
         )
