@@ -13,7 +13,9 @@ an append to a dotfile) that ran between a ``fixed`` failure and the call that f
 
 from __future__ import annotations
 
+import bisect
 import re
+from itertools import islice
 
 from compactor._util import lazy_pattern
 from compactor.facts.samecommand import unwrapped
@@ -35,6 +37,8 @@ _STANDING_RE = lazy_pattern(
 """A command that changes repository or user configuration, which stays after the session."""
 _SESSION_RE = lazy_pattern(r"(?:^|[;&|(]\s*)(?:export\s+[A-Za-z_]\w*=|chmod\s+\S)")
 """A command that changes the environment or a file's mode (``export X=…``, ``chmod +x``)."""
+_HINTS_RE = lazy_pattern(r"config|export|chmod|>>?\s*\S*rc\b|>>?\s*\S*profile")
+"""Words one of the changes above needs (a cheap test before splitting a command)."""
 
 
 def _change(command: str) -> tuple[str, bool] | None:
@@ -57,19 +61,24 @@ def judge_config_fixes(s: Session) -> None:
         (c.index, found)
         for c in s.calls
         if c.command
+        and _HINTS_RE.search(c.command) is not None  # most commands change no configuration
         and c.id not in s.failed_calls
         and (found := _change(unwrapped(c.command))) is not None
     ]
     if not changes:
         return
+    starts = [c.index for c in s.calls]
+    lines: dict[str, str] = {}  # each call's line, made once
     for err in fixed:
+        if changes[-1][0] <= err.index:
+            continue
         rerun = None
-        for c in s.calls:
-            if c.index <= err.index:
-                continue
+        for c in islice(s.calls, bisect.bisect_right(starts, err.index), None):
             if c.index - err.index > _FAR:
                 break
-            if call_line(c, 160) == err.by:
+            if c.id not in lines:
+                lines[c.id] = call_line(c, 160)
+            if lines[c.id] == err.by:
                 rerun = c
                 break
         if rerun is None:

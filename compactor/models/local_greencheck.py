@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from compactor._util import lazy_pattern
-from compactor.facts import cut, outcome, strip_output_header
+from compactor.facts import Call, cut, outcome, strip_output_header
 from compactor.facts.samecommand import core_command, unwrapped
 
 from .local_session import Session
@@ -30,6 +30,10 @@ _CHECK_RE = lazy_pattern(
     r"|^(?P<pm>npm|pnpm|yarn|bun)\s+(?:run\s+)?(?P<script>test|build|typecheck|type-check|lint|check)\b"
 )
 """A check command, on the core of a command (no shell wrapper, no ``cd DIR &&``)."""
+_HINT_RE = lazy_pattern(
+    r"tsc|mypy|pyright|pytest|ruff|eslint|vitest|jest|cargo|go\s|test|build|lint|check"
+)
+"""Words a check command holds (a cheap test before :func:`_kind`)."""
 _CHAINED_RE = lazy_pattern(r"\||&&|;|\n")
 _COUNTS_ERRORS_RE = lazy_pattern(
     r"\b[1-9]\d* (?:errors?|failed|failures?)\b|\berror TS\d+|\bFAILED\b|^FAIL\b|\bpanicked\b",
@@ -56,34 +60,34 @@ def green_check_lines(s: Session, width: int) -> list[str]:
     """Section 5's items for the checks whose last run passed (module docstring), [] if none."""
     if not s.failed_calls:
         return []
-    results = {r.call_id: r for e in s.entries for r in e.results if r.call_id}
-    last: dict[str, tuple[str, str]] = {}  # kind → (the call's command, its verdict; "" failed)
+    last: dict[str, Call] = {}  # kind → its last run, in the order of the last runs
     for c in s.calls:
-        command = c.command or ""
-        kind = _kind(command) if command else ""
-        if not kind:
-            continue
+        if c.command and _HINT_RE.search(c.command) is not None and (kind := _kind(c.command)):
+            last.pop(kind, None)
+            last[kind] = c
+    if not last:
+        return []
+    wanted = {c.id for c in last.values() if c.id not in s.failed_calls}
+    results = {r.call_id: r for e in s.entries for r in e.results if r.call_id in wanted}
+    passed: list[tuple[str, str]] = []
+    for c in last.values():
         r = results.get(c.id)
-        if r is None:
-            last.pop(kind, None)  # in flight: no verdict
+        if r is None:  # failed, or in flight: no pass
             continue
         oc = outcome(r, c)
-        text = strip_output_header(r.text).strip()
-        if c.id in s.failed_calls or oc.failed or _COUNTS_ERRORS_RE.search(text[-4_000:]):
-            last.pop(kind, None)
-            last[kind] = (command, "")
+        text = strip_output_header(r.text[-4_000:] if len(r.text) > 8_000 else r.text).strip()
+        if oc.failed or _COUNTS_ERRORS_RE.search(text[-4_000:]):
             continue
         status = f"exit {oc.exit_code}" if oc.exit_code is not None else "no error"
-        tail = text.splitlines()[-1].strip(" =-*") if text else ""  # "=== 15 passed in 2s ==="
-        said = (
-            f"{status}, no output" if not tail else f"{status}; it ended: {cut(tail, width // 2)}"
-        )
-        last.pop(kind, None)  # the checks in the order of their last runs
-        last[kind] = (" ".join(unwrapped(command).split()), said)
-    passed = [(command, said) for command, said in last.values() if said][-_MAX:]
+        tail = text.rsplit("\n", 1)[-1].strip(" =-*")  # "=== 15 passed in 2s ==="
+        said = f"{status}; it ended: {cut(tail, width // 2)}" if tail else f"{status}, no output"
+        passed.append((" ".join(unwrapped(c.command or "").split()), said))
     if not passed:
         return []
     return [
         "Checks whose last run passed (after any failure of the same check):",
-        *(f"  {code(cut(command, width // 2))} passed ({said})" for command, said in passed),
+        *(
+            f"  {code(cut(command, width // 2))} passed ({said})"
+            for command, said in passed[-_MAX:]
+        ),
     ]
