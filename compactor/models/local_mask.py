@@ -97,6 +97,7 @@ def _spans(text: str, value: str) -> Iterator[tuple[int, int]]:
 def mask_repeats(text: str, values: set[str]) -> str:
     """``text`` with every distinctive value in ``values`` masked wherever it occurs (see the
     module doc); the longest values first, so that one containing another goes whole."""
+    values = values | _base64_pieces(values)
     for value in sorted(filter(_distinct, values), key=len, reverse=True):
         if value[: min(len(value), _FRAGMENT)] not in text:
             continue
@@ -106,6 +107,22 @@ def mask_repeats(text: str, values: set[str]) -> str:
             last = end
         text = "".join(parts) + text[last:] if parts else text
     return text
+
+
+def _base64_pieces(values: set[str]) -> set[str]:
+    """The parts between ``+``, ``/`` and ``=`` of a masked base64 value that are long and not
+    a plain lowercase word: a render that splits words there (the identifiers of §2) printed
+    the rest of a ``JWT_SECRET`` after its first ``+`` (blind check 67, S2)."""
+    pieces: set[str] = set()
+    for value in values:
+        if "+" in value or "/" in value or "=" in value:
+            for piece in _B64_SPLIT.split(value):
+                if len(piece) >= _FRAGMENT and not (piece.isalpha() and piece.islower()):
+                    pieces.add(piece)
+    return pieces
+
+
+_B64_SPLIT = lazy_pattern(r"[+/=]+")
 
 
 def masked_whole(text: str) -> str:
