@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import string
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from compactor.models.local import summarize_transcript
@@ -54,6 +54,67 @@ def test_no_part_of_a_base64_value_after_a_credential_name_survives(
     name: str, sep: str, first: str, rest: str
 ) -> None:
     value = first + rest
+    assume(any(ch.isdigit() for ch in value))  # a name-like word (``TOKENAAAA``) is code
     text = f"Settings:\n{name}{sep}{value}\nPORT=3000"
     out = masked(text)
     assert not any(chunk in out for chunk in _chunks(value, 8)), out
+
+
+# -- S1: a secret cut by an excerpt's "…" -----------------------------------------------------
+
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
+    ".eyJpc3MiOiJmYWtlIiwicm9sZSI6InNlcnZpY2Vfcm9sZSIsImlhdCI6MTcwMDAwMDAwMCwiZXhwIjoyMDAwMDAwMDAwfQ"
+    ".Zk9qR2xWbU5pYlF3c1h6dTg3YkFwT3RyTWVLc2FIc2lWa2Jz"
+)
+
+
+def _long_request(pad_after: int) -> str:
+    words = "please wire the admin dashboard to the new backend and keep the old routes working. "
+    head = words * 14
+    tail = ("then run the migrations and check the logs. " * 8)[:pad_after]
+    return (
+        f"{head}\nHere is the env:\nNEXT_PUBLIC_SUPABASE_URL=https://fake.supabase.example\n"
+        f"SUPABASE_SERVICE_ROLE_KEY={JWT}\n{tail}"
+    )
+
+
+def _summary_of(request: str) -> str:
+    s = SessionBuilder()
+    s.user("hello, set up the project")
+    s.say("Sure, what do you need?")
+    s.user(request)
+    s.say("I will do it now.")
+    return summarize_transcript(s.messages)
+
+
+def test_a_jwt_cut_by_the_excerpt_of_a_long_request_is_not_printed() -> None:
+    summary = _summary_of(_long_request(60))
+    assert "its start and end" in summary  # the excerpt path is taken
+    assert not any(chunk in summary for chunk in _chunks(JWT, 12))
+
+
+@settings(max_examples=25, deadline=None)
+@given(pad=st.integers(min_value=0, max_value=350))
+def test_no_cut_of_the_summary_prints_a_part_of_a_secret(pad: int) -> None:
+    summary = _summary_of(_long_request(pad))
+    assert not any(chunk in summary for chunk in _chunks(JWT, 12))
+
+
+@settings(max_examples=20, deadline=None)
+@given(pad=st.integers(min_value=0, max_value=400), lead=st.integers(min_value=0, max_value=600))
+def test_no_excerpt_of_an_answer_or_an_output_prints_a_part_of_a_secret(
+    pad: int, lead: int
+) -> None:
+    text = ("The service keeps its settings in the env file below. " * 12)[:lead]
+    tail = ("After that the dashboard loads the admin data from Supabase. " * 8)[:pad]
+    holding = f"{text}\nSUPABASE_SERVICE_ROLE_KEY={JWT}\n{tail}"
+    s = SessionBuilder()
+    s.user("connect the dashboard to supabase")
+    s.call("Bash", {"command": "cat .env.local"}, holding)
+    s.call("Bash", {"command": "npm run build"}, "Error: " + holding, error=True)
+    s.say(f"I found the settings. {holding}")
+    s.user("ok")
+    s.say(f"Done. {holding}")
+    summary = summarize_transcript(s.messages)
+    assert not any(chunk in summary for chunk in _chunks(JWT, 12))
