@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import string
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -118,3 +119,36 @@ def test_no_excerpt_of_an_answer_or_an_output_prints_a_part_of_a_secret(
     s.say(f"Done. {holding}")
     summary = summarize_transcript(s.messages)
     assert not any(chunk in summary for chunk in _chunks(JWT, 12))
+
+
+# -- S3: a password glued to a CJK credential word ---------------------------------------------
+
+GLUED = "Vq7Lm2Xk9"
+
+
+@pytest.mark.parametrize("word", ["密码", "密碼", "パスワード", "비밀번호"])
+def test_a_password_glued_to_a_cjk_credential_word_is_masked(word: str) -> None:
+    text = f"能ping通，{word}{GLUED}也是对的"
+    for out in (masked(text), SecretMasker().mask_text(text)):
+        assert GLUED not in out and word in out and "也是对的" in out
+    once = masked(text)
+    assert masked(once) == once  # masking twice changes nothing (row 2852)
+    masker = SecretMasker()
+    twice = masker.mask_text(text)
+    assert masker.mask_text(twice) == twice
+
+
+def test_a_glued_password_in_an_answer_never_reaches_the_summary() -> None:
+    s = SessionBuilder()
+    s.user("redis 连不上，帮我看看")
+    s.call("Bash", {"command": "redis-cli -h 10.0.0.5 ping"}, "PONG")
+    s.say(f"能ping通，密码{GLUED}也是对的，问题在防火墙。")
+    summary = summarize_transcript(s.messages)
+    assert GLUED not in summary
+
+
+@pytest.mark.parametrize(
+    "text", ["密码md5校验失败", "密钥ID也可以", "密码abcdefgh不对", "令牌v1.2.3过期"]
+)
+def test_a_word_glued_to_a_cjk_credential_word_is_kept(text: str) -> None:
+    assert masked(text) == text
