@@ -152,3 +152,17 @@ def test_a_glued_password_in_an_answer_never_reaches_the_summary() -> None:
 )
 def test_a_word_glued_to_a_cjk_credential_word_is_kept(text: str) -> None:
     assert masked(text) == text
+
+
+def test_a_pin_like_password_glued_to_a_cjk_word_is_masked() -> None:
+    assert masked("能ping通，密码482913也是对的") == "能ping通，密码***也是对的"
+    assert masked("密钥2048位") == "密钥2048位"  # a key size, 4 digits
+
+
+def test_a_value_masked_elsewhere_is_masked_beside_cjk_characters() -> None:
+    s = SessionBuilder()
+    s.user("redis 的密码是 Zq9-k3Lm7，帮我连上")
+    s.call("Bash", {"command": "redis-cli -h 10.0.0.5 ping"}, "PONG")
+    s.say("能ping通，说明Zq9-k3Lm7也是对的。")
+    summary = summarize_transcript(s.messages)
+    assert "Zq9-k3Lm7" not in summary

@@ -156,9 +156,11 @@ def secret_looking(value: str) -> bool:
 
 
 def tight_value(value: str) -> bool:
-    """A value glued to a CJK credential word that is a secret: :func:`secret_looking`, 8
-    characters or more, and letters with digits, or both cases with a symbol (``密码abc123XY``;
-    not ``密码md5`` nor ``密钥ID``)."""
+    """A value glued to a CJK credential word that is a secret: 6 digits or more, or
+    :func:`secret_looking`, 8 characters or more, and letters with digits, or both cases with a
+    symbol (``密码abc123XY``; not ``密码md5`` nor ``密钥ID`` nor ``密钥2048位``)."""
+    if len(value) >= 6 and value.isdigit() and value.isascii():
+        return True  # a PIN-like password (密码<6 digits>也是对的: blind check 67 S3)
     if len(value) < 8 or not secret_looking(value):
         return False
     letters = [ch for ch in value if ch.isalpha()]
