@@ -34,6 +34,15 @@ def test_an_ssh_key_test_that_authenticated_is_no_failure(command: str) -> None:
     assert "failed (exit code 1)" not in summary
 
 
+def test_a_flagged_ssh_key_test_without_an_exit_code_is_no_failure() -> None:
+    warning = "Warning: Permanently added 'github.com' (ED25519) to the list of known hosts."
+    summary = _summary(
+        "ssh -T git@github.com -o StrictHostKeyChecking=no", f"{warning}\r\n{GREETING}"
+    )
+    assert "(0 failed)" in summary
+    assert "Unresolved failure" not in summary
+
+
 def test_an_ssh_key_test_that_was_denied_is_a_failure() -> None:
     summary = _summary(
         "ssh -T git@github.com", "Exit code 255\ngit@github.com: Permission denied (publickey)."
