@@ -505,20 +505,18 @@ def slash_command(text: str) -> str | None:
 # Writing
 
 
-_MASK_WHOLE, _MARGIN = 200_000, 4_000  # masked whole before the cut; longer: two windows
-
-
 def quote(text: str, limit: int) -> str:
     """``"text"`` on one line; a long text keeps its start and its end (where asks often are)."""
     flat = one_line(text)
     if len(flat) > limit:  # secrets masked before the cut, which could cut their key off
         head = max(1, int(limit * 0.65))
         tail = max(1, limit - head - 3)
-        if len(flat) <= _MASK_WHOLE:  # the whole text: a window's edge can cut a secret's
-            start = end = masked(flat)  # name or prefix off (blind check 67 S1: a JWT's tail)
-        else:
-            start = masked(flat[: head + _MARGIN])
-            end = masked(flat[max(0, len(flat) - tail - _MARGIN) :])
+        # each window holds the whole word the cut falls in and 100 characters beyond it: a
+        # secret cut there keeps its name and prefix (blind check 67 S1: a JWT's tail printed)
+        stop = flat.find(" ", head)
+        start = masked(flat[: (len(flat) if stop < 0 else stop) + 100])
+        begin = flat.rfind(" ", 0, len(flat) - tail) + 1
+        end = masked(flat[max(0, begin - 100) :])
         flat = start[:head].rstrip() + " … " + end[len(end) - tail :].lstrip()
     return '"' + flat + '"'  # the user's quote marks kept (blind check 25 N6)
 
