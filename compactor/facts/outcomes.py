@@ -585,8 +585,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     lines = _ranked_lines(body)
     if lines and any(": line " in line for line in lines):
         lines = [line for line in lines if not is_startup_noise(line)]
-    job = (call.job or call.command) if call is not None and code in (1, 124, 128) else None
-    if flagged and job and answered_exit(code, lines, body, job):  # timeout N, blocked find, probe
+    job = (call.job or call.command) if call is not None and code in (None, 1, 124, 128) else None
+    if flagged and job and answered_exit(code, lines, body, job):  # timeout N, probe, ssh -T
         flagged, lines = False, (lines if code == 124 else [])
     program = exit_one_program(call) if flagged and code == 1 and not lines else ""
     if program and (not result.is_error or not body.strip()):  # a flag that only says "Exit

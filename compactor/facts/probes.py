@@ -18,7 +18,7 @@ from compactor._util import lazy_pattern
 
 from .bounded import expected_exit
 
-__all__ = ["answered_exit", "probe_answered"]
+__all__ = ["answered_exit", "probe_answered", "ssh_key_works"]
 
 _SEGMENT_RE = re.compile(r"\|\||&&|[|;\n]")
 _REDIRECT_RE = lazy_pattern(r"\s*\d?>>?\s*(?:&\d|/dev/null)")
@@ -51,7 +51,32 @@ def probe_answered(code: int | None, body: str, command: str | None) -> bool:
     return all(_ANSWER_RE.search(x.strip()) for x in body.splitlines() if x.strip())
 
 
+_SSH_TEST_RE = lazy_pattern(r"^(?:sudo\s+)?ssh\b(?=.*\s-[A-Za-z]*T)(?=.*\bgit@[\w.\-]+)")
+"""``ssh -T git@HOST``: a test of an SSH key on a git host, which allows no shell."""
+_AUTHENTICATED_RE = lazy_pattern(
+    r"successfully authenticated|welcome to gitlab|authenticated via ssh key", re.IGNORECASE
+)
+
+
+def ssh_key_works(code: int | None, body: str, command: str | None) -> bool:
+    """Whether ``command``'s last step is ``ssh -T git@HOST`` and the host said the key
+    authenticated: its exit 1 is the host refusing a shell, the test passed (blind check 67
+    W1: GitHub's "You've successfully authenticated, but GitHub does not provide shell access"
+    was listed as a failure)."""
+    if code not in (None, 1) or not command or len(command) > 2_000:
+        return False
+    segments = [x.strip() for x in _SEGMENT_RE.split(command) if x.strip()]
+    if not segments or _SSH_TEST_RE.match(segments[-1]) is None:
+        return False
+    return _AUTHENTICATED_RE.search(body) is not None
+
+
 def answered_exit(code: int | None, lines: list[str], body: str, command: str | None) -> bool:
-    """:func:`~compactor.facts.bounded.expected_exit`, or a probe's answer
-    (:func:`probe_answered`): a non-zero exit that is no failure by itself."""
-    return expected_exit(code, lines, body, command) or probe_answered(code, body, command)
+    """:func:`~compactor.facts.bounded.expected_exit`, a probe's answer
+    (:func:`probe_answered`) or a git host's ``ssh -T`` greeting (:func:`ssh_key_works`): a
+    non-zero exit that is no failure by itself."""
+    return (
+        expected_exit(code, lines, body, command)
+        or probe_answered(code, body, command)
+        or ssh_key_works(code, body, command)
+    )

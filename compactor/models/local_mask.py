@@ -29,7 +29,9 @@ __all__ = ["collecting", "mask_repeats", "masked", "masked_whole"]
 
 MASK = "***"
 _FOUND: ContextVar[set[str] | None] = ContextVar("summary_secret_values", default=None)
-_WORD = lazy_pattern(r"[\w\-]")
+_WORD = lazy_pattern(r"(?![\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff])[\w\-]")
+"""A character of a word; a CJK, kana or hangul one is not: CJK prose glues words to a value
+(``密码<value>也是对的``, blind check 67 S3: a password masked elsewhere was printed there)."""
 _FRAGMENT = 8
 """A fragment of a value of at least 16 characters that starts the value and is this long
 or longer, ended by a cut (not by another word character), is that value."""
@@ -97,6 +99,7 @@ def _spans(text: str, value: str) -> Iterator[tuple[int, int]]:
 def mask_repeats(text: str, values: set[str]) -> str:
     """``text`` with every distinctive value in ``values`` masked wherever it occurs (see the
     module doc); the longest values first, so that one containing another goes whole."""
+    values = values | _base64_pieces(values)
     for value in sorted(filter(_distinct, values), key=len, reverse=True):
         if value[: min(len(value), _FRAGMENT)] not in text:
             continue
@@ -106,6 +109,22 @@ def mask_repeats(text: str, values: set[str]) -> str:
             last = end
         text = "".join(parts) + text[last:] if parts else text
     return text
+
+
+def _base64_pieces(values: set[str]) -> set[str]:
+    """The parts between ``+``, ``/`` and ``=`` of a masked base64 value that are long and not
+    a plain lowercase word: a render that splits words there (the identifiers of §2) printed
+    the rest of a ``JWT_SECRET`` after its first ``+`` (blind check 67, S2)."""
+    pieces: set[str] = set()
+    for value in values:
+        if "+" in value or "/" in value or "=" in value:
+            for piece in _B64_SPLIT.split(value):
+                if len(piece) >= _FRAGMENT and not (piece.isalpha() and piece.islower()):
+                    pieces.add(piece)
+    return pieces
+
+
+_B64_SPLIT = lazy_pattern(r"[+/=]+")
 
 
 def masked_whole(text: str) -> str:

@@ -511,9 +511,13 @@ def quote(text: str, limit: int) -> str:
     if len(flat) > limit:  # secrets masked before the cut, which could cut their key off
         head = max(1, int(limit * 0.65))
         tail = max(1, limit - head - 3)
-        start = masked(flat[: head + 100])[:head].rstrip()
-        end = masked(flat[max(0, len(flat) - tail - 100) :])
-        flat = start + " … " + end[len(end) - tail :].lstrip()
+        # each window holds the whole word the cut falls in and 100 characters beyond it: a
+        # secret cut there keeps its name and prefix (blind check 67 S1: a JWT's tail printed)
+        stop = flat.find(" ", head)
+        start = masked(flat[: (len(flat) if stop < 0 else stop) + 100])
+        begin = flat.rfind(" ", 0, len(flat) - tail) + 1
+        end = masked(flat[max(0, begin - 100) :])
+        flat = start[:head].rstrip() + " … " + end[len(end) - tail :].lstrip()
     return '"' + flat + '"'  # the user's quote marks kept (blind check 25 N6)
 
 

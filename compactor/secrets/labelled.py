@@ -74,7 +74,11 @@ _GLUE = rf"(?:[:=]|=>|->|[{_WIDE_GLUE}]|{_ESCAPED_GLUE})"
 _SEP = rf"(?:[ \t]{{0,3}}{_GLUE}[ \t]{{0,3}}|[ \t]{{1,3}}{_COPULA}[ \t]{{1,3}}|[ \t]{{1,3}})"
 _OPEN = r"""(?:\\?["'`“‘「『])?"""
 _TOKEN = (
-    r"(?P<secret>[A-Za-z0-9][A-Za-z0-9_\-]{19,})"
+    r"(?P<secret>[A-Za-z0-9][A-Za-z0-9_\-]{19,}"
+    # a base64 value goes on past ``+``, ``/`` and ``=`` (blind check 67, S2: the mask of
+    # ``JWT_SECRET=<base64>`` stopped at the first ``+`` and printed the rest); a ``/`` alone
+    # (a path) does not: the tail holds a ``+`` or ends with ``=``
+    r"(?:[+=][A-Za-z0-9_\-+/=]*|/[A-Za-z0-9_\-/]*[+=][A-Za-z0-9_\-+/=]*)?)"
     r"(?![A-Za-z0-9_\-/@]|\\(?![nrtu\"\\])|\.[A-Za-z0-9]|:/)"  # not a path, file or URL
 )
 

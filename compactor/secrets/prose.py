@@ -41,8 +41,11 @@ __all__ = [
     "PROSE_HINTS",
     "PROSE_PLAIN_RE",
     "PROSE_PREFILTERS",
+    "PROSE_TIGHT_RE",
+    "WIDE_HINTS",
     "plain_value",
     "secret_looking",
+    "tight_value",
 ]
 
 _LATIN = (
@@ -77,6 +80,9 @@ PROSE_PLAIN_RE = re.compile(
     rf"{_VALUE}(?(wq){_CLOSE}|(?(lq){_CLOSE}|(?(sq){_CLOSE}|{_END})))"
 )
 """A value after a CJK word and its copula, a quoted value, or ``sshpass -p``'s value."""
+PROSE_TIGHT_RE = re.compile(rf"{_WIDE}{_VALUE}{_END}")
+"""A value written straight after a CJK/Japanese/Korean word, no separator (``密码abc123XY也是
+对的``; blind check 67, S3); it ends at the first CJK character (:func:`tight_value` judges it)."""
 MYSQL_SPACED_RE = re.compile(
     rf"(?i:\b(?:mysql|mysqldump|mysqladmin|mariadb))\b[^\n|;&]{{0,200}}?"
     rf"(?<![\w\-])-p[ \t]*{_VALUE}{_END}"
@@ -89,6 +95,8 @@ PROSE_HINTS: tuple[str, ...] = (
     *("パスワード", "暗証番号", "비밀번호", "암호"),
 )
 """What every match of the two prose rules holds, lowered (``sshpass`` holds ``pass``)."""
+WIDE_HINTS: tuple[str, ...] = PROSE_HINTS[11:]
+"""What every match of :data:`PROSE_TIGHT_RE` holds: a CJK/Japanese/Korean word."""
 MYSQL_HINTS: tuple[str, ...] = ("mysql", "mariadb")
 
 _RUST_LATIN = (
@@ -145,3 +153,18 @@ def secret_looking(value: str) -> bool:
     if "/" in value and (m := _PATH.fullmatch(value)) and (m.group(1) or value.count("/") > 1):
         return False  # ``src/v2/app.py``, ``api/v1/users``
     return not code_reference(value)
+
+
+def tight_value(value: str) -> bool:
+    """A value glued to a CJK credential word that is a secret: 6 digits or more, or
+    :func:`secret_looking`, 8 characters or more, and letters with digits, or both cases with a
+    symbol (``密码abc123XY``; not ``密码md5`` nor ``密钥ID`` nor ``密钥2048位``)."""
+    if len(value) >= 6 and value.isdigit() and value.isascii():
+        return True  # a PIN-like password (密码<6 digits>也是对的: blind check 67 S3)
+    if len(value) < 8 or not secret_looking(value):
+        return False
+    letters = [ch for ch in value if ch.isalpha()]
+    if letters and any(ch.isdigit() for ch in value):
+        return True
+    symbol = any(not ch.isalnum() for ch in value)
+    return symbol and any(ch.isupper() for ch in letters) and any(ch.islower() for ch in letters)

@@ -187,6 +187,7 @@ UNHINTED_RULES: tuple[Rule, ...] = (
     # a password in prose: "密码是…", "the password is …", sshpass -p …, mysql -p … (blind 52)
     Rule("password", prose.PROSE_PLAIN_RE, prose.plain_value),
     Rule("password", prose.PROSE_BARE_RE, prose.secret_looking),
+    Rule("password", prose.PROSE_TIGHT_RE, prose.tight_value),  # 密码abc123XY (blind 67)
     Rule("password", prose.MYSQL_SPACED_RE, prose.secret_looking),
     # a credential in a URL's query, ``?k=<hex>``, or a subscription link's token (blind 56)
     *(Rule("api_key", regex, check) for regex, check in url_query.URL_SHAPES),
@@ -220,6 +221,7 @@ HINTS: tuple[tuple[str, ...], ...] = (
     LABELLED_HINTS,
     prose.PROSE_HINTS,
     prose.PROSE_HINTS,
+    prose.WIDE_HINTS,
     prose.MYSQL_HINTS,
     *url_query.URL_HINTS,
 )

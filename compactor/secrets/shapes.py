@@ -24,7 +24,13 @@ from collections.abc import Callable, Sequence
 
 from .labelled import LABELLED_RE, LABELLED_WIDE_HINTS
 from .plausible import NOT_SECRET_RE
-from .prose import MYSQL_SPACED_RE, PROSE_BARE_RE, PROSE_PLAIN_RE, PROSE_PREFILTERS
+from .prose import (
+    MYSQL_SPACED_RE,
+    PROSE_BARE_RE,
+    PROSE_PLAIN_RE,
+    PROSE_PREFILTERS,
+    PROSE_TIGHT_RE,
+)
 from .rules import SHAPE_RULES, ShapeRule
 from .secret_scan import PREFILTERS, FastScan
 from .url_query import URL_PREFILTERS, URL_SHAPES
@@ -144,7 +150,7 @@ def _scans() -> tuple[FastScan, FastScan, FastScan, FastScan]:
 
 
 _SHAPE_REGEXES = frozenset(regex for regex, _, _ in SHAPE_RULES)
-_PROSE_REGEXES = frozenset((PROSE_PLAIN_RE, PROSE_BARE_RE, MYSQL_SPACED_RE))
+_PROSE_REGEXES = frozenset((PROSE_PLAIN_RE, PROSE_BARE_RE, PROSE_TIGHT_RE, MYSQL_SPACED_RE))
 """Their own group: prose that names a token or a password ("the token is …") runs these
 three rules, not every shape rule (blind check 52: the bench's summaries hold such prose)."""
 _URL_REGEXES = frozenset(regex for regex, _ in URL_SHAPES)
