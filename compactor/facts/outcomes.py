@@ -513,14 +513,16 @@ def scan_window(text: str) -> str:
     return text[:SCAN_HEAD] + "\n" + text[len(text) - SCAN_TAIL :]
 
 
+_ERROR_LEVELS = ("error", "fatal", "[error", "[fatal")
+"""A line of these levels is no warning, even when its text quotes one (a log's JSON)."""
 _LEVEL_START_RE = re.compile(r"(?:\[(?:ERROR|FATAL)\]|(?:ERROR|fatal):)[ \t]*[A-Za-z]")
 """``[ERROR] …``, ``fatal: …``: an error line, not a "not found" banner of every call (61 W3)."""
 
 
 def _ranked_lines(text: str) -> list[str]:
     """Error lines of ``text``: highest rank first; within a rank the last one first (the last
-    line of a traceback names the exception)."""
-    found: list[tuple[int, int, str]] = []
+    line of a traceback names the exception); warning lines after all the others."""
+    found: list[tuple[bool, int, int, str]] = []
     top: set[str] = set()
     for offset, chunk in _chunks_from_end(scan_window(text)):
         for pos, raw in _hinted_lines(chunk):
@@ -530,13 +532,14 @@ def _ranked_lines(text: str) -> list[str]:
             rank = _rank_known(line) if len(line) <= 400 else _rank_patterns(line)
             rank = rank or 2 * (_LEVEL_START_RE.match(line) is not None)  # (61 W3)
             if rank:
-                found.append((-rank, -(offset + pos), cut(line)))
-                if rank == 3:
-                    top.add(found[-1][2])
+                warned = is_warning(line) and not line.lower().startswith(_ERROR_LEVELS)  # 67 N1
+                found.append((warned, -rank, -(offset + pos), cut(line)))
+                if rank == 3 and not warned:
+                    top.add(found[-1][3])
         if len(top) >= _MAX_OUTCOME_LINES:
             break  # the latest lines of the highest rank come first: earlier ones cannot
     found.sort()
-    return list(dict.fromkeys(line for _, _, line in found))[:_MAX_OUTCOME_LINES]
+    return list(dict.fromkeys(line for *_, line in found))[:_MAX_OUTCOME_LINES]
 
 
 _rank_known = functools.lru_cache(maxsize=4096)(_rank_patterns)

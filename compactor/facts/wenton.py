@@ -108,14 +108,17 @@ def first_informative_line(body: str) -> str:
     """The line of a failed call's output to show when no line ranks as an error: the first
     that says it failed (``Memory check for pool... ✗ FAILED``, a shell's ``x.sh: line 3: …``),
     else the first that is not decoration (rules, box drawing; blind check 9: a banner's
-    ``═════`` was the failure)."""
-    fallback = ""
+    ``═════`` was the failure); a warning line only when no other line is left (67 N1)."""
+    fallback = warned = ""
     for raw in body.splitlines():
         line = raw.strip()
         if not line or is_decoration(line) or is_startup_noise(line):
+            continue
+        if is_warning(line):  # git's "LF will be replaced by CRLF": the cause is after (67 N1)
+            warned = warned or line
             continue
         low = line.lower()
         if any(word in low for word in _FAILURE_WORDS) or _SHELL_ERROR_RE.search(line):
             return line
         fallback = fallback or line
-    return fallback
+    return fallback or warned
