@@ -22,6 +22,7 @@ from .local_offers import is_ask
 from .local_pasteonly import pasted_only_label
 from .local_picked import picked_lines
 from .local_queued import KEPT_QUEUED, QUEUED_NOTE
+from .local_replies import reply_lines
 from .local_resent import answered_earlier
 from .local_session import Session
 from .local_supersede import continues
@@ -121,7 +122,7 @@ def session_request_lines(s: Session, item: int, items: int, verbatim: int) -> l
     if not later:
         if s.requests and s.requests[-1].queued and lines[-1].startswith(_CURRENT):
             lines[-1] += f" ({QUEUED_NOTE})"  # typed, never delivered (blind check 39)
-        return lines + aside_lines(s, item)  # typed mid-turn: a note to it (BENCH50 W4)
+        return lines + aside_lines(s, item) + reply_lines(s, item)  # (BENCH50 W4, 67 W2)
     last = lines[-1]
     if last.startswith(_CURRENT):
         last = "   Latest request in the part this summary covers: " + last[len(_CURRENT) :]
@@ -130,7 +131,7 @@ def session_request_lines(s: Session, item: int, items: int, verbatim: int) -> l
     note = f"; a short reply: it answers the assistant's {asked}" if asked else ""
     where = QUEUED_NOTE if s.earlier.get(KEPT_QUEUED) else "in the messages kept after this summary"
     kept = f"{_quote(later, item * 2)} ({where}{note})"
-    return [*lines, *aside_lines(s, item), f"{_CURRENT}{kept}"]
+    return [*lines, *aside_lines(s, item), *reply_lines(s, item), f"{_CURRENT}{kept}"]
 
 
 _CURRENT = "   Current request: "

@@ -119,6 +119,7 @@ class Session:
     entries: list[Entry]
     requests: list[Entry] = field(default_factory=list)
     asides: list[Entry] = field(default_factory=list)  # typed mid-turn: notes to a request
+    replies: list[tuple[Entry, str]] = field(default_factory=list)  # (reply, asked): local_replies
     local_commands: list[tuple[int, str]] = field(default_factory=list)  # (index, /command)
     context: list[str] = field(default_factory=list)
     prior: list[str] = field(default_factory=list)

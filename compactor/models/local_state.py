@@ -86,6 +86,7 @@ from .local_planmode import changed_plan
 from .local_present import judge_present
 from .local_rejected import judge_rejected_calls, refused_words
 from .local_removed import judge_removed_reads
+from .local_replies import judge_replies
 from .local_resultfacts import result_facts
 from .local_results import head_of, tail_matters
 from .local_retracted import judge_overruled, judge_retracted
@@ -577,6 +578,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_user_turns(session)  # a rejection carrying the user's words is a request (set 13)
     judge_blocked(session)  # texts typed while the CLI's usage limit blocked are no requests
     judge_asides(session, items)  # a short note typed mid-turn is no new request (BENCH50 W4)
+    judge_replies(session)  # "done" after "Let me know when you've added it!" (67 W2)
     judge_handoff(session)  # answered, then only a note call in flight (blind check 18)
     add_shape_jobs(session)
     add_agent_files(session)  # what sub-agents say they made (blind check 22)

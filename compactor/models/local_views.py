@@ -359,6 +359,7 @@ def user_messages(s: Session) -> list[str]:
         prior = [u for text in s.prior for u in prior_users(text)]
         others = s.local_commands + user_answers(s) + aborted_message(s)  # (blind 38 W1)
         others += [(e.index, e.text) for e in s.asides]  # typed mid-turn (BENCH50 W4)
+        others += [(e.index, e.text) for e, _ in s.replies]  # answers (blind check 67 W2)
         if not others:  # the requests alone, in order (no tuple per request)
             s.users = prior + [queued_text(e) for e in s.requests] + kept_queued(s)
             return s.users

@@ -1,0 +1,124 @@
+"""A short reply to the assistant's own question or instruction is no new request (blind check
+67 W2: after "Let me know when you've added it!" (the SSH key, to GitHub) the user typed
+"done", and after the assistant's set-up steps with ``ssh-keygen -C "your-email@example.com"``
+the user typed their e-mail address; the summary's current request was "done", and section 9
+said to "continue the latest request: "done"", while the request being worked on was the one
+before, "push from claude code to github").
+
+Such a reply is the user's answer in the work of the request it serves (the last substantive
+one): it is taken out of the requests, and section 1 shows it as the user's answer to the
+assistant's question (section 6 keeps it among the messages). Conservative: a short reply after
+an assistant's answer that neither asks the user something nor tells them to do something is
+still a request; a "yes" to an offer ("Would you like me to …?") is one too (it approves new
+work: ``local_requests.asked_before`` says what it answers).
+"""
+
+from __future__ import annotations
+
+import re
+
+from compactor._util import lazy_pattern
+from compactor.facts import Entry, one_line, sentences
+from compactor.facts.ide import without_ide_note
+
+from .local_session import Session
+from .local_text import quote
+
+__all__ = ["judge_replies", "reply_lines"]
+
+_WORDS_MOST = 6
+_CHARS_MOST = 80
+_ASKED = 200  # characters of the assistant's sentence quoted
+_BACK = 400  # entries before the reply where the assistant's last text is looked for
+
+_DONE_RE = lazy_pattern(
+    r"^(?=.*\w)\W*(?:(?:ok(?:ay)?|yes|yep|yeah|sure|great|thanks?|alright|all)\b\W*)*"
+    r"(?:(?:i(?:'ve| have)?\s+|it'?s\s+|it is\s+)?(?:done|added|did it|finished|completed|"
+    r"created|pasted|installed|updated|set(?: it)? up)\b)?"
+    r"(?:\W*(?:it|that|this|them|the key|now|already|too|as well)\b)*\W*$",
+    re.IGNORECASE,
+)
+"""A confirmation that the user did what they were told, and nothing more: "done", "ok added",
+"I've added it" (not "done, now deploy it": a request)."""
+_TOLD_RE = lazy_pattern(
+    r"\b(?:let me know|tell me|ping me|reply|confirm)\b[^.!?]{0,40}\b(?:when|once|after|if)\b|"
+    r"^(?:once|when|after) you(?:'ve| have| are|'re)?\b[^.!?]{0,80}\b(?:let me know|tell me)\b",
+    re.IGNORECASE,
+)
+"""The assistant tells the user to do something and report back: "Let me know when you've
+added it!", "Once you've pasted it, let me know"."""
+_VALUE_ASK_RE = lazy_pattern(
+    r"^(?:what|where|who)\b(?![^?]*\b(?:me to|should I|shall I|would you like|do you "
+    r"want|prefer)\b)[^?]*\?\s*$",
+    re.IGNORECASE,
+)
+"""A question for a value of the user's: "What comment should the key have?" (not a choice:
+"Which one?" is answered by a reply that continues the request, ``local_turns``)."""
+_EMAIL_RE = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
+_NAMES_EMAIL_RE = lazy_pattern(r"\be-?mail\b", re.IGNORECASE)
+
+
+def _asked(text: str, reply: str) -> str:
+    """The sentence of the assistant's text ``text`` that ``reply`` answers, else ""."""
+    said = sentences(text)
+    last = said[-1].strip() if said else ""
+    if _TOLD_RE.search(last) and _DONE_RE.match(reply):
+        return last
+    if _VALUE_ASK_RE.match(last) and not _DONE_RE.match(reply):
+        return last
+    if _EMAIL_RE.match(reply) and _NAMES_EMAIL_RE.search(text):  # its placeholder's value
+        return next((s.strip() for s in reversed(said) if _NAMES_EMAIL_RE.search(s)), last)
+    return ""
+
+
+def _answered(s: Session, request: Entry, before: int) -> str:
+    """What the assistant asked that ``request`` (short) replies to, else "": its last text
+    after the request at ``before``, with no other message of the user's between."""
+    typed = one_line(without_ide_note(request.text))
+    if not typed or len(typed.split()) > _WORDS_MOST or len(typed) > _CHARS_MOST:
+        return ""
+    if typed.endswith(("?", "？")):
+        return ""  # a question of the user's own asks for its own answer
+    for e in reversed(s.entries[max(before + 1, request.index - _BACK) : request.index]):
+        if e.role == "user" and e.text.strip() and not e.injected and not e.results:
+            return ""  # another message of the user's came between
+        if e.role == "assistant" and not e.internal and e.text.strip():
+            return _asked(e.text, typed)
+    return ""
+
+
+def judge_replies(s: Session) -> None:
+    """Take the short replies to the assistant's own question or instruction out of the
+    requests (:attr:`Session.replies`); the first request is never one."""
+    kept: list[Entry] = s.requests[:1]
+    for r in s.requests[1:]:
+        asked = _answered(s, r, kept[-1].index)
+        if asked:
+            s.replies.append((r, asked))
+        else:
+            kept.append(r)
+    if len(kept) == len(s.requests):
+        return
+    s.requests = kept
+    last = kept[-1]
+    if s.reply is not None and s.reply.index < last.index:
+        s.reply = None
+    s.request_started = s.request_started or any(
+        e.role == "assistant" for e in s.entries[last.index + 1 :]
+    )
+
+
+def reply_lines(s: Session, item: int) -> list[str]:
+    """Section 1's line for each reply: the user's answer to the assistant's question, in the
+    work of the request it serves."""
+    lines: list[str] = []
+    for r, asked in s.replies:
+        to = next((q for q in reversed(s.requests) if q.index < r.index), None)
+        which = "the current request" if to is s.requests[-1] else "the request in progress"
+        if to is not None and to is not s.requests[-1]:
+            which = f"the earlier request {quote(to.text, item // 2)}"
+        lines.append(
+            f"   In the work on {which}, the user answered the assistant's {quote(asked, _ASKED)} "
+            f"with {quote(r.text, item)} (a reply to the assistant, not a new request)"
+        )
+    return lines
