@@ -50,6 +50,7 @@ from . import _jsonl
 from ._family import check_records, is_untyped_metadata, untyped_metadata
 from ._unknown_types import refuse_outnumbered, tally
 from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
+from .records import kind_by_type
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
@@ -133,11 +134,6 @@ def _is_message(rec: JsonObject) -> bool:
     return rec.get("type") in MESSAGE_TYPES and "agentId" not in rec
 
 
-def _kind(rec: JsonObject) -> str:
-    kind = rec.get("type")
-    return kind if isinstance(kind, str) else "event"
-
-
 SPEC = FormatSpec(
     name="copilot",
     help="GitHub Copilot CLI session logs (~/.copilot/session-state/*/events.jsonl)",
@@ -147,7 +143,7 @@ SPEC = FormatSpec(
     typed=TypedRecords(_owns, _problem),
     agent_session=True,
     read_tool="view",
-    record_kind=_kind,
+    record_kind=kind_by_type("event"),
     is_message_record=_is_message,
 )
 

@@ -41,6 +41,7 @@ from compactor.schema import AgenticMessage, Block, Message
 from . import _jsonl
 from ._family import check_records
 from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
+from .records import kind_by_type
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
@@ -65,11 +66,6 @@ def _problem(rec: JsonObject, kind: str | None, owned: bool) -> tuple[str | None
     return "type", "must be user, assistant, tool_use or tool_result (an OpenCode hook transcript)"
 
 
-def _kind(rec: JsonObject) -> str:
-    kind = rec.get("type")
-    return kind if isinstance(kind, str) else "record"
-
-
 SPEC = FormatSpec(
     name="opencode-hooks",
     help="OpenCode transcripts of oh-my-opencode's Claude Code-compatible hooks",
@@ -79,7 +75,7 @@ SPEC = FormatSpec(
     typed=TypedRecords(_owns, _problem),
     agent_session=True,
     read_tool="read",
-    record_kind=_kind,
+    record_kind=kind_by_type("record"),
 )
 
 
