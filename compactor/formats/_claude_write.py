@@ -97,7 +97,6 @@ class Writer:
         return None
 
     def render(self) -> bytes:
-        nl = self.t.newline
         s = self._summary_index()
         summary_text = _jsonl.message_text(self.new[s]) if s is not None else ""
         # The kept run: originals right after the summary, in their own order.
@@ -199,11 +198,7 @@ class Writer:
                 # Records after the kept run hang off the summary: Claude Code moves the
                 # summary's other children after the run's tail.
                 parent = summary_uuid
-        body_bytes = nl.join(out) + nl
-        if self.mode == "append":
-            return _jsonl.with_final_newline(self.t.raw) + body_bytes
-        prefix = _jsonl.BOM if self.t.has_bom else b""
-        return prefix + body_bytes
+        return _jsonl.file_of(self.t, out, self.mode)
 
     def _rest_of_envelope(self) -> JsonObject:
         return {k: v for k, v in self.envelope.items() if k != "isSidechain"}

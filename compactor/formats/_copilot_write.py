@@ -95,8 +95,7 @@ def write_events(
     written = nl.join(out).split(nl)
     kept_ids = {_id(line) for line in written}
     left_out = {i for ln in lines if isinstance(i := ln.obj.get("id"), str)} - kept_ids
-    prefix = _jsonl.BOM if transcript.has_bom else b""
-    return prefix + nl.join(_relinked(written, left_out)) + nl
+    return _jsonl.file_of(transcript, _relinked(written, left_out))
 
 
 def _result_of(
