@@ -16,8 +16,8 @@ from compactor.schema import AgenticMessage, Block, Message, content_type
 
 from . import _jsonl
 from ._convert import as_agentic
+from ._opencode_hooks_records import CALL, RESULT
 from .base import CompactionInfo, Transcript, WriteMode
-from .opencode_hooks import CALL, RESULT
 
 __all__ = ["write_records"]
 

@@ -47,6 +47,8 @@ from compactor.errors import TranscriptError
 from compactor.schema import AgenticMessage, Block, Message
 
 from . import _jsonl
+from ._copilot_events import ASSISTANT, RESULT, START, SYSTEM, USER
+from ._copilot_write import write_events
 from ._family import check_records, is_untyped_metadata, untyped_metadata
 from ._unknown_types import refuse_outnumbered, tally
 from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
@@ -57,13 +59,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CopilotFormat"]
 
-USER, ASSISTANT, RESULT, SYSTEM = (
-    "user.message",
-    "assistant.message",
-    "tool.execution_complete",
-    "system.message",
-)
-START = "tool.execution_start"
 MESSAGE_TYPES = frozenset({USER, ASSISTANT, RESULT, SYSTEM})
 """Events that carry the conversation the model saw."""
 KNOWN_TYPES = MESSAGE_TYPES | {
@@ -302,8 +297,6 @@ class CopilotFormat:
         mode: WriteMode = "shrink",
         info: CompactionInfo | None = None,
     ) -> bytes:
-        from ._copilot_write import write_events
-
         return write_events(transcript, new_messages, mode, info)
 
 

@@ -40,6 +40,8 @@ from compactor.schema import AgenticMessage, Block, Message
 
 from . import _jsonl
 from ._family import check_records
+from ._opencode_hooks_records import ASSISTANT, CALL, RECORD_TYPES, USER
+from ._opencode_hooks_write import write_records
 from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
 from .records import kind_by_type
 
@@ -48,8 +50,6 @@ if TYPE_CHECKING:
 
 __all__ = ["OpenCodeHooksFormat", "output_text"]
 
-USER, ASSISTANT, CALL, RESULT = "user", "assistant", "tool_use", "tool_result"
-RECORD_TYPES = frozenset({USER, ASSISTANT, CALL, RESULT})
 _FOREIGN_KEYS = ("role", "message", "payload", "data", "uuid", "sessionId", "parentUuid")
 """Keys of another format's record (chat, Claude Code, Codex, Copilot): never ours."""
 _ID_PREFIX = "ohc-"
@@ -197,8 +197,6 @@ class OpenCodeHooksFormat:
         mode: WriteMode = "shrink",
         info: CompactionInfo | None = None,
     ) -> bytes:
-        from ._opencode_hooks_write import write_records
-
         return write_records(transcript, new_messages, mode, info)
 
 
