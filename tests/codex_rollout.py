@@ -109,7 +109,11 @@ class Rollout:
         self.call("write_stdin", args, output)
 
 
-def sections(text: str) -> dict[str, str]:
-    """A summary's numbered sections by number (and the text before the first as "0")."""
+def sections(text: str, *, after: str | None = None) -> dict[str, str]:
+    """A summary's numbered sections by number (and the text before the first as "0");
+    ``after``: only what follows the first ``after`` in ``text`` (``"<summary>"``: the analysis
+    before the summary left out of "0" and of the sections)."""
+    if after is not None:
+        text = text.split(after, 1)[-1]
     parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text)
     return {"0": parts[0], **dict(zip(parts[1::2], parts[2::2], strict=True))}

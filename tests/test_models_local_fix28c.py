@@ -4,24 +4,17 @@ overwritten, not created, and a missing program not "fixed" by a file."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from compactor.facts.apierror import api_error
 from compactor.models.local import summarize_transcript
 from compactor.models.local_mask import mask_repeats
 
+from .codex_rollout import sections
 from .planted_session import SessionBuilder
 
 TOKEN = "ghp_" + "Xb3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c"
 PASSWORD = "Zq7!mKp2vRw"
-
-
-def _sections(text: str) -> dict[str, str]:
-    """The summary's numbered sections by number (and the analysis as "0")."""
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text)
-    return {"0": parts[0], **dict(zip(parts[1::2], parts[2::2], strict=True))}
 
 
 def _credential_session() -> SessionBuilder:
@@ -44,9 +37,9 @@ def _credential_session() -> SessionBuilder:
 def test_a_credential_masked_in_one_section_is_masked_in_every_section() -> None:
     s = _credential_session()
     text = summarize_transcript(s.messages)
-    sections = _sections(text)
-    assert len(sections) >= 9
-    for number, body in sections.items():
+    parts = sections(text)
+    assert len(parts) >= 9
+    for number, body in parts.items():
         assert PASSWORD not in body, number
         assert TOKEN not in body and TOKEN[:12] not in body, number
     assert "admin@example.com" in text  # what is no credential stays readable
@@ -77,10 +70,10 @@ def test_a_curl_whose_body_is_an_api_error_failed_and_fixed_nothing() -> None:
     s.call("Bash", {"command": f"# try the signup endpoint\n{SIGNUP}"}, DUPLICATE)
     s.say("Done.")
     text = summarize_transcript(s.messages)
-    errors = _sections(text)["4"]
+    errors = sections(text)["4"]
     assert "Worked around" not in errors and "(succeeded)" not in errors
     assert "duplicate key value violates unique constraint" in errors
-    assert "(failed)" in _sections(text)["5"]
+    assert "(failed)" in sections(text)["5"]
 
 
 @pytest.mark.parametrize(
@@ -141,7 +134,7 @@ def test_the_items_of_a_menu_offered_are_no_decisions() -> None:
     s.say("Summary of changes:\n- Changed the retry limit from 3 to 5 because calls timed out.")
     s.user("thanks")
     s.say("Options:\n- Keep Nu — the result is short.\n- Use Swift — decided by speed.\nWhich one?")
-    text = _sections(summarize_transcript(s.messages))["5"]
+    text = sections(summarize_transcript(s.messages))["5"]
     assert "Decision Matrix" not in text and "Pre-mortem" not in text
     assert "Use Swift" not in text
     assert "I decided to use the name Nu because it is short." in text
@@ -171,17 +164,17 @@ def _planned(calls_after: int, answer: bool) -> str:
 
 def test_a_plan_not_updated_while_the_work_went_on_is_no_current_step() -> None:
     for text in (_planned(5, answer=False), _planned(4, answer=True)):
-        sections = _sections(text)
-        assert "In progress on the task list" not in sections["8"]
-        assert "last written" in sections["7"] and "not updated since" in sections["7"]
-        assert "not necessarily the current step): Load workflow config" in sections["8"]
+        parts = sections(text)
+        assert "In progress on the task list" not in parts["8"]
+        assert "last written" in parts["7"] and "not updated since" in parts["7"]
+        assert "not necessarily the current step): Load workflow config" in parts["8"]
 
 
 def test_a_plan_written_just_before_the_last_calls_is_current() -> None:
     for text in (_planned(3, answer=False), _planned(1, answer=True)):
-        sections = _sections(text)
-        assert "In progress on the task list: Load workflow config" in sections["8"]
-        assert "not updated since" not in sections["7"]
+        parts = sections(text)
+        assert "In progress on the task list: Load workflow config" in parts["8"]
+        assert "not updated since" not in parts["7"]
 
 
 # W7: a file read or listed before it was written is overwritten; a missing program is no file
@@ -209,14 +202,14 @@ def _rewrote() -> str:
 
 
 def test_a_file_read_or_listed_before_its_write_is_overwritten_not_created() -> None:
-    files = _sections(_rewrote())["3"]
+    files = sections(_rewrote())["3"]
     assert "README.md (overwritten by exec_command)" in files
     assert ".specify/memory/constitution.md (overwritten by exec_command)" in files
     assert "docs/new.md (created by exec_command)" in files  # never seen before: new
 
 
 def test_a_missing_program_is_not_fixed_by_a_file_a_later_call_wrote() -> None:
-    errors = _sections(_rewrote())["4"]
+    errors = sections(_rewrote())["4"]
     assert "rg: command not found" in errors
     assert "created `README.md`" not in errors and "exists now" not in errors
     assert "Done without it" in errors and "find . -name README.md" in errors
@@ -242,7 +235,7 @@ def test_the_next_step_names_no_stale_plan_step_as_the_task_in_progress() -> Non
         s.call("update_plan", {"plan": plan}, "Plan updated")
         for i in range(calls_after):
             s.call("shell_command", {"command": f"cat bmad/step{i}.yaml"}, f"name: step{i}")
-        return _sections(summarize_transcript(s.messages))["9"]
+        return sections(summarize_transcript(s.messages))["9"]
 
     assert "task in progress: Load workflow config" in next_step(2)
     assert "task in progress" not in next_step(6)

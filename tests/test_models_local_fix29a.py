@@ -5,17 +5,10 @@ failures is no failed call."""
 
 from __future__ import annotations
 
-import re
-
 from compactor.models.local import summarize_transcript
 
+from .codex_rollout import sections
 from .planted_session import SessionBuilder
-
-
-def _sections(text: str) -> dict[str, str]:
-    """The summary's numbered sections by number (and the analysis as "0")."""
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text)
-    return {"0": parts[0], **dict(zip(parts[1::2], parts[2::2], strict=True))}
 
 
 def _added(ls_output: str, ls_folder: str = "_out/impl") -> str:
@@ -43,7 +36,7 @@ def _added(ls_output: str, ls_folder: str = "_out/impl") -> str:
         "A _out/impl/sprint-status.yaml\nA specs/004-uc04/spec.md\n",
     )
     s.say("Created the sprint status file and the UC-04 spec.")
-    return _sections(summarize_transcript(s.messages))["3"]
+    return sections(summarize_transcript(s.messages))["3"]
 
 
 def test_a_new_file_named_by_a_search_a_failed_read_or_a_template_is_created() -> None:
@@ -73,7 +66,7 @@ def test_a_read_file_is_not_changed_because_the_answer_names_a_namesake() -> Non
     patch = "*** Begin Patch\n*** Add File: specs/004-uc04/spec.md\n+# UC-04\n*** End Patch\n"
     s.call("apply_patch", {"input": patch}, "Exit code: 0\nOutput:\nA specs/004-uc04/spec.md\n")
     s.say("Created [spec.md](specs/004-uc04/spec.md) and wrote the new out/run_2/report.json.")
-    files = _sections(summarize_transcript(s.messages))["3"]
+    files = sections(summarize_transcript(s.messages))["3"]
     said = next(line for line in files.splitlines() if "final answer says" in line)
     assert "out/run_2/report.json" in said, files  # named whole: the answer says so
     assert "003-uc03" not in said and "run_1" not in said, files
@@ -89,7 +82,7 @@ def test_a_quoted_path_with_spaces_is_kept_whole() -> None:
     s.call("exec_command", {"cmd": at, "workdir": where}, "AT")
     s.call("exec_command", {"cmd": 'cat "Use Cases/UC-04.md"', "workdir": where}, "# UC\nflow")
     s.say("Read both.")
-    files = _sections(summarize_transcript(s.messages))["3"]
+    files = sections(summarize_transcript(s.messages))["3"]
     assert "/home/u/proj/Acceptance Tests/UC-04-AT.md" in files, files
     assert "/home/u/proj/Use Cases/UC-04.md" in files, files
     assert "proj/Tests/" not in files and "proj/Cases/" not in files, files

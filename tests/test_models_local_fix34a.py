@@ -6,22 +6,15 @@ is no failure. Every session is built here, by shape, with invented content."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from .cc_session import Session as CcSession
 from .cc_session import cc_summary
-from .codex_rollout import codex_say, codex_summary, codex_user, rec
+from .codex_rollout import codex_say, codex_summary, codex_user, rec, sections
 
 _PARENT = "/work/asset site"  # a folder with a space, as real ones have
 _CLONE = f"{_PARENT}/assets-new"
-
-
-def _sections(text: str) -> dict[str, str]:
-    """The summary's numbered sections by number (and the analysis as "0")."""
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text)
-    return {"0": parts[0], **dict(zip(parts[1::2], parts[2::2], strict=True))}
 
 
 class _Rollout:
@@ -89,7 +82,7 @@ def _fresh_clone(tmp_path: Path) -> str:
     r.exec("cat > notes.md <<'EOF'\n- new note\nEOF", _done(""), _PARENT)  # the parent's own
     r.records.append(codex_say("The new app is in assets-new; the live project is untouched."))
     text = codex_summary(r.records, tmp_path, "0b1c2d3e-0000-4000-8000-000000000034", _PARENT)
-    return _sections(text)["3"]
+    return sections(text)["3"]
 
 
 def test_files_made_in_a_fresh_clone_are_created_not_the_parents_overwritten(
@@ -122,7 +115,7 @@ def test_claude_code_a_namesake_read_under_another_cwd_is_another_file(tmp_path:
     for record in s.records[at:]:
         record["cwd"] = "/home/dev/board/fresh"  # Claude Code's record cwd after the cd
     s.say("The clean copy is in fresh/.")
-    files = _sections(cc_summary(s, tmp_path))["3"]
+    files = sections(cc_summary(s, tmp_path))["3"]
     line = next((x for x in files.splitlines() if "fresh/src/index.ts" in x), "")
     assert "(created" in line and "overwritten" not in line, files
 
@@ -135,7 +128,7 @@ def test_a_namesake_read_where_the_directory_is_unknown_is_only_written(tmp_path
     patch = f"*** Begin Patch\n*** Add File: {_CLONE}/config.json\n+{{}}\n*** End Patch\n"
     r.patch(patch, f"Success. Updated the following files:\nA {_CLONE}/config.json\n")
     r.records.append(codex_say("Config written."))
-    files = _sections(
+    files = sections(
         codex_summary(r.records, tmp_path, "0b1c2d3e-0000-4000-8000-000000000035", "")
     )["3"]
     assert f"{_CLONE}/config.json (written" in files, files
@@ -160,7 +153,7 @@ def test_a_path_in_a_read_documents_code_sample_is_no_listing(tmp_path: Path) ->
     patch = f"*** Begin Patch\n*** Add File: {route}\n{body}*** End Patch\n"
     r.patch(patch, f"Success. Updated the following files:\nA {route}\n")
     r.records.append(codex_say("Added the invitations route."))
-    files = _sections(
+    files = sections(
         codex_summary(r.records, tmp_path, "0b1c2d3e-0000-4000-8000-000000000036", root)
     )["3"]
     line = next((x for x in files.splitlines() if "invites/route.ts" in x), "")
@@ -185,9 +178,9 @@ def test_ctrl_c_written_to_a_server_is_a_stop_not_a_failure(tmp_path: Path) -> N
         )
     r.records.append(codex_say("Both servers answered on /api/health; I stopped them."))
     text = codex_summary(r.records, tmp_path, "0b1c2d3e-0000-4000-8000-000000000037", root)
-    sections = _sections(text)
-    assert "write_stdin" not in sections["4"] and "Not fixed" not in text, sections["4"]
+    parts = sections(text)
+    assert "write_stdin" not in parts["4"] and "Not fixed" not in text, parts["4"]
     for session, port in ((15657, 3001), (35626, 3002)):
         line = f"stopped with Ctrl-C by the agent: session {session} (`PORT={port} npm start`)"
-        assert line in sections["5"], sections["5"]
-    assert "(failed)" not in sections["5"], sections["5"]
+        assert line in parts["5"], parts["5"]
+    assert "(failed)" not in parts["5"], parts["5"]

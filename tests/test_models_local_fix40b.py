@@ -6,7 +6,6 @@ shape, with invented content."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -14,16 +13,10 @@ from compactor.facts import Call
 from compactor.models.local import summarize_transcript
 from compactor.models.local_retries import retries, signature
 
-from .codex_rollout import codex_say, codex_summary, codex_user, rec
+from .codex_rollout import codex_say, codex_summary, codex_user, rec, sections
 from .planted_session import SessionBuilder
 
 _ROOT = "/home/dev/Abacus"
-
-
-def _sections(text: str) -> dict[str, str]:
-    """The summary's numbered sections by number (and the analysis as "0")."""
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text)
-    return {"0": parts[0], **dict(zip(parts[1::2], parts[2::2], strict=True))}
 
 
 # W3: `curl … | jq .` failed only because jq is missing; the same curl without `| jq` worked
@@ -48,14 +41,14 @@ def test_a_retry_without_the_missing_programs_pipe_stage_resolves_the_failure() 
         "curl -s http://localhost:7311/status",
         "sleep 2 && curl -s http://localhost:7311/status",
     ):
-        sections = _sections(_health(retry=retry))
-        assert "jq: command not found" in sections["4"]
-        assert "Unresolved failure" not in sections["7"], sections["7"]
+        parts = sections(_health(retry=retry))
+        assert "jq: command not found" in parts["4"]
+        assert "Unresolved failure" not in parts["7"], parts["7"]
 
 
 def test_another_command_after_a_missing_pipe_program_does_not_resolve_it() -> None:
-    sections = _sections(_health(retry="curl -s http://localhost:7311/other"))
-    assert "Unresolved failure" in sections["7"], sections["7"]
+    parts = sections(_health(retry="curl -s http://localhost:7311/other"))
+    assert "Unresolved failure" in parts["7"], parts["7"]
 
 
 # W5 and W6: Codex polls name their session; an Update File of a file the user added
@@ -126,7 +119,7 @@ def test_a_poll_of_another_session_is_no_retry_of_a_failed_poll(tmp_path: Path) 
     text = codex_summary(
         _rollout().records, tmp_path, "0b1c2d3e-0000-4000-8000-000000000040", _ROOT
     )
-    errors = _sections(text)["4"]
+    errors = sections(text)["4"]
     assert "TimeoutException" in errors
     assert "session_id=48820" not in errors and "job 48820" not in errors, errors
 
@@ -143,8 +136,8 @@ def test_an_update_of_a_file_the_user_added_is_no_creation(tmp_path: Path) -> No
     text = codex_summary(
         _rollout().records, tmp_path, "0b1c2d3e-0000-4000-8000-000000000041", _ROOT
     )
-    sections = _sections(text)
-    assert "No such file or directory" in sections["4"]
-    assert "created `" not in sections["4"] and "exists now" not in sections["4"], sections["4"]
-    line = next(x for x in sections["3"].splitlines() if "agent-notes.md" in x)
+    parts = sections(text)
+    assert "No such file or directory" in parts["4"]
+    assert "created `" not in parts["4"] and "exists now" not in parts["4"], parts["4"]
+    line = next(x for x in parts["3"].splitlines() if "agent-notes.md" in x)
     assert "created" not in line, line

@@ -16,13 +16,7 @@ from compactor.models.local_listfit import fit_listing
 from compactor.models.local_printed import CHANGED, UNTRACKED
 
 from .cc_session import Session, cc_summary
-from .codex_rollout import codex_say, codex_summary, codex_user, rec
-
-
-def _sections(text: str) -> dict[str, str]:
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text)
-    return {"0": parts[0], **dict(zip(parts[1::2], parts[2::2], strict=True))}
-
+from .codex_rollout import codex_say, codex_summary, codex_user, rec, sections
 
 # W4: a git status digest names the changed files that fit and counts the others
 
@@ -57,7 +51,7 @@ def _status_line(tmp_path: Path, short: bool) -> str:
     s.user("Finish the phase and commit everything the team changed.")
     s.bash("git status --short" if short else "git status", _status(short))
     s.say("Staging the changed files next.")
-    text = _sections(cc_summary(s, tmp_path))["5"]
+    text = sections(cc_summary(s, tmp_path))["5"]
     return next(ln for ln in text.splitlines() if CHANGED in ln)
 
 
@@ -101,7 +95,7 @@ def test_a_retry_with_an_empty_result_is_the_last_call_that_returned(
     key = f"toolu_{s.n:04d}"
     commit = {"command": "git commit -m 'Phase done'"}
     s.assistant([{"type": "tool_use", "id": key, "name": "Bash", "input": commit}])
-    parts = _sections(cc_summary(s, tmp_path))
+    parts = sections(cc_summary(s, tmp_path))
     assert "the last call that returned, failed" not in parts["8"], parts["8"]
     assert "a later call returned after it" in parts["8"], parts["8"]
     assert 'Work stopped after the last call that returned: `Bash: git add -- "' in parts["9"]
@@ -132,7 +126,7 @@ def _charter(said: str, tmp_path: Path) -> dict[str, str]:
     ex(3, "ls .charter/blueprints", 0, "plan-blueprint.md\nspec-blueprint.md\n")
     records.append(codex_say(said))
     ex(4, "sed -n 1,40p .charter/blueprints/plan-blueprint.md", 0, "# Plan\n## Checks\n")
-    return _sections(codex_summary(records, tmp_path, "s-47", "/home/dev/charter"))
+    return sections(codex_summary(records, tmp_path, "s-47", "/home/dev/charter"))
 
 
 @pytest.mark.parametrize(
@@ -177,5 +171,5 @@ def test_a_missing_folder_listed_by_ls_and_settled_is_not_unresolved(tmp_path: P
     )
     s.say("No legacy_hooks folder here, which is expected; the hooks moved into deploy/run.sh.")
     s.bash("sed -n 1,30p deploy/run.sh", "#!/bin/sh\nset -e\n./hooks.sh pre\n")
-    parts = _sections(cc_summary(s, tmp_path))
+    parts = sections(cc_summary(s, tmp_path))
     assert "Unresolved failure" not in parts["7"], parts["7"]

@@ -5,19 +5,13 @@ purpose, not to be fixed" with an unrelated sentence of the final report."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from .cc_session import Session, cc_summary
-
-
-def _sections(text: str) -> dict[str, str]:
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text.split("<summary>", 1)[-1])
-    return {"0": parts[0], **dict(zip(parts[1::2], parts[2::2], strict=True))}
-
+from .codex_rollout import sections
 
 # W3: a failed fetch whose need a later lookup met is no unresolved failure
 
@@ -82,7 +76,7 @@ def test_a_failed_fetch_whose_need_was_met_is_not_pending(
 ) -> None:
     s = Session()
     _planning(s, lookups, said)
-    parts = _sections(cc_summary(s, tmp_path))
+    parts = sections(cc_summary(s, tmp_path), after="<summary>")
     assert "Unresolved failure" not in parts["7"], parts["7"]
     assert "WebFetch" not in parts["7"], parts["7"]
     for url in (_DOCS, _SITE, _SIBLING):
@@ -100,7 +94,7 @@ def test_a_failed_fetch_nothing_replaced_stays_unresolved(tmp_path: Path) -> Non
     s.assistant(
         [{"type": "tool_use", "id": "toolu_late", "name": "Bash", "input": {"command": "ls"}}]
     )
-    parts = _sections(cc_summary(s, tmp_path))
+    parts = sections(cc_summary(s, tmp_path), after="<summary>")
     assert f"Unresolved failure: `WebFetch({_DOCS})`" in parts["7"], parts["7"]
 
 
@@ -114,7 +108,7 @@ def test_a_failed_request_with_a_side_effect_stays_unresolved(tmp_path: Path) ->
     s.assistant(
         [{"type": "tool_use", "id": "toolu_late", "name": "Bash", "input": {"command": "ls"}}]
     )
-    parts = _sections(cc_summary(s, tmp_path))
+    parts = sections(cc_summary(s, tmp_path), after="<summary>")
     assert "Unresolved failure: `Bash: curl -X POST" in parts["7"], parts["7"]
 
 
@@ -127,7 +121,7 @@ def test_a_failed_health_check_of_a_local_service_stays_unresolved(tmp_path: Pat
     s.assistant(
         [{"type": "tool_use", "id": "toolu_late", "name": "Bash", "input": {"command": "ls"}}]
     )
-    parts = _sections(cc_summary(s, tmp_path))
+    parts = sections(cc_summary(s, tmp_path), after="<summary>")
     assert "Unresolved failure: `Bash: curl -s http://localhost:8080/health`" in parts["7"], parts[
         "7"
     ]
@@ -155,7 +149,7 @@ def test_a_sub_agent_retried_with_the_listed_type_is_fixed(tmp_path: Path) -> No
     retry = {**_AGENT, "subagent_type": "code-simplifier:code-simplifier"}
     s.call("Task", retry, "Simplified 4 files. All 42 tests pass with zero failures.")
     s.say(_REPORT)
-    parts = _sections(cc_summary(s, tmp_path))
+    parts = sections(cc_summary(s, tmp_path), after="<summary>")
     assert "Set aside on purpose" not in parts["4"], parts["4"]
     assert "Fixed: a later `Task(" in parts["4"], parts["4"]
     assert "the retry with subagent_type=code-simplifier:code-simplifier" in parts["4"]
@@ -169,7 +163,7 @@ def test_a_report_sharing_a_word_with_the_prompt_sets_nothing_aside(tmp_path: Pa
     s.call("Edit", {"file_path": "/home/dev/board/ledger_client.py", "old_string": "try:",
                     "new_string": "if True:"}, "The file has been updated.")  # fmt: skip
     s.say(_REPORT)
-    parts = _sections(cc_summary(s, tmp_path))
+    parts = sections(cc_summary(s, tmp_path), after="<summary>")
     assert "Set aside on purpose" not in parts["4"], parts["4"]
 
 
@@ -181,5 +175,5 @@ def test_a_look_up_of_another_id_is_no_retry(tmp_path: Path) -> None:
     s.assistant(
         [{"type": "tool_use", "id": "toolu_late", "name": "Bash", "input": {"command": "ls"}}]
     )
-    parts = _sections(cc_summary(s, tmp_path))
+    parts = sections(cc_summary(s, tmp_path), after="<summary>")
     assert "Fixed: a later" not in parts["4"], parts["4"]

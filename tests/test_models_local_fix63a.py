@@ -4,7 +4,6 @@ answers 2xx/3xx through another command (62 W3)."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ from compactor.formats.registry import read_transcript
 from compactor.models.local import summarize_transcript
 
 from .cc_session import Session as CcSession
-from .codex_rollout import codex_say, codex_summary, codex_user, exec_head, rec
+from .codex_rollout import codex_say, codex_summary, codex_user, exec_head, rec, sections
 from .planted_session import SessionBuilder
 from .test_models_local_session import section
 
@@ -149,8 +148,7 @@ def _codex_job_session(tmp_path: Path, *, stop: bool) -> dict[str, str]:
          exec_head(0, "14\n"))  # fmt: skip
     records.append(codex_say("The importer works: one pass imported 14 rows into trees."))
     text = codex_summary(records, tmp_path, "0c1d2e3f-0000-4000-8000-000000000063", "/w")
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text)
-    return dict(zip(parts[1::2], parts[2::2], strict=True))
+    return sections(text)
 
 
 def test_a_job_the_agent_stopped_is_not_pending_in_section_7_when_9_says_nothing_is() -> None:

@@ -5,17 +5,10 @@ kept."""
 
 from __future__ import annotations
 
-import re
-
 from compactor.models.local import summarize_transcript
 
+from .codex_rollout import sections
 from .planted_session import SessionBuilder
-
-
-def _sections(text: str) -> dict[str, str]:
-    """The summary's numbered sections by number (and the analysis as "0")."""
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text)
-    return {"0": parts[0], **dict(zip(parts[1::2], parts[2::2], strict=True))}
 
 
 def _ok(output: str) -> str:
@@ -29,7 +22,7 @@ def _piped_read(listing: str, cmd: str = "find /srv/app/tools -maxdepth 2 -type 
     s.call("exec_command", {"cmd": cmd}, _ok(listing))
     s.call("exec_command", {"cmd": "git status --short"}, _ok(" D tools/mk.sh\n?? opt/tools/\n"))
     s.say("The pipeline still calls ./tools/mk.sh, which is gone from the tree.")
-    return _sections(summarize_transcript(s.messages))["4"]
+    return sections(summarize_transcript(s.messages))["4"]
 
 
 def test_an_error_line_of_a_piped_read_that_exited_0_is_listed() -> None:
@@ -76,29 +69,27 @@ def _unpacking(*, poll: str, claude: bool = False) -> dict[str, str]:
         )
         s.call("write_stdin", {"session_id": 4711, "chars": "", "yield_time_ms": 30000}, poll)
     s.say("The extraction is still running; I will read the partition table once it finishes.")
-    return _sections(summarize_transcript(s.messages))
+    return sections(summarize_transcript(s.messages))
 
 
 def test_a_file_a_still_running_job_writes_is_no_finished_change() -> None:
     running = (
         "Chunk ID: a2\nWall time: 30.0 seconds\nProcess running with session ID 4711\nOutput:\n"
     )
-    sections = _unpacking(poll=running)
-    assert "/tmp/disk.raw (deleted, then being written by the running job 4711" in sections["3"]
-    assert "written by exec_command" not in sections["3"], sections["3"]
-    assert "/tmp/disk.raw (being written by the running job 4711, not finished)" in sections["8"]
-    sections = _unpacking(
-        poll="<status>running</status>\n<stdout>42+0 records</stdout>", claude=True
-    )
-    assert "being written by the running job bq41x" in sections["3"], sections["3"]
-    assert "written by Bash" not in sections["3"], sections["3"]
+    parts = _unpacking(poll=running)
+    assert "/tmp/disk.raw (deleted, then being written by the running job 4711" in parts["3"]
+    assert "written by exec_command" not in parts["3"], parts["3"]
+    assert "/tmp/disk.raw (being written by the running job 4711, not finished)" in parts["8"]
+    parts = _unpacking(poll="<status>running</status>\n<stdout>42+0 records</stdout>", claude=True)
+    assert "being written by the running job bq41x" in parts["3"], parts["3"]
+    assert "written by Bash" not in parts["3"], parts["3"]
 
 
 def test_a_file_a_finished_job_wrote_is_a_change() -> None:
     ended = "Chunk ID: a2\nWall time: 3.0 seconds\nProcess exited with code 0\nOutput:\n9 records\n"
-    sections = _unpacking(poll=ended)
-    assert "being written" not in sections["3"] + sections["8"], sections["3"]
-    assert "/tmp/disk.raw (deleted, then written by exec_command" in sections["3"], sections["3"]
+    parts = _unpacking(poll=ended)
+    assert "being written" not in parts["3"] + parts["8"], parts["3"]
+    assert "/tmp/disk.raw (deleted, then written by exec_command" in parts["3"], parts["3"]
 
 
 _LINKS = (
@@ -119,7 +110,7 @@ def _linked(*, answered_now: bool) -> str:
             "Findings: [pipeline.yml](/home/u/dots/.ci/pipeline.yml:4) calls "
             "[mk.sh](/home/u/dots/tools/mk.sh), moved to [mk.sh](/home/u/dots/opt/tools/mk.sh)."
         )
-    return _sections(summarize_transcript(s.messages))["3"]
+    return sections(summarize_transcript(s.messages))["3"]
 
 
 def test_links_of_an_earlier_requests_answer_are_not_the_current_findings() -> None:
@@ -168,25 +159,25 @@ def _answered(reply: str) -> dict[str, str]:
     s.call("Read", {"file_path": "/p/status.yaml"}, "epic-1: done\nepic-4: backlog\n")
     s.call("Glob", {"pattern": "docs/**/*.md"}, "/p/docs/prd.md\n/p/docs/architecture.md\n")
     s.say(reply)
-    return _sections(summarize_transcript(s.messages))
+    return sections(summarize_transcript(s.messages))
 
 
 def test_a_full_answer_closing_with_offers_is_answered() -> None:
-    sections = _answered(_REPORT + _OFFERS)
-    assert "only asked the user questions" not in sections["8"], sections["8"]
-    assert "was answered, and the answer ended by offering a next step" in sections["8"]
-    assert "None to continue: the answer ended by offering:" in sections["9"], sections["9"]
-    assert "wait for the user's choice" in sections["9"], sections["9"]
+    parts = _answered(_REPORT + _OFFERS)
+    assert "only asked the user questions" not in parts["8"], parts["8"]
+    assert "was answered, and the answer ended by offering a next step" in parts["8"]
+    assert "None to continue: the answer ended by offering:" in parts["9"], parts["9"]
+    assert "wait for the user's choice" in parts["9"], parts["9"]
     # a few words leading to the questions: the reply only asked (blind check 61 W6 stays)
-    sections = _answered("Two things to settle first.\n\n" + _OFFERS)
-    assert "only asked the user questions" in sections["8"], sections["8"]
+    parts = _answered("Two things to settle first.\n\n" + _OFFERS)
+    assert "only asked the user questions" in parts["8"], parts["8"]
 
 
 def test_every_closing_question_is_kept_in_order() -> None:
     for reply in (_REPORT + _OFFERS, "Renamed the module and its imports. " + _OFFERS):
-        sections = _answered(reply)
+        parts = _answered(reply)
         for number in ("7", "9"):
-            said = sections[number]
+            said = parts[number]
             first, second = said.find("Want me to kick off"), said.find("Or would you rather")
             assert 0 <= first < second, said
 

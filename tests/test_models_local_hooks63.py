@@ -5,17 +5,16 @@ here, by shape, with invented content."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from .cc_session import Session, cc_summary
+from .codex_rollout import sections
 
 _HOOKS = "/opt/node/lib/node_modules/ctx-keeper/hooks"
 
 
 def _section(text: str, n: str) -> str:
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text.split("<summary>", 1)[-1])
-    return dict(zip(parts[1::2], parts[2::2], strict=True))[n]
+    return sections(text, after="<summary>")[n]
 
 
 def _hook_error(s: Session, event: str, tool: str, script: str) -> None:

@@ -7,21 +7,20 @@ built here, by shape, with invented content."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from compactor.facts import Call
 from compactor.facts.reportedwrites import reported_writes
 
 from .cc_session import Session, cc_summary
+from .codex_rollout import sections
 
 _TEMP = "C:\\Users\\dev\\AppData\\Local\\Temp\\work"
 _OUT = "C:\\Users\\dev\\Documents\\Orchard_Flow_v2.json"
 
 
 def _files(text: str) -> str:
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text.split("<summary>", 1)[-1])
-    return dict(zip(parts[1::2], parts[2::2], strict=True))["3"]
+    return sections(text, after="<summary>")["3"]
 
 
 def test_a_powershell_build_scripts_output_label_names_a_written_file(tmp_path: Path) -> None:

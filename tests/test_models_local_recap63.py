@@ -5,10 +5,10 @@ invented content."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from .cc_session import Session, cc_summary
+from .codex_rollout import sections
 
 _RECAP = (
     "Built the kiln scheduler and its tests; everything passes but nothing is pushed yet. "
@@ -17,8 +17,7 @@ _RECAP = (
 
 
 def _section8(text: str) -> str:
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text.split("<summary>", 1)[-1])
-    return " ".join(dict(zip(parts[1::2], parts[2::2], strict=True))["8"].split())
+    return " ".join(sections(text, after="<summary>")["8"].split())
 
 
 def _session() -> Session:

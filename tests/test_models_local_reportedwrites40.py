@@ -7,7 +7,6 @@ shape, with invented content."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -15,17 +14,11 @@ from compactor.facts import Call
 from compactor.facts.reportedwrites import reported_writes
 
 from .cc_session import Session, cc_summary
-from .codex_rollout import codex_say, codex_summary, codex_user, rec
+from .codex_rollout import codex_say, codex_summary, codex_user, rec, sections
 
 _ROOT = "/home/dev/Tally"
 _PLAN = f"{_ROOT}/specs/001-login/plan.md"
 _SESSION = "0b1c2d3e-0000-4000-8000-0000000000a4"
-
-
-def _sections(text: str) -> dict[str, str]:
-    """The summary's numbered sections by number (and the analysis as "0")."""
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text.split("<summary>", 1)[-1])
-    return {"0": parts[0], **dict(zip(parts[1::2], parts[2::2], strict=True))}
 
 
 def _line(section: str, name: str) -> str:
@@ -52,7 +45,7 @@ class _Rollout:
         self.records += [rec("response_item", call), rec("response_item", out)]
 
     def summary(self, tmp_path: Path) -> dict[str, str]:
-        return _sections(codex_summary(self.records, tmp_path, _SESSION, _ROOT))
+        return sections(codex_summary(self.records, tmp_path, _SESSION, _ROOT), after="<summary>")
 
 
 def _setup_output() -> str:
@@ -128,18 +121,18 @@ def _cc_session(failed: bool) -> Session:
 
 
 def test_a_failed_calls_create_report_still_counts_in_claude_code(tmp_path: Path) -> None:
-    sections = _sections(cc_summary(_cc_session(failed=True), tmp_path))
-    files = sections["3"]
+    parts = sections(cc_summary(_cc_session(failed=True), tmp_path), after="<summary>")
+    files = parts["3"]
     line = _line(files, "release-notes.md")
     assert "created by `node scripts/draft-notes.mjs --since v2.3`'s script" in line, files
-    assert "rate limit" in sections["4"], sections["4"]
+    assert "rate limit" in parts["4"], parts["4"]
     index = _line(files, "docs/index.md")  # `ls docs` listed it: there before, not new
     assert index and "created" not in index and "written by `node" in index, files
     assert "No file was created, edited or deleted" not in files, files
 
 
 def test_a_successful_claude_code_call_reports_the_same(tmp_path: Path) -> None:
-    files = _sections(cc_summary(_cc_session(failed=False), tmp_path))["3"]
+    files = sections(cc_summary(_cc_session(failed=False), tmp_path), after="<summary>")["3"]
     assert "release-notes.md (created by `node scripts/draft-notes.mjs" in files, files
 
 

@@ -5,15 +5,10 @@ here, by shape, with invented content."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from .cc_session import Session, cc_summary
-
-
-def _sections(text: str) -> dict[str, str]:
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text.split("<summary>", 1)[-1])
-    return dict(zip(parts[1::2], parts[2::2], strict=True))
+from .codex_rollout import sections
 
 
 def _api_error(s: Session) -> None:
@@ -31,12 +26,12 @@ def test_every_unanswered_message_at_the_end_is_named(tmp_path: Path) -> None:
     _api_error(s)
     s.user("hello there")
     _api_error(s)
-    sections = _sections(cc_summary(s, tmp_path))
+    parts = sections(cc_summary(s, tmp_path), after="<summary>")
     for n in ("7", "8", "9"):
-        flat = " ".join(sections[n].split())
-        assert "did the lantern presets load fine" in flat, (n, sections[n])
-        assert "hello there" in flat, (n, sections[n])
-    assert "copy the lantern presets" not in " ".join(sections["9"].split()), sections["9"]
+        flat = " ".join(parts[n].split())
+        assert "did the lantern presets load fine" in flat, (n, parts[n])
+        assert "hello there" in flat, (n, parts[n])
+    assert "copy the lantern presets" not in " ".join(parts["9"].split()), parts["9"]
 
 
 def test_a_single_unanswered_message_names_no_earlier_one(tmp_path: Path) -> None:
@@ -46,5 +41,5 @@ def test_a_single_unanswered_message_names_no_earlier_one(tmp_path: Path) -> Non
     s.say("The presets are copied.")
     s.user("hello there")
     _api_error(s)
-    sections = _sections(cc_summary(s, tmp_path))
-    assert "unanswered too" not in sections["7"] + sections["8"] + sections["9"], sections
+    parts = sections(cc_summary(s, tmp_path), after="<summary>")
+    assert "unanswered too" not in parts["7"] + parts["8"] + parts["9"], parts

@@ -6,12 +6,12 @@ it is. Every session is built here, by shape, with invented content."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from compactor.facts.pastedjson import without_json
 
 from .cc_session import Session, cc_summary
+from .codex_rollout import sections
 
 _HASH = "f00dfeed" * 8
 
@@ -30,12 +30,11 @@ def test_pasted_json_is_a_head_and_a_size_in_sections_1_and_6(tmp_path: Path) ->
     s.user(ask + _flow("alpha") + "\nKeep every node name!")
     s.say("The flow is read; I check it next.")
     text = cc_summary(s, tmp_path)
-    parts = re.split(r"(?m)^(\d+)\. [^\n]*:\n", text.split("<summary>", 1)[-1])
-    sections = dict(zip(parts[1::2], parts[2::2], strict=True))
+    parts = sections(text, after="<summary>")
     for n in ("1", "6"):
-        assert _HASH not in sections[n], sections[n]
-        assert "(pasted JSON, " in sections[n], sections[n]
-    flat = " ".join(sections["6"].split())
+        assert _HASH not in parts[n], parts[n]
+        assert "(pasted JSON, " in parts[n], parts[n]
+    flat = " ".join(parts["6"].split())
     assert "Keep every node name!" in flat and "Flow A:" in flat, flat
 
 

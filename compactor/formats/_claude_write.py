@@ -5,8 +5,8 @@ envelope and the input's newest time), lists the kept messages in ``preservedSeg
 ``preservedMessages``, and writes the rest: ``shrink`` keeps the session-level metadata and
 re-links the kept records into one chain; ``append`` keeps the file byte for byte, leaves the
 kept messages in place and writes what it cannot leave there as copies with fresh uuids and
-message ids and their usage zeroed. Apart from the reader, which it shares only the record types
-with; imported on the first write.
+message ids and their usage zeroed. Apart from the reader: the two share only what a record is
+(:mod:`._claude_records`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from compactor.schema import AgenticMessage, Message, content_type
 
 from . import _jsonl
 from ._claude_history import in_place
+from ._claude_records import MESSAGE_TYPES, READ_SKILL_TOOL, SKILL_TOOL, is_unknown_metadata
 from ._convert import as_agentic
 from .anthropic import content_from_blocks
 from .base import CompactionInfo, Transcript, WriteMode
-from .claude_code import MESSAGE_TYPES, READ_SKILL_TOOL, SKILL_TOOL, is_unknown_metadata
 from .patching import ZEROED_USAGE_KEYS
 
 KEEP_METADATA = frozenset(
@@ -97,7 +97,6 @@ class Writer:
         return None
 
     def render(self) -> bytes:
-        nl = self.t.newline
         s = self._summary_index()
         summary_text = _jsonl.message_text(self.new[s]) if s is not None else ""
         # The kept run: originals right after the summary, in their own order.
@@ -199,11 +198,7 @@ class Writer:
                 # Records after the kept run hang off the summary: Claude Code moves the
                 # summary's other children after the run's tail.
                 parent = summary_uuid
-        body_bytes = nl.join(out) + nl
-        if self.mode == "append":
-            return _jsonl.with_final_newline(self.t.raw) + body_bytes
-        prefix = _jsonl.BOM if self.t.has_bom else b""
-        return prefix + body_bytes
+        return _jsonl.file_of(self.t, out, self.mode)
 
     def _rest_of_envelope(self) -> JsonObject:
         return {k: v for k, v in self.envelope.items() if k != "isSidechain"}

@@ -141,5 +141,4 @@ def write(
         else:
             items.extend(_jsonl.dump(item) for item in render(msg))
     head = [lines[0].text] if lines else []
-    prefix = _jsonl.BOM if transcript.has_bom else b""
-    return prefix + transcript.newline.join([*head, *items]) + transcript.newline
+    return _jsonl.file_of(transcript, [*head, *items])

@@ -11,7 +11,6 @@ linked to the event now before it, so the chain holds.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 import orjson
@@ -21,9 +20,9 @@ from compactor.schema import AgenticMessage, Message, content_type, loads_json
 
 from . import _jsonl
 from ._convert import as_agentic
+from ._copilot_events import ASSISTANT, RESULT, START, SYSTEM, USER
 from ._kept import with_kept
 from .base import CompactionInfo, Transcript, WriteMode
-from .copilot import ASSISTANT, RESULT, START, SYSTEM, USER
 
 __all__ = ["write_events"]
 
@@ -95,8 +94,7 @@ def write_events(
     written = nl.join(out).split(nl)
     kept_ids = {_id(line) for line in written}
     left_out = {i for ln in lines if isinstance(i := ln.obj.get("id"), str)} - kept_ids
-    prefix = _jsonl.BOM if transcript.has_bom else b""
-    return prefix + nl.join(_relinked(written, left_out)) + nl
+    return _jsonl.file_of(transcript, _relinked(written, left_out))
 
 
 def _result_of(
@@ -151,6 +149,8 @@ def _relinked(lines: list[bytes], left_out: set[str]) -> list[bytes]:
 
 
 def _envelope(kind: str, data: JsonObject, n: int, when: str) -> JsonObject:
+    import hashlib  # here only: a run that writes no Copilot event need not load OpenSSL
+
     digest = hashlib.sha256(_jsonl.dump(data)).hexdigest()[:16]
     return {
         "type": kind,

@@ -51,6 +51,7 @@ __all__ = [
     "check_depth",
     "compaction_time",
     "dump",
+    "file_of",
     "is_unchanged",
     "mark_earlier_summary",
     "match_messages",
@@ -320,6 +321,17 @@ def with_final_newline(raw: bytes) -> bytes:
     return raw + newline_of(raw)
 
 
+def file_of(transcript: Transcript, records: Sequence[bytes], mode: WriteMode = "shrink") -> bytes:
+    """The file a write returns, ``records`` being its lines without their terminator:
+    ``shrink``, a new file with the input's byte-order mark and line terminator; ``append``,
+    the input byte for byte, then ``records``."""
+    nl = transcript.newline
+    body = nl.join(records) + nl
+    if mode == "append":
+        return with_final_newline(transcript.raw) + body
+    return (BOM if transcript.has_bom else b"") + body
+
+
 def dump(obj: JsonValue) -> bytes:
     """Compact JSON, UTF-8, key order kept (what Claude Code and Codex write)."""
     return orjson.dumps(obj)
@@ -527,8 +539,7 @@ def write_per_line(
         return transcript.raw
     nl = transcript.newline
     if mode == "append":
-        appended = [_dump_all(render(m), nl) for m in new_messages]
-        return with_final_newline(transcript.raw) + nl.join(appended) + nl
+        return file_of(transcript, [_dump_all(render(m), nl) for m in new_messages], mode)
     lines = transcript.meta.lines
     origin = transcript.meta.origin
     out = [
@@ -539,8 +550,7 @@ def write_per_line(
     ]
     if keep:
         out = with_kept(out, matches, origin, keep, lines)
-    prefix = BOM if transcript.has_bom else b""
-    return prefix + nl.join(out) + nl
+    return file_of(transcript, out)
 
 
 def _dump_all(records: JsonObject | list[JsonObject], nl: bytes) -> bytes:

@@ -16,8 +16,8 @@ from compactor.schema import AgenticMessage, Block, Message, content_type
 
 from . import _jsonl
 from ._convert import as_agentic
+from ._opencode_hooks_records import CALL, RESULT
 from .base import CompactionInfo, Transcript, WriteMode
-from .opencode_hooks import CALL, RESULT
 
 __all__ = ["write_records"]
 
@@ -111,7 +111,6 @@ def write_records(
     matches = _jsonl.match_messages(transcript, new_messages)
     if _jsonl.is_unchanged(transcript, matches):
         return transcript.raw
-    nl = transcript.newline
     lines, origin = transcript.meta.lines, transcript.meta.origin
     when = _jsonl.compaction_time(info, lines)
     orig = _Originals(transcript)
@@ -120,8 +119,7 @@ def write_records(
         return [_jsonl.dump(r) for r in _records(msg, when, orig)]
 
     if mode == "append":
-        appended = [line for m in new_messages for line in render(m)]
-        return _jsonl.with_final_newline(transcript.raw) + nl.join(appended) + nl
+        return _jsonl.file_of(transcript, [line for m in new_messages for line in render(m)], mode)
     of_line: dict[int, list[int]] = {}
     for m, where in enumerate(origin):
         of_line.setdefault(where[0], []).append(m)
@@ -140,8 +138,7 @@ def write_records(
                 continue
         out.extend(render(msg))
         i += 1
-    prefix = _jsonl.BOM if transcript.has_bom else b""
-    return prefix + nl.join(out) + nl
+    return _jsonl.file_of(transcript, out)
 
 
 def _result_follows(

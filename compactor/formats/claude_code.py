@@ -64,9 +64,17 @@ from . import _claude_apierror, _jsonl
 from ._attachments import attachment_text, queued_prompt
 from ._claude_harness_text import mark_harness_text
 from ._claude_history import calls_before, history_order, marked_history, note_cwd
+from ._claude_records import (
+    MESSAGE_TYPES,
+    READ_SKILL_TOOL,
+    RECORD_TYPES,
+    SKILL_TOOL,
+    is_unknown_metadata,
+)
 from ._claude_replay import without_replays
 from ._claude_tooloutput import note_tool_output
-from ._family import UNTYPED, check_records, family, is_untyped_metadata, unknown_record
+from ._claude_write import Writer
+from ._family import UNTYPED, check_records, family, unknown_record
 from .anthropic import (
     TOOL_CALL_KEYS,
     TOOL_RESULT_KEYS,
@@ -86,11 +94,6 @@ __all__ = ["SKILL_TOOL", "ClaudeCodeFormat", "attachment_text"]
 
 QUEUE_RECORD = "queue-operation"  # as _claude_queue's, imported only when a file holds one
 
-SKILL_TOOL = "Skill"
-"""Claude Code's skill-loading tool; read as ``skill``, SPEC §5.3's default name."""
-
-READ_SKILL_TOOL = "skill"
-MESSAGE_TYPES = ("user", "assistant", "attachment")
 _STEP_TYPES = frozenset({*MESSAGE_TYPES, QUEUE_RECORD})
 _CAVEAT = "<local-command-caveat>"
 
@@ -246,33 +249,6 @@ def _orphans(blocks: list[Block], calls: dict[str, str], earlier: set[str]) -> b
     return bool(earlier) and any(_orphan(b, calls, earlier) for b in blocks)
 
 
-RECORD_TYPES = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "attachment",
-        "progress",
-        "file-history-snapshot",
-        "permission-mode",
-        "mode",
-        "last-prompt",
-        "ai-title",
-        "custom-title",
-        "agent-name",
-        "agent-color",
-        "agent-setting",
-        "worktree-state",
-        "pr-link",
-        "queue-operation",
-        "summary",
-        "tag",
-    }
-)
-"""Types the reader knows (FORMATS.md §1.1): ``user``/``assistant`` are messages, the others
-metadata. Another type is read by its shape (RELIABILITY, Decisions): without a ``message``,
-metadata kept verbatim and reported (:func:`unknown_metadata`); with one, refused."""
-
 SESSION_FIELDS = (
     "uuid",
     "sessionId",
@@ -295,15 +271,6 @@ def _record_problem(
     if owned or kind in RECORD_TYPES or is_unknown_metadata(rec, kind):
         return None
     return "type", unknown_record("claude-code record type", kind)
-
-
-def is_unknown_metadata(rec: JsonObject, kind: object) -> bool:
-    """A record of a type this reader does not know and no ``message``: metadata. A record
-    with no ``type`` at all (``{"_type": "hive-mind-meta", ...}``, a tool's header line) is
-    metadata too when it holds no key of a message of any format."""
-    if kind is None and "type" not in rec:
-        return is_untyped_metadata(rec)
-    return isinstance(kind, str) and kind not in RECORD_TYPES and "message" not in rec
 
 
 def unknown_metadata(lines: Sequence[_jsonl.Line]) -> list[tuple[str, int, int]]:
@@ -401,8 +368,6 @@ class ClaudeCodeFormat:
         matches = _jsonl.match_messages(transcript, new_messages)
         if _jsonl.is_unchanged(transcript, matches):
             return transcript.raw
-        from ._claude_write import Writer  # the first write loads the writer
-
         return Writer(transcript, new_messages, matches, mode, info).render()
 
 

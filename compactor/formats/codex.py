@@ -407,7 +407,6 @@ class CodexFormat:
             return transcript.raw
         lines = transcript.meta.lines
         origin = transcript.meta.origin
-        nl = transcript.newline
         stamp = _jsonl.compaction_time(info, lines)
         if _codex_legacy.is_legacy_file(lines, RESPONSE_ITEMS):
             return _codex_legacy.write(transcript, new_messages, matches, mode, render, _reinjected)
@@ -482,11 +481,7 @@ class CodexFormat:
                     )
         if mode == "shrink":  # append: the file keeps them where they are
             out.extend(_codex_events.events_after_history(lines, origin))
-        body = nl.join(out) + nl
-        if mode == "append":
-            return _jsonl.with_final_newline(transcript.raw) + body
-        prefix = _jsonl.BOM if transcript.has_bom else b""
-        return prefix + body
+        return _jsonl.file_of(transcript, out, mode)
 
 
 FORMAT = CodexFormat()

@@ -47,22 +47,18 @@ from compactor.errors import TranscriptError
 from compactor.schema import AgenticMessage, Block, Message
 
 from . import _jsonl
+from ._copilot_events import ASSISTANT, RESULT, START, SYSTEM, USER
+from ._copilot_write import write_events
 from ._family import check_records, is_untyped_metadata, untyped_metadata
 from ._unknown_types import refuse_outnumbered, tally
 from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
+from .records import kind_by_type
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
 
 __all__ = ["CopilotFormat"]
 
-USER, ASSISTANT, RESULT, SYSTEM = (
-    "user.message",
-    "assistant.message",
-    "tool.execution_complete",
-    "system.message",
-)
-START = "tool.execution_start"
 MESSAGE_TYPES = frozenset({USER, ASSISTANT, RESULT, SYSTEM})
 """Events that carry the conversation the model saw."""
 KNOWN_TYPES = MESSAGE_TYPES | {
@@ -133,11 +129,6 @@ def _is_message(rec: JsonObject) -> bool:
     return rec.get("type") in MESSAGE_TYPES and "agentId" not in rec
 
 
-def _kind(rec: JsonObject) -> str:
-    kind = rec.get("type")
-    return kind if isinstance(kind, str) else "event"
-
-
 SPEC = FormatSpec(
     name="copilot",
     help="GitHub Copilot CLI session logs (~/.copilot/session-state/*/events.jsonl)",
@@ -147,7 +138,7 @@ SPEC = FormatSpec(
     typed=TypedRecords(_owns, _problem),
     agent_session=True,
     read_tool="view",
-    record_kind=_kind,
+    record_kind=kind_by_type("event"),
     is_message_record=_is_message,
 )
 
@@ -306,8 +297,6 @@ class CopilotFormat:
         mode: WriteMode = "shrink",
         info: CompactionInfo | None = None,
     ) -> bytes:
-        from ._copilot_write import write_events
-
         return write_events(transcript, new_messages, mode, info)
 
 

@@ -227,13 +227,9 @@ class CursorFormat:
         matches = _jsonl.match_messages(transcript, new_messages)
         if _jsonl.is_unchanged(transcript, matches):
             return transcript.raw
-        nl = transcript.newline
         if mode == "append":
-            rendered = [_jsonl.dump(_record(m)) for m in new_messages]
-            return _jsonl.with_final_newline(transcript.raw) + nl.join(rendered) + nl
-        out = _kept_lines(transcript, new_messages, matches)
-        prefix = _jsonl.BOM if transcript.has_bom else b""
-        return prefix + nl.join(out) + nl
+            return _jsonl.file_of(transcript, [_jsonl.dump(_record(m)) for m in new_messages], mode)
+        return _jsonl.file_of(transcript, _kept_lines(transcript, new_messages, matches))
 
 
 def _kept_lines(

@@ -40,15 +40,16 @@ from compactor.schema import AgenticMessage, Block, Message
 
 from . import _jsonl
 from ._family import check_records
+from ._opencode_hooks_records import ASSISTANT, CALL, RECORD_TYPES, USER
+from ._opencode_hooks_write import write_records
 from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
+from .records import kind_by_type
 
 if TYPE_CHECKING:
     from compactor.io import FileSource
 
 __all__ = ["OpenCodeHooksFormat", "output_text"]
 
-USER, ASSISTANT, CALL, RESULT = "user", "assistant", "tool_use", "tool_result"
-RECORD_TYPES = frozenset({USER, ASSISTANT, CALL, RESULT})
 _FOREIGN_KEYS = ("role", "message", "payload", "data", "uuid", "sessionId", "parentUuid")
 """Keys of another format's record (chat, Claude Code, Codex, Copilot): never ours."""
 _ID_PREFIX = "ohc-"
@@ -65,11 +66,6 @@ def _problem(rec: JsonObject, kind: str | None, owned: bool) -> tuple[str | None
     return "type", "must be user, assistant, tool_use or tool_result (an OpenCode hook transcript)"
 
 
-def _kind(rec: JsonObject) -> str:
-    kind = rec.get("type")
-    return kind if isinstance(kind, str) else "record"
-
-
 SPEC = FormatSpec(
     name="opencode-hooks",
     help="OpenCode transcripts of oh-my-opencode's Claude Code-compatible hooks",
@@ -79,7 +75,7 @@ SPEC = FormatSpec(
     typed=TypedRecords(_owns, _problem),
     agent_session=True,
     read_tool="read",
-    record_kind=_kind,
+    record_kind=kind_by_type("record"),
 )
 
 
@@ -201,8 +197,6 @@ class OpenCodeHooksFormat:
         mode: WriteMode = "shrink",
         info: CompactionInfo | None = None,
     ) -> bytes:
-        from ._opencode_hooks_write import write_records
-
         return write_records(transcript, new_messages, mode, info)
 
 

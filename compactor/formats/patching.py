@@ -86,10 +86,7 @@ def patch_claude_code_results(
                 rec = _zeroed_usage(lines[i].obj)
                 if rec is not None:
                     new[i] = _jsonl.dump(rec)
-    out = [new.get(i, ln.text) for i, ln in enumerate(lines)]
-    prefix = _jsonl.BOM if transcript.has_bom else b""
-    nl = transcript.newline
-    return prefix + nl.join(out) + nl
+    return _jsonl.file_of(transcript, [new.get(i, ln.text) for i, ln in enumerate(lines)])
 
 
 def zero_appended_usage(data: bytes, transcript: Transcript) -> bytes:

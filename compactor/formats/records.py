@@ -19,7 +19,7 @@ went into the summary.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import orjson
 
@@ -29,7 +29,7 @@ from compactor.schema import AgenticMessage, Message
 from ._jsonl import match_messages
 from .base import FormatSpec, OneLineEach, Transcript
 
-__all__ = ["dropped_records", "record_kind"]
+__all__ = ["dropped_records", "kind_by_type", "record_kind"]
 
 
 def record_kind(format_name: str, rec: JsonObject) -> str:
@@ -38,6 +38,18 @@ def record_kind(format_name: str, rec: JsonObject) -> str:
     (the format's :attr:`~compactor.formats.base.FormatSpec.record_kind`)."""
     kind = _spec(format_name).record_kind
     return "message" if kind is None else kind(rec)
+
+
+def kind_by_type(untyped: str) -> Callable[[JsonObject], str]:
+    """A :attr:`~compactor.formats.base.FormatSpec.record_kind` for a format whose records
+    name their kind in a string ``type`` (copilot, opencode-hooks): that string, else
+    ``untyped``."""
+
+    def kind(rec: JsonObject) -> str:
+        found = rec.get("type")
+        return found if isinstance(found, str) else untyped
+
+    return kind
 
 
 def _every_record(rec: JsonObject) -> bool:

@@ -27,6 +27,7 @@ from . import (
     openai_chat,
     opencode_hooks,
 )
+from ._copilot_events import RESULT as COPILOT_RESULT
 from ._family import fits
 from .base import CompactionInfo, Format, FormatSpec, Transcript, WriteMode
 
@@ -341,7 +342,7 @@ def file_tool_pairs(t: Transcript) -> tuple[int, int]:
                 if isinstance(call, dict) and isinstance(call.get("toolCallId"), str):
                     calls.add(call["toolCallId"])
                     n_calls += 1
-        if kind == copilot.RESULT and isinstance(data := node.get("data"), dict):
+        if kind == COPILOT_RESULT and isinstance(data := node.get("data"), dict):
             if isinstance(data.get("toolCallId"), str):
                 results.append(data["toolCallId"])
         for key, value in node.items():
