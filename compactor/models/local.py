@@ -43,6 +43,7 @@ from .local_evalnotice import evaluated_items, evaluated_step
 from .local_files import file_item, omitted_files
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_greencheck import green_check_lines
+from .local_irreversible import irreversible_items
 from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_running
 from .local_lastask import asked_step, earlier_ask_line
 from .local_limits import FACTORS, Limits, prior_room
@@ -385,6 +386,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     )
     if changed:
         items.append("Files changed for it: " + ", ".join(changed[: lim.items]))
+    items.extend(irreversible_items(s, lim.item))  # a reset database, a forced push (67 N2)
     if not s.turn_ended and (s.request_started or stale_goal(s)):
         action = last_action(s, lim.item)
         if any(IN_FLIGHT not in a and not a.startswith("(") for a in action):
