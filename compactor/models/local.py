@@ -43,6 +43,7 @@ from .local_evalnotice import evaluated_items, evaluated_step
 from .local_files import file_item, omitted_files
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_greencheck import green_check_lines
+from .local_home import same_file_key
 from .local_irreversible import irreversible_items
 from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_running
 from .local_lastask import asked_step, earlier_ask_line
@@ -240,7 +241,8 @@ def _files(s: Session, lim: Limits) -> str:
                 omitted_files(list(s.files.values())[i : len(s.files) - cap + i], lim.items * 4)
             )
         items.extend(file_item(f, lim.item, lim.code_lines))
-    reads = said_changed(s.last_text, [p for p in s.reads if p not in s.files], items)
+    known = {same_file_key(p) for p in s.files}  # one file in two spellings (67 N1)
+    reads = said_changed(s.last_text, [p for p in s.reads if same_file_key(p) not in known], items)
     if reads:
         shown = head_tail(reads, lim.items // 2, lim.items // 2, "more")
         items.append("Read, not changed: " + ", ".join(shown))
