@@ -35,6 +35,7 @@ from .local_analysis import analysis_items
 from .local_answers import answer_room
 from .local_asksonly import OFFERED, closing_offer
 from .local_blocked import blocked_items, blocked_step
+from .local_committed import committed_overwrites
 from .local_cutturn import announced_item, cut_note
 from .local_earlier import encrypted_line
 from .local_earlierfacts import earlier_fact_lines
@@ -391,6 +392,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     items.extend(irreversible_items(s, lim.item))  # a reset database, a forced push (67 N2)
     if not s.turn_ended and (s.request_started or stale_goal(s)):
         action = last_action(s, lim.item)
+        items.extend(committed_overwrites(s, lim.item))  # a write over a commit (67 N6)
         if any(IN_FLIGHT not in a and not a.startswith("(") for a in action):
             # (only in flight: section 7 lists them)
             items.append("The last action (the last tool calls and what they returned):")
