@@ -104,6 +104,8 @@ def test_a_forced_push_and_a_conflict_side_discarded_are_named(tmp_path: Path) -
         ("docker volume rm pgdata", "volumes"),
         ("rm -rf data/uploads", "deleted data/uploads for good"),
         ("bash -lc 'cd app && rm -r -f storage'", "deleted storage for good"),
+        ("Remove-Item -Recurse -Force C:\\app\\uploads", "deleted C:\\app\\uploads for good"),
+        ("rd /s /q db", "deleted db for good"),
     ],
 )
 def test_irreversible_commands_are_recognised_by_shape(command: str, effect: str) -> None:
@@ -127,6 +129,9 @@ def test_irreversible_commands_are_recognised_by_shape(command: str, effect: str
         "rm -f notes.txt",
         'psql -c "DROP INDEX IF EXISTS idx_users_email"',
         "truncate -s 0 app.log",
+        "Remove-Item -Recurse -Force node_modules",
+        "rmdir /s /q build",
+        "Remove-Item -Path notes.txt",
     ],
 )
 def test_ordinary_commands_are_not_irreversible(command: str) -> None:
@@ -139,3 +144,13 @@ def test_a_remote_target_comes_from_the_command_or_its_words() -> None:
     assert remote_target("npx prisma migrate reset --force", None) == ""
     assert "railway" in remote_target("railway run npx prisma migrate reset --force", None)
     assert "db.prod.example.com" in remote_target("psql -h db.prod.example.com -c 'x'", None)
+
+
+def test_an_irreversible_call_of_an_earlier_request_says_so(tmp_path: Path) -> None:
+    s = _reset_session(ENV)
+    s.user("now add a users page")
+    s.bash("npm run build", "Compiled successfully")
+    s.say("The page is added.")
+    current = _section(cc_summary(s, tmp_path), 8)
+    assert "`npx prisma migrate reset --force` (reset the database" in current
+    assert "before the current request)" in current

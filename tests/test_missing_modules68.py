@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compactor.facts.missingmods import missing_modules, with_missing_modules
+from compactor.facts.missingmods import missing_modules, packages, with_missing_modules
 
 from .cc_session import Session, cc_summary
 
@@ -81,3 +81,14 @@ def test_a_missing_file_or_alias_is_no_package() -> None:
 def test_one_missing_module_keeps_the_lines_as_they_are() -> None:
     lines = ["Module not found: Can't resolve 'sonner'", "Failed to compile."]
     assert with_missing_modules(lines, "\n".join(lines)) == lines
+
+
+def test_the_install_step_names_packages_not_submodules(tmp_path: Path) -> None:
+    summary = cc_summary(_session("pytest -q", PYTEST), tmp_path)
+    assert "install all 3 (`httpx`, `rq`, `sqlalchemy`)" in _section(summary, 9)
+    names = ["date-fns/format", "@tanstack/react-query/devtools", "chart.js", "date-fns"]
+    assert packages(names, "Module not found: Can't resolve") == [
+        "date-fns",
+        "@tanstack/react-query",
+        "chart.js",
+    ]

@@ -13,7 +13,8 @@ conflicted files without saying that it discarded the remote side. By the comman
 * git history or work discarded: ``git reset --hard``, ``git push --force``/``-f``/
   ``--force-with-lease``/``+branch``, ``git clean -f…``, ``git checkout --ours|--theirs``;
 * volumes and files deleted: ``docker compose down -v``, ``docker volume rm|prune``, ``rm -rf`` of
-  a path that is not a temporary, cache or build folder (``node_modules``, ``dist``, ``build``,
+  a path that is not a temporary, cache or build folder (PowerShell's ``Remove-Item -Recurse
+  -Force`` and cmd's ``rmdir /s /q`` too) (``node_modules``, ``dist``, ``build``,
   ``/tmp``, ``__pycache__``, ``.next`` … are made again by a build).
 
 :func:`remote_target` says why a database command's target looked remote or production: a
@@ -34,7 +35,8 @@ from .samecommand import unwrapped
 __all__ = ["DB_EFFECTS", "env_database_host", "irreversible", "remote_target"]
 
 _HINT_RE = lazy_pattern(
-    r"prisma|drop|truncate|flush|reset|push|clean|--ours|--theirs|down|volume|rm\s|remove",
+    r"prisma|drop|truncate|flush|reset|push|clean|--ours|--theirs|down|volume|rm\s|remove|rd\s"
+    r"|rmdir|ri\s",
     re.IGNORECASE,
 )
 """Words one of the commands below needs (a cheap test before splitting a command)."""
@@ -63,6 +65,7 @@ _COMPOSE_DOWN_RE = lazy_pattern(
 )
 _VOLUME_RM_RE = lazy_pattern(r"\bdocker\s+volume\s+(?:rm|remove|prune)\b")
 _RM_RE = lazy_pattern(r"^(?:sudo\s+)?rm\s+(.+)$", re.DOTALL)
+_WIN_RM_RE = lazy_pattern(r"^(?:Remove-Item|ri|rmdir|rd)\s+(.+)$", re.DOTALL | re.IGNORECASE)
 _REBUILT = frozenset(
     "node_modules dist build out .next .nuxt .turbo .cache .parcel-cache __pycache__ "
     ".pytest_cache .mypy_cache .ruff_cache .tox .venv venv target coverage .coverage tmp temp "
@@ -109,6 +112,8 @@ def _effect(part: str) -> str | None:
         return "deleted Docker volumes and the data in them"
     if (rm := _RM_RE.match(part)) is not None:
         return _rm_effect(rm.group(1).split())
+    if (win := _WIN_RM_RE.match(part)) is not None:
+        return _win_rm_effect(win.group(1).split())
     return None
 
 
@@ -143,6 +148,17 @@ def _rm_effect(words: list[str]) -> str | None:
     if not data:
         return None
     return "deleted " + ", ".join(data[:3]) + (" …" if len(data) > 3 else "") + " for good"
+
+
+def _win_rm_effect(words: list[str]) -> str | None:
+    """PowerShell's ``Remove-Item -Recurse -Force PATH`` (``-r``/``-fo`` too), cmd's ``rmdir /s
+    /q PATH``: as ``rm -rf``."""
+    flags = {w.lower() for w in words if w[:1] in "-/"}
+    recursive = flags & {"-recurse", "-r", "/s"}
+    forced = flags & {"-force", "-fo", "/q"}
+    if not (recursive and forced):
+        return None
+    return _rm_effect(["-rf", *(w for w in words if w[:1] not in "-/" and not w.startswith("$"))])
 
 
 def _rebuilt(path: str) -> bool:

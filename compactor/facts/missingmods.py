@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from compactor._util import lazy_pattern
 
-__all__ = ["MISSING_MOST", "missing_modules", "with_missing_modules"]
+__all__ = ["MISSING_MOST", "missing_modules", "packages", "with_missing_modules"]
 
 MISSING_MOST = 8
 """Most names the combined line keeps."""
@@ -72,3 +72,17 @@ def with_missing_modules(lines: list[str], text: str) -> list[str]:
     line = f"{prefix} {shown}{more} ({len(names)} {_COMBINED}"
     quoted = tuple(f"{q}{n}{q}" for n in names for q in "'\"`")
     return [line, *(x for x in lines if not any(q in x for q in quoted))][: len(lines)]
+
+
+def packages(names: list[str], prefix: str) -> list[str]:
+    """The packages to install for the missing ``names`` (as :func:`missing_modules` gave them,
+    with its ``prefix``): a subpath's package (``date-fns/format`` → ``date-fns``,
+    ``@scope/name/x`` → ``@scope/name``), a Python submodule's top module (``rq.job`` → ``rq``);
+    each once."""
+    python = prefix.startswith("ModuleNotFoundError")
+    out: dict[str, None] = {}
+    for name in names:
+        parts = name.split("/")
+        top = "/".join(parts[:2]) if name.startswith("@") else parts[0]
+        out.setdefault(top.split(".", 1)[0] if python else top, None)
+    return list(out)

@@ -44,6 +44,7 @@ def irreversible_items(s: Session, width: int) -> list[str]:
     :data:`_SHOWN`, the latest), or none."""
     found: list[str] = []
     env_host: str | None = None
+    since = s.last_request.index if s.last_request is not None else -1
     for call in s.calls:
         ok = call.id in s.answered and call.id not in s.failed_calls and call.id not in s.refused
         if not ok:
@@ -60,6 +61,7 @@ def irreversible_items(s: Session, width: int) -> list[str]:
             if effect in DB_EFFECTS or effect.startswith(("dropped ", "emptied ")):
                 if target := remote_target(part, env_host):
                     note += f"; its target looked remote/production: {target}"
+            note += "; before the current request" if call.index < since else ""
             found.append(f"{code(cut(part, width))} ({note})")
     if not found:
         return []

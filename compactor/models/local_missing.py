@@ -11,7 +11,7 @@ the next step: install them all, then run the command again.
 from __future__ import annotations
 
 from compactor.facts import cut
-from compactor.facts.missingmods import MISSING_MOST, missing_modules
+from compactor.facts.missingmods import MISSING_MOST, missing_modules, packages
 
 from .local_again import still_open
 from .local_session import Session
@@ -28,9 +28,10 @@ def install_note(s: Session, limit: int) -> str:
     last = s.last_request
     if last is not None and err.index < last.index:
         return ""
-    names, _ = missing_modules("\n".join(err.outcome.lines))
+    names, prefix = missing_modules("\n".join(err.outcome.lines))
     if not names:
         return ""
+    names = packages(names, prefix)
     shown = ", ".join(code(n) for n in names[:MISSING_MOST])
     them = "it" if len(names) == 1 else f"all {len(names)}"
     return (
