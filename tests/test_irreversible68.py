@@ -106,6 +106,7 @@ def test_a_forced_push_and_a_conflict_side_discarded_are_named(tmp_path: Path) -
         ("bash -lc 'cd app && rm -r -f storage'", "deleted storage for good"),
         ("Remove-Item -Recurse -Force C:\\app\\uploads", "deleted C:\\app\\uploads for good"),
         ("rd /s /q db", "deleted db for good"),
+        ('psql "$DATABASE_URL" <<SQL\nDROP TABLE old_users;\nSQL', "dropped table old_users"),
     ],
 )
 def test_irreversible_commands_are_recognised_by_shape(command: str, effect: str) -> None:
@@ -132,6 +133,11 @@ def test_irreversible_commands_are_recognised_by_shape(command: str, effect: str
         "Remove-Item -Recurse -Force node_modules",
         "rmdir /s /q build",
         "Remove-Item -Path notes.txt",
+        "git clean -fn",
+        'grep -rn "DROP TABLE users" migrations/',
+        'echo "TRUNCATE events" >> notes.md',
+        'git commit -m "DROP TABLE sessions in migration 004"',
+        "cat > migrations/003.sql <<'EOF'\nDROP TABLE IF EXISTS old_users;\nEOF",
     ],
 )
 def test_ordinary_commands_are_not_irreversible(command: str) -> None:

@@ -30,6 +30,7 @@ import re
 
 from compactor._util import lazy_pattern
 
+from .outcomes import is_reading_program, main_program, programs
 from .samecommand import unwrapped
 
 __all__ = ["DB_EFFECTS", "env_database_host", "irreversible", "remote_target"]
@@ -82,15 +83,42 @@ def irreversible(command: str) -> list[tuple[str, str]]:
     destroyed (module docstring); none for most commands."""
     if _HINT_RE.search(command) is None:
         return []
+    script = unwrapped(command)
+    if "<<" in script:  # a here-document a file is written from is data, not a command
+        script = _HEREDOC_RE.sub(_kept_heredoc, script)
     found: list[tuple[str, str]] = []
-    for part in _SPLIT_RE.split(unwrapped(command)):
+    for part in _SPLIT_RE.split(script):
         part = part.strip()
         if part and (effect := _effect(part)) is not None:
             found.append((part, effect))
     return found
 
 
+_HEREDOC_RE = lazy_pattern(
+    r"^([^\n]*)<<-?[ \t]*(['\"]?)(\w+)\2[^\n]*\n.*?(?:\n[ \t]*\3[ \t]*(?=\n|$)|\Z)",
+    re.DOTALL | re.MULTILINE,
+)
+
+
+def _kept_heredoc(m: re.Match[str]) -> str:
+    """A here-document fed to a program (``psql <<SQL``) as it is; one written to a file (``cat >
+    f <<EOF``, ``tee f``) as its opening line only."""
+    head = m.group(1)
+    if ">" in head or programs(head)[-1:] in (["cat"], ["tee"]):
+        return head
+    return m.group(0)
+
+
+_NOT_RUN = frozenset({"echo", "printf", "grep", "rg", "cat", "sed", "awk", "git"})
+"""Programs whose SQL words are text they print, search or record, never a query they run."""
+
+
 def _effect(part: str) -> str | None:
+    if (git := _GIT_RE.match(part)) is not None:
+        return _git_effect(git.group(1), git.group(2).split())
+    program = main_program(part)
+    if program in _NOT_RUN or is_reading_program(program):
+        return None  # ``grep -rn "DROP TABLE" migrations/``, ``echo TRUNCATE``
     if _PRISMA_RESET_RE.search(part) is not None:
         return RESET
     if _PRISMA_LOSS_RE.search(part) is not None:
@@ -104,8 +132,6 @@ def _effect(part: str) -> str | None:
         return f"dropped database {dropdb.group(1)}: its data was deleted"
     if "redis" in part.lower() and _FLUSH_RE.search(part) is not None:
         return FLUSHED
-    if (git := _GIT_RE.match(part)) is not None:
-        return _git_effect(git.group(1), git.group(2).split())
     if _COMPOSE_DOWN_RE.search(part) is not None:
         return "deleted the containers' volumes and the data in them"
     if _VOLUME_RM_RE.search(part) is not None:
@@ -126,9 +152,9 @@ def _git_effect(sub: str, words: list[str]) -> str | None:
         or any(w.startswith("+") and len(w) > 1 for w in words)
     ):
         return "overwrote the remote branch's history"
-    if sub == "clean" and any(
-        f == "--force" or (not f.startswith("--") and "f" in f) for f in flags
-    ):
+    short = "".join(f[1:] for f in flags if not f.startswith("--"))
+    dry = "n" in short or "--dry-run" in flags
+    if sub == "clean" and not dry and ("--force" in flags or "f" in short):
         return "deleted untracked files"
     if sub in ("checkout", "restore") and ("--ours" in flags or "--theirs" in flags):
         other = "their (incoming)" if "--ours" in flags else "our (local)"
