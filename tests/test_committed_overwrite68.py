@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from .cc_session import Session, cc_summary
+from .codex_rollout import Rollout, codex_summary, codex_user, rec, sections
 
 WIN = "C:\\Users\\dev\\site"
 README = WIN + "\\README.md"
@@ -33,8 +34,8 @@ def _session(commit: str, *, push: bool = True, flying: str = README) -> Session
     s.user("now rewrite the README with the install steps")
     call = {"type": "tool_use", "id": "toolu_fly", "name": "Write"}
     s.assistant([{**call, "input": {"file_path": flying, "content": "# Site\nInstall: …\n"}}])
-    for rec in s.records:
-        rec["cwd"] = WIN
+    for record in s.records:
+        record["cwd"] = WIN
     return s
 
 
@@ -85,3 +86,27 @@ def test_a_shell_write_in_flight_over_a_committed_file_says_so(tmp_path: Path) -
     heredoc = "cat > CHANGELOG.md <<'EOF'\n# Changes\n- second\nEOF"
     s.assistant([{**call, "input": {"command": heredoc}}])
     assert "overwrote the committed version" in _section(cc_summary(s, tmp_path), 7)
+
+
+def test_an_edit_in_flight_of_a_committed_file_says_it_changed_it(tmp_path: Path) -> None:
+    s = _session("git add -A && git commit -m x")
+    fly = s.records[-1]["message"]["content"][0]
+    fly["name"], fly["input"] = (
+        "Edit",
+        {"file_path": README, "old_string": "First", "new_string": "2nd"},
+    )
+    part = _section(cc_summary(s, tmp_path), 7)
+    assert "The call in flight `Edit` edits" in part, part
+    assert "it changed the committed and pushed version" in part
+
+
+def test_a_codex_patch_in_flight_over_a_committed_file_says_so(tmp_path: Path) -> None:
+    r = Rollout("/home/dev/site")
+    r.records.insert(0, codex_user("commit the notes, then rewrite them"))
+    r.exec("git add notes.md && git commit -m notes", "[main 3c4d5e6] notes\n 1 file changed")
+    patch = "*** Begin Patch\n*** Update File: notes.md\n@@\n-old\n+new\n*** End Patch\n"
+    call = {"type": "custom_tool_call", "name": "apply_patch", "call_id": "fly", "input": patch}
+    r.records.append(rec("response_item", call))
+    part = sections(codex_summary(r.records, tmp_path, "s68", "/home/dev/site"))["7"]
+    assert "`/home/dev/site/notes.md`, which `git add notes.md && git commit -m notes`" in part
+    assert "the committed version" in part, part

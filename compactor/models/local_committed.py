@@ -86,10 +86,10 @@ def _results(s: Session, ids: set[str]) -> dict[str, str]:
 
 
 def committed_overwrites(s: Session, width: int) -> list[str]:
-    """One line per file a call in flight writes that an earlier successful commit included
+    """One line per file a call in flight writes or edits that an earlier successful commit included
     (module docstring); none for most sessions."""
     flying = [
-        (c, [_at(c.cwd, ch.path) for ch in file_changes(c) if ch.action != "deleted"])
+        (c, [(_at(c.cwd, ch.path), ch.action) for ch in file_changes(c) if ch.action != "deleted"])
         for c in s.in_flight
     ]
     flying = [(c, paths) for c, paths in flying if paths]
@@ -111,7 +111,7 @@ def committed_overwrites(s: Session, width: int) -> list[str]:
         return []
     lines: list[str] = []
     for call, paths in flying:
-        for path in paths:
+        for path, action in paths:
             hit = next(
                 (
                     (c, got)
@@ -128,11 +128,12 @@ def committed_overwrites(s: Session, width: int) -> list[str]:
                 for c in gits
             )
             version = "committed and pushed" if pushed else "committed"
+            did = ("edits", "changed") if action == "edited" else ("writes", "overwrote")
             lines.append(
-                f"The call in flight {code(cut(call.name, 40))} writes {code(cut(path, width))}, "
-                f"which {code(cut(commit.command or '', width))} included: if it ran, it "
-                f"overwrote the {version} version; check `git status` and `git diff` before "
-                "going on"
+                f"The call in flight {code(cut(call.name, 40))} {did[0]} "
+                f"{code(cut(path, width))}, which {code(cut(commit.command or '', width))} "
+                f"included: if it ran, it {did[1]} the {version} version; check `git status` and "
+                "`git diff` before going on"
             )
     return lines[:3]
 
