@@ -18,6 +18,7 @@ from .caughterror import caught_failure
 from .deliberate import deliberate_stop, may_stop
 from .killreport import ERROR_WORDS
 from .maskedexit import hidden_failure
+from .missingmods import with_missing_modules
 from .noise import is_warning
 from .probes import answered_exit
 from .reads import answers_itself, is_subagent, only_reads
@@ -585,7 +586,7 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     if not (flagged or marked) and quiet:  # (a sub-agent's report: its result, blind check 31)
         return Outcome(False, code)  # nothing to scan: a success, or file content
     body = clean(scan_window(strip_output_header(text))) if text else ""  # (BENCH46 W1)
-    lines = _ranked_lines(body)
+    lines = with_missing_modules(_ranked_lines(body), body)  # every one (blind check 67 N2)
     if lines and any(": line " in line for line in lines):
         lines = [line for line in lines if not is_startup_noise(line)]
     job = (call.job or call.command) if call is not None and code in (None, 1, 124, 128) else None

@@ -35,6 +35,7 @@ from .local_analysis import analysis_items
 from .local_answers import answer_room
 from .local_asksonly import OFFERED, closing_offer
 from .local_blocked import blocked_items, blocked_step
+from .local_committed import committed_overwrites
 from .local_cutturn import announced_item, cut_note
 from .local_earlier import encrypted_line
 from .local_earlierfacts import earlier_fact_lines
@@ -43,6 +44,8 @@ from .local_evalnotice import evaluated_items, evaluated_step
 from .local_files import file_item, omitted_files
 from .local_focus import ContextView, context_span, focus_block, focus_of, insert_focus
 from .local_greencheck import green_check_lines
+from .local_home import same_file_key
+from .local_irreversible import irreversible_items
 from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_running
 from .local_lastask import asked_step, earlier_ask_line
 from .local_limits import FACTORS, Limits, prior_room
@@ -239,7 +242,8 @@ def _files(s: Session, lim: Limits) -> str:
                 omitted_files(list(s.files.values())[i : len(s.files) - cap + i], lim.items * 4)
             )
         items.extend(file_item(f, lim.item, lim.code_lines))
-    reads = said_changed(s.last_text, [p for p in s.reads if p not in s.files], items)
+    known = {same_file_key(p) for p in s.files}  # one file in two spellings (67 N1)
+    reads = said_changed(s.last_text, [p for p in s.reads if same_file_key(p) not in known], items)
     if reads:
         shown = head_tail(reads, lim.items // 2, lim.items // 2, "more")
         items.append("Read, not changed: " + ", ".join(shown))
@@ -385,8 +389,10 @@ def _current_work(s: Session, lim: Limits) -> str:
     )
     if changed:
         items.append("Files changed for it: " + ", ".join(changed[: lim.items]))
+    items.extend(irreversible_items(s, lim.item))  # a reset database, a forced push (67 N2)
     if not s.turn_ended and (s.request_started or stale_goal(s)):
         action = last_action(s, lim.item)
+        items.extend(committed_overwrites(s, lim.item))  # a write over a commit (67 N6)
         if any(IN_FLIGHT not in a and not a.startswith("(") for a in action):
             # (only in flight: section 7 lists them)
             items.append("The last action (the last tool calls and what they returned):")

@@ -17,9 +17,20 @@ a ``~``/``$HOME`` path of a ``mv`` or ``rm -r`` was never followed. Now:
 
 from __future__ import annotations
 
+import ntpath
+
 from compactor._util import lazy_pattern
 
-__all__ = ["aliases", "folds_case", "home_of", "rooted", "tilde"]
+__all__ = [
+    "aliases",
+    "folds_case",
+    "home_of",
+    "rooted",
+    "same_file_key",
+    "tilde",
+    "win_join",
+    "windows_rooted",
+]
 
 _HOME_VARS = ("${HOME}", "$HOME")
 _HOME_RE = lazy_pattern(r"^(?:/Users/[^/]+|/home/[^/]+|/root)(?=/|$)")
@@ -65,3 +76,25 @@ def folds_case(home: str, where: str) -> bool:
     """Whether the session's file system is read as case-insensitive (macOS: a home under
     ``/Users/``; Windows: a drive letter)."""
     return home.startswith("/Users/") or where[1:3] in (":\\", ":/")
+
+
+def windows_rooted(path: str) -> bool:
+    """Whether ``path`` names one place on Windows wherever the shell is (``C:\\x``, ``C:/x``,
+    ``/c/x``, ``\\x``, ``~``, ``$VAR``): not one to put in the working directory."""
+    return not path or path[1:3] in (":\\", ":/") or path.startswith(("/", "\\", "~", "$"))
+
+
+def win_join(where: str, path: str) -> str:
+    """A relative ``path`` in the Windows directory ``where``, written in ``where``'s
+    separators (``C:\\Users\\u\\app`` + ``src/a.ts`` → ``C:\\Users\\u\\app\\src\\a.ts``)."""
+    joined = ntpath.normpath(ntpath.join(where, path))
+    return joined if "\\" in where else joined.replace("\\", "/")
+
+
+def same_file_key(path: str) -> str:
+    """The form in which two spellings of one file are equal: a Windows-shaped path (a drive
+    letter) with ``/`` for ``\\`` and in lower case (Windows names fold case); others as they
+    are."""
+    if path[1:3] not in (":\\", ":/"):
+        return path
+    return path.replace("\\", "/").lower()

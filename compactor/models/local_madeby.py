@@ -27,6 +27,7 @@ from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_agentreports import CUT_OFF, cut_off_targets, report_items
 from .local_files import FileState
+from .local_home import win_join, windows_rooted
 from .local_jobfiles import BEING_WRITTEN
 from .local_madelater import same_path
 from .local_noise import normal_path
@@ -225,7 +226,7 @@ def _shown_before(s: Session, files: list[FileState]) -> tuple[dict[str, int], d
             if call is None:
                 continue
             text = r.text[:20_000]
-            where = s.dirs.get(call.id, "")
+            where = s.dirs.get(call.id, "") or _windows_dir(call)
             for base in (b for b in bases if b in call.arguments or b in text):
                 for path in bases[base]:
                     if path in first:
@@ -236,6 +237,14 @@ def _shown_before(s: Session, files: list[FileState]) -> tuple[dict[str, int], d
                     elif how == _MAYBE:
                         maybe.setdefault(path, e.index)
     return first, maybe
+
+
+def _windows_dir(call: Call) -> str:
+    """The Windows directory a call recorded (its ``workdir``, else its ``cwd``), in which its
+    relative paths are, as a write's are (blind check 67 N1); "" for any other."""
+    given = call.args.get("workdir")
+    where = given if isinstance(given, str) and given[1:3] in (":\\", ":/") else call.cwd
+    return where if where[1:3] in (":\\", ":/") else ""
 
 
 def _absolute(path: str) -> bool:
@@ -249,6 +258,8 @@ def _norm(path: str) -> str:
 
 def _in(where: str, token: str) -> str:
     """``token`` resolved against the directory ``where`` (as written when either is not)."""
+    if where[1:3] in (":\\", ":/"):  # a Windows directory (blind check 67 N1)
+        return token if windows_rooted(token) else win_join(where, token)
     if not where.startswith("/") or _absolute(token) or token.startswith(("~", "$")):
         return token
     return posixpath.normpath(posixpath.join(where, token))

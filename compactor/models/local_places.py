@@ -38,7 +38,7 @@ from compactor.facts.shellwrap import inner_command
 
 from .local_files import Change, FileState
 from .local_gitnames import GitNames
-from .local_home import aliases, folds_case, home_of, rooted, tilde
+from .local_home import aliases, folds_case, home_of, rooted, tilde, win_join, windows_rooted
 from .local_loops import unrolled
 from .local_pymoves import might_move, with_python_moves
 
@@ -112,7 +112,10 @@ class Places:
         return start
 
     def resolve(self, where: str, path: str) -> str:
-        """``path`` as an absolute path when ``where`` (an absolute POSIX directory) is known."""
+        """``path`` as an absolute path when ``where`` (an absolute POSIX or Windows directory)
+        is known (a Windows one in its own separators: blind check 67 N1)."""
+        if where[1:3] in (":\\", ":/") and not windows_rooted(path):
+            return win_join(where, path)
         if not where or not rooted(where) or rooted(path) or path.startswith(("~", "$")):
             return path
         if "\\" in path or path[1:2] == ":":  # a Windows path: left as written

@@ -17,6 +17,7 @@ from compactor.facts import Call
 from compactor.facts.jobstate import rejected
 
 from .local_files import FileState
+from .local_home import same_file_key
 
 __all__ = ["NamedPaths", "state_for"]
 
@@ -61,8 +62,11 @@ def state_for(
         path = meant
         if path in files:
             return files[path]
+    same = same_file_key(path)  # ``C:/U/x`` is ``c:\\u\\X`` (blind check 67 N1)
     for key in by_name.get(base, []):
-        if (key.endswith("/" + path) or path.endswith("/" + key)) and not gone(key):
+        if (
+            key.endswith("/" + path) or path.endswith("/" + key) or same_file_key(key) == same
+        ) and not gone(key):
             return files[key]
     by_name.setdefault(base, []).append(path)
     files[path] = FileState(path)

@@ -76,6 +76,7 @@ from .local_listing import lists_work_folder, work_listing
 from .local_lost import judge_lost
 from .local_madeby import add_agent_files
 from .local_madelater import not_found_line
+from .local_missing import install_note
 from .local_newerror import GOT_PAST, got_past_line, judge_new_error
 from .local_next import judge_next
 from .local_noise import agent_error_line, is_file_edit, is_usage_footer
@@ -420,6 +421,7 @@ def next_step_notes(s: Session, limit: int) -> str:
         ]:  # fmt: skip
             line = " ".join(_SGR_RE.sub("", checks[-1]).split())  # colour codes say nothing
             notes.append(f"Its last failing check: {quote(line, limit)}")
+    notes.extend(filter(None, [install_note(s, limit)]))  # (blind check 67 N2)
     return "".join(f" {n}." for n in notes)
 
 

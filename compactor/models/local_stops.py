@@ -24,6 +24,7 @@ from compactor.facts import (
 )
 from compactor.facts.outcomes import unadvised
 
+from .local_committed import committed_overwrites
 from .local_planmode import is_plan_approval
 from .local_session import Session
 from .local_text import call_line, code, quote
@@ -219,4 +220,4 @@ def flight_items(s: Session, width: int, most: int, plan: str = "") -> list[str]
             f"  They start a step the assistant only offered ({quote(offer, width)}): the user "
             "never answered; that step awaits the user's answer"
         )
-    return [*flying, *sandbox_reasons(s, 200)]
+    return [*flying, *committed_overwrites(s, width), *sandbox_reasons(s, 200)]
