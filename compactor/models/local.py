@@ -293,7 +293,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
         # the calls that left a service stopped are kept where the list is cut (68 W1)
         for c in call_rows(s, lim.items // 3, lim.items // 2):
             if isinstance(c, int):
-                items.append(f"  … ({c} calls omitted)")
+                items.append(f"  … ({plural(c, 'call')} omitted)")
             else:
                 failed = " (failed)" if c.id in s.failed_calls else ""
                 failed = refusal_mark(s, c.id) or failed

@@ -54,6 +54,7 @@ _STARTS = {
     "docker": {"start", "restart", "run"},
     "compose": {"up", "start", "restart", "run"},
 }
+_UNDO = {"stopped": "started", "disabled": "enabled"}
 _LAUNCH_RE = lazy_pattern(r"(?<![&|>])&[ \t]*(?:$|;|\n|\))|\bnohup\b|\bsetsid\b|\bdisown\b")
 
 
@@ -157,11 +158,11 @@ def left_stopped(s: Session) -> list[tuple[Call, str]]:
                 for key in [k for k in last if k[0] == step.manager]:
                     if name in (_ANY, key[1]) or key[1] == _ANY:
                         del last[key]
-    found: dict[str, tuple[Call, str]] = {}
+    found: dict[str, tuple[Call, set[str]]] = {}
     for c, state in last.values():
-        if c.id not in found or state == "stopped":
-            found[c.id] = (c, state)
-    s.services = sorted(found.values(), key=lambda cs: s.calls.index(cs[0]))
+        found.setdefault(c.id, (c, set()))[1].add(state)
+    states = [(c, " and ".join(sorted(held, reverse=True))) for c, held in found.values()]
+    s.services = sorted(states, key=lambda cs: s.calls.index(cs[0]))
     return s.services
 
 
@@ -171,7 +172,7 @@ def service_items(s: Session, width: int) -> list[str]:
     for c, state in left_stopped(s):
         many = len({n for st in _steps(_command(c)) if st.state for n in st.names}) > 1
         what = "the services were" if many else "the service was"
-        undo = "started" if state == "stopped" else "enabled"
+        undo = " or ".join(_UNDO[x] for x in state.split(" and "))
         lines.append(
             f"{code(cut(_command(c), width))} (succeeded): {what} left {state}; nothing {undo} "
             f"{'them' if many else 'it'} again"
