@@ -83,7 +83,7 @@ def _step(words: list[str]) -> list[_Step]:
     program = words[0].rsplit("/", 1)[-1]
     rest = words[1:]
     if program == "docker-compose":
-        program, rest = "compose", rest
+        program = "compose"
     elif program == "docker" and rest[:1] == ["compose"]:
         program, rest = "compose", rest[1:]
     elif program == "brew":
