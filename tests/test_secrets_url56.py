@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from compactor.models.local_mask import masked_whole
@@ -123,6 +123,8 @@ _HOST = st.sampled_from(["https://h.example/p", "http://v.example:8080/a/b", "/a
 def test_property_masking_is_idempotent_and_only_replaces_the_value(
     host: str, name: str, value: str, other: str, plain: str, frag: bool
 ) -> None:
+    # a 16-character run of the value elsewhere is the value's part: masked too (68 S1)
+    assume(not any(value[i : i + 16] in plain for i in range(len(value) - 15)))
     text = f"open {host}?{other}={plain}{'#' if frag else '&'}{name}={value} now"
     out = masked_whole(text)
     assert out == f"open {host}?{other}={plain}{'#' if frag else '&'}{name}=*** now", text

@@ -27,7 +27,7 @@ from .passedanyway import passed_anyway
 from .stops import kill_succeeded
 from .text import Call, cut, one_line
 
-__all__ = ["first_informative_line", "install_report", "went_on"]
+__all__ = ["first_informative_line", "install_report", "installed_anyway", "went_on"]
 
 _REPORT_LINE_RE = lazy_pattern(
     r"dependency resolver does not currently take into account"
@@ -47,6 +47,30 @@ _CONFLICT_RE = lazy_pattern(
 )
 _SATISFIED_RE = lazy_pattern(r"^Requirement already satisfied: (?![^\n]*\(from )[^\n]+$", re.M)
 _DONE_RE = lazy_pattern(r"^Successfully installed [^\n]+$", re.MULTILINE)
+_OWN_SUCCESS_RE = lazy_pattern(
+    r"^(?:Setting up [\w.+:~-]+ \([^)\n]+\) \.\.\.|Successfully installed \S"
+    r"|Successfully built \S|(?:added|changed) \d+ packages?\b)",
+    re.MULTILINE,
+)
+"""A package tool's own line that it installed or built what it was asked (dpkg's ``Setting up
+gh (2.76.2) ...``, pip's ``Successfully installed x``, ``Successfully built``, npm's ``added 12
+packages``)."""
+_HARD_FAILURE_RE = lazy_pattern(
+    r"^(?:E: |dpkg: error|Errors were encountered|npm ERR!|ERROR: (?!pip's dependency)"
+    r"|Traceback|[\w.]*(?:Error|Exception): )|returned an error code|\bSub-process \S+ returned",
+    re.MULTILINE,
+)
+"""A line that says the package tool itself failed (apt's ``E: …``, dpkg's ``Errors were
+encountered while processing``, ``npm ERR!``, pip's ``ERROR: Could not …``, an exception):
+no success line outweighs it."""
+_SEGMENT_RE = lazy_pattern(r"\|\||&&|[|;\n]")
+_INSTALLER_RE = lazy_pattern(
+    r"^\s*(?:sudo\s+)?(?:[A-Za-z_]\w*=\S*\s+)*(?:sudo\s+)?(?:(?:\S*/)?(?:apt|apt-get|aptitude|dpkg"
+    r"|pip3?|uv|npm|pnpm|yarn|brew|pipx)\b|python3?\s+-m\s+pip\b|docker\s+(?:build|compose\s+build)\b"
+    r"|cd\b|echo\b|true\b|export\b|$)"
+)
+"""A step of a command that runs a package tool (``apt install``, ``pip install``, ``npm i``,
+``docker build``), or one that does no work of its own (``cd``, ``echo``)."""
 _MOST_CONFLICTS = 3
 _REPORT_WORDS = ("dependency resolver", "which is incompatible", "ERESOLVE")
 """Words every report line of :data:`_REPORT_LINE_RE` holds one of (as cased there)."""
@@ -77,7 +101,24 @@ def went_on(call: Call | None, lines: list[str], body: str) -> bool:
         or own_kill_report(call, lines)
         or _resolver_report_only(lines, body)
         or passed_anyway(lines, body)  # a hook's passing tests, a diff's lines (BENCH50 W1-W3)
+        or installed_anyway(call, lines, body)  # apt's "Setting up gh (…)" (blind check 68 W8)
     )
+
+
+def installed_anyway(call: Call | None, lines: list[str], body: str) -> bool:
+    """Whether an unflagged install (every step of ``call``'s command a package tool's, or one
+    that does no work: ``apt update && apt install gh -y``) printed its tool's own success
+    lines (dpkg's ``Setting up X (version) ...``, pip's ``Successfully installed``, npm's
+    ``added N packages``) and nothing of the output says the tool itself failed (``E: …``,
+    ``dpkg: error``, ``npm ERR!``): the error-like ``lines`` (debconf's "Failed to open terminal
+    … giving up!", a postinst's "Failed to stop x.service: Unit … not loaded") are warnings on
+    the way (blind check 68 W8: two apt installs that set up every package were "failed")."""
+    command = call.command if call is not None else None
+    if not command or _OWN_SUCCESS_RE.search(body) is None:
+        return False
+    if not all(_INSTALLER_RE.match(step) for step in _SEGMENT_RE.split(command)):
+        return False  # another program's error lines are its own (`pip install x && pytest`)
+    return _HARD_FAILURE_RE.search(body) is None and bool(lines)
 
 
 def install_report(text: str) -> str | None:

@@ -68,6 +68,7 @@ from .local_rejected import (
 )
 from .local_requests import current_ref, session_request_lines, session_user_lines
 from .local_results import said_changed, same_results
+from .local_services import call_rows, service_items
 from .local_session import Session
 from .local_since import since_prior_items
 from .local_state import (
@@ -293,13 +294,10 @@ def _problem_solving(s: Session, lim: Limits) -> str:
     items.extend(green_check_lines(s, lim.item))  # a green check among failures (66 N2)
     if s.calls:
         items.append(f"Tool calls ({len(s.calls)} in total, in order):")
-        head, tail = lim.items // 3, lim.items // 2
-        shown = (
-            s.calls if len(s.calls) <= head + tail else [*s.calls[:head], None, *s.calls[-tail:]]
-        )
-        for c in shown:
-            if c is None:
-                items.append(f"  … ({len(s.calls) - head - tail} calls omitted)")
+        # the calls that left a service stopped are kept where the list is cut (68 W1)
+        for c in call_rows(s, lim.items // 3, lim.items // 2):
+            if isinstance(c, int):
+                items.append(f"  … ({plural(c, 'call')} omitted)")
             else:
                 failed = " (failed)" if c.id in s.failed_calls else ""
                 failed = refusal_mark(s, c.id) or failed
@@ -377,6 +375,7 @@ def _current_work(s: Session, lim: Limits) -> str:
         ended += unanswered_items(s, lim.item)  # (blind check 63 N4)
         ended += recap_items(s, lim.item)  # Claude Code's own recap (blind check 63 N5)
         items.extend([*filter(None, [interruption(s)]), *ended])
+    items.extend(service_items(s, lim.item))  # a stop no call undid (blind check 68 W1)
     items.extend(blocked_items(s, lim.item, brief=True) + evaluated_items(s, lim.item))
     if s.ended_by_tool:
         items.append(f"The work ended with {code(s.ended_by_tool)}.")

@@ -12,7 +12,7 @@ from .local_errlines import each_error, no_errors_items, read_error_items
 from .local_hooks import hook_failure_items
 from .local_limits import Limits
 from .local_prior import prior_excerpt, stale_prior
-from .local_rejected import REFUSED_ITEM, is_refused, refused_after
+from .local_rejected import REFUSED_ITEM, is_refused, redone_after, refused_after
 from .local_session import ErrorFact, Session
 from .local_state import after_line
 from .local_text import bullets, code, quote
@@ -20,7 +20,7 @@ from .local_text import bullets, code, quote
 __all__ = ["errors_section"]
 
 
-def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str]:
+def _error_item(s: Session, group: list[ErrorFact], lim: Limits, said: str = "") -> list[str]:
     """One failed call, or a run of failures of the same call (each error named, in order)."""
     err = group[-1]
     status = f" (exit code {err.outcome.exit_code})" if err.outcome.exit_code else ""
@@ -32,7 +32,8 @@ def _error_item(group: list[ErrorFact], lim: Limits, said: str = "") -> list[str
     if is_refused(err):  # the user's decision, not a failure (blind check 26)
         failed, what = REFUSED_ITEM, ""
     items = [f"{code(cut(err.call, lim.item))} {failed}{times}{status}{what}"]
-    items.append(refused_after(err, lim.item) or via_line(after_line(err, lim.item), err, lim.item))
+    after = redone_after(s, err, lim.item) or refused_after(err, lim.item)  # (blind check 68 W7)
+    items.append(after or via_line(after_line(err, lim.item), err, lim.item))
     if err.next_text and err.next_text != said:
         items.append(f"  Next the assistant said: {quote(err.next_text, lim.item)}")
     return items
@@ -66,7 +67,7 @@ def errors_section(s: Session, lim: Limits) -> str:
         groups = [groups[i] for i in keep]
     said = ""
     for group in groups:
-        items.extend(_error_item(group, lim, said))
+        items.extend(_error_item(s, group, lim, said))
         said = group[-1].next_text
     prior = prior_excerpt(s, 4, lim.prior)
     if prior:

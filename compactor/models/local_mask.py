@@ -108,7 +108,61 @@ def mask_repeats(text: str, values: set[str]) -> str:
             parts += [text[last:start], MASK]
             last = end
         text = "".join(parts) + text[last:] if parts else text
-    return text
+    return _mask_runs(text, values)
+
+
+_RUN = 16
+"""A run of this many characters of a token-like masked value, anywhere in the summary, is that
+value (blind check 68 S1: a password masked in ``PASSWORD '***'`` was pasted again by the user as
+25 of its 32 hex characters, and that run was printed)."""
+_MIXED = 6
+"""The distinct characters a run needs: ``a00000000000000a`` is no secret's part, whatever
+value it also occurs in."""
+_TOKEN_LIKE = lazy_pattern(r"[A-Za-z0-9+/=_\-]{16,}")
+"""A hex/base64-like value (no ``:``, ``@``, ``.``, space: not a URL, address or sentence)."""
+
+
+def _mask_runs(text: str, values: set[str]) -> str:
+    """``text`` with each run of at least :data:`_RUN` characters of a token-like value in
+    ``values`` (with a digit and a letter) masked, unless the run holds fewer than
+    :data:`_MIXED` distinct characters. Any such run holds the 8 characters of the
+    value at a multiple of 8 (a seed); each seed found is grown both ways as far as the text
+    follows the value."""
+    spans: list[tuple[int, int]] = []
+    for value in values:
+        if len(value) < _RUN or not _TOKEN_LIKE.fullmatch(value):
+            continue
+        if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+            continue
+        for j in range(0, len(value) - _FRAGMENT + 1, _FRAGMENT):
+            seed = value[j : j + _FRAGMENT]
+            at = text.find(seed)
+            while at >= 0:
+                left, right = 0, _FRAGMENT
+                while j - left > 0 and at - left > 0 and text[at - left - 1] == value[j - left - 1]:
+                    left += 1
+                while (
+                    j + right < len(value)
+                    and at + right < len(text)
+                    and text[at + right] == value[j + right]
+                ):
+                    right += 1
+                if left + right >= _RUN and len(set(text[at - left : at + right])) >= _MIXED:
+                    spans.append((at - left, at + right))
+                at = text.find(seed, at + 1)
+    if not spans:
+        return text
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, last = [], 0
+    for start, end in merged:
+        out += [text[last:start], MASK]
+        last = end
+    return "".join(out) + text[last:]
 
 
 def _base64_pieces(values: set[str]) -> set[str]:

@@ -42,6 +42,7 @@ __all__ = [
     "is_refused",
     "judge_rejected_calls",
     "proposal_note",
+    "redone_after",
     "refusal_mark",
     "refused_after",
     "refused_words",
@@ -56,7 +57,9 @@ REFUSED_ITEM = "was rejected by the user (it never ran)"
 _REFUSED = "The user rejected this call"  # how compactor.facts.stops.rejection says so
 _NO_WORDS = "the user refused to let this call run"  # local_state's words for a bare one
 _SHOWN = 5  # rejected calls listed in section 5 (the latest)
+_LATER = ("a later call on the same file succeeded", "the same call ran later and succeeded")
 _CALL = 90  # characters of a rejected call's line
+_ERR_CALL = 300  # characters of a failed call's line (local_session's ErrorFact.call)
 
 
 def failed_count(s: Session) -> str:
@@ -146,20 +149,51 @@ def _redone_once(s: Session) -> set[str]:
 
 
 def _redone(s: Session) -> set[str]:
-    """The rejected calls a later call of the same tool on the same file did with success."""
+    """The rejected calls a later call of the same tool on the same file, or a later run of the
+    same shell command, did with success (blind check 68 W7: the user wrote "I pressed NO by
+    mistake" and the agent ran the same ``git remote set-url`` again: no standing rejection)."""
     if not s.refused:  # most sessions: nothing was rejected
         return set()
-    done: dict[tuple[str, str], int] = {}  # (tool, file) → the latest successful call's index
+    done: dict[tuple[str, str], int] = {}  # (tool, file or command) → the latest success
     for c in s.calls:
-        if c.id in s.answered and c.id not in s.failed_calls and (path := _target(c.args)):
-            done[(c.name, path)] = c.index
+        if c.id in s.answered and c.id not in s.failed_calls and (key := _done_key(c)):
+            done[(c.name, key)] = c.index
     return {
         c.id
         for c in s.calls
-        if c.id in s.refused
-        and (path := _target(c.args))
-        and done.get((c.name, path), -1) > c.index
+        if c.id in s.refused and (key := _done_key(c)) and done.get((c.name, key), -1) > c.index
     }
+
+
+def _done_key(c: Call) -> str:
+    """What a later call must do again to carry out ``c``: the file it writes, else its shell
+    command, whitespace aside ('' when neither)."""
+    return _target(c.args) or " ".join((c.command or "").split())
+
+
+def _ran_later(s: Session, c: Call) -> bool:
+    """Whether the rejected ``c`` is a shell command that ran later with success (no file)."""
+    return c.id in _redone_once(s) and not _target(c.args)
+
+
+def redone_after(s: Session, err: ErrorFact, width: int) -> str:
+    """Section 4's second line for a rejected shell command the same command later ran with
+    success: no standing rejection ('' for any other failure; a file's rejected change redone
+    keeps :func:`refused_after`'s line)."""
+    if not is_refused(err) or not s.refused:
+        return ""
+    redone = _redone_once(s)
+    refused = (c for c in s.calls if c.id in redone and c.index <= err.index)
+    call = next((c for c in refused if call_line(c, _ERR_CALL) == err.call), None)
+    if call is None or not _ran_later(s, call):  # (err.index is its result's entry)
+        return ""
+    words = err.by if err.by and err.by != _NO_WORDS else ""
+    said = (
+        ""
+        if not words or words.startswith("STOP what")
+        else f"; the rejection said {quote(words, width)}"
+    )
+    return f"  Not a standing rejection: {_LATER[True]}{said}."
 
 
 def _lead_in(s: Session, index: int) -> int:
@@ -192,8 +226,9 @@ def rejected_items(s: Session, width: int) -> list[str]:
     rejected, the latest first ([] if none)."""
     redone = _redone_once(s)
     lines = [x for c, x in s.refused.items() if x and c not in redone]
+    ran = {c.id for c in s.calls if c.id in redone and _ran_later(s, c)}
     again = [
-        f"Rejected once, then done (a later call on the same file succeeded): {code(x[:width])}"
+        f"Rejected once, then done ({_LATER[c in ran]}): {code(x[:width])}"
         for c, x in s.refused.items()
         if x and c in redone
     ]

@@ -145,6 +145,7 @@ class Session:
     )  # rejected call → its line (local_rejected)
     refused_at: dict[int, list[str]] = field(default_factory=dict)  # proposals of rejected calls
     redone: set[str] | None = None  # rejected calls a later call did (local_rejected, once)
+    services: list[tuple[Call, str]] | None = None  # stops no call undid (local_services, once)
     plan_changes: dict[str, str] = field(default_factory=dict)  # plan call → the user's changes
     last_text: Entry | None = None
     """The last assistant message with text."""

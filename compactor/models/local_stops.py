@@ -105,6 +105,21 @@ def approved_calls(s: Session) -> frozenset[str]:
 
 
 _AGAIN = "then run them again if still needed"
+_DISRUPTIVE_RE = lazy_pattern(
+    r"(?:^|[;&|(]\s*|\bsudo\s+)(?:systemctl\s+(?:reboot|poweroff|halt|kexec|soft-reboot)\b"
+    r"|(?:reboot|poweroff|halt)\b(?!\S)|shutdown\b(?!\S)(?![^;&|\n]*\s-c\b)|init\s+[06]\b"
+    r"|Restart-Computer\b|Stop-Computer\b)",
+    re.MULTILINE,
+)
+"""A command that reboots or shuts the machine down (``systemctl reboot``, ``sudo shutdown -r
+now``, ``init 6``): in flight, it is not to be run again unasked (blind check 68 N5)."""
+_UNASKED = "run a reboot or shutdown among them again only if the user asks for it"
+
+
+def disruptive(call: Call) -> bool:
+    """Whether ``call`` reboots or shuts down the machine (:data:`_DISRUPTIVE_RE`)."""
+    command = call.command
+    return command is not None and _DISRUPTIVE_RE.search(command.strip()) is not None
 
 
 def in_flight_items(
@@ -126,18 +141,23 @@ def in_flight_items(
             f"{code(call_line(flying[-1], width))}: {plan}; wait for the user's answer (approve "
             "or change it), do not call it again unasked"
         ]
+    again = _AGAIN if not any(disruptive(c) for c in flying) else f"{_AGAIN}; {_UNASKED}"
     head = (
         f"Tool calls {IN_FLIGHT} ({len(flying)}; their results are not in the transcript: "
-        f"check whether they ran, {_AGAIN}):"
+        f"check whether they ran, {again}):"
     )
     return [
         head,
         *(
             f"  {call_line(c, width, keep_end=True)}"
             + (APPROVED if c.id in approved else _approval(c, width, plan))
+            + (_NOT_AGAIN if disruptive(c) else "")
             for c in flying[:most]
         ),
     ]
+
+
+_NOT_AGAIN = " (it reboots or shuts down the machine: not to be run again unasked)"
 
 
 def _approval(call: Call, width: int, plan: str = "") -> str:
@@ -175,6 +195,15 @@ def in_flight_step(
         )
     if len(flying) > most:
         names += f"; {len(flying) - most} more listed in section 7"
+    stops = [c for c in flying if disruptive(c)]
+    if stops:  # a reboot in flight is the user's to order again (blind check 68 N5)
+        named = ", ".join(code(call_line(c, width, keep_end=True)) for c in stops[:2])
+        others = ", run the others again if still needed" if len(stops) < len(flying) else ""
+        return (
+            f"These calls were {IN_FLIGHT} and their results are not in the transcript ({names}): "
+            f"check whether they ran (look for their side effects){others}; {named} reboots or "
+            "shuts down the machine: do not run it again unless the user asks for it"
+        )
     return (
         f"These calls were {IN_FLIGHT} and their results are not in the transcript ({names}): "
         "check whether they ran (look for their side effects) and run them again if still needed"

@@ -10,14 +10,29 @@ called the current step."""
 
 from __future__ import annotations
 
+from compactor._util import lazy_pattern
 from compactor.facts import cut
 from compactor.facts.answered_plan import ANSWERED_PLAN_NOTE, plan_answered
 
+from .local_again import still_open
 from .local_session import Session, Task
 
 __all__ = ["STALE_CALLS", "active_items", "open_items", "stale_note", "task_items"]
 
 STALE_CALLS = 5
+_TERM_RE = lazy_pattern(r"[^\W_]{3,}")
+_GENERIC = frozenset(
+    """the and for with from into onto that this these those all any new old its our your
+    set setup configure configuration config install installation create update upgrade verify
+    check test tests testing run running start stop restart fix add make build deploy deployment
+    application app apps functionality file files code project server service services system
+    environment variables variable data database user users page pages work task tasks step
+    steps ensure review write read clean up final initial basic full complete proper properly
+    script scripts command commands directory folder repo repository version latest working
+    production local support feature features settings option options""".split()
+)
+"""Words of a plan item that name no particular thing (a step's verb, a generic noun): an item
+is tied to the current request only by a word outside them (``nginx``, ``proxy``, ``pm2``)."""
 
 
 def stale_note(s: Session) -> str:
@@ -51,7 +66,11 @@ def task_items(s: Session, item: int, most: int) -> list[str]:
     done = len(s.tasks) - len(open_tasks)
     if plan_answered(s.entries, s.plan_at):  # (blind check 45, W6)
         items = [ANSWERED_PLAN_NOTE.format(tool=tool, done=done, total=len(s.tasks))]
-        items.extend(f"  {cut(t.subject, item)} (marked {t.status})" for t in open_tasks[:most])
+        ties = _tied(s, open_tasks[:most])
+        rest = [t for t in open_tasks[:most] if all(t is not tie for tie, _ in ties)]
+        if ties:  # the current request is about some of them (blind check 68 W3)
+            items = _tied_items(ties, tool, done, len(s.tasks), item, bool(rest))
+        items.extend(f"  {cut(t.subject, item)} (marked {t.status})" for t in rest)
     else:
         items = [f"Open items of the agent's task list ({tool}; {done} of {len(s.tasks)} done):"]
         if stale := stale_note(s):
@@ -63,6 +82,47 @@ def task_items(s: Session, item: int, most: int) -> list[str]:
     if len(open_tasks) > most:  # a list shown in part says so (blind check 11)
         items.append(f"  ({len(open_tasks) - most} more)")
     return items
+
+
+def _terms(text: str) -> set[str]:
+    return {w for w in _TERM_RE.findall(text.lower()) if w not in _GENERIC}
+
+
+def _tied(s: Session, tasks: list[Task]) -> list[tuple[Task, list[str]]]:
+    """The ``tasks`` of an answered turn's plan that share a particular word with the current
+    request or with the last failure nothing resolved since it (each with those words)."""
+    last = s.last_request
+    if last is None:
+        return []
+    said = _terms(last.text)
+    failed = [e for e in s.errors if e.index > last.index and still_open(e)][-1:]
+    for err in failed:
+        said |= _terms(" ".join([err.call, *err.outcome.lines]))
+    ties = [(t, sorted(_terms(t.subject) & said)) for t in tasks]
+    return [(t, words) for t, words in ties if words]
+
+
+def _tied_items(
+    ties: list[tuple[Task, list[str]]], tool: str, done: int, total: int, item: int, rest: bool
+) -> list[str]:
+    """The note of an answered turn's plan whose items ``ties`` the current request is about:
+    those possibly still open for it, then the others' heading (blind check 68 W3: "Configure
+    Nginx as reverse proxy" was "no pending work" while the user's last message showed nginx
+    failing)."""
+    words = sorted({w for _, found in ties for w in found})
+    lines = [
+        f"The agent's plan ({tool}; {done} of {total} marked done) belongs to an earlier turn "
+        "that ended with an answer, but the current request (or its last unresolved failure) "
+        f"is about {', '.join(words[:4])}: these items of it, not marked done then, are possibly "
+        "still open for the current request:"
+    ]
+    lines.extend(f"  {cut(t.subject, item)} (marked {t.status})" for t, _ in ties)
+    if rest:
+        lines.append(
+            "Its other items, not marked done then, are no pending work: do not redo them unless "
+            "the user asks:"
+        )
+    return lines
 
 
 def active_items(s: Session, item: int) -> list[str]:
