@@ -45,6 +45,11 @@ def test_clean_bytes_are_the_clean_pattern() -> None:
     assert text_module._CLEAN_BYTES == dropped
 
 
+def test_control_bytes_are_the_control_pattern() -> None:
+    dropped = bytes(c for c in range(128) if text_module._CONTROL_RE.match(chr(c)))
+    assert text_module._CONTROL_BYTES == dropped
+
+
 _HINT_PIECES = st.sampled_from(
     [*outcomes_module._ERROR_HINTS, "Error", "ERROR", "rro", "rr", "o", "!", "err", "not ", "ed",
      "l", "ai", "ata", "x", "d", "f", "z", "g", "y", "p", "c", " ", "\n", "\r", "\r\n", "é", "ſ",

@@ -29,6 +29,7 @@ from compactor.facts import (
     one_line,
     sentence_spans,
     sentences_holding,
+    shorten,
 )
 from compactor.facts.masked import failure_report
 from compactor.facts.selffix import is_self_correction
@@ -412,7 +413,7 @@ def call_line(call: Call, limit: int, *, keep_end: bool = False) -> str:
         more = ESCALATED if escalated(call) else ""
         if keep_end and len(line) > limit:  # with "…" and the steps cut (blind check 56 W3)
             return f"{call.name}: {clip_command(line, limit)}{more}"
-        return f"{call.name}: {cut(command, limit)}{more}"
+        return f"{call.name}: {shorten(line, limit)}{more}"  # cut(command, limit)
     args = call.args
     for key in ("file_path", "path", "filename", "notebook_path", "skill", "query", "url"):
         value = args.get(key)
