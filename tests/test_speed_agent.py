@@ -12,7 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compactor import jsontext
-from compactor.facts import Call, Job, background_jobs, clean, entry_of, lowers_exactly, one_line
+from compactor.facts import (
+    Call,
+    Job,
+    background_jobs,
+    clean,
+    entry_of,
+    hintfind,
+    lowers_exactly,
+    one_line,
+)
 from compactor.facts import jobs as jobs_module
 from compactor.facts import outcomes as outcomes_module
 from compactor.facts import text as text_module
@@ -72,7 +81,8 @@ def test_property_hinted_lines_are_the_lines_that_hold_a_hint(text: str) -> None
         start += len(piece)
     assert list(outcomes_module._hinted_lines(text)) == expected
     if lowers_exactly(text):  # the str.find passes a long text takes: the same lines (perf68)
-        assert list(outcomes_module._found_lines(text, text.lower())) == expected
+        hints = outcomes_module._ERROR_HINTS
+        assert list(hintfind.found_lines(text, text.lower(), hints)) == expected
 
 
 _TOOL_ERROR_PIECES = st.sampled_from(

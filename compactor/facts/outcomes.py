@@ -16,6 +16,7 @@ from .apierror import api_error
 from .bounded import is_startup_noise
 from .caughterror import caught_failure
 from .deliberate import deliberate_stop, may_stop
+from .hintfind import found_lines
 from .killreport import ERROR_WORDS
 from .maskedexit import hidden_failure
 from .noise import is_warning
@@ -122,6 +123,7 @@ def _rarity(char: str) -> int:
 
 
 _HINT_RE = re.compile(_anchored(_ERROR_HINTS))
+_FIND_FROM = 1_536  # characters from which hinted lines are found by str.find passes
 _HINT_ANY_CASE_RE = re.compile(_one_of(_ERROR_HINTS), re.IGNORECASE)
 
 
@@ -143,11 +145,9 @@ def _hinted_lines(text: str) -> Iterator[tuple[int, str]]:
     """(position, line) of each line of ``text`` (``\\n`` and ``\\r`` end lines) that holds a
     hint, in order, each once. One regex pass: after a hint, the search goes on from the end of
     its line, and every look for a line's ends stays within that line (linear in the text); a
-    text of :data:`_FIND_FROM` characters or more whose lower-casing is exact is searched by a
-    ``str.find`` pass per hint instead (the pattern is tried at every ``o``, ``l``, ``d``…:
-    a sixth faster from 2 KB on, slower on a short text)."""
+    long text, lower-cased exactly, by a ``str.find`` pass per hint (:mod:`.hintfind`)."""
     if len(text) >= _FIND_FROM and lowers_exactly(text):
-        yield from _found_lines(text, text.lower())
+        yield from found_lines(text, text.lower(), _ERROR_HINTS)
         return
     hay, search = _hint_search(text)
     breaks = "\r" in text
@@ -164,33 +164,6 @@ def _hinted_lines(text: str) -> Iterator[tuple[int, str]]:
             end = end if cr < 0 else cr
         yield start, text[start:end]
         pos = end
-
-
-_FIND_FROM = 1_536
-
-
-def _found_lines(text: str, hay: str) -> Iterator[tuple[int, str]]:
-    """:func:`_hinted_lines` of ``text`` whose lower-cased form ``hay`` has its positions."""
-    breaks = "\r" in text
-    size = len(text)
-    found: dict[int, int] = {}  # a hinted line's end -> where a hint stands in it
-    for hint in _ERROR_HINTS:
-        at = hay.find(hint)
-        while at >= 0:
-            end = text.find("\n", at)
-            if end < 0:
-                end = size
-            if breaks:
-                cr = text.find("\r", at, end)
-                end = end if cr < 0 else cr
-            found[end] = at
-            at = hay.find(hint, end)
-    for end in sorted(found):
-        at = found[end]
-        start = text.rfind("\n", 0, at) + 1
-        if breaks:
-            start = max(start, text.rfind("\r", 0, at) + 1)
-        yield start, text[start:end]
 
 
 # What each pattern needs in a line, lower-cased (when lower-casing is exactly what the
