@@ -257,3 +257,12 @@ def test_property_a_whole_read_is_what_the_cut_pattern_says(text: str) -> None:
 
     expected = text.count("\n") < 1_900 and local_lost._CUT_RE.search(text) is None
     assert local_lost._whole(text) is expected
+
+
+@settings(max_examples=examples(2000), deadline=None, database=None, derandomize=True)
+@given(_CONTROL_AND_SPACE, st.integers(min_value=0, max_value=40))
+def test_property_one_line_of_a_head_starts_one_line_of_the_text(text: str, cut_at: int) -> None:
+    """perf68: ``local_replies`` rejects a long request by ``one_line`` of its head alone: that
+    starts ``one_line`` of the whole text (no ANSI escape in the head, no IDE note)."""
+    if "\x1b" not in text[:cut_at]:
+        assert one_line(text).startswith(one_line(text[:cut_at]))
