@@ -488,13 +488,12 @@ def is_reading_call(call: Call | None) -> bool:
     """Whether a call only reads or searches (its output is file content, not a report)."""
     if call is None:
         return False
-    if call.name.lower() in _READING_TOOLS:
-        return True
-    command = command_of(call)
-    if command is None:
-        return False
-    names = programs(command)
-    return bool(names) and all(is_reading_program(n) for n in names)
+    if call.reads is None:  # (judged once: asked about twice per call)
+        names = programs(command) if (command := command_of(call)) is not None else []
+        call.reads = call.name.lower() in _READING_TOOLS or (
+            bool(names) and all(is_reading_program(n) for n in names)
+        )
+    return call.reads
 
 
 @dataclass(frozen=True, slots=True)

@@ -250,6 +250,8 @@ class Call:
     inner: tuple[str | None] | None = field(default=None, repr=False, compare=False)
     """:func:`~compactor.facts.shellwrap.inner_command`'s answer, once found (asked some fifteen
     times per shell call)."""
+    reads: bool | None = field(default=None, repr=False, compare=False)
+    """:func:`~compactor.facts.outcomes.is_reading_call`'s answer, once found."""
 
     @property
     def args(self) -> JsonObject:
