@@ -25,6 +25,7 @@ from compactor.facts import (
 from compactor.facts import jobs as jobs_module
 from compactor.facts import outcomes as outcomes_module
 from compactor.facts import text as text_module
+from compactor.models import local_noise
 
 from .conftest import examples
 from .planted_session import SessionBuilder
@@ -266,3 +267,13 @@ def test_property_one_line_of_a_head_starts_one_line_of_the_text(text: str, cut_
     starts ``one_line`` of the whole text (no ANSI escape in the head, no IDE note)."""
     if "\x1b" not in text[:cut_at]:
         assert one_line(text).startswith(one_line(text[:cut_at]))
+
+
+@settings(max_examples=examples(2000), deadline=None, database=None, derandomize=True)
+@given(st.text(alphabet="/ab-1 \t\n\r\x0b\x0c\x1c\x85\u2028\u200b", max_size=30))
+def test_property_only_commands_starts_with_a_slash(text: str) -> None:
+    """perf68: ``_only_commands`` rules out a text whose first non-blank character is no
+    ``/`` before splitting it into lines: the same answers as splitting every text."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    bare = len(lines) >= 2 and all(local_noise._BARE_COMMAND_RE.fullmatch(ln) for ln in lines)
+    assert (local_noise._only_commands(text) is not None) == bare
