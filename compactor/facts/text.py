@@ -481,7 +481,7 @@ def entries_of(items: Iterable[Message | AgenticMessage]) -> list[Entry]:
             continue
         text = msg.content
         known = users if role == "user" else others
-        seen = known.get(text)
+        seen = known.get(text) if len(text) <= _SHORT_TEXT else None  # (no long text's hash)
         if seen is None:
             shown = "" if text.strip() in _NULL_TEXTS else text
             if role == "user" and has_ide_markup(shown):

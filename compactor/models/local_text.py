@@ -272,7 +272,7 @@ SHORT_TEXT, MEMO_MOST = 200, 4096  # a text this short is judged once a run (in 
 
 def scored_once(text: str, memo: dict[str, list[tuple[int, str]]]) -> list[tuple[int, str]]:
     """:func:`scored_sentences`, each on one line; a short text's once a run (``memo``)."""
-    if (found := memo.get(text)) is None:
+    if (found := memo.get(text) if len(text) <= SHORT_TEXT else None) is None:
         found = [(score, one_line(sentence)) for score, sentence in scored_sentences(text)]
         if len(text) <= SHORT_TEXT and len(memo) < MEMO_MOST:
             memo[text] = found
