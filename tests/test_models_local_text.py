@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compactor.facts import clean, sentences
+from compactor.facts import clean, lowers_exactly, sentences
 from compactor.models import local_text
 from compactor.models.local_text import decision_score, may_state_decision, strip_list_mark
 
@@ -35,7 +35,7 @@ treats specially."""
 def _score_of_every_pattern(sentence: str) -> int:
     """decision_score without its keyword test (the patterns decide alone)."""
     try:
-        local_text.may_state_decision = lambda text: True
+        local_text.may_state_decision = lambda text, low="": True
         return decision_score(sentence)
     finally:
         local_text.may_state_decision = may_state_decision
@@ -52,6 +52,17 @@ def test_property_the_keyword_test_changes_no_score(text: str) -> None:
     if not may_state_decision(clean(text)):
         assert not any(scores)
     assert [decision_score(strip_list_mark(s)) for s in sentences(text)] == scores
+
+
+@settings(max_examples=examples(2000), deadline=None, database=None, derandomize=True)
+@given(_TEXTS.map("".join))
+def test_property_the_lower_cased_search_finds_what_the_any_case_one_does(text: str) -> None:
+    """perf68: a sentence that lower-cases exactly is searched lower-cased by the pattern with
+    its one capital (``I``) made small: it finds a keyword where the any-case pattern does."""
+    for sentence in [text, *sentences(text), "I updated the parser.", "I've confirmed x is ok"]:
+        if lowers_exactly(sentence):
+            low = local_text._ANY_DECISION_LOW_RE.search(sentence.lower()) is not None
+            assert low == (local_text._ANY_DECISION_RE.search(sentence) is not None)
 
 
 @settings(max_examples=examples(2000), deadline=None, database=None, derandomize=True)

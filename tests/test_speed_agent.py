@@ -12,10 +12,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compactor import jsontext
-from compactor.facts import Call, Job, background_jobs, clean, entry_of, lowers_exactly, one_line
+from compactor.facts import (
+    Call,
+    Job,
+    background_jobs,
+    clean,
+    entry_of,
+    hintfind,
+    lowers_exactly,
+    one_line,
+)
 from compactor.facts import jobs as jobs_module
 from compactor.facts import outcomes as outcomes_module
 from compactor.facts import text as text_module
+from compactor.models import local_noise
 
 from .conftest import examples
 from .planted_session import SessionBuilder
@@ -45,6 +55,11 @@ def test_clean_bytes_are_the_clean_pattern() -> None:
     assert text_module._CLEAN_BYTES == dropped
 
 
+def test_control_bytes_are_the_control_pattern() -> None:
+    dropped = bytes(c for c in range(128) if text_module._CONTROL_RE.match(chr(c)))
+    assert text_module._CONTROL_BYTES == dropped
+
+
 _HINT_PIECES = st.sampled_from(
     [*outcomes_module._ERROR_HINTS, "Error", "ERROR", "rro", "rr", "o", "!", "err", "not ", "ed",
      "l", "ai", "ata", "x", "d", "f", "z", "g", "y", "p", "c", " ", "\n", "\r", "\r\n", "é", "ſ",
@@ -66,6 +81,9 @@ def test_property_hinted_lines_are_the_lines_that_hold_a_hint(text: str) -> None
             expected.append((start, piece))
         start += len(piece)
     assert list(outcomes_module._hinted_lines(text)) == expected
+    if lowers_exactly(text):  # the str.find passes a long text takes: the same lines (perf68)
+        hints = outcomes_module._ERROR_HINTS
+        assert list(hintfind.found_lines(text, text.lower(), hints)) == expected
 
 
 _TOOL_ERROR_PIECES = st.sampled_from(
@@ -240,3 +258,22 @@ def test_property_a_whole_read_is_what_the_cut_pattern_says(text: str) -> None:
 
     expected = text.count("\n") < 1_900 and local_lost._CUT_RE.search(text) is None
     assert local_lost._whole(text) is expected
+
+
+@settings(max_examples=examples(2000), deadline=None, database=None, derandomize=True)
+@given(_CONTROL_AND_SPACE, st.integers(min_value=0, max_value=40))
+def test_property_one_line_of_a_head_starts_one_line_of_the_text(text: str, cut_at: int) -> None:
+    """perf68: ``local_replies`` rejects a long request by ``one_line`` of its head alone: that
+    starts ``one_line`` of the whole text (no ANSI escape in the head, no IDE note)."""
+    if "\x1b" not in text[:cut_at]:
+        assert one_line(text).startswith(one_line(text[:cut_at]))
+
+
+@settings(max_examples=examples(2000), deadline=None, database=None, derandomize=True)
+@given(st.text(alphabet="/ab-1 \t\n\r\x0b\x0c\x1c\x85\u2028\u200b", max_size=30))
+def test_property_only_commands_starts_with_a_slash(text: str) -> None:
+    """perf68: ``_only_commands`` rules out a text whose first non-blank character is no
+    ``/`` before splitting it into lines: the same answers as splitting every text."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    bare = len(lines) >= 2 and all(local_noise._BARE_COMMAND_RE.fullmatch(ln) for ln in lines)
+    assert (local_noise._only_commands(text) is not None) == bare

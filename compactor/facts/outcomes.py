@@ -16,6 +16,7 @@ from .apierror import api_error
 from .bounded import is_startup_noise
 from .caughterror import caught_failure
 from .deliberate import deliberate_stop, may_stop
+from .hintfind import found_lines
 from .killreport import ERROR_WORDS
 from .maskedexit import hidden_failure
 from .missingmods import with_missing_modules
@@ -123,6 +124,7 @@ def _rarity(char: str) -> int:
 
 
 _HINT_RE = re.compile(_anchored(_ERROR_HINTS))
+_FIND_FROM = 1_536  # characters from which hinted lines are found by str.find passes
 _HINT_ANY_CASE_RE = re.compile(_one_of(_ERROR_HINTS), re.IGNORECASE)
 
 
@@ -143,7 +145,11 @@ def _has_hint(text: str) -> bool:
 def _hinted_lines(text: str) -> Iterator[tuple[int, str]]:
     """(position, line) of each line of ``text`` (``\\n`` and ``\\r`` end lines) that holds a
     hint, in order, each once. One regex pass: after a hint, the search goes on from the end of
-    its line, and every look for a line's ends stays within that line (linear in the text)."""
+    its line, and every look for a line's ends stays within that line (linear in the text); a
+    long text, lower-cased exactly, by a ``str.find`` pass per hint (:mod:`.hintfind`)."""
+    if len(text) >= _FIND_FROM and lowers_exactly(text):
+        yield from found_lines(text, text.lower(), _ERROR_HINTS)
+        return
     hay, search = _hint_search(text)
     breaks = "\r" in text
     pos = 0
@@ -483,13 +489,12 @@ def is_reading_call(call: Call | None) -> bool:
     """Whether a call only reads or searches (its output is file content, not a report)."""
     if call is None:
         return False
-    if call.name.lower() in _READING_TOOLS:
-        return True
-    command = command_of(call)
-    if command is None:
-        return False
-    names = programs(command)
-    return bool(names) and all(is_reading_program(n) for n in names)
+    if call.reads is None:  # (judged once: asked about twice per call)
+        names = programs(command) if (command := command_of(call)) is not None else []
+        call.reads = call.name.lower() in _READING_TOOLS or (
+            bool(names) and all(is_reading_program(n) for n in names)
+        )
+    return call.reads
 
 
 @dataclass(frozen=True, slots=True)

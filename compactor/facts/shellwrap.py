@@ -59,7 +59,14 @@ def _win_head(command: str) -> bool:
 
 
 def inner_command(call: Call) -> str | None:
-    """The command ``call`` runs, with one shell wrapper (``bash -lc SCRIPT``) taken off."""
+    """The command ``call`` runs, with one shell wrapper (``bash -lc SCRIPT``) taken off (found
+    once per call: its arguments do not change)."""
+    if call.inner is None:
+        call.inner = (_inner_command(call),)
+    return call.inner[0]
+
+
+def _inner_command(call: Call) -> str | None:
     command = call.command
     if command is None:
         return None

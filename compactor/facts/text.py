@@ -90,6 +90,8 @@ def clean(text: str) -> str:
 
 _CLEAN_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 """The characters :data:`_CLEAN_RE` matches, as bytes (``test_speed_agent`` checks both agree)."""
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])
+"""The characters :data:`_CONTROL_RE` matches, as bytes (``test_speed_agent`` checks it)."""
 
 
 def one_line(text: str) -> str:
@@ -98,6 +100,10 @@ def one_line(text: str) -> str:
     # as _WS_RE.sub(" ", ...).strip(), in a third of the time
     if "\x1b" in text:
         text = strip_ansi(text)
+    if text.isascii():  # the same characters dropped in C (as clean does): twice as fast
+        raw = text.encode("ascii")
+        kept = raw.translate(None, _CONTROL_BYTES)
+        return " ".join((text if len(kept) == len(raw) else kept.decode("ascii")).split())
     return " ".join(_CONTROL_RE.sub("", text).split())
 
 
@@ -241,6 +247,11 @@ class Call:
     the job (set by the session model), so that its exit code is read as that command's."""
     cwd: str = ""
     """The directory the harness recorded the call running in (``CWD_KEY``); empty when none."""
+    inner: tuple[str | None] | None = field(default=None, repr=False, compare=False)
+    """:func:`~compactor.facts.shellwrap.inner_command`'s answer, once found (asked some fifteen
+    times per shell call)."""
+    reads: bool | None = field(default=None, repr=False, compare=False)
+    """:func:`~compactor.facts.outcomes.is_reading_call`'s answer, once found."""
 
     @property
     def args(self) -> JsonObject:
@@ -470,7 +481,7 @@ def entries_of(items: Iterable[Message | AgenticMessage]) -> list[Entry]:
             continue
         text = msg.content
         known = users if role == "user" else others
-        seen = known.get(text)
+        seen = known.get(text) if len(text) <= _SHORT_TEXT else None  # (no long text's hash)
         if seen is None:
             shown = "" if text.strip() in _NULL_TEXTS else text
             if role == "user" and has_ide_markup(shown):

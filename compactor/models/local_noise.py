@@ -73,6 +73,8 @@ def _only_commands(text: str) -> str | None:
     """A message of several lines that are each only a bare slash command (``/rate-limit-options``
     ten times: commands typed while the agent worked, sent on as one text; blind check 21): no
     request. ``/name (typed N times)`` or the names in order; None for any other text."""
+    if not text.lstrip().startswith("/"):  # its first line's start (perf68: no split)
+        return None
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if len(lines) < 2 or not all(_BARE_COMMAND_RE.fullmatch(ln) for ln in lines):
         return None

@@ -30,6 +30,7 @@ _WORDS_MOST = 6
 _CHARS_MOST = 80
 _ASKED = 200  # characters of the assistant's sentence quoted
 _BACK = 400  # entries before the reply where the assistant's last text is looked for
+_HEAD = 400  # characters of a request that tell it is longer than a reply once on one line
 
 _DONE_RE = lazy_pattern(
     r"^(?=.*\w)\W*(?:(?:ok(?:ay)?|yes|yep|yeah|sure|great|thanks?|alright|all)\b\W*)*"
@@ -74,7 +75,11 @@ def _asked(text: str, reply: str) -> str:
 def _answered(s: Session, request: Entry, before: int) -> str:
     """What the assistant asked that ``request`` (short) replies to, else "": its last text
     after the request at ``before``, with no other message of the user's between."""
-    typed = one_line(without_ide_note(request.text))
+    text = request.text
+    if len(text) > _HEAD and "\x1b" not in text[:_HEAD] and "open in the IDE)" not in text:
+        if len(one_line(text[:_HEAD])) > _CHARS_MOST:  # (perf68: a long request, not read whole)
+            return ""  # what one_line makes of its head starts what it makes of it: too long
+    typed = one_line(without_ide_note(text))
     if not typed or len(typed.split()) > _WORDS_MOST or len(typed) > _CHARS_MOST:
         return ""
     if typed.endswith(("?", "？")):

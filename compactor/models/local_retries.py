@@ -260,6 +260,7 @@ def retries(
     return not failed[2] and not later[2] and not is_reading_program(program)
 
 
+@functools.lru_cache(maxsize=4096)
 def same_core(failed: frozenset[str], later: frozenset[str]) -> bool:
     """Whether two commands are one run but for a wrapper, a ``cd``, environment assignments, a
     runner or (for a test or build tool) flags and paths (:mod:`compactor.facts.samecommand`)."""
@@ -279,6 +280,7 @@ _MIN_PART = 6
 """A failed command shorter than this (``ls``, ``cd x``) is no sign of a retry inside another."""
 
 
+@functools.lru_cache(maxsize=4096)
 def contains_command(failed: frozenset[str], later: frozenset[str]) -> bool:
     """Whether the later command holds the failed one as one of its ``&&``/``;``-joined parts
     (quotes aside; the part may pipe it on, ``… | rg x`` → ``… | rg x | sed -n 1,40p``, or run

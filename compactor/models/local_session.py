@@ -484,6 +484,8 @@ class _Builder:
     def success(self, call: Call, r: Result, index: int, reading: bool) -> None:
         sig, fixed, by, job, piped = signature(call), False, "", None, None
         looked: bool | None = None  # a read, ``bash -lc 'sed -n …'`` too, fixes no build
+        hidden: bool | None = None  # these two: of the call alone, judged once (not per error)
+        empty: bool | None = None
         self.stages.note(sig, index)  # a restore (a build blocked before it may pass now)
         tries = [] if writes_ctrl_c(call) else self.unfixed[-_RETRY_WINDOW:]  # a stop (43 W2)
         for err in (e for e in tries if e.signature[0] == sig[0]):
@@ -494,11 +496,13 @@ class _Builder:
                 looked = (reading or is_wrapped_read(call)) if looked is None else looked
                 if (looked and not (err.reading or err.probe)) or waited_out(r.text):
                     continue  # a wait that timed out ended nothing (blind check 29 W4)
-                if hides_errors(command_of(call) or ""):  # `| grep NAME || echo ok` (check 35)
+                hidden = hides_errors(command_of(call) or "") if hidden is None else hidden
+                if hidden:  # `| grep NAME || echo ok` (blind check 35)
                     continue
                 if only_help(err, call, r.text):  # `x.ps1 -Help` fixes nothing (41 W3)
                     continue
-                if vacuous(call, r.text):  # a test run that ran no test (BENCH49 W2)
+                empty = vacuous(call, r.text) if empty is None else empty
+                if empty:  # a test run that ran no test (BENCH49 W2)
                     continue
                 by = by or call_line(call, 160)
                 job = job_started(r.text) if job is None else job  # its job's end decides

@@ -62,9 +62,12 @@ def unshipped_items(s: Session, width: int) -> list[str]:
 def _tool_items(s: Session, width: int) -> list[str]:
     shipped: dict[str, str] = {}  # id value -> the tool that last shipped it
     changed: dict[str, str] = {}  # id value -> the change tool, when after the last ship
+    kinds: dict[str, tuple[bool, bool]] = {}  # tool name -> (ships, changes): once a name
     for call in s.calls:
         name = call.name.rsplit("__", 1)[-1]
-        ship, change = _SHIP_RE.search(name), _CHANGE_RE.search(name)
+        if (kind := kinds.get(name)) is None:
+            kind = kinds[name] = (bool(_SHIP_RE.search(name)), bool(_CHANGE_RE.search(name)))
+        ship, change = kind
         if (not ship and not change) or call.id in s.failed_calls or call.id not in s.answered:
             continue
         for value in _ids(call.args):
