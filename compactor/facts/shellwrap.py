@@ -5,6 +5,7 @@ program a command ends with (``rg`` exit 1 is "no match") asks it of the script,
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from .text import Call
@@ -82,3 +83,27 @@ def inner_command(call: Call) -> str | None:
         return command
     found = _script(words)
     return found if found is not None else command
+
+
+_REDIRECT_RE = re.compile(r"\d*(?:&>>?|>>?\|?|<<<|<>?|>&|<&)(.*)", re.DOTALL)
+"""A shell word that is a redirection (``2>/dev/null``, ``>out.log``, ``2>&1``, ``&>``, ``<in``),
+its target after the operator (empty: the target is the next word, ``> out.log``)."""
+
+
+def without_redirections(words: list[str]) -> list[str]:
+    """A command's words without its redirections and their targets: the operands a program
+    reads (``mv a/.* . 2>/dev/null`` moves to ``.``, not to ``2>/dev/null``: blind check 68 W6)."""
+    if not any(("<" in w or ">" in w) for w in words):
+        return words
+    out: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        match = _REDIRECT_RE.fullmatch(word)
+        if match is None:
+            out.append(word)
+        elif not match.group(1):
+            skip = True  # ``> out.log``, ``2> err``: the next word is the target
+    return out

@@ -34,7 +34,7 @@ from collections.abc import Callable, Collection
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, one_line, shell_words, strip_output_header
-from compactor.facts.shellwrap import inner_command
+from compactor.facts.shellwrap import inner_command, without_redirections
 
 from .local_files import Change, FileState
 from .local_gitnames import GitNames
@@ -250,7 +250,7 @@ class Places:
         ``ln -s`` are noted); the directory after."""
         temps: set[str] = set()  # the names its moves went to (``mv A a.tmp && mv a.tmp a``)
         for segment in _SEGMENT_RE.split(command):
-            words = shell_words(segment.strip()) if segment.strip() else []
+            words = without_redirections(shell_words(segment.strip()) if segment.strip() else [])
             while words and words[0] in _KEYWORDS:
                 words = words[1:]
             if not words:
