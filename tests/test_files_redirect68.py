@@ -68,6 +68,11 @@ def test_a_copy_with_a_redirection_names_its_destination(tmp_path: Path) -> None
         (["mv", "a", "b", "&>", "/dev/null"], ["mv", "a", "b"]),
         (["rm", "-v", "x", ">>out.log"], ["rm", "-v", "x"]),
         (["sort", "<", "in.txt", "out"], ["sort", "out"]),
+        (
+            ["install", "/dev/stdin", "/etc/x", "<", "<(vault", "read", "x)"],
+            ["install", "/dev/stdin", "/etc/x"],
+        ),
+        (["diff", "<(sort", "a)", "<(sort", "b)"], ["diff"]),  # process substitutions
         (["echo", "a > b"], ["echo", "a > b"]),  # a quoted word holding ">" is an operand
         (["git", "log", "--format=->%h"], ["git", "log", "--format=->%h"]),
     ],
