@@ -52,12 +52,13 @@ class Deleted:
 def reported_deletions(call: Call, text: str) -> Deleted | None:
     """The files ``call``'s output ``text`` says it deleted (see the module doc); None for a
     call that is no shell command, only reads, or reports none."""
-    if not ("emov" in text or "rm '" in text):
-        return None  # most outputs: no scan
     command = command_of(call)
-    if command is None or is_reading_call(call) or is_wrapped_read(call):
-        return None
-    window = scan_window(strip_output_header(text))
+    if command is None or not text or is_reading_call(call):
+        return None  # decided by the call first: most calls read or edit
+    window = scan_window(text)
+    if not ("emov" in window or "rm '" in window) or is_wrapped_read(call):
+        return None  # most outputs: no scan
+    window = strip_output_header(window)
     found: dict[str, None] = {}
     patterns = [_RM_V_RE]
     git = any(name.split(" ", 1)[0] == "git" for name in programs(command))
