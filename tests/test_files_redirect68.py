@@ -5,6 +5,9 @@ the edited docs were in left them listed as changed files that still exist)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,3 +82,30 @@ def test_a_copy_with_a_redirection_names_its_destination(tmp_path: Path) -> None
 )
 def test_without_redirections(words: list[str], kept: list[str]) -> None:
     assert without_redirections(words) == kept
+
+
+def test_the_files_a_glob_moved_are_listed_in_the_same_order_every_run(tmp_path: Path) -> None:
+    """The known files a ``mv DIR/* .`` carried were taken from a set: their order in section 3
+    changed with the interpreter's hash seed (seen on blind check 68's cc_maru_commit)."""
+    s = Session()
+    s.user("Move the web app to the project root.")
+    s.call("Read", {"file_path": f"{HOME}/web/package.json"}, "     1→{}")
+    for name in ("README.md", "vercel.json", "tsconfig.json", "next.config.js", "app.md"):
+        _edit(s, f"{HOME}/web/{name}")
+    s.bash("mv web/* . && mv web/.* . 2>/dev/null || true", "")
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"\n".join(s.lines()) + b"\n")
+    code = (
+        "import sys, hashlib; from compactor.formats.registry import read_transcript; "
+        "from compactor.models.local import summarize_transcript; p = sys.argv[1]; "
+        "t = read_transcript(p, open(p, 'rb').read()); "
+        "print(hashlib.sha256(summarize_transcript(t.messages).encode()).hexdigest())"
+    )
+    digests = set()
+    for seed in ("1", "2", "3", "4"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        run = [sys.executable, "-c", code, str(path)]
+        proc = subprocess.run(run, capture_output=True, text=True, env=env, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        digests.add(proc.stdout.strip())
+    assert len(digests) == 1, digests

@@ -77,7 +77,7 @@ def reported_removals(
     if deleted.base:
         where = places.resolve(where, deleted.base) if where else deleted.base
     have = {places.resolve(where, c.path) for c in found if c.action == "deleted"}
-    few, paths = len(deleted.paths) <= _FEW, {p for each in known for p in each}
+    few, paths = len(deleted.paths) <= _FEW, dict.fromkeys(p for each in known for p in each)
     out: list[Change] = []
     for printed in deleted.paths:
         path = places.resolve(where, printed).rstrip("/")
