@@ -86,3 +86,9 @@ def test_a_subagent_told_to_change_files_is_a_writer(tmp_path: Path) -> None:
     prompt = "Find the syntax error in src/parser.ts and fix it."
     assert WRITERS in _files(_summary(tmp_path, prompt, None))
     assert WRITERS in _files(_summary(tmp_path, prompt, ["Read"]))
+
+
+def test_a_write_word_used_as_a_noun_asks_no_change(tmp_path: Path) -> None:
+    prompt = "Investigate the build failure and the recent change to the config. Report the cause."
+    files = _files(_summary(tmp_path, prompt, None))
+    assert WRITERS not in files, files

@@ -8,7 +8,8 @@ files (… check what exists): `Find syntax error source`", and its finding was 
 shape:
 
 * :func:`reads_only`: a sub-agent call is a reader when its prompt asks for no change (no write
-  verb: write, create, edit, fix, implement, update, add, … not after "don't"/"without"/"not"),
+  verb where an instruction puts it: write, create, edit, fix, implement, update, add, … at a
+  sentence's start or after "and"/"to"/"please", not after "don't"/"without"/"not"),
   no file-writing call of its own was seen (its inline conversation, :attr:`Call.subagent`), and
   either that conversation was seen or its prompt asks to search/read/find/check;
 * :func:`findings`: a reader that finished (its result came back; no background launch) in the
@@ -28,11 +29,15 @@ from .local_text import code
 __all__ = ["findings", "reads_only"]
 
 _WRITE_RE = lazy_pattern(
-    r"\b(?:write|rewrite|create|edit|modify|change|update|fix|implement|add|insert|append|"
-    r"refactor|replace|remove|delete|rename|move|generate|save|apply|patch|build|scaffold|"
-    r"install|convert|migrate|commit|push|deploy|set up|make (?!sure|certain))\b",
+    r"(?:^|[.!?:;,(\n]|\b(?:and|or|then|to|please|also|must|should|you|will|can|could|would|"
+    r"let's)\b)[ \t]*(?:[-*•][ \t]*|\d{1,2}[.)][ \t]*)?(?:\*\*)?"
+    r"(write|rewrite|create|edit|modify|change|update|fix|implement|add|insert|append|refactor|"
+    r"replace|remove|delete|rename|move|generate|save|apply|patch|scaffold|install|convert|"
+    r"migrate|set up|make (?!sure|certain))\b",
     re.IGNORECASE,
 )
+"""A write verb where an instruction puts it (a sentence's or list item's start, after "and",
+"to", "please", "you should" …): "fix it", not "the recent change" or "a fix"."""
 _NEGATION_RE = lazy_pattern(
     r"\b(?:do not|don't|dont|never|not|without|no need to|nor)\s+(?:\w+\s+){0,2}$", re.IGNORECASE
 )
@@ -53,7 +58,7 @@ _SEEN = "; its own calls changed no file"
 
 def _asks_to_write(prompt: str) -> bool:
     for m in _WRITE_RE.finditer(prompt):
-        if _NEGATION_RE.search(prompt[max(0, m.start() - 40) : m.start()]) is None:
+        if _NEGATION_RE.search(prompt[max(0, m.start(1) - 40) : m.start(1)]) is None:
             return True
     return False
 
