@@ -50,6 +50,7 @@ __all__ = [
     "SKILL_BODY_KEY",
     "STILL_QUEUED_KEY",
     "STILL_QUEUED_NOTE",
+    "SUBAGENT_TOOLS_KEY",
     "TOOL_OUTPUT_KEY",
     "TURN_ABORTED_KEY",
     "AgentState",
@@ -156,6 +157,12 @@ INTERRUPTED_BEFORE_KEY = "_compactor_interrupted_before"
 boundary was interrupted by the user (``[Request interrupted by user]``), so the work that
 summary lists as pending was the work the user stopped. Read by the summarizer; never written
 back."""
+
+SUBAGENT_TOOLS_KEY = "_compactor_subagent_tools"
+"""Key in ``extra`` of a message with sub-agent calls (Claude Code's ``Task``): ``{call id: [the
+tool names its sub-agent called]}`` for a sub-agent whose conversation the file holds inline
+(1.0.x's ``isSidechain`` records, left out of the main history). Read by the summarizer (a
+sub-agent seen only reading wrote no file: blind check 68, W4); never written back."""
 
 SKILL_BODY_KEY = "source_tool_use_id"
 """Key in ``extra`` of a message carrying the text a skill-tool call loaded (the call's id).

@@ -322,7 +322,8 @@ def test_a_deleted_file_in_a_config_folder_stays_a_change_for_the_request() -> N
     s.call("Bash", {"command": "rm -rf ~/.claude/skills/planner/scripts"}, "")
     s.call("Bash", {"command": "rm -f yarn.lock"}, "")
     work = " ".join(section(summarize_transcript(s.messages), 8).split())
-    assert "Files changed for it: ~/.claude/skills/planner/scripts, yarn.lock" in work, work
+    changed = "~/.claude/skills/planner/scripts (deleted), yarn.lock (deleted)"  # (68 W6)
+    assert f"Files changed for it: {changed}" in work, work
 
 
 def test_a_no_to_the_assistants_follow_up_question_rejects_no_change() -> None:

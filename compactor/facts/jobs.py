@@ -258,8 +258,10 @@ def _says(call: Call | None) -> re.Pattern[str]:
         command is not None and _backgrounds(command)
     ):
         return _RUNNING_WORDS
-    if call.name.lower() in _FILE_TOOLS or (
-        command is not None and any(is_reading_program(n) for n in programs(command))
+    if (
+        call.name.lower() in _FILE_TOOLS
+        or (command is None and _edits_file(call))
+        or (command is not None and any(is_reading_program(n) for n in programs(command)))
     ):
         return _HARNESS_START_RE
     return _RUNNING_WORDS if command is None else _STARTS_RE
@@ -283,6 +285,18 @@ _CACHED_COMMAND = 2_000
 _HARNESS_HEAD = 400
 """Where a harness writes its own words about a call it left running: the result's start."""
 _FILE_TOOLS = frozenset({"read", "read_file", "view", "open", "grep", "glob", "search"})
+_FILE_KEYS = ("file_path", "path", "filename", "notebook_path")
+_CONTENT_KEYS = ("old_string", "new_string", "content", "edits", "new_source", "file_text")
+
+
+def _edits_file(call: Call) -> bool:
+    """Whether a call without a shell command names a file and the text it writes there (an
+    Edit, Write, MultiEdit, NotebookEdit, str_replace): its result echoes the file's text, whose
+    "Claude Code (PID 8165)" is no job it started (blind check 68, W5)."""
+    args = call.args
+    return any(isinstance(args.get(k), str) for k in _FILE_KEYS) and any(
+        k in args for k in _CONTENT_KEYS
+    )
 
 
 _NEAR = 200

@@ -5,6 +5,7 @@ program a command ends with (``rg`` exit 1 is "no match") asks it of the script,
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from .text import Call
@@ -89,3 +90,42 @@ def _inner_command(call: Call) -> str | None:
         return command
     found = _script(words)
     return found if found is not None else command
+
+
+_REDIRECT_RE = re.compile(r"\d*(?:&>>?|>>?\|?|<<<|<>?|>&|<&)(.*)", re.DOTALL)
+"""A shell word that is a redirection (``2>/dev/null``, ``>out.log``, ``2>&1``, ``&>``, ``<in``),
+its target after the operator (empty: the target is the next word, ``> out.log``)."""
+
+
+def without_redirections(words: list[str]) -> list[str]:
+    """A command's words without its redirections and their targets: the operands a program
+    reads (``mv a/.* . 2>/dev/null`` moves to ``.``, not to ``2>/dev/null``: blind check 68 W6).
+    A process substitution (``< <(vault read x)``, ``<(sort a)``) goes with its words."""
+    if not any(("<" in w or ">" in w) for w in words):
+        return words
+    out: list[str] = []
+    skip = depth = 0
+    for word in words:
+        if depth:  # inside ``<(…)``: up to the word that closes it
+            depth += word.count("(") - word.count(")")
+            continue
+        if skip:
+            skip = 0
+            depth = _opened(word)
+            continue
+        match = _REDIRECT_RE.fullmatch(word)
+        if match is None:
+            out.append(word)
+        elif not match.group(1):
+            skip = 1  # ``> out.log``, ``2> err``: the next word is the target
+        else:
+            depth = _opened(match.group(1))
+    return out
+
+
+def _opened(word: str) -> int:
+    """How many parentheses a process substitution's first word leaves open (``<(vault`` or,
+    after its operator, ``(vault`` → 1); 0 for any other word."""
+    if not word.lstrip("<>").startswith("("):
+        return 0
+    return max(0, word.count("(") - word.count(")"))

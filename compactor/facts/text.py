@@ -18,6 +18,7 @@ from compactor.schema import (
     HARNESS_TEXT_KEY,
     PROCESS_KEY,
     STILL_QUEUED_KEY,
+    SUBAGENT_TOOLS_KEY,
     TOOL_OUTPUT_KEY,
     TURN_ABORTED_KEY,
     AgenticMessage,
@@ -252,6 +253,9 @@ class Call:
     times per shell call)."""
     reads: bool | None = field(default=None, repr=False, compare=False)
     """:func:`~compactor.facts.outcomes.is_reading_call`'s answer, once found."""
+    subagent: tuple[str, ...] | None = None
+    """For a sub-agent call whose conversation the file holds inline: the tools it called
+    (``SUBAGENT_TOOLS_KEY``); None when not seen."""
 
     @property
     def args(self) -> JsonObject:
@@ -455,6 +459,10 @@ def entry_of(index: int, msg: Message | AgenticMessage) -> Entry:
     if entry.calls and isinstance(cwd := msg.extra.get(CWD_KEY), str):
         for call in entry.calls:
             call.cwd = cwd
+    if entry.calls and isinstance(used := msg.extra.get(SUBAGENT_TOOLS_KEY), dict):
+        for call in entry.calls:  # (blind check 68, W4)
+            if isinstance(names := used.get(call.id), list):
+                call.subagent = tuple(str(n) for n in names)
     if msg.role == "assistant" and isinstance(ended := msg.extra.get(CALL_ENDS_KEY), dict):
         entry.results = list(_ended_results(entry.calls, ended))
     entry.injected = msg.role == "user" and not entry.internal and is_injected(msg, entry.text)

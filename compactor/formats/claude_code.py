@@ -329,9 +329,11 @@ class ClaudeCodeFormat:
         reader = _Reader(path)
         reader.earlier_calls = calls_before(lines, start, preserved)
         steps = [i for i in order if lines[i].obj.get("type") in _STEP_TYPES]
+        inline = False
         if any(not lines[i].obj.get("isSidechain") for i in steps):
             # 1.0.x wrote a sub-agent's conversation inline (isSidechain): not the main one
-            steps = [i for i in steps if not lines[i].obj.get("isSidechain")]
+            kept = [i for i in steps if not lines[i].obj.get("isSidechain")]
+            inline, steps = len(kept) < len(steps), kept
         steps = without_replays(lines, steps)  # the Agent SDK's echo of a prompt (60 N7)
         queued: dict[int, list[Queued]] = {}
         if any(lines[i].obj.get("type") == QUEUE_RECORD for i in steps):
@@ -346,6 +348,10 @@ class ClaudeCodeFormat:
         reader.flush()
         _claude_apierror.add_api_error(lines, order, steps, reader.messages, reader.origin)
         messages = marked_history(reader.messages, reader.origin, lines, start, preserved)
+        if inline:  # what each sub-agent called (blind check 68, W4)
+            from ._claude_sidechain import note_subagent_tools
+
+            note_subagent_tools(lines, messages)
         for idx, body in reader.last_line_of.items():
             if body.get("model") != "<synthetic>" and not preserved.intersection(
                 reader.origin[idx]

@@ -30,6 +30,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Call, clean_path, command_of, cut, shell_words
 from compactor.facts.converters import PATTERN_ACTION, converter_output, fill_assigned, is_pattern
 from compactor.facts.destwrites import DEST_WRITERS, dest_writes
+from compactor.facts.shellwrap import without_redirections
 from compactor.facts.shellwrites import script_writes
 
 from .local_chain import LINKED, links, remade, settled
@@ -399,7 +400,7 @@ def _read_shell_changes(command: str) -> list[Change]:
                 out.append(Change(path, "edited" if match.group(1) == ">>" else "written"))
                 done.add(path)
     for segment in (segments := _segments(command, spans)):
-        words = shell_words(segment.strip())
+        words = without_redirections(shell_words(segment.strip()))
         if not words:
             continue
         prog, rest = words[0].rsplit("/", 1)[-1], [w for w in words[1:] if not w.startswith("-")]

@@ -354,6 +354,8 @@ def request_files(files: Sequence[FileState]) -> list[str]:
     return [
         f"{f.path} ({BEING_WRITTEN} by {f.tool.replace(' (', ', ').rstrip(')')})"
         if f.actions[-1] == BEING_WRITTEN
+        else f"{f.path} (deleted)"  # gone now, not a file to build on (blind check 68 W6)
+        if f.actions[-1] == "deleted"
         else f.path
         for f in files
         if not (f.actions[-1] == "deleted" and _DEBRIS_RE.search(f.path))

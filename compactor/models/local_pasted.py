@@ -20,6 +20,12 @@ looks like tool output, after where the output starts:
 * a stack frame (``at fn (file:12:5)``, ``at file:12``) and a log line opening with a level
   tag (``[ERROR]``, ``[WARN]``).
 
+* a build or deploy banner (``Build Failed``, alone on its line or after a paste's opening
+  quote) and the lines right after it, though they say "Make sure your …" (blind check 68 N7):
+  only first person, an ask or a prohibition ("I", "please", "can you", "never") makes a line
+  the user's again, and a quoted paste ends at its closing quote;
+* npm's ``npm ERR!`` lines and a log line opening with its time (``[12:04:31.220] …``).
+
 The user's words before the error on its line ("it says Error: …" — the sentence that starts
 before the head) and every other line stay the user's.
 """
@@ -48,9 +54,12 @@ _LOWER_HEAD_RE = lazy_pattern(r"\s*(?:error|fatal)(?:\[\w+\])?:\s")
 _CONSOLE_RE = lazy_pattern(r"[\w./\\-]+\.\w{1,5}:\d+(?::\d+)?")
 """A browser console's source prefix before the error (``index.html:1``, ``app.js:12:5``)."""
 _OUTPUT_LINE_RE = lazy_pattern(
-    r"\s*(?:at\s+(?:\S+\s+\()?[^\s()]+:\d+(?::\d+)?\)?\s*$|\[(?:ERROR|WARN(?:ING)?|FATAL|SEVERE)\])"
+    r"\s*(?:at\s+(?:\S+\s+\()?[^\s()]+:\d+(?::\d+)?\)?\s*$|\[(?:ERROR|WARN(?:ING)?|FATAL|SEVERE)\]"
+    r"|npm (?:ERR!|error|warn)\s|\[?(?:\d{4}-\d\d-\d\d[T ])?\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\]?\s)"
 )
-"""A whole line of tool output: a stack frame, a log line opening with its level tag."""
+"""A whole line of tool output: a stack frame, a log line opening with its level tag, npm's
+``npm ERR!``/``npm error`` lines, a log line opening with its time (``[12:04:31.220] Running
+build``, ``2025-06-27T12:37:02 …``: blind check 68 N7)."""
 _OWN_RE = lazy_pattern(
     r"\b(?:I|I'm|I've|my|me|we|our|us|please|pls|plz|you|your|let's|lets|don't|do not|never|"
     r"always|make sure|should|want|need|so|also|instead|use|keep|fix|avoid|stick)\b",
@@ -61,25 +70,69 @@ _OWN_RE = lazy_pattern(
 
 def pasted_at(text: str) -> list[tuple[int, int]]:
     """(start, end) positions of ``text`` that are pasted output (see the module docstring)."""
-    if ":" not in text and "[" not in text:
+    banner = _might_banner(text)
+    if ":" not in text and "[" not in text and "npm " not in text and not banner:
         return []  # every pasted head, frame and tag holds one (a plain-substring prefilter)
     spans: list[tuple[int, int]] = []
-    wrapped = False  # the line before is an error's text: this one may continue it
-    pos = 0
-    for line in text.splitlines(keepends=True):
+    wrapped: re.Pattern[str] | None = None  # the line before is an error's text: this one
+    pos, closer = 0, ""  # may continue it, unless it has the user's words (this pattern finds
+    for line in text.splitlines(keepends=True):  # them); a quoted paste ends at its ``closer``
         end = pos + len(line)
-        if _OUTPUT_LINE_RE.match(line) is not None:
+        if wrapped is not None and closer and (at := _closing(line, closer)) >= 0:
+            spans.append((pos, pos + at))  # ``…file."とでたのですが``: the user's words after it
+            wrapped, closer = None, ""
+        elif _OUTPUT_LINE_RE.match(line) is not None:
             spans.append((pos, end))  # a frame ends the message: what follows is not its text
-            wrapped = False
+            wrapped = None
         elif (start := _head(line)) >= 0:
             spans.append((pos + start, end))
-            wrapped = True
-        elif wrapped and line.strip() and _OWN_RE.search(line) is None:
+            wrapped = _OWN_RE
+        elif banner and (m := _BANNER_RE.search(line)) is not None:
+            spans.append((pos + m.start(1), end))  # ``Build Failed``: what follows is its text
+            wrapped, closer = _ASKS_RE, _CLOSERS.get(m.group(0).lstrip()[:1], "")
+        elif wrapped is not None and line.strip() and wrapped.search(line) is None:
             spans.append((pos, end))  # the wrapped rest of an error's message
         else:
-            wrapped = False
+            wrapped = None
         pos = end
     return spans
+
+
+_BANNER_RE = lazy_pattern(
+    r"(?:^|[\"'“「])[ \t]*((?:[A-Z][\w.-]*[ \t]+){0,3}(?:[Ff]ailed|FAILED|[Ee]rrors?|ERRORS?|"
+    r"[Ff]ailure|FAILURE)[.!]?)[ \t]*\r?$",
+    re.MULTILINE,
+)
+"""A build or deploy banner a tool prints above its message, alone on its line or after the
+quote that opens a paste (``Build Failed``, ``Deployment failed``, ``Compilation Error``): the
+lines right after it are the tool's message, though it says "Make sure your package.json …"
+(blind check 68 N7, a Vercel error pasted as the user's message)."""
+_ASKS_RE = lazy_pattern(
+    r"\b(?:I|I'm|I've|I'd|my|me|we|our|us|please|pls|plz|can you|could you|would you|let's|"
+    r"don't|do not|never|always|instead)\b|[^\x00-\x7f]",
+    re.IGNORECASE,
+)
+"""What marks a line after a banner as the user's again: first person, an ask, a prohibition,
+or words in another script (the user's own language around an English paste). A tool's "Make
+sure your …", "Also check your …" are the message's."""
+
+
+_CLOSERS = {'"': '"', "'": "'", "“": "”", "「": "」"}
+"""The quote that ends a paste a banner opened with its opening quote."""
+
+
+def _closing(line: str, closer: str) -> int:
+    """Where the quote ``closer`` that ends a paste closes on ``line`` (after it: only the
+    user's words, no more letters of the paste's script); -1 when it does not there."""
+    at = line.rfind(closer)
+    if at < 0 or not any(not ch.isascii() for ch in line[at + 1 :]):
+        return -1
+    return at + 1
+
+
+def _might_banner(text: str) -> bool:
+    """Whether ``text`` may hold a banner (a plain-substring prefilter for :data:`_BANNER_RE`)."""
+    return any(w in text for w in ("ailed", "AILED", "rror", "RROR", "ailure", "AILURE"))
 
 
 def _head(line: str) -> int:

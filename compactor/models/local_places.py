@@ -34,7 +34,7 @@ from collections.abc import Callable, Collection
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, one_line, shell_words, strip_output_header
-from compactor.facts.shellwrap import inner_command
+from compactor.facts.shellwrap import inner_command, without_redirections
 
 from .local_files import Change, FileState
 from .local_gitnames import GitNames
@@ -253,7 +253,7 @@ class Places:
         ``ln -s`` are noted); the directory after."""
         temps: set[str] = set()  # the names its moves went to (``mv A a.tmp && mv a.tmp a``)
         for segment in _SEGMENT_RE.split(command):
-            words = shell_words(segment.strip()) if segment.strip() else []
+            words = without_redirections(shell_words(segment.strip()) if segment.strip() else [])
             while words and words[0] in _KEYWORDS:
                 words = words[1:]
             if not words:
@@ -318,7 +318,9 @@ class Places:
         ``/Users/NAME``), case folded on macOS (``since``: a copy's index, the files changed
         after it were not copied); whether it took any."""
         sources, dest, slash = move
-        known: Collection[str] = files.keys() if not reads else {*files, *reads}
+        known: Collection[str] = (
+            files.keys() if not reads else dict.fromkeys([*files, *reads])
+        )  # (in order: 68 W6)
         if since is not None:
             known = [k for k in known if k not in files or files[k].last_index <= since]
         fold = folds_case(self.home, dest)

@@ -64,7 +64,7 @@ from .local_plan import PlanTracker
 from .local_printed import echoed, printed, read_output
 from .local_records import Background, ErrorFact, subagent_note
 from .local_relpath import NamedPaths, state_for
-from .local_reported import reported_changes
+from .local_reported import reported_changes, reported_removals
 from .local_results import ended_how
 from .local_retries import job_started, piped_error, restated, retries, signature, waited_out
 from .local_stages import Stages
@@ -401,7 +401,9 @@ class _Builder:
         self.places.listed(call, r.text, s.files, index, (self.by_name, s.reads))  # set 29, 58 W1
         if oc.failed:
             self.failure(call, oc, index, is_reading_call(call))
-            for change in reported_changes(call, r.text, self.places, []):  # before its error
+            found = reported_changes(call, r.text, self.places, [])  # before its error
+            found += reported_removals(call, r.text, self.places, [], s.files, s.reads)
+            for change in found:
                 self.file_state(change.path).apply(change, call.name, index)
             return
         reading = is_reading_call(call)
@@ -410,6 +412,7 @@ class _Builder:
         self.success(call, r, index, reading)
         changes = with_embedded(call, r.text, file_changes(call, self.open_file), s)
         changes = changes + reported_changes(call, r.text, self.places, changes)  # "Wrote F"
+        changes += reported_removals(call, r.text, self.places, changes, s.files, s.reads)  # 68 W2
         changes = self.places.follow(call, changes, s.files, self.by_name, index, s.reads)
         for change in changes:
             self.file_state(change.path).apply(change, call.name, index)

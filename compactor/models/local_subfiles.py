@@ -15,12 +15,13 @@ import re
 import shlex
 
 from compactor._util import lazy_pattern
-from compactor.facts import cut, paths
+from compactor.facts import Call, cut, paths
 from compactor.facts.shellmade import made_folders, might_make
 from compactor.facts.shellvars import resolve_path
 from compactor.facts.shellwrap import inner_command
 
 from .local_listing import SUBAGENT_TOOLS, listed_names, lists_work_folder
+from .local_readagents import findings, reads_only
 from .local_removed import made_then_removed, removed_folders
 from .local_session import Session
 from .local_text import code
@@ -85,10 +86,13 @@ def outside_writes(s: Session, most: int, width: int) -> list[str]:
     lines: list[str] = []
     made: dict[str, None] = {}
     agents: list[str] = []
+    readers: list[Call] = []
     for call in s.calls:
         if call.name in SUBAGENT_TOOLS:
             what = call.args.get("description")
-            if isinstance(what, str) and what and "resume" not in call.args:
+            if reads_only(call):  # it only searched: no writer (blind check 68, W4)
+                readers.append(call)
+            elif isinstance(what, str) and what and "resume" not in call.args:
                 agents.append(code(cut(what, width // 4)))
             continue
         command = call.command
@@ -110,6 +114,7 @@ def outside_writes(s: Session, most: int, width: int) -> list[str]:
             "Background agents were told to write files (their own writes are not in this log; "
             f"check what exists): {', '.join(agents[:most])}"
         )
+    lines.extend(findings(s, readers, most, width) if readers else [])
     results = {r.call_id: r for e in s.entries[-200:] for r in e.results if r.call_id}
     for call in reversed(s.calls[-200:]):
         if call.id in results and lists_work_folder(call, s):
