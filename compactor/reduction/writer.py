@@ -438,9 +438,11 @@ def _child(
                 if len(made) % _SYNC_EVERY == 0:
                     early.start(root)
             elif op == b"u":
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(line[2:], dir_fd=dfd)
-                made.discard(line[2:])
+                name = line[2:]
+                if name in made:  # never a file it did not make (another process's)
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(name, dir_fd=dfd)
+                    made.discard(name)
             elif op == b"f":
                 if failed is None:
                     try:
