@@ -112,6 +112,14 @@ def queue_record(
     return rec
 
 
+def section(summary: str, n: int) -> str:
+    """Section ``n`` of a summary, from its ``\nN.`` heading to the next (after ``<summary>``)."""
+    summary = summary[summary.index("<summary>") :]
+    start = summary.index(f"\n{n}.")
+    end = summary.find(f"\n{n + 1}.", start)
+    return summary[start : end if end > 0 else None]
+
+
 def cc_summary(s: Session, tmp_path: Path) -> str:
     """The local summary of ``s``'s records written to ``tmp_path/session.jsonl``."""
     path = tmp_path / "session.jsonl"

@@ -8,18 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from .cc_session import Session, cc_summary
+from .cc_session import Session, cc_summary, section
 from .codex_rollout import Rollout, codex_summary, codex_user, rec, sections
 
 WIN = "C:\\Users\\dev\\site"
 README = WIN + "\\README.md"
-
-
-def _section(summary: str, n: int) -> str:
-    summary = summary[summary.index("<summary>") :]
-    start = summary.index(f"\n{n}.")
-    end = summary.find(f"\n{n + 1}.", start)
-    return summary[start : end if end > 0 else None]
 
 
 def _session(commit: str, *, push: bool = True, flying: str = README) -> Session:
@@ -52,14 +45,14 @@ def test_a_write_in_flight_over_a_committed_and_pushed_file_says_so(
 ) -> None:
     summary = cc_summary(_session(commit), tmp_path)
     for n in (7, 8):
-        part = _section(summary, n)
+        part = section(summary, n)
         assert "overwrote the committed and pushed version" in part, part
         assert "check `git status` and `git diff`" in part
 
 
 def test_a_commit_not_pushed_is_the_committed_version(tmp_path: Path) -> None:
     summary = cc_summary(_session("git add README.md && git commit -m x", push=False), tmp_path)
-    assert "overwrote the committed version" in _section(summary, 7)
+    assert "overwrote the committed version" in section(summary, 7)
 
 
 def test_a_write_in_flight_over_an_uncommitted_file_says_nothing(tmp_path: Path) -> None:
@@ -85,7 +78,7 @@ def test_a_shell_write_in_flight_over_a_committed_file_says_so(tmp_path: Path) -
     call = {"type": "tool_use", "id": "toolu_fly", "name": "Bash"}
     heredoc = "cat > CHANGELOG.md <<'EOF'\n# Changes\n- second\nEOF"
     s.assistant([{**call, "input": {"command": heredoc}}])
-    assert "overwrote the committed version" in _section(cc_summary(s, tmp_path), 7)
+    assert "overwrote the committed version" in section(cc_summary(s, tmp_path), 7)
 
 
 def test_an_edit_in_flight_of_a_committed_file_says_it_changed_it(tmp_path: Path) -> None:
@@ -95,7 +88,7 @@ def test_an_edit_in_flight_of_a_committed_file_says_it_changed_it(tmp_path: Path
         "Edit",
         {"file_path": README, "old_string": "First", "new_string": "2nd"},
     )
-    part = _section(cc_summary(s, tmp_path), 7)
+    part = section(cc_summary(s, tmp_path), 7)
     assert "The call in flight `Edit` edits" in part, part
     assert "it changed the committed and pushed version" in part
 

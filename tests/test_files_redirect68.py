@@ -14,16 +14,9 @@ import pytest
 
 from compactor.facts.shellwrap import without_redirections
 
-from .cc_session import Session, cc_summary
+from .cc_session import Session, cc_summary, section
 
 HOME = "/home/dev/board"
-
-
-def _section(summary: str, n: int) -> str:
-    summary = summary[summary.index("<summary>") :]
-    start = summary.index(f"\n{n}.")
-    end = summary.find(f"\n{n + 1}.", start)
-    return summary[start : end if end > 0 else None]
 
 
 def _edit(s: Session, path: str) -> None:
@@ -43,16 +36,16 @@ def _session() -> Session:
 
 
 def test_a_redirection_is_no_move_destination(tmp_path: Path) -> None:
-    files = _section(cc_summary(_session(), tmp_path), 3)
+    files = section(cc_summary(_session(), tmp_path), 3)
     assert "2>" not in files and "/dev/null" not in files, files
     assert f"{HOME}/README.md (edited, then moved from {HOME}/web/README.md" in files, files
 
 
 def test_a_later_rm_rf_deletes_the_files_recorded_inside(tmp_path: Path) -> None:
     summary = cc_summary(_session(), tmp_path)
-    files = _section(summary, 3)
+    files = section(summary, 3)
     assert f"{HOME}/notes/log.md (edited, then deleted by Bash" in files, files
-    assert f"{HOME}/notes/log.md (deleted)" in _section(summary, 8)
+    assert f"{HOME}/notes/log.md (deleted)" in section(summary, 8)
 
 
 def test_a_copy_with_a_redirection_names_its_destination(tmp_path: Path) -> None:
@@ -60,7 +53,7 @@ def test_a_copy_with_a_redirection_names_its_destination(tmp_path: Path) -> None
     s.user("Set up the local config.")
     s.bash("cp config.example.json config.json 2>/dev/null", "")
     s.say("config.json is in place.")
-    assert f"{HOME}/config.json" in _section(cc_summary(s, tmp_path), 3)
+    assert f"{HOME}/config.json" in section(cc_summary(s, tmp_path), 3)
 
 
 @pytest.mark.parametrize(

@@ -11,16 +11,9 @@ import pytest
 
 from compactor.facts.irreversible import irreversible, remote_target
 
-from .cc_session import Session, cc_summary
+from .cc_session import Session, cc_summary, section
 
 ENV = "DATABASE_URL=postgresql://app:Xk92mPq7vLw3@shuttle.proxy.example-cloud.net:5432/railway\n"
-
-
-def _section(summary: str, n: int) -> str:
-    summary = summary[summary.index("<summary>") :]
-    start = summary.index(f"\n{n}.")
-    end = summary.find(f"\n{n + 1}.", start)
-    return summary[start : end if end > 0 else None]
 
 
 def _reset_session(env: str, reset_ok: bool = True) -> Session:
@@ -38,7 +31,7 @@ def _reset_session(env: str, reset_ok: bool = True) -> Session:
 
 def test_a_database_reset_on_a_remote_host_is_named_irreversible(tmp_path: Path) -> None:
     summary = cc_summary(_reset_session(ENV), tmp_path)
-    current = _section(summary, 8)
+    current = section(summary, 8)
     assert "Irreversible: `npx prisma migrate reset --force` (reset the database" in current
     assert "its data was deleted" in current
     assert "remote/production: host shuttle.proxy.example-cloud.net" in current
@@ -48,7 +41,7 @@ def test_a_database_reset_on_a_remote_host_is_named_irreversible(tmp_path: Path)
 
 def test_a_reset_of_a_local_database_names_no_remote_target(tmp_path: Path) -> None:
     env = "DATABASE_URL=postgresql://app:pw@localhost:5432/board\n"
-    current = _section(cc_summary(_reset_session(env), tmp_path), 8)
+    current = section(cc_summary(_reset_session(env), tmp_path), 8)
     assert "Irreversible: `npx prisma migrate reset --force`" in current
     assert "remote" not in current
 
@@ -76,7 +69,7 @@ def test_a_forced_push_and_a_conflict_side_discarded_are_named(tmp_path: Path) -
     s.bash("git checkout --ours src/app.ts src/page.tsx && git add -A", "")
     s.bash("git push --force origin main", "+ 1b2c3d4...5e6f7a8 main -> main (forced update)")
     s.say("Pushed.")
-    current = _section(cc_summary(s, tmp_path), 8)
+    current = section(cc_summary(s, tmp_path), 8)
     assert "`git checkout --ours src/app.ts src/page.tsx` (kept one side" in current
     assert "their (incoming) side's changes were discarded" in current
     assert "`git push --force origin main` (overwrote the remote branch's history)" in current
@@ -157,6 +150,6 @@ def test_an_irreversible_call_of_an_earlier_request_says_so(tmp_path: Path) -> N
     s.user("now add a users page")
     s.bash("npm run build", "Compiled successfully")
     s.say("The page is added.")
-    current = _section(cc_summary(s, tmp_path), 8)
+    current = section(cc_summary(s, tmp_path), 8)
     assert "`npx prisma migrate reset --force` (reset the database" in current
     assert "before the current request)" in current

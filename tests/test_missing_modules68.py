@@ -8,7 +8,7 @@ from pathlib import Path
 
 from compactor.facts.missingmods import missing_modules, packages, with_missing_modules
 
-from .cc_session import Session, cc_summary
+from .cc_session import Session, cc_summary, section
 
 BUILD = (
     "Failed to compile.\n\n./src/app/page.tsx\nModule not found: Can't resolve 'date-fns'\n\n"
@@ -22,13 +22,6 @@ PYTEST = (
     "ERROR collecting tests/test_db.py\nE   ModuleNotFoundError: No module named 'sqlalchemy'\n"
     "Interrupted: 3 errors during collection"
 )
-
-
-def _section(summary: str, n: int) -> str:
-    summary = summary[summary.index("<summary>") :]
-    start = summary.index(f"\n{n}.")
-    end = summary.find(f"\n{n + 1}.", start)
-    return summary[start : end if end > 0 else None]
 
 
 def _session(command: str, output: str, *, fixed: bool = False, flying: bool = False) -> Session:
@@ -47,19 +40,19 @@ def _session(command: str, output: str, *, fixed: bool = False, flying: bool = F
 
 def test_every_missing_module_of_a_build_is_kept(tmp_path: Path) -> None:
     summary = cc_summary(_session("npm run build", BUILD, flying=True), tmp_path)
-    errors = _section(summary, 4)
+    errors = section(summary, 4)
     for name in ("'date-fns'", "'@tanstack/react-query'", "'sonner'"):
         assert name in errors, errors
-    step = _section(summary, 9)
+    step = section(summary, 9)
     assert "install all 3 (`date-fns`, `@tanstack/react-query`, `sonner`)" in step, step
 
 
 def test_every_missing_python_module_is_kept(tmp_path: Path) -> None:
     summary = cc_summary(_session("pytest -q", PYTEST), tmp_path)
-    errors = _section(summary, 4)
+    errors = section(summary, 4)
     for name in ("'httpx'", "'rq.job'", "'sqlalchemy'"):
         assert name in errors, errors
-    assert "install all 3" in _section(summary, 9)
+    assert "install all 3" in section(summary, 9)
 
 
 def test_no_install_step_once_the_build_passed(tmp_path: Path) -> None:
@@ -85,7 +78,7 @@ def test_one_missing_module_keeps_the_lines_as_they_are() -> None:
 
 def test_the_install_step_names_packages_not_submodules(tmp_path: Path) -> None:
     summary = cc_summary(_session("pytest -q", PYTEST), tmp_path)
-    assert "install all 3 (`httpx`, `rq`, `sqlalchemy`)" in _section(summary, 9)
+    assert "install all 3 (`httpx`, `rq`, `sqlalchemy`)" in section(summary, 9)
     names = ["date-fns/format", "@tanstack/react-query/devtools", "chart.js", "date-fns"]
     assert packages(names, "Module not found: Can't resolve") == [
         "date-fns",

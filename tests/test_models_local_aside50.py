@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .cc_session import Session, cc_summary, queue_record
+from .cc_session import Session, cc_summary, queue_record, section
 
 OVERHAUL = "Rework the UI: a dark/light toggle on top, a confirm page, and a clean dashboard."
 ASIDE = "hey dont use example.com for the test accounts"
@@ -29,24 +29,17 @@ def _session(aside: str = ASIDE) -> Session:
     return s
 
 
-def _section(summary: str, n: int) -> str:
-    summary = summary[summary.index("<summary>") :]
-    start = summary.index(f"\n{n}.")
-    end = summary.find(f"\n{n + 1}.", start)
-    return summary[start : end if end > 0 else None]
-
-
 def test_an_aside_typed_mid_turn_is_a_note_to_the_request_in_progress(tmp_path: Path) -> None:
     summary = cc_summary(_session(), tmp_path)
-    first = _section(summary, 1)
+    first = section(summary, 1)
     assert f'Current request: "{OVERHAUL}"' in first, first
     assert f'Current request: "{ASIDE}' not in summary
     assert "the user added" in first and ASIDE in first, first
-    assert ASIDE in _section(summary, 6)  # still among the user's messages
+    assert ASIDE in section(summary, 6)  # still among the user's messages
     assert f'continue the latest request: "{ASIDE}' not in summary
 
 
 def test_a_question_typed_mid_turn_stays_a_request(tmp_path: Path) -> None:
     asked = "Is there a Linux build of the checker?"
     summary = cc_summary(_session(asked), tmp_path)
-    assert f'Current request: "{asked}' in _section(summary, 1)
+    assert f'Current request: "{asked}' in section(summary, 1)

@@ -7,16 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .cc_session import Session, cc_summary
+from .cc_session import Session, cc_summary, section
 
 REQUEST = "The release pipeline fails after a recent workflow change; find out why and fix it."
-
-
-def _section(summary: str, n: int) -> str:
-    summary = summary[summary.index("<summary>") :]
-    start = summary.index(f"\n{n}.")
-    end = summary.find(f"\n{n + 1}.", start)
-    return summary[start : end if end > 0 else None]
 
 
 def test_a_last_message_interrupted_at_once_is_said_in_sections_7_8_and_9(tmp_path: Path) -> None:
@@ -29,7 +22,7 @@ def test_a_last_message_interrupted_at_once_is_said_in_sections_7_8_and_9(tmp_pa
     s.user("git s")
     s.user([{"type": "text", "text": "[Request interrupted by user]"}])
     summary = cc_summary(s, tmp_path)
-    pending, current, step = (_section(summary, n) for n in (7, 8, 9))
+    pending, current, step = (section(summary, n) for n in (7, 8, 9))
     for text in (pending, current, step):
         assert 'sent "git s" and interrupted that turn at once' in text, text
     assert "None: the last request was answered" not in pending, pending
@@ -42,5 +35,5 @@ def test_an_answered_session_still_says_nothing_is_pending(tmp_path: Path) -> No
     s = Session()
     s.user(REQUEST)
     s.say("The package step writes the module cache into the tree; fixed in .gitignore.")
-    pending = _section(cc_summary(s, tmp_path), 7)
+    pending = section(cc_summary(s, tmp_path), 7)
     assert "None: the last request was answered; nothing is pending" in pending, pending

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .cc_session import Session, cc_summary
+from .cc_session import Session, cc_summary, section
 
 NOTES = "/home/dev/board/notes.cfg"
 EARLIER = """This session is being continued from a previous conversation that ran out of context.
@@ -26,15 +26,8 @@ Summary:
 """
 
 
-def _section(summary: str, n: int) -> str:
-    summary = summary[summary.index("<summary>") :]
-    start = summary.index(f"\n{n}.")
-    end = summary.find(f"\n{n + 1}.", start)
-    return summary[start : end if end > 0 else None]
-
-
 def _files_section(s: Session, tmp_path: Path) -> str:
-    return _section(cc_summary(s, tmp_path), 3)
+    return section(cc_summary(s, tmp_path), 3)
 
 
 def test_a_later_cat_of_a_changed_file_is_its_content(tmp_path: Path) -> None:
@@ -90,7 +83,7 @@ def test_a_reply_that_only_asks_questions_is_not_completed(tmp_path: Path) -> No
     s.compacted(EARLIER)
     _asked_only(s)
     summary = cc_summary(s, tmp_path)
-    pending, current = _section(summary, 7), _section(summary, 8)
+    pending, current = section(summary, 7), section(summary, 8)
     assert "nothing is pending" not in pending, pending
     assert "only asked the user questions" in pending, pending
     assert "was completed" not in current, current
@@ -111,7 +104,7 @@ def test_a_pending_item_asked_for_again_in_other_words_is_said_so(tmp_path: Path
     s.user("now back to the GLOW integration")
     s.call("Write", {"file_path": "/home/dev/board/glow.py", "content": "INDEX = []"}, "ok")
     s.say("Started the index module; the search tool comes next.")
-    pending = _section(cc_summary(s, tmp_path), 7)
+    pending = section(cc_summary(s, tmp_path), 7)
     assert "not asked for again" not in pending, pending
     assert "asked for again since" in pending and "now back to the GLOW integration" in pending
     assert "Build GLOW-over-manuals search tool" in pending, pending
@@ -123,5 +116,5 @@ def test_a_pending_item_no_later_request_names_stays_not_asked_again(tmp_path: P
     s.user("fix the typo in the readme heading")
     s.call("Write", {"file_path": "/home/dev/board/README.md", "content": "# Lantern"}, "ok")
     s.say("Fixed the heading.")
-    pending = _section(cc_summary(s, tmp_path), 7)
+    pending = section(cc_summary(s, tmp_path), 7)
     assert "not asked for again since" in pending, pending

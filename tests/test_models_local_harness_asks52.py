@@ -11,7 +11,7 @@ import pytest
 
 from compactor.formats.harness_asks import harness_ask_tag
 
-from .cc_session import Session, cc_summary
+from .cc_session import Session, cc_summary, section
 from .codex_rollout import codex_say, codex_summary, codex_user
 
 OLD = "The legend overlaps the chart when the window is narrow; fix it."
@@ -45,26 +45,19 @@ def _session(event: str) -> Session:
     return s
 
 
-def _section(summary: str, n: int) -> str:
-    summary = summary[summary.index("<summary>") :]
-    start = summary.index(f"\n{n}.")
-    end = summary.find(f"\n{n + 1}.", start)
-    return summary[start : end if end > 0 else None]
-
-
 def test_a_tagged_harness_message_asking_for_a_fix_is_the_current_request(tmp_path: Path) -> None:
     summary = cc_summary(_session(EVENT), tmp_path)
-    first = _section(summary, 1)
+    first = section(summary, 1)
     assert 'Current request: "<build-watch-alert>Check "unit (linux)" failed' in first, first
     assert "sent by a harness integration as <build-watch-alert>, not typed by the user" in first
     assert f'Current request: "{OLD}' not in summary
-    assert "failed on pull request #431" in _section(summary, 6)
+    assert "failed on pull request #431" in section(summary, 6)
 
 
 def test_a_tagged_harness_notice_that_asks_nothing_stays_context(tmp_path: Path) -> None:
     summary = cc_summary(_session(NOTICE), tmp_path)
-    assert f'"{OLD}" (the current request)' in _section(summary, 1)
-    assert "build-watch-alert" not in _section(summary, 6)
+    assert f'"{OLD}" (the current request)' in section(summary, 1)
+    assert "build-watch-alert" not in section(summary, 6)
 
 
 def test_a_codex_rollout_reads_the_harness_request_too(tmp_path: Path) -> None:
@@ -75,7 +68,7 @@ def test_a_codex_rollout_reads_the_harness_request_too(tmp_path: Path) -> None:
         codex_say("Pushed the reordered struct; the check runs again."),
     ]
     summary = codex_summary(records, tmp_path, "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000", "/w")
-    first = _section(summary, 1)
+    first = section(summary, 1)
     assert 'Current request: "<build-watch-alert>' in first and "harness integration" in first
 
 

@@ -7,17 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .cc_session import Session, cc_summary, queue_record
+from .cc_session import Session, cc_summary, queue_record, section
 
 RENAME = "Rename the theme pages to segments and commit the rename."
 NOTE = "hide the table of contents for generated indexes, use hide_table_of_contents: true"
-
-
-def _section(summary: str, n: int) -> str:
-    summary = summary[summary.index("<summary>") :]
-    start = summary.index(f"\n{n}.")
-    end = summary.find(f"\n{n + 1}.", start)
-    return summary[start : end if end > 0 else None]
 
 
 def _rename_turn(s: Session) -> None:
@@ -40,7 +33,7 @@ def test_a_note_queued_during_an_earlier_turn_is_no_note_to_the_current_request(
     s.user("commit")
     s.bash("git commit -am 'drop dead TOC keys'", "[main 9e30df4] drop dead TOC keys")
     s.say("Committed as 9e30df4.")
-    first = _section(cc_summary(s, tmp_path), 1)
+    first = section(cc_summary(s, tmp_path), 1)
     assert 'Current request: "commit"' in first, first
     assert f'While the agent worked on an earlier request, "{RENAME}", the user added' in first
     assert "ended with an answer before the next request" in first
@@ -53,7 +46,7 @@ def test_a_note_to_the_current_turn_is_still_its_note(tmp_path: Path) -> None:
     s.user("Set up the docs site.")
     s.say("The docs site is set up.")
     _rename_turn(s)
-    first = _section(cc_summary(s, tmp_path), 1)
+    first = section(cc_summary(s, tmp_path), 1)
     assert f'Current request: "{RENAME}"' in first, first
     assert "While the agent worked on the current request, the user added" in first
 
@@ -66,7 +59,7 @@ def test_a_question_queued_at_the_end_and_never_delivered_is_the_current_request
     _rename_turn(s)
     s._add(queue_record("enqueue", asked, stamp="2026-08-09T12:59:00.000Z"))
     summary = cc_summary(s, tmp_path)
-    first = _section(summary, 1)
+    first = section(summary, 1)
     assert f'Current request: "{asked}"' in first, first
     assert "still queued, not yet delivered" in first
-    assert "Answer the latest request" in _section(summary, 9) or asked in _section(summary, 9)
+    assert "Answer the latest request" in section(summary, 9) or asked in section(summary, 9)

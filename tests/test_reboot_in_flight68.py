@@ -8,14 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .cc_session import Session, cc_summary
-
-
-def _section(summary: str, n: int) -> str:
-    summary = summary[summary.index("<summary>") :]
-    start = summary.index(f"\n{n}.")
-    end = summary.find(f"\n{n + 1}.", start)
-    return summary[start : end if end > 0 else None]
+from .cc_session import Session, cc_summary, section
 
 
 def _session(command: str) -> Session:
@@ -31,16 +24,16 @@ def _session(command: str) -> Session:
 @pytest.mark.parametrize("command", ["systemctl reboot", "sudo shutdown -r now", "sudo reboot"])
 def test_a_reboot_in_flight_is_not_to_be_run_again_unasked(command: str, tmp_path: Path) -> None:
     summary = cc_summary(_session(command), tmp_path)
-    pending = " ".join(_section(summary, 7).split())
+    pending = " ".join(section(summary, 7).split())
     assert "run a reboot or shutdown among them again only if the user asks for it" in pending
     assert "(it reboots or shuts down the machine: not to be run again unasked)" in pending
-    step = " ".join(_section(summary, 9).split())
+    step = " ".join(section(summary, 9).split())
     assert "do not run it again unless the user asks for it" in step, step
     assert "run them again if still needed" not in step
 
 
 def test_another_call_in_flight_keeps_the_old_step(tmp_path: Path) -> None:
     summary = cc_summary(_session("systemctl status nginx --no-pager"), tmp_path)
-    step = " ".join(_section(summary, 9).split())
+    step = " ".join(section(summary, 9).split())
     assert "run them again if still needed" in step, step
     assert "reboots or shuts down" not in summary

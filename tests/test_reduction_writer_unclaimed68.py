@@ -2,7 +2,8 @@
 
 A name the scan gave the child in advance that the clearing did not use is removed by the child
 (``u NAME``, a safety net). After the child stopped at another process's file it skipped the names
-that followed, and a ``u`` for one of them removed whatever held that name: another process's file."""
+that followed, and a ``u`` for one of them removed whatever held that name: another process's
+file."""
 
 from __future__ import annotations
 

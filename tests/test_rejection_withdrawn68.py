@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .cc_session import Session, cc_summary
+from .cc_session import Session, cc_summary, section
 
 SET_URL = "git remote set-url origin https://git.example.com/fake-org/site.git"
 REJECTED = (
@@ -17,13 +17,6 @@ REJECTED = (
     "was a file edit, the new_string was NOT written to the file). STOP what you are doing and "
     "wait for the user to tell you how to proceed."
 )
-
-
-def _section(summary: str, n: int) -> str:
-    summary = summary[summary.index("<summary>") :]
-    start = summary.index(f"\n{n}.")
-    end = summary.find(f"\n{n + 1}.", start)
-    return summary[start : end if end > 0 else None]
 
 
 def _session(after_rejection: str, again: str) -> Session:
@@ -44,16 +37,16 @@ def _session(after_rejection: str, again: str) -> Session:
 )
 def test_a_rejection_the_same_call_then_did_is_not_standing(said: str, tmp_path: Path) -> None:
     summary = cc_summary(_session(said, SET_URL), tmp_path)
-    solving = " ".join(_section(summary, 5).split())
+    solving = " ".join(section(summary, 5).split())
     assert "Calls the user rejected" not in solving, solving
     assert "Rejected once, then done (the same call ran later and succeeded)" in solving
-    errors = " ".join(_section(summary, 4).split())
+    errors = " ".join(section(summary, 4).split())
     assert "Not a standing rejection: the same call ran later and succeeded." in errors, errors
 
 
 def test_a_rejection_followed_by_another_command_still_stands(tmp_path: Path) -> None:
     other = "git remote add backup https://git.example.com/fake-org/site.git"
     summary = cc_summary(_session("use a second remote instead", other), tmp_path)
-    solving = " ".join(_section(summary, 5).split())
+    solving = " ".join(section(summary, 5).split())
     assert "Calls the user rejected (they never ran; not to be redone unasked)" in solving
     assert "Not a standing rejection" not in summary

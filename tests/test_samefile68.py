@@ -7,16 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .cc_session import Session, cc_summary
+from .cc_session import Session, cc_summary, section
 
 WIN = "C:\\Users\\dev\\agents"
-
-
-def _section(summary: str, n: int) -> str:
-    summary = summary[summary.index("<summary>") :]
-    start = summary.index(f"\n{n}.")
-    end = summary.find(f"\n{n + 1}.", start)
-    return summary[start : end if end > 0 else None]
 
 
 def _session(cwd: str, written: str, edited: str) -> Session:
@@ -34,8 +27,8 @@ def _session(cwd: str, written: str, edited: str) -> Session:
 
 
 def _entries(summary: str, name: str) -> tuple[int, str]:
-    files = _section(summary, 3)
-    changed = next(ln for ln in _section(summary, 8).splitlines() if "Files changed for it" in ln)
+    files = section(summary, 3)
+    changed = next(ln for ln in section(summary, 8).splitlines() if "Files changed for it" in ln)
     return sum(name in ln for ln in files.splitlines() if ln.startswith("   - ")), changed
 
 
@@ -43,7 +36,7 @@ def test_a_relative_and_an_absolute_windows_path_are_one_file(tmp_path: Path) ->
     absolute = WIN + "\\.claude\\commands\\email-responder.md"
     summary = cc_summary(_session(WIN, absolute, ".claude/commands/email-responder.md"), tmp_path)
     listed, changed = _entries(summary, "email-responder.md")
-    assert listed == 1, _section(summary, 3)
+    assert listed == 1, section(summary, 3)
     assert changed.count("email-responder.md") == 1, changed
     assert absolute in changed
     assert WIN + "\\.claude\\commands\\tonekeeper.md" in changed  # a bash write: in the cwd too

@@ -10,16 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from .cc_session import Session, cc_summary
+from .cc_session import Session, cc_summary, section
 
 RUNNING = "The app restarted. The application is now running and live at http://203.0.113.9"
-
-
-def _section(summary: str, n: int) -> str:
-    summary = summary[summary.index("<summary>") :]
-    start = summary.index(f"\n{n}.")
-    end = summary.find(f"\n{n + 1}.", start)
-    return summary[start : end if end > 0 else None]
 
 
 def _session(stop: str, after: list[str], stop_output: str = "[PM2] stopped ✓") -> Session:
@@ -51,16 +44,16 @@ def test_a_stop_no_call_undid_is_the_services_last_state(
     stop: str, line: str, tmp_path: Path
 ) -> None:
     summary = cc_summary(_session(stop, []), tmp_path)
-    current = _section(summary, 8)
+    current = section(summary, 8)
     assert line in current, current
     assert "nothing started it again" in current
-    assert f"Bash: {stop}\n" in _section(summary, 5)  # kept where the list of calls is cut
-    assert "calls omitted" in _section(summary, 5)
+    assert f"Bash: {stop}\n" in section(summary, 5)  # kept where the list of calls is cut
+    assert "calls omitted" in section(summary, 5)
 
 
 def test_a_disabled_service_says_nothing_enabled_it(tmp_path: Path) -> None:
     summary = cc_summary(_session("systemctl disable snapd fakeprobe", []), tmp_path)
-    assert "the services were left disabled; nothing enabled them again" in _section(summary, 8)
+    assert "the services were left disabled; nothing enabled them again" in section(summary, 8)
 
 
 @pytest.mark.parametrize(

@@ -7,20 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .cc_session import Session, cc_summary
+from .cc_session import Session, cc_summary, section
 
 PLAN = [
     {"content": "Install the app's packages", "status": "completed", "activeForm": "Installing"},
     {"content": "Configure Nginx as reverse proxy", "status": "pending", "activeForm": "Nginx"},
     {"content": "Write the release notes", "status": "pending", "activeForm": "Writing"},
 ]
-
-
-def _section(summary: str, n: int) -> str:
-    summary = summary[summary.index("<summary>") :]
-    start = summary.index(f"\n{n}.")
-    end = summary.find(f"\n{n + 1}.", start)
-    return summary[start : end if end > 0 else None]
 
 
 def _session(request: str) -> Session:
@@ -40,7 +33,7 @@ def test_a_plan_item_the_current_request_is_about_is_possibly_open(tmp_path: Pat
         "/etc/nginx/sites-enabled/shop:12\nnginx: configuration file /etc/nginx/nginx.conf "
         "test failed"
     )
-    pending = " ".join(_section(cc_summary(_session(failing), tmp_path), 7).split())
+    pending = " ".join(section(cc_summary(_session(failing), tmp_path), 7).split())
     assert "No open task-list items" not in pending, pending
     assert "is about nginx: these items of it, not marked done then, are possibly still open" in (
         pending
@@ -52,6 +45,6 @@ def test_a_plan_item_the_current_request_is_about_is_possibly_open(tmp_path: Pat
 
 
 def test_an_unrelated_request_keeps_the_old_note(tmp_path: Path) -> None:
-    pending = " ".join(_section(cc_summary(_session("add a favicon"), tmp_path), 7).split())
+    pending = " ".join(section(cc_summary(_session("add a favicon"), tmp_path), 7).split())
     assert "No open task-list items: the agent's plan" in pending, pending
     assert "possibly still open" not in pending
