@@ -150,7 +150,7 @@ def register_secret(value: str | None) -> None:
 
 def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
     """Remove known secret values (given or registered) and key-shaped strings from ``text``."""
-    for secret in sorted({*secrets, *_REGISTERED_SECRETS}, key=len, reverse=True):
+    for secret in sorted({*secrets, *_REGISTERED_SECRETS}, key=lambda v: (-len(v), v)):
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
     for pattern in _patterns().secrets:

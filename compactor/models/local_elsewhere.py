@@ -73,7 +73,7 @@ def looked_up_as(err: ErrorFact) -> str:
         return ""
     said = " ".join(err.outcome.lines)
     base = posixpath.basename(mine.rstrip("/"))
-    for target in without_place(err.signature[2]):
+    for target in sorted(without_place(err.signature[2])):  # (a set: one order each run)
         if _relative(target) and target.startswith(base + "/") and target in said:
             return f" (it ran in {mine}: the path was looked up as {posixpath.join(mine, target)})"
     return ""

@@ -31,7 +31,7 @@ _PATH_CHARS = r"[\w.~@+\-]"
 def _relative_targets(err: ErrorFact) -> list[str]:
     """The relative paths (a folder and a file at least) the failed call named."""
     found = []
-    for target in err.signature[2]:
+    for target in sorted(err.signature[2]):  # (a set: one order each run)
         if not target or target.startswith(("$ ", "@ ", "pid ")) or _ABSOLUTE_RE.match(target):
             continue
         plain = target.replace("\\", "/").removeprefix("./")

@@ -86,12 +86,7 @@ def _added_keys(s: Session, start: int) -> dict[str, dict[str, str]]:
             continue
         for change in file_changes(call):
             pairs = [change.replace, *change.more] if change.replace else list(change.more)
-            lines = [
-                ln
-                for old, new in pairs
-                if new
-                for ln in set(new.splitlines()) - set(old.splitlines())
-            ]
+            lines = [ln for old, new in pairs if new for ln in _new_lines(old, new)]
             lines += list(change.added) + (change.content or "").splitlines()[:2_000]
             found = keys.setdefault(change.path, {})
             for line in lines:
@@ -99,6 +94,13 @@ def _added_keys(s: Session, start: int) -> dict[str, dict[str, str]]:
                     key = m.group(1) or m.group(2)
                     found.setdefault(key.casefold(), key)
     return keys
+
+
+def _new_lines(old: str, new: str) -> list[str]:
+    """The distinct lines of ``new`` that ``old`` lacks, in ``new``'s order (a set's order would
+    change with the hash seed, and the first spelling of a key is the one kept)."""
+    before = set(old.splitlines())
+    return [ln for ln in dict.fromkeys(new.splitlines()) if ln not in before]
 
 
 def _named(text: str, keys: dict[str, dict[str, str]]) -> list[str]:

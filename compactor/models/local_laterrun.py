@@ -73,7 +73,7 @@ def _paths(targets: frozenset[str]) -> list[str]:
     """The paths of a signature's targets (not its ``$ command``, pids or place), with ``/``."""
     return [
         t.replace("\\", "/")
-        for t in without_place(targets)
+        for t in sorted(without_place(targets))  # (a set: one order each run)
         if not t.startswith(("$ ", "pid ")) and len(t) >= _MIN_NAME
     ]
 

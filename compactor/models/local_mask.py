@@ -100,7 +100,7 @@ def mask_repeats(text: str, values: set[str]) -> str:
     """``text`` with every distinctive value in ``values`` masked wherever it occurs (see the
     module doc); the longest values first, so that one containing another goes whole."""
     values = values | _base64_pieces(values)
-    for value in sorted(filter(_distinct, values), key=len, reverse=True):
+    for value in sorted(filter(_distinct, values), key=lambda v: (-len(v), v)):  # (one order)
         if value[: min(len(value), _FRAGMENT)] not in text:
             continue
         parts, last = [], 0

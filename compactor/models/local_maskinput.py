@@ -51,7 +51,7 @@ def candidates(text: str, skip: str = "") -> set[str]:
 
 def input_values(tokens: set[str], texts: Iterable[str]) -> set[str]:
     """The ``tokens`` the summary's maskers mask where ``texts`` hold them."""
-    left, out = set(list(tokens)[:_MAX_CANDIDATES]), set()
+    left, out = set(sorted(tokens)[:_MAX_CANDIDATES]), set()  # (the same ones each run)
     for text in texts:
         for token in [t for t in left if t in text]:
             at = text.find(token)

@@ -318,9 +318,7 @@ class Places:
         ``/Users/NAME``), case folded on macOS (``since``: a copy's index, the files changed
         after it were not copied); whether it took any."""
         sources, dest, slash = move
-        known: Collection[str] = (
-            files.keys() if not reads else dict.fromkeys([*files, *reads])
-        )  # (in order: 68 W6)
+        known: Collection[str] = files.keys() if not reads else dict.fromkeys((*files, *reads))
         if since is not None:
             known = [k for k in known if k not in files or files[k].last_index <= since]
         fold = folds_case(self.home, dest)

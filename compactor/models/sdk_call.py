@@ -469,7 +469,7 @@ class SdkModel(Generic[C]):
 def scrub(text: str, secrets: list[str]) -> str:
     """``text`` without any of ``secrets`` (longest first), each replaced by ``***``: a server
     that echoes its request (headers, URL) must not get a secret into the summary."""
-    for secret in sorted(set(secrets), key=len, reverse=True):
+    for secret in sorted(set(secrets), key=lambda v: (-len(v), v)):  # (one order each run)
         if secret in text:
             text = text.replace(secret, "***")
     return text

@@ -194,7 +194,7 @@ def _mask(text: str, found: set[str] | None, rules: Sequence[ShapeRule], scan: b
         if new is not text and new != text:
             text = new
             maybe.clear()  # a rule wrote ***: scan the new text again
-    for value in sorted(filter(_repeatable, seen), key=len, reverse=True):
+    for value in sorted(filter(_repeatable, seen), key=lambda v: (-len(v), v)):  # (one order)
         text = re.sub(rf"(?<![\w\-]){re.escape(value)}(?![\w\-])", MASK, text)
     if found is not None:
         found.update(seen)
