@@ -114,12 +114,40 @@ _DISRUPTIVE_RE = lazy_pattern(
 """A command that reboots or shuts the machine down (``systemctl reboot``, ``sudo shutdown -r
 now``, ``init 6``): in flight, it is not to be run again unasked (blind check 68 N5)."""
 _UNASKED = "run a reboot or shutdown among them again only if the user asks for it"
+_AGENTS = r"(?:claude|codex|node|gemini|aider|opencode|cursor-agent|qwen)"
+_KILLS_AGENT_RE = lazy_pattern(
+    r"(?:^|[;&|(]\s*|\bsudo\s+)(?:(?:pkill|killall)(?:\s+-\S+)*\s+([\"']?)"
+    + _AGENTS
+    + r"\1(?=\s*(?:$|[;&|)]|\d?>))|kill(?:\s+-\S+)+\s+-1(?=\s*(?:$|[;&|)]|\d?>)))",
+    re.MULTILINE,
+)
+"""A command that kills the agent's own harness or every process of a name one runs as
+(``pkill -f "claude"``, ``killall node``, ``pkill codex``, ``kill -9 -1``): in flight, it is not
+to be run again unasked either (blind check 69 N1: §9 said to run ``pkill -f "claude" && sleep 2
+&& claude mcp list`` again if still needed). A pattern naming more (``pkill -f "node server.js"``)
+is not the harness."""
+_UNASKED_KILL = (
+    "run a call among them that kills the agent's own processes again only if the user asks for it"
+)
+_REBOOTS = "reboots or shuts down the machine"
+_KILLS = "kills the agent's own processes (every process of a name the agent runs as)"
+
+
+def disruption(call: Call) -> str:
+    """What ``call`` disrupts beyond its own work: :data:`_REBOOTS` (:data:`_DISRUPTIVE_RE`),
+    :data:`_KILLS` (:data:`_KILLS_AGENT_RE`) or ``""``."""
+    command = call.command
+    if command is None:
+        return ""
+    if _DISRUPTIVE_RE.search(command.strip()) is not None:
+        return _REBOOTS
+    return _KILLS if _KILLS_AGENT_RE.search(command.strip()) is not None else ""
 
 
 def disruptive(call: Call) -> bool:
-    """Whether ``call`` reboots or shuts down the machine (:data:`_DISRUPTIVE_RE`)."""
-    command = call.command
-    return command is not None and _DISRUPTIVE_RE.search(command.strip()) is not None
+    """Whether ``call`` reboots or shuts down the machine, or kills the agent's own processes
+    (:func:`disruption`)."""
+    return bool(disruption(call))
 
 
 def in_flight_items(
@@ -141,7 +169,12 @@ def in_flight_items(
             f"{code(call_line(flying[-1], width))}: {plan}; wait for the user's answer (approve "
             "or change it), do not call it again unasked"
         ]
-    again = _AGAIN if not any(disruptive(c) for c in flying) else f"{_AGAIN}; {_UNASKED}"
+    kinds = {disruption(c) for c in flying}
+    again = _AGAIN + "".join(
+        f"; {said}"
+        for kind, said in ((_REBOOTS, _UNASKED), (_KILLS, _UNASKED_KILL))
+        if kind in kinds
+    )
     head = (
         f"Tool calls {IN_FLIGHT} ({len(flying)}; their results are not in the transcript: "
         f"check whether they ran, {again}):"
@@ -151,13 +184,10 @@ def in_flight_items(
         *(
             f"  {call_line(c, width, keep_end=True)}"
             + (APPROVED if c.id in approved else _approval(c, width, plan))
-            + (_NOT_AGAIN if disruptive(c) else "")
+            + (f" (it {kind}: not to be run again unasked)" if (kind := disruption(c)) else "")
             for c in flying[:most]
         ),
     ]
-
-
-_NOT_AGAIN = " (it reboots or shuts down the machine: not to be run again unasked)"
 
 
 def _approval(call: Call, width: int, plan: str = "") -> str:
@@ -196,13 +226,15 @@ def in_flight_step(
     if len(flying) > most:
         names += f"; {len(flying) - most} more listed in section 7"
     stops = [c for c in flying if disruptive(c)]
-    if stops:  # a reboot in flight is the user's to order again (blind check 68 N5)
-        named = ", ".join(code(call_line(c, width, keep_end=True)) for c in stops[:2])
+    if stops:  # a reboot or a kill of the agent is the user's to order again (68 N5, 69 N1)
+        named = "; ".join(
+            f"{code(call_line(c, width, keep_end=True))} {disruption(c)}" for c in stops[:2]
+        )
         others = ", run the others again if still needed" if len(stops) < len(flying) else ""
         return (
             f"These calls were {IN_FLIGHT} and their results are not in the transcript ({names}): "
-            f"check whether they ran (look for their side effects){others}; {named} reboots or "
-            "shuts down the machine: do not run it again unless the user asks for it"
+            f"check whether they ran (look for their side effects){others}; {named}: do not run "
+            "it again unless the user asks for it"
         )
     return (
         f"These calls were {IN_FLIGHT} and their results are not in the transcript ({names}): "
