@@ -99,7 +99,7 @@ from .local_text import (
     verbatim_text,
 )
 from .local_turns import answers_since, hold_line, hold_step, requests_from_user
-from .local_unanswered import unanswered_items, unanswered_step
+from .local_unanswered import continued_step, unanswered_items, unanswered_step
 from .local_unasked import unasked_offer
 from .local_unresolved import unresolved_items
 from .local_unshipped import unshipped_items
@@ -448,6 +448,8 @@ def _state_step(s: Session, lim: Limits) -> str:
         step = in_flight_step(flying, lim.item // 2, lim.items, awaiting_plan(s), unasked_offer(s))
         return f"   {step}{goal}.{stopped}"
     if not s.turn_ended and last is not None and not s.request_started:
+        if went_on := continued_step(s, lim.item):  # "continue" ×N (blind check 69 N5)
+            return went_on
         said = template_quote(last.text, lim.item) or quote(last.text, lim.item)
         return f"   Answer the latest request: {said}{unanswered_step(s, lim.item)}"
     if not s.turn_ended and last is not None:

@@ -8,16 +8,39 @@ everything oke?" (the reply: the same API error), then "hi" (another API error).
 earlier request whose only replies, up to the next request, were errors the API or the agent
 CLI wrote (``Session.harness_errors``) or nothing at all is unanswered too. A request with any
 assistant text or call after it, or one the user interrupted, ends the walk.
+
+:func:`continued_step` (blind check 69 N5, bb_status: §9 said "Answer the latest request:
+"continue" (and the earlier ones left unanswered too: "continue", …)" while the request they
+continue, to ask two other models why a statusbar is invisible, was named only in §1): when the
+latest messages only ask to go on ("continue", "go on", "keep going", "please continue"), §9
+names the last request before them that is one of its own, quoted.
 """
 
 from __future__ import annotations
 
+import re
+
+from compactor._util import lazy_pattern
 from compactor.facts import INTERRUPT_RE, Entry
 
 from .local_session import Session
-from .local_text import quote
+from .local_supersede import continues
+from .local_text import one_line, quote
 
-__all__ = ["unanswered_before", "unanswered_items", "unanswered_step"]
+__all__ = [
+    "continued_step",
+    "go_on_only",
+    "unanswered_before",
+    "unanswered_items",
+    "unanswered_step",
+]
+
+_GO_ON_RE = lazy_pattern(
+    r"^\W*(?:(?:ok(?:ay)?|sorry|yes|pls|please)\W+)?(?:please\s+)?(?:continue|go on|keep going|"
+    r"carry on|proceed|resume|继续|続けて(?:ください)?)(?:\s+(?:please|pls))?\W*$",
+    re.IGNORECASE,
+)
+"""A message that only asks to go on with the work ("continue", "please continue", "go on")."""
 
 _MOST = 4
 """Earlier unanswered requests named at most (the newest ones)."""
@@ -63,3 +86,34 @@ def unanswered_step(s: Session, width: int) -> str:
         return ""
     said = ", ".join(quote(e.text, width // 2) for e in before)
     return f" (and the earlier ones left unanswered too: {said})"
+
+
+def go_on_only(text: str) -> bool:
+    """Whether ``text`` only asks to go on (:data:`_GO_ON_RE`)."""
+    flat = one_line(text)
+    return len(flat) <= 40 and _GO_ON_RE.match(flat) is not None
+
+
+def continued_step(s: Session, width: int) -> str:
+    """Section 9's step when the latest requests only ask to go on: the last request before
+    them that is one of its own (not a short reply either), quoted, and what stays unanswered
+    before it; "" when the latest request is not such a message or none came before."""
+    reqs = s.requests
+    tail = 0
+    while tail < len(reqs) and go_on_only(reqs[-1 - tail].text):
+        tail += 1
+    if not tail:
+        return ""
+    base = next((r for r in reversed(reqs[:-tail]) if not continues(r.text)), None)
+    if base is None:
+        return ""
+    asked = sorted({one_line(r.text) for r in reqs[-tail:]})
+    said = ", ".join(quote(a, width // 4) for a in asked)
+    times = f" ({tail}×)" if tail > 1 else ""
+    earlier = [e for e in unanswered_before(s) if e.index < base.index and not go_on_only(e.text)]
+    more = ", ".join(quote(e.text, width // 2) for e in earlier)
+    also = f" (and the earlier ones left unanswered too: {more})" if more else ""
+    return (
+        f"   Answer the request the user's latest messages continue: {quote(base.text, width)} "
+        f"(those messages, {said}{times}, only ask to go on with it){also}"
+    )
