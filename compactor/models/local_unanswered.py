@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 
 from compactor._util import lazy_pattern
-from compactor.facts import INTERRUPT_RE, Entry
+from compactor.facts import INTERRUPT_RE, Entry, one_line
 
 from .local_session import Session
 from .local_supersede import continues
-from .local_text import one_line, quote
+from .local_text import quote
 
 __all__ = [
     "continued_step",
