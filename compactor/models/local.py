@@ -82,6 +82,7 @@ from .local_state import (
     round_facts,
 )
 from .local_statusdate import dated_status
+from .local_statusquote import status_quote
 from .local_stops import IN_FLIGHT, flight_items, in_flight_step, stopped_after
 from .local_subfiles import shell_made
 from .local_tail import TAIL, modelled_pair
@@ -164,7 +165,7 @@ def _step_line(step: tuple[str, Entry | str | None, list[str]] | Entry, lim: Lim
         failed = [code(cut(n, 60)) for n in names[:4]]
         head = "Failed: " if kind == "failed" else f"{REJECTED_STEP}: "
         return head + "; ".join(failed) + (" …" if len(names) > 4 else "")
-    said = f"Assistant: {quote(what.text, min(lim.item, 120))}" if what is not None else ""
+    said = f"Assistant: {status_quote(what.text, min(lim.item, 120))}" if what is not None else ""
     called = f"called {tool_names(names)}" if names else ""
     return "; ".join(x for x in (said, called) if x) if said else f"Assistant {called}"
 

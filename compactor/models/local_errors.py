@@ -15,7 +15,8 @@ from .local_prior import prior_excerpt, stale_prior
 from .local_rejected import REFUSED_ITEM, is_refused, redone_after, refused_after
 from .local_session import ErrorFact, Session
 from .local_state import after_line
-from .local_text import bullets, code, quote
+from .local_statusquote import status_quote
+from .local_text import bullets, code
 
 __all__ = ["errors_section"]
 
@@ -35,7 +36,8 @@ def _error_item(s: Session, group: list[ErrorFact], lim: Limits, said: str = "")
     after = redone_after(s, err, lim.item) or refused_after(err, lim.item)  # (blind check 68 W7)
     items.append(after or via_line(after_line(err, lim.item), err, lim.item))
     if err.next_text and err.next_text != said:
-        items.append(f"  Next the assistant said: {quote(err.next_text, lim.item)}")
+        said_next = status_quote(err.next_text, lim.item)  # its failing lines kept (69 W1)
+        items.append(f"  Next the assistant said: {said_next}")
     return items
 
 
