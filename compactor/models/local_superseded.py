@@ -19,6 +19,15 @@ By shape, two rules, for the newest decision sentences:
   result the user pasted) names that subject with a word of success and no word of failure.
 
 The earlier sentence is labelled ``(superseded later: '…')`` with the later words.
+
+A code line is no statement (blind check 69 W4, tll_agents §5: "it fails with an Internal
+Server Error when the `x-source-key` header is missing" was "superseded later" by
+'"x-source-key": sourceKey, // Direct pass-through', a line of another service's code in a
+fenced block, its "pass" read as a success): fenced blocks are skipped, a sentence shaped like
+code (a ``//`` comment, a ``"key":`` entry, ending in ``;`` ``{`` ``,``) supersedes nothing, and a
+success word must be a word of its own (not ``pass-through``). A failure the user's next message
+confirmed ("Yeah fails if …") is superseded only by the user's own words or a sentence saying it
+was fixed.
 """
 
 from __future__ import annotations
@@ -55,8 +64,23 @@ _FAILURE_WORDS_RE = lazy_pattern(
     re.IGNORECASE,
 )
 _SUCCESS_RE = lazy_pattern(
-    r"✅|\b(?:done|completed?|pass(?:es|ed|ing)?|succeed(?:s|ed)?|successful(?:ly)?|works|"
-    r"fixed|resolved|healthy|ok|now running|is running|up and running)\b|\"success\":\s*true",
+    r"✅|(?<![\w-])(?:done|completed?|pass(?:es|ed|ing)?|succeed(?:s|ed)?|successful(?:ly)?|"
+    r"works|fixed|resolved|healthy|ok|now running|is running|up and running)(?![\w-])|"
+    r"\"success\":\s*true",
+    re.IGNORECASE,
+)
+_FIXED_RE = lazy_pattern(
+    r"\b(?:fixed|resolved|now (?:works|returns|passes|succeeds|running)|no longer)\b", re.IGNORECASE
+)
+"""What supersedes a failure the user confirmed: a sentence saying it was fixed."""
+_FENCE_RE = lazy_pattern(r"```.*?(?:```|\Z)", re.DOTALL)
+_CODE_RE = lazy_pattern(
+    r"(?:^|\s)//|^\W*[\"'][\w.-]+[\"']\s*:|[;{,]\s*$|:=|=>|^\s*(?:func|def|const|let|var|return)\s"
+)
+"""A sentence shaped like a line of code, which states no result."""
+_AGREE_RE = lazy_pattern(
+    r"^\W*(?:yes|yeah|yep|yup|right|exactly|correct|confirmed|indeed|true|as (?:you|we) "
+    r"(?:said|predicted))\b",
     re.IGNORECASE,
 )
 _IDENT_RE = lazy_pattern(r"`([^`\n]{2,60})`|\b([A-Z]{1,4}\d{2,5})\b|\b([A-Za-z]\w*(?:[._]\w+)+)\b")
@@ -107,8 +131,21 @@ def _later_sentences(s: Session, after: int, keys: set[str]) -> list[tuple[int, 
             continue
         low = e.text.lower()
         if any(k in low for k in keys):
-            out.extend((e.index, x) for x in sentences(e.text) if len(x) <= 600)
+            text = _FENCE_RE.sub(" ", e.text)  # code shown is no statement (69 W4)
+            out.extend(
+                (e.index, x)
+                for x in sentences(text)
+                if len(x) <= 600 and _CODE_RE.search(x.strip()) is None
+            )
     return out
+
+
+def _confirmed(s: Session, index: int) -> bool:
+    """Whether the user's next message after entry ``index`` agrees with what it said."""
+    for e in s.entries[index + 1 :]:
+        if e.role == "user" and not e.internal and e.text.strip():
+            return _AGREE_RE.match(e.text) is not None
+    return False
 
 
 def judge_superseded_results(s: Session) -> None:
@@ -130,8 +167,16 @@ def judge_superseded_results(s: Session) -> None:
     later = _later_sentences(s, min(s.decisions[n][0] for n, _, _ in wanted), keys)
     for n, setting, subject in wanted:
         index, score, text = s.decisions[n]
+        sure = subject and _confirmed(s, index)  # the user agreed: only a fix supersedes it
         said = next(
-            (x for i, x in later if i > index and x != text and _supersedes(x, setting, subject)),
+            (
+                x
+                for i, x in later
+                if i > index
+                and x != text
+                and _supersedes(x, setting, subject)
+                and (not sure or s.entries[i].role == "user" or _FIXED_RE.search(x))
+            ),
             "",
         )
         if said:
