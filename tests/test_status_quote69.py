@@ -50,3 +50,10 @@ def test_secrets_stay_masked_when_a_failing_line_is_kept() -> None:
     said = status_quote(text, 150)
     assert "relay two failed" in said, said
     assert key not in said and key[:20] not in said, said
+
+
+def test_a_failure_word_in_passing_or_a_line_the_head_shows_adds_nothing() -> None:
+    passing = "Strict error handling with set -euo pipefail in every script. " + "ok. " * 60
+    assert status_quote(passing, 120).count("…") == 1
+    first = "API Error: 400 the request failed\n" + "detail " * 60
+    assert status_quote(first, 120).count("API Error") == 1

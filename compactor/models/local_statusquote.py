@@ -23,11 +23,15 @@ from .local_text import quote
 
 __all__ = ["status_quote"]
 
-_FAILING_RE = lazy_pattern(
-    r"[❌❓✗✘⛔🔴]|⚠|\b(?:FAIL(?:ED|S|URE)?|ERROR)\b|\b(?:failed|failing|failure|timed? ?out|"
-    r"timeouts?|errors?|not working|does(?:n't| not) work|unreachable|refused|crash(?:ed|es)?)\b",
+_MARKED_RE = lazy_pattern(r"^\W{0,6}(?:[❌❓✗✘⛔🔴]|⚠)|\b(?:FAIL(?:ED|S|URE)?|ERROR|TIMEOUT)\b")
+"""A status mark at a line's start (❌ ❓ ⚠ ✗), or FAIL, ERROR, TIMEOUT in capitals."""
+_SAID_RE = lazy_pattern(
+    r"\b(?:not working|timed out|timeout during)\b|[:\-–—]\s*(?:\*\*)?(?:failed|failing|failure|"
+    r"errors?|timeout|timed out|broken|unreachable|refused|crashed)\b",
     re.IGNORECASE,
 )
+"""A failure said as a status: "timed out", "not working", or a failure word right after a colon
+or dash ("brave: Timeout during test"); not a word in passing ("strict error handling")."""
 _PASSING_RE = lazy_pattern(
     r"[✅✔✓🟢]|\bPASS(?:ED)?\b|\b(?:no|0|zero|without|fixed|resolved)\s+(?:\w+\s+)?"
     r"(?:errors?|failures?|failed|timeouts?)\b",
@@ -41,7 +45,11 @@ _LINE = 0.3  # share of the limit one failing line may take
 def _failing(text: str) -> list[str]:
     """The lines of ``text`` that report a failure and do not report a pass, in order."""
     lines = (one_line(x) for x in text.splitlines())
-    return [x for x in lines if x and _FAILING_RE.search(x) and not _PASSING_RE.search(x)]
+    return [
+        x
+        for x in lines
+        if x and (_MARKED_RE.search(x) or _SAID_RE.search(x)) and not _PASSING_RE.search(x)
+    ]
 
 
 def _clip(text: str, size: int, from_end: bool = False) -> str:
@@ -70,7 +78,8 @@ def status_quote(text: str, limit: int) -> str:
     tail_size = max(30, int(limit * 0.2))
     head = _clip(whole, head_size)
     tail = _clip(whole, tail_size, from_end=True)
-    kept = [x for x in lines if x not in head and x not in tail][:_MOST]
+    inner = range(len(head), len(whole) - len(tail))  # a line starting outside it is shown
+    kept = [x for x in lines if whole.find(x) in inner][:_MOST]
     if not kept:
         return quote(text, limit)
     middle = " … ".join(_clip(x, max(40, int(limit * _LINE))) for x in kept)
