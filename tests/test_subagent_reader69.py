@@ -17,6 +17,7 @@ from compactor.facts import Call
 from compactor.models.local_readagents import asks_to_write, reads_only
 
 from .cc_session import Session, cc_summary, section
+from .test_subagent_reader68 import _task
 
 WRITERS = "told to write files"
 ANALYZE = (
@@ -85,3 +86,41 @@ def test_a_write_verb_named_as_something_to_report_is_no_instruction(
     assert asks_to_write(prompt) is writes
     call = Call("toolu_1", "Task", json.dumps({"prompt": prompt}), 0)
     assert reads_only(call) is not writes
+
+
+# W2: a code-review sub-agent that only ran `git diff`, Read, Grep and `git status` had its
+# report's "Files Modified" list (the branch's changes against main) turned into files "edited
+# by a sub-agent (its report says so)".
+REVIEW = (
+    "Please review the code changes in the current branch. Focus on:\n\n1. Code quality\n"
+    "2. Error handling improvements\n3. Proper logging implementation"
+)
+REPORT = (
+    "## Code Review Summary\n\nThe changes add error logging to the mapping lookup.\n\n"
+    "## Critical Issues\n\nNone identified.\n\n**Files Modified:**\n"
+    "- `/home/dev/billing/pkg/client/http_client.go`\n"
+    "- `/home/dev/billing/pkg/client/http_client_metrics.go`\n"
+)
+BY_AGENT = "edited by a sub-agent"
+
+
+@pytest.mark.parametrize("inline", [["Bash", "Read", "Grep", "Bash"], None])
+def test_a_reviewers_files_modified_list_is_no_edit_of_its_own(
+    inline: list[str] | None, tmp_path: Path
+) -> None:
+    s = Session()
+    s.user("review the branch before I open the pull request")
+    _task(s, REVIEW, inline, REPORT)
+    s.say("The review found no critical issues.")
+    files = section(cc_summary(s, tmp_path), 3)
+    assert BY_AGENT not in files, files
+    assert "http_client_metrics.go" not in files, files
+
+
+def test_a_subagent_seen_editing_keeps_its_reported_files(tmp_path: Path) -> None:
+    s = Session()
+    s.user("review the branch and fix what you find")
+    _task(s, REVIEW, ["Read", "Edit"], REPORT)
+    s.say("The sub-agent fixed the logging.")
+    files = " ".join(section(cc_summary(s, tmp_path), 3).split())
+    assert "http_client_metrics.go (edited by a sub-agent (its report says so))" in files, files
