@@ -9,6 +9,9 @@
 * a ``Write`` whose result says the file "has been overwritten" replaced an existing file: it
   was written, not created (:func:`add_agent_files` too); so was a file a command's output says
   it created ("Created PATH") that an earlier read or listing showed;
+* a sub-agent that only read (:func:`.local_readagents.reads_only`: asked to change nothing,
+  seen writing nothing) made nothing, whatever its report lists: a reviewer's "Files
+  Modified" names the branch's changes it looked at (blind check 69 W2);
 * a deleted file under a hidden build folder or a lock/trace file (``rm -rf .next/trace``) is
   no deliverable of the request (:func:`request_files`).
 """
@@ -31,6 +34,7 @@ from .local_home import win_join, windows_rooted
 from .local_jobfiles import BEING_WRITTEN
 from .local_madelater import same_path
 from .local_noise import normal_path
+from .local_readagents import reads_only
 from .local_reported import REPORTED
 from .local_session import Session
 
@@ -82,12 +86,13 @@ def add_agent_files(s: Session) -> None:
     agents = {c.id for c in s.calls if c.name.lower() in _AGENT_TOOLS}
     if not agents:
         return  # no sub-agent was started here: no report to read (a long chat stays cheap)
+    writers = agents - {c.id for c in s.calls if c.id in agents and reads_only(c)}  # (69 W2)
     known = {normal_path(p) for p in s.files}
     polls = {c.id for c in s.calls if c.name == "TaskOutput"}  # a background agent's result
     for e in s.entries:
         if e.role != "user":
             continue
-        reports = [r.text for r in e.results if r.call_id in agents] if e.results else []
+        reports = [r.text for r in e.results if r.call_id in writers] if e.results else []
         reports += [_polled(r.text) for r in e.results if r.call_id in polls] if polls else []
         notice = e.text.find("<task-notification>", 0, 200) >= 0  # no copy: a chat is long
         if notice and _DONE_RE.search(e.text[:600]):

@@ -12,6 +12,12 @@ shape:
   sentence's start or after "and"/"to"/"please", not after "don't"/"without"/"not"),
   no file-writing call of its own was seen (its inline conversation, :attr:`Call.subagent`), and
   either that conversation was seen or its prompt asks to search/read/find/check;
+* a write verb that names what to report, not what to do ("how to fix it", "ways to change
+  …", "what to update") is no instruction (blind check 69 W3: "Provide detailed findings on
+  what's broken and how to fix it properly" made an analysis Task a writer);
+* :func:`asks_to_write`: whether a prompt asks to change files at all; a sub-agent call still
+  in flight whose prompt does not, and that is no background agent, is listed in section 7
+  only, never as a writer (blind check 69 W3);
 * :func:`findings`: a reader that finished (its result came back; no background launch) in the
   work on the current request is quoted by the first lines of its result.
 """
@@ -26,7 +32,7 @@ from compactor.facts import Call, cut, one_line
 from .local_session import Session
 from .local_text import code
 
-__all__ = ["findings", "reads_only"]
+__all__ = ["asks_to_write", "findings", "reads_only"]
 
 _WRITE_RE = lazy_pattern(
     r"(?:^|[.!?:;,(\n]|\b(?:and|or|then|to|please|also|must|should|you|will|can|could|would|"
@@ -41,10 +47,15 @@ _WRITE_RE = lazy_pattern(
 _NEGATION_RE = lazy_pattern(
     r"\b(?:do not|don't|dont|never|not|without|no need to|nor)\s+(?:\w+\s+){0,2}$", re.IGNORECASE
 )
+_REPORTED_RE = lazy_pattern(
+    r"\b(?:how|what|where|when|whether|ways?|steps?|options?)\s+(?:\w+\s+){0,2}to\s+$",
+    re.IGNORECASE,
+)
+"""A write verb named as something to report ("how to fix", "ways to change"), not done."""
 _READ_RE = lazy_pattern(
     r"\b(?:search|find|look|read|examine|inspect|investigate|analy[sz]e|review|audit|explore|"
     r"identify|locate|check|list|research|report|summari[sz]e|explain|compare|understand|"
-    r"determine|trace)\b",
+    r"determine|trace|assess|evaluate|map|diagnose|analysis|findings)\b",
     re.IGNORECASE,
 )
 _WRITING_TOOLS = frozenset(
@@ -56,9 +67,12 @@ _LINES = 3
 _SEEN = "; its own calls changed no file"
 
 
-def _asks_to_write(prompt: str) -> bool:
+def asks_to_write(prompt: str) -> bool:
+    """Whether ``prompt`` asks to change files: a write verb where an instruction puts it, not
+    negated and not named as something to report (module doc)."""
     for m in _WRITE_RE.finditer(prompt):
-        if _NEGATION_RE.search(prompt[max(0, m.start(1) - 40) : m.start(1)]) is None:
+        before = prompt[max(0, m.start(1) - 40) : m.start(1)]
+        if _NEGATION_RE.search(before) is None and _REPORTED_RE.search(before) is None:
             return True
     return False
 
@@ -68,7 +82,7 @@ def reads_only(call: Call) -> bool:
     if call.subagent is not None and any(n.lower() in _WRITING_TOOLS for n in call.subagent):
         return False  # seen writing
     prompt = call.args.get("prompt")
-    if not isinstance(prompt, str) or _asks_to_write(prompt):
+    if not isinstance(prompt, str) or asks_to_write(prompt):
         return False
     return call.subagent is not None or _READ_RE.search(prompt) is not None
 

@@ -18,6 +18,8 @@ are rejections):
 * unless a later call of the same tool on the same file succeeded (blind check 30, W4: the user
   rejected a ``Write``'s content, then approved the next ``Write`` of that file): the rejection
   was of that attempt, not of the plan; the call is listed "rejected once, then done";
+* or unless the user's very next message only said to go on ("Sorry continue", blind check 69
+  W5; :mod:`.local_withdrawn`): the rejection was withdrawn; the call is listed so;
 * or unless later successful changes carried the proposal out (blind check 39, W2: the user
   rejected only the ``kill`` after "Let me fix … with stable attention", and the fix was made
   after a later request; :func:`.local_overtaken.carried_out`).
@@ -34,6 +36,7 @@ from .local_planmode import changed_plan, judge_plan_changes, plan_change_items
 from .local_question import is_question_call
 from .local_session import PLAN_TOOLS, ErrorFact, Session
 from .local_text import call_line, code, quote
+from .local_withdrawn import went_on
 
 __all__ = [
     "REFUSED_ITEM",
@@ -58,6 +61,7 @@ _REFUSED = "The user rejected this call"  # how compactor.facts.stops.rejection 
 _NO_WORDS = "the user refused to let this call run"  # local_state's words for a bare one
 _SHOWN = 5  # rejected calls listed in section 5 (the latest)
 _LATER = ("a later call on the same file succeeded", "the same call ran later and succeeded")
+_WENT_ON = "the user's next message said to go on:"
 _CALL = 90  # characters of a rejected call's line
 _ERR_CALL = 300  # characters of a failed call's line (local_session's ErrorFact.call)
 
@@ -108,7 +112,7 @@ def judge_rejected_calls(s: Session) -> None:
     for c in s.calls:
         if c.id in s.refused:
             s.refused[c.id] = call_line(c, _CALL)
-    redone = _redone_once(s)
+    redone = _redone_once(s) | set(_withdrawn(s))
     asked = {c.id for c in s.calls if c.id in s.refused and is_question_call(c)}
     for at in sorted({_lead_in(s, c.index) for c in s.calls if c.id in s.refused} - {-1}):
         e = s.entries[at]
@@ -165,6 +169,19 @@ def _redone(s: Session) -> set[str]:
     }
 
 
+def _withdrawn(s: Session) -> dict[str, str]:
+    """The rejected calls the user's next message withdrew (call id → that message; module
+    doc), those a later call redid aside."""
+    if not s.refused:
+        return {}
+    redone = _redone_once(s)
+    return {
+        c.id: said
+        for c in s.calls
+        if c.id in s.refused and c.id not in redone and (said := went_on(s, c))
+    }
+
+
 def _done_key(c: Call) -> str:
     """What a later call must do again to carry out ``c``: the file it writes, else its shell
     command, whitespace aside ('' when neither)."""
@@ -183,8 +200,11 @@ def redone_after(s: Session, err: ErrorFact, width: int) -> str:
     if not is_refused(err) or not s.refused:
         return ""
     redone = _redone_once(s)
-    refused = (c for c in s.calls if c.id in redone and c.index <= err.index)
+    withdrawn = _withdrawn(s)
+    refused = (c for c in s.calls if (c.id in redone or c.id in withdrawn) and c.index <= err.index)
     call = next((c for c in refused if call_line(c, _ERR_CALL) == err.call), None)
+    if call is not None and call.id in withdrawn:  # "Sorry continue" (blind check 69 W5)
+        return f"  Not a standing rejection: {_WENT_ON} {quote(withdrawn[call.id], width)}."
     if call is None or not _ran_later(s, call):  # (err.index is its result's entry)
         return ""
     words = err.by if err.by and err.by != _NO_WORDS else ""
@@ -225,12 +245,15 @@ def rejected_items(s: Session, width: int) -> list[str]:
     """Section 5's lines that name the plan revisions the user asked for and the calls the user
     rejected, the latest first ([] if none)."""
     redone = _redone_once(s)
-    lines = [x for c, x in s.refused.items() if x and c not in redone]
+    withdrawn = _withdrawn(s)
+    lines = [x for c, x in s.refused.items() if x and c not in redone and c not in withdrawn]
     ran = {c.id for c in s.calls if c.id in redone and _ran_later(s, c)}
     again = [
         f"Rejected once, then done ({_LATER[c in ran]}): {code(x[:width])}"
+        if c in redone
+        else f"Rejected, then withdrawn ({_WENT_ON} {quote(withdrawn[c], 60)}): {code(x[:width])}"
         for c, x in s.refused.items()
-        if x and c in redone
+        if x and (c in redone or c in withdrawn)
     ]
     if not lines:
         return [*plan_change_items(s, width), *again[-_SHOWN:]]

@@ -17,6 +17,11 @@ that manager's services unnamed (``pm2 start ecosystem.config.js``, ``docker com
 known state: section 8 says so ("`pm2 stop app` (succeeded): the service was left stopped;
 nothing started it again") and section 5's list of calls keeps it when the list is cut. A bare
 ``kill PID`` names no service (the background jobs' own rules cover it).
+
+A call whose result was flagged (an error flag or a non-zero exit) while ``pkill`` ended it is
+not failed (exit 1: "no process matched"), but it stopped nothing either: no state change
+(blind check 69 W6: ``kill %1 2>/dev/null || pkill -f "python3 -m http.server"`` returned a
+bare "Error" and was said to have "(succeeded): the service was left stopped").
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ import re
 from dataclasses import dataclass
 
 from compactor._util import lazy_pattern
-from compactor.facts import Call, cut, shell_words
+from compactor.facts import Call, cut, exit_code, shell_words
+from compactor.facts.outcomes import exit_one_program
 from compactor.facts.shellwrap import inner_command
 
 from .local_session import Session
@@ -132,12 +138,29 @@ def _command(call: Call) -> str:
     return inner_command(call) or call.command or ""
 
 
+def _matched_none(flagged: dict[str, bool], c: Call) -> bool:
+    """Whether stop call ``c`` returned a flagged result that its last program, ``pkill``,
+    makes "no process matched" (not failed, yet it stopped nothing; module doc)."""
+    return bool(flagged.get(c.id)) and exit_one_program(c) == "pkill"
+
+
+def _flags(s: Session) -> dict[str, bool]:
+    """Whether each answered call's result was flagged (error flag or a non-zero exit)."""
+    return {
+        r.call_id: r.is_error or (exit_code(r.text) or 0) != 0
+        for e in s.entries
+        for r in e.results
+        if r.call_id
+    }
+
+
 def left_stopped(s: Session) -> list[tuple[Call, str]]:
     """(call, state) of each successful call whose stop or disable of a service no later call
     undid, in order; computed once (sections 5 and 8 both ask)."""
     if s.services is not None:
         return s.services
     last: dict[tuple[str, str], tuple[Call, str]] = {}  # (manager, name) -> its latest stop
+    flagged: dict[str, bool] | None = None  # built at the first stop seen
     for c in s.calls:
         if c.id in s.refused:
             continue
@@ -153,7 +176,9 @@ def left_stopped(s: Session) -> list[tuple[Call, str]]:
                     if step.manager == "process" and launches:
                         continue  # `pkill x; nohup x &`: started again at once
                     if c.id in s.answered and c.id not in s.failed_calls:
-                        last[(step.manager, name)] = (c, step.state)
+                        flagged = _flags(s) if flagged is None else flagged
+                        if not _matched_none(flagged, c):  # (blind check 69 W6)
+                            last[(step.manager, name)] = (c, step.state)
                     continue
                 for key in [k for k in last if k[0] == step.manager]:
                     if name in (_ANY, key[1]) or key[1] == _ANY:

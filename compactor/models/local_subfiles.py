@@ -21,7 +21,7 @@ from compactor.facts.shellvars import resolve_path
 from compactor.facts.shellwrap import inner_command
 
 from .local_listing import SUBAGENT_TOOLS, listed_names, lists_work_folder
-from .local_readagents import findings, reads_only
+from .local_readagents import asks_to_write, findings, reads_only
 from .local_removed import made_then_removed, removed_folders
 from .local_session import Session
 from .local_text import code
@@ -79,6 +79,19 @@ def _reported(s: Session) -> dict[str, list[str]]:
     return said
 
 
+def _in_flight(s: Session, call: Call) -> bool:
+    """Whether sub-agent ``call`` is a call still in flight (no result), no background agent:
+    section 7 lists it (blind check 69 W3)."""
+    background = call.id in s.background or call.args.get("run_in_background")
+    return not background and call.id not in s.answered
+
+
+def _writes(call: Call) -> bool:
+    """Whether sub-agent ``call``'s prompt asks to change files (none given: it may)."""
+    prompt = call.args.get("prompt")
+    return not isinstance(prompt, str) or asks_to_write(prompt)
+
+
 def outside_writes(s: Session, most: int, width: int) -> list[str]:
     """Section 3's lines for what this agent's own edit calls did not write: folders made by
     ``mkdir``, files sub-agents report writing, sub-agents told to write, and the last listing
@@ -86,14 +99,17 @@ def outside_writes(s: Session, most: int, width: int) -> list[str]:
     lines: list[str] = []
     made: dict[str, None] = {}
     agents: list[str] = []
+    pending: list[str] = []  # calls in flight told to change files (blind check 69 W3)
     readers: list[Call] = []
     for call in s.calls:
         if call.name in SUBAGENT_TOOLS:
             what = call.args.get("description")
             if reads_only(call):  # it only searched: no writer (blind check 68, W4)
                 readers.append(call)
+            elif (flight := _in_flight(s, call)) and not _writes(call):
+                continue  # section 7 lists it (blind check 69, W3)
             elif isinstance(what, str) and what and "resume" not in call.args:
-                agents.append(code(cut(what, width // 4)))
+                (pending if flight else agents).append(code(cut(what, width // 4)))
             continue
         command = call.command
         if command is None or "mkdir" not in command or call.id in s.failed_calls:
@@ -113,6 +129,11 @@ def outside_writes(s: Session, most: int, width: int) -> list[str]:
         lines.append(
             "Background agents were told to write files (their own writes are not in this log; "
             f"check what exists): {', '.join(agents[:most])}"
+        )
+    if pending:
+        lines.append(
+            "Sub-agent calls still in flight (section 7) were told to change files (what they "
+            f"wrote so far is not in this log; check what exists): {', '.join(pending[:most])}"
         )
     lines.extend(findings(s, readers, most, width) if readers else [])
     results = {r.call_id: r for e in s.entries[-200:] for r in e.results if r.call_id}
