@@ -338,6 +338,8 @@ class AfterReduce:
     estimate, counted as ``tokens_after`` is); None when before was counted that way already."""
     truncated_then_cleared: int = 0
     """Results counted in both ``truncated`` and ``cleared`` (one placeholder each)."""
+    job_ends_kept: int = 0
+    """Short results not cleared because they report that a background job ended."""
     type: Literal["after_reduce"] = "after_reduce"
 
     @property

@@ -36,6 +36,7 @@ __all__ = [
     "CWD_KEY",
     "EARLIER_CALLS_KEY",
     "HARNESS_TEXT_KEY",
+    "HEAD_MOVED_KEY",
     "INTERRUPTED_BEFORE_KEY",
     "MAX_JSON_DEPTH",
     "MEDIA_BLOCK_TYPES",
@@ -115,6 +116,13 @@ CWD_KEY = "_compactor_cwd"
 """Key in ``extra`` of a message with tool calls: the directory the harness recorded its calls
 run in (Claude Code's record ``cwd``, Codex's latest ``turn_context.cwd``). Read by the
 summarizer (a relative path in a call is resolved against it); never written back."""
+
+HEAD_MOVED_KEY = "_compactor_head_moved"
+"""Key in ``extra`` of the first message after a harness's snapshot of the repository found its
+HEAD at another commit than the snapshot before (Codex's ``ghost_snapshot`` items:
+``ghost_commit.parent``): ``[old, new]`` (old ``""``: no commit yet). Commits the user made
+between turns show only there. Read by the summarizer (a ``git status`` printed before is
+dated, blind check 69 N4); never written back."""
 
 PROCESS_KEY = "_compactor_cli_process"
 """Key in ``extra``: the id of the agent CLI process that wrote the message's record (Claude

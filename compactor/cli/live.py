@@ -227,6 +227,8 @@ class LiveView:
             case AfterReduce(truncated=truncated, cleared=cleared):
                 skipped = f"; not cleared: {event.clear_skipped}" if event.clear_skipped else ""
                 kept = f", {event.kept:,} kept (shorter than a placeholder)" if event.kept else ""
+                if event.job_ends_kept:
+                    kept += f", {count(event.job_ends_kept, 'job end report')} kept"
                 usage = ""
                 if event.tokens_before_usage is not None:
                     provider = event.tokens_before_usage

@@ -60,6 +60,7 @@ from . import (
     _codex_bridge,
     _codex_earlier,
     _codex_events,
+    _codex_heads,
     _codex_items,
     _codex_kept,
     _codex_legacy,
@@ -380,6 +381,7 @@ class CodexFormat:
             origin[-1].extend(pending)
             opaque.attach(messages[-1], {})
         _codex_events.mark_call_ends(messages, ends)
+        _codex_heads.note_head_moves(messages, origin, lines)  # (blind check 69 N4)
         _codex_notes.note_turn_reasoning(messages, lines, start)  # (blind check 48 N1)
         if compaction_total:
             _compaction_baseline(messages, compaction_total)

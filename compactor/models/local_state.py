@@ -100,6 +100,7 @@ from .local_samework import judge_same_work
 from .local_session import PLAN_TOOLS, ErrorFact, Session, build_session
 from .local_skipped import NOT_FOUND_RE, REJECTED, judge_skipped
 from .local_stashlist import judge_stash_listed
+from .local_statusdate import note_head_moves
 from .local_stepdone import went_past
 from .local_stops import IN_FLIGHT, stopped_how
 from .local_supersede import (
@@ -576,6 +577,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     """The session model of the messages ``items``, with this module's judgements applied."""
     session = build_session(entries_of(items))
     note_earlier(session, items)  # calls before the harness's own compaction (set 15)
+    note_head_moves(session, items)  # commits made between turns (blind check 69 N4)
     judge_banners(session)  # a line every call of the program prints is no cause (61 W3)
     judge_user_turns(session)  # a rejection carrying the user's words is a request (set 13)
     judge_blocked(session)  # texts typed while the CLI's usage limit blocked are no requests

@@ -13,6 +13,7 @@ from .local_queued import KEPT_QUEUED
 from .local_requests import KEPT_ASKED, KEPT_REQUEST, asked_before
 from .local_session import Session
 from .local_state import modelled
+from .local_statusdate import note_head_moves
 
 __all__ = ["TAIL", "modelled_pair", "modelled_with_tail"]
 
@@ -32,6 +33,7 @@ def modelled_pair(
     state = modelled_with_tail(items, kept)
     carry_lost(state, session)
     session.earlier[TAIL] = "kept"
+    note_head_moves(session, kept, len(items))  # a commit in the tail dates a status before
     last, latest = session.last_request, state.last_request
     if latest is not None and (last is None or latest.index > last.index):  # (blind check 22)
         session.earlier[KEPT_REQUEST], session.earlier[KEPT_ASKED] = (

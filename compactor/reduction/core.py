@@ -33,7 +33,7 @@ from compactor.errors import ConfigError
 from compactor.events import AfterReduce, BeforeReduce, Event, EventSink
 from compactor.schema import AgentState, M, ToolInfo
 
-from .jobs import running_starts
+from .jobs import reports_end, running_starts
 from .offload import OffloadBackend, OffloadKind
 from .results import (
     CLEARED_TEXT,
@@ -123,6 +123,9 @@ class ReduceOutcome(Generic[M]):
     """Call ids of the results cleared."""
     kept: list[str] = field(default_factory=list)
     """Call ids of results left as they were: their placeholder would not be shorter."""
+    job_ends: list[str] = field(default_factory=list)
+    """Call ids of short results kept whole (not cleared) because they report that a
+    background job ended (:func:`.jobs.reports_end`; blind check 68 N6)."""
     offloaded: list[str] = field(default_factory=list)
     """Files (or addresses) the backend named, one per reduced result."""
     tokens_before: int = 0
@@ -161,6 +164,7 @@ class ReduceOutcome(Generic[M]):
             clear_skipped=self.clear_skipped,
             tokens_before_usage=self.tokens_before_usage,
             truncated_then_cleared=self.truncated_then_cleared,
+            job_ends_kept=len(self.job_ends),
         )
 
     def to_dict(self) -> JsonObject:
@@ -170,6 +174,7 @@ class ReduceOutcome(Generic[M]):
             "kept": len(self.kept),
             "offloaded": len(self.offloaded),
             "truncated_then_cleared": self.truncated_then_cleared,
+            "job_ends_kept": len(self.job_ends),
             "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after,
             "tokens_freed": self.tokens_freed,
@@ -368,6 +373,9 @@ class Reduction(Generic[M]):
             if carries_user_words(text):  # the user's words are never cleared (issue 30)
                 continue
             where = trunc_paths.get((ref.index, ref.call_id))
+            if where is None and not media and reports_end(text):  # a job's end: kept whole
+                outcome.job_ends.append(ref.call_id)
+                continue
             if not media and not self.shrinks(
                 "clear", text, where or self._expected(ref.index, ref.call_id, "clear")
             ):

@@ -19,13 +19,17 @@ comes first (two substring tests on at most 2,000 characters); the detector (and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
 from compactor.schema import AgenticMessage, Message
 
 from .results import ResultRef, result_text
 
-__all__ = ["MAX_START_CHARS", "may_start", "running_starts", "started_ids"]
+__all__ = [
+    "MAX_END_CHARS", "MAX_START_CHARS", "may_start", "reports_end", "running_starts",
+    "started_ids",
+]  # fmt: skip
 
 MAX_START_CHARS = 2_000
 """A result longer than this is not read as a job's start notice (the detector reads the first
@@ -36,6 +40,37 @@ _HINTS = (
     "in progress", "pending",
 )  # fmt: skip
 """Words one of which every start the detector finds has (its own pre-test)."""
+
+
+MAX_END_CHARS = 1_500
+"""A result longer than this is not kept as a job's end report: a poll's or a kill's answer
+is a few lines (the ones blind check 68 found: 214 and 432 characters); a longer one is mostly
+the job's output, which clearing may send to a file like any output."""
+
+_END_RE = re.compile(
+    r"<status>\s*(?:completed|failed|killed|exited|cancell?ed|error|timed[ _]?out|terminated)"
+    r"\s*</status>|<exit_code>\s*-?\d+\s*</exit_code>|"
+    r"\b(?:shell|process|job|task|session|server)\b[^\n]{0,60}?\b(?:was |has been |is )?"
+    r"(?:killed|terminated)\b|\bkilled\s+(?:shell|process|job|task|session)\b",
+    re.IGNORECASE,
+)
+"""A harness's report that a background job ended: a poll's ``<status>completed</status>`` or
+``<exit_code>1</exit_code>`` (the shapes :mod:`compactor.facts.jobends` reads), a kill's
+``Successfully killed shell: bash_1``, ``Shell bash_3 was killed``. Never a bare "Exit code 1"
+(every failed command's result) nor "done"."""
+_RUNNING_RE = re.compile(r"<status>\s*running|still running", re.IGNORECASE)
+
+
+def reports_end(text: str) -> bool:
+    """Whether the short result ``text`` reports that a background job ended (blind check 68
+    N6: cleared, such a result left a resuming agent thinking the job still ran): clearing
+    keeps it whole, as it keeps a running job's start. A cheap substring test comes first."""
+    if len(text) > MAX_END_CHARS:
+        return False
+    if "<status>" not in text and "<exit_code>" not in text and "illed" not in text:
+        if "erminated" not in text:
+            return False
+    return _END_RE.search(text) is not None and _RUNNING_RE.search(text) is None
 
 
 def may_start(text: str) -> bool:

@@ -85,8 +85,8 @@ class Speculator:
         ptok = self.placeholder_tokens
         for i in range(self.done, upto):
             r = results[i]
-            if r.message is not None or r.job:
-                continue  # a running job's start is never truncated nor cleared: no file
+            if r.message is not None or r.job or r.ends:
+                continue  # a running job's start, a job's end report are not cleared: no file
             text = r.text
             if text is None:  # a plain result the scan did not keep: what it noted of it
                 if r.user:

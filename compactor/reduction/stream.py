@@ -26,7 +26,7 @@ from compactor.errors import TranscriptError
 from compactor.formats.misread import silent_field
 from compactor.schema import MAX_JSON_DEPTH, Message, json_deeper_than
 
-from .jobs import may_start, started_ids
+from .jobs import may_start, reports_end, started_ids
 from .results import (
     ResultRef,
     carries_user_words,
@@ -91,6 +91,9 @@ class StreamResult:
     """The ids of the background jobs its result started (:mod:`.jobs`): kept whole."""
     size: int = 0
     """A plain result not kept: the UTF-8 bytes of its text."""
+    ends: bool = False
+    """Its result reports that a background job ended (:func:`.jobs.reports_end`): never
+    cleared."""
 
 
 @dataclass(slots=True)
@@ -216,8 +219,11 @@ def _scan_into(
                 e = nb // 4
                 tool = name or names.get(cid, "")
                 job = tuple(started_ids(content)) if may_start(content) else ()
+                ends = reports_end(content)
                 if texts or (seen is not None and cid in seen):
-                    results.append(StreamResult(index, cid, tool, e, content, rec, job=job))
+                    results.append(
+                        StreamResult(index, cid, tool, e, content, rec, job=job, ends=ends)
+                    )
                 else:
                     was = _text_state(content)
                     results.append(
@@ -235,6 +241,7 @@ def _scan_into(
                             carries_user_words(content),
                             job,
                             nb,
+                            ends,
                         )
                     )
                     del rec["content"]  # freed now: the next line's strings reuse its memory
@@ -248,7 +255,10 @@ def _scan_into(
                 tool = msg.tool_name or names.get(cid, "")
                 text, media = result_text(msg, ResultRef(index, None, cid, tool))
                 job = () if media else tuple(started_ids(text))
-                results.append(StreamResult(index, cid, tool, e, None, rec, msg, job=job))
+                ends = not media and reports_end(text)
+                results.append(
+                    StreamResult(index, cid, tool, e, None, rec, msg, job=job, ends=ends)
+                )
             tokens += e
             if called:
                 called = False

@@ -232,6 +232,9 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
             continue
         if run.has_user_words(r) or r.job:  # the user's words, a running job's start: kept
             continue
+        if r.ends and r.index not in run.trunc_paths:  # a job's end report: kept, counted
+            outcome.job_ends.append(r.call_id)
+            continue
         if r.message is None and r.text is not None and len(r.text) > longest:
             # a plain result longer than any placeholder
             chosen.append((r, run.trunc_paths.get(r.index) or run.likely(r)))
