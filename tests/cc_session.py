@@ -120,6 +120,23 @@ def section(summary: str, n: int) -> str:
     return summary[start : end if end > 0 else None]
 
 
+def tool_round(s: Session, cid: str, name: str, args: dict[str, Any], content: str) -> None:
+    """One call of tool ``name`` (id ``cid``) and its result ``content``."""
+    s.assistant([{"type": "tool_use", "id": cid, "name": name, "input": args}])
+    s.user([{"type": "tool_result", "tool_use_id": cid, "content": content}])
+
+
+def tool_results(path: Path) -> dict[str, Any]:
+    """The tool results of a Claude Code file by call id (what a reduction left of each)."""
+    found: dict[str, Any] = {}
+    for line in path.read_bytes().splitlines():
+        content = (orjson.loads(line).get("message") or {}).get("content")
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                found[block["tool_use_id"]] = block["content"]
+    return found
+
+
 def cc_summary(s: Session, tmp_path: Path) -> str:
     """The local summary of ``s``'s records written to ``tmp_path/session.jsonl``."""
     path = tmp_path / "session.jsonl"

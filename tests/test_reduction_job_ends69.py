@@ -17,7 +17,7 @@ import pytest
 from compactor.reduction.jobs import MAX_END_CHARS, reports_end
 from compactor.runs.run_reduce import INLINE_ENV, STREAM_OFF_ENV
 
-from .cc_session import Session
+from .cc_session import Session, tool_results, tool_round
 from .fake_server_cli import invoke
 from .test_reduction_user_words import LONG
 
@@ -37,33 +37,19 @@ KILLED = json.dumps(
 RUNNING = "Command running in background with ID: shell_9\n"
 
 
-def _tool(s: Session, cid: str, name: str, args: dict[str, Any], content: str) -> None:
-    s.assistant([{"type": "tool_use", "id": cid, "name": name, "input": args}])
-    s.user([{"type": "tool_result", "tool_use_id": cid, "content": content}])
-
-
 def _session() -> Session:
     s = Session()
     s.user("Start the dev server and check the products page.")
     s.bash("npm run build", LONG)
-    _tool(s, "toolu_bg", "Bash", {"command": "npm run dev", "run_in_background": True}, RUNNING)
-    _tool(s, "toolu_poll", "BashOutput", {"bash_id": "shell_9"}, EXITED)
-    _tool(s, "toolu_kill", "KillShell", {"shell_id": "shell_7"}, KILLED)
+    background = {"command": "npm run dev", "run_in_background": True}
+    tool_round(s, "toolu_bg", "Bash", background, RUNNING)
+    tool_round(s, "toolu_poll", "BashOutput", {"bash_id": "shell_9"}, EXITED)
+    tool_round(s, "toolu_kill", "KillShell", {"shell_id": "shell_7"}, KILLED)
     long_poll = "<status>completed</status>\n<exit_code>0</exit_code>\n<stdout>\n" + LONG
-    _tool(s, "toolu_long", "BashOutput", {"bash_id": "shell_5"}, long_poll)
+    tool_round(s, "toolu_long", "BashOutput", {"bash_id": "shell_5"}, long_poll)
     s.bash("npm test", LONG)
     s.bash("ls", "a.txt")
     return s
-
-
-def _results(path: Path) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for line in path.read_bytes().splitlines():
-        content = (json.loads(line).get("message") or {}).get("content")
-        for block in content if isinstance(content, list) else ():
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                found[block["tool_use_id"]] = block["content"]
-    return found
 
 
 @pytest.mark.parametrize("strategy", ["reduce", "hybrid"])
@@ -76,7 +62,7 @@ def test_a_short_report_that_a_job_ended_is_kept_when_clearing(
             "--report", str(report)]  # fmt: skip
     proc = invoke(args)
     assert proc.returncode == 0, proc.stderr
-    results = _results(out)
+    results = tool_results(out)
     assert results["toolu_poll"] == EXITED and results["toolu_kill"] == KILLED
     assert ".offload" in json.dumps(results["toolu_long"])  # a long output of the tool: cleared
     assert not (tmp_path / "out.offload" / "clear" / "toolu_poll").exists()

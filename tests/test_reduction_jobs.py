@@ -16,7 +16,7 @@ import pytest
 
 from compactor.runs.run_reduce import INLINE_ENV, STREAM_OFF_ENV
 
-from .cc_session import Session
+from .cc_session import Session, tool_results, tool_round
 from .fake_server_cli import invoke
 from .test_reduction_user_words import LONG
 
@@ -34,33 +34,18 @@ SHELL = (
 )
 
 
-def _tool(s: Session, cid: str, name: str, args: dict[str, Any], content: str) -> None:
-    s.assistant([{"type": "tool_use", "id": cid, "name": name, "input": args}])
-    s.user([{"type": "tool_result", "tool_use_id": cid, "content": content}])
-
-
 def _session(*, ended: bool) -> Session:
     s = Session()
     s.user("Add the missing formulas to the document and verify them.")
     s.bash("make docs", LONG)
-    _tool(s, "toolu_wf", "Workflow", {"script": "export const meta = {}"}, LAUNCHED)
+    tool_round(s, "toolu_wf", "Workflow", {"script": "export const meta = {}"}, LAUNCHED)
     s.bash("make check", LONG)
     if ended:
         done = "<task-id>wq7job3x2</task-id> <status>completed</status> all 12 formulas verified"
-        _tool(s, "toolu_out", "TaskOutput", {"task_id": "wq7job3x2"}, done + "\n" + LONG)
+        tool_round(s, "toolu_out", "TaskOutput", {"task_id": "wq7job3x2"}, done + "\n" + LONG)
     s.bash("make package", LONG)
     s.bash("ls out", "a.docx")
     return s
-
-
-def _results(path: Path) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for line in path.read_bytes().splitlines():
-        content = (json.loads(line).get("message") or {}).get("content")
-        for block in content if isinstance(content, list) else ():
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                found[block["tool_use_id"]] = block["content"]
-    return found
 
 
 @pytest.mark.parametrize("strategy", ["reduce", "hybrid"])
@@ -71,7 +56,7 @@ def test_the_start_of_a_job_still_running_is_never_cleared(tmp_path: Path, strat
     args = ["run", "--strategy", strategy, "--force", "--model", "local", str(src), "-o", str(out)]
     proc = invoke(args)
     assert proc.returncode == 0, proc.stderr
-    results = _results(out)
+    results = tool_results(out)
     assert results["toolu_wf"] == LAUNCHED  # the running job's start, as it was
     assert out.read_text("utf-8").count("wq7job3x2") >= 1
     cleared = [k for k, v in results.items() if ".offload" in json.dumps(v)]
@@ -85,7 +70,7 @@ def test_a_job_a_later_result_reports_ended_is_cleared_as_any_result(tmp_path: P
     out = tmp_path / "out.jsonl"
     proc = invoke(["run", "--strategy", "reduce", "--force", str(src), "-o", str(out)])
     assert proc.returncode == 0, proc.stderr
-    assert ".offload" in json.dumps(_results(out)["toolu_wf"])
+    assert ".offload" in json.dumps(tool_results(out)["toolu_wf"])
 
 
 def _chat(tmp: Path, later: str | None) -> Path:
