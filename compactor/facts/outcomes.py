@@ -26,7 +26,7 @@ from .reads import answers_itself, is_subagent, only_reads
 from .shellwrap import inner_command
 from .stops import rejection, user_stopped
 from .text import Call, Result, clean, cut, lowers_exactly
-from .toolerror import TOOL_ERROR_RE, own_failure, sandbox_denied, tool_error
+from .toolerror import TOOL_ERROR_RE, own_error_report, own_failure, sandbox_denied, tool_error
 from .wenton import first_informative_line as first_informative_line  # (moved there)
 from .wenton import went_on
 
@@ -569,6 +569,7 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         return Outcome(True, exit_code(text), (stopped,))
     code = exit_code(text) if call is None or call.ended != "exit code 0" else exit_code(text) or 0
     marked = tool_error(text) or own_failure(text, call.name if call else result.name)
+    marked = marked or (call is not None and own_error_report(text, call.command))  # (70 W2)
     if marked and (denied := sandbox_denied(text)):  # Codex 0.98's bare denial (BENCH41 W1)
         code, text = (denied.exit_code if code is None else code), denied.output
     if code is None and result.is_error and text.strip() == "Error" and exit_one_program(call):

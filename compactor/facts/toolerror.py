@@ -19,7 +19,14 @@ from dataclasses import dataclass
 
 from compactor._util import lazy_pattern
 
-__all__ = ["TOOL_ERROR_RE", "Denied", "own_failure", "sandbox_denied", "tool_error"]
+__all__ = [
+    "TOOL_ERROR_RE",
+    "Denied",
+    "own_error_report",
+    "own_failure",
+    "sandbox_denied",
+    "tool_error",
+]
 
 _TOOL_ERROR_STARTS = (
     r"<tool_use_error>|<error>|Error: |execution error:|(?:sandbox|spawn|exec) error\b"
@@ -59,6 +66,21 @@ def own_failure(text: str, name: str) -> bool:
         return False
     head = text[: len(name) + 48].lstrip()  # (not the whole output: most results are long)
     return head[: len(name) + 8].lower() == f"{name.lower()} failed:"
+
+
+_OWN_ERROR_RE = lazy_pattern(
+    r"\A\s*(?:Error (?:calling|executing|invoking|running|from) [^\n]{1,120}?:\s*\S"
+    r"|(?:Client|Server) error '[45]\d\d\b|HTTP(?: error| status)?:? [45]\d\d\b"
+    r"|Request failed with status code [45]\d\d\b)"
+)
+
+
+def own_error_report(text: str, command: str | None) -> bool:
+    """Whether a result of a tool that runs no shell command (an MCP server's tool) starts with
+    that tool's own error report: ``Error calling X API: Client error '422 …'``, ``Error
+    executing tool …: …``, ``HTTP 503 …`` (blind check 70 W2: not flagged, yet "0 failed"). A
+    shell command's output is its program's: it may print a status on purpose."""
+    return command is None and _OWN_ERROR_RE.match(text) is not None
 
 
 _DENIED_RE = lazy_pattern(

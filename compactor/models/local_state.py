@@ -88,7 +88,7 @@ from .local_present import judge_present
 from .local_rejected import judge_rejected_calls, refused_words
 from .local_removed import judge_removed_reads
 from .local_replies import judge_replies
-from .local_resultfacts import result_facts
+from .local_resultfacts import empty_report, result_facts
 from .local_results import head_of, tail_matters
 from .local_retracted import judge_overruled, judge_retracted
 from .local_retries import job_started
@@ -520,6 +520,10 @@ def round_facts(s: Session, limit: int) -> list[str]:
             if not oc.failed and (installed := install_report(result.text)) is not None:
                 lines.append(f"{code(call_line(call, limit))} → ok: {installed}")
                 continue  # what it installed and the conflicts pip reported (blind check 20)
+            if not oc.failed and (empty := empty_report(result.text)):  # (blind check 70 W1)
+                how = f" ({returned_label(s, call, False)})" if call.id in shown else " →"
+                lines.append(f"{code(call_line(call, limit))}{how} {empty}")  # no ids: no findings
+                continue
             said = call_line(call, 2_000)
             facts = [
                 f for f in result_facts(strip_output_header(clean(result.text))) if f not in said
