@@ -55,7 +55,7 @@ from .local_reinstall import judge_reinstalls
 from .local_retries import contains_command, job_started, program_of
 from .local_sameoutput import writes_same_output
 from .local_session import ErrorFact, Session
-from .local_standin import stands_in, vacuous
+from .local_standin import banner_only, stands_in, vacuous
 from .local_text import call_line
 
 __all__ = ["judge_next"]
@@ -231,6 +231,8 @@ def _how(s: Session, call: Call, results: dict[str, Result]) -> str:
         return "rejected by the user, never ran" if is_rejection(result.text) else "failed"
     if (meaning := exit_one_meaning(call)) and exit_code(result.text) == 1:
         return f"{meaning}, exit 1"  # rg found nothing: an answer (blind check 23)
+    if banner_only(call, result.text):  # `cmd /c "x.exe"` printed cmd's banner (70 W5)
+        return "printed only the shell's banner: its program never ran"
     job = job_started(result.text)
     if not job:
         return "succeeded"

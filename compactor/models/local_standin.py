@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "asks_help",
+    "banner_only",
     "deletes",
     "is_help_call",
     "only_cleans",
@@ -302,8 +303,35 @@ def only_help(err: ErrorFact, call: Call, text: str) -> bool:
     return is_help_call(call, text) and not asks_help(_command(err.signature))
 
 
+_SHELL_RE = lazy_pattern(
+    r"\A\s*(?:\S*[\\/])?(?:cmd(?:\.exe)?\s+/[ck]\b|(?:powershell|pwsh)(?:\.exe)?\s)", re.I
+)
+_SHELL_BANNER_RE = lazy_pattern(
+    r"\A(?:\s*(?:Microsoft Windows \[Version [^\]\n]*\]|\(c\) (?:\d{4} )?Microsoft Corporation\b.*"
+    r"|Windows PowerShell|PowerShell \d[\d.]*|Copyright \(C\) Microsoft Corporation\b.*"
+    r"|Install the latest PowerShell.*|[A-Z]:\\[^\n>]*>|PS [A-Z]:\\[^\n>]*>)\s*)+\Z",
+    re.I,
+)
+
+
 def vacuous(call: Call, text: str) -> bool:
-    """Whether the successful ``call`` is a test run that ran no test: it fixes nothing, not a
-    failed test run either (BENCH49 W2, :func:`compactor.facts.testruns.ran_no_tests`)."""
+    """Whether the successful ``call`` ran nothing: a test run that ran no test (BENCH49 W2,
+    :func:`compactor.facts.testruns.ran_no_tests`), or a ``cmd /c …`` / ``powershell …`` that
+    printed only the shell's banner, the inner program never ran (blind check 70 W5). It fixes
+    nothing."""
     command = command_of(call)
+    if banner_only(call, text):
+        return True
     return command is not None and is_test_run(command) and ran_no_tests(text)
+
+
+def banner_only(call: Call, text: str) -> bool:
+    """Whether ``call`` ran a program through ``cmd /c`` or ``powershell -Command`` and printed
+    only the shell's banner ("Microsoft Windows [Version …]", a prompt): the program never ran,
+    so the call is no success of it (blind check 70 W5)."""
+    command = command_of(call)
+    return (
+        command is not None
+        and bool(_SHELL_RE.search(command))
+        and bool(_SHELL_BANNER_RE.search(text))
+    )

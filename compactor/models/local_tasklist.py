@@ -13,9 +13,11 @@ from __future__ import annotations
 from compactor._util import lazy_pattern
 from compactor.facts import cut
 from compactor.facts.answered_plan import ANSWERED_PLAN_NOTE, plan_answered
+from compactor.facts.declined_plan import DECLINED_PLAN_NOTE, plan_declined
 
 from .local_again import still_open
 from .local_session import Session, Task
+from .local_text import quote
 
 __all__ = ["STALE_CALLS", "active_items", "open_items", "stale_note", "task_items"]
 
@@ -53,6 +55,8 @@ def open_items(s: Session) -> list[Task]:
     """The open task-list items; none when the plan belongs to an answered turn (blind check
     45, W6: :func:`~compactor.facts.answered_plan.plan_answered`)."""
     open_tasks = s.open_tasks
+    if open_tasks and plan_declined(s.entries, s.plan_at):  # "No, de momento no" (70 W3)
+        return []
     return [] if open_tasks and plan_answered(s.entries, s.plan_at) else open_tasks
 
 
@@ -64,7 +68,12 @@ def task_items(s: Session, item: int, most: int) -> list[str]:
         return []
     tool = open_tasks[0].tool
     done = len(s.tasks) - len(open_tasks)
-    if plan_answered(s.entries, s.plan_at):  # (blind check 45, W6)
+    if declined := plan_declined(s.entries, s.plan_at):  # (blind check 70 W3)
+        asked, reply = (quote(x, item) for x in declined)
+        items = [DECLINED_PLAN_NOTE.format(tool=tool, done=done, total=len(s.tasks), asked=asked,
+                                           reply=reply)]  # fmt: skip
+        items.extend(f"  {cut(t.subject, item)} (marked {t.status})" for t in open_tasks[:most])
+    elif plan_answered(s.entries, s.plan_at):  # (blind check 45, W6)
         items = [ANSWERED_PLAN_NOTE.format(tool=tool, done=done, total=len(s.tasks))]
         ties = _tied(s, open_tasks[:most])
         rest = [t for t in open_tasks[:most] if all(t is not tie for tie, _ in ties)]

@@ -15,6 +15,7 @@ from typing import TypeVar
 from compactor._util import lazy_pattern
 from compactor.facts import Entry, entry_of
 from compactor.facts.answered_plan import ANSWERED_PLAN_HEADING, plan_answered
+from compactor.facts.declined_plan import DECLINED_PLAN_HEADING, plan_declined
 from compactor.facts.durable import latest_plan
 from compactor.facts.fences import cut_bytes
 from compactor.prompts import PLAN_EARLIER_HEADING, PLAN_HEADING, USER_INSTRUCTION
@@ -92,7 +93,10 @@ def plan_reminder(
     open_items = not later and any(status != "completed" for status, _ in plan[1])
     answered = open_items and plan_answered([*entries, *tail], at, _INSTRUCTION)  # (45 W6)
     heading = PLAN_EARLIER_HEADING if later else PLAN_HEADING
-    heading = (ANSWERED_PLAN_HEADING if answered else heading).format(tool=plan[0])
+    heading = ANSWERED_PLAN_HEADING if answered else heading
+    if open_items and plan_declined([*entries, *tail], at, _INSTRUCTION):  # (blind check 70 W3)
+        heading = DECLINED_PLAN_HEADING
+    heading = heading.format(tool=plan[0])
     contested = _contested(entries, plan[1], at)
     if contested:
         heading = heading.rstrip(":") + CONTESTED_NOTE + ":"
