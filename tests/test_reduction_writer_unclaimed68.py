@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from compactor.errors import StreamError
-from compactor.reduction.writer import WRITER_TEST_ENV, ProcessOffload
+from compactor.reduction.writer import ProcessOffload
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the writer process needs fork")
 
@@ -47,15 +47,15 @@ def _named(tmp_path: Path, unclaimed: int) -> ProcessOffload:
 
 
 def test_the_writer_removes_no_unclaimed_name_it_did_not_make(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     """The child stops at another process's file (call_7) before reaching call_20, which another
     process made too and the clearing did not use: both stay as they were."""
-    monkeypatch.setenv(WRITER_TEST_ENV, "slow:5")
-    off = _named(tmp_path, unclaimed=20)
     folder = tmp_path / "off" / "clear"
-    for at in (7, 20):
+    folder.mkdir(mode=0o700, parents=True)
+    for at in (7, 20):  # made before the child begins: it meets call_7 and stops there
         (folder / f"call_{at}").write_bytes(b"another process's")
+    off = _named(tmp_path, unclaimed=20)
     with pytest.raises(StreamError, match="another process created this file during the run"):
         off.sync()
     off.discard()
