@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-import orjson
 import pytest
 
 from compactor.reduction.jobs import MAX_END_CHARS, reports_end
@@ -19,6 +17,7 @@ from compactor.runs.run_reduce import INLINE_ENV, STREAM_OFF_ENV
 
 from .cc_session import Session, tool_results, tool_round
 from .fake_server_cli import invoke
+from .test_reduction_jobs import chat_with_results
 from .test_reduction_user_words import LONG
 
 EXITED = (
@@ -73,15 +72,8 @@ def test_a_short_report_that_a_job_ended_is_kept_when_clearing(
 
 def _chat(tmp: Path) -> Path:
     """An OpenAI-chat log (the streaming pass's format) with a poll's end report in an old round."""
-    msgs: list[dict[str, Any]] = [{"role": "user", "content": "Run the server, then stop it."}]
-    for n, text in enumerate([LONG, EXITED, LONG, LONG]):
-        args = json.dumps({"cmd": f"step {n}"})
-        call = {"id": f"c{n}", "type": "function", "function": {"name": "run", "arguments": args}}
-        msgs.append({"role": "assistant", "content": None, "tool_calls": [call]})
-        msgs.append({"role": "tool", "tool_call_id": f"c{n}", "content": text})
-    src = tmp / "chat.jsonl"
-    src.write_bytes(b"\n".join(orjson.dumps(m) for m in msgs) + b"\n")
-    return src
+    texts = [LONG, EXITED, LONG, LONG]
+    return chat_with_results(tmp / "chat.jsonl", "Run the server, then stop it.", texts)
 
 
 @pytest.mark.parametrize("general", [False, True], ids=["stream", "general"])

@@ -73,19 +73,24 @@ def test_a_job_a_later_result_reports_ended_is_cleared_as_any_result(tmp_path: P
     assert ".offload" in json.dumps(tool_results(out)["toolu_wf"])
 
 
-def _chat(tmp: Path, later: str | None) -> Path:
-    """An OpenAI-chat log (the streaming pass's format): a shell job started in an old round;
-    ``later``: a later poll's result naming it (None: nothing later names it)."""
-    msgs: list[dict[str, Any]] = [{"role": "user", "content": "Watch the build and package."}]
-    texts = [LONG, SHELL, LONG] + ([later] if later is not None else []) + [LONG, LONG]
+def chat_with_results(src: Path, request: str, texts: list[str]) -> Path:
+    """An OpenAI-chat log (the streaming pass's format) at ``src``: ``request``, then one
+    ``run`` call per text of ``texts``, each answered by that text."""
+    msgs: list[dict[str, Any]] = [{"role": "user", "content": request}]
     for n, text in enumerate(texts):
         args = json.dumps({"cmd": f"step {n}"})
         call = {"id": f"c{n}", "type": "function", "function": {"name": "run", "arguments": args}}
         msgs.append({"role": "assistant", "content": None, "tool_calls": [call]})
         msgs.append({"role": "tool", "tool_call_id": f"c{n}", "content": text})
-    src = tmp / "chat.jsonl"
     src.write_bytes(b"\n".join(orjson.dumps(m) for m in msgs) + b"\n")
     return src
+
+
+def _chat(tmp: Path, later: str | None) -> Path:
+    """A shell job started in an old round; ``later``: a later poll's result naming it (None:
+    nothing later names it)."""
+    texts = [LONG, SHELL, LONG] + ([later] if later is not None else []) + [LONG, LONG]
+    return chat_with_results(tmp / "chat.jsonl", "Watch the build and package.", texts)
 
 
 @pytest.mark.parametrize(
