@@ -64,6 +64,7 @@ from .local_escalated import judge_escalated
 from .local_established import test_tally
 from .local_evalnotice import verdicts_said
 from .local_expectedanswer import judge_expected_answers
+from .local_failures import judge_last_runs
 from .local_fetchneed import judge_fetch_needs
 from .local_fixed import judge_fixed
 from .local_gonecheck import judge_gone_checks, judge_on_purpose
@@ -72,7 +73,6 @@ from .local_handoff import judge_handoff
 from .local_jobfiles import judge_job_files
 from .local_jobs import add_shape_jobs, listed_jobs
 from .local_lastlabel import returned_label
-from .local_lastrun import judge_last_runs
 from .local_listing import lists_work_folder, work_listing
 from .local_lost import judge_lost
 from .local_madeby import add_agent_files
@@ -640,7 +640,7 @@ def modelled(items: Sequence[Message | AgenticMessage]) -> Session:
     judge_expected_answers(session, items)  # an unflagged probe's 404, "404 is normal" (62 W1, W4)
     judge_chains(session)  # failed again, then that attempt was resolved (blind check 58 W4)
     judge_config_fixes(session)  # `git config …` between a failure and its fix (66 N4)
-    judge_last_runs(session)  # the same command failed again after its "fix" (blind 70 W4)
+    judge_last_runs(session.errors)  # the same command failed again after its "fix" (70 W4)
     judge_removed_reads(session)  # read in a folder removed later: gone (blind check 36 W7)
     note_reasoning(session, items)  # the current turn's reasoning (blind check 48 N1)
     return session
