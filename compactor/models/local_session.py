@@ -42,6 +42,7 @@ from compactor.facts.jobstate import gone_reply, is_notice, stopped
 
 from .local_callwrites import with_embedded
 from .local_ctrlc import STOPPED_BY_CTRL_C, ctrl_c_stop, sent_ctrl_c
+from .local_decisions import scored_once
 from .local_established import established, shows_document
 from .local_evalnotice import is_evaluation_notice
 from .local_failures import Failures
@@ -58,13 +59,7 @@ from .local_relpath import NamedPaths, state_for
 from .local_reported import reported_changes, reported_removals
 from .local_results import ended_how
 from .local_task import Task
-from .local_text import (
-    call_line,
-    final_round_start,
-    is_harness_error,
-    scored_once,
-    slash_command,
-)
+from .local_text import call_line, final_round_start, is_harness_error, slash_command
 from .local_turnend import end_turn
 from .local_usershell import add_local
 

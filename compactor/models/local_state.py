@@ -55,6 +55,7 @@ from .local_checkedlater import judge_checked_later
 from .local_claims import judge_superseded, judge_withdrawn
 from .local_configfix import judge_config_fixes
 from .local_contradicted import judge_contradicted_claims
+from .local_decisions import announces_step
 from .local_dialogue import judge_disputed, judge_proposals
 from .local_dryfix import judge_dry_fixes
 from .local_earlier import note_earlier
@@ -112,15 +113,7 @@ from .local_supersede import (
 )
 from .local_teammates import judge_teammates
 from .local_testrerun import DID_NOT_RECUR, did_not_recur_line, judge_test_reruns
-from .local_text import (
-    announces_step,
-    call_line,
-    code,
-    is_prompt_line,
-    is_result_line,
-    printed_lines,
-    quote,
-)
+from .local_text import call_line, code, is_prompt_line, is_result_line, printed_lines, quote
 from .local_turns import continued_request, judge_cli_rejections, judge_user_turns
 from .local_userfixed import judge_user_fixed
 from .local_views import judge_approved_plan, judge_revised, judge_stale_state

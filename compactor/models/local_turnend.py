@@ -17,8 +17,9 @@ from compactor.facts import Call, Entry, clean, sentences, strip_output_header
 from .local_aborted import aborted_request
 from .local_closeask import final_question
 from .local_cutturn import cut_announcement
+from .local_decisions import announces_step
 from .local_notices import failed_after
-from .local_text import announces_step, call_line, is_prompt_line
+from .local_text import call_line, is_prompt_line
 
 if TYPE_CHECKING:
     from .local_session import Session
