@@ -120,7 +120,7 @@ def judge_last_runs(errors: list[ErrorFact]) -> None:
     --version`` succeeded, and plain ``claude --version`` failed again later). A run of the same
     command that fixed it makes a later failure a new one.
 
-    Run after every other judge (:func:`~.local_state.modelled`): it reads the final verdict
+    Run after every other judge (:func:`~.local_judges.modelled`): it reads the final verdict
     of the later failure, which later judges may give ("worked around by …" leaves it open), and
     its verdict must be final (a "failed again" here is not one :mod:`.local_retrychain` may
     resolve through that later failure).
