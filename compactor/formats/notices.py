@@ -15,7 +15,9 @@ agent-to-agent traffic, never the user's words (blind check 47, W3).
 
 from __future__ import annotations
 
-__all__ = ["CLAUDE_INJECTED", "NOTICE_TAGS", "TEAMMATE_TAG"]
+import re
+
+__all__ = ["CLAUDE_INJECTED", "NOTICE_TAGS", "TEAMMATE_TAG", "after_injected_blocks"]
 
 NOTICE_TAGS = ("<task-notification>", "<agent-notification>", "<bash-notification>")
 """How a CLI's notification that a background task, shell or async agent stopped opens."""
@@ -34,3 +36,20 @@ CLAUDE_INJECTED = (
     "This session is being continued from a previous conversation",
 )
 """How a Claude Code user record the CLI wrote (not the user) opens (``formats.claude_code``)."""
+
+
+_OPEN_TAG_RE = re.compile(r"<([a-z][a-z-]*)>")
+
+
+def after_injected_blocks(text: str) -> str:
+    """``text`` (stripped) after the closed ``<tag>…</tag>`` blocks of :data:`CLAUDE_INJECTED`
+    it opens with: what the user typed below the context an IDE or the CLI put first in the same
+    message (blind check 72 N5: a ``<system-reminder>`` naming the file open in the editor, then
+    the user's request). '' when the blocks are all there is; an unclosed block is kept whole."""
+    rest = text.strip()
+    while rest.startswith(CLAUDE_INJECTED) and (tag := _OPEN_TAG_RE.match(rest)) is not None:
+        end = rest.find(f"</{tag.group(1)}>", tag.end())
+        if end < 0:
+            break
+        rest = rest[end + len(tag.group(1)) + 3 :].strip()
+    return rest
