@@ -28,6 +28,7 @@ are rejections):
 from __future__ import annotations
 
 from compactor.facts import Call, Entry
+from compactor.facts.stops import STOPPED, user_stopped
 from compactor.rejections import is_rejection
 
 from .local_dismissed import own_answer
@@ -39,10 +40,12 @@ from .local_text import call_line, code, quote
 from .local_withdrawn import went_on
 
 __all__ = [
+    "INTERRUPTED_STEP",
     "REFUSED_ITEM",
     "REJECTED_STEP",
     "failed_count",
     "is_refused",
+    "is_stopped",
     "judge_rejected_calls",
     "proposal_note",
     "redone_after",
@@ -55,6 +58,8 @@ __all__ = [
 
 REJECTED_STEP = "Rejected by the user (not run)"
 """How the walk names the calls the user rejected (never "Failed")."""
+INTERRUPTED_STEP = "Interrupted by the user (never completed)"
+"""How the walk names the calls the user interrupted (never "Failed"; blind check 71 W1)."""
 REFUSED_ITEM = "was rejected by the user (it never ran)"
 """How section 4 names a call the user rejected (never "failed")."""
 _REFUSED = "The user rejected this call"  # how compactor.facts.stops.rejection says so
@@ -67,10 +72,31 @@ _ERR_CALL = 300  # characters of a failed call's line (local_session's ErrorFact
 
 
 def failed_count(s: Session) -> str:
-    """The analysis line's count of failed calls, the ones the user rejected apart."""
+    """The analysis line's count of failed calls, the ones the user rejected or interrupted
+    apart (neither is a failure; blind checks 26 and 71 W1)."""
     refused = sum(1 for c in s.failed_calls if c in s.refused)
-    told = f", {refused} rejected by the user" if refused else ""
-    return f"{len(s.failed_calls) - refused} failed{told}"
+    stopped = len(stopped_calls(s) - s.refused.keys())
+    told = f", {stopped} interrupted by the user" if stopped else ""
+    told += f", {refused} rejected by the user" if refused else ""
+    return f"{max(0, len(s.failed_calls) - refused - stopped)} failed{told}"
+
+
+def stopped_calls(s: Session) -> set[str]:
+    """The failed calls whose result says the user interrupted them while they ran (Claude
+    Code's "[Request interrupted by user for tool use]", Codex's "aborted by user")."""
+    if not s.failed_calls:
+        return set()
+    return {
+        r.call_id
+        for e in s.entries
+        for r in e.results
+        if r.call_id in s.failed_calls and user_stopped(r.text).startswith(STOPPED)
+    }
+
+
+def is_stopped(err: ErrorFact) -> bool:
+    """Whether the failed call ``err`` is one the user interrupted (it never completed)."""
+    return bool(err.outcome.lines) and err.outcome.lines[0].startswith(STOPPED)
 
 
 def is_refused(err: ErrorFact) -> bool:
@@ -285,6 +311,8 @@ def refusal_mark(s: Session, call_id: str) -> str:
     """What the list of calls adds to a call the user rejected or answered with plan changes."""
     if call_id in s.refused:
         return " (rejected by the user, not run)"
+    if call_id in s.failed_calls and call_id in stopped_calls(s):
+        return " (interrupted by the user, never completed)"
     said = changed_plan(s, call_id, 80)
     return f" ({said})" if said else ""
 
