@@ -32,6 +32,7 @@ from compactor.facts.stops import STOPPED, user_stopped
 from compactor.rejections import is_rejection
 
 from .local_dismissed import own_answer
+from .local_lostcalls import LOST_MARK, lost_calls
 from .local_overtaken import carried_out, stops_only
 from .local_planmode import changed_plan, judge_plan_changes, plan_change_items
 from .local_question import is_question_call
@@ -313,6 +314,8 @@ def refusal_mark(s: Session, call_id: str) -> str:
         return " (rejected by the user, not run)"
     if call_id in s.failed_calls and call_id in stopped_calls(s):
         return " (interrupted by the user, never completed)"
+    if call_id not in s.answered and any(c.id == call_id for c in lost_calls(s)):
+        return LOST_MARK  # (blind check 71 N2)
     said = changed_plan(s, call_id, 80)
     return f" ({said})" if said else ""
 
