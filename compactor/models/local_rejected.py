@@ -28,12 +28,12 @@ are rejections):
 from __future__ import annotations
 
 from compactor.facts import Call, Entry
-from compactor.facts.stops import STOPPED, user_stopped
+from compactor.facts.stops import STOPPED, rejection, user_stopped
 from compactor.rejections import is_rejection
 
 from .local_dismissed import own_answer
 from .local_lostcalls import LOST_MARK, lost_calls
-from .local_overtaken import carried_out, stops_only
+from .local_overtaken import carried_out, route_declined, stops_only
 from .local_planmode import changed_plan, judge_plan_changes, plan_change_items
 from .local_question import is_question_call
 from .local_session import PLAN_TOOLS, ErrorFact, Session
@@ -152,6 +152,8 @@ def judge_rejected_calls(s: Session) -> None:
             continue
         if stops_only(s, [c for c in s.calls if c.id in calls], e.index, e.text):
             continue  # the user stopped a `kill`, not the plan before it (check 39, W2, rule a)
+        if route_declined(s, e.index, any(_own_words(s, c) for c in calls)):
+            continue  # the user declined the call's way, then went on by another (72 W2)
         s.refused_at[e.index] = [s.refused[c] for c in calls]
     if not s.refused_at:
         return
@@ -159,6 +161,16 @@ def judge_rejected_calls(s: Session) -> None:
     for index in s.refused_at:
         said = quote(s.entries[index].text, 300)
         s.rejected.append(f"Proposed, then the user rejected its call (not run): {said}")
+
+
+def _own_words(s: Session, call_id: str) -> bool:
+    """Whether the rejection of ``call_id`` carries the user's own words (a reason, an
+    instruction), not only the CLI's ("STOP what you are doing …") or none."""
+    for e in s.entries:
+        for r in e.results:
+            if r.call_id == call_id:
+                return bool(refused_words(rejection(r.text), 80))
+    return False
 
 
 _PATH_KEYS = ("file_path", "path", "notebook_path")
