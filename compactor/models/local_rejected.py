@@ -32,6 +32,7 @@ from compactor.facts.stops import STOPPED, rejection, user_stopped
 from compactor.rejections import is_rejection
 
 from .local_dismissed import own_answer
+from .local_foundnothing import nothing_found_mark
 from .local_lostcalls import LOST_MARK, lost_calls
 from .local_overtaken import carried_out, route_declined, stops_only
 from .local_planmode import changed_plan, judge_plan_changes, plan_change_items
@@ -321,7 +322,8 @@ def _dismissed(s: Session, line: str, call: Call, width: int) -> str:
 
 
 def refusal_mark(s: Session, call_id: str) -> str:
-    """What the list of calls adds to a call the user rejected or answered with plan changes."""
+    """What the list of calls adds to a call the user rejected, interrupted or answered with plan
+    changes, to a lost call, and to a search that found nothing."""
     if call_id in s.refused:
         return " (rejected by the user, not run)"
     if call_id in s.failed_calls and call_id in stopped_calls(s):
@@ -329,7 +331,10 @@ def refusal_mark(s: Session, call_id: str) -> str:
     if call_id not in s.answered and any(c.id == call_id for c in lost_calls(s)):
         return LOST_MARK  # (blind check 71 N2)
     said = changed_plan(s, call_id, 80)
-    return f" ({said})" if said else ""
+    if said:
+        return f" ({said})"
+    name = next((c.name for c in s.calls if c.id == call_id), "")
+    return nothing_found_mark(s, call_id, name)  # it explains the next call (72 N6)
 
 
 def proposal_note(s: Session, e: Entry) -> str:
