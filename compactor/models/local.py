@@ -60,6 +60,7 @@ from .local_prior import prior_current, prior_pending, prior_step, stale_goal, s
 from .local_prior import prior_excerpt as _prior_excerpt
 from .local_recap import recap_items
 from .local_rejected import (
+    INTERRUPTED_STEP,
     REJECTED_STEP,
     failed_count,
     proposal_note,
@@ -155,15 +156,22 @@ SECTION_TITLES = (
 # Sections: one function each, (session, limits) → text
 
 
+_FAILED_HEADS = {
+    "failed": "Failed: ",
+    "rejected": f"{REJECTED_STEP}: ",
+    "stopped": f"{INTERRUPTED_STEP}: ",
+}
+
+
 def _step_line(step: tuple[str, Entry | str | None, list[str]] | Entry, lim: Limits) -> str:
     kind, what, names = step_of(step)
     if isinstance(what, str):
         return what
     if kind == "user" and what is not None:
         return f"User: {quote(what.text, min(lim.item, 160))}"
-    if kind in ("failed", "rejected"):  # a rejected call never ran: no failure (blind 26)
+    if kind in _FAILED_HEADS:  # a rejected or interrupted call: no failure (blind 26, 71 W1)
         failed = [code(cut(n, 60)) for n in names[:4]]
-        head = "Failed: " if kind == "failed" else f"{REJECTED_STEP}: "
+        head = _FAILED_HEADS[kind]
         return head + "; ".join(failed) + (" …" if len(names) > 4 else "")
     said = f"Assistant: {status_quote(what.text, min(lim.item, 120))}" if what is not None else ""
     called = f"called {tool_names(names)}" if names else ""
