@@ -35,7 +35,7 @@ from .local_analysis import analysis_items
 from .local_answers import answer_room
 from .local_asksonly import OFFERED, closing_offer
 from .local_blocked import blocked_items, blocked_step
-from .local_committed import committed_overwrites
+from .local_committed import overwrites
 from .local_cutturn import announced_item, cut_note
 from .local_earlier import encrypted_line
 from .local_earlierfacts import earlier_fact_lines
@@ -83,7 +83,7 @@ from .local_state import (
 )
 from .local_statusdate import dated_status
 from .local_statusquote import status_quote
-from .local_stops import IN_FLIGHT, flight_items, in_flight_step, stopped_after
+from .local_stops import IN_FLIGHT, flight_items, guard_overwrite, in_flight_step, stopped_after
 from .local_subfiles import shell_made
 from .local_tail import TAIL, modelled_pair
 from .local_tasklist import active_items, open_items, stale_note, task_items
@@ -392,7 +392,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     items.extend(irreversible_items(s, lim.item))  # a reset database, a forced push (67 N2)
     if not s.turn_ended and (s.request_started or stale_goal(s)):
         action = last_action(s, lim.item)
-        items.extend(committed_overwrites(s, lim.item))  # a write over a commit (67 N6)
+        items.extend(overwrites(s, lim.item))  # a write over a commit (67 N6)
         if any(IN_FLIGHT not in a and not a.startswith("(") for a in action):
             # (only in flight: section 7 lists them)
             items.append("The last action (the last tool calls and what they returned):")
@@ -447,6 +447,7 @@ def _state_step(s: Session, lim: Limits) -> str:
             else stale_goal(s)
         )
         step = in_flight_step(flying, lim.item // 2, lim.items, awaiting_plan(s), unasked_offer(s))
+        step = guard_overwrite(step) if overwrites(s, lim.item) else step  # (70 N2)
         return f"   {step}{goal}.{stopped}"
     if not s.turn_ended and last is not None and not s.request_started:
         if went_on := continued_step(s, lim.item):  # "continue" ×N (blind check 69 N5)
