@@ -104,6 +104,7 @@ from .local_unanswered import continued_step, unanswered_items, unanswered_step
 from .local_unasked import unasked_offer
 from .local_unresolved import unresolved_items
 from .local_unshipped import unshipped_items
+from .local_untested import untested_items
 from .local_usershell import after_items, after_step, asked_item
 from .local_views import (
     deliverables,
@@ -389,6 +390,7 @@ def _current_work(s: Session, lim: Limits) -> str:
     )
     if changed:
         items.append("Files changed for it: " + ", ".join(changed[: lim.items]))
+        items.extend(untested_items(s, since, lim.item))  # no run after the edits (70 N3)
     items.extend(irreversible_items(s, lim.item))  # a reset database, a forced push (67 N2)
     if not s.turn_ended and (s.request_started or stale_goal(s)):
         action = last_action(s, lim.item)
