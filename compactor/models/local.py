@@ -35,6 +35,7 @@ from .local_analysis import analysis_items
 from .local_answers import answer_room
 from .local_asksonly import OFFERED, closing_offer
 from .local_blocked import blocked_items, blocked_step
+from .local_changelog import earlier_changes
 from .local_committed import overwrites
 from .local_cutturn import announced_item, cut_note
 from .local_earlier import encrypted_line
@@ -245,6 +246,7 @@ def _files(s: Session, lim: Limits) -> str:
                 omitted_files(list(s.files.values())[i : len(s.files) - cap + i], lim.items * 4)
             )
         items.extend(file_item(f, lim.item, lim.code_lines))
+        items.extend(earlier_changes(s, f, lim.item))  # each change of the request's file (69 N2)
     known = {same_file_key(p) for p in s.files}  # one file in two spellings (67 N1)
     reads = said_changed(s.last_text, [p for p in s.reads if same_file_key(p) not in known], items)
     if reads:
