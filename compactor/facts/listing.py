@@ -34,6 +34,15 @@ _PIPE_RE = lazy_pattern(r"\|\s*(?:head|tail|sort|grep)\b[^|;&]*$")
 _MAX_LINES = 2_000
 
 
+_NAME_RE = lazy_pattern(r"[^\s]+|[^\s][^\t]{0,120}\.[A-Za-z0-9]{1,8}")
+"""A listed name: one word, or words ending in a file suffix (``My Paper.pdf``); never a
+sentence a harness printed ("Your command ran successfully …") nor a prompt (``bash-$``)."""
+
+
+def _plausible(name: str) -> bool:
+    return _NAME_RE.fullmatch(name) is not None and not name.endswith(("$", "#", ">", ":"))
+
+
 def _join(where: str, name: str) -> str:
     if not where or name.startswith(("/", "~")) or name[1:3] in (":\\", ":/"):
         return name
@@ -67,7 +76,7 @@ def _lines(text: str, where: str) -> set[str]:
     found: set[str] = set()
     for line in text.splitlines()[:_MAX_LINES]:
         name = line.strip()
-        if name and not name.startswith(("No files", "find:", "(")) and "  " not in name:
+        if name and not name.startswith(("No files", "find:", "(")) and _plausible(name):
             found.add(_join(where, name))
     return found
 
@@ -95,7 +104,7 @@ def _ls(words: list[str], text: str, where: str) -> set[str]:
             continue
         else:
             name = line
-        if name not in (".", "..") and "/" not in name.rstrip("/") and not name.endswith("/"):
+        if name not in (".", "..") and "/" not in name.rstrip("/") and _plausible(name):
             found.add(_join(folder, name))
     return found
 
@@ -113,7 +122,7 @@ def listed_paths(call: Call, text: str, where: str = "") -> set[str]:
     command = call.command
     if not command:
         return set()
-    command = _PIPE_RE.sub("", unwrapped(command)).strip()
+    command = _PIPE_RE.sub("", unwrapped(command).replace("2>/dev/null", "")).strip()
     if re.search(r"[|;&<>`$]", command):
         return set()
     words = shell_words(command)

@@ -51,6 +51,7 @@ from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_
 from .local_lastask import asked_step, earlier_ask_line
 from .local_limits import FACTORS, Limits, prior_room
 from .local_limits import MIN_VERBATIM as MIN_VERBATIM  # (re-exported: moved there)
+from .local_listednames import listed_items
 from .local_listfit import fit_listing
 from .local_lost import lost_items, lost_step
 from .local_madeby import request_files
@@ -252,6 +253,7 @@ def _files(s: Session, lim: Limits) -> str:
     if reads:
         shown = head_tail(reads, lim.items // 2, lim.items // 2, "more")
         items.append("Read, not changed: " + ", ".join(shown))
+    items.extend(listed_items(s, lim.item))  # the folder's files the request is about (68 N1)
     items.extend(named_lines(s, Limits().items, lim.items))  # the most any limits show
     prior = _prior_excerpt(s, 3, lim.prior)
     if prior:
