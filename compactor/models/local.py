@@ -72,7 +72,7 @@ from .local_requests import current_ref, session_request_lines, session_user_lin
 from .local_results import said_changed, same_results
 from .local_services import call_rows, service_items
 from .local_session import Session
-from .local_since import since_prior_items
+from .local_since import earlier_outcomes, since_prior_items
 from .local_state import (
     ANSWERED,
     error_replies,
@@ -416,9 +416,8 @@ def _current_work(s: Session, lim: Limits) -> str:
         items.extend(verbatim_text(claims.reply_title(s), reply.text, lim.reply))
     for title, answer in deliverables(s):
         items.extend(verbatim_text(title, answer.text, lim.deliverable))
-    items.extend(
-        since_prior_items(s, lim.item)
-    )  # the turns since the earlier summary (blind check 60 W3)
+    items.extend(since_prior_items(s, lim.item))  # the turns since the earlier summary (60 W3)
+    items.extend(earlier_outcomes(s, lim.item))  # an earlier task's end, in words (69 N8)
     items.extend(prior_current(s, lim.prior, first=False))  # after the calls (blind check 18)
     return bullets(items) if items else "   - No work in progress."
 
