@@ -18,7 +18,7 @@ import re
 
 from compactor._util import lazy_pattern
 
-from .outcomes import shell_words
+from .commands import shell_words
 from .samecommand import unwrapped
 from .text import Call
 
