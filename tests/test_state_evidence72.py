@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from compactor.facts import entries_of
+from compactor.formats.registry import read_transcript
 from tests.cc_session import Session, section
 
 _LISTING = (
@@ -78,3 +80,62 @@ def test_the_latest_evidence_decides_and_others_do_not_count() -> None:
     ):
         text = _removed_then(later)
         assert "pine.jpg (deleted by Bash)" in section(text, 3), later
+
+
+_NOISE = "".join(
+    f"rm: cannot remove '/etc/post-install/{n}.post': Permission denied\n"
+    for n in ("01-devices", "03-mtab", "99-post-install-cleanup")
+)
+
+
+def _noisy(*runs: tuple[str, str, bool]) -> str:
+    """Bash calls whose outputs the Windows Git shell ends with its start-up noise."""
+    s = Session()
+    s.user("set up the auth dependencies and a secret")
+    for command, out, error in runs:
+        s.call("Bash", {"command": command}, out + "\r\n" + _NOISE, error=error)
+    s.say("All set.")
+    return s.summary()
+
+
+_RUNS = [
+    ("cd app && npm install next-auth", "up to date, audited 165 packages in 10s", False),
+    ("node --version", "v20.11.1", False),
+    ("cd app && npm list uuid", "event-next@0.1.0\n└── uuid@10.0.0", False),
+]
+
+
+def test_shell_noise_after_every_output_is_no_failure() -> None:
+    """jg_qevent W3: three unflagged Bash results ended with "rm: cannot remove
+    '/etc/post-install/…': Permission denied" lines; the Analysis said "(5 failed)" and §4
+    listed them as failures: two had failed."""
+    text = _noisy(*_RUNS)
+    assert "3 tool calls (0 failed)" in text, text[:600]
+    assert "cannot remove" not in section(text, 4), section(text, 4)
+    failing = ("cd app && npm install left-pad", "npm ERR! code E404\nnpm ERR! 404 Not Found", True)
+    text = _noisy(*_RUNS, failing)
+    assert "4 tool calls (1 failed)" in text, text[:600]
+    assert "E404" in section(text, 4), section(text, 4)
+
+
+def _outputs(s: Session) -> list[str]:
+    """The tool results of ``s`` as the summary reads them."""
+    raw = b"\n".join(s.lines()) + b"\n"
+    entries = entries_of(read_transcript("s.jsonl", raw).messages)
+    return [r.text for e in entries for r in e.results]
+
+
+def test_the_same_ending_of_one_program_or_two_results_is_kept() -> None:
+    """Lines that end the outputs of one program only (three ``git`` runs), or of fewer than
+    three results, are that program's output: they stay, and a failure they show stays one."""
+    same = "Untracked files:\n\t.cache/\n\nnothing added to commit but untracked files present\n"
+    s = Session()
+    s.user("commit the fix")
+    for command, first in (("git status", "main"), ("git commit -m fix", "x"), ("git add .", "y")):
+        s.call("Bash", {"command": command}, f"On branch {first}\n" + same)
+    assert all(out.rstrip().endswith("files present") for out in _outputs(s))
+    s = Session()
+    for command, out, error in _RUNS[:2]:
+        s.call("Bash", {"command": command}, out + "\r\n" + _NOISE, error=error)
+    assert all("cannot remove" in out for out in _outputs(s))
+    assert "2 tool calls (2 failed)" in _noisy(*_RUNS[:2])
