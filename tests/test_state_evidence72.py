@@ -139,3 +139,65 @@ def test_the_same_ending_of_one_program_or_two_results_is_kept() -> None:
         s.call("Bash", {"command": command}, out + "\r\n" + _NOISE, error=error)
     assert all("cannot remove" in out for out in _outputs(s))
     assert "2 tool calls (2 failed)" in _noisy(*_RUNS[:2])
+
+
+_NO_AUTH = (
+    "fatal: could not read Username for 'https://github.com': No such device or address",
+    True,
+)
+
+
+def _pushed(*, claim: str, later: list[tuple[str, str, bool]], end: str) -> str:
+    """A fix committed, its push failed; then ``claim``, ``later`` Bash calls and ``end``."""
+    s = Session()
+    s.user("fix the 400 error and push it")
+    s.call("Edit", {"file_path": "/home/dev/board/api.js", "old_string": "a", "new_string": "b"},
+           "The file /home/dev/board/api.js has been updated.")  # fmt: skip
+    s.call("Bash", {"command": "git commit -am fix"}, "[main 1a2b3c4] fix\n 1 file changed")
+    s.call("Bash", {"command": "git push origin main"}, _NO_AUTH[0], error=_NO_AUTH[1])
+    todos = [{"content": "Push to GitHub", "status": "completed", "activeForm": "Pushing"}]
+    s.call("TodoWrite", {"todos": todos}, "Todos have been modified successfully.")
+    if claim:
+        s.say(claim)
+    s.user("did you push it?")
+    for command, out, error in later:
+        s.call("Bash", {"command": command}, out, error=error)
+    if end:
+        s.say(end)
+    else:  # a call in flight: the session was saved mid-work
+        s.assistant([{"type": "tool_use", "id": "toolu_last", "name": "Bash",
+                      "input": {"command": "git add -A && git commit -m logging"}}])  # fmt: skip
+    return s.summary()
+
+
+def test_a_failed_push_claimed_done_is_still_owed() -> None:
+    """hk_home N1: `git push` failed (no credentials), then "Yes, pushed to GitHub!" and the
+    task list's "[completed] Push to GitHub"; §7/§9 named only the commit in flight."""
+    text = _pushed(claim="Yes, I pushed it to GitHub!", later=[], end="")
+    pending, step = section(text, 7), section(text, 9)
+    assert "Still owed: the push `git push origin main` failed" in pending, pending
+    assert "could not read Username" in pending, pending
+    assert '"Yes, I pushed it to GitHub!"' in pending, pending
+    assert '"[completed] Push to GitHub"' in pending, pending
+    assert "Still owed: `git push origin main` failed" in step, step
+    text = _pushed(claim="", later=[], end="All done: the fix is live.")  # answered; plan only
+    pending, step = section(text, 7), section(text, 9)
+    assert "Still owed: the push" in pending and "[completed] Push to GitHub" in pending, pending
+    assert "Not done, though the last reply or the task list says so" in step, step
+
+
+def test_a_push_that_worked_later_is_not_owed() -> None:
+    ok = (
+        "git push origin main",
+        "To github.com:dev/board.git\n   1a2b3c4..5d6e7f8  main -> main",
+        False,
+    )
+    text = _pushed(claim="Pushed!", later=[ok], end="Pushed now.")
+    assert "Still owed" not in text, section(text, 7)
+    s = Session()  # a failed deploy; the plan's done item only names a branch with "deploy"
+    s.user("set the server up")
+    todos = [{"content": "Clone the repo (production-deploy branch)", "status": "completed"}]
+    s.call("TodoWrite", {"todos": todos}, "Todos have been modified successfully.")
+    s.call("Bash", {"command": "/root/deploy.sh"}, "Error: port 80 in use", error=True)
+    s.say("The deploy script stopped: port 80 is in use.")
+    assert "Still owed" not in s.summary()
