@@ -201,3 +201,29 @@ def test_a_push_that_worked_later_is_not_owed() -> None:
     s.call("Bash", {"command": "/root/deploy.sh"}, "Error: port 80 in use", error=True)
     s.say("The deploy script stopped: port 80 is in use.")
     assert "Still owed" not in s.summary()
+
+
+_TOO_LONG = (
+    "API Error: Claude's response exceeded the 32000 output token maximum. To configure this "
+    "behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable."
+)
+
+
+def test_an_earlier_turn_lost_to_an_api_error_is_told() -> None:
+    """jk_strom N4: two turns ended in "API Error: … exceeded the 32000 output token maximum";
+    the user's "Co se stalo?" and "Zase si se sekl" stood without their cause."""
+    s = Session()
+    s.user("use my smaller photos instead of the external links")
+    s.say(_TOO_LONG)
+    s.user("what happened?")
+    s.call("Edit", {"file_path": "/home/dev/board/app.js", "old_string": "a", "new_string": "b"},
+           "The file /home/dev/board/app.js has been updated.")  # fmt: skip
+    s.user("now add black and white variants")
+    s.say(_TOO_LONG)
+    s.user("you got stuck again")
+    s.say("Sorry: I will add them step by step.")
+    errors = section(s.summary(), 4)
+    assert "2 turns lost to an error the API or the agent CLI wrote" in errors, errors
+    assert "exceeded the 32000 output token maximum" in errors, errors
+    assert '(next: "what happened?")' in errors and '(next: "you got stuck again")' in errors
+    assert 'after the user\'s "now add black and white variants"' in errors, errors
