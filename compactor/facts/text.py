@@ -30,7 +30,7 @@ from compactor.schema import (
     user_text,
 )
 
-from .boilerplate import drop_boilerplate
+from .boilerplate import drop_boilerplate, drop_trailer
 from .ide import has_ide_markup, without_ide_markup
 from .noise import drop_banner, strip_ansi, unwrapped_output, without_reminders
 
@@ -501,6 +501,7 @@ def entries_of(items: Iterable[Message | AgenticMessage]) -> list[Entry]:
         append(Entry(index, role, seen[0], (), (), False, seen[1]))
     drop_banner(out)
     drop_boilerplate(out)
+    drop_trailer(out)  # the shell's lines after every output (blind check 72 W3)
     return out
 
 

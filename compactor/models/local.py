@@ -57,6 +57,7 @@ from .local_lost import lost_items, lost_step
 from .local_madeby import request_files
 from .local_mask import collecting, mask_repeats
 from .local_notes import working_notes
+from .local_owed import owed_items, owed_step
 from .local_planmode import awaiting_plan, plan_mode_items, plan_mode_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
@@ -353,6 +354,7 @@ def _pending(s: Session, lim: Limits) -> str:
                 items.append(f"Interrupted by the user, never completed: {said}")
         if not s.in_flight and not listed_jobs(s) and s.request_started:  # (blind check 11)
             items.append("Nothing is running and no call is in flight: every call returned")
+    items.extend(owed_items(s, lim.item))  # failed, never run again, said done (72 N1)
     items.extend(prior_pending(s, lim.prior))  # always, by section (issue 28, blind check 12)
     asked = claims.input_items(s, lim.item)
     items.extend([*asked, *after_items(s, lim.item), *lost_items(s, lim.item)])
@@ -450,6 +452,7 @@ def _state_step(s: Session, lim: Limits) -> str:
     stopped = stopped_after(action, done)  # not "the last action" before calls in flight
     stopped += (f" {interruption(s)}." if interruption(s) else "") + relaunch_step(s, lim.item)
     stopped += next_step_notes(s, lim.item)  # what it continues, a cut-off run, a failed check
+    stopped += owed_step(s, lim.item) if not s.turn_ended else ""  # a push said done (72 N1)
     running = [b.key or b.command for b in s.running]
     stopped += still_running(running) if running and not s.turn_ended else ""
     flying = s.in_flight
@@ -490,6 +493,8 @@ def _state_step(s: Session, lim: Limits) -> str:
         return f"   Do the step the assistant announced last{goal}: {quote(s.announced, lim.item)}"
     if s.ended_by_tool:
         return f"   None: the work was handed in with {code(s.ended_by_tool)}."
+    if last is not None and (owed := owed_step(s, lim.item)):  # said done (blind check 72 N1)
+        return f"   Not done, though the last reply or the task list says so:{owed}"
     if step := lost_step(s, lim.item):  # lost work, an answer awaiting verification (bc 12)
         return step
     if last is not None and (tasks := open_items(s)):  # not "nothing is pending" (bc 11)
