@@ -494,7 +494,9 @@ class RunFinished:
 class HybridOutcome:
     """``--strategy hybrid`` summarized after reducing: each try (the messages kept verbatim,
     the tokens after it), whether one got under the trigger and below the reduced history's
-    ``tokens_reduced`` (``reached``; else nothing summarized is written), and the trigger."""
+    ``tokens_reduced`` (its text counted as the tries are, never the provider usage an
+    unchanged history keeps) (``reached``; else nothing summarized is written), and the
+    trigger."""
 
     tokens_reduced: int
     tries: list[JsonObject]

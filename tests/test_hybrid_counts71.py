@@ -81,3 +81,35 @@ def test_the_trigger_still_reads_the_usage_an_unchanged_history_keeps(tmp_path: 
     red = report(tmp_path)["reduction"]
     assert red["tokens_after"] < 30_000 < red["tokens_before_usage"]
     assert red["summarized"] is True, red
+
+
+def test_a_forced_hybrid_keeps_no_summary_larger_than_the_text_it_would_replace(
+    tmp_path: Path,
+) -> None:
+    """fix71e's open end (raze-grant: ``--strategy hybrid --force`` wrote a 3,129-token summary
+    in place of 2,403 tokens of text because it was compared with the 40,045-token usage the
+    unchanged records carry). A summary is kept only when smaller than the reduced history's
+    text, as the summary itself is counted (row 251)."""
+    src = tmp_path / "s.jsonl"
+    _big_usage(src)
+    recs = [json.loads(line) for line in src.read_text("utf-8").splitlines()]
+    for rec in recs:  # short results: a few hundred tokens of text in all, 40,000 of usage
+        for part in (
+            rec["message"]["content"] if isinstance(rec["message"]["content"], list) else []
+        ):
+            if part.get("type") == "tool_result":
+                part["content"] = "ok"
+    src.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    text = _estimate(src.read_bytes())
+    config = {"strategy": "hybrid", "reduction": NOTHING_TO_CLEAR, "model": {"provider": "local"}}
+    proc = compact(tmp_path, "run", "s.jsonl", "--force", "-o", "h.jsonl", "--report",
+                   "report.json", "--events", "events.jsonl", config=config)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    hybrid = report(tmp_path)
+    tries = hybrid["reduction"]["hybrid_tries"]
+    assert tries and all(t["tokens_after"] > text for t in tries)  # each summary is larger
+    assert hybrid["reduction"]["summarized"] is False
+    assert (tmp_path / "h.jsonl").read_bytes() == src.read_bytes()
+    outcome = next(e for e in _events(tmp_path / "events.jsonl") if e["type"] == "hybrid_outcome")
+    assert outcome["tokens_reduced"] == text and outcome["reached"] is False
+    assert "none under the trigger and smaller" in proc.stderr.decode()

@@ -38,13 +38,23 @@ def _session(path: Path, *, request_before: bool) -> bytes:
     s.compacted(_OWN)
     if request_before:  # a real exchange in the older part
         s.user("Also keep the old sink importable.")
-        s.say("I will keep an alias for the old sink.")
+        s.say(
+            "I will keep an alias for the old sink."
+            + "".join(  # more text than a summary
+                f"\nStep {i}: sink {i} of the old exporter keeps its name and module path."
+                for i in range(800)
+            )
+        )
         s.bash("grep -rn Sink exporter/", "exporter/queue.py:1:class QueueSink:")
     s.bash("python -m pytest -q tests/test_exporter.py", "12 passed in 0.41s")
     s.bash("git diff --stat", " exporter/queue.py | 298 ++++++++")
     s.say("The exporter tests pass (12 passed); the port is done.")
     s.user(_CAVEAT)
     s.records[-1]["isMeta"] = True
+    if request_before:  # a usage that covers the text, as a client's does
+        for rec in s.records:
+            if "usage" in rec.get("message", {}):
+                rec["message"]["usage"]["input_tokens"] += 15_000
     raw = b"\n".join(s.lines()) + b"\n"
     path.write_bytes(raw)
     return raw

@@ -213,7 +213,7 @@ class LiveView:
             case HybridOutcome(tries=tries, reached=reached):
                 sizes = ", ".join(f"{t['tokens_after']:,}" for t in tries)
                 many = "summary" if len(tries) == 1 else "summaries"
-                state = "under the trigger" if reached else "NOT under the trigger"
+                state = "under the trigger" if reached else "none under the trigger and smaller"
                 line = (
                     f"hybrid: reduced to {event.tokens_reduced:,} tokens; summarized to {sizes} "
                     f"tokens ({len(tries)} {many}): {state}"
