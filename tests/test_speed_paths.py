@@ -256,3 +256,44 @@ def test_only_a_request_after_a_turn_with_statements_can_say_they_no_longer_hold
     assert _overruled_after([]).startswith('- No longer holds (the user: "')
     claim = _overruled_after([("which file holds the badge list?", "badges.js")])
     assert not claim.startswith("- No longer holds"), claim
+
+
+def _ruled_session(rules: int) -> list[str]:
+    """``user_rules`` of a session whose requests state ``rules`` rules (one each), then a call
+    the user rejected with a rule as the reason."""
+    from compactor.models.local_state import modelled
+    from compactor.models.local_views import user_rules
+
+    from .planted_session import SessionBuilder
+
+    s = SessionBuilder()
+    for i in range(rules):
+        s.user(f"Please update the parser for case {i}. Never touch legacy{i}.py in this task.")
+        s.say(f"Updated the parser for case {i}.")
+    s.user("Make the legend break its lines.")
+    s.call(
+        "Edit",
+        {"file_path": "docs/chart.md", "old_string": "a<br>b", "new_string": "a&#10;b"},
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "
+        "it was a file edit, the new_string was NOT written to the file). To tell you how to "
+        "proceed, the user said:\nnever use HTML entities here",
+        error=True,
+    )
+    return user_rules(modelled(s.messages))
+
+
+def test_the_rules_read_are_the_first_the_largest_limits_show() -> None:
+    """``user_rules`` stops reading requests once it has as many rules as section 1 shows at the
+    largest limits (a long chat of requests: 9 % of the paths shape); with fewer, the reasons
+    for rejected calls follow, as before."""
+    from compactor.models.local_limits import Limits
+
+    shown = Limits().items
+    assert all(Limits().scaled(f).items <= shown for f in (1.0, 0.7, 0.5, 0.1))
+    many = _ruled_session(shown + 8)
+    assert many == [f"Never touch legacy{i}.py in this task." for i in range(shown)]
+    few = _ruled_session(3)
+    assert few == [
+        *(f"Never touch legacy{i}.py in this task." for i in range(3)),
+        "never use HTML entities here (the user's reason for rejecting a Edit call)",
+    ]
